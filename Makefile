@@ -1,0 +1,44 @@
+# cutap — build with gcc and make only (generated code is committed).
+CC      ?= gcc
+CFLAGS  ?= -O2 -g
+WARN    := -Wall -Wextra -Werror -std=gnu11
+BUILD   := build
+LIBFLAGS := $(WARN) -fPIC -fvisibility=hidden -Iinclude -Isrc/core -Isrc/generated \
+            -fno-plt -fno-semantic-interposition
+PYTHON  ?= /usr/bin/python3
+
+LIB_C := $(wildcard src/core/*.c src/resolve/*.c src/arch/x86_64/*.c src/generated/*.c)
+LIB_S := $(wildcard src/arch/x86_64/*.S src/generated/*.S)
+LIB_O := $(patsubst %,$(BUILD)/obj/%.o,$(LIB_C) $(LIB_S))
+HDRS  := $(wildcard include/*.h include/generated/*.h src/core/*.h)
+
+.PHONY: all lib test demo regen regen-check clean bench
+all: lib
+
+lib: $(BUILD)/libcutap.so
+
+$(BUILD)/obj/%.c.o: %.c $(HDRS)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) $(LIBFLAGS) -c $< -o $@
+
+$(BUILD)/obj/%.S.o: %.S
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -c $< -o $@
+
+$(BUILD)/libcutap.so: $(LIB_O) src/generated/libcutap.map
+	$(CC) -shared -o $@ $(LIB_O) -Wl,--version-script=src/generated/libcutap.map \
+	    -Wl,-z,now -Wl,-z,relro -Wl,--no-undefined -ldl -lpthread
+
+# Regenerate src/generated, include/generated and tests/fake/generated from
+# the CUDA headers (needs python3-clang-14 and the CUDA toolkit headers).
+regen:
+	$(PYTHON) gen/generate.py
+
+regen-check:
+	$(PYTHON) gen/generate.py --verify
+
+include tests/tests.mk
+include bench/bench.mk
+
+clean:
+	rm -rf $(BUILD)

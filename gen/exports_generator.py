@@ -1,0 +1,16 @@
+"""Generates src/generated/libcutap.map: the linker version script. It
+exports exactly the intercepted names and the public API; everything else
+is local. The node is anonymous on purpose: unversioned definitions satisfy
+versioned references (dlsym@GLIBC_2.34) of preloaded-over objects."""
+import cuda_model
+
+
+def generate(model):
+    out = [cuda_model.banner("exports_generator.py", "#", ""), "{", "  global:"]
+    for f in model.functions:
+        out.append("    %s;" % f.name)
+    out += ["    dlsym;", "    dlvsym;", "    cutap_*;", "  local:", "    *;", "};"]
+    return "\n".join(out) + "\n"
+
+
+OUTPUT = "src/generated/libcutap.map"

@@ -1,0 +1,56 @@
+"""Helpers shared by the cutap generators (conversion of argument words)."""
+
+
+def to_word(p, expr):
+    """C expression turning parameter value expr into a uint64_t word."""
+    if p.kind == "ptr":
+        return "(uint64_t)(uintptr_t)%s" % expr
+    if p.kind == "float":
+        return "cutap_f2w(%s)" % expr
+    if p.kind == "double":
+        return "cutap_d2w(%s)" % expr
+    if p.kind == "struct":
+        return "(uint64_t)(uintptr_t)&%s" % expr
+    if p.kind == "int":
+        return "(uint64_t)(int64_t)%s" % expr
+    return "(uint64_t)%s" % expr
+
+
+def from_word(p, expr):
+    """C expression turning word expr back into the parameter's ABI type."""
+    if p.kind == "ptr":
+        return "(void *)(uintptr_t)%s" % expr
+    if p.kind == "float":
+        return "cutap_w2f(%s)" % expr
+    if p.kind == "double":
+        return "cutap_w2d(%s)" % expr
+    if p.kind == "struct":
+        return "*(%s *)(uintptr_t)%s" % (p.abi, expr)
+    return "(%s)%s" % (p.abi, expr)
+
+
+def proto(f, name=None):
+    params = ", ".join(("%s%s" if p.abi.endswith("*") else "%s %s") % (p.abi, p.name)
+                       for p in f.params) or "void"
+    return "%s %s(%s)" % (f.ret_abi, name or f.name, params)
+
+
+def pfn_type(f):
+    return "%s (*)(%s)" % (f.ret_abi, ", ".join(p.abi for p in f.params) or "void")
+
+
+def struct_defs(model):
+    out = []
+    for name, (fields, size, align) in sorted(model.structs.items()):
+        out.append("struct %s {" % name)
+        for t, n in fields:
+            out.append("    %s %s;" % (t, n))
+        out.append("} __attribute__((aligned(%d)));" % align)
+        out.append("_Static_assert(sizeof(struct %s) == %d, \"%s\");" % (name, size, name))
+    return "\n".join(out) + "\n"
+
+
+def result_to_word(f, expr):
+    if f.ret_abi == "void":
+        return "(%s, (uint64_t)0)" % expr
+    return "(uint64_t)%s" % expr

@@ -1,0 +1,55 @@
+"""Generates src/generated/driver_table.c: names, parameter metadata, wrapper
+addresses, the untyped-export contexts and the cuGetProcAddress version table."""
+import cuda_model
+
+KIND = {"int": "CUTAP_ARG_INT", "uint": "CUTAP_ARG_UINT", "ptr": "CUTAP_ARG_PTR",
+        "enum": "CUTAP_ARG_ENUM", "float": "CUTAP_ARG_FLOAT", "double": "CUTAP_ARG_DOUBLE",
+        "struct": "CUTAP_ARG_STRUCT"}
+FLAVOUR = {"": "CUTAP_FLAVOUR_PLAIN", "ptds": "CUTAP_FLAVOUR_PTDS", "ptsz": "CUTAP_FLAVOUR_PTSZ"}
+
+
+def c_str(s):
+    return '"' + s.replace("\\", "\\\\").replace('"', '\\"') + '"'
+
+
+def generate(model):
+    out = [cuda_model.banner("table_generator.py"), '#include "cutap_internal.h"\n']
+    for f in model.functions:
+        if f.typed and f.params:
+            out.append("static const cutap_arg_info_t args_%s[] = {" % f.name)
+            for p in f.params:
+                out.append("    {%s, %s, %s}," % (c_str(p.name), c_str(p.spelled), KIND[p.kind]))
+            out.append("};")
+    out.append("\nconst struct cutap_fninfo cutap_driver_info[CUTAP_DRIVER_COUNT] = {")
+    for f in model.functions:
+        args = "args_%s" % f.name if f.typed and f.params else "0"
+        out.append("    {%s, %d, %d, %s}," % (c_str(f.name), int(f.typed), len(f.params), args))
+    out.append("};\n")
+    for f in model.functions:
+        out.append("extern void %s(void);" % f.name)
+    out.append("\nvoid *const cutap_driver_wrapper[CUTAP_DRIVER_COUNT] = {")
+    for f in model.functions:
+        out.append("    (void *)%s," % f.name)
+    out.append("};\n")
+    untyped = [f for f in model.functions if not f.typed]
+    out.append("/* Exports no header declares: reached through the generic trampoline. */")
+    out.append("struct cutap_tramp_ctx cutap_untyped_ctx[%d] = {" % max(1, len(untyped)))
+    for f in untyped:
+        out.append("    {.real = 0, .active = 1, .id = CUTAP_ID_%s}," % f.name)
+    out.append("};")
+    out.append("const uint16_t cutap_untyped_ids[%d] = {" % max(1, len(untyped)))
+    for f in untyped:
+        out.append("    CUTAP_ID_%s," % f.name)
+    out.append("};")
+    out.append("const unsigned cutap_untyped_count = %d;\n" % len(untyped))
+    out.append("/* cuGetProcAddress: (base name, version, flavour) -> exported variant,")
+    out.append(" * sorted by base name then version. */")
+    out.append("const struct cutap_procaddr cutap_procaddr_table[] = {")
+    for base, ver, fl, exp in model.versions:
+        out.append("    {%s, %d, %s, CUTAP_ID_%s}," % (c_str(base), ver, FLAVOUR[fl], exp))
+    out.append("};")
+    out.append("const unsigned cutap_procaddr_count = %d;" % len(model.versions))
+    return "\n".join(out) + "\n"
+
+
+OUTPUT = "src/generated/driver_table.c"

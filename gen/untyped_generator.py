@@ -1,0 +1,29 @@
+"""Generates src/generated/driver_untyped.S: exported entry stubs for the
+driver exports no header declares. Each loads its context into %r11 and
+enters the generic trampoline, which preserves every argument register and
+the stack arguments."""
+import cuda_model
+
+
+def generate(model):
+    out = [cuda_model.banner("untyped_generator.py"),
+           "\t.text"]
+    k = 0
+    for f in model.functions:
+        if f.typed:
+            continue
+        out += ["\t.globl %s" % f.name,
+                "\t.type %s,@function" % f.name,
+                "\t.p2align 4",
+                "%s:" % f.name,
+                "\t.cfi_startproc",
+                "\tleaq cutap_untyped_ctx+%d(%%rip), %%r11" % (k * 24),
+                "\tjmp cutap_tramp_common",
+                "\t.cfi_endproc",
+                "\t.size %s,.-%s" % (f.name, f.name)]
+        k += 1
+    out.append('\t.section .note.GNU-stack,"",@progbits')
+    return "\n".join(out) + "\n"
+
+
+OUTPUT = "src/generated/driver_untyped.S"

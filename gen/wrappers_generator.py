@@ -1,0 +1,41 @@
+"""Generates src/generated/driver_wrappers.c: one exported wrapper per typed
+driver export. The fast path is one load of cutap_hot[id], a test and a tail
+call of the real function with the arguments untouched; everything else goes
+through cutap_dispatch() with the arguments as words."""
+import cuda_model
+from gen_common import from_word, proto, pfn_type, result_to_word, struct_defs, to_word
+
+
+def generate(model):
+    out = [cuda_model.banner("wrappers_generator.py"),
+           '#include "cutap_internal.h"\n',
+           "#pragma GCC diagnostic ignored \"-Wmissing-prototypes\"\n",
+           struct_defs(model)]
+    for f in model.functions:
+        if not f.typed:
+            continue
+        n = len(f.params)
+        pfn = pfn_type(f)
+        call_args = ", ".join(from_word(p, "a[%d]" % i) for i, p in enumerate(f.params))
+        out.append("static uint64_t thunk_%s(void *fn, uint64_t *a)\n{" % f.name)
+        if not n:
+            out.append("    (void)a;")
+        out.append("    return %s;\n}" % result_to_word(f, "((%s)fn)(%s)" % (pfn, call_args)))
+        out.append("CUTAP_EXPORT %s\n{" % proto(f))
+        out.append("    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_%s], memory_order_relaxed);" % f.name)
+        direct = "((%s)cutap_fn)(%s)" % (pfn, ", ".join(p.name for p in f.params))
+        if f.ret_abi == "void":
+            out.append("    if (CUTAP_LIKELY(cutap_fn)) { %s; return; }" % direct)
+        else:
+            out.append("    if (CUTAP_LIKELY(cutap_fn))\n        return %s;" % direct)
+        words = ", ".join(to_word(p, p.name) for p in f.params)
+        out.append("    uint64_t cutap_w[%d] = {%s};" % (max(n, 1), words or "0"))
+        disp = "cutap_dispatch(CUTAP_ID_%s, cutap_w, thunk_%s)" % (f.name, f.name)
+        if f.ret_abi == "void":
+            out.append("    (void)%s;\n}" % disp)
+        else:
+            out.append("    return (%s)%s;\n}" % (f.ret_abi, disp))
+    return "\n".join(out) + "\n"
+
+
+OUTPUT = "src/generated/driver_wrappers.c"

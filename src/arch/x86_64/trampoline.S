@@ -1,0 +1,107 @@
+/*
+ * Generic x86-64 trampoline for functions whose signature cutap does not
+ * know (exports no header declares, entry points of newer drivers, slots of
+ * cuGetExportTable tables).
+ *
+ * Entry: %r11 = struct cutap_tramp_ctx * (real at 0, active at 8); every
+ * argument register, %rax (vararg count) and the stack are the caller's.
+ * %r11 is a scratch register in the SysV ABI that carries no argument, so
+ * using it loses nothing.
+ *
+ * Fast path: ctx->active == 0 -> jump straight to ctx->real.
+ * Slow path: save rdi rsi rdx rcx r8 r9 rax and xmm0-7, call
+ * cutap_tramp_enter(ctx, &return-slot, saved integer regs), restore them
+ * and jump to the function it returns. When a frame is recorded, enter()
+ * has replaced the return address with cutap_tramp_return, so the stack
+ * the callee sees is unchanged (same depth, same stack arguments) and it
+ * returns to us; we save rax/rdx/xmm0/xmm1, call cutap_tramp_exit(rax),
+ * which gives back the caller's return address, restore and return there.
+ */
+	.text
+	.globl cutap_tramp_common
+	.hidden cutap_tramp_common
+	.type cutap_tramp_common,@function
+	.p2align 4
+cutap_tramp_common:
+	.cfi_startproc
+	cmpb $0, 8(%r11)
+	jne 1f
+	jmp *(%r11)
+1:
+	pushq %rbp
+	.cfi_def_cfa_offset 16
+	.cfi_offset %rbp, -16
+	movq %rsp, %rbp
+	.cfi_def_cfa_register %rbp
+	subq $192, %rsp            /* 7 GPRs (56) + pad (8) + 8 xmm (128); 16-aligned */
+	movq %rdi, 0(%rsp)
+	movq %rsi, 8(%rsp)
+	movq %rdx, 16(%rsp)
+	movq %rcx, 24(%rsp)
+	movq %r8, 32(%rsp)
+	movq %r9, 40(%rsp)
+	movq %rax, 48(%rsp)
+	movdqu %xmm0, 64(%rsp)
+	movdqu %xmm1, 80(%rsp)
+	movdqu %xmm2, 96(%rsp)
+	movdqu %xmm3, 112(%rsp)
+	movdqu %xmm4, 128(%rsp)
+	movdqu %xmm5, 144(%rsp)
+	movdqu %xmm6, 160(%rsp)
+	movdqu %xmm7, 176(%rsp)
+	movq %r11, %rdi            /* ctx */
+	leaq 8(%rbp), %rsi         /* the caller's return-address slot */
+	movq %rsp, %rdx            /* saved integer argument registers */
+	call cutap_tramp_enter
+	movq %rax, %r11            /* function to run */
+	movq 0(%rsp), %rdi
+	movq 8(%rsp), %rsi
+	movq 16(%rsp), %rdx
+	movq 24(%rsp), %rcx
+	movq 32(%rsp), %r8
+	movq 40(%rsp), %r9
+	movq 48(%rsp), %rax
+	movdqu 64(%rsp), %xmm0
+	movdqu 80(%rsp), %xmm1
+	movdqu 96(%rsp), %xmm2
+	movdqu 112(%rsp), %xmm3
+	movdqu 128(%rsp), %xmm4
+	movdqu 144(%rsp), %xmm5
+	movdqu 160(%rsp), %xmm6
+	movdqu 176(%rsp), %xmm7
+	leave
+	.cfi_def_cfa %rsp, 8
+	jmp *%r11
+	.cfi_endproc
+	.size cutap_tramp_common,.-cutap_tramp_common
+
+	.globl cutap_tramp_return
+	.hidden cutap_tramp_return
+	.type cutap_tramp_return,@function
+	.p2align 4
+cutap_tramp_return:
+	/* The callee returned here: %rsp is 16-aligned (the caller's call
+	 * pushed 8, the callee's ret popped it). The slot at 48(%rsp) will
+	 * hold the caller's return address for our ret. */
+	.cfi_startproc
+	.cfi_undefined %rip
+	subq $56, %rsp
+	movq %rax, 0(%rsp)
+	movq %rdx, 8(%rsp)
+	movdqu %xmm0, 16(%rsp)
+	movdqu %xmm1, 32(%rsp)
+	subq $8, %rsp              /* align for the call */
+	movq %rax, %rdi
+	call cutap_tramp_exit
+	addq $8, %rsp
+	movq %rax, 48(%rsp)        /* caller's return address */
+	movq 0(%rsp), %rax
+	movq 8(%rsp), %rdx
+	movdqu 16(%rsp), %xmm0
+	movdqu 32(%rsp), %xmm1
+	addq $48, %rsp
+	ret
+	.cfi_endproc
+	.size cutap_tramp_return,.-cutap_tramp_return
+
+	.section .note.GNU-stack,"",@progbits

@@ -1,0 +1,129 @@
+/* Internal interfaces of libcutap.so shared by core, resolve and the
+ * generated wrappers. Nothing here is exported (-fvisibility=hidden). */
+#ifndef CUTAP_INTERNAL_H
+#define CUTAP_INTERNAL_H
+
+#include <stdatomic.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "cutap.h"
+
+#define CUTAP_EXPORT __attribute__((visibility("default")))
+#define CUTAP_LIKELY(x) __builtin_expect(!!(x), 1)
+#define CUTAP_UNLIKELY(x) __builtin_expect(!!(x), 0)
+
+/* CUresult values cutap itself produces. */
+#define CUTAP_CUDA_SUCCESS 0
+#define CUTAP_CUDA_ERROR_NOT_FOUND 500
+
+/* Calls a real typed function with the argument words (generated). */
+typedef uint64_t (*cutap_thunk_t)(void *fn, uint64_t *args);
+
+/* Fast path of every typed wrapper: the real function while no client wants
+ * the id and the driver is resolved; NULL otherwise (then the wrapper takes
+ * cutap_dispatch). One load and one test per call. */
+extern void *_Atomic cutap_hot[CUTAP_DRIVER_COUNT];
+
+uint64_t cutap_dispatch(uint32_t id, uint64_t *args, cutap_thunk_t thunk);
+
+/* Generated metadata (src/generated/driver_table.c). */
+struct cutap_fninfo {
+    const char *name;
+    uint8_t typed;        /* 0: undeclared export, reached through the trampoline */
+    uint8_t nargs;
+    const cutap_arg_info_t *args;
+};
+extern const struct cutap_fninfo cutap_driver_info[CUTAP_DRIVER_COUNT];
+/* Address of our wrapper of each export. */
+extern void *const cutap_driver_wrapper[CUTAP_DRIVER_COUNT];
+
+/* cuGetProcAddress table: base name, version, flavour -> exported variant. */
+enum { CUTAP_FLAVOUR_PLAIN = 0, CUTAP_FLAVOUR_PTDS = 1, CUTAP_FLAVOUR_PTSZ = 2 };
+struct cutap_procaddr {
+    const char *base;
+    int version;
+    uint8_t flavour;
+    uint16_t id;
+};
+extern const struct cutap_procaddr cutap_procaddr_table[];
+extern const unsigned cutap_procaddr_count;
+
+/* Generic trampoline (src/arch/x86_64/trampoline.S). The layout is used by
+ * the assembly: keep real at 0 and active at 8. */
+struct cutap_tramp_ctx {
+    void *real;              /* function to run */
+    uint8_t active;          /* 1: take the slow path (callbacks or not resolved) */
+    uint8_t pad[3];
+    uint32_t id;
+    uint64_t reserved;       /* dynamic ids: address of their entry stub */
+};
+_Static_assert(sizeof(struct cutap_tramp_ctx) == 24, "trampoline ctx layout");
+extern struct cutap_tramp_ctx cutap_untyped_ctx[];   /* one per undeclared export (generated) */
+extern const uint16_t cutap_untyped_ids[];
+extern const unsigned cutap_untyped_count;
+void cutap_tramp_common(void);
+/* Makes an executable stub that enters the trampoline with ctx. */
+void *cutap_tramp_make_stub(struct cutap_tramp_ctx *ctx);
+
+/* --- core/dispatch.c --- */
+extern _Atomic uint8_t cutap_mask[CUTAP_MAX_IDS];    /* bit per client */
+void cutap_refresh_id(uint32_t id);
+/* Post-call fixups of special entry points (resolve/): run after the real
+ * call and before post callbacks, so clients see what the caller gets. */
+typedef void (*cutap_fixup_fn)(cutap_call_t *call);
+extern cutap_fixup_fn cutap_fixup[CUTAP_DRIVER_COUNT];
+
+/* --- core/ids.c: dynamic ids --- */
+uint32_t cutap_id_new(const char *name, int layer, struct cutap_tramp_ctx **ctx_out);
+struct cutap_tramp_ctx *cutap_id_ctx(uint32_t id);
+
+/* --- resolve/driver.c --- */
+/* Resolves every export from the driver's own handle, once. Returns 0 when
+ * a driver is in use, -1 when none could be found. */
+int cutap_driver_ensure(void);
+/* Adopts the object that holds addr as the driver, if none is yet. */
+void cutap_driver_adopt_from(void *addr);
+extern _Atomic int cutap_driver_state;   /* 0 none yet, 1 ready, -1 none found */
+void *cutap_driver_real(uint32_t id);
+int cutap_driver_owns(const void *addr);
+/* Maps a pointer the driver handed out to what the caller should get:
+ * our wrapper of that export, a trampoline for an export we do not know, or
+ * the pointer itself when it is no driver function. */
+void *cutap_wrap_pointer(void *p, const char *name_hint);
+
+/* --- resolve/dl.c --- */
+void *cutap_libc_dlsym(void *handle, const char *name);
+
+/* --- resolve/exporttable.c --- */
+void cutap_exporttable_init(void);
+
+/* --- resolve/getprocaddress.c --- */
+void cutap_getprocaddress_init(void);
+
+/* --- core/init.c --- */
+void cutap_init(void);
+extern int cutap_debug;
+void cutap_log_debug(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+void cutap_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* Built-in clients (core/stat.c, core/log.c). */
+void cutap_stat_start(const char *dest);
+void cutap_log_start(const char *dest);
+int cutap_open_output(const char *pattern, int append);
+
+/* Thread state. Kept tiny and initial-exec: it is touched on every slow-path
+ * call, and libcutap.so is preloaded, so static TLS is available. */
+struct cutap_thread {
+    uint32_t depth;
+    cutap_call_t *current;
+};
+extern __thread struct cutap_thread cutap_tls __attribute__((tls_model("initial-exec")));
+
+/* Argument word helpers used by generated code. */
+static inline uint64_t cutap_f2w(float f) { uint64_t w = 0; memcpy(&w, &f, sizeof f); return w; }
+static inline float cutap_w2f(uint64_t w) { float f; memcpy(&f, &w, sizeof f); return f; }
+static inline uint64_t cutap_d2w(double d) { uint64_t w; memcpy(&w, &d, sizeof d); return w; }
+static inline double cutap_w2d(uint64_t w) { double d; memcpy(&d, &w, sizeof d); return d; }
+
+#endif

@@ -1,0 +1,223 @@
+/* Callback dispatch: clients, per-id enable masks, and the slow path every
+ * intercepted call takes when a client wants it (or before the driver is
+ * resolved). The fast path lives in the generated wrappers. */
+#include <pthread.h>
+#include <stdlib.h>
+
+#include "cutap_internal.h"
+
+void *_Atomic cutap_hot[CUTAP_DRIVER_COUNT];
+_Atomic uint8_t cutap_mask[CUTAP_MAX_IDS];
+cutap_fixup_fn cutap_fixup[CUTAP_DRIVER_COUNT];
+
+__thread struct cutap_thread cutap_tls __attribute__((tls_model("initial-exec")));
+
+struct client {
+    const char *name;
+    cutap_pre_fn pre;
+    cutap_post_fn post;
+    void *ctx;
+    int all;           /* enabled for CUTAP_ID_ALL: ids made later get it too */
+};
+static struct client clients[CUTAP_MAX_CLIENTS];
+static _Atomic int nclients;
+static pthread_mutex_t reg_lock = PTHREAD_MUTEX_INITIALIZER;
+
+/* Recomputes the fast-path pointer of an id from the driver state, the
+ * masks and the fixups. Called whenever one of them changes. */
+void cutap_refresh_id(uint32_t id)
+{
+    int want = atomic_load(&cutap_mask[id]) != 0;
+    if (id < CUTAP_DRIVER_COUNT && cutap_driver_info[id].typed) {
+        void *real = atomic_load(&cutap_driver_state) == 1 ? cutap_driver_real(id) : NULL;
+        void *hot = (!want && real && !cutap_fixup[id]) ? real : NULL;
+        atomic_store(&cutap_hot[id], hot);
+        return;
+    }
+    struct cutap_tramp_ctx *ctx = cutap_id_ctx(id);
+    if (ctx)
+        __atomic_store_n(&ctx->active, (uint8_t)(want || !ctx->real), __ATOMIC_RELEASE);
+}
+
+int cutap_register(const char *name, cutap_pre_fn pre, cutap_post_fn post, void *ctx)
+{
+    pthread_mutex_lock(&reg_lock);
+    int n = atomic_load(&nclients);
+    if (n >= CUTAP_MAX_CLIENTS) {
+        pthread_mutex_unlock(&reg_lock);
+        cutap_warn("cannot register client '%s': %d clients already", name ? name : "?", n);
+        return -1;
+    }
+    clients[n] = (struct client){name, pre, post, ctx, 0};
+    atomic_store(&nclients, n + 1);
+    pthread_mutex_unlock(&reg_lock);
+    return n;
+}
+
+static void set_bit(uint32_t id, int client, int on)
+{
+    uint8_t bit = (uint8_t)(1u << client);
+    if (on)
+        atomic_fetch_or(&cutap_mask[id], bit);
+    else
+        atomic_fetch_and(&cutap_mask[id], (uint8_t)~bit);
+    cutap_refresh_id(id);
+}
+
+int cutap_enable(int client, uint32_t id, int on)
+{
+    if (client < 0 || client >= atomic_load(&nclients))
+        return -1;
+    if (id == CUTAP_ID_ALL) {
+        pthread_mutex_lock(&reg_lock);
+        clients[client].all = on;
+        uint32_t n = cutap_call_count();
+        for (uint32_t i = 0; i < n; i++)
+            set_bit(i, client, on);
+        pthread_mutex_unlock(&reg_lock);
+        return 0;
+    }
+    if (id >= cutap_call_count())
+        return -1;
+    set_bit(id, client, on);
+    return 0;
+}
+
+/* A dynamic id was just made: clients enabled for every id get it too. */
+void cutap_dispatch_new_id(uint32_t id);
+void cutap_dispatch_new_id(uint32_t id)
+{
+    uint8_t m = 0;
+    int n = atomic_load(&nclients);
+    for (int c = 0; c < n; c++)
+        if (clients[c].all)
+            m |= (uint8_t)(1u << c);
+    atomic_store(&cutap_mask[id], m);
+}
+
+static int run_pre(cutap_call_t *call, uint8_t mask)
+{
+    int n = atomic_load(&nclients), skip = 0;
+    for (int c = 0; c < n; c++)
+        if ((mask >> c) & 1 && clients[c].pre && !skip)
+            skip = clients[c].pre(call, clients[c].ctx) == CUTAP_SKIP;
+    return skip;
+}
+
+static void run_post(cutap_call_t *call, uint8_t mask)
+{
+    for (int c = atomic_load(&nclients) - 1; c >= 0; c--)
+        if ((mask >> c) & 1 && clients[c].post)
+            clients[c].post(call, clients[c].ctx);
+}
+
+uint64_t cutap_dispatch(uint32_t id, uint64_t *args, cutap_thunk_t thunk)
+{
+    if (CUTAP_UNLIKELY(atomic_load_explicit(&cutap_driver_state, memory_order_acquire) != 1))
+        cutap_driver_ensure();
+    struct cutap_thread *t = &cutap_tls;
+    cutap_call_t call;
+    call.id = id;
+    call.layer = CUTAP_LAYER_DRIVER;
+    call.flags = 0;
+    call.nargs = cutap_driver_info[id].nargs;
+    call.depth = t->depth;
+    call.args = args;
+    call.result = CUTAP_CUDA_ERROR_NOT_FOUND;
+    call.fn = cutap_driver_real(id);
+    call.parent = t->current;
+    memset(call.scratch, 0, sizeof call.scratch);
+
+    uint8_t mask = atomic_load_explicit(&cutap_mask[id], memory_order_relaxed);
+    int skip = mask ? run_pre(&call, mask) : 0;
+    t->depth++;
+    t->current = &call;
+    if (skip)
+        call.flags |= CUTAP_CALL_SKIPPED;
+    else if (call.fn)
+        call.result = thunk(call.fn, args);
+    /* else: the driver lacks this export (older driver); the caller gets
+     * CUDA_ERROR_NOT_FOUND rather than a jump to NULL. */
+    t->depth--;
+    t->current = call.parent;
+    if (cutap_fixup[id] && !skip)
+        cutap_fixup[id](&call);
+    if (mask)
+        run_post(&call, mask);
+    return call.result;
+}
+
+/* Generic trampoline, C side. enter() runs on the way in with the saved
+ * argument registers, exit() on the way out with the return value. The
+ * frame of each call lives on a small per-thread shadow stack that also
+ * keeps the caller's return address. */
+#define SHADOW_DEPTH 256
+struct shadow_frame {
+    void *ret;
+    cutap_call_t call;
+    uint64_t regs[6];
+    uint8_t mask;
+};
+struct shadow_stack {
+    unsigned top;
+    struct shadow_frame f[SHADOW_DEPTH];
+};
+static __thread struct shadow_stack *shadow;
+
+static uint64_t not_found(void) { return CUTAP_CUDA_ERROR_NOT_FOUND; }
+
+void *cutap_tramp_enter(struct cutap_tramp_ctx *ctx, void **retslot, uint64_t *regs);
+void *cutap_tramp_enter(struct cutap_tramp_ctx *ctx, void **retslot, uint64_t *regs)
+{
+    if (CUTAP_UNLIKELY(atomic_load_explicit(&cutap_driver_state, memory_order_acquire) != 1))
+        cutap_driver_ensure();
+    void *real = __atomic_load_n(&ctx->real, __ATOMIC_ACQUIRE);
+    if (!real)
+        return (void *)not_found;
+    uint8_t mask = atomic_load_explicit(&cutap_mask[ctx->id], memory_order_relaxed);
+    if (!mask)
+        return real;   /* nothing to record: run it without a frame */
+    if (!shadow && !(shadow = calloc(1, sizeof *shadow)))
+        return real;
+    if (shadow->top >= SHADOW_DEPTH)
+        return real;   /* too deep to follow: still correct, not recorded */
+    struct cutap_thread *t = &cutap_tls;
+    struct shadow_frame *fr = &shadow->f[shadow->top++];
+    fr->ret = *retslot;
+    fr->mask = mask;
+    memcpy(fr->regs, regs, sizeof fr->regs);
+    cutap_call_t *c = &fr->call;
+    c->id = ctx->id;
+    c->layer = (uint16_t)cutap_call_layer(ctx->id);
+    c->flags = CUTAP_CALL_UNTYPED;
+    c->nargs = 6;
+    c->depth = t->depth;
+    c->args = fr->regs;
+    c->result = 0;
+    c->fn = real;
+    c->parent = t->current;
+    memset(c->scratch, 0, sizeof c->scratch);
+    run_pre(c, mask);   /* an untyped call cannot be skipped */
+    t->depth++;
+    t->current = c;
+    extern void cutap_tramp_return(void);
+    *retslot = (void *)cutap_tramp_return;
+    return real;
+}
+
+void *cutap_tramp_exit(uint64_t rax);
+void *cutap_tramp_exit(uint64_t rax)
+{
+    struct shadow_frame *fr = &shadow->f[--shadow->top];
+    struct cutap_thread *t = &cutap_tls;
+    t->depth--;
+    t->current = fr->call.parent;
+    fr->call.result = rax;
+    run_post(&fr->call, fr->mask);
+    return fr->ret;
+}
+
+unsigned cutap_thread_depth(void)
+{
+    return cutap_tls.depth;
+}

@@ -1,0 +1,118 @@
+/* Call ids: the generated ones (one per export) and dynamic ones made at run
+ * time for functions met through the generic trampoline (entry points newer
+ * than the tables, export-table slots). Dynamic ids are never freed: a
+ * trampoline handed out may be called until the process ends. */
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cutap_internal.h"
+
+struct dyn {
+    char *name;
+    int layer;
+    struct cutap_tramp_ctx ctx;
+};
+static struct dyn *dyn[CUTAP_MAX_IDS - CUTAP_DRIVER_COUNT];
+static _Atomic uint32_t ndyn;
+static pthread_mutex_t dyn_lock = PTHREAD_MUTEX_INITIALIZER;
+
+void cutap_dispatch_new_id(uint32_t id);
+
+uint32_t cutap_id_new(const char *name, int layer, struct cutap_tramp_ctx **ctx_out)
+{
+    struct dyn *d = calloc(1, sizeof *d);
+    if (!d || !(d->name = strdup(name))) {
+        free(d);
+        return CUTAP_ID_ALL;
+    }
+    d->layer = layer;
+    pthread_mutex_lock(&dyn_lock);
+    uint32_t k = atomic_load(&ndyn);
+    if (k >= CUTAP_MAX_IDS - CUTAP_DRIVER_COUNT) {
+        pthread_mutex_unlock(&dyn_lock);
+        free(d->name);
+        free(d);
+        cutap_warn("more than %d dynamic call ids; %s is not intercepted", CUTAP_MAX_IDS, name);
+        return CUTAP_ID_ALL;
+    }
+    uint32_t id = CUTAP_DRIVER_COUNT + k;
+    d->ctx.id = id;
+    d->ctx.active = 1;
+    dyn[k] = d;
+    cutap_dispatch_new_id(id);
+    atomic_store(&ndyn, k + 1);
+    pthread_mutex_unlock(&dyn_lock);
+    *ctx_out = &d->ctx;
+    return id;
+}
+
+struct cutap_tramp_ctx *cutap_id_ctx(uint32_t id)
+{
+    if (id < CUTAP_DRIVER_COUNT) {
+        for (unsigned i = 0; i < cutap_untyped_count; i++)
+            if (cutap_untyped_ids[i] == id)
+                return &cutap_untyped_ctx[i];
+        return NULL;
+    }
+    uint32_t k = id - CUTAP_DRIVER_COUNT;
+    return k < atomic_load(&ndyn) ? &dyn[k]->ctx : NULL;
+}
+
+uint32_t cutap_call_count(void)
+{
+    return CUTAP_DRIVER_COUNT + atomic_load(&ndyn);
+}
+
+const char *cutap_call_name(uint32_t id)
+{
+    if (id < CUTAP_DRIVER_COUNT)
+        return cutap_driver_info[id].name;
+    uint32_t k = id - CUTAP_DRIVER_COUNT;
+    return id != CUTAP_ID_ALL && k < atomic_load(&ndyn) ? dyn[k]->name : NULL;
+}
+
+int cutap_call_layer(uint32_t id)
+{
+    if (id < CUTAP_DRIVER_COUNT)
+        return CUTAP_LAYER_DRIVER;
+    uint32_t k = id - CUTAP_DRIVER_COUNT;
+    return id != CUTAP_ID_ALL && k < atomic_load(&ndyn) ? dyn[k]->layer : -1;
+}
+
+int cutap_call_nargs(uint32_t id)
+{
+    if (id < CUTAP_DRIVER_COUNT && cutap_driver_info[id].typed)
+        return cutap_driver_info[id].nargs;
+    return -1;
+}
+
+const cutap_arg_info_t *cutap_call_arg(uint32_t id, unsigned index)
+{
+    if (cutap_call_nargs(id) < 0 || index >= cutap_driver_info[id].nargs)
+        return NULL;
+    return &cutap_driver_info[id].args[index];
+}
+
+/* Binary search over the generated names (sorted), then the dynamic ones. */
+uint32_t cutap_lookup(const char *name)
+{
+    if (!name)
+        return CUTAP_ID_ALL;
+    int lo = 0, hi = CUTAP_DRIVER_COUNT - 1;
+    while (lo <= hi) {
+        int mid = (lo + hi) / 2;
+        int c = strcmp(name, cutap_driver_info[mid].name);
+        if (!c)
+            return (uint32_t)mid;
+        if (c < 0)
+            hi = mid - 1;
+        else
+            lo = mid + 1;
+    }
+    uint32_t n = atomic_load(&ndyn);
+    for (uint32_t k = 0; k < n; k++)
+        if (!strcmp(dyn[k]->name, name))
+            return CUTAP_DRIVER_COUNT + k;
+    return CUTAP_ID_ALL;
+}

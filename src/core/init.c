@@ -1,0 +1,93 @@
+/* Start-up: configuration from CUTAP_* variables, built-in clients,
+ * plugins. Runs as a constructor; interception itself needs none of it
+ * (every wrapper resolves the driver on first use), so calls made by other
+ * constructors before ours are intercepted too. */
+#define _GNU_SOURCE
+#include <dlfcn.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cutap_internal.h"
+
+int cutap_debug;
+
+static void vsay(const char *tag, const char *fmt, va_list ap)
+{
+    char buf[1024];
+    int n = snprintf(buf, sizeof buf, "cutap[%d]: %s", (int)getpid(), tag);
+    if (n < 0 || n >= (int)sizeof buf)
+        return;
+    int m = vsnprintf(buf + n, sizeof buf - (size_t)n - 1, fmt, ap);
+    if (m < 0)
+        return;
+    n += m < (int)(sizeof buf - (size_t)n - 1) ? m : (int)(sizeof buf - (size_t)n - 2);
+    buf[n++] = '\n';
+    (void)!write(2, buf, (size_t)n);
+}
+
+void cutap_warn(const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vsay("warning: ", fmt, ap);
+    va_end(ap);
+}
+
+void cutap_log_debug(const char *fmt, ...)
+{
+    if (!cutap_debug)
+        return;
+    va_list ap;
+    va_start(ap, fmt);
+    vsay("", fmt, ap);
+    va_end(ap);
+}
+
+static void load_plugins(const char *list)
+{
+    char *copy = strdup(list), *save = NULL;
+    if (!copy)
+        return;
+    for (char *p = strtok_r(copy, ":", &save); p; p = strtok_r(NULL, ":", &save)) {
+        void *h = dlopen(p, RTLD_NOW | RTLD_LOCAL);
+        if (!h) {
+            cutap_warn("plugin %s not loaded: %s", p, dlerror());
+            continue;
+        }
+        cutap_plugin_init_fn init = (cutap_plugin_init_fn)cutap_libc_dlsym(h, CUTAP_PLUGIN_ENTRY);
+        if (!init) {
+            cutap_warn("plugin %s has no %s(); not used", p, CUTAP_PLUGIN_ENTRY);
+            dlclose(h);
+            continue;
+        }
+        int rc = init(CUTAP_API_VERSION);
+        if (rc)
+            cutap_warn("plugin %s: %s() returned %d", p, CUTAP_PLUGIN_ENTRY, rc);
+        else
+            cutap_log_debug("plugin %s loaded", p);
+    }
+    free(copy);
+}
+
+__attribute__((constructor)) void cutap_init(void)
+{
+    static int done;
+    if (done++)
+        return;
+    const char *v = getenv("CUTAP_DEBUG");
+    cutap_debug = v && *v && strcmp(v, "0");
+    if ((v = getenv("CUTAP_STAT")) && *v)
+        cutap_stat_start(v);
+    if ((v = getenv("CUTAP_LOG")) && *v)
+        cutap_log_start(v);
+    if ((v = getenv("CUTAP_PLUGINS")) && *v)
+        load_plugins(v);
+    /* If the driver is loaded already (linked, or opened by an earlier
+     * constructor), resolve it now rather than on the first call. */
+    if (dlopen("libcuda.so.1", RTLD_LAZY | RTLD_NOLOAD) || getenv("CUTAP_DRIVER"))
+        cutap_driver_ensure();
+    cutap_log_debug("initialised: %d driver entry points", CUTAP_DRIVER_COUNT);
+}

@@ -1,0 +1,204 @@
+/* The real driver: which object it is, the real address of every export
+ * (resolved eagerly from the driver's own handle, so no lookup can fail
+ * later, e.g. after the program's own handle is closed), and the reverse
+ * map that turns a pointer the driver hands out into our wrapper of exactly
+ * that export. */
+#define _GNU_SOURCE
+#include <dlfcn.h>
+#include <link.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cutap_internal.h"
+
+_Atomic int cutap_driver_state;
+static void *real[CUTAP_DRIVER_COUNT];
+static void *driver_handle;   /* our own reference: never closed */
+static char driver_path[4096];
+static pthread_mutex_t drv_lock = PTHREAD_MUTEX_INITIALIZER;
+
+/* Open-addressing map real address -> id (exports) or dynamic id. */
+#define MAP_SIZE 4096
+struct slot {
+    void *key;
+    uint32_t id;
+};
+static struct slot map[MAP_SIZE];
+static pthread_mutex_t map_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static unsigned hash_ptr(const void *p)
+{
+    uint64_t x = (uint64_t)(uintptr_t)p;
+    x ^= x >> 33;
+    x *= 0xff51afd7ed558ccdULL;
+    x ^= x >> 29;
+    return (unsigned)x & (MAP_SIZE - 1);
+}
+
+/* Readers run without the lock: a slot's id is written before its key. */
+static uint32_t map_get(const void *p)
+{
+    for (unsigned i = hash_ptr(p), n = 0; n < MAP_SIZE; i = (i + 1) & (MAP_SIZE - 1), n++) {
+        void *k = __atomic_load_n(&map[i].key, __ATOMIC_ACQUIRE);
+        if (k == p)
+            return map[i].id;
+        if (!k)
+            return CUTAP_ID_ALL;
+    }
+    return CUTAP_ID_ALL;
+}
+
+static void map_put(void *p, uint32_t id)
+{
+    for (unsigned i = hash_ptr(p), n = 0; n < MAP_SIZE; i = (i + 1) & (MAP_SIZE - 1), n++) {
+        if (map[i].key == p)
+            return;   /* aliases: the first (lowest id) name wins */
+        if (!map[i].key) {
+            map[i].id = id;
+            __atomic_store_n(&map[i].key, p, __ATOMIC_RELEASE);
+            return;
+        }
+    }
+}
+
+void *cutap_driver_real(uint32_t id)
+{
+    return id < CUTAP_DRIVER_COUNT ? real[id] : NULL;
+}
+
+int cutap_driver_owns(const void *addr)
+{
+    if (atomic_load(&cutap_driver_state) != 1)
+        return 0;
+    Dl_info info;
+    return dladdr(addr, &info) && (uintptr_t)info.dli_fbase != 0 &&
+           info.dli_fname && !strcmp(info.dli_fname, driver_path);
+}
+
+/* Called with drv_lock held; handle is a reference of our own, kept for
+ * the life of the process so the driver is never unmapped under the
+ * wrappers (the program may dlclose its handle and open it again). */
+static void adopt(void *handle)
+{
+    struct link_map *lm = NULL;
+    if (dlinfo(handle, RTLD_DI_LINKMAP, &lm) || !lm) {
+        cutap_warn("cannot inspect the driver object: %s", dlerror());
+        return;
+    }
+    driver_handle = handle;
+    snprintf(driver_path, sizeof driver_path, "%s", lm->l_name);
+    unsigned found = 0;
+    for (uint32_t id = 0; id < CUTAP_DRIVER_COUNT; id++) {
+        real[id] = cutap_libc_dlsym(handle, cutap_driver_info[id].name);
+        if (real[id]) {
+            found++;
+            map_put(real[id], id);
+        }
+    }
+    for (unsigned i = 0; i < cutap_untyped_count; i++)
+        __atomic_store_n(&cutap_untyped_ctx[i].real, real[cutap_untyped_ids[i]], __ATOMIC_RELEASE);
+    cutap_getprocaddress_init();
+    cutap_exporttable_init();
+    atomic_store_explicit(&cutap_driver_state, 1, memory_order_release);
+    for (uint32_t id = 0; id < CUTAP_DRIVER_COUNT; id++)
+        cutap_refresh_id(id);
+    cutap_log_debug("driver %s: %u of %d exports resolved", driver_path, found, CUTAP_DRIVER_COUNT);
+}
+
+static void *open_driver(void)
+{
+    const char *env = getenv("CUTAP_DRIVER");
+    void *h;
+    if (env && *env) {
+        if ((h = dlopen(env, RTLD_LAZY | RTLD_LOCAL)))
+            return h;
+        cutap_warn("CUTAP_DRIVER=%s cannot be opened: %s", env, dlerror());
+    }
+    if ((h = dlopen("libcuda.so.1", RTLD_LAZY | RTLD_NOLOAD)))
+        return h;
+    return dlopen("libcuda.so.1", RTLD_LAZY | RTLD_LOCAL);
+}
+
+int cutap_driver_ensure(void)
+{
+    int s = atomic_load_explicit(&cutap_driver_state, memory_order_acquire);
+    if (s)
+        return s == 1 ? 0 : -1;
+    pthread_mutex_lock(&drv_lock);
+    if (!atomic_load(&cutap_driver_state)) {
+        void *h = open_driver();
+        if (h)
+            adopt(h);
+        if (!h || atomic_load(&cutap_driver_state) != 1) {
+            cutap_warn("no CUDA driver found (libcuda.so.1%s): driver calls return CUDA_ERROR_NOT_FOUND",
+                       getenv("CUTAP_DRIVER") ? " or CUTAP_DRIVER" : "");
+            atomic_store(&cutap_driver_state, -1);
+        }
+    }
+    pthread_mutex_unlock(&drv_lock);
+    return atomic_load(&cutap_driver_state) == 1 ? 0 : -1;
+}
+
+/* addr came out of a dlsym for a driver name on some handle: if no driver
+ * is in use yet, the object holding addr is it (the program opened the
+ * driver itself, maybe by an absolute path or as libcuda.so). */
+void cutap_driver_adopt_from(void *addr)
+{
+    if (atomic_load_explicit(&cutap_driver_state, memory_order_acquire) == 1)
+        return;
+    Dl_info info, self;
+    if (!dladdr(addr, &info) || !info.dli_fname || !dladdr((void *)cutap_driver_adopt_from, &self) ||
+        info.dli_fbase == self.dli_fbase)
+        return;   /* our own export (a lookup through the global scope) */
+    pthread_mutex_lock(&drv_lock);
+    if (atomic_load(&cutap_driver_state) != 1) {
+        void *h = dlopen(info.dli_fname, RTLD_LAZY | RTLD_NOLOAD);
+        /* Only an object that has the driver's entry point is a driver. */
+        void *init = h ? cutap_libc_dlsym(h, "cuInit") : NULL;
+        if (init && dladdr(init, &self) && self.dli_fbase == info.dli_fbase)
+            adopt(h);
+        else if (h)
+            dlclose(h);
+    }
+    pthread_mutex_unlock(&drv_lock);
+}
+
+void *cutap_wrap_pointer(void *p, const char *name_hint)
+{
+    if (!p || atomic_load_explicit(&cutap_driver_state, memory_order_acquire) != 1)
+        return p;
+    uint32_t id = map_get(p);
+    if (id < CUTAP_DRIVER_COUNT)
+        return cutap_driver_wrapper[id];
+    if (id != CUTAP_ID_ALL) {
+        struct cutap_tramp_ctx *ctx = cutap_id_ctx(id);
+        return ctx ? (void *)ctx->reserved : p;
+    }
+    if (!cutap_driver_owns(p))
+        return p;
+    /* A driver function the tables do not know: a newer entry point, or
+     * an undeclared one. Give it an id and a trampoline, once per address. */
+    pthread_mutex_lock(&map_lock);
+    void *out = p;
+    id = map_get(p);
+    if (id != CUTAP_ID_ALL) {
+        struct cutap_tramp_ctx *ctx = cutap_id_ctx(id);
+        out = ctx ? (void *)ctx->reserved : p;
+    } else {
+        struct cutap_tramp_ctx *ctx = NULL;
+        id = cutap_id_new(name_hint && *name_hint ? name_hint : "cu?unknown", CUTAP_LAYER_DRIVER, &ctx);
+        void *stub = ctx ? cutap_tramp_make_stub(ctx) : NULL;
+        if (stub) {
+            ctx->reserved = (uint64_t)(uintptr_t)stub;
+            __atomic_store_n(&ctx->real, p, __ATOMIC_RELEASE);
+            cutap_refresh_id(id);
+            map_put(p, id);
+            out = stub;
+            cutap_log_debug("new entry point %s at %p -> trampoline %p", cutap_call_name(id), p, stub);
+        }
+    }
+    pthread_mutex_unlock(&map_lock);
+    return out;
+}
