@@ -43,6 +43,12 @@ def generate(model):
     for f in model.functions:
         out.append('    "%s",' % f.name)
     out.append("};")
+    out.append("/* Own addresses, bound at link time (-Bsymbolic): what a driver hands out. */")
+    out.append("void *const fake_addresses[CUTAP_DRIVER_COUNT + 1] = {")
+    for f in model.functions:
+        out.append("    (void *)%s," % f.name)
+    out.append("    (void *)cuFutureFunction,")
+    out.append("};")
     out.append("const struct fake_procaddr fake_procaddr_table[] = {")
     for base, ver, fl, exp in model.versions:
         out.append('    {"%s", %d, %d, "%s"},' % (base, ver, FLAVOUR[fl], exp))

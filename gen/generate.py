@@ -13,6 +13,7 @@ import sys
 import tempfile
 
 import cuda_model
+import exact_test_generator
 import exports_generator
 import fake_generator
 import ids_generator
@@ -21,7 +22,7 @@ import untyped_generator
 import wrappers_generator
 
 GENERATORS = [ids_generator, table_generator, wrappers_generator, untyped_generator,
-              exports_generator, fake_generator]
+              exports_generator, fake_generator, exact_test_generator]
 
 
 def run(root):

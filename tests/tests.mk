@@ -1,0 +1,97 @@
+# Test build: the fake driver, end-to-end programs in a linker-mode matrix,
+# test libraries and plugins. `make test` builds it all and runs tests/run.sh.
+T        := $(BUILD)/tests
+FAKE     := $(BUILD)/fake
+TCFLAGS  := -O1 -g $(WARN) -Iinclude -Itests -Itests/fake
+FAKE_SRC := tests/fake/fake_core.c tests/fake/generated/fake_driver.c
+
+$(FAKE)/libcuda.so.1: $(FAKE_SRC) tests/fake/fake_internal.h include/generated/cutap_ids.h
+	@mkdir -p $(FAKE)
+	$(CC) $(TCFLAGS) -fPIC -shared -Wl,-soname,libcuda.so.1 -Wl,-Bsymbolic -o $@ $(FAKE_SRC) -ldl
+	ln -sf libcuda.so.1 $(FAKE)/libcuda.so
+
+# A second export variant: another file name, symbols versioned (for
+# dlvsym), opened only by absolute path by a program that never links it.
+$(BUILD)/fake-alt/libcuda-alt.so: $(FAKE_SRC) tests/fake/fake_internal.h tests/fake/alt.map
+	@mkdir -p $(BUILD)/fake-alt
+	$(CC) $(TCFLAGS) -fPIC -shared -Wl,-soname,libcuda-alt.so -Wl,-Bsymbolic -Wl,--version-script=tests/fake/alt.map \
+	    -o $@ $(FAKE_SRC) -ldl
+
+# Linker modes of the main end-to-end program: lazy non-PIE, -z now with
+# full RELRO, PIE.
+$(T)/t_paths_lazy: tests/t_paths.c tests/cuda_min.h $(FAKE)/libcuda.so.1
+	@mkdir -p $(T)
+	$(CC) $(TCFLAGS) -no-pie -fno-pie -Wl,-z,lazy -o $@ $< -L$(FAKE) -lcuda -ldl
+$(T)/t_paths_now: tests/t_paths.c tests/cuda_min.h $(FAKE)/libcuda.so.1
+	@mkdir -p $(T)
+	$(CC) $(TCFLAGS) -no-pie -fno-pie -Wl,-z,now -Wl,-z,relro -o $@ $< -L$(FAKE) -lcuda -ldl
+$(T)/t_paths_pie: tests/t_paths.c tests/cuda_min.h $(FAKE)/libcuda.so.1
+	@mkdir -p $(T)
+	$(CC) $(TCFLAGS) -fPIE -pie -Wl,-z,lazy -o $@ $< -L$(FAKE) -lcuda -ldl
+
+$(T)/exact: tests/exact_main.c tests/generated/exact_calls.c tests/exact_internal.h $(FAKE)/libcuda.so.1
+	@mkdir -p $(T)
+	$(CC) $(TCFLAGS) -Wno-unused-variable -o $@ tests/exact_main.c tests/generated/exact_calls.c -L$(FAKE) -lcuda -ldl
+
+$(T)/t_%: tests/t_%.c tests/cuda_min.h $(FAKE)/libcuda.so.1
+	@mkdir -p $(T)
+	$(CC) $(TCFLAGS) -o $@ $< -L$(FAKE) -lcuda -ldl -lpthread
+
+$(T)/libnext_a.so: tests/lib_next_a.c
+	@mkdir -p $(T)
+	$(CC) $(TCFLAGS) -fPIC -shared -o $@ $<
+$(T)/libnext_b.so: tests/lib_next_b.c
+	@mkdir -p $(T)
+	$(CC) $(TCFLAGS) -fPIC -shared -o $@ $< -ldl
+$(T)/t_rtldnext: tests/t_rtldnext.c $(T)/libnext_a.so $(T)/libnext_b.so $(FAKE)/libcuda.so.1
+	$(CC) $(TCFLAGS) -o $@ $< -L$(T) -Wl,--no-as-needed -lnext_b -lnext_a -L$(FAKE) -lcuda -ldl -Wl,-rpath,'$$ORIGIN'
+
+$(T)/libearly.so: tests/lib_early.c
+	@mkdir -p $(T)
+	$(CC) $(TCFLAGS) -fPIC -shared -o $@ $< -ldl
+$(T)/t_early: tests/t_early.c $(T)/libearly.so $(FAKE)/libcuda.so.1
+	$(CC) $(TCFLAGS) -o $@ $< -L$(T) -Wl,--no-as-needed -learly -L$(FAKE) -lcuda -Wl,-rpath,'$$ORIGIN'
+
+# LLVM OpenMP (libomp-14-dev): its OMPT tool lookup uses dlsym(RTLD_NEXT).
+$(T)/t_omp: tests/t_omp.c
+	@mkdir -p $(T)
+	clang -O1 -fopenmp=libomp -o $@ $<
+
+$(T)/apitest.so: tests/plugins/apitest.c include/cutap.h
+	@mkdir -p $(T)
+	$(CC) $(TCFLAGS) -fPIC -shared -o $@ $<
+
+$(BUILD)/examples/memlimit.so: examples/memlimit/memlimit.c include/cutap.h
+	@mkdir -p $(BUILD)/examples
+	$(CC) $(TCFLAGS) -fPIC -shared -o $@ $< -lpthread
+$(T)/t_memlimit: examples/memlimit/t_memlimit.c $(FAKE)/libcuda.so.1
+	@mkdir -p $(T)
+	$(CC) $(TCFLAGS) -o $@ $< -L$(FAKE) -lcuda
+
+$(T)/t_dlonly: tests/t_dlonly.c
+	@mkdir -p $(T)
+	$(CC) $(TCFLAGS) -o $@ $< -ldl
+
+$(T)/t_nodriver: tests/t_nodriver.c $(BUILD)/libcutap.so
+	@mkdir -p $(T)
+	$(CC) $(TCFLAGS) -o $@ $< -L$(BUILD) -lcutap -Wl,-rpath,'$$ORIGIN/..'
+
+$(BUILD)/examples/demo: examples/demo/demo.c
+	@mkdir -p $(BUILD)/examples
+	$(CC) $(TCFLAGS) -o $@ $< -ldl
+
+# The README's first command: build, then run the demo under cutap on the
+# fake driver, with the per-call log and the summary table on stderr.
+demo: lib $(FAKE)/libcuda.so.1 $(BUILD)/examples/demo
+	@echo "== build/examples/demo under cutap (fake driver; CUTAP_LOG=stderr CUTAP_STAT=stderr)"
+	@LD_LIBRARY_PATH=$(FAKE) CUTAP_LOG=stderr CUTAP_STAT=stderr LD_PRELOAD=$(BUILD)/libcutap.so $(BUILD)/examples/demo
+
+TEST_BINS := $(T)/t_nodriver $(BUILD)/examples/demo $(FAKE)/libcuda.so.1 $(BUILD)/fake-alt/libcuda-alt.so $(T)/t_dlonly $(T)/t_paths_lazy $(T)/t_paths_now $(T)/t_paths_pie $(T)/exact \
+             $(T)/t_threads $(T)/t_fork $(T)/t_rtldnext $(T)/t_early $(T)/t_omp $(T)/t_api $(T)/apitest.so \
+             $(BUILD)/examples/memlimit.so $(T)/t_memlimit
+
+.PHONY: test-build
+test-build: lib $(TEST_BINS)
+
+test: test-build
+	@tests/run.sh $(TESTS)

@@ -87,6 +87,7 @@ void cutap_driver_adopt_from(void *addr);
 extern _Atomic int cutap_driver_state;   /* 0 none yet, 1 ready, -1 none found */
 void *cutap_driver_real(uint32_t id);
 int cutap_driver_owns(const void *addr);
+int cutap_driver_is_handle(const void *handle);
 /* Maps a pointer the driver handed out to what the caller should get:
  * our wrapper of that export, a trampoline for an export we do not know, or
  * the pointer itself when it is no driver function. */

@@ -72,10 +72,16 @@ static void load_plugins(const char *list)
     free(copy);
 }
 
+/* Runs as our constructor, or earlier from the first intercepted call or
+ * driver lookup when another library's constructor reaches the driver
+ * before ours has run. A call that arrives while another thread is still
+ * in here proceeds without waiting (it may go unrecorded). */
+static _Atomic int init_state;
+
 __attribute__((constructor)) void cutap_init(void)
 {
-    static int done;
-    if (done++)
+    int expect = 0;
+    if (!atomic_compare_exchange_strong(&init_state, &expect, 1))
         return;
     const char *v = getenv("CUTAP_DEBUG");
     cutap_debug = v && *v && strcmp(v, "0");
@@ -89,5 +95,6 @@ __attribute__((constructor)) void cutap_init(void)
      * constructor), resolve it now rather than on the first call. */
     if (dlopen("libcuda.so.1", RTLD_LAZY | RTLD_NOLOAD) || getenv("CUTAP_DRIVER"))
         cutap_driver_ensure();
+    atomic_store(&init_state, 2);
     cutap_log_debug("initialised: %d driver entry points", CUTAP_DRIVER_COUNT);
 }

@@ -128,10 +128,9 @@ void *cutap_libc_dlsym(void *handle, const char *name)
 }
 
 /* Decides whether a lookup is one cutap must see: a name the driver tables
- * know, on any handle; or any "cu" name on the driver's own handle (newer
- * entry points). Everything else goes straight to glibc. */
-static void *driver_handle_seen;
-
+ * know, on any handle; or any other "cu" name on the driver's own handle
+ * (entry points newer than the tables). Everything else goes straight to
+ * glibc. */
 int cutap_dl_divert(void *handle, const char *name, const char *version);
 int cutap_dl_divert(void *handle, const char *name, const char *version)
 {
@@ -141,7 +140,14 @@ int cutap_dl_divert(void *handle, const char *name, const char *version)
         return 0;
     if (cutap_lookup(name) < CUTAP_DRIVER_COUNT)
         return 1;
-    return handle && handle == __atomic_load_n(&driver_handle_seen, __ATOMIC_RELAXED);
+    if (!handle || handle == RTLD_DEFAULT || handle == RTLD_NEXT)
+        return 0;
+    if (atomic_load_explicit(&cutap_driver_state, memory_order_acquire) != 1) {
+        void *init = cutap_libc_dlsym_ptr(handle, "cuInit");
+        if (init)
+            cutap_driver_adopt_from(init);
+    }
+    return cutap_driver_is_handle(handle);
 }
 
 /* RTLD_NEXT relative to the caller, for driver names only: the first object
@@ -172,6 +178,7 @@ static void *next_after(const char *name, const char *version, void *caller)
 void *cutap_dl_lookup(void *handle, const char *name, const char *version, void *caller);
 void *cutap_dl_lookup(void *handle, const char *name, const char *version, void *caller)
 {
+    cutap_init();
     void *r;
     if (handle == RTLD_NEXT)
         r = next_after(name, version, caller);
@@ -181,8 +188,5 @@ void *cutap_dl_lookup(void *handle, const char *name, const char *version, void 
         return NULL;   /* dlerror() keeps glibc's message */
     if (handle != RTLD_NEXT && handle != RTLD_DEFAULT)
         cutap_driver_adopt_from(r);
-    void *out = cutap_wrap_pointer(r, name);
-    if (out != r && handle != RTLD_NEXT && handle != RTLD_DEFAULT)
-        __atomic_store_n(&driver_handle_seen, handle, __ATOMIC_RELAXED);
-    return out;
+    return cutap_wrap_pointer(r, name);
 }

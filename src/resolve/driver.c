@@ -68,6 +68,12 @@ void *cutap_driver_real(uint32_t id)
     return id < CUTAP_DRIVER_COUNT ? real[id] : NULL;
 }
 
+/* dlopen hands out the same handle for every open of one object. */
+int cutap_driver_is_handle(const void *handle)
+{
+    return atomic_load_explicit(&cutap_driver_state, memory_order_acquire) == 1 && handle == driver_handle;
+}
+
 int cutap_driver_owns(const void *addr)
 {
     if (atomic_load(&cutap_driver_state) != 1)
@@ -123,6 +129,7 @@ static void *open_driver(void)
 
 int cutap_driver_ensure(void)
 {
+    cutap_init();
     int s = atomic_load_explicit(&cutap_driver_state, memory_order_acquire);
     if (s)
         return s == 1 ? 0 : -1;

@@ -1,0 +1,32 @@
+/* fork: the child keeps working and is traced on its own (CUTAP_LOG with
+ * %p gives each process its file). Parent: cuInit, cuDriverGetVersion;
+ * child: 3 x cuMemAlloc_v2. */
+#include <stdio.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "cuda_min.h"
+
+int main(void)
+{
+    if (cuInit(0))
+        return 1;
+    fflush(stdout);
+    pid_t pid = fork();
+    if (pid == 0) {
+        int bad = 0;
+        for (int i = 0; i < 3; i++) {
+            CUdeviceptr p = 0;
+            bad += cuMemAlloc_v2(&p, 128) != 0 || !p;
+        }
+        printf("child %d: %d bad\n", (int)getpid(), bad);
+        fflush(stdout);
+        _exit(bad != 0);
+    }
+    int st = 0;
+    waitpid(pid, &st, 0);
+    int v = 0;
+    int rc = cuDriverGetVersion(&v);
+    printf("parent %d: child status %d, version %d\n", (int)getpid(), st, v);
+    return rc || st || v != 13000;
+}
