@@ -17,12 +17,14 @@ import exact_test_generator
 import exports_generator
 import fake_generator
 import ids_generator
+import procaddr_tsv_generator
 import table_generator
 import untyped_generator
 import wrappers_generator
 
 GENERATORS = [ids_generator, table_generator, wrappers_generator, untyped_generator,
-              exports_generator, fake_generator, exact_test_generator]
+              exports_generator, fake_generator, exact_test_generator,
+              procaddr_tsv_generator]
 
 
 def run(root):
