@@ -5603,7 +5603,6 @@ const struct cutap_procaddr cutap_procaddr_table[] = {
     {"cuEGLStreamProducerPresentFrame", 7000, CUTAP_FLAVOUR_PLAIN, CUTAP_ID_cuEGLStreamProducerPresentFrame},
     {"cuEGLStreamProducerReturnFrame", 7000, CUTAP_FLAVOUR_PLAIN, CUTAP_ID_cuEGLStreamProducerReturnFrame},
     {"cuEventCreate", 2000, CUTAP_FLAVOUR_PLAIN, CUTAP_ID_cuEventCreate},
-    {"cuEventCreateFromEGLSync", 9000, CUTAP_FLAVOUR_PLAIN, CUTAP_ID_cuEventCreateFromEGLSync},
     {"cuEventDestroy", 2000, CUTAP_FLAVOUR_PLAIN, CUTAP_ID_cuEventDestroy},
     {"cuEventDestroy", 4000, CUTAP_FLAVOUR_PLAIN, CUTAP_ID_cuEventDestroy_v2},
     {"cuEventElapsedTime", 2000, CUTAP_FLAVOUR_PLAIN, CUTAP_ID_cuEventElapsedTime},
@@ -6165,4 +6164,4 @@ const struct cutap_procaddr cutap_procaddr_table[] = {
     {"cuWaitExternalSemaphoresAsync", 10000, CUTAP_FLAVOUR_PLAIN, CUTAP_ID_cuWaitExternalSemaphoresAsync},
     {"cuWaitExternalSemaphoresAsync", 10000, CUTAP_FLAVOUR_PTSZ, CUTAP_ID_cuWaitExternalSemaphoresAsync_ptsz},
 };
-const unsigned cutap_procaddr_count = 672;
+const unsigned cutap_procaddr_count = 671;

@@ -181,7 +181,7 @@ static void fix(cutap_call_t *call)
     if (copy)
         *pp = copy;
     else
-        cutap_log_debug("export table %s: length unknown, observed only", tname);
+        cutap_warn("export table %s: length unknown, observed only", tname);
 }
 
 void cutap_exporttable_init(void)

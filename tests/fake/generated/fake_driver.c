@@ -4867,7 +4867,6 @@ const struct fake_procaddr fake_procaddr_table[] = {
     {"cuEGLStreamProducerPresentFrame", 7000, 0, "cuEGLStreamProducerPresentFrame"},
     {"cuEGLStreamProducerReturnFrame", 7000, 0, "cuEGLStreamProducerReturnFrame"},
     {"cuEventCreate", 2000, 0, "cuEventCreate"},
-    {"cuEventCreateFromEGLSync", 9000, 0, "cuEventCreateFromEGLSync"},
     {"cuEventDestroy", 2000, 0, "cuEventDestroy"},
     {"cuEventDestroy", 4000, 0, "cuEventDestroy_v2"},
     {"cuEventElapsedTime", 2000, 0, "cuEventElapsedTime"},
@@ -5429,4 +5428,4 @@ const struct fake_procaddr fake_procaddr_table[] = {
     {"cuWaitExternalSemaphoresAsync", 10000, 0, "cuWaitExternalSemaphoresAsync"},
     {"cuWaitExternalSemaphoresAsync", 10000, 2, "cuWaitExternalSemaphoresAsync_ptsz"},
 };
-const unsigned fake_procaddr_count = 672;
+const unsigned fake_procaddr_count = 671;
