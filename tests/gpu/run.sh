@@ -58,7 +58,7 @@ calls() { awk '$NF=="total" {s+=$3} END {print s+0}' "$@" 2>/dev/null; }
 printf '%-20s %5s %9s %9s %9s %9s %7s %7s %9s %s\n' workload rc same stat_same calls getproc exptbl hidden all_same 'ms(bare/trace)'
 for n in $ORDER; do
   run "$n" bare
-  run "$n" trace CUTAP_LOG="$R/$n.log.%p" CUTAP_STAT="$R/$n.stat.%p"
+  run "$n" trace CUTAP_LOG="$R/$n.log.%p" CUTAP_STAT="$R/$n.stat.%p" CUTAP_DEBUG=1
   run "$n" stat CUTAP_STAT="$R/$n.statonly.%p"
   run "$n" all CUTAP_HIDDEN=all CUTAP_LOG="$R/$n.all.%p"
   same=no; cmp -s "$R/$n.bare.out" "$R/$n.trace.out" && [ "$(cat "$R/$n.bare.rc")" = "$(cat "$R/$n.trace.rc")" ] && same=yes
@@ -74,6 +74,10 @@ done
 echo
 echo "== export tables requested (uuid, name, count) over all workloads"
 cat "$R"/*.log.* 2>/dev/null | grep -o 'uuid=[0-9a-f]* table=[A-Z_?0-9]*' | sort | uniq -c | sort -rn
+echo "== export tables: word 0 as seen (CUTAP_DEBUG)"
+cat "$R"/*.trace.err 2>/dev/null | grep -o 'export table [^ ]* at [^:]*: word 0 = 0x[0-9a-f]*' | sed 's/ at [^:]*//' | sort | uniq -c
+echo "== hidden slots called by default (top 40)"
+cat "$R"/*.log.* 2>/dev/null | sed -n 's/.* \([A-Za-z_0-9]*#[0-9]*\)(.*/\1/p' | sort | uniq -c | sort -rn | head -40
 echo "== hidden slots called with CUTAP_HIDDEN=all (top 30)"
 cat "$R"/*.all.* 2>/dev/null | sed -n 's/.* \([A-Za-z_0-9]*#[0-9]*\)(.*/\1/p' | sort | uniq -c | sort -rn | head -30
 echo "== differences (first lines)"
