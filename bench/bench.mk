@@ -1,0 +1,7 @@
+# Benchmarks: programs that print side-by-side ratios (no timed assertions).
+$(BUILD)/bench/passthrough: bench/passthrough.c
+	@mkdir -p $(BUILD)/bench
+	$(CC) -O2 -g $(WARN) -o $@ $< -ldl
+
+bench: lib $(BUILD)/fake/libcuda.so.1 $(BUILD)/bench/passthrough
+	LD_LIBRARY_PATH=$(BUILD)/fake $(BUILD)/bench/passthrough

@@ -55,7 +55,7 @@ $(T)/t_early: tests/t_early.c $(T)/libearly.so $(FAKE)/libcuda.so.1
 # LLVM OpenMP (libomp-14-dev): its OMPT tool lookup uses dlsym(RTLD_NEXT).
 $(T)/t_omp: tests/t_omp.c
 	@mkdir -p $(T)
-	clang -O1 -fopenmp=libomp -o $@ $<
+	clang -O1 -fopenmp=libomp -o $@ $< || { echo "t_omp: clang -fopenmp unavailable; its test is skipped"; rm -f $@; }
 
 $(T)/apitest.so: tests/plugins/apitest.c include/cutap.h
 	@mkdir -p $(T)

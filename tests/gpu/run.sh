@@ -22,7 +22,8 @@ make -s lib >"$R/build.log" 2>&1 || { cat "$R/build.log"; exit 1; }
   nvcc -O2 -arch=sm_90 -cudart shared vecadd.cu -o "$B/vecadd_shared" &&
   gcc -O2 -I/usr/local/cuda/include driverapi.c -o "$B/driverapi" -L/usr/local/cuda/lib64/stubs -lcuda &&
   nvcc -O2 -arch=sm_90 --default-stream per-thread ptds.cu -o "$B/ptds" &&
-  nvcc -O2 -arch=sm_90 cublas_gemm.cu -lcublas -o "$B/cublas_gemm"
+  nvcc -O2 -arch=sm_90 cublas_gemm.cu -lcublas -o "$B/cublas_gemm" &&
+  nvcc -O2 -arch=sm_90 entrypoint.cu -o "$B/entrypoint"
 ) >"$R/nvcc.log" 2>&1 || { echo "workload build failed"; tail -20 "$R/nvcc.log"; }
 gcc -O2 -o "$B/procaddr_check" tests/gpu/procaddr_check.c -ldl
 
@@ -37,8 +38,8 @@ echo "driver $DRV: $(wc -l <"$R/drv_exports.txt") cu* exports; not in cutap's li
 declare -A CMD=(
   [vecadd_static]="$B/vecadd_static" [vecadd_shared]="$B/vecadd_shared" [driverapi]="$B/driverapi"
   [driverapi_procaddr]="$B/driverapi procaddr" [ptds]="$B/ptds" [cublas_gemm]="$B/cublas_gemm"
-  [torch_step]="python3 $W/torch_step.py")
-ORDER="vecadd_static vecadd_shared driverapi driverapi_procaddr ptds cublas_gemm torch_step"
+  [torch_step]="python3 $W/torch_step.py" [entrypoint]="$B/entrypoint")
+ORDER="vecadd_static vecadd_shared driverapi driverapi_procaddr ptds cublas_gemm torch_step entrypoint"
 [ -n "${GPU_ONLY:-}" ] && ORDER=$GPU_ONLY
 
 run() {  # name mode -> files in $R
@@ -72,6 +73,10 @@ for n in $ORDER; do
     "$(cat "$R/$n.bare.ms")" "$(cat "$R/$n.trace.ms")"
 done
 echo
+if [[ " $ORDER " == *" entrypoint "* ]]; then
+  n=$(cat "$R"/entrypoint.log.* 2>/dev/null | grep -c ' cuDeviceGetPCIBusId(')
+  echo "cudaGetDriverEntryPointByVersion: cuDeviceGetPCIBusId calls recorded: $n (program made 3): $([ "$n" = 3 ] && echo PASS || echo FAIL)"
+fi
 echo "== export tables requested (uuid, name, count) over all workloads"
 cat "$R"/*.log.* 2>/dev/null | grep -o 'uuid=[0-9a-f]* table=[A-Z_?0-9]*' | sort | uniq -c | sort -rn
 echo "== export tables: word 0 as seen (CUTAP_DEBUG)"

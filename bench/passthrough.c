@@ -1,0 +1,111 @@
+/* Pass-through cost of cutap, side by side in one run.
+ *
+ *   build/bench/passthrough [N]
+ *
+ * The program runs itself three times as children: without cutap, with
+ * libcutap.so preloaded and no client (the pass-through every intercepted
+ * call pays), and with the counting client (CUTAP_STAT). Each child calls
+ * cuCtxGetCurrent N times (default 20 M) through the pointer dlsym gives,
+ * 7 rounds, and reports the median ns per call and, where the kernel lets
+ * it (perf_event_open), user-space instructions per call. The parent prints
+ * the table and the cost added per call. Works on the fake driver (make
+ * bench) and on a real one. */
+#define _GNU_SOURCE
+#include <dlfcn.h>
+#include <linux/perf_event.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+static uint64_t now(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (uint64_t)t.tv_sec * 1000000000u + (uint64_t)t.tv_nsec;
+}
+
+static int cmp(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return x < y ? -1 : x > y;
+}
+
+static int child(long n)
+{
+    void *h = dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL);
+    int (*ctx)(void **) = h ? (int (*)(void **))dlsym(h, "cuCtxGetCurrent") : NULL;
+    if (!ctx) {
+        fprintf(stderr, "bench: no driver\n");
+        return 1;
+    }
+    void *c;
+    ctx(&c);   /* first call: resolution, not measured */
+    struct perf_event_attr pa = {.type = PERF_TYPE_HARDWARE, .size = sizeof pa,
+                                 .config = PERF_COUNT_HW_INSTRUCTIONS, .exclude_kernel = 1, .exclude_hv = 1};
+    int pfd = (int)syscall(SYS_perf_event_open, &pa, 0, -1, -1, 0);
+    double r[7], ins = -1;
+    for (int k = 0; k < 7; k++) {
+        uint64_t i0 = 0, i1 = 0;
+        if (pfd >= 0 && read(pfd, &i0, sizeof i0) != sizeof i0)
+            pfd = -1;
+        uint64_t t0 = now();
+        for (long i = 0; i < n; i++)
+            ctx(&c);
+        uint64_t t1 = now();
+        if (pfd >= 0 && read(pfd, &i1, sizeof i1) == sizeof i1)
+            ins = (double)(i1 - i0) / (double)n;
+        r[k] = (double)(t1 - t0) / (double)n;
+    }
+    qsort(r, 7, sizeof *r, cmp);
+    printf("%.3f %.2f\n", r[3], ins);
+    return 0;
+}
+
+static int measure(const char *self, const char *preload, const char *stat, long n, double *ns, double *ins)
+{
+    char cmd[8192];
+    snprintf(cmd, sizeof cmd, "env %s%s %s%s %s --child %ld", preload ? "LD_PRELOAD=" : "", preload ? preload : "",
+             stat ? "CUTAP_STAT=" : "", stat ? stat : "", self, n);
+    FILE *p = popen(cmd, "r");
+    if (!p)
+        return -1;
+    int ok = fscanf(p, "%lf %lf", ns, ins) == 2;
+    return pclose(p) == 0 && ok ? 0 : -1;
+}
+
+int main(int argc, char **argv)
+{
+    if (argc > 2 && !strcmp(argv[1], "--child"))
+        return child(atol(argv[2]));
+    long n = argc > 1 ? atol(argv[1]) : 20000000;
+    char self[4096], lib[4096];
+    ssize_t k = readlink("/proc/self/exe", self, sizeof self - 1);
+    if (k <= 0)
+        return 1;
+    self[k] = 0;
+    snprintf(lib, sizeof lib, "%s", self);
+    char *slash = strrchr(lib, '/');
+    *slash = 0;
+    slash = strrchr(lib, '/');   /* build/bench -> build */
+    snprintf(slash, sizeof lib - (size_t)(slash - lib), "/libcutap.so");
+    double b, bi, p, pi, s, si;
+    if (measure(self, NULL, NULL, n, &b, &bi) || measure(self, lib, NULL, n, &p, &pi) ||
+        measure(self, lib, "/dev/null", n / 10, &s, &si)) {
+        fprintf(stderr, "bench: a run failed\n");
+        return 1;
+    }
+    printf("cuCtxGetCurrent through dlsym, %ld calls x 7 rounds, median\n", n);
+    printf("%-34s %10s %12s %14s\n", "mode", "ns/call", "added ns", "instr/call");
+    printf("%-34s %10.2f %12s %14.1f\n", "bare driver", b, "-", bi);
+    printf("%-34s %10.2f %12.2f %14.1f\n", "cutap, no client (pass-through)", p, p - b, pi);
+    printf("%-34s %10.2f %12.2f %14.1f\n", "cutap, CUTAP_STAT counting", s, s - b, si);
+    if (bi >= 0)
+        printf("added instructions per call: pass-through %.1f, counting %.1f\n", pi - bi, si - bi);
+    printf("ratio pass-through/bare: %.3f\n", p / b);
+    return 0;
+}
