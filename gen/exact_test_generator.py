@@ -5,7 +5,7 @@ fake driver received exactly those argument words and that the caller got
 exactly that result. Covers every wrapper: 11-argument cuLaunchKernel (five
 on the stack), float and double arguments, structs passed by value."""
 import cuda_model
-from gen_common import pfn_type, struct_defs
+from gen_common import fake_word, pfn_type, struct_defs
 
 
 def value(p, fid, i):
@@ -19,20 +19,6 @@ def value(p, fid, i):
     if p.kind == "struct":
         return None
     return "(%s)0x%xULL" % (p.abi, pat)
-
-
-def word(p, v):
-    if p.kind == "struct":
-        return "fake_struct_word(&%s, sizeof %s)" % (v, v)
-    if p.kind == "ptr":
-        return "(uint64_t)(uintptr_t)%s" % v
-    if p.kind == "float":
-        return "fake_f2w(%s)" % v
-    if p.kind == "double":
-        return "fake_d2w(%s)" % v
-    if p.kind == "int":
-        return "(uint64_t)(int64_t)%s" % v
-    return "(uint64_t)%s" % v
 
 
 def generate(model):
@@ -55,7 +41,7 @@ def generate(model):
             else:
                 out.append("    %s v%d = %s;" % (p.abi, i, v))
         n = len(f.params)
-        out.append("    uint64_t want[%d] = {%s};" % (max(n, 1), ", ".join(word(p, "v%d" % i) for i, p in enumerate(f.params)) or "0"))
+        out.append("    uint64_t want[%d] = {%s};" % (max(n, 1), ", ".join(fake_word(p, "v%d" % i) for i, p in enumerate(f.params)) or "0"))
         out.append("    int forced = exact_forced_result(CUTAP_ID_%s);" % f.name)
         out.append("    %s r = ((%s)p)(%s);" % (f.ret_abi, pfn_type(f), ", ".join("v%d" % i for i in range(n))))
         out.append('    return exact_check("%s", CUTAP_ID_%s, want, %d, (int)r, forced);\n}' % (f.name, f.name, n))

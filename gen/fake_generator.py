@@ -6,23 +6,9 @@ declares get a fixed test signature (8 integer and 2 double arguments) so
 the tests can check that the generic trampoline preserves every register
 and stack argument."""
 import cuda_model
-from gen_common import proto, struct_defs
+from gen_common import fake_word, proto, struct_defs
 
 FLAVOUR = {"": 0, "ptds": 1, "ptsz": 2}
-
-
-def word(p):
-    if p.kind == "struct":
-        return "fake_struct_word(&%s, sizeof %s)" % (p.name, p.name)
-    if p.kind == "ptr":
-        return "(uint64_t)(uintptr_t)%s" % p.name
-    if p.kind == "float":
-        return "fake_f2w(%s)" % p.name
-    if p.kind == "double":
-        return "fake_d2w(%s)" % p.name
-    if p.kind == "int":
-        return "(uint64_t)(int64_t)%s" % p.name
-    return "(uint64_t)%s" % p.name
 
 
 def generate(model):
@@ -32,7 +18,7 @@ def generate(model):
         if f.typed:
             n = len(f.params)
             out.append("FAKE_EXPORT %s\n{" % proto(f))
-            out.append("    uint64_t fake_w[%d] = {%s};" % (max(n, 1), ", ".join(word(p) for p in f.params) or "0"))
+            out.append("    uint64_t fake_w[%d] = {%s};" % (max(n, 1), ", ".join(fake_word(p, p.name) for p in f.params) or "0"))
             ret = "(%s)" % f.ret_abi if f.ret_abi != "void" else "(void)"
             out.append("    %sfake_call(CUTAP_ID_%s, fake_w, %d);\n}" % ("return " + ret if f.ret_abi != "void" else ret, f.name, n))
         else:
