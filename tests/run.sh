@@ -180,7 +180,11 @@ case_no_driver() {
 
 case_demo() {
     make -s demo >"$WORK/demo.out" 2>&1 || { tail -20 "$WORK/demo.out" >&2; return 1; }
-    grep -q 'cuGetProcAddress_v2' "$WORK/demo.out" && grep -q 'total' "$WORK/demo.out"
+    # Entry points the demo got through cuGetProcAddress (per-thread
+    # variants), and a call through an export table, are all recorded.
+    for want in ' cuMemcpyHtoD_v2_ptds(' ' cuLaunchKernel_ptsz(' ' FAKE_SIZED#1(' 'table=FAKE_SIZED' ' total$' 'demo: driver version 13000'; do
+        grep -q -- "$want" "$WORK/demo.out" || { say "  demo output lacks '$want'"; return 1; }
+    done
 }
 
 # --- run -------------------------------------------------------------------
