@@ -158,8 +158,17 @@ case_openmp_libomp() {
 case_callback_api() {
     CUTAP_PLUGINS=$T/apitest.so LD_PRELOAD=$LIB $T/t_api >"$WORK/api.out" 2>"$WORK/api.err" \
         || { cat "$WORK/api.out" "$WORK/api.err" >&2; return 1; }
-    grep -q 'apitest: modified=1 skipped=1 nested_depth=1 parent=cuProfilerStart posts=[0-9]* scratch=ok' "$WORK/api.err" \
+    grep -q 'apitest: modified=1 skipped=1 nested_depth=1 parent=cuProfilerStart posts=[0-9]* scratch=ok inner=14 pairs=ok' "$WORK/api.err" \
         || { cat "$WORK/api.err" >&2; return 1; }
+}
+
+case_driver_env_reentry() {
+    # CUTAP_DRIVER names a shim whose constructor opens the real driver and
+    # calls it while cutap is adopting: no deadlock, the shim (no driver
+    # entry points) is refused, libcuda.so.1 is used, every call is traced.
+    CUTAP_DRIVER=$T/libshim.so timeout 20 bash -c "$(declare -f traced_equal called top_names same_counts say); \
+        WORK=$WORK LIB=$LIB traced_equal shim $T/t_paths_pie plt" || return 1
+    grep -q 'libshim.so has no CUDA driver entry points' "$WORK/shim.err"
 }
 
 case_plugin_errors() {

@@ -10,6 +10,8 @@
 #include "cutap.h"
 #include "fake/fake_internal.h"
 
+int cuMemGetAttribute(FAKE_UNTYPED_PARAMS);
+
 int main(void)
 {
     int bad = 0;
@@ -30,6 +32,10 @@ int main(void)
     bad += cuDeviceGetCount(NULL) != CUDA_ERROR_INVALID_VALUE;   /* not skipped: NULL */
 
     bad += cuProfilerStart() != 0;   /* calls cuDriverGetVersion inside */
+
+    int r = cuMemGetAttribute(0x11, 2, 3, 4, 5, 6, 7, 0x22, 0.5, 0.25);   /* its post makes an untyped call */
+    printf("cuMemGetAttribute returned %d\n", r);
+    bad += r != (0x11 ^ 0x22);
 
     uint32_t (*lookup)(const char *) = (uint32_t (*)(const char *))dlsym(RTLD_DEFAULT, "cutap_lookup");
     const char *(*name)(uint32_t) = (const char *(*)(uint32_t))dlsym(RTLD_DEFAULT, "cutap_call_name");

@@ -46,6 +46,10 @@ $(T)/libnext_b.so: tests/lib_next_b.c
 $(T)/t_rtldnext: tests/t_rtldnext.c $(T)/libnext_a.so $(T)/libnext_b.so $(FAKE)/libcuda.so.1
 	$(CC) $(TCFLAGS) -o $@ $< -L$(T) -Wl,--no-as-needed -lnext_b -lnext_a -L$(FAKE) -lcuda -ldl -Wl,-rpath,'$$ORIGIN'
 
+$(T)/libshim.so: tests/lib_shim.c
+	@mkdir -p $(T)
+	$(CC) $(TCFLAGS) -fPIC -shared -o $@ $< -ldl
+
 $(T)/libearly.so: tests/lib_early.c
 	@mkdir -p $(T)
 	$(CC) $(TCFLAGS) -fPIC -shared -o $@ $< -ldl
@@ -86,7 +90,7 @@ demo: lib $(FAKE)/libcuda.so.1 $(BUILD)/examples/demo
 	@echo "== build/examples/demo under cutap (fake driver; CUTAP_LOG=stderr CUTAP_STAT=stderr)"
 	@LD_LIBRARY_PATH=$(FAKE) CUTAP_LOG=stderr CUTAP_STAT=stderr LD_PRELOAD=$(BUILD)/libcutap.so $(BUILD)/examples/demo
 
-TEST_BINS := $(T)/t_nodriver $(BUILD)/examples/demo $(FAKE)/libcuda.so.1 $(BUILD)/fake-alt/libcuda-alt.so $(T)/t_dlonly $(T)/t_paths_lazy $(T)/t_paths_now $(T)/t_paths_pie $(T)/exact \
+TEST_BINS := $(T)/libshim.so $(T)/t_nodriver $(BUILD)/examples/demo $(FAKE)/libcuda.so.1 $(BUILD)/fake-alt/libcuda-alt.so $(T)/t_dlonly $(T)/t_paths_lazy $(T)/t_paths_now $(T)/t_paths_pie $(T)/exact \
              $(T)/t_threads $(T)/t_fork $(T)/t_rtldnext $(T)/t_early $(T)/t_omp $(T)/t_api $(T)/apitest.so \
              $(BUILD)/examples/memlimit.so $(T)/t_memlimit
 

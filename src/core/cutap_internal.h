@@ -13,6 +13,17 @@
 #define CUTAP_LIKELY(x) __builtin_expect(!!(x), 1)
 #define CUTAP_UNLIKELY(x) __builtin_expect(!!(x), 0)
 
+/* A forked child has one thread: a lock another thread of the parent held
+ * at fork would stay locked for good, so each lock is made anew in the
+ * child (what it protects is only ever extended, never left half-written
+ * in a way the child's next use would trip over). */
+#define CUTAP_FORK_SAFE(lock)                                                      \
+    static void lock##_child(void) { pthread_mutex_init(&lock, NULL); }           \
+    __attribute__((constructor)) static void lock##_atfork(void)                  \
+    {                                                                              \
+        pthread_atfork(NULL, NULL, lock##_child);                                  \
+    }
+
 /* CUresult values cutap itself produces. */
 #define CUTAP_CUDA_SUCCESS 0
 #define CUTAP_CUDA_ERROR_NOT_FOUND 500
@@ -88,6 +99,8 @@ extern _Atomic int cutap_driver_state;   /* 0 none yet, 1 ready, -1 none found *
 void *cutap_driver_real(uint32_t id);
 int cutap_driver_owns(const void *addr);
 int cutap_driver_is_handle(const void *handle);
+int cutap_addr_is_code(const void *p);
+void cutap_driver_configure(const char *driver);
 /* Maps a pointer the driver handed out to what the caller should get:
  * our wrapper of that export, a trampoline for an export we do not know, or
  * the pointer itself when it is no driver function. */
@@ -98,6 +111,7 @@ void *cutap_libc_dlsym(void *handle, const char *name);
 
 /* --- resolve/exporttable.c --- */
 void cutap_exporttable_init(void);
+void cutap_exporttable_configure(const char *policy);
 
 /* --- resolve/getprocaddress.c --- */
 void cutap_getprocaddress_init(void);

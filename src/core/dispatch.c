@@ -22,10 +22,16 @@ struct client {
 static struct client clients[CUTAP_MAX_CLIENTS];
 static _Atomic int nclients;
 static pthread_mutex_t reg_lock = PTHREAD_MUTEX_INITIALIZER;
+CUTAP_FORK_SAFE(reg_lock)
 
 /* Recomputes the fast-path pointer of an id from the driver state, the
- * masks and the fixups. Called whenever one of them changes. */
-void cutap_refresh_id(uint32_t id)
+ * masks and the fixups. Called whenever one of them changes; serialised, so
+ * a refresh that read an old mask can never store after one that read the
+ * new mask (an enabled client would otherwise be bypassed for good). */
+static pthread_mutex_t refresh_lock = PTHREAD_MUTEX_INITIALIZER;
+CUTAP_FORK_SAFE(refresh_lock)
+
+static void refresh_locked(uint32_t id)
 {
     int want = atomic_load(&cutap_mask[id]) != 0;
     if (id < CUTAP_DRIVER_COUNT && cutap_driver_info[id].typed) {
@@ -37,6 +43,13 @@ void cutap_refresh_id(uint32_t id)
     struct cutap_tramp_ctx *ctx = cutap_id_ctx(id);
     if (ctx)
         __atomic_store_n(&ctx->active, (uint8_t)(want || !ctx->real), __ATOMIC_RELEASE);
+}
+
+void cutap_refresh_id(uint32_t id)
+{
+    pthread_mutex_lock(&refresh_lock);
+    refresh_locked(id);
+    pthread_mutex_unlock(&refresh_lock);
 }
 
 int cutap_register(const char *name, cutap_pre_fn pre, cutap_post_fn post, void *ctx)
@@ -88,19 +101,29 @@ void cutap_dispatch_new_id(uint32_t id);
 void cutap_dispatch_new_id(uint32_t id)
 {
     uint8_t m = 0;
+    pthread_mutex_lock(&reg_lock);   /* against a concurrent cutap_enable(ALL) */
     int n = atomic_load(&nclients);
     for (int c = 0; c < n; c++)
         if (clients[c].all)
             m |= (uint8_t)(1u << c);
     atomic_store(&cutap_mask[id], m);
+    pthread_mutex_unlock(&reg_lock);
 }
 
-static int run_pre(cutap_call_t *call, uint8_t mask)
+/* Runs the pre callbacks in order. When one skips the call, the later
+ * clients' pre callbacks do not run, and neither will their post callbacks
+ * (*mask loses their bits): a client never sees a post without its pre. */
+static int run_pre(cutap_call_t *call, uint8_t *mask, int can_skip)
 {
     int n = atomic_load(&nclients), skip = 0;
-    for (int c = 0; c < n; c++)
-        if ((mask >> c) & 1 && clients[c].pre && !skip)
-            skip = clients[c].pre(call, clients[c].ctx) == CUTAP_SKIP;
+    for (int c = 0; c < n; c++) {
+        if (!((*mask >> c) & 1) || !clients[c].pre)
+            continue;
+        if (skip)
+            *mask &= (uint8_t)~(1u << c);
+        else
+            skip = clients[c].pre(call, clients[c].ctx) == CUTAP_SKIP && can_skip;
+    }
     return skip;
 }
 
@@ -113,8 +136,7 @@ static void run_post(cutap_call_t *call, uint8_t mask)
 
 uint64_t cutap_dispatch(uint32_t id, uint64_t *args, cutap_thunk_t thunk)
 {
-    if (CUTAP_UNLIKELY(atomic_load_explicit(&cutap_driver_state, memory_order_acquire) != 1))
-        cutap_driver_ensure();
+    int ready = atomic_load_explicit(&cutap_driver_state, memory_order_acquire) == 1 || !cutap_driver_ensure();
     struct cutap_thread *t = &cutap_tls;
     cutap_call_t call;
     call.id = id;
@@ -124,12 +146,12 @@ uint64_t cutap_dispatch(uint32_t id, uint64_t *args, cutap_thunk_t thunk)
     call.depth = t->depth;
     call.args = args;
     call.result = CUTAP_CUDA_ERROR_NOT_FOUND;
-    call.fn = cutap_driver_real(id);
+    call.fn = ready ? cutap_driver_real(id) : NULL;
     call.parent = t->current;
     memset(call.scratch, 0, sizeof call.scratch);
 
     uint8_t mask = atomic_load_explicit(&cutap_mask[id], memory_order_relaxed);
-    int skip = mask ? run_pre(&call, mask) : 0;
+    int skip = mask ? run_pre(&call, &mask, 1) : 0;
     t->depth++;
     t->current = &call;
     if (skip)
@@ -163,21 +185,32 @@ struct shadow_stack {
     struct shadow_frame f[SHADOW_DEPTH];
 };
 static __thread struct shadow_stack *shadow;
+static pthread_key_t shadow_key;
+static pthread_once_t shadow_once = PTHREAD_ONCE_INIT;
+static void shadow_key_init(void) { pthread_key_create(&shadow_key, free); }
+
+static struct shadow_stack *shadow_get(void)
+{
+    if (!shadow && (shadow = calloc(1, sizeof *shadow))) {
+        pthread_once(&shadow_once, shadow_key_init);
+        pthread_setspecific(shadow_key, shadow);   /* freed at thread exit */
+    }
+    return shadow;
+}
 
 static uint64_t not_found(void) { return CUTAP_CUDA_ERROR_NOT_FOUND; }
 
 void *cutap_tramp_enter(struct cutap_tramp_ctx *ctx, void **retslot, uint64_t *regs);
 void *cutap_tramp_enter(struct cutap_tramp_ctx *ctx, void **retslot, uint64_t *regs)
 {
-    if (CUTAP_UNLIKELY(atomic_load_explicit(&cutap_driver_state, memory_order_acquire) != 1))
-        cutap_driver_ensure();
-    void *real = __atomic_load_n(&ctx->real, __ATOMIC_ACQUIRE);
+    int ready = atomic_load_explicit(&cutap_driver_state, memory_order_acquire) == 1 || !cutap_driver_ensure();
+    void *real = ready ? __atomic_load_n(&ctx->real, __ATOMIC_ACQUIRE) : NULL;
     if (!real)
         return (void *)not_found;
     uint8_t mask = atomic_load_explicit(&cutap_mask[ctx->id], memory_order_relaxed);
     if (!mask)
         return real;   /* nothing to record: run it without a frame */
-    if (!shadow && !(shadow = calloc(1, sizeof *shadow)))
+    if (!shadow_get())
         return real;
     if (shadow->top >= SHADOW_DEPTH)
         return real;   /* too deep to follow: still correct, not recorded */
@@ -197,7 +230,7 @@ void *cutap_tramp_enter(struct cutap_tramp_ctx *ctx, void **retslot, uint64_t *r
     c->fn = real;
     c->parent = t->current;
     memset(c->scratch, 0, sizeof c->scratch);
-    run_pre(c, mask);   /* an untyped call cannot be skipped */
+    run_pre(c, &fr->mask, 0);   /* an untyped call cannot be skipped */
     t->depth++;
     t->current = c;
     extern void cutap_tramp_return(void);
@@ -208,13 +241,17 @@ void *cutap_tramp_enter(struct cutap_tramp_ctx *ctx, void **retslot, uint64_t *r
 void *cutap_tramp_exit(uint64_t rax);
 void *cutap_tramp_exit(uint64_t rax)
 {
-    struct shadow_frame *fr = &shadow->f[--shadow->top];
+    /* The frame stays on the stack until the post callbacks are done: an
+     * untyped call they make pushes above it instead of over it. */
+    struct shadow_frame *fr = &shadow->f[shadow->top - 1];
     struct cutap_thread *t = &cutap_tls;
     t->depth--;
     t->current = fr->call.parent;
     fr->call.result = rax;
     run_post(&fr->call, fr->mask);
-    return fr->ret;
+    void *ret = fr->ret;
+    shadow->top--;
+    return ret;
 }
 
 unsigned cutap_thread_depth(void)

@@ -16,6 +16,7 @@ struct dyn {
 static struct dyn *dyn[CUTAP_MAX_IDS - CUTAP_DRIVER_COUNT];
 static _Atomic uint32_t ndyn;
 static pthread_mutex_t dyn_lock = PTHREAD_MUTEX_INITIALIZER;
+CUTAP_FORK_SAFE(dyn_lock)
 
 void cutap_dispatch_new_id(uint32_t id);
 

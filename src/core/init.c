@@ -85,6 +85,8 @@ __attribute__((constructor)) void cutap_init(void)
         return;
     const char *v = getenv("CUTAP_DEBUG");
     cutap_debug = v && *v && strcmp(v, "0");
+    cutap_exporttable_configure(getenv("CUTAP_HIDDEN"));
+    cutap_driver_configure(getenv("CUTAP_DRIVER"));
     if ((v = getenv("CUTAP_STAT")) && *v)
         cutap_stat_start(v);
     if ((v = getenv("CUTAP_LOG")) && *v)
@@ -93,7 +95,10 @@ __attribute__((constructor)) void cutap_init(void)
         load_plugins(v);
     /* If the driver is loaded already (linked, or opened by an earlier
      * constructor), resolve it now rather than on the first call. */
-    if (dlopen("libcuda.so.1", RTLD_LAZY | RTLD_NOLOAD) || getenv("CUTAP_DRIVER"))
+    void *h = dlopen("libcuda.so.1", RTLD_LAZY | RTLD_NOLOAD);
+    if (h)
+        dlclose(h);   /* only asked whether it is loaded */
+    if (h || getenv("CUTAP_DRIVER"))
         cutap_driver_ensure();
     atomic_store(&init_state, 2);
     cutap_log_debug("initialised: %d driver entry points", CUTAP_DRIVER_COUNT);

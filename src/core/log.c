@@ -7,6 +7,7 @@
  * cuGetExportTable after the driver accepted it. One write(2) per line to
  * an O_APPEND file: lines of threads and processes never interleave. */
 #define _GNU_SOURCE
+#include <pthread.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/syscall.h>
@@ -17,8 +18,10 @@
 
 static int client = -1;
 static const char *dest;
-static int fd = -1;
-static pid_t fd_pid;
+static _Atomic int fd = -1;
+static _Atomic pid_t fd_pid;
+static pthread_mutex_t fd_lock = PTHREAD_MUTEX_INITIALIZER;
+CUTAP_FORK_SAFE(fd_lock)
 
 static int pre(cutap_call_t *call, void *ctx)
 {
@@ -27,17 +30,26 @@ static int pre(cutap_call_t *call, void *ctx)
     return CUTAP_PROCEED;
 }
 
+/* The file is opened once per process, by the first line written: several
+ * threads may get there at once, so under a lock. A forked child (one
+ * thread, its parent's descriptor inherited) opens its own file and closes
+ * the inherited one. */
 static int out_fd(void)
 {
     pid_t me = getpid();
-    if (fd_pid != me) {   /* first line of this process (or a forked child) */
+    if (CUTAP_LIKELY(atomic_load_explicit(&fd_pid, memory_order_acquire) == me))
+        return atomic_load_explicit(&fd, memory_order_relaxed);
+    pthread_mutex_lock(&fd_lock);
+    if (atomic_load(&fd_pid) != me) {
+        int old = atomic_load(&fd);
         int nfd = cutap_open_output(dest, 1);
-        int old = __atomic_exchange_n(&fd, nfd, __ATOMIC_ACQ_REL);
-        if (old > 2 && fd_pid)
-            close(old);
-        fd_pid = me;
+        atomic_store(&fd, nfd);
+        if (old > 2 && atomic_load(&fd_pid) != 0)
+            close(old);   /* only ever in a forked child: no other thread */
+        atomic_store_explicit(&fd_pid, me, memory_order_release);
     }
-    return fd;
+    pthread_mutex_unlock(&fd_lock);
+    return atomic_load(&fd);
 }
 
 static void post(cutap_call_t *call, void *ctx)
@@ -73,6 +85,8 @@ static void post(cutap_call_t *call, void *ctx)
     PUT(" = %lld%s <%llu ns>\n", (long long)(call->flags & CUTAP_CALL_UNTYPED ? call->result : (uint32_t)call->result),
         call->flags & CUTAP_CALL_SKIPPED ? " (skipped)" : "", (unsigned long long)(t1 - t0));
 #undef PUT
+    if (n && line[n - 1] != '\n')
+        line[n++] = '\n';   /* a truncated line still ends */
     int f = out_fd();
     if (f >= 0)
         (void)!write(f, line, n);

@@ -88,8 +88,9 @@ static void *elf_lookup(struct dl_phdr_info *info, const char *name)
 static int find_cb(struct dl_phdr_info *info, size_t size, void *data)
 {
     (void)size;
-    const char *n = info->dlpi_name;
-    if (!n || (!strstr(n, "libc.so") && !strstr(n, "libdl.so")))
+    const char *n = info->dlpi_name, *b = n ? strrchr(n, '/') : NULL;
+    b = b ? b + 1 : n;
+    if (!b || (strcmp(b, "libc.so.6") && strcmp(b, "libdl.so.2")))
         return 0;
     struct want *w = data;
     w->addr = elf_lookup(info, w->name);

@@ -18,6 +18,7 @@ static void *real[CUTAP_DRIVER_COUNT];
 static void *driver_handle;   /* our own reference: never closed */
 static char driver_path[4096];
 static pthread_mutex_t drv_lock = PTHREAD_MUTEX_INITIALIZER;
+CUTAP_FORK_SAFE(drv_lock)
 
 /* Open-addressing map real address -> id (exports) or dynamic id. */
 #define MAP_SIZE 4096
@@ -27,6 +28,7 @@ struct slot {
 };
 static struct slot map[MAP_SIZE];
 static pthread_mutex_t map_lock = PTHREAD_MUTEX_INITIALIZER;
+CUTAP_FORK_SAFE(map_lock)
 
 static unsigned hash_ptr(const void *p)
 {
@@ -83,48 +85,91 @@ int cutap_driver_owns(const void *addr)
            info.dli_fname && !strcmp(info.dli_fname, driver_path);
 }
 
-/* Called with drv_lock held; handle is a reference of our own, kept for
- * the life of the process so the driver is never unmapped under the
- * wrappers (the program may dlclose its handle and open it again). */
-static void adopt(void *handle)
+/* Lock discipline: no cutap lock is ever held across a call into the
+ * dynamic loader (dlopen, dlsym, dladdr, dlinfo take glibc's loader lock,
+ * and constructors run under it may call back into cutap). Adoption
+ * resolves into private memory first and takes drv_lock only to publish.
+ * A thread that re-enters while it is adopting (a constructor run by our
+ * own dlopen calls the driver) gets "no driver" for that call instead of
+ * waiting for itself. */
+static __thread int adopting;
+
+struct resolved {
+    void *real[CUTAP_DRIVER_COUNT];
+    char path[4096];
+};
+
+/* handle is a reference of our own, kept for the life of the process when
+ * it wins, so the driver is never unmapped under the wrappers (the program
+ * may dlclose its handle and open it again). */
+static int adopt(void *handle)
 {
     struct link_map *lm = NULL;
-    if (dlinfo(handle, RTLD_DI_LINKMAP, &lm) || !lm) {
-        cutap_warn("cannot inspect the driver object: %s", dlerror());
-        return;
+    struct resolved *r = calloc(1, sizeof *r);
+    if (!r || dlinfo(handle, RTLD_DI_LINKMAP, &lm) || !lm) {
+        cutap_warn("cannot inspect the driver object");
+        free(r);
+        dlclose(handle);
+        return 0;
     }
-    driver_handle = handle;
-    snprintf(driver_path, sizeof driver_path, "%s", lm->l_name);
+    snprintf(r->path, sizeof r->path, "%s", lm->l_name);
     unsigned found = 0;
-    for (uint32_t id = 0; id < CUTAP_DRIVER_COUNT; id++) {
-        real[id] = cutap_libc_dlsym(handle, cutap_driver_info[id].name);
-        if (real[id]) {
-            found++;
-            map_put(real[id], id);
-        }
-    }
-    for (unsigned i = 0; i < cutap_untyped_count; i++)
-        __atomic_store_n(&cutap_untyped_ctx[i].real, real[cutap_untyped_ids[i]], __ATOMIC_RELEASE);
-    cutap_getprocaddress_init();
-    cutap_exporttable_init();
-    atomic_store_explicit(&cutap_driver_state, 1, memory_order_release);
     for (uint32_t id = 0; id < CUTAP_DRIVER_COUNT; id++)
-        cutap_refresh_id(id);
-    cutap_log_debug("driver %s: %u of %d exports resolved", driver_path, found, CUTAP_DRIVER_COUNT);
+        found += (r->real[id] = cutap_libc_dlsym(handle, cutap_driver_info[id].name)) != NULL;
+
+    if (!found) {
+        cutap_warn("%s has no CUDA driver entry points; not used as the driver", r->path);
+        free(r);
+        dlclose(handle);
+        return 0;
+    }
+    int won = 0;
+    pthread_mutex_lock(&drv_lock);
+    if (atomic_load(&cutap_driver_state) != 1) {
+        won = 1;
+        driver_handle = handle;
+        memcpy(driver_path, r->path, sizeof driver_path);
+        memcpy(real, r->real, sizeof real);
+        for (uint32_t id = 0; id < CUTAP_DRIVER_COUNT; id++)
+            if (real[id])
+                map_put(real[id], id);
+        for (unsigned i = 0; i < cutap_untyped_count; i++)
+            __atomic_store_n(&cutap_untyped_ctx[i].real, real[cutap_untyped_ids[i]], __ATOMIC_RELEASE);
+        cutap_getprocaddress_init();
+        cutap_exporttable_init();
+        atomic_store_explicit(&cutap_driver_state, 1, memory_order_release);
+        for (uint32_t id = 0; id < CUTAP_DRIVER_COUNT; id++)
+            cutap_refresh_id(id);
+    }
+    pthread_mutex_unlock(&drv_lock);
+    if (won)
+        cutap_log_debug("driver %s: %u of %d exports resolved", r->path, found, CUTAP_DRIVER_COUNT);
+    else
+        dlclose(handle);   /* another thread adopted first */
+    free(r);
+    return 1;
 }
 
-static void *open_driver(void)
+static const char *driver_env;
+
+/* Adopts CUTAP_DRIVER if set and usable, else libcuda.so.1 (the one loaded
+ * already, or a fresh RTLD_LOCAL load). */
+static void open_and_adopt(void)
 {
-    const char *env = getenv("CUTAP_DRIVER");
     void *h;
-    if (env && *env) {
-        if ((h = dlopen(env, RTLD_LAZY | RTLD_LOCAL)))
-            return h;
-        cutap_warn("CUTAP_DRIVER=%s cannot be opened: %s", env, dlerror());
+    if (driver_env && *driver_env) {
+        if ((h = dlopen(driver_env, RTLD_LAZY | RTLD_LOCAL)) && adopt(h))
+            return;
+        if (!h)
+            cutap_warn("CUTAP_DRIVER=%s cannot be opened: %s", driver_env, dlerror());
     }
-    if ((h = dlopen("libcuda.so.1", RTLD_LAZY | RTLD_NOLOAD)))
-        return h;
-    return dlopen("libcuda.so.1", RTLD_LAZY | RTLD_LOCAL);
+    if ((h = dlopen("libcuda.so.1", RTLD_LAZY | RTLD_NOLOAD)) || (h = dlopen("libcuda.so.1", RTLD_LAZY | RTLD_LOCAL)))
+        adopt(h);
+}
+
+void cutap_driver_configure(const char *driver)
+{
+    driver_env = driver && *driver ? strdup(driver) : NULL;
 }
 
 int cutap_driver_ensure(void)
@@ -133,18 +178,21 @@ int cutap_driver_ensure(void)
     int s = atomic_load_explicit(&cutap_driver_state, memory_order_acquire);
     if (s)
         return s == 1 ? 0 : -1;
-    pthread_mutex_lock(&drv_lock);
-    if (!atomic_load(&cutap_driver_state)) {
-        void *h = open_driver();
-        if (h)
-            adopt(h);
-        if (!h || atomic_load(&cutap_driver_state) != 1) {
-            cutap_warn("no CUDA driver found (libcuda.so.1%s): driver calls return CUDA_ERROR_NOT_FOUND",
-                       getenv("CUTAP_DRIVER") ? " or CUTAP_DRIVER" : "");
+    if (adopting)
+        return -1;
+    adopting = 1;
+    open_and_adopt();
+    adopting = 0;
+    if (atomic_load(&cutap_driver_state) != 1) {
+        pthread_mutex_lock(&drv_lock);
+        int first = atomic_load(&cutap_driver_state) == 0;
+        if (first)
             atomic_store(&cutap_driver_state, -1);
-        }
+        pthread_mutex_unlock(&drv_lock);
+        if (first)
+            cutap_warn("no CUDA driver found (libcuda.so.1%s): driver calls return CUDA_ERROR_NOT_FOUND",
+                       driver_env ? " or CUTAP_DRIVER" : "");
     }
-    pthread_mutex_unlock(&drv_lock);
     return atomic_load(&cutap_driver_state) == 1 ? 0 : -1;
 }
 
@@ -153,23 +201,51 @@ int cutap_driver_ensure(void)
  * driver itself, maybe by an absolute path or as libcuda.so). */
 void cutap_driver_adopt_from(void *addr)
 {
-    if (atomic_load_explicit(&cutap_driver_state, memory_order_acquire) == 1)
+    if (atomic_load_explicit(&cutap_driver_state, memory_order_acquire) == 1 || adopting)
         return;
     Dl_info info, self;
     if (!dladdr(addr, &info) || !info.dli_fname || !dladdr((void *)cutap_driver_adopt_from, &self) ||
         info.dli_fbase == self.dli_fbase)
         return;   /* our own export (a lookup through the global scope) */
-    pthread_mutex_lock(&drv_lock);
-    if (atomic_load(&cutap_driver_state) != 1) {
-        void *h = dlopen(info.dli_fname, RTLD_LAZY | RTLD_NOLOAD);
-        /* Only an object that has the driver's entry point is a driver. */
-        void *init = h ? cutap_libc_dlsym(h, "cuInit") : NULL;
-        if (init && dladdr(init, &self) && self.dli_fbase == info.dli_fbase)
-            adopt(h);
-        else if (h)
-            dlclose(h);
+    void *h = dlopen(info.dli_fname, RTLD_LAZY | RTLD_NOLOAD);
+    /* Only an object that has the driver's entry point is a driver. */
+    void *init = h ? cutap_libc_dlsym(h, "cuInit") : NULL;
+    if (init && dladdr(init, &self) && self.dli_fbase == info.dli_fbase) {
+        adopting = 1;
+        adopt(h);
+        adopting = 0;
+    } else if (h) {
+        dlclose(h);
     }
-    pthread_mutex_unlock(&drv_lock);
+}
+
+/* Is p inside an executable segment of a loaded object? (dladdr alone
+ * also answers for data.) */
+struct code_query {
+    uintptr_t p;
+    int found;
+};
+
+static int code_cb(struct dl_phdr_info *info, size_t size, void *data)
+{
+    (void)size;
+    struct code_query *q = data;
+    for (int i = 0; i < info->dlpi_phnum; i++) {
+        const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+        uintptr_t lo = info->dlpi_addr + ph->p_vaddr;
+        if (ph->p_type == PT_LOAD && q->p >= lo && q->p < lo + ph->p_memsz) {
+            q->found = (ph->p_flags & PF_X) ? 1 : -1;
+            return 1;
+        }
+    }
+    return 0;
+}
+
+int cutap_addr_is_code(const void *p)
+{
+    struct code_query q = {(uintptr_t)p, 0};
+    dl_iterate_phdr(code_cb, &q);
+    return q.found == 1;
 }
 
 void *cutap_wrap_pointer(void *p, const char *name_hint)
@@ -183,8 +259,8 @@ void *cutap_wrap_pointer(void *p, const char *name_hint)
         struct cutap_tramp_ctx *ctx = cutap_id_ctx(id);
         return ctx ? (void *)ctx->reserved : p;
     }
-    if (!cutap_driver_owns(p))
-        return p;
+    if (!cutap_driver_owns(p) || !cutap_addr_is_code(p))
+        return p;   /* not a driver function (data, or another object) */
     /* A driver function the tables do not know: a newer entry point, or
      * an undeclared one. Give it an id and a trampoline, once per address. */
     pthread_mutex_lock(&map_lock);

@@ -16,7 +16,6 @@
  *   CUTAP_HIDDEN=A,B,...      these names or 32-hex-digit UUIDs
  */
 #define _GNU_SOURCE
-#include <dlfcn.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -88,9 +87,17 @@ static void hexuuid(const unsigned char *u, char out[33])
         snprintf(out + 2 * i, 3, "%02x", u[i]);
 }
 
+/* Read once at start (cutap_init): getenv at call time races with the
+ * program's own setenv. */
+static const char *hidden_policy;
+void cutap_exporttable_configure(const char *policy)
+{
+    hidden_policy = policy && *policy ? strdup(policy) : NULL;
+}
+
 static int policy_says_wrap(const char *name, const char *hex)
 {
-    const char *p = getenv("CUTAP_HIDDEN");
+    const char *p = hidden_policy;
     if (!p) {
         for (size_t i = 0; i < sizeof default_wrap / sizeof *default_wrap; i++)
             if (!strcmp(default_wrap[i], name ? name : hex))
@@ -119,6 +126,7 @@ static struct {
 } tables[MAX_TABLES];
 static unsigned ntables;
 static pthread_mutex_t tab_lock = PTHREAD_MUTEX_INITIALIZER;
+CUTAP_FORK_SAFE(tab_lock)
 
 static const void *make_copy(const void *real, const char *tname, int nosize_slots)
 {
@@ -141,9 +149,9 @@ static const void *make_copy(const void *real, const char *tname, int nosize_slo
     memcpy(copy, w, nwords * sizeof *copy);
     for (size_t s = first; s < nwords; s++) {
         void *fn = (void *)w[s];
-        Dl_info info;
-        /* Only slots that point into a loaded object are taken for code. */
-        if (!fn || !dladdr(fn, &info) || !info.dli_fbase)
+        /* Only slots that point into executable code get a trampoline;
+         * anything else (data, NULL) is copied as it is. */
+        if (!fn || !cutap_addr_is_code(fn))
             continue;
         char name[96];
         snprintf(name, sizeof name, "%s#%zu", tname, s);
@@ -173,19 +181,28 @@ static void fix(cutap_call_t *call)
     cutap_log_debug("export table %s at %p: word 0 = %#lx", tname, *pp, (unsigned long)*(const uintptr_t *)*pp);
     if (!policy_says_wrap(k ? k->name : NULL, hex))
         return;
+    /* Made outside the lock (make_copy asks the loader about addresses);
+     * if two threads race, the first copy published wins and the other is
+     * dropped (its stubs stay valid, unused). */
     const void *real = *pp, *copy = NULL;
     pthread_mutex_lock(&tab_lock);
     for (unsigned i = 0; i < ntables; i++)
         if (tables[i].real == real)
             copy = tables[i].copy;
-    if (!copy && ntables < MAX_TABLES) {
-        copy = make_copy(real, tname, k ? k->nslots_nosize : 0);
-        if (copy) {
-            tables[ntables].real = real;
-            tables[ntables++].copy = copy;
-        }
-    }
     pthread_mutex_unlock(&tab_lock);
+    if (!copy) {
+        const void *made = make_copy(real, tname, k ? k->nslots_nosize : 0);
+        pthread_mutex_lock(&tab_lock);
+        for (unsigned i = 0; i < ntables; i++)
+            if (tables[i].real == real)
+                copy = tables[i].copy;
+        if (!copy && made && ntables < MAX_TABLES) {
+            tables[ntables].real = real;
+            tables[ntables++].copy = made;
+            copy = made;
+        }
+        pthread_mutex_unlock(&tab_lock);
+    }
     if (copy)
         *pp = copy;
     else

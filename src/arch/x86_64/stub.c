@@ -22,6 +22,7 @@ static unsigned char *code;      /* current block's code page */
 static void **data;              /* its data page */
 static unsigned used, per_block;
 static pthread_mutex_t stub_lock = PTHREAD_MUTEX_INITIALIZER;
+CUTAP_FORK_SAFE(stub_lock)
 
 static int new_block(void)
 {
