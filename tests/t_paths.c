@@ -22,6 +22,7 @@
 #include <unistd.h>
 
 #include "cuda_min.h"
+#include "dl_util.h"
 #include "fake/fake_internal.h"
 
 static int failures;
@@ -33,15 +34,6 @@ static void called(const char *name) { printf("CALL %s\n", name); }
 
 /* The call really reached the driver exactly once more. */
 #define RAN(name, before) CHECK(fake_count_name(name) == (before) + 1, "%s did not run in the driver", name)
-
-static const char *owner(void *p)
-{
-    Dl_info i;
-    if (!p || !dladdr(p, &i) || !i.dli_fname)
-        return "?";
-    const char *s = strrchr(i.dli_fname, '/');
-    return s ? s + 1 : i.dli_fname;
-}
 
 static const char *symname(void *p);
 int main(int argc, char **argv);
@@ -60,9 +52,9 @@ static void check_wrapped(void *p, const char *name)
     if (!expect_cutap)
         return;
     void *canonical = dlsym(RTLD_DEFAULT, name);
-    int ok = !strcmp(owner(p), "libcutap.so") ||
-             (p == canonical && !strcmp(owner(p), owner((void *)main)) && !strcmp(symname(p), name));
-    CHECK(ok, "%s: pointer %p is in %s, not libcutap.so", name, p, owner(p));
+    int ok = !strcmp(object_of(p), "libcutap.so") ||
+             (p == canonical && !strcmp(object_of(p), object_of((void *)main)) && !strcmp(symname(p), name));
+    CHECK(ok, "%s: pointer %p is in %s, not libcutap.so", name, p, object_of(p));
 }
 
 struct api {
@@ -374,23 +366,19 @@ int main(int argc, char **argv)
     setvbuf(stdout, NULL, _IOLBF, 0);
     expect_cutap = getenv("EXPECT_CUTAP") != NULL;
     const char *mode = argc > 1 ? argv[1] : "plt";
-    if (!strcmp(mode, "plt"))
-        mode_plt();
-    else if (!strcmp(mode, "dlopen"))
+    static const struct { const char *name; void (*run)(void); } modes[] = {
+        {"plt", mode_plt}, {"dlvsym", mode_dlvsym}, {"reopen", mode_reopen}, {"procaddr", mode_procaddr},
+        {"future", mode_future}, {"hidden", mode_hidden}, {"nested", mode_nested},
+    };
+    int known = 0;
+    for (size_t i = 0; i < sizeof modes / sizeof *modes; i++)
+        if (!strcmp(mode, modes[i].name))
+            modes[i].run(), known = 1;
+    if (known) {
+        /* ran above */
+    } else if (!strcmp(mode, "dlopen")) {
         mode_dlopen(argc > 2 ? argv[2] : "libcuda.so.1", argc > 3 ? argv[3] : "local");
-    else if (!strcmp(mode, "dlvsym"))
-        mode_dlvsym();
-    else if (!strcmp(mode, "reopen"))
-        mode_reopen();
-    else if (!strcmp(mode, "procaddr"))
-        mode_procaddr();
-    else if (!strcmp(mode, "future"))
-        mode_future();
-    else if (!strcmp(mode, "hidden"))
-        mode_hidden();
-    else if (!strcmp(mode, "nested"))
-        mode_nested();
-    else if (!strcmp(mode, "exec")) {
+    } else if (!strcmp(mode, "exec")) {
         CHECK(cuInit(0) == 0, "cuInit before exec");
         called("cuInit");
         fflush(stdout);

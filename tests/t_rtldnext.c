@@ -5,30 +5,23 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "dl_util.h"
+
 int tap_probe(void);
 void *next_probe(void);
 void *next_cuinit(void);
 void *next_missing(void);
 
-static const char *base(void *p)
-{
-    Dl_info i;
-    if (!p || !dladdr(p, &i) || !i.dli_fname)
-        return "(null)";
-    const char *s = strrchr(i.dli_fname, '/');
-    return s ? s + 1 : i.dli_fname;
-}
-
 int main(void)
 {
     int (*p)(void) = (int (*)(void))next_probe();
-    printf("tap_probe here=%d next=%s value=%d\n", tap_probe(), base((void *)p), p ? p() : -1);
-    printf("missing=%s\n", base(next_missing()));
+    printf("tap_probe here=%d next=%s value=%d\n", tap_probe(), object_of((void *)p), p ? p() : -1);
+    printf("missing=%s\n", object_of(next_missing()));
     void *ci = next_cuinit();
     Dl_info i;
     printf("cuInit next: %s %s\n", ci ? "found" : "null", ci && dladdr(ci, &i) && i.dli_sname ? i.dli_sname : "?");
     /* The object itself is reported separately: libcuda.so.1 without
      * cutap, libcutap.so (the wrapper of that same function) with it. */
-    fprintf(stderr, "cuInit owner: %s\n", base(ci));
+    fprintf(stderr, "cuInit owner: %s\n", object_of(ci));
     return 0;
 }

@@ -97,7 +97,6 @@ int cutap_driver_ensure(void);
 void cutap_driver_adopt_from(void *addr);
 extern _Atomic int cutap_driver_state;   /* 0 none yet, 1 ready, -1 none found */
 void *cutap_driver_real(uint32_t id);
-int cutap_driver_owns(const void *addr);
 int cutap_driver_is_handle(const void *handle);
 int cutap_addr_is_code(const void *p);
 void cutap_driver_configure(const char *driver);

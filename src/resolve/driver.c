@@ -76,15 +76,6 @@ int cutap_driver_is_handle(const void *handle)
     return atomic_load_explicit(&cutap_driver_state, memory_order_acquire) == 1 && handle == driver_handle;
 }
 
-int cutap_driver_owns(const void *addr)
-{
-    if (atomic_load(&cutap_driver_state) != 1)
-        return 0;
-    Dl_info info;
-    return dladdr(addr, &info) && (uintptr_t)info.dli_fbase != 0 &&
-           info.dli_fname && !strcmp(info.dli_fname, driver_path);
-}
-
 /* Lock discipline: no cutap lock is ever held across a call into the
  * dynamic loader (dlopen, dlsym, dladdr, dlinfo take glibc's loader lock,
  * and constructors run under it may call back into cutap). Adoption
@@ -219,10 +210,11 @@ void cutap_driver_adopt_from(void *addr)
     }
 }
 
-/* Is p inside an executable segment of a loaded object? (dladdr alone
- * also answers for data.) */
+/* Is p inside an executable segment of a loaded object (of the driver,
+ * when driver_only)? dladdr alone also answers for data. */
 struct code_query {
     uintptr_t p;
+    int driver_only;
     int found;
 };
 
@@ -234,18 +226,24 @@ static int code_cb(struct dl_phdr_info *info, size_t size, void *data)
         const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
         uintptr_t lo = info->dlpi_addr + ph->p_vaddr;
         if (ph->p_type == PT_LOAD && q->p >= lo && q->p < lo + ph->p_memsz) {
-            q->found = (ph->p_flags & PF_X) ? 1 : -1;
+            int ours = !q->driver_only || (info->dlpi_name && !strcmp(info->dlpi_name, driver_path));
+            q->found = ours && (ph->p_flags & PF_X) ? 1 : -1;
             return 1;
         }
     }
     return 0;
 }
 
-int cutap_addr_is_code(const void *p)
+static int is_code(const void *p, int driver_only)
 {
-    struct code_query q = {(uintptr_t)p, 0};
+    struct code_query q = {(uintptr_t)p, driver_only, 0};
     dl_iterate_phdr(code_cb, &q);
     return q.found == 1;
+}
+
+int cutap_addr_is_code(const void *p)
+{
+    return is_code(p, 0);
 }
 
 void *cutap_wrap_pointer(void *p, const char *name_hint)
@@ -259,7 +257,7 @@ void *cutap_wrap_pointer(void *p, const char *name_hint)
         struct cutap_tramp_ctx *ctx = cutap_id_ctx(id);
         return ctx ? (void *)ctx->reserved : p;
     }
-    if (!cutap_driver_owns(p) || !cutap_addr_is_code(p))
+    if (!is_code(p, 1))
         return p;   /* not a driver function (data, or another object) */
     /* A driver function the tables do not know: a newer entry point, or
      * an undeclared one. Give it an id and a trampoline, once per address. */

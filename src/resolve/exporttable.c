@@ -63,22 +63,18 @@ static const char *const default_wrap[] = {
     "FAKE_SIZED", "FAKE_NOSIZE",
 };
 
-const char *cutap_export_table_name(const void *uuid16)
-{
-    if (!uuid16)
-        return NULL;
-    for (size_t i = 0; i < NKNOWN; i++)
-        if (!memcmp(known[i].uuid, uuid16, 16))
-            return known[i].name;
-    return NULL;
-}
-
 static const struct known_table *find_known(const unsigned char *uuid)
 {
     for (size_t i = 0; i < NKNOWN; i++)
         if (!memcmp(known[i].uuid, uuid, 16))
             return &known[i];
     return NULL;
+}
+
+const char *cutap_export_table_name(const void *uuid16)
+{
+    const struct known_table *k = uuid16 ? find_known(uuid16) : NULL;
+    return k ? k->name : NULL;
 }
 
 static void hexuuid(const unsigned char *u, char out[33])
