@@ -3,17 +3,17 @@ CC      ?= gcc
 CFLAGS  ?= -O2 -g
 WARN    := -Wall -Wextra -Werror -std=gnu11
 BUILD   := build
-LIBFLAGS := $(WARN) -fPIC -fvisibility=hidden -Iinclude -Isrc/core -Isrc/generated \
+LIBFLAGS := $(WARN) -fPIC -fvisibility=hidden -Iinclude -Isrc/core -Isrc/record -Isrc/generated \
             -fno-plt -fno-semantic-interposition
 PYTHON  ?= /usr/bin/python3
 
-LIB_C := $(wildcard src/core/*.c src/resolve/*.c src/arch/x86_64/*.c src/generated/*.c)
+LIB_C := $(wildcard src/core/*.c src/record/*.c src/resolve/*.c src/arch/x86_64/*.c src/generated/*.c)
 LIB_S := $(wildcard src/arch/x86_64/*.S src/generated/*.S)
 LIB_O := $(patsubst %,$(BUILD)/obj/%.o,$(LIB_C) $(LIB_S))
-HDRS  := $(wildcard include/*.h include/generated/*.h src/core/*.h)
+HDRS  := $(wildcard include/*.h include/generated/*.h src/core/*.h src/record/*.h)
 
-.PHONY: all lib test demo regen regen-check clean bench
-all: lib
+.PHONY: all lib cli test demo regen regen-check clean bench
+all: lib cli
 
 lib: $(BUILD)/libcutap.so
 
@@ -28,6 +28,16 @@ $(BUILD)/obj/%.S.o: %.S
 $(BUILD)/libcutap.so: $(LIB_O) src/generated/libcutap.map
 	$(CC) -shared -o $@ $(LIB_O) -Wl,--version-script=src/generated/libcutap.map \
 	    -Wl,-z,now -Wl,-z,relro -Wl,--no-undefined -ldl -lpthread
+
+# The cutap command. Links libsqlite3 (export --format sqlite); libcutap.so
+# links nothing but libc.
+CLI_C := $(wildcard cli/*.c cli/generated/*.c)
+CLI_H := $(wildcard cli/*.h) include/cutap_format.h
+cli: $(BUILD)/cutap
+
+$(BUILD)/cutap: $(CLI_C) $(CLI_H)
+	@mkdir -p $(BUILD)
+	$(CC) $(CFLAGS) $(WARN) -Iinclude -Icli -o $@ $(CLI_C) -lsqlite3 -ldl
 
 # Regenerate src/generated, include/generated and tests/fake/generated from
 # the CUDA headers (needs python3-clang-14 and the CUDA toolkit headers).

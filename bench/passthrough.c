@@ -2,9 +2,11 @@
  *
  *   build/bench/passthrough [N]
  *
- * The program runs itself three times as children: without cutap, with
+ * The program runs itself as children, one per mode: without cutap, with
  * libcutap.so preloaded and no client (the pass-through every intercepted
- * call pays), and with the counting client (CUTAP_STAT). Each child calls
+ * call pays), the counting recorder (CUTAP_COUNT, what `cutap stat` runs),
+ * the full trace recorder (CUTAP_TRACE, what `cutap trace` runs) and the
+ * text-table client (CUTAP_STAT). Each child calls
  * cuCtxGetCurrent N times (default 20 M) through the pointer dlsym gives,
  * 7 rounds, and reports the median ns per call and, where the kernel lets
  * it (perf_event_open), user-space instructions per call. The parent prints
@@ -66,11 +68,12 @@ static int child(long n)
     return 0;
 }
 
-static int measure(const char *self, const char *preload, const char *stat, long n, double *ns, double *ins)
+/* mode: NULL, or VAR=VALUE for the child's environment. */
+static int measure(const char *self, const char *preload, const char *mode, long n, double *ns, double *ins)
 {
     char cmd[8192];
-    snprintf(cmd, sizeof cmd, "env %s%s %s%s %s --child %ld", preload ? "LD_PRELOAD=" : "", preload ? preload : "",
-             stat ? "CUTAP_STAT=" : "", stat ? stat : "", self, n);
+    snprintf(cmd, sizeof cmd, "env %s%s %s %s --child %ld", preload ? "LD_PRELOAD=" : "", preload ? preload : "",
+             mode ? mode : "", self, n);
     FILE *p = popen(cmd, "r");
     if (!p)
         return -1;
@@ -93,19 +96,32 @@ int main(int argc, char **argv)
     *slash = 0;
     slash = strrchr(lib, '/');   /* build/bench -> build */
     snprintf(slash, sizeof lib - (size_t)(slash - lib), "/libcutap.so");
-    double b, bi, p, pi, s, si;
-    if (measure(self, NULL, NULL, n, &b, &bi) || measure(self, lib, NULL, n, &p, &pi) ||
-        measure(self, lib, "/dev/null", n / 10, &s, &si)) {
+    /* The recorders write to a scratch directory, removed at the end: the
+     * trace mode writes 64 bytes per call, so it runs fewer calls. */
+    char dir[] = "/tmp/cutap-bench-XXXXXX", count_env[128], trace_env[128], rm[160];
+    if (!mkdtemp(dir))
+        return 1;
+    snprintf(count_env, sizeof count_env, "CUTAP_COUNT=%s/count", dir);
+    snprintf(trace_env, sizeof trace_env, "CUTAP_TRACE=%s/trace", dir);
+    double b, bi, p, pi, c, ci, t, ti, s, si;
+    int bad = measure(self, NULL, NULL, n, &b, &bi) || measure(self, lib, NULL, n, &p, &pi) ||
+              measure(self, lib, count_env, n / 10, &c, &ci) || measure(self, lib, trace_env, n / 40, &t, &ti) ||
+              measure(self, lib, "CUTAP_STAT=/dev/null", n / 10, &s, &si);
+    snprintf(rm, sizeof rm, "rm -rf %s", dir);
+    if (system(rm) || bad) {
         fprintf(stderr, "bench: a run failed\n");
         return 1;
     }
-    printf("cuCtxGetCurrent through dlsym, %ld calls x 7 rounds, median\n", n);
-    printf("%-34s %10s %12s %14s\n", "mode", "ns/call", "added ns", "instr/call");
-    printf("%-34s %10.2f %12s %14.1f\n", "bare driver", b, "-", bi);
-    printf("%-34s %10.2f %12.2f %14.1f\n", "cutap, no client (pass-through)", p, p - b, pi);
-    printf("%-34s %10.2f %12.2f %14.1f\n", "cutap, CUTAP_STAT counting", s, s - b, si);
+    printf("cuCtxGetCurrent through dlsym, %ld calls x 7 rounds (recorders: n/10, trace n/40), median\n", n);
+    printf("%-40s %10s %12s %14s\n", "mode", "ns/call", "added ns", "instr/call");
+    printf("%-40s %10.2f %12s %14.1f\n", "bare driver", b, "-", bi);
+    printf("%-40s %10.2f %12.2f %14.1f\n", "cutap, no client (pass-through)", p, p - b, pi);
+    printf("%-40s %10.2f %12.2f %14.1f\n", "cutap stat (CUTAP_COUNT counters)", c, c - b, ci);
+    printf("%-40s %10.2f %12.2f %14.1f\n", "cutap trace (CUTAP_TRACE records)", t, t - b, ti);
+    printf("%-40s %10.2f %12.2f %14.1f\n", "CUTAP_STAT text table (atomics)", s, s - b, si);
     if (bi >= 0)
-        printf("added instructions per call: pass-through %.1f, counting %.1f\n", pi - bi, si - bi);
+        printf("added instructions per call: pass-through %.1f, stat %.1f, trace %.1f\n", pi - bi, ci - bi,
+               ti - bi);
     printf("ratio pass-through/bare: %.3f\n", p / b);
     return 0;
 }

@@ -57,13 +57,48 @@ INT_KINDS = {
 SIGNED = {"char", "signed char", "short", "int", "long", "long long"}
 
 
+class TypeInfo:
+    """A type with its typedefs resolved, as recorders and decoders need it."""
+    def __init__(self, kind, size, const=False, name=None, pointee=None, char=False):
+        self.kind = kind          # int | uint | enum | float | double | ptr | record | void | func
+        self.size = size          # bytes; < 0 for incomplete types
+        self.const = const        # const-qualified at this level
+        self.name = name          # enum / record: key into Model.enums / Model.records
+        self.pointee = pointee    # ptr: what it points to (parameters: two levels deep)
+        self.char = char          # plain char (strings)
+
+
+class Enum:
+    def __init__(self, name, values):
+        self.name = name
+        self.values = values      # (constant name, value), in declaration order
+
+
+class Field:
+    def __init__(self, name, offset, type, count=None, bitfield=False):
+        self.name = name
+        self.offset = offset      # bytes from the start of the record
+        self.type = type          # TypeInfo (of one element for arrays)
+        self.count = count        # element count of an array field, else None
+        self.bitfield = bitfield
+
+
+class Record:
+    def __init__(self, name, size, union, fields):
+        self.name = name
+        self.size = size
+        self.union = union
+        self.fields = fields      # list of Field, in declaration order
+
+
 class Param:
-    def __init__(self, name, spelled, abi, kind, struct=None):
+    def __init__(self, name, spelled, abi, kind, struct=None, type=None):
         self.name = name          # parameter name from the header
         self.spelled = spelled    # type as written in the header
         self.abi = abi            # ABI-equivalent C type used in generated code
         self.kind = kind          # int | uint | ptr | float | double | struct | enum
         self.struct = struct      # for kind == struct: name of the generated struct
+        self.type = type          # TypeInfo
 
 
 class Function:
@@ -79,6 +114,8 @@ class Model:
     def __init__(self):
         self.functions = []       # sorted by name, typed and untyped
         self.structs = {}         # generated struct name -> list of (abi type, field name)
+        self.enums = {}           # name -> Enum, for every enum a parameter type reaches
+        self.records = {}         # name -> Record, likewise (complete ones only)
         self.versions = []        # (base, version, flavour, export name)
         self.header_version = None
         self.header_digest = None
@@ -145,12 +182,67 @@ class _Builder:
         raise SystemExit("gen: %s has a parameter type the generator does not know: %s (%s)"
                          % (where, t.spelling, k))
 
+    def info(self, t, depth=2, hint=None):
+        """TypeInfo of t. Pointers are followed depth levels; enums and
+        complete records met on the way are described in the model."""
+        const, tdname = False, None
+        while True:   # strip typedefs and elaborated names, keeping const
+            const = const or t.is_const_qualified()
+            if t.kind == ci.TypeKind.TYPEDEF:
+                tdname = t.get_declaration().spelling
+                t = t.get_declaration().underlying_typedef_type
+            elif t.kind == ci.TypeKind.ELABORATED:
+                t = t.get_named_type()
+            else:
+                break
+        k, size = t.kind, t.get_size()
+        if k == ci.TypeKind.POINTER:
+            pointee = self.info(t.get_pointee(), depth - 1) if depth > 0 else None
+            return TypeInfo("ptr", size, const, pointee=pointee)
+        if k in (ci.TypeKind.BLOCKPOINTER, ci.TypeKind.INCOMPLETEARRAY, ci.TypeKind.CONSTANTARRAY):
+            return TypeInfo("ptr", 8, const)
+        if k == ci.TypeKind.ENUM:
+            decl = t.get_declaration()
+            name = decl.spelling or tdname or hint
+            if name not in self.model.enums:
+                self.model.enums[name] = Enum(name, [(c.spelling, c.enum_value) for c in decl.get_children()
+                                                     if c.kind == ci.CursorKind.ENUM_CONSTANT_DECL])
+            return TypeInfo("enum", size, const, name=name)
+        if k in INT_KINDS:
+            return TypeInfo("int" if INT_KINDS[k] in SIGNED else "uint", size, const,
+                            char=k in (ci.TypeKind.CHAR_S, ci.TypeKind.CHAR_U))
+        if k in (ci.TypeKind.FLOAT, ci.TypeKind.DOUBLE):
+            return TypeInfo(k.spelling.lower(), size, const)
+        if k == ci.TypeKind.RECORD:
+            decl = t.get_declaration()
+            name = decl.spelling or tdname or hint
+            if size > 0 and name not in self.model.records:
+                self.model.records[name] = Record(name, size, decl.kind == ci.CursorKind.UNION_DECL,
+                                                  self.fields(decl, name))
+            return TypeInfo("record", size, const, name=name)
+        if k in (ci.TypeKind.FUNCTIONPROTO, ci.TypeKind.FUNCTIONNOPROTO):
+            return TypeInfo("func", -1, const)
+        return TypeInfo("void", -1, const)
+
+    def fields(self, decl, rname):
+        out = []
+        for f in decl.get_children():
+            if f.kind != ci.CursorKind.FIELD_DECL:
+                continue
+            ft, count = f.type, None
+            if ft.get_canonical().kind == ci.TypeKind.CONSTANTARRAY:
+                ft, count = ft.get_canonical().element_type, ft.get_canonical().element_count
+            ti = self.info(ft, 0, "%s.%s" % (rname, f.spelling))
+            out.append(Field(f.spelling, f.get_field_offsetof() // 8, ti, count, f.is_bitfield()))
+        return out
+
     def function(self, cur):
         params = []
         for i, a in enumerate(cur.get_arguments()):
             where = "%s parameter %d" % (cur.spelling, i)
             abi, kind, sname = self.abi(a.type, where)
-            params.append(Param(a.spelling or "a%d" % i, a.type.spelling, abi, kind, sname))
+            params.append(Param(a.spelling or "a%d" % i, a.type.spelling, abi, kind, sname,
+                                self.info(a.type)))
         if cur.type.is_function_variadic():
             raise SystemExit("gen: %s is variadic; not supported" % cur.spelling)
         rabi, rkind, _ = self.abi(cur.result_type, cur.spelling + " result")

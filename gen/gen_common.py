@@ -1,4 +1,9 @@
-"""Helpers shared by the cutap generators (conversion of argument words)."""
+"""Helpers shared by the cutap generators (conversion of argument words,
+what the recorder captures)."""
+
+
+def c_str(s):
+    return '"' + s.replace("\\", "\\\\").replace('"', '\\"') + '"'
 
 
 def to_word(p, expr):
@@ -62,3 +67,44 @@ def result_to_word(f, expr):
     if f.ret_abi == "void":
         return "(%s, (uint64_t)0)" % expr
     return "(uint64_t)%s" % expr
+
+
+# Non-const pointer parameters the callee only reads (input arrays and
+# structs the headers declare without const): the pointer rules would
+# capture them as outputs. A struct among them is copied before the call.
+INPUT_POINTERS = {
+    "kernelParams", "extra",                                   # launches
+    "options", "optionValues", "jitOptions", "jitOptionsValues",  # JIT/library options
+    "libraryOptions", "libraryOptionValues",
+    "dsts", "srcs", "sizes", "attrsIdxs", "attrs",             # cuMemcpyBatchAsync
+    "paramArray", "paramsArray", "launchParamsList",           # batches
+    "prefetchLocs", "resources", "attributes", "pBorderColor",
+    "dependencies", "location", "ctxCreateParams", "args",
+}
+CAPTURE_RECORD_MAX = 64     # largest struct/union copied through a pointer
+SCALARS = ("int", "uint", "enum", "float", "double", "ptr")
+
+
+def capture(p):
+    """(CUTAP_CAP_* name, size) of what the recorder copies for parameter p, or None."""
+    t = p.type
+    if t.kind != "ptr" or t.pointee is None:
+        return None
+    pt = t.pointee
+    if pt.char:
+        return ("CUTAP_CAP_IN_STR" if pt.const else "CUTAP_CAP_OUT_STRBUF"), 0
+    if pt.kind == "ptr" and not pt.const and pt.pointee is not None and pt.pointee.char and pt.pointee.const:
+        return "CUTAP_CAP_OUT_STRPTR", 0
+    if pt.kind == "record" and 0 < pt.size <= CAPTURE_RECORD_MAX:
+        inp = pt.const or p.name in INPUT_POINTERS
+        return ("CUTAP_CAP_IN_BYTES" if inp else "CUTAP_CAP_OUT_BYTES"), pt.size
+    if pt.kind in SCALARS and 1 <= pt.size <= 8 and not pt.const and p.name not in INPUT_POINTERS:
+        return "CUTAP_CAP_OUT_BYTES", pt.size
+    return None
+
+
+def captures(f):
+    """[(argument index, CUTAP_CAP_* name, size)] of a function, in argument order."""
+    if not f.typed:
+        return []
+    return [(i,) + c for i, p in enumerate(f.params) for c in [capture(p)] if c]

@@ -13,6 +13,7 @@ import sys
 import tempfile
 
 import cuda_model
+import decode_generator
 import exact_test_generator
 import exports_generator
 import fake_generator
@@ -24,7 +25,7 @@ import wrappers_generator
 
 GENERATORS = [ids_generator, table_generator, wrappers_generator, untyped_generator,
               exports_generator, fake_generator, exact_test_generator,
-              procaddr_tsv_generator]
+              procaddr_tsv_generator, decode_generator]
 
 
 def run(root):

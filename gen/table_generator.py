@@ -1,6 +1,8 @@
-"""Generates src/generated/driver_table.c: names, parameter metadata, wrapper
-addresses, the untyped-export contexts and the cuGetProcAddress version table."""
+"""Generates src/generated/driver_table.c: names, parameter metadata, what the
+recorder captures of each call (gen_common.captures), wrapper addresses, the
+untyped-export contexts and the cuGetProcAddress version table."""
 import cuda_model
+from gen_common import c_str, captures
 
 KIND = {"int": "CUTAP_ARG_INT", "uint": "CUTAP_ARG_UINT", "ptr": "CUTAP_ARG_PTR",
         "enum": "CUTAP_ARG_ENUM", "float": "CUTAP_ARG_FLOAT", "double": "CUTAP_ARG_DOUBLE",
@@ -8,22 +10,36 @@ KIND = {"int": "CUTAP_ARG_INT", "uint": "CUTAP_ARG_UINT", "ptr": "CUTAP_ARG_PTR"
 FLAVOUR = {"": "CUTAP_FLAVOUR_PLAIN", "ptds": "CUTAP_FLAVOUR_PTDS", "ptsz": "CUTAP_FLAVOUR_PTSZ"}
 
 
-def c_str(s):
-    return '"' + s.replace("\\", "\\\\").replace('"', '\\"') + '"'
+def func_arg(f):
+    """Launches: index of the CUfunction parameter (the kernel), else -1."""
+    if f.name.startswith("cuLaunch"):
+        for i, p in enumerate(f.params):
+            if p.spelled.replace("const", "").strip() == "CUfunction":
+                return i
+    return -1
 
 
 def generate(model):
-    out = [cuda_model.banner("table_generator.py"), '#include "cutap_internal.h"\n']
+    out = [cuda_model.banner("table_generator.py"), '#include "cutap_format.h"',
+           '#include "cutap_internal.h"\n']
     for f in model.functions:
         if f.typed and f.params:
             out.append("static const cutap_arg_info_t args_%s[] = {" % f.name)
             for p in f.params:
                 out.append("    {%s, %s, %s}," % (c_str(p.name), c_str(p.spelled), KIND[p.kind]))
             out.append("};")
+        if captures(f):
+            out.append("static const struct cutap_capinfo caps_%s[] = {" % f.name)
+            for arg, kind, size in captures(f):
+                out.append("    {.arg = %d, .kind = %s, .size = %d}," % (arg, kind, size))
+            out.append("};")
     out.append("\nconst struct cutap_fninfo cutap_driver_info[CUTAP_DRIVER_COUNT] = {")
     for f in model.functions:
-        args = "args_%s" % f.name if f.typed and f.params else "0"
-        out.append("    {%s, %d, %d, %s}," % (c_str(f.name), int(f.typed), len(f.params), args))
+        caps = captures(f)
+        out.append("    {.name = %s, .typed = %d, .nargs = %d, .ncap = %d, .func_arg = %d,"
+                   % (c_str(f.name), int(f.typed), len(f.params), len(caps), func_arg(f)))
+        out.append("     .args = %s, .caps = %s},"
+                   % ("args_" + f.name if f.typed and f.params else "0", "caps_" + f.name if caps else "0"))
     out.append("};\n")
     for f in model.functions:
         out.append("extern void %s(void);" % f.name)

@@ -196,6 +196,183 @@ case_demo() {
     done
 }
 
+# --- the recorder and the cutap command (issue #3) ----------------------
+CUTAP=$B/cutap
+# Calls per name in a trace, from `cutap report --format csv`, one name per
+# call (a multiset, comparable with `called`).
+report_names() {
+    "$CUTAP" report --format csv "$1" | awk -F, 'NR > 1 { for (i = 0; i < $3; i++) print $2 }'
+}
+# Run a program under `cutap trace`; the report must count exactly the
+# calls the program says it made, per name.
+recorded_equal() {
+    local name=$1; shift
+    rm -rf "$WORK/$name.trace"
+    "$CUTAP" trace -o "$WORK/$name.trace" -- "$@" >"$WORK/$name.out" 2>"$WORK/$name.err" \
+        || { say "  run under cutap trace failed:"; tail -5 "$WORK/$name.err" >&2; return 1; }
+    called "$WORK/$name.out" >"$WORK/$name.called"
+    [ -s "$WORK/$name.called" ] || { say "  the program reported no calls"; return 1; }
+    report_names "$WORK/$name.trace" >"$WORK/$name.seen" || return 1
+    same_counts "$WORK/$name.called" "$WORK/$name.seen"
+}
+
+for mode in plt procaddr hidden; do
+    eval "case_trace_counts_$mode() { recorded_equal tr_$mode \$T/t_paths_pie $mode; }"
+done
+case_trace_counts_dlopen_local() { recorded_equal tr_dl $T/t_paths_now dlopen libcuda.so.1 local; }
+case_trace_counts_threads_16() { recorded_equal tr_thr $T/t_threads; }
+case_trace_counts_exec() { recorded_equal tr_exec $T/t_paths_pie exec; }
+case_trace_counts_many_chunks() {
+    # 30000 records: 8 chunks of 256 KiB, three file segments.
+    recorded_equal tr_many $T/t_record many 30000
+}
+case_trace_counts_kernels() { recorded_equal tr_k $T/t_record kernels; }
+
+case_trace_fork_two_files() {
+    "$CUTAP" trace -o "$WORK/tf" -- $T/t_fork >"$WORK/tf.out" 2>&1 || { cat "$WORK/tf.out" >&2; return 1; }
+    local parent child
+    parent=$(sed -n 's/^parent \([0-9]*\):.*/\1/p' "$WORK/tf.out"); child=$(sed -n 's/^child \([0-9]*\):.*/\1/p' "$WORK/tf.out")
+    [ "$(ls "$WORK/tf" | wc -l)" = 2 ] || { say "  want 2 trace files:"; ls "$WORK/tf" >&2; return 1; }
+    "$CUTAP" report --by process --format csv "$WORK/tf" >"$WORK/tf.csv" || return 1
+    # columns: layer,name,calls,...,host,pid
+    grep -q "^driver,cuMemAlloc_v2,3,0,.*,$child\$" "$WORK/tf.csv" && grep -q "^driver,cuInit,1,0,.*,$parent\$" "$WORK/tf.csv" \
+        && grep -q "^driver,cuDriverGetVersion,1,0,.*,$parent\$" "$WORK/tf.csv" \
+        && [ "$(grep -c '^driver' "$WORK/tf.csv")" = 3 ] || { cat "$WORK/tf.csv" >&2; return 1; }
+}
+
+case_trace_follows_shell_children() {
+    # sh -> two programs (one in a pipeline): every process with CUDA calls
+    # has its file; processes without CUDA calls (sh, cat) leave none.
+    "$CUTAP" trace -o "$WORK/sh" -- sh -c "$T/t_paths_pie plt | cat >/dev/null; $T/t_record many 10 >/dev/null" \
+        2>"$WORK/sh.err" || return 1
+    [ "$(ls "$WORK/sh" | wc -l)" = 2 ] || { ls "$WORK/sh" >&2; return 1; }
+    grep -q '2 processes traced into' "$WORK/sh.err"
+}
+
+case_trace_exit_status() {
+    "$CUTAP" trace -o "$WORK/es1" -- sh -c 'exit 3' 2>/dev/null; [ $? = 3 ] || return 1
+    "$CUTAP" trace -o "$WORK/es2" -- sh -c 'kill -TERM $$' 2>/dev/null; [ $? = 143 ] || return 1
+    "$CUTAP" trace -o "$WORK/es3" -- "$WORK/no-such-program" 2>"$WORK/es3.err"; [ $? = 127 ] || return 1
+    grep -q 'cannot run' "$WORK/es3.err" || return 1
+    # An existing trace is never overwritten.
+    "$CUTAP" trace -o "$WORK/es4" -- $T/t_record many 1 >/dev/null 2>&1 || return 1
+    "$CUTAP" trace -o "$WORK/es4" -- true 2>"$WORK/es4.err"; [ $? = 1 ] && grep -q 'already holds a trace' "$WORK/es4.err"
+}
+
+case_trace_default_dir() {
+    (cd "$WORK" && "$CUTAP" trace -- $T/t_record many 3 >/dev/null 2>"$WORK/dd.err") || return 1
+    local d; d=$(sed -n 's/.*traced into \([^ ]*\) .*/\1/p' "$WORK/dd.err")
+    [[ $d == cutap-20[0-9][0-9][01][0-9][0-3][0-9]-[0-9][0-9][0-9][0-9][0-9][0-9]* ]] && [ -d "$WORK/$d" ] \
+        || { cat "$WORK/dd.err" >&2; return 1; }
+}
+
+case_trace_file_mode() {
+    "$CUTAP" trace -o "$WORK/fm" -- $T/t_record many 3 >/dev/null 2>&1 || return 1
+    [ "$(stat -c %a "$WORK/fm"/*.cutap)" = 600 ]
+}
+
+case_trace_killed_keeps_calls() {
+    # SIGKILL, abort, a segfault and _exit after 5000 calls: all 5000 are
+    # in the trace, and cutap exits with the program's status.
+    local how want
+    for how in kill:137 abort:134 segv:139 _exit:0; do
+        want=${how#*:}; how=${how%:*}
+        rm -rf "$WORK/die"
+        "$CUTAP" trace -o "$WORK/die" -- $T/t_record die 5000 $how >/dev/null 2>&1
+        local rc=$?
+        [ $rc = "$want" ] || { say "  $how: exit $rc, want $want"; return 1; }
+        "$CUTAP" report --format csv "$WORK/die" >"$WORK/die.csv" || return 1
+        grep -q '^driver,cuCtxGetCurrent,5000,0,' "$WORK/die.csv" || { say "  $how:"; cat "$WORK/die.csv" >&2; return 1; }
+    done
+}
+
+case_trace_filter() {
+    "$CUTAP" trace -o "$WORK/f1" -e 'cuMem*' -- $T/t_paths_pie plt >"$WORK/f1.out" 2>/dev/null || return 1
+    called "$WORK/f1.out" | grep '^cuMem' >"$WORK/f1.called"
+    report_names "$WORK/f1" >"$WORK/f1.seen" && same_counts "$WORK/f1.called" "$WORK/f1.seen" || return 1
+    "$CUTAP" trace -o "$WORK/f2" -e 'layer=hidden' -- $T/t_paths_pie hidden >"$WORK/f2.out" 2>/dev/null || return 1
+    called "$WORK/f2.out" | grep '#' >"$WORK/f2.called"
+    report_names "$WORK/f2" >"$WORK/f2.seen" && same_counts "$WORK/f2.called" "$WORK/f2.seen" || return 1
+    "$CUTAP" trace -o "$WORK/f3" -e '!cuMem*,!layer=hidden' -- $T/t_paths_pie hidden >"$WORK/f3.out" 2>/dev/null || return 1
+    called "$WORK/f3.out" | grep -v -e '^cuMem' -e '#' >"$WORK/f3.called"
+    report_names "$WORK/f3" >"$WORK/f3.seen" && same_counts "$WORK/f3.called" "$WORK/f3.seen" || return 1
+    "$CUTAP" trace -o "$WORK/f4" -e 'layer=bogus' -- true 2>"$WORK/f4.err"; [ $? = 2 ] && grep -q 'layer= takes' "$WORK/f4.err"
+}
+
+case_fused_path_same_records() {
+    # The recorder's fused path and its callbacks (taken when another
+    # client is present; forced here) write the same records.
+    # (without address randomisation: the records hold stack addresses)
+    rm -rf "$WORK/fu1" "$WORK/fu2"
+    local norand="setarch $(uname -m) -R"
+    $norand true 2>/dev/null || norand=""
+    for mode in errors kernels; do
+        CUTAP_NO_FUSED=0 CUTAP_TRACE=$WORK/fu1 LD_PRELOAD=$LIB $norand $T/t_record $mode >/dev/null || return 1
+        CUTAP_NO_FUSED=1 CUTAP_TRACE=$WORK/fu2 LD_PRELOAD=$LIB $norand $T/t_record $mode >/dev/null || return 1
+    done
+    "$CUTAP" dump "$WORK/fu1" | sed 's/^[0-9.]* \[[0-9/]*\] //; s/ <[^>]*>$//' >"$WORK/fu1.txt" || return 1
+    "$CUTAP" dump "$WORK/fu2" | sed 's/^[0-9.]* \[[0-9/]*\] //; s/ <[^>]*>$//' >"$WORK/fu2.txt" || return 1
+    [ -s "$WORK/fu1.txt" ] && diff "$WORK/fu1.txt" "$WORK/fu2.txt" >&2
+}
+
+case_stat_command() {
+    "$CUTAP" stat -- $T/t_paths_now plt >/dev/null 2>"$WORK/st.err" || { cat "$WORK/st.err" >&2; return 1; }
+    # cuMemAlloc_v2: 2 calls, 1 error; the table goes to stderr.
+    awk '$NF == "cuMemAlloc_v2" && $3 == 2 && $4 == 1 {ok=1} END {exit !ok}' "$WORK/st.err" \
+        || { cat "$WORK/st.err" >&2; return 1; }
+    "$CUTAP" stat -o "$WORK/st.txt" -- $T/t_threads >/dev/null 2>&1 || return 1
+    awk '$NF == "cuCtxGetCurrent" && $3 == 8000 {ok=1} END {exit !ok}' "$WORK/st.txt" || { cat "$WORK/st.txt" >&2; return 1; }
+    "$CUTAP" stat -- sh -c 'exit 5' 2>/dev/null; [ $? = 5 ]
+}
+
+case_report_formats() {
+    "$CUTAP" trace -o "$WORK/rf" -- $T/t_record errors >/dev/null 2>&1 || return 1
+    "$CUTAP" report --format csv "$WORK/rf" >"$WORK/rf.csv" || return 1
+    head -1 "$WORK/rf.csv" | grep -q '^layer,name,calls,errors,total_ns,avg_ns,min_ns,max_ns' || return 1
+    grep -q '^driver,cuMemAlloc_v2,3,2,' "$WORK/rf.csv" && grep -q '^driver,cuGetErrorName,2,1,' "$WORK/rf.csv" \
+        || { cat "$WORK/rf.csv" >&2; return 1; }
+    "$CUTAP" report --format json "$WORK/rf" | python3 -c '
+import json, sys
+d = json.load(sys.stdin)
+rows = {r["name"]: r for r in d["rows"]}
+assert d["calls"] == 6 and rows["cuMemAlloc_v2"]["errors"] == 2, d' || return 1
+    "$CUTAP" report "$WORK/rf" | grep -q 'cuDriverGetVersion' || return 1
+    "$CUTAP" report --format xml "$WORK/rf" 2>/dev/null; [ $? = 2 ]
+}
+
+case_report_by_rank_merges() {
+    for r in 0 1 2; do
+        RANK=$r "$CUTAP" trace -o "$WORK/rk$r" -- $T/t_record many $((r + 1)) >/dev/null 2>&1 || return 1
+    done
+    mkdir -p "$WORK/rk"; cp "$WORK"/rk[0-9]/*.cutap "$WORK/rk/" 2>/dev/null
+    # copies of one host's files may share names: then copy under new names
+    [ "$(ls "$WORK/rk" | wc -l)" = 3 ] || { for r in 0 1 2; do cp "$WORK/rk$r"/*.cutap "$WORK/rk/r$r.cutap"; done; }
+    "$CUTAP" report --by rank --format csv "$WORK/rk" >"$WORK/rk.csv" || return 1
+    for r in 0 1 2; do grep -q "^driver,cuCtxGetCurrent,$((r + 1)),0,.*,$r\$" "$WORK/rk.csv" || { cat "$WORK/rk.csv" >&2; return 1; }; done
+    "$CUTAP" report --format csv "$WORK/rk" | grep -q '^driver,cuCtxGetCurrent,6,0,'
+}
+
+case_reader_rejects_bad_files() {
+    "$CUTAP" trace -o "$WORK/rb" -- $T/t_record many 100 >/dev/null 2>&1 || return 1
+    local f; f=$(ls "$WORK/rb"/*.cutap)
+    mkdir -p "$WORK/bad"
+    # a future version
+    cp "$f" "$WORK/bad/v.cutap"; printf '\x09\x00\x00\x00' | dd of="$WORK/bad/v.cutap" bs=1 seek=8 conv=notrunc 2>/dev/null
+    "$CUTAP" report "$WORK/bad/v.cutap" >/dev/null 2>"$WORK/v.err"; [ $? = 1 ] || return 1
+    grep -q 'version 9 is not supported' "$WORK/v.err" || { cat "$WORK/v.err" >&2; return 1; }
+    # not a trace; shorter than a header; an empty directory
+    head -c 5000 /dev/urandom >"$WORK/bad/r.cutap"
+    "$CUTAP" report "$WORK/bad/r.cutap" 2>"$WORK/r.err" >/dev/null; [ $? = 1 ] && grep -q 'bad magic' "$WORK/r.err" || return 1
+    head -c 100 "$f" >"$WORK/bad/s.cutap"
+    "$CUTAP" dump "$WORK/bad/s.cutap" 2>"$WORK/s.err" >/dev/null; [ $? = 1 ] && grep -q 'shorter than the header' "$WORK/s.err" || return 1
+    mkdir -p "$WORK/empty"; "$CUTAP" report "$WORK/empty" 2>"$WORK/e.err"; [ $? = 1 ] && grep -q 'no trace files' "$WORK/e.err" || return 1
+    # a damaged record: a message, the records before it kept
+    cp "$f" "$WORK/bad/d.cutap"; printf '\x07' | dd of="$WORK/bad/d.cutap" bs=1 seek=$((4096 + 64 * 50)) conv=notrunc 2>/dev/null
+    "$CUTAP" report --format csv "$WORK/bad/d.cutap" >"$WORK/d.csv" 2>"$WORK/d.err"; [ $? = 1 ] || return 1
+    grep -q 'unknown record kind' "$WORK/d.err" && grep -q '^driver,cuCtxGetCurrent,4[0-9],0' "$WORK/d.csv" \
+        || { cat "$WORK/d.err" "$WORK/d.csv" >&2; return 1; }
+}
+
 # --- run -------------------------------------------------------------------
 all=$(declare -F | awk '{print $3}' | sed -n 's/^case_//p')
 sel=()

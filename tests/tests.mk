@@ -92,7 +92,7 @@ demo: lib $(FAKE)/libcuda.so.1 $(BUILD)/examples/demo
 
 TEST_BINS := $(T)/libshim.so $(T)/t_nodriver $(BUILD)/examples/demo $(FAKE)/libcuda.so.1 $(BUILD)/fake-alt/libcuda-alt.so $(T)/t_dlonly $(T)/t_paths_lazy $(T)/t_paths_now $(T)/t_paths_pie $(T)/exact \
              $(T)/t_threads $(T)/t_fork $(T)/t_rtldnext $(T)/t_early $(T)/t_omp $(T)/t_api $(T)/apitest.so \
-             $(BUILD)/examples/memlimit.so $(T)/t_memlimit
+             $(BUILD)/examples/memlimit.so $(T)/t_memlimit $(T)/t_record $(BUILD)/cutap
 
 .PHONY: test-build
 test-build: lib $(TEST_BINS)

@@ -39,11 +39,22 @@ extern void *_Atomic cutap_hot[CUTAP_DRIVER_COUNT];
 uint64_t cutap_dispatch(uint32_t id, uint64_t *args, cutap_thunk_t thunk);
 
 /* Generated metadata (src/generated/driver_table.c). */
+/* What the recorder copies from the traced process for one argument
+ * (kind: CUTAP_CAP_*, include/cutap_format.h; size: bytes for the BYTES
+ * kinds, 0 for strings). */
+struct cutap_capinfo {
+    uint8_t arg;
+    uint8_t kind;
+    uint16_t size;
+};
 struct cutap_fninfo {
     const char *name;
     uint8_t typed;        /* 0: undeclared export, reached through the trampoline */
     uint8_t nargs;
+    uint8_t ncap;         /* captures, in argument order */
+    int8_t func_arg;      /* launches: index of the CUfunction argument; -1 otherwise */
     const cutap_arg_info_t *args;
+    const struct cutap_capinfo *caps;
 };
 extern const struct cutap_fninfo cutap_driver_info[CUTAP_DRIVER_COUNT];
 /* Address of our wrapper of each export. */
@@ -85,6 +96,13 @@ void cutap_refresh_id(uint32_t id);
 typedef void (*cutap_fixup_fn)(cutap_call_t *call);
 extern cutap_fixup_fn cutap_fixup[CUTAP_DRIVER_COUNT];
 
+/* Dynamic ids: a client that is not enabled for CUTAP_ID_ALL may still want
+ * some of the ids made later (the recorder's -e filter): want() is asked,
+ * under cutap's registration lock, for each new id. */
+typedef int (*cutap_want_fn)(const char *name, int layer);
+void cutap_client_set_filter(int client, cutap_want_fn want);
+void cutap_dispatch_new_id(uint32_t id, const char *name, int layer);
+
 /* --- core/ids.c: dynamic ids --- */
 uint32_t cutap_id_new(const char *name, int layer, struct cutap_tramp_ctx **ctx_out);
 struct cutap_tramp_ctx *cutap_id_ctx(uint32_t id);
@@ -97,6 +115,7 @@ int cutap_driver_ensure(void);
 void cutap_driver_adopt_from(void *addr);
 extern _Atomic int cutap_driver_state;   /* 0 none yet, 1 ready, -1 none found */
 void *cutap_driver_real(uint32_t id);
+extern void *cutap_real[CUTAP_DRIVER_COUNT];   /* valid once cutap_driver_state is 1 */
 int cutap_driver_is_handle(const void *handle);
 int cutap_addr_is_code(const void *p);
 void cutap_driver_configure(const char *driver);
@@ -124,6 +143,13 @@ void cutap_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* Built-in clients (core/stat.c, core/log.c). */
 void cutap_stat_start(const char *dest);
 void cutap_log_start(const char *dest);
+/* The recorder (record/recorder.c): CUTAP_TRACE=DIR records every call,
+ * CUTAP_COUNT=DIR keeps counters only; CUTAP_FILTER selects the ids. */
+void cutap_record_start(const char *dir, int counts, const char *filter);
+/* The recorder's fused path: taken by typed calls whose only client is the
+ * recorder (mask == cutap_fast_mask); same records as its callbacks. */
+extern _Atomic uint8_t cutap_fast_mask;
+uint64_t cutap_record_fast(cutap_call_t *call, cutap_thunk_t thunk);
 int cutap_open_output(const char *pattern, int append);
 
 /* Thread state. Kept tiny and initial-exec: it is touched on every slow-path

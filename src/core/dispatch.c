@@ -18,6 +18,7 @@ struct client {
     cutap_post_fn post;
     void *ctx;
     int all;           /* enabled for CUTAP_ID_ALL: ids made later get it too */
+    cutap_want_fn want;   /* or: ids made later that this accepts */
 };
 static struct client clients[CUTAP_MAX_CLIENTS];
 static _Atomic int nclients;
@@ -61,7 +62,7 @@ int cutap_register(const char *name, cutap_pre_fn pre, cutap_post_fn post, void 
         cutap_warn("cannot register client '%s': %d clients already", name ? name : "?", n);
         return -1;
     }
-    clients[n] = (struct client){name, pre, post, ctx, 0};
+    clients[n] = (struct client){name, pre, post, ctx, 0, NULL};
     atomic_store(&nclients, n + 1);
     pthread_mutex_unlock(&reg_lock);
     return n;
@@ -96,48 +97,60 @@ int cutap_enable(int client, uint32_t id, int on)
     return 0;
 }
 
-/* A dynamic id was just made: clients enabled for every id get it too. */
-void cutap_dispatch_new_id(uint32_t id);
-void cutap_dispatch_new_id(uint32_t id)
+void cutap_client_set_filter(int client, cutap_want_fn want)
+{
+    pthread_mutex_lock(&reg_lock);
+    if (client >= 0 && client < atomic_load(&nclients))
+        clients[client].want = want;
+    pthread_mutex_unlock(&reg_lock);
+}
+
+/* A dynamic id was just made: clients enabled for every id get it too, and
+ * those whose filter accepts it. */
+void cutap_dispatch_new_id(uint32_t id, const char *name, int layer)
 {
     uint8_t m = 0;
     pthread_mutex_lock(&reg_lock);   /* against a concurrent cutap_enable(ALL) */
     int n = atomic_load(&nclients);
     for (int c = 0; c < n; c++)
-        if (clients[c].all)
+        if (clients[c].all || (clients[c].want && clients[c].want(name, layer)))
             m |= (uint8_t)(1u << c);
     atomic_store(&cutap_mask[id], m);
     pthread_mutex_unlock(&reg_lock);
 }
 
-/* Runs the pre callbacks in order. When one skips the call, the later
- * clients' pre callbacks do not run, and neither will their post callbacks
- * (*mask loses their bits): a client never sees a post without its pre. */
-static int run_pre(cutap_call_t *call, uint8_t *mask, int can_skip)
+/* Runs the pre callbacks in order (lowest client first). When one skips
+ * the call, the later clients' pre callbacks do not run, and neither will
+ * their post callbacks (*mask loses their bits): a client never sees a post
+ * without its pre. The loops visit only the set bits of the mask. */
+static inline int run_pre(cutap_call_t *call, uint8_t *mask, int can_skip)
 {
-    int n = atomic_load(&nclients), skip = 0;
-    for (int c = 0; c < n; c++) {
-        if (!((*mask >> c) & 1) || !clients[c].pre)
-            continue;
+    int skip = 0;
+    for (unsigned m = *mask; m; m &= m - 1) {
+        int c = __builtin_ctz(m);
         if (skip)
             *mask &= (uint8_t)~(1u << c);
-        else
+        else if (clients[c].pre)
             skip = clients[c].pre(call, clients[c].ctx) == CUTAP_SKIP && can_skip;
     }
     return skip;
 }
 
-static void run_post(cutap_call_t *call, uint8_t mask)
+static inline void run_post(cutap_call_t *call, unsigned mask)
 {
-    for (int c = atomic_load(&nclients) - 1; c >= 0; c--)
-        if ((mask >> c) & 1 && clients[c].post)
+    while (mask) {
+        int c = 31 - __builtin_clz(mask);
+        mask &= ~(1u << c);
+        if (clients[c].post)
             clients[c].post(call, clients[c].ctx);
+    }
 }
 
 uint64_t cutap_dispatch(uint32_t id, uint64_t *args, cutap_thunk_t thunk)
 {
     int ready = atomic_load_explicit(&cutap_driver_state, memory_order_acquire) == 1 || !cutap_driver_ensure();
     struct cutap_thread *t = &cutap_tls;
+    uint8_t mask = atomic_load_explicit(&cutap_mask[id], memory_order_relaxed);
     cutap_call_t call;
     call.id = id;
     call.layer = CUTAP_LAYER_DRIVER;
@@ -146,11 +159,15 @@ uint64_t cutap_dispatch(uint32_t id, uint64_t *args, cutap_thunk_t thunk)
     call.depth = t->depth;
     call.args = args;
     call.result = CUTAP_CUDA_ERROR_NOT_FOUND;
-    call.fn = ready ? cutap_driver_real(id) : NULL;
+    call.fn = ready ? cutap_real[id] : NULL;
     call.parent = t->current;
-    memset(call.scratch, 0, sizeof call.scratch);
+    if (CUTAP_LIKELY(mask == atomic_load_explicit(&cutap_fast_mask, memory_order_relaxed)) && mask && call.fn &&
+        !cutap_fixup[id])
+        return cutap_record_fast(&call, thunk);
+    /* Only the scratch words of clients that run are promised zero. */
+    for (unsigned m = mask; m; m &= m - 1)
+        call.scratch[__builtin_ctz(m)] = 0;
 
-    uint8_t mask = atomic_load_explicit(&cutap_mask[id], memory_order_relaxed);
     int skip = mask ? run_pre(&call, &mask, 1) : 0;
     t->depth++;
     t->current = &call;
@@ -162,7 +179,7 @@ uint64_t cutap_dispatch(uint32_t id, uint64_t *args, cutap_thunk_t thunk)
      * CUDA_ERROR_NOT_FOUND rather than a jump to NULL. */
     t->depth--;
     t->current = call.parent;
-    if (cutap_fixup[id] && !skip)
+    if (CUTAP_UNLIKELY(cutap_fixup[id] != NULL) && !skip)
         cutap_fixup[id](&call);
     if (mask)
         run_post(&call, mask);

@@ -18,7 +18,6 @@ static _Atomic uint32_t ndyn;
 static pthread_mutex_t dyn_lock = PTHREAD_MUTEX_INITIALIZER;
 CUTAP_FORK_SAFE(dyn_lock)
 
-void cutap_dispatch_new_id(uint32_t id);
 
 uint32_t cutap_id_new(const char *name, int layer, struct cutap_tramp_ctx **ctx_out)
 {
@@ -41,7 +40,7 @@ uint32_t cutap_id_new(const char *name, int layer, struct cutap_tramp_ctx **ctx_
     d->ctx.id = id;
     d->ctx.active = 1;
     dyn[k] = d;
-    cutap_dispatch_new_id(id);
+    cutap_dispatch_new_id(id, d->name, layer);
     atomic_store(&ndyn, k + 1);
     pthread_mutex_unlock(&dyn_lock);
     *ctx_out = &d->ctx;

@@ -14,7 +14,7 @@
 #include "cutap_internal.h"
 
 _Atomic int cutap_driver_state;
-static void *real[CUTAP_DRIVER_COUNT];
+void *cutap_real[CUTAP_DRIVER_COUNT];
 static void *driver_handle;   /* our own reference: never closed */
 static char driver_path[4096];
 static pthread_mutex_t drv_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -67,7 +67,7 @@ static void map_put(void *p, uint32_t id)
 
 void *cutap_driver_real(uint32_t id)
 {
-    return id < CUTAP_DRIVER_COUNT ? real[id] : NULL;
+    return id < CUTAP_DRIVER_COUNT ? cutap_real[id] : NULL;
 }
 
 /* dlopen hands out the same handle for every open of one object. */
@@ -120,12 +120,12 @@ static int adopt(void *handle)
         won = 1;
         driver_handle = handle;
         memcpy(driver_path, r->path, sizeof driver_path);
-        memcpy(real, r->real, sizeof real);
+        memcpy(cutap_real, r->real, sizeof cutap_real);
         for (uint32_t id = 0; id < CUTAP_DRIVER_COUNT; id++)
-            if (real[id])
-                map_put(real[id], id);
+            if (cutap_real[id])
+                map_put(cutap_real[id], id);
         for (unsigned i = 0; i < cutap_untyped_count; i++)
-            __atomic_store_n(&cutap_untyped_ctx[i].real, real[cutap_untyped_ids[i]], __ATOMIC_RELEASE);
+            __atomic_store_n(&cutap_untyped_ctx[i].real, cutap_real[cutap_untyped_ids[i]], __ATOMIC_RELEASE);
         cutap_getprocaddress_init();
         cutap_exporttable_init();
         atomic_store_explicit(&cutap_driver_state, 1, memory_order_release);

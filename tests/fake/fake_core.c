@@ -138,6 +138,48 @@ static uint64_t do_error_name(const uint64_t *a)
     return CUDA_SUCCESS;
 }
 
+/* Kernels: cuModuleGetFunction hands out a handle per name, cuFuncGetName
+ * (and cuKernelGetName) gives the name back, as the real driver does. */
+#define FAKE_FUNCS 64
+static struct {
+    uint64_t handle;
+    char name[128];
+} funcs[FAKE_FUNCS];
+static _Atomic unsigned nfuncs;
+
+static uint64_t do_module_get_function(const uint64_t *a)
+{
+    const char *name = P(2, const char *);
+    if (!P(0, uint64_t *) || !name)
+        return CUDA_ERROR_INVALID_VALUE;
+    unsigned n = atomic_load(&nfuncs);
+    for (unsigned i = 0; i < n; i++)
+        if (!strcmp(funcs[i].name, name)) {
+            *P(0, uint64_t *) = funcs[i].handle;
+            return CUDA_SUCCESS;
+        }
+    if (n >= FAKE_FUNCS)
+        return CUDA_ERROR_NOT_FOUND;
+    funcs[n].handle = 0xf0000000ULL + 0x100ULL * n;
+    snprintf(funcs[n].name, sizeof funcs[n].name, "%s", name);
+    atomic_store(&nfuncs, n + 1);
+    *P(0, uint64_t *) = funcs[n].handle;
+    return CUDA_SUCCESS;
+}
+
+static uint64_t do_func_get_name(const uint64_t *a)
+{
+    if (!P(0, const char **))
+        return CUDA_ERROR_INVALID_VALUE;
+    unsigned n = atomic_load(&nfuncs);
+    for (unsigned i = 0; i < n; i++)
+        if (funcs[i].handle == a[1]) {
+            *P(0, const char **) = funcs[i].name;
+            return CUDA_SUCCESS;
+        }
+    return CUDA_ERROR_INVALID_VALUE;
+}
+
 /* A driver function that itself makes a driver call through the global
  * scope, as the runtime does above the driver: it nests. */
 static uint64_t do_profiler_start(const uint64_t *a)
@@ -260,4 +302,7 @@ __attribute__((constructor)) static void setup(void)
     special[CUTAP_ID_cuGetProcAddress] = do_get_proc_address;
     special[CUTAP_ID_cuGetProcAddress_v2] = do_get_proc_address_v2;
     special[CUTAP_ID_cuGetExportTable] = do_export_table;
+    special[CUTAP_ID_cuModuleGetFunction] = do_module_get_function;
+    special[CUTAP_ID_cuFuncGetName] = do_func_get_name;
+    special[CUTAP_ID_cuKernelGetName] = do_func_get_name;
 }

@@ -1,0 +1,27 @@
+/* The cutap command: shared declarations of its subcommands. */
+#ifndef CUTAP_CLI_H
+#define CUTAP_CLI_H
+
+#include <stdio.h>
+
+#include "trace_read.h"
+
+int cmd_trace(int argc, char **argv);     /* run.c */
+int cmd_stat(int argc, char **argv);      /* run.c */
+int cmd_report(int argc, char **argv);    /* report.c */
+int cmd_dump(int argc, char **argv);      /* dump.c */
+int cmd_export(int argc, char **argv);    /* export.c */
+
+/* report.c: the summary table, also printed by `cutap stat`. */
+enum { FMT_TEXT, FMT_CSV, FMT_JSON };
+enum { BY_NONE, BY_PROCESS, BY_THREAD, BY_RANK };
+int report_print(const struct trace *tr, FILE *out, int format, int by);
+
+/* util.c */
+const char *layer_str(int layer);            /* "driver", "hidden" */
+void json_str(FILE *f, const char *s);       /* a JSON string literal, escaped */
+void csv_str(FILE *f, const char *s);        /* a CSV field, quoted when needed */
+/* Checks a -e expression (the recorder's syntax, src/record/filter.c):
+ * returns NULL or what is wrong. */
+const char *filter_check(const char *expr);
+#endif

@@ -1,0 +1,732 @@
+/* `cutap dump`: one line per call in time order, like strace:
+ *
+ *   0.012345 [4121/4121] cuMemAlloc_v2(dptr=0x7ffd5a0c→0x7f2a00200000, bytesize=4096) = CUDA_SUCCESS <1.2 us>
+ *
+ * Arguments are decoded with the generated tables (cli/decode_tables.h),
+ * looked up by the call's name, never by its numeric id: ids are per file.
+ * What the recorder copied from the process (strings, structs, outputs)
+ * is shown where the argument is. Calls whose signature is unknown show
+ * the six argument registers and the raw return register. */
+#define _GNU_SOURCE
+#include <dlfcn.h>
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "decode_tables.h"
+
+/* What printing one call needs besides the call. */
+struct dump {
+    const struct trace *tr;
+    FILE *out;
+    const struct tr_proc *proc;    /* process of the call being printed */
+};
+
+static void *xcalloc(size_t n, size_t size)
+{
+    void *p = calloc(n ? n : 1, size);
+    if (!p) {
+        fprintf(stderr, "cutap: out of memory\n");
+        exit(1);
+    }
+    return p;
+}
+
+/* --- kernel names ----------------------------------------------------- */
+
+/* __cxa_demangle, found at run time: the CLI is C and must not link
+ * libstdc++, yet C++ kernel names are unreadable mangled. NULL: print
+ * names as recorded. */
+typedef char *(*demangle_fn)(const char *mangled, char *buf, size_t *len, int *status);
+static demangle_fn cxa_demangle;
+
+/* Demangled names by the address of the recorded name: every launch of
+ * one handle finds the same string in the mapping, so a kernel launched a
+ * million times is demangled once. Open addressing, at most half full. */
+struct dm_slot {
+    const char *raw;
+    char *demangled;               /* NULL: demangling failed, print raw */
+};
+static struct dm_slot *dm_tab;
+static size_t dm_cap, dm_used;
+
+static void demangle_init(void)
+{
+    void *h = dlopen("libstdc++.so.6", RTLD_LAZY | RTLD_LOCAL);
+    if (h)
+        cxa_demangle = (demangle_fn)dlsym(h, "__cxa_demangle");
+}
+
+static size_t dm_hash(const char *p, size_t cap)
+{
+    return (size_t)(((uintptr_t)p >> 3) * 0x9e3779b97f4a7c15ull) & (cap - 1);
+}
+
+static struct dm_slot *dm_find(const char *raw)
+{
+    size_t i = dm_hash(raw, dm_cap);
+    while (dm_tab[i].raw && dm_tab[i].raw != raw)
+        i = (i + 1) & (dm_cap - 1);
+    return &dm_tab[i];
+}
+
+static void dm_grow(void)
+{
+    struct dm_slot *old = dm_tab;
+    size_t old_cap = dm_cap;
+    dm_cap = dm_cap ? dm_cap * 2 : 256;
+    dm_tab = xcalloc(dm_cap, sizeof *dm_tab);
+    for (size_t i = 0; i < old_cap; i++)
+        if (old[i].raw)
+            *dm_find(old[i].raw) = old[i];
+    free(old);
+}
+
+static const char *kernel_display(const char *raw)
+{
+    if (!cxa_demangle || strncmp(raw, "_Z", 2))
+        return raw;               /* extern "C" kernels are not mangled */
+    if (2 * (dm_used + 1) > dm_cap)
+        dm_grow();
+    struct dm_slot *s = dm_find(raw);
+    if (!s->raw) {
+        int status = -1;
+        s->raw = raw;
+        s->demangled = cxa_demangle(raw, NULL, NULL, &status);
+        if (status) {
+            free(s->demangled);
+            s->demangled = NULL;
+        }
+        dm_used++;
+    }
+    return s->demangled ? s->demangled : raw;
+}
+
+static void dm_free(void)
+{
+    for (size_t i = 0; i < dm_cap; i++)
+        free(dm_tab[i].demangled);
+    free(dm_tab);
+    dm_tab = NULL;
+    dm_cap = dm_used = 0;
+}
+
+/* `<name>` after a CUfunction/CUkernel value whose name the trace holds. */
+static void put_kernel(const struct dump *d, uint64_t handle)
+{
+    const char *name = handle ? tr_func_name(d->proc, handle) : NULL;
+    if (name)
+        fprintf(d->out, "<%s>", kernel_display(name));
+}
+
+/* A by-value handle type that names a kernel. */
+static int is_kernel_type(const char *type)
+{
+    return !strcmp(type, "CUfunction") || !strcmp(type, "CUkernel");
+}
+
+/* --- scalar values ---------------------------------------------------- */
+
+static void put_ptr(FILE *f, uint64_t v)
+{
+    if (v)
+        fprintf(f, "0x%" PRIx64, v);
+    else
+        fputs("NULL", f);
+}
+
+/* Flags read best in hex: the bits are what matters. */
+static int is_flag_name(const char *name)
+{
+    return strstr(name, "flag") || strstr(name, "Flag");
+}
+
+/* Integer typedefs that hold an address or a handle: hex, like pointers. */
+static int is_handle_uint(const char *type)
+{
+    static const char *const t[] = {"CUdeviceptr", "CUdeviceptr_v1", "CUmemGenericAllocationHandle", "CUtexObject",
+                                    "CUsurfObject"};
+    for (size_t i = 0; i < sizeof t / sizeof *t; i++)
+        if (!strcmp(type, t[i]))
+            return 1;
+    return 0;
+}
+
+/* Shortest %g that reads back as the same value: 0.5 rather than
+ * 0.50000000000000000, yet exact. */
+static void put_real(FILE *f, double v, int is_float)
+{
+    char buf[40];
+    for (int prec = 6; prec <= 17; prec++) {
+        snprintf(buf, sizeof buf, "%.*g", prec, v);
+        double back = strtod(buf, NULL);
+        if (is_float ? (float)back == (float)v : back == v)
+            break;
+    }
+    fputs(buf, f);
+}
+
+static double float_bits(uint32_t bits)
+{
+    float v;
+    memcpy(&v, &bits, sizeof v);
+    return v;
+}
+
+static double double_bits(uint64_t bits)
+{
+    double v;
+    memcpy(&v, &bits, sizeof v);
+    return v;
+}
+
+/* First name of an enum value (aliases share values; the first is the
+ * canonical one). Enums are 32 bits wide, so compare that much. */
+static const char *enum_name(const struct dec_enum *e, uint32_t v)
+{
+    for (unsigned i = 0; i < e->nvals; i++)
+        if ((uint32_t)e->vals[i].value == v)
+            return e->vals[i].name;
+    return NULL;
+}
+
+/* A flag set: the exact name if there is one, else A|B|0x<rest>. */
+static void put_flags(FILE *f, const struct dec_enum *e, uint32_t v)
+{
+    const char *exact = enum_name(e, v);
+    if (exact) {
+        fputs(exact, f);
+        return;
+    }
+    uint32_t rest = v;
+    int n = 0;
+    for (unsigned i = 0; i < e->nvals; i++) {
+        uint32_t bits = (uint32_t)e->vals[i].value;
+        if (bits && (rest & bits) == bits) {
+            fprintf(f, "%s%s", n++ ? "|" : "", e->vals[i].name);
+            rest &= ~bits;
+        }
+    }
+    if (rest || !n)
+        fprintf(f, "%s0x%" PRIx32, n ? "|" : "", rest);
+}
+
+static void put_enum(FILE *f, int idx, uint32_t v)
+{
+    if (idx < 0 || (unsigned)idx >= dec_nenums) {
+        fprintf(f, "%" PRId32, (int32_t)v);
+        return;
+    }
+    const struct dec_enum *e = &dec_enums[idx];
+    if (e->bitmask) {
+        put_flags(f, e, v);
+        return;
+    }
+    const char *name = enum_name(e, v);
+    if (name)
+        fputs(name, f);
+    else
+        fprintf(f, "%" PRId32, (int32_t)v);
+}
+
+/* Bytes as one hex string (CUuuid: the 32 digits CUTAP_HIDDEN takes).
+ * Long all-zero arrays (reserved fields) shrink to 0. */
+static void put_bytes(FILE *f, const uint8_t *p, size_t n)
+{
+    size_t nz = 0;
+    while (nz < n && !p[nz])
+        nz++;
+    if (n > 16 && nz == n) {
+        fputc('0', f);
+        return;
+    }
+    for (size_t i = 0; i < n; i++)
+        fprintf(f, "%02x", p[i]);
+}
+
+/* A C string literal; `truncated` adds … after it. */
+static void put_str(FILE *f, const char *s, size_t len, int truncated)
+{
+    fputc('"', f);
+    for (size_t i = 0; i < len; i++) {
+        unsigned char ch = (unsigned char)s[i];
+        switch (ch) {
+        case '"': fputs("\\\"", f); break;
+        case '\\': fputs("\\\\", f); break;
+        case '\n': fputs("\\n", f); break;
+        case '\t': fputs("\\t", f); break;
+        case '\r': fputs("\\r", f); break;
+        default:
+            if (ch < 0x20 || ch >= 0x7f)
+                fprintf(f, "\\%03o", ch);   /* octal: never swallows a following digit */
+            else
+                fputc(ch, f);
+        }
+    }
+    fputc('"', f);
+    if (truncated)
+        fputs("…", f);
+}
+
+/* --- structs ---------------------------------------------------------- */
+
+/* Little-endian integer of 1..8 bytes. */
+static uint64_t read_le(const uint8_t *p, unsigned size)
+{
+    uint64_t v = 0;
+    memcpy(&v, p, size > 8 ? 8 : size);
+    return v;
+}
+
+static int64_t sign_extend(uint64_t v, unsigned size)
+{
+    if (size >= 8)
+        return (int64_t)v;
+    unsigned shift = 64 - 8 * size;
+    return (int64_t)(v << shift) >> shift;
+}
+
+static void put_struct(const struct dump *d, int idx, const uint8_t *p, size_t len);
+
+static void put_field(const struct dump *d, const struct dec_field *fl, const uint8_t *p)
+{
+    FILE *f = d->out;
+    uint64_t v = fl->kind == DEC_STRUCT || fl->kind == DEC_BYTES ? 0 : read_le(p, fl->size);
+    switch (fl->kind) {
+    case DEC_INT:
+        if (is_flag_name(fl->name))
+            fprintf(f, "0x%" PRIx64, v);   /* read_le kept only the field's bytes */
+        else
+            fprintf(f, "%" PRId64, sign_extend(v, fl->size));
+        break;
+    case DEC_UINT: fprintf(f, is_flag_name(fl->name) ? "0x%" PRIx64 : "%" PRIu64, v); break;
+    case DEC_ENUM: put_enum(f, fl->enum_idx, (uint32_t)v); break;
+    case DEC_FLOAT: put_real(f, float_bits((uint32_t)v), 1); break;
+    case DEC_DOUBLE: put_real(f, double_bits(v), 0); break;
+    case DEC_STRUCT: put_struct(d, fl->struct_idx, p, fl->size); break;
+    case DEC_BYTES: put_bytes(f, p, fl->size); break;
+    default:   /* DEC_PTR */
+        put_ptr(f, v);
+        if (!strcmp(fl->name, "func") || !strcmp(fl->name, "function"))
+            put_kernel(d, v);   /* CUDA_KERNEL_NODE_PARAMS, CUDA_LAUNCH_PARAMS */
+    }
+}
+
+/* A union: every member at offset 0. */
+static int is_union(const struct dec_struct *s)
+{
+    for (unsigned i = 0; i < s->nfields; i++)
+        if (s->fields[i].offset)
+            return 0;
+    return s->nfields > 1;
+}
+
+/* The byte array that sizes a union (pad[64], reserved[…]): it repeats
+ * the other members' bytes and means nothing by itself. */
+static int is_union_padding(const struct dec_field *fl)
+{
+    return fl->kind == DEC_BYTES && (!strncmp(fl->name, "pad", 3) || !strncmp(fl->name, "reserved", 8));
+}
+
+/* {field=value, …} of `len` captured bytes; fields past them print as …
+ * Unions print every member but their padding: which member is live is
+ * not recorded. */
+static void put_struct(const struct dump *d, int idx, const uint8_t *p, size_t len)
+{
+    if (idx < 0 || (unsigned)idx >= dec_nstructs) {
+        put_bytes(d->out, p, len);
+        return;
+    }
+    const struct dec_struct *s = &dec_structs[idx];
+    int skip_pad = is_union(s), n = 0;
+    fputc('{', d->out);
+    for (unsigned i = 0; i < s->nfields; i++) {
+        const struct dec_field *fl = &s->fields[i];
+        if (skip_pad && is_union_padding(fl))
+            continue;
+        if (n++)
+            fputs(", ", d->out);
+        if ((size_t)fl->offset + fl->size > len) {
+            fputs("…", d->out);
+            break;
+        }
+        fprintf(d->out, "%s=", fl->name);
+        put_field(d, fl, p + fl->offset);
+    }
+    fputc('}', d->out);
+}
+
+/* --- arguments -------------------------------------------------------- */
+
+/* How to show the value an output pointer points to, from the spelled
+ * type of the parameter ("CUdeviceptr *", "const CUgraphNode **"). */
+enum { PT_HEX, PT_SIGNED, PT_UNSIGNED, PT_FLOAT, PT_DOUBLE };
+
+static int pointee_class(const char *type)
+{
+    static const char *const sig[] = {"int", "long", "long long", "short", "char", "signed char", "CUdevice",
+                                      "CUdevice_v1", "EGLint", "int32_t", "int64_t"};
+    static const char *const uns[] = {"unsigned int", "unsigned long", "unsigned long long", "unsigned short",
+                                      "unsigned char", "size_t", "cuuint32_t", "cuuint64_t", "uint32_t",
+                                      "uint64_t", "CUlogIterator"};
+    char base[64];
+    if (!strncmp(type, "const ", 6))
+        type += 6;
+    size_t n = strlen(type);
+    if (n && type[n - 1] == '*')
+        n--;                       /* the parameter's own star */
+    while (n && type[n - 1] == ' ')
+        n--;
+    if (!n || n >= sizeof base || type[n - 1] == '*')
+        return PT_HEX;             /* pointer to pointer */
+    memcpy(base, type, n);
+    base[n] = 0;
+    for (size_t i = 0; i < sizeof sig / sizeof *sig; i++)
+        if (!strcmp(base, sig[i]))
+            return PT_SIGNED;
+    for (size_t i = 0; i < sizeof uns / sizeof *uns; i++)
+        if (!strcmp(base, uns[i]))
+            return PT_UNSIGNED;
+    if (!strcmp(base, "float"))
+        return PT_FLOAT;
+    if (!strcmp(base, "double"))
+        return PT_DOUBLE;
+    return PT_HEX;                 /* handles (CUcontext, CUdeviceptr, …) and void * */
+}
+
+/* The value an output pointer pointed to after the call. */
+static void put_pointee(const struct dump *d, const struct dec_arg *a, const uint8_t *p, size_t len)
+{
+    FILE *f = d->out;
+    if (a->struct_idx >= 0) {
+        put_struct(d, a->struct_idx, p, len);
+        return;
+    }
+    if (len != 1 && len != 2 && len != 4 && len != 8) {
+        put_bytes(f, p, len);
+        return;
+    }
+    uint64_t v = read_le(p, (unsigned)len);
+    if (a->enum_idx >= 0) {
+        put_enum(f, a->enum_idx, (uint32_t)v);
+        return;
+    }
+    int cls = pointee_class(a->type);
+    if (cls == PT_UNSIGNED && is_flag_name(a->name))
+        cls = PT_HEX;
+    switch (cls) {
+    case PT_SIGNED: fprintf(f, "%" PRId64, sign_extend(v, (unsigned)len)); break;
+    case PT_UNSIGNED: fprintf(f, "%" PRIu64, v); break;
+    case PT_FLOAT:
+    case PT_DOUBLE: put_real(f, len == 4 ? float_bits((uint32_t)v) : double_bits(v), len == 4); break;
+    default:
+        fprintf(f, "0x%" PRIx64, v);
+        if (len == 8 && (strstr(a->type, "CUfunction") || strstr(a->type, "CUkernel")))
+            put_kernel(d, v);      /* cuModuleGetFunction, cuLibraryGetKernel */
+    }
+}
+
+/* An argument word by the parameter's kind, without captures. */
+static void put_word(const struct dump *d, const struct dec_arg *a, uint64_t w)
+{
+    FILE *f = d->out;
+    switch (a->kind) {
+    case DEC_INT:
+        if (is_flag_name(a->name))
+            fprintf(f, "0x%" PRIx32, (uint32_t)w);   /* an int of flags */
+        else
+            fprintf(f, "%" PRId64, (int64_t)w);
+        break;
+    case DEC_UINT:
+        if (a->enum_idx >= 0 && (unsigned)a->enum_idx < dec_nenums && dec_enums[a->enum_idx].bitmask)
+            put_flags(f, &dec_enums[a->enum_idx], (uint32_t)w);
+        else if (is_handle_uint(a->type))
+            put_ptr(f, w);
+        else
+            fprintf(f, is_flag_name(a->name) ? "0x%" PRIx64 : "%" PRIu64, w);
+        break;
+    case DEC_ENUM: put_enum(f, a->enum_idx, (uint32_t)w); break;
+    case DEC_FLOAT: put_real(f, float_bits((uint32_t)w), 1); break;
+    case DEC_DOUBLE: put_real(f, double_bits(w), 0); break;
+    case DEC_STRUCT: fprintf(f, "{…}@0x%" PRIx64, w); break;   /* the copy's address only */
+    default:   /* DEC_PTR */
+        put_ptr(f, w);
+        if (is_kernel_type(a->type))
+            put_kernel(d, w);
+    }
+}
+
+/* An argument with what the recorder copied for it. */
+static void put_captured(const struct dump *d, const struct dec_arg *a, uint64_t w, const struct cutap_capture *c)
+{
+    FILE *f = d->out;
+    const uint8_t *p = (const uint8_t *)(c + 1);
+    int trunc = c->state == CUTAP_CAPS_TRUNCATED;
+    if (c->state == CUTAP_CAPS_NONE) {   /* NULL, failed call, or unfinished */
+        put_word(d, a, w);
+        return;
+    }
+    switch (c->kind) {
+    case CUTAP_CAP_IN_STR: put_str(f, (const char *)p, c->len, trunc); break;
+    case CUTAP_CAP_IN_BYTES: put_struct(d, a->struct_idx, p, c->len); break;
+    case CUTAP_CAP_OUT_BYTES:
+        put_ptr(f, w);
+        fputs("→", f);
+        put_pointee(d, a, p, c->len);
+        break;
+    case CUTAP_CAP_OUT_STRPTR:
+    case CUTAP_CAP_OUT_STRBUF:
+        put_ptr(f, w);
+        fputs("→", f);
+        put_str(f, (const char *)p, c->len, trunc);
+        break;
+    default:   /* a kind newer than this reader */
+        put_word(d, a, w);
+    }
+}
+
+/* Typed arguments: name=value, captures where their argument is. */
+static void put_args(const struct dump *d, const struct tr_call *c, const struct dec_fn *fn)
+{
+    const struct cutap_capture *caps[256];   /* by argument index (a uint8_t) */
+    for (unsigned i = 0; i < fn->nargs; i++)
+        caps[i] = NULL;
+    for (unsigned i = 0; i < c->rec->ncap; i++) {
+        const struct cutap_capture *cap = tr_capture(c, i);
+        if (cap && !caps[cap->arg])
+            caps[cap->arg] = cap;
+    }
+    const uint64_t *w = tr_args(c);
+    for (unsigned i = 0; i < fn->nargs; i++) {
+        const struct dec_arg *a = &fn->args[i];
+        fprintf(d->out, "%s%s=", i ? ", " : "", a->name);
+        if (caps[i])
+            put_captured(d, a, w[i], caps[i]);
+        else
+            put_word(d, a, w[i]);
+    }
+}
+
+/* Untyped or unknown calls: the raw words (for untyped ones, the six
+ * integer argument registers). */
+static void put_raw_args(FILE *f, const struct tr_call *c)
+{
+    const uint64_t *w = tr_args(c);
+    for (unsigned i = 0; i < c->rec->nargs; i++)
+        fprintf(f, "%s0x%" PRIx64, i ? ", " : "", w[i]);
+}
+
+/* --- one line ----------------------------------------------------------- */
+
+static void put_duration(FILE *f, uint64_t ns)
+{
+    if (ns < 1000)
+        fprintf(f, "<%" PRIu64 " ns>", ns);
+    else if (ns < 1000000)
+        fprintf(f, "<%.1f us>", (double)ns / 1e3);
+    else
+        fprintf(f, "<%.3f ms>", (double)ns / 1e6);
+}
+
+static void put_result(FILE *f, const struct tr_call *c, int typed)
+{
+    if (!c->t1) {
+        fputs(" = ? <unfinished>", f);
+        return;
+    }
+    if (!typed) {
+        fprintf(f, " = 0x%" PRIx64 " ", c->result);
+    } else {
+        uint32_t r = (uint32_t)c->result;
+        const char *name = enum_name(&dec_enums[dec_result_enum], r);
+        if (!name)
+            fprintf(f, " = %" PRIu32 " ", r);
+        else if (r)
+            fprintf(f, " = %s (%" PRIu32 ") ", name, r);
+        else
+            fprintf(f, " = %s ", name);
+    }
+    put_duration(f, c->t1 - c->t0);
+}
+
+/* The signature to decode a call with, or NULL to print raw words: the
+ * recorder had none (untyped, hidden), or the tables disagree with the
+ * record (another header version). */
+static const struct dec_fn *signature(const struct trace *tr, const struct tr_call *c)
+{
+    if ((c->flags & CUTAP_RF_UNTYPED) || tr->names[c->name].layer != 0)
+        return NULL;
+    const struct dec_fn *fn = dec_find_fn(tr->names[c->name].name);
+    return fn && fn->nargs == c->rec->nargs ? fn : NULL;
+}
+
+static void put_call(struct dump *d, const struct tr_call *c, const char *label)
+{
+    const struct trace *tr = d->tr;
+    FILE *f = d->out;
+    uint64_t t = c->t0 > tr->origin_ns ? c->t0 - tr->origin_ns : 0;
+    d->proc = &tr->procs[tr->threads[c->thread].proc];
+    fprintf(f, "%" PRIu64 ".%06" PRIu64 " %s %*s%s(", t / 1000000000u, t % 1000000000u / 1000u, label,
+            2 * c->depth, "", tr->names[c->name].name);
+    const struct dec_fn *fn = signature(tr, c);
+    if (fn)
+        put_args(d, c, fn);
+    else
+        put_raw_args(f, c);
+    fputc(')', f);
+    put_result(f, c, fn != NULL);
+    if (c->flags & CUTAP_RF_SKIPPED)
+        fputs(" (skipped)", f);
+    fputc('\n', f);
+}
+
+/* --- threads: labels and the filter ------------------------------------- */
+
+static int several_hosts(const struct trace *tr)
+{
+    for (size_t i = 1; i < tr->nprocs; i++)
+        if (strcmp(tr->procs[i].h.host, tr->procs[0].h.host))
+            return 1;
+    return 0;
+}
+
+/* "[4121/4122]", "[r1 4121/4122]", "[node7:4121/4122]": built once per
+ * thread, not per line. */
+static char (*thread_labels(const struct trace *tr))[96]
+{
+    char(*lab)[96] = xcalloc(tr->nthreads, sizeof *lab);
+    int hosts = several_hosts(tr);
+    for (size_t i = 0; i < tr->nthreads; i++) {
+        const struct tr_proc *p = &tr->procs[tr->threads[i].proc];
+        char rank[16] = "";
+        if (p->h.rank >= 0)
+            snprintf(rank, sizeof rank, "r%d ", p->h.rank);
+        snprintf(lab[i], sizeof lab[i], "[%s%s%s%d/%d]", rank, hosts ? p->h.host : "", hosts ? ":" : "", p->h.pid,
+                 tr->threads[i].tid);
+    }
+    return lab;
+}
+
+static int parse_id(const char *s, long *out)
+{
+    char *end;
+    errno = 0;
+    long v = strtol(s, &end, 10);
+    if (errno || end == s || *end || v < 0 || v > INT32_MAX)
+        return -1;
+    *out = v;
+    return 0;
+}
+
+/* Which threads to show; NULL after a message when --pid/--tid match
+ * nothing in the trace. */
+static unsigned char *thread_filter(const struct trace *tr, long pid, long tid)
+{
+    unsigned char *show = xcalloc(tr->nthreads, 1);
+    int pid_seen = pid < 0, any = 0;
+    for (size_t i = 0; i < tr->nthreads; i++) {
+        int p = tr->procs[tr->threads[i].proc].h.pid;
+        pid_seen |= p == pid;
+        show[i] = (pid < 0 || p == pid) && (tid < 0 || tr->threads[i].tid == tid);
+        any |= show[i];
+    }
+    for (size_t i = 0; i < tr->nprocs && !pid_seen; i++)
+        pid_seen = tr->procs[i].h.pid == pid;   /* a process that made no call */
+    if (!pid_seen)
+        fprintf(stderr, "cutap: dump: no process %ld in this trace\n", pid);
+    else if (tid >= 0 && !any)
+        fprintf(stderr, "cutap: dump: no thread %ld%s in this trace\n", tid, pid >= 0 ? " in that process" : "");
+    if (!pid_seen || (tid >= 0 && !any)) {
+        free(show);
+        return NULL;
+    }
+    return show;
+}
+
+/* --- the command -------------------------------------------------------- */
+
+static const char dump_usage[] = "usage: cutap dump [--pid P] [--tid T] [--no-demangle] DIR|FILE.cutap\n";
+
+/* Prints the calls; returns 0, or -1 when stdout failed for another
+ * reason than a reader that went away (`| head`). */
+static int dump_calls(struct dump *d, const unsigned char *show)
+{
+    const struct trace *tr = d->tr;
+    char(*labels)[96] = thread_labels(tr);
+    int err = 0;
+    for (size_t i = 0; i < tr->ncalls; i++) {
+        const struct tr_call *c = &tr->calls[i];
+        if (show[c->thread])
+            put_call(d, c, labels[c->thread]);
+        if ((i & 1023) == 1023 && ferror(d->out)) {
+            err = errno;           /* stop early: nobody reads the rest */
+            break;
+        }
+    }
+    free(labels);
+    errno = 0;
+    if (fflush(d->out) == EOF)
+        err = errno;               /* fresher than the one saved above */
+    if (!ferror(d->out) || err == EPIPE)
+        return 0;
+    fprintf(stderr, "cutap: dump: writing the output: %s\n", err ? strerror(err) : "error");
+    return -1;
+}
+
+int cmd_dump(int argc, char **argv)
+{
+    static const struct option opts[] = {{"pid", required_argument, NULL, 'p'},
+                                         {"tid", required_argument, NULL, 't'},
+                                         {"no-demangle", no_argument, NULL, 'n'},
+                                         {"help", no_argument, NULL, 'h'},
+                                         {NULL, 0, NULL, 0}};
+    long pid = -1, tid = -1;
+    int demangle = 1, o;
+    while ((o = getopt_long(argc, argv, "p:t:nh", opts, NULL)) != -1) {
+        if (o == 'h') {
+            fputs(dump_usage, stdout);
+            return 0;
+        }
+        if ((o == 'p' && parse_id(optarg, &pid)) || (o == 't' && parse_id(optarg, &tid))) {
+            fprintf(stderr, "cutap: dump: bad %s '%s'\n", o == 'p' ? "pid" : "tid", optarg);
+            return 2;
+        }
+        if (o == 'n')
+            demangle = 0;
+        else if (o != 'p' && o != 't') {
+            fputs(dump_usage, stderr);
+            return 2;
+        }
+    }
+    if (optind != argc - 1) {
+        fputs(dump_usage, stderr);
+        return 2;
+    }
+    struct trace tr;
+    if (tr_load(&tr, argv[optind]))
+        return 1;
+    unsigned char *show = thread_filter(&tr, pid, tid);
+    if (!show) {
+        tr_free(&tr);
+        return 1;
+    }
+    if (!tr.ncalls && tr.ncounters)
+        fprintf(stderr, "cutap: dump: %s holds counters only (cutap stat); try cutap report\n", argv[optind]);
+    if (demangle)
+        demangle_init();
+    /* Dumps run to millions of lines: a large buffer, and a closed pipe
+     * is an error to notice, not a signal that kills us mid-line. */
+    static char obuf[1 << 20];
+    setvbuf(stdout, obuf, _IOFBF, sizeof obuf);
+    signal(SIGPIPE, SIG_IGN);
+    struct dump d = {.tr = &tr, .out = stdout};
+    int rc = dump_calls(&d, show) ? 1 : tr.problems > 0;
+    free(show);
+    dm_free();
+    tr_free(&tr);
+    return rc;
+}

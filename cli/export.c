@@ -1,0 +1,835 @@
+/* cutap export: a trace directory as Chrome/Perfetto JSON, JSON lines or an
+ * SQLite database.
+ *
+ *   cutap export --format perfetto|sqlite|jsonl -o FILE [--force] DIR
+ *
+ * The output is written to FILE.tmp.<pid> and moved to FILE only when
+ * complete, so an export that fails (or is interrupted) leaves no half
+ * file. An existing FILE is never replaced without --force.
+ *
+ * Times are nanoseconds relative to the trace origin (the earliest process
+ * start, struct trace.origin_ns) unless said otherwise.
+ *
+ * SQLite schema (docs/FORMAT.md has a copy):
+ *
+ *   CREATE TABLE processes(
+ *       id INTEGER PRIMARY KEY,
+ *       host TEXT, pid INTEGER, ppid INTEGER,
+ *       rank INTEGER,              -- NULL if unset
+ *       local_rank INTEGER,        -- NULL if unset
+ *       exe TEXT, cmdline TEXT,
+ *       start_ns INTEGER,          -- CLOCK_REALTIME ns; MIN(start_ns) is the origin
+ *       complete INTEGER,          -- 1: the process reached exit
+ *       file TEXT);                -- the trace file it came from
+ *   CREATE TABLE threads(
+ *       id INTEGER PRIMARY KEY,
+ *       process_id INTEGER REFERENCES processes(id),
+ *       tid INTEGER,               -- kernel thread id
+ *       name TEXT);
+ *   CREATE TABLE strings(          -- call names and kernel names
+ *       id INTEGER PRIMARY KEY,
+ *       value TEXT UNIQUE);
+ *   CREATE TABLE calls(            -- in time order: id follows start_ns
+ *       id INTEGER PRIMARY KEY,
+ *       thread_id INTEGER REFERENCES threads(id),
+ *       start_ns INTEGER,          -- relative to the origin
+ *       dur_ns INTEGER,            -- NULL if unfinished
+ *       layer TEXT,                -- 'driver' or 'hidden'
+ *       name_id INTEGER REFERENCES strings(id),
+ *       depth INTEGER,             -- nesting on the thread, 0 = outermost
+ *       result INTEGER,            -- CUresult (raw return register of untyped
+ *                                  -- calls, as a signed 64-bit value);
+ *                                  -- NULL if unfinished
+ *       args TEXT,                 -- argument words, hex, space separated
+ *       kernel_id INTEGER REFERENCES strings(id));   -- NULL if none known
+ *   CREATE TABLE counters(         -- counting-mode traces (cutap stat)
+ *       thread_id INTEGER REFERENCES threads(id),
+ *       layer TEXT,
+ *       name_id INTEGER REFERENCES strings(id),
+ *       calls INTEGER, errors INTEGER,
+ *       total_ns INTEGER, min_ns INTEGER, max_ns INTEGER);
+ *   CREATE VIEW calls_named AS
+ *       SELECT calls.*, s.value AS name, k.value AS kernel
+ *       FROM calls JOIN strings s ON s.id = calls.name_id
+ *       LEFT JOIN strings k ON k.id = calls.kernel_id;
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <signal.h>
+#include <sqlite3.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "cli.h"
+
+#define USAGE_LINE "usage: cutap export --format perfetto|sqlite|jsonl -o FILE [--force] DIR\n"
+static const char usage[] =
+    USAGE_LINE
+    "  perfetto  Chrome trace-event JSON (ui.perfetto.dev, chrome://tracing)\n"
+    "  sqlite    SQLite database (tables processes, threads, strings, calls,\n"
+    "            counters; view calls_named)\n"
+    "  jsonl     one JSON object per line: calls in time order, then counters\n"
+    "  --force   replace FILE if it exists\n";
+
+enum { EXP_PERFETTO, EXP_SQLITE, EXP_JSONL };
+
+/* --- helpers shared by the formats ---------------------------------- */
+
+static const struct tr_proc *call_proc(const struct trace *tr, const struct tr_call *c)
+{
+    return &tr->procs[tr->threads[c->thread].proc];
+}
+
+/* The kernel a call is about: launches and function queries take the
+ * CUfunction/CUkernel as their first or second argument. */
+static const char *call_kernel(const struct trace *tr, const struct tr_call *c)
+{
+    const struct tr_proc *p = call_proc(tr, c);
+    if (!p->nfuncs)
+        return NULL;
+    for (unsigned i = 0; i < c->rec->nargs && i < 2; i++) {
+        uint64_t w = tr_args(c)[i];
+        const char *k = w ? tr_func_name(p, w) : NULL;
+        if (k)
+            return k;
+    }
+    return NULL;
+}
+
+static const char *basename_of(const char *path)
+{
+    const char *s = strrchr(path, '/');
+    return s ? s + 1 : path;
+}
+
+/* A string as a JSON literal, made once: call names and hosts are
+ * repeated on every line. */
+static char *json_dup(const char *s)
+{
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *m = open_memstream(&buf, &len);
+    if (!m) {
+        fprintf(stderr, "cutap: out of memory\n");
+        exit(1);
+    }
+    json_str(m, s);
+    if (fclose(m)) {
+        fprintf(stderr, "cutap: out of memory\n");
+        exit(1);
+    }
+    return buf;
+}
+
+static char **json_names(const struct trace *tr)
+{
+    char **v = calloc(tr->nnames ? tr->nnames : 1, sizeof *v);
+    if (!v) {
+        fprintf(stderr, "cutap: out of memory\n");
+        exit(1);
+    }
+    for (size_t i = 0; i < tr->nnames; i++)
+        v[i] = json_dup(tr->names[i].name);
+    return v;
+}
+
+static void free_strs(char **v, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        free(v[i]);
+    free(v);
+}
+
+/* --- perfetto ------------------------------------------------------- */
+
+/* Linux pids never exceed this (PID_MAX_LIMIT on 64-bit), so pids made up
+ * above it cannot be mistaken for real ones. */
+#define PID_MAX_LIMIT 4194304
+
+/* The pid each process shows in the viewer, and its sort index. Two files
+ * can carry the same pid: an exec'd image (same process, new file) or
+ * processes on different hosts. The viewer merges tracks of equal pids,
+ * so the earliest-started keeps the real pid and the others get made-up
+ * ones; the process name keeps the real pid. */
+struct pf_proc {
+    int64_t pid;
+    size_t sort_index;
+};
+
+static int cmp_by_pid(const void *a, const void *b, void *ctx)
+{
+    const struct trace *tr = ctx;
+    const struct tr_proc *x = &tr->procs[*(const size_t *)a], *y = &tr->procs[*(const size_t *)b];
+    if (x->h.pid != y->h.pid)
+        return x->h.pid < y->h.pid ? -1 : 1;
+    if (x->base_ns != y->base_ns)
+        return x->base_ns < y->base_ns ? -1 : 1;
+    return *(const size_t *)a < *(const size_t *)b ? -1 : 1;
+}
+
+/* Display order: ranked processes by rank, then the rest; start time breaks ties. */
+static int cmp_display(const void *a, const void *b, void *ctx)
+{
+    const struct trace *tr = ctx;
+    const struct tr_proc *x = &tr->procs[*(const size_t *)a], *y = &tr->procs[*(const size_t *)b];
+    int xr = x->h.rank >= 0, yr = y->h.rank >= 0;
+    if (xr != yr)
+        return xr ? -1 : 1;
+    if (xr && x->h.rank != y->h.rank)
+        return x->h.rank < y->h.rank ? -1 : 1;
+    if (x->base_ns != y->base_ns)
+        return x->base_ns < y->base_ns ? -1 : 1;
+    return *(const size_t *)a < *(const size_t *)b ? -1 : 1;
+}
+
+static struct pf_proc *pf_procs(const struct trace *tr)
+{
+    size_t n = tr->nprocs;
+    struct pf_proc *pp = calloc(n ? n : 1, sizeof *pp);
+    size_t *order = calloc(n ? n : 1, sizeof *order);
+    if (!pp || !order) {
+        fprintf(stderr, "cutap: out of memory\n");
+        exit(1);
+    }
+    int64_t next = PID_MAX_LIMIT;
+    for (size_t i = 0; i < n; i++) {
+        order[i] = i;
+        if (tr->procs[i].h.pid >= next)
+            next = (int64_t)tr->procs[i].h.pid + 1;   /* a damaged header: stay clear of it */
+    }
+    qsort_r(order, n, sizeof *order, cmp_by_pid, (void *)tr);
+    for (size_t k = 0; k < n; k++) {
+        const struct tr_proc *p = &tr->procs[order[k]];
+        int dup = k > 0 && tr->procs[order[k - 1]].h.pid == p->h.pid;
+        pp[order[k]].pid = dup ? ++next : p->h.pid;
+    }
+    qsort_r(order, n, sizeof *order, cmp_display, (void *)tr);
+    for (size_t k = 0; k < n; k++)
+        pp[order[k]].sort_index = k;
+    free(order);
+    return pp;
+}
+
+/* Microseconds with three decimals: exact nanoseconds, no float rounding. */
+static void put_us(FILE *f, uint64_t ns)
+{
+    fprintf(f, "%llu.%03u", (unsigned long long)(ns / 1000), (unsigned)(ns % 1000));
+}
+
+static void write_perfetto(const struct trace *tr, FILE *f)
+{
+    struct pf_proc *pp = pf_procs(tr);
+    char **jname = json_names(tr);
+    int first = 1;
+#define SEP() (fputs(first ? "\n" : ",\n", f), first = 0)
+
+    /* Threads grouped by process: tord[tstart[p] .. tstart[p+1]) are the
+     * threads of process p (a counting sort). */
+    size_t *tstart = calloc(tr->nprocs + 1, sizeof *tstart), *fill = calloc(tr->nprocs + 1, sizeof *fill);
+    size_t *tord = calloc(tr->nthreads ? tr->nthreads : 1, sizeof *tord);
+    if (!tstart || !fill || !tord) {
+        fprintf(stderr, "cutap: out of memory\n");
+        exit(1);
+    }
+    for (size_t i = 0; i < tr->nthreads; i++)
+        tstart[tr->threads[i].proc + 1]++;
+    for (size_t i = 0; i < tr->nprocs; i++)
+        tstart[i + 1] += tstart[i];
+    memcpy(fill, tstart, (tr->nprocs + 1) * sizeof *fill);
+    for (size_t i = 0; i < tr->nthreads; i++)
+        tord[fill[tr->threads[i].proc]++] = i;
+    free(fill);
+
+    fputs("{\"displayTimeUnit\":\"ns\",\"traceEvents\":[", f);
+    /* Metadata first, each process followed by its threads. Perfetto
+     * names a thread by tid alone (the newest thread with that tid), so a
+     * thread is named right after the event that creates it: a tid that
+     * recurs in another process (exec, other hosts) is not misnamed. The
+     * process events carry no tid (Perfetto takes tid = pid). */
+    for (size_t i = 0; i < tr->nprocs; i++) {
+        const struct cutap_file_header *h = &tr->procs[i].h;
+        char name[512];
+        int n = snprintf(name, sizeof name, "%s [pid %d] host %s", h->exe[0] ? basename_of(h->exe) : "?", h->pid,
+                         h->host[0] ? h->host : "?");
+        if (h->rank >= 0 && n >= 0 && (size_t)n < sizeof name)
+            snprintf(name + n, sizeof name - (size_t)n, " rank %d", h->rank);
+        SEP();
+        fprintf(f, "{\"ph\":\"M\",\"pid\":%lld,\"name\":\"process_name\",\"args\":{\"name\":", (long long)pp[i].pid);
+        json_str(f, name);
+        fputs("}}", f);
+        SEP();
+        fprintf(f, "{\"ph\":\"M\",\"pid\":%lld,\"name\":\"process_sort_index\",\"args\":{\"sort_index\":%zu}}",
+                (long long)pp[i].pid, pp[i].sort_index);
+        for (size_t k = tstart[i]; k < tstart[i + 1]; k++) {
+            const struct tr_thread *t = &tr->threads[tord[k]];
+            char tname[32];
+            if (t->name[0])
+                snprintf(tname, sizeof tname, "%s", t->name);
+            else
+                snprintf(tname, sizeof tname, "tid %d", t->tid);
+            SEP();
+            fprintf(f, "{\"ph\":\"M\",\"pid\":%lld,\"tid\":%d,\"name\":\"thread_name\",\"args\":{\"name\":",
+                    (long long)pp[i].pid, t->tid);
+            json_str(f, tname);
+            fputs("}}", f);
+        }
+    }
+    free(tstart);
+    free(tord);
+    for (size_t i = 0; i < tr->ncalls; i++) {
+        const struct tr_call *c = &tr->calls[i];
+        const struct tr_thread *t = &tr->threads[c->thread];
+        const struct tr_name *nm = &tr->names[c->name];
+        SEP();
+        if (c->t1) {
+            fprintf(f, "{\"ph\":\"X\",\"pid\":%lld,\"tid\":%d,\"ts\":", (long long)pp[t->proc].pid, t->tid);
+            put_us(f, c->t0 - tr->origin_ns);
+            fputs(",\"dur\":", f);
+            put_us(f, c->t1 - c->t0);
+            fprintf(f, ",\"name\":%s", jname[c->name]);
+        } else {
+            fprintf(f, "{\"ph\":\"i\",\"s\":\"t\",\"pid\":%lld,\"tid\":%d,\"ts\":", (long long)pp[t->proc].pid,
+                    t->tid);
+            put_us(f, c->t0 - tr->origin_ns);
+            fputs(",\"name\":", f);
+            char un[512];
+            snprintf(un, sizeof un, "%s (unfinished)", nm->name);
+            json_str(f, un);
+        }
+        fprintf(f, ",\"cat\":\"%s\",\"args\":{", layer_str(nm->layer));
+        /* An unfinished call has no result. JavaScript numbers are
+         * doubles: a raw return register (untyped calls) above 2^53 would
+         * be rounded, so it goes out as hex. */
+        if (!c->t1)
+            ;
+        else if (c->result < (1ull << 53))
+            fprintf(f, "\"result\":%llu,", (unsigned long long)c->result);
+        else
+            fprintf(f, "\"result\":\"0x%llx\",", (unsigned long long)c->result);
+        fprintf(f, "\"depth\":%u", c->depth);
+        const uint64_t *w = tr_args(c);
+        for (unsigned a = 0; a < c->rec->nargs; a++)
+            fprintf(f, ",\"a%u\":\"0x%llx\"", a, (unsigned long long)w[a]);
+        const char *k = call_kernel(tr, c);
+        if (k) {
+            fputs(",\"kernel\":", f);
+            json_str(f, k);
+        }
+        fputs("}}", f);
+    }
+    fputs("\n]}\n", f);
+#undef SEP
+    if (tr->ncounters)
+        fprintf(stderr,
+                "cutap export: %zu counters not exported (counters are not events; use --format jsonl or "
+                "sqlite)\n",
+                tr->ncounters);
+    free_strs(jname, tr->nnames);
+    free(pp);
+}
+
+/* --- jsonl ---------------------------------------------------------- */
+
+static void write_jsonl(const struct trace *tr, FILE *f)
+{
+    char **jname = json_names(tr);
+    char **jhost = calloc(tr->nprocs ? tr->nprocs : 1, sizeof *jhost);
+    if (!jhost) {
+        fprintf(stderr, "cutap: out of memory\n");
+        exit(1);
+    }
+    for (size_t i = 0; i < tr->nprocs; i++)
+        jhost[i] = json_dup(tr->procs[i].h.host);
+
+    for (size_t i = 0; i < tr->ncalls; i++) {
+        const struct tr_call *c = &tr->calls[i];
+        const struct tr_thread *t = &tr->threads[c->thread];
+        const struct cutap_file_header *h = &tr->procs[t->proc].h;
+        fprintf(f, "{\"type\":\"call\",\"t_ns\":%llu,", (unsigned long long)(c->t0 - tr->origin_ns));
+        if (c->t1)
+            fprintf(f, "\"dur_ns\":%llu", (unsigned long long)(c->t1 - c->t0));
+        else
+            fputs("\"dur_ns\":null", f);
+        fprintf(f, ",\"host\":%s,\"pid\":%d,\"tid\":%d,", jhost[t->proc], h->pid, t->tid);
+        if (h->rank >= 0)
+            fprintf(f, "\"rank\":%d", h->rank);
+        else
+            fputs("\"rank\":null", f);
+        fprintf(f, ",\"layer\":\"%s\",\"name\":%s,\"depth\":%u,", layer_str(tr->names[c->name].layer),
+                jname[c->name], c->depth);
+        if (c->t1)
+            fprintf(f, "\"result\":%llu,\"args\":[", (unsigned long long)c->result);
+        else
+            fputs("\"result\":null,\"args\":[", f);   /* it never returned */
+        const uint64_t *w = tr_args(c);
+        for (unsigned a = 0; a < c->rec->nargs; a++)
+            fprintf(f, a ? ",\"0x%llx\"" : "\"0x%llx\"", (unsigned long long)w[a]);
+        fputc(']', f);
+        const char *k = call_kernel(tr, c);
+        if (k) {
+            fputs(",\"kernel\":", f);
+            json_str(f, k);
+        }
+        if (!c->t1)
+            fputs(",\"unfinished\":true", f);
+        fputs("}\n", f);
+    }
+    for (size_t i = 0; i < tr->ncounters; i++) {
+        const struct tr_counter *k = &tr->counters[i];
+        const struct tr_thread *t = &tr->threads[k->thread];
+        fprintf(f,
+                "{\"type\":\"counter\",\"host\":%s,\"pid\":%d,\"tid\":%d,\"layer\":\"%s\",\"name\":%s,"
+                "\"calls\":%llu,\"errors\":%llu,\"total_ns\":%llu,\"min_ns\":%llu,\"max_ns\":%llu}\n",
+                jhost[t->proc], tr->procs[t->proc].h.pid, t->tid, layer_str(tr->names[k->name].layer),
+                jname[k->name], (unsigned long long)k->calls, (unsigned long long)k->errors,
+                (unsigned long long)k->total_ns, (unsigned long long)k->min_ns, (unsigned long long)k->max_ns);
+    }
+    free_strs(jhost, tr->nprocs);
+    free_strs(jname, tr->nnames);
+}
+
+/* --- sqlite --------------------------------------------------------- */
+
+static const char schema[] =
+    "CREATE TABLE processes(id INTEGER PRIMARY KEY, host TEXT, pid INTEGER, ppid INTEGER, rank INTEGER,"
+    " local_rank INTEGER, exe TEXT, cmdline TEXT, start_ns INTEGER, complete INTEGER, file TEXT);"
+    "CREATE TABLE threads(id INTEGER PRIMARY KEY, process_id INTEGER REFERENCES processes(id), tid INTEGER,"
+    " name TEXT);"
+    "CREATE TABLE strings(id INTEGER PRIMARY KEY, value TEXT UNIQUE);"
+    "CREATE TABLE calls(id INTEGER PRIMARY KEY, thread_id INTEGER REFERENCES threads(id), start_ns INTEGER,"
+    " dur_ns INTEGER, layer TEXT, name_id INTEGER REFERENCES strings(id), depth INTEGER, result INTEGER,"
+    " args TEXT, kernel_id INTEGER REFERENCES strings(id));"
+    "CREATE TABLE counters(thread_id INTEGER REFERENCES threads(id), layer TEXT,"
+    " name_id INTEGER REFERENCES strings(id), calls INTEGER, errors INTEGER, total_ns INTEGER, min_ns INTEGER,"
+    " max_ns INTEGER);"
+    "CREATE VIEW calls_named AS SELECT calls.*, s.value AS name, k.value AS kernel FROM calls"
+    " JOIN strings s ON s.id = calls.name_id LEFT JOIN strings k ON k.id = calls.kernel_id;";
+
+/* strings: value -> id, deduplicated here (open addressing) rather than
+ * with INSERT OR IGNORE + SELECT, which would cost two statements per call.
+ * Keys point into the trace (names, mapped kernel names): no copies. */
+struct strtab {
+    const char **key;
+    int64_t *id;
+    size_t cap, n;
+    sqlite3_stmt *ins;
+};
+
+static size_t str_hash(const char *s)
+{
+    uint64_t h = 1469598103934665603ull;   /* FNV-1a */
+    for (; *s; s++)
+        h = (h ^ (unsigned char)*s) * 1099511628211ull;
+    return (size_t)h;
+}
+
+static int strtab_grow(struct strtab *t)
+{
+    size_t cap = t->cap ? t->cap * 2 : 1024;
+    const char **key = calloc(cap, sizeof *key);
+    int64_t *id = calloc(cap, sizeof *id);
+    if (!key || !id) {
+        free(key);
+        free(id);
+        return -1;
+    }
+    for (size_t i = 0; i < t->cap; i++) {
+        if (!t->key[i])
+            continue;
+        size_t j = str_hash(t->key[i]) & (cap - 1);
+        while (key[j])
+            j = (j + 1) & (cap - 1);
+        key[j] = t->key[i];
+        id[j] = t->id[i];
+    }
+    free(t->key);
+    free(t->id);
+    t->key = key;
+    t->id = id;
+    t->cap = cap;
+    return 0;
+}
+
+/* The id of s in strings, inserting it the first time. Returns an SQLite
+ * result code (SQLITE_NOMEM when the table cannot grow). */
+static int strtab_id(struct strtab *t, const char *s, int64_t *out)
+{
+    if ((t->n + 1) * 2 > t->cap && strtab_grow(t))
+        return SQLITE_NOMEM;
+    size_t j = str_hash(s) & (t->cap - 1);
+    for (; t->key[j]; j = (j + 1) & (t->cap - 1))
+        if (!strcmp(t->key[j], s)) {
+            *out = t->id[j];
+            return SQLITE_OK;
+        }
+    int64_t id = (int64_t)t->n + 1;
+    int rc;
+    if ((rc = sqlite3_bind_int64(t->ins, 1, id)) != SQLITE_OK ||
+        (rc = sqlite3_bind_text(t->ins, 2, s, -1, SQLITE_STATIC)) != SQLITE_OK)
+        return rc;
+    if ((rc = sqlite3_step(t->ins)) != SQLITE_DONE)
+        return rc == SQLITE_ROW ? SQLITE_ERROR : rc;
+    if ((rc = sqlite3_reset(t->ins)) != SQLITE_OK)
+        return rc;
+    t->key[j] = s;
+    t->id[j] = id;
+    t->n++;
+    *out = id;
+    return SQLITE_OK;
+}
+
+/* Runs a bound statement once and makes it ready for the next row. */
+static int step_reset(sqlite3_stmt *st)
+{
+    int rc = sqlite3_step(st);
+    if (rc != SQLITE_DONE)
+        return rc == SQLITE_ROW ? SQLITE_ERROR : rc;
+    return sqlite3_reset(st);
+}
+
+static int bind_opt_int(sqlite3_stmt *st, int i, int v)
+{
+    return v >= 0 ? sqlite3_bind_int(st, i, v) : sqlite3_bind_null(st, i);
+}
+
+/* Every call below returns an SQLite result code; the first failure ends
+ * the export. CK keeps that readable. */
+#define CK(x)                                                                                                    \
+    do {                                                                                                         \
+        if ((rc = (x)) != SQLITE_OK)                                                                             \
+            goto out;                                                                                            \
+    } while (0)
+
+static int write_sqlite(const struct trace *tr, const char *path)
+{
+    sqlite3 *db = NULL;
+    sqlite3_stmt *st_proc = NULL, *st_thr = NULL, *st_call = NULL, *st_cnt = NULL;
+    struct strtab strs = {0};
+    int64_t *name_id = calloc(tr->nnames ? tr->nnames : 1, sizeof *name_id);
+    int rc = name_id ? SQLITE_OK : SQLITE_NOMEM;
+    if (rc != SQLITE_OK)
+        goto out;
+
+    rc = sqlite3_open_v2(path, &db, SQLITE_OPEN_READWRITE, NULL);
+    if (rc != SQLITE_OK)
+        goto out;
+    /* No journal and no syncs while writing: the file is a temporary that
+     * is deleted on failure and renamed only when complete (and synced by
+     * the caller), so crash safety comes from the rename. */
+    CK(sqlite3_exec(db, "PRAGMA journal_mode=OFF; PRAGMA synchronous=OFF; PRAGMA cache_size=-65536;", NULL, NULL,
+                    NULL));
+    CK(sqlite3_exec(db, "BEGIN", NULL, NULL, NULL));
+    CK(sqlite3_exec(db, schema, NULL, NULL, NULL));
+    CK(sqlite3_prepare_v2(db, "INSERT INTO strings(id, value) VALUES(?1, ?2)", -1, &strs.ins, NULL));
+    CK(sqlite3_prepare_v2(db,
+                          "INSERT INTO processes(id, host, pid, ppid, rank, local_rank, exe, cmdline, start_ns,"
+                          " complete, file) VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)",
+                          -1, &st_proc, NULL));
+    CK(sqlite3_prepare_v2(db, "INSERT INTO threads(id, process_id, tid, name) VALUES(?1, ?2, ?3, ?4)", -1, &st_thr,
+                          NULL));
+    CK(sqlite3_prepare_v2(db,
+                          "INSERT INTO calls(id, thread_id, start_ns, dur_ns, layer, name_id, depth, result, args,"
+                          " kernel_id) VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)",
+                          -1, &st_call, NULL));
+    CK(sqlite3_prepare_v2(db,
+                          "INSERT INTO counters(thread_id, layer, name_id, calls, errors, total_ns, min_ns, max_ns)"
+                          " VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
+                          -1, &st_cnt, NULL));
+
+    /* Ids are array index + 1, so threads and calls refer to rows by the
+     * reader's own indices. */
+    for (size_t i = 0; i < tr->nprocs; i++) {
+        const struct tr_proc *p = &tr->procs[i];
+        CK(sqlite3_bind_int64(st_proc, 1, (int64_t)i + 1));
+        CK(sqlite3_bind_text(st_proc, 2, p->h.host, -1, SQLITE_STATIC));
+        CK(sqlite3_bind_int(st_proc, 3, p->h.pid));
+        CK(sqlite3_bind_int(st_proc, 4, p->h.ppid));
+        CK(bind_opt_int(st_proc, 5, p->h.rank));
+        CK(bind_opt_int(st_proc, 6, p->h.local_rank));
+        CK(sqlite3_bind_text(st_proc, 7, p->h.exe, -1, SQLITE_STATIC));
+        CK(sqlite3_bind_text(st_proc, 8, p->h.cmdline, -1, SQLITE_STATIC));
+        CK(sqlite3_bind_int64(st_proc, 9, (int64_t)p->h.start_realtime_ns));
+        CK(sqlite3_bind_int(st_proc, 10, p->complete));
+        CK(sqlite3_bind_text(st_proc, 11, p->path, -1, SQLITE_STATIC));
+        CK(step_reset(st_proc));
+    }
+    for (size_t i = 0; i < tr->nthreads; i++) {
+        const struct tr_thread *t = &tr->threads[i];
+        CK(sqlite3_bind_int64(st_thr, 1, (int64_t)i + 1));
+        CK(sqlite3_bind_int64(st_thr, 2, (int64_t)t->proc + 1));
+        CK(sqlite3_bind_int(st_thr, 3, t->tid));
+        CK(sqlite3_bind_text(st_thr, 4, t->name, -1, SQLITE_STATIC));
+        CK(step_reset(st_thr));
+    }
+    for (size_t i = 0; i < tr->nnames; i++)
+        CK(strtab_id(&strs, tr->names[i].name, &name_id[i]));
+
+    /* One buffer for the args text: at most 255 words of "0x" + 16 digits
+     * + a space. Bound SQLITE_STATIC: it lives until the statement is
+     * finalized. */
+    char args[256 * 20];
+    for (size_t i = 0; i < tr->ncalls; i++) {
+        const struct tr_call *c = &tr->calls[i];
+        const uint64_t *w = tr_args(c);
+        size_t len = 0;
+        args[0] = 0;
+        for (unsigned a = 0; a < c->rec->nargs; a++)
+            len += (size_t)snprintf(args + len, sizeof args - len, a ? " 0x%llx" : "0x%llx", (unsigned long long)w[a]);
+        const char *k = call_kernel(tr, c);
+        int64_t kid = 0;
+        if (k)
+            CK(strtab_id(&strs, k, &kid));
+        CK(sqlite3_bind_int64(st_call, 1, (int64_t)i + 1));
+        CK(sqlite3_bind_int64(st_call, 2, (int64_t)c->thread + 1));
+        CK(sqlite3_bind_int64(st_call, 3, (int64_t)(c->t0 - tr->origin_ns)));
+        CK(c->t1 ? sqlite3_bind_int64(st_call, 4, (int64_t)(c->t1 - c->t0)) : sqlite3_bind_null(st_call, 4));
+        CK(sqlite3_bind_text(st_call, 5, layer_str(tr->names[c->name].layer), -1, SQLITE_STATIC));
+        CK(sqlite3_bind_int64(st_call, 6, name_id[c->name]));
+        CK(sqlite3_bind_int(st_call, 7, c->depth));
+        CK(c->t1 ? sqlite3_bind_int64(st_call, 8, (int64_t)c->result) : sqlite3_bind_null(st_call, 8));
+        CK(sqlite3_bind_text(st_call, 9, args, (int)len, SQLITE_STATIC));
+        CK(k ? sqlite3_bind_int64(st_call, 10, kid) : sqlite3_bind_null(st_call, 10));
+        CK(step_reset(st_call));
+    }
+    for (size_t i = 0; i < tr->ncounters; i++) {
+        const struct tr_counter *k = &tr->counters[i];
+        CK(sqlite3_bind_int64(st_cnt, 1, (int64_t)k->thread + 1));
+        CK(sqlite3_bind_text(st_cnt, 2, layer_str(tr->names[k->name].layer), -1, SQLITE_STATIC));
+        CK(sqlite3_bind_int64(st_cnt, 3, name_id[k->name]));
+        CK(sqlite3_bind_int64(st_cnt, 4, (int64_t)k->calls));
+        CK(sqlite3_bind_int64(st_cnt, 5, (int64_t)k->errors));
+        CK(sqlite3_bind_int64(st_cnt, 6, (int64_t)k->total_ns));
+        CK(sqlite3_bind_int64(st_cnt, 7, (int64_t)k->min_ns));
+        CK(sqlite3_bind_int64(st_cnt, 8, (int64_t)k->max_ns));
+        CK(step_reset(st_cnt));
+    }
+    CK(sqlite3_exec(db, "COMMIT", NULL, NULL, NULL));
+
+out:
+    if (rc != SQLITE_OK) {
+        /* "disk I/O error" alone does not say the disk is full. */
+        int sys = db ? sqlite3_system_errno(db) : 0;
+        fprintf(stderr, "cutap export: %s: sqlite: %s%s%s%s\n", path, db ? sqlite3_errmsg(db) : sqlite3_errstr(rc),
+                sys ? " (" : "", sys ? strerror(sys) : "", sys ? ")" : "");
+    }
+    /* finalize(NULL) is a no-op; its result repeats the last step's error,
+     * already reported. */
+    sqlite3_finalize(strs.ins);
+    sqlite3_finalize(st_proc);
+    sqlite3_finalize(st_thr);
+    sqlite3_finalize(st_call);
+    sqlite3_finalize(st_cnt);
+    if (db) {
+        int crc = sqlite3_close(db);
+        if (crc != SQLITE_OK && rc == SQLITE_OK) {
+            fprintf(stderr, "cutap export: %s: sqlite: %s\n", path, sqlite3_errstr(crc));
+            rc = crc;
+        }
+    }
+    free(strs.key);
+    free(strs.id);
+    free(name_id);
+    return rc == SQLITE_OK ? 0 : -1;
+}
+#undef CK
+
+/* --- the output file ------------------------------------------------ */
+
+/* The temporary, removed if a signal ends the export. */
+static char tmp_path[4096];
+
+static void on_signal(int sig)
+{
+    unlink(tmp_path);   /* async-signal-safe */
+    signal(sig, SIG_DFL);
+    raise(sig);
+}
+
+static const int caught[] = {SIGINT, SIGTERM, SIGHUP};
+static struct sigaction saved[sizeof caught / sizeof caught[0]];
+
+/* Installed once the temporary exists, restored before returning. A
+ * signal the caller ignores (nohup, background jobs) stays ignored. */
+static void catch_signals(int on)
+{
+    for (size_t i = 0; i < sizeof caught / sizeof caught[0]; i++) {
+        if (!on) {
+            sigaction(caught[i], &saved[i], NULL);
+            continue;
+        }
+        sigaction(caught[i], NULL, &saved[i]);
+        if (saved[i].sa_handler == SIG_IGN)
+            continue;
+        struct sigaction sa;
+        memset(&sa, 0, sizeof sa);
+        sa.sa_handler = on_signal;
+        sigemptyset(&sa.sa_mask);
+        sigaction(caught[i], &sa, NULL);
+    }
+}
+
+/* Moves the finished temporary to its name. Without --force, link() is the
+ * atomic "create if absent": a file that appeared since the check is still
+ * not replaced. Filesystems without hard links fall back to check and
+ * rename. */
+static int publish(const char *tmp, const char *out, int force)
+{
+    if (!force) {
+        if (!link(tmp, out)) {
+            unlink(tmp);
+            return 0;
+        }
+        if (errno == EEXIST) {
+            fprintf(stderr, "cutap export: %s exists (use --force to replace it)\n", out);
+            return -1;
+        }
+        struct stat st;
+        if (!lstat(out, &st)) {
+            fprintf(stderr, "cutap export: %s exists (use --force to replace it)\n", out);
+            return -1;
+        }
+    }
+    if (rename(tmp, out)) {
+        fprintf(stderr, "cutap export: cannot write %s: %s\n", out, strerror(errno));
+        return -1;
+    }
+    return 0;
+}
+
+static int export_to(const struct trace *tr, int format, const char *out, int force)
+{
+    if ((size_t)snprintf(tmp_path, sizeof tmp_path, "%s.tmp.%d", out, (int)getpid()) >= sizeof tmp_path) {
+        fprintf(stderr, "cutap export: output path too long\n");
+        return -1;
+    }
+    /* O_EXCL: never write through a link or into someone else's file. */
+    int fd = open(tmp_path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+    if (fd < 0) {
+        fprintf(stderr, "cutap export: cannot create %s: %s\n", tmp_path, strerror(errno));
+        return -1;
+    }
+    catch_signals(1);
+    int ok;
+    if (format == EXP_SQLITE) {
+        close(fd);   /* SQLite opens the (empty) file itself */
+        ok = !write_sqlite(tr, tmp_path);   /* reports its own errors */
+        if (ok) {
+            fd = open(tmp_path, O_RDONLY | O_CLOEXEC);
+            if (fd < 0 || fsync(fd)) {
+                fprintf(stderr, "cutap export: cannot write %s: %s\n", tmp_path, strerror(errno));
+                ok = 0;
+            }
+            if (fd >= 0)
+                close(fd);
+        }
+    } else {
+        FILE *f = fdopen(fd, "w");
+        if (!f) {
+            close(fd);
+            ok = 0;
+        } else {
+            static char buf[1 << 20];
+            setvbuf(f, buf, _IOFBF, sizeof buf);
+            if (format == EXP_PERFETTO)
+                write_perfetto(tr, f);
+            else
+                write_jsonl(tr, f);
+            /* Write errors (a full disk) stick in the stream: one check at
+             * the end sees them all. */
+            ok = !fflush(f) && !ferror(f) && !fsync(fileno(f));
+            int err = errno;
+            if (fclose(f))
+                ok = 0;
+            else
+                errno = err;
+        }
+        if (!ok)
+            fprintf(stderr, "cutap export: cannot write %s: %s\n", tmp_path, strerror(errno));
+    }
+    if (ok && publish(tmp_path, out, force))
+        ok = 0;
+    if (!ok)
+        unlink(tmp_path);
+    catch_signals(0);
+    return ok ? 0 : -1;
+}
+
+int cmd_export(int argc, char **argv)
+{
+    static const struct option longopts[] = {{"format", required_argument, 0, 'f'},
+                                             {"output", required_argument, 0, 'o'},
+                                             {"force", no_argument, 0, 'F'},
+                                             {"help", no_argument, 0, 'h'},
+                                             {0, 0, 0, 0}};
+    int format = -1, force = 0, c;
+    const char *out = NULL;
+    optind = 1;
+    opterr = 0;   /* our own messages, naming the command */
+    while ((c = getopt_long(argc, argv, ":f:o:h", longopts, NULL)) != -1) {
+        switch (c) {
+        case 'f':
+            if (!strcmp(optarg, "perfetto"))
+                format = EXP_PERFETTO;
+            else if (!strcmp(optarg, "sqlite"))
+                format = EXP_SQLITE;
+            else if (!strcmp(optarg, "jsonl"))
+                format = EXP_JSONL;
+            else {
+                fprintf(stderr, "cutap export: unknown format '%s' (perfetto, sqlite, jsonl)\n", optarg);
+                return 2;
+            }
+            break;
+        case 'o': out = optarg; break;
+        case 'F': force = 1; break;
+        case 'h': fputs(usage, stdout); return 0;
+        case ':':
+            fprintf(stderr, "cutap export: option '%s' needs a value\n" USAGE_LINE, argv[optind - 1]);
+            return 2;
+        default:
+            if (optopt)
+                fprintf(stderr, "cutap export: unknown option '-%c'\n" USAGE_LINE, optopt);
+            else
+                fprintf(stderr, "cutap export: unknown option '%s'\n" USAGE_LINE, argv[optind - 1]);
+            return 2;
+        }
+    }
+    const char *why = format < 0              ? "missing --format"
+                      : !out || !*out         ? "missing -o FILE"
+                      : optind == argc        ? "missing the trace directory"
+                      : optind < argc - 1     ? "more than one trace directory"
+                                              : NULL;
+    if (why) {
+        fprintf(stderr, "cutap export: %s\n" USAGE_LINE, why);
+        return 2;
+    }
+    const char *dir = argv[optind];
+
+    /* Before the (possibly long) load: refuse early. publish() checks again. */
+    struct stat st;
+    if (!force && !lstat(out, &st)) {
+        fprintf(stderr, "cutap export: %s exists (use --force to replace it)\n", out);
+        return 1;
+    }
+
+    struct trace tr;
+    if (tr_load(&tr, dir)) {
+        tr_free(&tr);
+        return 1;
+    }
+    int rc = export_to(&tr, format, out, force) ? 1 : 0;
+    /* Damaged files were reported by the reader and the rest exported;
+     * the status says the export is not the whole trace. */
+    if (!rc && tr.problems) {
+        fprintf(stderr, "cutap export: %s written, but the trace has %d problem(s) (above): it may be incomplete\n",
+                out, tr.problems);
+        rc = 1;
+    }
+    tr_free(&tr);
+    return rc;
+}

@@ -1,0 +1,42 @@
+/* cutap — see `cutap help`. */
+#include <stdio.h>
+#include <string.h>
+
+#include "cli.h"
+
+static const char usage[] =
+    "usage: cutap COMMAND [OPTIONS]\n"
+    "\n"
+    "  trace [-o DIR] [-e FILTER] -- CMD [ARGS...]\n"
+    "        run CMD and every process it starts with every CUDA call recorded,\n"
+    "        one file per process in DIR (default: cutap-YYYYMMDD-HHMMSS);\n"
+    "        exits with CMD's status\n"
+    "  stat [-o FILE] [-e FILTER] -- CMD [ARGS...]\n"
+    "        count calls only (cheapest); print the summary at exit (stderr or FILE)\n"
+    "  report [--format text|csv|json] [--by process|thread|rank] DIR\n"
+    "        per layer and entry point: calls, errors, total/avg/median/min/max time\n"
+    "  dump [--pid P] [--tid T] [--no-demangle] DIR\n"
+    "        one line per call in time order, arguments decoded (DIR may be one .cutap file)\n"
+    "  export --format perfetto|sqlite|jsonl -o FILE DIR\n"
+    "        Chrome/Perfetto JSON, SQLite database, or JSON lines\n"
+    "\n"
+    "FILTER: comma-separated terms, each a glob on the entry point name\n"
+    "(cuMem*, cuLaunchKernel*) or layer=driver|hidden; a leading ! excludes.\n";
+
+int main(int argc, char **argv)
+{
+    if (argc < 2 || !strcmp(argv[1], "help") || !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
+        fputs(usage, argc < 2 ? stderr : stdout);
+        return argc < 2 ? 2 : 0;
+    }
+    static const struct {
+        const char *name;
+        int (*fn)(int, char **);
+    } cmds[] = {{"trace", cmd_trace}, {"stat", cmd_stat}, {"report", cmd_report}, {"dump", cmd_dump},
+                {"export", cmd_export}};
+    for (size_t i = 0; i < sizeof cmds / sizeof cmds[0]; i++)
+        if (!strcmp(argv[1], cmds[i].name))
+            return cmds[i].fn(argc - 1, argv + 1);
+    fprintf(stderr, "cutap: unknown command '%s'\n\n%s", argv[1], usage);
+    return 2;
+}

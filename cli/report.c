@@ -1,0 +1,373 @@
+/* `cutap report`: per layer and entry point, the calls, errors, total,
+ * average, median, min and max time and share of API time, sorted by
+ * total time (like `strace -c` and `nsys stats -r cuda_api_sum`); groups
+ * by process, thread or rank on request. Reads call records (trace mode)
+ * and counters (counting mode, no median) alike. */
+#define _GNU_SOURCE
+#include <getopt.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+
+struct sample {
+    int64_t group;
+    uint32_t name;
+    uint32_t error;
+    uint64_t dur;
+};
+
+struct row {
+    int64_t group;
+    uint32_t name;
+    int has_med;
+    uint64_t calls, errors, total, min, max, med, unfinished;
+};
+
+static int cmp_sample(const void *a, const void *b)
+{
+    const struct sample *x = a, *y = b;
+    if (x->group != y->group)
+        return x->group < y->group ? -1 : 1;
+    if (x->name != y->name)
+        return x->name < y->name ? -1 : 1;
+    return x->dur < y->dur ? -1 : x->dur > y->dur;
+}
+
+static int cmp_row(const void *a, const void *b)
+{
+    const struct row *x = a, *y = b;
+    if (x->group != y->group)
+        return x->group < y->group ? -1 : 1;
+    if (x->total != y->total)
+        return x->total > y->total ? -1 : 1;
+    if (x->calls != y->calls)
+        return x->calls > y->calls ? -1 : 1;
+    return x->name < y->name ? -1 : x->name > y->name;
+}
+
+static int64_t group_of(const struct trace *tr, uint32_t thread, int by)
+{
+    const struct tr_thread *t = &tr->threads[thread];
+    switch (by) {
+    case BY_PROCESS: return t->proc;
+    case BY_THREAD: return thread;
+    case BY_RANK: return tr->procs[t->proc].h.rank;
+    default: return 0;
+    }
+}
+
+static void *xcalloc(size_t n, size_t size)
+{
+    void *p = calloc(n ? n : 1, size);
+    if (!p) {
+        fprintf(stderr, "cutap: out of memory\n");
+        exit(1);
+    }
+    return p;
+}
+
+static struct row *find_row(struct row *rows, size_t n, int64_t group, uint32_t name)
+{
+    for (size_t i = 0; i < n; i++)
+        if (rows[i].group == group && rows[i].name == name)
+            return &rows[i];
+    return NULL;
+}
+
+/* Builds the rows; returns their number. */
+static size_t build_rows(const struct trace *tr, int by, struct row **out)
+{
+    struct sample *s = xcalloc(tr->ncalls, sizeof *s);
+    size_t ns = 0;
+    for (size_t i = 0; i < tr->ncalls; i++) {
+        const struct tr_call *c = &tr->calls[i];
+        s[ns].group = group_of(tr, c->thread, by);
+        s[ns].name = c->name;
+        s[ns].error = c->t1 && tr->names[c->name].layer == 0 && !(c->flags & CUTAP_RF_UNTYPED) && (uint32_t)c->result;
+        s[ns].dur = c->t1 ? c->t1 - c->t0 : UINT64_MAX;   /* unfinished sort last */
+        ns++;
+    }
+    qsort(s, ns, sizeof *s, cmp_sample);
+    size_t cap = 64, nr = 0;
+    struct row *rows = xcalloc(cap, sizeof *rows);
+    for (size_t i = 0; i < ns;) {
+        size_t j = i, done = 0;
+        while (j < ns && s[j].group == s[i].group && s[j].name == s[i].name)
+            j++;
+        if (nr == cap) {
+            rows = realloc(rows, (cap *= 2) * sizeof *rows);
+            if (!rows)
+                exit(1);
+        }
+        struct row *r = &rows[nr++];
+        memset(r, 0, sizeof *r);
+        r->group = s[i].group;
+        r->name = s[i].name;
+        for (size_t k = i; k < j; k++) {
+            if (s[k].dur == UINT64_MAX) {
+                r->unfinished++;
+                continue;
+            }
+            done++;
+            r->errors += s[k].error;
+            r->total += s[k].dur;
+        }
+        r->calls = done;
+        if (done) {
+            r->min = s[i].dur;
+            r->max = s[i + done - 1].dur;
+            r->med = done % 2 ? s[i + done / 2].dur : (s[i + done / 2 - 1].dur + s[i + done / 2].dur) / 2;
+            r->has_med = 1;
+        }
+        i = j;
+    }
+    free(s);
+    for (size_t i = 0; i < tr->ncounters; i++) {
+        const struct tr_counter *c = &tr->counters[i];
+        int64_t g = group_of(tr, c->thread, by);
+        struct row *r = find_row(rows, nr, g, c->name);
+        if (!r) {
+            if (nr == cap) {
+                rows = realloc(rows, (cap *= 2) * sizeof *rows);
+                if (!rows)
+                    exit(1);
+            }
+            r = &rows[nr++];
+            memset(r, 0, sizeof *r);
+            r->group = g;
+            r->name = c->name;
+            r->min = UINT64_MAX;
+        } else if (!r->calls) {
+            r->min = UINT64_MAX;
+        }
+        r->has_med = 0;   /* counters keep no distribution */
+        r->calls += c->calls;
+        r->errors += c->errors;
+        r->total += c->total_ns;
+        if (c->min_ns < r->min)
+            r->min = c->min_ns;
+        if (c->max_ns > r->max)
+            r->max = c->max_ns;
+    }
+    qsort(rows, nr, sizeof *rows, cmp_row);
+    *out = rows;
+    return nr;
+}
+
+static const char *exe_base(const struct tr_proc *p)
+{
+    const char *s = strrchr(p->h.exe, '/');
+    return s ? s + 1 : p->h.exe;
+}
+
+static void group_label(const struct trace *tr, int by, int64_t g, char *buf, size_t size)
+{
+    if (by == BY_PROCESS) {
+        const struct tr_proc *p = &tr->procs[g];
+        int n = snprintf(buf, size, "process %d on %s (%s)", p->h.pid, p->h.host, exe_base(p));
+        if (p->h.rank >= 0 && n > 0 && (size_t)n < size)
+            snprintf(buf + n, size - (size_t)n, " rank %d", p->h.rank);
+    } else if (by == BY_THREAD) {
+        const struct tr_thread *t = &tr->threads[g];
+        const struct tr_proc *p = &tr->procs[t->proc];
+        snprintf(buf, size, "thread %d (%s) of process %d on %s", t->tid, t->name, p->h.pid, p->h.host);
+    } else if (by == BY_RANK) {
+        if (g >= 0)
+            snprintf(buf, size, "rank %lld", (long long)g);
+        else
+            snprintf(buf, size, "no rank");
+    } else {
+        buf[0] = 0;
+    }
+}
+
+static void csv_group(FILE *f, const struct trace *tr, int by, int64_t g)
+{
+    if (by == BY_PROCESS) {
+        fputc(',', f);
+        csv_str(f, tr->procs[g].h.host);
+        fprintf(f, ",%d", tr->procs[g].h.pid);
+    } else if (by == BY_THREAD) {
+        const struct tr_proc *p = &tr->procs[tr->threads[g].proc];
+        fputc(',', f);
+        csv_str(f, p->h.host);
+        fprintf(f, ",%d,%d", p->h.pid, tr->threads[g].tid);
+    } else if (by == BY_RANK) {
+        if (g >= 0)
+            fprintf(f, ",%lld", (long long)g);
+        else
+            fputs(",", f);
+    }
+}
+
+static void json_group(FILE *f, const struct trace *tr, int by, int64_t g)
+{
+    if (by == BY_PROCESS) {
+        fputs(",\"host\":", f);
+        json_str(f, tr->procs[g].h.host);
+        fprintf(f, ",\"pid\":%d", tr->procs[g].h.pid);
+    } else if (by == BY_THREAD) {
+        const struct tr_proc *p = &tr->procs[tr->threads[g].proc];
+        fputs(",\"host\":", f);
+        json_str(f, p->h.host);
+        fprintf(f, ",\"pid\":%d,\"tid\":%d", p->h.pid, tr->threads[g].tid);
+    } else if (by == BY_RANK) {
+        if (g >= 0)
+            fprintf(f, ",\"rank\":%lld", (long long)g);
+        else
+            fputs(",\"rank\":null", f);
+    }
+}
+
+int report_print(const struct trace *tr, FILE *f, int format, int by)
+{
+    struct row *rows;
+    size_t nr = build_rows(tr, by, &rows);
+    static const char *const by_names[] = {"none", "process", "thread", "rank"};
+    uint64_t calls = 0, unfinished = 0;
+    size_t hosts = 0;
+    for (size_t i = 0; i < nr; i++) {
+        calls += rows[i].calls;
+        unfinished += rows[i].unfinished;
+    }
+    for (size_t i = 0; i < tr->nprocs; i++) {
+        size_t j = 0;
+        while (j < i && strcmp(tr->procs[j].h.host, tr->procs[i].h.host))
+            j++;
+        hosts += j == i;
+    }
+    if (format == FMT_CSV) {
+        static const char *const extra[] = {"", ",host,pid", ",host,pid,tid", ",rank"};
+        fprintf(f, "layer,name,calls,errors,total_ns,avg_ns,min_ns,max_ns,med_ns,time_pct,unfinished%s\n", extra[by]);
+    } else if (format == FMT_JSON) {
+        fprintf(f, "{\"processes\":%zu,\"hosts\":%zu,\"calls\":%llu,\"unfinished\":%llu,\"by\":", tr->nprocs, hosts,
+                (unsigned long long)calls, (unsigned long long)unfinished);
+        if (by == BY_NONE)
+            fputs("null", f);
+        else
+            json_str(f, by_names[by]);
+        fputs(",\"rows\":[", f);
+    } else {
+        fprintf(f, "cutap: %zu process%s on %zu host%s, %llu calls", tr->nprocs, tr->nprocs == 1 ? "" : "es", hosts,
+                hosts == 1 ? "" : "s", (unsigned long long)calls);
+        if (unfinished)
+            fprintf(f, " (+%llu unfinished)", (unsigned long long)unfinished);
+        fputc('\n', f);
+    }
+    for (size_t i = 0; i < nr;) {
+        size_t j = i;
+        uint64_t gtotal = 0;
+        while (j < nr && rows[j].group == rows[i].group)
+            gtotal += rows[j++].total;
+        if (format == FMT_TEXT) {
+            char label[512];
+            group_label(tr, by, rows[i].group, label, sizeof label);
+            if (by != BY_NONE)
+                fprintf(f, "\n== %s ==\n", label);
+            fprintf(f, "%8s %14s %10s %7s %11s %11s %11s %11s  %-6s %s\n", "Time(%)", "Total(ns)", "Calls", "Errors",
+                    "Avg(ns)", "Med(ns)", "Min(ns)", "Max(ns)", "Layer", "Name");
+        }
+        for (size_t k = i; k < j; k++) {
+            const struct row *r = &rows[k];
+            const struct tr_name *n = &tr->names[r->name];
+            double pct = gtotal ? 100.0 * (double)r->total / (double)gtotal : 0.0;
+            unsigned long long avg = r->calls ? r->total / r->calls : 0;
+            unsigned long long mn = r->calls ? r->min : 0, mx = r->max, med = r->med;
+            if (format == FMT_CSV) {
+                fprintf(f, "%s,", layer_str(n->layer));
+                csv_str(f, n->name);
+                fprintf(f, ",%llu,%llu,%llu,%llu,%llu,%llu,", (unsigned long long)r->calls,
+                        (unsigned long long)r->errors, (unsigned long long)r->total, avg, mn, mx);
+                if (r->has_med)
+                    fprintf(f, "%llu", med);
+                fprintf(f, ",%.2f,%llu", pct, (unsigned long long)r->unfinished);
+                csv_group(f, tr, by, r->group);
+                fputc('\n', f);
+            } else if (format == FMT_JSON) {
+                fprintf(f, "%s{\"layer\":\"%s\",\"name\":", k ? "," : "", layer_str(n->layer));
+                json_str(f, n->name);
+                fprintf(f, ",\"calls\":%llu,\"errors\":%llu,\"total_ns\":%llu,\"avg_ns\":%llu,\"min_ns\":%llu,"
+                           "\"max_ns\":%llu,\"med_ns\":",
+                        (unsigned long long)r->calls, (unsigned long long)r->errors, (unsigned long long)r->total,
+                        avg, mn, mx);
+                if (r->has_med)
+                    fprintf(f, "%llu", med);
+                else
+                    fputs("null", f);
+                fprintf(f, ",\"time_pct\":%.2f,\"unfinished\":%llu", pct, (unsigned long long)r->unfinished);
+                json_group(f, tr, by, r->group);
+                fputc('}', f);
+            } else {
+                char medbuf[24] = "-";
+                if (r->has_med)
+                    snprintf(medbuf, sizeof medbuf, "%llu", med);
+                fprintf(f, "%8.2f %14llu %10llu %7llu %11llu %11s %11llu %11llu  %-6s %s", pct,
+                        (unsigned long long)r->total, (unsigned long long)r->calls, (unsigned long long)r->errors,
+                        avg, medbuf, mn, mx, layer_str(n->layer), n->name);
+                if (r->unfinished)
+                    fprintf(f, " (%llu unfinished)", (unsigned long long)r->unfinished);
+                fputc('\n', f);
+            }
+        }
+        i = j;
+    }
+    if (format == FMT_JSON)
+        fputs("]}\n", f);
+    free(rows);
+    return 0;
+}
+
+static const char usage[] = "usage: cutap report [--format text|csv|json] [--by process|thread|rank] DIR\n";
+
+int cmd_report(int argc, char **argv)
+{
+    static const struct option longopts[] = {{"format", required_argument, 0, 'f'},
+                                             {"by", required_argument, 0, 'b'},
+                                             {"help", no_argument, 0, 'h'},
+                                             {0, 0, 0, 0}};
+    int format = FMT_TEXT, by = BY_NONE, c;
+    optind = 1;
+    while ((c = getopt_long(argc, argv, "f:b:h", longopts, NULL)) != -1) {
+        if (c == 'f') {
+            if (!strcmp(optarg, "text"))
+                format = FMT_TEXT;
+            else if (!strcmp(optarg, "csv"))
+                format = FMT_CSV;
+            else if (!strcmp(optarg, "json"))
+                format = FMT_JSON;
+            else {
+                fprintf(stderr, "cutap report: unknown format '%s' (text, csv, json)\n", optarg);
+                return 2;
+            }
+        } else if (c == 'b') {
+            if (!strcmp(optarg, "process"))
+                by = BY_PROCESS;
+            else if (!strcmp(optarg, "thread"))
+                by = BY_THREAD;
+            else if (!strcmp(optarg, "rank"))
+                by = BY_RANK;
+            else {
+                fprintf(stderr, "cutap report: unknown grouping '%s' (process, thread, rank)\n", optarg);
+                return 2;
+            }
+        } else if (c == 'h') {
+            fputs(usage, stdout);
+            return 0;
+        } else {
+            fputs(usage, stderr);
+            return 2;
+        }
+    }
+    if (optind != argc - 1) {
+        fputs(usage, stderr);
+        return 2;
+    }
+    struct trace tr;
+    if (tr_load(&tr, argv[optind]))
+        return 1;
+    report_print(&tr, stdout, format, by);
+    int bad = tr.problems;
+    tr_free(&tr);
+    return bad ? 1 : 0;
+}

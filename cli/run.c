@@ -1,0 +1,304 @@
+/* `cutap trace` and `cutap stat`: run a command with libcutap.so preloaded
+ * and the recorder configured through the environment, so that every
+ * descendant (fork, exec, shells, Python multiprocessing) inherits it.
+ * cutap becomes the child subreaper: orphaned descendants are reparented to
+ * it, and it waits until the last one has exited, so their trace files are
+ * complete when it reports. It exits with the command's status (128+N when
+ * signal N killed it). */
+#define _GNU_SOURCE
+#include <dirent.h>
+#include <errno.h>
+#include <getopt.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cli.h"
+
+/* libcutap.so: $CUTAP_LIBRARY, else beside the cutap binary (build/), else
+ * ../lib/ of it (an installed layout). */
+static int find_library(char *out, size_t size)
+{
+    const char *env = getenv("CUTAP_LIBRARY");
+    if (env && *env) {
+        if (access(env, R_OK)) {
+            fprintf(stderr, "cutap: CUTAP_LIBRARY=%s: %s\n", env, strerror(errno));
+            return -1;
+        }
+        return realpath(env, out) ? 0 : -1;
+    }
+    char self[PATH_MAX];
+    ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
+    if (n <= 0)
+        return -1;
+    self[n] = 0;
+    char *slash = strrchr(self, '/');
+    *slash = 0;
+    static const char *const rel[] = {"libcutap.so", "../lib/libcutap.so"};
+    for (size_t i = 0; i < 2; i++) {
+        char p[PATH_MAX + 32];
+        snprintf(p, sizeof p, "%s/%s", self, rel[i]);
+        if (!access(p, R_OK) && realpath(p, out) && strlen(out) < size)
+            return 0;
+    }
+    fprintf(stderr, "cutap: libcutap.so not found beside %s (set CUTAP_LIBRARY)\n", self);
+    return -1;
+}
+
+static int set_preload(const char *lib)
+{
+    const char *old = getenv("LD_PRELOAD");
+    char *v;
+    if (old && *old && !strstr(old, lib)) {
+        if (asprintf(&v, "%s:%s", lib, old) < 0)
+            return -1;
+    } else if (!(v = strdup(old && *old ? old : lib)))
+        return -1;
+    int rc = setenv("LD_PRELOAD", v, 1);
+    free(v);
+    return rc;
+}
+
+static pid_t child_pid;
+
+static void forward(int sig)
+{
+    if (child_pid > 0)
+        kill(child_pid, sig);
+}
+
+/* Runs argv with the environment prepared; returns the exit status to give. */
+static int run_command(char **argv)
+{
+    prctl(PR_SET_CHILD_SUBREAPER, 1);
+    /* Like system(): the terminal's SIGINT/SIGQUIT reach the command's
+     * process group directly; cutap outlives them to finish its report.
+     * SIGTERM and SIGHUP sent to cutap alone are passed on. */
+    struct sigaction ign = {.sa_handler = SIG_IGN}, fwd = {.sa_handler = forward}, oint, oquit;
+    sigaction(SIGINT, &ign, &oint);
+    sigaction(SIGQUIT, &ign, &oquit);
+    sigaction(SIGTERM, &fwd, NULL);
+    sigaction(SIGHUP, &fwd, NULL);
+    fflush(NULL);
+    child_pid = fork();
+    if (child_pid < 0) {
+        fprintf(stderr, "cutap: fork: %s\n", strerror(errno));
+        return 127;
+    }
+    if (child_pid == 0) {
+        sigaction(SIGINT, &oint, NULL);
+        sigaction(SIGQUIT, &oquit, NULL);
+        signal(SIGTERM, SIG_DFL);
+        signal(SIGHUP, SIG_DFL);
+        execvp(argv[0], argv);
+        fprintf(stderr, "cutap: cannot run %s: %s\n", argv[0], strerror(errno));
+        _exit(127);
+    }
+    int status = 0, code = 0;
+    for (;;) {
+        int st;
+        pid_t p = waitpid(-1, &st, 0);
+        if (p < 0) {
+            if (errno == EINTR)
+                continue;
+            break;   /* ECHILD: the command and every descendant are gone */
+        }
+        if (p == child_pid)
+            status = st;
+    }
+    if (WIFEXITED(status))
+        code = WEXITSTATUS(status);
+    else if (WIFSIGNALED(status))
+        code = 128 + WTERMSIG(status);
+    return code;
+}
+
+struct run_opts {
+    const char *out;
+    const char *filter;
+    char **cmd;
+};
+
+static int parse(int argc, char **argv, struct run_opts *o, const char *usage)
+{
+    static const struct option longopts[] = {{"output", required_argument, 0, 'o'},
+                                             {"filter", required_argument, 0, 'e'},
+                                             {"help", no_argument, 0, 'h'},
+                                             {0, 0, 0, 0}};
+    memset(o, 0, sizeof *o);
+    optind = 1;
+    int c;
+    while ((c = getopt_long(argc, argv, "+o:e:h", longopts, NULL)) != -1) {
+        switch (c) {
+        case 'o': o->out = optarg; break;
+        case 'e': {
+            const char *bad = filter_check(optarg);
+            if (bad) {
+                fprintf(stderr, "cutap: -e '%s': %s\n", optarg, bad);
+                return 2;
+            }
+            o->filter = optarg;
+            break;
+        }
+        case 'h': fputs(usage, stdout); exit(0);
+        default: fputs(usage, stderr); return 2;
+        }
+    }
+    if (optind >= argc) {
+        fprintf(stderr, "cutap: no command to run\n%s", usage);
+        return 2;
+    }
+    o->cmd = argv + optind;
+    return 0;
+}
+
+static int has_traces(const char *dir)
+{
+    DIR *d = opendir(dir);
+    if (!d)
+        return 0;
+    struct dirent *e;
+    int found = 0;
+    while (!found && (e = readdir(d))) {
+        size_t l = strlen(e->d_name), s = strlen(CUTAP_FILE_SUFFIX);
+        found = l > s && !strcmp(e->d_name + l - s, CUTAP_FILE_SUFFIX);
+    }
+    closedir(d);
+    return found;
+}
+
+static int count_traces(const char *dir)
+{
+    DIR *d = opendir(dir);
+    int n = 0;
+    if (!d)
+        return 0;
+    struct dirent *e;
+    while ((e = readdir(d))) {
+        size_t l = strlen(e->d_name), s = strlen(CUTAP_FILE_SUFFIX);
+        n += l > s && !strcmp(e->d_name + l - s, CUTAP_FILE_SUFFIX);
+    }
+    closedir(d);
+    return n;
+}
+
+static int prepare_env(const char *mode_var, const char *dir, const char *filter)
+{
+    char lib[PATH_MAX], abs[PATH_MAX];
+    if (find_library(lib, sizeof lib))
+        return -1;
+    if (!realpath(dir, abs)) {
+        fprintf(stderr, "cutap: %s: %s\n", dir, strerror(errno));
+        return -1;
+    }
+    unsetenv("CUTAP_TRACE");
+    unsetenv("CUTAP_COUNT");
+    unsetenv("CUTAP_FILTER");
+    if (set_preload(lib) || setenv(mode_var, abs, 1) || (filter && setenv("CUTAP_FILTER", filter, 1))) {
+        fprintf(stderr, "cutap: cannot set the environment\n");
+        return -1;
+    }
+    return 0;
+}
+
+static const char trace_usage[] = "usage: cutap trace [-o DIR] [-e FILTER] -- CMD [ARGS...]\n";
+static const char stat_usage[] = "usage: cutap stat [-o FILE] [-e FILTER] -- CMD [ARGS...]\n";
+
+int cmd_trace(int argc, char **argv)
+{
+    struct run_opts o;
+    int rc = parse(argc, argv, &o, trace_usage);
+    if (rc)
+        return rc;
+    char dir[PATH_MAX];
+    if (o.out) {
+        snprintf(dir, sizeof dir, "%s", o.out);
+        if (mkdir(dir, 0700) && errno != EEXIST) {
+            fprintf(stderr, "cutap: cannot create %s: %s\n", dir, strerror(errno));
+            return 1;
+        }
+        if (has_traces(dir)) {
+            fprintf(stderr, "cutap: %s already holds a trace; choose another -o\n", dir);
+            return 1;
+        }
+    } else {
+        time_t now = time(NULL);
+        struct tm tm;
+        localtime_r(&now, &tm);
+        char base[64];
+        strftime(base, sizeof base, "cutap-%Y%m%d-%H%M%S", &tm);
+        snprintf(dir, sizeof dir, "%s", base);
+        for (int n = 2; mkdir(dir, 0700); n++) {
+            if (errno != EEXIST || n > 999) {
+                fprintf(stderr, "cutap: cannot create %s: %s\n", dir, strerror(errno));
+                return 1;
+            }
+            snprintf(dir, sizeof dir, "%s-%d", base, n);
+        }
+    }
+    if (prepare_env("CUTAP_TRACE", dir, o.filter))
+        return 1;
+    int code = run_command(o.cmd);
+    int n = count_traces(dir);
+    fprintf(stderr, "cutap: %d process%s traced into %s (cutap report %s)\n", n, n == 1 ? "" : "es", dir, dir);
+    return code;
+}
+
+static void remove_dir(const char *dir)
+{
+    DIR *d = opendir(dir);
+    if (d) {
+        struct dirent *e;
+        while ((e = readdir(d)))
+            if (strcmp(e->d_name, ".") && strcmp(e->d_name, "..")) {
+                char p[PATH_MAX + 256];
+                snprintf(p, sizeof p, "%s/%s", dir, e->d_name);
+                unlink(p);
+            }
+        closedir(d);
+    }
+    rmdir(dir);
+}
+
+int cmd_stat(int argc, char **argv)
+{
+    struct run_opts o;
+    int rc = parse(argc, argv, &o, stat_usage);
+    if (rc)
+        return rc;
+    FILE *out = stderr;
+    if (o.out && !(out = fopen(o.out, "w"))) {
+        fprintf(stderr, "cutap: cannot write %s: %s\n", o.out, strerror(errno));
+        return 1;
+    }
+    const char *tmp = getenv("TMPDIR");
+    char dir[PATH_MAX];
+    snprintf(dir, sizeof dir, "%s/cutap-stat-XXXXXX", tmp && *tmp ? tmp : "/tmp");
+    if (!mkdtemp(dir)) {
+        fprintf(stderr, "cutap: cannot make a directory for the counters: %s\n", strerror(errno));
+        return 1;
+    }
+    if (prepare_env("CUTAP_COUNT", dir, o.filter)) {
+        remove_dir(dir);
+        return 1;
+    }
+    int code = run_command(o.cmd);
+    struct trace tr;
+    if (!count_traces(dir))
+        fprintf(out, "cutap stat: no CUDA calls\n");
+    else if (!tr_load(&tr, dir)) {
+        report_print(&tr, out, FMT_TEXT, BY_NONE);
+        tr_free(&tr);
+    }
+    if (out != stderr)
+        fclose(out);
+    remove_dir(dir);
+    return code;
+}

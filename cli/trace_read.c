@@ -1,0 +1,444 @@
+/* Trace reader: see trace_read.h. */
+#define _GNU_SOURCE
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "trace_read.h"
+
+#define MAX_IDS_IN_FILE (1u << 20)
+
+static void complain(struct trace *tr, const char *path, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+static void complain(struct trace *tr, const char *path, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    fprintf(stderr, "cutap: %s: ", path);
+    vfprintf(stderr, fmt, ap);
+    fputc('\n', stderr);
+    va_end(ap);
+    tr->problems++;
+}
+
+static void *grow(void *p, size_t *cap, size_t need, size_t elem)
+{
+    if (need <= *cap)
+        return p;
+    size_t n = *cap ? *cap : 64;
+    while (n < need)
+        n *= 2;
+    void *q = realloc(p, n * elem);
+    if (!q) {
+        fprintf(stderr, "cutap: out of memory\n");
+        exit(1);
+    }
+    *cap = n;
+    return q;
+}
+
+/* Growable arrays of the trace. */
+static size_t cap_procs, cap_threads, cap_names, cap_calls, cap_counters;
+
+static uint32_t name_index(struct trace *tr, const char *name, int layer)
+{
+    /* Few distinct names (hundreds): a linear scan per file id is fine. */
+    for (size_t i = 0; i < tr->nnames; i++)
+        if (tr->names[i].layer == layer && !strcmp(tr->names[i].name, name))
+            return (uint32_t)i;
+    tr->names = grow(tr->names, &cap_names, tr->nnames + 1, sizeof *tr->names);
+    tr->names[tr->nnames].name = strdup(name);
+    tr->names[tr->nnames].layer = layer;
+    if (!tr->names[tr->nnames].name) {
+        fprintf(stderr, "cutap: out of memory\n");
+        exit(1);
+    }
+    return (uint32_t)tr->nnames++;
+}
+
+static uint32_t thread_index(struct trace *tr, uint32_t proc, int32_t tid, const char *tname)
+{
+    for (size_t i = tr->nthreads; i-- > 0;) {
+        if (tr->threads[i].proc != proc)
+            break;   /* threads of one process are added together */
+        if (tr->threads[i].tid == tid)
+            return (uint32_t)i;
+    }
+    tr->threads = grow(tr->threads, &cap_threads, tr->nthreads + 1, sizeof *tr->threads);
+    struct tr_thread *t = &tr->threads[tr->nthreads];
+    t->proc = proc;
+    t->tid = tid;
+    memcpy(t->name, tname, sizeof t->name);
+    t->name[sizeof t->name - 1] = 0;
+    return (uint32_t)tr->nthreads++;
+}
+
+/* Clock units to ns, saturating (a damaged file must not overflow). */
+static uint64_t ticks_to_ns(uint64_t ticks, double rate)
+{
+    double ns = (double)ticks * rate + 0.5;
+    return ns >= 1.8e19 ? (uint64_t)1.8e19 : (uint64_t)ns;
+}
+
+static int is_pow2(uint32_t x) { return x && !(x & (x - 1)); }
+
+static int cmp_func(const void *a, const void *b)
+{
+    uint64_t x = ((const struct tr_func *)a)->handle, y = ((const struct tr_func *)b)->handle;
+    return x < y ? -1 : x > y;
+}
+
+const char *tr_func_name(const struct tr_proc *p, uint64_t handle)
+{
+    struct tr_func key = {handle, NULL};
+    const struct tr_func *f = p->nfuncs ? bsearch(&key, p->funcs, p->nfuncs, sizeof key, cmp_func) : NULL;
+    return f ? f->name : NULL;
+}
+
+/* Checks that a call record's payload (args, then captures) lies inside its
+ * slots. Returns NULL or what is wrong. */
+static const char *check_call(const struct cutap_rec_call *r)
+{
+    size_t room = 24 + (size_t)CUTAP_SLOT * (r->nslots - 1u);
+    size_t off = (size_t)r->nargs * 8;
+    if (off > room)
+        return "argument words beyond the record";
+    const uint8_t *base = (const uint8_t *)r->words;
+    for (unsigned k = 0; k < r->ncap; k++) {
+        if (off + sizeof(struct cutap_capture) > room)
+            return "capture header beyond the record";
+        struct cutap_capture h;
+        memcpy(&h, base + off, sizeof h);
+        if (h.reserved % 8 || h.len > h.reserved || off + sizeof h + h.reserved > room)
+            return "capture beyond the record";
+        if (h.arg >= r->nargs)
+            return "capture of a missing argument";
+        off += sizeof h + h.reserved;
+    }
+    return NULL;
+}
+
+const struct cutap_capture *tr_capture(const struct tr_call *c, unsigned i)
+{
+    const struct cutap_rec_call *r = c->rec;
+    if (i >= r->ncap)
+        return NULL;
+    const uint8_t *p = (const uint8_t *)r->words + (size_t)r->nargs * 8;
+    for (unsigned k = 0; k < i; k++)
+        p += sizeof(struct cutap_capture) + ((const struct cutap_capture *)p)->reserved;
+    return (const struct cutap_capture *)p;
+}
+
+struct pending {            /* a record kept until the file's names are known */
+    const struct cutap_rec_call *rec;
+    uint32_t thread;
+};
+
+/* One pass over the chunks of a file: metas first (names, kernels, clock
+ * pairs), so that records can be named whatever their order. */
+static int scan_file(struct trace *tr, struct tr_proc *p, uint32_t pi)
+{
+    const struct cutap_file_header *h = &p->h;
+    size_t nchunks = (p->size - h->header_size) / h->chunk_size;
+    size_t slots = h->chunk_size / CUTAP_SLOT, nfunc_cap = 0;
+    uint64_t far_clock = h->calib_clock, far_mono = h->calib_mono_ns;
+    if (h->end_mono_ns > far_mono && h->end_clock) {
+        far_clock = h->end_clock;
+        far_mono = h->end_mono_ns;
+    }
+    struct pending *pend = NULL;
+    size_t npend = 0, cap_pend = 0;
+    for (int pass = 0; pass < 2; pass++) {
+        for (size_t ci = 0; ci < nchunks; ci++) {
+            const uint8_t *c = p->map + h->header_size + ci * h->chunk_size;
+            const struct cutap_chunk_header *ch = (const void *)c;
+            if (!ch->magic)
+                continue;   /* taken but never filled in: the process died */
+            if (ch->magic != CUTAP_CHUNK_MAGIC || (ch->type != CUTAP_CHUNK_RECORDS && ch->type != CUTAP_CHUNK_COUNTERS)) {
+                if (pass == 0)
+                    complain(tr, p->path, "chunk %zu: bad chunk header (magic %08x, type %u); chunk skipped", ci,
+                             ch->magic, ch->type);
+                continue;
+            }
+            if (pass == 0 && ch->mono_ns > far_mono && ch->clock) {
+                far_mono = ch->mono_ns;
+                far_clock = ch->clock;
+            }
+            char tname[16];
+            memcpy(tname, ch->thread_name, sizeof tname);
+            tname[15] = 0;
+            uint32_t ti = pass ? thread_index(tr, pi, ch->tid, tname) : 0;
+            if (ch->type == CUTAP_CHUNK_COUNTERS) {
+                if (!pass)
+                    continue;
+                size_t n = (h->chunk_size - CUTAP_SLOT) / sizeof(struct cutap_counter);
+                const struct cutap_counter *k = (const void *)(c + CUTAP_SLOT);
+                for (size_t i = 0; i < n; i++) {
+                    if (!k[i].calls)
+                        continue;
+                    uint64_t id = (uint64_t)ch->first_id + i;
+                    if (id >= p->nids || p->idmap[id] == UINT32_MAX) {
+                        char nm[32];
+                        snprintf(nm, sizeof nm, "id#%llu", (unsigned long long)id);
+                        tr->counters = grow(tr->counters, &cap_counters, tr->ncounters + 1, sizeof *tr->counters);
+                        tr->counters[tr->ncounters].name = name_index(tr, nm, 0);
+                    } else {
+                        tr->counters = grow(tr->counters, &cap_counters, tr->ncounters + 1, sizeof *tr->counters);
+                        tr->counters[tr->ncounters].name = p->idmap[id];
+                    }
+                    struct tr_counter *o = &tr->counters[tr->ncounters++];
+                    o->thread = ti;
+                    o->calls = k[i].calls;
+                    o->errors = k[i].errors;
+                    o->total_ns = ticks_to_ns(k[i].total, p->rate);
+                    o->min_ns = ticks_to_ns(k[i].min, p->rate);
+                    o->max_ns = ticks_to_ns(k[i].max, p->rate);
+                }
+                continue;
+            }
+            for (size_t s = 1; s < slots;) {
+                const struct cutap_rec_call *r = (const void *)(c + s * CUTAP_SLOT);
+                if (!r->kind)
+                    break;
+                const char *bad = NULL;
+                if (r->kind != CUTAP_REC_CALL && r->kind != CUTAP_REC_META)
+                    bad = "unknown record kind";
+                else if (!r->nslots || r->nslots > slots - s)
+                    bad = "record longer than its chunk";
+                else if (r->kind == CUTAP_REC_CALL)
+                    bad = check_call(r);
+                else if (!memchr(((const struct cutap_rec_meta *)r)->text, 0, 40 + (size_t)CUTAP_SLOT * (r->nslots - 1u)))
+                    bad = "meta record without its terminating NUL";
+                if (bad) {
+                    if (pass == 0)
+                        complain(tr, p->path, "chunk %zu slot %zu: %s; rest of the chunk skipped", ci, s, bad);
+                    break;
+                }
+                if (r->kind == CUTAP_REC_META && pass == 0) {
+                    const struct cutap_rec_meta *m = (const void *)r;
+                    if (m->sub == CUTAP_META_ID_NAME && m->aux < MAX_IDS_IN_FILE) {
+                        if (m->aux >= p->nids) {
+                            uint32_t n = m->aux + 1 > 1024 ? m->aux + 1 : 1024;
+                            uint32_t *map = realloc(p->idmap, n * sizeof *map);
+                            if (!map) {
+                                fprintf(stderr, "cutap: out of memory\n");
+                                exit(1);
+                            }
+                            for (uint32_t i = p->nids; i < n; i++)
+                                map[i] = UINT32_MAX;
+                            p->idmap = map;
+                            p->nids = n;
+                        }
+                        p->idmap[m->aux] = name_index(tr, m->text, m->key == 1 ? 1 : 0);
+                    } else if (m->sub == CUTAP_META_FUNC_NAME) {
+                        p->funcs = grow(p->funcs, &nfunc_cap, p->nfuncs + 1, sizeof *p->funcs);
+                        p->funcs[p->nfuncs++] = (struct tr_func){m->key, m->text};
+                    }
+                } else if (r->kind == CUTAP_REC_CALL && pass == 1) {
+                    pend = grow(pend, &cap_pend, npend + 1, sizeof *pend);
+                    pend[npend++] = (struct pending){r, ti};
+                }
+                s += r->nslots;
+            }
+        }
+        if (pass == 0) {
+            /* Tick rate from the two pairs farthest apart. */
+            if (h->clock == CUTAP_CLOCK_TSC && far_clock > h->start_clock && far_mono > h->start_mono_ns)
+                p->rate = (double)(far_mono - h->start_mono_ns) / (double)(far_clock - h->start_clock);
+            else if (h->clock == CUTAP_CLOCK_TSC) {
+                fprintf(stderr, "cutap: %s: no second clock reading; times assume 1 tick = 1 ns\n", p->path);
+                p->rate = 1.0;
+            } else
+                p->rate = 1.0;
+            p->clock0 = h->start_clock;
+            p->base_ns = h->start_realtime_ns;
+            if (p->nfuncs)
+                qsort(p->funcs, p->nfuncs, sizeof *p->funcs, cmp_func);
+        }
+    }
+    tr->calls = grow(tr->calls, &cap_calls, tr->ncalls + npend, sizeof *tr->calls);
+    for (size_t i = 0; i < npend; i++) {
+        const struct cutap_rec_call *r = pend[i].rec;
+        struct tr_call *o = &tr->calls[tr->ncalls];
+        uint32_t nm;
+        if (r->id < p->nids && p->idmap[r->id] != UINT32_MAX)
+            nm = p->idmap[r->id];
+        else {
+            char s[32];
+            snprintf(s, sizeof s, "id#%u", r->id);
+            nm = name_index(tr, s, 0);
+        }
+        int done = r->flags & CUTAP_RF_DONE;
+        o->t0 = p->base_ns + ticks_to_ns(r->t0 > p->clock0 ? r->t0 - p->clock0 : 0, p->rate);
+        /* t1 by the same mapping as t0 (not t0 + duration): nested calls
+         * keep ending no later than their parent. */
+        o->t1 = done ? p->base_ns + ticks_to_ns(r->t1 > p->clock0 && r->t1 >= r->t0 ? r->t1 - p->clock0 : 0, p->rate) : 0;
+        if (done && o->t1 < o->t0)
+            o->t1 = o->t0;
+        o->result = r->result;
+        o->seq = tr->ncalls;
+        o->name = nm;
+        o->thread = pend[i].thread;
+        o->depth = r->depth;
+        o->flags = r->flags;
+        o->rec = r;
+        tr->ncalls++;
+    }
+    free(pend);
+    return 0;
+}
+
+static int load_file(struct trace *tr, const char *path)
+{
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0) {
+        complain(tr, path, "cannot open: %s", strerror(errno));
+        return -1;
+    }
+    struct stat st;
+    if (fstat(fd, &st) || !S_ISREG(st.st_mode)) {
+        complain(tr, path, "not a regular file");
+        close(fd);
+        return -1;
+    }
+    if ((size_t)st.st_size < CUTAP_HEADER_SIZE) {
+        complain(tr, path, "not a cutap trace (%lld bytes, shorter than the header)", (long long)st.st_size);
+        close(fd);
+        return -1;
+    }
+    const uint8_t *map = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
+    close(fd);
+    if (map == MAP_FAILED) {
+        complain(tr, path, "cannot map: %s", strerror(errno));
+        return -1;
+    }
+    struct cutap_file_header h;
+    memcpy(&h, map, sizeof h);
+    const char *bad = NULL;
+    char why[160];
+    if (memcmp(h.magic, CUTAP_FILE_MAGIC, 8))
+        bad = "not a cutap trace (bad magic)";
+    else if (h.version != CUTAP_FILE_VERSION) {
+        snprintf(why, sizeof why, "trace format version %u is not supported (this cutap reads version %d)",
+                 h.version, CUTAP_FILE_VERSION);
+        bad = why;
+    } else if (h.header_size != CUTAP_HEADER_SIZE)
+        bad = "bad header size";
+    else if (!is_pow2(h.chunk_size) || h.chunk_size < 4096 || h.chunk_size > (64u << 20))
+        bad = "bad chunk size";
+    else if (h.clock != CUTAP_CLOCK_NS && h.clock != CUTAP_CLOCK_TSC)
+        bad = "unknown clock kind";
+    if (bad) {
+        complain(tr, path, "%s", bad);
+        munmap((void *)map, (size_t)st.st_size);
+        return -1;
+    }
+    h.host[sizeof h.host - 1] = 0;
+    h.exe[sizeof h.exe - 1] = 0;
+    h.cmdline[sizeof h.cmdline - 1] = 0;
+    h.cutap_version[sizeof h.cutap_version - 1] = 0;
+    tr->procs = grow(tr->procs, &cap_procs, tr->nprocs + 1, sizeof *tr->procs);
+    struct tr_proc *p = &tr->procs[tr->nprocs];
+    memset(p, 0, sizeof *p);
+    p->path = strdup(path);
+    p->h = h;
+    p->map = map;
+    p->size = (size_t)st.st_size;
+    p->complete = !!(h.flags & CUTAP_FILE_CLOSED);
+    if ((p->size - h.header_size) % h.chunk_size)
+        complain(tr, path, "size is not a whole number of chunks; the partial chunk is ignored");
+    tr->nprocs++;
+    return scan_file(tr, p, (uint32_t)(tr->nprocs - 1));
+}
+
+static int cmp_call(const void *a, const void *b)
+{
+    const struct tr_call *x = a, *y = b;
+    if (x->t0 != y->t0)
+        return x->t0 < y->t0 ? -1 : 1;
+    return x->seq < y->seq ? -1 : x->seq > y->seq;
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+int tr_load(struct trace *tr, const char *path)
+{
+    memset(tr, 0, sizeof *tr);
+    cap_procs = cap_threads = cap_names = cap_calls = cap_counters = 0;
+    struct stat st;
+    if (stat(path, &st)) {
+        fprintf(stderr, "cutap: %s: %s\n", path, strerror(errno));
+        return -1;
+    }
+    if (S_ISDIR(st.st_mode)) {
+        DIR *d = opendir(path);
+        if (!d) {
+            fprintf(stderr, "cutap: %s: %s\n", path, strerror(errno));
+            return -1;
+        }
+        char **files = NULL;
+        size_t n = 0, cap = 0;
+        struct dirent *e;
+        while ((e = readdir(d))) {
+            size_t l = strlen(e->d_name), sl = strlen(CUTAP_FILE_SUFFIX);
+            if (l <= sl || strcmp(e->d_name + l - sl, CUTAP_FILE_SUFFIX))
+                continue;
+            files = grow(files, &cap, n + 1, sizeof *files);
+            if (asprintf(&files[n], "%s/%s", path, e->d_name) < 0)
+                exit(1);
+            n++;
+        }
+        closedir(d);
+        if (n)
+            qsort(files, n, sizeof *files, cmp_str);   /* stable order of processes */
+        for (size_t i = 0; i < n; i++) {
+            load_file(tr, files[i]);
+            free(files[i]);
+        }
+        free(files);
+        if (!n) {
+            fprintf(stderr, "cutap: %s: no trace files (*%s) in this directory\n", path, CUTAP_FILE_SUFFIX);
+            return -1;
+        }
+    } else {
+        load_file(tr, path);
+    }
+    if (!tr->nprocs)
+        return -1;
+    tr->origin_ns = UINT64_MAX;
+    for (size_t i = 0; i < tr->nprocs; i++)
+        if (tr->procs[i].base_ns < tr->origin_ns)
+            tr->origin_ns = tr->procs[i].base_ns;
+    if (tr->ncalls)
+        qsort(tr->calls, tr->ncalls, sizeof *tr->calls, cmp_call);
+    return 0;
+}
+
+void tr_free(struct trace *tr)
+{
+    for (size_t i = 0; i < tr->nprocs; i++) {
+        munmap((void *)tr->procs[i].map, tr->procs[i].size);
+        free(tr->procs[i].path);
+        free(tr->procs[i].idmap);
+        free(tr->procs[i].funcs);
+    }
+    for (size_t i = 0; i < tr->nnames; i++)
+        free(tr->names[i].name);
+    free(tr->procs);
+    free(tr->threads);
+    free(tr->names);
+    free(tr->calls);
+    free(tr->counters);
+    memset(tr, 0, sizeof *tr);
+}

@@ -1,0 +1,167 @@
+/*
+ * cutap trace file format, version 1 (docs/FORMAT.md explains it in words).
+ *
+ * One file per traced process: a 4096-byte header, then chunks of
+ * `chunk_size` bytes. A chunk belongs to one thread and holds 64-byte slots:
+ * slot 0 is the chunk header, the others hold records in the order the
+ * thread started them. Every multi-byte field is little-endian (x86-64).
+ *
+ * The file is mapped into the traced process and written in place, so it is
+ * complete up to the last finished call whenever the process stops, even
+ * by SIGKILL: regions never written read as zero, and the field a writer
+ * sets last (kind, magic, the DONE flag) tells a reader what is valid.
+ */
+#ifndef CUTAP_FORMAT_H
+#define CUTAP_FORMAT_H
+
+#include <stdint.h>
+
+#define CUTAP_FILE_MAGIC "CUTAPTRC"      /* 8 bytes, no NUL */
+#define CUTAP_FILE_VERSION 1
+#define CUTAP_HEADER_SIZE 4096
+#define CUTAP_SLOT 64
+#define CUTAP_CHUNK_MAGIC 0x4b4e4843u    /* "CHNK" */
+#define CUTAP_FILE_SUFFIX ".cutap"
+
+/* Header flags. */
+enum {
+    CUTAP_FILE_COUNTS = 1u << 0,   /* counting mode: counter chunks, no call records */
+    CUTAP_FILE_CLOSED = 1u << 1,   /* the process reached exit normally */
+};
+
+/* How record times are kept. */
+enum {
+    CUTAP_CLOCK_NS = 0,    /* CLOCK_MONOTONIC nanoseconds */
+    CUTAP_CLOCK_TSC = 1,   /* time-stamp counter ticks; convert with the
+                              (tsc, ns) pairs of the header and chunks */
+};
+
+struct cutap_file_header {
+    char magic[8];              /* CUTAP_FILE_MAGIC */
+    uint32_t version;           /* CUTAP_FILE_VERSION */
+    uint32_t header_size;       /* CUTAP_HEADER_SIZE */
+    uint32_t chunk_size;        /* power of two, 4 KiB .. 64 MiB */
+    uint32_t flags;             /* CUTAP_FILE_*; CLOSED is set last, at exit */
+    uint32_t clock;             /* CUTAP_CLOCK_* */
+    int32_t pid, ppid;
+    int32_t rank, local_rank;   /* -1 when not set */
+    uint32_t reserved0;
+    uint64_t start_realtime_ns; /* CLOCK_REALTIME at start */
+    uint64_t start_mono_ns;     /* CLOCK_MONOTONIC at start */
+    uint64_t start_clock;       /* record clock at start */
+    uint64_t calib_clock;       /* a second (clock, mono) pair taken ~0.2 ms */
+    uint64_t calib_mono_ns;     /*   later: the rate before any chunk pair */
+    uint64_t end_clock;         /* pair at exit; 0 when the process never */
+    uint64_t end_mono_ns;       /*   reached exit (killed, _exit, crash) */
+    int32_t exit_code;          /* exit() status when CLOSED */
+    uint32_t reserved1;
+    char host[64];              /* NUL-terminated */
+    char exe[256];              /* /proc/self/exe, truncated */
+    char cmdline[1024];         /* arguments separated by spaces, truncated */
+    char cutap_version[32];
+};
+
+enum { CUTAP_CHUNK_RECORDS = 1, CUTAP_CHUNK_COUNTERS = 2 };
+
+/* Slot 0 of every chunk. The writer sets magic last. */
+struct cutap_chunk_header {
+    uint32_t magic;             /* CUTAP_CHUNK_MAGIC */
+    uint16_t type;              /* CUTAP_CHUNK_* */
+    uint16_t reserved;
+    int32_t tid;                /* kernel thread id */
+    uint32_t seq;               /* 0, 1, 2… per thread and type */
+    uint64_t clock;             /* (clock, mono) pair when the chunk was */
+    uint64_t mono_ns;           /*   taken: refines the tick rate */
+    uint32_t first_id;          /* counter chunks: id of the first counter */
+    uint32_t reserved2;
+    char thread_name[16];       /* comm of the thread when the chunk was taken */
+};
+
+/* Record kinds (first byte of a record). 0 = no record: the rest of the
+ * chunk is unused. */
+enum { CUTAP_REC_CALL = 1, CUTAP_REC_META = 2 };
+
+/* Call record flags. DONE is set last, when the call returned. */
+enum {
+    CUTAP_RF_DONE = 1u << 0,
+    CUTAP_RF_SKIPPED = 1u << 1,   /* a client skipped the real call */
+    CUTAP_RF_UNTYPED = 1u << 2,   /* unknown signature: args are the 6 argument registers */
+};
+
+/*
+ * A call: this header slot and nslots-1 following slots. The payload (from
+ * `words` on, 24 + 64*(nslots-1) bytes) holds nargs argument words, then
+ * ncap captures. A capture is a cutap_capture header followed by `reserved`
+ * bytes (of which `len` are valid), padded to 8 bytes.
+ */
+struct cutap_rec_call {
+    uint8_t kind;               /* CUTAP_REC_CALL; written last at start */
+    uint8_t flags;              /* CUTAP_RF_* */
+    uint16_t nslots;
+    uint32_t id;                /* per-file id, named by an ID_NAME meta record */
+    uint64_t t0, t1;            /* start and end (header's clock); t1 = 0: unfinished */
+    uint64_t result;            /* CUresult (driver) or the raw return register */
+    uint16_t depth;             /* nesting depth on the thread, 0 = outermost */
+    uint8_t nargs, ncap;
+    uint32_t reserved;
+    uint64_t words[3];
+};
+
+/* Capture kinds: what the recorder copies from the traced process. */
+enum {
+    CUTAP_CAP_IN_BYTES = 1,     /* before the call: `size` bytes at a pointer argument */
+    CUTAP_CAP_OUT_BYTES = 2,    /* after a successful call: `size` bytes at a pointer argument */
+    CUTAP_CAP_IN_STR = 3,       /* before the call: the string an argument points to */
+    CUTAP_CAP_OUT_STRPTR = 4,   /* after a successful call: the string *(char **)arg points to */
+    CUTAP_CAP_OUT_STRBUF = 5,   /* after a successful call: the string written into a char buffer */
+};
+/* Capture states. */
+enum {
+    CUTAP_CAPS_NONE = 0,        /* not taken (NULL pointer, failed call, unfinished) */
+    CUTAP_CAPS_OK = 1,
+    CUTAP_CAPS_TRUNCATED = 2,   /* string longer than the room reserved */
+};
+struct cutap_capture {
+    uint16_t len;               /* valid bytes (strings: without the NUL) */
+    uint16_t reserved;          /* room after this header */
+    uint8_t arg;                /* argument index */
+    uint8_t kind;               /* CUTAP_CAP_* */
+    uint8_t state;              /* CUTAP_CAPS_*; set when the bytes are in */
+    uint8_t pad;
+};
+/* Room reserved for strings of unknown length. */
+#define CUTAP_CAP_STR_MAX 256
+#define CUTAP_CAP_OUTSTR_ROOM 128
+
+/* Meta records: facts the decoder needs, written once. The string starts
+ * at `text` and continues into the following slots, NUL-terminated. */
+enum {
+    CUTAP_META_ID_NAME = 1,     /* aux = id, key = layer: the name of an id */
+    CUTAP_META_FUNC_NAME = 2,   /* key = CUfunction/CUkernel handle: kernel name */
+};
+struct cutap_rec_meta {
+    uint8_t kind;               /* CUTAP_REC_META; written last */
+    uint8_t sub;                /* CUTAP_META_* */
+    uint16_t nslots;
+    uint32_t aux;
+    uint64_t key;
+    uint64_t clock;
+    char text[40];
+};
+
+/* Counter chunks (counting mode): one cutap_counter per id, from
+ * first_id on, as many as fit after the chunk header. */
+struct cutap_counter {
+    uint64_t calls;             /* written last for each call */
+    uint64_t errors;
+    uint64_t total;             /* clock units */
+    uint64_t min, max;          /* clock units; min valid when calls > 0 */
+};
+
+_Static_assert(sizeof(struct cutap_rec_call) == CUTAP_SLOT, "call record slot");
+_Static_assert(sizeof(struct cutap_rec_meta) == CUTAP_SLOT, "meta record slot");
+_Static_assert(sizeof(struct cutap_chunk_header) <= CUTAP_SLOT, "chunk header slot");
+_Static_assert(sizeof(struct cutap_capture) == 8, "capture header");
+_Static_assert(sizeof(struct cutap_file_header) <= CUTAP_HEADER_SIZE, "file header");
+
+#endif

@@ -1,0 +1,760 @@
+/* The recorder: a client of the callback API that writes the binary trace
+ * of include/cutap_format.h (docs/FORMAT.md).
+ *
+ *   CUTAP_TRACE=DIR   one record per call (start, end, result, argument
+ *                     words, captured outputs and strings)
+ *   CUTAP_COUNT=DIR   counters only: per thread and id, calls, errors,
+ *                     total, min and max time (what `cutap stat` reads)
+ *   CUTAP_FILTER=EXPR the ids to record (see filter.c); others cost only
+ *                     the pass-through
+ *
+ * Each process writes DIR/<host>.<pid>[.<n>].cutap. The file is mapped and
+ * written in place: what a thread completed is in the page cache the moment
+ * it is written, so SIGKILL, abort or _exit lose nothing completed. Each
+ * thread owns its chunks: the hot path takes no lock and makes no system
+ * call; a new chunk costs one atomic add, a new 16 MiB segment one
+ * fallocate and one mmap under a lock. Nothing is decoded here. */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/prctl.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cutap_format.h"
+#include "cutap_internal.h"
+#include "record_internal.h"
+
+#define CHUNK_SIZE (256u * 1024)
+/* The file grows by segments of 1, 2, 4 … 64 MiB: a process with a
+ * handful of calls costs 1 MiB of disk, a long run few mappings. */
+#define SEG_MIN_CHUNKS 4u
+#define SEG_MAX_CHUNKS 256u
+#define MAX_SEGS 1100                       /* > 64 GiB per process */
+#define SLOTS_PER_CHUNK (CHUNK_SIZE / CUTAP_SLOT)
+#define COUNTERS_PER_CHUNK ((CHUNK_SIZE - CUTAP_SLOT) / sizeof(struct cutap_counter))
+#define COUNTER_CHUNKS ((CUTAP_MAX_IDS + COUNTERS_PER_CHUNK - 1) / COUNTERS_PER_CHUNK)
+#define MAX_REC_SLOTS 64                    /* 4 KiB: longest record */
+
+int cutap_rec_tsc;   /* 1: record clock is the TSC */
+
+/* The process's trace file. Replaced in a forked child. */
+static struct {
+    int fd;
+    int counts;
+    struct cutap_file_header *hdr;
+    _Atomic uint64_t next_chunk;
+    char *_Atomic seg[MAX_SEGS];
+    _Atomic int dead;             /* an error stopped recording */
+    _Atomic int opened;           /* the file exists (made by the first record) */
+    char dir[PATH_MAX];
+} F = {.fd = -1};
+static pthread_mutex_t grow_lock = PTHREAD_MUTEX_INITIALIZER;
+static int client = -1;
+
+/* Per thread: the current record chunk and counter chunks. */
+struct rec_thread {
+    int32_t tid;
+    uint32_t seq_rec, seq_cnt;
+    struct cutap_rec_call *pos, *end;
+    struct cutap_counter *cnt[COUNTER_CHUNKS];
+};
+static __thread struct rec_thread rt __attribute__((tls_model("initial-exec")));
+
+/* Ids and kernel handles already named in this file. */
+static _Atomic uint8_t named[CUTAP_MAX_IDS];
+#define FUNC_SLOTS 8192
+static _Atomic uint64_t funcs[FUNC_SLOTS];
+
+static void fail(const char *what)
+{
+    int expect = 0;
+    if (atomic_compare_exchange_strong(&F.dead, &expect, 1))
+        cutap_warn("trace recording stopped: %s: %s", what, strerror(errno));
+}
+
+/* --- file ------------------------------------------------------------ */
+
+static void clock_pair(uint64_t *clk, uint64_t *mono)
+{
+    *clk = cutap_rec_clock();
+    *mono = cutap_now_ns();
+}
+
+static void read_small(const char *path, char *buf, size_t size, int nul_to_space)
+{
+    buf[0] = 0;
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return;
+    ssize_t n = read(fd, buf, size - 1);
+    close(fd);
+    if (n <= 0)
+        return;
+    buf[n] = 0;
+    for (ssize_t i = 0; nul_to_space && i < n - 1; i++)
+        if (!buf[i])
+            buf[i] = ' ';
+}
+
+static int env_int(const char *const *names)
+{
+    for (; *names; names++) {
+        const char *v = getenv(*names);
+        char *end;
+        if (v && *v) {
+            long x = strtol(v, &end, 10);
+            if (!*end && x >= 0 && x < INT32_MAX)
+                return (int)x;
+        }
+    }
+    return -1;
+}
+
+static void fill_header(struct cutap_file_header *h)
+{
+    static const char *const rank_vars[] = {"RANK", "OMPI_COMM_WORLD_RANK", "PMI_RANK", "SLURM_PROCID", NULL};
+    static const char *const local_vars[] = {"LOCAL_RANK", "OMPI_COMM_WORLD_LOCAL_RANK", "MPI_LOCALRANKID",
+                                             "SLURM_LOCALID", NULL};
+    h->version = CUTAP_FILE_VERSION;
+    h->header_size = CUTAP_HEADER_SIZE;
+    h->chunk_size = CHUNK_SIZE;
+    h->flags = F.counts ? CUTAP_FILE_COUNTS : 0;
+    h->clock = cutap_rec_tsc ? CUTAP_CLOCK_TSC : CUTAP_CLOCK_NS;
+    h->pid = (int32_t)getpid();
+    h->ppid = (int32_t)getppid();
+    h->rank = env_int(rank_vars);
+    h->local_rank = env_int(local_vars);
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    h->start_realtime_ns = (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+    clock_pair(&h->start_clock, &h->start_mono_ns);
+    gethostname(h->host, sizeof h->host - 1);
+    ssize_t n = readlink("/proc/self/exe", h->exe, sizeof h->exe - 1);
+    h->exe[n > 0 ? n : 0] = 0;
+    read_small("/proc/self/cmdline", h->cmdline, sizeof h->cmdline, 1);
+    snprintf(h->cutap_version, sizeof h->cutap_version, "cutap %d", CUTAP_API_VERSION);
+    /* A second pair a little later gives the tick rate even if the process
+     * dies before any other pair is written. */
+    if (cutap_rec_tsc) {
+        uint64_t until = h->start_mono_ns + 200000, c, m;
+        do
+            clock_pair(&c, &m);
+        while (m < until);
+        h->calib_clock = c;
+        h->calib_mono_ns = m;
+    }
+    memcpy(h->magic, CUTAP_FILE_MAGIC, 8);
+}
+
+/* Creates DIR/<host>.<pid>[.<n>].cutap, never through a symlink, never over
+ * an existing file (a process that execs keeps its pid: the new image gets
+ * the next free <n>). */
+static int file_open(void)
+{
+    char host[64] = "host", path[PATH_MAX + 128];
+    gethostname(host, sizeof host - 1);
+    host[sizeof host - 1] = 0;
+    for (char *p = host; *p; p++)
+        if (*p == '/')
+            *p = '_';
+    mkdir(F.dir, 0700);   /* the CLI makes it; plain CUTAP_TRACE users may not */
+    int fd = -1;
+    for (int n = 0; n < 1000 && fd < 0; n++) {
+        if (n)
+            snprintf(path, sizeof path, "%s/%s.%d.%d%s", F.dir, host, (int)getpid(), n, CUTAP_FILE_SUFFIX);
+        else
+            snprintf(path, sizeof path, "%s/%s.%d%s", F.dir, host, (int)getpid(), CUTAP_FILE_SUFFIX);
+        fd = open(path, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+        if (fd < 0 && errno != EEXIST)
+            break;
+    }
+    if (fd < 0) {
+        cutap_warn("cannot create a trace file in %s: %s", F.dir, strerror(errno));
+        return -1;
+    }
+    if (ftruncate(fd, CUTAP_HEADER_SIZE) ||
+        (F.hdr = mmap(NULL, CUTAP_HEADER_SIZE, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0)) == MAP_FAILED) {
+        cutap_warn("cannot map trace file %s: %s", path, strerror(errno));
+        F.hdr = NULL;
+        close(fd);
+        unlink(path);
+        return -1;
+    }
+    F.fd = fd;
+    fill_header(F.hdr);
+    cutap_log_debug("tracing to %s", path);
+    return 0;
+}
+
+static uint64_t seg_chunks(unsigned s)
+{
+    return s >= 6 ? SEG_MAX_CHUNKS : SEG_MIN_CHUNKS << s;
+}
+
+/* Address of chunk i, mapping its segment first if no thread has. */
+static char *chunk_addr(uint64_t i)
+{
+    unsigned s = 0;
+    uint64_t first = 0;
+    while (s < MAX_SEGS && i - first >= seg_chunks(s))
+        first += seg_chunks(s++);
+    if (s >= MAX_SEGS) {
+        errno = EFBIG;
+        return NULL;
+    }
+    size_t seg_size = seg_chunks(s) * CHUNK_SIZE;
+    char *base = atomic_load_explicit(&F.seg[s], memory_order_acquire);
+    if (!base) {
+        pthread_mutex_lock(&grow_lock);
+        base = atomic_load(&F.seg[s]);
+        off_t off = CUTAP_HEADER_SIZE + (off_t)(first * CHUNK_SIZE);
+        if (!base) {
+            /* fallocate reserves the blocks: a full disk is an error here,
+             * not a SIGBUS on some later store. */
+            int rc = posix_fallocate(F.fd, off, (off_t)seg_size);
+            if (rc == EOPNOTSUPP || rc == EINVAL)
+                rc = ftruncate(F.fd, off + (off_t)seg_size) ? errno : 0;
+            if (rc)
+                errno = rc;
+            else if ((base = mmap(NULL, seg_size, PROT_READ | PROT_WRITE, MAP_SHARED, F.fd, off)) == MAP_FAILED)
+                base = NULL;
+            else
+                atomic_store_explicit(&F.seg[s], base, memory_order_release);
+        }
+        pthread_mutex_unlock(&grow_lock);
+        if (!base)
+            return NULL;
+    }
+    return base + (i - first) * CHUNK_SIZE;
+}
+
+static void thread_init(struct rec_thread *t)
+{
+    memset(t, 0, sizeof *t);
+    t->tid = (int32_t)syscall(SYS_gettid);
+}
+
+/* The file is made when the process records its first call: a process
+ * that never calls CUDA (a shell, a compiler) leaves no file. */
+static int file_ensure(void)
+{
+    if (CUTAP_LIKELY(atomic_load_explicit(&F.opened, memory_order_acquire)))
+        return 0;
+    pthread_mutex_lock(&grow_lock);
+    if (!atomic_load(&F.opened)) {
+        if (file_open())
+            atomic_store(&F.dead, 1);
+        atomic_store_explicit(&F.opened, 1, memory_order_release);
+    }
+    pthread_mutex_unlock(&grow_lock);
+    return atomic_load(&F.dead) ? -1 : 0;
+}
+
+static void *chunk_take(struct rec_thread *t, int type, uint32_t first_id)
+{
+    if (atomic_load_explicit(&F.dead, memory_order_relaxed) || file_ensure())
+        return NULL;
+    if (CUTAP_UNLIKELY(!t->tid))
+        thread_init(t);
+    char *c = chunk_addr(atomic_fetch_add(&F.next_chunk, 1));
+    if (!c) {
+        fail("cannot extend the trace file");
+        return NULL;
+    }
+    struct cutap_chunk_header *h = (struct cutap_chunk_header *)c;
+    h->type = (uint16_t)type;
+    h->tid = t->tid;
+    h->seq = type == CUTAP_CHUNK_RECORDS ? t->seq_rec++ : t->seq_cnt++;
+    h->first_id = first_id;
+    clock_pair(&h->clock, &h->mono_ns);
+    prctl(PR_GET_NAME, h->thread_name);
+    __atomic_store_n(&h->magic, CUTAP_CHUNK_MAGIC, __ATOMIC_RELEASE);
+    return c;
+}
+
+/* Room for a record of n slots in the thread's chunk. A record never spans
+ * two chunks: the rest of a chunk that cannot hold it stays zero. */
+static inline struct cutap_rec_call *reserve(unsigned n)
+{
+    struct rec_thread *t = &rt;
+    struct cutap_rec_call *r = t->pos;
+    if (CUTAP_UNLIKELY((size_t)(t->end - r) < n)) {
+        char *c = chunk_take(t, CUTAP_CHUNK_RECORDS, 0);
+        if (!c)
+            return NULL;
+        r = (struct cutap_rec_call *)(c + CUTAP_SLOT);
+        t->end = (struct cutap_rec_call *)(c + CHUNK_SIZE);
+    }
+    t->pos = r + n;
+    return r;
+}
+
+/* --- meta records --------------------------------------------------- */
+
+static void write_meta(int sub, uint32_t aux, uint64_t key, const char *text)
+{
+    size_t len = strnlen(text, (size_t)MAX_REC_SLOTS * CUTAP_SLOT - 64);
+    unsigned n = (unsigned)((offsetof(struct cutap_rec_meta, text) + len + 1 + CUTAP_SLOT - 1) / CUTAP_SLOT);
+    struct cutap_rec_meta *m = (struct cutap_rec_meta *)reserve(n);
+    if (!m)
+        return;
+    m->sub = (uint8_t)sub;
+    m->nslots = (uint16_t)n;
+    m->aux = aux;
+    m->key = key;
+    m->clock = cutap_rec_clock();
+    memcpy(m->text, text, len);
+    m->text[len] = 0;
+    __atomic_store_n(&m->kind, CUTAP_REC_META, __ATOMIC_RELEASE);
+}
+
+static inline void name_id(uint32_t id)
+{
+    if (CUTAP_LIKELY(atomic_load_explicit(&named[id], memory_order_relaxed)))
+        return;
+    uint8_t expect = 0;
+    if (!atomic_compare_exchange_strong(&named[id], &expect, 1))
+        return;
+    const char *name = cutap_call_name(id);
+    write_meta(CUTAP_META_ID_NAME, id, (uint64_t)cutap_call_layer(id), name ? name : "?");
+}
+
+/* The kernel behind a launch, named once per handle: the driver's own name
+ * for it (cuFuncGetName; cuKernelGetName for a CUkernel passed as a
+ * function), asked directly, not through our wrappers. */
+static void name_function(uint64_t f)
+{
+    if (!f)
+        return;
+    uint64_t h = (f >> 4) * 0x9e3779b97f4a7c15ull;
+    for (unsigned probe = 0; probe < 64; probe++) {
+        _Atomic uint64_t *s = &funcs[(h + probe) % FUNC_SLOTS];
+        uint64_t v = atomic_load_explicit(s, memory_order_relaxed);
+        if (v == f)
+            return;
+        if (v)
+            continue;
+        if (!atomic_compare_exchange_strong(s, &v, f)) {
+            if (v == f)
+                return;
+            continue;
+        }
+        const char *name = NULL;
+        typedef int (*getname_fn)(const char **, uint64_t);
+        getname_fn fn = (getname_fn)cutap_driver_real(CUTAP_ID_cuFuncGetName);
+        if (!fn || fn(&name, f) || !name) {
+            fn = (getname_fn)cutap_driver_real(CUTAP_ID_cuKernelGetName);
+            if (!fn || fn(&name, f))
+                name = NULL;
+        }
+        if (name)
+            write_meta(CUTAP_META_FUNC_NAME, 0, f, name);
+        return;
+    }
+}
+
+/* --- trace mode ----------------------------------------------------- */
+
+/* What a call of an id needs, worked out on its first call (the same for
+ * every call; two threads working it out at once write the same values):
+ * slots when it has no string argument, and flags for the paths it takes.
+ * A fresh record's bytes are zero (the file region is new and never
+ * reused), so the writer stores only what is not zero. */
+enum { PLAN_READY = 1, PLAN_INSTR = 2, PLAN_IN = 4, PLAN_OUT = 8, PLAN_FUNC = 16, PLAN_SIMPLE = 32 };
+/* SIMPLE: every capture is a 4- or 8-byte output (cuCtxGetCurrent,
+ * cuMemAlloc, cuDeviceGetAttribute…: most calls that have captures), at
+ * most two: their headers and offsets are kept here, so the hot path
+ * stores them without walking the capture table. */
+struct plan {
+    uint16_t nslots;
+    uint8_t flags;
+    uint8_t nsimple;
+    struct {
+        uint16_t off;      /* byte offset of the capture header in the record */
+        uint8_t arg, size;
+    } out[2];
+    uint64_t hdr[2];       /* the headers as written before the call */
+};
+static struct plan plans[CUTAP_MAX_IDS];
+
+static const size_t first_room = sizeof(struct cutap_rec_call) - offsetof(struct cutap_rec_call, words);
+
+static inline unsigned slots_for(size_t bytes)
+{
+    return bytes <= first_room ? 1 : 1 + (unsigned)((bytes - first_room + CUTAP_SLOT - 1) / CUTAP_SLOT);
+}
+
+static inline size_t cap_room(const struct cutap_capinfo *c, uint64_t arg)
+{
+    switch (c->kind) {
+    case CUTAP_CAP_IN_BYTES:
+    case CUTAP_CAP_OUT_BYTES:
+        return (c->size + 7u) & ~7u;
+    case CUTAP_CAP_IN_STR:
+        return arg ? (strnlen((const char *)(uintptr_t)arg, CUTAP_CAP_STR_MAX) + 8) & ~(size_t)7 : 0;
+    default:
+        return CUTAP_CAP_OUTSTR_ROOM;
+    }
+}
+
+static struct plan make_plan(uint32_t id, unsigned nargs, int untyped)
+{
+    struct plan p;
+    memset(&p, 0, sizeof p);
+    p.flags = PLAN_READY;
+    size_t bytes = (size_t)nargs * 8;
+    if (id < CUTAP_DRIVER_COUNT && !untyped) {
+        const struct cutap_fninfo *fi = &cutap_driver_info[id];
+        int simple = fi->ncap > 0 && fi->ncap <= 2;
+        for (unsigned k = 0; k < fi->ncap; k++) {
+            const struct cutap_capinfo *c = &fi->caps[k];
+            p.flags |= c->kind == CUTAP_CAP_IN_STR ? PLAN_INSTR : c->kind == CUTAP_CAP_IN_BYTES ? PLAN_IN : PLAN_OUT;
+            if (c->kind == CUTAP_CAP_OUT_BYTES && (c->size == 4 || c->size == 8) && simple) {
+                struct cutap_capture h = {0, 8, c->arg, c->kind, CUTAP_CAPS_NONE, 0};
+                p.out[k].off = (uint16_t)(offsetof(struct cutap_rec_call, words) + bytes);
+                p.out[k].arg = c->arg;
+                p.out[k].size = (uint8_t)c->size;
+                memcpy(&p.hdr[k], &h, sizeof h);
+            } else {
+                simple = 0;
+            }
+            if (c->kind != CUTAP_CAP_IN_STR)
+                bytes += sizeof(struct cutap_capture) + cap_room(c, 0);
+        }
+        if (simple) {
+            p.flags |= PLAN_SIMPLE;
+            p.nsimple = fi->ncap;
+        }
+        if (fi->func_arg >= 0)
+            p.flags |= PLAN_FUNC;
+    }
+    p.nslots = (uint16_t)slots_for(bytes);
+    return p;
+}
+
+/* Capture headers (and IN bytes/strings) of a typed call with captures. */
+static void write_captures(uint32_t id, const uint64_t *args, struct cutap_rec_call *r, const size_t *instr_room)
+{
+    const struct cutap_fninfo *fi = &cutap_driver_info[id];
+    uint64_t *w = r->words + fi->nargs;
+    unsigned si = 0;
+    for (unsigned k = 0; k < fi->ncap; k++) {
+        const struct cutap_capinfo *c = &fi->caps[k];
+        struct cutap_capture *h = (struct cutap_capture *)w;
+        const void *p = (const void *)(uintptr_t)args[c->arg];
+        size_t room = c->kind == CUTAP_CAP_IN_STR ? instr_room[si++] : cap_room(c, 0);
+        h->reserved = (uint16_t)room;
+        h->arg = c->arg;
+        h->kind = c->kind;
+        if (p && c->kind == CUTAP_CAP_IN_BYTES) {
+            memcpy(h + 1, p, c->size);
+            h->len = c->size;
+            h->state = CUTAP_CAPS_OK;
+        } else if (p && c->kind == CUTAP_CAP_IN_STR && room) {
+            size_t max = room - 1 < CUTAP_CAP_STR_MAX ? room - 1 : CUTAP_CAP_STR_MAX;
+            size_t len = strnlen(p, max);
+            memcpy(h + 1, p, len);
+            h->len = (uint16_t)len;
+            /* strnlen stopped at max: the byte there is the string's or its NUL */
+            h->state = ((const char *)p)[len] ? CUTAP_CAPS_TRUNCATED : CUTAP_CAPS_OK;
+        }
+        w += 1 + room / 8;
+    }
+}
+
+/* A call with captures other than SIMPLE ones: sized per call (strings),
+ * headers and input bytes written by walking the capture table. */
+static __attribute__((noinline)) struct cutap_rec_call *rec_begin_caps(uint32_t id, const uint64_t *args,
+                                                                        unsigned nargs, unsigned *nslots)
+{
+    size_t instr_room[8] = {0};
+    const struct cutap_fninfo *fi = &cutap_driver_info[id];
+    size_t bytes = (size_t)nargs * 8;
+    unsigned si = 0;
+    for (unsigned k = 0; k < fi->ncap; k++) {
+        size_t room = cap_room(&fi->caps[k], args[fi->caps[k].arg]);
+        if (fi->caps[k].kind == CUTAP_CAP_IN_STR && si < 8)
+            instr_room[si++] = room;
+        bytes += sizeof(struct cutap_capture) + room;
+    }
+    unsigned n = slots_for(bytes);
+    if (n > MAX_REC_SLOTS)
+        return NULL;
+    struct cutap_rec_call *r = reserve(n);
+    if (!r)
+        return NULL;
+    for (unsigned i = 0; i < nargs; i++)
+        r->words[i] = args[i];
+    write_captures(id, args, r, instr_room);
+    *nslots = n;
+    return r;
+}
+
+/* Writes the start of a call record; NULL when it cannot be recorded. */
+static inline __attribute__((always_inline)) struct cutap_rec_call *rec_begin(uint32_t id, const uint64_t *args, unsigned nargs, unsigned depth,
+                                               int untyped)
+{
+    struct plan *pl = &plans[id];
+    if (CUTAP_UNLIKELY(!pl->flags)) {
+        name_id(id);   /* an id has a plan once it has a name in this file */
+        *pl = make_plan(id, nargs, untyped);
+    }
+    unsigned n = pl->nslots, ncap = 0;
+    struct cutap_rec_call *r;
+    if (CUTAP_LIKELY(!(pl->flags & (PLAN_INSTR | PLAN_IN | PLAN_OUT)) || (pl->flags & PLAN_SIMPLE))) {
+        if (CUTAP_UNLIKELY(!(r = reserve(n))))
+            return NULL;
+        for (unsigned i = 0; i < nargs; i++)
+            r->words[i] = args[i];
+        for (unsigned k = 0; k < pl->nsimple; k++)
+            *(uint64_t *)((char *)r + pl->out[k].off) = pl->hdr[k];
+        ncap = pl->nsimple;
+    } else {
+        if (!(r = rec_begin_caps(id, args, nargs, &n)))
+            return NULL;
+        ncap = cutap_driver_info[id].ncap;
+    }
+    /* depth, nargs and ncap: one store */
+    uint32_t dnc = (uint32_t)(uint16_t)depth | nargs << 16 | ncap << 24;
+    memcpy(&r->depth, &dnc, sizeof dnc);
+    r->t0 = cutap_rec_clock();
+    /* kind, flags, nslots and id in one store, last: a reader sees the
+     * record whole or not at all. */
+    uint64_t head = CUTAP_REC_CALL | (uint64_t)(untyped ? CUTAP_RF_UNTYPED : 0) << 8 | (uint64_t)n << 16 |
+                    (uint64_t)id << 32;
+    __atomic_store_n((uint64_t *)r, head, __ATOMIC_RELEASE);
+    return r;
+}
+
+static __attribute__((noinline)) void capture_out(struct cutap_capture *h, const struct cutap_capinfo *c,
+                                                   uint64_t arg)
+{
+    const void *p = (const void *)(uintptr_t)arg;
+    if (!p)
+        return;
+    if (c->kind == CUTAP_CAP_OUT_BYTES) {
+        memcpy(h + 1, p, c->size);
+        h->len = c->size;
+        h->state = CUTAP_CAPS_OK;
+        return;
+    }
+    const char *s = c->kind == CUTAP_CAP_OUT_STRPTR ? *(const char *const *)p : (const char *)p;
+    if (!s || !h->reserved)
+        return;
+    size_t len = strnlen(s, h->reserved - 1u);
+    memcpy(h + 1, s, len);
+    h->len = (uint16_t)len;
+    h->state = s[len] ? CUTAP_CAPS_TRUNCATED : CUTAP_CAPS_OK;
+}
+
+/* Outputs: only after success, when the driver has written them (a failed
+ * call may have left a bad pointer untouched). */
+static void write_outputs(uint32_t id, const uint64_t *args, struct cutap_rec_call *r)
+{
+    const struct cutap_fninfo *fi = &cutap_driver_info[id];
+    uint64_t *w = r->words + r->nargs;
+    for (unsigned k = 0; k < r->ncap; k++) {
+        struct cutap_capture *h = (struct cutap_capture *)w;
+        if (fi->caps[k].kind != CUTAP_CAP_IN_BYTES && fi->caps[k].kind != CUTAP_CAP_IN_STR)
+            capture_out(h, &fi->caps[k], args[fi->caps[k].arg]);
+        w += 1 + h->reserved / 8;
+    }
+}
+
+static inline __attribute__((always_inline)) void rec_end(struct cutap_rec_call *r, uint32_t id, const uint64_t *args, uint64_t result, int skipped,
+                           uint64_t t1)
+{
+    r->t1 = t1;
+    r->result = result;
+    uint8_t fl = r->flags | CUTAP_RF_DONE | (skipped ? CUTAP_RF_SKIPPED : 0);
+    const struct plan *pl = &plans[id];
+    uint8_t pf = pl->flags;
+    int ok = (uint32_t)result == CUTAP_CUDA_SUCCESS;
+    if ((pf & PLAN_SIMPLE) && ok) {
+        for (unsigned k = 0; k < pl->nsimple; k++) {
+            const void *p = (const void *)(uintptr_t)args[pl->out[k].arg];
+            if (!p)
+                continue;
+            char *h = (char *)r + pl->out[k].off;
+            uint16_t size = pl->out[k].size;
+            if (size == 8)
+                memcpy(h + 8, p, 8);
+            else
+                memcpy(h + 8, p, 4);
+            struct cutap_capture *ch = (struct cutap_capture *)h;
+            ch->len = size;
+            ch->state = CUTAP_CAPS_OK;
+        }
+    } else if ((pf & PLAN_OUT) && ok) {
+        write_outputs(id, args, r);
+    }
+    __atomic_store_n(&r->flags, fl, __ATOMIC_RELEASE);
+    if (CUTAP_UNLIKELY(pf & PLAN_FUNC) && ok && !skipped)
+        name_function(args[cutap_driver_info[id].func_arg]);
+}
+
+static int trace_pre(cutap_call_t *call, void *ctx)
+{
+    (void)ctx;
+    call->scratch[client] = (uintptr_t)rec_begin(call->id, call->args, call->nargs, call->depth,
+                                                 !!(call->flags & CUTAP_CALL_UNTYPED));
+    return CUTAP_PROCEED;
+}
+
+static void trace_post(cutap_call_t *call, void *ctx)
+{
+    (void)ctx;
+    uint64_t t1 = cutap_rec_clock();
+    struct cutap_rec_call *r = (struct cutap_rec_call *)(uintptr_t)call->scratch[client];
+    if (r)
+        rec_end(r, call->id, call->args, call->result, !!(call->flags & CUTAP_CALL_SKIPPED), t1);
+}
+
+/* --- counting mode -------------------------------------------------- */
+
+static inline void count_add(uint32_t id, uint64_t dt, int error)
+{
+    struct rec_thread *t = &rt;
+    uint32_t k = id / (uint32_t)COUNTERS_PER_CHUNK;
+    struct cutap_counter *c = t->cnt[k];
+    if (CUTAP_UNLIKELY(!c)) {
+        char *ch = chunk_take(t, CUTAP_CHUNK_COUNTERS, k * (uint32_t)COUNTERS_PER_CHUNK);
+        if (!ch)
+            return;
+        c = t->cnt[k] = (struct cutap_counter *)(ch + CUTAP_SLOT);
+    }
+    c += id % COUNTERS_PER_CHUNK;
+    c->errors += (unsigned)error;
+    c->total += dt;
+    if (!c->calls || dt < c->min)
+        c->min = dt;
+    if (dt > c->max)
+        c->max = dt;
+    __atomic_store_n(&c->calls, c->calls + 1, __ATOMIC_RELEASE);
+}
+
+static inline int is_error(const cutap_call_t *call)
+{
+    return call->layer == CUTAP_LAYER_DRIVER && !(call->flags & CUTAP_CALL_UNTYPED) && (uint32_t)call->result;
+}
+
+static int count_pre(cutap_call_t *call, void *ctx)
+{
+    (void)ctx;
+    name_id(call->id);
+    call->scratch[client] = cutap_rec_clock();
+    return CUTAP_PROCEED;
+}
+
+static void count_post(cutap_call_t *call, void *ctx)
+{
+    (void)ctx;
+    count_add(call->id, cutap_rec_clock() - call->scratch[client], is_error(call));
+}
+
+/* --- fused path ------------------------------------------------------ */
+
+/* When the recorder is the only client that wants a typed call, dispatch
+ * comes here instead of running the callbacks: the same records, without
+ * the callback machinery (the budget of issue #3 is 25 ns per call; the
+ * callbacks alone cost more). tests/t_record checks that both paths write
+ * the same records. */
+_Atomic uint8_t cutap_fast_mask;
+
+uint64_t cutap_record_fast(cutap_call_t *call, cutap_thunk_t thunk)
+{
+    struct cutap_thread *t = &cutap_tls;
+    uint32_t id = call->id;
+    int counts = F.counts;
+    struct cutap_rec_call *r = NULL;
+    uint64_t t0 = 0;
+    if (counts) {
+        name_id(id);
+        t0 = cutap_rec_clock();
+    } else {
+        r = rec_begin(id, call->args, call->nargs, call->depth, 0);
+    }
+    t->depth++;
+    t->current = call;
+    uint64_t result = thunk(call->fn, call->args);
+    uint64_t t1 = cutap_rec_clock();
+    t->depth--;
+    t->current = call->parent;
+    if (counts)
+        count_add(id, t1 - t0, (uint32_t)result != CUTAP_CUDA_SUCCESS);
+    else if (r)
+        rec_end(r, id, call->args, result, 0, t1);
+    return result;
+}
+
+/* --- life cycle ----------------------------------------------------- */
+
+static void at_exit(void)
+{
+    struct cutap_file_header *h = F.hdr;
+    if (!h)
+        return;
+    clock_pair(&h->end_clock, &h->end_mono_ns);
+    __atomic_or_fetch(&h->flags, CUTAP_FILE_CLOSED, __ATOMIC_RELEASE);
+}
+
+/* A forked child writes its own file: the parent's mappings are shared
+ * with the parent and must never see the child's records. */
+static void child_after_fork(void)
+{
+    for (unsigned s = 0; s < MAX_SEGS; s++) {
+        char *b = atomic_load(&F.seg[s]);
+        if (b)
+            munmap(b, seg_chunks(s) * CHUNK_SIZE);
+        atomic_store(&F.seg[s], NULL);
+    }
+    if (F.hdr)
+        munmap(F.hdr, CUTAP_HEADER_SIZE);
+    F.hdr = NULL;
+    if (F.fd >= 0)
+        close(F.fd);
+    F.fd = -1;
+    atomic_store(&F.next_chunk, 0);
+    atomic_store(&F.dead, 0);
+    pthread_mutex_init(&grow_lock, NULL);
+    for (unsigned i = 0; i < CUTAP_MAX_IDS; i++)
+        atomic_store_explicit(&named[i], 0, memory_order_relaxed);
+    for (unsigned i = 0; i < FUNC_SLOTS; i++)
+        atomic_store_explicit(&funcs[i], 0, memory_order_relaxed);
+    /* The forking thread is the child's only thread: its chunk pointers
+     * still point into the unmapped parent segments. */
+    memset(&rt, 0, sizeof rt);
+    memset(plans, 0, sizeof plans);
+    atomic_store(&F.opened, 0);
+}
+
+void cutap_record_start(const char *dir, int counts, const char *filter)
+{
+    if (strlen(dir) >= sizeof F.dir) {
+        cutap_warn("trace directory name too long");
+        return;
+    }
+    snprintf(F.dir, sizeof F.dir, "%s", dir);
+    F.counts = counts;
+    cutap_rec_tsc = cutap_tsc_usable();
+    client = counts ? cutap_register("count", count_pre, count_post, NULL)
+                    : cutap_register("trace", trace_pre, trace_post, NULL);
+    if (client < 0)
+        return;
+    if (cutap_filter_apply(client, filter))
+        return;
+    const char *nf = getenv("CUTAP_NO_FUSED");   /* tests: callbacks only */
+    if (!nf || strcmp(nf, "1"))
+        atomic_store(&cutap_fast_mask, (uint8_t)(1u << client));
+    pthread_atfork(NULL, NULL, child_after_fork);
+    atexit(at_exit);
+}

@@ -1,0 +1,105 @@
+/* Programs for the recorder tests (cutap trace / report / dump / export).
+ * Like t_paths it prints "CALL <exported name>" for every driver call it
+ * makes, so a test can compare what was recorded with what was done.
+ *
+ *   t_record kernels        module functions and launches (kernel names)
+ *   t_record errors         failing calls, output strings, NULL outputs
+ *   t_record many N         N calls (spans many chunks and segments)
+ *   t_record die N HOW      N calls, then: kill (SIGKILL), abort, segv, _exit
+ */
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cuda_min.h"
+
+typedef void *CUfunction;
+typedef void *CUmodule;
+typedef void *CUstream;
+CUresult cuModuleGetFunction(CUfunction *f, CUmodule m, const char *name);
+CUresult cuLaunchKernel(CUfunction f, unsigned gx, unsigned gy, unsigned gz, unsigned bx, unsigned by, unsigned bz,
+                        unsigned smem, CUstream s, void **params, void **extra);
+
+static void called(const char *name) { printf("CALL %s\n", name); }
+
+static int kernels(void)
+{
+    int bad = cuInit(0) != 0;
+    called("cuInit");
+    CUfunction f1 = NULL, f2 = NULL;
+    bad += cuModuleGetFunction(&f1, (CUmodule)0x1000, "_Z6vecaddPfS_i") != 0;
+    called("cuModuleGetFunction");
+    bad += cuModuleGetFunction(&f2, (CUmodule)0x1000, "plain_kernel") != 0;
+    called("cuModuleGetFunction");
+    for (int i = 0; i < 3; i++) {
+        bad += cuLaunchKernel(f1, 128, 1, 1, 256, 1, 1, 0, NULL, NULL, NULL) != 0;
+        called("cuLaunchKernel");
+    }
+    bad += cuLaunchKernel(f2, 1, 2, 3, 4, 5, 6, 64, (CUstream)0x5000, NULL, NULL) != 0;
+    called("cuLaunchKernel");
+    return bad;
+}
+
+static int errors(void)
+{
+    CUdeviceptr p = 0;
+    int bad = cuMemAlloc_v2(NULL, 16) == 0;      /* NULL output: the driver's error */
+    called("cuMemAlloc_v2");
+    bad += cuMemAlloc_v2(&p, 0) == 0;            /* size 0: error, p untouched */
+    called("cuMemAlloc_v2");
+    bad += cuMemAlloc_v2(&p, 4096) != 0;
+    called("cuMemAlloc_v2");
+    const char *s = NULL;
+    bad += cuGetErrorName(1, &s) != 0 || !s;
+    called("cuGetErrorName");
+    bad += cuGetErrorName(1, NULL) == 0;
+    called("cuGetErrorName");
+    int v = 0;
+    bad += cuDriverGetVersion(&v) != 0;
+    called("cuDriverGetVersion");
+    return bad;
+}
+
+static int many(long n)
+{
+    CUcontext c;
+    for (long i = 0; i < n; i++) {
+        if (cuCtxGetCurrent(&c))
+            return 1;
+        called("cuCtxGetCurrent");
+    }
+    return 0;
+}
+
+static int die(long n, const char *how)
+{
+    if (many(n))
+        return 1;
+    fflush(stdout);
+    if (!strcmp(how, "kill"))
+        raise(SIGKILL);
+    else if (!strcmp(how, "abort"))
+        abort();
+    else if (!strcmp(how, "segv"))
+        *(volatile int *)(uintptr_t)8 = 1;
+    else if (!strcmp(how, "_exit"))
+        _exit(0);
+    return 1;
+}
+
+int main(int argc, char **argv)
+{
+    setvbuf(stdout, NULL, _IOFBF, 1 << 16);
+    if (argc >= 2 && !strcmp(argv[1], "kernels"))
+        return kernels();
+    if (argc >= 2 && !strcmp(argv[1], "errors"))
+        return errors();
+    if (argc >= 3 && !strcmp(argv[1], "many"))
+        return many(atol(argv[2]));
+    if (argc >= 4 && !strcmp(argv[1], "die"))
+        return die(atol(argv[2]), argv[3]);
+    fprintf(stderr, "usage: t_record kernels|errors|many N|die N kill|abort|segv|_exit\n");
+    return 2;
+}
