@@ -3,14 +3,14 @@ CC      ?= gcc
 CFLAGS  ?= -O2 -g
 WARN    := -Wall -Wextra -Werror -std=gnu11
 BUILD   := build
-LIBFLAGS := $(WARN) -fPIC -fvisibility=hidden -Iinclude -Isrc/core -Isrc/record -Isrc/generated \
+LIBFLAGS := $(WARN) -fPIC -fvisibility=hidden -Iinclude -Isrc/common -Isrc/core -Isrc/record -Isrc/generated \
             -fno-plt -fno-semantic-interposition
 PYTHON  ?= /usr/bin/python3
 
-LIB_C := $(wildcard src/core/*.c src/record/*.c src/resolve/*.c src/arch/x86_64/*.c src/generated/*.c)
+LIB_C := $(wildcard src/common/*.c src/core/*.c src/record/*.c src/resolve/*.c src/arch/x86_64/*.c src/generated/*.c)
 LIB_S := $(wildcard src/arch/x86_64/*.S src/generated/*.S)
 LIB_O := $(patsubst %,$(BUILD)/obj/%.o,$(LIB_C) $(LIB_S))
-HDRS  := $(wildcard include/*.h include/generated/*.h src/core/*.h src/record/*.h)
+HDRS  := $(wildcard include/*.h include/generated/*.h src/common/*.h src/core/*.h src/record/*.h)
 
 .PHONY: all lib cli test demo regen regen-check clean bench
 all: lib cli
@@ -31,13 +31,13 @@ $(BUILD)/libcutap.so: $(LIB_O) src/generated/libcutap.map
 
 # The cutap command. Links libsqlite3 (export --format sqlite); libcutap.so
 # links nothing but libc.
-CLI_C := $(wildcard cli/*.c cli/generated/*.c)
-CLI_H := $(wildcard cli/*.h) include/cutap_format.h
+CLI_C := $(wildcard cli/*.c cli/generated/*.c) src/common/export_tables.c
+CLI_H := $(wildcard cli/*.h) include/cutap_format.h src/common/export_tables.h
 cli: $(BUILD)/cutap
 
 $(BUILD)/cutap: $(CLI_C) $(CLI_H)
 	@mkdir -p $(BUILD)
-	$(CC) $(CFLAGS) $(WARN) -Iinclude -Icli -o $@ $(CLI_C) -lsqlite3 -ldl
+	$(CC) $(CFLAGS) $(WARN) -Iinclude -Icli -Isrc/common -o $@ $(CLI_C) -lsqlite3 -ldl
 
 # Regenerate src/generated, include/generated and tests/fake/generated from
 # the CUDA headers (needs python3-clang-14 and the CUDA toolkit headers).

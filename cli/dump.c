@@ -17,6 +17,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "export_tables.h"
 #include "decode_tables.h"
 
 /* What printing one call needs besides the call. */
@@ -472,7 +473,14 @@ static void put_captured(const struct dump *d, const struct dec_arg *a, uint64_t
     }
     switch (c->kind) {
     case CUTAP_CAP_IN_STR: put_str(f, (const char *)p, c->len, trunc); break;
-    case CUTAP_CAP_IN_BYTES: put_struct(d, a->struct_idx, p, c->len); break;
+    case CUTAP_CAP_IN_BYTES: {
+        put_struct(d, a->struct_idx, p, c->len);
+        /* cuGetExportTable's UUID: the table's name where cutap knows it */
+        const struct cutap_known_table *k = c->len == 16 && !strcmp(a->type, "const CUuuid *") ? cutap_known_table(p) : NULL;
+        if (k)
+            fprintf(f, "<%s>", k->name);
+        break;
+    }
     case CUTAP_CAP_OUT_BYTES:
         put_ptr(f, w);
         fputs("→", f);

@@ -190,9 +190,11 @@ case_no_driver() {
 case_demo() {
     make -s demo >"$WORK/demo.out" 2>&1 || { tail -20 "$WORK/demo.out" >&2; return 1; }
     # Entry points the demo got through cuGetProcAddress (per-thread
-    # variants), and a call through an export table, are all recorded.
-    for want in ' cuMemcpyHtoD_v2_ptds(' ' cuLaunchKernel_ptsz(' ' FAKE_SIZED#1(' 'table=FAKE_SIZED' ' total$' 'demo: driver version 13000'; do
-        grep -q -- "$want" "$WORK/demo.out" || { say "  demo output lacks '$want'"; return 1; }
+    # variants), decoded arguments, the export table by name and a call
+    # through it, and the summary table.
+    for want in ' cuMemcpyHtoD_v2_ptds(' ' cuLaunchKernel_ptsz(' ' FAKE_SIZED#1(' '<FAKE_SIZED>' \
+        'cuGetProcAddress_v2(symbol="cuMemAlloc", ' 'Time(%)' 'demo: driver version 13000' '1 process traced into'; do
+        grep -qF -- "$want" "$WORK/demo.out" || { say "  demo output lacks '$want'"; cat "$WORK/demo.out" >&2; return 1; }
     done
 }
 
@@ -371,6 +373,94 @@ case_reader_rejects_bad_files() {
     "$CUTAP" report --format csv "$WORK/bad/d.cutap" >"$WORK/d.csv" 2>"$WORK/d.err"; [ $? = 1 ] || return 1
     grep -q 'unknown record kind' "$WORK/d.err" && grep -q '^driver,cuCtxGetCurrent,4[0-9],0' "$WORK/d.csv" \
         || { cat "$WORK/d.err" "$WORK/d.csv" >&2; return 1; }
+}
+
+case_dump_decodes() {
+    "$CUTAP" trace -o "$WORK/dd" -- $T/t_record errors >/dev/null 2>&1 || return 1
+    "$CUTAP" trace -o "$WORK/dd2" -- $T/t_record kernels >/dev/null 2>&1 || return 1
+    cp "$WORK"/dd2/*.cutap "$WORK/dd/k.cutap"   # a second process in the directory
+    "$CUTAP" dump "$WORK/dd" >"$WORK/dd.txt" || return 1
+    local pat
+    while IFS= read -r pat; do
+        grep -qE -- "$pat" "$WORK/dd.txt" || { say "  no line matches: $pat"; cat "$WORK/dd.txt" >&2; return 1; }
+    done <<'EOF'
+^[0-9]+\.[0-9]{6} \[[0-9]+/[0-9]+\] cuMemAlloc_v2\(dptr=NULL, bytesize=16\) = CUDA_ERROR_INVALID_VALUE \(1\) <[0-9.]+ [nu]s>$
+ cuMemAlloc_v2\(dptr=0x[0-9a-f]+, bytesize=0\) = CUDA_ERROR_INVALID_VALUE \(1\)
+ cuMemAlloc_v2\(dptr=0x[0-9a-f]+→0x7f[0-9a-f]+, bytesize=4096\) = CUDA_SUCCESS
+ cuGetErrorName\(error=CUDA_ERROR_INVALID_VALUE, pStr=0x[0-9a-f]+→"CUDA_ERROR_INVALID_VALUE"\) = CUDA_SUCCESS
+ cuDriverGetVersion\(driverVersion=0x[0-9a-f]+→13000\) = CUDA_SUCCESS
+ cuModuleGetFunction\(hfunc=0x[0-9a-f]+→0xf0000000<vecadd\(float\*, float\*, int\)>, hmod=0x1000, name="_Z6vecaddPfS_i"\)
+ cuLaunchKernel\(f=0xf0000000<vecadd\(float\*, float\*, int\)>, gridDimX=128, gridDimY=1, gridDimZ=1, blockDimX=256,
+ cuLaunchKernel\(f=0xf0000100<plain_kernel>, .*sharedMemBytes=64, hStream=0x5000,
+EOF
+    # --no-demangle keeps the mangled name; --pid selects one process
+    "$CUTAP" dump --no-demangle "$WORK/dd" | grep -q 'f=0xf0000000<_Z6vecaddPfS_i>' || return 1
+    local pid; pid=$(grep -m1 ' cuLaunchKernel(' "$WORK/dd.txt" | sed 's/.*\[\([0-9]*\)\/.*/\1/')
+    [ "$("$CUTAP" dump --pid "$pid" "$WORK/dd" | grep -c .)" = 7 ] || { say "  --pid $pid"; return 1; }
+    "$CUTAP" dump --pid 1 "$WORK/dd" >/dev/null 2>&1; [ $? = 1 ]
+}
+
+case_dump_nesting_indent() {
+    # cuProfilerStart (fake) calls cuDriverGetVersion: one level deeper.
+    "$CUTAP" trace -o "$WORK/dn" -- $T/t_paths_pie nested >/dev/null 2>&1 || return 1
+    "$CUTAP" dump "$WORK/dn" | grep -A1 ' cuProfilerStart()' | tail -1 | grep -q '\]   cuDriverGetVersion('
+}
+
+case_export_formats() {
+    command -v python3 >/dev/null || return 77
+    "$CUTAP" trace -o "$WORK/ex" -- $T/t_threads >/dev/null 2>&1 || return 1
+    "$CUTAP" trace -o "$WORK/ex2" -- $T/t_record kernels >/dev/null 2>&1 || return 1
+    cp "$WORK"/ex2/*.cutap "$WORK/ex/k.cutap"
+    for f in perfetto sqlite jsonl; do
+        "$CUTAP" export --format $f -o "$WORK/ex.$f" "$WORK/ex" || return 1
+    done
+    "$CUTAP" export --format jsonl -o "$WORK/ex.jsonl" "$WORK/ex" 2>"$WORK/ex.err"; [ $? = 1 ] || return 1   # never overwrites
+    "$CUTAP" report --format csv "$WORK/ex" >"$WORK/ex.csv" || return 1
+    python3 - "$WORK" <<'EOF'
+import csv, json, sqlite3, sys
+w = sys.argv[1]
+calls = sum(int(r["calls"]) for r in csv.DictReader(open(w + "/ex.csv")))
+assert calls == 24007, calls
+ev = json.load(open(w + "/ex.perfetto"))["traceEvents"]
+x = [e for e in ev if e.get("ph") == "X"]
+assert len(x) == calls, (len(x), calls)
+assert len({(e["pid"], e["tid"]) for e in x}) == 17, "a track per thread"
+names = [e["args"]["name"] for e in ev if e.get("ph") == "M" and e["name"] == "process_name"]
+assert len(names) == 2, names
+assert any(e["name"] == "cuLaunchKernel" and e["args"].get("kernel") == "_Z6vecaddPfS_i" for e in x)
+db = sqlite3.connect(w + "/ex.sqlite")
+assert db.execute("select count(*) from calls").fetchone()[0] == calls
+assert db.execute("select count(*) from processes").fetchone()[0] == 2
+assert db.execute("select count(*) from threads").fetchone()[0] == 17
+n = db.execute("select count(*) from calls_named where name = 'cuLaunchKernel' and kernel = 'plain_kernel'").fetchone()[0]
+assert n == 1, n
+lines = [json.loads(l) for l in open(w + "/ex.jsonl")]
+assert sum(1 for l in lines if l["type"] == "call") == calls
+EOF
+}
+
+case_trace_python_multiprocessing() {
+    # Python children by fork and by spawn (a fresh interpreter): each
+    # process that calls the driver has its file, with its calls.
+    command -v python3 >/dev/null || return 77
+    cat >"$WORK/mp.py" <<'EOF'
+import ctypes, multiprocessing as mp
+def work(n):
+    cuda = ctypes.CDLL("libcuda.so.1")
+    v = ctypes.c_int()
+    for _ in range(n):
+        assert cuda.cuDriverGetVersion(ctypes.byref(v)) == 0
+if __name__ == "__main__":
+    for method in ("fork", "spawn"):
+        with mp.get_context(method).Pool(2) as p:
+            p.map(work, [3, 4])
+    work(5)
+EOF
+    "$CUTAP" trace -o "$WORK/mp" -- python3 "$WORK/mp.py" 2>"$WORK/mp.err" || { cat "$WORK/mp.err" >&2; return 1; }
+    # 3+4 calls per method in the pool workers, 5 in the parent
+    "$CUTAP" report --format csv "$WORK/mp" | grep -q '^driver,cuDriverGetVersion,19,0,' \
+        || { "$CUTAP" report "$WORK/mp" >&2; return 1; }
+    [ "$(ls "$WORK/mp" | wc -l)" -ge 3 ]
 }
 
 # --- run -------------------------------------------------------------------

@@ -84,11 +84,16 @@ $(BUILD)/examples/demo: examples/demo/demo.c
 	@mkdir -p $(BUILD)/examples
 	$(CC) $(TCFLAGS) -o $@ $< -ldl
 
-# The README's first command: build, then run the demo under cutap on the
-# fake driver, with the per-call log and the summary table on stderr.
-demo: lib $(FAKE)/libcuda.so.1 $(BUILD)/examples/demo
-	@echo "== build/examples/demo under cutap (fake driver; CUTAP_LOG=stderr CUTAP_STAT=stderr)"
-	@LD_LIBRARY_PATH=$(FAKE) CUTAP_LOG=stderr CUTAP_STAT=stderr LD_PRELOAD=$(BUILD)/libcutap.so $(BUILD)/examples/demo
+# The README's first command: build, then trace the demo on the fake driver
+# with the cutap command, and show the summary and the per-call dump.
+demo: lib cli $(FAKE)/libcuda.so.1 $(BUILD)/examples/demo
+	@rm -rf $(BUILD)/demo-trace
+	@echo "== cutap trace -o build/demo-trace -- build/examples/demo   (on the fake driver)"
+	@LD_LIBRARY_PATH=$(FAKE) $(BUILD)/cutap trace -o $(BUILD)/demo-trace -- $(BUILD)/examples/demo
+	@echo "== cutap report build/demo-trace"
+	@$(BUILD)/cutap report $(BUILD)/demo-trace
+	@echo "== cutap dump build/demo-trace"
+	@$(BUILD)/cutap dump $(BUILD)/demo-trace
 
 TEST_BINS := $(T)/libshim.so $(T)/t_nodriver $(BUILD)/examples/demo $(FAKE)/libcuda.so.1 $(BUILD)/fake-alt/libcuda-alt.so $(T)/t_dlonly $(T)/t_paths_lazy $(T)/t_paths_now $(T)/t_paths_pie $(T)/exact \
              $(T)/t_threads $(T)/t_fork $(T)/t_rtldnext $(T)/t_early $(T)/t_omp $(T)/t_api $(T)/apitest.so \
