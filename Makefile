@@ -12,7 +12,7 @@ LIB_S := $(wildcard src/arch/x86_64/*.S src/generated/*.S)
 LIB_O := $(patsubst %,$(BUILD)/obj/%.o,$(LIB_C) $(LIB_S))
 HDRS  := $(wildcard include/*.h include/generated/*.h src/common/*.h src/core/*.h src/record/*.h)
 
-.PHONY: all lib cli test demo regen regen-check clean bench
+.PHONY: all lib cli test demo regen regen-check clean bench bench-instr
 all: lib cli
 
 lib: $(BUILD)/libcutap.so

@@ -5,3 +5,7 @@ $(BUILD)/bench/passthrough: bench/passthrough.c
 
 bench: lib $(BUILD)/fake/libcuda.so.1 $(BUILD)/bench/passthrough
 	LD_LIBRARY_PATH=$(BUILD)/fake $(BUILD)/bench/passthrough
+
+# Instructions per call under valgrind (deterministic; no perf counters needed).
+bench-instr: lib $(BUILD)/fake/libcuda.so.1 $(BUILD)/bench/passthrough
+	bench/instructions.sh

@@ -34,6 +34,7 @@
 
 #include "cli.h"
 #include "cutap_format.h"
+#include "decode_tables.h"
 
 /* Sanitizer hooks, absent when built without them. */
 extern void __sanitizer_set_report_fd(void *fd) __attribute__((weak));
@@ -90,6 +91,7 @@ struct seed {
     struct offs recs;         /* records (calls and metas) */
     struct offs caps;         /* capture headers */
     struct offs counters;     /* counters with calls */
+    struct offs names;        /* ID_NAME meta records */
 };
 
 static struct seed *seeds;
@@ -130,6 +132,8 @@ static void index_seed(struct seed *s)
             if (!r->kind || !r->nslots || r->nslots > slots - i)
                 break;
             push(&s->recs, c + i * CUTAP_SLOT);
+            if (r->kind == CUTAP_REC_META && ((const struct cutap_rec_meta *)r)->sub == CUTAP_META_ID_NAME)
+                push(&s->names, c + i * CUTAP_SLOT);
             if (r->kind == CUTAP_REC_CALL) {
                 size_t room = 24 + (size_t)CUTAP_SLOT * (r->nslots - 1u), off = (size_t)r->nargs * 8;
                 for (unsigned k = 0; k < r->ncap && off + 8 <= room; k++) {
@@ -287,9 +291,12 @@ static void fill_text(size_t off, size_t n)
     memset(buf + off, chance(2) ? 'A' : (int)(0x80 | below(128)), n);
 }
 
-enum { M_FLIP, M_HEADER, M_CHUNK, M_RECORD, M_CAPTURE, M_COUNTER, M_TRUNCATE, M_APPEND, M_DUPCHUNK, M_FILL, M_N };
-static const char *const mnames[M_N] = {"flip",     "header", "chunk",   "record",    "capture",
-                                        "counter",  "truncate", "append", "dup-chunk", "fill"};
+enum {
+    M_FLIP, M_HEADER, M_CHUNK, M_RECORD, M_CAPTURE, M_COUNTER, M_TRUNCATE, M_APPEND, M_DUPCHUNK, M_FILL, M_RENAME,
+    M_N
+};
+static const char *const mnames[M_N] = {"flip",   "header",    "chunk", "record", "capture", "counter",
+                                        "truncate", "append", "dup-chunk", "fill", "rename"};
 static unsigned long mcount[M_N];
 
 static void mutate(const struct seed *s, int m)
@@ -420,6 +427,30 @@ static void mutate(const struct seed *s, int m)
             n = len - off;
         static const uint8_t v[] = {0, 1, 0x7f, 0x80, 0xff};
         memset(buf + off, chance(4) ? (int)(uint8_t)next() : v[below(sizeof v)], n);
+        break;
+    }
+    case M_RENAME: {
+        /* Another entry point's name for an id, one with as many
+         * parameters when there is one: the calls are then decoded with
+         * that signature, captures and all (structs, enums, flags). */
+        if (!s->names.n)
+            break;
+        size_t r = s->names.v[below(s->names.n)];
+        const struct cutap_rec_meta *m = (const void *)(s->data + r);
+        size_t room = 40 + (size_t)CUTAP_SLOT * (m->nslots - 1u);
+        if (r + CUTAP_SLOT * (size_t)m->nslots > len)
+            break;
+        const struct dec_fn *cur = dec_find_fn(m->text);
+        const struct dec_fn *fn = NULL;
+        for (int tries = 0; tries < 256 && !fn; tries++) {
+            const struct dec_fn *f = &dec_fns[below(dec_nfns)];
+            if (strlen(f->name) < room && (!cur || f->nargs == cur->nargs || tries >= 192))
+                fn = f;
+        }
+        if (fn) {
+            memset(buf + r + offsetof(struct cutap_rec_meta, text), 0, room);
+            memcpy(buf + r + offsetof(struct cutap_rec_meta, text), fn->name, strlen(fn->name));
+        }
         break;
     }
     }
@@ -625,7 +656,7 @@ int main(int argc, char **argv)
         for (unsigned k = 0; k < n; k++) {
             /* Structure-aware mutations are the most likely; truncation
              * and appending less so, or few files would stay whole. */
-            static const unsigned char weights[M_N] = {6, 3, 3, 8, 4, 2, 1, 1, 1, 2};
+            static const unsigned char weights[M_N] = {6, 3, 3, 8, 4, 2, 1, 1, 1, 2, 3};
             unsigned total = 0, w;
             for (int m = 0; m < M_N; m++)
                 total += weights[m];
@@ -676,6 +707,7 @@ int main(int argc, char **argv)
         free(seeds[i].recs.v);
         free(seeds[i].caps.v);
         free(seeds[i].counters.v);
+        free(seeds[i].names.v);
     }
     free(seeds);
     free(buf);

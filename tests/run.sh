@@ -463,6 +463,110 @@ EOF
     [ "$(ls "$WORK/mp" | wc -l)" -ge 3 ]
 }
 
+# --- the reader and the command under AddressSanitizer + UBSan -------------
+# Builds: tests/tests.mk ($(T)/fuzz_reader, $(BUILD)/asan/cutap). Any
+# sanitizer report aborts the program; leaks are reported at exit.
+sanitized() {
+    ASAN_OPTIONS=detect_leaks=${SAN_LEAKS:-1}:abort_on_error=1 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 "$@"
+}
+# LeakSanitizer needs ptrace; where it cannot run (some containers), run
+# without leak checks rather than fail.
+san_leaks() {
+    local e; e=$(sanitized "$1" --help 2>&1 >/dev/null)
+    case $e in *"LeakSanitizer has encountered a fatal error"*) say "  (LeakSanitizer unusable here: leaks not checked)"; echo 0 ;; *) echo 1 ;; esac
+}
+FUZZ_SEED=1
+FUZZ_ITERATIONS=500
+
+case_reader_fuzz_asan() {
+    [ -x $T/fuzz_reader ] || return 77
+    local d=$WORK/fz i=0 m f
+    rm -rf "$d"; mkdir -p "$d/seeds"
+    # seeds: calls with kernels, failing calls and strings, many chunks,
+    # export-table slots, 16 threads, and a counting-mode file
+    for m in "t_record kernels" "t_record errors" "t_record many 5000" "t_paths_pie hidden" "t_threads"; do
+        i=$((i + 1))
+        "$CUTAP" trace -o "$d/t$i" -- $T/$m >/dev/null 2>&1 || { say "  cutap trace $m failed"; return 1; }
+        for f in "$d/t$i"/*.cutap; do cp "$f" "$d/seeds/$i-${f##*/}"; done
+    done
+    CUTAP_COUNT=$d/count LD_PRELOAD=$LIB $T/t_threads >/dev/null 2>&1 || return 1
+    for f in "$d/count"/*.cutap; do cp "$f" "$d/seeds/count-${f##*/}"; done
+    [ "$(ls "$d/seeds" | wc -l)" -ge 6 ] || { ls "$d/seeds" >&2; return 1; }
+    local SAN_LEAKS; SAN_LEAKS=$(san_leaks $T/fuzz_reader)
+    sanitized timeout 300 $T/fuzz_reader -d "$d/run" $FUZZ_SEED $FUZZ_ITERATIONS "$d/seeds"/*.cutap 2>"$d/fuzz.err"
+    local rc=$?
+    if [ $rc != 0 ] || ! grep -q "^fuzz: $FUZZ_ITERATIONS iterations, " "$d/fuzz.err"; then
+        say "  fuzz_reader exit $rc"; head -60 "$d/fuzz.err" >&2
+        [ $rc = 124 ] && say "  (killed by timeout 300)"
+        if [ -f "$d/run/last.cutap" ]; then
+            cp "$d/run/last.cutap" "$B/fuzz_reader-failure.cutap" && say "  the input is kept in $B/fuzz_reader-failure.cutap"
+        fi
+        return 1
+    fi
+    grep '^fuzz: ' "$d/fuzz.err" >&2
+}
+
+case_cli_under_asan() {
+    local A=$B/asan/cutap d=$WORK/as
+    [ -x "$A" ] || return 77
+    rm -rf "$d"; mkdir -p "$d"
+    local SAN_LEAKS; SAN_LEAKS=$(san_leaks "$A")
+    # acli STATUS ARGS...: the ASan cutap must exit with STATUS and report nothing
+    acli() {
+        local want=$1; shift
+        CUTAP_LIBRARY=$LIB sanitized "$A" "$@" >"$d/out" 2>"$d/err"
+        local rc=$?
+        if [ $rc != "$want" ] || grep -q -e 'Sanitizer' -e 'runtime error' "$d/err"; then
+            say "  cutap $*: exit $rc, want $want"; head -40 "$d/err" >&2; return 1
+        fi
+    }
+    # good inputs: a trace (one process), two processes, counting mode
+    acli 0 trace -o "$d/k" -- $T/t_record kernels || return 1
+    grep -q '^CALL cuLaunchKernel' "$d/out" || return 1
+    acli 0 trace -o "$d/fork" -- $T/t_fork || return 1
+    acli 0 stat -o "$d/stat.txt" -- $T/t_threads || return 1
+    grep -q 'cuCtxGetCurrent' "$d/stat.txt" || return 1
+    CUTAP_COUNT=$d/count LD_PRELOAD=$LIB $T/t_threads >/dev/null 2>&1 || return 1
+    local t fmt by
+    for t in k fork count; do
+        for fmt in text csv json; do
+            acli 0 report --format $fmt "$d/$t" || return 1
+            for by in process thread rank; do acli 0 report --format $fmt --by $by "$d/$t" || return 1; done
+        done
+        for fmt in jsonl perfetto sqlite; do
+            acli 0 export --format $fmt -o "$d/$t.$fmt" "$d/$t" || return 1
+            [ -s "$d/$t.$fmt" ] || { say "  export $fmt of $t: empty"; return 1; }
+        done
+    done
+    for t in k fork; do acli 0 dump "$d/$t" || return 1; done
+    acli 0 dump "$d/k" && grep -q ' cuLaunchKernel(f=0x[0-9a-f]*<vecadd(float\*, float\*, int)>' "$d/out" \
+        || { say "  dump of the kernels trace:"; head -20 "$d/out" >&2; return 1; }
+    acli 0 dump --no-demangle "$d/k" || return 1
+    local pid
+    acli 0 report --by process --format csv "$d/fork" || return 1
+    pid=$(awk -F, 'NR > 1 && $2 == "cuMemAlloc_v2" { print $NF; exit }' "$d/out")
+    [ -n "$pid" ] || { say "  no child pid in the report"; return 1; }
+    acli 0 dump --pid "$pid" "$d/fork" && [ "$(grep -c ' cuMemAlloc_v2(' "$d/out")" = 3 ] || return 1
+    acli 1 dump --pid 1 "$d/fork" || return 1
+    # bad inputs (as in reader_rejects_bad_files): status 1 and a message
+    acli 0 trace -o "$d/m" -- $T/t_record many 100 || return 1
+    local f; f=$(ls "$d/m"/*.cutap)
+    mkdir -p "$d/bad" "$d/empty"
+    cp "$f" "$d/bad/v.cutap"; printf '\x09\x00\x00\x00' | dd of="$d/bad/v.cutap" bs=1 seek=8 conv=notrunc 2>/dev/null
+    head -c 5000 /dev/urandom >"$d/bad/r.cutap"
+    head -c 100 "$f" >"$d/bad/s.cutap"
+    cp "$f" "$d/bad/d.cutap"; printf '\x07' | dd of="$d/bad/d.cutap" bs=1 seek=$((4096 + 64 * 50)) conv=notrunc 2>/dev/null
+    local b want
+    for b in v:'version 9 is not supported' r:'bad magic' s:'shorter than the header' d:'unknown record kind'; do
+        want=${b#*:}; b=${b%%:*}
+        acli 1 report "$d/bad/$b.cutap" && grep -q "$want" "$d/err" || { say "  report $b.cutap: no '$want'"; return 1; }
+        acli 1 dump "$d/bad/$b.cutap" || return 1
+        for fmt in jsonl perfetto sqlite; do acli 1 export --format $fmt -o "$d/bad.$b.$fmt" "$d/bad/$b.cutap" || return 1; done
+    done
+    acli 1 report "$d/bad" || return 1   # all four at once: the damaged one is read
+    acli 1 report "$d/empty" && grep -q 'no trace files' "$d/err"
+}
+
 # --- run -------------------------------------------------------------------
 all=$(declare -F | awk '{print $3}' | sed -n 's/^case_//p')
 sel=()

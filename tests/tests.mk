@@ -95,9 +95,34 @@ demo: lib cli $(FAKE)/libcuda.so.1 $(BUILD)/examples/demo
 	@echo "== cutap dump build/demo-trace"
 	@$(BUILD)/cutap dump $(BUILD)/demo-trace
 
+# AddressSanitizer + UBSan builds: the cutap command from the sources of
+# $(BUILD)/cutap (case_cli_under_asan), and the trace-reader fuzzer,
+# tests/fuzz_reader.c, linked with all of them but cli/main.c
+# (case_reader_fuzz_asan). A compiler without -fsanitize=address builds
+# neither and both cases are skipped.
+SAN_FLAGS := -O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=all
+SAN_INC   := -Iinclude -Icli -Isrc/common
+san_ok = rm -f $@.probe; echo 'int main(void){return 0;}' | $(CC) $(SAN_FLAGS) -x c - -o $@.probe 2>/dev/null \
+         && rm -f $@.probe
+san_none = rm -f $@ $@.probe; echo "$@: $(CC) has no -fsanitize=address; its test is skipped"
+
+$(T)/fuzz_reader: tests/fuzz_reader.c $(CLI_C) $(CLI_H)
+	@mkdir -p $(T)
+	@if $(san_ok); then set -x; \
+	    $(CC) $(SAN_FLAGS) $(WARN) $(SAN_INC) -o $@ $< $(filter-out cli/main.c,$(CLI_C)) -lsqlite3 -ldl; \
+	else $(san_none); fi
+
+$(BUILD)/asan/cutap: $(CLI_C) $(CLI_H)
+	@mkdir -p $(BUILD)/asan
+	@if $(san_ok); then set -x; \
+	    $(CC) $(SAN_FLAGS) $(WARN) $(SAN_INC) -o $@ $(CLI_C) -lsqlite3 -ldl; \
+	else $(san_none); fi
+
 TEST_BINS := $(T)/libshim.so $(T)/t_nodriver $(BUILD)/examples/demo $(FAKE)/libcuda.so.1 $(BUILD)/fake-alt/libcuda-alt.so $(T)/t_dlonly $(T)/t_paths_lazy $(T)/t_paths_now $(T)/t_paths_pie $(T)/exact \
              $(T)/t_threads $(T)/t_fork $(T)/t_rtldnext $(T)/t_early $(T)/t_omp $(T)/t_api $(T)/apitest.so \
              $(BUILD)/examples/memlimit.so $(T)/t_memlimit $(T)/t_record $(BUILD)/cutap
+
+TEST_BINS += $(T)/fuzz_reader $(BUILD)/asan/cutap
 
 .PHONY: test-build
 test-build: lib $(TEST_BINS)

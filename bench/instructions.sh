@@ -1,0 +1,30 @@
+#!/bin/sh
+# Instructions added per call, counted by valgrind (callgrind), side by side
+# in one run: bench/passthrough's child makes N and then 2N calls of
+# cuCtxGetCurrent in each mode; the difference divided by N is the cost of
+# one call, start-up excluded. Deterministic, unlike time, and available
+# where perf counters are not.   usage: bench/instructions.sh [N]
+set -eu
+cd "$(dirname "$0")/.."
+N=${1:-70000}
+command -v valgrind >/dev/null || { echo "bench/instructions.sh: valgrind not installed"; exit 77; }
+B=$PWD/build
+W=$(mktemp -d /tmp/cutap-instr.XXXXXX)
+trap 'rm -rf "$W"' EXIT
+count() {  # mode calls -> instructions of the whole run
+    rm -rf "$W/t"
+    case $1 in
+        bare) env LD_LIBRARY_PATH="$B/fake" valgrind --tool=callgrind --callgrind-out-file="$W/cg" "$B/bench/passthrough" --child $(( $2 / 7 )) ;;
+        pass) env LD_LIBRARY_PATH="$B/fake" LD_PRELOAD="$B/libcutap.so" valgrind --tool=callgrind --callgrind-out-file="$W/cg" "$B/bench/passthrough" --child $(( $2 / 7 )) ;;
+        stat) env LD_LIBRARY_PATH="$B/fake" LD_PRELOAD="$B/libcutap.so" CUTAP_COUNT="$W/t" valgrind --tool=callgrind --callgrind-out-file="$W/cg" "$B/bench/passthrough" --child $(( $2 / 7 )) ;;
+        trace) env LD_LIBRARY_PATH="$B/fake" LD_PRELOAD="$B/libcutap.so" CUTAP_TRACE="$W/t" valgrind --tool=callgrind --callgrind-out-file="$W/cg" "$B/bench/passthrough" --child $(( $2 / 7 )) ;;
+    esac 2>&1 >/dev/null | sed -n 's/.*Collected : \([0-9]*\).*/\1/p'
+}
+per_call() { a=$(count "$1" "$N"); b=$(count "$1" $((2 * N))); echo $(( (b - a) / N )); }
+bare=$(per_call bare); pass=$(per_call pass); stat=$(per_call stat); trace=$(per_call trace)
+echo "instructions per cuCtxGetCurrent call (valgrind, fake driver, N=$N)"
+printf '%-34s %8s %8s\n' mode instr added
+printf '%-34s %8d %8s\n' "bare driver" "$bare" -
+printf '%-34s %8d %8d\n' "cutap, no client (pass-through)" "$pass" $((pass - bare))
+printf '%-34s %8d %8d\n' "cutap stat (counters)" "$stat" $((stat - bare))
+printf '%-34s %8d %8d\n' "cutap trace (records)" "$trace" $((trace - bare))
