@@ -288,6 +288,18 @@ case_trace_killed_keeps_calls() {
     done
 }
 
+case_trace_killed_inside_a_call() {
+    # Killed inside cuCtxSynchronize: every completed call is there, the
+    # one in progress is shown as unfinished and not counted.
+    FAKE_SYNC_DIES=1 "$CUTAP" trace -o "$WORK/di" -- $T/t_record die_inside 300 >/dev/null 2>&1; [ $? = 137 ] || return 1
+    "$CUTAP" report --format csv "$WORK/di" >"$WORK/di.csv" || return 1
+    grep -q '^driver,cuCtxGetCurrent,300,0,' "$WORK/di.csv" && grep -q '^driver,cuProfilerStart,1,0,' "$WORK/di.csv" \
+        && grep -q '^driver,cuDriverGetVersion,1,0,' "$WORK/di.csv" && grep -q '^driver,cuCtxSynchronize,0,0,.*,1$' "$WORK/di.csv" \
+        || { cat "$WORK/di.csv" >&2; return 1; }
+    "$CUTAP" dump "$WORK/di" | tail -1 | grep -q ' cuCtxSynchronize() = ? <unfinished>$' || return 1
+    "$CUTAP" report "$WORK/di" | grep -q '(+1 unfinished)'
+}
+
 case_trace_filter() {
     "$CUTAP" trace -o "$WORK/f1" -e 'cuMem*' -- $T/t_paths_pie plt >"$WORK/f1.out" 2>/dev/null || return 1
     called "$WORK/f1.out" | grep '^cuMem' >"$WORK/f1.called"

@@ -6,6 +6,9 @@
  *   t_record errors         failing calls, output strings, NULL outputs
  *   t_record many N         N calls (spans many chunks and segments)
  *   t_record die N HOW      N calls, then: kill (SIGKILL), abort, segv, _exit
+ *   t_record die_inside N   N calls, then cuProfilerStart (which nests a call)
+ *                           and cuCtxSynchronize, inside which the process
+ *                           dies when FAKE_SYNC_DIES is set
  */
 #include <signal.h>
 #include <stdio.h>
@@ -89,6 +92,19 @@ static int die(long n, const char *how)
     return 1;
 }
 
+CUresult cuCtxSynchronize(void);
+
+static int die_inside(long n)
+{
+    if (many(n))
+        return 1;
+    called("cuProfilerStart");   /* cuDriverGetVersion nested inside */
+    if (cuProfilerStart())
+        return 1;
+    fflush(stdout);
+    return cuCtxSynchronize() != 0;
+}
+
 int main(int argc, char **argv)
 {
     setvbuf(stdout, NULL, _IOFBF, 1 << 16);
@@ -98,6 +114,8 @@ int main(int argc, char **argv)
         return errors();
     if (argc >= 3 && !strcmp(argv[1], "many"))
         return many(atol(argv[2]));
+    if (argc >= 3 && !strcmp(argv[1], "die_inside"))
+        return die_inside(atol(argv[2]));
     if (argc >= 4 && !strcmp(argv[1], "die"))
         return die(atol(argv[2]), argv[3]);
     fprintf(stderr, "usage: t_record kernels|errors|many N|die N kill|abort|segv|_exit\n");

@@ -1,6 +1,7 @@
 /* Behaviour of the fake driver; see fake_internal.h. */
 #define _GNU_SOURCE
 #include <dlfcn.h>
+#include <signal.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -190,6 +191,16 @@ static uint64_t do_profiler_start(const uint64_t *a)
     return ver ? (uint64_t)ver(&v) : CUDA_ERROR_NOT_FOUND;
 }
 
+/* cuCtxSynchronize never returns when FAKE_SYNC_DIES is set: the process
+ * kills itself inside the call (a call in progress when a process dies). */
+static uint64_t do_ctx_synchronize(const uint64_t *a)
+{
+    (void)a;
+    if (getenv("FAKE_SYNC_DIES"))
+        raise(SIGKILL);
+    return CUDA_SUCCESS;
+}
+
 /* cuGetProcAddress: the highest version at or below the one asked for; with
  * CU_GET_PROC_ADDRESS_PER_THREAD_DEFAULT_STREAM (2) the per-thread variant
  * when one exists at that version. */
@@ -299,6 +310,7 @@ __attribute__((constructor)) static void setup(void)
     special[CUTAP_ID_cuMemAlloc_v2] = do_mem_alloc;
     special[CUTAP_ID_cuGetErrorName] = do_error_name;
     special[CUTAP_ID_cuProfilerStart] = do_profiler_start;
+    special[CUTAP_ID_cuCtxSynchronize] = do_ctx_synchronize;
     special[CUTAP_ID_cuGetProcAddress] = do_get_proc_address;
     special[CUTAP_ID_cuGetProcAddress_v2] = do_get_proc_address_v2;
     special[CUTAP_ID_cuGetExportTable] = do_export_table;
