@@ -298,7 +298,9 @@ static int scan_file(struct trace *tr, struct tr_proc *p, uint32_t pi)
 
 static int load_file(struct trace *tr, const char *path)
 {
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    /* O_NONBLOCK: a FIFO named *.cutap must not block the open (it is
+     * then refused as not a regular file); no effect on regular files. */
+    int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
     if (fd < 0) {
         complain(tr, path, "cannot open: %s", strerror(errno));
         return -1;

@@ -526,7 +526,7 @@ case_cli_under_asan() {
     # acli STATUS ARGS...: the ASan cutap must exit with STATUS and report nothing
     acli() {
         local want=$1; shift
-        CUTAP_LIBRARY=$LIB sanitized "$A" "$@" >"$d/out" 2>"$d/err"
+        CUTAP_LIBRARY=$LIB sanitized timeout 120 "$A" "$@" >"$d/out" 2>"$d/err"
         local rc=$?
         if [ $rc != "$want" ] || grep -q -e 'Sanitizer' -e 'runtime error' "$d/err"; then
             say "  cutap $*: exit $rc, want $want"; head -40 "$d/err" >&2; return 1
@@ -576,6 +576,12 @@ case_cli_under_asan() {
         for fmt in jsonl perfetto sqlite; do acli 1 export --format $fmt -o "$d/bad.$b.$fmt" "$d/bad/$b.cutap" || return 1; done
     done
     acli 1 report "$d/bad" || return 1   # all four at once: the damaged one is read
+    # a FIFO named *.cutap beside a good file: refused, not waited on
+    mkdir -p "$d/ff"; cp "$f" "$d/ff/"
+    if mkfifo "$d/ff/z.cutap" 2>/dev/null; then
+        acli 1 report "$d/ff" && grep -q 'z.cutap: not a regular file' "$d/err" || { say "  FIFO: no message"; return 1; }
+        acli 1 dump "$d/ff/z.cutap" || return 1
+    fi
     acli 1 report "$d/empty" && grep -q 'no trace files' "$d/err"
 }
 

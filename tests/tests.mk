@@ -98,7 +98,8 @@ demo: lib cli $(FAKE)/libcuda.so.1 $(BUILD)/examples/demo
 # AddressSanitizer + UBSan builds: the cutap command from the sources of
 # $(BUILD)/cutap (case_cli_under_asan), and the trace-reader fuzzer,
 # tests/fuzz_reader.c, linked with all of them but cli/main.c
-# (case_reader_fuzz_asan). A compiler without -fsanitize=address builds
+# (case_reader_fuzz_asan); the fuzzer replaces the reader's mmap with heap
+# copies (see the file). A compiler without -fsanitize=address builds
 # neither and both cases are skipped.
 SAN_FLAGS := -O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=all
 SAN_INC   := -Iinclude -Icli -Isrc/common
@@ -109,7 +110,8 @@ san_none = rm -f $@ $@.probe; echo "$@: $(CC) has no -fsanitize=address; its tes
 $(T)/fuzz_reader: tests/fuzz_reader.c $(CLI_C) $(CLI_H)
 	@mkdir -p $(T)
 	@if $(san_ok); then set -x; \
-	    $(CC) $(SAN_FLAGS) $(WARN) $(SAN_INC) -o $@ $< $(filter-out cli/main.c,$(CLI_C)) -lsqlite3 -ldl; \
+	    $(CC) $(SAN_FLAGS) $(WARN) $(SAN_INC) -o $@ $< $(filter-out cli/main.c,$(CLI_C)) -lsqlite3 -ldl \
+	        -Wl,--wrap=mmap,--wrap=munmap; \
 	else $(san_none); fi
 
 $(BUILD)/asan/cutap: $(CLI_C) $(CLI_H)

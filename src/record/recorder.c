@@ -471,6 +471,21 @@ static void write_captures(uint32_t id, const uint64_t *args, struct cutap_rec_c
     }
 }
 
+/* The first call of an id in this file names it and publishes its plan:
+ * every field first, flags (non-zero) last, so a thread that sees flags
+ * sees the rest. Two threads may do this at once; they store the same
+ * values. */
+static __attribute__((noinline)) void publish_plan(uint32_t id, unsigned nargs, int untyped)
+{
+    name_id(id);
+    struct plan p = make_plan(id, nargs, untyped), *pl = &plans[id];
+    pl->nslots = p.nslots;
+    pl->nsimple = p.nsimple;
+    memcpy(pl->out, p.out, sizeof p.out);
+    memcpy(pl->hdr, p.hdr, sizeof p.hdr);
+    __atomic_store_n(&pl->flags, p.flags, __ATOMIC_RELEASE);
+}
+
 /* A call with captures other than SIMPLE ones: sized per call (strings),
  * headers and input bytes written by walking the capture table. */
 static __attribute__((noinline)) struct cutap_rec_call *rec_begin_caps(uint32_t id, const uint64_t *args,
@@ -504,10 +519,8 @@ static inline __attribute__((always_inline)) struct cutap_rec_call *rec_begin(ui
                                                int untyped)
 {
     struct plan *pl = &plans[id];
-    if (CUTAP_UNLIKELY(!pl->flags)) {
-        name_id(id);   /* an id has a plan once it has a name in this file */
-        *pl = make_plan(id, nargs, untyped);
-    }
+    if (CUTAP_UNLIKELY(!__atomic_load_n(&pl->flags, __ATOMIC_ACQUIRE)))
+        publish_plan(id, nargs, untyped);
     unsigned n = pl->nslots, ncap = 0;
     struct cutap_rec_call *r;
     if (CUTAP_LIKELY(!(pl->flags & (PLAN_INSTR | PLAN_IN | PLAN_OUT)) || (pl->flags & PLAN_SIMPLE))) {
