@@ -52,11 +52,25 @@ static int find_library(char *out, size_t size)
     return -1;
 }
 
+/* Whether a LD_PRELOAD list (entries separated by ':' or spaces) has lib. */
+static int preload_has(const char *list, const char *lib)
+{
+    size_t n = strlen(lib);
+    for (const char *p = list; *p;) {
+        size_t k = strcspn(p, ": ");
+        if (k == n && !strncmp(p, lib, n))
+            return 1;
+        p += k;
+        p += strspn(p, ": ");
+    }
+    return 0;
+}
+
 static int set_preload(const char *lib)
 {
     const char *old = getenv("LD_PRELOAD");
     char *v;
-    if (old && *old && !strstr(old, lib)) {
+    if (old && *old && !preload_has(old, lib)) {
         if (asprintf(&v, "%s:%s", lib, old) < 0)
             return -1;
     } else if (!(v = strdup(old && *old ? old : lib)))
@@ -66,12 +80,17 @@ static int set_preload(const char *lib)
     return rc;
 }
 
-static pid_t child_pid;
+static volatile sig_atomic_t child_pid;     /* 0 once the command is reaped */
+static volatile sig_atomic_t stop_waiting;
 
+/* SIGTERM/SIGHUP: passed on to the command while it runs; once it has
+ * exited (cutap only waits for orphaned descendants), they end the wait. */
 static void forward(int sig)
 {
     if (child_pid > 0)
         kill(child_pid, sig);
+    else
+        stop_waiting = 1;
 }
 
 /* Runs argv with the environment prepared; returns the exit status to give. */
@@ -102,16 +121,19 @@ static int run_command(char **argv)
         _exit(127);
     }
     int status = 0, code = 0;
+    pid_t cmd = child_pid;
     for (;;) {
         int st;
         pid_t p = waitpid(-1, &st, 0);
         if (p < 0) {
-            if (errno == EINTR)
+            if (errno == EINTR && !stop_waiting)
                 continue;
             break;   /* ECHILD: the command and every descendant are gone */
         }
-        if (p == child_pid)
+        if (p == cmd && child_pid) {
             status = st;
+            child_pid = 0;
+        }
     }
     if (WIFEXITED(status))
         code = WEXITSTATUS(status);
@@ -274,7 +296,7 @@ int cmd_stat(int argc, char **argv)
     if (rc)
         return rc;
     FILE *out = stderr;
-    if (o.out && !(out = fopen(o.out, "w"))) {
+    if (o.out && !(out = fopen(o.out, "we"))) {   /* not inherited by the command */
         fprintf(stderr, "cutap: cannot write %s: %s\n", o.out, strerror(errno));
         return 1;
     }

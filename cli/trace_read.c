@@ -311,6 +311,12 @@ static int load_file(struct trace *tr, const char *path)
         close(fd);
         return -1;
     }
+    if (st.st_size == 0) {
+        /* made, but its process ended before the header was written */
+        fprintf(stderr, "cutap: %s: empty trace file (no header); skipped\n", path);
+        close(fd);
+        return -1;
+    }
     if ((size_t)st.st_size < CUTAP_HEADER_SIZE) {
         complain(tr, path, "not a cutap trace (%lld bytes, shorter than the header)", (long long)st.st_size);
         close(fd);
@@ -326,6 +332,13 @@ static int load_file(struct trace *tr, const char *path)
     memcpy(&h, map, sizeof h);
     const char *bad = NULL;
     char why[160];
+    static const char zero[8];
+    if (!memcmp(h.magic, zero, 8)) {
+        /* made, but its process ended before the header was written */
+        fprintf(stderr, "cutap: %s: empty trace file (no header); skipped\n", path);
+        munmap((void *)map, (size_t)st.st_size);
+        return -1;
+    }
     if (memcmp(h.magic, CUTAP_FILE_MAGIC, 8))
         bad = "not a cutap trace (bad magic)";
     else if (h.version != CUTAP_FILE_VERSION) {

@@ -53,7 +53,7 @@ struct cutap_file_header {
     uint64_t calib_mono_ns;     /*   later: the rate before any chunk pair */
     uint64_t end_clock;         /* pair at exit; 0 when the process never */
     uint64_t end_mono_ns;       /*   reached exit (killed, _exit, crash) */
-    int32_t exit_code;          /* exit() status when CLOSED */
+    int32_t exit_code;          /* reserved: 0 */
     uint32_t reserved1;
     char host[64];              /* NUL-terminated */
     char exe[256];              /* /proc/self/exe, truncated */

@@ -585,6 +585,31 @@ case_cli_under_asan() {
     acli 1 report "$d/empty" && grep -q 'no trace files' "$d/err"
 }
 
+case_trace_signals_and_fds() {
+    # After the command exited, SIGTERM ends cutap's wait for orphans.
+    "$CUTAP" trace -o "$WORK/sg" -- sh -c 'sleep 30 >/dev/null 2>&1 & exit 4' 2>/dev/null &
+    local cp=$!
+    sleep 0.5; kill -TERM $cp
+    local i=0; while kill -0 $cp 2>/dev/null && [ $i -lt 40 ]; do sleep 0.1; i=$((i + 1)); done
+    kill -0 $cp 2>/dev/null && { say "  cutap still waiting after SIGTERM"; kill -9 $cp; return 1; }
+    wait $cp; local st=$?; [ $st = 4 ] || { say "  status $st, want 4"; return 1; }
+    pkill -f 'sleep 30' 2>/dev/null
+    # `cutap stat -o FILE`: the command does not inherit the report file.
+    "$CUTAP" stat -o "$WORK/sg.txt" -- sh -c 'for f in /proc/$$/fd/*; do readlink $f; done; true' >"$WORK/sg.fds" 2>/dev/null || return 1
+    grep -q 'sg.txt' "$WORK/sg.fds" && { say "  report file leaked into the command"; return 1; }
+    # A LD_PRELOAD entry that merely contains cutap's path is not cutap.
+    LD_PRELOAD="$LIB.old" "$CUTAP" trace -o "$WORK/sg2" -- $T/t_record many 2 >/dev/null 2>&1 || return 1
+    [ "$(ls "$WORK/sg2" | wc -l)" = 1 ]
+}
+
+case_trace_relative_dir_and_chdir() {
+    # CUTAP_TRACE=relative: resolved where the process started, even if it
+    # changes directory before its first call.
+    mkdir -p "$WORK/rel/elsewhere"
+    (cd "$WORK/rel" && CUTAP_TRACE=run1 LD_PRELOAD=$LIB sh -c "cd elsewhere && $T/t_record many 2" >/dev/null) || return 1
+    [ "$(ls "$WORK/rel/run1" 2>/dev/null | wc -l)" = 1 ] && [ ! -e "$WORK/rel/elsewhere/run1" ]
+}
+
 # --- run -------------------------------------------------------------------
 all=$(declare -F | awk '{print $3}' | sed -n 's/^case_//p')
 sel=()

@@ -12,7 +12,7 @@
  * written in place: what a thread completed is in the page cache the moment
  * it is written, so SIGKILL, abort or _exit lose nothing completed. Each
  * thread owns its chunks: the hot path takes no lock and makes no system
- * call; a new chunk costs one atomic add, a new 16 MiB segment one
+ * call; a new chunk costs one atomic add, a new segment (1 to 64 MiB) one
  * fallocate and one mmap under a lock. Nothing is decoded here. */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -71,8 +71,9 @@ static __thread struct rec_thread rt __attribute__((tls_model("initial-exec")));
 
 /* Ids and kernel handles already named in this file. */
 static _Atomic uint8_t named[CUTAP_MAX_IDS];
-#define FUNC_SLOTS 8192
+#define FUNC_SLOTS 65536   /* 512 KiB, touched only where used */
 static _Atomic uint64_t funcs[FUNC_SLOTS];
+static _Atomic int funcs_full;
 
 static void fail(const char *what)
 {
@@ -221,8 +222,15 @@ static char *chunk_addr(uint64_t i)
             /* fallocate reserves the blocks: a full disk is an error here,
              * not a SIGBUS on some later store. */
             int rc = posix_fallocate(F.fd, off, (off_t)seg_size);
-            if (rc == EOPNOTSUPP || rc == EINVAL)
-                rc = ftruncate(F.fd, off + (off_t)seg_size) ? errno : 0;
+            if (rc == EOPNOTSUPP || rc == EINVAL) {
+                /* No fallocate here: grow the file, never shrink it (a
+                 * later segment may be mapped already); a full disk may
+                 * then show as SIGBUS, as with any file mapping. */
+                struct stat st;
+                rc = fstat(F.fd, &st) ? errno : 0;
+                if (!rc && st.st_size < off + (off_t)seg_size)
+                    rc = ftruncate(F.fd, off + (off_t)seg_size) ? errno : 0;
+            }
             if (rc)
                 errno = rc;
             else if ((base = mmap(NULL, seg_size, PROT_READ | PROT_WRITE, MAP_SHARED, F.fd, off)) == MAP_FAILED)
@@ -333,7 +341,7 @@ static inline void name_id(uint32_t id)
  * function), asked directly, not through our wrappers. */
 static void name_function(uint64_t f)
 {
-    if (!f)
+    if (!f || atomic_load_explicit(&funcs_full, memory_order_relaxed))
         return;
     uint64_t h = (f >> 4) * 0x9e3779b97f4a7c15ull;
     for (unsigned probe = 0; probe < 64; probe++) {
@@ -360,6 +368,8 @@ static void name_function(uint64_t f)
             write_meta(CUTAP_META_FUNC_NAME, 0, f, name);
         return;
     }
+    if (!atomic_exchange(&funcs_full, 1))
+        cutap_warn("more kernels than cutap can name (%d); later ones are shown by handle only", FUNC_SLOTS);
 }
 
 /* --- trace mode ----------------------------------------------------- */
@@ -591,7 +601,8 @@ static inline __attribute__((always_inline)) void rec_end(struct cutap_rec_call 
     uint8_t fl = r->flags | CUTAP_RF_DONE | (skipped ? CUTAP_RF_SKIPPED : 0);
     const struct plan *pl = &plans[id];
     uint8_t pf = pl->flags;
-    int ok = (uint32_t)result == CUTAP_CUDA_SUCCESS;
+    /* a skipped call: the driver wrote nothing */
+    int ok = !skipped && (uint32_t)result == CUTAP_CUDA_SUCCESS;
     if ((pf & PLAN_SIMPLE) && ok) {
         for (unsigned k = 0; k < pl->nsimple; k++) {
             const void *p = (const void *)(uintptr_t)args[pl->out[k].arg];
@@ -611,7 +622,7 @@ static inline __attribute__((always_inline)) void rec_end(struct cutap_rec_call 
         write_outputs(id, args, r);
     }
     __atomic_store_n(&r->flags, fl, __ATOMIC_RELEASE);
-    if (CUTAP_UNLIKELY(pf & PLAN_FUNC) && ok && !skipped)
+    if (CUTAP_UNLIKELY(pf & PLAN_FUNC) && ok)
         name_function(args[cutap_driver_info[id].func_arg]);
 }
 
@@ -743,6 +754,7 @@ static void child_after_fork(void)
         atomic_store_explicit(&named[i], 0, memory_order_relaxed);
     for (unsigned i = 0; i < FUNC_SLOTS; i++)
         atomic_store_explicit(&funcs[i], 0, memory_order_relaxed);
+    atomic_store(&funcs_full, 0);
     /* The forking thread is the child's only thread: its chunk pointers
      * still point into the unmapped parent segments. */
     memset(&rt, 0, sizeof rt);
@@ -756,7 +768,18 @@ void cutap_record_start(const char *dir, int counts, const char *filter)
         cutap_warn("trace directory name too long");
         return;
     }
-    snprintf(F.dir, sizeof F.dir, "%s", dir);
+    /* Made absolute now, and passed on so: the process or its children
+     * may change directory before their first call. */
+    char cwd[PATH_MAX];
+    if (dir[0] != '/' && getcwd(cwd, sizeof cwd) && strlen(cwd) + strlen(dir) + 2 <= sizeof F.dir) {
+        size_t a = strlen(cwd), b = strlen(dir);
+        memcpy(F.dir, cwd, a);
+        F.dir[a] = '/';
+        memcpy(F.dir + a + 1, dir, b + 1);
+        setenv(counts ? "CUTAP_COUNT" : "CUTAP_TRACE", F.dir, 1);
+    } else {
+        snprintf(F.dir, sizeof F.dir, "%s", dir);
+    }
     F.counts = counts;
     cutap_rec_tsc = cutap_tsc_usable();
     client = counts ? cutap_register("count", count_pre, count_post, NULL)
