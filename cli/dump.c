@@ -694,6 +694,7 @@ int cmd_dump(int argc, char **argv)
                                          {NULL, 0, NULL, 0}};
     long pid = -1, tid = -1;
     int demangle = 1, o;
+    optind = 1;
     while ((o = getopt_long(argc, argv, "p:t:nh", opts, NULL)) != -1) {
         if (o == 'h') {
             fputs(dump_usage, stdout);

@@ -67,11 +67,47 @@ static void *xcalloc(size_t n, size_t size)
     return p;
 }
 
-static struct row *find_row(struct row *rows, size_t n, int64_t group, uint32_t name)
+/* (group, name) -> row: a hash over the rows, rebuilt as they grow (a
+ * damaged counting trace can hold a million distinct counters). */
+struct row_index {
+    size_t *slot;   /* row index + 1 */
+    size_t cap;
+};
+
+static size_t row_hash(int64_t group, uint32_t name)
 {
-    for (size_t i = 0; i < n; i++)
-        if (rows[i].group == group && rows[i].name == name)
-            return &rows[i];
+    return ((uint64_t)group * 0x9e3779b97f4a7c15u) ^ ((uint64_t)name * 0xc2b2ae3d27d4eb4fu);
+}
+
+/* Makes room for one more row: n rows are in use. */
+static void index_rows(struct row_index *ix, const struct row *rows, size_t n)
+{
+    if ((n + 1) * 2 < ix->cap)
+        return;
+    size_t cap = ix->cap ? ix->cap : 1024;
+    while ((n + 1) * 2 >= cap)
+        cap *= 2;
+    free(ix->slot);
+    ix->slot = xcalloc(cap, sizeof *ix->slot);
+    ix->cap = cap;
+    for (size_t i = 0; i < n; i++) {
+        size_t k = row_hash(rows[i].group, rows[i].name) & (cap - 1);
+        while (ix->slot[k])
+            k = (k + 1) & (cap - 1);
+        ix->slot[k] = i + 1;
+    }
+}
+
+/* The row of (group, name), or where to record a new one (*hole). */
+static struct row *find_row(const struct row_index *ix, struct row *rows, int64_t group, uint32_t name, size_t *hole)
+{
+    size_t k = row_hash(group, name) & (ix->cap - 1);
+    for (; ix->slot[k]; k = (k + 1) & (ix->cap - 1)) {
+        struct row *r = &rows[ix->slot[k] - 1];
+        if (r->group == group && r->name == name)
+            return r;
+    }
+    *hole = k;
     return NULL;
 }
 
@@ -123,16 +159,20 @@ static size_t build_rows(const struct trace *tr, int by, struct row **out)
         i = j;
     }
     free(s);
+    struct row_index ix = {NULL, 0};
     for (size_t i = 0; i < tr->ncounters; i++) {
         const struct tr_counter *c = &tr->counters[i];
         int64_t g = group_of(tr, c->thread, by);
-        struct row *r = find_row(rows, nr, g, c->name);
+        index_rows(&ix, rows, nr);
+        size_t hole = 0;
+        struct row *r = find_row(&ix, rows, g, c->name, &hole);
         if (!r) {
             if (nr == cap) {
                 rows = realloc(rows, (cap *= 2) * sizeof *rows);
                 if (!rows)
                     exit(1);
             }
+            ix.slot[hole] = nr + 1;
             r = &rows[nr++];
             memset(r, 0, sizeof *r);
             r->group = g;
@@ -150,6 +190,7 @@ static size_t build_rows(const struct trace *tr, int by, struct row **out)
         if (c->max_ns > r->max)
             r->max = c->max_ns;
     }
+    free(ix.slot);
     qsort(rows, nr, sizeof *rows, cmp_row);
     *out = rows;
     return nr;

@@ -48,12 +48,41 @@ static void *grow(void *p, size_t *cap, size_t need, size_t elem)
 /* Growable arrays of the trace. */
 static size_t cap_procs, cap_threads, cap_names, cap_calls, cap_counters;
 
+static size_t name_hash_of(const char *name, int layer)
+{
+    size_t h = 1469598103934665603u ^ (size_t)layer;
+    for (const unsigned char *p = (const unsigned char *)name; *p; p++)
+        h = (h ^ *p) * 1099511628211u;
+    return h;
+}
+
+/* Index of a (name, layer), added if new. A hash table: a damaged file
+ * can name a million ids. */
 static uint32_t name_index(struct trace *tr, const char *name, int layer)
 {
-    /* Few distinct names (hundreds): a linear scan per file id is fine. */
-    for (size_t i = 0; i < tr->nnames; i++)
-        if (tr->names[i].layer == layer && !strcmp(tr->names[i].name, name))
-            return (uint32_t)i;
+    if ((tr->nnames + 1) * 2 > tr->name_hash_cap) {
+        size_t cap = tr->name_hash_cap ? tr->name_hash_cap * 2 : 1024;
+        uint32_t *h = calloc(cap, sizeof *h);
+        if (!h) {
+            fprintf(stderr, "cutap: out of memory\n");
+            exit(1);
+        }
+        for (size_t i = 0; i < tr->nnames; i++) {
+            size_t k = name_hash_of(tr->names[i].name, tr->names[i].layer) & (cap - 1);
+            while (h[k])
+                k = (k + 1) & (cap - 1);
+            h[k] = (uint32_t)i + 1;
+        }
+        free(tr->name_hash);
+        tr->name_hash = h;
+        tr->name_hash_cap = cap;
+    }
+    size_t k = name_hash_of(name, layer) & (tr->name_hash_cap - 1);
+    for (; tr->name_hash[k]; k = (k + 1) & (tr->name_hash_cap - 1)) {
+        const struct tr_name *n = &tr->names[tr->name_hash[k] - 1];
+        if (n->layer == layer && !strcmp(n->name, name))
+            return tr->name_hash[k] - 1;
+    }
     tr->names = grow(tr->names, &cap_names, tr->nnames + 1, sizeof *tr->names);
     tr->names[tr->nnames].name = strdup(name);
     tr->names[tr->nnames].layer = layer;
@@ -61,6 +90,7 @@ static uint32_t name_index(struct trace *tr, const char *name, int layer)
         fprintf(stderr, "cutap: out of memory\n");
         exit(1);
     }
+    tr->name_hash[k] = (uint32_t)tr->nnames + 1;
     return (uint32_t)tr->nnames++;
 }
 
@@ -455,5 +485,6 @@ void tr_free(struct trace *tr)
     free(tr->names);
     free(tr->calls);
     free(tr->counters);
+    free(tr->name_hash);
     memset(tr, 0, sizeof *tr);
 }

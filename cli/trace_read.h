@@ -72,6 +72,8 @@ struct trace {
     size_t ncounters;
     uint64_t origin_ns;        /* earliest process start: time 0 of dump/export */
     int problems;              /* files rejected or damaged (messages printed) */
+    uint32_t *name_hash;       /* internal: (name, layer) -> index + 1 */
+    size_t name_hash_cap;
 };
 
 /* Loads a trace directory (every *.cutap in it) or one trace file. Prints

@@ -336,14 +336,15 @@ static size_t some_record(const struct seed *s)
     return pick(&s->recs, some_chunk(s) + CUTAP_SLOT * (1 + below(chunk_size_of(s) / CUTAP_SLOT - 1)));
 }
 
-/* A string field or text with its terminating NUL overwritten. */
+/* A string field or text with its terminating NUL overwritten (or, at
+ * times, all zeros: an empty string, a header never written). */
 static void fill_text(size_t off, size_t n)
 {
     if (off >= len)
         return;
     if (n > len - off)
         n = len - off;
-    memset(buf + off, chance(2) ? 'A' : (int)(0x80 | below(128)), n);
+    memset(buf + off, chance(6) ? 0 : chance(2) ? 'A' : (int)(0x80 | below(128)), n);
 }
 
 enum {
