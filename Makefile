@@ -31,8 +31,8 @@ $(BUILD)/libcutap.so: $(LIB_O) src/generated/libcutap.map
 
 # The cutap command. Links libsqlite3 (export --format sqlite); libcutap.so
 # links nothing but libc.
-CLI_C := $(wildcard cli/*.c cli/generated/*.c) src/common/export_tables.c
-CLI_H := $(wildcard cli/*.h) include/cutap_format.h src/common/export_tables.h
+CLI_C := $(wildcard cli/*.c cli/generated/*.c) src/common/export_tables.c src/common/filter_expr.c
+CLI_H := $(wildcard cli/*.h) include/cutap_format.h $(wildcard src/common/*.h)
 cli: $(BUILD)/cutap
 
 $(BUILD)/cutap: $(CLI_C) $(CLI_H)

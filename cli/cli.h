@@ -21,7 +21,7 @@ int report_print(const struct trace *tr, FILE *out, int format, int by);
 const char *layer_str(int layer);            /* "driver", "hidden" */
 void json_str(FILE *f, const char *s);       /* a JSON string literal, escaped */
 void csv_str(FILE *f, const char *s);        /* a CSV field, quoted when needed */
-/* Checks a -e expression (the recorder's syntax, src/record/filter.c):
- * returns NULL or what is wrong. */
-const char *filter_check(const char *expr);
+/* After option parsing: the one DIR (or file) operand, loaded into tr.
+ * Returns 0, 1 when nothing could be read, 2 for a usage error. */
+int load_operand(int argc, char **argv, const char *usage, struct trace *tr);
 #endif

@@ -711,13 +711,10 @@ int cmd_dump(int argc, char **argv)
             return 2;
         }
     }
-    if (optind != argc - 1) {
-        fputs(dump_usage, stderr);
-        return 2;
-    }
     struct trace tr;
-    if (tr_load(&tr, argv[optind]))
-        return 1;
+    int rc = load_operand(argc, argv, dump_usage, &tr);
+    if (rc)
+        return rc;
     unsigned char *show = thread_filter(&tr, pid, tid);
     if (!show) {
         tr_free(&tr);
@@ -733,7 +730,7 @@ int cmd_dump(int argc, char **argv)
     setvbuf(stdout, obuf, _IOFBF, sizeof obuf);
     signal(SIGPIPE, SIG_IGN);
     struct dump d = {.tr = &tr, .out = stdout};
-    int rc = dump_calls(&d, show) ? 1 : tr.problems > 0;
+    rc = dump_calls(&d, show) ? 1 : tr.problems > 0;
     free(show);
     dm_free();
     tr_free(&tr);

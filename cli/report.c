@@ -400,13 +400,10 @@ int cmd_report(int argc, char **argv)
             return 2;
         }
     }
-    if (optind != argc - 1) {
-        fputs(usage, stderr);
-        return 2;
-    }
     struct trace tr;
-    if (tr_load(&tr, argv[optind]))
-        return 1;
+    int rc = load_operand(argc, argv, usage, &tr);
+    if (rc)
+        return rc;
     report_print(&tr, stdout, format, by);
     int bad = tr.problems;
     tr_free(&tr);

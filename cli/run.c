@@ -21,6 +21,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "filter_expr.h"
 
 /* libcutap.so: $CUTAP_LIBRARY, else beside the cutap binary (build/), else
  * ../lib/ of it (an installed layout). */
@@ -161,8 +162,8 @@ static int parse(int argc, char **argv, struct run_opts *o, const char *usage)
         switch (c) {
         case 'o': o->out = optarg; break;
         case 'e': {
-            const char *bad = filter_check(optarg);
-            if (bad) {
+            const char *bad = NULL;
+            if (cutap_filter_eval(optarg, NULL, 0, &bad) < 0) {
                 fprintf(stderr, "cutap: -e '%s': %s\n", optarg, bad);
                 return 2;
             }
@@ -181,21 +182,6 @@ static int parse(int argc, char **argv, struct run_opts *o, const char *usage)
     return 0;
 }
 
-static int has_traces(const char *dir)
-{
-    DIR *d = opendir(dir);
-    if (!d)
-        return 0;
-    struct dirent *e;
-    int found = 0;
-    while (!found && (e = readdir(d))) {
-        size_t l = strlen(e->d_name), s = strlen(CUTAP_FILE_SUFFIX);
-        found = l > s && !strcmp(e->d_name + l - s, CUTAP_FILE_SUFFIX);
-    }
-    closedir(d);
-    return found;
-}
-
 static int count_traces(const char *dir)
 {
     DIR *d = opendir(dir);
@@ -204,8 +190,7 @@ static int count_traces(const char *dir)
         return 0;
     struct dirent *e;
     while ((e = readdir(d))) {
-        size_t l = strlen(e->d_name), s = strlen(CUTAP_FILE_SUFFIX);
-        n += l > s && !strcmp(e->d_name + l - s, CUTAP_FILE_SUFFIX);
+        n += tr_is_trace_name(e->d_name);
     }
     closedir(d);
     return n;
@@ -246,7 +231,7 @@ int cmd_trace(int argc, char **argv)
             fprintf(stderr, "cutap: cannot create %s: %s\n", dir, strerror(errno));
             return 1;
         }
-        if (has_traces(dir)) {
+        if (count_traces(dir)) {
             fprintf(stderr, "cutap: %s already holds a trace; choose another -o\n", dir);
             return 1;
         }

@@ -45,8 +45,6 @@ static void *grow(void *p, size_t *cap, size_t need, size_t elem)
     return q;
 }
 
-/* Growable arrays of the trace. */
-static size_t cap_procs, cap_threads, cap_names, cap_calls, cap_counters;
 
 static size_t name_hash_of(const char *name, int layer)
 {
@@ -83,7 +81,7 @@ static uint32_t name_index(struct trace *tr, const char *name, int layer)
         if (n->layer == layer && !strcmp(n->name, name))
             return tr->name_hash[k] - 1;
     }
-    tr->names = grow(tr->names, &cap_names, tr->nnames + 1, sizeof *tr->names);
+    tr->names = grow(tr->names, &tr->cap_names, tr->nnames + 1, sizeof *tr->names);
     tr->names[tr->nnames].name = strdup(name);
     tr->names[tr->nnames].layer = layer;
     if (!tr->names[tr->nnames].name) {
@@ -94,6 +92,16 @@ static uint32_t name_index(struct trace *tr, const char *name, int layer)
     return (uint32_t)tr->nnames++;
 }
 
+/* The name index of a file's id; "id#N" when the file never named it. */
+static uint32_t id_name(struct trace *tr, const struct tr_proc *p, uint64_t id)
+{
+    if (id < p->nids && p->idmap[id] != UINT32_MAX)
+        return p->idmap[id];
+    char s[32];
+    snprintf(s, sizeof s, "id#%llu", (unsigned long long)id);
+    return name_index(tr, s, 0);
+}
+
 static uint32_t thread_index(struct trace *tr, uint32_t proc, int32_t tid, const char *tname)
 {
     for (size_t i = tr->nthreads; i-- > 0;) {
@@ -102,7 +110,7 @@ static uint32_t thread_index(struct trace *tr, uint32_t proc, int32_t tid, const
         if (tr->threads[i].tid == tid)
             return (uint32_t)i;
     }
-    tr->threads = grow(tr->threads, &cap_threads, tr->nthreads + 1, sizeof *tr->threads);
+    tr->threads = grow(tr->threads, &tr->cap_threads, tr->nthreads + 1, sizeof *tr->threads);
     struct tr_thread *t = &tr->threads[tr->nthreads];
     t->proc = proc;
     t->tid = tid;
@@ -214,17 +222,9 @@ static int scan_file(struct trace *tr, struct tr_proc *p, uint32_t pi)
                 for (size_t i = 0; i < n; i++) {
                     if (!k[i].calls)
                         continue;
-                    uint64_t id = (uint64_t)ch->first_id + i;
-                    if (id >= p->nids || p->idmap[id] == UINT32_MAX) {
-                        char nm[32];
-                        snprintf(nm, sizeof nm, "id#%llu", (unsigned long long)id);
-                        tr->counters = grow(tr->counters, &cap_counters, tr->ncounters + 1, sizeof *tr->counters);
-                        tr->counters[tr->ncounters].name = name_index(tr, nm, 0);
-                    } else {
-                        tr->counters = grow(tr->counters, &cap_counters, tr->ncounters + 1, sizeof *tr->counters);
-                        tr->counters[tr->ncounters].name = p->idmap[id];
-                    }
+                    tr->counters = grow(tr->counters, &tr->cap_counters, tr->ncounters + 1, sizeof *tr->counters);
                     struct tr_counter *o = &tr->counters[tr->ncounters++];
+                    o->name = id_name(tr, p, (uint64_t)ch->first_id + i);
                     o->thread = ti;
                     o->calls = k[i].calls;
                     o->errors = k[i].errors;
@@ -294,18 +294,11 @@ static int scan_file(struct trace *tr, struct tr_proc *p, uint32_t pi)
                 qsort(p->funcs, p->nfuncs, sizeof *p->funcs, cmp_func);
         }
     }
-    tr->calls = grow(tr->calls, &cap_calls, tr->ncalls + npend, sizeof *tr->calls);
+    tr->calls = grow(tr->calls, &tr->cap_calls, tr->ncalls + npend, sizeof *tr->calls);
     for (size_t i = 0; i < npend; i++) {
         const struct cutap_rec_call *r = pend[i].rec;
         struct tr_call *o = &tr->calls[tr->ncalls];
-        uint32_t nm;
-        if (r->id < p->nids && p->idmap[r->id] != UINT32_MAX)
-            nm = p->idmap[r->id];
-        else {
-            char s[32];
-            snprintf(s, sizeof s, "id#%u", r->id);
-            nm = name_index(tr, s, 0);
-        }
+        uint32_t nm = id_name(tr, p, r->id);
         int done = r->flags & CUTAP_RF_DONE;
         o->t0 = p->base_ns + ticks_to_ns(r->t0 > p->clock0 ? r->t0 - p->clock0 : 0, p->rate);
         /* t1 by the same mapping as t0 (not t0 + duration): nested calls
@@ -390,7 +383,7 @@ static int load_file(struct trace *tr, const char *path)
     h.exe[sizeof h.exe - 1] = 0;
     h.cmdline[sizeof h.cmdline - 1] = 0;
     h.cutap_version[sizeof h.cutap_version - 1] = 0;
-    tr->procs = grow(tr->procs, &cap_procs, tr->nprocs + 1, sizeof *tr->procs);
+    tr->procs = grow(tr->procs, &tr->cap_procs, tr->nprocs + 1, sizeof *tr->procs);
     struct tr_proc *p = &tr->procs[tr->nprocs];
     memset(p, 0, sizeof *p);
     p->path = strdup(path);
@@ -402,6 +395,12 @@ static int load_file(struct trace *tr, const char *path)
         complain(tr, path, "size is not a whole number of chunks; the partial chunk is ignored");
     tr->nprocs++;
     return scan_file(tr, p, (uint32_t)(tr->nprocs - 1));
+}
+
+int tr_is_trace_name(const char *name)
+{
+    size_t l = strlen(name), sl = strlen(CUTAP_FILE_SUFFIX);
+    return l > sl && !strcmp(name + l - sl, CUTAP_FILE_SUFFIX);
 }
 
 static int cmp_call(const void *a, const void *b)
@@ -420,7 +419,6 @@ static int cmp_str(const void *a, const void *b)
 int tr_load(struct trace *tr, const char *path)
 {
     memset(tr, 0, sizeof *tr);
-    cap_procs = cap_threads = cap_names = cap_calls = cap_counters = 0;
     struct stat st;
     if (stat(path, &st)) {
         fprintf(stderr, "cutap: %s: %s\n", path, strerror(errno));
@@ -436,8 +434,7 @@ int tr_load(struct trace *tr, const char *path)
         size_t n = 0, cap = 0;
         struct dirent *e;
         while ((e = readdir(d))) {
-            size_t l = strlen(e->d_name), sl = strlen(CUTAP_FILE_SUFFIX);
-            if (l <= sl || strcmp(e->d_name + l - sl, CUTAP_FILE_SUFFIX))
+            if (!tr_is_trace_name(e->d_name))
                 continue;
             files = grow(files, &cap, n + 1, sizeof *files);
             if (asprintf(&files[n], "%s/%s", path, e->d_name) < 0)

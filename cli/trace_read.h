@@ -72,7 +72,9 @@ struct trace {
     size_t ncounters;
     uint64_t origin_ns;        /* earliest process start: time 0 of dump/export */
     int problems;              /* files rejected or damaged (messages printed) */
-    uint32_t *name_hash;       /* internal: (name, layer) -> index + 1 */
+    /* internal: capacities of the arrays above, (name, layer) -> index + 1 */
+    size_t cap_procs, cap_threads, cap_names, cap_calls, cap_counters;
+    uint32_t *name_hash;
     size_t name_hash_cap;
 };
 
@@ -81,6 +83,9 @@ struct trace {
  * returns -1 when nothing could be read at all. */
 int tr_load(struct trace *tr, const char *path);
 void tr_free(struct trace *tr);
+
+/* Whether a directory entry's name is a trace file's (*.cutap). */
+int tr_is_trace_name(const char *name);
 
 /* Capture i of a call (0 .. rec->ncap-1); NULL when absent. The bytes
  * follow the header; the loader checked they lie inside the record. */

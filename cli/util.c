@@ -1,5 +1,6 @@
 /* Small helpers shared by the subcommands. */
 #include <string.h>
+#include <unistd.h>
 
 #include "cli.h"
 
@@ -37,27 +38,12 @@ void csv_str(FILE *f, const char *s)
     fputc('"', f);
 }
 
-const char *filter_check(const char *expr)
+
+int load_operand(int argc, char **argv, const char *usage, struct trace *tr)
 {
-    if (!*expr)
-        return "empty filter";
-    const char *p = expr;
-    while (1) {
-        const char *e = strchr(p, ',');
-        size_t n = e ? (size_t)(e - p) : strlen(p);
-        if (n && *p == '!') {
-            p++;
-            n--;
-        }
-        if (!n)
-            return "empty term";
-        if (n >= 255)
-            return "term longer than 254 characters";
-        if (n >= 6 && !strncmp(p, "layer=", 6) &&
-            !((n == 12 && !strncmp(p + 6, "driver", 6)) || (n == 12 && !strncmp(p + 6, "hidden", 6))))
-            return "layer= takes driver or hidden";
-        if (!e)
-            return NULL;
-        p = e + 1;
+    if (optind != argc - 1) {
+        fputs(usage, stderr);
+        return 2;
     }
+    return tr_load(tr, argv[optind]) ? 1 : 0;
 }

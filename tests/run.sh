@@ -310,7 +310,11 @@ case_trace_filter() {
     "$CUTAP" trace -o "$WORK/f3" -e '!cuMem*,!layer=hidden' -- $T/t_paths_pie hidden >"$WORK/f3.out" 2>/dev/null || return 1
     called "$WORK/f3.out" | grep -v -e '^cuMem' -e '#' >"$WORK/f3.called"
     report_names "$WORK/f3" >"$WORK/f3.seen" && same_counts "$WORK/f3.called" "$WORK/f3.seen" || return 1
-    "$CUTAP" trace -o "$WORK/f4" -e 'layer=bogus' -- true 2>"$WORK/f4.err"; [ $? = 2 ] && grep -q 'layer= takes' "$WORK/f4.err"
+    "$CUTAP" trace -o "$WORK/f4" -e 'layer=bogus' -- true 2>"$WORK/f4.err"; [ $? = 2 ] && grep -q 'layer= takes' "$WORK/f4.err" || return 1
+    "$CUTAP" trace -o "$WORK/f5" -e 'cuMem*,' -- true 2>"$WORK/f5.err"; [ $? = 2 ] && grep -q 'empty term' "$WORK/f5.err" || return 1
+    # The library, given the same language directly, refuses the same way.
+    CUTAP_FILTER='cuMem*,layer=bogus' CUTAP_TRACE=$WORK/f6 LD_PRELOAD=$LIB $T/t_record many 2 >/dev/null 2>"$WORK/f6.err" || return 1
+    grep -q "invalid filter 'cuMem\*,layer=bogus': layer= takes driver or hidden" "$WORK/f6.err" && [ ! -e "$WORK/f6" ]
 }
 
 case_fused_path_same_records() {

@@ -8,8 +8,9 @@
 #include "cutap_internal.h"
 #include "record_internal.h"
 
-static int read_file(const char *path, char *buf, size_t size)
+long cutap_read_small(const char *path, char *buf, size_t size)
 {
+    buf[0] = 0;
     int fd = open(path, O_RDONLY | O_CLOEXEC);
     if (fd < 0)
         return -1;
@@ -18,7 +19,7 @@ static int read_file(const char *path, char *buf, size_t size)
     if (n < 0)
         return -1;
     buf[n] = 0;
-    return 0;
+    return (long)n;
 }
 
 static int has_word(const char *s, const char *w)
@@ -44,15 +45,15 @@ int cutap_tsc_usable(void)
     if (force && !strcmp(force, "tsc"))
         return 1;
     char buf[4096];
-    if (!read_file("/sys/devices/system/clocksource/clocksource0/current_clocksource", buf, sizeof buf) &&
+    if (cutap_read_small("/sys/devices/system/clocksource/clocksource0/current_clocksource", buf, sizeof buf) >= 0 &&
         has_word(buf, "tsc"))
         return 1;
-    if (read_file("/sys/devices/system/clocksource/clocksource0/available_clocksource", buf, sizeof buf) ||
+    if (cutap_read_small("/sys/devices/system/clocksource/clocksource0/available_clocksource", buf, sizeof buf) < 0 ||
         !has_word(buf, "tsc"))
         return 0;
     /* The first CPU's flags line is within the first few KiB. */
     static char info[16384];
-    if (read_file("/proc/cpuinfo", info, sizeof info))
+    if (cutap_read_small("/proc/cpuinfo", info, sizeof info) < 0)
         return 0;
     char *flags = strstr(info, "\nflags");
     char *end = flags ? strchr(flags + 1, '\n') : NULL;

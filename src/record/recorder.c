@@ -90,22 +90,6 @@ static void clock_pair(uint64_t *clk, uint64_t *mono)
     *mono = cutap_now_ns();
 }
 
-static void read_small(const char *path, char *buf, size_t size, int nul_to_space)
-{
-    buf[0] = 0;
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
-    if (fd < 0)
-        return;
-    ssize_t n = read(fd, buf, size - 1);
-    close(fd);
-    if (n <= 0)
-        return;
-    buf[n] = 0;
-    for (ssize_t i = 0; nul_to_space && i < n - 1; i++)
-        if (!buf[i])
-            buf[i] = ' ';
-}
-
 static int env_int(const char *const *names)
 {
     for (; *names; names++) {
@@ -141,7 +125,10 @@ static void fill_header(struct cutap_file_header *h)
     gethostname(h->host, sizeof h->host - 1);
     ssize_t n = readlink("/proc/self/exe", h->exe, sizeof h->exe - 1);
     h->exe[n > 0 ? n : 0] = 0;
-    read_small("/proc/self/cmdline", h->cmdline, sizeof h->cmdline, 1);
+    long n_cmd = cutap_read_small("/proc/self/cmdline", h->cmdline, sizeof h->cmdline);
+    for (long i = 0; i < n_cmd - 1; i++)   /* arguments are NUL-separated */
+        if (!h->cmdline[i])
+            h->cmdline[i] = ' ';
     snprintf(h->cutap_version, sizeof h->cutap_version, "cutap %d", CUTAP_API_VERSION);
     /* A second pair a little later gives the tick rate even if the process
      * dies before any other pair is written. */
@@ -452,6 +439,23 @@ static struct plan make_plan(uint32_t id, unsigned nargs, int untyped)
 }
 
 /* Capture headers (and IN bytes/strings) of a typed call with captures. */
+/* Fill a capture: bytes, or a string of at most max bytes (the byte after
+ * the copy is the string's next byte or its NUL, so truncation shows). */
+static void cap_bytes(struct cutap_capture *h, const void *p, size_t len)
+{
+    memcpy(h + 1, p, len);
+    h->len = (uint16_t)len;
+    h->state = CUTAP_CAPS_OK;
+}
+
+static void cap_string(struct cutap_capture *h, const char *s, size_t max)
+{
+    size_t len = strnlen(s, max);
+    memcpy(h + 1, s, len);
+    h->len = (uint16_t)len;
+    h->state = s[len] ? CUTAP_CAPS_TRUNCATED : CUTAP_CAPS_OK;
+}
+
 static void write_captures(uint32_t id, const uint64_t *args, struct cutap_rec_call *r, const size_t *instr_room)
 {
     const struct cutap_fninfo *fi = &cutap_driver_info[id];
@@ -465,18 +469,10 @@ static void write_captures(uint32_t id, const uint64_t *args, struct cutap_rec_c
         h->reserved = (uint16_t)room;
         h->arg = c->arg;
         h->kind = c->kind;
-        if (p && c->kind == CUTAP_CAP_IN_BYTES) {
-            memcpy(h + 1, p, c->size);
-            h->len = c->size;
-            h->state = CUTAP_CAPS_OK;
-        } else if (p && c->kind == CUTAP_CAP_IN_STR && room) {
-            size_t max = room - 1 < CUTAP_CAP_STR_MAX ? room - 1 : CUTAP_CAP_STR_MAX;
-            size_t len = strnlen(p, max);
-            memcpy(h + 1, p, len);
-            h->len = (uint16_t)len;
-            /* strnlen stopped at max: the byte there is the string's or its NUL */
-            h->state = ((const char *)p)[len] ? CUTAP_CAPS_TRUNCATED : CUTAP_CAPS_OK;
-        }
+        if (p && c->kind == CUTAP_CAP_IN_BYTES)
+            cap_bytes(h, p, c->size);
+        else if (p && c->kind == CUTAP_CAP_IN_STR && room)
+            cap_string(h, p, room - 1 < CUTAP_CAP_STR_MAX ? room - 1 : CUTAP_CAP_STR_MAX);
         w += 1 + room / 8;
     }
 }
@@ -565,18 +561,12 @@ static __attribute__((noinline)) void capture_out(struct cutap_capture *h, const
     if (!p)
         return;
     if (c->kind == CUTAP_CAP_OUT_BYTES) {
-        memcpy(h + 1, p, c->size);
-        h->len = c->size;
-        h->state = CUTAP_CAPS_OK;
+        cap_bytes(h, p, c->size);
         return;
     }
     const char *s = c->kind == CUTAP_CAP_OUT_STRPTR ? *(const char *const *)p : (const char *)p;
-    if (!s || !h->reserved)
-        return;
-    size_t len = strnlen(s, h->reserved - 1u);
-    memcpy(h + 1, s, len);
-    h->len = (uint16_t)len;
-    h->state = s[len] ? CUTAP_CAPS_TRUNCATED : CUTAP_CAPS_OK;
+    if (s && h->reserved)
+        cap_string(h, s, h->reserved - 1u);
 }
 
 /* Outputs: only after success, when the driver has written them (a failed
