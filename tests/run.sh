@@ -614,6 +614,56 @@ case_trace_relative_dir_and_chdir() {
     [ "$(ls "$WORK/rel/run1" 2>/dev/null | wc -l)" = 1 ] && [ ! -e "$WORK/rel/elsewhere/run1" ]
 }
 
+case_trace_skipped_call_outputs() {
+    # A plugin skips cuDeviceGetCount (writing the count itself): the record
+    # says skipped and holds no output read from the caller's memory.
+    CUTAP_PLUGINS=$T/apitest.so CUTAP_TRACE=$WORK/sk LD_PRELOAD=$LIB $T/t_api >/dev/null 2>&1 || return 1
+    "$CUTAP" dump "$WORK/sk" >"$WORK/sk.txt" || return 1
+    grep -qE ' cuDeviceGetCount\(count=0x[0-9a-f]+\) = CUDA_SUCCESS <[^>]*> \(skipped\)$' "$WORK/sk.txt" \
+        || { grep cuDeviceGetCount "$WORK/sk.txt" >&2; return 1; }
+}
+
+case_trace_clock_choice() {
+    # CUTAP_CLOCK=ns / =tsc pick the record clock (header field at offset
+    # 24: 0 ns, 1 TSC); both give sane times.
+    local c v
+    for c in ns:0 tsc:1; do
+        v=${c#*:}; c=${c%:*}
+        CUTAP_CLOCK=$c "$CUTAP" trace -o "$WORK/ck$c" -- $T/t_record many 50 >/dev/null 2>&1 || return 1
+        [ "$(od -An -tu4 -j24 -N4 "$WORK/ck$c"/*.cutap | tr -d ' ')" = "$v" ] || { say "  clock $c: header"; return 1; }
+        # 50 calls of a few hundred ns each: total well under 10 ms
+        "$CUTAP" report --format csv "$WORK/ck$c" | awk -F, '$2 == "cuCtxGetCurrent" && $3 == 50 && $5 > 0 && $5 < 10000000 {ok=1} END {exit !ok}' \
+            || { "$CUTAP" report "$WORK/ck$c" >&2; return 1; }
+    done
+}
+
+case_trace_library_choice() {
+    CUTAP_LIBRARY=$WORK/none.so "$CUTAP" trace -o "$WORK/lc1" -- true 2>"$WORK/lc1.err"; [ $? = 1 ] || return 1
+    grep -q 'CUTAP_LIBRARY=.*none.so' "$WORK/lc1.err" || return 1
+    CUTAP_LIBRARY=$LIB "$CUTAP" trace -o "$WORK/lc2" -- $T/t_record many 1 >/dev/null 2>&1 && [ "$(ls "$WORK/lc2" | wc -l)" = 1 ]
+}
+
+case_report_by_thread_and_export_force() {
+    "$CUTAP" trace -o "$WORK/bt" -- $T/t_threads >/dev/null 2>&1 || return 1
+    "$CUTAP" report --by thread --format csv "$WORK/bt" >"$WORK/bt.csv" || return 1
+    # 16 threads x (cuCtxGetCurrent, cuDriverGetVersion, cuMemAlloc_v2), 500 each
+    [ "$(grep -c '^driver,cu[A-Za-z_0-9]*,500,0,' "$WORK/bt.csv")" = 48 ] || { head "$WORK/bt.csv" >&2; return 1; }
+    [ "$(cut -d, -f14 "$WORK/bt.csv" | sed 1d | sort -u | wc -l)" = 16 ] || return 1
+    echo old >"$WORK/bt.json"
+    "$CUTAP" export --format perfetto -o "$WORK/bt.json" "$WORK/bt" 2>/dev/null; [ $? = 1 ] || return 1
+    grep -qx old "$WORK/bt.json" || return 1
+    "$CUTAP" export --format perfetto --force -o "$WORK/bt.json" "$WORK/bt" && grep -q traceEvents "$WORK/bt.json"
+}
+
+case_reader_skips_empty_files() {
+    # A process killed between making its file and writing the header
+    # leaves an empty file: skipped with a note, not an error.
+    "$CUTAP" trace -o "$WORK/em" -- $T/t_record many 3 >/dev/null 2>&1 || return 1
+    : >"$WORK/em/host.1.cutap"; head -c 8192 /dev/zero >"$WORK/em/host.2.cutap"
+    "$CUTAP" report --format csv "$WORK/em" >"$WORK/em.csv" 2>"$WORK/em.err" || { cat "$WORK/em.err" >&2; return 1; }
+    [ "$(grep -c 'empty trace file' "$WORK/em.err")" = 2 ] && grep -q '^driver,cuCtxGetCurrent,3,0,' "$WORK/em.csv"
+}
+
 # --- run -------------------------------------------------------------------
 all=$(declare -F | awk '{print $3}' | sed -n 's/^case_//p')
 sel=()
