@@ -29,15 +29,16 @@ $(BUILD)/libcutap.so: $(LIB_O) src/generated/libcutap.map
 	$(CC) -shared -o $@ $(LIB_O) -Wl,--version-script=src/generated/libcutap.map \
 	    -Wl,-z,now -Wl,-z,relro -Wl,--no-undefined -ldl -lpthread
 
-# The cutap command. Links libsqlite3 (export --format sqlite); libcutap.so
-# links nothing but libc.
+# The cutap command. Links no SQLite: export --format sqlite loads
+# libsqlite3.so.0 at run time (cli/sqlite_dl.c), so building needs no SQLite
+# header or library. libcutap.so links nothing but libc.
 CLI_C := $(wildcard cli/*.c cli/generated/*.c) src/common/export_tables.c src/common/filter_expr.c
 CLI_H := $(wildcard cli/*.h) include/cutap_format.h $(wildcard src/common/*.h)
 cli: $(BUILD)/cutap
 
 $(BUILD)/cutap: $(CLI_C) $(CLI_H)
 	@mkdir -p $(BUILD)
-	$(CC) $(CFLAGS) $(WARN) -Iinclude -Icli -Isrc/common -o $@ $(CLI_C) -lsqlite3 -ldl
+	$(CC) $(CFLAGS) $(WARN) -Iinclude -Icli -Isrc/common -o $@ $(CLI_C) -ldl
 
 # Regenerate src/generated, include/generated and tests/fake/generated from
 # the CUDA headers (needs python3-clang-14 and the CUDA toolkit headers).

@@ -58,7 +58,6 @@
 #include <fcntl.h>
 #include <getopt.h>
 #include <signal.h>
-#include <sqlite3.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -67,6 +66,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "sqlite_dl.h"
 
 #define USAGE_LINE "usage: cutap export --format perfetto|sqlite|jsonl -o FILE [--force] DIR\n"
 static const char usage[] =
@@ -396,6 +396,10 @@ static void write_jsonl(const struct trace *tr, FILE *f)
 
 /* --- sqlite --------------------------------------------------------- */
 
+/* libsqlite3, loaded by cmd_export only when this format is asked for
+ * (sqlite_dl.c): the command is built and runs without it otherwise. */
+static const struct sqlite_dl *sq;
+
 static const char schema[] =
     "CREATE TABLE processes(id INTEGER PRIMARY KEY, host TEXT, pid INTEGER, ppid INTEGER, rank INTEGER,"
     " local_rank INTEGER, exe TEXT, cmdline TEXT, start_ns INTEGER, complete INTEGER, file TEXT);"
@@ -470,12 +474,12 @@ static int strtab_id(struct strtab *t, const char *s, int64_t *out)
         }
     int64_t id = (int64_t)t->n + 1;
     int rc;
-    if ((rc = sqlite3_bind_int64(t->ins, 1, id)) != SQLITE_OK ||
-        (rc = sqlite3_bind_text(t->ins, 2, s, -1, SQLITE_STATIC)) != SQLITE_OK)
+    if ((rc = sq->bind_int64(t->ins, 1, id)) != SQLITE_OK ||
+        (rc = sq->bind_text(t->ins, 2, s, -1, SQLITE_STATIC)) != SQLITE_OK)
         return rc;
-    if ((rc = sqlite3_step(t->ins)) != SQLITE_DONE)
+    if ((rc = sq->step(t->ins)) != SQLITE_DONE)
         return rc == SQLITE_ROW ? SQLITE_ERROR : rc;
-    if ((rc = sqlite3_reset(t->ins)) != SQLITE_OK)
+    if ((rc = sq->reset(t->ins)) != SQLITE_OK)
         return rc;
     t->key[j] = s;
     t->id[j] = id;
@@ -487,15 +491,15 @@ static int strtab_id(struct strtab *t, const char *s, int64_t *out)
 /* Runs a bound statement once and makes it ready for the next row. */
 static int step_reset(sqlite3_stmt *st)
 {
-    int rc = sqlite3_step(st);
+    int rc = sq->step(st);
     if (rc != SQLITE_DONE)
         return rc == SQLITE_ROW ? SQLITE_ERROR : rc;
-    return sqlite3_reset(st);
+    return sq->reset(st);
 }
 
 static int bind_opt_int(sqlite3_stmt *st, int i, int v)
 {
-    return v >= 0 ? sqlite3_bind_int(st, i, v) : sqlite3_bind_null(st, i);
+    return v >= 0 ? sq->bind_int(st, i, v) : sq->bind_null(st, i);
 }
 
 /* Every call below returns an SQLite result code; the first failure ends
@@ -516,55 +520,53 @@ static int write_sqlite(const struct trace *tr, const char *path)
     if (rc != SQLITE_OK)
         goto out;
 
-    rc = sqlite3_open_v2(path, &db, SQLITE_OPEN_READWRITE, NULL);
+    rc = sq->open_v2(path, &db, SQLITE_OPEN_READWRITE, NULL);
     if (rc != SQLITE_OK)
         goto out;
     /* No journal and no syncs while writing: the file is a temporary that
      * is deleted on failure and renamed only when complete (and synced by
      * the caller), so crash safety comes from the rename. */
-    CK(sqlite3_exec(db, "PRAGMA journal_mode=OFF; PRAGMA synchronous=OFF; PRAGMA cache_size=-65536;", NULL, NULL,
-                    NULL));
-    CK(sqlite3_exec(db, "BEGIN", NULL, NULL, NULL));
-    CK(sqlite3_exec(db, schema, NULL, NULL, NULL));
-    CK(sqlite3_prepare_v2(db, "INSERT INTO strings(id, value) VALUES(?1, ?2)", -1, &strs.ins, NULL));
-    CK(sqlite3_prepare_v2(db,
-                          "INSERT INTO processes(id, host, pid, ppid, rank, local_rank, exe, cmdline, start_ns,"
-                          " complete, file) VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)",
-                          -1, &st_proc, NULL));
-    CK(sqlite3_prepare_v2(db, "INSERT INTO threads(id, process_id, tid, name) VALUES(?1, ?2, ?3, ?4)", -1, &st_thr,
-                          NULL));
-    CK(sqlite3_prepare_v2(db,
-                          "INSERT INTO calls(id, thread_id, start_ns, dur_ns, layer, name_id, depth, result, args,"
-                          " kernel_id) VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)",
-                          -1, &st_call, NULL));
-    CK(sqlite3_prepare_v2(db,
-                          "INSERT INTO counters(thread_id, layer, name_id, calls, errors, total_ns, min_ns, max_ns)"
-                          " VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
-                          -1, &st_cnt, NULL));
+    CK(sq->exec(db, "PRAGMA journal_mode=OFF; PRAGMA synchronous=OFF; PRAGMA cache_size=-65536;", NULL, NULL, NULL));
+    CK(sq->exec(db, "BEGIN", NULL, NULL, NULL));
+    CK(sq->exec(db, schema, NULL, NULL, NULL));
+    CK(sq->prepare_v2(db, "INSERT INTO strings(id, value) VALUES(?1, ?2)", -1, &strs.ins, NULL));
+    CK(sq->prepare_v2(db,
+                      "INSERT INTO processes(id, host, pid, ppid, rank, local_rank, exe, cmdline, start_ns,"
+                      " complete, file) VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)",
+                      -1, &st_proc, NULL));
+    CK(sq->prepare_v2(db, "INSERT INTO threads(id, process_id, tid, name) VALUES(?1, ?2, ?3, ?4)", -1, &st_thr, NULL));
+    CK(sq->prepare_v2(db,
+                      "INSERT INTO calls(id, thread_id, start_ns, dur_ns, layer, name_id, depth, result, args,"
+                      " kernel_id) VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)",
+                      -1, &st_call, NULL));
+    CK(sq->prepare_v2(db,
+                      "INSERT INTO counters(thread_id, layer, name_id, calls, errors, total_ns, min_ns, max_ns)"
+                      " VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
+                      -1, &st_cnt, NULL));
 
     /* Ids are array index + 1, so threads and calls refer to rows by the
      * reader's own indices. */
     for (size_t i = 0; i < tr->nprocs; i++) {
         const struct tr_proc *p = &tr->procs[i];
-        CK(sqlite3_bind_int64(st_proc, 1, (int64_t)i + 1));
-        CK(sqlite3_bind_text(st_proc, 2, p->h.host, -1, SQLITE_STATIC));
-        CK(sqlite3_bind_int(st_proc, 3, p->h.pid));
-        CK(sqlite3_bind_int(st_proc, 4, p->h.ppid));
+        CK(sq->bind_int64(st_proc, 1, (int64_t)i + 1));
+        CK(sq->bind_text(st_proc, 2, p->h.host, -1, SQLITE_STATIC));
+        CK(sq->bind_int(st_proc, 3, p->h.pid));
+        CK(sq->bind_int(st_proc, 4, p->h.ppid));
         CK(bind_opt_int(st_proc, 5, p->h.rank));
         CK(bind_opt_int(st_proc, 6, p->h.local_rank));
-        CK(sqlite3_bind_text(st_proc, 7, p->h.exe, -1, SQLITE_STATIC));
-        CK(sqlite3_bind_text(st_proc, 8, p->h.cmdline, -1, SQLITE_STATIC));
-        CK(sqlite3_bind_int64(st_proc, 9, (int64_t)p->h.start_realtime_ns));
-        CK(sqlite3_bind_int(st_proc, 10, p->complete));
-        CK(sqlite3_bind_text(st_proc, 11, p->path, -1, SQLITE_STATIC));
+        CK(sq->bind_text(st_proc, 7, p->h.exe, -1, SQLITE_STATIC));
+        CK(sq->bind_text(st_proc, 8, p->h.cmdline, -1, SQLITE_STATIC));
+        CK(sq->bind_int64(st_proc, 9, (int64_t)p->h.start_realtime_ns));
+        CK(sq->bind_int(st_proc, 10, p->complete));
+        CK(sq->bind_text(st_proc, 11, p->path, -1, SQLITE_STATIC));
         CK(step_reset(st_proc));
     }
     for (size_t i = 0; i < tr->nthreads; i++) {
         const struct tr_thread *t = &tr->threads[i];
-        CK(sqlite3_bind_int64(st_thr, 1, (int64_t)i + 1));
-        CK(sqlite3_bind_int64(st_thr, 2, (int64_t)t->proc + 1));
-        CK(sqlite3_bind_int(st_thr, 3, t->tid));
-        CK(sqlite3_bind_text(st_thr, 4, t->name, -1, SQLITE_STATIC));
+        CK(sq->bind_int64(st_thr, 1, (int64_t)i + 1));
+        CK(sq->bind_int64(st_thr, 2, (int64_t)t->proc + 1));
+        CK(sq->bind_int(st_thr, 3, t->tid));
+        CK(sq->bind_text(st_thr, 4, t->name, -1, SQLITE_STATIC));
         CK(step_reset(st_thr));
     }
     for (size_t i = 0; i < tr->nnames; i++)
@@ -585,50 +587,50 @@ static int write_sqlite(const struct trace *tr, const char *path)
         int64_t kid = 0;
         if (k)
             CK(strtab_id(&strs, k, &kid));
-        CK(sqlite3_bind_int64(st_call, 1, (int64_t)i + 1));
-        CK(sqlite3_bind_int64(st_call, 2, (int64_t)c->thread + 1));
-        CK(sqlite3_bind_int64(st_call, 3, (int64_t)(c->t0 - tr->origin_ns)));
-        CK(c->t1 ? sqlite3_bind_int64(st_call, 4, (int64_t)(c->t1 - c->t0)) : sqlite3_bind_null(st_call, 4));
-        CK(sqlite3_bind_text(st_call, 5, layer_str(tr->names[c->name].layer), -1, SQLITE_STATIC));
-        CK(sqlite3_bind_int64(st_call, 6, name_id[c->name]));
-        CK(sqlite3_bind_int(st_call, 7, c->depth));
-        CK(c->t1 ? sqlite3_bind_int64(st_call, 8, (int64_t)c->result) : sqlite3_bind_null(st_call, 8));
-        CK(sqlite3_bind_text(st_call, 9, args, (int)len, SQLITE_STATIC));
-        CK(k ? sqlite3_bind_int64(st_call, 10, kid) : sqlite3_bind_null(st_call, 10));
+        CK(sq->bind_int64(st_call, 1, (int64_t)i + 1));
+        CK(sq->bind_int64(st_call, 2, (int64_t)c->thread + 1));
+        CK(sq->bind_int64(st_call, 3, (int64_t)(c->t0 - tr->origin_ns)));
+        CK(c->t1 ? sq->bind_int64(st_call, 4, (int64_t)(c->t1 - c->t0)) : sq->bind_null(st_call, 4));
+        CK(sq->bind_text(st_call, 5, layer_str(tr->names[c->name].layer), -1, SQLITE_STATIC));
+        CK(sq->bind_int64(st_call, 6, name_id[c->name]));
+        CK(sq->bind_int(st_call, 7, c->depth));
+        CK(c->t1 ? sq->bind_int64(st_call, 8, (int64_t)c->result) : sq->bind_null(st_call, 8));
+        CK(sq->bind_text(st_call, 9, args, (int)len, SQLITE_STATIC));
+        CK(k ? sq->bind_int64(st_call, 10, kid) : sq->bind_null(st_call, 10));
         CK(step_reset(st_call));
     }
     for (size_t i = 0; i < tr->ncounters; i++) {
         const struct tr_counter *k = &tr->counters[i];
-        CK(sqlite3_bind_int64(st_cnt, 1, (int64_t)k->thread + 1));
-        CK(sqlite3_bind_text(st_cnt, 2, layer_str(tr->names[k->name].layer), -1, SQLITE_STATIC));
-        CK(sqlite3_bind_int64(st_cnt, 3, name_id[k->name]));
-        CK(sqlite3_bind_int64(st_cnt, 4, (int64_t)k->calls));
-        CK(sqlite3_bind_int64(st_cnt, 5, (int64_t)k->errors));
-        CK(sqlite3_bind_int64(st_cnt, 6, (int64_t)k->total_ns));
-        CK(sqlite3_bind_int64(st_cnt, 7, (int64_t)k->min_ns));
-        CK(sqlite3_bind_int64(st_cnt, 8, (int64_t)k->max_ns));
+        CK(sq->bind_int64(st_cnt, 1, (int64_t)k->thread + 1));
+        CK(sq->bind_text(st_cnt, 2, layer_str(tr->names[k->name].layer), -1, SQLITE_STATIC));
+        CK(sq->bind_int64(st_cnt, 3, name_id[k->name]));
+        CK(sq->bind_int64(st_cnt, 4, (int64_t)k->calls));
+        CK(sq->bind_int64(st_cnt, 5, (int64_t)k->errors));
+        CK(sq->bind_int64(st_cnt, 6, (int64_t)k->total_ns));
+        CK(sq->bind_int64(st_cnt, 7, (int64_t)k->min_ns));
+        CK(sq->bind_int64(st_cnt, 8, (int64_t)k->max_ns));
         CK(step_reset(st_cnt));
     }
-    CK(sqlite3_exec(db, "COMMIT", NULL, NULL, NULL));
+    CK(sq->exec(db, "COMMIT", NULL, NULL, NULL));
 
 out:
     if (rc != SQLITE_OK) {
         /* "disk I/O error" alone does not say the disk is full. */
-        int sys = db ? sqlite3_system_errno(db) : 0;
-        fprintf(stderr, "cutap export: %s: sqlite: %s%s%s%s\n", path, db ? sqlite3_errmsg(db) : sqlite3_errstr(rc),
+        int sys = db ? sq->system_errno(db) : 0;
+        fprintf(stderr, "cutap export: %s: sqlite: %s%s%s%s\n", path, db ? sq->errmsg(db) : sq->errstr(rc),
                 sys ? " (" : "", sys ? strerror(sys) : "", sys ? ")" : "");
     }
     /* finalize(NULL) is a no-op; its result repeats the last step's error,
      * already reported. */
-    sqlite3_finalize(strs.ins);
-    sqlite3_finalize(st_proc);
-    sqlite3_finalize(st_thr);
-    sqlite3_finalize(st_call);
-    sqlite3_finalize(st_cnt);
+    sq->finalize(strs.ins);
+    sq->finalize(st_proc);
+    sq->finalize(st_thr);
+    sq->finalize(st_call);
+    sq->finalize(st_cnt);
     if (db) {
-        int crc = sqlite3_close(db);
+        int crc = sq->close(db);
         if (crc != SQLITE_OK && rc == SQLITE_OK) {
-            fprintf(stderr, "cutap export: %s: sqlite: %s\n", path, sqlite3_errstr(crc));
+            fprintf(stderr, "cutap export: %s: sqlite: %s\n", path, sq->errstr(crc));
             rc = crc;
         }
     }
@@ -815,6 +817,16 @@ int cmd_export(int argc, char **argv)
     if (!force && !lstat(out, &st)) {
         fprintf(stderr, "cutap export: %s exists (use --force to replace it)\n", out);
         return 1;
+    }
+
+    /* Also before the load, and before any file is made: without
+     * libsqlite3 there is no SQLite export. */
+    if (format == EXP_SQLITE) {
+        const char *why;
+        if (!(sq = sqlite_dl_load(&why))) {
+            fprintf(stderr, "cutap export: %s\n", why);
+            return 1;
+        }
     }
 
     struct trace tr;

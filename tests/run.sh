@@ -455,6 +455,35 @@ assert sum(1 for l in lines if l["type"] == "call") == calls
 EOF
 }
 
+case_export_sqlite_without_library() {
+    # The command links no SQLite: --format sqlite loads libsqlite3.so.0 (or
+    # $CUTAP_SQLITE_LIB) when asked for. Without it: status 1, a message
+    # naming the library, no output and no temporary left; the other
+    # formats never touch it.
+    "$CUTAP" trace -o "$WORK/nl" -- $T/t_record kernels >/dev/null 2>&1 || return 1
+    mkdir -p "$WORK/nlout"
+    local st lib want
+    for lib in /nonexistent/libsqlite3.so:'cannot be loaded: /nonexistent/libsqlite3.so' libc.so.6:'has no sqlite3_'; do
+        want=${lib#*:}; lib=${lib%%:*}
+        CUTAP_SQLITE_LIB=$lib "$CUTAP" export --format sqlite -o "$WORK/nlout/x.sqlite" "$WORK/nl" 2>"$WORK/nl.err"
+        st=$?
+        [ $st = 1 ] || { say "  CUTAP_SQLITE_LIB=$lib: exit $st, want 1"; cat "$WORK/nl.err" >&2; return 1; }
+        grep -q "^cutap export: --format sqlite needs libsqlite3.so.0.*$want" "$WORK/nl.err" \
+            || { say "  CUTAP_SQLITE_LIB=$lib: no message with '$want':"; cat "$WORK/nl.err" >&2; return 1; }
+        [ -z "$(ls -A "$WORK/nlout")" ] || { say "  left behind: $(ls -A "$WORK/nlout")"; return 1; }
+    done
+    for f in perfetto jsonl; do
+        CUTAP_SQLITE_LIB=/nonexistent/libsqlite3.so "$CUTAP" export --format $f -o "$WORK/nlout/x.$f" "$WORK/nl" \
+            && [ -s "$WORK/nlout/x.$f" ] || { say "  --format $f failed without libsqlite3"; return 1; }
+    done
+    CUTAP_SQLITE_LIB=/nonexistent/libsqlite3.so "$CUTAP" report "$WORK/nl" >/dev/null || return 1
+    # the real library, named by the variable
+    local real; real=$(/sbin/ldconfig -p 2>/dev/null | awk '$1 == "libsqlite3.so.0" { print $NF; exit }')
+    [ -n "$real" ] || return 0
+    CUTAP_SQLITE_LIB=$real "$CUTAP" export --format sqlite -o "$WORK/nlout/x.sqlite" "$WORK/nl" \
+        && [ -s "$WORK/nlout/x.sqlite" ]
+}
+
 case_trace_python_multiprocessing() {
     # Python children by fork and by spawn (a fresh interpreter): each
     # process that calls the driver has its file, with its calls.
@@ -586,7 +615,10 @@ case_cli_under_asan() {
         acli 1 report "$d/ff" && grep -q 'z.cutap: not a regular file' "$d/err" || { say "  FIFO: no message"; return 1; }
         acli 1 dump "$d/ff/z.cutap" || return 1
     fi
-    acli 1 report "$d/empty" && grep -q 'no trace files' "$d/err"
+    acli 1 report "$d/empty" && grep -q 'no trace files' "$d/err" || return 1
+    # no libsqlite3: a message, no file
+    CUTAP_SQLITE_LIB=$d/none.so acli 1 export --format sqlite -o "$d/none.sqlite" "$d/k" || return 1
+    grep -q 'needs libsqlite3.so.0' "$d/err" && [ ! -e "$d/none.sqlite" ]
 }
 
 case_trace_signals_and_fds() {

@@ -110,14 +110,14 @@ san_none = rm -f $@ $@.probe; echo "$@: $(CC) has no -fsanitize=address; its tes
 $(T)/fuzz_reader: tests/fuzz_reader.c $(CLI_C) $(CLI_H)
 	@mkdir -p $(T)
 	@if $(san_ok); then set -x; \
-	    $(CC) $(SAN_FLAGS) $(WARN) $(SAN_INC) -o $@ $< $(filter-out cli/main.c,$(CLI_C)) -lsqlite3 -ldl \
+	    $(CC) $(SAN_FLAGS) $(WARN) $(SAN_INC) -o $@ $< $(filter-out cli/main.c,$(CLI_C)) -ldl \
 	        -Wl,--wrap=mmap,--wrap=munmap; \
 	else $(san_none); fi
 
 $(BUILD)/asan/cutap: $(CLI_C) $(CLI_H)
 	@mkdir -p $(BUILD)/asan
 	@if $(san_ok); then set -x; \
-	    $(CC) $(SAN_FLAGS) $(WARN) $(SAN_INC) -o $@ $(CLI_C) -lsqlite3 -ldl; \
+	    $(CC) $(SAN_FLAGS) $(WARN) $(SAN_INC) -o $@ $(CLI_C) -ldl; \
 	else $(san_none); fi
 
 TEST_BINS := $(T)/libshim.so $(T)/t_nodriver $(BUILD)/examples/demo $(FAKE)/libcuda.so.1 $(BUILD)/fake-alt/libcuda-alt.so $(T)/t_dlonly $(T)/t_paths_lazy $(T)/t_paths_now $(T)/t_paths_pie $(T)/exact \
