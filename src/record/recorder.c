@@ -59,6 +59,7 @@ static struct {
 } F = {.fd = -1};
 static pthread_mutex_t grow_lock = PTHREAD_MUTEX_INITIALIZER;
 static int client = -1;
+static int no_kernel_names;   /* CUTAP_KERNEL_NAMES=0: the recorder makes no driver call of its own */
 
 /* Per thread: the current record chunk and counter chunks. */
 struct rec_thread {
@@ -431,7 +432,7 @@ static struct plan make_plan(uint32_t id, unsigned nargs, int untyped)
             p.flags |= PLAN_SIMPLE;
             p.nsimple = fi->ncap;
         }
-        if (fi->func_arg >= 0)
+        if (fi->func_arg >= 0 && !no_kernel_names)
             p.flags |= PLAN_FUNC;
     }
     p.nslots = (uint16_t)slots_for(bytes);
@@ -771,6 +772,8 @@ void cutap_record_start(const char *dir, int counts, const char *filter)
         snprintf(F.dir, sizeof F.dir, "%s", dir);
     }
     F.counts = counts;
+    const char *kn = getenv("CUTAP_KERNEL_NAMES");
+    no_kernel_names = kn && !strcmp(kn, "0");
     cutap_rec_tsc = cutap_tsc_usable();
     client = counts ? cutap_register("count", count_pre, count_post, NULL)
                     : cutap_register("trace", trace_pre, trace_post, NULL);

@@ -1,8 +1,18 @@
 #!/usr/bin/env bash
-# GPU suite (run on the device machine, never in CI):
-#   tests/gpu/run.sh            build cutap and the workloads, run each with
-#                               and without cutap, print a table
-# Results (logs, stat tables) go to $OUT (or /tmp/cutap-gpu) as one tarball.
+# The GPU suite (run on the device machine, never in CI):
+#   tests/gpu/run.sh [WORKLOAD...]
+# Builds what it needs (tests/gpu/build.sh), then runs each workload
+#   bare;
+#   under `cutap trace` with the CUPTI referee loaded by the driver
+#     (CUDA_INJECTION64_PATH=libcupti_ref.so) in the same process, kernel
+#     naming off so that cutap makes no driver call of its own;
+#   under plain `cutap trace` and under `cutap stat`;
+# compares stdout and exit status with the bare run, and compares, process
+# by process and API by API, the driver calls CUPTI counted with the ones
+# cutap recorded (tests/gpu/compare.py). Prints a table, then the details:
+# mismatches, calls CUPTI cannot see, export tables asked for and slots
+# called. With 2 or more GPUs it also runs `torchrun --nproc_per_node=2`.
+# Everything made goes to $OUT (or /tmp/cutap-gpu) as one tarball.
 set -u
 cd "$(dirname "$0")/../.."
 ROOT=$PWD
@@ -10,86 +20,107 @@ OUTDIR=${OUT:-/tmp/cutap-gpu}
 R=$(mktemp -d /tmp/cutap-gpu.XXXXXX)
 B=$ROOT/build/gpu
 W=$ROOT/tests/gpu/workloads
-LIB=$ROOT/build/libcutap.so
+C=$ROOT/build/cutap
 export PATH=/usr/local/cuda/bin:$PATH
-mkdir -p "$B" "$OUTDIR"
+export NCCL_NVLS_ENABLE=0 TORCH_SYMM_MEM_DISABLE_MULTICAST=1 NVSHMEM_DISABLE_NVLS=1
+mkdir -p "$OUTDIR"
+NGPU=$(nvidia-smi -L | grep -c '^GPU')
+echo "== $(date -u +%Y-%m-%dT%H:%MZ) $NGPU x $(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader | head -1)"
+tests/gpu/build.sh || exit 1
 
-echo "== $(date -u +%Y-%m-%dT%H:%MZ) $(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader | head -1)"
-make -s lib >"$R/build.log" 2>&1 || { cat "$R/build.log"; exit 1; }
-(
-  cd "$W"
-  nvcc -O2 -arch=sm_90 vecadd.cu -o "$B/vecadd_static" &&
-  nvcc -O2 -arch=sm_90 -cudart shared vecadd.cu -o "$B/vecadd_shared" &&
-  gcc -O2 -I/usr/local/cuda/include driverapi.c -o "$B/driverapi" -L/usr/local/cuda/lib64/stubs -lcuda &&
-  nvcc -O2 -arch=sm_90 --default-stream per-thread ptds.cu -o "$B/ptds" &&
-  nvcc -O2 -arch=sm_90 cublas_gemm.cu -lcublas -o "$B/cublas_gemm" &&
-  nvcc -O2 -arch=sm_90 entrypoint.cu -o "$B/entrypoint"
-) >"$R/nvcc.log" 2>&1 || { echo "workload build failed"; tail -20 "$R/nvcc.log"; }
-gcc -O2 -o "$B/procaddr_check" tests/gpu/procaddr_check.c -ldl
-
-# Real driver vs the generated tables.
-DRV=$(ldconfig -p | awk '/libcuda.so.1 / {print $NF; exit}')
+# The version table against the real driver (no cutap).
 "$B/procaddr_check" tests/gpu/generated/procaddr_table.tsv gen/libcuda-580.159.04-exports.txt >"$R/procaddr.txt" 2>&1
-tail -1 "$R/procaddr.txt"; grep -c MISMATCH "$R/procaddr.txt" >/dev/null && grep -m 20 'MISMATCH\|ALIAS' "$R/procaddr.txt"
-nm -D --defined-only "$DRV" | awk '{print $3}' | grep '^cu' | sort >"$R/drv_exports.txt"
-grep -v '^cudbg' gen/libcuda-580.159.04-exports.txt | sort >"$R/ref_exports.txt"
-echo "driver $DRV: $(wc -l <"$R/drv_exports.txt") cu* exports; not in cutap's list: $(comm -23 <(grep -v ^cudbg "$R/drv_exports.txt") "$R/ref_exports.txt" | tr '\n' ' ')"
+echo "cuGetProcAddress table vs driver: $(tail -1 "$R/procaddr.txt")"
 
 declare -A CMD=(
   [vecadd_static]="$B/vecadd_static" [vecadd_shared]="$B/vecadd_shared" [driverapi]="$B/driverapi"
   [driverapi_procaddr]="$B/driverapi procaddr" [ptds]="$B/ptds" [cublas_gemm]="$B/cublas_gemm"
-  [torch_step]="python3 $W/torch_step.py" [entrypoint]="$B/entrypoint")
-ORDER="vecadd_static vecadd_shared driverapi driverapi_procaddr ptds cublas_gemm torch_step entrypoint"
-[ -n "${GPU_ONLY:-}" ] && ORDER=$GPU_ONLY
+  [torch_step]="python3 $W/torch_step.py" [torch_graph]="python3 $W/torch_graph.py"
+  [torch_dataloader]="python3 $W/torch_dataloader.py" [nccl_allreduce]="$B/nccl_allreduce"
+  [entrypoint]="$B/entrypoint"
+  [torchrun_2gpu]="torchrun --standalone --nproc_per_node=2 $W/ddp_allreduce.py")
+ORDER="vecadd_static vecadd_shared driverapi driverapi_procaddr ptds cublas_gemm torch_step torch_graph
+  torch_dataloader nccl_allreduce entrypoint"
+[ "$NGPU" -ge 2 ] && ORDER="$ORDER torchrun_2gpu"
+[ $# -gt 0 ] && ORDER="$*"
 
-run() {  # name mode -> files in $R
-  local n=$1 m=$2; shift 2
-  local t0 t1
+# Runs CMD of workload $1 in mode $2 (the rest: a prefix command);
+# leaves $R/$1.$2.{out,err,rc,ms}. Output of torchrun is sorted: its
+# ranks print in any order.
+run() {
+  local n=$1 m=$2 t0; shift 2
   t0=$(date +%s%N)
-  case $m in
-    bare) ${CMD[$n]} >"$R/$n.$m.out" 2>"$R/$n.$m.err" ;;
-    *) env "$@" LD_PRELOAD=$LIB ${CMD[$n]} >"$R/$n.$m.out" 2>"$R/$n.$m.err" ;;
-  esac
+  "$@" ${CMD[$n]} >"$R/$n.$m.raw" 2>"$R/$n.$m.err"
   echo $? >"$R/$n.$m.rc"
-  t1=$(date +%s%N)
-  echo $(( (t1 - t0) / 1000000 )) >"$R/$n.$m.ms"
+  echo $(( ($(date +%s%N) - t0) / 1000000 )) >"$R/$n.$m.ms"
+  if [ "$n" = torchrun_2gpu ]; then sort "$R/$n.$m.raw" >"$R/$n.$m.out"; else cp "$R/$n.$m.raw" "$R/$n.$m.out"; fi
 }
-calls() { awk '$NF=="total" {s+=$3} END {print s+0}' "$@" 2>/dev/null; }
+same() { cmp -s "$R/$1.bare.out" "$R/$1.$2.out" && [ "$(cat "$R/$1.bare.rc")" = "$(cat "$R/$1.$2.rc")" ] && echo yes || echo no; }
+kv() { sed -n "s/.* $2=\([0-9]*\).*/\1/p" "$R/$1.compare" | head -1; }
 
-printf '%-20s %5s %9s %9s %9s %9s %7s %7s %9s %s\n' workload rc same stat_same calls getproc exptbl hidden all_same 'ms(bare/trace)'
-# hidden: calls through wrapped export-table slots under the default policy
+fmt='%-18s %3s %-11s %7s %7s %8s %8s %6s %8s %7s %8s %s\n'
+printf "$fmt" workload rc 'same r/t/s' 'APIs:C' 'cutap' 'calls:C' cutap mism getproc hidden 'preinit' 'ms bare/trace'
+FAIL=0
 for n in $ORDER; do
+  [ -n "${CMD[$n]:-}" ] || { echo "$n: unknown workload"; continue; }
+  mkdir -p "$R/$n.cupti"
   run "$n" bare
-  run "$n" trace CUTAP_LOG="$R/$n.log.%p" CUTAP_STAT="$R/$n.stat.%p" CUTAP_DEBUG=1
-  run "$n" stat CUTAP_STAT="$R/$n.statonly.%p"
-  run "$n" all CUTAP_HIDDEN=all CUTAP_LOG="$R/$n.all.%p"
-  same=no; cmp -s "$R/$n.bare.out" "$R/$n.trace.out" && [ "$(cat "$R/$n.bare.rc")" = "$(cat "$R/$n.trace.rc")" ] && same=yes
-  ssame=no; cmp -s "$R/$n.bare.out" "$R/$n.stat.out" && ssame=yes
-  asame=no; cmp -s "$R/$n.bare.out" "$R/$n.all.out" && [ "$(cat "$R/$n.all.rc")" = 0 ] && asame=yes
-  c=$(calls "$R/$n".stat.*)
-  g=$(cat "$R/$n".log.* 2>/dev/null | grep -c ' cuGetProcAddress')
-  e=$(cat "$R/$n".log.* 2>/dev/null | grep -c ' cuGetExportTable(')
-  h=$(cat "$R/$n".log.* 2>/dev/null | grep -c '#[0-9]*(')
-  printf '%-20s %5s %9s %9s %9s %9s %7s %7s %9s %s/%s\n' "$n" "$(cat "$R/$n.bare.rc")" $same $ssame "$c" "$g" "$e" "$h" $asame \
-    "$(cat "$R/$n.bare.ms")" "$(cat "$R/$n.trace.ms")"
+  run "$n" ref env CUDA_INJECTION64_PATH="$B/libcupti_ref.so" CUTAP_REF_DIR="$R/$n.cupti" CUTAP_KERNEL_NAMES=0 \
+    "$C" trace -o "$R/$n.reftrace" --
+  run "$n" trace "$C" trace -o "$R/$n.trace" --
+  run "$n" stat "$C" stat -o "$R/$n.stat.txt" --
+  "$C" export --format sqlite -o "$R/$n.ref.sqlite" "$R/$n.reftrace" 2>"$R/$n.export.err"
+  python3 tests/gpu/compare.py "$n" "$R/$n.cupti" "$R/$n.ref.sqlite" >"$R/$n.compare" 2>&1 || FAIL=1
+  "$C" dump "$R/$n.trace" >"$R/$n.dump" 2>/dev/null
+  "$C" report --format csv "$R/$n.trace" >"$R/$n.csv" 2>/dev/null
+  s="$(same "$n" ref)/$(same "$n" trace)/$(same "$n" stat)"
+  [ "$s" = yes/yes/yes ] || FAIL=1
+  printf "$fmt" "$n" "$(cat "$R/$n.bare.rc")" "$s" "$(kv "$n" cupti_apis)" "$(kv "$n" cutap_apis)" \
+    "$(kv "$n" cupti_calls)" "$(kv "$n" cutap_calls)" "$(kv "$n" mismatches)" "$(kv "$n" getproc)" \
+    "$(kv "$n" hidden)" "$(kv "$n" preinit)" "$(cat "$R/$n.bare.ms")/$(cat "$R/$n.trace.ms")"
 done
 echo
-if [[ " $ORDER " == *" entrypoint "* ]]; then
-  n=$(cat "$R"/entrypoint.log.* 2>/dev/null | grep -c ' cuDeviceGetPCIBusId(')
-  echo "cudaGetDriverEntryPointByVersion: cuDeviceGetPCIBusId calls recorded: $n (program made 3): $([ "$n" = 3 ] && echo PASS || echo FAIL)"
-fi
-echo "== export tables requested (uuid, name, count) over all workloads"
-cat "$R"/*.log.* 2>/dev/null | grep -o 'uuid=[0-9a-f]* table=[A-Z_?0-9]*' | sort | uniq -c | sort -rn
-echo "== export tables: word 0 as seen (CUTAP_DEBUG)"
-cat "$R"/*.trace.err 2>/dev/null | grep -o 'export table [^ ]* at [^:]*: word 0 = 0x[0-9a-f]*' | sed 's/ at [^:]*//' | sort | uniq -c
-echo "== hidden slots called by default (top 40)"
-cat "$R"/*.log.* 2>/dev/null | sed -n 's/.* \([A-Za-z_0-9]*#[0-9]*\)(.*/\1/p' | sort | uniq -c | sort -rn | head -40
-echo "== hidden slots called with CUTAP_HIDDEN=all (top 30)"
-cat "$R"/*.all.* 2>/dev/null | sed -n 's/.* \([A-Za-z_0-9]*#[0-9]*\)(.*/\1/p' | sort | uniq -c | sort -rn | head -30
-echo "== differences (first lines)"
+echo "columns: same r/t/s = stdout and status equal to the bare run under trace+CUPTI / trace / stat;"
+echo "APIs, calls: distinct driver APIs and calls CUPTI (C) counted and cutap recorded after CUPTI started;"
+echo "mism: (process, API) pairs whose counts differ; getproc, hidden: cuGetProcAddress* and export-table"
+echo "slot calls (CUPTI has no callback for them); preinit: calls cutap saw before CUPTI was loaded"
+echo
+echo "== details"
 for n in $ORDER; do
-  cmp -s "$R/$n.bare.out" "$R/$n.trace.out" || { echo "-- $n trace"; diff "$R/$n.bare.out" "$R/$n.trace.out" | head -5; tail -3 "$R/$n.trace.err"; }
-  cmp -s "$R/$n.bare.out" "$R/$n.all.out" || { echo "-- $n hidden=all"; diff "$R/$n.bare.out" "$R/$n.all.out" | head -5; tail -3 "$R/$n.all.err"; }
+  [ -s "$R/$n.compare" ] && sed -n '2,$p' "$R/$n.compare" | head -30 | sed "s/^/$n /"
+  [ "$(same "$n" ref)$(same "$n" trace)$(same "$n" stat)" = yesyesyes ] || {
+    for m in ref trace stat; do
+      [ "$(same "$n" $m)" = yes ] || { echo "-- $n $m: rc $(cat "$R/$n.$m.rc")"; diff "$R/$n.bare.out" "$R/$n.$m.out" | head -5; tail -5 "$R/$n.$m.err"; }
+    done
+  }
 done
-tar czf "$OUTDIR/gpu-results.tgz" -C "$R" . 2>/dev/null
-echo "results: $OUTDIR/gpu-results.tgz"
+if [[ " $ORDER " == *" entrypoint "* ]]; then
+  k=$(grep -c ' cuDeviceGetPCIBusId(' "$R/entrypoint.dump")
+  echo "cudaGetDriverEntryPointByVersion: cuDeviceGetPCIBusId calls recorded: $k (program made 3): $([ "$k" = 3 ] && echo PASS || { FAIL=1; echo FAIL; })"
+fi
+if [[ " $ORDER " == *" torchrun_2gpu "* ]]; then
+  echo "== torchrun, 2 ranks: cutap report --by rank (driver APIs called on both ranks / on one only)"
+  "$C" report --format csv --by rank "$R/torchrun_2gpu.trace" >"$R/torchrun_2gpu.byrank.csv"
+  python3 - "$R/torchrun_2gpu.byrank.csv" <<'EOF'
+import csv, sys, collections
+rows = list(csv.DictReader(open(sys.argv[1])))
+by = collections.defaultdict(dict)
+for r in rows:
+    by[r["rank"]][r["name"]] = int(r["calls"])
+ranks = sorted(k for k in by if k not in ("", "-"))
+print("ranks:", ", ".join("%s (%d calls, %d APIs)" % (k, sum(by[k].values()), len(by[k])) for k in ranks))
+both = set.intersection(*(set(by[k]) for k in ranks)) if len(ranks) >= 2 else set()
+print("APIs on every rank: %d; only some: %s" % (len(both), sorted(set.union(*(set(by[k]) for k in ranks)) - both) if ranks else "-"))
+for name in ("cuMemCreate", "cuMemMap", "cuMemExportToShareableHandle", "cuMemImportFromShareableHandle",
+             "cuIpcGetMemHandle", "cuIpcOpenMemHandle_v2", "cuMemGetHandleForAddressRange", "cuLaunchKernelEx"):
+    print("  %-32s %s" % (name, " ".join("rank%s=%d" % (k, by[k].get(name, 0)) for k in ranks)))
+EOF
+  ls "$R/torchrun_2gpu.trace" | sed 's/^/  file /'
+fi
+echo "== export tables asked for (all workloads, plain trace): requests per table"
+cat "$R"/*.dump 2>/dev/null | grep ' cuGetExportTable(' | sed -n 's/.*}<\([^>]*\)>.*/\1/p' | sort | uniq -c | sort -rn
+echo "== export-table slots called (all workloads): calls per slot"
+cat "$R"/*.csv 2>/dev/null | awk -F, '$1=="hidden" {n[$2]+=$3} END {for (k in n) print n[k], k}' | sort -rn | head -40
+tar czf "$OUTDIR/gpu-results.tgz" -C "$R" --exclude='*.reftrace' --exclude='*.trace' . 2>/dev/null
+echo "results: $OUTDIR/gpu-results.tgz ($(du -h "$OUTDIR/gpu-results.tgz" | cut -f1)); suite $([ $FAIL = 0 ] && echo PASSED || echo FAILED)"
+exit $FAIL

@@ -1,0 +1,242 @@
+/* Cost per call on a real GPU, side by side in one run.
+ *
+ *   build/gpu/overhead [CYCLES]       (bench/gpu/run.sh builds and runs it)
+ *
+ * The program runs itself as children, one per mode and cycle: bare (no
+ * cutap), pass (libcutap.so preloaded, no client), stat (the counting
+ * recorder, what `cutap stat` runs), trace (the full recorder, what `cutap
+ * trace` runs) and cupti (the CUPTI callback subscriber of tests/gpu,
+ * loaded by the driver through CUDA_INJECTION64_PATH; path in
+ * $CUTAP_REF_LIB). Each child reaches the driver the way cudart does
+ * (dlopen + dlsym) and times, with CLOCK_MONOTONIC:
+ *   - cuCtxGetCurrent: 7 rounds of 1 M calls;
+ *   - an empty kernel launch: 7 rounds of 20,000 cuLaunchKernel on a
+ *     stream, synchronised every 1,000 launches;
+ * and reports each round's ns per call. The parent takes, per mode, the
+ * median over all rounds of all cycles, and prints the table and the cost
+ * each mode adds to a bare call. Modes are run in turn, CYCLES times
+ * (default 3), so slow drifts of the machine hit every mode alike. */
+#define _GNU_SOURCE
+#include <dlfcn.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+typedef int CUresult;
+typedef void *CUcontext, *CUmodule, *CUfunction, *CUstream;
+typedef int CUdevice;
+
+#define ROUNDS 7
+#define NCTX 1000000L
+#define NLAUNCH 20000L
+
+static const char ptx[] =
+    ".version 8.0\n.target sm_50\n.address_size 64\n"
+    ".visible .entry empty()\n{\n ret;\n}\n";
+
+static uint64_t now(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (uint64_t)t.tv_sec * 1000000000u + (uint64_t)t.tv_nsec;
+}
+
+static int cmp(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return x < y ? -1 : x > y;
+}
+
+#define SYM(var, name)                                                    \
+    do {                                                                  \
+        *(void **)&var = dlsym(h, name);                                  \
+        if (!var) {                                                       \
+            fprintf(stderr, "overhead: %s not found\n", name);            \
+            return 1;                                                     \
+        }                                                                 \
+    } while (0)
+#define CK(call)                                                          \
+    do {                                                                  \
+        CUresult r_ = (call);                                             \
+        if (r_) {                                                         \
+            fprintf(stderr, "overhead: %s = %d\n", #call, r_);            \
+            return 1;                                                     \
+        }                                                                 \
+    } while (0)
+
+/* One child: prints "ctx <ns> ..." and "launch <ns> ..." on stdout. */
+static int child(void)
+{
+    void *h = dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL);
+    if (!h) {
+        fprintf(stderr, "overhead: %s\n", dlerror());
+        return 1;
+    }
+    CUresult (*init)(unsigned), (*devget)(CUdevice *, int), (*retain)(CUcontext *, CUdevice),
+        (*setcur)(CUcontext), (*getcur)(CUcontext *), (*modload)(CUmodule *, const void *),
+        (*getfn)(CUfunction *, CUmodule, const char *), (*screate)(CUstream *, unsigned),
+        (*ssync)(CUstream),
+        (*launch)(CUfunction, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned,
+                  CUstream, void **, void **);
+    SYM(init, "cuInit");
+    SYM(devget, "cuDeviceGet");
+    SYM(retain, "cuDevicePrimaryCtxRetain");
+    SYM(setcur, "cuCtxSetCurrent");
+    SYM(getcur, "cuCtxGetCurrent");
+    SYM(modload, "cuModuleLoadData");
+    SYM(getfn, "cuModuleGetFunction");
+    SYM(screate, "cuStreamCreate");
+    SYM(ssync, "cuStreamSynchronize");
+    SYM(launch, "cuLaunchKernel");
+    CUdevice dev;
+    CUcontext ctx, cur;
+    CUmodule mod;
+    CUfunction fn;
+    CUstream st;
+    CK(init(0));
+    CK(devget(&dev, 0));
+    CK(retain(&ctx, dev));
+    CK(setcur(ctx));
+    CK(modload(&mod, ptx));
+    CK(getfn(&fn, mod, "empty"));
+    CK(screate(&st, 1));
+    for (long i = 0; i < 1000; i++)   /* warm-up */
+        getcur(&cur);
+    CK(launch(fn, 1, 1, 1, 32, 1, 1, 0, st, NULL, NULL));
+    CK(ssync(st));
+    printf("ctx");
+    for (int r = 0; r < ROUNDS; r++) {
+        uint64_t a = now();
+        for (long i = 0; i < NCTX; i++)
+            getcur(&cur);
+        printf(" %.3f", (double)(now() - a) / NCTX);
+    }
+    printf("\nlaunch");
+    for (int r = 0; r < ROUNDS; r++) {
+        uint64_t a = now();
+        for (long i = 0; i < NLAUNCH; i++) {
+            if (launch(fn, 1, 1, 1, 32, 1, 1, 0, st, NULL, NULL))
+                return 1;
+            if (i % 1000 == 999)
+                CK(ssync(st));
+        }
+        printf(" %.3f", (double)(now() - a) / NLAUNCH);
+    }
+    printf("\n");
+    return cur == ctx ? 0 : 1;
+}
+
+enum { BARE, PASS, STAT, TRACE, CUPTI, NMODES };
+static const char *const mode_name[NMODES] = {"bare", "pass", "stat", "trace", "cupti"};
+
+/* Runs one child in a mode; appends its rounds to ctx[] and launch[]. */
+static int run_mode(const char *self, int m, const char *lib, const char *ref, const char *tmp,
+                    double *ctx, int *nctx, double *lau, int *nlau)
+{
+    int fd[2];
+    if (pipe(fd))
+        return -1;
+    pid_t pid = fork();
+    if (pid < 0)
+        return -1;
+    if (pid == 0) {
+        dup2(fd[1], 1);
+        close(fd[0]);
+        if (m != BARE && m != CUPTI)
+            setenv("LD_PRELOAD", lib, 1);
+        if (m == STAT)
+            setenv("CUTAP_COUNT", tmp, 1);
+        if (m == TRACE)
+            setenv("CUTAP_TRACE", tmp, 1);
+        if (m == CUPTI)
+            setenv("CUDA_INJECTION64_PATH", ref, 1);
+        setenv("OVERHEAD_CHILD", "1", 1);
+        execl(self, self, (char *)NULL);
+        _exit(127);
+    }
+    close(fd[1]);
+    FILE *f = fdopen(fd[0], "r");
+    char line[4096];
+    while (f && fgets(line, sizeof line, f)) {
+        double *dst = !strncmp(line, "ctx", 3) ? ctx : !strncmp(line, "launch", 6) ? lau : NULL;
+        int *n = dst == ctx ? nctx : nlau;
+        if (!dst)
+            continue;
+        char *p = strchr(line, ' ');
+        while (p && *p) {
+            char *end;
+            double v = strtod(p, &end);
+            if (end == p)
+                break;
+            dst[(*n)++] = v;
+            p = end;
+        }
+    }
+    if (f)
+        fclose(f);
+    int st;
+    waitpid(pid, &st, 0);
+    return WIFEXITED(st) && WEXITSTATUS(st) == 0 ? 0 : -1;
+}
+
+static double median(double *v, int n)
+{
+    if (!n)
+        return 0;
+    qsort(v, n, sizeof *v, cmp);
+    return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+int main(int argc, char **argv)
+{
+    if (getenv("OVERHEAD_CHILD"))
+        return child();
+    int cycles = argc > 1 ? atoi(argv[1]) : 3;
+    if (cycles < 1 || cycles > 50) {
+        fprintf(stderr, "usage: %s [CYCLES 1..50]\n", argv[0]);
+        return 2;
+    }
+    const char *lib = getenv("CUTAP_LIBRARY");
+    const char *ref = getenv("CUTAP_REF_LIB");
+    if (!lib || !ref) {
+        fprintf(stderr, "overhead: set CUTAP_LIBRARY (libcutap.so) and CUTAP_REF_LIB (libcupti_ref.so)\n");
+        return 2;
+    }
+    char self[4096];
+    ssize_t sl = readlink("/proc/self/exe", self, sizeof self - 1);
+    if (sl <= 0)
+        return 1;
+    self[sl] = 0;
+    static double ctx[NMODES][50 * ROUNDS], lau[NMODES][50 * ROUNDS];
+    int nctx[NMODES] = {0}, nlau[NMODES] = {0};
+    for (int c = 0; c < cycles; c++)
+        for (int m = 0; m < NMODES; m++) {
+            char tmp[] = "/tmp/cutap-overhead.XXXXXX";
+            if (!mkdtemp(tmp))
+                return 1;
+            if (run_mode(self, m, lib, ref, tmp, ctx[m], &nctx[m], lau[m], &nlau[m]))
+                fprintf(stderr, "overhead: mode %s failed in cycle %d\n", mode_name[m], c);
+            char cmd[256];
+            snprintf(cmd, sizeof cmd, "rm -rf %s", tmp);
+            if (system(cmd))
+                fprintf(stderr, "overhead: could not remove %s\n", tmp);
+        }
+    double mc[NMODES], ml[NMODES];
+    for (int m = 0; m < NMODES; m++) {
+        mc[m] = median(ctx[m], nctx[m]);
+        ml[m] = median(lau[m], nlau[m]);
+    }
+    printf("%-6s %14s %10s %14s %10s %8s\n", "mode", "cuCtxGetCurrent", "added", "empty launch", "added",
+           "rounds");
+    for (int m = 0; m < NMODES; m++)
+        printf("%-6s %12.2f ns %+8.2f ns %11.1f ns %+8.1f ns %8d\n", mode_name[m], mc[m], mc[m] - mc[BARE],
+               ml[m], ml[m] - ml[BARE], nctx[m]);
+    double t = mc[TRACE] - mc[BARE], s = mc[STAT] - mc[BARE], cu = mc[CUPTI] - mc[BARE];
+    if (t > 0 && s > 0)
+        printf("cuCtxGetCurrent: CUPTI adds %.1fx what trace adds, %.1fx what stat adds\n", cu / t, cu / s);
+    return 0;
+}

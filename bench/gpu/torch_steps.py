@@ -1,0 +1,41 @@
+"""PyTorch training steps per second (bench/gpu/run.sh runs it bare and
+under cutap, alternately). A small MLP (4 Linear layers of 512, batch
+256, SGD with momentum): about 30 kernel launches and 100 driver calls per
+step, so the driver API's share of a step is large, the case where an
+interposer shows most. 100 warm-up steps, then STEPS timed steps
+(default 2000) ending with a synchronisation. Prints "steps_per_s <v>"."""
+import sys
+import time
+
+import torch
+import torch.nn as nn
+import torch.nn.functional as F
+
+
+def main():
+    steps = int(sys.argv[1]) if len(sys.argv) > 1 else 2000
+    dev = torch.device("cuda", 0)
+    torch.manual_seed(0)
+    model = nn.Sequential(nn.Linear(512, 512), nn.ReLU(), nn.Linear(512, 512), nn.ReLU(),
+                          nn.Linear(512, 512), nn.ReLU(), nn.Linear(512, 10)).to(dev)
+    opt = torch.optim.SGD(model.parameters(), lr=0.01, momentum=0.9)
+    x = torch.randn(256, 512, device=dev)
+    y = torch.randint(0, 10, (256,), device=dev)
+
+    def step():
+        opt.zero_grad(set_to_none=True)
+        F.cross_entropy(model(x), y).backward()
+        opt.step()
+
+    for _ in range(100):
+        step()
+    torch.cuda.synchronize()
+    t = time.perf_counter()
+    for _ in range(steps):
+        step()
+    torch.cuda.synchronize()
+    print("steps_per_s %.1f" % (steps / (time.perf_counter() - t)))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,43 @@
+#!/usr/bin/env bash
+# Builds what the GPU scripts need on the device machine, into build/gpu:
+# libcutap.so and the cutap command (or the copy built on the development
+# machine, carried as build/host/cutap, where sqlite3.h is missing), the
+# CUPTI referee (libcupti_ref.so), the workloads and bench/gpu/overhead.
+# Prints one line per thing that could not be built; exits 1 only when
+# cutap itself cannot be built.
+cd "$(dirname "$0")/../.."
+B=build/gpu W=tests/gpu/workloads
+export PATH=/usr/local/cuda/bin:$PATH
+mkdir -p "$B"
+LOG=$B/build.log
+: >"$LOG"
+make -s lib >>"$LOG" 2>&1 || { echo "libcutap.so: build failed"; tail -20 "$LOG"; exit 1; }
+if ! make -s cli >>"$LOG" 2>&1; then
+  cp build/host/cutap build/cutap 2>/dev/null && echo "cli: the carried build/host/cutap (no sqlite3.h here)"
+fi
+ldd build/cutap | grep -q 'not found' && { echo "cutap cannot run here:"; ldd build/cutap; exit 1; }
+
+# Where CUPTI and NCCL are: the toolkit, or the Python wheels PyTorch uses.
+PYNV=$(python3 -c 'import nvidia, os; print(os.path.dirname(nvidia.__path__[0]) + "/nvidia")' 2>/dev/null)
+first() { for d in "$@"; do [ -e "$d" ] && { echo "${d%/*}"; return; }; done; }
+CUPTI_INC=$(first /usr/local/cuda/include/cupti.h /usr/local/cuda/extras/CUPTI/include/cupti.h "$PYNV"/cuda_cupti/include/cupti.h)
+CUPTI_LIB=$(first /usr/local/cuda/lib64/libcupti.so /usr/local/cuda/extras/CUPTI/lib64/libcupti.so "$PYNV"/cuda_cupti/lib/libcupti.so.13)
+NCCL_INC=$(first /usr/local/cuda/include/nccl.h "$PYNV"/nccl/include/nccl.h)
+NCCL_LIB=$(first /usr/local/cuda/lib64/libnccl.so /usr/local/cuda/lib64/libnccl.so.2 "$PYNV"/nccl/lib/libnccl.so.2)
+echo "cupti: ${CUPTI_INC:-?} ${CUPTI_LIB:-?}; nccl: ${NCCL_INC:-?} ${NCCL_LIB:-?}" >>"$LOG"
+lib() { ls "$1"/$2* 2>/dev/null | head -1; }   # a library by path (no .so link in wheels)
+try() { local what=$1; shift; ( "$@" >"$B/build.$what.log" 2>&1 || echo "$what: build failed (see $B/build.$what.log)" ) & }   # in parallel
+try libcupti_ref.so gcc -O2 -shared -fPIC -I"$CUPTI_INC" tests/gpu/cupti_ref.c -o $B/libcupti_ref.so \
+  "$(lib "$CUPTI_LIB" libcupti.so)" -Wl,-rpath,"$CUPTI_LIB" -lpthread
+try overhead gcc -O2 -o $B/overhead bench/gpu/overhead.c -ldl
+try procaddr_check gcc -O2 -o $B/procaddr_check tests/gpu/procaddr_check.c -ldl
+try vecadd_static nvcc -O2 -arch=sm_90 $W/vecadd.cu -o $B/vecadd_static
+try vecadd_shared nvcc -O2 -arch=sm_90 -cudart shared $W/vecadd.cu -o $B/vecadd_shared
+try driverapi gcc -O2 -I/usr/local/cuda/include $W/driverapi.c -o $B/driverapi -L/usr/local/cuda/lib64/stubs -lcuda
+try ptds nvcc -O2 -arch=sm_90 --default-stream per-thread $W/ptds.cu -o $B/ptds
+try cublas_gemm nvcc -O2 -arch=sm_90 $W/cublas_gemm.cu -lcublas -o $B/cublas_gemm
+try entrypoint nvcc -O2 -arch=sm_90 $W/entrypoint.cu -o $B/entrypoint
+try nccl_allreduce nvcc -O2 -arch=sm_90 -I"$NCCL_INC" $W/nccl_allreduce.cu -o $B/nccl_allreduce \
+  "$(lib "$NCCL_LIB" libnccl.so)" -Xlinker -rpath -Xlinker "$NCCL_LIB"
+wait
+exit 0
