@@ -5,11 +5,11 @@
 #    bare / libcutap.so with no client / cutap stat / cutap trace / CUPTI.
 # 2. PyTorch training steps per second (bench/gpu/torch_steps.py), bare,
 #    under `cutap trace` and under `cutap stat`, in turn, CYCLES times
-#    (default 3); medians and the change against bare.
+#    (default 4); medians and the change against bare.
 set -u
 cd "$(dirname "$0")/../.."
 B=build/gpu
-CYC=${1:-3}
+CYC=${1:-4}
 [ -x $B/overhead ] && [ -f $B/libcupti_ref.so ] && [ -x build/cutap ] || tests/gpu/build.sh || exit 1
 echo "== $(date -u +%Y-%m-%dT%H:%MZ) $(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader | head -1), clocksource $(cat /sys/devices/system/clocksource/clocksource0/current_clocksource 2>/dev/null)"
 CUTAP_LIBRARY=$PWD/build/libcutap.so CUTAP_REF_LIB=$PWD/$B/libcupti_ref.so $B/overhead "$CYC"
@@ -29,5 +29,7 @@ for m in bare trace stat; do
   v=$(echo ${V[$m]} | med)
   awk -v m=$m -v v="$v" -v b="$b" 'BEGIN {printf "  %-6s %9.1f steps/s  %+6.2f %%\n", m, v, (v - b) / b * 100}'
 done
-echo "  calls recorded in one traced run (2,100 steps + start-up): $calls"
+echo "  calls recorded in one traced run (2,200 steps + start-up): $calls; the most frequent:"
+build/cutap report --format csv "$T/t1" | awk -F, 'NR>1 {print $3, $1, $2, $6}' | sort -rn | head -8 |
+  awk '{printf "    %8d %-7s %-34s avg %s ns\n", $1, $2, $3, $4}'
 rm -rf "$T"

@@ -1,8 +1,6 @@
 #!/usr/bin/env bash
 # Builds what the GPU scripts need on the device machine, into build/gpu:
-# libcutap.so and the cutap command (or the copy built on the development
-# machine, carried as build/host/cutap, where sqlite3.h is missing), the
-# CUPTI referee (libcupti_ref.so), the workloads and bench/gpu/overhead.
+# libcutap.so and the cutap command, the CUPTI referee (libcupti_ref.so), the workloads and bench/gpu/overhead.
 # Prints one line per thing that could not be built; exits 1 only when
 # cutap itself cannot be built.
 cd "$(dirname "$0")/../.."
@@ -12,10 +10,7 @@ mkdir -p "$B"
 LOG=$B/build.log
 : >"$LOG"
 make -s lib >>"$LOG" 2>&1 || { echo "libcutap.so: build failed"; tail -20 "$LOG"; exit 1; }
-if ! make -s cli >>"$LOG" 2>&1; then
-  cp build/host/cutap build/cutap 2>/dev/null && echo "cli: the carried build/host/cutap (no sqlite3.h here)"
-fi
-ldd build/cutap | grep -q 'not found' && { echo "cutap cannot run here:"; ldd build/cutap; exit 1; }
+make -s cli >>"$LOG" 2>&1 || { echo "cutap: build failed"; tail -20 "$LOG"; exit 1; }
 
 # Where CUPTI and NCCL are: the toolkit, or the Python wheels PyTorch uses.
 PYNV=$(python3 -c 'import nvidia, os; print(os.path.dirname(nvidia.__path__[0]) + "/nvidia")' 2>/dev/null)
@@ -23,10 +18,13 @@ first() { for d in "$@"; do [ -e "$d" ] && { echo "${d%/*}"; return; }; done; }
 CUPTI_INC=$(first /usr/local/cuda/include/cupti.h /usr/local/cuda/extras/CUPTI/include/cupti.h "$PYNV"/cuda_cupti/include/cupti.h)
 CUPTI_LIB=$(first /usr/local/cuda/lib64/libcupti.so /usr/local/cuda/extras/CUPTI/lib64/libcupti.so "$PYNV"/cuda_cupti/lib/libcupti.so.13)
 NCCL_INC=$(first /usr/local/cuda/include/nccl.h "$PYNV"/nccl/include/nccl.h)
-NCCL_LIB=$(first /usr/local/cuda/lib64/libnccl.so /usr/local/cuda/lib64/libnccl.so.2 "$PYNV"/nccl/lib/libnccl.so.2)
+NCCL_LIB=$(first /usr/local/cuda/lib64/libnccl.so.2 "$PYNV"/nccl/lib/libnccl.so.2)
 echo "cupti: ${CUPTI_INC:-?} ${CUPTI_LIB:-?}; nccl: ${NCCL_INC:-?} ${NCCL_LIB:-?}" >>"$LOG"
 lib() { ls "$1"/$2* 2>/dev/null | head -1; }   # a library by path (no .so link in wheels)
-try() { local what=$1; shift; ( "$@" >"$B/build.$what.log" 2>&1 || echo "$what: build failed (see $B/build.$what.log)" ) & }   # in parallel
+try() {   # in parallel; a failure prints the end of its log
+  local what=$1; shift
+  ( "$@" >"$B/build.$what.log" 2>&1 || { echo "$what: build failed:"; tail -4 "$B/build.$what.log"; } ) &
+}
 try libcupti_ref.so gcc -O2 -shared -fPIC -I"$CUPTI_INC" tests/gpu/cupti_ref.c -o $B/libcupti_ref.so \
   "$(lib "$CUPTI_LIB" libcupti.so)" -Wl,-rpath,"$CUPTI_LIB" -lpthread
 try overhead gcc -O2 -o $B/overhead bench/gpu/overhead.c -ldl
@@ -37,7 +35,7 @@ try driverapi gcc -O2 -I/usr/local/cuda/include $W/driverapi.c -o $B/driverapi -
 try ptds nvcc -O2 -arch=sm_90 --default-stream per-thread $W/ptds.cu -o $B/ptds
 try cublas_gemm nvcc -O2 -arch=sm_90 $W/cublas_gemm.cu -lcublas -o $B/cublas_gemm
 try entrypoint nvcc -O2 -arch=sm_90 $W/entrypoint.cu -o $B/entrypoint
-try nccl_allreduce nvcc -O2 -arch=sm_90 -I"$NCCL_INC" $W/nccl_allreduce.cu -o $B/nccl_allreduce \
-  "$(lib "$NCCL_LIB" libnccl.so)" -Xlinker -rpath -Xlinker "$NCCL_LIB"
+try nccl_allreduce nvcc -O2 -arch=sm_90 ${NCCL_INC:+-I"$NCCL_INC"} $W/nccl_allreduce.cu -o $B/nccl_allreduce \
+  -L"$NCCL_LIB" -l:libnccl.so.2 -Xlinker -rpath -Xlinker "$NCCL_LIB"
 wait
 exit 0

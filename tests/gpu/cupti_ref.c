@@ -1,38 +1,61 @@
 /* The referee: a CUPTI callback subscriber that counts the driver and
- * runtime API calls of a process per name. It is loaded by the driver
- * itself, during the first cuInit, through the injection mechanism:
+ * runtime API calls of a process per callback id. It is loaded by the
+ * driver itself, during the first cuInit, through the injection mechanism:
  *
  *   CUDA_INJECTION64_PATH=build/gpu/libcupti_ref.so CUTAP_REF_DIR=DIR ./app
  *
- * At exit it writes DIR/cupti.<pid>.tsv: "domain<TAB>name<TAB>count" per
- * API called at least once, after a line "# pid <pid> ppid <ppid>
- * init_realtime_ns <CLOCK_REALTIME when the driver called us>", and
- * DIR/cbids.tsv: every driver API CUPTI has a callback for. Without CUTAP_REF_DIR it counts and
- * writes nothing (the overhead benchmark). CUTAP_REF_DOMAINS=driver limits
- * the subscription to the driver API. A forked child starts from zero.
+ * The counters live in a shared mapping of DIR/cupti.<pid>.bin, so the
+ * file holds every call CUPTI reported, however the process ends (exit
+ * handlers that run after ours, os._exit, a signal). Layout (native
+ * endianness, u64 words): magic "CUTAPREF", pid, ppid, realtime ns when
+ * the driver loaded us, realtime ns of the latest callback, number of
+ * driver ids, number of runtime ids, 0; then the driver counters, then the
+ * runtime counters. DIR/cbids.tsv names the ids: "domain<TAB>cbid<TAB>name"
+ * for every id CUPTI has a callback for. tests/gpu/compare.py reads both.
  *
- * Build: gcc -O2 -shared -fPIC -I/usr/local/cuda/include cupti_ref.c
- *        -o libcupti_ref.so -L<cupti lib dir> -lcupti -lpthread
+ * Without CUTAP_REF_DIR it counts into memory and writes nothing, and does
+ * not read the clock (bench/gpu/overhead uses it so). CUTAP_REF_DOMAINS=
+ * driver limits the subscription to the driver API. A forked child gets a
+ * file of its own, starting from zero.
+ *
+ * Build: gcc -O2 -shared -fPIC -I<cupti include> cupti_ref.c -o
+ *        libcupti_ref.so <libcupti.so> -lpthread   (tests/gpu/build.sh)
  */
 #define _GNU_SOURCE
 #include <cupti.h>
+#include <fcntl.h>
 #include <pthread.h>
 #include <stdatomic.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <time.h>
 #include <unistd.h>
 
 #define NDRV CUPTI_DRIVER_TRACE_CBID_SIZE
 #define NRT CUPTI_RUNTIME_TRACE_CBID_SIZE
 
-static _Atomic unsigned long drv[NDRV + 1];
-static _Atomic unsigned long rt[NRT + 1];
-static _Atomic unsigned long other;     /* cbids beyond the header's table */
+struct ref_file {
+    char magic[8];
+    uint64_t pid, ppid, init_realtime_ns, last_realtime_ns, ndrv, nrt, reserved;
+    _Atomic uint64_t drv[NDRV];
+    _Atomic uint64_t rt[NRT];
+};
+
+static struct ref_file mem;           /* without CUTAP_REF_DIR */
+static struct ref_file *ref = &mem;
+static int with_clock;
 static CUpti_SubscriberHandle sub;
-static unsigned long long init_ns;   /* CLOCK_REALTIME */
 static int initialized;
+
+static uint64_t realtime(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
 
 static void CUPTIAPI on_api(void *ud, CUpti_CallbackDomain dom, CUpti_CallbackId cbid, const void *data)
 {
@@ -41,67 +64,76 @@ static void CUPTIAPI on_api(void *ud, CUpti_CallbackDomain dom, CUpti_CallbackId
     if (cb->callbackSite != CUPTI_API_ENTER)
         return;
     if (dom == CUPTI_CB_DOMAIN_DRIVER_API && cbid < NDRV)
-        atomic_fetch_add_explicit(&drv[cbid], 1, memory_order_relaxed);
+        atomic_fetch_add_explicit(&ref->drv[cbid], 1, memory_order_relaxed);
     else if (dom == CUPTI_CB_DOMAIN_RUNTIME_API && cbid < NRT)
-        atomic_fetch_add_explicit(&rt[cbid], 1, memory_order_relaxed);
-    else
-        atomic_fetch_add_explicit(&other, 1, memory_order_relaxed);
+        atomic_fetch_add_explicit(&ref->rt[cbid], 1, memory_order_relaxed);
+    if (with_clock)
+        __atomic_store_n(&ref->last_realtime_ns, realtime(), __ATOMIC_RELAXED);
 }
 
-static void write_domain(FILE *f, CUpti_CallbackDomain dom, const char *label, _Atomic unsigned long *c, unsigned n)
-{
-    for (unsigned i = 0; i < n; i++) {
-        unsigned long v = atomic_load(&c[i]);
-        if (!v)
-            continue;
-        const char *name = NULL;
-        if (cuptiGetCallbackName(dom, i, &name) != CUPTI_SUCCESS || !name)
-            fprintf(f, "%s\tcbid_%u\t%lu\n", label, i, v);
-        else
-            fprintf(f, "%s\t%s\t%lu\n", label, name, v);
-    }
-}
-
-static void dump(void)
+/* Maps DIR/cupti.<pid>.bin; on failure keeps counting in memory. */
+static void open_file(void)
 {
     const char *dir = getenv("CUTAP_REF_DIR");
-    if (!dir || !*dir || !initialized)
+    ref = &mem;
+    with_clock = 0;
+    if (!dir || !*dir)
         return;
     char path[4096];
-    snprintf(path, sizeof path, "%s/cupti.%d.tsv", dir, (int)getpid());
-    FILE *f = fopen(path, "w");
-    if (!f) {
+    snprintf(path, sizeof path, "%s/cupti.%d.bin", dir, (int)getpid());
+    int fd = open(path, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    if (fd < 0 || ftruncate(fd, sizeof(struct ref_file))) {
+        perror(path);
+        if (fd >= 0)
+            close(fd);
+        return;
+    }
+    void *p = mmap(NULL, sizeof(struct ref_file), PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+    close(fd);
+    if (p == MAP_FAILED) {
         perror(path);
         return;
     }
-    fprintf(f, "# pid %d ppid %d init_realtime_ns %llu\n", (int)getpid(), (int)getppid(), init_ns);
-    write_domain(f, CUPTI_CB_DOMAIN_DRIVER_API, "driver", drv, NDRV);
-    write_domain(f, CUPTI_CB_DOMAIN_RUNTIME_API, "runtime", rt, NRT);
-    unsigned long o = atomic_load(&other);
-    if (o)
-        fprintf(f, "other\tunknown_cbid\t%lu\n", o);
-    fclose(f);
-    char final[4096];
+    ref = p;
+    ref->pid = (uint64_t)getpid();
+    ref->ppid = (uint64_t)getppid();
+    ref->init_realtime_ns = realtime();
+    ref->ndrv = NDRV;
+    ref->nrt = NRT;
+    memcpy(ref->magic, "CUTAPREF", 8);
+    with_clock = 1;
+}
+
+static void write_cbids(void)
+{
+    const char *dir = getenv("CUTAP_REF_DIR");
+    if (!dir || !*dir)
+        return;
+    char path[4096], final[4096];
     snprintf(final, sizeof final, "%s/cbids.tsv", dir);
     snprintf(path, sizeof path, "%s/cbids.tsv.%d", dir, (int)getpid());
+    FILE *f;
     if (access(final, F_OK) == 0 || !(f = fopen(path, "w")))
         return;
     for (unsigned i = 1; i < NDRV; i++) {
         const char *name = NULL;
         if (cuptiGetCallbackName(CUPTI_CB_DOMAIN_DRIVER_API, i, &name) == CUPTI_SUCCESS && name)
-            fprintf(f, "driver\t%s\n", name);
+            fprintf(f, "driver\t%u\t%s\n", i, name);
+    }
+    for (unsigned i = 1; i < NRT; i++) {
+        const char *name = NULL;
+        if (cuptiGetCallbackName(CUPTI_CB_DOMAIN_RUNTIME_API, i, &name) == CUPTI_SUCCESS && name)
+            fprintf(f, "runtime\t%u\t%s\n", i, name);
     }
     fclose(f);
     rename(path, final);   /* whole, whichever process writes it last */
 }
 
-static void zero_in_child(void)
+static void in_child(void)
 {
-    for (unsigned i = 0; i <= NDRV; i++)
-        atomic_store(&drv[i], 0);
-    for (unsigned i = 0; i <= NRT; i++)
-        atomic_store(&rt[i], 0);
-    atomic_store(&other, 0);
+    open_file();
+    if (ref == &mem)
+        memset(&mem, 0, sizeof mem);
 }
 
 static int check(CUptiResult r, const char *what)
@@ -118,9 +150,7 @@ __attribute__((visibility("default"))) int InitializeInjection(void)
 {
     if (initialized)
         return 1;
-    struct timespec ts;
-    clock_gettime(CLOCK_REALTIME, &ts);
-    init_ns = (unsigned long long)ts.tv_sec * 1000000000ull + (unsigned long long)ts.tv_nsec;
+    open_file();
     if (check(cuptiSubscribe(&sub, (CUpti_CallbackFunc)on_api, NULL), "cuptiSubscribe"))
         return 0;
     const char *doms = getenv("CUTAP_REF_DOMAINS");
@@ -130,7 +160,7 @@ __attribute__((visibility("default"))) int InitializeInjection(void)
     if (want_rt && check(cuptiEnableDomain(1, sub, CUPTI_CB_DOMAIN_RUNTIME_API), "enable runtime domain"))
         return 0;
     initialized = 1;
-    pthread_atfork(NULL, NULL, zero_in_child);
-    atexit(dump);
+    write_cbids();
+    pthread_atfork(NULL, NULL, in_child);
     return 1;
 }

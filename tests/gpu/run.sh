@@ -58,8 +58,8 @@ run() {
 same() { cmp -s "$R/$1.bare.out" "$R/$1.$2.out" && [ "$(cat "$R/$1.bare.rc")" = "$(cat "$R/$1.$2.rc")" ] && echo yes || echo no; }
 kv() { sed -n "s/.* $2=\([0-9]*\).*/\1/p" "$R/$1.compare" | head -1; }
 
-fmt='%-18s %3s %-11s %7s %7s %8s %8s %6s %8s %7s %8s %s\n'
-printf "$fmt" workload rc 'same r/t/s' 'APIs:C' 'cutap' 'calls:C' cutap mism getproc hidden 'preinit' 'ms bare/trace'
+fmt='%-18s %3s %-11s %6s %6s %7s %7s %5s %7s %6s %7s %7s %7s %s\n'
+printf "$fmt" workload rc 'same r/t/s' 'APIs:C' cutap 'calls:C' cutap mism getproc exptbl hidden preinit postexit 'ms bare/trace'
 FAIL=0
 for n in $ORDER; do
   [ -n "${CMD[$n]:-}" ] || { echo "$n: unknown workload"; continue; }
@@ -77,13 +77,15 @@ for n in $ORDER; do
   [ "$s" = yes/yes/yes ] || FAIL=1
   printf "$fmt" "$n" "$(cat "$R/$n.bare.rc")" "$s" "$(kv "$n" cupti_apis)" "$(kv "$n" cutap_apis)" \
     "$(kv "$n" cupti_calls)" "$(kv "$n" cutap_calls)" "$(kv "$n" mismatches)" "$(kv "$n" getproc)" \
-    "$(kv "$n" hidden)" "$(kv "$n" preinit)" "$(cat "$R/$n.bare.ms")/$(cat "$R/$n.trace.ms")"
+    "$(kv "$n" exptbl)" "$(kv "$n" hidden)" "$(kv "$n" preinit)" "$(kv "$n" postexit)" \
+    "$(cat "$R/$n.bare.ms")/$(cat "$R/$n.trace.ms")"
 done
 echo
 echo "columns: same r/t/s = stdout and status equal to the bare run under trace+CUPTI / trace / stat;"
-echo "APIs, calls: distinct driver APIs and calls CUPTI (C) counted and cutap recorded after CUPTI started;"
-echo "mism: (process, API) pairs whose counts differ; getproc, hidden: cuGetProcAddress* and export-table"
-echo "slot calls (CUPTI has no callback for them); preinit: calls cutap saw before CUPTI was loaded"
+echo "APIs, calls: distinct driver APIs and calls CUPTI (C) counted, and cutap recorded while CUPTI was"
+echo "active; mism: (process, API) pairs whose counts differ; getproc: cuGetProcAddress* calls (all, also"
+echo "compared); exptbl: cuGetExportTable calls (CUPTI reports none); hidden: export-table slot calls;"
+echo "preinit, postexit: calls cutap saw before the driver loaded CUPTI / after CUPTI's last callback"
 echo
 echo "== details"
 for n in $ORDER; do

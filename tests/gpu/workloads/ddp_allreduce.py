@@ -12,6 +12,12 @@ import torch.nn as nn  # noqa: E402
 import torch.nn.functional as F  # noqa: E402
 
 
+def say(line):
+    # One write per line, flushed: the ranks share stdout.
+    sys.stdout.write(line + "\n")
+    sys.stdout.flush()
+
+
 def main():
     rank = int(os.environ["RANK"])
     local = int(os.environ["LOCAL_RANK"])
@@ -23,7 +29,7 @@ def main():
     dist.all_reduce(t)
     expect = world * (world + 1) / 2
     ok = bool(torch.equal(t, torch.arange(1 << 16, dtype=torch.float32, device=dev) * expect))
-    print("rank %d world %d allreduce correct: %s" % (rank, world, "yes" if ok else "no"))
+    say("rank %d world %d allreduce correct: %s" % (rank, world, "yes" if ok else "no"))
     torch.manual_seed(0)
     model = nn.parallel.DistributedDataParallel(nn.Linear(16, 4).to(dev), device_ids=[local])
     opt = torch.optim.SGD(model.parameters(), lr=0.1)
@@ -38,7 +44,7 @@ def main():
     ws = torch.tensor([w], dtype=torch.float64, device=dev)
     dist.all_reduce(ws)
     same = abs(ws.item() - world * w) < 1e-9 * max(1.0, abs(w))
-    print("rank %d ddp weights equal on all ranks: %s" % (rank, "yes" if same else "no"))
+    say("rank %d ddp weights equal on all ranks: %s" % (rank, "yes" if same else "no"))
     dist.destroy_process_group()
     return 0 if ok and same else 1
 
