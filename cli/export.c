@@ -46,8 +46,9 @@
  *       thread_id INTEGER REFERENCES threads(id),
  *       layer TEXT,
  *       name_id INTEGER REFERENCES strings(id),
- *       calls INTEGER, errors INTEGER,
- *       total_ns INTEGER, min_ns INTEGER, max_ns INTEGER);
+ *       calls INTEGER, errors INTEGER,  -- every call
+ *       total_ns INTEGER, min_ns INTEGER, max_ns INTEGER,   -- over the timed calls
+ *       timed INTEGER);            -- calls timed (= calls with every call timed)
  *   CREATE VIEW calls_named AS
  *       SELECT calls.*, s.value AS name, k.value AS kernel
  *       FROM calls JOIN strings s ON s.id = calls.name_id
@@ -385,10 +386,11 @@ static void write_jsonl(const struct trace *tr, FILE *f)
         const struct tr_thread *t = &tr->threads[k->thread];
         fprintf(f,
                 "{\"type\":\"counter\",\"host\":%s,\"pid\":%d,\"tid\":%d,\"layer\":\"%s\",\"name\":%s,"
-                "\"calls\":%llu,\"errors\":%llu,\"total_ns\":%llu,\"min_ns\":%llu,\"max_ns\":%llu}\n",
+                "\"calls\":%llu,\"errors\":%llu,\"total_ns\":%llu,\"min_ns\":%llu,\"max_ns\":%llu,\"timed\":%llu}\n",
                 jhost[t->proc], tr->procs[t->proc].h.pid, t->tid, layer_str(tr->names[k->name].layer),
                 jname[k->name], (unsigned long long)k->calls, (unsigned long long)k->errors,
-                (unsigned long long)k->total_ns, (unsigned long long)k->min_ns, (unsigned long long)k->max_ns);
+                (unsigned long long)k->total_ns, (unsigned long long)k->min_ns, (unsigned long long)k->max_ns,
+                (unsigned long long)k->timed);
     }
     free_strs(jhost, tr->nprocs);
     free_strs(jname, tr->nnames);
@@ -411,7 +413,7 @@ static const char schema[] =
     " args TEXT, kernel_id INTEGER REFERENCES strings(id));"
     "CREATE TABLE counters(thread_id INTEGER REFERENCES threads(id), layer TEXT,"
     " name_id INTEGER REFERENCES strings(id), calls INTEGER, errors INTEGER, total_ns INTEGER, min_ns INTEGER,"
-    " max_ns INTEGER);"
+    " max_ns INTEGER, timed INTEGER);"
     "CREATE VIEW calls_named AS SELECT calls.*, s.value AS name, k.value AS kernel FROM calls"
     " JOIN strings s ON s.id = calls.name_id LEFT JOIN strings k ON k.id = calls.kernel_id;";
 
@@ -540,8 +542,8 @@ static int write_sqlite(const struct trace *tr, const char *path)
                       " kernel_id) VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)",
                       -1, &st_call, NULL));
     CK(sq->prepare_v2(db,
-                      "INSERT INTO counters(thread_id, layer, name_id, calls, errors, total_ns, min_ns, max_ns)"
-                      " VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
+                      "INSERT INTO counters(thread_id, layer, name_id, calls, errors, total_ns, min_ns, max_ns, timed)"
+                      " VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
                       -1, &st_cnt, NULL));
 
     /* Ids are array index + 1, so threads and calls refer to rows by the
@@ -609,6 +611,7 @@ static int write_sqlite(const struct trace *tr, const char *path)
         CK(sq->bind_int64(st_cnt, 6, (int64_t)k->total_ns));
         CK(sq->bind_int64(st_cnt, 7, (int64_t)k->min_ns));
         CK(sq->bind_int64(st_cnt, 8, (int64_t)k->max_ns));
+        CK(sq->bind_int64(st_cnt, 9, (int64_t)k->timed));
         CK(step_reset(st_cnt));
     }
     CK(sq->exec(db, "COMMIT", NULL, NULL, NULL));

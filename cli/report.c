@@ -2,7 +2,15 @@
  * average, median, min and max time and share of API time, sorted by
  * total time (like `strace -c` and `nsys stats -r cuda_api_sum`); groups
  * by process, thread or rank on request. Reads call records (trace mode)
- * and counters (counting mode, no median) alike. */
+ * and counters (counting mode, no median) alike.
+ *
+ * Counting mode times only some calls (src/record/recorder.c): the reader
+ * then estimates each thread's total from its timed calls, before the
+ * threads are added up (a thread whose calls are slow and all timed must
+ * not lend its mean to another thread's cheap ones); avg is total / calls,
+ * min and max are over the timed calls. The text format marks estimated
+ * totals with '~' and says how many calls were timed; CSV and JSON give
+ * `timed`. */
 #define _GNU_SOURCE
 #include <getopt.h>
 #include <stdlib.h>
@@ -21,7 +29,9 @@ struct row {
     int64_t group;
     uint32_t name;
     int has_med;
+    int estimated;   /* total estimated from some of the calls (timed < calls) */
     uint64_t calls, errors, total, min, max, med, unfinished;
+    uint64_t timed;  /* calls whose time is in min, max and (before any estimate) total */
 };
 
 static int cmp_sample(const void *a, const void *b)
@@ -111,6 +121,11 @@ static struct row *find_row(const struct row_index *ix, struct row *rows, int64_
     return NULL;
 }
 
+static uint64_t sat_add(uint64_t a, uint64_t b)
+{
+    return a + b < a ? UINT64_MAX : a + b;
+}
+
 /* Builds the rows; returns their number. */
 static size_t build_rows(const struct trace *tr, int by, struct row **out)
 {
@@ -150,6 +165,7 @@ static size_t build_rows(const struct trace *tr, int by, struct row **out)
             r->total += s[k].dur;
         }
         r->calls = done;
+        r->timed = done;
         if (done) {
             r->min = s[i].dur;
             r->max = s[i + done - 1].dur;
@@ -177,18 +193,19 @@ static size_t build_rows(const struct trace *tr, int by, struct row **out)
             memset(r, 0, sizeof *r);
             r->group = g;
             r->name = c->name;
-            r->min = UINT64_MAX;
-        } else if (!r->calls) {
-            r->min = UINT64_MAX;
         }
         r->has_med = 0;   /* counters keep no distribution */
         r->calls += c->calls;
         r->errors += c->errors;
-        r->total += c->total_ns;
-        if (c->min_ns < r->min)
-            r->min = c->min_ns;
-        if (c->max_ns > r->max)
-            r->max = c->max_ns;
+        r->total = sat_add(r->total, c->total_ns);   /* estimated per thread by the reader */
+        r->estimated |= c->timed < c->calls;
+        if (c->timed) {
+            if (!r->timed || c->min_ns < r->min)
+                r->min = c->min_ns;
+            if (c->max_ns > r->max)
+                r->max = c->max_ns;
+            r->timed += c->timed;
+        }
     }
     free(ix.slot);
     qsort(rows, nr, sizeof *rows, cmp_row);
@@ -266,11 +283,15 @@ int report_print(const struct trace *tr, FILE *f, int format, int by)
     struct row *rows;
     size_t nr = build_rows(tr, by, &rows);
     static const char *const by_names[] = {"none", "process", "thread", "rank"};
-    uint64_t calls = 0, unfinished = 0;
+    uint64_t calls = 0, unfinished = 0, est_calls = 0, est_timed = 0;
     size_t hosts = 0;
     for (size_t i = 0; i < nr; i++) {
         calls += rows[i].calls;
         unfinished += rows[i].unfinished;
+        if (rows[i].estimated) {
+            est_calls += rows[i].calls;
+            est_timed += rows[i].timed;
+        }
     }
     for (size_t i = 0; i < tr->nprocs; i++) {
         size_t j = 0;
@@ -280,7 +301,8 @@ int report_print(const struct trace *tr, FILE *f, int format, int by)
     }
     if (format == FMT_CSV) {
         static const char *const extra[] = {"", ",host,pid", ",host,pid,tid", ",rank"};
-        fprintf(f, "layer,name,calls,errors,total_ns,avg_ns,min_ns,max_ns,med_ns,time_pct,unfinished%s\n", extra[by]);
+        fprintf(f, "layer,name,calls,errors,total_ns,avg_ns,min_ns,max_ns,med_ns,time_pct,unfinished,timed%s\n",
+                extra[by]);
     } else if (format == FMT_JSON) {
         fprintf(f, "{\"processes\":%zu,\"hosts\":%zu,\"calls\":%llu,\"unfinished\":%llu,\"by\":", tr->nprocs, hosts,
                 (unsigned long long)calls, (unsigned long long)unfinished);
@@ -314,7 +336,7 @@ int report_print(const struct trace *tr, FILE *f, int format, int by)
             const struct tr_name *n = &tr->names[r->name];
             double pct = gtotal ? 100.0 * (double)r->total / (double)gtotal : 0.0;
             unsigned long long avg = r->calls ? r->total / r->calls : 0;
-            unsigned long long mn = r->calls ? r->min : 0, mx = r->max, med = r->med;
+            unsigned long long mn = r->timed ? r->min : 0, mx = r->max, med = r->med;
             if (format == FMT_CSV) {
                 fprintf(f, "%s,", layer_str(n->layer));
                 csv_str(f, n->name);
@@ -322,7 +344,7 @@ int report_print(const struct trace *tr, FILE *f, int format, int by)
                         (unsigned long long)r->errors, (unsigned long long)r->total, avg, mn, mx);
                 if (r->has_med)
                     fprintf(f, "%llu", med);
-                fprintf(f, ",%.2f,%llu", pct, (unsigned long long)r->unfinished);
+                fprintf(f, ",%.2f,%llu,%llu", pct, (unsigned long long)r->unfinished, (unsigned long long)r->timed);
                 csv_group(f, tr, by, r->group);
                 fputc('\n', f);
             } else if (format == FMT_JSON) {
@@ -336,16 +358,18 @@ int report_print(const struct trace *tr, FILE *f, int format, int by)
                     fprintf(f, "%llu", med);
                 else
                     fputs("null", f);
-                fprintf(f, ",\"time_pct\":%.2f,\"unfinished\":%llu", pct, (unsigned long long)r->unfinished);
+                fprintf(f, ",\"time_pct\":%.2f,\"unfinished\":%llu,\"timed\":%llu", pct,
+                        (unsigned long long)r->unfinished, (unsigned long long)r->timed);
                 json_group(f, tr, by, r->group);
                 fputc('}', f);
             } else {
-                char medbuf[24] = "-";
+                char medbuf[24] = "-", totbuf[24];
                 if (r->has_med)
                     snprintf(medbuf, sizeof medbuf, "%llu", med);
-                fprintf(f, "%8.2f %14llu %10llu %7llu %11llu %11s %11llu %11llu  %-6s %s", pct,
-                        (unsigned long long)r->total, (unsigned long long)r->calls, (unsigned long long)r->errors,
-                        avg, medbuf, mn, mx, layer_str(n->layer), n->name);
+                snprintf(totbuf, sizeof totbuf, "%s%llu", r->estimated ? "~" : "", (unsigned long long)r->total);
+                fprintf(f, "%8.2f %14s %10llu %7llu %11llu %11s %11llu %11llu  %-6s %s", pct, totbuf,
+                        (unsigned long long)r->calls, (unsigned long long)r->errors, avg, medbuf, mn, mx,
+                        layer_str(n->layer), n->name);
                 if (r->unfinished)
                     fprintf(f, " (%llu unfinished)", (unsigned long long)r->unfinished);
                 fputc('\n', f);
@@ -355,6 +379,9 @@ int report_print(const struct trace *tr, FILE *f, int format, int by)
     }
     if (format == FMT_JSON)
         fputs("]}\n", f);
+    else if (format == FMT_TEXT && est_calls)
+        fprintf(f, "~ estimated from %llu of %llu calls timed\n", (unsigned long long)est_timed,
+                (unsigned long long)est_calls);
     free(rows);
     return 0;
 }

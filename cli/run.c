@@ -146,21 +146,29 @@ static int run_command(char **argv)
 struct run_opts {
     const char *out;
     const char *filter;
+    int time_all;              /* stat --time-all */
     char **cmd;
 };
 
-static int parse(int argc, char **argv, struct run_opts *o, const char *usage)
+/* stat: whether --time-all is accepted */
+static int parse(int argc, char **argv, struct run_opts *o, const char *usage, int stat)
 {
     static const struct option longopts[] = {{"output", required_argument, 0, 'o'},
                                              {"filter", required_argument, 0, 'e'},
+                                             {"time-all", no_argument, 0, 'T'},
                                              {"help", no_argument, 0, 'h'},
                                              {0, 0, 0, 0}};
     memset(o, 0, sizeof *o);
     optind = 1;
     int c;
     while ((c = getopt_long(argc, argv, "+o:e:h", longopts, NULL)) != -1) {
+        if (c == 'T' && !stat) {
+            fprintf(stderr, "cutap: --time-all is an option of cutap stat\n");
+            c = '?';
+        }
         switch (c) {
         case 'o': o->out = optarg; break;
+        case 'T': o->time_all = 1; break;
         case 'e': {
             const char *bad = NULL;
             if (cutap_filter_eval(optarg, NULL, 0, &bad) < 0) {
@@ -216,12 +224,12 @@ static int prepare_env(const char *mode_var, const char *dir, const char *filter
 }
 
 static const char trace_usage[] = "usage: cutap trace [-o DIR] [-e FILTER] -- CMD [ARGS...]\n";
-static const char stat_usage[] = "usage: cutap stat [-o FILE] [-e FILTER] -- CMD [ARGS...]\n";
+static const char stat_usage[] = "usage: cutap stat [-o FILE] [-e FILTER] [--time-all] -- CMD [ARGS...]\n";
 
 int cmd_trace(int argc, char **argv)
 {
     struct run_opts o;
-    int rc = parse(argc, argv, &o, trace_usage);
+    int rc = parse(argc, argv, &o, trace_usage, 0);
     if (rc)
         return rc;
     char dir[PATH_MAX];
@@ -277,9 +285,21 @@ static void remove_dir(const char *dir)
 int cmd_stat(int argc, char **argv)
 {
     struct run_opts o;
-    int rc = parse(argc, argv, &o, stat_usage);
+    int rc = parse(argc, argv, &o, stat_usage, 1);
     if (rc)
         return rc;
+    /* Which calls are timed (the library checks it too, and records
+     * nothing when it is wrong): refused here before anything runs. */
+    const char *timing = getenv("CUTAP_STAT_TIMING");
+    if (o.time_all) {
+        if (setenv("CUTAP_STAT_TIMING", "all", 1)) {
+            fprintf(stderr, "cutap: cannot set the environment\n");
+            return 1;
+        }
+    } else if (timing && *timing && strcmp(timing, "all") && strcmp(timing, "sample")) {
+        fprintf(stderr, "cutap: invalid CUTAP_STAT_TIMING '%s': takes all or sample\n%s", timing, stat_usage);
+        return 2;
+    }
     FILE *out = stderr;
     if (o.out && !(out = fopen(o.out, "we"))) {   /* not inherited by the command */
         fprintf(stderr, "cutap: cannot write %s: %s\n", o.out, strerror(errno));

@@ -126,6 +126,37 @@ static uint64_t ticks_to_ns(uint64_t ticks, double rate)
     return ns >= 1.8e19 ? (uint64_t)1.8e19 : (uint64_t)ns;
 }
 
+static uint64_t sat_add(uint64_t a, uint64_t b)
+{
+    return a + b < a ? UINT64_MAX : a + b;
+}
+
+/* a * b / d, rounded, saturating; d > 0 */
+static uint64_t mul_div(uint64_t a, uint64_t b, uint64_t d)
+{
+    unsigned __int128 x = ((unsigned __int128)a * b + d / 2) / d;
+    return x > UINT64_MAX ? UINT64_MAX : (uint64_t)x;
+}
+
+/* The time of all the calls of a counter (timed <= calls), ns: exact when
+ * every call was timed; else the calls timed exactly (their first calls,
+ * slow ones) plus the countdown's samples scaled up to the calls timed by
+ * neither (docs/FORMAT.md). Without samples (or with inconsistent ones: a
+ * damaged file), total * calls / timed. */
+static uint64_t counter_total_ns(const struct cutap_counter *k, double rate)
+{
+    uint64_t total = ticks_to_ns(k->total, rate);
+    if (k->timed >= k->calls)
+        return total;
+    if (!k->timed)
+        return 0;
+    if (!k->sampled || k->sampled > k->timed || k->sampled_total > k->total)
+        return mul_div(total, k->calls, k->timed);
+    uint64_t sampled = ticks_to_ns(k->sampled_total, rate);
+    uint64_t rest = k->calls - (k->timed - k->sampled);   /* calls not timed exactly */
+    return sat_add(total - sampled, mul_div(sampled, rest, k->sampled));
+}
+
 static int is_pow2(uint32_t x) { return x && !(x & (x - 1)); }
 
 static int cmp_func(const void *a, const void *b)
@@ -217,20 +248,28 @@ static int scan_file(struct trace *tr, struct tr_proc *p, uint32_t pi)
             if (ch->type == CUTAP_CHUNK_COUNTERS) {
                 if (!pass)
                     continue;
-                size_t n = (h->chunk_size - CUTAP_SLOT) / sizeof(struct cutap_counter);
-                const struct cutap_counter *k = (const void *)(c + CUTAP_SLOT);
+                /* version 1: 40-byte counters, every call timed */
+                size_t size = h->version == 1 ? sizeof(struct cutap_counter_v1) : sizeof(struct cutap_counter);
+                size_t n = (h->chunk_size - CUTAP_SLOT) / size;
                 for (size_t i = 0; i < n; i++) {
-                    if (!k[i].calls)
+                    struct cutap_counter k = {0};
+                    memcpy(&k, c + CUTAP_SLOT + i * size, size);
+                    if (!k.calls)
                         continue;
+                    if (h->version == 1)
+                        k.timed = k.calls;
+                    else if (k.timed > k.calls)
+                        k.timed = k.calls;   /* killed between the two stores (or damaged) */
                     tr->counters = grow(tr->counters, &tr->cap_counters, tr->ncounters + 1, sizeof *tr->counters);
                     struct tr_counter *o = &tr->counters[tr->ncounters++];
                     o->name = id_name(tr, p, (uint64_t)ch->first_id + i);
                     o->thread = ti;
-                    o->calls = k[i].calls;
-                    o->errors = k[i].errors;
-                    o->total_ns = ticks_to_ns(k[i].total, p->rate);
-                    o->min_ns = ticks_to_ns(k[i].min, p->rate);
-                    o->max_ns = ticks_to_ns(k[i].max, p->rate);
+                    o->calls = k.calls;
+                    o->errors = k.errors;
+                    o->timed = k.timed;
+                    o->total_ns = counter_total_ns(&k, p->rate);
+                    o->min_ns = k.timed ? ticks_to_ns(k.min, p->rate) : 0;
+                    o->max_ns = k.timed ? ticks_to_ns(k.max, p->rate) : 0;
                 }
                 continue;
             }
@@ -364,9 +403,9 @@ static int load_file(struct trace *tr, const char *path)
     }
     if (memcmp(h.magic, CUTAP_FILE_MAGIC, 8))
         bad = "not a cutap trace (bad magic)";
-    else if (h.version != CUTAP_FILE_VERSION) {
-        snprintf(why, sizeof why, "trace format version %u is not supported (this cutap reads version %d)",
-                 h.version, CUTAP_FILE_VERSION);
+    else if (h.version < CUTAP_FILE_VERSION_MIN || h.version > CUTAP_FILE_VERSION) {
+        snprintf(why, sizeof why, "trace format version %u is not supported (this cutap reads versions %d to %d)",
+                 h.version, CUTAP_FILE_VERSION_MIN, CUTAP_FILE_VERSION);
         bad = why;
     } else if (h.header_size != CUTAP_HEADER_SIZE)
         bad = "bad header size";

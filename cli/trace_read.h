@@ -54,9 +54,13 @@ struct tr_call {
     const struct cutap_rec_call *rec;   /* validated record in the mapping */
 };
 
+/* A thread's counter of an id (counting mode). calls and errors count
+ * every call; timed <= calls were timed (version 1 timed every call): min
+ * and max are over those, total_ns is of all the calls, estimated from the
+ * timed ones when timed < calls. */
 struct tr_counter {
     uint32_t name, thread;
-    uint64_t calls, errors, total_ns, min_ns, max_ns;
+    uint64_t calls, errors, timed, total_ns, min_ns, max_ns;
 };
 
 struct trace {

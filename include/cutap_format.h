@@ -1,5 +1,6 @@
 /*
- * cutap trace file format, version 1 (docs/FORMAT.md explains it in words).
+ * cutap trace file format, version 2 (docs/FORMAT.md explains it in words;
+ * version 1 differs only in its counters, see cutap_counter_v1).
  *
  * One file per traced process: a 4096-byte header, then chunks of
  * `chunk_size` bytes. A chunk belongs to one thread and holds 64-byte slots:
@@ -17,7 +18,8 @@
 #include <stdint.h>
 
 #define CUTAP_FILE_MAGIC "CUTAPTRC"      /* 8 bytes, no NUL */
-#define CUTAP_FILE_VERSION 1
+#define CUTAP_FILE_VERSION 2
+#define CUTAP_FILE_VERSION_MIN 1    /* the oldest version readers accept */
 #define CUTAP_HEADER_SIZE 4096
 #define CUTAP_SLOT 64
 #define CUTAP_CHUNK_MAGIC 0x4b4e4843u    /* "CHNK" */
@@ -150,18 +152,41 @@ struct cutap_rec_meta {
 };
 
 /* Counter chunks (counting mode): one cutap_counter per id, from
- * first_id on, as many as fit after the chunk header. */
+ * first_id on, as many as fit after the chunk header (4095 in a 256 KiB
+ * chunk), one cache line each.
+ *
+ * Calls and errors count every call. Not every call is timed: a call is
+ * timed when, on its thread, its id has had fewer than 16 calls, or the
+ * mean of its timed calls is at least 1 us (total >= 1 us * timed), or
+ * the thread's countdown reaches zero (it counts every call and restarts
+ * at a pseudo-random 1..63); with CUTAP_STAT_TIMING=all every call is.
+ * The calls timed for the first two reasons are timed exactly; those timed
+ * by the countdown alone (`sampled`) stand for all the others:
+ *   exact = total - sampled_total, n_exact = timed - sampled
+ *   total of all calls ~ exact + sampled_total * (calls - n_exact) / sampled
+ * (total * calls / timed when sampled is 0). */
 struct cutap_counter {
     uint64_t calls;             /* written last for each call */
     uint64_t errors;
-    uint64_t total;             /* clock units */
-    uint64_t min, max;          /* clock units; min valid when calls > 0 */
+    uint64_t total;             /* clock units, over the timed calls */
+    uint64_t min, max;          /* clock units, over the timed calls; valid when timed > 0 */
+    uint64_t timed;             /* calls timed (<= calls; a process killed between
+                                   the stores may leave calls + 1) */
+    uint64_t sampled;           /* of those, calls timed by the countdown alone */
+    uint64_t sampled_total;     /* their total, clock units */
+};
+
+/* Version 1 counters: 40 bytes, every call timed (timed = calls). */
+struct cutap_counter_v1 {
+    uint64_t calls, errors, total, min, max;
 };
 
 _Static_assert(sizeof(struct cutap_rec_call) == CUTAP_SLOT, "call record slot");
 _Static_assert(sizeof(struct cutap_rec_meta) == CUTAP_SLOT, "meta record slot");
 _Static_assert(sizeof(struct cutap_chunk_header) <= CUTAP_SLOT, "chunk header slot");
 _Static_assert(sizeof(struct cutap_capture) == 8, "capture header");
+_Static_assert(sizeof(struct cutap_counter) == CUTAP_SLOT, "counter: one cache line");
+_Static_assert(sizeof(struct cutap_counter_v1) == 40, "version 1 counter");
 _Static_assert(sizeof(struct cutap_file_header) <= CUTAP_HEADER_SIZE, "file header");
 
 #endif

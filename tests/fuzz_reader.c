@@ -159,6 +159,14 @@ static uint32_t rd32(const uint8_t *p)
     return v;
 }
 
+/* Bytes per counter in a file of this header: 40 in version 1. */
+static size_t counter_size(const uint8_t *data, size_t size)
+{
+    return size >= CUTAP_HEADER_SIZE && rd32(data + offsetof(struct cutap_file_header, version)) == 1
+               ? sizeof(struct cutap_counter_v1)
+               : sizeof(struct cutap_counter);
+}
+
 /* Where the chunks, records, captures and counters of a seed are: the
  * mutations aim at them (most of a trace file is zeros). */
 static void index_seed(struct seed *s)
@@ -176,10 +184,13 @@ static void index_seed(struct seed *s)
             continue;
         push(&s->chunks, c);
         if (ch->type == CUTAP_CHUNK_COUNTERS) {
-            const struct cutap_counter *k = (const void *)(s->data + c + CUTAP_SLOT);
-            for (size_t i = 0; i < (cs - CUTAP_SLOT) / sizeof *k; i++)
-                if (k[i].calls)
-                    push(&s->counters, c + CUTAP_SLOT + i * sizeof *k);
+            size_t ks = counter_size(s->data, s->size);
+            for (size_t i = 0; i < (cs - CUTAP_SLOT) / ks; i++) {
+                uint64_t calls;
+                memcpy(&calls, s->data + c + CUTAP_SLOT + i * ks, sizeof calls);
+                if (calls)
+                    push(&s->counters, c + CUTAP_SLOT + i * ks);
+            }
             continue;
         }
         for (size_t i = 1; i < slots;) {
@@ -302,9 +313,11 @@ static const struct field cap_fields[] = {
     F(struct cutap_capture, len),  F(struct cutap_capture, reserved), F(struct cutap_capture, arg),
     F(struct cutap_capture, kind), F(struct cutap_capture, state),
 };
+/* The first five are version 1's too, at the same offsets. */
 static const struct field counter_fields[] = {
     F(struct cutap_counter, calls), F(struct cutap_counter, errors), F(struct cutap_counter, total),
-    F(struct cutap_counter, min),   F(struct cutap_counter, max),
+    F(struct cutap_counter, min),   F(struct cutap_counter, max),    F(struct cutap_counter, timed),
+    F(struct cutap_counter, sampled), F(struct cutap_counter, sampled_total),
 };
 #define PICK(a) (&(a)[below(sizeof(a) / sizeof *(a))])
 
@@ -423,9 +436,9 @@ static void mutate(const struct seed *s, int m)
         break;
     }
     case M_COUNTER: {
-        size_t c = pick(&s->counters, some_chunk(s) + CUTAP_SLOT +
-                                          sizeof(struct cutap_counter) * below((cs - CUTAP_SLOT) / sizeof(struct cutap_counter)));
-        const struct field *f = PICK(counter_fields);
+        size_t ks = counter_size(buf, len);
+        size_t c = pick(&s->counters, some_chunk(s) + CUTAP_SLOT + ks * below((cs - CUTAP_SLOT) / ks));
+        const struct field *f = &counter_fields[below(ks == sizeof(struct cutap_counter_v1) ? 5 : 8)];
         poke(c + f->off, f->width);
         break;
     }

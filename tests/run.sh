@@ -294,7 +294,7 @@ case_trace_killed_inside_a_call() {
     FAKE_SYNC_DIES=1 "$CUTAP" trace -o "$WORK/di" -- $T/t_record die_inside 300 >/dev/null 2>&1; [ $? = 137 ] || return 1
     "$CUTAP" report --format csv "$WORK/di" >"$WORK/di.csv" || return 1
     grep -q '^driver,cuCtxGetCurrent,300,0,' "$WORK/di.csv" && grep -q '^driver,cuProfilerStart,1,0,' "$WORK/di.csv" \
-        && grep -q '^driver,cuDriverGetVersion,1,0,' "$WORK/di.csv" && grep -q '^driver,cuCtxSynchronize,0,0,.*,1$' "$WORK/di.csv" \
+        && grep -q '^driver,cuDriverGetVersion,1,0,' "$WORK/di.csv" && grep -q '^driver,cuCtxSynchronize,0,0,.*,1,0$' "$WORK/di.csv" \
         || { cat "$WORK/di.csv" >&2; return 1; }
     "$CUTAP" dump "$WORK/di" | tail -1 | grep -q ' cuCtxSynchronize() = ? <unfinished>$' || return 1
     "$CUTAP" report "$WORK/di" | grep -q '(+1 unfinished)'
@@ -330,7 +330,42 @@ case_fused_path_same_records() {
     done
     "$CUTAP" dump "$WORK/fu1" | sed 's/^[0-9.]* \[[0-9/]*\] //; s/ <[^>]*>$//' >"$WORK/fu1.txt" || return 1
     "$CUTAP" dump "$WORK/fu2" | sed 's/^[0-9.]* \[[0-9/]*\] //; s/ <[^>]*>$//' >"$WORK/fu2.txt" || return 1
-    [ -s "$WORK/fu1.txt" ] && diff "$WORK/fu1.txt" "$WORK/fu2.txt" >&2
+    [ -s "$WORK/fu1.txt" ] && diff "$WORK/fu1.txt" "$WORK/fu2.txt" >&2 || return 1
+    # Counting mode: the same calls, errors and timed calls on both paths
+    # (with the same countdowns, CUTAP_STAT_SEED, and no id made slow by a
+    # passing stall, CUTAP_STAT_SLOW_NS), so the same rule.
+    local nf m
+    for nf in 0 1; do
+        rm -rf "$WORK/fc$nf"
+        for m in "many 3000" "mix 2000" errors; do
+            CUTAP_STAT_SEED=12345 CUTAP_STAT_SLOW_NS=1000000000 CUTAP_NO_FUSED=$nf CUTAP_COUNT=$WORK/fc$nf LD_PRELOAD=$LIB \
+                $T/t_record $m >/dev/null || return 1
+        done
+        "$CUTAP" report --format csv "$WORK/fc$nf" | awk -F, 'NR > 1 { print $2, $3, $4, $12 }' | sort >"$WORK/fc$nf.txt" || return 1
+        # and, from the files, the counters' calls, errors, timed, sampled per id
+        python3 - "$WORK/fc$nf" >>"$WORK/fc$nf.txt" <<'PY' || return 1
+import glob, struct, sys
+sums = {}
+for f in glob.glob(sys.argv[1] + "/*.cutap"):
+    d = open(f, "rb").read()
+    cs = struct.unpack_from("<I", d, 16)[0]
+    for c in range(4096, len(d) - cs + 1, cs):
+        magic, typ = struct.unpack_from("<IH", d, c)
+        if magic == 0x4b4e4843 and typ == 2:
+            first = struct.unpack_from("<I", d, c + 32)[0]
+            for i in range((cs - 64) // 64):
+                calls, errors, total, mn, mx, timed, sampled, st = struct.unpack_from("<8Q", d, c + 64 + 64 * i)
+                if calls:
+                    s = sums.setdefault(first + i, [0, 0, 0, 0])
+                    for k, v in enumerate((calls, errors, timed, sampled)):
+                        s[k] += v
+for i in sorted(sums):
+    print("id", i, *sums[i])
+PY
+    done
+    awk '$1 == "cuCtxGetCurrent" && $4 < $2 {ok=1} END {exit !ok}' "$WORK/fc0.txt" || { cat "$WORK/fc0.txt" >&2; return 1; }
+    awk '$1 == "id" && $6 > 0 {ok=1} END {exit !ok}' "$WORK/fc0.txt" || { say "  no sampled calls"; cat "$WORK/fc0.txt" >&2; return 1; }
+    diff "$WORK/fc0.txt" "$WORK/fc1.txt" >&2
 }
 
 case_stat_command() {
@@ -343,17 +378,186 @@ case_stat_command() {
     "$CUTAP" stat -- sh -c 'exit 5' 2>/dev/null; [ $? = 5 ]
 }
 
+# --- counting mode: which calls are timed ------------------------------------
+# Fields of a report CSV row: stat_row FILE NAME -> "calls errors total avg min max timed"
+stat_row() { awk -F, -v n="$2" '$2 == n { print $3, $4, $5, $6, $7, $8, $12 }' "$1"; }
+
+case_stat_sampling_keeps_counts() {
+    # 30000 cheap calls, then 3000 rounds of three ids (one always
+    # failing): calls and errors exact on both paths, few calls timed, and
+    # the estimated total between calls * min and calls * max. (No id is
+    # made slow by a stall of the machine: CUTAP_STAT_SLOW_NS; slow ids
+    # are stat_slow_calls_all_timed's.)
+    local nf d calls errors total avg min max timed
+    for nf in 0 1; do
+        d=$WORK/ss$nf; rm -rf "$d"
+        CUTAP_STAT_SLOW_NS=1000000000 CUTAP_NO_FUSED=$nf CUTAP_COUNT=$d LD_PRELOAD=$LIB $T/t_record many 30000 >"$d.out1" || return 1
+        CUTAP_STAT_SLOW_NS=1000000000 CUTAP_NO_FUSED=$nf CUTAP_COUNT=$d LD_PRELOAD=$LIB $T/t_record mix 3000 >"$d.out2" || return 1
+        cat "$d.out1" "$d.out2" >"$d.out"
+        called "$d.out" >"$d.called"
+        "$CUTAP" report --format csv "$d" >"$d.csv" || return 1
+        awk -F, 'NR > 1 { for (i = 0; i < $3; i++) print $2 }' "$d.csv" >"$d.seen"
+        same_counts "$d.called" "$d.seen" || return 1
+        read -r calls errors total avg min max timed <<<"$(stat_row "$d.csv" cuCtxGetCurrent)"
+        [ "$calls" = 33000 ] && [ "$errors" = 0 ] || { cat "$d.csv" >&2; return 1; }
+        # The countdown reaches zero at least once every 63 calls of a
+        # thread; the first 16 calls of an id in a process are timed too;
+        # far fewer than all.
+        [ "$timed" -ge $((33000 / 63)) ] && [ "$timed" -le $((33000 / 4)) ] \
+            || { say "  NO_FUSED=$nf: cuCtxGetCurrent timed $timed of 33000"; return 1; }
+        [ "$min" -gt 0 ] && [ "$total" -ge $((calls * min)) ] && [ "$total" -le $((calls * max)) ] \
+            || { say "  NO_FUSED=$nf: total $total not within calls * min and calls * max"; cat "$d.csv" >&2; return 1; }
+        read -r calls errors total avg min max timed <<<"$(stat_row "$d.csv" cuGetErrorName)"
+        [ "$calls" = 3000 ] && [ "$errors" = 3000 ] && [ "$timed" -lt 3000 ] || { cat "$d.csv" >&2; return 1; }
+    done
+    # An id with fewer than 16 calls: every call timed, whatever its time.
+    rm -rf "$WORK/ss2"
+    CUTAP_COUNT=$WORK/ss2 LD_PRELOAD=$LIB $T/t_record many 15 >/dev/null || return 1
+    CUTAP_COUNT=$WORK/ss2 LD_PRELOAD=$LIB $T/t_record errors >/dev/null || return 1
+    "$CUTAP" report --format csv "$WORK/ss2" >"$WORK/ss2.csv" || return 1
+    [ "$(awk -F, 'NR > 1 && $12 == $3' "$WORK/ss2.csv" | wc -l)" = 4 ] && grep -q '^driver,cuCtxGetCurrent,15,0,.*,15$' "$WORK/ss2.csv" \
+        || { say "  calls of rare ids not all timed:"; cat "$WORK/ss2.csv" >&2; return 1; }
+    # The text table marks estimated totals and says how many calls were timed.
+    "$CUTAP" report "$WORK/ss0" >"$WORK/ss.txt" || return 1
+    awk '$NF == "cuCtxGetCurrent" && $2 ~ /^~[0-9]+$/ && $3 == 33000 {ok=1} END {exit !ok}' "$WORK/ss.txt" \
+        || { cat "$WORK/ss.txt" >&2; return 1; }
+    local n; n=$(awk -F, 'NR > 1 && $12 < $3 { c += $3; t += $12 } END { print t " of " c }' "$WORK/ss0.csv")
+    grep -qx "~ estimated from $n calls timed" "$WORK/ss.txt" || { say "  no footnote '$n'"; cat "$WORK/ss.txt" >&2; return 1; }
+    # The exports carry timed.
+    "$CUTAP" export --format jsonl -o "$WORK/ss.jsonl" "$WORK/ss0" || return 1
+    python3 - "$WORK/ss.jsonl" <<'PY' || return 1
+import json, sys
+c = {}
+for x in map(json.loads, open(sys.argv[1])):
+    if x["type"] == "counter":
+        s = c.setdefault(x["name"], {"calls": 0, "errors": 0, "timed": 0})
+        for k in s:
+            s[k] += x[k]
+assert c["cuCtxGetCurrent"]["calls"] == 33000 and 0 < c["cuCtxGetCurrent"]["timed"] < 33000, c
+assert c["cuGetErrorName"]["errors"] == 3000, c
+PY
+    "$CUTAP" export --format sqlite -o "$WORK/ss.sqlite" "$WORK/ss0" 2>/dev/null || return 0   # no libsqlite3
+    python3 - "$WORK/ss.sqlite" <<'PY'
+import sqlite3, sys
+r = sqlite3.connect(sys.argv[1]).execute("select sum(calls), sum(timed), sum(errors) from counters").fetchone()
+assert r[0] == 33000 + 6000 and 0 < r[1] < r[0] and r[2] == 3000, r
+PY
+}
+
+case_stat_slow_calls_all_timed() {
+    # cuDriverGetVersion takes 2 us (FAKE_SLOW): every call of it is timed
+    # and its total is exact; the cheap calls beside it are sampled.
+    local nf d calls errors total avg min max timed
+    for nf in 0 1; do
+        d=$WORK/sl$nf; rm -rf "$d"
+        FAKE_SLOW=cuDriverGetVersion CUTAP_NO_FUSED=$nf CUTAP_COUNT=$d LD_PRELOAD=$LIB $T/t_record mix 3000 >/dev/null || return 1
+        "$CUTAP" report --format csv "$d" >"$d.csv" || return 1
+        read -r calls errors total avg min max timed <<<"$(stat_row "$d.csv" cuDriverGetVersion)"
+        [ "$calls" = 3000 ] && [ "$timed" = 3000 ] && [ "$min" -ge 2000 ] && [ "$total" -ge 6000000 ] \
+            || { say "  NO_FUSED=$nf:"; cat "$d.csv" >&2; return 1; }
+        read -r calls errors total avg min max timed <<<"$(stat_row "$d.csv" cuCtxGetCurrent)"
+        [ "$calls" = 3000 ] && [ "$timed" -lt 3000 ] || { say "  NO_FUSED=$nf:"; cat "$d.csv" >&2; return 1; }
+    done
+    "$CUTAP" report "$WORK/sl0" >"$WORK/sl.txt" || return 1
+    awk '$NF == "cuDriverGetVersion" && $2 ~ /^[0-9]+$/ {ok=1} END {exit !ok}' "$WORK/sl.txt" \
+        || { say "  an exact total is marked estimated"; cat "$WORK/sl.txt" >&2; return 1; }
+}
+
+case_stat_time_all() {
+    # CUTAP_STAT_TIMING=all and `cutap stat --time-all`: every call timed.
+    local d=$WORK/ta
+    rm -rf "$d"
+    CUTAP_STAT_TIMING=all CUTAP_COUNT=$d LD_PRELOAD=$LIB $T/t_record mix 3000 >/dev/null || return 1
+    CUTAP_STAT_TIMING=all CUTAP_COUNT=$d LD_PRELOAD=$LIB $T/t_threads >/dev/null || return 1
+    "$CUTAP" report --format csv "$d" >"$d.csv" || return 1
+    [ "$(awk -F, 'NR > 1 && $12 == $3 && $3 >= 3000' "$d.csv" | wc -l)" = 4 ] && [ "$(sed 1d "$d.csv" | wc -l)" = 4 ] \
+        || { cat "$d.csv" >&2; return 1; }
+    "$CUTAP" stat --time-all -o "$WORK/ta.txt" -- $T/t_record many 30000 >/dev/null || return 1
+    awk '$NF == "cuCtxGetCurrent" && $2 ~ /^[0-9]+$/ && $3 == 30000 {ok=1} END {exit !ok}' "$WORK/ta.txt" \
+        && ! grep -q estimated "$WORK/ta.txt" || { cat "$WORK/ta.txt" >&2; return 1; }
+    # The default (here said: sample) times fewer.
+    CUTAP_STAT_TIMING=sample "$CUTAP" stat -o "$WORK/ta2.txt" -- $T/t_record many 30000 >/dev/null || return 1
+    grep -q '^~ estimated from [0-9]* of 30000 calls timed$' "$WORK/ta2.txt" || { cat "$WORK/ta2.txt" >&2; return 1; }
+    # Bad values: refused by the command before it runs anything, and by
+    # the library, which then records nothing.
+    CUTAP_STAT_TIMING=most "$CUTAP" stat -- $T/t_record many 3 >"$WORK/ta3.out" 2>"$WORK/ta3.err"; [ $? = 2 ] || return 1
+    grep -q "invalid CUTAP_STAT_TIMING 'most': takes all or sample" "$WORK/ta3.err" && [ ! -s "$WORK/ta3.out" ] \
+        || { cat "$WORK/ta3.err" >&2; return 1; }
+    CUTAP_STAT_TIMING=most CUTAP_COUNT=$WORK/ta4 LD_PRELOAD=$LIB $T/t_record many 3 >/dev/null 2>"$WORK/ta4.err" || return 1
+    grep -q "invalid CUTAP_STAT_TIMING 'most': takes all or sample; nothing is recorded" "$WORK/ta4.err" \
+        && [ ! -e "$WORK/ta4" ] || { cat "$WORK/ta4.err" >&2; return 1; }
+    "$CUTAP" trace --time-all -o "$WORK/ta5" -- true 2>"$WORK/ta5.err"; [ $? = 2 ] && grep -q 'option of cutap stat' "$WORK/ta5.err"
+}
+
+case_stat_estimate() {
+    # The estimate of a counter, from a file whose counter is set by hand
+    # (clock ns: ticks are ns): 1000 calls, 47 timed, 31 of them by the
+    # countdown alone (3100 ns), the 16 others exactly (46900 ns, a slow
+    # first call among them): 46900 + 3100 * (1000 - 16) / 31 = 145300,
+    # not 50000 * 1000 / 47.
+    rm -rf "$WORK/es"
+    CUTAP_CLOCK=ns CUTAP_COUNT=$WORK/es LD_PRELOAD=$LIB $T/t_record many 100 >/dev/null || return 1
+    python3 - "$WORK"/es/*.cutap <<'PY' || return 1
+import struct, sys
+f = sys.argv[1]
+d = bytearray(open(f, "rb").read())
+assert struct.unpack_from("<I", d, 8)[0] == 2
+cs = struct.unpack_from("<I", d, 16)[0]
+hits = 0
+for c in range(4096, len(d), cs):
+    magic, typ = struct.unpack_from("<IH", d, c)
+    if magic != 0x4b4e4843 or typ != 2:
+        continue
+    for off in range(c + 64, c + cs - 63, 64):
+        if struct.unpack_from("<Q", d, off)[0] == 100:
+            # calls errors total min max timed sampled sampled_total
+            struct.pack_into("<8Q", d, off, 1000, 3, 50000, 10, 20000, 47, 31, 3100)
+            hits += 1
+assert hits == 1, hits
+open(f, "wb").write(d)
+PY
+    "$CUTAP" report --format csv "$WORK/es" >"$WORK/es.csv" || return 1
+    grep -qx 'driver,cuCtxGetCurrent,1000,3,145300,145,10,20000,,100.00,0,47' "$WORK/es.csv" || { cat "$WORK/es.csv" >&2; return 1; }
+    "$CUTAP" report "$WORK/es" | grep -qx '~ estimated from 47 of 1000 calls timed'
+}
+
+case_reader_version1_files() {
+    # Files of format version 1 (40-byte counters, every call timed),
+    # written by cutap 4f15382 (tests/fixtures/README), are still read.
+    mkdir -p "$WORK/v1c" "$WORK/v1t"
+    gzip -dc tests/fixtures/v1-count.cutap.gz >"$WORK/v1c/vm.1.cutap" || return 1
+    gzip -dc tests/fixtures/v1-trace.cutap.gz >"$WORK/v1t/vm.2.cutap" || return 1
+    [ "$(od -An -tu4 -j8 -N4 "$WORK/v1c/vm.1.cutap" | tr -d ' ')" = 1 ] || { say "  not a version 1 file"; return 1; }
+    "$CUTAP" report --format csv "$WORK/v1c" >"$WORK/v1c.csv" || return 1
+    diff - "$WORK/v1c.csv" >&2 <<'CSV' || return 1
+layer,name,calls,errors,total_ns,avg_ns,min_ns,max_ns,med_ns,time_pct,unfinished,timed
+driver,cuMemAlloc_v2,3,2,5998,1999,63,5858,,77.28,0,3
+driver,cuDriverGetVersion,1,0,1052,1052,1052,1052,,13.55,0,1
+driver,cuGetErrorName,2,1,711,355,57,654,,9.16,0,2
+CSV
+    "$CUTAP" report "$WORK/v1c" >"$WORK/v1c.txt" && ! grep -q '~' "$WORK/v1c.txt" || return 1
+    "$CUTAP" report --format csv "$WORK/v1t" | grep -qx 'driver,cuMemAlloc_v2,3,2,4381,1460,35,4281,65,82.72,0,3' || return 1
+    "$CUTAP" dump "$WORK/v1t" | grep -q ' cuGetErrorName(error=CUDA_ERROR_INVALID_VALUE, pStr=0x[0-9a-f]*→"CUDA_ERROR_INVALID_VALUE") = CUDA_SUCCESS'
+}
+
 case_report_formats() {
     "$CUTAP" trace -o "$WORK/rf" -- $T/t_record errors >/dev/null 2>&1 || return 1
     "$CUTAP" report --format csv "$WORK/rf" >"$WORK/rf.csv" || return 1
-    head -1 "$WORK/rf.csv" | grep -q '^layer,name,calls,errors,total_ns,avg_ns,min_ns,max_ns' || return 1
-    grep -q '^driver,cuMemAlloc_v2,3,2,' "$WORK/rf.csv" && grep -q '^driver,cuGetErrorName,2,1,' "$WORK/rf.csv" \
+    local hdr=layer,name,calls,errors,total_ns,avg_ns,min_ns,max_ns,med_ns,time_pct,unfinished,timed
+    [ "$(head -1 "$WORK/rf.csv")" = "$hdr" ] || { say "  header: $(head -1 "$WORK/rf.csv")"; return 1; }
+    [ "$("$CUTAP" report --by process --format csv "$WORK/rf" | head -1)" = "$hdr,host,pid" ] || return 1
+    [ "$("$CUTAP" report --by thread --format csv "$WORK/rf" | head -1)" = "$hdr,host,pid,tid" ] || return 1
+    [ "$("$CUTAP" report --by rank --format csv "$WORK/rf" | head -1)" = "$hdr,rank" ] || return 1
+    # call records: every call is timed (timed = calls)
+    grep -q '^driver,cuMemAlloc_v2,3,2,.*,0,3$' "$WORK/rf.csv" && grep -q '^driver,cuGetErrorName,2,1,.*,0,2$' "$WORK/rf.csv" \
         || { cat "$WORK/rf.csv" >&2; return 1; }
     "$CUTAP" report --format json "$WORK/rf" | python3 -c '
 import json, sys
 d = json.load(sys.stdin)
 rows = {r["name"]: r for r in d["rows"]}
-assert d["calls"] == 6 and rows["cuMemAlloc_v2"]["errors"] == 2, d' || return 1
+assert d["calls"] == 6 and rows["cuMemAlloc_v2"]["errors"] == 2, d
+assert all(r["timed"] == r["calls"] for r in d["rows"]), d
+assert list(rows["cuMemAlloc_v2"])[10:12] == ["unfinished", "timed"], rows' || return 1
     "$CUTAP" report "$WORK/rf" | grep -q 'cuDriverGetVersion' || return 1
     "$CUTAP" report --format xml "$WORK/rf" 2>/dev/null; [ $? = 2 ]
 }
@@ -536,7 +740,10 @@ case_reader_fuzz_asan() {
     done
     CUTAP_COUNT=$d/count LD_PRELOAD=$LIB $T/t_threads >/dev/null 2>&1 || return 1
     for f in "$d/count"/*.cutap; do cp "$f" "$d/seeds/count-${f##*/}"; done
-    [ "$(ls "$d/seeds" | wc -l)" -ge 6 ] || { ls "$d/seeds" >&2; return 1; }
+    # and files of format version 1 (40-byte counters)
+    gzip -dc tests/fixtures/v1-count.cutap.gz >"$d/seeds/v1-count.cutap" || return 1
+    gzip -dc tests/fixtures/v1-trace.cutap.gz >"$d/seeds/v1-trace.cutap" || return 1
+    [ "$(ls "$d/seeds" | wc -l)" -ge 8 ] || { ls "$d/seeds" >&2; return 1; }
     local SAN_LEAKS; SAN_LEAKS=$(san_leaks $T/fuzz_reader)
     sanitized timeout 300 $T/fuzz_reader -d "$d/run" $FUZZ_SEED $FUZZ_ITERATIONS "$d/seeds"/*.cutap 2>"$d/fuzz.err"
     local rc=$?
@@ -680,7 +887,8 @@ case_report_by_thread_and_export_force() {
     "$CUTAP" report --by thread --format csv "$WORK/bt" >"$WORK/bt.csv" || return 1
     # 16 threads x (cuCtxGetCurrent, cuDriverGetVersion, cuMemAlloc_v2), 500 each
     [ "$(grep -c '^driver,cu[A-Za-z_0-9]*,500,0,' "$WORK/bt.csv")" = 48 ] || { head "$WORK/bt.csv" >&2; return 1; }
-    [ "$(cut -d, -f14 "$WORK/bt.csv" | sed 1d | sort -u | wc -l)" = 16 ] || return 1
+    # columns: ...,unfinished,timed,host,pid,tid
+    [ "$(cut -d, -f15 "$WORK/bt.csv" | sed 1d | sort -u | wc -l)" = 16 ] || return 1
     echo old >"$WORK/bt.json"
     "$CUTAP" export --format perfetto -o "$WORK/bt.json" "$WORK/bt" 2>/dev/null; [ $? = 1 ] || return 1
     grep -qx old "$WORK/bt.json" || return 1

@@ -5,6 +5,9 @@
  *   t_record kernels        module functions and launches (kernel names)
  *   t_record errors         failing calls, output strings, NULL outputs
  *   t_record many N         N calls (spans many chunks and segments)
+ *   t_record mix N          N rounds of cuCtxGetCurrent, cuDriverGetVersion
+ *                           (slow with FAKE_SLOW=cuDriverGetVersion) and a
+ *                           failing cuGetErrorName
  *   t_record die N HOW      N calls, then: kill (SIGKILL), abort, segv, _exit
  *   t_record die_inside N   N calls, then cuProfilerStart (which nests a call)
  *                           and cuCtxSynchronize, inside which the process
@@ -76,6 +79,21 @@ static int many(long n)
     return 0;
 }
 
+static int mix(long n)
+{
+    CUcontext c;
+    int v;
+    const char *s;
+    for (long i = 0; i < n; i++) {
+        if (cuCtxGetCurrent(&c) || cuDriverGetVersion(&v) || cuGetErrorName(999, &s) == 0)
+            return 1;
+        called("cuCtxGetCurrent");
+        called("cuDriverGetVersion");
+        called("cuGetErrorName");
+    }
+    return 0;
+}
+
 static int die(long n, const char *how)
 {
     if (many(n))
@@ -114,10 +132,12 @@ int main(int argc, char **argv)
         return errors();
     if (argc >= 3 && !strcmp(argv[1], "many"))
         return many(atol(argv[2]));
+    if (argc >= 3 && !strcmp(argv[1], "mix"))
+        return mix(atol(argv[2]));
     if (argc >= 3 && !strcmp(argv[1], "die_inside"))
         return die_inside(atol(argv[2]));
     if (argc >= 4 && !strcmp(argv[1], "die"))
         return die(atol(argv[2]), argv[3]);
-    fprintf(stderr, "usage: t_record kernels|errors|many N|die N kill|abort|segv|_exit\n");
+    fprintf(stderr, "usage: t_record kernels|errors|many N|mix N|die N kill|abort|segv|_exit\n");
     return 2;
 }

@@ -4,7 +4,10 @@
  *   CUTAP_TRACE=DIR   one record per call (start, end, result, argument
  *                     words, captured outputs and strings)
  *   CUTAP_COUNT=DIR   counters only: per thread and id, calls, errors,
- *                     total, min and max time (what `cutap stat` reads)
+ *                     timed calls and their total, min and max time (what
+ *                     `cutap stat` reads); not every call is timed (see
+ *                     "counting mode" below; CUTAP_STAT_TIMING=all: every
+ *                     call is)
  *   CUTAP_FILTER=EXPR the ids to record (see filter.c); others cost only
  *                     the pass-through
  *
@@ -60,11 +63,24 @@ static struct {
 static pthread_mutex_t grow_lock = PTHREAD_MUTEX_INITIALIZER;
 static int client = -1;
 static int no_kernel_names;   /* CUTAP_KERNEL_NAMES=0: the recorder makes no driver call of its own */
+/* Counting mode: the mean duration, in clock units, from which every call
+ * of an id is timed (1 us; set with the file's calibration pair, before
+ * any counter exists), and CUTAP_STAT_TIMING=all (every call timed). */
+static uint64_t slow_ticks = 1000;
+static int time_all;
+/* Tests: CUTAP_STAT_SEED=N starts every thread's countdowns from N, and
+ * CUTAP_STAT_SLOW_NS=N puts the slow mean at N ns instead of 1 us, so two
+ * runs of a program (given a large N) time the same calls. */
+static int fixed_seed;
+static uint64_t seed, slow_ns = 1000;
 
-/* Per thread: the current record chunk and counter chunks. */
+/* Per thread: the current record chunk and counter chunks, and the
+ * sampling countdown of counting mode with its generator. */
 struct rec_thread {
     int32_t tid;
     uint32_t seq_rec, seq_cnt;
+    uint32_t countdown;           /* calls until the next sampled one */
+    uint64_t rng;                 /* xorshift64 state, never 0 once set */
     struct cutap_rec_call *pos, *end;
     struct cutap_counter *cnt[COUNTER_CHUNKS];
 };
@@ -140,7 +156,14 @@ static void fill_header(struct cutap_file_header *h)
         while (m < until);
         h->calib_clock = c;
         h->calib_mono_ns = m;
+        slow_ticks = (uint64_t)((double)(c - h->start_clock) * (double)slow_ns / (double)(m - h->start_mono_ns));
+    } else {
+        slow_ticks = slow_ns;
     }
+    /* 0: the mean of any timed call reaches it, so after its first
+     * (always timed) call every call of an id is timed. */
+    if (time_all)
+        slow_ticks = 0;
     memcpy(h->magic, CUTAP_FILE_MAGIC, 8);
 }
 
@@ -233,10 +256,19 @@ static char *chunk_addr(uint64_t i)
     return base + (i - first) * CHUNK_SIZE;
 }
 
+static uint32_t next_interval(struct rec_thread *t);
+
 static void thread_init(struct rec_thread *t)
 {
     memset(t, 0, sizeof *t);
     t->tid = (int32_t)syscall(SYS_gettid);
+    /* splitmix64 of the thread id and the clock: threads (and processes)
+     * sample at different calls */
+    uint64_t x = (fixed_seed ? seed : (uint64_t)(uint32_t)t->tid << 32 ^ cutap_rec_clock()) + 0x9e3779b97f4a7c15ull;
+    x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
+    x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
+    t->rng = (x ^ (x >> 31)) | 1;
+    t->countdown = next_interval(t);
 }
 
 /* The file is made when the process records its first call: a process
@@ -266,6 +298,12 @@ static void *chunk_take(struct rec_thread *t, int type, uint32_t first_id)
         fail("cannot extend the trace file");
         return NULL;
     }
+#ifndef MADV_POPULATE_WRITE
+#define MADV_POPULATE_WRITE 23
+#endif
+    /* Fault the chunk's pages in now, in one system call, rather than one
+     * page fault per 4 KiB on the hot path (Linux 5.14+; else ignored). */
+    madvise(c, CHUNK_SIZE, MADV_POPULATE_WRITE);
     struct cutap_chunk_header *h = (struct cutap_chunk_header *)c;
     h->type = (uint16_t)type;
     h->tid = t->tid;
@@ -636,24 +674,98 @@ static void trace_post(cutap_call_t *call, void *ctx)
 
 /* --- counting mode -------------------------------------------------- */
 
-static inline void count_add(uint32_t id, uint64_t dt, int error)
+/* Calls and errors are counted for every call, but reading the clock twice
+ * costs far more than counting (20-25 ns a TSC read on GPU hosts), so not
+ * every call is timed. A call is timed when, on its thread:
+ *   - its id has had fewer than 16 calls (rare calls are timed exactly);
+ *   - its id is slow: the mean of its timed calls is at least 1 us
+ *     (total >= slow_ticks * timed), where two clock reads cost little;
+ *   - or the thread's countdown, which every call decrements, reaches
+ *     zero; it restarts at a pseudo-random 1..63 (mean 32), so periodic
+ *     call patterns cannot alias with the sampling.
+ * The first two time a call exactly; a call timed by the countdown alone
+ * is a sample that stands for the calls timed by neither (`sampled`,
+ * `sampled_total`): the reader adds the exact part and the samples
+ * scaled up (docs/FORMAT.md), so a slow first call is not scaled up with
+ * them. With CUTAP_STAT_TIMING=all every call is timed (slow_ticks = 0).
+ * The decision is made before the call from the counter and the countdown
+ * alone: an untimed call reads no clock and divides nothing. Both paths,
+ * the callbacks and the fused path, use the functions below. */
+
+/* Uniform in 1..63: xorshift64, then the top 32 bits scaled to 0..62. */
+static uint32_t next_interval(struct rec_thread *t)
 {
-    struct rec_thread *t = &rt;
+    uint64_t x = t->rng;
+    x ^= x << 13;
+    x ^= x >> 7;
+    x ^= x << 17;
+    t->rng = x;
+    return 1 + (uint32_t)(((x >> 32) * 63) >> 32);
+}
+
+/* Ids of the second chunk on (dynamic ids past 4094), or a chunk not
+ * taken yet. */
+static __attribute__((noinline)) struct cutap_counter *counter_slow(struct rec_thread *t, uint32_t id)
+{
     uint32_t k = id / (uint32_t)COUNTERS_PER_CHUNK;
-    struct cutap_counter *c = t->cnt[k];
-    if (CUTAP_UNLIKELY(!c)) {
+    if (!t->cnt[k]) {
         char *ch = chunk_take(t, CUTAP_CHUNK_COUNTERS, k * (uint32_t)COUNTERS_PER_CHUNK);
         if (!ch)
-            return;
-        c = t->cnt[k] = (struct cutap_counter *)(ch + CUTAP_SLOT);
+            return NULL;
+        t->cnt[k] = (struct cutap_counter *)(ch + CUTAP_SLOT);
     }
-    c += id % COUNTERS_PER_CHUNK;
-    c->errors += (unsigned)error;
-    c->total += dt;
-    if (!c->calls || dt < c->min)
+    return t->cnt[k] + id % COUNTERS_PER_CHUNK;
+}
+
+/* The thread's counter of an id; NULL when recording has stopped. Every
+ * driver id is in the first chunk. */
+static inline struct cutap_counter *counter_of(struct rec_thread *t, uint32_t id)
+{
+    struct cutap_counter *c = t->cnt[0];
+    if (CUTAP_LIKELY(id < COUNTERS_PER_CHUNK && c))
+        return c + id;
+    return counter_slow(t, id);
+}
+
+/* Before the call: 0 untimed, else TIMED_EXACT (first calls, slow id)
+ * and/or TIMED_SAMPLE (the countdown reached zero). */
+enum { TIMED_EXACT = 1, TIMED_SAMPLE = 2 };
+static inline unsigned count_is_timed(struct rec_thread *t, const struct cutap_counter *c)
+{
+    uint32_t cd = t->countdown - 1;
+    t->countdown = cd;
+    unsigned exact = (c->calls < 16) | (c->total >= slow_ticks * c->timed);
+    return exact | (unsigned)(cd == 0) << 1;
+}
+
+/* Before a timed call: a countdown that reached zero restarts; the first
+ * call of an id in the process names it (the first calls are timed). */
+static __attribute__((noinline)) void count_timed_begin(struct rec_thread *t, uint32_t id)
+{
+    if (!t->countdown)
+        t->countdown = next_interval(t);
+    name_id(id);
+}
+
+/* After a timed call; how: count_is_timed's answer. */
+static inline void count_timed_end(struct cutap_counter *c, uint64_t dt, unsigned how)
+{
+    if (!c->timed || dt < c->min)
         c->min = dt;
     if (dt > c->max)
         c->max = dt;
+    c->total += dt;
+    c->timed++;
+    if (how == TIMED_SAMPLE) {
+        c->sampled++;
+        c->sampled_total += dt;
+    }
+}
+
+/* After every call: calls last. */
+static inline void count_call(struct cutap_counter *c, int error)
+{
+    c->errors += (unsigned)error;
     __atomic_store_n(&c->calls, c->calls + 1, __ATOMIC_RELEASE);
 }
 
@@ -662,18 +774,34 @@ static inline int is_error(const cutap_call_t *call)
     return call->layer == CUTAP_LAYER_DRIVER && !(call->flags & CUTAP_CALL_UNTYPED) && (uint32_t)call->result;
 }
 
+/* scratch: 0 for an untimed call; else the start time, bit 63 set for a
+ * sample (the clocks are far from 0 and from 2^63 while a process runs). */
+#define SCRATCH_SAMPLE (1ull << 63)
 static int count_pre(cutap_call_t *call, void *ctx)
 {
     (void)ctx;
-    name_id(call->id);
-    call->scratch[client] = cutap_rec_clock();
+    struct rec_thread *t = &rt;
+    struct cutap_counter *c = counter_of(t, call->id);
+    unsigned how = c ? count_is_timed(t, c) : 0;
+    if (!how) {
+        call->scratch[client] = 0;
+        return CUTAP_PROCEED;
+    }
+    count_timed_begin(t, call->id);
+    call->scratch[client] = cutap_rec_clock() | (how == TIMED_SAMPLE ? SCRATCH_SAMPLE : 0);
     return CUTAP_PROCEED;
 }
 
 static void count_post(cutap_call_t *call, void *ctx)
 {
     (void)ctx;
-    count_add(call->id, cutap_rec_clock() - call->scratch[client], is_error(call));
+    uint64_t s = call->scratch[client], t1 = s ? cutap_rec_clock() : 0;
+    struct cutap_counter *c = counter_of(&rt, call->id);
+    if (!c)
+        return;
+    if (s)
+        count_timed_end(c, t1 - (s & ~SCRATCH_SAMPLE), s & SCRATCH_SAMPLE ? TIMED_SAMPLE : TIMED_EXACT);
+    count_call(c, is_error(call));
 }
 
 /* --- fused path ------------------------------------------------------ */
@@ -681,34 +809,73 @@ static void count_post(cutap_call_t *call, void *ctx)
 /* When the recorder is the only client that wants a typed call, dispatch
  * comes here instead of running the callbacks: the same records, without
  * the callback machinery (the budget of issue #3 is 25 ns per call; the
- * callbacks alone cost more). tests/t_record checks that both paths write
- * the same records. */
+ * callbacks alone cost more). tests/run.sh fused_path_same_records checks
+ * that both paths write the same records and the same counters. */
 _Atomic uint8_t cutap_fast_mask;
 
-uint64_t cutap_record_fast(cutap_call_t *call, cutap_thunk_t thunk)
+/* Counting mode, a timed call (how: count_is_timed's answer), or one that
+ * cannot be counted (c NULL). */
+static __attribute__((noinline)) uint64_t count_fast_timed(cutap_call_t *call, cutap_thunk_t thunk,
+                                                            struct rec_thread *r, struct cutap_counter *c,
+                                                            unsigned how)
+{
+    struct cutap_thread *t = &cutap_tls;
+    uint64_t t0 = 0;
+    if (c) {
+        count_timed_begin(r, call->id);
+        t0 = cutap_rec_clock();
+    }
+    t->depth++;
+    t->current = call;
+    uint64_t result = thunk(call->fn, call->args);
+    uint64_t t1 = c ? cutap_rec_clock() : 0;
+    t->depth--;
+    t->current = call->parent;
+    if (c) {
+        count_timed_end(c, t1 - t0, how);
+        count_call(c, (uint32_t)result != CUTAP_CUDA_SUCCESS);
+    }
+    return result;
+}
+
+static __attribute__((noinline)) uint64_t trace_fast(cutap_call_t *call, cutap_thunk_t thunk)
 {
     struct cutap_thread *t = &cutap_tls;
     uint32_t id = call->id;
-    int counts = F.counts;
-    struct cutap_rec_call *r = NULL;
-    uint64_t t0 = 0;
-    if (counts) {
-        name_id(id);
-        t0 = cutap_rec_clock();
-    } else {
-        r = rec_begin(id, call->args, call->nargs, call->depth, 0);
-    }
+    struct cutap_rec_call *r = rec_begin(id, call->args, call->nargs, call->depth, 0);
     t->depth++;
     t->current = call;
     uint64_t result = thunk(call->fn, call->args);
     uint64_t t1 = cutap_rec_clock();
     t->depth--;
     t->current = call->parent;
-    if (counts)
-        count_add(id, t1 - t0, (uint32_t)result != CUTAP_CUDA_SUCCESS);
-    else if (r)
+    if (r)
         rec_end(r, id, call->args, result, 0, t1);
     return result;
+}
+
+/* Counting mode. An untimed call: counter, countdown, calls and errors;
+ * no clock, no name, no division. */
+static __attribute__((noinline)) uint64_t count_fast(cutap_call_t *call, cutap_thunk_t thunk)
+{
+    struct cutap_thread *t = &cutap_tls;
+    struct rec_thread *r = &rt;
+    struct cutap_counter *c = counter_of(r, call->id);
+    unsigned how;
+    if (CUTAP_UNLIKELY(!c || (how = count_is_timed(r, c))))
+        return count_fast_timed(call, thunk, r, c, c ? how : 0);
+    t->depth++;
+    t->current = call;
+    uint64_t result = thunk(call->fn, call->args);
+    t->depth--;
+    t->current = call->parent;
+    count_call(c, (uint32_t)result != CUTAP_CUDA_SUCCESS);
+    return result;
+}
+
+uint64_t cutap_record_fast(cutap_call_t *call, cutap_thunk_t thunk)
+{
+    return F.counts ? count_fast(call, thunk) : trace_fast(call, thunk);
 }
 
 /* --- life cycle ----------------------------------------------------- */
@@ -772,6 +939,20 @@ void cutap_record_start(const char *dir, int counts, const char *filter)
         snprintf(F.dir, sizeof F.dir, "%s", dir);
     }
     F.counts = counts;
+    if (counts) {
+        /* which calls are timed: sampled (the default) or all */
+        const char *tm = getenv("CUTAP_STAT_TIMING");
+        if (tm && *tm && strcmp(tm, "all") && strcmp(tm, "sample")) {
+            cutap_warn("invalid CUTAP_STAT_TIMING '%s': takes all or sample; nothing is recorded", tm);
+            return;
+        }
+        time_all = tm && !strcmp(tm, "all");
+        const char *sd = getenv("CUTAP_STAT_SEED"), *sn = getenv("CUTAP_STAT_SLOW_NS");
+        if ((fixed_seed = sd && *sd))
+            seed = strtoull(sd, NULL, 0);
+        if (sn && *sn)
+            slow_ns = strtoull(sn, NULL, 0);
+    }
     const char *kn = getenv("CUTAP_KERNEL_NAMES");
     no_kernel_names = kn && !strcmp(kn, "0");
     cutap_rec_tsc = cutap_tsc_usable();

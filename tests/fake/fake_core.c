@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "fake_internal.h"
 
@@ -26,6 +27,18 @@ static __thread struct {
 typedef uint64_t (*special_fn)(const uint64_t *a);
 static special_fn special[NIDS];
 
+/* FAKE_SLOW=NAME[:NS]: every call of NAME busy-waits NS ns (default 2000)
+ * before it returns: a call slow enough for cutap stat to time them all. */
+static int slow_id = -1;
+static uint64_t slow_ns;
+
+static uint64_t mono_ns(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (uint64_t)t.tv_sec * 1000000000u + (uint64_t)t.tv_nsec;
+}
+
 static void record(uint32_t id, const uint64_t *a, unsigned n)
 {
     atomic_fetch_add(&counts[id], 1);
@@ -40,6 +53,9 @@ static void record(uint32_t id, const uint64_t *a, unsigned n)
 uint64_t fake_call(uint32_t id, const uint64_t *a, unsigned n)
 {
     record(id, a, n);
+    if ((int)id == slow_id)
+        for (uint64_t until = mono_ns() + slow_ns; mono_ns() < until;)
+            ;
     int f = atomic_load(&forced[id]);
     if (f)
         return (uint64_t)(uint32_t)f;
@@ -303,6 +319,18 @@ uint64_t cuFutureFunction(FAKE_UNTYPED_PARAMS)
 
 __attribute__((constructor)) static void setup(void)
 {
+    const char *slow = getenv("FAKE_SLOW");
+    if (slow && *slow) {
+        char name[128];
+        snprintf(name, sizeof name, "%s", slow);
+        char *colon = strchr(name, ':');
+        slow_ns = colon ? strtoull(colon + 1, NULL, 10) : 2000;
+        if (colon)
+            *colon = 0;
+        slow_id = id_of(name);
+        if (slow_id < 0)
+            fprintf(stderr, "fake libcuda: FAKE_SLOW=%s: no such entry point\n", slow);
+    }
     special[CUTAP_ID_cuInit] = do_init;
     special[CUTAP_ID_cuDriverGetVersion] = do_driver_version;
     special[CUTAP_ID_cuCtxGetCurrent] = do_ctx_get_current;
