@@ -5,26 +5,29 @@
 #    bare / libcutap.so with no client / cutap stat / cutap trace / CUPTI.
 # 2. PyTorch training steps per second (bench/gpu/torch_steps.py), bare,
 #    under `cutap trace` and under `cutap stat`, in turn, CYCLES times
-#    (default 4); medians and the change against bare.
+#    (default 6), each process pinned to the same 8 cores; the median over
+#    cycles of each process's fastest window, and the change against bare.
 set -u
 cd "$(dirname "$0")/../.."
 B=build/gpu
-CYC=${1:-4}
+CYC=${1:-6}
 [ -x $B/overhead ] && [ -f $B/libcupti_ref.so ] && [ -x build/cutap ] || tests/gpu/build.sh || exit 1
 echo "== $(date -u +%Y-%m-%dT%H:%MZ) $(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader | head -1), clocksource $(cat /sys/devices/system/clocksource/clocksource0/current_clocksource 2>/dev/null)"
 CUTAP_LIBRARY=$PWD/build/libcutap.so CUTAP_REF_LIB=$PWD/$B/libcupti_ref.so $B/overhead "$CYC"
 echo
 T=$(mktemp -d /tmp/cutap-bench.XXXXXX)
 declare -A V
+PIN="taskset -c 4-11"
+$PIN true 2>/dev/null || PIN=
 for c in $(seq "$CYC"); do
-  V[bare]+=" $(python3 bench/gpu/torch_steps.py | awk '{print $2}')"
-  V[trace]+=" $(build/cutap trace -o "$T/t$c" -- python3 bench/gpu/torch_steps.py | awk '{print $2}')"
-  V[stat]+=" $(build/cutap stat -o "$T/s$c.txt" -- python3 bench/gpu/torch_steps.py | awk '{print $2}')"
+  V[bare]+=" $($PIN python3 bench/gpu/torch_steps.py | awk '{print $2}')"
+  V[trace]+=" $($PIN build/cutap trace -o "$T/t$c" -- python3 bench/gpu/torch_steps.py | awk '{print $2}')"
+  V[stat]+=" $($PIN build/cutap stat -o "$T/s$c.txt" -- python3 bench/gpu/torch_steps.py | awk '{print $2}')"
 done
 calls=$(build/cutap report --format csv "$T/t1" | awk -F, 'NR>1 {s+=$3} END {print s}')
 med() { tr ' ' '\n' | grep . | sort -g | awk '{a[NR]=$1} END {print (NR%2 ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2)}'; }
 b=$(echo ${V[bare]} | med)
-echo "PyTorch MLP steps/s (median of $CYC; all: bare${V[bare]} | trace${V[trace]} | stat${V[stat]})"
+echo "PyTorch MLP steps/s (median of $CYC processes' fastest windows; all: bare${V[bare]} | trace${V[trace]} | stat${V[stat]})"
 for m in bare trace stat; do
   v=$(echo ${V[$m]} | med)
   awk -v m=$m -v v="$v" -v b="$b" 'BEGIN {printf "  %-6s %9.1f steps/s  %+6.2f %%\n", m, v, (v - b) / b * 100}'

@@ -6,8 +6,8 @@
 set -u
 cd "$(dirname "$0")/../.."
 F=$(mktemp -d /tmp/cutap-fresh.XXXXXX)
-{ git ls-files 2>/dev/null || find . -path ./build -prune -o -path ./.git -prune -o -type f -print; } |
-  grep -v '^build/' | tar cf - -T - | tar xf - -C "$F"
+# The files as they came (the machine's copy may carry a stale .git).
+find . -path ./build -prune -o -path ./.git -prune -o -type f -print | tar cf - -T - | tar xf - -C "$F"
 cd "$F"
 step() { local t=$(date +%s%N); echo "\$ $*"; "$@"; local rc=$?; echo "[rc $rc, $(( ($(date +%s%N) - t) / 1000000 )) ms]"; }
 step make demo 2>&1 | tail -12
