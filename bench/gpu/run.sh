@@ -6,7 +6,9 @@
 # 2. PyTorch training steps per second (bench/gpu/torch_steps.py), bare,
 #    under `cutap trace` and under `cutap stat`, in turn, CYCLES times
 #    (default 6), each process pinned to the same 8 cores; the median over
-#    cycles of each process's fastest window, and the change against bare.
+#    cycles of each process's fastest window, and the change against bare;
+#    then the same, bare and under `cutap trace`, for a GPU-bound MLP
+#    (width 2048, batch 1024).
 set -u
 cd "$(dirname "$0")/../.."
 B=build/gpu
@@ -35,4 +37,15 @@ done
 echo "  calls recorded in one traced run (2,200 steps + start-up): $calls; the most frequent:"
 build/cutap report --format csv "$T/t1" | awk -F, 'NR>1 {print $3, $1, $2, $6}' | sort -rn | head -8 |
   awk '{printf "    %8d %-7s %-34s avg %s ns\n", $1, $2, $3, $4}'
+V=()
+for c in $(seq "$CYC"); do
+  V[bare]+=" $($PIN python3 bench/gpu/torch_steps.py 60 2048 1024 | awk '{print $2}')"
+  V[trace]+=" $($PIN build/cutap trace -o "$T/g$c" -- python3 bench/gpu/torch_steps.py 60 2048 1024 | awk '{print $2}')"
+done
+b=$(echo ${V[bare]} | med)
+echo "GPU-bound MLP (width 2048, batch 1024) steps/s (all: bare${V[bare]} | trace${V[trace]})"
+for m in bare trace; do
+  v=$(echo ${V[$m]} | med)
+  awk -v m=$m -v v="$v" -v b="$b" 'BEGIN {printf "  %-6s %9.1f steps/s  %+6.2f %%\n", m, v, (v - b) / b * 100}'
+done
 rm -rf "$T"

@@ -201,7 +201,7 @@ struct shadow_stack {
     unsigned top;
     struct shadow_frame f[SHADOW_DEPTH];
 };
-static __thread struct shadow_stack *shadow;
+static __thread struct shadow_stack *shadow __attribute__((tls_model("initial-exec")));
 static pthread_key_t shadow_key;
 static pthread_once_t shadow_once = PTHREAD_ONCE_INIT;
 static void shadow_key_init(void) { pthread_key_create(&shadow_key, free); }
