@@ -620,6 +620,17 @@ EOF
     "$CUTAP" dump --pid 1 "$WORK/dd" >/dev/null 2>&1; [ $? = 1 ]
 }
 
+case_trace_no_kernel_names() {
+    # CUTAP_KERNEL_NAMES=0: the recorder asks the driver nothing itself, so
+    # launches keep their handle only (the same run names them otherwise).
+    CUTAP_KERNEL_NAMES=0 "$CUTAP" trace -o "$WORK/nk" -- $T/t_record kernels >/dev/null 2>&1 || return 1
+    "$CUTAP" dump "$WORK/nk" >"$WORK/nk.txt" || return 1
+    grep -q ' cuLaunchKernel(f=0xf0000000, gridDimX=128' "$WORK/nk.txt" || { cat "$WORK/nk.txt" >&2; return 1; }
+    ! grep -q '<vecadd' "$WORK/nk.txt" || { say "  a kernel was named"; return 1; }
+    "$CUTAP" trace -o "$WORK/nk2" -- $T/t_record kernels >/dev/null 2>&1 || return 1
+    "$CUTAP" dump "$WORK/nk2" | grep -q ' cuLaunchKernel(f=0xf0000000<vecadd(float\*, float\*, int)>'
+}
+
 case_dump_nesting_indent() {
     # cuProfilerStart (fake) calls cuDriverGetVersion: one level deeper.
     "$CUTAP" trace -o "$WORK/dn" -- $T/t_paths_pie nested >/dev/null 2>&1 || return 1
