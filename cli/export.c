@@ -47,7 +47,8 @@
  *       layer TEXT,
  *       name_id INTEGER REFERENCES strings(id),
  *       calls INTEGER, errors INTEGER,  -- every call
- *       total_ns INTEGER, min_ns INTEGER, max_ns INTEGER,   -- over the timed calls
+ *       total_ns INTEGER,          -- all the calls; estimated when timed < calls
+ *       min_ns INTEGER, max_ns INTEGER,   -- over the timed calls
  *       timed INTEGER);            -- calls timed (= calls with every call timed)
  *   CREATE VIEW calls_named AS
  *       SELECT calls.*, s.value AS name, k.value AS kernel

@@ -150,7 +150,9 @@ static uint64_t counter_total_ns(const struct cutap_counter *k, double rate)
         return total;
     if (!k->timed)
         return 0;
-    if (!k->sampled || k->sampled > k->timed || k->sampled_total > k->total)
+    if (!k->sampled)
+        return sat_add(total, mul_div(ticks_to_ns(k->min, rate), k->calls - k->timed, 1));
+    if (k->sampled > k->timed || k->sampled_total > k->total)
         return mul_div(total, k->calls, k->timed);
     uint64_t sampled = ticks_to_ns(k->sampled_total, rate);
     uint64_t rest = k->calls - (k->timed - k->sampled);   /* calls not timed exactly */

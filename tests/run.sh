@@ -489,17 +489,12 @@ case_stat_time_all() {
     "$CUTAP" trace --time-all -o "$WORK/ta5" -- true 2>"$WORK/ta5.err"; [ $? = 2 ] && grep -q 'option of cutap stat' "$WORK/ta5.err"
 }
 
-case_stat_estimate() {
-    # The estimate of a counter, from a file whose counter is set by hand
-    # (clock ns: ticks are ns): 1000 calls, 47 timed, 31 of them by the
-    # countdown alone (3100 ns), the 16 others exactly (46900 ns, a slow
-    # first call among them): 46900 + 3100 * (1000 - 16) / 31 = 145300,
-    # not 50000 * 1000 / 47.
-    rm -rf "$WORK/es"
-    CUTAP_CLOCK=ns CUTAP_COUNT=$WORK/es LD_PRELOAD=$LIB $T/t_record many 100 >/dev/null || return 1
-    python3 - "$WORK"/es/*.cutap <<'PY' || return 1
+# Sets the one counter of a counting-mode file with 100 calls to the
+# values given (calls errors total min max timed sampled sampled_total).
+set_counter() {
+    python3 - "$@" <<'PY'
 import struct, sys
-f = sys.argv[1]
+f, vals = sys.argv[1], [int(v) for v in sys.argv[2:]]
 d = bytearray(open(f, "rb").read())
 assert struct.unpack_from("<I", d, 8)[0] == 2
 cs = struct.unpack_from("<I", d, 16)[0]
@@ -510,15 +505,32 @@ for c in range(4096, len(d), cs):
         continue
     for off in range(c + 64, c + cs - 63, 64):
         if struct.unpack_from("<Q", d, off)[0] == 100:
-            # calls errors total min max timed sampled sampled_total
-            struct.pack_into("<8Q", d, off, 1000, 3, 50000, 10, 20000, 47, 31, 3100)
+            struct.pack_into("<8Q", d, off, *vals)
             hits += 1
 assert hits == 1, hits
 open(f, "wb").write(d)
 PY
+}
+
+case_stat_estimate() {
+    # The estimate of a counter, from a file whose counter is set by hand
+    # (clock ns: ticks are ns): 1000 calls, 47 timed, 31 of them by the
+    # countdown alone (3100 ns), the 16 others exactly (46900 ns, a slow
+    # first call among them): 46900 + 3100 * (1000 - 16) / 31 = 145300,
+    # not 50000 * 1000 / 47.
+    rm -rf "$WORK/es" "$WORK/es0"
+    CUTAP_CLOCK=ns CUTAP_COUNT=$WORK/es LD_PRELOAD=$LIB $T/t_record many 100 >/dev/null || return 1
+    cp -r "$WORK/es" "$WORK/es0"
+    set_counter "$WORK"/es/*.cutap 1000 3 50000 10 20000 47 31 3100 || return 1
     "$CUTAP" report --format csv "$WORK/es" >"$WORK/es.csv" || return 1
     grep -qx 'driver,cuCtxGetCurrent,1000,3,145300,145,10,20000,,100.00,0,47' "$WORK/es.csv" || { cat "$WORK/es.csv" >&2; return 1; }
-    "$CUTAP" report "$WORK/es" | grep -qx '~ estimated from 47 of 1000 calls timed'
+    "$CUTAP" report "$WORK/es" | grep -qx '~ estimated from 47 of 1000 calls timed' || return 1
+    # No sample at all: the 984 calls timed by neither rule count as the
+    # fastest timed call (10 ns): 46900 + 10 * 984 = 56740, not the slow
+    # first calls scaled up (46900 * 1000 / 16 = 2931250).
+    set_counter "$WORK"/es0/*.cutap 1000 0 46900 10 20000 16 0 0 || return 1
+    "$CUTAP" report --format csv "$WORK/es0" | grep -qx 'driver,cuCtxGetCurrent,1000,0,56740,56,10,20000,,100.00,0,16' \
+        || { "$CUTAP" report --format csv "$WORK/es0" >&2; return 1; }
 }
 
 case_reader_version1_files() {

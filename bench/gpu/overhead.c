@@ -17,6 +17,7 @@
  * each mode adds to a bare call. Modes are run in turn, CYCLES times
  * (default 3), so slow drifts of the machine hit every mode alike. */
 #define _GNU_SOURCE
+#include <dirent.h>
 #include <dlfcn.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -152,8 +153,10 @@ static int run_mode(const char *self, int m, const char *lib, const char *ref, c
             setenv("CUTAP_COUNT", tmp, 1);
         if (m == TRACE)
             setenv("CUTAP_TRACE", tmp, 1);
-        if (m == CUPTI)
+        if (m == CUPTI) {
             setenv("CUDA_INJECTION64_PATH", ref, 1);
+            setenv("CUTAP_REF_MARK", tmp, 1);   /* the referee says it was loaded */
+        }
         setenv("OVERHEAD_CHILD", "1", 1);
         execl(self, self, (char *)NULL);
         _exit(127);
@@ -181,6 +184,26 @@ static int run_mode(const char *self, int m, const char *lib, const char *ref, c
     int st;
     waitpid(pid, &st, 0);
     return WIFEXITED(st) && WEXITSTATUS(st) == 0 ? 0 : -1;
+}
+
+/* Whether the mode really ran: a trace file (stat, trace) or the
+ * referee's mark (cupti) in its directory. A preload or an injection
+ * that silently failed would otherwise read as no cost at all. */
+static int mode_took_effect(int m, const char *tmp)
+{
+    if (m == BARE || m == PASS)
+        return 1;
+    const char *want = m == CUPTI ? "injected." : NULL;
+    DIR *d = opendir(tmp);
+    int found = 0;
+    struct dirent *e;
+    while (d && (e = readdir(d)) && !found) {
+        size_t n = strlen(e->d_name);
+        found = want ? !strncmp(e->d_name, want, strlen(want)) : n > 6 && !strcmp(e->d_name + n - 6, ".cutap");
+    }
+    if (d)
+        closedir(d);
+    return found;
 }
 
 static double median(double *v, int n)
@@ -212,14 +235,19 @@ int main(int argc, char **argv)
         return 1;
     self[sl] = 0;
     static double ctx[NMODES][50 * ROUNDS], lau[NMODES][50 * ROUNDS];
-    int nctx[NMODES] = {0}, nlau[NMODES] = {0};
+    int nctx[NMODES] = {0}, nlau[NMODES] = {0}, failed = 0;
     for (int c = 0; c < cycles; c++)
         for (int m = 0; m < NMODES; m++) {
             char tmp[] = "/tmp/cutap-overhead.XXXXXX";
             if (!mkdtemp(tmp))
                 return 1;
-            if (run_mode(self, m, lib, ref, tmp, ctx[m], &nctx[m], lau[m], &nlau[m]))
+            if (run_mode(self, m, lib, ref, tmp, ctx[m], &nctx[m], lau[m], &nlau[m])) {
                 fprintf(stderr, "overhead: mode %s failed in cycle %d\n", mode_name[m], c);
+                failed = 1;
+            } else if (!mode_took_effect(m, tmp)) {
+                fprintf(stderr, "overhead: mode %s left no sign that it ran (cycle %d)\n", mode_name[m], c);
+                failed = 1;
+            }
             char cmd[256];
             snprintf(cmd, sizeof cmd, "rm -rf %s", tmp);
             if (system(cmd))
@@ -238,5 +266,7 @@ int main(int argc, char **argv)
     double t = mc[TRACE] - mc[BARE], s = mc[STAT] - mc[BARE], cu = mc[CUPTI] - mc[BARE];
     if (t > 0 && s > 0)
         printf("cuCtxGetCurrent: CUPTI adds %.1fx what trace adds, %.1fx what stat adds\n", cu / t, cu / s);
-    return 0;
+    if (failed)
+        printf("SOME MODES FAILED: the table above is not to be trusted\n");
+    return failed;
 }

@@ -15,7 +15,7 @@ B=build/gpu
 CYC=${1:-6}
 [ -x $B/overhead ] && [ -f $B/libcupti_ref.so ] && [ -x build/cutap ] || tests/gpu/build.sh || exit 1
 echo "== $(date -u +%Y-%m-%dT%H:%MZ) $(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader | head -1), clocksource $(cat /sys/devices/system/clocksource/clocksource0/current_clocksource 2>/dev/null)"
-CUTAP_LIBRARY=$PWD/build/libcutap.so CUTAP_REF_LIB=$PWD/$B/libcupti_ref.so $B/overhead "$CYC"
+CUTAP_LIBRARY=$PWD/build/libcutap.so CUTAP_REF_LIB=$PWD/$B/libcupti_ref.so $B/overhead "$CYC" || BAD=1
 echo
 T=$(mktemp -d /tmp/cutap-bench.XXXXXX)
 declare -A V
@@ -28,6 +28,7 @@ for c in $(seq "$CYC"); do
 done
 calls=$(build/cutap report --format csv "$T/t1" | awk -F, 'NR>1 {s+=$3} END {print s}')
 med() { tr ' ' '\n' | grep . | sort -g | awk '{a[NR]=$1} END {print (NR%2 ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2)}'; }
+for m in bare trace stat; do [ "$(echo ${V[$m]} | wc -w)" = "$CYC" ] || { echo "torch_steps: $m failed in some cycles"; BAD=1; }; done
 b=$(echo ${V[bare]} | med)
 echo "PyTorch MLP steps/s (median of $CYC processes' fastest windows; all: bare${V[bare]} | trace${V[trace]} | stat${V[stat]})"
 for m in bare trace stat; do
@@ -49,3 +50,4 @@ for m in bare trace; do
   awk -v m=$m -v v="$v" -v b="$b" 'BEGIN {printf "  %-6s %9.1f steps/s  %+6.2f %%\n", m, v, (v - b) / b * 100}'
 done
 rm -rf "$T"
+[ -z "${BAD:-}" ] || { echo "bench/gpu: FAILED (see above)"; exit 1; }

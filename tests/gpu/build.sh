@@ -21,8 +21,9 @@ NCCL_INC=$(first /usr/local/cuda/include/nccl.h "$PYNV"/nccl/include/nccl.h)
 NCCL_LIB=$(first /usr/local/cuda/lib64/libnccl.so.2 "$PYNV"/nccl/lib/libnccl.so.2)
 echo "cupti: ${CUPTI_INC:-?} ${CUPTI_LIB:-?}; nccl: ${NCCL_INC:-?} ${NCCL_LIB:-?}" >>"$LOG"
 lib() { ls "$1"/$2* 2>/dev/null | head -1; }   # a library by path (no .so link in wheels)
-try() {   # in parallel; a failure prints the end of its log
+try() {   # in parallel; a failure prints the end of its log and leaves no stale target
   local what=$1; shift
+  rm -f "$B/$what"
   ( "$@" >"$B/build.$what.log" 2>&1 || { echo "$what: build failed:"; tail -4 "$B/build.$what.log"; } ) &
 }
 try libcupti_ref.so gcc -O2 -shared -fPIC -I"$CUPTI_INC" tests/gpu/cupti_ref.c -o $B/libcupti_ref.so \

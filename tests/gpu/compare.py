@@ -9,13 +9,18 @@ trace made in that run with CUTAP_KERNEL_NAMES=0 (so cutap makes no driver
 call of its own). The referee starts inside the first cuInit, so only the
 calls cutap saw start after that are compared, and CUPTI stops calling
 back during exit, before the runtime's last calls: CUPTI's counts must
-equal those of a prefix (in time) of cutap's calls (stop_point). The
-calls before and after are counted apart, as are calls CUPTI does not report:
+equal those of a prefix (in time) of cutap's calls that ends within
+EPS_NS of CUPTI's last callback (stop_point); a call lost or recorded twice
+within EPS_NS of that moment cannot be told from CUPTI's stop. The calls
+before and after are counted apart, as are calls CUPTI does not report:
 export-table slots, APIs without a callback id, and cuGetExportTable
 (NOT_REPORTED).
 
 Prints one line "WORKLOAD key=value ..." and, indented, every mismatch and
-every API without a callback id. Exits 1 when a process has a mismatch.
+every API without a callback id. Exits 1 on a mismatch, and also when no
+process was compared, when a process that called cuInit left no referee
+counts, when the referee failed to subscribe (cupti.<pid>.failed), counted
+nothing, or dropped callbacks.
 """
 import collections
 import os
@@ -31,7 +36,7 @@ HEAD = struct.Struct("<8s7Q")
 
 
 def read_cupti(d):
-    """{pid: (init_ns, last_ns, driver Counter, runtime calls)}, driver names"""
+    """{pid: (init_ns, last_ns, driver Counter, runtime calls, dropped)}, driver names"""
     names = {}
     p = os.path.join(d, "cbids.tsv")
     if os.path.exists(p):
@@ -46,7 +51,7 @@ def read_cupti(d):
         data = open(os.path.join(d, f), "rb").read()
         if len(data) < HEAD.size:
             continue
-        magic, pid, _ppid, init, last, ndrv, nrt, _ = HEAD.unpack_from(data)
+        magic, pid, _ppid, init, last, ndrv, nrt, dropped = HEAD.unpack_from(data)
         if magic != b"CUTAPREF" or len(data) < HEAD.size + 8 * (ndrv + nrt):
             print("%s: not a referee file" % f)
             continue
@@ -55,7 +60,7 @@ def read_cupti(d):
         for cbid in range(ndrv):
             if words[cbid]:
                 drv[names.get(("driver", cbid), "cbid_%d" % cbid)] += words[cbid]
-        procs[pid] = (init, last, drv, sum(words[ndrv:]))
+        procs[pid] = (init, last, drv, sum(words[ndrv:]), dropped)
     cbids = {n for (dom, _), n in names.items() if dom == "driver"}
     return procs, cbids
 
@@ -72,25 +77,39 @@ def read_cutap(db):
     return calls
 
 
+# How far (ns) a call's start in cutap's trace may lie from CUPTI's last
+# callback on the wrong side: the two are on different clocks (cutap's TSC
+# converted to CLOCK_REALTIME, the referee's CLOCK_REALTIME); runs showed
+# differences of 0.1 to 0.7 us.
+EPS_NS = 2000
+
+
 def stop_point(seq, cc, last):
     """CUPTI stops calling back during exit, before the runtime's last
     calls. The calls it reported must then be exactly a prefix (in time)
-    of the calls cutap saw: returns the length k of the first prefix whose
-    counts per API equal CUPTI's, and how far (ns) the call after it
-    starts from CUPTI's last callback; without such a prefix, the calls
-    that started up to CUPTI's last callback and None."""
+    of the calls cutap saw, ending at CUPTI's last callback: returns
+    (k, problem), k the length of the first prefix whose counts per API
+    equal CUPTI's (or, without one, of the calls that started up to
+    CUPTI's last callback) and problem None or what is wrong with it."""
+    if not seq:
+        return 0, None
+    if not sum(cc.values()):
+        return 0, "CUPTI counted no call, cutap %d after CUPTI started" % len(seq)
     diff = sum(1 for n in cc if cc[n])        # APIs whose counts still differ
     run = collections.Counter()
-    if diff == 0:
-        return 0, None
     for k, (start, name) in enumerate(seq):
         was = run[name] == cc[name]
         run[name] += 1
         now = run[name] == cc[name]
         diff += (not now) - (not was)
         if diff == 0:
-            nxt = seq[k + 1][0] if k + 1 < len(seq) else start
-            return k + 1, nxt - last
+            k += 1
+            if start > last + EPS_NS:
+                return k, "the calls CUPTI counted end %.1f us after its last callback" % ((start - last) / 1e3)
+            if k < len(seq) and seq[k][0] < last - EPS_NS:
+                return k, "a call CUPTI did not count (%s) starts %.1f us before its last callback" % (
+                    seq[k][1], (last - seq[k][0]) / 1e3)
+            return k, None
     return sum(1 for start, _ in seq if start <= last), None
 
 
@@ -110,12 +129,14 @@ def main():
     lines = []
     nocbid = collections.Counter()
     apis_cupti, apis_cutap = set(), set()
-    min_gap = None    # ns from CUPTI's last callback to the first call it did not see
     for pid in sorted(set(cupti) | set(cutap)):
-        init, last, cc, rtcalls = cupti.get(pid, (None, None, collections.Counter(), 0))
+        init, last, cc, rtcalls, dropped = cupti.get(pid, (None, None, collections.Counter(), 0, 0))
+        calls = cutap.get(pid, [])
+        if pid in cupti and not calls and not sum(cc.values()) and not rtcalls:
+            continue      # a process that never called CUDA (a forked DataLoader worker)
         before = collections.Counter()
         seq = []          # comparable calls after the referee started, in time order
-        for layer, name, start in cutap.get(pid, []):
+        for layer, name, start in calls:
             if name.startswith("cuGetProcAddress"):
                 tot["getproc"] += 1
             if layer == "hidden":
@@ -129,17 +150,26 @@ def main():
                 before[name] += 1
             else:
                 seq.append((start, name))
-        seq.sort()
-        k, gap_ns = stop_point(seq, cc, last)
-        during = collections.Counter(name for _, name in seq[:k])
-        after = collections.Counter(name for _, name in seq[k:])
-        if gap_ns is not None and (min_gap is None or gap_ns < min_gap):
-            min_gap = gap_ns
         tot["preinit"] += sum(before.values())
-        tot["postexit"] += sum(after.values())
         if pid not in cupti:
+            # The driver loads the referee inside cuInit: a process that
+            # called it must have a file.
+            if any(name == "cuInit" for _, name, _ in calls):
+                tot["mismatches"] += 1
+                lines.append("  NO REFEREE pid %d called cuInit but left no CUPTI counts" % pid)
             tot["procs_without_referee"] += 1
             continue
+        if dropped:
+            tot["mismatches"] += 1
+            lines.append("  DROPPED pid %d: %d callbacks with ids beyond the referee's table" % (pid, dropped))
+        seq.sort()
+        k, problem = stop_point(seq, cc, last)
+        during = collections.Counter(name for _, name in seq[:k])
+        after = collections.Counter(name for _, name in seq[k:])
+        if problem:
+            tot["mismatches"] += 1
+            lines.append("  BOUNDARY pid %d: %s" % (pid, problem))
+        tot["postexit"] += sum(after.values())
         tot["procs"] += 1
         tot["runtime"] += rtcalls
         tot["cupti_calls"] += sum(cc.values())
@@ -153,13 +183,18 @@ def main():
                              "it stopped)" % (pid, name, cc[name], during[name], before[name], after[name]))
         for name, n in sorted(after.items()):
             lines.append("  AFTER pid %d %s: %d calls after CUPTI stopped" % (pid, name, n))
+    for f in sorted(os.listdir(cdir)):
+        if f.endswith(".failed"):
+            tot["mismatches"] += 1
+            lines.append("  REFEREE FAILED %s: %s" % (f, open(os.path.join(cdir, f)).read().strip()))
+    if not tot["procs"]:
+        tot["mismatches"] += 1
+        lines.append("  NO PROCESS compared: no CUPTI counts")
     print("%s procs=%d cupti_apis=%d cutap_apis=%d cupti_calls=%d cutap_calls=%d mismatches=%d "
-          "getproc=%d exptbl=%d hidden=%d preinit=%d postexit=%d nocbid=%d runtime=%d procs_without_referee=%d "
-          "min_gap_us=%s"
+          "getproc=%d exptbl=%d hidden=%d preinit=%d postexit=%d nocbid=%d runtime=%d procs_without_referee=%d"
           % (wl, tot["procs"], len(apis_cupti), len(apis_cutap), tot["cupti_calls"], tot["cutap_calls"],
              tot["mismatches"], tot["getproc"], tot["exptbl"], tot["hidden"], tot["preinit"], tot["postexit"],
-             tot["nocbid"], tot["runtime"], tot["procs_without_referee"],
-             "-" if min_gap is None else "%.1f" % (min_gap / 1000.0)))
+             tot["nocbid"], tot["runtime"], tot["procs_without_referee"]))
     for line in lines:
         print(line)
     for name, n in sorted(nocbid.items()):

@@ -9,12 +9,14 @@
  * handlers that run after ours, os._exit, a signal). Layout (native
  * endianness, u64 words): magic "CUTAPREF", pid, ppid, realtime ns when
  * the driver loaded us, realtime ns of the latest callback, number of
- * driver ids, number of runtime ids, 0; then the driver counters, then the
- * runtime counters. DIR/cbids.tsv names the ids: "domain<TAB>cbid<TAB>name"
+ * driver ids, number of runtime ids, callbacks dropped (ids beyond this
+ * build's tables); then the driver counters, then the runtime counters.
+ * When subscribing fails, DIR/cupti.<pid>.failed says why. DIR/cbids.tsv names the ids: "domain<TAB>cbid<TAB>name"
  * for every id CUPTI has a callback for. tests/gpu/compare.py reads both.
  *
  * Without CUTAP_REF_DIR it counts into memory and writes nothing, and does
- * not read the clock (bench/gpu/overhead uses it so). CUTAP_REF_DOMAINS=
+ * not read the clock (bench/gpu/overhead uses it so; CUTAP_REF_MARK=DIR
+ * then only leaves DIR/injected.<pid> to show the driver loaded it). CUTAP_REF_DOMAINS=
  * driver limits the subscription to the driver API. A forked child gets a
  * file of its own, starting from zero.
  *
@@ -39,7 +41,10 @@
 
 struct ref_file {
     char magic[8];
-    uint64_t pid, ppid, init_realtime_ns, last_realtime_ns, ndrv, nrt, reserved;
+    uint64_t pid, ppid, init_realtime_ns;
+    _Atomic uint64_t last_realtime_ns;
+    uint64_t ndrv, nrt;
+    _Atomic uint64_t dropped;
     _Atomic uint64_t drv[NDRV];
     _Atomic uint64_t rt[NRT];
 };
@@ -67,8 +72,14 @@ static void CUPTIAPI on_api(void *ud, CUpti_CallbackDomain dom, CUpti_CallbackId
         atomic_fetch_add_explicit(&ref->drv[cbid], 1, memory_order_relaxed);
     else if (dom == CUPTI_CB_DOMAIN_RUNTIME_API && cbid < NRT)
         atomic_fetch_add_explicit(&ref->rt[cbid], 1, memory_order_relaxed);
-    if (with_clock)
-        __atomic_store_n(&ref->last_realtime_ns, realtime(), __ATOMIC_RELAXED);
+    else
+        atomic_fetch_add_explicit(&ref->dropped, 1, memory_order_relaxed);
+    if (with_clock) {   /* the latest time any thread saw: a maximum */
+        uint64_t now = realtime(), seen = atomic_load_explicit(&ref->last_realtime_ns, memory_order_relaxed);
+        while (seen < now && !atomic_compare_exchange_weak_explicit(&ref->last_realtime_ns, &seen, now,
+                                                                   memory_order_relaxed, memory_order_relaxed))
+            ;
+    }
 }
 
 /* Maps DIR/cupti.<pid>.bin; on failure keeps counting in memory. */
@@ -136,6 +147,8 @@ static void in_child(void)
         memset(&mem, 0, sizeof mem);
 }
 
+/* A failure to subscribe leaves DIR/cupti.<pid>.failed, which makes
+ * compare.py fail: a process the referee does not watch cannot pass. */
 static int check(CUptiResult r, const char *what)
 {
     if (r == CUPTI_SUCCESS)
@@ -143,7 +156,29 @@ static int check(CUptiResult r, const char *what)
     const char *s = NULL;
     cuptiGetResultString(r, &s);
     fprintf(stderr, "cupti_ref: %s: %s\n", what, s ? s : "?");
+    const char *dir = getenv("CUTAP_REF_DIR");
+    if (dir && *dir) {
+        char path[4096];
+        snprintf(path, sizeof path, "%s/cupti.%d.failed", dir, (int)getpid());
+        FILE *f = fopen(path, "w");
+        if (f) {
+            fprintf(f, "%s: %s\n", what, s ? s : "?");
+            fclose(f);
+        }
+    }
     return 1;
+}
+
+static void mark_injected(void)
+{
+    const char *dir = getenv("CUTAP_REF_MARK");
+    if (!dir || !*dir)
+        return;
+    char path[4096];
+    snprintf(path, sizeof path, "%s/injected.%d", dir, (int)getpid());
+    FILE *f = fopen(path, "w");
+    if (f)
+        fclose(f);
 }
 
 __attribute__((visibility("default"))) int InitializeInjection(void)
@@ -151,6 +186,8 @@ __attribute__((visibility("default"))) int InitializeInjection(void)
     if (initialized)
         return 1;
     open_file();
+    if (getenv("CUTAP_REF_DIR") && *getenv("CUTAP_REF_DIR") && ref == &mem)
+        return check(CUPTI_ERROR_UNKNOWN, "cannot map the counter file"), 0;
     if (check(cuptiSubscribe(&sub, (CUpti_CallbackFunc)on_api, NULL), "cuptiSubscribe"))
         return 0;
     const char *doms = getenv("CUTAP_REF_DOMAINS");
@@ -161,6 +198,7 @@ __attribute__((visibility("default"))) int InitializeInjection(void)
         return 0;
     initialized = 1;
     write_cbids();
+    mark_injected();
     pthread_atfork(NULL, NULL, in_child);
     return 1;
 }

@@ -27,6 +27,7 @@ mkdir -p "$OUTDIR"
 NGPU=$(nvidia-smi -L | grep -c '^GPU')
 echo "== $(date -u +%Y-%m-%dT%H:%MZ) $NGPU x $(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader | head -1)"
 tests/gpu/build.sh || exit 1
+[ -f "$B/libcupti_ref.so" ] || { echo "no CUPTI referee (build/gpu/libcupti_ref.so): cannot compare"; exit 1; }
 
 # The version table against the real driver (no cutap).
 "$B/procaddr_check" tests/gpu/generated/procaddr_table.tsv gen/libcuda-580.159.04-exports.txt >"$R/procaddr.txt" 2>&1
@@ -74,14 +75,15 @@ for n in $ORDER; do
   "$C" dump "$R/$n.trace" >"$R/$n.dump" 2>/dev/null
   "$C" report --format csv "$R/$n.trace" >"$R/$n.csv" 2>/dev/null
   s="$(same "$n" ref)/$(same "$n" trace)/$(same "$n" stat)"
-  [ "$s" = yes/yes/yes ] || FAIL=1
+  [ "$s" = yes/yes/yes ] && [ "$(cat "$R/$n.bare.rc")" = 0 ] || FAIL=1
   printf "$fmt" "$n" "$(cat "$R/$n.bare.rc")" "$s" "$(kv "$n" cupti_apis)" "$(kv "$n" cutap_apis)" \
     "$(kv "$n" cupti_calls)" "$(kv "$n" cutap_calls)" "$(kv "$n" mismatches)" "$(kv "$n" getproc)" \
     "$(kv "$n" exptbl)" "$(kv "$n" hidden)" "$(kv "$n" preinit)" "$(kv "$n" postexit)" \
     "$(cat "$R/$n.bare.ms")/$(cat "$R/$n.trace.ms")"
 done
 echo
-echo "columns: same r/t/s = stdout and status equal to the bare run under trace+CUPTI / trace / stat;"
+echo "columns: rc = the bare run's exit status (must be 0);"
+echo "same r/t/s = stdout and status equal to the bare run under trace+CUPTI / trace / stat;"
 echo "APIs, calls: distinct driver APIs and calls CUPTI (C) counted, and cutap recorded while CUPTI was"
 echo "active; mism: (process, API) pairs whose counts differ; getproc: cuGetProcAddress* calls (all, also"
 echo "compared); exptbl: cuGetExportTable calls (CUPTI reports none); hidden: export-table slot calls;"
@@ -97,8 +99,9 @@ for n in $ORDER; do
   }
 done
 if [[ " $ORDER " == *" entrypoint "* ]]; then
-  k=$(grep -c ' cuDeviceGetPCIBusId(' "$R/entrypoint.dump")
-  echo "cudaGetDriverEntryPointByVersion: cuDeviceGetPCIBusId calls recorded: $k (program made 3): $([ "$k" = 3 ] && echo PASS || { FAIL=1; echo FAIL; })"
+  k=$(grep -c ' cuDeviceGetPCIBusId(' "$R/entrypoint.dump" 2>/dev/null)
+  if [ "$k" = 3 ]; then r=PASS; else r=FAIL; FAIL=1; fi
+  echo "cudaGetDriverEntryPointByVersion: cuDeviceGetPCIBusId calls recorded: ${k:-none} (program made 3): $r"
 fi
 if [[ " $ORDER " == *" torchrun_2gpu "* ]]; then
   echo "== torchrun, 2 ranks: cutap report --by rank (driver APIs called on both ranks / on one only)"
