@@ -16,11 +16,14 @@ int cmd_export(int argc, char **argv);    /* export.c */
 enum { FMT_TEXT, FMT_CSV, FMT_JSON };
 enum { BY_NONE, BY_PROCESS, BY_THREAD, BY_RANK };
 int report_print(const struct trace *tr, FILE *out, int format, int by);
+/* tree.c: report --tree, the calls by call path */
+int report_tree(const struct trace *tr, FILE *out, int format);
 
 /* util.c */
 const char *layer_str(int layer);            /* "driver", "hidden" */
 void json_str(FILE *f, const char *s);       /* a JSON string literal, escaped */
 void csv_str(FILE *f, const char *s);        /* a CSV field, quoted when needed */
+void *xcalloc(size_t n, size_t size);         /* calloc; exits when out of memory (n = 0: one element) */
 /* After option parsing: the one DIR (or file) operand, loaded into tr.
  * Returns 0, 1 when nothing could be read, 2 for a usage error. */
 int load_operand(int argc, char **argv, const char *usage, struct trace *tr);

@@ -27,16 +27,6 @@ struct dump {
     const struct tr_proc *proc;    /* process of the call being printed */
 };
 
-static void *xcalloc(size_t n, size_t size)
-{
-    void *p = calloc(n ? n : 1, size);
-    if (!p) {
-        fprintf(stderr, "cutap: out of memory\n");
-        exit(1);
-    }
-    return p;
-}
-
 /* --- kernel names ----------------------------------------------------- */
 
 /* __cxa_demangle, found at run time: the CLI is C and must not link

@@ -41,7 +41,9 @@
  *                                  -- calls, as a signed 64-bit value);
  *                                  -- NULL if unfinished
  *       args TEXT,                 -- argument words, hex, space separated
- *       kernel_id INTEGER REFERENCES strings(id));   -- NULL if none known
+ *       kernel_id INTEGER REFERENCES strings(id),    -- NULL if none known
+ *       parent_id INTEGER REFERENCES calls(id));    -- the call it ran inside;
+ *                                  -- NULL if outermost or not recorded
  *   CREATE TABLE counters(         -- counting-mode traces (cutap stat)
  *       thread_id INTEGER REFERENCES threads(id),
  *       layer TEXT,
@@ -353,7 +355,12 @@ static void write_jsonl(const struct trace *tr, FILE *f)
         const struct tr_call *c = &tr->calls[i];
         const struct tr_thread *t = &tr->threads[c->thread];
         const struct cutap_file_header *h = &tr->procs[t->proc].h;
-        fprintf(f, "{\"type\":\"call\",\"t_ns\":%llu,", (unsigned long long)(c->t0 - tr->origin_ns));
+        fprintf(f, "{\"type\":\"call\",\"id\":%zu,", i + 1);
+        if (c->parent)
+            fprintf(f, "\"parent\":%u,", c->parent);
+        else
+            fputs("\"parent\":null,", f);
+        fprintf(f, "\"t_ns\":%llu,", (unsigned long long)(c->t0 - tr->origin_ns));
         if (c->t1)
             fprintf(f, "\"dur_ns\":%llu", (unsigned long long)(c->t1 - c->t0));
         else
@@ -411,7 +418,7 @@ static const char schema[] =
     "CREATE TABLE strings(id INTEGER PRIMARY KEY, value TEXT UNIQUE);"
     "CREATE TABLE calls(id INTEGER PRIMARY KEY, thread_id INTEGER REFERENCES threads(id), start_ns INTEGER,"
     " dur_ns INTEGER, layer TEXT, name_id INTEGER REFERENCES strings(id), depth INTEGER, result INTEGER,"
-    " args TEXT, kernel_id INTEGER REFERENCES strings(id));"
+    " args TEXT, kernel_id INTEGER REFERENCES strings(id), parent_id INTEGER REFERENCES calls(id));"
     "CREATE TABLE counters(thread_id INTEGER REFERENCES threads(id), layer TEXT,"
     " name_id INTEGER REFERENCES strings(id), calls INTEGER, errors INTEGER, total_ns INTEGER, min_ns INTEGER,"
     " max_ns INTEGER, timed INTEGER);"
@@ -540,7 +547,7 @@ static int write_sqlite(const struct trace *tr, const char *path)
     CK(sq->prepare_v2(db, "INSERT INTO threads(id, process_id, tid, name) VALUES(?1, ?2, ?3, ?4)", -1, &st_thr, NULL));
     CK(sq->prepare_v2(db,
                       "INSERT INTO calls(id, thread_id, start_ns, dur_ns, layer, name_id, depth, result, args,"
-                      " kernel_id) VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)",
+                      " kernel_id, parent_id) VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)",
                       -1, &st_call, NULL));
     CK(sq->prepare_v2(db,
                       "INSERT INTO counters(thread_id, layer, name_id, calls, errors, total_ns, min_ns, max_ns, timed)"
@@ -600,6 +607,7 @@ static int write_sqlite(const struct trace *tr, const char *path)
         CK(c->t1 ? sq->bind_int64(st_call, 8, (int64_t)c->result) : sq->bind_null(st_call, 8));
         CK(sq->bind_text(st_call, 9, args, (int)len, SQLITE_STATIC));
         CK(k ? sq->bind_int64(st_call, 10, kid) : sq->bind_null(st_call, 10));
+        CK(c->parent ? sq->bind_int64(st_call, 11, c->parent) : sq->bind_null(st_call, 11));
         CK(step_reset(st_call));
     }
     for (size_t i = 0; i < tr->ncounters; i++) {

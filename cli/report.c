@@ -67,16 +67,6 @@ static int64_t group_of(const struct trace *tr, uint32_t thread, int by)
     }
 }
 
-static void *xcalloc(size_t n, size_t size)
-{
-    void *p = calloc(n ? n : 1, size);
-    if (!p) {
-        fprintf(stderr, "cutap: out of memory\n");
-        exit(1);
-    }
-    return p;
-}
-
 /* (group, name) -> row: a hash over the rows, rebuilt as they grow (a
  * damaged counting trace can hold a million distinct counters). */
 struct row_index {
@@ -386,17 +376,18 @@ int report_print(const struct trace *tr, FILE *f, int format, int by)
     return 0;
 }
 
-static const char usage[] = "usage: cutap report [--format text|csv|json] [--by process|thread|rank] DIR\n";
+static const char usage[] = "usage: cutap report [--format text|csv|json] [--by process|thread|rank | --tree] DIR\n";
 
 int cmd_report(int argc, char **argv)
 {
     static const struct option longopts[] = {{"format", required_argument, 0, 'f'},
                                              {"by", required_argument, 0, 'b'},
+                                             {"tree", no_argument, 0, 't'},
                                              {"help", no_argument, 0, 'h'},
                                              {0, 0, 0, 0}};
-    int format = FMT_TEXT, by = BY_NONE, c;
+    int format = FMT_TEXT, by = BY_NONE, tree = 0, c;
     optind = 1;
-    while ((c = getopt_long(argc, argv, "f:b:h", longopts, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, "f:b:th", longopts, NULL)) != -1) {
         if (c == 'f') {
             if (!strcmp(optarg, "text"))
                 format = FMT_TEXT;
@@ -419,6 +410,8 @@ int cmd_report(int argc, char **argv)
                 fprintf(stderr, "cutap report: unknown grouping '%s' (process, thread, rank)\n", optarg);
                 return 2;
             }
+        } else if (c == 't') {
+            tree = 1;
         } else if (c == 'h') {
             fputs(usage, stdout);
             return 0;
@@ -427,11 +420,21 @@ int cmd_report(int argc, char **argv)
             return 2;
         }
     }
+    if (tree && by != BY_NONE) {
+        fprintf(stderr, "cutap report: --tree merges every process and thread; it does not go with --by\n");
+        return 2;
+    }
     struct trace tr;
     int rc = load_operand(argc, argv, usage, &tr);
     if (rc)
         return rc;
-    report_print(&tr, stdout, format, by);
+    if (tree && tr.ncounters)
+        fprintf(stderr, "cutap report: --tree needs call records; the %zu counters of counting-mode files "
+                "(cutap stat) have no nesting and are left out\n", tr.ncounters);
+    if (tree)
+        report_tree(&tr, stdout, format);
+    else
+        report_print(&tr, stdout, format, by);
     int bad = tr.problems;
     tr_free(&tr);
     return bad ? 1 : 0;

@@ -452,6 +452,35 @@ static int cmp_call(const void *a, const void *b)
     return x->seq < y->seq ? -1 : x->seq > y->seq;
 }
 
+/* Parents, from the nesting depth: on a thread, calls come in start order
+ * (tr->calls is sorted by start, then record order), and a call at depth d
+ * ran inside the latest call at depth d-1 before it, if that one had not
+ * returned when this one started (else, a damaged file: none known). */
+#define MAX_TREE_DEPTH 256   /* deeper calls get no parent; 1 KiB a thread (a thread has a 256 KiB chunk at least) */
+static void assign_parents(struct trace *tr)
+{
+    uint32_t (*open_at)[MAX_TREE_DEPTH] = calloc(tr->nthreads ? tr->nthreads : 1, sizeof *open_at);
+    if (!open_at) {
+        fprintf(stderr, "cutap: out of memory\n");
+        exit(1);
+    }
+    for (size_t i = 0; i < tr->ncalls; i++) {
+        struct tr_call *c = &tr->calls[i];
+        uint32_t *open = open_at[c->thread];
+        c->parent = 0;
+        if (c->depth >= MAX_TREE_DEPTH)
+            continue;
+        if (c->depth) {
+            uint32_t p = open[c->depth - 1];
+            const struct tr_call *pc = p ? &tr->calls[p - 1] : NULL;
+            if (pc && (!pc->t1 || pc->t1 >= c->t0))
+                c->parent = p;
+        }
+        open[c->depth] = (uint32_t)i + 1;
+    }
+    free(open_at);
+}
+
 static int cmp_str(const void *a, const void *b)
 {
     return strcmp(*(char *const *)a, *(char *const *)b);
@@ -503,8 +532,10 @@ int tr_load(struct trace *tr, const char *path)
     for (size_t i = 0; i < tr->nprocs; i++)
         if (tr->procs[i].base_ns < tr->origin_ns)
             tr->origin_ns = tr->procs[i].base_ns;
-    if (tr->ncalls)
+    if (tr->ncalls) {
         qsort(tr->calls, tr->ncalls, sizeof *tr->calls, cmp_call);
+        assign_parents(tr);
+    }
     return 0;
 }
 

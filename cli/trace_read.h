@@ -49,6 +49,7 @@ struct tr_call {
     uint64_t seq;              /* load order: ties in time keep record order */
     uint32_t name;             /* index into names */
     uint32_t thread;           /* index into threads */
+    uint32_t parent;           /* index + 1 of the call this one ran inside, 0: none known */
     uint16_t depth;
     uint8_t flags;             /* CUTAP_RF_* */
     const struct cutap_rec_call *rec;   /* validated record in the mapping */

@@ -1,4 +1,5 @@
 /* Small helpers shared by the subcommands. */
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -46,4 +47,15 @@ int load_operand(int argc, char **argv, const char *usage, struct trace *tr)
         return 2;
     }
     return tr_load(tr, argv[optind]) ? 1 : 0;
+}
+
+/* calloc that never returns NULL: out of memory ends the command. */
+void *xcalloc(size_t n, size_t size)
+{
+    void *p = calloc(n ? n : 1, size);
+    if (!p) {
+        fprintf(stderr, "cutap: out of memory\n");
+        exit(1);
+    }
+    return p;
 }

@@ -8,7 +8,7 @@
  * (bit flips, interesting values in header, chunk, record, capture and
  * counter fields, truncation, appended garbage, duplicated chunks, filled
  * ranges), writes it to DIR/in/x.cutap and runs, in this process: tr_load,
- * report_print in every format and grouping, `cutap dump` and `cutap export`
+ * report_print in every format and grouping, report_tree, `cutap dump` and `cutap export`
  * in every format. A crash or a sanitizer report ends the run (non-zero
  * status); so does an iteration that takes longer than SECONDS (a hang).
  * The input of the iteration that failed is left in DIR/last.cutap (and
@@ -594,9 +594,11 @@ static void run_one(const char *path, FILE *devnull)
     if (tr_load(&tr, path) == 0) {
         loaded++;
         damaged += tr.problems > 0;
-        for (int fmt = FMT_TEXT; fmt <= FMT_JSON; fmt++)
+        for (int fmt = FMT_TEXT; fmt <= FMT_JSON; fmt++) {
             for (int by = BY_NONE; by <= BY_RANK; by++)
                 report_print(&tr, devnull, fmt, by);
+            report_tree(&tr, devnull, fmt);
+        }
         tr_free(&tr);
     } else {
         rejected++;

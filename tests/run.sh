@@ -643,6 +643,44 @@ case_trace_no_kernel_names() {
     "$CUTAP" dump "$WORK/nk2" | grep -q ' cuLaunchKernel(f=0xf0000000<vecadd(float\*, float\*, int)>'
 }
 
+case_report_tree_and_parents() {
+    # cuProfilerStart (fake) calls cuDriverGetVersion: the tree puts it
+    # under its caller, the exports name the caller as parent.
+    "$CUTAP" trace -o "$WORK/rt" -- $T/t_paths_pie nested >/dev/null 2>&1 || return 1
+    "$CUTAP" report --tree "$WORK/rt" >"$WORK/rt.txt" || return 1
+    grep -qE '^ +1 +[0-9]+ +[0-9]+ driver  cuProfilerStart$' "$WORK/rt.txt" \
+        && grep -qE '^ +1 +[0-9]+ +[0-9]+ driver    cuDriverGetVersion$' "$WORK/rt.txt" || { cat "$WORK/rt.txt" >&2; return 1; }
+    "$CUTAP" report --tree --format csv "$WORK/rt" >"$WORK/rt.csv" || return 1
+    [ "$(head -1 "$WORK/rt.csv")" = path,layer,name,depth,calls,total_ns,self_ns,unfinished ] || return 1
+    # self time of the caller = its total minus the callee's
+    awk -F, '$3=="cuProfilerStart" {t=$6; s=$7} $3=="cuDriverGetVersion" && $1=="cuProfilerStart > cuDriverGetVersion" {c=$6; ok=($4==1)}
+             END {exit !(ok && t == s + c)}' "$WORK/rt.csv" || { cat "$WORK/rt.csv" >&2; return 1; }
+    "$CUTAP" report --tree --by thread "$WORK/rt" >/dev/null 2>&1; [ $? = 2 ] || return 1
+    command -v python3 >/dev/null || return 0
+    "$CUTAP" export --format sqlite -o "$WORK/rt.db" "$WORK/rt" || return 1
+    "$CUTAP" export --format jsonl -o "$WORK/rt.jsonl" "$WORK/rt" || return 1
+    python3 - "$WORK/rt.db" "$WORK/rt.jsonl" <<'PY' || return 1
+import json, sqlite3, sys
+db = sqlite3.connect(sys.argv[1])
+rows = db.execute("SELECT c.id, c.name, c.parent_id, c.depth, p.name FROM calls_named c "
+                  "LEFT JOIN calls_named p ON p.id = c.parent_id").fetchall()
+nested = [r for r in rows if r[1] == "cuDriverGetVersion" and r[3] == 1]
+assert len(nested) == 1 and nested[0][4] == "cuProfilerStart", rows
+assert all(r[2] is None for r in rows if r[3] == 0), rows
+lines = [json.loads(l) for l in open(sys.argv[2]) if '"call"' in l]
+byid = {l["id"]: l for l in lines}
+inner = [l for l in lines if l["name"] == "cuDriverGetVersion" and l["depth"] == 1]
+assert len(inner) == 1 and byid[inner[0]["parent"]]["name"] == "cuProfilerStart", inner
+PY
+    # The caller left out by a filter: the inner call has no known parent.
+    "$CUTAP" trace -o "$WORK/rt2" -e '!cuProfilerStart' -- $T/t_paths_pie nested >/dev/null 2>&1 || return 1
+    local all top
+    all=$("$CUTAP" report --format csv "$WORK/rt2" | awk -F, '$2=="cuDriverGetVersion" {print $3}')
+    top=$("$CUTAP" report --tree --format csv "$WORK/rt2" | awk -F, '$1=="cuDriverGetVersion" {print $5}')
+    [ -n "$all" ] && [ "$all" = "$top" ] && ! "$CUTAP" report --tree --format csv "$WORK/rt2" | grep -q ' > ' \
+        || { say "  filtered caller: $all calls, $top at the top"; return 1; }
+}
+
 case_dump_nesting_indent() {
     # cuProfilerStart (fake) calls cuDriverGetVersion: one level deeper.
     "$CUTAP" trace -o "$WORK/dn" -- $T/t_paths_pie nested >/dev/null 2>&1 || return 1

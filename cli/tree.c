@@ -1,0 +1,193 @@
+/* cutap report --tree: the calls aggregated by call path. A call's path is
+ * the names of the calls it ran inside (tr_call.parent, from the nesting
+ * depth on its thread) and its own; every process and thread adds to the
+ * same paths. Per path: calls, total time, self time (total minus the time
+ * of the calls made inside), unfinished calls. Children are listed under
+ * their parent, by total time. */
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+
+struct node {
+    uint32_t parent;            /* node index; 0 = the root (no call) */
+    uint32_t name;              /* index into tr->names */
+    uint32_t depth;
+    uint64_t calls, unfinished, total_ns, child_ns;
+};
+
+struct tree {
+    struct node *n;             /* n[0] is the root */
+    size_t count, cap;
+    uint32_t *slot;             /* hash of (parent, name) -> node index; 0 empty */
+    size_t nslots;
+    uint32_t *kids;             /* children of each node, contiguous: kid_at[i] .. kid_at[i+1] */
+    uint32_t *kid_at;
+};
+
+static uint32_t node_for(struct tree *t, uint32_t parent, uint32_t name)
+{
+    uint64_t h = ((uint64_t)parent * 0x9e3779b97f4a7c15ull) ^ ((uint64_t)name * 0xc2b2ae3d27d4eb4full);
+    for (size_t i = (size_t)(h >> 17) & (t->nslots - 1);; i = (i + 1) & (t->nslots - 1)) {
+        uint32_t k = t->slot[i];
+        if (!k) {
+            k = t->slot[i] = (uint32_t)t->count++;
+            t->n[k] = (struct node){.parent = parent, .name = name, .depth = t->n[parent].depth + 1};
+            return k;
+        }
+        if (t->n[k].parent == parent && t->n[k].name == name)
+            return k;
+    }
+}
+
+static const struct trace *sort_tr;
+static const struct node *sort_nodes;
+static int by_total(const void *a, const void *b)
+{
+    const struct node *x = &sort_nodes[*(const uint32_t *)a], *y = &sort_nodes[*(const uint32_t *)b];
+    if (x->total_ns != y->total_ns)
+        return x->total_ns > y->total_ns ? -1 : 1;
+    if (x->calls != y->calls)
+        return x->calls > y->calls ? -1 : 1;
+    return strcmp(sort_tr->names[x->name].name, sort_tr->names[y->name].name);
+}
+
+static void build(struct tree *t, const struct trace *tr)
+{
+    /* At most one node per call, plus the root. */
+    t->cap = tr->ncalls + 1;
+    t->n = xcalloc(t->cap, sizeof *t->n);
+    t->count = 1;
+    for (t->nslots = 16; t->nslots < 2 * t->cap; t->nslots *= 2)
+        ;
+    t->slot = xcalloc(t->nslots, sizeof *t->slot);
+    uint32_t *node_of = xcalloc(tr->ncalls, sizeof *node_of);
+    for (size_t i = 0; i < tr->ncalls; i++) {
+        const struct tr_call *c = &tr->calls[i];
+        /* A parent always comes first (it started earlier, or at the same
+         * time and was recorded first); anything else counts as none. */
+        uint32_t p = c->parent && c->parent - 1 < i ? node_of[c->parent - 1] : 0;
+        uint32_t k = node_of[i] = node_for(t, p, c->name);
+        struct node *n = &t->n[k];
+        n->calls++;
+        if (!c->t1) {
+            n->unfinished++;
+            continue;
+        }
+        uint64_t d = c->t1 >= c->t0 ? c->t1 - c->t0 : 0;
+        n->total_ns += d;
+        if (p)
+            t->n[p].child_ns += d;
+    }
+    free(node_of);
+    /* Children lists, each sorted by total time. */
+    t->kid_at = xcalloc(t->count + 1, sizeof *t->kid_at);
+    t->kids = xcalloc(t->count, sizeof *t->kids);
+    for (size_t k = 1; k < t->count; k++)
+        t->kid_at[t->n[k].parent + 1]++;
+    for (size_t k = 0; k < t->count; k++)
+        t->kid_at[k + 1] += t->kid_at[k];
+    uint32_t *fill = xcalloc(t->count, sizeof *fill);
+    for (size_t k = 1; k < t->count; k++) {
+        uint32_t p = t->n[k].parent;
+        t->kids[t->kid_at[p] + fill[p]++] = (uint32_t)k;
+    }
+    free(fill);
+    sort_tr = tr;
+    sort_nodes = t->n;
+    for (size_t k = 0; k < t->count; k++)
+        qsort(t->kids + t->kid_at[k], t->kid_at[k + 1] - t->kid_at[k], sizeof *t->kids, by_total);
+}
+
+static uint64_t self_ns(const struct node *n)
+{
+    return n->total_ns > n->child_ns ? n->total_ns - n->child_ns : 0;
+}
+
+static void path_csv(FILE *f, const struct trace *tr, const struct tree *t, uint32_t k)
+{
+    /* The names from the outermost call down, joined by " > ". */
+    uint32_t chain[256 + 2];
+    unsigned n = 0;
+    for (uint32_t i = k; i && n < sizeof chain / sizeof *chain; i = t->n[i].parent)
+        chain[n++] = i;
+    size_t len = 0;
+    for (unsigned j = n; j-- > 0;)
+        len += strlen(tr->names[t->n[chain[j]].name].name) + 3;
+    char *s = xcalloc(len + 1, 1), *w = s;
+    for (unsigned j = n; j-- > 0;) {
+        const char *nm = tr->names[t->n[chain[j]].name].name;
+        w += sprintf(w, "%s%s", j + 1 == n ? "" : " > ", nm);
+    }
+    csv_str(f, s);
+    free(s);
+}
+
+/* Depth first, children by total time; explicit stack (paths can be as
+ * deep as the trace says). */
+static void walk(FILE *f, const struct trace *tr, const struct tree *t, int format)
+{
+    uint32_t *stack = xcalloc(t->count, sizeof *stack);
+    size_t top = 0, first = 1;
+    for (uint32_t j = t->kid_at[1]; j-- > t->kid_at[0];)
+        stack[top++] = t->kids[j];
+    while (top) {
+        uint32_t k = stack[--top];
+        const struct node *n = &t->n[k];
+        const char *layer = layer_str(tr->names[n->name].layer), *name = tr->names[n->name].name;
+        if (format == FMT_TEXT) {
+            fprintf(f, "%10llu %14llu %14llu %6s%*s  %s", (unsigned long long)n->calls,
+                    (unsigned long long)n->total_ns, (unsigned long long)self_ns(n), layer,
+                    (int)(2 * (n->depth - 1)), "", name);
+            if (n->unfinished)
+                fprintf(f, " (%llu unfinished)", (unsigned long long)n->unfinished);
+            fputc('\n', f);
+        } else if (format == FMT_CSV) {
+            path_csv(f, tr, t, k);
+            fprintf(f, ",%s,", layer);
+            csv_str(f, name);
+            fprintf(f, ",%u,%llu,%llu,%llu,%llu\n", n->depth - 1, (unsigned long long)n->calls,
+                    (unsigned long long)n->total_ns, (unsigned long long)self_ns(n),
+                    (unsigned long long)n->unfinished);
+        } else {
+            fprintf(f, "%s\n{\"layer\":\"%s\",\"name\":", first ? "" : ",", layer);
+            json_str(f, name);
+            fprintf(f, ",\"depth\":%u,\"calls\":%llu,\"total_ns\":%llu,\"self_ns\":%llu,\"unfinished\":%llu,"
+                    "\"parent\":", n->depth - 1, (unsigned long long)n->calls, (unsigned long long)n->total_ns,
+                    (unsigned long long)self_ns(n), (unsigned long long)n->unfinished);
+            if (n->parent)
+                fprintf(f, "%u", n->parent);
+            else
+                fputs("null", f);
+            fprintf(f, ",\"id\":%u}", k);
+        }
+        first = 0;
+        for (uint32_t j = t->kid_at[k + 1]; j-- > t->kid_at[k];)
+            stack[top++] = t->kids[j];
+    }
+    free(stack);
+}
+
+int report_tree(const struct trace *tr, FILE *f, int format)
+{
+    struct tree t = {0};
+    build(&t, tr);
+    if (format == FMT_TEXT) {
+        fprintf(f, "cutap: %zu process%s, %zu calls, by call path: self = time not spent in the calls "
+                "made inside\n", tr->nprocs, tr->nprocs == 1 ? "" : "es", tr->ncalls);
+        fprintf(f, "%10s %14s %14s %6s  %s\n", "Calls", "Total(ns)", "Self(ns)", "Layer", "Name");
+    } else if (format == FMT_CSV) {
+        fputs("path,layer,name,depth,calls,total_ns,self_ns,unfinished\n", f);
+    } else {
+        fputs("[", f);
+    }
+    walk(f, tr, &t, format);
+    if (format == FMT_JSON)
+        fputs("\n]\n", f);
+    free(t.n);
+    free(t.slot);
+    free(t.kids);
+    free(t.kid_at);
+    return 0;
+}
