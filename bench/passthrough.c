@@ -24,18 +24,7 @@
 #include <time.h>
 #include <unistd.h>
 
-static uint64_t now(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (uint64_t)t.tv_sec * 1000000000u + (uint64_t)t.tv_nsec;
-}
-
-static int cmp(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return x < y ? -1 : x > y;
-}
+#include "bench_util.h"
 
 static int child(long n)
 {
@@ -63,8 +52,7 @@ static int child(long n)
             ins = (double)(i1 - i0) / (double)n;
         r[k] = (double)(t1 - t0) / (double)n;
     }
-    qsort(r, 7, sizeof *r, cmp);
-    printf("%.3f %.2f\n", r[3], ins);
+    printf("%.3f %.2f\n", median(r, 7), ins);
     return 0;
 }
 

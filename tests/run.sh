@@ -659,8 +659,14 @@ case_report_tree_and_parents() {
     command -v python3 >/dev/null || return 0
     "$CUTAP" export --format sqlite -o "$WORK/rt.db" "$WORK/rt" || return 1
     "$CUTAP" export --format jsonl -o "$WORK/rt.jsonl" "$WORK/rt" || return 1
-    python3 - "$WORK/rt.db" "$WORK/rt.jsonl" <<'PY' || return 1
+    "$CUTAP" report --tree --format json "$WORK/rt" >"$WORK/rt.json" || return 1
+    python3 - "$WORK/rt.db" "$WORK/rt.jsonl" "$WORK/rt.json" <<'PY' || return 1
 import json, sqlite3, sys
+tree = {n["id"]: n for n in json.load(open(sys.argv[3]))}
+inner = [n for n in tree.values() if n["name"] == "cuDriverGetVersion" and n["depth"] == 1]
+assert len(inner) == 1 and tree[inner[0]["parent"]]["name"] == "cuProfilerStart", tree
+outer = tree[inner[0]["parent"]]
+assert outer["self_ns"] == outer["total_ns"] - inner[0]["total_ns"], tree
 db = sqlite3.connect(sys.argv[1])
 rows = db.execute("SELECT c.id, c.name, c.parent_id, c.depth, p.name FROM calls_named c "
                   "LEFT JOIN calls_named p ON p.id = c.parent_id").fetchall()

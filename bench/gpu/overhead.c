@@ -27,6 +27,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "../bench_util.h"
+
 typedef int CUresult;
 typedef void *CUcontext, *CUmodule, *CUfunction, *CUstream;
 typedef int CUdevice;
@@ -38,19 +40,6 @@ typedef int CUdevice;
 static const char ptx[] =
     ".version 8.0\n.target sm_50\n.address_size 64\n"
     ".visible .entry empty()\n{\n ret;\n}\n";
-
-static uint64_t now(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (uint64_t)t.tv_sec * 1000000000u + (uint64_t)t.tv_nsec;
-}
-
-static int cmp(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return x < y ? -1 : x > y;
-}
 
 #define SYM(var, name)                                                    \
     do {                                                                  \
@@ -204,14 +193,6 @@ static int mode_took_effect(int m, const char *tmp)
     if (d)
         closedir(d);
     return found;
-}
-
-static double median(double *v, int n)
-{
-    if (!n)
-        return 0;
-    qsort(v, n, sizeof *v, cmp);
-    return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
 }
 
 int main(int argc, char **argv)

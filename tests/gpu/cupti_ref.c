@@ -51,7 +51,6 @@ struct ref_file {
 
 static struct ref_file mem;           /* without CUTAP_REF_DIR */
 static struct ref_file *ref = &mem;
-static int with_clock;
 static CUpti_SubscriberHandle sub;
 static int initialized;
 
@@ -74,7 +73,7 @@ static void CUPTIAPI on_api(void *ud, CUpti_CallbackDomain dom, CUpti_CallbackId
         atomic_fetch_add_explicit(&ref->rt[cbid], 1, memory_order_relaxed);
     else
         atomic_fetch_add_explicit(&ref->dropped, 1, memory_order_relaxed);
-    if (with_clock) {   /* the latest time any thread saw: a maximum */
+    if (ref != &mem) {   /* with a file: the latest time any thread saw, a maximum */
         uint64_t now = realtime(), seen = atomic_load_explicit(&ref->last_realtime_ns, memory_order_relaxed);
         while (seen < now && !atomic_compare_exchange_weak_explicit(&ref->last_realtime_ns, &seen, now,
                                                                    memory_order_relaxed, memory_order_relaxed))
@@ -87,7 +86,6 @@ static void open_file(void)
 {
     const char *dir = getenv("CUTAP_REF_DIR");
     ref = &mem;
-    with_clock = 0;
     if (!dir || !*dir)
         return;
     char path[4096];
@@ -112,7 +110,6 @@ static void open_file(void)
     ref->ndrv = NDRV;
     ref->nrt = NRT;
     memcpy(ref->magic, "CUTAPREF", 8);
-    with_clock = 1;
 }
 
 static void write_cbids(void)
