@@ -1,5 +1,5 @@
 # Benchmarks: programs that print side-by-side ratios (no timed assertions).
-$(BUILD)/bench/passthrough: bench/passthrough.c bench/bench_util.h
+$(BUILD)/bench/passthrough: bench/passthrough.c bench/bench_util.h src/core/clock_internal.h
 	@mkdir -p $(BUILD)/bench
 	$(CC) -O2 -g $(WARN) -o $@ $< -ldl
 

@@ -2,16 +2,9 @@
  * bench/gpu/overhead.c). */
 #ifndef CUTAP_BENCH_UTIL_H
 #define CUTAP_BENCH_UTIL_H
-#include <stdint.h>
 #include <stdlib.h>
-#include <time.h>
 
-static inline uint64_t now(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (uint64_t)t.tv_sec * 1000000000u + (uint64_t)t.tv_nsec;
-}
+#include "../src/core/clock_internal.h"   /* cutap_now_ns: CLOCK_MONOTONIC ns */
 
 static inline int cmp_double(const void *a, const void *b)
 {

@@ -44,10 +44,10 @@ static int child(long n)
         uint64_t i0 = 0, i1 = 0;
         if (pfd >= 0 && read(pfd, &i0, sizeof i0) != sizeof i0)
             pfd = -1;
-        uint64_t t0 = now();
+        uint64_t t0 = cutap_now_ns();
         for (long i = 0; i < n; i++)
             ctx(&c);
-        uint64_t t1 = now();
+        uint64_t t1 = cutap_now_ns();
         if (pfd >= 0 && read(pfd, &i1, sizeof i1) == sizeof i1)
             ins = (double)(i1 - i0) / (double)n;
         r[k] = (double)(t1 - t0) / (double)n;

@@ -100,21 +100,21 @@ static int child(void)
     CK(ssync(st));
     printf("ctx");
     for (int r = 0; r < ROUNDS; r++) {
-        uint64_t a = now();
+        uint64_t a = cutap_now_ns();
         for (long i = 0; i < NCTX; i++)
             getcur(&cur);
-        printf(" %.3f", (double)(now() - a) / NCTX);
+        printf(" %.3f", (double)(cutap_now_ns() - a) / NCTX);
     }
     printf("\nlaunch");
     for (int r = 0; r < ROUNDS; r++) {
-        uint64_t a = now();
+        uint64_t a = cutap_now_ns();
         for (long i = 0; i < NLAUNCH; i++) {
             if (launch(fn, 1, 1, 1, 32, 1, 1, 0, st, NULL, NULL))
                 return 1;
             if (i % 1000 == 999)
                 CK(ssync(st));
         }
-        printf(" %.3f", (double)(now() - a) / NLAUNCH);
+        printf(" %.3f", (double)(cutap_now_ns() - a) / NLAUNCH);
     }
     printf("\n");
     return cur == ctx ? 0 : 1;
