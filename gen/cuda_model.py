@@ -108,6 +108,7 @@ class Function:
         self.ret_abi = ret_abi
         self.params = params
         self.typed = typed
+        self.ret_kind = None      # kind of the result (an enum is a status code)
 
 
 class Model:
@@ -236,19 +237,21 @@ class _Builder:
             out.append(Field(f.spelling, f.get_field_offsetof() // 8, ti, count, f.is_bitfield()))
         return out
 
-    def function(self, cur):
+    def function(self, cur, returns=("enum", "int", "uint", "void")):
         params = []
         for i, a in enumerate(cur.get_arguments()):
             where = "%s parameter %d" % (cur.spelling, i)
             abi, kind, sname = self.abi(a.type, where)
             params.append(Param(a.spelling or "a%d" % i, a.type.spelling, abi, kind, sname,
                                 self.info(a.type)))
-        if cur.type.is_function_variadic():
+        if cur.type.kind == ci.TypeKind.FUNCTIONPROTO and cur.type.is_function_variadic():
             raise SystemExit("gen: %s is variadic; not supported" % cur.spelling)
         rabi, rkind, _ = self.abi(cur.result_type, cur.spelling + " result")
-        if rkind not in ("enum", "int", "uint", "void"):
+        if rkind not in returns:
             raise SystemExit("gen: %s returns %s; not supported" % (cur.spelling, rabi))
-        return Function(cur.spelling, cur.result_type.spelling, rabi, params)
+        f = Function(cur.spelling, cur.result_type.spelling, rabi, params)
+        f.ret_kind = rkind
+        return f
 
 
 def _declared(tu, builder, out, pfns):

@@ -9,6 +9,9 @@ def generate(model):
     out = [cuda_model.banner("exports_generator.py", "#", ""), "{", "  global:"]
     for f in model.functions:
         out.append("    %s;" % f.name)
+    for l in model.layers:
+        for f in l.functions:
+            out.append("    %s;" % f.name)
     out += ["    dlsym;", "    dlvsym;", "    cutap_*;", "  local:", "    *;", "};"]
     return "\n".join(out) + "\n"
 

@@ -66,7 +66,16 @@ def struct_defs(model):
 def result_to_word(f, expr):
     if f.ret_abi == "void":
         return "(%s, (uint64_t)0)" % expr
+    if f.ret_abi.endswith("*"):
+        return "(uint64_t)(uintptr_t)%s" % expr
     return "(uint64_t)%s" % expr
+
+
+def word_to_result(f, expr):
+    """C expression turning a result word back into the function's result type."""
+    if f.ret_abi.endswith("*"):
+        return "(%s)(uintptr_t)%s" % (f.ret_abi, expr)
+    return "(%s)%s" % (f.ret_abi, expr)
 
 
 # Non-const pointer parameters the callee only reads (input arrays and

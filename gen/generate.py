@@ -18,6 +18,10 @@ import exact_test_generator
 import exports_generator
 import fake_generator
 import ids_generator
+import lib_model
+import lib_table_generator
+import lib_untyped_generator
+import lib_wrappers_generator
 import procaddr_tsv_generator
 import table_generator
 import untyped_generator
@@ -25,16 +29,34 @@ import wrappers_generator
 
 GENERATORS = [ids_generator, table_generator, wrappers_generator, untyped_generator,
               exports_generator, fake_generator, exact_test_generator,
-              procaddr_tsv_generator, decode_generator]
+              procaddr_tsv_generator, decode_generator,
+              lib_table_generator, lib_untyped_generator, lib_wrappers_generator]
+
+
+def outputs(g, model):
+    """{path: text} of one generator: OUTPUT/generate() or generate_all()."""
+    if hasattr(g, "generate_all"):
+        return g.generate_all(model)
+    return {g.OUTPUT: g.generate(model)}
+
+
+def build_model():
+    model = cuda_model.build()
+    model.driver_count = len(model.functions)
+    model.layers = lib_model.build()
+    return model
 
 
 def run(root):
-    model = cuda_model.build()
+    model = build_model()
     for p in model.version_problems:
         print("gen: warning: cuGetProcAddress table: %s" % p, file=sys.stderr)
+    paths = []
     for g in GENERATORS:
-        cuda_model.write(os.path.join(root, g.OUTPUT), g.generate(model))
-    return model
+        for path, text in outputs(g, model).items():
+            cuda_model.write(os.path.join(root, path), text)
+            paths.append(path)
+    return model, paths
 
 
 def main():
@@ -43,19 +65,21 @@ def main():
     ap.add_argument("--verify", action="store_true")
     a = ap.parse_args()
     if not a.verify:
-        m = run(a.out)
+        m, _ = run(a.out)
         print("gen: %d entry points (%d typed), %d cuGetProcAddress versions, CUDA %d headers"
               % (len(m.functions), sum(f.typed for f in m.functions), len(m.versions), m.header_version))
+        for l in m.layers:
+            print("gen: layer %s: %d functions (%d typed)" % (l.name, len(l.functions), sum(f.typed for f in l.functions)))
         return 0
     with tempfile.TemporaryDirectory() as tmp:
-        run(tmp)
-        bad = [g.OUTPUT for g in GENERATORS
-               if not os.path.exists(os.path.join(cuda_model.ROOT, g.OUTPUT))
-               or not filecmp.cmp(os.path.join(tmp, g.OUTPUT), os.path.join(cuda_model.ROOT, g.OUTPUT), shallow=False)]
+        _, paths = run(tmp)
+        bad = [p for p in paths
+               if not os.path.exists(os.path.join(cuda_model.ROOT, p))
+               or not filecmp.cmp(os.path.join(tmp, p), os.path.join(cuda_model.ROOT, p), shallow=False)]
     if bad:
         print("regen-check: generated files differ from the generators' output: " + ", ".join(bad))
         return 1
-    print("regen-check: %d generated files match" % len(GENERATORS))
+    print("regen-check: %d generated files match" % len(paths))
     return 0
 
 

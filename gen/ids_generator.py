@@ -1,18 +1,38 @@
-"""Generates include/generated/cutap_ids.h: one call id per driver export."""
+"""Generates include/generated/cutap_ids.h: one call id per driver export,
+then one per function of each runtime and library layer (gen/layers.py),
+and the layer numbers."""
 import cuda_model
+from layers import NVTX_LAYER
 
 
 def generate(model):
     out = [cuda_model.banner("ids_generator.py"),
            "#ifndef CUTAP_GENERATED_IDS_H\n#define CUTAP_GENERATED_IDS_H\n",
-           "/* Call ids of the driver exports, sorted by name. Stable for one",
-           " * header version only: use cutap_lookup() across versions. */",
+           "/* Call ids: the driver exports sorted by name, then each layer's",
+           " * functions sorted by name. Stable for one header version only: use",
+           " * cutap_lookup() across versions. */",
            "enum cutap_call_id {"]
     for i, f in enumerate(model.functions):
         out.append("    CUTAP_ID_%s = %d," % (f.name, i))
-    out.append("    CUTAP_DRIVER_COUNT = %d" % len(model.functions))
+    out.append("    CUTAP_DRIVER_COUNT = %d," % len(model.functions))
+    n = len(model.functions)
+    for l in model.layers:
+        for f in l.functions:
+            out.append("    CUTAP_ID_%s = %d," % (f.name, n))
+            n += 1
+    out.append("    CUTAP_STATIC_COUNT = %d" % n)
     out.append("};\n")
-    out.append("#define CUTAP_HEADER_CUDA_VERSION %d\n" % model.header_version)
+    out.append("/* Layers above the driver (cutap_layer_t). */")
+    out.append("enum cutap_lib_layer {")
+    for l in model.layers:
+        out.append("    CUTAP_LAYER_%s = %d," % (l.name.upper(), l.index))
+    out.append("    CUTAP_LAYER_NVTX = %d," % NVTX_LAYER)
+    out.append("    CUTAP_LAYER_COUNT = %d" % (NVTX_LAYER + 1))
+    out.append("};")
+    out.append("#define CUTAP_LIB_LAYERS %d" % len(model.layers))
+    out.append("#define CUTAP_LAYER_NAMES \\")
+    out.append("    {\"driver\", \"hidden\", %s, \"nvtx\"}" % ", ".join('"%s"' % l.name for l in model.layers))
+    out.append("\n#define CUTAP_HEADER_CUDA_VERSION %d\n" % model.header_version)
     out.append("#endif")
     return "\n".join(out) + "\n"
 

@@ -19,10 +19,11 @@ def func_arg(f):
     return -1
 
 
-def generate(model):
-    out = [cuda_model.banner("table_generator.py"), '#include "cutap_format.h"',
-           '#include "cutap_internal.h"\n']
-    for f in model.functions:
+def metadata_arrays(functions):
+    """args_<name> (parameter names, types, kinds) and caps_<name> (what the
+    recorder copies) of each function, as C arrays."""
+    out = []
+    for f in functions:
         if f.typed and f.params:
             out.append("static const cutap_arg_info_t args_%s[] = {" % f.name)
             for p in f.params:
@@ -33,6 +34,13 @@ def generate(model):
             for arg, kind, size in captures(f):
                 out.append("    {.arg = %d, .kind = %s, .size = %d}," % (arg, kind, size))
             out.append("};")
+    return out
+
+
+def generate(model):
+    out = [cuda_model.banner("table_generator.py"), '#include "cutap_format.h"',
+           '#include "cutap_internal.h"\n']
+    out += metadata_arrays(model.functions)
     out.append("\nconst struct cutap_fninfo cutap_driver_info[CUTAP_DRIVER_COUNT] = {")
     for f in model.functions:
         caps = captures(f)

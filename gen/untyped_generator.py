@@ -5,23 +5,26 @@ the stack arguments."""
 import cuda_model
 
 
-def generate(model):
-    out = [cuda_model.banner("untyped_generator.py"),
-           "\t.text"]
-    k = 0
-    for f in model.functions:
-        if f.typed:
-            continue
+def stubs(functions, ctx):
+    """One exported stub per function: context k of array ctx into %r11,
+    then the generic trampoline."""
+    out = []
+    for k, f in enumerate(functions):
         out += ["\t.globl %s" % f.name,
                 "\t.type %s,@function" % f.name,
                 "\t.p2align 4",
                 "%s:" % f.name,
                 "\t.cfi_startproc",
-                "\tleaq cutap_untyped_ctx+%d(%%rip), %%r11" % (k * 24),
+                "\tleaq %s+%d(%%rip), %%r11" % (ctx, k * 24),
                 "\tjmp cutap_tramp_common",
                 "\t.cfi_endproc",
                 "\t.size %s,.-%s" % (f.name, f.name)]
-        k += 1
+    return out
+
+
+def generate(model):
+    out = [cuda_model.banner("untyped_generator.py"), "\t.text"]
+    out += stubs([f for f in model.functions if not f.typed], "cutap_untyped_ctx")
     out.append('\t.section .note.GNU-stack,"",@progbits')
     return "\n".join(out) + "\n"
 

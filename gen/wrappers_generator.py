@@ -3,11 +3,17 @@ driver export. The fast path is one load of cutap_hot[id], a test and a tail
 call of the real function with the arguments untouched; everything else goes
 through cutap_dispatch() with the arguments as words."""
 import cuda_model
-from gen_common import from_word, proto, pfn_type, result_to_word, struct_defs, to_word
+from gen_common import from_word, proto, pfn_type, result_to_word, struct_defs, to_word, word_to_result
 
 
 def generate(model):
-    out = [cuda_model.banner("wrappers_generator.py"),
+    return wrappers(model, "wrappers_generator.py")
+
+
+def wrappers(model, generator):
+    """Typed wrappers of every typed function of model (the driver's or a
+    layer's): the same code for every layer."""
+    out = [cuda_model.banner(generator),
            '#include "cutap_internal.h"\n',
            "#pragma GCC diagnostic ignored \"-Wmissing-prototypes\"\n",
            struct_defs(model)]
@@ -34,7 +40,7 @@ def generate(model):
         if f.ret_abi == "void":
             out.append("    (void)%s;\n}" % disp)
         else:
-            out.append("    return (%s)%s;\n}" % (f.ret_abi, disp))
+            out.append("    return %s;\n}" % word_to_result(f, disp))
     return "\n".join(out) + "\n"
 
 

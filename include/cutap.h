@@ -7,7 +7,8 @@
  * before and after the real call. The built-in tracer, the counters and
  * plugins (CUTAP_PLUGINS) are all clients of this API.
  *
- * Call ids: every entry point the generator knows has a fixed id
+ * Call ids: every entry point the generator knows (driver exports, then the
+ * functions of the runtime and library layers) has a fixed id
  * (CUTAP_ID_<exported name>, include/generated/cutap_ids.h). Functions found
  * at run time (entry points newer than the tables, export-table slots) get
  * ids from CUTAP_ID_DYNAMIC_BASE on; cutap_call_name() names every id.
@@ -29,13 +30,16 @@ extern "C" {
 #define CUTAP_PUBLIC __attribute__((visibility("default")))
 
 /* Upper bound of call ids, static and dynamic together. */
-#define CUTAP_MAX_IDS 8192
-#define CUTAP_ID_DYNAMIC_BASE CUTAP_DRIVER_COUNT
+#define CUTAP_MAX_IDS 16384
+#define CUTAP_ID_DYNAMIC_BASE CUTAP_STATIC_COUNT
 /* Pass to cutap_enable() to mean every id, present and future. */
 #define CUTAP_ID_ALL 0xffffffffu
 /* At most this many clients (built-in ones included). */
 #define CUTAP_MAX_CLIENTS 8
 
+/* Layers: the driver, export-table slots, then the runtime and the
+ * libraries (CUTAP_LAYER_RUNTIME, CUTAP_LAYER_CUBLAS, ... CUTAP_LAYER_NVTX,
+ * generated in cutap_ids.h with CUTAP_LAYER_NAMES). */
 typedef enum cutap_layer {
     CUTAP_LAYER_DRIVER = 0,   /* libcuda.so.1 entry points */
     CUTAP_LAYER_HIDDEN = 1,   /* slots of cuGetExportTable tables */
@@ -71,7 +75,8 @@ typedef struct cutap_call {
     uint64_t *args;       /* argument words, in declaration order; a pre
                              callback may rewrite them (typed calls only) */
     uint64_t result;      /* post: what the caller receives (CUresult for
-                             driver calls); pre: result to return when the
+                             driver calls, cudaError_t, cublasStatus_t, a
+                             pointer, ...); pre: result to return when the
                              callback skips the call */
     void *fn;             /* the real function */
     struct cutap_call *parent;  /* enclosing intercepted call on this thread */

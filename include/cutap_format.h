@@ -88,6 +88,7 @@ enum {
     CUTAP_RF_DONE = 1u << 0,
     CUTAP_RF_SKIPPED = 1u << 1,   /* a client skipped the real call */
     CUTAP_RF_UNTYPED = 1u << 2,   /* unknown signature: args are the 6 argument registers */
+    CUTAP_RF_NOSTATUS = 1u << 3,  /* the result is no status code (pointer, count, void) */
 };
 
 /*

@@ -52,16 +52,26 @@ case_regen_check() {
 }
 
 case_exports() {
-    # Every API export of the real driver (580) is exported by libcutap.so,
+    # Every API export of the real driver (580) and every export of the
+    # runtime and libraries (pinned lists in gen/exports/, the names with
+    # each layer's prefixes from gen/layers.py) is exported by libcutap.so,
     # plus dlsym/dlvsym and the public API, and nothing else.
     nm -D --defined-only "$LIB" | awk '{print $3}' | sort >"$WORK/ours"
     grep -v '^cudbg' gen/libcuda-580.159.04-exports.txt | sort >"$WORK/driver"
-    local missing; missing=$(comm -13 "$WORK/ours" "$WORK/driver")
+    /usr/bin/python3 -c '
+import sys; sys.path.insert(0, "gen"); from layers import LAYERS
+for l in LAYERS:
+    for n in open("gen/exports/%s.txt" % l["exports"]):
+        n = n.strip()
+        if any(n.startswith(p) for p in l["prefixes"]) and not any(n.startswith(p) for p in l.get("exclude_prefixes", [])):
+            print(n)' | sort >"$WORK/layers"
+    sort -m "$WORK/driver" "$WORK/layers" >"$WORK/api"
+    local missing; missing=$(comm -13 "$WORK/ours" "$WORK/api")
     [ -z "$missing" ] || { say "  not exported: $missing"; return 1; }
-    local extra; extra=$(comm -23 "$WORK/ours" "$WORK/driver" | grep -v -e '^cutap_' -e '^dlsym$' -e '^dlvsym$' \
+    local extra; extra=$(comm -23 "$WORK/ours" "$WORK/api" | grep -v -e '^cutap_' -e '^dlsym$' -e '^dlvsym$' \
         -e '^cuEventCreateFromEGLSync$')
     [ -z "$extra" ] || { say "  exported but not API: $extra"; return 1; }
-    say "  $(wc -l <"$WORK/driver") driver entry points exported"
+    say "  $(wc -l <"$WORK/driver") driver entry points and $(wc -l <"$WORK/layers") runtime/library functions exported"
 }
 
 for link in lazy now pie; do

@@ -34,7 +34,7 @@ typedef uint64_t (*cutap_thunk_t)(void *fn, uint64_t *args);
 /* Fast path of every typed wrapper: the real function while no client wants
  * the id and the driver is resolved; NULL otherwise (then the wrapper takes
  * cutap_dispatch). One load and one test per call. */
-extern void *_Atomic cutap_hot[CUTAP_DRIVER_COUNT];
+extern void *_Atomic cutap_hot[CUTAP_STATIC_COUNT];
 
 uint64_t cutap_dispatch(uint32_t id, uint64_t *args, cutap_thunk_t thunk);
 
@@ -53,12 +53,38 @@ struct cutap_fninfo {
     uint8_t nargs;
     uint8_t ncap;         /* captures, in argument order */
     int8_t func_arg;      /* launches: index of the CUfunction argument; -1 otherwise */
+    uint8_t layer;        /* cutap_layer_t */
+    uint8_t nostatus;     /* the result is no status code (void, pointer, count) */
+    int16_t tramp;        /* layers: index into cutap_lib_untyped_ctx, -1 if typed */
     const cutap_arg_info_t *args;
     const struct cutap_capinfo *caps;
 };
 extern const struct cutap_fninfo cutap_driver_info[CUTAP_DRIVER_COUNT];
 /* Address of our wrapper of each export. */
 extern void *const cutap_driver_wrapper[CUTAP_DRIVER_COUNT];
+
+/* Runtime and library layers (src/generated/lib_table.c, resolve/libs.c):
+ * ids CUTAP_DRIVER_COUNT .. CUTAP_STATIC_COUNT-1, each layer's names sorted. */
+extern const struct cutap_fninfo cutap_lib_info[CUTAP_STATIC_COUNT - CUTAP_DRIVER_COUNT];
+extern void *const cutap_lib_wrapper[CUTAP_STATIC_COUNT - CUTAP_DRIVER_COUNT];
+struct cutap_layer_desc {
+    const char *name;
+    int layer;                    /* cutap_layer_t */
+    uint32_t first, count;        /* its ids */
+    const char *const *sonames;   /* the object the real functions come from */
+    uint32_t unavailable;         /* status of a call when the library is missing */
+};
+extern const struct cutap_layer_desc cutap_layers[CUTAP_LIB_LAYERS];
+#define CUTAP_FIRST_LIB_LAYER CUTAP_LAYER_RUNTIME
+
+static inline const struct cutap_fninfo *cutap_fn(uint32_t id)
+{
+    return id < CUTAP_DRIVER_COUNT ? &cutap_driver_info[id] : &cutap_lib_info[id - CUTAP_DRIVER_COUNT];
+}
+static inline void *cutap_static_wrapper(uint32_t id)
+{
+    return id < CUTAP_DRIVER_COUNT ? cutap_driver_wrapper[id] : cutap_lib_wrapper[id - CUTAP_DRIVER_COUNT];
+}
 
 /* cuGetProcAddress table: base name, version, flavour -> exported variant. */
 enum { CUTAP_FLAVOUR_PLAIN = 0, CUTAP_FLAVOUR_PTDS = 1, CUTAP_FLAVOUR_PTSZ = 2 };
@@ -82,6 +108,8 @@ struct cutap_tramp_ctx {
 };
 _Static_assert(sizeof(struct cutap_tramp_ctx) == 24, "trampoline ctx layout");
 extern struct cutap_tramp_ctx cutap_untyped_ctx[];   /* one per undeclared export (generated) */
+extern struct cutap_tramp_ctx cutap_lib_untyped_ctx[];   /* likewise, layers (fninfo.tramp) */
+extern const unsigned cutap_lib_untyped_count;
 extern const uint16_t cutap_untyped_ids[];
 extern const unsigned cutap_untyped_count;
 void cutap_tramp_common(void);
@@ -94,7 +122,7 @@ void cutap_refresh_id(uint32_t id);
 /* Post-call fixups of special entry points (resolve/): run after the real
  * call and before post callbacks, so clients see what the caller gets. */
 typedef void (*cutap_fixup_fn)(cutap_call_t *call);
-extern cutap_fixup_fn cutap_fixup[CUTAP_DRIVER_COUNT];
+extern cutap_fixup_fn cutap_fixup[CUTAP_STATIC_COUNT];
 
 /* Dynamic ids: a client that is not enabled for CUTAP_ID_ALL may still want
  * some of the ids made later (the recorder's -e filter): want() is asked,
@@ -115,7 +143,8 @@ int cutap_driver_ensure(void);
 void cutap_driver_adopt_from(void *addr);
 extern _Atomic int cutap_driver_state;   /* 0 none yet, 1 ready, -1 none found */
 void *cutap_driver_real(uint32_t id);
-extern void *cutap_real[CUTAP_DRIVER_COUNT];   /* valid once cutap_driver_state is 1 */
+extern void *cutap_real[CUTAP_STATIC_COUNT];   /* driver ids: valid once cutap_driver_state is 1;
+                                                  layer ids: once that layer's state is 1 */
 int cutap_driver_is_handle(const void *handle);
 int cutap_addr_is_code(const void *p);
 void cutap_driver_configure(const char *driver);
@@ -124,8 +153,39 @@ void cutap_driver_configure(const char *driver);
  * the pointer itself when it is no driver function. */
 void *cutap_wrap_pointer(void *p, const char *name_hint);
 
+/* Map of real function addresses (driver exports, layer functions,
+ * dynamic ids) to ids. */
+void cutap_addr_map_put(void *p, uint32_t id);
+uint32_t cutap_addr_map_get(const void *p);
+
+/* --- resolve/libs.c: the runtime and library layers --- */
+/* State of each layer (index: layer - CUTAP_FIRST_LIB_LAYER): 0 not yet
+ * resolved, 1 resolved, -1 no such library. */
+extern _Atomic int cutap_lib_state[CUTAP_LIB_LAYERS];
+/* Resolves a layer from its loaded library (or loads it); 0 when ready. */
+int cutap_lib_ensure(int layer);
+/* addr came out of a dlsym of the layer function id: adopt its object as
+ * that layer's library if none is yet and the object is one. */
+void cutap_lib_adopt_from(uint32_t id, void *addr);
+/* The real function of a static id, NULL until its layer is resolved. */
+void *cutap_static_real(uint32_t id);
+static inline int cutap_id_ready(uint32_t id)
+{
+    if (id < CUTAP_DRIVER_COUNT)
+        return atomic_load_explicit(&cutap_driver_state, memory_order_acquire) == 1 || !cutap_driver_ensure();
+    int k = cutap_lib_info[id - CUTAP_DRIVER_COUNT].layer - CUTAP_FIRST_LIB_LAYER;
+    return atomic_load_explicit(&cutap_lib_state[k], memory_order_acquire) == 1 ||
+           !cutap_lib_ensure(k + CUTAP_FIRST_LIB_LAYER);
+}
+
 /* --- resolve/dl.c --- */
 void *cutap_libc_dlsym(void *handle, const char *name);
+/* Address of name in one loaded object's own dynamic symbol table (no
+ * dependency, no loader lock): base and dynamic section as dl_iterate_phdr
+ * gives them. */
+struct dl_phdr_info;
+void *cutap_elf_lookup(struct dl_phdr_info *info, const char *name);
+const void *cutap_elf_dynamic(struct dl_phdr_info *info);   /* its PT_DYNAMIC, or NULL */
 
 /* --- resolve/exporttable.c --- */
 void cutap_exporttable_init(void);

@@ -6,9 +6,9 @@
 
 #include "cutap_internal.h"
 
-void *_Atomic cutap_hot[CUTAP_DRIVER_COUNT];
+void *_Atomic cutap_hot[CUTAP_STATIC_COUNT];
 _Atomic uint8_t cutap_mask[CUTAP_MAX_IDS];
-cutap_fixup_fn cutap_fixup[CUTAP_DRIVER_COUNT];
+cutap_fixup_fn cutap_fixup[CUTAP_STATIC_COUNT];
 
 __thread struct cutap_thread cutap_tls __attribute__((tls_model("initial-exec")));
 
@@ -35,8 +35,8 @@ CUTAP_FORK_SAFE(refresh_lock)
 static void refresh_locked(uint32_t id)
 {
     int want = atomic_load(&cutap_mask[id]) != 0;
-    if (id < CUTAP_DRIVER_COUNT && cutap_driver_info[id].typed) {
-        void *real = atomic_load(&cutap_driver_state) == 1 ? cutap_driver_real(id) : NULL;
+    if (id < CUTAP_STATIC_COUNT && cutap_fn(id)->typed) {
+        void *real = cutap_static_real(id);
         void *hot = (!want && real && !cutap_fixup[id]) ? real : NULL;
         atomic_store(&cutap_hot[id], hot);
         return;
@@ -148,17 +148,20 @@ static inline void run_post(cutap_call_t *call, unsigned mask)
 
 uint64_t cutap_dispatch(uint32_t id, uint64_t *args, cutap_thunk_t thunk)
 {
-    int ready = atomic_load_explicit(&cutap_driver_state, memory_order_acquire) == 1 || !cutap_driver_ensure();
+    int ready = cutap_id_ready(id);
     struct cutap_thread *t = &cutap_tls;
     uint8_t mask = atomic_load_explicit(&cutap_mask[id], memory_order_relaxed);
+    const struct cutap_fninfo *fi = cutap_fn(id);
     cutap_call_t call;
     call.id = id;
-    call.layer = CUTAP_LAYER_DRIVER;
+    call.layer = fi->layer;
     call.flags = 0;
-    call.nargs = cutap_driver_info[id].nargs;
+    call.nargs = fi->nargs;
     call.depth = t->depth;
     call.args = args;
-    call.result = CUTAP_CUDA_ERROR_NOT_FOUND;
+    /* What the caller gets when the real function is missing. */
+    call.result = id < CUTAP_DRIVER_COUNT ? CUTAP_CUDA_ERROR_NOT_FOUND
+                  : fi->nostatus ? 0 : cutap_layers[fi->layer - CUTAP_FIRST_LIB_LAYER].unavailable;
     call.fn = ready ? cutap_real[id] : NULL;
     call.parent = t->current;
     if (CUTAP_LIKELY(mask == atomic_load_explicit(&cutap_fast_mask, memory_order_relaxed)) && mask && call.fn &&
@@ -175,8 +178,9 @@ uint64_t cutap_dispatch(uint32_t id, uint64_t *args, cutap_thunk_t thunk)
         call.flags |= CUTAP_CALL_SKIPPED;
     else if (call.fn)
         call.result = thunk(call.fn, args);
-    /* else: the driver lacks this export (older driver); the caller gets
-     * CUDA_ERROR_NOT_FOUND rather than a jump to NULL. */
+    /* else: the driver lacks this export (older driver), or the layer's
+     * library is missing; the caller gets CUDA_ERROR_NOT_FOUND or the
+     * layer's "not initialised" status rather than a jump to NULL. */
     t->depth--;
     t->current = call.parent;
     if (CUTAP_UNLIKELY(cutap_fixup[id] != NULL) && !skip)
@@ -220,7 +224,8 @@ static uint64_t not_found(void) { return CUTAP_CUDA_ERROR_NOT_FOUND; }
 void *cutap_tramp_enter(struct cutap_tramp_ctx *ctx, void **retslot, uint64_t *regs);
 void *cutap_tramp_enter(struct cutap_tramp_ctx *ctx, void **retslot, uint64_t *regs)
 {
-    int ready = atomic_load_explicit(&cutap_driver_state, memory_order_acquire) == 1 || !cutap_driver_ensure();
+    int ready = ctx->id < CUTAP_STATIC_COUNT ? cutap_id_ready(ctx->id)
+                : atomic_load_explicit(&cutap_driver_state, memory_order_acquire) == 1 || !cutap_driver_ensure();
     void *real = ready ? __atomic_load_n(&ctx->real, __ATOMIC_ACQUIRE) : NULL;
     if (!real)
         return (void *)not_found;

@@ -13,7 +13,7 @@ struct dyn {
     int layer;
     struct cutap_tramp_ctx ctx;
 };
-static struct dyn *dyn[CUTAP_MAX_IDS - CUTAP_DRIVER_COUNT];
+static struct dyn *dyn[CUTAP_MAX_IDS - CUTAP_STATIC_COUNT];
 static _Atomic uint32_t ndyn;
 static pthread_mutex_t dyn_lock = PTHREAD_MUTEX_INITIALIZER;
 CUTAP_FORK_SAFE(dyn_lock)
@@ -29,14 +29,14 @@ uint32_t cutap_id_new(const char *name, int layer, struct cutap_tramp_ctx **ctx_
     d->layer = layer;
     pthread_mutex_lock(&dyn_lock);
     uint32_t k = atomic_load(&ndyn);
-    if (k >= CUTAP_MAX_IDS - CUTAP_DRIVER_COUNT) {
+    if (k >= CUTAP_MAX_IDS - CUTAP_STATIC_COUNT) {
         pthread_mutex_unlock(&dyn_lock);
         free(d->name);
         free(d);
         cutap_warn("more than %d dynamic call ids; %s is not intercepted", CUTAP_MAX_IDS, name);
         return CUTAP_ID_ALL;
     }
-    uint32_t id = CUTAP_DRIVER_COUNT + k;
+    uint32_t id = CUTAP_STATIC_COUNT + k;
     d->ctx.id = id;
     d->ctx.active = 1;
     dyn[k] = d;
@@ -55,54 +55,55 @@ struct cutap_tramp_ctx *cutap_id_ctx(uint32_t id)
                 return &cutap_untyped_ctx[i];
         return NULL;
     }
-    uint32_t k = id - CUTAP_DRIVER_COUNT;
+    if (id < CUTAP_STATIC_COUNT) {
+        int t = cutap_fn(id)->tramp;
+        return t >= 0 ? &cutap_lib_untyped_ctx[t] : NULL;
+    }
+    uint32_t k = id - CUTAP_STATIC_COUNT;
     return k < atomic_load(&ndyn) ? &dyn[k]->ctx : NULL;
 }
 
 uint32_t cutap_call_count(void)
 {
-    return CUTAP_DRIVER_COUNT + atomic_load(&ndyn);
+    return CUTAP_STATIC_COUNT + atomic_load(&ndyn);
 }
 
 const char *cutap_call_name(uint32_t id)
 {
-    if (id < CUTAP_DRIVER_COUNT)
-        return cutap_driver_info[id].name;
-    uint32_t k = id - CUTAP_DRIVER_COUNT;
+    if (id < CUTAP_STATIC_COUNT)
+        return cutap_fn(id)->name;
+    uint32_t k = id - CUTAP_STATIC_COUNT;
     return id != CUTAP_ID_ALL && k < atomic_load(&ndyn) ? dyn[k]->name : NULL;
 }
 
 int cutap_call_layer(uint32_t id)
 {
-    if (id < CUTAP_DRIVER_COUNT)
-        return CUTAP_LAYER_DRIVER;
-    uint32_t k = id - CUTAP_DRIVER_COUNT;
+    if (id < CUTAP_STATIC_COUNT)
+        return cutap_fn(id)->layer;
+    uint32_t k = id - CUTAP_STATIC_COUNT;
     return id != CUTAP_ID_ALL && k < atomic_load(&ndyn) ? dyn[k]->layer : -1;
 }
 
 int cutap_call_nargs(uint32_t id)
 {
-    if (id < CUTAP_DRIVER_COUNT && cutap_driver_info[id].typed)
-        return cutap_driver_info[id].nargs;
+    if (id < CUTAP_STATIC_COUNT && cutap_fn(id)->typed)
+        return cutap_fn(id)->nargs;
     return -1;
 }
 
 const cutap_arg_info_t *cutap_call_arg(uint32_t id, unsigned index)
 {
-    if (cutap_call_nargs(id) < 0 || index >= cutap_driver_info[id].nargs)
+    if (cutap_call_nargs(id) < 0 || index >= cutap_fn(id)->nargs)
         return NULL;
-    return &cutap_driver_info[id].args[index];
+    return &cutap_fn(id)->args[index];
 }
 
-/* Binary search over the generated names (sorted), then the dynamic ones. */
-uint32_t cutap_lookup(const char *name)
+/* Binary search over generated names sorted in [lo, hi]. */
+static uint32_t search(const char *name, int lo, int hi)
 {
-    if (!name)
-        return CUTAP_ID_ALL;
-    int lo = 0, hi = CUTAP_DRIVER_COUNT - 1;
     while (lo <= hi) {
         int mid = (lo + hi) / 2;
-        int c = strcmp(name, cutap_driver_info[mid].name);
+        int c = strcmp(name, cutap_fn((uint32_t)mid)->name);
         if (!c)
             return (uint32_t)mid;
         if (c < 0)
@@ -110,9 +111,22 @@ uint32_t cutap_lookup(const char *name)
         else
             lo = mid + 1;
     }
+    return CUTAP_ID_ALL;
+}
+
+/* The driver's names, then each layer's (each sorted), then the dynamic ones. */
+uint32_t cutap_lookup(const char *name)
+{
+    if (!name)
+        return CUTAP_ID_ALL;
+    uint32_t id = search(name, 0, CUTAP_DRIVER_COUNT - 1);
+    for (int l = 0; id == CUTAP_ID_ALL && l < CUTAP_LIB_LAYERS; l++)
+        id = search(name, (int)cutap_layers[l].first, (int)(cutap_layers[l].first + cutap_layers[l].count) - 1);
+    if (id != CUTAP_ID_ALL)
+        return id;
     uint32_t n = atomic_load(&ndyn);
     for (uint32_t k = 0; k < n; k++)
         if (!strcmp(dyn[k]->name, name))
-            return CUTAP_DRIVER_COUNT + k;
+            return CUTAP_STATIC_COUNT + k;
     return CUTAP_ID_ALL;
 }

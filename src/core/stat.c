@@ -33,7 +33,8 @@ static void post(cutap_call_t *call, void *ctx)
     uint64_t dt = cutap_now_ns() - call->scratch[client];
     struct counter *c = &cnt[call->id];
     atomic_fetch_add_explicit(&c->calls, 1, memory_order_relaxed);
-    if (call->layer == CUTAP_LAYER_DRIVER && !(call->flags & CUTAP_CALL_UNTYPED) && (uint32_t)call->result)
+    if (call->id < CUTAP_STATIC_COUNT && !(call->flags & CUTAP_CALL_UNTYPED) && !cutap_fn(call->id)->nostatus &&
+        (uint32_t)call->result)
         atomic_fetch_add_explicit(&c->errors, 1, memory_order_relaxed);
     atomic_fetch_add_explicit(&c->total, dt, memory_order_relaxed);
     uint64_t m = atomic_load_explicit(&c->max, memory_order_relaxed);
@@ -50,7 +51,8 @@ static int by_total(const void *a, const void *b)
 
 static const char *layer_name(int l)
 {
-    return l == CUTAP_LAYER_HIDDEN ? "hidden" : "driver";
+    static const char *const names[] = CUTAP_LAYER_NAMES;
+    return l >= 0 && l < CUTAP_LAYER_COUNT ? names[l] : "?";
 }
 
 static void report(void)

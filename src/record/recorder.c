@@ -405,7 +405,9 @@ static void name_function(uint64_t f)
  * slots when it has no string argument, and flags for the paths it takes.
  * A fresh record's bytes are zero (the file region is new and never
  * reused), so the writer stores only what is not zero. */
-enum { PLAN_READY = 1, PLAN_INSTR = 2, PLAN_IN = 4, PLAN_OUT = 8, PLAN_FUNC = 16, PLAN_SIMPLE = 32 };
+/* PLAN_NOSTATUS: the result is no status code (a pointer, a count, void):
+ * outputs are read whatever it is. */
+enum { PLAN_READY = 1, PLAN_INSTR = 2, PLAN_IN = 4, PLAN_OUT = 8, PLAN_FUNC = 16, PLAN_SIMPLE = 32, PLAN_NOSTATUS = 64 };
 /* SIMPLE: every capture is a 4- or 8-byte output (cuCtxGetCurrent,
  * cuMemAlloc, cuDeviceGetAttribute…: most calls that have captures), at
  * most two: their headers and offsets are kept here, so the hot path
@@ -448,8 +450,10 @@ static struct plan make_plan(uint32_t id, unsigned nargs, int untyped)
     memset(&p, 0, sizeof p);
     p.flags = PLAN_READY;
     size_t bytes = (size_t)nargs * 8;
-    if (id < CUTAP_DRIVER_COUNT && !untyped) {
-        const struct cutap_fninfo *fi = &cutap_driver_info[id];
+    if (id < CUTAP_STATIC_COUNT && !untyped) {
+        const struct cutap_fninfo *fi = cutap_fn(id);
+        if (fi->nostatus)
+            p.flags |= PLAN_NOSTATUS;
         int simple = fi->ncap > 0 && fi->ncap <= 2;
         for (unsigned k = 0; k < fi->ncap; k++) {
             const struct cutap_capinfo *c = &fi->caps[k];
@@ -497,7 +501,7 @@ static void cap_string(struct cutap_capture *h, const char *s, size_t max)
 
 static void write_captures(uint32_t id, const uint64_t *args, struct cutap_rec_call *r, const size_t *instr_room)
 {
-    const struct cutap_fninfo *fi = &cutap_driver_info[id];
+    const struct cutap_fninfo *fi = cutap_fn(id);
     uint64_t *w = r->words + fi->nargs;
     unsigned si = 0;
     for (unsigned k = 0; k < fi->ncap; k++) {
@@ -537,7 +541,7 @@ static __attribute__((noinline)) struct cutap_rec_call *rec_begin_caps(uint32_t 
                                                                         unsigned nargs, unsigned *nslots)
 {
     size_t instr_room[8] = {0};
-    const struct cutap_fninfo *fi = &cutap_driver_info[id];
+    const struct cutap_fninfo *fi = cutap_fn(id);
     size_t bytes = (size_t)nargs * 8;
     unsigned si = 0;
     for (unsigned k = 0; k < fi->ncap; k++) {
@@ -579,7 +583,7 @@ static inline __attribute__((always_inline)) struct cutap_rec_call *rec_begin(ui
     } else {
         if (!(r = rec_begin_caps(id, args, nargs, &n)))
             return NULL;
-        ncap = cutap_driver_info[id].ncap;
+        ncap = cutap_fn(id)->ncap;
     }
     /* depth, nargs and ncap: one store */
     uint32_t dnc = (uint32_t)(uint16_t)depth | nargs << 16 | ncap << 24;
@@ -587,7 +591,8 @@ static inline __attribute__((always_inline)) struct cutap_rec_call *rec_begin(ui
     r->t0 = cutap_rec_clock();
     /* kind, flags, nslots and id in one store, last: a reader sees the
      * record whole or not at all. */
-    uint64_t head = CUTAP_REC_CALL | (uint64_t)(untyped ? CUTAP_RF_UNTYPED : 0) << 8 | (uint64_t)n << 16 |
+    unsigned rf = (untyped ? CUTAP_RF_UNTYPED : 0) | (pl->flags & PLAN_NOSTATUS ? CUTAP_RF_NOSTATUS : 0);
+    uint64_t head = CUTAP_REC_CALL | (uint64_t)rf << 8 | (uint64_t)n << 16 |
                     (uint64_t)id << 32;
     __atomic_store_n((uint64_t *)r, head, __ATOMIC_RELEASE);
     return r;
@@ -612,7 +617,7 @@ static __attribute__((noinline)) void capture_out(struct cutap_capture *h, const
  * call may have left a bad pointer untouched). */
 static void write_outputs(uint32_t id, const uint64_t *args, struct cutap_rec_call *r)
 {
-    const struct cutap_fninfo *fi = &cutap_driver_info[id];
+    const struct cutap_fninfo *fi = cutap_fn(id);
     uint64_t *w = r->words + r->nargs;
     for (unsigned k = 0; k < r->ncap; k++) {
         struct cutap_capture *h = (struct cutap_capture *)w;
@@ -631,7 +636,7 @@ static inline __attribute__((always_inline)) void rec_end(struct cutap_rec_call 
     const struct plan *pl = &plans[id];
     uint8_t pf = pl->flags;
     /* a skipped call: the driver wrote nothing */
-    int ok = !skipped && (uint32_t)result == CUTAP_CUDA_SUCCESS;
+    int ok = !skipped && ((pf & PLAN_NOSTATUS) || (uint32_t)result == CUTAP_CUDA_SUCCESS);
     if ((pf & PLAN_SIMPLE) && ok) {
         for (unsigned k = 0; k < pl->nsimple; k++) {
             const void *p = (const void *)(uintptr_t)args[pl->out[k].arg];
@@ -652,7 +657,7 @@ static inline __attribute__((always_inline)) void rec_end(struct cutap_rec_call 
     }
     __atomic_store_n(&r->flags, fl, __ATOMIC_RELEASE);
     if (CUTAP_UNLIKELY(pf & PLAN_FUNC) && ok)
-        name_function(args[cutap_driver_info[id].func_arg]);
+        name_function(args[cutap_fn(id)->func_arg]);
 }
 
 static int trace_pre(cutap_call_t *call, void *ctx)
@@ -771,7 +776,8 @@ static inline void count_call(struct cutap_counter *c, int error)
 
 static inline int is_error(const cutap_call_t *call)
 {
-    return call->layer == CUTAP_LAYER_DRIVER && !(call->flags & CUTAP_CALL_UNTYPED) && (uint32_t)call->result;
+    return call->id < CUTAP_STATIC_COUNT && !(call->flags & CUTAP_CALL_UNTYPED) && !cutap_fn(call->id)->nostatus &&
+           (uint32_t)call->result;
 }
 
 /* scratch: 0 for an untimed call; else the start time, bit 63 set for a

@@ -37,12 +37,17 @@ struct want {
 
 /* Looks name up in one object's GNU hash table; takes the default
  * (non-hidden) version when there are several. */
-static void *elf_lookup(struct dl_phdr_info *info, const char *name)
+const void *cutap_elf_dynamic(struct dl_phdr_info *info)
 {
-    const ElfW(Dyn) *dyn = NULL;
     for (int i = 0; i < info->dlpi_phnum; i++)
         if (info->dlpi_phdr[i].p_type == PT_DYNAMIC)
-            dyn = (const ElfW(Dyn) *)(info->dlpi_addr + info->dlpi_phdr[i].p_vaddr);
+            return (const void *)(info->dlpi_addr + info->dlpi_phdr[i].p_vaddr);
+    return NULL;
+}
+
+void *cutap_elf_lookup(struct dl_phdr_info *info, const char *name)
+{
+    const ElfW(Dyn) *dyn = cutap_elf_dynamic(info);
     if (!dyn)
         return NULL;
     const ElfW(Sym) *symtab = NULL;
@@ -93,7 +98,7 @@ static int find_cb(struct dl_phdr_info *info, size_t size, void *data)
     if (!b || (strcmp(b, "libc.so.6") && strcmp(b, "libdl.so.2")))
         return 0;
     struct want *w = data;
-    w->addr = elf_lookup(info, w->name);
+    w->addr = cutap_elf_lookup(info, w->name);
     return w->addr != NULL;
 }
 
@@ -128,19 +133,34 @@ void *cutap_libc_dlsym(void *handle, const char *name)
     return cutap_libc_dlsym_ptr(handle, name);
 }
 
-/* Decides whether a lookup is one cutap must see: a name the driver tables
- * know, on any handle; or any other "cu" name on the driver's own handle
- * (entry points newer than the tables). Everything else goes straight to
- * glibc. */
+/* First letters of every name cutap wraps: cu* (driver, cuda*, cublas*,
+ * cudnn*, cufft*, curand*, cusparse*, cusolver*), nccl*, nvrtc*,
+ * nvJitLink*, __cuda*, __nvJitLink*. Other lookups skip the search. */
+static int maybe_ours(const char *n)
+{
+    switch (n[0]) {
+    case 'c': return n[1] == 'u';
+    case 'n': return (n[1] == 'c' && n[2] == 'c') || n[1] == 'v';
+    case '_': return n[1] == '_' && (n[2] == 'c' || n[2] == 'n');
+    default: return 0;
+    }
+}
+
+/* Decides whether a lookup is one cutap must see: a name the generated
+ * tables know (driver or layer), on any handle; or any other "cu" name on
+ * the driver's own handle (entry points newer than the tables). Everything
+ * else goes straight to glibc. */
 int cutap_dl_divert(void *handle, const char *name, const char *version);
 int cutap_dl_divert(void *handle, const char *name, const char *version)
 {
     (void)version;
     resolve_libc();
-    if (!name || name[0] != 'c' || name[1] != 'u')
+    if (!name || !maybe_ours(name))
         return 0;
-    if (cutap_lookup(name) < CUTAP_DRIVER_COUNT)
+    if (cutap_lookup(name) < CUTAP_STATIC_COUNT)
         return 1;
+    if (name[0] != 'c' || name[1] != 'u')
+        return 0;
     if (!handle || handle == RTLD_DEFAULT || handle == RTLD_NEXT)
         return 0;
     if (atomic_load_explicit(&cutap_driver_state, memory_order_acquire) != 1) {
@@ -187,6 +207,13 @@ void *cutap_dl_lookup(void *handle, const char *name, const char *version, void 
         r = version ? cutap_libc_dlvsym_ptr(handle, name, version) : cutap_libc_dlsym_ptr(handle, name);
     if (!r)
         return NULL;   /* dlerror() keeps glibc's message */
+    uint32_t id = cutap_lookup(name);
+    if (id >= CUTAP_DRIVER_COUNT && id < CUTAP_STATIC_COUNT) {
+        /* A runtime or library function: its object becomes the layer's
+         * library if none is yet (frameworks dlopen them RTLD_LOCAL). */
+        cutap_lib_adopt_from(id, r);
+        return cutap_wrap_pointer(r, name);
+    }
     if (handle != RTLD_NEXT && handle != RTLD_DEFAULT)
         cutap_driver_adopt_from(r);
     return cutap_wrap_pointer(r, name);

@@ -14,14 +14,16 @@
 #include "cutap_internal.h"
 
 _Atomic int cutap_driver_state;
-void *cutap_real[CUTAP_DRIVER_COUNT];
+void *cutap_real[CUTAP_STATIC_COUNT];
 static void *driver_handle;   /* our own reference: never closed */
 static char driver_path[4096];
 static pthread_mutex_t drv_lock = PTHREAD_MUTEX_INITIALIZER;
 CUTAP_FORK_SAFE(drv_lock)
 
-/* Open-addressing map real address -> id (exports) or dynamic id. */
-#define MAP_SIZE 4096
+/* Open-addressing map real address -> id (driver exports, layer
+ * functions) or dynamic id. Room for every static id and as many again. */
+#define MAP_SIZE 8192
+_Static_assert(MAP_SIZE >= 2 * CUTAP_STATIC_COUNT, "address map too small");
 struct slot {
     void *key;
     uint32_t id;
@@ -65,9 +67,29 @@ static void map_put(void *p, uint32_t id)
     }
 }
 
+void cutap_addr_map_put(void *p, uint32_t id)
+{
+    pthread_mutex_lock(&map_lock);
+    map_put(p, id);
+    pthread_mutex_unlock(&map_lock);
+}
+
+uint32_t cutap_addr_map_get(const void *p)
+{
+    return map_get(p);
+}
+
 void *cutap_driver_real(uint32_t id)
 {
     return id < CUTAP_DRIVER_COUNT ? cutap_real[id] : NULL;
+}
+
+void *cutap_static_real(uint32_t id)
+{
+    if (id < CUTAP_DRIVER_COUNT)
+        return atomic_load(&cutap_driver_state) == 1 ? cutap_real[id] : NULL;
+    int k = cutap_lib_info[id - CUTAP_DRIVER_COUNT].layer - CUTAP_FIRST_LIB_LAYER;
+    return atomic_load(&cutap_lib_state[k]) == 1 ? cutap_real[id] : NULL;
 }
 
 /* dlopen hands out the same handle for every open of one object. */
@@ -86,7 +108,7 @@ int cutap_driver_is_handle(const void *handle)
 static __thread int adopting __attribute__((tls_model("initial-exec")));
 
 struct resolved {
-    void *real[CUTAP_DRIVER_COUNT];
+    void *real[CUTAP_DRIVER_COUNT];   /* driver ids only */
     char path[4096];
 };
 
@@ -120,7 +142,7 @@ static int adopt(void *handle)
         won = 1;
         driver_handle = handle;
         memcpy(driver_path, r->path, sizeof driver_path);
-        memcpy(cutap_real, r->real, sizeof cutap_real);
+        memcpy(cutap_real, r->real, sizeof r->real);
         for (uint32_t id = 0; id < CUTAP_DRIVER_COUNT; id++)
             if (cutap_real[id])
                 map_put(cutap_real[id], id);
@@ -248,11 +270,13 @@ int cutap_addr_is_code(const void *p)
 
 void *cutap_wrap_pointer(void *p, const char *name_hint)
 {
-    if (!p || atomic_load_explicit(&cutap_driver_state, memory_order_acquire) != 1)
+    if (!p)
         return p;
     uint32_t id = map_get(p);
-    if (id < CUTAP_DRIVER_COUNT)
-        return cutap_driver_wrapper[id];
+    if (id < CUTAP_STATIC_COUNT)
+        return cutap_static_wrapper(id);   /* a driver export or a layer function */
+    if (atomic_load_explicit(&cutap_driver_state, memory_order_acquire) != 1)
+        return p;
     if (id != CUTAP_ID_ALL) {
         struct cutap_tramp_ctx *ctx = cutap_id_ctx(id);
         return ctx ? (void *)ctx->reserved : p;

@@ -1,0 +1,60 @@
+"""The runtime and library layers cutap wraps above the driver.
+
+One entry per layer, in layer-number order (driver = 0 and hidden = 1 come
+before them; nvtx, which has no library of its own, comes last). For each:
+  parses      what the generator parses (from the pinned CUDA include dir):
+              (headers, -D options) pairs, each one translation unit
+  exports     the pinned export list of the real library (gen/exports/)
+  sonames     the loaded object cutap takes the real functions from
+  prefixes    exported names that belong to the layer's API
+  unavailable the status returned when no such library can be found
+  alias       an undeclared export N is typed like the declared alias.format(N)
+"""
+
+LAYERS = [
+    dict(name="runtime", parses=[(["runtime_private.h", "cuda_gl_interop.h", "cuda_egl_interop.h",
+                                    "vdpau/vdpau.h", "cuda_vdpau_interop.h", "cuda_profiler_api.h"], []),
+                                  (["runtime_private.h"], ["-DCUDA_API_PER_THREAD_DEFAULT_STREAM"])],
+         exports="libcudart.so.13", sonames=["libcudart.so.13", "libcudart.so"],
+         prefixes=["cuda", "__cuda"], unavailable="cudaErrorSharedObjectInitFailed"),
+    dict(name="cublas", parses=[(["cublas.h"], []), (["cublasXt.h"], [])],
+         exports="libcublas.so.13", sonames=["libcublas.so.13", "libcublas.so"],
+         prefixes=["cublas"], exclude_prefixes=["cublasLt"], unavailable="CUBLAS_STATUS_NOT_INITIALIZED"),
+    dict(name="cublasLt", parses=[(["cublasLt.h"], [])],
+         exports="libcublasLt.so.13", sonames=["libcublasLt.so.13", "libcublasLt.so"],
+         prefixes=["cublasLt"], unavailable="CUBLAS_STATUS_NOT_INITIALIZED"),
+    dict(name="cudnn", parses=[(["cudnn.h"], [])],
+         exports="libcudnn.so.9", sonames=["libcudnn.so.9", "libcudnn.so"],
+         prefixes=["cudnn"], unavailable="CUDNN_STATUS_NOT_INITIALIZED"),
+    dict(name="nccl", parses=[(["nccl.h"], [])],
+         exports="libnccl.so.2", sonames=["libnccl.so.2", "libnccl.so"],
+         prefixes=["nccl"], unavailable="ncclSystemError"),
+    dict(name="cufft", parses=[(["cufft.h", "cufftXt.h"], [])],
+         exports="libcufft.so.12", sonames=["libcufft.so.12", "libcufft.so"],
+         prefixes=["cufft"], unavailable="CUFFT_SETUP_FAILED"),
+    dict(name="curand", parses=[(["curand.h"], [])],
+         exports="libcurand.so.10", sonames=["libcurand.so.10", "libcurand.so"],
+         prefixes=["curand"], unavailable="CURAND_STATUS_INITIALIZATION_FAILED"),
+    dict(name="cusparse", parses=[(["cusparse.h"], [])],
+         exports="libcusparse.so.12", sonames=["libcusparse.so.12", "libcusparse.so"],
+         prefixes=["cusparse"], unavailable="CUSPARSE_STATUS_NOT_INITIALIZED"),
+    dict(name="cusolver", parses=[(["cusolverDn.h", "cusolverSp.h", "cusolverRf.h",
+                                    "cusolverSp_LOWLEVEL_PREVIEW.h"], [])],
+         exports="libcusolver.so.12", sonames=["libcusolver.so.12", "libcusolver.so"],
+         prefixes=["cusolver"], unavailable="CUSOLVER_STATUS_NOT_INITIALIZED"),
+    dict(name="nvrtc", parses=[(["nvrtc.h"], [])],
+         exports="libnvrtc.so.13", sonames=["libnvrtc.so.13", "libnvrtc.so"],
+         prefixes=["nvrtc"], unavailable="NVRTC_ERROR_INTERNAL_ERROR"),
+    dict(name="nvJitLink", parses=[(["nvJitLink.h"], [])],
+         exports="libnvJitLink.so.13", sonames=["libnvJitLink.so.13", "libnvJitLink.so"],
+         prefixes=["nvJitLink", "__nvJitLink"], unavailable="NVJITLINK_ERROR_INTERNAL",
+         # The header declares __nvJitLinkCreate_13_0 and a static inline
+         # nvJitLinkCreate calling it; the library exports both names.
+         alias="__{}_13_0"),
+]
+FIRST_LAYER = 2          # 0 driver, 1 hidden
+NVTX_LAYER = FIRST_LAYER + len(LAYERS)
+
+
+def layer_names():
+    return ["driver", "hidden"] + [l["name"] for l in LAYERS] + ["nvtx"]

@@ -1,0 +1,117 @@
+"""Models of the runtime and library layers (gen/layers.py), built like the
+driver's (cuda_model.py): each layer's pinned headers parsed with libclang,
+paired with the pinned export list of its real library.
+
+A layer's functions are the exports whose names carry one of its
+prefixes. Those a header declares with a signature the wrappers can pass
+on are typed; the others (no declaration, a variadic one, a struct
+returned by value) go through the generic trampoline, which needs no
+signature. Only generators import this module."""
+import os
+
+import cuda_model
+from cuda_model import ci, Function, Model, _Builder
+from layers import FIRST_LAYER, LAYERS
+
+
+# Results a typed wrapper passes back: integers, enums and pointers (a
+# float, double or struct result comes back in other registers than rax).
+RETURNS = ("enum", "int", "uint", "void", "ptr")
+
+
+class Layer:
+    def __init__(self, index, spec):
+        self.index = index                 # layer number (cutap_layer_t)
+        self.name = spec["name"]
+        self.spec = spec
+        self.model = Model()               # functions, structs, enums, records
+        self.unavailable = 0               # status of a call when the library is missing
+        self.untyped_reasons = {}          # name -> why it has no typed wrapper
+
+    @property
+    def functions(self):
+        return self.model.functions
+
+    @property
+    def cname(self):
+        return self.name.lower()
+
+
+def _parse(headers, defines):
+    src = "".join("#include <%s>\n" % h for h in headers)
+    idx = ci.Index.create()
+    args = ["-x", "c", "-std=c11", "-I" + cuda_model.HERE, "-I" + os.path.join(cuda_model.HERE, "stub"),
+            "-I" + cuda_model.CUDA_INCLUDE] + defines
+    tu = idx.parse("cutap_layer.h", args=args, unsaved_files=[("cutap_layer.h", src)])
+    errors = [str(d) for d in tu.diagnostics if d.severity >= ci.Diagnostic.Error]
+    if errors:
+        raise SystemExit("gen: libclang could not parse %s:\n  %s" % (", ".join(headers), "\n  ".join(errors[:10])))
+    return tu
+
+
+def _belongs(spec, name):
+    if any(name.startswith(p) for p in spec.get("exclude_prefixes", [])):
+        return False
+    return any(name.startswith(p) for p in spec["prefixes"])
+
+
+def build_layer(index, spec):
+    layer = Layer(index, spec)
+    b = _Builder(layer.model)
+    declared, constants = {}, {}
+    for headers, defines in spec["parses"]:
+        tu = _parse(headers, defines)
+        for c in tu.cursor.walk_preorder():
+            if c.kind != ci.CursorKind.FUNCTION_DECL or c.is_definition() or not _belongs(spec, c.spelling):
+                continue
+            if c.spelling in declared or c.spelling in layer.untyped_reasons:
+                continue
+            try:
+                declared[c.spelling] = b.function(c, RETURNS)
+            except SystemExit as e:       # variadic, struct returned by value, ...
+                layer.untyped_reasons[c.spelling] = str(e).replace("gen: ", "")
+        # The status constant (for "library unavailable") may be in an
+        # enum no parameter reaches, or an anonymous one.
+        for c in tu.cursor.get_children():
+            if c.kind == ci.CursorKind.ENUM_DECL:
+                for k in c.get_children():
+                    if k.kind == ci.CursorKind.ENUM_CONSTANT_DECL:
+                        constants.setdefault(k.spelling, k.enum_value)
+    exports = [l.strip() for l in open(os.path.join(cuda_model.HERE, "exports", spec["exports"] + ".txt"))
+               if l.strip()]
+    funcs = []
+    for n in exports:
+        if not _belongs(spec, n):
+            continue
+        alias = spec["alias"].format(n) if "alias" in spec else None
+        if n in declared:
+            funcs.append(declared[n])
+        elif alias in declared:
+            f = declared[alias]
+            funcs.append(Function(n, f.ret_spelled, f.ret_abi, f.params))
+            funcs[-1].ret_kind = f.ret_kind
+        else:
+            layer.untyped_reasons.setdefault(n, "declared in no parsed header")
+            funcs.append(Function(n, "int", "int", [], typed=False))
+    layer.model.functions = sorted(funcs, key=lambda f: f.name)
+    v = constants.get(spec["unavailable"])
+    if v is None:
+        raise SystemExit("gen: layer %s: status %s not found in its headers" % (layer.name, spec["unavailable"]))
+    layer.unavailable = v
+    return layer
+
+
+def build():
+    return [build_layer(FIRST_LAYER + i, s) for i, s in enumerate(LAYERS)]
+
+
+if __name__ == "__main__":
+    for l in build():
+        typed = sum(f.typed for f in l.functions)
+        print("%-10s %4d functions, %4d typed, unavailable=%d" % (l.name, len(l.functions), typed, l.unavailable))
+        reasons = {}
+        for n, r in l.untyped_reasons.items():
+            if any(f.name == n for f in l.functions):
+                reasons.setdefault(r.split(";")[0][:60], []).append(n)
+        for r, ns in reasons.items():
+            print("    untyped (%d): %s: %s" % (len(ns), r, " ".join(ns[:6])))

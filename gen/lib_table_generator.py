@@ -1,0 +1,57 @@
+"""Generates src/generated/lib_table.c: for every function of the runtime
+and library layers, its name, layer, parameter metadata and captures
+(indexed by id - CUTAP_DRIVER_COUNT), the address of its wrapper, the
+trampoline contexts of the untyped ones, and one descriptor per layer
+(first id, count, sonames, the status of a call when the library is
+missing)."""
+import cuda_model
+from gen_common import c_str, captures
+from lib_untyped_generator import untyped
+from table_generator import metadata_arrays
+
+
+def generate(model):
+    out = [cuda_model.banner("lib_table_generator.py"), '#include "cutap_format.h"',
+           '#include "cutap_internal.h"\n']
+    tramp = {f.name: k for k, f in enumerate(untyped(model))}
+    out += metadata_arrays([f for l in model.layers for f in l.functions])
+    out.append("\nconst struct cutap_fninfo cutap_lib_info[CUTAP_STATIC_COUNT - CUTAP_DRIVER_COUNT] = {")
+    for l in model.layers:
+        for f in l.functions:
+            caps = captures(f)
+            status = f.typed and f.ret_kind == "enum"    # cudaError_t, cublasStatus_t, ncclResult_t, ...
+            out.append("    {.name = %s, .typed = %d, .nargs = %d, .ncap = %d, .func_arg = -1, .layer = %d,"
+                       " .nostatus = %d, .tramp = %d,"
+                       % (c_str(f.name), int(f.typed), len(f.params), len(caps), l.index, int(not status),
+                          tramp.get(f.name, -1)))
+            out.append("     .args = %s, .caps = %s},"
+                       % ("args_" + f.name if f.typed and f.params else "0", "caps_" + f.name if caps else "0"))
+    out.append("};\n")
+    for l in model.layers:
+        for f in l.functions:
+            out.append("extern void %s(void);" % f.name)
+    out.append("\nvoid *const cutap_lib_wrapper[CUTAP_STATIC_COUNT - CUTAP_DRIVER_COUNT] = {")
+    for l in model.layers:
+        for f in l.functions:
+            out.append("    (void *)%s," % f.name)
+    out.append("};\n")
+    un = untyped(model)
+    out.append("struct cutap_tramp_ctx cutap_lib_untyped_ctx[%d] = {" % max(1, len(un)))
+    for f in un:
+        out.append("    {.real = 0, .active = 1, .id = CUTAP_ID_%s}," % f.name)
+    out.append("};")
+    out.append("const unsigned cutap_lib_untyped_count = %d;\n" % len(un))
+    for l in model.layers:
+        out.append("static const char *const sonames_%s[] = {%s, 0};"
+                   % (l.cname, ", ".join(c_str(s) for s in l.spec["sonames"])))
+    out.append("\nconst struct cutap_layer_desc cutap_layers[CUTAP_LIB_LAYERS] = {")
+    first = model.driver_count
+    for l in model.layers:
+        out.append("    {.name = %s, .layer = %d, .first = %d, .count = %d, .sonames = sonames_%s, .unavailable = %d},"
+                   % (c_str(l.name), l.index, first, len(l.functions), l.cname, l.unavailable))
+        first += len(l.functions)
+    out.append("};")
+    return "\n".join(out) + "\n"
+
+
+OUTPUT = "src/generated/lib_table.c"

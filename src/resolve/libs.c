@@ -1,0 +1,210 @@
+/* The runtime and library layers: which loaded object is each layer's
+ * library, and the real address of each of its functions.
+ *
+ * A program reaches our wrappers of cudaMalloc, cublasGemmEx, ... because
+ * libcutap.so, preloaded, comes first in the global lookup scope: PLT
+ * references of every object bind to it, also those of objects loaded
+ * RTLD_LOCAL later (their own scope is searched after the global one).
+ * The real function is then not necessarily reachable by name from here
+ * (dlsym(RTLD_NEXT) from libcutap.so does not search an RTLD_LOCAL group),
+ * so each layer is resolved from the loaded object whose soname is the
+ * layer's (libcudart.so.13, libcublas.so.13, ...), reading that object's own
+ * dynamic symbol table: no dependency of it can answer in its place (the
+ * libcudnn.so.9 front and its libcudnn_ops.so.9 define the same names).
+ *
+ * One copy per layer: if a second object with the same soname is loaded
+ * (two CUDA versions in one process), lookups that land in it are left
+ * unwrapped (cutap_wrap_pointer finds no id for them), never misrouted. */
+#define _GNU_SOURCE
+#include <dlfcn.h>
+#include <elf.h>
+#include <link.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cutap_internal.h"
+
+_Atomic int cutap_lib_state[CUTAP_LIB_LAYERS];
+static void *lib_handle[CUTAP_LIB_LAYERS];   /* our reference: never closed */
+static pthread_mutex_t lib_lock = PTHREAD_MUTEX_INITIALIZER;
+CUTAP_FORK_SAFE(lib_lock)
+/* Same discipline as the driver (resolve/driver.c): no cutap lock across a
+ * loader call; a thread re-entering while it adopts gets "unavailable". */
+static __thread int lib_adopting __attribute__((tls_model("initial-exec")));
+
+static const char *base_name(const char *p)
+{
+    const char *b = p ? strrchr(p, '/') : NULL;
+    return b ? b + 1 : p;
+}
+
+/* DT_SONAME of a loaded object, or NULL. */
+static const char *object_soname(struct dl_phdr_info *info)
+{
+    const ElfW(Dyn) *dyn = cutap_elf_dynamic(info);
+    if (!dyn)
+        return NULL;
+    const char *strtab = NULL;
+    uintptr_t soname = 0;
+    int has = 0;
+    for (; dyn->d_tag != DT_NULL; dyn++) {
+        if (dyn->d_tag == DT_STRTAB) {
+            uintptr_t v = dyn->d_un.d_ptr;
+            strtab = (const char *)(v < info->dlpi_addr ? v + info->dlpi_addr : v);
+        } else if (dyn->d_tag == DT_SONAME) {
+            soname = dyn->d_un.d_val;
+            has = 1;
+        }
+    }
+    return strtab && has ? strtab + soname : NULL;
+}
+
+/* A layer's sonames: exact names ("libcudart.so.13"), and a bare
+ * "libX.so" entry also accepts any "libX.so.<version>". */
+static int name_matches(const struct cutap_layer_desc *d, const char *n)
+{
+    if (!n)
+        return 0;
+    for (const char *const *s = d->sonames; *s; s++) {
+        size_t len = strlen(*s);
+        if (!strcmp(n, *s) || (len > 3 && !strcmp(*s + len - 3, ".so") && !strncmp(n, *s, len) && n[len] == '.'))
+            return 1;
+    }
+    return 0;
+}
+
+struct find {
+    const struct cutap_layer_desc *d;
+    uintptr_t addr;            /* object holding this address, or 0: any */
+    void **real;               /* d->count addresses */
+    unsigned found;
+    char path[512];
+    int done;
+};
+
+static int find_cb(struct dl_phdr_info *info, size_t size, void *data)
+{
+    (void)size;
+    struct find *f = data;
+    if (f->addr) {
+        int holds = 0;
+        for (int i = 0; i < info->dlpi_phnum && !holds; i++) {
+            const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+            uintptr_t lo = info->dlpi_addr + ph->p_vaddr;
+            holds = ph->p_type == PT_LOAD && f->addr >= lo && f->addr < lo + ph->p_memsz;
+        }
+        if (!holds)
+            return 0;
+        f->done = 1;   /* the object holding addr decides, match or not */
+    }
+    const char *so = object_soname(info);
+    if (!name_matches(f->d, so ? so : base_name(info->dlpi_name)))
+        return f->done;
+    for (uint32_t i = 0; i < f->d->count; i++)
+        f->found += (f->real[i] = cutap_elf_lookup(info, cutap_fn(f->d->first + i)->name)) != NULL;
+    if (!f->found)
+        return f->done;   /* same name, none of the API: not it */
+    snprintf(f->path, sizeof f->path, "%s", info->dlpi_name && *info->dlpi_name ? info->dlpi_name : "(main program)");
+    f->done = 1;
+    return 1;
+}
+
+/* Adopts the layer's library: the object holding addr, or (addr 0) the
+ * first loaded one with the layer's soname. 1 when the layer is ready. */
+static int adopt(int k, uintptr_t addr)
+{
+    const struct cutap_layer_desc *d = &cutap_layers[k];
+    struct find f = {.d = d, .addr = addr};
+    if (!(f.real = calloc(d->count, sizeof *f.real)))
+        return 0;
+    dl_iterate_phdr(find_cb, &f);
+    if (!f.found) {
+        free(f.real);
+        return 0;
+    }
+    /* Keep the object mapped for good: the program may dlclose its handle
+     * while our wrappers still point into it. */
+    void *h = strcmp(f.path, "(main program)") ? dlopen(f.path, RTLD_LAZY | RTLD_NOLOAD) : NULL;
+    int won = 0;
+    pthread_mutex_lock(&lib_lock);
+    if (atomic_load(&cutap_lib_state[k]) != 1) {
+        won = 1;
+        lib_handle[k] = h;
+        for (uint32_t i = 0; i < d->count; i++) {
+            uint32_t id = d->first + i;
+            cutap_real[id] = f.real[i];
+            if (f.real[i])
+                cutap_addr_map_put(f.real[i], id);
+            int t = cutap_fn(id)->tramp;
+            if (t >= 0)
+                __atomic_store_n(&cutap_lib_untyped_ctx[t].real, f.real[i], __ATOMIC_RELEASE);
+        }
+        atomic_store_explicit(&cutap_lib_state[k], 1, memory_order_release);
+    }
+    pthread_mutex_unlock(&lib_lock);
+    if (won) {
+        for (uint32_t i = 0; i < d->count; i++)
+            cutap_refresh_id(d->first + i);
+        cutap_log_debug("layer %s: %s, %u of %u functions resolved", d->name, f.path, f.found, d->count);
+    } else if (h) {
+        dlclose(h);
+    }
+    free(f.real);
+    return 1;
+}
+
+int cutap_lib_ensure(int layer)
+{
+    cutap_init();
+    int k = layer - CUTAP_FIRST_LIB_LAYER;
+    if (k < 0 || k >= CUTAP_LIB_LAYERS)
+        return -1;
+    int s = atomic_load_explicit(&cutap_lib_state[k], memory_order_acquire);
+    if (s)
+        return s == 1 ? 0 : -1;
+    if (lib_adopting)
+        return -1;
+    lib_adopting = 1;
+    if (!adopt(k, 0)) {
+        /* Our wrapper was called and no such library is loaded: the
+         * caller found the name through the global scope (dlsym on
+         * RTLD_DEFAULT) where, without cutap, it would have found the
+         * library only if loaded. Load it as the real lookup would not
+         * have: RTLD_LOCAL, and say so. */
+        for (const char *const *n = cutap_layers[k].sonames; *n; n++) {
+            void *h = dlopen(*n, RTLD_LAZY | RTLD_LOCAL);
+            if (h) {
+                cutap_log_debug("layer %s: loaded %s for a call made before it was loaded", cutap_layers[k].name, *n);
+                adopt(k, 0);
+                dlclose(h);   /* adopt() took its own reference */
+                break;
+            }
+        }
+    }
+    lib_adopting = 0;
+    if (atomic_load(&cutap_lib_state[k]) != 1) {
+        pthread_mutex_lock(&lib_lock);
+        int first = atomic_load(&cutap_lib_state[k]) == 0;
+        if (first)
+            atomic_store(&cutap_lib_state[k], -1);
+        pthread_mutex_unlock(&lib_lock);
+        if (first)
+            cutap_warn("no %s library found (%s): its calls return status %u", cutap_layers[k].name,
+                       cutap_layers[k].sonames[0], cutap_layers[k].unavailable);
+    }
+    return atomic_load(&cutap_lib_state[k]) == 1 ? 0 : -1;
+}
+
+void cutap_lib_adopt_from(uint32_t id, void *addr)
+{
+    if (id < CUTAP_DRIVER_COUNT || id >= CUTAP_STATIC_COUNT || !addr)
+        return;
+    int k = cutap_fn(id)->layer - CUTAP_FIRST_LIB_LAYER;
+    if (atomic_load_explicit(&cutap_lib_state[k], memory_order_acquire) == 1 || lib_adopting)
+        return;
+    lib_adopting = 1;
+    adopt(k, (uintptr_t)addr);
+    lib_adopting = 0;
+}
