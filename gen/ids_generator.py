@@ -2,7 +2,6 @@
 then one per function of each runtime and library layer (gen/layers.py),
 and the layer numbers."""
 import cuda_model
-from layers import NVTX_LAYER
 
 
 def generate(model):
@@ -26,12 +25,11 @@ def generate(model):
     out.append("enum cutap_lib_layer {")
     for l in model.layers:
         out.append("    CUTAP_LAYER_%s = %d," % (l.name.upper(), l.index))
-    out.append("    CUTAP_LAYER_NVTX = %d," % NVTX_LAYER)
-    out.append("    CUTAP_LAYER_COUNT = %d" % (NVTX_LAYER + 1))
+    out.append("    CUTAP_LAYER_COUNT = %d" % (model.layers[-1].index + 1))
     out.append("};")
     out.append("#define CUTAP_LIB_LAYERS %d" % len(model.layers))
     out.append("#define CUTAP_LAYER_NAMES \\")
-    out.append("    {\"driver\", \"hidden\", %s, \"nvtx\"}" % ", ".join('"%s"' % l.name for l in model.layers))
+    out.append("    {\"driver\", \"hidden\", %s}" % ", ".join('"%s"' % l.name for l in model.layers))
     out.append("\n#define CUTAP_HEADER_CUDA_VERSION %d\n" % model.header_version)
     out.append("#endif")
     return "\n".join(out) + "\n"

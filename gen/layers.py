@@ -4,7 +4,8 @@ One entry per layer, in layer-number order (driver = 0 and hidden = 1 come
 before them; nvtx, which has no library of its own, comes last). For each:
   parses      what the generator parses (from the pinned CUDA include dir):
               (headers, -D options) pairs, each one translation unit
-  exports     the pinned export list of the real library (gen/exports/)
+  exports     the pinned export list of the real library (gen/exports/);
+              None: no library, the declared functions, not exported
   sonames     the loaded object cutap takes the real functions from
   prefixes    exported names that belong to the layer's API
   unavailable the status returned when no such library can be found
@@ -51,10 +52,10 @@ LAYERS = [
          # The header declares __nvJitLinkCreate_13_0 and a static inline
          # nvJitLinkCreate calling it; the library exports both names.
          alias="__{}_13_0"),
+    # NVTX has no library to wrap: cutap becomes the NVTX injection library
+    # (NVTX_INJECTION64_PATH) and the functions it hands to NVTX run these
+    # wrappers (src/resolve/nvtx.c). Nothing is exported.
+    dict(name="nvtx", parses=[(["nvtx3/nvToolsExt.h"], [])], exports=None, sonames=[],
+         prefixes=["nvtx"], unavailable=None),
 ]
 FIRST_LAYER = 2          # 0 driver, 1 hidden
-NVTX_LAYER = FIRST_LAYER + len(LAYERS)
-
-
-def layer_names():
-    return ["driver", "hidden"] + [l["name"] for l in LAYERS] + ["nvtx"]

@@ -77,8 +77,11 @@ def build_layer(index, spec):
                 for k in c.get_children():
                     if k.kind == ci.CursorKind.ENUM_CONSTANT_DECL:
                         constants.setdefault(k.spelling, k.enum_value)
-    exports = [l.strip() for l in open(os.path.join(cuda_model.HERE, "exports", spec["exports"] + ".txt"))
-               if l.strip()]
+    if spec["exports"] is None:
+        exports = sorted(declared)
+    else:
+        exports = [l.strip() for l in open(os.path.join(cuda_model.HERE, "exports", spec["exports"] + ".txt"))
+                   if l.strip()]
     funcs = []
     for n in exports:
         if not _belongs(spec, n):
@@ -94,7 +97,7 @@ def build_layer(index, spec):
             layer.untyped_reasons.setdefault(n, "declared in no parsed header")
             funcs.append(Function(n, "int", "int", [], typed=False))
     layer.model.functions = sorted(funcs, key=lambda f: f.name)
-    v = constants.get(spec["unavailable"])
+    v = constants.get(spec["unavailable"]) if spec["unavailable"] else 0
     if v is None:
         raise SystemExit("gen: layer %s: status %s not found in its headers" % (layer.name, spec["unavailable"]))
     layer.unavailable = v

@@ -24,8 +24,9 @@ def generate(model):
                        " .nostatus = %d, .tramp = %d,"
                        % (c_str(f.name), int(f.typed), len(f.params), len(caps), l.index, int(not status),
                           tramp.get(f.name, -1)))
-            out.append("     .args = %s, .caps = %s},"
-                       % ("args_" + f.name if f.typed and f.params else "0", "caps_" + f.name if caps else "0"))
+            out.append("     .args = %s, .sizes = %s, .caps = %s},"
+                       % ("args_" + f.name if f.typed and f.params else "0",
+                          "sizes_" + f.name if f.typed and f.params else "0", "caps_" + f.name if caps else "0"))
     out.append("};\n")
     for l in model.layers:
         for f in l.functions:
@@ -42,8 +43,8 @@ def generate(model):
     out.append("};")
     out.append("const unsigned cutap_lib_untyped_count = %d;\n" % len(un))
     for l in model.layers:
-        out.append("static const char *const sonames_%s[] = {%s, 0};"
-                   % (l.cname, ", ".join(c_str(s) for s in l.spec["sonames"])))
+        out.append("static const char *const sonames_%s[] = {%s0};"
+                   % (l.cname, "".join(c_str(s) + ", " for s in l.spec["sonames"])))
     out.append("\nconst struct cutap_layer_desc cutap_layers[CUTAP_LIB_LAYERS] = {")
     first = model.driver_count
     for l in model.layers:

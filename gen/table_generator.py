@@ -19,6 +19,13 @@ def func_arg(f):
     return -1
 
 
+def abi_size(p):
+    """Bytes of a parameter as passed (a struct by value: its size)."""
+    if p.kind == "struct":
+        return p.type.size if p.type.size > 0 else 0
+    return p.type.size if p.type.size in (1, 2, 4, 8) else 8
+
+
 def metadata_arrays(functions):
     """args_<name> (parameter names, types, kinds) and caps_<name> (what the
     recorder copies) of each function, as C arrays."""
@@ -29,6 +36,8 @@ def metadata_arrays(functions):
             for p in f.params:
                 out.append("    {%s, %s, %s}," % (c_str(p.name), c_str(p.spelled), KIND[p.kind]))
             out.append("};")
+            out.append("static const uint16_t sizes_%s[] = {%s};"
+                       % (f.name, ", ".join(str(abi_size(p)) for p in f.params)))
         if captures(f):
             out.append("static const struct cutap_capinfo caps_%s[] = {" % f.name)
             for arg, kind, size in captures(f):
@@ -46,8 +55,9 @@ def generate(model):
         caps = captures(f)
         out.append("    {.name = %s, .typed = %d, .nargs = %d, .ncap = %d, .func_arg = %d,"
                    % (c_str(f.name), int(f.typed), len(f.params), len(caps), func_arg(f)))
-        out.append("     .args = %s, .caps = %s},"
-                   % ("args_" + f.name if f.typed and f.params else "0", "caps_" + f.name if caps else "0"))
+        out.append("     .args = %s, .sizes = %s, .caps = %s},"
+                   % ("args_" + f.name if f.typed and f.params else "0",
+                      "sizes_" + f.name if f.typed and f.params else "0", "caps_" + f.name if caps else "0"))
     out.append("};\n")
     for f in model.functions:
         out.append("extern void %s(void);" % f.name)

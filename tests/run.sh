@@ -61,7 +61,7 @@ case_exports() {
     /usr/bin/python3 -c '
 import sys; sys.path.insert(0, "gen"); from layers import LAYERS
 for l in LAYERS:
-    for n in open("gen/exports/%s.txt" % l["exports"]):
+    for n in open("gen/exports/%s.txt" % l["exports"]) if l["exports"] else []:
         n = n.strip()
         if any(n.startswith(p) for p in l["prefixes"]) and not any(n.startswith(p) for p in l.get("exclude_prefixes", [])):
             print(n)' | sort >"$WORK/layers"

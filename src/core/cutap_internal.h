@@ -57,6 +57,7 @@ struct cutap_fninfo {
     uint8_t nostatus;     /* the result is no status code (void, pointer, count) */
     int16_t tramp;        /* layers: index into cutap_lib_untyped_ctx, -1 if typed */
     const cutap_arg_info_t *args;
+    const uint16_t *sizes; /* bytes of each parameter (structs by value: their size) */
     const struct cutap_capinfo *caps;
 };
 extern const struct cutap_fninfo cutap_driver_info[CUTAP_DRIVER_COUNT];
@@ -164,6 +165,9 @@ uint32_t cutap_addr_map_get(const void *p);
 extern _Atomic int cutap_lib_state[CUTAP_LIB_LAYERS];
 /* Resolves a layer from its loaded library (or loads it); 0 when ready. */
 int cutap_lib_ensure(int layer);
+/* A layer with no library to find (NVTX): its real functions are cutap's
+ * own, reals[i] for id first + i; the layer becomes ready. */
+void cutap_lib_install(int layer, void *const *reals);
 /* addr came out of a dlsym of the layer function id: adopt its object as
  * that layer's library if none is yet and the object is one. */
 void cutap_lib_adopt_from(uint32_t id, void *addr);
@@ -219,6 +223,17 @@ struct cutap_thread {
     cutap_call_t *current;
 };
 extern __thread struct cutap_thread cutap_tls __attribute__((tls_model("initial-exec")));
+
+/* Calls cutap learns of at entry and exit but does not make itself
+ * (resolve/cupti_rt.c): enter runs the pre callbacks and makes the call the
+ * thread's current one, so calls made inside nest under it; exit, with the
+ * result, restores and runs the post callbacks. Strictly nested per thread. */
+struct cutap_external {
+    cutap_call_t call;
+    uint8_t mask;
+};
+void cutap_external_enter(struct cutap_external *x, uint32_t id, uint64_t *args, uint32_t nargs);
+void cutap_external_exit(struct cutap_external *x, uint64_t result);
 
 /* Argument word helpers used by generated code. */
 static inline uint64_t cutap_f2w(float f) { uint64_t w = 0; memcpy(&w, &f, sizeof f); return w; }

@@ -276,6 +276,40 @@ void *cutap_tramp_exit(uint64_t rax)
     return ret;
 }
 
+/* Calls cutap learns of at entry and exit without calling them itself
+ * (CUPTI's runtime callbacks for a statically linked cudart): the same
+ * callbacks, depth and parent as an intercepted call; never skipped. */
+void cutap_external_enter(struct cutap_external *x, uint32_t id, uint64_t *args, uint32_t nargs)
+{
+    struct cutap_thread *t = &cutap_tls;
+    cutap_call_t *c = &x->call;
+    x->mask = id < CUTAP_MAX_IDS ? atomic_load_explicit(&cutap_mask[id], memory_order_relaxed) : 0;
+    c->id = id;
+    c->layer = (uint16_t)cutap_call_layer(id);
+    c->flags = 0;
+    c->nargs = nargs;
+    c->depth = t->depth;
+    c->args = args;
+    c->result = 0;
+    c->fn = NULL;
+    c->parent = t->current;
+    memset(c->scratch, 0, sizeof c->scratch);
+    if (x->mask)
+        run_pre(c, &x->mask, 0);
+    t->depth++;
+    t->current = c;
+}
+
+void cutap_external_exit(struct cutap_external *x, uint64_t result)
+{
+    struct cutap_thread *t = &cutap_tls;
+    t->depth--;
+    t->current = x->call.parent;
+    x->call.result = result;
+    if (x->mask)
+        run_post(&x->call, x->mask);
+}
+
 unsigned cutap_thread_depth(void)
 {
     return cutap_tls.depth;

@@ -8,6 +8,7 @@ static const cutap_arg_info_t args_cuArray3DCreate[] = {
     {"pHandle", "CUarray *", CUTAP_ARG_PTR},
     {"pAllocateArray", "const CUDA_ARRAY3D_DESCRIPTOR_v1 *", CUTAP_ARG_PTR},
 };
+static const uint16_t sizes_cuArray3DCreate[] = {8, 8};
 static const struct cutap_capinfo caps_cuArray3DCreate[] = {
     {.arg = 0, .kind = CUTAP_CAP_OUT_BYTES, .size = 8},
     {.arg = 1, .kind = CUTAP_CAP_IN_BYTES, .size = 24},
@@ -16,6 +17,7 @@ static const cutap_arg_info_t args_cuArray3DCreate_v2[] = {
     {"pHandle", "CUarray *", CUTAP_ARG_PTR},
     {"pAllocateArray", "const CUDA_ARRAY3D_DESCRIPTOR *", CUTAP_ARG_PTR},
 };
+static const uint16_t sizes_cuArray3DCreate_v2[] = {8, 8};
 static const struct cutap_capinfo caps_cuArray3DCreate_v2[] = {
     {.arg = 0, .kind = CUTAP_CAP_OUT_BYTES, .size = 8},
     {.arg = 1, .kind = CUTAP_CAP_IN_BYTES, .size = 40},
@@ -24,6 +26,7 @@ static const cutap_arg_info_t args_cuArray3DGetDescriptor[] = {
     {"pArrayDescriptor", "CUDA_ARRAY3D_DESCRIPTOR_v1 *", CUTAP_ARG_PTR},
     {"hArray", "CUarray", CUTAP_ARG_PTR},
 };
+static const uint16_t sizes_cuArray3DGetDescriptor[] = {8, 8};
 static const struct cutap_capinfo caps_cuArray3DGetDescriptor[] = {
     {.arg = 0, .kind = CUTAP_CAP_OUT_BYTES, .size = 24},
 };
@@ -31,6 +34,7 @@ static const cutap_arg_info_t args_cuArray3DGetDescriptor_v2[] = {
     {"pArrayDescriptor", "CUDA_ARRAY3D_DESCRIPTOR *", CUTAP_ARG_PTR},
     {"hArray", "CUarray", CUTAP_ARG_PTR},
 };
+static const uint16_t sizes_cuArray3DGetDescriptor_v2[] = {8, 8};
 static const struct cutap_capinfo caps_cuArray3DGetDescriptor_v2[] = {
     {.arg = 0, .kind = CUTAP_CAP_OUT_BYTES, .size = 40},
 };
@@ -38,6 +42,7 @@ static const cutap_arg_info_t args_cuArrayCreate[] = {
     {"pHandle", "CUarray *", CUTAP_ARG_PTR},
     {"pAllocateArray", "const CUDA_ARRAY_DESCRIPTOR_v1 *", CUTAP_ARG_PTR},
 };
+static const uint16_t sizes_cuArrayCreate[] = {8, 8};
 static const struct cutap_capinfo caps_cuArrayCreate[] = {
     {.arg = 0, .kind = CUTAP_CAP_OUT_BYTES, .size = 8},
     {.arg = 1, .kind = CUTAP_CAP_IN_BYTES, .size = 16},
@@ -46,6 +51,7 @@ static const cutap_arg_info_t args_cuArrayCreate_v2[] = {
     {"pHandle", "CUarray *", CUTAP_ARG_PTR},
     {"pAllocateArray", "const CUDA_ARRAY_DESCRIPTOR *", CUTAP_ARG_PTR},
 };
+static const uint16_t sizes_cuArrayCreate_v2[] = {8, 8};
 static const struct cutap_capinfo caps_cuArrayCreate_v2[] = {
     {.arg = 0, .kind = CUTAP_CAP_OUT_BYTES, .size = 8},
     {.arg = 1, .kind = CUTAP_CAP_IN_BYTES, .size = 24},
@@ -53,10 +59,12 @@ static const struct cutap_capinfo caps_cuArrayCreate_v2[] = {
 static const cutap_arg_info_t args_cuArrayDestroy[] = {
     {"hArray", "CUarray", CUTAP_ARG_PTR},
 };
+static const uint16_t sizes_cuArrayDestroy[] = {8};
 static const cutap_arg_info_t args_cuArrayGetDescriptor[] = {
     {"pArrayDescriptor", "CUDA_ARRAY_DESCRIPTOR_v1 *", CUTAP_ARG_PTR},
     {"hArray", "CUarray", CUTAP_ARG_PTR},
 };
+static const uint16_t sizes_cuArrayGetDescriptor[] = {8, 8};
 static const struct cutap_capinfo caps_cuArrayGetDescriptor[] = {
     {.arg = 0, .kind = CUTAP_CAP_OUT_BYTES, .size = 16},
 };
@@ -64,6 +72,7 @@ static const cutap_arg_info_t args_cuArrayGetDescriptor_v2[] = {
     {"pArrayDescriptor", "CUDA_ARRAY_DESCRIPTOR *", CUTAP_ARG_PTR},
     {"hArray", "CUarray", CUTAP_ARG_PTR},
 };
+static const uint16_t sizes_cuArrayGetDescriptor_v2[] = {8, 8};
 static const struct cutap_capinfo caps_cuArrayGetDescriptor_v2[] = {
     {.arg = 0, .kind = CUTAP_CAP_OUT_BYTES, .size = 24},
 };
@@ -72,6 +81,7 @@ static const cutap_arg_info_t args_cuArrayGetMemoryRequirements[] = {
     {"array", "CUarray", CUTAP_ARG_PTR},
     {"device", "CUdevice", CUTAP_ARG_INT},
 };
+static const uint16_t sizes_cuArrayGetMemoryRequirements[] = {8, 8, 4};
 static const struct cutap_capinfo caps_cuArrayGetMemoryRequirements[] = {
     {.arg = 0, .kind = CUTAP_CAP_OUT_BYTES, .size = 32},
 };
@@ -80,6 +90,7 @@ static const cutap_arg_info_t args_cuArrayGetPlane[] = {
     {"hArray", "CUarray", CUTAP_ARG_PTR},
     {"planeIdx", "unsigned int", CUTAP_ARG_UINT},
 };
+static const uint16_t sizes_cuArrayGetPlane[] = {8, 8, 4};
 static const struct cutap_capinfo caps_cuArrayGetPlane[] = {
     {.arg = 0, .kind = CUTAP_CAP_OUT_BYTES, .size = 8},
 };
@@ -87,6 +98,7 @@ static const cutap_arg_info_t args_cuArrayGetSparseProperties[] = {
     {"sparseProperties", "CUDA_ARRAY_SPARSE_PROPERTIES *", CUTAP_ARG_PTR},
     {"array", "CUarray", CUTAP_ARG_PTR},
 };
+static const uint16_t sizes_cuArrayGetSparseProperties[] = {8, 8};
 static const struct cutap_capinfo caps_cuArrayGetSparseProperties[] = {
     {.arg = 0, .kind = CUTAP_CAP_OUT_BYTES, .size = 48},
 };
@@ -94,6 +106,7 @@ static const cutap_arg_info_t args_cuCheckpointProcessCheckpoint[] = {
     {"pid", "int", CUTAP_ARG_INT},
     {"args", "CUcheckpointCheckpointArgs *", CUTAP_ARG_PTR},
 };
+static const uint16_t sizes_cuCheckpointProcessCheckpoint[] = {4, 8};
 static const struct cutap_capinfo caps_cuCheckpointProcessCheckpoint[] = {
     {.arg = 1, .kind = CUTAP_CAP_IN_BYTES, .size = 64},
 };
@@ -101,6 +114,7 @@ static const cutap_arg_info_t args_cuCheckpointProcessGetRestoreThreadId[] = {
     {"pid", "int", CUTAP_ARG_INT},
     {"tid", "int *", CUTAP_ARG_PTR},
 };
+static const uint16_t sizes_cuCheckpointProcessGetRestoreThreadId[] = {4, 8};
 static const struct cutap_capinfo caps_cuCheckpointProcessGetRestoreThreadId[] = {
     {.arg = 1, .kind = CUTAP_CAP_OUT_BYTES, .size = 4},
 };
@@ -108,6 +122,7 @@ static const cutap_arg_info_t args_cuCheckpointProcessGetState[] = {
     {"pid", "int", CUTAP_ARG_INT},
     {"state", "CUprocessState *", CUTAP_ARG_PTR},
 };
+static const uint16_t sizes_cuCheckpointProcessGetState[] = {4, 8};
 static const struct cutap_capinfo caps_cuCheckpointProcessGetState[] = {
     {.arg = 1, .kind = CUTAP_CAP_OUT_BYTES, .size = 4},
 };
@@ -115,6 +130,7 @@ static const cutap_arg_info_t args_cuCheckpointProcessLock[] = {
     {"pid", "int", CUTAP_ARG_INT},
     {"args", "CUcheckpointLockArgs *", CUTAP_ARG_PTR},
 };
+static const uint16_t sizes_cuCheckpointProcessLock[] = {4, 8};
 static const struct cutap_capinfo caps_cuCheckpointProcessLock[] = {
     {.arg = 1, .kind = CUTAP_CAP_IN_BYTES, .size = 64},
 };
@@ -122,6 +138,7 @@ static const cutap_arg_info_t args_cuCheckpointProcessRestore[] = {
     {"pid", "int", CUTAP_ARG_INT},
     {"args", "CUcheckpointRestoreArgs *", CUTAP_ARG_PTR},
 };
+static const uint16_t sizes_cuCheckpointProcessRestore[] = {4, 8};
 static const struct cutap_capinfo caps_cuCheckpointProcessRestore[] = {
     {.arg = 1, .kind = CUTAP_CAP_IN_BYTES, .size = 64},
 };
@@ -129,6 +146,7 @@ static const cutap_arg_info_t args_cuCheckpointProcessUnlock[] = {
     {"pid", "int", CUTAP_ARG_INT},
     {"args", "CUcheckpointUnlockArgs *", CUTAP_ARG_PTR},
 };
+static const uint16_t sizes_cuCheckpointProcessUnlock[] = {4, 8};
 static const struct cutap_capinfo caps_cuCheckpointProcessUnlock[] = {
     {.arg = 1, .kind = CUTAP_CAP_IN_BYTES, .size = 64},
 };
@@ -137,6 +155,7 @@ static const cutap_arg_info_t args_cuCoredumpGetAttribute[] = {
     {"value", "void *", CUTAP_ARG_PTR},
     {"size", "size_t *", CUTAP_ARG_PTR},
 };
+static const uint16_t sizes_cuCoredumpGetAttribute[] = {4, 8, 8};
 static const struct cutap_capinfo caps_cuCoredumpGetAttribute[] = {
     {.arg = 2, .kind = CUTAP_CAP_OUT_BYTES, .size = 8},
 };
@@ -145,6 +164,7 @@ static const cutap_arg_info_t args_cuCoredumpGetAttributeGlobal[] = {
     {"value", "void *", CUTAP_ARG_PTR},
     {"size", "size_t *", CUTAP_ARG_PTR},
 };
+static const uint16_t sizes_cuCoredumpGetAttributeGlobal[] = {4, 8, 8};
 static const struct cutap_capinfo caps_cuCoredumpGetAttributeGlobal[] = {
     {.arg = 2, .kind = CUTAP_CAP_OUT_BYTES, .size = 8},
 };
@@ -153,6 +173,7 @@ static const cutap_arg_info_t args_cuCoredumpSetAttribute[] = {
     {"value", "void *", CUTAP_ARG_PTR},
     {"size", "size_t *", CUTAP_ARG_PTR},
 };
+static const uint16_t sizes_cuCoredumpSetAttribute[] = {4, 8, 8};
 static const struct cutap_capinfo caps_cuCoredumpSetAttribute[] = {
     {.arg = 2, .kind = CUTAP_CAP_OUT_BYTES, .size = 8},
 };
@@ -161,6 +182,7 @@ static const cutap_arg_info_t args_cuCoredumpSetAttributeGlobal[] = {
     {"value", "void *", CUTAP_ARG_PTR},
     {"size", "size_t *", CUTAP_ARG_PTR},
 };
+static const uint16_t sizes_cuCoredumpSetAttributeGlobal[] = {4, 8, 8};
 static const struct cutap_capinfo caps_cuCoredumpSetAttributeGlobal[] = {
     {.arg = 2, .kind = CUTAP_CAP_OUT_BYTES, .size = 8},
 };
@@ -168,6 +190,7 @@ static const cutap_arg_info_t args_cuCtxAttach[] = {
     {"pctx", "CUcontext *", CUTAP_ARG_PTR},
     {"flags", "unsigned int", CUTAP_ARG_UINT},
 };
+static const uint16_t sizes_cuCtxAttach[] = {8, 4};
 static const struct cutap_capinfo caps_cuCtxAttach[] = {
     {.arg = 0, .kind = CUTAP_CAP_OUT_BYTES, .size = 8},
 };
@@ -176,6 +199,7 @@ static const cutap_arg_info_t args_cuCtxCreate[] = {
     {"flags", "unsigned int", CUTAP_ARG_UINT},
     {"dev", "CUdevice", CUTAP_ARG_INT},
 };
+static const uint16_t sizes_cuCtxCreate[] = {8, 4, 4};
 static const struct cutap_capinfo caps_cuCtxCreate[] = {
     {.arg = 0, .kind = CUTAP_CAP_OUT_BYTES, .size = 8},
 };
@@ -184,6 +208,7 @@ static const cutap_arg_info_t args_cuCtxCreate_v2[] = {
     {"flags", "unsigned int", CUTAP_ARG_UINT},
     {"dev", "CUdevice", CUTAP_ARG_INT},
 };
+static const uint16_t sizes_cuCtxCreate_v2[] = {8, 4, 4};
 static const struct cutap_capinfo caps_cuCtxCreate_v2[] = {
     {.arg = 0, .kind = CUTAP_CAP_OUT_BYTES, .size = 8},
 };
@@ -194,6 +219,7 @@ static const cutap_arg_info_t args_cuCtxCreate_v3[] = {
     {"flags", "unsigned int", CUTAP_ARG_UINT},
     {"dev", "CUdevice", CUTAP_ARG_INT},
 };
+static const uint16_t sizes_cuCtxCreate_v3[] = {8, 8, 4, 4, 4};
 static const struct cutap_capinfo caps_cuCtxCreate_v3[] = {
     {.arg = 0, .kind = CUTAP_CAP_OUT_BYTES, .size = 8},
     {.arg = 1, .kind = CUTAP_CAP_IN_BYTES, .size = 8},
@@ -204,6 +230,7 @@ static const cutap_arg_info_t args_cuCtxCreate_v4[] = {
     {"flags", "unsigned int", CUTAP_ARG_UINT},
     {"dev", "CUdevice", CUTAP_ARG_INT},
 };
+static const uint16_t sizes_cuCtxCreate_v4[] = {8, 8, 4, 4};
 static const struct cutap_capinfo caps_cuCtxCreate_v4[] = {
     {.arg = 0, .kind = CUTAP_CAP_OUT_BYTES, .size = 8},
     {.arg = 1, .kind = CUTAP_CAP_IN_BYTES, .size = 24},
@@ -211,23 +238,29 @@ static const struct cutap_capinfo caps_cuCtxCreate_v4[] = {
 static const cutap_arg_info_t args_cuCtxDestroy[] = {
     {"ctx", "CUcontext", CUTAP_ARG_PTR},
 };
+static const uint16_t sizes_cuCtxDestroy[] = {8};
 static const cutap_arg_info_t args_cuCtxDestroy_v2[] = {
     {"ctx", "CUcontext", CUTAP_ARG_PTR},
 };
+static const uint16_t sizes_cuCtxDestroy_v2[] = {8};
 static const cutap_arg_info_t args_cuCtxDetach[] = {
     {"ctx", "CUcontext", CUTAP_ARG_PTR},
 };
+static const uint16_t sizes_cuCtxDetach[] = {8};
 static const cutap_arg_info_t args_cuCtxDisablePeerAccess[] = {
     {"peerContext", "CUcontext", CUTAP_ARG_PTR},
 };
+static const uint16_t sizes_cuCtxDisablePeerAccess[] = {8};
 static const cutap_arg_info_t args_cuCtxEnablePeerAccess[] = {
     {"peerContext", "CUcontext", CUTAP_ARG_PTR},
     {"Flags", "unsigned int", CUTAP_ARG_UINT},
 };
+static const uint16_t sizes_cuCtxEnablePeerAccess[] = {8, 4};
 static const cutap_arg_info_t args_cuCtxFromGreenCtx[] = {
     {"pContext", "CUcontext *", CUTAP_ARG_PTR},
     {"hCtx", "CUgreenCtx", CUTAP_ARG_PTR},
 };
+static const uint16_t sizes_cuCtxFromGreenCtx[] = {8, 8};
 static const struct cutap_capinfo caps_cuCtxFromGreenCtx[] = {
     {.arg = 0, .kind = CUTAP_CAP_OUT_BYTES, .size = 8},
 };
@@ -235,18 +268,21 @@ static const cutap_arg_info_t args_cuCtxGetApiVersion[] = {
     {"ctx", "CUcontext", CUTAP_ARG_PTR},
     {"version", "unsigned int *", CUTAP_ARG_PTR},
 };
+static const uint16_t sizes_cuCtxGetApiVersion[] = {8, 8};
 static const struct cutap_capinfo caps_cuCtxGetApiVersion[] = {
     {.arg = 1, .kind = CUTAP_CAP_OUT_BYTES, .size = 4},
 };
 static const cutap_arg_info_t args_cuCtxGetCacheConfig[] = {
     {"pconfig", "CUfunc_cache *", CUTAP_ARG_PTR},
 };
+static const uint16_t sizes_cuCtxGetCacheConfig[] = {8};
 static const struct cutap_capinfo caps_cuCtxGetCacheConfig[] = {
     {.arg = 0, .kind = CUTAP_CAP_OUT_BYTES, .size = 4},
 };
 static const cutap_arg_info_t args_cuCtxGetCurrent[] = {
     {"pctx", "CUcontext *", CUTAP_ARG_PTR},
 };
+static const uint16_t sizes_cuCtxGetCurrent[] = {8};
 static const struct cutap_capinfo caps_cuCtxGetCurrent[] = {
     {.arg = 0, .kind = CUTAP_CAP_OUT_BYTES, .size = 8},
 };
@@ -255,9 +291,11 @@ static const cutap_arg_info_t args_cuCtxGetDevResource[] = {
     {"resource", "CUdevResource *", CUTAP_ARG_PTR},
     {"type", "CUdevResourceType", CUTAP_ARG_ENUM},
 };
+static const uint16_t sizes_cuCtxGetDevResource[] = {8, 8, 4};
 static const cutap_arg_info_t args_cuCtxGetDevice[] = {
     {"device", "CUdevice *", CUTAP_ARG_PTR},
 };
+static const uint16_t sizes_cuCtxGetDevice[] = {8};
 static const struct cutap_capinfo caps_cuCtxGetDevice[] = {
     {.arg = 0, .kind = CUTAP_CAP_OUT_BYTES, .size = 4},
 };
@@ -265,6 +303,7 @@ static const cutap_arg_info_t args_cuCtxGetDevice_v2[] = {
     {"device", "CUdevice *", CUTAP_ARG_PTR},
     {"ctx", "CUcontext", CUTAP_ARG_PTR},
 };
+static const uint16_t sizes_cuCtxGetDevice_v2[] = {8, 8};
 static const struct cutap_capinfo caps_cuCtxGetDevice_v2[] = {
     {.arg = 0, .kind = CUTAP_CAP_OUT_BYTES, .size = 4},
 };
@@ -272,12 +311,14 @@ static const cutap_arg_info_t args_cuCtxGetExecAffinity[] = {
     {"pExecAffinity", "CUexecAffinityParam *", CUTAP_ARG_PTR},
     {"type", "CUexecAffinityType", CUTAP_ARG_ENUM},
 };
+static const uint16_t sizes_cuCtxGetExecAffinity[] = {8, 4};
 static const struct cutap_capinfo caps_cuCtxGetExecAffinity[] = {
     {.arg = 0, .kind = CUTAP_CAP_OUT_BYTES, .size = 8},
 };
 static const cutap_arg_info_t args_cuCtxGetFlags[] = {
     {"flags", "unsigned int *", CUTAP_ARG_PTR},
 };
+static const uint16_t sizes_cuCtxGetFlags[] = {8};
 static const struct cutap_capinfo caps_cuCtxGetFlags[] = {
     {.arg = 0, .kind = CUTAP_CAP_OUT_BYTES, .size = 4},
 };
@@ -285,6 +326,7 @@ static const cutap_arg_info_t args_cuCtxGetId[] = {
     {"ctx", "CUcontext", CUTAP_ARG_PTR},
     {"ctxId", "unsigned long long *", CUTAP_ARG_PTR},
 };
+static const uint16_t sizes_cuCtxGetId[] = {8, 8};
 static const struct cutap_capinfo caps_cuCtxGetId[] = {
     {.arg = 1, .kind = CUTAP_CAP_OUT_BYTES, .size = 8},
 };
@@ -292,12 +334,14 @@ static const cutap_arg_info_t args_cuCtxGetLimit[] = {
     {"pvalue", "size_t *", CUTAP_ARG_PTR},
     {"limit", "CUlimit", CUTAP_ARG_ENUM},
 };
+static const uint16_t sizes_cuCtxGetLimit[] = {8, 4};
 static const struct cutap_capinfo caps_cuCtxGetLimit[] = {
     {.arg = 0, .kind = CUTAP_CAP_OUT_BYTES, .size = 8},
 };
 static const cutap_arg_info_t args_cuCtxGetSharedMemConfig[] = {
     {"pConfig", "CUsharedconfig *", CUTAP_ARG_PTR},
 };
+static const uint16_t sizes_cuCtxGetSharedMemConfig[] = {8};
 static const struct cutap_capinfo caps_cuCtxGetSharedMemConfig[] = {
     {.arg = 0, .kind = CUTAP_CAP_OUT_BYTES, .size = 4},
 };
@@ -305,6 +349,7 @@ static const cutap_arg_info_t args_cuCtxGetStreamPriorityRange[] = {
     {"leastPriority", "int *", CUTAP_ARG_PTR},
     {"greatestPriority", "int *", CUTAP_ARG_PTR},
 };
+static const uint16_t sizes_cuCtxGetStreamPriorityRange[] = {8, 8};
 static const struct cutap_capinfo caps_cuCtxGetStreamPriorityRange[] = {
     {.arg = 0, .kind = CUTAP_CAP_OUT_BYTES, .size = 4},
     {.arg = 1, .kind = CUTAP_CAP_OUT_BYTES, .size = 4},
@@ -312,59 +357,74 @@ static const struct cutap_capinfo caps_cuCtxGetStreamPriorityRange[] = {
 static const cutap_arg_info_t args_cuCtxPopCurrent[] = {
     {"pctx", "CUcontext *", CUTAP_ARG_PTR},
 };
+static const uint16_t sizes_cuCtxPopCurrent[] = {8};
 static const struct cutap_capinfo caps_cuCtxPopCurrent[] = {
     {.arg = 0, .kind = CUTAP_CAP_OUT_BYTES, .size = 8},
 };
 static const cutap_arg_info_t args_cuCtxPopCurrent_v2[] = {
     {"pctx", "CUcontext *", CUTAP_ARG_PTR},
 };
+static const uint16_t sizes_cuCtxPopCurrent_v2[] = {8};
 static const struct cutap_capinfo caps_cuCtxPopCurrent_v2[] = {
     {.arg = 0, .kind = CUTAP_CAP_OUT_BYTES, .size = 8},
 };
 static const cutap_arg_info_t args_cuCtxPushCurrent[] = {
     {"ctx", "CUcontext", CUTAP_ARG_PTR},
 };
+static const uint16_t sizes_cuCtxPushCurrent[] = {8};
 static const cutap_arg_info_t args_cuCtxPushCurrent_v2[] = {
     {"ctx", "CUcontext", CUTAP_ARG_PTR},
 };
+static const uint16_t sizes_cuCtxPushCurrent_v2[] = {8};
 static const cutap_arg_info_t args_cuCtxRecordEvent[] = {
     {"hCtx", "CUcontext", CUTAP_ARG_PTR},
     {"hEvent", "CUevent", CUTAP_ARG_PTR},
 };
+static const uint16_t sizes_cuCtxRecordEvent[] = {8, 8};
 static const cutap_arg_info_t args_cuCtxSetCacheConfig[] = {
     {"config", "CUfunc_cache", CUTAP_ARG_ENUM},
 };
+static const uint16_t sizes_cuCtxSetCacheConfig[] = {4};
 static const cutap_arg_info_t args_cuCtxSetCurrent[] = {
     {"ctx", "CUcontext", CUTAP_ARG_PTR},
 };
+static const uint16_t sizes_cuCtxSetCurrent[] = {8};
 static const cutap_arg_info_t args_cuCtxSetFlags[] = {
     {"flags", "unsigned int", CUTAP_ARG_UINT},
 };
+static const uint16_t sizes_cuCtxSetFlags[] = {4};
 static const cutap_arg_info_t args_cuCtxSetLimit[] = {
     {"limit", "CUlimit", CUTAP_ARG_ENUM},
     {"value", "size_t", CUTAP_ARG_UINT},
 };
+static const uint16_t sizes_cuCtxSetLimit[] = {4, 8};
 static const cutap_arg_info_t args_cuCtxSetSharedMemConfig[] = {
     {"config", "CUsharedconfig", CUTAP_ARG_ENUM},
 };
+static const uint16_t sizes_cuCtxSetSharedMemConfig[] = {4};
 static const cutap_arg_info_t args_cuCtxSynchronize_v2[] = {
     {"ctx", "CUcontext", CUTAP_ARG_PTR},
 };
+static const uint16_t sizes_cuCtxSynchronize_v2[] = {8};
 static const cutap_arg_info_t args_cuCtxWaitEvent[] = {
     {"hCtx", "CUcontext", CUTAP_ARG_PTR},
     {"hEvent", "CUevent", CUTAP_ARG_PTR},
 };
+static const uint16_t sizes_cuCtxWaitEvent[] = {8, 8};
 static const cutap_arg_info_t args_cuDestroyExternalMemory[] = {
     {"extMem", "CUexternalMemory", CUTAP_ARG_PTR},
 };
+static const uint16_t sizes_cuDestroyExternalMemory[] = {8};
 static const cutap_arg_info_t args_cuDestroyExternalSemaphore[] = {
     {"extSem", "CUexternalSemaphore", CUTAP_ARG_PTR},
 };
+static const uint16_t sizes_cuDestroyExternalSemaphore[] = {8};
 static const cutap_arg_info_t args_cuDevResourceGenerateDesc[] = {
     {"phDesc", "CUdevResourceDesc *", CUTAP_ARG_PTR},
     {"resources", "CUdevResource *", CUTAP_ARG_PTR},
     {"nbResources", "unsigned int", CUTAP_ARG_UINT},
 };
+static const uint16_t sizes_cuDevResourceGenerateDesc[] = {8, 8, 4};
 static const struct cutap_capinfo caps_cuDevResourceGenerateDesc[] = {
     {.arg = 0, .kind = CUTAP_CAP_OUT_BYTES, .size = 8},
 };
@@ -376,6 +436,7 @@ static const cutap_arg_info_t args_cuDevSmResourceSplitByCount[] = {
     {"useFlags", "unsigned int", CUTAP_ARG_UINT},
     {"minCount", "unsigned int", CUTAP_ARG_UINT},
 };
+static const uint16_t sizes_cuDevSmResourceSplitByCount[] = {8, 8, 8, 8, 4, 4};
 static const struct cutap_capinfo caps_cuDevSmResourceSplitByCount[] = {
     {.arg = 1, .kind = CUTAP_CAP_OUT_BYTES, .size = 4},
 };
@@ -384,6 +445,7 @@ static const cutap_arg_info_t args_cuDeviceCanAccessPeer[] = {
     {"dev", "CUdevice", CUTAP_ARG_INT},
     {"peerDev", "CUdevice", CUTAP_ARG_INT},
 };
+static const uint16_t sizes_cuDeviceCanAccessPeer[] = {8, 4, 4};
 static const struct cutap_capinfo caps_cuDeviceCanAccessPeer[] = {
     {.arg = 0, .kind = CUTAP_CAP_OUT_BYTES, .size = 4},
 };
@@ -392,6 +454,7 @@ static const cutap_arg_info_t args_cuDeviceComputeCapability[] = {
     {"minor", "int *", CUTAP_ARG_PTR},
     {"dev", "CUdevice", CUTAP_ARG_INT},
 };
+static const uint16_t sizes_cuDeviceComputeCapability[] = {8, 8, 4};
 static const struct cutap_capinfo caps_cuDeviceComputeCapability[] = {
     {.arg = 0, .kind = CUTAP_CAP_OUT_BYTES, .size = 4},
     {.arg = 1, .kind = CUTAP_CAP_OUT_BYTES, .size = 4},
@@ -400,6 +463,7 @@ static const cutap_arg_info_t args_cuDeviceGet[] = {
     {"device", "CUdevice *", CUTAP_ARG_PTR},
     {"ordinal", "int", CUTAP_ARG_INT},
 };
+static const uint16_t sizes_cuDeviceGet[] = {8, 4};
 static const struct cutap_capinfo caps_cuDeviceGet[] = {
     {.arg = 0, .kind = CUTAP_CAP_OUT_BYTES, .size = 4},
 };
@@ -408,6 +472,7 @@ static const cutap_arg_info_t args_cuDeviceGetAttribute[] = {
     {"attrib", "CUdevice_attribute", CUTAP_ARG_ENUM},
     {"dev", "CUdevice", CUTAP_ARG_INT},
 };
+static const uint16_t sizes_cuDeviceGetAttribute[] = {8, 4, 4};
 static const struct cutap_capinfo caps_cuDeviceGetAttribute[] = {
     {.arg = 0, .kind = CUTAP_CAP_OUT_BYTES, .size = 4},
 };
@@ -415,6 +480,7 @@ static const cutap_arg_info_t args_cuDeviceGetByPCIBusId[] = {
     {"dev", "CUdevice *", CUTAP_ARG_PTR},
     {"pciBusId", "const char *", CUTAP_ARG_PTR},
 };
+static const uint16_t sizes_cuDeviceGetByPCIBusId[] = {8, 8};
 static const struct cutap_capinfo caps_cuDeviceGetByPCIBusId[] = {
     {.arg = 0, .kind = CUTAP_CAP_OUT_BYTES, .size = 4},
     {.arg = 1, .kind = CUTAP_CAP_IN_STR, .size = 0},
@@ -422,6 +488,7 @@ static const struct cutap_capinfo caps_cuDeviceGetByPCIBusId[] = {
 static const cutap_arg_info_t args_cuDeviceGetCount[] = {
     {"count", "int *", CUTAP_ARG_PTR},
 };
+static const uint16_t sizes_cuDeviceGetCount[] = {8};
 static const struct cutap_capinfo caps_cuDeviceGetCount[] = {
     {.arg = 0, .kind = CUTAP_CAP_OUT_BYTES, .size = 4},
 };
@@ -429,6 +496,7 @@ static const cutap_arg_info_t args_cuDeviceGetDefaultMemPool[] = {
     {"pool_out", "CUmemoryPool *", CUTAP_ARG_PTR},
     {"dev", "CUdevice", CUTAP_ARG_INT},
 };
+static const uint16_t sizes_cuDeviceGetDefaultMemPool[] = {8, 4};
 static const struct cutap_capinfo caps_cuDeviceGetDefaultMemPool[] = {
     {.arg = 0, .kind = CUTAP_CAP_OUT_BYTES, .size = 8},
 };
@@ -437,11 +505,13 @@ static const cutap_arg_info_t args_cuDeviceGetDevResource[] = {
     {"resource", "CUdevResource *", CUTAP_ARG_PTR},
     {"type", "CUdevResourceType", CUTAP_ARG_ENUM},
 };
+static const uint16_t sizes_cuDeviceGetDevResource[] = {4, 8, 4};
 static const cutap_arg_info_t args_cuDeviceGetExecAffinitySupport[] = {
     {"pi", "int *", CUTAP_ARG_PTR},
     {"type", "CUexecAffinityType", CUTAP_ARG_ENUM},
     {"dev", "CUdevice", CUTAP_ARG_INT},
 };
+static const uint16_t sizes_cuDeviceGetExecAffinitySupport[] = {8, 4, 4};
 static const struct cutap_capinfo caps_cuDeviceGetExecAffinitySupport[] = {
     {.arg = 0, .kind = CUTAP_CAP_OUT_BYTES, .size = 4},
 };
@@ -450,12 +520,14 @@ static const cutap_arg_info_t args_cuDeviceGetGraphMemAttribute[] = {
     {"attr", "CUgraphMem_attribute", CUTAP_ARG_ENUM},
     {"value", "void *", CUTAP_ARG_PTR},
 };
+static const uint16_t sizes_cuDeviceGetGraphMemAttribute[] = {4, 4, 8};
 static const cutap_arg_info_t args_cuDeviceGetHostAtomicCapabilities[] = {
     {"capabilities", "unsigned int *", CUTAP_ARG_PTR},
     {"operations", "const CUatomicOperation *", CUTAP_ARG_PTR},
     {"count", "unsigned int", CUTAP_ARG_UINT},
     {"dev", "CUdevice", CUTAP_ARG_INT},
 };
+static const uint16_t sizes_cuDeviceGetHostAtomicCapabilities[] = {8, 8, 4, 4};
 static const struct cutap_capinfo caps_cuDeviceGetHostAtomicCapabilities[] = {
     {.arg = 0, .kind = CUTAP_CAP_OUT_BYTES, .size = 4},
 };
@@ -464,6 +536,7 @@ static const cutap_arg_info_t args_cuDeviceGetLuid[] = {
     {"deviceNodeMask", "unsigned int *", CUTAP_ARG_PTR},
     {"dev", "CUdevice", CUTAP_ARG_INT},
 };
+static const uint16_t sizes_cuDeviceGetLuid[] = {8, 8, 4};
 static const struct cutap_capinfo caps_cuDeviceGetLuid[] = {
     {.arg = 0, .kind = CUTAP_CAP_OUT_STRBUF, .size = 0},
     {.arg = 1, .kind = CUTAP_CAP_OUT_BYTES, .size = 4},
@@ -472,6 +545,7 @@ static const cutap_arg_info_t args_cuDeviceGetMemPool[] = {
     {"pool", "CUmemoryPool *", CUTAP_ARG_PTR},
     {"dev", "CUdevice", CUTAP_ARG_INT},
 };
+static const uint16_t sizes_cuDeviceGetMemPool[] = {8, 4};
 static const struct cutap_capinfo caps_cuDeviceGetMemPool[] = {
     {.arg = 0, .kind = CUTAP_CAP_OUT_BYTES, .size = 8},
 };
@@ -480,6 +554,7 @@ static const cutap_arg_info_t args_cuDeviceGetName[] = {
     {"len", "int", CUTAP_ARG_INT},
     {"dev", "CUdevice", CUTAP_ARG_INT},
 };
+static const uint16_t sizes_cuDeviceGetName[] = {8, 4, 4};
 static const struct cutap_capinfo caps_cuDeviceGetName[] = {
     {.arg = 0, .kind = CUTAP_CAP_OUT_STRBUF, .size = 0},
 };
@@ -488,6 +563,7 @@ static const cutap_arg_info_t args_cuDeviceGetNvSciSyncAttributes[] = {
     {"dev", "CUdevice", CUTAP_ARG_INT},
     {"flags", "int", CUTAP_ARG_INT},
 };
+static const uint16_t sizes_cuDeviceGetNvSciSyncAttributes[] = {8, 4, 4};
 static const cutap_arg_info_t args_cuDeviceGetP2PAtomicCapabilities[] = {
     {"capabilities", "unsigned int *", CUTAP_ARG_PTR},
     {"operations", "const CUatomicOperation *", CUTAP_ARG_PTR},
@@ -495,6 +571,7 @@ static const cutap_arg_info_t args_cuDeviceGetP2PAtomicCapabilities[] = {
     {"srcDevice", "CUdevice", CUTAP_ARG_INT},
     {"dstDevice", "CUdevice", CUTAP_ARG_INT},
 };
+static const uint16_t sizes_cuDeviceGetP2PAtomicCapabilities[] = {8, 8, 4, 4, 4};
 static const struct cutap_capinfo caps_cuDeviceGetP2PAtomicCapabilities[] = {
     {.arg = 0, .kind = CUTAP_CAP_OUT_BYTES, .size = 4},
 };
@@ -504,6 +581,7 @@ static const cutap_arg_info_t args_cuDeviceGetP2PAttribute[] = {
     {"srcDevice", "CUdevice", CUTAP_ARG_INT},
     {"dstDevice", "CUdevice", CUTAP_ARG_INT},
 };
+static const uint16_t sizes_cuDeviceGetP2PAttribute[] = {8, 4, 4, 4};
 static const struct cutap_capinfo caps_cuDeviceGetP2PAttribute[] = {
     {.arg = 0, .kind = CUTAP_CAP_OUT_BYTES, .size = 4},
 };
@@ -512,6 +590,7 @@ static const cutap_arg_info_t args_cuDeviceGetPCIBusId[] = {
     {"len", "int", CUTAP_ARG_INT},
     {"dev", "CUdevice", CUTAP_ARG_INT},
 };
+static const uint16_t sizes_cuDeviceGetPCIBusId[] = {8, 4, 4};
 static const struct cutap_capinfo caps_cuDeviceGetPCIBusId[] = {
     {.arg = 0, .kind = CUTAP_CAP_OUT_STRBUF, .size = 0},
 };
@@ -519,6 +598,7 @@ static const cutap_arg_info_t args_cuDeviceGetProperties[] = {
     {"prop", "CUdevprop *", CUTAP_ARG_PTR},
     {"dev", "CUdevice", CUTAP_ARG_INT},
 };
+static const uint16_t sizes_cuDeviceGetProperties[] = {8, 4};
 static const struct cutap_capinfo caps_cuDeviceGetProperties[] = {
     {.arg = 0, .kind = CUTAP_CAP_OUT_BYTES, .size = 56},
 };
@@ -528,6 +608,7 @@ static const cutap_arg_info_t args_cuDeviceGetTexture1DLinearMaxWidth[] = {
     {"numChannels", "unsigned int", CUTAP_ARG_UINT},
     {"dev", "CUdevice", CUTAP_ARG_INT},
 };
+static const uint16_t sizes_cuDeviceGetTexture1DLinearMaxWidth[] = {8, 4, 4, 4};
 static const struct cutap_capinfo caps_cuDeviceGetTexture1DLinearMaxWidth[] = {
     {.arg = 0, .kind = CUTAP_CAP_OUT_BYTES, .size = 8},
 };
@@ -535,6 +616,7 @@ static const cutap_arg_info_t args_cuDeviceGetUuid[] = {
     {"uuid", "CUuuid *", CUTAP_ARG_PTR},
     {"dev", "CUdevice", CUTAP_ARG_INT},
 };
+static const uint16_t sizes_cuDeviceGetUuid[] = {8, 4};
 static const struct cutap_capinfo caps_cuDeviceGetUuid[] = {
     {.arg = 0, .kind = CUTAP_CAP_OUT_BYTES, .size = 16},
 };
@@ -542,17 +624,20 @@ static const cutap_arg_info_t args_cuDeviceGetUuid_v2[] = {
     {"uuid", "CUuuid *", CUTAP_ARG_PTR},
     {"dev", "CUdevice", CUTAP_ARG_INT},
 };
+static const uint16_t sizes_cuDeviceGetUuid_v2[] = {8, 4};
 static const struct cutap_capinfo caps_cuDeviceGetUuid_v2[] = {
     {.arg = 0, .kind = CUTAP_CAP_OUT_BYTES, .size = 16},
 };
 static const cutap_arg_info_t args_cuDeviceGraphMemTrim[] = {
     {"device", "CUdevice", CUTAP_ARG_INT},
 };
+static const uint16_t sizes_cuDeviceGraphMemTrim[] = {4};
 static const cutap_arg_info_t args_cuDevicePrimaryCtxGetState[] = {
     {"dev", "CUdevice", CUTAP_ARG_INT},
     {"flags", "unsigned int *", CUTAP_ARG_PTR},
     {"active", "int *", CUTAP_ARG_PTR},
 };
+static const uint16_t sizes_cuDevicePrimaryCtxGetState[] = {4, 8, 8};
 static const struct cutap_capinfo caps_cuDevicePrimaryCtxGetState[] = {
     {.arg = 1, .kind = CUTAP_CAP_OUT_BYTES, .size = 4},
     {.arg = 2, .kind = CUTAP_CAP_OUT_BYTES, .size = 4},
@@ -560,19 +645,24 @@ static const struct cutap_capinfo caps_cuDevicePrimaryCtxGetState[] = {
 static const cutap_arg_info_t args_cuDevicePrimaryCtxRelease[] = {
     {"dev", "CUdevice", CUTAP_ARG_INT},
 };
+static const uint16_t sizes_cuDevicePrimaryCtxRelease[] = {4};
 static const cutap_arg_info_t args_cuDevicePrimaryCtxRelease_v2[] = {
     {"dev", "CUdevice", CUTAP_ARG_INT},
 };
+static const uint16_t sizes_cuDevicePrimaryCtxRelease_v2[] = {4};
 static const cutap_arg_info_t args_cuDevicePrimaryCtxReset[] = {
     {"dev", "CUdevice", CUTAP_ARG_INT},
 };
+static const uint16_t sizes_cuDevicePrimaryCtxReset[] = {4};
 static const cutap_arg_info_t args_cuDevicePrimaryCtxReset_v2[] = {
     {"dev", "CUdevice", CUTAP_ARG_INT},
 };
+static const uint16_t sizes_cuDevicePrimaryCtxReset_v2[] = {4};
 static const cutap_arg_info_t args_cuDevicePrimaryCtxRetain[] = {
     {"pctx", "CUcontext *", CUTAP_ARG_PTR},
     {"dev", "CUdevice", CUTAP_ARG_INT},
 };
+static const uint16_t sizes_cuDevicePrimaryCtxRetain[] = {8, 4};
 static const struct cutap_capinfo caps_cuDevicePrimaryCtxRetain[] = {
     {.arg = 0, .kind = CUTAP_CAP_OUT_BYTES, .size = 8},
 };
@@ -580,16 +670,19 @@ static const cutap_arg_info_t args_cuDevicePrimaryCtxSetFlags[] = {
     {"dev", "CUdevice", CUTAP_ARG_INT},
     {"flags", "unsigned int", CUTAP_ARG_UINT},
 };
+static const uint16_t sizes_cuDevicePrimaryCtxSetFlags[] = {4, 4};
 static const cutap_arg_info_t args_cuDevicePrimaryCtxSetFlags_v2[] = {
     {"dev", "CUdevice", CUTAP_ARG_INT},
     {"flags", "unsigned int", CUTAP_ARG_UINT},
 };
+static const uint16_t sizes_cuDevicePrimaryCtxSetFlags_v2[] = {4, 4};
 static const cutap_arg_info_t args_cuDeviceRegisterAsyncNotification[] = {
     {"device", "CUdevice", CUTAP_ARG_INT},
     {"callbackFunc", "CUasyncCallback", CUTAP_ARG_PTR},
     {"userData", "void *", CUTAP_ARG_PTR},
     {"callback", "CUasyncCallbackHandle *", CUTAP_ARG_PTR},
 };
+static const uint16_t sizes_cuDeviceRegisterAsyncNotification[] = {4, 8, 8, 8};
 static const struct cutap_capinfo caps_cuDeviceRegisterAsyncNotification[] = {
     {.arg = 3, .kind = CUTAP_CAP_OUT_BYTES, .size = 8},
 };
@@ -598,14 +691,17 @@ static const cutap_arg_info_t args_cuDeviceSetGraphMemAttribute[] = {
     {"attr", "CUgraphMem_attribute", CUTAP_ARG_ENUM},
     {"value", "void *", CUTAP_ARG_PTR},
 };
+static const uint16_t sizes_cuDeviceSetGraphMemAttribute[] = {4, 4, 8};
 static const cutap_arg_info_t args_cuDeviceSetMemPool[] = {
     {"dev", "CUdevice", CUTAP_ARG_INT},
     {"pool", "CUmemoryPool", CUTAP_ARG_PTR},
 };
+static const uint16_t sizes_cuDeviceSetMemPool[] = {4, 8};
 static const cutap_arg_info_t args_cuDeviceTotalMem[] = {
     {"bytes", "unsigned int *", CUTAP_ARG_PTR},
     {"dev", "CUdevice", CUTAP_ARG_INT},
 };
+static const uint16_t sizes_cuDeviceTotalMem[] = {8, 4};
 static const struct cutap_capinfo caps_cuDeviceTotalMem[] = {
     {.arg = 0, .kind = CUTAP_CAP_OUT_BYTES, .size = 4},
 };
@@ -613,6 +709,7 @@ static const cutap_arg_info_t args_cuDeviceTotalMem_v2[] = {
     {"bytes", "size_t *", CUTAP_ARG_PTR},
     {"dev", "CUdevice", CUTAP_ARG_INT},
 };
+static const uint16_t sizes_cuDeviceTotalMem_v2[] = {8, 4};
 static const struct cutap_capinfo caps_cuDeviceTotalMem_v2[] = {
     {.arg = 0, .kind = CUTAP_CAP_OUT_BYTES, .size = 8},
 };
@@ -620,9 +717,11 @@ static const cutap_arg_info_t args_cuDeviceUnregisterAsyncNotification[] = {
     {"device", "CUdevice", CUTAP_ARG_INT},
     {"callback", "CUasyncCallbackHandle", CUTAP_ARG_PTR},
 };
+static const uint16_t sizes_cuDeviceUnregisterAsyncNotification[] = {4, 8};
 static const cutap_arg_info_t args_cuDriverGetVersion[] = {
     {"driverVersion", "int *", CUTAP_ARG_PTR},
 };
+static const uint16_t sizes_cuDriverGetVersion[] = {8};
 static const struct cutap_capinfo caps_cuDriverGetVersion[] = {
     {.arg = 0, .kind = CUTAP_CAP_OUT_BYTES, .size = 4},
 };
@@ -632,6 +731,7 @@ static const cutap_arg_info_t args_cuEGLStreamConsumerAcquireFrame[] = {
     {"pStream", "CUstream *", CUTAP_ARG_PTR},
     {"timeout", "unsigned int", CUTAP_ARG_UINT},
 };
+static const uint16_t sizes_cuEGLStreamConsumerAcquireFrame[] = {8, 8, 8, 4};
 static const struct cutap_capinfo caps_cuEGLStreamConsumerAcquireFrame[] = {
     {.arg = 0, .kind = CUTAP_CAP_OUT_BYTES, .size = 8},
     {.arg = 1, .kind = CUTAP_CAP_OUT_BYTES, .size = 8},
@@ -641,6 +741,7 @@ static const cutap_arg_info_t args_cuEGLStreamConsumerConnect[] = {
     {"conn", "CUeglStreamConnection *", CUTAP_ARG_PTR},
     {"stream", "EGLStreamKHR", CUTAP_ARG_PTR},
 };
+static const uint16_t sizes_cuEGLStreamConsumerConnect[] = {8, 8};
 static const struct cutap_capinfo caps_cuEGLStreamConsumerConnect[] = {
     {.arg = 0, .kind = CUTAP_CAP_OUT_BYTES, .size = 8},
 };
@@ -649,12 +750,14 @@ static const cutap_arg_info_t args_cuEGLStreamConsumerConnectWithFlags[] = {
     {"stream", "EGLStreamKHR", CUTAP_ARG_PTR},
     {"flags", "unsigned int", CUTAP_ARG_UINT},
 };
+static const uint16_t sizes_cuEGLStreamConsumerConnectWithFlags[] = {8, 8, 4};
 static const struct cutap_capinfo caps_cuEGLStreamConsumerConnectWithFlags[] = {
     {.arg = 0, .kind = CUTAP_CAP_OUT_BYTES, .size = 8},
 };
 static const cutap_arg_info_t args_cuEGLStreamConsumerDisconnect[] = {
     {"conn", "CUeglStreamConnection *", CUTAP_ARG_PTR},
 };
+static const uint16_t sizes_cuEGLStreamConsumerDisconnect[] = {8};
 static const struct cutap_capinfo caps_cuEGLStreamConsumerDisconnect[] = {
     {.arg = 0, .kind = CUTAP_CAP_OUT_BYTES, .size = 8},
 };
@@ -663,6 +766,7 @@ static const cutap_arg_info_t args_cuEGLStreamConsumerReleaseFrame[] = {
     {"pCudaResource", "CUgraphicsResource", CUTAP_ARG_PTR},
     {"pStream", "CUstream *", CUTAP_ARG_PTR},
 };
+static const uint16_t sizes_cuEGLStreamConsumerReleaseFrame[] = {8, 8, 8};
 static const struct cutap_capinfo caps_cuEGLStreamConsumerReleaseFrame[] = {
     {.arg = 0, .kind = CUTAP_CAP_OUT_BYTES, .size = 8},
     {.arg = 2, .kind = CUTAP_CAP_OUT_BYTES, .size = 8},
@@ -673,12 +777,14 @@ static const cutap_arg_info_t args_cuEGLStreamProducerConnect[] = {
     {"width", "EGLint", CUTAP_ARG_INT},
     {"height", "EGLint", CUTAP_ARG_INT},
 };
+static const uint16_t sizes_cuEGLStreamProducerConnect[] = {8, 8, 4, 4};
 static const struct cutap_capinfo caps_cuEGLStreamProducerConnect[] = {
     {.arg = 0, .kind = CUTAP_CAP_OUT_BYTES, .size = 8},
 };
 static const cutap_arg_info_t args_cuEGLStreamProducerDisconnect[] = {
     {"conn", "CUeglStreamConnection *", CUTAP_ARG_PTR},
 };
+static const uint16_t sizes_cuEGLStreamProducerDisconnect[] = {8};
 static const struct cutap_capinfo caps_cuEGLStreamProducerDisconnect[] = {
     {.arg = 0, .kind = CUTAP_CAP_OUT_BYTES, .size = 8},
 };
@@ -687,6 +793,7 @@ static const cutap_arg_info_t args_cuEGLStreamProducerPresentFrame[] = {
     {"eglframe", "CUeglFrame", CUTAP_ARG_STRUCT},
     {"pStream", "CUstream *", CUTAP_ARG_PTR},
 };
+static const uint16_t sizes_cuEGLStreamProducerPresentFrame[] = {8, 64, 8};
 static const struct cutap_capinfo caps_cuEGLStreamProducerPresentFrame[] = {
     {.arg = 0, .kind = CUTAP_CAP_OUT_BYTES, .size = 8},
     {.arg = 2, .kind = CUTAP_CAP_OUT_BYTES, .size = 8},
@@ -696,6 +803,7 @@ static const cutap_arg_info_t args_cuEGLStreamProducerReturnFrame[] = {
     {"eglframe", "CUeglFrame *", CUTAP_ARG_PTR},
     {"pStream", "CUstream *", CUTAP_ARG_PTR},
 };
+static const uint16_t sizes_cuEGLStreamProducerReturnFrame[] = {8, 8, 8};
 static const struct cutap_capinfo caps_cuEGLStreamProducerReturnFrame[] = {
     {.arg = 0, .kind = CUTAP_CAP_OUT_BYTES, .size = 8},
     {.arg = 1, .kind = CUTAP_CAP_OUT_BYTES, .size = 64},
@@ -705,6 +813,7 @@ static const cutap_arg_info_t args_cuEventCreate[] = {
     {"phEvent", "CUevent *", CUTAP_ARG_PTR},
     {"Flags", "unsigned int", CUTAP_ARG_UINT},
 };
+static const uint16_t sizes_cuEventCreate[] = {8, 4};
 static const struct cutap_capinfo caps_cuEventCreate[] = {
     {.arg = 0, .kind = CUTAP_CAP_OUT_BYTES, .size = 8},
 };
@@ -713,20 +822,24 @@ static const cutap_arg_info_t args_cuEventCreateFromEGLSync[] = {
     {"eglSync", "EGLSyncKHR", CUTAP_ARG_PTR},
     {"flags", "unsigned int", CUTAP_ARG_UINT},
 };
+static const uint16_t sizes_cuEventCreateFromEGLSync[] = {8, 8, 4};
 static const struct cutap_capinfo caps_cuEventCreateFromEGLSync[] = {
     {.arg = 0, .kind = CUTAP_CAP_OUT_BYTES, .size = 8},
 };
 static const cutap_arg_info_t args_cuEventDestroy[] = {
     {"hEvent", "CUevent", CUTAP_ARG_PTR},
 };
+static const uint16_t sizes_cuEventDestroy[] = {8};
 static const cutap_arg_info_t args_cuEventDestroy_v2[] = {
     {"hEvent", "CUevent", CUTAP_ARG_PTR},
 };
+static const uint16_t sizes_cuEventDestroy_v2[] = {8};
 static const cutap_arg_info_t args_cuEventElapsedTime[] = {
     {"pMilliseconds", "float *", CUTAP_ARG_PTR},
     {"hStart", "CUevent", CUTAP_ARG_PTR},
     {"hEnd", "CUevent", CUTAP_ARG_PTR},
 };
+static const uint16_t sizes_cuEventElapsedTime[] = {8, 8, 8};
 static const struct cutap_capinfo caps_cuEventElapsedTime[] = {
     {.arg = 0, .kind = CUTAP_CAP_OUT_BYTES, .size = 4},
 };
@@ -735,38 +848,46 @@ static const cutap_arg_info_t args_cuEventElapsedTime_v2[] = {
     {"hStart", "CUevent", CUTAP_ARG_PTR},
     {"hEnd", "CUevent", CUTAP_ARG_PTR},
 };
+static const uint16_t sizes_cuEventElapsedTime_v2[] = {8, 8, 8};
 static const struct cutap_capinfo caps_cuEventElapsedTime_v2[] = {
     {.arg = 0, .kind = CUTAP_CAP_OUT_BYTES, .size = 4},
 };
 static const cutap_arg_info_t args_cuEventQuery[] = {
     {"hEvent", "CUevent", CUTAP_ARG_PTR},
 };
+static const uint16_t sizes_cuEventQuery[] = {8};
 static const cutap_arg_info_t args_cuEventRecord[] = {
     {"hEvent", "CUevent", CUTAP_ARG_PTR},
     {"hStream", "CUstream", CUTAP_ARG_PTR},
 };
+static const uint16_t sizes_cuEventRecord[] = {8, 8};
 static const cutap_arg_info_t args_cuEventRecordWithFlags[] = {
     {"hEvent", "CUevent", CUTAP_ARG_PTR},
     {"hStream", "CUstream", CUTAP_ARG_PTR},
     {"flags", "unsigned int", CUTAP_ARG_UINT},
 };
+static const uint16_t sizes_cuEventRecordWithFlags[] = {8, 8, 4};
 static const cutap_arg_info_t args_cuEventRecordWithFlags_ptsz[] = {
     {"hEvent", "CUevent", CUTAP_ARG_PTR},
     {"hStream", "CUstream", CUTAP_ARG_PTR},
     {"flags", "unsigned int", CUTAP_ARG_UINT},
 };
+static const uint16_t sizes_cuEventRecordWithFlags_ptsz[] = {8, 8, 4};
 static const cutap_arg_info_t args_cuEventRecord_ptsz[] = {
     {"hEvent", "CUevent", CUTAP_ARG_PTR},
     {"hStream", "CUstream", CUTAP_ARG_PTR},
 };
+static const uint16_t sizes_cuEventRecord_ptsz[] = {8, 8};
 static const cutap_arg_info_t args_cuEventSynchronize[] = {
     {"hEvent", "CUevent", CUTAP_ARG_PTR},
 };
+static const uint16_t sizes_cuEventSynchronize[] = {8};
 static const cutap_arg_info_t args_cuExternalMemoryGetMappedBuffer[] = {
     {"devPtr", "CUdeviceptr *", CUTAP_ARG_PTR},
     {"extMem", "CUexternalMemory", CUTAP_ARG_PTR},
     {"bufferDesc", "const CUDA_EXTERNAL_MEMORY_BUFFER_DESC *", CUTAP_ARG_PTR},
 };
+static const uint16_t sizes_cuExternalMemoryGetMappedBuffer[] = {8, 8, 8};
 static const struct cutap_capinfo caps_cuExternalMemoryGetMappedBuffer[] = {
     {.arg = 0, .kind = CUTAP_CAP_OUT_BYTES, .size = 8},
 };
@@ -775,6 +896,7 @@ static const cutap_arg_info_t args_cuExternalMemoryGetMappedMipmappedArray[] = {
     {"extMem", "CUexternalMemory", CUTAP_ARG_PTR},
     {"mipmapDesc", "const CUDA_EXTERNAL_MEMORY_MIPMAPPED_ARRAY_DESC *", CUTAP_ARG_PTR},
 };
+static const uint16_t sizes_cuExternalMemoryGetMappedMipmappedArray[] = {8, 8, 8};
 static const struct cutap_capinfo caps_cuExternalMemoryGetMappedMipmappedArray[] = {
     {.arg = 0, .kind = CUTAP_CAP_OUT_BYTES, .size = 8},
 };
@@ -782,11 +904,13 @@ static const cutap_arg_info_t args_cuFlushGPUDirectRDMAWrites[] = {
     {"target", "CUflushGPUDirectRDMAWritesTarget", CUTAP_ARG_ENUM},
     {"scope", "CUflushGPUDirectRDMAWritesScope", CUTAP_ARG_ENUM},
 };
+static const uint16_t sizes_cuFlushGPUDirectRDMAWrites[] = {4, 4};
 static const cutap_arg_info_t args_cuFuncGetAttribute[] = {
     {"pi", "int *", CUTAP_ARG_PTR},
     {"attrib", "CUfunction_attribute", CUTAP_ARG_ENUM},
     {"hfunc", "CUfunction", CUTAP_ARG_PTR},
 };
+static const uint16_t sizes_cuFuncGetAttribute[] = {8, 4, 8};
 static const struct cutap_capinfo caps_cuFuncGetAttribute[] = {
     {.arg = 0, .kind = CUTAP_CAP_OUT_BYTES, .size = 4},
 };
@@ -794,6 +918,7 @@ static const cutap_arg_info_t args_cuFuncGetModule[] = {
     {"hmod", "CUmodule *", CUTAP_ARG_PTR},
     {"hfunc", "CUfunction", CUTAP_ARG_PTR},
 };
+static const uint16_t sizes_cuFuncGetModule[] = {8, 8};
 static const struct cutap_capinfo caps_cuFuncGetModule[] = {
     {.arg = 0, .kind = CUTAP_CAP_OUT_BYTES, .size = 8},
 };
@@ -801,6 +926,7 @@ static const cutap_arg_info_t args_cuFuncGetName[] = {
     {"name", "const char **", CUTAP_ARG_PTR},
     {"hfunc", "CUfunction", CUTAP_ARG_PTR},
 };
+static const uint16_t sizes_cuFuncGetName[] = {8, 8};
 static const struct cutap_capinfo caps_cuFuncGetName[] = {
     {.arg = 0, .kind = CUTAP_CAP_OUT_STRPTR, .size = 0},
 };
@@ -810,6 +936,7 @@ static const cutap_arg_info_t args_cuFuncGetParamInfo[] = {
     {"paramOffset", "size_t *", CUTAP_ARG_PTR},
     {"paramSize", "size_t *", CUTAP_ARG_PTR},
 };
+static const uint16_t sizes_cuFuncGetParamInfo[] = {8, 8, 8, 8};
 static const struct cutap_capinfo caps_cuFuncGetParamInfo[] = {
     {.arg = 2, .kind = CUTAP_CAP_OUT_BYTES, .size = 8},
     {.arg = 3, .kind = CUTAP_CAP_OUT_BYTES, .size = 8},
@@ -818,40 +945,48 @@ static const cutap_arg_info_t args_cuFuncIsLoaded[] = {
     {"state", "CUfunctionLoadingState *", CUTAP_ARG_PTR},
     {"function", "CUfunction", CUTAP_ARG_PTR},
 };
+static const uint16_t sizes_cuFuncIsLoaded[] = {8, 8};
 static const struct cutap_capinfo caps_cuFuncIsLoaded[] = {
     {.arg = 0, .kind = CUTAP_CAP_OUT_BYTES, .size = 4},
 };
 static const cutap_arg_info_t args_cuFuncLoad[] = {
     {"function", "CUfunction", CUTAP_ARG_PTR},
 };
+static const uint16_t sizes_cuFuncLoad[] = {8};
 static const cutap_arg_info_t args_cuFuncSetAttribute[] = {
     {"hfunc", "CUfunction", CUTAP_ARG_PTR},
     {"attrib", "CUfunction_attribute", CUTAP_ARG_ENUM},
     {"value", "int", CUTAP_ARG_INT},
 };
+static const uint16_t sizes_cuFuncSetAttribute[] = {8, 4, 4};
 static const cutap_arg_info_t args_cuFuncSetBlockShape[] = {
     {"hfunc", "CUfunction", CUTAP_ARG_PTR},
     {"x", "int", CUTAP_ARG_INT},
     {"y", "int", CUTAP_ARG_INT},
     {"z", "int", CUTAP_ARG_INT},
 };
+static const uint16_t sizes_cuFuncSetBlockShape[] = {8, 4, 4, 4};
 static const cutap_arg_info_t args_cuFuncSetCacheConfig[] = {
     {"hfunc", "CUfunction", CUTAP_ARG_PTR},
     {"config", "CUfunc_cache", CUTAP_ARG_ENUM},
 };
+static const uint16_t sizes_cuFuncSetCacheConfig[] = {8, 4};
 static const cutap_arg_info_t args_cuFuncSetSharedMemConfig[] = {
     {"hfunc", "CUfunction", CUTAP_ARG_PTR},
     {"config", "CUsharedconfig", CUTAP_ARG_ENUM},
 };
+static const uint16_t sizes_cuFuncSetSharedMemConfig[] = {8, 4};
 static const cutap_arg_info_t args_cuFuncSetSharedSize[] = {
     {"hfunc", "CUfunction", CUTAP_ARG_PTR},
     {"bytes", "unsigned int", CUTAP_ARG_UINT},
 };
+static const uint16_t sizes_cuFuncSetSharedSize[] = {8, 4};
 static const cutap_arg_info_t args_cuGLCtxCreate[] = {
     {"pCtx", "CUcontext *", CUTAP_ARG_PTR},
     {"Flags", "unsigned int", CUTAP_ARG_UINT},
     {"device", "CUdevice", CUTAP_ARG_INT},
 };
+static const uint16_t sizes_cuGLCtxCreate[] = {8, 4, 4};
 static const struct cutap_capinfo caps_cuGLCtxCreate[] = {
     {.arg = 0, .kind = CUTAP_CAP_OUT_BYTES, .size = 8},
 };
@@ -860,6 +995,7 @@ static const cutap_arg_info_t args_cuGLCtxCreate_v2[] = {
     {"Flags", "unsigned int", CUTAP_ARG_UINT},
     {"device", "CUdevice", CUTAP_ARG_INT},
 };
+static const uint16_t sizes_cuGLCtxCreate_v2[] = {8, 4, 4};
 static const struct cutap_capinfo caps_cuGLCtxCreate_v2[] = {
     {.arg = 0, .kind = CUTAP_CAP_OUT_BYTES, .size = 8},
 };
@@ -869,6 +1005,7 @@ static const cutap_arg_info_t args_cuGLGetDevices[] = {
     {"cudaDeviceCount", "unsigned int", CUTAP_ARG_UINT},
     {"deviceList", "CUGLDeviceList", CUTAP_ARG_ENUM},
 };
+static const uint16_t sizes_cuGLGetDevices[] = {8, 8, 4, 4};
 static const struct cutap_capinfo caps_cuGLGetDevices[] = {
     {.arg = 0, .kind = CUTAP_CAP_OUT_BYTES, .size = 4},
     {.arg = 1, .kind = CUTAP_CAP_OUT_BYTES, .size = 4},
@@ -879,6 +1016,7 @@ static const cutap_arg_info_t args_cuGLGetDevices_v2[] = {
     {"cudaDeviceCount", "unsigned int", CUTAP_ARG_UINT},
     {"deviceList", "CUGLDeviceList", CUTAP_ARG_ENUM},
 };
+static const uint16_t sizes_cuGLGetDevices_v2[] = {8, 8, 4, 4};
 static const struct cutap_capinfo caps_cuGLGetDevices_v2[] = {
     {.arg = 0, .kind = CUTAP_CAP_OUT_BYTES, .size = 4},
     {.arg = 1, .kind = CUTAP_CAP_OUT_BYTES, .size = 4},
@@ -888,6 +1026,7 @@ static const cutap_arg_info_t args_cuGLMapBufferObject[] = {
     {"size", "unsigned int *", CUTAP_ARG_PTR},
     {"buffer", "GLuint", CUTAP_ARG_UINT},
 };
+static const uint16_t sizes_cuGLMapBufferObject[] = {8, 8, 4};
 static const struct cutap_capinfo caps_cuGLMapBufferObject[] = {
     {.arg = 0, .kind = CUTAP_CAP_OUT_BYTES, .size = 4},
     {.arg = 1, .kind = CUTAP_CAP_OUT_BYTES, .size = 4},
@@ -898,6 +1037,7 @@ static const cutap_arg_info_t args_cuGLMapBufferObjectAsync[] = {
     {"buffer", "GLuint", CUTAP_ARG_UINT},
     {"hStream", "CUstream", CUTAP_ARG_PTR},
 };
+static const uint16_t sizes_cuGLMapBufferObjectAsync[] = {8, 8, 4, 8};
 static const struct cutap_capinfo caps_cuGLMapBufferObjectAsync[] = {
     {.arg = 0, .kind = CUTAP_CAP_OUT_BYTES, .size = 4},
     {.arg = 1, .kind = CUTAP_CAP_OUT_BYTES, .size = 4},
@@ -908,6 +1048,7 @@ static const cutap_arg_info_t args_cuGLMapBufferObjectAsync_v2[] = {
     {"buffer", "GLuint", CUTAP_ARG_UINT},
     {"hStream", "CUstream", CUTAP_ARG_PTR},
 };
+static const uint16_t sizes_cuGLMapBufferObjectAsync_v2[] = {8, 8, 4, 8};
 static const struct cutap_capinfo caps_cuGLMapBufferObjectAsync_v2[] = {
     {.arg = 0, .kind = CUTAP_CAP_OUT_BYTES, .size = 8},
     {.arg = 1, .kind = CUTAP_CAP_OUT_BYTES, .size = 8},
@@ -918,6 +1059,7 @@ static const cutap_arg_info_t args_cuGLMapBufferObjectAsync_v2_ptsz[] = {
     {"buffer", "GLuint", CUTAP_ARG_UINT},
     {"hStream", "CUstream", CUTAP_ARG_PTR},
 };
+static const uint16_t sizes_cuGLMapBufferObjectAsync_v2_ptsz[] = {8, 8, 4, 8};
 static const struct cutap_capinfo caps_cuGLMapBufferObjectAsync_v2_ptsz[] = {
     {.arg = 0, .kind = CUTAP_CAP_OUT_BYTES, .size = 8},
     {.arg = 1, .kind = CUTAP_CAP_OUT_BYTES, .size = 8},
@@ -927,6 +1069,7 @@ static const cutap_arg_info_t args_cuGLMapBufferObject_v2[] = {
     {"size", "size_t *", CUTAP_ARG_PTR},
     {"buffer", "GLuint", CUTAP_ARG_UINT},
 };
+static const uint16_t sizes_cuGLMapBufferObject_v2[] = {8, 8, 4};
 static const struct cutap_capinfo caps_cuGLMapBufferObject_v2[] = {
     {.arg = 0, .kind = CUTAP_CAP_OUT_BYTES, .size = 8},
     {.arg = 1, .kind = CUTAP_CAP_OUT_BYTES, .size = 8},
@@ -936,6 +1079,7 @@ static const cutap_arg_info_t args_cuGLMapBufferObject_v2_ptds[] = {
     {"size", "size_t *", CUTAP_ARG_PTR},
     {"buffer", "GLuint", CUTAP_ARG_UINT},
 };
+static const uint16_t sizes_cuGLMapBufferObject_v2_ptds[] = {8, 8, 4};
 static const struct cutap_capinfo caps_cuGLMapBufferObject_v2_ptds[] = {
     {.arg = 0, .kind = CUTAP_CAP_OUT_BYTES, .size = 8},
     {.arg = 1, .kind = CUTAP_CAP_OUT_BYTES, .size = 8},
@@ -943,24 +1087,30 @@ static const struct cutap_capinfo caps_cuGLMapBufferObject_v2_ptds[] = {
 static const cutap_arg_info_t args_cuGLRegisterBufferObject[] = {
     {"buffer", "GLuint", CUTAP_ARG_UINT},
 };
+static const uint16_t sizes_cuGLRegisterBufferObject[] = {4};
 static const cutap_arg_info_t args_cuGLSetBufferObjectMapFlags[] = {
     {"buffer", "GLuint", CUTAP_ARG_UINT},
     {"Flags", "unsigned int", CUTAP_ARG_UINT},
 };
+static const uint16_t sizes_cuGLSetBufferObjectMapFlags[] = {4, 4};
 static const cutap_arg_info_t args_cuGLUnmapBufferObject[] = {
     {"buffer", "GLuint", CUTAP_ARG_UINT},
 };
+static const uint16_t sizes_cuGLUnmapBufferObject[] = {4};
 static const cutap_arg_info_t args_cuGLUnmapBufferObjectAsync[] = {
     {"buffer", "GLuint", CUTAP_ARG_UINT},
     {"hStream", "CUstream", CUTAP_ARG_PTR},
 };
+static const uint16_t sizes_cuGLUnmapBufferObjectAsync[] = {4, 8};
 static const cutap_arg_info_t args_cuGLUnregisterBufferObject[] = {
     {"buffer", "GLuint", CUTAP_ARG_UINT},
 };
+static const uint16_t sizes_cuGLUnregisterBufferObject[] = {4};
 static const cutap_arg_info_t args_cuGetErrorName[] = {
     {"error", "CUresult", CUTAP_ARG_ENUM},
     {"pStr", "const char **", CUTAP_ARG_PTR},
 };
+static const uint16_t sizes_cuGetErrorName[] = {4, 8};
 static const struct cutap_capinfo caps_cuGetErrorName[] = {
     {.arg = 1, .kind = CUTAP_CAP_OUT_STRPTR, .size = 0},
 };
@@ -968,6 +1118,7 @@ static const cutap_arg_info_t args_cuGetErrorString[] = {
     {"error", "CUresult", CUTAP_ARG_ENUM},
     {"pStr", "const char **", CUTAP_ARG_PTR},
 };
+static const uint16_t sizes_cuGetErrorString[] = {4, 8};
 static const struct cutap_capinfo caps_cuGetErrorString[] = {
     {.arg = 1, .kind = CUTAP_CAP_OUT_STRPTR, .size = 0},
 };
@@ -975,6 +1126,7 @@ static const cutap_arg_info_t args_cuGetExportTable[] = {
     {"ppExportTable", "const void **", CUTAP_ARG_PTR},
     {"pExportTableId", "const CUuuid *", CUTAP_ARG_PTR},
 };
+static const uint16_t sizes_cuGetExportTable[] = {8, 8};
 static const struct cutap_capinfo caps_cuGetExportTable[] = {
     {.arg = 0, .kind = CUTAP_CAP_OUT_BYTES, .size = 8},
     {.arg = 1, .kind = CUTAP_CAP_IN_BYTES, .size = 16},
@@ -985,6 +1137,7 @@ static const cutap_arg_info_t args_cuGetProcAddress[] = {
     {"cudaVersion", "int", CUTAP_ARG_INT},
     {"flags", "cuuint64_t", CUTAP_ARG_UINT},
 };
+static const uint16_t sizes_cuGetProcAddress[] = {8, 8, 4, 8};
 static const struct cutap_capinfo caps_cuGetProcAddress[] = {
     {.arg = 0, .kind = CUTAP_CAP_IN_STR, .size = 0},
     {.arg = 1, .kind = CUTAP_CAP_OUT_BYTES, .size = 8},
@@ -996,6 +1149,7 @@ static const cutap_arg_info_t args_cuGetProcAddress_v2[] = {
     {"flags", "cuuint64_t", CUTAP_ARG_UINT},
     {"symbolStatus", "CUdriverProcAddressQueryResult *", CUTAP_ARG_PTR},
 };
+static const uint16_t sizes_cuGetProcAddress_v2[] = {8, 8, 4, 8, 8};
 static const struct cutap_capinfo caps_cuGetProcAddress_v2[] = {
     {.arg = 0, .kind = CUTAP_CAP_IN_STR, .size = 0},
     {.arg = 1, .kind = CUTAP_CAP_OUT_BYTES, .size = 8},
@@ -1008,6 +1162,7 @@ static const cutap_arg_info_t args_cuGraphAddBatchMemOpNode[] = {
     {"numDependencies", "size_t", CUTAP_ARG_UINT},
     {"nodeParams", "const CUDA_BATCH_MEM_OP_NODE_PARAMS *", CUTAP_ARG_PTR},
 };
+static const uint16_t sizes_cuGraphAddBatchMemOpNode[] = {8, 8, 8, 8, 8};
 static const struct cutap_capinfo caps_cuGraphAddBatchMemOpNode[] = {
     {.arg = 0, .kind = CUTAP_CAP_OUT_BYTES, .size = 8},
     {.arg = 4, .kind = CUTAP_CAP_IN_BYTES, .size = 32},
@@ -1019,6 +1174,7 @@ static const cutap_arg_info_t args_cuGraphAddChildGraphNode[] = {
     {"numDependencies", "size_t", CUTAP_ARG_UINT},
     {"childGraph", "CUgraph", CUTAP_ARG_PTR},
 };
+static const uint16_t sizes_cuGraphAddChildGraphNode[] = {8, 8, 8, 8, 8};
 static const struct cutap_capinfo caps_cuGraphAddChildGraphNode[] = {
     {.arg = 0, .kind = CUTAP_CAP_OUT_BYTES, .size = 8},
 };
@@ -1028,6 +1184,7 @@ static const cutap_arg_info_t args_cuGraphAddDependencies[] = {
     {"to", "const CUgraphNode *", CUTAP_ARG_PTR},
     {"numDependencies", "size_t", CUTAP_ARG_UINT},
 };
+static const uint16_t sizes_cuGraphAddDependencies[] = {8, 8, 8, 8};
 static const cutap_arg_info_t args_cuGraphAddDependencies_v2[] = {
     {"hGraph", "CUgraph", CUTAP_ARG_PTR},
     {"from", "const CUgraphNode *", CUTAP_ARG_PTR},
@@ -1035,6 +1192,7 @@ static const cutap_arg_info_t args_cuGraphAddDependencies_v2[] = {
     {"edgeData", "const CUgraphEdgeData *", CUTAP_ARG_PTR},
     {"numDependencies", "size_t", CUTAP_ARG_UINT},
 };
+static const uint16_t sizes_cuGraphAddDependencies_v2[] = {8, 8, 8, 8, 8};
 static const struct cutap_capinfo caps_cuGraphAddDependencies_v2[] = {
     {.arg = 3, .kind = CUTAP_CAP_IN_BYTES, .size = 8},
 };
@@ -1044,6 +1202,7 @@ static const cutap_arg_info_t args_cuGraphAddEmptyNode[] = {
     {"dependencies", "const CUgraphNode *", CUTAP_ARG_PTR},
     {"numDependencies", "size_t", CUTAP_ARG_UINT},
 };
+static const uint16_t sizes_cuGraphAddEmptyNode[] = {8, 8, 8, 8};
 static const struct cutap_capinfo caps_cuGraphAddEmptyNode[] = {
     {.arg = 0, .kind = CUTAP_CAP_OUT_BYTES, .size = 8},
 };
@@ -1054,6 +1213,7 @@ static const cutap_arg_info_t args_cuGraphAddEventRecordNode[] = {
     {"numDependencies", "size_t", CUTAP_ARG_UINT},
     {"event", "CUevent", CUTAP_ARG_PTR},
 };
+static const uint16_t sizes_cuGraphAddEventRecordNode[] = {8, 8, 8, 8, 8};
 static const struct cutap_capinfo caps_cuGraphAddEventRecordNode[] = {
     {.arg = 0, .kind = CUTAP_CAP_OUT_BYTES, .size = 8},
 };
@@ -1064,6 +1224,7 @@ static const cutap_arg_info_t args_cuGraphAddEventWaitNode[] = {
     {"numDependencies", "size_t", CUTAP_ARG_UINT},
     {"event", "CUevent", CUTAP_ARG_PTR},
 };
+static const uint16_t sizes_cuGraphAddEventWaitNode[] = {8, 8, 8, 8, 8};
 static const struct cutap_capinfo caps_cuGraphAddEventWaitNode[] = {
     {.arg = 0, .kind = CUTAP_CAP_OUT_BYTES, .size = 8},
 };
@@ -1074,6 +1235,7 @@ static const cutap_arg_info_t args_cuGraphAddExternalSemaphoresSignalNode[] = {
     {"numDependencies", "size_t", CUTAP_ARG_UINT},
     {"nodeParams", "const CUDA_EXT_SEM_SIGNAL_NODE_PARAMS *", CUTAP_ARG_PTR},
 };
+static const uint16_t sizes_cuGraphAddExternalSemaphoresSignalNode[] = {8, 8, 8, 8, 8};
 static const struct cutap_capinfo caps_cuGraphAddExternalSemaphoresSignalNode[] = {
     {.arg = 0, .kind = CUTAP_CAP_OUT_BYTES, .size = 8},
     {.arg = 4, .kind = CUTAP_CAP_IN_BYTES, .size = 24},
@@ -1085,6 +1247,7 @@ static const cutap_arg_info_t args_cuGraphAddExternalSemaphoresWaitNode[] = {
     {"numDependencies", "size_t", CUTAP_ARG_UINT},
     {"nodeParams", "const CUDA_EXT_SEM_WAIT_NODE_PARAMS *", CUTAP_ARG_PTR},
 };
+static const uint16_t sizes_cuGraphAddExternalSemaphoresWaitNode[] = {8, 8, 8, 8, 8};
 static const struct cutap_capinfo caps_cuGraphAddExternalSemaphoresWaitNode[] = {
     {.arg = 0, .kind = CUTAP_CAP_OUT_BYTES, .size = 8},
     {.arg = 4, .kind = CUTAP_CAP_IN_BYTES, .size = 24},
@@ -1096,6 +1259,7 @@ static const cutap_arg_info_t args_cuGraphAddHostNode[] = {
     {"numDependencies", "size_t", CUTAP_ARG_UINT},
     {"nodeParams", "const CUDA_HOST_NODE_PARAMS *", CUTAP_ARG_PTR},
 };
+static const uint16_t sizes_cuGraphAddHostNode[] = {8, 8, 8, 8, 8};
 static const struct cutap_capinfo caps_cuGraphAddHostNode[] = {
     {.arg = 0, .kind = CUTAP_CAP_OUT_BYTES, .size = 8},
     {.arg = 4, .kind = CUTAP_CAP_IN_BYTES, .size = 16},
@@ -1107,6 +1271,7 @@ static const cutap_arg_info_t args_cuGraphAddKernelNode[] = {
     {"numDependencies", "size_t", CUTAP_ARG_UINT},
     {"nodeParams", "const CUDA_KERNEL_NODE_PARAMS_v1 *", CUTAP_ARG_PTR},
 };
+static const uint16_t sizes_cuGraphAddKernelNode[] = {8, 8, 8, 8, 8};
 static const struct cutap_capinfo caps_cuGraphAddKernelNode[] = {
     {.arg = 0, .kind = CUTAP_CAP_OUT_BYTES, .size = 8},
     {.arg = 4, .kind = CUTAP_CAP_IN_BYTES, .size = 56},
@@ -1118,6 +1283,7 @@ static const cutap_arg_info_t args_cuGraphAddKernelNode_v2[] = {
     {"numDependencies", "size_t", CUTAP_ARG_UINT},
     {"nodeParams", "const CUDA_KERNEL_NODE_PARAMS *", CUTAP_ARG_PTR},
 };
+static const uint16_t sizes_cuGraphAddKernelNode_v2[] = {8, 8, 8, 8, 8};
 static const struct cutap_capinfo caps_cuGraphAddKernelNode_v2[] = {
     {.arg = 0, .kind = CUTAP_CAP_OUT_BYTES, .size = 8},
 };
@@ -1128,6 +1294,7 @@ static const cutap_arg_info_t args_cuGraphAddMemAllocNode[] = {
     {"numDependencies", "size_t", CUTAP_ARG_UINT},
     {"nodeParams", "CUDA_MEM_ALLOC_NODE_PARAMS *", CUTAP_ARG_PTR},
 };
+static const uint16_t sizes_cuGraphAddMemAllocNode[] = {8, 8, 8, 8, 8};
 static const struct cutap_capinfo caps_cuGraphAddMemAllocNode[] = {
     {.arg = 0, .kind = CUTAP_CAP_OUT_BYTES, .size = 8},
 };
@@ -1138,6 +1305,7 @@ static const cutap_arg_info_t args_cuGraphAddMemFreeNode[] = {
     {"numDependencies", "size_t", CUTAP_ARG_UINT},
     {"dptr", "CUdeviceptr", CUTAP_ARG_UINT},
 };
+static const uint16_t sizes_cuGraphAddMemFreeNode[] = {8, 8, 8, 8, 8};
 static const struct cutap_capinfo caps_cuGraphAddMemFreeNode[] = {
     {.arg = 0, .kind = CUTAP_CAP_OUT_BYTES, .size = 8},
 };
@@ -1149,6 +1317,7 @@ static const cutap_arg_info_t args_cuGraphAddMemcpyNode[] = {
     {"copyParams", "const CUDA_MEMCPY3D *", CUTAP_ARG_PTR},
     {"ctx", "CUcontext", CUTAP_ARG_PTR},
 };
+static const uint16_t sizes_cuGraphAddMemcpyNode[] = {8, 8, 8, 8, 8, 8};
 static const struct cutap_capinfo caps_cuGraphAddMemcpyNode[] = {
     {.arg = 0, .kind = CUTAP_CAP_OUT_BYTES, .size = 8},
 };
@@ -1160,6 +1329,7 @@ static const cutap_arg_info_t args_cuGraphAddMemsetNode[] = {
     {"memsetParams", "const CUDA_MEMSET_NODE_PARAMS *", CUTAP_ARG_PTR},
     {"ctx", "CUcontext", CUTAP_ARG_PTR},
 };
+static const uint16_t sizes_cuGraphAddMemsetNode[] = {8, 8, 8, 8, 8, 8};
 static const struct cutap_capinfo caps_cuGraphAddMemsetNode[] = {
     {.arg = 0, .kind = CUTAP_CAP_OUT_BYTES, .size = 8},
     {.arg = 4, .kind = CUTAP_CAP_IN_BYTES, .size = 40},
@@ -1171,6 +1341,7 @@ static const cutap_arg_info_t args_cuGraphAddNode[] = {
     {"numDependencies", "size_t", CUTAP_ARG_UINT},
     {"nodeParams", "CUgraphNodeParams *", CUTAP_ARG_PTR},
 };
+static const uint16_t sizes_cuGraphAddNode[] = {8, 8, 8, 8, 8};
 static const struct cutap_capinfo caps_cuGraphAddNode[] = {
     {.arg = 0, .kind = CUTAP_CAP_OUT_BYTES, .size = 8},
 };
@@ -1182,6 +1353,7 @@ static const cutap_arg_info_t args_cuGraphAddNode_v2[] = {
     {"numDependencies", "size_t", CUTAP_ARG_UINT},
     {"nodeParams", "CUgraphNodeParams *", CUTAP_ARG_PTR},
 };
+static const uint16_t sizes_cuGraphAddNode_v2[] = {8, 8, 8, 8, 8, 8};
 static const struct cutap_capinfo caps_cuGraphAddNode_v2[] = {
     {.arg = 0, .kind = CUTAP_CAP_OUT_BYTES, .size = 8},
     {.arg = 3, .kind = CUTAP_CAP_IN_BYTES, .size = 8},
@@ -1190,6 +1362,7 @@ static const cutap_arg_info_t args_cuGraphBatchMemOpNodeGetParams[] = {
     {"hNode", "CUgraphNode", CUTAP_ARG_PTR},
     {"nodeParams_out", "CUDA_BATCH_MEM_OP_NODE_PARAMS *", CUTAP_ARG_PTR},
 };
+static const uint16_t sizes_cuGraphBatchMemOpNodeGetParams[] = {8, 8};
 static const struct cutap_capinfo caps_cuGraphBatchMemOpNodeGetParams[] = {
     {.arg = 1, .kind = CUTAP_CAP_OUT_BYTES, .size = 32},
 };
@@ -1197,6 +1370,7 @@ static const cutap_arg_info_t args_cuGraphBatchMemOpNodeSetParams[] = {
     {"hNode", "CUgraphNode", CUTAP_ARG_PTR},
     {"nodeParams", "const CUDA_BATCH_MEM_OP_NODE_PARAMS *", CUTAP_ARG_PTR},
 };
+static const uint16_t sizes_cuGraphBatchMemOpNodeSetParams[] = {8, 8};
 static const struct cutap_capinfo caps_cuGraphBatchMemOpNodeSetParams[] = {
     {.arg = 1, .kind = CUTAP_CAP_IN_BYTES, .size = 32},
 };
@@ -1204,6 +1378,7 @@ static const cutap_arg_info_t args_cuGraphChildGraphNodeGetGraph[] = {
     {"hNode", "CUgraphNode", CUTAP_ARG_PTR},
     {"phGraph", "CUgraph *", CUTAP_ARG_PTR},
 };
+static const uint16_t sizes_cuGraphChildGraphNodeGetGraph[] = {8, 8};
 static const struct cutap_capinfo caps_cuGraphChildGraphNodeGetGraph[] = {
     {.arg = 1, .kind = CUTAP_CAP_OUT_BYTES, .size = 8},
 };
@@ -1211,6 +1386,7 @@ static const cutap_arg_info_t args_cuGraphClone[] = {
     {"phGraphClone", "CUgraph *", CUTAP_ARG_PTR},
     {"originalGraph", "CUgraph", CUTAP_ARG_PTR},
 };
+static const uint16_t sizes_cuGraphClone[] = {8, 8};
 static const struct cutap_capinfo caps_cuGraphClone[] = {
     {.arg = 0, .kind = CUTAP_CAP_OUT_BYTES, .size = 8},
 };
@@ -1221,6 +1397,7 @@ static const cutap_arg_info_t args_cuGraphConditionalHandleCreate[] = {
     {"defaultLaunchValue", "unsigned int", CUTAP_ARG_UINT},
     {"flags", "unsigned int", CUTAP_ARG_UINT},
 };
+static const uint16_t sizes_cuGraphConditionalHandleCreate[] = {8, 8, 8, 4, 4};
 static const struct cutap_capinfo caps_cuGraphConditionalHandleCreate[] = {
     {.arg = 0, .kind = CUTAP_CAP_OUT_BYTES, .size = 8},
 };
@@ -1228,6 +1405,7 @@ static const cutap_arg_info_t args_cuGraphCreate[] = {
     {"phGraph", "CUgraph *", CUTAP_ARG_PTR},
     {"flags", "unsigned int", CUTAP_ARG_UINT},
 };
+static const uint16_t sizes_cuGraphCreate[] = {8, 4};
 static const struct cutap_capinfo caps_cuGraphCreate[] = {
     {.arg = 0, .kind = CUTAP_CAP_OUT_BYTES, .size = 8},
 };
@@ -1236,19 +1414,23 @@ static const cutap_arg_info_t args_cuGraphDebugDotPrint[] = {
     {"path", "const char *", CUTAP_ARG_PTR},
     {"flags", "unsigned int", CUTAP_ARG_UINT},
 };
+static const uint16_t sizes_cuGraphDebugDotPrint[] = {8, 8, 4};
 static const struct cutap_capinfo caps_cuGraphDebugDotPrint[] = {
     {.arg = 1, .kind = CUTAP_CAP_IN_STR, .size = 0},
 };
 static const cutap_arg_info_t args_cuGraphDestroy[] = {
     {"hGraph", "CUgraph", CUTAP_ARG_PTR},
 };
+static const uint16_t sizes_cuGraphDestroy[] = {8};
 static const cutap_arg_info_t args_cuGraphDestroyNode[] = {
     {"hNode", "CUgraphNode", CUTAP_ARG_PTR},
 };
+static const uint16_t sizes_cuGraphDestroyNode[] = {8};
 static const cutap_arg_info_t args_cuGraphEventRecordNodeGetEvent[] = {
     {"hNode", "CUgraphNode", CUTAP_ARG_PTR},
     {"event_out", "CUevent *", CUTAP_ARG_PTR},
 };
+static const uint16_t sizes_cuGraphEventRecordNodeGetEvent[] = {8, 8};
 static const struct cutap_capinfo caps_cuGraphEventRecordNodeGetEvent[] = {
     {.arg = 1, .kind = CUTAP_CAP_OUT_BYTES, .size = 8},
 };
@@ -1256,10 +1438,12 @@ static const cutap_arg_info_t args_cuGraphEventRecordNodeSetEvent[] = {
     {"hNode", "CUgraphNode", CUTAP_ARG_PTR},
     {"event", "CUevent", CUTAP_ARG_PTR},
 };
+static const uint16_t sizes_cuGraphEventRecordNodeSetEvent[] = {8, 8};
 static const cutap_arg_info_t args_cuGraphEventWaitNodeGetEvent[] = {
     {"hNode", "CUgraphNode", CUTAP_ARG_PTR},
     {"event_out", "CUevent *", CUTAP_ARG_PTR},
 };
+static const uint16_t sizes_cuGraphEventWaitNodeGetEvent[] = {8, 8};
 static const struct cutap_capinfo caps_cuGraphEventWaitNodeGetEvent[] = {
     {.arg = 1, .kind = CUTAP_CAP_OUT_BYTES, .size = 8},
 };
@@ -1267,11 +1451,13 @@ static const cutap_arg_info_t args_cuGraphEventWaitNodeSetEvent[] = {
     {"hNode", "CUgraphNode", CUTAP_ARG_PTR},
     {"event", "CUevent", CUTAP_ARG_PTR},
 };
+static const uint16_t sizes_cuGraphEventWaitNodeSetEvent[] = {8, 8};
 static const cutap_arg_info_t args_cuGraphExecBatchMemOpNodeSetParams[] = {
     {"hGraphExec", "CUgraphExec", CUTAP_ARG_PTR},
     {"hNode", "CUgraphNode", CUTAP_ARG_PTR},
     {"nodeParams", "const CUDA_BATCH_MEM_OP_NODE_PARAMS *", CUTAP_ARG_PTR},
 };
+static const uint16_t sizes_cuGraphExecBatchMemOpNodeSetParams[] = {8, 8, 8};
 static const struct cutap_capinfo caps_cuGraphExecBatchMemOpNodeSetParams[] = {
     {.arg = 2, .kind = CUTAP_CAP_IN_BYTES, .size = 32},
 };
@@ -1280,24 +1466,29 @@ static const cutap_arg_info_t args_cuGraphExecChildGraphNodeSetParams[] = {
     {"hNode", "CUgraphNode", CUTAP_ARG_PTR},
     {"childGraph", "CUgraph", CUTAP_ARG_PTR},
 };
+static const uint16_t sizes_cuGraphExecChildGraphNodeSetParams[] = {8, 8, 8};
 static const cutap_arg_info_t args_cuGraphExecDestroy[] = {
     {"hGraphExec", "CUgraphExec", CUTAP_ARG_PTR},
 };
+static const uint16_t sizes_cuGraphExecDestroy[] = {8};
 static const cutap_arg_info_t args_cuGraphExecEventRecordNodeSetEvent[] = {
     {"hGraphExec", "CUgraphExec", CUTAP_ARG_PTR},
     {"hNode", "CUgraphNode", CUTAP_ARG_PTR},
     {"event", "CUevent", CUTAP_ARG_PTR},
 };
+static const uint16_t sizes_cuGraphExecEventRecordNodeSetEvent[] = {8, 8, 8};
 static const cutap_arg_info_t args_cuGraphExecEventWaitNodeSetEvent[] = {
     {"hGraphExec", "CUgraphExec", CUTAP_ARG_PTR},
     {"hNode", "CUgraphNode", CUTAP_ARG_PTR},
     {"event", "CUevent", CUTAP_ARG_PTR},
 };
+static const uint16_t sizes_cuGraphExecEventWaitNodeSetEvent[] = {8, 8, 8};
 static const cutap_arg_info_t args_cuGraphExecExternalSemaphoresSignalNodeSetParams[] = {
     {"hGraphExec", "CUgraphExec", CUTAP_ARG_PTR},
     {"hNode", "CUgraphNode", CUTAP_ARG_PTR},
     {"nodeParams", "const CUDA_EXT_SEM_SIGNAL_NODE_PARAMS *", CUTAP_ARG_PTR},
 };
+static const uint16_t sizes_cuGraphExecExternalSemaphoresSignalNodeSetParams[] = {8, 8, 8};
 static const struct cutap_capinfo caps_cuGraphExecExternalSemaphoresSignalNodeSetParams[] = {
     {.arg = 2, .kind = CUTAP_CAP_IN_BYTES, .size = 24},
 };
@@ -1306,6 +1497,7 @@ static const cutap_arg_info_t args_cuGraphExecExternalSemaphoresWaitNodeSetParam
     {"hNode", "CUgraphNode", CUTAP_ARG_PTR},
     {"nodeParams", "const CUDA_EXT_SEM_WAIT_NODE_PARAMS *", CUTAP_ARG_PTR},
 };
+static const uint16_t sizes_cuGraphExecExternalSemaphoresWaitNodeSetParams[] = {8, 8, 8};
 static const struct cutap_capinfo caps_cuGraphExecExternalSemaphoresWaitNodeSetParams[] = {
     {.arg = 2, .kind = CUTAP_CAP_IN_BYTES, .size = 24},
 };
@@ -1313,6 +1505,7 @@ static const cutap_arg_info_t args_cuGraphExecGetFlags[] = {
     {"hGraphExec", "CUgraphExec", CUTAP_ARG_PTR},
     {"flags", "cuuint64_t *", CUTAP_ARG_PTR},
 };
+static const uint16_t sizes_cuGraphExecGetFlags[] = {8, 8};
 static const struct cutap_capinfo caps_cuGraphExecGetFlags[] = {
     {.arg = 1, .kind = CUTAP_CAP_OUT_BYTES, .size = 8},
 };
@@ -1321,6 +1514,7 @@ static const cutap_arg_info_t args_cuGraphExecHostNodeSetParams[] = {
     {"hNode", "CUgraphNode", CUTAP_ARG_PTR},
     {"nodeParams", "const CUDA_HOST_NODE_PARAMS *", CUTAP_ARG_PTR},
 };
+static const uint16_t sizes_cuGraphExecHostNodeSetParams[] = {8, 8, 8};
 static const struct cutap_capinfo caps_cuGraphExecHostNodeSetParams[] = {
     {.arg = 2, .kind = CUTAP_CAP_IN_BYTES, .size = 16},
 };
@@ -1329,6 +1523,7 @@ static const cutap_arg_info_t args_cuGraphExecKernelNodeSetParams[] = {
     {"hNode", "CUgraphNode", CUTAP_ARG_PTR},
     {"nodeParams", "const CUDA_KERNEL_NODE_PARAMS_v1 *", CUTAP_ARG_PTR},
 };
+static const uint16_t sizes_cuGraphExecKernelNodeSetParams[] = {8, 8, 8};
 static const struct cutap_capinfo caps_cuGraphExecKernelNodeSetParams[] = {
     {.arg = 2, .kind = CUTAP_CAP_IN_BYTES, .size = 56},
 };
@@ -1337,18 +1532,21 @@ static const cutap_arg_info_t args_cuGraphExecKernelNodeSetParams_v2[] = {
     {"hNode", "CUgraphNode", CUTAP_ARG_PTR},
     {"nodeParams", "const CUDA_KERNEL_NODE_PARAMS *", CUTAP_ARG_PTR},
 };
+static const uint16_t sizes_cuGraphExecKernelNodeSetParams_v2[] = {8, 8, 8};
 static const cutap_arg_info_t args_cuGraphExecMemcpyNodeSetParams[] = {
     {"hGraphExec", "CUgraphExec", CUTAP_ARG_PTR},
     {"hNode", "CUgraphNode", CUTAP_ARG_PTR},
     {"copyParams", "const CUDA_MEMCPY3D *", CUTAP_ARG_PTR},
     {"ctx", "CUcontext", CUTAP_ARG_PTR},
 };
+static const uint16_t sizes_cuGraphExecMemcpyNodeSetParams[] = {8, 8, 8, 8};
 static const cutap_arg_info_t args_cuGraphExecMemsetNodeSetParams[] = {
     {"hGraphExec", "CUgraphExec", CUTAP_ARG_PTR},
     {"hNode", "CUgraphNode", CUTAP_ARG_PTR},
     {"memsetParams", "const CUDA_MEMSET_NODE_PARAMS *", CUTAP_ARG_PTR},
     {"ctx", "CUcontext", CUTAP_ARG_PTR},
 };
+static const uint16_t sizes_cuGraphExecMemsetNodeSetParams[] = {8, 8, 8, 8};
 static const struct cutap_capinfo caps_cuGraphExecMemsetNodeSetParams[] = {
     {.arg = 2, .kind = CUTAP_CAP_IN_BYTES, .size = 40},
 };
@@ -1357,12 +1555,14 @@ static const cutap_arg_info_t args_cuGraphExecNodeSetParams[] = {
     {"hNode", "CUgraphNode", CUTAP_ARG_PTR},
     {"nodeParams", "CUgraphNodeParams *", CUTAP_ARG_PTR},
 };
+static const uint16_t sizes_cuGraphExecNodeSetParams[] = {8, 8, 8};
 static const cutap_arg_info_t args_cuGraphExecUpdate[] = {
     {"hGraphExec", "CUgraphExec", CUTAP_ARG_PTR},
     {"hGraph", "CUgraph", CUTAP_ARG_PTR},
     {"hErrorNode_out", "CUgraphNode *", CUTAP_ARG_PTR},
     {"updateResult_out", "CUgraphExecUpdateResult *", CUTAP_ARG_PTR},
 };
+static const uint16_t sizes_cuGraphExecUpdate[] = {8, 8, 8, 8};
 static const struct cutap_capinfo caps_cuGraphExecUpdate[] = {
     {.arg = 2, .kind = CUTAP_CAP_OUT_BYTES, .size = 8},
     {.arg = 3, .kind = CUTAP_CAP_OUT_BYTES, .size = 4},
@@ -1372,6 +1572,7 @@ static const cutap_arg_info_t args_cuGraphExecUpdate_v2[] = {
     {"hGraph", "CUgraph", CUTAP_ARG_PTR},
     {"resultInfo", "CUgraphExecUpdateResultInfo *", CUTAP_ARG_PTR},
 };
+static const uint16_t sizes_cuGraphExecUpdate_v2[] = {8, 8, 8};
 static const struct cutap_capinfo caps_cuGraphExecUpdate_v2[] = {
     {.arg = 2, .kind = CUTAP_CAP_OUT_BYTES, .size = 24},
 };
@@ -1379,6 +1580,7 @@ static const cutap_arg_info_t args_cuGraphExternalSemaphoresSignalNodeGetParams[
     {"hNode", "CUgraphNode", CUTAP_ARG_PTR},
     {"params_out", "CUDA_EXT_SEM_SIGNAL_NODE_PARAMS *", CUTAP_ARG_PTR},
 };
+static const uint16_t sizes_cuGraphExternalSemaphoresSignalNodeGetParams[] = {8, 8};
 static const struct cutap_capinfo caps_cuGraphExternalSemaphoresSignalNodeGetParams[] = {
     {.arg = 1, .kind = CUTAP_CAP_OUT_BYTES, .size = 24},
 };
@@ -1386,6 +1588,7 @@ static const cutap_arg_info_t args_cuGraphExternalSemaphoresSignalNodeSetParams[
     {"hNode", "CUgraphNode", CUTAP_ARG_PTR},
     {"nodeParams", "const CUDA_EXT_SEM_SIGNAL_NODE_PARAMS *", CUTAP_ARG_PTR},
 };
+static const uint16_t sizes_cuGraphExternalSemaphoresSignalNodeSetParams[] = {8, 8};
 static const struct cutap_capinfo caps_cuGraphExternalSemaphoresSignalNodeSetParams[] = {
     {.arg = 1, .kind = CUTAP_CAP_IN_BYTES, .size = 24},
 };
@@ -1393,6 +1596,7 @@ static const cutap_arg_info_t args_cuGraphExternalSemaphoresWaitNodeGetParams[] 
     {"hNode", "CUgraphNode", CUTAP_ARG_PTR},
     {"params_out", "CUDA_EXT_SEM_WAIT_NODE_PARAMS *", CUTAP_ARG_PTR},
 };
+static const uint16_t sizes_cuGraphExternalSemaphoresWaitNodeGetParams[] = {8, 8};
 static const struct cutap_capinfo caps_cuGraphExternalSemaphoresWaitNodeGetParams[] = {
     {.arg = 1, .kind = CUTAP_CAP_OUT_BYTES, .size = 24},
 };
@@ -1400,6 +1604,7 @@ static const cutap_arg_info_t args_cuGraphExternalSemaphoresWaitNodeSetParams[] 
     {"hNode", "CUgraphNode", CUTAP_ARG_PTR},
     {"nodeParams", "const CUDA_EXT_SEM_WAIT_NODE_PARAMS *", CUTAP_ARG_PTR},
 };
+static const uint16_t sizes_cuGraphExternalSemaphoresWaitNodeSetParams[] = {8, 8};
 static const struct cutap_capinfo caps_cuGraphExternalSemaphoresWaitNodeSetParams[] = {
     {.arg = 1, .kind = CUTAP_CAP_IN_BYTES, .size = 24},
 };
@@ -1409,6 +1614,7 @@ static const cutap_arg_info_t args_cuGraphGetEdges[] = {
     {"to", "CUgraphNode *", CUTAP_ARG_PTR},
     {"numEdges", "size_t *", CUTAP_ARG_PTR},
 };
+static const uint16_t sizes_cuGraphGetEdges[] = {8, 8, 8, 8};
 static const struct cutap_capinfo caps_cuGraphGetEdges[] = {
     {.arg = 1, .kind = CUTAP_CAP_OUT_BYTES, .size = 8},
     {.arg = 2, .kind = CUTAP_CAP_OUT_BYTES, .size = 8},
@@ -1421,6 +1627,7 @@ static const cutap_arg_info_t args_cuGraphGetEdges_v2[] = {
     {"edgeData", "CUgraphEdgeData *", CUTAP_ARG_PTR},
     {"numEdges", "size_t *", CUTAP_ARG_PTR},
 };
+static const uint16_t sizes_cuGraphGetEdges_v2[] = {8, 8, 8, 8, 8};
 static const struct cutap_capinfo caps_cuGraphGetEdges_v2[] = {
     {.arg = 1, .kind = CUTAP_CAP_OUT_BYTES, .size = 8},
     {.arg = 2, .kind = CUTAP_CAP_OUT_BYTES, .size = 8},
@@ -1432,6 +1639,7 @@ static const cutap_arg_info_t args_cuGraphGetNodes[] = {
     {"nodes", "CUgraphNode *", CUTAP_ARG_PTR},
     {"numNodes", "size_t *", CUTAP_ARG_PTR},
 };
+static const uint16_t sizes_cuGraphGetNodes[] = {8, 8, 8};
 static const struct cutap_capinfo caps_cuGraphGetNodes[] = {
     {.arg = 1, .kind = CUTAP_CAP_OUT_BYTES, .size = 8},
     {.arg = 2, .kind = CUTAP_CAP_OUT_BYTES, .size = 8},
@@ -1441,6 +1649,7 @@ static const cutap_arg_info_t args_cuGraphGetRootNodes[] = {
     {"rootNodes", "CUgraphNode *", CUTAP_ARG_PTR},
     {"numRootNodes", "size_t *", CUTAP_ARG_PTR},
 };
+static const uint16_t sizes_cuGraphGetRootNodes[] = {8, 8, 8};
 static const struct cutap_capinfo caps_cuGraphGetRootNodes[] = {
     {.arg = 1, .kind = CUTAP_CAP_OUT_BYTES, .size = 8},
     {.arg = 2, .kind = CUTAP_CAP_OUT_BYTES, .size = 8},
@@ -1449,6 +1658,7 @@ static const cutap_arg_info_t args_cuGraphHostNodeGetParams[] = {
     {"hNode", "CUgraphNode", CUTAP_ARG_PTR},
     {"nodeParams", "CUDA_HOST_NODE_PARAMS *", CUTAP_ARG_PTR},
 };
+static const uint16_t sizes_cuGraphHostNodeGetParams[] = {8, 8};
 static const struct cutap_capinfo caps_cuGraphHostNodeGetParams[] = {
     {.arg = 1, .kind = CUTAP_CAP_OUT_BYTES, .size = 16},
 };
@@ -1456,6 +1666,7 @@ static const cutap_arg_info_t args_cuGraphHostNodeSetParams[] = {
     {"hNode", "CUgraphNode", CUTAP_ARG_PTR},
     {"nodeParams", "const CUDA_HOST_NODE_PARAMS *", CUTAP_ARG_PTR},
 };
+static const uint16_t sizes_cuGraphHostNodeSetParams[] = {8, 8};
 static const struct cutap_capinfo caps_cuGraphHostNodeSetParams[] = {
     {.arg = 1, .kind = CUTAP_CAP_IN_BYTES, .size = 16},
 };
@@ -1466,6 +1677,7 @@ static const cutap_arg_info_t args_cuGraphInstantiate[] = {
     {"logBuffer", "char *", CUTAP_ARG_PTR},
     {"bufferSize", "size_t", CUTAP_ARG_UINT},
 };
+static const uint16_t sizes_cuGraphInstantiate[] = {8, 8, 8, 8, 8};
 static const struct cutap_capinfo caps_cuGraphInstantiate[] = {
     {.arg = 0, .kind = CUTAP_CAP_OUT_BYTES, .size = 8},
     {.arg = 2, .kind = CUTAP_CAP_OUT_BYTES, .size = 8},
@@ -1476,6 +1688,7 @@ static const cutap_arg_info_t args_cuGraphInstantiateWithFlags[] = {
     {"hGraph", "CUgraph", CUTAP_ARG_PTR},
     {"flags", "unsigned long long", CUTAP_ARG_UINT},
 };
+static const uint16_t sizes_cuGraphInstantiateWithFlags[] = {8, 8, 8};
 static const struct cutap_capinfo caps_cuGraphInstantiateWithFlags[] = {
     {.arg = 0, .kind = CUTAP_CAP_OUT_BYTES, .size = 8},
 };
@@ -1484,6 +1697,7 @@ static const cutap_arg_info_t args_cuGraphInstantiateWithParams[] = {
     {"hGraph", "CUgraph", CUTAP_ARG_PTR},
     {"instantiateParams", "CUDA_GRAPH_INSTANTIATE_PARAMS *", CUTAP_ARG_PTR},
 };
+static const uint16_t sizes_cuGraphInstantiateWithParams[] = {8, 8, 8};
 static const struct cutap_capinfo caps_cuGraphInstantiateWithParams[] = {
     {.arg = 0, .kind = CUTAP_CAP_OUT_BYTES, .size = 8},
     {.arg = 2, .kind = CUTAP_CAP_OUT_BYTES, .size = 32},
@@ -1493,6 +1707,7 @@ static const cutap_arg_info_t args_cuGraphInstantiateWithParams_ptsz[] = {
     {"hGraph", "CUgraph", CUTAP_ARG_PTR},
     {"instantiateParams", "CUDA_GRAPH_INSTANTIATE_PARAMS *", CUTAP_ARG_PTR},
 };
+static const uint16_t sizes_cuGraphInstantiateWithParams_ptsz[] = {8, 8, 8};
 static const struct cutap_capinfo caps_cuGraphInstantiateWithParams_ptsz[] = {
     {.arg = 0, .kind = CUTAP_CAP_OUT_BYTES, .size = 8},
     {.arg = 2, .kind = CUTAP_CAP_OUT_BYTES, .size = 32},
@@ -1504,6 +1719,7 @@ static const cutap_arg_info_t args_cuGraphInstantiate_v2[] = {
     {"logBuffer", "char *", CUTAP_ARG_PTR},
     {"bufferSize", "size_t", CUTAP_ARG_UINT},
 };
+static const uint16_t sizes_cuGraphInstantiate_v2[] = {8, 8, 8, 8, 8};
 static const struct cutap_capinfo caps_cuGraphInstantiate_v2[] = {
     {.arg = 0, .kind = CUTAP_CAP_OUT_BYTES, .size = 8},
     {.arg = 2, .kind = CUTAP_CAP_OUT_BYTES, .size = 8},
@@ -1513,11 +1729,13 @@ static const cutap_arg_info_t args_cuGraphKernelNodeCopyAttributes[] = {
     {"dst", "CUgraphNode", CUTAP_ARG_PTR},
     {"src", "CUgraphNode", CUTAP_ARG_PTR},
 };
+static const uint16_t sizes_cuGraphKernelNodeCopyAttributes[] = {8, 8};
 static const cutap_arg_info_t args_cuGraphKernelNodeGetAttribute[] = {
     {"hNode", "CUgraphNode", CUTAP_ARG_PTR},
     {"attr", "CUkernelNodeAttrID", CUTAP_ARG_ENUM},
     {"value_out", "CUkernelNodeAttrValue *", CUTAP_ARG_PTR},
 };
+static const uint16_t sizes_cuGraphKernelNodeGetAttribute[] = {8, 4, 8};
 static const struct cutap_capinfo caps_cuGraphKernelNodeGetAttribute[] = {
     {.arg = 2, .kind = CUTAP_CAP_OUT_BYTES, .size = 64},
 };
@@ -1525,6 +1743,7 @@ static const cutap_arg_info_t args_cuGraphKernelNodeGetParams[] = {
     {"hNode", "CUgraphNode", CUTAP_ARG_PTR},
     {"nodeParams", "CUDA_KERNEL_NODE_PARAMS_v1 *", CUTAP_ARG_PTR},
 };
+static const uint16_t sizes_cuGraphKernelNodeGetParams[] = {8, 8};
 static const struct cutap_capinfo caps_cuGraphKernelNodeGetParams[] = {
     {.arg = 1, .kind = CUTAP_CAP_OUT_BYTES, .size = 56},
 };
@@ -1532,11 +1751,13 @@ static const cutap_arg_info_t args_cuGraphKernelNodeGetParams_v2[] = {
     {"hNode", "CUgraphNode", CUTAP_ARG_PTR},
     {"nodeParams", "CUDA_KERNEL_NODE_PARAMS *", CUTAP_ARG_PTR},
 };
+static const uint16_t sizes_cuGraphKernelNodeGetParams_v2[] = {8, 8};
 static const cutap_arg_info_t args_cuGraphKernelNodeSetAttribute[] = {
     {"hNode", "CUgraphNode", CUTAP_ARG_PTR},
     {"attr", "CUkernelNodeAttrID", CUTAP_ARG_ENUM},
     {"value", "const CUkernelNodeAttrValue *", CUTAP_ARG_PTR},
 };
+static const uint16_t sizes_cuGraphKernelNodeSetAttribute[] = {8, 4, 8};
 static const struct cutap_capinfo caps_cuGraphKernelNodeSetAttribute[] = {
     {.arg = 2, .kind = CUTAP_CAP_IN_BYTES, .size = 64},
 };
@@ -1544,6 +1765,7 @@ static const cutap_arg_info_t args_cuGraphKernelNodeSetParams[] = {
     {"hNode", "CUgraphNode", CUTAP_ARG_PTR},
     {"nodeParams", "const CUDA_KERNEL_NODE_PARAMS_v1 *", CUTAP_ARG_PTR},
 };
+static const uint16_t sizes_cuGraphKernelNodeSetParams[] = {8, 8};
 static const struct cutap_capinfo caps_cuGraphKernelNodeSetParams[] = {
     {.arg = 1, .kind = CUTAP_CAP_IN_BYTES, .size = 56},
 };
@@ -1551,22 +1773,27 @@ static const cutap_arg_info_t args_cuGraphKernelNodeSetParams_v2[] = {
     {"hNode", "CUgraphNode", CUTAP_ARG_PTR},
     {"nodeParams", "const CUDA_KERNEL_NODE_PARAMS *", CUTAP_ARG_PTR},
 };
+static const uint16_t sizes_cuGraphKernelNodeSetParams_v2[] = {8, 8};
 static const cutap_arg_info_t args_cuGraphLaunch[] = {
     {"hGraphExec", "CUgraphExec", CUTAP_ARG_PTR},
     {"hStream", "CUstream", CUTAP_ARG_PTR},
 };
+static const uint16_t sizes_cuGraphLaunch[] = {8, 8};
 static const cutap_arg_info_t args_cuGraphLaunch_ptsz[] = {
     {"hGraphExec", "CUgraphExec", CUTAP_ARG_PTR},
     {"hStream", "CUstream", CUTAP_ARG_PTR},
 };
+static const uint16_t sizes_cuGraphLaunch_ptsz[] = {8, 8};
 static const cutap_arg_info_t args_cuGraphMemAllocNodeGetParams[] = {
     {"hNode", "CUgraphNode", CUTAP_ARG_PTR},
     {"params_out", "CUDA_MEM_ALLOC_NODE_PARAMS *", CUTAP_ARG_PTR},
 };
+static const uint16_t sizes_cuGraphMemAllocNodeGetParams[] = {8, 8};
 static const cutap_arg_info_t args_cuGraphMemFreeNodeGetParams[] = {
     {"hNode", "CUgraphNode", CUTAP_ARG_PTR},
     {"dptr_out", "CUdeviceptr *", CUTAP_ARG_PTR},
 };
+static const uint16_t sizes_cuGraphMemFreeNodeGetParams[] = {8, 8};
 static const struct cutap_capinfo caps_cuGraphMemFreeNodeGetParams[] = {
     {.arg = 1, .kind = CUTAP_CAP_OUT_BYTES, .size = 8},
 };
@@ -1574,14 +1801,17 @@ static const cutap_arg_info_t args_cuGraphMemcpyNodeGetParams[] = {
     {"hNode", "CUgraphNode", CUTAP_ARG_PTR},
     {"nodeParams", "CUDA_MEMCPY3D *", CUTAP_ARG_PTR},
 };
+static const uint16_t sizes_cuGraphMemcpyNodeGetParams[] = {8, 8};
 static const cutap_arg_info_t args_cuGraphMemcpyNodeSetParams[] = {
     {"hNode", "CUgraphNode", CUTAP_ARG_PTR},
     {"nodeParams", "const CUDA_MEMCPY3D *", CUTAP_ARG_PTR},
 };
+static const uint16_t sizes_cuGraphMemcpyNodeSetParams[] = {8, 8};
 static const cutap_arg_info_t args_cuGraphMemsetNodeGetParams[] = {
     {"hNode", "CUgraphNode", CUTAP_ARG_PTR},
     {"nodeParams", "CUDA_MEMSET_NODE_PARAMS *", CUTAP_ARG_PTR},
 };
+static const uint16_t sizes_cuGraphMemsetNodeGetParams[] = {8, 8};
 static const struct cutap_capinfo caps_cuGraphMemsetNodeGetParams[] = {
     {.arg = 1, .kind = CUTAP_CAP_OUT_BYTES, .size = 40},
 };
@@ -1589,6 +1819,7 @@ static const cutap_arg_info_t args_cuGraphMemsetNodeSetParams[] = {
     {"hNode", "CUgraphNode", CUTAP_ARG_PTR},
     {"nodeParams", "const CUDA_MEMSET_NODE_PARAMS *", CUTAP_ARG_PTR},
 };
+static const uint16_t sizes_cuGraphMemsetNodeSetParams[] = {8, 8};
 static const struct cutap_capinfo caps_cuGraphMemsetNodeSetParams[] = {
     {.arg = 1, .kind = CUTAP_CAP_IN_BYTES, .size = 40},
 };
@@ -1597,6 +1828,7 @@ static const cutap_arg_info_t args_cuGraphNodeFindInClone[] = {
     {"hOriginalNode", "CUgraphNode", CUTAP_ARG_PTR},
     {"hClonedGraph", "CUgraph", CUTAP_ARG_PTR},
 };
+static const uint16_t sizes_cuGraphNodeFindInClone[] = {8, 8, 8};
 static const struct cutap_capinfo caps_cuGraphNodeFindInClone[] = {
     {.arg = 0, .kind = CUTAP_CAP_OUT_BYTES, .size = 8},
 };
@@ -1605,6 +1837,7 @@ static const cutap_arg_info_t args_cuGraphNodeGetDependencies[] = {
     {"dependencies", "CUgraphNode *", CUTAP_ARG_PTR},
     {"numDependencies", "size_t *", CUTAP_ARG_PTR},
 };
+static const uint16_t sizes_cuGraphNodeGetDependencies[] = {8, 8, 8};
 static const struct cutap_capinfo caps_cuGraphNodeGetDependencies[] = {
     {.arg = 2, .kind = CUTAP_CAP_OUT_BYTES, .size = 8},
 };
@@ -1614,6 +1847,7 @@ static const cutap_arg_info_t args_cuGraphNodeGetDependencies_v2[] = {
     {"edgeData", "CUgraphEdgeData *", CUTAP_ARG_PTR},
     {"numDependencies", "size_t *", CUTAP_ARG_PTR},
 };
+static const uint16_t sizes_cuGraphNodeGetDependencies_v2[] = {8, 8, 8, 8};
 static const struct cutap_capinfo caps_cuGraphNodeGetDependencies_v2[] = {
     {.arg = 2, .kind = CUTAP_CAP_OUT_BYTES, .size = 8},
     {.arg = 3, .kind = CUTAP_CAP_OUT_BYTES, .size = 8},
@@ -1623,6 +1857,7 @@ static const cutap_arg_info_t args_cuGraphNodeGetDependentNodes[] = {
     {"dependentNodes", "CUgraphNode *", CUTAP_ARG_PTR},
     {"numDependentNodes", "size_t *", CUTAP_ARG_PTR},
 };
+static const uint16_t sizes_cuGraphNodeGetDependentNodes[] = {8, 8, 8};
 static const struct cutap_capinfo caps_cuGraphNodeGetDependentNodes[] = {
     {.arg = 1, .kind = CUTAP_CAP_OUT_BYTES, .size = 8},
     {.arg = 2, .kind = CUTAP_CAP_OUT_BYTES, .size = 8},
@@ -1633,6 +1868,7 @@ static const cutap_arg_info_t args_cuGraphNodeGetDependentNodes_v2[] = {
     {"edgeData", "CUgraphEdgeData *", CUTAP_ARG_PTR},
     {"numDependentNodes", "size_t *", CUTAP_ARG_PTR},
 };
+static const uint16_t sizes_cuGraphNodeGetDependentNodes_v2[] = {8, 8, 8, 8};
 static const struct cutap_capinfo caps_cuGraphNodeGetDependentNodes_v2[] = {
     {.arg = 1, .kind = CUTAP_CAP_OUT_BYTES, .size = 8},
     {.arg = 2, .kind = CUTAP_CAP_OUT_BYTES, .size = 8},
@@ -1643,6 +1879,7 @@ static const cutap_arg_info_t args_cuGraphNodeGetEnabled[] = {
     {"hNode", "CUgraphNode", CUTAP_ARG_PTR},
     {"isEnabled", "unsigned int *", CUTAP_ARG_PTR},
 };
+static const uint16_t sizes_cuGraphNodeGetEnabled[] = {8, 8, 8};
 static const struct cutap_capinfo caps_cuGraphNodeGetEnabled[] = {
     {.arg = 2, .kind = CUTAP_CAP_OUT_BYTES, .size = 4},
 };
@@ -1650,6 +1887,7 @@ static const cutap_arg_info_t args_cuGraphNodeGetType[] = {
     {"hNode", "CUgraphNode", CUTAP_ARG_PTR},
     {"type", "CUgraphNodeType *", CUTAP_ARG_PTR},
 };
+static const uint16_t sizes_cuGraphNodeGetType[] = {8, 8};
 static const struct cutap_capinfo caps_cuGraphNodeGetType[] = {
     {.arg = 1, .kind = CUTAP_CAP_OUT_BYTES, .size = 4},
 };
@@ -1658,21 +1896,25 @@ static const cutap_arg_info_t args_cuGraphNodeSetEnabled[] = {
     {"hNode", "CUgraphNode", CUTAP_ARG_PTR},
     {"isEnabled", "unsigned int", CUTAP_ARG_UINT},
 };
+static const uint16_t sizes_cuGraphNodeSetEnabled[] = {8, 8, 4};
 static const cutap_arg_info_t args_cuGraphNodeSetParams[] = {
     {"hNode", "CUgraphNode", CUTAP_ARG_PTR},
     {"nodeParams", "CUgraphNodeParams *", CUTAP_ARG_PTR},
 };
+static const uint16_t sizes_cuGraphNodeSetParams[] = {8, 8};
 static const cutap_arg_info_t args_cuGraphReleaseUserObject[] = {
     {"graph", "CUgraph", CUTAP_ARG_PTR},
     {"object", "CUuserObject", CUTAP_ARG_PTR},
     {"count", "unsigned int", CUTAP_ARG_UINT},
 };
+static const uint16_t sizes_cuGraphReleaseUserObject[] = {8, 8, 4};
 static const cutap_arg_info_t args_cuGraphRemoveDependencies[] = {
     {"hGraph", "CUgraph", CUTAP_ARG_PTR},
     {"from", "const CUgraphNode *", CUTAP_ARG_PTR},
     {"to", "const CUgraphNode *", CUTAP_ARG_PTR},
     {"numDependencies", "size_t", CUTAP_ARG_UINT},
 };
+static const uint16_t sizes_cuGraphRemoveDependencies[] = {8, 8, 8, 8};
 static const cutap_arg_info_t args_cuGraphRemoveDependencies_v2[] = {
     {"hGraph", "CUgraph", CUTAP_ARG_PTR},
     {"from", "const CUgraphNode *", CUTAP_ARG_PTR},
@@ -1680,6 +1922,7 @@ static const cutap_arg_info_t args_cuGraphRemoveDependencies_v2[] = {
     {"edgeData", "const CUgraphEdgeData *", CUTAP_ARG_PTR},
     {"numDependencies", "size_t", CUTAP_ARG_UINT},
 };
+static const uint16_t sizes_cuGraphRemoveDependencies_v2[] = {8, 8, 8, 8, 8};
 static const struct cutap_capinfo caps_cuGraphRemoveDependencies_v2[] = {
     {.arg = 3, .kind = CUTAP_CAP_IN_BYTES, .size = 8},
 };
@@ -1689,19 +1932,23 @@ static const cutap_arg_info_t args_cuGraphRetainUserObject[] = {
     {"count", "unsigned int", CUTAP_ARG_UINT},
     {"flags", "unsigned int", CUTAP_ARG_UINT},
 };
+static const uint16_t sizes_cuGraphRetainUserObject[] = {8, 8, 4, 4};
 static const cutap_arg_info_t args_cuGraphUpload[] = {
     {"hGraphExec", "CUgraphExec", CUTAP_ARG_PTR},
     {"hStream", "CUstream", CUTAP_ARG_PTR},
 };
+static const uint16_t sizes_cuGraphUpload[] = {8, 8};
 static const cutap_arg_info_t args_cuGraphUpload_ptsz[] = {
     {"hGraphExec", "CUgraphExec", CUTAP_ARG_PTR},
     {"hStream", "CUstream", CUTAP_ARG_PTR},
 };
+static const uint16_t sizes_cuGraphUpload_ptsz[] = {8, 8};
 static const cutap_arg_info_t args_cuGraphicsEGLRegisterImage[] = {
     {"pCudaResource", "CUgraphicsResource *", CUTAP_ARG_PTR},
     {"image", "EGLImageKHR", CUTAP_ARG_PTR},
     {"flags", "unsigned int", CUTAP_ARG_UINT},
 };
+static const uint16_t sizes_cuGraphicsEGLRegisterImage[] = {8, 8, 4};
 static const struct cutap_capinfo caps_cuGraphicsEGLRegisterImage[] = {
     {.arg = 0, .kind = CUTAP_CAP_OUT_BYTES, .size = 8},
 };
@@ -1710,6 +1957,7 @@ static const cutap_arg_info_t args_cuGraphicsGLRegisterBuffer[] = {
     {"buffer", "GLuint", CUTAP_ARG_UINT},
     {"Flags", "unsigned int", CUTAP_ARG_UINT},
 };
+static const uint16_t sizes_cuGraphicsGLRegisterBuffer[] = {8, 4, 4};
 static const struct cutap_capinfo caps_cuGraphicsGLRegisterBuffer[] = {
     {.arg = 0, .kind = CUTAP_CAP_OUT_BYTES, .size = 8},
 };
@@ -1719,6 +1967,7 @@ static const cutap_arg_info_t args_cuGraphicsGLRegisterImage[] = {
     {"target", "GLenum", CUTAP_ARG_UINT},
     {"Flags", "unsigned int", CUTAP_ARG_UINT},
 };
+static const uint16_t sizes_cuGraphicsGLRegisterImage[] = {8, 4, 4, 4};
 static const struct cutap_capinfo caps_cuGraphicsGLRegisterImage[] = {
     {.arg = 0, .kind = CUTAP_CAP_OUT_BYTES, .size = 8},
 };
@@ -1727,17 +1976,20 @@ static const cutap_arg_info_t args_cuGraphicsMapResources[] = {
     {"resources", "CUgraphicsResource *", CUTAP_ARG_PTR},
     {"hStream", "CUstream", CUTAP_ARG_PTR},
 };
+static const uint16_t sizes_cuGraphicsMapResources[] = {4, 8, 8};
 static const cutap_arg_info_t args_cuGraphicsMapResources_ptsz[] = {
     {"count", "unsigned int", CUTAP_ARG_UINT},
     {"resources", "CUgraphicsResource *", CUTAP_ARG_PTR},
     {"hStream", "CUstream", CUTAP_ARG_PTR},
 };
+static const uint16_t sizes_cuGraphicsMapResources_ptsz[] = {4, 8, 8};
 static const cutap_arg_info_t args_cuGraphicsResourceGetMappedEglFrame[] = {
     {"eglFrame", "CUeglFrame *", CUTAP_ARG_PTR},
     {"resource", "CUgraphicsResource", CUTAP_ARG_PTR},
     {"index", "unsigned int", CUTAP_ARG_UINT},
     {"mipLevel", "unsigned int", CUTAP_ARG_UINT},
 };
+static const uint16_t sizes_cuGraphicsResourceGetMappedEglFrame[] = {8, 8, 4, 4};
 static const struct cutap_capinfo caps_cuGraphicsResourceGetMappedEglFrame[] = {
     {.arg = 0, .kind = CUTAP_CAP_OUT_BYTES, .size = 64},
 };
@@ -1745,6 +1997,7 @@ static const cutap_arg_info_t args_cuGraphicsResourceGetMappedMipmappedArray[] =
     {"pMipmappedArray", "CUmipmappedArray *", CUTAP_ARG_PTR},
     {"resource", "CUgraphicsResource", CUTAP_ARG_PTR},
 };
+static const uint16_t sizes_cuGraphicsResourceGetMappedMipmappedArray[] = {8, 8};
 static const struct cutap_capinfo caps_cuGraphicsResourceGetMappedMipmappedArray[] = {
     {.arg = 0, .kind = CUTAP_CAP_OUT_BYTES, .size = 8},
 };
@@ -1753,6 +2006,7 @@ static const cutap_arg_info_t args_cuGraphicsResourceGetMappedPointer[] = {
     {"pSize", "unsigned int *", CUTAP_ARG_PTR},
     {"resource", "CUgraphicsResource", CUTAP_ARG_PTR},
 };
+static const uint16_t sizes_cuGraphicsResourceGetMappedPointer[] = {8, 8, 8};
 static const struct cutap_capinfo caps_cuGraphicsResourceGetMappedPointer[] = {
     {.arg = 0, .kind = CUTAP_CAP_OUT_BYTES, .size = 4},
     {.arg = 1, .kind = CUTAP_CAP_OUT_BYTES, .size = 4},
@@ -1762,6 +2016,7 @@ static const cutap_arg_info_t args_cuGraphicsResourceGetMappedPointer_v2[] = {
     {"pSize", "size_t *", CUTAP_ARG_PTR},
     {"resource", "CUgraphicsResource", CUTAP_ARG_PTR},
 };
+static const uint16_t sizes_cuGraphicsResourceGetMappedPointer_v2[] = {8, 8, 8};
 static const struct cutap_capinfo caps_cuGraphicsResourceGetMappedPointer_v2[] = {
     {.arg = 0, .kind = CUTAP_CAP_OUT_BYTES, .size = 8},
     {.arg = 1, .kind = CUTAP_CAP_OUT_BYTES, .size = 8},
@@ -1770,16 +2025,19 @@ static const cutap_arg_info_t args_cuGraphicsResourceSetMapFlags[] = {
     {"resource", "CUgraphicsResource", CUTAP_ARG_PTR},
     {"flags", "unsigned int", CUTAP_ARG_UINT},
 };
+static const uint16_t sizes_cuGraphicsResourceSetMapFlags[] = {8, 4};
 static const cutap_arg_info_t args_cuGraphicsResourceSetMapFlags_v2[] = {
     {"resource", "CUgraphicsResource", CUTAP_ARG_PTR},
     {"flags", "unsigned int", CUTAP_ARG_UINT},
 };
+static const uint16_t sizes_cuGraphicsResourceSetMapFlags_v2[] = {8, 4};
 static const cutap_arg_info_t args_cuGraphicsSubResourceGetMappedArray[] = {
     {"pArray", "CUarray *", CUTAP_ARG_PTR},
     {"resource", "CUgraphicsResource", CUTAP_ARG_PTR},
     {"arrayIndex", "unsigned int", CUTAP_ARG_UINT},
     {"mipLevel", "unsigned int", CUTAP_ARG_UINT},
 };
+static const uint16_t sizes_cuGraphicsSubResourceGetMappedArray[] = {8, 8, 4, 4};
 static const struct cutap_capinfo caps_cuGraphicsSubResourceGetMappedArray[] = {
     {.arg = 0, .kind = CUTAP_CAP_OUT_BYTES, .size = 8},
 };
@@ -1788,19 +2046,23 @@ static const cutap_arg_info_t args_cuGraphicsUnmapResources[] = {
     {"resources", "CUgraphicsResource *", CUTAP_ARG_PTR},
     {"hStream", "CUstream", CUTAP_ARG_PTR},
 };
+static const uint16_t sizes_cuGraphicsUnmapResources[] = {4, 8, 8};
 static const cutap_arg_info_t args_cuGraphicsUnmapResources_ptsz[] = {
     {"count", "unsigned int", CUTAP_ARG_UINT},
     {"resources", "CUgraphicsResource *", CUTAP_ARG_PTR},
     {"hStream", "CUstream", CUTAP_ARG_PTR},
 };
+static const uint16_t sizes_cuGraphicsUnmapResources_ptsz[] = {4, 8, 8};
 static const cutap_arg_info_t args_cuGraphicsUnregisterResource[] = {
     {"resource", "CUgraphicsResource", CUTAP_ARG_PTR},
 };
+static const uint16_t sizes_cuGraphicsUnregisterResource[] = {8};
 static const cutap_arg_info_t args_cuGraphicsVDPAURegisterOutputSurface[] = {
     {"pCudaResource", "CUgraphicsResource *", CUTAP_ARG_PTR},
     {"vdpSurface", "VdpOutputSurface", CUTAP_ARG_UINT},
     {"flags", "unsigned int", CUTAP_ARG_UINT},
 };
+static const uint16_t sizes_cuGraphicsVDPAURegisterOutputSurface[] = {8, 4, 4};
 static const struct cutap_capinfo caps_cuGraphicsVDPAURegisterOutputSurface[] = {
     {.arg = 0, .kind = CUTAP_CAP_OUT_BYTES, .size = 8},
 };
@@ -1809,6 +2071,7 @@ static const cutap_arg_info_t args_cuGraphicsVDPAURegisterVideoSurface[] = {
     {"vdpSurface", "VdpVideoSurface", CUTAP_ARG_UINT},
     {"flags", "unsigned int", CUTAP_ARG_UINT},
 };
+static const uint16_t sizes_cuGraphicsVDPAURegisterVideoSurface[] = {8, 4, 4};
 static const struct cutap_capinfo caps_cuGraphicsVDPAURegisterVideoSurface[] = {
     {.arg = 0, .kind = CUTAP_CAP_OUT_BYTES, .size = 8},
 };
@@ -1818,21 +2081,25 @@ static const cutap_arg_info_t args_cuGreenCtxCreate[] = {
     {"dev", "CUdevice", CUTAP_ARG_INT},
     {"flags", "unsigned int", CUTAP_ARG_UINT},
 };
+static const uint16_t sizes_cuGreenCtxCreate[] = {8, 8, 4, 4};
 static const struct cutap_capinfo caps_cuGreenCtxCreate[] = {
     {.arg = 0, .kind = CUTAP_CAP_OUT_BYTES, .size = 8},
 };
 static const cutap_arg_info_t args_cuGreenCtxDestroy[] = {
     {"hCtx", "CUgreenCtx", CUTAP_ARG_PTR},
 };
+static const uint16_t sizes_cuGreenCtxDestroy[] = {8};
 static const cutap_arg_info_t args_cuGreenCtxGetDevResource[] = {
     {"hCtx", "CUgreenCtx", CUTAP_ARG_PTR},
     {"resource", "CUdevResource *", CUTAP_ARG_PTR},
     {"type", "CUdevResourceType", CUTAP_ARG_ENUM},
 };
+static const uint16_t sizes_cuGreenCtxGetDevResource[] = {8, 8, 4};
 static const cutap_arg_info_t args_cuGreenCtxGetId[] = {
     {"greenCtx", "CUgreenCtx", CUTAP_ARG_PTR},
     {"greenCtxId", "unsigned long long *", CUTAP_ARG_PTR},
 };
+static const uint16_t sizes_cuGreenCtxGetId[] = {8, 8};
 static const struct cutap_capinfo caps_cuGreenCtxGetId[] = {
     {.arg = 1, .kind = CUTAP_CAP_OUT_BYTES, .size = 8},
 };
@@ -1840,12 +2107,14 @@ static const cutap_arg_info_t args_cuGreenCtxRecordEvent[] = {
     {"hCtx", "CUgreenCtx", CUTAP_ARG_PTR},
     {"hEvent", "CUevent", CUTAP_ARG_PTR},
 };
+static const uint16_t sizes_cuGreenCtxRecordEvent[] = {8, 8};
 static const cutap_arg_info_t args_cuGreenCtxStreamCreate[] = {
     {"phStream", "CUstream *", CUTAP_ARG_PTR},
     {"greenCtx", "CUgreenCtx", CUTAP_ARG_PTR},
     {"flags", "unsigned int", CUTAP_ARG_UINT},
     {"priority", "int", CUTAP_ARG_INT},
 };
+static const uint16_t sizes_cuGreenCtxStreamCreate[] = {8, 8, 4, 4};
 static const struct cutap_capinfo caps_cuGreenCtxStreamCreate[] = {
     {.arg = 0, .kind = CUTAP_CAP_OUT_BYTES, .size = 8},
 };
@@ -1853,10 +2122,12 @@ static const cutap_arg_info_t args_cuGreenCtxWaitEvent[] = {
     {"hCtx", "CUgreenCtx", CUTAP_ARG_PTR},
     {"hEvent", "CUevent", CUTAP_ARG_PTR},
 };
+static const uint16_t sizes_cuGreenCtxWaitEvent[] = {8, 8};
 static const cutap_arg_info_t args_cuImportExternalMemory[] = {
     {"extMem_out", "CUexternalMemory *", CUTAP_ARG_PTR},
     {"memHandleDesc", "const CUDA_EXTERNAL_MEMORY_HANDLE_DESC *", CUTAP_ARG_PTR},
 };
+static const uint16_t sizes_cuImportExternalMemory[] = {8, 8};
 static const struct cutap_capinfo caps_cuImportExternalMemory[] = {
     {.arg = 0, .kind = CUTAP_CAP_OUT_BYTES, .size = 8},
 };
@@ -1864,19 +2135,23 @@ static const cutap_arg_info_t args_cuImportExternalSemaphore[] = {
     {"extSem_out", "CUexternalSemaphore *", CUTAP_ARG_PTR},
     {"semHandleDesc", "const CUDA_EXTERNAL_SEMAPHORE_HANDLE_DESC *", CUTAP_ARG_PTR},
 };
+static const uint16_t sizes_cuImportExternalSemaphore[] = {8, 8};
 static const struct cutap_capinfo caps_cuImportExternalSemaphore[] = {
     {.arg = 0, .kind = CUTAP_CAP_OUT_BYTES, .size = 8},
 };
 static const cutap_arg_info_t args_cuInit[] = {
     {"Flags", "unsigned int", CUTAP_ARG_UINT},
 };
+static const uint16_t sizes_cuInit[] = {4};
 static const cutap_arg_info_t args_cuIpcCloseMemHandle[] = {
     {"dptr", "CUdeviceptr", CUTAP_ARG_UINT},
 };
+static const uint16_t sizes_cuIpcCloseMemHandle[] = {8};
 static const cutap_arg_info_t args_cuIpcGetEventHandle[] = {
     {"pHandle", "CUipcEventHandle *", CUTAP_ARG_PTR},
     {"event", "CUevent", CUTAP_ARG_PTR},
 };
+static const uint16_t sizes_cuIpcGetEventHandle[] = {8, 8};
 static const struct cutap_capinfo caps_cuIpcGetEventHandle[] = {
     {.arg = 0, .kind = CUTAP_CAP_OUT_BYTES, .size = 64},
 };
@@ -1884,6 +2159,7 @@ static const cutap_arg_info_t args_cuIpcGetMemHandle[] = {
     {"pHandle", "CUipcMemHandle *", CUTAP_ARG_PTR},
     {"dptr", "CUdeviceptr", CUTAP_ARG_UINT},
 };
+static const uint16_t sizes_cuIpcGetMemHandle[] = {8, 8};
 static const struct cutap_capinfo caps_cuIpcGetMemHandle[] = {
     {.arg = 0, .kind = CUTAP_CAP_OUT_BYTES, .size = 64},
 };
@@ -1891,6 +2167,7 @@ static const cutap_arg_info_t args_cuIpcOpenEventHandle[] = {
     {"phEvent", "CUevent *", CUTAP_ARG_PTR},
     {"handle", "CUipcEventHandle", CUTAP_ARG_STRUCT},
 };
+static const uint16_t sizes_cuIpcOpenEventHandle[] = {8, 64};
 static const struct cutap_capinfo caps_cuIpcOpenEventHandle[] = {
     {.arg = 0, .kind = CUTAP_CAP_OUT_BYTES, .size = 8},
 };
@@ -1899,6 +2176,7 @@ static const cutap_arg_info_t args_cuIpcOpenMemHandle[] = {
     {"handle", "CUipcMemHandle", CUTAP_ARG_STRUCT},
     {"Flags", "unsigned int", CUTAP_ARG_UINT},
 };
+static const uint16_t sizes_cuIpcOpenMemHandle[] = {8, 64, 4};
 static const struct cutap_capinfo caps_cuIpcOpenMemHandle[] = {
     {.arg = 0, .kind = CUTAP_CAP_OUT_BYTES, .size = 8},
 };
@@ -1907,6 +2185,7 @@ static const cutap_arg_info_t args_cuIpcOpenMemHandle_v2[] = {
     {"handle", "CUipcMemHandle", CUTAP_ARG_STRUCT},
     {"Flags", "unsigned int", CUTAP_ARG_UINT},
 };
+static const uint16_t sizes_cuIpcOpenMemHandle_v2[] = {8, 64, 4};
 static const struct cutap_capinfo caps_cuIpcOpenMemHandle_v2[] = {
     {.arg = 0, .kind = CUTAP_CAP_OUT_BYTES, .size = 8},
 };
@@ -1916,6 +2195,7 @@ static const cutap_arg_info_t args_cuKernelGetAttribute[] = {
     {"kernel", "CUkernel", CUTAP_ARG_PTR},
     {"dev", "CUdevice", CUTAP_ARG_INT},
 };
+static const uint16_t sizes_cuKernelGetAttribute[] = {8, 4, 8, 4};
 static const struct cutap_capinfo caps_cuKernelGetAttribute[] = {
     {.arg = 0, .kind = CUTAP_CAP_OUT_BYTES, .size = 4},
 };
@@ -1923,6 +2203,7 @@ static const cutap_arg_info_t args_cuKernelGetFunction[] = {
     {"pFunc", "CUfunction *", CUTAP_ARG_PTR},
     {"kernel", "CUkernel", CUTAP_ARG_PTR},
 };
+static const uint16_t sizes_cuKernelGetFunction[] = {8, 8};
 static const struct cutap_capinfo caps_cuKernelGetFunction[] = {
     {.arg = 0, .kind = CUTAP_CAP_OUT_BYTES, .size = 8},
 };
@@ -1930,6 +2211,7 @@ static const cutap_arg_info_t args_cuKernelGetLibrary[] = {
     {"pLib", "CUlibrary *", CUTAP_ARG_PTR},
     {"kernel", "CUkernel", CUTAP_ARG_PTR},
 };
+static const uint16_t sizes_cuKernelGetLibrary[] = {8, 8};
 static const struct cutap_capinfo caps_cuKernelGetLibrary[] = {
     {.arg = 0, .kind = CUTAP_CAP_OUT_BYTES, .size = 8},
 };
@@ -1937,6 +2219,7 @@ static const cutap_arg_info_t args_cuKernelGetName[] = {
     {"name", "const char **", CUTAP_ARG_PTR},
     {"hfunc", "CUkernel", CUTAP_ARG_PTR},
 };
+static const uint16_t sizes_cuKernelGetName[] = {8, 8};
 static const struct cutap_capinfo caps_cuKernelGetName[] = {
     {.arg = 0, .kind = CUTAP_CAP_OUT_STRPTR, .size = 0},
 };
@@ -1946,6 +2229,7 @@ static const cutap_arg_info_t args_cuKernelGetParamInfo[] = {
     {"paramOffset", "size_t *", CUTAP_ARG_PTR},
     {"paramSize", "size_t *", CUTAP_ARG_PTR},
 };
+static const uint16_t sizes_cuKernelGetParamInfo[] = {8, 8, 8, 8};
 static const struct cutap_capinfo caps_cuKernelGetParamInfo[] = {
     {.arg = 2, .kind = CUTAP_CAP_OUT_BYTES, .size = 8},
     {.arg = 3, .kind = CUTAP_CAP_OUT_BYTES, .size = 8},
@@ -1956,14 +2240,17 @@ static const cutap_arg_info_t args_cuKernelSetAttribute[] = {
     {"kernel", "CUkernel", CUTAP_ARG_PTR},
     {"dev", "CUdevice", CUTAP_ARG_INT},
 };
+static const uint16_t sizes_cuKernelSetAttribute[] = {4, 4, 8, 4};
 static const cutap_arg_info_t args_cuKernelSetCacheConfig[] = {
     {"kernel", "CUkernel", CUTAP_ARG_PTR},
     {"config", "CUfunc_cache", CUTAP_ARG_ENUM},
     {"dev", "CUdevice", CUTAP_ARG_INT},
 };
+static const uint16_t sizes_cuKernelSetCacheConfig[] = {8, 4, 4};
 static const cutap_arg_info_t args_cuLaunch[] = {
     {"f", "CUfunction", CUTAP_ARG_PTR},
 };
+static const uint16_t sizes_cuLaunch[] = {8};
 static const cutap_arg_info_t args_cuLaunchCooperativeKernel[] = {
     {"f", "CUfunction", CUTAP_ARG_PTR},
     {"gridDimX", "unsigned int", CUTAP_ARG_UINT},
@@ -1976,11 +2263,13 @@ static const cutap_arg_info_t args_cuLaunchCooperativeKernel[] = {
     {"hStream", "CUstream", CUTAP_ARG_PTR},
     {"kernelParams", "void **", CUTAP_ARG_PTR},
 };
+static const uint16_t sizes_cuLaunchCooperativeKernel[] = {8, 4, 4, 4, 4, 4, 4, 4, 8, 8};
 static const cutap_arg_info_t args_cuLaunchCooperativeKernelMultiDevice[] = {
     {"launchParamsList", "CUDA_LAUNCH_PARAMS *", CUTAP_ARG_PTR},
     {"numDevices", "unsigned int", CUTAP_ARG_UINT},
     {"flags", "unsigned int", CUTAP_ARG_UINT},
 };
+static const uint16_t sizes_cuLaunchCooperativeKernelMultiDevice[] = {8, 4, 4};
 static const struct cutap_capinfo caps_cuLaunchCooperativeKernelMultiDevice[] = {
     {.arg = 0, .kind = CUTAP_CAP_IN_BYTES, .size = 56},
 };
@@ -1996,27 +2285,32 @@ static const cutap_arg_info_t args_cuLaunchCooperativeKernel_ptsz[] = {
     {"hStream", "CUstream", CUTAP_ARG_PTR},
     {"kernelParams", "void **", CUTAP_ARG_PTR},
 };
+static const uint16_t sizes_cuLaunchCooperativeKernel_ptsz[] = {8, 4, 4, 4, 4, 4, 4, 4, 8, 8};
 static const cutap_arg_info_t args_cuLaunchGrid[] = {
     {"f", "CUfunction", CUTAP_ARG_PTR},
     {"grid_width", "int", CUTAP_ARG_INT},
     {"grid_height", "int", CUTAP_ARG_INT},
 };
+static const uint16_t sizes_cuLaunchGrid[] = {8, 4, 4};
 static const cutap_arg_info_t args_cuLaunchGridAsync[] = {
     {"f", "CUfunction", CUTAP_ARG_PTR},
     {"grid_width", "int", CUTAP_ARG_INT},
     {"grid_height", "int", CUTAP_ARG_INT},
     {"hStream", "CUstream", CUTAP_ARG_PTR},
 };
+static const uint16_t sizes_cuLaunchGridAsync[] = {8, 4, 4, 8};
 static const cutap_arg_info_t args_cuLaunchHostFunc[] = {
     {"hStream", "CUstream", CUTAP_ARG_PTR},
     {"fn", "CUhostFn", CUTAP_ARG_PTR},
     {"userData", "void *", CUTAP_ARG_PTR},
 };
+static const uint16_t sizes_cuLaunchHostFunc[] = {8, 8, 8};
 static const cutap_arg_info_t args_cuLaunchHostFunc_ptsz[] = {
     {"hStream", "CUstream", CUTAP_ARG_PTR},
     {"fn", "CUhostFn", CUTAP_ARG_PTR},
     {"userData", "void *", CUTAP_ARG_PTR},
 };
+static const uint16_t sizes_cuLaunchHostFunc_ptsz[] = {8, 8, 8};
 static const cutap_arg_info_t args_cuLaunchKernel[] = {
     {"f", "CUfunction", CUTAP_ARG_PTR},
     {"gridDimX", "unsigned int", CUTAP_ARG_UINT},
@@ -2030,12 +2324,14 @@ static const cutap_arg_info_t args_cuLaunchKernel[] = {
     {"kernelParams", "void **", CUTAP_ARG_PTR},
     {"extra", "void **", CUTAP_ARG_PTR},
 };
+static const uint16_t sizes_cuLaunchKernel[] = {8, 4, 4, 4, 4, 4, 4, 4, 8, 8, 8};
 static const cutap_arg_info_t args_cuLaunchKernelEx[] = {
     {"config", "const CUlaunchConfig *", CUTAP_ARG_PTR},
     {"f", "CUfunction", CUTAP_ARG_PTR},
     {"kernelParams", "void **", CUTAP_ARG_PTR},
     {"extra", "void **", CUTAP_ARG_PTR},
 };
+static const uint16_t sizes_cuLaunchKernelEx[] = {8, 8, 8, 8};
 static const struct cutap_capinfo caps_cuLaunchKernelEx[] = {
     {.arg = 0, .kind = CUTAP_CAP_IN_BYTES, .size = 56},
 };
@@ -2045,6 +2341,7 @@ static const cutap_arg_info_t args_cuLaunchKernelEx_ptsz[] = {
     {"kernelParams", "void **", CUTAP_ARG_PTR},
     {"extra", "void **", CUTAP_ARG_PTR},
 };
+static const uint16_t sizes_cuLaunchKernelEx_ptsz[] = {8, 8, 8, 8};
 static const struct cutap_capinfo caps_cuLaunchKernelEx_ptsz[] = {
     {.arg = 0, .kind = CUTAP_CAP_IN_BYTES, .size = 56},
 };
@@ -2061,11 +2358,13 @@ static const cutap_arg_info_t args_cuLaunchKernel_ptsz[] = {
     {"kernelParams", "void **", CUTAP_ARG_PTR},
     {"extra", "void **", CUTAP_ARG_PTR},
 };
+static const uint16_t sizes_cuLaunchKernel_ptsz[] = {8, 4, 4, 4, 4, 4, 4, 4, 8, 8, 8};
 static const cutap_arg_info_t args_cuLibraryEnumerateKernels[] = {
     {"kernels", "CUkernel *", CUTAP_ARG_PTR},
     {"numKernels", "unsigned int", CUTAP_ARG_UINT},
     {"lib", "CUlibrary", CUTAP_ARG_PTR},
 };
+static const uint16_t sizes_cuLibraryEnumerateKernels[] = {8, 4, 8};
 static const struct cutap_capinfo caps_cuLibraryEnumerateKernels[] = {
     {.arg = 0, .kind = CUTAP_CAP_OUT_BYTES, .size = 8},
 };
@@ -2075,6 +2374,7 @@ static const cutap_arg_info_t args_cuLibraryGetGlobal[] = {
     {"library", "CUlibrary", CUTAP_ARG_PTR},
     {"name", "const char *", CUTAP_ARG_PTR},
 };
+static const uint16_t sizes_cuLibraryGetGlobal[] = {8, 8, 8, 8};
 static const struct cutap_capinfo caps_cuLibraryGetGlobal[] = {
     {.arg = 0, .kind = CUTAP_CAP_OUT_BYTES, .size = 8},
     {.arg = 1, .kind = CUTAP_CAP_OUT_BYTES, .size = 8},
@@ -2085,6 +2385,7 @@ static const cutap_arg_info_t args_cuLibraryGetKernel[] = {
     {"library", "CUlibrary", CUTAP_ARG_PTR},
     {"name", "const char *", CUTAP_ARG_PTR},
 };
+static const uint16_t sizes_cuLibraryGetKernel[] = {8, 8, 8};
 static const struct cutap_capinfo caps_cuLibraryGetKernel[] = {
     {.arg = 0, .kind = CUTAP_CAP_OUT_BYTES, .size = 8},
     {.arg = 2, .kind = CUTAP_CAP_IN_STR, .size = 0},
@@ -2093,6 +2394,7 @@ static const cutap_arg_info_t args_cuLibraryGetKernelCount[] = {
     {"count", "unsigned int *", CUTAP_ARG_PTR},
     {"lib", "CUlibrary", CUTAP_ARG_PTR},
 };
+static const uint16_t sizes_cuLibraryGetKernelCount[] = {8, 8};
 static const struct cutap_capinfo caps_cuLibraryGetKernelCount[] = {
     {.arg = 0, .kind = CUTAP_CAP_OUT_BYTES, .size = 4},
 };
@@ -2102,6 +2404,7 @@ static const cutap_arg_info_t args_cuLibraryGetManaged[] = {
     {"library", "CUlibrary", CUTAP_ARG_PTR},
     {"name", "const char *", CUTAP_ARG_PTR},
 };
+static const uint16_t sizes_cuLibraryGetManaged[] = {8, 8, 8, 8};
 static const struct cutap_capinfo caps_cuLibraryGetManaged[] = {
     {.arg = 0, .kind = CUTAP_CAP_OUT_BYTES, .size = 8},
     {.arg = 1, .kind = CUTAP_CAP_OUT_BYTES, .size = 8},
@@ -2111,6 +2414,7 @@ static const cutap_arg_info_t args_cuLibraryGetModule[] = {
     {"pMod", "CUmodule *", CUTAP_ARG_PTR},
     {"library", "CUlibrary", CUTAP_ARG_PTR},
 };
+static const uint16_t sizes_cuLibraryGetModule[] = {8, 8};
 static const struct cutap_capinfo caps_cuLibraryGetModule[] = {
     {.arg = 0, .kind = CUTAP_CAP_OUT_BYTES, .size = 8},
 };
@@ -2119,6 +2423,7 @@ static const cutap_arg_info_t args_cuLibraryGetUnifiedFunction[] = {
     {"library", "CUlibrary", CUTAP_ARG_PTR},
     {"symbol", "const char *", CUTAP_ARG_PTR},
 };
+static const uint16_t sizes_cuLibraryGetUnifiedFunction[] = {8, 8, 8};
 static const struct cutap_capinfo caps_cuLibraryGetUnifiedFunction[] = {
     {.arg = 0, .kind = CUTAP_CAP_OUT_BYTES, .size = 8},
     {.arg = 2, .kind = CUTAP_CAP_IN_STR, .size = 0},
@@ -2133,6 +2438,7 @@ static const cutap_arg_info_t args_cuLibraryLoadData[] = {
     {"libraryOptionValues", "void **", CUTAP_ARG_PTR},
     {"numLibraryOptions", "unsigned int", CUTAP_ARG_UINT},
 };
+static const uint16_t sizes_cuLibraryLoadData[] = {8, 8, 8, 8, 4, 8, 8, 4};
 static const struct cutap_capinfo caps_cuLibraryLoadData[] = {
     {.arg = 0, .kind = CUTAP_CAP_OUT_BYTES, .size = 8},
 };
@@ -2146,6 +2452,7 @@ static const cutap_arg_info_t args_cuLibraryLoadFromFile[] = {
     {"libraryOptionValues", "void **", CUTAP_ARG_PTR},
     {"numLibraryOptions", "unsigned int", CUTAP_ARG_UINT},
 };
+static const uint16_t sizes_cuLibraryLoadFromFile[] = {8, 8, 8, 8, 4, 8, 8, 4};
 static const struct cutap_capinfo caps_cuLibraryLoadFromFile[] = {
     {.arg = 0, .kind = CUTAP_CAP_OUT_BYTES, .size = 8},
     {.arg = 1, .kind = CUTAP_CAP_IN_STR, .size = 0},
@@ -2153,6 +2460,7 @@ static const struct cutap_capinfo caps_cuLibraryLoadFromFile[] = {
 static const cutap_arg_info_t args_cuLibraryUnload[] = {
     {"library", "CUlibrary", CUTAP_ARG_PTR},
 };
+static const uint16_t sizes_cuLibraryUnload[] = {8};
 static const cutap_arg_info_t args_cuLinkAddData[] = {
     {"state", "CUlinkState", CUTAP_ARG_PTR},
     {"type", "CUjitInputType", CUTAP_ARG_ENUM},
@@ -2163,6 +2471,7 @@ static const cutap_arg_info_t args_cuLinkAddData[] = {
     {"options", "CUjit_option *", CUTAP_ARG_PTR},
     {"optionValues", "void **", CUTAP_ARG_PTR},
 };
+static const uint16_t sizes_cuLinkAddData[] = {8, 4, 8, 8, 8, 4, 8, 8};
 static const struct cutap_capinfo caps_cuLinkAddData[] = {
     {.arg = 4, .kind = CUTAP_CAP_IN_STR, .size = 0},
 };
@@ -2176,6 +2485,7 @@ static const cutap_arg_info_t args_cuLinkAddData_v2[] = {
     {"options", "CUjit_option *", CUTAP_ARG_PTR},
     {"optionValues", "void **", CUTAP_ARG_PTR},
 };
+static const uint16_t sizes_cuLinkAddData_v2[] = {8, 4, 8, 8, 8, 4, 8, 8};
 static const struct cutap_capinfo caps_cuLinkAddData_v2[] = {
     {.arg = 4, .kind = CUTAP_CAP_IN_STR, .size = 0},
 };
@@ -2187,6 +2497,7 @@ static const cutap_arg_info_t args_cuLinkAddFile[] = {
     {"options", "CUjit_option *", CUTAP_ARG_PTR},
     {"optionValues", "void **", CUTAP_ARG_PTR},
 };
+static const uint16_t sizes_cuLinkAddFile[] = {8, 4, 8, 4, 8, 8};
 static const struct cutap_capinfo caps_cuLinkAddFile[] = {
     {.arg = 2, .kind = CUTAP_CAP_IN_STR, .size = 0},
 };
@@ -2198,6 +2509,7 @@ static const cutap_arg_info_t args_cuLinkAddFile_v2[] = {
     {"options", "CUjit_option *", CUTAP_ARG_PTR},
     {"optionValues", "void **", CUTAP_ARG_PTR},
 };
+static const uint16_t sizes_cuLinkAddFile_v2[] = {8, 4, 8, 4, 8, 8};
 static const struct cutap_capinfo caps_cuLinkAddFile_v2[] = {
     {.arg = 2, .kind = CUTAP_CAP_IN_STR, .size = 0},
 };
@@ -2206,6 +2518,7 @@ static const cutap_arg_info_t args_cuLinkComplete[] = {
     {"cubinOut", "void **", CUTAP_ARG_PTR},
     {"sizeOut", "size_t *", CUTAP_ARG_PTR},
 };
+static const uint16_t sizes_cuLinkComplete[] = {8, 8, 8};
 static const struct cutap_capinfo caps_cuLinkComplete[] = {
     {.arg = 1, .kind = CUTAP_CAP_OUT_BYTES, .size = 8},
     {.arg = 2, .kind = CUTAP_CAP_OUT_BYTES, .size = 8},
@@ -2216,6 +2529,7 @@ static const cutap_arg_info_t args_cuLinkCreate[] = {
     {"optionValues", "void **", CUTAP_ARG_PTR},
     {"stateOut", "CUlinkState *", CUTAP_ARG_PTR},
 };
+static const uint16_t sizes_cuLinkCreate[] = {4, 8, 8, 8};
 static const struct cutap_capinfo caps_cuLinkCreate[] = {
     {.arg = 3, .kind = CUTAP_CAP_OUT_BYTES, .size = 8},
 };
@@ -2225,16 +2539,19 @@ static const cutap_arg_info_t args_cuLinkCreate_v2[] = {
     {"optionValues", "void **", CUTAP_ARG_PTR},
     {"stateOut", "CUlinkState *", CUTAP_ARG_PTR},
 };
+static const uint16_t sizes_cuLinkCreate_v2[] = {4, 8, 8, 8};
 static const struct cutap_capinfo caps_cuLinkCreate_v2[] = {
     {.arg = 3, .kind = CUTAP_CAP_OUT_BYTES, .size = 8},
 };
 static const cutap_arg_info_t args_cuLinkDestroy[] = {
     {"state", "CUlinkState", CUTAP_ARG_PTR},
 };
+static const uint16_t sizes_cuLinkDestroy[] = {8};
 static const cutap_arg_info_t args_cuLogsCurrent[] = {
     {"iterator_out", "CUlogIterator *", CUTAP_ARG_PTR},
     {"flags", "unsigned int", CUTAP_ARG_UINT},
 };
+static const uint16_t sizes_cuLogsCurrent[] = {8, 4};
 static const struct cutap_capinfo caps_cuLogsCurrent[] = {
     {.arg = 0, .kind = CUTAP_CAP_OUT_BYTES, .size = 4},
 };
@@ -2243,6 +2560,7 @@ static const cutap_arg_info_t args_cuLogsDumpToFile[] = {
     {"pathToFile", "const char *", CUTAP_ARG_PTR},
     {"flags", "unsigned int", CUTAP_ARG_UINT},
 };
+static const uint16_t sizes_cuLogsDumpToFile[] = {8, 8, 4};
 static const struct cutap_capinfo caps_cuLogsDumpToFile[] = {
     {.arg = 0, .kind = CUTAP_CAP_OUT_BYTES, .size = 4},
     {.arg = 1, .kind = CUTAP_CAP_IN_STR, .size = 0},
@@ -2253,6 +2571,7 @@ static const cutap_arg_info_t args_cuLogsDumpToMemory[] = {
     {"size", "size_t *", CUTAP_ARG_PTR},
     {"flags", "unsigned int", CUTAP_ARG_UINT},
 };
+static const uint16_t sizes_cuLogsDumpToMemory[] = {8, 8, 8, 4};
 static const struct cutap_capinfo caps_cuLogsDumpToMemory[] = {
     {.arg = 0, .kind = CUTAP_CAP_OUT_BYTES, .size = 4},
     {.arg = 1, .kind = CUTAP_CAP_OUT_STRBUF, .size = 0},
@@ -2263,16 +2582,19 @@ static const cutap_arg_info_t args_cuLogsRegisterCallback[] = {
     {"userData", "void *", CUTAP_ARG_PTR},
     {"callback_out", "CUlogsCallbackHandle *", CUTAP_ARG_PTR},
 };
+static const uint16_t sizes_cuLogsRegisterCallback[] = {8, 8, 8};
 static const struct cutap_capinfo caps_cuLogsRegisterCallback[] = {
     {.arg = 2, .kind = CUTAP_CAP_OUT_BYTES, .size = 8},
 };
 static const cutap_arg_info_t args_cuLogsUnregisterCallback[] = {
     {"callback", "CUlogsCallbackHandle", CUTAP_ARG_PTR},
 };
+static const uint16_t sizes_cuLogsUnregisterCallback[] = {8};
 static const cutap_arg_info_t args_cuMemAddressFree[] = {
     {"ptr", "CUdeviceptr", CUTAP_ARG_UINT},
     {"size", "size_t", CUTAP_ARG_UINT},
 };
+static const uint16_t sizes_cuMemAddressFree[] = {8, 8};
 static const cutap_arg_info_t args_cuMemAddressReserve[] = {
     {"ptr", "CUdeviceptr *", CUTAP_ARG_PTR},
     {"size", "size_t", CUTAP_ARG_UINT},
@@ -2280,6 +2602,7 @@ static const cutap_arg_info_t args_cuMemAddressReserve[] = {
     {"addr", "CUdeviceptr", CUTAP_ARG_UINT},
     {"flags", "unsigned long long", CUTAP_ARG_UINT},
 };
+static const uint16_t sizes_cuMemAddressReserve[] = {8, 8, 8, 8, 8};
 static const struct cutap_capinfo caps_cuMemAddressReserve[] = {
     {.arg = 0, .kind = CUTAP_CAP_OUT_BYTES, .size = 8},
 };
@@ -2289,16 +2612,19 @@ static const cutap_arg_info_t args_cuMemAdvise[] = {
     {"advice", "CUmem_advise", CUTAP_ARG_ENUM},
     {"device", "CUdevice", CUTAP_ARG_INT},
 };
+static const uint16_t sizes_cuMemAdvise[] = {8, 8, 4, 4};
 static const cutap_arg_info_t args_cuMemAdvise_v2[] = {
     {"devPtr", "CUdeviceptr", CUTAP_ARG_UINT},
     {"count", "size_t", CUTAP_ARG_UINT},
     {"advice", "CUmem_advise", CUTAP_ARG_ENUM},
     {"location", "CUmemLocation", CUTAP_ARG_STRUCT},
 };
+static const uint16_t sizes_cuMemAdvise_v2[] = {8, 8, 4, 8};
 static const cutap_arg_info_t args_cuMemAlloc[] = {
     {"dptr", "CUdeviceptr_v1 *", CUTAP_ARG_PTR},
     {"bytesize", "unsigned int", CUTAP_ARG_UINT},
 };
+static const uint16_t sizes_cuMemAlloc[] = {8, 4};
 static const struct cutap_capinfo caps_cuMemAlloc[] = {
     {.arg = 0, .kind = CUTAP_CAP_OUT_BYTES, .size = 4},
 };
@@ -2307,6 +2633,7 @@ static const cutap_arg_info_t args_cuMemAllocAsync[] = {
     {"bytesize", "size_t", CUTAP_ARG_UINT},
     {"hStream", "CUstream", CUTAP_ARG_PTR},
 };
+static const uint16_t sizes_cuMemAllocAsync[] = {8, 8, 8};
 static const struct cutap_capinfo caps_cuMemAllocAsync[] = {
     {.arg = 0, .kind = CUTAP_CAP_OUT_BYTES, .size = 8},
 };
@@ -2315,6 +2642,7 @@ static const cutap_arg_info_t args_cuMemAllocAsync_ptsz[] = {
     {"bytesize", "size_t", CUTAP_ARG_UINT},
     {"hStream", "CUstream", CUTAP_ARG_PTR},
 };
+static const uint16_t sizes_cuMemAllocAsync_ptsz[] = {8, 8, 8};
 static const struct cutap_capinfo caps_cuMemAllocAsync_ptsz[] = {
     {.arg = 0, .kind = CUTAP_CAP_OUT_BYTES, .size = 8},
 };
@@ -2324,6 +2652,7 @@ static const cutap_arg_info_t args_cuMemAllocFromPoolAsync[] = {
     {"pool", "CUmemoryPool", CUTAP_ARG_PTR},
     {"hStream", "CUstream", CUTAP_ARG_PTR},
 };
+static const uint16_t sizes_cuMemAllocFromPoolAsync[] = {8, 8, 8, 8};
 static const struct cutap_capinfo caps_cuMemAllocFromPoolAsync[] = {
     {.arg = 0, .kind = CUTAP_CAP_OUT_BYTES, .size = 8},
 };
@@ -2333,6 +2662,7 @@ static const cutap_arg_info_t args_cuMemAllocFromPoolAsync_ptsz[] = {
     {"pool", "CUmemoryPool", CUTAP_ARG_PTR},
     {"hStream", "CUstream", CUTAP_ARG_PTR},
 };
+static const uint16_t sizes_cuMemAllocFromPoolAsync_ptsz[] = {8, 8, 8, 8};
 static const struct cutap_capinfo caps_cuMemAllocFromPoolAsync_ptsz[] = {
     {.arg = 0, .kind = CUTAP_CAP_OUT_BYTES, .size = 8},
 };
@@ -2340,6 +2670,7 @@ static const cutap_arg_info_t args_cuMemAllocHost[] = {
     {"pp", "void **", CUTAP_ARG_PTR},
     {"bytesize", "unsigned int", CUTAP_ARG_UINT},
 };
+static const uint16_t sizes_cuMemAllocHost[] = {8, 4};
 static const struct cutap_capinfo caps_cuMemAllocHost[] = {
     {.arg = 0, .kind = CUTAP_CAP_OUT_BYTES, .size = 8},
 };
@@ -2347,6 +2678,7 @@ static const cutap_arg_info_t args_cuMemAllocHost_v2[] = {
     {"pp", "void **", CUTAP_ARG_PTR},
     {"bytesize", "size_t", CUTAP_ARG_UINT},
 };
+static const uint16_t sizes_cuMemAllocHost_v2[] = {8, 8};
 static const struct cutap_capinfo caps_cuMemAllocHost_v2[] = {
     {.arg = 0, .kind = CUTAP_CAP_OUT_BYTES, .size = 8},
 };
@@ -2355,6 +2687,7 @@ static const cutap_arg_info_t args_cuMemAllocManaged[] = {
     {"bytesize", "size_t", CUTAP_ARG_UINT},
     {"flags", "unsigned int", CUTAP_ARG_UINT},
 };
+static const uint16_t sizes_cuMemAllocManaged[] = {8, 8, 4};
 static const struct cutap_capinfo caps_cuMemAllocManaged[] = {
     {.arg = 0, .kind = CUTAP_CAP_OUT_BYTES, .size = 8},
 };
@@ -2365,6 +2698,7 @@ static const cutap_arg_info_t args_cuMemAllocPitch[] = {
     {"Height", "unsigned int", CUTAP_ARG_UINT},
     {"ElementSizeBytes", "unsigned int", CUTAP_ARG_UINT},
 };
+static const uint16_t sizes_cuMemAllocPitch[] = {8, 8, 4, 4, 4};
 static const struct cutap_capinfo caps_cuMemAllocPitch[] = {
     {.arg = 0, .kind = CUTAP_CAP_OUT_BYTES, .size = 4},
     {.arg = 1, .kind = CUTAP_CAP_OUT_BYTES, .size = 4},
@@ -2376,6 +2710,7 @@ static const cutap_arg_info_t args_cuMemAllocPitch_v2[] = {
     {"Height", "size_t", CUTAP_ARG_UINT},
     {"ElementSizeBytes", "unsigned int", CUTAP_ARG_UINT},
 };
+static const uint16_t sizes_cuMemAllocPitch_v2[] = {8, 8, 8, 8, 4};
 static const struct cutap_capinfo caps_cuMemAllocPitch_v2[] = {
     {.arg = 0, .kind = CUTAP_CAP_OUT_BYTES, .size = 8},
     {.arg = 1, .kind = CUTAP_CAP_OUT_BYTES, .size = 8},
@@ -2384,6 +2719,7 @@ static const cutap_arg_info_t args_cuMemAlloc_v2[] = {
     {"dptr", "CUdeviceptr *", CUTAP_ARG_PTR},
     {"bytesize", "size_t", CUTAP_ARG_UINT},
 };
+static const uint16_t sizes_cuMemAlloc_v2[] = {8, 8};
 static const struct cutap_capinfo caps_cuMemAlloc_v2[] = {
     {.arg = 0, .kind = CUTAP_CAP_OUT_BYTES, .size = 8},
 };
@@ -2394,6 +2730,7 @@ static const cutap_arg_info_t args_cuMemBatchDecompressAsync[] = {
     {"errorIndex", "size_t *", CUTAP_ARG_PTR},
     {"stream", "CUstream", CUTAP_ARG_PTR},
 };
+static const uint16_t sizes_cuMemBatchDecompressAsync[] = {8, 8, 4, 8, 8};
 static const struct cutap_capinfo caps_cuMemBatchDecompressAsync[] = {
     {.arg = 0, .kind = CUTAP_CAP_IN_BYTES, .size = 64},
     {.arg = 3, .kind = CUTAP_CAP_OUT_BYTES, .size = 8},
@@ -2405,6 +2742,7 @@ static const cutap_arg_info_t args_cuMemBatchDecompressAsync_ptsz[] = {
     {"errorIndex", "size_t *", CUTAP_ARG_PTR},
     {"stream", "CUstream", CUTAP_ARG_PTR},
 };
+static const uint16_t sizes_cuMemBatchDecompressAsync_ptsz[] = {8, 8, 4, 8, 8};
 static const struct cutap_capinfo caps_cuMemBatchDecompressAsync_ptsz[] = {
     {.arg = 0, .kind = CUTAP_CAP_IN_BYTES, .size = 64},
     {.arg = 3, .kind = CUTAP_CAP_OUT_BYTES, .size = 8},
@@ -2415,6 +2753,7 @@ static const cutap_arg_info_t args_cuMemCreate[] = {
     {"prop", "const CUmemAllocationProp *", CUTAP_ARG_PTR},
     {"flags", "unsigned long long", CUTAP_ARG_UINT},
 };
+static const uint16_t sizes_cuMemCreate[] = {8, 8, 8, 8};
 static const struct cutap_capinfo caps_cuMemCreate[] = {
     {.arg = 0, .kind = CUTAP_CAP_OUT_BYTES, .size = 8},
     {.arg = 2, .kind = CUTAP_CAP_IN_BYTES, .size = 32},
@@ -2429,6 +2768,7 @@ static const cutap_arg_info_t args_cuMemDiscardAndPrefetchBatchAsync[] = {
     {"flags", "unsigned long long", CUTAP_ARG_UINT},
     {"hStream", "CUstream", CUTAP_ARG_PTR},
 };
+static const uint16_t sizes_cuMemDiscardAndPrefetchBatchAsync[] = {8, 8, 8, 8, 8, 8, 8, 8};
 static const struct cutap_capinfo caps_cuMemDiscardAndPrefetchBatchAsync[] = {
     {.arg = 0, .kind = CUTAP_CAP_OUT_BYTES, .size = 8},
     {.arg = 3, .kind = CUTAP_CAP_IN_BYTES, .size = 8},
@@ -2444,6 +2784,7 @@ static const cutap_arg_info_t args_cuMemDiscardAndPrefetchBatchAsync_ptsz[] = {
     {"flags", "unsigned long long", CUTAP_ARG_UINT},
     {"hStream", "CUstream", CUTAP_ARG_PTR},
 };
+static const uint16_t sizes_cuMemDiscardAndPrefetchBatchAsync_ptsz[] = {8, 8, 8, 8, 8, 8, 8, 8};
 static const struct cutap_capinfo caps_cuMemDiscardAndPrefetchBatchAsync_ptsz[] = {
     {.arg = 0, .kind = CUTAP_CAP_OUT_BYTES, .size = 8},
     {.arg = 3, .kind = CUTAP_CAP_IN_BYTES, .size = 8},
@@ -2456,6 +2797,7 @@ static const cutap_arg_info_t args_cuMemDiscardBatchAsync[] = {
     {"flags", "unsigned long long", CUTAP_ARG_UINT},
     {"hStream", "CUstream", CUTAP_ARG_PTR},
 };
+static const uint16_t sizes_cuMemDiscardBatchAsync[] = {8, 8, 8, 8, 8};
 static const struct cutap_capinfo caps_cuMemDiscardBatchAsync[] = {
     {.arg = 0, .kind = CUTAP_CAP_OUT_BYTES, .size = 8},
 };
@@ -2466,6 +2808,7 @@ static const cutap_arg_info_t args_cuMemDiscardBatchAsync_ptsz[] = {
     {"flags", "unsigned long long", CUTAP_ARG_UINT},
     {"hStream", "CUstream", CUTAP_ARG_PTR},
 };
+static const uint16_t sizes_cuMemDiscardBatchAsync_ptsz[] = {8, 8, 8, 8, 8};
 static const struct cutap_capinfo caps_cuMemDiscardBatchAsync_ptsz[] = {
     {.arg = 0, .kind = CUTAP_CAP_OUT_BYTES, .size = 8},
 };
@@ -2475,28 +2818,35 @@ static const cutap_arg_info_t args_cuMemExportToShareableHandle[] = {
     {"handleType", "CUmemAllocationHandleType", CUTAP_ARG_ENUM},
     {"flags", "unsigned long long", CUTAP_ARG_UINT},
 };
+static const uint16_t sizes_cuMemExportToShareableHandle[] = {8, 8, 4, 8};
 static const cutap_arg_info_t args_cuMemFree[] = {
     {"dptr", "CUdeviceptr_v1", CUTAP_ARG_UINT},
 };
+static const uint16_t sizes_cuMemFree[] = {4};
 static const cutap_arg_info_t args_cuMemFreeAsync[] = {
     {"dptr", "CUdeviceptr", CUTAP_ARG_UINT},
     {"hStream", "CUstream", CUTAP_ARG_PTR},
 };
+static const uint16_t sizes_cuMemFreeAsync[] = {8, 8};
 static const cutap_arg_info_t args_cuMemFreeAsync_ptsz[] = {
     {"dptr", "CUdeviceptr", CUTAP_ARG_UINT},
     {"hStream", "CUstream", CUTAP_ARG_PTR},
 };
+static const uint16_t sizes_cuMemFreeAsync_ptsz[] = {8, 8};
 static const cutap_arg_info_t args_cuMemFreeHost[] = {
     {"p", "void *", CUTAP_ARG_PTR},
 };
+static const uint16_t sizes_cuMemFreeHost[] = {8};
 static const cutap_arg_info_t args_cuMemFree_v2[] = {
     {"dptr", "CUdeviceptr", CUTAP_ARG_UINT},
 };
+static const uint16_t sizes_cuMemFree_v2[] = {8};
 static const cutap_arg_info_t args_cuMemGetAccess[] = {
     {"flags", "unsigned long long *", CUTAP_ARG_PTR},
     {"location", "const CUmemLocation *", CUTAP_ARG_PTR},
     {"ptr", "CUdeviceptr", CUTAP_ARG_UINT},
 };
+static const uint16_t sizes_cuMemGetAccess[] = {8, 8, 8};
 static const struct cutap_capinfo caps_cuMemGetAccess[] = {
     {.arg = 0, .kind = CUTAP_CAP_OUT_BYTES, .size = 8},
     {.arg = 1, .kind = CUTAP_CAP_IN_BYTES, .size = 8},
@@ -2506,6 +2856,7 @@ static const cutap_arg_info_t args_cuMemGetAddressRange[] = {
     {"psize", "unsigned int *", CUTAP_ARG_PTR},
     {"dptr", "CUdeviceptr_v1", CUTAP_ARG_UINT},
 };
+static const uint16_t sizes_cuMemGetAddressRange[] = {8, 8, 4};
 static const struct cutap_capinfo caps_cuMemGetAddressRange[] = {
     {.arg = 0, .kind = CUTAP_CAP_OUT_BYTES, .size = 4},
     {.arg = 1, .kind = CUTAP_CAP_OUT_BYTES, .size = 4},
@@ -2515,6 +2866,7 @@ static const cutap_arg_info_t args_cuMemGetAddressRange_v2[] = {
     {"psize", "size_t *", CUTAP_ARG_PTR},
     {"dptr", "CUdeviceptr", CUTAP_ARG_UINT},
 };
+static const uint16_t sizes_cuMemGetAddressRange_v2[] = {8, 8, 8};
 static const struct cutap_capinfo caps_cuMemGetAddressRange_v2[] = {
     {.arg = 0, .kind = CUTAP_CAP_OUT_BYTES, .size = 8},
     {.arg = 1, .kind = CUTAP_CAP_OUT_BYTES, .size = 8},
@@ -2524,6 +2876,7 @@ static const cutap_arg_info_t args_cuMemGetAllocationGranularity[] = {
     {"prop", "const CUmemAllocationProp *", CUTAP_ARG_PTR},
     {"option", "CUmemAllocationGranularity_flags", CUTAP_ARG_ENUM},
 };
+static const uint16_t sizes_cuMemGetAllocationGranularity[] = {8, 8, 4};
 static const struct cutap_capinfo caps_cuMemGetAllocationGranularity[] = {
     {.arg = 0, .kind = CUTAP_CAP_OUT_BYTES, .size = 8},
     {.arg = 1, .kind = CUTAP_CAP_IN_BYTES, .size = 32},
@@ -2532,6 +2885,7 @@ static const cutap_arg_info_t args_cuMemGetAllocationPropertiesFromHandle[] = {
     {"prop", "CUmemAllocationProp *", CUTAP_ARG_PTR},
     {"handle", "CUmemGenericAllocationHandle", CUTAP_ARG_UINT},
 };
+static const uint16_t sizes_cuMemGetAllocationPropertiesFromHandle[] = {8, 8};
 static const struct cutap_capinfo caps_cuMemGetAllocationPropertiesFromHandle[] = {
     {.arg = 0, .kind = CUTAP_CAP_OUT_BYTES, .size = 32},
 };
@@ -2540,6 +2894,7 @@ static const cutap_arg_info_t args_cuMemGetDefaultMemPool[] = {
     {"location", "CUmemLocation *", CUTAP_ARG_PTR},
     {"type", "CUmemAllocationType", CUTAP_ARG_ENUM},
 };
+static const uint16_t sizes_cuMemGetDefaultMemPool[] = {8, 8, 4};
 static const struct cutap_capinfo caps_cuMemGetDefaultMemPool[] = {
     {.arg = 0, .kind = CUTAP_CAP_OUT_BYTES, .size = 8},
     {.arg = 1, .kind = CUTAP_CAP_IN_BYTES, .size = 8},
@@ -2551,10 +2906,12 @@ static const cutap_arg_info_t args_cuMemGetHandleForAddressRange[] = {
     {"handleType", "CUmemRangeHandleType", CUTAP_ARG_ENUM},
     {"flags", "unsigned long long", CUTAP_ARG_UINT},
 };
+static const uint16_t sizes_cuMemGetHandleForAddressRange[] = {8, 8, 8, 4, 8};
 static const cutap_arg_info_t args_cuMemGetInfo[] = {
     {"free", "unsigned int *", CUTAP_ARG_PTR},
     {"total", "unsigned int *", CUTAP_ARG_PTR},
 };
+static const uint16_t sizes_cuMemGetInfo[] = {8, 8};
 static const struct cutap_capinfo caps_cuMemGetInfo[] = {
     {.arg = 0, .kind = CUTAP_CAP_OUT_BYTES, .size = 4},
     {.arg = 1, .kind = CUTAP_CAP_OUT_BYTES, .size = 4},
@@ -2563,6 +2920,7 @@ static const cutap_arg_info_t args_cuMemGetInfo_v2[] = {
     {"free", "size_t *", CUTAP_ARG_PTR},
     {"total", "size_t *", CUTAP_ARG_PTR},
 };
+static const uint16_t sizes_cuMemGetInfo_v2[] = {8, 8};
 static const struct cutap_capinfo caps_cuMemGetInfo_v2[] = {
     {.arg = 0, .kind = CUTAP_CAP_OUT_BYTES, .size = 8},
     {.arg = 1, .kind = CUTAP_CAP_OUT_BYTES, .size = 8},
@@ -2572,6 +2930,7 @@ static const cutap_arg_info_t args_cuMemGetMemPool[] = {
     {"location", "CUmemLocation *", CUTAP_ARG_PTR},
     {"type", "CUmemAllocationType", CUTAP_ARG_ENUM},
 };
+static const uint16_t sizes_cuMemGetMemPool[] = {8, 8, 4};
 static const struct cutap_capinfo caps_cuMemGetMemPool[] = {
     {.arg = 0, .kind = CUTAP_CAP_OUT_BYTES, .size = 8},
     {.arg = 1, .kind = CUTAP_CAP_IN_BYTES, .size = 8},
@@ -2581,6 +2940,7 @@ static const cutap_arg_info_t args_cuMemHostAlloc[] = {
     {"bytesize", "size_t", CUTAP_ARG_UINT},
     {"Flags", "unsigned int", CUTAP_ARG_UINT},
 };
+static const uint16_t sizes_cuMemHostAlloc[] = {8, 8, 4};
 static const struct cutap_capinfo caps_cuMemHostAlloc[] = {
     {.arg = 0, .kind = CUTAP_CAP_OUT_BYTES, .size = 8},
 };
@@ -2589,6 +2949,7 @@ static const cutap_arg_info_t args_cuMemHostGetDevicePointer[] = {
     {"p", "void *", CUTAP_ARG_PTR},
     {"Flags", "unsigned int", CUTAP_ARG_UINT},
 };
+static const uint16_t sizes_cuMemHostGetDevicePointer[] = {8, 8, 4};
 static const struct cutap_capinfo caps_cuMemHostGetDevicePointer[] = {
     {.arg = 0, .kind = CUTAP_CAP_OUT_BYTES, .size = 4},
 };
@@ -2597,6 +2958,7 @@ static const cutap_arg_info_t args_cuMemHostGetDevicePointer_v2[] = {
     {"p", "void *", CUTAP_ARG_PTR},
     {"Flags", "unsigned int", CUTAP_ARG_UINT},
 };
+static const uint16_t sizes_cuMemHostGetDevicePointer_v2[] = {8, 8, 4};
 static const struct cutap_capinfo caps_cuMemHostGetDevicePointer_v2[] = {
     {.arg = 0, .kind = CUTAP_CAP_OUT_BYTES, .size = 8},
 };
@@ -2604,6 +2966,7 @@ static const cutap_arg_info_t args_cuMemHostGetFlags[] = {
     {"pFlags", "unsigned int *", CUTAP_ARG_PTR},
     {"p", "void *", CUTAP_ARG_PTR},
 };
+static const uint16_t sizes_cuMemHostGetFlags[] = {8, 8};
 static const struct cutap_capinfo caps_cuMemHostGetFlags[] = {
     {.arg = 0, .kind = CUTAP_CAP_OUT_BYTES, .size = 4},
 };
@@ -2612,19 +2975,23 @@ static const cutap_arg_info_t args_cuMemHostRegister[] = {
     {"bytesize", "size_t", CUTAP_ARG_UINT},
     {"Flags", "unsigned int", CUTAP_ARG_UINT},
 };
+static const uint16_t sizes_cuMemHostRegister[] = {8, 8, 4};
 static const cutap_arg_info_t args_cuMemHostRegister_v2[] = {
     {"p", "void *", CUTAP_ARG_PTR},
     {"bytesize", "size_t", CUTAP_ARG_UINT},
     {"Flags", "unsigned int", CUTAP_ARG_UINT},
 };
+static const uint16_t sizes_cuMemHostRegister_v2[] = {8, 8, 4};
 static const cutap_arg_info_t args_cuMemHostUnregister[] = {
     {"p", "void *", CUTAP_ARG_PTR},
 };
+static const uint16_t sizes_cuMemHostUnregister[] = {8};
 static const cutap_arg_info_t args_cuMemImportFromShareableHandle[] = {
     {"handle", "CUmemGenericAllocationHandle *", CUTAP_ARG_PTR},
     {"osHandle", "void *", CUTAP_ARG_PTR},
     {"shHandleType", "CUmemAllocationHandleType", CUTAP_ARG_ENUM},
 };
+static const uint16_t sizes_cuMemImportFromShareableHandle[] = {8, 8, 4};
 static const struct cutap_capinfo caps_cuMemImportFromShareableHandle[] = {
     {.arg = 0, .kind = CUTAP_CAP_OUT_BYTES, .size = 8},
 };
@@ -2635,30 +3002,36 @@ static const cutap_arg_info_t args_cuMemMap[] = {
     {"handle", "CUmemGenericAllocationHandle", CUTAP_ARG_UINT},
     {"flags", "unsigned long long", CUTAP_ARG_UINT},
 };
+static const uint16_t sizes_cuMemMap[] = {8, 8, 8, 8, 8};
 static const cutap_arg_info_t args_cuMemMapArrayAsync[] = {
     {"mapInfoList", "CUarrayMapInfo *", CUTAP_ARG_PTR},
     {"count", "unsigned int", CUTAP_ARG_UINT},
     {"hStream", "CUstream", CUTAP_ARG_PTR},
 };
+static const uint16_t sizes_cuMemMapArrayAsync[] = {8, 4, 8};
 static const cutap_arg_info_t args_cuMemMapArrayAsync_ptsz[] = {
     {"mapInfoList", "CUarrayMapInfo *", CUTAP_ARG_PTR},
     {"count", "unsigned int", CUTAP_ARG_UINT},
     {"hStream", "CUstream", CUTAP_ARG_PTR},
 };
+static const uint16_t sizes_cuMemMapArrayAsync_ptsz[] = {8, 4, 8};
 static const cutap_arg_info_t args_cuMemPoolCreate[] = {
     {"pool", "CUmemoryPool *", CUTAP_ARG_PTR},
     {"poolProps", "const CUmemPoolProps *", CUTAP_ARG_PTR},
 };
+static const uint16_t sizes_cuMemPoolCreate[] = {8, 8};
 static const struct cutap_capinfo caps_cuMemPoolCreate[] = {
     {.arg = 0, .kind = CUTAP_CAP_OUT_BYTES, .size = 8},
 };
 static const cutap_arg_info_t args_cuMemPoolDestroy[] = {
     {"pool", "CUmemoryPool", CUTAP_ARG_PTR},
 };
+static const uint16_t sizes_cuMemPoolDestroy[] = {8};
 static const cutap_arg_info_t args_cuMemPoolExportPointer[] = {
     {"shareData_out", "CUmemPoolPtrExportData *", CUTAP_ARG_PTR},
     {"ptr", "CUdeviceptr", CUTAP_ARG_UINT},
 };
+static const uint16_t sizes_cuMemPoolExportPointer[] = {8, 8};
 static const struct cutap_capinfo caps_cuMemPoolExportPointer[] = {
     {.arg = 0, .kind = CUTAP_CAP_OUT_BYTES, .size = 64},
 };
@@ -2668,11 +3041,13 @@ static const cutap_arg_info_t args_cuMemPoolExportToShareableHandle[] = {
     {"handleType", "CUmemAllocationHandleType", CUTAP_ARG_ENUM},
     {"flags", "unsigned long long", CUTAP_ARG_UINT},
 };
+static const uint16_t sizes_cuMemPoolExportToShareableHandle[] = {8, 8, 4, 8};
 static const cutap_arg_info_t args_cuMemPoolGetAccess[] = {
     {"flags", "CUmemAccess_flags *", CUTAP_ARG_PTR},
     {"memPool", "CUmemoryPool", CUTAP_ARG_PTR},
     {"location", "CUmemLocation *", CUTAP_ARG_PTR},
 };
+static const uint16_t sizes_cuMemPoolGetAccess[] = {8, 8, 8};
 static const struct cutap_capinfo caps_cuMemPoolGetAccess[] = {
     {.arg = 0, .kind = CUTAP_CAP_OUT_BYTES, .size = 4},
     {.arg = 2, .kind = CUTAP_CAP_IN_BYTES, .size = 8},
@@ -2682,12 +3057,14 @@ static const cutap_arg_info_t args_cuMemPoolGetAttribute[] = {
     {"attr", "CUmemPool_attribute", CUTAP_ARG_ENUM},
     {"value", "void *", CUTAP_ARG_PTR},
 };
+static const uint16_t sizes_cuMemPoolGetAttribute[] = {8, 4, 8};
 static const cutap_arg_info_t args_cuMemPoolImportFromShareableHandle[] = {
     {"pool_out", "CUmemoryPool *", CUTAP_ARG_PTR},
     {"handle", "void *", CUTAP_ARG_PTR},
     {"handleType", "CUmemAllocationHandleType", CUTAP_ARG_ENUM},
     {"flags", "unsigned long long", CUTAP_ARG_UINT},
 };
+static const uint16_t sizes_cuMemPoolImportFromShareableHandle[] = {8, 8, 4, 8};
 static const struct cutap_capinfo caps_cuMemPoolImportFromShareableHandle[] = {
     {.arg = 0, .kind = CUTAP_CAP_OUT_BYTES, .size = 8},
 };
@@ -2696,6 +3073,7 @@ static const cutap_arg_info_t args_cuMemPoolImportPointer[] = {
     {"pool", "CUmemoryPool", CUTAP_ARG_PTR},
     {"shareData", "CUmemPoolPtrExportData *", CUTAP_ARG_PTR},
 };
+static const uint16_t sizes_cuMemPoolImportPointer[] = {8, 8, 8};
 static const struct cutap_capinfo caps_cuMemPoolImportPointer[] = {
     {.arg = 0, .kind = CUTAP_CAP_OUT_BYTES, .size = 8},
     {.arg = 2, .kind = CUTAP_CAP_OUT_BYTES, .size = 64},
@@ -2705,6 +3083,7 @@ static const cutap_arg_info_t args_cuMemPoolSetAccess[] = {
     {"map", "const CUmemAccessDesc *", CUTAP_ARG_PTR},
     {"count", "size_t", CUTAP_ARG_UINT},
 };
+static const uint16_t sizes_cuMemPoolSetAccess[] = {8, 8, 8};
 static const struct cutap_capinfo caps_cuMemPoolSetAccess[] = {
     {.arg = 1, .kind = CUTAP_CAP_IN_BYTES, .size = 12},
 };
@@ -2713,22 +3092,26 @@ static const cutap_arg_info_t args_cuMemPoolSetAttribute[] = {
     {"attr", "CUmemPool_attribute", CUTAP_ARG_ENUM},
     {"value", "void *", CUTAP_ARG_PTR},
 };
+static const uint16_t sizes_cuMemPoolSetAttribute[] = {8, 4, 8};
 static const cutap_arg_info_t args_cuMemPoolTrimTo[] = {
     {"pool", "CUmemoryPool", CUTAP_ARG_PTR},
     {"minBytesToKeep", "size_t", CUTAP_ARG_UINT},
 };
+static const uint16_t sizes_cuMemPoolTrimTo[] = {8, 8};
 static const cutap_arg_info_t args_cuMemPrefetchAsync[] = {
     {"devPtr", "CUdeviceptr", CUTAP_ARG_UINT},
     {"count", "size_t", CUTAP_ARG_UINT},
     {"dstDevice", "CUdevice", CUTAP_ARG_INT},
     {"hStream", "CUstream", CUTAP_ARG_PTR},
 };
+static const uint16_t sizes_cuMemPrefetchAsync[] = {8, 8, 4, 8};
 static const cutap_arg_info_t args_cuMemPrefetchAsync_ptsz[] = {
     {"devPtr", "CUdeviceptr", CUTAP_ARG_UINT},
     {"count", "size_t", CUTAP_ARG_UINT},
     {"dstDevice", "CUdevice", CUTAP_ARG_INT},
     {"hStream", "CUstream", CUTAP_ARG_PTR},
 };
+static const uint16_t sizes_cuMemPrefetchAsync_ptsz[] = {8, 8, 4, 8};
 static const cutap_arg_info_t args_cuMemPrefetchAsync_v2[] = {
     {"devPtr", "CUdeviceptr", CUTAP_ARG_UINT},
     {"count", "size_t", CUTAP_ARG_UINT},
@@ -2736,6 +3119,7 @@ static const cutap_arg_info_t args_cuMemPrefetchAsync_v2[] = {
     {"flags", "unsigned int", CUTAP_ARG_UINT},
     {"hStream", "CUstream", CUTAP_ARG_PTR},
 };
+static const uint16_t sizes_cuMemPrefetchAsync_v2[] = {8, 8, 8, 4, 8};
 static const cutap_arg_info_t args_cuMemPrefetchAsync_v2_ptsz[] = {
     {"devPtr", "CUdeviceptr", CUTAP_ARG_UINT},
     {"count", "size_t", CUTAP_ARG_UINT},
@@ -2743,6 +3127,7 @@ static const cutap_arg_info_t args_cuMemPrefetchAsync_v2_ptsz[] = {
     {"flags", "unsigned int", CUTAP_ARG_UINT},
     {"hStream", "CUstream", CUTAP_ARG_PTR},
 };
+static const uint16_t sizes_cuMemPrefetchAsync_v2_ptsz[] = {8, 8, 8, 4, 8};
 static const cutap_arg_info_t args_cuMemPrefetchBatchAsync[] = {
     {"dptrs", "CUdeviceptr *", CUTAP_ARG_PTR},
     {"sizes", "size_t *", CUTAP_ARG_PTR},
@@ -2753,6 +3138,7 @@ static const cutap_arg_info_t args_cuMemPrefetchBatchAsync[] = {
     {"flags", "unsigned long long", CUTAP_ARG_UINT},
     {"hStream", "CUstream", CUTAP_ARG_PTR},
 };
+static const uint16_t sizes_cuMemPrefetchBatchAsync[] = {8, 8, 8, 8, 8, 8, 8, 8};
 static const struct cutap_capinfo caps_cuMemPrefetchBatchAsync[] = {
     {.arg = 0, .kind = CUTAP_CAP_OUT_BYTES, .size = 8},
     {.arg = 3, .kind = CUTAP_CAP_IN_BYTES, .size = 8},
@@ -2768,6 +3154,7 @@ static const cutap_arg_info_t args_cuMemPrefetchBatchAsync_ptsz[] = {
     {"flags", "unsigned long long", CUTAP_ARG_UINT},
     {"hStream", "CUstream", CUTAP_ARG_PTR},
 };
+static const uint16_t sizes_cuMemPrefetchBatchAsync_ptsz[] = {8, 8, 8, 8, 8, 8, 8, 8};
 static const struct cutap_capinfo caps_cuMemPrefetchBatchAsync_ptsz[] = {
     {.arg = 0, .kind = CUTAP_CAP_OUT_BYTES, .size = 8},
     {.arg = 3, .kind = CUTAP_CAP_IN_BYTES, .size = 8},
@@ -2780,6 +3167,7 @@ static const cutap_arg_info_t args_cuMemRangeGetAttribute[] = {
     {"devPtr", "CUdeviceptr", CUTAP_ARG_UINT},
     {"count", "size_t", CUTAP_ARG_UINT},
 };
+static const uint16_t sizes_cuMemRangeGetAttribute[] = {8, 8, 4, 8, 8};
 static const cutap_arg_info_t args_cuMemRangeGetAttributes[] = {
     {"data", "void **", CUTAP_ARG_PTR},
     {"dataSizes", "size_t *", CUTAP_ARG_PTR},
@@ -2788,6 +3176,7 @@ static const cutap_arg_info_t args_cuMemRangeGetAttributes[] = {
     {"devPtr", "CUdeviceptr", CUTAP_ARG_UINT},
     {"count", "size_t", CUTAP_ARG_UINT},
 };
+static const uint16_t sizes_cuMemRangeGetAttributes[] = {8, 8, 8, 8, 8, 8};
 static const struct cutap_capinfo caps_cuMemRangeGetAttributes[] = {
     {.arg = 0, .kind = CUTAP_CAP_OUT_BYTES, .size = 8},
     {.arg = 1, .kind = CUTAP_CAP_OUT_BYTES, .size = 8},
@@ -2795,10 +3184,12 @@ static const struct cutap_capinfo caps_cuMemRangeGetAttributes[] = {
 static const cutap_arg_info_t args_cuMemRelease[] = {
     {"handle", "CUmemGenericAllocationHandle", CUTAP_ARG_UINT},
 };
+static const uint16_t sizes_cuMemRelease[] = {8};
 static const cutap_arg_info_t args_cuMemRetainAllocationHandle[] = {
     {"handle", "CUmemGenericAllocationHandle *", CUTAP_ARG_PTR},
     {"addr", "void *", CUTAP_ARG_PTR},
 };
+static const uint16_t sizes_cuMemRetainAllocationHandle[] = {8, 8};
 static const struct cutap_capinfo caps_cuMemRetainAllocationHandle[] = {
     {.arg = 0, .kind = CUTAP_CAP_OUT_BYTES, .size = 8},
 };
@@ -2808,6 +3199,7 @@ static const cutap_arg_info_t args_cuMemSetAccess[] = {
     {"desc", "const CUmemAccessDesc *", CUTAP_ARG_PTR},
     {"count", "size_t", CUTAP_ARG_UINT},
 };
+static const uint16_t sizes_cuMemSetAccess[] = {8, 8, 8, 8};
 static const struct cutap_capinfo caps_cuMemSetAccess[] = {
     {.arg = 2, .kind = CUTAP_CAP_IN_BYTES, .size = 12},
 };
@@ -2816,6 +3208,7 @@ static const cutap_arg_info_t args_cuMemSetMemPool[] = {
     {"type", "CUmemAllocationType", CUTAP_ARG_ENUM},
     {"pool", "CUmemoryPool", CUTAP_ARG_PTR},
 };
+static const uint16_t sizes_cuMemSetMemPool[] = {8, 4, 8};
 static const struct cutap_capinfo caps_cuMemSetMemPool[] = {
     {.arg = 0, .kind = CUTAP_CAP_IN_BYTES, .size = 8},
 };
@@ -2823,56 +3216,71 @@ static const cutap_arg_info_t args_cuMemUnmap[] = {
     {"ptr", "CUdeviceptr", CUTAP_ARG_UINT},
     {"size", "size_t", CUTAP_ARG_UINT},
 };
+static const uint16_t sizes_cuMemUnmap[] = {8, 8};
 static const cutap_arg_info_t args_cuMemcpy[] = {
     {"dst", "CUdeviceptr", CUTAP_ARG_UINT},
     {"src", "CUdeviceptr", CUTAP_ARG_UINT},
     {"ByteCount", "size_t", CUTAP_ARG_UINT},
 };
+static const uint16_t sizes_cuMemcpy[] = {8, 8, 8};
 static const cutap_arg_info_t args_cuMemcpy2D[] = {
     {"pCopy", "const CUDA_MEMCPY2D_v1 *", CUTAP_ARG_PTR},
 };
+static const uint16_t sizes_cuMemcpy2D[] = {8};
 static const cutap_arg_info_t args_cuMemcpy2DAsync[] = {
     {"pCopy", "const CUDA_MEMCPY2D_v1 *", CUTAP_ARG_PTR},
     {"hStream", "CUstream", CUTAP_ARG_PTR},
 };
+static const uint16_t sizes_cuMemcpy2DAsync[] = {8, 8};
 static const cutap_arg_info_t args_cuMemcpy2DAsync_v2[] = {
     {"pCopy", "const CUDA_MEMCPY2D *", CUTAP_ARG_PTR},
     {"hStream", "CUstream", CUTAP_ARG_PTR},
 };
+static const uint16_t sizes_cuMemcpy2DAsync_v2[] = {8, 8};
 static const cutap_arg_info_t args_cuMemcpy2DAsync_v2_ptsz[] = {
     {"pCopy", "const CUDA_MEMCPY2D *", CUTAP_ARG_PTR},
     {"hStream", "CUstream", CUTAP_ARG_PTR},
 };
+static const uint16_t sizes_cuMemcpy2DAsync_v2_ptsz[] = {8, 8};
 static const cutap_arg_info_t args_cuMemcpy2DUnaligned[] = {
     {"pCopy", "const CUDA_MEMCPY2D_v1 *", CUTAP_ARG_PTR},
 };
+static const uint16_t sizes_cuMemcpy2DUnaligned[] = {8};
 static const cutap_arg_info_t args_cuMemcpy2DUnaligned_v2[] = {
     {"pCopy", "const CUDA_MEMCPY2D *", CUTAP_ARG_PTR},
 };
+static const uint16_t sizes_cuMemcpy2DUnaligned_v2[] = {8};
 static const cutap_arg_info_t args_cuMemcpy2DUnaligned_v2_ptds[] = {
     {"pCopy", "const CUDA_MEMCPY2D *", CUTAP_ARG_PTR},
 };
+static const uint16_t sizes_cuMemcpy2DUnaligned_v2_ptds[] = {8};
 static const cutap_arg_info_t args_cuMemcpy2D_v2[] = {
     {"pCopy", "const CUDA_MEMCPY2D *", CUTAP_ARG_PTR},
 };
+static const uint16_t sizes_cuMemcpy2D_v2[] = {8};
 static const cutap_arg_info_t args_cuMemcpy2D_v2_ptds[] = {
     {"pCopy", "const CUDA_MEMCPY2D *", CUTAP_ARG_PTR},
 };
+static const uint16_t sizes_cuMemcpy2D_v2_ptds[] = {8};
 static const cutap_arg_info_t args_cuMemcpy3D[] = {
     {"pCopy", "const CUDA_MEMCPY3D_v1 *", CUTAP_ARG_PTR},
 };
+static const uint16_t sizes_cuMemcpy3D[] = {8};
 static const cutap_arg_info_t args_cuMemcpy3DAsync[] = {
     {"pCopy", "const CUDA_MEMCPY3D_v1 *", CUTAP_ARG_PTR},
     {"hStream", "CUstream", CUTAP_ARG_PTR},
 };
+static const uint16_t sizes_cuMemcpy3DAsync[] = {8, 8};
 static const cutap_arg_info_t args_cuMemcpy3DAsync_v2[] = {
     {"pCopy", "const CUDA_MEMCPY3D *", CUTAP_ARG_PTR},
     {"hStream", "CUstream", CUTAP_ARG_PTR},
 };
+static const uint16_t sizes_cuMemcpy3DAsync_v2[] = {8, 8};
 static const cutap_arg_info_t args_cuMemcpy3DAsync_v2_ptsz[] = {
     {"pCopy", "const CUDA_MEMCPY3D *", CUTAP_ARG_PTR},
     {"hStream", "CUstream", CUTAP_ARG_PTR},
 };
+static const uint16_t sizes_cuMemcpy3DAsync_v2_ptsz[] = {8, 8};
 static const cutap_arg_info_t args_cuMemcpy3DBatchAsync[] = {
     {"numOps", "size_t", CUTAP_ARG_UINT},
     {"opList", "CUDA_MEMCPY3D_BATCH_OP *", CUTAP_ARG_PTR},
@@ -2880,6 +3288,7 @@ static const cutap_arg_info_t args_cuMemcpy3DBatchAsync[] = {
     {"flags", "unsigned long long", CUTAP_ARG_UINT},
     {"hStream", "CUstream", CUTAP_ARG_PTR},
 };
+static const uint16_t sizes_cuMemcpy3DBatchAsync[] = {8, 8, 8, 8, 8};
 static const struct cutap_capinfo caps_cuMemcpy3DBatchAsync[] = {
     {.arg = 2, .kind = CUTAP_CAP_OUT_BYTES, .size = 8},
 };
@@ -2890,6 +3299,7 @@ static const cutap_arg_info_t args_cuMemcpy3DBatchAsync_ptsz[] = {
     {"flags", "unsigned long long", CUTAP_ARG_UINT},
     {"hStream", "CUstream", CUTAP_ARG_PTR},
 };
+static const uint16_t sizes_cuMemcpy3DBatchAsync_ptsz[] = {8, 8, 8, 8, 8};
 static const struct cutap_capinfo caps_cuMemcpy3DBatchAsync_ptsz[] = {
     {.arg = 2, .kind = CUTAP_CAP_OUT_BYTES, .size = 8},
 };
@@ -2899,44 +3309,54 @@ static const cutap_arg_info_t args_cuMemcpy3DBatchAsync_v2[] = {
     {"flags", "unsigned long long", CUTAP_ARG_UINT},
     {"hStream", "CUstream", CUTAP_ARG_PTR},
 };
+static const uint16_t sizes_cuMemcpy3DBatchAsync_v2[] = {8, 8, 8, 8};
 static const cutap_arg_info_t args_cuMemcpy3DBatchAsync_v2_ptsz[] = {
     {"numOps", "size_t", CUTAP_ARG_UINT},
     {"opList", "CUDA_MEMCPY3D_BATCH_OP *", CUTAP_ARG_PTR},
     {"flags", "unsigned long long", CUTAP_ARG_UINT},
     {"hStream", "CUstream", CUTAP_ARG_PTR},
 };
+static const uint16_t sizes_cuMemcpy3DBatchAsync_v2_ptsz[] = {8, 8, 8, 8};
 static const cutap_arg_info_t args_cuMemcpy3DPeer[] = {
     {"pCopy", "const CUDA_MEMCPY3D_PEER *", CUTAP_ARG_PTR},
 };
+static const uint16_t sizes_cuMemcpy3DPeer[] = {8};
 static const cutap_arg_info_t args_cuMemcpy3DPeerAsync[] = {
     {"pCopy", "const CUDA_MEMCPY3D_PEER *", CUTAP_ARG_PTR},
     {"hStream", "CUstream", CUTAP_ARG_PTR},
 };
+static const uint16_t sizes_cuMemcpy3DPeerAsync[] = {8, 8};
 static const cutap_arg_info_t args_cuMemcpy3DPeerAsync_ptsz[] = {
     {"pCopy", "const CUDA_MEMCPY3D_PEER *", CUTAP_ARG_PTR},
     {"hStream", "CUstream", CUTAP_ARG_PTR},
 };
+static const uint16_t sizes_cuMemcpy3DPeerAsync_ptsz[] = {8, 8};
 static const cutap_arg_info_t args_cuMemcpy3DPeer_ptds[] = {
     {"pCopy", "const CUDA_MEMCPY3D_PEER *", CUTAP_ARG_PTR},
 };
+static const uint16_t sizes_cuMemcpy3DPeer_ptds[] = {8};
 static const cutap_arg_info_t args_cuMemcpy3D_v2[] = {
     {"pCopy", "const CUDA_MEMCPY3D *", CUTAP_ARG_PTR},
 };
+static const uint16_t sizes_cuMemcpy3D_v2[] = {8};
 static const cutap_arg_info_t args_cuMemcpy3D_v2_ptds[] = {
     {"pCopy", "const CUDA_MEMCPY3D *", CUTAP_ARG_PTR},
 };
+static const uint16_t sizes_cuMemcpy3D_v2_ptds[] = {8};
 static const cutap_arg_info_t args_cuMemcpyAsync[] = {
     {"dst", "CUdeviceptr", CUTAP_ARG_UINT},
     {"src", "CUdeviceptr", CUTAP_ARG_UINT},
     {"ByteCount", "size_t", CUTAP_ARG_UINT},
     {"hStream", "CUstream", CUTAP_ARG_PTR},
 };
+static const uint16_t sizes_cuMemcpyAsync[] = {8, 8, 8, 8};
 static const cutap_arg_info_t args_cuMemcpyAsync_ptsz[] = {
     {"dst", "CUdeviceptr", CUTAP_ARG_UINT},
     {"src", "CUdeviceptr", CUTAP_ARG_UINT},
     {"ByteCount", "size_t", CUTAP_ARG_UINT},
     {"hStream", "CUstream", CUTAP_ARG_PTR},
 };
+static const uint16_t sizes_cuMemcpyAsync_ptsz[] = {8, 8, 8, 8};
 static const cutap_arg_info_t args_cuMemcpyAtoA[] = {
     {"dstArray", "CUarray", CUTAP_ARG_PTR},
     {"dstOffset", "unsigned int", CUTAP_ARG_UINT},
@@ -2944,6 +3364,7 @@ static const cutap_arg_info_t args_cuMemcpyAtoA[] = {
     {"srcOffset", "unsigned int", CUTAP_ARG_UINT},
     {"ByteCount", "unsigned int", CUTAP_ARG_UINT},
 };
+static const uint16_t sizes_cuMemcpyAtoA[] = {8, 4, 8, 4, 4};
 static const cutap_arg_info_t args_cuMemcpyAtoA_v2[] = {
     {"dstArray", "CUarray", CUTAP_ARG_PTR},
     {"dstOffset", "size_t", CUTAP_ARG_UINT},
@@ -2951,6 +3372,7 @@ static const cutap_arg_info_t args_cuMemcpyAtoA_v2[] = {
     {"srcOffset", "size_t", CUTAP_ARG_UINT},
     {"ByteCount", "size_t", CUTAP_ARG_UINT},
 };
+static const uint16_t sizes_cuMemcpyAtoA_v2[] = {8, 8, 8, 8, 8};
 static const cutap_arg_info_t args_cuMemcpyAtoA_v2_ptds[] = {
     {"dstArray", "CUarray", CUTAP_ARG_PTR},
     {"dstOffset", "size_t", CUTAP_ARG_UINT},
@@ -2958,30 +3380,35 @@ static const cutap_arg_info_t args_cuMemcpyAtoA_v2_ptds[] = {
     {"srcOffset", "size_t", CUTAP_ARG_UINT},
     {"ByteCount", "size_t", CUTAP_ARG_UINT},
 };
+static const uint16_t sizes_cuMemcpyAtoA_v2_ptds[] = {8, 8, 8, 8, 8};
 static const cutap_arg_info_t args_cuMemcpyAtoD[] = {
     {"dstDevice", "CUdeviceptr_v1", CUTAP_ARG_UINT},
     {"srcArray", "CUarray", CUTAP_ARG_PTR},
     {"srcOffset", "unsigned int", CUTAP_ARG_UINT},
     {"ByteCount", "unsigned int", CUTAP_ARG_UINT},
 };
+static const uint16_t sizes_cuMemcpyAtoD[] = {4, 8, 4, 4};
 static const cutap_arg_info_t args_cuMemcpyAtoD_v2[] = {
     {"dstDevice", "CUdeviceptr", CUTAP_ARG_UINT},
     {"srcArray", "CUarray", CUTAP_ARG_PTR},
     {"srcOffset", "size_t", CUTAP_ARG_UINT},
     {"ByteCount", "size_t", CUTAP_ARG_UINT},
 };
+static const uint16_t sizes_cuMemcpyAtoD_v2[] = {8, 8, 8, 8};
 static const cutap_arg_info_t args_cuMemcpyAtoD_v2_ptds[] = {
     {"dstDevice", "CUdeviceptr", CUTAP_ARG_UINT},
     {"srcArray", "CUarray", CUTAP_ARG_PTR},
     {"srcOffset", "size_t", CUTAP_ARG_UINT},
     {"ByteCount", "size_t", CUTAP_ARG_UINT},
 };
+static const uint16_t sizes_cuMemcpyAtoD_v2_ptds[] = {8, 8, 8, 8};
 static const cutap_arg_info_t args_cuMemcpyAtoH[] = {
     {"dstHost", "void *", CUTAP_ARG_PTR},
     {"srcArray", "CUarray", CUTAP_ARG_PTR},
     {"srcOffset", "unsigned int", CUTAP_ARG_UINT},
     {"ByteCount", "unsigned int", CUTAP_ARG_UINT},
 };
+static const uint16_t sizes_cuMemcpyAtoH[] = {8, 8, 4, 4};
 static const cutap_arg_info_t args_cuMemcpyAtoHAsync[] = {
     {"dstHost", "void *", CUTAP_ARG_PTR},
     {"srcArray", "CUarray", CUTAP_ARG_PTR},
@@ -2989,6 +3416,7 @@ static const cutap_arg_info_t args_cuMemcpyAtoHAsync[] = {
     {"ByteCount", "unsigned int", CUTAP_ARG_UINT},
     {"hStream", "CUstream", CUTAP_ARG_PTR},
 };
+static const uint16_t sizes_cuMemcpyAtoHAsync[] = {8, 8, 4, 4, 8};
 static const cutap_arg_info_t args_cuMemcpyAtoHAsync_v2[] = {
     {"dstHost", "void *", CUTAP_ARG_PTR},
     {"srcArray", "CUarray", CUTAP_ARG_PTR},
@@ -2996,6 +3424,7 @@ static const cutap_arg_info_t args_cuMemcpyAtoHAsync_v2[] = {
     {"ByteCount", "size_t", CUTAP_ARG_UINT},
     {"hStream", "CUstream", CUTAP_ARG_PTR},
 };
+static const uint16_t sizes_cuMemcpyAtoHAsync_v2[] = {8, 8, 8, 8, 8};
 static const cutap_arg_info_t args_cuMemcpyAtoHAsync_v2_ptsz[] = {
     {"dstHost", "void *", CUTAP_ARG_PTR},
     {"srcArray", "CUarray", CUTAP_ARG_PTR},
@@ -3003,18 +3432,21 @@ static const cutap_arg_info_t args_cuMemcpyAtoHAsync_v2_ptsz[] = {
     {"ByteCount", "size_t", CUTAP_ARG_UINT},
     {"hStream", "CUstream", CUTAP_ARG_PTR},
 };
+static const uint16_t sizes_cuMemcpyAtoHAsync_v2_ptsz[] = {8, 8, 8, 8, 8};
 static const cutap_arg_info_t args_cuMemcpyAtoH_v2[] = {
     {"dstHost", "void *", CUTAP_ARG_PTR},
     {"srcArray", "CUarray", CUTAP_ARG_PTR},
     {"srcOffset", "size_t", CUTAP_ARG_UINT},
     {"ByteCount", "size_t", CUTAP_ARG_UINT},
 };
+static const uint16_t sizes_cuMemcpyAtoH_v2[] = {8, 8, 8, 8};
 static const cutap_arg_info_t args_cuMemcpyAtoH_v2_ptds[] = {
     {"dstHost", "void *", CUTAP_ARG_PTR},
     {"srcArray", "CUarray", CUTAP_ARG_PTR},
     {"srcOffset", "size_t", CUTAP_ARG_UINT},
     {"ByteCount", "size_t", CUTAP_ARG_UINT},
 };
+static const uint16_t sizes_cuMemcpyAtoH_v2_ptds[] = {8, 8, 8, 8};
 static const cutap_arg_info_t args_cuMemcpyBatchAsync[] = {
     {"dsts", "CUdeviceptr *", CUTAP_ARG_PTR},
     {"srcs", "CUdeviceptr *", CUTAP_ARG_PTR},
@@ -3026,6 +3458,7 @@ static const cutap_arg_info_t args_cuMemcpyBatchAsync[] = {
     {"failIdx", "size_t *", CUTAP_ARG_PTR},
     {"hStream", "CUstream", CUTAP_ARG_PTR},
 };
+static const uint16_t sizes_cuMemcpyBatchAsync[] = {8, 8, 8, 8, 8, 8, 8, 8, 8};
 static const struct cutap_capinfo caps_cuMemcpyBatchAsync[] = {
     {.arg = 4, .kind = CUTAP_CAP_IN_BYTES, .size = 24},
     {.arg = 7, .kind = CUTAP_CAP_OUT_BYTES, .size = 8},
@@ -3041,6 +3474,7 @@ static const cutap_arg_info_t args_cuMemcpyBatchAsync_ptsz[] = {
     {"failIdx", "size_t *", CUTAP_ARG_PTR},
     {"hStream", "CUstream", CUTAP_ARG_PTR},
 };
+static const uint16_t sizes_cuMemcpyBatchAsync_ptsz[] = {8, 8, 8, 8, 8, 8, 8, 8, 8};
 static const struct cutap_capinfo caps_cuMemcpyBatchAsync_ptsz[] = {
     {.arg = 4, .kind = CUTAP_CAP_IN_BYTES, .size = 24},
     {.arg = 7, .kind = CUTAP_CAP_OUT_BYTES, .size = 8},
@@ -3055,6 +3489,7 @@ static const cutap_arg_info_t args_cuMemcpyBatchAsync_v2[] = {
     {"numAttrs", "size_t", CUTAP_ARG_UINT},
     {"hStream", "CUstream", CUTAP_ARG_PTR},
 };
+static const uint16_t sizes_cuMemcpyBatchAsync_v2[] = {8, 8, 8, 8, 8, 8, 8, 8};
 static const struct cutap_capinfo caps_cuMemcpyBatchAsync_v2[] = {
     {.arg = 4, .kind = CUTAP_CAP_IN_BYTES, .size = 24},
 };
@@ -3068,6 +3503,7 @@ static const cutap_arg_info_t args_cuMemcpyBatchAsync_v2_ptsz[] = {
     {"numAttrs", "size_t", CUTAP_ARG_UINT},
     {"hStream", "CUstream", CUTAP_ARG_PTR},
 };
+static const uint16_t sizes_cuMemcpyBatchAsync_v2_ptsz[] = {8, 8, 8, 8, 8, 8, 8, 8};
 static const struct cutap_capinfo caps_cuMemcpyBatchAsync_v2_ptsz[] = {
     {.arg = 4, .kind = CUTAP_CAP_IN_BYTES, .size = 24},
 };
@@ -3077,90 +3513,106 @@ static const cutap_arg_info_t args_cuMemcpyDtoA[] = {
     {"srcDevice", "CUdeviceptr_v1", CUTAP_ARG_UINT},
     {"ByteCount", "unsigned int", CUTAP_ARG_UINT},
 };
+static const uint16_t sizes_cuMemcpyDtoA[] = {8, 4, 4, 4};
 static const cutap_arg_info_t args_cuMemcpyDtoA_v2[] = {
     {"dstArray", "CUarray", CUTAP_ARG_PTR},
     {"dstOffset", "size_t", CUTAP_ARG_UINT},
     {"srcDevice", "CUdeviceptr", CUTAP_ARG_UINT},
     {"ByteCount", "size_t", CUTAP_ARG_UINT},
 };
+static const uint16_t sizes_cuMemcpyDtoA_v2[] = {8, 8, 8, 8};
 static const cutap_arg_info_t args_cuMemcpyDtoA_v2_ptds[] = {
     {"dstArray", "CUarray", CUTAP_ARG_PTR},
     {"dstOffset", "size_t", CUTAP_ARG_UINT},
     {"srcDevice", "CUdeviceptr", CUTAP_ARG_UINT},
     {"ByteCount", "size_t", CUTAP_ARG_UINT},
 };
+static const uint16_t sizes_cuMemcpyDtoA_v2_ptds[] = {8, 8, 8, 8};
 static const cutap_arg_info_t args_cuMemcpyDtoD[] = {
     {"dstDevice", "CUdeviceptr_v1", CUTAP_ARG_UINT},
     {"srcDevice", "CUdeviceptr_v1", CUTAP_ARG_UINT},
     {"ByteCount", "unsigned int", CUTAP_ARG_UINT},
 };
+static const uint16_t sizes_cuMemcpyDtoD[] = {4, 4, 4};
 static const cutap_arg_info_t args_cuMemcpyDtoDAsync[] = {
     {"dstDevice", "CUdeviceptr_v1", CUTAP_ARG_UINT},
     {"srcDevice", "CUdeviceptr_v1", CUTAP_ARG_UINT},
     {"ByteCount", "unsigned int", CUTAP_ARG_UINT},
     {"hStream", "CUstream", CUTAP_ARG_PTR},
 };
+static const uint16_t sizes_cuMemcpyDtoDAsync[] = {4, 4, 4, 8};
 static const cutap_arg_info_t args_cuMemcpyDtoDAsync_v2[] = {
     {"dstDevice", "CUdeviceptr", CUTAP_ARG_UINT},
     {"srcDevice", "CUdeviceptr", CUTAP_ARG_UINT},
     {"ByteCount", "size_t", CUTAP_ARG_UINT},
     {"hStream", "CUstream", CUTAP_ARG_PTR},
 };
+static const uint16_t sizes_cuMemcpyDtoDAsync_v2[] = {8, 8, 8, 8};
 static const cutap_arg_info_t args_cuMemcpyDtoDAsync_v2_ptsz[] = {
     {"dstDevice", "CUdeviceptr", CUTAP_ARG_UINT},
     {"srcDevice", "CUdeviceptr", CUTAP_ARG_UINT},
     {"ByteCount", "size_t", CUTAP_ARG_UINT},
     {"hStream", "CUstream", CUTAP_ARG_PTR},
 };
+static const uint16_t sizes_cuMemcpyDtoDAsync_v2_ptsz[] = {8, 8, 8, 8};
 static const cutap_arg_info_t args_cuMemcpyDtoD_v2[] = {
     {"dstDevice", "CUdeviceptr", CUTAP_ARG_UINT},
     {"srcDevice", "CUdeviceptr", CUTAP_ARG_UINT},
     {"ByteCount", "size_t", CUTAP_ARG_UINT},
 };
+static const uint16_t sizes_cuMemcpyDtoD_v2[] = {8, 8, 8};
 static const cutap_arg_info_t args_cuMemcpyDtoD_v2_ptds[] = {
     {"dstDevice", "CUdeviceptr", CUTAP_ARG_UINT},
     {"srcDevice", "CUdeviceptr", CUTAP_ARG_UINT},
     {"ByteCount", "size_t", CUTAP_ARG_UINT},
 };
+static const uint16_t sizes_cuMemcpyDtoD_v2_ptds[] = {8, 8, 8};
 static const cutap_arg_info_t args_cuMemcpyDtoH[] = {
     {"dstHost", "void *", CUTAP_ARG_PTR},
     {"srcDevice", "CUdeviceptr_v1", CUTAP_ARG_UINT},
     {"ByteCount", "unsigned int", CUTAP_ARG_UINT},
 };
+static const uint16_t sizes_cuMemcpyDtoH[] = {8, 4, 4};
 static const cutap_arg_info_t args_cuMemcpyDtoHAsync[] = {
     {"dstHost", "void *", CUTAP_ARG_PTR},
     {"srcDevice", "CUdeviceptr_v1", CUTAP_ARG_UINT},
     {"ByteCount", "unsigned int", CUTAP_ARG_UINT},
     {"hStream", "CUstream", CUTAP_ARG_PTR},
 };
+static const uint16_t sizes_cuMemcpyDtoHAsync[] = {8, 4, 4, 8};
 static const cutap_arg_info_t args_cuMemcpyDtoHAsync_v2[] = {
     {"dstHost", "void *", CUTAP_ARG_PTR},
     {"srcDevice", "CUdeviceptr", CUTAP_ARG_UINT},
     {"ByteCount", "size_t", CUTAP_ARG_UINT},
     {"hStream", "CUstream", CUTAP_ARG_PTR},
 };
+static const uint16_t sizes_cuMemcpyDtoHAsync_v2[] = {8, 8, 8, 8};
 static const cutap_arg_info_t args_cuMemcpyDtoHAsync_v2_ptsz[] = {
     {"dstHost", "void *", CUTAP_ARG_PTR},
     {"srcDevice", "CUdeviceptr", CUTAP_ARG_UINT},
     {"ByteCount", "size_t", CUTAP_ARG_UINT},
     {"hStream", "CUstream", CUTAP_ARG_PTR},
 };
+static const uint16_t sizes_cuMemcpyDtoHAsync_v2_ptsz[] = {8, 8, 8, 8};
 static const cutap_arg_info_t args_cuMemcpyDtoH_v2[] = {
     {"dstHost", "void *", CUTAP_ARG_PTR},
     {"srcDevice", "CUdeviceptr", CUTAP_ARG_UINT},
     {"ByteCount", "size_t", CUTAP_ARG_UINT},
 };
+static const uint16_t sizes_cuMemcpyDtoH_v2[] = {8, 8, 8};
 static const cutap_arg_info_t args_cuMemcpyDtoH_v2_ptds[] = {
     {"dstHost", "void *", CUTAP_ARG_PTR},
     {"srcDevice", "CUdeviceptr", CUTAP_ARG_UINT},
     {"ByteCount", "size_t", CUTAP_ARG_UINT},
 };
+static const uint16_t sizes_cuMemcpyDtoH_v2_ptds[] = {8, 8, 8};
 static const cutap_arg_info_t args_cuMemcpyHtoA[] = {
     {"dstArray", "CUarray", CUTAP_ARG_PTR},
     {"dstOffset", "unsigned int", CUTAP_ARG_UINT},
     {"srcHost", "const void *", CUTAP_ARG_PTR},
     {"ByteCount", "unsigned int", CUTAP_ARG_UINT},
 };
+static const uint16_t sizes_cuMemcpyHtoA[] = {8, 4, 8, 4};
 static const cutap_arg_info_t args_cuMemcpyHtoAAsync[] = {
     {"dstArray", "CUarray", CUTAP_ARG_PTR},
     {"dstOffset", "unsigned int", CUTAP_ARG_UINT},
@@ -3168,6 +3620,7 @@ static const cutap_arg_info_t args_cuMemcpyHtoAAsync[] = {
     {"ByteCount", "unsigned int", CUTAP_ARG_UINT},
     {"hStream", "CUstream", CUTAP_ARG_PTR},
 };
+static const uint16_t sizes_cuMemcpyHtoAAsync[] = {8, 4, 8, 4, 8};
 static const cutap_arg_info_t args_cuMemcpyHtoAAsync_v2[] = {
     {"dstArray", "CUarray", CUTAP_ARG_PTR},
     {"dstOffset", "size_t", CUTAP_ARG_UINT},
@@ -3175,6 +3628,7 @@ static const cutap_arg_info_t args_cuMemcpyHtoAAsync_v2[] = {
     {"ByteCount", "size_t", CUTAP_ARG_UINT},
     {"hStream", "CUstream", CUTAP_ARG_PTR},
 };
+static const uint16_t sizes_cuMemcpyHtoAAsync_v2[] = {8, 8, 8, 8, 8};
 static const cutap_arg_info_t args_cuMemcpyHtoAAsync_v2_ptsz[] = {
     {"dstArray", "CUarray", CUTAP_ARG_PTR},
     {"dstOffset", "size_t", CUTAP_ARG_UINT},
@@ -3182,51 +3636,60 @@ static const cutap_arg_info_t args_cuMemcpyHtoAAsync_v2_ptsz[] = {
     {"ByteCount", "size_t", CUTAP_ARG_UINT},
     {"hStream", "CUstream", CUTAP_ARG_PTR},
 };
+static const uint16_t sizes_cuMemcpyHtoAAsync_v2_ptsz[] = {8, 8, 8, 8, 8};
 static const cutap_arg_info_t args_cuMemcpyHtoA_v2[] = {
     {"dstArray", "CUarray", CUTAP_ARG_PTR},
     {"dstOffset", "size_t", CUTAP_ARG_UINT},
     {"srcHost", "const void *", CUTAP_ARG_PTR},
     {"ByteCount", "size_t", CUTAP_ARG_UINT},
 };
+static const uint16_t sizes_cuMemcpyHtoA_v2[] = {8, 8, 8, 8};
 static const cutap_arg_info_t args_cuMemcpyHtoA_v2_ptds[] = {
     {"dstArray", "CUarray", CUTAP_ARG_PTR},
     {"dstOffset", "size_t", CUTAP_ARG_UINT},
     {"srcHost", "const void *", CUTAP_ARG_PTR},
     {"ByteCount", "size_t", CUTAP_ARG_UINT},
 };
+static const uint16_t sizes_cuMemcpyHtoA_v2_ptds[] = {8, 8, 8, 8};
 static const cutap_arg_info_t args_cuMemcpyHtoD[] = {
     {"dstDevice", "CUdeviceptr_v1", CUTAP_ARG_UINT},
     {"srcHost", "const void *", CUTAP_ARG_PTR},
     {"ByteCount", "unsigned int", CUTAP_ARG_UINT},
 };
+static const uint16_t sizes_cuMemcpyHtoD[] = {4, 8, 4};
 static const cutap_arg_info_t args_cuMemcpyHtoDAsync[] = {
     {"dstDevice", "CUdeviceptr_v1", CUTAP_ARG_UINT},
     {"srcHost", "const void *", CUTAP_ARG_PTR},
     {"ByteCount", "unsigned int", CUTAP_ARG_UINT},
     {"hStream", "CUstream", CUTAP_ARG_PTR},
 };
+static const uint16_t sizes_cuMemcpyHtoDAsync[] = {4, 8, 4, 8};
 static const cutap_arg_info_t args_cuMemcpyHtoDAsync_v2[] = {
     {"dstDevice", "CUdeviceptr", CUTAP_ARG_UINT},
     {"srcHost", "const void *", CUTAP_ARG_PTR},
     {"ByteCount", "size_t", CUTAP_ARG_UINT},
     {"hStream", "CUstream", CUTAP_ARG_PTR},
 };
+static const uint16_t sizes_cuMemcpyHtoDAsync_v2[] = {8, 8, 8, 8};
 static const cutap_arg_info_t args_cuMemcpyHtoDAsync_v2_ptsz[] = {
     {"dstDevice", "CUdeviceptr", CUTAP_ARG_UINT},
     {"srcHost", "const void *", CUTAP_ARG_PTR},
     {"ByteCount", "size_t", CUTAP_ARG_UINT},
     {"hStream", "CUstream", CUTAP_ARG_PTR},
 };
+static const uint16_t sizes_cuMemcpyHtoDAsync_v2_ptsz[] = {8, 8, 8, 8};
 static const cutap_arg_info_t args_cuMemcpyHtoD_v2[] = {
     {"dstDevice", "CUdeviceptr", CUTAP_ARG_UINT},
     {"srcHost", "const void *", CUTAP_ARG_PTR},
     {"ByteCount", "size_t", CUTAP_ARG_UINT},
 };
+static const uint16_t sizes_cuMemcpyHtoD_v2[] = {8, 8, 8};
 static const cutap_arg_info_t args_cuMemcpyHtoD_v2_ptds[] = {
     {"dstDevice", "CUdeviceptr", CUTAP_ARG_UINT},
     {"srcHost", "const void *", CUTAP_ARG_PTR},
     {"ByteCount", "size_t", CUTAP_ARG_UINT},
 };
+static const uint16_t sizes_cuMemcpyHtoD_v2_ptds[] = {8, 8, 8};
 static const cutap_arg_info_t args_cuMemcpyPeer[] = {
     {"dstDevice", "CUdeviceptr", CUTAP_ARG_UINT},
     {"dstContext", "CUcontext", CUTAP_ARG_PTR},
@@ -3234,6 +3697,7 @@ static const cutap_arg_info_t args_cuMemcpyPeer[] = {
     {"srcContext", "CUcontext", CUTAP_ARG_PTR},
     {"ByteCount", "size_t", CUTAP_ARG_UINT},
 };
+static const uint16_t sizes_cuMemcpyPeer[] = {8, 8, 8, 8, 8};
 static const cutap_arg_info_t args_cuMemcpyPeerAsync[] = {
     {"dstDevice", "CUdeviceptr", CUTAP_ARG_UINT},
     {"dstContext", "CUcontext", CUTAP_ARG_PTR},
@@ -3242,6 +3706,7 @@ static const cutap_arg_info_t args_cuMemcpyPeerAsync[] = {
     {"ByteCount", "size_t", CUTAP_ARG_UINT},
     {"hStream", "CUstream", CUTAP_ARG_PTR},
 };
+static const uint16_t sizes_cuMemcpyPeerAsync[] = {8, 8, 8, 8, 8, 8};
 static const cutap_arg_info_t args_cuMemcpyPeerAsync_ptsz[] = {
     {"dstDevice", "CUdeviceptr", CUTAP_ARG_UINT},
     {"dstContext", "CUcontext", CUTAP_ARG_PTR},
@@ -3250,6 +3715,7 @@ static const cutap_arg_info_t args_cuMemcpyPeerAsync_ptsz[] = {
     {"ByteCount", "size_t", CUTAP_ARG_UINT},
     {"hStream", "CUstream", CUTAP_ARG_PTR},
 };
+static const uint16_t sizes_cuMemcpyPeerAsync_ptsz[] = {8, 8, 8, 8, 8, 8};
 static const cutap_arg_info_t args_cuMemcpyPeer_ptds[] = {
     {"dstDevice", "CUdeviceptr", CUTAP_ARG_UINT},
     {"dstContext", "CUcontext", CUTAP_ARG_PTR},
@@ -3257,38 +3723,45 @@ static const cutap_arg_info_t args_cuMemcpyPeer_ptds[] = {
     {"srcContext", "CUcontext", CUTAP_ARG_PTR},
     {"ByteCount", "size_t", CUTAP_ARG_UINT},
 };
+static const uint16_t sizes_cuMemcpyPeer_ptds[] = {8, 8, 8, 8, 8};
 static const cutap_arg_info_t args_cuMemcpy_ptds[] = {
     {"dst", "CUdeviceptr", CUTAP_ARG_UINT},
     {"src", "CUdeviceptr", CUTAP_ARG_UINT},
     {"ByteCount", "size_t", CUTAP_ARG_UINT},
 };
+static const uint16_t sizes_cuMemcpy_ptds[] = {8, 8, 8};
 static const cutap_arg_info_t args_cuMemsetD16[] = {
     {"dstDevice", "CUdeviceptr_v1", CUTAP_ARG_UINT},
     {"us", "unsigned short", CUTAP_ARG_UINT},
     {"N", "unsigned int", CUTAP_ARG_UINT},
 };
+static const uint16_t sizes_cuMemsetD16[] = {4, 2, 4};
 static const cutap_arg_info_t args_cuMemsetD16Async[] = {
     {"dstDevice", "CUdeviceptr", CUTAP_ARG_UINT},
     {"us", "unsigned short", CUTAP_ARG_UINT},
     {"N", "size_t", CUTAP_ARG_UINT},
     {"hStream", "CUstream", CUTAP_ARG_PTR},
 };
+static const uint16_t sizes_cuMemsetD16Async[] = {8, 2, 8, 8};
 static const cutap_arg_info_t args_cuMemsetD16Async_ptsz[] = {
     {"dstDevice", "CUdeviceptr", CUTAP_ARG_UINT},
     {"us", "unsigned short", CUTAP_ARG_UINT},
     {"N", "size_t", CUTAP_ARG_UINT},
     {"hStream", "CUstream", CUTAP_ARG_PTR},
 };
+static const uint16_t sizes_cuMemsetD16Async_ptsz[] = {8, 2, 8, 8};
 static const cutap_arg_info_t args_cuMemsetD16_v2[] = {
     {"dstDevice", "CUdeviceptr", CUTAP_ARG_UINT},
     {"us", "unsigned short", CUTAP_ARG_UINT},
     {"N", "size_t", CUTAP_ARG_UINT},
 };
+static const uint16_t sizes_cuMemsetD16_v2[] = {8, 2, 8};
 static const cutap_arg_info_t args_cuMemsetD16_v2_ptds[] = {
     {"dstDevice", "CUdeviceptr", CUTAP_ARG_UINT},
     {"us", "unsigned short", CUTAP_ARG_UINT},
     {"N", "size_t", CUTAP_ARG_UINT},
 };
+static const uint16_t sizes_cuMemsetD16_v2_ptds[] = {8, 2, 8};
 static const cutap_arg_info_t args_cuMemsetD2D16[] = {
     {"dstDevice", "CUdeviceptr_v1", CUTAP_ARG_UINT},
     {"dstPitch", "unsigned int", CUTAP_ARG_UINT},
@@ -3296,6 +3769,7 @@ static const cutap_arg_info_t args_cuMemsetD2D16[] = {
     {"Width", "unsigned int", CUTAP_ARG_UINT},
     {"Height", "unsigned int", CUTAP_ARG_UINT},
 };
+static const uint16_t sizes_cuMemsetD2D16[] = {4, 4, 2, 4, 4};
 static const cutap_arg_info_t args_cuMemsetD2D16Async[] = {
     {"dstDevice", "CUdeviceptr", CUTAP_ARG_UINT},
     {"dstPitch", "size_t", CUTAP_ARG_UINT},
@@ -3304,6 +3778,7 @@ static const cutap_arg_info_t args_cuMemsetD2D16Async[] = {
     {"Height", "size_t", CUTAP_ARG_UINT},
     {"hStream", "CUstream", CUTAP_ARG_PTR},
 };
+static const uint16_t sizes_cuMemsetD2D16Async[] = {8, 8, 2, 8, 8, 8};
 static const cutap_arg_info_t args_cuMemsetD2D16Async_ptsz[] = {
     {"dstDevice", "CUdeviceptr", CUTAP_ARG_UINT},
     {"dstPitch", "size_t", CUTAP_ARG_UINT},
@@ -3312,6 +3787,7 @@ static const cutap_arg_info_t args_cuMemsetD2D16Async_ptsz[] = {
     {"Height", "size_t", CUTAP_ARG_UINT},
     {"hStream", "CUstream", CUTAP_ARG_PTR},
 };
+static const uint16_t sizes_cuMemsetD2D16Async_ptsz[] = {8, 8, 2, 8, 8, 8};
 static const cutap_arg_info_t args_cuMemsetD2D16_v2[] = {
     {"dstDevice", "CUdeviceptr", CUTAP_ARG_UINT},
     {"dstPitch", "size_t", CUTAP_ARG_UINT},
@@ -3319,6 +3795,7 @@ static const cutap_arg_info_t args_cuMemsetD2D16_v2[] = {
     {"Width", "size_t", CUTAP_ARG_UINT},
     {"Height", "size_t", CUTAP_ARG_UINT},
 };
+static const uint16_t sizes_cuMemsetD2D16_v2[] = {8, 8, 2, 8, 8};
 static const cutap_arg_info_t args_cuMemsetD2D16_v2_ptds[] = {
     {"dstDevice", "CUdeviceptr", CUTAP_ARG_UINT},
     {"dstPitch", "size_t", CUTAP_ARG_UINT},
@@ -3326,6 +3803,7 @@ static const cutap_arg_info_t args_cuMemsetD2D16_v2_ptds[] = {
     {"Width", "size_t", CUTAP_ARG_UINT},
     {"Height", "size_t", CUTAP_ARG_UINT},
 };
+static const uint16_t sizes_cuMemsetD2D16_v2_ptds[] = {8, 8, 2, 8, 8};
 static const cutap_arg_info_t args_cuMemsetD2D32[] = {
     {"dstDevice", "CUdeviceptr_v1", CUTAP_ARG_UINT},
     {"dstPitch", "unsigned int", CUTAP_ARG_UINT},
@@ -3333,6 +3811,7 @@ static const cutap_arg_info_t args_cuMemsetD2D32[] = {
     {"Width", "unsigned int", CUTAP_ARG_UINT},
     {"Height", "unsigned int", CUTAP_ARG_UINT},
 };
+static const uint16_t sizes_cuMemsetD2D32[] = {4, 4, 4, 4, 4};
 static const cutap_arg_info_t args_cuMemsetD2D32Async[] = {
     {"dstDevice", "CUdeviceptr", CUTAP_ARG_UINT},
     {"dstPitch", "size_t", CUTAP_ARG_UINT},
@@ -3341,6 +3820,7 @@ static const cutap_arg_info_t args_cuMemsetD2D32Async[] = {
     {"Height", "size_t", CUTAP_ARG_UINT},
     {"hStream", "CUstream", CUTAP_ARG_PTR},
 };
+static const uint16_t sizes_cuMemsetD2D32Async[] = {8, 8, 4, 8, 8, 8};
 static const cutap_arg_info_t args_cuMemsetD2D32Async_ptsz[] = {
     {"dstDevice", "CUdeviceptr", CUTAP_ARG_UINT},
     {"dstPitch", "size_t", CUTAP_ARG_UINT},
@@ -3349,6 +3829,7 @@ static const cutap_arg_info_t args_cuMemsetD2D32Async_ptsz[] = {
     {"Height", "size_t", CUTAP_ARG_UINT},
     {"hStream", "CUstream", CUTAP_ARG_PTR},
 };
+static const uint16_t sizes_cuMemsetD2D32Async_ptsz[] = {8, 8, 4, 8, 8, 8};
 static const cutap_arg_info_t args_cuMemsetD2D32_v2[] = {
     {"dstDevice", "CUdeviceptr", CUTAP_ARG_UINT},
     {"dstPitch", "size_t", CUTAP_ARG_UINT},
@@ -3356,6 +3837,7 @@ static const cutap_arg_info_t args_cuMemsetD2D32_v2[] = {
     {"Width", "size_t", CUTAP_ARG_UINT},
     {"Height", "size_t", CUTAP_ARG_UINT},
 };
+static const uint16_t sizes_cuMemsetD2D32_v2[] = {8, 8, 4, 8, 8};
 static const cutap_arg_info_t args_cuMemsetD2D32_v2_ptds[] = {
     {"dstDevice", "CUdeviceptr", CUTAP_ARG_UINT},
     {"dstPitch", "size_t", CUTAP_ARG_UINT},
@@ -3363,6 +3845,7 @@ static const cutap_arg_info_t args_cuMemsetD2D32_v2_ptds[] = {
     {"Width", "size_t", CUTAP_ARG_UINT},
     {"Height", "size_t", CUTAP_ARG_UINT},
 };
+static const uint16_t sizes_cuMemsetD2D32_v2_ptds[] = {8, 8, 4, 8, 8};
 static const cutap_arg_info_t args_cuMemsetD2D8[] = {
     {"dstDevice", "CUdeviceptr_v1", CUTAP_ARG_UINT},
     {"dstPitch", "unsigned int", CUTAP_ARG_UINT},
@@ -3370,6 +3853,7 @@ static const cutap_arg_info_t args_cuMemsetD2D8[] = {
     {"Width", "unsigned int", CUTAP_ARG_UINT},
     {"Height", "unsigned int", CUTAP_ARG_UINT},
 };
+static const uint16_t sizes_cuMemsetD2D8[] = {4, 4, 1, 4, 4};
 static const cutap_arg_info_t args_cuMemsetD2D8Async[] = {
     {"dstDevice", "CUdeviceptr", CUTAP_ARG_UINT},
     {"dstPitch", "size_t", CUTAP_ARG_UINT},
@@ -3378,6 +3862,7 @@ static const cutap_arg_info_t args_cuMemsetD2D8Async[] = {
     {"Height", "size_t", CUTAP_ARG_UINT},
     {"hStream", "CUstream", CUTAP_ARG_PTR},
 };
+static const uint16_t sizes_cuMemsetD2D8Async[] = {8, 8, 1, 8, 8, 8};
 static const cutap_arg_info_t args_cuMemsetD2D8Async_ptsz[] = {
     {"dstDevice", "CUdeviceptr", CUTAP_ARG_UINT},
     {"dstPitch", "size_t", CUTAP_ARG_UINT},
@@ -3386,6 +3871,7 @@ static const cutap_arg_info_t args_cuMemsetD2D8Async_ptsz[] = {
     {"Height", "size_t", CUTAP_ARG_UINT},
     {"hStream", "CUstream", CUTAP_ARG_PTR},
 };
+static const uint16_t sizes_cuMemsetD2D8Async_ptsz[] = {8, 8, 1, 8, 8, 8};
 static const cutap_arg_info_t args_cuMemsetD2D8_v2[] = {
     {"dstDevice", "CUdeviceptr", CUTAP_ARG_UINT},
     {"dstPitch", "size_t", CUTAP_ARG_UINT},
@@ -3393,6 +3879,7 @@ static const cutap_arg_info_t args_cuMemsetD2D8_v2[] = {
     {"Width", "size_t", CUTAP_ARG_UINT},
     {"Height", "size_t", CUTAP_ARG_UINT},
 };
+static const uint16_t sizes_cuMemsetD2D8_v2[] = {8, 8, 1, 8, 8};
 static const cutap_arg_info_t args_cuMemsetD2D8_v2_ptds[] = {
     {"dstDevice", "CUdeviceptr", CUTAP_ARG_UINT},
     {"dstPitch", "size_t", CUTAP_ARG_UINT},
@@ -3400,65 +3887,77 @@ static const cutap_arg_info_t args_cuMemsetD2D8_v2_ptds[] = {
     {"Width", "size_t", CUTAP_ARG_UINT},
     {"Height", "size_t", CUTAP_ARG_UINT},
 };
+static const uint16_t sizes_cuMemsetD2D8_v2_ptds[] = {8, 8, 1, 8, 8};
 static const cutap_arg_info_t args_cuMemsetD32[] = {
     {"dstDevice", "CUdeviceptr_v1", CUTAP_ARG_UINT},
     {"ui", "unsigned int", CUTAP_ARG_UINT},
     {"N", "unsigned int", CUTAP_ARG_UINT},
 };
+static const uint16_t sizes_cuMemsetD32[] = {4, 4, 4};
 static const cutap_arg_info_t args_cuMemsetD32Async[] = {
     {"dstDevice", "CUdeviceptr", CUTAP_ARG_UINT},
     {"ui", "unsigned int", CUTAP_ARG_UINT},
     {"N", "size_t", CUTAP_ARG_UINT},
     {"hStream", "CUstream", CUTAP_ARG_PTR},
 };
+static const uint16_t sizes_cuMemsetD32Async[] = {8, 4, 8, 8};
 static const cutap_arg_info_t args_cuMemsetD32Async_ptsz[] = {
     {"dstDevice", "CUdeviceptr", CUTAP_ARG_UINT},
     {"ui", "unsigned int", CUTAP_ARG_UINT},
     {"N", "size_t", CUTAP_ARG_UINT},
     {"hStream", "CUstream", CUTAP_ARG_PTR},
 };
+static const uint16_t sizes_cuMemsetD32Async_ptsz[] = {8, 4, 8, 8};
 static const cutap_arg_info_t args_cuMemsetD32_v2[] = {
     {"dstDevice", "CUdeviceptr", CUTAP_ARG_UINT},
     {"ui", "unsigned int", CUTAP_ARG_UINT},
     {"N", "size_t", CUTAP_ARG_UINT},
 };
+static const uint16_t sizes_cuMemsetD32_v2[] = {8, 4, 8};
 static const cutap_arg_info_t args_cuMemsetD32_v2_ptds[] = {
     {"dstDevice", "CUdeviceptr", CUTAP_ARG_UINT},
     {"ui", "unsigned int", CUTAP_ARG_UINT},
     {"N", "size_t", CUTAP_ARG_UINT},
 };
+static const uint16_t sizes_cuMemsetD32_v2_ptds[] = {8, 4, 8};
 static const cutap_arg_info_t args_cuMemsetD8[] = {
     {"dstDevice", "CUdeviceptr_v1", CUTAP_ARG_UINT},
     {"uc", "unsigned char", CUTAP_ARG_UINT},
     {"N", "unsigned int", CUTAP_ARG_UINT},
 };
+static const uint16_t sizes_cuMemsetD8[] = {4, 1, 4};
 static const cutap_arg_info_t args_cuMemsetD8Async[] = {
     {"dstDevice", "CUdeviceptr", CUTAP_ARG_UINT},
     {"uc", "unsigned char", CUTAP_ARG_UINT},
     {"N", "size_t", CUTAP_ARG_UINT},
     {"hStream", "CUstream", CUTAP_ARG_PTR},
 };
+static const uint16_t sizes_cuMemsetD8Async[] = {8, 1, 8, 8};
 static const cutap_arg_info_t args_cuMemsetD8Async_ptsz[] = {
     {"dstDevice", "CUdeviceptr", CUTAP_ARG_UINT},
     {"uc", "unsigned char", CUTAP_ARG_UINT},
     {"N", "size_t", CUTAP_ARG_UINT},
     {"hStream", "CUstream", CUTAP_ARG_PTR},
 };
+static const uint16_t sizes_cuMemsetD8Async_ptsz[] = {8, 1, 8, 8};
 static const cutap_arg_info_t args_cuMemsetD8_v2[] = {
     {"dstDevice", "CUdeviceptr", CUTAP_ARG_UINT},
     {"uc", "unsigned char", CUTAP_ARG_UINT},
     {"N", "size_t", CUTAP_ARG_UINT},
 };
+static const uint16_t sizes_cuMemsetD8_v2[] = {8, 1, 8};
 static const cutap_arg_info_t args_cuMemsetD8_v2_ptds[] = {
     {"dstDevice", "CUdeviceptr", CUTAP_ARG_UINT},
     {"uc", "unsigned char", CUTAP_ARG_UINT},
     {"N", "size_t", CUTAP_ARG_UINT},
 };
+static const uint16_t sizes_cuMemsetD8_v2_ptds[] = {8, 1, 8};
 static const cutap_arg_info_t args_cuMipmappedArrayCreate[] = {
     {"pHandle", "CUmipmappedArray *", CUTAP_ARG_PTR},
     {"pMipmappedArrayDesc", "const CUDA_ARRAY3D_DESCRIPTOR *", CUTAP_ARG_PTR},
     {"numMipmapLevels", "unsigned int", CUTAP_ARG_UINT},
 };
+static const uint16_t sizes_cuMipmappedArrayCreate[] = {8, 8, 4};
 static const struct cutap_capinfo caps_cuMipmappedArrayCreate[] = {
     {.arg = 0, .kind = CUTAP_CAP_OUT_BYTES, .size = 8},
     {.arg = 1, .kind = CUTAP_CAP_IN_BYTES, .size = 40},
@@ -3466,11 +3965,13 @@ static const struct cutap_capinfo caps_cuMipmappedArrayCreate[] = {
 static const cutap_arg_info_t args_cuMipmappedArrayDestroy[] = {
     {"hMipmappedArray", "CUmipmappedArray", CUTAP_ARG_PTR},
 };
+static const uint16_t sizes_cuMipmappedArrayDestroy[] = {8};
 static const cutap_arg_info_t args_cuMipmappedArrayGetLevel[] = {
     {"pLevelArray", "CUarray *", CUTAP_ARG_PTR},
     {"hMipmappedArray", "CUmipmappedArray", CUTAP_ARG_PTR},
     {"level", "unsigned int", CUTAP_ARG_UINT},
 };
+static const uint16_t sizes_cuMipmappedArrayGetLevel[] = {8, 8, 4};
 static const struct cutap_capinfo caps_cuMipmappedArrayGetLevel[] = {
     {.arg = 0, .kind = CUTAP_CAP_OUT_BYTES, .size = 8},
 };
@@ -3479,6 +3980,7 @@ static const cutap_arg_info_t args_cuMipmappedArrayGetMemoryRequirements[] = {
     {"mipmap", "CUmipmappedArray", CUTAP_ARG_PTR},
     {"device", "CUdevice", CUTAP_ARG_INT},
 };
+static const uint16_t sizes_cuMipmappedArrayGetMemoryRequirements[] = {8, 8, 4};
 static const struct cutap_capinfo caps_cuMipmappedArrayGetMemoryRequirements[] = {
     {.arg = 0, .kind = CUTAP_CAP_OUT_BYTES, .size = 32},
 };
@@ -3486,6 +3988,7 @@ static const cutap_arg_info_t args_cuMipmappedArrayGetSparseProperties[] = {
     {"sparseProperties", "CUDA_ARRAY_SPARSE_PROPERTIES *", CUTAP_ARG_PTR},
     {"mipmap", "CUmipmappedArray", CUTAP_ARG_PTR},
 };
+static const uint16_t sizes_cuMipmappedArrayGetSparseProperties[] = {8, 8};
 static const struct cutap_capinfo caps_cuMipmappedArrayGetSparseProperties[] = {
     {.arg = 0, .kind = CUTAP_CAP_OUT_BYTES, .size = 48},
 };
@@ -3494,6 +3997,7 @@ static const cutap_arg_info_t args_cuModuleEnumerateFunctions[] = {
     {"numFunctions", "unsigned int", CUTAP_ARG_UINT},
     {"mod", "CUmodule", CUTAP_ARG_PTR},
 };
+static const uint16_t sizes_cuModuleEnumerateFunctions[] = {8, 4, 8};
 static const struct cutap_capinfo caps_cuModuleEnumerateFunctions[] = {
     {.arg = 0, .kind = CUTAP_CAP_OUT_BYTES, .size = 8},
 };
@@ -3502,6 +4006,7 @@ static const cutap_arg_info_t args_cuModuleGetFunction[] = {
     {"hmod", "CUmodule", CUTAP_ARG_PTR},
     {"name", "const char *", CUTAP_ARG_PTR},
 };
+static const uint16_t sizes_cuModuleGetFunction[] = {8, 8, 8};
 static const struct cutap_capinfo caps_cuModuleGetFunction[] = {
     {.arg = 0, .kind = CUTAP_CAP_OUT_BYTES, .size = 8},
     {.arg = 2, .kind = CUTAP_CAP_IN_STR, .size = 0},
@@ -3510,6 +4015,7 @@ static const cutap_arg_info_t args_cuModuleGetFunctionCount[] = {
     {"count", "unsigned int *", CUTAP_ARG_PTR},
     {"mod", "CUmodule", CUTAP_ARG_PTR},
 };
+static const uint16_t sizes_cuModuleGetFunctionCount[] = {8, 8};
 static const struct cutap_capinfo caps_cuModuleGetFunctionCount[] = {
     {.arg = 0, .kind = CUTAP_CAP_OUT_BYTES, .size = 4},
 };
@@ -3519,6 +4025,7 @@ static const cutap_arg_info_t args_cuModuleGetGlobal[] = {
     {"hmod", "CUmodule", CUTAP_ARG_PTR},
     {"name", "const char *", CUTAP_ARG_PTR},
 };
+static const uint16_t sizes_cuModuleGetGlobal[] = {8, 8, 8, 8};
 static const struct cutap_capinfo caps_cuModuleGetGlobal[] = {
     {.arg = 0, .kind = CUTAP_CAP_OUT_BYTES, .size = 4},
     {.arg = 1, .kind = CUTAP_CAP_OUT_BYTES, .size = 4},
@@ -3530,6 +4037,7 @@ static const cutap_arg_info_t args_cuModuleGetGlobal_v2[] = {
     {"hmod", "CUmodule", CUTAP_ARG_PTR},
     {"name", "const char *", CUTAP_ARG_PTR},
 };
+static const uint16_t sizes_cuModuleGetGlobal_v2[] = {8, 8, 8, 8};
 static const struct cutap_capinfo caps_cuModuleGetGlobal_v2[] = {
     {.arg = 0, .kind = CUTAP_CAP_OUT_BYTES, .size = 8},
     {.arg = 1, .kind = CUTAP_CAP_OUT_BYTES, .size = 8},
@@ -3538,6 +4046,7 @@ static const struct cutap_capinfo caps_cuModuleGetGlobal_v2[] = {
 static const cutap_arg_info_t args_cuModuleGetLoadingMode[] = {
     {"mode", "CUmoduleLoadingMode *", CUTAP_ARG_PTR},
 };
+static const uint16_t sizes_cuModuleGetLoadingMode[] = {8};
 static const struct cutap_capinfo caps_cuModuleGetLoadingMode[] = {
     {.arg = 0, .kind = CUTAP_CAP_OUT_BYTES, .size = 4},
 };
@@ -3546,6 +4055,7 @@ static const cutap_arg_info_t args_cuModuleGetSurfRef[] = {
     {"hmod", "CUmodule", CUTAP_ARG_PTR},
     {"name", "const char *", CUTAP_ARG_PTR},
 };
+static const uint16_t sizes_cuModuleGetSurfRef[] = {8, 8, 8};
 static const struct cutap_capinfo caps_cuModuleGetSurfRef[] = {
     {.arg = 0, .kind = CUTAP_CAP_OUT_BYTES, .size = 8},
     {.arg = 2, .kind = CUTAP_CAP_IN_STR, .size = 0},
@@ -3555,6 +4065,7 @@ static const cutap_arg_info_t args_cuModuleGetTexRef[] = {
     {"hmod", "CUmodule", CUTAP_ARG_PTR},
     {"name", "const char *", CUTAP_ARG_PTR},
 };
+static const uint16_t sizes_cuModuleGetTexRef[] = {8, 8, 8};
 static const struct cutap_capinfo caps_cuModuleGetTexRef[] = {
     {.arg = 0, .kind = CUTAP_CAP_OUT_BYTES, .size = 8},
     {.arg = 2, .kind = CUTAP_CAP_IN_STR, .size = 0},
@@ -3563,6 +4074,7 @@ static const cutap_arg_info_t args_cuModuleLoad[] = {
     {"module", "CUmodule *", CUTAP_ARG_PTR},
     {"fname", "const char *", CUTAP_ARG_PTR},
 };
+static const uint16_t sizes_cuModuleLoad[] = {8, 8};
 static const struct cutap_capinfo caps_cuModuleLoad[] = {
     {.arg = 0, .kind = CUTAP_CAP_OUT_BYTES, .size = 8},
     {.arg = 1, .kind = CUTAP_CAP_IN_STR, .size = 0},
@@ -3571,6 +4083,7 @@ static const cutap_arg_info_t args_cuModuleLoadData[] = {
     {"module", "CUmodule *", CUTAP_ARG_PTR},
     {"image", "const void *", CUTAP_ARG_PTR},
 };
+static const uint16_t sizes_cuModuleLoadData[] = {8, 8};
 static const struct cutap_capinfo caps_cuModuleLoadData[] = {
     {.arg = 0, .kind = CUTAP_CAP_OUT_BYTES, .size = 8},
 };
@@ -3581,6 +4094,7 @@ static const cutap_arg_info_t args_cuModuleLoadDataEx[] = {
     {"options", "CUjit_option *", CUTAP_ARG_PTR},
     {"optionValues", "void **", CUTAP_ARG_PTR},
 };
+static const uint16_t sizes_cuModuleLoadDataEx[] = {8, 8, 4, 8, 8};
 static const struct cutap_capinfo caps_cuModuleLoadDataEx[] = {
     {.arg = 0, .kind = CUTAP_CAP_OUT_BYTES, .size = 8},
 };
@@ -3588,16 +4102,19 @@ static const cutap_arg_info_t args_cuModuleLoadFatBinary[] = {
     {"module", "CUmodule *", CUTAP_ARG_PTR},
     {"fatCubin", "const void *", CUTAP_ARG_PTR},
 };
+static const uint16_t sizes_cuModuleLoadFatBinary[] = {8, 8};
 static const struct cutap_capinfo caps_cuModuleLoadFatBinary[] = {
     {.arg = 0, .kind = CUTAP_CAP_OUT_BYTES, .size = 8},
 };
 static const cutap_arg_info_t args_cuModuleUnload[] = {
     {"hmod", "CUmodule", CUTAP_ARG_PTR},
 };
+static const uint16_t sizes_cuModuleUnload[] = {8};
 static const cutap_arg_info_t args_cuMulticastAddDevice[] = {
     {"mcHandle", "CUmemGenericAllocationHandle", CUTAP_ARG_UINT},
     {"dev", "CUdevice", CUTAP_ARG_INT},
 };
+static const uint16_t sizes_cuMulticastAddDevice[] = {8, 4};
 static const cutap_arg_info_t args_cuMulticastBindAddr[] = {
     {"mcHandle", "CUmemGenericAllocationHandle", CUTAP_ARG_UINT},
     {"mcOffset", "size_t", CUTAP_ARG_UINT},
@@ -3605,6 +4122,7 @@ static const cutap_arg_info_t args_cuMulticastBindAddr[] = {
     {"size", "size_t", CUTAP_ARG_UINT},
     {"flags", "unsigned long long", CUTAP_ARG_UINT},
 };
+static const uint16_t sizes_cuMulticastBindAddr[] = {8, 8, 8, 8, 8};
 static const cutap_arg_info_t args_cuMulticastBindMem[] = {
     {"mcHandle", "CUmemGenericAllocationHandle", CUTAP_ARG_UINT},
     {"mcOffset", "size_t", CUTAP_ARG_UINT},
@@ -3613,10 +4131,12 @@ static const cutap_arg_info_t args_cuMulticastBindMem[] = {
     {"size", "size_t", CUTAP_ARG_UINT},
     {"flags", "unsigned long long", CUTAP_ARG_UINT},
 };
+static const uint16_t sizes_cuMulticastBindMem[] = {8, 8, 8, 8, 8, 8};
 static const cutap_arg_info_t args_cuMulticastCreate[] = {
     {"mcHandle", "CUmemGenericAllocationHandle *", CUTAP_ARG_PTR},
     {"prop", "const CUmulticastObjectProp *", CUTAP_ARG_PTR},
 };
+static const uint16_t sizes_cuMulticastCreate[] = {8, 8};
 static const struct cutap_capinfo caps_cuMulticastCreate[] = {
     {.arg = 0, .kind = CUTAP_CAP_OUT_BYTES, .size = 8},
     {.arg = 1, .kind = CUTAP_CAP_IN_BYTES, .size = 32},
@@ -3626,6 +4146,7 @@ static const cutap_arg_info_t args_cuMulticastGetGranularity[] = {
     {"prop", "const CUmulticastObjectProp *", CUTAP_ARG_PTR},
     {"option", "CUmulticastGranularity_flags", CUTAP_ARG_ENUM},
 };
+static const uint16_t sizes_cuMulticastGetGranularity[] = {8, 8, 4};
 static const struct cutap_capinfo caps_cuMulticastGetGranularity[] = {
     {.arg = 0, .kind = CUTAP_CAP_OUT_BYTES, .size = 8},
     {.arg = 1, .kind = CUTAP_CAP_IN_BYTES, .size = 32},
@@ -3636,12 +4157,14 @@ static const cutap_arg_info_t args_cuMulticastUnbind[] = {
     {"mcOffset", "size_t", CUTAP_ARG_UINT},
     {"size", "size_t", CUTAP_ARG_UINT},
 };
+static const uint16_t sizes_cuMulticastUnbind[] = {8, 4, 8, 8};
 static const cutap_arg_info_t args_cuOccupancyAvailableDynamicSMemPerBlock[] = {
     {"dynamicSmemSize", "size_t *", CUTAP_ARG_PTR},
     {"func", "CUfunction", CUTAP_ARG_PTR},
     {"numBlocks", "int", CUTAP_ARG_INT},
     {"blockSize", "int", CUTAP_ARG_INT},
 };
+static const uint16_t sizes_cuOccupancyAvailableDynamicSMemPerBlock[] = {8, 8, 4, 4};
 static const struct cutap_capinfo caps_cuOccupancyAvailableDynamicSMemPerBlock[] = {
     {.arg = 0, .kind = CUTAP_CAP_OUT_BYTES, .size = 8},
 };
@@ -3651,6 +4174,7 @@ static const cutap_arg_info_t args_cuOccupancyMaxActiveBlocksPerMultiprocessor[]
     {"blockSize", "int", CUTAP_ARG_INT},
     {"dynamicSMemSize", "size_t", CUTAP_ARG_UINT},
 };
+static const uint16_t sizes_cuOccupancyMaxActiveBlocksPerMultiprocessor[] = {8, 8, 4, 8};
 static const struct cutap_capinfo caps_cuOccupancyMaxActiveBlocksPerMultiprocessor[] = {
     {.arg = 0, .kind = CUTAP_CAP_OUT_BYTES, .size = 4},
 };
@@ -3661,6 +4185,7 @@ static const cutap_arg_info_t args_cuOccupancyMaxActiveBlocksPerMultiprocessorWi
     {"dynamicSMemSize", "size_t", CUTAP_ARG_UINT},
     {"flags", "unsigned int", CUTAP_ARG_UINT},
 };
+static const uint16_t sizes_cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags[] = {8, 8, 4, 8, 4};
 static const struct cutap_capinfo caps_cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags[] = {
     {.arg = 0, .kind = CUTAP_CAP_OUT_BYTES, .size = 4},
 };
@@ -3669,6 +4194,7 @@ static const cutap_arg_info_t args_cuOccupancyMaxActiveClusters[] = {
     {"func", "CUfunction", CUTAP_ARG_PTR},
     {"config", "const CUlaunchConfig *", CUTAP_ARG_PTR},
 };
+static const uint16_t sizes_cuOccupancyMaxActiveClusters[] = {8, 8, 8};
 static const struct cutap_capinfo caps_cuOccupancyMaxActiveClusters[] = {
     {.arg = 0, .kind = CUTAP_CAP_OUT_BYTES, .size = 4},
     {.arg = 2, .kind = CUTAP_CAP_IN_BYTES, .size = 56},
@@ -3681,6 +4207,7 @@ static const cutap_arg_info_t args_cuOccupancyMaxPotentialBlockSize[] = {
     {"dynamicSMemSize", "size_t", CUTAP_ARG_UINT},
     {"blockSizeLimit", "int", CUTAP_ARG_INT},
 };
+static const uint16_t sizes_cuOccupancyMaxPotentialBlockSize[] = {8, 8, 8, 8, 8, 4};
 static const struct cutap_capinfo caps_cuOccupancyMaxPotentialBlockSize[] = {
     {.arg = 0, .kind = CUTAP_CAP_OUT_BYTES, .size = 4},
     {.arg = 1, .kind = CUTAP_CAP_OUT_BYTES, .size = 4},
@@ -3694,6 +4221,7 @@ static const cutap_arg_info_t args_cuOccupancyMaxPotentialBlockSizeWithFlags[] =
     {"blockSizeLimit", "int", CUTAP_ARG_INT},
     {"flags", "unsigned int", CUTAP_ARG_UINT},
 };
+static const uint16_t sizes_cuOccupancyMaxPotentialBlockSizeWithFlags[] = {8, 8, 8, 8, 8, 4, 4};
 static const struct cutap_capinfo caps_cuOccupancyMaxPotentialBlockSizeWithFlags[] = {
     {.arg = 0, .kind = CUTAP_CAP_OUT_BYTES, .size = 4},
     {.arg = 1, .kind = CUTAP_CAP_OUT_BYTES, .size = 4},
@@ -3703,6 +4231,7 @@ static const cutap_arg_info_t args_cuOccupancyMaxPotentialClusterSize[] = {
     {"func", "CUfunction", CUTAP_ARG_PTR},
     {"config", "const CUlaunchConfig *", CUTAP_ARG_PTR},
 };
+static const uint16_t sizes_cuOccupancyMaxPotentialClusterSize[] = {8, 8, 8};
 static const struct cutap_capinfo caps_cuOccupancyMaxPotentialClusterSize[] = {
     {.arg = 0, .kind = CUTAP_CAP_OUT_BYTES, .size = 4},
     {.arg = 2, .kind = CUTAP_CAP_IN_BYTES, .size = 56},
@@ -3711,38 +4240,45 @@ static const cutap_arg_info_t args_cuParamSetSize[] = {
     {"hfunc", "CUfunction", CUTAP_ARG_PTR},
     {"numbytes", "unsigned int", CUTAP_ARG_UINT},
 };
+static const uint16_t sizes_cuParamSetSize[] = {8, 4};
 static const cutap_arg_info_t args_cuParamSetTexRef[] = {
     {"hfunc", "CUfunction", CUTAP_ARG_PTR},
     {"texunit", "int", CUTAP_ARG_INT},
     {"hTexRef", "CUtexref", CUTAP_ARG_PTR},
 };
+static const uint16_t sizes_cuParamSetTexRef[] = {8, 4, 8};
 static const cutap_arg_info_t args_cuParamSetf[] = {
     {"hfunc", "CUfunction", CUTAP_ARG_PTR},
     {"offset", "int", CUTAP_ARG_INT},
     {"value", "float", CUTAP_ARG_FLOAT},
 };
+static const uint16_t sizes_cuParamSetf[] = {8, 4, 4};
 static const cutap_arg_info_t args_cuParamSeti[] = {
     {"hfunc", "CUfunction", CUTAP_ARG_PTR},
     {"offset", "int", CUTAP_ARG_INT},
     {"value", "unsigned int", CUTAP_ARG_UINT},
 };
+static const uint16_t sizes_cuParamSeti[] = {8, 4, 4};
 static const cutap_arg_info_t args_cuParamSetv[] = {
     {"hfunc", "CUfunction", CUTAP_ARG_PTR},
     {"offset", "int", CUTAP_ARG_INT},
     {"ptr", "void *", CUTAP_ARG_PTR},
     {"numbytes", "unsigned int", CUTAP_ARG_UINT},
 };
+static const uint16_t sizes_cuParamSetv[] = {8, 4, 8, 4};
 static const cutap_arg_info_t args_cuPointerGetAttribute[] = {
     {"data", "void *", CUTAP_ARG_PTR},
     {"attribute", "CUpointer_attribute", CUTAP_ARG_ENUM},
     {"ptr", "CUdeviceptr", CUTAP_ARG_UINT},
 };
+static const uint16_t sizes_cuPointerGetAttribute[] = {8, 4, 8};
 static const cutap_arg_info_t args_cuPointerGetAttributes[] = {
     {"numAttributes", "unsigned int", CUTAP_ARG_UINT},
     {"attributes", "CUpointer_attribute *", CUTAP_ARG_PTR},
     {"data", "void **", CUTAP_ARG_PTR},
     {"ptr", "CUdeviceptr", CUTAP_ARG_UINT},
 };
+static const uint16_t sizes_cuPointerGetAttributes[] = {4, 8, 8, 8};
 static const struct cutap_capinfo caps_cuPointerGetAttributes[] = {
     {.arg = 2, .kind = CUTAP_CAP_OUT_BYTES, .size = 8},
 };
@@ -3751,11 +4287,13 @@ static const cutap_arg_info_t args_cuPointerSetAttribute[] = {
     {"attribute", "CUpointer_attribute", CUTAP_ARG_ENUM},
     {"ptr", "CUdeviceptr", CUTAP_ARG_UINT},
 };
+static const uint16_t sizes_cuPointerSetAttribute[] = {8, 4, 8};
 static const cutap_arg_info_t args_cuProfilerInitialize[] = {
     {"configFile", "const char *", CUTAP_ARG_PTR},
     {"outputFile", "const char *", CUTAP_ARG_PTR},
     {"outputMode", "CUoutput_mode", CUTAP_ARG_ENUM},
 };
+static const uint16_t sizes_cuProfilerInitialize[] = {8, 8, 4};
 static const struct cutap_capinfo caps_cuProfilerInitialize[] = {
     {.arg = 0, .kind = CUTAP_CAP_IN_STR, .size = 0},
     {.arg = 1, .kind = CUTAP_CAP_IN_STR, .size = 0},
@@ -3766,42 +4304,49 @@ static const cutap_arg_info_t args_cuSignalExternalSemaphoresAsync[] = {
     {"numExtSems", "unsigned int", CUTAP_ARG_UINT},
     {"stream", "CUstream", CUTAP_ARG_PTR},
 };
+static const uint16_t sizes_cuSignalExternalSemaphoresAsync[] = {8, 8, 4, 8};
 static const cutap_arg_info_t args_cuSignalExternalSemaphoresAsync_ptsz[] = {
     {"extSemArray", "const CUexternalSemaphore *", CUTAP_ARG_PTR},
     {"paramsArray", "const CUDA_EXTERNAL_SEMAPHORE_SIGNAL_PARAMS *", CUTAP_ARG_PTR},
     {"numExtSems", "unsigned int", CUTAP_ARG_UINT},
     {"stream", "CUstream", CUTAP_ARG_PTR},
 };
+static const uint16_t sizes_cuSignalExternalSemaphoresAsync_ptsz[] = {8, 8, 4, 8};
 static const cutap_arg_info_t args_cuStreamAddCallback[] = {
     {"hStream", "CUstream", CUTAP_ARG_PTR},
     {"callback", "CUstreamCallback", CUTAP_ARG_PTR},
     {"userData", "void *", CUTAP_ARG_PTR},
     {"flags", "unsigned int", CUTAP_ARG_UINT},
 };
+static const uint16_t sizes_cuStreamAddCallback[] = {8, 8, 8, 4};
 static const cutap_arg_info_t args_cuStreamAddCallback_ptsz[] = {
     {"hStream", "CUstream", CUTAP_ARG_PTR},
     {"callback", "CUstreamCallback", CUTAP_ARG_PTR},
     {"userData", "void *", CUTAP_ARG_PTR},
     {"flags", "unsigned int", CUTAP_ARG_UINT},
 };
+static const uint16_t sizes_cuStreamAddCallback_ptsz[] = {8, 8, 8, 4};
 static const cutap_arg_info_t args_cuStreamAttachMemAsync[] = {
     {"hStream", "CUstream", CUTAP_ARG_PTR},
     {"dptr", "CUdeviceptr", CUTAP_ARG_UINT},
     {"length", "size_t", CUTAP_ARG_UINT},
     {"flags", "unsigned int", CUTAP_ARG_UINT},
 };
+static const uint16_t sizes_cuStreamAttachMemAsync[] = {8, 8, 8, 4};
 static const cutap_arg_info_t args_cuStreamAttachMemAsync_ptsz[] = {
     {"hStream", "CUstream", CUTAP_ARG_PTR},
     {"dptr", "CUdeviceptr", CUTAP_ARG_UINT},
     {"length", "size_t", CUTAP_ARG_UINT},
     {"flags", "unsigned int", CUTAP_ARG_UINT},
 };
+static const uint16_t sizes_cuStreamAttachMemAsync_ptsz[] = {8, 8, 8, 4};
 static const cutap_arg_info_t args_cuStreamBatchMemOp[] = {
     {"stream", "CUstream", CUTAP_ARG_PTR},
     {"count", "unsigned int", CUTAP_ARG_UINT},
     {"paramArray", "CUstreamBatchMemOpParams *", CUTAP_ARG_PTR},
     {"flags", "unsigned int", CUTAP_ARG_UINT},
 };
+static const uint16_t sizes_cuStreamBatchMemOp[] = {8, 4, 8, 4};
 static const struct cutap_capinfo caps_cuStreamBatchMemOp[] = {
     {.arg = 2, .kind = CUTAP_CAP_IN_BYTES, .size = 48},
 };
@@ -3811,6 +4356,7 @@ static const cutap_arg_info_t args_cuStreamBatchMemOp_ptsz[] = {
     {"paramArray", "CUstreamBatchMemOpParams *", CUTAP_ARG_PTR},
     {"flags", "unsigned int", CUTAP_ARG_UINT},
 };
+static const uint16_t sizes_cuStreamBatchMemOp_ptsz[] = {8, 4, 8, 4};
 static const struct cutap_capinfo caps_cuStreamBatchMemOp_ptsz[] = {
     {.arg = 2, .kind = CUTAP_CAP_IN_BYTES, .size = 48},
 };
@@ -3820,6 +4366,7 @@ static const cutap_arg_info_t args_cuStreamBatchMemOp_v2[] = {
     {"paramArray", "CUstreamBatchMemOpParams *", CUTAP_ARG_PTR},
     {"flags", "unsigned int", CUTAP_ARG_UINT},
 };
+static const uint16_t sizes_cuStreamBatchMemOp_v2[] = {8, 4, 8, 4};
 static const struct cutap_capinfo caps_cuStreamBatchMemOp_v2[] = {
     {.arg = 2, .kind = CUTAP_CAP_IN_BYTES, .size = 48},
 };
@@ -3829,12 +4376,14 @@ static const cutap_arg_info_t args_cuStreamBatchMemOp_v2_ptsz[] = {
     {"paramArray", "CUstreamBatchMemOpParams *", CUTAP_ARG_PTR},
     {"flags", "unsigned int", CUTAP_ARG_UINT},
 };
+static const uint16_t sizes_cuStreamBatchMemOp_v2_ptsz[] = {8, 4, 8, 4};
 static const struct cutap_capinfo caps_cuStreamBatchMemOp_v2_ptsz[] = {
     {.arg = 2, .kind = CUTAP_CAP_IN_BYTES, .size = 48},
 };
 static const cutap_arg_info_t args_cuStreamBeginCapture[] = {
     {"hStream", "CUstream", CUTAP_ARG_PTR},
 };
+static const uint16_t sizes_cuStreamBeginCapture[] = {8};
 static const cutap_arg_info_t args_cuStreamBeginCaptureToGraph[] = {
     {"hStream", "CUstream", CUTAP_ARG_PTR},
     {"hGraph", "CUgraph", CUTAP_ARG_PTR},
@@ -3843,6 +4392,7 @@ static const cutap_arg_info_t args_cuStreamBeginCaptureToGraph[] = {
     {"numDependencies", "size_t", CUTAP_ARG_UINT},
     {"mode", "CUstreamCaptureMode", CUTAP_ARG_ENUM},
 };
+static const uint16_t sizes_cuStreamBeginCaptureToGraph[] = {8, 8, 8, 8, 8, 4};
 static const struct cutap_capinfo caps_cuStreamBeginCaptureToGraph[] = {
     {.arg = 3, .kind = CUTAP_CAP_IN_BYTES, .size = 8},
 };
@@ -3854,32 +4404,39 @@ static const cutap_arg_info_t args_cuStreamBeginCaptureToGraph_ptsz[] = {
     {"numDependencies", "size_t", CUTAP_ARG_UINT},
     {"mode", "CUstreamCaptureMode", CUTAP_ARG_ENUM},
 };
+static const uint16_t sizes_cuStreamBeginCaptureToGraph_ptsz[] = {8, 8, 8, 8, 8, 4};
 static const struct cutap_capinfo caps_cuStreamBeginCaptureToGraph_ptsz[] = {
     {.arg = 3, .kind = CUTAP_CAP_IN_BYTES, .size = 8},
 };
 static const cutap_arg_info_t args_cuStreamBeginCapture_ptsz[] = {
     {"hStream", "CUstream", CUTAP_ARG_PTR},
 };
+static const uint16_t sizes_cuStreamBeginCapture_ptsz[] = {8};
 static const cutap_arg_info_t args_cuStreamBeginCapture_v2[] = {
     {"hStream", "CUstream", CUTAP_ARG_PTR},
     {"mode", "CUstreamCaptureMode", CUTAP_ARG_ENUM},
 };
+static const uint16_t sizes_cuStreamBeginCapture_v2[] = {8, 4};
 static const cutap_arg_info_t args_cuStreamBeginCapture_v2_ptsz[] = {
     {"hStream", "CUstream", CUTAP_ARG_PTR},
     {"mode", "CUstreamCaptureMode", CUTAP_ARG_ENUM},
 };
+static const uint16_t sizes_cuStreamBeginCapture_v2_ptsz[] = {8, 4};
 static const cutap_arg_info_t args_cuStreamCopyAttributes[] = {
     {"dst", "CUstream", CUTAP_ARG_PTR},
     {"src", "CUstream", CUTAP_ARG_PTR},
 };
+static const uint16_t sizes_cuStreamCopyAttributes[] = {8, 8};
 static const cutap_arg_info_t args_cuStreamCopyAttributes_ptsz[] = {
     {"dst", "CUstream", CUTAP_ARG_PTR},
     {"src", "CUstream", CUTAP_ARG_PTR},
 };
+static const uint16_t sizes_cuStreamCopyAttributes_ptsz[] = {8, 8};
 static const cutap_arg_info_t args_cuStreamCreate[] = {
     {"phStream", "CUstream *", CUTAP_ARG_PTR},
     {"Flags", "unsigned int", CUTAP_ARG_UINT},
 };
+static const uint16_t sizes_cuStreamCreate[] = {8, 4};
 static const struct cutap_capinfo caps_cuStreamCreate[] = {
     {.arg = 0, .kind = CUTAP_CAP_OUT_BYTES, .size = 8},
 };
@@ -3888,19 +4445,23 @@ static const cutap_arg_info_t args_cuStreamCreateWithPriority[] = {
     {"flags", "unsigned int", CUTAP_ARG_UINT},
     {"priority", "int", CUTAP_ARG_INT},
 };
+static const uint16_t sizes_cuStreamCreateWithPriority[] = {8, 4, 4};
 static const struct cutap_capinfo caps_cuStreamCreateWithPriority[] = {
     {.arg = 0, .kind = CUTAP_CAP_OUT_BYTES, .size = 8},
 };
 static const cutap_arg_info_t args_cuStreamDestroy[] = {
     {"hStream", "CUstream", CUTAP_ARG_PTR},
 };
+static const uint16_t sizes_cuStreamDestroy[] = {8};
 static const cutap_arg_info_t args_cuStreamDestroy_v2[] = {
     {"hStream", "CUstream", CUTAP_ARG_PTR},
 };
+static const uint16_t sizes_cuStreamDestroy_v2[] = {8};
 static const cutap_arg_info_t args_cuStreamEndCapture[] = {
     {"hStream", "CUstream", CUTAP_ARG_PTR},
     {"phGraph", "CUgraph *", CUTAP_ARG_PTR},
 };
+static const uint16_t sizes_cuStreamEndCapture[] = {8, 8};
 static const struct cutap_capinfo caps_cuStreamEndCapture[] = {
     {.arg = 1, .kind = CUTAP_CAP_OUT_BYTES, .size = 8},
 };
@@ -3908,6 +4469,7 @@ static const cutap_arg_info_t args_cuStreamEndCapture_ptsz[] = {
     {"hStream", "CUstream", CUTAP_ARG_PTR},
     {"phGraph", "CUgraph *", CUTAP_ARG_PTR},
 };
+static const uint16_t sizes_cuStreamEndCapture_ptsz[] = {8, 8};
 static const struct cutap_capinfo caps_cuStreamEndCapture_ptsz[] = {
     {.arg = 1, .kind = CUTAP_CAP_OUT_BYTES, .size = 8},
 };
@@ -3916,6 +4478,7 @@ static const cutap_arg_info_t args_cuStreamGetAttribute[] = {
     {"attr", "CUstreamAttrID", CUTAP_ARG_ENUM},
     {"value_out", "CUstreamAttrValue *", CUTAP_ARG_PTR},
 };
+static const uint16_t sizes_cuStreamGetAttribute[] = {8, 4, 8};
 static const struct cutap_capinfo caps_cuStreamGetAttribute[] = {
     {.arg = 2, .kind = CUTAP_CAP_OUT_BYTES, .size = 64},
 };
@@ -3924,6 +4487,7 @@ static const cutap_arg_info_t args_cuStreamGetAttribute_ptsz[] = {
     {"attr", "CUstreamAttrID", CUTAP_ARG_ENUM},
     {"value_out", "CUstreamAttrValue *", CUTAP_ARG_PTR},
 };
+static const uint16_t sizes_cuStreamGetAttribute_ptsz[] = {8, 4, 8};
 static const struct cutap_capinfo caps_cuStreamGetAttribute_ptsz[] = {
     {.arg = 2, .kind = CUTAP_CAP_OUT_BYTES, .size = 64},
 };
@@ -3932,6 +4496,7 @@ static const cutap_arg_info_t args_cuStreamGetCaptureInfo[] = {
     {"captureStatus_out", "CUstreamCaptureStatus *", CUTAP_ARG_PTR},
     {"id_out", "cuuint64_t *", CUTAP_ARG_PTR},
 };
+static const uint16_t sizes_cuStreamGetCaptureInfo[] = {8, 8, 8};
 static const struct cutap_capinfo caps_cuStreamGetCaptureInfo[] = {
     {.arg = 1, .kind = CUTAP_CAP_OUT_BYTES, .size = 4},
     {.arg = 2, .kind = CUTAP_CAP_OUT_BYTES, .size = 8},
@@ -3941,6 +4506,7 @@ static const cutap_arg_info_t args_cuStreamGetCaptureInfo_ptsz[] = {
     {"captureStatus_out", "CUstreamCaptureStatus *", CUTAP_ARG_PTR},
     {"id_out", "cuuint64_t *", CUTAP_ARG_PTR},
 };
+static const uint16_t sizes_cuStreamGetCaptureInfo_ptsz[] = {8, 8, 8};
 static const struct cutap_capinfo caps_cuStreamGetCaptureInfo_ptsz[] = {
     {.arg = 1, .kind = CUTAP_CAP_OUT_BYTES, .size = 4},
     {.arg = 2, .kind = CUTAP_CAP_OUT_BYTES, .size = 8},
@@ -3953,6 +4519,7 @@ static const cutap_arg_info_t args_cuStreamGetCaptureInfo_v2[] = {
     {"dependencies_out", "const CUgraphNode **", CUTAP_ARG_PTR},
     {"numDependencies_out", "size_t *", CUTAP_ARG_PTR},
 };
+static const uint16_t sizes_cuStreamGetCaptureInfo_v2[] = {8, 8, 8, 8, 8, 8};
 static const struct cutap_capinfo caps_cuStreamGetCaptureInfo_v2[] = {
     {.arg = 1, .kind = CUTAP_CAP_OUT_BYTES, .size = 4},
     {.arg = 2, .kind = CUTAP_CAP_OUT_BYTES, .size = 8},
@@ -3968,6 +4535,7 @@ static const cutap_arg_info_t args_cuStreamGetCaptureInfo_v2_ptsz[] = {
     {"dependencies_out", "const CUgraphNode **", CUTAP_ARG_PTR},
     {"numDependencies_out", "size_t *", CUTAP_ARG_PTR},
 };
+static const uint16_t sizes_cuStreamGetCaptureInfo_v2_ptsz[] = {8, 8, 8, 8, 8, 8};
 static const struct cutap_capinfo caps_cuStreamGetCaptureInfo_v2_ptsz[] = {
     {.arg = 1, .kind = CUTAP_CAP_OUT_BYTES, .size = 4},
     {.arg = 2, .kind = CUTAP_CAP_OUT_BYTES, .size = 8},
@@ -3984,6 +4552,7 @@ static const cutap_arg_info_t args_cuStreamGetCaptureInfo_v3[] = {
     {"edgeData_out", "const CUgraphEdgeData **", CUTAP_ARG_PTR},
     {"numDependencies_out", "size_t *", CUTAP_ARG_PTR},
 };
+static const uint16_t sizes_cuStreamGetCaptureInfo_v3[] = {8, 8, 8, 8, 8, 8, 8};
 static const struct cutap_capinfo caps_cuStreamGetCaptureInfo_v3[] = {
     {.arg = 1, .kind = CUTAP_CAP_OUT_BYTES, .size = 4},
     {.arg = 2, .kind = CUTAP_CAP_OUT_BYTES, .size = 8},
@@ -4001,6 +4570,7 @@ static const cutap_arg_info_t args_cuStreamGetCaptureInfo_v3_ptsz[] = {
     {"edgeData_out", "const CUgraphEdgeData **", CUTAP_ARG_PTR},
     {"numDependencies_out", "size_t *", CUTAP_ARG_PTR},
 };
+static const uint16_t sizes_cuStreamGetCaptureInfo_v3_ptsz[] = {8, 8, 8, 8, 8, 8, 8};
 static const struct cutap_capinfo caps_cuStreamGetCaptureInfo_v3_ptsz[] = {
     {.arg = 1, .kind = CUTAP_CAP_OUT_BYTES, .size = 4},
     {.arg = 2, .kind = CUTAP_CAP_OUT_BYTES, .size = 8},
@@ -4013,6 +4583,7 @@ static const cutap_arg_info_t args_cuStreamGetCtx[] = {
     {"hStream", "CUstream", CUTAP_ARG_PTR},
     {"pctx", "CUcontext *", CUTAP_ARG_PTR},
 };
+static const uint16_t sizes_cuStreamGetCtx[] = {8, 8};
 static const struct cutap_capinfo caps_cuStreamGetCtx[] = {
     {.arg = 1, .kind = CUTAP_CAP_OUT_BYTES, .size = 8},
 };
@@ -4020,6 +4591,7 @@ static const cutap_arg_info_t args_cuStreamGetCtx_ptsz[] = {
     {"hStream", "CUstream", CUTAP_ARG_PTR},
     {"pctx", "CUcontext *", CUTAP_ARG_PTR},
 };
+static const uint16_t sizes_cuStreamGetCtx_ptsz[] = {8, 8};
 static const struct cutap_capinfo caps_cuStreamGetCtx_ptsz[] = {
     {.arg = 1, .kind = CUTAP_CAP_OUT_BYTES, .size = 8},
 };
@@ -4028,6 +4600,7 @@ static const cutap_arg_info_t args_cuStreamGetCtx_v2[] = {
     {"pCtx", "CUcontext *", CUTAP_ARG_PTR},
     {"pGreenCtx", "CUgreenCtx *", CUTAP_ARG_PTR},
 };
+static const uint16_t sizes_cuStreamGetCtx_v2[] = {8, 8, 8};
 static const struct cutap_capinfo caps_cuStreamGetCtx_v2[] = {
     {.arg = 1, .kind = CUTAP_CAP_OUT_BYTES, .size = 8},
     {.arg = 2, .kind = CUTAP_CAP_OUT_BYTES, .size = 8},
@@ -4037,6 +4610,7 @@ static const cutap_arg_info_t args_cuStreamGetCtx_v2_ptsz[] = {
     {"pCtx", "CUcontext *", CUTAP_ARG_PTR},
     {"pGreenCtx", "CUgreenCtx *", CUTAP_ARG_PTR},
 };
+static const uint16_t sizes_cuStreamGetCtx_v2_ptsz[] = {8, 8, 8};
 static const struct cutap_capinfo caps_cuStreamGetCtx_v2_ptsz[] = {
     {.arg = 1, .kind = CUTAP_CAP_OUT_BYTES, .size = 8},
     {.arg = 2, .kind = CUTAP_CAP_OUT_BYTES, .size = 8},
@@ -4045,6 +4619,7 @@ static const cutap_arg_info_t args_cuStreamGetDevice[] = {
     {"hStream", "CUstream", CUTAP_ARG_PTR},
     {"device", "CUdevice *", CUTAP_ARG_PTR},
 };
+static const uint16_t sizes_cuStreamGetDevice[] = {8, 8};
 static const struct cutap_capinfo caps_cuStreamGetDevice[] = {
     {.arg = 1, .kind = CUTAP_CAP_OUT_BYTES, .size = 4},
 };
@@ -4052,6 +4627,7 @@ static const cutap_arg_info_t args_cuStreamGetDevice_ptsz[] = {
     {"hStream", "CUstream", CUTAP_ARG_PTR},
     {"device", "CUdevice *", CUTAP_ARG_PTR},
 };
+static const uint16_t sizes_cuStreamGetDevice_ptsz[] = {8, 8};
 static const struct cutap_capinfo caps_cuStreamGetDevice_ptsz[] = {
     {.arg = 1, .kind = CUTAP_CAP_OUT_BYTES, .size = 4},
 };
@@ -4059,6 +4635,7 @@ static const cutap_arg_info_t args_cuStreamGetFlags[] = {
     {"hStream", "CUstream", CUTAP_ARG_PTR},
     {"flags", "unsigned int *", CUTAP_ARG_PTR},
 };
+static const uint16_t sizes_cuStreamGetFlags[] = {8, 8};
 static const struct cutap_capinfo caps_cuStreamGetFlags[] = {
     {.arg = 1, .kind = CUTAP_CAP_OUT_BYTES, .size = 4},
 };
@@ -4066,6 +4643,7 @@ static const cutap_arg_info_t args_cuStreamGetFlags_ptsz[] = {
     {"hStream", "CUstream", CUTAP_ARG_PTR},
     {"flags", "unsigned int *", CUTAP_ARG_PTR},
 };
+static const uint16_t sizes_cuStreamGetFlags_ptsz[] = {8, 8};
 static const struct cutap_capinfo caps_cuStreamGetFlags_ptsz[] = {
     {.arg = 1, .kind = CUTAP_CAP_OUT_BYTES, .size = 4},
 };
@@ -4073,6 +4651,7 @@ static const cutap_arg_info_t args_cuStreamGetGreenCtx[] = {
     {"hStream", "CUstream", CUTAP_ARG_PTR},
     {"phCtx", "CUgreenCtx *", CUTAP_ARG_PTR},
 };
+static const uint16_t sizes_cuStreamGetGreenCtx[] = {8, 8};
 static const struct cutap_capinfo caps_cuStreamGetGreenCtx[] = {
     {.arg = 1, .kind = CUTAP_CAP_OUT_BYTES, .size = 8},
 };
@@ -4080,6 +4659,7 @@ static const cutap_arg_info_t args_cuStreamGetId[] = {
     {"hStream", "CUstream", CUTAP_ARG_PTR},
     {"streamId", "unsigned long long *", CUTAP_ARG_PTR},
 };
+static const uint16_t sizes_cuStreamGetId[] = {8, 8};
 static const struct cutap_capinfo caps_cuStreamGetId[] = {
     {.arg = 1, .kind = CUTAP_CAP_OUT_BYTES, .size = 8},
 };
@@ -4087,6 +4667,7 @@ static const cutap_arg_info_t args_cuStreamGetId_ptsz[] = {
     {"hStream", "CUstream", CUTAP_ARG_PTR},
     {"streamId", "unsigned long long *", CUTAP_ARG_PTR},
 };
+static const uint16_t sizes_cuStreamGetId_ptsz[] = {8, 8};
 static const struct cutap_capinfo caps_cuStreamGetId_ptsz[] = {
     {.arg = 1, .kind = CUTAP_CAP_OUT_BYTES, .size = 8},
 };
@@ -4094,6 +4675,7 @@ static const cutap_arg_info_t args_cuStreamGetPriority[] = {
     {"hStream", "CUstream", CUTAP_ARG_PTR},
     {"priority", "int *", CUTAP_ARG_PTR},
 };
+static const uint16_t sizes_cuStreamGetPriority[] = {8, 8};
 static const struct cutap_capinfo caps_cuStreamGetPriority[] = {
     {.arg = 1, .kind = CUTAP_CAP_OUT_BYTES, .size = 4},
 };
@@ -4101,6 +4683,7 @@ static const cutap_arg_info_t args_cuStreamGetPriority_ptsz[] = {
     {"hStream", "CUstream", CUTAP_ARG_PTR},
     {"priority", "int *", CUTAP_ARG_PTR},
 };
+static const uint16_t sizes_cuStreamGetPriority_ptsz[] = {8, 8};
 static const struct cutap_capinfo caps_cuStreamGetPriority_ptsz[] = {
     {.arg = 1, .kind = CUTAP_CAP_OUT_BYTES, .size = 4},
 };
@@ -4108,6 +4691,7 @@ static const cutap_arg_info_t args_cuStreamIsCapturing[] = {
     {"hStream", "CUstream", CUTAP_ARG_PTR},
     {"captureStatus", "CUstreamCaptureStatus *", CUTAP_ARG_PTR},
 };
+static const uint16_t sizes_cuStreamIsCapturing[] = {8, 8};
 static const struct cutap_capinfo caps_cuStreamIsCapturing[] = {
     {.arg = 1, .kind = CUTAP_CAP_OUT_BYTES, .size = 4},
 };
@@ -4115,20 +4699,24 @@ static const cutap_arg_info_t args_cuStreamIsCapturing_ptsz[] = {
     {"hStream", "CUstream", CUTAP_ARG_PTR},
     {"captureStatus", "CUstreamCaptureStatus *", CUTAP_ARG_PTR},
 };
+static const uint16_t sizes_cuStreamIsCapturing_ptsz[] = {8, 8};
 static const struct cutap_capinfo caps_cuStreamIsCapturing_ptsz[] = {
     {.arg = 1, .kind = CUTAP_CAP_OUT_BYTES, .size = 4},
 };
 static const cutap_arg_info_t args_cuStreamQuery[] = {
     {"hStream", "CUstream", CUTAP_ARG_PTR},
 };
+static const uint16_t sizes_cuStreamQuery[] = {8};
 static const cutap_arg_info_t args_cuStreamQuery_ptsz[] = {
     {"hStream", "CUstream", CUTAP_ARG_PTR},
 };
+static const uint16_t sizes_cuStreamQuery_ptsz[] = {8};
 static const cutap_arg_info_t args_cuStreamSetAttribute[] = {
     {"hStream", "CUstream", CUTAP_ARG_PTR},
     {"attr", "CUstreamAttrID", CUTAP_ARG_ENUM},
     {"value", "const CUstreamAttrValue *", CUTAP_ARG_PTR},
 };
+static const uint16_t sizes_cuStreamSetAttribute[] = {8, 4, 8};
 static const struct cutap_capinfo caps_cuStreamSetAttribute[] = {
     {.arg = 2, .kind = CUTAP_CAP_IN_BYTES, .size = 64},
 };
@@ -4137,27 +4725,32 @@ static const cutap_arg_info_t args_cuStreamSetAttribute_ptsz[] = {
     {"attr", "CUstreamAttrID", CUTAP_ARG_ENUM},
     {"value", "const CUstreamAttrValue *", CUTAP_ARG_PTR},
 };
+static const uint16_t sizes_cuStreamSetAttribute_ptsz[] = {8, 4, 8};
 static const struct cutap_capinfo caps_cuStreamSetAttribute_ptsz[] = {
     {.arg = 2, .kind = CUTAP_CAP_IN_BYTES, .size = 64},
 };
 static const cutap_arg_info_t args_cuStreamSynchronize[] = {
     {"hStream", "CUstream", CUTAP_ARG_PTR},
 };
+static const uint16_t sizes_cuStreamSynchronize[] = {8};
 static const cutap_arg_info_t args_cuStreamSynchronize_ptsz[] = {
     {"hStream", "CUstream", CUTAP_ARG_PTR},
 };
+static const uint16_t sizes_cuStreamSynchronize_ptsz[] = {8};
 static const cutap_arg_info_t args_cuStreamUpdateCaptureDependencies[] = {
     {"hStream", "CUstream", CUTAP_ARG_PTR},
     {"dependencies", "CUgraphNode *", CUTAP_ARG_PTR},
     {"numDependencies", "size_t", CUTAP_ARG_UINT},
     {"flags", "unsigned int", CUTAP_ARG_UINT},
 };
+static const uint16_t sizes_cuStreamUpdateCaptureDependencies[] = {8, 8, 8, 4};
 static const cutap_arg_info_t args_cuStreamUpdateCaptureDependencies_ptsz[] = {
     {"hStream", "CUstream", CUTAP_ARG_PTR},
     {"dependencies", "CUgraphNode *", CUTAP_ARG_PTR},
     {"numDependencies", "size_t", CUTAP_ARG_UINT},
     {"flags", "unsigned int", CUTAP_ARG_UINT},
 };
+static const uint16_t sizes_cuStreamUpdateCaptureDependencies_ptsz[] = {8, 8, 8, 4};
 static const cutap_arg_info_t args_cuStreamUpdateCaptureDependencies_v2[] = {
     {"hStream", "CUstream", CUTAP_ARG_PTR},
     {"dependencies", "CUgraphNode *", CUTAP_ARG_PTR},
@@ -4165,6 +4758,7 @@ static const cutap_arg_info_t args_cuStreamUpdateCaptureDependencies_v2[] = {
     {"numDependencies", "size_t", CUTAP_ARG_UINT},
     {"flags", "unsigned int", CUTAP_ARG_UINT},
 };
+static const uint16_t sizes_cuStreamUpdateCaptureDependencies_v2[] = {8, 8, 8, 8, 4};
 static const struct cutap_capinfo caps_cuStreamUpdateCaptureDependencies_v2[] = {
     {.arg = 2, .kind = CUTAP_CAP_IN_BYTES, .size = 8},
 };
@@ -4175,6 +4769,7 @@ static const cutap_arg_info_t args_cuStreamUpdateCaptureDependencies_v2_ptsz[] =
     {"numDependencies", "size_t", CUTAP_ARG_UINT},
     {"flags", "unsigned int", CUTAP_ARG_UINT},
 };
+static const uint16_t sizes_cuStreamUpdateCaptureDependencies_v2_ptsz[] = {8, 8, 8, 8, 4};
 static const struct cutap_capinfo caps_cuStreamUpdateCaptureDependencies_v2_ptsz[] = {
     {.arg = 2, .kind = CUTAP_CAP_IN_BYTES, .size = 8},
 };
@@ -4183,125 +4778,147 @@ static const cutap_arg_info_t args_cuStreamWaitEvent[] = {
     {"hEvent", "CUevent", CUTAP_ARG_PTR},
     {"Flags", "unsigned int", CUTAP_ARG_UINT},
 };
+static const uint16_t sizes_cuStreamWaitEvent[] = {8, 8, 4};
 static const cutap_arg_info_t args_cuStreamWaitEvent_ptsz[] = {
     {"hStream", "CUstream", CUTAP_ARG_PTR},
     {"hEvent", "CUevent", CUTAP_ARG_PTR},
     {"Flags", "unsigned int", CUTAP_ARG_UINT},
 };
+static const uint16_t sizes_cuStreamWaitEvent_ptsz[] = {8, 8, 4};
 static const cutap_arg_info_t args_cuStreamWaitValue32[] = {
     {"stream", "CUstream", CUTAP_ARG_PTR},
     {"addr", "CUdeviceptr", CUTAP_ARG_UINT},
     {"value", "cuuint32_t", CUTAP_ARG_UINT},
     {"flags", "unsigned int", CUTAP_ARG_UINT},
 };
+static const uint16_t sizes_cuStreamWaitValue32[] = {8, 8, 4, 4};
 static const cutap_arg_info_t args_cuStreamWaitValue32_ptsz[] = {
     {"stream", "CUstream", CUTAP_ARG_PTR},
     {"addr", "CUdeviceptr", CUTAP_ARG_UINT},
     {"value", "cuuint32_t", CUTAP_ARG_UINT},
     {"flags", "unsigned int", CUTAP_ARG_UINT},
 };
+static const uint16_t sizes_cuStreamWaitValue32_ptsz[] = {8, 8, 4, 4};
 static const cutap_arg_info_t args_cuStreamWaitValue32_v2[] = {
     {"stream", "CUstream", CUTAP_ARG_PTR},
     {"addr", "CUdeviceptr", CUTAP_ARG_UINT},
     {"value", "cuuint32_t", CUTAP_ARG_UINT},
     {"flags", "unsigned int", CUTAP_ARG_UINT},
 };
+static const uint16_t sizes_cuStreamWaitValue32_v2[] = {8, 8, 4, 4};
 static const cutap_arg_info_t args_cuStreamWaitValue32_v2_ptsz[] = {
     {"stream", "CUstream", CUTAP_ARG_PTR},
     {"addr", "CUdeviceptr", CUTAP_ARG_UINT},
     {"value", "cuuint32_t", CUTAP_ARG_UINT},
     {"flags", "unsigned int", CUTAP_ARG_UINT},
 };
+static const uint16_t sizes_cuStreamWaitValue32_v2_ptsz[] = {8, 8, 4, 4};
 static const cutap_arg_info_t args_cuStreamWaitValue64[] = {
     {"stream", "CUstream", CUTAP_ARG_PTR},
     {"addr", "CUdeviceptr", CUTAP_ARG_UINT},
     {"value", "cuuint64_t", CUTAP_ARG_UINT},
     {"flags", "unsigned int", CUTAP_ARG_UINT},
 };
+static const uint16_t sizes_cuStreamWaitValue64[] = {8, 8, 8, 4};
 static const cutap_arg_info_t args_cuStreamWaitValue64_ptsz[] = {
     {"stream", "CUstream", CUTAP_ARG_PTR},
     {"addr", "CUdeviceptr", CUTAP_ARG_UINT},
     {"value", "cuuint64_t", CUTAP_ARG_UINT},
     {"flags", "unsigned int", CUTAP_ARG_UINT},
 };
+static const uint16_t sizes_cuStreamWaitValue64_ptsz[] = {8, 8, 8, 4};
 static const cutap_arg_info_t args_cuStreamWaitValue64_v2[] = {
     {"stream", "CUstream", CUTAP_ARG_PTR},
     {"addr", "CUdeviceptr", CUTAP_ARG_UINT},
     {"value", "cuuint64_t", CUTAP_ARG_UINT},
     {"flags", "unsigned int", CUTAP_ARG_UINT},
 };
+static const uint16_t sizes_cuStreamWaitValue64_v2[] = {8, 8, 8, 4};
 static const cutap_arg_info_t args_cuStreamWaitValue64_v2_ptsz[] = {
     {"stream", "CUstream", CUTAP_ARG_PTR},
     {"addr", "CUdeviceptr", CUTAP_ARG_UINT},
     {"value", "cuuint64_t", CUTAP_ARG_UINT},
     {"flags", "unsigned int", CUTAP_ARG_UINT},
 };
+static const uint16_t sizes_cuStreamWaitValue64_v2_ptsz[] = {8, 8, 8, 4};
 static const cutap_arg_info_t args_cuStreamWriteValue32[] = {
     {"stream", "CUstream", CUTAP_ARG_PTR},
     {"addr", "CUdeviceptr", CUTAP_ARG_UINT},
     {"value", "cuuint32_t", CUTAP_ARG_UINT},
     {"flags", "unsigned int", CUTAP_ARG_UINT},
 };
+static const uint16_t sizes_cuStreamWriteValue32[] = {8, 8, 4, 4};
 static const cutap_arg_info_t args_cuStreamWriteValue32_ptsz[] = {
     {"stream", "CUstream", CUTAP_ARG_PTR},
     {"addr", "CUdeviceptr", CUTAP_ARG_UINT},
     {"value", "cuuint32_t", CUTAP_ARG_UINT},
     {"flags", "unsigned int", CUTAP_ARG_UINT},
 };
+static const uint16_t sizes_cuStreamWriteValue32_ptsz[] = {8, 8, 4, 4};
 static const cutap_arg_info_t args_cuStreamWriteValue32_v2[] = {
     {"stream", "CUstream", CUTAP_ARG_PTR},
     {"addr", "CUdeviceptr", CUTAP_ARG_UINT},
     {"value", "cuuint32_t", CUTAP_ARG_UINT},
     {"flags", "unsigned int", CUTAP_ARG_UINT},
 };
+static const uint16_t sizes_cuStreamWriteValue32_v2[] = {8, 8, 4, 4};
 static const cutap_arg_info_t args_cuStreamWriteValue32_v2_ptsz[] = {
     {"stream", "CUstream", CUTAP_ARG_PTR},
     {"addr", "CUdeviceptr", CUTAP_ARG_UINT},
     {"value", "cuuint32_t", CUTAP_ARG_UINT},
     {"flags", "unsigned int", CUTAP_ARG_UINT},
 };
+static const uint16_t sizes_cuStreamWriteValue32_v2_ptsz[] = {8, 8, 4, 4};
 static const cutap_arg_info_t args_cuStreamWriteValue64[] = {
     {"stream", "CUstream", CUTAP_ARG_PTR},
     {"addr", "CUdeviceptr", CUTAP_ARG_UINT},
     {"value", "cuuint64_t", CUTAP_ARG_UINT},
     {"flags", "unsigned int", CUTAP_ARG_UINT},
 };
+static const uint16_t sizes_cuStreamWriteValue64[] = {8, 8, 8, 4};
 static const cutap_arg_info_t args_cuStreamWriteValue64_ptsz[] = {
     {"stream", "CUstream", CUTAP_ARG_PTR},
     {"addr", "CUdeviceptr", CUTAP_ARG_UINT},
     {"value", "cuuint64_t", CUTAP_ARG_UINT},
     {"flags", "unsigned int", CUTAP_ARG_UINT},
 };
+static const uint16_t sizes_cuStreamWriteValue64_ptsz[] = {8, 8, 8, 4};
 static const cutap_arg_info_t args_cuStreamWriteValue64_v2[] = {
     {"stream", "CUstream", CUTAP_ARG_PTR},
     {"addr", "CUdeviceptr", CUTAP_ARG_UINT},
     {"value", "cuuint64_t", CUTAP_ARG_UINT},
     {"flags", "unsigned int", CUTAP_ARG_UINT},
 };
+static const uint16_t sizes_cuStreamWriteValue64_v2[] = {8, 8, 8, 4};
 static const cutap_arg_info_t args_cuStreamWriteValue64_v2_ptsz[] = {
     {"stream", "CUstream", CUTAP_ARG_PTR},
     {"addr", "CUdeviceptr", CUTAP_ARG_UINT},
     {"value", "cuuint64_t", CUTAP_ARG_UINT},
     {"flags", "unsigned int", CUTAP_ARG_UINT},
 };
+static const uint16_t sizes_cuStreamWriteValue64_v2_ptsz[] = {8, 8, 8, 4};
 static const cutap_arg_info_t args_cuSurfObjectCreate[] = {
     {"pSurfObject", "CUsurfObject *", CUTAP_ARG_PTR},
     {"pResDesc", "const CUDA_RESOURCE_DESC *", CUTAP_ARG_PTR},
 };
+static const uint16_t sizes_cuSurfObjectCreate[] = {8, 8};
 static const struct cutap_capinfo caps_cuSurfObjectCreate[] = {
     {.arg = 0, .kind = CUTAP_CAP_OUT_BYTES, .size = 8},
 };
 static const cutap_arg_info_t args_cuSurfObjectDestroy[] = {
     {"surfObject", "CUsurfObject", CUTAP_ARG_UINT},
 };
+static const uint16_t sizes_cuSurfObjectDestroy[] = {8};
 static const cutap_arg_info_t args_cuSurfObjectGetResourceDesc[] = {
     {"pResDesc", "CUDA_RESOURCE_DESC *", CUTAP_ARG_PTR},
     {"surfObject", "CUsurfObject", CUTAP_ARG_UINT},
 };
+static const uint16_t sizes_cuSurfObjectGetResourceDesc[] = {8, 8};
 static const cutap_arg_info_t args_cuSurfRefGetArray[] = {
     {"phArray", "CUarray *", CUTAP_ARG_PTR},
     {"hSurfRef", "CUsurfref", CUTAP_ARG_PTR},
 };
+static const uint16_t sizes_cuSurfRefGetArray[] = {8, 8};
 static const struct cutap_capinfo caps_cuSurfRefGetArray[] = {
     {.arg = 0, .kind = CUTAP_CAP_OUT_BYTES, .size = 8},
 };
@@ -4310,6 +4927,7 @@ static const cutap_arg_info_t args_cuSurfRefSetArray[] = {
     {"hArray", "CUarray", CUTAP_ARG_PTR},
     {"Flags", "unsigned int", CUTAP_ARG_UINT},
 };
+static const uint16_t sizes_cuSurfRefSetArray[] = {8, 8, 4};
 static const cutap_arg_info_t args_cuTensorMapEncodeIm2col[] = {
     {"tensorMap", "CUtensorMap *", CUTAP_ARG_PTR},
     {"tensorDataType", "CUtensorMapDataType", CUTAP_ARG_ENUM},
@@ -4327,6 +4945,7 @@ static const cutap_arg_info_t args_cuTensorMapEncodeIm2col[] = {
     {"l2Promotion", "CUtensorMapL2promotion", CUTAP_ARG_ENUM},
     {"oobFill", "CUtensorMapFloatOOBfill", CUTAP_ARG_ENUM},
 };
+static const uint16_t sizes_cuTensorMapEncodeIm2col[] = {8, 4, 4, 8, 8, 8, 8, 8, 4, 4, 8, 4, 4, 4, 4};
 static const cutap_arg_info_t args_cuTensorMapEncodeIm2colWide[] = {
     {"tensorMap", "CUtensorMap *", CUTAP_ARG_PTR},
     {"tensorDataType", "CUtensorMapDataType", CUTAP_ARG_ENUM},
@@ -4345,6 +4964,7 @@ static const cutap_arg_info_t args_cuTensorMapEncodeIm2colWide[] = {
     {"l2Promotion", "CUtensorMapL2promotion", CUTAP_ARG_ENUM},
     {"oobFill", "CUtensorMapFloatOOBfill", CUTAP_ARG_ENUM},
 };
+static const uint16_t sizes_cuTensorMapEncodeIm2colWide[] = {8, 4, 4, 8, 8, 8, 4, 4, 4, 4, 8, 4, 4, 4, 4, 4};
 static const cutap_arg_info_t args_cuTensorMapEncodeTiled[] = {
     {"tensorMap", "CUtensorMap *", CUTAP_ARG_PTR},
     {"tensorDataType", "CUtensorMapDataType", CUTAP_ARG_ENUM},
@@ -4359,47 +4979,57 @@ static const cutap_arg_info_t args_cuTensorMapEncodeTiled[] = {
     {"l2Promotion", "CUtensorMapL2promotion", CUTAP_ARG_ENUM},
     {"oobFill", "CUtensorMapFloatOOBfill", CUTAP_ARG_ENUM},
 };
+static const uint16_t sizes_cuTensorMapEncodeTiled[] = {8, 4, 4, 8, 8, 8, 8, 8, 4, 4, 4, 4};
 static const cutap_arg_info_t args_cuTensorMapReplaceAddress[] = {
     {"tensorMap", "CUtensorMap *", CUTAP_ARG_PTR},
     {"globalAddress", "void *", CUTAP_ARG_PTR},
 };
+static const uint16_t sizes_cuTensorMapReplaceAddress[] = {8, 8};
 static const cutap_arg_info_t args_cuTexObjectCreate[] = {
     {"pTexObject", "CUtexObject *", CUTAP_ARG_PTR},
     {"pResDesc", "const CUDA_RESOURCE_DESC *", CUTAP_ARG_PTR},
     {"pTexDesc", "const CUDA_TEXTURE_DESC *", CUTAP_ARG_PTR},
     {"pResViewDesc", "const CUDA_RESOURCE_VIEW_DESC *", CUTAP_ARG_PTR},
 };
+static const uint16_t sizes_cuTexObjectCreate[] = {8, 8, 8, 8};
 static const struct cutap_capinfo caps_cuTexObjectCreate[] = {
     {.arg = 0, .kind = CUTAP_CAP_OUT_BYTES, .size = 8},
 };
 static const cutap_arg_info_t args_cuTexObjectDestroy[] = {
     {"texObject", "CUtexObject", CUTAP_ARG_UINT},
 };
+static const uint16_t sizes_cuTexObjectDestroy[] = {8};
 static const cutap_arg_info_t args_cuTexObjectGetResourceDesc[] = {
     {"pResDesc", "CUDA_RESOURCE_DESC *", CUTAP_ARG_PTR},
     {"texObject", "CUtexObject", CUTAP_ARG_UINT},
 };
+static const uint16_t sizes_cuTexObjectGetResourceDesc[] = {8, 8};
 static const cutap_arg_info_t args_cuTexObjectGetResourceViewDesc[] = {
     {"pResViewDesc", "CUDA_RESOURCE_VIEW_DESC *", CUTAP_ARG_PTR},
     {"texObject", "CUtexObject", CUTAP_ARG_UINT},
 };
+static const uint16_t sizes_cuTexObjectGetResourceViewDesc[] = {8, 8};
 static const cutap_arg_info_t args_cuTexObjectGetTextureDesc[] = {
     {"pTexDesc", "CUDA_TEXTURE_DESC *", CUTAP_ARG_PTR},
     {"texObject", "CUtexObject", CUTAP_ARG_UINT},
 };
+static const uint16_t sizes_cuTexObjectGetTextureDesc[] = {8, 8};
 static const cutap_arg_info_t args_cuTexRefCreate[] = {
     {"pTexRef", "CUtexref *", CUTAP_ARG_PTR},
 };
+static const uint16_t sizes_cuTexRefCreate[] = {8};
 static const struct cutap_capinfo caps_cuTexRefCreate[] = {
     {.arg = 0, .kind = CUTAP_CAP_OUT_BYTES, .size = 8},
 };
 static const cutap_arg_info_t args_cuTexRefDestroy[] = {
     {"hTexRef", "CUtexref", CUTAP_ARG_PTR},
 };
+static const uint16_t sizes_cuTexRefDestroy[] = {8};
 static const cutap_arg_info_t args_cuTexRefGetAddress[] = {
     {"pdptr", "CUdeviceptr_v1 *", CUTAP_ARG_PTR},
     {"hTexRef", "CUtexref", CUTAP_ARG_PTR},
 };
+static const uint16_t sizes_cuTexRefGetAddress[] = {8, 8};
 static const struct cutap_capinfo caps_cuTexRefGetAddress[] = {
     {.arg = 0, .kind = CUTAP_CAP_OUT_BYTES, .size = 4},
 };
@@ -4408,6 +5038,7 @@ static const cutap_arg_info_t args_cuTexRefGetAddressMode[] = {
     {"hTexRef", "CUtexref", CUTAP_ARG_PTR},
     {"dim", "int", CUTAP_ARG_INT},
 };
+static const uint16_t sizes_cuTexRefGetAddressMode[] = {8, 8, 4};
 static const struct cutap_capinfo caps_cuTexRefGetAddressMode[] = {
     {.arg = 0, .kind = CUTAP_CAP_OUT_BYTES, .size = 4},
 };
@@ -4415,6 +5046,7 @@ static const cutap_arg_info_t args_cuTexRefGetAddress_v2[] = {
     {"pdptr", "CUdeviceptr *", CUTAP_ARG_PTR},
     {"hTexRef", "CUtexref", CUTAP_ARG_PTR},
 };
+static const uint16_t sizes_cuTexRefGetAddress_v2[] = {8, 8};
 static const struct cutap_capinfo caps_cuTexRefGetAddress_v2[] = {
     {.arg = 0, .kind = CUTAP_CAP_OUT_BYTES, .size = 8},
 };
@@ -4422,6 +5054,7 @@ static const cutap_arg_info_t args_cuTexRefGetArray[] = {
     {"phArray", "CUarray *", CUTAP_ARG_PTR},
     {"hTexRef", "CUtexref", CUTAP_ARG_PTR},
 };
+static const uint16_t sizes_cuTexRefGetArray[] = {8, 8};
 static const struct cutap_capinfo caps_cuTexRefGetArray[] = {
     {.arg = 0, .kind = CUTAP_CAP_OUT_BYTES, .size = 8},
 };
@@ -4429,10 +5062,12 @@ static const cutap_arg_info_t args_cuTexRefGetBorderColor[] = {
     {"pBorderColor", "float *", CUTAP_ARG_PTR},
     {"hTexRef", "CUtexref", CUTAP_ARG_PTR},
 };
+static const uint16_t sizes_cuTexRefGetBorderColor[] = {8, 8};
 static const cutap_arg_info_t args_cuTexRefGetFilterMode[] = {
     {"pfm", "CUfilter_mode *", CUTAP_ARG_PTR},
     {"hTexRef", "CUtexref", CUTAP_ARG_PTR},
 };
+static const uint16_t sizes_cuTexRefGetFilterMode[] = {8, 8};
 static const struct cutap_capinfo caps_cuTexRefGetFilterMode[] = {
     {.arg = 0, .kind = CUTAP_CAP_OUT_BYTES, .size = 4},
 };
@@ -4440,6 +5075,7 @@ static const cutap_arg_info_t args_cuTexRefGetFlags[] = {
     {"pFlags", "unsigned int *", CUTAP_ARG_PTR},
     {"hTexRef", "CUtexref", CUTAP_ARG_PTR},
 };
+static const uint16_t sizes_cuTexRefGetFlags[] = {8, 8};
 static const struct cutap_capinfo caps_cuTexRefGetFlags[] = {
     {.arg = 0, .kind = CUTAP_CAP_OUT_BYTES, .size = 4},
 };
@@ -4448,6 +5084,7 @@ static const cutap_arg_info_t args_cuTexRefGetFormat[] = {
     {"pNumChannels", "int *", CUTAP_ARG_PTR},
     {"hTexRef", "CUtexref", CUTAP_ARG_PTR},
 };
+static const uint16_t sizes_cuTexRefGetFormat[] = {8, 8, 8};
 static const struct cutap_capinfo caps_cuTexRefGetFormat[] = {
     {.arg = 0, .kind = CUTAP_CAP_OUT_BYTES, .size = 4},
     {.arg = 1, .kind = CUTAP_CAP_OUT_BYTES, .size = 4},
@@ -4456,6 +5093,7 @@ static const cutap_arg_info_t args_cuTexRefGetMaxAnisotropy[] = {
     {"pmaxAniso", "int *", CUTAP_ARG_PTR},
     {"hTexRef", "CUtexref", CUTAP_ARG_PTR},
 };
+static const uint16_t sizes_cuTexRefGetMaxAnisotropy[] = {8, 8};
 static const struct cutap_capinfo caps_cuTexRefGetMaxAnisotropy[] = {
     {.arg = 0, .kind = CUTAP_CAP_OUT_BYTES, .size = 4},
 };
@@ -4463,6 +5101,7 @@ static const cutap_arg_info_t args_cuTexRefGetMipmapFilterMode[] = {
     {"pfm", "CUfilter_mode *", CUTAP_ARG_PTR},
     {"hTexRef", "CUtexref", CUTAP_ARG_PTR},
 };
+static const uint16_t sizes_cuTexRefGetMipmapFilterMode[] = {8, 8};
 static const struct cutap_capinfo caps_cuTexRefGetMipmapFilterMode[] = {
     {.arg = 0, .kind = CUTAP_CAP_OUT_BYTES, .size = 4},
 };
@@ -4470,6 +5109,7 @@ static const cutap_arg_info_t args_cuTexRefGetMipmapLevelBias[] = {
     {"pbias", "float *", CUTAP_ARG_PTR},
     {"hTexRef", "CUtexref", CUTAP_ARG_PTR},
 };
+static const uint16_t sizes_cuTexRefGetMipmapLevelBias[] = {8, 8};
 static const struct cutap_capinfo caps_cuTexRefGetMipmapLevelBias[] = {
     {.arg = 0, .kind = CUTAP_CAP_OUT_BYTES, .size = 4},
 };
@@ -4478,6 +5118,7 @@ static const cutap_arg_info_t args_cuTexRefGetMipmapLevelClamp[] = {
     {"pmaxMipmapLevelClamp", "float *", CUTAP_ARG_PTR},
     {"hTexRef", "CUtexref", CUTAP_ARG_PTR},
 };
+static const uint16_t sizes_cuTexRefGetMipmapLevelClamp[] = {8, 8, 8};
 static const struct cutap_capinfo caps_cuTexRefGetMipmapLevelClamp[] = {
     {.arg = 0, .kind = CUTAP_CAP_OUT_BYTES, .size = 4},
     {.arg = 1, .kind = CUTAP_CAP_OUT_BYTES, .size = 4},
@@ -4486,6 +5127,7 @@ static const cutap_arg_info_t args_cuTexRefGetMipmappedArray[] = {
     {"phMipmappedArray", "CUmipmappedArray *", CUTAP_ARG_PTR},
     {"hTexRef", "CUtexref", CUTAP_ARG_PTR},
 };
+static const uint16_t sizes_cuTexRefGetMipmappedArray[] = {8, 8};
 static const struct cutap_capinfo caps_cuTexRefGetMipmappedArray[] = {
     {.arg = 0, .kind = CUTAP_CAP_OUT_BYTES, .size = 8},
 };
@@ -4495,6 +5137,7 @@ static const cutap_arg_info_t args_cuTexRefSetAddress[] = {
     {"dptr", "CUdeviceptr_v1", CUTAP_ARG_UINT},
     {"bytes", "unsigned int", CUTAP_ARG_UINT},
 };
+static const uint16_t sizes_cuTexRefSetAddress[] = {8, 8, 4, 4};
 static const struct cutap_capinfo caps_cuTexRefSetAddress[] = {
     {.arg = 0, .kind = CUTAP_CAP_OUT_BYTES, .size = 4},
 };
@@ -4504,6 +5147,7 @@ static const cutap_arg_info_t args_cuTexRefSetAddress2D[] = {
     {"dptr", "CUdeviceptr_v1", CUTAP_ARG_UINT},
     {"Pitch", "unsigned int", CUTAP_ARG_UINT},
 };
+static const uint16_t sizes_cuTexRefSetAddress2D[] = {8, 8, 4, 4};
 static const struct cutap_capinfo caps_cuTexRefSetAddress2D[] = {
     {.arg = 1, .kind = CUTAP_CAP_IN_BYTES, .size = 16},
 };
@@ -4513,6 +5157,7 @@ static const cutap_arg_info_t args_cuTexRefSetAddress2D_v2[] = {
     {"dptr", "CUdeviceptr", CUTAP_ARG_UINT},
     {"Pitch", "size_t", CUTAP_ARG_UINT},
 };
+static const uint16_t sizes_cuTexRefSetAddress2D_v2[] = {8, 8, 8, 8};
 static const struct cutap_capinfo caps_cuTexRefSetAddress2D_v2[] = {
     {.arg = 1, .kind = CUTAP_CAP_IN_BYTES, .size = 24},
 };
@@ -4522,6 +5167,7 @@ static const cutap_arg_info_t args_cuTexRefSetAddress2D_v3[] = {
     {"dptr", "CUdeviceptr", CUTAP_ARG_UINT},
     {"Pitch", "size_t", CUTAP_ARG_UINT},
 };
+static const uint16_t sizes_cuTexRefSetAddress2D_v3[] = {8, 8, 8, 8};
 static const struct cutap_capinfo caps_cuTexRefSetAddress2D_v3[] = {
     {.arg = 1, .kind = CUTAP_CAP_IN_BYTES, .size = 24},
 };
@@ -4530,12 +5176,14 @@ static const cutap_arg_info_t args_cuTexRefSetAddressMode[] = {
     {"dim", "int", CUTAP_ARG_INT},
     {"am", "CUaddress_mode", CUTAP_ARG_ENUM},
 };
+static const uint16_t sizes_cuTexRefSetAddressMode[] = {8, 4, 4};
 static const cutap_arg_info_t args_cuTexRefSetAddress_v2[] = {
     {"ByteOffset", "size_t *", CUTAP_ARG_PTR},
     {"hTexRef", "CUtexref", CUTAP_ARG_PTR},
     {"dptr", "CUdeviceptr", CUTAP_ARG_UINT},
     {"bytes", "size_t", CUTAP_ARG_UINT},
 };
+static const uint16_t sizes_cuTexRefSetAddress_v2[] = {8, 8, 8, 8};
 static const struct cutap_capinfo caps_cuTexRefSetAddress_v2[] = {
     {.arg = 0, .kind = CUTAP_CAP_OUT_BYTES, .size = 8},
 };
@@ -4544,48 +5192,59 @@ static const cutap_arg_info_t args_cuTexRefSetArray[] = {
     {"hArray", "CUarray", CUTAP_ARG_PTR},
     {"Flags", "unsigned int", CUTAP_ARG_UINT},
 };
+static const uint16_t sizes_cuTexRefSetArray[] = {8, 8, 4};
 static const cutap_arg_info_t args_cuTexRefSetBorderColor[] = {
     {"hTexRef", "CUtexref", CUTAP_ARG_PTR},
     {"pBorderColor", "float *", CUTAP_ARG_PTR},
 };
+static const uint16_t sizes_cuTexRefSetBorderColor[] = {8, 8};
 static const cutap_arg_info_t args_cuTexRefSetFilterMode[] = {
     {"hTexRef", "CUtexref", CUTAP_ARG_PTR},
     {"fm", "CUfilter_mode", CUTAP_ARG_ENUM},
 };
+static const uint16_t sizes_cuTexRefSetFilterMode[] = {8, 4};
 static const cutap_arg_info_t args_cuTexRefSetFlags[] = {
     {"hTexRef", "CUtexref", CUTAP_ARG_PTR},
     {"Flags", "unsigned int", CUTAP_ARG_UINT},
 };
+static const uint16_t sizes_cuTexRefSetFlags[] = {8, 4};
 static const cutap_arg_info_t args_cuTexRefSetFormat[] = {
     {"hTexRef", "CUtexref", CUTAP_ARG_PTR},
     {"fmt", "CUarray_format", CUTAP_ARG_ENUM},
     {"NumPackedComponents", "int", CUTAP_ARG_INT},
 };
+static const uint16_t sizes_cuTexRefSetFormat[] = {8, 4, 4};
 static const cutap_arg_info_t args_cuTexRefSetMaxAnisotropy[] = {
     {"hTexRef", "CUtexref", CUTAP_ARG_PTR},
     {"maxAniso", "unsigned int", CUTAP_ARG_UINT},
 };
+static const uint16_t sizes_cuTexRefSetMaxAnisotropy[] = {8, 4};
 static const cutap_arg_info_t args_cuTexRefSetMipmapFilterMode[] = {
     {"hTexRef", "CUtexref", CUTAP_ARG_PTR},
     {"fm", "CUfilter_mode", CUTAP_ARG_ENUM},
 };
+static const uint16_t sizes_cuTexRefSetMipmapFilterMode[] = {8, 4};
 static const cutap_arg_info_t args_cuTexRefSetMipmapLevelBias[] = {
     {"hTexRef", "CUtexref", CUTAP_ARG_PTR},
     {"bias", "float", CUTAP_ARG_FLOAT},
 };
+static const uint16_t sizes_cuTexRefSetMipmapLevelBias[] = {8, 4};
 static const cutap_arg_info_t args_cuTexRefSetMipmapLevelClamp[] = {
     {"hTexRef", "CUtexref", CUTAP_ARG_PTR},
     {"minMipmapLevelClamp", "float", CUTAP_ARG_FLOAT},
     {"maxMipmapLevelClamp", "float", CUTAP_ARG_FLOAT},
 };
+static const uint16_t sizes_cuTexRefSetMipmapLevelClamp[] = {8, 4, 4};
 static const cutap_arg_info_t args_cuTexRefSetMipmappedArray[] = {
     {"hTexRef", "CUtexref", CUTAP_ARG_PTR},
     {"hMipmappedArray", "CUmipmappedArray", CUTAP_ARG_PTR},
     {"Flags", "unsigned int", CUTAP_ARG_UINT},
 };
+static const uint16_t sizes_cuTexRefSetMipmappedArray[] = {8, 8, 4};
 static const cutap_arg_info_t args_cuThreadExchangeStreamCaptureMode[] = {
     {"mode", "CUstreamCaptureMode *", CUTAP_ARG_PTR},
 };
+static const uint16_t sizes_cuThreadExchangeStreamCaptureMode[] = {8};
 static const struct cutap_capinfo caps_cuThreadExchangeStreamCaptureMode[] = {
     {.arg = 0, .kind = CUTAP_CAP_OUT_BYTES, .size = 4},
 };
@@ -4596,6 +5255,7 @@ static const cutap_arg_info_t args_cuUserObjectCreate[] = {
     {"initialRefcount", "unsigned int", CUTAP_ARG_UINT},
     {"flags", "unsigned int", CUTAP_ARG_UINT},
 };
+static const uint16_t sizes_cuUserObjectCreate[] = {8, 8, 8, 4, 4};
 static const struct cutap_capinfo caps_cuUserObjectCreate[] = {
     {.arg = 0, .kind = CUTAP_CAP_OUT_BYTES, .size = 8},
 };
@@ -4603,10 +5263,12 @@ static const cutap_arg_info_t args_cuUserObjectRelease[] = {
     {"object", "CUuserObject", CUTAP_ARG_PTR},
     {"count", "unsigned int", CUTAP_ARG_UINT},
 };
+static const uint16_t sizes_cuUserObjectRelease[] = {8, 4};
 static const cutap_arg_info_t args_cuUserObjectRetain[] = {
     {"object", "CUuserObject", CUTAP_ARG_PTR},
     {"count", "unsigned int", CUTAP_ARG_UINT},
 };
+static const uint16_t sizes_cuUserObjectRetain[] = {8, 4};
 static const cutap_arg_info_t args_cuVDPAUCtxCreate[] = {
     {"pCtx", "CUcontext *", CUTAP_ARG_PTR},
     {"flags", "unsigned int", CUTAP_ARG_UINT},
@@ -4614,6 +5276,7 @@ static const cutap_arg_info_t args_cuVDPAUCtxCreate[] = {
     {"vdpDevice", "VdpDevice", CUTAP_ARG_UINT},
     {"vdpGetProcAddress", "VdpGetProcAddress *", CUTAP_ARG_PTR},
 };
+static const uint16_t sizes_cuVDPAUCtxCreate[] = {8, 4, 4, 4, 8};
 static const struct cutap_capinfo caps_cuVDPAUCtxCreate[] = {
     {.arg = 0, .kind = CUTAP_CAP_OUT_BYTES, .size = 8},
 };
@@ -4624,6 +5287,7 @@ static const cutap_arg_info_t args_cuVDPAUCtxCreate_v2[] = {
     {"vdpDevice", "VdpDevice", CUTAP_ARG_UINT},
     {"vdpGetProcAddress", "VdpGetProcAddress *", CUTAP_ARG_PTR},
 };
+static const uint16_t sizes_cuVDPAUCtxCreate_v2[] = {8, 4, 4, 4, 8};
 static const struct cutap_capinfo caps_cuVDPAUCtxCreate_v2[] = {
     {.arg = 0, .kind = CUTAP_CAP_OUT_BYTES, .size = 8},
 };
@@ -4632,6 +5296,7 @@ static const cutap_arg_info_t args_cuVDPAUGetDevice[] = {
     {"vdpDevice", "VdpDevice", CUTAP_ARG_UINT},
     {"vdpGetProcAddress", "VdpGetProcAddress *", CUTAP_ARG_PTR},
 };
+static const uint16_t sizes_cuVDPAUGetDevice[] = {8, 4, 8};
 static const struct cutap_capinfo caps_cuVDPAUGetDevice[] = {
     {.arg = 0, .kind = CUTAP_CAP_OUT_BYTES, .size = 4},
 };
@@ -4641,1364 +5306,1366 @@ static const cutap_arg_info_t args_cuWaitExternalSemaphoresAsync[] = {
     {"numExtSems", "unsigned int", CUTAP_ARG_UINT},
     {"stream", "CUstream", CUTAP_ARG_PTR},
 };
+static const uint16_t sizes_cuWaitExternalSemaphoresAsync[] = {8, 8, 4, 8};
 static const cutap_arg_info_t args_cuWaitExternalSemaphoresAsync_ptsz[] = {
     {"extSemArray", "const CUexternalSemaphore *", CUTAP_ARG_PTR},
     {"paramsArray", "const CUDA_EXTERNAL_SEMAPHORE_WAIT_PARAMS *", CUTAP_ARG_PTR},
     {"numExtSems", "unsigned int", CUTAP_ARG_UINT},
     {"stream", "CUstream", CUTAP_ARG_PTR},
 };
+static const uint16_t sizes_cuWaitExternalSemaphoresAsync_ptsz[] = {8, 8, 4, 8};
 
 const struct cutap_fninfo cutap_driver_info[CUTAP_DRIVER_COUNT] = {
     {.name = "cuArray3DCreate", .typed = 1, .nargs = 2, .ncap = 2, .func_arg = -1,
-     .args = args_cuArray3DCreate, .caps = caps_cuArray3DCreate},
+     .args = args_cuArray3DCreate, .sizes = sizes_cuArray3DCreate, .caps = caps_cuArray3DCreate},
     {.name = "cuArray3DCreate_v2", .typed = 1, .nargs = 2, .ncap = 2, .func_arg = -1,
-     .args = args_cuArray3DCreate_v2, .caps = caps_cuArray3DCreate_v2},
+     .args = args_cuArray3DCreate_v2, .sizes = sizes_cuArray3DCreate_v2, .caps = caps_cuArray3DCreate_v2},
     {.name = "cuArray3DGetDescriptor", .typed = 1, .nargs = 2, .ncap = 1, .func_arg = -1,
-     .args = args_cuArray3DGetDescriptor, .caps = caps_cuArray3DGetDescriptor},
+     .args = args_cuArray3DGetDescriptor, .sizes = sizes_cuArray3DGetDescriptor, .caps = caps_cuArray3DGetDescriptor},
     {.name = "cuArray3DGetDescriptor_v2", .typed = 1, .nargs = 2, .ncap = 1, .func_arg = -1,
-     .args = args_cuArray3DGetDescriptor_v2, .caps = caps_cuArray3DGetDescriptor_v2},
+     .args = args_cuArray3DGetDescriptor_v2, .sizes = sizes_cuArray3DGetDescriptor_v2, .caps = caps_cuArray3DGetDescriptor_v2},
     {.name = "cuArrayCreate", .typed = 1, .nargs = 2, .ncap = 2, .func_arg = -1,
-     .args = args_cuArrayCreate, .caps = caps_cuArrayCreate},
+     .args = args_cuArrayCreate, .sizes = sizes_cuArrayCreate, .caps = caps_cuArrayCreate},
     {.name = "cuArrayCreate_v2", .typed = 1, .nargs = 2, .ncap = 2, .func_arg = -1,
-     .args = args_cuArrayCreate_v2, .caps = caps_cuArrayCreate_v2},
+     .args = args_cuArrayCreate_v2, .sizes = sizes_cuArrayCreate_v2, .caps = caps_cuArrayCreate_v2},
     {.name = "cuArrayDestroy", .typed = 1, .nargs = 1, .ncap = 0, .func_arg = -1,
-     .args = args_cuArrayDestroy, .caps = 0},
+     .args = args_cuArrayDestroy, .sizes = sizes_cuArrayDestroy, .caps = 0},
     {.name = "cuArrayGetDescriptor", .typed = 1, .nargs = 2, .ncap = 1, .func_arg = -1,
-     .args = args_cuArrayGetDescriptor, .caps = caps_cuArrayGetDescriptor},
+     .args = args_cuArrayGetDescriptor, .sizes = sizes_cuArrayGetDescriptor, .caps = caps_cuArrayGetDescriptor},
     {.name = "cuArrayGetDescriptor_v2", .typed = 1, .nargs = 2, .ncap = 1, .func_arg = -1,
-     .args = args_cuArrayGetDescriptor_v2, .caps = caps_cuArrayGetDescriptor_v2},
+     .args = args_cuArrayGetDescriptor_v2, .sizes = sizes_cuArrayGetDescriptor_v2, .caps = caps_cuArrayGetDescriptor_v2},
     {.name = "cuArrayGetMemoryRequirements", .typed = 1, .nargs = 3, .ncap = 1, .func_arg = -1,
-     .args = args_cuArrayGetMemoryRequirements, .caps = caps_cuArrayGetMemoryRequirements},
+     .args = args_cuArrayGetMemoryRequirements, .sizes = sizes_cuArrayGetMemoryRequirements, .caps = caps_cuArrayGetMemoryRequirements},
     {.name = "cuArrayGetPlane", .typed = 1, .nargs = 3, .ncap = 1, .func_arg = -1,
-     .args = args_cuArrayGetPlane, .caps = caps_cuArrayGetPlane},
+     .args = args_cuArrayGetPlane, .sizes = sizes_cuArrayGetPlane, .caps = caps_cuArrayGetPlane},
     {.name = "cuArrayGetSparseProperties", .typed = 1, .nargs = 2, .ncap = 1, .func_arg = -1,
-     .args = args_cuArrayGetSparseProperties, .caps = caps_cuArrayGetSparseProperties},
+     .args = args_cuArrayGetSparseProperties, .sizes = sizes_cuArrayGetSparseProperties, .caps = caps_cuArrayGetSparseProperties},
     {.name = "cuCheckpointProcessCheckpoint", .typed = 1, .nargs = 2, .ncap = 1, .func_arg = -1,
-     .args = args_cuCheckpointProcessCheckpoint, .caps = caps_cuCheckpointProcessCheckpoint},
+     .args = args_cuCheckpointProcessCheckpoint, .sizes = sizes_cuCheckpointProcessCheckpoint, .caps = caps_cuCheckpointProcessCheckpoint},
     {.name = "cuCheckpointProcessGetRestoreThreadId", .typed = 1, .nargs = 2, .ncap = 1, .func_arg = -1,
-     .args = args_cuCheckpointProcessGetRestoreThreadId, .caps = caps_cuCheckpointProcessGetRestoreThreadId},
+     .args = args_cuCheckpointProcessGetRestoreThreadId, .sizes = sizes_cuCheckpointProcessGetRestoreThreadId, .caps = caps_cuCheckpointProcessGetRestoreThreadId},
     {.name = "cuCheckpointProcessGetState", .typed = 1, .nargs = 2, .ncap = 1, .func_arg = -1,
-     .args = args_cuCheckpointProcessGetState, .caps = caps_cuCheckpointProcessGetState},
+     .args = args_cuCheckpointProcessGetState, .sizes = sizes_cuCheckpointProcessGetState, .caps = caps_cuCheckpointProcessGetState},
     {.name = "cuCheckpointProcessLock", .typed = 1, .nargs = 2, .ncap = 1, .func_arg = -1,
-     .args = args_cuCheckpointProcessLock, .caps = caps_cuCheckpointProcessLock},
+     .args = args_cuCheckpointProcessLock, .sizes = sizes_cuCheckpointProcessLock, .caps = caps_cuCheckpointProcessLock},
     {.name = "cuCheckpointProcessRestore", .typed = 1, .nargs = 2, .ncap = 1, .func_arg = -1,
-     .args = args_cuCheckpointProcessRestore, .caps = caps_cuCheckpointProcessRestore},
+     .args = args_cuCheckpointProcessRestore, .sizes = sizes_cuCheckpointProcessRestore, .caps = caps_cuCheckpointProcessRestore},
     {.name = "cuCheckpointProcessUnlock", .typed = 1, .nargs = 2, .ncap = 1, .func_arg = -1,
-     .args = args_cuCheckpointProcessUnlock, .caps = caps_cuCheckpointProcessUnlock},
+     .args = args_cuCheckpointProcessUnlock, .sizes = sizes_cuCheckpointProcessUnlock, .caps = caps_cuCheckpointProcessUnlock},
     {.name = "cuCoredumpGetAttribute", .typed = 1, .nargs = 3, .ncap = 1, .func_arg = -1,
-     .args = args_cuCoredumpGetAttribute, .caps = caps_cuCoredumpGetAttribute},
+     .args = args_cuCoredumpGetAttribute, .sizes = sizes_cuCoredumpGetAttribute, .caps = caps_cuCoredumpGetAttribute},
     {.name = "cuCoredumpGetAttributeGlobal", .typed = 1, .nargs = 3, .ncap = 1, .func_arg = -1,
-     .args = args_cuCoredumpGetAttributeGlobal, .caps = caps_cuCoredumpGetAttributeGlobal},
+     .args = args_cuCoredumpGetAttributeGlobal, .sizes = sizes_cuCoredumpGetAttributeGlobal, .caps = caps_cuCoredumpGetAttributeGlobal},
     {.name = "cuCoredumpSetAttribute", .typed = 1, .nargs = 3, .ncap = 1, .func_arg = -1,
-     .args = args_cuCoredumpSetAttribute, .caps = caps_cuCoredumpSetAttribute},
+     .args = args_cuCoredumpSetAttribute, .sizes = sizes_cuCoredumpSetAttribute, .caps = caps_cuCoredumpSetAttribute},
     {.name = "cuCoredumpSetAttributeGlobal", .typed = 1, .nargs = 3, .ncap = 1, .func_arg = -1,
-     .args = args_cuCoredumpSetAttributeGlobal, .caps = caps_cuCoredumpSetAttributeGlobal},
+     .args = args_cuCoredumpSetAttributeGlobal, .sizes = sizes_cuCoredumpSetAttributeGlobal, .caps = caps_cuCoredumpSetAttributeGlobal},
     {.name = "cuCtxAttach", .typed = 1, .nargs = 2, .ncap = 1, .func_arg = -1,
-     .args = args_cuCtxAttach, .caps = caps_cuCtxAttach},
+     .args = args_cuCtxAttach, .sizes = sizes_cuCtxAttach, .caps = caps_cuCtxAttach},
     {.name = "cuCtxCreate", .typed = 1, .nargs = 3, .ncap = 1, .func_arg = -1,
-     .args = args_cuCtxCreate, .caps = caps_cuCtxCreate},
+     .args = args_cuCtxCreate, .sizes = sizes_cuCtxCreate, .caps = caps_cuCtxCreate},
     {.name = "cuCtxCreate_v2", .typed = 1, .nargs = 3, .ncap = 1, .func_arg = -1,
-     .args = args_cuCtxCreate_v2, .caps = caps_cuCtxCreate_v2},
+     .args = args_cuCtxCreate_v2, .sizes = sizes_cuCtxCreate_v2, .caps = caps_cuCtxCreate_v2},
     {.name = "cuCtxCreate_v3", .typed = 1, .nargs = 5, .ncap = 2, .func_arg = -1,
-     .args = args_cuCtxCreate_v3, .caps = caps_cuCtxCreate_v3},
+     .args = args_cuCtxCreate_v3, .sizes = sizes_cuCtxCreate_v3, .caps = caps_cuCtxCreate_v3},
     {.name = "cuCtxCreate_v4", .typed = 1, .nargs = 4, .ncap = 2, .func_arg = -1,
-     .args = args_cuCtxCreate_v4, .caps = caps_cuCtxCreate_v4},
+     .args = args_cuCtxCreate_v4, .sizes = sizes_cuCtxCreate_v4, .caps = caps_cuCtxCreate_v4},
     {.name = "cuCtxDestroy", .typed = 1, .nargs = 1, .ncap = 0, .func_arg = -1,
-     .args = args_cuCtxDestroy, .caps = 0},
+     .args = args_cuCtxDestroy, .sizes = sizes_cuCtxDestroy, .caps = 0},
     {.name = "cuCtxDestroy_v2", .typed = 1, .nargs = 1, .ncap = 0, .func_arg = -1,
-     .args = args_cuCtxDestroy_v2, .caps = 0},
+     .args = args_cuCtxDestroy_v2, .sizes = sizes_cuCtxDestroy_v2, .caps = 0},
     {.name = "cuCtxDetach", .typed = 1, .nargs = 1, .ncap = 0, .func_arg = -1,
-     .args = args_cuCtxDetach, .caps = 0},
+     .args = args_cuCtxDetach, .sizes = sizes_cuCtxDetach, .caps = 0},
     {.name = "cuCtxDisablePeerAccess", .typed = 1, .nargs = 1, .ncap = 0, .func_arg = -1,
-     .args = args_cuCtxDisablePeerAccess, .caps = 0},
+     .args = args_cuCtxDisablePeerAccess, .sizes = sizes_cuCtxDisablePeerAccess, .caps = 0},
     {.name = "cuCtxEnablePeerAccess", .typed = 1, .nargs = 2, .ncap = 0, .func_arg = -1,
-     .args = args_cuCtxEnablePeerAccess, .caps = 0},
+     .args = args_cuCtxEnablePeerAccess, .sizes = sizes_cuCtxEnablePeerAccess, .caps = 0},
     {.name = "cuCtxFromGreenCtx", .typed = 1, .nargs = 2, .ncap = 1, .func_arg = -1,
-     .args = args_cuCtxFromGreenCtx, .caps = caps_cuCtxFromGreenCtx},
+     .args = args_cuCtxFromGreenCtx, .sizes = sizes_cuCtxFromGreenCtx, .caps = caps_cuCtxFromGreenCtx},
     {.name = "cuCtxGetApiVersion", .typed = 1, .nargs = 2, .ncap = 1, .func_arg = -1,
-     .args = args_cuCtxGetApiVersion, .caps = caps_cuCtxGetApiVersion},
+     .args = args_cuCtxGetApiVersion, .sizes = sizes_cuCtxGetApiVersion, .caps = caps_cuCtxGetApiVersion},
     {.name = "cuCtxGetCacheConfig", .typed = 1, .nargs = 1, .ncap = 1, .func_arg = -1,
-     .args = args_cuCtxGetCacheConfig, .caps = caps_cuCtxGetCacheConfig},
+     .args = args_cuCtxGetCacheConfig, .sizes = sizes_cuCtxGetCacheConfig, .caps = caps_cuCtxGetCacheConfig},
     {.name = "cuCtxGetCurrent", .typed = 1, .nargs = 1, .ncap = 1, .func_arg = -1,
-     .args = args_cuCtxGetCurrent, .caps = caps_cuCtxGetCurrent},
+     .args = args_cuCtxGetCurrent, .sizes = sizes_cuCtxGetCurrent, .caps = caps_cuCtxGetCurrent},
     {.name = "cuCtxGetDevResource", .typed = 1, .nargs = 3, .ncap = 0, .func_arg = -1,
-     .args = args_cuCtxGetDevResource, .caps = 0},
+     .args = args_cuCtxGetDevResource, .sizes = sizes_cuCtxGetDevResource, .caps = 0},
     {.name = "cuCtxGetDevice", .typed = 1, .nargs = 1, .ncap = 1, .func_arg = -1,
-     .args = args_cuCtxGetDevice, .caps = caps_cuCtxGetDevice},
+     .args = args_cuCtxGetDevice, .sizes = sizes_cuCtxGetDevice, .caps = caps_cuCtxGetDevice},
     {.name = "cuCtxGetDevice_v2", .typed = 1, .nargs = 2, .ncap = 1, .func_arg = -1,
-     .args = args_cuCtxGetDevice_v2, .caps = caps_cuCtxGetDevice_v2},
+     .args = args_cuCtxGetDevice_v2, .sizes = sizes_cuCtxGetDevice_v2, .caps = caps_cuCtxGetDevice_v2},
     {.name = "cuCtxGetExecAffinity", .typed = 1, .nargs = 2, .ncap = 1, .func_arg = -1,
-     .args = args_cuCtxGetExecAffinity, .caps = caps_cuCtxGetExecAffinity},
+     .args = args_cuCtxGetExecAffinity, .sizes = sizes_cuCtxGetExecAffinity, .caps = caps_cuCtxGetExecAffinity},
     {.name = "cuCtxGetFlags", .typed = 1, .nargs = 1, .ncap = 1, .func_arg = -1,
-     .args = args_cuCtxGetFlags, .caps = caps_cuCtxGetFlags},
+     .args = args_cuCtxGetFlags, .sizes = sizes_cuCtxGetFlags, .caps = caps_cuCtxGetFlags},
     {.name = "cuCtxGetId", .typed = 1, .nargs = 2, .ncap = 1, .func_arg = -1,
-     .args = args_cuCtxGetId, .caps = caps_cuCtxGetId},
+     .args = args_cuCtxGetId, .sizes = sizes_cuCtxGetId, .caps = caps_cuCtxGetId},
     {.name = "cuCtxGetLimit", .typed = 1, .nargs = 2, .ncap = 1, .func_arg = -1,
-     .args = args_cuCtxGetLimit, .caps = caps_cuCtxGetLimit},
+     .args = args_cuCtxGetLimit, .sizes = sizes_cuCtxGetLimit, .caps = caps_cuCtxGetLimit},
     {.name = "cuCtxGetSharedMemConfig", .typed = 1, .nargs = 1, .ncap = 1, .func_arg = -1,
-     .args = args_cuCtxGetSharedMemConfig, .caps = caps_cuCtxGetSharedMemConfig},
+     .args = args_cuCtxGetSharedMemConfig, .sizes = sizes_cuCtxGetSharedMemConfig, .caps = caps_cuCtxGetSharedMemConfig},
     {.name = "cuCtxGetStreamPriorityRange", .typed = 1, .nargs = 2, .ncap = 2, .func_arg = -1,
-     .args = args_cuCtxGetStreamPriorityRange, .caps = caps_cuCtxGetStreamPriorityRange},
+     .args = args_cuCtxGetStreamPriorityRange, .sizes = sizes_cuCtxGetStreamPriorityRange, .caps = caps_cuCtxGetStreamPriorityRange},
     {.name = "cuCtxPopCurrent", .typed = 1, .nargs = 1, .ncap = 1, .func_arg = -1,
-     .args = args_cuCtxPopCurrent, .caps = caps_cuCtxPopCurrent},
+     .args = args_cuCtxPopCurrent, .sizes = sizes_cuCtxPopCurrent, .caps = caps_cuCtxPopCurrent},
     {.name = "cuCtxPopCurrent_v2", .typed = 1, .nargs = 1, .ncap = 1, .func_arg = -1,
-     .args = args_cuCtxPopCurrent_v2, .caps = caps_cuCtxPopCurrent_v2},
+     .args = args_cuCtxPopCurrent_v2, .sizes = sizes_cuCtxPopCurrent_v2, .caps = caps_cuCtxPopCurrent_v2},
     {.name = "cuCtxPushCurrent", .typed = 1, .nargs = 1, .ncap = 0, .func_arg = -1,
-     .args = args_cuCtxPushCurrent, .caps = 0},
+     .args = args_cuCtxPushCurrent, .sizes = sizes_cuCtxPushCurrent, .caps = 0},
     {.name = "cuCtxPushCurrent_v2", .typed = 1, .nargs = 1, .ncap = 0, .func_arg = -1,
-     .args = args_cuCtxPushCurrent_v2, .caps = 0},
+     .args = args_cuCtxPushCurrent_v2, .sizes = sizes_cuCtxPushCurrent_v2, .caps = 0},
     {.name = "cuCtxRecordEvent", .typed = 1, .nargs = 2, .ncap = 0, .func_arg = -1,
-     .args = args_cuCtxRecordEvent, .caps = 0},
+     .args = args_cuCtxRecordEvent, .sizes = sizes_cuCtxRecordEvent, .caps = 0},
     {.name = "cuCtxResetPersistingL2Cache", .typed = 1, .nargs = 0, .ncap = 0, .func_arg = -1,
-     .args = 0, .caps = 0},
+     .args = 0, .sizes = 0, .caps = 0},
     {.name = "cuCtxSetCacheConfig", .typed = 1, .nargs = 1, .ncap = 0, .func_arg = -1,
-     .args = args_cuCtxSetCacheConfig, .caps = 0},
+     .args = args_cuCtxSetCacheConfig, .sizes = sizes_cuCtxSetCacheConfig, .caps = 0},
     {.name = "cuCtxSetCurrent", .typed = 1, .nargs = 1, .ncap = 0, .func_arg = -1,
-     .args = args_cuCtxSetCurrent, .caps = 0},
+     .args = args_cuCtxSetCurrent, .sizes = sizes_cuCtxSetCurrent, .caps = 0},
     {.name = "cuCtxSetFlags", .typed = 1, .nargs = 1, .ncap = 0, .func_arg = -1,
-     .args = args_cuCtxSetFlags, .caps = 0},
+     .args = args_cuCtxSetFlags, .sizes = sizes_cuCtxSetFlags, .caps = 0},
     {.name = "cuCtxSetLimit", .typed = 1, .nargs = 2, .ncap = 0, .func_arg = -1,
-     .args = args_cuCtxSetLimit, .caps = 0},
+     .args = args_cuCtxSetLimit, .sizes = sizes_cuCtxSetLimit, .caps = 0},
     {.name = "cuCtxSetSharedMemConfig", .typed = 1, .nargs = 1, .ncap = 0, .func_arg = -1,
-     .args = args_cuCtxSetSharedMemConfig, .caps = 0},
+     .args = args_cuCtxSetSharedMemConfig, .sizes = sizes_cuCtxSetSharedMemConfig, .caps = 0},
     {.name = "cuCtxSynchronize", .typed = 1, .nargs = 0, .ncap = 0, .func_arg = -1,
-     .args = 0, .caps = 0},
+     .args = 0, .sizes = 0, .caps = 0},
     {.name = "cuCtxSynchronize_v2", .typed = 1, .nargs = 1, .ncap = 0, .func_arg = -1,
-     .args = args_cuCtxSynchronize_v2, .caps = 0},
+     .args = args_cuCtxSynchronize_v2, .sizes = sizes_cuCtxSynchronize_v2, .caps = 0},
     {.name = "cuCtxWaitEvent", .typed = 1, .nargs = 2, .ncap = 0, .func_arg = -1,
-     .args = args_cuCtxWaitEvent, .caps = 0},
+     .args = args_cuCtxWaitEvent, .sizes = sizes_cuCtxWaitEvent, .caps = 0},
     {.name = "cuDestroyExternalMemory", .typed = 1, .nargs = 1, .ncap = 0, .func_arg = -1,
-     .args = args_cuDestroyExternalMemory, .caps = 0},
+     .args = args_cuDestroyExternalMemory, .sizes = sizes_cuDestroyExternalMemory, .caps = 0},
     {.name = "cuDestroyExternalSemaphore", .typed = 1, .nargs = 1, .ncap = 0, .func_arg = -1,
-     .args = args_cuDestroyExternalSemaphore, .caps = 0},
+     .args = args_cuDestroyExternalSemaphore, .sizes = sizes_cuDestroyExternalSemaphore, .caps = 0},
     {.name = "cuDevResourceGenerateDesc", .typed = 1, .nargs = 3, .ncap = 1, .func_arg = -1,
-     .args = args_cuDevResourceGenerateDesc, .caps = caps_cuDevResourceGenerateDesc},
+     .args = args_cuDevResourceGenerateDesc, .sizes = sizes_cuDevResourceGenerateDesc, .caps = caps_cuDevResourceGenerateDesc},
     {.name = "cuDevSmResourceSplitByCount", .typed = 1, .nargs = 6, .ncap = 1, .func_arg = -1,
-     .args = args_cuDevSmResourceSplitByCount, .caps = caps_cuDevSmResourceSplitByCount},
+     .args = args_cuDevSmResourceSplitByCount, .sizes = sizes_cuDevSmResourceSplitByCount, .caps = caps_cuDevSmResourceSplitByCount},
     {.name = "cuDeviceCanAccessPeer", .typed = 1, .nargs = 3, .ncap = 1, .func_arg = -1,
-     .args = args_cuDeviceCanAccessPeer, .caps = caps_cuDeviceCanAccessPeer},
+     .args = args_cuDeviceCanAccessPeer, .sizes = sizes_cuDeviceCanAccessPeer, .caps = caps_cuDeviceCanAccessPeer},
     {.name = "cuDeviceComputeCapability", .typed = 1, .nargs = 3, .ncap = 2, .func_arg = -1,
-     .args = args_cuDeviceComputeCapability, .caps = caps_cuDeviceComputeCapability},
+     .args = args_cuDeviceComputeCapability, .sizes = sizes_cuDeviceComputeCapability, .caps = caps_cuDeviceComputeCapability},
     {.name = "cuDeviceGet", .typed = 1, .nargs = 2, .ncap = 1, .func_arg = -1,
-     .args = args_cuDeviceGet, .caps = caps_cuDeviceGet},
+     .args = args_cuDeviceGet, .sizes = sizes_cuDeviceGet, .caps = caps_cuDeviceGet},
     {.name = "cuDeviceGetAttribute", .typed = 1, .nargs = 3, .ncap = 1, .func_arg = -1,
-     .args = args_cuDeviceGetAttribute, .caps = caps_cuDeviceGetAttribute},
+     .args = args_cuDeviceGetAttribute, .sizes = sizes_cuDeviceGetAttribute, .caps = caps_cuDeviceGetAttribute},
     {.name = "cuDeviceGetByPCIBusId", .typed = 1, .nargs = 2, .ncap = 2, .func_arg = -1,
-     .args = args_cuDeviceGetByPCIBusId, .caps = caps_cuDeviceGetByPCIBusId},
+     .args = args_cuDeviceGetByPCIBusId, .sizes = sizes_cuDeviceGetByPCIBusId, .caps = caps_cuDeviceGetByPCIBusId},
     {.name = "cuDeviceGetCount", .typed = 1, .nargs = 1, .ncap = 1, .func_arg = -1,
-     .args = args_cuDeviceGetCount, .caps = caps_cuDeviceGetCount},
+     .args = args_cuDeviceGetCount, .sizes = sizes_cuDeviceGetCount, .caps = caps_cuDeviceGetCount},
     {.name = "cuDeviceGetDefaultMemPool", .typed = 1, .nargs = 2, .ncap = 1, .func_arg = -1,
-     .args = args_cuDeviceGetDefaultMemPool, .caps = caps_cuDeviceGetDefaultMemPool},
+     .args = args_cuDeviceGetDefaultMemPool, .sizes = sizes_cuDeviceGetDefaultMemPool, .caps = caps_cuDeviceGetDefaultMemPool},
     {.name = "cuDeviceGetDevResource", .typed = 1, .nargs = 3, .ncap = 0, .func_arg = -1,
-     .args = args_cuDeviceGetDevResource, .caps = 0},
+     .args = args_cuDeviceGetDevResource, .sizes = sizes_cuDeviceGetDevResource, .caps = 0},
     {.name = "cuDeviceGetExecAffinitySupport", .typed = 1, .nargs = 3, .ncap = 1, .func_arg = -1,
-     .args = args_cuDeviceGetExecAffinitySupport, .caps = caps_cuDeviceGetExecAffinitySupport},
+     .args = args_cuDeviceGetExecAffinitySupport, .sizes = sizes_cuDeviceGetExecAffinitySupport, .caps = caps_cuDeviceGetExecAffinitySupport},
     {.name = "cuDeviceGetGraphMemAttribute", .typed = 1, .nargs = 3, .ncap = 0, .func_arg = -1,
-     .args = args_cuDeviceGetGraphMemAttribute, .caps = 0},
+     .args = args_cuDeviceGetGraphMemAttribute, .sizes = sizes_cuDeviceGetGraphMemAttribute, .caps = 0},
     {.name = "cuDeviceGetHostAtomicCapabilities", .typed = 1, .nargs = 4, .ncap = 1, .func_arg = -1,
-     .args = args_cuDeviceGetHostAtomicCapabilities, .caps = caps_cuDeviceGetHostAtomicCapabilities},
+     .args = args_cuDeviceGetHostAtomicCapabilities, .sizes = sizes_cuDeviceGetHostAtomicCapabilities, .caps = caps_cuDeviceGetHostAtomicCapabilities},
     {.name = "cuDeviceGetLuid", .typed = 1, .nargs = 3, .ncap = 2, .func_arg = -1,
-     .args = args_cuDeviceGetLuid, .caps = caps_cuDeviceGetLuid},
+     .args = args_cuDeviceGetLuid, .sizes = sizes_cuDeviceGetLuid, .caps = caps_cuDeviceGetLuid},
     {.name = "cuDeviceGetMemPool", .typed = 1, .nargs = 2, .ncap = 1, .func_arg = -1,
-     .args = args_cuDeviceGetMemPool, .caps = caps_cuDeviceGetMemPool},
+     .args = args_cuDeviceGetMemPool, .sizes = sizes_cuDeviceGetMemPool, .caps = caps_cuDeviceGetMemPool},
     {.name = "cuDeviceGetName", .typed = 1, .nargs = 3, .ncap = 1, .func_arg = -1,
-     .args = args_cuDeviceGetName, .caps = caps_cuDeviceGetName},
+     .args = args_cuDeviceGetName, .sizes = sizes_cuDeviceGetName, .caps = caps_cuDeviceGetName},
     {.name = "cuDeviceGetNvSciSyncAttributes", .typed = 1, .nargs = 3, .ncap = 0, .func_arg = -1,
-     .args = args_cuDeviceGetNvSciSyncAttributes, .caps = 0},
+     .args = args_cuDeviceGetNvSciSyncAttributes, .sizes = sizes_cuDeviceGetNvSciSyncAttributes, .caps = 0},
     {.name = "cuDeviceGetP2PAtomicCapabilities", .typed = 1, .nargs = 5, .ncap = 1, .func_arg = -1,
-     .args = args_cuDeviceGetP2PAtomicCapabilities, .caps = caps_cuDeviceGetP2PAtomicCapabilities},
+     .args = args_cuDeviceGetP2PAtomicCapabilities, .sizes = sizes_cuDeviceGetP2PAtomicCapabilities, .caps = caps_cuDeviceGetP2PAtomicCapabilities},
     {.name = "cuDeviceGetP2PAttribute", .typed = 1, .nargs = 4, .ncap = 1, .func_arg = -1,
-     .args = args_cuDeviceGetP2PAttribute, .caps = caps_cuDeviceGetP2PAttribute},
+     .args = args_cuDeviceGetP2PAttribute, .sizes = sizes_cuDeviceGetP2PAttribute, .caps = caps_cuDeviceGetP2PAttribute},
     {.name = "cuDeviceGetPCIBusId", .typed = 1, .nargs = 3, .ncap = 1, .func_arg = -1,
-     .args = args_cuDeviceGetPCIBusId, .caps = caps_cuDeviceGetPCIBusId},
+     .args = args_cuDeviceGetPCIBusId, .sizes = sizes_cuDeviceGetPCIBusId, .caps = caps_cuDeviceGetPCIBusId},
     {.name = "cuDeviceGetProperties", .typed = 1, .nargs = 2, .ncap = 1, .func_arg = -1,
-     .args = args_cuDeviceGetProperties, .caps = caps_cuDeviceGetProperties},
+     .args = args_cuDeviceGetProperties, .sizes = sizes_cuDeviceGetProperties, .caps = caps_cuDeviceGetProperties},
     {.name = "cuDeviceGetTexture1DLinearMaxWidth", .typed = 1, .nargs = 4, .ncap = 1, .func_arg = -1,
-     .args = args_cuDeviceGetTexture1DLinearMaxWidth, .caps = caps_cuDeviceGetTexture1DLinearMaxWidth},
+     .args = args_cuDeviceGetTexture1DLinearMaxWidth, .sizes = sizes_cuDeviceGetTexture1DLinearMaxWidth, .caps = caps_cuDeviceGetTexture1DLinearMaxWidth},
     {.name = "cuDeviceGetUuid", .typed = 1, .nargs = 2, .ncap = 1, .func_arg = -1,
-     .args = args_cuDeviceGetUuid, .caps = caps_cuDeviceGetUuid},
+     .args = args_cuDeviceGetUuid, .sizes = sizes_cuDeviceGetUuid, .caps = caps_cuDeviceGetUuid},
     {.name = "cuDeviceGetUuid_v2", .typed = 1, .nargs = 2, .ncap = 1, .func_arg = -1,
-     .args = args_cuDeviceGetUuid_v2, .caps = caps_cuDeviceGetUuid_v2},
+     .args = args_cuDeviceGetUuid_v2, .sizes = sizes_cuDeviceGetUuid_v2, .caps = caps_cuDeviceGetUuid_v2},
     {.name = "cuDeviceGraphMemTrim", .typed = 1, .nargs = 1, .ncap = 0, .func_arg = -1,
-     .args = args_cuDeviceGraphMemTrim, .caps = 0},
+     .args = args_cuDeviceGraphMemTrim, .sizes = sizes_cuDeviceGraphMemTrim, .caps = 0},
     {.name = "cuDevicePrimaryCtxGetState", .typed = 1, .nargs = 3, .ncap = 2, .func_arg = -1,
-     .args = args_cuDevicePrimaryCtxGetState, .caps = caps_cuDevicePrimaryCtxGetState},
+     .args = args_cuDevicePrimaryCtxGetState, .sizes = sizes_cuDevicePrimaryCtxGetState, .caps = caps_cuDevicePrimaryCtxGetState},
     {.name = "cuDevicePrimaryCtxRelease", .typed = 1, .nargs = 1, .ncap = 0, .func_arg = -1,
-     .args = args_cuDevicePrimaryCtxRelease, .caps = 0},
+     .args = args_cuDevicePrimaryCtxRelease, .sizes = sizes_cuDevicePrimaryCtxRelease, .caps = 0},
     {.name = "cuDevicePrimaryCtxRelease_v2", .typed = 1, .nargs = 1, .ncap = 0, .func_arg = -1,
-     .args = args_cuDevicePrimaryCtxRelease_v2, .caps = 0},
+     .args = args_cuDevicePrimaryCtxRelease_v2, .sizes = sizes_cuDevicePrimaryCtxRelease_v2, .caps = 0},
     {.name = "cuDevicePrimaryCtxReset", .typed = 1, .nargs = 1, .ncap = 0, .func_arg = -1,
-     .args = args_cuDevicePrimaryCtxReset, .caps = 0},
+     .args = args_cuDevicePrimaryCtxReset, .sizes = sizes_cuDevicePrimaryCtxReset, .caps = 0},
     {.name = "cuDevicePrimaryCtxReset_v2", .typed = 1, .nargs = 1, .ncap = 0, .func_arg = -1,
-     .args = args_cuDevicePrimaryCtxReset_v2, .caps = 0},
+     .args = args_cuDevicePrimaryCtxReset_v2, .sizes = sizes_cuDevicePrimaryCtxReset_v2, .caps = 0},
     {.name = "cuDevicePrimaryCtxRetain", .typed = 1, .nargs = 2, .ncap = 1, .func_arg = -1,
-     .args = args_cuDevicePrimaryCtxRetain, .caps = caps_cuDevicePrimaryCtxRetain},
+     .args = args_cuDevicePrimaryCtxRetain, .sizes = sizes_cuDevicePrimaryCtxRetain, .caps = caps_cuDevicePrimaryCtxRetain},
     {.name = "cuDevicePrimaryCtxSetFlags", .typed = 1, .nargs = 2, .ncap = 0, .func_arg = -1,
-     .args = args_cuDevicePrimaryCtxSetFlags, .caps = 0},
+     .args = args_cuDevicePrimaryCtxSetFlags, .sizes = sizes_cuDevicePrimaryCtxSetFlags, .caps = 0},
     {.name = "cuDevicePrimaryCtxSetFlags_v2", .typed = 1, .nargs = 2, .ncap = 0, .func_arg = -1,
-     .args = args_cuDevicePrimaryCtxSetFlags_v2, .caps = 0},
+     .args = args_cuDevicePrimaryCtxSetFlags_v2, .sizes = sizes_cuDevicePrimaryCtxSetFlags_v2, .caps = 0},
     {.name = "cuDeviceRegisterAsyncNotification", .typed = 1, .nargs = 4, .ncap = 1, .func_arg = -1,
-     .args = args_cuDeviceRegisterAsyncNotification, .caps = caps_cuDeviceRegisterAsyncNotification},
+     .args = args_cuDeviceRegisterAsyncNotification, .sizes = sizes_cuDeviceRegisterAsyncNotification, .caps = caps_cuDeviceRegisterAsyncNotification},
     {.name = "cuDeviceSetGraphMemAttribute", .typed = 1, .nargs = 3, .ncap = 0, .func_arg = -1,
-     .args = args_cuDeviceSetGraphMemAttribute, .caps = 0},
+     .args = args_cuDeviceSetGraphMemAttribute, .sizes = sizes_cuDeviceSetGraphMemAttribute, .caps = 0},
     {.name = "cuDeviceSetMemPool", .typed = 1, .nargs = 2, .ncap = 0, .func_arg = -1,
-     .args = args_cuDeviceSetMemPool, .caps = 0},
+     .args = args_cuDeviceSetMemPool, .sizes = sizes_cuDeviceSetMemPool, .caps = 0},
     {.name = "cuDeviceTotalMem", .typed = 1, .nargs = 2, .ncap = 1, .func_arg = -1,
-     .args = args_cuDeviceTotalMem, .caps = caps_cuDeviceTotalMem},
+     .args = args_cuDeviceTotalMem, .sizes = sizes_cuDeviceTotalMem, .caps = caps_cuDeviceTotalMem},
     {.name = "cuDeviceTotalMem_v2", .typed = 1, .nargs = 2, .ncap = 1, .func_arg = -1,
-     .args = args_cuDeviceTotalMem_v2, .caps = caps_cuDeviceTotalMem_v2},
+     .args = args_cuDeviceTotalMem_v2, .sizes = sizes_cuDeviceTotalMem_v2, .caps = caps_cuDeviceTotalMem_v2},
     {.name = "cuDeviceUnregisterAsyncNotification", .typed = 1, .nargs = 2, .ncap = 0, .func_arg = -1,
-     .args = args_cuDeviceUnregisterAsyncNotification, .caps = 0},
+     .args = args_cuDeviceUnregisterAsyncNotification, .sizes = sizes_cuDeviceUnregisterAsyncNotification, .caps = 0},
     {.name = "cuDriverGetVersion", .typed = 1, .nargs = 1, .ncap = 1, .func_arg = -1,
-     .args = args_cuDriverGetVersion, .caps = caps_cuDriverGetVersion},
+     .args = args_cuDriverGetVersion, .sizes = sizes_cuDriverGetVersion, .caps = caps_cuDriverGetVersion},
     {.name = "cuEGLApiInit", .typed = 0, .nargs = 0, .ncap = 0, .func_arg = -1,
-     .args = 0, .caps = 0},
+     .args = 0, .sizes = 0, .caps = 0},
     {.name = "cuEGLStreamConsumerAcquireFrame", .typed = 1, .nargs = 4, .ncap = 3, .func_arg = -1,
-     .args = args_cuEGLStreamConsumerAcquireFrame, .caps = caps_cuEGLStreamConsumerAcquireFrame},
+     .args = args_cuEGLStreamConsumerAcquireFrame, .sizes = sizes_cuEGLStreamConsumerAcquireFrame, .caps = caps_cuEGLStreamConsumerAcquireFrame},
     {.name = "cuEGLStreamConsumerConnect", .typed = 1, .nargs = 2, .ncap = 1, .func_arg = -1,
-     .args = args_cuEGLStreamConsumerConnect, .caps = caps_cuEGLStreamConsumerConnect},
+     .args = args_cuEGLStreamConsumerConnect, .sizes = sizes_cuEGLStreamConsumerConnect, .caps = caps_cuEGLStreamConsumerConnect},
     {.name = "cuEGLStreamConsumerConnectWithFlags", .typed = 1, .nargs = 3, .ncap = 1, .func_arg = -1,
-     .args = args_cuEGLStreamConsumerConnectWithFlags, .caps = caps_cuEGLStreamConsumerConnectWithFlags},
+     .args = args_cuEGLStreamConsumerConnectWithFlags, .sizes = sizes_cuEGLStreamConsumerConnectWithFlags, .caps = caps_cuEGLStreamConsumerConnectWithFlags},
     {.name = "cuEGLStreamConsumerDisconnect", .typed = 1, .nargs = 1, .ncap = 1, .func_arg = -1,
-     .args = args_cuEGLStreamConsumerDisconnect, .caps = caps_cuEGLStreamConsumerDisconnect},
+     .args = args_cuEGLStreamConsumerDisconnect, .sizes = sizes_cuEGLStreamConsumerDisconnect, .caps = caps_cuEGLStreamConsumerDisconnect},
     {.name = "cuEGLStreamConsumerReleaseFrame", .typed = 1, .nargs = 3, .ncap = 2, .func_arg = -1,
-     .args = args_cuEGLStreamConsumerReleaseFrame, .caps = caps_cuEGLStreamConsumerReleaseFrame},
+     .args = args_cuEGLStreamConsumerReleaseFrame, .sizes = sizes_cuEGLStreamConsumerReleaseFrame, .caps = caps_cuEGLStreamConsumerReleaseFrame},
     {.name = "cuEGLStreamProducerConnect", .typed = 1, .nargs = 4, .ncap = 1, .func_arg = -1,
-     .args = args_cuEGLStreamProducerConnect, .caps = caps_cuEGLStreamProducerConnect},
+     .args = args_cuEGLStreamProducerConnect, .sizes = sizes_cuEGLStreamProducerConnect, .caps = caps_cuEGLStreamProducerConnect},
     {.name = "cuEGLStreamProducerDisconnect", .typed = 1, .nargs = 1, .ncap = 1, .func_arg = -1,
-     .args = args_cuEGLStreamProducerDisconnect, .caps = caps_cuEGLStreamProducerDisconnect},
+     .args = args_cuEGLStreamProducerDisconnect, .sizes = sizes_cuEGLStreamProducerDisconnect, .caps = caps_cuEGLStreamProducerDisconnect},
     {.name = "cuEGLStreamProducerPresentFrame", .typed = 1, .nargs = 3, .ncap = 2, .func_arg = -1,
-     .args = args_cuEGLStreamProducerPresentFrame, .caps = caps_cuEGLStreamProducerPresentFrame},
+     .args = args_cuEGLStreamProducerPresentFrame, .sizes = sizes_cuEGLStreamProducerPresentFrame, .caps = caps_cuEGLStreamProducerPresentFrame},
     {.name = "cuEGLStreamProducerReturnFrame", .typed = 1, .nargs = 3, .ncap = 3, .func_arg = -1,
-     .args = args_cuEGLStreamProducerReturnFrame, .caps = caps_cuEGLStreamProducerReturnFrame},
+     .args = args_cuEGLStreamProducerReturnFrame, .sizes = sizes_cuEGLStreamProducerReturnFrame, .caps = caps_cuEGLStreamProducerReturnFrame},
     {.name = "cuEventCreate", .typed = 1, .nargs = 2, .ncap = 1, .func_arg = -1,
-     .args = args_cuEventCreate, .caps = caps_cuEventCreate},
+     .args = args_cuEventCreate, .sizes = sizes_cuEventCreate, .caps = caps_cuEventCreate},
     {.name = "cuEventCreateFromEGLSync", .typed = 1, .nargs = 3, .ncap = 1, .func_arg = -1,
-     .args = args_cuEventCreateFromEGLSync, .caps = caps_cuEventCreateFromEGLSync},
+     .args = args_cuEventCreateFromEGLSync, .sizes = sizes_cuEventCreateFromEGLSync, .caps = caps_cuEventCreateFromEGLSync},
     {.name = "cuEventDestroy", .typed = 1, .nargs = 1, .ncap = 0, .func_arg = -1,
-     .args = args_cuEventDestroy, .caps = 0},
+     .args = args_cuEventDestroy, .sizes = sizes_cuEventDestroy, .caps = 0},
     {.name = "cuEventDestroy_v2", .typed = 1, .nargs = 1, .ncap = 0, .func_arg = -1,
-     .args = args_cuEventDestroy_v2, .caps = 0},
+     .args = args_cuEventDestroy_v2, .sizes = sizes_cuEventDestroy_v2, .caps = 0},
     {.name = "cuEventElapsedTime", .typed = 1, .nargs = 3, .ncap = 1, .func_arg = -1,
-     .args = args_cuEventElapsedTime, .caps = caps_cuEventElapsedTime},
+     .args = args_cuEventElapsedTime, .sizes = sizes_cuEventElapsedTime, .caps = caps_cuEventElapsedTime},
     {.name = "cuEventElapsedTime_v2", .typed = 1, .nargs = 3, .ncap = 1, .func_arg = -1,
-     .args = args_cuEventElapsedTime_v2, .caps = caps_cuEventElapsedTime_v2},
+     .args = args_cuEventElapsedTime_v2, .sizes = sizes_cuEventElapsedTime_v2, .caps = caps_cuEventElapsedTime_v2},
     {.name = "cuEventQuery", .typed = 1, .nargs = 1, .ncap = 0, .func_arg = -1,
-     .args = args_cuEventQuery, .caps = 0},
+     .args = args_cuEventQuery, .sizes = sizes_cuEventQuery, .caps = 0},
     {.name = "cuEventRecord", .typed = 1, .nargs = 2, .ncap = 0, .func_arg = -1,
-     .args = args_cuEventRecord, .caps = 0},
+     .args = args_cuEventRecord, .sizes = sizes_cuEventRecord, .caps = 0},
     {.name = "cuEventRecordWithFlags", .typed = 1, .nargs = 3, .ncap = 0, .func_arg = -1,
-     .args = args_cuEventRecordWithFlags, .caps = 0},
+     .args = args_cuEventRecordWithFlags, .sizes = sizes_cuEventRecordWithFlags, .caps = 0},
     {.name = "cuEventRecordWithFlags_ptsz", .typed = 1, .nargs = 3, .ncap = 0, .func_arg = -1,
-     .args = args_cuEventRecordWithFlags_ptsz, .caps = 0},
+     .args = args_cuEventRecordWithFlags_ptsz, .sizes = sizes_cuEventRecordWithFlags_ptsz, .caps = 0},
     {.name = "cuEventRecord_ptsz", .typed = 1, .nargs = 2, .ncap = 0, .func_arg = -1,
-     .args = args_cuEventRecord_ptsz, .caps = 0},
+     .args = args_cuEventRecord_ptsz, .sizes = sizes_cuEventRecord_ptsz, .caps = 0},
     {.name = "cuEventSynchronize", .typed = 1, .nargs = 1, .ncap = 0, .func_arg = -1,
-     .args = args_cuEventSynchronize, .caps = 0},
+     .args = args_cuEventSynchronize, .sizes = sizes_cuEventSynchronize, .caps = 0},
     {.name = "cuExternalMemoryGetMappedBuffer", .typed = 1, .nargs = 3, .ncap = 1, .func_arg = -1,
-     .args = args_cuExternalMemoryGetMappedBuffer, .caps = caps_cuExternalMemoryGetMappedBuffer},
+     .args = args_cuExternalMemoryGetMappedBuffer, .sizes = sizes_cuExternalMemoryGetMappedBuffer, .caps = caps_cuExternalMemoryGetMappedBuffer},
     {.name = "cuExternalMemoryGetMappedMipmappedArray", .typed = 1, .nargs = 3, .ncap = 1, .func_arg = -1,
-     .args = args_cuExternalMemoryGetMappedMipmappedArray, .caps = caps_cuExternalMemoryGetMappedMipmappedArray},
+     .args = args_cuExternalMemoryGetMappedMipmappedArray, .sizes = sizes_cuExternalMemoryGetMappedMipmappedArray, .caps = caps_cuExternalMemoryGetMappedMipmappedArray},
     {.name = "cuFlushGPUDirectRDMAWrites", .typed = 1, .nargs = 2, .ncap = 0, .func_arg = -1,
-     .args = args_cuFlushGPUDirectRDMAWrites, .caps = 0},
+     .args = args_cuFlushGPUDirectRDMAWrites, .sizes = sizes_cuFlushGPUDirectRDMAWrites, .caps = 0},
     {.name = "cuFuncGetAttribute", .typed = 1, .nargs = 3, .ncap = 1, .func_arg = -1,
-     .args = args_cuFuncGetAttribute, .caps = caps_cuFuncGetAttribute},
+     .args = args_cuFuncGetAttribute, .sizes = sizes_cuFuncGetAttribute, .caps = caps_cuFuncGetAttribute},
     {.name = "cuFuncGetModule", .typed = 1, .nargs = 2, .ncap = 1, .func_arg = -1,
-     .args = args_cuFuncGetModule, .caps = caps_cuFuncGetModule},
+     .args = args_cuFuncGetModule, .sizes = sizes_cuFuncGetModule, .caps = caps_cuFuncGetModule},
     {.name = "cuFuncGetName", .typed = 1, .nargs = 2, .ncap = 1, .func_arg = -1,
-     .args = args_cuFuncGetName, .caps = caps_cuFuncGetName},
+     .args = args_cuFuncGetName, .sizes = sizes_cuFuncGetName, .caps = caps_cuFuncGetName},
     {.name = "cuFuncGetParamInfo", .typed = 1, .nargs = 4, .ncap = 2, .func_arg = -1,
-     .args = args_cuFuncGetParamInfo, .caps = caps_cuFuncGetParamInfo},
+     .args = args_cuFuncGetParamInfo, .sizes = sizes_cuFuncGetParamInfo, .caps = caps_cuFuncGetParamInfo},
     {.name = "cuFuncIsLoaded", .typed = 1, .nargs = 2, .ncap = 1, .func_arg = -1,
-     .args = args_cuFuncIsLoaded, .caps = caps_cuFuncIsLoaded},
+     .args = args_cuFuncIsLoaded, .sizes = sizes_cuFuncIsLoaded, .caps = caps_cuFuncIsLoaded},
     {.name = "cuFuncLoad", .typed = 1, .nargs = 1, .ncap = 0, .func_arg = -1,
-     .args = args_cuFuncLoad, .caps = 0},
+     .args = args_cuFuncLoad, .sizes = sizes_cuFuncLoad, .caps = 0},
     {.name = "cuFuncSetAttribute", .typed = 1, .nargs = 3, .ncap = 0, .func_arg = -1,
-     .args = args_cuFuncSetAttribute, .caps = 0},
+     .args = args_cuFuncSetAttribute, .sizes = sizes_cuFuncSetAttribute, .caps = 0},
     {.name = "cuFuncSetBlockShape", .typed = 1, .nargs = 4, .ncap = 0, .func_arg = -1,
-     .args = args_cuFuncSetBlockShape, .caps = 0},
+     .args = args_cuFuncSetBlockShape, .sizes = sizes_cuFuncSetBlockShape, .caps = 0},
     {.name = "cuFuncSetCacheConfig", .typed = 1, .nargs = 2, .ncap = 0, .func_arg = -1,
-     .args = args_cuFuncSetCacheConfig, .caps = 0},
+     .args = args_cuFuncSetCacheConfig, .sizes = sizes_cuFuncSetCacheConfig, .caps = 0},
     {.name = "cuFuncSetSharedMemConfig", .typed = 1, .nargs = 2, .ncap = 0, .func_arg = -1,
-     .args = args_cuFuncSetSharedMemConfig, .caps = 0},
+     .args = args_cuFuncSetSharedMemConfig, .sizes = sizes_cuFuncSetSharedMemConfig, .caps = 0},
     {.name = "cuFuncSetSharedSize", .typed = 1, .nargs = 2, .ncap = 0, .func_arg = -1,
-     .args = args_cuFuncSetSharedSize, .caps = 0},
+     .args = args_cuFuncSetSharedSize, .sizes = sizes_cuFuncSetSharedSize, .caps = 0},
     {.name = "cuGLCtxCreate", .typed = 1, .nargs = 3, .ncap = 1, .func_arg = -1,
-     .args = args_cuGLCtxCreate, .caps = caps_cuGLCtxCreate},
+     .args = args_cuGLCtxCreate, .sizes = sizes_cuGLCtxCreate, .caps = caps_cuGLCtxCreate},
     {.name = "cuGLCtxCreate_v2", .typed = 1, .nargs = 3, .ncap = 1, .func_arg = -1,
-     .args = args_cuGLCtxCreate_v2, .caps = caps_cuGLCtxCreate_v2},
+     .args = args_cuGLCtxCreate_v2, .sizes = sizes_cuGLCtxCreate_v2, .caps = caps_cuGLCtxCreate_v2},
     {.name = "cuGLGetDevices", .typed = 1, .nargs = 4, .ncap = 2, .func_arg = -1,
-     .args = args_cuGLGetDevices, .caps = caps_cuGLGetDevices},
+     .args = args_cuGLGetDevices, .sizes = sizes_cuGLGetDevices, .caps = caps_cuGLGetDevices},
     {.name = "cuGLGetDevices_v2", .typed = 1, .nargs = 4, .ncap = 2, .func_arg = -1,
-     .args = args_cuGLGetDevices_v2, .caps = caps_cuGLGetDevices_v2},
+     .args = args_cuGLGetDevices_v2, .sizes = sizes_cuGLGetDevices_v2, .caps = caps_cuGLGetDevices_v2},
     {.name = "cuGLInit", .typed = 1, .nargs = 0, .ncap = 0, .func_arg = -1,
-     .args = 0, .caps = 0},
+     .args = 0, .sizes = 0, .caps = 0},
     {.name = "cuGLMapBufferObject", .typed = 1, .nargs = 3, .ncap = 2, .func_arg = -1,
-     .args = args_cuGLMapBufferObject, .caps = caps_cuGLMapBufferObject},
+     .args = args_cuGLMapBufferObject, .sizes = sizes_cuGLMapBufferObject, .caps = caps_cuGLMapBufferObject},
     {.name = "cuGLMapBufferObjectAsync", .typed = 1, .nargs = 4, .ncap = 2, .func_arg = -1,
-     .args = args_cuGLMapBufferObjectAsync, .caps = caps_cuGLMapBufferObjectAsync},
+     .args = args_cuGLMapBufferObjectAsync, .sizes = sizes_cuGLMapBufferObjectAsync, .caps = caps_cuGLMapBufferObjectAsync},
     {.name = "cuGLMapBufferObjectAsync_v2", .typed = 1, .nargs = 4, .ncap = 2, .func_arg = -1,
-     .args = args_cuGLMapBufferObjectAsync_v2, .caps = caps_cuGLMapBufferObjectAsync_v2},
+     .args = args_cuGLMapBufferObjectAsync_v2, .sizes = sizes_cuGLMapBufferObjectAsync_v2, .caps = caps_cuGLMapBufferObjectAsync_v2},
     {.name = "cuGLMapBufferObjectAsync_v2_ptsz", .typed = 1, .nargs = 4, .ncap = 2, .func_arg = -1,
-     .args = args_cuGLMapBufferObjectAsync_v2_ptsz, .caps = caps_cuGLMapBufferObjectAsync_v2_ptsz},
+     .args = args_cuGLMapBufferObjectAsync_v2_ptsz, .sizes = sizes_cuGLMapBufferObjectAsync_v2_ptsz, .caps = caps_cuGLMapBufferObjectAsync_v2_ptsz},
     {.name = "cuGLMapBufferObject_v2", .typed = 1, .nargs = 3, .ncap = 2, .func_arg = -1,
-     .args = args_cuGLMapBufferObject_v2, .caps = caps_cuGLMapBufferObject_v2},
+     .args = args_cuGLMapBufferObject_v2, .sizes = sizes_cuGLMapBufferObject_v2, .caps = caps_cuGLMapBufferObject_v2},
     {.name = "cuGLMapBufferObject_v2_ptds", .typed = 1, .nargs = 3, .ncap = 2, .func_arg = -1,
-     .args = args_cuGLMapBufferObject_v2_ptds, .caps = caps_cuGLMapBufferObject_v2_ptds},
+     .args = args_cuGLMapBufferObject_v2_ptds, .sizes = sizes_cuGLMapBufferObject_v2_ptds, .caps = caps_cuGLMapBufferObject_v2_ptds},
     {.name = "cuGLRegisterBufferObject", .typed = 1, .nargs = 1, .ncap = 0, .func_arg = -1,
-     .args = args_cuGLRegisterBufferObject, .caps = 0},
+     .args = args_cuGLRegisterBufferObject, .sizes = sizes_cuGLRegisterBufferObject, .caps = 0},
     {.name = "cuGLSetBufferObjectMapFlags", .typed = 1, .nargs = 2, .ncap = 0, .func_arg = -1,
-     .args = args_cuGLSetBufferObjectMapFlags, .caps = 0},
+     .args = args_cuGLSetBufferObjectMapFlags, .sizes = sizes_cuGLSetBufferObjectMapFlags, .caps = 0},
     {.name = "cuGLUnmapBufferObject", .typed = 1, .nargs = 1, .ncap = 0, .func_arg = -1,
-     .args = args_cuGLUnmapBufferObject, .caps = 0},
+     .args = args_cuGLUnmapBufferObject, .sizes = sizes_cuGLUnmapBufferObject, .caps = 0},
     {.name = "cuGLUnmapBufferObjectAsync", .typed = 1, .nargs = 2, .ncap = 0, .func_arg = -1,
-     .args = args_cuGLUnmapBufferObjectAsync, .caps = 0},
+     .args = args_cuGLUnmapBufferObjectAsync, .sizes = sizes_cuGLUnmapBufferObjectAsync, .caps = 0},
     {.name = "cuGLUnregisterBufferObject", .typed = 1, .nargs = 1, .ncap = 0, .func_arg = -1,
-     .args = args_cuGLUnregisterBufferObject, .caps = 0},
+     .args = args_cuGLUnregisterBufferObject, .sizes = sizes_cuGLUnregisterBufferObject, .caps = 0},
     {.name = "cuGetErrorName", .typed = 1, .nargs = 2, .ncap = 1, .func_arg = -1,
-     .args = args_cuGetErrorName, .caps = caps_cuGetErrorName},
+     .args = args_cuGetErrorName, .sizes = sizes_cuGetErrorName, .caps = caps_cuGetErrorName},
     {.name = "cuGetErrorString", .typed = 1, .nargs = 2, .ncap = 1, .func_arg = -1,
-     .args = args_cuGetErrorString, .caps = caps_cuGetErrorString},
+     .args = args_cuGetErrorString, .sizes = sizes_cuGetErrorString, .caps = caps_cuGetErrorString},
     {.name = "cuGetExportTable", .typed = 1, .nargs = 2, .ncap = 2, .func_arg = -1,
-     .args = args_cuGetExportTable, .caps = caps_cuGetExportTable},
+     .args = args_cuGetExportTable, .sizes = sizes_cuGetExportTable, .caps = caps_cuGetExportTable},
     {.name = "cuGetProcAddress", .typed = 1, .nargs = 4, .ncap = 2, .func_arg = -1,
-     .args = args_cuGetProcAddress, .caps = caps_cuGetProcAddress},
+     .args = args_cuGetProcAddress, .sizes = sizes_cuGetProcAddress, .caps = caps_cuGetProcAddress},
     {.name = "cuGetProcAddress_v2", .typed = 1, .nargs = 5, .ncap = 3, .func_arg = -1,
-     .args = args_cuGetProcAddress_v2, .caps = caps_cuGetProcAddress_v2},
+     .args = args_cuGetProcAddress_v2, .sizes = sizes_cuGetProcAddress_v2, .caps = caps_cuGetProcAddress_v2},
     {.name = "cuGraphAddBatchMemOpNode", .typed = 1, .nargs = 5, .ncap = 2, .func_arg = -1,
-     .args = args_cuGraphAddBatchMemOpNode, .caps = caps_cuGraphAddBatchMemOpNode},
+     .args = args_cuGraphAddBatchMemOpNode, .sizes = sizes_cuGraphAddBatchMemOpNode, .caps = caps_cuGraphAddBatchMemOpNode},
     {.name = "cuGraphAddChildGraphNode", .typed = 1, .nargs = 5, .ncap = 1, .func_arg = -1,
-     .args = args_cuGraphAddChildGraphNode, .caps = caps_cuGraphAddChildGraphNode},
+     .args = args_cuGraphAddChildGraphNode, .sizes = sizes_cuGraphAddChildGraphNode, .caps = caps_cuGraphAddChildGraphNode},
     {.name = "cuGraphAddDependencies", .typed = 1, .nargs = 4, .ncap = 0, .func_arg = -1,
-     .args = args_cuGraphAddDependencies, .caps = 0},
+     .args = args_cuGraphAddDependencies, .sizes = sizes_cuGraphAddDependencies, .caps = 0},
     {.name = "cuGraphAddDependencies_v2", .typed = 1, .nargs = 5, .ncap = 1, .func_arg = -1,
-     .args = args_cuGraphAddDependencies_v2, .caps = caps_cuGraphAddDependencies_v2},
+     .args = args_cuGraphAddDependencies_v2, .sizes = sizes_cuGraphAddDependencies_v2, .caps = caps_cuGraphAddDependencies_v2},
     {.name = "cuGraphAddEmptyNode", .typed = 1, .nargs = 4, .ncap = 1, .func_arg = -1,
-     .args = args_cuGraphAddEmptyNode, .caps = caps_cuGraphAddEmptyNode},
+     .args = args_cuGraphAddEmptyNode, .sizes = sizes_cuGraphAddEmptyNode, .caps = caps_cuGraphAddEmptyNode},
     {.name = "cuGraphAddEventRecordNode", .typed = 1, .nargs = 5, .ncap = 1, .func_arg = -1,
-     .args = args_cuGraphAddEventRecordNode, .caps = caps_cuGraphAddEventRecordNode},
+     .args = args_cuGraphAddEventRecordNode, .sizes = sizes_cuGraphAddEventRecordNode, .caps = caps_cuGraphAddEventRecordNode},
     {.name = "cuGraphAddEventWaitNode", .typed = 1, .nargs = 5, .ncap = 1, .func_arg = -1,
-     .args = args_cuGraphAddEventWaitNode, .caps = caps_cuGraphAddEventWaitNode},
+     .args = args_cuGraphAddEventWaitNode, .sizes = sizes_cuGraphAddEventWaitNode, .caps = caps_cuGraphAddEventWaitNode},
     {.name = "cuGraphAddExternalSemaphoresSignalNode", .typed = 1, .nargs = 5, .ncap = 2, .func_arg = -1,
-     .args = args_cuGraphAddExternalSemaphoresSignalNode, .caps = caps_cuGraphAddExternalSemaphoresSignalNode},
+     .args = args_cuGraphAddExternalSemaphoresSignalNode, .sizes = sizes_cuGraphAddExternalSemaphoresSignalNode, .caps = caps_cuGraphAddExternalSemaphoresSignalNode},
     {.name = "cuGraphAddExternalSemaphoresWaitNode", .typed = 1, .nargs = 5, .ncap = 2, .func_arg = -1,
-     .args = args_cuGraphAddExternalSemaphoresWaitNode, .caps = caps_cuGraphAddExternalSemaphoresWaitNode},
+     .args = args_cuGraphAddExternalSemaphoresWaitNode, .sizes = sizes_cuGraphAddExternalSemaphoresWaitNode, .caps = caps_cuGraphAddExternalSemaphoresWaitNode},
     {.name = "cuGraphAddHostNode", .typed = 1, .nargs = 5, .ncap = 2, .func_arg = -1,
-     .args = args_cuGraphAddHostNode, .caps = caps_cuGraphAddHostNode},
+     .args = args_cuGraphAddHostNode, .sizes = sizes_cuGraphAddHostNode, .caps = caps_cuGraphAddHostNode},
     {.name = "cuGraphAddKernelNode", .typed = 1, .nargs = 5, .ncap = 2, .func_arg = -1,
-     .args = args_cuGraphAddKernelNode, .caps = caps_cuGraphAddKernelNode},
+     .args = args_cuGraphAddKernelNode, .sizes = sizes_cuGraphAddKernelNode, .caps = caps_cuGraphAddKernelNode},
     {.name = "cuGraphAddKernelNode_v2", .typed = 1, .nargs = 5, .ncap = 1, .func_arg = -1,
-     .args = args_cuGraphAddKernelNode_v2, .caps = caps_cuGraphAddKernelNode_v2},
+     .args = args_cuGraphAddKernelNode_v2, .sizes = sizes_cuGraphAddKernelNode_v2, .caps = caps_cuGraphAddKernelNode_v2},
     {.name = "cuGraphAddMemAllocNode", .typed = 1, .nargs = 5, .ncap = 1, .func_arg = -1,
-     .args = args_cuGraphAddMemAllocNode, .caps = caps_cuGraphAddMemAllocNode},
+     .args = args_cuGraphAddMemAllocNode, .sizes = sizes_cuGraphAddMemAllocNode, .caps = caps_cuGraphAddMemAllocNode},
     {.name = "cuGraphAddMemFreeNode", .typed = 1, .nargs = 5, .ncap = 1, .func_arg = -1,
-     .args = args_cuGraphAddMemFreeNode, .caps = caps_cuGraphAddMemFreeNode},
+     .args = args_cuGraphAddMemFreeNode, .sizes = sizes_cuGraphAddMemFreeNode, .caps = caps_cuGraphAddMemFreeNode},
     {.name = "cuGraphAddMemcpyNode", .typed = 1, .nargs = 6, .ncap = 1, .func_arg = -1,
-     .args = args_cuGraphAddMemcpyNode, .caps = caps_cuGraphAddMemcpyNode},
+     .args = args_cuGraphAddMemcpyNode, .sizes = sizes_cuGraphAddMemcpyNode, .caps = caps_cuGraphAddMemcpyNode},
     {.name = "cuGraphAddMemsetNode", .typed = 1, .nargs = 6, .ncap = 2, .func_arg = -1,
-     .args = args_cuGraphAddMemsetNode, .caps = caps_cuGraphAddMemsetNode},
+     .args = args_cuGraphAddMemsetNode, .sizes = sizes_cuGraphAddMemsetNode, .caps = caps_cuGraphAddMemsetNode},
     {.name = "cuGraphAddNode", .typed = 1, .nargs = 5, .ncap = 1, .func_arg = -1,
-     .args = args_cuGraphAddNode, .caps = caps_cuGraphAddNode},
+     .args = args_cuGraphAddNode, .sizes = sizes_cuGraphAddNode, .caps = caps_cuGraphAddNode},
     {.name = "cuGraphAddNode_v2", .typed = 1, .nargs = 6, .ncap = 2, .func_arg = -1,
-     .args = args_cuGraphAddNode_v2, .caps = caps_cuGraphAddNode_v2},
+     .args = args_cuGraphAddNode_v2, .sizes = sizes_cuGraphAddNode_v2, .caps = caps_cuGraphAddNode_v2},
     {.name = "cuGraphBatchMemOpNodeGetParams", .typed = 1, .nargs = 2, .ncap = 1, .func_arg = -1,
-     .args = args_cuGraphBatchMemOpNodeGetParams, .caps = caps_cuGraphBatchMemOpNodeGetParams},
+     .args = args_cuGraphBatchMemOpNodeGetParams, .sizes = sizes_cuGraphBatchMemOpNodeGetParams, .caps = caps_cuGraphBatchMemOpNodeGetParams},
     {.name = "cuGraphBatchMemOpNodeSetParams", .typed = 1, .nargs = 2, .ncap = 1, .func_arg = -1,
-     .args = args_cuGraphBatchMemOpNodeSetParams, .caps = caps_cuGraphBatchMemOpNodeSetParams},
+     .args = args_cuGraphBatchMemOpNodeSetParams, .sizes = sizes_cuGraphBatchMemOpNodeSetParams, .caps = caps_cuGraphBatchMemOpNodeSetParams},
     {.name = "cuGraphChildGraphNodeGetGraph", .typed = 1, .nargs = 2, .ncap = 1, .func_arg = -1,
-     .args = args_cuGraphChildGraphNodeGetGraph, .caps = caps_cuGraphChildGraphNodeGetGraph},
+     .args = args_cuGraphChildGraphNodeGetGraph, .sizes = sizes_cuGraphChildGraphNodeGetGraph, .caps = caps_cuGraphChildGraphNodeGetGraph},
     {.name = "cuGraphClone", .typed = 1, .nargs = 2, .ncap = 1, .func_arg = -1,
-     .args = args_cuGraphClone, .caps = caps_cuGraphClone},
+     .args = args_cuGraphClone, .sizes = sizes_cuGraphClone, .caps = caps_cuGraphClone},
     {.name = "cuGraphConditionalHandleCreate", .typed = 1, .nargs = 5, .ncap = 1, .func_arg = -1,
-     .args = args_cuGraphConditionalHandleCreate, .caps = caps_cuGraphConditionalHandleCreate},
+     .args = args_cuGraphConditionalHandleCreate, .sizes = sizes_cuGraphConditionalHandleCreate, .caps = caps_cuGraphConditionalHandleCreate},
     {.name = "cuGraphCreate", .typed = 1, .nargs = 2, .ncap = 1, .func_arg = -1,
-     .args = args_cuGraphCreate, .caps = caps_cuGraphCreate},
+     .args = args_cuGraphCreate, .sizes = sizes_cuGraphCreate, .caps = caps_cuGraphCreate},
     {.name = "cuGraphDebugDotPrint", .typed = 1, .nargs = 3, .ncap = 1, .func_arg = -1,
-     .args = args_cuGraphDebugDotPrint, .caps = caps_cuGraphDebugDotPrint},
+     .args = args_cuGraphDebugDotPrint, .sizes = sizes_cuGraphDebugDotPrint, .caps = caps_cuGraphDebugDotPrint},
     {.name = "cuGraphDestroy", .typed = 1, .nargs = 1, .ncap = 0, .func_arg = -1,
-     .args = args_cuGraphDestroy, .caps = 0},
+     .args = args_cuGraphDestroy, .sizes = sizes_cuGraphDestroy, .caps = 0},
     {.name = "cuGraphDestroyNode", .typed = 1, .nargs = 1, .ncap = 0, .func_arg = -1,
-     .args = args_cuGraphDestroyNode, .caps = 0},
+     .args = args_cuGraphDestroyNode, .sizes = sizes_cuGraphDestroyNode, .caps = 0},
     {.name = "cuGraphEventRecordNodeGetEvent", .typed = 1, .nargs = 2, .ncap = 1, .func_arg = -1,
-     .args = args_cuGraphEventRecordNodeGetEvent, .caps = caps_cuGraphEventRecordNodeGetEvent},
+     .args = args_cuGraphEventRecordNodeGetEvent, .sizes = sizes_cuGraphEventRecordNodeGetEvent, .caps = caps_cuGraphEventRecordNodeGetEvent},
     {.name = "cuGraphEventRecordNodeSetEvent", .typed = 1, .nargs = 2, .ncap = 0, .func_arg = -1,
-     .args = args_cuGraphEventRecordNodeSetEvent, .caps = 0},
+     .args = args_cuGraphEventRecordNodeSetEvent, .sizes = sizes_cuGraphEventRecordNodeSetEvent, .caps = 0},
     {.name = "cuGraphEventWaitNodeGetEvent", .typed = 1, .nargs = 2, .ncap = 1, .func_arg = -1,
-     .args = args_cuGraphEventWaitNodeGetEvent, .caps = caps_cuGraphEventWaitNodeGetEvent},
+     .args = args_cuGraphEventWaitNodeGetEvent, .sizes = sizes_cuGraphEventWaitNodeGetEvent, .caps = caps_cuGraphEventWaitNodeGetEvent},
     {.name = "cuGraphEventWaitNodeSetEvent", .typed = 1, .nargs = 2, .ncap = 0, .func_arg = -1,
-     .args = args_cuGraphEventWaitNodeSetEvent, .caps = 0},
+     .args = args_cuGraphEventWaitNodeSetEvent, .sizes = sizes_cuGraphEventWaitNodeSetEvent, .caps = 0},
     {.name = "cuGraphExecBatchMemOpNodeSetParams", .typed = 1, .nargs = 3, .ncap = 1, .func_arg = -1,
-     .args = args_cuGraphExecBatchMemOpNodeSetParams, .caps = caps_cuGraphExecBatchMemOpNodeSetParams},
+     .args = args_cuGraphExecBatchMemOpNodeSetParams, .sizes = sizes_cuGraphExecBatchMemOpNodeSetParams, .caps = caps_cuGraphExecBatchMemOpNodeSetParams},
     {.name = "cuGraphExecChildGraphNodeSetParams", .typed = 1, .nargs = 3, .ncap = 0, .func_arg = -1,
-     .args = args_cuGraphExecChildGraphNodeSetParams, .caps = 0},
+     .args = args_cuGraphExecChildGraphNodeSetParams, .sizes = sizes_cuGraphExecChildGraphNodeSetParams, .caps = 0},
     {.name = "cuGraphExecDestroy", .typed = 1, .nargs = 1, .ncap = 0, .func_arg = -1,
-     .args = args_cuGraphExecDestroy, .caps = 0},
+     .args = args_cuGraphExecDestroy, .sizes = sizes_cuGraphExecDestroy, .caps = 0},
     {.name = "cuGraphExecEventRecordNodeSetEvent", .typed = 1, .nargs = 3, .ncap = 0, .func_arg = -1,
-     .args = args_cuGraphExecEventRecordNodeSetEvent, .caps = 0},
+     .args = args_cuGraphExecEventRecordNodeSetEvent, .sizes = sizes_cuGraphExecEventRecordNodeSetEvent, .caps = 0},
     {.name = "cuGraphExecEventWaitNodeSetEvent", .typed = 1, .nargs = 3, .ncap = 0, .func_arg = -1,
-     .args = args_cuGraphExecEventWaitNodeSetEvent, .caps = 0},
+     .args = args_cuGraphExecEventWaitNodeSetEvent, .sizes = sizes_cuGraphExecEventWaitNodeSetEvent, .caps = 0},
     {.name = "cuGraphExecExternalSemaphoresSignalNodeSetParams", .typed = 1, .nargs = 3, .ncap = 1, .func_arg = -1,
-     .args = args_cuGraphExecExternalSemaphoresSignalNodeSetParams, .caps = caps_cuGraphExecExternalSemaphoresSignalNodeSetParams},
+     .args = args_cuGraphExecExternalSemaphoresSignalNodeSetParams, .sizes = sizes_cuGraphExecExternalSemaphoresSignalNodeSetParams, .caps = caps_cuGraphExecExternalSemaphoresSignalNodeSetParams},
     {.name = "cuGraphExecExternalSemaphoresWaitNodeSetParams", .typed = 1, .nargs = 3, .ncap = 1, .func_arg = -1,
-     .args = args_cuGraphExecExternalSemaphoresWaitNodeSetParams, .caps = caps_cuGraphExecExternalSemaphoresWaitNodeSetParams},
+     .args = args_cuGraphExecExternalSemaphoresWaitNodeSetParams, .sizes = sizes_cuGraphExecExternalSemaphoresWaitNodeSetParams, .caps = caps_cuGraphExecExternalSemaphoresWaitNodeSetParams},
     {.name = "cuGraphExecGetFlags", .typed = 1, .nargs = 2, .ncap = 1, .func_arg = -1,
-     .args = args_cuGraphExecGetFlags, .caps = caps_cuGraphExecGetFlags},
+     .args = args_cuGraphExecGetFlags, .sizes = sizes_cuGraphExecGetFlags, .caps = caps_cuGraphExecGetFlags},
     {.name = "cuGraphExecHostNodeSetParams", .typed = 1, .nargs = 3, .ncap = 1, .func_arg = -1,
-     .args = args_cuGraphExecHostNodeSetParams, .caps = caps_cuGraphExecHostNodeSetParams},
+     .args = args_cuGraphExecHostNodeSetParams, .sizes = sizes_cuGraphExecHostNodeSetParams, .caps = caps_cuGraphExecHostNodeSetParams},
     {.name = "cuGraphExecKernelNodeSetParams", .typed = 1, .nargs = 3, .ncap = 1, .func_arg = -1,
-     .args = args_cuGraphExecKernelNodeSetParams, .caps = caps_cuGraphExecKernelNodeSetParams},
+     .args = args_cuGraphExecKernelNodeSetParams, .sizes = sizes_cuGraphExecKernelNodeSetParams, .caps = caps_cuGraphExecKernelNodeSetParams},
     {.name = "cuGraphExecKernelNodeSetParams_v2", .typed = 1, .nargs = 3, .ncap = 0, .func_arg = -1,
-     .args = args_cuGraphExecKernelNodeSetParams_v2, .caps = 0},
+     .args = args_cuGraphExecKernelNodeSetParams_v2, .sizes = sizes_cuGraphExecKernelNodeSetParams_v2, .caps = 0},
     {.name = "cuGraphExecMemcpyNodeSetParams", .typed = 1, .nargs = 4, .ncap = 0, .func_arg = -1,
-     .args = args_cuGraphExecMemcpyNodeSetParams, .caps = 0},
+     .args = args_cuGraphExecMemcpyNodeSetParams, .sizes = sizes_cuGraphExecMemcpyNodeSetParams, .caps = 0},
     {.name = "cuGraphExecMemsetNodeSetParams", .typed = 1, .nargs = 4, .ncap = 1, .func_arg = -1,
-     .args = args_cuGraphExecMemsetNodeSetParams, .caps = caps_cuGraphExecMemsetNodeSetParams},
+     .args = args_cuGraphExecMemsetNodeSetParams, .sizes = sizes_cuGraphExecMemsetNodeSetParams, .caps = caps_cuGraphExecMemsetNodeSetParams},
     {.name = "cuGraphExecNodeSetParams", .typed = 1, .nargs = 3, .ncap = 0, .func_arg = -1,
-     .args = args_cuGraphExecNodeSetParams, .caps = 0},
+     .args = args_cuGraphExecNodeSetParams, .sizes = sizes_cuGraphExecNodeSetParams, .caps = 0},
     {.name = "cuGraphExecUpdate", .typed = 1, .nargs = 4, .ncap = 2, .func_arg = -1,
-     .args = args_cuGraphExecUpdate, .caps = caps_cuGraphExecUpdate},
+     .args = args_cuGraphExecUpdate, .sizes = sizes_cuGraphExecUpdate, .caps = caps_cuGraphExecUpdate},
     {.name = "cuGraphExecUpdate_v2", .typed = 1, .nargs = 3, .ncap = 1, .func_arg = -1,
-     .args = args_cuGraphExecUpdate_v2, .caps = caps_cuGraphExecUpdate_v2},
+     .args = args_cuGraphExecUpdate_v2, .sizes = sizes_cuGraphExecUpdate_v2, .caps = caps_cuGraphExecUpdate_v2},
     {.name = "cuGraphExternalSemaphoresSignalNodeGetParams", .typed = 1, .nargs = 2, .ncap = 1, .func_arg = -1,
-     .args = args_cuGraphExternalSemaphoresSignalNodeGetParams, .caps = caps_cuGraphExternalSemaphoresSignalNodeGetParams},
+     .args = args_cuGraphExternalSemaphoresSignalNodeGetParams, .sizes = sizes_cuGraphExternalSemaphoresSignalNodeGetParams, .caps = caps_cuGraphExternalSemaphoresSignalNodeGetParams},
     {.name = "cuGraphExternalSemaphoresSignalNodeSetParams", .typed = 1, .nargs = 2, .ncap = 1, .func_arg = -1,
-     .args = args_cuGraphExternalSemaphoresSignalNodeSetParams, .caps = caps_cuGraphExternalSemaphoresSignalNodeSetParams},
+     .args = args_cuGraphExternalSemaphoresSignalNodeSetParams, .sizes = sizes_cuGraphExternalSemaphoresSignalNodeSetParams, .caps = caps_cuGraphExternalSemaphoresSignalNodeSetParams},
     {.name = "cuGraphExternalSemaphoresWaitNodeGetParams", .typed = 1, .nargs = 2, .ncap = 1, .func_arg = -1,
-     .args = args_cuGraphExternalSemaphoresWaitNodeGetParams, .caps = caps_cuGraphExternalSemaphoresWaitNodeGetParams},
+     .args = args_cuGraphExternalSemaphoresWaitNodeGetParams, .sizes = sizes_cuGraphExternalSemaphoresWaitNodeGetParams, .caps = caps_cuGraphExternalSemaphoresWaitNodeGetParams},
     {.name = "cuGraphExternalSemaphoresWaitNodeSetParams", .typed = 1, .nargs = 2, .ncap = 1, .func_arg = -1,
-     .args = args_cuGraphExternalSemaphoresWaitNodeSetParams, .caps = caps_cuGraphExternalSemaphoresWaitNodeSetParams},
+     .args = args_cuGraphExternalSemaphoresWaitNodeSetParams, .sizes = sizes_cuGraphExternalSemaphoresWaitNodeSetParams, .caps = caps_cuGraphExternalSemaphoresWaitNodeSetParams},
     {.name = "cuGraphGetEdges", .typed = 1, .nargs = 4, .ncap = 3, .func_arg = -1,
-     .args = args_cuGraphGetEdges, .caps = caps_cuGraphGetEdges},
+     .args = args_cuGraphGetEdges, .sizes = sizes_cuGraphGetEdges, .caps = caps_cuGraphGetEdges},
     {.name = "cuGraphGetEdges_v2", .typed = 1, .nargs = 5, .ncap = 4, .func_arg = -1,
-     .args = args_cuGraphGetEdges_v2, .caps = caps_cuGraphGetEdges_v2},
+     .args = args_cuGraphGetEdges_v2, .sizes = sizes_cuGraphGetEdges_v2, .caps = caps_cuGraphGetEdges_v2},
     {.name = "cuGraphGetNodes", .typed = 1, .nargs = 3, .ncap = 2, .func_arg = -1,
-     .args = args_cuGraphGetNodes, .caps = caps_cuGraphGetNodes},
+     .args = args_cuGraphGetNodes, .sizes = sizes_cuGraphGetNodes, .caps = caps_cuGraphGetNodes},
     {.name = "cuGraphGetRootNodes", .typed = 1, .nargs = 3, .ncap = 2, .func_arg = -1,
-     .args = args_cuGraphGetRootNodes, .caps = caps_cuGraphGetRootNodes},
+     .args = args_cuGraphGetRootNodes, .sizes = sizes_cuGraphGetRootNodes, .caps = caps_cuGraphGetRootNodes},
     {.name = "cuGraphHostNodeGetParams", .typed = 1, .nargs = 2, .ncap = 1, .func_arg = -1,
-     .args = args_cuGraphHostNodeGetParams, .caps = caps_cuGraphHostNodeGetParams},
+     .args = args_cuGraphHostNodeGetParams, .sizes = sizes_cuGraphHostNodeGetParams, .caps = caps_cuGraphHostNodeGetParams},
     {.name = "cuGraphHostNodeSetParams", .typed = 1, .nargs = 2, .ncap = 1, .func_arg = -1,
-     .args = args_cuGraphHostNodeSetParams, .caps = caps_cuGraphHostNodeSetParams},
+     .args = args_cuGraphHostNodeSetParams, .sizes = sizes_cuGraphHostNodeSetParams, .caps = caps_cuGraphHostNodeSetParams},
     {.name = "cuGraphInstantiate", .typed = 1, .nargs = 5, .ncap = 3, .func_arg = -1,
-     .args = args_cuGraphInstantiate, .caps = caps_cuGraphInstantiate},
+     .args = args_cuGraphInstantiate, .sizes = sizes_cuGraphInstantiate, .caps = caps_cuGraphInstantiate},
     {.name = "cuGraphInstantiateWithFlags", .typed = 1, .nargs = 3, .ncap = 1, .func_arg = -1,
-     .args = args_cuGraphInstantiateWithFlags, .caps = caps_cuGraphInstantiateWithFlags},
+     .args = args_cuGraphInstantiateWithFlags, .sizes = sizes_cuGraphInstantiateWithFlags, .caps = caps_cuGraphInstantiateWithFlags},
     {.name = "cuGraphInstantiateWithParams", .typed = 1, .nargs = 3, .ncap = 2, .func_arg = -1,
-     .args = args_cuGraphInstantiateWithParams, .caps = caps_cuGraphInstantiateWithParams},
+     .args = args_cuGraphInstantiateWithParams, .sizes = sizes_cuGraphInstantiateWithParams, .caps = caps_cuGraphInstantiateWithParams},
     {.name = "cuGraphInstantiateWithParams_ptsz", .typed = 1, .nargs = 3, .ncap = 2, .func_arg = -1,
-     .args = args_cuGraphInstantiateWithParams_ptsz, .caps = caps_cuGraphInstantiateWithParams_ptsz},
+     .args = args_cuGraphInstantiateWithParams_ptsz, .sizes = sizes_cuGraphInstantiateWithParams_ptsz, .caps = caps_cuGraphInstantiateWithParams_ptsz},
     {.name = "cuGraphInstantiate_v2", .typed = 1, .nargs = 5, .ncap = 3, .func_arg = -1,
-     .args = args_cuGraphInstantiate_v2, .caps = caps_cuGraphInstantiate_v2},
+     .args = args_cuGraphInstantiate_v2, .sizes = sizes_cuGraphInstantiate_v2, .caps = caps_cuGraphInstantiate_v2},
     {.name = "cuGraphKernelNodeCopyAttributes", .typed = 1, .nargs = 2, .ncap = 0, .func_arg = -1,
-     .args = args_cuGraphKernelNodeCopyAttributes, .caps = 0},
+     .args = args_cuGraphKernelNodeCopyAttributes, .sizes = sizes_cuGraphKernelNodeCopyAttributes, .caps = 0},
     {.name = "cuGraphKernelNodeGetAttribute", .typed = 1, .nargs = 3, .ncap = 1, .func_arg = -1,
-     .args = args_cuGraphKernelNodeGetAttribute, .caps = caps_cuGraphKernelNodeGetAttribute},
+     .args = args_cuGraphKernelNodeGetAttribute, .sizes = sizes_cuGraphKernelNodeGetAttribute, .caps = caps_cuGraphKernelNodeGetAttribute},
     {.name = "cuGraphKernelNodeGetParams", .typed = 1, .nargs = 2, .ncap = 1, .func_arg = -1,
-     .args = args_cuGraphKernelNodeGetParams, .caps = caps_cuGraphKernelNodeGetParams},
+     .args = args_cuGraphKernelNodeGetParams, .sizes = sizes_cuGraphKernelNodeGetParams, .caps = caps_cuGraphKernelNodeGetParams},
     {.name = "cuGraphKernelNodeGetParams_v2", .typed = 1, .nargs = 2, .ncap = 0, .func_arg = -1,
-     .args = args_cuGraphKernelNodeGetParams_v2, .caps = 0},
+     .args = args_cuGraphKernelNodeGetParams_v2, .sizes = sizes_cuGraphKernelNodeGetParams_v2, .caps = 0},
     {.name = "cuGraphKernelNodeSetAttribute", .typed = 1, .nargs = 3, .ncap = 1, .func_arg = -1,
-     .args = args_cuGraphKernelNodeSetAttribute, .caps = caps_cuGraphKernelNodeSetAttribute},
+     .args = args_cuGraphKernelNodeSetAttribute, .sizes = sizes_cuGraphKernelNodeSetAttribute, .caps = caps_cuGraphKernelNodeSetAttribute},
     {.name = "cuGraphKernelNodeSetParams", .typed = 1, .nargs = 2, .ncap = 1, .func_arg = -1,
-     .args = args_cuGraphKernelNodeSetParams, .caps = caps_cuGraphKernelNodeSetParams},
+     .args = args_cuGraphKernelNodeSetParams, .sizes = sizes_cuGraphKernelNodeSetParams, .caps = caps_cuGraphKernelNodeSetParams},
     {.name = "cuGraphKernelNodeSetParams_v2", .typed = 1, .nargs = 2, .ncap = 0, .func_arg = -1,
-     .args = args_cuGraphKernelNodeSetParams_v2, .caps = 0},
+     .args = args_cuGraphKernelNodeSetParams_v2, .sizes = sizes_cuGraphKernelNodeSetParams_v2, .caps = 0},
     {.name = "cuGraphLaunch", .typed = 1, .nargs = 2, .ncap = 0, .func_arg = -1,
-     .args = args_cuGraphLaunch, .caps = 0},
+     .args = args_cuGraphLaunch, .sizes = sizes_cuGraphLaunch, .caps = 0},
     {.name = "cuGraphLaunch_ptsz", .typed = 1, .nargs = 2, .ncap = 0, .func_arg = -1,
-     .args = args_cuGraphLaunch_ptsz, .caps = 0},
+     .args = args_cuGraphLaunch_ptsz, .sizes = sizes_cuGraphLaunch_ptsz, .caps = 0},
     {.name = "cuGraphMemAllocNodeGetParams", .typed = 1, .nargs = 2, .ncap = 0, .func_arg = -1,
-     .args = args_cuGraphMemAllocNodeGetParams, .caps = 0},
+     .args = args_cuGraphMemAllocNodeGetParams, .sizes = sizes_cuGraphMemAllocNodeGetParams, .caps = 0},
     {.name = "cuGraphMemFreeNodeGetParams", .typed = 1, .nargs = 2, .ncap = 1, .func_arg = -1,
-     .args = args_cuGraphMemFreeNodeGetParams, .caps = caps_cuGraphMemFreeNodeGetParams},
+     .args = args_cuGraphMemFreeNodeGetParams, .sizes = sizes_cuGraphMemFreeNodeGetParams, .caps = caps_cuGraphMemFreeNodeGetParams},
     {.name = "cuGraphMemcpyNodeGetParams", .typed = 1, .nargs = 2, .ncap = 0, .func_arg = -1,
-     .args = args_cuGraphMemcpyNodeGetParams, .caps = 0},
+     .args = args_cuGraphMemcpyNodeGetParams, .sizes = sizes_cuGraphMemcpyNodeGetParams, .caps = 0},
     {.name = "cuGraphMemcpyNodeSetParams", .typed = 1, .nargs = 2, .ncap = 0, .func_arg = -1,
-     .args = args_cuGraphMemcpyNodeSetParams, .caps = 0},
+     .args = args_cuGraphMemcpyNodeSetParams, .sizes = sizes_cuGraphMemcpyNodeSetParams, .caps = 0},
     {.name = "cuGraphMemsetNodeGetParams", .typed = 1, .nargs = 2, .ncap = 1, .func_arg = -1,
-     .args = args_cuGraphMemsetNodeGetParams, .caps = caps_cuGraphMemsetNodeGetParams},
+     .args = args_cuGraphMemsetNodeGetParams, .sizes = sizes_cuGraphMemsetNodeGetParams, .caps = caps_cuGraphMemsetNodeGetParams},
     {.name = "cuGraphMemsetNodeSetParams", .typed = 1, .nargs = 2, .ncap = 1, .func_arg = -1,
-     .args = args_cuGraphMemsetNodeSetParams, .caps = caps_cuGraphMemsetNodeSetParams},
+     .args = args_cuGraphMemsetNodeSetParams, .sizes = sizes_cuGraphMemsetNodeSetParams, .caps = caps_cuGraphMemsetNodeSetParams},
     {.name = "cuGraphNodeFindInClone", .typed = 1, .nargs = 3, .ncap = 1, .func_arg = -1,
-     .args = args_cuGraphNodeFindInClone, .caps = caps_cuGraphNodeFindInClone},
+     .args = args_cuGraphNodeFindInClone, .sizes = sizes_cuGraphNodeFindInClone, .caps = caps_cuGraphNodeFindInClone},
     {.name = "cuGraphNodeGetDependencies", .typed = 1, .nargs = 3, .ncap = 1, .func_arg = -1,
-     .args = args_cuGraphNodeGetDependencies, .caps = caps_cuGraphNodeGetDependencies},
+     .args = args_cuGraphNodeGetDependencies, .sizes = sizes_cuGraphNodeGetDependencies, .caps = caps_cuGraphNodeGetDependencies},
     {.name = "cuGraphNodeGetDependencies_v2", .typed = 1, .nargs = 4, .ncap = 2, .func_arg = -1,
-     .args = args_cuGraphNodeGetDependencies_v2, .caps = caps_cuGraphNodeGetDependencies_v2},
+     .args = args_cuGraphNodeGetDependencies_v2, .sizes = sizes_cuGraphNodeGetDependencies_v2, .caps = caps_cuGraphNodeGetDependencies_v2},
     {.name = "cuGraphNodeGetDependentNodes", .typed = 1, .nargs = 3, .ncap = 2, .func_arg = -1,
-     .args = args_cuGraphNodeGetDependentNodes, .caps = caps_cuGraphNodeGetDependentNodes},
+     .args = args_cuGraphNodeGetDependentNodes, .sizes = sizes_cuGraphNodeGetDependentNodes, .caps = caps_cuGraphNodeGetDependentNodes},
     {.name = "cuGraphNodeGetDependentNodes_v2", .typed = 1, .nargs = 4, .ncap = 3, .func_arg = -1,
-     .args = args_cuGraphNodeGetDependentNodes_v2, .caps = caps_cuGraphNodeGetDependentNodes_v2},
+     .args = args_cuGraphNodeGetDependentNodes_v2, .sizes = sizes_cuGraphNodeGetDependentNodes_v2, .caps = caps_cuGraphNodeGetDependentNodes_v2},
     {.name = "cuGraphNodeGetEnabled", .typed = 1, .nargs = 3, .ncap = 1, .func_arg = -1,
-     .args = args_cuGraphNodeGetEnabled, .caps = caps_cuGraphNodeGetEnabled},
+     .args = args_cuGraphNodeGetEnabled, .sizes = sizes_cuGraphNodeGetEnabled, .caps = caps_cuGraphNodeGetEnabled},
     {.name = "cuGraphNodeGetType", .typed = 1, .nargs = 2, .ncap = 1, .func_arg = -1,
-     .args = args_cuGraphNodeGetType, .caps = caps_cuGraphNodeGetType},
+     .args = args_cuGraphNodeGetType, .sizes = sizes_cuGraphNodeGetType, .caps = caps_cuGraphNodeGetType},
     {.name = "cuGraphNodeSetEnabled", .typed = 1, .nargs = 3, .ncap = 0, .func_arg = -1,
-     .args = args_cuGraphNodeSetEnabled, .caps = 0},
+     .args = args_cuGraphNodeSetEnabled, .sizes = sizes_cuGraphNodeSetEnabled, .caps = 0},
     {.name = "cuGraphNodeSetParams", .typed = 1, .nargs = 2, .ncap = 0, .func_arg = -1,
-     .args = args_cuGraphNodeSetParams, .caps = 0},
+     .args = args_cuGraphNodeSetParams, .sizes = sizes_cuGraphNodeSetParams, .caps = 0},
     {.name = "cuGraphReleaseUserObject", .typed = 1, .nargs = 3, .ncap = 0, .func_arg = -1,
-     .args = args_cuGraphReleaseUserObject, .caps = 0},
+     .args = args_cuGraphReleaseUserObject, .sizes = sizes_cuGraphReleaseUserObject, .caps = 0},
     {.name = "cuGraphRemoveDependencies", .typed = 1, .nargs = 4, .ncap = 0, .func_arg = -1,
-     .args = args_cuGraphRemoveDependencies, .caps = 0},
+     .args = args_cuGraphRemoveDependencies, .sizes = sizes_cuGraphRemoveDependencies, .caps = 0},
     {.name = "cuGraphRemoveDependencies_v2", .typed = 1, .nargs = 5, .ncap = 1, .func_arg = -1,
-     .args = args_cuGraphRemoveDependencies_v2, .caps = caps_cuGraphRemoveDependencies_v2},
+     .args = args_cuGraphRemoveDependencies_v2, .sizes = sizes_cuGraphRemoveDependencies_v2, .caps = caps_cuGraphRemoveDependencies_v2},
     {.name = "cuGraphRetainUserObject", .typed = 1, .nargs = 4, .ncap = 0, .func_arg = -1,
-     .args = args_cuGraphRetainUserObject, .caps = 0},
+     .args = args_cuGraphRetainUserObject, .sizes = sizes_cuGraphRetainUserObject, .caps = 0},
     {.name = "cuGraphUpload", .typed = 1, .nargs = 2, .ncap = 0, .func_arg = -1,
-     .args = args_cuGraphUpload, .caps = 0},
+     .args = args_cuGraphUpload, .sizes = sizes_cuGraphUpload, .caps = 0},
     {.name = "cuGraphUpload_ptsz", .typed = 1, .nargs = 2, .ncap = 0, .func_arg = -1,
-     .args = args_cuGraphUpload_ptsz, .caps = 0},
+     .args = args_cuGraphUpload_ptsz, .sizes = sizes_cuGraphUpload_ptsz, .caps = 0},
     {.name = "cuGraphicsEGLRegisterImage", .typed = 1, .nargs = 3, .ncap = 1, .func_arg = -1,
-     .args = args_cuGraphicsEGLRegisterImage, .caps = caps_cuGraphicsEGLRegisterImage},
+     .args = args_cuGraphicsEGLRegisterImage, .sizes = sizes_cuGraphicsEGLRegisterImage, .caps = caps_cuGraphicsEGLRegisterImage},
     {.name = "cuGraphicsGLRegisterBuffer", .typed = 1, .nargs = 3, .ncap = 1, .func_arg = -1,
-     .args = args_cuGraphicsGLRegisterBuffer, .caps = caps_cuGraphicsGLRegisterBuffer},
+     .args = args_cuGraphicsGLRegisterBuffer, .sizes = sizes_cuGraphicsGLRegisterBuffer, .caps = caps_cuGraphicsGLRegisterBuffer},
     {.name = "cuGraphicsGLRegisterImage", .typed = 1, .nargs = 4, .ncap = 1, .func_arg = -1,
-     .args = args_cuGraphicsGLRegisterImage, .caps = caps_cuGraphicsGLRegisterImage},
+     .args = args_cuGraphicsGLRegisterImage, .sizes = sizes_cuGraphicsGLRegisterImage, .caps = caps_cuGraphicsGLRegisterImage},
     {.name = "cuGraphicsMapResources", .typed = 1, .nargs = 3, .ncap = 0, .func_arg = -1,
-     .args = args_cuGraphicsMapResources, .caps = 0},
+     .args = args_cuGraphicsMapResources, .sizes = sizes_cuGraphicsMapResources, .caps = 0},
     {.name = "cuGraphicsMapResources_ptsz", .typed = 1, .nargs = 3, .ncap = 0, .func_arg = -1,
-     .args = args_cuGraphicsMapResources_ptsz, .caps = 0},
+     .args = args_cuGraphicsMapResources_ptsz, .sizes = sizes_cuGraphicsMapResources_ptsz, .caps = 0},
     {.name = "cuGraphicsResourceGetMappedEglFrame", .typed = 1, .nargs = 4, .ncap = 1, .func_arg = -1,
-     .args = args_cuGraphicsResourceGetMappedEglFrame, .caps = caps_cuGraphicsResourceGetMappedEglFrame},
+     .args = args_cuGraphicsResourceGetMappedEglFrame, .sizes = sizes_cuGraphicsResourceGetMappedEglFrame, .caps = caps_cuGraphicsResourceGetMappedEglFrame},
     {.name = "cuGraphicsResourceGetMappedMipmappedArray", .typed = 1, .nargs = 2, .ncap = 1, .func_arg = -1,
-     .args = args_cuGraphicsResourceGetMappedMipmappedArray, .caps = caps_cuGraphicsResourceGetMappedMipmappedArray},
+     .args = args_cuGraphicsResourceGetMappedMipmappedArray, .sizes = sizes_cuGraphicsResourceGetMappedMipmappedArray, .caps = caps_cuGraphicsResourceGetMappedMipmappedArray},
     {.name = "cuGraphicsResourceGetMappedPointer", .typed = 1, .nargs = 3, .ncap = 2, .func_arg = -1,
-     .args = args_cuGraphicsResourceGetMappedPointer, .caps = caps_cuGraphicsResourceGetMappedPointer},
+     .args = args_cuGraphicsResourceGetMappedPointer, .sizes = sizes_cuGraphicsResourceGetMappedPointer, .caps = caps_cuGraphicsResourceGetMappedPointer},
     {.name = "cuGraphicsResourceGetMappedPointer_v2", .typed = 1, .nargs = 3, .ncap = 2, .func_arg = -1,
-     .args = args_cuGraphicsResourceGetMappedPointer_v2, .caps = caps_cuGraphicsResourceGetMappedPointer_v2},
+     .args = args_cuGraphicsResourceGetMappedPointer_v2, .sizes = sizes_cuGraphicsResourceGetMappedPointer_v2, .caps = caps_cuGraphicsResourceGetMappedPointer_v2},
     {.name = "cuGraphicsResourceSetMapFlags", .typed = 1, .nargs = 2, .ncap = 0, .func_arg = -1,
-     .args = args_cuGraphicsResourceSetMapFlags, .caps = 0},
+     .args = args_cuGraphicsResourceSetMapFlags, .sizes = sizes_cuGraphicsResourceSetMapFlags, .caps = 0},
     {.name = "cuGraphicsResourceSetMapFlags_v2", .typed = 1, .nargs = 2, .ncap = 0, .func_arg = -1,
-     .args = args_cuGraphicsResourceSetMapFlags_v2, .caps = 0},
+     .args = args_cuGraphicsResourceSetMapFlags_v2, .sizes = sizes_cuGraphicsResourceSetMapFlags_v2, .caps = 0},
     {.name = "cuGraphicsSubResourceGetMappedArray", .typed = 1, .nargs = 4, .ncap = 1, .func_arg = -1,
-     .args = args_cuGraphicsSubResourceGetMappedArray, .caps = caps_cuGraphicsSubResourceGetMappedArray},
+     .args = args_cuGraphicsSubResourceGetMappedArray, .sizes = sizes_cuGraphicsSubResourceGetMappedArray, .caps = caps_cuGraphicsSubResourceGetMappedArray},
     {.name = "cuGraphicsUnmapResources", .typed = 1, .nargs = 3, .ncap = 0, .func_arg = -1,
-     .args = args_cuGraphicsUnmapResources, .caps = 0},
+     .args = args_cuGraphicsUnmapResources, .sizes = sizes_cuGraphicsUnmapResources, .caps = 0},
     {.name = "cuGraphicsUnmapResources_ptsz", .typed = 1, .nargs = 3, .ncap = 0, .func_arg = -1,
-     .args = args_cuGraphicsUnmapResources_ptsz, .caps = 0},
+     .args = args_cuGraphicsUnmapResources_ptsz, .sizes = sizes_cuGraphicsUnmapResources_ptsz, .caps = 0},
     {.name = "cuGraphicsUnregisterResource", .typed = 1, .nargs = 1, .ncap = 0, .func_arg = -1,
-     .args = args_cuGraphicsUnregisterResource, .caps = 0},
+     .args = args_cuGraphicsUnregisterResource, .sizes = sizes_cuGraphicsUnregisterResource, .caps = 0},
     {.name = "cuGraphicsVDPAURegisterOutputSurface", .typed = 1, .nargs = 3, .ncap = 1, .func_arg = -1,
-     .args = args_cuGraphicsVDPAURegisterOutputSurface, .caps = caps_cuGraphicsVDPAURegisterOutputSurface},
+     .args = args_cuGraphicsVDPAURegisterOutputSurface, .sizes = sizes_cuGraphicsVDPAURegisterOutputSurface, .caps = caps_cuGraphicsVDPAURegisterOutputSurface},
     {.name = "cuGraphicsVDPAURegisterVideoSurface", .typed = 1, .nargs = 3, .ncap = 1, .func_arg = -1,
-     .args = args_cuGraphicsVDPAURegisterVideoSurface, .caps = caps_cuGraphicsVDPAURegisterVideoSurface},
+     .args = args_cuGraphicsVDPAURegisterVideoSurface, .sizes = sizes_cuGraphicsVDPAURegisterVideoSurface, .caps = caps_cuGraphicsVDPAURegisterVideoSurface},
     {.name = "cuGreenCtxCreate", .typed = 1, .nargs = 4, .ncap = 1, .func_arg = -1,
-     .args = args_cuGreenCtxCreate, .caps = caps_cuGreenCtxCreate},
+     .args = args_cuGreenCtxCreate, .sizes = sizes_cuGreenCtxCreate, .caps = caps_cuGreenCtxCreate},
     {.name = "cuGreenCtxDestroy", .typed = 1, .nargs = 1, .ncap = 0, .func_arg = -1,
-     .args = args_cuGreenCtxDestroy, .caps = 0},
+     .args = args_cuGreenCtxDestroy, .sizes = sizes_cuGreenCtxDestroy, .caps = 0},
     {.name = "cuGreenCtxGetDevResource", .typed = 1, .nargs = 3, .ncap = 0, .func_arg = -1,
-     .args = args_cuGreenCtxGetDevResource, .caps = 0},
+     .args = args_cuGreenCtxGetDevResource, .sizes = sizes_cuGreenCtxGetDevResource, .caps = 0},
     {.name = "cuGreenCtxGetId", .typed = 1, .nargs = 2, .ncap = 1, .func_arg = -1,
-     .args = args_cuGreenCtxGetId, .caps = caps_cuGreenCtxGetId},
+     .args = args_cuGreenCtxGetId, .sizes = sizes_cuGreenCtxGetId, .caps = caps_cuGreenCtxGetId},
     {.name = "cuGreenCtxRecordEvent", .typed = 1, .nargs = 2, .ncap = 0, .func_arg = -1,
-     .args = args_cuGreenCtxRecordEvent, .caps = 0},
+     .args = args_cuGreenCtxRecordEvent, .sizes = sizes_cuGreenCtxRecordEvent, .caps = 0},
     {.name = "cuGreenCtxStreamCreate", .typed = 1, .nargs = 4, .ncap = 1, .func_arg = -1,
-     .args = args_cuGreenCtxStreamCreate, .caps = caps_cuGreenCtxStreamCreate},
+     .args = args_cuGreenCtxStreamCreate, .sizes = sizes_cuGreenCtxStreamCreate, .caps = caps_cuGreenCtxStreamCreate},
     {.name = "cuGreenCtxWaitEvent", .typed = 1, .nargs = 2, .ncap = 0, .func_arg = -1,
-     .args = args_cuGreenCtxWaitEvent, .caps = 0},
+     .args = args_cuGreenCtxWaitEvent, .sizes = sizes_cuGreenCtxWaitEvent, .caps = 0},
     {.name = "cuImportExternalMemory", .typed = 1, .nargs = 2, .ncap = 1, .func_arg = -1,
-     .args = args_cuImportExternalMemory, .caps = caps_cuImportExternalMemory},
+     .args = args_cuImportExternalMemory, .sizes = sizes_cuImportExternalMemory, .caps = caps_cuImportExternalMemory},
     {.name = "cuImportExternalSemaphore", .typed = 1, .nargs = 2, .ncap = 1, .func_arg = -1,
-     .args = args_cuImportExternalSemaphore, .caps = caps_cuImportExternalSemaphore},
+     .args = args_cuImportExternalSemaphore, .sizes = sizes_cuImportExternalSemaphore, .caps = caps_cuImportExternalSemaphore},
     {.name = "cuInit", .typed = 1, .nargs = 1, .ncap = 0, .func_arg = -1,
-     .args = args_cuInit, .caps = 0},
+     .args = args_cuInit, .sizes = sizes_cuInit, .caps = 0},
     {.name = "cuIpcCloseMemHandle", .typed = 1, .nargs = 1, .ncap = 0, .func_arg = -1,
-     .args = args_cuIpcCloseMemHandle, .caps = 0},
+     .args = args_cuIpcCloseMemHandle, .sizes = sizes_cuIpcCloseMemHandle, .caps = 0},
     {.name = "cuIpcGetEventHandle", .typed = 1, .nargs = 2, .ncap = 1, .func_arg = -1,
-     .args = args_cuIpcGetEventHandle, .caps = caps_cuIpcGetEventHandle},
+     .args = args_cuIpcGetEventHandle, .sizes = sizes_cuIpcGetEventHandle, .caps = caps_cuIpcGetEventHandle},
     {.name = "cuIpcGetMemHandle", .typed = 1, .nargs = 2, .ncap = 1, .func_arg = -1,
-     .args = args_cuIpcGetMemHandle, .caps = caps_cuIpcGetMemHandle},
+     .args = args_cuIpcGetMemHandle, .sizes = sizes_cuIpcGetMemHandle, .caps = caps_cuIpcGetMemHandle},
     {.name = "cuIpcOpenEventHandle", .typed = 1, .nargs = 2, .ncap = 1, .func_arg = -1,
-     .args = args_cuIpcOpenEventHandle, .caps = caps_cuIpcOpenEventHandle},
+     .args = args_cuIpcOpenEventHandle, .sizes = sizes_cuIpcOpenEventHandle, .caps = caps_cuIpcOpenEventHandle},
     {.name = "cuIpcOpenMemHandle", .typed = 1, .nargs = 3, .ncap = 1, .func_arg = -1,
-     .args = args_cuIpcOpenMemHandle, .caps = caps_cuIpcOpenMemHandle},
+     .args = args_cuIpcOpenMemHandle, .sizes = sizes_cuIpcOpenMemHandle, .caps = caps_cuIpcOpenMemHandle},
     {.name = "cuIpcOpenMemHandle_v2", .typed = 1, .nargs = 3, .ncap = 1, .func_arg = -1,
-     .args = args_cuIpcOpenMemHandle_v2, .caps = caps_cuIpcOpenMemHandle_v2},
+     .args = args_cuIpcOpenMemHandle_v2, .sizes = sizes_cuIpcOpenMemHandle_v2, .caps = caps_cuIpcOpenMemHandle_v2},
     {.name = "cuKernelGetAttribute", .typed = 1, .nargs = 4, .ncap = 1, .func_arg = -1,
-     .args = args_cuKernelGetAttribute, .caps = caps_cuKernelGetAttribute},
+     .args = args_cuKernelGetAttribute, .sizes = sizes_cuKernelGetAttribute, .caps = caps_cuKernelGetAttribute},
     {.name = "cuKernelGetFunction", .typed = 1, .nargs = 2, .ncap = 1, .func_arg = -1,
-     .args = args_cuKernelGetFunction, .caps = caps_cuKernelGetFunction},
+     .args = args_cuKernelGetFunction, .sizes = sizes_cuKernelGetFunction, .caps = caps_cuKernelGetFunction},
     {.name = "cuKernelGetLibrary", .typed = 1, .nargs = 2, .ncap = 1, .func_arg = -1,
-     .args = args_cuKernelGetLibrary, .caps = caps_cuKernelGetLibrary},
+     .args = args_cuKernelGetLibrary, .sizes = sizes_cuKernelGetLibrary, .caps = caps_cuKernelGetLibrary},
     {.name = "cuKernelGetName", .typed = 1, .nargs = 2, .ncap = 1, .func_arg = -1,
-     .args = args_cuKernelGetName, .caps = caps_cuKernelGetName},
+     .args = args_cuKernelGetName, .sizes = sizes_cuKernelGetName, .caps = caps_cuKernelGetName},
     {.name = "cuKernelGetParamInfo", .typed = 1, .nargs = 4, .ncap = 2, .func_arg = -1,
-     .args = args_cuKernelGetParamInfo, .caps = caps_cuKernelGetParamInfo},
+     .args = args_cuKernelGetParamInfo, .sizes = sizes_cuKernelGetParamInfo, .caps = caps_cuKernelGetParamInfo},
     {.name = "cuKernelSetAttribute", .typed = 1, .nargs = 4, .ncap = 0, .func_arg = -1,
-     .args = args_cuKernelSetAttribute, .caps = 0},
+     .args = args_cuKernelSetAttribute, .sizes = sizes_cuKernelSetAttribute, .caps = 0},
     {.name = "cuKernelSetCacheConfig", .typed = 1, .nargs = 3, .ncap = 0, .func_arg = -1,
-     .args = args_cuKernelSetCacheConfig, .caps = 0},
+     .args = args_cuKernelSetCacheConfig, .sizes = sizes_cuKernelSetCacheConfig, .caps = 0},
     {.name = "cuLaunch", .typed = 1, .nargs = 1, .ncap = 0, .func_arg = 0,
-     .args = args_cuLaunch, .caps = 0},
+     .args = args_cuLaunch, .sizes = sizes_cuLaunch, .caps = 0},
     {.name = "cuLaunchCooperativeKernel", .typed = 1, .nargs = 10, .ncap = 0, .func_arg = 0,
-     .args = args_cuLaunchCooperativeKernel, .caps = 0},
+     .args = args_cuLaunchCooperativeKernel, .sizes = sizes_cuLaunchCooperativeKernel, .caps = 0},
     {.name = "cuLaunchCooperativeKernelMultiDevice", .typed = 1, .nargs = 3, .ncap = 1, .func_arg = -1,
-     .args = args_cuLaunchCooperativeKernelMultiDevice, .caps = caps_cuLaunchCooperativeKernelMultiDevice},
+     .args = args_cuLaunchCooperativeKernelMultiDevice, .sizes = sizes_cuLaunchCooperativeKernelMultiDevice, .caps = caps_cuLaunchCooperativeKernelMultiDevice},
     {.name = "cuLaunchCooperativeKernel_ptsz", .typed = 1, .nargs = 10, .ncap = 0, .func_arg = 0,
-     .args = args_cuLaunchCooperativeKernel_ptsz, .caps = 0},
+     .args = args_cuLaunchCooperativeKernel_ptsz, .sizes = sizes_cuLaunchCooperativeKernel_ptsz, .caps = 0},
     {.name = "cuLaunchGrid", .typed = 1, .nargs = 3, .ncap = 0, .func_arg = 0,
-     .args = args_cuLaunchGrid, .caps = 0},
+     .args = args_cuLaunchGrid, .sizes = sizes_cuLaunchGrid, .caps = 0},
     {.name = "cuLaunchGridAsync", .typed = 1, .nargs = 4, .ncap = 0, .func_arg = 0,
-     .args = args_cuLaunchGridAsync, .caps = 0},
+     .args = args_cuLaunchGridAsync, .sizes = sizes_cuLaunchGridAsync, .caps = 0},
     {.name = "cuLaunchHostFunc", .typed = 1, .nargs = 3, .ncap = 0, .func_arg = -1,
-     .args = args_cuLaunchHostFunc, .caps = 0},
+     .args = args_cuLaunchHostFunc, .sizes = sizes_cuLaunchHostFunc, .caps = 0},
     {.name = "cuLaunchHostFunc_ptsz", .typed = 1, .nargs = 3, .ncap = 0, .func_arg = -1,
-     .args = args_cuLaunchHostFunc_ptsz, .caps = 0},
+     .args = args_cuLaunchHostFunc_ptsz, .sizes = sizes_cuLaunchHostFunc_ptsz, .caps = 0},
     {.name = "cuLaunchKernel", .typed = 1, .nargs = 11, .ncap = 0, .func_arg = 0,
-     .args = args_cuLaunchKernel, .caps = 0},
+     .args = args_cuLaunchKernel, .sizes = sizes_cuLaunchKernel, .caps = 0},
     {.name = "cuLaunchKernelEx", .typed = 1, .nargs = 4, .ncap = 1, .func_arg = 1,
-     .args = args_cuLaunchKernelEx, .caps = caps_cuLaunchKernelEx},
+     .args = args_cuLaunchKernelEx, .sizes = sizes_cuLaunchKernelEx, .caps = caps_cuLaunchKernelEx},
     {.name = "cuLaunchKernelEx_ptsz", .typed = 1, .nargs = 4, .ncap = 1, .func_arg = 1,
-     .args = args_cuLaunchKernelEx_ptsz, .caps = caps_cuLaunchKernelEx_ptsz},
+     .args = args_cuLaunchKernelEx_ptsz, .sizes = sizes_cuLaunchKernelEx_ptsz, .caps = caps_cuLaunchKernelEx_ptsz},
     {.name = "cuLaunchKernel_ptsz", .typed = 1, .nargs = 11, .ncap = 0, .func_arg = 0,
-     .args = args_cuLaunchKernel_ptsz, .caps = 0},
+     .args = args_cuLaunchKernel_ptsz, .sizes = sizes_cuLaunchKernel_ptsz, .caps = 0},
     {.name = "cuLibraryEnumerateKernels", .typed = 1, .nargs = 3, .ncap = 1, .func_arg = -1,
-     .args = args_cuLibraryEnumerateKernels, .caps = caps_cuLibraryEnumerateKernels},
+     .args = args_cuLibraryEnumerateKernels, .sizes = sizes_cuLibraryEnumerateKernels, .caps = caps_cuLibraryEnumerateKernels},
     {.name = "cuLibraryGetGlobal", .typed = 1, .nargs = 4, .ncap = 3, .func_arg = -1,
-     .args = args_cuLibraryGetGlobal, .caps = caps_cuLibraryGetGlobal},
+     .args = args_cuLibraryGetGlobal, .sizes = sizes_cuLibraryGetGlobal, .caps = caps_cuLibraryGetGlobal},
     {.name = "cuLibraryGetKernel", .typed = 1, .nargs = 3, .ncap = 2, .func_arg = -1,
-     .args = args_cuLibraryGetKernel, .caps = caps_cuLibraryGetKernel},
+     .args = args_cuLibraryGetKernel, .sizes = sizes_cuLibraryGetKernel, .caps = caps_cuLibraryGetKernel},
     {.name = "cuLibraryGetKernelCount", .typed = 1, .nargs = 2, .ncap = 1, .func_arg = -1,
-     .args = args_cuLibraryGetKernelCount, .caps = caps_cuLibraryGetKernelCount},
+     .args = args_cuLibraryGetKernelCount, .sizes = sizes_cuLibraryGetKernelCount, .caps = caps_cuLibraryGetKernelCount},
     {.name = "cuLibraryGetManaged", .typed = 1, .nargs = 4, .ncap = 3, .func_arg = -1,
-     .args = args_cuLibraryGetManaged, .caps = caps_cuLibraryGetManaged},
+     .args = args_cuLibraryGetManaged, .sizes = sizes_cuLibraryGetManaged, .caps = caps_cuLibraryGetManaged},
     {.name = "cuLibraryGetModule", .typed = 1, .nargs = 2, .ncap = 1, .func_arg = -1,
-     .args = args_cuLibraryGetModule, .caps = caps_cuLibraryGetModule},
+     .args = args_cuLibraryGetModule, .sizes = sizes_cuLibraryGetModule, .caps = caps_cuLibraryGetModule},
     {.name = "cuLibraryGetUnifiedFunction", .typed = 1, .nargs = 3, .ncap = 2, .func_arg = -1,
-     .args = args_cuLibraryGetUnifiedFunction, .caps = caps_cuLibraryGetUnifiedFunction},
+     .args = args_cuLibraryGetUnifiedFunction, .sizes = sizes_cuLibraryGetUnifiedFunction, .caps = caps_cuLibraryGetUnifiedFunction},
     {.name = "cuLibraryLoadData", .typed = 1, .nargs = 8, .ncap = 1, .func_arg = -1,
-     .args = args_cuLibraryLoadData, .caps = caps_cuLibraryLoadData},
+     .args = args_cuLibraryLoadData, .sizes = sizes_cuLibraryLoadData, .caps = caps_cuLibraryLoadData},
     {.name = "cuLibraryLoadFromFile", .typed = 1, .nargs = 8, .ncap = 2, .func_arg = -1,
-     .args = args_cuLibraryLoadFromFile, .caps = caps_cuLibraryLoadFromFile},
+     .args = args_cuLibraryLoadFromFile, .sizes = sizes_cuLibraryLoadFromFile, .caps = caps_cuLibraryLoadFromFile},
     {.name = "cuLibraryUnload", .typed = 1, .nargs = 1, .ncap = 0, .func_arg = -1,
-     .args = args_cuLibraryUnload, .caps = 0},
+     .args = args_cuLibraryUnload, .sizes = sizes_cuLibraryUnload, .caps = 0},
     {.name = "cuLinkAddData", .typed = 1, .nargs = 8, .ncap = 1, .func_arg = -1,
-     .args = args_cuLinkAddData, .caps = caps_cuLinkAddData},
+     .args = args_cuLinkAddData, .sizes = sizes_cuLinkAddData, .caps = caps_cuLinkAddData},
     {.name = "cuLinkAddData_v2", .typed = 1, .nargs = 8, .ncap = 1, .func_arg = -1,
-     .args = args_cuLinkAddData_v2, .caps = caps_cuLinkAddData_v2},
+     .args = args_cuLinkAddData_v2, .sizes = sizes_cuLinkAddData_v2, .caps = caps_cuLinkAddData_v2},
     {.name = "cuLinkAddFile", .typed = 1, .nargs = 6, .ncap = 1, .func_arg = -1,
-     .args = args_cuLinkAddFile, .caps = caps_cuLinkAddFile},
+     .args = args_cuLinkAddFile, .sizes = sizes_cuLinkAddFile, .caps = caps_cuLinkAddFile},
     {.name = "cuLinkAddFile_v2", .typed = 1, .nargs = 6, .ncap = 1, .func_arg = -1,
-     .args = args_cuLinkAddFile_v2, .caps = caps_cuLinkAddFile_v2},
+     .args = args_cuLinkAddFile_v2, .sizes = sizes_cuLinkAddFile_v2, .caps = caps_cuLinkAddFile_v2},
     {.name = "cuLinkComplete", .typed = 1, .nargs = 3, .ncap = 2, .func_arg = -1,
-     .args = args_cuLinkComplete, .caps = caps_cuLinkComplete},
+     .args = args_cuLinkComplete, .sizes = sizes_cuLinkComplete, .caps = caps_cuLinkComplete},
     {.name = "cuLinkCreate", .typed = 1, .nargs = 4, .ncap = 1, .func_arg = -1,
-     .args = args_cuLinkCreate, .caps = caps_cuLinkCreate},
+     .args = args_cuLinkCreate, .sizes = sizes_cuLinkCreate, .caps = caps_cuLinkCreate},
     {.name = "cuLinkCreate_v2", .typed = 1, .nargs = 4, .ncap = 1, .func_arg = -1,
-     .args = args_cuLinkCreate_v2, .caps = caps_cuLinkCreate_v2},
+     .args = args_cuLinkCreate_v2, .sizes = sizes_cuLinkCreate_v2, .caps = caps_cuLinkCreate_v2},
     {.name = "cuLinkDestroy", .typed = 1, .nargs = 1, .ncap = 0, .func_arg = -1,
-     .args = args_cuLinkDestroy, .caps = 0},
+     .args = args_cuLinkDestroy, .sizes = sizes_cuLinkDestroy, .caps = 0},
     {.name = "cuLogsCurrent", .typed = 1, .nargs = 2, .ncap = 1, .func_arg = -1,
-     .args = args_cuLogsCurrent, .caps = caps_cuLogsCurrent},
+     .args = args_cuLogsCurrent, .sizes = sizes_cuLogsCurrent, .caps = caps_cuLogsCurrent},
     {.name = "cuLogsDumpToFile", .typed = 1, .nargs = 3, .ncap = 2, .func_arg = -1,
-     .args = args_cuLogsDumpToFile, .caps = caps_cuLogsDumpToFile},
+     .args = args_cuLogsDumpToFile, .sizes = sizes_cuLogsDumpToFile, .caps = caps_cuLogsDumpToFile},
     {.name = "cuLogsDumpToMemory", .typed = 1, .nargs = 4, .ncap = 3, .func_arg = -1,
-     .args = args_cuLogsDumpToMemory, .caps = caps_cuLogsDumpToMemory},
+     .args = args_cuLogsDumpToMemory, .sizes = sizes_cuLogsDumpToMemory, .caps = caps_cuLogsDumpToMemory},
     {.name = "cuLogsRegisterCallback", .typed = 1, .nargs = 3, .ncap = 1, .func_arg = -1,
-     .args = args_cuLogsRegisterCallback, .caps = caps_cuLogsRegisterCallback},
+     .args = args_cuLogsRegisterCallback, .sizes = sizes_cuLogsRegisterCallback, .caps = caps_cuLogsRegisterCallback},
     {.name = "cuLogsUnregisterCallback", .typed = 1, .nargs = 1, .ncap = 0, .func_arg = -1,
-     .args = args_cuLogsUnregisterCallback, .caps = 0},
+     .args = args_cuLogsUnregisterCallback, .sizes = sizes_cuLogsUnregisterCallback, .caps = 0},
     {.name = "cuMemAddressFree", .typed = 1, .nargs = 2, .ncap = 0, .func_arg = -1,
-     .args = args_cuMemAddressFree, .caps = 0},
+     .args = args_cuMemAddressFree, .sizes = sizes_cuMemAddressFree, .caps = 0},
     {.name = "cuMemAddressReserve", .typed = 1, .nargs = 5, .ncap = 1, .func_arg = -1,
-     .args = args_cuMemAddressReserve, .caps = caps_cuMemAddressReserve},
+     .args = args_cuMemAddressReserve, .sizes = sizes_cuMemAddressReserve, .caps = caps_cuMemAddressReserve},
     {.name = "cuMemAdvise", .typed = 1, .nargs = 4, .ncap = 0, .func_arg = -1,
-     .args = args_cuMemAdvise, .caps = 0},
+     .args = args_cuMemAdvise, .sizes = sizes_cuMemAdvise, .caps = 0},
     {.name = "cuMemAdvise_v2", .typed = 1, .nargs = 4, .ncap = 0, .func_arg = -1,
-     .args = args_cuMemAdvise_v2, .caps = 0},
+     .args = args_cuMemAdvise_v2, .sizes = sizes_cuMemAdvise_v2, .caps = 0},
     {.name = "cuMemAlloc", .typed = 1, .nargs = 2, .ncap = 1, .func_arg = -1,
-     .args = args_cuMemAlloc, .caps = caps_cuMemAlloc},
+     .args = args_cuMemAlloc, .sizes = sizes_cuMemAlloc, .caps = caps_cuMemAlloc},
     {.name = "cuMemAllocAsync", .typed = 1, .nargs = 3, .ncap = 1, .func_arg = -1,
-     .args = args_cuMemAllocAsync, .caps = caps_cuMemAllocAsync},
+     .args = args_cuMemAllocAsync, .sizes = sizes_cuMemAllocAsync, .caps = caps_cuMemAllocAsync},
     {.name = "cuMemAllocAsync_ptsz", .typed = 1, .nargs = 3, .ncap = 1, .func_arg = -1,
-     .args = args_cuMemAllocAsync_ptsz, .caps = caps_cuMemAllocAsync_ptsz},
+     .args = args_cuMemAllocAsync_ptsz, .sizes = sizes_cuMemAllocAsync_ptsz, .caps = caps_cuMemAllocAsync_ptsz},
     {.name = "cuMemAllocFromPoolAsync", .typed = 1, .nargs = 4, .ncap = 1, .func_arg = -1,
-     .args = args_cuMemAllocFromPoolAsync, .caps = caps_cuMemAllocFromPoolAsync},
+     .args = args_cuMemAllocFromPoolAsync, .sizes = sizes_cuMemAllocFromPoolAsync, .caps = caps_cuMemAllocFromPoolAsync},
     {.name = "cuMemAllocFromPoolAsync_ptsz", .typed = 1, .nargs = 4, .ncap = 1, .func_arg = -1,
-     .args = args_cuMemAllocFromPoolAsync_ptsz, .caps = caps_cuMemAllocFromPoolAsync_ptsz},
+     .args = args_cuMemAllocFromPoolAsync_ptsz, .sizes = sizes_cuMemAllocFromPoolAsync_ptsz, .caps = caps_cuMemAllocFromPoolAsync_ptsz},
     {.name = "cuMemAllocHost", .typed = 1, .nargs = 2, .ncap = 1, .func_arg = -1,
-     .args = args_cuMemAllocHost, .caps = caps_cuMemAllocHost},
+     .args = args_cuMemAllocHost, .sizes = sizes_cuMemAllocHost, .caps = caps_cuMemAllocHost},
     {.name = "cuMemAllocHost_v2", .typed = 1, .nargs = 2, .ncap = 1, .func_arg = -1,
-     .args = args_cuMemAllocHost_v2, .caps = caps_cuMemAllocHost_v2},
+     .args = args_cuMemAllocHost_v2, .sizes = sizes_cuMemAllocHost_v2, .caps = caps_cuMemAllocHost_v2},
     {.name = "cuMemAllocManaged", .typed = 1, .nargs = 3, .ncap = 1, .func_arg = -1,
-     .args = args_cuMemAllocManaged, .caps = caps_cuMemAllocManaged},
+     .args = args_cuMemAllocManaged, .sizes = sizes_cuMemAllocManaged, .caps = caps_cuMemAllocManaged},
     {.name = "cuMemAllocPitch", .typed = 1, .nargs = 5, .ncap = 2, .func_arg = -1,
-     .args = args_cuMemAllocPitch, .caps = caps_cuMemAllocPitch},
+     .args = args_cuMemAllocPitch, .sizes = sizes_cuMemAllocPitch, .caps = caps_cuMemAllocPitch},
     {.name = "cuMemAllocPitch_v2", .typed = 1, .nargs = 5, .ncap = 2, .func_arg = -1,
-     .args = args_cuMemAllocPitch_v2, .caps = caps_cuMemAllocPitch_v2},
+     .args = args_cuMemAllocPitch_v2, .sizes = sizes_cuMemAllocPitch_v2, .caps = caps_cuMemAllocPitch_v2},
     {.name = "cuMemAlloc_v2", .typed = 1, .nargs = 2, .ncap = 1, .func_arg = -1,
-     .args = args_cuMemAlloc_v2, .caps = caps_cuMemAlloc_v2},
+     .args = args_cuMemAlloc_v2, .sizes = sizes_cuMemAlloc_v2, .caps = caps_cuMemAlloc_v2},
     {.name = "cuMemBatchDecompressAsync", .typed = 1, .nargs = 5, .ncap = 2, .func_arg = -1,
-     .args = args_cuMemBatchDecompressAsync, .caps = caps_cuMemBatchDecompressAsync},
+     .args = args_cuMemBatchDecompressAsync, .sizes = sizes_cuMemBatchDecompressAsync, .caps = caps_cuMemBatchDecompressAsync},
     {.name = "cuMemBatchDecompressAsync_ptsz", .typed = 1, .nargs = 5, .ncap = 2, .func_arg = -1,
-     .args = args_cuMemBatchDecompressAsync_ptsz, .caps = caps_cuMemBatchDecompressAsync_ptsz},
+     .args = args_cuMemBatchDecompressAsync_ptsz, .sizes = sizes_cuMemBatchDecompressAsync_ptsz, .caps = caps_cuMemBatchDecompressAsync_ptsz},
     {.name = "cuMemCreate", .typed = 1, .nargs = 4, .ncap = 2, .func_arg = -1,
-     .args = args_cuMemCreate, .caps = caps_cuMemCreate},
+     .args = args_cuMemCreate, .sizes = sizes_cuMemCreate, .caps = caps_cuMemCreate},
     {.name = "cuMemDiscardAndPrefetchBatchAsync", .typed = 1, .nargs = 8, .ncap = 3, .func_arg = -1,
-     .args = args_cuMemDiscardAndPrefetchBatchAsync, .caps = caps_cuMemDiscardAndPrefetchBatchAsync},
+     .args = args_cuMemDiscardAndPrefetchBatchAsync, .sizes = sizes_cuMemDiscardAndPrefetchBatchAsync, .caps = caps_cuMemDiscardAndPrefetchBatchAsync},
     {.name = "cuMemDiscardAndPrefetchBatchAsync_ptsz", .typed = 1, .nargs = 8, .ncap = 3, .func_arg = -1,
-     .args = args_cuMemDiscardAndPrefetchBatchAsync_ptsz, .caps = caps_cuMemDiscardAndPrefetchBatchAsync_ptsz},
+     .args = args_cuMemDiscardAndPrefetchBatchAsync_ptsz, .sizes = sizes_cuMemDiscardAndPrefetchBatchAsync_ptsz, .caps = caps_cuMemDiscardAndPrefetchBatchAsync_ptsz},
     {.name = "cuMemDiscardBatchAsync", .typed = 1, .nargs = 5, .ncap = 1, .func_arg = -1,
-     .args = args_cuMemDiscardBatchAsync, .caps = caps_cuMemDiscardBatchAsync},
+     .args = args_cuMemDiscardBatchAsync, .sizes = sizes_cuMemDiscardBatchAsync, .caps = caps_cuMemDiscardBatchAsync},
     {.name = "cuMemDiscardBatchAsync_ptsz", .typed = 1, .nargs = 5, .ncap = 1, .func_arg = -1,
-     .args = args_cuMemDiscardBatchAsync_ptsz, .caps = caps_cuMemDiscardBatchAsync_ptsz},
+     .args = args_cuMemDiscardBatchAsync_ptsz, .sizes = sizes_cuMemDiscardBatchAsync_ptsz, .caps = caps_cuMemDiscardBatchAsync_ptsz},
     {.name = "cuMemExportToShareableHandle", .typed = 1, .nargs = 4, .ncap = 0, .func_arg = -1,
-     .args = args_cuMemExportToShareableHandle, .caps = 0},
+     .args = args_cuMemExportToShareableHandle, .sizes = sizes_cuMemExportToShareableHandle, .caps = 0},
     {.name = "cuMemFree", .typed = 1, .nargs = 1, .ncap = 0, .func_arg = -1,
-     .args = args_cuMemFree, .caps = 0},
+     .args = args_cuMemFree, .sizes = sizes_cuMemFree, .caps = 0},
     {.name = "cuMemFreeAsync", .typed = 1, .nargs = 2, .ncap = 0, .func_arg = -1,
-     .args = args_cuMemFreeAsync, .caps = 0},
+     .args = args_cuMemFreeAsync, .sizes = sizes_cuMemFreeAsync, .caps = 0},
     {.name = "cuMemFreeAsync_ptsz", .typed = 1, .nargs = 2, .ncap = 0, .func_arg = -1,
-     .args = args_cuMemFreeAsync_ptsz, .caps = 0},
+     .args = args_cuMemFreeAsync_ptsz, .sizes = sizes_cuMemFreeAsync_ptsz, .caps = 0},
     {.name = "cuMemFreeHost", .typed = 1, .nargs = 1, .ncap = 0, .func_arg = -1,
-     .args = args_cuMemFreeHost, .caps = 0},
+     .args = args_cuMemFreeHost, .sizes = sizes_cuMemFreeHost, .caps = 0},
     {.name = "cuMemFree_v2", .typed = 1, .nargs = 1, .ncap = 0, .func_arg = -1,
-     .args = args_cuMemFree_v2, .caps = 0},
+     .args = args_cuMemFree_v2, .sizes = sizes_cuMemFree_v2, .caps = 0},
     {.name = "cuMemGetAccess", .typed = 1, .nargs = 3, .ncap = 2, .func_arg = -1,
-     .args = args_cuMemGetAccess, .caps = caps_cuMemGetAccess},
+     .args = args_cuMemGetAccess, .sizes = sizes_cuMemGetAccess, .caps = caps_cuMemGetAccess},
     {.name = "cuMemGetAddressRange", .typed = 1, .nargs = 3, .ncap = 2, .func_arg = -1,
-     .args = args_cuMemGetAddressRange, .caps = caps_cuMemGetAddressRange},
+     .args = args_cuMemGetAddressRange, .sizes = sizes_cuMemGetAddressRange, .caps = caps_cuMemGetAddressRange},
     {.name = "cuMemGetAddressRange_v2", .typed = 1, .nargs = 3, .ncap = 2, .func_arg = -1,
-     .args = args_cuMemGetAddressRange_v2, .caps = caps_cuMemGetAddressRange_v2},
+     .args = args_cuMemGetAddressRange_v2, .sizes = sizes_cuMemGetAddressRange_v2, .caps = caps_cuMemGetAddressRange_v2},
     {.name = "cuMemGetAllocationGranularity", .typed = 1, .nargs = 3, .ncap = 2, .func_arg = -1,
-     .args = args_cuMemGetAllocationGranularity, .caps = caps_cuMemGetAllocationGranularity},
+     .args = args_cuMemGetAllocationGranularity, .sizes = sizes_cuMemGetAllocationGranularity, .caps = caps_cuMemGetAllocationGranularity},
     {.name = "cuMemGetAllocationPropertiesFromHandle", .typed = 1, .nargs = 2, .ncap = 1, .func_arg = -1,
-     .args = args_cuMemGetAllocationPropertiesFromHandle, .caps = caps_cuMemGetAllocationPropertiesFromHandle},
+     .args = args_cuMemGetAllocationPropertiesFromHandle, .sizes = sizes_cuMemGetAllocationPropertiesFromHandle, .caps = caps_cuMemGetAllocationPropertiesFromHandle},
     {.name = "cuMemGetAttribute", .typed = 0, .nargs = 0, .ncap = 0, .func_arg = -1,
-     .args = 0, .caps = 0},
+     .args = 0, .sizes = 0, .caps = 0},
     {.name = "cuMemGetAttribute_v2", .typed = 0, .nargs = 0, .ncap = 0, .func_arg = -1,
-     .args = 0, .caps = 0},
+     .args = 0, .sizes = 0, .caps = 0},
     {.name = "cuMemGetDefaultMemPool", .typed = 1, .nargs = 3, .ncap = 2, .func_arg = -1,
-     .args = args_cuMemGetDefaultMemPool, .caps = caps_cuMemGetDefaultMemPool},
+     .args = args_cuMemGetDefaultMemPool, .sizes = sizes_cuMemGetDefaultMemPool, .caps = caps_cuMemGetDefaultMemPool},
     {.name = "cuMemGetHandleForAddressRange", .typed = 1, .nargs = 5, .ncap = 0, .func_arg = -1,
-     .args = args_cuMemGetHandleForAddressRange, .caps = 0},
+     .args = args_cuMemGetHandleForAddressRange, .sizes = sizes_cuMemGetHandleForAddressRange, .caps = 0},
     {.name = "cuMemGetInfo", .typed = 1, .nargs = 2, .ncap = 2, .func_arg = -1,
-     .args = args_cuMemGetInfo, .caps = caps_cuMemGetInfo},
+     .args = args_cuMemGetInfo, .sizes = sizes_cuMemGetInfo, .caps = caps_cuMemGetInfo},
     {.name = "cuMemGetInfo_v2", .typed = 1, .nargs = 2, .ncap = 2, .func_arg = -1,
-     .args = args_cuMemGetInfo_v2, .caps = caps_cuMemGetInfo_v2},
+     .args = args_cuMemGetInfo_v2, .sizes = sizes_cuMemGetInfo_v2, .caps = caps_cuMemGetInfo_v2},
     {.name = "cuMemGetMemPool", .typed = 1, .nargs = 3, .ncap = 2, .func_arg = -1,
-     .args = args_cuMemGetMemPool, .caps = caps_cuMemGetMemPool},
+     .args = args_cuMemGetMemPool, .sizes = sizes_cuMemGetMemPool, .caps = caps_cuMemGetMemPool},
     {.name = "cuMemHostAlloc", .typed = 1, .nargs = 3, .ncap = 1, .func_arg = -1,
-     .args = args_cuMemHostAlloc, .caps = caps_cuMemHostAlloc},
+     .args = args_cuMemHostAlloc, .sizes = sizes_cuMemHostAlloc, .caps = caps_cuMemHostAlloc},
     {.name = "cuMemHostGetDevicePointer", .typed = 1, .nargs = 3, .ncap = 1, .func_arg = -1,
-     .args = args_cuMemHostGetDevicePointer, .caps = caps_cuMemHostGetDevicePointer},
+     .args = args_cuMemHostGetDevicePointer, .sizes = sizes_cuMemHostGetDevicePointer, .caps = caps_cuMemHostGetDevicePointer},
     {.name = "cuMemHostGetDevicePointer_v2", .typed = 1, .nargs = 3, .ncap = 1, .func_arg = -1,
-     .args = args_cuMemHostGetDevicePointer_v2, .caps = caps_cuMemHostGetDevicePointer_v2},
+     .args = args_cuMemHostGetDevicePointer_v2, .sizes = sizes_cuMemHostGetDevicePointer_v2, .caps = caps_cuMemHostGetDevicePointer_v2},
     {.name = "cuMemHostGetFlags", .typed = 1, .nargs = 2, .ncap = 1, .func_arg = -1,
-     .args = args_cuMemHostGetFlags, .caps = caps_cuMemHostGetFlags},
+     .args = args_cuMemHostGetFlags, .sizes = sizes_cuMemHostGetFlags, .caps = caps_cuMemHostGetFlags},
     {.name = "cuMemHostRegister", .typed = 1, .nargs = 3, .ncap = 0, .func_arg = -1,
-     .args = args_cuMemHostRegister, .caps = 0},
+     .args = args_cuMemHostRegister, .sizes = sizes_cuMemHostRegister, .caps = 0},
     {.name = "cuMemHostRegister_v2", .typed = 1, .nargs = 3, .ncap = 0, .func_arg = -1,
-     .args = args_cuMemHostRegister_v2, .caps = 0},
+     .args = args_cuMemHostRegister_v2, .sizes = sizes_cuMemHostRegister_v2, .caps = 0},
     {.name = "cuMemHostUnregister", .typed = 1, .nargs = 1, .ncap = 0, .func_arg = -1,
-     .args = args_cuMemHostUnregister, .caps = 0},
+     .args = args_cuMemHostUnregister, .sizes = sizes_cuMemHostUnregister, .caps = 0},
     {.name = "cuMemImportFromShareableHandle", .typed = 1, .nargs = 3, .ncap = 1, .func_arg = -1,
-     .args = args_cuMemImportFromShareableHandle, .caps = caps_cuMemImportFromShareableHandle},
+     .args = args_cuMemImportFromShareableHandle, .sizes = sizes_cuMemImportFromShareableHandle, .caps = caps_cuMemImportFromShareableHandle},
     {.name = "cuMemMap", .typed = 1, .nargs = 5, .ncap = 0, .func_arg = -1,
-     .args = args_cuMemMap, .caps = 0},
+     .args = args_cuMemMap, .sizes = sizes_cuMemMap, .caps = 0},
     {.name = "cuMemMapArrayAsync", .typed = 1, .nargs = 3, .ncap = 0, .func_arg = -1,
-     .args = args_cuMemMapArrayAsync, .caps = 0},
+     .args = args_cuMemMapArrayAsync, .sizes = sizes_cuMemMapArrayAsync, .caps = 0},
     {.name = "cuMemMapArrayAsync_ptsz", .typed = 1, .nargs = 3, .ncap = 0, .func_arg = -1,
-     .args = args_cuMemMapArrayAsync_ptsz, .caps = 0},
+     .args = args_cuMemMapArrayAsync_ptsz, .sizes = sizes_cuMemMapArrayAsync_ptsz, .caps = 0},
     {.name = "cuMemPoolCreate", .typed = 1, .nargs = 2, .ncap = 1, .func_arg = -1,
-     .args = args_cuMemPoolCreate, .caps = caps_cuMemPoolCreate},
+     .args = args_cuMemPoolCreate, .sizes = sizes_cuMemPoolCreate, .caps = caps_cuMemPoolCreate},
     {.name = "cuMemPoolDestroy", .typed = 1, .nargs = 1, .ncap = 0, .func_arg = -1,
-     .args = args_cuMemPoolDestroy, .caps = 0},
+     .args = args_cuMemPoolDestroy, .sizes = sizes_cuMemPoolDestroy, .caps = 0},
     {.name = "cuMemPoolExportPointer", .typed = 1, .nargs = 2, .ncap = 1, .func_arg = -1,
-     .args = args_cuMemPoolExportPointer, .caps = caps_cuMemPoolExportPointer},
+     .args = args_cuMemPoolExportPointer, .sizes = sizes_cuMemPoolExportPointer, .caps = caps_cuMemPoolExportPointer},
     {.name = "cuMemPoolExportToShareableHandle", .typed = 1, .nargs = 4, .ncap = 0, .func_arg = -1,
-     .args = args_cuMemPoolExportToShareableHandle, .caps = 0},
+     .args = args_cuMemPoolExportToShareableHandle, .sizes = sizes_cuMemPoolExportToShareableHandle, .caps = 0},
     {.name = "cuMemPoolGetAccess", .typed = 1, .nargs = 3, .ncap = 2, .func_arg = -1,
-     .args = args_cuMemPoolGetAccess, .caps = caps_cuMemPoolGetAccess},
+     .args = args_cuMemPoolGetAccess, .sizes = sizes_cuMemPoolGetAccess, .caps = caps_cuMemPoolGetAccess},
     {.name = "cuMemPoolGetAttribute", .typed = 1, .nargs = 3, .ncap = 0, .func_arg = -1,
-     .args = args_cuMemPoolGetAttribute, .caps = 0},
+     .args = args_cuMemPoolGetAttribute, .sizes = sizes_cuMemPoolGetAttribute, .caps = 0},
     {.name = "cuMemPoolImportFromShareableHandle", .typed = 1, .nargs = 4, .ncap = 1, .func_arg = -1,
-     .args = args_cuMemPoolImportFromShareableHandle, .caps = caps_cuMemPoolImportFromShareableHandle},
+     .args = args_cuMemPoolImportFromShareableHandle, .sizes = sizes_cuMemPoolImportFromShareableHandle, .caps = caps_cuMemPoolImportFromShareableHandle},
     {.name = "cuMemPoolImportPointer", .typed = 1, .nargs = 3, .ncap = 2, .func_arg = -1,
-     .args = args_cuMemPoolImportPointer, .caps = caps_cuMemPoolImportPointer},
+     .args = args_cuMemPoolImportPointer, .sizes = sizes_cuMemPoolImportPointer, .caps = caps_cuMemPoolImportPointer},
     {.name = "cuMemPoolSetAccess", .typed = 1, .nargs = 3, .ncap = 1, .func_arg = -1,
-     .args = args_cuMemPoolSetAccess, .caps = caps_cuMemPoolSetAccess},
+     .args = args_cuMemPoolSetAccess, .sizes = sizes_cuMemPoolSetAccess, .caps = caps_cuMemPoolSetAccess},
     {.name = "cuMemPoolSetAttribute", .typed = 1, .nargs = 3, .ncap = 0, .func_arg = -1,
-     .args = args_cuMemPoolSetAttribute, .caps = 0},
+     .args = args_cuMemPoolSetAttribute, .sizes = sizes_cuMemPoolSetAttribute, .caps = 0},
     {.name = "cuMemPoolTrimTo", .typed = 1, .nargs = 2, .ncap = 0, .func_arg = -1,
-     .args = args_cuMemPoolTrimTo, .caps = 0},
+     .args = args_cuMemPoolTrimTo, .sizes = sizes_cuMemPoolTrimTo, .caps = 0},
     {.name = "cuMemPrefetchAsync", .typed = 1, .nargs = 4, .ncap = 0, .func_arg = -1,
-     .args = args_cuMemPrefetchAsync, .caps = 0},
+     .args = args_cuMemPrefetchAsync, .sizes = sizes_cuMemPrefetchAsync, .caps = 0},
     {.name = "cuMemPrefetchAsync_ptsz", .typed = 1, .nargs = 4, .ncap = 0, .func_arg = -1,
-     .args = args_cuMemPrefetchAsync_ptsz, .caps = 0},
+     .args = args_cuMemPrefetchAsync_ptsz, .sizes = sizes_cuMemPrefetchAsync_ptsz, .caps = 0},
     {.name = "cuMemPrefetchAsync_v2", .typed = 1, .nargs = 5, .ncap = 0, .func_arg = -1,
-     .args = args_cuMemPrefetchAsync_v2, .caps = 0},
+     .args = args_cuMemPrefetchAsync_v2, .sizes = sizes_cuMemPrefetchAsync_v2, .caps = 0},
     {.name = "cuMemPrefetchAsync_v2_ptsz", .typed = 1, .nargs = 5, .ncap = 0, .func_arg = -1,
-     .args = args_cuMemPrefetchAsync_v2_ptsz, .caps = 0},
+     .args = args_cuMemPrefetchAsync_v2_ptsz, .sizes = sizes_cuMemPrefetchAsync_v2_ptsz, .caps = 0},
     {.name = "cuMemPrefetchBatchAsync", .typed = 1, .nargs = 8, .ncap = 3, .func_arg = -1,
-     .args = args_cuMemPrefetchBatchAsync, .caps = caps_cuMemPrefetchBatchAsync},
+     .args = args_cuMemPrefetchBatchAsync, .sizes = sizes_cuMemPrefetchBatchAsync, .caps = caps_cuMemPrefetchBatchAsync},
     {.name = "cuMemPrefetchBatchAsync_ptsz", .typed = 1, .nargs = 8, .ncap = 3, .func_arg = -1,
-     .args = args_cuMemPrefetchBatchAsync_ptsz, .caps = caps_cuMemPrefetchBatchAsync_ptsz},
+     .args = args_cuMemPrefetchBatchAsync_ptsz, .sizes = sizes_cuMemPrefetchBatchAsync_ptsz, .caps = caps_cuMemPrefetchBatchAsync_ptsz},
     {.name = "cuMemRangeGetAttribute", .typed = 1, .nargs = 5, .ncap = 0, .func_arg = -1,
-     .args = args_cuMemRangeGetAttribute, .caps = 0},
+     .args = args_cuMemRangeGetAttribute, .sizes = sizes_cuMemRangeGetAttribute, .caps = 0},
     {.name = "cuMemRangeGetAttributes", .typed = 1, .nargs = 6, .ncap = 2, .func_arg = -1,
-     .args = args_cuMemRangeGetAttributes, .caps = caps_cuMemRangeGetAttributes},
+     .args = args_cuMemRangeGetAttributes, .sizes = sizes_cuMemRangeGetAttributes, .caps = caps_cuMemRangeGetAttributes},
     {.name = "cuMemRelease", .typed = 1, .nargs = 1, .ncap = 0, .func_arg = -1,
-     .args = args_cuMemRelease, .caps = 0},
+     .args = args_cuMemRelease, .sizes = sizes_cuMemRelease, .caps = 0},
     {.name = "cuMemRetainAllocationHandle", .typed = 1, .nargs = 2, .ncap = 1, .func_arg = -1,
-     .args = args_cuMemRetainAllocationHandle, .caps = caps_cuMemRetainAllocationHandle},
+     .args = args_cuMemRetainAllocationHandle, .sizes = sizes_cuMemRetainAllocationHandle, .caps = caps_cuMemRetainAllocationHandle},
     {.name = "cuMemSetAccess", .typed = 1, .nargs = 4, .ncap = 1, .func_arg = -1,
-     .args = args_cuMemSetAccess, .caps = caps_cuMemSetAccess},
+     .args = args_cuMemSetAccess, .sizes = sizes_cuMemSetAccess, .caps = caps_cuMemSetAccess},
     {.name = "cuMemSetMemPool", .typed = 1, .nargs = 3, .ncap = 1, .func_arg = -1,
-     .args = args_cuMemSetMemPool, .caps = caps_cuMemSetMemPool},
+     .args = args_cuMemSetMemPool, .sizes = sizes_cuMemSetMemPool, .caps = caps_cuMemSetMemPool},
     {.name = "cuMemUnmap", .typed = 1, .nargs = 2, .ncap = 0, .func_arg = -1,
-     .args = args_cuMemUnmap, .caps = 0},
+     .args = args_cuMemUnmap, .sizes = sizes_cuMemUnmap, .caps = 0},
     {.name = "cuMemcpy", .typed = 1, .nargs = 3, .ncap = 0, .func_arg = -1,
-     .args = args_cuMemcpy, .caps = 0},
+     .args = args_cuMemcpy, .sizes = sizes_cuMemcpy, .caps = 0},
     {.name = "cuMemcpy2D", .typed = 1, .nargs = 1, .ncap = 0, .func_arg = -1,
-     .args = args_cuMemcpy2D, .caps = 0},
+     .args = args_cuMemcpy2D, .sizes = sizes_cuMemcpy2D, .caps = 0},
     {.name = "cuMemcpy2DAsync", .typed = 1, .nargs = 2, .ncap = 0, .func_arg = -1,
-     .args = args_cuMemcpy2DAsync, .caps = 0},
+     .args = args_cuMemcpy2DAsync, .sizes = sizes_cuMemcpy2DAsync, .caps = 0},
     {.name = "cuMemcpy2DAsync_v2", .typed = 1, .nargs = 2, .ncap = 0, .func_arg = -1,
-     .args = args_cuMemcpy2DAsync_v2, .caps = 0},
+     .args = args_cuMemcpy2DAsync_v2, .sizes = sizes_cuMemcpy2DAsync_v2, .caps = 0},
     {.name = "cuMemcpy2DAsync_v2_ptsz", .typed = 1, .nargs = 2, .ncap = 0, .func_arg = -1,
-     .args = args_cuMemcpy2DAsync_v2_ptsz, .caps = 0},
+     .args = args_cuMemcpy2DAsync_v2_ptsz, .sizes = sizes_cuMemcpy2DAsync_v2_ptsz, .caps = 0},
     {.name = "cuMemcpy2DUnaligned", .typed = 1, .nargs = 1, .ncap = 0, .func_arg = -1,
-     .args = args_cuMemcpy2DUnaligned, .caps = 0},
+     .args = args_cuMemcpy2DUnaligned, .sizes = sizes_cuMemcpy2DUnaligned, .caps = 0},
     {.name = "cuMemcpy2DUnaligned_v2", .typed = 1, .nargs = 1, .ncap = 0, .func_arg = -1,
-     .args = args_cuMemcpy2DUnaligned_v2, .caps = 0},
+     .args = args_cuMemcpy2DUnaligned_v2, .sizes = sizes_cuMemcpy2DUnaligned_v2, .caps = 0},
     {.name = "cuMemcpy2DUnaligned_v2_ptds", .typed = 1, .nargs = 1, .ncap = 0, .func_arg = -1,
-     .args = args_cuMemcpy2DUnaligned_v2_ptds, .caps = 0},
+     .args = args_cuMemcpy2DUnaligned_v2_ptds, .sizes = sizes_cuMemcpy2DUnaligned_v2_ptds, .caps = 0},
     {.name = "cuMemcpy2D_v2", .typed = 1, .nargs = 1, .ncap = 0, .func_arg = -1,
-     .args = args_cuMemcpy2D_v2, .caps = 0},
+     .args = args_cuMemcpy2D_v2, .sizes = sizes_cuMemcpy2D_v2, .caps = 0},
     {.name = "cuMemcpy2D_v2_ptds", .typed = 1, .nargs = 1, .ncap = 0, .func_arg = -1,
-     .args = args_cuMemcpy2D_v2_ptds, .caps = 0},
+     .args = args_cuMemcpy2D_v2_ptds, .sizes = sizes_cuMemcpy2D_v2_ptds, .caps = 0},
     {.name = "cuMemcpy3D", .typed = 1, .nargs = 1, .ncap = 0, .func_arg = -1,
-     .args = args_cuMemcpy3D, .caps = 0},
+     .args = args_cuMemcpy3D, .sizes = sizes_cuMemcpy3D, .caps = 0},
     {.name = "cuMemcpy3DAsync", .typed = 1, .nargs = 2, .ncap = 0, .func_arg = -1,
-     .args = args_cuMemcpy3DAsync, .caps = 0},
+     .args = args_cuMemcpy3DAsync, .sizes = sizes_cuMemcpy3DAsync, .caps = 0},
     {.name = "cuMemcpy3DAsync_v2", .typed = 1, .nargs = 2, .ncap = 0, .func_arg = -1,
-     .args = args_cuMemcpy3DAsync_v2, .caps = 0},
+     .args = args_cuMemcpy3DAsync_v2, .sizes = sizes_cuMemcpy3DAsync_v2, .caps = 0},
     {.name = "cuMemcpy3DAsync_v2_ptsz", .typed = 1, .nargs = 2, .ncap = 0, .func_arg = -1,
-     .args = args_cuMemcpy3DAsync_v2_ptsz, .caps = 0},
+     .args = args_cuMemcpy3DAsync_v2_ptsz, .sizes = sizes_cuMemcpy3DAsync_v2_ptsz, .caps = 0},
     {.name = "cuMemcpy3DBatchAsync", .typed = 1, .nargs = 5, .ncap = 1, .func_arg = -1,
-     .args = args_cuMemcpy3DBatchAsync, .caps = caps_cuMemcpy3DBatchAsync},
+     .args = args_cuMemcpy3DBatchAsync, .sizes = sizes_cuMemcpy3DBatchAsync, .caps = caps_cuMemcpy3DBatchAsync},
     {.name = "cuMemcpy3DBatchAsync_ptsz", .typed = 1, .nargs = 5, .ncap = 1, .func_arg = -1,
-     .args = args_cuMemcpy3DBatchAsync_ptsz, .caps = caps_cuMemcpy3DBatchAsync_ptsz},
+     .args = args_cuMemcpy3DBatchAsync_ptsz, .sizes = sizes_cuMemcpy3DBatchAsync_ptsz, .caps = caps_cuMemcpy3DBatchAsync_ptsz},
     {.name = "cuMemcpy3DBatchAsync_v2", .typed = 1, .nargs = 4, .ncap = 0, .func_arg = -1,
-     .args = args_cuMemcpy3DBatchAsync_v2, .caps = 0},
+     .args = args_cuMemcpy3DBatchAsync_v2, .sizes = sizes_cuMemcpy3DBatchAsync_v2, .caps = 0},
     {.name = "cuMemcpy3DBatchAsync_v2_ptsz", .typed = 1, .nargs = 4, .ncap = 0, .func_arg = -1,
-     .args = args_cuMemcpy3DBatchAsync_v2_ptsz, .caps = 0},
+     .args = args_cuMemcpy3DBatchAsync_v2_ptsz, .sizes = sizes_cuMemcpy3DBatchAsync_v2_ptsz, .caps = 0},
     {.name = "cuMemcpy3DPeer", .typed = 1, .nargs = 1, .ncap = 0, .func_arg = -1,
-     .args = args_cuMemcpy3DPeer, .caps = 0},
+     .args = args_cuMemcpy3DPeer, .sizes = sizes_cuMemcpy3DPeer, .caps = 0},
     {.name = "cuMemcpy3DPeerAsync", .typed = 1, .nargs = 2, .ncap = 0, .func_arg = -1,
-     .args = args_cuMemcpy3DPeerAsync, .caps = 0},
+     .args = args_cuMemcpy3DPeerAsync, .sizes = sizes_cuMemcpy3DPeerAsync, .caps = 0},
     {.name = "cuMemcpy3DPeerAsync_ptsz", .typed = 1, .nargs = 2, .ncap = 0, .func_arg = -1,
-     .args = args_cuMemcpy3DPeerAsync_ptsz, .caps = 0},
+     .args = args_cuMemcpy3DPeerAsync_ptsz, .sizes = sizes_cuMemcpy3DPeerAsync_ptsz, .caps = 0},
     {.name = "cuMemcpy3DPeer_ptds", .typed = 1, .nargs = 1, .ncap = 0, .func_arg = -1,
-     .args = args_cuMemcpy3DPeer_ptds, .caps = 0},
+     .args = args_cuMemcpy3DPeer_ptds, .sizes = sizes_cuMemcpy3DPeer_ptds, .caps = 0},
     {.name = "cuMemcpy3D_v2", .typed = 1, .nargs = 1, .ncap = 0, .func_arg = -1,
-     .args = args_cuMemcpy3D_v2, .caps = 0},
+     .args = args_cuMemcpy3D_v2, .sizes = sizes_cuMemcpy3D_v2, .caps = 0},
     {.name = "cuMemcpy3D_v2_ptds", .typed = 1, .nargs = 1, .ncap = 0, .func_arg = -1,
-     .args = args_cuMemcpy3D_v2_ptds, .caps = 0},
+     .args = args_cuMemcpy3D_v2_ptds, .sizes = sizes_cuMemcpy3D_v2_ptds, .caps = 0},
     {.name = "cuMemcpyAsync", .typed = 1, .nargs = 4, .ncap = 0, .func_arg = -1,
-     .args = args_cuMemcpyAsync, .caps = 0},
+     .args = args_cuMemcpyAsync, .sizes = sizes_cuMemcpyAsync, .caps = 0},
     {.name = "cuMemcpyAsync_ptsz", .typed = 1, .nargs = 4, .ncap = 0, .func_arg = -1,
-     .args = args_cuMemcpyAsync_ptsz, .caps = 0},
+     .args = args_cuMemcpyAsync_ptsz, .sizes = sizes_cuMemcpyAsync_ptsz, .caps = 0},
     {.name = "cuMemcpyAtoA", .typed = 1, .nargs = 5, .ncap = 0, .func_arg = -1,
-     .args = args_cuMemcpyAtoA, .caps = 0},
+     .args = args_cuMemcpyAtoA, .sizes = sizes_cuMemcpyAtoA, .caps = 0},
     {.name = "cuMemcpyAtoA_v2", .typed = 1, .nargs = 5, .ncap = 0, .func_arg = -1,
-     .args = args_cuMemcpyAtoA_v2, .caps = 0},
+     .args = args_cuMemcpyAtoA_v2, .sizes = sizes_cuMemcpyAtoA_v2, .caps = 0},
     {.name = "cuMemcpyAtoA_v2_ptds", .typed = 1, .nargs = 5, .ncap = 0, .func_arg = -1,
-     .args = args_cuMemcpyAtoA_v2_ptds, .caps = 0},
+     .args = args_cuMemcpyAtoA_v2_ptds, .sizes = sizes_cuMemcpyAtoA_v2_ptds, .caps = 0},
     {.name = "cuMemcpyAtoD", .typed = 1, .nargs = 4, .ncap = 0, .func_arg = -1,
-     .args = args_cuMemcpyAtoD, .caps = 0},
+     .args = args_cuMemcpyAtoD, .sizes = sizes_cuMemcpyAtoD, .caps = 0},
     {.name = "cuMemcpyAtoD_v2", .typed = 1, .nargs = 4, .ncap = 0, .func_arg = -1,
-     .args = args_cuMemcpyAtoD_v2, .caps = 0},
+     .args = args_cuMemcpyAtoD_v2, .sizes = sizes_cuMemcpyAtoD_v2, .caps = 0},
     {.name = "cuMemcpyAtoD_v2_ptds", .typed = 1, .nargs = 4, .ncap = 0, .func_arg = -1,
-     .args = args_cuMemcpyAtoD_v2_ptds, .caps = 0},
+     .args = args_cuMemcpyAtoD_v2_ptds, .sizes = sizes_cuMemcpyAtoD_v2_ptds, .caps = 0},
     {.name = "cuMemcpyAtoH", .typed = 1, .nargs = 4, .ncap = 0, .func_arg = -1,
-     .args = args_cuMemcpyAtoH, .caps = 0},
+     .args = args_cuMemcpyAtoH, .sizes = sizes_cuMemcpyAtoH, .caps = 0},
     {.name = "cuMemcpyAtoHAsync", .typed = 1, .nargs = 5, .ncap = 0, .func_arg = -1,
-     .args = args_cuMemcpyAtoHAsync, .caps = 0},
+     .args = args_cuMemcpyAtoHAsync, .sizes = sizes_cuMemcpyAtoHAsync, .caps = 0},
     {.name = "cuMemcpyAtoHAsync_v2", .typed = 1, .nargs = 5, .ncap = 0, .func_arg = -1,
-     .args = args_cuMemcpyAtoHAsync_v2, .caps = 0},
+     .args = args_cuMemcpyAtoHAsync_v2, .sizes = sizes_cuMemcpyAtoHAsync_v2, .caps = 0},
     {.name = "cuMemcpyAtoHAsync_v2_ptsz", .typed = 1, .nargs = 5, .ncap = 0, .func_arg = -1,
-     .args = args_cuMemcpyAtoHAsync_v2_ptsz, .caps = 0},
+     .args = args_cuMemcpyAtoHAsync_v2_ptsz, .sizes = sizes_cuMemcpyAtoHAsync_v2_ptsz, .caps = 0},
     {.name = "cuMemcpyAtoH_v2", .typed = 1, .nargs = 4, .ncap = 0, .func_arg = -1,
-     .args = args_cuMemcpyAtoH_v2, .caps = 0},
+     .args = args_cuMemcpyAtoH_v2, .sizes = sizes_cuMemcpyAtoH_v2, .caps = 0},
     {.name = "cuMemcpyAtoH_v2_ptds", .typed = 1, .nargs = 4, .ncap = 0, .func_arg = -1,
-     .args = args_cuMemcpyAtoH_v2_ptds, .caps = 0},
+     .args = args_cuMemcpyAtoH_v2_ptds, .sizes = sizes_cuMemcpyAtoH_v2_ptds, .caps = 0},
     {.name = "cuMemcpyBatchAsync", .typed = 1, .nargs = 9, .ncap = 2, .func_arg = -1,
-     .args = args_cuMemcpyBatchAsync, .caps = caps_cuMemcpyBatchAsync},
+     .args = args_cuMemcpyBatchAsync, .sizes = sizes_cuMemcpyBatchAsync, .caps = caps_cuMemcpyBatchAsync},
     {.name = "cuMemcpyBatchAsync_ptsz", .typed = 1, .nargs = 9, .ncap = 2, .func_arg = -1,
-     .args = args_cuMemcpyBatchAsync_ptsz, .caps = caps_cuMemcpyBatchAsync_ptsz},
+     .args = args_cuMemcpyBatchAsync_ptsz, .sizes = sizes_cuMemcpyBatchAsync_ptsz, .caps = caps_cuMemcpyBatchAsync_ptsz},
     {.name = "cuMemcpyBatchAsync_v2", .typed = 1, .nargs = 8, .ncap = 1, .func_arg = -1,
-     .args = args_cuMemcpyBatchAsync_v2, .caps = caps_cuMemcpyBatchAsync_v2},
+     .args = args_cuMemcpyBatchAsync_v2, .sizes = sizes_cuMemcpyBatchAsync_v2, .caps = caps_cuMemcpyBatchAsync_v2},
     {.name = "cuMemcpyBatchAsync_v2_ptsz", .typed = 1, .nargs = 8, .ncap = 1, .func_arg = -1,
-     .args = args_cuMemcpyBatchAsync_v2_ptsz, .caps = caps_cuMemcpyBatchAsync_v2_ptsz},
+     .args = args_cuMemcpyBatchAsync_v2_ptsz, .sizes = sizes_cuMemcpyBatchAsync_v2_ptsz, .caps = caps_cuMemcpyBatchAsync_v2_ptsz},
     {.name = "cuMemcpyDtoA", .typed = 1, .nargs = 4, .ncap = 0, .func_arg = -1,
-     .args = args_cuMemcpyDtoA, .caps = 0},
+     .args = args_cuMemcpyDtoA, .sizes = sizes_cuMemcpyDtoA, .caps = 0},
     {.name = "cuMemcpyDtoA_v2", .typed = 1, .nargs = 4, .ncap = 0, .func_arg = -1,
-     .args = args_cuMemcpyDtoA_v2, .caps = 0},
+     .args = args_cuMemcpyDtoA_v2, .sizes = sizes_cuMemcpyDtoA_v2, .caps = 0},
     {.name = "cuMemcpyDtoA_v2_ptds", .typed = 1, .nargs = 4, .ncap = 0, .func_arg = -1,
-     .args = args_cuMemcpyDtoA_v2_ptds, .caps = 0},
+     .args = args_cuMemcpyDtoA_v2_ptds, .sizes = sizes_cuMemcpyDtoA_v2_ptds, .caps = 0},
     {.name = "cuMemcpyDtoD", .typed = 1, .nargs = 3, .ncap = 0, .func_arg = -1,
-     .args = args_cuMemcpyDtoD, .caps = 0},
+     .args = args_cuMemcpyDtoD, .sizes = sizes_cuMemcpyDtoD, .caps = 0},
     {.name = "cuMemcpyDtoDAsync", .typed = 1, .nargs = 4, .ncap = 0, .func_arg = -1,
-     .args = args_cuMemcpyDtoDAsync, .caps = 0},
+     .args = args_cuMemcpyDtoDAsync, .sizes = sizes_cuMemcpyDtoDAsync, .caps = 0},
     {.name = "cuMemcpyDtoDAsync_v2", .typed = 1, .nargs = 4, .ncap = 0, .func_arg = -1,
-     .args = args_cuMemcpyDtoDAsync_v2, .caps = 0},
+     .args = args_cuMemcpyDtoDAsync_v2, .sizes = sizes_cuMemcpyDtoDAsync_v2, .caps = 0},
     {.name = "cuMemcpyDtoDAsync_v2_ptsz", .typed = 1, .nargs = 4, .ncap = 0, .func_arg = -1,
-     .args = args_cuMemcpyDtoDAsync_v2_ptsz, .caps = 0},
+     .args = args_cuMemcpyDtoDAsync_v2_ptsz, .sizes = sizes_cuMemcpyDtoDAsync_v2_ptsz, .caps = 0},
     {.name = "cuMemcpyDtoD_v2", .typed = 1, .nargs = 3, .ncap = 0, .func_arg = -1,
-     .args = args_cuMemcpyDtoD_v2, .caps = 0},
+     .args = args_cuMemcpyDtoD_v2, .sizes = sizes_cuMemcpyDtoD_v2, .caps = 0},
     {.name = "cuMemcpyDtoD_v2_ptds", .typed = 1, .nargs = 3, .ncap = 0, .func_arg = -1,
-     .args = args_cuMemcpyDtoD_v2_ptds, .caps = 0},
+     .args = args_cuMemcpyDtoD_v2_ptds, .sizes = sizes_cuMemcpyDtoD_v2_ptds, .caps = 0},
     {.name = "cuMemcpyDtoH", .typed = 1, .nargs = 3, .ncap = 0, .func_arg = -1,
-     .args = args_cuMemcpyDtoH, .caps = 0},
+     .args = args_cuMemcpyDtoH, .sizes = sizes_cuMemcpyDtoH, .caps = 0},
     {.name = "cuMemcpyDtoHAsync", .typed = 1, .nargs = 4, .ncap = 0, .func_arg = -1,
-     .args = args_cuMemcpyDtoHAsync, .caps = 0},
+     .args = args_cuMemcpyDtoHAsync, .sizes = sizes_cuMemcpyDtoHAsync, .caps = 0},
     {.name = "cuMemcpyDtoHAsync_v2", .typed = 1, .nargs = 4, .ncap = 0, .func_arg = -1,
-     .args = args_cuMemcpyDtoHAsync_v2, .caps = 0},
+     .args = args_cuMemcpyDtoHAsync_v2, .sizes = sizes_cuMemcpyDtoHAsync_v2, .caps = 0},
     {.name = "cuMemcpyDtoHAsync_v2_ptsz", .typed = 1, .nargs = 4, .ncap = 0, .func_arg = -1,
-     .args = args_cuMemcpyDtoHAsync_v2_ptsz, .caps = 0},
+     .args = args_cuMemcpyDtoHAsync_v2_ptsz, .sizes = sizes_cuMemcpyDtoHAsync_v2_ptsz, .caps = 0},
     {.name = "cuMemcpyDtoH_v2", .typed = 1, .nargs = 3, .ncap = 0, .func_arg = -1,
-     .args = args_cuMemcpyDtoH_v2, .caps = 0},
+     .args = args_cuMemcpyDtoH_v2, .sizes = sizes_cuMemcpyDtoH_v2, .caps = 0},
     {.name = "cuMemcpyDtoH_v2_ptds", .typed = 1, .nargs = 3, .ncap = 0, .func_arg = -1,
-     .args = args_cuMemcpyDtoH_v2_ptds, .caps = 0},
+     .args = args_cuMemcpyDtoH_v2_ptds, .sizes = sizes_cuMemcpyDtoH_v2_ptds, .caps = 0},
     {.name = "cuMemcpyHtoA", .typed = 1, .nargs = 4, .ncap = 0, .func_arg = -1,
-     .args = args_cuMemcpyHtoA, .caps = 0},
+     .args = args_cuMemcpyHtoA, .sizes = sizes_cuMemcpyHtoA, .caps = 0},
     {.name = "cuMemcpyHtoAAsync", .typed = 1, .nargs = 5, .ncap = 0, .func_arg = -1,
-     .args = args_cuMemcpyHtoAAsync, .caps = 0},
+     .args = args_cuMemcpyHtoAAsync, .sizes = sizes_cuMemcpyHtoAAsync, .caps = 0},
     {.name = "cuMemcpyHtoAAsync_v2", .typed = 1, .nargs = 5, .ncap = 0, .func_arg = -1,
-     .args = args_cuMemcpyHtoAAsync_v2, .caps = 0},
+     .args = args_cuMemcpyHtoAAsync_v2, .sizes = sizes_cuMemcpyHtoAAsync_v2, .caps = 0},
     {.name = "cuMemcpyHtoAAsync_v2_ptsz", .typed = 1, .nargs = 5, .ncap = 0, .func_arg = -1,
-     .args = args_cuMemcpyHtoAAsync_v2_ptsz, .caps = 0},
+     .args = args_cuMemcpyHtoAAsync_v2_ptsz, .sizes = sizes_cuMemcpyHtoAAsync_v2_ptsz, .caps = 0},
     {.name = "cuMemcpyHtoA_v2", .typed = 1, .nargs = 4, .ncap = 0, .func_arg = -1,
-     .args = args_cuMemcpyHtoA_v2, .caps = 0},
+     .args = args_cuMemcpyHtoA_v2, .sizes = sizes_cuMemcpyHtoA_v2, .caps = 0},
     {.name = "cuMemcpyHtoA_v2_ptds", .typed = 1, .nargs = 4, .ncap = 0, .func_arg = -1,
-     .args = args_cuMemcpyHtoA_v2_ptds, .caps = 0},
+     .args = args_cuMemcpyHtoA_v2_ptds, .sizes = sizes_cuMemcpyHtoA_v2_ptds, .caps = 0},
     {.name = "cuMemcpyHtoD", .typed = 1, .nargs = 3, .ncap = 0, .func_arg = -1,
-     .args = args_cuMemcpyHtoD, .caps = 0},
+     .args = args_cuMemcpyHtoD, .sizes = sizes_cuMemcpyHtoD, .caps = 0},
     {.name = "cuMemcpyHtoDAsync", .typed = 1, .nargs = 4, .ncap = 0, .func_arg = -1,
-     .args = args_cuMemcpyHtoDAsync, .caps = 0},
+     .args = args_cuMemcpyHtoDAsync, .sizes = sizes_cuMemcpyHtoDAsync, .caps = 0},
     {.name = "cuMemcpyHtoDAsync_v2", .typed = 1, .nargs = 4, .ncap = 0, .func_arg = -1,
-     .args = args_cuMemcpyHtoDAsync_v2, .caps = 0},
+     .args = args_cuMemcpyHtoDAsync_v2, .sizes = sizes_cuMemcpyHtoDAsync_v2, .caps = 0},
     {.name = "cuMemcpyHtoDAsync_v2_ptsz", .typed = 1, .nargs = 4, .ncap = 0, .func_arg = -1,
-     .args = args_cuMemcpyHtoDAsync_v2_ptsz, .caps = 0},
+     .args = args_cuMemcpyHtoDAsync_v2_ptsz, .sizes = sizes_cuMemcpyHtoDAsync_v2_ptsz, .caps = 0},
     {.name = "cuMemcpyHtoD_v2", .typed = 1, .nargs = 3, .ncap = 0, .func_arg = -1,
-     .args = args_cuMemcpyHtoD_v2, .caps = 0},
+     .args = args_cuMemcpyHtoD_v2, .sizes = sizes_cuMemcpyHtoD_v2, .caps = 0},
     {.name = "cuMemcpyHtoD_v2_ptds", .typed = 1, .nargs = 3, .ncap = 0, .func_arg = -1,
-     .args = args_cuMemcpyHtoD_v2_ptds, .caps = 0},
+     .args = args_cuMemcpyHtoD_v2_ptds, .sizes = sizes_cuMemcpyHtoD_v2_ptds, .caps = 0},
     {.name = "cuMemcpyPeer", .typed = 1, .nargs = 5, .ncap = 0, .func_arg = -1,
-     .args = args_cuMemcpyPeer, .caps = 0},
+     .args = args_cuMemcpyPeer, .sizes = sizes_cuMemcpyPeer, .caps = 0},
     {.name = "cuMemcpyPeerAsync", .typed = 1, .nargs = 6, .ncap = 0, .func_arg = -1,
-     .args = args_cuMemcpyPeerAsync, .caps = 0},
+     .args = args_cuMemcpyPeerAsync, .sizes = sizes_cuMemcpyPeerAsync, .caps = 0},
     {.name = "cuMemcpyPeerAsync_ptsz", .typed = 1, .nargs = 6, .ncap = 0, .func_arg = -1,
-     .args = args_cuMemcpyPeerAsync_ptsz, .caps = 0},
+     .args = args_cuMemcpyPeerAsync_ptsz, .sizes = sizes_cuMemcpyPeerAsync_ptsz, .caps = 0},
     {.name = "cuMemcpyPeer_ptds", .typed = 1, .nargs = 5, .ncap = 0, .func_arg = -1,
-     .args = args_cuMemcpyPeer_ptds, .caps = 0},
+     .args = args_cuMemcpyPeer_ptds, .sizes = sizes_cuMemcpyPeer_ptds, .caps = 0},
     {.name = "cuMemcpy_ptds", .typed = 1, .nargs = 3, .ncap = 0, .func_arg = -1,
-     .args = args_cuMemcpy_ptds, .caps = 0},
+     .args = args_cuMemcpy_ptds, .sizes = sizes_cuMemcpy_ptds, .caps = 0},
     {.name = "cuMemsetD16", .typed = 1, .nargs = 3, .ncap = 0, .func_arg = -1,
-     .args = args_cuMemsetD16, .caps = 0},
+     .args = args_cuMemsetD16, .sizes = sizes_cuMemsetD16, .caps = 0},
     {.name = "cuMemsetD16Async", .typed = 1, .nargs = 4, .ncap = 0, .func_arg = -1,
-     .args = args_cuMemsetD16Async, .caps = 0},
+     .args = args_cuMemsetD16Async, .sizes = sizes_cuMemsetD16Async, .caps = 0},
     {.name = "cuMemsetD16Async_ptsz", .typed = 1, .nargs = 4, .ncap = 0, .func_arg = -1,
-     .args = args_cuMemsetD16Async_ptsz, .caps = 0},
+     .args = args_cuMemsetD16Async_ptsz, .sizes = sizes_cuMemsetD16Async_ptsz, .caps = 0},
     {.name = "cuMemsetD16_v2", .typed = 1, .nargs = 3, .ncap = 0, .func_arg = -1,
-     .args = args_cuMemsetD16_v2, .caps = 0},
+     .args = args_cuMemsetD16_v2, .sizes = sizes_cuMemsetD16_v2, .caps = 0},
     {.name = "cuMemsetD16_v2_ptds", .typed = 1, .nargs = 3, .ncap = 0, .func_arg = -1,
-     .args = args_cuMemsetD16_v2_ptds, .caps = 0},
+     .args = args_cuMemsetD16_v2_ptds, .sizes = sizes_cuMemsetD16_v2_ptds, .caps = 0},
     {.name = "cuMemsetD2D16", .typed = 1, .nargs = 5, .ncap = 0, .func_arg = -1,
-     .args = args_cuMemsetD2D16, .caps = 0},
+     .args = args_cuMemsetD2D16, .sizes = sizes_cuMemsetD2D16, .caps = 0},
     {.name = "cuMemsetD2D16Async", .typed = 1, .nargs = 6, .ncap = 0, .func_arg = -1,
-     .args = args_cuMemsetD2D16Async, .caps = 0},
+     .args = args_cuMemsetD2D16Async, .sizes = sizes_cuMemsetD2D16Async, .caps = 0},
     {.name = "cuMemsetD2D16Async_ptsz", .typed = 1, .nargs = 6, .ncap = 0, .func_arg = -1,
-     .args = args_cuMemsetD2D16Async_ptsz, .caps = 0},
+     .args = args_cuMemsetD2D16Async_ptsz, .sizes = sizes_cuMemsetD2D16Async_ptsz, .caps = 0},
     {.name = "cuMemsetD2D16_v2", .typed = 1, .nargs = 5, .ncap = 0, .func_arg = -1,
-     .args = args_cuMemsetD2D16_v2, .caps = 0},
+     .args = args_cuMemsetD2D16_v2, .sizes = sizes_cuMemsetD2D16_v2, .caps = 0},
     {.name = "cuMemsetD2D16_v2_ptds", .typed = 1, .nargs = 5, .ncap = 0, .func_arg = -1,
-     .args = args_cuMemsetD2D16_v2_ptds, .caps = 0},
+     .args = args_cuMemsetD2D16_v2_ptds, .sizes = sizes_cuMemsetD2D16_v2_ptds, .caps = 0},
     {.name = "cuMemsetD2D32", .typed = 1, .nargs = 5, .ncap = 0, .func_arg = -1,
-     .args = args_cuMemsetD2D32, .caps = 0},
+     .args = args_cuMemsetD2D32, .sizes = sizes_cuMemsetD2D32, .caps = 0},
     {.name = "cuMemsetD2D32Async", .typed = 1, .nargs = 6, .ncap = 0, .func_arg = -1,
-     .args = args_cuMemsetD2D32Async, .caps = 0},
+     .args = args_cuMemsetD2D32Async, .sizes = sizes_cuMemsetD2D32Async, .caps = 0},
     {.name = "cuMemsetD2D32Async_ptsz", .typed = 1, .nargs = 6, .ncap = 0, .func_arg = -1,
-     .args = args_cuMemsetD2D32Async_ptsz, .caps = 0},
+     .args = args_cuMemsetD2D32Async_ptsz, .sizes = sizes_cuMemsetD2D32Async_ptsz, .caps = 0},
     {.name = "cuMemsetD2D32_v2", .typed = 1, .nargs = 5, .ncap = 0, .func_arg = -1,
-     .args = args_cuMemsetD2D32_v2, .caps = 0},
+     .args = args_cuMemsetD2D32_v2, .sizes = sizes_cuMemsetD2D32_v2, .caps = 0},
     {.name = "cuMemsetD2D32_v2_ptds", .typed = 1, .nargs = 5, .ncap = 0, .func_arg = -1,
-     .args = args_cuMemsetD2D32_v2_ptds, .caps = 0},
+     .args = args_cuMemsetD2D32_v2_ptds, .sizes = sizes_cuMemsetD2D32_v2_ptds, .caps = 0},
     {.name = "cuMemsetD2D8", .typed = 1, .nargs = 5, .ncap = 0, .func_arg = -1,
-     .args = args_cuMemsetD2D8, .caps = 0},
+     .args = args_cuMemsetD2D8, .sizes = sizes_cuMemsetD2D8, .caps = 0},
     {.name = "cuMemsetD2D8Async", .typed = 1, .nargs = 6, .ncap = 0, .func_arg = -1,
-     .args = args_cuMemsetD2D8Async, .caps = 0},
+     .args = args_cuMemsetD2D8Async, .sizes = sizes_cuMemsetD2D8Async, .caps = 0},
     {.name = "cuMemsetD2D8Async_ptsz", .typed = 1, .nargs = 6, .ncap = 0, .func_arg = -1,
-     .args = args_cuMemsetD2D8Async_ptsz, .caps = 0},
+     .args = args_cuMemsetD2D8Async_ptsz, .sizes = sizes_cuMemsetD2D8Async_ptsz, .caps = 0},
     {.name = "cuMemsetD2D8_v2", .typed = 1, .nargs = 5, .ncap = 0, .func_arg = -1,
-     .args = args_cuMemsetD2D8_v2, .caps = 0},
+     .args = args_cuMemsetD2D8_v2, .sizes = sizes_cuMemsetD2D8_v2, .caps = 0},
     {.name = "cuMemsetD2D8_v2_ptds", .typed = 1, .nargs = 5, .ncap = 0, .func_arg = -1,
-     .args = args_cuMemsetD2D8_v2_ptds, .caps = 0},
+     .args = args_cuMemsetD2D8_v2_ptds, .sizes = sizes_cuMemsetD2D8_v2_ptds, .caps = 0},
     {.name = "cuMemsetD32", .typed = 1, .nargs = 3, .ncap = 0, .func_arg = -1,
-     .args = args_cuMemsetD32, .caps = 0},
+     .args = args_cuMemsetD32, .sizes = sizes_cuMemsetD32, .caps = 0},
     {.name = "cuMemsetD32Async", .typed = 1, .nargs = 4, .ncap = 0, .func_arg = -1,
-     .args = args_cuMemsetD32Async, .caps = 0},
+     .args = args_cuMemsetD32Async, .sizes = sizes_cuMemsetD32Async, .caps = 0},
     {.name = "cuMemsetD32Async_ptsz", .typed = 1, .nargs = 4, .ncap = 0, .func_arg = -1,
-     .args = args_cuMemsetD32Async_ptsz, .caps = 0},
+     .args = args_cuMemsetD32Async_ptsz, .sizes = sizes_cuMemsetD32Async_ptsz, .caps = 0},
     {.name = "cuMemsetD32_v2", .typed = 1, .nargs = 3, .ncap = 0, .func_arg = -1,
-     .args = args_cuMemsetD32_v2, .caps = 0},
+     .args = args_cuMemsetD32_v2, .sizes = sizes_cuMemsetD32_v2, .caps = 0},
     {.name = "cuMemsetD32_v2_ptds", .typed = 1, .nargs = 3, .ncap = 0, .func_arg = -1,
-     .args = args_cuMemsetD32_v2_ptds, .caps = 0},
+     .args = args_cuMemsetD32_v2_ptds, .sizes = sizes_cuMemsetD32_v2_ptds, .caps = 0},
     {.name = "cuMemsetD8", .typed = 1, .nargs = 3, .ncap = 0, .func_arg = -1,
-     .args = args_cuMemsetD8, .caps = 0},
+     .args = args_cuMemsetD8, .sizes = sizes_cuMemsetD8, .caps = 0},
     {.name = "cuMemsetD8Async", .typed = 1, .nargs = 4, .ncap = 0, .func_arg = -1,
-     .args = args_cuMemsetD8Async, .caps = 0},
+     .args = args_cuMemsetD8Async, .sizes = sizes_cuMemsetD8Async, .caps = 0},
     {.name = "cuMemsetD8Async_ptsz", .typed = 1, .nargs = 4, .ncap = 0, .func_arg = -1,
-     .args = args_cuMemsetD8Async_ptsz, .caps = 0},
+     .args = args_cuMemsetD8Async_ptsz, .sizes = sizes_cuMemsetD8Async_ptsz, .caps = 0},
     {.name = "cuMemsetD8_v2", .typed = 1, .nargs = 3, .ncap = 0, .func_arg = -1,
-     .args = args_cuMemsetD8_v2, .caps = 0},
+     .args = args_cuMemsetD8_v2, .sizes = sizes_cuMemsetD8_v2, .caps = 0},
     {.name = "cuMemsetD8_v2_ptds", .typed = 1, .nargs = 3, .ncap = 0, .func_arg = -1,
-     .args = args_cuMemsetD8_v2_ptds, .caps = 0},
+     .args = args_cuMemsetD8_v2_ptds, .sizes = sizes_cuMemsetD8_v2_ptds, .caps = 0},
     {.name = "cuMipmappedArrayCreate", .typed = 1, .nargs = 3, .ncap = 2, .func_arg = -1,
-     .args = args_cuMipmappedArrayCreate, .caps = caps_cuMipmappedArrayCreate},
+     .args = args_cuMipmappedArrayCreate, .sizes = sizes_cuMipmappedArrayCreate, .caps = caps_cuMipmappedArrayCreate},
     {.name = "cuMipmappedArrayDestroy", .typed = 1, .nargs = 1, .ncap = 0, .func_arg = -1,
-     .args = args_cuMipmappedArrayDestroy, .caps = 0},
+     .args = args_cuMipmappedArrayDestroy, .sizes = sizes_cuMipmappedArrayDestroy, .caps = 0},
     {.name = "cuMipmappedArrayGetLevel", .typed = 1, .nargs = 3, .ncap = 1, .func_arg = -1,
-     .args = args_cuMipmappedArrayGetLevel, .caps = caps_cuMipmappedArrayGetLevel},
+     .args = args_cuMipmappedArrayGetLevel, .sizes = sizes_cuMipmappedArrayGetLevel, .caps = caps_cuMipmappedArrayGetLevel},
     {.name = "cuMipmappedArrayGetMemoryRequirements", .typed = 1, .nargs = 3, .ncap = 1, .func_arg = -1,
-     .args = args_cuMipmappedArrayGetMemoryRequirements, .caps = caps_cuMipmappedArrayGetMemoryRequirements},
+     .args = args_cuMipmappedArrayGetMemoryRequirements, .sizes = sizes_cuMipmappedArrayGetMemoryRequirements, .caps = caps_cuMipmappedArrayGetMemoryRequirements},
     {.name = "cuMipmappedArrayGetSparseProperties", .typed = 1, .nargs = 2, .ncap = 1, .func_arg = -1,
-     .args = args_cuMipmappedArrayGetSparseProperties, .caps = caps_cuMipmappedArrayGetSparseProperties},
+     .args = args_cuMipmappedArrayGetSparseProperties, .sizes = sizes_cuMipmappedArrayGetSparseProperties, .caps = caps_cuMipmappedArrayGetSparseProperties},
     {.name = "cuModuleEnumerateFunctions", .typed = 1, .nargs = 3, .ncap = 1, .func_arg = -1,
-     .args = args_cuModuleEnumerateFunctions, .caps = caps_cuModuleEnumerateFunctions},
+     .args = args_cuModuleEnumerateFunctions, .sizes = sizes_cuModuleEnumerateFunctions, .caps = caps_cuModuleEnumerateFunctions},
     {.name = "cuModuleGetFunction", .typed = 1, .nargs = 3, .ncap = 2, .func_arg = -1,
-     .args = args_cuModuleGetFunction, .caps = caps_cuModuleGetFunction},
+     .args = args_cuModuleGetFunction, .sizes = sizes_cuModuleGetFunction, .caps = caps_cuModuleGetFunction},
     {.name = "cuModuleGetFunctionCount", .typed = 1, .nargs = 2, .ncap = 1, .func_arg = -1,
-     .args = args_cuModuleGetFunctionCount, .caps = caps_cuModuleGetFunctionCount},
+     .args = args_cuModuleGetFunctionCount, .sizes = sizes_cuModuleGetFunctionCount, .caps = caps_cuModuleGetFunctionCount},
     {.name = "cuModuleGetGlobal", .typed = 1, .nargs = 4, .ncap = 3, .func_arg = -1,
-     .args = args_cuModuleGetGlobal, .caps = caps_cuModuleGetGlobal},
+     .args = args_cuModuleGetGlobal, .sizes = sizes_cuModuleGetGlobal, .caps = caps_cuModuleGetGlobal},
     {.name = "cuModuleGetGlobal_v2", .typed = 1, .nargs = 4, .ncap = 3, .func_arg = -1,
-     .args = args_cuModuleGetGlobal_v2, .caps = caps_cuModuleGetGlobal_v2},
+     .args = args_cuModuleGetGlobal_v2, .sizes = sizes_cuModuleGetGlobal_v2, .caps = caps_cuModuleGetGlobal_v2},
     {.name = "cuModuleGetLoadingMode", .typed = 1, .nargs = 1, .ncap = 1, .func_arg = -1,
-     .args = args_cuModuleGetLoadingMode, .caps = caps_cuModuleGetLoadingMode},
+     .args = args_cuModuleGetLoadingMode, .sizes = sizes_cuModuleGetLoadingMode, .caps = caps_cuModuleGetLoadingMode},
     {.name = "cuModuleGetSurfRef", .typed = 1, .nargs = 3, .ncap = 2, .func_arg = -1,
-     .args = args_cuModuleGetSurfRef, .caps = caps_cuModuleGetSurfRef},
+     .args = args_cuModuleGetSurfRef, .sizes = sizes_cuModuleGetSurfRef, .caps = caps_cuModuleGetSurfRef},
     {.name = "cuModuleGetTexRef", .typed = 1, .nargs = 3, .ncap = 2, .func_arg = -1,
-     .args = args_cuModuleGetTexRef, .caps = caps_cuModuleGetTexRef},
+     .args = args_cuModuleGetTexRef, .sizes = sizes_cuModuleGetTexRef, .caps = caps_cuModuleGetTexRef},
     {.name = "cuModuleLoad", .typed = 1, .nargs = 2, .ncap = 2, .func_arg = -1,
-     .args = args_cuModuleLoad, .caps = caps_cuModuleLoad},
+     .args = args_cuModuleLoad, .sizes = sizes_cuModuleLoad, .caps = caps_cuModuleLoad},
     {.name = "cuModuleLoadData", .typed = 1, .nargs = 2, .ncap = 1, .func_arg = -1,
-     .args = args_cuModuleLoadData, .caps = caps_cuModuleLoadData},
+     .args = args_cuModuleLoadData, .sizes = sizes_cuModuleLoadData, .caps = caps_cuModuleLoadData},
     {.name = "cuModuleLoadDataEx", .typed = 1, .nargs = 5, .ncap = 1, .func_arg = -1,
-     .args = args_cuModuleLoadDataEx, .caps = caps_cuModuleLoadDataEx},
+     .args = args_cuModuleLoadDataEx, .sizes = sizes_cuModuleLoadDataEx, .caps = caps_cuModuleLoadDataEx},
     {.name = "cuModuleLoadFatBinary", .typed = 1, .nargs = 2, .ncap = 1, .func_arg = -1,
-     .args = args_cuModuleLoadFatBinary, .caps = caps_cuModuleLoadFatBinary},
+     .args = args_cuModuleLoadFatBinary, .sizes = sizes_cuModuleLoadFatBinary, .caps = caps_cuModuleLoadFatBinary},
     {.name = "cuModuleUnload", .typed = 1, .nargs = 1, .ncap = 0, .func_arg = -1,
-     .args = args_cuModuleUnload, .caps = 0},
+     .args = args_cuModuleUnload, .sizes = sizes_cuModuleUnload, .caps = 0},
     {.name = "cuMulticastAddDevice", .typed = 1, .nargs = 2, .ncap = 0, .func_arg = -1,
-     .args = args_cuMulticastAddDevice, .caps = 0},
+     .args = args_cuMulticastAddDevice, .sizes = sizes_cuMulticastAddDevice, .caps = 0},
     {.name = "cuMulticastBindAddr", .typed = 1, .nargs = 5, .ncap = 0, .func_arg = -1,
-     .args = args_cuMulticastBindAddr, .caps = 0},
+     .args = args_cuMulticastBindAddr, .sizes = sizes_cuMulticastBindAddr, .caps = 0},
     {.name = "cuMulticastBindMem", .typed = 1, .nargs = 6, .ncap = 0, .func_arg = -1,
-     .args = args_cuMulticastBindMem, .caps = 0},
+     .args = args_cuMulticastBindMem, .sizes = sizes_cuMulticastBindMem, .caps = 0},
     {.name = "cuMulticastCreate", .typed = 1, .nargs = 2, .ncap = 2, .func_arg = -1,
-     .args = args_cuMulticastCreate, .caps = caps_cuMulticastCreate},
+     .args = args_cuMulticastCreate, .sizes = sizes_cuMulticastCreate, .caps = caps_cuMulticastCreate},
     {.name = "cuMulticastGetGranularity", .typed = 1, .nargs = 3, .ncap = 2, .func_arg = -1,
-     .args = args_cuMulticastGetGranularity, .caps = caps_cuMulticastGetGranularity},
+     .args = args_cuMulticastGetGranularity, .sizes = sizes_cuMulticastGetGranularity, .caps = caps_cuMulticastGetGranularity},
     {.name = "cuMulticastUnbind", .typed = 1, .nargs = 4, .ncap = 0, .func_arg = -1,
-     .args = args_cuMulticastUnbind, .caps = 0},
+     .args = args_cuMulticastUnbind, .sizes = sizes_cuMulticastUnbind, .caps = 0},
     {.name = "cuOccupancyAvailableDynamicSMemPerBlock", .typed = 1, .nargs = 4, .ncap = 1, .func_arg = -1,
-     .args = args_cuOccupancyAvailableDynamicSMemPerBlock, .caps = caps_cuOccupancyAvailableDynamicSMemPerBlock},
+     .args = args_cuOccupancyAvailableDynamicSMemPerBlock, .sizes = sizes_cuOccupancyAvailableDynamicSMemPerBlock, .caps = caps_cuOccupancyAvailableDynamicSMemPerBlock},
     {.name = "cuOccupancyMaxActiveBlocksPerMultiprocessor", .typed = 1, .nargs = 4, .ncap = 1, .func_arg = -1,
-     .args = args_cuOccupancyMaxActiveBlocksPerMultiprocessor, .caps = caps_cuOccupancyMaxActiveBlocksPerMultiprocessor},
+     .args = args_cuOccupancyMaxActiveBlocksPerMultiprocessor, .sizes = sizes_cuOccupancyMaxActiveBlocksPerMultiprocessor, .caps = caps_cuOccupancyMaxActiveBlocksPerMultiprocessor},
     {.name = "cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags", .typed = 1, .nargs = 5, .ncap = 1, .func_arg = -1,
-     .args = args_cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags, .caps = caps_cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags},
+     .args = args_cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags, .sizes = sizes_cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags, .caps = caps_cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags},
     {.name = "cuOccupancyMaxActiveClusters", .typed = 1, .nargs = 3, .ncap = 2, .func_arg = -1,
-     .args = args_cuOccupancyMaxActiveClusters, .caps = caps_cuOccupancyMaxActiveClusters},
+     .args = args_cuOccupancyMaxActiveClusters, .sizes = sizes_cuOccupancyMaxActiveClusters, .caps = caps_cuOccupancyMaxActiveClusters},
     {.name = "cuOccupancyMaxPotentialBlockSize", .typed = 1, .nargs = 6, .ncap = 2, .func_arg = -1,
-     .args = args_cuOccupancyMaxPotentialBlockSize, .caps = caps_cuOccupancyMaxPotentialBlockSize},
+     .args = args_cuOccupancyMaxPotentialBlockSize, .sizes = sizes_cuOccupancyMaxPotentialBlockSize, .caps = caps_cuOccupancyMaxPotentialBlockSize},
     {.name = "cuOccupancyMaxPotentialBlockSizeWithFlags", .typed = 1, .nargs = 7, .ncap = 2, .func_arg = -1,
-     .args = args_cuOccupancyMaxPotentialBlockSizeWithFlags, .caps = caps_cuOccupancyMaxPotentialBlockSizeWithFlags},
+     .args = args_cuOccupancyMaxPotentialBlockSizeWithFlags, .sizes = sizes_cuOccupancyMaxPotentialBlockSizeWithFlags, .caps = caps_cuOccupancyMaxPotentialBlockSizeWithFlags},
     {.name = "cuOccupancyMaxPotentialClusterSize", .typed = 1, .nargs = 3, .ncap = 2, .func_arg = -1,
-     .args = args_cuOccupancyMaxPotentialClusterSize, .caps = caps_cuOccupancyMaxPotentialClusterSize},
+     .args = args_cuOccupancyMaxPotentialClusterSize, .sizes = sizes_cuOccupancyMaxPotentialClusterSize, .caps = caps_cuOccupancyMaxPotentialClusterSize},
     {.name = "cuParamSetSize", .typed = 1, .nargs = 2, .ncap = 0, .func_arg = -1,
-     .args = args_cuParamSetSize, .caps = 0},
+     .args = args_cuParamSetSize, .sizes = sizes_cuParamSetSize, .caps = 0},
     {.name = "cuParamSetTexRef", .typed = 1, .nargs = 3, .ncap = 0, .func_arg = -1,
-     .args = args_cuParamSetTexRef, .caps = 0},
+     .args = args_cuParamSetTexRef, .sizes = sizes_cuParamSetTexRef, .caps = 0},
     {.name = "cuParamSetf", .typed = 1, .nargs = 3, .ncap = 0, .func_arg = -1,
-     .args = args_cuParamSetf, .caps = 0},
+     .args = args_cuParamSetf, .sizes = sizes_cuParamSetf, .caps = 0},
     {.name = "cuParamSeti", .typed = 1, .nargs = 3, .ncap = 0, .func_arg = -1,
-     .args = args_cuParamSeti, .caps = 0},
+     .args = args_cuParamSeti, .sizes = sizes_cuParamSeti, .caps = 0},
     {.name = "cuParamSetv", .typed = 1, .nargs = 4, .ncap = 0, .func_arg = -1,
-     .args = args_cuParamSetv, .caps = 0},
+     .args = args_cuParamSetv, .sizes = sizes_cuParamSetv, .caps = 0},
     {.name = "cuPointerGetAttribute", .typed = 1, .nargs = 3, .ncap = 0, .func_arg = -1,
-     .args = args_cuPointerGetAttribute, .caps = 0},
+     .args = args_cuPointerGetAttribute, .sizes = sizes_cuPointerGetAttribute, .caps = 0},
     {.name = "cuPointerGetAttributes", .typed = 1, .nargs = 4, .ncap = 1, .func_arg = -1,
-     .args = args_cuPointerGetAttributes, .caps = caps_cuPointerGetAttributes},
+     .args = args_cuPointerGetAttributes, .sizes = sizes_cuPointerGetAttributes, .caps = caps_cuPointerGetAttributes},
     {.name = "cuPointerSetAttribute", .typed = 1, .nargs = 3, .ncap = 0, .func_arg = -1,
-     .args = args_cuPointerSetAttribute, .caps = 0},
+     .args = args_cuPointerSetAttribute, .sizes = sizes_cuPointerSetAttribute, .caps = 0},
     {.name = "cuProfilerInitialize", .typed = 1, .nargs = 3, .ncap = 2, .func_arg = -1,
-     .args = args_cuProfilerInitialize, .caps = caps_cuProfilerInitialize},
+     .args = args_cuProfilerInitialize, .sizes = sizes_cuProfilerInitialize, .caps = caps_cuProfilerInitialize},
     {.name = "cuProfilerStart", .typed = 1, .nargs = 0, .ncap = 0, .func_arg = -1,
-     .args = 0, .caps = 0},
+     .args = 0, .sizes = 0, .caps = 0},
     {.name = "cuProfilerStop", .typed = 1, .nargs = 0, .ncap = 0, .func_arg = -1,
-     .args = 0, .caps = 0},
+     .args = 0, .sizes = 0, .caps = 0},
     {.name = "cuSignalExternalSemaphoresAsync", .typed = 1, .nargs = 4, .ncap = 0, .func_arg = -1,
-     .args = args_cuSignalExternalSemaphoresAsync, .caps = 0},
+     .args = args_cuSignalExternalSemaphoresAsync, .sizes = sizes_cuSignalExternalSemaphoresAsync, .caps = 0},
     {.name = "cuSignalExternalSemaphoresAsync_ptsz", .typed = 1, .nargs = 4, .ncap = 0, .func_arg = -1,
-     .args = args_cuSignalExternalSemaphoresAsync_ptsz, .caps = 0},
+     .args = args_cuSignalExternalSemaphoresAsync_ptsz, .sizes = sizes_cuSignalExternalSemaphoresAsync_ptsz, .caps = 0},
     {.name = "cuStreamAddCallback", .typed = 1, .nargs = 4, .ncap = 0, .func_arg = -1,
-     .args = args_cuStreamAddCallback, .caps = 0},
+     .args = args_cuStreamAddCallback, .sizes = sizes_cuStreamAddCallback, .caps = 0},
     {.name = "cuStreamAddCallback_ptsz", .typed = 1, .nargs = 4, .ncap = 0, .func_arg = -1,
-     .args = args_cuStreamAddCallback_ptsz, .caps = 0},
+     .args = args_cuStreamAddCallback_ptsz, .sizes = sizes_cuStreamAddCallback_ptsz, .caps = 0},
     {.name = "cuStreamAttachMemAsync", .typed = 1, .nargs = 4, .ncap = 0, .func_arg = -1,
-     .args = args_cuStreamAttachMemAsync, .caps = 0},
+     .args = args_cuStreamAttachMemAsync, .sizes = sizes_cuStreamAttachMemAsync, .caps = 0},
     {.name = "cuStreamAttachMemAsync_ptsz", .typed = 1, .nargs = 4, .ncap = 0, .func_arg = -1,
-     .args = args_cuStreamAttachMemAsync_ptsz, .caps = 0},
+     .args = args_cuStreamAttachMemAsync_ptsz, .sizes = sizes_cuStreamAttachMemAsync_ptsz, .caps = 0},
     {.name = "cuStreamBatchMemOp", .typed = 1, .nargs = 4, .ncap = 1, .func_arg = -1,
-     .args = args_cuStreamBatchMemOp, .caps = caps_cuStreamBatchMemOp},
+     .args = args_cuStreamBatchMemOp, .sizes = sizes_cuStreamBatchMemOp, .caps = caps_cuStreamBatchMemOp},
     {.name = "cuStreamBatchMemOp_ptsz", .typed = 1, .nargs = 4, .ncap = 1, .func_arg = -1,
-     .args = args_cuStreamBatchMemOp_ptsz, .caps = caps_cuStreamBatchMemOp_ptsz},
+     .args = args_cuStreamBatchMemOp_ptsz, .sizes = sizes_cuStreamBatchMemOp_ptsz, .caps = caps_cuStreamBatchMemOp_ptsz},
     {.name = "cuStreamBatchMemOp_v2", .typed = 1, .nargs = 4, .ncap = 1, .func_arg = -1,
-     .args = args_cuStreamBatchMemOp_v2, .caps = caps_cuStreamBatchMemOp_v2},
+     .args = args_cuStreamBatchMemOp_v2, .sizes = sizes_cuStreamBatchMemOp_v2, .caps = caps_cuStreamBatchMemOp_v2},
     {.name = "cuStreamBatchMemOp_v2_ptsz", .typed = 1, .nargs = 4, .ncap = 1, .func_arg = -1,
-     .args = args_cuStreamBatchMemOp_v2_ptsz, .caps = caps_cuStreamBatchMemOp_v2_ptsz},
+     .args = args_cuStreamBatchMemOp_v2_ptsz, .sizes = sizes_cuStreamBatchMemOp_v2_ptsz, .caps = caps_cuStreamBatchMemOp_v2_ptsz},
     {.name = "cuStreamBeginCapture", .typed = 1, .nargs = 1, .ncap = 0, .func_arg = -1,
-     .args = args_cuStreamBeginCapture, .caps = 0},
+     .args = args_cuStreamBeginCapture, .sizes = sizes_cuStreamBeginCapture, .caps = 0},
     {.name = "cuStreamBeginCaptureToGraph", .typed = 1, .nargs = 6, .ncap = 1, .func_arg = -1,
-     .args = args_cuStreamBeginCaptureToGraph, .caps = caps_cuStreamBeginCaptureToGraph},
+     .args = args_cuStreamBeginCaptureToGraph, .sizes = sizes_cuStreamBeginCaptureToGraph, .caps = caps_cuStreamBeginCaptureToGraph},
     {.name = "cuStreamBeginCaptureToGraph_ptsz", .typed = 1, .nargs = 6, .ncap = 1, .func_arg = -1,
-     .args = args_cuStreamBeginCaptureToGraph_ptsz, .caps = caps_cuStreamBeginCaptureToGraph_ptsz},
+     .args = args_cuStreamBeginCaptureToGraph_ptsz, .sizes = sizes_cuStreamBeginCaptureToGraph_ptsz, .caps = caps_cuStreamBeginCaptureToGraph_ptsz},
     {.name = "cuStreamBeginCapture_ptsz", .typed = 1, .nargs = 1, .ncap = 0, .func_arg = -1,
-     .args = args_cuStreamBeginCapture_ptsz, .caps = 0},
+     .args = args_cuStreamBeginCapture_ptsz, .sizes = sizes_cuStreamBeginCapture_ptsz, .caps = 0},
     {.name = "cuStreamBeginCapture_v2", .typed = 1, .nargs = 2, .ncap = 0, .func_arg = -1,
-     .args = args_cuStreamBeginCapture_v2, .caps = 0},
+     .args = args_cuStreamBeginCapture_v2, .sizes = sizes_cuStreamBeginCapture_v2, .caps = 0},
     {.name = "cuStreamBeginCapture_v2_ptsz", .typed = 1, .nargs = 2, .ncap = 0, .func_arg = -1,
-     .args = args_cuStreamBeginCapture_v2_ptsz, .caps = 0},
+     .args = args_cuStreamBeginCapture_v2_ptsz, .sizes = sizes_cuStreamBeginCapture_v2_ptsz, .caps = 0},
     {.name = "cuStreamCopyAttributes", .typed = 1, .nargs = 2, .ncap = 0, .func_arg = -1,
-     .args = args_cuStreamCopyAttributes, .caps = 0},
+     .args = args_cuStreamCopyAttributes, .sizes = sizes_cuStreamCopyAttributes, .caps = 0},
     {.name = "cuStreamCopyAttributes_ptsz", .typed = 1, .nargs = 2, .ncap = 0, .func_arg = -1,
-     .args = args_cuStreamCopyAttributes_ptsz, .caps = 0},
+     .args = args_cuStreamCopyAttributes_ptsz, .sizes = sizes_cuStreamCopyAttributes_ptsz, .caps = 0},
     {.name = "cuStreamCreate", .typed = 1, .nargs = 2, .ncap = 1, .func_arg = -1,
-     .args = args_cuStreamCreate, .caps = caps_cuStreamCreate},
+     .args = args_cuStreamCreate, .sizes = sizes_cuStreamCreate, .caps = caps_cuStreamCreate},
     {.name = "cuStreamCreateWithPriority", .typed = 1, .nargs = 3, .ncap = 1, .func_arg = -1,
-     .args = args_cuStreamCreateWithPriority, .caps = caps_cuStreamCreateWithPriority},
+     .args = args_cuStreamCreateWithPriority, .sizes = sizes_cuStreamCreateWithPriority, .caps = caps_cuStreamCreateWithPriority},
     {.name = "cuStreamDestroy", .typed = 1, .nargs = 1, .ncap = 0, .func_arg = -1,
-     .args = args_cuStreamDestroy, .caps = 0},
+     .args = args_cuStreamDestroy, .sizes = sizes_cuStreamDestroy, .caps = 0},
     {.name = "cuStreamDestroy_v2", .typed = 1, .nargs = 1, .ncap = 0, .func_arg = -1,
-     .args = args_cuStreamDestroy_v2, .caps = 0},
+     .args = args_cuStreamDestroy_v2, .sizes = sizes_cuStreamDestroy_v2, .caps = 0},
     {.name = "cuStreamEndCapture", .typed = 1, .nargs = 2, .ncap = 1, .func_arg = -1,
-     .args = args_cuStreamEndCapture, .caps = caps_cuStreamEndCapture},
+     .args = args_cuStreamEndCapture, .sizes = sizes_cuStreamEndCapture, .caps = caps_cuStreamEndCapture},
     {.name = "cuStreamEndCapture_ptsz", .typed = 1, .nargs = 2, .ncap = 1, .func_arg = -1,
-     .args = args_cuStreamEndCapture_ptsz, .caps = caps_cuStreamEndCapture_ptsz},
+     .args = args_cuStreamEndCapture_ptsz, .sizes = sizes_cuStreamEndCapture_ptsz, .caps = caps_cuStreamEndCapture_ptsz},
     {.name = "cuStreamGetAttribute", .typed = 1, .nargs = 3, .ncap = 1, .func_arg = -1,
-     .args = args_cuStreamGetAttribute, .caps = caps_cuStreamGetAttribute},
+     .args = args_cuStreamGetAttribute, .sizes = sizes_cuStreamGetAttribute, .caps = caps_cuStreamGetAttribute},
     {.name = "cuStreamGetAttribute_ptsz", .typed = 1, .nargs = 3, .ncap = 1, .func_arg = -1,
-     .args = args_cuStreamGetAttribute_ptsz, .caps = caps_cuStreamGetAttribute_ptsz},
+     .args = args_cuStreamGetAttribute_ptsz, .sizes = sizes_cuStreamGetAttribute_ptsz, .caps = caps_cuStreamGetAttribute_ptsz},
     {.name = "cuStreamGetCaptureInfo", .typed = 1, .nargs = 3, .ncap = 2, .func_arg = -1,
-     .args = args_cuStreamGetCaptureInfo, .caps = caps_cuStreamGetCaptureInfo},
+     .args = args_cuStreamGetCaptureInfo, .sizes = sizes_cuStreamGetCaptureInfo, .caps = caps_cuStreamGetCaptureInfo},
     {.name = "cuStreamGetCaptureInfo_ptsz", .typed = 1, .nargs = 3, .ncap = 2, .func_arg = -1,
-     .args = args_cuStreamGetCaptureInfo_ptsz, .caps = caps_cuStreamGetCaptureInfo_ptsz},
+     .args = args_cuStreamGetCaptureInfo_ptsz, .sizes = sizes_cuStreamGetCaptureInfo_ptsz, .caps = caps_cuStreamGetCaptureInfo_ptsz},
     {.name = "cuStreamGetCaptureInfo_v2", .typed = 1, .nargs = 6, .ncap = 5, .func_arg = -1,
-     .args = args_cuStreamGetCaptureInfo_v2, .caps = caps_cuStreamGetCaptureInfo_v2},
+     .args = args_cuStreamGetCaptureInfo_v2, .sizes = sizes_cuStreamGetCaptureInfo_v2, .caps = caps_cuStreamGetCaptureInfo_v2},
     {.name = "cuStreamGetCaptureInfo_v2_ptsz", .typed = 1, .nargs = 6, .ncap = 5, .func_arg = -1,
-     .args = args_cuStreamGetCaptureInfo_v2_ptsz, .caps = caps_cuStreamGetCaptureInfo_v2_ptsz},
+     .args = args_cuStreamGetCaptureInfo_v2_ptsz, .sizes = sizes_cuStreamGetCaptureInfo_v2_ptsz, .caps = caps_cuStreamGetCaptureInfo_v2_ptsz},
     {.name = "cuStreamGetCaptureInfo_v3", .typed = 1, .nargs = 7, .ncap = 6, .func_arg = -1,
-     .args = args_cuStreamGetCaptureInfo_v3, .caps = caps_cuStreamGetCaptureInfo_v3},
+     .args = args_cuStreamGetCaptureInfo_v3, .sizes = sizes_cuStreamGetCaptureInfo_v3, .caps = caps_cuStreamGetCaptureInfo_v3},
     {.name = "cuStreamGetCaptureInfo_v3_ptsz", .typed = 1, .nargs = 7, .ncap = 6, .func_arg = -1,
-     .args = args_cuStreamGetCaptureInfo_v3_ptsz, .caps = caps_cuStreamGetCaptureInfo_v3_ptsz},
+     .args = args_cuStreamGetCaptureInfo_v3_ptsz, .sizes = sizes_cuStreamGetCaptureInfo_v3_ptsz, .caps = caps_cuStreamGetCaptureInfo_v3_ptsz},
     {.name = "cuStreamGetCtx", .typed = 1, .nargs = 2, .ncap = 1, .func_arg = -1,
-     .args = args_cuStreamGetCtx, .caps = caps_cuStreamGetCtx},
+     .args = args_cuStreamGetCtx, .sizes = sizes_cuStreamGetCtx, .caps = caps_cuStreamGetCtx},
     {.name = "cuStreamGetCtx_ptsz", .typed = 1, .nargs = 2, .ncap = 1, .func_arg = -1,
-     .args = args_cuStreamGetCtx_ptsz, .caps = caps_cuStreamGetCtx_ptsz},
+     .args = args_cuStreamGetCtx_ptsz, .sizes = sizes_cuStreamGetCtx_ptsz, .caps = caps_cuStreamGetCtx_ptsz},
     {.name = "cuStreamGetCtx_v2", .typed = 1, .nargs = 3, .ncap = 2, .func_arg = -1,
-     .args = args_cuStreamGetCtx_v2, .caps = caps_cuStreamGetCtx_v2},
+     .args = args_cuStreamGetCtx_v2, .sizes = sizes_cuStreamGetCtx_v2, .caps = caps_cuStreamGetCtx_v2},
     {.name = "cuStreamGetCtx_v2_ptsz", .typed = 1, .nargs = 3, .ncap = 2, .func_arg = -1,
-     .args = args_cuStreamGetCtx_v2_ptsz, .caps = caps_cuStreamGetCtx_v2_ptsz},
+     .args = args_cuStreamGetCtx_v2_ptsz, .sizes = sizes_cuStreamGetCtx_v2_ptsz, .caps = caps_cuStreamGetCtx_v2_ptsz},
     {.name = "cuStreamGetDevice", .typed = 1, .nargs = 2, .ncap = 1, .func_arg = -1,
-     .args = args_cuStreamGetDevice, .caps = caps_cuStreamGetDevice},
+     .args = args_cuStreamGetDevice, .sizes = sizes_cuStreamGetDevice, .caps = caps_cuStreamGetDevice},
     {.name = "cuStreamGetDevice_ptsz", .typed = 1, .nargs = 2, .ncap = 1, .func_arg = -1,
-     .args = args_cuStreamGetDevice_ptsz, .caps = caps_cuStreamGetDevice_ptsz},
+     .args = args_cuStreamGetDevice_ptsz, .sizes = sizes_cuStreamGetDevice_ptsz, .caps = caps_cuStreamGetDevice_ptsz},
     {.name = "cuStreamGetFlags", .typed = 1, .nargs = 2, .ncap = 1, .func_arg = -1,
-     .args = args_cuStreamGetFlags, .caps = caps_cuStreamGetFlags},
+     .args = args_cuStreamGetFlags, .sizes = sizes_cuStreamGetFlags, .caps = caps_cuStreamGetFlags},
     {.name = "cuStreamGetFlags_ptsz", .typed = 1, .nargs = 2, .ncap = 1, .func_arg = -1,
-     .args = args_cuStreamGetFlags_ptsz, .caps = caps_cuStreamGetFlags_ptsz},
+     .args = args_cuStreamGetFlags_ptsz, .sizes = sizes_cuStreamGetFlags_ptsz, .caps = caps_cuStreamGetFlags_ptsz},
     {.name = "cuStreamGetGreenCtx", .typed = 1, .nargs = 2, .ncap = 1, .func_arg = -1,
-     .args = args_cuStreamGetGreenCtx, .caps = caps_cuStreamGetGreenCtx},
+     .args = args_cuStreamGetGreenCtx, .sizes = sizes_cuStreamGetGreenCtx, .caps = caps_cuStreamGetGreenCtx},
     {.name = "cuStreamGetId", .typed = 1, .nargs = 2, .ncap = 1, .func_arg = -1,
-     .args = args_cuStreamGetId, .caps = caps_cuStreamGetId},
+     .args = args_cuStreamGetId, .sizes = sizes_cuStreamGetId, .caps = caps_cuStreamGetId},
     {.name = "cuStreamGetId_ptsz", .typed = 1, .nargs = 2, .ncap = 1, .func_arg = -1,
-     .args = args_cuStreamGetId_ptsz, .caps = caps_cuStreamGetId_ptsz},
+     .args = args_cuStreamGetId_ptsz, .sizes = sizes_cuStreamGetId_ptsz, .caps = caps_cuStreamGetId_ptsz},
     {.name = "cuStreamGetPriority", .typed = 1, .nargs = 2, .ncap = 1, .func_arg = -1,
-     .args = args_cuStreamGetPriority, .caps = caps_cuStreamGetPriority},
+     .args = args_cuStreamGetPriority, .sizes = sizes_cuStreamGetPriority, .caps = caps_cuStreamGetPriority},
     {.name = "cuStreamGetPriority_ptsz", .typed = 1, .nargs = 2, .ncap = 1, .func_arg = -1,
-     .args = args_cuStreamGetPriority_ptsz, .caps = caps_cuStreamGetPriority_ptsz},
+     .args = args_cuStreamGetPriority_ptsz, .sizes = sizes_cuStreamGetPriority_ptsz, .caps = caps_cuStreamGetPriority_ptsz},
     {.name = "cuStreamIsCapturing", .typed = 1, .nargs = 2, .ncap = 1, .func_arg = -1,
-     .args = args_cuStreamIsCapturing, .caps = caps_cuStreamIsCapturing},
+     .args = args_cuStreamIsCapturing, .sizes = sizes_cuStreamIsCapturing, .caps = caps_cuStreamIsCapturing},
     {.name = "cuStreamIsCapturing_ptsz", .typed = 1, .nargs = 2, .ncap = 1, .func_arg = -1,
-     .args = args_cuStreamIsCapturing_ptsz, .caps = caps_cuStreamIsCapturing_ptsz},
+     .args = args_cuStreamIsCapturing_ptsz, .sizes = sizes_cuStreamIsCapturing_ptsz, .caps = caps_cuStreamIsCapturing_ptsz},
     {.name = "cuStreamQuery", .typed = 1, .nargs = 1, .ncap = 0, .func_arg = -1,
-     .args = args_cuStreamQuery, .caps = 0},
+     .args = args_cuStreamQuery, .sizes = sizes_cuStreamQuery, .caps = 0},
     {.name = "cuStreamQuery_ptsz", .typed = 1, .nargs = 1, .ncap = 0, .func_arg = -1,
-     .args = args_cuStreamQuery_ptsz, .caps = 0},
+     .args = args_cuStreamQuery_ptsz, .sizes = sizes_cuStreamQuery_ptsz, .caps = 0},
     {.name = "cuStreamSetAttribute", .typed = 1, .nargs = 3, .ncap = 1, .func_arg = -1,
-     .args = args_cuStreamSetAttribute, .caps = caps_cuStreamSetAttribute},
+     .args = args_cuStreamSetAttribute, .sizes = sizes_cuStreamSetAttribute, .caps = caps_cuStreamSetAttribute},
     {.name = "cuStreamSetAttribute_ptsz", .typed = 1, .nargs = 3, .ncap = 1, .func_arg = -1,
-     .args = args_cuStreamSetAttribute_ptsz, .caps = caps_cuStreamSetAttribute_ptsz},
+     .args = args_cuStreamSetAttribute_ptsz, .sizes = sizes_cuStreamSetAttribute_ptsz, .caps = caps_cuStreamSetAttribute_ptsz},
     {.name = "cuStreamSynchronize", .typed = 1, .nargs = 1, .ncap = 0, .func_arg = -1,
-     .args = args_cuStreamSynchronize, .caps = 0},
+     .args = args_cuStreamSynchronize, .sizes = sizes_cuStreamSynchronize, .caps = 0},
     {.name = "cuStreamSynchronize_ptsz", .typed = 1, .nargs = 1, .ncap = 0, .func_arg = -1,
-     .args = args_cuStreamSynchronize_ptsz, .caps = 0},
+     .args = args_cuStreamSynchronize_ptsz, .sizes = sizes_cuStreamSynchronize_ptsz, .caps = 0},
     {.name = "cuStreamUpdateCaptureDependencies", .typed = 1, .nargs = 4, .ncap = 0, .func_arg = -1,
-     .args = args_cuStreamUpdateCaptureDependencies, .caps = 0},
+     .args = args_cuStreamUpdateCaptureDependencies, .sizes = sizes_cuStreamUpdateCaptureDependencies, .caps = 0},
     {.name = "cuStreamUpdateCaptureDependencies_ptsz", .typed = 1, .nargs = 4, .ncap = 0, .func_arg = -1,
-     .args = args_cuStreamUpdateCaptureDependencies_ptsz, .caps = 0},
+     .args = args_cuStreamUpdateCaptureDependencies_ptsz, .sizes = sizes_cuStreamUpdateCaptureDependencies_ptsz, .caps = 0},
     {.name = "cuStreamUpdateCaptureDependencies_v2", .typed = 1, .nargs = 5, .ncap = 1, .func_arg = -1,
-     .args = args_cuStreamUpdateCaptureDependencies_v2, .caps = caps_cuStreamUpdateCaptureDependencies_v2},
+     .args = args_cuStreamUpdateCaptureDependencies_v2, .sizes = sizes_cuStreamUpdateCaptureDependencies_v2, .caps = caps_cuStreamUpdateCaptureDependencies_v2},
     {.name = "cuStreamUpdateCaptureDependencies_v2_ptsz", .typed = 1, .nargs = 5, .ncap = 1, .func_arg = -1,
-     .args = args_cuStreamUpdateCaptureDependencies_v2_ptsz, .caps = caps_cuStreamUpdateCaptureDependencies_v2_ptsz},
+     .args = args_cuStreamUpdateCaptureDependencies_v2_ptsz, .sizes = sizes_cuStreamUpdateCaptureDependencies_v2_ptsz, .caps = caps_cuStreamUpdateCaptureDependencies_v2_ptsz},
     {.name = "cuStreamWaitEvent", .typed = 1, .nargs = 3, .ncap = 0, .func_arg = -1,
-     .args = args_cuStreamWaitEvent, .caps = 0},
+     .args = args_cuStreamWaitEvent, .sizes = sizes_cuStreamWaitEvent, .caps = 0},
     {.name = "cuStreamWaitEvent_ptsz", .typed = 1, .nargs = 3, .ncap = 0, .func_arg = -1,
-     .args = args_cuStreamWaitEvent_ptsz, .caps = 0},
+     .args = args_cuStreamWaitEvent_ptsz, .sizes = sizes_cuStreamWaitEvent_ptsz, .caps = 0},
     {.name = "cuStreamWaitValue32", .typed = 1, .nargs = 4, .ncap = 0, .func_arg = -1,
-     .args = args_cuStreamWaitValue32, .caps = 0},
+     .args = args_cuStreamWaitValue32, .sizes = sizes_cuStreamWaitValue32, .caps = 0},
     {.name = "cuStreamWaitValue32_ptsz", .typed = 1, .nargs = 4, .ncap = 0, .func_arg = -1,
-     .args = args_cuStreamWaitValue32_ptsz, .caps = 0},
+     .args = args_cuStreamWaitValue32_ptsz, .sizes = sizes_cuStreamWaitValue32_ptsz, .caps = 0},
     {.name = "cuStreamWaitValue32_v2", .typed = 1, .nargs = 4, .ncap = 0, .func_arg = -1,
-     .args = args_cuStreamWaitValue32_v2, .caps = 0},
+     .args = args_cuStreamWaitValue32_v2, .sizes = sizes_cuStreamWaitValue32_v2, .caps = 0},
     {.name = "cuStreamWaitValue32_v2_ptsz", .typed = 1, .nargs = 4, .ncap = 0, .func_arg = -1,
-     .args = args_cuStreamWaitValue32_v2_ptsz, .caps = 0},
+     .args = args_cuStreamWaitValue32_v2_ptsz, .sizes = sizes_cuStreamWaitValue32_v2_ptsz, .caps = 0},
     {.name = "cuStreamWaitValue64", .typed = 1, .nargs = 4, .ncap = 0, .func_arg = -1,
-     .args = args_cuStreamWaitValue64, .caps = 0},
+     .args = args_cuStreamWaitValue64, .sizes = sizes_cuStreamWaitValue64, .caps = 0},
     {.name = "cuStreamWaitValue64_ptsz", .typed = 1, .nargs = 4, .ncap = 0, .func_arg = -1,
-     .args = args_cuStreamWaitValue64_ptsz, .caps = 0},
+     .args = args_cuStreamWaitValue64_ptsz, .sizes = sizes_cuStreamWaitValue64_ptsz, .caps = 0},
     {.name = "cuStreamWaitValue64_v2", .typed = 1, .nargs = 4, .ncap = 0, .func_arg = -1,
-     .args = args_cuStreamWaitValue64_v2, .caps = 0},
+     .args = args_cuStreamWaitValue64_v2, .sizes = sizes_cuStreamWaitValue64_v2, .caps = 0},
     {.name = "cuStreamWaitValue64_v2_ptsz", .typed = 1, .nargs = 4, .ncap = 0, .func_arg = -1,
-     .args = args_cuStreamWaitValue64_v2_ptsz, .caps = 0},
+     .args = args_cuStreamWaitValue64_v2_ptsz, .sizes = sizes_cuStreamWaitValue64_v2_ptsz, .caps = 0},
     {.name = "cuStreamWriteValue32", .typed = 1, .nargs = 4, .ncap = 0, .func_arg = -1,
-     .args = args_cuStreamWriteValue32, .caps = 0},
+     .args = args_cuStreamWriteValue32, .sizes = sizes_cuStreamWriteValue32, .caps = 0},
     {.name = "cuStreamWriteValue32_ptsz", .typed = 1, .nargs = 4, .ncap = 0, .func_arg = -1,
-     .args = args_cuStreamWriteValue32_ptsz, .caps = 0},
+     .args = args_cuStreamWriteValue32_ptsz, .sizes = sizes_cuStreamWriteValue32_ptsz, .caps = 0},
     {.name = "cuStreamWriteValue32_v2", .typed = 1, .nargs = 4, .ncap = 0, .func_arg = -1,
-     .args = args_cuStreamWriteValue32_v2, .caps = 0},
+     .args = args_cuStreamWriteValue32_v2, .sizes = sizes_cuStreamWriteValue32_v2, .caps = 0},
     {.name = "cuStreamWriteValue32_v2_ptsz", .typed = 1, .nargs = 4, .ncap = 0, .func_arg = -1,
-     .args = args_cuStreamWriteValue32_v2_ptsz, .caps = 0},
+     .args = args_cuStreamWriteValue32_v2_ptsz, .sizes = sizes_cuStreamWriteValue32_v2_ptsz, .caps = 0},
     {.name = "cuStreamWriteValue64", .typed = 1, .nargs = 4, .ncap = 0, .func_arg = -1,
-     .args = args_cuStreamWriteValue64, .caps = 0},
+     .args = args_cuStreamWriteValue64, .sizes = sizes_cuStreamWriteValue64, .caps = 0},
     {.name = "cuStreamWriteValue64_ptsz", .typed = 1, .nargs = 4, .ncap = 0, .func_arg = -1,
-     .args = args_cuStreamWriteValue64_ptsz, .caps = 0},
+     .args = args_cuStreamWriteValue64_ptsz, .sizes = sizes_cuStreamWriteValue64_ptsz, .caps = 0},
     {.name = "cuStreamWriteValue64_v2", .typed = 1, .nargs = 4, .ncap = 0, .func_arg = -1,
-     .args = args_cuStreamWriteValue64_v2, .caps = 0},
+     .args = args_cuStreamWriteValue64_v2, .sizes = sizes_cuStreamWriteValue64_v2, .caps = 0},
     {.name = "cuStreamWriteValue64_v2_ptsz", .typed = 1, .nargs = 4, .ncap = 0, .func_arg = -1,
-     .args = args_cuStreamWriteValue64_v2_ptsz, .caps = 0},
+     .args = args_cuStreamWriteValue64_v2_ptsz, .sizes = sizes_cuStreamWriteValue64_v2_ptsz, .caps = 0},
     {.name = "cuSurfObjectCreate", .typed = 1, .nargs = 2, .ncap = 1, .func_arg = -1,
-     .args = args_cuSurfObjectCreate, .caps = caps_cuSurfObjectCreate},
+     .args = args_cuSurfObjectCreate, .sizes = sizes_cuSurfObjectCreate, .caps = caps_cuSurfObjectCreate},
     {.name = "cuSurfObjectDestroy", .typed = 1, .nargs = 1, .ncap = 0, .func_arg = -1,
-     .args = args_cuSurfObjectDestroy, .caps = 0},
+     .args = args_cuSurfObjectDestroy, .sizes = sizes_cuSurfObjectDestroy, .caps = 0},
     {.name = "cuSurfObjectGetResourceDesc", .typed = 1, .nargs = 2, .ncap = 0, .func_arg = -1,
-     .args = args_cuSurfObjectGetResourceDesc, .caps = 0},
+     .args = args_cuSurfObjectGetResourceDesc, .sizes = sizes_cuSurfObjectGetResourceDesc, .caps = 0},
     {.name = "cuSurfRefGetArray", .typed = 1, .nargs = 2, .ncap = 1, .func_arg = -1,
-     .args = args_cuSurfRefGetArray, .caps = caps_cuSurfRefGetArray},
+     .args = args_cuSurfRefGetArray, .sizes = sizes_cuSurfRefGetArray, .caps = caps_cuSurfRefGetArray},
     {.name = "cuSurfRefSetArray", .typed = 1, .nargs = 3, .ncap = 0, .func_arg = -1,
-     .args = args_cuSurfRefSetArray, .caps = 0},
+     .args = args_cuSurfRefSetArray, .sizes = sizes_cuSurfRefSetArray, .caps = 0},
     {.name = "cuTensorMapEncodeIm2col", .typed = 1, .nargs = 15, .ncap = 0, .func_arg = -1,
-     .args = args_cuTensorMapEncodeIm2col, .caps = 0},
+     .args = args_cuTensorMapEncodeIm2col, .sizes = sizes_cuTensorMapEncodeIm2col, .caps = 0},
     {.name = "cuTensorMapEncodeIm2colWide", .typed = 1, .nargs = 16, .ncap = 0, .func_arg = -1,
-     .args = args_cuTensorMapEncodeIm2colWide, .caps = 0},
+     .args = args_cuTensorMapEncodeIm2colWide, .sizes = sizes_cuTensorMapEncodeIm2colWide, .caps = 0},
     {.name = "cuTensorMapEncodeTiled", .typed = 1, .nargs = 12, .ncap = 0, .func_arg = -1,
-     .args = args_cuTensorMapEncodeTiled, .caps = 0},
+     .args = args_cuTensorMapEncodeTiled, .sizes = sizes_cuTensorMapEncodeTiled, .caps = 0},
     {.name = "cuTensorMapReplaceAddress", .typed = 1, .nargs = 2, .ncap = 0, .func_arg = -1,
-     .args = args_cuTensorMapReplaceAddress, .caps = 0},
+     .args = args_cuTensorMapReplaceAddress, .sizes = sizes_cuTensorMapReplaceAddress, .caps = 0},
     {.name = "cuTexObjectCreate", .typed = 1, .nargs = 4, .ncap = 1, .func_arg = -1,
-     .args = args_cuTexObjectCreate, .caps = caps_cuTexObjectCreate},
+     .args = args_cuTexObjectCreate, .sizes = sizes_cuTexObjectCreate, .caps = caps_cuTexObjectCreate},
     {.name = "cuTexObjectDestroy", .typed = 1, .nargs = 1, .ncap = 0, .func_arg = -1,
-     .args = args_cuTexObjectDestroy, .caps = 0},
+     .args = args_cuTexObjectDestroy, .sizes = sizes_cuTexObjectDestroy, .caps = 0},
     {.name = "cuTexObjectGetResourceDesc", .typed = 1, .nargs = 2, .ncap = 0, .func_arg = -1,
-     .args = args_cuTexObjectGetResourceDesc, .caps = 0},
+     .args = args_cuTexObjectGetResourceDesc, .sizes = sizes_cuTexObjectGetResourceDesc, .caps = 0},
     {.name = "cuTexObjectGetResourceViewDesc", .typed = 1, .nargs = 2, .ncap = 0, .func_arg = -1,
-     .args = args_cuTexObjectGetResourceViewDesc, .caps = 0},
+     .args = args_cuTexObjectGetResourceViewDesc, .sizes = sizes_cuTexObjectGetResourceViewDesc, .caps = 0},
     {.name = "cuTexObjectGetTextureDesc", .typed = 1, .nargs = 2, .ncap = 0, .func_arg = -1,
-     .args = args_cuTexObjectGetTextureDesc, .caps = 0},
+     .args = args_cuTexObjectGetTextureDesc, .sizes = sizes_cuTexObjectGetTextureDesc, .caps = 0},
     {.name = "cuTexRefCreate", .typed = 1, .nargs = 1, .ncap = 1, .func_arg = -1,
-     .args = args_cuTexRefCreate, .caps = caps_cuTexRefCreate},
+     .args = args_cuTexRefCreate, .sizes = sizes_cuTexRefCreate, .caps = caps_cuTexRefCreate},
     {.name = "cuTexRefDestroy", .typed = 1, .nargs = 1, .ncap = 0, .func_arg = -1,
-     .args = args_cuTexRefDestroy, .caps = 0},
+     .args = args_cuTexRefDestroy, .sizes = sizes_cuTexRefDestroy, .caps = 0},
     {.name = "cuTexRefGetAddress", .typed = 1, .nargs = 2, .ncap = 1, .func_arg = -1,
-     .args = args_cuTexRefGetAddress, .caps = caps_cuTexRefGetAddress},
+     .args = args_cuTexRefGetAddress, .sizes = sizes_cuTexRefGetAddress, .caps = caps_cuTexRefGetAddress},
     {.name = "cuTexRefGetAddressMode", .typed = 1, .nargs = 3, .ncap = 1, .func_arg = -1,
-     .args = args_cuTexRefGetAddressMode, .caps = caps_cuTexRefGetAddressMode},
+     .args = args_cuTexRefGetAddressMode, .sizes = sizes_cuTexRefGetAddressMode, .caps = caps_cuTexRefGetAddressMode},
     {.name = "cuTexRefGetAddress_v2", .typed = 1, .nargs = 2, .ncap = 1, .func_arg = -1,
-     .args = args_cuTexRefGetAddress_v2, .caps = caps_cuTexRefGetAddress_v2},
+     .args = args_cuTexRefGetAddress_v2, .sizes = sizes_cuTexRefGetAddress_v2, .caps = caps_cuTexRefGetAddress_v2},
     {.name = "cuTexRefGetArray", .typed = 1, .nargs = 2, .ncap = 1, .func_arg = -1,
-     .args = args_cuTexRefGetArray, .caps = caps_cuTexRefGetArray},
+     .args = args_cuTexRefGetArray, .sizes = sizes_cuTexRefGetArray, .caps = caps_cuTexRefGetArray},
     {.name = "cuTexRefGetBorderColor", .typed = 1, .nargs = 2, .ncap = 0, .func_arg = -1,
-     .args = args_cuTexRefGetBorderColor, .caps = 0},
+     .args = args_cuTexRefGetBorderColor, .sizes = sizes_cuTexRefGetBorderColor, .caps = 0},
     {.name = "cuTexRefGetFilterMode", .typed = 1, .nargs = 2, .ncap = 1, .func_arg = -1,
-     .args = args_cuTexRefGetFilterMode, .caps = caps_cuTexRefGetFilterMode},
+     .args = args_cuTexRefGetFilterMode, .sizes = sizes_cuTexRefGetFilterMode, .caps = caps_cuTexRefGetFilterMode},
     {.name = "cuTexRefGetFlags", .typed = 1, .nargs = 2, .ncap = 1, .func_arg = -1,
-     .args = args_cuTexRefGetFlags, .caps = caps_cuTexRefGetFlags},
+     .args = args_cuTexRefGetFlags, .sizes = sizes_cuTexRefGetFlags, .caps = caps_cuTexRefGetFlags},
     {.name = "cuTexRefGetFormat", .typed = 1, .nargs = 3, .ncap = 2, .func_arg = -1,
-     .args = args_cuTexRefGetFormat, .caps = caps_cuTexRefGetFormat},
+     .args = args_cuTexRefGetFormat, .sizes = sizes_cuTexRefGetFormat, .caps = caps_cuTexRefGetFormat},
     {.name = "cuTexRefGetMaxAnisotropy", .typed = 1, .nargs = 2, .ncap = 1, .func_arg = -1,
-     .args = args_cuTexRefGetMaxAnisotropy, .caps = caps_cuTexRefGetMaxAnisotropy},
+     .args = args_cuTexRefGetMaxAnisotropy, .sizes = sizes_cuTexRefGetMaxAnisotropy, .caps = caps_cuTexRefGetMaxAnisotropy},
     {.name = "cuTexRefGetMipmapFilterMode", .typed = 1, .nargs = 2, .ncap = 1, .func_arg = -1,
-     .args = args_cuTexRefGetMipmapFilterMode, .caps = caps_cuTexRefGetMipmapFilterMode},
+     .args = args_cuTexRefGetMipmapFilterMode, .sizes = sizes_cuTexRefGetMipmapFilterMode, .caps = caps_cuTexRefGetMipmapFilterMode},
     {.name = "cuTexRefGetMipmapLevelBias", .typed = 1, .nargs = 2, .ncap = 1, .func_arg = -1,
-     .args = args_cuTexRefGetMipmapLevelBias, .caps = caps_cuTexRefGetMipmapLevelBias},
+     .args = args_cuTexRefGetMipmapLevelBias, .sizes = sizes_cuTexRefGetMipmapLevelBias, .caps = caps_cuTexRefGetMipmapLevelBias},
     {.name = "cuTexRefGetMipmapLevelClamp", .typed = 1, .nargs = 3, .ncap = 2, .func_arg = -1,
-     .args = args_cuTexRefGetMipmapLevelClamp, .caps = caps_cuTexRefGetMipmapLevelClamp},
+     .args = args_cuTexRefGetMipmapLevelClamp, .sizes = sizes_cuTexRefGetMipmapLevelClamp, .caps = caps_cuTexRefGetMipmapLevelClamp},
     {.name = "cuTexRefGetMipmappedArray", .typed = 1, .nargs = 2, .ncap = 1, .func_arg = -1,
-     .args = args_cuTexRefGetMipmappedArray, .caps = caps_cuTexRefGetMipmappedArray},
+     .args = args_cuTexRefGetMipmappedArray, .sizes = sizes_cuTexRefGetMipmappedArray, .caps = caps_cuTexRefGetMipmappedArray},
     {.name = "cuTexRefSetAddress", .typed = 1, .nargs = 4, .ncap = 1, .func_arg = -1,
-     .args = args_cuTexRefSetAddress, .caps = caps_cuTexRefSetAddress},
+     .args = args_cuTexRefSetAddress, .sizes = sizes_cuTexRefSetAddress, .caps = caps_cuTexRefSetAddress},
     {.name = "cuTexRefSetAddress2D", .typed = 1, .nargs = 4, .ncap = 1, .func_arg = -1,
-     .args = args_cuTexRefSetAddress2D, .caps = caps_cuTexRefSetAddress2D},
+     .args = args_cuTexRefSetAddress2D, .sizes = sizes_cuTexRefSetAddress2D, .caps = caps_cuTexRefSetAddress2D},
     {.name = "cuTexRefSetAddress2D_v2", .typed = 1, .nargs = 4, .ncap = 1, .func_arg = -1,
-     .args = args_cuTexRefSetAddress2D_v2, .caps = caps_cuTexRefSetAddress2D_v2},
+     .args = args_cuTexRefSetAddress2D_v2, .sizes = sizes_cuTexRefSetAddress2D_v2, .caps = caps_cuTexRefSetAddress2D_v2},
     {.name = "cuTexRefSetAddress2D_v3", .typed = 1, .nargs = 4, .ncap = 1, .func_arg = -1,
-     .args = args_cuTexRefSetAddress2D_v3, .caps = caps_cuTexRefSetAddress2D_v3},
+     .args = args_cuTexRefSetAddress2D_v3, .sizes = sizes_cuTexRefSetAddress2D_v3, .caps = caps_cuTexRefSetAddress2D_v3},
     {.name = "cuTexRefSetAddressMode", .typed = 1, .nargs = 3, .ncap = 0, .func_arg = -1,
-     .args = args_cuTexRefSetAddressMode, .caps = 0},
+     .args = args_cuTexRefSetAddressMode, .sizes = sizes_cuTexRefSetAddressMode, .caps = 0},
     {.name = "cuTexRefSetAddress_v2", .typed = 1, .nargs = 4, .ncap = 1, .func_arg = -1,
-     .args = args_cuTexRefSetAddress_v2, .caps = caps_cuTexRefSetAddress_v2},
+     .args = args_cuTexRefSetAddress_v2, .sizes = sizes_cuTexRefSetAddress_v2, .caps = caps_cuTexRefSetAddress_v2},
     {.name = "cuTexRefSetArray", .typed = 1, .nargs = 3, .ncap = 0, .func_arg = -1,
-     .args = args_cuTexRefSetArray, .caps = 0},
+     .args = args_cuTexRefSetArray, .sizes = sizes_cuTexRefSetArray, .caps = 0},
     {.name = "cuTexRefSetBorderColor", .typed = 1, .nargs = 2, .ncap = 0, .func_arg = -1,
-     .args = args_cuTexRefSetBorderColor, .caps = 0},
+     .args = args_cuTexRefSetBorderColor, .sizes = sizes_cuTexRefSetBorderColor, .caps = 0},
     {.name = "cuTexRefSetFilterMode", .typed = 1, .nargs = 2, .ncap = 0, .func_arg = -1,
-     .args = args_cuTexRefSetFilterMode, .caps = 0},
+     .args = args_cuTexRefSetFilterMode, .sizes = sizes_cuTexRefSetFilterMode, .caps = 0},
     {.name = "cuTexRefSetFlags", .typed = 1, .nargs = 2, .ncap = 0, .func_arg = -1,
-     .args = args_cuTexRefSetFlags, .caps = 0},
+     .args = args_cuTexRefSetFlags, .sizes = sizes_cuTexRefSetFlags, .caps = 0},
     {.name = "cuTexRefSetFormat", .typed = 1, .nargs = 3, .ncap = 0, .func_arg = -1,
-     .args = args_cuTexRefSetFormat, .caps = 0},
+     .args = args_cuTexRefSetFormat, .sizes = sizes_cuTexRefSetFormat, .caps = 0},
     {.name = "cuTexRefSetMaxAnisotropy", .typed = 1, .nargs = 2, .ncap = 0, .func_arg = -1,
-     .args = args_cuTexRefSetMaxAnisotropy, .caps = 0},
+     .args = args_cuTexRefSetMaxAnisotropy, .sizes = sizes_cuTexRefSetMaxAnisotropy, .caps = 0},
     {.name = "cuTexRefSetMipmapFilterMode", .typed = 1, .nargs = 2, .ncap = 0, .func_arg = -1,
-     .args = args_cuTexRefSetMipmapFilterMode, .caps = 0},
+     .args = args_cuTexRefSetMipmapFilterMode, .sizes = sizes_cuTexRefSetMipmapFilterMode, .caps = 0},
     {.name = "cuTexRefSetMipmapLevelBias", .typed = 1, .nargs = 2, .ncap = 0, .func_arg = -1,
-     .args = args_cuTexRefSetMipmapLevelBias, .caps = 0},
+     .args = args_cuTexRefSetMipmapLevelBias, .sizes = sizes_cuTexRefSetMipmapLevelBias, .caps = 0},
     {.name = "cuTexRefSetMipmapLevelClamp", .typed = 1, .nargs = 3, .ncap = 0, .func_arg = -1,
-     .args = args_cuTexRefSetMipmapLevelClamp, .caps = 0},
+     .args = args_cuTexRefSetMipmapLevelClamp, .sizes = sizes_cuTexRefSetMipmapLevelClamp, .caps = 0},
     {.name = "cuTexRefSetMipmappedArray", .typed = 1, .nargs = 3, .ncap = 0, .func_arg = -1,
-     .args = args_cuTexRefSetMipmappedArray, .caps = 0},
+     .args = args_cuTexRefSetMipmappedArray, .sizes = sizes_cuTexRefSetMipmappedArray, .caps = 0},
     {.name = "cuThreadExchangeStreamCaptureMode", .typed = 1, .nargs = 1, .ncap = 1, .func_arg = -1,
-     .args = args_cuThreadExchangeStreamCaptureMode, .caps = caps_cuThreadExchangeStreamCaptureMode},
+     .args = args_cuThreadExchangeStreamCaptureMode, .sizes = sizes_cuThreadExchangeStreamCaptureMode, .caps = caps_cuThreadExchangeStreamCaptureMode},
     {.name = "cuUserObjectCreate", .typed = 1, .nargs = 5, .ncap = 1, .func_arg = -1,
-     .args = args_cuUserObjectCreate, .caps = caps_cuUserObjectCreate},
+     .args = args_cuUserObjectCreate, .sizes = sizes_cuUserObjectCreate, .caps = caps_cuUserObjectCreate},
     {.name = "cuUserObjectRelease", .typed = 1, .nargs = 2, .ncap = 0, .func_arg = -1,
-     .args = args_cuUserObjectRelease, .caps = 0},
+     .args = args_cuUserObjectRelease, .sizes = sizes_cuUserObjectRelease, .caps = 0},
     {.name = "cuUserObjectRetain", .typed = 1, .nargs = 2, .ncap = 0, .func_arg = -1,
-     .args = args_cuUserObjectRetain, .caps = 0},
+     .args = args_cuUserObjectRetain, .sizes = sizes_cuUserObjectRetain, .caps = 0},
     {.name = "cuVDPAUCtxCreate", .typed = 1, .nargs = 5, .ncap = 1, .func_arg = -1,
-     .args = args_cuVDPAUCtxCreate, .caps = caps_cuVDPAUCtxCreate},
+     .args = args_cuVDPAUCtxCreate, .sizes = sizes_cuVDPAUCtxCreate, .caps = caps_cuVDPAUCtxCreate},
     {.name = "cuVDPAUCtxCreate_v2", .typed = 1, .nargs = 5, .ncap = 1, .func_arg = -1,
-     .args = args_cuVDPAUCtxCreate_v2, .caps = caps_cuVDPAUCtxCreate_v2},
+     .args = args_cuVDPAUCtxCreate_v2, .sizes = sizes_cuVDPAUCtxCreate_v2, .caps = caps_cuVDPAUCtxCreate_v2},
     {.name = "cuVDPAUGetDevice", .typed = 1, .nargs = 3, .ncap = 1, .func_arg = -1,
-     .args = args_cuVDPAUGetDevice, .caps = caps_cuVDPAUGetDevice},
+     .args = args_cuVDPAUGetDevice, .sizes = sizes_cuVDPAUGetDevice, .caps = caps_cuVDPAUGetDevice},
     {.name = "cuWaitExternalSemaphoresAsync", .typed = 1, .nargs = 4, .ncap = 0, .func_arg = -1,
-     .args = args_cuWaitExternalSemaphoresAsync, .caps = 0},
+     .args = args_cuWaitExternalSemaphoresAsync, .sizes = sizes_cuWaitExternalSemaphoresAsync, .caps = 0},
     {.name = "cuWaitExternalSemaphoresAsync_ptsz", .typed = 1, .nargs = 4, .ncap = 0, .func_arg = -1,
-     .args = args_cuWaitExternalSemaphoresAsync_ptsz, .caps = 0},
+     .args = args_cuWaitExternalSemaphoresAsync_ptsz, .sizes = sizes_cuWaitExternalSemaphoresAsync_ptsz, .caps = 0},
 };
 
 extern void cuArray3DCreate(void);

@@ -190,7 +190,7 @@ int cutap_lib_ensure(int layer)
         if (first)
             atomic_store(&cutap_lib_state[k], -1);
         pthread_mutex_unlock(&lib_lock);
-        if (first)
+        if (first && cutap_layers[k].sonames[0])
             cutap_warn("no %s library found (%s): its calls return status %u", cutap_layers[k].name,
                        cutap_layers[k].sonames[0], cutap_layers[k].unavailable);
     }
@@ -207,4 +207,19 @@ void cutap_lib_adopt_from(uint32_t id, void *addr)
     lib_adopting = 1;
     adopt(k, (uintptr_t)addr);
     lib_adopting = 0;
+}
+
+void cutap_lib_install(int layer, void *const *reals)
+{
+    int k = layer - CUTAP_FIRST_LIB_LAYER;
+    if (k < 0 || k >= CUTAP_LIB_LAYERS)
+        return;
+    const struct cutap_layer_desc *d = &cutap_layers[k];
+    pthread_mutex_lock(&lib_lock);
+    for (uint32_t i = 0; i < d->count; i++)
+        cutap_real[d->first + i] = reals[i];
+    atomic_store_explicit(&cutap_lib_state[k], 1, memory_order_release);
+    pthread_mutex_unlock(&lib_lock);
+    for (uint32_t i = 0; i < d->count; i++)
+        cutap_refresh_id(d->first + i);
 }
