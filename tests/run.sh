@@ -5,7 +5,7 @@
 set -u
 cd "$(dirname "$0")/.."
 ROOT=$PWD
-B=$ROOT/build
+B=${CUTAP_TEST_BUILD:-$ROOT/build}   # make test passes BUILD
 T=$B/tests
 LIB=$B/libcutap.so
 export LD_LIBRARY_PATH=$B/fake${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}

@@ -130,4 +130,4 @@ TEST_BINS += $(T)/fuzz_reader $(BUILD)/asan/cutap
 test-build: lib $(TEST_BINS)
 
 test: test-build
-	@tests/run.sh $(TESTS)
+	@CUTAP_TEST_BUILD=$(abspath $(BUILD)) tests/run.sh $(TESTS)
