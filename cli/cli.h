@@ -19,8 +19,18 @@ int report_print(const struct trace *tr, FILE *out, int format, int by);
 /* tree.c: report --tree, the calls by call path */
 int report_tree(const struct trace *tr, FILE *out, int format);
 
+/* dump.c, for the exports: a call's arguments as `cutap dump` prints them
+ * between the parentheses ("dptr=0x7ffd…→0x7f…, bytesize=4096"), and its
+ * result by name ("CUDA_SUCCESS", "cudaErrorMemoryAllocation", a pointer
+ * in hex, ...; nothing for an unfinished call). */
+void dump_call_args(FILE *f, const struct trace *tr, const struct tr_call *c);
+void dump_call_status(FILE *f, const struct trace *tr, const struct tr_call *c);
+
 /* util.c */
-const char *layer_str(int layer);            /* "driver", "hidden" */
+const char *layer_str(int layer);            /* "driver", "hidden", "runtime", ...; "layer<N>" if unknown */
+/* A finished call whose result is a status other than success (report's
+ * Errors): for every layer but the export-table slots and NVTX. */
+int call_is_error(const struct trace *tr, const struct tr_call *c);
 void json_str(FILE *f, const char *s);       /* a JSON string literal, escaped */
 void csv_str(FILE *f, const char *s);        /* a CSV field, quoted when needed */
 void *xcalloc(size_t n, size_t size);         /* calloc; exits when out of memory (n = 0: one element) */

@@ -1,7 +1,9 @@
 /* What the cutap command needs to decode recorded arguments: for every
- * driver entry point of the headers, its parameters, and the enums and
- * structs those reach. The tables are generated (cli/generated/
- * decode_tables.c, by gen/decode_generator.py); this header is not. */
+ * entry point of the headers, of the driver and of the runtime and library
+ * layers, its parameters and result, and the enums and structs those
+ * reach. The tables are generated (cli/generated/decode_tables.c by
+ * gen/decode_generator.py for the driver, cli/generated/decode_layers.c by
+ * gen/decode_layers_generator.py for the layers); this header is not. */
 #ifndef CUTAP_DECODE_TABLES_H
 #define CUTAP_DECODE_TABLES_H
 
@@ -19,6 +21,7 @@ enum {
     DEC_DOUBLE = 5,
     DEC_STRUCT = 6,
     DEC_BYTES = 7,
+    DEC_VOID = 8,               /* results only: the function returns nothing */
 };
 
 /* Values in declaration order. Several names may share a value (aliases):
@@ -45,8 +48,8 @@ struct dec_field {
     uint16_t offset;            /* bytes from the start of the struct */
     uint8_t size;               /* bytes */
     uint8_t kind;               /* DEC_* */
-    int16_t enum_idx;           /* DEC_ENUM: index into dec_enums; else -1 */
-    int16_t struct_idx;         /* DEC_STRUCT: index into dec_structs; else -1 */
+    int16_t enum_idx;           /* DEC_ENUM: index into the set's enums; else -1 */
+    int16_t struct_idx;         /* DEC_STRUCT: index into the set's structs; else -1 */
 };
 struct dec_struct {
     const char *name;           /* tag (CUuuid_st); nested anonymous ones "outer.field" */
@@ -58,7 +61,10 @@ struct dec_struct {
 /* A parameter. For DEC_PTR, enum_idx/struct_idx describe what it points
  * to: enum_idx for any pointer to an enum, struct_idx for the structs the
  * recorder copies (CUTAP_CAP_IN_BYTES/OUT_BYTES, at most 64 bytes). For
- * DEC_ENUM and DEC_STRUCT (by value) they describe the argument itself. */
+ * DEC_ENUM and DEC_STRUCT (by value) they describe the argument itself; a
+ * struct by value is recorded as the address of its copy only (dim3 of
+ * cudaLaunchKernel), so the layers' tables describe those of 64 bytes at
+ * most (struct_idx -1 for larger ones), for when a capture holds them. */
 struct dec_arg {
     const char *name;
     const char *type;           /* as spelled in the header */
@@ -72,18 +78,28 @@ struct dec_arg {
 struct dec_fn {
     const char *name;
     uint8_t nargs;
+    uint8_t layer;              /* CUTAP_LAYER_* */
+    uint8_t result_kind;        /* DEC_ENUM (result_enum: CUresult, cudaError_t,
+                                   cublasStatus_t, ...), DEC_INT, DEC_UINT, DEC_PTR
+                                   or DEC_VOID */
+    int16_t result_enum;        /* -1: none */
     const struct dec_arg *args;
 };
 
-extern const struct dec_fn dec_fns[];          /* sorted by name (strcmp) */
-extern const unsigned dec_nfns;
-extern const struct dec_enum dec_enums[];      /* sorted by name */
-extern const unsigned dec_nenums;
-extern const struct dec_struct dec_structs[];  /* sorted by name */
-extern const unsigned dec_nstructs;
-extern const int16_t dec_result_enum;          /* CUresult's enum in dec_enums */
+/* One set of tables. The enum_idx and struct_idx of its functions, args
+ * and fields index its own enums and structs. */
+struct dec_set {
+    const struct dec_fn *fns;          /* sorted by name (strcmp) */
+    unsigned nfns;
+    const struct dec_enum *enums;      /* sorted by name */
+    unsigned nenums;
+    const struct dec_struct *structs;  /* sorted by name */
+    unsigned nstructs;
+};
+extern const struct dec_set dec_driver;   /* the driver's entry points */
+extern const struct dec_set dec_layers;   /* the runtime's and the libraries' */
 
-/* The entry point called name (bsearch on dec_fns); NULL if unknown. */
-const struct dec_fn *dec_find_fn(const char *name);
+/* The function called name in a set (bsearch); NULL if unknown. */
+const struct dec_fn *dec_find_fn(const struct dec_set *set, const char *name);
 
 #endif

@@ -2,8 +2,10 @@
  *
  *   0.012345 [4121/4121] cuMemAlloc_v2(dptr=0x7ffd5a0c→0x7f2a00200000, bytesize=4096) = CUDA_SUCCESS <1.2 us>
  *
- * Arguments are decoded with the generated tables (cli/decode_tables.h),
- * looked up by the call's name, never by its numeric id: ids are per file.
+ * Arguments are decoded with the generated tables (cli/decode_tables.h):
+ * the driver's for driver calls, the layers' for runtime and library
+ * calls, looked up by the call's name, never by its numeric id: ids are
+ * per file and per library version.
  * What the recorder copied from the process (strings, structs, outputs)
  * is shown where the argument is. Calls whose signature is unknown show
  * the six argument registers and the raw return register. */
@@ -17,6 +19,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "cutap.h"
 #include "export_tables.h"
 #include "decode_tables.h"
 
@@ -25,6 +28,8 @@ struct dump {
     const struct trace *tr;
     FILE *out;
     const struct tr_proc *proc;    /* process of the call being printed */
+    const struct dec_set *set;     /* tables of the call's layer */
+    int demangle;                  /* kernel names demangled (dump without --no-demangle) */
 };
 
 /* --- kernel names ----------------------------------------------------- */
@@ -111,13 +116,14 @@ static void put_kernel(const struct dump *d, uint64_t handle)
 {
     const char *name = handle ? tr_func_name(d->proc, handle) : NULL;
     if (name)
-        fprintf(d->out, "<%s>", kernel_display(name));
+        fprintf(d->out, "<%s>", d->demangle ? kernel_display(name) : name);
 }
 
 /* A by-value handle type that names a kernel. */
 static int is_kernel_type(const char *type)
 {
-    return !strcmp(type, "CUfunction") || !strcmp(type, "CUkernel");
+    return !strcmp(type, "CUfunction") || !strcmp(type, "CUkernel") || !strcmp(type, "cudaFunction_t") ||
+           !strcmp(type, "cudaKernel_t");   /* the runtime's handles are the driver's */
 }
 
 /* --- scalar values ---------------------------------------------------- */
@@ -140,7 +146,7 @@ static int is_flag_name(const char *name)
 static int is_handle_uint(const char *type)
 {
     static const char *const t[] = {"CUdeviceptr", "CUdeviceptr_v1", "CUmemGenericAllocationHandle", "CUtexObject",
-                                    "CUsurfObject"};
+                                    "CUsurfObject", "cudaTextureObject_t", "cudaSurfaceObject_t"};
     for (size_t i = 0; i < sizeof t / sizeof *t; i++)
         if (!strcmp(type, t[i]))
             return 1;
@@ -206,13 +212,20 @@ static void put_flags(FILE *f, const struct dec_enum *e, uint32_t v)
         fprintf(f, "%s0x%" PRIx32, n ? "|" : "", rest);
 }
 
-static void put_enum(FILE *f, int idx, uint32_t v)
+/* Enum idx of the call's tables, or NULL. */
+static const struct dec_enum *enum_at(const struct dump *d, int idx)
 {
-    if (idx < 0 || (unsigned)idx >= dec_nenums) {
+    return idx >= 0 && (unsigned)idx < d->set->nenums ? &d->set->enums[idx] : NULL;
+}
+
+static void put_enum(const struct dump *d, int idx, uint32_t v)
+{
+    FILE *f = d->out;
+    const struct dec_enum *e = enum_at(d, idx);
+    if (!e) {
         fprintf(f, "%" PRId32, (int32_t)v);
         return;
     }
-    const struct dec_enum *e = &dec_enums[idx];
     if (e->bitmask) {
         put_flags(f, e, v);
         return;
@@ -295,7 +308,7 @@ static void put_field(const struct dump *d, const struct dec_field *fl, const ui
             fprintf(f, "%" PRId64, sign_extend(v, fl->size));
         break;
     case DEC_UINT: fprintf(f, is_flag_name(fl->name) ? "0x%" PRIx64 : "%" PRIu64, v); break;
-    case DEC_ENUM: put_enum(f, fl->enum_idx, (uint32_t)v); break;
+    case DEC_ENUM: put_enum(d, fl->enum_idx, (uint32_t)v); break;
     case DEC_FLOAT: put_real(f, float_bits((uint32_t)v), 1); break;
     case DEC_DOUBLE: put_real(f, double_bits(v), 0); break;
     case DEC_STRUCT: put_struct(d, fl->struct_idx, p, fl->size); break;
@@ -328,11 +341,11 @@ static int is_union_padding(const struct dec_field *fl)
  * not recorded. */
 static void put_struct(const struct dump *d, int idx, const uint8_t *p, size_t len)
 {
-    if (idx < 0 || (unsigned)idx >= dec_nstructs) {
+    if (idx < 0 || (unsigned)idx >= d->set->nstructs) {
         put_bytes(d->out, p, len);
         return;
     }
-    const struct dec_struct *s = &dec_structs[idx];
+    const struct dec_struct *s = &d->set->structs[idx];
     int skip_pad = is_union(s), n = 0;
     fputc('{', d->out);
     for (unsigned i = 0; i < s->nfields; i++) {
@@ -360,10 +373,11 @@ enum { PT_HEX, PT_SIGNED, PT_UNSIGNED, PT_FLOAT, PT_DOUBLE };
 static int pointee_class(const char *type)
 {
     static const char *const sig[] = {"int", "long", "long long", "short", "char", "signed char", "CUdevice",
-                                      "CUdevice_v1", "EGLint", "int32_t", "int64_t"};
+                                      "CUdevice_v1", "EGLint", "int32_t", "int64_t", "cusolver_int_t",
+                                      "cufftHandle"};
     static const char *const uns[] = {"unsigned int", "unsigned long", "unsigned long long", "unsigned short",
                                       "unsigned char", "size_t", "cuuint32_t", "cuuint64_t", "uint32_t",
-                                      "uint64_t", "CUlogIterator"};
+                                      "uint64_t", "CUlogIterator", "cudaLogIterator"};
     char base[64];
     if (!strncmp(type, "const ", 6))
         type += 6;
@@ -382,9 +396,9 @@ static int pointee_class(const char *type)
     for (size_t i = 0; i < sizeof uns / sizeof *uns; i++)
         if (!strcmp(base, uns[i]))
             return PT_UNSIGNED;
-    if (!strcmp(base, "float"))
+    if (!strcmp(base, "float") || !strcmp(base, "cufftReal"))
         return PT_FLOAT;
-    if (!strcmp(base, "double"))
+    if (!strcmp(base, "double") || !strcmp(base, "cufftDoubleReal"))
         return PT_DOUBLE;
     return PT_HEX;                 /* handles (CUcontext, CUdeviceptr, …) and void * */
 }
@@ -403,7 +417,7 @@ static void put_pointee(const struct dump *d, const struct dec_arg *a, const uin
     }
     uint64_t v = read_le(p, (unsigned)len);
     if (a->enum_idx >= 0) {
-        put_enum(f, a->enum_idx, (uint32_t)v);
+        put_enum(d, a->enum_idx, (uint32_t)v);
         return;
     }
     int cls = pointee_class(a->type);
@@ -433,14 +447,14 @@ static void put_word(const struct dump *d, const struct dec_arg *a, uint64_t w)
             fprintf(f, "%" PRId64, (int64_t)w);
         break;
     case DEC_UINT:
-        if (a->enum_idx >= 0 && (unsigned)a->enum_idx < dec_nenums && dec_enums[a->enum_idx].bitmask)
-            put_flags(f, &dec_enums[a->enum_idx], (uint32_t)w);
+        if (enum_at(d, a->enum_idx) && enum_at(d, a->enum_idx)->bitmask)
+            put_flags(f, enum_at(d, a->enum_idx), (uint32_t)w);
         else if (is_handle_uint(a->type))
             put_ptr(f, w);
         else
             fprintf(f, is_flag_name(a->name) ? "0x%" PRIx64 : "%" PRIu64, w);
         break;
-    case DEC_ENUM: put_enum(f, a->enum_idx, (uint32_t)w); break;
+    case DEC_ENUM: put_enum(d, a->enum_idx, (uint32_t)w); break;
     case DEC_FLOAT: put_real(f, float_bits((uint32_t)w), 1); break;
     case DEC_DOUBLE: put_real(f, double_bits(w), 0); break;
     case DEC_STRUCT: fprintf(f, "{…}@0x%" PRIx64, w); break;   /* the copy's address only */
@@ -530,36 +544,129 @@ static void put_duration(FILE *f, uint64_t ns)
         fprintf(f, "<%.3f ms>", (double)ns / 1e6);
 }
 
-static void put_result(FILE *f, const struct tr_call *c, int typed)
+/* A finished call's result by the function's result type: a status by
+ * name (CUDA_SUCCESS, cudaErrorMemoryAllocation (2), ncclSuccess), a
+ * pointer in hex (cudaGetErrorString), a count or id in decimal, void.
+ * Without a signature, the raw return register in hex. Statuses are 32
+ * bits wide: the rest of the register is not the callee's. with_value:
+ * a failure's number after its name, as in "CUDA_ERROR_INVALID_VALUE (1)". */
+static void put_status(const struct dump *d, const struct tr_call *c, const struct dec_fn *fn, int with_value)
 {
-    if (!c->t1) {
-        fputs(" = ? <unfinished>", f);
-        return;
-    }
-    if (!typed) {
-        fprintf(f, " = 0x%" PRIx64 " ", c->result);
-    } else {
+    FILE *f = d->out;
+    switch (fn ? fn->result_kind : -1) {
+    case DEC_ENUM: {
         uint32_t r = (uint32_t)c->result;
-        const char *name = enum_name(&dec_enums[dec_result_enum], r);
+        const struct dec_enum *e = enum_at(d, fn->result_enum);
+        const char *name = e ? enum_name(e, r) : NULL;
         if (!name)
-            fprintf(f, " = %" PRIu32 " ", r);
-        else if (r)
-            fprintf(f, " = %s (%" PRIu32 ") ", name, r);
+            fprintf(f, "%" PRIu32, r);
+        else if (r && with_value)
+            fprintf(f, "%s (%" PRIu32 ")", name, r);
         else
-            fprintf(f, " = %s ", name);
+            fputs(name, f);
+        break;
     }
-    put_duration(f, c->t1 - c->t0);
+    case DEC_PTR: put_ptr(f, c->result); break;
+    case DEC_INT: fprintf(f, "%" PRId64, (int64_t)c->result); break;   /* sign-extended by the wrapper */
+    case DEC_UINT: fprintf(f, "%" PRIu64, c->result); break;
+    case DEC_VOID: fputs("void", f); break;
+    default: fprintf(f, "0x%" PRIx64, c->result);
+    }
 }
 
-/* The signature to decode a call with, or NULL to print raw words: the
- * recorder had none (untyped, hidden), or the tables disagree with the
- * record (another header version). */
-static const struct dec_fn *signature(const struct trace *tr, const struct tr_call *c)
+static void put_result(const struct dump *d, const struct tr_call *c, const struct dec_fn *fn)
 {
-    if ((c->flags & CUTAP_RF_UNTYPED) || tr->names[c->name].layer != 0)
+    if (!c->t1) {
+        fputs(" = ? <unfinished>", d->out);
+        return;
+    }
+    fputs(" = ", d->out);
+    put_status(d, c, fn, 1);
+    fputc(' ', d->out);
+    put_duration(d->out, c->t1 - c->t0);
+}
+
+const struct dec_fn *dec_find_fn(const struct dec_set *set, const char *name)
+{
+    size_t lo = 0, hi = set->nfns;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        int cmp = strcmp(name, set->fns[mid].name);
+        if (!cmp)
+            return &set->fns[mid];
+        if (cmp < 0)
+            hi = mid;
+        else
+            lo = mid + 1;
+    }
+    return NULL;
+}
+
+/* The signature to decode a call with (and d->set, the tables it is in),
+ * or NULL to print raw words: the recorder had none (untyped, hidden), the
+ * layer is one this command does not know, or the tables disagree with
+ * the record (another header version). Found by name within the call's
+ * layer: names are unique across layers, ids are not stable. */
+static const struct dec_fn *signature(struct dump *d, const struct tr_call *c)
+{
+    const struct tr_name *n = &d->tr->names[c->name];
+    const struct dec_set *set = n->layer == CUTAP_LAYER_DRIVER                                     ? &dec_driver
+                                : n->layer >= CUTAP_LAYER_RUNTIME && n->layer < CUTAP_LAYER_COUNT ? &dec_layers
+                                                                                                  : NULL;
+    if ((c->flags & CUTAP_RF_UNTYPED) || !set)
         return NULL;
-    const struct dec_fn *fn = dec_find_fn(tr->names[c->name].name);
-    return fn && fn->nargs == c->rec->nargs ? fn : NULL;
+    const struct dec_fn *fn = dec_find_fn(set, n->name);
+    if (!fn || fn->layer != n->layer || fn->nargs != c->rec->nargs)
+        return NULL;
+    d->set = set;
+    return fn;
+}
+
+/* For the exports (export.c): what `cutap dump` prints of a call between
+ * the parentheses, and its result (nothing when unfinished). Kernel names
+ * print as recorded (no demangling: the command is not dump). */
+void dump_call_args(FILE *f, const struct trace *tr, const struct tr_call *c)
+{
+    struct dump d = {.tr = tr, .out = f, .proc = &tr->procs[tr->threads[c->thread].proc]};
+    const struct dec_fn *fn = signature(&d, c);
+    if (fn)
+        put_args(&d, c, fn);
+    else
+        put_raw_args(f, c);
+}
+
+void dump_call_status(FILE *f, const struct trace *tr, const struct tr_call *c)
+{
+    struct dump d = {.tr = tr, .out = f, .proc = &tr->procs[tr->threads[c->thread].proc]};
+    if (c->t1)
+        put_status(&d, c, signature(&d, c), 0);   /* the number is the export's result */
+}
+
+/* An NVTX range or mark (made by the reader, trace_read.h), at its start:
+ *   range "forward" <1.234 ms>      the calls inside it follow, indented
+ *   range "step" <unfinished>       never ended
+ *   range "io" <5.0 us> (start/end) a start/end range: nests nothing
+ *   range "x" <1.0 us> (not nested) a push/pop that crossed a call or range
+ *   mark "tick" */
+static void put_range(FILE *f, const struct trace *tr, const struct tr_call *c, const char *label, uint64_t t)
+{
+    const struct tr_range *r = tr_range_of(c);
+    const char *msg = tr->names[c->name].name;
+    fprintf(f, "%" PRIu64 ".%06" PRIu64 " %s %*s%s ", t / 1000000000u, t % 1000000000u / 1000u, label, 2 * c->depth,
+            "", r->kind == TR_RANGE_MARK ? "mark" : "range");
+    put_str(f, msg, strlen(msg), 0);
+    if (r->kind != TR_RANGE_MARK) {
+        fputc(' ', f);
+        if (c->t1)
+            put_duration(f, c->t1 - c->t0);
+        else
+            fputs("<unfinished>", f);
+    }
+    if (r->kind == TR_RANGE_START)
+        fputs(" (start/end)", f);
+    else if (r->kind == TR_RANGE_PUSH && (c->flags & TR_RF_ASYNC))
+        fputs(" (not nested)", f);
+    fputc('\n', f);
 }
 
 static void put_call(struct dump *d, const struct tr_call *c, const char *label)
@@ -567,16 +674,20 @@ static void put_call(struct dump *d, const struct tr_call *c, const char *label)
     const struct trace *tr = d->tr;
     FILE *f = d->out;
     uint64_t t = c->t0 > tr->origin_ns ? c->t0 - tr->origin_ns : 0;
+    if (c->flags & TR_RF_RANGE) {
+        put_range(f, tr, c, label, t);
+        return;
+    }
     d->proc = &tr->procs[tr->threads[c->thread].proc];
     fprintf(f, "%" PRIu64 ".%06" PRIu64 " %s %*s%s(", t / 1000000000u, t % 1000000000u / 1000u, label,
             2 * c->depth, "", tr->names[c->name].name);
-    const struct dec_fn *fn = signature(tr, c);
+    const struct dec_fn *fn = signature(d, c);
     if (fn)
         put_args(d, c, fn);
     else
         put_raw_args(f, c);
     fputc(')', f);
-    put_result(f, c, fn != NULL);
+    put_result(d, c, fn);
     if (c->flags & CUTAP_RF_SKIPPED)
         fputs(" (skipped)", f);
     fputc('\n', f);
@@ -719,7 +830,7 @@ int cmd_dump(int argc, char **argv)
     static char obuf[1 << 20];
     setvbuf(stdout, obuf, _IOFBF, sizeof obuf);
     signal(SIGPIPE, SIG_IGN);
-    struct dump d = {.tr = &tr, .out = stdout};
+    struct dump d = {.tr = &tr, .out = stdout, .demangle = demangle};
     rc = dump_calls(&d, show) ? 1 : tr.problems > 0;
     free(show);
     dm_free();

@@ -34,16 +34,22 @@
  *       thread_id INTEGER REFERENCES threads(id),
  *       start_ns INTEGER,          -- relative to the origin
  *       dur_ns INTEGER,            -- NULL if unfinished
- *       layer TEXT,                -- 'driver' or 'hidden'
+ *       layer TEXT,                -- 'driver', 'hidden', 'runtime', 'cublas', ...
  *       name_id INTEGER REFERENCES strings(id),
  *       depth INTEGER,             -- nesting on the thread, 0 = outermost
- *       result INTEGER,            -- CUresult (raw return register of untyped
- *                                  -- calls, as a signed 64-bit value);
- *                                  -- NULL if unfinished
+ *       result INTEGER,            -- CUresult, cudaError_t, cublasStatus_t, ...,
+ *                                  -- a pointer or count (raw return register
+ *                                  -- of untyped calls), as a signed 64-bit
+ *                                  -- value; NULL if unfinished
  *       args TEXT,                 -- argument words, hex, space separated
  *       kernel_id INTEGER REFERENCES strings(id),    -- NULL if none known
- *       parent_id INTEGER REFERENCES calls(id));    -- the call it ran inside;
+ *       parent_id INTEGER REFERENCES calls(id),     -- the call it ran inside;
  *                                  -- NULL if outermost or not recorded
+ *       status TEXT,               -- result decoded: 'CUDA_SUCCESS',
+ *                                  -- 'cudaErrorMemoryAllocation', '0x7f…' (a
+ *                                  -- pointer), 'void'; NULL if unfinished
+ *       decoded TEXT);             -- the arguments as cutap dump prints them:
+ *                                  -- 'dptr=0x7ffd…→0x7f…, bytesize=4096'
  *   CREATE TABLE counters(         -- counting-mode traces (cutap stat)
  *       thread_id INTEGER REFERENCES threads(id),
  *       layer TEXT,
@@ -104,6 +110,41 @@ static const char *call_kernel(const struct trace *tr, const struct tr_call *c)
             return k;
     }
     return NULL;
+}
+
+/* A call decoded as `cutap dump` decodes it: the arguments at buf, the
+ * result (empty when unfinished) at buf + status_at, each NUL-terminated.
+ * One memory stream for all the calls of an export. */
+struct decoded {
+    FILE *m;
+    char *buf;
+    size_t len, status_at;
+};
+
+static void decode_call(struct decoded *d, const struct trace *tr, const struct tr_call *c)
+{
+    if (!d->m && !(d->m = open_memstream(&d->buf, &d->len))) {
+        fprintf(stderr, "cutap: out of memory\n");
+        exit(1);
+    }
+    rewind(d->m);
+    dump_call_args(d->m, tr, c);
+    fputc(0, d->m);
+    long at = ftell(d->m);
+    dump_call_status(d->m, tr, c);
+    fputc(0, d->m);
+    if (fflush(d->m) || ferror(d->m) || at < 0) {
+        fprintf(stderr, "cutap: out of memory\n");
+        exit(1);
+    }
+    d->status_at = (size_t)at;
+}
+
+static void decoded_free(struct decoded *d)
+{
+    if (d->m)
+        fclose(d->m);
+    free(d->buf);
 }
 
 static const char *basename_of(const char *path)
@@ -226,10 +267,50 @@ static void put_us(FILE *f, uint64_t ns)
     fprintf(f, "%llu.%03u", (unsigned long long)(ns / 1000), (unsigned)(ns % 1000));
 }
 
+/* An NVTX range or mark (the reader's, trace_read.h) as Perfetto events:
+ * a push/pop range that nests is a slice on its thread's track, like the
+ * calls inside it (one never ended is drawn to where tr_range.draw_t1
+ * says, "(unfinished)" added to its name); a start/end range, or a push/pop
+ * that does not nest, is an async slice (b/e, id = its entry's index + 1);
+ * a mark is an instant. cat: "range" or "mark". */
+static void pf_range(FILE *f, const struct trace *tr, const struct tr_call *c, size_t i, int64_t pid, int tid)
+{
+    const struct tr_range *r = tr_range_of(c);
+    const char *msg = tr->names[c->name].name;
+    uint64_t end = c->t1 ? c->t1 : r->draw_t1;
+    char un[512];
+    if (!c->t1 && r->kind != TR_RANGE_MARK) {
+        snprintf(un, sizeof un, "%s (unfinished)", msg);
+        msg = un;
+    }
+    if (r->kind == TR_RANGE_MARK) {
+        fprintf(f, "{\"ph\":\"i\",\"s\":\"t\",\"pid\":%lld,\"tid\":%d,\"ts\":", (long long)pid, tid);
+        put_us(f, c->t0 - tr->origin_ns);
+    } else if (c->flags & TR_RF_ASYNC) {
+        fprintf(f, "{\"ph\":\"b\",\"id\":\"0x%zx\",\"pid\":%lld,\"tid\":%d,\"ts\":", i + 1, (long long)pid, tid);
+        put_us(f, c->t0 - tr->origin_ns);
+        fputs(",\"name\":", f);
+        json_str(f, msg);
+        fprintf(f, ",\"cat\":\"range\"},\n{\"ph\":\"e\",\"id\":\"0x%zx\",\"pid\":%lld,\"tid\":%d,\"ts\":", i + 1,
+                (long long)pid, tid);
+        put_us(f, end - tr->origin_ns);
+    } else {
+        fprintf(f, "{\"ph\":\"X\",\"pid\":%lld,\"tid\":%d,\"ts\":", (long long)pid, tid);
+        put_us(f, c->t0 - tr->origin_ns);
+        fputs(",\"dur\":", f);
+        put_us(f, end - c->t0);
+    }
+    fputs(",\"name\":", f);
+    json_str(f, msg);
+    fprintf(f, ",\"cat\":\"%s\",\"args\":{\"depth\":%u,\"domain\":\"0x%llx\"}}", layer_str(tr->names[c->name].layer),
+            c->depth, (unsigned long long)r->domain);
+}
+
 static void write_perfetto(const struct trace *tr, FILE *f)
 {
     struct pf_proc *pp = pf_procs(tr);
     char **jname = json_names(tr);
+    struct decoded dec = {0};
     int first = 1;
 #define SEP() (fputs(first ? "\n" : ",\n", f), first = 0)
 
@@ -291,6 +372,10 @@ static void write_perfetto(const struct trace *tr, FILE *f)
         const struct tr_thread *t = &tr->threads[c->thread];
         const struct tr_name *nm = &tr->names[c->name];
         SEP();
+        if (c->flags & TR_RF_RANGE) {
+            pf_range(f, tr, c, i, pp[t->proc].pid, t->tid);
+            continue;
+        }
         if (c->t1) {
             fprintf(f, "{\"ph\":\"X\",\"pid\":%lld,\"tid\":%d,\"ts\":", (long long)pp[t->proc].pid, t->tid);
             put_us(f, c->t0 - tr->origin_ns);
@@ -316,7 +401,14 @@ static void write_perfetto(const struct trace *tr, FILE *f)
             fprintf(f, "\"result\":%llu,", (unsigned long long)c->result);
         else
             fprintf(f, "\"result\":\"0x%llx\",", (unsigned long long)c->result);
-        fprintf(f, "\"depth\":%u", c->depth);
+        decode_call(&dec, tr, c);
+        if (c->t1) {
+            fputs("\"status\":", f);
+            json_str(f, dec.buf + dec.status_at);
+            fputc(',', f);
+        }
+        fprintf(f, "\"depth\":%u,\"decoded\":", c->depth);
+        json_str(f, dec.buf);
         const uint64_t *w = tr_args(c);
         for (unsigned a = 0; a < c->rec->nargs; a++)
             fprintf(f, ",\"a%u\":\"0x%llx\"", a, (unsigned long long)w[a]);
@@ -336,9 +428,43 @@ static void write_perfetto(const struct trace *tr, FILE *f)
                 tr->ncounters);
     free_strs(jname, tr->nnames);
     free(pp);
+    decoded_free(&dec);
 }
 
 /* --- jsonl ---------------------------------------------------------- */
+
+/* An NVTX range or mark (trace_read.h) as a JSON line: "type":"range" or
+ * "mark", the fields a call has but result, args and decoding, and
+ * "kind":"push"|"start", "nested" (whether it is the parent of what ran
+ * inside it), "domain". dur_ns is null, and "unfinished":true, for a range
+ * never ended. */
+static void jsonl_range(FILE *f, const struct trace *tr, const struct tr_call *c, size_t i, const char *jhost,
+                        const char *jname)
+{
+    const struct tr_range *r = tr_range_of(c);
+    const struct tr_thread *t = &tr->threads[c->thread];
+    const struct cutap_file_header *h = &tr->procs[t->proc].h;
+    fprintf(f, "{\"type\":\"%s\",\"id\":%zu,", r->kind == TR_RANGE_MARK ? "mark" : "range", i + 1);
+    if (c->parent)
+        fprintf(f, "\"parent\":%u,", c->parent);
+    else
+        fputs("\"parent\":null,", f);
+    fprintf(f, "\"t_ns\":%llu,", (unsigned long long)(c->t0 - tr->origin_ns));
+    if (c->t1)
+        fprintf(f, "\"dur_ns\":%llu", (unsigned long long)(c->t1 - c->t0));
+    else
+        fputs("\"dur_ns\":null", f);
+    fprintf(f, ",\"host\":%s,\"pid\":%d,\"tid\":%d,", jhost, h->pid, t->tid);
+    if (h->rank >= 0)
+        fprintf(f, "\"rank\":%d", h->rank);
+    else
+        fputs("\"rank\":null", f);
+    fprintf(f, ",\"layer\":\"%s\",\"name\":%s,\"depth\":%u,", layer_str(tr->names[c->name].layer), jname, c->depth);
+    if (r->kind != TR_RANGE_MARK)
+        fprintf(f, "\"kind\":\"%s\",\"nested\":%s,", r->kind == TR_RANGE_PUSH ? "push" : "start",
+                c->flags & TR_RF_ASYNC ? "false" : "true");
+    fprintf(f, "\"domain\":\"0x%llx\"%s}\n", (unsigned long long)r->domain, c->t1 ? "" : ",\"unfinished\":true");
+}
 
 static void write_jsonl(const struct trace *tr, FILE *f)
 {
@@ -350,11 +476,16 @@ static void write_jsonl(const struct trace *tr, FILE *f)
     }
     for (size_t i = 0; i < tr->nprocs; i++)
         jhost[i] = json_dup(tr->procs[i].h.host);
+    struct decoded dec = {0};
 
     for (size_t i = 0; i < tr->ncalls; i++) {
         const struct tr_call *c = &tr->calls[i];
         const struct tr_thread *t = &tr->threads[c->thread];
         const struct cutap_file_header *h = &tr->procs[t->proc].h;
+        if (c->flags & TR_RF_RANGE) {
+            jsonl_range(f, tr, c, i, jhost[t->proc], jname[c->name]);
+            continue;
+        }
         fprintf(f, "{\"type\":\"call\",\"id\":%zu,", i + 1);
         if (c->parent)
             fprintf(f, "\"parent\":%u,", c->parent);
@@ -380,6 +511,15 @@ static void write_jsonl(const struct trace *tr, FILE *f)
         for (unsigned a = 0; a < c->rec->nargs; a++)
             fprintf(f, a ? ",\"0x%llx\"" : "\"0x%llx\"", (unsigned long long)w[a]);
         fputc(']', f);
+        /* The same call decoded, as cutap dump prints it. */
+        decode_call(&dec, tr, c);
+        fputs(",\"status\":", f);
+        if (c->t1)
+            json_str(f, dec.buf + dec.status_at);
+        else
+            fputs("null", f);
+        fputs(",\"decoded\":", f);
+        json_str(f, dec.buf);
         const char *k = call_kernel(tr, c);
         if (k) {
             fputs(",\"kernel\":", f);
@@ -402,6 +542,7 @@ static void write_jsonl(const struct trace *tr, FILE *f)
     }
     free_strs(jhost, tr->nprocs);
     free_strs(jname, tr->nnames);
+    decoded_free(&dec);
 }
 
 /* --- sqlite --------------------------------------------------------- */
@@ -418,7 +559,8 @@ static const char schema[] =
     "CREATE TABLE strings(id INTEGER PRIMARY KEY, value TEXT UNIQUE);"
     "CREATE TABLE calls(id INTEGER PRIMARY KEY, thread_id INTEGER REFERENCES threads(id), start_ns INTEGER,"
     " dur_ns INTEGER, layer TEXT, name_id INTEGER REFERENCES strings(id), depth INTEGER, result INTEGER,"
-    " args TEXT, kernel_id INTEGER REFERENCES strings(id), parent_id INTEGER REFERENCES calls(id));"
+    " args TEXT, kernel_id INTEGER REFERENCES strings(id), parent_id INTEGER REFERENCES calls(id), status TEXT,"
+    " decoded TEXT);"
     "CREATE TABLE counters(thread_id INTEGER REFERENCES threads(id), layer TEXT,"
     " name_id INTEGER REFERENCES strings(id), calls INTEGER, errors INTEGER, total_ns INTEGER, min_ns INTEGER,"
     " max_ns INTEGER, timed INTEGER);"
@@ -525,6 +667,7 @@ static int write_sqlite(const struct trace *tr, const char *path)
     sqlite3 *db = NULL;
     sqlite3_stmt *st_proc = NULL, *st_thr = NULL, *st_call = NULL, *st_cnt = NULL;
     struct strtab strs = {0};
+    struct decoded dec = {0};
     int64_t *name_id = calloc(tr->nnames ? tr->nnames : 1, sizeof *name_id);
     int rc = name_id ? SQLITE_OK : SQLITE_NOMEM;
     if (rc != SQLITE_OK)
@@ -547,7 +690,8 @@ static int write_sqlite(const struct trace *tr, const char *path)
     CK(sq->prepare_v2(db, "INSERT INTO threads(id, process_id, tid, name) VALUES(?1, ?2, ?3, ?4)", -1, &st_thr, NULL));
     CK(sq->prepare_v2(db,
                       "INSERT INTO calls(id, thread_id, start_ns, dur_ns, layer, name_id, depth, result, args,"
-                      " kernel_id, parent_id) VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)",
+                      " kernel_id, parent_id, status, decoded) VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11,"
+                      " ?12, ?13)",
                       -1, &st_call, NULL));
     CK(sq->prepare_v2(db,
                       "INSERT INTO counters(thread_id, layer, name_id, calls, errors, total_ns, min_ns, max_ns, timed)"
@@ -584,7 +728,8 @@ static int write_sqlite(const struct trace *tr, const char *path)
 
     /* One buffer for the args text: at most 255 words of "0x" + 16 digits
      * + a space. Bound SQLITE_STATIC: it lives until the statement is
-     * finalized. */
+     * finalized. The decoded text is copied (TRANSIENT): the next call's
+     * decoding may move its buffer while the binding still points to it. */
     char args[256 * 20];
     for (size_t i = 0; i < tr->ncalls; i++) {
         const struct tr_call *c = &tr->calls[i];
@@ -604,10 +749,15 @@ static int write_sqlite(const struct trace *tr, const char *path)
         CK(sq->bind_text(st_call, 5, layer_str(tr->names[c->name].layer), -1, SQLITE_STATIC));
         CK(sq->bind_int64(st_call, 6, name_id[c->name]));
         CK(sq->bind_int(st_call, 7, c->depth));
-        CK(c->t1 ? sq->bind_int64(st_call, 8, (int64_t)c->result) : sq->bind_null(st_call, 8));
+        int call = !(c->flags & TR_RF_RANGE);   /* NVTX ranges and marks: no result, no status */
+        CK(c->t1 && call ? sq->bind_int64(st_call, 8, (int64_t)c->result) : sq->bind_null(st_call, 8));
+        decode_call(&dec, tr, c);
         CK(sq->bind_text(st_call, 9, args, (int)len, SQLITE_STATIC));
         CK(k ? sq->bind_int64(st_call, 10, kid) : sq->bind_null(st_call, 10));
         CK(c->parent ? sq->bind_int64(st_call, 11, c->parent) : sq->bind_null(st_call, 11));
+        CK(c->t1 && call ? sq->bind_text(st_call, 12, dec.buf + dec.status_at, -1, SQLITE_TRANSIENT)
+                         : sq->bind_null(st_call, 12));
+        CK(sq->bind_text(st_call, 13, dec.buf, -1, SQLITE_TRANSIENT));
         CK(step_reset(st_call));
     }
     for (size_t i = 0; i < tr->ncounters; i++) {
@@ -649,6 +799,7 @@ out:
     free(strs.key);
     free(strs.id);
     free(name_id);
+    decoded_free(&dec);
     return rc == SQLITE_OK ? 0 : -1;
 }
 #undef CK

@@ -7,11 +7,13 @@
 static const char usage[] =
     "usage: cutap COMMAND [OPTIONS]\n"
     "\n"
-    "  trace [-o DIR] [-e FILTER] -- CMD [ARGS...]\n"
+    "  trace [-o DIR] [-e FILTER] [--runtime=symbols|cupti] [--no-nvtx] -- CMD [ARGS...]\n"
     "        run CMD and every process it starts with every CUDA call recorded,\n"
+    "        NVTX ranges and marks too (unless --no-nvtx),\n"
     "        one file per process in DIR (default: cutap-YYYYMMDD-HHMMSS);\n"
-    "        exits with CMD's status\n"
-    "  stat [-o FILE] [-e FILTER] [--time-all] -- CMD [ARGS...]\n"
+    "        exits with CMD's status; --runtime=cupti records the runtime API of a\n"
+    "        statically linked cudart through CUPTI (see cutap trace --help)\n"
+    "  stat [-o FILE] [-e FILTER] [--time-all] [--runtime=symbols|cupti] -- CMD [ARGS...]\n"
     "        count calls only (cheapest); print the summary at exit (stderr or FILE);\n"
     "        times some calls and estimates the rest (~), or all with --time-all\n"
     "  report [--format text|csv|json] [--by process|thread|rank] DIR\n"
@@ -22,7 +24,9 @@ static const char usage[] =
     "        Chrome/Perfetto JSON, SQLite database, or JSON lines\n"
     "\n"
     "FILTER: comma-separated terms, each a glob on the entry point name\n"
-    "(cuMem*, cuLaunchKernel*) or layer=driver|hidden; a leading ! excludes.\n";
+    "(cuMem*, cudaMemcpy*, cublasGemm*) or layer=LAYER; a leading ! excludes.\n"
+    "LAYER: driver, hidden (export-table slots), runtime, cublas, cublasLt, cudnn,\n"
+    "nccl, cufft, curand, cusparse, cusolver, nvrtc, nvJitLink, nvtx.\n";
 
 int main(int argc, char **argv)
 {

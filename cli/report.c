@@ -17,6 +17,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "cutap.h"
 
 struct sample {
     int64_t group;
@@ -123,9 +124,11 @@ static size_t build_rows(const struct trace *tr, int by, struct row **out)
     size_t ns = 0;
     for (size_t i = 0; i < tr->ncalls; i++) {
         const struct tr_call *c = &tr->calls[i];
+        if (c->flags & TR_RF_RANGE)
+            continue;   /* an NVTX range or mark, not a call: report --tree, dump and the exports show them */
         s[ns].group = group_of(tr, c->thread, by);
         s[ns].name = c->name;
-        s[ns].error = c->t1 && tr->names[c->name].layer == 0 && !(c->flags & CUTAP_RF_UNTYPED) && (uint32_t)c->result;
+        s[ns].error = (uint32_t)call_is_error(tr, c);
         s[ns].dur = c->t1 ? c->t1 - c->t0 : UINT64_MAX;   /* unfinished sort last */
         ns++;
     }
@@ -318,7 +321,7 @@ int report_print(const struct trace *tr, FILE *f, int format, int by)
             group_label(tr, by, rows[i].group, label, sizeof label);
             if (by != BY_NONE)
                 fprintf(f, "\n== %s ==\n", label);
-            fprintf(f, "%8s %14s %10s %7s %11s %11s %11s %11s  %-6s %s\n", "Time(%)", "Total(ns)", "Calls", "Errors",
+            fprintf(f, "%8s %14s %10s %7s %11s %11s %11s %11s  %-9s %s\n", "Time(%)", "Total(ns)", "Calls", "Errors",
                     "Avg(ns)", "Med(ns)", "Min(ns)", "Max(ns)", "Layer", "Name");
         }
         for (size_t k = i; k < j; k++) {
@@ -357,7 +360,7 @@ int report_print(const struct trace *tr, FILE *f, int format, int by)
                 if (r->has_med)
                     snprintf(medbuf, sizeof medbuf, "%llu", med);
                 snprintf(totbuf, sizeof totbuf, "%s%llu", r->estimated ? "~" : "", (unsigned long long)r->total);
-                fprintf(f, "%8.2f %14s %10llu %7llu %11llu %11s %11llu %11llu  %-6s %s", pct, totbuf,
+                fprintf(f, "%8.2f %14s %10llu %7llu %11llu %11s %11llu %11llu  %-9s %s", pct, totbuf,
                         (unsigned long long)r->calls, (unsigned long long)r->errors, avg, medbuf, mn, mx,
                         layer_str(n->layer), n->name);
                 if (r->unfinished)
@@ -374,6 +377,38 @@ int report_print(const struct trace *tr, FILE *f, int format, int by)
                 (unsigned long long)est_calls);
     free(rows);
     return 0;
+}
+
+/* Processes that made driver calls but no runtime call was recorded for:
+ * their cudart is most likely linked statically (nvcc's default), which
+ * no preloaded symbol can interpose, so the runtime API calls behind
+ * those driver calls are missing from the report. Says so on f, naming a
+ * few of the processes. */
+static void runtime_note(const struct trace *tr, FILE *f)
+{
+    unsigned char *seen = xcalloc(tr->nprocs, 1);   /* bit 0: driver call, bit 1: runtime call */
+    for (size_t i = 0; i < tr->ncalls; i++) {
+        int layer = tr->names[tr->calls[i].name].layer;
+        seen[tr->threads[tr->calls[i].thread].proc] |= layer == CUTAP_LAYER_DRIVER ? 1 : layer == CUTAP_LAYER_RUNTIME ? 2 : 0;
+    }
+    for (size_t i = 0; i < tr->ncounters; i++) {
+        int layer = tr->names[tr->counters[i].name].layer;
+        seen[tr->threads[tr->counters[i].thread].proc] |= layer == CUTAP_LAYER_DRIVER ? 1 : layer == CUTAP_LAYER_RUNTIME ? 2 : 0;
+    }
+    size_t n = 0, shown = 0;
+    for (size_t i = 0; i < tr->nprocs; i++)
+        n += seen[i] == 1;
+    if (n) {
+        fprintf(f, "note: process%s", n == 1 ? "" : "es");
+        for (size_t i = 0; i < tr->nprocs && shown < 8; i++)
+            if (seen[i] == 1)
+                fprintf(f, "%s %d", shown++ ? "," : "", tr->procs[i].h.pid);
+        if (n > shown)
+            fprintf(f, " and %zu more", n - shown);
+        fprintf(f, " made CUDA driver calls but no runtime (cudart) calls were recorded: a statically linked "
+                   "cudart (nvcc's default) is not interposed by symbol; trace with --runtime=cupti to see them\n");
+    }
+    free(seen);
 }
 
 static const char usage[] = "usage: cutap report [--format text|csv|json] [--by process|thread|rank | --tree] DIR\n";
@@ -435,6 +470,8 @@ int cmd_report(int argc, char **argv)
         report_tree(&tr, stdout, format);
     else
         report_print(&tr, stdout, format, by);
+    /* After the table; CSV and JSON stay parseable. */
+    runtime_note(&tr, format == FMT_TEXT ? stdout : stderr);
     int bad = tr.problems;
     tr_free(&tr);
     return bad ? 1 : 0;

@@ -147,6 +147,8 @@ struct run_opts {
     const char *out;
     const char *filter;
     int time_all;              /* stat --time-all */
+    int no_nvtx;               /* trace --no-nvtx */
+    const char *runtime;       /* --runtime=symbols|cupti, NULL: symbols */
     char **cmd;
 };
 
@@ -156,6 +158,8 @@ static int parse(int argc, char **argv, struct run_opts *o, const char *usage, i
     static const struct option longopts[] = {{"output", required_argument, 0, 'o'},
                                              {"filter", required_argument, 0, 'e'},
                                              {"time-all", no_argument, 0, 'T'},
+                                             {"no-nvtx", no_argument, 0, 'N'},
+                                             {"runtime", required_argument, 0, 'R'},
                                              {"help", no_argument, 0, 'h'},
                                              {0, 0, 0, 0}};
     memset(o, 0, sizeof *o);
@@ -166,9 +170,21 @@ static int parse(int argc, char **argv, struct run_opts *o, const char *usage, i
             fprintf(stderr, "cutap: --time-all is an option of cutap stat\n");
             c = '?';
         }
+        if (c == 'N' && stat) {
+            fprintf(stderr, "cutap: --no-nvtx is an option of cutap trace\n");
+            c = '?';
+        }
         switch (c) {
         case 'o': o->out = optarg; break;
         case 'T': o->time_all = 1; break;
+        case 'N': o->no_nvtx = 1; break;
+        case 'R':
+            if (strcmp(optarg, "symbols") && strcmp(optarg, "cupti")) {
+                fprintf(stderr, "cutap: --runtime=%s: takes symbols or cupti\n%s", optarg, usage);
+                return 2;
+            }
+            o->runtime = optarg;
+            break;
         case 'e': {
             const char *bad = NULL;
             if (cutap_filter_eval(optarg, NULL, 0, &bad) < 0) {
@@ -204,7 +220,7 @@ static int count_traces(const char *dir)
     return n;
 }
 
-static int prepare_env(const char *mode_var, const char *dir, const char *filter)
+static int prepare_env(const char *mode_var, const char *dir, const char *filter, const char *runtime)
 {
     char lib[PATH_MAX], abs[PATH_MAX];
     if (find_library(lib, sizeof lib))
@@ -216,15 +232,48 @@ static int prepare_env(const char *mode_var, const char *dir, const char *filter
     unsetenv("CUTAP_TRACE");
     unsetenv("CUTAP_COUNT");
     unsetenv("CUTAP_FILTER");
-    if (set_preload(lib) || setenv(mode_var, abs, 1) || (filter && setenv("CUTAP_FILTER", filter, 1))) {
+    unsetenv("CUTAP_RUNTIME");   /* like the filter: the option decides, default symbols */
+    if (set_preload(lib) || setenv(mode_var, abs, 1) || (filter && setenv("CUTAP_FILTER", filter, 1)) ||
+        (runtime && setenv("CUTAP_RUNTIME", runtime, 1))) {
         fprintf(stderr, "cutap: cannot set the environment\n");
         return -1;
     }
     return 0;
 }
 
-static const char trace_usage[] = "usage: cutap trace [-o DIR] [-e FILTER] -- CMD [ARGS...]\n";
-static const char stat_usage[] = "usage: cutap stat [-o FILE] [-e FILTER] [--time-all] -- CMD [ARGS...]\n";
+#define RUNTIME_HELP                                                                                  \
+    "  --runtime=symbols|cupti  where runtime-API calls (cudaMalloc, ...) come from: symbols (default)\n" \
+    "                           intercepts a shared libcudart; cupti takes them from CUPTI's runtime\n"   \
+    "                           callbacks, for a statically linked cudart (nvcc's default). Needs\n"     \
+    "                           libcupti (CUTAP_CUPTI_LIB, libcupti.so.13, $CUDA_HOME); calls made\n"     \
+    "                           before the first cuInit returns are not seen; with a shared libcudart\n"  \
+    "                           its calls are recorded once, through the symbols\n"
+static const char trace_usage[] =
+    "usage: cutap trace [-o DIR] [-e FILTER] [--runtime=symbols|cupti] [--no-nvtx] -- CMD [ARGS...]\n" RUNTIME_HELP
+    "  --no-nvtx                do not record NVTX ranges and marks (by default cutap is the NVTX\n"
+    "                           injection library, NVTX_INJECTION64_PATH, unless that is set already)\n";
+static const char stat_usage[] =
+    "usage: cutap stat [-o FILE] [-e FILTER] [--time-all] [--runtime=symbols|cupti] -- CMD [ARGS...]\n" RUNTIME_HELP;
+
+/* cutap as the NVTX injection library (src/resolve/nvtx.c): at a
+ * program's first NVTX call, NVTX loads the library NVTX_INJECTION64_PATH
+ * names, here the libcutap.so already preloaded (the same object), and
+ * its ranges and marks reach the recorder as calls of layer nvtx. A value
+ * the user set is theirs: left as it is, silently. */
+static int set_nvtx_injection(void)
+{
+    const char *v = getenv("NVTX_INJECTION64_PATH");
+    char lib[PATH_MAX];
+    if (v && *v)
+        return 0;
+    if (find_library(lib, sizeof lib))
+        return -1;
+    if (setenv("NVTX_INJECTION64_PATH", lib, 1)) {
+        fprintf(stderr, "cutap: cannot set the environment\n");
+        return -1;
+    }
+    return 0;
+}
 
 int cmd_trace(int argc, char **argv)
 {
@@ -258,7 +307,7 @@ int cmd_trace(int argc, char **argv)
             snprintf(dir, sizeof dir, "%s-%d", base, n);
         }
     }
-    if (prepare_env("CUTAP_TRACE", dir, o.filter))
+    if (prepare_env("CUTAP_TRACE", dir, o.filter, o.runtime) || (!o.no_nvtx && set_nvtx_injection()))
         return 1;
     int code = run_command(o.cmd);
     int n = count_traces(dir);
@@ -312,7 +361,7 @@ int cmd_stat(int argc, char **argv)
         fprintf(stderr, "cutap: cannot make a directory for the counters: %s\n", strerror(errno));
         return 1;
     }
-    if (prepare_env("CUTAP_COUNT", dir, o.filter)) {
+    if (prepare_env("CUTAP_COUNT", dir, o.filter, o.runtime)) {
         remove_dir(dir);
         return 1;
     }

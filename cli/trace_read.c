@@ -308,7 +308,10 @@ static int scan_file(struct trace *tr, struct tr_proc *p, uint32_t pi)
                             p->idmap = map;
                             p->nids = n;
                         }
-                        p->idmap[m->aux] = name_index(tr, m->text, m->key == 1 ? 1 : 0);
+                        /* The layer as written (CUTAP_LAYER_*): a number
+                         * this reader does not know stays that number
+                         * (printed as layer<N>), bounded to an int. */
+                        p->idmap[m->aux] = name_index(tr, m->text, m->key > INT_MAX ? INT_MAX : (int)m->key);
                     } else if (m->sub == CUTAP_META_FUNC_NAME) {
                         p->funcs = grow(p->funcs, &nfunc_cap, p->nfuncs + 1, sizeof *p->funcs);
                         p->funcs[p->nfuncs++] = (struct tr_func){m->key, m->text};
@@ -449,36 +452,396 @@ static int cmp_call(const void *a, const void *b)
     const struct tr_call *x = a, *y = b;
     if (x->t0 != y->t0)
         return x->t0 < y->t0 ? -1 : 1;
-    return x->seq < y->seq ? -1 : x->seq > y->seq;
+    if (x->seq != y->seq)
+        return x->seq < y->seq ? -1 : 1;
+    /* an NVTX range and the push it was made from: the range first (it is
+     * the push's parent) */
+    return !!(y->flags & TR_RF_RANGE) - !!(x->flags & TR_RF_RANGE);
+}
+
+static void *alloc0(size_t n, size_t size)
+{
+    void *p = calloc(n ? n : 1, size);
+    if (!p) {
+        fprintf(stderr, "cutap: out of memory\n");
+        exit(1);
+    }
+    return p;
+}
+
+/* The range of a TR_RF_RANGE entry, writable (the reader's own). */
+static struct tr_range *range_of(struct trace *tr, const struct tr_call *c)
+{
+    return c->flags & TR_RF_RANGE ? &tr->ranges[tr_range_of(c) - tr->ranges] : NULL;
 }
 
 /* Parents, from the nesting depth: on a thread, calls come in start order
  * (tr->calls is sorted by start, then record order), and a call at depth d
  * ran inside the latest call at depth d-1 before it, if that one had not
- * returned when this one started (else, a damaged file: none known). */
+ * returned when this one started (else, a damaged file: none known).
+ *
+ * With NVTX ranges (add_ranges): a push/pop range open on the thread at
+ * the call's recorded depth, and opened after that call (inside it), is
+ * the parent instead; ranges close after their pop (by record order on the
+ * thread). Depths are then made to count the ranges: a call's depth is its
+ * recorded depth plus the number of ranges among its ancestors. */
 #define MAX_TREE_DEPTH 256   /* deeper calls get no parent; 1 KiB a thread (a thread has a 256 KiB chunk at least) */
 static void assign_parents(struct trace *tr)
 {
-    uint32_t (*open_at)[MAX_TREE_DEPTH] = calloc(tr->nthreads ? tr->nthreads : 1, sizeof *open_at);
-    if (!open_at) {
-        fprintf(stderr, "cutap: out of memory\n");
-        exit(1);
-    }
+    size_t nt = tr->nthreads ? tr->nthreads : 1;
+    uint32_t (*open_at)[MAX_TREE_DEPTH] = alloc0(nt, sizeof *open_at);
+    /* ranges: innermost open push/pop range per thread and recorded depth,
+     * each linking to the one it hid (tr_range.below); the thread's open
+     * ranges innermost first (top, tr_range.outer); entries as index + 1 */
+    uint32_t (*range_at)[MAX_TREE_DEPTH] = tr->nranges ? alloc0(nt, sizeof *range_at) : NULL;
+    uint32_t *top = tr->nranges ? alloc0(nt, sizeof *top) : NULL;
+    uint32_t *shift = tr->nranges ? alloc0(tr->ncalls, sizeof *shift) : NULL;
     for (size_t i = 0; i < tr->ncalls; i++) {
         struct tr_call *c = &tr->calls[i];
         uint32_t *open = open_at[c->thread];
+        struct tr_range *r = range_of(tr, c);
+        uint32_t depth = r ? r->depth : c->depth;
         c->parent = 0;
-        if (c->depth >= MAX_TREE_DEPTH)
+        while (top && top[c->thread]) {
+            struct tr_range *o = range_of(tr, &tr->calls[top[c->thread] - 1]);
+            if (o->end_seq >= c->seq)
+                break;   /* its pop is this call or later */
+            top[c->thread] = o->outer;
+            range_at[c->thread][o->depth] = o->below;
+        }
+        if (depth >= MAX_TREE_DEPTH)
             continue;
-        if (c->depth) {
-            uint32_t p = open[c->depth - 1];
+        uint32_t parent = 0;
+        if (depth) {
+            uint32_t p = open[depth - 1];
             const struct tr_call *pc = p ? &tr->calls[p - 1] : NULL;
             if (pc && (!pc->t1 || pc->t1 >= c->t0))
-                c->parent = p;
+                parent = p;
         }
-        open[c->depth] = (uint32_t)i + 1;
+        if (range_at && range_at[c->thread][depth] > parent)
+            parent = range_at[c->thread][depth];
+        c->parent = parent;
+        if (!r)
+            open[depth] = (uint32_t)i + 1;
+        if (shift) {
+            shift[i] = parent ? shift[parent - 1] + !!(tr->calls[parent - 1].flags & TR_RF_RANGE) : 0;
+            c->depth = depth + shift[i] > UINT16_MAX ? UINT16_MAX : (uint16_t)(depth + shift[i]);
+        }
+        if (r && r->kind == TR_RANGE_PUSH && !(c->flags & TR_RF_ASYNC)) {
+            r->below = range_at[c->thread][depth];
+            range_at[c->thread][depth] = (uint32_t)i + 1;
+            r->outer = top[c->thread];
+            top[c->thread] = (uint32_t)i + 1;
+        }
     }
     free(open_at);
+    free(range_at);
+    free(top);
+    free(shift);
+}
+
+/* --- NVTX ranges (trace_read.h; docs/FORMAT.md, "NVTX ranges") --------- */
+
+/* What each nvtx* call does to ranges. Known by name, whatever layer
+ * number the file gives it. */
+enum { NV_PUSH = 1, NV_POP, NV_START, NV_END, NV_MARK, NV_REGISTER };
+enum { MSG_NONE, MSG_STR, MSG_ATTR };
+struct nvtx_fn {
+    const char *name;
+    uint8_t op;         /* NV_* */
+    int8_t domain_arg;  /* argument holding the domain handle; -1: the default domain */
+    int8_t arg;         /* argument with the message (MSG_*), or NV_END's range id */
+    uint8_t msg;
+};
+static const struct nvtx_fn nvtx_fns[] = {
+    {"nvtxRangePushA", NV_PUSH, -1, 0, MSG_STR},
+    {"nvtxRangePushW", NV_PUSH, -1, 0, MSG_NONE},
+    {"nvtxRangePushEx", NV_PUSH, -1, 0, MSG_ATTR},
+    {"nvtxDomainRangePushEx", NV_PUSH, 0, 1, MSG_ATTR},
+    {"nvtxRangePop", NV_POP, -1, -1, MSG_NONE},
+    {"nvtxDomainRangePop", NV_POP, 0, -1, MSG_NONE},
+    {"nvtxRangeStartA", NV_START, -1, 0, MSG_STR},
+    {"nvtxRangeStartW", NV_START, -1, 0, MSG_NONE},
+    {"nvtxRangeStartEx", NV_START, -1, 0, MSG_ATTR},
+    {"nvtxDomainRangeStartEx", NV_START, 0, 1, MSG_ATTR},
+    {"nvtxRangeEnd", NV_END, -1, 0, MSG_NONE},
+    {"nvtxDomainRangeEnd", NV_END, 0, 1, MSG_NONE},
+    {"nvtxMarkA", NV_MARK, -1, 0, MSG_STR},
+    {"nvtxMarkW", NV_MARK, -1, 0, MSG_NONE},
+    {"nvtxMarkEx", NV_MARK, -1, 0, MSG_ATTR},
+    {"nvtxDomainMarkEx", NV_MARK, 0, 1, MSG_ATTR},
+    {"nvtxDomainRegisterStringA", NV_REGISTER, 0, 1, MSG_STR},
+};
+/* nvtxEventAttributes_t (nvtx3/nvToolsExt.h, 48 bytes): messageType (i32)
+ * at 32, the message (a pointer or a registered string's handle) at 40. */
+#define NVTX_ATTR_SIZE 48
+#define NVTX_MESSAGE_TYPE_UNICODE 2
+#define NVTX_MESSAGE_TYPE_REGISTERED 3
+
+/* (a, b) -> value, 0 when absent; open addressing, at most half full. */
+struct pairmap {
+    struct pairslot {
+        uint64_t a, b;
+        uint32_t v, used;
+    } *s;
+    size_t cap, n;
+};
+
+static size_t pair_hash(uint64_t a, uint64_t b, size_t cap)
+{
+    return (size_t)((a * 0x9e3779b97f4a7c15ull ^ b * 0xc2b2ae3d27d4eb4full) >> 7) & (cap - 1);
+}
+
+static struct pairslot *pair_find(const struct pairmap *m, uint64_t a, uint64_t b)
+{
+    size_t k = pair_hash(a, b, m->cap);
+    while (m->s[k].used && (m->s[k].a != a || m->s[k].b != b))
+        k = (k + 1) & (m->cap - 1);
+    return &m->s[k];
+}
+
+static uint32_t pair_get(const struct pairmap *m, uint64_t a, uint64_t b)
+{
+    return m->cap ? pair_find(m, a, b)->v : 0;
+}
+
+static void pair_put(struct pairmap *m, uint64_t a, uint64_t b, uint32_t v)
+{
+    if ((m->n + 1) * 2 > m->cap) {
+        struct pairmap g = {alloc0(m->cap ? m->cap * 2 : 256, sizeof *g.s), m->cap ? m->cap * 2 : 256, m->n};
+        for (size_t i = 0; i < m->cap; i++)
+            if (m->s[i].used)
+                *pair_find(&g, m->s[i].a, m->s[i].b) = m->s[i];
+        free(m->s);
+        *m = g;
+    }
+    struct pairslot *s = pair_find(m, a, b);
+    if (!s->used)
+        m->n++;
+    *s = (struct pairslot){a, b, v, 1};
+}
+
+static uint64_t arg_word(const struct tr_call *c, int i)
+{
+    return i >= 0 && i < c->rec->nargs ? tr_args(c)[i] : 0;
+}
+
+/* The capture of an argument, of a kind, that was taken; NULL if none. */
+static const struct cutap_capture *capture_of(const struct tr_call *c, int arg, unsigned kind)
+{
+    for (unsigned i = 0; i < c->rec->ncap; i++) {
+        const struct cutap_capture *k = tr_capture(c, i);
+        if (k->arg == arg && k->kind == kind && k->state != CUTAP_CAPS_NONE)
+            return k;
+    }
+    return NULL;
+}
+
+/* A captured string, NUL-terminated in buf (CUTAP_CAP_STR_MAX + 1 bytes). */
+static const char *captured_str(const struct tr_call *c, int arg, char *buf)
+{
+    const struct cutap_capture *k = capture_of(c, arg, CUTAP_CAP_IN_STR);
+    if (!k)
+        return NULL;
+    size_t n = k->len < CUTAP_CAP_STR_MAX ? k->len : CUTAP_CAP_STR_MAX;
+    memcpy(buf, k + 1, n);
+    buf[n] = 0;
+    return buf;
+}
+
+/* The name of a range or mark: its message. A string argument as captured;
+ * an attributes struct's registered string (its text from the process's
+ * nvtxDomainRegisterStringA: strs, (process, handle) -> name index + 1);
+ * else what kind of message it had, in parentheses. */
+static uint32_t message_name(struct trace *tr, const struct tr_call *c, const struct nvtx_fn *f, int layer,
+                             const struct pairmap *strs)
+{
+    char buf[CUTAP_CAP_STR_MAX + 1];
+    const char *s = "(wide string)";
+    if (f->msg == MSG_STR) {
+        s = captured_str(c, f->arg, buf);
+        if (!s)
+            s = "(not captured)";
+    } else if (f->msg == MSG_ATTR) {
+        const struct cutap_capture *k = capture_of(c, f->arg, CUTAP_CAP_IN_BYTES);
+        int32_t type = 0;
+        uint64_t v = 0;
+        if (k && k->len >= NVTX_ATTR_SIZE) {
+            memcpy(&type, (const uint8_t *)(k + 1) + 32, sizeof type);
+            memcpy(&v, (const uint8_t *)(k + 1) + 40, sizeof v);
+        }
+        uint32_t reg = type == NVTX_MESSAGE_TYPE_REGISTERED ? pair_get(strs, tr->threads[c->thread].proc, v) : 0;
+        s = !k ? "(not captured)"
+            : reg ? tr->names[reg - 1].name
+            : type == NVTX_MESSAGE_TYPE_UNICODE ? "(wide string)"
+            : type == NVTX_MESSAGE_TYPE_REGISTERED ? "(registered string)"
+            : type ? "(not captured)" : "(no message)";
+    }
+    /* s may be another name's string: a block of its own, which name_index
+     * copies; only the array of names may move */
+    return name_index(tr, s, layer);
+}
+
+/* Makes the range and mark entries from the nvtx* calls (tr->calls sorted,
+ * parents from depths assigned). Returns whether it added any.
+ *
+ * Per thread and domain, a pop ends the latest push not yet ended; a pop
+ * with none open ends nothing. RangeEnd ends the range whose RangeStart
+ * returned its id in that process (from any thread). A push/pop range
+ * nests (acts as a parent) only if its pop has the push's recorded depth
+ * and the same parent call, and no range opened inside it is still open
+ * at its pop (those cross its end and do not nest: TR_RF_ASYNC). A range
+ * never ended has t1 = 0. */
+static int add_ranges(struct trace *tr)
+{
+    uint8_t *fn_of = alloc0(tr->nnames, 1);   /* nvtx_fns index + 1 per name */
+    int any = 0;
+    for (size_t i = 0; i < tr->nnames; i++)
+        if (!strncmp(tr->names[i].name, "nvtx", 4))
+            for (size_t k = 0; k < sizeof nvtx_fns / sizeof *nvtx_fns; k++)
+                if (!strcmp(tr->names[i].name, nvtx_fns[k].name)) {
+                    fn_of[i] = (uint8_t)(k + 1);
+                    any = 1;
+                }
+    size_t n = 0;
+    for (size_t i = 0; any && i < tr->ncalls; i++) {
+        uint8_t k = fn_of[tr->calls[i].name];
+        n += k && (nvtx_fns[k - 1].op == NV_PUSH || nvtx_fns[k - 1].op == NV_START || nvtx_fns[k - 1].op == NV_MARK);
+    }
+    if (!n) {
+        free(fn_of);
+        return 0;
+    }
+    /* the entries' records point in here: allocated once, never moved */
+    tr->ranges = alloc0(n, sizeof *tr->ranges);
+    uint64_t *last = alloc0(tr->nthreads, sizeof *last);   /* latest time seen on each thread */
+    uint32_t *top = alloc0(tr->nthreads, sizeof *top);     /* open push ranges, innermost first (outer) */
+    for (size_t i = 0; i < tr->ncalls; i++) {
+        const struct tr_call *c = &tr->calls[i];
+        uint64_t e = c->t1 > c->t0 ? c->t1 : c->t0;
+        if (e > last[c->thread])
+            last[c->thread] = e;
+    }
+    struct pairmap stacks = {0};   /* (thread, domain) -> latest open push (range + 1) */
+    struct pairmap ids = {0};      /* (process, range id) -> range + 1 */
+    struct pairmap strs = {0};     /* (process, string handle) -> name + 1 */
+    size_t nr = 0;
+    char buf[CUTAP_CAP_STR_MAX + 1];
+    for (size_t i = 0; i < tr->ncalls; i++) {
+        const struct tr_call *c = &tr->calls[i];
+        uint8_t k = fn_of[c->name];
+        if (!k)
+            continue;
+        const struct nvtx_fn *f = &nvtx_fns[k - 1];
+        uint32_t proc = tr->threads[c->thread].proc, t = c->thread;
+        uint64_t dom = arg_word(c, f->domain_arg), end = c->t1 ? c->t1 : c->t0;
+        struct tr_range *r;
+        uint32_t ri;
+        switch (f->op) {
+        case NV_REGISTER:
+            if (c->t1 && captured_str(c, f->arg, buf))
+                pair_put(&strs, proc, c->result, name_index(tr, buf, TR_LAYER_RANGE) + 1);
+            break;
+        case NV_PUSH:
+        case NV_START:
+        case NV_MARK:
+            r = &tr->ranges[nr++];
+            r->rec.kind = CUTAP_REC_CALL;
+            r->rec.nslots = 1;
+            r->kind = f->op == NV_PUSH ? TR_RANGE_PUSH : f->op == NV_START ? TR_RANGE_START : TR_RANGE_MARK;
+            r->domain = dom;
+            r->depth = c->depth;
+            r->thread = t;
+            r->call = (uint32_t)i;
+            r->end_seq = UINT64_MAX;
+            r->name = message_name(tr, c, f, f->op == NV_MARK ? TR_LAYER_MARK : TR_LAYER_RANGE, &strs);
+            if (f->op == NV_MARK) {
+                r->ended = 1;
+                r->t1 = c->t0;
+            } else if (f->op == NV_START) {
+                r->async = 1;
+                if (c->t1)   /* its id is its result */
+                    pair_put(&ids, proc, c->result, (uint32_t)nr);
+            } else {
+                r->async = c->depth >= MAX_TREE_DEPTH;
+                r->below = pair_get(&stacks, t, dom);
+                pair_put(&stacks, t, dom, (uint32_t)nr);
+                r->outer = top[t];
+                top[t] = (uint32_t)nr;
+                r->in_stack = 1;
+            }
+            break;
+        case NV_POP:
+            if (!(ri = pair_get(&stacks, t, dom)))
+                break;   /* nothing open to end */
+            r = &tr->ranges[ri - 1];
+            pair_put(&stacks, t, dom, r->below);
+            r->ended = 1;
+            r->t1 = end;
+            r->end_seq = c->seq;
+            if (c->depth != r->depth || tr->calls[r->call].parent != c->parent) {
+                /* pushed and popped in different calls: no parent of
+                 * anything (left in top; taken out by a later pop below) */
+                r->async = 1;
+                break;
+            }
+            if (r->in_stack) {
+                /* ranges opened inside r and still open cross its end */
+                while (top[t] && top[t] != ri) {
+                    struct tr_range *x = &tr->ranges[top[t] - 1];
+                    x->async = 1;
+                    x->in_stack = 0;
+                    top[t] = x->outer;
+                }
+                if (top[t] == ri)
+                    top[t] = r->outer;
+                r->in_stack = 0;
+            }
+            break;
+        case NV_END:
+            if (!(ri = pair_get(&ids, proc, arg_word(c, f->arg))) || tr->ranges[ri - 1].ended)
+                break;
+            r = &tr->ranges[ri - 1];
+            r->ended = 1;
+            r->t1 = end;
+            break;
+        }
+    }
+    tr->nranges = nr;
+    tr->calls = grow(tr->calls, &tr->cap_calls, tr->ncalls + nr, sizeof *tr->calls);
+    for (size_t k = 0; k < nr; k++) {
+        struct tr_range *r = &tr->ranges[k];
+        const struct tr_call *pc = &tr->calls[r->call];
+        if (r->ended) {
+            if (r->t1 < pc->t0)
+                r->t1 = pc->t0;   /* an end on another thread, or a damaged file */
+            r->draw_t1 = r->t1;
+        } else {
+            /* never ended: drawn to the end of the call it was pushed in, else its thread's last call */
+            const struct tr_call *in = r->kind == TR_RANGE_PUSH && pc->parent ? &tr->calls[pc->parent - 1] : NULL;
+            r->draw_t1 = in && in->t1 ? in->t1 : last[r->thread];
+            if (r->draw_t1 < pc->t0)
+                r->draw_t1 = pc->t0;
+        }
+        struct tr_call *o = &tr->calls[tr->ncalls++];
+        *o = (struct tr_call){.t0 = pc->t0,
+                              .t1 = r->ended ? r->t1 : 0,
+                              .seq = pc->seq,
+                              .name = r->name,
+                              .thread = r->thread,
+                              .depth = r->depth,
+                              .flags = (uint8_t)(TR_RF_RANGE | (r->ended ? CUTAP_RF_DONE : 0) |
+                                                 (r->async ? TR_RF_ASYNC : 0)),
+                              .rec = &r->rec};
+        r->below = r->outer = 0;   /* assign_parents's links from here on */
+    }
+    free(fn_of);
+    free(last);
+    free(top);
+    free(stacks.s);
+    free(ids.s);
+    free(strs.s);
+    return 1;
 }
 
 static int cmp_str(const void *a, const void *b)
@@ -535,6 +898,10 @@ int tr_load(struct trace *tr, const char *path)
     if (tr->ncalls) {
         qsort(tr->calls, tr->ncalls, sizeof *tr->calls, cmp_call);
         assign_parents(tr);
+        if (add_ranges(tr)) {   /* NVTX: ranges join the calls, as parents */
+            qsort(tr->calls, tr->ncalls, sizeof *tr->calls, cmp_call);
+            assign_parents(tr);
+        }
     }
     return 0;
 }
@@ -555,5 +922,6 @@ void tr_free(struct trace *tr)
     free(tr->calls);
     free(tr->counters);
     free(tr->name_hash);
+    free(tr->ranges);
     memset(tr, 0, sizeof *tr);
 }

@@ -40,7 +40,7 @@ struct tr_thread {
 
 struct tr_name {
     char *name;
-    int layer;                 /* CUTAP_LAYER_* (0 driver, 1 hidden) */
+    int layer;                 /* CUTAP_LAYER_* (0 driver, 1 hidden, 2 runtime, ...), as recorded */
 };
 
 struct tr_call {
@@ -50,9 +50,40 @@ struct tr_call {
     uint32_t name;             /* index into names */
     uint32_t thread;           /* index into threads */
     uint32_t parent;           /* index + 1 of the call this one ran inside, 0: none known */
-    uint16_t depth;
-    uint8_t flags;             /* CUTAP_RF_* */
+    uint16_t depth;            /* nesting on the thread, NVTX ranges counted (= recorded depth without them) */
+    uint8_t flags;             /* CUTAP_RF_*, TR_RF_* */
     const struct cutap_rec_call *rec;   /* validated record in the mapping */
+};
+
+/* NVTX ranges and marks (docs/FORMAT.md, "NVTX ranges"): the reader adds
+ * an entry to calls for each range (a push and its pop, a start and its
+ * end) and each mark, made from the recorded nvtx* calls. Such an entry
+ * has TR_RF_RANGE, the message as its name (layer TR_LAYER_RANGE or
+ * TR_LAYER_MARK), t0 at the push/start, t1 at the end of the pop/end (0:
+ * never ended; a mark: t1 = t0), and rec points to an empty record (no
+ * argument words, no captures). A push/pop range is the parent of the
+ * calls its thread made between push and pop at the push's depth (the push
+ * and pop included) and of the ranges nested in it; one that does not nest
+ * (a start/end range, or a push/pop that crossed a call's or another
+ * range's boundary) has TR_RF_ASYNC and is nobody's parent. */
+enum {
+    TR_RF_RANGE = 1u << 7,     /* not a call: an NVTX range or mark */
+    TR_RF_ASYNC = 1u << 6,     /* a range that does not nest on its thread */
+};
+#define TR_LAYER_RANGE (-2)    /* tr_name.layer of range names: layer_str gives "range" */
+#define TR_LAYER_MARK (-3)     /* marks: "mark" */
+enum { TR_RANGE_PUSH = 1, TR_RANGE_START = 2, TR_RANGE_MARK = 3 };
+struct tr_range {
+    struct cutap_rec_call rec; /* what the entry's rec points to: empty */
+    uint64_t draw_t1;          /* where a viewer ends it: t1, or for a range never ended the end
+                                  of the call it was pushed in, else of its thread's last call */
+    uint64_t domain;           /* NVTX domain handle in its process (0: the default domain) */
+    uint8_t kind;              /* TR_RANGE_* */
+    /* reader internals */
+    uint8_t ended, in_stack, async;
+    uint16_t depth;            /* recorded depth of the push/start */
+    uint32_t name, thread, call, below, outer;
+    uint64_t t1, end_seq;
 };
 
 /* A thread's counter of an id (counting mode). calls and errors count
@@ -81,6 +112,8 @@ struct trace {
     size_t cap_procs, cap_threads, cap_names, cap_calls, cap_counters;
     uint32_t *name_hash;
     size_t name_hash_cap;
+    struct tr_range *ranges;   /* what the TR_RF_RANGE entries of calls point to */
+    size_t nranges;
 };
 
 /* Loads a trace directory (every *.cutap in it) or one trace file. Prints
@@ -97,6 +130,11 @@ int tr_is_trace_name(const char *name);
 const struct cutap_capture *tr_capture(const struct tr_call *c, unsigned i);
 /* The argument words of a call (rec->nargs of them). */
 static inline const uint64_t *tr_args(const struct tr_call *c) { return c->rec->words; }
+/* The range of a TR_RF_RANGE entry, NULL for a call. */
+static inline const struct tr_range *tr_range_of(const struct tr_call *c)
+{
+    return c->flags & TR_RF_RANGE ? (const struct tr_range *)(const void *)c->rec : NULL;
+}
 /* Kernel name of a function handle in a process, or NULL. */
 const char *tr_func_name(const struct tr_proc *p, uint64_t handle);
 

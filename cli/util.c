@@ -4,20 +4,75 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "cutap.h"
 
+/* The layer numbers the library writes (cutap_layer_t); the runtime layer
+ * is recorded by --runtime=cupti and the symbol wrappers alike. */
 const char *layer_str(int layer)
 {
-    return layer == 1 ? "hidden" : "driver";
+    static const char *const names[] = CUTAP_LAYER_NAMES;
+    if (layer == TR_LAYER_RANGE || layer == TR_LAYER_MARK)
+        return layer == TR_LAYER_RANGE ? "range" : "mark";   /* the reader's NVTX entries (trace_read.h) */
+    if (layer >= 0 && layer < (int)(sizeof names / sizeof names[0]))
+        return names[layer];
+    /* A newer library's layer or a damaged file: "layer<N>", kept for the
+     * life of the command (callers print it later, several per line), one
+     * string per distinct number; past the table's size, the last one is
+     * reused rather than allocating for every damaged record. */
+    static struct {
+        int layer;
+        char s[20];
+    } other[64];
+    static unsigned nother;
+    for (unsigned i = 0; i < nother; i++)
+        if (other[i].layer == layer)
+            return other[i].s;
+    unsigned i = nother < sizeof other / sizeof other[0] ? nother++ : nother - 1;
+    other[i].layer = layer;
+    snprintf(other[i].s, sizeof other[i].s, "layer%d", layer);
+    return other[i].s;
+}
+
+/* Whether a finished call failed: its result is a status code (a typed
+ * call of a layer whose functions return one, CUTAP_RF_NOSTATUS not set)
+ * and not 0 (CUDA_SUCCESS, cudaSuccess, CUBLAS_STATUS_SUCCESS, ncclSuccess,
+ * ...: every status enum names success 0). Statuses are 32 bits wide; the
+ * rest of the return register is not the callee's. Export-table slots are
+ * untyped; NVTX returns levels and ids, never a status. */
+int call_is_error(const struct trace *tr, const struct tr_call *c)
+{
+    int layer = tr->names[c->name].layer;
+    return c->t1 && !(c->flags & (CUTAP_RF_UNTYPED | CUTAP_RF_NOSTATUS)) && layer != CUTAP_LAYER_HIDDEN &&
+           layer != CUTAP_LAYER_NVTX && (uint32_t)c->result != 0;
+}
+
+/* Length of the well-formed UTF-8 sequence of 2 to 4 bytes at p (RFC 3629:
+ * no overlong forms, no surrogates, nothing above U+10FFFF), or 0. */
+static int utf8_len(const unsigned char *p)
+{
+    int n = p[0] >= 0xc2 && p[0] <= 0xdf ? 2 : p[0] >= 0xe0 && p[0] <= 0xef ? 3 : p[0] >= 0xf0 && p[0] <= 0xf4 ? 4 : 0;
+    unsigned lo = p[0] == 0xe0 ? 0xa0 : p[0] == 0xf0 ? 0x90 : 0x80;
+    unsigned hi = p[0] == 0xed ? 0x9f : p[0] == 0xf4 ? 0x8f : 0xbf;
+    if (!n || p[1] < lo || p[1] > hi)
+        return 0;
+    for (int i = 2; i < n; i++)
+        if (p[i] < 0x80 || p[i] > 0xbf)   /* also stops at the NUL */
+            return 0;
+    return n;
 }
 
 void json_str(FILE *f, const char *s)
 {
     fputc('"', f);
     for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+        int n;
         if (*p == '"' || *p == '\\')
             fprintf(f, "\\%c", *p);
-        else if (*p < 0x20 || *p >= 0x7f)
-            fprintf(f, "\\u%04x", *p);   /* bytes, not UTF-8: traces hold raw C strings */
+        else if (*p >= 0x80 && (n = utf8_len(p))) {
+            fwrite(p, 1, (size_t)n, f);   /* UTF-8 (the decoder's → and …) as is */
+            p += n - 1;
+        } else if (*p < 0x20 || *p >= 0x7f)
+            fprintf(f, "\\u%04x", *p);   /* other bytes one by one: traces hold raw C strings */
         else
             fputc(*p, f);
     }

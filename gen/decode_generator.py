@@ -1,7 +1,9 @@
 """Generates cli/generated/decode_tables.c (declared in cli/decode_tables.h):
-for the cutap command, every entry point by name with its parameters, and
-the enums and structs those reach, so recorded arguments and captures can
-be printed by name."""
+for the cutap command, every driver entry point by name with its
+parameters and result, and the enums and structs those reach, so recorded
+arguments and captures can be printed by name. The runtime and library
+layers get the same tables from decode_layers_generator.py, with the
+functions here."""
 import re
 
 import cuda_model
@@ -25,11 +27,13 @@ def bitmask(name, values):
     return "flag" in name.lower() or (len(nonzero) >= 3 and all(v > 0 and v & (v - 1) == 0 for v in nonzero))
 
 
-def param_refs(p):
-    """(enum name or None, struct name or None) a parameter refers to."""
+def param_refs(p, by_value_max=None):
+    """(enum name or None, struct name or None) a parameter refers to.
+    by_value_max: structs passed by value larger than this are left out
+    (their bytes are never recorded, only their address)."""
     t = p.type
     enum = t.name if t.kind == "enum" else None
-    struct = t.name if t.kind == "record" else None
+    struct = t.name if t.kind == "record" and (by_value_max is None or t.size <= by_value_max) else None
     if t.kind == "ptr" and t.pointee is not None:
         if t.pointee.kind == "enum":
             enum = t.pointee.name
@@ -42,7 +46,7 @@ def ident(name):
     return re.sub(r"\W", "_", name)
 
 
-def fields(model, rec):
+def fields(rec):
     """[(name, offset, size, kind, enum name, struct name)] of a record."""
     out = []
     for f in rec.fields:
@@ -59,13 +63,26 @@ def fields(model, rec):
     return out
 
 
-def generate(model):
-    typed = [f for f in model.functions if f.typed]
-    enums, structs = {RESULT_ENUM}, set()
+class Fn:
+    """What the tables say of one function: its layer, and its result as
+    (DEC_* kind, enum name or None); an enum result is a status code."""
+    def __init__(self, f, layer, result_kind, result_enum):
+        self.f, self.layer, self.result_kind, self.result_enum = f, layer, result_kind, result_enum
+
+
+RESULT_KIND = {"enum": "DEC_ENUM", "int": "DEC_INT", "uint": "DEC_UINT", "ptr": "DEC_PTR", "void": "DEC_VOID"}
+
+
+def tables(generator, fns, enums_of, records_of, set_name, by_value_max=None):
+    """The C text of one set of tables (struct dec_set set_name): fns is a
+    list of Fn, enums_of and records_of map names to the model's Enum and
+    Record of every enum and record the functions reach."""
+    typed = [x.f for x in fns if x.f.typed]
+    enums, structs = set(x.result_enum for x in fns), set()
     todo = []
     for f in typed:
         for p in f.params:
-            e, s = param_refs(p)
+            e, s = param_refs(p, by_value_max)
             enums.add(e)
             todo.append(s)
     while todo:                         # structs, with the ones nested in them
@@ -73,7 +90,7 @@ def generate(model):
         if s is None or s in structs:
             continue
         structs.add(s)
-        for _, _, _, _, e, sub in fields(model, model.records[s]):
+        for _, _, _, _, e, sub in fields(records_of[s]):
             enums.add(e)
             todo.append(sub)
     enums = sorted(enums - {None})
@@ -81,60 +98,64 @@ def generate(model):
     eidx = {n: i for i, n in enumerate(enums)}
     sidx = {n: i for i, n in enumerate(structs)}
     assert len(set(map(ident, enums))) == len(enums) and len(set(map(ident, structs))) == len(structs)
+    names = [x.f.name for x in fns]
+    assert len(set(names)) == len(names), "function names must be unique in a set"
 
     def idx(table, name):
         return table[name] if name is not None else -1
 
-    out = [cuda_model.banner("decode_generator.py"),
-           "#include <stdlib.h>\n#include <string.h>\n",
-           '#include "decode_tables.h"\n']
+    out = [cuda_model.banner(generator), '#include "decode_tables.h"\n']
     for n in enums:
         out.append("static const struct dec_enum_val vals_%s[] = {" % ident(n))
-        for name, v in model.enums[n].values:
+        for name, v in enums_of[n].values:
             if not sentinel(name, v):
                 out.append("    {%d, %s}," % (v, c_str(name)))
         out.append("};")
     out.append("\n/* bitmask: %s */" % " ".join(bitmask.__doc__.split()))
-    out.append("const struct dec_enum dec_enums[] = {")
+    out.append("static const struct dec_enum enums[] = {")
     for i, n in enumerate(enums):
-        vals = [(a, v) for a, v in model.enums[n].values if not sentinel(a, v)]
+        vals = [(a, v) for a, v in enums_of[n].values if not sentinel(a, v)]
         out.append("    /* %d */ {%s, %d, %d, vals_%s}," % (i, c_str(n), len(vals), bitmask(n, vals), ident(n)))
-    out.append("};")
-    out.append("const unsigned dec_nenums = %d;" % len(enums))
-    out.append("const int16_t dec_result_enum = %d;\n" % eidx[RESULT_ENUM])
+    out.append("};\n")
 
     for n in structs:
         out.append("static const struct dec_field fields_%s[] = {" % ident(n))
-        for name, off, size, kind, e, s in fields(model, model.records[n]):
+        for name, off, size, kind, e, s in fields(records_of[n]):
             assert off < 65536 and size < 256, (n, name)
             out.append("    {%s, %d, %d, %s, %d, %d}," % (c_str(name), off, size, kind, idx(eidx, e), idx(sidx, s)))
         out.append("};")
-    out.append("\nconst struct dec_struct dec_structs[] = {")
+    out.append("\nstatic const struct dec_struct structs[] = {")
     for i, n in enumerate(structs):
-        out.append("    /* %d */ {%s, %d, %d, fields_%s}," % (i, c_str(n), model.records[n].size,
-                                                           len(fields(model, model.records[n])), ident(n)))
-    out.append("};")
-    out.append("const unsigned dec_nstructs = %d;\n" % len(structs))
+        out.append("    /* %d */ {%s, %d, %d, fields_%s}," % (i, c_str(n), records_of[n].size,
+                                                           len(fields(records_of[n])), ident(n)))
+    if not structs:
+        out.append("    {\"\", 0, 0, 0},      /* none: C has no empty arrays */")
+    out.append("};\n")
 
     for f in typed:
         if f.params:
             out.append("static const struct dec_arg args_%s[] = {" % f.name)
             for p in f.params:
-                e, s = param_refs(p)
+                e, s = param_refs(p, by_value_max)
                 out.append("    {%s, %s, %s, %d, %d}," % (c_str(p.name), c_str(p.spelled), KIND[p.kind],
                                                          idx(eidx, e), idx(sidx, s)))
             out.append("};")
-    out.append("\n/* Sorted by name; exports no header declares have no arguments. */")
-    out.append("const struct dec_fn dec_fns[] = {")
-    for f in sorted(model.functions, key=lambda f: f.name):
-        out.append("    {%s, %d, %s}," % (c_str(f.name), len(f.params), "args_" + f.name if f.params else "0"))
-    out.append("};")
-    out.append("const unsigned dec_nfns = %d;\n" % len(model.functions))
-    out.append("static int cmp_fn(const void *key, const void *elem)\n{")
-    out.append("    return strcmp(key, ((const struct dec_fn *)elem)->name);\n}\n")
-    out.append("const struct dec_fn *dec_find_fn(const char *name)\n{")
-    out.append("    return bsearch(name, dec_fns, dec_nfns, sizeof dec_fns[0], cmp_fn);\n}")
+    out.append("\n/* Sorted by name; functions no header declares have no arguments. */")
+    out.append("static const struct dec_fn fns[] = {")
+    for x in sorted(fns, key=lambda x: x.f.name):
+        f = x.f
+        out.append("    {%s, %d, %d, %s, %d, %s}," % (c_str(f.name), len(f.params), x.layer, x.result_kind,
+                                                     idx(eidx, x.result_enum), "args_" + f.name if f.params else "0"))
+    out.append("};\n")
+    out.append("const struct dec_set %s = {fns, %d, enums, %d, structs, %d};"
+               % (set_name, len(fns), len(enums), len(structs)))
     return "\n".join(out) + "\n"
+
+
+def generate(model):
+    fns = [Fn(f, 0, "DEC_ENUM" if f.typed else "DEC_UINT", RESULT_ENUM if f.typed else None)
+           for f in model.functions]
+    return tables("decode_generator.py", fns, model.enums, model.records, "dec_driver")
 
 
 OUTPUT = "cli/generated/decode_tables.c"

@@ -14,7 +14,8 @@ def generate(model):
             continue   # NVTX: reached through the injection table only
         for f in l.functions:
             out.append("    %s;" % f.name)
-    out += ["    dlsym;", "    dlvsym;", "    cutap_*;", "  local:", "    *;", "};"]
+    # InitializeInjectionNvtx2: cutap as the NVTX injection library (src/resolve/nvtx.c)
+    out += ["    dlsym;", "    dlvsym;", "    InitializeInjectionNvtx2;", "    cutap_*;", "  local:", "    *;", "};"]
     return "\n".join(out) + "\n"
 
 

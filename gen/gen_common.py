@@ -94,8 +94,14 @@ CAPTURE_RECORD_MAX = 64     # largest struct/union copied through a pointer
 SCALARS = ("int", "uint", "enum", "float", "double", "ptr")
 
 
-def capture(p):
-    """(CUTAP_CAP_* name, size) of what the recorder copies for parameter p, or None."""
+def capture(p, device_arrays=False):
+    """(CUTAP_CAP_* name, size) of what the recorder copies for parameter p, or None.
+
+    device_arrays: the function belongs to a library whose non-const
+    pointers to numbers or structs are mostly arrays in device memory
+    (cuBLAS's float *C, cuSOLVER's int *devInfo, cuComplex *x): reading
+    them from the host would fault. There only strings and pointers to
+    handles or pointers (cublasHandle_t *, void **) are copied."""
     t = p.type
     if t.kind != "ptr" or t.pointee is None:
         return None
@@ -104,6 +110,10 @@ def capture(p):
         return ("CUTAP_CAP_IN_STR" if pt.const else "CUTAP_CAP_OUT_STRBUF"), 0
     if pt.kind == "ptr" and not pt.const and pt.pointee is not None and pt.pointee.char and pt.pointee.const:
         return "CUTAP_CAP_OUT_STRPTR", 0
+    if device_arrays:
+        if pt.kind == "ptr" and not pt.const and pt.size == 8 and p.name not in INPUT_POINTERS:
+            return "CUTAP_CAP_OUT_BYTES", 8
+        return None
     if pt.kind == "record" and 0 < pt.size <= CAPTURE_RECORD_MAX:
         inp = pt.const or p.name in INPUT_POINTERS
         return ("CUTAP_CAP_IN_BYTES" if inp else "CUTAP_CAP_OUT_BYTES"), pt.size
@@ -116,4 +126,5 @@ def captures(f):
     """[(argument index, CUTAP_CAP_* name, size)] of a function, in argument order."""
     if not f.typed:
         return []
-    return [(i,) + c for i, p in enumerate(f.params) for c in [capture(p)] if c]
+    dev = getattr(f, "device_arrays", False)
+    return [(i,) + c for i, p in enumerate(f.params) for c in [capture(p, dev)] if c]

@@ -14,10 +14,13 @@ import tempfile
 
 import cuda_model
 import decode_generator
+import decode_layers_generator
 import exact_test_generator
 import exports_generator
 import fake_generator
 import ids_generator
+import lib_exact_test_generator
+import lib_fake_generator
 import lib_model
 import lib_table_generator
 import lib_untyped_generator
@@ -30,7 +33,8 @@ import wrappers_generator
 GENERATORS = [ids_generator, table_generator, wrappers_generator, untyped_generator,
               exports_generator, fake_generator, exact_test_generator,
               procaddr_tsv_generator, decode_generator,
-              lib_table_generator, lib_untyped_generator, lib_wrappers_generator]
+              lib_table_generator, lib_untyped_generator, lib_wrappers_generator,
+              decode_layers_generator, lib_fake_generator, lib_exact_test_generator]
 
 
 def outputs(g, model):

@@ -10,6 +10,8 @@ before them; nvtx, which has no library of its own, comes last). For each:
   prefixes    exported names that belong to the layer's API
   unavailable the status returned when no such library can be found
   alias       an undeclared export N is typed like the declared alias.format(N)
+  device_arrays  (default True) non-const pointers to numbers/structs may be
+              device memory: the recorder copies only strings and handles
 """
 
 LAYERS = [
@@ -17,7 +19,10 @@ LAYERS = [
                                     "vdpau/vdpau.h", "cuda_vdpau_interop.h", "cuda_profiler_api.h"], []),
                                   (["runtime_private.h"], ["-DCUDA_API_PER_THREAD_DEFAULT_STREAM"])],
          exports="libcudart.so.13", sonames=["libcudart.so.13", "libcudart.so"],
-         prefixes=["cuda", "__cuda"], unavailable="cudaErrorSharedObjectInitFailed"),
+         prefixes=["cuda", "__cuda"], unavailable="cudaErrorSharedObjectInitFailed",
+         # the runtime's non-const number/struct pointers are host outputs
+         # (cudaGetDevice(int *), cudaMemGetInfo(size_t *, size_t *))
+         device_arrays=False),
     dict(name="cublas", parses=[(["cublas.h"], []), (["cublasXt.h"], [])],
          exports="libcublas.so.13", sonames=["libcublas.so.13", "libcublas.so"],
          prefixes=["cublas"], exclude_prefixes=["cublasLt"], unavailable="CUBLAS_STATUS_NOT_INITIALIZED"),
@@ -56,6 +61,6 @@ LAYERS = [
     # (NVTX_INJECTION64_PATH) and the functions it hands to NVTX run these
     # wrappers (src/resolve/nvtx.c). Nothing is exported.
     dict(name="nvtx", parses=[(["nvtx3/nvToolsExt.h"], [])], exports=None, sonames=[],
-         prefixes=["nvtx"], unavailable=None),
+         prefixes=["nvtx"], unavailable=None, device_arrays=False),
 ]
 FIRST_LAYER = 2          # 0 driver, 1 hidden

@@ -97,6 +97,8 @@ def build_layer(index, spec):
             layer.untyped_reasons.setdefault(n, "declared in no parsed header")
             funcs.append(Function(n, "int", "int", [], typed=False))
     layer.model.functions = sorted(funcs, key=lambda f: f.name)
+    for f in funcs:
+        f.device_arrays = spec.get("device_arrays", True)
     v = constants.get(spec["unavailable"]) if spec["unavailable"] else 0
     if v is None:
         raise SystemExit("gen: layer %s: status %s not found in its headers" % (layer.name, spec["unavailable"]))

@@ -4,10 +4,21 @@ and library layers, its name, layer, parameter metadata and captures
 trampoline contexts of the untyped ones, and one descriptor per layer
 (first id, count, sonames, the status of a call when the library is
 missing)."""
+import re
+
 import cuda_model
 from gen_common import c_str, captures
 from lib_untyped_generator import untyped
 from table_generator import metadata_arrays
+
+
+# Result types that are status codes (0 = success). Other enum results
+# (cusparseGetMatType's cusparseMatrixType_t, ...) are values.
+STATUS_TYPE = re.compile(r"^(cudaError_t|cudaError|\w*(Status|Result|Return)(_t)?)$")
+
+
+def is_status(f):
+    return f.typed and f.ret_kind == "enum" and bool(STATUS_TYPE.match(f.ret_spelled.replace("enum ", "").strip()))
 
 
 def generate(model):
@@ -19,7 +30,7 @@ def generate(model):
     for l in model.layers:
         for f in l.functions:
             caps = captures(f)
-            status = f.typed and f.ret_kind == "enum"    # cudaError_t, cublasStatus_t, ncclResult_t, ...
+            status = is_status(f)
             out.append("    {.name = %s, .typed = %d, .nargs = %d, .ncap = %d, .func_arg = -1, .layer = %d,"
                        " .nostatus = %d, .tramp = %d,"
                        % (c_str(f.name), int(f.typed), len(f.params), len(caps), l.index, int(not status),

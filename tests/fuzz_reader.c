@@ -499,9 +499,10 @@ static void mutate(const struct seed *s, int m)
         break;
     }
     case M_RENAME: {
-        /* Another entry point's name for an id, one with as many
-         * parameters when there is one: the calls are then decoded with
-         * that signature, captures and all (structs, enums, flags). */
+        /* Another entry point's name for an id (the driver's, or a
+         * runtime or library function's with its layer), one with as
+         * many parameters when there is one: the calls are then decoded
+         * with that signature, captures and all (structs, enums, flags). */
         if (!s->names.n)
             break;
         size_t r = s->names.v[below(s->names.n)];
@@ -509,16 +510,22 @@ static void mutate(const struct seed *s, int m)
         size_t room = 40 + (size_t)CUTAP_SLOT * (m->nslots - 1u);
         if (r + CUTAP_SLOT * (size_t)m->nslots > len)
             break;
-        const struct dec_fn *cur = dec_find_fn(m->text);
+        const struct dec_fn *cur = dec_find_fn(&dec_driver, m->text);
+        if (!cur)
+            cur = dec_find_fn(&dec_layers, m->text);
         const struct dec_fn *fn = NULL;
         for (int tries = 0; tries < 256 && !fn; tries++) {
-            const struct dec_fn *f = &dec_fns[below(dec_nfns)];
+            const struct dec_set *set = chance(2) ? &dec_driver : &dec_layers;
+            const struct dec_fn *f = &set->fns[below(set->nfns)];
             if (strlen(f->name) < room && (!cur || f->nargs == cur->nargs || tries >= 192))
                 fn = f;
         }
         if (fn) {
             memset(buf + r + offsetof(struct cutap_rec_meta, text), 0, room);
             memcpy(buf + r + offsetof(struct cutap_rec_meta, text), fn->name, strlen(fn->name));
+            uint64_t key = fn->layer;   /* the layer goes with the name (or, at times, not) */
+            if (!chance(8))
+                memcpy(buf + r + offsetof(struct cutap_rec_meta, key), &key, sizeof key);
         }
         break;
     }

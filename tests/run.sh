@@ -55,7 +55,8 @@ case_exports() {
     # Every API export of the real driver (580) and every export of the
     # runtime and libraries (pinned lists in gen/exports/, the names with
     # each layer's prefixes from gen/layers.py) is exported by libcutap.so,
-    # plus dlsym/dlvsym and the public API, and nothing else.
+    # plus dlsym/dlvsym, the public API and InitializeInjectionNvtx2 (the
+    # NVTX injection entry point), and nothing else.
     nm -D --defined-only "$LIB" | awk '{print $3}' | sort >"$WORK/ours"
     grep -v '^cudbg' gen/libcuda-580.159.04-exports.txt | sort >"$WORK/driver"
     /usr/bin/python3 -c '
@@ -69,7 +70,7 @@ for l in LAYERS:
     local missing; missing=$(comm -13 "$WORK/ours" "$WORK/api")
     [ -z "$missing" ] || { say "  not exported: $missing"; return 1; }
     local extra; extra=$(comm -23 "$WORK/ours" "$WORK/api" | grep -v -e '^cutap_' -e '^dlsym$' -e '^dlvsym$' \
-        -e '^cuEventCreateFromEGLSync$')
+        -e '^InitializeInjectionNvtx2$' -e '^cuEventCreateFromEGLSync$')
     [ -z "$extra" ] || { say "  exported but not API: $extra"; return 1; }
     say "  $(wc -l <"$WORK/driver") driver entry points and $(wc -l <"$WORK/layers") runtime/library functions exported"
 }
@@ -324,7 +325,8 @@ case_trace_filter() {
     "$CUTAP" trace -o "$WORK/f5" -e 'cuMem*,' -- true 2>"$WORK/f5.err"; [ $? = 2 ] && grep -q 'empty term' "$WORK/f5.err" || return 1
     # The library, given the same language directly, refuses the same way.
     CUTAP_FILTER='cuMem*,layer=bogus' CUTAP_TRACE=$WORK/f6 LD_PRELOAD=$LIB $T/t_record many 2 >/dev/null 2>"$WORK/f6.err" || return 1
-    grep -q "invalid filter 'cuMem\*,layer=bogus': layer= takes driver or hidden" "$WORK/f6.err" && [ ! -e "$WORK/f6" ]
+    grep -q "invalid filter 'cuMem\*,layer=bogus': layer= takes driver, hidden, runtime, cublas, .*, nvtx" "$WORK/f6.err" \
+        && [ ! -e "$WORK/f6" ]
 }
 
 case_fused_path_same_records() {
@@ -979,6 +981,728 @@ case_reader_skips_empty_files() {
     : >"$WORK/em/host.1.cutap"; head -c 8192 /dev/zero >"$WORK/em/host.2.cutap"
     "$CUTAP" report --format csv "$WORK/em" >"$WORK/em.csv" 2>"$WORK/em.err" || { cat "$WORK/em.err" >&2; return 1; }
     [ "$(grep -c 'empty trace file' "$WORK/em.err")" = 2 ] && grep -q '^driver,cuCtxGetCurrent,3,0,' "$WORK/em.csv"
+}
+
+# --- --runtime=cupti: a static cudart's calls through CUPTI (issue #5) --
+# t_static_rt has its own mini runtime that reports every call to the fake
+# libcupti.so.13 ($B/fake, on LD_LIBRARY_PATH) and prints, on stdout, CALL
+# for each driver call and the results; on stderr, RTCALL for each runtime
+# call a CUPTI subscriber got that cutap must record (src/resolve/cupti_rt.c).
+srt_run() {   # srt_run NAME [cutap trace options]: trace t_static_rt into $WORK/NAME
+    local name=$1; shift
+    rm -rf "$WORK/$name"
+    "$CUTAP" trace "$@" -o "$WORK/$name" -- $T/t_static_rt >"$WORK/$name.out" 2>"$WORK/$name.err" \
+        || { say "  cutap trace $* failed:"; tail -5 "$WORK/$name.err" >&2; return 1; }
+}
+# The recorded calls are exactly the CALL lines, plus the RTCALL lines when with_rt is 1.
+srt_recorded() {   # srt_recorded NAME with_rt
+    { called "$WORK/$1.out"; [ "$2" = 1 ] && sed -n 's/^RTCALL //p' "$WORK/$1.err"; } >"$WORK/$1.called"
+    report_names "$WORK/$1" >"$WORK/$1.seen" || return 1
+    same_counts "$WORK/$1.called" "$WORK/$1.seen"
+}
+srt_bare() { [ -s "$WORK/srt_bare.out" ] || $T/t_static_rt >"$WORK/srt_bare.out" 2>/dev/null; }
+# The program's output is what it is without cutap.
+srt_same_output() { srt_bare && cmp -s "$WORK/srt_bare.out" "$WORK/$1.out" || { say "  output changed:"; diff "$WORK/srt_bare.out" "$WORK/$1.out" | head >&2; return 1; }; }
+
+case_cupti_runtime_calls_recorded() {
+    srt_run cr --runtime=cupti || return 1
+    srt_same_output cr || return 1
+    # the fake delivered: 3 + 200 cudaMalloc entries, 64 of the 70 nested calls
+    [ "$(grep -c '^RTCALL cudaMalloc$' "$WORK/cr.err")" = 203 ] && [ "$(grep -c '^RTCALL cudaDeviceSynchronize$' "$WORK/cr.err")" = 64 ] \
+        || { say "  t_static_rt: unexpected RTCALL lines"; sort "$WORK/cr.err" | uniq -c >&2; return 1; }
+    # every runtime call CUPTI reported is recorded once, in layer runtime; the
+    # first one (entry before cuInit), the unknown name and the calls deeper than 64 are not
+    srt_recorded cr 1 || return 1
+    "$CUTAP" report --format csv "$WORK/cr" >"$WORK/cr.csv" || return 1
+    grep -q '^runtime,cudaMalloc,203,' "$WORK/cr.csv" && grep -q '^runtime,cudaFree,1,' "$WORK/cr.csv" \
+        && ! grep -q -e cudaGetDeviceCount -e cudaNotARuntimeFunction -e _v3020 "$WORK/cr.csv" \
+        || { cat "$WORK/cr.csv" >&2; return 1; }
+    # arguments from CUPTI's params structs, results from its return value
+    # (the argument words are the last list of the line)
+    "$CUTAP" export --format jsonl -o "$WORK/cr.jsonl" "$WORK/cr" || return 1
+    local pat n
+    while IFS=' ' read -r n pat; do
+        [ "$(grep -cE -- "$pat" "$WORK/cr.jsonl")" = "$n" ] || { say "  not $n lines match: $pat"; grep '"runtime"' "$WORK/cr.jsonl" | head -12 >&2; return 1; }
+    done <<'PAT'
+1 "layer":"runtime","name":"cudaMalloc","depth":0,"result":0,.*\["0x[0-9a-f]+","0x1000"\]
+1 "layer":"runtime","name":"cudaMalloc","depth":0,"result":1,.*\["0x[0-9a-f]+","0x0"\]
+1 "layer":"runtime","name":"cudaMalloc","depth":0,"result":0,.*\["0x[0-9a-f]+","0x64"\]
+200 "layer":"runtime","name":"cudaMalloc","depth":0,"result":0,.*\["0x[0-9a-f]+","0x40"\]
+1 "layer":"runtime","name":"cudaMemset","depth":0,"result":0,.*\["0x[0-9a-f]+","0xffffffffffffffff","0x1000"\]
+1 "layer":"runtime","name":"cudaGetDevice","depth":0,"result":0,.*\["0x0"\]
+1 "layer":"runtime","name":"cudaFree","depth":0,"result":0,.*\["0x[0-9a-f]+"\]
+PAT
+    # structs passed by value: their address inside CUPTI's params struct
+    local g b l
+    read -r g b < <(sed -n 's/^ADDR cudaLaunchKernel //p' "$WORK/cr.err"); l=$(sed -n 's/^ADDR cudaMemAdvise //p' "$WORK/cr.err")
+    for pat in '"name":"cudaLaunchKernel","depth":0,"result":0,.*\["0xf0000100","'$g'","'$b'","0x0","0x40","0x0"\]' \
+               '"name":"cudaMemAdvise","depth":0,"result":0,.*\["0x[0-9a-f]+","0x1000","0x1","'$l'"\]'; do
+        [ "$(grep -cE -- "$pat" "$WORK/cr.jsonl")" = 1 ] || { say "  no line matches: $pat"; grep -e cudaLaunchKernel -e cudaMemAdvise "$WORK/cr.jsonl" >&2; return 1; }
+    done
+    # Reports without correlationData: the same calls.
+    FAKE_CUPTI_NO_CORR=1 srt_run cr2 --runtime=cupti && srt_recorded cr2 1
+}
+
+case_cupti_runtime_nesting() {
+    # Driver calls made inside a runtime call have it as parent; calls
+    # nested deeper than cutap follows (64) leave it balanced.
+    local corr
+    for corr in 0 1; do
+        FAKE_CUPTI_NO_CORR=$corr srt_run cn$corr --runtime=cupti || return 1
+        "$CUTAP" report --tree --format csv "$WORK/cn$corr" >"$WORK/cn.csv" || return 1
+        awk -F, '
+            $1 == "cudaMalloc" && $2 == "runtime" && $5 == 203 {ok["m"]=1}
+            $1 == "cudaMalloc > cuMemAlloc_v2" && $2 == "driver" && $4 == 1 && $5 == 203 {ok["a"]=1}
+            $1 == "cudaMemset > cuMemsetD8_v2" && $5 == 1 {ok["s"]=1}
+            $1 == "cudaLaunchKernel > cuLaunchKernel" && $5 == 1 {ok["l"]=1}
+            $1 == "cudaGetDevice > cuCtxGetDevice" && $5 == 1 {ok["g"]=1}
+            $1 == "cudaFree > cuMemFree_v2" && $5 == 1 {ok["f"]=1}
+            $1 == "cuCtxGetCurrent" || $1 == "cuDeviceGetCount" || $1 == "cuInit" {top++}
+            $1 == "cuMemAlloc_v2" {bad = "cuMemAlloc_v2 at the top"}
+            $3 == "cudaDeviceSynchronize" {ds++; if ($4 > dmax) dmax = $4}
+            $3 == "cuCtxSynchronize" && $4 == 64 {ok["c"]=1}
+            $1 == "cudaMemAdvise > cuMemAdvise_v2" && $5 == 1 {ok["v"]=1}
+            # made by each level after the one inside returned: under that
+            # level, the 64th for the 6 levels cutap does not follow
+            $3 == "cuDriverGetVersion" {dv++; if ($5 != ($4 == 64 ? 6 : 1)) bad = "cuDriverGetVersion at depth " $4 ": " $5}
+            END { n = 0; for (k in ok) n++
+                  if (n != 8 || top != 3 || ds != 64 || dmax != 63 || dv != 64 || bad != "") {
+                      print "  corr '"$corr"': " n " of 8 checks, " top " top-level calls, " ds " cudaDeviceSynchronize, depth " dmax ", " dv " cuDriverGetVersion paths " bad > "/dev/stderr"; exit 1 } }' \
+            "$WORK/cn.csv" || { head -20 "$WORK/cn.csv" >&2; return 1; }
+    done
+    # the parent ids of the export name the runtime call
+    "$CUTAP" export --format jsonl -o "$WORK/cn.jsonl" "$WORK/cn0" || return 1
+    awk '{ match($0, /"id":[0-9]+/); id = substr($0, RSTART + 5, RLENGTH - 5)
+           match($0, /"name":"[A-Za-z_0-9]+"/); nm[id] = substr($0, RSTART + 8, RLENGTH - 9)
+           if ($0 ~ /"name":"cuMemAlloc_v2"/) { match($0, /"parent":[0-9]+/); p[id] = substr($0, RSTART + 9, RLENGTH - 9) } }
+         END { for (i in p) { n++; if (nm[p[i]] == "cudaMalloc") ok++ } exit !(n == 203 && ok == 203) }' "$WORK/cn.jsonl" \
+        || { say "  cuMemAlloc_v2 parents are not all cudaMalloc"; return 1; }
+}
+
+case_cupti_runtime_off_by_default() {
+    # Without --runtime=cupti (or with =symbols) nothing subscribes: only
+    # the driver calls; CUTAP_RUNTIME from the caller's environment does not
+    # override the option's default. A bad value is refused.
+    srt_run co1 && srt_recorded co1 0 && srt_same_output co1 || return 1
+    CUTAP_RUNTIME=cupti srt_run co2 --runtime=symbols && srt_recorded co2 0 || return 1
+    CUTAP_RUNTIME=cupti srt_run co3 && srt_recorded co3 0 || return 1
+    ! grep -q 'runtime=cupti' "$WORK/co1.err" "$WORK/co2.err" "$WORK/co3.err" || return 1
+    "$CUTAP" trace --runtime=bogus -o "$WORK/co4" -- true 2>"$WORK/co4.err"; [ $? = 2 ] || return 1
+    grep -q -- '--runtime=bogus: takes symbols or cupti' "$WORK/co4.err" || return 1
+    "$CUTAP" trace --help | grep -q -- '--runtime=symbols|cupti' || return 1
+    # the library warns about a bad CUTAP_RUNTIME and goes on
+    CUTAP_RUNTIME=bogus CUTAP_TRACE=$WORK/co5 LD_PRELOAD=$LIB $T/t_static_rt >"$WORK/co5.out" 2>"$WORK/co5.err" || return 1
+    grep -q 'CUTAP_RUNTIME=bogus: takes symbols or cupti' "$WORK/co5.err" && srt_same_output co5
+}
+
+case_cupti_runtime_busy() {
+    # Another tool holds CUPTI: a clear message, the program's output and
+    # every driver call as without the option, no runtime call.
+    FAKE_CUPTI_BUSY=1 srt_run cb --runtime=cupti || return 1
+    grep -q -- '--runtime=cupti: CUPTI is already in use by another tool (CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED); runtime calls are not recorded' \
+        "$WORK/cb.err" || { cat "$WORK/cb.err" >&2; return 1; }
+    [ "$(grep -c 'CUPTI is already in use' "$WORK/cb.err")" = 1 ] || return 1
+    srt_same_output cb && srt_recorded cb 0
+}
+
+case_cupti_runtime_no_library() {
+    # No libcupti: a clear message, and the run as without the option. A
+    # library without CUPTI's functions likewise. CUTAP_CUPTI_LIB names the
+    # one library tried; by absolute path it works without LD_LIBRARY_PATH.
+    mkdir -p "$WORK/nocupti" && ln -sf "$B/fake/libcuda.so.1" "$WORK/nocupti/libcuda.so.1"
+    CUTAP_CUPTI_LIB=/nonexistent/libcupti.so.13 LD_LIBRARY_PATH=$WORK/nocupti srt_run cm --runtime=cupti || return 1
+    grep -q -- '--runtime=cupti: libcupti not found (CUTAP_CUPTI_LIB=/nonexistent/libcupti.so.13: .*); runtime calls are not recorded' \
+        "$WORK/cm.err" || { cat "$WORK/cm.err" >&2; return 1; }
+    srt_same_output cm && srt_recorded cm 0 || return 1
+    CUTAP_CUPTI_LIB=$B/fake/libcuda.so.1 srt_run cm2 --runtime=cupti || return 1
+    grep -q -- '--runtime=cupti: .*libcuda.so.1 lacks cuptiSubscribe' "$WORK/cm2.err" || { cat "$WORK/cm2.err" >&2; return 1; }
+    srt_same_output cm2 && srt_recorded cm2 0 || return 1
+    CUTAP_CUPTI_LIB=$B/fake/libcupti.so.13 LD_LIBRARY_PATH=$WORK/nocupti srt_run cm3 --runtime=cupti || return 1
+    srt_recorded cm3 1 && grep -q '^RTCALL cudaMalloc' "$WORK/cm3.err"
+}
+
+case_cupti_runtime_stat() {
+    # cutap stat --runtime=cupti counts the runtime calls too.
+    "$CUTAP" stat --runtime=cupti -o "$WORK/cs.txt" -- $T/t_static_rt >/dev/null 2>"$WORK/cs.err" || return 1
+    grep -qE '^ .* 203 .* runtime +cudaMalloc$' "$WORK/cs.txt" && grep -qE ' 203 .* driver +cuMemAlloc_v2$' "$WORK/cs.txt" \
+        || { cat "$WORK/cs.txt" >&2; return 1; }
+    "$CUTAP" stat -o "$WORK/cs2.txt" -- $T/t_static_rt >/dev/null 2>&1 || return 1
+    ! grep -q runtime "$WORK/cs2.txt" || { cat "$WORK/cs2.txt" >&2; return 1; }
+}
+
+case_cupti_runtime_shared_cudart_once() {
+    # A shared libcudart whose functions also report to CUPTI, called from a
+    # static runtime function: each shared call reaches cutap through our
+    # wrapper and through CUPTI and is recorded once; the static one once;
+    # nesting as made (t_shared_rt.c). With and without correlationData.
+    local corr
+    for corr in 0 1; do
+        FAKE_CUPTI_NO_CORR=$corr "$CUTAP" trace --runtime=cupti -o "$WORK/cd$corr" -- $T/t_shared_rt 10 \
+            >"$WORK/cd.out" 2>"$WORK/cd.err" || { cat "$WORK/cd.err" >&2; return 1; }
+        grep -q '^delivered 10$' "$WORK/cd.err" || { say "  CUPTI did not get the calls:"; cat "$WORK/cd.err" >&2; return 1; }
+        called "$WORK/cd.out" >"$WORK/cd.called"
+        report_names "$WORK/cd$corr" >"$WORK/cd.seen" && same_counts "$WORK/cd.called" "$WORK/cd.seen" || return 1
+        "$CUTAP" report --tree --format csv "$WORK/cd$corr" >"$WORK/cd.csv" || return 1
+        grep -q '^cudaMalloc > cuMemAlloc_v2,driver,cuMemAlloc_v2,1,9,' "$WORK/cd.csv" \
+            && grep -q '^cudaMemset > cudaMalloc > cuMemAlloc_v2,driver,cuMemAlloc_v2,2,1,' "$WORK/cd.csv" \
+            && grep -q '^cudaMemset > cuMemsetD8_v2,driver,cuMemsetD8_v2,1,1,' "$WORK/cd.csv" \
+            || { say "  corr $corr:"; cat "$WORK/cd.csv" >&2; return 1; }
+    done
+}
+
+# --- the fake runtime and libraries (issue #5): exactness and nesting -------
+# $(BUILD)/fakelibs holds one fake per layer with a library
+# (gen/lib_fake_generator.py, tests/fakelibs.mk). The programs find them
+# through their RUNPATH; the cases also put them on LD_LIBRARY_PATH, as a
+# CUDA installation is, so that cutap could load one the program never
+# loads (it must not).
+FL=$B/fakelibs
+libs_env() { LD_LIBRARY_PATH=$FL:$LD_LIBRARY_PATH "$@"; }
+# Functions of the fakes (every export of the real libraries with a
+# layer's prefix), from their version scripts.
+libs_nfuncs() { grep -h '^    [A-Za-z_0-9]*;$' tests/fake/generated/fake_*.map | grep -vc '^    fake_lib_api;$'; }
+exact_lib_ok() {   # OUT: the program's summary says every function passed
+    local n; n=$(libs_nfuncs)
+    grep -qx "exact-lib: $n checked, 0 failed" "$1" || { say "  want 'exact-lib: $n checked, 0 failed':"; tail -3 "$1" >&2; return 1; }
+}
+
+case_exact_lib_without_cutap() {
+    # Bare: dlsym gives each fake's own function; the fakes see the words.
+    libs_env $T/exact_lib >"$WORK/el0.out" || { tail -3 "$WORK/el0.out" >&2; return 1; }
+    exact_lib_ok "$WORK/el0.out"
+}
+case_exact_lib_fast_path() {
+    # cutap with no client: wrappers straight to the real function.
+    EXPECT_CUTAP=1 LD_PRELOAD=$LIB libs_env $T/exact_lib >"$WORK/el1.out" || { tail -3 "$WORK/el1.out" >&2; return 1; }
+    exact_lib_ok "$WORK/el1.out"
+}
+case_exact_lib_log() {
+    # CUTAP_LOG (the callback path): each call logged once, at depth 0.
+    rm -f "$WORK/el2.log"
+    EXPECT_CUTAP=1 CUTAP_LOG=$WORK/el2.log LD_PRELOAD=$LIB libs_env $T/exact_lib >"$WORK/el2.out" \
+        || { tail -3 "$WORK/el2.out" >&2; return 1; }
+    exact_lib_ok "$WORK/el2.out" || return 1
+    called "$WORK/el2.out" >"$WORK/el2.called"; top_names "$WORK/el2.log" >"$WORK/el2.seen"
+    same_counts "$WORK/el2.called" "$WORK/el2.seen"
+}
+case_exact_lib_traced() {
+    # cutap trace (the fused recorder, arguments and outputs read): every
+    # function recorded once, in its layer.
+    rm -rf "$WORK/el3"
+    EXPECT_CUTAP=1 libs_env "$CUTAP" trace -o "$WORK/el3" -- $T/exact_lib >"$WORK/el3.out" 2>"$WORK/el3.err" \
+        || { tail -3 "$WORK/el3.out" "$WORK/el3.err" >&2; return 1; }
+    exact_lib_ok "$WORK/el3.out" || return 1
+    sed -n 's/^LAYER //p' "$WORK/el3.out" >"$WORK/el3.called"
+    "$CUTAP" report --format csv "$WORK/el3" | awk -F, 'NR > 1 { for (i = 0; i < $3; i++) print $1, $2 }' >"$WORK/el3.seen" \
+        || return 1
+    same_counts "$WORK/el3.called" "$WORK/el3.seen"
+}
+
+# The call tree of t_libs with cuBLAS (path,layer,depth,calls): cudaMalloc
+# finds the driver (cuGetProcAddress_v2, cuInit) and calls cuMemAlloc_v2;
+# each GEMM calls cublasLtMatmul, which launches a kernel.
+LIBS_RT_TREE='cudaMalloc,runtime,0,2
+cudaMalloc > cuGetProcAddress_v2,driver,1,5
+cudaMalloc > cuInit,driver,1,1
+cudaMalloc > cuMemAlloc_v2,driver,1,1
+cudaMemcpy,runtime,0,2
+cudaMemcpy > cuMemcpyHtoD_v2,driver,1,1
+cudaMemcpy > cuMemcpyDtoH_v2,driver,1,1
+cudaGetErrorString,runtime,0,2
+cudaFree,runtime,0,1
+cudaFree > cuMemFree_v2,driver,1,1'
+LIBS_TREE="$LIBS_RT_TREE
+cublasCreate_v2,cublas,0,1
+cublasCreate_v2 > cuCtxGetCurrent,driver,1,1
+cublasSgemm_v2,cublas,0,1
+cublasSgemm_v2 > cublasLtMatmul,cublasLt,1,1
+cublasSgemm_v2 > cublasLtMatmul > cuLaunchKernel,driver,2,1
+cublasGemmEx,cublas,0,1
+cublasGemmEx > cublasLtMatmul,cublasLt,1,1
+cublasGemmEx > cublasLtMatmul > cuLaunchKernel,driver,2,1
+cublasDestroy_v2,cublas,0,1"
+
+# libs_traced NAME TREE PROGRAM ARGS...: a bare run, then one under cutap
+# trace: same output and status, the call tree TREE exactly (each call
+# once, in its layer, under its caller), the parents in the JSON lines
+# export, the nesting in the dump.
+libs_traced() {
+    local name=$1 want=$2; shift 2
+    local d=$WORK/$name
+    libs_env "$@" >"$d.bare" 2>"$d.bare.err" || { say "  bare run failed:"; tail -5 "$d.bare.err" >&2; return 1; }
+    rm -rf "$d.tr"
+    EXPECT_CUTAP=1 libs_env "$CUTAP" trace -o "$d.tr" -- "$@" >"$d.out" 2>"$d.err"
+    local st=$?
+    [ $st = 0 ] || { say "  run under cutap trace: status $st"; tail -5 "$d.err" >&2; return 1; }
+    diff "$d.bare" "$d.out" >&2 || { say "  output under cutap (>) differs from the bare run's (<)"; return 1; }
+    "$CUTAP" report --tree --format csv "$d.tr" >"$d.csv" || return 1
+    awk -F, 'NR > 1 { print $1 "," $2 "," $4 "," $5 }' "$d.csv" | sort >"$d.tree"
+    diff <(printf '%s\n' "$want" | sort) "$d.tree" >&2 || { say "  call tree: want (<), recorded (>)"; return 1; }
+    "$CUTAP" export --format jsonl -o "$d.jsonl" "$d.tr" || return 1
+    python3 - "$d.jsonl" "$want" <<'PY' || return 1
+import json, sys
+calls = [c for c in map(json.loads, open(sys.argv[1])) if c["type"] == "call"]
+byid = {c["id"]: c for c in calls}
+def chain(c):
+    out = [c["name"]]
+    while c.get("parent") is not None:
+        c = byid[c["parent"]]
+        out.append(c["name"])
+    return " < ".join(out)
+got = sorted(chain(c) for c in calls if c["name"] in ("cuMemAlloc_v2", "cuLaunchKernel", "cublasLtMatmul"))
+want = ["cuMemAlloc_v2 < cudaMalloc"]
+if "cublasSgemm_v2" in sys.argv[2]:
+    want += ["cuLaunchKernel < cublasLtMatmul < cublasGemmEx", "cuLaunchKernel < cublasLtMatmul < cublasSgemm_v2",
+             "cublasLtMatmul < cublasGemmEx", "cublasLtMatmul < cublasSgemm_v2"]
+assert got == sorted(want), got
+layer = lambda n: "runtime" if n.startswith("cuda") else "cublasLt" if n.startswith("cublasLt") else \
+    "cublas" if n.startswith("cublas") else "driver"
+assert all(c["layer"] == layer(c["name"]) for c in calls), [(c["name"], c["layer"]) for c in calls]
+PY
+    # the dump, as names indented by depth, in order
+    "$CUTAP" dump "$d.tr" | sed 's/^[0-9.]* \[[0-9/]*\] //; s/(.*//' | tr '\n' '/' >"$d.dump" || return 1
+    grep -q '^cudaMalloc/  cuGetProcAddress_v2/' "$d.dump" && grep -q '/  cuMemAlloc_v2/cudaMalloc/cudaMemcpy/  cuMemcpyHtoD_v2/' "$d.dump" \
+        || { say "  dump: cudaMalloc's nested calls not indented under it:"; head -c 300 "$d.dump" >&2; return 1; }
+    case $want in *cublasSgemm_v2*)
+        grep -q '/cublasSgemm_v2/  cublasLtMatmul/    cuLaunchKernel/cublasGemmEx/' "$d.dump" \
+            || { say "  dump: cublasSgemm_v2 > cublasLtMatmul > cuLaunchKernel not indented so"; return 1; }
+    esac
+}
+
+for link in lazy now pie; do
+    eval "case_libs_link_$link() {
+        # The program refers to the libraries' versioned names (as it does
+        # to the real ones); cutap's unversioned definitions bind them.
+        nm -D \$T/t_libs_$link | grep -q ' U cudaMalloc@libcudart.so.13\$' && nm -D \$T/t_libs_$link | grep -q ' U cublasSgemm_v2@libcublas.so.13\$' \\
+            || { say '  no versioned references'; return 1; }
+        libs_traced libs_$link \"\$LIBS_TREE\" \$T/t_libs_$link link || return 1
+        LD_LIBRARY_PATH=\$FL:\$LD_LIBRARY_PATH traced_equal libs_log_$link \$T/t_libs_$link link
+    }"
+done
+case_libs_dlopen_soname() { libs_traced libs_dl1 "$LIBS_TREE" $T/t_libs_dl soname; }
+case_libs_dlopen_abspath() { libs_traced libs_dl2 "$LIBS_TREE" $T/t_libs_dl "$FL"; }
+
+case_libs_unused_never_loaded() {
+    # The program opens libcudart.so.13 only: cutap loads none of the
+    # others (all of them on LD_LIBRARY_PATH), nor does it after the
+    # program linked with cuBLAS ran.
+    libs_traced libs_rt "$LIBS_RT_TREE" $T/t_libs_dl soname rt || return 1
+    grep -qx 'loaded: libcuda.so.1 libcudart.so.13' "$WORK/libs_rt.out" || { tail -1 "$WORK/libs_rt.out" >&2; return 1; }
+    EXPECT_CUTAP=1 LD_PRELOAD=$LIB libs_env $T/t_libs_pie link >"$WORK/libs_rt2.out" || return 1
+    grep -qx 'loaded: libcublas.so.13 libcublasLt.so.13 libcuda.so.1 libcudart.so.13' "$WORK/libs_rt2.out" \
+        || { tail -1 "$WORK/libs_rt2.out" >&2; return 1; }
+}
+
+case_libs_stat() {
+    # cutap stat counts the calls of every layer, nested ones included.
+    EXPECT_CUTAP=1 libs_env "$CUTAP" stat -o "$WORK/ls.txt" -- $T/t_libs_now link >/dev/null || return 1
+    local row
+    # calls errors layer name
+    for row in '2 1 runtime cudaMalloc' '2 0 runtime cudaMemcpy' '1 0 runtime cudaFree' '1 0 cublas cublasSgemm_v2' \
+        '2 0 cublasLt cublasLtMatmul' '2 0 driver cuLaunchKernel' '1 0 driver cuMemAlloc_v2' '5 0 driver cuGetProcAddress_v2'; do
+        awk -v w="$row" '$3 " " $4 " " $(NF-1) " " $NF == w {ok=1} END {exit !ok}' "$WORK/ls.txt" \
+            || { say "  no row '$row':"; cat "$WORK/ls.txt" >&2; return 1; }
+    done
+}
+
+case_libs_stat_pointer_result_is_no_error() {
+    # cudaGetErrorString returns a pointer, not a status: never an error,
+    # on the fused counting path as on the callback path.
+    local nf
+    for nf in 0 1; do
+        EXPECT_CUTAP=1 CUTAP_NO_FUSED=$nf libs_env "$CUTAP" stat -o "$WORK/lp$nf.txt" -- $T/t_libs_now link >/dev/null || return 1
+        awk '$NF == "cudaGetErrorString" && $3 == 2 && $4 == 0 {ok=1} END {exit !ok}' "$WORK/lp$nf.txt" \
+            || { say "  CUTAP_NO_FUSED=$nf: 2 calls and 0 errors wanted:"; grep -e Errors -e cudaGetErrorString "$WORK/lp$nf.txt" >&2; return 1; }
+    done
+}
+
+case_libs_trace_device_pointers() {
+    # The GEMMs on matrices in device memory, as in a real program (the fake
+    # driver's device pointers are unmapped, like a real GPU's): tracing
+    # must not read them, and change nothing.
+    libs_env $T/t_libs_pie link dev >"$WORK/ldev.bare" 2>&1 || { tail -3 "$WORK/ldev.bare" >&2; return 1; }
+    rm -rf "$WORK/ldev"
+    EXPECT_CUTAP=1 libs_env "$CUTAP" trace -o "$WORK/ldev" -- $T/t_libs_pie link dev >"$WORK/ldev.out" 2>"$WORK/ldev.err"
+    local st=$?
+    [ $st = 0 ] || { say "  status $st under cutap trace; last calls recorded:"; "$CUTAP" dump "$WORK/ldev" 2>&1 | tail -2 >&2; return 1; }
+    diff "$WORK/ldev.bare" "$WORK/ldev.out" >&2
+}
+
+# --- NVTX: cutap as the NVTX injection library (issue #5) ------------------
+# t_nvtx (tests/t_nvtx.c) annotates driver calls with NVTX 3 ranges and
+# marks; it is built only where the nvtx3 headers are (else: skipped).
+# nvtx_names FILE: a dump reduced to indentation and names ("range" and
+# "mark" lines keep their message and notes, calls lose their arguments).
+nvtx_names() {
+    sed -E 's/^[0-9.]+ \[[0-9/]+\] //; /^ *(range|mark) /{s/ <[^>]*>//;b}; s/\(.*$//' "$1"
+}
+
+case_nvtx_trace_env() {
+    # cutap trace makes the preloaded libcutap.so the NVTX injection
+    # library (absolute path); --no-nvtx does not; a value the user set is
+    # left as it is, and nothing is said about it.
+    local got want; want=$(realpath "$LIB")
+    got=$("$CUTAP" trace -o "$WORK/ne1" -- sh -c 'echo "$NVTX_INJECTION64_PATH"' 2>/dev/null) || return 1
+    [ "$got" = "$want" ] || { say "  NVTX_INJECTION64_PATH='$got', want '$want'"; return 1; }
+    got=$("$CUTAP" trace --no-nvtx -o "$WORK/ne2" -- sh -c 'echo "${NVTX_INJECTION64_PATH-unset}"' 2>/dev/null) || return 1
+    [ "$got" = unset ] || { say "  --no-nvtx: NVTX_INJECTION64_PATH='$got'"; return 1; }
+    got=$(NVTX_INJECTION64_PATH=/opt/tool.so "$CUTAP" trace -o "$WORK/ne3" -- sh -c 'echo "$NVTX_INJECTION64_PATH"' 2>"$WORK/ne3.err") || return 1
+    [ "$got" = /opt/tool.so ] && ! grep -qi nvtx "$WORK/ne3.err" || { say "  user's value: '$got'"; cat "$WORK/ne3.err" >&2; return 1; }
+    "$CUTAP" stat --no-nvtx -- true 2>"$WORK/ne4.err"; [ $? = 2 ] && grep -q 'option of cutap trace' "$WORK/ne4.err" \
+        && "$CUTAP" trace --help | grep -q -- '--no-nvtx'
+}
+
+case_nvtx_ranges() {
+    [ -x $T/t_nvtx ] || return 77
+    $T/t_nvtx >"$WORK/nv.bare" 2>&1 || { cat "$WORK/nv.bare" >&2; return 1; }
+    # EXPECT_NVTX: t_nvtx checks what NVTX returned (levels, ids): cutap's values
+    EXPECT_NVTX=1 "$CUTAP" trace -o "$WORK/nv" -- $T/t_nvtx >"$WORK/nv.out" 2>"$WORK/nv.err" \
+        || { cat "$WORK/nv.err" >&2; return 1; }
+    diff "$WORK/nv.bare" "$WORK/nv.out" >&2 || { say "  output changed under cutap trace"; return 1; }
+    called "$WORK/nv.out" >"$WORK/nv.called"
+    report_names "$WORK/nv" | grep '^cu' >"$WORK/nv.seen" && same_counts "$WORK/nv.called" "$WORK/nv.seen" || return 1
+    # dump: the calls made inside a range indented under it, in time order
+    # (the worker thread runs while main waits for it)
+    "$CUTAP" dump "$WORK/nv" >"$WORK/nv.dump" || return 1
+    nvtx_names "$WORK/nv.dump" >"$WORK/nv.names"
+    cat >"$WORK/nv.want" <<'W'
+cuInit
+range "outer"
+  nvtxRangePushA
+  cuDriverGetVersion
+  mark "tick"
+  nvtxMarkA
+  range "inner"
+    nvtxRangePushA
+    cuCtxGetCurrent
+    nvtxRangePop
+  nvtxRangePop
+range "async" (start/end)
+nvtxRangeStartA
+cuDriverGetVersion
+nvtxRangeEnd
+range "worker"
+  nvtxRangePushA
+  cuDeviceGetCount
+  nvtxRangePop
+range "expush"
+  nvtxRangePushA
+  cuDriverGetVersion
+  nvtxRangePop
+nvtxDomainCreateA
+nvtxDomainRegisterStringA
+range "dompush"
+  nvtxDomainRangePushEx
+  nvtxDomainRegisterStringA
+  range "registered"
+    nvtxDomainRangePushEx
+    cuCtxGetCurrent
+    nvtxDomainRangePop
+  nvtxDomainRangePop
+nvtxRangePop
+W
+    diff "$WORK/nv.want" "$WORK/nv.names" >&2 || { say "  dump (want <, got >)"; return 1; }
+    # the summary counts calls, not ranges
+    "$CUTAP" report --format csv "$WORK/nv" | grep -q -e '^range,' -e '^mark,' && { say "  ranges in the summary"; return 1; }
+    # report --tree: ranges are path elements (layer range; marks: mark)
+    "$CUTAP" report --tree --format csv "$WORK/nv" >"$WORK/nv.csv" || return 1
+    local p
+    for p in 'outer > inner > cuCtxGetCurrent,driver,cuCtxGetCurrent,2,1,' 'outer > inner,range,inner,1,1,' \
+        'outer > cuDriverGetVersion,driver,' 'outer > tick,mark,tick,1,1,0,0,0' 'worker > cuDeviceGetCount,driver,' \
+        'expush > cuDriverGetVersion,driver,' 'dompush > registered > cuCtxGetCurrent,driver,' 'async,range,async,0,1,'; do
+        grep -qF -- "$p" "$WORK/nv.csv" || { say "  no tree row '$p'"; cat "$WORK/nv.csv" >&2; return 1; }
+    done
+    command -v python3 >/dev/null || return 0
+    for p in perfetto jsonl sqlite; do "$CUTAP" export --format $p -o "$WORK/nv.$p" "$WORK/nv" || return 1; done
+    python3 - "$WORK" <<'PY'
+import json, sqlite3, sys
+from decimal import Decimal
+w = sys.argv[1]
+ev = json.load(open(w + "/nv.perfetto"), parse_float=Decimal)["traceEvents"]
+x = [e for e in ev if e.get("ph") == "X"]
+def one(name, cat):
+    s = [e for e in x if e["name"] == name and e["cat"] == cat]
+    assert len(s) == 1, (name, s)
+    return s[0]
+def inside(a, b):   # a within b, same track
+    return (a["pid"], a["tid"]) == (b["pid"], b["tid"]) and b["ts"] <= a["ts"] and a["ts"] + a["dur"] <= b["ts"] + b["dur"]
+outer, inner = one("outer", "range"), one("inner", "range")
+calls = [e for e in x if e["cat"] not in ("range", "mark")]
+ctx = [e for e in calls if e["name"] == "cuCtxGetCurrent"][0]
+ver = [e for e in calls if e["name"] == "cuDriverGetVersion"][0]
+assert inside(ctx, inner) and inside(inner, outer) and inside(ver, outer) and not inside(ver, inner), (outer, inner, ctx, ver)
+assert inside(one("registered", "range"), one("dompush", "range"))
+for n in ("worker", "expush"):
+    one(n, "range")
+b = [e for e in ev if e.get("ph") in ("b", "e") and e["name"] == "async"]
+assert sorted(e["ph"] for e in b) == ["b", "e"] and b[0]["id"] == b[1]["id"], b
+assert [e for e in ev if e.get("ph") == "i" and e["name"] == "tick" and e["cat"] == "mark"], "mark"
+lines = [json.loads(l) for l in open(w + "/nv.jsonl")]
+byid = {l["id"]: l for l in lines}
+ranges = [l for l in lines if l["type"] == "range"]
+assert sorted(l["name"] for l in ranges) == ["async", "dompush", "expush", "inner", "outer", "registered", "worker"], ranges
+assert [l["name"] for l in lines if l["type"] == "mark"] == ["tick"]
+c = [l for l in lines if l["type"] == "call" and l["name"] == "cuCtxGetCurrent"][0]
+assert byid[c["parent"]]["name"] == "inner" and byid[byid[c["parent"]]["parent"]]["name"] == "outer", c
+assert c["depth"] == 2 and byid[c["parent"]]["nested"] is True
+db = sqlite3.connect(w + "/nv.sqlite")
+rows = db.execute("SELECT c.name, p.name, pp.name, c.depth FROM calls_named c JOIN calls_named p ON p.id = c.parent_id "
+                  "JOIN calls_named pp ON pp.id = p.parent_id WHERE c.name = 'cuCtxGetCurrent' AND p.layer = 'range'").fetchall()
+assert ("cuCtxGetCurrent", "inner", "outer", 2) in rows, rows
+n = db.execute("SELECT count(*) FROM calls WHERE layer = 'range' AND result IS NULL").fetchone()[0]
+assert n == 7, n
+PY
+}
+
+case_nvtx_no_nvtx() {
+    # --no-nvtx: no NVTX call recorded; a library the user named instead
+    # (here none: NVTX then attaches nothing) is used; the program's output
+    # and the driver calls recorded are the same.
+    [ -x $T/t_nvtx ] || return 77
+    $T/t_nvtx >"$WORK/nn.bare" 2>&1 || return 1
+    local how
+    for how in opt env; do
+        if [ $how = opt ]; then "$CUTAP" trace --no-nvtx -o "$WORK/nn$how" -- $T/t_nvtx >"$WORK/nn.out" 2>"$WORK/nn.err"
+        else NVTX_INJECTION64_PATH=$WORK/none.so "$CUTAP" trace -o "$WORK/nn$how" -- $T/t_nvtx >"$WORK/nn.out" 2>"$WORK/nn.err"; fi
+        [ $? = 0 ] || { cat "$WORK/nn.err" >&2; return 1; }
+        diff "$WORK/nn.bare" "$WORK/nn.out" >&2 || return 1
+        report_names "$WORK/nn$how" >"$WORK/nn.seen" || return 1
+        grep -q '^nvtx' "$WORK/nn.seen" && { say "  $how: NVTX calls recorded"; return 1; }
+        called "$WORK/nn.out" >"$WORK/nn.called"
+        same_counts "$WORK/nn.called" "$WORK/nn.seen" || return 1
+        "$CUTAP" dump "$WORK/nn$how" | grep -q -e ' range "' -e ' mark "' && { say "  $how: ranges in the dump"; return 1; }
+    done
+    return 0
+}
+
+case_nvtx_reader_unbalanced() {
+    # What the reader must survive from a real program: pops with nothing
+    # open, an end of an unknown id, a start never ended, 300 nested ranges,
+    # ranges open at exit (unfinished: they end, for a viewer, at their
+    # thread's last call). Also under AddressSanitizer when built.
+    [ -x $T/t_nvtx ] || return 77
+    $T/t_nvtx hostile >"$WORK/nh.bare" 2>&1 || return 1
+    "$CUTAP" trace -o "$WORK/nh" -- $T/t_nvtx hostile >"$WORK/nh.out" 2>/dev/null || return 1
+    diff "$WORK/nh.bare" "$WORK/nh.out" >&2 || return 1
+    "$CUTAP" dump "$WORK/nh" >"$WORK/nh.dump" || return 1
+    nvtx_names "$WORK/nh.dump" >"$WORK/nh.names"
+    local pad; pad=$(printf '%*s' 598 '')
+    grep -q ' range "never ended" <unfinished> (start/end)$' "$WORK/nh.dump" || { say "  no unfinished start/end range"; return 1; }
+    grep -qx "${pad}range \"level 299\"" "$WORK/nh.names" && grep -qx "${pad}  cuDriverGetVersion" "$WORK/nh.names" \
+        || { say "  level 299 not at depth 299"; return 1; }
+    [ "$(grep -c '^nvtxRangePop$' "$WORK/nh.names")" = 2 ] || { say "  pops with none open not at the top"; return 1; }
+    tail -5 "$WORK/nh.names" | tr '\n' '|' | grep -qx 'range "left open"|  nvtxRangePushA|  range "left open too"|    nvtxRangePushA|    cuDriverGetVersion|' \
+        || { say "  ranges left open:"; tail -5 "$WORK/nh.names" >&2; return 1; }
+    "$CUTAP" report --tree --format csv "$WORK/nh" | grep -q '^.*level 299 > cuDriverGetVersion,driver,cuDriverGetVersion,300,1,' \
+        || { say "  tree: no call at depth 300"; return 1; }
+    local fmt
+    for fmt in perfetto jsonl sqlite; do "$CUTAP" export --format $fmt -o "$WORK/nh.$fmt" "$WORK/nh" || return 1; done
+    if command -v python3 >/dev/null; then
+        python3 - "$WORK" <<'PY' || return 1
+import json, sys
+from decimal import Decimal
+w = sys.argv[1]
+ev = json.load(open(w + "/nh.perfetto"), parse_float=Decimal)["traceEvents"]
+x = [e for e in ev if e.get("ph") == "X"]
+last = max(e["ts"] + e["dur"] for e in x if e["cat"] not in ("range", "mark"))
+lo = [e for e in x if e["name"] == "left open (unfinished)"]
+assert len(lo) == 1 and lo[0]["ts"] + lo[0]["dur"] == last, (lo, last)
+assert len([e for e in x if e["cat"] == "range" and e["name"].startswith("level ")]) == 300
+lines = [json.loads(l) for l in open(w + "/nh.jsonl")]
+assert sorted(l["name"] for l in lines if l.get("unfinished") and l["type"] == "range") == ["left open", "left open too", "never ended"]
+PY
+    fi
+    local A=$B/asan/cutap
+    [ -x "$A" ] || return 0
+    local SAN_LEAKS; SAN_LEAKS=$(san_leaks "$A")
+    for fmt in "dump" "report --tree" "report" "export --force --format perfetto -o $WORK/nh.a.json" \
+        "export --force --format jsonl -o $WORK/nh.a.jsonl" "export --force --format sqlite -o $WORK/nh.a.db"; do
+        # shellcheck disable=SC2086
+        sanitized "$A" $fmt "$WORK/nh" >/dev/null 2>"$WORK/nh.san" || { say "  ASan cutap $fmt:"; head -30 "$WORK/nh.san" >&2; return 1; }
+        if grep -q -e 'Sanitizer' -e 'runtime error' "$WORK/nh.san"; then head -30 "$WORK/nh.san" >&2; return 1; fi
+    done
+    return 0
+}
+
+case_nvtx_reader_fuzz_asan() {
+    # The reader's NVTX pairing on damaged files: the fuzzer (see
+    # reader_fuzz_asan) on traces with ranges, marks and registered strings.
+    [ -x $T/fuzz_reader ] && [ -x $T/t_nvtx ] || return 77
+    local d=$WORK/nfz f m i=0
+    rm -rf "$d"; mkdir -p "$d/seeds"
+    for m in "" hostile; do
+        i=$((i + 1))
+        "$CUTAP" trace -o "$d/t$i" -- $T/t_nvtx $m >/dev/null 2>&1 || { say "  cutap trace t_nvtx $m failed"; return 1; }
+        for f in "$d/t$i"/*.cutap; do cp "$f" "$d/seeds/$i-${f##*/}"; done
+    done
+    local SAN_LEAKS; SAN_LEAKS=$(san_leaks $T/fuzz_reader) n=300
+    sanitized timeout 300 $T/fuzz_reader -d "$d/run" $FUZZ_SEED $n "$d/seeds"/*.cutap 2>"$d/fuzz.err"
+    local rc=$?
+    if [ $rc != 0 ] || ! grep -q "^fuzz: $n iterations, " "$d/fuzz.err"; then
+        say "  fuzz_reader exit $rc"; head -60 "$d/fuzz.err" >&2
+        [ -f "$d/run/last.cutap" ] && cp "$d/run/last.cutap" "$B/fuzz_reader-nvtx-failure.cutap" \
+            && say "  the input is kept in $B/fuzz_reader-nvtx-failure.cutap"
+        return 1
+    fi
+    grep '^fuzz: ' "$d/fuzz.err" >&2
+}
+
+# --- the layers above the driver in the command (issue #5, items 2, 3, 6) --
+# $T/t_layers calls stand-ins of cudart, cuBLAS and NCCL (tests/lib_layers.c,
+# in $T/rt with their real sonames); the cudart one calls the fake driver.
+# It prints CALL for each call, the stand-ins for the driver calls they make.
+layers_trace() {   # layers_trace NAME [cutap trace options]: trace it into $WORK/NAME
+    local name=$1; shift
+    rm -rf "$WORK/$name"
+    "$CUTAP" trace "$@" -o "$WORK/$name" -- $T/t_layers >"$WORK/$name.out" 2>"$WORK/$name.err" \
+        || { say "  cutap trace $* failed:"; tail -5 "$WORK/$name.err" >&2; return 1; }
+}
+
+case_layers_dump_decodes() {
+    layers_trace ld || return 1
+    "$CUTAP" dump "$WORK/ld" >"$WORK/ld.txt" || return 1
+    local pat
+    while IFS= read -r pat; do
+        grep -qE -- "$pat" "$WORK/ld.txt" || { say "  no line matches: $pat"; cat "$WORK/ld.txt" >&2; return 1; }
+    done <<'EOF'
+\] cudaMalloc\(devPtr=0x[0-9a-f]+→0x7f[0-9a-f]+, size=4096\) = cudaSuccess <
+\] cudaMemcpy\(dst=0x7f[0-9a-f]+, src=0x[0-9a-f]+, count=4096, kind=cudaMemcpyHostToDevice\) = cudaSuccess <
+\] cudaMalloc\(devPtr=0x[0-9a-f]+, size=1099511627776\) = cudaErrorMemoryAllocation \(2\) <
+\] cudaGetErrorString\(error=cudaErrorMemoryAllocation\) = 0x[0-9a-f]+ <
+\] cublasGemmEx\(handle=0x1234, transa=CUBLAS_OP_N, transb=CUBLAS_OP_T, m=64, n=32, k=16, alpha=0x[0-9a-f]+, A=0x7f[0-9a-f]+, Atype=CUDA_R_16F, lda=64, B=0x7f[0-9a-f]+, Btype=CUDA_R_16F, ldb=32, beta=0x[0-9a-f]+, C=0x7f[0-9a-f]+, Ctype=CUDA_R_32F, ldc=64, computeType=CUBLAS_COMPUTE_32F, algo=CUBLAS_GEMM_[A-Z]+\) = CUBLAS_STATUS_SUCCESS <
+\] cublasGemmEx\(.*, m=-1, .*\) = CUBLAS_STATUS_INVALID_VALUE \(7\) <
+\] ncclAllReduce\(sendbuff=0x7f[0-9a-f]+, recvbuff=0x7f[0-9a-f]+, count=1024, datatype=ncclFloat32, op=ncclSum, comm=0x5678, stream=NULL\) = ncclSuccess <
+EOF
+    # The driver calls a runtime call makes: the next lines, one level deeper.
+    grep -A1 '\] cudaMalloc(.*size=4096)' "$WORK/ld.txt" | tail -1 \
+        | grep -qE '\]   cuMemAlloc_v2\(dptr=0x[0-9a-f]+→0x7f[0-9a-f]+, bytesize=4096\) = CUDA_SUCCESS <' \
+        && grep -A1 '\] cudaMemcpy(' "$WORK/ld.txt" | tail -1 | grep -q '\]   cuMemcpyHtoD_v2(dstDevice=0x7f' \
+        || { say "  driver calls not indented under their runtime call:"; cat "$WORK/ld.txt" >&2; return 1; }
+    # The exports decode like dump: "decoded" is what dump prints between
+    # the parentheses, "status" the result by name; "args" stays the raw words.
+    command -v python3 >/dev/null || return 0
+    local f
+    for f in jsonl sqlite perfetto; do "$CUTAP" export --format $f -o "$WORK/ld.$f" "$WORK/ld" || return 1; done
+    python3 - "$WORK" <<'PY'
+import json, sqlite3, sys
+w = sys.argv[1]
+dump = open(w + "/ld.txt", encoding="utf-8").read().splitlines()
+calls = [json.loads(l) for l in open(w + "/ld.jsonl", encoding="utf-8") if '"call"' in l]
+assert len(calls) == len(dump) == 9, (len(calls), len(dump))
+for c, line in zip(calls, dump):     # both in time order
+    assert "%s(%s) = %s" % (c["name"], c["decoded"], c["status"]) in line, (c, line)
+by = {}
+for c in calls:
+    by.setdefault(c["name"], []).append(c)
+m = by["cudaMemcpy"][0]
+assert m["layer"] == "runtime" and m["status"] == "cudaSuccess" and m["args"][2:] == ["0x1000", "0x1"], m
+big = by["cudaMalloc"][1]
+assert big["result"] == 2 and big["status"] == "cudaErrorMemoryAllocation", big
+assert by["cudaGetErrorString"][0]["status"].startswith("0x"), by["cudaGetErrorString"]
+inner = by["cuMemAlloc_v2"][0]
+assert inner["depth"] == 1 and inner["parent"] == by["cudaMalloc"][0]["id"], inner
+assert "→0x7f" in inner["decoded"], inner     # UTF-8 kept as is in JSON
+db = sqlite3.connect(w + "/ld.sqlite")
+rows = db.execute("SELECT layer, status, decoded, args FROM calls_named WHERE name = 'ncclAllReduce'").fetchall()
+assert rows == [("nccl", "ncclSuccess", "sendbuff=%s, recvbuff=%s, count=1024, datatype=ncclFloat32, op=ncclSum, "
+                 "comm=0x5678, stream=NULL" % (m["args"][0], m["args"][0]), rows[0][3])], rows
+assert rows[0][3].split()[3:5] == ["0x7", "0x0"], rows
+layers = {r[0] for r in db.execute("SELECT DISTINCT layer FROM calls")}
+assert layers == {"driver", "runtime", "cublas", "nccl"}, layers
+ev = [e for e in json.load(open(w + "/ld.perfetto", encoding="utf-8"))["traceEvents"] if e.get("ph") == "X"]
+g = [e for e in ev if e["name"] == "cublasGemmEx"]
+assert [e["cat"] for e in g] == ["cublas", "cublas"], g
+assert [e["args"]["status"] for e in g] == ["CUBLAS_STATUS_SUCCESS", "CUBLAS_STATUS_INVALID_VALUE"], g
+assert "computeType=CUBLAS_COMPUTE_32F" in g[0]["args"]["decoded"], g
+PY
+}
+
+case_layers_errors_counted() {
+    # A result is an error when it is a status other than success, in every
+    # layer; a pointer result (cudaGetErrorString) never is.
+    layers_trace le || return 1
+    "$CUTAP" report --format csv "$WORK/le" >"$WORK/le.csv" || return 1
+    local row
+    for row in runtime,cudaMalloc,2,1, runtime,cudaMemcpy,1,0, runtime,cudaGetErrorString,1,0, \
+        cublas,cublasGemmEx,2,1, nccl,ncclAllReduce,1,0, driver,cuMemAlloc_v2,1,0, driver,cuMemcpyHtoD_v2,1,0,; do
+        grep -q "^$row" "$WORK/le.csv" || { say "  no row $row"; cat "$WORK/le.csv" >&2; return 1; }
+    done
+    "$CUTAP" report "$WORK/le" >"$WORK/le.txt" || return 1
+    grep -qE '^ +[0-9.]+ +[0-9]+ +2 +1 .* runtime +cudaMalloc$' "$WORK/le.txt" \
+        && grep -qE ' nccl +ncclAllReduce$' "$WORK/le.txt" || { cat "$WORK/le.txt" >&2; return 1; }
+    # the call tree: each driver call under the runtime call that made it
+    "$CUTAP" report --tree --format csv "$WORK/le" >"$WORK/le.tree" || return 1
+    grep -q '^cudaMalloc > cuMemAlloc_v2,driver,cuMemAlloc_v2,1,1,' "$WORK/le.tree" \
+        && grep -q '^cudaMemcpy > cuMemcpyHtoD_v2,driver,cuMemcpyHtoD_v2,1,1,' "$WORK/le.tree" \
+        || { cat "$WORK/le.tree" >&2; return 1; }
+}
+
+case_layers_filter() {
+    # -e layer=NAME takes every layer's name, in any case; the driver calls
+    # a runtime call makes are left out with it when only runtime is kept.
+    recorded_equal lf0 $T/t_layers || return 1
+    layers_trace lf1 -e layer=runtime || return 1
+    called "$WORK/lf1.out" | grep '^cuda' >"$WORK/lf1.called"
+    report_names "$WORK/lf1" >"$WORK/lf1.seen" && same_counts "$WORK/lf1.called" "$WORK/lf1.seen" || return 1
+    layers_trace lf2 -e 'layer=CUBLAS,layer=nccl' || return 1
+    called "$WORK/lf2.out" | grep -e '^cublas' -e '^nccl' >"$WORK/lf2.called"
+    report_names "$WORK/lf2" >"$WORK/lf2.seen" && same_counts "$WORK/lf2.called" "$WORK/lf2.seen" || return 1
+    layers_trace lf3 -e '!layer=Runtime' || return 1
+    called "$WORK/lf3.out" | grep -v '^cuda' >"$WORK/lf3.called"
+    report_names "$WORK/lf3" >"$WORK/lf3.seen" && same_counts "$WORK/lf3.called" "$WORK/lf3.seen" || return 1
+    # a name that is no layer: refused with the list of names
+    "$CUTAP" trace -o "$WORK/lf4" -e 'layer=cudart' -- true 2>"$WORK/lf4.err"; [ $? = 2 ] || return 1
+    grep -q 'layer= takes driver, hidden, runtime, cublas, cublasLt, cudnn, nccl, cufft, curand, cusparse, cusolver, nvrtc, nvJitLink, nvtx' \
+        "$WORK/lf4.err" || { cat "$WORK/lf4.err" >&2; return 1; }
+    "$CUTAP" --help | grep -q 'LAYER: driver, hidden'
+}
+
+case_report_runtime_note() {
+    # A process with driver calls but no runtime call recorded: its cudart
+    # is likely static, which no symbol interposes; the report says so.
+    "$CUTAP" trace -o "$WORK/rn" -- $T/t_paths_pie plt >/dev/null 2>&1 || return 1
+    local pid; pid=$("$CUTAP" report --by process --format csv "$WORK/rn" | awk -F, 'NR == 2 {print $14}')
+    local want="^note: process $pid made CUDA driver calls but no runtime (cudart) calls were recorded: .*--runtime=cupti"
+    "$CUTAP" report "$WORK/rn" >"$WORK/rn.txt" 2>"$WORK/rn.err" || return 1
+    tail -1 "$WORK/rn.txt" | grep -q "$want" || { cat "$WORK/rn.txt" >&2; return 1; }
+    "$CUTAP" report --tree "$WORK/rn" | tail -1 | grep -q "$want" || return 1
+    # CSV and JSON stay parseable: the note goes to stderr
+    "$CUTAP" report --format csv "$WORK/rn" >"$WORK/rn.csv" 2>"$WORK/rn.err" || return 1
+    ! grep -q note "$WORK/rn.csv" && grep -q "$want" "$WORK/rn.err" || return 1
+    "$CUTAP" report --format json "$WORK/rn" 2>/dev/null | python3 -c 'import json, sys; json.load(sys.stdin)' || return 1
+    # runtime calls recorded: no note; both in one directory: the other one only
+    layers_trace rn2 || return 1
+    "$CUTAP" report "$WORK/rn2" >"$WORK/rn2.txt" 2>&1 || return 1
+    ! grep -q 'note:' "$WORK/rn2.txt" || { say "  note with runtime calls"; return 1; }
+    cp "$WORK"/rn2/*.cutap "$WORK/rn/"
+    "$CUTAP" report "$WORK/rn" | grep -c '^note:' | grep -qx 1 && "$CUTAP" report "$WORK/rn" | grep -q "$want"
+}
+
+case_layers_unknown_layer_number() {
+    # A layer number this command does not know (a newer library, a damaged
+    # file) prints as layer<N>, its calls undecoded, nothing crashes.
+    command -v python3 >/dev/null || return 77
+    layers_trace lu || return 1
+    python3 - "$WORK"/lu/*.cutap <<'PY' || return 1
+import struct, sys
+d = bytearray(open(sys.argv[1], "rb").read())
+done = set()
+for off in range(4096, len(d) - 64, 64):
+    # meta record (kind 2), ID_NAME (sub 1): the key (offset 8) is the layer
+    if d[off] == 2 and d[off + 1] == 1:
+        text = bytes(d[off + 24:off + 64]).split(b"\0")[0]
+        key = {b"cudaMalloc": 99, b"ncclAllReduce": 2**64 - 1}.get(text)
+        if key is not None:
+            struct.pack_into("<Q", d, off + 8, key)
+            done.add(text)
+assert len(done) == 2, done
+open(sys.argv[1], "wb").write(d)
+PY
+    "$CUTAP" report --format csv "$WORK/lu" >"$WORK/lu.csv" || return 1
+    grep -q '^layer99,cudaMalloc,2,' "$WORK/lu.csv" && grep -q '^layer2147483647,ncclAllReduce,1,' "$WORK/lu.csv" \
+        || { cat "$WORK/lu.csv" >&2; return 1; }
+    "$CUTAP" dump "$WORK/lu" | grep -qE '\] cudaMalloc\(0x[0-9a-f]+, 0x1000\) = 0x0 <' || return 1
+    "$CUTAP" export --format jsonl -o "$WORK/lu.jsonl" "$WORK/lu" && grep -q '"layer":"layer99","name":"cudaMalloc"' "$WORK/lu.jsonl"
 }
 
 # --- run -------------------------------------------------------------------

@@ -10,6 +10,20 @@ $(FAKE)/libcuda.so.1: $(FAKE_SRC) tests/fake/fake_internal.h include/generated/c
 	$(CC) $(TCFLAGS) -fPIC -shared -Wl,-soname,libcuda.so.1 -Wl,-Bsymbolic -o $@ $(FAKE_SRC) -ldl
 	ln -sf libcuda.so.1 $(FAKE)/libcuda.so
 
+# A fake libcupti (CUPTI's subscriber API and a test hook through which
+# tests/t_static_rt.c reports its runtime calls), for --runtime=cupti.
+$(FAKE)/libcupti.so.13: tests/fake/fake_cupti.c
+	@mkdir -p $(FAKE)
+	$(CC) $(TCFLAGS) -fPIC -shared -Wl,-soname,libcupti.so.13 -o $@ $<
+
+# A shared libcudart that also reports to CUPTI, and a program calling it:
+# with --runtime=cupti each of its calls must be recorded once.
+$(T)/cudart/libcudart.so.13: tests/lib_cudart_cupti.c tests/cuda_min.h $(FAKE)/libcuda.so.1
+	@mkdir -p $(T)/cudart
+	$(CC) $(TCFLAGS) -fPIC -shared -Wl,-soname,libcudart.so.13 -o $@ $< -L$(FAKE) -lcuda -ldl
+$(T)/t_shared_rt: tests/t_shared_rt.c $(T)/cudart/libcudart.so.13
+	$(CC) $(TCFLAGS) -o $@ $< $(T)/cudart/libcudart.so.13 -L$(FAKE) -lcuda -ldl -Wl,-rpath,'$$ORIGIN/cudart'
+
 # A second export variant: another file name, symbols versioned (for
 # dlvsym), opened only by absolute path by a program that never links it.
 $(BUILD)/fake-alt/libcuda-alt.so: $(FAKE_SRC) tests/fake/fake_internal.h tests/fake/alt.map
@@ -125,6 +139,38 @@ TEST_BINS := $(T)/libshim.so $(T)/t_nodriver $(BUILD)/examples/demo $(FAKE)/libc
              $(BUILD)/examples/memlimit.so $(T)/t_memlimit $(T)/t_record $(BUILD)/cutap
 
 TEST_BINS += $(T)/fuzz_reader $(BUILD)/asan/cutap
+TEST_BINS += $(FAKE)/libcupti.so.13 $(T)/t_static_rt $(T)/t_shared_rt
+
+# NVTX annotations for the nvtx_* cases: nvtx3 is header-only (the CUDA
+# toolkit's); without the header t_nvtx is not built and they are skipped.
+NVTX_INC ?= /usr/local/cuda/include
+$(T)/t_nvtx: tests/t_nvtx.c tests/cuda_min.h $(FAKE)/libcuda.so.1
+	@mkdir -p $(T)
+	@if [ -f $(NVTX_INC)/nvtx3/nvToolsExt.h ]; then set -x; \
+	    $(CC) $(TCFLAGS) -isystem $(NVTX_INC) -o $@ $< -L$(FAKE) -lcuda -ldl -lpthread; \
+	else rm -f $@; echo "$@: no $(NVTX_INC)/nvtx3/nvToolsExt.h; the nvtx cases are skipped"; fi
+TEST_BINS += $(T)/t_nvtx
+
+include tests/fakelibs.mk
+
+# Stand-ins for the runtime and two libraries (tests/lib_layers.c), each
+# with the soname cutap takes its layer from, and a program linked with
+# them: decoding, errors, nesting and layer filters of the layers above
+# the driver (the layers_* cases).
+LAYERS_LIB_SRC := tests/lib_layers.c tests/cuda_min.h
+$(T)/rt/libcudart.so.13: $(LAYERS_LIB_SRC) $(FAKE)/libcuda.so.1
+	@mkdir -p $(T)/rt
+	$(CC) $(TCFLAGS) -DLAYER_RUNTIME -fPIC -shared -Wl,-soname,libcudart.so.13 -o $@ $< -L$(FAKE) -lcuda
+$(T)/rt/libcublas.so.13: $(LAYERS_LIB_SRC)
+	@mkdir -p $(T)/rt
+	$(CC) $(TCFLAGS) -DLAYER_CUBLAS -fPIC -shared -Wl,-soname,libcublas.so.13 -o $@ $<
+$(T)/rt/libnccl.so.2: $(LAYERS_LIB_SRC)
+	@mkdir -p $(T)/rt
+	$(CC) $(TCFLAGS) -DLAYER_NCCL -fPIC -shared -Wl,-soname,libnccl.so.2 -o $@ $<
+LAYERS_LIBS := $(T)/rt/libcudart.so.13 $(T)/rt/libcublas.so.13 $(T)/rt/libnccl.so.2
+$(T)/t_layers: tests/t_layers.c $(LAYERS_LIBS)
+	$(CC) $(TCFLAGS) -o $@ $< $(LAYERS_LIBS) -Wl,-rpath-link,$(FAKE) -Wl,-rpath,'$$ORIGIN/rt'
+TEST_BINS += $(T)/t_layers
 
 .PHONY: test-build
 test-build: lib $(TEST_BINS)

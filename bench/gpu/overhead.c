@@ -12,6 +12,9 @@
  *   - cuCtxGetCurrent: 7 rounds of 1 M calls;
  *   - an empty kernel launch: 7 rounds of 20,000 cuLaunchKernel on a
  *     stream, synchronised every 1,000 launches;
+ *   - cudaGetDevice of libcudart.so.13, opened RTLD_LOCAL and found with
+ *     dlsym as frameworks do (the runtime layer's wrapper under cutap):
+ *     7 rounds of 1 M calls;
  * and reports each round's ns per call. The parent takes, per mode, the
  * median over all rounds of all cycles, and prints the table and the cost
  * each mode adds to a bare call. Modes are run in turn, CYCLES times
@@ -117,6 +120,21 @@ static int child(void)
         printf(" %.3f", (double)(cutap_now_ns() - a) / NLAUNCH);
     }
     printf("\n");
+    void *rt = dlopen("libcudart.so.13", RTLD_NOW | RTLD_LOCAL);
+    int (*getdev)(int *) = rt ? (int (*)(int *))dlsym(rt, "cudaGetDevice") : NULL;
+    int d = -1;
+    if (!getdev || getdev(&d)) {
+        fprintf(stderr, "overhead: no libcudart.so.13 / cudaGetDevice: %s\n", rt ? "call failed" : dlerror());
+        return 1;
+    }
+    printf("rt");
+    for (int r = 0; r < ROUNDS; r++) {
+        uint64_t a = cutap_now_ns();
+        for (long i = 0; i < NCTX; i++)
+            getdev(&d);
+        printf(" %.3f", (double)(cutap_now_ns() - a) / NCTX);
+    }
+    printf("\n");
     return cur == ctx ? 0 : 1;
 }
 
@@ -125,7 +143,7 @@ static const char *const mode_name[NMODES] = {"bare", "pass", "stat", "trace", "
 
 /* Runs one child in a mode; appends its rounds to ctx[] and launch[]. */
 static int run_mode(const char *self, int m, const char *lib, const char *ref, const char *tmp,
-                    double *ctx, int *nctx, double *lau, int *nlau)
+                    double *ctx, int *nctx, double *lau, int *nlau, double *rt, int *nrt)
 {
     int fd[2];
     if (pipe(fd))
@@ -154,8 +172,9 @@ static int run_mode(const char *self, int m, const char *lib, const char *ref, c
     FILE *f = fdopen(fd[0], "r");
     char line[4096];
     while (f && fgets(line, sizeof line, f)) {
-        double *dst = !strncmp(line, "ctx", 3) ? ctx : !strncmp(line, "launch", 6) ? lau : NULL;
-        int *n = dst == ctx ? nctx : nlau;
+        double *dst = !strncmp(line, "ctx", 3) ? ctx : !strncmp(line, "launch", 6) ? lau
+                      : !strncmp(line, "rt ", 3) ? rt : NULL;
+        int *n = dst == ctx ? nctx : dst == lau ? nlau : nrt;
         if (!dst)
             continue;
         char *p = strchr(line, ' ');
@@ -215,14 +234,14 @@ int main(int argc, char **argv)
     if (sl <= 0)
         return 1;
     self[sl] = 0;
-    static double ctx[NMODES][50 * ROUNDS], lau[NMODES][50 * ROUNDS];
-    int nctx[NMODES] = {0}, nlau[NMODES] = {0}, failed = 0;
+    static double ctx[NMODES][50 * ROUNDS], lau[NMODES][50 * ROUNDS], rt[NMODES][50 * ROUNDS];
+    int nctx[NMODES] = {0}, nlau[NMODES] = {0}, nrt[NMODES] = {0}, failed = 0;
     for (int c = 0; c < cycles; c++)
         for (int m = 0; m < NMODES; m++) {
             char tmp[] = "/tmp/cutap-overhead.XXXXXX";
             if (!mkdtemp(tmp))
                 return 1;
-            if (run_mode(self, m, lib, ref, tmp, ctx[m], &nctx[m], lau[m], &nlau[m])) {
+            if (run_mode(self, m, lib, ref, tmp, ctx[m], &nctx[m], lau[m], &nlau[m], rt[m], &nrt[m])) {
                 fprintf(stderr, "overhead: mode %s failed in cycle %d\n", mode_name[m], c);
                 failed = 1;
             } else if (!mode_took_effect(m, tmp)) {
@@ -234,16 +253,17 @@ int main(int argc, char **argv)
             if (system(cmd))
                 fprintf(stderr, "overhead: could not remove %s\n", tmp);
         }
-    double mc[NMODES], ml[NMODES];
+    double mc[NMODES], ml[NMODES], mr[NMODES];
     for (int m = 0; m < NMODES; m++) {
         mc[m] = median(ctx[m], nctx[m]);
         ml[m] = median(lau[m], nlau[m]);
+        mr[m] = median(rt[m], nrt[m]);
     }
-    printf("%-6s %14s %10s %14s %10s %8s\n", "mode", "cuCtxGetCurrent", "added", "empty launch", "added",
-           "rounds");
+    printf("%-6s %14s %10s %14s %10s %14s %10s %8s\n", "mode", "cuCtxGetCurrent", "added", "empty launch", "added",
+           "cudaGetDevice", "added", "rounds");
     for (int m = 0; m < NMODES; m++)
-        printf("%-6s %12.2f ns %+8.2f ns %11.1f ns %+8.1f ns %8d\n", mode_name[m], mc[m], mc[m] - mc[BARE],
-               ml[m], ml[m] - ml[BARE], nctx[m]);
+        printf("%-6s %12.2f ns %+8.2f ns %11.1f ns %+8.1f ns %11.2f ns %+8.2f ns %8d\n", mode_name[m], mc[m],
+               mc[m] - mc[BARE], ml[m], ml[m] - ml[BARE], mr[m], mr[m] - mr[BARE], nctx[m]);
     double t = mc[TRACE] - mc[BARE], s = mc[STAT] - mc[BARE], cu = mc[CUPTI] - mc[BARE];
     if (t > 0 && s > 0)
         printf("cuCtxGetCurrent: CUPTI adds %.1fx what trace adds, %.1fx what stat adds\n", cu / t, cu / s);

@@ -2,11 +2,13 @@
  * applies it) and the cutap command (which checks it before running):
  *
  *   EXPR  := TERM[,TERM…]
- *   TERM  := [!]GLOB | [!]layer=driver|hidden
+ *   TERM  := [!]GLOB | [!]layer=LAYER
  *
  * GLOB is a shell pattern on the exported name (cuMem*, cuLaunchKernel*,
- * CONTEXT_LOCAL_STORAGE#*). A call is selected when some positive term
- * selects it (or there is none) and no negative term does. */
+ * CONTEXT_LOCAL_STORAGE#*); LAYER is a name of CUTAP_LAYER_NAMES (driver,
+ * hidden, runtime, cublas, cublasLt, ..., nvtx; any case). A call is
+ * selected when some positive term selects it (or there is none) and no
+ * negative term does. */
 #ifndef CUTAP_FILTER_EXPR_H
 #define CUTAP_FILTER_EXPR_H
 

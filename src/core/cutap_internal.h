@@ -234,6 +234,9 @@ struct cutap_external {
 };
 void cutap_external_enter(struct cutap_external *x, uint32_t id, uint64_t *args, uint32_t nargs);
 void cutap_external_exit(struct cutap_external *x, uint64_t result);
+/* CUTAP_RUNTIME: "cupti" takes those calls from CUPTI's runtime callbacks
+ * (static cudart), "symbols" or unset: our wrappers only. */
+void cutap_cupti_rt_configure(const char *mode);
 
 /* Argument word helpers used by generated code. */
 static inline uint64_t cutap_f2w(float f) { uint64_t w = 0; memcpy(&w, &f, sizeof f); return w; }

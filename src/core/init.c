@@ -87,6 +87,7 @@ __attribute__((constructor)) void cutap_init(void)
     cutap_debug = v && *v && strcmp(v, "0");
     cutap_exporttable_configure(getenv("CUTAP_HIDDEN"));
     cutap_driver_configure(getenv("CUTAP_DRIVER"));
+    cutap_cupti_rt_configure(getenv("CUTAP_RUNTIME"));
     if ((v = getenv("CUTAP_STAT")) && *v)
         cutap_stat_start(v);
     if ((v = getenv("CUTAP_LOG")) && *v)

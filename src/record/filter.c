@@ -22,7 +22,7 @@ int cutap_filter_apply(int client, const char *expr)
         return cutap_enable(client, CUTAP_ID_ALL, 1);
     const char *why = NULL;
     if (cutap_filter_eval(expr, "", CUTAP_LAYER_DRIVER, &why) < 0) {
-        cutap_warn("invalid filter '%s': %s (terms: GLOB, !GLOB, layer=driver|hidden); nothing is recorded", expr, why);
+        cutap_warn("invalid filter '%s': %s (terms: GLOB, !GLOB, layer=NAME); nothing is recorded", expr, why);
         return -1;
     }
     if (!(active = strdup(expr)))

@@ -839,7 +839,7 @@ static __attribute__((noinline)) uint64_t count_fast_timed(cutap_call_t *call, c
     t->current = call->parent;
     if (c) {
         count_timed_end(c, t1 - t0, how);
-        count_call(c, (uint32_t)result != CUTAP_CUDA_SUCCESS);
+        count_call(c, (uint32_t)result != CUTAP_CUDA_SUCCESS && !cutap_fn(call->id)->nostatus);
     }
     return result;
 }
@@ -875,7 +875,8 @@ static __attribute__((noinline)) uint64_t count_fast(cutap_call_t *call, cutap_t
     uint64_t result = thunk(call->fn, call->args);
     t->depth--;
     t->current = call->parent;
-    count_call(c, (uint32_t)result != CUTAP_CUDA_SUCCESS);
+    /* the fused path takes typed static ids only: cutap_fn() is valid */
+    count_call(c, (uint32_t)result != CUTAP_CUDA_SUCCESS && !cutap_fn(call->id)->nostatus);
     return result;
 }
 

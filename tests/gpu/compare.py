@@ -24,6 +24,7 @@ nothing, or dropped callbacks.
 """
 import collections
 import os
+import re
 import sqlite3
 import struct
 import sys
@@ -60,9 +61,19 @@ def read_cupti(d):
         for cbid in range(ndrv):
             if words[cbid]:
                 drv[names.get(("driver", cbid), "cbid_%d" % cbid)] += words[cbid]
-        procs[pid] = (init, last, drv, sum(words[ndrv:]), dropped)
+        rt = collections.Counter()
+        for cbid in range(nrt):
+            if words[ndrv + cbid]:
+                rt[rt_name(names.get(("runtime", cbid), "cbid_%d" % cbid))] += words[ndrv + cbid]
+        procs[pid] = (init, last, drv, rt, dropped)
     cbids = {n for (dom, _), n in names.items() if dom == "driver"}
-    return procs, cbids
+    return procs, cbids, {rt_name(n) for (dom, _), n in names.items() if dom == "runtime"}
+
+
+def rt_name(n):
+    """CUPTI names runtime callbacks with the version they appeared in
+    (cudaMalloc_v3020); cutap by the exported name (cudaMalloc)."""
+    return re.sub(r"_v\d+$", "", n)
 
 
 def read_cutap(db):
@@ -113,11 +124,38 @@ def stop_point(seq, cc, last):
     return sum(1 for start, _ in seq if start <= last), None
 
 
+def rt_compare(pid, calls, init, last, rtc, rt_cbids, tot, lines):
+    """Runtime API calls: cutap's runtime layer (the shared libcudart's
+    exports) against CUPTI's runtime domain, over the time CUPTI was
+    active. CUPTI also sees the runtime calls of statically linked copies
+    of cudart (inside cuBLAS, cuDNN, NCCL, the program itself), which no
+    symbol interposition can reach: more CUPTI calls of an API are
+    reported (rt_cupti_more), more cutap calls are an error (rt_cutap_more:
+    a call recorded twice or one that never happened)."""
+    seen = collections.Counter(name for layer, name, start in calls
+                               if layer == "runtime" and init <= start <= last + EPS_NS)
+    if not seen and not rtc:
+        return
+    for name in sorted(set(seen) | set(rtc)):
+        if name not in rt_cbids:
+            tot["rt_nocbid"] += seen[name]
+        elif seen[name] == rtc[name]:
+            tot["rt_equal"] += 1
+        elif seen[name] < rtc[name]:
+            tot["rt_cupti_more"] += 1
+            lines.append("  RUNTIME pid %d %s: CUPTI %d, cutap %d (static cudart copies?)" % (pid, name, rtc[name], seen[name]))
+        else:
+            tot["rt_cutap_more"] += 1
+            tot["mismatches"] += 1
+            lines.append("  RUNTIME MISMATCH pid %d %s: CUPTI %d, cutap %d" % (pid, name, rtc[name], seen[name]))
+    tot["rt_cutap_calls"] += sum(seen.values())
+
+
 def main():
     if len(sys.argv) != 4:
         sys.exit(__doc__)
     wl, cdir, db = sys.argv[1:]
-    cupti, cbids = read_cupti(cdir)
+    cupti, cbids, rt_cbids = read_cupti(cdir)
     if not cbids:
         print("%s no cbids.tsv in %s: cannot tell which APIs CUPTI sees" % (wl, cdir))
         return 1
@@ -130,13 +168,18 @@ def main():
     nocbid = collections.Counter()
     apis_cupti, apis_cutap = set(), set()
     for pid in sorted(set(cupti) | set(cutap)):
-        init, last, cc, rtcalls, dropped = cupti.get(pid, (None, None, collections.Counter(), 0, 0))
+        init, last, cc, rtc, dropped = cupti.get(pid, (None, None, collections.Counter(), collections.Counter(), 0))
+        rtcalls = sum(rtc.values())
         calls = cutap.get(pid, [])
         if pid in cupti and not calls and not sum(cc.values()) and not rtcalls:
             continue      # a process that never called CUDA (a forked DataLoader worker)
+        if init is not None:
+            rt_compare(pid, calls, init, last, rtc, rt_cbids, tot, lines)
         before = collections.Counter()
         seq = []          # comparable calls after the referee started, in time order
         for layer, name, start in calls:
+            if layer not in ("driver", "hidden"):
+                continue  # runtime and library layers: rt_compare
             if name.startswith("cuGetProcAddress"):
                 tot["getproc"] += 1
             if layer == "hidden":
@@ -191,10 +234,12 @@ def main():
         tot["mismatches"] += 1
         lines.append("  NO PROCESS compared: no CUPTI counts")
     print("%s procs=%d cupti_apis=%d cutap_apis=%d cupti_calls=%d cutap_calls=%d mismatches=%d "
-          "getproc=%d exptbl=%d hidden=%d preinit=%d postexit=%d nocbid=%d runtime=%d procs_without_referee=%d"
+          "getproc=%d exptbl=%d hidden=%d preinit=%d postexit=%d nocbid=%d runtime=%d procs_without_referee=%d "
+          "rt_cutap_calls=%d rt_equal=%d rt_cupti_more=%d rt_cutap_more=%d rt_nocbid=%d"
           % (wl, tot["procs"], len(apis_cupti), len(apis_cutap), tot["cupti_calls"], tot["cutap_calls"],
              tot["mismatches"], tot["getproc"], tot["exptbl"], tot["hidden"], tot["preinit"], tot["postexit"],
-             tot["nocbid"], tot["runtime"], tot["procs_without_referee"]))
+             tot["nocbid"], tot["runtime"], tot["procs_without_referee"],
+             tot["rt_cutap_calls"], tot["rt_equal"], tot["rt_cupti_more"], tot["rt_cutap_more"], tot["rt_nocbid"]))
     for line in lines:
         print(line)
     for name, n in sorted(nocbid.items()):

@@ -89,6 +89,14 @@ echo "active; mism: (process, API) pairs whose counts differ; getproc: cuGetProc
 echo "compared); exptbl: cuGetExportTable calls (CUPTI reports none); hidden: export-table slot calls;"
 echo "preinit, postexit: calls cutap saw before the driver loaded CUPTI / after CUPTI's last callback"
 echo
+echo "== runtime API calls: cutap's runtime layer vs CUPTI's runtime domain (while CUPTI was active;"
+echo "   equal/cupti_more/cutap_more: APIs; CUPTI also sees statically linked cudart copies)"
+for n in $ORDER; do
+  printf '%-18s cutap calls %6s  APIs equal %4s  CUPTI more %4s  cutap more %4s  no cbid %4s\n' "$n" \
+    "$(kv "$n" rt_cutap_calls)" "$(kv "$n" rt_equal)" "$(kv "$n" rt_cupti_more)" "$(kv "$n" rt_cutap_more)" \
+    "$(kv "$n" rt_nocbid)"
+done
+echo
 echo "== details"
 for n in $ORDER; do
   [ -s "$R/$n.compare" ] && sed -n '2,$p' "$R/$n.compare" | head -30 | sed "s/^/$n /"
@@ -126,6 +134,8 @@ echo "== export tables asked for (all workloads, plain trace): requests per tabl
 cat "$R"/*.dump 2>/dev/null | grep ' cuGetExportTable(' | sed -n 's/.*}<\([^>]*\)>.*/\1/p' | sort | uniq -c | sort -rn
 echo "== export-table slots called (all workloads): calls per slot"
 cat "$R"/*.csv 2>/dev/null | awk -F, '$1=="hidden" {n[$2]+=$3} END {for (k in n) print n[k], k}' | sort -rn | head -40
+echo "== runtime and library layers (tests/gpu/layers.sh)"
+tests/gpu/layers.sh || FAIL=1
 tar czf "$OUTDIR/gpu-results.tgz" -C "$R" --exclude='*.reftrace' --exclude='*.trace' . 2>/dev/null
 echo "results: $OUTDIR/gpu-results.tgz ($(du -h "$OUTDIR/gpu-results.tgz" | cut -f1)); suite $([ $FAIL = 0 ] && echo PASSED || echo FAILED)"
 exit $FAIL

@@ -1,0 +1,421 @@
+/* Runtime-API calls of a statically linked cudart, through CUPTI
+ * (CUTAP_RUNTIME=cupti, `cutap trace --runtime=cupti`).
+ *
+ * nvcc links cudart statically by default: cudaMalloc & co. are then
+ * functions inside the program, called directly, and no symbol of ours can
+ * stand in for them. The runtime does report each of its API calls to a
+ * CUPTI subscriber of the runtime callback domain (entry and exit, with the
+ * function's name and its parameters), so in this mode cutap subscribes to
+ * CUPTI and turns each report into a call of layer "runtime" with the same
+ * id, argument words and result as our symbol wrapper would record
+ * (cutap_external_enter/exit): driver calls the runtime makes inside it
+ * nest under it, as they do under a wrapped call.
+ *
+ * libcupti is opened at run time and never linked, and cupti.h is not
+ * included: building cutap needs no CUDA toolkit. The few CUPTI types used
+ * are declared below, pinned to the CUDA 13.0 headers.
+ *
+ * When: CUPTI needs a working driver, and the driver is first usable when
+ * cuInit has succeeded. We subscribe in a post-call fixup of cuInit (see
+ * cutap_fixup, core/dispatch.c), once per process: that is the moment the
+ * driver itself loads CUPTI-based tools given by CUDA_INJECTION64_PATH, so
+ * CUPTI is known to work from there; it costs nothing on any other call
+ * (a lazy check at "the first driver call after cuInit" would put a test on
+ * every call). The fixup runs after the real cuInit returned and after
+ * cutap restored the thread's nesting, with no cutap lock held, so the
+ * driver calls libcupti itself makes while it starts are recorded as
+ * ordinary top-level calls of the process. Runtime calls made before that
+ * subscription (those that run before the runtime's first cuInit returns,
+ * usually the entry of the first runtime call) are not seen.
+ *
+ * One call, one record: when the runtime layer was adopted from a shared
+ * libcudart (resolve/libs.c), its calls already reach our wrappers, so the
+ * CUPTI reports are ignored; this mode is meant for a static cudart. */
+#define _GNU_SOURCE
+#include <dlfcn.h>
+#include <pthread.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cutap_internal.h"
+
+/* --- CUPTI ABI (cupti_result.h, cupti_callbacks.h of CUDA 13.0) -------- */
+typedef int cutap_cupti_result;                /* CUptiResult (an enum) */
+#define CUTAP_CUPTI_SUCCESS 0
+#define CUTAP_CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED 39
+#define CUTAP_CUPTI_CB_DOMAIN_RUNTIME_API 2
+#define CUTAP_CUPTI_API_ENTER 0
+#define CUTAP_CUPTI_API_EXIT 1
+typedef void *cutap_cupti_subscriber;          /* CUpti_SubscriberHandle */
+/* CUpti_CallbackFunc(userdata, CUpti_CallbackDomain, CUpti_CallbackId, cbdata) */
+typedef void (*cutap_cupti_callback)(void *userdata, int domain, uint32_t cbid, const void *cbdata);
+
+/* CUpti_CallbackData, field for field as in cupti_callbacks.h (CUDA 13.0,
+ * CUPTI_API_VERSION 130001); the offsets below are those gcc gives the
+ * header's own struct. */
+struct cutap_cupti_cbdata {
+    int callbackSite;                /* CUpti_ApiCallbackSite: CUPTI_API_ENTER / _EXIT */
+    const char *functionName;        /* "cudaMalloc": a global constant */
+    const void *functionParams;      /* <name>_v<ver>_params: the parameters as a struct */
+    void *functionReturnValue;       /* runtime: cudaError_t *, valid at exit */
+    const char *symbolName;
+    void *context;                   /* CUcontext */
+    uint32_t contextUid;
+    uint64_t *correlationData;       /* shared by the entry and exit of one call */
+    uint32_t correlationId;
+};
+_Static_assert(offsetof(struct cutap_cupti_cbdata, functionName) == 8 &&
+                   offsetof(struct cutap_cupti_cbdata, functionParams) == 16 &&
+                   offsetof(struct cutap_cupti_cbdata, functionReturnValue) == 24 &&
+                   offsetof(struct cutap_cupti_cbdata, contextUid) == 48 &&
+                   offsetof(struct cutap_cupti_cbdata, correlationData) == 56 &&
+                   offsetof(struct cutap_cupti_cbdata, correlationId) == 64 &&
+                   sizeof(struct cutap_cupti_cbdata) == 72,
+               "CUpti_CallbackData layout of cupti_callbacks.h (CUDA 13.0)");
+
+typedef cutap_cupti_result (*subscribe_fn)(cutap_cupti_subscriber *, cutap_cupti_callback, void *);
+typedef cutap_cupti_result (*enable_domain_fn)(uint32_t, cutap_cupti_subscriber, int);
+typedef cutap_cupti_result (*unsubscribe_fn)(cutap_cupti_subscriber);
+typedef cutap_cupti_result (*result_string_fn)(cutap_cupti_result, const char **);
+static subscribe_fn p_subscribe;
+static enable_domain_fn p_enable_domain;
+static unsubscribe_fn p_unsubscribe;
+static result_string_fn p_result_string;
+
+/* --- per-thread stack of the runtime calls in progress ---------------- */
+/* Deep enough for any real nesting of runtime calls (they rarely nest at
+ * all); past it calls are not recorded, and entry and exit stay balanced. */
+#define RT_DEPTH 64
+#define RT_MAXARGS 16   /* the runtime API has at most 10 parameters */
+struct rt_frame {
+    struct cutap_external x;
+    uint64_t words[RT_MAXARGS];   /* x.call.args points here until the exit */
+};
+struct rt_stack {
+    unsigned top;
+    unsigned lost;    /* entries not pushed (too deep) whose exit is to come,
+                         for CUPTI reports without correlationData */
+    struct rt_frame f[RT_DEPTH];
+};
+static __thread struct rt_stack *rt_stk __attribute__((tls_model("initial-exec")));
+static pthread_key_t rt_key;
+static pthread_once_t rt_once = PTHREAD_ONCE_INIT;
+
+static void rt_free(void *p)
+{
+    rt_stk = NULL;   /* runs on the exiting thread: a later report allocates anew */
+    free(p);
+}
+static void rt_key_init(void) { pthread_key_create(&rt_key, rt_free); }
+
+static struct rt_stack *rt_get(void)
+{
+    if (!rt_stk && (rt_stk = calloc(1, sizeof *rt_stk))) {
+        pthread_once(&rt_once, rt_key_init);
+        pthread_setspecific(rt_key, rt_stk);
+    }
+    return rt_stk;
+}
+
+/* What the entry callback left in *correlationData for the exit callback
+ * of the same call: whether it pushed a frame. With any other value (an
+ * entry made before the subscription) the exit pops the top frame only if
+ * it is of the same function. */
+#define TAG_PUSHED 0xc07a9e5100000001ull
+#define TAG_NONE 0xc07a9e5100000002ull   /* nothing recorded for this call */
+#define TAG_LOST 0xc07a9e5100000003ull   /* too deep: not recorded */
+
+/* --- CUPTI function name -> cutap id ---------------------------------- */
+/* CUPTI names the function ("cudaMalloc"); its callback ids carry a
+ * version ("cudaMalloc_v3020"), which is stripped should a name carry one.
+ * The answer is kept per callback id: id + 1, or NOT_OURS. */
+#define CBID_CACHE 4096
+#define NOT_OURS 0xffffffffu
+static _Atomic uint32_t cbid_cache[CBID_CACHE];
+
+static uint32_t id_of_name(const char *name)
+{
+    if (!name)
+        return CUTAP_ID_ALL;
+    char buf[160];
+    size_t n = strnlen(name, sizeof buf);
+    if (n >= sizeof buf)
+        return CUTAP_ID_ALL;
+    memcpy(buf, name, n + 1);
+    size_t d = n;
+    while (d > 0 && buf[d - 1] >= '0' && buf[d - 1] <= '9')
+        d--;
+    if (d < n && d >= 2 && buf[d - 1] == 'v' && buf[d - 2] == '_')
+        buf[d - 2] = 0;
+    uint32_t id = cutap_lookup(buf);
+    if (id < CUTAP_DRIVER_COUNT || id >= CUTAP_STATIC_COUNT || cutap_fn(id)->layer != CUTAP_LAYER_RUNTIME)
+        return CUTAP_ID_ALL;
+    return id;
+}
+
+static uint32_t id_of(uint32_t cbid, const char *name)
+{
+    if (cbid >= CBID_CACHE)
+        return id_of_name(name);
+    uint32_t v = atomic_load_explicit(&cbid_cache[cbid], memory_order_relaxed);
+    if (v)
+        return v == NOT_OURS ? CUTAP_ID_ALL : v - 1;
+    uint32_t id = id_of_name(name);
+    atomic_store_explicit(&cbid_cache[cbid], id == CUTAP_ID_ALL ? NOT_OURS : id + 1, memory_order_relaxed);
+    return id;
+}
+
+/* --- parameters -> argument words ---------------------------------------- */
+/* Alignment of a parameter in CUPTI's <name>_params struct: the structs
+ * lay the parameters out in order, as C does. Scalars are aligned to their
+ * size. The metadata gives a struct passed by value its size only: those
+ * of 8-byte fields (cudaExtent, cudaPitchedPtr, cudaEglFrame) and of
+ * 4-byte ones (dim3) follow from it, the two exceptions are named.
+ * Checked against every struct of CUDA 13.0's
+ * generated_cuda_runtime_api_meta.h (371 structs, 1273 parameters: same
+ * offsets and sizes). */
+static size_t param_align(const cutap_arg_info_t *a, unsigned size)
+{
+    if (a && a->kind == CUTAP_ARG_STRUCT) {
+        const char *t = a->type ? a->type : "";
+        if (strstr(t, "cudaMemLocation"))
+            return 4;   /* two ints: cudaMemAdvise puts it at 20, after an enum */
+        if (strstr(t, "IpcEventHandle") || strstr(t, "IpcMemHandle"))
+            return 1;   /* char reserved[64] */
+        return size % 8 == 0 ? 8 : size % 4 == 0 ? 4 : 1;
+    }
+    return size == 1 || size == 2 || size == 4 ? size : 8;
+}
+
+/* A scalar of size bytes at q, widened as the wrapper's casts widen it:
+ * signed integers sign-extended, the rest (unsigned, enums, pointers, a
+ * float's bits) zero-extended. Sizes other than 1, 2, 4, 8: 0. */
+static uint64_t widen(const unsigned char *q, unsigned size, int is_signed)
+{
+    uint8_t b;
+    uint16_t h;
+    uint32_t w;
+    uint64_t d = 0;
+    switch (size) {
+    case 1: memcpy(&b, q, 1); return is_signed ? (uint64_t)(int64_t)(int8_t)b : b;
+    case 2: memcpy(&h, q, 2); return is_signed ? (uint64_t)(int64_t)(int16_t)h : h;
+    case 4: memcpy(&w, q, 4); return is_signed ? (uint64_t)(int64_t)(int32_t)w : w;
+    case 8: memcpy(&d, q, 8); return d;
+    default: return 0;
+    }
+}
+
+/* The words our wrapper would have made of the same call: integers widened
+ * as the wrapper's casts do, a float's bits in the low half, and a struct
+ * passed by value as its address (inside the params struct, valid until
+ * the exit callback returns). No params: all zero. */
+static void params_to_words(const struct cutap_fninfo *fi, const unsigned char *p, uint64_t *w)
+{
+    size_t off = 0;
+    for (unsigned i = 0; i < fi->nargs; i++) {
+        unsigned size = fi->sizes ? fi->sizes[i] : 8;
+        const cutap_arg_info_t *a = fi->args ? &fi->args[i] : NULL;
+        int kind = a ? a->kind : CUTAP_ARG_PTR;
+        size_t al = param_align(a, size);
+        off = (off + al - 1) / al * al;
+        if (!p)
+            w[i] = 0;
+        else if (kind == CUTAP_ARG_STRUCT)
+            w[i] = (uint64_t)(uintptr_t)(p + off);
+        else
+            w[i] = widen(p + off, size, kind == CUTAP_ARG_INT);
+        off += size;
+    }
+}
+
+/* --- the callback -------------------------------------------------------- */
+static void rt_enter(uint32_t id, const struct cutap_cupti_cbdata *cb)
+{
+    uint64_t *corr = cb->correlationData;
+    const struct cutap_fninfo *fi = cutap_fn(id);
+    /* The shared libcudart is in use: our wrapper records this call. */
+    int shared = atomic_load_explicit(&cutap_lib_state[CUTAP_LAYER_RUNTIME - CUTAP_FIRST_LIB_LAYER],
+                                      memory_order_acquire) == 1;
+    if (shared || fi->nargs > RT_MAXARGS) {
+        if (corr)
+            *corr = TAG_NONE;
+        return;
+    }
+    struct rt_stack *s = rt_get();
+    if (!s || s->top >= RT_DEPTH) {
+        if (corr)
+            *corr = TAG_LOST;
+        else if (s)
+            s->lost++;
+        return;
+    }
+    unsigned k = s->top++;
+    struct rt_frame *f = &s->f[k];
+    params_to_words(fi, cb->functionParams, f->words);
+    if (corr)
+        *corr = TAG_PUSHED;
+    cutap_external_enter(&f->x, id, f->words, fi->nargs);
+}
+
+static void rt_exit(uint32_t id, const struct cutap_cupti_cbdata *cb)
+{
+    struct rt_stack *s = rt_stk;
+    uint64_t *corr = cb->correlationData;
+    uint64_t tag = corr ? *corr : 0;
+    if (tag == TAG_NONE || tag == TAG_LOST)
+        return;
+    if (!s)
+        return;   /* no entry was ever pushed on this thread */
+    if (!corr && s->lost) {
+        s->lost--;   /* strictly nested: the deepest entries are the lost ones */
+        return;
+    }
+    /* Pop only our own frame: an exit whose entry we missed (made before
+     * the subscription) finds another call, or none, on top. */
+    if (!s->top || s->f[s->top - 1].x.call.id != id)
+        return;
+    struct rt_frame *f = &s->f[s->top - 1];
+    uint64_t result = 0;
+    /* Runtime calls return cudaError_t; the few that return something
+     * else (a string, a struct) are recorded with 0 rather than a guess. */
+    if (cb->functionReturnValue && !cutap_fn(id)->nostatus) {
+        int32_t r;
+        memcpy(&r, cb->functionReturnValue, sizeof r);
+        result = (uint32_t)r;
+    }
+    cutap_external_exit(&f->x, result);
+    s->top--;   /* after the post callbacks: a call they make pushes above */
+}
+
+static void rt_callback(void *userdata, int domain, uint32_t cbid, const void *data)
+{
+    (void)userdata;
+    const struct cutap_cupti_cbdata *cb = data;
+    if (domain != CUTAP_CUPTI_CB_DOMAIN_RUNTIME_API || !cb)
+        return;
+    uint32_t id = id_of(cbid, cb->functionName);
+    if (id == CUTAP_ID_ALL)
+        return;   /* not a function of our runtime layer: its driver calls stay top-level */
+    if (cb->callbackSite == CUTAP_CUPTI_API_ENTER)
+        rt_enter(id, cb);
+    else if (cb->callbackSite == CUTAP_CUPTI_API_EXIT)
+        rt_exit(id, cb);
+}
+
+/* --- finding libcupti and subscribing ----------------------------------- */
+static char cupti_path[512];
+
+/* CUTAP_CUPTI_LIB, when set, is the one library tried: an explicit choice
+ * that fails is reported, not replaced by another CUPTI found elsewhere.
+ * Otherwise the loader's search (LD_LIBRARY_PATH, the cache), then the
+ * toolkit's usual places. */
+static void *open_cupti(char *why, size_t size)
+{
+    const char *env = getenv("CUTAP_CUPTI_LIB");
+    why[0] = 0;
+    if (env && *env) {
+        void *h = dlopen(env, RTLD_NOW | RTLD_LOCAL);
+        if (h)
+            snprintf(cupti_path, sizeof cupti_path, "%s", env);
+        else
+            snprintf(why, size, "CUTAP_CUPTI_LIB=%s: %s", env, dlerror());
+        return h;
+    }
+    const char *home = getenv("CUDA_HOME");
+    const char *dirs[] = {NULL, home && *home ? home : NULL, "/usr/local/cuda", "/usr/local/cuda"};
+    const char *subs[] = {"", "/extras/CUPTI/lib64", "/extras/CUPTI/lib64", "/lib64"};
+    static const char *const names[] = {"libcupti.so.13", "libcupti.so"};
+    for (size_t d = 0; d < sizeof dirs / sizeof dirs[0]; d++) {
+        if (d && !dirs[d])
+            continue;
+        for (size_t n = 0; n < 2; n++) {
+            char p[512];
+            if (d)
+                snprintf(p, sizeof p, "%s%s/%s", dirs[d], subs[d], names[n]);
+            else
+                snprintf(p, sizeof p, "%s", names[n]);
+            void *h = dlopen(p, RTLD_NOW | RTLD_LOCAL);
+            if (h) {
+                snprintf(cupti_path, sizeof cupti_path, "%s", p);
+                return h;
+            }
+            if (!why[0])
+                snprintf(why, size, "%s", dlerror());
+        }
+    }
+    return NULL;
+}
+
+static const char *result_name(cutap_cupti_result r)
+{
+    const char *s = NULL;
+    if (p_result_string && p_result_string(r, &s) != CUTAP_CUPTI_SUCCESS)
+        s = NULL;
+    return s ? s : "unknown CUPTI error";
+}
+
+static void subscribe(void)
+{
+    char why[600];
+    void *h = open_cupti(why, sizeof why);
+    if (!h) {
+        cutap_warn("--runtime=cupti: libcupti not found (%s); runtime calls are not recorded", why);
+        return;
+    }
+    p_subscribe = (subscribe_fn)cutap_libc_dlsym(h, "cuptiSubscribe");
+    p_enable_domain = (enable_domain_fn)cutap_libc_dlsym(h, "cuptiEnableDomain");
+    p_unsubscribe = (unsubscribe_fn)cutap_libc_dlsym(h, "cuptiUnsubscribe");
+    p_result_string = (result_string_fn)cutap_libc_dlsym(h, "cuptiGetResultString");
+    if (!p_subscribe || !p_enable_domain || !p_unsubscribe) {
+        cutap_warn("--runtime=cupti: %s lacks cuptiSubscribe/cuptiEnableDomain/cuptiUnsubscribe; runtime calls are "
+                   "not recorded", cupti_path);
+        return;   /* kept open: unloading a library that may have started threads is not safe */
+    }
+    cutap_cupti_subscriber sub = NULL;
+    cutap_cupti_result r = p_subscribe(&sub, rt_callback, NULL);
+    if (r == CUTAP_CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED) {
+        cutap_warn("--runtime=cupti: CUPTI is already in use by another tool (%s); runtime calls are not recorded",
+                   result_name(r));
+        return;
+    }
+    if (r != CUTAP_CUPTI_SUCCESS) {
+        cutap_warn("--runtime=cupti: cuptiSubscribe failed (%s, %d); runtime calls are not recorded",
+                   result_name(r), r);
+        return;
+    }
+    r = p_enable_domain(1, sub, CUTAP_CUPTI_CB_DOMAIN_RUNTIME_API);
+    if (r != CUTAP_CUPTI_SUCCESS) {
+        cutap_warn("--runtime=cupti: cuptiEnableDomain(runtime) failed (%s, %d); runtime calls are not recorded",
+                   result_name(r), r);
+        p_unsubscribe(sub);   /* leave CUPTI free for another tool */
+        return;
+    }
+    /* Never unsubscribed: a call in progress on another thread at exit
+     * would otherwise lose its exit report. */
+    cutap_log_debug("runtime calls from CUPTI (%s)", cupti_path);
+}
+
+static _Atomic int subscribed;   /* 1 once tried (successful or not) */
+
+static void after_cuinit(cutap_call_t *call)
+{
+    if (call->result != CUTAP_CUDA_SUCCESS || atomic_load_explicit(&subscribed, memory_order_relaxed))
+        return;
+    if (atomic_exchange(&subscribed, 1))
+        return;   /* another thread's cuInit got there first */
+    subscribe();
+}
+
+void cutap_cupti_rt_configure(const char *mode)
+{
+    if (!mode || !*mode || !strcmp(mode, "symbols"))
+        return;
+    if (strcmp(mode, "cupti")) {
+        cutap_warn("CUTAP_RUNTIME=%s: takes symbols or cupti; runtime calls are taken from symbols only", mode);
+        return;
+    }
+    cutap_fixup[CUTAP_ID_cuInit] = after_cuinit;
+    cutap_refresh_id(CUTAP_ID_cuInit);   /* cuInit must leave its fast path now */
+}

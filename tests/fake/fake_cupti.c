@@ -1,0 +1,113 @@
+/* A fake libcupti.so.13 for the --runtime=cupti tests (tests/t_static_rt.c).
+ *
+ * Real CUPTI learns of runtime calls from the CUDA runtime through the
+ * driver; here the test program's own mini runtime reports each call with
+ * fake_cupti_runtime_api(), and the fake hands it to the subscriber's
+ * callback as CUPTI would: domain CUPTI_CB_DOMAIN_RUNTIME_API, the callback
+ * id, and a CUpti_CallbackData. Builds without the CUDA toolkit: the few
+ * CUPTI types are declared here, pinned to CUDA 13.0's headers.
+ *
+ *   FAKE_CUPTI_BUSY=1     cuptiSubscribe fails as when another tool holds
+ *                         CUPTI (CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED)
+ *   FAKE_CUPTI_NO_CORR=1  reports carry no correlationData pointer
+ */
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define EXPORT __attribute__((visibility("default")))
+
+/* cupti_result.h */
+enum {
+    CUPTI_SUCCESS = 0,
+    CUPTI_ERROR_INVALID_PARAMETER = 1,
+    CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED = 39,
+};
+/* cupti_callbacks.h */
+enum { CUPTI_CB_DOMAIN_RUNTIME_API = 2 };
+typedef void (*callback_fn)(void *userdata, int domain, uint32_t cbid, const void *cbdata);
+struct callback_data {   /* CUpti_CallbackData */
+    int callbackSite;
+    const char *functionName;
+    const void *functionParams;
+    void *functionReturnValue;
+    const char *symbolName;
+    void *context;
+    uint32_t contextUid;
+    uint64_t *correlationData;
+    uint32_t correlationId;
+};
+_Static_assert(offsetof(struct callback_data, correlationData) == 56 && sizeof(struct callback_data) == 72,
+               "CUpti_CallbackData layout of cupti_callbacks.h (CUDA 13.0)");
+
+static int token;   /* the one subscriber handle */
+static callback_fn callback;
+static void *callback_user;
+static int runtime_enabled;
+static uint32_t next_correlation;
+
+EXPORT int cuptiSubscribe(void **subscriber, callback_fn fn, void *userdata)
+{
+    const char *busy = getenv("FAKE_CUPTI_BUSY");
+    if (!subscriber)
+        return CUPTI_ERROR_INVALID_PARAMETER;
+    if ((busy && !strcmp(busy, "1")) || callback)
+        return CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED;   /* one subscriber, as CUPTI */
+    callback = fn;
+    callback_user = userdata;
+    *subscriber = &token;
+    return CUPTI_SUCCESS;
+}
+
+EXPORT int cuptiEnableDomain(uint32_t enable, void *subscriber, int domain)
+{
+    if (subscriber != &token || !callback)
+        return CUPTI_ERROR_INVALID_PARAMETER;
+    if (domain == CUPTI_CB_DOMAIN_RUNTIME_API)
+        runtime_enabled = enable != 0;
+    return CUPTI_SUCCESS;
+}
+
+EXPORT int cuptiUnsubscribe(void *subscriber)
+{
+    if (subscriber != &token || !callback)
+        return CUPTI_ERROR_INVALID_PARAMETER;
+    callback = NULL;
+    runtime_enabled = 0;
+    return CUPTI_SUCCESS;
+}
+
+EXPORT int cuptiGetResultString(int result, const char **str)
+{
+    if (!str)
+        return CUPTI_ERROR_INVALID_PARAMETER;
+    switch (result) {
+    case CUPTI_SUCCESS: *str = "CUPTI_SUCCESS"; break;
+    case CUPTI_ERROR_INVALID_PARAMETER: *str = "CUPTI_ERROR_INVALID_PARAMETER"; break;
+    case CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED: *str = "CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED"; break;
+    default: *str = "CUPTI_ERROR_UNKNOWN"; return CUPTI_ERROR_INVALID_PARAMETER;
+    }
+    return CUPTI_SUCCESS;
+}
+
+/* Test hook: the program's runtime reports the entry (site 0) or exit
+ * (site 1) of one call. corr is the call's correlation word, shared by its
+ * entry and exit. Returns 1 when a subscriber's callback got the report. */
+EXPORT int fake_cupti_runtime_api(int site, uint32_t cbid, const char *name, const void *params, void *ret,
+                                  uint64_t *corr)
+{
+    if (!callback || !runtime_enabled)
+        return 0;
+    const char *nc = getenv("FAKE_CUPTI_NO_CORR");
+    struct callback_data d = {
+        .callbackSite = site,
+        .functionName = name,
+        .functionParams = params,
+        .functionReturnValue = site == 1 ? ret : NULL,
+        .correlationData = nc && !strcmp(nc, "1") ? NULL : corr,
+        .correlationId = __atomic_add_fetch(&next_correlation, 1, __ATOMIC_RELAXED),
+    };
+    callback(callback_user, CUPTI_CB_DOMAIN_RUNTIME_API, cbid, &d);
+    return 1;
+}
