@@ -1157,7 +1157,9 @@ case_cupti_runtime_shared_cudart_once() {
 # CUDA installation is, so that cutap could load one the program never
 # loads (it must not).
 FL=$B/fakelibs
-libs_env() { LD_LIBRARY_PATH=$FL:$LD_LIBRARY_PATH "$@"; }
+# (A program that hangs, as one calling itself through a misresolved
+# wrapper would, fails after 60 s.)
+libs_env() { LD_LIBRARY_PATH=$FL:$LD_LIBRARY_PATH timeout 60 "$@"; }
 # Functions of the fakes (every export of the real libraries with a
 # layer's prefix), from their version scripts.
 libs_nfuncs() { grep -h '^    [A-Za-z_0-9]*;$' tests/fake/generated/fake_*.map | grep -vc '^    fake_lib_api;$'; }
@@ -1276,7 +1278,7 @@ for link in lazy now pie; do
         nm -D \$T/t_libs_$link | grep -q ' U cudaMalloc@libcudart.so.13\$' && nm -D \$T/t_libs_$link | grep -q ' U cublasSgemm_v2@libcublas.so.13\$' \\
             || { say '  no versioned references'; return 1; }
         libs_traced libs_$link \"\$LIBS_TREE\" \$T/t_libs_$link link || return 1
-        LD_LIBRARY_PATH=\$FL:\$LD_LIBRARY_PATH traced_equal libs_log_$link \$T/t_libs_$link link
+        LD_LIBRARY_PATH=\$FL:\$LD_LIBRARY_PATH traced_equal libs_log_$link timeout 60 \$T/t_libs_$link link
     }"
 done
 case_libs_dlopen_soname() { libs_traced libs_dl1 "$LIBS_TREE" $T/t_libs_dl soname; }

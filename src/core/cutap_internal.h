@@ -231,6 +231,7 @@ extern __thread struct cutap_thread cutap_tls __attribute__((tls_model("initial-
 struct cutap_external {
     cutap_call_t call;
     uint8_t mask;
+    uint8_t hook;     /* entered from inside an export-table hook call */
 };
 void cutap_external_enter(struct cutap_external *x, uint32_t id, uint64_t *args, uint32_t nargs);
 void cutap_external_exit(struct cutap_external *x, uint64_t result);

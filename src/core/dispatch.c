@@ -282,29 +282,43 @@ void *cutap_tramp_exit(uint64_t rax)
 void cutap_external_enter(struct cutap_external *x, uint32_t id, uint64_t *args, uint32_t nargs)
 {
     struct cutap_thread *t = &cutap_tls;
-    cutap_call_t *c = &x->call;
+    cutap_call_t *c = &x->call, *h = t->current;
+    /* CUPTI runs its runtime callbacks from inside a call the runtime makes
+     * through an export table (TOOLS_RUNTIME_CALLBACK_HOOKS#1, recorded as
+     * layer hidden when that table is wrapped). That hook returns right
+     * after the callback, while the runtime call has just begun: the call
+     * takes the hook's place (its depth, its parent), and the hook's frame
+     * is told to leave it current when it returns. */
+    x->hook = h && h->layer == CUTAP_LAYER_HIDDEN;
     x->mask = id < CUTAP_MAX_IDS ? atomic_load_explicit(&cutap_mask[id], memory_order_relaxed) : 0;
     c->id = id;
     c->layer = (uint16_t)cutap_call_layer(id);
     c->flags = 0;
     c->nargs = nargs;
-    c->depth = t->depth;
+    c->depth = x->hook ? h->depth : t->depth;
     c->args = args;
     c->result = 0;
     c->fn = NULL;
-    c->parent = t->current;
+    c->parent = x->hook ? h->parent : t->current;
     memset(c->scratch, 0, sizeof c->scratch);
     if (x->mask)
         run_pre(c, &x->mask, 0);
     t->depth++;
-    t->current = c;
+    if (x->hook)
+        h->parent = c;       /* the hook's return makes c current, at c's depth + 1 */
+    else
+        t->current = c;
 }
 
 void cutap_external_exit(struct cutap_external *x, uint64_t result)
 {
     struct cutap_thread *t = &cutap_tls;
+    cutap_call_t *h = t->current;
     t->depth--;
-    t->current = x->call.parent;
+    if (h && h != &x->call && h->layer == CUTAP_LAYER_HIDDEN && h->parent == &x->call)
+        h->parent = x->call.parent;   /* inside the exit hook: its return restores x's parent */
+    else
+        t->current = x->call.parent;
     x->call.result = result;
     if (x->mask)
         run_post(&x->call, x->mask);

@@ -14,6 +14,7 @@ B=$PWD/build/gpu W=$PWD/tests/gpu/workloads C=$PWD/build/cutap
 R=$(mktemp -d /tmp/cutap-layers.XXXXXX)
 OUTDIR=${OUT:-/tmp/cutap-gpu}
 mkdir -p "$OUTDIR"
+export NGPU=$(nvidia-smi -L | grep -c '^GPU')
 export NCCL_NVLS_ENABLE=0 TORCH_SYMM_MEM_DISABLE_MULTICAST=1 NVSHMEM_DISABLE_NVLS=1
 [ -x "$C" ] && [ -x "$B/vecadd_shared" ] || tests/gpu/build.sh || exit 1
 declare -A CMD=(
