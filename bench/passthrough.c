@@ -7,7 +7,10 @@
  * call pays), the counting recorder (CUTAP_COUNT, what `cutap stat` runs),
  * the full trace recorder (CUTAP_TRACE, what `cutap trace` runs) and the
  * text-table client (CUTAP_STAT). Each child calls
- * cuCtxGetCurrent N times (default 20 M) through the pointer dlsym gives,
+ * cuCtxGetCurrent N times (default 20 M) through the pointer dlsym gives
+ * (or BENCH_SYM of BENCH_LIB, a function taking one pointer: make bench
+ * also times cudaGetDevice of the fake libcudart.so.13, the runtime
+ * layer's wrapper alone, since the fake calls nothing below it),
  * 7 rounds, and reports the median ns per call and, where the kernel lets
  * it (perf_event_open), user-space instructions per call. The parent prints
  * the table and the cost added per call. Works on the fake driver (make
@@ -28,10 +31,12 @@
 
 static int child(long n)
 {
-    void *h = dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL);
-    int (*ctx)(void **) = h ? (int (*)(void **))dlsym(h, "cuCtxGetCurrent") : NULL;
+    const char *lib = getenv("BENCH_LIB") ? getenv("BENCH_LIB") : "libcuda.so.1";
+    const char *sym = getenv("BENCH_SYM") ? getenv("BENCH_SYM") : "cuCtxGetCurrent";
+    void *h = dlopen(lib, RTLD_NOW | RTLD_LOCAL);
+    int (*ctx)(void **) = h ? (int (*)(void **))dlsym(h, sym) : NULL;
     if (!ctx) {
-        fprintf(stderr, "bench: no driver\n");
+        fprintf(stderr, "bench: no %s in %s\n", sym, lib);
         return 1;
     }
     void *c;
@@ -100,7 +105,8 @@ int main(int argc, char **argv)
         fprintf(stderr, "bench: a run failed\n");
         return 1;
     }
-    printf("cuCtxGetCurrent through dlsym, %ld calls x 7 rounds (recorders: n/10, trace n/40), median\n", n);
+    printf("%s through dlsym, %ld calls x 7 rounds (recorders: n/10, trace n/40), median\n",
+           getenv("BENCH_SYM") ? getenv("BENCH_SYM") : "cuCtxGetCurrent", n);
     printf("%-40s %10s %12s %14s\n", "mode", "ns/call", "added ns", "instr/call");
     printf("%-40s %10.2f %12s %14.1f\n", "bare driver", b, "-", bi);
     printf("%-40s %10.2f %12.2f %14.1f\n", "cutap, no client (pass-through)", p, p - b, pi);

@@ -1707,6 +1707,25 @@ PY
     "$CUTAP" export --format jsonl -o "$WORK/lu.jsonl" "$WORK/lu" && grep -q '"layer":"layer99","name":"cudaMalloc"' "$WORK/lu.jsonl"
 }
 
+case_libs_global_probe_unchanged() {
+    # A program asking the global scope whether a library is loaded
+    # (ctypes.CDLL(None), dlsym(RTLD_DEFAULT)) gets the same answer under
+    # cutap, whose own exports of those names must not say yes.
+    command -v python3 >/dev/null || return 77
+    local py='import ctypes
+g = ctypes.CDLL(None)
+print(hasattr(g, "cublasCreate_v2"), hasattr(g, "ncclGetVersion"))
+ctypes.CDLL("libcudart.so.13")
+print(hasattr(g, "cudaMalloc"))
+ctypes.CDLL("libcublas.so.13", mode=ctypes.RTLD_GLOBAL)
+print(hasattr(g, "cublasCreate_v2"))'
+    local want got
+    want=$(libs_env python3 -c "$py") || return 1
+    got=$(LD_PRELOAD=$LIB libs_env python3 -c "$py") || return 1
+    [ "$want" = "$(printf 'False False\nFalse\nTrue')" ] || { say "  bare run not as expected: $(echo $want)"; return 1; }
+    [ "$got" = "$want" ] || { say "  bare: $(echo $want) / under cutap: $(echo $got)"; return 1; }
+}
+
 # --- run -------------------------------------------------------------------
 all=$(declare -F | awk '{print $3}' | sed -n 's/^case_//p')
 sel=()

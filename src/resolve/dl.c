@@ -209,6 +209,15 @@ void *cutap_dl_lookup(void *handle, const char *name, const char *version, void 
         return NULL;   /* dlerror() keeps glibc's message */
     uint32_t id = cutap_lookup(name);
     if (id >= CUTAP_DRIVER_COUNT && id < CUTAP_STATIC_COUNT) {
+        if (r == cutap_static_wrapper(id)) {
+            /* A global-scope lookup found our own export: answer as the
+             * scope after us would. Programs probe this way whether a
+             * library is loaded (ctypes.CDLL(None), dlsym(RTLD_DEFAULT));
+             * our export would say yes when it is not. */
+            r = version ? cutap_libc_dlvsym_ptr(RTLD_NEXT, name, version) : cutap_libc_dlsym_ptr(RTLD_NEXT, name);
+            if (!r)
+                return NULL;
+        }
         /* A runtime or library function: its object becomes the layer's
          * library if none is yet (frameworks dlopen them RTLD_LOCAL). */
         cutap_lib_adopt_from(id, r);
