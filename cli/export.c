@@ -438,13 +438,14 @@ static void write_perfetto(const struct trace *tr, FILE *f)
  * "kind":"push"|"start", "nested" (whether it is the parent of what ran
  * inside it), "domain". dur_ns is null, and "unfinished":true, for a range
  * never ended. */
-static void jsonl_range(FILE *f, const struct trace *tr, const struct tr_call *c, size_t i, const char *jhost,
-                        const char *jname)
+/* The fields every JSON line starts with: type, id, parent, time,
+ * duration, host, pid, tid, rank. */
+static void jsonl_head(FILE *f, const struct trace *tr, const struct tr_call *c, size_t i, const char *type,
+                       const char *jhost)
 {
-    const struct tr_range *r = tr_range_of(c);
     const struct tr_thread *t = &tr->threads[c->thread];
     const struct cutap_file_header *h = &tr->procs[t->proc].h;
-    fprintf(f, "{\"type\":\"%s\",\"id\":%zu,", r->kind == TR_RANGE_MARK ? "mark" : "range", i + 1);
+    fprintf(f, "{\"type\":\"%s\",\"id\":%zu,", type, i + 1);
     if (c->parent)
         fprintf(f, "\"parent\":%u,", c->parent);
     else
@@ -459,6 +460,13 @@ static void jsonl_range(FILE *f, const struct trace *tr, const struct tr_call *c
         fprintf(f, "\"rank\":%d", h->rank);
     else
         fputs("\"rank\":null", f);
+}
+
+static void jsonl_range(FILE *f, const struct trace *tr, const struct tr_call *c, size_t i, const char *jhost,
+                        const char *jname)
+{
+    const struct tr_range *r = tr_range_of(c);
+    jsonl_head(f, tr, c, i, r->kind == TR_RANGE_MARK ? "mark" : "range", jhost);
     fprintf(f, ",\"layer\":\"%s\",\"name\":%s,\"depth\":%u,", layer_str(tr->names[c->name].layer), jname, c->depth);
     if (r->kind != TR_RANGE_MARK)
         fprintf(f, "\"kind\":\"%s\",\"nested\":%s,", r->kind == TR_RANGE_PUSH ? "push" : "start",
@@ -481,26 +489,11 @@ static void write_jsonl(const struct trace *tr, FILE *f)
     for (size_t i = 0; i < tr->ncalls; i++) {
         const struct tr_call *c = &tr->calls[i];
         const struct tr_thread *t = &tr->threads[c->thread];
-        const struct cutap_file_header *h = &tr->procs[t->proc].h;
         if (c->flags & TR_RF_RANGE) {
             jsonl_range(f, tr, c, i, jhost[t->proc], jname[c->name]);
             continue;
         }
-        fprintf(f, "{\"type\":\"call\",\"id\":%zu,", i + 1);
-        if (c->parent)
-            fprintf(f, "\"parent\":%u,", c->parent);
-        else
-            fputs("\"parent\":null,", f);
-        fprintf(f, "\"t_ns\":%llu,", (unsigned long long)(c->t0 - tr->origin_ns));
-        if (c->t1)
-            fprintf(f, "\"dur_ns\":%llu", (unsigned long long)(c->t1 - c->t0));
-        else
-            fputs("\"dur_ns\":null", f);
-        fprintf(f, ",\"host\":%s,\"pid\":%d,\"tid\":%d,", jhost[t->proc], h->pid, t->tid);
-        if (h->rank >= 0)
-            fprintf(f, "\"rank\":%d", h->rank);
-        else
-            fputs("\"rank\":null", f);
+        jsonl_head(f, tr, c, i, "call", jhost[t->proc]);
         fprintf(f, ",\"layer\":\"%s\",\"name\":%s,\"depth\":%u,", layer_str(tr->names[c->name].layer),
                 jname[c->name], c->depth);
         if (c->t1)

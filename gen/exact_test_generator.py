@@ -21,6 +21,20 @@ def value(p, fid, i):
     return "(%s)0x%xULL" % (p.abi, pat)
 
 
+def arg_decls(f, fid, value_of):
+    """C declarations v0, v1, ... of f's arguments with distinct patterns
+    (value_of(p, fid, i)); structs passed by value filled with one byte."""
+    out = []
+    for i, p in enumerate(f.params):
+        v = value_of(p, fid, i)
+        if v is None:
+            out.append("    %s v%d;" % (p.abi, i))
+            out.append("    memset(&v%d, 0x%02x, sizeof v%d);" % (i, (fid + i) % 251 + 1, i))
+        else:
+            out.append("    %s v%d = %s;" % (p.abi, i, v))
+    return out
+
+
 def generate(model):
     out = [cuda_model.banner("exact_test_generator.py"),
            '#include "exact_internal.h"\n', struct_defs(model)]
@@ -33,13 +47,7 @@ def generate(model):
         out.append('    void *p = dlsym(h, "%s");' % f.name)
         out.append('    if (!p) return exact_missing("%s");' % f.name)
         out.append("    if (fake_is_special(CUTAP_ID_%s)) return 0;" % f.name)
-        for i, p in enumerate(f.params):
-            v = value(p, fid, i)
-            if v is None:
-                out.append("    %s v%d;" % (p.abi, i))
-                out.append("    memset(&v%d, 0x%02x, sizeof v%d);" % (i, (fid + i) % 251 + 1, i))
-            else:
-                out.append("    %s v%d = %s;" % (p.abi, i, v))
+        out += arg_decls(f, fid, value)
         n = len(f.params)
         out.append("    uint64_t want[%d] = {%s};" % (max(n, 1), ", ".join(fake_word(p, "v%d" % i) for i, p in enumerate(f.params)) or "0"))
         out.append("    int forced = exact_forced_result(CUTAP_ID_%s);" % f.name)

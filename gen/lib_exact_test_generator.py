@@ -16,7 +16,7 @@ Pointer arguments point into a zeroed arena, each at its own offset: under
 tracing, cutap reads strings and small structs through pointer arguments
 (and outputs after a call that returns no status)."""
 import cuda_model
-from exact_test_generator import value
+from exact_test_generator import arg_decls, value
 from gen_common import fake_word, pfn_type, result_to_word, struct_defs, word_to_result
 from lib_fake_generator import fake_layers, soname
 
@@ -53,13 +53,7 @@ def case(f, fid):
         return out
     n = len(f.params)
     assert n <= MAX_WORDS, f.name
-    for i, p in enumerate(f.params):
-        v = arg_value(p, fid, i)
-        if v is None:
-            out.append("    %s v%d;" % (p.abi, i))
-            out.append("    memset(&v%d, 0x%02x, sizeof v%d);" % (i, (fid + i) % 251 + 1, i))
-        else:
-            out.append("    %s v%d = %s;" % (p.abi, i, v))
+    out += arg_decls(f, fid, arg_value)
     out.append("    uint64_t want[%d] = {%s};"
                % (max(n, 1), ", ".join(fake_word(p, "v%d" % i) for i, p in enumerate(f.params)) or "0"))
     args = ", ".join("v%d" % i for i in range(n))
