@@ -62,5 +62,12 @@ LAYERS = [
     # wrappers (src/resolve/nvtx.c). Nothing is exported.
     dict(name="nvtx", parses=[(["nvtx3/nvToolsExt.h"], [])], exports=None, sonames=[],
          prefixes=["nvtx"], unavailable=None, device_arrays=False),
+    # NVML comes with the driver; the toolkit here has no nvml.h, so the
+    # layer is generated from gen/snapshots/nvml.json (see lib_model.py),
+    # taken from the nvml.h of the CUDA 13.0 toolkit on the GPU machine,
+    # with the export list of libnvidia-ml.so.1 of driver 580.159.04.
+    dict(name="nvml", parses=[(["nvml.h"], [])], snapshot="nvml", exports="libnvidia-ml.so.1",
+         sonames=["libnvidia-ml.so.1", "libnvidia-ml.so"], prefixes=["nvml"],
+         unavailable="NVML_ERROR_LIBRARY_NOT_FOUND", device_arrays=False),
 ]
 FIRST_LAYER = 2          # 0 driver, 1 hidden

@@ -21,8 +21,9 @@ from gen_common import fake_word, proto, struct_defs, word_to_result
 
 # Real libraries whose exports carry no symbol version (checked with
 # `nm -D` on the CUDA 13.0 toolkit's libraries: every other one versions all
-# its exports with a node named like its soname).
-UNVERSIONED = {"libnccl.so.2"}
+# its exports with a node named like its soname; libnvidia-ml.so.1 of
+# driver 580.159.04 versions none either: gen/exports/ lists its names bare).
+UNVERSIONED = {"libnccl.so.2", "libnvidia-ml.so.1"}
 
 
 def fake_layers(model):

@@ -7,10 +7,12 @@ prefixes. Those a header declares with a signature the wrappers can pass
 on are typed; the others (no declaration, a variadic one, a struct
 returned by value) go through the generic trampoline, which needs no
 signature. Only generators import this module."""
+import json
 import os
+import sys
 
 import cuda_model
-from cuda_model import ci, Function, Model, _Builder
+from cuda_model import ci, Enum, Field, Function, Model, Param, Record, TypeInfo, _Builder
 from layers import FIRST_LAYER, LAYERS
 
 
@@ -37,11 +39,11 @@ class Layer:
         return self.name.lower()
 
 
-def _parse(headers, defines):
+def _parse(headers, defines, include=None):
     src = "".join("#include <%s>\n" % h for h in headers)
     idx = ci.Index.create()
-    args = ["-x", "c", "-std=c11", "-I" + cuda_model.HERE, "-I" + os.path.join(cuda_model.HERE, "stub"),
-            "-I" + cuda_model.CUDA_INCLUDE] + defines
+    args = ["-x", "c", "-std=c11", "-I" + cuda_model.HERE, "-I" + os.path.join(cuda_model.HERE, "stub")] + \
+        (["-I" + include] if include else []) + ["-I" + cuda_model.CUDA_INCLUDE] + defines
     tu = idx.parse("cutap_layer.h", args=args, unsaved_files=[("cutap_layer.h", src)])
     errors = [str(d) for d in tu.diagnostics if d.severity >= ci.Diagnostic.Error]
     if errors:
@@ -55,21 +57,51 @@ def _belongs(spec, name):
     return any(name.startswith(p) for p in spec["prefixes"])
 
 
-def build_layer(index, spec):
-    layer = Layer(index, spec)
+# Snapshots: a layer whose header the toolkit on the generating machine
+# lacks (NVML: nvml.h ships with the driver's development files) is
+# described by gen/snapshots/<layer>.json, the parsed declarations written
+# by `gen/lib_model.py --snapshot LAYER DIR` from a machine that has the
+# header (DIR holds it). Facts only: names, types, sizes, enum values.
+CLASSES = {c.__name__: c for c in (Enum, Field, Function, Param, Record, TypeInfo)}
+
+
+def _encode(o):
+    if type(o).__name__ in CLASSES:
+        return dict(__class__=type(o).__name__, **o.__dict__)
+    raise TypeError(type(o))
+
+
+def _decode(d):
+    c = CLASSES.get(d.pop("__class__", None))
+    if c is None:
+        return d
+    o = c.__new__(c)
+    o.__dict__.update(d)
+    return o
+
+
+def snapshot_path(spec):
+    return os.path.join(cuda_model.HERE, "snapshots", spec["snapshot"] + ".json")
+
+
+def _parse_declarations(layer, spec, include=None):
+    """declared functions and enum constants of the layer's headers."""
     b = _Builder(layer.model)
     declared, constants = {}, {}
     for headers, defines in spec["parses"]:
-        tu = _parse(headers, defines)
+        tu = _parse(headers, defines, include)
         for c in tu.cursor.walk_preorder():
             if c.kind != ci.CursorKind.FUNCTION_DECL or c.is_definition() or not _belongs(spec, c.spelling):
                 continue
             if c.spelling in declared or c.spelling in layer.untyped_reasons:
                 continue
             try:
-                declared[c.spelling] = b.function(c, RETURNS)
+                f = declared[c.spelling] = b.function(c, RETURNS)
             except SystemExit as e:       # variadic, struct returned by value, ...
                 layer.untyped_reasons[c.spelling] = str(e).replace("gen: ", "")
+                continue
+            if f.ret_kind == "enum":      # the status enum, for decoding (described in model.enums)
+                f.ret_enum = b.info(c.result_type, 0).name
         # The status constant (for "library unavailable") may be in an
         # enum no parameter reaches, or an anonymous one.
         for c in tu.cursor.get_children():
@@ -77,6 +109,19 @@ def build_layer(index, spec):
                 for k in c.get_children():
                     if k.kind == ci.CursorKind.ENUM_CONSTANT_DECL:
                         constants.setdefault(k.spelling, k.enum_value)
+    return declared, constants
+
+
+def build_layer(index, spec):
+    layer = Layer(index, spec)
+    if spec.get("snapshot"):
+        snap = json.load(open(snapshot_path(spec)), object_hook=_decode)
+        declared, constants = snap["declared"], snap["constants"]
+        layer.untyped_reasons = snap["untyped_reasons"]
+        layer.model.structs = {k: (v[0], v[1], v[2]) for k, v in snap["structs"].items()}
+        layer.model.enums, layer.model.records = snap["enums"], snap["records"]
+    else:
+        declared, constants = _parse_declarations(layer, spec)
     if spec["exports"] is None:
         exports = sorted(declared)
     else:
@@ -93,6 +138,7 @@ def build_layer(index, spec):
             f = declared[alias]
             funcs.append(Function(n, f.ret_spelled, f.ret_abi, f.params))
             funcs[-1].ret_kind = f.ret_kind
+            funcs[-1].ret_enum = getattr(f, "ret_enum", None)
         else:
             layer.untyped_reasons.setdefault(n, "declared in no parsed header")
             funcs.append(Function(n, "int", "int", [], typed=False))
@@ -110,7 +156,22 @@ def build():
     return [build_layer(FIRST_LAYER + i, s) for i, s in enumerate(LAYERS)]
 
 
-if __name__ == "__main__":
+def write_snapshot(name, include):
+    spec = next(s for s in LAYERS if s["name"] == name)
+    layer = Layer(0, spec)
+    declared, constants = _parse_declarations(layer, spec, include)
+    snap = dict(declared=declared, untyped_reasons=layer.untyped_reasons,
+                constants={spec["unavailable"]: constants[spec["unavailable"]]},
+                structs=layer.model.structs, enums=layer.model.enums, records=layer.model.records)
+    with open(snapshot_path(spec), "w") as f:
+        json.dump(snap, f, default=_encode, indent=0, sort_keys=True)
+        f.write("\n")
+    print("gen: %s: %d declarations written to %s" % (name, len(declared), snapshot_path(spec)))
+
+
+if __name__ == "__main__" and len(sys.argv) == 4 and sys.argv[1] == "--snapshot":
+    write_snapshot(sys.argv[2], sys.argv[3])
+elif __name__ == "__main__":
     for l in build():
         typed = sum(f.typed for f in l.functions)
         print("%-10s %4d functions, %4d typed, unavailable=%d" % (l.name, len(l.functions), typed, l.unavailable))

@@ -2091,6 +2091,404 @@ static const struct dec_enum_val vals_nvJitLinkResult[] = {
     {17, "NVJITLINK_ERROR_UNSUPPORTED_ARCH"},
     {18, "NVJITLINK_ERROR_LTO_NOT_ENABLED"},
 };
+static const struct dec_enum_val vals_nvmlBrandType_enum[] = {
+    {0, "NVML_BRAND_UNKNOWN"},
+    {1, "NVML_BRAND_QUADRO"},
+    {2, "NVML_BRAND_TESLA"},
+    {3, "NVML_BRAND_NVS"},
+    {4, "NVML_BRAND_GRID"},
+    {5, "NVML_BRAND_GEFORCE"},
+    {6, "NVML_BRAND_TITAN"},
+    {7, "NVML_BRAND_NVIDIA_VAPPS"},
+    {8, "NVML_BRAND_NVIDIA_VPC"},
+    {9, "NVML_BRAND_NVIDIA_VCS"},
+    {10, "NVML_BRAND_NVIDIA_VWS"},
+    {11, "NVML_BRAND_NVIDIA_CLOUD_GAMING"},
+    {11, "NVML_BRAND_NVIDIA_VGAMING"},
+    {12, "NVML_BRAND_QUADRO_RTX"},
+    {13, "NVML_BRAND_NVIDIA_RTX"},
+    {14, "NVML_BRAND_NVIDIA"},
+    {15, "NVML_BRAND_GEFORCE_RTX"},
+    {16, "NVML_BRAND_TITAN_RTX"},
+    {18, "NVML_BRAND_COUNT"},
+};
+static const struct dec_enum_val vals_nvmlClockId_enum[] = {
+    {0, "NVML_CLOCK_ID_CURRENT"},
+    {1, "NVML_CLOCK_ID_APP_CLOCK_TARGET"},
+    {2, "NVML_CLOCK_ID_APP_CLOCK_DEFAULT"},
+    {3, "NVML_CLOCK_ID_CUSTOMER_BOOST_MAX"},
+    {4, "NVML_CLOCK_ID_COUNT"},
+};
+static const struct dec_enum_val vals_nvmlClockType_enum[] = {
+    {0, "NVML_CLOCK_GRAPHICS"},
+    {1, "NVML_CLOCK_SM"},
+    {2, "NVML_CLOCK_MEM"},
+    {3, "NVML_CLOCK_VIDEO"},
+    {4, "NVML_CLOCK_COUNT"},
+};
+static const struct dec_enum_val vals_nvmlComputeMode_enum[] = {
+    {0, "NVML_COMPUTEMODE_DEFAULT"},
+    {1, "NVML_COMPUTEMODE_EXCLUSIVE_THREAD"},
+    {2, "NVML_COMPUTEMODE_PROHIBITED"},
+    {3, "NVML_COMPUTEMODE_EXCLUSIVE_PROCESS"},
+    {4, "NVML_COMPUTEMODE_COUNT"},
+};
+static const struct dec_enum_val vals_nvmlCoolerControl_enum[] = {
+    {0, "NVML_THERMAL_COOLER_SIGNAL_NONE"},
+    {1, "NVML_THERMAL_COOLER_SIGNAL_TOGGLE"},
+    {2, "NVML_THERMAL_COOLER_SIGNAL_VARIABLE"},
+    {3, "NVML_THERMAL_COOLER_SIGNAL_COUNT"},
+};
+static const struct dec_enum_val vals_nvmlCoolerTarget_enum[] = {
+    {1, "NVML_THERMAL_COOLER_TARGET_NONE"},
+    {2, "NVML_THERMAL_COOLER_TARGET_GPU"},
+    {4, "NVML_THERMAL_COOLER_TARGET_MEMORY"},
+    {8, "NVML_THERMAL_COOLER_TARGET_POWER_SUPPLY"},
+    {14, "NVML_THERMAL_COOLER_TARGET_GPU_RELATED"},
+};
+static const struct dec_enum_val vals_nvmlDetachGpuState_enum[] = {
+    {0, "NVML_DETACH_GPU_KEEP"},
+    {1, "NVML_DETACH_GPU_REMOVE"},
+};
+static const struct dec_enum_val vals_nvmlDeviceVgpuCapability_enum[] = {
+    {0, "NVML_DEVICE_VGPU_CAP_FRACTIONAL_MULTI_VGPU"},
+    {1, "NVML_DEVICE_VGPU_CAP_HETEROGENEOUS_TIMESLICE_PROFILES"},
+    {2, "NVML_DEVICE_VGPU_CAP_HETEROGENEOUS_TIMESLICE_SIZES"},
+    {3, "NVML_DEVICE_VGPU_CAP_READ_DEVICE_BUFFER_BW"},
+    {4, "NVML_DEVICE_VGPU_CAP_WRITE_DEVICE_BUFFER_BW"},
+    {5, "NVML_DEVICE_VGPU_CAP_DEVICE_STREAMING"},
+    {6, "NVML_DEVICE_VGPU_CAP_MINI_QUARTER_GPU"},
+    {7, "NVML_DEVICE_VGPU_CAP_COMPUTE_MEDIA_ENGINE_GPU"},
+    {8, "NVML_DEVICE_VGPU_CAP_WARM_UPDATE"},
+    {9, "NVML_DEVICE_VGPU_CAP_HOMOGENEOUS_PLACEMENTS"},
+    {10, "NVML_DEVICE_VGPU_CAP_MIG_TIMESLICING_SUPPORTED"},
+    {11, "NVML_DEVICE_VGPU_CAP_MIG_TIMESLICING_ENABLED"},
+    {12, "NVML_DEVICE_VGPU_CAP_COUNT"},
+};
+static const struct dec_enum_val vals_nvmlDriverModel_enum[] = {
+    {0, "NVML_DRIVER_WDDM"},
+    {1, "NVML_DRIVER_WDM"},
+    {2, "NVML_DRIVER_MCDM"},
+};
+static const struct dec_enum_val vals_nvmlEccCounterType_enum[] = {
+    {0, "NVML_VOLATILE_ECC"},
+    {1, "NVML_AGGREGATE_ECC"},
+    {2, "NVML_ECC_COUNTER_TYPE_COUNT"},
+};
+static const struct dec_enum_val vals_nvmlEnableState_enum[] = {
+    {0, "NVML_FEATURE_DISABLED"},
+    {1, "NVML_FEATURE_ENABLED"},
+};
+static const struct dec_enum_val vals_nvmlEncoderQueryType_enum[] = {
+    {0, "NVML_ENCODER_QUERY_H264"},
+    {1, "NVML_ENCODER_QUERY_HEVC"},
+    {2, "NVML_ENCODER_QUERY_AV1"},
+    {255, "NVML_ENCODER_QUERY_UNKNOWN"},
+};
+static const struct dec_enum_val vals_nvmlFBCSessionType_enum[] = {
+    {0, "NVML_FBC_SESSION_TYPE_UNKNOWN"},
+    {1, "NVML_FBC_SESSION_TYPE_TOSYS"},
+    {2, "NVML_FBC_SESSION_TYPE_CUDA"},
+    {3, "NVML_FBC_SESSION_TYPE_VID"},
+    {4, "NVML_FBC_SESSION_TYPE_HWENC"},
+};
+static const struct dec_enum_val vals_nvmlGom_enum[] = {
+    {0, "NVML_GOM_ALL_ON"},
+    {1, "NVML_GOM_COMPUTE"},
+    {2, "NVML_GOM_LOW_DP"},
+};
+static const struct dec_enum_val vals_nvmlGpuLevel_enum[] = {
+    {0, "NVML_TOPOLOGY_INTERNAL"},
+    {10, "NVML_TOPOLOGY_SINGLE"},
+    {20, "NVML_TOPOLOGY_MULTIPLE"},
+    {30, "NVML_TOPOLOGY_HOSTBRIDGE"},
+    {40, "NVML_TOPOLOGY_NODE"},
+    {50, "NVML_TOPOLOGY_SYSTEM"},
+};
+static const struct dec_enum_val vals_nvmlGpuP2PCapsIndex_enum[] = {
+    {0, "NVML_P2P_CAPS_INDEX_READ"},
+    {1, "NVML_P2P_CAPS_INDEX_WRITE"},
+    {2, "NVML_P2P_CAPS_INDEX_NVLINK"},
+    {3, "NVML_P2P_CAPS_INDEX_ATOMICS"},
+    {4, "NVML_P2P_CAPS_INDEX_PCI"},
+    {4, "NVML_P2P_CAPS_INDEX_PROP"},
+    {5, "NVML_P2P_CAPS_INDEX_UNKNOWN"},
+};
+static const struct dec_enum_val vals_nvmlGpuP2PStatus_enum[] = {
+    {0, "NVML_P2P_STATUS_OK"},
+    {1, "NVML_P2P_STATUS_CHIPSET_NOT_SUPPORED"},
+    {1, "NVML_P2P_STATUS_CHIPSET_NOT_SUPPORTED"},
+    {2, "NVML_P2P_STATUS_GPU_NOT_SUPPORTED"},
+    {3, "NVML_P2P_STATUS_IOH_TOPOLOGY_NOT_SUPPORTED"},
+    {4, "NVML_P2P_STATUS_DISABLED_BY_REGKEY"},
+    {5, "NVML_P2P_STATUS_NOT_SUPPORTED"},
+    {6, "NVML_P2P_STATUS_UNKNOWN"},
+};
+static const struct dec_enum_val vals_nvmlGpuVirtualizationMode[] = {
+    {0, "NVML_GPU_VIRTUALIZATION_MODE_NONE"},
+    {1, "NVML_GPU_VIRTUALIZATION_MODE_PASSTHROUGH"},
+    {2, "NVML_GPU_VIRTUALIZATION_MODE_VGPU"},
+    {3, "NVML_GPU_VIRTUALIZATION_MODE_HOST_VGPU"},
+    {4, "NVML_GPU_VIRTUALIZATION_MODE_HOST_VSGA"},
+};
+static const struct dec_enum_val vals_nvmlHostVgpuMode_enum[] = {
+    {0, "NVML_HOST_VGPU_MODE_NON_SRIOV"},
+    {1, "NVML_HOST_VGPU_MODE_SRIOV"},
+};
+static const struct dec_enum_val vals_nvmlInforomObject_enum[] = {
+    {0, "NVML_INFOROM_OEM"},
+    {1, "NVML_INFOROM_ECC"},
+    {2, "NVML_INFOROM_POWER"},
+    {3, "NVML_INFOROM_DEN"},
+    {4, "NVML_INFOROM_COUNT"},
+};
+static const struct dec_enum_val vals_nvmlIntNvLinkDeviceType_enum[] = {
+    {0, "NVML_NVLINK_DEVICE_TYPE_GPU"},
+    {1, "NVML_NVLINK_DEVICE_TYPE_IBMNPU"},
+    {2, "NVML_NVLINK_DEVICE_TYPE_SWITCH"},
+    {255, "NVML_NVLINK_DEVICE_TYPE_UNKNOWN"},
+};
+static const struct dec_enum_val vals_nvmlLedColor_enum[] = {
+    {0, "NVML_LED_COLOR_GREEN"},
+    {1, "NVML_LED_COLOR_AMBER"},
+};
+static const struct dec_enum_val vals_nvmlMemoryErrorType_enum[] = {
+    {0, "NVML_MEMORY_ERROR_TYPE_CORRECTED"},
+    {1, "NVML_MEMORY_ERROR_TYPE_UNCORRECTED"},
+    {2, "NVML_MEMORY_ERROR_TYPE_COUNT"},
+};
+static const struct dec_enum_val vals_nvmlMemoryLocation_enum[] = {
+    {0, "NVML_MEMORY_LOCATION_L1_CACHE"},
+    {1, "NVML_MEMORY_LOCATION_L2_CACHE"},
+    {2, "NVML_MEMORY_LOCATION_DRAM"},
+    {2, "NVML_MEMORY_LOCATION_DEVICE_MEMORY"},
+    {3, "NVML_MEMORY_LOCATION_REGISTER_FILE"},
+    {4, "NVML_MEMORY_LOCATION_TEXTURE_MEMORY"},
+    {5, "NVML_MEMORY_LOCATION_TEXTURE_SHM"},
+    {6, "NVML_MEMORY_LOCATION_CBU"},
+    {7, "NVML_MEMORY_LOCATION_SRAM"},
+    {8, "NVML_MEMORY_LOCATION_COUNT"},
+};
+static const struct dec_enum_val vals_nvmlNvLinkCapability_enum[] = {
+    {0, "NVML_NVLINK_CAP_P2P_SUPPORTED"},
+    {1, "NVML_NVLINK_CAP_SYSMEM_ACCESS"},
+    {2, "NVML_NVLINK_CAP_P2P_ATOMICS"},
+    {3, "NVML_NVLINK_CAP_SYSMEM_ATOMICS"},
+    {4, "NVML_NVLINK_CAP_SLI_BRIDGE"},
+    {5, "NVML_NVLINK_CAP_VALID"},
+    {6, "NVML_NVLINK_CAP_COUNT"},
+};
+static const struct dec_enum_val vals_nvmlNvLinkErrorCounter_enum[] = {
+    {0, "NVML_NVLINK_ERROR_DL_REPLAY"},
+    {1, "NVML_NVLINK_ERROR_DL_RECOVERY"},
+    {2, "NVML_NVLINK_ERROR_DL_CRC_FLIT"},
+    {3, "NVML_NVLINK_ERROR_DL_CRC_DATA"},
+    {4, "NVML_NVLINK_ERROR_DL_ECC_DATA"},
+    {5, "NVML_NVLINK_ERROR_COUNT"},
+};
+static const struct dec_enum_val vals_nvmlNvLinkUtilizationCountPktTypes_enum[] = {
+    {1, "NVML_NVLINK_COUNTER_PKTFILTER_NOP"},
+    {2, "NVML_NVLINK_COUNTER_PKTFILTER_READ"},
+    {4, "NVML_NVLINK_COUNTER_PKTFILTER_WRITE"},
+    {8, "NVML_NVLINK_COUNTER_PKTFILTER_RATOM"},
+    {16, "NVML_NVLINK_COUNTER_PKTFILTER_NRATOM"},
+    {32, "NVML_NVLINK_COUNTER_PKTFILTER_FLUSH"},
+    {64, "NVML_NVLINK_COUNTER_PKTFILTER_RESPDATA"},
+    {128, "NVML_NVLINK_COUNTER_PKTFILTER_RESPNODATA"},
+    {255, "NVML_NVLINK_COUNTER_PKTFILTER_ALL"},
+};
+static const struct dec_enum_val vals_nvmlNvLinkUtilizationCountUnits_enum[] = {
+    {0, "NVML_NVLINK_COUNTER_UNIT_CYCLES"},
+    {1, "NVML_NVLINK_COUNTER_UNIT_PACKETS"},
+    {2, "NVML_NVLINK_COUNTER_UNIT_BYTES"},
+    {3, "NVML_NVLINK_COUNTER_UNIT_RESERVED"},
+    {4, "NVML_NVLINK_COUNTER_UNIT_COUNT"},
+};
+static const struct dec_enum_val vals_nvmlPStates_enum[] = {
+    {0, "NVML_PSTATE_0"},
+    {1, "NVML_PSTATE_1"},
+    {2, "NVML_PSTATE_2"},
+    {3, "NVML_PSTATE_3"},
+    {4, "NVML_PSTATE_4"},
+    {5, "NVML_PSTATE_5"},
+    {6, "NVML_PSTATE_6"},
+    {7, "NVML_PSTATE_7"},
+    {8, "NVML_PSTATE_8"},
+    {9, "NVML_PSTATE_9"},
+    {10, "NVML_PSTATE_10"},
+    {11, "NVML_PSTATE_11"},
+    {12, "NVML_PSTATE_12"},
+    {13, "NVML_PSTATE_13"},
+    {14, "NVML_PSTATE_14"},
+    {15, "NVML_PSTATE_15"},
+    {32, "NVML_PSTATE_UNKNOWN"},
+};
+static const struct dec_enum_val vals_nvmlPageRetirementCause_enum[] = {
+    {0, "NVML_PAGE_RETIREMENT_CAUSE_MULTIPLE_SINGLE_BIT_ECC_ERRORS"},
+    {1, "NVML_PAGE_RETIREMENT_CAUSE_DOUBLE_BIT_ECC_ERROR"},
+    {2, "NVML_PAGE_RETIREMENT_CAUSE_COUNT"},
+};
+static const struct dec_enum_val vals_nvmlPcieLinkState_enum[] = {
+    {0, "NVML_PCIE_LINK_KEEP"},
+    {1, "NVML_PCIE_LINK_SHUT_DOWN"},
+};
+static const struct dec_enum_val vals_nvmlPcieUtilCounter_enum[] = {
+    {0, "NVML_PCIE_UTIL_TX_BYTES"},
+    {1, "NVML_PCIE_UTIL_RX_BYTES"},
+    {2, "NVML_PCIE_UTIL_COUNT"},
+};
+static const struct dec_enum_val vals_nvmlPerfPolicyType_enum[] = {
+    {0, "NVML_PERF_POLICY_POWER"},
+    {1, "NVML_PERF_POLICY_THERMAL"},
+    {2, "NVML_PERF_POLICY_SYNC_BOOST"},
+    {3, "NVML_PERF_POLICY_BOARD_LIMIT"},
+    {4, "NVML_PERF_POLICY_LOW_UTILIZATION"},
+    {5, "NVML_PERF_POLICY_RELIABILITY"},
+    {10, "NVML_PERF_POLICY_TOTAL_APP_CLOCKS"},
+    {11, "NVML_PERF_POLICY_TOTAL_BASE_CLOCKS"},
+    {12, "NVML_PERF_POLICY_COUNT"},
+};
+static const struct dec_enum_val vals_nvmlRestrictedAPI_enum[] = {
+    {0, "NVML_RESTRICTED_API_SET_APPLICATION_CLOCKS"},
+    {1, "NVML_RESTRICTED_API_SET_AUTO_BOOSTED_CLOCKS"},
+    {2, "NVML_RESTRICTED_API_COUNT"},
+};
+static const struct dec_enum_val vals_nvmlReturn_enum[] = {
+    {0, "NVML_SUCCESS"},
+    {1, "NVML_ERROR_UNINITIALIZED"},
+    {2, "NVML_ERROR_INVALID_ARGUMENT"},
+    {3, "NVML_ERROR_NOT_SUPPORTED"},
+    {4, "NVML_ERROR_NO_PERMISSION"},
+    {5, "NVML_ERROR_ALREADY_INITIALIZED"},
+    {6, "NVML_ERROR_NOT_FOUND"},
+    {7, "NVML_ERROR_INSUFFICIENT_SIZE"},
+    {8, "NVML_ERROR_INSUFFICIENT_POWER"},
+    {9, "NVML_ERROR_DRIVER_NOT_LOADED"},
+    {10, "NVML_ERROR_TIMEOUT"},
+    {11, "NVML_ERROR_IRQ_ISSUE"},
+    {12, "NVML_ERROR_LIBRARY_NOT_FOUND"},
+    {13, "NVML_ERROR_FUNCTION_NOT_FOUND"},
+    {14, "NVML_ERROR_CORRUPTED_INFOROM"},
+    {15, "NVML_ERROR_GPU_IS_LOST"},
+    {16, "NVML_ERROR_RESET_REQUIRED"},
+    {17, "NVML_ERROR_OPERATING_SYSTEM"},
+    {18, "NVML_ERROR_LIB_RM_VERSION_MISMATCH"},
+    {19, "NVML_ERROR_IN_USE"},
+    {20, "NVML_ERROR_MEMORY"},
+    {21, "NVML_ERROR_NO_DATA"},
+    {22, "NVML_ERROR_VGPU_ECC_NOT_SUPPORTED"},
+    {23, "NVML_ERROR_INSUFFICIENT_RESOURCES"},
+    {24, "NVML_ERROR_FREQ_NOT_SUPPORTED"},
+    {25, "NVML_ERROR_ARGUMENT_VERSION_MISMATCH"},
+    {26, "NVML_ERROR_DEPRECATED"},
+    {27, "NVML_ERROR_NOT_READY"},
+    {28, "NVML_ERROR_GPU_NOT_FOUND"},
+    {29, "NVML_ERROR_INVALID_STATE"},
+    {30, "NVML_ERROR_RESET_TYPE_NOT_SUPPORTED"},
+    {999, "NVML_ERROR_UNKNOWN"},
+};
+static const struct dec_enum_val vals_nvmlSamplingType_enum[] = {
+    {0, "NVML_TOTAL_POWER_SAMPLES"},
+    {1, "NVML_GPU_UTILIZATION_SAMPLES"},
+    {2, "NVML_MEMORY_UTILIZATION_SAMPLES"},
+    {3, "NVML_ENC_UTILIZATION_SAMPLES"},
+    {4, "NVML_DEC_UTILIZATION_SAMPLES"},
+    {5, "NVML_PROCESSOR_CLK_SAMPLES"},
+    {6, "NVML_MEMORY_CLK_SAMPLES"},
+    {7, "NVML_MODULE_POWER_SAMPLES"},
+    {8, "NVML_JPG_UTILIZATION_SAMPLES"},
+    {9, "NVML_OFA_UTILIZATION_SAMPLES"},
+    {10, "NVML_SAMPLINGTYPE_COUNT"},
+};
+static const struct dec_enum_val vals_nvmlTemperatureSensors_enum[] = {
+    {0, "NVML_TEMPERATURE_GPU"},
+    {1, "NVML_TEMPERATURE_COUNT"},
+};
+static const struct dec_enum_val vals_nvmlTemperatureThresholds_enum[] = {
+    {0, "NVML_TEMPERATURE_THRESHOLD_SHUTDOWN"},
+    {1, "NVML_TEMPERATURE_THRESHOLD_SLOWDOWN"},
+    {2, "NVML_TEMPERATURE_THRESHOLD_MEM_MAX"},
+    {3, "NVML_TEMPERATURE_THRESHOLD_GPU_MAX"},
+    {4, "NVML_TEMPERATURE_THRESHOLD_ACOUSTIC_MIN"},
+    {5, "NVML_TEMPERATURE_THRESHOLD_ACOUSTIC_CURR"},
+    {6, "NVML_TEMPERATURE_THRESHOLD_ACOUSTIC_MAX"},
+    {7, "NVML_TEMPERATURE_THRESHOLD_GPS_CURR"},
+    {8, "NVML_TEMPERATURE_THRESHOLD_COUNT"},
+};
+static const struct dec_enum_val vals_nvmlThermalController_t[] = {
+    {0, "NVML_THERMAL_CONTROLLER_NONE"},
+    {1, "NVML_THERMAL_CONTROLLER_GPU_INTERNAL"},
+    {2, "NVML_THERMAL_CONTROLLER_ADM1032"},
+    {3, "NVML_THERMAL_CONTROLLER_ADT7461"},
+    {4, "NVML_THERMAL_CONTROLLER_MAX6649"},
+    {5, "NVML_THERMAL_CONTROLLER_MAX1617"},
+    {6, "NVML_THERMAL_CONTROLLER_LM99"},
+    {7, "NVML_THERMAL_CONTROLLER_LM89"},
+    {8, "NVML_THERMAL_CONTROLLER_LM64"},
+    {9, "NVML_THERMAL_CONTROLLER_G781"},
+    {10, "NVML_THERMAL_CONTROLLER_ADT7473"},
+    {11, "NVML_THERMAL_CONTROLLER_SBMAX6649"},
+    {12, "NVML_THERMAL_CONTROLLER_VBIOSEVT"},
+    {13, "NVML_THERMAL_CONTROLLER_OS"},
+    {14, "NVML_THERMAL_CONTROLLER_NVSYSCON_CANOAS"},
+    {15, "NVML_THERMAL_CONTROLLER_NVSYSCON_E551"},
+    {16, "NVML_THERMAL_CONTROLLER_MAX6649R"},
+    {17, "NVML_THERMAL_CONTROLLER_ADT7473S"},
+    {-1, "NVML_THERMAL_CONTROLLER_UNKNOWN"},
+};
+static const struct dec_enum_val vals_nvmlThermalTarget_t[] = {
+    {0, "NVML_THERMAL_TARGET_NONE"},
+    {1, "NVML_THERMAL_TARGET_GPU"},
+    {2, "NVML_THERMAL_TARGET_MEMORY"},
+    {4, "NVML_THERMAL_TARGET_POWER_SUPPLY"},
+    {8, "NVML_THERMAL_TARGET_BOARD"},
+    {9, "NVML_THERMAL_TARGET_VCD_BOARD"},
+    {10, "NVML_THERMAL_TARGET_VCD_INLET"},
+    {11, "NVML_THERMAL_TARGET_VCD_OUTLET"},
+    {15, "NVML_THERMAL_TARGET_ALL"},
+    {-1, "NVML_THERMAL_TARGET_UNKNOWN"},
+};
+static const struct dec_enum_val vals_nvmlValueType_enum[] = {
+    {0, "NVML_VALUE_TYPE_DOUBLE"},
+    {1, "NVML_VALUE_TYPE_UNSIGNED_INT"},
+    {2, "NVML_VALUE_TYPE_UNSIGNED_LONG"},
+    {3, "NVML_VALUE_TYPE_UNSIGNED_LONG_LONG"},
+    {4, "NVML_VALUE_TYPE_SIGNED_LONG_LONG"},
+    {5, "NVML_VALUE_TYPE_SIGNED_INT"},
+    {6, "NVML_VALUE_TYPE_UNSIGNED_SHORT"},
+    {7, "NVML_VALUE_TYPE_COUNT"},
+};
+static const struct dec_enum_val vals_nvmlVgpuCapability_enum[] = {
+    {0, "NVML_VGPU_CAP_NVLINK_P2P"},
+    {1, "NVML_VGPU_CAP_GPUDIRECT"},
+    {2, "NVML_VGPU_CAP_MULTI_VGPU_EXCLUSIVE"},
+    {3, "NVML_VGPU_CAP_EXCLUSIVE_TYPE"},
+    {4, "NVML_VGPU_CAP_EXCLUSIVE_SIZE"},
+    {5, "NVML_VGPU_CAP_COUNT"},
+};
+static const struct dec_enum_val vals_nvmlVgpuDriverCapability_enum[] = {
+    {0, "NVML_VGPU_DRIVER_CAP_HETEROGENEOUS_MULTI_VGPU"},
+    {1, "NVML_VGPU_DRIVER_CAP_WARM_UPDATE"},
+    {2, "NVML_VGPU_DRIVER_CAP_COUNT"},
+};
+static const struct dec_enum_val vals_nvmlVgpuPgpuCompatibilityLimitCode_enum[] = {
+    {0, "NVML_VGPU_COMPATIBILITY_LIMIT_NONE"},
+    {1, "NVML_VGPU_COMPATIBILITY_LIMIT_HOST_DRIVER"},
+    {2, "NVML_VGPU_COMPATIBILITY_LIMIT_GUEST_DRIVER"},
+    {4, "NVML_VGPU_COMPATIBILITY_LIMIT_GPU"},
+    {2147483648, "NVML_VGPU_COMPATIBILITY_LIMIT_OTHER"},
+};
+static const struct dec_enum_val vals_nvmlVgpuVmCompatibility_enum[] = {
+    {0, "NVML_VGPU_VM_COMPATIBILITY_NONE"},
+    {1, "NVML_VGPU_VM_COMPATIBILITY_COLD"},
+    {2, "NVML_VGPU_VM_COMPATIBILITY_HIBERNATE"},
+    {4, "NVML_VGPU_VM_COMPATIBILITY_SLEEP"},
+    {8, "NVML_VGPU_VM_COMPATIBILITY_LIVE"},
+};
+static const struct dec_enum_val vals_nvmlVgpuVmIdType[] = {
+    {0, "NVML_VGPU_VM_ID_DOMAIN_ID"},
+    {1, "NVML_VGPU_VM_ID_UUID"},
+};
 static const struct dec_enum_val vals_nvrtcResult[] = {
     {0, "NVRTC_SUCCESS"},
     {1, "NVRTC_ERROR_OUT_OF_MEMORY"},
@@ -2288,7 +2686,53 @@ static const struct dec_enum enums[] = {
     /* 171 */ {"ncclScalarResidence_t", 2, 0, vals_ncclScalarResidence_t},
     /* 172 */ {"nvJitLinkInputType", 9, 0, vals_nvJitLinkInputType},
     /* 173 */ {"nvJitLinkResult", 19, 0, vals_nvJitLinkResult},
-    /* 174 */ {"nvrtcResult", 18, 0, vals_nvrtcResult},
+    /* 174 */ {"nvmlBrandType_enum", 19, 0, vals_nvmlBrandType_enum},
+    /* 175 */ {"nvmlClockId_enum", 5, 0, vals_nvmlClockId_enum},
+    /* 176 */ {"nvmlClockType_enum", 5, 0, vals_nvmlClockType_enum},
+    /* 177 */ {"nvmlComputeMode_enum", 5, 0, vals_nvmlComputeMode_enum},
+    /* 178 */ {"nvmlCoolerControl_enum", 4, 0, vals_nvmlCoolerControl_enum},
+    /* 179 */ {"nvmlCoolerTarget_enum", 5, 0, vals_nvmlCoolerTarget_enum},
+    /* 180 */ {"nvmlDetachGpuState_enum", 2, 0, vals_nvmlDetachGpuState_enum},
+    /* 181 */ {"nvmlDeviceVgpuCapability_enum", 13, 0, vals_nvmlDeviceVgpuCapability_enum},
+    /* 182 */ {"nvmlDriverModel_enum", 3, 0, vals_nvmlDriverModel_enum},
+    /* 183 */ {"nvmlEccCounterType_enum", 3, 0, vals_nvmlEccCounterType_enum},
+    /* 184 */ {"nvmlEnableState_enum", 2, 0, vals_nvmlEnableState_enum},
+    /* 185 */ {"nvmlEncoderQueryType_enum", 4, 0, vals_nvmlEncoderQueryType_enum},
+    /* 186 */ {"nvmlFBCSessionType_enum", 5, 0, vals_nvmlFBCSessionType_enum},
+    /* 187 */ {"nvmlGom_enum", 3, 0, vals_nvmlGom_enum},
+    /* 188 */ {"nvmlGpuLevel_enum", 6, 0, vals_nvmlGpuLevel_enum},
+    /* 189 */ {"nvmlGpuP2PCapsIndex_enum", 7, 0, vals_nvmlGpuP2PCapsIndex_enum},
+    /* 190 */ {"nvmlGpuP2PStatus_enum", 8, 0, vals_nvmlGpuP2PStatus_enum},
+    /* 191 */ {"nvmlGpuVirtualizationMode", 5, 0, vals_nvmlGpuVirtualizationMode},
+    /* 192 */ {"nvmlHostVgpuMode_enum", 2, 0, vals_nvmlHostVgpuMode_enum},
+    /* 193 */ {"nvmlInforomObject_enum", 5, 0, vals_nvmlInforomObject_enum},
+    /* 194 */ {"nvmlIntNvLinkDeviceType_enum", 4, 0, vals_nvmlIntNvLinkDeviceType_enum},
+    /* 195 */ {"nvmlLedColor_enum", 2, 0, vals_nvmlLedColor_enum},
+    /* 196 */ {"nvmlMemoryErrorType_enum", 3, 0, vals_nvmlMemoryErrorType_enum},
+    /* 197 */ {"nvmlMemoryLocation_enum", 10, 0, vals_nvmlMemoryLocation_enum},
+    /* 198 */ {"nvmlNvLinkCapability_enum", 7, 0, vals_nvmlNvLinkCapability_enum},
+    /* 199 */ {"nvmlNvLinkErrorCounter_enum", 6, 0, vals_nvmlNvLinkErrorCounter_enum},
+    /* 200 */ {"nvmlNvLinkUtilizationCountPktTypes_enum", 9, 0, vals_nvmlNvLinkUtilizationCountPktTypes_enum},
+    /* 201 */ {"nvmlNvLinkUtilizationCountUnits_enum", 5, 0, vals_nvmlNvLinkUtilizationCountUnits_enum},
+    /* 202 */ {"nvmlPStates_enum", 17, 0, vals_nvmlPStates_enum},
+    /* 203 */ {"nvmlPageRetirementCause_enum", 3, 0, vals_nvmlPageRetirementCause_enum},
+    /* 204 */ {"nvmlPcieLinkState_enum", 2, 0, vals_nvmlPcieLinkState_enum},
+    /* 205 */ {"nvmlPcieUtilCounter_enum", 3, 0, vals_nvmlPcieUtilCounter_enum},
+    /* 206 */ {"nvmlPerfPolicyType_enum", 9, 0, vals_nvmlPerfPolicyType_enum},
+    /* 207 */ {"nvmlRestrictedAPI_enum", 3, 0, vals_nvmlRestrictedAPI_enum},
+    /* 208 */ {"nvmlReturn_enum", 32, 0, vals_nvmlReturn_enum},
+    /* 209 */ {"nvmlSamplingType_enum", 11, 0, vals_nvmlSamplingType_enum},
+    /* 210 */ {"nvmlTemperatureSensors_enum", 2, 0, vals_nvmlTemperatureSensors_enum},
+    /* 211 */ {"nvmlTemperatureThresholds_enum", 9, 0, vals_nvmlTemperatureThresholds_enum},
+    /* 212 */ {"nvmlThermalController_t", 19, 0, vals_nvmlThermalController_t},
+    /* 213 */ {"nvmlThermalTarget_t", 10, 0, vals_nvmlThermalTarget_t},
+    /* 214 */ {"nvmlValueType_enum", 8, 0, vals_nvmlValueType_enum},
+    /* 215 */ {"nvmlVgpuCapability_enum", 6, 0, vals_nvmlVgpuCapability_enum},
+    /* 216 */ {"nvmlVgpuDriverCapability_enum", 3, 0, vals_nvmlVgpuDriverCapability_enum},
+    /* 217 */ {"nvmlVgpuPgpuCompatibilityLimitCode_enum", 5, 1, vals_nvmlVgpuPgpuCompatibilityLimitCode_enum},
+    /* 218 */ {"nvmlVgpuVmCompatibility_enum", 5, 1, vals_nvmlVgpuVmCompatibility_enum},
+    /* 219 */ {"nvmlVgpuVmIdType", 2, 0, vals_nvmlVgpuVmIdType},
+    /* 220 */ {"nvrtcResult", 18, 0, vals_nvrtcResult},
 };
 
 static const struct dec_field fields_CUuuid_st[] = {
@@ -2543,6 +2987,563 @@ static const struct dec_field fields_ncclSimInfo_v22200[] = {
     {"version", 12, 4, DEC_UINT, -1, -1},
     {"estimatedTime", 16, 4, DEC_FLOAT, -1, -1},
 };
+static const struct dec_field fields_nvmlAccountingStats_st[] = {
+    {"gpuUtilization", 0, 4, DEC_UINT, -1, -1},
+    {"memoryUtilization", 4, 4, DEC_UINT, -1, -1},
+    {"maxMemoryUsage", 8, 8, DEC_UINT, -1, -1},
+    {"time", 16, 8, DEC_UINT, -1, -1},
+    {"startTime", 24, 8, DEC_UINT, -1, -1},
+    {"isRunning", 32, 4, DEC_UINT, -1, -1},
+    {"reserved", 36, 20, DEC_BYTES, -1, -1},
+};
+static const struct dec_field fields_nvmlActiveVgpuInstanceInfo_v1_t[] = {
+    {"version", 0, 4, DEC_UINT, -1, -1},
+    {"vgpuCount", 4, 4, DEC_UINT, -1, -1},
+    {"vgpuInstances", 8, 8, DEC_PTR, -1, -1},
+};
+static const struct dec_field fields_nvmlBAR1Memory_st[] = {
+    {"bar1Total", 0, 8, DEC_UINT, -1, -1},
+    {"bar1Free", 8, 8, DEC_UINT, -1, -1},
+    {"bar1Used", 16, 8, DEC_UINT, -1, -1},
+};
+static const struct dec_field fields_nvmlC2cModeInfo_v1_t[] = {
+    {"isC2cEnabled", 0, 4, DEC_UINT, -1, -1},
+};
+static const struct dec_field fields_nvmlClockOffset_v1_t[] = {
+    {"version", 0, 4, DEC_UINT, -1, -1},
+    {"type", 4, 4, DEC_ENUM, 176, -1},
+    {"pstate", 8, 4, DEC_ENUM, 202, -1},
+    {"clockOffsetMHz", 12, 4, DEC_INT, -1, -1},
+    {"minClockOffsetMHz", 16, 4, DEC_INT, -1, -1},
+    {"maxClockOffsetMHz", 20, 4, DEC_INT, -1, -1},
+};
+static const struct dec_field fields_nvmlComputeInstanceInfo_st[] = {
+    {"device", 0, 8, DEC_PTR, -1, -1},
+    {"gpuInstance", 8, 8, DEC_PTR, -1, -1},
+    {"id", 16, 4, DEC_UINT, -1, -1},
+    {"profileId", 20, 4, DEC_UINT, -1, -1},
+    {"placement", 24, 8, DEC_STRUCT, -1, 50},
+};
+static const struct dec_field fields_nvmlComputeInstancePlacement_st[] = {
+    {"start", 0, 4, DEC_UINT, -1, -1},
+    {"size", 4, 4, DEC_UINT, -1, -1},
+};
+static const struct dec_field fields_nvmlComputeInstanceProfileInfo_st[] = {
+    {"id", 0, 4, DEC_UINT, -1, -1},
+    {"sliceCount", 4, 4, DEC_UINT, -1, -1},
+    {"instanceCount", 8, 4, DEC_UINT, -1, -1},
+    {"multiprocessorCount", 12, 4, DEC_UINT, -1, -1},
+    {"sharedCopyEngineCount", 16, 4, DEC_UINT, -1, -1},
+    {"sharedDecoderCount", 20, 4, DEC_UINT, -1, -1},
+    {"sharedEncoderCount", 24, 4, DEC_UINT, -1, -1},
+    {"sharedJpegCount", 28, 4, DEC_UINT, -1, -1},
+    {"sharedOfaCount", 32, 4, DEC_UINT, -1, -1},
+};
+static const struct dec_field fields_nvmlConfComputeGetKeyRotationThresholdInfo_st[] = {
+    {"version", 0, 4, DEC_UINT, -1, -1},
+    {"attackerAdvantage", 8, 8, DEC_UINT, -1, -1},
+};
+static const struct dec_field fields_nvmlConfComputeMemSizeInfo_st[] = {
+    {"protectedMemSizeKib", 0, 8, DEC_UINT, -1, -1},
+    {"unprotectedMemSizeKib", 8, 8, DEC_UINT, -1, -1},
+};
+static const struct dec_field fields_nvmlConfComputeSetKeyRotationThresholdInfo_st[] = {
+    {"version", 0, 4, DEC_UINT, -1, -1},
+    {"maxAttackerAdvantage", 8, 8, DEC_UINT, -1, -1},
+};
+static const struct dec_field fields_nvmlConfComputeSystemCaps_st[] = {
+    {"cpuCaps", 0, 4, DEC_UINT, -1, -1},
+    {"gpusCaps", 4, 4, DEC_UINT, -1, -1},
+};
+static const struct dec_field fields_nvmlConfComputeSystemState_st[] = {
+    {"environment", 0, 4, DEC_UINT, -1, -1},
+    {"ccFeature", 4, 4, DEC_UINT, -1, -1},
+    {"devToolsMode", 8, 4, DEC_UINT, -1, -1},
+};
+static const struct dec_field fields_nvmlCoolerInfo_v1_t[] = {
+    {"version", 0, 4, DEC_UINT, -1, -1},
+    {"index", 4, 4, DEC_UINT, -1, -1},
+    {"signalType", 8, 4, DEC_ENUM, 178, -1},
+    {"target", 12, 4, DEC_ENUM, 179, -1},
+};
+static const struct dec_field fields_nvmlDeviceAddressingMode_v1_t[] = {
+    {"version", 0, 4, DEC_UINT, -1, -1},
+    {"value", 4, 4, DEC_UINT, -1, -1},
+};
+static const struct dec_field fields_nvmlDeviceAttributes_st[] = {
+    {"multiprocessorCount", 0, 4, DEC_UINT, -1, -1},
+    {"sharedCopyEngineCount", 4, 4, DEC_UINT, -1, -1},
+    {"sharedDecoderCount", 8, 4, DEC_UINT, -1, -1},
+    {"sharedEncoderCount", 12, 4, DEC_UINT, -1, -1},
+    {"sharedJpegCount", 16, 4, DEC_UINT, -1, -1},
+    {"sharedOfaCount", 20, 4, DEC_UINT, -1, -1},
+    {"gpuInstanceSliceCount", 24, 4, DEC_UINT, -1, -1},
+    {"computeInstanceSliceCount", 28, 4, DEC_UINT, -1, -1},
+    {"memorySizeMB", 32, 8, DEC_UINT, -1, -1},
+};
+static const struct dec_field fields_nvmlDeviceCapabilities_v1_t[] = {
+    {"version", 0, 4, DEC_UINT, -1, -1},
+    {"capMask", 4, 4, DEC_UINT, -1, -1},
+};
+static const struct dec_field fields_nvmlDevicePowerMizerModes_v1_t[] = {
+    {"currentMode", 0, 4, DEC_UINT, -1, -1},
+    {"mode", 4, 4, DEC_UINT, -1, -1},
+    {"supportedPowerMizerModes", 8, 4, DEC_UINT, -1, -1},
+};
+static const struct dec_field fields_nvmlDramEncryptionInfo_v1_t[] = {
+    {"version", 0, 4, DEC_UINT, -1, -1},
+    {"encryptionState", 4, 4, DEC_ENUM, 184, -1},
+};
+static const struct dec_field fields_nvmlEccErrorCounts_st[] = {
+    {"l1Cache", 0, 8, DEC_UINT, -1, -1},
+    {"l2Cache", 8, 8, DEC_UINT, -1, -1},
+    {"deviceMemory", 16, 8, DEC_UINT, -1, -1},
+    {"registerFile", 24, 8, DEC_UINT, -1, -1},
+};
+static const struct dec_field fields_nvmlEccSramUniqueUncorrectedErrorCounts_v1_t[] = {
+    {"version", 0, 4, DEC_UINT, -1, -1},
+    {"entryCount", 4, 4, DEC_UINT, -1, -1},
+    {"entries", 8, 8, DEC_PTR, -1, -1},
+};
+static const struct dec_field fields_nvmlEncoderSessionInfo_st[] = {
+    {"sessionId", 0, 4, DEC_UINT, -1, -1},
+    {"pid", 4, 4, DEC_UINT, -1, -1},
+    {"vgpuInstance", 8, 4, DEC_UINT, -1, -1},
+    {"codecType", 12, 4, DEC_ENUM, 185, -1},
+    {"hResolution", 16, 4, DEC_UINT, -1, -1},
+    {"vResolution", 20, 4, DEC_UINT, -1, -1},
+    {"averageFps", 24, 4, DEC_UINT, -1, -1},
+    {"averageLatency", 28, 4, DEC_UINT, -1, -1},
+};
+static const struct dec_field fields_nvmlEventData_st[] = {
+    {"device", 0, 8, DEC_PTR, -1, -1},
+    {"eventType", 8, 8, DEC_UINT, -1, -1},
+    {"eventData", 16, 8, DEC_UINT, -1, -1},
+    {"gpuInstanceId", 24, 4, DEC_UINT, -1, -1},
+    {"computeInstanceId", 28, 4, DEC_UINT, -1, -1},
+};
+static const struct dec_field fields_nvmlFBCSessionInfo_st[] = {
+    {"sessionId", 0, 4, DEC_UINT, -1, -1},
+    {"pid", 4, 4, DEC_UINT, -1, -1},
+    {"vgpuInstance", 8, 4, DEC_UINT, -1, -1},
+    {"displayOrdinal", 12, 4, DEC_UINT, -1, -1},
+    {"sessionType", 16, 4, DEC_ENUM, 186, -1},
+    {"sessionFlags", 20, 4, DEC_UINT, -1, -1},
+    {"hMaxResolution", 24, 4, DEC_UINT, -1, -1},
+    {"vMaxResolution", 28, 4, DEC_UINT, -1, -1},
+    {"hResolution", 32, 4, DEC_UINT, -1, -1},
+    {"vResolution", 36, 4, DEC_UINT, -1, -1},
+    {"averageFPS", 40, 4, DEC_UINT, -1, -1},
+    {"averageLatency", 44, 4, DEC_UINT, -1, -1},
+};
+static const struct dec_field fields_nvmlFBCStats_st[] = {
+    {"sessionsCount", 0, 4, DEC_UINT, -1, -1},
+    {"averageFPS", 4, 4, DEC_UINT, -1, -1},
+    {"averageLatency", 8, 4, DEC_UINT, -1, -1},
+};
+static const struct dec_field fields_nvmlFanSpeedInfo_v1_t[] = {
+    {"version", 0, 4, DEC_UINT, -1, -1},
+    {"fan", 4, 4, DEC_UINT, -1, -1},
+    {"speed", 8, 4, DEC_UINT, -1, -1},
+};
+static const struct dec_field fields_nvmlFieldValue_st[] = {
+    {"fieldId", 0, 4, DEC_UINT, -1, -1},
+    {"scopeId", 4, 4, DEC_UINT, -1, -1},
+    {"timestamp", 8, 8, DEC_INT, -1, -1},
+    {"latencyUsec", 16, 8, DEC_INT, -1, -1},
+    {"valueType", 24, 4, DEC_ENUM, 214, -1},
+    {"nvmlReturn", 28, 4, DEC_ENUM, 208, -1},
+    {"value", 32, 8, DEC_STRUCT, -1, 112},
+};
+static const struct dec_field fields_nvmlGpmSupport_t[] = {
+    {"version", 0, 4, DEC_UINT, -1, -1},
+    {"isSupportedDevice", 4, 4, DEC_UINT, -1, -1},
+};
+static const struct dec_field fields_nvmlGpuFabricInfo_t[] = {
+    {"clusterUuid", 0, 16, DEC_BYTES, -1, -1},
+    {"status", 16, 4, DEC_ENUM, 208, -1},
+    {"cliqueId", 20, 4, DEC_UINT, -1, -1},
+    {"state", 24, 1, DEC_UINT, -1, -1},
+};
+static const struct dec_field fields_nvmlGpuFabricInfo_v3_t[] = {
+    {"version", 0, 4, DEC_UINT, -1, -1},
+    {"clusterUuid", 4, 16, DEC_BYTES, -1, -1},
+    {"status", 20, 4, DEC_ENUM, 208, -1},
+    {"cliqueId", 24, 4, DEC_UINT, -1, -1},
+    {"state", 28, 1, DEC_UINT, -1, -1},
+    {"healthMask", 32, 4, DEC_UINT, -1, -1},
+    {"healthSummary", 36, 1, DEC_UINT, -1, -1},
+};
+static const struct dec_field fields_nvmlGpuInstanceInfo_st[] = {
+    {"device", 0, 8, DEC_PTR, -1, -1},
+    {"id", 8, 4, DEC_UINT, -1, -1},
+    {"profileId", 12, 4, DEC_UINT, -1, -1},
+    {"placement", 16, 8, DEC_STRUCT, -1, 75},
+};
+static const struct dec_field fields_nvmlGpuInstancePlacement_st[] = {
+    {"start", 0, 4, DEC_UINT, -1, -1},
+    {"size", 4, 4, DEC_UINT, -1, -1},
+};
+static const struct dec_field fields_nvmlGpuInstanceProfileInfo_st[] = {
+    {"id", 0, 4, DEC_UINT, -1, -1},
+    {"isP2pSupported", 4, 4, DEC_UINT, -1, -1},
+    {"sliceCount", 8, 4, DEC_UINT, -1, -1},
+    {"instanceCount", 12, 4, DEC_UINT, -1, -1},
+    {"multiprocessorCount", 16, 4, DEC_UINT, -1, -1},
+    {"copyEngineCount", 20, 4, DEC_UINT, -1, -1},
+    {"decoderCount", 24, 4, DEC_UINT, -1, -1},
+    {"encoderCount", 28, 4, DEC_UINT, -1, -1},
+    {"jpegCount", 32, 4, DEC_UINT, -1, -1},
+    {"ofaCount", 36, 4, DEC_UINT, -1, -1},
+    {"memorySizeMB", 40, 8, DEC_UINT, -1, -1},
+};
+static const struct dec_field fields_nvmlGpuThermalSettings_t[] = {
+    {"count", 0, 4, DEC_UINT, -1, -1},
+    {"sensor[0]", 4, 20, DEC_STRUCT, -1, 78},
+    {"sensor[1]", 24, 20, DEC_STRUCT, -1, 78},
+    {"sensor[2]", 44, 20, DEC_STRUCT, -1, 78},
+};
+static const struct dec_field fields_nvmlGpuThermalSettings_t_sensor[] = {
+    {"controller", 0, 4, DEC_ENUM, 212, -1},
+    {"defaultMinTemp", 4, 4, DEC_INT, -1, -1},
+    {"defaultMaxTemp", 8, 4, DEC_INT, -1, -1},
+    {"currentTemp", 12, 4, DEC_INT, -1, -1},
+    {"target", 16, 4, DEC_ENUM, 213, -1},
+};
+static const struct dec_field fields_nvmlHostname_v1_t[] = {
+    {"value", 0, 64, DEC_BYTES, -1, -1},
+};
+static const struct dec_field fields_nvmlHwbcEntry_st[] = {
+    {"hwbcId", 0, 4, DEC_UINT, -1, -1},
+    {"firmwareVersion", 4, 32, DEC_BYTES, -1, -1},
+};
+static const struct dec_field fields_nvmlMarginTemperature_v1_t[] = {
+    {"version", 0, 4, DEC_UINT, -1, -1},
+    {"marginTemperature", 4, 4, DEC_INT, -1, -1},
+};
+static const struct dec_field fields_nvmlMask255_t[] = {
+    {"mask", 0, 32, DEC_BYTES, -1, -1},
+};
+static const struct dec_field fields_nvmlMemory_st[] = {
+    {"total", 0, 8, DEC_UINT, -1, -1},
+    {"free", 8, 8, DEC_UINT, -1, -1},
+    {"used", 16, 8, DEC_UINT, -1, -1},
+};
+static const struct dec_field fields_nvmlMemory_v2_st[] = {
+    {"version", 0, 4, DEC_UINT, -1, -1},
+    {"total", 8, 8, DEC_UINT, -1, -1},
+    {"reserved", 16, 8, DEC_UINT, -1, -1},
+    {"free", 24, 8, DEC_UINT, -1, -1},
+    {"used", 32, 8, DEC_UINT, -1, -1},
+};
+static const struct dec_field fields_nvmlNvLinkPowerThres_st[] = {
+    {"lowPwrThreshold", 0, 4, DEC_UINT, -1, -1},
+};
+static const struct dec_field fields_nvmlNvLinkUtilizationControl_st[] = {
+    {"units", 0, 4, DEC_ENUM, 201, -1},
+    {"pktfilter", 4, 4, DEC_ENUM, 200, -1},
+};
+static const struct dec_field fields_nvmlNvlinkGetBwMode_v1_t[] = {
+    {"version", 0, 4, DEC_UINT, -1, -1},
+    {"bIsBest", 4, 4, DEC_UINT, -1, -1},
+    {"bwMode", 8, 1, DEC_UINT, -1, -1},
+};
+static const struct dec_field fields_nvmlNvlinkSetBwMode_v1_t[] = {
+    {"version", 0, 4, DEC_UINT, -1, -1},
+    {"bSetBest", 4, 4, DEC_UINT, -1, -1},
+    {"bwMode", 8, 1, DEC_UINT, -1, -1},
+};
+static const struct dec_field fields_nvmlNvlinkSupportedBwModes_v1_t[] = {
+    {"version", 0, 4, DEC_UINT, -1, -1},
+    {"bwModes", 4, 23, DEC_BYTES, -1, -1},
+    {"totalBwModes", 27, 1, DEC_UINT, -1, -1},
+};
+static const struct dec_field fields_nvmlPciInfoExt_v1_t[] = {
+    {"version", 0, 4, DEC_UINT, -1, -1},
+    {"domain", 4, 4, DEC_UINT, -1, -1},
+    {"bus", 8, 4, DEC_UINT, -1, -1},
+    {"device", 12, 4, DEC_UINT, -1, -1},
+    {"pciDeviceId", 16, 4, DEC_UINT, -1, -1},
+    {"pciSubSystemId", 20, 4, DEC_UINT, -1, -1},
+    {"baseClass", 24, 4, DEC_UINT, -1, -1},
+    {"subClass", 28, 4, DEC_UINT, -1, -1},
+    {"busId", 32, 32, DEC_BYTES, -1, -1},
+};
+static const struct dec_field fields_nvmlPdi_v1_t[] = {
+    {"version", 0, 4, DEC_UINT, -1, -1},
+    {"value", 8, 8, DEC_UINT, -1, -1},
+};
+static const struct dec_field fields_nvmlPlatformInfo_v2_t[] = {
+    {"version", 0, 4, DEC_UINT, -1, -1},
+    {"ibGuid", 4, 16, DEC_BYTES, -1, -1},
+    {"chassisSerialNumber", 20, 16, DEC_BYTES, -1, -1},
+    {"slotNumber", 36, 1, DEC_UINT, -1, -1},
+    {"trayIndex", 37, 1, DEC_UINT, -1, -1},
+    {"hostId", 38, 1, DEC_UINT, -1, -1},
+    {"peerType", 39, 1, DEC_UINT, -1, -1},
+    {"moduleId", 40, 1, DEC_UINT, -1, -1},
+};
+static const struct dec_field fields_nvmlPowerSmoothingProfile_v1_t[] = {
+    {"version", 0, 4, DEC_UINT, -1, -1},
+    {"profileId", 4, 4, DEC_UINT, -1, -1},
+    {"paramId", 8, 4, DEC_UINT, -1, -1},
+    {"value", 16, 8, DEC_DOUBLE, -1, -1},
+};
+static const struct dec_field fields_nvmlPowerSmoothingState_v1_t[] = {
+    {"version", 0, 4, DEC_UINT, -1, -1},
+    {"state", 4, 4, DEC_ENUM, 184, -1},
+};
+static const struct dec_field fields_nvmlPowerValue_v2_t[] = {
+    {"version", 0, 4, DEC_UINT, -1, -1},
+    {"powerScope", 4, 1, DEC_UINT, -1, -1},
+    {"powerValueMw", 8, 4, DEC_UINT, -1, -1},
+};
+static const struct dec_field fields_nvmlProcessDetailList_v1_t[] = {
+    {"version", 0, 4, DEC_UINT, -1, -1},
+    {"mode", 4, 4, DEC_UINT, -1, -1},
+    {"numProcArrayEntries", 8, 4, DEC_UINT, -1, -1},
+    {"procArray", 16, 8, DEC_PTR, -1, -1},
+};
+static const struct dec_field fields_nvmlProcessInfo_v2_st[] = {
+    {"pid", 0, 4, DEC_UINT, -1, -1},
+    {"usedGpuMemory", 8, 8, DEC_UINT, -1, -1},
+    {"gpuInstanceId", 16, 4, DEC_UINT, -1, -1},
+    {"computeInstanceId", 20, 4, DEC_UINT, -1, -1},
+};
+static const struct dec_field fields_nvmlProcessUtilizationSample_st[] = {
+    {"pid", 0, 4, DEC_UINT, -1, -1},
+    {"timeStamp", 8, 8, DEC_UINT, -1, -1},
+    {"smUtil", 16, 4, DEC_UINT, -1, -1},
+    {"memUtil", 20, 4, DEC_UINT, -1, -1},
+    {"encUtil", 24, 4, DEC_UINT, -1, -1},
+    {"decUtil", 28, 4, DEC_UINT, -1, -1},
+};
+static const struct dec_field fields_nvmlProcessesUtilizationInfo_v1_t[] = {
+    {"version", 0, 4, DEC_UINT, -1, -1},
+    {"processSamplesCount", 4, 4, DEC_UINT, -1, -1},
+    {"lastSeenTimeStamp", 8, 8, DEC_UINT, -1, -1},
+    {"procUtilArray", 16, 8, DEC_PTR, -1, -1},
+};
+static const struct dec_field fields_nvmlRepairStatus_v1_t[] = {
+    {"version", 0, 4, DEC_UINT, -1, -1},
+    {"bChannelRepairPending", 4, 4, DEC_UINT, -1, -1},
+    {"bTpcRepairPending", 8, 4, DEC_UINT, -1, -1},
+};
+static const struct dec_field fields_nvmlRowRemapperHistogramValues_st[] = {
+    {"max", 0, 4, DEC_UINT, -1, -1},
+    {"high", 4, 4, DEC_UINT, -1, -1},
+    {"partial", 8, 4, DEC_UINT, -1, -1},
+    {"low", 12, 4, DEC_UINT, -1, -1},
+    {"none", 16, 4, DEC_UINT, -1, -1},
+};
+static const struct dec_field fields_nvmlSample_st[] = {
+    {"timeStamp", 0, 8, DEC_UINT, -1, -1},
+    {"sampleValue", 8, 8, DEC_STRUCT, -1, 112},
+};
+static const struct dec_field fields_nvmlSystemConfComputeSettings_v1_t[] = {
+    {"version", 0, 4, DEC_UINT, -1, -1},
+    {"environment", 4, 4, DEC_UINT, -1, -1},
+    {"ccFeature", 8, 4, DEC_UINT, -1, -1},
+    {"devToolsMode", 12, 4, DEC_UINT, -1, -1},
+    {"multiGpuMode", 16, 4, DEC_UINT, -1, -1},
+};
+static const struct dec_field fields_nvmlSystemEventSetCreateRequest_v1_t[] = {
+    {"version", 0, 4, DEC_UINT, -1, -1},
+    {"set", 8, 8, DEC_PTR, -1, -1},
+};
+static const struct dec_field fields_nvmlSystemEventSetFreeRequest_v1_t[] = {
+    {"version", 0, 4, DEC_UINT, -1, -1},
+    {"set", 8, 8, DEC_PTR, -1, -1},
+};
+static const struct dec_field fields_nvmlSystemEventSetWaitRequest_v1_t[] = {
+    {"version", 0, 4, DEC_UINT, -1, -1},
+    {"timeoutms", 4, 4, DEC_UINT, -1, -1},
+    {"set", 8, 8, DEC_PTR, -1, -1},
+    {"data", 16, 8, DEC_PTR, -1, -1},
+    {"dataSize", 24, 4, DEC_UINT, -1, -1},
+    {"numEvent", 28, 4, DEC_UINT, -1, -1},
+};
+static const struct dec_field fields_nvmlSystemRegisterEventRequest_v1_t[] = {
+    {"version", 0, 4, DEC_UINT, -1, -1},
+    {"eventTypes", 8, 8, DEC_UINT, -1, -1},
+    {"set", 16, 8, DEC_PTR, -1, -1},
+};
+static const struct dec_field fields_nvmlTemperature_v1_t[] = {
+    {"version", 0, 4, DEC_UINT, -1, -1},
+    {"sensorType", 4, 4, DEC_ENUM, 210, -1},
+    {"temperature", 8, 4, DEC_INT, -1, -1},
+};
+static const struct dec_field fields_nvmlUUIDValue_t[] = {
+    {"str", 0, 41, DEC_BYTES, -1, -1},
+    {"bytes", 0, 16, DEC_BYTES, -1, -1},
+};
+static const struct dec_field fields_nvmlUUID_v1_t[] = {
+    {"version", 0, 4, DEC_UINT, -1, -1},
+    {"type", 4, 4, DEC_UINT, -1, -1},
+    {"value", 8, 41, DEC_STRUCT, -1, 109},
+};
+static const struct dec_field fields_nvmlUtilization_st[] = {
+    {"gpu", 0, 4, DEC_UINT, -1, -1},
+    {"memory", 4, 4, DEC_UINT, -1, -1},
+};
+static const struct dec_field fields_nvmlValue_st[] = {
+    {"dVal", 0, 8, DEC_DOUBLE, -1, -1},
+    {"siVal", 0, 4, DEC_INT, -1, -1},
+    {"uiVal", 0, 4, DEC_UINT, -1, -1},
+    {"ulVal", 0, 8, DEC_UINT, -1, -1},
+    {"ullVal", 0, 8, DEC_UINT, -1, -1},
+    {"sllVal", 0, 8, DEC_INT, -1, -1},
+    {"usVal", 0, 2, DEC_UINT, -1, -1},
+};
+static const struct dec_field fields_nvmlVgpuCreatablePlacementInfo_v1_t[] = {
+    {"version", 0, 4, DEC_UINT, -1, -1},
+    {"vgpuTypeId", 4, 4, DEC_UINT, -1, -1},
+    {"count", 8, 4, DEC_UINT, -1, -1},
+    {"placementIds", 16, 8, DEC_PTR, -1, -1},
+    {"placementSize", 24, 4, DEC_UINT, -1, -1},
+};
+static const struct dec_field fields_nvmlVgpuHeterogeneousMode_v1_t[] = {
+    {"version", 0, 4, DEC_UINT, -1, -1},
+    {"mode", 4, 4, DEC_UINT, -1, -1},
+};
+static const struct dec_field fields_nvmlVgpuInstanceUtilizationSample_st[] = {
+    {"vgpuInstance", 0, 4, DEC_UINT, -1, -1},
+    {"timeStamp", 8, 8, DEC_UINT, -1, -1},
+    {"smUtil", 16, 8, DEC_STRUCT, -1, 112},
+    {"memUtil", 24, 8, DEC_STRUCT, -1, 112},
+    {"encUtil", 32, 8, DEC_STRUCT, -1, 112},
+    {"decUtil", 40, 8, DEC_STRUCT, -1, 112},
+};
+static const struct dec_field fields_nvmlVgpuInstancesUtilizationInfo_v1_t[] = {
+    {"version", 0, 4, DEC_UINT, -1, -1},
+    {"sampleValType", 4, 4, DEC_ENUM, 214, -1},
+    {"vgpuInstanceCount", 8, 4, DEC_UINT, -1, -1},
+    {"lastSeenTimeStamp", 16, 8, DEC_UINT, -1, -1},
+    {"vgpuUtilArray", 24, 8, DEC_PTR, -1, -1},
+};
+static const struct dec_field fields_nvmlVgpuLicenseExpiry_st[] = {
+    {"year", 0, 4, DEC_UINT, -1, -1},
+    {"month", 4, 2, DEC_UINT, -1, -1},
+    {"day", 6, 2, DEC_UINT, -1, -1},
+    {"hour", 8, 2, DEC_UINT, -1, -1},
+    {"min", 10, 2, DEC_UINT, -1, -1},
+    {"sec", 12, 2, DEC_UINT, -1, -1},
+    {"status", 14, 1, DEC_UINT, -1, -1},
+};
+static const struct dec_field fields_nvmlVgpuLicenseInfo_st[] = {
+    {"isLicensed", 0, 1, DEC_UINT, -1, -1},
+    {"licenseExpiry", 4, 16, DEC_STRUCT, -1, 117},
+    {"currentState", 20, 4, DEC_UINT, -1, -1},
+};
+static const struct dec_field fields_nvmlVgpuPgpuCompatibility_st[] = {
+    {"vgpuVmCompatibility", 0, 4, DEC_ENUM, 218, -1},
+    {"compatibilityLimitCode", 4, 4, DEC_ENUM, 217, -1},
+};
+static const struct dec_field fields_nvmlVgpuPlacementId_v1_t[] = {
+    {"version", 0, 4, DEC_UINT, -1, -1},
+    {"placementId", 4, 4, DEC_UINT, -1, -1},
+};
+static const struct dec_field fields_nvmlVgpuPlacementList_v2_t[] = {
+    {"version", 0, 4, DEC_UINT, -1, -1},
+    {"placementSize", 4, 4, DEC_UINT, -1, -1},
+    {"count", 8, 4, DEC_UINT, -1, -1},
+    {"placementIds", 16, 8, DEC_PTR, -1, -1},
+    {"mode", 24, 4, DEC_UINT, -1, -1},
+};
+static const struct dec_field fields_nvmlVgpuProcessesUtilizationInfo_v1_t[] = {
+    {"version", 0, 4, DEC_UINT, -1, -1},
+    {"vgpuProcessCount", 4, 4, DEC_UINT, -1, -1},
+    {"lastSeenTimeStamp", 8, 8, DEC_UINT, -1, -1},
+    {"vgpuProcUtilArray", 16, 8, DEC_PTR, -1, -1},
+};
+static const struct dec_field fields_nvmlVgpuRuntimeState_v1_t[] = {
+    {"version", 0, 4, DEC_UINT, -1, -1},
+    {"size", 8, 8, DEC_UINT, -1, -1},
+};
+static const struct dec_field fields_nvmlVgpuSchedulerCapabilities_st[] = {
+    {"supportedSchedulers[0]", 0, 4, DEC_UINT, -1, -1},
+    {"supportedSchedulers[1]", 4, 4, DEC_UINT, -1, -1},
+    {"supportedSchedulers[2]", 8, 4, DEC_UINT, -1, -1},
+    {"maxTimeslice", 12, 4, DEC_UINT, -1, -1},
+    {"minTimeslice", 16, 4, DEC_UINT, -1, -1},
+    {"isArrModeSupported", 20, 4, DEC_UINT, -1, -1},
+    {"maxFrequencyForARR", 24, 4, DEC_UINT, -1, -1},
+    {"minFrequencyForARR", 28, 4, DEC_UINT, -1, -1},
+    {"maxAvgFactorForARR", 32, 4, DEC_UINT, -1, -1},
+    {"minAvgFactorForARR", 36, 4, DEC_UINT, -1, -1},
+};
+static const struct dec_field fields_nvmlVgpuSchedulerGetState_st[] = {
+    {"schedulerPolicy", 0, 4, DEC_UINT, -1, -1},
+    {"arrMode", 4, 4, DEC_UINT, -1, -1},
+    {"schedulerParams", 8, 8, DEC_STRUCT, -1, 126},
+};
+static const struct dec_field fields_nvmlVgpuSchedulerParams_t[] = {
+    {"vgpuSchedDataWithARR", 0, 8, DEC_STRUCT, -1, 128},
+    {"vgpuSchedData", 0, 4, DEC_STRUCT, -1, 127},
+};
+static const struct dec_field fields_nvmlVgpuSchedulerParams_t_vgpuSchedData[] = {
+    {"timeslice", 0, 4, DEC_UINT, -1, -1},
+};
+static const struct dec_field fields_nvmlVgpuSchedulerParams_t_vgpuSchedDataWithARR[] = {
+    {"avgFactor", 0, 4, DEC_UINT, -1, -1},
+    {"timeslice", 4, 4, DEC_UINT, -1, -1},
+};
+static const struct dec_field fields_nvmlVgpuSchedulerSetParams_t[] = {
+    {"vgpuSchedDataWithARR", 0, 8, DEC_STRUCT, -1, 131},
+    {"vgpuSchedData", 0, 4, DEC_STRUCT, -1, 130},
+};
+static const struct dec_field fields_nvmlVgpuSchedulerSetParams_t_vgpuSchedData[] = {
+    {"timeslice", 0, 4, DEC_UINT, -1, -1},
+};
+static const struct dec_field fields_nvmlVgpuSchedulerSetParams_t_vgpuSchedDataWithARR[] = {
+    {"avgFactor", 0, 4, DEC_UINT, -1, -1},
+    {"frequency", 4, 4, DEC_UINT, -1, -1},
+};
+static const struct dec_field fields_nvmlVgpuSchedulerSetState_st[] = {
+    {"schedulerPolicy", 0, 4, DEC_UINT, -1, -1},
+    {"enableARRMode", 4, 4, DEC_UINT, -1, -1},
+    {"schedulerParams", 8, 8, DEC_STRUCT, -1, 129},
+};
+static const struct dec_field fields_nvmlVgpuSchedulerStateInfo_v1_t[] = {
+    {"version", 0, 4, DEC_UINT, -1, -1},
+    {"engineId", 4, 4, DEC_UINT, -1, -1},
+    {"schedulerPolicy", 8, 4, DEC_UINT, -1, -1},
+    {"arrMode", 12, 4, DEC_UINT, -1, -1},
+    {"schedulerParams", 16, 8, DEC_STRUCT, -1, 126},
+};
+static const struct dec_field fields_nvmlVgpuSchedulerState_v1_t[] = {
+    {"version", 0, 4, DEC_UINT, -1, -1},
+    {"engineId", 4, 4, DEC_UINT, -1, -1},
+    {"schedulerPolicy", 8, 4, DEC_UINT, -1, -1},
+    {"enableARRMode", 12, 4, DEC_UINT, -1, -1},
+    {"schedulerParams", 16, 8, DEC_STRUCT, -1, 129},
+};
+static const struct dec_field fields_nvmlVgpuTypeBar1Info_v1_t[] = {
+    {"version", 0, 4, DEC_UINT, -1, -1},
+    {"bar1Size", 8, 8, DEC_UINT, -1, -1},
+};
+static const struct dec_field fields_nvmlVgpuTypeIdInfo_v1_t[] = {
+    {"version", 0, 4, DEC_UINT, -1, -1},
+    {"vgpuCount", 4, 4, DEC_UINT, -1, -1},
+    {"vgpuTypeIds", 8, 8, DEC_PTR, -1, -1},
+};
+static const struct dec_field fields_nvmlVgpuTypeMaxInstance_v1_t[] = {
+    {"version", 0, 4, DEC_UINT, -1, -1},
+    {"vgpuTypeId", 4, 4, DEC_UINT, -1, -1},
+    {"maxInstancePerGI", 8, 4, DEC_UINT, -1, -1},
+};
+static const struct dec_field fields_nvmlVgpuVersion_st[] = {
+    {"minVersion", 0, 4, DEC_UINT, -1, -1},
+    {"maxVersion", 4, 4, DEC_UINT, -1, -1},
+};
+static const struct dec_field fields_nvmlViolationTime_st[] = {
+    {"referenceTime", 0, 8, DEC_UINT, -1, -1},
+    {"violationTime", 8, 8, DEC_UINT, -1, -1},
+};
+static const struct dec_field fields_nvmlWorkloadPowerProfileRequestedProfiles_v1_t[] = {
+    {"version", 0, 4, DEC_UINT, -1, -1},
+    {"requestedProfilesMask", 4, 32, DEC_STRUCT, -1, 82},
+};
 static const struct dec_field fields_nvtxEventAttributes_v2[] = {
     {"version", 0, 2, DEC_UINT, -1, -1},
     {"size", 2, 2, DEC_UINT, -1, -1},
@@ -2551,9 +3552,9 @@ static const struct dec_field fields_nvtxEventAttributes_v2[] = {
     {"color", 12, 4, DEC_UINT, -1, -1},
     {"payloadType", 16, 4, DEC_INT, -1, -1},
     {"reserved0", 20, 4, DEC_INT, -1, -1},
-    {"payload", 24, 8, DEC_STRUCT, -1, 47},
+    {"payload", 24, 8, DEC_STRUCT, -1, 144},
     {"messageType", 32, 4, DEC_INT, -1, -1},
-    {"message", 40, 8, DEC_STRUCT, -1, 45},
+    {"message", 40, 8, DEC_STRUCT, -1, 142},
 };
 static const struct dec_field fields_nvtxMessageValue_t[] = {
     {"ascii", 0, 8, DEC_PTR, -1, -1},
@@ -2566,7 +3567,7 @@ static const struct dec_field fields_nvtxResourceAttributes_v0[] = {
     {"identifierType", 4, 4, DEC_INT, -1, -1},
     {"identifier", 8, 8, DEC_STRUCT, -1, 42},
     {"messageType", 16, 4, DEC_INT, -1, -1},
-    {"message", 24, 8, DEC_STRUCT, -1, 45},
+    {"message", 24, 8, DEC_STRUCT, -1, 142},
 };
 static const struct dec_field fields_payload_t[] = {
     {"ullValue", 0, 8, DEC_UINT, -1, -1},
@@ -2627,11 +3628,108 @@ static const struct dec_struct structs[] = {
     /* 41 */ {"float2", 8, 2, fields_float2},
     /* 42 */ {"identifier_t", 8, 2, fields_identifier_t},
     /* 43 */ {"ncclSimInfo_v22200", 24, 4, fields_ncclSimInfo_v22200},
-    /* 44 */ {"nvtxEventAttributes_v2", 48, 10, fields_nvtxEventAttributes_v2},
-    /* 45 */ {"nvtxMessageValue_t", 8, 3, fields_nvtxMessageValue_t},
-    /* 46 */ {"nvtxResourceAttributes_v0", 32, 6, fields_nvtxResourceAttributes_v0},
-    /* 47 */ {"payload_t", 8, 6, fields_payload_t},
-    /* 48 */ {"uint3", 12, 3, fields_uint3},
+    /* 44 */ {"nvmlAccountingStats_st", 56, 7, fields_nvmlAccountingStats_st},
+    /* 45 */ {"nvmlActiveVgpuInstanceInfo_v1_t", 16, 3, fields_nvmlActiveVgpuInstanceInfo_v1_t},
+    /* 46 */ {"nvmlBAR1Memory_st", 24, 3, fields_nvmlBAR1Memory_st},
+    /* 47 */ {"nvmlC2cModeInfo_v1_t", 4, 1, fields_nvmlC2cModeInfo_v1_t},
+    /* 48 */ {"nvmlClockOffset_v1_t", 24, 6, fields_nvmlClockOffset_v1_t},
+    /* 49 */ {"nvmlComputeInstanceInfo_st", 32, 5, fields_nvmlComputeInstanceInfo_st},
+    /* 50 */ {"nvmlComputeInstancePlacement_st", 8, 2, fields_nvmlComputeInstancePlacement_st},
+    /* 51 */ {"nvmlComputeInstanceProfileInfo_st", 36, 9, fields_nvmlComputeInstanceProfileInfo_st},
+    /* 52 */ {"nvmlConfComputeGetKeyRotationThresholdInfo_st", 16, 2, fields_nvmlConfComputeGetKeyRotationThresholdInfo_st},
+    /* 53 */ {"nvmlConfComputeMemSizeInfo_st", 16, 2, fields_nvmlConfComputeMemSizeInfo_st},
+    /* 54 */ {"nvmlConfComputeSetKeyRotationThresholdInfo_st", 16, 2, fields_nvmlConfComputeSetKeyRotationThresholdInfo_st},
+    /* 55 */ {"nvmlConfComputeSystemCaps_st", 8, 2, fields_nvmlConfComputeSystemCaps_st},
+    /* 56 */ {"nvmlConfComputeSystemState_st", 12, 3, fields_nvmlConfComputeSystemState_st},
+    /* 57 */ {"nvmlCoolerInfo_v1_t", 16, 4, fields_nvmlCoolerInfo_v1_t},
+    /* 58 */ {"nvmlDeviceAddressingMode_v1_t", 8, 2, fields_nvmlDeviceAddressingMode_v1_t},
+    /* 59 */ {"nvmlDeviceAttributes_st", 40, 9, fields_nvmlDeviceAttributes_st},
+    /* 60 */ {"nvmlDeviceCapabilities_v1_t", 8, 2, fields_nvmlDeviceCapabilities_v1_t},
+    /* 61 */ {"nvmlDevicePowerMizerModes_v1_t", 12, 3, fields_nvmlDevicePowerMizerModes_v1_t},
+    /* 62 */ {"nvmlDramEncryptionInfo_v1_t", 8, 2, fields_nvmlDramEncryptionInfo_v1_t},
+    /* 63 */ {"nvmlEccErrorCounts_st", 32, 4, fields_nvmlEccErrorCounts_st},
+    /* 64 */ {"nvmlEccSramUniqueUncorrectedErrorCounts_v1_t", 16, 3, fields_nvmlEccSramUniqueUncorrectedErrorCounts_v1_t},
+    /* 65 */ {"nvmlEncoderSessionInfo_st", 32, 8, fields_nvmlEncoderSessionInfo_st},
+    /* 66 */ {"nvmlEventData_st", 32, 5, fields_nvmlEventData_st},
+    /* 67 */ {"nvmlFBCSessionInfo_st", 48, 12, fields_nvmlFBCSessionInfo_st},
+    /* 68 */ {"nvmlFBCStats_st", 12, 3, fields_nvmlFBCStats_st},
+    /* 69 */ {"nvmlFanSpeedInfo_v1_t", 12, 3, fields_nvmlFanSpeedInfo_v1_t},
+    /* 70 */ {"nvmlFieldValue_st", 40, 7, fields_nvmlFieldValue_st},
+    /* 71 */ {"nvmlGpmSupport_t", 8, 2, fields_nvmlGpmSupport_t},
+    /* 72 */ {"nvmlGpuFabricInfo_t", 28, 4, fields_nvmlGpuFabricInfo_t},
+    /* 73 */ {"nvmlGpuFabricInfo_v3_t", 40, 7, fields_nvmlGpuFabricInfo_v3_t},
+    /* 74 */ {"nvmlGpuInstanceInfo_st", 24, 4, fields_nvmlGpuInstanceInfo_st},
+    /* 75 */ {"nvmlGpuInstancePlacement_st", 8, 2, fields_nvmlGpuInstancePlacement_st},
+    /* 76 */ {"nvmlGpuInstanceProfileInfo_st", 48, 11, fields_nvmlGpuInstanceProfileInfo_st},
+    /* 77 */ {"nvmlGpuThermalSettings_t", 64, 4, fields_nvmlGpuThermalSettings_t},
+    /* 78 */ {"nvmlGpuThermalSettings_t.sensor", 20, 5, fields_nvmlGpuThermalSettings_t_sensor},
+    /* 79 */ {"nvmlHostname_v1_t", 64, 1, fields_nvmlHostname_v1_t},
+    /* 80 */ {"nvmlHwbcEntry_st", 36, 2, fields_nvmlHwbcEntry_st},
+    /* 81 */ {"nvmlMarginTemperature_v1_t", 8, 2, fields_nvmlMarginTemperature_v1_t},
+    /* 82 */ {"nvmlMask255_t", 32, 1, fields_nvmlMask255_t},
+    /* 83 */ {"nvmlMemory_st", 24, 3, fields_nvmlMemory_st},
+    /* 84 */ {"nvmlMemory_v2_st", 40, 5, fields_nvmlMemory_v2_st},
+    /* 85 */ {"nvmlNvLinkPowerThres_st", 4, 1, fields_nvmlNvLinkPowerThres_st},
+    /* 86 */ {"nvmlNvLinkUtilizationControl_st", 8, 2, fields_nvmlNvLinkUtilizationControl_st},
+    /* 87 */ {"nvmlNvlinkGetBwMode_v1_t", 12, 3, fields_nvmlNvlinkGetBwMode_v1_t},
+    /* 88 */ {"nvmlNvlinkSetBwMode_v1_t", 12, 3, fields_nvmlNvlinkSetBwMode_v1_t},
+    /* 89 */ {"nvmlNvlinkSupportedBwModes_v1_t", 28, 3, fields_nvmlNvlinkSupportedBwModes_v1_t},
+    /* 90 */ {"nvmlPciInfoExt_v1_t", 64, 9, fields_nvmlPciInfoExt_v1_t},
+    /* 91 */ {"nvmlPdi_v1_t", 16, 2, fields_nvmlPdi_v1_t},
+    /* 92 */ {"nvmlPlatformInfo_v2_t", 44, 8, fields_nvmlPlatformInfo_v2_t},
+    /* 93 */ {"nvmlPowerSmoothingProfile_v1_t", 24, 4, fields_nvmlPowerSmoothingProfile_v1_t},
+    /* 94 */ {"nvmlPowerSmoothingState_v1_t", 8, 2, fields_nvmlPowerSmoothingState_v1_t},
+    /* 95 */ {"nvmlPowerValue_v2_t", 12, 3, fields_nvmlPowerValue_v2_t},
+    /* 96 */ {"nvmlProcessDetailList_v1_t", 24, 4, fields_nvmlProcessDetailList_v1_t},
+    /* 97 */ {"nvmlProcessInfo_v2_st", 24, 4, fields_nvmlProcessInfo_v2_st},
+    /* 98 */ {"nvmlProcessUtilizationSample_st", 32, 6, fields_nvmlProcessUtilizationSample_st},
+    /* 99 */ {"nvmlProcessesUtilizationInfo_v1_t", 24, 4, fields_nvmlProcessesUtilizationInfo_v1_t},
+    /* 100 */ {"nvmlRepairStatus_v1_t", 12, 3, fields_nvmlRepairStatus_v1_t},
+    /* 101 */ {"nvmlRowRemapperHistogramValues_st", 20, 5, fields_nvmlRowRemapperHistogramValues_st},
+    /* 102 */ {"nvmlSample_st", 16, 2, fields_nvmlSample_st},
+    /* 103 */ {"nvmlSystemConfComputeSettings_v1_t", 20, 5, fields_nvmlSystemConfComputeSettings_v1_t},
+    /* 104 */ {"nvmlSystemEventSetCreateRequest_v1_t", 16, 2, fields_nvmlSystemEventSetCreateRequest_v1_t},
+    /* 105 */ {"nvmlSystemEventSetFreeRequest_v1_t", 16, 2, fields_nvmlSystemEventSetFreeRequest_v1_t},
+    /* 106 */ {"nvmlSystemEventSetWaitRequest_v1_t", 32, 6, fields_nvmlSystemEventSetWaitRequest_v1_t},
+    /* 107 */ {"nvmlSystemRegisterEventRequest_v1_t", 24, 3, fields_nvmlSystemRegisterEventRequest_v1_t},
+    /* 108 */ {"nvmlTemperature_v1_t", 12, 3, fields_nvmlTemperature_v1_t},
+    /* 109 */ {"nvmlUUIDValue_t", 41, 2, fields_nvmlUUIDValue_t},
+    /* 110 */ {"nvmlUUID_v1_t", 52, 3, fields_nvmlUUID_v1_t},
+    /* 111 */ {"nvmlUtilization_st", 8, 2, fields_nvmlUtilization_st},
+    /* 112 */ {"nvmlValue_st", 8, 7, fields_nvmlValue_st},
+    /* 113 */ {"nvmlVgpuCreatablePlacementInfo_v1_t", 32, 5, fields_nvmlVgpuCreatablePlacementInfo_v1_t},
+    /* 114 */ {"nvmlVgpuHeterogeneousMode_v1_t", 8, 2, fields_nvmlVgpuHeterogeneousMode_v1_t},
+    /* 115 */ {"nvmlVgpuInstanceUtilizationSample_st", 48, 6, fields_nvmlVgpuInstanceUtilizationSample_st},
+    /* 116 */ {"nvmlVgpuInstancesUtilizationInfo_v1_t", 32, 5, fields_nvmlVgpuInstancesUtilizationInfo_v1_t},
+    /* 117 */ {"nvmlVgpuLicenseExpiry_st", 16, 7, fields_nvmlVgpuLicenseExpiry_st},
+    /* 118 */ {"nvmlVgpuLicenseInfo_st", 24, 3, fields_nvmlVgpuLicenseInfo_st},
+    /* 119 */ {"nvmlVgpuPgpuCompatibility_st", 8, 2, fields_nvmlVgpuPgpuCompatibility_st},
+    /* 120 */ {"nvmlVgpuPlacementId_v1_t", 8, 2, fields_nvmlVgpuPlacementId_v1_t},
+    /* 121 */ {"nvmlVgpuPlacementList_v2_t", 32, 5, fields_nvmlVgpuPlacementList_v2_t},
+    /* 122 */ {"nvmlVgpuProcessesUtilizationInfo_v1_t", 24, 4, fields_nvmlVgpuProcessesUtilizationInfo_v1_t},
+    /* 123 */ {"nvmlVgpuRuntimeState_v1_t", 16, 2, fields_nvmlVgpuRuntimeState_v1_t},
+    /* 124 */ {"nvmlVgpuSchedulerCapabilities_st", 40, 10, fields_nvmlVgpuSchedulerCapabilities_st},
+    /* 125 */ {"nvmlVgpuSchedulerGetState_st", 16, 3, fields_nvmlVgpuSchedulerGetState_st},
+    /* 126 */ {"nvmlVgpuSchedulerParams_t", 8, 2, fields_nvmlVgpuSchedulerParams_t},
+    /* 127 */ {"nvmlVgpuSchedulerParams_t.vgpuSchedData", 4, 1, fields_nvmlVgpuSchedulerParams_t_vgpuSchedData},
+    /* 128 */ {"nvmlVgpuSchedulerParams_t.vgpuSchedDataWithARR", 8, 2, fields_nvmlVgpuSchedulerParams_t_vgpuSchedDataWithARR},
+    /* 129 */ {"nvmlVgpuSchedulerSetParams_t", 8, 2, fields_nvmlVgpuSchedulerSetParams_t},
+    /* 130 */ {"nvmlVgpuSchedulerSetParams_t.vgpuSchedData", 4, 1, fields_nvmlVgpuSchedulerSetParams_t_vgpuSchedData},
+    /* 131 */ {"nvmlVgpuSchedulerSetParams_t.vgpuSchedDataWithARR", 8, 2, fields_nvmlVgpuSchedulerSetParams_t_vgpuSchedDataWithARR},
+    /* 132 */ {"nvmlVgpuSchedulerSetState_st", 16, 3, fields_nvmlVgpuSchedulerSetState_st},
+    /* 133 */ {"nvmlVgpuSchedulerStateInfo_v1_t", 24, 5, fields_nvmlVgpuSchedulerStateInfo_v1_t},
+    /* 134 */ {"nvmlVgpuSchedulerState_v1_t", 24, 5, fields_nvmlVgpuSchedulerState_v1_t},
+    /* 135 */ {"nvmlVgpuTypeBar1Info_v1_t", 16, 2, fields_nvmlVgpuTypeBar1Info_v1_t},
+    /* 136 */ {"nvmlVgpuTypeIdInfo_v1_t", 16, 3, fields_nvmlVgpuTypeIdInfo_v1_t},
+    /* 137 */ {"nvmlVgpuTypeMaxInstance_v1_t", 12, 3, fields_nvmlVgpuTypeMaxInstance_v1_t},
+    /* 138 */ {"nvmlVgpuVersion_st", 8, 2, fields_nvmlVgpuVersion_st},
+    /* 139 */ {"nvmlViolationTime_st", 16, 2, fields_nvmlViolationTime_st},
+    /* 140 */ {"nvmlWorkloadPowerProfileRequestedProfiles_v1_t", 36, 2, fields_nvmlWorkloadPowerProfileRequestedProfiles_v1_t},
+    /* 141 */ {"nvtxEventAttributes_v2", 48, 10, fields_nvtxEventAttributes_v2},
+    /* 142 */ {"nvtxMessageValue_t", 8, 3, fields_nvtxMessageValue_t},
+    /* 143 */ {"nvtxResourceAttributes_v0", 32, 6, fields_nvtxResourceAttributes_v0},
+    /* 144 */ {"payload_t", 8, 6, fields_payload_t},
+    /* 145 */ {"uint3", 12, 3, fields_uint3},
 };
 
 static const struct dec_arg args___cudaGetKernel[] = {
@@ -2681,8 +3779,8 @@ static const struct dec_arg args___cudaRegisterFunction[] = {
     {"deviceFun", "char *", DEC_PTR, -1, -1},
     {"deviceName", "const char *", DEC_PTR, -1, -1},
     {"thread_limit", "int", DEC_INT, -1, -1},
-    {"tid", "uint3 *", DEC_PTR, -1, 48},
-    {"bid", "uint3 *", DEC_PTR, -1, 48},
+    {"tid", "uint3 *", DEC_PTR, -1, 145},
+    {"bid", "uint3 *", DEC_PTR, -1, 145},
     {"bDim", "dim3 *", DEC_PTR, -1, 39},
     {"gDim", "dim3 *", DEC_PTR, -1, 39},
     {"wSize", "int *", DEC_PTR, -1, -1},
@@ -26889,7 +27987,7 @@ static const struct dec_arg args_nvrtcGetCUBINSize[] = {
     {"cubinSizeRet", "size_t *", DEC_PTR, -1, -1},
 };
 static const struct dec_arg args_nvrtcGetErrorString[] = {
-    {"result", "nvrtcResult", DEC_ENUM, 174, -1},
+    {"result", "nvrtcResult", DEC_ENUM, 220, -1},
 };
 static const struct dec_arg args_nvrtcGetLTOIR[] = {
     {"prog", "nvrtcProgram", DEC_PTR, -1, -1},
@@ -27090,11 +28188,11 @@ static const struct dec_arg args_nvtxDomainDestroy_impl_init_v3[] = {
 };
 static const struct dec_arg args_nvtxDomainMarkEx[] = {
     {"domain", "nvtxDomainHandle_t", DEC_PTR, -1, -1},
-    {"eventAttrib", "const nvtxEventAttributes_t *", DEC_PTR, -1, 44},
+    {"eventAttrib", "const nvtxEventAttributes_t *", DEC_PTR, -1, 141},
 };
 static const struct dec_arg args_nvtxDomainMarkEx_impl_init_v3[] = {
     {"domain", "nvtxDomainHandle_t", DEC_PTR, -1, -1},
-    {"eventAttrib", "const nvtxEventAttributes_t *", DEC_PTR, -1, 44},
+    {"eventAttrib", "const nvtxEventAttributes_t *", DEC_PTR, -1, 141},
 };
 static const struct dec_arg args_nvtxDomainNameCategoryA[] = {
     {"domain", "nvtxDomainHandle_t", DEC_PTR, -1, -1},
@@ -27132,19 +28230,19 @@ static const struct dec_arg args_nvtxDomainRangePop_impl_init_v3[] = {
 };
 static const struct dec_arg args_nvtxDomainRangePushEx[] = {
     {"domain", "nvtxDomainHandle_t", DEC_PTR, -1, -1},
-    {"eventAttrib", "const nvtxEventAttributes_t *", DEC_PTR, -1, 44},
+    {"eventAttrib", "const nvtxEventAttributes_t *", DEC_PTR, -1, 141},
 };
 static const struct dec_arg args_nvtxDomainRangePushEx_impl_init_v3[] = {
     {"domain", "nvtxDomainHandle_t", DEC_PTR, -1, -1},
-    {"eventAttrib", "const nvtxEventAttributes_t *", DEC_PTR, -1, 44},
+    {"eventAttrib", "const nvtxEventAttributes_t *", DEC_PTR, -1, 141},
 };
 static const struct dec_arg args_nvtxDomainRangeStartEx[] = {
     {"domain", "nvtxDomainHandle_t", DEC_PTR, -1, -1},
-    {"eventAttrib", "const nvtxEventAttributes_t *", DEC_PTR, -1, 44},
+    {"eventAttrib", "const nvtxEventAttributes_t *", DEC_PTR, -1, 141},
 };
 static const struct dec_arg args_nvtxDomainRangeStartEx_impl_init_v3[] = {
     {"domain", "nvtxDomainHandle_t", DEC_PTR, -1, -1},
-    {"eventAttrib", "const nvtxEventAttributes_t *", DEC_PTR, -1, 44},
+    {"eventAttrib", "const nvtxEventAttributes_t *", DEC_PTR, -1, 141},
 };
 static const struct dec_arg args_nvtxDomainRegisterStringA[] = {
     {"domain", "nvtxDomainHandle_t", DEC_PTR, -1, -1},
@@ -27164,11 +28262,11 @@ static const struct dec_arg args_nvtxDomainRegisterStringW_impl_init_v3[] = {
 };
 static const struct dec_arg args_nvtxDomainResourceCreate[] = {
     {"domain", "nvtxDomainHandle_t", DEC_PTR, -1, -1},
-    {"attribs", "nvtxResourceAttributes_t *", DEC_PTR, -1, 46},
+    {"attribs", "nvtxResourceAttributes_t *", DEC_PTR, -1, 143},
 };
 static const struct dec_arg args_nvtxDomainResourceCreate_impl_init_v3[] = {
     {"domain", "nvtxDomainHandle_t", DEC_PTR, -1, -1},
-    {"attribs", "nvtxResourceAttributes_t *", DEC_PTR, -1, 46},
+    {"attribs", "nvtxResourceAttributes_t *", DEC_PTR, -1, 143},
 };
 static const struct dec_arg args_nvtxDomainResourceDestroy[] = {
     {"resource", "nvtxResourceHandle_t", DEC_PTR, -1, -1},
@@ -27219,10 +28317,10 @@ static const struct dec_arg args_nvtxMarkA_impl_init_v3[] = {
     {"message", "const char *", DEC_PTR, -1, -1},
 };
 static const struct dec_arg args_nvtxMarkEx[] = {
-    {"eventAttrib", "const nvtxEventAttributes_t *", DEC_PTR, -1, 44},
+    {"eventAttrib", "const nvtxEventAttributes_t *", DEC_PTR, -1, 141},
 };
 static const struct dec_arg args_nvtxMarkEx_impl_init_v3[] = {
-    {"eventAttrib", "const nvtxEventAttributes_t *", DEC_PTR, -1, 44},
+    {"eventAttrib", "const nvtxEventAttributes_t *", DEC_PTR, -1, 141},
 };
 static const struct dec_arg args_nvtxMarkW[] = {
     {"message", "const wchar_t *", DEC_PTR, -1, -1},
@@ -27387,10 +28485,10 @@ static const struct dec_arg args_nvtxRangePushA_impl_init_v3[] = {
     {"message", "const char *", DEC_PTR, -1, -1},
 };
 static const struct dec_arg args_nvtxRangePushEx[] = {
-    {"eventAttrib", "const nvtxEventAttributes_t *", DEC_PTR, -1, 44},
+    {"eventAttrib", "const nvtxEventAttributes_t *", DEC_PTR, -1, 141},
 };
 static const struct dec_arg args_nvtxRangePushEx_impl_init_v3[] = {
-    {"eventAttrib", "const nvtxEventAttributes_t *", DEC_PTR, -1, 44},
+    {"eventAttrib", "const nvtxEventAttributes_t *", DEC_PTR, -1, 141},
 };
 static const struct dec_arg args_nvtxRangePushW[] = {
     {"message", "const wchar_t *", DEC_PTR, -1, -1},
@@ -27405,10 +28503,10 @@ static const struct dec_arg args_nvtxRangeStartA_impl_init_v3[] = {
     {"message", "const char *", DEC_PTR, -1, -1},
 };
 static const struct dec_arg args_nvtxRangeStartEx[] = {
-    {"eventAttrib", "const nvtxEventAttributes_t *", DEC_PTR, -1, 44},
+    {"eventAttrib", "const nvtxEventAttributes_t *", DEC_PTR, -1, 141},
 };
 static const struct dec_arg args_nvtxRangeStartEx_impl_init_v3[] = {
-    {"eventAttrib", "const nvtxEventAttributes_t *", DEC_PTR, -1, 44},
+    {"eventAttrib", "const nvtxEventAttributes_t *", DEC_PTR, -1, 141},
 };
 static const struct dec_arg args_nvtxRangeStartW[] = {
     {"message", "const wchar_t *", DEC_PTR, -1, -1},
@@ -27418,6 +28516,1651 @@ static const struct dec_arg args_nvtxRangeStartW_impl_init_v3[] = {
 };
 static const struct dec_arg args_nvtxSetInitFunctionsToNoops_v3[] = {
     {"forceAllToNoops", "int", DEC_INT, -1, -1},
+};
+static const struct dec_arg args_nvmlComputeInstanceDestroy[] = {
+    {"computeInstance", "nvmlComputeInstance_t", DEC_PTR, -1, -1},
+};
+static const struct dec_arg args_nvmlComputeInstanceGetInfo_v2[] = {
+    {"computeInstance", "nvmlComputeInstance_t", DEC_PTR, -1, -1},
+    {"info", "nvmlComputeInstanceInfo_t *", DEC_PTR, -1, 49},
+};
+static const struct dec_arg args_nvmlDeviceClearAccountingPids[] = {
+    {"device", "nvmlDevice_t", DEC_PTR, -1, -1},
+};
+static const struct dec_arg args_nvmlDeviceClearCpuAffinity[] = {
+    {"device", "nvmlDevice_t", DEC_PTR, -1, -1},
+};
+static const struct dec_arg args_nvmlDeviceClearEccErrorCounts[] = {
+    {"device", "nvmlDevice_t", DEC_PTR, -1, -1},
+    {"counterType", "nvmlEccCounterType_t", DEC_ENUM, 183, -1},
+};
+static const struct dec_arg args_nvmlDeviceClearFieldValues[] = {
+    {"device", "nvmlDevice_t", DEC_PTR, -1, -1},
+    {"valuesCount", "int", DEC_INT, -1, -1},
+    {"values", "nvmlFieldValue_t *", DEC_PTR, -1, 70},
+};
+static const struct dec_arg args_nvmlDeviceCreateGpuInstance[] = {
+    {"device", "nvmlDevice_t", DEC_PTR, -1, -1},
+    {"profileId", "unsigned int", DEC_UINT, -1, -1},
+    {"gpuInstance", "nvmlGpuInstance_t *", DEC_PTR, -1, -1},
+};
+static const struct dec_arg args_nvmlDeviceCreateGpuInstanceWithPlacement[] = {
+    {"device", "nvmlDevice_t", DEC_PTR, -1, -1},
+    {"profileId", "unsigned int", DEC_UINT, -1, -1},
+    {"placement", "const nvmlGpuInstancePlacement_t *", DEC_PTR, -1, 75},
+    {"gpuInstance", "nvmlGpuInstance_t *", DEC_PTR, -1, -1},
+};
+static const struct dec_arg args_nvmlDeviceDiscoverGpus[] = {
+    {"pciInfo", "nvmlPciInfo_t *", DEC_PTR, -1, -1},
+};
+static const struct dec_arg args_nvmlDeviceFreezeNvLinkUtilizationCounter[] = {
+    {"device", "nvmlDevice_t", DEC_PTR, -1, -1},
+    {"link", "unsigned int", DEC_UINT, -1, -1},
+    {"counter", "unsigned int", DEC_UINT, -1, -1},
+    {"freeze", "nvmlEnableState_t", DEC_ENUM, 184, -1},
+};
+static const struct dec_arg args_nvmlDeviceGetAPIRestriction[] = {
+    {"device", "nvmlDevice_t", DEC_PTR, -1, -1},
+    {"apiType", "nvmlRestrictedAPI_t", DEC_ENUM, 207, -1},
+    {"isRestricted", "nvmlEnableState_t *", DEC_PTR, 184, -1},
+};
+static const struct dec_arg args_nvmlDeviceGetAccountingBufferSize[] = {
+    {"device", "nvmlDevice_t", DEC_PTR, -1, -1},
+    {"bufferSize", "unsigned int *", DEC_PTR, -1, -1},
+};
+static const struct dec_arg args_nvmlDeviceGetAccountingMode[] = {
+    {"device", "nvmlDevice_t", DEC_PTR, -1, -1},
+    {"mode", "nvmlEnableState_t *", DEC_PTR, 184, -1},
+};
+static const struct dec_arg args_nvmlDeviceGetAccountingPids[] = {
+    {"device", "nvmlDevice_t", DEC_PTR, -1, -1},
+    {"count", "unsigned int *", DEC_PTR, -1, -1},
+    {"pids", "unsigned int *", DEC_PTR, -1, -1},
+};
+static const struct dec_arg args_nvmlDeviceGetAccountingStats[] = {
+    {"device", "nvmlDevice_t", DEC_PTR, -1, -1},
+    {"pid", "unsigned int", DEC_UINT, -1, -1},
+    {"stats", "nvmlAccountingStats_t *", DEC_PTR, -1, 44},
+};
+static const struct dec_arg args_nvmlDeviceGetActiveVgpus[] = {
+    {"device", "nvmlDevice_t", DEC_PTR, -1, -1},
+    {"vgpuCount", "unsigned int *", DEC_PTR, -1, -1},
+    {"vgpuInstances", "nvmlVgpuInstance_t *", DEC_PTR, -1, -1},
+};
+static const struct dec_arg args_nvmlDeviceGetAdaptiveClockInfoStatus[] = {
+    {"device", "nvmlDevice_t", DEC_PTR, -1, -1},
+    {"adaptiveClockStatus", "unsigned int *", DEC_PTR, -1, -1},
+};
+static const struct dec_arg args_nvmlDeviceGetAddressingMode[] = {
+    {"device", "nvmlDevice_t", DEC_PTR, -1, -1},
+    {"mode", "nvmlDeviceAddressingMode_t *", DEC_PTR, -1, 58},
+};
+static const struct dec_arg args_nvmlDeviceGetApplicationsClock[] = {
+    {"device", "nvmlDevice_t", DEC_PTR, -1, -1},
+    {"clockType", "nvmlClockType_t", DEC_ENUM, 176, -1},
+    {"clockMHz", "unsigned int *", DEC_PTR, -1, -1},
+};
+static const struct dec_arg args_nvmlDeviceGetArchitecture[] = {
+    {"device", "nvmlDevice_t", DEC_PTR, -1, -1},
+    {"arch", "nvmlDeviceArchitecture_t *", DEC_PTR, -1, -1},
+};
+static const struct dec_arg args_nvmlDeviceGetAttributes_v2[] = {
+    {"device", "nvmlDevice_t", DEC_PTR, -1, -1},
+    {"attributes", "nvmlDeviceAttributes_t *", DEC_PTR, -1, 59},
+};
+static const struct dec_arg args_nvmlDeviceGetAutoBoostedClocksEnabled[] = {
+    {"device", "nvmlDevice_t", DEC_PTR, -1, -1},
+    {"isEnabled", "nvmlEnableState_t *", DEC_PTR, 184, -1},
+    {"defaultIsEnabled", "nvmlEnableState_t *", DEC_PTR, 184, -1},
+};
+static const struct dec_arg args_nvmlDeviceGetBAR1MemoryInfo[] = {
+    {"device", "nvmlDevice_t", DEC_PTR, -1, -1},
+    {"bar1Memory", "nvmlBAR1Memory_t *", DEC_PTR, -1, 46},
+};
+static const struct dec_arg args_nvmlDeviceGetBoardId[] = {
+    {"device", "nvmlDevice_t", DEC_PTR, -1, -1},
+    {"boardId", "unsigned int *", DEC_PTR, -1, -1},
+};
+static const struct dec_arg args_nvmlDeviceGetBoardPartNumber[] = {
+    {"device", "nvmlDevice_t", DEC_PTR, -1, -1},
+    {"partNumber", "char *", DEC_PTR, -1, -1},
+    {"length", "unsigned int", DEC_UINT, -1, -1},
+};
+static const struct dec_arg args_nvmlDeviceGetBrand[] = {
+    {"device", "nvmlDevice_t", DEC_PTR, -1, -1},
+    {"type", "nvmlBrandType_t *", DEC_PTR, 174, -1},
+};
+static const struct dec_arg args_nvmlDeviceGetBridgeChipInfo[] = {
+    {"device", "nvmlDevice_t", DEC_PTR, -1, -1},
+    {"bridgeHierarchy", "nvmlBridgeChipHierarchy_t *", DEC_PTR, -1, -1},
+};
+static const struct dec_arg args_nvmlDeviceGetBusType[] = {
+    {"device", "nvmlDevice_t", DEC_PTR, -1, -1},
+    {"type", "nvmlBusType_t *", DEC_PTR, -1, -1},
+};
+static const struct dec_arg args_nvmlDeviceGetC2cModeInfoV[] = {
+    {"device", "nvmlDevice_t", DEC_PTR, -1, -1},
+    {"c2cModeInfo", "nvmlC2cModeInfo_v1_t *", DEC_PTR, -1, 47},
+};
+static const struct dec_arg args_nvmlDeviceGetCapabilities[] = {
+    {"device", "nvmlDevice_t", DEC_PTR, -1, -1},
+    {"caps", "nvmlDeviceCapabilities_t *", DEC_PTR, -1, 60},
+};
+static const struct dec_arg args_nvmlDeviceGetClkMonStatus[] = {
+    {"device", "nvmlDevice_t", DEC_PTR, -1, -1},
+    {"status", "nvmlClkMonStatus_t *", DEC_PTR, -1, -1},
+};
+static const struct dec_arg args_nvmlDeviceGetClock[] = {
+    {"device", "nvmlDevice_t", DEC_PTR, -1, -1},
+    {"clockType", "nvmlClockType_t", DEC_ENUM, 176, -1},
+    {"clockId", "nvmlClockId_t", DEC_ENUM, 175, -1},
+    {"clockMHz", "unsigned int *", DEC_PTR, -1, -1},
+};
+static const struct dec_arg args_nvmlDeviceGetClockInfo[] = {
+    {"device", "nvmlDevice_t", DEC_PTR, -1, -1},
+    {"type", "nvmlClockType_t", DEC_ENUM, 176, -1},
+    {"clock", "unsigned int *", DEC_PTR, -1, -1},
+};
+static const struct dec_arg args_nvmlDeviceGetClockOffsets[] = {
+    {"device", "nvmlDevice_t", DEC_PTR, -1, -1},
+    {"info", "nvmlClockOffset_t *", DEC_PTR, -1, 48},
+};
+static const struct dec_arg args_nvmlDeviceGetComputeInstanceId[] = {
+    {"device", "nvmlDevice_t", DEC_PTR, -1, -1},
+    {"id", "unsigned int *", DEC_PTR, -1, -1},
+};
+static const struct dec_arg args_nvmlDeviceGetComputeMode[] = {
+    {"device", "nvmlDevice_t", DEC_PTR, -1, -1},
+    {"mode", "nvmlComputeMode_t *", DEC_PTR, 177, -1},
+};
+static const struct dec_arg args_nvmlDeviceGetComputeRunningProcesses_v3[] = {
+    {"device", "nvmlDevice_t", DEC_PTR, -1, -1},
+    {"infoCount", "unsigned int *", DEC_PTR, -1, -1},
+    {"infos", "nvmlProcessInfo_t *", DEC_PTR, -1, 97},
+};
+static const struct dec_arg args_nvmlDeviceGetConfComputeGpuAttestationReport[] = {
+    {"device", "nvmlDevice_t", DEC_PTR, -1, -1},
+    {"gpuAtstReport", "nvmlConfComputeGpuAttestationReport_t *", DEC_PTR, -1, -1},
+};
+static const struct dec_arg args_nvmlDeviceGetConfComputeGpuCertificate[] = {
+    {"device", "nvmlDevice_t", DEC_PTR, -1, -1},
+    {"gpuCert", "nvmlConfComputeGpuCertificate_t *", DEC_PTR, -1, -1},
+};
+static const struct dec_arg args_nvmlDeviceGetConfComputeMemSizeInfo[] = {
+    {"device", "nvmlDevice_t", DEC_PTR, -1, -1},
+    {"memInfo", "nvmlConfComputeMemSizeInfo_t *", DEC_PTR, -1, 53},
+};
+static const struct dec_arg args_nvmlDeviceGetConfComputeProtectedMemoryUsage[] = {
+    {"device", "nvmlDevice_t", DEC_PTR, -1, -1},
+    {"memory", "nvmlMemory_t *", DEC_PTR, -1, 83},
+};
+static const struct dec_arg args_nvmlDeviceGetCoolerInfo[] = {
+    {"device", "nvmlDevice_t", DEC_PTR, -1, -1},
+    {"coolerInfo", "nvmlCoolerInfo_t *", DEC_PTR, -1, 57},
+};
+static const struct dec_arg args_nvmlDeviceGetCount_v2[] = {
+    {"deviceCount", "unsigned int *", DEC_PTR, -1, -1},
+};
+static const struct dec_arg args_nvmlDeviceGetCpuAffinity[] = {
+    {"device", "nvmlDevice_t", DEC_PTR, -1, -1},
+    {"cpuSetSize", "unsigned int", DEC_UINT, -1, -1},
+    {"cpuSet", "unsigned long *", DEC_PTR, -1, -1},
+};
+static const struct dec_arg args_nvmlDeviceGetCpuAffinityWithinScope[] = {
+    {"device", "nvmlDevice_t", DEC_PTR, -1, -1},
+    {"cpuSetSize", "unsigned int", DEC_UINT, -1, -1},
+    {"cpuSet", "unsigned long *", DEC_PTR, -1, -1},
+    {"scope", "nvmlAffinityScope_t", DEC_UINT, -1, -1},
+};
+static const struct dec_arg args_nvmlDeviceGetCreatableVgpus[] = {
+    {"device", "nvmlDevice_t", DEC_PTR, -1, -1},
+    {"vgpuCount", "unsigned int *", DEC_PTR, -1, -1},
+    {"vgpuTypeIds", "nvmlVgpuTypeId_t *", DEC_PTR, -1, -1},
+};
+static const struct dec_arg args_nvmlDeviceGetCudaComputeCapability[] = {
+    {"device", "nvmlDevice_t", DEC_PTR, -1, -1},
+    {"major", "int *", DEC_PTR, -1, -1},
+    {"minor", "int *", DEC_PTR, -1, -1},
+};
+static const struct dec_arg args_nvmlDeviceGetCurrPcieLinkGeneration[] = {
+    {"device", "nvmlDevice_t", DEC_PTR, -1, -1},
+    {"currLinkGen", "unsigned int *", DEC_PTR, -1, -1},
+};
+static const struct dec_arg args_nvmlDeviceGetCurrPcieLinkWidth[] = {
+    {"device", "nvmlDevice_t", DEC_PTR, -1, -1},
+    {"currLinkWidth", "unsigned int *", DEC_PTR, -1, -1},
+};
+static const struct dec_arg args_nvmlDeviceGetCurrentClockFreqs[] = {
+    {"device", "nvmlDevice_t", DEC_PTR, -1, -1},
+    {"currentClockFreqs", "nvmlDeviceCurrentClockFreqs_t *", DEC_PTR, -1, -1},
+};
+static const struct dec_arg args_nvmlDeviceGetCurrentClocksEventReasons[] = {
+    {"device", "nvmlDevice_t", DEC_PTR, -1, -1},
+    {"clocksEventReasons", "unsigned long long *", DEC_PTR, -1, -1},
+};
+static const struct dec_arg args_nvmlDeviceGetCurrentClocksThrottleReasons[] = {
+    {"device", "nvmlDevice_t", DEC_PTR, -1, -1},
+    {"clocksThrottleReasons", "unsigned long long *", DEC_PTR, -1, -1},
+};
+static const struct dec_arg args_nvmlDeviceGetDecoderUtilization[] = {
+    {"device", "nvmlDevice_t", DEC_PTR, -1, -1},
+    {"utilization", "unsigned int *", DEC_PTR, -1, -1},
+    {"samplingPeriodUs", "unsigned int *", DEC_PTR, -1, -1},
+};
+static const struct dec_arg args_nvmlDeviceGetDefaultApplicationsClock[] = {
+    {"device", "nvmlDevice_t", DEC_PTR, -1, -1},
+    {"clockType", "nvmlClockType_t", DEC_ENUM, 176, -1},
+    {"clockMHz", "unsigned int *", DEC_PTR, -1, -1},
+};
+static const struct dec_arg args_nvmlDeviceGetDefaultEccMode[] = {
+    {"device", "nvmlDevice_t", DEC_PTR, -1, -1},
+    {"defaultMode", "nvmlEnableState_t *", DEC_PTR, 184, -1},
+};
+static const struct dec_arg args_nvmlDeviceGetDetailedEccErrors[] = {
+    {"device", "nvmlDevice_t", DEC_PTR, -1, -1},
+    {"errorType", "nvmlMemoryErrorType_t", DEC_ENUM, 196, -1},
+    {"counterType", "nvmlEccCounterType_t", DEC_ENUM, 183, -1},
+    {"eccCounts", "nvmlEccErrorCounts_t *", DEC_PTR, -1, 63},
+};
+static const struct dec_arg args_nvmlDeviceGetDeviceHandleFromMigDeviceHandle[] = {
+    {"migDevice", "nvmlDevice_t", DEC_PTR, -1, -1},
+    {"device", "nvmlDevice_t *", DEC_PTR, -1, -1},
+};
+static const struct dec_arg args_nvmlDeviceGetDisplayActive[] = {
+    {"device", "nvmlDevice_t", DEC_PTR, -1, -1},
+    {"isActive", "nvmlEnableState_t *", DEC_PTR, 184, -1},
+};
+static const struct dec_arg args_nvmlDeviceGetDisplayMode[] = {
+    {"device", "nvmlDevice_t", DEC_PTR, -1, -1},
+    {"display", "nvmlEnableState_t *", DEC_PTR, 184, -1},
+};
+static const struct dec_arg args_nvmlDeviceGetDramEncryptionMode[] = {
+    {"device", "nvmlDevice_t", DEC_PTR, -1, -1},
+    {"current", "nvmlDramEncryptionInfo_t *", DEC_PTR, -1, 62},
+    {"pending", "nvmlDramEncryptionInfo_t *", DEC_PTR, -1, 62},
+};
+static const struct dec_arg args_nvmlDeviceGetDriverModel_v2[] = {
+    {"device", "nvmlDevice_t", DEC_PTR, -1, -1},
+    {"current", "nvmlDriverModel_t *", DEC_PTR, 182, -1},
+    {"pending", "nvmlDriverModel_t *", DEC_PTR, 182, -1},
+};
+static const struct dec_arg args_nvmlDeviceGetDynamicPstatesInfo[] = {
+    {"device", "nvmlDevice_t", DEC_PTR, -1, -1},
+    {"pDynamicPstatesInfo", "nvmlGpuDynamicPstatesInfo_t *", DEC_PTR, -1, -1},
+};
+static const struct dec_arg args_nvmlDeviceGetEccMode[] = {
+    {"device", "nvmlDevice_t", DEC_PTR, -1, -1},
+    {"current", "nvmlEnableState_t *", DEC_PTR, 184, -1},
+    {"pending", "nvmlEnableState_t *", DEC_PTR, 184, -1},
+};
+static const struct dec_arg args_nvmlDeviceGetEncoderCapacity[] = {
+    {"device", "nvmlDevice_t", DEC_PTR, -1, -1},
+    {"encoderQueryType", "nvmlEncoderType_t", DEC_ENUM, 185, -1},
+    {"encoderCapacity", "unsigned int *", DEC_PTR, -1, -1},
+};
+static const struct dec_arg args_nvmlDeviceGetEncoderSessions[] = {
+    {"device", "nvmlDevice_t", DEC_PTR, -1, -1},
+    {"sessionCount", "unsigned int *", DEC_PTR, -1, -1},
+    {"sessionInfos", "nvmlEncoderSessionInfo_t *", DEC_PTR, -1, 65},
+};
+static const struct dec_arg args_nvmlDeviceGetEncoderStats[] = {
+    {"device", "nvmlDevice_t", DEC_PTR, -1, -1},
+    {"sessionCount", "unsigned int *", DEC_PTR, -1, -1},
+    {"averageFps", "unsigned int *", DEC_PTR, -1, -1},
+    {"averageLatency", "unsigned int *", DEC_PTR, -1, -1},
+};
+static const struct dec_arg args_nvmlDeviceGetEncoderUtilization[] = {
+    {"device", "nvmlDevice_t", DEC_PTR, -1, -1},
+    {"utilization", "unsigned int *", DEC_PTR, -1, -1},
+    {"samplingPeriodUs", "unsigned int *", DEC_PTR, -1, -1},
+};
+static const struct dec_arg args_nvmlDeviceGetEnforcedPowerLimit[] = {
+    {"device", "nvmlDevice_t", DEC_PTR, -1, -1},
+    {"limit", "unsigned int *", DEC_PTR, -1, -1},
+};
+static const struct dec_arg args_nvmlDeviceGetFBCSessions[] = {
+    {"device", "nvmlDevice_t", DEC_PTR, -1, -1},
+    {"sessionCount", "unsigned int *", DEC_PTR, -1, -1},
+    {"sessionInfo", "nvmlFBCSessionInfo_t *", DEC_PTR, -1, 67},
+};
+static const struct dec_arg args_nvmlDeviceGetFBCStats[] = {
+    {"device", "nvmlDevice_t", DEC_PTR, -1, -1},
+    {"fbcStats", "nvmlFBCStats_t *", DEC_PTR, -1, 68},
+};
+static const struct dec_arg args_nvmlDeviceGetFanControlPolicy_v2[] = {
+    {"device", "nvmlDevice_t", DEC_PTR, -1, -1},
+    {"fan", "unsigned int", DEC_UINT, -1, -1},
+    {"policy", "nvmlFanControlPolicy_t *", DEC_PTR, -1, -1},
+};
+static const struct dec_arg args_nvmlDeviceGetFanSpeed[] = {
+    {"device", "nvmlDevice_t", DEC_PTR, -1, -1},
+    {"speed", "unsigned int *", DEC_PTR, -1, -1},
+};
+static const struct dec_arg args_nvmlDeviceGetFanSpeedRPM[] = {
+    {"device", "nvmlDevice_t", DEC_PTR, -1, -1},
+    {"fanSpeed", "nvmlFanSpeedInfo_t *", DEC_PTR, -1, 69},
+};
+static const struct dec_arg args_nvmlDeviceGetFanSpeed_v2[] = {
+    {"device", "nvmlDevice_t", DEC_PTR, -1, -1},
+    {"fan", "unsigned int", DEC_UINT, -1, -1},
+    {"speed", "unsigned int *", DEC_PTR, -1, -1},
+};
+static const struct dec_arg args_nvmlDeviceGetFieldValues[] = {
+    {"device", "nvmlDevice_t", DEC_PTR, -1, -1},
+    {"valuesCount", "int", DEC_INT, -1, -1},
+    {"values", "nvmlFieldValue_t *", DEC_PTR, -1, 70},
+};
+static const struct dec_arg args_nvmlDeviceGetGpcClkMinMaxVfOffset[] = {
+    {"device", "nvmlDevice_t", DEC_PTR, -1, -1},
+    {"minOffset", "int *", DEC_PTR, -1, -1},
+    {"maxOffset", "int *", DEC_PTR, -1, -1},
+};
+static const struct dec_arg args_nvmlDeviceGetGpcClkVfOffset[] = {
+    {"device", "nvmlDevice_t", DEC_PTR, -1, -1},
+    {"offset", "int *", DEC_PTR, -1, -1},
+};
+static const struct dec_arg args_nvmlDeviceGetGpuFabricInfo[] = {
+    {"device", "nvmlDevice_t", DEC_PTR, -1, -1},
+    {"gpuFabricInfo", "nvmlGpuFabricInfo_t *", DEC_PTR, -1, 72},
+};
+static const struct dec_arg args_nvmlDeviceGetGpuFabricInfoV[] = {
+    {"device", "nvmlDevice_t", DEC_PTR, -1, -1},
+    {"gpuFabricInfo", "nvmlGpuFabricInfoV_t *", DEC_PTR, -1, 73},
+};
+static const struct dec_arg args_nvmlDeviceGetGpuInstanceById[] = {
+    {"device", "nvmlDevice_t", DEC_PTR, -1, -1},
+    {"id", "unsigned int", DEC_UINT, -1, -1},
+    {"gpuInstance", "nvmlGpuInstance_t *", DEC_PTR, -1, -1},
+};
+static const struct dec_arg args_nvmlDeviceGetGpuInstanceId[] = {
+    {"device", "nvmlDevice_t", DEC_PTR, -1, -1},
+    {"id", "unsigned int *", DEC_PTR, -1, -1},
+};
+static const struct dec_arg args_nvmlDeviceGetGpuInstancePossiblePlacements_v2[] = {
+    {"device", "nvmlDevice_t", DEC_PTR, -1, -1},
+    {"profileId", "unsigned int", DEC_UINT, -1, -1},
+    {"placements", "nvmlGpuInstancePlacement_t *", DEC_PTR, -1, 75},
+    {"count", "unsigned int *", DEC_PTR, -1, -1},
+};
+static const struct dec_arg args_nvmlDeviceGetGpuInstanceProfileInfo[] = {
+    {"device", "nvmlDevice_t", DEC_PTR, -1, -1},
+    {"profile", "unsigned int", DEC_UINT, -1, -1},
+    {"info", "nvmlGpuInstanceProfileInfo_t *", DEC_PTR, -1, 76},
+};
+static const struct dec_arg args_nvmlDeviceGetGpuInstanceProfileInfoByIdV[] = {
+    {"device", "nvmlDevice_t", DEC_PTR, -1, -1},
+    {"profileId", "unsigned int", DEC_UINT, -1, -1},
+    {"info", "nvmlGpuInstanceProfileInfo_v2_t *", DEC_PTR, -1, -1},
+};
+static const struct dec_arg args_nvmlDeviceGetGpuInstanceProfileInfoV[] = {
+    {"device", "nvmlDevice_t", DEC_PTR, -1, -1},
+    {"profile", "unsigned int", DEC_UINT, -1, -1},
+    {"info", "nvmlGpuInstanceProfileInfo_v2_t *", DEC_PTR, -1, -1},
+};
+static const struct dec_arg args_nvmlDeviceGetGpuInstanceRemainingCapacity[] = {
+    {"device", "nvmlDevice_t", DEC_PTR, -1, -1},
+    {"profileId", "unsigned int", DEC_UINT, -1, -1},
+    {"count", "unsigned int *", DEC_PTR, -1, -1},
+};
+static const struct dec_arg args_nvmlDeviceGetGpuInstances[] = {
+    {"device", "nvmlDevice_t", DEC_PTR, -1, -1},
+    {"profileId", "unsigned int", DEC_UINT, -1, -1},
+    {"gpuInstances", "nvmlGpuInstance_t *", DEC_PTR, -1, -1},
+    {"count", "unsigned int *", DEC_PTR, -1, -1},
+};
+static const struct dec_arg args_nvmlDeviceGetGpuMaxPcieLinkGeneration[] = {
+    {"device", "nvmlDevice_t", DEC_PTR, -1, -1},
+    {"maxLinkGenDevice", "unsigned int *", DEC_PTR, -1, -1},
+};
+static const struct dec_arg args_nvmlDeviceGetGpuOperationMode[] = {
+    {"device", "nvmlDevice_t", DEC_PTR, -1, -1},
+    {"current", "nvmlGpuOperationMode_t *", DEC_PTR, 187, -1},
+    {"pending", "nvmlGpuOperationMode_t *", DEC_PTR, 187, -1},
+};
+static const struct dec_arg args_nvmlDeviceGetGraphicsRunningProcesses_v3[] = {
+    {"device", "nvmlDevice_t", DEC_PTR, -1, -1},
+    {"infoCount", "unsigned int *", DEC_PTR, -1, -1},
+    {"infos", "nvmlProcessInfo_t *", DEC_PTR, -1, 97},
+};
+static const struct dec_arg args_nvmlDeviceGetGridLicensableFeatures_v4[] = {
+    {"device", "nvmlDevice_t", DEC_PTR, -1, -1},
+    {"pGridLicensableFeatures", "nvmlGridLicensableFeatures_t *", DEC_PTR, -1, -1},
+};
+static const struct dec_arg args_nvmlDeviceGetGspFirmwareMode[] = {
+    {"device", "nvmlDevice_t", DEC_PTR, -1, -1},
+    {"isEnabled", "unsigned int *", DEC_PTR, -1, -1},
+    {"defaultMode", "unsigned int *", DEC_PTR, -1, -1},
+};
+static const struct dec_arg args_nvmlDeviceGetGspFirmwareVersion[] = {
+    {"device", "nvmlDevice_t", DEC_PTR, -1, -1},
+    {"version", "char *", DEC_PTR, -1, -1},
+};
+static const struct dec_arg args_nvmlDeviceGetHandleByIndex_v2[] = {
+    {"index", "unsigned int", DEC_UINT, -1, -1},
+    {"device", "nvmlDevice_t *", DEC_PTR, -1, -1},
+};
+static const struct dec_arg args_nvmlDeviceGetHandleByPciBusId_v2[] = {
+    {"pciBusId", "const char *", DEC_PTR, -1, -1},
+    {"device", "nvmlDevice_t *", DEC_PTR, -1, -1},
+};
+static const struct dec_arg args_nvmlDeviceGetHandleBySerial[] = {
+    {"serial", "const char *", DEC_PTR, -1, -1},
+    {"device", "nvmlDevice_t *", DEC_PTR, -1, -1},
+};
+static const struct dec_arg args_nvmlDeviceGetHandleByUUID[] = {
+    {"uuid", "const char *", DEC_PTR, -1, -1},
+    {"device", "nvmlDevice_t *", DEC_PTR, -1, -1},
+};
+static const struct dec_arg args_nvmlDeviceGetHandleByUUIDV[] = {
+    {"uuid", "const nvmlUUID_t *", DEC_PTR, -1, 110},
+    {"device", "nvmlDevice_t *", DEC_PTR, -1, -1},
+};
+static const struct dec_arg args_nvmlDeviceGetHostVgpuMode[] = {
+    {"device", "nvmlDevice_t", DEC_PTR, -1, -1},
+    {"pHostVgpuMode", "nvmlHostVgpuMode_t *", DEC_PTR, 192, -1},
+};
+static const struct dec_arg args_nvmlDeviceGetHostname_v1[] = {
+    {"device", "nvmlDevice_t", DEC_PTR, -1, -1},
+    {"hostname", "nvmlHostname_v1_t *", DEC_PTR, -1, 79},
+};
+static const struct dec_arg args_nvmlDeviceGetIndex[] = {
+    {"device", "nvmlDevice_t", DEC_PTR, -1, -1},
+    {"index", "unsigned int *", DEC_PTR, -1, -1},
+};
+static const struct dec_arg args_nvmlDeviceGetInforomConfigurationChecksum[] = {
+    {"device", "nvmlDevice_t", DEC_PTR, -1, -1},
+    {"checksum", "unsigned int *", DEC_PTR, -1, -1},
+};
+static const struct dec_arg args_nvmlDeviceGetInforomImageVersion[] = {
+    {"device", "nvmlDevice_t", DEC_PTR, -1, -1},
+    {"version", "char *", DEC_PTR, -1, -1},
+    {"length", "unsigned int", DEC_UINT, -1, -1},
+};
+static const struct dec_arg args_nvmlDeviceGetInforomVersion[] = {
+    {"device", "nvmlDevice_t", DEC_PTR, -1, -1},
+    {"object", "nvmlInforomObject_t", DEC_ENUM, 193, -1},
+    {"version", "char *", DEC_PTR, -1, -1},
+    {"length", "unsigned int", DEC_UINT, -1, -1},
+};
+static const struct dec_arg args_nvmlDeviceGetIrqNum[] = {
+    {"device", "nvmlDevice_t", DEC_PTR, -1, -1},
+    {"irqNum", "unsigned int *", DEC_PTR, -1, -1},
+};
+static const struct dec_arg args_nvmlDeviceGetJpgUtilization[] = {
+    {"device", "nvmlDevice_t", DEC_PTR, -1, -1},
+    {"utilization", "unsigned int *", DEC_PTR, -1, -1},
+    {"samplingPeriodUs", "unsigned int *", DEC_PTR, -1, -1},
+};
+static const struct dec_arg args_nvmlDeviceGetLastBBXFlushTime[] = {
+    {"device", "nvmlDevice_t", DEC_PTR, -1, -1},
+    {"timestamp", "unsigned long long *", DEC_PTR, -1, -1},
+    {"durationUs", "unsigned long *", DEC_PTR, -1, -1},
+};
+static const struct dec_arg args_nvmlDeviceGetMPSComputeRunningProcesses_v3[] = {
+    {"device", "nvmlDevice_t", DEC_PTR, -1, -1},
+    {"infoCount", "unsigned int *", DEC_PTR, -1, -1},
+    {"infos", "nvmlProcessInfo_t *", DEC_PTR, -1, 97},
+};
+static const struct dec_arg args_nvmlDeviceGetMarginTemperature[] = {
+    {"device", "nvmlDevice_t", DEC_PTR, -1, -1},
+    {"marginTempInfo", "nvmlMarginTemperature_t *", DEC_PTR, -1, 81},
+};
+static const struct dec_arg args_nvmlDeviceGetMaxClockInfo[] = {
+    {"device", "nvmlDevice_t", DEC_PTR, -1, -1},
+    {"type", "nvmlClockType_t", DEC_ENUM, 176, -1},
+    {"clock", "unsigned int *", DEC_PTR, -1, -1},
+};
+static const struct dec_arg args_nvmlDeviceGetMaxCustomerBoostClock[] = {
+    {"device", "nvmlDevice_t", DEC_PTR, -1, -1},
+    {"clockType", "nvmlClockType_t", DEC_ENUM, 176, -1},
+    {"clockMHz", "unsigned int *", DEC_PTR, -1, -1},
+};
+static const struct dec_arg args_nvmlDeviceGetMaxMigDeviceCount[] = {
+    {"device", "nvmlDevice_t", DEC_PTR, -1, -1},
+    {"count", "unsigned int *", DEC_PTR, -1, -1},
+};
+static const struct dec_arg args_nvmlDeviceGetMaxPcieLinkGeneration[] = {
+    {"device", "nvmlDevice_t", DEC_PTR, -1, -1},
+    {"maxLinkGen", "unsigned int *", DEC_PTR, -1, -1},
+};
+static const struct dec_arg args_nvmlDeviceGetMaxPcieLinkWidth[] = {
+    {"device", "nvmlDevice_t", DEC_PTR, -1, -1},
+    {"maxLinkWidth", "unsigned int *", DEC_PTR, -1, -1},
+};
+static const struct dec_arg args_nvmlDeviceGetMemClkMinMaxVfOffset[] = {
+    {"device", "nvmlDevice_t", DEC_PTR, -1, -1},
+    {"minOffset", "int *", DEC_PTR, -1, -1},
+    {"maxOffset", "int *", DEC_PTR, -1, -1},
+};
+static const struct dec_arg args_nvmlDeviceGetMemClkVfOffset[] = {
+    {"device", "nvmlDevice_t", DEC_PTR, -1, -1},
+    {"offset", "int *", DEC_PTR, -1, -1},
+};
+static const struct dec_arg args_nvmlDeviceGetMemoryAffinity[] = {
+    {"device", "nvmlDevice_t", DEC_PTR, -1, -1},
+    {"nodeSetSize", "unsigned int", DEC_UINT, -1, -1},
+    {"nodeSet", "unsigned long *", DEC_PTR, -1, -1},
+    {"scope", "nvmlAffinityScope_t", DEC_UINT, -1, -1},
+};
+static const struct dec_arg args_nvmlDeviceGetMemoryBusWidth[] = {
+    {"device", "nvmlDevice_t", DEC_PTR, -1, -1},
+    {"busWidth", "unsigned int *", DEC_PTR, -1, -1},
+};
+static const struct dec_arg args_nvmlDeviceGetMemoryErrorCounter[] = {
+    {"device", "nvmlDevice_t", DEC_PTR, -1, -1},
+    {"errorType", "nvmlMemoryErrorType_t", DEC_ENUM, 196, -1},
+    {"counterType", "nvmlEccCounterType_t", DEC_ENUM, 183, -1},
+    {"locationType", "nvmlMemoryLocation_t", DEC_ENUM, 197, -1},
+    {"count", "unsigned long long *", DEC_PTR, -1, -1},
+};
+static const struct dec_arg args_nvmlDeviceGetMemoryInfo[] = {
+    {"device", "nvmlDevice_t", DEC_PTR, -1, -1},
+    {"memory", "nvmlMemory_t *", DEC_PTR, -1, 83},
+};
+static const struct dec_arg args_nvmlDeviceGetMemoryInfo_v2[] = {
+    {"device", "nvmlDevice_t", DEC_PTR, -1, -1},
+    {"memory", "nvmlMemory_v2_t *", DEC_PTR, -1, 84},
+};
+static const struct dec_arg args_nvmlDeviceGetMigDeviceHandleByIndex[] = {
+    {"device", "nvmlDevice_t", DEC_PTR, -1, -1},
+    {"index", "unsigned int", DEC_UINT, -1, -1},
+    {"migDevice", "nvmlDevice_t *", DEC_PTR, -1, -1},
+};
+static const struct dec_arg args_nvmlDeviceGetMigMode[] = {
+    {"device", "nvmlDevice_t", DEC_PTR, -1, -1},
+    {"currentMode", "unsigned int *", DEC_PTR, -1, -1},
+    {"pendingMode", "unsigned int *", DEC_PTR, -1, -1},
+};
+static const struct dec_arg args_nvmlDeviceGetMinMaxClockOfPState[] = {
+    {"device", "nvmlDevice_t", DEC_PTR, -1, -1},
+    {"type", "nvmlClockType_t", DEC_ENUM, 176, -1},
+    {"pstate", "nvmlPstates_t", DEC_ENUM, 202, -1},
+    {"minClockMHz", "unsigned int *", DEC_PTR, -1, -1},
+    {"maxClockMHz", "unsigned int *", DEC_PTR, -1, -1},
+};
+static const struct dec_arg args_nvmlDeviceGetMinMaxFanSpeed[] = {
+    {"device", "nvmlDevice_t", DEC_PTR, -1, -1},
+    {"minSpeed", "unsigned int *", DEC_PTR, -1, -1},
+    {"maxSpeed", "unsigned int *", DEC_PTR, -1, -1},
+};
+static const struct dec_arg args_nvmlDeviceGetMinorNumber[] = {
+    {"device", "nvmlDevice_t", DEC_PTR, -1, -1},
+    {"minorNumber", "unsigned int *", DEC_PTR, -1, -1},
+};
+static const struct dec_arg args_nvmlDeviceGetModuleId[] = {
+    {"device", "nvmlDevice_t", DEC_PTR, -1, -1},
+    {"moduleId", "unsigned int *", DEC_PTR, -1, -1},
+};
+static const struct dec_arg args_nvmlDeviceGetMultiGpuBoard[] = {
+    {"device", "nvmlDevice_t", DEC_PTR, -1, -1},
+    {"multiGpuBool", "unsigned int *", DEC_PTR, -1, -1},
+};
+static const struct dec_arg args_nvmlDeviceGetName[] = {
+    {"device", "nvmlDevice_t", DEC_PTR, -1, -1},
+    {"name", "char *", DEC_PTR, -1, -1},
+    {"length", "unsigned int", DEC_UINT, -1, -1},
+};
+static const struct dec_arg args_nvmlDeviceGetNumFans[] = {
+    {"device", "nvmlDevice_t", DEC_PTR, -1, -1},
+    {"numFans", "unsigned int *", DEC_PTR, -1, -1},
+};
+static const struct dec_arg args_nvmlDeviceGetNumGpuCores[] = {
+    {"device", "nvmlDevice_t", DEC_PTR, -1, -1},
+    {"numCores", "unsigned int *", DEC_PTR, -1, -1},
+};
+static const struct dec_arg args_nvmlDeviceGetNumaNodeId[] = {
+    {"device", "nvmlDevice_t", DEC_PTR, -1, -1},
+    {"node", "unsigned int *", DEC_PTR, -1, -1},
+};
+static const struct dec_arg args_nvmlDeviceGetNvLinkCapability[] = {
+    {"device", "nvmlDevice_t", DEC_PTR, -1, -1},
+    {"link", "unsigned int", DEC_UINT, -1, -1},
+    {"capability", "nvmlNvLinkCapability_t", DEC_ENUM, 198, -1},
+    {"capResult", "unsigned int *", DEC_PTR, -1, -1},
+};
+static const struct dec_arg args_nvmlDeviceGetNvLinkErrorCounter[] = {
+    {"device", "nvmlDevice_t", DEC_PTR, -1, -1},
+    {"link", "unsigned int", DEC_UINT, -1, -1},
+    {"counter", "nvmlNvLinkErrorCounter_t", DEC_ENUM, 199, -1},
+    {"counterValue", "unsigned long long *", DEC_PTR, -1, -1},
+};
+static const struct dec_arg args_nvmlDeviceGetNvLinkInfo[] = {
+    {"device", "nvmlDevice_t", DEC_PTR, -1, -1},
+    {"info", "nvmlNvLinkInfo_t *", DEC_PTR, -1, -1},
+};
+static const struct dec_arg args_nvmlDeviceGetNvLinkRemoteDeviceType[] = {
+    {"device", "nvmlDevice_t", DEC_PTR, -1, -1},
+    {"link", "unsigned int", DEC_UINT, -1, -1},
+    {"pNvLinkDeviceType", "nvmlIntNvLinkDeviceType_t *", DEC_PTR, 194, -1},
+};
+static const struct dec_arg args_nvmlDeviceGetNvLinkRemotePciInfo_v2[] = {
+    {"device", "nvmlDevice_t", DEC_PTR, -1, -1},
+    {"link", "unsigned int", DEC_UINT, -1, -1},
+    {"pci", "nvmlPciInfo_t *", DEC_PTR, -1, -1},
+};
+static const struct dec_arg args_nvmlDeviceGetNvLinkState[] = {
+    {"device", "nvmlDevice_t", DEC_PTR, -1, -1},
+    {"link", "unsigned int", DEC_UINT, -1, -1},
+    {"isActive", "nvmlEnableState_t *", DEC_PTR, 184, -1},
+};
+static const struct dec_arg args_nvmlDeviceGetNvLinkUtilizationControl[] = {
+    {"device", "nvmlDevice_t", DEC_PTR, -1, -1},
+    {"link", "unsigned int", DEC_UINT, -1, -1},
+    {"counter", "unsigned int", DEC_UINT, -1, -1},
+    {"control", "nvmlNvLinkUtilizationControl_t *", DEC_PTR, -1, 86},
+};
+static const struct dec_arg args_nvmlDeviceGetNvLinkUtilizationCounter[] = {
+    {"device", "nvmlDevice_t", DEC_PTR, -1, -1},
+    {"link", "unsigned int", DEC_UINT, -1, -1},
+    {"counter", "unsigned int", DEC_UINT, -1, -1},
+    {"rxcounter", "unsigned long long *", DEC_PTR, -1, -1},
+    {"txcounter", "unsigned long long *", DEC_PTR, -1, -1},
+};
+static const struct dec_arg args_nvmlDeviceGetNvLinkVersion[] = {
+    {"device", "nvmlDevice_t", DEC_PTR, -1, -1},
+    {"link", "unsigned int", DEC_UINT, -1, -1},
+    {"version", "unsigned int *", DEC_PTR, -1, -1},
+};
+static const struct dec_arg args_nvmlDeviceGetNvlinkBwMode[] = {
+    {"device", "nvmlDevice_t", DEC_PTR, -1, -1},
+    {"getBwMode", "nvmlNvlinkGetBwMode_t *", DEC_PTR, -1, 87},
+};
+static const struct dec_arg args_nvmlDeviceGetNvlinkSupportedBwModes[] = {
+    {"device", "nvmlDevice_t", DEC_PTR, -1, -1},
+    {"supportedBwMode", "nvmlNvlinkSupportedBwModes_t *", DEC_PTR, -1, 89},
+};
+static const struct dec_arg args_nvmlDeviceGetOfaUtilization[] = {
+    {"device", "nvmlDevice_t", DEC_PTR, -1, -1},
+    {"utilization", "unsigned int *", DEC_PTR, -1, -1},
+    {"samplingPeriodUs", "unsigned int *", DEC_PTR, -1, -1},
+};
+static const struct dec_arg args_nvmlDeviceGetP2PStatus[] = {
+    {"device1", "nvmlDevice_t", DEC_PTR, -1, -1},
+    {"device2", "nvmlDevice_t", DEC_PTR, -1, -1},
+    {"p2pIndex", "nvmlGpuP2PCapsIndex_t", DEC_ENUM, 189, -1},
+    {"p2pStatus", "nvmlGpuP2PStatus_t *", DEC_PTR, 190, -1},
+};
+static const struct dec_arg args_nvmlDeviceGetPciInfoExt[] = {
+    {"device", "nvmlDevice_t", DEC_PTR, -1, -1},
+    {"pci", "nvmlPciInfoExt_t *", DEC_PTR, -1, 90},
+};
+static const struct dec_arg args_nvmlDeviceGetPciInfo_v3[] = {
+    {"device", "nvmlDevice_t", DEC_PTR, -1, -1},
+    {"pci", "nvmlPciInfo_t *", DEC_PTR, -1, -1},
+};
+static const struct dec_arg args_nvmlDeviceGetPcieLinkMaxSpeed[] = {
+    {"device", "nvmlDevice_t", DEC_PTR, -1, -1},
+    {"maxSpeed", "unsigned int *", DEC_PTR, -1, -1},
+};
+static const struct dec_arg args_nvmlDeviceGetPcieReplayCounter[] = {
+    {"device", "nvmlDevice_t", DEC_PTR, -1, -1},
+    {"value", "unsigned int *", DEC_PTR, -1, -1},
+};
+static const struct dec_arg args_nvmlDeviceGetPcieSpeed[] = {
+    {"device", "nvmlDevice_t", DEC_PTR, -1, -1},
+    {"pcieSpeed", "unsigned int *", DEC_PTR, -1, -1},
+};
+static const struct dec_arg args_nvmlDeviceGetPcieThroughput[] = {
+    {"device", "nvmlDevice_t", DEC_PTR, -1, -1},
+    {"counter", "nvmlPcieUtilCounter_t", DEC_ENUM, 205, -1},
+    {"value", "unsigned int *", DEC_PTR, -1, -1},
+};
+static const struct dec_arg args_nvmlDeviceGetPdi[] = {
+    {"device", "nvmlDevice_t", DEC_PTR, -1, -1},
+    {"pdi", "nvmlPdi_t *", DEC_PTR, -1, 91},
+};
+static const struct dec_arg args_nvmlDeviceGetPerformanceModes[] = {
+    {"device", "nvmlDevice_t", DEC_PTR, -1, -1},
+    {"perfModes", "nvmlDevicePerfModes_t *", DEC_PTR, -1, -1},
+};
+static const struct dec_arg args_nvmlDeviceGetPerformanceState[] = {
+    {"device", "nvmlDevice_t", DEC_PTR, -1, -1},
+    {"pState", "nvmlPstates_t *", DEC_PTR, 202, -1},
+};
+static const struct dec_arg args_nvmlDeviceGetPersistenceMode[] = {
+    {"device", "nvmlDevice_t", DEC_PTR, -1, -1},
+    {"mode", "nvmlEnableState_t *", DEC_PTR, 184, -1},
+};
+static const struct dec_arg args_nvmlDeviceGetPgpuMetadataString[] = {
+    {"device", "nvmlDevice_t", DEC_PTR, -1, -1},
+    {"pgpuMetadata", "char *", DEC_PTR, -1, -1},
+    {"bufferSize", "unsigned int *", DEC_PTR, -1, -1},
+};
+static const struct dec_arg args_nvmlDeviceGetPlatformInfo[] = {
+    {"device", "nvmlDevice_t", DEC_PTR, -1, -1},
+    {"platformInfo", "nvmlPlatformInfo_t *", DEC_PTR, -1, 92},
+};
+static const struct dec_arg args_nvmlDeviceGetPowerManagementDefaultLimit[] = {
+    {"device", "nvmlDevice_t", DEC_PTR, -1, -1},
+    {"defaultLimit", "unsigned int *", DEC_PTR, -1, -1},
+};
+static const struct dec_arg args_nvmlDeviceGetPowerManagementLimit[] = {
+    {"device", "nvmlDevice_t", DEC_PTR, -1, -1},
+    {"limit", "unsigned int *", DEC_PTR, -1, -1},
+};
+static const struct dec_arg args_nvmlDeviceGetPowerManagementLimitConstraints[] = {
+    {"device", "nvmlDevice_t", DEC_PTR, -1, -1},
+    {"minLimit", "unsigned int *", DEC_PTR, -1, -1},
+    {"maxLimit", "unsigned int *", DEC_PTR, -1, -1},
+};
+static const struct dec_arg args_nvmlDeviceGetPowerManagementMode[] = {
+    {"device", "nvmlDevice_t", DEC_PTR, -1, -1},
+    {"mode", "nvmlEnableState_t *", DEC_PTR, 184, -1},
+};
+static const struct dec_arg args_nvmlDeviceGetPowerMizerMode_v1[] = {
+    {"device", "nvmlDevice_t", DEC_PTR, -1, -1},
+    {"powerMizerMode", "nvmlDevicePowerMizerModes_v1_t *", DEC_PTR, -1, 61},
+};
+static const struct dec_arg args_nvmlDeviceGetPowerSource[] = {
+    {"device", "nvmlDevice_t", DEC_PTR, -1, -1},
+    {"powerSource", "nvmlPowerSource_t *", DEC_PTR, -1, -1},
+};
+static const struct dec_arg args_nvmlDeviceGetPowerState[] = {
+    {"device", "nvmlDevice_t", DEC_PTR, -1, -1},
+    {"pState", "nvmlPstates_t *", DEC_PTR, 202, -1},
+};
+static const struct dec_arg args_nvmlDeviceGetPowerUsage[] = {
+    {"device", "nvmlDevice_t", DEC_PTR, -1, -1},
+    {"power", "unsigned int *", DEC_PTR, -1, -1},
+};
+static const struct dec_arg args_nvmlDeviceGetProcessUtilization[] = {
+    {"device", "nvmlDevice_t", DEC_PTR, -1, -1},
+    {"utilization", "nvmlProcessUtilizationSample_t *", DEC_PTR, -1, 98},
+    {"processSamplesCount", "unsigned int *", DEC_PTR, -1, -1},
+    {"lastSeenTimeStamp", "unsigned long long", DEC_UINT, -1, -1},
+};
+static const struct dec_arg args_nvmlDeviceGetProcessesUtilizationInfo[] = {
+    {"device", "nvmlDevice_t", DEC_PTR, -1, -1},
+    {"procesesUtilInfo", "nvmlProcessesUtilizationInfo_t *", DEC_PTR, -1, 99},
+};
+static const struct dec_arg args_nvmlDeviceGetRemappedRows[] = {
+    {"device", "nvmlDevice_t", DEC_PTR, -1, -1},
+    {"corrRows", "unsigned int *", DEC_PTR, -1, -1},
+    {"uncRows", "unsigned int *", DEC_PTR, -1, -1},
+    {"isPending", "unsigned int *", DEC_PTR, -1, -1},
+    {"failureOccurred", "unsigned int *", DEC_PTR, -1, -1},
+};
+static const struct dec_arg args_nvmlDeviceGetRepairStatus[] = {
+    {"device", "nvmlDevice_t", DEC_PTR, -1, -1},
+    {"repairStatus", "nvmlRepairStatus_t *", DEC_PTR, -1, 100},
+};
+static const struct dec_arg args_nvmlDeviceGetRetiredPages[] = {
+    {"device", "nvmlDevice_t", DEC_PTR, -1, -1},
+    {"cause", "nvmlPageRetirementCause_t", DEC_ENUM, 203, -1},
+    {"pageCount", "unsigned int *", DEC_PTR, -1, -1},
+    {"addresses", "unsigned long long *", DEC_PTR, -1, -1},
+};
+static const struct dec_arg args_nvmlDeviceGetRetiredPagesPendingStatus[] = {
+    {"device", "nvmlDevice_t", DEC_PTR, -1, -1},
+    {"isPending", "nvmlEnableState_t *", DEC_PTR, 184, -1},
+};
+static const struct dec_arg args_nvmlDeviceGetRetiredPages_v2[] = {
+    {"device", "nvmlDevice_t", DEC_PTR, -1, -1},
+    {"cause", "nvmlPageRetirementCause_t", DEC_ENUM, 203, -1},
+    {"pageCount", "unsigned int *", DEC_PTR, -1, -1},
+    {"addresses", "unsigned long long *", DEC_PTR, -1, -1},
+    {"timestamps", "unsigned long long *", DEC_PTR, -1, -1},
+};
+static const struct dec_arg args_nvmlDeviceGetRowRemapperHistogram[] = {
+    {"device", "nvmlDevice_t", DEC_PTR, -1, -1},
+    {"values", "nvmlRowRemapperHistogramValues_t *", DEC_PTR, -1, 101},
+};
+static const struct dec_arg args_nvmlDeviceGetRunningProcessDetailList[] = {
+    {"device", "nvmlDevice_t", DEC_PTR, -1, -1},
+    {"plist", "nvmlProcessDetailList_t *", DEC_PTR, -1, 96},
+};
+static const struct dec_arg args_nvmlDeviceGetSamples[] = {
+    {"device", "nvmlDevice_t", DEC_PTR, -1, -1},
+    {"type", "nvmlSamplingType_t", DEC_ENUM, 209, -1},
+    {"lastSeenTimeStamp", "unsigned long long", DEC_UINT, -1, -1},
+    {"sampleValType", "nvmlValueType_t *", DEC_PTR, 214, -1},
+    {"sampleCount", "unsigned int *", DEC_PTR, -1, -1},
+    {"samples", "nvmlSample_t *", DEC_PTR, -1, 102},
+};
+static const struct dec_arg args_nvmlDeviceGetSerial[] = {
+    {"device", "nvmlDevice_t", DEC_PTR, -1, -1},
+    {"serial", "char *", DEC_PTR, -1, -1},
+    {"length", "unsigned int", DEC_UINT, -1, -1},
+};
+static const struct dec_arg args_nvmlDeviceGetSramEccErrorStatus[] = {
+    {"device", "nvmlDevice_t", DEC_PTR, -1, -1},
+    {"status", "nvmlEccSramErrorStatus_t *", DEC_PTR, -1, -1},
+};
+static const struct dec_arg args_nvmlDeviceGetSramUniqueUncorrectedEccErrorCounts[] = {
+    {"device", "nvmlDevice_t", DEC_PTR, -1, -1},
+    {"errorCounts", "nvmlEccSramUniqueUncorrectedErrorCounts_t *", DEC_PTR, -1, 64},
+};
+static const struct dec_arg args_nvmlDeviceGetSupportedClocksEventReasons[] = {
+    {"device", "nvmlDevice_t", DEC_PTR, -1, -1},
+    {"supportedClocksEventReasons", "unsigned long long *", DEC_PTR, -1, -1},
+};
+static const struct dec_arg args_nvmlDeviceGetSupportedClocksThrottleReasons[] = {
+    {"device", "nvmlDevice_t", DEC_PTR, -1, -1},
+    {"supportedClocksThrottleReasons", "unsigned long long *", DEC_PTR, -1, -1},
+};
+static const struct dec_arg args_nvmlDeviceGetSupportedEventTypes[] = {
+    {"device", "nvmlDevice_t", DEC_PTR, -1, -1},
+    {"eventTypes", "unsigned long long *", DEC_PTR, -1, -1},
+};
+static const struct dec_arg args_nvmlDeviceGetSupportedGraphicsClocks[] = {
+    {"device", "nvmlDevice_t", DEC_PTR, -1, -1},
+    {"memoryClockMHz", "unsigned int", DEC_UINT, -1, -1},
+    {"count", "unsigned int *", DEC_PTR, -1, -1},
+    {"clocksMHz", "unsigned int *", DEC_PTR, -1, -1},
+};
+static const struct dec_arg args_nvmlDeviceGetSupportedMemoryClocks[] = {
+    {"device", "nvmlDevice_t", DEC_PTR, -1, -1},
+    {"count", "unsigned int *", DEC_PTR, -1, -1},
+    {"clocksMHz", "unsigned int *", DEC_PTR, -1, -1},
+};
+static const struct dec_arg args_nvmlDeviceGetSupportedPerformanceStates[] = {
+    {"device", "nvmlDevice_t", DEC_PTR, -1, -1},
+    {"pstates", "nvmlPstates_t *", DEC_PTR, 202, -1},
+    {"size", "unsigned int", DEC_UINT, -1, -1},
+};
+static const struct dec_arg args_nvmlDeviceGetSupportedVgpus[] = {
+    {"device", "nvmlDevice_t", DEC_PTR, -1, -1},
+    {"vgpuCount", "unsigned int *", DEC_PTR, -1, -1},
+    {"vgpuTypeIds", "nvmlVgpuTypeId_t *", DEC_PTR, -1, -1},
+};
+static const struct dec_arg args_nvmlDeviceGetTargetFanSpeed[] = {
+    {"device", "nvmlDevice_t", DEC_PTR, -1, -1},
+    {"fan", "unsigned int", DEC_UINT, -1, -1},
+    {"targetSpeed", "unsigned int *", DEC_PTR, -1, -1},
+};
+static const struct dec_arg args_nvmlDeviceGetTemperature[] = {
+    {"device", "nvmlDevice_t", DEC_PTR, -1, -1},
+    {"sensorType", "nvmlTemperatureSensors_t", DEC_ENUM, 210, -1},
+    {"temp", "unsigned int *", DEC_PTR, -1, -1},
+};
+static const struct dec_arg args_nvmlDeviceGetTemperatureThreshold[] = {
+    {"device", "nvmlDevice_t", DEC_PTR, -1, -1},
+    {"thresholdType", "nvmlTemperatureThresholds_t", DEC_ENUM, 211, -1},
+    {"temp", "unsigned int *", DEC_PTR, -1, -1},
+};
+static const struct dec_arg args_nvmlDeviceGetTemperatureV[] = {
+    {"device", "nvmlDevice_t", DEC_PTR, -1, -1},
+    {"temperature", "nvmlTemperature_t *", DEC_PTR, -1, 108},
+};
+static const struct dec_arg args_nvmlDeviceGetThermalSettings[] = {
+    {"device", "nvmlDevice_t", DEC_PTR, -1, -1},
+    {"sensorIndex", "unsigned int", DEC_UINT, -1, -1},
+    {"pThermalSettings", "nvmlGpuThermalSettings_t *", DEC_PTR, -1, 77},
+};
+static const struct dec_arg args_nvmlDeviceGetTopologyCommonAncestor[] = {
+    {"device1", "nvmlDevice_t", DEC_PTR, -1, -1},
+    {"device2", "nvmlDevice_t", DEC_PTR, -1, -1},
+    {"pathInfo", "nvmlGpuTopologyLevel_t *", DEC_PTR, 188, -1},
+};
+static const struct dec_arg args_nvmlDeviceGetTopologyNearestGpus[] = {
+    {"device", "nvmlDevice_t", DEC_PTR, -1, -1},
+    {"level", "nvmlGpuTopologyLevel_t", DEC_ENUM, 188, -1},
+    {"count", "unsigned int *", DEC_PTR, -1, -1},
+    {"deviceArray", "nvmlDevice_t *", DEC_PTR, -1, -1},
+};
+static const struct dec_arg args_nvmlDeviceGetTotalEccErrors[] = {
+    {"device", "nvmlDevice_t", DEC_PTR, -1, -1},
+    {"errorType", "nvmlMemoryErrorType_t", DEC_ENUM, 196, -1},
+    {"counterType", "nvmlEccCounterType_t", DEC_ENUM, 183, -1},
+    {"eccCounts", "unsigned long long *", DEC_PTR, -1, -1},
+};
+static const struct dec_arg args_nvmlDeviceGetTotalEnergyConsumption[] = {
+    {"device", "nvmlDevice_t", DEC_PTR, -1, -1},
+    {"energy", "unsigned long long *", DEC_PTR, -1, -1},
+};
+static const struct dec_arg args_nvmlDeviceGetUUID[] = {
+    {"device", "nvmlDevice_t", DEC_PTR, -1, -1},
+    {"uuid", "char *", DEC_PTR, -1, -1},
+    {"length", "unsigned int", DEC_UINT, -1, -1},
+};
+static const struct dec_arg args_nvmlDeviceGetUtilizationRates[] = {
+    {"device", "nvmlDevice_t", DEC_PTR, -1, -1},
+    {"utilization", "nvmlUtilization_t *", DEC_PTR, -1, 111},
+};
+static const struct dec_arg args_nvmlDeviceGetVbiosVersion[] = {
+    {"device", "nvmlDevice_t", DEC_PTR, -1, -1},
+    {"version", "char *", DEC_PTR, -1, -1},
+    {"length", "unsigned int", DEC_UINT, -1, -1},
+};
+static const struct dec_arg args_nvmlDeviceGetVgpuCapabilities[] = {
+    {"device", "nvmlDevice_t", DEC_PTR, -1, -1},
+    {"capability", "nvmlDeviceVgpuCapability_t", DEC_ENUM, 181, -1},
+    {"capResult", "unsigned int *", DEC_PTR, -1, -1},
+};
+static const struct dec_arg args_nvmlDeviceGetVgpuHeterogeneousMode[] = {
+    {"device", "nvmlDevice_t", DEC_PTR, -1, -1},
+    {"pHeterogeneousMode", "nvmlVgpuHeterogeneousMode_t *", DEC_PTR, -1, 114},
+};
+static const struct dec_arg args_nvmlDeviceGetVgpuInstancesUtilizationInfo[] = {
+    {"device", "nvmlDevice_t", DEC_PTR, -1, -1},
+    {"vgpuUtilInfo", "nvmlVgpuInstancesUtilizationInfo_t *", DEC_PTR, -1, 116},
+};
+static const struct dec_arg args_nvmlDeviceGetVgpuMetadata[] = {
+    {"device", "nvmlDevice_t", DEC_PTR, -1, -1},
+    {"pgpuMetadata", "nvmlVgpuPgpuMetadata_t *", DEC_PTR, -1, -1},
+    {"bufferSize", "unsigned int *", DEC_PTR, -1, -1},
+};
+static const struct dec_arg args_nvmlDeviceGetVgpuProcessUtilization[] = {
+    {"device", "nvmlDevice_t", DEC_PTR, -1, -1},
+    {"lastSeenTimeStamp", "unsigned long long", DEC_UINT, -1, -1},
+    {"vgpuProcessSamplesCount", "unsigned int *", DEC_PTR, -1, -1},
+    {"utilizationSamples", "nvmlVgpuProcessUtilizationSample_t *", DEC_PTR, -1, -1},
+};
+static const struct dec_arg args_nvmlDeviceGetVgpuProcessesUtilizationInfo[] = {
+    {"device", "nvmlDevice_t", DEC_PTR, -1, -1},
+    {"vgpuProcUtilInfo", "nvmlVgpuProcessesUtilizationInfo_t *", DEC_PTR, -1, 122},
+};
+static const struct dec_arg args_nvmlDeviceGetVgpuSchedulerCapabilities[] = {
+    {"device", "nvmlDevice_t", DEC_PTR, -1, -1},
+    {"pCapabilities", "nvmlVgpuSchedulerCapabilities_t *", DEC_PTR, -1, 124},
+};
+static const struct dec_arg args_nvmlDeviceGetVgpuSchedulerLog[] = {
+    {"device", "nvmlDevice_t", DEC_PTR, -1, -1},
+    {"pSchedulerLog", "nvmlVgpuSchedulerLog_t *", DEC_PTR, -1, -1},
+};
+static const struct dec_arg args_nvmlDeviceGetVgpuSchedulerState[] = {
+    {"device", "nvmlDevice_t", DEC_PTR, -1, -1},
+    {"pSchedulerState", "nvmlVgpuSchedulerGetState_t *", DEC_PTR, -1, 125},
+};
+static const struct dec_arg args_nvmlDeviceGetVgpuTypeCreatablePlacements[] = {
+    {"device", "nvmlDevice_t", DEC_PTR, -1, -1},
+    {"vgpuTypeId", "nvmlVgpuTypeId_t", DEC_UINT, -1, -1},
+    {"pPlacementList", "nvmlVgpuPlacementList_t *", DEC_PTR, -1, 121},
+};
+static const struct dec_arg args_nvmlDeviceGetVgpuTypeSupportedPlacements[] = {
+    {"device", "nvmlDevice_t", DEC_PTR, -1, -1},
+    {"vgpuTypeId", "nvmlVgpuTypeId_t", DEC_UINT, -1, -1},
+    {"pPlacementList", "nvmlVgpuPlacementList_t *", DEC_PTR, -1, 121},
+};
+static const struct dec_arg args_nvmlDeviceGetVgpuUtilization[] = {
+    {"device", "nvmlDevice_t", DEC_PTR, -1, -1},
+    {"lastSeenTimeStamp", "unsigned long long", DEC_UINT, -1, -1},
+    {"sampleValType", "nvmlValueType_t *", DEC_PTR, 214, -1},
+    {"vgpuInstanceSamplesCount", "unsigned int *", DEC_PTR, -1, -1},
+    {"utilizationSamples", "nvmlVgpuInstanceUtilizationSample_t *", DEC_PTR, -1, 115},
+};
+static const struct dec_arg args_nvmlDeviceGetViolationStatus[] = {
+    {"device", "nvmlDevice_t", DEC_PTR, -1, -1},
+    {"perfPolicyType", "nvmlPerfPolicyType_t", DEC_ENUM, 206, -1},
+    {"violTime", "nvmlViolationTime_t *", DEC_PTR, -1, 139},
+};
+static const struct dec_arg args_nvmlDeviceGetVirtualizationMode[] = {
+    {"device", "nvmlDevice_t", DEC_PTR, -1, -1},
+    {"pVirtualMode", "nvmlGpuVirtualizationMode_t *", DEC_PTR, 191, -1},
+};
+static const struct dec_arg args_nvmlDeviceIsMigDeviceHandle[] = {
+    {"device", "nvmlDevice_t", DEC_PTR, -1, -1},
+    {"isMigDevice", "unsigned int *", DEC_PTR, -1, -1},
+};
+static const struct dec_arg args_nvmlDeviceModifyDrainState[] = {
+    {"pciInfo", "nvmlPciInfo_t *", DEC_PTR, -1, -1},
+    {"newState", "nvmlEnableState_t", DEC_ENUM, 184, -1},
+};
+static const struct dec_arg args_nvmlDeviceOnSameBoard[] = {
+    {"device1", "nvmlDevice_t", DEC_PTR, -1, -1},
+    {"device2", "nvmlDevice_t", DEC_PTR, -1, -1},
+    {"onSameBoard", "int *", DEC_PTR, -1, -1},
+};
+static const struct dec_arg args_nvmlDevicePowerSmoothingActivatePresetProfile[] = {
+    {"device", "nvmlDevice_t", DEC_PTR, -1, -1},
+    {"profile", "nvmlPowerSmoothingProfile_t *", DEC_PTR, -1, 93},
+};
+static const struct dec_arg args_nvmlDevicePowerSmoothingSetState[] = {
+    {"device", "nvmlDevice_t", DEC_PTR, -1, -1},
+    {"state", "nvmlPowerSmoothingState_t *", DEC_PTR, -1, 94},
+};
+static const struct dec_arg args_nvmlDevicePowerSmoothingUpdatePresetProfileParam[] = {
+    {"device", "nvmlDevice_t", DEC_PTR, -1, -1},
+    {"profile", "nvmlPowerSmoothingProfile_t *", DEC_PTR, -1, 93},
+};
+static const struct dec_arg args_nvmlDeviceQueryDrainState[] = {
+    {"pciInfo", "nvmlPciInfo_t *", DEC_PTR, -1, -1},
+    {"currentState", "nvmlEnableState_t *", DEC_PTR, 184, -1},
+};
+static const struct dec_arg args_nvmlDeviceReadWritePRM_v1[] = {
+    {"device", "nvmlDevice_t", DEC_PTR, -1, -1},
+    {"buffer", "nvmlPRMTLV_v1_t *", DEC_PTR, -1, -1},
+};
+static const struct dec_arg args_nvmlDeviceRegisterEvents[] = {
+    {"device", "nvmlDevice_t", DEC_PTR, -1, -1},
+    {"eventTypes", "unsigned long long", DEC_UINT, -1, -1},
+    {"set", "nvmlEventSet_t", DEC_PTR, -1, -1},
+};
+static const struct dec_arg args_nvmlDeviceRemoveGpu_v2[] = {
+    {"pciInfo", "nvmlPciInfo_t *", DEC_PTR, -1, -1},
+    {"gpuState", "nvmlDetachGpuState_t", DEC_ENUM, 180, -1},
+    {"linkState", "nvmlPcieLinkState_t", DEC_ENUM, 204, -1},
+};
+static const struct dec_arg args_nvmlDeviceResetApplicationsClocks[] = {
+    {"device", "nvmlDevice_t", DEC_PTR, -1, -1},
+};
+static const struct dec_arg args_nvmlDeviceResetGpuLockedClocks[] = {
+    {"device", "nvmlDevice_t", DEC_PTR, -1, -1},
+};
+static const struct dec_arg args_nvmlDeviceResetMemoryLockedClocks[] = {
+    {"device", "nvmlDevice_t", DEC_PTR, -1, -1},
+};
+static const struct dec_arg args_nvmlDeviceResetNvLinkErrorCounters[] = {
+    {"device", "nvmlDevice_t", DEC_PTR, -1, -1},
+    {"link", "unsigned int", DEC_UINT, -1, -1},
+};
+static const struct dec_arg args_nvmlDeviceResetNvLinkUtilizationCounter[] = {
+    {"device", "nvmlDevice_t", DEC_PTR, -1, -1},
+    {"link", "unsigned int", DEC_UINT, -1, -1},
+    {"counter", "unsigned int", DEC_UINT, -1, -1},
+};
+static const struct dec_arg args_nvmlDeviceSetAPIRestriction[] = {
+    {"device", "nvmlDevice_t", DEC_PTR, -1, -1},
+    {"apiType", "nvmlRestrictedAPI_t", DEC_ENUM, 207, -1},
+    {"isRestricted", "nvmlEnableState_t", DEC_ENUM, 184, -1},
+};
+static const struct dec_arg args_nvmlDeviceSetAccountingMode[] = {
+    {"device", "nvmlDevice_t", DEC_PTR, -1, -1},
+    {"mode", "nvmlEnableState_t", DEC_ENUM, 184, -1},
+};
+static const struct dec_arg args_nvmlDeviceSetApplicationsClocks[] = {
+    {"device", "nvmlDevice_t", DEC_PTR, -1, -1},
+    {"memClockMHz", "unsigned int", DEC_UINT, -1, -1},
+    {"graphicsClockMHz", "unsigned int", DEC_UINT, -1, -1},
+};
+static const struct dec_arg args_nvmlDeviceSetAutoBoostedClocksEnabled[] = {
+    {"device", "nvmlDevice_t", DEC_PTR, -1, -1},
+    {"enabled", "nvmlEnableState_t", DEC_ENUM, 184, -1},
+};
+static const struct dec_arg args_nvmlDeviceSetClockOffsets[] = {
+    {"device", "nvmlDevice_t", DEC_PTR, -1, -1},
+    {"info", "nvmlClockOffset_t *", DEC_PTR, -1, 48},
+};
+static const struct dec_arg args_nvmlDeviceSetComputeMode[] = {
+    {"device", "nvmlDevice_t", DEC_PTR, -1, -1},
+    {"mode", "nvmlComputeMode_t", DEC_ENUM, 177, -1},
+};
+static const struct dec_arg args_nvmlDeviceSetConfComputeUnprotectedMemSize[] = {
+    {"device", "nvmlDevice_t", DEC_PTR, -1, -1},
+    {"sizeKiB", "unsigned long long", DEC_UINT, -1, -1},
+};
+static const struct dec_arg args_nvmlDeviceSetCpuAffinity[] = {
+    {"device", "nvmlDevice_t", DEC_PTR, -1, -1},
+};
+static const struct dec_arg args_nvmlDeviceSetDefaultAutoBoostedClocksEnabled[] = {
+    {"device", "nvmlDevice_t", DEC_PTR, -1, -1},
+    {"enabled", "nvmlEnableState_t", DEC_ENUM, 184, -1},
+    {"flags", "unsigned int", DEC_UINT, -1, -1},
+};
+static const struct dec_arg args_nvmlDeviceSetDefaultFanSpeed_v2[] = {
+    {"device", "nvmlDevice_t", DEC_PTR, -1, -1},
+    {"fan", "unsigned int", DEC_UINT, -1, -1},
+};
+static const struct dec_arg args_nvmlDeviceSetDramEncryptionMode[] = {
+    {"device", "nvmlDevice_t", DEC_PTR, -1, -1},
+    {"dramEncryption", "const nvmlDramEncryptionInfo_t *", DEC_PTR, -1, 62},
+};
+static const struct dec_arg args_nvmlDeviceSetDriverModel[] = {
+    {"device", "nvmlDevice_t", DEC_PTR, -1, -1},
+    {"driverModel", "nvmlDriverModel_t", DEC_ENUM, 182, -1},
+    {"flags", "unsigned int", DEC_UINT, -1, -1},
+};
+static const struct dec_arg args_nvmlDeviceSetEccMode[] = {
+    {"device", "nvmlDevice_t", DEC_PTR, -1, -1},
+    {"ecc", "nvmlEnableState_t", DEC_ENUM, 184, -1},
+};
+static const struct dec_arg args_nvmlDeviceSetFanControlPolicy[] = {
+    {"device", "nvmlDevice_t", DEC_PTR, -1, -1},
+    {"fan", "unsigned int", DEC_UINT, -1, -1},
+    {"policy", "nvmlFanControlPolicy_t", DEC_UINT, -1, -1},
+};
+static const struct dec_arg args_nvmlDeviceSetFanSpeed_v2[] = {
+    {"device", "nvmlDevice_t", DEC_PTR, -1, -1},
+    {"fan", "unsigned int", DEC_UINT, -1, -1},
+    {"speed", "unsigned int", DEC_UINT, -1, -1},
+};
+static const struct dec_arg args_nvmlDeviceSetGpcClkVfOffset[] = {
+    {"device", "nvmlDevice_t", DEC_PTR, -1, -1},
+    {"offset", "int", DEC_INT, -1, -1},
+};
+static const struct dec_arg args_nvmlDeviceSetGpuLockedClocks[] = {
+    {"device", "nvmlDevice_t", DEC_PTR, -1, -1},
+    {"minGpuClockMHz", "unsigned int", DEC_UINT, -1, -1},
+    {"maxGpuClockMHz", "unsigned int", DEC_UINT, -1, -1},
+};
+static const struct dec_arg args_nvmlDeviceSetGpuOperationMode[] = {
+    {"device", "nvmlDevice_t", DEC_PTR, -1, -1},
+    {"mode", "nvmlGpuOperationMode_t", DEC_ENUM, 187, -1},
+};
+static const struct dec_arg args_nvmlDeviceSetHostname_v1[] = {
+    {"device", "nvmlDevice_t", DEC_PTR, -1, -1},
+    {"hostname", "nvmlHostname_v1_t *", DEC_PTR, -1, 79},
+};
+static const struct dec_arg args_nvmlDeviceSetMemClkVfOffset[] = {
+    {"device", "nvmlDevice_t", DEC_PTR, -1, -1},
+    {"offset", "int", DEC_INT, -1, -1},
+};
+static const struct dec_arg args_nvmlDeviceSetMemoryLockedClocks[] = {
+    {"device", "nvmlDevice_t", DEC_PTR, -1, -1},
+    {"minMemClockMHz", "unsigned int", DEC_UINT, -1, -1},
+    {"maxMemClockMHz", "unsigned int", DEC_UINT, -1, -1},
+};
+static const struct dec_arg args_nvmlDeviceSetMigMode[] = {
+    {"device", "nvmlDevice_t", DEC_PTR, -1, -1},
+    {"mode", "unsigned int", DEC_UINT, -1, -1},
+    {"activationStatus", "nvmlReturn_t *", DEC_PTR, 208, -1},
+};
+static const struct dec_arg args_nvmlDeviceSetNvLinkDeviceLowPowerThreshold[] = {
+    {"device", "nvmlDevice_t", DEC_PTR, -1, -1},
+    {"info", "nvmlNvLinkPowerThres_t *", DEC_PTR, -1, 85},
+};
+static const struct dec_arg args_nvmlDeviceSetNvLinkUtilizationControl[] = {
+    {"device", "nvmlDevice_t", DEC_PTR, -1, -1},
+    {"link", "unsigned int", DEC_UINT, -1, -1},
+    {"counter", "unsigned int", DEC_UINT, -1, -1},
+    {"control", "nvmlNvLinkUtilizationControl_t *", DEC_PTR, -1, 86},
+    {"reset", "unsigned int", DEC_UINT, -1, -1},
+};
+static const struct dec_arg args_nvmlDeviceSetNvlinkBwMode[] = {
+    {"device", "nvmlDevice_t", DEC_PTR, -1, -1},
+    {"setBwMode", "nvmlNvlinkSetBwMode_t *", DEC_PTR, -1, 88},
+};
+static const struct dec_arg args_nvmlDeviceSetPersistenceMode[] = {
+    {"device", "nvmlDevice_t", DEC_PTR, -1, -1},
+    {"mode", "nvmlEnableState_t", DEC_ENUM, 184, -1},
+};
+static const struct dec_arg args_nvmlDeviceSetPowerManagementLimit[] = {
+    {"device", "nvmlDevice_t", DEC_PTR, -1, -1},
+    {"limit", "unsigned int", DEC_UINT, -1, -1},
+};
+static const struct dec_arg args_nvmlDeviceSetPowerManagementLimit_v2[] = {
+    {"device", "nvmlDevice_t", DEC_PTR, -1, -1},
+    {"powerValue", "nvmlPowerValue_v2_t *", DEC_PTR, -1, 95},
+};
+static const struct dec_arg args_nvmlDeviceSetPowerMizerMode_v1[] = {
+    {"device", "nvmlDevice_t", DEC_PTR, -1, -1},
+    {"powerMizerMode", "nvmlDevicePowerMizerModes_v1_t *", DEC_PTR, -1, 61},
+};
+static const struct dec_arg args_nvmlDeviceSetTemperatureThreshold[] = {
+    {"device", "nvmlDevice_t", DEC_PTR, -1, -1},
+    {"thresholdType", "nvmlTemperatureThresholds_t", DEC_ENUM, 211, -1},
+    {"temp", "int *", DEC_PTR, -1, -1},
+};
+static const struct dec_arg args_nvmlDeviceSetVgpuCapabilities[] = {
+    {"device", "nvmlDevice_t", DEC_PTR, -1, -1},
+    {"capability", "nvmlDeviceVgpuCapability_t", DEC_ENUM, 181, -1},
+    {"state", "nvmlEnableState_t", DEC_ENUM, 184, -1},
+};
+static const struct dec_arg args_nvmlDeviceSetVgpuHeterogeneousMode[] = {
+    {"device", "nvmlDevice_t", DEC_PTR, -1, -1},
+    {"pHeterogeneousMode", "const nvmlVgpuHeterogeneousMode_t *", DEC_PTR, -1, 114},
+};
+static const struct dec_arg args_nvmlDeviceSetVgpuSchedulerState[] = {
+    {"device", "nvmlDevice_t", DEC_PTR, -1, -1},
+    {"pSchedulerState", "nvmlVgpuSchedulerSetState_t *", DEC_PTR, -1, 132},
+};
+static const struct dec_arg args_nvmlDeviceSetVirtualizationMode[] = {
+    {"device", "nvmlDevice_t", DEC_PTR, -1, -1},
+    {"virtualMode", "nvmlGpuVirtualizationMode_t", DEC_ENUM, 191, -1},
+};
+static const struct dec_arg args_nvmlDeviceValidateInforom[] = {
+    {"device", "nvmlDevice_t", DEC_PTR, -1, -1},
+};
+static const struct dec_arg args_nvmlDeviceWorkloadPowerProfileClearRequestedProfiles[] = {
+    {"device", "nvmlDevice_t", DEC_PTR, -1, -1},
+    {"requestedProfiles", "nvmlWorkloadPowerProfileRequestedProfiles_t *", DEC_PTR, -1, 140},
+};
+static const struct dec_arg args_nvmlDeviceWorkloadPowerProfileGetCurrentProfiles[] = {
+    {"device", "nvmlDevice_t", DEC_PTR, -1, -1},
+    {"currentProfiles", "nvmlWorkloadPowerProfileCurrentProfiles_t *", DEC_PTR, -1, -1},
+};
+static const struct dec_arg args_nvmlDeviceWorkloadPowerProfileGetProfilesInfo[] = {
+    {"device", "nvmlDevice_t", DEC_PTR, -1, -1},
+    {"profilesInfo", "nvmlWorkloadPowerProfileProfilesInfo_t *", DEC_PTR, -1, -1},
+};
+static const struct dec_arg args_nvmlDeviceWorkloadPowerProfileSetRequestedProfiles[] = {
+    {"device", "nvmlDevice_t", DEC_PTR, -1, -1},
+    {"requestedProfiles", "nvmlWorkloadPowerProfileRequestedProfiles_t *", DEC_PTR, -1, 140},
+};
+static const struct dec_arg args_nvmlErrorString[] = {
+    {"result", "nvmlReturn_t", DEC_ENUM, 208, -1},
+};
+static const struct dec_arg args_nvmlEventSetCreate[] = {
+    {"set", "nvmlEventSet_t *", DEC_PTR, -1, -1},
+};
+static const struct dec_arg args_nvmlEventSetFree[] = {
+    {"set", "nvmlEventSet_t", DEC_PTR, -1, -1},
+};
+static const struct dec_arg args_nvmlEventSetWait_v2[] = {
+    {"set", "nvmlEventSet_t", DEC_PTR, -1, -1},
+    {"data", "nvmlEventData_t *", DEC_PTR, -1, 66},
+    {"timeoutms", "unsigned int", DEC_UINT, -1, -1},
+};
+static const struct dec_arg args_nvmlGetExcludedDeviceCount[] = {
+    {"deviceCount", "unsigned int *", DEC_PTR, -1, -1},
+};
+static const struct dec_arg args_nvmlGetExcludedDeviceInfoByIndex[] = {
+    {"index", "unsigned int", DEC_UINT, -1, -1},
+    {"info", "nvmlExcludedDeviceInfo_t *", DEC_PTR, -1, -1},
+};
+static const struct dec_arg args_nvmlGetVgpuCompatibility[] = {
+    {"vgpuMetadata", "nvmlVgpuMetadata_t *", DEC_PTR, -1, -1},
+    {"pgpuMetadata", "nvmlVgpuPgpuMetadata_t *", DEC_PTR, -1, -1},
+    {"compatibilityInfo", "nvmlVgpuPgpuCompatibility_t *", DEC_PTR, -1, 119},
+};
+static const struct dec_arg args_nvmlGetVgpuDriverCapabilities[] = {
+    {"capability", "nvmlVgpuDriverCapability_t", DEC_ENUM, 216, -1},
+    {"capResult", "unsigned int *", DEC_PTR, -1, -1},
+};
+static const struct dec_arg args_nvmlGetVgpuVersion[] = {
+    {"supported", "nvmlVgpuVersion_t *", DEC_PTR, -1, 138},
+    {"current", "nvmlVgpuVersion_t *", DEC_PTR, -1, 138},
+};
+static const struct dec_arg args_nvmlGpmMetricsGet[] = {
+    {"metricsGet", "nvmlGpmMetricsGet_t *", DEC_PTR, -1, -1},
+};
+static const struct dec_arg args_nvmlGpmMigSampleGet[] = {
+    {"device", "nvmlDevice_t", DEC_PTR, -1, -1},
+    {"gpuInstanceId", "unsigned int", DEC_UINT, -1, -1},
+    {"gpmSample", "nvmlGpmSample_t", DEC_PTR, -1, -1},
+};
+static const struct dec_arg args_nvmlGpmQueryDeviceSupport[] = {
+    {"device", "nvmlDevice_t", DEC_PTR, -1, -1},
+    {"gpmSupport", "nvmlGpmSupport_t *", DEC_PTR, -1, 71},
+};
+static const struct dec_arg args_nvmlGpmQueryIfStreamingEnabled[] = {
+    {"device", "nvmlDevice_t", DEC_PTR, -1, -1},
+    {"state", "unsigned int *", DEC_PTR, -1, -1},
+};
+static const struct dec_arg args_nvmlGpmSampleAlloc[] = {
+    {"gpmSample", "nvmlGpmSample_t *", DEC_PTR, -1, -1},
+};
+static const struct dec_arg args_nvmlGpmSampleFree[] = {
+    {"gpmSample", "nvmlGpmSample_t", DEC_PTR, -1, -1},
+};
+static const struct dec_arg args_nvmlGpmSampleGet[] = {
+    {"device", "nvmlDevice_t", DEC_PTR, -1, -1},
+    {"gpmSample", "nvmlGpmSample_t", DEC_PTR, -1, -1},
+};
+static const struct dec_arg args_nvmlGpmSetStreamingEnabled[] = {
+    {"device", "nvmlDevice_t", DEC_PTR, -1, -1},
+    {"state", "unsigned int", DEC_UINT, -1, -1},
+};
+static const struct dec_arg args_nvmlGpuInstanceCreateComputeInstance[] = {
+    {"gpuInstance", "nvmlGpuInstance_t", DEC_PTR, -1, -1},
+    {"profileId", "unsigned int", DEC_UINT, -1, -1},
+    {"computeInstance", "nvmlComputeInstance_t *", DEC_PTR, -1, -1},
+};
+static const struct dec_arg args_nvmlGpuInstanceCreateComputeInstanceWithPlacement[] = {
+    {"gpuInstance", "nvmlGpuInstance_t", DEC_PTR, -1, -1},
+    {"profileId", "unsigned int", DEC_UINT, -1, -1},
+    {"placement", "const nvmlComputeInstancePlacement_t *", DEC_PTR, -1, 50},
+    {"computeInstance", "nvmlComputeInstance_t *", DEC_PTR, -1, -1},
+};
+static const struct dec_arg args_nvmlGpuInstanceDestroy[] = {
+    {"gpuInstance", "nvmlGpuInstance_t", DEC_PTR, -1, -1},
+};
+static const struct dec_arg args_nvmlGpuInstanceGetActiveVgpus[] = {
+    {"gpuInstance", "nvmlGpuInstance_t", DEC_PTR, -1, -1},
+    {"pVgpuInstanceInfo", "nvmlActiveVgpuInstanceInfo_t *", DEC_PTR, -1, 45},
+};
+static const struct dec_arg args_nvmlGpuInstanceGetComputeInstanceById[] = {
+    {"gpuInstance", "nvmlGpuInstance_t", DEC_PTR, -1, -1},
+    {"id", "unsigned int", DEC_UINT, -1, -1},
+    {"computeInstance", "nvmlComputeInstance_t *", DEC_PTR, -1, -1},
+};
+static const struct dec_arg args_nvmlGpuInstanceGetComputeInstancePossiblePlacements[] = {
+    {"gpuInstance", "nvmlGpuInstance_t", DEC_PTR, -1, -1},
+    {"profileId", "unsigned int", DEC_UINT, -1, -1},
+    {"placements", "nvmlComputeInstancePlacement_t *", DEC_PTR, -1, 50},
+    {"count", "unsigned int *", DEC_PTR, -1, -1},
+};
+static const struct dec_arg args_nvmlGpuInstanceGetComputeInstanceProfileInfo[] = {
+    {"gpuInstance", "nvmlGpuInstance_t", DEC_PTR, -1, -1},
+    {"profile", "unsigned int", DEC_UINT, -1, -1},
+    {"engProfile", "unsigned int", DEC_UINT, -1, -1},
+    {"info", "nvmlComputeInstanceProfileInfo_t *", DEC_PTR, -1, 51},
+};
+static const struct dec_arg args_nvmlGpuInstanceGetComputeInstanceProfileInfoV[] = {
+    {"gpuInstance", "nvmlGpuInstance_t", DEC_PTR, -1, -1},
+    {"profile", "unsigned int", DEC_UINT, -1, -1},
+    {"engProfile", "unsigned int", DEC_UINT, -1, -1},
+    {"info", "nvmlComputeInstanceProfileInfo_v2_t *", DEC_PTR, -1, -1},
+};
+static const struct dec_arg args_nvmlGpuInstanceGetComputeInstanceRemainingCapacity[] = {
+    {"gpuInstance", "nvmlGpuInstance_t", DEC_PTR, -1, -1},
+    {"profileId", "unsigned int", DEC_UINT, -1, -1},
+    {"count", "unsigned int *", DEC_PTR, -1, -1},
+};
+static const struct dec_arg args_nvmlGpuInstanceGetComputeInstances[] = {
+    {"gpuInstance", "nvmlGpuInstance_t", DEC_PTR, -1, -1},
+    {"profileId", "unsigned int", DEC_UINT, -1, -1},
+    {"computeInstances", "nvmlComputeInstance_t *", DEC_PTR, -1, -1},
+    {"count", "unsigned int *", DEC_PTR, -1, -1},
+};
+static const struct dec_arg args_nvmlGpuInstanceGetCreatableVgpus[] = {
+    {"gpuInstance", "nvmlGpuInstance_t", DEC_PTR, -1, -1},
+    {"pVgpus", "nvmlVgpuTypeIdInfo_t *", DEC_PTR, -1, 136},
+};
+static const struct dec_arg args_nvmlGpuInstanceGetInfo[] = {
+    {"gpuInstance", "nvmlGpuInstance_t", DEC_PTR, -1, -1},
+    {"info", "nvmlGpuInstanceInfo_t *", DEC_PTR, -1, 74},
+};
+static const struct dec_arg args_nvmlGpuInstanceGetVgpuHeterogeneousMode[] = {
+    {"gpuInstance", "nvmlGpuInstance_t", DEC_PTR, -1, -1},
+    {"pHeterogeneousMode", "nvmlVgpuHeterogeneousMode_t *", DEC_PTR, -1, 114},
+};
+static const struct dec_arg args_nvmlGpuInstanceGetVgpuSchedulerLog[] = {
+    {"gpuInstance", "nvmlGpuInstance_t", DEC_PTR, -1, -1},
+    {"pSchedulerLogInfo", "nvmlVgpuSchedulerLogInfo_t *", DEC_PTR, -1, -1},
+};
+static const struct dec_arg args_nvmlGpuInstanceGetVgpuSchedulerState[] = {
+    {"gpuInstance", "nvmlGpuInstance_t", DEC_PTR, -1, -1},
+    {"pSchedulerStateInfo", "nvmlVgpuSchedulerStateInfo_t *", DEC_PTR, -1, 133},
+};
+static const struct dec_arg args_nvmlGpuInstanceGetVgpuTypeCreatablePlacements[] = {
+    {"gpuInstance", "nvmlGpuInstance_t", DEC_PTR, -1, -1},
+    {"pCreatablePlacementInfo", "nvmlVgpuCreatablePlacementInfo_t *", DEC_PTR, -1, 113},
+};
+static const struct dec_arg args_nvmlGpuInstanceSetVgpuHeterogeneousMode[] = {
+    {"gpuInstance", "nvmlGpuInstance_t", DEC_PTR, -1, -1},
+    {"pHeterogeneousMode", "const nvmlVgpuHeterogeneousMode_t *", DEC_PTR, -1, 114},
+};
+static const struct dec_arg args_nvmlGpuInstanceSetVgpuSchedulerState[] = {
+    {"gpuInstance", "nvmlGpuInstance_t", DEC_PTR, -1, -1},
+    {"pScheduler", "nvmlVgpuSchedulerState_t *", DEC_PTR, -1, 134},
+};
+static const struct dec_arg args_nvmlInitWithFlags[] = {
+    {"flags", "unsigned int", DEC_UINT, -1, -1},
+};
+static const struct dec_arg args_nvmlSetVgpuVersion[] = {
+    {"vgpuVersion", "nvmlVgpuVersion_t *", DEC_PTR, -1, 138},
+};
+static const struct dec_arg args_nvmlSystemEventSetCreate[] = {
+    {"request", "nvmlSystemEventSetCreateRequest_t *", DEC_PTR, -1, 104},
+};
+static const struct dec_arg args_nvmlSystemEventSetFree[] = {
+    {"request", "nvmlSystemEventSetFreeRequest_t *", DEC_PTR, -1, 105},
+};
+static const struct dec_arg args_nvmlSystemEventSetWait[] = {
+    {"request", "nvmlSystemEventSetWaitRequest_t *", DEC_PTR, -1, 106},
+};
+static const struct dec_arg args_nvmlSystemGetConfComputeCapabilities[] = {
+    {"capabilities", "nvmlConfComputeSystemCaps_t *", DEC_PTR, -1, 55},
+};
+static const struct dec_arg args_nvmlSystemGetConfComputeGpusReadyState[] = {
+    {"isAcceptingWork", "unsigned int *", DEC_PTR, -1, -1},
+};
+static const struct dec_arg args_nvmlSystemGetConfComputeKeyRotationThresholdInfo[] = {
+    {"pKeyRotationThrInfo", "nvmlConfComputeGetKeyRotationThresholdInfo_t *", DEC_PTR, -1, 52},
+};
+static const struct dec_arg args_nvmlSystemGetConfComputeSettings[] = {
+    {"settings", "nvmlSystemConfComputeSettings_t *", DEC_PTR, -1, 103},
+};
+static const struct dec_arg args_nvmlSystemGetConfComputeState[] = {
+    {"state", "nvmlConfComputeSystemState_t *", DEC_PTR, -1, 56},
+};
+static const struct dec_arg args_nvmlSystemGetCudaDriverVersion[] = {
+    {"cudaDriverVersion", "int *", DEC_PTR, -1, -1},
+};
+static const struct dec_arg args_nvmlSystemGetCudaDriverVersion_v2[] = {
+    {"cudaDriverVersion", "int *", DEC_PTR, -1, -1},
+};
+static const struct dec_arg args_nvmlSystemGetDriverBranch[] = {
+    {"branchInfo", "nvmlSystemDriverBranchInfo_t *", DEC_PTR, -1, -1},
+    {"length", "unsigned int", DEC_UINT, -1, -1},
+};
+static const struct dec_arg args_nvmlSystemGetDriverVersion[] = {
+    {"version", "char *", DEC_PTR, -1, -1},
+    {"length", "unsigned int", DEC_UINT, -1, -1},
+};
+static const struct dec_arg args_nvmlSystemGetHicVersion[] = {
+    {"hwbcCount", "unsigned int *", DEC_PTR, -1, -1},
+    {"hwbcEntries", "nvmlHwbcEntry_t *", DEC_PTR, -1, 80},
+};
+static const struct dec_arg args_nvmlSystemGetNVMLVersion[] = {
+    {"version", "char *", DEC_PTR, -1, -1},
+    {"length", "unsigned int", DEC_UINT, -1, -1},
+};
+static const struct dec_arg args_nvmlSystemGetNvlinkBwMode[] = {
+    {"nvlinkBwMode", "unsigned int *", DEC_PTR, -1, -1},
+};
+static const struct dec_arg args_nvmlSystemGetProcessName[] = {
+    {"pid", "unsigned int", DEC_UINT, -1, -1},
+    {"name", "char *", DEC_PTR, -1, -1},
+    {"length", "unsigned int", DEC_UINT, -1, -1},
+};
+static const struct dec_arg args_nvmlSystemGetTopologyGpuSet[] = {
+    {"cpuNumber", "unsigned int", DEC_UINT, -1, -1},
+    {"count", "unsigned int *", DEC_PTR, -1, -1},
+    {"deviceArray", "nvmlDevice_t *", DEC_PTR, -1, -1},
+};
+static const struct dec_arg args_nvmlSystemRegisterEvents[] = {
+    {"request", "nvmlSystemRegisterEventRequest_t *", DEC_PTR, -1, 107},
+};
+static const struct dec_arg args_nvmlSystemSetConfComputeGpusReadyState[] = {
+    {"isAcceptingWork", "unsigned int", DEC_UINT, -1, -1},
+};
+static const struct dec_arg args_nvmlSystemSetConfComputeKeyRotationThresholdInfo[] = {
+    {"pKeyRotationThrInfo", "nvmlConfComputeSetKeyRotationThresholdInfo_t *", DEC_PTR, -1, 54},
+};
+static const struct dec_arg args_nvmlSystemSetNvlinkBwMode[] = {
+    {"nvlinkBwMode", "unsigned int", DEC_UINT, -1, -1},
+};
+static const struct dec_arg args_nvmlUnitGetCount[] = {
+    {"unitCount", "unsigned int *", DEC_PTR, -1, -1},
+};
+static const struct dec_arg args_nvmlUnitGetDevices[] = {
+    {"unit", "nvmlUnit_t", DEC_PTR, -1, -1},
+    {"deviceCount", "unsigned int *", DEC_PTR, -1, -1},
+    {"devices", "nvmlDevice_t *", DEC_PTR, -1, -1},
+};
+static const struct dec_arg args_nvmlUnitGetFanSpeedInfo[] = {
+    {"unit", "nvmlUnit_t", DEC_PTR, -1, -1},
+    {"fanSpeeds", "nvmlUnitFanSpeeds_t *", DEC_PTR, -1, -1},
+};
+static const struct dec_arg args_nvmlUnitGetHandleByIndex[] = {
+    {"index", "unsigned int", DEC_UINT, -1, -1},
+    {"unit", "nvmlUnit_t *", DEC_PTR, -1, -1},
+};
+static const struct dec_arg args_nvmlUnitGetLedState[] = {
+    {"unit", "nvmlUnit_t", DEC_PTR, -1, -1},
+    {"state", "nvmlLedState_t *", DEC_PTR, -1, -1},
+};
+static const struct dec_arg args_nvmlUnitGetPsuInfo[] = {
+    {"unit", "nvmlUnit_t", DEC_PTR, -1, -1},
+    {"psu", "nvmlPSUInfo_t *", DEC_PTR, -1, -1},
+};
+static const struct dec_arg args_nvmlUnitGetTemperature[] = {
+    {"unit", "nvmlUnit_t", DEC_PTR, -1, -1},
+    {"type", "unsigned int", DEC_UINT, -1, -1},
+    {"temp", "unsigned int *", DEC_PTR, -1, -1},
+};
+static const struct dec_arg args_nvmlUnitGetUnitInfo[] = {
+    {"unit", "nvmlUnit_t", DEC_PTR, -1, -1},
+    {"info", "nvmlUnitInfo_t *", DEC_PTR, -1, -1},
+};
+static const struct dec_arg args_nvmlUnitSetLedState[] = {
+    {"unit", "nvmlUnit_t", DEC_PTR, -1, -1},
+    {"color", "nvmlLedColor_t", DEC_ENUM, 195, -1},
+};
+static const struct dec_arg args_nvmlVgpuInstanceClearAccountingPids[] = {
+    {"vgpuInstance", "nvmlVgpuInstance_t", DEC_UINT, -1, -1},
+};
+static const struct dec_arg args_nvmlVgpuInstanceGetAccountingMode[] = {
+    {"vgpuInstance", "nvmlVgpuInstance_t", DEC_UINT, -1, -1},
+    {"mode", "nvmlEnableState_t *", DEC_PTR, 184, -1},
+};
+static const struct dec_arg args_nvmlVgpuInstanceGetAccountingPids[] = {
+    {"vgpuInstance", "nvmlVgpuInstance_t", DEC_UINT, -1, -1},
+    {"count", "unsigned int *", DEC_PTR, -1, -1},
+    {"pids", "unsigned int *", DEC_PTR, -1, -1},
+};
+static const struct dec_arg args_nvmlVgpuInstanceGetAccountingStats[] = {
+    {"vgpuInstance", "nvmlVgpuInstance_t", DEC_UINT, -1, -1},
+    {"pid", "unsigned int", DEC_UINT, -1, -1},
+    {"stats", "nvmlAccountingStats_t *", DEC_PTR, -1, 44},
+};
+static const struct dec_arg args_nvmlVgpuInstanceGetEccMode[] = {
+    {"vgpuInstance", "nvmlVgpuInstance_t", DEC_UINT, -1, -1},
+    {"eccMode", "nvmlEnableState_t *", DEC_PTR, 184, -1},
+};
+static const struct dec_arg args_nvmlVgpuInstanceGetEncoderCapacity[] = {
+    {"vgpuInstance", "nvmlVgpuInstance_t", DEC_UINT, -1, -1},
+    {"encoderCapacity", "unsigned int *", DEC_PTR, -1, -1},
+};
+static const struct dec_arg args_nvmlVgpuInstanceGetEncoderSessions[] = {
+    {"vgpuInstance", "nvmlVgpuInstance_t", DEC_UINT, -1, -1},
+    {"sessionCount", "unsigned int *", DEC_PTR, -1, -1},
+    {"sessionInfo", "nvmlEncoderSessionInfo_t *", DEC_PTR, -1, 65},
+};
+static const struct dec_arg args_nvmlVgpuInstanceGetEncoderStats[] = {
+    {"vgpuInstance", "nvmlVgpuInstance_t", DEC_UINT, -1, -1},
+    {"sessionCount", "unsigned int *", DEC_PTR, -1, -1},
+    {"averageFps", "unsigned int *", DEC_PTR, -1, -1},
+    {"averageLatency", "unsigned int *", DEC_PTR, -1, -1},
+};
+static const struct dec_arg args_nvmlVgpuInstanceGetFBCSessions[] = {
+    {"vgpuInstance", "nvmlVgpuInstance_t", DEC_UINT, -1, -1},
+    {"sessionCount", "unsigned int *", DEC_PTR, -1, -1},
+    {"sessionInfo", "nvmlFBCSessionInfo_t *", DEC_PTR, -1, 67},
+};
+static const struct dec_arg args_nvmlVgpuInstanceGetFBCStats[] = {
+    {"vgpuInstance", "nvmlVgpuInstance_t", DEC_UINT, -1, -1},
+    {"fbcStats", "nvmlFBCStats_t *", DEC_PTR, -1, 68},
+};
+static const struct dec_arg args_nvmlVgpuInstanceGetFbUsage[] = {
+    {"vgpuInstance", "nvmlVgpuInstance_t", DEC_UINT, -1, -1},
+    {"fbUsage", "unsigned long long *", DEC_PTR, -1, -1},
+};
+static const struct dec_arg args_nvmlVgpuInstanceGetFrameRateLimit[] = {
+    {"vgpuInstance", "nvmlVgpuInstance_t", DEC_UINT, -1, -1},
+    {"frameRateLimit", "unsigned int *", DEC_PTR, -1, -1},
+};
+static const struct dec_arg args_nvmlVgpuInstanceGetGpuInstanceId[] = {
+    {"vgpuInstance", "nvmlVgpuInstance_t", DEC_UINT, -1, -1},
+    {"gpuInstanceId", "unsigned int *", DEC_PTR, -1, -1},
+};
+static const struct dec_arg args_nvmlVgpuInstanceGetGpuPciId[] = {
+    {"vgpuInstance", "nvmlVgpuInstance_t", DEC_UINT, -1, -1},
+    {"vgpuPciId", "char *", DEC_PTR, -1, -1},
+    {"length", "unsigned int *", DEC_PTR, -1, -1},
+};
+static const struct dec_arg args_nvmlVgpuInstanceGetLicenseInfo_v2[] = {
+    {"vgpuInstance", "nvmlVgpuInstance_t", DEC_UINT, -1, -1},
+    {"licenseInfo", "nvmlVgpuLicenseInfo_t *", DEC_PTR, -1, 118},
+};
+static const struct dec_arg args_nvmlVgpuInstanceGetLicenseStatus[] = {
+    {"vgpuInstance", "nvmlVgpuInstance_t", DEC_UINT, -1, -1},
+    {"licensed", "unsigned int *", DEC_PTR, -1, -1},
+};
+static const struct dec_arg args_nvmlVgpuInstanceGetMdevUUID[] = {
+    {"vgpuInstance", "nvmlVgpuInstance_t", DEC_UINT, -1, -1},
+    {"mdevUuid", "char *", DEC_PTR, -1, -1},
+    {"size", "unsigned int", DEC_UINT, -1, -1},
+};
+static const struct dec_arg args_nvmlVgpuInstanceGetMetadata[] = {
+    {"vgpuInstance", "nvmlVgpuInstance_t", DEC_UINT, -1, -1},
+    {"vgpuMetadata", "nvmlVgpuMetadata_t *", DEC_PTR, -1, -1},
+    {"bufferSize", "unsigned int *", DEC_PTR, -1, -1},
+};
+static const struct dec_arg args_nvmlVgpuInstanceGetPlacementId[] = {
+    {"vgpuInstance", "nvmlVgpuInstance_t", DEC_UINT, -1, -1},
+    {"pPlacement", "nvmlVgpuPlacementId_t *", DEC_PTR, -1, 120},
+};
+static const struct dec_arg args_nvmlVgpuInstanceGetRuntimeStateSize[] = {
+    {"vgpuInstance", "nvmlVgpuInstance_t", DEC_UINT, -1, -1},
+    {"pState", "nvmlVgpuRuntimeState_t *", DEC_PTR, -1, 123},
+};
+static const struct dec_arg args_nvmlVgpuInstanceGetType[] = {
+    {"vgpuInstance", "nvmlVgpuInstance_t", DEC_UINT, -1, -1},
+    {"vgpuTypeId", "nvmlVgpuTypeId_t *", DEC_PTR, -1, -1},
+};
+static const struct dec_arg args_nvmlVgpuInstanceGetUUID[] = {
+    {"vgpuInstance", "nvmlVgpuInstance_t", DEC_UINT, -1, -1},
+    {"uuid", "char *", DEC_PTR, -1, -1},
+    {"size", "unsigned int", DEC_UINT, -1, -1},
+};
+static const struct dec_arg args_nvmlVgpuInstanceGetVmDriverVersion[] = {
+    {"vgpuInstance", "nvmlVgpuInstance_t", DEC_UINT, -1, -1},
+    {"version", "char *", DEC_PTR, -1, -1},
+    {"length", "unsigned int", DEC_UINT, -1, -1},
+};
+static const struct dec_arg args_nvmlVgpuInstanceGetVmID[] = {
+    {"vgpuInstance", "nvmlVgpuInstance_t", DEC_UINT, -1, -1},
+    {"vmId", "char *", DEC_PTR, -1, -1},
+    {"size", "unsigned int", DEC_UINT, -1, -1},
+    {"vmIdType", "nvmlVgpuVmIdType_t *", DEC_PTR, 219, -1},
+};
+static const struct dec_arg args_nvmlVgpuInstanceSetEncoderCapacity[] = {
+    {"vgpuInstance", "nvmlVgpuInstance_t", DEC_UINT, -1, -1},
+    {"encoderCapacity", "unsigned int", DEC_UINT, -1, -1},
+};
+static const struct dec_arg args_nvmlVgpuTypeGetBAR1Info[] = {
+    {"vgpuTypeId", "nvmlVgpuTypeId_t", DEC_UINT, -1, -1},
+    {"bar1Info", "nvmlVgpuTypeBar1Info_t *", DEC_PTR, -1, 135},
+};
+static const struct dec_arg args_nvmlVgpuTypeGetCapabilities[] = {
+    {"vgpuTypeId", "nvmlVgpuTypeId_t", DEC_UINT, -1, -1},
+    {"capability", "nvmlVgpuCapability_t", DEC_ENUM, 215, -1},
+    {"capResult", "unsigned int *", DEC_PTR, -1, -1},
+};
+static const struct dec_arg args_nvmlVgpuTypeGetClass[] = {
+    {"vgpuTypeId", "nvmlVgpuTypeId_t", DEC_UINT, -1, -1},
+    {"vgpuTypeClass", "char *", DEC_PTR, -1, -1},
+    {"size", "unsigned int *", DEC_PTR, -1, -1},
+};
+static const struct dec_arg args_nvmlVgpuTypeGetDeviceID[] = {
+    {"vgpuTypeId", "nvmlVgpuTypeId_t", DEC_UINT, -1, -1},
+    {"deviceID", "unsigned long long *", DEC_PTR, -1, -1},
+    {"subsystemID", "unsigned long long *", DEC_PTR, -1, -1},
+};
+static const struct dec_arg args_nvmlVgpuTypeGetFbReservation[] = {
+    {"vgpuTypeId", "nvmlVgpuTypeId_t", DEC_UINT, -1, -1},
+    {"fbReservation", "unsigned long long *", DEC_PTR, -1, -1},
+};
+static const struct dec_arg args_nvmlVgpuTypeGetFrameRateLimit[] = {
+    {"vgpuTypeId", "nvmlVgpuTypeId_t", DEC_UINT, -1, -1},
+    {"frameRateLimit", "unsigned int *", DEC_PTR, -1, -1},
+};
+static const struct dec_arg args_nvmlVgpuTypeGetFramebufferSize[] = {
+    {"vgpuTypeId", "nvmlVgpuTypeId_t", DEC_UINT, -1, -1},
+    {"fbSize", "unsigned long long *", DEC_PTR, -1, -1},
+};
+static const struct dec_arg args_nvmlVgpuTypeGetGpuInstanceProfileId[] = {
+    {"vgpuTypeId", "nvmlVgpuTypeId_t", DEC_UINT, -1, -1},
+    {"gpuInstanceProfileId", "unsigned int *", DEC_PTR, -1, -1},
+};
+static const struct dec_arg args_nvmlVgpuTypeGetGspHeapSize[] = {
+    {"vgpuTypeId", "nvmlVgpuTypeId_t", DEC_UINT, -1, -1},
+    {"gspHeapSize", "unsigned long long *", DEC_PTR, -1, -1},
+};
+static const struct dec_arg args_nvmlVgpuTypeGetLicense[] = {
+    {"vgpuTypeId", "nvmlVgpuTypeId_t", DEC_UINT, -1, -1},
+    {"vgpuTypeLicenseString", "char *", DEC_PTR, -1, -1},
+    {"size", "unsigned int", DEC_UINT, -1, -1},
+};
+static const struct dec_arg args_nvmlVgpuTypeGetMaxInstances[] = {
+    {"device", "nvmlDevice_t", DEC_PTR, -1, -1},
+    {"vgpuTypeId", "nvmlVgpuTypeId_t", DEC_UINT, -1, -1},
+    {"vgpuInstanceCount", "unsigned int *", DEC_PTR, -1, -1},
+};
+static const struct dec_arg args_nvmlVgpuTypeGetMaxInstancesPerGpuInstance[] = {
+    {"pMaxInstance", "nvmlVgpuTypeMaxInstance_t *", DEC_PTR, -1, 137},
+};
+static const struct dec_arg args_nvmlVgpuTypeGetMaxInstancesPerVm[] = {
+    {"vgpuTypeId", "nvmlVgpuTypeId_t", DEC_UINT, -1, -1},
+    {"vgpuInstanceCountPerVm", "unsigned int *", DEC_PTR, -1, -1},
+};
+static const struct dec_arg args_nvmlVgpuTypeGetName[] = {
+    {"vgpuTypeId", "nvmlVgpuTypeId_t", DEC_UINT, -1, -1},
+    {"vgpuTypeName", "char *", DEC_PTR, -1, -1},
+    {"size", "unsigned int *", DEC_PTR, -1, -1},
+};
+static const struct dec_arg args_nvmlVgpuTypeGetNumDisplayHeads[] = {
+    {"vgpuTypeId", "nvmlVgpuTypeId_t", DEC_UINT, -1, -1},
+    {"numDisplayHeads", "unsigned int *", DEC_PTR, -1, -1},
+};
+static const struct dec_arg args_nvmlVgpuTypeGetResolution[] = {
+    {"vgpuTypeId", "nvmlVgpuTypeId_t", DEC_UINT, -1, -1},
+    {"displayIndex", "unsigned int", DEC_UINT, -1, -1},
+    {"xdim", "unsigned int *", DEC_PTR, -1, -1},
+    {"ydim", "unsigned int *", DEC_PTR, -1, -1},
 };
 
 /* Sorted by name; functions no header declares have no arguments. */
@@ -30401,30 +33144,434 @@ static const struct dec_fn fns[] = {
     {"nvJitLinkGetLinkedPtx", 2, 12, DEC_ENUM, 173, args_nvJitLinkGetLinkedPtx},
     {"nvJitLinkGetLinkedPtxSize", 2, 12, DEC_ENUM, 173, args_nvJitLinkGetLinkedPtxSize},
     {"nvJitLinkVersion", 2, 12, DEC_ENUM, 173, args_nvJitLinkVersion},
-    {"nvrtcAddNameExpression", 2, 11, DEC_ENUM, 174, args_nvrtcAddNameExpression},
-    {"nvrtcCompileProgram", 3, 11, DEC_ENUM, 174, args_nvrtcCompileProgram},
-    {"nvrtcCreateProgram", 6, 11, DEC_ENUM, 174, args_nvrtcCreateProgram},
-    {"nvrtcDestroyProgram", 1, 11, DEC_ENUM, 174, args_nvrtcDestroyProgram},
-    {"nvrtcGetCUBIN", 2, 11, DEC_ENUM, 174, args_nvrtcGetCUBIN},
-    {"nvrtcGetCUBINSize", 2, 11, DEC_ENUM, 174, args_nvrtcGetCUBINSize},
+    {"nvmlComputeInstanceDestroy", 1, 14, DEC_ENUM, 208, args_nvmlComputeInstanceDestroy},
+    {"nvmlComputeInstanceGetInfo", 0, 14, DEC_UINT, -1, 0},
+    {"nvmlComputeInstanceGetInfo_v2", 2, 14, DEC_ENUM, 208, args_nvmlComputeInstanceGetInfo_v2},
+    {"nvmlDeviceClearAccountingPids", 1, 14, DEC_ENUM, 208, args_nvmlDeviceClearAccountingPids},
+    {"nvmlDeviceClearCpuAffinity", 1, 14, DEC_ENUM, 208, args_nvmlDeviceClearCpuAffinity},
+    {"nvmlDeviceClearEccErrorCounts", 2, 14, DEC_ENUM, 208, args_nvmlDeviceClearEccErrorCounts},
+    {"nvmlDeviceClearFieldValues", 3, 14, DEC_ENUM, 208, args_nvmlDeviceClearFieldValues},
+    {"nvmlDeviceCreateGpuInstance", 3, 14, DEC_ENUM, 208, args_nvmlDeviceCreateGpuInstance},
+    {"nvmlDeviceCreateGpuInstanceWithPlacement", 4, 14, DEC_ENUM, 208, args_nvmlDeviceCreateGpuInstanceWithPlacement},
+    {"nvmlDeviceDiscoverGpus", 1, 14, DEC_ENUM, 208, args_nvmlDeviceDiscoverGpus},
+    {"nvmlDeviceFreezeNvLinkUtilizationCounter", 4, 14, DEC_ENUM, 208, args_nvmlDeviceFreezeNvLinkUtilizationCounter},
+    {"nvmlDeviceGetAPIRestriction", 3, 14, DEC_ENUM, 208, args_nvmlDeviceGetAPIRestriction},
+    {"nvmlDeviceGetAccountingBufferSize", 2, 14, DEC_ENUM, 208, args_nvmlDeviceGetAccountingBufferSize},
+    {"nvmlDeviceGetAccountingMode", 2, 14, DEC_ENUM, 208, args_nvmlDeviceGetAccountingMode},
+    {"nvmlDeviceGetAccountingPids", 3, 14, DEC_ENUM, 208, args_nvmlDeviceGetAccountingPids},
+    {"nvmlDeviceGetAccountingStats", 3, 14, DEC_ENUM, 208, args_nvmlDeviceGetAccountingStats},
+    {"nvmlDeviceGetActiveVgpus", 3, 14, DEC_ENUM, 208, args_nvmlDeviceGetActiveVgpus},
+    {"nvmlDeviceGetAdaptiveClockInfoStatus", 2, 14, DEC_ENUM, 208, args_nvmlDeviceGetAdaptiveClockInfoStatus},
+    {"nvmlDeviceGetAddressingMode", 2, 14, DEC_ENUM, 208, args_nvmlDeviceGetAddressingMode},
+    {"nvmlDeviceGetApplicationsClock", 3, 14, DEC_ENUM, 208, args_nvmlDeviceGetApplicationsClock},
+    {"nvmlDeviceGetArchitecture", 2, 14, DEC_ENUM, 208, args_nvmlDeviceGetArchitecture},
+    {"nvmlDeviceGetAttributes", 0, 14, DEC_UINT, -1, 0},
+    {"nvmlDeviceGetAttributes_v2", 2, 14, DEC_ENUM, 208, args_nvmlDeviceGetAttributes_v2},
+    {"nvmlDeviceGetAutoBoostedClocksEnabled", 3, 14, DEC_ENUM, 208, args_nvmlDeviceGetAutoBoostedClocksEnabled},
+    {"nvmlDeviceGetBAR1MemoryInfo", 2, 14, DEC_ENUM, 208, args_nvmlDeviceGetBAR1MemoryInfo},
+    {"nvmlDeviceGetBoardId", 2, 14, DEC_ENUM, 208, args_nvmlDeviceGetBoardId},
+    {"nvmlDeviceGetBoardPartNumber", 3, 14, DEC_ENUM, 208, args_nvmlDeviceGetBoardPartNumber},
+    {"nvmlDeviceGetBrand", 2, 14, DEC_ENUM, 208, args_nvmlDeviceGetBrand},
+    {"nvmlDeviceGetBridgeChipInfo", 2, 14, DEC_ENUM, 208, args_nvmlDeviceGetBridgeChipInfo},
+    {"nvmlDeviceGetBusType", 2, 14, DEC_ENUM, 208, args_nvmlDeviceGetBusType},
+    {"nvmlDeviceGetC2cModeInfoV", 2, 14, DEC_ENUM, 208, args_nvmlDeviceGetC2cModeInfoV},
+    {"nvmlDeviceGetCapabilities", 2, 14, DEC_ENUM, 208, args_nvmlDeviceGetCapabilities},
+    {"nvmlDeviceGetClkMonStatus", 2, 14, DEC_ENUM, 208, args_nvmlDeviceGetClkMonStatus},
+    {"nvmlDeviceGetClock", 4, 14, DEC_ENUM, 208, args_nvmlDeviceGetClock},
+    {"nvmlDeviceGetClockInfo", 3, 14, DEC_ENUM, 208, args_nvmlDeviceGetClockInfo},
+    {"nvmlDeviceGetClockOffsets", 2, 14, DEC_ENUM, 208, args_nvmlDeviceGetClockOffsets},
+    {"nvmlDeviceGetComputeInstanceId", 2, 14, DEC_ENUM, 208, args_nvmlDeviceGetComputeInstanceId},
+    {"nvmlDeviceGetComputeMode", 2, 14, DEC_ENUM, 208, args_nvmlDeviceGetComputeMode},
+    {"nvmlDeviceGetComputeRunningProcesses", 0, 14, DEC_UINT, -1, 0},
+    {"nvmlDeviceGetComputeRunningProcesses_v2", 0, 14, DEC_UINT, -1, 0},
+    {"nvmlDeviceGetComputeRunningProcesses_v3", 3, 14, DEC_ENUM, 208, args_nvmlDeviceGetComputeRunningProcesses_v3},
+    {"nvmlDeviceGetConfComputeGpuAttestationReport", 2, 14, DEC_ENUM, 208, args_nvmlDeviceGetConfComputeGpuAttestationReport},
+    {"nvmlDeviceGetConfComputeGpuCertificate", 2, 14, DEC_ENUM, 208, args_nvmlDeviceGetConfComputeGpuCertificate},
+    {"nvmlDeviceGetConfComputeMemSizeInfo", 2, 14, DEC_ENUM, 208, args_nvmlDeviceGetConfComputeMemSizeInfo},
+    {"nvmlDeviceGetConfComputeProtectedMemoryUsage", 2, 14, DEC_ENUM, 208, args_nvmlDeviceGetConfComputeProtectedMemoryUsage},
+    {"nvmlDeviceGetCoolerInfo", 2, 14, DEC_ENUM, 208, args_nvmlDeviceGetCoolerInfo},
+    {"nvmlDeviceGetCount", 0, 14, DEC_UINT, -1, 0},
+    {"nvmlDeviceGetCount_v2", 1, 14, DEC_ENUM, 208, args_nvmlDeviceGetCount_v2},
+    {"nvmlDeviceGetCpuAffinity", 3, 14, DEC_ENUM, 208, args_nvmlDeviceGetCpuAffinity},
+    {"nvmlDeviceGetCpuAffinityWithinScope", 4, 14, DEC_ENUM, 208, args_nvmlDeviceGetCpuAffinityWithinScope},
+    {"nvmlDeviceGetCreatableVgpus", 3, 14, DEC_ENUM, 208, args_nvmlDeviceGetCreatableVgpus},
+    {"nvmlDeviceGetCudaComputeCapability", 3, 14, DEC_ENUM, 208, args_nvmlDeviceGetCudaComputeCapability},
+    {"nvmlDeviceGetCurrPcieLinkGeneration", 2, 14, DEC_ENUM, 208, args_nvmlDeviceGetCurrPcieLinkGeneration},
+    {"nvmlDeviceGetCurrPcieLinkWidth", 2, 14, DEC_ENUM, 208, args_nvmlDeviceGetCurrPcieLinkWidth},
+    {"nvmlDeviceGetCurrentClockFreqs", 2, 14, DEC_ENUM, 208, args_nvmlDeviceGetCurrentClockFreqs},
+    {"nvmlDeviceGetCurrentClocksEventReasons", 2, 14, DEC_ENUM, 208, args_nvmlDeviceGetCurrentClocksEventReasons},
+    {"nvmlDeviceGetCurrentClocksThrottleReasons", 2, 14, DEC_ENUM, 208, args_nvmlDeviceGetCurrentClocksThrottleReasons},
+    {"nvmlDeviceGetDecoderUtilization", 3, 14, DEC_ENUM, 208, args_nvmlDeviceGetDecoderUtilization},
+    {"nvmlDeviceGetDefaultApplicationsClock", 3, 14, DEC_ENUM, 208, args_nvmlDeviceGetDefaultApplicationsClock},
+    {"nvmlDeviceGetDefaultEccMode", 2, 14, DEC_ENUM, 208, args_nvmlDeviceGetDefaultEccMode},
+    {"nvmlDeviceGetDetailedEccErrors", 4, 14, DEC_ENUM, 208, args_nvmlDeviceGetDetailedEccErrors},
+    {"nvmlDeviceGetDeviceHandleFromMigDeviceHandle", 2, 14, DEC_ENUM, 208, args_nvmlDeviceGetDeviceHandleFromMigDeviceHandle},
+    {"nvmlDeviceGetDisplayActive", 2, 14, DEC_ENUM, 208, args_nvmlDeviceGetDisplayActive},
+    {"nvmlDeviceGetDisplayMode", 2, 14, DEC_ENUM, 208, args_nvmlDeviceGetDisplayMode},
+    {"nvmlDeviceGetDramEncryptionMode", 3, 14, DEC_ENUM, 208, args_nvmlDeviceGetDramEncryptionMode},
+    {"nvmlDeviceGetDriverModel", 0, 14, DEC_UINT, -1, 0},
+    {"nvmlDeviceGetDriverModel_v2", 3, 14, DEC_ENUM, 208, args_nvmlDeviceGetDriverModel_v2},
+    {"nvmlDeviceGetDynamicPstatesInfo", 2, 14, DEC_ENUM, 208, args_nvmlDeviceGetDynamicPstatesInfo},
+    {"nvmlDeviceGetEccMode", 3, 14, DEC_ENUM, 208, args_nvmlDeviceGetEccMode},
+    {"nvmlDeviceGetEncoderCapacity", 3, 14, DEC_ENUM, 208, args_nvmlDeviceGetEncoderCapacity},
+    {"nvmlDeviceGetEncoderSessions", 3, 14, DEC_ENUM, 208, args_nvmlDeviceGetEncoderSessions},
+    {"nvmlDeviceGetEncoderStats", 4, 14, DEC_ENUM, 208, args_nvmlDeviceGetEncoderStats},
+    {"nvmlDeviceGetEncoderUtilization", 3, 14, DEC_ENUM, 208, args_nvmlDeviceGetEncoderUtilization},
+    {"nvmlDeviceGetEnforcedPowerLimit", 2, 14, DEC_ENUM, 208, args_nvmlDeviceGetEnforcedPowerLimit},
+    {"nvmlDeviceGetFBCSessions", 3, 14, DEC_ENUM, 208, args_nvmlDeviceGetFBCSessions},
+    {"nvmlDeviceGetFBCStats", 2, 14, DEC_ENUM, 208, args_nvmlDeviceGetFBCStats},
+    {"nvmlDeviceGetFanControlPolicy_v2", 3, 14, DEC_ENUM, 208, args_nvmlDeviceGetFanControlPolicy_v2},
+    {"nvmlDeviceGetFanSpeed", 2, 14, DEC_ENUM, 208, args_nvmlDeviceGetFanSpeed},
+    {"nvmlDeviceGetFanSpeedRPM", 2, 14, DEC_ENUM, 208, args_nvmlDeviceGetFanSpeedRPM},
+    {"nvmlDeviceGetFanSpeed_v2", 3, 14, DEC_ENUM, 208, args_nvmlDeviceGetFanSpeed_v2},
+    {"nvmlDeviceGetFieldValues", 3, 14, DEC_ENUM, 208, args_nvmlDeviceGetFieldValues},
+    {"nvmlDeviceGetGpcClkMinMaxVfOffset", 3, 14, DEC_ENUM, 208, args_nvmlDeviceGetGpcClkMinMaxVfOffset},
+    {"nvmlDeviceGetGpcClkVfOffset", 2, 14, DEC_ENUM, 208, args_nvmlDeviceGetGpcClkVfOffset},
+    {"nvmlDeviceGetGpuFabricInfo", 2, 14, DEC_ENUM, 208, args_nvmlDeviceGetGpuFabricInfo},
+    {"nvmlDeviceGetGpuFabricInfoV", 2, 14, DEC_ENUM, 208, args_nvmlDeviceGetGpuFabricInfoV},
+    {"nvmlDeviceGetGpuInstanceById", 3, 14, DEC_ENUM, 208, args_nvmlDeviceGetGpuInstanceById},
+    {"nvmlDeviceGetGpuInstanceId", 2, 14, DEC_ENUM, 208, args_nvmlDeviceGetGpuInstanceId},
+    {"nvmlDeviceGetGpuInstancePossiblePlacements", 0, 14, DEC_UINT, -1, 0},
+    {"nvmlDeviceGetGpuInstancePossiblePlacements_v2", 4, 14, DEC_ENUM, 208, args_nvmlDeviceGetGpuInstancePossiblePlacements_v2},
+    {"nvmlDeviceGetGpuInstanceProfileInfo", 3, 14, DEC_ENUM, 208, args_nvmlDeviceGetGpuInstanceProfileInfo},
+    {"nvmlDeviceGetGpuInstanceProfileInfoByIdV", 3, 14, DEC_ENUM, 208, args_nvmlDeviceGetGpuInstanceProfileInfoByIdV},
+    {"nvmlDeviceGetGpuInstanceProfileInfoV", 3, 14, DEC_ENUM, 208, args_nvmlDeviceGetGpuInstanceProfileInfoV},
+    {"nvmlDeviceGetGpuInstanceRemainingCapacity", 3, 14, DEC_ENUM, 208, args_nvmlDeviceGetGpuInstanceRemainingCapacity},
+    {"nvmlDeviceGetGpuInstances", 4, 14, DEC_ENUM, 208, args_nvmlDeviceGetGpuInstances},
+    {"nvmlDeviceGetGpuMaxPcieLinkGeneration", 2, 14, DEC_ENUM, 208, args_nvmlDeviceGetGpuMaxPcieLinkGeneration},
+    {"nvmlDeviceGetGpuOperationMode", 3, 14, DEC_ENUM, 208, args_nvmlDeviceGetGpuOperationMode},
+    {"nvmlDeviceGetGraphicsRunningProcesses", 0, 14, DEC_UINT, -1, 0},
+    {"nvmlDeviceGetGraphicsRunningProcesses_v2", 0, 14, DEC_UINT, -1, 0},
+    {"nvmlDeviceGetGraphicsRunningProcesses_v3", 3, 14, DEC_ENUM, 208, args_nvmlDeviceGetGraphicsRunningProcesses_v3},
+    {"nvmlDeviceGetGridLicensableFeatures", 0, 14, DEC_UINT, -1, 0},
+    {"nvmlDeviceGetGridLicensableFeatures_v2", 0, 14, DEC_UINT, -1, 0},
+    {"nvmlDeviceGetGridLicensableFeatures_v3", 0, 14, DEC_UINT, -1, 0},
+    {"nvmlDeviceGetGridLicensableFeatures_v4", 2, 14, DEC_ENUM, 208, args_nvmlDeviceGetGridLicensableFeatures_v4},
+    {"nvmlDeviceGetGspFirmwareMode", 3, 14, DEC_ENUM, 208, args_nvmlDeviceGetGspFirmwareMode},
+    {"nvmlDeviceGetGspFirmwareVersion", 2, 14, DEC_ENUM, 208, args_nvmlDeviceGetGspFirmwareVersion},
+    {"nvmlDeviceGetHandleByIndex", 0, 14, DEC_UINT, -1, 0},
+    {"nvmlDeviceGetHandleByIndex_v2", 2, 14, DEC_ENUM, 208, args_nvmlDeviceGetHandleByIndex_v2},
+    {"nvmlDeviceGetHandleByPciBusId", 0, 14, DEC_UINT, -1, 0},
+    {"nvmlDeviceGetHandleByPciBusId_v2", 2, 14, DEC_ENUM, 208, args_nvmlDeviceGetHandleByPciBusId_v2},
+    {"nvmlDeviceGetHandleBySerial", 2, 14, DEC_ENUM, 208, args_nvmlDeviceGetHandleBySerial},
+    {"nvmlDeviceGetHandleByUUID", 2, 14, DEC_ENUM, 208, args_nvmlDeviceGetHandleByUUID},
+    {"nvmlDeviceGetHandleByUUIDV", 2, 14, DEC_ENUM, 208, args_nvmlDeviceGetHandleByUUIDV},
+    {"nvmlDeviceGetHostVgpuMode", 2, 14, DEC_ENUM, 208, args_nvmlDeviceGetHostVgpuMode},
+    {"nvmlDeviceGetHostname_v1", 2, 14, DEC_ENUM, 208, args_nvmlDeviceGetHostname_v1},
+    {"nvmlDeviceGetIndex", 2, 14, DEC_ENUM, 208, args_nvmlDeviceGetIndex},
+    {"nvmlDeviceGetInforomConfigurationChecksum", 2, 14, DEC_ENUM, 208, args_nvmlDeviceGetInforomConfigurationChecksum},
+    {"nvmlDeviceGetInforomImageVersion", 3, 14, DEC_ENUM, 208, args_nvmlDeviceGetInforomImageVersion},
+    {"nvmlDeviceGetInforomVersion", 4, 14, DEC_ENUM, 208, args_nvmlDeviceGetInforomVersion},
+    {"nvmlDeviceGetIrqNum", 2, 14, DEC_ENUM, 208, args_nvmlDeviceGetIrqNum},
+    {"nvmlDeviceGetJpgUtilization", 3, 14, DEC_ENUM, 208, args_nvmlDeviceGetJpgUtilization},
+    {"nvmlDeviceGetLastBBXFlushTime", 3, 14, DEC_ENUM, 208, args_nvmlDeviceGetLastBBXFlushTime},
+    {"nvmlDeviceGetMPSComputeRunningProcesses", 0, 14, DEC_UINT, -1, 0},
+    {"nvmlDeviceGetMPSComputeRunningProcesses_v2", 0, 14, DEC_UINT, -1, 0},
+    {"nvmlDeviceGetMPSComputeRunningProcesses_v3", 3, 14, DEC_ENUM, 208, args_nvmlDeviceGetMPSComputeRunningProcesses_v3},
+    {"nvmlDeviceGetMarginTemperature", 2, 14, DEC_ENUM, 208, args_nvmlDeviceGetMarginTemperature},
+    {"nvmlDeviceGetMaxClockInfo", 3, 14, DEC_ENUM, 208, args_nvmlDeviceGetMaxClockInfo},
+    {"nvmlDeviceGetMaxCustomerBoostClock", 3, 14, DEC_ENUM, 208, args_nvmlDeviceGetMaxCustomerBoostClock},
+    {"nvmlDeviceGetMaxMigDeviceCount", 2, 14, DEC_ENUM, 208, args_nvmlDeviceGetMaxMigDeviceCount},
+    {"nvmlDeviceGetMaxPcieLinkGeneration", 2, 14, DEC_ENUM, 208, args_nvmlDeviceGetMaxPcieLinkGeneration},
+    {"nvmlDeviceGetMaxPcieLinkWidth", 2, 14, DEC_ENUM, 208, args_nvmlDeviceGetMaxPcieLinkWidth},
+    {"nvmlDeviceGetMemClkMinMaxVfOffset", 3, 14, DEC_ENUM, 208, args_nvmlDeviceGetMemClkMinMaxVfOffset},
+    {"nvmlDeviceGetMemClkVfOffset", 2, 14, DEC_ENUM, 208, args_nvmlDeviceGetMemClkVfOffset},
+    {"nvmlDeviceGetMemoryAffinity", 4, 14, DEC_ENUM, 208, args_nvmlDeviceGetMemoryAffinity},
+    {"nvmlDeviceGetMemoryBusWidth", 2, 14, DEC_ENUM, 208, args_nvmlDeviceGetMemoryBusWidth},
+    {"nvmlDeviceGetMemoryErrorCounter", 5, 14, DEC_ENUM, 208, args_nvmlDeviceGetMemoryErrorCounter},
+    {"nvmlDeviceGetMemoryInfo", 2, 14, DEC_ENUM, 208, args_nvmlDeviceGetMemoryInfo},
+    {"nvmlDeviceGetMemoryInfo_v2", 2, 14, DEC_ENUM, 208, args_nvmlDeviceGetMemoryInfo_v2},
+    {"nvmlDeviceGetMigDeviceHandleByIndex", 3, 14, DEC_ENUM, 208, args_nvmlDeviceGetMigDeviceHandleByIndex},
+    {"nvmlDeviceGetMigMode", 3, 14, DEC_ENUM, 208, args_nvmlDeviceGetMigMode},
+    {"nvmlDeviceGetMinMaxClockOfPState", 5, 14, DEC_ENUM, 208, args_nvmlDeviceGetMinMaxClockOfPState},
+    {"nvmlDeviceGetMinMaxFanSpeed", 3, 14, DEC_ENUM, 208, args_nvmlDeviceGetMinMaxFanSpeed},
+    {"nvmlDeviceGetMinorNumber", 2, 14, DEC_ENUM, 208, args_nvmlDeviceGetMinorNumber},
+    {"nvmlDeviceGetModuleId", 2, 14, DEC_ENUM, 208, args_nvmlDeviceGetModuleId},
+    {"nvmlDeviceGetMultiGpuBoard", 2, 14, DEC_ENUM, 208, args_nvmlDeviceGetMultiGpuBoard},
+    {"nvmlDeviceGetName", 3, 14, DEC_ENUM, 208, args_nvmlDeviceGetName},
+    {"nvmlDeviceGetNumFans", 2, 14, DEC_ENUM, 208, args_nvmlDeviceGetNumFans},
+    {"nvmlDeviceGetNumGpuCores", 2, 14, DEC_ENUM, 208, args_nvmlDeviceGetNumGpuCores},
+    {"nvmlDeviceGetNumaNodeId", 2, 14, DEC_ENUM, 208, args_nvmlDeviceGetNumaNodeId},
+    {"nvmlDeviceGetNvLinkCapability", 4, 14, DEC_ENUM, 208, args_nvmlDeviceGetNvLinkCapability},
+    {"nvmlDeviceGetNvLinkErrorCounter", 4, 14, DEC_ENUM, 208, args_nvmlDeviceGetNvLinkErrorCounter},
+    {"nvmlDeviceGetNvLinkInfo", 2, 14, DEC_ENUM, 208, args_nvmlDeviceGetNvLinkInfo},
+    {"nvmlDeviceGetNvLinkRemoteDeviceType", 3, 14, DEC_ENUM, 208, args_nvmlDeviceGetNvLinkRemoteDeviceType},
+    {"nvmlDeviceGetNvLinkRemotePciInfo", 0, 14, DEC_UINT, -1, 0},
+    {"nvmlDeviceGetNvLinkRemotePciInfo_v2", 3, 14, DEC_ENUM, 208, args_nvmlDeviceGetNvLinkRemotePciInfo_v2},
+    {"nvmlDeviceGetNvLinkState", 3, 14, DEC_ENUM, 208, args_nvmlDeviceGetNvLinkState},
+    {"nvmlDeviceGetNvLinkUtilizationControl", 4, 14, DEC_ENUM, 208, args_nvmlDeviceGetNvLinkUtilizationControl},
+    {"nvmlDeviceGetNvLinkUtilizationCounter", 5, 14, DEC_ENUM, 208, args_nvmlDeviceGetNvLinkUtilizationCounter},
+    {"nvmlDeviceGetNvLinkVersion", 3, 14, DEC_ENUM, 208, args_nvmlDeviceGetNvLinkVersion},
+    {"nvmlDeviceGetNvlinkBwMode", 2, 14, DEC_ENUM, 208, args_nvmlDeviceGetNvlinkBwMode},
+    {"nvmlDeviceGetNvlinkSupportedBwModes", 2, 14, DEC_ENUM, 208, args_nvmlDeviceGetNvlinkSupportedBwModes},
+    {"nvmlDeviceGetOfaUtilization", 3, 14, DEC_ENUM, 208, args_nvmlDeviceGetOfaUtilization},
+    {"nvmlDeviceGetP2PStatus", 4, 14, DEC_ENUM, 208, args_nvmlDeviceGetP2PStatus},
+    {"nvmlDeviceGetPciInfo", 0, 14, DEC_UINT, -1, 0},
+    {"nvmlDeviceGetPciInfoExt", 2, 14, DEC_ENUM, 208, args_nvmlDeviceGetPciInfoExt},
+    {"nvmlDeviceGetPciInfo_v2", 0, 14, DEC_UINT, -1, 0},
+    {"nvmlDeviceGetPciInfo_v3", 2, 14, DEC_ENUM, 208, args_nvmlDeviceGetPciInfo_v3},
+    {"nvmlDeviceGetPcieLinkMaxSpeed", 2, 14, DEC_ENUM, 208, args_nvmlDeviceGetPcieLinkMaxSpeed},
+    {"nvmlDeviceGetPcieReplayCounter", 2, 14, DEC_ENUM, 208, args_nvmlDeviceGetPcieReplayCounter},
+    {"nvmlDeviceGetPcieSpeed", 2, 14, DEC_ENUM, 208, args_nvmlDeviceGetPcieSpeed},
+    {"nvmlDeviceGetPcieThroughput", 3, 14, DEC_ENUM, 208, args_nvmlDeviceGetPcieThroughput},
+    {"nvmlDeviceGetPdi", 2, 14, DEC_ENUM, 208, args_nvmlDeviceGetPdi},
+    {"nvmlDeviceGetPerformanceModes", 2, 14, DEC_ENUM, 208, args_nvmlDeviceGetPerformanceModes},
+    {"nvmlDeviceGetPerformanceState", 2, 14, DEC_ENUM, 208, args_nvmlDeviceGetPerformanceState},
+    {"nvmlDeviceGetPersistenceMode", 2, 14, DEC_ENUM, 208, args_nvmlDeviceGetPersistenceMode},
+    {"nvmlDeviceGetPgpuMetadataString", 3, 14, DEC_ENUM, 208, args_nvmlDeviceGetPgpuMetadataString},
+    {"nvmlDeviceGetPlatformInfo", 2, 14, DEC_ENUM, 208, args_nvmlDeviceGetPlatformInfo},
+    {"nvmlDeviceGetPowerManagementDefaultLimit", 2, 14, DEC_ENUM, 208, args_nvmlDeviceGetPowerManagementDefaultLimit},
+    {"nvmlDeviceGetPowerManagementLimit", 2, 14, DEC_ENUM, 208, args_nvmlDeviceGetPowerManagementLimit},
+    {"nvmlDeviceGetPowerManagementLimitConstraints", 3, 14, DEC_ENUM, 208, args_nvmlDeviceGetPowerManagementLimitConstraints},
+    {"nvmlDeviceGetPowerManagementMode", 2, 14, DEC_ENUM, 208, args_nvmlDeviceGetPowerManagementMode},
+    {"nvmlDeviceGetPowerMizerMode_v1", 2, 14, DEC_ENUM, 208, args_nvmlDeviceGetPowerMizerMode_v1},
+    {"nvmlDeviceGetPowerSource", 2, 14, DEC_ENUM, 208, args_nvmlDeviceGetPowerSource},
+    {"nvmlDeviceGetPowerState", 2, 14, DEC_ENUM, 208, args_nvmlDeviceGetPowerState},
+    {"nvmlDeviceGetPowerUsage", 2, 14, DEC_ENUM, 208, args_nvmlDeviceGetPowerUsage},
+    {"nvmlDeviceGetProcessUtilization", 4, 14, DEC_ENUM, 208, args_nvmlDeviceGetProcessUtilization},
+    {"nvmlDeviceGetProcessesUtilizationInfo", 2, 14, DEC_ENUM, 208, args_nvmlDeviceGetProcessesUtilizationInfo},
+    {"nvmlDeviceGetRemappedRows", 5, 14, DEC_ENUM, 208, args_nvmlDeviceGetRemappedRows},
+    {"nvmlDeviceGetRemappedRows_v2", 0, 14, DEC_UINT, -1, 0},
+    {"nvmlDeviceGetRepairStatus", 2, 14, DEC_ENUM, 208, args_nvmlDeviceGetRepairStatus},
+    {"nvmlDeviceGetRetiredPages", 4, 14, DEC_ENUM, 208, args_nvmlDeviceGetRetiredPages},
+    {"nvmlDeviceGetRetiredPagesPendingStatus", 2, 14, DEC_ENUM, 208, args_nvmlDeviceGetRetiredPagesPendingStatus},
+    {"nvmlDeviceGetRetiredPages_v2", 5, 14, DEC_ENUM, 208, args_nvmlDeviceGetRetiredPages_v2},
+    {"nvmlDeviceGetRowRemapperHistogram", 2, 14, DEC_ENUM, 208, args_nvmlDeviceGetRowRemapperHistogram},
+    {"nvmlDeviceGetRunningProcessDetailList", 2, 14, DEC_ENUM, 208, args_nvmlDeviceGetRunningProcessDetailList},
+    {"nvmlDeviceGetSamples", 6, 14, DEC_ENUM, 208, args_nvmlDeviceGetSamples},
+    {"nvmlDeviceGetSerial", 3, 14, DEC_ENUM, 208, args_nvmlDeviceGetSerial},
+    {"nvmlDeviceGetSramEccErrorStatus", 2, 14, DEC_ENUM, 208, args_nvmlDeviceGetSramEccErrorStatus},
+    {"nvmlDeviceGetSramUniqueUncorrectedEccErrorCounts", 2, 14, DEC_ENUM, 208, args_nvmlDeviceGetSramUniqueUncorrectedEccErrorCounts},
+    {"nvmlDeviceGetSupportedClocksEventReasons", 2, 14, DEC_ENUM, 208, args_nvmlDeviceGetSupportedClocksEventReasons},
+    {"nvmlDeviceGetSupportedClocksThrottleReasons", 2, 14, DEC_ENUM, 208, args_nvmlDeviceGetSupportedClocksThrottleReasons},
+    {"nvmlDeviceGetSupportedEventTypes", 2, 14, DEC_ENUM, 208, args_nvmlDeviceGetSupportedEventTypes},
+    {"nvmlDeviceGetSupportedGraphicsClocks", 4, 14, DEC_ENUM, 208, args_nvmlDeviceGetSupportedGraphicsClocks},
+    {"nvmlDeviceGetSupportedMemoryClocks", 3, 14, DEC_ENUM, 208, args_nvmlDeviceGetSupportedMemoryClocks},
+    {"nvmlDeviceGetSupportedPerformanceStates", 3, 14, DEC_ENUM, 208, args_nvmlDeviceGetSupportedPerformanceStates},
+    {"nvmlDeviceGetSupportedVgpus", 3, 14, DEC_ENUM, 208, args_nvmlDeviceGetSupportedVgpus},
+    {"nvmlDeviceGetTargetFanSpeed", 3, 14, DEC_ENUM, 208, args_nvmlDeviceGetTargetFanSpeed},
+    {"nvmlDeviceGetTemperature", 3, 14, DEC_ENUM, 208, args_nvmlDeviceGetTemperature},
+    {"nvmlDeviceGetTemperatureThreshold", 3, 14, DEC_ENUM, 208, args_nvmlDeviceGetTemperatureThreshold},
+    {"nvmlDeviceGetTemperatureV", 2, 14, DEC_ENUM, 208, args_nvmlDeviceGetTemperatureV},
+    {"nvmlDeviceGetThermalSettings", 3, 14, DEC_ENUM, 208, args_nvmlDeviceGetThermalSettings},
+    {"nvmlDeviceGetTopologyCommonAncestor", 3, 14, DEC_ENUM, 208, args_nvmlDeviceGetTopologyCommonAncestor},
+    {"nvmlDeviceGetTopologyNearestGpus", 4, 14, DEC_ENUM, 208, args_nvmlDeviceGetTopologyNearestGpus},
+    {"nvmlDeviceGetTotalEccErrors", 4, 14, DEC_ENUM, 208, args_nvmlDeviceGetTotalEccErrors},
+    {"nvmlDeviceGetTotalEnergyConsumption", 2, 14, DEC_ENUM, 208, args_nvmlDeviceGetTotalEnergyConsumption},
+    {"nvmlDeviceGetUUID", 3, 14, DEC_ENUM, 208, args_nvmlDeviceGetUUID},
+    {"nvmlDeviceGetUnrepairableMemoryFlag_v1", 0, 14, DEC_UINT, -1, 0},
+    {"nvmlDeviceGetUtilizationRates", 2, 14, DEC_ENUM, 208, args_nvmlDeviceGetUtilizationRates},
+    {"nvmlDeviceGetVbiosVersion", 3, 14, DEC_ENUM, 208, args_nvmlDeviceGetVbiosVersion},
+    {"nvmlDeviceGetVgpuCapabilities", 3, 14, DEC_ENUM, 208, args_nvmlDeviceGetVgpuCapabilities},
+    {"nvmlDeviceGetVgpuHeterogeneousMode", 2, 14, DEC_ENUM, 208, args_nvmlDeviceGetVgpuHeterogeneousMode},
+    {"nvmlDeviceGetVgpuInstancesUtilizationInfo", 2, 14, DEC_ENUM, 208, args_nvmlDeviceGetVgpuInstancesUtilizationInfo},
+    {"nvmlDeviceGetVgpuMetadata", 3, 14, DEC_ENUM, 208, args_nvmlDeviceGetVgpuMetadata},
+    {"nvmlDeviceGetVgpuProcessUtilization", 4, 14, DEC_ENUM, 208, args_nvmlDeviceGetVgpuProcessUtilization},
+    {"nvmlDeviceGetVgpuProcessesUtilizationInfo", 2, 14, DEC_ENUM, 208, args_nvmlDeviceGetVgpuProcessesUtilizationInfo},
+    {"nvmlDeviceGetVgpuSchedulerCapabilities", 2, 14, DEC_ENUM, 208, args_nvmlDeviceGetVgpuSchedulerCapabilities},
+    {"nvmlDeviceGetVgpuSchedulerLog", 2, 14, DEC_ENUM, 208, args_nvmlDeviceGetVgpuSchedulerLog},
+    {"nvmlDeviceGetVgpuSchedulerState", 2, 14, DEC_ENUM, 208, args_nvmlDeviceGetVgpuSchedulerState},
+    {"nvmlDeviceGetVgpuTypeCreatablePlacements", 3, 14, DEC_ENUM, 208, args_nvmlDeviceGetVgpuTypeCreatablePlacements},
+    {"nvmlDeviceGetVgpuTypeSupportedPlacements", 3, 14, DEC_ENUM, 208, args_nvmlDeviceGetVgpuTypeSupportedPlacements},
+    {"nvmlDeviceGetVgpuUtilization", 5, 14, DEC_ENUM, 208, args_nvmlDeviceGetVgpuUtilization},
+    {"nvmlDeviceGetViolationStatus", 3, 14, DEC_ENUM, 208, args_nvmlDeviceGetViolationStatus},
+    {"nvmlDeviceGetVirtualizationMode", 2, 14, DEC_ENUM, 208, args_nvmlDeviceGetVirtualizationMode},
+    {"nvmlDeviceIsMigDeviceHandle", 2, 14, DEC_ENUM, 208, args_nvmlDeviceIsMigDeviceHandle},
+    {"nvmlDeviceModifyDrainState", 2, 14, DEC_ENUM, 208, args_nvmlDeviceModifyDrainState},
+    {"nvmlDeviceOnSameBoard", 3, 14, DEC_ENUM, 208, args_nvmlDeviceOnSameBoard},
+    {"nvmlDevicePowerSmoothingActivatePresetProfile", 2, 14, DEC_ENUM, 208, args_nvmlDevicePowerSmoothingActivatePresetProfile},
+    {"nvmlDevicePowerSmoothingSetState", 2, 14, DEC_ENUM, 208, args_nvmlDevicePowerSmoothingSetState},
+    {"nvmlDevicePowerSmoothingUpdatePresetProfileParam", 2, 14, DEC_ENUM, 208, args_nvmlDevicePowerSmoothingUpdatePresetProfileParam},
+    {"nvmlDeviceQueryDrainState", 2, 14, DEC_ENUM, 208, args_nvmlDeviceQueryDrainState},
+    {"nvmlDeviceReadPRMCounters_v1", 0, 14, DEC_UINT, -1, 0},
+    {"nvmlDeviceReadWritePRM_v1", 2, 14, DEC_ENUM, 208, args_nvmlDeviceReadWritePRM_v1},
+    {"nvmlDeviceRegisterEvents", 3, 14, DEC_ENUM, 208, args_nvmlDeviceRegisterEvents},
+    {"nvmlDeviceRemoveGpu", 0, 14, DEC_UINT, -1, 0},
+    {"nvmlDeviceRemoveGpu_v2", 3, 14, DEC_ENUM, 208, args_nvmlDeviceRemoveGpu_v2},
+    {"nvmlDeviceResetApplicationsClocks", 1, 14, DEC_ENUM, 208, args_nvmlDeviceResetApplicationsClocks},
+    {"nvmlDeviceResetGpuLockedClocks", 1, 14, DEC_ENUM, 208, args_nvmlDeviceResetGpuLockedClocks},
+    {"nvmlDeviceResetMemoryLockedClocks", 1, 14, DEC_ENUM, 208, args_nvmlDeviceResetMemoryLockedClocks},
+    {"nvmlDeviceResetNvLinkErrorCounters", 2, 14, DEC_ENUM, 208, args_nvmlDeviceResetNvLinkErrorCounters},
+    {"nvmlDeviceResetNvLinkUtilizationCounter", 3, 14, DEC_ENUM, 208, args_nvmlDeviceResetNvLinkUtilizationCounter},
+    {"nvmlDeviceSetAPIRestriction", 3, 14, DEC_ENUM, 208, args_nvmlDeviceSetAPIRestriction},
+    {"nvmlDeviceSetAccountingMode", 2, 14, DEC_ENUM, 208, args_nvmlDeviceSetAccountingMode},
+    {"nvmlDeviceSetApplicationsClocks", 3, 14, DEC_ENUM, 208, args_nvmlDeviceSetApplicationsClocks},
+    {"nvmlDeviceSetAutoBoostedClocksEnabled", 2, 14, DEC_ENUM, 208, args_nvmlDeviceSetAutoBoostedClocksEnabled},
+    {"nvmlDeviceSetClockOffsets", 2, 14, DEC_ENUM, 208, args_nvmlDeviceSetClockOffsets},
+    {"nvmlDeviceSetComputeMode", 2, 14, DEC_ENUM, 208, args_nvmlDeviceSetComputeMode},
+    {"nvmlDeviceSetConfComputeUnprotectedMemSize", 2, 14, DEC_ENUM, 208, args_nvmlDeviceSetConfComputeUnprotectedMemSize},
+    {"nvmlDeviceSetCpuAffinity", 1, 14, DEC_ENUM, 208, args_nvmlDeviceSetCpuAffinity},
+    {"nvmlDeviceSetDefaultAutoBoostedClocksEnabled", 3, 14, DEC_ENUM, 208, args_nvmlDeviceSetDefaultAutoBoostedClocksEnabled},
+    {"nvmlDeviceSetDefaultFanSpeed_v2", 2, 14, DEC_ENUM, 208, args_nvmlDeviceSetDefaultFanSpeed_v2},
+    {"nvmlDeviceSetDramEncryptionMode", 2, 14, DEC_ENUM, 208, args_nvmlDeviceSetDramEncryptionMode},
+    {"nvmlDeviceSetDriverModel", 3, 14, DEC_ENUM, 208, args_nvmlDeviceSetDriverModel},
+    {"nvmlDeviceSetEccMode", 2, 14, DEC_ENUM, 208, args_nvmlDeviceSetEccMode},
+    {"nvmlDeviceSetFanControlPolicy", 3, 14, DEC_ENUM, 208, args_nvmlDeviceSetFanControlPolicy},
+    {"nvmlDeviceSetFanSpeed_v2", 3, 14, DEC_ENUM, 208, args_nvmlDeviceSetFanSpeed_v2},
+    {"nvmlDeviceSetGpcClkVfOffset", 2, 14, DEC_ENUM, 208, args_nvmlDeviceSetGpcClkVfOffset},
+    {"nvmlDeviceSetGpuLockedClocks", 3, 14, DEC_ENUM, 208, args_nvmlDeviceSetGpuLockedClocks},
+    {"nvmlDeviceSetGpuOperationMode", 2, 14, DEC_ENUM, 208, args_nvmlDeviceSetGpuOperationMode},
+    {"nvmlDeviceSetHostname_v1", 2, 14, DEC_ENUM, 208, args_nvmlDeviceSetHostname_v1},
+    {"nvmlDeviceSetMemClkVfOffset", 2, 14, DEC_ENUM, 208, args_nvmlDeviceSetMemClkVfOffset},
+    {"nvmlDeviceSetMemoryLockedClocks", 3, 14, DEC_ENUM, 208, args_nvmlDeviceSetMemoryLockedClocks},
+    {"nvmlDeviceSetMigMode", 3, 14, DEC_ENUM, 208, args_nvmlDeviceSetMigMode},
+    {"nvmlDeviceSetNvLinkDeviceLowPowerThreshold", 2, 14, DEC_ENUM, 208, args_nvmlDeviceSetNvLinkDeviceLowPowerThreshold},
+    {"nvmlDeviceSetNvLinkUtilizationControl", 5, 14, DEC_ENUM, 208, args_nvmlDeviceSetNvLinkUtilizationControl},
+    {"nvmlDeviceSetNvlinkBwMode", 2, 14, DEC_ENUM, 208, args_nvmlDeviceSetNvlinkBwMode},
+    {"nvmlDeviceSetPersistenceMode", 2, 14, DEC_ENUM, 208, args_nvmlDeviceSetPersistenceMode},
+    {"nvmlDeviceSetPowerManagementLimit", 2, 14, DEC_ENUM, 208, args_nvmlDeviceSetPowerManagementLimit},
+    {"nvmlDeviceSetPowerManagementLimit_v2", 2, 14, DEC_ENUM, 208, args_nvmlDeviceSetPowerManagementLimit_v2},
+    {"nvmlDeviceSetPowerMizerMode_v1", 2, 14, DEC_ENUM, 208, args_nvmlDeviceSetPowerMizerMode_v1},
+    {"nvmlDeviceSetTemperatureThreshold", 3, 14, DEC_ENUM, 208, args_nvmlDeviceSetTemperatureThreshold},
+    {"nvmlDeviceSetVgpuCapabilities", 3, 14, DEC_ENUM, 208, args_nvmlDeviceSetVgpuCapabilities},
+    {"nvmlDeviceSetVgpuHeterogeneousMode", 2, 14, DEC_ENUM, 208, args_nvmlDeviceSetVgpuHeterogeneousMode},
+    {"nvmlDeviceSetVgpuSchedulerState", 2, 14, DEC_ENUM, 208, args_nvmlDeviceSetVgpuSchedulerState},
+    {"nvmlDeviceSetVirtualizationMode", 2, 14, DEC_ENUM, 208, args_nvmlDeviceSetVirtualizationMode},
+    {"nvmlDeviceValidateInforom", 1, 14, DEC_ENUM, 208, args_nvmlDeviceValidateInforom},
+    {"nvmlDeviceWorkloadPowerProfileClearRequestedProfiles", 2, 14, DEC_ENUM, 208, args_nvmlDeviceWorkloadPowerProfileClearRequestedProfiles},
+    {"nvmlDeviceWorkloadPowerProfileGetCurrentProfiles", 2, 14, DEC_ENUM, 208, args_nvmlDeviceWorkloadPowerProfileGetCurrentProfiles},
+    {"nvmlDeviceWorkloadPowerProfileGetProfilesInfo", 2, 14, DEC_ENUM, 208, args_nvmlDeviceWorkloadPowerProfileGetProfilesInfo},
+    {"nvmlDeviceWorkloadPowerProfileSetRequestedProfiles", 2, 14, DEC_ENUM, 208, args_nvmlDeviceWorkloadPowerProfileSetRequestedProfiles},
+    {"nvmlErrorString", 1, 14, DEC_PTR, -1, args_nvmlErrorString},
+    {"nvmlEventSetCreate", 1, 14, DEC_ENUM, 208, args_nvmlEventSetCreate},
+    {"nvmlEventSetFree", 1, 14, DEC_ENUM, 208, args_nvmlEventSetFree},
+    {"nvmlEventSetWait", 0, 14, DEC_UINT, -1, 0},
+    {"nvmlEventSetWait_v2", 3, 14, DEC_ENUM, 208, args_nvmlEventSetWait_v2},
+    {"nvmlGetBlacklistDeviceCount", 0, 14, DEC_UINT, -1, 0},
+    {"nvmlGetBlacklistDeviceInfoByIndex", 0, 14, DEC_UINT, -1, 0},
+    {"nvmlGetExcludedDeviceCount", 1, 14, DEC_ENUM, 208, args_nvmlGetExcludedDeviceCount},
+    {"nvmlGetExcludedDeviceInfoByIndex", 2, 14, DEC_ENUM, 208, args_nvmlGetExcludedDeviceInfoByIndex},
+    {"nvmlGetVgpuCompatibility", 3, 14, DEC_ENUM, 208, args_nvmlGetVgpuCompatibility},
+    {"nvmlGetVgpuDriverCapabilities", 2, 14, DEC_ENUM, 208, args_nvmlGetVgpuDriverCapabilities},
+    {"nvmlGetVgpuVersion", 2, 14, DEC_ENUM, 208, args_nvmlGetVgpuVersion},
+    {"nvmlGpmMetricsGet", 1, 14, DEC_ENUM, 208, args_nvmlGpmMetricsGet},
+    {"nvmlGpmMigSampleGet", 3, 14, DEC_ENUM, 208, args_nvmlGpmMigSampleGet},
+    {"nvmlGpmQueryDeviceSupport", 2, 14, DEC_ENUM, 208, args_nvmlGpmQueryDeviceSupport},
+    {"nvmlGpmQueryIfStreamingEnabled", 2, 14, DEC_ENUM, 208, args_nvmlGpmQueryIfStreamingEnabled},
+    {"nvmlGpmSampleAlloc", 1, 14, DEC_ENUM, 208, args_nvmlGpmSampleAlloc},
+    {"nvmlGpmSampleFree", 1, 14, DEC_ENUM, 208, args_nvmlGpmSampleFree},
+    {"nvmlGpmSampleGet", 2, 14, DEC_ENUM, 208, args_nvmlGpmSampleGet},
+    {"nvmlGpmSetStreamingEnabled", 2, 14, DEC_ENUM, 208, args_nvmlGpmSetStreamingEnabled},
+    {"nvmlGpuInstanceCreateComputeInstance", 3, 14, DEC_ENUM, 208, args_nvmlGpuInstanceCreateComputeInstance},
+    {"nvmlGpuInstanceCreateComputeInstanceWithPlacement", 4, 14, DEC_ENUM, 208, args_nvmlGpuInstanceCreateComputeInstanceWithPlacement},
+    {"nvmlGpuInstanceDestroy", 1, 14, DEC_ENUM, 208, args_nvmlGpuInstanceDestroy},
+    {"nvmlGpuInstanceGetActiveVgpus", 2, 14, DEC_ENUM, 208, args_nvmlGpuInstanceGetActiveVgpus},
+    {"nvmlGpuInstanceGetComputeInstanceById", 3, 14, DEC_ENUM, 208, args_nvmlGpuInstanceGetComputeInstanceById},
+    {"nvmlGpuInstanceGetComputeInstancePossiblePlacements", 4, 14, DEC_ENUM, 208, args_nvmlGpuInstanceGetComputeInstancePossiblePlacements},
+    {"nvmlGpuInstanceGetComputeInstanceProfileInfo", 4, 14, DEC_ENUM, 208, args_nvmlGpuInstanceGetComputeInstanceProfileInfo},
+    {"nvmlGpuInstanceGetComputeInstanceProfileInfoV", 4, 14, DEC_ENUM, 208, args_nvmlGpuInstanceGetComputeInstanceProfileInfoV},
+    {"nvmlGpuInstanceGetComputeInstanceRemainingCapacity", 3, 14, DEC_ENUM, 208, args_nvmlGpuInstanceGetComputeInstanceRemainingCapacity},
+    {"nvmlGpuInstanceGetComputeInstances", 4, 14, DEC_ENUM, 208, args_nvmlGpuInstanceGetComputeInstances},
+    {"nvmlGpuInstanceGetCreatableVgpus", 2, 14, DEC_ENUM, 208, args_nvmlGpuInstanceGetCreatableVgpus},
+    {"nvmlGpuInstanceGetInfo", 2, 14, DEC_ENUM, 208, args_nvmlGpuInstanceGetInfo},
+    {"nvmlGpuInstanceGetVgpuHeterogeneousMode", 2, 14, DEC_ENUM, 208, args_nvmlGpuInstanceGetVgpuHeterogeneousMode},
+    {"nvmlGpuInstanceGetVgpuSchedulerLog", 2, 14, DEC_ENUM, 208, args_nvmlGpuInstanceGetVgpuSchedulerLog},
+    {"nvmlGpuInstanceGetVgpuSchedulerState", 2, 14, DEC_ENUM, 208, args_nvmlGpuInstanceGetVgpuSchedulerState},
+    {"nvmlGpuInstanceGetVgpuTypeCreatablePlacements", 2, 14, DEC_ENUM, 208, args_nvmlGpuInstanceGetVgpuTypeCreatablePlacements},
+    {"nvmlGpuInstanceSetVgpuHeterogeneousMode", 2, 14, DEC_ENUM, 208, args_nvmlGpuInstanceSetVgpuHeterogeneousMode},
+    {"nvmlGpuInstanceSetVgpuSchedulerState", 2, 14, DEC_ENUM, 208, args_nvmlGpuInstanceSetVgpuSchedulerState},
+    {"nvmlInit", 0, 14, DEC_UINT, -1, 0},
+    {"nvmlInitWithFlags", 1, 14, DEC_ENUM, 208, args_nvmlInitWithFlags},
+    {"nvmlInit_v2", 0, 14, DEC_ENUM, 208, 0},
+    {"nvmlInternalGetExportTable", 0, 14, DEC_UINT, -1, 0},
+    {"nvmlSetVgpuVersion", 1, 14, DEC_ENUM, 208, args_nvmlSetVgpuVersion},
+    {"nvmlShutdown", 0, 14, DEC_ENUM, 208, 0},
+    {"nvmlSystemEventSetCreate", 1, 14, DEC_ENUM, 208, args_nvmlSystemEventSetCreate},
+    {"nvmlSystemEventSetFree", 1, 14, DEC_ENUM, 208, args_nvmlSystemEventSetFree},
+    {"nvmlSystemEventSetWait", 1, 14, DEC_ENUM, 208, args_nvmlSystemEventSetWait},
+    {"nvmlSystemGetConfComputeCapabilities", 1, 14, DEC_ENUM, 208, args_nvmlSystemGetConfComputeCapabilities},
+    {"nvmlSystemGetConfComputeGpusReadyState", 1, 14, DEC_ENUM, 208, args_nvmlSystemGetConfComputeGpusReadyState},
+    {"nvmlSystemGetConfComputeKeyRotationThresholdInfo", 1, 14, DEC_ENUM, 208, args_nvmlSystemGetConfComputeKeyRotationThresholdInfo},
+    {"nvmlSystemGetConfComputeSettings", 1, 14, DEC_ENUM, 208, args_nvmlSystemGetConfComputeSettings},
+    {"nvmlSystemGetConfComputeState", 1, 14, DEC_ENUM, 208, args_nvmlSystemGetConfComputeState},
+    {"nvmlSystemGetCudaDriverVersion", 1, 14, DEC_ENUM, 208, args_nvmlSystemGetCudaDriverVersion},
+    {"nvmlSystemGetCudaDriverVersion_v2", 1, 14, DEC_ENUM, 208, args_nvmlSystemGetCudaDriverVersion_v2},
+    {"nvmlSystemGetDriverBranch", 2, 14, DEC_ENUM, 208, args_nvmlSystemGetDriverBranch},
+    {"nvmlSystemGetDriverVersion", 2, 14, DEC_ENUM, 208, args_nvmlSystemGetDriverVersion},
+    {"nvmlSystemGetHicVersion", 2, 14, DEC_ENUM, 208, args_nvmlSystemGetHicVersion},
+    {"nvmlSystemGetNVMLVersion", 2, 14, DEC_ENUM, 208, args_nvmlSystemGetNVMLVersion},
+    {"nvmlSystemGetNvlinkBwMode", 1, 14, DEC_ENUM, 208, args_nvmlSystemGetNvlinkBwMode},
+    {"nvmlSystemGetProcessName", 3, 14, DEC_ENUM, 208, args_nvmlSystemGetProcessName},
+    {"nvmlSystemGetTopologyGpuSet", 3, 14, DEC_ENUM, 208, args_nvmlSystemGetTopologyGpuSet},
+    {"nvmlSystemRegisterEvents", 1, 14, DEC_ENUM, 208, args_nvmlSystemRegisterEvents},
+    {"nvmlSystemSetConfComputeGpusReadyState", 1, 14, DEC_ENUM, 208, args_nvmlSystemSetConfComputeGpusReadyState},
+    {"nvmlSystemSetConfComputeKeyRotationThresholdInfo", 1, 14, DEC_ENUM, 208, args_nvmlSystemSetConfComputeKeyRotationThresholdInfo},
+    {"nvmlSystemSetNvlinkBwMode", 1, 14, DEC_ENUM, 208, args_nvmlSystemSetNvlinkBwMode},
+    {"nvmlUnitGetCount", 1, 14, DEC_ENUM, 208, args_nvmlUnitGetCount},
+    {"nvmlUnitGetDevices", 3, 14, DEC_ENUM, 208, args_nvmlUnitGetDevices},
+    {"nvmlUnitGetFanSpeedInfo", 2, 14, DEC_ENUM, 208, args_nvmlUnitGetFanSpeedInfo},
+    {"nvmlUnitGetHandleByIndex", 2, 14, DEC_ENUM, 208, args_nvmlUnitGetHandleByIndex},
+    {"nvmlUnitGetLedState", 2, 14, DEC_ENUM, 208, args_nvmlUnitGetLedState},
+    {"nvmlUnitGetPsuInfo", 2, 14, DEC_ENUM, 208, args_nvmlUnitGetPsuInfo},
+    {"nvmlUnitGetTemperature", 3, 14, DEC_ENUM, 208, args_nvmlUnitGetTemperature},
+    {"nvmlUnitGetUnitInfo", 2, 14, DEC_ENUM, 208, args_nvmlUnitGetUnitInfo},
+    {"nvmlUnitSetLedState", 2, 14, DEC_ENUM, 208, args_nvmlUnitSetLedState},
+    {"nvmlVgpuInstanceClearAccountingPids", 1, 14, DEC_ENUM, 208, args_nvmlVgpuInstanceClearAccountingPids},
+    {"nvmlVgpuInstanceGetAccountingMode", 2, 14, DEC_ENUM, 208, args_nvmlVgpuInstanceGetAccountingMode},
+    {"nvmlVgpuInstanceGetAccountingPids", 3, 14, DEC_ENUM, 208, args_nvmlVgpuInstanceGetAccountingPids},
+    {"nvmlVgpuInstanceGetAccountingStats", 3, 14, DEC_ENUM, 208, args_nvmlVgpuInstanceGetAccountingStats},
+    {"nvmlVgpuInstanceGetEccMode", 2, 14, DEC_ENUM, 208, args_nvmlVgpuInstanceGetEccMode},
+    {"nvmlVgpuInstanceGetEncoderCapacity", 2, 14, DEC_ENUM, 208, args_nvmlVgpuInstanceGetEncoderCapacity},
+    {"nvmlVgpuInstanceGetEncoderSessions", 3, 14, DEC_ENUM, 208, args_nvmlVgpuInstanceGetEncoderSessions},
+    {"nvmlVgpuInstanceGetEncoderStats", 4, 14, DEC_ENUM, 208, args_nvmlVgpuInstanceGetEncoderStats},
+    {"nvmlVgpuInstanceGetFBCSessions", 3, 14, DEC_ENUM, 208, args_nvmlVgpuInstanceGetFBCSessions},
+    {"nvmlVgpuInstanceGetFBCStats", 2, 14, DEC_ENUM, 208, args_nvmlVgpuInstanceGetFBCStats},
+    {"nvmlVgpuInstanceGetFbUsage", 2, 14, DEC_ENUM, 208, args_nvmlVgpuInstanceGetFbUsage},
+    {"nvmlVgpuInstanceGetFrameRateLimit", 2, 14, DEC_ENUM, 208, args_nvmlVgpuInstanceGetFrameRateLimit},
+    {"nvmlVgpuInstanceGetGpuInstanceId", 2, 14, DEC_ENUM, 208, args_nvmlVgpuInstanceGetGpuInstanceId},
+    {"nvmlVgpuInstanceGetGpuPciId", 3, 14, DEC_ENUM, 208, args_nvmlVgpuInstanceGetGpuPciId},
+    {"nvmlVgpuInstanceGetLicenseInfo", 0, 14, DEC_UINT, -1, 0},
+    {"nvmlVgpuInstanceGetLicenseInfo_v2", 2, 14, DEC_ENUM, 208, args_nvmlVgpuInstanceGetLicenseInfo_v2},
+    {"nvmlVgpuInstanceGetLicenseStatus", 2, 14, DEC_ENUM, 208, args_nvmlVgpuInstanceGetLicenseStatus},
+    {"nvmlVgpuInstanceGetMdevUUID", 3, 14, DEC_ENUM, 208, args_nvmlVgpuInstanceGetMdevUUID},
+    {"nvmlVgpuInstanceGetMetadata", 3, 14, DEC_ENUM, 208, args_nvmlVgpuInstanceGetMetadata},
+    {"nvmlVgpuInstanceGetPlacementId", 2, 14, DEC_ENUM, 208, args_nvmlVgpuInstanceGetPlacementId},
+    {"nvmlVgpuInstanceGetRuntimeStateSize", 2, 14, DEC_ENUM, 208, args_nvmlVgpuInstanceGetRuntimeStateSize},
+    {"nvmlVgpuInstanceGetType", 2, 14, DEC_ENUM, 208, args_nvmlVgpuInstanceGetType},
+    {"nvmlVgpuInstanceGetUUID", 3, 14, DEC_ENUM, 208, args_nvmlVgpuInstanceGetUUID},
+    {"nvmlVgpuInstanceGetVmDriverVersion", 3, 14, DEC_ENUM, 208, args_nvmlVgpuInstanceGetVmDriverVersion},
+    {"nvmlVgpuInstanceGetVmID", 4, 14, DEC_ENUM, 208, args_nvmlVgpuInstanceGetVmID},
+    {"nvmlVgpuInstanceSetEncoderCapacity", 2, 14, DEC_ENUM, 208, args_nvmlVgpuInstanceSetEncoderCapacity},
+    {"nvmlVgpuTypeGetBAR1Info", 2, 14, DEC_ENUM, 208, args_nvmlVgpuTypeGetBAR1Info},
+    {"nvmlVgpuTypeGetCapabilities", 3, 14, DEC_ENUM, 208, args_nvmlVgpuTypeGetCapabilities},
+    {"nvmlVgpuTypeGetClass", 3, 14, DEC_ENUM, 208, args_nvmlVgpuTypeGetClass},
+    {"nvmlVgpuTypeGetDeviceID", 3, 14, DEC_ENUM, 208, args_nvmlVgpuTypeGetDeviceID},
+    {"nvmlVgpuTypeGetFbReservation", 2, 14, DEC_ENUM, 208, args_nvmlVgpuTypeGetFbReservation},
+    {"nvmlVgpuTypeGetFrameRateLimit", 2, 14, DEC_ENUM, 208, args_nvmlVgpuTypeGetFrameRateLimit},
+    {"nvmlVgpuTypeGetFramebufferSize", 2, 14, DEC_ENUM, 208, args_nvmlVgpuTypeGetFramebufferSize},
+    {"nvmlVgpuTypeGetGpuInstanceProfileId", 2, 14, DEC_ENUM, 208, args_nvmlVgpuTypeGetGpuInstanceProfileId},
+    {"nvmlVgpuTypeGetGspHeapSize", 2, 14, DEC_ENUM, 208, args_nvmlVgpuTypeGetGspHeapSize},
+    {"nvmlVgpuTypeGetLicense", 3, 14, DEC_ENUM, 208, args_nvmlVgpuTypeGetLicense},
+    {"nvmlVgpuTypeGetMaxInstances", 3, 14, DEC_ENUM, 208, args_nvmlVgpuTypeGetMaxInstances},
+    {"nvmlVgpuTypeGetMaxInstancesPerGpuInstance", 1, 14, DEC_ENUM, 208, args_nvmlVgpuTypeGetMaxInstancesPerGpuInstance},
+    {"nvmlVgpuTypeGetMaxInstancesPerVm", 2, 14, DEC_ENUM, 208, args_nvmlVgpuTypeGetMaxInstancesPerVm},
+    {"nvmlVgpuTypeGetName", 3, 14, DEC_ENUM, 208, args_nvmlVgpuTypeGetName},
+    {"nvmlVgpuTypeGetNumDisplayHeads", 2, 14, DEC_ENUM, 208, args_nvmlVgpuTypeGetNumDisplayHeads},
+    {"nvmlVgpuTypeGetResolution", 4, 14, DEC_ENUM, 208, args_nvmlVgpuTypeGetResolution},
+    {"nvrtcAddNameExpression", 2, 11, DEC_ENUM, 220, args_nvrtcAddNameExpression},
+    {"nvrtcCompileProgram", 3, 11, DEC_ENUM, 220, args_nvrtcCompileProgram},
+    {"nvrtcCreateProgram", 6, 11, DEC_ENUM, 220, args_nvrtcCreateProgram},
+    {"nvrtcDestroyProgram", 1, 11, DEC_ENUM, 220, args_nvrtcDestroyProgram},
+    {"nvrtcGetCUBIN", 2, 11, DEC_ENUM, 220, args_nvrtcGetCUBIN},
+    {"nvrtcGetCUBINSize", 2, 11, DEC_ENUM, 220, args_nvrtcGetCUBINSize},
     {"nvrtcGetErrorString", 1, 11, DEC_PTR, -1, args_nvrtcGetErrorString},
-    {"nvrtcGetLTOIR", 2, 11, DEC_ENUM, 174, args_nvrtcGetLTOIR},
-    {"nvrtcGetLTOIRSize", 2, 11, DEC_ENUM, 174, args_nvrtcGetLTOIRSize},
-    {"nvrtcGetLoweredName", 3, 11, DEC_ENUM, 174, args_nvrtcGetLoweredName},
-    {"nvrtcGetNumSupportedArchs", 1, 11, DEC_ENUM, 174, args_nvrtcGetNumSupportedArchs},
-    {"nvrtcGetOptiXIR", 2, 11, DEC_ENUM, 174, args_nvrtcGetOptiXIR},
-    {"nvrtcGetOptiXIRSize", 2, 11, DEC_ENUM, 174, args_nvrtcGetOptiXIRSize},
-    {"nvrtcGetPCHCreateStatus", 1, 11, DEC_ENUM, 174, args_nvrtcGetPCHCreateStatus},
-    {"nvrtcGetPCHHeapSize", 1, 11, DEC_ENUM, 174, args_nvrtcGetPCHHeapSize},
-    {"nvrtcGetPCHHeapSizeRequired", 2, 11, DEC_ENUM, 174, args_nvrtcGetPCHHeapSizeRequired},
-    {"nvrtcGetPTX", 2, 11, DEC_ENUM, 174, args_nvrtcGetPTX},
-    {"nvrtcGetPTXSize", 2, 11, DEC_ENUM, 174, args_nvrtcGetPTXSize},
-    {"nvrtcGetProgramLog", 2, 11, DEC_ENUM, 174, args_nvrtcGetProgramLog},
-    {"nvrtcGetProgramLogSize", 2, 11, DEC_ENUM, 174, args_nvrtcGetProgramLogSize},
-    {"nvrtcGetSupportedArchs", 1, 11, DEC_ENUM, 174, args_nvrtcGetSupportedArchs},
-    {"nvrtcSetFlowCallback", 3, 11, DEC_ENUM, 174, args_nvrtcSetFlowCallback},
-    {"nvrtcSetPCHHeapSize", 1, 11, DEC_ENUM, 174, args_nvrtcSetPCHHeapSize},
-    {"nvrtcVersion", 2, 11, DEC_ENUM, 174, args_nvrtcVersion},
+    {"nvrtcGetLTOIR", 2, 11, DEC_ENUM, 220, args_nvrtcGetLTOIR},
+    {"nvrtcGetLTOIRSize", 2, 11, DEC_ENUM, 220, args_nvrtcGetLTOIRSize},
+    {"nvrtcGetLoweredName", 3, 11, DEC_ENUM, 220, args_nvrtcGetLoweredName},
+    {"nvrtcGetNumSupportedArchs", 1, 11, DEC_ENUM, 220, args_nvrtcGetNumSupportedArchs},
+    {"nvrtcGetOptiXIR", 2, 11, DEC_ENUM, 220, args_nvrtcGetOptiXIR},
+    {"nvrtcGetOptiXIRSize", 2, 11, DEC_ENUM, 220, args_nvrtcGetOptiXIRSize},
+    {"nvrtcGetPCHCreateStatus", 1, 11, DEC_ENUM, 220, args_nvrtcGetPCHCreateStatus},
+    {"nvrtcGetPCHHeapSize", 1, 11, DEC_ENUM, 220, args_nvrtcGetPCHHeapSize},
+    {"nvrtcGetPCHHeapSizeRequired", 2, 11, DEC_ENUM, 220, args_nvrtcGetPCHHeapSizeRequired},
+    {"nvrtcGetPTX", 2, 11, DEC_ENUM, 220, args_nvrtcGetPTX},
+    {"nvrtcGetPTXSize", 2, 11, DEC_ENUM, 220, args_nvrtcGetPTXSize},
+    {"nvrtcGetProgramLog", 2, 11, DEC_ENUM, 220, args_nvrtcGetProgramLog},
+    {"nvrtcGetProgramLogSize", 2, 11, DEC_ENUM, 220, args_nvrtcGetProgramLogSize},
+    {"nvrtcGetSupportedArchs", 1, 11, DEC_ENUM, 220, args_nvrtcGetSupportedArchs},
+    {"nvrtcSetFlowCallback", 3, 11, DEC_ENUM, 220, args_nvrtcSetFlowCallback},
+    {"nvrtcSetPCHHeapSize", 1, 11, DEC_ENUM, 220, args_nvrtcSetPCHHeapSize},
+    {"nvrtcVersion", 2, 11, DEC_ENUM, 220, args_nvrtcVersion},
     {"nvtxDomainCreateA", 1, 13, DEC_PTR, -1, args_nvtxDomainCreateA},
     {"nvtxDomainCreateA_impl_init_v3", 1, 13, DEC_PTR, -1, args_nvtxDomainCreateA_impl_init_v3},
     {"nvtxDomainCreateW", 1, 13, DEC_PTR, -1, args_nvtxDomainCreateW},
@@ -30527,4 +33674,4 @@ static const struct dec_fn fns[] = {
     {"nvtxSetInitFunctionsToNoops_v3", 1, 13, DEC_VOID, -1, args_nvtxSetInitFunctionsToNoops_v3},
 };
 
-const struct dec_set dec_layers = {fns, 3103, enums, 175, structs, 49};
+const struct dec_set dec_layers = {fns, 3507, enums, 221, structs, 146};

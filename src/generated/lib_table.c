@@ -28822,6 +28822,2982 @@ static const cutap_arg_info_t args_nvtxSetInitFunctionsToNoops_v3[] = {
     {"forceAllToNoops", "int", CUTAP_ARG_INT},
 };
 static const uint16_t sizes_nvtxSetInitFunctionsToNoops_v3[] = {4};
+static const cutap_arg_info_t args_nvmlComputeInstanceDestroy[] = {
+    {"computeInstance", "nvmlComputeInstance_t", CUTAP_ARG_PTR},
+};
+static const uint16_t sizes_nvmlComputeInstanceDestroy[] = {8};
+static const cutap_arg_info_t args_nvmlComputeInstanceGetInfo_v2[] = {
+    {"computeInstance", "nvmlComputeInstance_t", CUTAP_ARG_PTR},
+    {"info", "nvmlComputeInstanceInfo_t *", CUTAP_ARG_PTR},
+};
+static const uint16_t sizes_nvmlComputeInstanceGetInfo_v2[] = {8, 8};
+static const struct cutap_capinfo caps_nvmlComputeInstanceGetInfo_v2[] = {
+    {.arg = 1, .kind = CUTAP_CAP_OUT_BYTES, .size = 32},
+};
+static const cutap_arg_info_t args_nvmlDeviceClearAccountingPids[] = {
+    {"device", "nvmlDevice_t", CUTAP_ARG_PTR},
+};
+static const uint16_t sizes_nvmlDeviceClearAccountingPids[] = {8};
+static const cutap_arg_info_t args_nvmlDeviceClearCpuAffinity[] = {
+    {"device", "nvmlDevice_t", CUTAP_ARG_PTR},
+};
+static const uint16_t sizes_nvmlDeviceClearCpuAffinity[] = {8};
+static const cutap_arg_info_t args_nvmlDeviceClearEccErrorCounts[] = {
+    {"device", "nvmlDevice_t", CUTAP_ARG_PTR},
+    {"counterType", "nvmlEccCounterType_t", CUTAP_ARG_ENUM},
+};
+static const uint16_t sizes_nvmlDeviceClearEccErrorCounts[] = {8, 4};
+static const cutap_arg_info_t args_nvmlDeviceClearFieldValues[] = {
+    {"device", "nvmlDevice_t", CUTAP_ARG_PTR},
+    {"valuesCount", "int", CUTAP_ARG_INT},
+    {"values", "nvmlFieldValue_t *", CUTAP_ARG_PTR},
+};
+static const uint16_t sizes_nvmlDeviceClearFieldValues[] = {8, 4, 8};
+static const struct cutap_capinfo caps_nvmlDeviceClearFieldValues[] = {
+    {.arg = 2, .kind = CUTAP_CAP_OUT_BYTES, .size = 40},
+};
+static const cutap_arg_info_t args_nvmlDeviceCreateGpuInstance[] = {
+    {"device", "nvmlDevice_t", CUTAP_ARG_PTR},
+    {"profileId", "unsigned int", CUTAP_ARG_UINT},
+    {"gpuInstance", "nvmlGpuInstance_t *", CUTAP_ARG_PTR},
+};
+static const uint16_t sizes_nvmlDeviceCreateGpuInstance[] = {8, 4, 8};
+static const struct cutap_capinfo caps_nvmlDeviceCreateGpuInstance[] = {
+    {.arg = 2, .kind = CUTAP_CAP_OUT_BYTES, .size = 8},
+};
+static const cutap_arg_info_t args_nvmlDeviceCreateGpuInstanceWithPlacement[] = {
+    {"device", "nvmlDevice_t", CUTAP_ARG_PTR},
+    {"profileId", "unsigned int", CUTAP_ARG_UINT},
+    {"placement", "const nvmlGpuInstancePlacement_t *", CUTAP_ARG_PTR},
+    {"gpuInstance", "nvmlGpuInstance_t *", CUTAP_ARG_PTR},
+};
+static const uint16_t sizes_nvmlDeviceCreateGpuInstanceWithPlacement[] = {8, 4, 8, 8};
+static const struct cutap_capinfo caps_nvmlDeviceCreateGpuInstanceWithPlacement[] = {
+    {.arg = 2, .kind = CUTAP_CAP_IN_BYTES, .size = 8},
+    {.arg = 3, .kind = CUTAP_CAP_OUT_BYTES, .size = 8},
+};
+static const cutap_arg_info_t args_nvmlDeviceDiscoverGpus[] = {
+    {"pciInfo", "nvmlPciInfo_t *", CUTAP_ARG_PTR},
+};
+static const uint16_t sizes_nvmlDeviceDiscoverGpus[] = {8};
+static const cutap_arg_info_t args_nvmlDeviceFreezeNvLinkUtilizationCounter[] = {
+    {"device", "nvmlDevice_t", CUTAP_ARG_PTR},
+    {"link", "unsigned int", CUTAP_ARG_UINT},
+    {"counter", "unsigned int", CUTAP_ARG_UINT},
+    {"freeze", "nvmlEnableState_t", CUTAP_ARG_ENUM},
+};
+static const uint16_t sizes_nvmlDeviceFreezeNvLinkUtilizationCounter[] = {8, 4, 4, 4};
+static const cutap_arg_info_t args_nvmlDeviceGetAPIRestriction[] = {
+    {"device", "nvmlDevice_t", CUTAP_ARG_PTR},
+    {"apiType", "nvmlRestrictedAPI_t", CUTAP_ARG_ENUM},
+    {"isRestricted", "nvmlEnableState_t *", CUTAP_ARG_PTR},
+};
+static const uint16_t sizes_nvmlDeviceGetAPIRestriction[] = {8, 4, 8};
+static const struct cutap_capinfo caps_nvmlDeviceGetAPIRestriction[] = {
+    {.arg = 2, .kind = CUTAP_CAP_OUT_BYTES, .size = 4},
+};
+static const cutap_arg_info_t args_nvmlDeviceGetAccountingBufferSize[] = {
+    {"device", "nvmlDevice_t", CUTAP_ARG_PTR},
+    {"bufferSize", "unsigned int *", CUTAP_ARG_PTR},
+};
+static const uint16_t sizes_nvmlDeviceGetAccountingBufferSize[] = {8, 8};
+static const struct cutap_capinfo caps_nvmlDeviceGetAccountingBufferSize[] = {
+    {.arg = 1, .kind = CUTAP_CAP_OUT_BYTES, .size = 4},
+};
+static const cutap_arg_info_t args_nvmlDeviceGetAccountingMode[] = {
+    {"device", "nvmlDevice_t", CUTAP_ARG_PTR},
+    {"mode", "nvmlEnableState_t *", CUTAP_ARG_PTR},
+};
+static const uint16_t sizes_nvmlDeviceGetAccountingMode[] = {8, 8};
+static const struct cutap_capinfo caps_nvmlDeviceGetAccountingMode[] = {
+    {.arg = 1, .kind = CUTAP_CAP_OUT_BYTES, .size = 4},
+};
+static const cutap_arg_info_t args_nvmlDeviceGetAccountingPids[] = {
+    {"device", "nvmlDevice_t", CUTAP_ARG_PTR},
+    {"count", "unsigned int *", CUTAP_ARG_PTR},
+    {"pids", "unsigned int *", CUTAP_ARG_PTR},
+};
+static const uint16_t sizes_nvmlDeviceGetAccountingPids[] = {8, 8, 8};
+static const struct cutap_capinfo caps_nvmlDeviceGetAccountingPids[] = {
+    {.arg = 1, .kind = CUTAP_CAP_OUT_BYTES, .size = 4},
+    {.arg = 2, .kind = CUTAP_CAP_OUT_BYTES, .size = 4},
+};
+static const cutap_arg_info_t args_nvmlDeviceGetAccountingStats[] = {
+    {"device", "nvmlDevice_t", CUTAP_ARG_PTR},
+    {"pid", "unsigned int", CUTAP_ARG_UINT},
+    {"stats", "nvmlAccountingStats_t *", CUTAP_ARG_PTR},
+};
+static const uint16_t sizes_nvmlDeviceGetAccountingStats[] = {8, 4, 8};
+static const struct cutap_capinfo caps_nvmlDeviceGetAccountingStats[] = {
+    {.arg = 2, .kind = CUTAP_CAP_OUT_BYTES, .size = 56},
+};
+static const cutap_arg_info_t args_nvmlDeviceGetActiveVgpus[] = {
+    {"device", "nvmlDevice_t", CUTAP_ARG_PTR},
+    {"vgpuCount", "unsigned int *", CUTAP_ARG_PTR},
+    {"vgpuInstances", "nvmlVgpuInstance_t *", CUTAP_ARG_PTR},
+};
+static const uint16_t sizes_nvmlDeviceGetActiveVgpus[] = {8, 8, 8};
+static const struct cutap_capinfo caps_nvmlDeviceGetActiveVgpus[] = {
+    {.arg = 1, .kind = CUTAP_CAP_OUT_BYTES, .size = 4},
+    {.arg = 2, .kind = CUTAP_CAP_OUT_BYTES, .size = 4},
+};
+static const cutap_arg_info_t args_nvmlDeviceGetAdaptiveClockInfoStatus[] = {
+    {"device", "nvmlDevice_t", CUTAP_ARG_PTR},
+    {"adaptiveClockStatus", "unsigned int *", CUTAP_ARG_PTR},
+};
+static const uint16_t sizes_nvmlDeviceGetAdaptiveClockInfoStatus[] = {8, 8};
+static const struct cutap_capinfo caps_nvmlDeviceGetAdaptiveClockInfoStatus[] = {
+    {.arg = 1, .kind = CUTAP_CAP_OUT_BYTES, .size = 4},
+};
+static const cutap_arg_info_t args_nvmlDeviceGetAddressingMode[] = {
+    {"device", "nvmlDevice_t", CUTAP_ARG_PTR},
+    {"mode", "nvmlDeviceAddressingMode_t *", CUTAP_ARG_PTR},
+};
+static const uint16_t sizes_nvmlDeviceGetAddressingMode[] = {8, 8};
+static const struct cutap_capinfo caps_nvmlDeviceGetAddressingMode[] = {
+    {.arg = 1, .kind = CUTAP_CAP_OUT_BYTES, .size = 8},
+};
+static const cutap_arg_info_t args_nvmlDeviceGetApplicationsClock[] = {
+    {"device", "nvmlDevice_t", CUTAP_ARG_PTR},
+    {"clockType", "nvmlClockType_t", CUTAP_ARG_ENUM},
+    {"clockMHz", "unsigned int *", CUTAP_ARG_PTR},
+};
+static const uint16_t sizes_nvmlDeviceGetApplicationsClock[] = {8, 4, 8};
+static const struct cutap_capinfo caps_nvmlDeviceGetApplicationsClock[] = {
+    {.arg = 2, .kind = CUTAP_CAP_OUT_BYTES, .size = 4},
+};
+static const cutap_arg_info_t args_nvmlDeviceGetArchitecture[] = {
+    {"device", "nvmlDevice_t", CUTAP_ARG_PTR},
+    {"arch", "nvmlDeviceArchitecture_t *", CUTAP_ARG_PTR},
+};
+static const uint16_t sizes_nvmlDeviceGetArchitecture[] = {8, 8};
+static const struct cutap_capinfo caps_nvmlDeviceGetArchitecture[] = {
+    {.arg = 1, .kind = CUTAP_CAP_OUT_BYTES, .size = 4},
+};
+static const cutap_arg_info_t args_nvmlDeviceGetAttributes_v2[] = {
+    {"device", "nvmlDevice_t", CUTAP_ARG_PTR},
+    {"attributes", "nvmlDeviceAttributes_t *", CUTAP_ARG_PTR},
+};
+static const uint16_t sizes_nvmlDeviceGetAttributes_v2[] = {8, 8};
+static const struct cutap_capinfo caps_nvmlDeviceGetAttributes_v2[] = {
+    {.arg = 1, .kind = CUTAP_CAP_IN_BYTES, .size = 40},
+};
+static const cutap_arg_info_t args_nvmlDeviceGetAutoBoostedClocksEnabled[] = {
+    {"device", "nvmlDevice_t", CUTAP_ARG_PTR},
+    {"isEnabled", "nvmlEnableState_t *", CUTAP_ARG_PTR},
+    {"defaultIsEnabled", "nvmlEnableState_t *", CUTAP_ARG_PTR},
+};
+static const uint16_t sizes_nvmlDeviceGetAutoBoostedClocksEnabled[] = {8, 8, 8};
+static const struct cutap_capinfo caps_nvmlDeviceGetAutoBoostedClocksEnabled[] = {
+    {.arg = 1, .kind = CUTAP_CAP_OUT_BYTES, .size = 4},
+    {.arg = 2, .kind = CUTAP_CAP_OUT_BYTES, .size = 4},
+};
+static const cutap_arg_info_t args_nvmlDeviceGetBAR1MemoryInfo[] = {
+    {"device", "nvmlDevice_t", CUTAP_ARG_PTR},
+    {"bar1Memory", "nvmlBAR1Memory_t *", CUTAP_ARG_PTR},
+};
+static const uint16_t sizes_nvmlDeviceGetBAR1MemoryInfo[] = {8, 8};
+static const struct cutap_capinfo caps_nvmlDeviceGetBAR1MemoryInfo[] = {
+    {.arg = 1, .kind = CUTAP_CAP_OUT_BYTES, .size = 24},
+};
+static const cutap_arg_info_t args_nvmlDeviceGetBoardId[] = {
+    {"device", "nvmlDevice_t", CUTAP_ARG_PTR},
+    {"boardId", "unsigned int *", CUTAP_ARG_PTR},
+};
+static const uint16_t sizes_nvmlDeviceGetBoardId[] = {8, 8};
+static const struct cutap_capinfo caps_nvmlDeviceGetBoardId[] = {
+    {.arg = 1, .kind = CUTAP_CAP_OUT_BYTES, .size = 4},
+};
+static const cutap_arg_info_t args_nvmlDeviceGetBoardPartNumber[] = {
+    {"device", "nvmlDevice_t", CUTAP_ARG_PTR},
+    {"partNumber", "char *", CUTAP_ARG_PTR},
+    {"length", "unsigned int", CUTAP_ARG_UINT},
+};
+static const uint16_t sizes_nvmlDeviceGetBoardPartNumber[] = {8, 8, 4};
+static const struct cutap_capinfo caps_nvmlDeviceGetBoardPartNumber[] = {
+    {.arg = 1, .kind = CUTAP_CAP_OUT_STRBUF, .size = 0},
+};
+static const cutap_arg_info_t args_nvmlDeviceGetBrand[] = {
+    {"device", "nvmlDevice_t", CUTAP_ARG_PTR},
+    {"type", "nvmlBrandType_t *", CUTAP_ARG_PTR},
+};
+static const uint16_t sizes_nvmlDeviceGetBrand[] = {8, 8};
+static const struct cutap_capinfo caps_nvmlDeviceGetBrand[] = {
+    {.arg = 1, .kind = CUTAP_CAP_OUT_BYTES, .size = 4},
+};
+static const cutap_arg_info_t args_nvmlDeviceGetBridgeChipInfo[] = {
+    {"device", "nvmlDevice_t", CUTAP_ARG_PTR},
+    {"bridgeHierarchy", "nvmlBridgeChipHierarchy_t *", CUTAP_ARG_PTR},
+};
+static const uint16_t sizes_nvmlDeviceGetBridgeChipInfo[] = {8, 8};
+static const cutap_arg_info_t args_nvmlDeviceGetBusType[] = {
+    {"device", "nvmlDevice_t", CUTAP_ARG_PTR},
+    {"type", "nvmlBusType_t *", CUTAP_ARG_PTR},
+};
+static const uint16_t sizes_nvmlDeviceGetBusType[] = {8, 8};
+static const struct cutap_capinfo caps_nvmlDeviceGetBusType[] = {
+    {.arg = 1, .kind = CUTAP_CAP_OUT_BYTES, .size = 4},
+};
+static const cutap_arg_info_t args_nvmlDeviceGetC2cModeInfoV[] = {
+    {"device", "nvmlDevice_t", CUTAP_ARG_PTR},
+    {"c2cModeInfo", "nvmlC2cModeInfo_v1_t *", CUTAP_ARG_PTR},
+};
+static const uint16_t sizes_nvmlDeviceGetC2cModeInfoV[] = {8, 8};
+static const struct cutap_capinfo caps_nvmlDeviceGetC2cModeInfoV[] = {
+    {.arg = 1, .kind = CUTAP_CAP_OUT_BYTES, .size = 4},
+};
+static const cutap_arg_info_t args_nvmlDeviceGetCapabilities[] = {
+    {"device", "nvmlDevice_t", CUTAP_ARG_PTR},
+    {"caps", "nvmlDeviceCapabilities_t *", CUTAP_ARG_PTR},
+};
+static const uint16_t sizes_nvmlDeviceGetCapabilities[] = {8, 8};
+static const struct cutap_capinfo caps_nvmlDeviceGetCapabilities[] = {
+    {.arg = 1, .kind = CUTAP_CAP_OUT_BYTES, .size = 8},
+};
+static const cutap_arg_info_t args_nvmlDeviceGetClkMonStatus[] = {
+    {"device", "nvmlDevice_t", CUTAP_ARG_PTR},
+    {"status", "nvmlClkMonStatus_t *", CUTAP_ARG_PTR},
+};
+static const uint16_t sizes_nvmlDeviceGetClkMonStatus[] = {8, 8};
+static const cutap_arg_info_t args_nvmlDeviceGetClock[] = {
+    {"device", "nvmlDevice_t", CUTAP_ARG_PTR},
+    {"clockType", "nvmlClockType_t", CUTAP_ARG_ENUM},
+    {"clockId", "nvmlClockId_t", CUTAP_ARG_ENUM},
+    {"clockMHz", "unsigned int *", CUTAP_ARG_PTR},
+};
+static const uint16_t sizes_nvmlDeviceGetClock[] = {8, 4, 4, 8};
+static const struct cutap_capinfo caps_nvmlDeviceGetClock[] = {
+    {.arg = 3, .kind = CUTAP_CAP_OUT_BYTES, .size = 4},
+};
+static const cutap_arg_info_t args_nvmlDeviceGetClockInfo[] = {
+    {"device", "nvmlDevice_t", CUTAP_ARG_PTR},
+    {"type", "nvmlClockType_t", CUTAP_ARG_ENUM},
+    {"clock", "unsigned int *", CUTAP_ARG_PTR},
+};
+static const uint16_t sizes_nvmlDeviceGetClockInfo[] = {8, 4, 8};
+static const struct cutap_capinfo caps_nvmlDeviceGetClockInfo[] = {
+    {.arg = 2, .kind = CUTAP_CAP_OUT_BYTES, .size = 4},
+};
+static const cutap_arg_info_t args_nvmlDeviceGetClockOffsets[] = {
+    {"device", "nvmlDevice_t", CUTAP_ARG_PTR},
+    {"info", "nvmlClockOffset_t *", CUTAP_ARG_PTR},
+};
+static const uint16_t sizes_nvmlDeviceGetClockOffsets[] = {8, 8};
+static const struct cutap_capinfo caps_nvmlDeviceGetClockOffsets[] = {
+    {.arg = 1, .kind = CUTAP_CAP_OUT_BYTES, .size = 24},
+};
+static const cutap_arg_info_t args_nvmlDeviceGetComputeInstanceId[] = {
+    {"device", "nvmlDevice_t", CUTAP_ARG_PTR},
+    {"id", "unsigned int *", CUTAP_ARG_PTR},
+};
+static const uint16_t sizes_nvmlDeviceGetComputeInstanceId[] = {8, 8};
+static const struct cutap_capinfo caps_nvmlDeviceGetComputeInstanceId[] = {
+    {.arg = 1, .kind = CUTAP_CAP_OUT_BYTES, .size = 4},
+};
+static const cutap_arg_info_t args_nvmlDeviceGetComputeMode[] = {
+    {"device", "nvmlDevice_t", CUTAP_ARG_PTR},
+    {"mode", "nvmlComputeMode_t *", CUTAP_ARG_PTR},
+};
+static const uint16_t sizes_nvmlDeviceGetComputeMode[] = {8, 8};
+static const struct cutap_capinfo caps_nvmlDeviceGetComputeMode[] = {
+    {.arg = 1, .kind = CUTAP_CAP_OUT_BYTES, .size = 4},
+};
+static const cutap_arg_info_t args_nvmlDeviceGetComputeRunningProcesses_v3[] = {
+    {"device", "nvmlDevice_t", CUTAP_ARG_PTR},
+    {"infoCount", "unsigned int *", CUTAP_ARG_PTR},
+    {"infos", "nvmlProcessInfo_t *", CUTAP_ARG_PTR},
+};
+static const uint16_t sizes_nvmlDeviceGetComputeRunningProcesses_v3[] = {8, 8, 8};
+static const struct cutap_capinfo caps_nvmlDeviceGetComputeRunningProcesses_v3[] = {
+    {.arg = 1, .kind = CUTAP_CAP_OUT_BYTES, .size = 4},
+    {.arg = 2, .kind = CUTAP_CAP_OUT_BYTES, .size = 24},
+};
+static const cutap_arg_info_t args_nvmlDeviceGetConfComputeGpuAttestationReport[] = {
+    {"device", "nvmlDevice_t", CUTAP_ARG_PTR},
+    {"gpuAtstReport", "nvmlConfComputeGpuAttestationReport_t *", CUTAP_ARG_PTR},
+};
+static const uint16_t sizes_nvmlDeviceGetConfComputeGpuAttestationReport[] = {8, 8};
+static const cutap_arg_info_t args_nvmlDeviceGetConfComputeGpuCertificate[] = {
+    {"device", "nvmlDevice_t", CUTAP_ARG_PTR},
+    {"gpuCert", "nvmlConfComputeGpuCertificate_t *", CUTAP_ARG_PTR},
+};
+static const uint16_t sizes_nvmlDeviceGetConfComputeGpuCertificate[] = {8, 8};
+static const cutap_arg_info_t args_nvmlDeviceGetConfComputeMemSizeInfo[] = {
+    {"device", "nvmlDevice_t", CUTAP_ARG_PTR},
+    {"memInfo", "nvmlConfComputeMemSizeInfo_t *", CUTAP_ARG_PTR},
+};
+static const uint16_t sizes_nvmlDeviceGetConfComputeMemSizeInfo[] = {8, 8};
+static const struct cutap_capinfo caps_nvmlDeviceGetConfComputeMemSizeInfo[] = {
+    {.arg = 1, .kind = CUTAP_CAP_OUT_BYTES, .size = 16},
+};
+static const cutap_arg_info_t args_nvmlDeviceGetConfComputeProtectedMemoryUsage[] = {
+    {"device", "nvmlDevice_t", CUTAP_ARG_PTR},
+    {"memory", "nvmlMemory_t *", CUTAP_ARG_PTR},
+};
+static const uint16_t sizes_nvmlDeviceGetConfComputeProtectedMemoryUsage[] = {8, 8};
+static const struct cutap_capinfo caps_nvmlDeviceGetConfComputeProtectedMemoryUsage[] = {
+    {.arg = 1, .kind = CUTAP_CAP_OUT_BYTES, .size = 24},
+};
+static const cutap_arg_info_t args_nvmlDeviceGetCoolerInfo[] = {
+    {"device", "nvmlDevice_t", CUTAP_ARG_PTR},
+    {"coolerInfo", "nvmlCoolerInfo_t *", CUTAP_ARG_PTR},
+};
+static const uint16_t sizes_nvmlDeviceGetCoolerInfo[] = {8, 8};
+static const struct cutap_capinfo caps_nvmlDeviceGetCoolerInfo[] = {
+    {.arg = 1, .kind = CUTAP_CAP_OUT_BYTES, .size = 16},
+};
+static const cutap_arg_info_t args_nvmlDeviceGetCount_v2[] = {
+    {"deviceCount", "unsigned int *", CUTAP_ARG_PTR},
+};
+static const uint16_t sizes_nvmlDeviceGetCount_v2[] = {8};
+static const struct cutap_capinfo caps_nvmlDeviceGetCount_v2[] = {
+    {.arg = 0, .kind = CUTAP_CAP_OUT_BYTES, .size = 4},
+};
+static const cutap_arg_info_t args_nvmlDeviceGetCpuAffinity[] = {
+    {"device", "nvmlDevice_t", CUTAP_ARG_PTR},
+    {"cpuSetSize", "unsigned int", CUTAP_ARG_UINT},
+    {"cpuSet", "unsigned long *", CUTAP_ARG_PTR},
+};
+static const uint16_t sizes_nvmlDeviceGetCpuAffinity[] = {8, 4, 8};
+static const struct cutap_capinfo caps_nvmlDeviceGetCpuAffinity[] = {
+    {.arg = 2, .kind = CUTAP_CAP_OUT_BYTES, .size = 8},
+};
+static const cutap_arg_info_t args_nvmlDeviceGetCpuAffinityWithinScope[] = {
+    {"device", "nvmlDevice_t", CUTAP_ARG_PTR},
+    {"cpuSetSize", "unsigned int", CUTAP_ARG_UINT},
+    {"cpuSet", "unsigned long *", CUTAP_ARG_PTR},
+    {"scope", "nvmlAffinityScope_t", CUTAP_ARG_UINT},
+};
+static const uint16_t sizes_nvmlDeviceGetCpuAffinityWithinScope[] = {8, 4, 8, 4};
+static const struct cutap_capinfo caps_nvmlDeviceGetCpuAffinityWithinScope[] = {
+    {.arg = 2, .kind = CUTAP_CAP_OUT_BYTES, .size = 8},
+};
+static const cutap_arg_info_t args_nvmlDeviceGetCreatableVgpus[] = {
+    {"device", "nvmlDevice_t", CUTAP_ARG_PTR},
+    {"vgpuCount", "unsigned int *", CUTAP_ARG_PTR},
+    {"vgpuTypeIds", "nvmlVgpuTypeId_t *", CUTAP_ARG_PTR},
+};
+static const uint16_t sizes_nvmlDeviceGetCreatableVgpus[] = {8, 8, 8};
+static const struct cutap_capinfo caps_nvmlDeviceGetCreatableVgpus[] = {
+    {.arg = 1, .kind = CUTAP_CAP_OUT_BYTES, .size = 4},
+    {.arg = 2, .kind = CUTAP_CAP_OUT_BYTES, .size = 4},
+};
+static const cutap_arg_info_t args_nvmlDeviceGetCudaComputeCapability[] = {
+    {"device", "nvmlDevice_t", CUTAP_ARG_PTR},
+    {"major", "int *", CUTAP_ARG_PTR},
+    {"minor", "int *", CUTAP_ARG_PTR},
+};
+static const uint16_t sizes_nvmlDeviceGetCudaComputeCapability[] = {8, 8, 8};
+static const struct cutap_capinfo caps_nvmlDeviceGetCudaComputeCapability[] = {
+    {.arg = 1, .kind = CUTAP_CAP_OUT_BYTES, .size = 4},
+    {.arg = 2, .kind = CUTAP_CAP_OUT_BYTES, .size = 4},
+};
+static const cutap_arg_info_t args_nvmlDeviceGetCurrPcieLinkGeneration[] = {
+    {"device", "nvmlDevice_t", CUTAP_ARG_PTR},
+    {"currLinkGen", "unsigned int *", CUTAP_ARG_PTR},
+};
+static const uint16_t sizes_nvmlDeviceGetCurrPcieLinkGeneration[] = {8, 8};
+static const struct cutap_capinfo caps_nvmlDeviceGetCurrPcieLinkGeneration[] = {
+    {.arg = 1, .kind = CUTAP_CAP_OUT_BYTES, .size = 4},
+};
+static const cutap_arg_info_t args_nvmlDeviceGetCurrPcieLinkWidth[] = {
+    {"device", "nvmlDevice_t", CUTAP_ARG_PTR},
+    {"currLinkWidth", "unsigned int *", CUTAP_ARG_PTR},
+};
+static const uint16_t sizes_nvmlDeviceGetCurrPcieLinkWidth[] = {8, 8};
+static const struct cutap_capinfo caps_nvmlDeviceGetCurrPcieLinkWidth[] = {
+    {.arg = 1, .kind = CUTAP_CAP_OUT_BYTES, .size = 4},
+};
+static const cutap_arg_info_t args_nvmlDeviceGetCurrentClockFreqs[] = {
+    {"device", "nvmlDevice_t", CUTAP_ARG_PTR},
+    {"currentClockFreqs", "nvmlDeviceCurrentClockFreqs_t *", CUTAP_ARG_PTR},
+};
+static const uint16_t sizes_nvmlDeviceGetCurrentClockFreqs[] = {8, 8};
+static const cutap_arg_info_t args_nvmlDeviceGetCurrentClocksEventReasons[] = {
+    {"device", "nvmlDevice_t", CUTAP_ARG_PTR},
+    {"clocksEventReasons", "unsigned long long *", CUTAP_ARG_PTR},
+};
+static const uint16_t sizes_nvmlDeviceGetCurrentClocksEventReasons[] = {8, 8};
+static const struct cutap_capinfo caps_nvmlDeviceGetCurrentClocksEventReasons[] = {
+    {.arg = 1, .kind = CUTAP_CAP_OUT_BYTES, .size = 8},
+};
+static const cutap_arg_info_t args_nvmlDeviceGetCurrentClocksThrottleReasons[] = {
+    {"device", "nvmlDevice_t", CUTAP_ARG_PTR},
+    {"clocksThrottleReasons", "unsigned long long *", CUTAP_ARG_PTR},
+};
+static const uint16_t sizes_nvmlDeviceGetCurrentClocksThrottleReasons[] = {8, 8};
+static const struct cutap_capinfo caps_nvmlDeviceGetCurrentClocksThrottleReasons[] = {
+    {.arg = 1, .kind = CUTAP_CAP_OUT_BYTES, .size = 8},
+};
+static const cutap_arg_info_t args_nvmlDeviceGetDecoderUtilization[] = {
+    {"device", "nvmlDevice_t", CUTAP_ARG_PTR},
+    {"utilization", "unsigned int *", CUTAP_ARG_PTR},
+    {"samplingPeriodUs", "unsigned int *", CUTAP_ARG_PTR},
+};
+static const uint16_t sizes_nvmlDeviceGetDecoderUtilization[] = {8, 8, 8};
+static const struct cutap_capinfo caps_nvmlDeviceGetDecoderUtilization[] = {
+    {.arg = 1, .kind = CUTAP_CAP_OUT_BYTES, .size = 4},
+    {.arg = 2, .kind = CUTAP_CAP_OUT_BYTES, .size = 4},
+};
+static const cutap_arg_info_t args_nvmlDeviceGetDefaultApplicationsClock[] = {
+    {"device", "nvmlDevice_t", CUTAP_ARG_PTR},
+    {"clockType", "nvmlClockType_t", CUTAP_ARG_ENUM},
+    {"clockMHz", "unsigned int *", CUTAP_ARG_PTR},
+};
+static const uint16_t sizes_nvmlDeviceGetDefaultApplicationsClock[] = {8, 4, 8};
+static const struct cutap_capinfo caps_nvmlDeviceGetDefaultApplicationsClock[] = {
+    {.arg = 2, .kind = CUTAP_CAP_OUT_BYTES, .size = 4},
+};
+static const cutap_arg_info_t args_nvmlDeviceGetDefaultEccMode[] = {
+    {"device", "nvmlDevice_t", CUTAP_ARG_PTR},
+    {"defaultMode", "nvmlEnableState_t *", CUTAP_ARG_PTR},
+};
+static const uint16_t sizes_nvmlDeviceGetDefaultEccMode[] = {8, 8};
+static const struct cutap_capinfo caps_nvmlDeviceGetDefaultEccMode[] = {
+    {.arg = 1, .kind = CUTAP_CAP_OUT_BYTES, .size = 4},
+};
+static const cutap_arg_info_t args_nvmlDeviceGetDetailedEccErrors[] = {
+    {"device", "nvmlDevice_t", CUTAP_ARG_PTR},
+    {"errorType", "nvmlMemoryErrorType_t", CUTAP_ARG_ENUM},
+    {"counterType", "nvmlEccCounterType_t", CUTAP_ARG_ENUM},
+    {"eccCounts", "nvmlEccErrorCounts_t *", CUTAP_ARG_PTR},
+};
+static const uint16_t sizes_nvmlDeviceGetDetailedEccErrors[] = {8, 4, 4, 8};
+static const struct cutap_capinfo caps_nvmlDeviceGetDetailedEccErrors[] = {
+    {.arg = 3, .kind = CUTAP_CAP_OUT_BYTES, .size = 32},
+};
+static const cutap_arg_info_t args_nvmlDeviceGetDeviceHandleFromMigDeviceHandle[] = {
+    {"migDevice", "nvmlDevice_t", CUTAP_ARG_PTR},
+    {"device", "nvmlDevice_t *", CUTAP_ARG_PTR},
+};
+static const uint16_t sizes_nvmlDeviceGetDeviceHandleFromMigDeviceHandle[] = {8, 8};
+static const struct cutap_capinfo caps_nvmlDeviceGetDeviceHandleFromMigDeviceHandle[] = {
+    {.arg = 1, .kind = CUTAP_CAP_OUT_BYTES, .size = 8},
+};
+static const cutap_arg_info_t args_nvmlDeviceGetDisplayActive[] = {
+    {"device", "nvmlDevice_t", CUTAP_ARG_PTR},
+    {"isActive", "nvmlEnableState_t *", CUTAP_ARG_PTR},
+};
+static const uint16_t sizes_nvmlDeviceGetDisplayActive[] = {8, 8};
+static const struct cutap_capinfo caps_nvmlDeviceGetDisplayActive[] = {
+    {.arg = 1, .kind = CUTAP_CAP_OUT_BYTES, .size = 4},
+};
+static const cutap_arg_info_t args_nvmlDeviceGetDisplayMode[] = {
+    {"device", "nvmlDevice_t", CUTAP_ARG_PTR},
+    {"display", "nvmlEnableState_t *", CUTAP_ARG_PTR},
+};
+static const uint16_t sizes_nvmlDeviceGetDisplayMode[] = {8, 8};
+static const struct cutap_capinfo caps_nvmlDeviceGetDisplayMode[] = {
+    {.arg = 1, .kind = CUTAP_CAP_OUT_BYTES, .size = 4},
+};
+static const cutap_arg_info_t args_nvmlDeviceGetDramEncryptionMode[] = {
+    {"device", "nvmlDevice_t", CUTAP_ARG_PTR},
+    {"current", "nvmlDramEncryptionInfo_t *", CUTAP_ARG_PTR},
+    {"pending", "nvmlDramEncryptionInfo_t *", CUTAP_ARG_PTR},
+};
+static const uint16_t sizes_nvmlDeviceGetDramEncryptionMode[] = {8, 8, 8};
+static const struct cutap_capinfo caps_nvmlDeviceGetDramEncryptionMode[] = {
+    {.arg = 1, .kind = CUTAP_CAP_OUT_BYTES, .size = 8},
+    {.arg = 2, .kind = CUTAP_CAP_OUT_BYTES, .size = 8},
+};
+static const cutap_arg_info_t args_nvmlDeviceGetDriverModel_v2[] = {
+    {"device", "nvmlDevice_t", CUTAP_ARG_PTR},
+    {"current", "nvmlDriverModel_t *", CUTAP_ARG_PTR},
+    {"pending", "nvmlDriverModel_t *", CUTAP_ARG_PTR},
+};
+static const uint16_t sizes_nvmlDeviceGetDriverModel_v2[] = {8, 8, 8};
+static const struct cutap_capinfo caps_nvmlDeviceGetDriverModel_v2[] = {
+    {.arg = 1, .kind = CUTAP_CAP_OUT_BYTES, .size = 4},
+    {.arg = 2, .kind = CUTAP_CAP_OUT_BYTES, .size = 4},
+};
+static const cutap_arg_info_t args_nvmlDeviceGetDynamicPstatesInfo[] = {
+    {"device", "nvmlDevice_t", CUTAP_ARG_PTR},
+    {"pDynamicPstatesInfo", "nvmlGpuDynamicPstatesInfo_t *", CUTAP_ARG_PTR},
+};
+static const uint16_t sizes_nvmlDeviceGetDynamicPstatesInfo[] = {8, 8};
+static const cutap_arg_info_t args_nvmlDeviceGetEccMode[] = {
+    {"device", "nvmlDevice_t", CUTAP_ARG_PTR},
+    {"current", "nvmlEnableState_t *", CUTAP_ARG_PTR},
+    {"pending", "nvmlEnableState_t *", CUTAP_ARG_PTR},
+};
+static const uint16_t sizes_nvmlDeviceGetEccMode[] = {8, 8, 8};
+static const struct cutap_capinfo caps_nvmlDeviceGetEccMode[] = {
+    {.arg = 1, .kind = CUTAP_CAP_OUT_BYTES, .size = 4},
+    {.arg = 2, .kind = CUTAP_CAP_OUT_BYTES, .size = 4},
+};
+static const cutap_arg_info_t args_nvmlDeviceGetEncoderCapacity[] = {
+    {"device", "nvmlDevice_t", CUTAP_ARG_PTR},
+    {"encoderQueryType", "nvmlEncoderType_t", CUTAP_ARG_ENUM},
+    {"encoderCapacity", "unsigned int *", CUTAP_ARG_PTR},
+};
+static const uint16_t sizes_nvmlDeviceGetEncoderCapacity[] = {8, 4, 8};
+static const struct cutap_capinfo caps_nvmlDeviceGetEncoderCapacity[] = {
+    {.arg = 2, .kind = CUTAP_CAP_OUT_BYTES, .size = 4},
+};
+static const cutap_arg_info_t args_nvmlDeviceGetEncoderSessions[] = {
+    {"device", "nvmlDevice_t", CUTAP_ARG_PTR},
+    {"sessionCount", "unsigned int *", CUTAP_ARG_PTR},
+    {"sessionInfos", "nvmlEncoderSessionInfo_t *", CUTAP_ARG_PTR},
+};
+static const uint16_t sizes_nvmlDeviceGetEncoderSessions[] = {8, 8, 8};
+static const struct cutap_capinfo caps_nvmlDeviceGetEncoderSessions[] = {
+    {.arg = 1, .kind = CUTAP_CAP_OUT_BYTES, .size = 4},
+    {.arg = 2, .kind = CUTAP_CAP_OUT_BYTES, .size = 32},
+};
+static const cutap_arg_info_t args_nvmlDeviceGetEncoderStats[] = {
+    {"device", "nvmlDevice_t", CUTAP_ARG_PTR},
+    {"sessionCount", "unsigned int *", CUTAP_ARG_PTR},
+    {"averageFps", "unsigned int *", CUTAP_ARG_PTR},
+    {"averageLatency", "unsigned int *", CUTAP_ARG_PTR},
+};
+static const uint16_t sizes_nvmlDeviceGetEncoderStats[] = {8, 8, 8, 8};
+static const struct cutap_capinfo caps_nvmlDeviceGetEncoderStats[] = {
+    {.arg = 1, .kind = CUTAP_CAP_OUT_BYTES, .size = 4},
+    {.arg = 2, .kind = CUTAP_CAP_OUT_BYTES, .size = 4},
+    {.arg = 3, .kind = CUTAP_CAP_OUT_BYTES, .size = 4},
+};
+static const cutap_arg_info_t args_nvmlDeviceGetEncoderUtilization[] = {
+    {"device", "nvmlDevice_t", CUTAP_ARG_PTR},
+    {"utilization", "unsigned int *", CUTAP_ARG_PTR},
+    {"samplingPeriodUs", "unsigned int *", CUTAP_ARG_PTR},
+};
+static const uint16_t sizes_nvmlDeviceGetEncoderUtilization[] = {8, 8, 8};
+static const struct cutap_capinfo caps_nvmlDeviceGetEncoderUtilization[] = {
+    {.arg = 1, .kind = CUTAP_CAP_OUT_BYTES, .size = 4},
+    {.arg = 2, .kind = CUTAP_CAP_OUT_BYTES, .size = 4},
+};
+static const cutap_arg_info_t args_nvmlDeviceGetEnforcedPowerLimit[] = {
+    {"device", "nvmlDevice_t", CUTAP_ARG_PTR},
+    {"limit", "unsigned int *", CUTAP_ARG_PTR},
+};
+static const uint16_t sizes_nvmlDeviceGetEnforcedPowerLimit[] = {8, 8};
+static const struct cutap_capinfo caps_nvmlDeviceGetEnforcedPowerLimit[] = {
+    {.arg = 1, .kind = CUTAP_CAP_OUT_BYTES, .size = 4},
+};
+static const cutap_arg_info_t args_nvmlDeviceGetFBCSessions[] = {
+    {"device", "nvmlDevice_t", CUTAP_ARG_PTR},
+    {"sessionCount", "unsigned int *", CUTAP_ARG_PTR},
+    {"sessionInfo", "nvmlFBCSessionInfo_t *", CUTAP_ARG_PTR},
+};
+static const uint16_t sizes_nvmlDeviceGetFBCSessions[] = {8, 8, 8};
+static const struct cutap_capinfo caps_nvmlDeviceGetFBCSessions[] = {
+    {.arg = 1, .kind = CUTAP_CAP_OUT_BYTES, .size = 4},
+    {.arg = 2, .kind = CUTAP_CAP_OUT_BYTES, .size = 48},
+};
+static const cutap_arg_info_t args_nvmlDeviceGetFBCStats[] = {
+    {"device", "nvmlDevice_t", CUTAP_ARG_PTR},
+    {"fbcStats", "nvmlFBCStats_t *", CUTAP_ARG_PTR},
+};
+static const uint16_t sizes_nvmlDeviceGetFBCStats[] = {8, 8};
+static const struct cutap_capinfo caps_nvmlDeviceGetFBCStats[] = {
+    {.arg = 1, .kind = CUTAP_CAP_OUT_BYTES, .size = 12},
+};
+static const cutap_arg_info_t args_nvmlDeviceGetFanControlPolicy_v2[] = {
+    {"device", "nvmlDevice_t", CUTAP_ARG_PTR},
+    {"fan", "unsigned int", CUTAP_ARG_UINT},
+    {"policy", "nvmlFanControlPolicy_t *", CUTAP_ARG_PTR},
+};
+static const uint16_t sizes_nvmlDeviceGetFanControlPolicy_v2[] = {8, 4, 8};
+static const struct cutap_capinfo caps_nvmlDeviceGetFanControlPolicy_v2[] = {
+    {.arg = 2, .kind = CUTAP_CAP_OUT_BYTES, .size = 4},
+};
+static const cutap_arg_info_t args_nvmlDeviceGetFanSpeed[] = {
+    {"device", "nvmlDevice_t", CUTAP_ARG_PTR},
+    {"speed", "unsigned int *", CUTAP_ARG_PTR},
+};
+static const uint16_t sizes_nvmlDeviceGetFanSpeed[] = {8, 8};
+static const struct cutap_capinfo caps_nvmlDeviceGetFanSpeed[] = {
+    {.arg = 1, .kind = CUTAP_CAP_OUT_BYTES, .size = 4},
+};
+static const cutap_arg_info_t args_nvmlDeviceGetFanSpeedRPM[] = {
+    {"device", "nvmlDevice_t", CUTAP_ARG_PTR},
+    {"fanSpeed", "nvmlFanSpeedInfo_t *", CUTAP_ARG_PTR},
+};
+static const uint16_t sizes_nvmlDeviceGetFanSpeedRPM[] = {8, 8};
+static const struct cutap_capinfo caps_nvmlDeviceGetFanSpeedRPM[] = {
+    {.arg = 1, .kind = CUTAP_CAP_OUT_BYTES, .size = 12},
+};
+static const cutap_arg_info_t args_nvmlDeviceGetFanSpeed_v2[] = {
+    {"device", "nvmlDevice_t", CUTAP_ARG_PTR},
+    {"fan", "unsigned int", CUTAP_ARG_UINT},
+    {"speed", "unsigned int *", CUTAP_ARG_PTR},
+};
+static const uint16_t sizes_nvmlDeviceGetFanSpeed_v2[] = {8, 4, 8};
+static const struct cutap_capinfo caps_nvmlDeviceGetFanSpeed_v2[] = {
+    {.arg = 2, .kind = CUTAP_CAP_OUT_BYTES, .size = 4},
+};
+static const cutap_arg_info_t args_nvmlDeviceGetFieldValues[] = {
+    {"device", "nvmlDevice_t", CUTAP_ARG_PTR},
+    {"valuesCount", "int", CUTAP_ARG_INT},
+    {"values", "nvmlFieldValue_t *", CUTAP_ARG_PTR},
+};
+static const uint16_t sizes_nvmlDeviceGetFieldValues[] = {8, 4, 8};
+static const struct cutap_capinfo caps_nvmlDeviceGetFieldValues[] = {
+    {.arg = 2, .kind = CUTAP_CAP_OUT_BYTES, .size = 40},
+};
+static const cutap_arg_info_t args_nvmlDeviceGetGpcClkMinMaxVfOffset[] = {
+    {"device", "nvmlDevice_t", CUTAP_ARG_PTR},
+    {"minOffset", "int *", CUTAP_ARG_PTR},
+    {"maxOffset", "int *", CUTAP_ARG_PTR},
+};
+static const uint16_t sizes_nvmlDeviceGetGpcClkMinMaxVfOffset[] = {8, 8, 8};
+static const struct cutap_capinfo caps_nvmlDeviceGetGpcClkMinMaxVfOffset[] = {
+    {.arg = 1, .kind = CUTAP_CAP_OUT_BYTES, .size = 4},
+    {.arg = 2, .kind = CUTAP_CAP_OUT_BYTES, .size = 4},
+};
+static const cutap_arg_info_t args_nvmlDeviceGetGpcClkVfOffset[] = {
+    {"device", "nvmlDevice_t", CUTAP_ARG_PTR},
+    {"offset", "int *", CUTAP_ARG_PTR},
+};
+static const uint16_t sizes_nvmlDeviceGetGpcClkVfOffset[] = {8, 8};
+static const struct cutap_capinfo caps_nvmlDeviceGetGpcClkVfOffset[] = {
+    {.arg = 1, .kind = CUTAP_CAP_OUT_BYTES, .size = 4},
+};
+static const cutap_arg_info_t args_nvmlDeviceGetGpuFabricInfo[] = {
+    {"device", "nvmlDevice_t", CUTAP_ARG_PTR},
+    {"gpuFabricInfo", "nvmlGpuFabricInfo_t *", CUTAP_ARG_PTR},
+};
+static const uint16_t sizes_nvmlDeviceGetGpuFabricInfo[] = {8, 8};
+static const struct cutap_capinfo caps_nvmlDeviceGetGpuFabricInfo[] = {
+    {.arg = 1, .kind = CUTAP_CAP_OUT_BYTES, .size = 28},
+};
+static const cutap_arg_info_t args_nvmlDeviceGetGpuFabricInfoV[] = {
+    {"device", "nvmlDevice_t", CUTAP_ARG_PTR},
+    {"gpuFabricInfo", "nvmlGpuFabricInfoV_t *", CUTAP_ARG_PTR},
+};
+static const uint16_t sizes_nvmlDeviceGetGpuFabricInfoV[] = {8, 8};
+static const struct cutap_capinfo caps_nvmlDeviceGetGpuFabricInfoV[] = {
+    {.arg = 1, .kind = CUTAP_CAP_OUT_BYTES, .size = 40},
+};
+static const cutap_arg_info_t args_nvmlDeviceGetGpuInstanceById[] = {
+    {"device", "nvmlDevice_t", CUTAP_ARG_PTR},
+    {"id", "unsigned int", CUTAP_ARG_UINT},
+    {"gpuInstance", "nvmlGpuInstance_t *", CUTAP_ARG_PTR},
+};
+static const uint16_t sizes_nvmlDeviceGetGpuInstanceById[] = {8, 4, 8};
+static const struct cutap_capinfo caps_nvmlDeviceGetGpuInstanceById[] = {
+    {.arg = 2, .kind = CUTAP_CAP_OUT_BYTES, .size = 8},
+};
+static const cutap_arg_info_t args_nvmlDeviceGetGpuInstanceId[] = {
+    {"device", "nvmlDevice_t", CUTAP_ARG_PTR},
+    {"id", "unsigned int *", CUTAP_ARG_PTR},
+};
+static const uint16_t sizes_nvmlDeviceGetGpuInstanceId[] = {8, 8};
+static const struct cutap_capinfo caps_nvmlDeviceGetGpuInstanceId[] = {
+    {.arg = 1, .kind = CUTAP_CAP_OUT_BYTES, .size = 4},
+};
+static const cutap_arg_info_t args_nvmlDeviceGetGpuInstancePossiblePlacements_v2[] = {
+    {"device", "nvmlDevice_t", CUTAP_ARG_PTR},
+    {"profileId", "unsigned int", CUTAP_ARG_UINT},
+    {"placements", "nvmlGpuInstancePlacement_t *", CUTAP_ARG_PTR},
+    {"count", "unsigned int *", CUTAP_ARG_PTR},
+};
+static const uint16_t sizes_nvmlDeviceGetGpuInstancePossiblePlacements_v2[] = {8, 4, 8, 8};
+static const struct cutap_capinfo caps_nvmlDeviceGetGpuInstancePossiblePlacements_v2[] = {
+    {.arg = 2, .kind = CUTAP_CAP_OUT_BYTES, .size = 8},
+    {.arg = 3, .kind = CUTAP_CAP_OUT_BYTES, .size = 4},
+};
+static const cutap_arg_info_t args_nvmlDeviceGetGpuInstanceProfileInfo[] = {
+    {"device", "nvmlDevice_t", CUTAP_ARG_PTR},
+    {"profile", "unsigned int", CUTAP_ARG_UINT},
+    {"info", "nvmlGpuInstanceProfileInfo_t *", CUTAP_ARG_PTR},
+};
+static const uint16_t sizes_nvmlDeviceGetGpuInstanceProfileInfo[] = {8, 4, 8};
+static const struct cutap_capinfo caps_nvmlDeviceGetGpuInstanceProfileInfo[] = {
+    {.arg = 2, .kind = CUTAP_CAP_OUT_BYTES, .size = 48},
+};
+static const cutap_arg_info_t args_nvmlDeviceGetGpuInstanceProfileInfoByIdV[] = {
+    {"device", "nvmlDevice_t", CUTAP_ARG_PTR},
+    {"profileId", "unsigned int", CUTAP_ARG_UINT},
+    {"info", "nvmlGpuInstanceProfileInfo_v2_t *", CUTAP_ARG_PTR},
+};
+static const uint16_t sizes_nvmlDeviceGetGpuInstanceProfileInfoByIdV[] = {8, 4, 8};
+static const cutap_arg_info_t args_nvmlDeviceGetGpuInstanceProfileInfoV[] = {
+    {"device", "nvmlDevice_t", CUTAP_ARG_PTR},
+    {"profile", "unsigned int", CUTAP_ARG_UINT},
+    {"info", "nvmlGpuInstanceProfileInfo_v2_t *", CUTAP_ARG_PTR},
+};
+static const uint16_t sizes_nvmlDeviceGetGpuInstanceProfileInfoV[] = {8, 4, 8};
+static const cutap_arg_info_t args_nvmlDeviceGetGpuInstanceRemainingCapacity[] = {
+    {"device", "nvmlDevice_t", CUTAP_ARG_PTR},
+    {"profileId", "unsigned int", CUTAP_ARG_UINT},
+    {"count", "unsigned int *", CUTAP_ARG_PTR},
+};
+static const uint16_t sizes_nvmlDeviceGetGpuInstanceRemainingCapacity[] = {8, 4, 8};
+static const struct cutap_capinfo caps_nvmlDeviceGetGpuInstanceRemainingCapacity[] = {
+    {.arg = 2, .kind = CUTAP_CAP_OUT_BYTES, .size = 4},
+};
+static const cutap_arg_info_t args_nvmlDeviceGetGpuInstances[] = {
+    {"device", "nvmlDevice_t", CUTAP_ARG_PTR},
+    {"profileId", "unsigned int", CUTAP_ARG_UINT},
+    {"gpuInstances", "nvmlGpuInstance_t *", CUTAP_ARG_PTR},
+    {"count", "unsigned int *", CUTAP_ARG_PTR},
+};
+static const uint16_t sizes_nvmlDeviceGetGpuInstances[] = {8, 4, 8, 8};
+static const struct cutap_capinfo caps_nvmlDeviceGetGpuInstances[] = {
+    {.arg = 2, .kind = CUTAP_CAP_OUT_BYTES, .size = 8},
+    {.arg = 3, .kind = CUTAP_CAP_OUT_BYTES, .size = 4},
+};
+static const cutap_arg_info_t args_nvmlDeviceGetGpuMaxPcieLinkGeneration[] = {
+    {"device", "nvmlDevice_t", CUTAP_ARG_PTR},
+    {"maxLinkGenDevice", "unsigned int *", CUTAP_ARG_PTR},
+};
+static const uint16_t sizes_nvmlDeviceGetGpuMaxPcieLinkGeneration[] = {8, 8};
+static const struct cutap_capinfo caps_nvmlDeviceGetGpuMaxPcieLinkGeneration[] = {
+    {.arg = 1, .kind = CUTAP_CAP_OUT_BYTES, .size = 4},
+};
+static const cutap_arg_info_t args_nvmlDeviceGetGpuOperationMode[] = {
+    {"device", "nvmlDevice_t", CUTAP_ARG_PTR},
+    {"current", "nvmlGpuOperationMode_t *", CUTAP_ARG_PTR},
+    {"pending", "nvmlGpuOperationMode_t *", CUTAP_ARG_PTR},
+};
+static const uint16_t sizes_nvmlDeviceGetGpuOperationMode[] = {8, 8, 8};
+static const struct cutap_capinfo caps_nvmlDeviceGetGpuOperationMode[] = {
+    {.arg = 1, .kind = CUTAP_CAP_OUT_BYTES, .size = 4},
+    {.arg = 2, .kind = CUTAP_CAP_OUT_BYTES, .size = 4},
+};
+static const cutap_arg_info_t args_nvmlDeviceGetGraphicsRunningProcesses_v3[] = {
+    {"device", "nvmlDevice_t", CUTAP_ARG_PTR},
+    {"infoCount", "unsigned int *", CUTAP_ARG_PTR},
+    {"infos", "nvmlProcessInfo_t *", CUTAP_ARG_PTR},
+};
+static const uint16_t sizes_nvmlDeviceGetGraphicsRunningProcesses_v3[] = {8, 8, 8};
+static const struct cutap_capinfo caps_nvmlDeviceGetGraphicsRunningProcesses_v3[] = {
+    {.arg = 1, .kind = CUTAP_CAP_OUT_BYTES, .size = 4},
+    {.arg = 2, .kind = CUTAP_CAP_OUT_BYTES, .size = 24},
+};
+static const cutap_arg_info_t args_nvmlDeviceGetGridLicensableFeatures_v4[] = {
+    {"device", "nvmlDevice_t", CUTAP_ARG_PTR},
+    {"pGridLicensableFeatures", "nvmlGridLicensableFeatures_t *", CUTAP_ARG_PTR},
+};
+static const uint16_t sizes_nvmlDeviceGetGridLicensableFeatures_v4[] = {8, 8};
+static const cutap_arg_info_t args_nvmlDeviceGetGspFirmwareMode[] = {
+    {"device", "nvmlDevice_t", CUTAP_ARG_PTR},
+    {"isEnabled", "unsigned int *", CUTAP_ARG_PTR},
+    {"defaultMode", "unsigned int *", CUTAP_ARG_PTR},
+};
+static const uint16_t sizes_nvmlDeviceGetGspFirmwareMode[] = {8, 8, 8};
+static const struct cutap_capinfo caps_nvmlDeviceGetGspFirmwareMode[] = {
+    {.arg = 1, .kind = CUTAP_CAP_OUT_BYTES, .size = 4},
+    {.arg = 2, .kind = CUTAP_CAP_OUT_BYTES, .size = 4},
+};
+static const cutap_arg_info_t args_nvmlDeviceGetGspFirmwareVersion[] = {
+    {"device", "nvmlDevice_t", CUTAP_ARG_PTR},
+    {"version", "char *", CUTAP_ARG_PTR},
+};
+static const uint16_t sizes_nvmlDeviceGetGspFirmwareVersion[] = {8, 8};
+static const struct cutap_capinfo caps_nvmlDeviceGetGspFirmwareVersion[] = {
+    {.arg = 1, .kind = CUTAP_CAP_OUT_STRBUF, .size = 0},
+};
+static const cutap_arg_info_t args_nvmlDeviceGetHandleByIndex_v2[] = {
+    {"index", "unsigned int", CUTAP_ARG_UINT},
+    {"device", "nvmlDevice_t *", CUTAP_ARG_PTR},
+};
+static const uint16_t sizes_nvmlDeviceGetHandleByIndex_v2[] = {4, 8};
+static const struct cutap_capinfo caps_nvmlDeviceGetHandleByIndex_v2[] = {
+    {.arg = 1, .kind = CUTAP_CAP_OUT_BYTES, .size = 8},
+};
+static const cutap_arg_info_t args_nvmlDeviceGetHandleByPciBusId_v2[] = {
+    {"pciBusId", "const char *", CUTAP_ARG_PTR},
+    {"device", "nvmlDevice_t *", CUTAP_ARG_PTR},
+};
+static const uint16_t sizes_nvmlDeviceGetHandleByPciBusId_v2[] = {8, 8};
+static const struct cutap_capinfo caps_nvmlDeviceGetHandleByPciBusId_v2[] = {
+    {.arg = 0, .kind = CUTAP_CAP_IN_STR, .size = 0},
+    {.arg = 1, .kind = CUTAP_CAP_OUT_BYTES, .size = 8},
+};
+static const cutap_arg_info_t args_nvmlDeviceGetHandleBySerial[] = {
+    {"serial", "const char *", CUTAP_ARG_PTR},
+    {"device", "nvmlDevice_t *", CUTAP_ARG_PTR},
+};
+static const uint16_t sizes_nvmlDeviceGetHandleBySerial[] = {8, 8};
+static const struct cutap_capinfo caps_nvmlDeviceGetHandleBySerial[] = {
+    {.arg = 0, .kind = CUTAP_CAP_IN_STR, .size = 0},
+    {.arg = 1, .kind = CUTAP_CAP_OUT_BYTES, .size = 8},
+};
+static const cutap_arg_info_t args_nvmlDeviceGetHandleByUUID[] = {
+    {"uuid", "const char *", CUTAP_ARG_PTR},
+    {"device", "nvmlDevice_t *", CUTAP_ARG_PTR},
+};
+static const uint16_t sizes_nvmlDeviceGetHandleByUUID[] = {8, 8};
+static const struct cutap_capinfo caps_nvmlDeviceGetHandleByUUID[] = {
+    {.arg = 0, .kind = CUTAP_CAP_IN_STR, .size = 0},
+    {.arg = 1, .kind = CUTAP_CAP_OUT_BYTES, .size = 8},
+};
+static const cutap_arg_info_t args_nvmlDeviceGetHandleByUUIDV[] = {
+    {"uuid", "const nvmlUUID_t *", CUTAP_ARG_PTR},
+    {"device", "nvmlDevice_t *", CUTAP_ARG_PTR},
+};
+static const uint16_t sizes_nvmlDeviceGetHandleByUUIDV[] = {8, 8};
+static const struct cutap_capinfo caps_nvmlDeviceGetHandleByUUIDV[] = {
+    {.arg = 0, .kind = CUTAP_CAP_IN_BYTES, .size = 52},
+    {.arg = 1, .kind = CUTAP_CAP_OUT_BYTES, .size = 8},
+};
+static const cutap_arg_info_t args_nvmlDeviceGetHostVgpuMode[] = {
+    {"device", "nvmlDevice_t", CUTAP_ARG_PTR},
+    {"pHostVgpuMode", "nvmlHostVgpuMode_t *", CUTAP_ARG_PTR},
+};
+static const uint16_t sizes_nvmlDeviceGetHostVgpuMode[] = {8, 8};
+static const struct cutap_capinfo caps_nvmlDeviceGetHostVgpuMode[] = {
+    {.arg = 1, .kind = CUTAP_CAP_OUT_BYTES, .size = 4},
+};
+static const cutap_arg_info_t args_nvmlDeviceGetHostname_v1[] = {
+    {"device", "nvmlDevice_t", CUTAP_ARG_PTR},
+    {"hostname", "nvmlHostname_v1_t *", CUTAP_ARG_PTR},
+};
+static const uint16_t sizes_nvmlDeviceGetHostname_v1[] = {8, 8};
+static const struct cutap_capinfo caps_nvmlDeviceGetHostname_v1[] = {
+    {.arg = 1, .kind = CUTAP_CAP_OUT_BYTES, .size = 64},
+};
+static const cutap_arg_info_t args_nvmlDeviceGetIndex[] = {
+    {"device", "nvmlDevice_t", CUTAP_ARG_PTR},
+    {"index", "unsigned int *", CUTAP_ARG_PTR},
+};
+static const uint16_t sizes_nvmlDeviceGetIndex[] = {8, 8};
+static const struct cutap_capinfo caps_nvmlDeviceGetIndex[] = {
+    {.arg = 1, .kind = CUTAP_CAP_OUT_BYTES, .size = 4},
+};
+static const cutap_arg_info_t args_nvmlDeviceGetInforomConfigurationChecksum[] = {
+    {"device", "nvmlDevice_t", CUTAP_ARG_PTR},
+    {"checksum", "unsigned int *", CUTAP_ARG_PTR},
+};
+static const uint16_t sizes_nvmlDeviceGetInforomConfigurationChecksum[] = {8, 8};
+static const struct cutap_capinfo caps_nvmlDeviceGetInforomConfigurationChecksum[] = {
+    {.arg = 1, .kind = CUTAP_CAP_OUT_BYTES, .size = 4},
+};
+static const cutap_arg_info_t args_nvmlDeviceGetInforomImageVersion[] = {
+    {"device", "nvmlDevice_t", CUTAP_ARG_PTR},
+    {"version", "char *", CUTAP_ARG_PTR},
+    {"length", "unsigned int", CUTAP_ARG_UINT},
+};
+static const uint16_t sizes_nvmlDeviceGetInforomImageVersion[] = {8, 8, 4};
+static const struct cutap_capinfo caps_nvmlDeviceGetInforomImageVersion[] = {
+    {.arg = 1, .kind = CUTAP_CAP_OUT_STRBUF, .size = 0},
+};
+static const cutap_arg_info_t args_nvmlDeviceGetInforomVersion[] = {
+    {"device", "nvmlDevice_t", CUTAP_ARG_PTR},
+    {"object", "nvmlInforomObject_t", CUTAP_ARG_ENUM},
+    {"version", "char *", CUTAP_ARG_PTR},
+    {"length", "unsigned int", CUTAP_ARG_UINT},
+};
+static const uint16_t sizes_nvmlDeviceGetInforomVersion[] = {8, 4, 8, 4};
+static const struct cutap_capinfo caps_nvmlDeviceGetInforomVersion[] = {
+    {.arg = 2, .kind = CUTAP_CAP_OUT_STRBUF, .size = 0},
+};
+static const cutap_arg_info_t args_nvmlDeviceGetIrqNum[] = {
+    {"device", "nvmlDevice_t", CUTAP_ARG_PTR},
+    {"irqNum", "unsigned int *", CUTAP_ARG_PTR},
+};
+static const uint16_t sizes_nvmlDeviceGetIrqNum[] = {8, 8};
+static const struct cutap_capinfo caps_nvmlDeviceGetIrqNum[] = {
+    {.arg = 1, .kind = CUTAP_CAP_OUT_BYTES, .size = 4},
+};
+static const cutap_arg_info_t args_nvmlDeviceGetJpgUtilization[] = {
+    {"device", "nvmlDevice_t", CUTAP_ARG_PTR},
+    {"utilization", "unsigned int *", CUTAP_ARG_PTR},
+    {"samplingPeriodUs", "unsigned int *", CUTAP_ARG_PTR},
+};
+static const uint16_t sizes_nvmlDeviceGetJpgUtilization[] = {8, 8, 8};
+static const struct cutap_capinfo caps_nvmlDeviceGetJpgUtilization[] = {
+    {.arg = 1, .kind = CUTAP_CAP_OUT_BYTES, .size = 4},
+    {.arg = 2, .kind = CUTAP_CAP_OUT_BYTES, .size = 4},
+};
+static const cutap_arg_info_t args_nvmlDeviceGetLastBBXFlushTime[] = {
+    {"device", "nvmlDevice_t", CUTAP_ARG_PTR},
+    {"timestamp", "unsigned long long *", CUTAP_ARG_PTR},
+    {"durationUs", "unsigned long *", CUTAP_ARG_PTR},
+};
+static const uint16_t sizes_nvmlDeviceGetLastBBXFlushTime[] = {8, 8, 8};
+static const struct cutap_capinfo caps_nvmlDeviceGetLastBBXFlushTime[] = {
+    {.arg = 1, .kind = CUTAP_CAP_OUT_BYTES, .size = 8},
+    {.arg = 2, .kind = CUTAP_CAP_OUT_BYTES, .size = 8},
+};
+static const cutap_arg_info_t args_nvmlDeviceGetMPSComputeRunningProcesses_v3[] = {
+    {"device", "nvmlDevice_t", CUTAP_ARG_PTR},
+    {"infoCount", "unsigned int *", CUTAP_ARG_PTR},
+    {"infos", "nvmlProcessInfo_t *", CUTAP_ARG_PTR},
+};
+static const uint16_t sizes_nvmlDeviceGetMPSComputeRunningProcesses_v3[] = {8, 8, 8};
+static const struct cutap_capinfo caps_nvmlDeviceGetMPSComputeRunningProcesses_v3[] = {
+    {.arg = 1, .kind = CUTAP_CAP_OUT_BYTES, .size = 4},
+    {.arg = 2, .kind = CUTAP_CAP_OUT_BYTES, .size = 24},
+};
+static const cutap_arg_info_t args_nvmlDeviceGetMarginTemperature[] = {
+    {"device", "nvmlDevice_t", CUTAP_ARG_PTR},
+    {"marginTempInfo", "nvmlMarginTemperature_t *", CUTAP_ARG_PTR},
+};
+static const uint16_t sizes_nvmlDeviceGetMarginTemperature[] = {8, 8};
+static const struct cutap_capinfo caps_nvmlDeviceGetMarginTemperature[] = {
+    {.arg = 1, .kind = CUTAP_CAP_OUT_BYTES, .size = 8},
+};
+static const cutap_arg_info_t args_nvmlDeviceGetMaxClockInfo[] = {
+    {"device", "nvmlDevice_t", CUTAP_ARG_PTR},
+    {"type", "nvmlClockType_t", CUTAP_ARG_ENUM},
+    {"clock", "unsigned int *", CUTAP_ARG_PTR},
+};
+static const uint16_t sizes_nvmlDeviceGetMaxClockInfo[] = {8, 4, 8};
+static const struct cutap_capinfo caps_nvmlDeviceGetMaxClockInfo[] = {
+    {.arg = 2, .kind = CUTAP_CAP_OUT_BYTES, .size = 4},
+};
+static const cutap_arg_info_t args_nvmlDeviceGetMaxCustomerBoostClock[] = {
+    {"device", "nvmlDevice_t", CUTAP_ARG_PTR},
+    {"clockType", "nvmlClockType_t", CUTAP_ARG_ENUM},
+    {"clockMHz", "unsigned int *", CUTAP_ARG_PTR},
+};
+static const uint16_t sizes_nvmlDeviceGetMaxCustomerBoostClock[] = {8, 4, 8};
+static const struct cutap_capinfo caps_nvmlDeviceGetMaxCustomerBoostClock[] = {
+    {.arg = 2, .kind = CUTAP_CAP_OUT_BYTES, .size = 4},
+};
+static const cutap_arg_info_t args_nvmlDeviceGetMaxMigDeviceCount[] = {
+    {"device", "nvmlDevice_t", CUTAP_ARG_PTR},
+    {"count", "unsigned int *", CUTAP_ARG_PTR},
+};
+static const uint16_t sizes_nvmlDeviceGetMaxMigDeviceCount[] = {8, 8};
+static const struct cutap_capinfo caps_nvmlDeviceGetMaxMigDeviceCount[] = {
+    {.arg = 1, .kind = CUTAP_CAP_OUT_BYTES, .size = 4},
+};
+static const cutap_arg_info_t args_nvmlDeviceGetMaxPcieLinkGeneration[] = {
+    {"device", "nvmlDevice_t", CUTAP_ARG_PTR},
+    {"maxLinkGen", "unsigned int *", CUTAP_ARG_PTR},
+};
+static const uint16_t sizes_nvmlDeviceGetMaxPcieLinkGeneration[] = {8, 8};
+static const struct cutap_capinfo caps_nvmlDeviceGetMaxPcieLinkGeneration[] = {
+    {.arg = 1, .kind = CUTAP_CAP_OUT_BYTES, .size = 4},
+};
+static const cutap_arg_info_t args_nvmlDeviceGetMaxPcieLinkWidth[] = {
+    {"device", "nvmlDevice_t", CUTAP_ARG_PTR},
+    {"maxLinkWidth", "unsigned int *", CUTAP_ARG_PTR},
+};
+static const uint16_t sizes_nvmlDeviceGetMaxPcieLinkWidth[] = {8, 8};
+static const struct cutap_capinfo caps_nvmlDeviceGetMaxPcieLinkWidth[] = {
+    {.arg = 1, .kind = CUTAP_CAP_OUT_BYTES, .size = 4},
+};
+static const cutap_arg_info_t args_nvmlDeviceGetMemClkMinMaxVfOffset[] = {
+    {"device", "nvmlDevice_t", CUTAP_ARG_PTR},
+    {"minOffset", "int *", CUTAP_ARG_PTR},
+    {"maxOffset", "int *", CUTAP_ARG_PTR},
+};
+static const uint16_t sizes_nvmlDeviceGetMemClkMinMaxVfOffset[] = {8, 8, 8};
+static const struct cutap_capinfo caps_nvmlDeviceGetMemClkMinMaxVfOffset[] = {
+    {.arg = 1, .kind = CUTAP_CAP_OUT_BYTES, .size = 4},
+    {.arg = 2, .kind = CUTAP_CAP_OUT_BYTES, .size = 4},
+};
+static const cutap_arg_info_t args_nvmlDeviceGetMemClkVfOffset[] = {
+    {"device", "nvmlDevice_t", CUTAP_ARG_PTR},
+    {"offset", "int *", CUTAP_ARG_PTR},
+};
+static const uint16_t sizes_nvmlDeviceGetMemClkVfOffset[] = {8, 8};
+static const struct cutap_capinfo caps_nvmlDeviceGetMemClkVfOffset[] = {
+    {.arg = 1, .kind = CUTAP_CAP_OUT_BYTES, .size = 4},
+};
+static const cutap_arg_info_t args_nvmlDeviceGetMemoryAffinity[] = {
+    {"device", "nvmlDevice_t", CUTAP_ARG_PTR},
+    {"nodeSetSize", "unsigned int", CUTAP_ARG_UINT},
+    {"nodeSet", "unsigned long *", CUTAP_ARG_PTR},
+    {"scope", "nvmlAffinityScope_t", CUTAP_ARG_UINT},
+};
+static const uint16_t sizes_nvmlDeviceGetMemoryAffinity[] = {8, 4, 8, 4};
+static const struct cutap_capinfo caps_nvmlDeviceGetMemoryAffinity[] = {
+    {.arg = 2, .kind = CUTAP_CAP_OUT_BYTES, .size = 8},
+};
+static const cutap_arg_info_t args_nvmlDeviceGetMemoryBusWidth[] = {
+    {"device", "nvmlDevice_t", CUTAP_ARG_PTR},
+    {"busWidth", "unsigned int *", CUTAP_ARG_PTR},
+};
+static const uint16_t sizes_nvmlDeviceGetMemoryBusWidth[] = {8, 8};
+static const struct cutap_capinfo caps_nvmlDeviceGetMemoryBusWidth[] = {
+    {.arg = 1, .kind = CUTAP_CAP_OUT_BYTES, .size = 4},
+};
+static const cutap_arg_info_t args_nvmlDeviceGetMemoryErrorCounter[] = {
+    {"device", "nvmlDevice_t", CUTAP_ARG_PTR},
+    {"errorType", "nvmlMemoryErrorType_t", CUTAP_ARG_ENUM},
+    {"counterType", "nvmlEccCounterType_t", CUTAP_ARG_ENUM},
+    {"locationType", "nvmlMemoryLocation_t", CUTAP_ARG_ENUM},
+    {"count", "unsigned long long *", CUTAP_ARG_PTR},
+};
+static const uint16_t sizes_nvmlDeviceGetMemoryErrorCounter[] = {8, 4, 4, 4, 8};
+static const struct cutap_capinfo caps_nvmlDeviceGetMemoryErrorCounter[] = {
+    {.arg = 4, .kind = CUTAP_CAP_OUT_BYTES, .size = 8},
+};
+static const cutap_arg_info_t args_nvmlDeviceGetMemoryInfo[] = {
+    {"device", "nvmlDevice_t", CUTAP_ARG_PTR},
+    {"memory", "nvmlMemory_t *", CUTAP_ARG_PTR},
+};
+static const uint16_t sizes_nvmlDeviceGetMemoryInfo[] = {8, 8};
+static const struct cutap_capinfo caps_nvmlDeviceGetMemoryInfo[] = {
+    {.arg = 1, .kind = CUTAP_CAP_OUT_BYTES, .size = 24},
+};
+static const cutap_arg_info_t args_nvmlDeviceGetMemoryInfo_v2[] = {
+    {"device", "nvmlDevice_t", CUTAP_ARG_PTR},
+    {"memory", "nvmlMemory_v2_t *", CUTAP_ARG_PTR},
+};
+static const uint16_t sizes_nvmlDeviceGetMemoryInfo_v2[] = {8, 8};
+static const struct cutap_capinfo caps_nvmlDeviceGetMemoryInfo_v2[] = {
+    {.arg = 1, .kind = CUTAP_CAP_OUT_BYTES, .size = 40},
+};
+static const cutap_arg_info_t args_nvmlDeviceGetMigDeviceHandleByIndex[] = {
+    {"device", "nvmlDevice_t", CUTAP_ARG_PTR},
+    {"index", "unsigned int", CUTAP_ARG_UINT},
+    {"migDevice", "nvmlDevice_t *", CUTAP_ARG_PTR},
+};
+static const uint16_t sizes_nvmlDeviceGetMigDeviceHandleByIndex[] = {8, 4, 8};
+static const struct cutap_capinfo caps_nvmlDeviceGetMigDeviceHandleByIndex[] = {
+    {.arg = 2, .kind = CUTAP_CAP_OUT_BYTES, .size = 8},
+};
+static const cutap_arg_info_t args_nvmlDeviceGetMigMode[] = {
+    {"device", "nvmlDevice_t", CUTAP_ARG_PTR},
+    {"currentMode", "unsigned int *", CUTAP_ARG_PTR},
+    {"pendingMode", "unsigned int *", CUTAP_ARG_PTR},
+};
+static const uint16_t sizes_nvmlDeviceGetMigMode[] = {8, 8, 8};
+static const struct cutap_capinfo caps_nvmlDeviceGetMigMode[] = {
+    {.arg = 1, .kind = CUTAP_CAP_OUT_BYTES, .size = 4},
+    {.arg = 2, .kind = CUTAP_CAP_OUT_BYTES, .size = 4},
+};
+static const cutap_arg_info_t args_nvmlDeviceGetMinMaxClockOfPState[] = {
+    {"device", "nvmlDevice_t", CUTAP_ARG_PTR},
+    {"type", "nvmlClockType_t", CUTAP_ARG_ENUM},
+    {"pstate", "nvmlPstates_t", CUTAP_ARG_ENUM},
+    {"minClockMHz", "unsigned int *", CUTAP_ARG_PTR},
+    {"maxClockMHz", "unsigned int *", CUTAP_ARG_PTR},
+};
+static const uint16_t sizes_nvmlDeviceGetMinMaxClockOfPState[] = {8, 4, 4, 8, 8};
+static const struct cutap_capinfo caps_nvmlDeviceGetMinMaxClockOfPState[] = {
+    {.arg = 3, .kind = CUTAP_CAP_OUT_BYTES, .size = 4},
+    {.arg = 4, .kind = CUTAP_CAP_OUT_BYTES, .size = 4},
+};
+static const cutap_arg_info_t args_nvmlDeviceGetMinMaxFanSpeed[] = {
+    {"device", "nvmlDevice_t", CUTAP_ARG_PTR},
+    {"minSpeed", "unsigned int *", CUTAP_ARG_PTR},
+    {"maxSpeed", "unsigned int *", CUTAP_ARG_PTR},
+};
+static const uint16_t sizes_nvmlDeviceGetMinMaxFanSpeed[] = {8, 8, 8};
+static const struct cutap_capinfo caps_nvmlDeviceGetMinMaxFanSpeed[] = {
+    {.arg = 1, .kind = CUTAP_CAP_OUT_BYTES, .size = 4},
+    {.arg = 2, .kind = CUTAP_CAP_OUT_BYTES, .size = 4},
+};
+static const cutap_arg_info_t args_nvmlDeviceGetMinorNumber[] = {
+    {"device", "nvmlDevice_t", CUTAP_ARG_PTR},
+    {"minorNumber", "unsigned int *", CUTAP_ARG_PTR},
+};
+static const uint16_t sizes_nvmlDeviceGetMinorNumber[] = {8, 8};
+static const struct cutap_capinfo caps_nvmlDeviceGetMinorNumber[] = {
+    {.arg = 1, .kind = CUTAP_CAP_OUT_BYTES, .size = 4},
+};
+static const cutap_arg_info_t args_nvmlDeviceGetModuleId[] = {
+    {"device", "nvmlDevice_t", CUTAP_ARG_PTR},
+    {"moduleId", "unsigned int *", CUTAP_ARG_PTR},
+};
+static const uint16_t sizes_nvmlDeviceGetModuleId[] = {8, 8};
+static const struct cutap_capinfo caps_nvmlDeviceGetModuleId[] = {
+    {.arg = 1, .kind = CUTAP_CAP_OUT_BYTES, .size = 4},
+};
+static const cutap_arg_info_t args_nvmlDeviceGetMultiGpuBoard[] = {
+    {"device", "nvmlDevice_t", CUTAP_ARG_PTR},
+    {"multiGpuBool", "unsigned int *", CUTAP_ARG_PTR},
+};
+static const uint16_t sizes_nvmlDeviceGetMultiGpuBoard[] = {8, 8};
+static const struct cutap_capinfo caps_nvmlDeviceGetMultiGpuBoard[] = {
+    {.arg = 1, .kind = CUTAP_CAP_OUT_BYTES, .size = 4},
+};
+static const cutap_arg_info_t args_nvmlDeviceGetName[] = {
+    {"device", "nvmlDevice_t", CUTAP_ARG_PTR},
+    {"name", "char *", CUTAP_ARG_PTR},
+    {"length", "unsigned int", CUTAP_ARG_UINT},
+};
+static const uint16_t sizes_nvmlDeviceGetName[] = {8, 8, 4};
+static const struct cutap_capinfo caps_nvmlDeviceGetName[] = {
+    {.arg = 1, .kind = CUTAP_CAP_OUT_STRBUF, .size = 0},
+};
+static const cutap_arg_info_t args_nvmlDeviceGetNumFans[] = {
+    {"device", "nvmlDevice_t", CUTAP_ARG_PTR},
+    {"numFans", "unsigned int *", CUTAP_ARG_PTR},
+};
+static const uint16_t sizes_nvmlDeviceGetNumFans[] = {8, 8};
+static const struct cutap_capinfo caps_nvmlDeviceGetNumFans[] = {
+    {.arg = 1, .kind = CUTAP_CAP_OUT_BYTES, .size = 4},
+};
+static const cutap_arg_info_t args_nvmlDeviceGetNumGpuCores[] = {
+    {"device", "nvmlDevice_t", CUTAP_ARG_PTR},
+    {"numCores", "unsigned int *", CUTAP_ARG_PTR},
+};
+static const uint16_t sizes_nvmlDeviceGetNumGpuCores[] = {8, 8};
+static const struct cutap_capinfo caps_nvmlDeviceGetNumGpuCores[] = {
+    {.arg = 1, .kind = CUTAP_CAP_OUT_BYTES, .size = 4},
+};
+static const cutap_arg_info_t args_nvmlDeviceGetNumaNodeId[] = {
+    {"device", "nvmlDevice_t", CUTAP_ARG_PTR},
+    {"node", "unsigned int *", CUTAP_ARG_PTR},
+};
+static const uint16_t sizes_nvmlDeviceGetNumaNodeId[] = {8, 8};
+static const struct cutap_capinfo caps_nvmlDeviceGetNumaNodeId[] = {
+    {.arg = 1, .kind = CUTAP_CAP_OUT_BYTES, .size = 4},
+};
+static const cutap_arg_info_t args_nvmlDeviceGetNvLinkCapability[] = {
+    {"device", "nvmlDevice_t", CUTAP_ARG_PTR},
+    {"link", "unsigned int", CUTAP_ARG_UINT},
+    {"capability", "nvmlNvLinkCapability_t", CUTAP_ARG_ENUM},
+    {"capResult", "unsigned int *", CUTAP_ARG_PTR},
+};
+static const uint16_t sizes_nvmlDeviceGetNvLinkCapability[] = {8, 4, 4, 8};
+static const struct cutap_capinfo caps_nvmlDeviceGetNvLinkCapability[] = {
+    {.arg = 3, .kind = CUTAP_CAP_OUT_BYTES, .size = 4},
+};
+static const cutap_arg_info_t args_nvmlDeviceGetNvLinkErrorCounter[] = {
+    {"device", "nvmlDevice_t", CUTAP_ARG_PTR},
+    {"link", "unsigned int", CUTAP_ARG_UINT},
+    {"counter", "nvmlNvLinkErrorCounter_t", CUTAP_ARG_ENUM},
+    {"counterValue", "unsigned long long *", CUTAP_ARG_PTR},
+};
+static const uint16_t sizes_nvmlDeviceGetNvLinkErrorCounter[] = {8, 4, 4, 8};
+static const struct cutap_capinfo caps_nvmlDeviceGetNvLinkErrorCounter[] = {
+    {.arg = 3, .kind = CUTAP_CAP_OUT_BYTES, .size = 8},
+};
+static const cutap_arg_info_t args_nvmlDeviceGetNvLinkInfo[] = {
+    {"device", "nvmlDevice_t", CUTAP_ARG_PTR},
+    {"info", "nvmlNvLinkInfo_t *", CUTAP_ARG_PTR},
+};
+static const uint16_t sizes_nvmlDeviceGetNvLinkInfo[] = {8, 8};
+static const cutap_arg_info_t args_nvmlDeviceGetNvLinkRemoteDeviceType[] = {
+    {"device", "nvmlDevice_t", CUTAP_ARG_PTR},
+    {"link", "unsigned int", CUTAP_ARG_UINT},
+    {"pNvLinkDeviceType", "nvmlIntNvLinkDeviceType_t *", CUTAP_ARG_PTR},
+};
+static const uint16_t sizes_nvmlDeviceGetNvLinkRemoteDeviceType[] = {8, 4, 8};
+static const struct cutap_capinfo caps_nvmlDeviceGetNvLinkRemoteDeviceType[] = {
+    {.arg = 2, .kind = CUTAP_CAP_OUT_BYTES, .size = 4},
+};
+static const cutap_arg_info_t args_nvmlDeviceGetNvLinkRemotePciInfo_v2[] = {
+    {"device", "nvmlDevice_t", CUTAP_ARG_PTR},
+    {"link", "unsigned int", CUTAP_ARG_UINT},
+    {"pci", "nvmlPciInfo_t *", CUTAP_ARG_PTR},
+};
+static const uint16_t sizes_nvmlDeviceGetNvLinkRemotePciInfo_v2[] = {8, 4, 8};
+static const cutap_arg_info_t args_nvmlDeviceGetNvLinkState[] = {
+    {"device", "nvmlDevice_t", CUTAP_ARG_PTR},
+    {"link", "unsigned int", CUTAP_ARG_UINT},
+    {"isActive", "nvmlEnableState_t *", CUTAP_ARG_PTR},
+};
+static const uint16_t sizes_nvmlDeviceGetNvLinkState[] = {8, 4, 8};
+static const struct cutap_capinfo caps_nvmlDeviceGetNvLinkState[] = {
+    {.arg = 2, .kind = CUTAP_CAP_OUT_BYTES, .size = 4},
+};
+static const cutap_arg_info_t args_nvmlDeviceGetNvLinkUtilizationControl[] = {
+    {"device", "nvmlDevice_t", CUTAP_ARG_PTR},
+    {"link", "unsigned int", CUTAP_ARG_UINT},
+    {"counter", "unsigned int", CUTAP_ARG_UINT},
+    {"control", "nvmlNvLinkUtilizationControl_t *", CUTAP_ARG_PTR},
+};
+static const uint16_t sizes_nvmlDeviceGetNvLinkUtilizationControl[] = {8, 4, 4, 8};
+static const struct cutap_capinfo caps_nvmlDeviceGetNvLinkUtilizationControl[] = {
+    {.arg = 3, .kind = CUTAP_CAP_OUT_BYTES, .size = 8},
+};
+static const cutap_arg_info_t args_nvmlDeviceGetNvLinkUtilizationCounter[] = {
+    {"device", "nvmlDevice_t", CUTAP_ARG_PTR},
+    {"link", "unsigned int", CUTAP_ARG_UINT},
+    {"counter", "unsigned int", CUTAP_ARG_UINT},
+    {"rxcounter", "unsigned long long *", CUTAP_ARG_PTR},
+    {"txcounter", "unsigned long long *", CUTAP_ARG_PTR},
+};
+static const uint16_t sizes_nvmlDeviceGetNvLinkUtilizationCounter[] = {8, 4, 4, 8, 8};
+static const struct cutap_capinfo caps_nvmlDeviceGetNvLinkUtilizationCounter[] = {
+    {.arg = 3, .kind = CUTAP_CAP_OUT_BYTES, .size = 8},
+    {.arg = 4, .kind = CUTAP_CAP_OUT_BYTES, .size = 8},
+};
+static const cutap_arg_info_t args_nvmlDeviceGetNvLinkVersion[] = {
+    {"device", "nvmlDevice_t", CUTAP_ARG_PTR},
+    {"link", "unsigned int", CUTAP_ARG_UINT},
+    {"version", "unsigned int *", CUTAP_ARG_PTR},
+};
+static const uint16_t sizes_nvmlDeviceGetNvLinkVersion[] = {8, 4, 8};
+static const struct cutap_capinfo caps_nvmlDeviceGetNvLinkVersion[] = {
+    {.arg = 2, .kind = CUTAP_CAP_OUT_BYTES, .size = 4},
+};
+static const cutap_arg_info_t args_nvmlDeviceGetNvlinkBwMode[] = {
+    {"device", "nvmlDevice_t", CUTAP_ARG_PTR},
+    {"getBwMode", "nvmlNvlinkGetBwMode_t *", CUTAP_ARG_PTR},
+};
+static const uint16_t sizes_nvmlDeviceGetNvlinkBwMode[] = {8, 8};
+static const struct cutap_capinfo caps_nvmlDeviceGetNvlinkBwMode[] = {
+    {.arg = 1, .kind = CUTAP_CAP_OUT_BYTES, .size = 12},
+};
+static const cutap_arg_info_t args_nvmlDeviceGetNvlinkSupportedBwModes[] = {
+    {"device", "nvmlDevice_t", CUTAP_ARG_PTR},
+    {"supportedBwMode", "nvmlNvlinkSupportedBwModes_t *", CUTAP_ARG_PTR},
+};
+static const uint16_t sizes_nvmlDeviceGetNvlinkSupportedBwModes[] = {8, 8};
+static const struct cutap_capinfo caps_nvmlDeviceGetNvlinkSupportedBwModes[] = {
+    {.arg = 1, .kind = CUTAP_CAP_OUT_BYTES, .size = 28},
+};
+static const cutap_arg_info_t args_nvmlDeviceGetOfaUtilization[] = {
+    {"device", "nvmlDevice_t", CUTAP_ARG_PTR},
+    {"utilization", "unsigned int *", CUTAP_ARG_PTR},
+    {"samplingPeriodUs", "unsigned int *", CUTAP_ARG_PTR},
+};
+static const uint16_t sizes_nvmlDeviceGetOfaUtilization[] = {8, 8, 8};
+static const struct cutap_capinfo caps_nvmlDeviceGetOfaUtilization[] = {
+    {.arg = 1, .kind = CUTAP_CAP_OUT_BYTES, .size = 4},
+    {.arg = 2, .kind = CUTAP_CAP_OUT_BYTES, .size = 4},
+};
+static const cutap_arg_info_t args_nvmlDeviceGetP2PStatus[] = {
+    {"device1", "nvmlDevice_t", CUTAP_ARG_PTR},
+    {"device2", "nvmlDevice_t", CUTAP_ARG_PTR},
+    {"p2pIndex", "nvmlGpuP2PCapsIndex_t", CUTAP_ARG_ENUM},
+    {"p2pStatus", "nvmlGpuP2PStatus_t *", CUTAP_ARG_PTR},
+};
+static const uint16_t sizes_nvmlDeviceGetP2PStatus[] = {8, 8, 4, 8};
+static const struct cutap_capinfo caps_nvmlDeviceGetP2PStatus[] = {
+    {.arg = 3, .kind = CUTAP_CAP_OUT_BYTES, .size = 4},
+};
+static const cutap_arg_info_t args_nvmlDeviceGetPciInfoExt[] = {
+    {"device", "nvmlDevice_t", CUTAP_ARG_PTR},
+    {"pci", "nvmlPciInfoExt_t *", CUTAP_ARG_PTR},
+};
+static const uint16_t sizes_nvmlDeviceGetPciInfoExt[] = {8, 8};
+static const struct cutap_capinfo caps_nvmlDeviceGetPciInfoExt[] = {
+    {.arg = 1, .kind = CUTAP_CAP_OUT_BYTES, .size = 64},
+};
+static const cutap_arg_info_t args_nvmlDeviceGetPciInfo_v3[] = {
+    {"device", "nvmlDevice_t", CUTAP_ARG_PTR},
+    {"pci", "nvmlPciInfo_t *", CUTAP_ARG_PTR},
+};
+static const uint16_t sizes_nvmlDeviceGetPciInfo_v3[] = {8, 8};
+static const cutap_arg_info_t args_nvmlDeviceGetPcieLinkMaxSpeed[] = {
+    {"device", "nvmlDevice_t", CUTAP_ARG_PTR},
+    {"maxSpeed", "unsigned int *", CUTAP_ARG_PTR},
+};
+static const uint16_t sizes_nvmlDeviceGetPcieLinkMaxSpeed[] = {8, 8};
+static const struct cutap_capinfo caps_nvmlDeviceGetPcieLinkMaxSpeed[] = {
+    {.arg = 1, .kind = CUTAP_CAP_OUT_BYTES, .size = 4},
+};
+static const cutap_arg_info_t args_nvmlDeviceGetPcieReplayCounter[] = {
+    {"device", "nvmlDevice_t", CUTAP_ARG_PTR},
+    {"value", "unsigned int *", CUTAP_ARG_PTR},
+};
+static const uint16_t sizes_nvmlDeviceGetPcieReplayCounter[] = {8, 8};
+static const struct cutap_capinfo caps_nvmlDeviceGetPcieReplayCounter[] = {
+    {.arg = 1, .kind = CUTAP_CAP_OUT_BYTES, .size = 4},
+};
+static const cutap_arg_info_t args_nvmlDeviceGetPcieSpeed[] = {
+    {"device", "nvmlDevice_t", CUTAP_ARG_PTR},
+    {"pcieSpeed", "unsigned int *", CUTAP_ARG_PTR},
+};
+static const uint16_t sizes_nvmlDeviceGetPcieSpeed[] = {8, 8};
+static const struct cutap_capinfo caps_nvmlDeviceGetPcieSpeed[] = {
+    {.arg = 1, .kind = CUTAP_CAP_OUT_BYTES, .size = 4},
+};
+static const cutap_arg_info_t args_nvmlDeviceGetPcieThroughput[] = {
+    {"device", "nvmlDevice_t", CUTAP_ARG_PTR},
+    {"counter", "nvmlPcieUtilCounter_t", CUTAP_ARG_ENUM},
+    {"value", "unsigned int *", CUTAP_ARG_PTR},
+};
+static const uint16_t sizes_nvmlDeviceGetPcieThroughput[] = {8, 4, 8};
+static const struct cutap_capinfo caps_nvmlDeviceGetPcieThroughput[] = {
+    {.arg = 2, .kind = CUTAP_CAP_OUT_BYTES, .size = 4},
+};
+static const cutap_arg_info_t args_nvmlDeviceGetPdi[] = {
+    {"device", "nvmlDevice_t", CUTAP_ARG_PTR},
+    {"pdi", "nvmlPdi_t *", CUTAP_ARG_PTR},
+};
+static const uint16_t sizes_nvmlDeviceGetPdi[] = {8, 8};
+static const struct cutap_capinfo caps_nvmlDeviceGetPdi[] = {
+    {.arg = 1, .kind = CUTAP_CAP_OUT_BYTES, .size = 16},
+};
+static const cutap_arg_info_t args_nvmlDeviceGetPerformanceModes[] = {
+    {"device", "nvmlDevice_t", CUTAP_ARG_PTR},
+    {"perfModes", "nvmlDevicePerfModes_t *", CUTAP_ARG_PTR},
+};
+static const uint16_t sizes_nvmlDeviceGetPerformanceModes[] = {8, 8};
+static const cutap_arg_info_t args_nvmlDeviceGetPerformanceState[] = {
+    {"device", "nvmlDevice_t", CUTAP_ARG_PTR},
+    {"pState", "nvmlPstates_t *", CUTAP_ARG_PTR},
+};
+static const uint16_t sizes_nvmlDeviceGetPerformanceState[] = {8, 8};
+static const struct cutap_capinfo caps_nvmlDeviceGetPerformanceState[] = {
+    {.arg = 1, .kind = CUTAP_CAP_OUT_BYTES, .size = 4},
+};
+static const cutap_arg_info_t args_nvmlDeviceGetPersistenceMode[] = {
+    {"device", "nvmlDevice_t", CUTAP_ARG_PTR},
+    {"mode", "nvmlEnableState_t *", CUTAP_ARG_PTR},
+};
+static const uint16_t sizes_nvmlDeviceGetPersistenceMode[] = {8, 8};
+static const struct cutap_capinfo caps_nvmlDeviceGetPersistenceMode[] = {
+    {.arg = 1, .kind = CUTAP_CAP_OUT_BYTES, .size = 4},
+};
+static const cutap_arg_info_t args_nvmlDeviceGetPgpuMetadataString[] = {
+    {"device", "nvmlDevice_t", CUTAP_ARG_PTR},
+    {"pgpuMetadata", "char *", CUTAP_ARG_PTR},
+    {"bufferSize", "unsigned int *", CUTAP_ARG_PTR},
+};
+static const uint16_t sizes_nvmlDeviceGetPgpuMetadataString[] = {8, 8, 8};
+static const struct cutap_capinfo caps_nvmlDeviceGetPgpuMetadataString[] = {
+    {.arg = 1, .kind = CUTAP_CAP_OUT_STRBUF, .size = 0},
+    {.arg = 2, .kind = CUTAP_CAP_OUT_BYTES, .size = 4},
+};
+static const cutap_arg_info_t args_nvmlDeviceGetPlatformInfo[] = {
+    {"device", "nvmlDevice_t", CUTAP_ARG_PTR},
+    {"platformInfo", "nvmlPlatformInfo_t *", CUTAP_ARG_PTR},
+};
+static const uint16_t sizes_nvmlDeviceGetPlatformInfo[] = {8, 8};
+static const struct cutap_capinfo caps_nvmlDeviceGetPlatformInfo[] = {
+    {.arg = 1, .kind = CUTAP_CAP_OUT_BYTES, .size = 44},
+};
+static const cutap_arg_info_t args_nvmlDeviceGetPowerManagementDefaultLimit[] = {
+    {"device", "nvmlDevice_t", CUTAP_ARG_PTR},
+    {"defaultLimit", "unsigned int *", CUTAP_ARG_PTR},
+};
+static const uint16_t sizes_nvmlDeviceGetPowerManagementDefaultLimit[] = {8, 8};
+static const struct cutap_capinfo caps_nvmlDeviceGetPowerManagementDefaultLimit[] = {
+    {.arg = 1, .kind = CUTAP_CAP_OUT_BYTES, .size = 4},
+};
+static const cutap_arg_info_t args_nvmlDeviceGetPowerManagementLimit[] = {
+    {"device", "nvmlDevice_t", CUTAP_ARG_PTR},
+    {"limit", "unsigned int *", CUTAP_ARG_PTR},
+};
+static const uint16_t sizes_nvmlDeviceGetPowerManagementLimit[] = {8, 8};
+static const struct cutap_capinfo caps_nvmlDeviceGetPowerManagementLimit[] = {
+    {.arg = 1, .kind = CUTAP_CAP_OUT_BYTES, .size = 4},
+};
+static const cutap_arg_info_t args_nvmlDeviceGetPowerManagementLimitConstraints[] = {
+    {"device", "nvmlDevice_t", CUTAP_ARG_PTR},
+    {"minLimit", "unsigned int *", CUTAP_ARG_PTR},
+    {"maxLimit", "unsigned int *", CUTAP_ARG_PTR},
+};
+static const uint16_t sizes_nvmlDeviceGetPowerManagementLimitConstraints[] = {8, 8, 8};
+static const struct cutap_capinfo caps_nvmlDeviceGetPowerManagementLimitConstraints[] = {
+    {.arg = 1, .kind = CUTAP_CAP_OUT_BYTES, .size = 4},
+    {.arg = 2, .kind = CUTAP_CAP_OUT_BYTES, .size = 4},
+};
+static const cutap_arg_info_t args_nvmlDeviceGetPowerManagementMode[] = {
+    {"device", "nvmlDevice_t", CUTAP_ARG_PTR},
+    {"mode", "nvmlEnableState_t *", CUTAP_ARG_PTR},
+};
+static const uint16_t sizes_nvmlDeviceGetPowerManagementMode[] = {8, 8};
+static const struct cutap_capinfo caps_nvmlDeviceGetPowerManagementMode[] = {
+    {.arg = 1, .kind = CUTAP_CAP_OUT_BYTES, .size = 4},
+};
+static const cutap_arg_info_t args_nvmlDeviceGetPowerMizerMode_v1[] = {
+    {"device", "nvmlDevice_t", CUTAP_ARG_PTR},
+    {"powerMizerMode", "nvmlDevicePowerMizerModes_v1_t *", CUTAP_ARG_PTR},
+};
+static const uint16_t sizes_nvmlDeviceGetPowerMizerMode_v1[] = {8, 8};
+static const struct cutap_capinfo caps_nvmlDeviceGetPowerMizerMode_v1[] = {
+    {.arg = 1, .kind = CUTAP_CAP_OUT_BYTES, .size = 12},
+};
+static const cutap_arg_info_t args_nvmlDeviceGetPowerSource[] = {
+    {"device", "nvmlDevice_t", CUTAP_ARG_PTR},
+    {"powerSource", "nvmlPowerSource_t *", CUTAP_ARG_PTR},
+};
+static const uint16_t sizes_nvmlDeviceGetPowerSource[] = {8, 8};
+static const struct cutap_capinfo caps_nvmlDeviceGetPowerSource[] = {
+    {.arg = 1, .kind = CUTAP_CAP_OUT_BYTES, .size = 4},
+};
+static const cutap_arg_info_t args_nvmlDeviceGetPowerState[] = {
+    {"device", "nvmlDevice_t", CUTAP_ARG_PTR},
+    {"pState", "nvmlPstates_t *", CUTAP_ARG_PTR},
+};
+static const uint16_t sizes_nvmlDeviceGetPowerState[] = {8, 8};
+static const struct cutap_capinfo caps_nvmlDeviceGetPowerState[] = {
+    {.arg = 1, .kind = CUTAP_CAP_OUT_BYTES, .size = 4},
+};
+static const cutap_arg_info_t args_nvmlDeviceGetPowerUsage[] = {
+    {"device", "nvmlDevice_t", CUTAP_ARG_PTR},
+    {"power", "unsigned int *", CUTAP_ARG_PTR},
+};
+static const uint16_t sizes_nvmlDeviceGetPowerUsage[] = {8, 8};
+static const struct cutap_capinfo caps_nvmlDeviceGetPowerUsage[] = {
+    {.arg = 1, .kind = CUTAP_CAP_OUT_BYTES, .size = 4},
+};
+static const cutap_arg_info_t args_nvmlDeviceGetProcessUtilization[] = {
+    {"device", "nvmlDevice_t", CUTAP_ARG_PTR},
+    {"utilization", "nvmlProcessUtilizationSample_t *", CUTAP_ARG_PTR},
+    {"processSamplesCount", "unsigned int *", CUTAP_ARG_PTR},
+    {"lastSeenTimeStamp", "unsigned long long", CUTAP_ARG_UINT},
+};
+static const uint16_t sizes_nvmlDeviceGetProcessUtilization[] = {8, 8, 8, 8};
+static const struct cutap_capinfo caps_nvmlDeviceGetProcessUtilization[] = {
+    {.arg = 1, .kind = CUTAP_CAP_OUT_BYTES, .size = 32},
+    {.arg = 2, .kind = CUTAP_CAP_OUT_BYTES, .size = 4},
+};
+static const cutap_arg_info_t args_nvmlDeviceGetProcessesUtilizationInfo[] = {
+    {"device", "nvmlDevice_t", CUTAP_ARG_PTR},
+    {"procesesUtilInfo", "nvmlProcessesUtilizationInfo_t *", CUTAP_ARG_PTR},
+};
+static const uint16_t sizes_nvmlDeviceGetProcessesUtilizationInfo[] = {8, 8};
+static const struct cutap_capinfo caps_nvmlDeviceGetProcessesUtilizationInfo[] = {
+    {.arg = 1, .kind = CUTAP_CAP_OUT_BYTES, .size = 24},
+};
+static const cutap_arg_info_t args_nvmlDeviceGetRemappedRows[] = {
+    {"device", "nvmlDevice_t", CUTAP_ARG_PTR},
+    {"corrRows", "unsigned int *", CUTAP_ARG_PTR},
+    {"uncRows", "unsigned int *", CUTAP_ARG_PTR},
+    {"isPending", "unsigned int *", CUTAP_ARG_PTR},
+    {"failureOccurred", "unsigned int *", CUTAP_ARG_PTR},
+};
+static const uint16_t sizes_nvmlDeviceGetRemappedRows[] = {8, 8, 8, 8, 8};
+static const struct cutap_capinfo caps_nvmlDeviceGetRemappedRows[] = {
+    {.arg = 1, .kind = CUTAP_CAP_OUT_BYTES, .size = 4},
+    {.arg = 2, .kind = CUTAP_CAP_OUT_BYTES, .size = 4},
+    {.arg = 3, .kind = CUTAP_CAP_OUT_BYTES, .size = 4},
+    {.arg = 4, .kind = CUTAP_CAP_OUT_BYTES, .size = 4},
+};
+static const cutap_arg_info_t args_nvmlDeviceGetRepairStatus[] = {
+    {"device", "nvmlDevice_t", CUTAP_ARG_PTR},
+    {"repairStatus", "nvmlRepairStatus_t *", CUTAP_ARG_PTR},
+};
+static const uint16_t sizes_nvmlDeviceGetRepairStatus[] = {8, 8};
+static const struct cutap_capinfo caps_nvmlDeviceGetRepairStatus[] = {
+    {.arg = 1, .kind = CUTAP_CAP_OUT_BYTES, .size = 12},
+};
+static const cutap_arg_info_t args_nvmlDeviceGetRetiredPages[] = {
+    {"device", "nvmlDevice_t", CUTAP_ARG_PTR},
+    {"cause", "nvmlPageRetirementCause_t", CUTAP_ARG_ENUM},
+    {"pageCount", "unsigned int *", CUTAP_ARG_PTR},
+    {"addresses", "unsigned long long *", CUTAP_ARG_PTR},
+};
+static const uint16_t sizes_nvmlDeviceGetRetiredPages[] = {8, 4, 8, 8};
+static const struct cutap_capinfo caps_nvmlDeviceGetRetiredPages[] = {
+    {.arg = 2, .kind = CUTAP_CAP_OUT_BYTES, .size = 4},
+    {.arg = 3, .kind = CUTAP_CAP_OUT_BYTES, .size = 8},
+};
+static const cutap_arg_info_t args_nvmlDeviceGetRetiredPagesPendingStatus[] = {
+    {"device", "nvmlDevice_t", CUTAP_ARG_PTR},
+    {"isPending", "nvmlEnableState_t *", CUTAP_ARG_PTR},
+};
+static const uint16_t sizes_nvmlDeviceGetRetiredPagesPendingStatus[] = {8, 8};
+static const struct cutap_capinfo caps_nvmlDeviceGetRetiredPagesPendingStatus[] = {
+    {.arg = 1, .kind = CUTAP_CAP_OUT_BYTES, .size = 4},
+};
+static const cutap_arg_info_t args_nvmlDeviceGetRetiredPages_v2[] = {
+    {"device", "nvmlDevice_t", CUTAP_ARG_PTR},
+    {"cause", "nvmlPageRetirementCause_t", CUTAP_ARG_ENUM},
+    {"pageCount", "unsigned int *", CUTAP_ARG_PTR},
+    {"addresses", "unsigned long long *", CUTAP_ARG_PTR},
+    {"timestamps", "unsigned long long *", CUTAP_ARG_PTR},
+};
+static const uint16_t sizes_nvmlDeviceGetRetiredPages_v2[] = {8, 4, 8, 8, 8};
+static const struct cutap_capinfo caps_nvmlDeviceGetRetiredPages_v2[] = {
+    {.arg = 2, .kind = CUTAP_CAP_OUT_BYTES, .size = 4},
+    {.arg = 3, .kind = CUTAP_CAP_OUT_BYTES, .size = 8},
+    {.arg = 4, .kind = CUTAP_CAP_OUT_BYTES, .size = 8},
+};
+static const cutap_arg_info_t args_nvmlDeviceGetRowRemapperHistogram[] = {
+    {"device", "nvmlDevice_t", CUTAP_ARG_PTR},
+    {"values", "nvmlRowRemapperHistogramValues_t *", CUTAP_ARG_PTR},
+};
+static const uint16_t sizes_nvmlDeviceGetRowRemapperHistogram[] = {8, 8};
+static const struct cutap_capinfo caps_nvmlDeviceGetRowRemapperHistogram[] = {
+    {.arg = 1, .kind = CUTAP_CAP_OUT_BYTES, .size = 20},
+};
+static const cutap_arg_info_t args_nvmlDeviceGetRunningProcessDetailList[] = {
+    {"device", "nvmlDevice_t", CUTAP_ARG_PTR},
+    {"plist", "nvmlProcessDetailList_t *", CUTAP_ARG_PTR},
+};
+static const uint16_t sizes_nvmlDeviceGetRunningProcessDetailList[] = {8, 8};
+static const struct cutap_capinfo caps_nvmlDeviceGetRunningProcessDetailList[] = {
+    {.arg = 1, .kind = CUTAP_CAP_OUT_BYTES, .size = 24},
+};
+static const cutap_arg_info_t args_nvmlDeviceGetSamples[] = {
+    {"device", "nvmlDevice_t", CUTAP_ARG_PTR},
+    {"type", "nvmlSamplingType_t", CUTAP_ARG_ENUM},
+    {"lastSeenTimeStamp", "unsigned long long", CUTAP_ARG_UINT},
+    {"sampleValType", "nvmlValueType_t *", CUTAP_ARG_PTR},
+    {"sampleCount", "unsigned int *", CUTAP_ARG_PTR},
+    {"samples", "nvmlSample_t *", CUTAP_ARG_PTR},
+};
+static const uint16_t sizes_nvmlDeviceGetSamples[] = {8, 4, 8, 8, 8, 8};
+static const struct cutap_capinfo caps_nvmlDeviceGetSamples[] = {
+    {.arg = 3, .kind = CUTAP_CAP_OUT_BYTES, .size = 4},
+    {.arg = 4, .kind = CUTAP_CAP_OUT_BYTES, .size = 4},
+    {.arg = 5, .kind = CUTAP_CAP_OUT_BYTES, .size = 16},
+};
+static const cutap_arg_info_t args_nvmlDeviceGetSerial[] = {
+    {"device", "nvmlDevice_t", CUTAP_ARG_PTR},
+    {"serial", "char *", CUTAP_ARG_PTR},
+    {"length", "unsigned int", CUTAP_ARG_UINT},
+};
+static const uint16_t sizes_nvmlDeviceGetSerial[] = {8, 8, 4};
+static const struct cutap_capinfo caps_nvmlDeviceGetSerial[] = {
+    {.arg = 1, .kind = CUTAP_CAP_OUT_STRBUF, .size = 0},
+};
+static const cutap_arg_info_t args_nvmlDeviceGetSramEccErrorStatus[] = {
+    {"device", "nvmlDevice_t", CUTAP_ARG_PTR},
+    {"status", "nvmlEccSramErrorStatus_t *", CUTAP_ARG_PTR},
+};
+static const uint16_t sizes_nvmlDeviceGetSramEccErrorStatus[] = {8, 8};
+static const cutap_arg_info_t args_nvmlDeviceGetSramUniqueUncorrectedEccErrorCounts[] = {
+    {"device", "nvmlDevice_t", CUTAP_ARG_PTR},
+    {"errorCounts", "nvmlEccSramUniqueUncorrectedErrorCounts_t *", CUTAP_ARG_PTR},
+};
+static const uint16_t sizes_nvmlDeviceGetSramUniqueUncorrectedEccErrorCounts[] = {8, 8};
+static const struct cutap_capinfo caps_nvmlDeviceGetSramUniqueUncorrectedEccErrorCounts[] = {
+    {.arg = 1, .kind = CUTAP_CAP_OUT_BYTES, .size = 16},
+};
+static const cutap_arg_info_t args_nvmlDeviceGetSupportedClocksEventReasons[] = {
+    {"device", "nvmlDevice_t", CUTAP_ARG_PTR},
+    {"supportedClocksEventReasons", "unsigned long long *", CUTAP_ARG_PTR},
+};
+static const uint16_t sizes_nvmlDeviceGetSupportedClocksEventReasons[] = {8, 8};
+static const struct cutap_capinfo caps_nvmlDeviceGetSupportedClocksEventReasons[] = {
+    {.arg = 1, .kind = CUTAP_CAP_OUT_BYTES, .size = 8},
+};
+static const cutap_arg_info_t args_nvmlDeviceGetSupportedClocksThrottleReasons[] = {
+    {"device", "nvmlDevice_t", CUTAP_ARG_PTR},
+    {"supportedClocksThrottleReasons", "unsigned long long *", CUTAP_ARG_PTR},
+};
+static const uint16_t sizes_nvmlDeviceGetSupportedClocksThrottleReasons[] = {8, 8};
+static const struct cutap_capinfo caps_nvmlDeviceGetSupportedClocksThrottleReasons[] = {
+    {.arg = 1, .kind = CUTAP_CAP_OUT_BYTES, .size = 8},
+};
+static const cutap_arg_info_t args_nvmlDeviceGetSupportedEventTypes[] = {
+    {"device", "nvmlDevice_t", CUTAP_ARG_PTR},
+    {"eventTypes", "unsigned long long *", CUTAP_ARG_PTR},
+};
+static const uint16_t sizes_nvmlDeviceGetSupportedEventTypes[] = {8, 8};
+static const struct cutap_capinfo caps_nvmlDeviceGetSupportedEventTypes[] = {
+    {.arg = 1, .kind = CUTAP_CAP_OUT_BYTES, .size = 8},
+};
+static const cutap_arg_info_t args_nvmlDeviceGetSupportedGraphicsClocks[] = {
+    {"device", "nvmlDevice_t", CUTAP_ARG_PTR},
+    {"memoryClockMHz", "unsigned int", CUTAP_ARG_UINT},
+    {"count", "unsigned int *", CUTAP_ARG_PTR},
+    {"clocksMHz", "unsigned int *", CUTAP_ARG_PTR},
+};
+static const uint16_t sizes_nvmlDeviceGetSupportedGraphicsClocks[] = {8, 4, 8, 8};
+static const struct cutap_capinfo caps_nvmlDeviceGetSupportedGraphicsClocks[] = {
+    {.arg = 2, .kind = CUTAP_CAP_OUT_BYTES, .size = 4},
+    {.arg = 3, .kind = CUTAP_CAP_OUT_BYTES, .size = 4},
+};
+static const cutap_arg_info_t args_nvmlDeviceGetSupportedMemoryClocks[] = {
+    {"device", "nvmlDevice_t", CUTAP_ARG_PTR},
+    {"count", "unsigned int *", CUTAP_ARG_PTR},
+    {"clocksMHz", "unsigned int *", CUTAP_ARG_PTR},
+};
+static const uint16_t sizes_nvmlDeviceGetSupportedMemoryClocks[] = {8, 8, 8};
+static const struct cutap_capinfo caps_nvmlDeviceGetSupportedMemoryClocks[] = {
+    {.arg = 1, .kind = CUTAP_CAP_OUT_BYTES, .size = 4},
+    {.arg = 2, .kind = CUTAP_CAP_OUT_BYTES, .size = 4},
+};
+static const cutap_arg_info_t args_nvmlDeviceGetSupportedPerformanceStates[] = {
+    {"device", "nvmlDevice_t", CUTAP_ARG_PTR},
+    {"pstates", "nvmlPstates_t *", CUTAP_ARG_PTR},
+    {"size", "unsigned int", CUTAP_ARG_UINT},
+};
+static const uint16_t sizes_nvmlDeviceGetSupportedPerformanceStates[] = {8, 8, 4};
+static const struct cutap_capinfo caps_nvmlDeviceGetSupportedPerformanceStates[] = {
+    {.arg = 1, .kind = CUTAP_CAP_OUT_BYTES, .size = 4},
+};
+static const cutap_arg_info_t args_nvmlDeviceGetSupportedVgpus[] = {
+    {"device", "nvmlDevice_t", CUTAP_ARG_PTR},
+    {"vgpuCount", "unsigned int *", CUTAP_ARG_PTR},
+    {"vgpuTypeIds", "nvmlVgpuTypeId_t *", CUTAP_ARG_PTR},
+};
+static const uint16_t sizes_nvmlDeviceGetSupportedVgpus[] = {8, 8, 8};
+static const struct cutap_capinfo caps_nvmlDeviceGetSupportedVgpus[] = {
+    {.arg = 1, .kind = CUTAP_CAP_OUT_BYTES, .size = 4},
+    {.arg = 2, .kind = CUTAP_CAP_OUT_BYTES, .size = 4},
+};
+static const cutap_arg_info_t args_nvmlDeviceGetTargetFanSpeed[] = {
+    {"device", "nvmlDevice_t", CUTAP_ARG_PTR},
+    {"fan", "unsigned int", CUTAP_ARG_UINT},
+    {"targetSpeed", "unsigned int *", CUTAP_ARG_PTR},
+};
+static const uint16_t sizes_nvmlDeviceGetTargetFanSpeed[] = {8, 4, 8};
+static const struct cutap_capinfo caps_nvmlDeviceGetTargetFanSpeed[] = {
+    {.arg = 2, .kind = CUTAP_CAP_OUT_BYTES, .size = 4},
+};
+static const cutap_arg_info_t args_nvmlDeviceGetTemperature[] = {
+    {"device", "nvmlDevice_t", CUTAP_ARG_PTR},
+    {"sensorType", "nvmlTemperatureSensors_t", CUTAP_ARG_ENUM},
+    {"temp", "unsigned int *", CUTAP_ARG_PTR},
+};
+static const uint16_t sizes_nvmlDeviceGetTemperature[] = {8, 4, 8};
+static const struct cutap_capinfo caps_nvmlDeviceGetTemperature[] = {
+    {.arg = 2, .kind = CUTAP_CAP_OUT_BYTES, .size = 4},
+};
+static const cutap_arg_info_t args_nvmlDeviceGetTemperatureThreshold[] = {
+    {"device", "nvmlDevice_t", CUTAP_ARG_PTR},
+    {"thresholdType", "nvmlTemperatureThresholds_t", CUTAP_ARG_ENUM},
+    {"temp", "unsigned int *", CUTAP_ARG_PTR},
+};
+static const uint16_t sizes_nvmlDeviceGetTemperatureThreshold[] = {8, 4, 8};
+static const struct cutap_capinfo caps_nvmlDeviceGetTemperatureThreshold[] = {
+    {.arg = 2, .kind = CUTAP_CAP_OUT_BYTES, .size = 4},
+};
+static const cutap_arg_info_t args_nvmlDeviceGetTemperatureV[] = {
+    {"device", "nvmlDevice_t", CUTAP_ARG_PTR},
+    {"temperature", "nvmlTemperature_t *", CUTAP_ARG_PTR},
+};
+static const uint16_t sizes_nvmlDeviceGetTemperatureV[] = {8, 8};
+static const struct cutap_capinfo caps_nvmlDeviceGetTemperatureV[] = {
+    {.arg = 1, .kind = CUTAP_CAP_OUT_BYTES, .size = 12},
+};
+static const cutap_arg_info_t args_nvmlDeviceGetThermalSettings[] = {
+    {"device", "nvmlDevice_t", CUTAP_ARG_PTR},
+    {"sensorIndex", "unsigned int", CUTAP_ARG_UINT},
+    {"pThermalSettings", "nvmlGpuThermalSettings_t *", CUTAP_ARG_PTR},
+};
+static const uint16_t sizes_nvmlDeviceGetThermalSettings[] = {8, 4, 8};
+static const struct cutap_capinfo caps_nvmlDeviceGetThermalSettings[] = {
+    {.arg = 2, .kind = CUTAP_CAP_OUT_BYTES, .size = 64},
+};
+static const cutap_arg_info_t args_nvmlDeviceGetTopologyCommonAncestor[] = {
+    {"device1", "nvmlDevice_t", CUTAP_ARG_PTR},
+    {"device2", "nvmlDevice_t", CUTAP_ARG_PTR},
+    {"pathInfo", "nvmlGpuTopologyLevel_t *", CUTAP_ARG_PTR},
+};
+static const uint16_t sizes_nvmlDeviceGetTopologyCommonAncestor[] = {8, 8, 8};
+static const struct cutap_capinfo caps_nvmlDeviceGetTopologyCommonAncestor[] = {
+    {.arg = 2, .kind = CUTAP_CAP_OUT_BYTES, .size = 4},
+};
+static const cutap_arg_info_t args_nvmlDeviceGetTopologyNearestGpus[] = {
+    {"device", "nvmlDevice_t", CUTAP_ARG_PTR},
+    {"level", "nvmlGpuTopologyLevel_t", CUTAP_ARG_ENUM},
+    {"count", "unsigned int *", CUTAP_ARG_PTR},
+    {"deviceArray", "nvmlDevice_t *", CUTAP_ARG_PTR},
+};
+static const uint16_t sizes_nvmlDeviceGetTopologyNearestGpus[] = {8, 4, 8, 8};
+static const struct cutap_capinfo caps_nvmlDeviceGetTopologyNearestGpus[] = {
+    {.arg = 2, .kind = CUTAP_CAP_OUT_BYTES, .size = 4},
+    {.arg = 3, .kind = CUTAP_CAP_OUT_BYTES, .size = 8},
+};
+static const cutap_arg_info_t args_nvmlDeviceGetTotalEccErrors[] = {
+    {"device", "nvmlDevice_t", CUTAP_ARG_PTR},
+    {"errorType", "nvmlMemoryErrorType_t", CUTAP_ARG_ENUM},
+    {"counterType", "nvmlEccCounterType_t", CUTAP_ARG_ENUM},
+    {"eccCounts", "unsigned long long *", CUTAP_ARG_PTR},
+};
+static const uint16_t sizes_nvmlDeviceGetTotalEccErrors[] = {8, 4, 4, 8};
+static const struct cutap_capinfo caps_nvmlDeviceGetTotalEccErrors[] = {
+    {.arg = 3, .kind = CUTAP_CAP_OUT_BYTES, .size = 8},
+};
+static const cutap_arg_info_t args_nvmlDeviceGetTotalEnergyConsumption[] = {
+    {"device", "nvmlDevice_t", CUTAP_ARG_PTR},
+    {"energy", "unsigned long long *", CUTAP_ARG_PTR},
+};
+static const uint16_t sizes_nvmlDeviceGetTotalEnergyConsumption[] = {8, 8};
+static const struct cutap_capinfo caps_nvmlDeviceGetTotalEnergyConsumption[] = {
+    {.arg = 1, .kind = CUTAP_CAP_OUT_BYTES, .size = 8},
+};
+static const cutap_arg_info_t args_nvmlDeviceGetUUID[] = {
+    {"device", "nvmlDevice_t", CUTAP_ARG_PTR},
+    {"uuid", "char *", CUTAP_ARG_PTR},
+    {"length", "unsigned int", CUTAP_ARG_UINT},
+};
+static const uint16_t sizes_nvmlDeviceGetUUID[] = {8, 8, 4};
+static const struct cutap_capinfo caps_nvmlDeviceGetUUID[] = {
+    {.arg = 1, .kind = CUTAP_CAP_OUT_STRBUF, .size = 0},
+};
+static const cutap_arg_info_t args_nvmlDeviceGetUtilizationRates[] = {
+    {"device", "nvmlDevice_t", CUTAP_ARG_PTR},
+    {"utilization", "nvmlUtilization_t *", CUTAP_ARG_PTR},
+};
+static const uint16_t sizes_nvmlDeviceGetUtilizationRates[] = {8, 8};
+static const struct cutap_capinfo caps_nvmlDeviceGetUtilizationRates[] = {
+    {.arg = 1, .kind = CUTAP_CAP_OUT_BYTES, .size = 8},
+};
+static const cutap_arg_info_t args_nvmlDeviceGetVbiosVersion[] = {
+    {"device", "nvmlDevice_t", CUTAP_ARG_PTR},
+    {"version", "char *", CUTAP_ARG_PTR},
+    {"length", "unsigned int", CUTAP_ARG_UINT},
+};
+static const uint16_t sizes_nvmlDeviceGetVbiosVersion[] = {8, 8, 4};
+static const struct cutap_capinfo caps_nvmlDeviceGetVbiosVersion[] = {
+    {.arg = 1, .kind = CUTAP_CAP_OUT_STRBUF, .size = 0},
+};
+static const cutap_arg_info_t args_nvmlDeviceGetVgpuCapabilities[] = {
+    {"device", "nvmlDevice_t", CUTAP_ARG_PTR},
+    {"capability", "nvmlDeviceVgpuCapability_t", CUTAP_ARG_ENUM},
+    {"capResult", "unsigned int *", CUTAP_ARG_PTR},
+};
+static const uint16_t sizes_nvmlDeviceGetVgpuCapabilities[] = {8, 4, 8};
+static const struct cutap_capinfo caps_nvmlDeviceGetVgpuCapabilities[] = {
+    {.arg = 2, .kind = CUTAP_CAP_OUT_BYTES, .size = 4},
+};
+static const cutap_arg_info_t args_nvmlDeviceGetVgpuHeterogeneousMode[] = {
+    {"device", "nvmlDevice_t", CUTAP_ARG_PTR},
+    {"pHeterogeneousMode", "nvmlVgpuHeterogeneousMode_t *", CUTAP_ARG_PTR},
+};
+static const uint16_t sizes_nvmlDeviceGetVgpuHeterogeneousMode[] = {8, 8};
+static const struct cutap_capinfo caps_nvmlDeviceGetVgpuHeterogeneousMode[] = {
+    {.arg = 1, .kind = CUTAP_CAP_OUT_BYTES, .size = 8},
+};
+static const cutap_arg_info_t args_nvmlDeviceGetVgpuInstancesUtilizationInfo[] = {
+    {"device", "nvmlDevice_t", CUTAP_ARG_PTR},
+    {"vgpuUtilInfo", "nvmlVgpuInstancesUtilizationInfo_t *", CUTAP_ARG_PTR},
+};
+static const uint16_t sizes_nvmlDeviceGetVgpuInstancesUtilizationInfo[] = {8, 8};
+static const struct cutap_capinfo caps_nvmlDeviceGetVgpuInstancesUtilizationInfo[] = {
+    {.arg = 1, .kind = CUTAP_CAP_OUT_BYTES, .size = 32},
+};
+static const cutap_arg_info_t args_nvmlDeviceGetVgpuMetadata[] = {
+    {"device", "nvmlDevice_t", CUTAP_ARG_PTR},
+    {"pgpuMetadata", "nvmlVgpuPgpuMetadata_t *", CUTAP_ARG_PTR},
+    {"bufferSize", "unsigned int *", CUTAP_ARG_PTR},
+};
+static const uint16_t sizes_nvmlDeviceGetVgpuMetadata[] = {8, 8, 8};
+static const struct cutap_capinfo caps_nvmlDeviceGetVgpuMetadata[] = {
+    {.arg = 2, .kind = CUTAP_CAP_OUT_BYTES, .size = 4},
+};
+static const cutap_arg_info_t args_nvmlDeviceGetVgpuProcessUtilization[] = {
+    {"device", "nvmlDevice_t", CUTAP_ARG_PTR},
+    {"lastSeenTimeStamp", "unsigned long long", CUTAP_ARG_UINT},
+    {"vgpuProcessSamplesCount", "unsigned int *", CUTAP_ARG_PTR},
+    {"utilizationSamples", "nvmlVgpuProcessUtilizationSample_t *", CUTAP_ARG_PTR},
+};
+static const uint16_t sizes_nvmlDeviceGetVgpuProcessUtilization[] = {8, 8, 8, 8};
+static const struct cutap_capinfo caps_nvmlDeviceGetVgpuProcessUtilization[] = {
+    {.arg = 2, .kind = CUTAP_CAP_OUT_BYTES, .size = 4},
+};
+static const cutap_arg_info_t args_nvmlDeviceGetVgpuProcessesUtilizationInfo[] = {
+    {"device", "nvmlDevice_t", CUTAP_ARG_PTR},
+    {"vgpuProcUtilInfo", "nvmlVgpuProcessesUtilizationInfo_t *", CUTAP_ARG_PTR},
+};
+static const uint16_t sizes_nvmlDeviceGetVgpuProcessesUtilizationInfo[] = {8, 8};
+static const struct cutap_capinfo caps_nvmlDeviceGetVgpuProcessesUtilizationInfo[] = {
+    {.arg = 1, .kind = CUTAP_CAP_OUT_BYTES, .size = 24},
+};
+static const cutap_arg_info_t args_nvmlDeviceGetVgpuSchedulerCapabilities[] = {
+    {"device", "nvmlDevice_t", CUTAP_ARG_PTR},
+    {"pCapabilities", "nvmlVgpuSchedulerCapabilities_t *", CUTAP_ARG_PTR},
+};
+static const uint16_t sizes_nvmlDeviceGetVgpuSchedulerCapabilities[] = {8, 8};
+static const struct cutap_capinfo caps_nvmlDeviceGetVgpuSchedulerCapabilities[] = {
+    {.arg = 1, .kind = CUTAP_CAP_OUT_BYTES, .size = 40},
+};
+static const cutap_arg_info_t args_nvmlDeviceGetVgpuSchedulerLog[] = {
+    {"device", "nvmlDevice_t", CUTAP_ARG_PTR},
+    {"pSchedulerLog", "nvmlVgpuSchedulerLog_t *", CUTAP_ARG_PTR},
+};
+static const uint16_t sizes_nvmlDeviceGetVgpuSchedulerLog[] = {8, 8};
+static const cutap_arg_info_t args_nvmlDeviceGetVgpuSchedulerState[] = {
+    {"device", "nvmlDevice_t", CUTAP_ARG_PTR},
+    {"pSchedulerState", "nvmlVgpuSchedulerGetState_t *", CUTAP_ARG_PTR},
+};
+static const uint16_t sizes_nvmlDeviceGetVgpuSchedulerState[] = {8, 8};
+static const struct cutap_capinfo caps_nvmlDeviceGetVgpuSchedulerState[] = {
+    {.arg = 1, .kind = CUTAP_CAP_OUT_BYTES, .size = 16},
+};
+static const cutap_arg_info_t args_nvmlDeviceGetVgpuTypeCreatablePlacements[] = {
+    {"device", "nvmlDevice_t", CUTAP_ARG_PTR},
+    {"vgpuTypeId", "nvmlVgpuTypeId_t", CUTAP_ARG_UINT},
+    {"pPlacementList", "nvmlVgpuPlacementList_t *", CUTAP_ARG_PTR},
+};
+static const uint16_t sizes_nvmlDeviceGetVgpuTypeCreatablePlacements[] = {8, 4, 8};
+static const struct cutap_capinfo caps_nvmlDeviceGetVgpuTypeCreatablePlacements[] = {
+    {.arg = 2, .kind = CUTAP_CAP_OUT_BYTES, .size = 32},
+};
+static const cutap_arg_info_t args_nvmlDeviceGetVgpuTypeSupportedPlacements[] = {
+    {"device", "nvmlDevice_t", CUTAP_ARG_PTR},
+    {"vgpuTypeId", "nvmlVgpuTypeId_t", CUTAP_ARG_UINT},
+    {"pPlacementList", "nvmlVgpuPlacementList_t *", CUTAP_ARG_PTR},
+};
+static const uint16_t sizes_nvmlDeviceGetVgpuTypeSupportedPlacements[] = {8, 4, 8};
+static const struct cutap_capinfo caps_nvmlDeviceGetVgpuTypeSupportedPlacements[] = {
+    {.arg = 2, .kind = CUTAP_CAP_OUT_BYTES, .size = 32},
+};
+static const cutap_arg_info_t args_nvmlDeviceGetVgpuUtilization[] = {
+    {"device", "nvmlDevice_t", CUTAP_ARG_PTR},
+    {"lastSeenTimeStamp", "unsigned long long", CUTAP_ARG_UINT},
+    {"sampleValType", "nvmlValueType_t *", CUTAP_ARG_PTR},
+    {"vgpuInstanceSamplesCount", "unsigned int *", CUTAP_ARG_PTR},
+    {"utilizationSamples", "nvmlVgpuInstanceUtilizationSample_t *", CUTAP_ARG_PTR},
+};
+static const uint16_t sizes_nvmlDeviceGetVgpuUtilization[] = {8, 8, 8, 8, 8};
+static const struct cutap_capinfo caps_nvmlDeviceGetVgpuUtilization[] = {
+    {.arg = 2, .kind = CUTAP_CAP_OUT_BYTES, .size = 4},
+    {.arg = 3, .kind = CUTAP_CAP_OUT_BYTES, .size = 4},
+    {.arg = 4, .kind = CUTAP_CAP_OUT_BYTES, .size = 48},
+};
+static const cutap_arg_info_t args_nvmlDeviceGetViolationStatus[] = {
+    {"device", "nvmlDevice_t", CUTAP_ARG_PTR},
+    {"perfPolicyType", "nvmlPerfPolicyType_t", CUTAP_ARG_ENUM},
+    {"violTime", "nvmlViolationTime_t *", CUTAP_ARG_PTR},
+};
+static const uint16_t sizes_nvmlDeviceGetViolationStatus[] = {8, 4, 8};
+static const struct cutap_capinfo caps_nvmlDeviceGetViolationStatus[] = {
+    {.arg = 2, .kind = CUTAP_CAP_OUT_BYTES, .size = 16},
+};
+static const cutap_arg_info_t args_nvmlDeviceGetVirtualizationMode[] = {
+    {"device", "nvmlDevice_t", CUTAP_ARG_PTR},
+    {"pVirtualMode", "nvmlGpuVirtualizationMode_t *", CUTAP_ARG_PTR},
+};
+static const uint16_t sizes_nvmlDeviceGetVirtualizationMode[] = {8, 8};
+static const struct cutap_capinfo caps_nvmlDeviceGetVirtualizationMode[] = {
+    {.arg = 1, .kind = CUTAP_CAP_OUT_BYTES, .size = 4},
+};
+static const cutap_arg_info_t args_nvmlDeviceIsMigDeviceHandle[] = {
+    {"device", "nvmlDevice_t", CUTAP_ARG_PTR},
+    {"isMigDevice", "unsigned int *", CUTAP_ARG_PTR},
+};
+static const uint16_t sizes_nvmlDeviceIsMigDeviceHandle[] = {8, 8};
+static const struct cutap_capinfo caps_nvmlDeviceIsMigDeviceHandle[] = {
+    {.arg = 1, .kind = CUTAP_CAP_OUT_BYTES, .size = 4},
+};
+static const cutap_arg_info_t args_nvmlDeviceModifyDrainState[] = {
+    {"pciInfo", "nvmlPciInfo_t *", CUTAP_ARG_PTR},
+    {"newState", "nvmlEnableState_t", CUTAP_ARG_ENUM},
+};
+static const uint16_t sizes_nvmlDeviceModifyDrainState[] = {8, 4};
+static const cutap_arg_info_t args_nvmlDeviceOnSameBoard[] = {
+    {"device1", "nvmlDevice_t", CUTAP_ARG_PTR},
+    {"device2", "nvmlDevice_t", CUTAP_ARG_PTR},
+    {"onSameBoard", "int *", CUTAP_ARG_PTR},
+};
+static const uint16_t sizes_nvmlDeviceOnSameBoard[] = {8, 8, 8};
+static const struct cutap_capinfo caps_nvmlDeviceOnSameBoard[] = {
+    {.arg = 2, .kind = CUTAP_CAP_OUT_BYTES, .size = 4},
+};
+static const cutap_arg_info_t args_nvmlDevicePowerSmoothingActivatePresetProfile[] = {
+    {"device", "nvmlDevice_t", CUTAP_ARG_PTR},
+    {"profile", "nvmlPowerSmoothingProfile_t *", CUTAP_ARG_PTR},
+};
+static const uint16_t sizes_nvmlDevicePowerSmoothingActivatePresetProfile[] = {8, 8};
+static const struct cutap_capinfo caps_nvmlDevicePowerSmoothingActivatePresetProfile[] = {
+    {.arg = 1, .kind = CUTAP_CAP_OUT_BYTES, .size = 24},
+};
+static const cutap_arg_info_t args_nvmlDevicePowerSmoothingSetState[] = {
+    {"device", "nvmlDevice_t", CUTAP_ARG_PTR},
+    {"state", "nvmlPowerSmoothingState_t *", CUTAP_ARG_PTR},
+};
+static const uint16_t sizes_nvmlDevicePowerSmoothingSetState[] = {8, 8};
+static const struct cutap_capinfo caps_nvmlDevicePowerSmoothingSetState[] = {
+    {.arg = 1, .kind = CUTAP_CAP_OUT_BYTES, .size = 8},
+};
+static const cutap_arg_info_t args_nvmlDevicePowerSmoothingUpdatePresetProfileParam[] = {
+    {"device", "nvmlDevice_t", CUTAP_ARG_PTR},
+    {"profile", "nvmlPowerSmoothingProfile_t *", CUTAP_ARG_PTR},
+};
+static const uint16_t sizes_nvmlDevicePowerSmoothingUpdatePresetProfileParam[] = {8, 8};
+static const struct cutap_capinfo caps_nvmlDevicePowerSmoothingUpdatePresetProfileParam[] = {
+    {.arg = 1, .kind = CUTAP_CAP_OUT_BYTES, .size = 24},
+};
+static const cutap_arg_info_t args_nvmlDeviceQueryDrainState[] = {
+    {"pciInfo", "nvmlPciInfo_t *", CUTAP_ARG_PTR},
+    {"currentState", "nvmlEnableState_t *", CUTAP_ARG_PTR},
+};
+static const uint16_t sizes_nvmlDeviceQueryDrainState[] = {8, 8};
+static const struct cutap_capinfo caps_nvmlDeviceQueryDrainState[] = {
+    {.arg = 1, .kind = CUTAP_CAP_OUT_BYTES, .size = 4},
+};
+static const cutap_arg_info_t args_nvmlDeviceReadWritePRM_v1[] = {
+    {"device", "nvmlDevice_t", CUTAP_ARG_PTR},
+    {"buffer", "nvmlPRMTLV_v1_t *", CUTAP_ARG_PTR},
+};
+static const uint16_t sizes_nvmlDeviceReadWritePRM_v1[] = {8, 8};
+static const cutap_arg_info_t args_nvmlDeviceRegisterEvents[] = {
+    {"device", "nvmlDevice_t", CUTAP_ARG_PTR},
+    {"eventTypes", "unsigned long long", CUTAP_ARG_UINT},
+    {"set", "nvmlEventSet_t", CUTAP_ARG_PTR},
+};
+static const uint16_t sizes_nvmlDeviceRegisterEvents[] = {8, 8, 8};
+static const cutap_arg_info_t args_nvmlDeviceRemoveGpu_v2[] = {
+    {"pciInfo", "nvmlPciInfo_t *", CUTAP_ARG_PTR},
+    {"gpuState", "nvmlDetachGpuState_t", CUTAP_ARG_ENUM},
+    {"linkState", "nvmlPcieLinkState_t", CUTAP_ARG_ENUM},
+};
+static const uint16_t sizes_nvmlDeviceRemoveGpu_v2[] = {8, 4, 4};
+static const cutap_arg_info_t args_nvmlDeviceResetApplicationsClocks[] = {
+    {"device", "nvmlDevice_t", CUTAP_ARG_PTR},
+};
+static const uint16_t sizes_nvmlDeviceResetApplicationsClocks[] = {8};
+static const cutap_arg_info_t args_nvmlDeviceResetGpuLockedClocks[] = {
+    {"device", "nvmlDevice_t", CUTAP_ARG_PTR},
+};
+static const uint16_t sizes_nvmlDeviceResetGpuLockedClocks[] = {8};
+static const cutap_arg_info_t args_nvmlDeviceResetMemoryLockedClocks[] = {
+    {"device", "nvmlDevice_t", CUTAP_ARG_PTR},
+};
+static const uint16_t sizes_nvmlDeviceResetMemoryLockedClocks[] = {8};
+static const cutap_arg_info_t args_nvmlDeviceResetNvLinkErrorCounters[] = {
+    {"device", "nvmlDevice_t", CUTAP_ARG_PTR},
+    {"link", "unsigned int", CUTAP_ARG_UINT},
+};
+static const uint16_t sizes_nvmlDeviceResetNvLinkErrorCounters[] = {8, 4};
+static const cutap_arg_info_t args_nvmlDeviceResetNvLinkUtilizationCounter[] = {
+    {"device", "nvmlDevice_t", CUTAP_ARG_PTR},
+    {"link", "unsigned int", CUTAP_ARG_UINT},
+    {"counter", "unsigned int", CUTAP_ARG_UINT},
+};
+static const uint16_t sizes_nvmlDeviceResetNvLinkUtilizationCounter[] = {8, 4, 4};
+static const cutap_arg_info_t args_nvmlDeviceSetAPIRestriction[] = {
+    {"device", "nvmlDevice_t", CUTAP_ARG_PTR},
+    {"apiType", "nvmlRestrictedAPI_t", CUTAP_ARG_ENUM},
+    {"isRestricted", "nvmlEnableState_t", CUTAP_ARG_ENUM},
+};
+static const uint16_t sizes_nvmlDeviceSetAPIRestriction[] = {8, 4, 4};
+static const cutap_arg_info_t args_nvmlDeviceSetAccountingMode[] = {
+    {"device", "nvmlDevice_t", CUTAP_ARG_PTR},
+    {"mode", "nvmlEnableState_t", CUTAP_ARG_ENUM},
+};
+static const uint16_t sizes_nvmlDeviceSetAccountingMode[] = {8, 4};
+static const cutap_arg_info_t args_nvmlDeviceSetApplicationsClocks[] = {
+    {"device", "nvmlDevice_t", CUTAP_ARG_PTR},
+    {"memClockMHz", "unsigned int", CUTAP_ARG_UINT},
+    {"graphicsClockMHz", "unsigned int", CUTAP_ARG_UINT},
+};
+static const uint16_t sizes_nvmlDeviceSetApplicationsClocks[] = {8, 4, 4};
+static const cutap_arg_info_t args_nvmlDeviceSetAutoBoostedClocksEnabled[] = {
+    {"device", "nvmlDevice_t", CUTAP_ARG_PTR},
+    {"enabled", "nvmlEnableState_t", CUTAP_ARG_ENUM},
+};
+static const uint16_t sizes_nvmlDeviceSetAutoBoostedClocksEnabled[] = {8, 4};
+static const cutap_arg_info_t args_nvmlDeviceSetClockOffsets[] = {
+    {"device", "nvmlDevice_t", CUTAP_ARG_PTR},
+    {"info", "nvmlClockOffset_t *", CUTAP_ARG_PTR},
+};
+static const uint16_t sizes_nvmlDeviceSetClockOffsets[] = {8, 8};
+static const struct cutap_capinfo caps_nvmlDeviceSetClockOffsets[] = {
+    {.arg = 1, .kind = CUTAP_CAP_OUT_BYTES, .size = 24},
+};
+static const cutap_arg_info_t args_nvmlDeviceSetComputeMode[] = {
+    {"device", "nvmlDevice_t", CUTAP_ARG_PTR},
+    {"mode", "nvmlComputeMode_t", CUTAP_ARG_ENUM},
+};
+static const uint16_t sizes_nvmlDeviceSetComputeMode[] = {8, 4};
+static const cutap_arg_info_t args_nvmlDeviceSetConfComputeUnprotectedMemSize[] = {
+    {"device", "nvmlDevice_t", CUTAP_ARG_PTR},
+    {"sizeKiB", "unsigned long long", CUTAP_ARG_UINT},
+};
+static const uint16_t sizes_nvmlDeviceSetConfComputeUnprotectedMemSize[] = {8, 8};
+static const cutap_arg_info_t args_nvmlDeviceSetCpuAffinity[] = {
+    {"device", "nvmlDevice_t", CUTAP_ARG_PTR},
+};
+static const uint16_t sizes_nvmlDeviceSetCpuAffinity[] = {8};
+static const cutap_arg_info_t args_nvmlDeviceSetDefaultAutoBoostedClocksEnabled[] = {
+    {"device", "nvmlDevice_t", CUTAP_ARG_PTR},
+    {"enabled", "nvmlEnableState_t", CUTAP_ARG_ENUM},
+    {"flags", "unsigned int", CUTAP_ARG_UINT},
+};
+static const uint16_t sizes_nvmlDeviceSetDefaultAutoBoostedClocksEnabled[] = {8, 4, 4};
+static const cutap_arg_info_t args_nvmlDeviceSetDefaultFanSpeed_v2[] = {
+    {"device", "nvmlDevice_t", CUTAP_ARG_PTR},
+    {"fan", "unsigned int", CUTAP_ARG_UINT},
+};
+static const uint16_t sizes_nvmlDeviceSetDefaultFanSpeed_v2[] = {8, 4};
+static const cutap_arg_info_t args_nvmlDeviceSetDramEncryptionMode[] = {
+    {"device", "nvmlDevice_t", CUTAP_ARG_PTR},
+    {"dramEncryption", "const nvmlDramEncryptionInfo_t *", CUTAP_ARG_PTR},
+};
+static const uint16_t sizes_nvmlDeviceSetDramEncryptionMode[] = {8, 8};
+static const struct cutap_capinfo caps_nvmlDeviceSetDramEncryptionMode[] = {
+    {.arg = 1, .kind = CUTAP_CAP_IN_BYTES, .size = 8},
+};
+static const cutap_arg_info_t args_nvmlDeviceSetDriverModel[] = {
+    {"device", "nvmlDevice_t", CUTAP_ARG_PTR},
+    {"driverModel", "nvmlDriverModel_t", CUTAP_ARG_ENUM},
+    {"flags", "unsigned int", CUTAP_ARG_UINT},
+};
+static const uint16_t sizes_nvmlDeviceSetDriverModel[] = {8, 4, 4};
+static const cutap_arg_info_t args_nvmlDeviceSetEccMode[] = {
+    {"device", "nvmlDevice_t", CUTAP_ARG_PTR},
+    {"ecc", "nvmlEnableState_t", CUTAP_ARG_ENUM},
+};
+static const uint16_t sizes_nvmlDeviceSetEccMode[] = {8, 4};
+static const cutap_arg_info_t args_nvmlDeviceSetFanControlPolicy[] = {
+    {"device", "nvmlDevice_t", CUTAP_ARG_PTR},
+    {"fan", "unsigned int", CUTAP_ARG_UINT},
+    {"policy", "nvmlFanControlPolicy_t", CUTAP_ARG_UINT},
+};
+static const uint16_t sizes_nvmlDeviceSetFanControlPolicy[] = {8, 4, 4};
+static const cutap_arg_info_t args_nvmlDeviceSetFanSpeed_v2[] = {
+    {"device", "nvmlDevice_t", CUTAP_ARG_PTR},
+    {"fan", "unsigned int", CUTAP_ARG_UINT},
+    {"speed", "unsigned int", CUTAP_ARG_UINT},
+};
+static const uint16_t sizes_nvmlDeviceSetFanSpeed_v2[] = {8, 4, 4};
+static const cutap_arg_info_t args_nvmlDeviceSetGpcClkVfOffset[] = {
+    {"device", "nvmlDevice_t", CUTAP_ARG_PTR},
+    {"offset", "int", CUTAP_ARG_INT},
+};
+static const uint16_t sizes_nvmlDeviceSetGpcClkVfOffset[] = {8, 4};
+static const cutap_arg_info_t args_nvmlDeviceSetGpuLockedClocks[] = {
+    {"device", "nvmlDevice_t", CUTAP_ARG_PTR},
+    {"minGpuClockMHz", "unsigned int", CUTAP_ARG_UINT},
+    {"maxGpuClockMHz", "unsigned int", CUTAP_ARG_UINT},
+};
+static const uint16_t sizes_nvmlDeviceSetGpuLockedClocks[] = {8, 4, 4};
+static const cutap_arg_info_t args_nvmlDeviceSetGpuOperationMode[] = {
+    {"device", "nvmlDevice_t", CUTAP_ARG_PTR},
+    {"mode", "nvmlGpuOperationMode_t", CUTAP_ARG_ENUM},
+};
+static const uint16_t sizes_nvmlDeviceSetGpuOperationMode[] = {8, 4};
+static const cutap_arg_info_t args_nvmlDeviceSetHostname_v1[] = {
+    {"device", "nvmlDevice_t", CUTAP_ARG_PTR},
+    {"hostname", "nvmlHostname_v1_t *", CUTAP_ARG_PTR},
+};
+static const uint16_t sizes_nvmlDeviceSetHostname_v1[] = {8, 8};
+static const struct cutap_capinfo caps_nvmlDeviceSetHostname_v1[] = {
+    {.arg = 1, .kind = CUTAP_CAP_OUT_BYTES, .size = 64},
+};
+static const cutap_arg_info_t args_nvmlDeviceSetMemClkVfOffset[] = {
+    {"device", "nvmlDevice_t", CUTAP_ARG_PTR},
+    {"offset", "int", CUTAP_ARG_INT},
+};
+static const uint16_t sizes_nvmlDeviceSetMemClkVfOffset[] = {8, 4};
+static const cutap_arg_info_t args_nvmlDeviceSetMemoryLockedClocks[] = {
+    {"device", "nvmlDevice_t", CUTAP_ARG_PTR},
+    {"minMemClockMHz", "unsigned int", CUTAP_ARG_UINT},
+    {"maxMemClockMHz", "unsigned int", CUTAP_ARG_UINT},
+};
+static const uint16_t sizes_nvmlDeviceSetMemoryLockedClocks[] = {8, 4, 4};
+static const cutap_arg_info_t args_nvmlDeviceSetMigMode[] = {
+    {"device", "nvmlDevice_t", CUTAP_ARG_PTR},
+    {"mode", "unsigned int", CUTAP_ARG_UINT},
+    {"activationStatus", "nvmlReturn_t *", CUTAP_ARG_PTR},
+};
+static const uint16_t sizes_nvmlDeviceSetMigMode[] = {8, 4, 8};
+static const struct cutap_capinfo caps_nvmlDeviceSetMigMode[] = {
+    {.arg = 2, .kind = CUTAP_CAP_OUT_BYTES, .size = 4},
+};
+static const cutap_arg_info_t args_nvmlDeviceSetNvLinkDeviceLowPowerThreshold[] = {
+    {"device", "nvmlDevice_t", CUTAP_ARG_PTR},
+    {"info", "nvmlNvLinkPowerThres_t *", CUTAP_ARG_PTR},
+};
+static const uint16_t sizes_nvmlDeviceSetNvLinkDeviceLowPowerThreshold[] = {8, 8};
+static const struct cutap_capinfo caps_nvmlDeviceSetNvLinkDeviceLowPowerThreshold[] = {
+    {.arg = 1, .kind = CUTAP_CAP_OUT_BYTES, .size = 4},
+};
+static const cutap_arg_info_t args_nvmlDeviceSetNvLinkUtilizationControl[] = {
+    {"device", "nvmlDevice_t", CUTAP_ARG_PTR},
+    {"link", "unsigned int", CUTAP_ARG_UINT},
+    {"counter", "unsigned int", CUTAP_ARG_UINT},
+    {"control", "nvmlNvLinkUtilizationControl_t *", CUTAP_ARG_PTR},
+    {"reset", "unsigned int", CUTAP_ARG_UINT},
+};
+static const uint16_t sizes_nvmlDeviceSetNvLinkUtilizationControl[] = {8, 4, 4, 8, 4};
+static const struct cutap_capinfo caps_nvmlDeviceSetNvLinkUtilizationControl[] = {
+    {.arg = 3, .kind = CUTAP_CAP_OUT_BYTES, .size = 8},
+};
+static const cutap_arg_info_t args_nvmlDeviceSetNvlinkBwMode[] = {
+    {"device", "nvmlDevice_t", CUTAP_ARG_PTR},
+    {"setBwMode", "nvmlNvlinkSetBwMode_t *", CUTAP_ARG_PTR},
+};
+static const uint16_t sizes_nvmlDeviceSetNvlinkBwMode[] = {8, 8};
+static const struct cutap_capinfo caps_nvmlDeviceSetNvlinkBwMode[] = {
+    {.arg = 1, .kind = CUTAP_CAP_OUT_BYTES, .size = 12},
+};
+static const cutap_arg_info_t args_nvmlDeviceSetPersistenceMode[] = {
+    {"device", "nvmlDevice_t", CUTAP_ARG_PTR},
+    {"mode", "nvmlEnableState_t", CUTAP_ARG_ENUM},
+};
+static const uint16_t sizes_nvmlDeviceSetPersistenceMode[] = {8, 4};
+static const cutap_arg_info_t args_nvmlDeviceSetPowerManagementLimit[] = {
+    {"device", "nvmlDevice_t", CUTAP_ARG_PTR},
+    {"limit", "unsigned int", CUTAP_ARG_UINT},
+};
+static const uint16_t sizes_nvmlDeviceSetPowerManagementLimit[] = {8, 4};
+static const cutap_arg_info_t args_nvmlDeviceSetPowerManagementLimit_v2[] = {
+    {"device", "nvmlDevice_t", CUTAP_ARG_PTR},
+    {"powerValue", "nvmlPowerValue_v2_t *", CUTAP_ARG_PTR},
+};
+static const uint16_t sizes_nvmlDeviceSetPowerManagementLimit_v2[] = {8, 8};
+static const struct cutap_capinfo caps_nvmlDeviceSetPowerManagementLimit_v2[] = {
+    {.arg = 1, .kind = CUTAP_CAP_OUT_BYTES, .size = 12},
+};
+static const cutap_arg_info_t args_nvmlDeviceSetPowerMizerMode_v1[] = {
+    {"device", "nvmlDevice_t", CUTAP_ARG_PTR},
+    {"powerMizerMode", "nvmlDevicePowerMizerModes_v1_t *", CUTAP_ARG_PTR},
+};
+static const uint16_t sizes_nvmlDeviceSetPowerMizerMode_v1[] = {8, 8};
+static const struct cutap_capinfo caps_nvmlDeviceSetPowerMizerMode_v1[] = {
+    {.arg = 1, .kind = CUTAP_CAP_OUT_BYTES, .size = 12},
+};
+static const cutap_arg_info_t args_nvmlDeviceSetTemperatureThreshold[] = {
+    {"device", "nvmlDevice_t", CUTAP_ARG_PTR},
+    {"thresholdType", "nvmlTemperatureThresholds_t", CUTAP_ARG_ENUM},
+    {"temp", "int *", CUTAP_ARG_PTR},
+};
+static const uint16_t sizes_nvmlDeviceSetTemperatureThreshold[] = {8, 4, 8};
+static const struct cutap_capinfo caps_nvmlDeviceSetTemperatureThreshold[] = {
+    {.arg = 2, .kind = CUTAP_CAP_OUT_BYTES, .size = 4},
+};
+static const cutap_arg_info_t args_nvmlDeviceSetVgpuCapabilities[] = {
+    {"device", "nvmlDevice_t", CUTAP_ARG_PTR},
+    {"capability", "nvmlDeviceVgpuCapability_t", CUTAP_ARG_ENUM},
+    {"state", "nvmlEnableState_t", CUTAP_ARG_ENUM},
+};
+static const uint16_t sizes_nvmlDeviceSetVgpuCapabilities[] = {8, 4, 4};
+static const cutap_arg_info_t args_nvmlDeviceSetVgpuHeterogeneousMode[] = {
+    {"device", "nvmlDevice_t", CUTAP_ARG_PTR},
+    {"pHeterogeneousMode", "const nvmlVgpuHeterogeneousMode_t *", CUTAP_ARG_PTR},
+};
+static const uint16_t sizes_nvmlDeviceSetVgpuHeterogeneousMode[] = {8, 8};
+static const struct cutap_capinfo caps_nvmlDeviceSetVgpuHeterogeneousMode[] = {
+    {.arg = 1, .kind = CUTAP_CAP_IN_BYTES, .size = 8},
+};
+static const cutap_arg_info_t args_nvmlDeviceSetVgpuSchedulerState[] = {
+    {"device", "nvmlDevice_t", CUTAP_ARG_PTR},
+    {"pSchedulerState", "nvmlVgpuSchedulerSetState_t *", CUTAP_ARG_PTR},
+};
+static const uint16_t sizes_nvmlDeviceSetVgpuSchedulerState[] = {8, 8};
+static const struct cutap_capinfo caps_nvmlDeviceSetVgpuSchedulerState[] = {
+    {.arg = 1, .kind = CUTAP_CAP_OUT_BYTES, .size = 16},
+};
+static const cutap_arg_info_t args_nvmlDeviceSetVirtualizationMode[] = {
+    {"device", "nvmlDevice_t", CUTAP_ARG_PTR},
+    {"virtualMode", "nvmlGpuVirtualizationMode_t", CUTAP_ARG_ENUM},
+};
+static const uint16_t sizes_nvmlDeviceSetVirtualizationMode[] = {8, 4};
+static const cutap_arg_info_t args_nvmlDeviceValidateInforom[] = {
+    {"device", "nvmlDevice_t", CUTAP_ARG_PTR},
+};
+static const uint16_t sizes_nvmlDeviceValidateInforom[] = {8};
+static const cutap_arg_info_t args_nvmlDeviceWorkloadPowerProfileClearRequestedProfiles[] = {
+    {"device", "nvmlDevice_t", CUTAP_ARG_PTR},
+    {"requestedProfiles", "nvmlWorkloadPowerProfileRequestedProfiles_t *", CUTAP_ARG_PTR},
+};
+static const uint16_t sizes_nvmlDeviceWorkloadPowerProfileClearRequestedProfiles[] = {8, 8};
+static const struct cutap_capinfo caps_nvmlDeviceWorkloadPowerProfileClearRequestedProfiles[] = {
+    {.arg = 1, .kind = CUTAP_CAP_OUT_BYTES, .size = 36},
+};
+static const cutap_arg_info_t args_nvmlDeviceWorkloadPowerProfileGetCurrentProfiles[] = {
+    {"device", "nvmlDevice_t", CUTAP_ARG_PTR},
+    {"currentProfiles", "nvmlWorkloadPowerProfileCurrentProfiles_t *", CUTAP_ARG_PTR},
+};
+static const uint16_t sizes_nvmlDeviceWorkloadPowerProfileGetCurrentProfiles[] = {8, 8};
+static const cutap_arg_info_t args_nvmlDeviceWorkloadPowerProfileGetProfilesInfo[] = {
+    {"device", "nvmlDevice_t", CUTAP_ARG_PTR},
+    {"profilesInfo", "nvmlWorkloadPowerProfileProfilesInfo_t *", CUTAP_ARG_PTR},
+};
+static const uint16_t sizes_nvmlDeviceWorkloadPowerProfileGetProfilesInfo[] = {8, 8};
+static const cutap_arg_info_t args_nvmlDeviceWorkloadPowerProfileSetRequestedProfiles[] = {
+    {"device", "nvmlDevice_t", CUTAP_ARG_PTR},
+    {"requestedProfiles", "nvmlWorkloadPowerProfileRequestedProfiles_t *", CUTAP_ARG_PTR},
+};
+static const uint16_t sizes_nvmlDeviceWorkloadPowerProfileSetRequestedProfiles[] = {8, 8};
+static const struct cutap_capinfo caps_nvmlDeviceWorkloadPowerProfileSetRequestedProfiles[] = {
+    {.arg = 1, .kind = CUTAP_CAP_OUT_BYTES, .size = 36},
+};
+static const cutap_arg_info_t args_nvmlErrorString[] = {
+    {"result", "nvmlReturn_t", CUTAP_ARG_ENUM},
+};
+static const uint16_t sizes_nvmlErrorString[] = {4};
+static const cutap_arg_info_t args_nvmlEventSetCreate[] = {
+    {"set", "nvmlEventSet_t *", CUTAP_ARG_PTR},
+};
+static const uint16_t sizes_nvmlEventSetCreate[] = {8};
+static const struct cutap_capinfo caps_nvmlEventSetCreate[] = {
+    {.arg = 0, .kind = CUTAP_CAP_OUT_BYTES, .size = 8},
+};
+static const cutap_arg_info_t args_nvmlEventSetFree[] = {
+    {"set", "nvmlEventSet_t", CUTAP_ARG_PTR},
+};
+static const uint16_t sizes_nvmlEventSetFree[] = {8};
+static const cutap_arg_info_t args_nvmlEventSetWait_v2[] = {
+    {"set", "nvmlEventSet_t", CUTAP_ARG_PTR},
+    {"data", "nvmlEventData_t *", CUTAP_ARG_PTR},
+    {"timeoutms", "unsigned int", CUTAP_ARG_UINT},
+};
+static const uint16_t sizes_nvmlEventSetWait_v2[] = {8, 8, 4};
+static const struct cutap_capinfo caps_nvmlEventSetWait_v2[] = {
+    {.arg = 1, .kind = CUTAP_CAP_OUT_BYTES, .size = 32},
+};
+static const cutap_arg_info_t args_nvmlGetExcludedDeviceCount[] = {
+    {"deviceCount", "unsigned int *", CUTAP_ARG_PTR},
+};
+static const uint16_t sizes_nvmlGetExcludedDeviceCount[] = {8};
+static const struct cutap_capinfo caps_nvmlGetExcludedDeviceCount[] = {
+    {.arg = 0, .kind = CUTAP_CAP_OUT_BYTES, .size = 4},
+};
+static const cutap_arg_info_t args_nvmlGetExcludedDeviceInfoByIndex[] = {
+    {"index", "unsigned int", CUTAP_ARG_UINT},
+    {"info", "nvmlExcludedDeviceInfo_t *", CUTAP_ARG_PTR},
+};
+static const uint16_t sizes_nvmlGetExcludedDeviceInfoByIndex[] = {4, 8};
+static const cutap_arg_info_t args_nvmlGetVgpuCompatibility[] = {
+    {"vgpuMetadata", "nvmlVgpuMetadata_t *", CUTAP_ARG_PTR},
+    {"pgpuMetadata", "nvmlVgpuPgpuMetadata_t *", CUTAP_ARG_PTR},
+    {"compatibilityInfo", "nvmlVgpuPgpuCompatibility_t *", CUTAP_ARG_PTR},
+};
+static const uint16_t sizes_nvmlGetVgpuCompatibility[] = {8, 8, 8};
+static const struct cutap_capinfo caps_nvmlGetVgpuCompatibility[] = {
+    {.arg = 2, .kind = CUTAP_CAP_OUT_BYTES, .size = 8},
+};
+static const cutap_arg_info_t args_nvmlGetVgpuDriverCapabilities[] = {
+    {"capability", "nvmlVgpuDriverCapability_t", CUTAP_ARG_ENUM},
+    {"capResult", "unsigned int *", CUTAP_ARG_PTR},
+};
+static const uint16_t sizes_nvmlGetVgpuDriverCapabilities[] = {4, 8};
+static const struct cutap_capinfo caps_nvmlGetVgpuDriverCapabilities[] = {
+    {.arg = 1, .kind = CUTAP_CAP_OUT_BYTES, .size = 4},
+};
+static const cutap_arg_info_t args_nvmlGetVgpuVersion[] = {
+    {"supported", "nvmlVgpuVersion_t *", CUTAP_ARG_PTR},
+    {"current", "nvmlVgpuVersion_t *", CUTAP_ARG_PTR},
+};
+static const uint16_t sizes_nvmlGetVgpuVersion[] = {8, 8};
+static const struct cutap_capinfo caps_nvmlGetVgpuVersion[] = {
+    {.arg = 0, .kind = CUTAP_CAP_OUT_BYTES, .size = 8},
+    {.arg = 1, .kind = CUTAP_CAP_OUT_BYTES, .size = 8},
+};
+static const cutap_arg_info_t args_nvmlGpmMetricsGet[] = {
+    {"metricsGet", "nvmlGpmMetricsGet_t *", CUTAP_ARG_PTR},
+};
+static const uint16_t sizes_nvmlGpmMetricsGet[] = {8};
+static const cutap_arg_info_t args_nvmlGpmMigSampleGet[] = {
+    {"device", "nvmlDevice_t", CUTAP_ARG_PTR},
+    {"gpuInstanceId", "unsigned int", CUTAP_ARG_UINT},
+    {"gpmSample", "nvmlGpmSample_t", CUTAP_ARG_PTR},
+};
+static const uint16_t sizes_nvmlGpmMigSampleGet[] = {8, 4, 8};
+static const cutap_arg_info_t args_nvmlGpmQueryDeviceSupport[] = {
+    {"device", "nvmlDevice_t", CUTAP_ARG_PTR},
+    {"gpmSupport", "nvmlGpmSupport_t *", CUTAP_ARG_PTR},
+};
+static const uint16_t sizes_nvmlGpmQueryDeviceSupport[] = {8, 8};
+static const struct cutap_capinfo caps_nvmlGpmQueryDeviceSupport[] = {
+    {.arg = 1, .kind = CUTAP_CAP_OUT_BYTES, .size = 8},
+};
+static const cutap_arg_info_t args_nvmlGpmQueryIfStreamingEnabled[] = {
+    {"device", "nvmlDevice_t", CUTAP_ARG_PTR},
+    {"state", "unsigned int *", CUTAP_ARG_PTR},
+};
+static const uint16_t sizes_nvmlGpmQueryIfStreamingEnabled[] = {8, 8};
+static const struct cutap_capinfo caps_nvmlGpmQueryIfStreamingEnabled[] = {
+    {.arg = 1, .kind = CUTAP_CAP_OUT_BYTES, .size = 4},
+};
+static const cutap_arg_info_t args_nvmlGpmSampleAlloc[] = {
+    {"gpmSample", "nvmlGpmSample_t *", CUTAP_ARG_PTR},
+};
+static const uint16_t sizes_nvmlGpmSampleAlloc[] = {8};
+static const struct cutap_capinfo caps_nvmlGpmSampleAlloc[] = {
+    {.arg = 0, .kind = CUTAP_CAP_OUT_BYTES, .size = 8},
+};
+static const cutap_arg_info_t args_nvmlGpmSampleFree[] = {
+    {"gpmSample", "nvmlGpmSample_t", CUTAP_ARG_PTR},
+};
+static const uint16_t sizes_nvmlGpmSampleFree[] = {8};
+static const cutap_arg_info_t args_nvmlGpmSampleGet[] = {
+    {"device", "nvmlDevice_t", CUTAP_ARG_PTR},
+    {"gpmSample", "nvmlGpmSample_t", CUTAP_ARG_PTR},
+};
+static const uint16_t sizes_nvmlGpmSampleGet[] = {8, 8};
+static const cutap_arg_info_t args_nvmlGpmSetStreamingEnabled[] = {
+    {"device", "nvmlDevice_t", CUTAP_ARG_PTR},
+    {"state", "unsigned int", CUTAP_ARG_UINT},
+};
+static const uint16_t sizes_nvmlGpmSetStreamingEnabled[] = {8, 4};
+static const cutap_arg_info_t args_nvmlGpuInstanceCreateComputeInstance[] = {
+    {"gpuInstance", "nvmlGpuInstance_t", CUTAP_ARG_PTR},
+    {"profileId", "unsigned int", CUTAP_ARG_UINT},
+    {"computeInstance", "nvmlComputeInstance_t *", CUTAP_ARG_PTR},
+};
+static const uint16_t sizes_nvmlGpuInstanceCreateComputeInstance[] = {8, 4, 8};
+static const struct cutap_capinfo caps_nvmlGpuInstanceCreateComputeInstance[] = {
+    {.arg = 2, .kind = CUTAP_CAP_OUT_BYTES, .size = 8},
+};
+static const cutap_arg_info_t args_nvmlGpuInstanceCreateComputeInstanceWithPlacement[] = {
+    {"gpuInstance", "nvmlGpuInstance_t", CUTAP_ARG_PTR},
+    {"profileId", "unsigned int", CUTAP_ARG_UINT},
+    {"placement", "const nvmlComputeInstancePlacement_t *", CUTAP_ARG_PTR},
+    {"computeInstance", "nvmlComputeInstance_t *", CUTAP_ARG_PTR},
+};
+static const uint16_t sizes_nvmlGpuInstanceCreateComputeInstanceWithPlacement[] = {8, 4, 8, 8};
+static const struct cutap_capinfo caps_nvmlGpuInstanceCreateComputeInstanceWithPlacement[] = {
+    {.arg = 2, .kind = CUTAP_CAP_IN_BYTES, .size = 8},
+    {.arg = 3, .kind = CUTAP_CAP_OUT_BYTES, .size = 8},
+};
+static const cutap_arg_info_t args_nvmlGpuInstanceDestroy[] = {
+    {"gpuInstance", "nvmlGpuInstance_t", CUTAP_ARG_PTR},
+};
+static const uint16_t sizes_nvmlGpuInstanceDestroy[] = {8};
+static const cutap_arg_info_t args_nvmlGpuInstanceGetActiveVgpus[] = {
+    {"gpuInstance", "nvmlGpuInstance_t", CUTAP_ARG_PTR},
+    {"pVgpuInstanceInfo", "nvmlActiveVgpuInstanceInfo_t *", CUTAP_ARG_PTR},
+};
+static const uint16_t sizes_nvmlGpuInstanceGetActiveVgpus[] = {8, 8};
+static const struct cutap_capinfo caps_nvmlGpuInstanceGetActiveVgpus[] = {
+    {.arg = 1, .kind = CUTAP_CAP_OUT_BYTES, .size = 16},
+};
+static const cutap_arg_info_t args_nvmlGpuInstanceGetComputeInstanceById[] = {
+    {"gpuInstance", "nvmlGpuInstance_t", CUTAP_ARG_PTR},
+    {"id", "unsigned int", CUTAP_ARG_UINT},
+    {"computeInstance", "nvmlComputeInstance_t *", CUTAP_ARG_PTR},
+};
+static const uint16_t sizes_nvmlGpuInstanceGetComputeInstanceById[] = {8, 4, 8};
+static const struct cutap_capinfo caps_nvmlGpuInstanceGetComputeInstanceById[] = {
+    {.arg = 2, .kind = CUTAP_CAP_OUT_BYTES, .size = 8},
+};
+static const cutap_arg_info_t args_nvmlGpuInstanceGetComputeInstancePossiblePlacements[] = {
+    {"gpuInstance", "nvmlGpuInstance_t", CUTAP_ARG_PTR},
+    {"profileId", "unsigned int", CUTAP_ARG_UINT},
+    {"placements", "nvmlComputeInstancePlacement_t *", CUTAP_ARG_PTR},
+    {"count", "unsigned int *", CUTAP_ARG_PTR},
+};
+static const uint16_t sizes_nvmlGpuInstanceGetComputeInstancePossiblePlacements[] = {8, 4, 8, 8};
+static const struct cutap_capinfo caps_nvmlGpuInstanceGetComputeInstancePossiblePlacements[] = {
+    {.arg = 2, .kind = CUTAP_CAP_OUT_BYTES, .size = 8},
+    {.arg = 3, .kind = CUTAP_CAP_OUT_BYTES, .size = 4},
+};
+static const cutap_arg_info_t args_nvmlGpuInstanceGetComputeInstanceProfileInfo[] = {
+    {"gpuInstance", "nvmlGpuInstance_t", CUTAP_ARG_PTR},
+    {"profile", "unsigned int", CUTAP_ARG_UINT},
+    {"engProfile", "unsigned int", CUTAP_ARG_UINT},
+    {"info", "nvmlComputeInstanceProfileInfo_t *", CUTAP_ARG_PTR},
+};
+static const uint16_t sizes_nvmlGpuInstanceGetComputeInstanceProfileInfo[] = {8, 4, 4, 8};
+static const struct cutap_capinfo caps_nvmlGpuInstanceGetComputeInstanceProfileInfo[] = {
+    {.arg = 3, .kind = CUTAP_CAP_OUT_BYTES, .size = 36},
+};
+static const cutap_arg_info_t args_nvmlGpuInstanceGetComputeInstanceProfileInfoV[] = {
+    {"gpuInstance", "nvmlGpuInstance_t", CUTAP_ARG_PTR},
+    {"profile", "unsigned int", CUTAP_ARG_UINT},
+    {"engProfile", "unsigned int", CUTAP_ARG_UINT},
+    {"info", "nvmlComputeInstanceProfileInfo_v2_t *", CUTAP_ARG_PTR},
+};
+static const uint16_t sizes_nvmlGpuInstanceGetComputeInstanceProfileInfoV[] = {8, 4, 4, 8};
+static const cutap_arg_info_t args_nvmlGpuInstanceGetComputeInstanceRemainingCapacity[] = {
+    {"gpuInstance", "nvmlGpuInstance_t", CUTAP_ARG_PTR},
+    {"profileId", "unsigned int", CUTAP_ARG_UINT},
+    {"count", "unsigned int *", CUTAP_ARG_PTR},
+};
+static const uint16_t sizes_nvmlGpuInstanceGetComputeInstanceRemainingCapacity[] = {8, 4, 8};
+static const struct cutap_capinfo caps_nvmlGpuInstanceGetComputeInstanceRemainingCapacity[] = {
+    {.arg = 2, .kind = CUTAP_CAP_OUT_BYTES, .size = 4},
+};
+static const cutap_arg_info_t args_nvmlGpuInstanceGetComputeInstances[] = {
+    {"gpuInstance", "nvmlGpuInstance_t", CUTAP_ARG_PTR},
+    {"profileId", "unsigned int", CUTAP_ARG_UINT},
+    {"computeInstances", "nvmlComputeInstance_t *", CUTAP_ARG_PTR},
+    {"count", "unsigned int *", CUTAP_ARG_PTR},
+};
+static const uint16_t sizes_nvmlGpuInstanceGetComputeInstances[] = {8, 4, 8, 8};
+static const struct cutap_capinfo caps_nvmlGpuInstanceGetComputeInstances[] = {
+    {.arg = 2, .kind = CUTAP_CAP_OUT_BYTES, .size = 8},
+    {.arg = 3, .kind = CUTAP_CAP_OUT_BYTES, .size = 4},
+};
+static const cutap_arg_info_t args_nvmlGpuInstanceGetCreatableVgpus[] = {
+    {"gpuInstance", "nvmlGpuInstance_t", CUTAP_ARG_PTR},
+    {"pVgpus", "nvmlVgpuTypeIdInfo_t *", CUTAP_ARG_PTR},
+};
+static const uint16_t sizes_nvmlGpuInstanceGetCreatableVgpus[] = {8, 8};
+static const struct cutap_capinfo caps_nvmlGpuInstanceGetCreatableVgpus[] = {
+    {.arg = 1, .kind = CUTAP_CAP_OUT_BYTES, .size = 16},
+};
+static const cutap_arg_info_t args_nvmlGpuInstanceGetInfo[] = {
+    {"gpuInstance", "nvmlGpuInstance_t", CUTAP_ARG_PTR},
+    {"info", "nvmlGpuInstanceInfo_t *", CUTAP_ARG_PTR},
+};
+static const uint16_t sizes_nvmlGpuInstanceGetInfo[] = {8, 8};
+static const struct cutap_capinfo caps_nvmlGpuInstanceGetInfo[] = {
+    {.arg = 1, .kind = CUTAP_CAP_OUT_BYTES, .size = 24},
+};
+static const cutap_arg_info_t args_nvmlGpuInstanceGetVgpuHeterogeneousMode[] = {
+    {"gpuInstance", "nvmlGpuInstance_t", CUTAP_ARG_PTR},
+    {"pHeterogeneousMode", "nvmlVgpuHeterogeneousMode_t *", CUTAP_ARG_PTR},
+};
+static const uint16_t sizes_nvmlGpuInstanceGetVgpuHeterogeneousMode[] = {8, 8};
+static const struct cutap_capinfo caps_nvmlGpuInstanceGetVgpuHeterogeneousMode[] = {
+    {.arg = 1, .kind = CUTAP_CAP_OUT_BYTES, .size = 8},
+};
+static const cutap_arg_info_t args_nvmlGpuInstanceGetVgpuSchedulerLog[] = {
+    {"gpuInstance", "nvmlGpuInstance_t", CUTAP_ARG_PTR},
+    {"pSchedulerLogInfo", "nvmlVgpuSchedulerLogInfo_t *", CUTAP_ARG_PTR},
+};
+static const uint16_t sizes_nvmlGpuInstanceGetVgpuSchedulerLog[] = {8, 8};
+static const cutap_arg_info_t args_nvmlGpuInstanceGetVgpuSchedulerState[] = {
+    {"gpuInstance", "nvmlGpuInstance_t", CUTAP_ARG_PTR},
+    {"pSchedulerStateInfo", "nvmlVgpuSchedulerStateInfo_t *", CUTAP_ARG_PTR},
+};
+static const uint16_t sizes_nvmlGpuInstanceGetVgpuSchedulerState[] = {8, 8};
+static const struct cutap_capinfo caps_nvmlGpuInstanceGetVgpuSchedulerState[] = {
+    {.arg = 1, .kind = CUTAP_CAP_OUT_BYTES, .size = 24},
+};
+static const cutap_arg_info_t args_nvmlGpuInstanceGetVgpuTypeCreatablePlacements[] = {
+    {"gpuInstance", "nvmlGpuInstance_t", CUTAP_ARG_PTR},
+    {"pCreatablePlacementInfo", "nvmlVgpuCreatablePlacementInfo_t *", CUTAP_ARG_PTR},
+};
+static const uint16_t sizes_nvmlGpuInstanceGetVgpuTypeCreatablePlacements[] = {8, 8};
+static const struct cutap_capinfo caps_nvmlGpuInstanceGetVgpuTypeCreatablePlacements[] = {
+    {.arg = 1, .kind = CUTAP_CAP_OUT_BYTES, .size = 32},
+};
+static const cutap_arg_info_t args_nvmlGpuInstanceSetVgpuHeterogeneousMode[] = {
+    {"gpuInstance", "nvmlGpuInstance_t", CUTAP_ARG_PTR},
+    {"pHeterogeneousMode", "const nvmlVgpuHeterogeneousMode_t *", CUTAP_ARG_PTR},
+};
+static const uint16_t sizes_nvmlGpuInstanceSetVgpuHeterogeneousMode[] = {8, 8};
+static const struct cutap_capinfo caps_nvmlGpuInstanceSetVgpuHeterogeneousMode[] = {
+    {.arg = 1, .kind = CUTAP_CAP_IN_BYTES, .size = 8},
+};
+static const cutap_arg_info_t args_nvmlGpuInstanceSetVgpuSchedulerState[] = {
+    {"gpuInstance", "nvmlGpuInstance_t", CUTAP_ARG_PTR},
+    {"pScheduler", "nvmlVgpuSchedulerState_t *", CUTAP_ARG_PTR},
+};
+static const uint16_t sizes_nvmlGpuInstanceSetVgpuSchedulerState[] = {8, 8};
+static const struct cutap_capinfo caps_nvmlGpuInstanceSetVgpuSchedulerState[] = {
+    {.arg = 1, .kind = CUTAP_CAP_OUT_BYTES, .size = 24},
+};
+static const cutap_arg_info_t args_nvmlInitWithFlags[] = {
+    {"flags", "unsigned int", CUTAP_ARG_UINT},
+};
+static const uint16_t sizes_nvmlInitWithFlags[] = {4};
+static const cutap_arg_info_t args_nvmlSetVgpuVersion[] = {
+    {"vgpuVersion", "nvmlVgpuVersion_t *", CUTAP_ARG_PTR},
+};
+static const uint16_t sizes_nvmlSetVgpuVersion[] = {8};
+static const struct cutap_capinfo caps_nvmlSetVgpuVersion[] = {
+    {.arg = 0, .kind = CUTAP_CAP_OUT_BYTES, .size = 8},
+};
+static const cutap_arg_info_t args_nvmlSystemEventSetCreate[] = {
+    {"request", "nvmlSystemEventSetCreateRequest_t *", CUTAP_ARG_PTR},
+};
+static const uint16_t sizes_nvmlSystemEventSetCreate[] = {8};
+static const struct cutap_capinfo caps_nvmlSystemEventSetCreate[] = {
+    {.arg = 0, .kind = CUTAP_CAP_OUT_BYTES, .size = 16},
+};
+static const cutap_arg_info_t args_nvmlSystemEventSetFree[] = {
+    {"request", "nvmlSystemEventSetFreeRequest_t *", CUTAP_ARG_PTR},
+};
+static const uint16_t sizes_nvmlSystemEventSetFree[] = {8};
+static const struct cutap_capinfo caps_nvmlSystemEventSetFree[] = {
+    {.arg = 0, .kind = CUTAP_CAP_OUT_BYTES, .size = 16},
+};
+static const cutap_arg_info_t args_nvmlSystemEventSetWait[] = {
+    {"request", "nvmlSystemEventSetWaitRequest_t *", CUTAP_ARG_PTR},
+};
+static const uint16_t sizes_nvmlSystemEventSetWait[] = {8};
+static const struct cutap_capinfo caps_nvmlSystemEventSetWait[] = {
+    {.arg = 0, .kind = CUTAP_CAP_OUT_BYTES, .size = 32},
+};
+static const cutap_arg_info_t args_nvmlSystemGetConfComputeCapabilities[] = {
+    {"capabilities", "nvmlConfComputeSystemCaps_t *", CUTAP_ARG_PTR},
+};
+static const uint16_t sizes_nvmlSystemGetConfComputeCapabilities[] = {8};
+static const struct cutap_capinfo caps_nvmlSystemGetConfComputeCapabilities[] = {
+    {.arg = 0, .kind = CUTAP_CAP_OUT_BYTES, .size = 8},
+};
+static const cutap_arg_info_t args_nvmlSystemGetConfComputeGpusReadyState[] = {
+    {"isAcceptingWork", "unsigned int *", CUTAP_ARG_PTR},
+};
+static const uint16_t sizes_nvmlSystemGetConfComputeGpusReadyState[] = {8};
+static const struct cutap_capinfo caps_nvmlSystemGetConfComputeGpusReadyState[] = {
+    {.arg = 0, .kind = CUTAP_CAP_OUT_BYTES, .size = 4},
+};
+static const cutap_arg_info_t args_nvmlSystemGetConfComputeKeyRotationThresholdInfo[] = {
+    {"pKeyRotationThrInfo", "nvmlConfComputeGetKeyRotationThresholdInfo_t *", CUTAP_ARG_PTR},
+};
+static const uint16_t sizes_nvmlSystemGetConfComputeKeyRotationThresholdInfo[] = {8};
+static const struct cutap_capinfo caps_nvmlSystemGetConfComputeKeyRotationThresholdInfo[] = {
+    {.arg = 0, .kind = CUTAP_CAP_OUT_BYTES, .size = 16},
+};
+static const cutap_arg_info_t args_nvmlSystemGetConfComputeSettings[] = {
+    {"settings", "nvmlSystemConfComputeSettings_t *", CUTAP_ARG_PTR},
+};
+static const uint16_t sizes_nvmlSystemGetConfComputeSettings[] = {8};
+static const struct cutap_capinfo caps_nvmlSystemGetConfComputeSettings[] = {
+    {.arg = 0, .kind = CUTAP_CAP_OUT_BYTES, .size = 20},
+};
+static const cutap_arg_info_t args_nvmlSystemGetConfComputeState[] = {
+    {"state", "nvmlConfComputeSystemState_t *", CUTAP_ARG_PTR},
+};
+static const uint16_t sizes_nvmlSystemGetConfComputeState[] = {8};
+static const struct cutap_capinfo caps_nvmlSystemGetConfComputeState[] = {
+    {.arg = 0, .kind = CUTAP_CAP_OUT_BYTES, .size = 12},
+};
+static const cutap_arg_info_t args_nvmlSystemGetCudaDriverVersion[] = {
+    {"cudaDriverVersion", "int *", CUTAP_ARG_PTR},
+};
+static const uint16_t sizes_nvmlSystemGetCudaDriverVersion[] = {8};
+static const struct cutap_capinfo caps_nvmlSystemGetCudaDriverVersion[] = {
+    {.arg = 0, .kind = CUTAP_CAP_OUT_BYTES, .size = 4},
+};
+static const cutap_arg_info_t args_nvmlSystemGetCudaDriverVersion_v2[] = {
+    {"cudaDriverVersion", "int *", CUTAP_ARG_PTR},
+};
+static const uint16_t sizes_nvmlSystemGetCudaDriverVersion_v2[] = {8};
+static const struct cutap_capinfo caps_nvmlSystemGetCudaDriverVersion_v2[] = {
+    {.arg = 0, .kind = CUTAP_CAP_OUT_BYTES, .size = 4},
+};
+static const cutap_arg_info_t args_nvmlSystemGetDriverBranch[] = {
+    {"branchInfo", "nvmlSystemDriverBranchInfo_t *", CUTAP_ARG_PTR},
+    {"length", "unsigned int", CUTAP_ARG_UINT},
+};
+static const uint16_t sizes_nvmlSystemGetDriverBranch[] = {8, 4};
+static const cutap_arg_info_t args_nvmlSystemGetDriverVersion[] = {
+    {"version", "char *", CUTAP_ARG_PTR},
+    {"length", "unsigned int", CUTAP_ARG_UINT},
+};
+static const uint16_t sizes_nvmlSystemGetDriverVersion[] = {8, 4};
+static const struct cutap_capinfo caps_nvmlSystemGetDriverVersion[] = {
+    {.arg = 0, .kind = CUTAP_CAP_OUT_STRBUF, .size = 0},
+};
+static const cutap_arg_info_t args_nvmlSystemGetHicVersion[] = {
+    {"hwbcCount", "unsigned int *", CUTAP_ARG_PTR},
+    {"hwbcEntries", "nvmlHwbcEntry_t *", CUTAP_ARG_PTR},
+};
+static const uint16_t sizes_nvmlSystemGetHicVersion[] = {8, 8};
+static const struct cutap_capinfo caps_nvmlSystemGetHicVersion[] = {
+    {.arg = 0, .kind = CUTAP_CAP_OUT_BYTES, .size = 4},
+    {.arg = 1, .kind = CUTAP_CAP_OUT_BYTES, .size = 36},
+};
+static const cutap_arg_info_t args_nvmlSystemGetNVMLVersion[] = {
+    {"version", "char *", CUTAP_ARG_PTR},
+    {"length", "unsigned int", CUTAP_ARG_UINT},
+};
+static const uint16_t sizes_nvmlSystemGetNVMLVersion[] = {8, 4};
+static const struct cutap_capinfo caps_nvmlSystemGetNVMLVersion[] = {
+    {.arg = 0, .kind = CUTAP_CAP_OUT_STRBUF, .size = 0},
+};
+static const cutap_arg_info_t args_nvmlSystemGetNvlinkBwMode[] = {
+    {"nvlinkBwMode", "unsigned int *", CUTAP_ARG_PTR},
+};
+static const uint16_t sizes_nvmlSystemGetNvlinkBwMode[] = {8};
+static const struct cutap_capinfo caps_nvmlSystemGetNvlinkBwMode[] = {
+    {.arg = 0, .kind = CUTAP_CAP_OUT_BYTES, .size = 4},
+};
+static const cutap_arg_info_t args_nvmlSystemGetProcessName[] = {
+    {"pid", "unsigned int", CUTAP_ARG_UINT},
+    {"name", "char *", CUTAP_ARG_PTR},
+    {"length", "unsigned int", CUTAP_ARG_UINT},
+};
+static const uint16_t sizes_nvmlSystemGetProcessName[] = {4, 8, 4};
+static const struct cutap_capinfo caps_nvmlSystemGetProcessName[] = {
+    {.arg = 1, .kind = CUTAP_CAP_OUT_STRBUF, .size = 0},
+};
+static const cutap_arg_info_t args_nvmlSystemGetTopologyGpuSet[] = {
+    {"cpuNumber", "unsigned int", CUTAP_ARG_UINT},
+    {"count", "unsigned int *", CUTAP_ARG_PTR},
+    {"deviceArray", "nvmlDevice_t *", CUTAP_ARG_PTR},
+};
+static const uint16_t sizes_nvmlSystemGetTopologyGpuSet[] = {4, 8, 8};
+static const struct cutap_capinfo caps_nvmlSystemGetTopologyGpuSet[] = {
+    {.arg = 1, .kind = CUTAP_CAP_OUT_BYTES, .size = 4},
+    {.arg = 2, .kind = CUTAP_CAP_OUT_BYTES, .size = 8},
+};
+static const cutap_arg_info_t args_nvmlSystemRegisterEvents[] = {
+    {"request", "nvmlSystemRegisterEventRequest_t *", CUTAP_ARG_PTR},
+};
+static const uint16_t sizes_nvmlSystemRegisterEvents[] = {8};
+static const struct cutap_capinfo caps_nvmlSystemRegisterEvents[] = {
+    {.arg = 0, .kind = CUTAP_CAP_OUT_BYTES, .size = 24},
+};
+static const cutap_arg_info_t args_nvmlSystemSetConfComputeGpusReadyState[] = {
+    {"isAcceptingWork", "unsigned int", CUTAP_ARG_UINT},
+};
+static const uint16_t sizes_nvmlSystemSetConfComputeGpusReadyState[] = {4};
+static const cutap_arg_info_t args_nvmlSystemSetConfComputeKeyRotationThresholdInfo[] = {
+    {"pKeyRotationThrInfo", "nvmlConfComputeSetKeyRotationThresholdInfo_t *", CUTAP_ARG_PTR},
+};
+static const uint16_t sizes_nvmlSystemSetConfComputeKeyRotationThresholdInfo[] = {8};
+static const struct cutap_capinfo caps_nvmlSystemSetConfComputeKeyRotationThresholdInfo[] = {
+    {.arg = 0, .kind = CUTAP_CAP_OUT_BYTES, .size = 16},
+};
+static const cutap_arg_info_t args_nvmlSystemSetNvlinkBwMode[] = {
+    {"nvlinkBwMode", "unsigned int", CUTAP_ARG_UINT},
+};
+static const uint16_t sizes_nvmlSystemSetNvlinkBwMode[] = {4};
+static const cutap_arg_info_t args_nvmlUnitGetCount[] = {
+    {"unitCount", "unsigned int *", CUTAP_ARG_PTR},
+};
+static const uint16_t sizes_nvmlUnitGetCount[] = {8};
+static const struct cutap_capinfo caps_nvmlUnitGetCount[] = {
+    {.arg = 0, .kind = CUTAP_CAP_OUT_BYTES, .size = 4},
+};
+static const cutap_arg_info_t args_nvmlUnitGetDevices[] = {
+    {"unit", "nvmlUnit_t", CUTAP_ARG_PTR},
+    {"deviceCount", "unsigned int *", CUTAP_ARG_PTR},
+    {"devices", "nvmlDevice_t *", CUTAP_ARG_PTR},
+};
+static const uint16_t sizes_nvmlUnitGetDevices[] = {8, 8, 8};
+static const struct cutap_capinfo caps_nvmlUnitGetDevices[] = {
+    {.arg = 1, .kind = CUTAP_CAP_OUT_BYTES, .size = 4},
+    {.arg = 2, .kind = CUTAP_CAP_OUT_BYTES, .size = 8},
+};
+static const cutap_arg_info_t args_nvmlUnitGetFanSpeedInfo[] = {
+    {"unit", "nvmlUnit_t", CUTAP_ARG_PTR},
+    {"fanSpeeds", "nvmlUnitFanSpeeds_t *", CUTAP_ARG_PTR},
+};
+static const uint16_t sizes_nvmlUnitGetFanSpeedInfo[] = {8, 8};
+static const cutap_arg_info_t args_nvmlUnitGetHandleByIndex[] = {
+    {"index", "unsigned int", CUTAP_ARG_UINT},
+    {"unit", "nvmlUnit_t *", CUTAP_ARG_PTR},
+};
+static const uint16_t sizes_nvmlUnitGetHandleByIndex[] = {4, 8};
+static const struct cutap_capinfo caps_nvmlUnitGetHandleByIndex[] = {
+    {.arg = 1, .kind = CUTAP_CAP_OUT_BYTES, .size = 8},
+};
+static const cutap_arg_info_t args_nvmlUnitGetLedState[] = {
+    {"unit", "nvmlUnit_t", CUTAP_ARG_PTR},
+    {"state", "nvmlLedState_t *", CUTAP_ARG_PTR},
+};
+static const uint16_t sizes_nvmlUnitGetLedState[] = {8, 8};
+static const cutap_arg_info_t args_nvmlUnitGetPsuInfo[] = {
+    {"unit", "nvmlUnit_t", CUTAP_ARG_PTR},
+    {"psu", "nvmlPSUInfo_t *", CUTAP_ARG_PTR},
+};
+static const uint16_t sizes_nvmlUnitGetPsuInfo[] = {8, 8};
+static const cutap_arg_info_t args_nvmlUnitGetTemperature[] = {
+    {"unit", "nvmlUnit_t", CUTAP_ARG_PTR},
+    {"type", "unsigned int", CUTAP_ARG_UINT},
+    {"temp", "unsigned int *", CUTAP_ARG_PTR},
+};
+static const uint16_t sizes_nvmlUnitGetTemperature[] = {8, 4, 8};
+static const struct cutap_capinfo caps_nvmlUnitGetTemperature[] = {
+    {.arg = 2, .kind = CUTAP_CAP_OUT_BYTES, .size = 4},
+};
+static const cutap_arg_info_t args_nvmlUnitGetUnitInfo[] = {
+    {"unit", "nvmlUnit_t", CUTAP_ARG_PTR},
+    {"info", "nvmlUnitInfo_t *", CUTAP_ARG_PTR},
+};
+static const uint16_t sizes_nvmlUnitGetUnitInfo[] = {8, 8};
+static const cutap_arg_info_t args_nvmlUnitSetLedState[] = {
+    {"unit", "nvmlUnit_t", CUTAP_ARG_PTR},
+    {"color", "nvmlLedColor_t", CUTAP_ARG_ENUM},
+};
+static const uint16_t sizes_nvmlUnitSetLedState[] = {8, 4};
+static const cutap_arg_info_t args_nvmlVgpuInstanceClearAccountingPids[] = {
+    {"vgpuInstance", "nvmlVgpuInstance_t", CUTAP_ARG_UINT},
+};
+static const uint16_t sizes_nvmlVgpuInstanceClearAccountingPids[] = {4};
+static const cutap_arg_info_t args_nvmlVgpuInstanceGetAccountingMode[] = {
+    {"vgpuInstance", "nvmlVgpuInstance_t", CUTAP_ARG_UINT},
+    {"mode", "nvmlEnableState_t *", CUTAP_ARG_PTR},
+};
+static const uint16_t sizes_nvmlVgpuInstanceGetAccountingMode[] = {4, 8};
+static const struct cutap_capinfo caps_nvmlVgpuInstanceGetAccountingMode[] = {
+    {.arg = 1, .kind = CUTAP_CAP_OUT_BYTES, .size = 4},
+};
+static const cutap_arg_info_t args_nvmlVgpuInstanceGetAccountingPids[] = {
+    {"vgpuInstance", "nvmlVgpuInstance_t", CUTAP_ARG_UINT},
+    {"count", "unsigned int *", CUTAP_ARG_PTR},
+    {"pids", "unsigned int *", CUTAP_ARG_PTR},
+};
+static const uint16_t sizes_nvmlVgpuInstanceGetAccountingPids[] = {4, 8, 8};
+static const struct cutap_capinfo caps_nvmlVgpuInstanceGetAccountingPids[] = {
+    {.arg = 1, .kind = CUTAP_CAP_OUT_BYTES, .size = 4},
+    {.arg = 2, .kind = CUTAP_CAP_OUT_BYTES, .size = 4},
+};
+static const cutap_arg_info_t args_nvmlVgpuInstanceGetAccountingStats[] = {
+    {"vgpuInstance", "nvmlVgpuInstance_t", CUTAP_ARG_UINT},
+    {"pid", "unsigned int", CUTAP_ARG_UINT},
+    {"stats", "nvmlAccountingStats_t *", CUTAP_ARG_PTR},
+};
+static const uint16_t sizes_nvmlVgpuInstanceGetAccountingStats[] = {4, 4, 8};
+static const struct cutap_capinfo caps_nvmlVgpuInstanceGetAccountingStats[] = {
+    {.arg = 2, .kind = CUTAP_CAP_OUT_BYTES, .size = 56},
+};
+static const cutap_arg_info_t args_nvmlVgpuInstanceGetEccMode[] = {
+    {"vgpuInstance", "nvmlVgpuInstance_t", CUTAP_ARG_UINT},
+    {"eccMode", "nvmlEnableState_t *", CUTAP_ARG_PTR},
+};
+static const uint16_t sizes_nvmlVgpuInstanceGetEccMode[] = {4, 8};
+static const struct cutap_capinfo caps_nvmlVgpuInstanceGetEccMode[] = {
+    {.arg = 1, .kind = CUTAP_CAP_OUT_BYTES, .size = 4},
+};
+static const cutap_arg_info_t args_nvmlVgpuInstanceGetEncoderCapacity[] = {
+    {"vgpuInstance", "nvmlVgpuInstance_t", CUTAP_ARG_UINT},
+    {"encoderCapacity", "unsigned int *", CUTAP_ARG_PTR},
+};
+static const uint16_t sizes_nvmlVgpuInstanceGetEncoderCapacity[] = {4, 8};
+static const struct cutap_capinfo caps_nvmlVgpuInstanceGetEncoderCapacity[] = {
+    {.arg = 1, .kind = CUTAP_CAP_OUT_BYTES, .size = 4},
+};
+static const cutap_arg_info_t args_nvmlVgpuInstanceGetEncoderSessions[] = {
+    {"vgpuInstance", "nvmlVgpuInstance_t", CUTAP_ARG_UINT},
+    {"sessionCount", "unsigned int *", CUTAP_ARG_PTR},
+    {"sessionInfo", "nvmlEncoderSessionInfo_t *", CUTAP_ARG_PTR},
+};
+static const uint16_t sizes_nvmlVgpuInstanceGetEncoderSessions[] = {4, 8, 8};
+static const struct cutap_capinfo caps_nvmlVgpuInstanceGetEncoderSessions[] = {
+    {.arg = 1, .kind = CUTAP_CAP_OUT_BYTES, .size = 4},
+    {.arg = 2, .kind = CUTAP_CAP_OUT_BYTES, .size = 32},
+};
+static const cutap_arg_info_t args_nvmlVgpuInstanceGetEncoderStats[] = {
+    {"vgpuInstance", "nvmlVgpuInstance_t", CUTAP_ARG_UINT},
+    {"sessionCount", "unsigned int *", CUTAP_ARG_PTR},
+    {"averageFps", "unsigned int *", CUTAP_ARG_PTR},
+    {"averageLatency", "unsigned int *", CUTAP_ARG_PTR},
+};
+static const uint16_t sizes_nvmlVgpuInstanceGetEncoderStats[] = {4, 8, 8, 8};
+static const struct cutap_capinfo caps_nvmlVgpuInstanceGetEncoderStats[] = {
+    {.arg = 1, .kind = CUTAP_CAP_OUT_BYTES, .size = 4},
+    {.arg = 2, .kind = CUTAP_CAP_OUT_BYTES, .size = 4},
+    {.arg = 3, .kind = CUTAP_CAP_OUT_BYTES, .size = 4},
+};
+static const cutap_arg_info_t args_nvmlVgpuInstanceGetFBCSessions[] = {
+    {"vgpuInstance", "nvmlVgpuInstance_t", CUTAP_ARG_UINT},
+    {"sessionCount", "unsigned int *", CUTAP_ARG_PTR},
+    {"sessionInfo", "nvmlFBCSessionInfo_t *", CUTAP_ARG_PTR},
+};
+static const uint16_t sizes_nvmlVgpuInstanceGetFBCSessions[] = {4, 8, 8};
+static const struct cutap_capinfo caps_nvmlVgpuInstanceGetFBCSessions[] = {
+    {.arg = 1, .kind = CUTAP_CAP_OUT_BYTES, .size = 4},
+    {.arg = 2, .kind = CUTAP_CAP_OUT_BYTES, .size = 48},
+};
+static const cutap_arg_info_t args_nvmlVgpuInstanceGetFBCStats[] = {
+    {"vgpuInstance", "nvmlVgpuInstance_t", CUTAP_ARG_UINT},
+    {"fbcStats", "nvmlFBCStats_t *", CUTAP_ARG_PTR},
+};
+static const uint16_t sizes_nvmlVgpuInstanceGetFBCStats[] = {4, 8};
+static const struct cutap_capinfo caps_nvmlVgpuInstanceGetFBCStats[] = {
+    {.arg = 1, .kind = CUTAP_CAP_OUT_BYTES, .size = 12},
+};
+static const cutap_arg_info_t args_nvmlVgpuInstanceGetFbUsage[] = {
+    {"vgpuInstance", "nvmlVgpuInstance_t", CUTAP_ARG_UINT},
+    {"fbUsage", "unsigned long long *", CUTAP_ARG_PTR},
+};
+static const uint16_t sizes_nvmlVgpuInstanceGetFbUsage[] = {4, 8};
+static const struct cutap_capinfo caps_nvmlVgpuInstanceGetFbUsage[] = {
+    {.arg = 1, .kind = CUTAP_CAP_OUT_BYTES, .size = 8},
+};
+static const cutap_arg_info_t args_nvmlVgpuInstanceGetFrameRateLimit[] = {
+    {"vgpuInstance", "nvmlVgpuInstance_t", CUTAP_ARG_UINT},
+    {"frameRateLimit", "unsigned int *", CUTAP_ARG_PTR},
+};
+static const uint16_t sizes_nvmlVgpuInstanceGetFrameRateLimit[] = {4, 8};
+static const struct cutap_capinfo caps_nvmlVgpuInstanceGetFrameRateLimit[] = {
+    {.arg = 1, .kind = CUTAP_CAP_OUT_BYTES, .size = 4},
+};
+static const cutap_arg_info_t args_nvmlVgpuInstanceGetGpuInstanceId[] = {
+    {"vgpuInstance", "nvmlVgpuInstance_t", CUTAP_ARG_UINT},
+    {"gpuInstanceId", "unsigned int *", CUTAP_ARG_PTR},
+};
+static const uint16_t sizes_nvmlVgpuInstanceGetGpuInstanceId[] = {4, 8};
+static const struct cutap_capinfo caps_nvmlVgpuInstanceGetGpuInstanceId[] = {
+    {.arg = 1, .kind = CUTAP_CAP_OUT_BYTES, .size = 4},
+};
+static const cutap_arg_info_t args_nvmlVgpuInstanceGetGpuPciId[] = {
+    {"vgpuInstance", "nvmlVgpuInstance_t", CUTAP_ARG_UINT},
+    {"vgpuPciId", "char *", CUTAP_ARG_PTR},
+    {"length", "unsigned int *", CUTAP_ARG_PTR},
+};
+static const uint16_t sizes_nvmlVgpuInstanceGetGpuPciId[] = {4, 8, 8};
+static const struct cutap_capinfo caps_nvmlVgpuInstanceGetGpuPciId[] = {
+    {.arg = 1, .kind = CUTAP_CAP_OUT_STRBUF, .size = 0},
+    {.arg = 2, .kind = CUTAP_CAP_OUT_BYTES, .size = 4},
+};
+static const cutap_arg_info_t args_nvmlVgpuInstanceGetLicenseInfo_v2[] = {
+    {"vgpuInstance", "nvmlVgpuInstance_t", CUTAP_ARG_UINT},
+    {"licenseInfo", "nvmlVgpuLicenseInfo_t *", CUTAP_ARG_PTR},
+};
+static const uint16_t sizes_nvmlVgpuInstanceGetLicenseInfo_v2[] = {4, 8};
+static const struct cutap_capinfo caps_nvmlVgpuInstanceGetLicenseInfo_v2[] = {
+    {.arg = 1, .kind = CUTAP_CAP_OUT_BYTES, .size = 24},
+};
+static const cutap_arg_info_t args_nvmlVgpuInstanceGetLicenseStatus[] = {
+    {"vgpuInstance", "nvmlVgpuInstance_t", CUTAP_ARG_UINT},
+    {"licensed", "unsigned int *", CUTAP_ARG_PTR},
+};
+static const uint16_t sizes_nvmlVgpuInstanceGetLicenseStatus[] = {4, 8};
+static const struct cutap_capinfo caps_nvmlVgpuInstanceGetLicenseStatus[] = {
+    {.arg = 1, .kind = CUTAP_CAP_OUT_BYTES, .size = 4},
+};
+static const cutap_arg_info_t args_nvmlVgpuInstanceGetMdevUUID[] = {
+    {"vgpuInstance", "nvmlVgpuInstance_t", CUTAP_ARG_UINT},
+    {"mdevUuid", "char *", CUTAP_ARG_PTR},
+    {"size", "unsigned int", CUTAP_ARG_UINT},
+};
+static const uint16_t sizes_nvmlVgpuInstanceGetMdevUUID[] = {4, 8, 4};
+static const struct cutap_capinfo caps_nvmlVgpuInstanceGetMdevUUID[] = {
+    {.arg = 1, .kind = CUTAP_CAP_OUT_STRBUF, .size = 0},
+};
+static const cutap_arg_info_t args_nvmlVgpuInstanceGetMetadata[] = {
+    {"vgpuInstance", "nvmlVgpuInstance_t", CUTAP_ARG_UINT},
+    {"vgpuMetadata", "nvmlVgpuMetadata_t *", CUTAP_ARG_PTR},
+    {"bufferSize", "unsigned int *", CUTAP_ARG_PTR},
+};
+static const uint16_t sizes_nvmlVgpuInstanceGetMetadata[] = {4, 8, 8};
+static const struct cutap_capinfo caps_nvmlVgpuInstanceGetMetadata[] = {
+    {.arg = 2, .kind = CUTAP_CAP_OUT_BYTES, .size = 4},
+};
+static const cutap_arg_info_t args_nvmlVgpuInstanceGetPlacementId[] = {
+    {"vgpuInstance", "nvmlVgpuInstance_t", CUTAP_ARG_UINT},
+    {"pPlacement", "nvmlVgpuPlacementId_t *", CUTAP_ARG_PTR},
+};
+static const uint16_t sizes_nvmlVgpuInstanceGetPlacementId[] = {4, 8};
+static const struct cutap_capinfo caps_nvmlVgpuInstanceGetPlacementId[] = {
+    {.arg = 1, .kind = CUTAP_CAP_OUT_BYTES, .size = 8},
+};
+static const cutap_arg_info_t args_nvmlVgpuInstanceGetRuntimeStateSize[] = {
+    {"vgpuInstance", "nvmlVgpuInstance_t", CUTAP_ARG_UINT},
+    {"pState", "nvmlVgpuRuntimeState_t *", CUTAP_ARG_PTR},
+};
+static const uint16_t sizes_nvmlVgpuInstanceGetRuntimeStateSize[] = {4, 8};
+static const struct cutap_capinfo caps_nvmlVgpuInstanceGetRuntimeStateSize[] = {
+    {.arg = 1, .kind = CUTAP_CAP_OUT_BYTES, .size = 16},
+};
+static const cutap_arg_info_t args_nvmlVgpuInstanceGetType[] = {
+    {"vgpuInstance", "nvmlVgpuInstance_t", CUTAP_ARG_UINT},
+    {"vgpuTypeId", "nvmlVgpuTypeId_t *", CUTAP_ARG_PTR},
+};
+static const uint16_t sizes_nvmlVgpuInstanceGetType[] = {4, 8};
+static const struct cutap_capinfo caps_nvmlVgpuInstanceGetType[] = {
+    {.arg = 1, .kind = CUTAP_CAP_OUT_BYTES, .size = 4},
+};
+static const cutap_arg_info_t args_nvmlVgpuInstanceGetUUID[] = {
+    {"vgpuInstance", "nvmlVgpuInstance_t", CUTAP_ARG_UINT},
+    {"uuid", "char *", CUTAP_ARG_PTR},
+    {"size", "unsigned int", CUTAP_ARG_UINT},
+};
+static const uint16_t sizes_nvmlVgpuInstanceGetUUID[] = {4, 8, 4};
+static const struct cutap_capinfo caps_nvmlVgpuInstanceGetUUID[] = {
+    {.arg = 1, .kind = CUTAP_CAP_OUT_STRBUF, .size = 0},
+};
+static const cutap_arg_info_t args_nvmlVgpuInstanceGetVmDriverVersion[] = {
+    {"vgpuInstance", "nvmlVgpuInstance_t", CUTAP_ARG_UINT},
+    {"version", "char *", CUTAP_ARG_PTR},
+    {"length", "unsigned int", CUTAP_ARG_UINT},
+};
+static const uint16_t sizes_nvmlVgpuInstanceGetVmDriverVersion[] = {4, 8, 4};
+static const struct cutap_capinfo caps_nvmlVgpuInstanceGetVmDriverVersion[] = {
+    {.arg = 1, .kind = CUTAP_CAP_OUT_STRBUF, .size = 0},
+};
+static const cutap_arg_info_t args_nvmlVgpuInstanceGetVmID[] = {
+    {"vgpuInstance", "nvmlVgpuInstance_t", CUTAP_ARG_UINT},
+    {"vmId", "char *", CUTAP_ARG_PTR},
+    {"size", "unsigned int", CUTAP_ARG_UINT},
+    {"vmIdType", "nvmlVgpuVmIdType_t *", CUTAP_ARG_PTR},
+};
+static const uint16_t sizes_nvmlVgpuInstanceGetVmID[] = {4, 8, 4, 8};
+static const struct cutap_capinfo caps_nvmlVgpuInstanceGetVmID[] = {
+    {.arg = 1, .kind = CUTAP_CAP_OUT_STRBUF, .size = 0},
+    {.arg = 3, .kind = CUTAP_CAP_OUT_BYTES, .size = 4},
+};
+static const cutap_arg_info_t args_nvmlVgpuInstanceSetEncoderCapacity[] = {
+    {"vgpuInstance", "nvmlVgpuInstance_t", CUTAP_ARG_UINT},
+    {"encoderCapacity", "unsigned int", CUTAP_ARG_UINT},
+};
+static const uint16_t sizes_nvmlVgpuInstanceSetEncoderCapacity[] = {4, 4};
+static const cutap_arg_info_t args_nvmlVgpuTypeGetBAR1Info[] = {
+    {"vgpuTypeId", "nvmlVgpuTypeId_t", CUTAP_ARG_UINT},
+    {"bar1Info", "nvmlVgpuTypeBar1Info_t *", CUTAP_ARG_PTR},
+};
+static const uint16_t sizes_nvmlVgpuTypeGetBAR1Info[] = {4, 8};
+static const struct cutap_capinfo caps_nvmlVgpuTypeGetBAR1Info[] = {
+    {.arg = 1, .kind = CUTAP_CAP_OUT_BYTES, .size = 16},
+};
+static const cutap_arg_info_t args_nvmlVgpuTypeGetCapabilities[] = {
+    {"vgpuTypeId", "nvmlVgpuTypeId_t", CUTAP_ARG_UINT},
+    {"capability", "nvmlVgpuCapability_t", CUTAP_ARG_ENUM},
+    {"capResult", "unsigned int *", CUTAP_ARG_PTR},
+};
+static const uint16_t sizes_nvmlVgpuTypeGetCapabilities[] = {4, 4, 8};
+static const struct cutap_capinfo caps_nvmlVgpuTypeGetCapabilities[] = {
+    {.arg = 2, .kind = CUTAP_CAP_OUT_BYTES, .size = 4},
+};
+static const cutap_arg_info_t args_nvmlVgpuTypeGetClass[] = {
+    {"vgpuTypeId", "nvmlVgpuTypeId_t", CUTAP_ARG_UINT},
+    {"vgpuTypeClass", "char *", CUTAP_ARG_PTR},
+    {"size", "unsigned int *", CUTAP_ARG_PTR},
+};
+static const uint16_t sizes_nvmlVgpuTypeGetClass[] = {4, 8, 8};
+static const struct cutap_capinfo caps_nvmlVgpuTypeGetClass[] = {
+    {.arg = 1, .kind = CUTAP_CAP_OUT_STRBUF, .size = 0},
+    {.arg = 2, .kind = CUTAP_CAP_OUT_BYTES, .size = 4},
+};
+static const cutap_arg_info_t args_nvmlVgpuTypeGetDeviceID[] = {
+    {"vgpuTypeId", "nvmlVgpuTypeId_t", CUTAP_ARG_UINT},
+    {"deviceID", "unsigned long long *", CUTAP_ARG_PTR},
+    {"subsystemID", "unsigned long long *", CUTAP_ARG_PTR},
+};
+static const uint16_t sizes_nvmlVgpuTypeGetDeviceID[] = {4, 8, 8};
+static const struct cutap_capinfo caps_nvmlVgpuTypeGetDeviceID[] = {
+    {.arg = 1, .kind = CUTAP_CAP_OUT_BYTES, .size = 8},
+    {.arg = 2, .kind = CUTAP_CAP_OUT_BYTES, .size = 8},
+};
+static const cutap_arg_info_t args_nvmlVgpuTypeGetFbReservation[] = {
+    {"vgpuTypeId", "nvmlVgpuTypeId_t", CUTAP_ARG_UINT},
+    {"fbReservation", "unsigned long long *", CUTAP_ARG_PTR},
+};
+static const uint16_t sizes_nvmlVgpuTypeGetFbReservation[] = {4, 8};
+static const struct cutap_capinfo caps_nvmlVgpuTypeGetFbReservation[] = {
+    {.arg = 1, .kind = CUTAP_CAP_OUT_BYTES, .size = 8},
+};
+static const cutap_arg_info_t args_nvmlVgpuTypeGetFrameRateLimit[] = {
+    {"vgpuTypeId", "nvmlVgpuTypeId_t", CUTAP_ARG_UINT},
+    {"frameRateLimit", "unsigned int *", CUTAP_ARG_PTR},
+};
+static const uint16_t sizes_nvmlVgpuTypeGetFrameRateLimit[] = {4, 8};
+static const struct cutap_capinfo caps_nvmlVgpuTypeGetFrameRateLimit[] = {
+    {.arg = 1, .kind = CUTAP_CAP_OUT_BYTES, .size = 4},
+};
+static const cutap_arg_info_t args_nvmlVgpuTypeGetFramebufferSize[] = {
+    {"vgpuTypeId", "nvmlVgpuTypeId_t", CUTAP_ARG_UINT},
+    {"fbSize", "unsigned long long *", CUTAP_ARG_PTR},
+};
+static const uint16_t sizes_nvmlVgpuTypeGetFramebufferSize[] = {4, 8};
+static const struct cutap_capinfo caps_nvmlVgpuTypeGetFramebufferSize[] = {
+    {.arg = 1, .kind = CUTAP_CAP_OUT_BYTES, .size = 8},
+};
+static const cutap_arg_info_t args_nvmlVgpuTypeGetGpuInstanceProfileId[] = {
+    {"vgpuTypeId", "nvmlVgpuTypeId_t", CUTAP_ARG_UINT},
+    {"gpuInstanceProfileId", "unsigned int *", CUTAP_ARG_PTR},
+};
+static const uint16_t sizes_nvmlVgpuTypeGetGpuInstanceProfileId[] = {4, 8};
+static const struct cutap_capinfo caps_nvmlVgpuTypeGetGpuInstanceProfileId[] = {
+    {.arg = 1, .kind = CUTAP_CAP_OUT_BYTES, .size = 4},
+};
+static const cutap_arg_info_t args_nvmlVgpuTypeGetGspHeapSize[] = {
+    {"vgpuTypeId", "nvmlVgpuTypeId_t", CUTAP_ARG_UINT},
+    {"gspHeapSize", "unsigned long long *", CUTAP_ARG_PTR},
+};
+static const uint16_t sizes_nvmlVgpuTypeGetGspHeapSize[] = {4, 8};
+static const struct cutap_capinfo caps_nvmlVgpuTypeGetGspHeapSize[] = {
+    {.arg = 1, .kind = CUTAP_CAP_OUT_BYTES, .size = 8},
+};
+static const cutap_arg_info_t args_nvmlVgpuTypeGetLicense[] = {
+    {"vgpuTypeId", "nvmlVgpuTypeId_t", CUTAP_ARG_UINT},
+    {"vgpuTypeLicenseString", "char *", CUTAP_ARG_PTR},
+    {"size", "unsigned int", CUTAP_ARG_UINT},
+};
+static const uint16_t sizes_nvmlVgpuTypeGetLicense[] = {4, 8, 4};
+static const struct cutap_capinfo caps_nvmlVgpuTypeGetLicense[] = {
+    {.arg = 1, .kind = CUTAP_CAP_OUT_STRBUF, .size = 0},
+};
+static const cutap_arg_info_t args_nvmlVgpuTypeGetMaxInstances[] = {
+    {"device", "nvmlDevice_t", CUTAP_ARG_PTR},
+    {"vgpuTypeId", "nvmlVgpuTypeId_t", CUTAP_ARG_UINT},
+    {"vgpuInstanceCount", "unsigned int *", CUTAP_ARG_PTR},
+};
+static const uint16_t sizes_nvmlVgpuTypeGetMaxInstances[] = {8, 4, 8};
+static const struct cutap_capinfo caps_nvmlVgpuTypeGetMaxInstances[] = {
+    {.arg = 2, .kind = CUTAP_CAP_OUT_BYTES, .size = 4},
+};
+static const cutap_arg_info_t args_nvmlVgpuTypeGetMaxInstancesPerGpuInstance[] = {
+    {"pMaxInstance", "nvmlVgpuTypeMaxInstance_t *", CUTAP_ARG_PTR},
+};
+static const uint16_t sizes_nvmlVgpuTypeGetMaxInstancesPerGpuInstance[] = {8};
+static const struct cutap_capinfo caps_nvmlVgpuTypeGetMaxInstancesPerGpuInstance[] = {
+    {.arg = 0, .kind = CUTAP_CAP_OUT_BYTES, .size = 12},
+};
+static const cutap_arg_info_t args_nvmlVgpuTypeGetMaxInstancesPerVm[] = {
+    {"vgpuTypeId", "nvmlVgpuTypeId_t", CUTAP_ARG_UINT},
+    {"vgpuInstanceCountPerVm", "unsigned int *", CUTAP_ARG_PTR},
+};
+static const uint16_t sizes_nvmlVgpuTypeGetMaxInstancesPerVm[] = {4, 8};
+static const struct cutap_capinfo caps_nvmlVgpuTypeGetMaxInstancesPerVm[] = {
+    {.arg = 1, .kind = CUTAP_CAP_OUT_BYTES, .size = 4},
+};
+static const cutap_arg_info_t args_nvmlVgpuTypeGetName[] = {
+    {"vgpuTypeId", "nvmlVgpuTypeId_t", CUTAP_ARG_UINT},
+    {"vgpuTypeName", "char *", CUTAP_ARG_PTR},
+    {"size", "unsigned int *", CUTAP_ARG_PTR},
+};
+static const uint16_t sizes_nvmlVgpuTypeGetName[] = {4, 8, 8};
+static const struct cutap_capinfo caps_nvmlVgpuTypeGetName[] = {
+    {.arg = 1, .kind = CUTAP_CAP_OUT_STRBUF, .size = 0},
+    {.arg = 2, .kind = CUTAP_CAP_OUT_BYTES, .size = 4},
+};
+static const cutap_arg_info_t args_nvmlVgpuTypeGetNumDisplayHeads[] = {
+    {"vgpuTypeId", "nvmlVgpuTypeId_t", CUTAP_ARG_UINT},
+    {"numDisplayHeads", "unsigned int *", CUTAP_ARG_PTR},
+};
+static const uint16_t sizes_nvmlVgpuTypeGetNumDisplayHeads[] = {4, 8};
+static const struct cutap_capinfo caps_nvmlVgpuTypeGetNumDisplayHeads[] = {
+    {.arg = 1, .kind = CUTAP_CAP_OUT_BYTES, .size = 4},
+};
+static const cutap_arg_info_t args_nvmlVgpuTypeGetResolution[] = {
+    {"vgpuTypeId", "nvmlVgpuTypeId_t", CUTAP_ARG_UINT},
+    {"displayIndex", "unsigned int", CUTAP_ARG_UINT},
+    {"xdim", "unsigned int *", CUTAP_ARG_PTR},
+    {"ydim", "unsigned int *", CUTAP_ARG_PTR},
+};
+static const uint16_t sizes_nvmlVgpuTypeGetResolution[] = {4, 4, 8, 8};
+static const struct cutap_capinfo caps_nvmlVgpuTypeGetResolution[] = {
+    {.arg = 2, .kind = CUTAP_CAP_OUT_BYTES, .size = 4},
+    {.arg = 3, .kind = CUTAP_CAP_OUT_BYTES, .size = 4},
+};
 
 const struct cutap_fninfo cutap_lib_info[CUTAP_STATIC_COUNT - CUTAP_DRIVER_COUNT] = {
     {.name = "__cudaGetKernel", .typed = 1, .nargs = 2, .ncap = 1, .func_arg = -1, .layer = 2, .nostatus = 0, .tramp = -1,
@@ -35030,6 +38006,814 @@ const struct cutap_fninfo cutap_lib_info[CUTAP_STATIC_COUNT - CUTAP_DRIVER_COUNT
      .args = args_nvtxRangeStartW_impl_init_v3, .sizes = sizes_nvtxRangeStartW_impl_init_v3, .caps = 0},
     {.name = "nvtxSetInitFunctionsToNoops_v3", .typed = 1, .nargs = 1, .ncap = 0, .func_arg = -1, .layer = 13, .nostatus = 1, .tramp = -1,
      .args = args_nvtxSetInitFunctionsToNoops_v3, .sizes = sizes_nvtxSetInitFunctionsToNoops_v3, .caps = 0},
+    {.name = "nvmlComputeInstanceDestroy", .typed = 1, .nargs = 1, .ncap = 0, .func_arg = -1, .layer = 14, .nostatus = 0, .tramp = -1,
+     .args = args_nvmlComputeInstanceDestroy, .sizes = sizes_nvmlComputeInstanceDestroy, .caps = 0},
+    {.name = "nvmlComputeInstanceGetInfo", .typed = 0, .nargs = 0, .ncap = 0, .func_arg = -1, .layer = 14, .nostatus = 1, .tramp = 448,
+     .args = 0, .sizes = 0, .caps = 0},
+    {.name = "nvmlComputeInstanceGetInfo_v2", .typed = 1, .nargs = 2, .ncap = 1, .func_arg = -1, .layer = 14, .nostatus = 0, .tramp = -1,
+     .args = args_nvmlComputeInstanceGetInfo_v2, .sizes = sizes_nvmlComputeInstanceGetInfo_v2, .caps = caps_nvmlComputeInstanceGetInfo_v2},
+    {.name = "nvmlDeviceClearAccountingPids", .typed = 1, .nargs = 1, .ncap = 0, .func_arg = -1, .layer = 14, .nostatus = 0, .tramp = -1,
+     .args = args_nvmlDeviceClearAccountingPids, .sizes = sizes_nvmlDeviceClearAccountingPids, .caps = 0},
+    {.name = "nvmlDeviceClearCpuAffinity", .typed = 1, .nargs = 1, .ncap = 0, .func_arg = -1, .layer = 14, .nostatus = 0, .tramp = -1,
+     .args = args_nvmlDeviceClearCpuAffinity, .sizes = sizes_nvmlDeviceClearCpuAffinity, .caps = 0},
+    {.name = "nvmlDeviceClearEccErrorCounts", .typed = 1, .nargs = 2, .ncap = 0, .func_arg = -1, .layer = 14, .nostatus = 0, .tramp = -1,
+     .args = args_nvmlDeviceClearEccErrorCounts, .sizes = sizes_nvmlDeviceClearEccErrorCounts, .caps = 0},
+    {.name = "nvmlDeviceClearFieldValues", .typed = 1, .nargs = 3, .ncap = 1, .func_arg = -1, .layer = 14, .nostatus = 0, .tramp = -1,
+     .args = args_nvmlDeviceClearFieldValues, .sizes = sizes_nvmlDeviceClearFieldValues, .caps = caps_nvmlDeviceClearFieldValues},
+    {.name = "nvmlDeviceCreateGpuInstance", .typed = 1, .nargs = 3, .ncap = 1, .func_arg = -1, .layer = 14, .nostatus = 0, .tramp = -1,
+     .args = args_nvmlDeviceCreateGpuInstance, .sizes = sizes_nvmlDeviceCreateGpuInstance, .caps = caps_nvmlDeviceCreateGpuInstance},
+    {.name = "nvmlDeviceCreateGpuInstanceWithPlacement", .typed = 1, .nargs = 4, .ncap = 2, .func_arg = -1, .layer = 14, .nostatus = 0, .tramp = -1,
+     .args = args_nvmlDeviceCreateGpuInstanceWithPlacement, .sizes = sizes_nvmlDeviceCreateGpuInstanceWithPlacement, .caps = caps_nvmlDeviceCreateGpuInstanceWithPlacement},
+    {.name = "nvmlDeviceDiscoverGpus", .typed = 1, .nargs = 1, .ncap = 0, .func_arg = -1, .layer = 14, .nostatus = 0, .tramp = -1,
+     .args = args_nvmlDeviceDiscoverGpus, .sizes = sizes_nvmlDeviceDiscoverGpus, .caps = 0},
+    {.name = "nvmlDeviceFreezeNvLinkUtilizationCounter", .typed = 1, .nargs = 4, .ncap = 0, .func_arg = -1, .layer = 14, .nostatus = 0, .tramp = -1,
+     .args = args_nvmlDeviceFreezeNvLinkUtilizationCounter, .sizes = sizes_nvmlDeviceFreezeNvLinkUtilizationCounter, .caps = 0},
+    {.name = "nvmlDeviceGetAPIRestriction", .typed = 1, .nargs = 3, .ncap = 1, .func_arg = -1, .layer = 14, .nostatus = 0, .tramp = -1,
+     .args = args_nvmlDeviceGetAPIRestriction, .sizes = sizes_nvmlDeviceGetAPIRestriction, .caps = caps_nvmlDeviceGetAPIRestriction},
+    {.name = "nvmlDeviceGetAccountingBufferSize", .typed = 1, .nargs = 2, .ncap = 1, .func_arg = -1, .layer = 14, .nostatus = 0, .tramp = -1,
+     .args = args_nvmlDeviceGetAccountingBufferSize, .sizes = sizes_nvmlDeviceGetAccountingBufferSize, .caps = caps_nvmlDeviceGetAccountingBufferSize},
+    {.name = "nvmlDeviceGetAccountingMode", .typed = 1, .nargs = 2, .ncap = 1, .func_arg = -1, .layer = 14, .nostatus = 0, .tramp = -1,
+     .args = args_nvmlDeviceGetAccountingMode, .sizes = sizes_nvmlDeviceGetAccountingMode, .caps = caps_nvmlDeviceGetAccountingMode},
+    {.name = "nvmlDeviceGetAccountingPids", .typed = 1, .nargs = 3, .ncap = 2, .func_arg = -1, .layer = 14, .nostatus = 0, .tramp = -1,
+     .args = args_nvmlDeviceGetAccountingPids, .sizes = sizes_nvmlDeviceGetAccountingPids, .caps = caps_nvmlDeviceGetAccountingPids},
+    {.name = "nvmlDeviceGetAccountingStats", .typed = 1, .nargs = 3, .ncap = 1, .func_arg = -1, .layer = 14, .nostatus = 0, .tramp = -1,
+     .args = args_nvmlDeviceGetAccountingStats, .sizes = sizes_nvmlDeviceGetAccountingStats, .caps = caps_nvmlDeviceGetAccountingStats},
+    {.name = "nvmlDeviceGetActiveVgpus", .typed = 1, .nargs = 3, .ncap = 2, .func_arg = -1, .layer = 14, .nostatus = 0, .tramp = -1,
+     .args = args_nvmlDeviceGetActiveVgpus, .sizes = sizes_nvmlDeviceGetActiveVgpus, .caps = caps_nvmlDeviceGetActiveVgpus},
+    {.name = "nvmlDeviceGetAdaptiveClockInfoStatus", .typed = 1, .nargs = 2, .ncap = 1, .func_arg = -1, .layer = 14, .nostatus = 0, .tramp = -1,
+     .args = args_nvmlDeviceGetAdaptiveClockInfoStatus, .sizes = sizes_nvmlDeviceGetAdaptiveClockInfoStatus, .caps = caps_nvmlDeviceGetAdaptiveClockInfoStatus},
+    {.name = "nvmlDeviceGetAddressingMode", .typed = 1, .nargs = 2, .ncap = 1, .func_arg = -1, .layer = 14, .nostatus = 0, .tramp = -1,
+     .args = args_nvmlDeviceGetAddressingMode, .sizes = sizes_nvmlDeviceGetAddressingMode, .caps = caps_nvmlDeviceGetAddressingMode},
+    {.name = "nvmlDeviceGetApplicationsClock", .typed = 1, .nargs = 3, .ncap = 1, .func_arg = -1, .layer = 14, .nostatus = 0, .tramp = -1,
+     .args = args_nvmlDeviceGetApplicationsClock, .sizes = sizes_nvmlDeviceGetApplicationsClock, .caps = caps_nvmlDeviceGetApplicationsClock},
+    {.name = "nvmlDeviceGetArchitecture", .typed = 1, .nargs = 2, .ncap = 1, .func_arg = -1, .layer = 14, .nostatus = 0, .tramp = -1,
+     .args = args_nvmlDeviceGetArchitecture, .sizes = sizes_nvmlDeviceGetArchitecture, .caps = caps_nvmlDeviceGetArchitecture},
+    {.name = "nvmlDeviceGetAttributes", .typed = 0, .nargs = 0, .ncap = 0, .func_arg = -1, .layer = 14, .nostatus = 1, .tramp = 449,
+     .args = 0, .sizes = 0, .caps = 0},
+    {.name = "nvmlDeviceGetAttributes_v2", .typed = 1, .nargs = 2, .ncap = 1, .func_arg = -1, .layer = 14, .nostatus = 0, .tramp = -1,
+     .args = args_nvmlDeviceGetAttributes_v2, .sizes = sizes_nvmlDeviceGetAttributes_v2, .caps = caps_nvmlDeviceGetAttributes_v2},
+    {.name = "nvmlDeviceGetAutoBoostedClocksEnabled", .typed = 1, .nargs = 3, .ncap = 2, .func_arg = -1, .layer = 14, .nostatus = 0, .tramp = -1,
+     .args = args_nvmlDeviceGetAutoBoostedClocksEnabled, .sizes = sizes_nvmlDeviceGetAutoBoostedClocksEnabled, .caps = caps_nvmlDeviceGetAutoBoostedClocksEnabled},
+    {.name = "nvmlDeviceGetBAR1MemoryInfo", .typed = 1, .nargs = 2, .ncap = 1, .func_arg = -1, .layer = 14, .nostatus = 0, .tramp = -1,
+     .args = args_nvmlDeviceGetBAR1MemoryInfo, .sizes = sizes_nvmlDeviceGetBAR1MemoryInfo, .caps = caps_nvmlDeviceGetBAR1MemoryInfo},
+    {.name = "nvmlDeviceGetBoardId", .typed = 1, .nargs = 2, .ncap = 1, .func_arg = -1, .layer = 14, .nostatus = 0, .tramp = -1,
+     .args = args_nvmlDeviceGetBoardId, .sizes = sizes_nvmlDeviceGetBoardId, .caps = caps_nvmlDeviceGetBoardId},
+    {.name = "nvmlDeviceGetBoardPartNumber", .typed = 1, .nargs = 3, .ncap = 1, .func_arg = -1, .layer = 14, .nostatus = 0, .tramp = -1,
+     .args = args_nvmlDeviceGetBoardPartNumber, .sizes = sizes_nvmlDeviceGetBoardPartNumber, .caps = caps_nvmlDeviceGetBoardPartNumber},
+    {.name = "nvmlDeviceGetBrand", .typed = 1, .nargs = 2, .ncap = 1, .func_arg = -1, .layer = 14, .nostatus = 0, .tramp = -1,
+     .args = args_nvmlDeviceGetBrand, .sizes = sizes_nvmlDeviceGetBrand, .caps = caps_nvmlDeviceGetBrand},
+    {.name = "nvmlDeviceGetBridgeChipInfo", .typed = 1, .nargs = 2, .ncap = 0, .func_arg = -1, .layer = 14, .nostatus = 0, .tramp = -1,
+     .args = args_nvmlDeviceGetBridgeChipInfo, .sizes = sizes_nvmlDeviceGetBridgeChipInfo, .caps = 0},
+    {.name = "nvmlDeviceGetBusType", .typed = 1, .nargs = 2, .ncap = 1, .func_arg = -1, .layer = 14, .nostatus = 0, .tramp = -1,
+     .args = args_nvmlDeviceGetBusType, .sizes = sizes_nvmlDeviceGetBusType, .caps = caps_nvmlDeviceGetBusType},
+    {.name = "nvmlDeviceGetC2cModeInfoV", .typed = 1, .nargs = 2, .ncap = 1, .func_arg = -1, .layer = 14, .nostatus = 0, .tramp = -1,
+     .args = args_nvmlDeviceGetC2cModeInfoV, .sizes = sizes_nvmlDeviceGetC2cModeInfoV, .caps = caps_nvmlDeviceGetC2cModeInfoV},
+    {.name = "nvmlDeviceGetCapabilities", .typed = 1, .nargs = 2, .ncap = 1, .func_arg = -1, .layer = 14, .nostatus = 0, .tramp = -1,
+     .args = args_nvmlDeviceGetCapabilities, .sizes = sizes_nvmlDeviceGetCapabilities, .caps = caps_nvmlDeviceGetCapabilities},
+    {.name = "nvmlDeviceGetClkMonStatus", .typed = 1, .nargs = 2, .ncap = 0, .func_arg = -1, .layer = 14, .nostatus = 0, .tramp = -1,
+     .args = args_nvmlDeviceGetClkMonStatus, .sizes = sizes_nvmlDeviceGetClkMonStatus, .caps = 0},
+    {.name = "nvmlDeviceGetClock", .typed = 1, .nargs = 4, .ncap = 1, .func_arg = -1, .layer = 14, .nostatus = 0, .tramp = -1,
+     .args = args_nvmlDeviceGetClock, .sizes = sizes_nvmlDeviceGetClock, .caps = caps_nvmlDeviceGetClock},
+    {.name = "nvmlDeviceGetClockInfo", .typed = 1, .nargs = 3, .ncap = 1, .func_arg = -1, .layer = 14, .nostatus = 0, .tramp = -1,
+     .args = args_nvmlDeviceGetClockInfo, .sizes = sizes_nvmlDeviceGetClockInfo, .caps = caps_nvmlDeviceGetClockInfo},
+    {.name = "nvmlDeviceGetClockOffsets", .typed = 1, .nargs = 2, .ncap = 1, .func_arg = -1, .layer = 14, .nostatus = 0, .tramp = -1,
+     .args = args_nvmlDeviceGetClockOffsets, .sizes = sizes_nvmlDeviceGetClockOffsets, .caps = caps_nvmlDeviceGetClockOffsets},
+    {.name = "nvmlDeviceGetComputeInstanceId", .typed = 1, .nargs = 2, .ncap = 1, .func_arg = -1, .layer = 14, .nostatus = 0, .tramp = -1,
+     .args = args_nvmlDeviceGetComputeInstanceId, .sizes = sizes_nvmlDeviceGetComputeInstanceId, .caps = caps_nvmlDeviceGetComputeInstanceId},
+    {.name = "nvmlDeviceGetComputeMode", .typed = 1, .nargs = 2, .ncap = 1, .func_arg = -1, .layer = 14, .nostatus = 0, .tramp = -1,
+     .args = args_nvmlDeviceGetComputeMode, .sizes = sizes_nvmlDeviceGetComputeMode, .caps = caps_nvmlDeviceGetComputeMode},
+    {.name = "nvmlDeviceGetComputeRunningProcesses", .typed = 0, .nargs = 0, .ncap = 0, .func_arg = -1, .layer = 14, .nostatus = 1, .tramp = 450,
+     .args = 0, .sizes = 0, .caps = 0},
+    {.name = "nvmlDeviceGetComputeRunningProcesses_v2", .typed = 0, .nargs = 0, .ncap = 0, .func_arg = -1, .layer = 14, .nostatus = 1, .tramp = 451,
+     .args = 0, .sizes = 0, .caps = 0},
+    {.name = "nvmlDeviceGetComputeRunningProcesses_v3", .typed = 1, .nargs = 3, .ncap = 2, .func_arg = -1, .layer = 14, .nostatus = 0, .tramp = -1,
+     .args = args_nvmlDeviceGetComputeRunningProcesses_v3, .sizes = sizes_nvmlDeviceGetComputeRunningProcesses_v3, .caps = caps_nvmlDeviceGetComputeRunningProcesses_v3},
+    {.name = "nvmlDeviceGetConfComputeGpuAttestationReport", .typed = 1, .nargs = 2, .ncap = 0, .func_arg = -1, .layer = 14, .nostatus = 0, .tramp = -1,
+     .args = args_nvmlDeviceGetConfComputeGpuAttestationReport, .sizes = sizes_nvmlDeviceGetConfComputeGpuAttestationReport, .caps = 0},
+    {.name = "nvmlDeviceGetConfComputeGpuCertificate", .typed = 1, .nargs = 2, .ncap = 0, .func_arg = -1, .layer = 14, .nostatus = 0, .tramp = -1,
+     .args = args_nvmlDeviceGetConfComputeGpuCertificate, .sizes = sizes_nvmlDeviceGetConfComputeGpuCertificate, .caps = 0},
+    {.name = "nvmlDeviceGetConfComputeMemSizeInfo", .typed = 1, .nargs = 2, .ncap = 1, .func_arg = -1, .layer = 14, .nostatus = 0, .tramp = -1,
+     .args = args_nvmlDeviceGetConfComputeMemSizeInfo, .sizes = sizes_nvmlDeviceGetConfComputeMemSizeInfo, .caps = caps_nvmlDeviceGetConfComputeMemSizeInfo},
+    {.name = "nvmlDeviceGetConfComputeProtectedMemoryUsage", .typed = 1, .nargs = 2, .ncap = 1, .func_arg = -1, .layer = 14, .nostatus = 0, .tramp = -1,
+     .args = args_nvmlDeviceGetConfComputeProtectedMemoryUsage, .sizes = sizes_nvmlDeviceGetConfComputeProtectedMemoryUsage, .caps = caps_nvmlDeviceGetConfComputeProtectedMemoryUsage},
+    {.name = "nvmlDeviceGetCoolerInfo", .typed = 1, .nargs = 2, .ncap = 1, .func_arg = -1, .layer = 14, .nostatus = 0, .tramp = -1,
+     .args = args_nvmlDeviceGetCoolerInfo, .sizes = sizes_nvmlDeviceGetCoolerInfo, .caps = caps_nvmlDeviceGetCoolerInfo},
+    {.name = "nvmlDeviceGetCount", .typed = 0, .nargs = 0, .ncap = 0, .func_arg = -1, .layer = 14, .nostatus = 1, .tramp = 452,
+     .args = 0, .sizes = 0, .caps = 0},
+    {.name = "nvmlDeviceGetCount_v2", .typed = 1, .nargs = 1, .ncap = 1, .func_arg = -1, .layer = 14, .nostatus = 0, .tramp = -1,
+     .args = args_nvmlDeviceGetCount_v2, .sizes = sizes_nvmlDeviceGetCount_v2, .caps = caps_nvmlDeviceGetCount_v2},
+    {.name = "nvmlDeviceGetCpuAffinity", .typed = 1, .nargs = 3, .ncap = 1, .func_arg = -1, .layer = 14, .nostatus = 0, .tramp = -1,
+     .args = args_nvmlDeviceGetCpuAffinity, .sizes = sizes_nvmlDeviceGetCpuAffinity, .caps = caps_nvmlDeviceGetCpuAffinity},
+    {.name = "nvmlDeviceGetCpuAffinityWithinScope", .typed = 1, .nargs = 4, .ncap = 1, .func_arg = -1, .layer = 14, .nostatus = 0, .tramp = -1,
+     .args = args_nvmlDeviceGetCpuAffinityWithinScope, .sizes = sizes_nvmlDeviceGetCpuAffinityWithinScope, .caps = caps_nvmlDeviceGetCpuAffinityWithinScope},
+    {.name = "nvmlDeviceGetCreatableVgpus", .typed = 1, .nargs = 3, .ncap = 2, .func_arg = -1, .layer = 14, .nostatus = 0, .tramp = -1,
+     .args = args_nvmlDeviceGetCreatableVgpus, .sizes = sizes_nvmlDeviceGetCreatableVgpus, .caps = caps_nvmlDeviceGetCreatableVgpus},
+    {.name = "nvmlDeviceGetCudaComputeCapability", .typed = 1, .nargs = 3, .ncap = 2, .func_arg = -1, .layer = 14, .nostatus = 0, .tramp = -1,
+     .args = args_nvmlDeviceGetCudaComputeCapability, .sizes = sizes_nvmlDeviceGetCudaComputeCapability, .caps = caps_nvmlDeviceGetCudaComputeCapability},
+    {.name = "nvmlDeviceGetCurrPcieLinkGeneration", .typed = 1, .nargs = 2, .ncap = 1, .func_arg = -1, .layer = 14, .nostatus = 0, .tramp = -1,
+     .args = args_nvmlDeviceGetCurrPcieLinkGeneration, .sizes = sizes_nvmlDeviceGetCurrPcieLinkGeneration, .caps = caps_nvmlDeviceGetCurrPcieLinkGeneration},
+    {.name = "nvmlDeviceGetCurrPcieLinkWidth", .typed = 1, .nargs = 2, .ncap = 1, .func_arg = -1, .layer = 14, .nostatus = 0, .tramp = -1,
+     .args = args_nvmlDeviceGetCurrPcieLinkWidth, .sizes = sizes_nvmlDeviceGetCurrPcieLinkWidth, .caps = caps_nvmlDeviceGetCurrPcieLinkWidth},
+    {.name = "nvmlDeviceGetCurrentClockFreqs", .typed = 1, .nargs = 2, .ncap = 0, .func_arg = -1, .layer = 14, .nostatus = 0, .tramp = -1,
+     .args = args_nvmlDeviceGetCurrentClockFreqs, .sizes = sizes_nvmlDeviceGetCurrentClockFreqs, .caps = 0},
+    {.name = "nvmlDeviceGetCurrentClocksEventReasons", .typed = 1, .nargs = 2, .ncap = 1, .func_arg = -1, .layer = 14, .nostatus = 0, .tramp = -1,
+     .args = args_nvmlDeviceGetCurrentClocksEventReasons, .sizes = sizes_nvmlDeviceGetCurrentClocksEventReasons, .caps = caps_nvmlDeviceGetCurrentClocksEventReasons},
+    {.name = "nvmlDeviceGetCurrentClocksThrottleReasons", .typed = 1, .nargs = 2, .ncap = 1, .func_arg = -1, .layer = 14, .nostatus = 0, .tramp = -1,
+     .args = args_nvmlDeviceGetCurrentClocksThrottleReasons, .sizes = sizes_nvmlDeviceGetCurrentClocksThrottleReasons, .caps = caps_nvmlDeviceGetCurrentClocksThrottleReasons},
+    {.name = "nvmlDeviceGetDecoderUtilization", .typed = 1, .nargs = 3, .ncap = 2, .func_arg = -1, .layer = 14, .nostatus = 0, .tramp = -1,
+     .args = args_nvmlDeviceGetDecoderUtilization, .sizes = sizes_nvmlDeviceGetDecoderUtilization, .caps = caps_nvmlDeviceGetDecoderUtilization},
+    {.name = "nvmlDeviceGetDefaultApplicationsClock", .typed = 1, .nargs = 3, .ncap = 1, .func_arg = -1, .layer = 14, .nostatus = 0, .tramp = -1,
+     .args = args_nvmlDeviceGetDefaultApplicationsClock, .sizes = sizes_nvmlDeviceGetDefaultApplicationsClock, .caps = caps_nvmlDeviceGetDefaultApplicationsClock},
+    {.name = "nvmlDeviceGetDefaultEccMode", .typed = 1, .nargs = 2, .ncap = 1, .func_arg = -1, .layer = 14, .nostatus = 0, .tramp = -1,
+     .args = args_nvmlDeviceGetDefaultEccMode, .sizes = sizes_nvmlDeviceGetDefaultEccMode, .caps = caps_nvmlDeviceGetDefaultEccMode},
+    {.name = "nvmlDeviceGetDetailedEccErrors", .typed = 1, .nargs = 4, .ncap = 1, .func_arg = -1, .layer = 14, .nostatus = 0, .tramp = -1,
+     .args = args_nvmlDeviceGetDetailedEccErrors, .sizes = sizes_nvmlDeviceGetDetailedEccErrors, .caps = caps_nvmlDeviceGetDetailedEccErrors},
+    {.name = "nvmlDeviceGetDeviceHandleFromMigDeviceHandle", .typed = 1, .nargs = 2, .ncap = 1, .func_arg = -1, .layer = 14, .nostatus = 0, .tramp = -1,
+     .args = args_nvmlDeviceGetDeviceHandleFromMigDeviceHandle, .sizes = sizes_nvmlDeviceGetDeviceHandleFromMigDeviceHandle, .caps = caps_nvmlDeviceGetDeviceHandleFromMigDeviceHandle},
+    {.name = "nvmlDeviceGetDisplayActive", .typed = 1, .nargs = 2, .ncap = 1, .func_arg = -1, .layer = 14, .nostatus = 0, .tramp = -1,
+     .args = args_nvmlDeviceGetDisplayActive, .sizes = sizes_nvmlDeviceGetDisplayActive, .caps = caps_nvmlDeviceGetDisplayActive},
+    {.name = "nvmlDeviceGetDisplayMode", .typed = 1, .nargs = 2, .ncap = 1, .func_arg = -1, .layer = 14, .nostatus = 0, .tramp = -1,
+     .args = args_nvmlDeviceGetDisplayMode, .sizes = sizes_nvmlDeviceGetDisplayMode, .caps = caps_nvmlDeviceGetDisplayMode},
+    {.name = "nvmlDeviceGetDramEncryptionMode", .typed = 1, .nargs = 3, .ncap = 2, .func_arg = -1, .layer = 14, .nostatus = 0, .tramp = -1,
+     .args = args_nvmlDeviceGetDramEncryptionMode, .sizes = sizes_nvmlDeviceGetDramEncryptionMode, .caps = caps_nvmlDeviceGetDramEncryptionMode},
+    {.name = "nvmlDeviceGetDriverModel", .typed = 0, .nargs = 0, .ncap = 0, .func_arg = -1, .layer = 14, .nostatus = 1, .tramp = 453,
+     .args = 0, .sizes = 0, .caps = 0},
+    {.name = "nvmlDeviceGetDriverModel_v2", .typed = 1, .nargs = 3, .ncap = 2, .func_arg = -1, .layer = 14, .nostatus = 0, .tramp = -1,
+     .args = args_nvmlDeviceGetDriverModel_v2, .sizes = sizes_nvmlDeviceGetDriverModel_v2, .caps = caps_nvmlDeviceGetDriverModel_v2},
+    {.name = "nvmlDeviceGetDynamicPstatesInfo", .typed = 1, .nargs = 2, .ncap = 0, .func_arg = -1, .layer = 14, .nostatus = 0, .tramp = -1,
+     .args = args_nvmlDeviceGetDynamicPstatesInfo, .sizes = sizes_nvmlDeviceGetDynamicPstatesInfo, .caps = 0},
+    {.name = "nvmlDeviceGetEccMode", .typed = 1, .nargs = 3, .ncap = 2, .func_arg = -1, .layer = 14, .nostatus = 0, .tramp = -1,
+     .args = args_nvmlDeviceGetEccMode, .sizes = sizes_nvmlDeviceGetEccMode, .caps = caps_nvmlDeviceGetEccMode},
+    {.name = "nvmlDeviceGetEncoderCapacity", .typed = 1, .nargs = 3, .ncap = 1, .func_arg = -1, .layer = 14, .nostatus = 0, .tramp = -1,
+     .args = args_nvmlDeviceGetEncoderCapacity, .sizes = sizes_nvmlDeviceGetEncoderCapacity, .caps = caps_nvmlDeviceGetEncoderCapacity},
+    {.name = "nvmlDeviceGetEncoderSessions", .typed = 1, .nargs = 3, .ncap = 2, .func_arg = -1, .layer = 14, .nostatus = 0, .tramp = -1,
+     .args = args_nvmlDeviceGetEncoderSessions, .sizes = sizes_nvmlDeviceGetEncoderSessions, .caps = caps_nvmlDeviceGetEncoderSessions},
+    {.name = "nvmlDeviceGetEncoderStats", .typed = 1, .nargs = 4, .ncap = 3, .func_arg = -1, .layer = 14, .nostatus = 0, .tramp = -1,
+     .args = args_nvmlDeviceGetEncoderStats, .sizes = sizes_nvmlDeviceGetEncoderStats, .caps = caps_nvmlDeviceGetEncoderStats},
+    {.name = "nvmlDeviceGetEncoderUtilization", .typed = 1, .nargs = 3, .ncap = 2, .func_arg = -1, .layer = 14, .nostatus = 0, .tramp = -1,
+     .args = args_nvmlDeviceGetEncoderUtilization, .sizes = sizes_nvmlDeviceGetEncoderUtilization, .caps = caps_nvmlDeviceGetEncoderUtilization},
+    {.name = "nvmlDeviceGetEnforcedPowerLimit", .typed = 1, .nargs = 2, .ncap = 1, .func_arg = -1, .layer = 14, .nostatus = 0, .tramp = -1,
+     .args = args_nvmlDeviceGetEnforcedPowerLimit, .sizes = sizes_nvmlDeviceGetEnforcedPowerLimit, .caps = caps_nvmlDeviceGetEnforcedPowerLimit},
+    {.name = "nvmlDeviceGetFBCSessions", .typed = 1, .nargs = 3, .ncap = 2, .func_arg = -1, .layer = 14, .nostatus = 0, .tramp = -1,
+     .args = args_nvmlDeviceGetFBCSessions, .sizes = sizes_nvmlDeviceGetFBCSessions, .caps = caps_nvmlDeviceGetFBCSessions},
+    {.name = "nvmlDeviceGetFBCStats", .typed = 1, .nargs = 2, .ncap = 1, .func_arg = -1, .layer = 14, .nostatus = 0, .tramp = -1,
+     .args = args_nvmlDeviceGetFBCStats, .sizes = sizes_nvmlDeviceGetFBCStats, .caps = caps_nvmlDeviceGetFBCStats},
+    {.name = "nvmlDeviceGetFanControlPolicy_v2", .typed = 1, .nargs = 3, .ncap = 1, .func_arg = -1, .layer = 14, .nostatus = 0, .tramp = -1,
+     .args = args_nvmlDeviceGetFanControlPolicy_v2, .sizes = sizes_nvmlDeviceGetFanControlPolicy_v2, .caps = caps_nvmlDeviceGetFanControlPolicy_v2},
+    {.name = "nvmlDeviceGetFanSpeed", .typed = 1, .nargs = 2, .ncap = 1, .func_arg = -1, .layer = 14, .nostatus = 0, .tramp = -1,
+     .args = args_nvmlDeviceGetFanSpeed, .sizes = sizes_nvmlDeviceGetFanSpeed, .caps = caps_nvmlDeviceGetFanSpeed},
+    {.name = "nvmlDeviceGetFanSpeedRPM", .typed = 1, .nargs = 2, .ncap = 1, .func_arg = -1, .layer = 14, .nostatus = 0, .tramp = -1,
+     .args = args_nvmlDeviceGetFanSpeedRPM, .sizes = sizes_nvmlDeviceGetFanSpeedRPM, .caps = caps_nvmlDeviceGetFanSpeedRPM},
+    {.name = "nvmlDeviceGetFanSpeed_v2", .typed = 1, .nargs = 3, .ncap = 1, .func_arg = -1, .layer = 14, .nostatus = 0, .tramp = -1,
+     .args = args_nvmlDeviceGetFanSpeed_v2, .sizes = sizes_nvmlDeviceGetFanSpeed_v2, .caps = caps_nvmlDeviceGetFanSpeed_v2},
+    {.name = "nvmlDeviceGetFieldValues", .typed = 1, .nargs = 3, .ncap = 1, .func_arg = -1, .layer = 14, .nostatus = 0, .tramp = -1,
+     .args = args_nvmlDeviceGetFieldValues, .sizes = sizes_nvmlDeviceGetFieldValues, .caps = caps_nvmlDeviceGetFieldValues},
+    {.name = "nvmlDeviceGetGpcClkMinMaxVfOffset", .typed = 1, .nargs = 3, .ncap = 2, .func_arg = -1, .layer = 14, .nostatus = 0, .tramp = -1,
+     .args = args_nvmlDeviceGetGpcClkMinMaxVfOffset, .sizes = sizes_nvmlDeviceGetGpcClkMinMaxVfOffset, .caps = caps_nvmlDeviceGetGpcClkMinMaxVfOffset},
+    {.name = "nvmlDeviceGetGpcClkVfOffset", .typed = 1, .nargs = 2, .ncap = 1, .func_arg = -1, .layer = 14, .nostatus = 0, .tramp = -1,
+     .args = args_nvmlDeviceGetGpcClkVfOffset, .sizes = sizes_nvmlDeviceGetGpcClkVfOffset, .caps = caps_nvmlDeviceGetGpcClkVfOffset},
+    {.name = "nvmlDeviceGetGpuFabricInfo", .typed = 1, .nargs = 2, .ncap = 1, .func_arg = -1, .layer = 14, .nostatus = 0, .tramp = -1,
+     .args = args_nvmlDeviceGetGpuFabricInfo, .sizes = sizes_nvmlDeviceGetGpuFabricInfo, .caps = caps_nvmlDeviceGetGpuFabricInfo},
+    {.name = "nvmlDeviceGetGpuFabricInfoV", .typed = 1, .nargs = 2, .ncap = 1, .func_arg = -1, .layer = 14, .nostatus = 0, .tramp = -1,
+     .args = args_nvmlDeviceGetGpuFabricInfoV, .sizes = sizes_nvmlDeviceGetGpuFabricInfoV, .caps = caps_nvmlDeviceGetGpuFabricInfoV},
+    {.name = "nvmlDeviceGetGpuInstanceById", .typed = 1, .nargs = 3, .ncap = 1, .func_arg = -1, .layer = 14, .nostatus = 0, .tramp = -1,
+     .args = args_nvmlDeviceGetGpuInstanceById, .sizes = sizes_nvmlDeviceGetGpuInstanceById, .caps = caps_nvmlDeviceGetGpuInstanceById},
+    {.name = "nvmlDeviceGetGpuInstanceId", .typed = 1, .nargs = 2, .ncap = 1, .func_arg = -1, .layer = 14, .nostatus = 0, .tramp = -1,
+     .args = args_nvmlDeviceGetGpuInstanceId, .sizes = sizes_nvmlDeviceGetGpuInstanceId, .caps = caps_nvmlDeviceGetGpuInstanceId},
+    {.name = "nvmlDeviceGetGpuInstancePossiblePlacements", .typed = 0, .nargs = 0, .ncap = 0, .func_arg = -1, .layer = 14, .nostatus = 1, .tramp = 454,
+     .args = 0, .sizes = 0, .caps = 0},
+    {.name = "nvmlDeviceGetGpuInstancePossiblePlacements_v2", .typed = 1, .nargs = 4, .ncap = 2, .func_arg = -1, .layer = 14, .nostatus = 0, .tramp = -1,
+     .args = args_nvmlDeviceGetGpuInstancePossiblePlacements_v2, .sizes = sizes_nvmlDeviceGetGpuInstancePossiblePlacements_v2, .caps = caps_nvmlDeviceGetGpuInstancePossiblePlacements_v2},
+    {.name = "nvmlDeviceGetGpuInstanceProfileInfo", .typed = 1, .nargs = 3, .ncap = 1, .func_arg = -1, .layer = 14, .nostatus = 0, .tramp = -1,
+     .args = args_nvmlDeviceGetGpuInstanceProfileInfo, .sizes = sizes_nvmlDeviceGetGpuInstanceProfileInfo, .caps = caps_nvmlDeviceGetGpuInstanceProfileInfo},
+    {.name = "nvmlDeviceGetGpuInstanceProfileInfoByIdV", .typed = 1, .nargs = 3, .ncap = 0, .func_arg = -1, .layer = 14, .nostatus = 0, .tramp = -1,
+     .args = args_nvmlDeviceGetGpuInstanceProfileInfoByIdV, .sizes = sizes_nvmlDeviceGetGpuInstanceProfileInfoByIdV, .caps = 0},
+    {.name = "nvmlDeviceGetGpuInstanceProfileInfoV", .typed = 1, .nargs = 3, .ncap = 0, .func_arg = -1, .layer = 14, .nostatus = 0, .tramp = -1,
+     .args = args_nvmlDeviceGetGpuInstanceProfileInfoV, .sizes = sizes_nvmlDeviceGetGpuInstanceProfileInfoV, .caps = 0},
+    {.name = "nvmlDeviceGetGpuInstanceRemainingCapacity", .typed = 1, .nargs = 3, .ncap = 1, .func_arg = -1, .layer = 14, .nostatus = 0, .tramp = -1,
+     .args = args_nvmlDeviceGetGpuInstanceRemainingCapacity, .sizes = sizes_nvmlDeviceGetGpuInstanceRemainingCapacity, .caps = caps_nvmlDeviceGetGpuInstanceRemainingCapacity},
+    {.name = "nvmlDeviceGetGpuInstances", .typed = 1, .nargs = 4, .ncap = 2, .func_arg = -1, .layer = 14, .nostatus = 0, .tramp = -1,
+     .args = args_nvmlDeviceGetGpuInstances, .sizes = sizes_nvmlDeviceGetGpuInstances, .caps = caps_nvmlDeviceGetGpuInstances},
+    {.name = "nvmlDeviceGetGpuMaxPcieLinkGeneration", .typed = 1, .nargs = 2, .ncap = 1, .func_arg = -1, .layer = 14, .nostatus = 0, .tramp = -1,
+     .args = args_nvmlDeviceGetGpuMaxPcieLinkGeneration, .sizes = sizes_nvmlDeviceGetGpuMaxPcieLinkGeneration, .caps = caps_nvmlDeviceGetGpuMaxPcieLinkGeneration},
+    {.name = "nvmlDeviceGetGpuOperationMode", .typed = 1, .nargs = 3, .ncap = 2, .func_arg = -1, .layer = 14, .nostatus = 0, .tramp = -1,
+     .args = args_nvmlDeviceGetGpuOperationMode, .sizes = sizes_nvmlDeviceGetGpuOperationMode, .caps = caps_nvmlDeviceGetGpuOperationMode},
+    {.name = "nvmlDeviceGetGraphicsRunningProcesses", .typed = 0, .nargs = 0, .ncap = 0, .func_arg = -1, .layer = 14, .nostatus = 1, .tramp = 455,
+     .args = 0, .sizes = 0, .caps = 0},
+    {.name = "nvmlDeviceGetGraphicsRunningProcesses_v2", .typed = 0, .nargs = 0, .ncap = 0, .func_arg = -1, .layer = 14, .nostatus = 1, .tramp = 456,
+     .args = 0, .sizes = 0, .caps = 0},
+    {.name = "nvmlDeviceGetGraphicsRunningProcesses_v3", .typed = 1, .nargs = 3, .ncap = 2, .func_arg = -1, .layer = 14, .nostatus = 0, .tramp = -1,
+     .args = args_nvmlDeviceGetGraphicsRunningProcesses_v3, .sizes = sizes_nvmlDeviceGetGraphicsRunningProcesses_v3, .caps = caps_nvmlDeviceGetGraphicsRunningProcesses_v3},
+    {.name = "nvmlDeviceGetGridLicensableFeatures", .typed = 0, .nargs = 0, .ncap = 0, .func_arg = -1, .layer = 14, .nostatus = 1, .tramp = 457,
+     .args = 0, .sizes = 0, .caps = 0},
+    {.name = "nvmlDeviceGetGridLicensableFeatures_v2", .typed = 0, .nargs = 0, .ncap = 0, .func_arg = -1, .layer = 14, .nostatus = 1, .tramp = 458,
+     .args = 0, .sizes = 0, .caps = 0},
+    {.name = "nvmlDeviceGetGridLicensableFeatures_v3", .typed = 0, .nargs = 0, .ncap = 0, .func_arg = -1, .layer = 14, .nostatus = 1, .tramp = 459,
+     .args = 0, .sizes = 0, .caps = 0},
+    {.name = "nvmlDeviceGetGridLicensableFeatures_v4", .typed = 1, .nargs = 2, .ncap = 0, .func_arg = -1, .layer = 14, .nostatus = 0, .tramp = -1,
+     .args = args_nvmlDeviceGetGridLicensableFeatures_v4, .sizes = sizes_nvmlDeviceGetGridLicensableFeatures_v4, .caps = 0},
+    {.name = "nvmlDeviceGetGspFirmwareMode", .typed = 1, .nargs = 3, .ncap = 2, .func_arg = -1, .layer = 14, .nostatus = 0, .tramp = -1,
+     .args = args_nvmlDeviceGetGspFirmwareMode, .sizes = sizes_nvmlDeviceGetGspFirmwareMode, .caps = caps_nvmlDeviceGetGspFirmwareMode},
+    {.name = "nvmlDeviceGetGspFirmwareVersion", .typed = 1, .nargs = 2, .ncap = 1, .func_arg = -1, .layer = 14, .nostatus = 0, .tramp = -1,
+     .args = args_nvmlDeviceGetGspFirmwareVersion, .sizes = sizes_nvmlDeviceGetGspFirmwareVersion, .caps = caps_nvmlDeviceGetGspFirmwareVersion},
+    {.name = "nvmlDeviceGetHandleByIndex", .typed = 0, .nargs = 0, .ncap = 0, .func_arg = -1, .layer = 14, .nostatus = 1, .tramp = 460,
+     .args = 0, .sizes = 0, .caps = 0},
+    {.name = "nvmlDeviceGetHandleByIndex_v2", .typed = 1, .nargs = 2, .ncap = 1, .func_arg = -1, .layer = 14, .nostatus = 0, .tramp = -1,
+     .args = args_nvmlDeviceGetHandleByIndex_v2, .sizes = sizes_nvmlDeviceGetHandleByIndex_v2, .caps = caps_nvmlDeviceGetHandleByIndex_v2},
+    {.name = "nvmlDeviceGetHandleByPciBusId", .typed = 0, .nargs = 0, .ncap = 0, .func_arg = -1, .layer = 14, .nostatus = 1, .tramp = 461,
+     .args = 0, .sizes = 0, .caps = 0},
+    {.name = "nvmlDeviceGetHandleByPciBusId_v2", .typed = 1, .nargs = 2, .ncap = 2, .func_arg = -1, .layer = 14, .nostatus = 0, .tramp = -1,
+     .args = args_nvmlDeviceGetHandleByPciBusId_v2, .sizes = sizes_nvmlDeviceGetHandleByPciBusId_v2, .caps = caps_nvmlDeviceGetHandleByPciBusId_v2},
+    {.name = "nvmlDeviceGetHandleBySerial", .typed = 1, .nargs = 2, .ncap = 2, .func_arg = -1, .layer = 14, .nostatus = 0, .tramp = -1,
+     .args = args_nvmlDeviceGetHandleBySerial, .sizes = sizes_nvmlDeviceGetHandleBySerial, .caps = caps_nvmlDeviceGetHandleBySerial},
+    {.name = "nvmlDeviceGetHandleByUUID", .typed = 1, .nargs = 2, .ncap = 2, .func_arg = -1, .layer = 14, .nostatus = 0, .tramp = -1,
+     .args = args_nvmlDeviceGetHandleByUUID, .sizes = sizes_nvmlDeviceGetHandleByUUID, .caps = caps_nvmlDeviceGetHandleByUUID},
+    {.name = "nvmlDeviceGetHandleByUUIDV", .typed = 1, .nargs = 2, .ncap = 2, .func_arg = -1, .layer = 14, .nostatus = 0, .tramp = -1,
+     .args = args_nvmlDeviceGetHandleByUUIDV, .sizes = sizes_nvmlDeviceGetHandleByUUIDV, .caps = caps_nvmlDeviceGetHandleByUUIDV},
+    {.name = "nvmlDeviceGetHostVgpuMode", .typed = 1, .nargs = 2, .ncap = 1, .func_arg = -1, .layer = 14, .nostatus = 0, .tramp = -1,
+     .args = args_nvmlDeviceGetHostVgpuMode, .sizes = sizes_nvmlDeviceGetHostVgpuMode, .caps = caps_nvmlDeviceGetHostVgpuMode},
+    {.name = "nvmlDeviceGetHostname_v1", .typed = 1, .nargs = 2, .ncap = 1, .func_arg = -1, .layer = 14, .nostatus = 0, .tramp = -1,
+     .args = args_nvmlDeviceGetHostname_v1, .sizes = sizes_nvmlDeviceGetHostname_v1, .caps = caps_nvmlDeviceGetHostname_v1},
+    {.name = "nvmlDeviceGetIndex", .typed = 1, .nargs = 2, .ncap = 1, .func_arg = -1, .layer = 14, .nostatus = 0, .tramp = -1,
+     .args = args_nvmlDeviceGetIndex, .sizes = sizes_nvmlDeviceGetIndex, .caps = caps_nvmlDeviceGetIndex},
+    {.name = "nvmlDeviceGetInforomConfigurationChecksum", .typed = 1, .nargs = 2, .ncap = 1, .func_arg = -1, .layer = 14, .nostatus = 0, .tramp = -1,
+     .args = args_nvmlDeviceGetInforomConfigurationChecksum, .sizes = sizes_nvmlDeviceGetInforomConfigurationChecksum, .caps = caps_nvmlDeviceGetInforomConfigurationChecksum},
+    {.name = "nvmlDeviceGetInforomImageVersion", .typed = 1, .nargs = 3, .ncap = 1, .func_arg = -1, .layer = 14, .nostatus = 0, .tramp = -1,
+     .args = args_nvmlDeviceGetInforomImageVersion, .sizes = sizes_nvmlDeviceGetInforomImageVersion, .caps = caps_nvmlDeviceGetInforomImageVersion},
+    {.name = "nvmlDeviceGetInforomVersion", .typed = 1, .nargs = 4, .ncap = 1, .func_arg = -1, .layer = 14, .nostatus = 0, .tramp = -1,
+     .args = args_nvmlDeviceGetInforomVersion, .sizes = sizes_nvmlDeviceGetInforomVersion, .caps = caps_nvmlDeviceGetInforomVersion},
+    {.name = "nvmlDeviceGetIrqNum", .typed = 1, .nargs = 2, .ncap = 1, .func_arg = -1, .layer = 14, .nostatus = 0, .tramp = -1,
+     .args = args_nvmlDeviceGetIrqNum, .sizes = sizes_nvmlDeviceGetIrqNum, .caps = caps_nvmlDeviceGetIrqNum},
+    {.name = "nvmlDeviceGetJpgUtilization", .typed = 1, .nargs = 3, .ncap = 2, .func_arg = -1, .layer = 14, .nostatus = 0, .tramp = -1,
+     .args = args_nvmlDeviceGetJpgUtilization, .sizes = sizes_nvmlDeviceGetJpgUtilization, .caps = caps_nvmlDeviceGetJpgUtilization},
+    {.name = "nvmlDeviceGetLastBBXFlushTime", .typed = 1, .nargs = 3, .ncap = 2, .func_arg = -1, .layer = 14, .nostatus = 0, .tramp = -1,
+     .args = args_nvmlDeviceGetLastBBXFlushTime, .sizes = sizes_nvmlDeviceGetLastBBXFlushTime, .caps = caps_nvmlDeviceGetLastBBXFlushTime},
+    {.name = "nvmlDeviceGetMPSComputeRunningProcesses", .typed = 0, .nargs = 0, .ncap = 0, .func_arg = -1, .layer = 14, .nostatus = 1, .tramp = 462,
+     .args = 0, .sizes = 0, .caps = 0},
+    {.name = "nvmlDeviceGetMPSComputeRunningProcesses_v2", .typed = 0, .nargs = 0, .ncap = 0, .func_arg = -1, .layer = 14, .nostatus = 1, .tramp = 463,
+     .args = 0, .sizes = 0, .caps = 0},
+    {.name = "nvmlDeviceGetMPSComputeRunningProcesses_v3", .typed = 1, .nargs = 3, .ncap = 2, .func_arg = -1, .layer = 14, .nostatus = 0, .tramp = -1,
+     .args = args_nvmlDeviceGetMPSComputeRunningProcesses_v3, .sizes = sizes_nvmlDeviceGetMPSComputeRunningProcesses_v3, .caps = caps_nvmlDeviceGetMPSComputeRunningProcesses_v3},
+    {.name = "nvmlDeviceGetMarginTemperature", .typed = 1, .nargs = 2, .ncap = 1, .func_arg = -1, .layer = 14, .nostatus = 0, .tramp = -1,
+     .args = args_nvmlDeviceGetMarginTemperature, .sizes = sizes_nvmlDeviceGetMarginTemperature, .caps = caps_nvmlDeviceGetMarginTemperature},
+    {.name = "nvmlDeviceGetMaxClockInfo", .typed = 1, .nargs = 3, .ncap = 1, .func_arg = -1, .layer = 14, .nostatus = 0, .tramp = -1,
+     .args = args_nvmlDeviceGetMaxClockInfo, .sizes = sizes_nvmlDeviceGetMaxClockInfo, .caps = caps_nvmlDeviceGetMaxClockInfo},
+    {.name = "nvmlDeviceGetMaxCustomerBoostClock", .typed = 1, .nargs = 3, .ncap = 1, .func_arg = -1, .layer = 14, .nostatus = 0, .tramp = -1,
+     .args = args_nvmlDeviceGetMaxCustomerBoostClock, .sizes = sizes_nvmlDeviceGetMaxCustomerBoostClock, .caps = caps_nvmlDeviceGetMaxCustomerBoostClock},
+    {.name = "nvmlDeviceGetMaxMigDeviceCount", .typed = 1, .nargs = 2, .ncap = 1, .func_arg = -1, .layer = 14, .nostatus = 0, .tramp = -1,
+     .args = args_nvmlDeviceGetMaxMigDeviceCount, .sizes = sizes_nvmlDeviceGetMaxMigDeviceCount, .caps = caps_nvmlDeviceGetMaxMigDeviceCount},
+    {.name = "nvmlDeviceGetMaxPcieLinkGeneration", .typed = 1, .nargs = 2, .ncap = 1, .func_arg = -1, .layer = 14, .nostatus = 0, .tramp = -1,
+     .args = args_nvmlDeviceGetMaxPcieLinkGeneration, .sizes = sizes_nvmlDeviceGetMaxPcieLinkGeneration, .caps = caps_nvmlDeviceGetMaxPcieLinkGeneration},
+    {.name = "nvmlDeviceGetMaxPcieLinkWidth", .typed = 1, .nargs = 2, .ncap = 1, .func_arg = -1, .layer = 14, .nostatus = 0, .tramp = -1,
+     .args = args_nvmlDeviceGetMaxPcieLinkWidth, .sizes = sizes_nvmlDeviceGetMaxPcieLinkWidth, .caps = caps_nvmlDeviceGetMaxPcieLinkWidth},
+    {.name = "nvmlDeviceGetMemClkMinMaxVfOffset", .typed = 1, .nargs = 3, .ncap = 2, .func_arg = -1, .layer = 14, .nostatus = 0, .tramp = -1,
+     .args = args_nvmlDeviceGetMemClkMinMaxVfOffset, .sizes = sizes_nvmlDeviceGetMemClkMinMaxVfOffset, .caps = caps_nvmlDeviceGetMemClkMinMaxVfOffset},
+    {.name = "nvmlDeviceGetMemClkVfOffset", .typed = 1, .nargs = 2, .ncap = 1, .func_arg = -1, .layer = 14, .nostatus = 0, .tramp = -1,
+     .args = args_nvmlDeviceGetMemClkVfOffset, .sizes = sizes_nvmlDeviceGetMemClkVfOffset, .caps = caps_nvmlDeviceGetMemClkVfOffset},
+    {.name = "nvmlDeviceGetMemoryAffinity", .typed = 1, .nargs = 4, .ncap = 1, .func_arg = -1, .layer = 14, .nostatus = 0, .tramp = -1,
+     .args = args_nvmlDeviceGetMemoryAffinity, .sizes = sizes_nvmlDeviceGetMemoryAffinity, .caps = caps_nvmlDeviceGetMemoryAffinity},
+    {.name = "nvmlDeviceGetMemoryBusWidth", .typed = 1, .nargs = 2, .ncap = 1, .func_arg = -1, .layer = 14, .nostatus = 0, .tramp = -1,
+     .args = args_nvmlDeviceGetMemoryBusWidth, .sizes = sizes_nvmlDeviceGetMemoryBusWidth, .caps = caps_nvmlDeviceGetMemoryBusWidth},
+    {.name = "nvmlDeviceGetMemoryErrorCounter", .typed = 1, .nargs = 5, .ncap = 1, .func_arg = -1, .layer = 14, .nostatus = 0, .tramp = -1,
+     .args = args_nvmlDeviceGetMemoryErrorCounter, .sizes = sizes_nvmlDeviceGetMemoryErrorCounter, .caps = caps_nvmlDeviceGetMemoryErrorCounter},
+    {.name = "nvmlDeviceGetMemoryInfo", .typed = 1, .nargs = 2, .ncap = 1, .func_arg = -1, .layer = 14, .nostatus = 0, .tramp = -1,
+     .args = args_nvmlDeviceGetMemoryInfo, .sizes = sizes_nvmlDeviceGetMemoryInfo, .caps = caps_nvmlDeviceGetMemoryInfo},
+    {.name = "nvmlDeviceGetMemoryInfo_v2", .typed = 1, .nargs = 2, .ncap = 1, .func_arg = -1, .layer = 14, .nostatus = 0, .tramp = -1,
+     .args = args_nvmlDeviceGetMemoryInfo_v2, .sizes = sizes_nvmlDeviceGetMemoryInfo_v2, .caps = caps_nvmlDeviceGetMemoryInfo_v2},
+    {.name = "nvmlDeviceGetMigDeviceHandleByIndex", .typed = 1, .nargs = 3, .ncap = 1, .func_arg = -1, .layer = 14, .nostatus = 0, .tramp = -1,
+     .args = args_nvmlDeviceGetMigDeviceHandleByIndex, .sizes = sizes_nvmlDeviceGetMigDeviceHandleByIndex, .caps = caps_nvmlDeviceGetMigDeviceHandleByIndex},
+    {.name = "nvmlDeviceGetMigMode", .typed = 1, .nargs = 3, .ncap = 2, .func_arg = -1, .layer = 14, .nostatus = 0, .tramp = -1,
+     .args = args_nvmlDeviceGetMigMode, .sizes = sizes_nvmlDeviceGetMigMode, .caps = caps_nvmlDeviceGetMigMode},
+    {.name = "nvmlDeviceGetMinMaxClockOfPState", .typed = 1, .nargs = 5, .ncap = 2, .func_arg = -1, .layer = 14, .nostatus = 0, .tramp = -1,
+     .args = args_nvmlDeviceGetMinMaxClockOfPState, .sizes = sizes_nvmlDeviceGetMinMaxClockOfPState, .caps = caps_nvmlDeviceGetMinMaxClockOfPState},
+    {.name = "nvmlDeviceGetMinMaxFanSpeed", .typed = 1, .nargs = 3, .ncap = 2, .func_arg = -1, .layer = 14, .nostatus = 0, .tramp = -1,
+     .args = args_nvmlDeviceGetMinMaxFanSpeed, .sizes = sizes_nvmlDeviceGetMinMaxFanSpeed, .caps = caps_nvmlDeviceGetMinMaxFanSpeed},
+    {.name = "nvmlDeviceGetMinorNumber", .typed = 1, .nargs = 2, .ncap = 1, .func_arg = -1, .layer = 14, .nostatus = 0, .tramp = -1,
+     .args = args_nvmlDeviceGetMinorNumber, .sizes = sizes_nvmlDeviceGetMinorNumber, .caps = caps_nvmlDeviceGetMinorNumber},
+    {.name = "nvmlDeviceGetModuleId", .typed = 1, .nargs = 2, .ncap = 1, .func_arg = -1, .layer = 14, .nostatus = 0, .tramp = -1,
+     .args = args_nvmlDeviceGetModuleId, .sizes = sizes_nvmlDeviceGetModuleId, .caps = caps_nvmlDeviceGetModuleId},
+    {.name = "nvmlDeviceGetMultiGpuBoard", .typed = 1, .nargs = 2, .ncap = 1, .func_arg = -1, .layer = 14, .nostatus = 0, .tramp = -1,
+     .args = args_nvmlDeviceGetMultiGpuBoard, .sizes = sizes_nvmlDeviceGetMultiGpuBoard, .caps = caps_nvmlDeviceGetMultiGpuBoard},
+    {.name = "nvmlDeviceGetName", .typed = 1, .nargs = 3, .ncap = 1, .func_arg = -1, .layer = 14, .nostatus = 0, .tramp = -1,
+     .args = args_nvmlDeviceGetName, .sizes = sizes_nvmlDeviceGetName, .caps = caps_nvmlDeviceGetName},
+    {.name = "nvmlDeviceGetNumFans", .typed = 1, .nargs = 2, .ncap = 1, .func_arg = -1, .layer = 14, .nostatus = 0, .tramp = -1,
+     .args = args_nvmlDeviceGetNumFans, .sizes = sizes_nvmlDeviceGetNumFans, .caps = caps_nvmlDeviceGetNumFans},
+    {.name = "nvmlDeviceGetNumGpuCores", .typed = 1, .nargs = 2, .ncap = 1, .func_arg = -1, .layer = 14, .nostatus = 0, .tramp = -1,
+     .args = args_nvmlDeviceGetNumGpuCores, .sizes = sizes_nvmlDeviceGetNumGpuCores, .caps = caps_nvmlDeviceGetNumGpuCores},
+    {.name = "nvmlDeviceGetNumaNodeId", .typed = 1, .nargs = 2, .ncap = 1, .func_arg = -1, .layer = 14, .nostatus = 0, .tramp = -1,
+     .args = args_nvmlDeviceGetNumaNodeId, .sizes = sizes_nvmlDeviceGetNumaNodeId, .caps = caps_nvmlDeviceGetNumaNodeId},
+    {.name = "nvmlDeviceGetNvLinkCapability", .typed = 1, .nargs = 4, .ncap = 1, .func_arg = -1, .layer = 14, .nostatus = 0, .tramp = -1,
+     .args = args_nvmlDeviceGetNvLinkCapability, .sizes = sizes_nvmlDeviceGetNvLinkCapability, .caps = caps_nvmlDeviceGetNvLinkCapability},
+    {.name = "nvmlDeviceGetNvLinkErrorCounter", .typed = 1, .nargs = 4, .ncap = 1, .func_arg = -1, .layer = 14, .nostatus = 0, .tramp = -1,
+     .args = args_nvmlDeviceGetNvLinkErrorCounter, .sizes = sizes_nvmlDeviceGetNvLinkErrorCounter, .caps = caps_nvmlDeviceGetNvLinkErrorCounter},
+    {.name = "nvmlDeviceGetNvLinkInfo", .typed = 1, .nargs = 2, .ncap = 0, .func_arg = -1, .layer = 14, .nostatus = 0, .tramp = -1,
+     .args = args_nvmlDeviceGetNvLinkInfo, .sizes = sizes_nvmlDeviceGetNvLinkInfo, .caps = 0},
+    {.name = "nvmlDeviceGetNvLinkRemoteDeviceType", .typed = 1, .nargs = 3, .ncap = 1, .func_arg = -1, .layer = 14, .nostatus = 0, .tramp = -1,
+     .args = args_nvmlDeviceGetNvLinkRemoteDeviceType, .sizes = sizes_nvmlDeviceGetNvLinkRemoteDeviceType, .caps = caps_nvmlDeviceGetNvLinkRemoteDeviceType},
+    {.name = "nvmlDeviceGetNvLinkRemotePciInfo", .typed = 0, .nargs = 0, .ncap = 0, .func_arg = -1, .layer = 14, .nostatus = 1, .tramp = 464,
+     .args = 0, .sizes = 0, .caps = 0},
+    {.name = "nvmlDeviceGetNvLinkRemotePciInfo_v2", .typed = 1, .nargs = 3, .ncap = 0, .func_arg = -1, .layer = 14, .nostatus = 0, .tramp = -1,
+     .args = args_nvmlDeviceGetNvLinkRemotePciInfo_v2, .sizes = sizes_nvmlDeviceGetNvLinkRemotePciInfo_v2, .caps = 0},
+    {.name = "nvmlDeviceGetNvLinkState", .typed = 1, .nargs = 3, .ncap = 1, .func_arg = -1, .layer = 14, .nostatus = 0, .tramp = -1,
+     .args = args_nvmlDeviceGetNvLinkState, .sizes = sizes_nvmlDeviceGetNvLinkState, .caps = caps_nvmlDeviceGetNvLinkState},
+    {.name = "nvmlDeviceGetNvLinkUtilizationControl", .typed = 1, .nargs = 4, .ncap = 1, .func_arg = -1, .layer = 14, .nostatus = 0, .tramp = -1,
+     .args = args_nvmlDeviceGetNvLinkUtilizationControl, .sizes = sizes_nvmlDeviceGetNvLinkUtilizationControl, .caps = caps_nvmlDeviceGetNvLinkUtilizationControl},
+    {.name = "nvmlDeviceGetNvLinkUtilizationCounter", .typed = 1, .nargs = 5, .ncap = 2, .func_arg = -1, .layer = 14, .nostatus = 0, .tramp = -1,
+     .args = args_nvmlDeviceGetNvLinkUtilizationCounter, .sizes = sizes_nvmlDeviceGetNvLinkUtilizationCounter, .caps = caps_nvmlDeviceGetNvLinkUtilizationCounter},
+    {.name = "nvmlDeviceGetNvLinkVersion", .typed = 1, .nargs = 3, .ncap = 1, .func_arg = -1, .layer = 14, .nostatus = 0, .tramp = -1,
+     .args = args_nvmlDeviceGetNvLinkVersion, .sizes = sizes_nvmlDeviceGetNvLinkVersion, .caps = caps_nvmlDeviceGetNvLinkVersion},
+    {.name = "nvmlDeviceGetNvlinkBwMode", .typed = 1, .nargs = 2, .ncap = 1, .func_arg = -1, .layer = 14, .nostatus = 0, .tramp = -1,
+     .args = args_nvmlDeviceGetNvlinkBwMode, .sizes = sizes_nvmlDeviceGetNvlinkBwMode, .caps = caps_nvmlDeviceGetNvlinkBwMode},
+    {.name = "nvmlDeviceGetNvlinkSupportedBwModes", .typed = 1, .nargs = 2, .ncap = 1, .func_arg = -1, .layer = 14, .nostatus = 0, .tramp = -1,
+     .args = args_nvmlDeviceGetNvlinkSupportedBwModes, .sizes = sizes_nvmlDeviceGetNvlinkSupportedBwModes, .caps = caps_nvmlDeviceGetNvlinkSupportedBwModes},
+    {.name = "nvmlDeviceGetOfaUtilization", .typed = 1, .nargs = 3, .ncap = 2, .func_arg = -1, .layer = 14, .nostatus = 0, .tramp = -1,
+     .args = args_nvmlDeviceGetOfaUtilization, .sizes = sizes_nvmlDeviceGetOfaUtilization, .caps = caps_nvmlDeviceGetOfaUtilization},
+    {.name = "nvmlDeviceGetP2PStatus", .typed = 1, .nargs = 4, .ncap = 1, .func_arg = -1, .layer = 14, .nostatus = 0, .tramp = -1,
+     .args = args_nvmlDeviceGetP2PStatus, .sizes = sizes_nvmlDeviceGetP2PStatus, .caps = caps_nvmlDeviceGetP2PStatus},
+    {.name = "nvmlDeviceGetPciInfo", .typed = 0, .nargs = 0, .ncap = 0, .func_arg = -1, .layer = 14, .nostatus = 1, .tramp = 465,
+     .args = 0, .sizes = 0, .caps = 0},
+    {.name = "nvmlDeviceGetPciInfoExt", .typed = 1, .nargs = 2, .ncap = 1, .func_arg = -1, .layer = 14, .nostatus = 0, .tramp = -1,
+     .args = args_nvmlDeviceGetPciInfoExt, .sizes = sizes_nvmlDeviceGetPciInfoExt, .caps = caps_nvmlDeviceGetPciInfoExt},
+    {.name = "nvmlDeviceGetPciInfo_v2", .typed = 0, .nargs = 0, .ncap = 0, .func_arg = -1, .layer = 14, .nostatus = 1, .tramp = 466,
+     .args = 0, .sizes = 0, .caps = 0},
+    {.name = "nvmlDeviceGetPciInfo_v3", .typed = 1, .nargs = 2, .ncap = 0, .func_arg = -1, .layer = 14, .nostatus = 0, .tramp = -1,
+     .args = args_nvmlDeviceGetPciInfo_v3, .sizes = sizes_nvmlDeviceGetPciInfo_v3, .caps = 0},
+    {.name = "nvmlDeviceGetPcieLinkMaxSpeed", .typed = 1, .nargs = 2, .ncap = 1, .func_arg = -1, .layer = 14, .nostatus = 0, .tramp = -1,
+     .args = args_nvmlDeviceGetPcieLinkMaxSpeed, .sizes = sizes_nvmlDeviceGetPcieLinkMaxSpeed, .caps = caps_nvmlDeviceGetPcieLinkMaxSpeed},
+    {.name = "nvmlDeviceGetPcieReplayCounter", .typed = 1, .nargs = 2, .ncap = 1, .func_arg = -1, .layer = 14, .nostatus = 0, .tramp = -1,
+     .args = args_nvmlDeviceGetPcieReplayCounter, .sizes = sizes_nvmlDeviceGetPcieReplayCounter, .caps = caps_nvmlDeviceGetPcieReplayCounter},
+    {.name = "nvmlDeviceGetPcieSpeed", .typed = 1, .nargs = 2, .ncap = 1, .func_arg = -1, .layer = 14, .nostatus = 0, .tramp = -1,
+     .args = args_nvmlDeviceGetPcieSpeed, .sizes = sizes_nvmlDeviceGetPcieSpeed, .caps = caps_nvmlDeviceGetPcieSpeed},
+    {.name = "nvmlDeviceGetPcieThroughput", .typed = 1, .nargs = 3, .ncap = 1, .func_arg = -1, .layer = 14, .nostatus = 0, .tramp = -1,
+     .args = args_nvmlDeviceGetPcieThroughput, .sizes = sizes_nvmlDeviceGetPcieThroughput, .caps = caps_nvmlDeviceGetPcieThroughput},
+    {.name = "nvmlDeviceGetPdi", .typed = 1, .nargs = 2, .ncap = 1, .func_arg = -1, .layer = 14, .nostatus = 0, .tramp = -1,
+     .args = args_nvmlDeviceGetPdi, .sizes = sizes_nvmlDeviceGetPdi, .caps = caps_nvmlDeviceGetPdi},
+    {.name = "nvmlDeviceGetPerformanceModes", .typed = 1, .nargs = 2, .ncap = 0, .func_arg = -1, .layer = 14, .nostatus = 0, .tramp = -1,
+     .args = args_nvmlDeviceGetPerformanceModes, .sizes = sizes_nvmlDeviceGetPerformanceModes, .caps = 0},
+    {.name = "nvmlDeviceGetPerformanceState", .typed = 1, .nargs = 2, .ncap = 1, .func_arg = -1, .layer = 14, .nostatus = 0, .tramp = -1,
+     .args = args_nvmlDeviceGetPerformanceState, .sizes = sizes_nvmlDeviceGetPerformanceState, .caps = caps_nvmlDeviceGetPerformanceState},
+    {.name = "nvmlDeviceGetPersistenceMode", .typed = 1, .nargs = 2, .ncap = 1, .func_arg = -1, .layer = 14, .nostatus = 0, .tramp = -1,
+     .args = args_nvmlDeviceGetPersistenceMode, .sizes = sizes_nvmlDeviceGetPersistenceMode, .caps = caps_nvmlDeviceGetPersistenceMode},
+    {.name = "nvmlDeviceGetPgpuMetadataString", .typed = 1, .nargs = 3, .ncap = 2, .func_arg = -1, .layer = 14, .nostatus = 0, .tramp = -1,
+     .args = args_nvmlDeviceGetPgpuMetadataString, .sizes = sizes_nvmlDeviceGetPgpuMetadataString, .caps = caps_nvmlDeviceGetPgpuMetadataString},
+    {.name = "nvmlDeviceGetPlatformInfo", .typed = 1, .nargs = 2, .ncap = 1, .func_arg = -1, .layer = 14, .nostatus = 0, .tramp = -1,
+     .args = args_nvmlDeviceGetPlatformInfo, .sizes = sizes_nvmlDeviceGetPlatformInfo, .caps = caps_nvmlDeviceGetPlatformInfo},
+    {.name = "nvmlDeviceGetPowerManagementDefaultLimit", .typed = 1, .nargs = 2, .ncap = 1, .func_arg = -1, .layer = 14, .nostatus = 0, .tramp = -1,
+     .args = args_nvmlDeviceGetPowerManagementDefaultLimit, .sizes = sizes_nvmlDeviceGetPowerManagementDefaultLimit, .caps = caps_nvmlDeviceGetPowerManagementDefaultLimit},
+    {.name = "nvmlDeviceGetPowerManagementLimit", .typed = 1, .nargs = 2, .ncap = 1, .func_arg = -1, .layer = 14, .nostatus = 0, .tramp = -1,
+     .args = args_nvmlDeviceGetPowerManagementLimit, .sizes = sizes_nvmlDeviceGetPowerManagementLimit, .caps = caps_nvmlDeviceGetPowerManagementLimit},
+    {.name = "nvmlDeviceGetPowerManagementLimitConstraints", .typed = 1, .nargs = 3, .ncap = 2, .func_arg = -1, .layer = 14, .nostatus = 0, .tramp = -1,
+     .args = args_nvmlDeviceGetPowerManagementLimitConstraints, .sizes = sizes_nvmlDeviceGetPowerManagementLimitConstraints, .caps = caps_nvmlDeviceGetPowerManagementLimitConstraints},
+    {.name = "nvmlDeviceGetPowerManagementMode", .typed = 1, .nargs = 2, .ncap = 1, .func_arg = -1, .layer = 14, .nostatus = 0, .tramp = -1,
+     .args = args_nvmlDeviceGetPowerManagementMode, .sizes = sizes_nvmlDeviceGetPowerManagementMode, .caps = caps_nvmlDeviceGetPowerManagementMode},
+    {.name = "nvmlDeviceGetPowerMizerMode_v1", .typed = 1, .nargs = 2, .ncap = 1, .func_arg = -1, .layer = 14, .nostatus = 0, .tramp = -1,
+     .args = args_nvmlDeviceGetPowerMizerMode_v1, .sizes = sizes_nvmlDeviceGetPowerMizerMode_v1, .caps = caps_nvmlDeviceGetPowerMizerMode_v1},
+    {.name = "nvmlDeviceGetPowerSource", .typed = 1, .nargs = 2, .ncap = 1, .func_arg = -1, .layer = 14, .nostatus = 0, .tramp = -1,
+     .args = args_nvmlDeviceGetPowerSource, .sizes = sizes_nvmlDeviceGetPowerSource, .caps = caps_nvmlDeviceGetPowerSource},
+    {.name = "nvmlDeviceGetPowerState", .typed = 1, .nargs = 2, .ncap = 1, .func_arg = -1, .layer = 14, .nostatus = 0, .tramp = -1,
+     .args = args_nvmlDeviceGetPowerState, .sizes = sizes_nvmlDeviceGetPowerState, .caps = caps_nvmlDeviceGetPowerState},
+    {.name = "nvmlDeviceGetPowerUsage", .typed = 1, .nargs = 2, .ncap = 1, .func_arg = -1, .layer = 14, .nostatus = 0, .tramp = -1,
+     .args = args_nvmlDeviceGetPowerUsage, .sizes = sizes_nvmlDeviceGetPowerUsage, .caps = caps_nvmlDeviceGetPowerUsage},
+    {.name = "nvmlDeviceGetProcessUtilization", .typed = 1, .nargs = 4, .ncap = 2, .func_arg = -1, .layer = 14, .nostatus = 0, .tramp = -1,
+     .args = args_nvmlDeviceGetProcessUtilization, .sizes = sizes_nvmlDeviceGetProcessUtilization, .caps = caps_nvmlDeviceGetProcessUtilization},
+    {.name = "nvmlDeviceGetProcessesUtilizationInfo", .typed = 1, .nargs = 2, .ncap = 1, .func_arg = -1, .layer = 14, .nostatus = 0, .tramp = -1,
+     .args = args_nvmlDeviceGetProcessesUtilizationInfo, .sizes = sizes_nvmlDeviceGetProcessesUtilizationInfo, .caps = caps_nvmlDeviceGetProcessesUtilizationInfo},
+    {.name = "nvmlDeviceGetRemappedRows", .typed = 1, .nargs = 5, .ncap = 4, .func_arg = -1, .layer = 14, .nostatus = 0, .tramp = -1,
+     .args = args_nvmlDeviceGetRemappedRows, .sizes = sizes_nvmlDeviceGetRemappedRows, .caps = caps_nvmlDeviceGetRemappedRows},
+    {.name = "nvmlDeviceGetRemappedRows_v2", .typed = 0, .nargs = 0, .ncap = 0, .func_arg = -1, .layer = 14, .nostatus = 1, .tramp = 467,
+     .args = 0, .sizes = 0, .caps = 0},
+    {.name = "nvmlDeviceGetRepairStatus", .typed = 1, .nargs = 2, .ncap = 1, .func_arg = -1, .layer = 14, .nostatus = 0, .tramp = -1,
+     .args = args_nvmlDeviceGetRepairStatus, .sizes = sizes_nvmlDeviceGetRepairStatus, .caps = caps_nvmlDeviceGetRepairStatus},
+    {.name = "nvmlDeviceGetRetiredPages", .typed = 1, .nargs = 4, .ncap = 2, .func_arg = -1, .layer = 14, .nostatus = 0, .tramp = -1,
+     .args = args_nvmlDeviceGetRetiredPages, .sizes = sizes_nvmlDeviceGetRetiredPages, .caps = caps_nvmlDeviceGetRetiredPages},
+    {.name = "nvmlDeviceGetRetiredPagesPendingStatus", .typed = 1, .nargs = 2, .ncap = 1, .func_arg = -1, .layer = 14, .nostatus = 0, .tramp = -1,
+     .args = args_nvmlDeviceGetRetiredPagesPendingStatus, .sizes = sizes_nvmlDeviceGetRetiredPagesPendingStatus, .caps = caps_nvmlDeviceGetRetiredPagesPendingStatus},
+    {.name = "nvmlDeviceGetRetiredPages_v2", .typed = 1, .nargs = 5, .ncap = 3, .func_arg = -1, .layer = 14, .nostatus = 0, .tramp = -1,
+     .args = args_nvmlDeviceGetRetiredPages_v2, .sizes = sizes_nvmlDeviceGetRetiredPages_v2, .caps = caps_nvmlDeviceGetRetiredPages_v2},
+    {.name = "nvmlDeviceGetRowRemapperHistogram", .typed = 1, .nargs = 2, .ncap = 1, .func_arg = -1, .layer = 14, .nostatus = 0, .tramp = -1,
+     .args = args_nvmlDeviceGetRowRemapperHistogram, .sizes = sizes_nvmlDeviceGetRowRemapperHistogram, .caps = caps_nvmlDeviceGetRowRemapperHistogram},
+    {.name = "nvmlDeviceGetRunningProcessDetailList", .typed = 1, .nargs = 2, .ncap = 1, .func_arg = -1, .layer = 14, .nostatus = 0, .tramp = -1,
+     .args = args_nvmlDeviceGetRunningProcessDetailList, .sizes = sizes_nvmlDeviceGetRunningProcessDetailList, .caps = caps_nvmlDeviceGetRunningProcessDetailList},
+    {.name = "nvmlDeviceGetSamples", .typed = 1, .nargs = 6, .ncap = 3, .func_arg = -1, .layer = 14, .nostatus = 0, .tramp = -1,
+     .args = args_nvmlDeviceGetSamples, .sizes = sizes_nvmlDeviceGetSamples, .caps = caps_nvmlDeviceGetSamples},
+    {.name = "nvmlDeviceGetSerial", .typed = 1, .nargs = 3, .ncap = 1, .func_arg = -1, .layer = 14, .nostatus = 0, .tramp = -1,
+     .args = args_nvmlDeviceGetSerial, .sizes = sizes_nvmlDeviceGetSerial, .caps = caps_nvmlDeviceGetSerial},
+    {.name = "nvmlDeviceGetSramEccErrorStatus", .typed = 1, .nargs = 2, .ncap = 0, .func_arg = -1, .layer = 14, .nostatus = 0, .tramp = -1,
+     .args = args_nvmlDeviceGetSramEccErrorStatus, .sizes = sizes_nvmlDeviceGetSramEccErrorStatus, .caps = 0},
+    {.name = "nvmlDeviceGetSramUniqueUncorrectedEccErrorCounts", .typed = 1, .nargs = 2, .ncap = 1, .func_arg = -1, .layer = 14, .nostatus = 0, .tramp = -1,
+     .args = args_nvmlDeviceGetSramUniqueUncorrectedEccErrorCounts, .sizes = sizes_nvmlDeviceGetSramUniqueUncorrectedEccErrorCounts, .caps = caps_nvmlDeviceGetSramUniqueUncorrectedEccErrorCounts},
+    {.name = "nvmlDeviceGetSupportedClocksEventReasons", .typed = 1, .nargs = 2, .ncap = 1, .func_arg = -1, .layer = 14, .nostatus = 0, .tramp = -1,
+     .args = args_nvmlDeviceGetSupportedClocksEventReasons, .sizes = sizes_nvmlDeviceGetSupportedClocksEventReasons, .caps = caps_nvmlDeviceGetSupportedClocksEventReasons},
+    {.name = "nvmlDeviceGetSupportedClocksThrottleReasons", .typed = 1, .nargs = 2, .ncap = 1, .func_arg = -1, .layer = 14, .nostatus = 0, .tramp = -1,
+     .args = args_nvmlDeviceGetSupportedClocksThrottleReasons, .sizes = sizes_nvmlDeviceGetSupportedClocksThrottleReasons, .caps = caps_nvmlDeviceGetSupportedClocksThrottleReasons},
+    {.name = "nvmlDeviceGetSupportedEventTypes", .typed = 1, .nargs = 2, .ncap = 1, .func_arg = -1, .layer = 14, .nostatus = 0, .tramp = -1,
+     .args = args_nvmlDeviceGetSupportedEventTypes, .sizes = sizes_nvmlDeviceGetSupportedEventTypes, .caps = caps_nvmlDeviceGetSupportedEventTypes},
+    {.name = "nvmlDeviceGetSupportedGraphicsClocks", .typed = 1, .nargs = 4, .ncap = 2, .func_arg = -1, .layer = 14, .nostatus = 0, .tramp = -1,
+     .args = args_nvmlDeviceGetSupportedGraphicsClocks, .sizes = sizes_nvmlDeviceGetSupportedGraphicsClocks, .caps = caps_nvmlDeviceGetSupportedGraphicsClocks},
+    {.name = "nvmlDeviceGetSupportedMemoryClocks", .typed = 1, .nargs = 3, .ncap = 2, .func_arg = -1, .layer = 14, .nostatus = 0, .tramp = -1,
+     .args = args_nvmlDeviceGetSupportedMemoryClocks, .sizes = sizes_nvmlDeviceGetSupportedMemoryClocks, .caps = caps_nvmlDeviceGetSupportedMemoryClocks},
+    {.name = "nvmlDeviceGetSupportedPerformanceStates", .typed = 1, .nargs = 3, .ncap = 1, .func_arg = -1, .layer = 14, .nostatus = 0, .tramp = -1,
+     .args = args_nvmlDeviceGetSupportedPerformanceStates, .sizes = sizes_nvmlDeviceGetSupportedPerformanceStates, .caps = caps_nvmlDeviceGetSupportedPerformanceStates},
+    {.name = "nvmlDeviceGetSupportedVgpus", .typed = 1, .nargs = 3, .ncap = 2, .func_arg = -1, .layer = 14, .nostatus = 0, .tramp = -1,
+     .args = args_nvmlDeviceGetSupportedVgpus, .sizes = sizes_nvmlDeviceGetSupportedVgpus, .caps = caps_nvmlDeviceGetSupportedVgpus},
+    {.name = "nvmlDeviceGetTargetFanSpeed", .typed = 1, .nargs = 3, .ncap = 1, .func_arg = -1, .layer = 14, .nostatus = 0, .tramp = -1,
+     .args = args_nvmlDeviceGetTargetFanSpeed, .sizes = sizes_nvmlDeviceGetTargetFanSpeed, .caps = caps_nvmlDeviceGetTargetFanSpeed},
+    {.name = "nvmlDeviceGetTemperature", .typed = 1, .nargs = 3, .ncap = 1, .func_arg = -1, .layer = 14, .nostatus = 0, .tramp = -1,
+     .args = args_nvmlDeviceGetTemperature, .sizes = sizes_nvmlDeviceGetTemperature, .caps = caps_nvmlDeviceGetTemperature},
+    {.name = "nvmlDeviceGetTemperatureThreshold", .typed = 1, .nargs = 3, .ncap = 1, .func_arg = -1, .layer = 14, .nostatus = 0, .tramp = -1,
+     .args = args_nvmlDeviceGetTemperatureThreshold, .sizes = sizes_nvmlDeviceGetTemperatureThreshold, .caps = caps_nvmlDeviceGetTemperatureThreshold},
+    {.name = "nvmlDeviceGetTemperatureV", .typed = 1, .nargs = 2, .ncap = 1, .func_arg = -1, .layer = 14, .nostatus = 0, .tramp = -1,
+     .args = args_nvmlDeviceGetTemperatureV, .sizes = sizes_nvmlDeviceGetTemperatureV, .caps = caps_nvmlDeviceGetTemperatureV},
+    {.name = "nvmlDeviceGetThermalSettings", .typed = 1, .nargs = 3, .ncap = 1, .func_arg = -1, .layer = 14, .nostatus = 0, .tramp = -1,
+     .args = args_nvmlDeviceGetThermalSettings, .sizes = sizes_nvmlDeviceGetThermalSettings, .caps = caps_nvmlDeviceGetThermalSettings},
+    {.name = "nvmlDeviceGetTopologyCommonAncestor", .typed = 1, .nargs = 3, .ncap = 1, .func_arg = -1, .layer = 14, .nostatus = 0, .tramp = -1,
+     .args = args_nvmlDeviceGetTopologyCommonAncestor, .sizes = sizes_nvmlDeviceGetTopologyCommonAncestor, .caps = caps_nvmlDeviceGetTopologyCommonAncestor},
+    {.name = "nvmlDeviceGetTopologyNearestGpus", .typed = 1, .nargs = 4, .ncap = 2, .func_arg = -1, .layer = 14, .nostatus = 0, .tramp = -1,
+     .args = args_nvmlDeviceGetTopologyNearestGpus, .sizes = sizes_nvmlDeviceGetTopologyNearestGpus, .caps = caps_nvmlDeviceGetTopologyNearestGpus},
+    {.name = "nvmlDeviceGetTotalEccErrors", .typed = 1, .nargs = 4, .ncap = 1, .func_arg = -1, .layer = 14, .nostatus = 0, .tramp = -1,
+     .args = args_nvmlDeviceGetTotalEccErrors, .sizes = sizes_nvmlDeviceGetTotalEccErrors, .caps = caps_nvmlDeviceGetTotalEccErrors},
+    {.name = "nvmlDeviceGetTotalEnergyConsumption", .typed = 1, .nargs = 2, .ncap = 1, .func_arg = -1, .layer = 14, .nostatus = 0, .tramp = -1,
+     .args = args_nvmlDeviceGetTotalEnergyConsumption, .sizes = sizes_nvmlDeviceGetTotalEnergyConsumption, .caps = caps_nvmlDeviceGetTotalEnergyConsumption},
+    {.name = "nvmlDeviceGetUUID", .typed = 1, .nargs = 3, .ncap = 1, .func_arg = -1, .layer = 14, .nostatus = 0, .tramp = -1,
+     .args = args_nvmlDeviceGetUUID, .sizes = sizes_nvmlDeviceGetUUID, .caps = caps_nvmlDeviceGetUUID},
+    {.name = "nvmlDeviceGetUnrepairableMemoryFlag_v1", .typed = 0, .nargs = 0, .ncap = 0, .func_arg = -1, .layer = 14, .nostatus = 1, .tramp = 468,
+     .args = 0, .sizes = 0, .caps = 0},
+    {.name = "nvmlDeviceGetUtilizationRates", .typed = 1, .nargs = 2, .ncap = 1, .func_arg = -1, .layer = 14, .nostatus = 0, .tramp = -1,
+     .args = args_nvmlDeviceGetUtilizationRates, .sizes = sizes_nvmlDeviceGetUtilizationRates, .caps = caps_nvmlDeviceGetUtilizationRates},
+    {.name = "nvmlDeviceGetVbiosVersion", .typed = 1, .nargs = 3, .ncap = 1, .func_arg = -1, .layer = 14, .nostatus = 0, .tramp = -1,
+     .args = args_nvmlDeviceGetVbiosVersion, .sizes = sizes_nvmlDeviceGetVbiosVersion, .caps = caps_nvmlDeviceGetVbiosVersion},
+    {.name = "nvmlDeviceGetVgpuCapabilities", .typed = 1, .nargs = 3, .ncap = 1, .func_arg = -1, .layer = 14, .nostatus = 0, .tramp = -1,
+     .args = args_nvmlDeviceGetVgpuCapabilities, .sizes = sizes_nvmlDeviceGetVgpuCapabilities, .caps = caps_nvmlDeviceGetVgpuCapabilities},
+    {.name = "nvmlDeviceGetVgpuHeterogeneousMode", .typed = 1, .nargs = 2, .ncap = 1, .func_arg = -1, .layer = 14, .nostatus = 0, .tramp = -1,
+     .args = args_nvmlDeviceGetVgpuHeterogeneousMode, .sizes = sizes_nvmlDeviceGetVgpuHeterogeneousMode, .caps = caps_nvmlDeviceGetVgpuHeterogeneousMode},
+    {.name = "nvmlDeviceGetVgpuInstancesUtilizationInfo", .typed = 1, .nargs = 2, .ncap = 1, .func_arg = -1, .layer = 14, .nostatus = 0, .tramp = -1,
+     .args = args_nvmlDeviceGetVgpuInstancesUtilizationInfo, .sizes = sizes_nvmlDeviceGetVgpuInstancesUtilizationInfo, .caps = caps_nvmlDeviceGetVgpuInstancesUtilizationInfo},
+    {.name = "nvmlDeviceGetVgpuMetadata", .typed = 1, .nargs = 3, .ncap = 1, .func_arg = -1, .layer = 14, .nostatus = 0, .tramp = -1,
+     .args = args_nvmlDeviceGetVgpuMetadata, .sizes = sizes_nvmlDeviceGetVgpuMetadata, .caps = caps_nvmlDeviceGetVgpuMetadata},
+    {.name = "nvmlDeviceGetVgpuProcessUtilization", .typed = 1, .nargs = 4, .ncap = 1, .func_arg = -1, .layer = 14, .nostatus = 0, .tramp = -1,
+     .args = args_nvmlDeviceGetVgpuProcessUtilization, .sizes = sizes_nvmlDeviceGetVgpuProcessUtilization, .caps = caps_nvmlDeviceGetVgpuProcessUtilization},
+    {.name = "nvmlDeviceGetVgpuProcessesUtilizationInfo", .typed = 1, .nargs = 2, .ncap = 1, .func_arg = -1, .layer = 14, .nostatus = 0, .tramp = -1,
+     .args = args_nvmlDeviceGetVgpuProcessesUtilizationInfo, .sizes = sizes_nvmlDeviceGetVgpuProcessesUtilizationInfo, .caps = caps_nvmlDeviceGetVgpuProcessesUtilizationInfo},
+    {.name = "nvmlDeviceGetVgpuSchedulerCapabilities", .typed = 1, .nargs = 2, .ncap = 1, .func_arg = -1, .layer = 14, .nostatus = 0, .tramp = -1,
+     .args = args_nvmlDeviceGetVgpuSchedulerCapabilities, .sizes = sizes_nvmlDeviceGetVgpuSchedulerCapabilities, .caps = caps_nvmlDeviceGetVgpuSchedulerCapabilities},
+    {.name = "nvmlDeviceGetVgpuSchedulerLog", .typed = 1, .nargs = 2, .ncap = 0, .func_arg = -1, .layer = 14, .nostatus = 0, .tramp = -1,
+     .args = args_nvmlDeviceGetVgpuSchedulerLog, .sizes = sizes_nvmlDeviceGetVgpuSchedulerLog, .caps = 0},
+    {.name = "nvmlDeviceGetVgpuSchedulerState", .typed = 1, .nargs = 2, .ncap = 1, .func_arg = -1, .layer = 14, .nostatus = 0, .tramp = -1,
+     .args = args_nvmlDeviceGetVgpuSchedulerState, .sizes = sizes_nvmlDeviceGetVgpuSchedulerState, .caps = caps_nvmlDeviceGetVgpuSchedulerState},
+    {.name = "nvmlDeviceGetVgpuTypeCreatablePlacements", .typed = 1, .nargs = 3, .ncap = 1, .func_arg = -1, .layer = 14, .nostatus = 0, .tramp = -1,
+     .args = args_nvmlDeviceGetVgpuTypeCreatablePlacements, .sizes = sizes_nvmlDeviceGetVgpuTypeCreatablePlacements, .caps = caps_nvmlDeviceGetVgpuTypeCreatablePlacements},
+    {.name = "nvmlDeviceGetVgpuTypeSupportedPlacements", .typed = 1, .nargs = 3, .ncap = 1, .func_arg = -1, .layer = 14, .nostatus = 0, .tramp = -1,
+     .args = args_nvmlDeviceGetVgpuTypeSupportedPlacements, .sizes = sizes_nvmlDeviceGetVgpuTypeSupportedPlacements, .caps = caps_nvmlDeviceGetVgpuTypeSupportedPlacements},
+    {.name = "nvmlDeviceGetVgpuUtilization", .typed = 1, .nargs = 5, .ncap = 3, .func_arg = -1, .layer = 14, .nostatus = 0, .tramp = -1,
+     .args = args_nvmlDeviceGetVgpuUtilization, .sizes = sizes_nvmlDeviceGetVgpuUtilization, .caps = caps_nvmlDeviceGetVgpuUtilization},
+    {.name = "nvmlDeviceGetViolationStatus", .typed = 1, .nargs = 3, .ncap = 1, .func_arg = -1, .layer = 14, .nostatus = 0, .tramp = -1,
+     .args = args_nvmlDeviceGetViolationStatus, .sizes = sizes_nvmlDeviceGetViolationStatus, .caps = caps_nvmlDeviceGetViolationStatus},
+    {.name = "nvmlDeviceGetVirtualizationMode", .typed = 1, .nargs = 2, .ncap = 1, .func_arg = -1, .layer = 14, .nostatus = 0, .tramp = -1,
+     .args = args_nvmlDeviceGetVirtualizationMode, .sizes = sizes_nvmlDeviceGetVirtualizationMode, .caps = caps_nvmlDeviceGetVirtualizationMode},
+    {.name = "nvmlDeviceIsMigDeviceHandle", .typed = 1, .nargs = 2, .ncap = 1, .func_arg = -1, .layer = 14, .nostatus = 0, .tramp = -1,
+     .args = args_nvmlDeviceIsMigDeviceHandle, .sizes = sizes_nvmlDeviceIsMigDeviceHandle, .caps = caps_nvmlDeviceIsMigDeviceHandle},
+    {.name = "nvmlDeviceModifyDrainState", .typed = 1, .nargs = 2, .ncap = 0, .func_arg = -1, .layer = 14, .nostatus = 0, .tramp = -1,
+     .args = args_nvmlDeviceModifyDrainState, .sizes = sizes_nvmlDeviceModifyDrainState, .caps = 0},
+    {.name = "nvmlDeviceOnSameBoard", .typed = 1, .nargs = 3, .ncap = 1, .func_arg = -1, .layer = 14, .nostatus = 0, .tramp = -1,
+     .args = args_nvmlDeviceOnSameBoard, .sizes = sizes_nvmlDeviceOnSameBoard, .caps = caps_nvmlDeviceOnSameBoard},
+    {.name = "nvmlDevicePowerSmoothingActivatePresetProfile", .typed = 1, .nargs = 2, .ncap = 1, .func_arg = -1, .layer = 14, .nostatus = 0, .tramp = -1,
+     .args = args_nvmlDevicePowerSmoothingActivatePresetProfile, .sizes = sizes_nvmlDevicePowerSmoothingActivatePresetProfile, .caps = caps_nvmlDevicePowerSmoothingActivatePresetProfile},
+    {.name = "nvmlDevicePowerSmoothingSetState", .typed = 1, .nargs = 2, .ncap = 1, .func_arg = -1, .layer = 14, .nostatus = 0, .tramp = -1,
+     .args = args_nvmlDevicePowerSmoothingSetState, .sizes = sizes_nvmlDevicePowerSmoothingSetState, .caps = caps_nvmlDevicePowerSmoothingSetState},
+    {.name = "nvmlDevicePowerSmoothingUpdatePresetProfileParam", .typed = 1, .nargs = 2, .ncap = 1, .func_arg = -1, .layer = 14, .nostatus = 0, .tramp = -1,
+     .args = args_nvmlDevicePowerSmoothingUpdatePresetProfileParam, .sizes = sizes_nvmlDevicePowerSmoothingUpdatePresetProfileParam, .caps = caps_nvmlDevicePowerSmoothingUpdatePresetProfileParam},
+    {.name = "nvmlDeviceQueryDrainState", .typed = 1, .nargs = 2, .ncap = 1, .func_arg = -1, .layer = 14, .nostatus = 0, .tramp = -1,
+     .args = args_nvmlDeviceQueryDrainState, .sizes = sizes_nvmlDeviceQueryDrainState, .caps = caps_nvmlDeviceQueryDrainState},
+    {.name = "nvmlDeviceReadPRMCounters_v1", .typed = 0, .nargs = 0, .ncap = 0, .func_arg = -1, .layer = 14, .nostatus = 1, .tramp = 469,
+     .args = 0, .sizes = 0, .caps = 0},
+    {.name = "nvmlDeviceReadWritePRM_v1", .typed = 1, .nargs = 2, .ncap = 0, .func_arg = -1, .layer = 14, .nostatus = 0, .tramp = -1,
+     .args = args_nvmlDeviceReadWritePRM_v1, .sizes = sizes_nvmlDeviceReadWritePRM_v1, .caps = 0},
+    {.name = "nvmlDeviceRegisterEvents", .typed = 1, .nargs = 3, .ncap = 0, .func_arg = -1, .layer = 14, .nostatus = 0, .tramp = -1,
+     .args = args_nvmlDeviceRegisterEvents, .sizes = sizes_nvmlDeviceRegisterEvents, .caps = 0},
+    {.name = "nvmlDeviceRemoveGpu", .typed = 0, .nargs = 0, .ncap = 0, .func_arg = -1, .layer = 14, .nostatus = 1, .tramp = 470,
+     .args = 0, .sizes = 0, .caps = 0},
+    {.name = "nvmlDeviceRemoveGpu_v2", .typed = 1, .nargs = 3, .ncap = 0, .func_arg = -1, .layer = 14, .nostatus = 0, .tramp = -1,
+     .args = args_nvmlDeviceRemoveGpu_v2, .sizes = sizes_nvmlDeviceRemoveGpu_v2, .caps = 0},
+    {.name = "nvmlDeviceResetApplicationsClocks", .typed = 1, .nargs = 1, .ncap = 0, .func_arg = -1, .layer = 14, .nostatus = 0, .tramp = -1,
+     .args = args_nvmlDeviceResetApplicationsClocks, .sizes = sizes_nvmlDeviceResetApplicationsClocks, .caps = 0},
+    {.name = "nvmlDeviceResetGpuLockedClocks", .typed = 1, .nargs = 1, .ncap = 0, .func_arg = -1, .layer = 14, .nostatus = 0, .tramp = -1,
+     .args = args_nvmlDeviceResetGpuLockedClocks, .sizes = sizes_nvmlDeviceResetGpuLockedClocks, .caps = 0},
+    {.name = "nvmlDeviceResetMemoryLockedClocks", .typed = 1, .nargs = 1, .ncap = 0, .func_arg = -1, .layer = 14, .nostatus = 0, .tramp = -1,
+     .args = args_nvmlDeviceResetMemoryLockedClocks, .sizes = sizes_nvmlDeviceResetMemoryLockedClocks, .caps = 0},
+    {.name = "nvmlDeviceResetNvLinkErrorCounters", .typed = 1, .nargs = 2, .ncap = 0, .func_arg = -1, .layer = 14, .nostatus = 0, .tramp = -1,
+     .args = args_nvmlDeviceResetNvLinkErrorCounters, .sizes = sizes_nvmlDeviceResetNvLinkErrorCounters, .caps = 0},
+    {.name = "nvmlDeviceResetNvLinkUtilizationCounter", .typed = 1, .nargs = 3, .ncap = 0, .func_arg = -1, .layer = 14, .nostatus = 0, .tramp = -1,
+     .args = args_nvmlDeviceResetNvLinkUtilizationCounter, .sizes = sizes_nvmlDeviceResetNvLinkUtilizationCounter, .caps = 0},
+    {.name = "nvmlDeviceSetAPIRestriction", .typed = 1, .nargs = 3, .ncap = 0, .func_arg = -1, .layer = 14, .nostatus = 0, .tramp = -1,
+     .args = args_nvmlDeviceSetAPIRestriction, .sizes = sizes_nvmlDeviceSetAPIRestriction, .caps = 0},
+    {.name = "nvmlDeviceSetAccountingMode", .typed = 1, .nargs = 2, .ncap = 0, .func_arg = -1, .layer = 14, .nostatus = 0, .tramp = -1,
+     .args = args_nvmlDeviceSetAccountingMode, .sizes = sizes_nvmlDeviceSetAccountingMode, .caps = 0},
+    {.name = "nvmlDeviceSetApplicationsClocks", .typed = 1, .nargs = 3, .ncap = 0, .func_arg = -1, .layer = 14, .nostatus = 0, .tramp = -1,
+     .args = args_nvmlDeviceSetApplicationsClocks, .sizes = sizes_nvmlDeviceSetApplicationsClocks, .caps = 0},
+    {.name = "nvmlDeviceSetAutoBoostedClocksEnabled", .typed = 1, .nargs = 2, .ncap = 0, .func_arg = -1, .layer = 14, .nostatus = 0, .tramp = -1,
+     .args = args_nvmlDeviceSetAutoBoostedClocksEnabled, .sizes = sizes_nvmlDeviceSetAutoBoostedClocksEnabled, .caps = 0},
+    {.name = "nvmlDeviceSetClockOffsets", .typed = 1, .nargs = 2, .ncap = 1, .func_arg = -1, .layer = 14, .nostatus = 0, .tramp = -1,
+     .args = args_nvmlDeviceSetClockOffsets, .sizes = sizes_nvmlDeviceSetClockOffsets, .caps = caps_nvmlDeviceSetClockOffsets},
+    {.name = "nvmlDeviceSetComputeMode", .typed = 1, .nargs = 2, .ncap = 0, .func_arg = -1, .layer = 14, .nostatus = 0, .tramp = -1,
+     .args = args_nvmlDeviceSetComputeMode, .sizes = sizes_nvmlDeviceSetComputeMode, .caps = 0},
+    {.name = "nvmlDeviceSetConfComputeUnprotectedMemSize", .typed = 1, .nargs = 2, .ncap = 0, .func_arg = -1, .layer = 14, .nostatus = 0, .tramp = -1,
+     .args = args_nvmlDeviceSetConfComputeUnprotectedMemSize, .sizes = sizes_nvmlDeviceSetConfComputeUnprotectedMemSize, .caps = 0},
+    {.name = "nvmlDeviceSetCpuAffinity", .typed = 1, .nargs = 1, .ncap = 0, .func_arg = -1, .layer = 14, .nostatus = 0, .tramp = -1,
+     .args = args_nvmlDeviceSetCpuAffinity, .sizes = sizes_nvmlDeviceSetCpuAffinity, .caps = 0},
+    {.name = "nvmlDeviceSetDefaultAutoBoostedClocksEnabled", .typed = 1, .nargs = 3, .ncap = 0, .func_arg = -1, .layer = 14, .nostatus = 0, .tramp = -1,
+     .args = args_nvmlDeviceSetDefaultAutoBoostedClocksEnabled, .sizes = sizes_nvmlDeviceSetDefaultAutoBoostedClocksEnabled, .caps = 0},
+    {.name = "nvmlDeviceSetDefaultFanSpeed_v2", .typed = 1, .nargs = 2, .ncap = 0, .func_arg = -1, .layer = 14, .nostatus = 0, .tramp = -1,
+     .args = args_nvmlDeviceSetDefaultFanSpeed_v2, .sizes = sizes_nvmlDeviceSetDefaultFanSpeed_v2, .caps = 0},
+    {.name = "nvmlDeviceSetDramEncryptionMode", .typed = 1, .nargs = 2, .ncap = 1, .func_arg = -1, .layer = 14, .nostatus = 0, .tramp = -1,
+     .args = args_nvmlDeviceSetDramEncryptionMode, .sizes = sizes_nvmlDeviceSetDramEncryptionMode, .caps = caps_nvmlDeviceSetDramEncryptionMode},
+    {.name = "nvmlDeviceSetDriverModel", .typed = 1, .nargs = 3, .ncap = 0, .func_arg = -1, .layer = 14, .nostatus = 0, .tramp = -1,
+     .args = args_nvmlDeviceSetDriverModel, .sizes = sizes_nvmlDeviceSetDriverModel, .caps = 0},
+    {.name = "nvmlDeviceSetEccMode", .typed = 1, .nargs = 2, .ncap = 0, .func_arg = -1, .layer = 14, .nostatus = 0, .tramp = -1,
+     .args = args_nvmlDeviceSetEccMode, .sizes = sizes_nvmlDeviceSetEccMode, .caps = 0},
+    {.name = "nvmlDeviceSetFanControlPolicy", .typed = 1, .nargs = 3, .ncap = 0, .func_arg = -1, .layer = 14, .nostatus = 0, .tramp = -1,
+     .args = args_nvmlDeviceSetFanControlPolicy, .sizes = sizes_nvmlDeviceSetFanControlPolicy, .caps = 0},
+    {.name = "nvmlDeviceSetFanSpeed_v2", .typed = 1, .nargs = 3, .ncap = 0, .func_arg = -1, .layer = 14, .nostatus = 0, .tramp = -1,
+     .args = args_nvmlDeviceSetFanSpeed_v2, .sizes = sizes_nvmlDeviceSetFanSpeed_v2, .caps = 0},
+    {.name = "nvmlDeviceSetGpcClkVfOffset", .typed = 1, .nargs = 2, .ncap = 0, .func_arg = -1, .layer = 14, .nostatus = 0, .tramp = -1,
+     .args = args_nvmlDeviceSetGpcClkVfOffset, .sizes = sizes_nvmlDeviceSetGpcClkVfOffset, .caps = 0},
+    {.name = "nvmlDeviceSetGpuLockedClocks", .typed = 1, .nargs = 3, .ncap = 0, .func_arg = -1, .layer = 14, .nostatus = 0, .tramp = -1,
+     .args = args_nvmlDeviceSetGpuLockedClocks, .sizes = sizes_nvmlDeviceSetGpuLockedClocks, .caps = 0},
+    {.name = "nvmlDeviceSetGpuOperationMode", .typed = 1, .nargs = 2, .ncap = 0, .func_arg = -1, .layer = 14, .nostatus = 0, .tramp = -1,
+     .args = args_nvmlDeviceSetGpuOperationMode, .sizes = sizes_nvmlDeviceSetGpuOperationMode, .caps = 0},
+    {.name = "nvmlDeviceSetHostname_v1", .typed = 1, .nargs = 2, .ncap = 1, .func_arg = -1, .layer = 14, .nostatus = 0, .tramp = -1,
+     .args = args_nvmlDeviceSetHostname_v1, .sizes = sizes_nvmlDeviceSetHostname_v1, .caps = caps_nvmlDeviceSetHostname_v1},
+    {.name = "nvmlDeviceSetMemClkVfOffset", .typed = 1, .nargs = 2, .ncap = 0, .func_arg = -1, .layer = 14, .nostatus = 0, .tramp = -1,
+     .args = args_nvmlDeviceSetMemClkVfOffset, .sizes = sizes_nvmlDeviceSetMemClkVfOffset, .caps = 0},
+    {.name = "nvmlDeviceSetMemoryLockedClocks", .typed = 1, .nargs = 3, .ncap = 0, .func_arg = -1, .layer = 14, .nostatus = 0, .tramp = -1,
+     .args = args_nvmlDeviceSetMemoryLockedClocks, .sizes = sizes_nvmlDeviceSetMemoryLockedClocks, .caps = 0},
+    {.name = "nvmlDeviceSetMigMode", .typed = 1, .nargs = 3, .ncap = 1, .func_arg = -1, .layer = 14, .nostatus = 0, .tramp = -1,
+     .args = args_nvmlDeviceSetMigMode, .sizes = sizes_nvmlDeviceSetMigMode, .caps = caps_nvmlDeviceSetMigMode},
+    {.name = "nvmlDeviceSetNvLinkDeviceLowPowerThreshold", .typed = 1, .nargs = 2, .ncap = 1, .func_arg = -1, .layer = 14, .nostatus = 0, .tramp = -1,
+     .args = args_nvmlDeviceSetNvLinkDeviceLowPowerThreshold, .sizes = sizes_nvmlDeviceSetNvLinkDeviceLowPowerThreshold, .caps = caps_nvmlDeviceSetNvLinkDeviceLowPowerThreshold},
+    {.name = "nvmlDeviceSetNvLinkUtilizationControl", .typed = 1, .nargs = 5, .ncap = 1, .func_arg = -1, .layer = 14, .nostatus = 0, .tramp = -1,
+     .args = args_nvmlDeviceSetNvLinkUtilizationControl, .sizes = sizes_nvmlDeviceSetNvLinkUtilizationControl, .caps = caps_nvmlDeviceSetNvLinkUtilizationControl},
+    {.name = "nvmlDeviceSetNvlinkBwMode", .typed = 1, .nargs = 2, .ncap = 1, .func_arg = -1, .layer = 14, .nostatus = 0, .tramp = -1,
+     .args = args_nvmlDeviceSetNvlinkBwMode, .sizes = sizes_nvmlDeviceSetNvlinkBwMode, .caps = caps_nvmlDeviceSetNvlinkBwMode},
+    {.name = "nvmlDeviceSetPersistenceMode", .typed = 1, .nargs = 2, .ncap = 0, .func_arg = -1, .layer = 14, .nostatus = 0, .tramp = -1,
+     .args = args_nvmlDeviceSetPersistenceMode, .sizes = sizes_nvmlDeviceSetPersistenceMode, .caps = 0},
+    {.name = "nvmlDeviceSetPowerManagementLimit", .typed = 1, .nargs = 2, .ncap = 0, .func_arg = -1, .layer = 14, .nostatus = 0, .tramp = -1,
+     .args = args_nvmlDeviceSetPowerManagementLimit, .sizes = sizes_nvmlDeviceSetPowerManagementLimit, .caps = 0},
+    {.name = "nvmlDeviceSetPowerManagementLimit_v2", .typed = 1, .nargs = 2, .ncap = 1, .func_arg = -1, .layer = 14, .nostatus = 0, .tramp = -1,
+     .args = args_nvmlDeviceSetPowerManagementLimit_v2, .sizes = sizes_nvmlDeviceSetPowerManagementLimit_v2, .caps = caps_nvmlDeviceSetPowerManagementLimit_v2},
+    {.name = "nvmlDeviceSetPowerMizerMode_v1", .typed = 1, .nargs = 2, .ncap = 1, .func_arg = -1, .layer = 14, .nostatus = 0, .tramp = -1,
+     .args = args_nvmlDeviceSetPowerMizerMode_v1, .sizes = sizes_nvmlDeviceSetPowerMizerMode_v1, .caps = caps_nvmlDeviceSetPowerMizerMode_v1},
+    {.name = "nvmlDeviceSetTemperatureThreshold", .typed = 1, .nargs = 3, .ncap = 1, .func_arg = -1, .layer = 14, .nostatus = 0, .tramp = -1,
+     .args = args_nvmlDeviceSetTemperatureThreshold, .sizes = sizes_nvmlDeviceSetTemperatureThreshold, .caps = caps_nvmlDeviceSetTemperatureThreshold},
+    {.name = "nvmlDeviceSetVgpuCapabilities", .typed = 1, .nargs = 3, .ncap = 0, .func_arg = -1, .layer = 14, .nostatus = 0, .tramp = -1,
+     .args = args_nvmlDeviceSetVgpuCapabilities, .sizes = sizes_nvmlDeviceSetVgpuCapabilities, .caps = 0},
+    {.name = "nvmlDeviceSetVgpuHeterogeneousMode", .typed = 1, .nargs = 2, .ncap = 1, .func_arg = -1, .layer = 14, .nostatus = 0, .tramp = -1,
+     .args = args_nvmlDeviceSetVgpuHeterogeneousMode, .sizes = sizes_nvmlDeviceSetVgpuHeterogeneousMode, .caps = caps_nvmlDeviceSetVgpuHeterogeneousMode},
+    {.name = "nvmlDeviceSetVgpuSchedulerState", .typed = 1, .nargs = 2, .ncap = 1, .func_arg = -1, .layer = 14, .nostatus = 0, .tramp = -1,
+     .args = args_nvmlDeviceSetVgpuSchedulerState, .sizes = sizes_nvmlDeviceSetVgpuSchedulerState, .caps = caps_nvmlDeviceSetVgpuSchedulerState},
+    {.name = "nvmlDeviceSetVirtualizationMode", .typed = 1, .nargs = 2, .ncap = 0, .func_arg = -1, .layer = 14, .nostatus = 0, .tramp = -1,
+     .args = args_nvmlDeviceSetVirtualizationMode, .sizes = sizes_nvmlDeviceSetVirtualizationMode, .caps = 0},
+    {.name = "nvmlDeviceValidateInforom", .typed = 1, .nargs = 1, .ncap = 0, .func_arg = -1, .layer = 14, .nostatus = 0, .tramp = -1,
+     .args = args_nvmlDeviceValidateInforom, .sizes = sizes_nvmlDeviceValidateInforom, .caps = 0},
+    {.name = "nvmlDeviceWorkloadPowerProfileClearRequestedProfiles", .typed = 1, .nargs = 2, .ncap = 1, .func_arg = -1, .layer = 14, .nostatus = 0, .tramp = -1,
+     .args = args_nvmlDeviceWorkloadPowerProfileClearRequestedProfiles, .sizes = sizes_nvmlDeviceWorkloadPowerProfileClearRequestedProfiles, .caps = caps_nvmlDeviceWorkloadPowerProfileClearRequestedProfiles},
+    {.name = "nvmlDeviceWorkloadPowerProfileGetCurrentProfiles", .typed = 1, .nargs = 2, .ncap = 0, .func_arg = -1, .layer = 14, .nostatus = 0, .tramp = -1,
+     .args = args_nvmlDeviceWorkloadPowerProfileGetCurrentProfiles, .sizes = sizes_nvmlDeviceWorkloadPowerProfileGetCurrentProfiles, .caps = 0},
+    {.name = "nvmlDeviceWorkloadPowerProfileGetProfilesInfo", .typed = 1, .nargs = 2, .ncap = 0, .func_arg = -1, .layer = 14, .nostatus = 0, .tramp = -1,
+     .args = args_nvmlDeviceWorkloadPowerProfileGetProfilesInfo, .sizes = sizes_nvmlDeviceWorkloadPowerProfileGetProfilesInfo, .caps = 0},
+    {.name = "nvmlDeviceWorkloadPowerProfileSetRequestedProfiles", .typed = 1, .nargs = 2, .ncap = 1, .func_arg = -1, .layer = 14, .nostatus = 0, .tramp = -1,
+     .args = args_nvmlDeviceWorkloadPowerProfileSetRequestedProfiles, .sizes = sizes_nvmlDeviceWorkloadPowerProfileSetRequestedProfiles, .caps = caps_nvmlDeviceWorkloadPowerProfileSetRequestedProfiles},
+    {.name = "nvmlErrorString", .typed = 1, .nargs = 1, .ncap = 0, .func_arg = -1, .layer = 14, .nostatus = 1, .tramp = -1,
+     .args = args_nvmlErrorString, .sizes = sizes_nvmlErrorString, .caps = 0},
+    {.name = "nvmlEventSetCreate", .typed = 1, .nargs = 1, .ncap = 1, .func_arg = -1, .layer = 14, .nostatus = 0, .tramp = -1,
+     .args = args_nvmlEventSetCreate, .sizes = sizes_nvmlEventSetCreate, .caps = caps_nvmlEventSetCreate},
+    {.name = "nvmlEventSetFree", .typed = 1, .nargs = 1, .ncap = 0, .func_arg = -1, .layer = 14, .nostatus = 0, .tramp = -1,
+     .args = args_nvmlEventSetFree, .sizes = sizes_nvmlEventSetFree, .caps = 0},
+    {.name = "nvmlEventSetWait", .typed = 0, .nargs = 0, .ncap = 0, .func_arg = -1, .layer = 14, .nostatus = 1, .tramp = 471,
+     .args = 0, .sizes = 0, .caps = 0},
+    {.name = "nvmlEventSetWait_v2", .typed = 1, .nargs = 3, .ncap = 1, .func_arg = -1, .layer = 14, .nostatus = 0, .tramp = -1,
+     .args = args_nvmlEventSetWait_v2, .sizes = sizes_nvmlEventSetWait_v2, .caps = caps_nvmlEventSetWait_v2},
+    {.name = "nvmlGetBlacklistDeviceCount", .typed = 0, .nargs = 0, .ncap = 0, .func_arg = -1, .layer = 14, .nostatus = 1, .tramp = 472,
+     .args = 0, .sizes = 0, .caps = 0},
+    {.name = "nvmlGetBlacklistDeviceInfoByIndex", .typed = 0, .nargs = 0, .ncap = 0, .func_arg = -1, .layer = 14, .nostatus = 1, .tramp = 473,
+     .args = 0, .sizes = 0, .caps = 0},
+    {.name = "nvmlGetExcludedDeviceCount", .typed = 1, .nargs = 1, .ncap = 1, .func_arg = -1, .layer = 14, .nostatus = 0, .tramp = -1,
+     .args = args_nvmlGetExcludedDeviceCount, .sizes = sizes_nvmlGetExcludedDeviceCount, .caps = caps_nvmlGetExcludedDeviceCount},
+    {.name = "nvmlGetExcludedDeviceInfoByIndex", .typed = 1, .nargs = 2, .ncap = 0, .func_arg = -1, .layer = 14, .nostatus = 0, .tramp = -1,
+     .args = args_nvmlGetExcludedDeviceInfoByIndex, .sizes = sizes_nvmlGetExcludedDeviceInfoByIndex, .caps = 0},
+    {.name = "nvmlGetVgpuCompatibility", .typed = 1, .nargs = 3, .ncap = 1, .func_arg = -1, .layer = 14, .nostatus = 0, .tramp = -1,
+     .args = args_nvmlGetVgpuCompatibility, .sizes = sizes_nvmlGetVgpuCompatibility, .caps = caps_nvmlGetVgpuCompatibility},
+    {.name = "nvmlGetVgpuDriverCapabilities", .typed = 1, .nargs = 2, .ncap = 1, .func_arg = -1, .layer = 14, .nostatus = 0, .tramp = -1,
+     .args = args_nvmlGetVgpuDriverCapabilities, .sizes = sizes_nvmlGetVgpuDriverCapabilities, .caps = caps_nvmlGetVgpuDriverCapabilities},
+    {.name = "nvmlGetVgpuVersion", .typed = 1, .nargs = 2, .ncap = 2, .func_arg = -1, .layer = 14, .nostatus = 0, .tramp = -1,
+     .args = args_nvmlGetVgpuVersion, .sizes = sizes_nvmlGetVgpuVersion, .caps = caps_nvmlGetVgpuVersion},
+    {.name = "nvmlGpmMetricsGet", .typed = 1, .nargs = 1, .ncap = 0, .func_arg = -1, .layer = 14, .nostatus = 0, .tramp = -1,
+     .args = args_nvmlGpmMetricsGet, .sizes = sizes_nvmlGpmMetricsGet, .caps = 0},
+    {.name = "nvmlGpmMigSampleGet", .typed = 1, .nargs = 3, .ncap = 0, .func_arg = -1, .layer = 14, .nostatus = 0, .tramp = -1,
+     .args = args_nvmlGpmMigSampleGet, .sizes = sizes_nvmlGpmMigSampleGet, .caps = 0},
+    {.name = "nvmlGpmQueryDeviceSupport", .typed = 1, .nargs = 2, .ncap = 1, .func_arg = -1, .layer = 14, .nostatus = 0, .tramp = -1,
+     .args = args_nvmlGpmQueryDeviceSupport, .sizes = sizes_nvmlGpmQueryDeviceSupport, .caps = caps_nvmlGpmQueryDeviceSupport},
+    {.name = "nvmlGpmQueryIfStreamingEnabled", .typed = 1, .nargs = 2, .ncap = 1, .func_arg = -1, .layer = 14, .nostatus = 0, .tramp = -1,
+     .args = args_nvmlGpmQueryIfStreamingEnabled, .sizes = sizes_nvmlGpmQueryIfStreamingEnabled, .caps = caps_nvmlGpmQueryIfStreamingEnabled},
+    {.name = "nvmlGpmSampleAlloc", .typed = 1, .nargs = 1, .ncap = 1, .func_arg = -1, .layer = 14, .nostatus = 0, .tramp = -1,
+     .args = args_nvmlGpmSampleAlloc, .sizes = sizes_nvmlGpmSampleAlloc, .caps = caps_nvmlGpmSampleAlloc},
+    {.name = "nvmlGpmSampleFree", .typed = 1, .nargs = 1, .ncap = 0, .func_arg = -1, .layer = 14, .nostatus = 0, .tramp = -1,
+     .args = args_nvmlGpmSampleFree, .sizes = sizes_nvmlGpmSampleFree, .caps = 0},
+    {.name = "nvmlGpmSampleGet", .typed = 1, .nargs = 2, .ncap = 0, .func_arg = -1, .layer = 14, .nostatus = 0, .tramp = -1,
+     .args = args_nvmlGpmSampleGet, .sizes = sizes_nvmlGpmSampleGet, .caps = 0},
+    {.name = "nvmlGpmSetStreamingEnabled", .typed = 1, .nargs = 2, .ncap = 0, .func_arg = -1, .layer = 14, .nostatus = 0, .tramp = -1,
+     .args = args_nvmlGpmSetStreamingEnabled, .sizes = sizes_nvmlGpmSetStreamingEnabled, .caps = 0},
+    {.name = "nvmlGpuInstanceCreateComputeInstance", .typed = 1, .nargs = 3, .ncap = 1, .func_arg = -1, .layer = 14, .nostatus = 0, .tramp = -1,
+     .args = args_nvmlGpuInstanceCreateComputeInstance, .sizes = sizes_nvmlGpuInstanceCreateComputeInstance, .caps = caps_nvmlGpuInstanceCreateComputeInstance},
+    {.name = "nvmlGpuInstanceCreateComputeInstanceWithPlacement", .typed = 1, .nargs = 4, .ncap = 2, .func_arg = -1, .layer = 14, .nostatus = 0, .tramp = -1,
+     .args = args_nvmlGpuInstanceCreateComputeInstanceWithPlacement, .sizes = sizes_nvmlGpuInstanceCreateComputeInstanceWithPlacement, .caps = caps_nvmlGpuInstanceCreateComputeInstanceWithPlacement},
+    {.name = "nvmlGpuInstanceDestroy", .typed = 1, .nargs = 1, .ncap = 0, .func_arg = -1, .layer = 14, .nostatus = 0, .tramp = -1,
+     .args = args_nvmlGpuInstanceDestroy, .sizes = sizes_nvmlGpuInstanceDestroy, .caps = 0},
+    {.name = "nvmlGpuInstanceGetActiveVgpus", .typed = 1, .nargs = 2, .ncap = 1, .func_arg = -1, .layer = 14, .nostatus = 0, .tramp = -1,
+     .args = args_nvmlGpuInstanceGetActiveVgpus, .sizes = sizes_nvmlGpuInstanceGetActiveVgpus, .caps = caps_nvmlGpuInstanceGetActiveVgpus},
+    {.name = "nvmlGpuInstanceGetComputeInstanceById", .typed = 1, .nargs = 3, .ncap = 1, .func_arg = -1, .layer = 14, .nostatus = 0, .tramp = -1,
+     .args = args_nvmlGpuInstanceGetComputeInstanceById, .sizes = sizes_nvmlGpuInstanceGetComputeInstanceById, .caps = caps_nvmlGpuInstanceGetComputeInstanceById},
+    {.name = "nvmlGpuInstanceGetComputeInstancePossiblePlacements", .typed = 1, .nargs = 4, .ncap = 2, .func_arg = -1, .layer = 14, .nostatus = 0, .tramp = -1,
+     .args = args_nvmlGpuInstanceGetComputeInstancePossiblePlacements, .sizes = sizes_nvmlGpuInstanceGetComputeInstancePossiblePlacements, .caps = caps_nvmlGpuInstanceGetComputeInstancePossiblePlacements},
+    {.name = "nvmlGpuInstanceGetComputeInstanceProfileInfo", .typed = 1, .nargs = 4, .ncap = 1, .func_arg = -1, .layer = 14, .nostatus = 0, .tramp = -1,
+     .args = args_nvmlGpuInstanceGetComputeInstanceProfileInfo, .sizes = sizes_nvmlGpuInstanceGetComputeInstanceProfileInfo, .caps = caps_nvmlGpuInstanceGetComputeInstanceProfileInfo},
+    {.name = "nvmlGpuInstanceGetComputeInstanceProfileInfoV", .typed = 1, .nargs = 4, .ncap = 0, .func_arg = -1, .layer = 14, .nostatus = 0, .tramp = -1,
+     .args = args_nvmlGpuInstanceGetComputeInstanceProfileInfoV, .sizes = sizes_nvmlGpuInstanceGetComputeInstanceProfileInfoV, .caps = 0},
+    {.name = "nvmlGpuInstanceGetComputeInstanceRemainingCapacity", .typed = 1, .nargs = 3, .ncap = 1, .func_arg = -1, .layer = 14, .nostatus = 0, .tramp = -1,
+     .args = args_nvmlGpuInstanceGetComputeInstanceRemainingCapacity, .sizes = sizes_nvmlGpuInstanceGetComputeInstanceRemainingCapacity, .caps = caps_nvmlGpuInstanceGetComputeInstanceRemainingCapacity},
+    {.name = "nvmlGpuInstanceGetComputeInstances", .typed = 1, .nargs = 4, .ncap = 2, .func_arg = -1, .layer = 14, .nostatus = 0, .tramp = -1,
+     .args = args_nvmlGpuInstanceGetComputeInstances, .sizes = sizes_nvmlGpuInstanceGetComputeInstances, .caps = caps_nvmlGpuInstanceGetComputeInstances},
+    {.name = "nvmlGpuInstanceGetCreatableVgpus", .typed = 1, .nargs = 2, .ncap = 1, .func_arg = -1, .layer = 14, .nostatus = 0, .tramp = -1,
+     .args = args_nvmlGpuInstanceGetCreatableVgpus, .sizes = sizes_nvmlGpuInstanceGetCreatableVgpus, .caps = caps_nvmlGpuInstanceGetCreatableVgpus},
+    {.name = "nvmlGpuInstanceGetInfo", .typed = 1, .nargs = 2, .ncap = 1, .func_arg = -1, .layer = 14, .nostatus = 0, .tramp = -1,
+     .args = args_nvmlGpuInstanceGetInfo, .sizes = sizes_nvmlGpuInstanceGetInfo, .caps = caps_nvmlGpuInstanceGetInfo},
+    {.name = "nvmlGpuInstanceGetVgpuHeterogeneousMode", .typed = 1, .nargs = 2, .ncap = 1, .func_arg = -1, .layer = 14, .nostatus = 0, .tramp = -1,
+     .args = args_nvmlGpuInstanceGetVgpuHeterogeneousMode, .sizes = sizes_nvmlGpuInstanceGetVgpuHeterogeneousMode, .caps = caps_nvmlGpuInstanceGetVgpuHeterogeneousMode},
+    {.name = "nvmlGpuInstanceGetVgpuSchedulerLog", .typed = 1, .nargs = 2, .ncap = 0, .func_arg = -1, .layer = 14, .nostatus = 0, .tramp = -1,
+     .args = args_nvmlGpuInstanceGetVgpuSchedulerLog, .sizes = sizes_nvmlGpuInstanceGetVgpuSchedulerLog, .caps = 0},
+    {.name = "nvmlGpuInstanceGetVgpuSchedulerState", .typed = 1, .nargs = 2, .ncap = 1, .func_arg = -1, .layer = 14, .nostatus = 0, .tramp = -1,
+     .args = args_nvmlGpuInstanceGetVgpuSchedulerState, .sizes = sizes_nvmlGpuInstanceGetVgpuSchedulerState, .caps = caps_nvmlGpuInstanceGetVgpuSchedulerState},
+    {.name = "nvmlGpuInstanceGetVgpuTypeCreatablePlacements", .typed = 1, .nargs = 2, .ncap = 1, .func_arg = -1, .layer = 14, .nostatus = 0, .tramp = -1,
+     .args = args_nvmlGpuInstanceGetVgpuTypeCreatablePlacements, .sizes = sizes_nvmlGpuInstanceGetVgpuTypeCreatablePlacements, .caps = caps_nvmlGpuInstanceGetVgpuTypeCreatablePlacements},
+    {.name = "nvmlGpuInstanceSetVgpuHeterogeneousMode", .typed = 1, .nargs = 2, .ncap = 1, .func_arg = -1, .layer = 14, .nostatus = 0, .tramp = -1,
+     .args = args_nvmlGpuInstanceSetVgpuHeterogeneousMode, .sizes = sizes_nvmlGpuInstanceSetVgpuHeterogeneousMode, .caps = caps_nvmlGpuInstanceSetVgpuHeterogeneousMode},
+    {.name = "nvmlGpuInstanceSetVgpuSchedulerState", .typed = 1, .nargs = 2, .ncap = 1, .func_arg = -1, .layer = 14, .nostatus = 0, .tramp = -1,
+     .args = args_nvmlGpuInstanceSetVgpuSchedulerState, .sizes = sizes_nvmlGpuInstanceSetVgpuSchedulerState, .caps = caps_nvmlGpuInstanceSetVgpuSchedulerState},
+    {.name = "nvmlInit", .typed = 0, .nargs = 0, .ncap = 0, .func_arg = -1, .layer = 14, .nostatus = 1, .tramp = 474,
+     .args = 0, .sizes = 0, .caps = 0},
+    {.name = "nvmlInitWithFlags", .typed = 1, .nargs = 1, .ncap = 0, .func_arg = -1, .layer = 14, .nostatus = 0, .tramp = -1,
+     .args = args_nvmlInitWithFlags, .sizes = sizes_nvmlInitWithFlags, .caps = 0},
+    {.name = "nvmlInit_v2", .typed = 1, .nargs = 0, .ncap = 0, .func_arg = -1, .layer = 14, .nostatus = 0, .tramp = -1,
+     .args = 0, .sizes = 0, .caps = 0},
+    {.name = "nvmlInternalGetExportTable", .typed = 0, .nargs = 0, .ncap = 0, .func_arg = -1, .layer = 14, .nostatus = 1, .tramp = 475,
+     .args = 0, .sizes = 0, .caps = 0},
+    {.name = "nvmlSetVgpuVersion", .typed = 1, .nargs = 1, .ncap = 1, .func_arg = -1, .layer = 14, .nostatus = 0, .tramp = -1,
+     .args = args_nvmlSetVgpuVersion, .sizes = sizes_nvmlSetVgpuVersion, .caps = caps_nvmlSetVgpuVersion},
+    {.name = "nvmlShutdown", .typed = 1, .nargs = 0, .ncap = 0, .func_arg = -1, .layer = 14, .nostatus = 0, .tramp = -1,
+     .args = 0, .sizes = 0, .caps = 0},
+    {.name = "nvmlSystemEventSetCreate", .typed = 1, .nargs = 1, .ncap = 1, .func_arg = -1, .layer = 14, .nostatus = 0, .tramp = -1,
+     .args = args_nvmlSystemEventSetCreate, .sizes = sizes_nvmlSystemEventSetCreate, .caps = caps_nvmlSystemEventSetCreate},
+    {.name = "nvmlSystemEventSetFree", .typed = 1, .nargs = 1, .ncap = 1, .func_arg = -1, .layer = 14, .nostatus = 0, .tramp = -1,
+     .args = args_nvmlSystemEventSetFree, .sizes = sizes_nvmlSystemEventSetFree, .caps = caps_nvmlSystemEventSetFree},
+    {.name = "nvmlSystemEventSetWait", .typed = 1, .nargs = 1, .ncap = 1, .func_arg = -1, .layer = 14, .nostatus = 0, .tramp = -1,
+     .args = args_nvmlSystemEventSetWait, .sizes = sizes_nvmlSystemEventSetWait, .caps = caps_nvmlSystemEventSetWait},
+    {.name = "nvmlSystemGetConfComputeCapabilities", .typed = 1, .nargs = 1, .ncap = 1, .func_arg = -1, .layer = 14, .nostatus = 0, .tramp = -1,
+     .args = args_nvmlSystemGetConfComputeCapabilities, .sizes = sizes_nvmlSystemGetConfComputeCapabilities, .caps = caps_nvmlSystemGetConfComputeCapabilities},
+    {.name = "nvmlSystemGetConfComputeGpusReadyState", .typed = 1, .nargs = 1, .ncap = 1, .func_arg = -1, .layer = 14, .nostatus = 0, .tramp = -1,
+     .args = args_nvmlSystemGetConfComputeGpusReadyState, .sizes = sizes_nvmlSystemGetConfComputeGpusReadyState, .caps = caps_nvmlSystemGetConfComputeGpusReadyState},
+    {.name = "nvmlSystemGetConfComputeKeyRotationThresholdInfo", .typed = 1, .nargs = 1, .ncap = 1, .func_arg = -1, .layer = 14, .nostatus = 0, .tramp = -1,
+     .args = args_nvmlSystemGetConfComputeKeyRotationThresholdInfo, .sizes = sizes_nvmlSystemGetConfComputeKeyRotationThresholdInfo, .caps = caps_nvmlSystemGetConfComputeKeyRotationThresholdInfo},
+    {.name = "nvmlSystemGetConfComputeSettings", .typed = 1, .nargs = 1, .ncap = 1, .func_arg = -1, .layer = 14, .nostatus = 0, .tramp = -1,
+     .args = args_nvmlSystemGetConfComputeSettings, .sizes = sizes_nvmlSystemGetConfComputeSettings, .caps = caps_nvmlSystemGetConfComputeSettings},
+    {.name = "nvmlSystemGetConfComputeState", .typed = 1, .nargs = 1, .ncap = 1, .func_arg = -1, .layer = 14, .nostatus = 0, .tramp = -1,
+     .args = args_nvmlSystemGetConfComputeState, .sizes = sizes_nvmlSystemGetConfComputeState, .caps = caps_nvmlSystemGetConfComputeState},
+    {.name = "nvmlSystemGetCudaDriverVersion", .typed = 1, .nargs = 1, .ncap = 1, .func_arg = -1, .layer = 14, .nostatus = 0, .tramp = -1,
+     .args = args_nvmlSystemGetCudaDriverVersion, .sizes = sizes_nvmlSystemGetCudaDriverVersion, .caps = caps_nvmlSystemGetCudaDriverVersion},
+    {.name = "nvmlSystemGetCudaDriverVersion_v2", .typed = 1, .nargs = 1, .ncap = 1, .func_arg = -1, .layer = 14, .nostatus = 0, .tramp = -1,
+     .args = args_nvmlSystemGetCudaDriverVersion_v2, .sizes = sizes_nvmlSystemGetCudaDriverVersion_v2, .caps = caps_nvmlSystemGetCudaDriverVersion_v2},
+    {.name = "nvmlSystemGetDriverBranch", .typed = 1, .nargs = 2, .ncap = 0, .func_arg = -1, .layer = 14, .nostatus = 0, .tramp = -1,
+     .args = args_nvmlSystemGetDriverBranch, .sizes = sizes_nvmlSystemGetDriverBranch, .caps = 0},
+    {.name = "nvmlSystemGetDriverVersion", .typed = 1, .nargs = 2, .ncap = 1, .func_arg = -1, .layer = 14, .nostatus = 0, .tramp = -1,
+     .args = args_nvmlSystemGetDriverVersion, .sizes = sizes_nvmlSystemGetDriverVersion, .caps = caps_nvmlSystemGetDriverVersion},
+    {.name = "nvmlSystemGetHicVersion", .typed = 1, .nargs = 2, .ncap = 2, .func_arg = -1, .layer = 14, .nostatus = 0, .tramp = -1,
+     .args = args_nvmlSystemGetHicVersion, .sizes = sizes_nvmlSystemGetHicVersion, .caps = caps_nvmlSystemGetHicVersion},
+    {.name = "nvmlSystemGetNVMLVersion", .typed = 1, .nargs = 2, .ncap = 1, .func_arg = -1, .layer = 14, .nostatus = 0, .tramp = -1,
+     .args = args_nvmlSystemGetNVMLVersion, .sizes = sizes_nvmlSystemGetNVMLVersion, .caps = caps_nvmlSystemGetNVMLVersion},
+    {.name = "nvmlSystemGetNvlinkBwMode", .typed = 1, .nargs = 1, .ncap = 1, .func_arg = -1, .layer = 14, .nostatus = 0, .tramp = -1,
+     .args = args_nvmlSystemGetNvlinkBwMode, .sizes = sizes_nvmlSystemGetNvlinkBwMode, .caps = caps_nvmlSystemGetNvlinkBwMode},
+    {.name = "nvmlSystemGetProcessName", .typed = 1, .nargs = 3, .ncap = 1, .func_arg = -1, .layer = 14, .nostatus = 0, .tramp = -1,
+     .args = args_nvmlSystemGetProcessName, .sizes = sizes_nvmlSystemGetProcessName, .caps = caps_nvmlSystemGetProcessName},
+    {.name = "nvmlSystemGetTopologyGpuSet", .typed = 1, .nargs = 3, .ncap = 2, .func_arg = -1, .layer = 14, .nostatus = 0, .tramp = -1,
+     .args = args_nvmlSystemGetTopologyGpuSet, .sizes = sizes_nvmlSystemGetTopologyGpuSet, .caps = caps_nvmlSystemGetTopologyGpuSet},
+    {.name = "nvmlSystemRegisterEvents", .typed = 1, .nargs = 1, .ncap = 1, .func_arg = -1, .layer = 14, .nostatus = 0, .tramp = -1,
+     .args = args_nvmlSystemRegisterEvents, .sizes = sizes_nvmlSystemRegisterEvents, .caps = caps_nvmlSystemRegisterEvents},
+    {.name = "nvmlSystemSetConfComputeGpusReadyState", .typed = 1, .nargs = 1, .ncap = 0, .func_arg = -1, .layer = 14, .nostatus = 0, .tramp = -1,
+     .args = args_nvmlSystemSetConfComputeGpusReadyState, .sizes = sizes_nvmlSystemSetConfComputeGpusReadyState, .caps = 0},
+    {.name = "nvmlSystemSetConfComputeKeyRotationThresholdInfo", .typed = 1, .nargs = 1, .ncap = 1, .func_arg = -1, .layer = 14, .nostatus = 0, .tramp = -1,
+     .args = args_nvmlSystemSetConfComputeKeyRotationThresholdInfo, .sizes = sizes_nvmlSystemSetConfComputeKeyRotationThresholdInfo, .caps = caps_nvmlSystemSetConfComputeKeyRotationThresholdInfo},
+    {.name = "nvmlSystemSetNvlinkBwMode", .typed = 1, .nargs = 1, .ncap = 0, .func_arg = -1, .layer = 14, .nostatus = 0, .tramp = -1,
+     .args = args_nvmlSystemSetNvlinkBwMode, .sizes = sizes_nvmlSystemSetNvlinkBwMode, .caps = 0},
+    {.name = "nvmlUnitGetCount", .typed = 1, .nargs = 1, .ncap = 1, .func_arg = -1, .layer = 14, .nostatus = 0, .tramp = -1,
+     .args = args_nvmlUnitGetCount, .sizes = sizes_nvmlUnitGetCount, .caps = caps_nvmlUnitGetCount},
+    {.name = "nvmlUnitGetDevices", .typed = 1, .nargs = 3, .ncap = 2, .func_arg = -1, .layer = 14, .nostatus = 0, .tramp = -1,
+     .args = args_nvmlUnitGetDevices, .sizes = sizes_nvmlUnitGetDevices, .caps = caps_nvmlUnitGetDevices},
+    {.name = "nvmlUnitGetFanSpeedInfo", .typed = 1, .nargs = 2, .ncap = 0, .func_arg = -1, .layer = 14, .nostatus = 0, .tramp = -1,
+     .args = args_nvmlUnitGetFanSpeedInfo, .sizes = sizes_nvmlUnitGetFanSpeedInfo, .caps = 0},
+    {.name = "nvmlUnitGetHandleByIndex", .typed = 1, .nargs = 2, .ncap = 1, .func_arg = -1, .layer = 14, .nostatus = 0, .tramp = -1,
+     .args = args_nvmlUnitGetHandleByIndex, .sizes = sizes_nvmlUnitGetHandleByIndex, .caps = caps_nvmlUnitGetHandleByIndex},
+    {.name = "nvmlUnitGetLedState", .typed = 1, .nargs = 2, .ncap = 0, .func_arg = -1, .layer = 14, .nostatus = 0, .tramp = -1,
+     .args = args_nvmlUnitGetLedState, .sizes = sizes_nvmlUnitGetLedState, .caps = 0},
+    {.name = "nvmlUnitGetPsuInfo", .typed = 1, .nargs = 2, .ncap = 0, .func_arg = -1, .layer = 14, .nostatus = 0, .tramp = -1,
+     .args = args_nvmlUnitGetPsuInfo, .sizes = sizes_nvmlUnitGetPsuInfo, .caps = 0},
+    {.name = "nvmlUnitGetTemperature", .typed = 1, .nargs = 3, .ncap = 1, .func_arg = -1, .layer = 14, .nostatus = 0, .tramp = -1,
+     .args = args_nvmlUnitGetTemperature, .sizes = sizes_nvmlUnitGetTemperature, .caps = caps_nvmlUnitGetTemperature},
+    {.name = "nvmlUnitGetUnitInfo", .typed = 1, .nargs = 2, .ncap = 0, .func_arg = -1, .layer = 14, .nostatus = 0, .tramp = -1,
+     .args = args_nvmlUnitGetUnitInfo, .sizes = sizes_nvmlUnitGetUnitInfo, .caps = 0},
+    {.name = "nvmlUnitSetLedState", .typed = 1, .nargs = 2, .ncap = 0, .func_arg = -1, .layer = 14, .nostatus = 0, .tramp = -1,
+     .args = args_nvmlUnitSetLedState, .sizes = sizes_nvmlUnitSetLedState, .caps = 0},
+    {.name = "nvmlVgpuInstanceClearAccountingPids", .typed = 1, .nargs = 1, .ncap = 0, .func_arg = -1, .layer = 14, .nostatus = 0, .tramp = -1,
+     .args = args_nvmlVgpuInstanceClearAccountingPids, .sizes = sizes_nvmlVgpuInstanceClearAccountingPids, .caps = 0},
+    {.name = "nvmlVgpuInstanceGetAccountingMode", .typed = 1, .nargs = 2, .ncap = 1, .func_arg = -1, .layer = 14, .nostatus = 0, .tramp = -1,
+     .args = args_nvmlVgpuInstanceGetAccountingMode, .sizes = sizes_nvmlVgpuInstanceGetAccountingMode, .caps = caps_nvmlVgpuInstanceGetAccountingMode},
+    {.name = "nvmlVgpuInstanceGetAccountingPids", .typed = 1, .nargs = 3, .ncap = 2, .func_arg = -1, .layer = 14, .nostatus = 0, .tramp = -1,
+     .args = args_nvmlVgpuInstanceGetAccountingPids, .sizes = sizes_nvmlVgpuInstanceGetAccountingPids, .caps = caps_nvmlVgpuInstanceGetAccountingPids},
+    {.name = "nvmlVgpuInstanceGetAccountingStats", .typed = 1, .nargs = 3, .ncap = 1, .func_arg = -1, .layer = 14, .nostatus = 0, .tramp = -1,
+     .args = args_nvmlVgpuInstanceGetAccountingStats, .sizes = sizes_nvmlVgpuInstanceGetAccountingStats, .caps = caps_nvmlVgpuInstanceGetAccountingStats},
+    {.name = "nvmlVgpuInstanceGetEccMode", .typed = 1, .nargs = 2, .ncap = 1, .func_arg = -1, .layer = 14, .nostatus = 0, .tramp = -1,
+     .args = args_nvmlVgpuInstanceGetEccMode, .sizes = sizes_nvmlVgpuInstanceGetEccMode, .caps = caps_nvmlVgpuInstanceGetEccMode},
+    {.name = "nvmlVgpuInstanceGetEncoderCapacity", .typed = 1, .nargs = 2, .ncap = 1, .func_arg = -1, .layer = 14, .nostatus = 0, .tramp = -1,
+     .args = args_nvmlVgpuInstanceGetEncoderCapacity, .sizes = sizes_nvmlVgpuInstanceGetEncoderCapacity, .caps = caps_nvmlVgpuInstanceGetEncoderCapacity},
+    {.name = "nvmlVgpuInstanceGetEncoderSessions", .typed = 1, .nargs = 3, .ncap = 2, .func_arg = -1, .layer = 14, .nostatus = 0, .tramp = -1,
+     .args = args_nvmlVgpuInstanceGetEncoderSessions, .sizes = sizes_nvmlVgpuInstanceGetEncoderSessions, .caps = caps_nvmlVgpuInstanceGetEncoderSessions},
+    {.name = "nvmlVgpuInstanceGetEncoderStats", .typed = 1, .nargs = 4, .ncap = 3, .func_arg = -1, .layer = 14, .nostatus = 0, .tramp = -1,
+     .args = args_nvmlVgpuInstanceGetEncoderStats, .sizes = sizes_nvmlVgpuInstanceGetEncoderStats, .caps = caps_nvmlVgpuInstanceGetEncoderStats},
+    {.name = "nvmlVgpuInstanceGetFBCSessions", .typed = 1, .nargs = 3, .ncap = 2, .func_arg = -1, .layer = 14, .nostatus = 0, .tramp = -1,
+     .args = args_nvmlVgpuInstanceGetFBCSessions, .sizes = sizes_nvmlVgpuInstanceGetFBCSessions, .caps = caps_nvmlVgpuInstanceGetFBCSessions},
+    {.name = "nvmlVgpuInstanceGetFBCStats", .typed = 1, .nargs = 2, .ncap = 1, .func_arg = -1, .layer = 14, .nostatus = 0, .tramp = -1,
+     .args = args_nvmlVgpuInstanceGetFBCStats, .sizes = sizes_nvmlVgpuInstanceGetFBCStats, .caps = caps_nvmlVgpuInstanceGetFBCStats},
+    {.name = "nvmlVgpuInstanceGetFbUsage", .typed = 1, .nargs = 2, .ncap = 1, .func_arg = -1, .layer = 14, .nostatus = 0, .tramp = -1,
+     .args = args_nvmlVgpuInstanceGetFbUsage, .sizes = sizes_nvmlVgpuInstanceGetFbUsage, .caps = caps_nvmlVgpuInstanceGetFbUsage},
+    {.name = "nvmlVgpuInstanceGetFrameRateLimit", .typed = 1, .nargs = 2, .ncap = 1, .func_arg = -1, .layer = 14, .nostatus = 0, .tramp = -1,
+     .args = args_nvmlVgpuInstanceGetFrameRateLimit, .sizes = sizes_nvmlVgpuInstanceGetFrameRateLimit, .caps = caps_nvmlVgpuInstanceGetFrameRateLimit},
+    {.name = "nvmlVgpuInstanceGetGpuInstanceId", .typed = 1, .nargs = 2, .ncap = 1, .func_arg = -1, .layer = 14, .nostatus = 0, .tramp = -1,
+     .args = args_nvmlVgpuInstanceGetGpuInstanceId, .sizes = sizes_nvmlVgpuInstanceGetGpuInstanceId, .caps = caps_nvmlVgpuInstanceGetGpuInstanceId},
+    {.name = "nvmlVgpuInstanceGetGpuPciId", .typed = 1, .nargs = 3, .ncap = 2, .func_arg = -1, .layer = 14, .nostatus = 0, .tramp = -1,
+     .args = args_nvmlVgpuInstanceGetGpuPciId, .sizes = sizes_nvmlVgpuInstanceGetGpuPciId, .caps = caps_nvmlVgpuInstanceGetGpuPciId},
+    {.name = "nvmlVgpuInstanceGetLicenseInfo", .typed = 0, .nargs = 0, .ncap = 0, .func_arg = -1, .layer = 14, .nostatus = 1, .tramp = 476,
+     .args = 0, .sizes = 0, .caps = 0},
+    {.name = "nvmlVgpuInstanceGetLicenseInfo_v2", .typed = 1, .nargs = 2, .ncap = 1, .func_arg = -1, .layer = 14, .nostatus = 0, .tramp = -1,
+     .args = args_nvmlVgpuInstanceGetLicenseInfo_v2, .sizes = sizes_nvmlVgpuInstanceGetLicenseInfo_v2, .caps = caps_nvmlVgpuInstanceGetLicenseInfo_v2},
+    {.name = "nvmlVgpuInstanceGetLicenseStatus", .typed = 1, .nargs = 2, .ncap = 1, .func_arg = -1, .layer = 14, .nostatus = 0, .tramp = -1,
+     .args = args_nvmlVgpuInstanceGetLicenseStatus, .sizes = sizes_nvmlVgpuInstanceGetLicenseStatus, .caps = caps_nvmlVgpuInstanceGetLicenseStatus},
+    {.name = "nvmlVgpuInstanceGetMdevUUID", .typed = 1, .nargs = 3, .ncap = 1, .func_arg = -1, .layer = 14, .nostatus = 0, .tramp = -1,
+     .args = args_nvmlVgpuInstanceGetMdevUUID, .sizes = sizes_nvmlVgpuInstanceGetMdevUUID, .caps = caps_nvmlVgpuInstanceGetMdevUUID},
+    {.name = "nvmlVgpuInstanceGetMetadata", .typed = 1, .nargs = 3, .ncap = 1, .func_arg = -1, .layer = 14, .nostatus = 0, .tramp = -1,
+     .args = args_nvmlVgpuInstanceGetMetadata, .sizes = sizes_nvmlVgpuInstanceGetMetadata, .caps = caps_nvmlVgpuInstanceGetMetadata},
+    {.name = "nvmlVgpuInstanceGetPlacementId", .typed = 1, .nargs = 2, .ncap = 1, .func_arg = -1, .layer = 14, .nostatus = 0, .tramp = -1,
+     .args = args_nvmlVgpuInstanceGetPlacementId, .sizes = sizes_nvmlVgpuInstanceGetPlacementId, .caps = caps_nvmlVgpuInstanceGetPlacementId},
+    {.name = "nvmlVgpuInstanceGetRuntimeStateSize", .typed = 1, .nargs = 2, .ncap = 1, .func_arg = -1, .layer = 14, .nostatus = 0, .tramp = -1,
+     .args = args_nvmlVgpuInstanceGetRuntimeStateSize, .sizes = sizes_nvmlVgpuInstanceGetRuntimeStateSize, .caps = caps_nvmlVgpuInstanceGetRuntimeStateSize},
+    {.name = "nvmlVgpuInstanceGetType", .typed = 1, .nargs = 2, .ncap = 1, .func_arg = -1, .layer = 14, .nostatus = 0, .tramp = -1,
+     .args = args_nvmlVgpuInstanceGetType, .sizes = sizes_nvmlVgpuInstanceGetType, .caps = caps_nvmlVgpuInstanceGetType},
+    {.name = "nvmlVgpuInstanceGetUUID", .typed = 1, .nargs = 3, .ncap = 1, .func_arg = -1, .layer = 14, .nostatus = 0, .tramp = -1,
+     .args = args_nvmlVgpuInstanceGetUUID, .sizes = sizes_nvmlVgpuInstanceGetUUID, .caps = caps_nvmlVgpuInstanceGetUUID},
+    {.name = "nvmlVgpuInstanceGetVmDriverVersion", .typed = 1, .nargs = 3, .ncap = 1, .func_arg = -1, .layer = 14, .nostatus = 0, .tramp = -1,
+     .args = args_nvmlVgpuInstanceGetVmDriverVersion, .sizes = sizes_nvmlVgpuInstanceGetVmDriverVersion, .caps = caps_nvmlVgpuInstanceGetVmDriverVersion},
+    {.name = "nvmlVgpuInstanceGetVmID", .typed = 1, .nargs = 4, .ncap = 2, .func_arg = -1, .layer = 14, .nostatus = 0, .tramp = -1,
+     .args = args_nvmlVgpuInstanceGetVmID, .sizes = sizes_nvmlVgpuInstanceGetVmID, .caps = caps_nvmlVgpuInstanceGetVmID},
+    {.name = "nvmlVgpuInstanceSetEncoderCapacity", .typed = 1, .nargs = 2, .ncap = 0, .func_arg = -1, .layer = 14, .nostatus = 0, .tramp = -1,
+     .args = args_nvmlVgpuInstanceSetEncoderCapacity, .sizes = sizes_nvmlVgpuInstanceSetEncoderCapacity, .caps = 0},
+    {.name = "nvmlVgpuTypeGetBAR1Info", .typed = 1, .nargs = 2, .ncap = 1, .func_arg = -1, .layer = 14, .nostatus = 0, .tramp = -1,
+     .args = args_nvmlVgpuTypeGetBAR1Info, .sizes = sizes_nvmlVgpuTypeGetBAR1Info, .caps = caps_nvmlVgpuTypeGetBAR1Info},
+    {.name = "nvmlVgpuTypeGetCapabilities", .typed = 1, .nargs = 3, .ncap = 1, .func_arg = -1, .layer = 14, .nostatus = 0, .tramp = -1,
+     .args = args_nvmlVgpuTypeGetCapabilities, .sizes = sizes_nvmlVgpuTypeGetCapabilities, .caps = caps_nvmlVgpuTypeGetCapabilities},
+    {.name = "nvmlVgpuTypeGetClass", .typed = 1, .nargs = 3, .ncap = 2, .func_arg = -1, .layer = 14, .nostatus = 0, .tramp = -1,
+     .args = args_nvmlVgpuTypeGetClass, .sizes = sizes_nvmlVgpuTypeGetClass, .caps = caps_nvmlVgpuTypeGetClass},
+    {.name = "nvmlVgpuTypeGetDeviceID", .typed = 1, .nargs = 3, .ncap = 2, .func_arg = -1, .layer = 14, .nostatus = 0, .tramp = -1,
+     .args = args_nvmlVgpuTypeGetDeviceID, .sizes = sizes_nvmlVgpuTypeGetDeviceID, .caps = caps_nvmlVgpuTypeGetDeviceID},
+    {.name = "nvmlVgpuTypeGetFbReservation", .typed = 1, .nargs = 2, .ncap = 1, .func_arg = -1, .layer = 14, .nostatus = 0, .tramp = -1,
+     .args = args_nvmlVgpuTypeGetFbReservation, .sizes = sizes_nvmlVgpuTypeGetFbReservation, .caps = caps_nvmlVgpuTypeGetFbReservation},
+    {.name = "nvmlVgpuTypeGetFrameRateLimit", .typed = 1, .nargs = 2, .ncap = 1, .func_arg = -1, .layer = 14, .nostatus = 0, .tramp = -1,
+     .args = args_nvmlVgpuTypeGetFrameRateLimit, .sizes = sizes_nvmlVgpuTypeGetFrameRateLimit, .caps = caps_nvmlVgpuTypeGetFrameRateLimit},
+    {.name = "nvmlVgpuTypeGetFramebufferSize", .typed = 1, .nargs = 2, .ncap = 1, .func_arg = -1, .layer = 14, .nostatus = 0, .tramp = -1,
+     .args = args_nvmlVgpuTypeGetFramebufferSize, .sizes = sizes_nvmlVgpuTypeGetFramebufferSize, .caps = caps_nvmlVgpuTypeGetFramebufferSize},
+    {.name = "nvmlVgpuTypeGetGpuInstanceProfileId", .typed = 1, .nargs = 2, .ncap = 1, .func_arg = -1, .layer = 14, .nostatus = 0, .tramp = -1,
+     .args = args_nvmlVgpuTypeGetGpuInstanceProfileId, .sizes = sizes_nvmlVgpuTypeGetGpuInstanceProfileId, .caps = caps_nvmlVgpuTypeGetGpuInstanceProfileId},
+    {.name = "nvmlVgpuTypeGetGspHeapSize", .typed = 1, .nargs = 2, .ncap = 1, .func_arg = -1, .layer = 14, .nostatus = 0, .tramp = -1,
+     .args = args_nvmlVgpuTypeGetGspHeapSize, .sizes = sizes_nvmlVgpuTypeGetGspHeapSize, .caps = caps_nvmlVgpuTypeGetGspHeapSize},
+    {.name = "nvmlVgpuTypeGetLicense", .typed = 1, .nargs = 3, .ncap = 1, .func_arg = -1, .layer = 14, .nostatus = 0, .tramp = -1,
+     .args = args_nvmlVgpuTypeGetLicense, .sizes = sizes_nvmlVgpuTypeGetLicense, .caps = caps_nvmlVgpuTypeGetLicense},
+    {.name = "nvmlVgpuTypeGetMaxInstances", .typed = 1, .nargs = 3, .ncap = 1, .func_arg = -1, .layer = 14, .nostatus = 0, .tramp = -1,
+     .args = args_nvmlVgpuTypeGetMaxInstances, .sizes = sizes_nvmlVgpuTypeGetMaxInstances, .caps = caps_nvmlVgpuTypeGetMaxInstances},
+    {.name = "nvmlVgpuTypeGetMaxInstancesPerGpuInstance", .typed = 1, .nargs = 1, .ncap = 1, .func_arg = -1, .layer = 14, .nostatus = 0, .tramp = -1,
+     .args = args_nvmlVgpuTypeGetMaxInstancesPerGpuInstance, .sizes = sizes_nvmlVgpuTypeGetMaxInstancesPerGpuInstance, .caps = caps_nvmlVgpuTypeGetMaxInstancesPerGpuInstance},
+    {.name = "nvmlVgpuTypeGetMaxInstancesPerVm", .typed = 1, .nargs = 2, .ncap = 1, .func_arg = -1, .layer = 14, .nostatus = 0, .tramp = -1,
+     .args = args_nvmlVgpuTypeGetMaxInstancesPerVm, .sizes = sizes_nvmlVgpuTypeGetMaxInstancesPerVm, .caps = caps_nvmlVgpuTypeGetMaxInstancesPerVm},
+    {.name = "nvmlVgpuTypeGetName", .typed = 1, .nargs = 3, .ncap = 2, .func_arg = -1, .layer = 14, .nostatus = 0, .tramp = -1,
+     .args = args_nvmlVgpuTypeGetName, .sizes = sizes_nvmlVgpuTypeGetName, .caps = caps_nvmlVgpuTypeGetName},
+    {.name = "nvmlVgpuTypeGetNumDisplayHeads", .typed = 1, .nargs = 2, .ncap = 1, .func_arg = -1, .layer = 14, .nostatus = 0, .tramp = -1,
+     .args = args_nvmlVgpuTypeGetNumDisplayHeads, .sizes = sizes_nvmlVgpuTypeGetNumDisplayHeads, .caps = caps_nvmlVgpuTypeGetNumDisplayHeads},
+    {.name = "nvmlVgpuTypeGetResolution", .typed = 1, .nargs = 4, .ncap = 2, .func_arg = -1, .layer = 14, .nostatus = 0, .tramp = -1,
+     .args = args_nvmlVgpuTypeGetResolution, .sizes = sizes_nvmlVgpuTypeGetResolution, .caps = caps_nvmlVgpuTypeGetResolution},
 };
 
 extern void __cudaGetKernel(void);
@@ -38135,6 +41919,410 @@ extern void nvtxRangeStartEx_impl_init_v3(void);
 extern void nvtxRangeStartW(void);
 extern void nvtxRangeStartW_impl_init_v3(void);
 extern void nvtxSetInitFunctionsToNoops_v3(void);
+extern void nvmlComputeInstanceDestroy(void);
+extern void nvmlComputeInstanceGetInfo(void);
+extern void nvmlComputeInstanceGetInfo_v2(void);
+extern void nvmlDeviceClearAccountingPids(void);
+extern void nvmlDeviceClearCpuAffinity(void);
+extern void nvmlDeviceClearEccErrorCounts(void);
+extern void nvmlDeviceClearFieldValues(void);
+extern void nvmlDeviceCreateGpuInstance(void);
+extern void nvmlDeviceCreateGpuInstanceWithPlacement(void);
+extern void nvmlDeviceDiscoverGpus(void);
+extern void nvmlDeviceFreezeNvLinkUtilizationCounter(void);
+extern void nvmlDeviceGetAPIRestriction(void);
+extern void nvmlDeviceGetAccountingBufferSize(void);
+extern void nvmlDeviceGetAccountingMode(void);
+extern void nvmlDeviceGetAccountingPids(void);
+extern void nvmlDeviceGetAccountingStats(void);
+extern void nvmlDeviceGetActiveVgpus(void);
+extern void nvmlDeviceGetAdaptiveClockInfoStatus(void);
+extern void nvmlDeviceGetAddressingMode(void);
+extern void nvmlDeviceGetApplicationsClock(void);
+extern void nvmlDeviceGetArchitecture(void);
+extern void nvmlDeviceGetAttributes(void);
+extern void nvmlDeviceGetAttributes_v2(void);
+extern void nvmlDeviceGetAutoBoostedClocksEnabled(void);
+extern void nvmlDeviceGetBAR1MemoryInfo(void);
+extern void nvmlDeviceGetBoardId(void);
+extern void nvmlDeviceGetBoardPartNumber(void);
+extern void nvmlDeviceGetBrand(void);
+extern void nvmlDeviceGetBridgeChipInfo(void);
+extern void nvmlDeviceGetBusType(void);
+extern void nvmlDeviceGetC2cModeInfoV(void);
+extern void nvmlDeviceGetCapabilities(void);
+extern void nvmlDeviceGetClkMonStatus(void);
+extern void nvmlDeviceGetClock(void);
+extern void nvmlDeviceGetClockInfo(void);
+extern void nvmlDeviceGetClockOffsets(void);
+extern void nvmlDeviceGetComputeInstanceId(void);
+extern void nvmlDeviceGetComputeMode(void);
+extern void nvmlDeviceGetComputeRunningProcesses(void);
+extern void nvmlDeviceGetComputeRunningProcesses_v2(void);
+extern void nvmlDeviceGetComputeRunningProcesses_v3(void);
+extern void nvmlDeviceGetConfComputeGpuAttestationReport(void);
+extern void nvmlDeviceGetConfComputeGpuCertificate(void);
+extern void nvmlDeviceGetConfComputeMemSizeInfo(void);
+extern void nvmlDeviceGetConfComputeProtectedMemoryUsage(void);
+extern void nvmlDeviceGetCoolerInfo(void);
+extern void nvmlDeviceGetCount(void);
+extern void nvmlDeviceGetCount_v2(void);
+extern void nvmlDeviceGetCpuAffinity(void);
+extern void nvmlDeviceGetCpuAffinityWithinScope(void);
+extern void nvmlDeviceGetCreatableVgpus(void);
+extern void nvmlDeviceGetCudaComputeCapability(void);
+extern void nvmlDeviceGetCurrPcieLinkGeneration(void);
+extern void nvmlDeviceGetCurrPcieLinkWidth(void);
+extern void nvmlDeviceGetCurrentClockFreqs(void);
+extern void nvmlDeviceGetCurrentClocksEventReasons(void);
+extern void nvmlDeviceGetCurrentClocksThrottleReasons(void);
+extern void nvmlDeviceGetDecoderUtilization(void);
+extern void nvmlDeviceGetDefaultApplicationsClock(void);
+extern void nvmlDeviceGetDefaultEccMode(void);
+extern void nvmlDeviceGetDetailedEccErrors(void);
+extern void nvmlDeviceGetDeviceHandleFromMigDeviceHandle(void);
+extern void nvmlDeviceGetDisplayActive(void);
+extern void nvmlDeviceGetDisplayMode(void);
+extern void nvmlDeviceGetDramEncryptionMode(void);
+extern void nvmlDeviceGetDriverModel(void);
+extern void nvmlDeviceGetDriverModel_v2(void);
+extern void nvmlDeviceGetDynamicPstatesInfo(void);
+extern void nvmlDeviceGetEccMode(void);
+extern void nvmlDeviceGetEncoderCapacity(void);
+extern void nvmlDeviceGetEncoderSessions(void);
+extern void nvmlDeviceGetEncoderStats(void);
+extern void nvmlDeviceGetEncoderUtilization(void);
+extern void nvmlDeviceGetEnforcedPowerLimit(void);
+extern void nvmlDeviceGetFBCSessions(void);
+extern void nvmlDeviceGetFBCStats(void);
+extern void nvmlDeviceGetFanControlPolicy_v2(void);
+extern void nvmlDeviceGetFanSpeed(void);
+extern void nvmlDeviceGetFanSpeedRPM(void);
+extern void nvmlDeviceGetFanSpeed_v2(void);
+extern void nvmlDeviceGetFieldValues(void);
+extern void nvmlDeviceGetGpcClkMinMaxVfOffset(void);
+extern void nvmlDeviceGetGpcClkVfOffset(void);
+extern void nvmlDeviceGetGpuFabricInfo(void);
+extern void nvmlDeviceGetGpuFabricInfoV(void);
+extern void nvmlDeviceGetGpuInstanceById(void);
+extern void nvmlDeviceGetGpuInstanceId(void);
+extern void nvmlDeviceGetGpuInstancePossiblePlacements(void);
+extern void nvmlDeviceGetGpuInstancePossiblePlacements_v2(void);
+extern void nvmlDeviceGetGpuInstanceProfileInfo(void);
+extern void nvmlDeviceGetGpuInstanceProfileInfoByIdV(void);
+extern void nvmlDeviceGetGpuInstanceProfileInfoV(void);
+extern void nvmlDeviceGetGpuInstanceRemainingCapacity(void);
+extern void nvmlDeviceGetGpuInstances(void);
+extern void nvmlDeviceGetGpuMaxPcieLinkGeneration(void);
+extern void nvmlDeviceGetGpuOperationMode(void);
+extern void nvmlDeviceGetGraphicsRunningProcesses(void);
+extern void nvmlDeviceGetGraphicsRunningProcesses_v2(void);
+extern void nvmlDeviceGetGraphicsRunningProcesses_v3(void);
+extern void nvmlDeviceGetGridLicensableFeatures(void);
+extern void nvmlDeviceGetGridLicensableFeatures_v2(void);
+extern void nvmlDeviceGetGridLicensableFeatures_v3(void);
+extern void nvmlDeviceGetGridLicensableFeatures_v4(void);
+extern void nvmlDeviceGetGspFirmwareMode(void);
+extern void nvmlDeviceGetGspFirmwareVersion(void);
+extern void nvmlDeviceGetHandleByIndex(void);
+extern void nvmlDeviceGetHandleByIndex_v2(void);
+extern void nvmlDeviceGetHandleByPciBusId(void);
+extern void nvmlDeviceGetHandleByPciBusId_v2(void);
+extern void nvmlDeviceGetHandleBySerial(void);
+extern void nvmlDeviceGetHandleByUUID(void);
+extern void nvmlDeviceGetHandleByUUIDV(void);
+extern void nvmlDeviceGetHostVgpuMode(void);
+extern void nvmlDeviceGetHostname_v1(void);
+extern void nvmlDeviceGetIndex(void);
+extern void nvmlDeviceGetInforomConfigurationChecksum(void);
+extern void nvmlDeviceGetInforomImageVersion(void);
+extern void nvmlDeviceGetInforomVersion(void);
+extern void nvmlDeviceGetIrqNum(void);
+extern void nvmlDeviceGetJpgUtilization(void);
+extern void nvmlDeviceGetLastBBXFlushTime(void);
+extern void nvmlDeviceGetMPSComputeRunningProcesses(void);
+extern void nvmlDeviceGetMPSComputeRunningProcesses_v2(void);
+extern void nvmlDeviceGetMPSComputeRunningProcesses_v3(void);
+extern void nvmlDeviceGetMarginTemperature(void);
+extern void nvmlDeviceGetMaxClockInfo(void);
+extern void nvmlDeviceGetMaxCustomerBoostClock(void);
+extern void nvmlDeviceGetMaxMigDeviceCount(void);
+extern void nvmlDeviceGetMaxPcieLinkGeneration(void);
+extern void nvmlDeviceGetMaxPcieLinkWidth(void);
+extern void nvmlDeviceGetMemClkMinMaxVfOffset(void);
+extern void nvmlDeviceGetMemClkVfOffset(void);
+extern void nvmlDeviceGetMemoryAffinity(void);
+extern void nvmlDeviceGetMemoryBusWidth(void);
+extern void nvmlDeviceGetMemoryErrorCounter(void);
+extern void nvmlDeviceGetMemoryInfo(void);
+extern void nvmlDeviceGetMemoryInfo_v2(void);
+extern void nvmlDeviceGetMigDeviceHandleByIndex(void);
+extern void nvmlDeviceGetMigMode(void);
+extern void nvmlDeviceGetMinMaxClockOfPState(void);
+extern void nvmlDeviceGetMinMaxFanSpeed(void);
+extern void nvmlDeviceGetMinorNumber(void);
+extern void nvmlDeviceGetModuleId(void);
+extern void nvmlDeviceGetMultiGpuBoard(void);
+extern void nvmlDeviceGetName(void);
+extern void nvmlDeviceGetNumFans(void);
+extern void nvmlDeviceGetNumGpuCores(void);
+extern void nvmlDeviceGetNumaNodeId(void);
+extern void nvmlDeviceGetNvLinkCapability(void);
+extern void nvmlDeviceGetNvLinkErrorCounter(void);
+extern void nvmlDeviceGetNvLinkInfo(void);
+extern void nvmlDeviceGetNvLinkRemoteDeviceType(void);
+extern void nvmlDeviceGetNvLinkRemotePciInfo(void);
+extern void nvmlDeviceGetNvLinkRemotePciInfo_v2(void);
+extern void nvmlDeviceGetNvLinkState(void);
+extern void nvmlDeviceGetNvLinkUtilizationControl(void);
+extern void nvmlDeviceGetNvLinkUtilizationCounter(void);
+extern void nvmlDeviceGetNvLinkVersion(void);
+extern void nvmlDeviceGetNvlinkBwMode(void);
+extern void nvmlDeviceGetNvlinkSupportedBwModes(void);
+extern void nvmlDeviceGetOfaUtilization(void);
+extern void nvmlDeviceGetP2PStatus(void);
+extern void nvmlDeviceGetPciInfo(void);
+extern void nvmlDeviceGetPciInfoExt(void);
+extern void nvmlDeviceGetPciInfo_v2(void);
+extern void nvmlDeviceGetPciInfo_v3(void);
+extern void nvmlDeviceGetPcieLinkMaxSpeed(void);
+extern void nvmlDeviceGetPcieReplayCounter(void);
+extern void nvmlDeviceGetPcieSpeed(void);
+extern void nvmlDeviceGetPcieThroughput(void);
+extern void nvmlDeviceGetPdi(void);
+extern void nvmlDeviceGetPerformanceModes(void);
+extern void nvmlDeviceGetPerformanceState(void);
+extern void nvmlDeviceGetPersistenceMode(void);
+extern void nvmlDeviceGetPgpuMetadataString(void);
+extern void nvmlDeviceGetPlatformInfo(void);
+extern void nvmlDeviceGetPowerManagementDefaultLimit(void);
+extern void nvmlDeviceGetPowerManagementLimit(void);
+extern void nvmlDeviceGetPowerManagementLimitConstraints(void);
+extern void nvmlDeviceGetPowerManagementMode(void);
+extern void nvmlDeviceGetPowerMizerMode_v1(void);
+extern void nvmlDeviceGetPowerSource(void);
+extern void nvmlDeviceGetPowerState(void);
+extern void nvmlDeviceGetPowerUsage(void);
+extern void nvmlDeviceGetProcessUtilization(void);
+extern void nvmlDeviceGetProcessesUtilizationInfo(void);
+extern void nvmlDeviceGetRemappedRows(void);
+extern void nvmlDeviceGetRemappedRows_v2(void);
+extern void nvmlDeviceGetRepairStatus(void);
+extern void nvmlDeviceGetRetiredPages(void);
+extern void nvmlDeviceGetRetiredPagesPendingStatus(void);
+extern void nvmlDeviceGetRetiredPages_v2(void);
+extern void nvmlDeviceGetRowRemapperHistogram(void);
+extern void nvmlDeviceGetRunningProcessDetailList(void);
+extern void nvmlDeviceGetSamples(void);
+extern void nvmlDeviceGetSerial(void);
+extern void nvmlDeviceGetSramEccErrorStatus(void);
+extern void nvmlDeviceGetSramUniqueUncorrectedEccErrorCounts(void);
+extern void nvmlDeviceGetSupportedClocksEventReasons(void);
+extern void nvmlDeviceGetSupportedClocksThrottleReasons(void);
+extern void nvmlDeviceGetSupportedEventTypes(void);
+extern void nvmlDeviceGetSupportedGraphicsClocks(void);
+extern void nvmlDeviceGetSupportedMemoryClocks(void);
+extern void nvmlDeviceGetSupportedPerformanceStates(void);
+extern void nvmlDeviceGetSupportedVgpus(void);
+extern void nvmlDeviceGetTargetFanSpeed(void);
+extern void nvmlDeviceGetTemperature(void);
+extern void nvmlDeviceGetTemperatureThreshold(void);
+extern void nvmlDeviceGetTemperatureV(void);
+extern void nvmlDeviceGetThermalSettings(void);
+extern void nvmlDeviceGetTopologyCommonAncestor(void);
+extern void nvmlDeviceGetTopologyNearestGpus(void);
+extern void nvmlDeviceGetTotalEccErrors(void);
+extern void nvmlDeviceGetTotalEnergyConsumption(void);
+extern void nvmlDeviceGetUUID(void);
+extern void nvmlDeviceGetUnrepairableMemoryFlag_v1(void);
+extern void nvmlDeviceGetUtilizationRates(void);
+extern void nvmlDeviceGetVbiosVersion(void);
+extern void nvmlDeviceGetVgpuCapabilities(void);
+extern void nvmlDeviceGetVgpuHeterogeneousMode(void);
+extern void nvmlDeviceGetVgpuInstancesUtilizationInfo(void);
+extern void nvmlDeviceGetVgpuMetadata(void);
+extern void nvmlDeviceGetVgpuProcessUtilization(void);
+extern void nvmlDeviceGetVgpuProcessesUtilizationInfo(void);
+extern void nvmlDeviceGetVgpuSchedulerCapabilities(void);
+extern void nvmlDeviceGetVgpuSchedulerLog(void);
+extern void nvmlDeviceGetVgpuSchedulerState(void);
+extern void nvmlDeviceGetVgpuTypeCreatablePlacements(void);
+extern void nvmlDeviceGetVgpuTypeSupportedPlacements(void);
+extern void nvmlDeviceGetVgpuUtilization(void);
+extern void nvmlDeviceGetViolationStatus(void);
+extern void nvmlDeviceGetVirtualizationMode(void);
+extern void nvmlDeviceIsMigDeviceHandle(void);
+extern void nvmlDeviceModifyDrainState(void);
+extern void nvmlDeviceOnSameBoard(void);
+extern void nvmlDevicePowerSmoothingActivatePresetProfile(void);
+extern void nvmlDevicePowerSmoothingSetState(void);
+extern void nvmlDevicePowerSmoothingUpdatePresetProfileParam(void);
+extern void nvmlDeviceQueryDrainState(void);
+extern void nvmlDeviceReadPRMCounters_v1(void);
+extern void nvmlDeviceReadWritePRM_v1(void);
+extern void nvmlDeviceRegisterEvents(void);
+extern void nvmlDeviceRemoveGpu(void);
+extern void nvmlDeviceRemoveGpu_v2(void);
+extern void nvmlDeviceResetApplicationsClocks(void);
+extern void nvmlDeviceResetGpuLockedClocks(void);
+extern void nvmlDeviceResetMemoryLockedClocks(void);
+extern void nvmlDeviceResetNvLinkErrorCounters(void);
+extern void nvmlDeviceResetNvLinkUtilizationCounter(void);
+extern void nvmlDeviceSetAPIRestriction(void);
+extern void nvmlDeviceSetAccountingMode(void);
+extern void nvmlDeviceSetApplicationsClocks(void);
+extern void nvmlDeviceSetAutoBoostedClocksEnabled(void);
+extern void nvmlDeviceSetClockOffsets(void);
+extern void nvmlDeviceSetComputeMode(void);
+extern void nvmlDeviceSetConfComputeUnprotectedMemSize(void);
+extern void nvmlDeviceSetCpuAffinity(void);
+extern void nvmlDeviceSetDefaultAutoBoostedClocksEnabled(void);
+extern void nvmlDeviceSetDefaultFanSpeed_v2(void);
+extern void nvmlDeviceSetDramEncryptionMode(void);
+extern void nvmlDeviceSetDriverModel(void);
+extern void nvmlDeviceSetEccMode(void);
+extern void nvmlDeviceSetFanControlPolicy(void);
+extern void nvmlDeviceSetFanSpeed_v2(void);
+extern void nvmlDeviceSetGpcClkVfOffset(void);
+extern void nvmlDeviceSetGpuLockedClocks(void);
+extern void nvmlDeviceSetGpuOperationMode(void);
+extern void nvmlDeviceSetHostname_v1(void);
+extern void nvmlDeviceSetMemClkVfOffset(void);
+extern void nvmlDeviceSetMemoryLockedClocks(void);
+extern void nvmlDeviceSetMigMode(void);
+extern void nvmlDeviceSetNvLinkDeviceLowPowerThreshold(void);
+extern void nvmlDeviceSetNvLinkUtilizationControl(void);
+extern void nvmlDeviceSetNvlinkBwMode(void);
+extern void nvmlDeviceSetPersistenceMode(void);
+extern void nvmlDeviceSetPowerManagementLimit(void);
+extern void nvmlDeviceSetPowerManagementLimit_v2(void);
+extern void nvmlDeviceSetPowerMizerMode_v1(void);
+extern void nvmlDeviceSetTemperatureThreshold(void);
+extern void nvmlDeviceSetVgpuCapabilities(void);
+extern void nvmlDeviceSetVgpuHeterogeneousMode(void);
+extern void nvmlDeviceSetVgpuSchedulerState(void);
+extern void nvmlDeviceSetVirtualizationMode(void);
+extern void nvmlDeviceValidateInforom(void);
+extern void nvmlDeviceWorkloadPowerProfileClearRequestedProfiles(void);
+extern void nvmlDeviceWorkloadPowerProfileGetCurrentProfiles(void);
+extern void nvmlDeviceWorkloadPowerProfileGetProfilesInfo(void);
+extern void nvmlDeviceWorkloadPowerProfileSetRequestedProfiles(void);
+extern void nvmlErrorString(void);
+extern void nvmlEventSetCreate(void);
+extern void nvmlEventSetFree(void);
+extern void nvmlEventSetWait(void);
+extern void nvmlEventSetWait_v2(void);
+extern void nvmlGetBlacklistDeviceCount(void);
+extern void nvmlGetBlacklistDeviceInfoByIndex(void);
+extern void nvmlGetExcludedDeviceCount(void);
+extern void nvmlGetExcludedDeviceInfoByIndex(void);
+extern void nvmlGetVgpuCompatibility(void);
+extern void nvmlGetVgpuDriverCapabilities(void);
+extern void nvmlGetVgpuVersion(void);
+extern void nvmlGpmMetricsGet(void);
+extern void nvmlGpmMigSampleGet(void);
+extern void nvmlGpmQueryDeviceSupport(void);
+extern void nvmlGpmQueryIfStreamingEnabled(void);
+extern void nvmlGpmSampleAlloc(void);
+extern void nvmlGpmSampleFree(void);
+extern void nvmlGpmSampleGet(void);
+extern void nvmlGpmSetStreamingEnabled(void);
+extern void nvmlGpuInstanceCreateComputeInstance(void);
+extern void nvmlGpuInstanceCreateComputeInstanceWithPlacement(void);
+extern void nvmlGpuInstanceDestroy(void);
+extern void nvmlGpuInstanceGetActiveVgpus(void);
+extern void nvmlGpuInstanceGetComputeInstanceById(void);
+extern void nvmlGpuInstanceGetComputeInstancePossiblePlacements(void);
+extern void nvmlGpuInstanceGetComputeInstanceProfileInfo(void);
+extern void nvmlGpuInstanceGetComputeInstanceProfileInfoV(void);
+extern void nvmlGpuInstanceGetComputeInstanceRemainingCapacity(void);
+extern void nvmlGpuInstanceGetComputeInstances(void);
+extern void nvmlGpuInstanceGetCreatableVgpus(void);
+extern void nvmlGpuInstanceGetInfo(void);
+extern void nvmlGpuInstanceGetVgpuHeterogeneousMode(void);
+extern void nvmlGpuInstanceGetVgpuSchedulerLog(void);
+extern void nvmlGpuInstanceGetVgpuSchedulerState(void);
+extern void nvmlGpuInstanceGetVgpuTypeCreatablePlacements(void);
+extern void nvmlGpuInstanceSetVgpuHeterogeneousMode(void);
+extern void nvmlGpuInstanceSetVgpuSchedulerState(void);
+extern void nvmlInit(void);
+extern void nvmlInitWithFlags(void);
+extern void nvmlInit_v2(void);
+extern void nvmlInternalGetExportTable(void);
+extern void nvmlSetVgpuVersion(void);
+extern void nvmlShutdown(void);
+extern void nvmlSystemEventSetCreate(void);
+extern void nvmlSystemEventSetFree(void);
+extern void nvmlSystemEventSetWait(void);
+extern void nvmlSystemGetConfComputeCapabilities(void);
+extern void nvmlSystemGetConfComputeGpusReadyState(void);
+extern void nvmlSystemGetConfComputeKeyRotationThresholdInfo(void);
+extern void nvmlSystemGetConfComputeSettings(void);
+extern void nvmlSystemGetConfComputeState(void);
+extern void nvmlSystemGetCudaDriverVersion(void);
+extern void nvmlSystemGetCudaDriverVersion_v2(void);
+extern void nvmlSystemGetDriverBranch(void);
+extern void nvmlSystemGetDriverVersion(void);
+extern void nvmlSystemGetHicVersion(void);
+extern void nvmlSystemGetNVMLVersion(void);
+extern void nvmlSystemGetNvlinkBwMode(void);
+extern void nvmlSystemGetProcessName(void);
+extern void nvmlSystemGetTopologyGpuSet(void);
+extern void nvmlSystemRegisterEvents(void);
+extern void nvmlSystemSetConfComputeGpusReadyState(void);
+extern void nvmlSystemSetConfComputeKeyRotationThresholdInfo(void);
+extern void nvmlSystemSetNvlinkBwMode(void);
+extern void nvmlUnitGetCount(void);
+extern void nvmlUnitGetDevices(void);
+extern void nvmlUnitGetFanSpeedInfo(void);
+extern void nvmlUnitGetHandleByIndex(void);
+extern void nvmlUnitGetLedState(void);
+extern void nvmlUnitGetPsuInfo(void);
+extern void nvmlUnitGetTemperature(void);
+extern void nvmlUnitGetUnitInfo(void);
+extern void nvmlUnitSetLedState(void);
+extern void nvmlVgpuInstanceClearAccountingPids(void);
+extern void nvmlVgpuInstanceGetAccountingMode(void);
+extern void nvmlVgpuInstanceGetAccountingPids(void);
+extern void nvmlVgpuInstanceGetAccountingStats(void);
+extern void nvmlVgpuInstanceGetEccMode(void);
+extern void nvmlVgpuInstanceGetEncoderCapacity(void);
+extern void nvmlVgpuInstanceGetEncoderSessions(void);
+extern void nvmlVgpuInstanceGetEncoderStats(void);
+extern void nvmlVgpuInstanceGetFBCSessions(void);
+extern void nvmlVgpuInstanceGetFBCStats(void);
+extern void nvmlVgpuInstanceGetFbUsage(void);
+extern void nvmlVgpuInstanceGetFrameRateLimit(void);
+extern void nvmlVgpuInstanceGetGpuInstanceId(void);
+extern void nvmlVgpuInstanceGetGpuPciId(void);
+extern void nvmlVgpuInstanceGetLicenseInfo(void);
+extern void nvmlVgpuInstanceGetLicenseInfo_v2(void);
+extern void nvmlVgpuInstanceGetLicenseStatus(void);
+extern void nvmlVgpuInstanceGetMdevUUID(void);
+extern void nvmlVgpuInstanceGetMetadata(void);
+extern void nvmlVgpuInstanceGetPlacementId(void);
+extern void nvmlVgpuInstanceGetRuntimeStateSize(void);
+extern void nvmlVgpuInstanceGetType(void);
+extern void nvmlVgpuInstanceGetUUID(void);
+extern void nvmlVgpuInstanceGetVmDriverVersion(void);
+extern void nvmlVgpuInstanceGetVmID(void);
+extern void nvmlVgpuInstanceSetEncoderCapacity(void);
+extern void nvmlVgpuTypeGetBAR1Info(void);
+extern void nvmlVgpuTypeGetCapabilities(void);
+extern void nvmlVgpuTypeGetClass(void);
+extern void nvmlVgpuTypeGetDeviceID(void);
+extern void nvmlVgpuTypeGetFbReservation(void);
+extern void nvmlVgpuTypeGetFrameRateLimit(void);
+extern void nvmlVgpuTypeGetFramebufferSize(void);
+extern void nvmlVgpuTypeGetGpuInstanceProfileId(void);
+extern void nvmlVgpuTypeGetGspHeapSize(void);
+extern void nvmlVgpuTypeGetLicense(void);
+extern void nvmlVgpuTypeGetMaxInstances(void);
+extern void nvmlVgpuTypeGetMaxInstancesPerGpuInstance(void);
+extern void nvmlVgpuTypeGetMaxInstancesPerVm(void);
+extern void nvmlVgpuTypeGetName(void);
+extern void nvmlVgpuTypeGetNumDisplayHeads(void);
+extern void nvmlVgpuTypeGetResolution(void);
 
 void *const cutap_lib_wrapper[CUTAP_STATIC_COUNT - CUTAP_DRIVER_COUNT] = {
     (void *)__cudaGetKernel,
@@ -41240,9 +45428,413 @@ void *const cutap_lib_wrapper[CUTAP_STATIC_COUNT - CUTAP_DRIVER_COUNT] = {
     (void *)nvtxRangeStartW,
     (void *)nvtxRangeStartW_impl_init_v3,
     (void *)nvtxSetInitFunctionsToNoops_v3,
+    (void *)nvmlComputeInstanceDestroy,
+    (void *)nvmlComputeInstanceGetInfo,
+    (void *)nvmlComputeInstanceGetInfo_v2,
+    (void *)nvmlDeviceClearAccountingPids,
+    (void *)nvmlDeviceClearCpuAffinity,
+    (void *)nvmlDeviceClearEccErrorCounts,
+    (void *)nvmlDeviceClearFieldValues,
+    (void *)nvmlDeviceCreateGpuInstance,
+    (void *)nvmlDeviceCreateGpuInstanceWithPlacement,
+    (void *)nvmlDeviceDiscoverGpus,
+    (void *)nvmlDeviceFreezeNvLinkUtilizationCounter,
+    (void *)nvmlDeviceGetAPIRestriction,
+    (void *)nvmlDeviceGetAccountingBufferSize,
+    (void *)nvmlDeviceGetAccountingMode,
+    (void *)nvmlDeviceGetAccountingPids,
+    (void *)nvmlDeviceGetAccountingStats,
+    (void *)nvmlDeviceGetActiveVgpus,
+    (void *)nvmlDeviceGetAdaptiveClockInfoStatus,
+    (void *)nvmlDeviceGetAddressingMode,
+    (void *)nvmlDeviceGetApplicationsClock,
+    (void *)nvmlDeviceGetArchitecture,
+    (void *)nvmlDeviceGetAttributes,
+    (void *)nvmlDeviceGetAttributes_v2,
+    (void *)nvmlDeviceGetAutoBoostedClocksEnabled,
+    (void *)nvmlDeviceGetBAR1MemoryInfo,
+    (void *)nvmlDeviceGetBoardId,
+    (void *)nvmlDeviceGetBoardPartNumber,
+    (void *)nvmlDeviceGetBrand,
+    (void *)nvmlDeviceGetBridgeChipInfo,
+    (void *)nvmlDeviceGetBusType,
+    (void *)nvmlDeviceGetC2cModeInfoV,
+    (void *)nvmlDeviceGetCapabilities,
+    (void *)nvmlDeviceGetClkMonStatus,
+    (void *)nvmlDeviceGetClock,
+    (void *)nvmlDeviceGetClockInfo,
+    (void *)nvmlDeviceGetClockOffsets,
+    (void *)nvmlDeviceGetComputeInstanceId,
+    (void *)nvmlDeviceGetComputeMode,
+    (void *)nvmlDeviceGetComputeRunningProcesses,
+    (void *)nvmlDeviceGetComputeRunningProcesses_v2,
+    (void *)nvmlDeviceGetComputeRunningProcesses_v3,
+    (void *)nvmlDeviceGetConfComputeGpuAttestationReport,
+    (void *)nvmlDeviceGetConfComputeGpuCertificate,
+    (void *)nvmlDeviceGetConfComputeMemSizeInfo,
+    (void *)nvmlDeviceGetConfComputeProtectedMemoryUsage,
+    (void *)nvmlDeviceGetCoolerInfo,
+    (void *)nvmlDeviceGetCount,
+    (void *)nvmlDeviceGetCount_v2,
+    (void *)nvmlDeviceGetCpuAffinity,
+    (void *)nvmlDeviceGetCpuAffinityWithinScope,
+    (void *)nvmlDeviceGetCreatableVgpus,
+    (void *)nvmlDeviceGetCudaComputeCapability,
+    (void *)nvmlDeviceGetCurrPcieLinkGeneration,
+    (void *)nvmlDeviceGetCurrPcieLinkWidth,
+    (void *)nvmlDeviceGetCurrentClockFreqs,
+    (void *)nvmlDeviceGetCurrentClocksEventReasons,
+    (void *)nvmlDeviceGetCurrentClocksThrottleReasons,
+    (void *)nvmlDeviceGetDecoderUtilization,
+    (void *)nvmlDeviceGetDefaultApplicationsClock,
+    (void *)nvmlDeviceGetDefaultEccMode,
+    (void *)nvmlDeviceGetDetailedEccErrors,
+    (void *)nvmlDeviceGetDeviceHandleFromMigDeviceHandle,
+    (void *)nvmlDeviceGetDisplayActive,
+    (void *)nvmlDeviceGetDisplayMode,
+    (void *)nvmlDeviceGetDramEncryptionMode,
+    (void *)nvmlDeviceGetDriverModel,
+    (void *)nvmlDeviceGetDriverModel_v2,
+    (void *)nvmlDeviceGetDynamicPstatesInfo,
+    (void *)nvmlDeviceGetEccMode,
+    (void *)nvmlDeviceGetEncoderCapacity,
+    (void *)nvmlDeviceGetEncoderSessions,
+    (void *)nvmlDeviceGetEncoderStats,
+    (void *)nvmlDeviceGetEncoderUtilization,
+    (void *)nvmlDeviceGetEnforcedPowerLimit,
+    (void *)nvmlDeviceGetFBCSessions,
+    (void *)nvmlDeviceGetFBCStats,
+    (void *)nvmlDeviceGetFanControlPolicy_v2,
+    (void *)nvmlDeviceGetFanSpeed,
+    (void *)nvmlDeviceGetFanSpeedRPM,
+    (void *)nvmlDeviceGetFanSpeed_v2,
+    (void *)nvmlDeviceGetFieldValues,
+    (void *)nvmlDeviceGetGpcClkMinMaxVfOffset,
+    (void *)nvmlDeviceGetGpcClkVfOffset,
+    (void *)nvmlDeviceGetGpuFabricInfo,
+    (void *)nvmlDeviceGetGpuFabricInfoV,
+    (void *)nvmlDeviceGetGpuInstanceById,
+    (void *)nvmlDeviceGetGpuInstanceId,
+    (void *)nvmlDeviceGetGpuInstancePossiblePlacements,
+    (void *)nvmlDeviceGetGpuInstancePossiblePlacements_v2,
+    (void *)nvmlDeviceGetGpuInstanceProfileInfo,
+    (void *)nvmlDeviceGetGpuInstanceProfileInfoByIdV,
+    (void *)nvmlDeviceGetGpuInstanceProfileInfoV,
+    (void *)nvmlDeviceGetGpuInstanceRemainingCapacity,
+    (void *)nvmlDeviceGetGpuInstances,
+    (void *)nvmlDeviceGetGpuMaxPcieLinkGeneration,
+    (void *)nvmlDeviceGetGpuOperationMode,
+    (void *)nvmlDeviceGetGraphicsRunningProcesses,
+    (void *)nvmlDeviceGetGraphicsRunningProcesses_v2,
+    (void *)nvmlDeviceGetGraphicsRunningProcesses_v3,
+    (void *)nvmlDeviceGetGridLicensableFeatures,
+    (void *)nvmlDeviceGetGridLicensableFeatures_v2,
+    (void *)nvmlDeviceGetGridLicensableFeatures_v3,
+    (void *)nvmlDeviceGetGridLicensableFeatures_v4,
+    (void *)nvmlDeviceGetGspFirmwareMode,
+    (void *)nvmlDeviceGetGspFirmwareVersion,
+    (void *)nvmlDeviceGetHandleByIndex,
+    (void *)nvmlDeviceGetHandleByIndex_v2,
+    (void *)nvmlDeviceGetHandleByPciBusId,
+    (void *)nvmlDeviceGetHandleByPciBusId_v2,
+    (void *)nvmlDeviceGetHandleBySerial,
+    (void *)nvmlDeviceGetHandleByUUID,
+    (void *)nvmlDeviceGetHandleByUUIDV,
+    (void *)nvmlDeviceGetHostVgpuMode,
+    (void *)nvmlDeviceGetHostname_v1,
+    (void *)nvmlDeviceGetIndex,
+    (void *)nvmlDeviceGetInforomConfigurationChecksum,
+    (void *)nvmlDeviceGetInforomImageVersion,
+    (void *)nvmlDeviceGetInforomVersion,
+    (void *)nvmlDeviceGetIrqNum,
+    (void *)nvmlDeviceGetJpgUtilization,
+    (void *)nvmlDeviceGetLastBBXFlushTime,
+    (void *)nvmlDeviceGetMPSComputeRunningProcesses,
+    (void *)nvmlDeviceGetMPSComputeRunningProcesses_v2,
+    (void *)nvmlDeviceGetMPSComputeRunningProcesses_v3,
+    (void *)nvmlDeviceGetMarginTemperature,
+    (void *)nvmlDeviceGetMaxClockInfo,
+    (void *)nvmlDeviceGetMaxCustomerBoostClock,
+    (void *)nvmlDeviceGetMaxMigDeviceCount,
+    (void *)nvmlDeviceGetMaxPcieLinkGeneration,
+    (void *)nvmlDeviceGetMaxPcieLinkWidth,
+    (void *)nvmlDeviceGetMemClkMinMaxVfOffset,
+    (void *)nvmlDeviceGetMemClkVfOffset,
+    (void *)nvmlDeviceGetMemoryAffinity,
+    (void *)nvmlDeviceGetMemoryBusWidth,
+    (void *)nvmlDeviceGetMemoryErrorCounter,
+    (void *)nvmlDeviceGetMemoryInfo,
+    (void *)nvmlDeviceGetMemoryInfo_v2,
+    (void *)nvmlDeviceGetMigDeviceHandleByIndex,
+    (void *)nvmlDeviceGetMigMode,
+    (void *)nvmlDeviceGetMinMaxClockOfPState,
+    (void *)nvmlDeviceGetMinMaxFanSpeed,
+    (void *)nvmlDeviceGetMinorNumber,
+    (void *)nvmlDeviceGetModuleId,
+    (void *)nvmlDeviceGetMultiGpuBoard,
+    (void *)nvmlDeviceGetName,
+    (void *)nvmlDeviceGetNumFans,
+    (void *)nvmlDeviceGetNumGpuCores,
+    (void *)nvmlDeviceGetNumaNodeId,
+    (void *)nvmlDeviceGetNvLinkCapability,
+    (void *)nvmlDeviceGetNvLinkErrorCounter,
+    (void *)nvmlDeviceGetNvLinkInfo,
+    (void *)nvmlDeviceGetNvLinkRemoteDeviceType,
+    (void *)nvmlDeviceGetNvLinkRemotePciInfo,
+    (void *)nvmlDeviceGetNvLinkRemotePciInfo_v2,
+    (void *)nvmlDeviceGetNvLinkState,
+    (void *)nvmlDeviceGetNvLinkUtilizationControl,
+    (void *)nvmlDeviceGetNvLinkUtilizationCounter,
+    (void *)nvmlDeviceGetNvLinkVersion,
+    (void *)nvmlDeviceGetNvlinkBwMode,
+    (void *)nvmlDeviceGetNvlinkSupportedBwModes,
+    (void *)nvmlDeviceGetOfaUtilization,
+    (void *)nvmlDeviceGetP2PStatus,
+    (void *)nvmlDeviceGetPciInfo,
+    (void *)nvmlDeviceGetPciInfoExt,
+    (void *)nvmlDeviceGetPciInfo_v2,
+    (void *)nvmlDeviceGetPciInfo_v3,
+    (void *)nvmlDeviceGetPcieLinkMaxSpeed,
+    (void *)nvmlDeviceGetPcieReplayCounter,
+    (void *)nvmlDeviceGetPcieSpeed,
+    (void *)nvmlDeviceGetPcieThroughput,
+    (void *)nvmlDeviceGetPdi,
+    (void *)nvmlDeviceGetPerformanceModes,
+    (void *)nvmlDeviceGetPerformanceState,
+    (void *)nvmlDeviceGetPersistenceMode,
+    (void *)nvmlDeviceGetPgpuMetadataString,
+    (void *)nvmlDeviceGetPlatformInfo,
+    (void *)nvmlDeviceGetPowerManagementDefaultLimit,
+    (void *)nvmlDeviceGetPowerManagementLimit,
+    (void *)nvmlDeviceGetPowerManagementLimitConstraints,
+    (void *)nvmlDeviceGetPowerManagementMode,
+    (void *)nvmlDeviceGetPowerMizerMode_v1,
+    (void *)nvmlDeviceGetPowerSource,
+    (void *)nvmlDeviceGetPowerState,
+    (void *)nvmlDeviceGetPowerUsage,
+    (void *)nvmlDeviceGetProcessUtilization,
+    (void *)nvmlDeviceGetProcessesUtilizationInfo,
+    (void *)nvmlDeviceGetRemappedRows,
+    (void *)nvmlDeviceGetRemappedRows_v2,
+    (void *)nvmlDeviceGetRepairStatus,
+    (void *)nvmlDeviceGetRetiredPages,
+    (void *)nvmlDeviceGetRetiredPagesPendingStatus,
+    (void *)nvmlDeviceGetRetiredPages_v2,
+    (void *)nvmlDeviceGetRowRemapperHistogram,
+    (void *)nvmlDeviceGetRunningProcessDetailList,
+    (void *)nvmlDeviceGetSamples,
+    (void *)nvmlDeviceGetSerial,
+    (void *)nvmlDeviceGetSramEccErrorStatus,
+    (void *)nvmlDeviceGetSramUniqueUncorrectedEccErrorCounts,
+    (void *)nvmlDeviceGetSupportedClocksEventReasons,
+    (void *)nvmlDeviceGetSupportedClocksThrottleReasons,
+    (void *)nvmlDeviceGetSupportedEventTypes,
+    (void *)nvmlDeviceGetSupportedGraphicsClocks,
+    (void *)nvmlDeviceGetSupportedMemoryClocks,
+    (void *)nvmlDeviceGetSupportedPerformanceStates,
+    (void *)nvmlDeviceGetSupportedVgpus,
+    (void *)nvmlDeviceGetTargetFanSpeed,
+    (void *)nvmlDeviceGetTemperature,
+    (void *)nvmlDeviceGetTemperatureThreshold,
+    (void *)nvmlDeviceGetTemperatureV,
+    (void *)nvmlDeviceGetThermalSettings,
+    (void *)nvmlDeviceGetTopologyCommonAncestor,
+    (void *)nvmlDeviceGetTopologyNearestGpus,
+    (void *)nvmlDeviceGetTotalEccErrors,
+    (void *)nvmlDeviceGetTotalEnergyConsumption,
+    (void *)nvmlDeviceGetUUID,
+    (void *)nvmlDeviceGetUnrepairableMemoryFlag_v1,
+    (void *)nvmlDeviceGetUtilizationRates,
+    (void *)nvmlDeviceGetVbiosVersion,
+    (void *)nvmlDeviceGetVgpuCapabilities,
+    (void *)nvmlDeviceGetVgpuHeterogeneousMode,
+    (void *)nvmlDeviceGetVgpuInstancesUtilizationInfo,
+    (void *)nvmlDeviceGetVgpuMetadata,
+    (void *)nvmlDeviceGetVgpuProcessUtilization,
+    (void *)nvmlDeviceGetVgpuProcessesUtilizationInfo,
+    (void *)nvmlDeviceGetVgpuSchedulerCapabilities,
+    (void *)nvmlDeviceGetVgpuSchedulerLog,
+    (void *)nvmlDeviceGetVgpuSchedulerState,
+    (void *)nvmlDeviceGetVgpuTypeCreatablePlacements,
+    (void *)nvmlDeviceGetVgpuTypeSupportedPlacements,
+    (void *)nvmlDeviceGetVgpuUtilization,
+    (void *)nvmlDeviceGetViolationStatus,
+    (void *)nvmlDeviceGetVirtualizationMode,
+    (void *)nvmlDeviceIsMigDeviceHandle,
+    (void *)nvmlDeviceModifyDrainState,
+    (void *)nvmlDeviceOnSameBoard,
+    (void *)nvmlDevicePowerSmoothingActivatePresetProfile,
+    (void *)nvmlDevicePowerSmoothingSetState,
+    (void *)nvmlDevicePowerSmoothingUpdatePresetProfileParam,
+    (void *)nvmlDeviceQueryDrainState,
+    (void *)nvmlDeviceReadPRMCounters_v1,
+    (void *)nvmlDeviceReadWritePRM_v1,
+    (void *)nvmlDeviceRegisterEvents,
+    (void *)nvmlDeviceRemoveGpu,
+    (void *)nvmlDeviceRemoveGpu_v2,
+    (void *)nvmlDeviceResetApplicationsClocks,
+    (void *)nvmlDeviceResetGpuLockedClocks,
+    (void *)nvmlDeviceResetMemoryLockedClocks,
+    (void *)nvmlDeviceResetNvLinkErrorCounters,
+    (void *)nvmlDeviceResetNvLinkUtilizationCounter,
+    (void *)nvmlDeviceSetAPIRestriction,
+    (void *)nvmlDeviceSetAccountingMode,
+    (void *)nvmlDeviceSetApplicationsClocks,
+    (void *)nvmlDeviceSetAutoBoostedClocksEnabled,
+    (void *)nvmlDeviceSetClockOffsets,
+    (void *)nvmlDeviceSetComputeMode,
+    (void *)nvmlDeviceSetConfComputeUnprotectedMemSize,
+    (void *)nvmlDeviceSetCpuAffinity,
+    (void *)nvmlDeviceSetDefaultAutoBoostedClocksEnabled,
+    (void *)nvmlDeviceSetDefaultFanSpeed_v2,
+    (void *)nvmlDeviceSetDramEncryptionMode,
+    (void *)nvmlDeviceSetDriverModel,
+    (void *)nvmlDeviceSetEccMode,
+    (void *)nvmlDeviceSetFanControlPolicy,
+    (void *)nvmlDeviceSetFanSpeed_v2,
+    (void *)nvmlDeviceSetGpcClkVfOffset,
+    (void *)nvmlDeviceSetGpuLockedClocks,
+    (void *)nvmlDeviceSetGpuOperationMode,
+    (void *)nvmlDeviceSetHostname_v1,
+    (void *)nvmlDeviceSetMemClkVfOffset,
+    (void *)nvmlDeviceSetMemoryLockedClocks,
+    (void *)nvmlDeviceSetMigMode,
+    (void *)nvmlDeviceSetNvLinkDeviceLowPowerThreshold,
+    (void *)nvmlDeviceSetNvLinkUtilizationControl,
+    (void *)nvmlDeviceSetNvlinkBwMode,
+    (void *)nvmlDeviceSetPersistenceMode,
+    (void *)nvmlDeviceSetPowerManagementLimit,
+    (void *)nvmlDeviceSetPowerManagementLimit_v2,
+    (void *)nvmlDeviceSetPowerMizerMode_v1,
+    (void *)nvmlDeviceSetTemperatureThreshold,
+    (void *)nvmlDeviceSetVgpuCapabilities,
+    (void *)nvmlDeviceSetVgpuHeterogeneousMode,
+    (void *)nvmlDeviceSetVgpuSchedulerState,
+    (void *)nvmlDeviceSetVirtualizationMode,
+    (void *)nvmlDeviceValidateInforom,
+    (void *)nvmlDeviceWorkloadPowerProfileClearRequestedProfiles,
+    (void *)nvmlDeviceWorkloadPowerProfileGetCurrentProfiles,
+    (void *)nvmlDeviceWorkloadPowerProfileGetProfilesInfo,
+    (void *)nvmlDeviceWorkloadPowerProfileSetRequestedProfiles,
+    (void *)nvmlErrorString,
+    (void *)nvmlEventSetCreate,
+    (void *)nvmlEventSetFree,
+    (void *)nvmlEventSetWait,
+    (void *)nvmlEventSetWait_v2,
+    (void *)nvmlGetBlacklistDeviceCount,
+    (void *)nvmlGetBlacklistDeviceInfoByIndex,
+    (void *)nvmlGetExcludedDeviceCount,
+    (void *)nvmlGetExcludedDeviceInfoByIndex,
+    (void *)nvmlGetVgpuCompatibility,
+    (void *)nvmlGetVgpuDriverCapabilities,
+    (void *)nvmlGetVgpuVersion,
+    (void *)nvmlGpmMetricsGet,
+    (void *)nvmlGpmMigSampleGet,
+    (void *)nvmlGpmQueryDeviceSupport,
+    (void *)nvmlGpmQueryIfStreamingEnabled,
+    (void *)nvmlGpmSampleAlloc,
+    (void *)nvmlGpmSampleFree,
+    (void *)nvmlGpmSampleGet,
+    (void *)nvmlGpmSetStreamingEnabled,
+    (void *)nvmlGpuInstanceCreateComputeInstance,
+    (void *)nvmlGpuInstanceCreateComputeInstanceWithPlacement,
+    (void *)nvmlGpuInstanceDestroy,
+    (void *)nvmlGpuInstanceGetActiveVgpus,
+    (void *)nvmlGpuInstanceGetComputeInstanceById,
+    (void *)nvmlGpuInstanceGetComputeInstancePossiblePlacements,
+    (void *)nvmlGpuInstanceGetComputeInstanceProfileInfo,
+    (void *)nvmlGpuInstanceGetComputeInstanceProfileInfoV,
+    (void *)nvmlGpuInstanceGetComputeInstanceRemainingCapacity,
+    (void *)nvmlGpuInstanceGetComputeInstances,
+    (void *)nvmlGpuInstanceGetCreatableVgpus,
+    (void *)nvmlGpuInstanceGetInfo,
+    (void *)nvmlGpuInstanceGetVgpuHeterogeneousMode,
+    (void *)nvmlGpuInstanceGetVgpuSchedulerLog,
+    (void *)nvmlGpuInstanceGetVgpuSchedulerState,
+    (void *)nvmlGpuInstanceGetVgpuTypeCreatablePlacements,
+    (void *)nvmlGpuInstanceSetVgpuHeterogeneousMode,
+    (void *)nvmlGpuInstanceSetVgpuSchedulerState,
+    (void *)nvmlInit,
+    (void *)nvmlInitWithFlags,
+    (void *)nvmlInit_v2,
+    (void *)nvmlInternalGetExportTable,
+    (void *)nvmlSetVgpuVersion,
+    (void *)nvmlShutdown,
+    (void *)nvmlSystemEventSetCreate,
+    (void *)nvmlSystemEventSetFree,
+    (void *)nvmlSystemEventSetWait,
+    (void *)nvmlSystemGetConfComputeCapabilities,
+    (void *)nvmlSystemGetConfComputeGpusReadyState,
+    (void *)nvmlSystemGetConfComputeKeyRotationThresholdInfo,
+    (void *)nvmlSystemGetConfComputeSettings,
+    (void *)nvmlSystemGetConfComputeState,
+    (void *)nvmlSystemGetCudaDriverVersion,
+    (void *)nvmlSystemGetCudaDriverVersion_v2,
+    (void *)nvmlSystemGetDriverBranch,
+    (void *)nvmlSystemGetDriverVersion,
+    (void *)nvmlSystemGetHicVersion,
+    (void *)nvmlSystemGetNVMLVersion,
+    (void *)nvmlSystemGetNvlinkBwMode,
+    (void *)nvmlSystemGetProcessName,
+    (void *)nvmlSystemGetTopologyGpuSet,
+    (void *)nvmlSystemRegisterEvents,
+    (void *)nvmlSystemSetConfComputeGpusReadyState,
+    (void *)nvmlSystemSetConfComputeKeyRotationThresholdInfo,
+    (void *)nvmlSystemSetNvlinkBwMode,
+    (void *)nvmlUnitGetCount,
+    (void *)nvmlUnitGetDevices,
+    (void *)nvmlUnitGetFanSpeedInfo,
+    (void *)nvmlUnitGetHandleByIndex,
+    (void *)nvmlUnitGetLedState,
+    (void *)nvmlUnitGetPsuInfo,
+    (void *)nvmlUnitGetTemperature,
+    (void *)nvmlUnitGetUnitInfo,
+    (void *)nvmlUnitSetLedState,
+    (void *)nvmlVgpuInstanceClearAccountingPids,
+    (void *)nvmlVgpuInstanceGetAccountingMode,
+    (void *)nvmlVgpuInstanceGetAccountingPids,
+    (void *)nvmlVgpuInstanceGetAccountingStats,
+    (void *)nvmlVgpuInstanceGetEccMode,
+    (void *)nvmlVgpuInstanceGetEncoderCapacity,
+    (void *)nvmlVgpuInstanceGetEncoderSessions,
+    (void *)nvmlVgpuInstanceGetEncoderStats,
+    (void *)nvmlVgpuInstanceGetFBCSessions,
+    (void *)nvmlVgpuInstanceGetFBCStats,
+    (void *)nvmlVgpuInstanceGetFbUsage,
+    (void *)nvmlVgpuInstanceGetFrameRateLimit,
+    (void *)nvmlVgpuInstanceGetGpuInstanceId,
+    (void *)nvmlVgpuInstanceGetGpuPciId,
+    (void *)nvmlVgpuInstanceGetLicenseInfo,
+    (void *)nvmlVgpuInstanceGetLicenseInfo_v2,
+    (void *)nvmlVgpuInstanceGetLicenseStatus,
+    (void *)nvmlVgpuInstanceGetMdevUUID,
+    (void *)nvmlVgpuInstanceGetMetadata,
+    (void *)nvmlVgpuInstanceGetPlacementId,
+    (void *)nvmlVgpuInstanceGetRuntimeStateSize,
+    (void *)nvmlVgpuInstanceGetType,
+    (void *)nvmlVgpuInstanceGetUUID,
+    (void *)nvmlVgpuInstanceGetVmDriverVersion,
+    (void *)nvmlVgpuInstanceGetVmID,
+    (void *)nvmlVgpuInstanceSetEncoderCapacity,
+    (void *)nvmlVgpuTypeGetBAR1Info,
+    (void *)nvmlVgpuTypeGetCapabilities,
+    (void *)nvmlVgpuTypeGetClass,
+    (void *)nvmlVgpuTypeGetDeviceID,
+    (void *)nvmlVgpuTypeGetFbReservation,
+    (void *)nvmlVgpuTypeGetFrameRateLimit,
+    (void *)nvmlVgpuTypeGetFramebufferSize,
+    (void *)nvmlVgpuTypeGetGpuInstanceProfileId,
+    (void *)nvmlVgpuTypeGetGspHeapSize,
+    (void *)nvmlVgpuTypeGetLicense,
+    (void *)nvmlVgpuTypeGetMaxInstances,
+    (void *)nvmlVgpuTypeGetMaxInstancesPerGpuInstance,
+    (void *)nvmlVgpuTypeGetMaxInstancesPerVm,
+    (void *)nvmlVgpuTypeGetName,
+    (void *)nvmlVgpuTypeGetNumDisplayHeads,
+    (void *)nvmlVgpuTypeGetResolution,
 };
 
-struct cutap_tramp_ctx cutap_lib_untyped_ctx[448] = {
+struct cutap_tramp_ctx cutap_lib_untyped_ctx[477] = {
     {.real = 0, .active = 1, .id = CUTAP_ID___cudaGetProcAddress},
     {.real = 0, .active = 1, .id = CUTAP_ID___cudaRegisterHostVar},
     {.real = 0, .active = 1, .id = CUTAP_ID___cudaRegisterUnifiedTable},
@@ -41691,8 +46283,37 @@ struct cutap_tramp_ctx cutap_lib_untyped_ctx[448] = {
     {.real = 0, .active = 1, .id = CUTAP_ID_cusolverSpZsymgthrHost},
     {.real = 0, .active = 1, .id = CUTAP_ID_cusolverXcsrqr_dump},
     {.real = 0, .active = 1, .id = CUTAP_ID___nvJitLinkAPI},
+    {.real = 0, .active = 1, .id = CUTAP_ID_nvmlComputeInstanceGetInfo},
+    {.real = 0, .active = 1, .id = CUTAP_ID_nvmlDeviceGetAttributes},
+    {.real = 0, .active = 1, .id = CUTAP_ID_nvmlDeviceGetComputeRunningProcesses},
+    {.real = 0, .active = 1, .id = CUTAP_ID_nvmlDeviceGetComputeRunningProcesses_v2},
+    {.real = 0, .active = 1, .id = CUTAP_ID_nvmlDeviceGetCount},
+    {.real = 0, .active = 1, .id = CUTAP_ID_nvmlDeviceGetDriverModel},
+    {.real = 0, .active = 1, .id = CUTAP_ID_nvmlDeviceGetGpuInstancePossiblePlacements},
+    {.real = 0, .active = 1, .id = CUTAP_ID_nvmlDeviceGetGraphicsRunningProcesses},
+    {.real = 0, .active = 1, .id = CUTAP_ID_nvmlDeviceGetGraphicsRunningProcesses_v2},
+    {.real = 0, .active = 1, .id = CUTAP_ID_nvmlDeviceGetGridLicensableFeatures},
+    {.real = 0, .active = 1, .id = CUTAP_ID_nvmlDeviceGetGridLicensableFeatures_v2},
+    {.real = 0, .active = 1, .id = CUTAP_ID_nvmlDeviceGetGridLicensableFeatures_v3},
+    {.real = 0, .active = 1, .id = CUTAP_ID_nvmlDeviceGetHandleByIndex},
+    {.real = 0, .active = 1, .id = CUTAP_ID_nvmlDeviceGetHandleByPciBusId},
+    {.real = 0, .active = 1, .id = CUTAP_ID_nvmlDeviceGetMPSComputeRunningProcesses},
+    {.real = 0, .active = 1, .id = CUTAP_ID_nvmlDeviceGetMPSComputeRunningProcesses_v2},
+    {.real = 0, .active = 1, .id = CUTAP_ID_nvmlDeviceGetNvLinkRemotePciInfo},
+    {.real = 0, .active = 1, .id = CUTAP_ID_nvmlDeviceGetPciInfo},
+    {.real = 0, .active = 1, .id = CUTAP_ID_nvmlDeviceGetPciInfo_v2},
+    {.real = 0, .active = 1, .id = CUTAP_ID_nvmlDeviceGetRemappedRows_v2},
+    {.real = 0, .active = 1, .id = CUTAP_ID_nvmlDeviceGetUnrepairableMemoryFlag_v1},
+    {.real = 0, .active = 1, .id = CUTAP_ID_nvmlDeviceReadPRMCounters_v1},
+    {.real = 0, .active = 1, .id = CUTAP_ID_nvmlDeviceRemoveGpu},
+    {.real = 0, .active = 1, .id = CUTAP_ID_nvmlEventSetWait},
+    {.real = 0, .active = 1, .id = CUTAP_ID_nvmlGetBlacklistDeviceCount},
+    {.real = 0, .active = 1, .id = CUTAP_ID_nvmlGetBlacklistDeviceInfoByIndex},
+    {.real = 0, .active = 1, .id = CUTAP_ID_nvmlInit},
+    {.real = 0, .active = 1, .id = CUTAP_ID_nvmlInternalGetExportTable},
+    {.real = 0, .active = 1, .id = CUTAP_ID_nvmlVgpuInstanceGetLicenseInfo},
 };
-const unsigned cutap_lib_untyped_count = 448;
+const unsigned cutap_lib_untyped_count = 477;
 
 static const char *const sonames_runtime[] = {"libcudart.so.13", "libcudart.so", 0};
 static const char *const sonames_cublas[] = {"libcublas.so.13", "libcublas.so", 0};
@@ -41706,6 +46327,7 @@ static const char *const sonames_cusolver[] = {"libcusolver.so.12", "libcusolver
 static const char *const sonames_nvrtc[] = {"libnvrtc.so.13", "libnvrtc.so", 0};
 static const char *const sonames_nvjitlink[] = {"libnvJitLink.so.13", "libnvJitLink.so", 0};
 static const char *const sonames_nvtx[] = {0};
+static const char *const sonames_nvml[] = {"libnvidia-ml.so.1", "libnvidia-ml.so", 0};
 
 const struct cutap_layer_desc cutap_layers[CUTAP_LIB_LAYERS] = {
     {.name = "runtime", .layer = 2, .first = 675, .count = 422, .sonames = sonames_runtime, .unavailable = 303},
@@ -41720,4 +46342,5 @@ const struct cutap_layer_desc cutap_layers[CUTAP_LIB_LAYERS] = {
     {.name = "nvrtc", .layer = 11, .first = 3626, .count = 24, .sonames = sonames_nvrtc, .unavailable = 11},
     {.name = "nvJitLink", .layer = 12, .first = 3650, .count = 28, .sonames = sonames_nvjitlink, .unavailable = 6},
     {.name = "nvtx", .layer = 13, .first = 3678, .count = 100, .sonames = sonames_nvtx, .unavailable = 0},
+    {.name = "nvml", .layer = 14, .first = 3778, .count = 404, .sonames = sonames_nvml, .unavailable = 12},
 };

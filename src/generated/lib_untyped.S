@@ -4034,4 +4034,265 @@ __nvJitLinkAPI:
 	jmp cutap_tramp_common
 	.cfi_endproc
 	.size __nvJitLinkAPI,.-__nvJitLinkAPI
+	.globl nvmlComputeInstanceGetInfo
+	.type nvmlComputeInstanceGetInfo,@function
+	.p2align 4
+nvmlComputeInstanceGetInfo:
+	.cfi_startproc
+	leaq cutap_lib_untyped_ctx+10752(%rip), %r11
+	jmp cutap_tramp_common
+	.cfi_endproc
+	.size nvmlComputeInstanceGetInfo,.-nvmlComputeInstanceGetInfo
+	.globl nvmlDeviceGetAttributes
+	.type nvmlDeviceGetAttributes,@function
+	.p2align 4
+nvmlDeviceGetAttributes:
+	.cfi_startproc
+	leaq cutap_lib_untyped_ctx+10776(%rip), %r11
+	jmp cutap_tramp_common
+	.cfi_endproc
+	.size nvmlDeviceGetAttributes,.-nvmlDeviceGetAttributes
+	.globl nvmlDeviceGetComputeRunningProcesses
+	.type nvmlDeviceGetComputeRunningProcesses,@function
+	.p2align 4
+nvmlDeviceGetComputeRunningProcesses:
+	.cfi_startproc
+	leaq cutap_lib_untyped_ctx+10800(%rip), %r11
+	jmp cutap_tramp_common
+	.cfi_endproc
+	.size nvmlDeviceGetComputeRunningProcesses,.-nvmlDeviceGetComputeRunningProcesses
+	.globl nvmlDeviceGetComputeRunningProcesses_v2
+	.type nvmlDeviceGetComputeRunningProcesses_v2,@function
+	.p2align 4
+nvmlDeviceGetComputeRunningProcesses_v2:
+	.cfi_startproc
+	leaq cutap_lib_untyped_ctx+10824(%rip), %r11
+	jmp cutap_tramp_common
+	.cfi_endproc
+	.size nvmlDeviceGetComputeRunningProcesses_v2,.-nvmlDeviceGetComputeRunningProcesses_v2
+	.globl nvmlDeviceGetCount
+	.type nvmlDeviceGetCount,@function
+	.p2align 4
+nvmlDeviceGetCount:
+	.cfi_startproc
+	leaq cutap_lib_untyped_ctx+10848(%rip), %r11
+	jmp cutap_tramp_common
+	.cfi_endproc
+	.size nvmlDeviceGetCount,.-nvmlDeviceGetCount
+	.globl nvmlDeviceGetDriverModel
+	.type nvmlDeviceGetDriverModel,@function
+	.p2align 4
+nvmlDeviceGetDriverModel:
+	.cfi_startproc
+	leaq cutap_lib_untyped_ctx+10872(%rip), %r11
+	jmp cutap_tramp_common
+	.cfi_endproc
+	.size nvmlDeviceGetDriverModel,.-nvmlDeviceGetDriverModel
+	.globl nvmlDeviceGetGpuInstancePossiblePlacements
+	.type nvmlDeviceGetGpuInstancePossiblePlacements,@function
+	.p2align 4
+nvmlDeviceGetGpuInstancePossiblePlacements:
+	.cfi_startproc
+	leaq cutap_lib_untyped_ctx+10896(%rip), %r11
+	jmp cutap_tramp_common
+	.cfi_endproc
+	.size nvmlDeviceGetGpuInstancePossiblePlacements,.-nvmlDeviceGetGpuInstancePossiblePlacements
+	.globl nvmlDeviceGetGraphicsRunningProcesses
+	.type nvmlDeviceGetGraphicsRunningProcesses,@function
+	.p2align 4
+nvmlDeviceGetGraphicsRunningProcesses:
+	.cfi_startproc
+	leaq cutap_lib_untyped_ctx+10920(%rip), %r11
+	jmp cutap_tramp_common
+	.cfi_endproc
+	.size nvmlDeviceGetGraphicsRunningProcesses,.-nvmlDeviceGetGraphicsRunningProcesses
+	.globl nvmlDeviceGetGraphicsRunningProcesses_v2
+	.type nvmlDeviceGetGraphicsRunningProcesses_v2,@function
+	.p2align 4
+nvmlDeviceGetGraphicsRunningProcesses_v2:
+	.cfi_startproc
+	leaq cutap_lib_untyped_ctx+10944(%rip), %r11
+	jmp cutap_tramp_common
+	.cfi_endproc
+	.size nvmlDeviceGetGraphicsRunningProcesses_v2,.-nvmlDeviceGetGraphicsRunningProcesses_v2
+	.globl nvmlDeviceGetGridLicensableFeatures
+	.type nvmlDeviceGetGridLicensableFeatures,@function
+	.p2align 4
+nvmlDeviceGetGridLicensableFeatures:
+	.cfi_startproc
+	leaq cutap_lib_untyped_ctx+10968(%rip), %r11
+	jmp cutap_tramp_common
+	.cfi_endproc
+	.size nvmlDeviceGetGridLicensableFeatures,.-nvmlDeviceGetGridLicensableFeatures
+	.globl nvmlDeviceGetGridLicensableFeatures_v2
+	.type nvmlDeviceGetGridLicensableFeatures_v2,@function
+	.p2align 4
+nvmlDeviceGetGridLicensableFeatures_v2:
+	.cfi_startproc
+	leaq cutap_lib_untyped_ctx+10992(%rip), %r11
+	jmp cutap_tramp_common
+	.cfi_endproc
+	.size nvmlDeviceGetGridLicensableFeatures_v2,.-nvmlDeviceGetGridLicensableFeatures_v2
+	.globl nvmlDeviceGetGridLicensableFeatures_v3
+	.type nvmlDeviceGetGridLicensableFeatures_v3,@function
+	.p2align 4
+nvmlDeviceGetGridLicensableFeatures_v3:
+	.cfi_startproc
+	leaq cutap_lib_untyped_ctx+11016(%rip), %r11
+	jmp cutap_tramp_common
+	.cfi_endproc
+	.size nvmlDeviceGetGridLicensableFeatures_v3,.-nvmlDeviceGetGridLicensableFeatures_v3
+	.globl nvmlDeviceGetHandleByIndex
+	.type nvmlDeviceGetHandleByIndex,@function
+	.p2align 4
+nvmlDeviceGetHandleByIndex:
+	.cfi_startproc
+	leaq cutap_lib_untyped_ctx+11040(%rip), %r11
+	jmp cutap_tramp_common
+	.cfi_endproc
+	.size nvmlDeviceGetHandleByIndex,.-nvmlDeviceGetHandleByIndex
+	.globl nvmlDeviceGetHandleByPciBusId
+	.type nvmlDeviceGetHandleByPciBusId,@function
+	.p2align 4
+nvmlDeviceGetHandleByPciBusId:
+	.cfi_startproc
+	leaq cutap_lib_untyped_ctx+11064(%rip), %r11
+	jmp cutap_tramp_common
+	.cfi_endproc
+	.size nvmlDeviceGetHandleByPciBusId,.-nvmlDeviceGetHandleByPciBusId
+	.globl nvmlDeviceGetMPSComputeRunningProcesses
+	.type nvmlDeviceGetMPSComputeRunningProcesses,@function
+	.p2align 4
+nvmlDeviceGetMPSComputeRunningProcesses:
+	.cfi_startproc
+	leaq cutap_lib_untyped_ctx+11088(%rip), %r11
+	jmp cutap_tramp_common
+	.cfi_endproc
+	.size nvmlDeviceGetMPSComputeRunningProcesses,.-nvmlDeviceGetMPSComputeRunningProcesses
+	.globl nvmlDeviceGetMPSComputeRunningProcesses_v2
+	.type nvmlDeviceGetMPSComputeRunningProcesses_v2,@function
+	.p2align 4
+nvmlDeviceGetMPSComputeRunningProcesses_v2:
+	.cfi_startproc
+	leaq cutap_lib_untyped_ctx+11112(%rip), %r11
+	jmp cutap_tramp_common
+	.cfi_endproc
+	.size nvmlDeviceGetMPSComputeRunningProcesses_v2,.-nvmlDeviceGetMPSComputeRunningProcesses_v2
+	.globl nvmlDeviceGetNvLinkRemotePciInfo
+	.type nvmlDeviceGetNvLinkRemotePciInfo,@function
+	.p2align 4
+nvmlDeviceGetNvLinkRemotePciInfo:
+	.cfi_startproc
+	leaq cutap_lib_untyped_ctx+11136(%rip), %r11
+	jmp cutap_tramp_common
+	.cfi_endproc
+	.size nvmlDeviceGetNvLinkRemotePciInfo,.-nvmlDeviceGetNvLinkRemotePciInfo
+	.globl nvmlDeviceGetPciInfo
+	.type nvmlDeviceGetPciInfo,@function
+	.p2align 4
+nvmlDeviceGetPciInfo:
+	.cfi_startproc
+	leaq cutap_lib_untyped_ctx+11160(%rip), %r11
+	jmp cutap_tramp_common
+	.cfi_endproc
+	.size nvmlDeviceGetPciInfo,.-nvmlDeviceGetPciInfo
+	.globl nvmlDeviceGetPciInfo_v2
+	.type nvmlDeviceGetPciInfo_v2,@function
+	.p2align 4
+nvmlDeviceGetPciInfo_v2:
+	.cfi_startproc
+	leaq cutap_lib_untyped_ctx+11184(%rip), %r11
+	jmp cutap_tramp_common
+	.cfi_endproc
+	.size nvmlDeviceGetPciInfo_v2,.-nvmlDeviceGetPciInfo_v2
+	.globl nvmlDeviceGetRemappedRows_v2
+	.type nvmlDeviceGetRemappedRows_v2,@function
+	.p2align 4
+nvmlDeviceGetRemappedRows_v2:
+	.cfi_startproc
+	leaq cutap_lib_untyped_ctx+11208(%rip), %r11
+	jmp cutap_tramp_common
+	.cfi_endproc
+	.size nvmlDeviceGetRemappedRows_v2,.-nvmlDeviceGetRemappedRows_v2
+	.globl nvmlDeviceGetUnrepairableMemoryFlag_v1
+	.type nvmlDeviceGetUnrepairableMemoryFlag_v1,@function
+	.p2align 4
+nvmlDeviceGetUnrepairableMemoryFlag_v1:
+	.cfi_startproc
+	leaq cutap_lib_untyped_ctx+11232(%rip), %r11
+	jmp cutap_tramp_common
+	.cfi_endproc
+	.size nvmlDeviceGetUnrepairableMemoryFlag_v1,.-nvmlDeviceGetUnrepairableMemoryFlag_v1
+	.globl nvmlDeviceReadPRMCounters_v1
+	.type nvmlDeviceReadPRMCounters_v1,@function
+	.p2align 4
+nvmlDeviceReadPRMCounters_v1:
+	.cfi_startproc
+	leaq cutap_lib_untyped_ctx+11256(%rip), %r11
+	jmp cutap_tramp_common
+	.cfi_endproc
+	.size nvmlDeviceReadPRMCounters_v1,.-nvmlDeviceReadPRMCounters_v1
+	.globl nvmlDeviceRemoveGpu
+	.type nvmlDeviceRemoveGpu,@function
+	.p2align 4
+nvmlDeviceRemoveGpu:
+	.cfi_startproc
+	leaq cutap_lib_untyped_ctx+11280(%rip), %r11
+	jmp cutap_tramp_common
+	.cfi_endproc
+	.size nvmlDeviceRemoveGpu,.-nvmlDeviceRemoveGpu
+	.globl nvmlEventSetWait
+	.type nvmlEventSetWait,@function
+	.p2align 4
+nvmlEventSetWait:
+	.cfi_startproc
+	leaq cutap_lib_untyped_ctx+11304(%rip), %r11
+	jmp cutap_tramp_common
+	.cfi_endproc
+	.size nvmlEventSetWait,.-nvmlEventSetWait
+	.globl nvmlGetBlacklistDeviceCount
+	.type nvmlGetBlacklistDeviceCount,@function
+	.p2align 4
+nvmlGetBlacklistDeviceCount:
+	.cfi_startproc
+	leaq cutap_lib_untyped_ctx+11328(%rip), %r11
+	jmp cutap_tramp_common
+	.cfi_endproc
+	.size nvmlGetBlacklistDeviceCount,.-nvmlGetBlacklistDeviceCount
+	.globl nvmlGetBlacklistDeviceInfoByIndex
+	.type nvmlGetBlacklistDeviceInfoByIndex,@function
+	.p2align 4
+nvmlGetBlacklistDeviceInfoByIndex:
+	.cfi_startproc
+	leaq cutap_lib_untyped_ctx+11352(%rip), %r11
+	jmp cutap_tramp_common
+	.cfi_endproc
+	.size nvmlGetBlacklistDeviceInfoByIndex,.-nvmlGetBlacklistDeviceInfoByIndex
+	.globl nvmlInit
+	.type nvmlInit,@function
+	.p2align 4
+nvmlInit:
+	.cfi_startproc
+	leaq cutap_lib_untyped_ctx+11376(%rip), %r11
+	jmp cutap_tramp_common
+	.cfi_endproc
+	.size nvmlInit,.-nvmlInit
+	.globl nvmlInternalGetExportTable
+	.type nvmlInternalGetExportTable,@function
+	.p2align 4
+nvmlInternalGetExportTable:
+	.cfi_startproc
+	leaq cutap_lib_untyped_ctx+11400(%rip), %r11
+	jmp cutap_tramp_common
+	.cfi_endproc
+	.size nvmlInternalGetExportTable,.-nvmlInternalGetExportTable
+	.globl nvmlVgpuInstanceGetLicenseInfo
+	.type nvmlVgpuInstanceGetLicenseInfo,@function
+	.p2align 4
+nvmlVgpuInstanceGetLicenseInfo:
+	.cfi_startproc
+	leaq cutap_lib_untyped_ctx+11424(%rip), %r11
+	jmp cutap_tramp_common
+	.cfi_endproc
+	.size nvmlVgpuInstanceGetLicenseInfo,.-nvmlVgpuInstanceGetLicenseInfo
 	.section .note.GNU-stack,"",@progbits

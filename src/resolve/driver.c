@@ -22,7 +22,7 @@ CUTAP_FORK_SAFE(drv_lock)
 
 /* Open-addressing map real address -> id (driver exports, layer
  * functions) or dynamic id. Room for every static id and as many again. */
-#define MAP_SIZE 8192
+#define MAP_SIZE 16384
 _Static_assert(MAP_SIZE >= 2 * CUTAP_STATIC_COUNT, "address map too small");
 struct slot {
     void *key;

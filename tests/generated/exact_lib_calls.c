@@ -47915,6 +47915,4628 @@ static int t_nvJitLinkVersion(void *h)
     unsigned int r = ((unsigned int (*)(void *, void *))p)(v0, v1);
     return exact_lib_check("nvJitLinkVersion", CUTAP_ID_nvJitLinkVersion, want, 2, (uint64_t)r, (uint64_t)(unsigned int)forced, 1);
 }
+static int t_nvmlComputeInstanceDestroy(void *h)
+{
+    void *p = exact_lib_sym(h, "nvmlComputeInstanceDestroy");
+    if (!p) return 1;
+    void * v0 = exact_lib_ptr(96096u);
+    uint64_t want[1] = {(uint64_t)(uintptr_t)v0};
+    uint64_t forced = exact_lib_force(CUTAP_ID_nvmlComputeInstanceDestroy, 403u);
+    unsigned int r = ((unsigned int (*)(void *))p)(v0);
+    return exact_lib_check("nvmlComputeInstanceDestroy", CUTAP_ID_nvmlComputeInstanceDestroy, want, 1, (uint64_t)r, (uint64_t)(unsigned int)forced, 1);
+}
+static int t_nvmlComputeInstanceGetInfo(void *h)
+{
+    void *p = exact_lib_sym(h, "nvmlComputeInstanceGetInfo");
+    if (!p) return 1;
+    uint64_t u[8];
+    for (int i = 0; i < 8; i++) u[i] = 0xb0c429116affULL * (uint64_t)(i + 1);
+    double d0 = 4.5, d1 = -673.25;
+    uint64_t want[10] = {u[0], u[1], u[2], u[3], u[4], u[5], u[6], u[7], fake_d2w(d0), fake_d2w(d1)};
+    uint64_t forced = exact_lib_force(CUTAP_ID_nvmlComputeInstanceGetInfo, 404u);
+    int r = ((int (*)(uint64_t, uint64_t, uint64_t, uint64_t, uint64_t, uint64_t, uint64_t, uint64_t, double, double))p)(u[0], u[1], u[2], u[3], u[4], u[5], u[6], u[7], d0, d1);
+    return exact_lib_check("nvmlComputeInstanceGetInfo", CUTAP_ID_nvmlComputeInstanceGetInfo, want, 10, (uint64_t)r, (uint64_t)(int)forced, 1);
+}
+static int t_nvmlComputeInstanceGetInfo_v2(void *h)
+{
+    void *p = exact_lib_sym(h, "nvmlComputeInstanceGetInfo_v2");
+    if (!p) return 1;
+    void * v0 = exact_lib_ptr(96160u);
+    void * v1 = exact_lib_ptr(96161u);
+    uint64_t want[2] = {(uint64_t)(uintptr_t)v0, (uint64_t)(uintptr_t)v1};
+    uint64_t forced = exact_lib_force(CUTAP_ID_nvmlComputeInstanceGetInfo_v2, 405u);
+    unsigned int r = ((unsigned int (*)(void *, void *))p)(v0, v1);
+    return exact_lib_check("nvmlComputeInstanceGetInfo_v2", CUTAP_ID_nvmlComputeInstanceGetInfo_v2, want, 2, (uint64_t)r, (uint64_t)(unsigned int)forced, 1);
+}
+static int t_nvmlDeviceClearAccountingPids(void *h)
+{
+    void *p = exact_lib_sym(h, "nvmlDeviceClearAccountingPids");
+    if (!p) return 1;
+    void * v0 = exact_lib_ptr(96192u);
+    uint64_t want[1] = {(uint64_t)(uintptr_t)v0};
+    uint64_t forced = exact_lib_force(CUTAP_ID_nvmlDeviceClearAccountingPids, 406u);
+    unsigned int r = ((unsigned int (*)(void *))p)(v0);
+    return exact_lib_check("nvmlDeviceClearAccountingPids", CUTAP_ID_nvmlDeviceClearAccountingPids, want, 1, (uint64_t)r, (uint64_t)(unsigned int)forced, 1);
+}
+static int t_nvmlDeviceClearCpuAffinity(void *h)
+{
+    void *p = exact_lib_sym(h, "nvmlDeviceClearCpuAffinity");
+    if (!p) return 1;
+    void * v0 = exact_lib_ptr(96224u);
+    uint64_t want[1] = {(uint64_t)(uintptr_t)v0};
+    uint64_t forced = exact_lib_force(CUTAP_ID_nvmlDeviceClearCpuAffinity, 407u);
+    unsigned int r = ((unsigned int (*)(void *))p)(v0);
+    return exact_lib_check("nvmlDeviceClearCpuAffinity", CUTAP_ID_nvmlDeviceClearCpuAffinity, want, 1, (uint64_t)r, (uint64_t)(unsigned int)forced, 1);
+}
+static int t_nvmlDeviceClearEccErrorCounts(void *h)
+{
+    void *p = exact_lib_sym(h, "nvmlDeviceClearEccErrorCounts");
+    if (!p) return 1;
+    void * v0 = exact_lib_ptr(96256u);
+    unsigned int v1 = (unsigned int)0xf9d32cedb1b4642aULL;
+    uint64_t want[2] = {(uint64_t)(uintptr_t)v0, (uint64_t)v1};
+    uint64_t forced = exact_lib_force(CUTAP_ID_nvmlDeviceClearEccErrorCounts, 408u);
+    unsigned int r = ((unsigned int (*)(void *, unsigned int))p)(v0, v1);
+    return exact_lib_check("nvmlDeviceClearEccErrorCounts", CUTAP_ID_nvmlDeviceClearEccErrorCounts, want, 2, (uint64_t)r, (uint64_t)(unsigned int)forced, 1);
+}
+static int t_nvmlDeviceClearFieldValues(void *h)
+{
+    void *p = exact_lib_sym(h, "nvmlDeviceClearFieldValues");
+    if (!p) return 1;
+    void * v0 = exact_lib_ptr(96288u);
+    int v1 = (int)0xdd4ac885a65c257aULL;
+    void * v2 = exact_lib_ptr(96290u);
+    uint64_t want[3] = {(uint64_t)(uintptr_t)v0, (uint64_t)(int64_t)v1, (uint64_t)(uintptr_t)v2};
+    uint64_t forced = exact_lib_force(CUTAP_ID_nvmlDeviceClearFieldValues, 409u);
+    unsigned int r = ((unsigned int (*)(void *, int, void *))p)(v0, v1, v2);
+    return exact_lib_check("nvmlDeviceClearFieldValues", CUTAP_ID_nvmlDeviceClearFieldValues, want, 3, (uint64_t)r, (uint64_t)(unsigned int)forced, 1);
+}
+static int t_nvmlDeviceCreateGpuInstance(void *h)
+{
+    void *p = exact_lib_sym(h, "nvmlDeviceCreateGpuInstance");
+    if (!p) return 1;
+    void * v0 = exact_lib_ptr(96320u);
+    unsigned int v1 = (unsigned int)0xc0c2641d9b03e6caULL;
+    void * v2 = exact_lib_ptr(96322u);
+    uint64_t want[3] = {(uint64_t)(uintptr_t)v0, (uint64_t)v1, (uint64_t)(uintptr_t)v2};
+    uint64_t forced = exact_lib_force(CUTAP_ID_nvmlDeviceCreateGpuInstance, 410u);
+    unsigned int r = ((unsigned int (*)(void *, unsigned int, void *))p)(v0, v1, v2);
+    return exact_lib_check("nvmlDeviceCreateGpuInstance", CUTAP_ID_nvmlDeviceCreateGpuInstance, want, 3, (uint64_t)r, (uint64_t)(unsigned int)forced, 1);
+}
+static int t_nvmlDeviceCreateGpuInstanceWithPlacement(void *h)
+{
+    void *p = exact_lib_sym(h, "nvmlDeviceCreateGpuInstanceWithPlacement");
+    if (!p) return 1;
+    void * v0 = exact_lib_ptr(96352u);
+    unsigned int v1 = (unsigned int)0xa439ffb58faba81aULL;
+    void * v2 = exact_lib_ptr(96354u);
+    void * v3 = exact_lib_ptr(96355u);
+    uint64_t want[4] = {(uint64_t)(uintptr_t)v0, (uint64_t)v1, (uint64_t)(uintptr_t)v2, (uint64_t)(uintptr_t)v3};
+    uint64_t forced = exact_lib_force(CUTAP_ID_nvmlDeviceCreateGpuInstanceWithPlacement, 411u);
+    unsigned int r = ((unsigned int (*)(void *, unsigned int, void *, void *))p)(v0, v1, v2, v3);
+    return exact_lib_check("nvmlDeviceCreateGpuInstanceWithPlacement", CUTAP_ID_nvmlDeviceCreateGpuInstanceWithPlacement, want, 4, (uint64_t)r, (uint64_t)(unsigned int)forced, 1);
+}
+static int t_nvmlDeviceDiscoverGpus(void *h)
+{
+    void *p = exact_lib_sym(h, "nvmlDeviceDiscoverGpus");
+    if (!p) return 1;
+    void * v0 = exact_lib_ptr(96384u);
+    uint64_t want[1] = {(uint64_t)(uintptr_t)v0};
+    uint64_t forced = exact_lib_force(CUTAP_ID_nvmlDeviceDiscoverGpus, 412u);
+    unsigned int r = ((unsigned int (*)(void *))p)(v0);
+    return exact_lib_check("nvmlDeviceDiscoverGpus", CUTAP_ID_nvmlDeviceDiscoverGpus, want, 1, (uint64_t)r, (uint64_t)(unsigned int)forced, 1);
+}
+static int t_nvmlDeviceFreezeNvLinkUtilizationCounter(void *h)
+{
+    void *p = exact_lib_sym(h, "nvmlDeviceFreezeNvLinkUtilizationCounter");
+    if (!p) return 1;
+    void * v0 = exact_lib_ptr(96416u);
+    unsigned int v1 = (unsigned int)0x6b2936e578fb2abaULL;
+    unsigned int v2 = (unsigned int)0x960b09ef845a6cfULL;
+    unsigned int v3 = (unsigned int)0xa7982a58779022e4ULL;
+    uint64_t want[4] = {(uint64_t)(uintptr_t)v0, (uint64_t)v1, (uint64_t)v2, (uint64_t)v3};
+    uint64_t forced = exact_lib_force(CUTAP_ID_nvmlDeviceFreezeNvLinkUtilizationCounter, 413u);
+    unsigned int r = ((unsigned int (*)(void *, unsigned int, unsigned int, unsigned int))p)(v0, v1, v2, v3);
+    return exact_lib_check("nvmlDeviceFreezeNvLinkUtilizationCounter", CUTAP_ID_nvmlDeviceFreezeNvLinkUtilizationCounter, want, 4, (uint64_t)r, (uint64_t)(unsigned int)forced, 1);
+}
+static int t_nvmlDeviceGetAPIRestriction(void *h)
+{
+    void *p = exact_lib_sym(h, "nvmlDeviceGetAPIRestriction");
+    if (!p) return 1;
+    void * v0 = exact_lib_ptr(96448u);
+    unsigned int v1 = (unsigned int)0x4ea0d27d6da2ec0aULL;
+    void * v2 = exact_lib_ptr(96450u);
+    uint64_t want[3] = {(uint64_t)(uintptr_t)v0, (uint64_t)v1, (uint64_t)(uintptr_t)v2};
+    uint64_t forced = exact_lib_force(CUTAP_ID_nvmlDeviceGetAPIRestriction, 414u);
+    unsigned int r = ((unsigned int (*)(void *, unsigned int, void *))p)(v0, v1, v2);
+    return exact_lib_check("nvmlDeviceGetAPIRestriction", CUTAP_ID_nvmlDeviceGetAPIRestriction, want, 3, (uint64_t)r, (uint64_t)(unsigned int)forced, 1);
+}
+static int t_nvmlDeviceGetAccountingBufferSize(void *h)
+{
+    void *p = exact_lib_sym(h, "nvmlDeviceGetAccountingBufferSize");
+    if (!p) return 1;
+    void * v0 = exact_lib_ptr(96480u);
+    void * v1 = exact_lib_ptr(96481u);
+    uint64_t want[2] = {(uint64_t)(uintptr_t)v0, (uint64_t)(uintptr_t)v1};
+    uint64_t forced = exact_lib_force(CUTAP_ID_nvmlDeviceGetAccountingBufferSize, 415u);
+    unsigned int r = ((unsigned int (*)(void *, void *))p)(v0, v1);
+    return exact_lib_check("nvmlDeviceGetAccountingBufferSize", CUTAP_ID_nvmlDeviceGetAccountingBufferSize, want, 2, (uint64_t)r, (uint64_t)(unsigned int)forced, 1);
+}
+static int t_nvmlDeviceGetAccountingMode(void *h)
+{
+    void *p = exact_lib_sym(h, "nvmlDeviceGetAccountingMode");
+    if (!p) return 1;
+    void * v0 = exact_lib_ptr(96512u);
+    void * v1 = exact_lib_ptr(96513u);
+    uint64_t want[2] = {(uint64_t)(uintptr_t)v0, (uint64_t)(uintptr_t)v1};
+    uint64_t forced = exact_lib_force(CUTAP_ID_nvmlDeviceGetAccountingMode, 416u);
+    unsigned int r = ((unsigned int (*)(void *, void *))p)(v0, v1);
+    return exact_lib_check("nvmlDeviceGetAccountingMode", CUTAP_ID_nvmlDeviceGetAccountingMode, want, 2, (uint64_t)r, (uint64_t)(unsigned int)forced, 1);
+}
+static int t_nvmlDeviceGetAccountingPids(void *h)
+{
+    void *p = exact_lib_sym(h, "nvmlDeviceGetAccountingPids");
+    if (!p) return 1;
+    void * v0 = exact_lib_ptr(96544u);
+    void * v1 = exact_lib_ptr(96545u);
+    void * v2 = exact_lib_ptr(96546u);
+    uint64_t want[3] = {(uint64_t)(uintptr_t)v0, (uint64_t)(uintptr_t)v1, (uint64_t)(uintptr_t)v2};
+    uint64_t forced = exact_lib_force(CUTAP_ID_nvmlDeviceGetAccountingPids, 417u);
+    unsigned int r = ((unsigned int (*)(void *, void *, void *))p)(v0, v1, v2);
+    return exact_lib_check("nvmlDeviceGetAccountingPids", CUTAP_ID_nvmlDeviceGetAccountingPids, want, 3, (uint64_t)r, (uint64_t)(unsigned int)forced, 1);
+}
+static int t_nvmlDeviceGetAccountingStats(void *h)
+{
+    void *p = exact_lib_sym(h, "nvmlDeviceGetAccountingStats");
+    if (!p) return 1;
+    void * v0 = exact_lib_ptr(96576u);
+    unsigned int v1 = (unsigned int)0xdc7f40dd4041f14aULL;
+    void * v2 = exact_lib_ptr(96578u);
+    uint64_t want[3] = {(uint64_t)(uintptr_t)v0, (uint64_t)v1, (uint64_t)(uintptr_t)v2};
+    uint64_t forced = exact_lib_force(CUTAP_ID_nvmlDeviceGetAccountingStats, 418u);
+    unsigned int r = ((unsigned int (*)(void *, unsigned int, void *))p)(v0, v1, v2);
+    return exact_lib_check("nvmlDeviceGetAccountingStats", CUTAP_ID_nvmlDeviceGetAccountingStats, want, 3, (uint64_t)r, (uint64_t)(unsigned int)forced, 1);
+}
+static int t_nvmlDeviceGetActiveVgpus(void *h)
+{
+    void *p = exact_lib_sym(h, "nvmlDeviceGetActiveVgpus");
+    if (!p) return 1;
+    void * v0 = exact_lib_ptr(96608u);
+    void * v1 = exact_lib_ptr(96609u);
+    void * v2 = exact_lib_ptr(96610u);
+    uint64_t want[3] = {(uint64_t)(uintptr_t)v0, (uint64_t)(uintptr_t)v1, (uint64_t)(uintptr_t)v2};
+    uint64_t forced = exact_lib_force(CUTAP_ID_nvmlDeviceGetActiveVgpus, 419u);
+    unsigned int r = ((unsigned int (*)(void *, void *, void *))p)(v0, v1, v2);
+    return exact_lib_check("nvmlDeviceGetActiveVgpus", CUTAP_ID_nvmlDeviceGetActiveVgpus, want, 3, (uint64_t)r, (uint64_t)(unsigned int)forced, 1);
+}
+static int t_nvmlDeviceGetAdaptiveClockInfoStatus(void *h)
+{
+    void *p = exact_lib_sym(h, "nvmlDeviceGetAdaptiveClockInfoStatus");
+    if (!p) return 1;
+    void * v0 = exact_lib_ptr(96640u);
+    void * v1 = exact_lib_ptr(96641u);
+    uint64_t want[2] = {(uint64_t)(uintptr_t)v0, (uint64_t)(uintptr_t)v1};
+    uint64_t forced = exact_lib_force(CUTAP_ID_nvmlDeviceGetAdaptiveClockInfoStatus, 420u);
+    unsigned int r = ((unsigned int (*)(void *, void *))p)(v0, v1);
+    return exact_lib_check("nvmlDeviceGetAdaptiveClockInfoStatus", CUTAP_ID_nvmlDeviceGetAdaptiveClockInfoStatus, want, 2, (uint64_t)r, (uint64_t)(unsigned int)forced, 1);
+}
+static int t_nvmlDeviceGetAddressingMode(void *h)
+{
+    void *p = exact_lib_sym(h, "nvmlDeviceGetAddressingMode");
+    if (!p) return 1;
+    void * v0 = exact_lib_ptr(96672u);
+    void * v1 = exact_lib_ptr(96673u);
+    uint64_t want[2] = {(uint64_t)(uintptr_t)v0, (uint64_t)(uintptr_t)v1};
+    uint64_t forced = exact_lib_force(CUTAP_ID_nvmlDeviceGetAddressingMode, 421u);
+    unsigned int r = ((unsigned int (*)(void *, void *))p)(v0, v1);
+    return exact_lib_check("nvmlDeviceGetAddressingMode", CUTAP_ID_nvmlDeviceGetAddressingMode, want, 2, (uint64_t)r, (uint64_t)(unsigned int)forced, 1);
+}
+static int t_nvmlDeviceGetApplicationsClock(void *h)
+{
+    void *p = exact_lib_sym(h, "nvmlDeviceGetApplicationsClock");
+    if (!p) return 1;
+    void * v0 = exact_lib_ptr(96704u);
+    unsigned int v1 = (unsigned int)0x6a5daf3d12e0f68aULL;
+    void * v2 = exact_lib_ptr(96706u);
+    uint64_t want[3] = {(uint64_t)(uintptr_t)v0, (uint64_t)v1, (uint64_t)(uintptr_t)v2};
+    uint64_t forced = exact_lib_force(CUTAP_ID_nvmlDeviceGetApplicationsClock, 422u);
+    unsigned int r = ((unsigned int (*)(void *, unsigned int, void *))p)(v0, v1, v2);
+    return exact_lib_check("nvmlDeviceGetApplicationsClock", CUTAP_ID_nvmlDeviceGetApplicationsClock, want, 3, (uint64_t)r, (uint64_t)(unsigned int)forced, 1);
+}
+static int t_nvmlDeviceGetArchitecture(void *h)
+{
+    void *p = exact_lib_sym(h, "nvmlDeviceGetArchitecture");
+    if (!p) return 1;
+    void * v0 = exact_lib_ptr(96736u);
+    void * v1 = exact_lib_ptr(96737u);
+    uint64_t want[2] = {(uint64_t)(uintptr_t)v0, (uint64_t)(uintptr_t)v1};
+    uint64_t forced = exact_lib_force(CUTAP_ID_nvmlDeviceGetArchitecture, 423u);
+    unsigned int r = ((unsigned int (*)(void *, void *))p)(v0, v1);
+    return exact_lib_check("nvmlDeviceGetArchitecture", CUTAP_ID_nvmlDeviceGetArchitecture, want, 2, (uint64_t)r, (uint64_t)(unsigned int)forced, 1);
+}
+static int t_nvmlDeviceGetAttributes(void *h)
+{
+    void *p = exact_lib_sym(h, "nvmlDeviceGetAttributes");
+    if (!p) return 1;
+    uint64_t u[8];
+    for (int i = 0; i < 8; i++) u[i] = 0x33421ae31ca3ULL * (uint64_t)(i + 1);
+    double d0 = 24.5, d1 = -693.25;
+    uint64_t want[10] = {u[0], u[1], u[2], u[3], u[4], u[5], u[6], u[7], fake_d2w(d0), fake_d2w(d1)};
+    uint64_t forced = exact_lib_force(CUTAP_ID_nvmlDeviceGetAttributes, 424u);
+    int r = ((int (*)(uint64_t, uint64_t, uint64_t, uint64_t, uint64_t, uint64_t, uint64_t, uint64_t, double, double))p)(u[0], u[1], u[2], u[3], u[4], u[5], u[6], u[7], d0, d1);
+    return exact_lib_check("nvmlDeviceGetAttributes", CUTAP_ID_nvmlDeviceGetAttributes, want, 10, (uint64_t)r, (uint64_t)(int)forced, 1);
+}
+static int t_nvmlDeviceGetAttributes_v2(void *h)
+{
+    void *p = exact_lib_sym(h, "nvmlDeviceGetAttributes_v2");
+    if (!p) return 1;
+    void * v0 = exact_lib_ptr(96800u);
+    void * v1 = exact_lib_ptr(96801u);
+    uint64_t want[2] = {(uint64_t)(uintptr_t)v0, (uint64_t)(uintptr_t)v1};
+    uint64_t forced = exact_lib_force(CUTAP_ID_nvmlDeviceGetAttributes_v2, 425u);
+    unsigned int r = ((unsigned int (*)(void *, void *))p)(v0, v1);
+    return exact_lib_check("nvmlDeviceGetAttributes_v2", CUTAP_ID_nvmlDeviceGetAttributes_v2, want, 2, (uint64_t)r, (uint64_t)(unsigned int)forced, 1);
+}
+static int t_nvmlDeviceGetAutoBoostedClocksEnabled(void *h)
+{
+    void *p = exact_lib_sym(h, "nvmlDeviceGetAutoBoostedClocksEnabled");
+    if (!p) return 1;
+    void * v0 = exact_lib_ptr(96832u);
+    void * v1 = exact_lib_ptr(96833u);
+    void * v2 = exact_lib_ptr(96834u);
+    uint64_t want[3] = {(uint64_t)(uintptr_t)v0, (uint64_t)(uintptr_t)v1, (uint64_t)(uintptr_t)v2};
+    uint64_t forced = exact_lib_force(CUTAP_ID_nvmlDeviceGetAutoBoostedClocksEnabled, 426u);
+    unsigned int r = ((unsigned int (*)(void *, void *, void *))p)(v0, v1, v2);
+    return exact_lib_check("nvmlDeviceGetAutoBoostedClocksEnabled", CUTAP_ID_nvmlDeviceGetAutoBoostedClocksEnabled, want, 3, (uint64_t)r, (uint64_t)(unsigned int)forced, 1);
+}
+static int t_nvmlDeviceGetBAR1MemoryInfo(void *h)
+{
+    void *p = exact_lib_sym(h, "nvmlDeviceGetBAR1MemoryInfo");
+    if (!p) return 1;
+    void * v0 = exact_lib_ptr(96864u);
+    void * v1 = exact_lib_ptr(96865u);
+    uint64_t want[2] = {(uint64_t)(uintptr_t)v0, (uint64_t)(uintptr_t)v1};
+    uint64_t forced = exact_lib_force(CUTAP_ID_nvmlDeviceGetBAR1MemoryInfo, 427u);
+    unsigned int r = ((unsigned int (*)(void *, void *))p)(v0, v1);
+    return exact_lib_check("nvmlDeviceGetBAR1MemoryInfo", CUTAP_ID_nvmlDeviceGetBAR1MemoryInfo, want, 2, (uint64_t)r, (uint64_t)(unsigned int)forced, 1);
+}
+static int t_nvmlDeviceGetBoardId(void *h)
+{
+    void *p = exact_lib_sym(h, "nvmlDeviceGetBoardId");
+    if (!p) return 1;
+    void * v0 = exact_lib_ptr(96896u);
+    void * v1 = exact_lib_ptr(96897u);
+    uint64_t want[2] = {(uint64_t)(uintptr_t)v0, (uint64_t)(uintptr_t)v1};
+    uint64_t forced = exact_lib_force(CUTAP_ID_nvmlDeviceGetBoardId, 428u);
+    unsigned int r = ((unsigned int (*)(void *, void *))p)(v0, v1);
+    return exact_lib_check("nvmlDeviceGetBoardId", CUTAP_ID_nvmlDeviceGetBoardId, want, 2, (uint64_t)r, (uint64_t)(unsigned int)forced, 1);
+}
+static int t_nvmlDeviceGetBoardPartNumber(void *h)
+{
+    void *p = exact_lib_sym(h, "nvmlDeviceGetBoardPartNumber");
+    if (!p) return 1;
+    void * v0 = exact_lib_ptr(96928u);
+    void * v1 = exact_lib_ptr(96929u);
+    unsigned int v2 = (unsigned int)0x40da6a1e42c1bbcfULL;
+    uint64_t want[3] = {(uint64_t)(uintptr_t)v0, (uint64_t)(uintptr_t)v1, (uint64_t)v2};
+    uint64_t forced = exact_lib_force(CUTAP_ID_nvmlDeviceGetBoardPartNumber, 429u);
+    unsigned int r = ((unsigned int (*)(void *, void *, unsigned int))p)(v0, v1, v2);
+    return exact_lib_check("nvmlDeviceGetBoardPartNumber", CUTAP_ID_nvmlDeviceGetBoardPartNumber, want, 3, (uint64_t)r, (uint64_t)(unsigned int)forced, 1);
+}
+static int t_nvmlDeviceGetBrand(void *h)
+{
+    void *p = exact_lib_sym(h, "nvmlDeviceGetBrand");
+    if (!p) return 1;
+    void * v0 = exact_lib_ptr(96960u);
+    void * v1 = exact_lib_ptr(96961u);
+    uint64_t want[2] = {(uint64_t)(uintptr_t)v0, (uint64_t)(uintptr_t)v1};
+    uint64_t forced = exact_lib_force(CUTAP_ID_nvmlDeviceGetBrand, 430u);
+    unsigned int r = ((unsigned int (*)(void *, void *))p)(v0, v1);
+    return exact_lib_check("nvmlDeviceGetBrand", CUTAP_ID_nvmlDeviceGetBrand, want, 2, (uint64_t)r, (uint64_t)(unsigned int)forced, 1);
+}
+static int t_nvmlDeviceGetBridgeChipInfo(void *h)
+{
+    void *p = exact_lib_sym(h, "nvmlDeviceGetBridgeChipInfo");
+    if (!p) return 1;
+    void * v0 = exact_lib_ptr(96992u);
+    void * v1 = exact_lib_ptr(96993u);
+    uint64_t want[2] = {(uint64_t)(uintptr_t)v0, (uint64_t)(uintptr_t)v1};
+    uint64_t forced = exact_lib_force(CUTAP_ID_nvmlDeviceGetBridgeChipInfo, 431u);
+    unsigned int r = ((unsigned int (*)(void *, void *))p)(v0, v1);
+    return exact_lib_check("nvmlDeviceGetBridgeChipInfo", CUTAP_ID_nvmlDeviceGetBridgeChipInfo, want, 2, (uint64_t)r, (uint64_t)(unsigned int)forced, 1);
+}
+static int t_nvmlDeviceGetBusType(void *h)
+{
+    void *p = exact_lib_sym(h, "nvmlDeviceGetBusType");
+    if (!p) return 1;
+    void * v0 = exact_lib_ptr(97024u);
+    void * v1 = exact_lib_ptr(97025u);
+    uint64_t want[2] = {(uint64_t)(uintptr_t)v0, (uint64_t)(uintptr_t)v1};
+    uint64_t forced = exact_lib_force(CUTAP_ID_nvmlDeviceGetBusType, 432u);
+    unsigned int r = ((unsigned int (*)(void *, void *))p)(v0, v1);
+    return exact_lib_check("nvmlDeviceGetBusType", CUTAP_ID_nvmlDeviceGetBusType, want, 2, (uint64_t)r, (uint64_t)(unsigned int)forced, 1);
+}
+static int t_nvmlDeviceGetC2cModeInfoV(void *h)
+{
+    void *p = exact_lib_sym(h, "nvmlDeviceGetC2cModeInfoV");
+    if (!p) return 1;
+    void * v0 = exact_lib_ptr(97056u);
+    void * v1 = exact_lib_ptr(97057u);
+    uint64_t want[2] = {(uint64_t)(uintptr_t)v0, (uint64_t)(uintptr_t)v1};
+    uint64_t forced = exact_lib_force(CUTAP_ID_nvmlDeviceGetC2cModeInfoV, 433u);
+    unsigned int r = ((unsigned int (*)(void *, void *))p)(v0, v1);
+    return exact_lib_check("nvmlDeviceGetC2cModeInfoV", CUTAP_ID_nvmlDeviceGetC2cModeInfoV, want, 2, (uint64_t)r, (uint64_t)(unsigned int)forced, 1);
+}
+static int t_nvmlDeviceGetCapabilities(void *h)
+{
+    void *p = exact_lib_sym(h, "nvmlDeviceGetCapabilities");
+    if (!p) return 1;
+    void * v0 = exact_lib_ptr(97088u);
+    void * v1 = exact_lib_ptr(97089u);
+    uint64_t want[2] = {(uint64_t)(uintptr_t)v0, (uint64_t)(uintptr_t)v1};
+    uint64_t forced = exact_lib_force(CUTAP_ID_nvmlDeviceGetCapabilities, 434u);
+    unsigned int r = ((unsigned int (*)(void *, void *))p)(v0, v1);
+    return exact_lib_check("nvmlDeviceGetCapabilities", CUTAP_ID_nvmlDeviceGetCapabilities, want, 2, (uint64_t)r, (uint64_t)(unsigned int)forced, 1);
+}
+static int t_nvmlDeviceGetClkMonStatus(void *h)
+{
+    void *p = exact_lib_sym(h, "nvmlDeviceGetClkMonStatus");
+    if (!p) return 1;
+    void * v0 = exact_lib_ptr(97120u);
+    void * v1 = exact_lib_ptr(97121u);
+    uint64_t want[2] = {(uint64_t)(uintptr_t)v0, (uint64_t)(uintptr_t)v1};
+    uint64_t forced = exact_lib_force(CUTAP_ID_nvmlDeviceGetClkMonStatus, 435u);
+    unsigned int r = ((unsigned int (*)(void *, void *))p)(v0, v1);
+    return exact_lib_check("nvmlDeviceGetClkMonStatus", CUTAP_ID_nvmlDeviceGetClkMonStatus, want, 2, (uint64_t)r, (uint64_t)(unsigned int)forced, 1);
+}
+static int t_nvmlDeviceGetClock(void *h)
+{
+    void *p = exact_lib_sym(h, "nvmlDeviceGetClock");
+    if (!p) return 1;
+    void * v0 = exact_lib_ptr(97152u);
+    unsigned int v1 = (unsigned int)0xdae8318c740d88eaULL;
+    unsigned int v2 = (unsigned int)0x791fab45f35804ffULL;
+    void * v3 = exact_lib_ptr(97155u);
+    uint64_t want[4] = {(uint64_t)(uintptr_t)v0, (uint64_t)v1, (uint64_t)v2, (uint64_t)(uintptr_t)v3};
+    uint64_t forced = exact_lib_force(CUTAP_ID_nvmlDeviceGetClock, 436u);
+    unsigned int r = ((unsigned int (*)(void *, unsigned int, unsigned int, void *))p)(v0, v1, v2, v3);
+    return exact_lib_check("nvmlDeviceGetClock", CUTAP_ID_nvmlDeviceGetClock, want, 4, (uint64_t)r, (uint64_t)(unsigned int)forced, 1);
+}
+static int t_nvmlDeviceGetClockInfo(void *h)
+{
+    void *p = exact_lib_sym(h, "nvmlDeviceGetClockInfo");
+    if (!p) return 1;
+    void * v0 = exact_lib_ptr(97184u);
+    unsigned int v1 = (unsigned int)0xbe5fcd2468b54a3aULL;
+    void * v2 = exact_lib_ptr(97186u);
+    uint64_t want[3] = {(uint64_t)(uintptr_t)v0, (uint64_t)v1, (uint64_t)(uintptr_t)v2};
+    uint64_t forced = exact_lib_force(CUTAP_ID_nvmlDeviceGetClockInfo, 437u);
+    unsigned int r = ((unsigned int (*)(void *, unsigned int, void *))p)(v0, v1, v2);
+    return exact_lib_check("nvmlDeviceGetClockInfo", CUTAP_ID_nvmlDeviceGetClockInfo, want, 3, (uint64_t)r, (uint64_t)(unsigned int)forced, 1);
+}
+static int t_nvmlDeviceGetClockOffsets(void *h)
+{
+    void *p = exact_lib_sym(h, "nvmlDeviceGetClockOffsets");
+    if (!p) return 1;
+    void * v0 = exact_lib_ptr(97216u);
+    void * v1 = exact_lib_ptr(97217u);
+    uint64_t want[2] = {(uint64_t)(uintptr_t)v0, (uint64_t)(uintptr_t)v1};
+    uint64_t forced = exact_lib_force(CUTAP_ID_nvmlDeviceGetClockOffsets, 438u);
+    unsigned int r = ((unsigned int (*)(void *, void *))p)(v0, v1);
+    return exact_lib_check("nvmlDeviceGetClockOffsets", CUTAP_ID_nvmlDeviceGetClockOffsets, want, 2, (uint64_t)r, (uint64_t)(unsigned int)forced, 1);
+}
+static int t_nvmlDeviceGetComputeInstanceId(void *h)
+{
+    void *p = exact_lib_sym(h, "nvmlDeviceGetComputeInstanceId");
+    if (!p) return 1;
+    void * v0 = exact_lib_ptr(97248u);
+    void * v1 = exact_lib_ptr(97249u);
+    uint64_t want[2] = {(uint64_t)(uintptr_t)v0, (uint64_t)(uintptr_t)v1};
+    uint64_t forced = exact_lib_force(CUTAP_ID_nvmlDeviceGetComputeInstanceId, 439u);
+    unsigned int r = ((unsigned int (*)(void *, void *))p)(v0, v1);
+    return exact_lib_check("nvmlDeviceGetComputeInstanceId", CUTAP_ID_nvmlDeviceGetComputeInstanceId, want, 2, (uint64_t)r, (uint64_t)(unsigned int)forced, 1);
+}
+static int t_nvmlDeviceGetComputeMode(void *h)
+{
+    void *p = exact_lib_sym(h, "nvmlDeviceGetComputeMode");
+    if (!p) return 1;
+    void * v0 = exact_lib_ptr(97280u);
+    void * v1 = exact_lib_ptr(97281u);
+    uint64_t want[2] = {(uint64_t)(uintptr_t)v0, (uint64_t)(uintptr_t)v1};
+    uint64_t forced = exact_lib_force(CUTAP_ID_nvmlDeviceGetComputeMode, 440u);
+    unsigned int r = ((unsigned int (*)(void *, void *))p)(v0, v1);
+    return exact_lib_check("nvmlDeviceGetComputeMode", CUTAP_ID_nvmlDeviceGetComputeMode, want, 2, (uint64_t)r, (uint64_t)(unsigned int)forced, 1);
+}
+static int t_nvmlDeviceGetComputeRunningProcesses(void *h)
+{
+    void *p = exact_lib_sym(h, "nvmlDeviceGetComputeRunningProcesses");
+    if (!p) return 1;
+    uint64_t u[8];
+    for (int i = 0; i < 8; i++) u[i] = 0x48938ed55a08ULL * (uint64_t)(i + 1);
+    double d0 = 41.5, d1 = -710.25;
+    uint64_t want[10] = {u[0], u[1], u[2], u[3], u[4], u[5], u[6], u[7], fake_d2w(d0), fake_d2w(d1)};
+    uint64_t forced = exact_lib_force(CUTAP_ID_nvmlDeviceGetComputeRunningProcesses, 441u);
+    int r = ((int (*)(uint64_t, uint64_t, uint64_t, uint64_t, uint64_t, uint64_t, uint64_t, uint64_t, double, double))p)(u[0], u[1], u[2], u[3], u[4], u[5], u[6], u[7], d0, d1);
+    return exact_lib_check("nvmlDeviceGetComputeRunningProcesses", CUTAP_ID_nvmlDeviceGetComputeRunningProcesses, want, 10, (uint64_t)r, (uint64_t)(int)forced, 1);
+}
+static int t_nvmlDeviceGetComputeRunningProcesses_v2(void *h)
+{
+    void *p = exact_lib_sym(h, "nvmlDeviceGetComputeRunningProcesses_v2");
+    if (!p) return 1;
+    uint64_t u[8];
+    for (int i = 0; i < 8; i++) u[i] = 0xc24d0e1fd61dULL * (uint64_t)(i + 1);
+    double d0 = 42.5, d1 = -711.25;
+    uint64_t want[10] = {u[0], u[1], u[2], u[3], u[4], u[5], u[6], u[7], fake_d2w(d0), fake_d2w(d1)};
+    uint64_t forced = exact_lib_force(CUTAP_ID_nvmlDeviceGetComputeRunningProcesses_v2, 442u);
+    int r = ((int (*)(uint64_t, uint64_t, uint64_t, uint64_t, uint64_t, uint64_t, uint64_t, uint64_t, double, double))p)(u[0], u[1], u[2], u[3], u[4], u[5], u[6], u[7], d0, d1);
+    return exact_lib_check("nvmlDeviceGetComputeRunningProcesses_v2", CUTAP_ID_nvmlDeviceGetComputeRunningProcesses_v2, want, 10, (uint64_t)r, (uint64_t)(int)forced, 1);
+}
+static int t_nvmlDeviceGetComputeRunningProcesses_v3(void *h)
+{
+    void *p = exact_lib_sym(h, "nvmlDeviceGetComputeRunningProcesses_v3");
+    if (!p) return 1;
+    void * v0 = exact_lib_ptr(97376u);
+    void * v1 = exact_lib_ptr(97377u);
+    void * v2 = exact_lib_ptr(97378u);
+    uint64_t want[3] = {(uint64_t)(uintptr_t)v0, (uint64_t)(uintptr_t)v1, (uint64_t)(uintptr_t)v2};
+    uint64_t forced = exact_lib_force(CUTAP_ID_nvmlDeviceGetComputeRunningProcesses_v3, 443u);
+    unsigned int r = ((unsigned int (*)(void *, void *, void *))p)(v0, v1, v2);
+    return exact_lib_check("nvmlDeviceGetComputeRunningProcesses_v3", CUTAP_ID_nvmlDeviceGetComputeRunningProcesses_v3, want, 3, (uint64_t)r, (uint64_t)(unsigned int)forced, 1);
+}
+static int t_nvmlDeviceGetConfComputeGpuAttestationReport(void *h)
+{
+    void *p = exact_lib_sym(h, "nvmlDeviceGetConfComputeGpuAttestationReport");
+    if (!p) return 1;
+    void * v0 = exact_lib_ptr(97408u);
+    void * v1 = exact_lib_ptr(97409u);
+    uint64_t want[2] = {(uint64_t)(uintptr_t)v0, (uint64_t)(uintptr_t)v1};
+    uint64_t forced = exact_lib_force(CUTAP_ID_nvmlDeviceGetConfComputeGpuAttestationReport, 444u);
+    unsigned int r = ((unsigned int (*)(void *, void *))p)(v0, v1);
+    return exact_lib_check("nvmlDeviceGetConfComputeGpuAttestationReport", CUTAP_ID_nvmlDeviceGetConfComputeGpuAttestationReport, want, 2, (uint64_t)r, (uint64_t)(unsigned int)forced, 1);
+}
+static int t_nvmlDeviceGetConfComputeGpuCertificate(void *h)
+{
+    void *p = exact_lib_sym(h, "nvmlDeviceGetConfComputeGpuCertificate");
+    if (!p) return 1;
+    void * v0 = exact_lib_ptr(97440u);
+    void * v1 = exact_lib_ptr(97441u);
+    uint64_t want[2] = {(uint64_t)(uintptr_t)v0, (uint64_t)(uintptr_t)v1};
+    uint64_t forced = exact_lib_force(CUTAP_ID_nvmlDeviceGetConfComputeGpuCertificate, 445u);
+    unsigned int r = ((unsigned int (*)(void *, void *))p)(v0, v1);
+    return exact_lib_check("nvmlDeviceGetConfComputeGpuCertificate", CUTAP_ID_nvmlDeviceGetConfComputeGpuCertificate, want, 2, (uint64_t)r, (uint64_t)(unsigned int)forced, 1);
+}
+static int t_nvmlDeviceGetConfComputeMemSizeInfo(void *h)
+{
+    void *p = exact_lib_sym(h, "nvmlDeviceGetConfComputeMemSizeInfo");
+    if (!p) return 1;
+    void * v0 = exact_lib_ptr(97472u);
+    void * v1 = exact_lib_ptr(97473u);
+    uint64_t want[2] = {(uint64_t)(uintptr_t)v0, (uint64_t)(uintptr_t)v1};
+    uint64_t forced = exact_lib_force(CUTAP_ID_nvmlDeviceGetConfComputeMemSizeInfo, 446u);
+    unsigned int r = ((unsigned int (*)(void *, void *))p)(v0, v1);
+    return exact_lib_check("nvmlDeviceGetConfComputeMemSizeInfo", CUTAP_ID_nvmlDeviceGetConfComputeMemSizeInfo, want, 2, (uint64_t)r, (uint64_t)(unsigned int)forced, 1);
+}
+static int t_nvmlDeviceGetConfComputeProtectedMemoryUsage(void *h)
+{
+    void *p = exact_lib_sym(h, "nvmlDeviceGetConfComputeProtectedMemoryUsage");
+    if (!p) return 1;
+    void * v0 = exact_lib_ptr(97504u);
+    void * v1 = exact_lib_ptr(97505u);
+    uint64_t want[2] = {(uint64_t)(uintptr_t)v0, (uint64_t)(uintptr_t)v1};
+    uint64_t forced = exact_lib_force(CUTAP_ID_nvmlDeviceGetConfComputeProtectedMemoryUsage, 447u);
+    unsigned int r = ((unsigned int (*)(void *, void *))p)(v0, v1);
+    return exact_lib_check("nvmlDeviceGetConfComputeProtectedMemoryUsage", CUTAP_ID_nvmlDeviceGetConfComputeProtectedMemoryUsage, want, 2, (uint64_t)r, (uint64_t)(unsigned int)forced, 1);
+}
+static int t_nvmlDeviceGetCoolerInfo(void *h)
+{
+    void *p = exact_lib_sym(h, "nvmlDeviceGetCoolerInfo");
+    if (!p) return 1;
+    void * v0 = exact_lib_ptr(97536u);
+    void * v1 = exact_lib_ptr(97537u);
+    uint64_t want[2] = {(uint64_t)(uintptr_t)v0, (uint64_t)(uintptr_t)v1};
+    uint64_t forced = exact_lib_force(CUTAP_ID_nvmlDeviceGetCoolerInfo, 448u);
+    unsigned int r = ((unsigned int (*)(void *, void *))p)(v0, v1);
+    return exact_lib_check("nvmlDeviceGetCoolerInfo", CUTAP_ID_nvmlDeviceGetCoolerInfo, want, 2, (uint64_t)r, (uint64_t)(unsigned int)forced, 1);
+}
+static int t_nvmlDeviceGetCount(void *h)
+{
+    void *p = exact_lib_sym(h, "nvmlDeviceGetCount");
+    if (!p) return 1;
+    uint64_t u[8];
+    for (int i = 0; i < 8; i++) u[i] = 0x165f89293ab0ULL * (uint64_t)(i + 1);
+    double d0 = 49.5, d1 = -718.25;
+    uint64_t want[10] = {u[0], u[1], u[2], u[3], u[4], u[5], u[6], u[7], fake_d2w(d0), fake_d2w(d1)};
+    uint64_t forced = exact_lib_force(CUTAP_ID_nvmlDeviceGetCount, 449u);
+    int r = ((int (*)(uint64_t, uint64_t, uint64_t, uint64_t, uint64_t, uint64_t, uint64_t, uint64_t, double, double))p)(u[0], u[1], u[2], u[3], u[4], u[5], u[6], u[7], d0, d1);
+    return exact_lib_check("nvmlDeviceGetCount", CUTAP_ID_nvmlDeviceGetCount, want, 10, (uint64_t)r, (uint64_t)(int)forced, 1);
+}
+static int t_nvmlDeviceGetCount_v2(void *h)
+{
+    void *p = exact_lib_sym(h, "nvmlDeviceGetCount_v2");
+    if (!p) return 1;
+    void * v0 = exact_lib_ptr(97600u);
+    uint64_t want[1] = {(uint64_t)(uintptr_t)v0};
+    uint64_t forced = exact_lib_force(CUTAP_ID_nvmlDeviceGetCount_v2, 450u);
+    unsigned int r = ((unsigned int (*)(void *))p)(v0);
+    return exact_lib_check("nvmlDeviceGetCount_v2", CUTAP_ID_nvmlDeviceGetCount_v2, want, 1, (uint64_t)r, (uint64_t)(unsigned int)forced, 1);
+}
+static int t_nvmlDeviceGetCpuAffinity(void *h)
+{
+    void *p = exact_lib_sym(h, "nvmlDeviceGetCpuAffinity");
+    if (!p) return 1;
+    void * v0 = exact_lib_ptr(97632u);
+    unsigned int v1 = (unsigned int)0x2eea4f73c9e1dc9aULL;
+    void * v2 = exact_lib_ptr(97634u);
+    uint64_t want[3] = {(uint64_t)(uintptr_t)v0, (uint64_t)v1, (uint64_t)(uintptr_t)v2};
+    uint64_t forced = exact_lib_force(CUTAP_ID_nvmlDeviceGetCpuAffinity, 451u);
+    unsigned int r = ((unsigned int (*)(void *, unsigned int, void *))p)(v0, v1, v2);
+    return exact_lib_check("nvmlDeviceGetCpuAffinity", CUTAP_ID_nvmlDeviceGetCpuAffinity, want, 3, (uint64_t)r, (uint64_t)(unsigned int)forced, 1);
+}
+static int t_nvmlDeviceGetCpuAffinityWithinScope(void *h)
+{
+    void *p = exact_lib_sym(h, "nvmlDeviceGetCpuAffinityWithinScope");
+    if (!p) return 1;
+    void * v0 = exact_lib_ptr(97664u);
+    unsigned int v1 = (unsigned int)0x1261eb0bbe899deaULL;
+    void * v2 = exact_lib_ptr(97666u);
+    unsigned int v3 = (unsigned int)0x4ed0de7ebd1e9614ULL;
+    uint64_t want[4] = {(uint64_t)(uintptr_t)v0, (uint64_t)v1, (uint64_t)(uintptr_t)v2, (uint64_t)v3};
+    uint64_t forced = exact_lib_force(CUTAP_ID_nvmlDeviceGetCpuAffinityWithinScope, 452u);
+    unsigned int r = ((unsigned int (*)(void *, unsigned int, void *, unsigned int))p)(v0, v1, v2, v3);
+    return exact_lib_check("nvmlDeviceGetCpuAffinityWithinScope", CUTAP_ID_nvmlDeviceGetCpuAffinityWithinScope, want, 4, (uint64_t)r, (uint64_t)(unsigned int)forced, 1);
+}
+static int t_nvmlDeviceGetCreatableVgpus(void *h)
+{
+    void *p = exact_lib_sym(h, "nvmlDeviceGetCreatableVgpus");
+    if (!p) return 1;
+    void * v0 = exact_lib_ptr(97696u);
+    void * v1 = exact_lib_ptr(97697u);
+    void * v2 = exact_lib_ptr(97698u);
+    uint64_t want[3] = {(uint64_t)(uintptr_t)v0, (uint64_t)(uintptr_t)v1, (uint64_t)(uintptr_t)v2};
+    uint64_t forced = exact_lib_force(CUTAP_ID_nvmlDeviceGetCreatableVgpus, 453u);
+    unsigned int r = ((unsigned int (*)(void *, void *, void *))p)(v0, v1, v2);
+    return exact_lib_check("nvmlDeviceGetCreatableVgpus", CUTAP_ID_nvmlDeviceGetCreatableVgpus, want, 3, (uint64_t)r, (uint64_t)(unsigned int)forced, 1);
+}
+static int t_nvmlDeviceGetCudaComputeCapability(void *h)
+{
+    void *p = exact_lib_sym(h, "nvmlDeviceGetCudaComputeCapability");
+    if (!p) return 1;
+    void * v0 = exact_lib_ptr(97728u);
+    void * v1 = exact_lib_ptr(97729u);
+    void * v2 = exact_lib_ptr(97730u);
+    uint64_t want[3] = {(uint64_t)(uintptr_t)v0, (uint64_t)(uintptr_t)v1, (uint64_t)(uintptr_t)v2};
+    uint64_t forced = exact_lib_force(CUTAP_ID_nvmlDeviceGetCudaComputeCapability, 454u);
+    unsigned int r = ((unsigned int (*)(void *, void *, void *))p)(v0, v1, v2);
+    return exact_lib_check("nvmlDeviceGetCudaComputeCapability", CUTAP_ID_nvmlDeviceGetCudaComputeCapability, want, 3, (uint64_t)r, (uint64_t)(unsigned int)forced, 1);
+}
+static int t_nvmlDeviceGetCurrPcieLinkGeneration(void *h)
+{
+    void *p = exact_lib_sym(h, "nvmlDeviceGetCurrPcieLinkGeneration");
+    if (!p) return 1;
+    void * v0 = exact_lib_ptr(97760u);
+    void * v1 = exact_lib_ptr(97761u);
+    uint64_t want[2] = {(uint64_t)(uintptr_t)v0, (uint64_t)(uintptr_t)v1};
+    uint64_t forced = exact_lib_force(CUTAP_ID_nvmlDeviceGetCurrPcieLinkGeneration, 455u);
+    unsigned int r = ((unsigned int (*)(void *, void *))p)(v0, v1);
+    return exact_lib_check("nvmlDeviceGetCurrPcieLinkGeneration", CUTAP_ID_nvmlDeviceGetCurrPcieLinkGeneration, want, 2, (uint64_t)r, (uint64_t)(unsigned int)forced, 1);
+}
+static int t_nvmlDeviceGetCurrPcieLinkWidth(void *h)
+{
+    void *p = exact_lib_sym(h, "nvmlDeviceGetCurrPcieLinkWidth");
+    if (!p) return 1;
+    void * v0 = exact_lib_ptr(97792u);
+    void * v1 = exact_lib_ptr(97793u);
+    uint64_t want[2] = {(uint64_t)(uintptr_t)v0, (uint64_t)(uintptr_t)v1};
+    uint64_t forced = exact_lib_force(CUTAP_ID_nvmlDeviceGetCurrPcieLinkWidth, 456u);
+    unsigned int r = ((unsigned int (*)(void *, void *))p)(v0, v1);
+    return exact_lib_check("nvmlDeviceGetCurrPcieLinkWidth", CUTAP_ID_nvmlDeviceGetCurrPcieLinkWidth, want, 2, (uint64_t)r, (uint64_t)(unsigned int)forced, 1);
+}
+static int t_nvmlDeviceGetCurrentClockFreqs(void *h)
+{
+    void *p = exact_lib_sym(h, "nvmlDeviceGetCurrentClockFreqs");
+    if (!p) return 1;
+    void * v0 = exact_lib_ptr(97824u);
+    void * v1 = exact_lib_ptr(97825u);
+    uint64_t want[2] = {(uint64_t)(uintptr_t)v0, (uint64_t)(uintptr_t)v1};
+    uint64_t forced = exact_lib_force(CUTAP_ID_nvmlDeviceGetCurrentClockFreqs, 457u);
+    unsigned int r = ((unsigned int (*)(void *, void *))p)(v0, v1);
+    return exact_lib_check("nvmlDeviceGetCurrentClockFreqs", CUTAP_ID_nvmlDeviceGetCurrentClockFreqs, want, 2, (uint64_t)r, (uint64_t)(unsigned int)forced, 1);
+}
+static int t_nvmlDeviceGetCurrentClocksEventReasons(void *h)
+{
+    void *p = exact_lib_sym(h, "nvmlDeviceGetCurrentClocksEventReasons");
+    if (!p) return 1;
+    void * v0 = exact_lib_ptr(97856u);
+    void * v1 = exact_lib_ptr(97857u);
+    uint64_t want[2] = {(uint64_t)(uintptr_t)v0, (uint64_t)(uintptr_t)v1};
+    uint64_t forced = exact_lib_force(CUTAP_ID_nvmlDeviceGetCurrentClocksEventReasons, 458u);
+    unsigned int r = ((unsigned int (*)(void *, void *))p)(v0, v1);
+    return exact_lib_check("nvmlDeviceGetCurrentClocksEventReasons", CUTAP_ID_nvmlDeviceGetCurrentClocksEventReasons, want, 2, (uint64_t)r, (uint64_t)(unsigned int)forced, 1);
+}
+static int t_nvmlDeviceGetCurrentClocksThrottleReasons(void *h)
+{
+    void *p = exact_lib_sym(h, "nvmlDeviceGetCurrentClocksThrottleReasons");
+    if (!p) return 1;
+    void * v0 = exact_lib_ptr(97888u);
+    void * v1 = exact_lib_ptr(97889u);
+    uint64_t want[2] = {(uint64_t)(uintptr_t)v0, (uint64_t)(uintptr_t)v1};
+    uint64_t forced = exact_lib_force(CUTAP_ID_nvmlDeviceGetCurrentClocksThrottleReasons, 459u);
+    unsigned int r = ((unsigned int (*)(void *, void *))p)(v0, v1);
+    return exact_lib_check("nvmlDeviceGetCurrentClocksThrottleReasons", CUTAP_ID_nvmlDeviceGetCurrentClocksThrottleReasons, want, 2, (uint64_t)r, (uint64_t)(unsigned int)forced, 1);
+}
+static int t_nvmlDeviceGetDecoderUtilization(void *h)
+{
+    void *p = exact_lib_sym(h, "nvmlDeviceGetDecoderUtilization");
+    if (!p) return 1;
+    void * v0 = exact_lib_ptr(97920u);
+    void * v1 = exact_lib_ptr(97921u);
+    void * v2 = exact_lib_ptr(97922u);
+    uint64_t want[3] = {(uint64_t)(uintptr_t)v0, (uint64_t)(uintptr_t)v1, (uint64_t)(uintptr_t)v2};
+    uint64_t forced = exact_lib_force(CUTAP_ID_nvmlDeviceGetDecoderUtilization, 460u);
+    unsigned int r = ((unsigned int (*)(void *, void *, void *))p)(v0, v1, v2);
+    return exact_lib_check("nvmlDeviceGetDecoderUtilization", CUTAP_ID_nvmlDeviceGetDecoderUtilization, want, 3, (uint64_t)r, (uint64_t)(unsigned int)forced, 1);
+}
+static int t_nvmlDeviceGetDefaultApplicationsClock(void *h)
+{
+    void *p = exact_lib_sym(h, "nvmlDeviceGetDefaultApplicationsClock");
+    if (!p) return 1;
+    void * v0 = exact_lib_ptr(97952u);
+    unsigned int v1 = (unsigned int)0x11966363586f69baULL;
+    void * v2 = exact_lib_ptr(97954u);
+    uint64_t want[3] = {(uint64_t)(uintptr_t)v0, (uint64_t)v1, (uint64_t)(uintptr_t)v2};
+    uint64_t forced = exact_lib_force(CUTAP_ID_nvmlDeviceGetDefaultApplicationsClock, 461u);
+    unsigned int r = ((unsigned int (*)(void *, unsigned int, void *))p)(v0, v1, v2);
+    return exact_lib_check("nvmlDeviceGetDefaultApplicationsClock", CUTAP_ID_nvmlDeviceGetDefaultApplicationsClock, want, 3, (uint64_t)r, (uint64_t)(unsigned int)forced, 1);
+}
+static int t_nvmlDeviceGetDefaultEccMode(void *h)
+{
+    void *p = exact_lib_sym(h, "nvmlDeviceGetDefaultEccMode");
+    if (!p) return 1;
+    void * v0 = exact_lib_ptr(97984u);
+    void * v1 = exact_lib_ptr(97985u);
+    uint64_t want[2] = {(uint64_t)(uintptr_t)v0, (uint64_t)(uintptr_t)v1};
+    uint64_t forced = exact_lib_force(CUTAP_ID_nvmlDeviceGetDefaultEccMode, 462u);
+    unsigned int r = ((unsigned int (*)(void *, void *))p)(v0, v1);
+    return exact_lib_check("nvmlDeviceGetDefaultEccMode", CUTAP_ID_nvmlDeviceGetDefaultEccMode, want, 2, (uint64_t)r, (uint64_t)(unsigned int)forced, 1);
+}
+static int t_nvmlDeviceGetDetailedEccErrors(void *h)
+{
+    void *p = exact_lib_sym(h, "nvmlDeviceGetDetailedEccErrors");
+    if (!p) return 1;
+    void * v0 = exact_lib_ptr(98016u);
+    unsigned int v1 = (unsigned int)0xd8859a9341beec5aULL;
+    unsigned int v2 = (unsigned int)0x76bd144cc109686fULL;
+    void * v3 = exact_lib_ptr(98019u);
+    uint64_t want[4] = {(uint64_t)(uintptr_t)v0, (uint64_t)v1, (uint64_t)v2, (uint64_t)(uintptr_t)v3};
+    uint64_t forced = exact_lib_force(CUTAP_ID_nvmlDeviceGetDetailedEccErrors, 463u);
+    unsigned int r = ((unsigned int (*)(void *, unsigned int, unsigned int, void *))p)(v0, v1, v2, v3);
+    return exact_lib_check("nvmlDeviceGetDetailedEccErrors", CUTAP_ID_nvmlDeviceGetDetailedEccErrors, want, 4, (uint64_t)r, (uint64_t)(unsigned int)forced, 1);
+}
+static int t_nvmlDeviceGetDeviceHandleFromMigDeviceHandle(void *h)
+{
+    void *p = exact_lib_sym(h, "nvmlDeviceGetDeviceHandleFromMigDeviceHandle");
+    if (!p) return 1;
+    void * v0 = exact_lib_ptr(98048u);
+    void * v1 = exact_lib_ptr(98049u);
+    uint64_t want[2] = {(uint64_t)(uintptr_t)v0, (uint64_t)(uintptr_t)v1};
+    uint64_t forced = exact_lib_force(CUTAP_ID_nvmlDeviceGetDeviceHandleFromMigDeviceHandle, 464u);
+    unsigned int r = ((unsigned int (*)(void *, void *))p)(v0, v1);
+    return exact_lib_check("nvmlDeviceGetDeviceHandleFromMigDeviceHandle", CUTAP_ID_nvmlDeviceGetDeviceHandleFromMigDeviceHandle, want, 2, (uint64_t)r, (uint64_t)(unsigned int)forced, 1);
+}
+static int t_nvmlDeviceGetDisplayActive(void *h)
+{
+    void *p = exact_lib_sym(h, "nvmlDeviceGetDisplayActive");
+    if (!p) return 1;
+    void * v0 = exact_lib_ptr(98080u);
+    void * v1 = exact_lib_ptr(98081u);
+    uint64_t want[2] = {(uint64_t)(uintptr_t)v0, (uint64_t)(uintptr_t)v1};
+    uint64_t forced = exact_lib_force(CUTAP_ID_nvmlDeviceGetDisplayActive, 465u);
+    unsigned int r = ((unsigned int (*)(void *, void *))p)(v0, v1);
+    return exact_lib_check("nvmlDeviceGetDisplayActive", CUTAP_ID_nvmlDeviceGetDisplayActive, want, 2, (uint64_t)r, (uint64_t)(unsigned int)forced, 1);
+}
+static int t_nvmlDeviceGetDisplayMode(void *h)
+{
+    void *p = exact_lib_sym(h, "nvmlDeviceGetDisplayMode");
+    if (!p) return 1;
+    void * v0 = exact_lib_ptr(98112u);
+    void * v1 = exact_lib_ptr(98113u);
+    uint64_t want[2] = {(uint64_t)(uintptr_t)v0, (uint64_t)(uintptr_t)v1};
+    uint64_t forced = exact_lib_force(CUTAP_ID_nvmlDeviceGetDisplayMode, 466u);
+    unsigned int r = ((unsigned int (*)(void *, void *))p)(v0, v1);
+    return exact_lib_check("nvmlDeviceGetDisplayMode", CUTAP_ID_nvmlDeviceGetDisplayMode, want, 2, (uint64_t)r, (uint64_t)(unsigned int)forced, 1);
+}
+static int t_nvmlDeviceGetDramEncryptionMode(void *h)
+{
+    void *p = exact_lib_sym(h, "nvmlDeviceGetDramEncryptionMode");
+    if (!p) return 1;
+    void * v0 = exact_lib_ptr(98144u);
+    void * v1 = exact_lib_ptr(98145u);
+    void * v2 = exact_lib_ptr(98146u);
+    uint64_t want[3] = {(uint64_t)(uintptr_t)v0, (uint64_t)(uintptr_t)v1, (uint64_t)(uintptr_t)v2};
+    uint64_t forced = exact_lib_force(CUTAP_ID_nvmlDeviceGetDramEncryptionMode, 467u);
+    unsigned int r = ((unsigned int (*)(void *, void *, void *))p)(v0, v1, v2);
+    return exact_lib_check("nvmlDeviceGetDramEncryptionMode", CUTAP_ID_nvmlDeviceGetDramEncryptionMode, want, 3, (uint64_t)r, (uint64_t)(unsigned int)forced, 1);
+}
+static int t_nvmlDeviceGetDriverModel(void *h)
+{
+    void *p = exact_lib_sym(h, "nvmlDeviceGetDriverModel");
+    if (!p) return 1;
+    uint64_t u[8];
+    for (int i = 0; i < 8; i++) u[i] = 0x1f23fbb0703fULL * (uint64_t)(i + 1);
+    double d0 = 68.5, d1 = -737.25;
+    uint64_t want[10] = {u[0], u[1], u[2], u[3], u[4], u[5], u[6], u[7], fake_d2w(d0), fake_d2w(d1)};
+    uint64_t forced = exact_lib_force(CUTAP_ID_nvmlDeviceGetDriverModel, 468u);
+    int r = ((int (*)(uint64_t, uint64_t, uint64_t, uint64_t, uint64_t, uint64_t, uint64_t, uint64_t, double, double))p)(u[0], u[1], u[2], u[3], u[4], u[5], u[6], u[7], d0, d1);
+    return exact_lib_check("nvmlDeviceGetDriverModel", CUTAP_ID_nvmlDeviceGetDriverModel, want, 10, (uint64_t)r, (uint64_t)(int)forced, 1);
+}
+static int t_nvmlDeviceGetDriverModel_v2(void *h)
+{
+    void *p = exact_lib_sym(h, "nvmlDeviceGetDriverModel_v2");
+    if (!p) return 1;
+    void * v0 = exact_lib_ptr(98208u);
+    void * v1 = exact_lib_ptr(98209u);
+    void * v2 = exact_lib_ptr(98210u);
+    uint64_t want[3] = {(uint64_t)(uintptr_t)v0, (uint64_t)(uintptr_t)v1, (uint64_t)(uintptr_t)v2};
+    uint64_t forced = exact_lib_force(CUTAP_ID_nvmlDeviceGetDriverModel_v2, 469u);
+    unsigned int r = ((unsigned int (*)(void *, void *, void *))p)(v0, v1, v2);
+    return exact_lib_check("nvmlDeviceGetDriverModel_v2", CUTAP_ID_nvmlDeviceGetDriverModel_v2, want, 3, (uint64_t)r, (uint64_t)(unsigned int)forced, 1);
+}
+static int t_nvmlDeviceGetDynamicPstatesInfo(void *h)
+{
+    void *p = exact_lib_sym(h, "nvmlDeviceGetDynamicPstatesInfo");
+    if (!p) return 1;
+    void * v0 = exact_lib_ptr(98240u);
+    void * v1 = exact_lib_ptr(98241u);
+    uint64_t want[2] = {(uint64_t)(uintptr_t)v0, (uint64_t)(uintptr_t)v1};
+    uint64_t forced = exact_lib_force(CUTAP_ID_nvmlDeviceGetDynamicPstatesInfo, 470u);
+    unsigned int r = ((unsigned int (*)(void *, void *))p)(v0, v1);
+    return exact_lib_check("nvmlDeviceGetDynamicPstatesInfo", CUTAP_ID_nvmlDeviceGetDynamicPstatesInfo, want, 2, (uint64_t)r, (uint64_t)(unsigned int)forced, 1);
+}
+static int t_nvmlDeviceGetEccMode(void *h)
+{
+    void *p = exact_lib_sym(h, "nvmlDeviceGetEccMode");
+    if (!p) return 1;
+    void * v0 = exact_lib_ptr(98272u);
+    void * v1 = exact_lib_ptr(98273u);
+    void * v2 = exact_lib_ptr(98274u);
+    uint64_t want[3] = {(uint64_t)(uintptr_t)v0, (uint64_t)(uintptr_t)v1, (uint64_t)(uintptr_t)v2};
+    uint64_t forced = exact_lib_force(CUTAP_ID_nvmlDeviceGetEccMode, 471u);
+    unsigned int r = ((unsigned int (*)(void *, void *, void *))p)(v0, v1, v2);
+    return exact_lib_check("nvmlDeviceGetEccMode", CUTAP_ID_nvmlDeviceGetEccMode, want, 3, (uint64_t)r, (uint64_t)(unsigned int)forced, 1);
+}
+static int t_nvmlDeviceGetEncoderCapacity(void *h)
+{
+    void *p = exact_lib_sym(h, "nvmlDeviceGetEncoderCapacity");
+    if (!p) return 1;
+    void * v0 = exact_lib_ptr(98304u);
+    unsigned int v1 = (unsigned int)0xd7ba12eadba4b82aULL;
+    void * v2 = exact_lib_ptr(98306u);
+    uint64_t want[3] = {(uint64_t)(uintptr_t)v0, (uint64_t)v1, (uint64_t)(uintptr_t)v2};
+    uint64_t forced = exact_lib_force(CUTAP_ID_nvmlDeviceGetEncoderCapacity, 472u);
+    unsigned int r = ((unsigned int (*)(void *, unsigned int, void *))p)(v0, v1, v2);
+    return exact_lib_check("nvmlDeviceGetEncoderCapacity", CUTAP_ID_nvmlDeviceGetEncoderCapacity, want, 3, (uint64_t)r, (uint64_t)(unsigned int)forced, 1);
+}
+static int t_nvmlDeviceGetEncoderSessions(void *h)
+{
+    void *p = exact_lib_sym(h, "nvmlDeviceGetEncoderSessions");
+    if (!p) return 1;
+    void * v0 = exact_lib_ptr(98336u);
+    void * v1 = exact_lib_ptr(98337u);
+    void * v2 = exact_lib_ptr(98338u);
+    uint64_t want[3] = {(uint64_t)(uintptr_t)v0, (uint64_t)(uintptr_t)v1, (uint64_t)(uintptr_t)v2};
+    uint64_t forced = exact_lib_force(CUTAP_ID_nvmlDeviceGetEncoderSessions, 473u);
+    unsigned int r = ((unsigned int (*)(void *, void *, void *))p)(v0, v1, v2);
+    return exact_lib_check("nvmlDeviceGetEncoderSessions", CUTAP_ID_nvmlDeviceGetEncoderSessions, want, 3, (uint64_t)r, (uint64_t)(unsigned int)forced, 1);
+}
+static int t_nvmlDeviceGetEncoderStats(void *h)
+{
+    void *p = exact_lib_sym(h, "nvmlDeviceGetEncoderStats");
+    if (!p) return 1;
+    void * v0 = exact_lib_ptr(98368u);
+    void * v1 = exact_lib_ptr(98369u);
+    void * v2 = exact_lib_ptr(98370u);
+    void * v3 = exact_lib_ptr(98371u);
+    uint64_t want[4] = {(uint64_t)(uintptr_t)v0, (uint64_t)(uintptr_t)v1, (uint64_t)(uintptr_t)v2, (uint64_t)(uintptr_t)v3};
+    uint64_t forced = exact_lib_force(CUTAP_ID_nvmlDeviceGetEncoderStats, 474u);
+    unsigned int r = ((unsigned int (*)(void *, void *, void *, void *))p)(v0, v1, v2, v3);
+    return exact_lib_check("nvmlDeviceGetEncoderStats", CUTAP_ID_nvmlDeviceGetEncoderStats, want, 4, (uint64_t)r, (uint64_t)(unsigned int)forced, 1);
+}
+static int t_nvmlDeviceGetEncoderUtilization(void *h)
+{
+    void *p = exact_lib_sym(h, "nvmlDeviceGetEncoderUtilization");
+    if (!p) return 1;
+    void * v0 = exact_lib_ptr(98400u);
+    void * v1 = exact_lib_ptr(98401u);
+    void * v2 = exact_lib_ptr(98402u);
+    uint64_t want[3] = {(uint64_t)(uintptr_t)v0, (uint64_t)(uintptr_t)v1, (uint64_t)(uintptr_t)v2};
+    uint64_t forced = exact_lib_force(CUTAP_ID_nvmlDeviceGetEncoderUtilization, 475u);
+    unsigned int r = ((unsigned int (*)(void *, void *, void *))p)(v0, v1, v2);
+    return exact_lib_check("nvmlDeviceGetEncoderUtilization", CUTAP_ID_nvmlDeviceGetEncoderUtilization, want, 3, (uint64_t)r, (uint64_t)(unsigned int)forced, 1);
+}
+static int t_nvmlDeviceGetEnforcedPowerLimit(void *h)
+{
+    void *p = exact_lib_sym(h, "nvmlDeviceGetEnforcedPowerLimit");
+    if (!p) return 1;
+    void * v0 = exact_lib_ptr(98432u);
+    void * v1 = exact_lib_ptr(98433u);
+    uint64_t want[2] = {(uint64_t)(uintptr_t)v0, (uint64_t)(uintptr_t)v1};
+    uint64_t forced = exact_lib_force(CUTAP_ID_nvmlDeviceGetEnforcedPowerLimit, 476u);
+    unsigned int r = ((unsigned int (*)(void *, void *))p)(v0, v1);
+    return exact_lib_check("nvmlDeviceGetEnforcedPowerLimit", CUTAP_ID_nvmlDeviceGetEnforcedPowerLimit, want, 2, (uint64_t)r, (uint64_t)(unsigned int)forced, 1);
+}
+static int t_nvmlDeviceGetFBCSessions(void *h)
+{
+    void *p = exact_lib_sym(h, "nvmlDeviceGetFBCSessions");
+    if (!p) return 1;
+    void * v0 = exact_lib_ptr(98464u);
+    void * v1 = exact_lib_ptr(98465u);
+    void * v2 = exact_lib_ptr(98466u);
+    uint64_t want[3] = {(uint64_t)(uintptr_t)v0, (uint64_t)(uintptr_t)v1, (uint64_t)(uintptr_t)v2};
+    uint64_t forced = exact_lib_force(CUTAP_ID_nvmlDeviceGetFBCSessions, 477u);
+    unsigned int r = ((unsigned int (*)(void *, void *, void *))p)(v0, v1, v2);
+    return exact_lib_check("nvmlDeviceGetFBCSessions", CUTAP_ID_nvmlDeviceGetFBCSessions, want, 3, (uint64_t)r, (uint64_t)(unsigned int)forced, 1);
+}
+static int t_nvmlDeviceGetFBCStats(void *h)
+{
+    void *p = exact_lib_sym(h, "nvmlDeviceGetFBCStats");
+    if (!p) return 1;
+    void * v0 = exact_lib_ptr(98496u);
+    void * v1 = exact_lib_ptr(98497u);
+    uint64_t want[2] = {(uint64_t)(uintptr_t)v0, (uint64_t)(uintptr_t)v1};
+    uint64_t forced = exact_lib_force(CUTAP_ID_nvmlDeviceGetFBCStats, 478u);
+    unsigned int r = ((unsigned int (*)(void *, void *))p)(v0, v1);
+    return exact_lib_check("nvmlDeviceGetFBCStats", CUTAP_ID_nvmlDeviceGetFBCStats, want, 2, (uint64_t)r, (uint64_t)(unsigned int)forced, 1);
+}
+static int t_nvmlDeviceGetFanControlPolicy_v2(void *h)
+{
+    void *p = exact_lib_sym(h, "nvmlDeviceGetFanControlPolicy_v2");
+    if (!p) return 1;
+    void * v0 = exact_lib_ptr(98528u);
+    unsigned int v1 = (unsigned int)0xfff54128c3b015aULL;
+    void * v2 = exact_lib_ptr(98530u);
+    uint64_t want[3] = {(uint64_t)(uintptr_t)v0, (uint64_t)v1, (uint64_t)(uintptr_t)v2};
+    uint64_t forced = exact_lib_force(CUTAP_ID_nvmlDeviceGetFanControlPolicy_v2, 479u);
+    unsigned int r = ((unsigned int (*)(void *, unsigned int, void *))p)(v0, v1, v2);
+    return exact_lib_check("nvmlDeviceGetFanControlPolicy_v2", CUTAP_ID_nvmlDeviceGetFanControlPolicy_v2, want, 3, (uint64_t)r, (uint64_t)(unsigned int)forced, 1);
+}
+static int t_nvmlDeviceGetFanSpeed(void *h)
+{
+    void *p = exact_lib_sym(h, "nvmlDeviceGetFanSpeed");
+    if (!p) return 1;
+    void * v0 = exact_lib_ptr(98560u);
+    void * v1 = exact_lib_ptr(98561u);
+    uint64_t want[2] = {(uint64_t)(uintptr_t)v0, (uint64_t)(uintptr_t)v1};
+    uint64_t forced = exact_lib_force(CUTAP_ID_nvmlDeviceGetFanSpeed, 480u);
+    unsigned int r = ((unsigned int (*)(void *, void *))p)(v0, v1);
+    return exact_lib_check("nvmlDeviceGetFanSpeed", CUTAP_ID_nvmlDeviceGetFanSpeed, want, 2, (uint64_t)r, (uint64_t)(unsigned int)forced, 1);
+}
+static int t_nvmlDeviceGetFanSpeedRPM(void *h)
+{
+    void *p = exact_lib_sym(h, "nvmlDeviceGetFanSpeedRPM");
+    if (!p) return 1;
+    void * v0 = exact_lib_ptr(98592u);
+    void * v1 = exact_lib_ptr(98593u);
+    uint64_t want[2] = {(uint64_t)(uintptr_t)v0, (uint64_t)(uintptr_t)v1};
+    uint64_t forced = exact_lib_force(CUTAP_ID_nvmlDeviceGetFanSpeedRPM, 481u);
+    unsigned int r = ((unsigned int (*)(void *, void *))p)(v0, v1);
+    return exact_lib_check("nvmlDeviceGetFanSpeedRPM", CUTAP_ID_nvmlDeviceGetFanSpeedRPM, want, 2, (uint64_t)r, (uint64_t)(unsigned int)forced, 1);
+}
+static int t_nvmlDeviceGetFanSpeed_v2(void *h)
+{
+    void *p = exact_lib_sym(h, "nvmlDeviceGetFanSpeed_v2");
+    if (!p) return 1;
+    void * v0 = exact_lib_ptr(98624u);
+    unsigned int v1 = (unsigned int)0xba6626da6a32454aULL;
+    void * v2 = exact_lib_ptr(98626u);
+    uint64_t want[3] = {(uint64_t)(uintptr_t)v0, (uint64_t)v1, (uint64_t)(uintptr_t)v2};
+    uint64_t forced = exact_lib_force(CUTAP_ID_nvmlDeviceGetFanSpeed_v2, 482u);
+    unsigned int r = ((unsigned int (*)(void *, unsigned int, void *))p)(v0, v1, v2);
+    return exact_lib_check("nvmlDeviceGetFanSpeed_v2", CUTAP_ID_nvmlDeviceGetFanSpeed_v2, want, 3, (uint64_t)r, (uint64_t)(unsigned int)forced, 1);
+}
+static int t_nvmlDeviceGetFieldValues(void *h)
+{
+    void *p = exact_lib_sym(h, "nvmlDeviceGetFieldValues");
+    if (!p) return 1;
+    void * v0 = exact_lib_ptr(98656u);
+    int v1 = (int)0x9dddc2725eda069aULL;
+    void * v2 = exact_lib_ptr(98658u);
+    uint64_t want[3] = {(uint64_t)(uintptr_t)v0, (uint64_t)(int64_t)v1, (uint64_t)(uintptr_t)v2};
+    uint64_t forced = exact_lib_force(CUTAP_ID_nvmlDeviceGetFieldValues, 483u);
+    unsigned int r = ((unsigned int (*)(void *, int, void *))p)(v0, v1, v2);
+    return exact_lib_check("nvmlDeviceGetFieldValues", CUTAP_ID_nvmlDeviceGetFieldValues, want, 3, (uint64_t)r, (uint64_t)(unsigned int)forced, 1);
+}
+static int t_nvmlDeviceGetGpcClkMinMaxVfOffset(void *h)
+{
+    void *p = exact_lib_sym(h, "nvmlDeviceGetGpcClkMinMaxVfOffset");
+    if (!p) return 1;
+    void * v0 = exact_lib_ptr(98688u);
+    void * v1 = exact_lib_ptr(98689u);
+    void * v2 = exact_lib_ptr(98690u);
+    uint64_t want[3] = {(uint64_t)(uintptr_t)v0, (uint64_t)(uintptr_t)v1, (uint64_t)(uintptr_t)v2};
+    uint64_t forced = exact_lib_force(CUTAP_ID_nvmlDeviceGetGpcClkMinMaxVfOffset, 484u);
+    unsigned int r = ((unsigned int (*)(void *, void *, void *))p)(v0, v1, v2);
+    return exact_lib_check("nvmlDeviceGetGpcClkMinMaxVfOffset", CUTAP_ID_nvmlDeviceGetGpcClkMinMaxVfOffset, want, 3, (uint64_t)r, (uint64_t)(unsigned int)forced, 1);
+}
+static int t_nvmlDeviceGetGpcClkVfOffset(void *h)
+{
+    void *p = exact_lib_sym(h, "nvmlDeviceGetGpcClkVfOffset");
+    if (!p) return 1;
+    void * v0 = exact_lib_ptr(98720u);
+    void * v1 = exact_lib_ptr(98721u);
+    uint64_t want[2] = {(uint64_t)(uintptr_t)v0, (uint64_t)(uintptr_t)v1};
+    uint64_t forced = exact_lib_force(CUTAP_ID_nvmlDeviceGetGpcClkVfOffset, 485u);
+    unsigned int r = ((unsigned int (*)(void *, void *))p)(v0, v1);
+    return exact_lib_check("nvmlDeviceGetGpcClkVfOffset", CUTAP_ID_nvmlDeviceGetGpcClkVfOffset, want, 2, (uint64_t)r, (uint64_t)(unsigned int)forced, 1);
+}
+static int t_nvmlDeviceGetGpuFabricInfo(void *h)
+{
+    void *p = exact_lib_sym(h, "nvmlDeviceGetGpuFabricInfo");
+    if (!p) return 1;
+    void * v0 = exact_lib_ptr(98752u);
+    void * v1 = exact_lib_ptr(98753u);
+    uint64_t want[2] = {(uint64_t)(uintptr_t)v0, (uint64_t)(uintptr_t)v1};
+    uint64_t forced = exact_lib_force(CUTAP_ID_nvmlDeviceGetGpuFabricInfo, 486u);
+    unsigned int r = ((unsigned int (*)(void *, void *))p)(v0, v1);
+    return exact_lib_check("nvmlDeviceGetGpuFabricInfo", CUTAP_ID_nvmlDeviceGetGpuFabricInfo, want, 2, (uint64_t)r, (uint64_t)(unsigned int)forced, 1);
+}
+static int t_nvmlDeviceGetGpuFabricInfoV(void *h)
+{
+    void *p = exact_lib_sym(h, "nvmlDeviceGetGpuFabricInfoV");
+    if (!p) return 1;
+    void * v0 = exact_lib_ptr(98784u);
+    void * v1 = exact_lib_ptr(98785u);
+    uint64_t want[2] = {(uint64_t)(uintptr_t)v0, (uint64_t)(uintptr_t)v1};
+    uint64_t forced = exact_lib_force(CUTAP_ID_nvmlDeviceGetGpuFabricInfoV, 487u);
+    unsigned int r = ((unsigned int (*)(void *, void *))p)(v0, v1);
+    return exact_lib_check("nvmlDeviceGetGpuFabricInfoV", CUTAP_ID_nvmlDeviceGetGpuFabricInfoV, want, 2, (uint64_t)r, (uint64_t)(unsigned int)forced, 1);
+}
+static int t_nvmlDeviceGetGpuInstanceById(void *h)
+{
+    void *p = exact_lib_sym(h, "nvmlDeviceGetGpuInstanceById");
+    if (!p) return 1;
+    void * v0 = exact_lib_ptr(98816u);
+    unsigned int v1 = (unsigned int)0xf33cc6a2620cd2aULL;
+    void * v2 = exact_lib_ptr(98818u);
+    uint64_t want[3] = {(uint64_t)(uintptr_t)v0, (uint64_t)v1, (uint64_t)(uintptr_t)v2};
+    uint64_t forced = exact_lib_force(CUTAP_ID_nvmlDeviceGetGpuInstanceById, 488u);
+    unsigned int r = ((unsigned int (*)(void *, unsigned int, void *))p)(v0, v1, v2);
+    return exact_lib_check("nvmlDeviceGetGpuInstanceById", CUTAP_ID_nvmlDeviceGetGpuInstanceById, want, 3, (uint64_t)r, (uint64_t)(unsigned int)forced, 1);
+}
+static int t_nvmlDeviceGetGpuInstanceId(void *h)
+{
+    void *p = exact_lib_sym(h, "nvmlDeviceGetGpuInstanceId");
+    if (!p) return 1;
+    void * v0 = exact_lib_ptr(98848u);
+    void * v1 = exact_lib_ptr(98849u);
+    uint64_t want[2] = {(uint64_t)(uintptr_t)v0, (uint64_t)(uintptr_t)v1};
+    uint64_t forced = exact_lib_force(CUTAP_ID_nvmlDeviceGetGpuInstanceId, 489u);
+    unsigned int r = ((unsigned int (*)(void *, void *))p)(v0, v1);
+    return exact_lib_check("nvmlDeviceGetGpuInstanceId", CUTAP_ID_nvmlDeviceGetGpuInstanceId, want, 2, (uint64_t)r, (uint64_t)(unsigned int)forced, 1);
+}
+static int t_nvmlDeviceGetGpuInstancePossiblePlacements(void *h)
+{
+    void *p = exact_lib_sym(h, "nvmlDeviceGetGpuInstancePossiblePlacements");
+    if (!p) return 1;
+    uint64_t u[8];
+    for (int i = 0; i < 8; i++) u[i] = 0x9514ec171a0dULL * (uint64_t)(i + 1);
+    double d0 = 90.5, d1 = -759.25;
+    uint64_t want[10] = {u[0], u[1], u[2], u[3], u[4], u[5], u[6], u[7], fake_d2w(d0), fake_d2w(d1)};
+    uint64_t forced = exact_lib_force(CUTAP_ID_nvmlDeviceGetGpuInstancePossiblePlacements, 490u);
+    int r = ((int (*)(uint64_t, uint64_t, uint64_t, uint64_t, uint64_t, uint64_t, uint64_t, uint64_t, double, double))p)(u[0], u[1], u[2], u[3], u[4], u[5], u[6], u[7], d0, d1);
+    return exact_lib_check("nvmlDeviceGetGpuInstancePossiblePlacements", CUTAP_ID_nvmlDeviceGetGpuInstancePossiblePlacements, want, 10, (uint64_t)r, (uint64_t)(int)forced, 1);
+}
+static int t_nvmlDeviceGetGpuInstancePossiblePlacements_v2(void *h)
+{
+    void *p = exact_lib_sym(h, "nvmlDeviceGetGpuInstancePossiblePlacements_v2");
+    if (!p) return 1;
+    void * v0 = exact_lib_ptr(98912u);
+    unsigned int v1 = (unsigned int)0xb99a9f320418111aULL;
+    void * v2 = exact_lib_ptr(98914u);
+    void * v3 = exact_lib_ptr(98915u);
+    uint64_t want[4] = {(uint64_t)(uintptr_t)v0, (uint64_t)v1, (uint64_t)(uintptr_t)v2, (uint64_t)(uintptr_t)v3};
+    uint64_t forced = exact_lib_force(CUTAP_ID_nvmlDeviceGetGpuInstancePossiblePlacements_v2, 491u);
+    unsigned int r = ((unsigned int (*)(void *, unsigned int, void *, void *))p)(v0, v1, v2, v3);
+    return exact_lib_check("nvmlDeviceGetGpuInstancePossiblePlacements_v2", CUTAP_ID_nvmlDeviceGetGpuInstancePossiblePlacements_v2, want, 4, (uint64_t)r, (uint64_t)(unsigned int)forced, 1);
+}
+static int t_nvmlDeviceGetGpuInstanceProfileInfo(void *h)
+{
+    void *p = exact_lib_sym(h, "nvmlDeviceGetGpuInstanceProfileInfo");
+    if (!p) return 1;
+    void * v0 = exact_lib_ptr(98944u);
+    unsigned int v1 = (unsigned int)0x9d123ac9f8bfd26aULL;
+    void * v2 = exact_lib_ptr(98946u);
+    uint64_t want[3] = {(uint64_t)(uintptr_t)v0, (uint64_t)v1, (uint64_t)(uintptr_t)v2};
+    uint64_t forced = exact_lib_force(CUTAP_ID_nvmlDeviceGetGpuInstanceProfileInfo, 492u);
+    unsigned int r = ((unsigned int (*)(void *, unsigned int, void *))p)(v0, v1, v2);
+    return exact_lib_check("nvmlDeviceGetGpuInstanceProfileInfo", CUTAP_ID_nvmlDeviceGetGpuInstanceProfileInfo, want, 3, (uint64_t)r, (uint64_t)(unsigned int)forced, 1);
+}
+static int t_nvmlDeviceGetGpuInstanceProfileInfoByIdV(void *h)
+{
+    void *p = exact_lib_sym(h, "nvmlDeviceGetGpuInstanceProfileInfoByIdV");
+    if (!p) return 1;
+    void * v0 = exact_lib_ptr(98976u);
+    unsigned int v1 = (unsigned int)0x8089d661ed6793baULL;
+    void * v2 = exact_lib_ptr(98978u);
+    uint64_t want[3] = {(uint64_t)(uintptr_t)v0, (uint64_t)v1, (uint64_t)(uintptr_t)v2};
+    uint64_t forced = exact_lib_force(CUTAP_ID_nvmlDeviceGetGpuInstanceProfileInfoByIdV, 493u);
+    unsigned int r = ((unsigned int (*)(void *, unsigned int, void *))p)(v0, v1, v2);
+    return exact_lib_check("nvmlDeviceGetGpuInstanceProfileInfoByIdV", CUTAP_ID_nvmlDeviceGetGpuInstanceProfileInfoByIdV, want, 3, (uint64_t)r, (uint64_t)(unsigned int)forced, 1);
+}
+static int t_nvmlDeviceGetGpuInstanceProfileInfoV(void *h)
+{
+    void *p = exact_lib_sym(h, "nvmlDeviceGetGpuInstanceProfileInfoV");
+    if (!p) return 1;
+    void * v0 = exact_lib_ptr(99008u);
+    unsigned int v1 = (unsigned int)0x640171f9e20f550aULL;
+    void * v2 = exact_lib_ptr(99010u);
+    uint64_t want[3] = {(uint64_t)(uintptr_t)v0, (uint64_t)v1, (uint64_t)(uintptr_t)v2};
+    uint64_t forced = exact_lib_force(CUTAP_ID_nvmlDeviceGetGpuInstanceProfileInfoV, 494u);
+    unsigned int r = ((unsigned int (*)(void *, unsigned int, void *))p)(v0, v1, v2);
+    return exact_lib_check("nvmlDeviceGetGpuInstanceProfileInfoV", CUTAP_ID_nvmlDeviceGetGpuInstanceProfileInfoV, want, 3, (uint64_t)r, (uint64_t)(unsigned int)forced, 1);
+}
+static int t_nvmlDeviceGetGpuInstanceRemainingCapacity(void *h)
+{
+    void *p = exact_lib_sym(h, "nvmlDeviceGetGpuInstanceRemainingCapacity");
+    if (!p) return 1;
+    void * v0 = exact_lib_ptr(99040u);
+    unsigned int v1 = (unsigned int)0x47790d91d6b7165aULL;
+    void * v2 = exact_lib_ptr(99042u);
+    uint64_t want[3] = {(uint64_t)(uintptr_t)v0, (uint64_t)v1, (uint64_t)(uintptr_t)v2};
+    uint64_t forced = exact_lib_force(CUTAP_ID_nvmlDeviceGetGpuInstanceRemainingCapacity, 495u);
+    unsigned int r = ((unsigned int (*)(void *, unsigned int, void *))p)(v0, v1, v2);
+    return exact_lib_check("nvmlDeviceGetGpuInstanceRemainingCapacity", CUTAP_ID_nvmlDeviceGetGpuInstanceRemainingCapacity, want, 3, (uint64_t)r, (uint64_t)(unsigned int)forced, 1);
+}
+static int t_nvmlDeviceGetGpuInstances(void *h)
+{
+    void *p = exact_lib_sym(h, "nvmlDeviceGetGpuInstances");
+    if (!p) return 1;
+    void * v0 = exact_lib_ptr(99072u);
+    unsigned int v1 = (unsigned int)0x2af0a929cb5ed7aaULL;
+    void * v2 = exact_lib_ptr(99074u);
+    void * v3 = exact_lib_ptr(99075u);
+    uint64_t want[4] = {(uint64_t)(uintptr_t)v0, (uint64_t)v1, (uint64_t)(uintptr_t)v2, (uint64_t)(uintptr_t)v3};
+    uint64_t forced = exact_lib_force(CUTAP_ID_nvmlDeviceGetGpuInstances, 496u);
+    unsigned int r = ((unsigned int (*)(void *, unsigned int, void *, void *))p)(v0, v1, v2, v3);
+    return exact_lib_check("nvmlDeviceGetGpuInstances", CUTAP_ID_nvmlDeviceGetGpuInstances, want, 4, (uint64_t)r, (uint64_t)(unsigned int)forced, 1);
+}
+static int t_nvmlDeviceGetGpuMaxPcieLinkGeneration(void *h)
+{
+    void *p = exact_lib_sym(h, "nvmlDeviceGetGpuMaxPcieLinkGeneration");
+    if (!p) return 1;
+    void * v0 = exact_lib_ptr(99104u);
+    void * v1 = exact_lib_ptr(99105u);
+    uint64_t want[2] = {(uint64_t)(uintptr_t)v0, (uint64_t)(uintptr_t)v1};
+    uint64_t forced = exact_lib_force(CUTAP_ID_nvmlDeviceGetGpuMaxPcieLinkGeneration, 497u);
+    unsigned int r = ((unsigned int (*)(void *, void *))p)(v0, v1);
+    return exact_lib_check("nvmlDeviceGetGpuMaxPcieLinkGeneration", CUTAP_ID_nvmlDeviceGetGpuMaxPcieLinkGeneration, want, 2, (uint64_t)r, (uint64_t)(unsigned int)forced, 1);
+}
+static int t_nvmlDeviceGetGpuOperationMode(void *h)
+{
+    void *p = exact_lib_sym(h, "nvmlDeviceGetGpuOperationMode");
+    if (!p) return 1;
+    void * v0 = exact_lib_ptr(99136u);
+    void * v1 = exact_lib_ptr(99137u);
+    void * v2 = exact_lib_ptr(99138u);
+    uint64_t want[3] = {(uint64_t)(uintptr_t)v0, (uint64_t)(uintptr_t)v1, (uint64_t)(uintptr_t)v2};
+    uint64_t forced = exact_lib_force(CUTAP_ID_nvmlDeviceGetGpuOperationMode, 498u);
+    unsigned int r = ((unsigned int (*)(void *, void *, void *))p)(v0, v1, v2);
+    return exact_lib_check("nvmlDeviceGetGpuOperationMode", CUTAP_ID_nvmlDeviceGetGpuOperationMode, want, 3, (uint64_t)r, (uint64_t)(unsigned int)forced, 1);
+}
+static int t_nvmlDeviceGetGraphicsRunningProcesses(void *h)
+{
+    void *p = exact_lib_sym(h, "nvmlDeviceGetGraphicsRunningProcesses");
+    if (!p) return 1;
+    uint64_t u[8];
+    for (int i = 0; i < 8; i++) u[i] = 0xdc9a65b576caULL * (uint64_t)(i + 1);
+    double d0 = 99.5, d1 = -768.25;
+    uint64_t want[10] = {u[0], u[1], u[2], u[3], u[4], u[5], u[6], u[7], fake_d2w(d0), fake_d2w(d1)};
+    uint64_t forced = exact_lib_force(CUTAP_ID_nvmlDeviceGetGraphicsRunningProcesses, 499u);
+    int r = ((int (*)(uint64_t, uint64_t, uint64_t, uint64_t, uint64_t, uint64_t, uint64_t, uint64_t, double, double))p)(u[0], u[1], u[2], u[3], u[4], u[5], u[6], u[7], d0, d1);
+    return exact_lib_check("nvmlDeviceGetGraphicsRunningProcesses", CUTAP_ID_nvmlDeviceGetGraphicsRunningProcesses, want, 10, (uint64_t)r, (uint64_t)(int)forced, 1);
+}
+static int t_nvmlDeviceGetGraphicsRunningProcesses_v2(void *h)
+{
+    void *p = exact_lib_sym(h, "nvmlDeviceGetGraphicsRunningProcesses_v2");
+    if (!p) return 1;
+    uint64_t u[8];
+    for (int i = 0; i < 8; i++) u[i] = 0x5653e4fff2dfULL * (uint64_t)(i + 1);
+    double d0 = 100.5, d1 = -769.25;
+    uint64_t want[10] = {u[0], u[1], u[2], u[3], u[4], u[5], u[6], u[7], fake_d2w(d0), fake_d2w(d1)};
+    uint64_t forced = exact_lib_force(CUTAP_ID_nvmlDeviceGetGraphicsRunningProcesses_v2, 500u);
+    int r = ((int (*)(uint64_t, uint64_t, uint64_t, uint64_t, uint64_t, uint64_t, uint64_t, uint64_t, double, double))p)(u[0], u[1], u[2], u[3], u[4], u[5], u[6], u[7], d0, d1);
+    return exact_lib_check("nvmlDeviceGetGraphicsRunningProcesses_v2", CUTAP_ID_nvmlDeviceGetGraphicsRunningProcesses_v2, want, 10, (uint64_t)r, (uint64_t)(int)forced, 1);
+}
+static int t_nvmlDeviceGetGraphicsRunningProcesses_v3(void *h)
+{
+    void *p = exact_lib_sym(h, "nvmlDeviceGetGraphicsRunningProcesses_v3");
+    if (!p) return 1;
+    void * v0 = exact_lib_ptr(99232u);
+    void * v1 = exact_lib_ptr(99233u);
+    void * v2 = exact_lib_ptr(99234u);
+    uint64_t want[3] = {(uint64_t)(uintptr_t)v0, (uint64_t)(uintptr_t)v1, (uint64_t)(uintptr_t)v2};
+    uint64_t forced = exact_lib_force(CUTAP_ID_nvmlDeviceGetGraphicsRunningProcesses_v3, 501u);
+    unsigned int r = ((unsigned int (*)(void *, void *, void *))p)(v0, v1, v2);
+    return exact_lib_check("nvmlDeviceGetGraphicsRunningProcesses_v3", CUTAP_ID_nvmlDeviceGetGraphicsRunningProcesses_v3, want, 3, (uint64_t)r, (uint64_t)(unsigned int)forced, 1);
+}
+static int t_nvmlDeviceGetGridLicensableFeatures(void *h)
+{
+    void *p = exact_lib_sym(h, "nvmlDeviceGetGridLicensableFeatures");
+    if (!p) return 1;
+    uint64_t u[8];
+    for (int i = 0; i < 8; i++) u[i] = 0x49c6e394eb09ULL * (uint64_t)(i + 1);
+    double d0 = 102.5, d1 = -771.25;
+    uint64_t want[10] = {u[0], u[1], u[2], u[3], u[4], u[5], u[6], u[7], fake_d2w(d0), fake_d2w(d1)};
+    uint64_t forced = exact_lib_force(CUTAP_ID_nvmlDeviceGetGridLicensableFeatures, 502u);
+    int r = ((int (*)(uint64_t, uint64_t, uint64_t, uint64_t, uint64_t, uint64_t, uint64_t, uint64_t, double, double))p)(u[0], u[1], u[2], u[3], u[4], u[5], u[6], u[7], d0, d1);
+    return exact_lib_check("nvmlDeviceGetGridLicensableFeatures", CUTAP_ID_nvmlDeviceGetGridLicensableFeatures, want, 10, (uint64_t)r, (uint64_t)(int)forced, 1);
+}
+static int t_nvmlDeviceGetGridLicensableFeatures_v2(void *h)
+{
+    void *p = exact_lib_sym(h, "nvmlDeviceGetGridLicensableFeatures_v2");
+    if (!p) return 1;
+    uint64_t u[8];
+    for (int i = 0; i < 8; i++) u[i] = 0xc38062df671eULL * (uint64_t)(i + 1);
+    double d0 = 103.5, d1 = -772.25;
+    uint64_t want[10] = {u[0], u[1], u[2], u[3], u[4], u[5], u[6], u[7], fake_d2w(d0), fake_d2w(d1)};
+    uint64_t forced = exact_lib_force(CUTAP_ID_nvmlDeviceGetGridLicensableFeatures_v2, 503u);
+    int r = ((int (*)(uint64_t, uint64_t, uint64_t, uint64_t, uint64_t, uint64_t, uint64_t, uint64_t, double, double))p)(u[0], u[1], u[2], u[3], u[4], u[5], u[6], u[7], d0, d1);
+    return exact_lib_check("nvmlDeviceGetGridLicensableFeatures_v2", CUTAP_ID_nvmlDeviceGetGridLicensableFeatures_v2, want, 10, (uint64_t)r, (uint64_t)(int)forced, 1);
+}
+static int t_nvmlDeviceGetGridLicensableFeatures_v3(void *h)
+{
+    void *p = exact_lib_sym(h, "nvmlDeviceGetGridLicensableFeatures_v3");
+    if (!p) return 1;
+    uint64_t u[8];
+    for (int i = 0; i < 8; i++) u[i] = 0x3d39e229e333ULL * (uint64_t)(i + 1);
+    double d0 = 104.5, d1 = -773.25;
+    uint64_t want[10] = {u[0], u[1], u[2], u[3], u[4], u[5], u[6], u[7], fake_d2w(d0), fake_d2w(d1)};
+    uint64_t forced = exact_lib_force(CUTAP_ID_nvmlDeviceGetGridLicensableFeatures_v3, 504u);
+    int r = ((int (*)(uint64_t, uint64_t, uint64_t, uint64_t, uint64_t, uint64_t, uint64_t, uint64_t, double, double))p)(u[0], u[1], u[2], u[3], u[4], u[5], u[6], u[7], d0, d1);
+    return exact_lib_check("nvmlDeviceGetGridLicensableFeatures_v3", CUTAP_ID_nvmlDeviceGetGridLicensableFeatures_v3, want, 10, (uint64_t)r, (uint64_t)(int)forced, 1);
+}
+static int t_nvmlDeviceGetGridLicensableFeatures_v4(void *h)
+{
+    void *p = exact_lib_sym(h, "nvmlDeviceGetGridLicensableFeatures_v4");
+    if (!p) return 1;
+    void * v0 = exact_lib_ptr(99360u);
+    void * v1 = exact_lib_ptr(99361u);
+    uint64_t want[2] = {(uint64_t)(uintptr_t)v0, (uint64_t)(uintptr_t)v1};
+    uint64_t forced = exact_lib_force(CUTAP_ID_nvmlDeviceGetGridLicensableFeatures_v4, 505u);
+    unsigned int r = ((unsigned int (*)(void *, void *))p)(v0, v1);
+    return exact_lib_check("nvmlDeviceGetGridLicensableFeatures_v4", CUTAP_ID_nvmlDeviceGetGridLicensableFeatures_v4, want, 2, (uint64_t)r, (uint64_t)(unsigned int)forced, 1);
+}
+static int t_nvmlDeviceGetGspFirmwareMode(void *h)
+{
+    void *p = exact_lib_sym(h, "nvmlDeviceGetGspFirmwareMode");
+    if (!p) return 1;
+    void * v0 = exact_lib_ptr(99392u);
+    void * v1 = exact_lib_ptr(99393u);
+    void * v2 = exact_lib_ptr(99394u);
+    uint64_t want[3] = {(uint64_t)(uintptr_t)v0, (uint64_t)(uintptr_t)v1, (uint64_t)(uintptr_t)v2};
+    uint64_t forced = exact_lib_force(CUTAP_ID_nvmlDeviceGetGspFirmwareMode, 506u);
+    unsigned int r = ((unsigned int (*)(void *, void *, void *))p)(v0, v1, v2);
+    return exact_lib_check("nvmlDeviceGetGspFirmwareMode", CUTAP_ID_nvmlDeviceGetGspFirmwareMode, want, 3, (uint64_t)r, (uint64_t)(unsigned int)forced, 1);
+}
+static int t_nvmlDeviceGetGspFirmwareVersion(void *h)
+{
+    void *p = exact_lib_sym(h, "nvmlDeviceGetGspFirmwareVersion");
+    if (!p) return 1;
+    void * v0 = exact_lib_ptr(99424u);
+    void * v1 = exact_lib_ptr(99425u);
+    uint64_t want[2] = {(uint64_t)(uintptr_t)v0, (uint64_t)(uintptr_t)v1};
+    uint64_t forced = exact_lib_force(CUTAP_ID_nvmlDeviceGetGspFirmwareVersion, 507u);
+    unsigned int r = ((unsigned int (*)(void *, void *))p)(v0, v1);
+    return exact_lib_check("nvmlDeviceGetGspFirmwareVersion", CUTAP_ID_nvmlDeviceGetGspFirmwareVersion, want, 2, (uint64_t)r, (uint64_t)(unsigned int)forced, 1);
+}
+static int t_nvmlDeviceGetHandleByIndex(void *h)
+{
+    void *p = exact_lib_sym(h, "nvmlDeviceGetHandleByIndex");
+    if (!p) return 1;
+    uint64_t u[8];
+    for (int i = 0; i < 8; i++) u[i] = 0x241fdf53d387ULL * (uint64_t)(i + 1);
+    double d0 = 108.5, d1 = -0.25;
+    uint64_t want[10] = {u[0], u[1], u[2], u[3], u[4], u[5], u[6], u[7], fake_d2w(d0), fake_d2w(d1)};
+    uint64_t forced = exact_lib_force(CUTAP_ID_nvmlDeviceGetHandleByIndex, 508u);
+    int r = ((int (*)(uint64_t, uint64_t, uint64_t, uint64_t, uint64_t, uint64_t, uint64_t, uint64_t, double, double))p)(u[0], u[1], u[2], u[3], u[4], u[5], u[6], u[7], d0, d1);
+    return exact_lib_check("nvmlDeviceGetHandleByIndex", CUTAP_ID_nvmlDeviceGetHandleByIndex, want, 10, (uint64_t)r, (uint64_t)(int)forced, 1);
+}
+static int t_nvmlDeviceGetHandleByIndex_v2(void *h)
+{
+    void *p = exact_lib_sym(h, "nvmlDeviceGetHandleByIndex_v2");
+    if (!p) return 1;
+    unsigned int v0 = (unsigned int)0x19cc1627b8992ca5ULL;
+    void * v1 = exact_lib_ptr(99489u);
+    uint64_t want[2] = {(uint64_t)v0, (uint64_t)(uintptr_t)v1};
+    uint64_t forced = exact_lib_force(CUTAP_ID_nvmlDeviceGetHandleByIndex_v2, 509u);
+    unsigned int r = ((unsigned int (*)(unsigned int, void *))p)(v0, v1);
+    return exact_lib_check("nvmlDeviceGetHandleByIndex_v2", CUTAP_ID_nvmlDeviceGetHandleByIndex_v2, want, 2, (uint64_t)r, (uint64_t)(unsigned int)forced, 1);
+}
+static int t_nvmlDeviceGetHandleByPciBusId(void *h)
+{
+    void *p = exact_lib_sym(h, "nvmlDeviceGetHandleByPciBusId");
+    if (!p) return 1;
+    uint64_t u[8];
+    for (int i = 0; i < 8; i++) u[i] = 0x1792dde8cbb1ULL * (uint64_t)(i + 1);
+    double d0 = 110.5, d1 = -2.25;
+    uint64_t want[10] = {u[0], u[1], u[2], u[3], u[4], u[5], u[6], u[7], fake_d2w(d0), fake_d2w(d1)};
+    uint64_t forced = exact_lib_force(CUTAP_ID_nvmlDeviceGetHandleByPciBusId, 510u);
+    int r = ((int (*)(uint64_t, uint64_t, uint64_t, uint64_t, uint64_t, uint64_t, uint64_t, uint64_t, double, double))p)(u[0], u[1], u[2], u[3], u[4], u[5], u[6], u[7], d0, d1);
+    return exact_lib_check("nvmlDeviceGetHandleByPciBusId", CUTAP_ID_nvmlDeviceGetHandleByPciBusId, want, 10, (uint64_t)r, (uint64_t)(int)forced, 1);
+}
+static int t_nvmlDeviceGetHandleByPciBusId_v2(void *h)
+{
+    void *p = exact_lib_sym(h, "nvmlDeviceGetHandleByPciBusId_v2");
+    if (!p) return 1;
+    void * v0 = exact_lib_ptr(99552u);
+    void * v1 = exact_lib_ptr(99553u);
+    uint64_t want[2] = {(uint64_t)(uintptr_t)v0, (uint64_t)(uintptr_t)v1};
+    uint64_t forced = exact_lib_force(CUTAP_ID_nvmlDeviceGetHandleByPciBusId_v2, 511u);
+    unsigned int r = ((unsigned int (*)(void *, void *))p)(v0, v1);
+    return exact_lib_check("nvmlDeviceGetHandleByPciBusId_v2", CUTAP_ID_nvmlDeviceGetHandleByPciBusId_v2, want, 2, (uint64_t)r, (uint64_t)(unsigned int)forced, 1);
+}
+static int t_nvmlDeviceGetHandleBySerial(void *h)
+{
+    void *p = exact_lib_sym(h, "nvmlDeviceGetHandleBySerial");
+    if (!p) return 1;
+    void * v0 = exact_lib_ptr(99584u);
+    void * v1 = exact_lib_ptr(99585u);
+    uint64_t want[2] = {(uint64_t)(uintptr_t)v0, (uint64_t)(uintptr_t)v1};
+    uint64_t forced = exact_lib_force(CUTAP_ID_nvmlDeviceGetHandleBySerial, 512u);
+    unsigned int r = ((unsigned int (*)(void *, void *))p)(v0, v1);
+    return exact_lib_check("nvmlDeviceGetHandleBySerial", CUTAP_ID_nvmlDeviceGetHandleBySerial, want, 2, (uint64_t)r, (uint64_t)(unsigned int)forced, 1);
+}
+static int t_nvmlDeviceGetHandleByUUID(void *h)
+{
+    void *p = exact_lib_sym(h, "nvmlDeviceGetHandleByUUID");
+    if (!p) return 1;
+    void * v0 = exact_lib_ptr(99616u);
+    void * v1 = exact_lib_ptr(99617u);
+    uint64_t want[2] = {(uint64_t)(uintptr_t)v0, (uint64_t)(uintptr_t)v1};
+    uint64_t forced = exact_lib_force(CUTAP_ID_nvmlDeviceGetHandleByUUID, 513u);
+    unsigned int r = ((unsigned int (*)(void *, void *))p)(v0, v1);
+    return exact_lib_check("nvmlDeviceGetHandleByUUID", CUTAP_ID_nvmlDeviceGetHandleByUUID, want, 2, (uint64_t)r, (uint64_t)(unsigned int)forced, 1);
+}
+static int t_nvmlDeviceGetHandleByUUIDV(void *h)
+{
+    void *p = exact_lib_sym(h, "nvmlDeviceGetHandleByUUIDV");
+    if (!p) return 1;
+    void * v0 = exact_lib_ptr(99648u);
+    void * v1 = exact_lib_ptr(99649u);
+    uint64_t want[2] = {(uint64_t)(uintptr_t)v0, (uint64_t)(uintptr_t)v1};
+    uint64_t forced = exact_lib_force(CUTAP_ID_nvmlDeviceGetHandleByUUIDV, 514u);
+    unsigned int r = ((unsigned int (*)(void *, void *))p)(v0, v1);
+    return exact_lib_check("nvmlDeviceGetHandleByUUIDV", CUTAP_ID_nvmlDeviceGetHandleByUUIDV, want, 2, (uint64_t)r, (uint64_t)(unsigned int)forced, 1);
+}
+static int t_nvmlDeviceGetHostVgpuMode(void *h)
+{
+    void *p = exact_lib_sym(h, "nvmlDeviceGetHostVgpuMode");
+    if (!p) return 1;
+    void * v0 = exact_lib_ptr(99680u);
+    void * v1 = exact_lib_ptr(99681u);
+    uint64_t want[2] = {(uint64_t)(uintptr_t)v0, (uint64_t)(uintptr_t)v1};
+    uint64_t forced = exact_lib_force(CUTAP_ID_nvmlDeviceGetHostVgpuMode, 515u);
+    unsigned int r = ((unsigned int (*)(void *, void *))p)(v0, v1);
+    return exact_lib_check("nvmlDeviceGetHostVgpuMode", CUTAP_ID_nvmlDeviceGetHostVgpuMode, want, 2, (uint64_t)r, (uint64_t)(unsigned int)forced, 1);
+}
+static int t_nvmlDeviceGetHostname_v1(void *h)
+{
+    void *p = exact_lib_sym(h, "nvmlDeviceGetHostname_v1");
+    if (!p) return 1;
+    void * v0 = exact_lib_ptr(99712u);
+    void * v1 = exact_lib_ptr(99713u);
+    uint64_t want[2] = {(uint64_t)(uintptr_t)v0, (uint64_t)(uintptr_t)v1};
+    uint64_t forced = exact_lib_force(CUTAP_ID_nvmlDeviceGetHostname_v1, 516u);
+    unsigned int r = ((unsigned int (*)(void *, void *))p)(v0, v1);
+    return exact_lib_check("nvmlDeviceGetHostname_v1", CUTAP_ID_nvmlDeviceGetHostname_v1, want, 2, (uint64_t)r, (uint64_t)(unsigned int)forced, 1);
+}
+static int t_nvmlDeviceGetIndex(void *h)
+{
+    void *p = exact_lib_sym(h, "nvmlDeviceGetIndex");
+    if (!p) return 1;
+    void * v0 = exact_lib_ptr(99744u);
+    void * v1 = exact_lib_ptr(99745u);
+    uint64_t want[2] = {(uint64_t)(uintptr_t)v0, (uint64_t)(uintptr_t)v1};
+    uint64_t forced = exact_lib_force(CUTAP_ID_nvmlDeviceGetIndex, 517u);
+    unsigned int r = ((unsigned int (*)(void *, void *))p)(v0, v1);
+    return exact_lib_check("nvmlDeviceGetIndex", CUTAP_ID_nvmlDeviceGetIndex, want, 2, (uint64_t)r, (uint64_t)(unsigned int)forced, 1);
+}
+static int t_nvmlDeviceGetInforomConfigurationChecksum(void *h)
+{
+    void *p = exact_lib_sym(h, "nvmlDeviceGetInforomConfigurationChecksum");
+    if (!p) return 1;
+    void * v0 = exact_lib_ptr(99776u);
+    void * v1 = exact_lib_ptr(99777u);
+    uint64_t want[2] = {(uint64_t)(uintptr_t)v0, (uint64_t)(uintptr_t)v1};
+    uint64_t forced = exact_lib_force(CUTAP_ID_nvmlDeviceGetInforomConfigurationChecksum, 518u);
+    unsigned int r = ((unsigned int (*)(void *, void *))p)(v0, v1);
+    return exact_lib_check("nvmlDeviceGetInforomConfigurationChecksum", CUTAP_ID_nvmlDeviceGetInforomConfigurationChecksum, want, 2, (uint64_t)r, (uint64_t)(unsigned int)forced, 1);
+}
+static int t_nvmlDeviceGetInforomImageVersion(void *h)
+{
+    void *p = exact_lib_sym(h, "nvmlDeviceGetInforomImageVersion");
+    if (!p) return 1;
+    void * v0 = exact_lib_ptr(99808u);
+    void * v1 = exact_lib_ptr(99809u);
+    unsigned int v2 = (unsigned int)0x38e71d8a45bbb1efULL;
+    uint64_t want[3] = {(uint64_t)(uintptr_t)v0, (uint64_t)(uintptr_t)v1, (uint64_t)v2};
+    uint64_t forced = exact_lib_force(CUTAP_ID_nvmlDeviceGetInforomImageVersion, 519u);
+    unsigned int r = ((unsigned int (*)(void *, void *, unsigned int))p)(v0, v1, v2);
+    return exact_lib_check("nvmlDeviceGetInforomImageVersion", CUTAP_ID_nvmlDeviceGetInforomImageVersion, want, 3, (uint64_t)r, (uint64_t)(unsigned int)forced, 1);
+}
+static int t_nvmlDeviceGetInforomVersion(void *h)
+{
+    void *p = exact_lib_sym(h, "nvmlDeviceGetInforomVersion");
+    if (!p) return 1;
+    void * v0 = exact_lib_ptr(99840u);
+    unsigned int v1 = (unsigned int)0x7e273f68bb18f72aULL;
+    void * v2 = exact_lib_ptr(99842u);
+    unsigned int v3 = (unsigned int)0xba9632dbb9adef54ULL;
+    uint64_t want[4] = {(uint64_t)(uintptr_t)v0, (uint64_t)v1, (uint64_t)(uintptr_t)v2, (uint64_t)v3};
+    uint64_t forced = exact_lib_force(CUTAP_ID_nvmlDeviceGetInforomVersion, 520u);
+    unsigned int r = ((unsigned int (*)(void *, unsigned int, void *, unsigned int))p)(v0, v1, v2, v3);
+    return exact_lib_check("nvmlDeviceGetInforomVersion", CUTAP_ID_nvmlDeviceGetInforomVersion, want, 4, (uint64_t)r, (uint64_t)(unsigned int)forced, 1);
+}
+static int t_nvmlDeviceGetIrqNum(void *h)
+{
+    void *p = exact_lib_sym(h, "nvmlDeviceGetIrqNum");
+    if (!p) return 1;
+    void * v0 = exact_lib_ptr(99872u);
+    void * v1 = exact_lib_ptr(99873u);
+    uint64_t want[2] = {(uint64_t)(uintptr_t)v0, (uint64_t)(uintptr_t)v1};
+    uint64_t forced = exact_lib_force(CUTAP_ID_nvmlDeviceGetIrqNum, 521u);
+    unsigned int r = ((unsigned int (*)(void *, void *))p)(v0, v1);
+    return exact_lib_check("nvmlDeviceGetIrqNum", CUTAP_ID_nvmlDeviceGetIrqNum, want, 2, (uint64_t)r, (uint64_t)(unsigned int)forced, 1);
+}
+static int t_nvmlDeviceGetJpgUtilization(void *h)
+{
+    void *p = exact_lib_sym(h, "nvmlDeviceGetJpgUtilization");
+    if (!p) return 1;
+    void * v0 = exact_lib_ptr(99904u);
+    void * v1 = exact_lib_ptr(99905u);
+    void * v2 = exact_lib_ptr(99906u);
+    uint64_t want[3] = {(uint64_t)(uintptr_t)v0, (uint64_t)(uintptr_t)v1, (uint64_t)(uintptr_t)v2};
+    uint64_t forced = exact_lib_force(CUTAP_ID_nvmlDeviceGetJpgUtilization, 522u);
+    unsigned int r = ((unsigned int (*)(void *, void *, void *))p)(v0, v1, v2);
+    return exact_lib_check("nvmlDeviceGetJpgUtilization", CUTAP_ID_nvmlDeviceGetJpgUtilization, want, 3, (uint64_t)r, (uint64_t)(unsigned int)forced, 1);
+}
+static int t_nvmlDeviceGetLastBBXFlushTime(void *h)
+{
+    void *p = exact_lib_sym(h, "nvmlDeviceGetLastBBXFlushTime");
+    if (!p) return 1;
+    void * v0 = exact_lib_ptr(99936u);
+    void * v1 = exact_lib_ptr(99937u);
+    void * v2 = exact_lib_ptr(99938u);
+    uint64_t want[3] = {(uint64_t)(uintptr_t)v0, (uint64_t)(uintptr_t)v1, (uint64_t)(uintptr_t)v2};
+    uint64_t forced = exact_lib_force(CUTAP_ID_nvmlDeviceGetLastBBXFlushTime, 523u);
+    unsigned int r = ((unsigned int (*)(void *, void *, void *))p)(v0, v1, v2);
+    return exact_lib_check("nvmlDeviceGetLastBBXFlushTime", CUTAP_ID_nvmlDeviceGetLastBBXFlushTime, want, 3, (uint64_t)r, (uint64_t)(unsigned int)forced, 1);
+}
+static int t_nvmlDeviceGetMPSComputeRunningProcesses(void *h)
+{
+    void *p = exact_lib_sym(h, "nvmlDeviceGetMPSComputeRunningProcesses");
+    if (!p) return 1;
+    uint64_t u[8];
+    for (int i = 0; i < 8; i++) u[i] = 0xbfb7d3fb94d7ULL * (uint64_t)(i + 1);
+    double d0 = 124.5, d1 = -16.25;
+    uint64_t want[10] = {u[0], u[1], u[2], u[3], u[4], u[5], u[6], u[7], fake_d2w(d0), fake_d2w(d1)};
+    uint64_t forced = exact_lib_force(CUTAP_ID_nvmlDeviceGetMPSComputeRunningProcesses, 524u);
+    int r = ((int (*)(uint64_t, uint64_t, uint64_t, uint64_t, uint64_t, uint64_t, uint64_t, uint64_t, double, double))p)(u[0], u[1], u[2], u[3], u[4], u[5], u[6], u[7], d0, d1);
+    return exact_lib_check("nvmlDeviceGetMPSComputeRunningProcesses", CUTAP_ID_nvmlDeviceGetMPSComputeRunningProcesses, want, 10, (uint64_t)r, (uint64_t)(int)forced, 1);
+}
+static int t_nvmlDeviceGetMPSComputeRunningProcesses_v2(void *h)
+{
+    void *p = exact_lib_sym(h, "nvmlDeviceGetMPSComputeRunningProcesses_v2");
+    if (!p) return 1;
+    uint64_t u[8];
+    for (int i = 0; i < 8; i++) u[i] = 0x3971534610ecULL * (uint64_t)(i + 1);
+    double d0 = 125.5, d1 = -17.25;
+    uint64_t want[10] = {u[0], u[1], u[2], u[3], u[4], u[5], u[6], u[7], fake_d2w(d0), fake_d2w(d1)};
+    uint64_t forced = exact_lib_force(CUTAP_ID_nvmlDeviceGetMPSComputeRunningProcesses_v2, 525u);
+    int r = ((int (*)(uint64_t, uint64_t, uint64_t, uint64_t, uint64_t, uint64_t, uint64_t, uint64_t, double, double))p)(u[0], u[1], u[2], u[3], u[4], u[5], u[6], u[7], d0, d1);
+    return exact_lib_check("nvmlDeviceGetMPSComputeRunningProcesses_v2", CUTAP_ID_nvmlDeviceGetMPSComputeRunningProcesses_v2, want, 10, (uint64_t)r, (uint64_t)(int)forced, 1);
+}
+static int t_nvmlDeviceGetMPSComputeRunningProcesses_v3(void *h)
+{
+    void *p = exact_lib_sym(h, "nvmlDeviceGetMPSComputeRunningProcesses_v3");
+    if (!p) return 1;
+    void * v0 = exact_lib_ptr(100032u);
+    void * v1 = exact_lib_ptr(100033u);
+    void * v2 = exact_lib_ptr(100034u);
+    uint64_t want[3] = {(uint64_t)(uintptr_t)v0, (uint64_t)(uintptr_t)v1, (uint64_t)(uintptr_t)v2};
+    uint64_t forced = exact_lib_force(CUTAP_ID_nvmlDeviceGetMPSComputeRunningProcesses_v3, 526u);
+    unsigned int r = ((unsigned int (*)(void *, void *, void *))p)(v0, v1, v2);
+    return exact_lib_check("nvmlDeviceGetMPSComputeRunningProcesses_v3", CUTAP_ID_nvmlDeviceGetMPSComputeRunningProcesses_v3, want, 3, (uint64_t)r, (uint64_t)(unsigned int)forced, 1);
+}
+static int t_nvmlDeviceGetMarginTemperature(void *h)
+{
+    void *p = exact_lib_sym(h, "nvmlDeviceGetMarginTemperature");
+    if (!p) return 1;
+    void * v0 = exact_lib_ptr(100064u);
+    void * v1 = exact_lib_ptr(100065u);
+    uint64_t want[2] = {(uint64_t)(uintptr_t)v0, (uint64_t)(uintptr_t)v1};
+    uint64_t forced = exact_lib_force(CUTAP_ID_nvmlDeviceGetMarginTemperature, 527u);
+    unsigned int r = ((unsigned int (*)(void *, void *))p)(v0, v1);
+    return exact_lib_check("nvmlDeviceGetMarginTemperature", CUTAP_ID_nvmlDeviceGetMarginTemperature, want, 2, (uint64_t)r, (uint64_t)(unsigned int)forced, 1);
+}
+static int t_nvmlDeviceGetMaxClockInfo(void *h)
+{
+    void *p = exact_lib_sym(h, "nvmlDeviceGetMaxClockInfo");
+    if (!p) return 1;
+    void * v0 = exact_lib_ptr(100096u);
+    unsigned int v1 = (unsigned int)0x99e41c28605701aaULL;
+    void * v2 = exact_lib_ptr(100098u);
+    uint64_t want[3] = {(uint64_t)(uintptr_t)v0, (uint64_t)v1, (uint64_t)(uintptr_t)v2};
+    uint64_t forced = exact_lib_force(CUTAP_ID_nvmlDeviceGetMaxClockInfo, 528u);
+    unsigned int r = ((unsigned int (*)(void *, unsigned int, void *))p)(v0, v1, v2);
+    return exact_lib_check("nvmlDeviceGetMaxClockInfo", CUTAP_ID_nvmlDeviceGetMaxClockInfo, want, 3, (uint64_t)r, (uint64_t)(unsigned int)forced, 1);
+}
+static int t_nvmlDeviceGetMaxCustomerBoostClock(void *h)
+{
+    void *p = exact_lib_sym(h, "nvmlDeviceGetMaxCustomerBoostClock");
+    if (!p) return 1;
+    void * v0 = exact_lib_ptr(100128u);
+    unsigned int v1 = (unsigned int)0x7d5bb7c054fec2faULL;
+    void * v2 = exact_lib_ptr(100130u);
+    uint64_t want[3] = {(uint64_t)(uintptr_t)v0, (uint64_t)v1, (uint64_t)(uintptr_t)v2};
+    uint64_t forced = exact_lib_force(CUTAP_ID_nvmlDeviceGetMaxCustomerBoostClock, 529u);
+    unsigned int r = ((unsigned int (*)(void *, unsigned int, void *))p)(v0, v1, v2);
+    return exact_lib_check("nvmlDeviceGetMaxCustomerBoostClock", CUTAP_ID_nvmlDeviceGetMaxCustomerBoostClock, want, 3, (uint64_t)r, (uint64_t)(unsigned int)forced, 1);
+}
+static int t_nvmlDeviceGetMaxMigDeviceCount(void *h)
+{
+    void *p = exact_lib_sym(h, "nvmlDeviceGetMaxMigDeviceCount");
+    if (!p) return 1;
+    void * v0 = exact_lib_ptr(100160u);
+    void * v1 = exact_lib_ptr(100161u);
+    uint64_t want[2] = {(uint64_t)(uintptr_t)v0, (uint64_t)(uintptr_t)v1};
+    uint64_t forced = exact_lib_force(CUTAP_ID_nvmlDeviceGetMaxMigDeviceCount, 530u);
+    unsigned int r = ((unsigned int (*)(void *, void *))p)(v0, v1);
+    return exact_lib_check("nvmlDeviceGetMaxMigDeviceCount", CUTAP_ID_nvmlDeviceGetMaxMigDeviceCount, want, 2, (uint64_t)r, (uint64_t)(unsigned int)forced, 1);
+}
+static int t_nvmlDeviceGetMaxPcieLinkGeneration(void *h)
+{
+    void *p = exact_lib_sym(h, "nvmlDeviceGetMaxPcieLinkGeneration");
+    if (!p) return 1;
+    void * v0 = exact_lib_ptr(100192u);
+    void * v1 = exact_lib_ptr(100193u);
+    uint64_t want[2] = {(uint64_t)(uintptr_t)v0, (uint64_t)(uintptr_t)v1};
+    uint64_t forced = exact_lib_force(CUTAP_ID_nvmlDeviceGetMaxPcieLinkGeneration, 531u);
+    unsigned int r = ((unsigned int (*)(void *, void *))p)(v0, v1);
+    return exact_lib_check("nvmlDeviceGetMaxPcieLinkGeneration", CUTAP_ID_nvmlDeviceGetMaxPcieLinkGeneration, want, 2, (uint64_t)r, (uint64_t)(unsigned int)forced, 1);
+}
+static int t_nvmlDeviceGetMaxPcieLinkWidth(void *h)
+{
+    void *p = exact_lib_sym(h, "nvmlDeviceGetMaxPcieLinkWidth");
+    if (!p) return 1;
+    void * v0 = exact_lib_ptr(100224u);
+    void * v1 = exact_lib_ptr(100225u);
+    uint64_t want[2] = {(uint64_t)(uintptr_t)v0, (uint64_t)(uintptr_t)v1};
+    uint64_t forced = exact_lib_force(CUTAP_ID_nvmlDeviceGetMaxPcieLinkWidth, 532u);
+    unsigned int r = ((unsigned int (*)(void *, void *))p)(v0, v1);
+    return exact_lib_check("nvmlDeviceGetMaxPcieLinkWidth", CUTAP_ID_nvmlDeviceGetMaxPcieLinkWidth, want, 2, (uint64_t)r, (uint64_t)(unsigned int)forced, 1);
+}
+static int t_nvmlDeviceGetMemClkMinMaxVfOffset(void *h)
+{
+    void *p = exact_lib_sym(h, "nvmlDeviceGetMemClkMinMaxVfOffset");
+    if (!p) return 1;
+    void * v0 = exact_lib_ptr(100256u);
+    void * v1 = exact_lib_ptr(100257u);
+    void * v2 = exact_lib_ptr(100258u);
+    uint64_t want[3] = {(uint64_t)(uintptr_t)v0, (uint64_t)(uintptr_t)v1, (uint64_t)(uintptr_t)v2};
+    uint64_t forced = exact_lib_force(CUTAP_ID_nvmlDeviceGetMemClkMinMaxVfOffset, 533u);
+    unsigned int r = ((unsigned int (*)(void *, void *, void *))p)(v0, v1, v2);
+    return exact_lib_check("nvmlDeviceGetMemClkMinMaxVfOffset", CUTAP_ID_nvmlDeviceGetMemClkMinMaxVfOffset, want, 3, (uint64_t)r, (uint64_t)(unsigned int)forced, 1);
+}
+static int t_nvmlDeviceGetMemClkVfOffset(void *h)
+{
+    void *p = exact_lib_sym(h, "nvmlDeviceGetMemClkVfOffset");
+    if (!p) return 1;
+    void * v0 = exact_lib_ptr(100288u);
+    void * v1 = exact_lib_ptr(100289u);
+    uint64_t want[2] = {(uint64_t)(uintptr_t)v0, (uint64_t)(uintptr_t)v1};
+    uint64_t forced = exact_lib_force(CUTAP_ID_nvmlDeviceGetMemClkVfOffset, 534u);
+    unsigned int r = ((unsigned int (*)(void *, void *))p)(v0, v1);
+    return exact_lib_check("nvmlDeviceGetMemClkVfOffset", CUTAP_ID_nvmlDeviceGetMemClkVfOffset, want, 2, (uint64_t)r, (uint64_t)(unsigned int)forced, 1);
+}
+static int t_nvmlDeviceGetMemoryAffinity(void *h)
+{
+    void *p = exact_lib_sym(h, "nvmlDeviceGetMemoryAffinity");
+    if (!p) return 1;
+    void * v0 = exact_lib_ptr(100320u);
+    unsigned int v1 = (unsigned int)0xd2295d5010ed4adaULL;
+    void * v2 = exact_lib_ptr(100322u);
+    unsigned int v3 = (unsigned int)0xe9850c30f824304ULL;
+    uint64_t want[4] = {(uint64_t)(uintptr_t)v0, (uint64_t)v1, (uint64_t)(uintptr_t)v2, (uint64_t)v3};
+    uint64_t forced = exact_lib_force(CUTAP_ID_nvmlDeviceGetMemoryAffinity, 535u);
+    unsigned int r = ((unsigned int (*)(void *, unsigned int, void *, unsigned int))p)(v0, v1, v2, v3);
+    return exact_lib_check("nvmlDeviceGetMemoryAffinity", CUTAP_ID_nvmlDeviceGetMemoryAffinity, want, 4, (uint64_t)r, (uint64_t)(unsigned int)forced, 1);
+}
+static int t_nvmlDeviceGetMemoryBusWidth(void *h)
+{
+    void *p = exact_lib_sym(h, "nvmlDeviceGetMemoryBusWidth");
+    if (!p) return 1;
+    void * v0 = exact_lib_ptr(100352u);
+    void * v1 = exact_lib_ptr(100353u);
+    uint64_t want[2] = {(uint64_t)(uintptr_t)v0, (uint64_t)(uintptr_t)v1};
+    uint64_t forced = exact_lib_force(CUTAP_ID_nvmlDeviceGetMemoryBusWidth, 536u);
+    unsigned int r = ((unsigned int (*)(void *, void *))p)(v0, v1);
+    return exact_lib_check("nvmlDeviceGetMemoryBusWidth", CUTAP_ID_nvmlDeviceGetMemoryBusWidth, want, 2, (uint64_t)r, (uint64_t)(unsigned int)forced, 1);
+}
+static int t_nvmlDeviceGetMemoryErrorCounter(void *h)
+{
+    void *p = exact_lib_sym(h, "nvmlDeviceGetMemoryErrorCounter");
+    if (!p) return 1;
+    void * v0 = exact_lib_ptr(100384u);
+    unsigned int v1 = (unsigned int)0x9918947ffa3ccd7aULL;
+    unsigned int v2 = (unsigned int)0x37500e397987498fULL;
+    unsigned int v3 = (unsigned int)0xd58787f2f8d1c5a4ULL;
+    void * v4 = exact_lib_ptr(100388u);
+    uint64_t want[5] = {(uint64_t)(uintptr_t)v0, (uint64_t)v1, (uint64_t)v2, (uint64_t)v3, (uint64_t)(uintptr_t)v4};
+    uint64_t forced = exact_lib_force(CUTAP_ID_nvmlDeviceGetMemoryErrorCounter, 537u);
+    unsigned int r = ((unsigned int (*)(void *, unsigned int, unsigned int, unsigned int, void *))p)(v0, v1, v2, v3, v4);
+    return exact_lib_check("nvmlDeviceGetMemoryErrorCounter", CUTAP_ID_nvmlDeviceGetMemoryErrorCounter, want, 5, (uint64_t)r, (uint64_t)(unsigned int)forced, 1);
+}
+static int t_nvmlDeviceGetMemoryInfo(void *h)
+{
+    void *p = exact_lib_sym(h, "nvmlDeviceGetMemoryInfo");
+    if (!p) return 1;
+    void * v0 = exact_lib_ptr(100416u);
+    void * v1 = exact_lib_ptr(100417u);
+    uint64_t want[2] = {(uint64_t)(uintptr_t)v0, (uint64_t)(uintptr_t)v1};
+    uint64_t forced = exact_lib_force(CUTAP_ID_nvmlDeviceGetMemoryInfo, 538u);
+    unsigned int r = ((unsigned int (*)(void *, void *))p)(v0, v1);
+    return exact_lib_check("nvmlDeviceGetMemoryInfo", CUTAP_ID_nvmlDeviceGetMemoryInfo, want, 2, (uint64_t)r, (uint64_t)(unsigned int)forced, 1);
+}
+static int t_nvmlDeviceGetMemoryInfo_v2(void *h)
+{
+    void *p = exact_lib_sym(h, "nvmlDeviceGetMemoryInfo_v2");
+    if (!p) return 1;
+    void * v0 = exact_lib_ptr(100448u);
+    void * v1 = exact_lib_ptr(100449u);
+    uint64_t want[2] = {(uint64_t)(uintptr_t)v0, (uint64_t)(uintptr_t)v1};
+    uint64_t forced = exact_lib_force(CUTAP_ID_nvmlDeviceGetMemoryInfo_v2, 539u);
+    unsigned int r = ((unsigned int (*)(void *, void *))p)(v0, v1);
+    return exact_lib_check("nvmlDeviceGetMemoryInfo_v2", CUTAP_ID_nvmlDeviceGetMemoryInfo_v2, want, 2, (uint64_t)r, (uint64_t)(unsigned int)forced, 1);
+}
+static int t_nvmlDeviceGetMigDeviceHandleByIndex(void *h)
+{
+    void *p = exact_lib_sym(h, "nvmlDeviceGetMigDeviceHandleByIndex");
+    if (!p) return 1;
+    void * v0 = exact_lib_ptr(100480u);
+    unsigned int v1 = (unsigned int)0x437f6747d834116aULL;
+    void * v2 = exact_lib_ptr(100482u);
+    uint64_t want[3] = {(uint64_t)(uintptr_t)v0, (uint64_t)v1, (uint64_t)(uintptr_t)v2};
+    uint64_t forced = exact_lib_force(CUTAP_ID_nvmlDeviceGetMigDeviceHandleByIndex, 540u);
+    unsigned int r = ((unsigned int (*)(void *, unsigned int, void *))p)(v0, v1, v2);
+    return exact_lib_check("nvmlDeviceGetMigDeviceHandleByIndex", CUTAP_ID_nvmlDeviceGetMigDeviceHandleByIndex, want, 3, (uint64_t)r, (uint64_t)(unsigned int)forced, 1);
+}
+static int t_nvmlDeviceGetMigMode(void *h)
+{
+    void *p = exact_lib_sym(h, "nvmlDeviceGetMigMode");
+    if (!p) return 1;
+    void * v0 = exact_lib_ptr(100512u);
+    void * v1 = exact_lib_ptr(100513u);
+    void * v2 = exact_lib_ptr(100514u);
+    uint64_t want[3] = {(uint64_t)(uintptr_t)v0, (uint64_t)(uintptr_t)v1, (uint64_t)(uintptr_t)v2};
+    uint64_t forced = exact_lib_force(CUTAP_ID_nvmlDeviceGetMigMode, 541u);
+    unsigned int r = ((unsigned int (*)(void *, void *, void *))p)(v0, v1, v2);
+    return exact_lib_check("nvmlDeviceGetMigMode", CUTAP_ID_nvmlDeviceGetMigMode, want, 3, (uint64_t)r, (uint64_t)(unsigned int)forced, 1);
+}
+static int t_nvmlDeviceGetMinMaxClockOfPState(void *h)
+{
+    void *p = exact_lib_sym(h, "nvmlDeviceGetMinMaxClockOfPState");
+    if (!p) return 1;
+    void * v0 = exact_lib_ptr(100544u);
+    unsigned int v1 = (unsigned int)0xa6e9e77c183940aULL;
+    unsigned int v2 = (unsigned int)0xa8a6183140ce101fULL;
+    void * v3 = exact_lib_ptr(100547u);
+    void * v4 = exact_lib_ptr(100548u);
+    uint64_t want[5] = {(uint64_t)(uintptr_t)v0, (uint64_t)v1, (uint64_t)v2, (uint64_t)(uintptr_t)v3, (uint64_t)(uintptr_t)v4};
+    uint64_t forced = exact_lib_force(CUTAP_ID_nvmlDeviceGetMinMaxClockOfPState, 542u);
+    unsigned int r = ((unsigned int (*)(void *, unsigned int, unsigned int, void *, void *))p)(v0, v1, v2, v3, v4);
+    return exact_lib_check("nvmlDeviceGetMinMaxClockOfPState", CUTAP_ID_nvmlDeviceGetMinMaxClockOfPState, want, 5, (uint64_t)r, (uint64_t)(unsigned int)forced, 1);
+}
+static int t_nvmlDeviceGetMinMaxFanSpeed(void *h)
+{
+    void *p = exact_lib_sym(h, "nvmlDeviceGetMinMaxFanSpeed");
+    if (!p) return 1;
+    void * v0 = exact_lib_ptr(100576u);
+    void * v1 = exact_lib_ptr(100577u);
+    void * v2 = exact_lib_ptr(100578u);
+    uint64_t want[3] = {(uint64_t)(uintptr_t)v0, (uint64_t)(uintptr_t)v1, (uint64_t)(uintptr_t)v2};
+    uint64_t forced = exact_lib_force(CUTAP_ID_nvmlDeviceGetMinMaxFanSpeed, 543u);
+    unsigned int r = ((unsigned int (*)(void *, void *, void *))p)(v0, v1, v2);
+    return exact_lib_check("nvmlDeviceGetMinMaxFanSpeed", CUTAP_ID_nvmlDeviceGetMinMaxFanSpeed, want, 3, (uint64_t)r, (uint64_t)(unsigned int)forced, 1);
+}
+static int t_nvmlDeviceGetMinorNumber(void *h)
+{
+    void *p = exact_lib_sym(h, "nvmlDeviceGetMinorNumber");
+    if (!p) return 1;
+    void * v0 = exact_lib_ptr(100608u);
+    void * v1 = exact_lib_ptr(100609u);
+    uint64_t want[2] = {(uint64_t)(uintptr_t)v0, (uint64_t)(uintptr_t)v1};
+    uint64_t forced = exact_lib_force(CUTAP_ID_nvmlDeviceGetMinorNumber, 544u);
+    unsigned int r = ((unsigned int (*)(void *, void *))p)(v0, v1);
+    return exact_lib_check("nvmlDeviceGetMinorNumber", CUTAP_ID_nvmlDeviceGetMinorNumber, want, 2, (uint64_t)r, (uint64_t)(unsigned int)forced, 1);
+}
+static int t_nvmlDeviceGetModuleId(void *h)
+{
+    void *p = exact_lib_sym(h, "nvmlDeviceGetModuleId");
+    if (!p) return 1;
+    void * v0 = exact_lib_ptr(100640u);
+    void * v1 = exact_lib_ptr(100641u);
+    uint64_t want[2] = {(uint64_t)(uintptr_t)v0, (uint64_t)(uintptr_t)v1};
+    uint64_t forced = exact_lib_force(CUTAP_ID_nvmlDeviceGetModuleId, 545u);
+    unsigned int r = ((unsigned int (*)(void *, void *))p)(v0, v1);
+    return exact_lib_check("nvmlDeviceGetModuleId", CUTAP_ID_nvmlDeviceGetModuleId, want, 2, (uint64_t)r, (uint64_t)(unsigned int)forced, 1);
+}
+static int t_nvmlDeviceGetMultiGpuBoard(void *h)
+{
+    void *p = exact_lib_sym(h, "nvmlDeviceGetMultiGpuBoard");
+    if (!p) return 1;
+    void * v0 = exact_lib_ptr(100672u);
+    void * v1 = exact_lib_ptr(100673u);
+    uint64_t want[2] = {(uint64_t)(uintptr_t)v0, (uint64_t)(uintptr_t)v1};
+    uint64_t forced = exact_lib_force(CUTAP_ID_nvmlDeviceGetMultiGpuBoard, 546u);
+    unsigned int r = ((unsigned int (*)(void *, void *))p)(v0, v1);
+    return exact_lib_check("nvmlDeviceGetMultiGpuBoard", CUTAP_ID_nvmlDeviceGetMultiGpuBoard, want, 2, (uint64_t)r, (uint64_t)(unsigned int)forced, 1);
+}
+static int t_nvmlDeviceGetName(void *h)
+{
+    void *p = exact_lib_sym(h, "nvmlDeviceGetName");
+    if (!p) return 1;
+    void * v0 = exact_lib_ptr(100704u);
+    void * v1 = exact_lib_ptr(100705u);
+    unsigned int v2 = (unsigned int)0x19fc22290814d6afULL;
+    uint64_t want[3] = {(uint64_t)(uintptr_t)v0, (uint64_t)(uintptr_t)v1, (uint64_t)v2};
+    uint64_t forced = exact_lib_force(CUTAP_ID_nvmlDeviceGetName, 547u);
+    unsigned int r = ((unsigned int (*)(void *, void *, unsigned int))p)(v0, v1, v2);
+    return exact_lib_check("nvmlDeviceGetName", CUTAP_ID_nvmlDeviceGetName, want, 3, (uint64_t)r, (uint64_t)(unsigned int)forced, 1);
+}
+static int t_nvmlDeviceGetNumFans(void *h)
+{
+    void *p = exact_lib_sym(h, "nvmlDeviceGetNumFans");
+    if (!p) return 1;
+    void * v0 = exact_lib_ptr(100736u);
+    void * v1 = exact_lib_ptr(100737u);
+    uint64_t want[2] = {(uint64_t)(uintptr_t)v0, (uint64_t)(uintptr_t)v1};
+    uint64_t forced = exact_lib_force(CUTAP_ID_nvmlDeviceGetNumFans, 548u);
+    unsigned int r = ((unsigned int (*)(void *, void *))p)(v0, v1);
+    return exact_lib_check("nvmlDeviceGetNumFans", CUTAP_ID_nvmlDeviceGetNumFans, want, 2, (uint64_t)r, (uint64_t)(unsigned int)forced, 1);
+}
+static int t_nvmlDeviceGetNumGpuCores(void *h)
+{
+    void *p = exact_lib_sym(h, "nvmlDeviceGetNumGpuCores");
+    if (!p) return 1;
+    void * v0 = exact_lib_ptr(100768u);
+    void * v1 = exact_lib_ptr(100769u);
+    uint64_t want[2] = {(uint64_t)(uintptr_t)v0, (uint64_t)(uintptr_t)v1};
+    uint64_t forced = exact_lib_force(CUTAP_ID_nvmlDeviceGetNumGpuCores, 549u);
+    unsigned int r = ((unsigned int (*)(void *, void *))p)(v0, v1);
+    return exact_lib_check("nvmlDeviceGetNumGpuCores", CUTAP_ID_nvmlDeviceGetNumGpuCores, want, 2, (uint64_t)r, (uint64_t)(unsigned int)forced, 1);
+}
+static int t_nvmlDeviceGetNumaNodeId(void *h)
+{
+    void *p = exact_lib_sym(h, "nvmlDeviceGetNumaNodeId");
+    if (!p) return 1;
+    void * v0 = exact_lib_ptr(100800u);
+    void * v1 = exact_lib_ptr(100801u);
+    uint64_t want[2] = {(uint64_t)(uintptr_t)v0, (uint64_t)(uintptr_t)v1};
+    uint64_t forced = exact_lib_force(CUTAP_ID_nvmlDeviceGetNumaNodeId, 550u);
+    unsigned int r = ((unsigned int (*)(void *, void *))p)(v0, v1);
+    return exact_lib_check("nvmlDeviceGetNumaNodeId", CUTAP_ID_nvmlDeviceGetNumaNodeId, want, 2, (uint64_t)r, (uint64_t)(unsigned int)forced, 1);
+}
+static int t_nvmlDeviceGetNvLinkCapability(void *h)
+{
+    void *p = exact_lib_sym(h, "nvmlDeviceGetNvLinkCapability");
+    if (!p) return 1;
+    void * v0 = exact_lib_ptr(100832u);
+    unsigned int v1 = (unsigned int)0x9a316cf5b695fdaULL;
+    unsigned int v2 = (unsigned int)0xa7da9088dab3dbefULL;
+    void * v3 = exact_lib_ptr(100835u);
+    uint64_t want[4] = {(uint64_t)(uintptr_t)v0, (uint64_t)v1, (uint64_t)v2, (uint64_t)(uintptr_t)v3};
+    uint64_t forced = exact_lib_force(CUTAP_ID_nvmlDeviceGetNvLinkCapability, 551u);
+    unsigned int r = ((unsigned int (*)(void *, unsigned int, unsigned int, void *))p)(v0, v1, v2, v3);
+    return exact_lib_check("nvmlDeviceGetNvLinkCapability", CUTAP_ID_nvmlDeviceGetNvLinkCapability, want, 4, (uint64_t)r, (uint64_t)(unsigned int)forced, 1);
+}
+static int t_nvmlDeviceGetNvLinkErrorCounter(void *h)
+{
+    void *p = exact_lib_sym(h, "nvmlDeviceGetNvLinkErrorCounter");
+    if (!p) return 1;
+    void * v0 = exact_lib_ptr(100864u);
+    unsigned int v1 = (unsigned int)0xed1ab2675011212aULL;
+    unsigned int v2 = (unsigned int)0x8b522c20cf5b9d3fULL;
+    void * v3 = exact_lib_ptr(100867u);
+    uint64_t want[4] = {(uint64_t)(uintptr_t)v0, (uint64_t)v1, (uint64_t)v2, (uint64_t)(uintptr_t)v3};
+    uint64_t forced = exact_lib_force(CUTAP_ID_nvmlDeviceGetNvLinkErrorCounter, 552u);
+    unsigned int r = ((unsigned int (*)(void *, unsigned int, unsigned int, void *))p)(v0, v1, v2, v3);
+    return exact_lib_check("nvmlDeviceGetNvLinkErrorCounter", CUTAP_ID_nvmlDeviceGetNvLinkErrorCounter, want, 4, (uint64_t)r, (uint64_t)(unsigned int)forced, 1);
+}
+static int t_nvmlDeviceGetNvLinkInfo(void *h)
+{
+    void *p = exact_lib_sym(h, "nvmlDeviceGetNvLinkInfo");
+    if (!p) return 1;
+    void * v0 = exact_lib_ptr(100896u);
+    void * v1 = exact_lib_ptr(100897u);
+    uint64_t want[2] = {(uint64_t)(uintptr_t)v0, (uint64_t)(uintptr_t)v1};
+    uint64_t forced = exact_lib_force(CUTAP_ID_nvmlDeviceGetNvLinkInfo, 553u);
+    unsigned int r = ((unsigned int (*)(void *, void *))p)(v0, v1);
+    return exact_lib_check("nvmlDeviceGetNvLinkInfo", CUTAP_ID_nvmlDeviceGetNvLinkInfo, want, 2, (uint64_t)r, (uint64_t)(unsigned int)forced, 1);
+}
+static int t_nvmlDeviceGetNvLinkRemoteDeviceType(void *h)
+{
+    void *p = exact_lib_sym(h, "nvmlDeviceGetNvLinkRemoteDeviceType");
+    if (!p) return 1;
+    void * v0 = exact_lib_ptr(100928u);
+    unsigned int v1 = (unsigned int)0xb409e9973960a3caULL;
+    void * v2 = exact_lib_ptr(100930u);
+    uint64_t want[3] = {(uint64_t)(uintptr_t)v0, (uint64_t)v1, (uint64_t)(uintptr_t)v2};
+    uint64_t forced = exact_lib_force(CUTAP_ID_nvmlDeviceGetNvLinkRemoteDeviceType, 554u);
+    unsigned int r = ((unsigned int (*)(void *, unsigned int, void *))p)(v0, v1, v2);
+    return exact_lib_check("nvmlDeviceGetNvLinkRemoteDeviceType", CUTAP_ID_nvmlDeviceGetNvLinkRemoteDeviceType, want, 3, (uint64_t)r, (uint64_t)(unsigned int)forced, 1);
+}
+static int t_nvmlDeviceGetNvLinkRemotePciInfo(void *h)
+{
+    void *p = exact_lib_sym(h, "nvmlDeviceGetNvLinkRemotePciInfo");
+    if (!p) return 1;
+    uint64_t u[8];
+    for (int i = 0; i < 8; i++) u[i] = 0x7d2e3e009b62ULL * (uint64_t)(i + 1);
+    double d0 = 155.5, d1 = -47.25;
+    uint64_t want[10] = {u[0], u[1], u[2], u[3], u[4], u[5], u[6], u[7], fake_d2w(d0), fake_d2w(d1)};
+    uint64_t forced = exact_lib_force(CUTAP_ID_nvmlDeviceGetNvLinkRemotePciInfo, 555u);
+    int r = ((int (*)(uint64_t, uint64_t, uint64_t, uint64_t, uint64_t, uint64_t, uint64_t, uint64_t, double, double))p)(u[0], u[1], u[2], u[3], u[4], u[5], u[6], u[7], d0, d1);
+    return exact_lib_check("nvmlDeviceGetNvLinkRemotePciInfo", CUTAP_ID_nvmlDeviceGetNvLinkRemotePciInfo, want, 10, (uint64_t)r, (uint64_t)(int)forced, 1);
+}
+static int t_nvmlDeviceGetNvLinkRemotePciInfo_v2(void *h)
+{
+    void *p = exact_lib_sym(h, "nvmlDeviceGetNvLinkRemotePciInfo_v2");
+    if (!p) return 1;
+    void * v0 = exact_lib_ptr(100992u);
+    unsigned int v1 = (unsigned int)0x7af920c722b0266aULL;
+    void * v2 = exact_lib_ptr(100994u);
+    uint64_t want[3] = {(uint64_t)(uintptr_t)v0, (uint64_t)v1, (uint64_t)(uintptr_t)v2};
+    uint64_t forced = exact_lib_force(CUTAP_ID_nvmlDeviceGetNvLinkRemotePciInfo_v2, 556u);
+    unsigned int r = ((unsigned int (*)(void *, unsigned int, void *))p)(v0, v1, v2);
+    return exact_lib_check("nvmlDeviceGetNvLinkRemotePciInfo_v2", CUTAP_ID_nvmlDeviceGetNvLinkRemotePciInfo_v2, want, 3, (uint64_t)r, (uint64_t)(unsigned int)forced, 1);
+}
+static int t_nvmlDeviceGetNvLinkState(void *h)
+{
+    void *p = exact_lib_sym(h, "nvmlDeviceGetNvLinkState");
+    if (!p) return 1;
+    void * v0 = exact_lib_ptr(101024u);
+    unsigned int v1 = (unsigned int)0x5e70bc5f1757e7baULL;
+    void * v2 = exact_lib_ptr(101026u);
+    uint64_t want[3] = {(uint64_t)(uintptr_t)v0, (uint64_t)v1, (uint64_t)(uintptr_t)v2};
+    uint64_t forced = exact_lib_force(CUTAP_ID_nvmlDeviceGetNvLinkState, 557u);
+    unsigned int r = ((unsigned int (*)(void *, unsigned int, void *))p)(v0, v1, v2);
+    return exact_lib_check("nvmlDeviceGetNvLinkState", CUTAP_ID_nvmlDeviceGetNvLinkState, want, 3, (uint64_t)r, (uint64_t)(unsigned int)forced, 1);
+}
+static int t_nvmlDeviceGetNvLinkUtilizationControl(void *h)
+{
+    void *p = exact_lib_sym(h, "nvmlDeviceGetNvLinkUtilizationControl");
+    if (!p) return 1;
+    void * v0 = exact_lib_ptr(101056u);
+    unsigned int v1 = (unsigned int)0x41e857f70bffa90aULL;
+    unsigned int v2 = (unsigned int)0xe01fd1b08b4a251fULL;
+    void * v3 = exact_lib_ptr(101059u);
+    uint64_t want[4] = {(uint64_t)(uintptr_t)v0, (uint64_t)v1, (uint64_t)v2, (uint64_t)(uintptr_t)v3};
+    uint64_t forced = exact_lib_force(CUTAP_ID_nvmlDeviceGetNvLinkUtilizationControl, 558u);
+    unsigned int r = ((unsigned int (*)(void *, unsigned int, unsigned int, void *))p)(v0, v1, v2, v3);
+    return exact_lib_check("nvmlDeviceGetNvLinkUtilizationControl", CUTAP_ID_nvmlDeviceGetNvLinkUtilizationControl, want, 4, (uint64_t)r, (uint64_t)(unsigned int)forced, 1);
+}
+static int t_nvmlDeviceGetNvLinkUtilizationCounter(void *h)
+{
+    void *p = exact_lib_sym(h, "nvmlDeviceGetNvLinkUtilizationCounter");
+    if (!p) return 1;
+    void * v0 = exact_lib_ptr(101088u);
+    unsigned int v1 = (unsigned int)0x255ff38f00a76a5aULL;
+    unsigned int v2 = (unsigned int)0xc3976d487ff1e66fULL;
+    void * v3 = exact_lib_ptr(101091u);
+    void * v4 = exact_lib_ptr(101092u);
+    uint64_t want[5] = {(uint64_t)(uintptr_t)v0, (uint64_t)v1, (uint64_t)v2, (uint64_t)(uintptr_t)v3, (uint64_t)(uintptr_t)v4};
+    uint64_t forced = exact_lib_force(CUTAP_ID_nvmlDeviceGetNvLinkUtilizationCounter, 559u);
+    unsigned int r = ((unsigned int (*)(void *, unsigned int, unsigned int, void *, void *))p)(v0, v1, v2, v3, v4);
+    return exact_lib_check("nvmlDeviceGetNvLinkUtilizationCounter", CUTAP_ID_nvmlDeviceGetNvLinkUtilizationCounter, want, 5, (uint64_t)r, (uint64_t)(unsigned int)forced, 1);
+}
+static int t_nvmlDeviceGetNvLinkVersion(void *h)
+{
+    void *p = exact_lib_sym(h, "nvmlDeviceGetNvLinkVersion");
+    if (!p) return 1;
+    void * v0 = exact_lib_ptr(101120u);
+    unsigned int v1 = (unsigned int)0x8d78f26f54f2baaULL;
+    void * v2 = exact_lib_ptr(101122u);
+    uint64_t want[3] = {(uint64_t)(uintptr_t)v0, (uint64_t)v1, (uint64_t)(uintptr_t)v2};
+    uint64_t forced = exact_lib_force(CUTAP_ID_nvmlDeviceGetNvLinkVersion, 560u);
+    unsigned int r = ((unsigned int (*)(void *, unsigned int, void *))p)(v0, v1, v2);
+    return exact_lib_check("nvmlDeviceGetNvLinkVersion", CUTAP_ID_nvmlDeviceGetNvLinkVersion, want, 3, (uint64_t)r, (uint64_t)(unsigned int)forced, 1);
+}
+static int t_nvmlDeviceGetNvlinkBwMode(void *h)
+{
+    void *p = exact_lib_sym(h, "nvmlDeviceGetNvlinkBwMode");
+    if (!p) return 1;
+    void * v0 = exact_lib_ptr(101152u);
+    void * v1 = exact_lib_ptr(101153u);
+    uint64_t want[2] = {(uint64_t)(uintptr_t)v0, (uint64_t)(uintptr_t)v1};
+    uint64_t forced = exact_lib_force(CUTAP_ID_nvmlDeviceGetNvlinkBwMode, 561u);
+    unsigned int r = ((unsigned int (*)(void *, void *))p)(v0, v1);
+    return exact_lib_check("nvmlDeviceGetNvlinkBwMode", CUTAP_ID_nvmlDeviceGetNvlinkBwMode, want, 2, (uint64_t)r, (uint64_t)(unsigned int)forced, 1);
+}
+static int t_nvmlDeviceGetNvlinkSupportedBwModes(void *h)
+{
+    void *p = exact_lib_sym(h, "nvmlDeviceGetNvlinkSupportedBwModes");
+    if (!p) return 1;
+    void * v0 = exact_lib_ptr(101184u);
+    void * v1 = exact_lib_ptr(101185u);
+    uint64_t want[2] = {(uint64_t)(uintptr_t)v0, (uint64_t)(uintptr_t)v1};
+    uint64_t forced = exact_lib_force(CUTAP_ID_nvmlDeviceGetNvlinkSupportedBwModes, 562u);
+    unsigned int r = ((unsigned int (*)(void *, void *))p)(v0, v1);
+    return exact_lib_check("nvmlDeviceGetNvlinkSupportedBwModes", CUTAP_ID_nvmlDeviceGetNvlinkSupportedBwModes, want, 2, (uint64_t)r, (uint64_t)(unsigned int)forced, 1);
+}
+static int t_nvmlDeviceGetOfaUtilization(void *h)
+{
+    void *p = exact_lib_sym(h, "nvmlDeviceGetOfaUtilization");
+    if (!p) return 1;
+    void * v0 = exact_lib_ptr(101216u);
+    void * v1 = exact_lib_ptr(101217u);
+    void * v2 = exact_lib_ptr(101218u);
+    uint64_t want[3] = {(uint64_t)(uintptr_t)v0, (uint64_t)(uintptr_t)v1, (uint64_t)(uintptr_t)v2};
+    uint64_t forced = exact_lib_force(CUTAP_ID_nvmlDeviceGetOfaUtilization, 563u);
+    unsigned int r = ((unsigned int (*)(void *, void *, void *))p)(v0, v1, v2);
+    return exact_lib_check("nvmlDeviceGetOfaUtilization", CUTAP_ID_nvmlDeviceGetOfaUtilization, want, 3, (uint64_t)r, (uint64_t)(unsigned int)forced, 1);
+}
+static int t_nvmlDeviceGetP2PStatus(void *h)
+{
+    void *p = exact_lib_sym(h, "nvmlDeviceGetP2PStatus");
+    if (!p) return 1;
+    void * v0 = exact_lib_ptr(101248u);
+    void * v1 = exact_lib_ptr(101249u);
+    unsigned int v2 = (unsigned int)0x34ed77404738acffULL;
+    void * v3 = exact_lib_ptr(101251u);
+    uint64_t want[4] = {(uint64_t)(uintptr_t)v0, (uint64_t)(uintptr_t)v1, (uint64_t)v2, (uint64_t)(uintptr_t)v3};
+    uint64_t forced = exact_lib_force(CUTAP_ID_nvmlDeviceGetP2PStatus, 564u);
+    unsigned int r = ((unsigned int (*)(void *, void *, unsigned int, void *))p)(v0, v1, v2, v3);
+    return exact_lib_check("nvmlDeviceGetP2PStatus", CUTAP_ID_nvmlDeviceGetP2PStatus, want, 4, (uint64_t)r, (uint64_t)(unsigned int)forced, 1);
+}
+static int t_nvmlDeviceGetPciInfo(void *h)
+{
+    void *p = exact_lib_sym(h, "nvmlDeviceGetPciInfo");
+    if (!p) return 1;
+    uint64_t u[8];
+    for (int i = 0; i < 8; i++) u[i] = 0x3e6d36e97434ULL * (uint64_t)(i + 1);
+    double d0 = 165.5, d1 = -57.25;
+    uint64_t want[10] = {u[0], u[1], u[2], u[3], u[4], u[5], u[6], u[7], fake_d2w(d0), fake_d2w(d1)};
+    uint64_t forced = exact_lib_force(CUTAP_ID_nvmlDeviceGetPciInfo, 565u);
+    int r = ((int (*)(uint64_t, uint64_t, uint64_t, uint64_t, uint64_t, uint64_t, uint64_t, uint64_t, double, double))p)(u[0], u[1], u[2], u[3], u[4], u[5], u[6], u[7], d0, d1);
+    return exact_lib_check("nvmlDeviceGetPciInfo", CUTAP_ID_nvmlDeviceGetPciInfo, want, 10, (uint64_t)r, (uint64_t)(int)forced, 1);
+}
+static int t_nvmlDeviceGetPciInfoExt(void *h)
+{
+    void *p = exact_lib_sym(h, "nvmlDeviceGetPciInfoExt");
+    if (!p) return 1;
+    void * v0 = exact_lib_ptr(101312u);
+    void * v1 = exact_lib_ptr(101313u);
+    uint64_t want[2] = {(uint64_t)(uintptr_t)v0, (uint64_t)(uintptr_t)v1};
+    uint64_t forced = exact_lib_force(CUTAP_ID_nvmlDeviceGetPciInfoExt, 566u);
+    unsigned int r = ((unsigned int (*)(void *, void *))p)(v0, v1);
+    return exact_lib_check("nvmlDeviceGetPciInfoExt", CUTAP_ID_nvmlDeviceGetPciInfoExt, want, 2, (uint64_t)r, (uint64_t)(unsigned int)forced, 1);
+}
+static int t_nvmlDeviceGetPciInfo_v2(void *h)
+{
+    void *p = exact_lib_sym(h, "nvmlDeviceGetPciInfo_v2");
+    if (!p) return 1;
+    uint64_t u[8];
+    for (int i = 0; i < 8; i++) u[i] = 0x31e0357e6c5eULL * (uint64_t)(i + 1);
+    double d0 = 167.5, d1 = -59.25;
+    uint64_t want[10] = {u[0], u[1], u[2], u[3], u[4], u[5], u[6], u[7], fake_d2w(d0), fake_d2w(d1)};
+    uint64_t forced = exact_lib_force(CUTAP_ID_nvmlDeviceGetPciInfo_v2, 567u);
+    int r = ((int (*)(uint64_t, uint64_t, uint64_t, uint64_t, uint64_t, uint64_t, uint64_t, uint64_t, double, double))p)(u[0], u[1], u[2], u[3], u[4], u[5], u[6], u[7], d0, d1);
+    return exact_lib_check("nvmlDeviceGetPciInfo_v2", CUTAP_ID_nvmlDeviceGetPciInfo_v2, want, 10, (uint64_t)r, (uint64_t)(int)forced, 1);
+}
+static int t_nvmlDeviceGetPciInfo_v3(void *h)
+{
+    void *p = exact_lib_sym(h, "nvmlDeviceGetPciInfo_v3");
+    if (!p) return 1;
+    void * v0 = exact_lib_ptr(101376u);
+    void * v1 = exact_lib_ptr(101377u);
+    uint64_t want[2] = {(uint64_t)(uintptr_t)v0, (uint64_t)(uintptr_t)v1};
+    uint64_t forced = exact_lib_force(CUTAP_ID_nvmlDeviceGetPciInfo_v3, 568u);
+    unsigned int r = ((unsigned int (*)(void *, void *))p)(v0, v1);
+    return exact_lib_check("nvmlDeviceGetPciInfo_v3", CUTAP_ID_nvmlDeviceGetPciInfo_v3, want, 2, (uint64_t)r, (uint64_t)(unsigned int)forced, 1);
+}
+static int t_nvmlDeviceGetPcieLinkMaxSpeed(void *h)
+{
+    void *p = exact_lib_sym(h, "nvmlDeviceGetPcieLinkMaxSpeed");
+    if (!p) return 1;
+    void * v0 = exact_lib_ptr(101408u);
+    void * v1 = exact_lib_ptr(101409u);
+    uint64_t want[2] = {(uint64_t)(uintptr_t)v0, (uint64_t)(uintptr_t)v1};
+    uint64_t forced = exact_lib_force(CUTAP_ID_nvmlDeviceGetPcieLinkMaxSpeed, 569u);
+    unsigned int r = ((unsigned int (*)(void *, void *))p)(v0, v1);
+    return exact_lib_check("nvmlDeviceGetPcieLinkMaxSpeed", CUTAP_ID_nvmlDeviceGetPcieLinkMaxSpeed, want, 2, (uint64_t)r, (uint64_t)(unsigned int)forced, 1);
+}
+static int t_nvmlDeviceGetPcieReplayCounter(void *h)
+{
+    void *p = exact_lib_sym(h, "nvmlDeviceGetPcieReplayCounter");
+    if (!p) return 1;
+    void * v0 = exact_lib_ptr(101440u);
+    void * v1 = exact_lib_ptr(101441u);
+    uint64_t want[2] = {(uint64_t)(uintptr_t)v0, (uint64_t)(uintptr_t)v1};
+    uint64_t forced = exact_lib_force(CUTAP_ID_nvmlDeviceGetPcieReplayCounter, 570u);
+    unsigned int r = ((unsigned int (*)(void *, void *))p)(v0, v1);
+    return exact_lib_check("nvmlDeviceGetPcieReplayCounter", CUTAP_ID_nvmlDeviceGetPcieReplayCounter, want, 2, (uint64_t)r, (uint64_t)(unsigned int)forced, 1);
+}
+static int t_nvmlDeviceGetPcieSpeed(void *h)
+{
+    void *p = exact_lib_sym(h, "nvmlDeviceGetPcieSpeed");
+    if (!p) return 1;
+    void * v0 = exact_lib_ptr(101472u);
+    void * v1 = exact_lib_ptr(101473u);
+    uint64_t want[2] = {(uint64_t)(uintptr_t)v0, (uint64_t)(uintptr_t)v1};
+    uint64_t forced = exact_lib_force(CUTAP_ID_nvmlDeviceGetPcieSpeed, 571u);
+    unsigned int r = ((unsigned int (*)(void *, void *))p)(v0, v1);
+    return exact_lib_check("nvmlDeviceGetPcieSpeed", CUTAP_ID_nvmlDeviceGetPcieSpeed, want, 2, (uint64_t)r, (uint64_t)(unsigned int)forced, 1);
+}
+static int t_nvmlDeviceGetPcieThroughput(void *h)
+{
+    void *p = exact_lib_sym(h, "nvmlDeviceGetPcieThroughput");
+    if (!p) return 1;
+    void * v0 = exact_lib_ptr(101504u);
+    unsigned int v1 = (unsigned int)0xb272da466d2c3b6aULL;
+    void * v2 = exact_lib_ptr(101506u);
+    uint64_t want[3] = {(uint64_t)(uintptr_t)v0, (uint64_t)v1, (uint64_t)(uintptr_t)v2};
+    uint64_t forced = exact_lib_force(CUTAP_ID_nvmlDeviceGetPcieThroughput, 572u);
+    unsigned int r = ((unsigned int (*)(void *, unsigned int, void *))p)(v0, v1, v2);
+    return exact_lib_check("nvmlDeviceGetPcieThroughput", CUTAP_ID_nvmlDeviceGetPcieThroughput, want, 3, (uint64_t)r, (uint64_t)(unsigned int)forced, 1);
+}
+static int t_nvmlDeviceGetPdi(void *h)
+{
+    void *p = exact_lib_sym(h, "nvmlDeviceGetPdi");
+    if (!p) return 1;
+    void * v0 = exact_lib_ptr(101536u);
+    void * v1 = exact_lib_ptr(101537u);
+    uint64_t want[2] = {(uint64_t)(uintptr_t)v0, (uint64_t)(uintptr_t)v1};
+    uint64_t forced = exact_lib_force(CUTAP_ID_nvmlDeviceGetPdi, 573u);
+    unsigned int r = ((unsigned int (*)(void *, void *))p)(v0, v1);
+    return exact_lib_check("nvmlDeviceGetPdi", CUTAP_ID_nvmlDeviceGetPdi, want, 2, (uint64_t)r, (uint64_t)(unsigned int)forced, 1);
+}
+static int t_nvmlDeviceGetPerformanceModes(void *h)
+{
+    void *p = exact_lib_sym(h, "nvmlDeviceGetPerformanceModes");
+    if (!p) return 1;
+    void * v0 = exact_lib_ptr(101568u);
+    void * v1 = exact_lib_ptr(101569u);
+    uint64_t want[2] = {(uint64_t)(uintptr_t)v0, (uint64_t)(uintptr_t)v1};
+    uint64_t forced = exact_lib_force(CUTAP_ID_nvmlDeviceGetPerformanceModes, 574u);
+    unsigned int r = ((unsigned int (*)(void *, void *))p)(v0, v1);
+    return exact_lib_check("nvmlDeviceGetPerformanceModes", CUTAP_ID_nvmlDeviceGetPerformanceModes, want, 2, (uint64_t)r, (uint64_t)(unsigned int)forced, 1);
+}
+static int t_nvmlDeviceGetPerformanceState(void *h)
+{
+    void *p = exact_lib_sym(h, "nvmlDeviceGetPerformanceState");
+    if (!p) return 1;
+    void * v0 = exact_lib_ptr(101600u);
+    void * v1 = exact_lib_ptr(101601u);
+    uint64_t want[2] = {(uint64_t)(uintptr_t)v0, (uint64_t)(uintptr_t)v1};
+    uint64_t forced = exact_lib_force(CUTAP_ID_nvmlDeviceGetPerformanceState, 575u);
+    unsigned int r = ((unsigned int (*)(void *, void *))p)(v0, v1);
+    return exact_lib_check("nvmlDeviceGetPerformanceState", CUTAP_ID_nvmlDeviceGetPerformanceState, want, 2, (uint64_t)r, (uint64_t)(unsigned int)forced, 1);
+}
+static int t_nvmlDeviceGetPersistenceMode(void *h)
+{
+    void *p = exact_lib_sym(h, "nvmlDeviceGetPersistenceMode");
+    if (!p) return 1;
+    void * v0 = exact_lib_ptr(101632u);
+    void * v1 = exact_lib_ptr(101633u);
+    uint64_t want[2] = {(uint64_t)(uintptr_t)v0, (uint64_t)(uintptr_t)v1};
+    uint64_t forced = exact_lib_force(CUTAP_ID_nvmlDeviceGetPersistenceMode, 576u);
+    unsigned int r = ((unsigned int (*)(void *, void *))p)(v0, v1);
+    return exact_lib_check("nvmlDeviceGetPersistenceMode", CUTAP_ID_nvmlDeviceGetPersistenceMode, want, 2, (uint64_t)r, (uint64_t)(unsigned int)forced, 1);
+}
+static int t_nvmlDeviceGetPgpuMetadataString(void *h)
+{
+    void *p = exact_lib_sym(h, "nvmlDeviceGetPgpuMetadataString");
+    if (!p) return 1;
+    void * v0 = exact_lib_ptr(101664u);
+    void * v1 = exact_lib_ptr(101665u);
+    void * v2 = exact_lib_ptr(101666u);
+    uint64_t want[3] = {(uint64_t)(uintptr_t)v0, (uint64_t)(uintptr_t)v1, (uint64_t)(uintptr_t)v2};
+    uint64_t forced = exact_lib_force(CUTAP_ID_nvmlDeviceGetPgpuMetadataString, 577u);
+    unsigned int r = ((unsigned int (*)(void *, void *, void *))p)(v0, v1, v2);
+    return exact_lib_check("nvmlDeviceGetPgpuMetadataString", CUTAP_ID_nvmlDeviceGetPgpuMetadataString, want, 3, (uint64_t)r, (uint64_t)(unsigned int)forced, 1);
+}
+static int t_nvmlDeviceGetPlatformInfo(void *h)
+{
+    void *p = exact_lib_sym(h, "nvmlDeviceGetPlatformInfo");
+    if (!p) return 1;
+    void * v0 = exact_lib_ptr(101696u);
+    void * v1 = exact_lib_ptr(101697u);
+    uint64_t want[2] = {(uint64_t)(uintptr_t)v0, (uint64_t)(uintptr_t)v1};
+    uint64_t forced = exact_lib_force(CUTAP_ID_nvmlDeviceGetPlatformInfo, 578u);
+    unsigned int r = ((unsigned int (*)(void *, void *))p)(v0, v1);
+    return exact_lib_check("nvmlDeviceGetPlatformInfo", CUTAP_ID_nvmlDeviceGetPlatformInfo, want, 2, (uint64_t)r, (uint64_t)(unsigned int)forced, 1);
+}
+static int t_nvmlDeviceGetPowerManagementDefaultLimit(void *h)
+{
+    void *p = exact_lib_sym(h, "nvmlDeviceGetPowerManagementDefaultLimit");
+    if (!p) return 1;
+    void * v0 = exact_lib_ptr(101728u);
+    void * v1 = exact_lib_ptr(101729u);
+    uint64_t want[2] = {(uint64_t)(uintptr_t)v0, (uint64_t)(uintptr_t)v1};
+    uint64_t forced = exact_lib_force(CUTAP_ID_nvmlDeviceGetPowerManagementDefaultLimit, 579u);
+    unsigned int r = ((unsigned int (*)(void *, void *))p)(v0, v1);
+    return exact_lib_check("nvmlDeviceGetPowerManagementDefaultLimit", CUTAP_ID_nvmlDeviceGetPowerManagementDefaultLimit, want, 2, (uint64_t)r, (uint64_t)(unsigned int)forced, 1);
+}
+static int t_nvmlDeviceGetPowerManagementLimit(void *h)
+{
+    void *p = exact_lib_sym(h, "nvmlDeviceGetPowerManagementLimit");
+    if (!p) return 1;
+    void * v0 = exact_lib_ptr(101760u);
+    void * v1 = exact_lib_ptr(101761u);
+    uint64_t want[2] = {(uint64_t)(uintptr_t)v0, (uint64_t)(uintptr_t)v1};
+    uint64_t forced = exact_lib_force(CUTAP_ID_nvmlDeviceGetPowerManagementLimit, 580u);
+    unsigned int r = ((unsigned int (*)(void *, void *))p)(v0, v1);
+    return exact_lib_check("nvmlDeviceGetPowerManagementLimit", CUTAP_ID_nvmlDeviceGetPowerManagementLimit, want, 2, (uint64_t)r, (uint64_t)(unsigned int)forced, 1);
+}
+static int t_nvmlDeviceGetPowerManagementLimitConstraints(void *h)
+{
+    void *p = exact_lib_sym(h, "nvmlDeviceGetPowerManagementLimitConstraints");
+    if (!p) return 1;
+    void * v0 = exact_lib_ptr(101792u);
+    void * v1 = exact_lib_ptr(101793u);
+    void * v2 = exact_lib_ptr(101794u);
+    uint64_t want[3] = {(uint64_t)(uintptr_t)v0, (uint64_t)(uintptr_t)v1, (uint64_t)(uintptr_t)v2};
+    uint64_t forced = exact_lib_force(CUTAP_ID_nvmlDeviceGetPowerManagementLimitConstraints, 581u);
+    unsigned int r = ((unsigned int (*)(void *, void *, void *))p)(v0, v1, v2);
+    return exact_lib_check("nvmlDeviceGetPowerManagementLimitConstraints", CUTAP_ID_nvmlDeviceGetPowerManagementLimitConstraints, want, 3, (uint64_t)r, (uint64_t)(unsigned int)forced, 1);
+}
+static int t_nvmlDeviceGetPowerManagementMode(void *h)
+{
+    void *p = exact_lib_sym(h, "nvmlDeviceGetPowerManagementMode");
+    if (!p) return 1;
+    void * v0 = exact_lib_ptr(101824u);
+    void * v1 = exact_lib_ptr(101825u);
+    uint64_t want[2] = {(uint64_t)(uintptr_t)v0, (uint64_t)(uintptr_t)v1};
+    uint64_t forced = exact_lib_force(CUTAP_ID_nvmlDeviceGetPowerManagementMode, 582u);
+    unsigned int r = ((unsigned int (*)(void *, void *))p)(v0, v1);
+    return exact_lib_check("nvmlDeviceGetPowerManagementMode", CUTAP_ID_nvmlDeviceGetPowerManagementMode, want, 2, (uint64_t)r, (uint64_t)(unsigned int)forced, 1);
+}
+static int t_nvmlDeviceGetPowerMizerMode_v1(void *h)
+{
+    void *p = exact_lib_sym(h, "nvmlDeviceGetPowerMizerMode_v1");
+    if (!p) return 1;
+    void * v0 = exact_lib_ptr(101856u);
+    void * v1 = exact_lib_ptr(101857u);
+    uint64_t want[2] = {(uint64_t)(uintptr_t)v0, (uint64_t)(uintptr_t)v1};
+    uint64_t forced = exact_lib_force(CUTAP_ID_nvmlDeviceGetPowerMizerMode_v1, 583u);
+    unsigned int r = ((unsigned int (*)(void *, void *))p)(v0, v1);
+    return exact_lib_check("nvmlDeviceGetPowerMizerMode_v1", CUTAP_ID_nvmlDeviceGetPowerMizerMode_v1, want, 2, (uint64_t)r, (uint64_t)(unsigned int)forced, 1);
+}
+static int t_nvmlDeviceGetPowerSource(void *h)
+{
+    void *p = exact_lib_sym(h, "nvmlDeviceGetPowerSource");
+    if (!p) return 1;
+    void * v0 = exact_lib_ptr(101888u);
+    void * v1 = exact_lib_ptr(101889u);
+    uint64_t want[2] = {(uint64_t)(uintptr_t)v0, (uint64_t)(uintptr_t)v1};
+    uint64_t forced = exact_lib_force(CUTAP_ID_nvmlDeviceGetPowerSource, 584u);
+    unsigned int r = ((unsigned int (*)(void *, void *))p)(v0, v1);
+    return exact_lib_check("nvmlDeviceGetPowerSource", CUTAP_ID_nvmlDeviceGetPowerSource, want, 2, (uint64_t)r, (uint64_t)(unsigned int)forced, 1);
+}
+static int t_nvmlDeviceGetPowerState(void *h)
+{
+    void *p = exact_lib_sym(h, "nvmlDeviceGetPowerState");
+    if (!p) return 1;
+    void * v0 = exact_lib_ptr(101920u);
+    void * v1 = exact_lib_ptr(101921u);
+    uint64_t want[2] = {(uint64_t)(uintptr_t)v0, (uint64_t)(uintptr_t)v1};
+    uint64_t forced = exact_lib_force(CUTAP_ID_nvmlDeviceGetPowerState, 585u);
+    unsigned int r = ((unsigned int (*)(void *, void *))p)(v0, v1);
+    return exact_lib_check("nvmlDeviceGetPowerState", CUTAP_ID_nvmlDeviceGetPowerState, want, 2, (uint64_t)r, (uint64_t)(unsigned int)forced, 1);
+}
+static int t_nvmlDeviceGetPowerUsage(void *h)
+{
+    void *p = exact_lib_sym(h, "nvmlDeviceGetPowerUsage");
+    if (!p) return 1;
+    void * v0 = exact_lib_ptr(101952u);
+    void * v1 = exact_lib_ptr(101953u);
+    uint64_t want[2] = {(uint64_t)(uintptr_t)v0, (uint64_t)(uintptr_t)v1};
+    uint64_t forced = exact_lib_force(CUTAP_ID_nvmlDeviceGetPowerUsage, 586u);
+    unsigned int r = ((unsigned int (*)(void *, void *))p)(v0, v1);
+    return exact_lib_check("nvmlDeviceGetPowerUsage", CUTAP_ID_nvmlDeviceGetPowerUsage, want, 2, (uint64_t)r, (uint64_t)(unsigned int)forced, 1);
+}
+static int t_nvmlDeviceGetProcessUtilization(void *h)
+{
+    void *p = exact_lib_sym(h, "nvmlDeviceGetProcessUtilization");
+    if (!p) return 1;
+    void * v0 = exact_lib_ptr(101984u);
+    void * v1 = exact_lib_ptr(101985u);
+    void * v2 = exact_lib_ptr(101986u);
+    unsigned long long v3 = (unsigned long long)0x42e3eba0c1958744ULL;
+    uint64_t want[4] = {(uint64_t)(uintptr_t)v0, (uint64_t)(uintptr_t)v1, (uint64_t)(uintptr_t)v2, (uint64_t)v3};
+    uint64_t forced = exact_lib_force(CUTAP_ID_nvmlDeviceGetProcessUtilization, 587u);
+    unsigned int r = ((unsigned int (*)(void *, void *, void *, unsigned long long))p)(v0, v1, v2, v3);
+    return exact_lib_check("nvmlDeviceGetProcessUtilization", CUTAP_ID_nvmlDeviceGetProcessUtilization, want, 4, (uint64_t)r, (uint64_t)(unsigned int)forced, 1);
+}
+static int t_nvmlDeviceGetProcessesUtilizationInfo(void *h)
+{
+    void *p = exact_lib_sym(h, "nvmlDeviceGetProcessesUtilizationInfo");
+    if (!p) return 1;
+    void * v0 = exact_lib_ptr(102016u);
+    void * v1 = exact_lib_ptr(102017u);
+    uint64_t want[2] = {(uint64_t)(uintptr_t)v0, (uint64_t)(uintptr_t)v1};
+    uint64_t forced = exact_lib_force(CUTAP_ID_nvmlDeviceGetProcessesUtilizationInfo, 588u);
+    unsigned int r = ((unsigned int (*)(void *, void *))p)(v0, v1);
+    return exact_lib_check("nvmlDeviceGetProcessesUtilizationInfo", CUTAP_ID_nvmlDeviceGetProcessesUtilizationInfo, want, 2, (uint64_t)r, (uint64_t)(unsigned int)forced, 1);
+}
+static int t_nvmlDeviceGetRemappedRows(void *h)
+{
+    void *p = exact_lib_sym(h, "nvmlDeviceGetRemappedRows");
+    if (!p) return 1;
+    void * v0 = exact_lib_ptr(102048u);
+    void * v1 = exact_lib_ptr(102049u);
+    void * v2 = exact_lib_ptr(102050u);
+    void * v3 = exact_lib_ptr(102051u);
+    void * v4 = exact_lib_ptr(102052u);
+    uint64_t want[5] = {(uint64_t)(uintptr_t)v0, (uint64_t)(uintptr_t)v1, (uint64_t)(uintptr_t)v2, (uint64_t)(uintptr_t)v3, (uint64_t)(uintptr_t)v4};
+    uint64_t forced = exact_lib_force(CUTAP_ID_nvmlDeviceGetRemappedRows, 589u);
+    unsigned int r = ((unsigned int (*)(void *, void *, void *, void *, void *))p)(v0, v1, v2, v3, v4);
+    return exact_lib_check("nvmlDeviceGetRemappedRows", CUTAP_ID_nvmlDeviceGetRemappedRows, want, 5, (uint64_t)r, (uint64_t)(unsigned int)forced, 1);
+}
+static int t_nvmlDeviceGetRemappedRows_v2(void *h)
+{
+    void *p = exact_lib_sym(h, "nvmlDeviceGetRemappedRows_v2");
+    if (!p) return 1;
+    uint64_t u[8];
+    for (int i = 0; i < 8; i++) u[i] = 0x218aa52f9241ULL * (uint64_t)(i + 1);
+    double d0 = 190.5, d1 = -82.25;
+    uint64_t want[10] = {u[0], u[1], u[2], u[3], u[4], u[5], u[6], u[7], fake_d2w(d0), fake_d2w(d1)};
+    uint64_t forced = exact_lib_force(CUTAP_ID_nvmlDeviceGetRemappedRows_v2, 590u);
+    int r = ((int (*)(uint64_t, uint64_t, uint64_t, uint64_t, uint64_t, uint64_t, uint64_t, uint64_t, double, double))p)(u[0], u[1], u[2], u[3], u[4], u[5], u[6], u[7], d0, d1);
+    return exact_lib_check("nvmlDeviceGetRemappedRows_v2", CUTAP_ID_nvmlDeviceGetRemappedRows_v2, want, 10, (uint64_t)r, (uint64_t)(int)forced, 1);
+}
+static int t_nvmlDeviceGetRepairStatus(void *h)
+{
+    void *p = exact_lib_sym(h, "nvmlDeviceGetRepairStatus");
+    if (!p) return 1;
+    void * v0 = exact_lib_ptr(102112u);
+    void * v1 = exact_lib_ptr(102113u);
+    uint64_t want[2] = {(uint64_t)(uintptr_t)v0, (uint64_t)(uintptr_t)v1};
+    uint64_t forced = exact_lib_force(CUTAP_ID_nvmlDeviceGetRepairStatus, 591u);
+    unsigned int r = ((unsigned int (*)(void *, void *))p)(v0, v1);
+    return exact_lib_check("nvmlDeviceGetRepairStatus", CUTAP_ID_nvmlDeviceGetRepairStatus, want, 2, (uint64_t)r, (uint64_t)(unsigned int)forced, 1);
+}
+static int t_nvmlDeviceGetRetiredPages(void *h)
+{
+    void *p = exact_lib_sym(h, "nvmlDeviceGetRetiredPages");
+    if (!p) return 1;
+    void * v0 = exact_lib_ptr(102144u);
+    unsigned int v1 = (unsigned int)0x77cb02258a4755aaULL;
+    void * v2 = exact_lib_ptr(102146u);
+    void * v3 = exact_lib_ptr(102147u);
+    uint64_t want[4] = {(uint64_t)(uintptr_t)v0, (uint64_t)v1, (uint64_t)(uintptr_t)v2, (uint64_t)(uintptr_t)v3};
+    uint64_t forced = exact_lib_force(CUTAP_ID_nvmlDeviceGetRetiredPages, 592u);
+    unsigned int r = ((unsigned int (*)(void *, unsigned int, void *, void *))p)(v0, v1, v2, v3);
+    return exact_lib_check("nvmlDeviceGetRetiredPages", CUTAP_ID_nvmlDeviceGetRetiredPages, want, 4, (uint64_t)r, (uint64_t)(unsigned int)forced, 1);
+}
+static int t_nvmlDeviceGetRetiredPagesPendingStatus(void *h)
+{
+    void *p = exact_lib_sym(h, "nvmlDeviceGetRetiredPagesPendingStatus");
+    if (!p) return 1;
+    void * v0 = exact_lib_ptr(102176u);
+    void * v1 = exact_lib_ptr(102177u);
+    uint64_t want[2] = {(uint64_t)(uintptr_t)v0, (uint64_t)(uintptr_t)v1};
+    uint64_t forced = exact_lib_force(CUTAP_ID_nvmlDeviceGetRetiredPagesPendingStatus, 593u);
+    unsigned int r = ((unsigned int (*)(void *, void *))p)(v0, v1);
+    return exact_lib_check("nvmlDeviceGetRetiredPagesPendingStatus", CUTAP_ID_nvmlDeviceGetRetiredPagesPendingStatus, want, 2, (uint64_t)r, (uint64_t)(unsigned int)forced, 1);
+}
+static int t_nvmlDeviceGetRetiredPages_v2(void *h)
+{
+    void *p = exact_lib_sym(h, "nvmlDeviceGetRetiredPages_v2");
+    if (!p) return 1;
+    void * v0 = exact_lib_ptr(102208u);
+    unsigned int v1 = (unsigned int)0x3eba39557396d84aULL;
+    void * v2 = exact_lib_ptr(102210u);
+    void * v3 = exact_lib_ptr(102211u);
+    void * v4 = exact_lib_ptr(102212u);
+    uint64_t want[5] = {(uint64_t)(uintptr_t)v0, (uint64_t)v1, (uint64_t)(uintptr_t)v2, (uint64_t)(uintptr_t)v3, (uint64_t)(uintptr_t)v4};
+    uint64_t forced = exact_lib_force(CUTAP_ID_nvmlDeviceGetRetiredPages_v2, 594u);
+    unsigned int r = ((unsigned int (*)(void *, unsigned int, void *, void *, void *))p)(v0, v1, v2, v3, v4);
+    return exact_lib_check("nvmlDeviceGetRetiredPages_v2", CUTAP_ID_nvmlDeviceGetRetiredPages_v2, want, 5, (uint64_t)r, (uint64_t)(unsigned int)forced, 1);
+}
+static int t_nvmlDeviceGetRowRemapperHistogram(void *h)
+{
+    void *p = exact_lib_sym(h, "nvmlDeviceGetRowRemapperHistogram");
+    if (!p) return 1;
+    void * v0 = exact_lib_ptr(102240u);
+    void * v1 = exact_lib_ptr(102241u);
+    uint64_t want[2] = {(uint64_t)(uintptr_t)v0, (uint64_t)(uintptr_t)v1};
+    uint64_t forced = exact_lib_force(CUTAP_ID_nvmlDeviceGetRowRemapperHistogram, 595u);
+    unsigned int r = ((unsigned int (*)(void *, void *))p)(v0, v1);
+    return exact_lib_check("nvmlDeviceGetRowRemapperHistogram", CUTAP_ID_nvmlDeviceGetRowRemapperHistogram, want, 2, (uint64_t)r, (uint64_t)(unsigned int)forced, 1);
+}
+static int t_nvmlDeviceGetRunningProcessDetailList(void *h)
+{
+    void *p = exact_lib_sym(h, "nvmlDeviceGetRunningProcessDetailList");
+    if (!p) return 1;
+    void * v0 = exact_lib_ptr(102272u);
+    void * v1 = exact_lib_ptr(102273u);
+    uint64_t want[2] = {(uint64_t)(uintptr_t)v0, (uint64_t)(uintptr_t)v1};
+    uint64_t forced = exact_lib_force(CUTAP_ID_nvmlDeviceGetRunningProcessDetailList, 596u);
+    unsigned int r = ((unsigned int (*)(void *, void *))p)(v0, v1);
+    return exact_lib_check("nvmlDeviceGetRunningProcessDetailList", CUTAP_ID_nvmlDeviceGetRunningProcessDetailList, want, 2, (uint64_t)r, (uint64_t)(unsigned int)forced, 1);
+}
+static int t_nvmlDeviceGetSamples(void *h)
+{
+    void *p = exact_lib_sym(h, "nvmlDeviceGetSamples");
+    if (!p) return 1;
+    void * v0 = exact_lib_ptr(102304u);
+    unsigned int v1 = (unsigned int)0xe9210c1d518e1c3aULL;
+    unsigned long long v2 = (unsigned long long)0x875885d6d0d8984fULL;
+    void * v3 = exact_lib_ptr(102307u);
+    void * v4 = exact_lib_ptr(102308u);
+    void * v5 = exact_lib_ptr(102309u);
+    uint64_t want[6] = {(uint64_t)(uintptr_t)v0, (uint64_t)v1, (uint64_t)v2, (uint64_t)(uintptr_t)v3, (uint64_t)(uintptr_t)v4, (uint64_t)(uintptr_t)v5};
+    uint64_t forced = exact_lib_force(CUTAP_ID_nvmlDeviceGetSamples, 597u);
+    unsigned int r = ((unsigned int (*)(void *, unsigned int, unsigned long long, void *, void *, void *))p)(v0, v1, v2, v3, v4, v5);
+    return exact_lib_check("nvmlDeviceGetSamples", CUTAP_ID_nvmlDeviceGetSamples, want, 6, (uint64_t)r, (uint64_t)(unsigned int)forced, 1);
+}
+static int t_nvmlDeviceGetSerial(void *h)
+{
+    void *p = exact_lib_sym(h, "nvmlDeviceGetSerial");
+    if (!p) return 1;
+    void * v0 = exact_lib_ptr(102336u);
+    void * v1 = exact_lib_ptr(102337u);
+    unsigned int v2 = (unsigned int)0x6ad0216ec580599fULL;
+    uint64_t want[3] = {(uint64_t)(uintptr_t)v0, (uint64_t)(uintptr_t)v1, (uint64_t)v2};
+    uint64_t forced = exact_lib_force(CUTAP_ID_nvmlDeviceGetSerial, 598u);
+    unsigned int r = ((unsigned int (*)(void *, void *, unsigned int))p)(v0, v1, v2);
+    return exact_lib_check("nvmlDeviceGetSerial", CUTAP_ID_nvmlDeviceGetSerial, want, 3, (uint64_t)r, (uint64_t)(unsigned int)forced, 1);
+}
+static int t_nvmlDeviceGetSramEccErrorStatus(void *h)
+{
+    void *p = exact_lib_sym(h, "nvmlDeviceGetSramEccErrorStatus");
+    if (!p) return 1;
+    void * v0 = exact_lib_ptr(102368u);
+    void * v1 = exact_lib_ptr(102369u);
+    uint64_t want[2] = {(uint64_t)(uintptr_t)v0, (uint64_t)(uintptr_t)v1};
+    uint64_t forced = exact_lib_force(CUTAP_ID_nvmlDeviceGetSramEccErrorStatus, 599u);
+    unsigned int r = ((unsigned int (*)(void *, void *))p)(v0, v1);
+    return exact_lib_check("nvmlDeviceGetSramEccErrorStatus", CUTAP_ID_nvmlDeviceGetSramEccErrorStatus, want, 2, (uint64_t)r, (uint64_t)(unsigned int)forced, 1);
+}
+static int t_nvmlDeviceGetSramUniqueUncorrectedEccErrorCounts(void *h)
+{
+    void *p = exact_lib_sym(h, "nvmlDeviceGetSramUniqueUncorrectedEccErrorCounts");
+    if (!p) return 1;
+    void * v0 = exact_lib_ptr(102400u);
+    void * v1 = exact_lib_ptr(102401u);
+    uint64_t want[2] = {(uint64_t)(uintptr_t)v0, (uint64_t)(uintptr_t)v1};
+    uint64_t forced = exact_lib_force(CUTAP_ID_nvmlDeviceGetSramUniqueUncorrectedEccErrorCounts, 600u);
+    unsigned int r = ((unsigned int (*)(void *, void *))p)(v0, v1);
+    return exact_lib_check("nvmlDeviceGetSramUniqueUncorrectedEccErrorCounts", CUTAP_ID_nvmlDeviceGetSramUniqueUncorrectedEccErrorCounts, want, 2, (uint64_t)r, (uint64_t)(unsigned int)forced, 1);
+}
+static int t_nvmlDeviceGetSupportedClocksEventReasons(void *h)
+{
+    void *p = exact_lib_sym(h, "nvmlDeviceGetSupportedClocksEventReasons");
+    if (!p) return 1;
+    void * v0 = exact_lib_ptr(102432u);
+    void * v1 = exact_lib_ptr(102433u);
+    uint64_t want[2] = {(uint64_t)(uintptr_t)v0, (uint64_t)(uintptr_t)v1};
+    uint64_t forced = exact_lib_force(CUTAP_ID_nvmlDeviceGetSupportedClocksEventReasons, 601u);
+    unsigned int r = ((unsigned int (*)(void *, void *))p)(v0, v1);
+    return exact_lib_check("nvmlDeviceGetSupportedClocksEventReasons", CUTAP_ID_nvmlDeviceGetSupportedClocksEventReasons, want, 2, (uint64_t)r, (uint64_t)(unsigned int)forced, 1);
+}
+static int t_nvmlDeviceGetSupportedClocksThrottleReasons(void *h)
+{
+    void *p = exact_lib_sym(h, "nvmlDeviceGetSupportedClocksThrottleReasons");
+    if (!p) return 1;
+    void * v0 = exact_lib_ptr(102464u);
+    void * v1 = exact_lib_ptr(102465u);
+    uint64_t want[2] = {(uint64_t)(uintptr_t)v0, (uint64_t)(uintptr_t)v1};
+    uint64_t forced = exact_lib_force(CUTAP_ID_nvmlDeviceGetSupportedClocksThrottleReasons, 602u);
+    unsigned int r = ((unsigned int (*)(void *, void *))p)(v0, v1);
+    return exact_lib_check("nvmlDeviceGetSupportedClocksThrottleReasons", CUTAP_ID_nvmlDeviceGetSupportedClocksThrottleReasons, want, 2, (uint64_t)r, (uint64_t)(unsigned int)forced, 1);
+}
+static int t_nvmlDeviceGetSupportedEventTypes(void *h)
+{
+    void *p = exact_lib_sym(h, "nvmlDeviceGetSupportedEventTypes");
+    if (!p) return 1;
+    void * v0 = exact_lib_ptr(102496u);
+    void * v1 = exact_lib_ptr(102497u);
+    uint64_t want[2] = {(uint64_t)(uintptr_t)v0, (uint64_t)(uintptr_t)v1};
+    uint64_t forced = exact_lib_force(CUTAP_ID_nvmlDeviceGetSupportedEventTypes, 603u);
+    unsigned int r = ((unsigned int (*)(void *, void *))p)(v0, v1);
+    return exact_lib_check("nvmlDeviceGetSupportedEventTypes", CUTAP_ID_nvmlDeviceGetSupportedEventTypes, want, 2, (uint64_t)r, (uint64_t)(unsigned int)forced, 1);
+}
+static int t_nvmlDeviceGetSupportedGraphicsClocks(void *h)
+{
+    void *p = exact_lib_sym(h, "nvmlDeviceGetSupportedGraphicsClocks");
+    if (!p) return 1;
+    void * v0 = exact_lib_ptr(102528u);
+    unsigned int v1 = (unsigned int)0x21664d450224656aULL;
+    void * v2 = exact_lib_ptr(102530u);
+    void * v3 = exact_lib_ptr(102531u);
+    uint64_t want[4] = {(uint64_t)(uintptr_t)v0, (uint64_t)v1, (uint64_t)(uintptr_t)v2, (uint64_t)(uintptr_t)v3};
+    uint64_t forced = exact_lib_force(CUTAP_ID_nvmlDeviceGetSupportedGraphicsClocks, 604u);
+    unsigned int r = ((unsigned int (*)(void *, unsigned int, void *, void *))p)(v0, v1, v2, v3);
+    return exact_lib_check("nvmlDeviceGetSupportedGraphicsClocks", CUTAP_ID_nvmlDeviceGetSupportedGraphicsClocks, want, 4, (uint64_t)r, (uint64_t)(unsigned int)forced, 1);
+}
+static int t_nvmlDeviceGetSupportedMemoryClocks(void *h)
+{
+    void *p = exact_lib_sym(h, "nvmlDeviceGetSupportedMemoryClocks");
+    if (!p) return 1;
+    void * v0 = exact_lib_ptr(102560u);
+    void * v1 = exact_lib_ptr(102561u);
+    void * v2 = exact_lib_ptr(102562u);
+    uint64_t want[3] = {(uint64_t)(uintptr_t)v0, (uint64_t)(uintptr_t)v1, (uint64_t)(uintptr_t)v2};
+    uint64_t forced = exact_lib_force(CUTAP_ID_nvmlDeviceGetSupportedMemoryClocks, 605u);
+    unsigned int r = ((unsigned int (*)(void *, void *, void *))p)(v0, v1, v2);
+    return exact_lib_check("nvmlDeviceGetSupportedMemoryClocks", CUTAP_ID_nvmlDeviceGetSupportedMemoryClocks, want, 3, (uint64_t)r, (uint64_t)(unsigned int)forced, 1);
+}
+static int t_nvmlDeviceGetSupportedPerformanceStates(void *h)
+{
+    void *p = exact_lib_sym(h, "nvmlDeviceGetSupportedPerformanceStates");
+    if (!p) return 1;
+    void * v0 = exact_lib_ptr(102592u);
+    void * v1 = exact_lib_ptr(102593u);
+    unsigned int v2 = (unsigned int)0x868cfe2e6abe641fULL;
+    uint64_t want[3] = {(uint64_t)(uintptr_t)v0, (uint64_t)(uintptr_t)v1, (uint64_t)v2};
+    uint64_t forced = exact_lib_force(CUTAP_ID_nvmlDeviceGetSupportedPerformanceStates, 606u);
+    unsigned int r = ((unsigned int (*)(void *, void *, unsigned int))p)(v0, v1, v2);
+    return exact_lib_check("nvmlDeviceGetSupportedPerformanceStates", CUTAP_ID_nvmlDeviceGetSupportedPerformanceStates, want, 3, (uint64_t)r, (uint64_t)(unsigned int)forced, 1);
+}
+static int t_nvmlDeviceGetSupportedVgpus(void *h)
+{
+    void *p = exact_lib_sym(h, "nvmlDeviceGetSupportedVgpus");
+    if (!p) return 1;
+    void * v0 = exact_lib_ptr(102624u);
+    void * v1 = exact_lib_ptr(102625u);
+    void * v2 = exact_lib_ptr(102626u);
+    uint64_t want[3] = {(uint64_t)(uintptr_t)v0, (uint64_t)(uintptr_t)v1, (uint64_t)(uintptr_t)v2};
+    uint64_t forced = exact_lib_force(CUTAP_ID_nvmlDeviceGetSupportedVgpus, 607u);
+    unsigned int r = ((unsigned int (*)(void *, void *, void *))p)(v0, v1, v2);
+    return exact_lib_check("nvmlDeviceGetSupportedVgpus", CUTAP_ID_nvmlDeviceGetSupportedVgpus, want, 3, (uint64_t)r, (uint64_t)(unsigned int)forced, 1);
+}
+static int t_nvmlDeviceGetTargetFanSpeed(void *h)
+{
+    void *p = exact_lib_sym(h, "nvmlDeviceGetTargetFanSpeed");
+    if (!p) return 1;
+    void * v0 = exact_lib_ptr(102656u);
+    unsigned int v1 = (unsigned int)0xaf44bba4d4c36aaaULL;
+    void * v2 = exact_lib_ptr(102658u);
+    uint64_t want[3] = {(uint64_t)(uintptr_t)v0, (uint64_t)v1, (uint64_t)(uintptr_t)v2};
+    uint64_t forced = exact_lib_force(CUTAP_ID_nvmlDeviceGetTargetFanSpeed, 608u);
+    unsigned int r = ((unsigned int (*)(void *, unsigned int, void *))p)(v0, v1, v2);
+    return exact_lib_check("nvmlDeviceGetTargetFanSpeed", CUTAP_ID_nvmlDeviceGetTargetFanSpeed, want, 3, (uint64_t)r, (uint64_t)(unsigned int)forced, 1);
+}
+static int t_nvmlDeviceGetTemperature(void *h)
+{
+    void *p = exact_lib_sym(h, "nvmlDeviceGetTemperature");
+    if (!p) return 1;
+    void * v0 = exact_lib_ptr(102688u);
+    unsigned int v1 = (unsigned int)0x92bc573cc96b2bfaULL;
+    void * v2 = exact_lib_ptr(102690u);
+    uint64_t want[3] = {(uint64_t)(uintptr_t)v0, (uint64_t)v1, (uint64_t)(uintptr_t)v2};
+    uint64_t forced = exact_lib_force(CUTAP_ID_nvmlDeviceGetTemperature, 609u);
+    unsigned int r = ((unsigned int (*)(void *, unsigned int, void *))p)(v0, v1, v2);
+    return exact_lib_check("nvmlDeviceGetTemperature", CUTAP_ID_nvmlDeviceGetTemperature, want, 3, (uint64_t)r, (uint64_t)(unsigned int)forced, 1);
+}
+static int t_nvmlDeviceGetTemperatureThreshold(void *h)
+{
+    void *p = exact_lib_sym(h, "nvmlDeviceGetTemperatureThreshold");
+    if (!p) return 1;
+    void * v0 = exact_lib_ptr(102720u);
+    unsigned int v1 = (unsigned int)0x7633f2d4be12ed4aULL;
+    void * v2 = exact_lib_ptr(102722u);
+    uint64_t want[3] = {(uint64_t)(uintptr_t)v0, (uint64_t)v1, (uint64_t)(uintptr_t)v2};
+    uint64_t forced = exact_lib_force(CUTAP_ID_nvmlDeviceGetTemperatureThreshold, 610u);
+    unsigned int r = ((unsigned int (*)(void *, unsigned int, void *))p)(v0, v1, v2);
+    return exact_lib_check("nvmlDeviceGetTemperatureThreshold", CUTAP_ID_nvmlDeviceGetTemperatureThreshold, want, 3, (uint64_t)r, (uint64_t)(unsigned int)forced, 1);
+}
+static int t_nvmlDeviceGetTemperatureV(void *h)
+{
+    void *p = exact_lib_sym(h, "nvmlDeviceGetTemperatureV");
+    if (!p) return 1;
+    void * v0 = exact_lib_ptr(102752u);
+    void * v1 = exact_lib_ptr(102753u);
+    uint64_t want[2] = {(uint64_t)(uintptr_t)v0, (uint64_t)(uintptr_t)v1};
+    uint64_t forced = exact_lib_force(CUTAP_ID_nvmlDeviceGetTemperatureV, 611u);
+    unsigned int r = ((unsigned int (*)(void *, void *))p)(v0, v1);
+    return exact_lib_check("nvmlDeviceGetTemperatureV", CUTAP_ID_nvmlDeviceGetTemperatureV, want, 2, (uint64_t)r, (uint64_t)(unsigned int)forced, 1);
+}
+static int t_nvmlDeviceGetThermalSettings(void *h)
+{
+    void *p = exact_lib_sym(h, "nvmlDeviceGetThermalSettings");
+    if (!p) return 1;
+    void * v0 = exact_lib_ptr(102784u);
+    unsigned int v1 = (unsigned int)0x3d232a04a7626feaULL;
+    void * v2 = exact_lib_ptr(102786u);
+    uint64_t want[3] = {(uint64_t)(uintptr_t)v0, (uint64_t)v1, (uint64_t)(uintptr_t)v2};
+    uint64_t forced = exact_lib_force(CUTAP_ID_nvmlDeviceGetThermalSettings, 612u);
+    unsigned int r = ((unsigned int (*)(void *, unsigned int, void *))p)(v0, v1, v2);
+    return exact_lib_check("nvmlDeviceGetThermalSettings", CUTAP_ID_nvmlDeviceGetThermalSettings, want, 3, (uint64_t)r, (uint64_t)(unsigned int)forced, 1);
+}
+static int t_nvmlDeviceGetTopologyCommonAncestor(void *h)
+{
+    void *p = exact_lib_sym(h, "nvmlDeviceGetTopologyCommonAncestor");
+    if (!p) return 1;
+    void * v0 = exact_lib_ptr(102816u);
+    void * v1 = exact_lib_ptr(102817u);
+    void * v2 = exact_lib_ptr(102818u);
+    uint64_t want[3] = {(uint64_t)(uintptr_t)v0, (uint64_t)(uintptr_t)v1, (uint64_t)(uintptr_t)v2};
+    uint64_t forced = exact_lib_force(CUTAP_ID_nvmlDeviceGetTopologyCommonAncestor, 613u);
+    unsigned int r = ((unsigned int (*)(void *, void *, void *))p)(v0, v1, v2);
+    return exact_lib_check("nvmlDeviceGetTopologyCommonAncestor", CUTAP_ID_nvmlDeviceGetTopologyCommonAncestor, want, 3, (uint64_t)r, (uint64_t)(unsigned int)forced, 1);
+}
+static int t_nvmlDeviceGetTopologyNearestGpus(void *h)
+{
+    void *p = exact_lib_sym(h, "nvmlDeviceGetTopologyNearestGpus");
+    if (!p) return 1;
+    void * v0 = exact_lib_ptr(102848u);
+    unsigned int v1 = (unsigned int)0x412613490b1f28aULL;
+    void * v2 = exact_lib_ptr(102850u);
+    void * v3 = exact_lib_ptr(102851u);
+    uint64_t want[4] = {(uint64_t)(uintptr_t)v0, (uint64_t)v1, (uint64_t)(uintptr_t)v2, (uint64_t)(uintptr_t)v3};
+    uint64_t forced = exact_lib_force(CUTAP_ID_nvmlDeviceGetTopologyNearestGpus, 614u);
+    unsigned int r = ((unsigned int (*)(void *, unsigned int, void *, void *))p)(v0, v1, v2, v3);
+    return exact_lib_check("nvmlDeviceGetTopologyNearestGpus", CUTAP_ID_nvmlDeviceGetTopologyNearestGpus, want, 4, (uint64_t)r, (uint64_t)(unsigned int)forced, 1);
+}
+static int t_nvmlDeviceGetTotalEccErrors(void *h)
+{
+    void *p = exact_lib_sym(h, "nvmlDeviceGetTotalEccErrors");
+    if (!p) return 1;
+    void * v0 = exact_lib_ptr(102880u);
+    unsigned int v1 = (unsigned int)0xe789fccc8559b3daULL;
+    unsigned int v2 = (unsigned int)0x85c1768604a42fefULL;
+    void * v3 = exact_lib_ptr(102883u);
+    uint64_t want[4] = {(uint64_t)(uintptr_t)v0, (uint64_t)v1, (uint64_t)v2, (uint64_t)(uintptr_t)v3};
+    uint64_t forced = exact_lib_force(CUTAP_ID_nvmlDeviceGetTotalEccErrors, 615u);
+    unsigned int r = ((unsigned int (*)(void *, unsigned int, unsigned int, void *))p)(v0, v1, v2, v3);
+    return exact_lib_check("nvmlDeviceGetTotalEccErrors", CUTAP_ID_nvmlDeviceGetTotalEccErrors, want, 4, (uint64_t)r, (uint64_t)(unsigned int)forced, 1);
+}
+static int t_nvmlDeviceGetTotalEnergyConsumption(void *h)
+{
+    void *p = exact_lib_sym(h, "nvmlDeviceGetTotalEnergyConsumption");
+    if (!p) return 1;
+    void * v0 = exact_lib_ptr(102912u);
+    void * v1 = exact_lib_ptr(102913u);
+    uint64_t want[2] = {(uint64_t)(uintptr_t)v0, (uint64_t)(uintptr_t)v1};
+    uint64_t forced = exact_lib_force(CUTAP_ID_nvmlDeviceGetTotalEnergyConsumption, 616u);
+    unsigned int r = ((unsigned int (*)(void *, void *))p)(v0, v1);
+    return exact_lib_check("nvmlDeviceGetTotalEnergyConsumption", CUTAP_ID_nvmlDeviceGetTotalEnergyConsumption, want, 2, (uint64_t)r, (uint64_t)(unsigned int)forced, 1);
+}
+static int t_nvmlDeviceGetUUID(void *h)
+{
+    void *p = exact_lib_sym(h, "nvmlDeviceGetUUID");
+    if (!p) return 1;
+    void * v0 = exact_lib_ptr(102944u);
+    void * v1 = exact_lib_ptr(102945u);
+    unsigned int v2 = (unsigned int)0x4cb0adb5edf3b28fULL;
+    uint64_t want[3] = {(uint64_t)(uintptr_t)v0, (uint64_t)(uintptr_t)v1, (uint64_t)v2};
+    uint64_t forced = exact_lib_force(CUTAP_ID_nvmlDeviceGetUUID, 617u);
+    unsigned int r = ((unsigned int (*)(void *, void *, unsigned int))p)(v0, v1, v2);
+    return exact_lib_check("nvmlDeviceGetUUID", CUTAP_ID_nvmlDeviceGetUUID, want, 3, (uint64_t)r, (uint64_t)(unsigned int)forced, 1);
+}
+static int t_nvmlDeviceGetUnrepairableMemoryFlag_v1(void *h)
+{
+    void *p = exact_lib_sym(h, "nvmlDeviceGetUnrepairableMemoryFlag_v1");
+    if (!p) return 1;
+    uint64_t u[8];
+    for (int i = 0; i < 8; i++) u[i] = 0x71d49155248dULL * (uint64_t)(i + 1);
+    double d0 = 218.5, d1 = -110.25;
+    uint64_t want[10] = {u[0], u[1], u[2], u[3], u[4], u[5], u[6], u[7], fake_d2w(d0), fake_d2w(d1)};
+    uint64_t forced = exact_lib_force(CUTAP_ID_nvmlDeviceGetUnrepairableMemoryFlag_v1, 618u);
+    int r = ((int (*)(uint64_t, uint64_t, uint64_t, uint64_t, uint64_t, uint64_t, uint64_t, uint64_t, double, double))p)(u[0], u[1], u[2], u[3], u[4], u[5], u[6], u[7], d0, d1);
+    return exact_lib_check("nvmlDeviceGetUnrepairableMemoryFlag_v1", CUTAP_ID_nvmlDeviceGetUnrepairableMemoryFlag_v1, want, 10, (uint64_t)r, (uint64_t)(int)forced, 1);
+}
+static int t_nvmlDeviceGetUtilizationRates(void *h)
+{
+    void *p = exact_lib_sym(h, "nvmlDeviceGetUtilizationRates");
+    if (!p) return 1;
+    void * v0 = exact_lib_ptr(103008u);
+    void * v1 = exact_lib_ptr(103009u);
+    uint64_t want[2] = {(uint64_t)(uintptr_t)v0, (uint64_t)(uintptr_t)v1};
+    uint64_t forced = exact_lib_force(CUTAP_ID_nvmlDeviceGetUtilizationRates, 619u);
+    unsigned int r = ((unsigned int (*)(void *, void *))p)(v0, v1);
+    return exact_lib_check("nvmlDeviceGetUtilizationRates", CUTAP_ID_nvmlDeviceGetUtilizationRates, want, 2, (uint64_t)r, (uint64_t)(unsigned int)forced, 1);
+}
+static int t_nvmlDeviceGetVbiosVersion(void *h)
+{
+    void *p = exact_lib_sym(h, "nvmlDeviceGetVbiosVersion");
+    if (!p) return 1;
+    void * v0 = exact_lib_ptr(103040u);
+    void * v1 = exact_lib_ptr(103041u);
+    unsigned int v2 = (unsigned int)0xf717807dcbeaf67fULL;
+    uint64_t want[3] = {(uint64_t)(uintptr_t)v0, (uint64_t)(uintptr_t)v1, (uint64_t)v2};
+    uint64_t forced = exact_lib_force(CUTAP_ID_nvmlDeviceGetVbiosVersion, 620u);
+    unsigned int r = ((unsigned int (*)(void *, void *, unsigned int))p)(v0, v1, v2);
+    return exact_lib_check("nvmlDeviceGetVbiosVersion", CUTAP_ID_nvmlDeviceGetVbiosVersion, want, 3, (uint64_t)r, (uint64_t)(unsigned int)forced, 1);
+}
+static int t_nvmlDeviceGetVgpuCapabilities(void *h)
+{
+    void *p = exact_lib_sym(h, "nvmlDeviceGetVgpuCapabilities");
+    if (!p) return 1;
+    void * v0 = exact_lib_ptr(103072u);
+    unsigned int v1 = (unsigned int)0x3c57a25c41483bbaULL;
+    void * v2 = exact_lib_ptr(103074u);
+    uint64_t want[3] = {(uint64_t)(uintptr_t)v0, (uint64_t)v1, (uint64_t)(uintptr_t)v2};
+    uint64_t forced = exact_lib_force(CUTAP_ID_nvmlDeviceGetVgpuCapabilities, 621u);
+    unsigned int r = ((unsigned int (*)(void *, unsigned int, void *))p)(v0, v1, v2);
+    return exact_lib_check("nvmlDeviceGetVgpuCapabilities", CUTAP_ID_nvmlDeviceGetVgpuCapabilities, want, 3, (uint64_t)r, (uint64_t)(unsigned int)forced, 1);
+}
+static int t_nvmlDeviceGetVgpuHeterogeneousMode(void *h)
+{
+    void *p = exact_lib_sym(h, "nvmlDeviceGetVgpuHeterogeneousMode");
+    if (!p) return 1;
+    void * v0 = exact_lib_ptr(103104u);
+    void * v1 = exact_lib_ptr(103105u);
+    uint64_t want[2] = {(uint64_t)(uintptr_t)v0, (uint64_t)(uintptr_t)v1};
+    uint64_t forced = exact_lib_force(CUTAP_ID_nvmlDeviceGetVgpuHeterogeneousMode, 622u);
+    unsigned int r = ((unsigned int (*)(void *, void *))p)(v0, v1);
+    return exact_lib_check("nvmlDeviceGetVgpuHeterogeneousMode", CUTAP_ID_nvmlDeviceGetVgpuHeterogeneousMode, want, 2, (uint64_t)r, (uint64_t)(unsigned int)forced, 1);
+}
+static int t_nvmlDeviceGetVgpuInstancesUtilizationInfo(void *h)
+{
+    void *p = exact_lib_sym(h, "nvmlDeviceGetVgpuInstancesUtilizationInfo");
+    if (!p) return 1;
+    void * v0 = exact_lib_ptr(103136u);
+    void * v1 = exact_lib_ptr(103137u);
+    uint64_t want[2] = {(uint64_t)(uintptr_t)v0, (uint64_t)(uintptr_t)v1};
+    uint64_t forced = exact_lib_force(CUTAP_ID_nvmlDeviceGetVgpuInstancesUtilizationInfo, 623u);
+    unsigned int r = ((unsigned int (*)(void *, void *))p)(v0, v1);
+    return exact_lib_check("nvmlDeviceGetVgpuInstancesUtilizationInfo", CUTAP_ID_nvmlDeviceGetVgpuInstancesUtilizationInfo, want, 2, (uint64_t)r, (uint64_t)(unsigned int)forced, 1);
+}
+static int t_nvmlDeviceGetVgpuMetadata(void *h)
+{
+    void *p = exact_lib_sym(h, "nvmlDeviceGetVgpuMetadata");
+    if (!p) return 1;
+    void * v0 = exact_lib_ptr(103168u);
+    void * v1 = exact_lib_ptr(103169u);
+    void * v2 = exact_lib_ptr(103170u);
+    uint64_t want[3] = {(uint64_t)(uintptr_t)v0, (uint64_t)(uintptr_t)v1, (uint64_t)(uintptr_t)v2};
+    uint64_t forced = exact_lib_force(CUTAP_ID_nvmlDeviceGetVgpuMetadata, 624u);
+    unsigned int r = ((unsigned int (*)(void *, void *, void *))p)(v0, v1, v2);
+    return exact_lib_check("nvmlDeviceGetVgpuMetadata", CUTAP_ID_nvmlDeviceGetVgpuMetadata, want, 3, (uint64_t)r, (uint64_t)(unsigned int)forced, 1);
+}
+static int t_nvmlDeviceGetVgpuProcessUtilization(void *h)
+{
+    void *p = exact_lib_sym(h, "nvmlDeviceGetVgpuProcessUtilization");
+    if (!p) return 1;
+    void * v0 = exact_lib_ptr(103200u);
+    unsigned long long v1 = (unsigned long long)0xca3610bc13e740faULL;
+    void * v2 = exact_lib_ptr(103202u);
+    void * v3 = exact_lib_ptr(103203u);
+    uint64_t want[4] = {(uint64_t)(uintptr_t)v0, (uint64_t)v1, (uint64_t)(uintptr_t)v2, (uint64_t)(uintptr_t)v3};
+    uint64_t forced = exact_lib_force(CUTAP_ID_nvmlDeviceGetVgpuProcessUtilization, 625u);
+    unsigned int r = ((unsigned int (*)(void *, unsigned long long, void *, void *))p)(v0, v1, v2, v3);
+    return exact_lib_check("nvmlDeviceGetVgpuProcessUtilization", CUTAP_ID_nvmlDeviceGetVgpuProcessUtilization, want, 4, (uint64_t)r, (uint64_t)(unsigned int)forced, 1);
+}
+static int t_nvmlDeviceGetVgpuProcessesUtilizationInfo(void *h)
+{
+    void *p = exact_lib_sym(h, "nvmlDeviceGetVgpuProcessesUtilizationInfo");
+    if (!p) return 1;
+    void * v0 = exact_lib_ptr(103232u);
+    void * v1 = exact_lib_ptr(103233u);
+    uint64_t want[2] = {(uint64_t)(uintptr_t)v0, (uint64_t)(uintptr_t)v1};
+    uint64_t forced = exact_lib_force(CUTAP_ID_nvmlDeviceGetVgpuProcessesUtilizationInfo, 626u);
+    unsigned int r = ((unsigned int (*)(void *, void *))p)(v0, v1);
+    return exact_lib_check("nvmlDeviceGetVgpuProcessesUtilizationInfo", CUTAP_ID_nvmlDeviceGetVgpuProcessesUtilizationInfo, want, 2, (uint64_t)r, (uint64_t)(unsigned int)forced, 1);
+}
+static int t_nvmlDeviceGetVgpuSchedulerCapabilities(void *h)
+{
+    void *p = exact_lib_sym(h, "nvmlDeviceGetVgpuSchedulerCapabilities");
+    if (!p) return 1;
+    void * v0 = exact_lib_ptr(103264u);
+    void * v1 = exact_lib_ptr(103265u);
+    uint64_t want[2] = {(uint64_t)(uintptr_t)v0, (uint64_t)(uintptr_t)v1};
+    uint64_t forced = exact_lib_force(CUTAP_ID_nvmlDeviceGetVgpuSchedulerCapabilities, 627u);
+    unsigned int r = ((unsigned int (*)(void *, void *))p)(v0, v1);
+    return exact_lib_check("nvmlDeviceGetVgpuSchedulerCapabilities", CUTAP_ID_nvmlDeviceGetVgpuSchedulerCapabilities, want, 2, (uint64_t)r, (uint64_t)(unsigned int)forced, 1);
+}
+static int t_nvmlDeviceGetVgpuSchedulerLog(void *h)
+{
+    void *p = exact_lib_sym(h, "nvmlDeviceGetVgpuSchedulerLog");
+    if (!p) return 1;
+    void * v0 = exact_lib_ptr(103296u);
+    void * v1 = exact_lib_ptr(103297u);
+    uint64_t want[2] = {(uint64_t)(uintptr_t)v0, (uint64_t)(uintptr_t)v1};
+    uint64_t forced = exact_lib_force(CUTAP_ID_nvmlDeviceGetVgpuSchedulerLog, 628u);
+    unsigned int r = ((unsigned int (*)(void *, void *))p)(v0, v1);
+    return exact_lib_check("nvmlDeviceGetVgpuSchedulerLog", CUTAP_ID_nvmlDeviceGetVgpuSchedulerLog, want, 2, (uint64_t)r, (uint64_t)(unsigned int)forced, 1);
+}
+static int t_nvmlDeviceGetVgpuSchedulerState(void *h)
+{
+    void *p = exact_lib_sym(h, "nvmlDeviceGetVgpuSchedulerState");
+    if (!p) return 1;
+    void * v0 = exact_lib_ptr(103328u);
+    void * v1 = exact_lib_ptr(103329u);
+    uint64_t want[2] = {(uint64_t)(uintptr_t)v0, (uint64_t)(uintptr_t)v1};
+    uint64_t forced = exact_lib_force(CUTAP_ID_nvmlDeviceGetVgpuSchedulerState, 629u);
+    unsigned int r = ((unsigned int (*)(void *, void *))p)(v0, v1);
+    return exact_lib_check("nvmlDeviceGetVgpuSchedulerState", CUTAP_ID_nvmlDeviceGetVgpuSchedulerState, want, 2, (uint64_t)r, (uint64_t)(unsigned int)forced, 1);
+}
+static int t_nvmlDeviceGetVgpuTypeCreatablePlacements(void *h)
+{
+    void *p = exact_lib_sym(h, "nvmlDeviceGetVgpuTypeCreatablePlacements");
+    if (!p) return 1;
+    void * v0 = exact_lib_ptr(103360u);
+    unsigned int v1 = (unsigned int)0x3b8c1ab3db2e078aULL;
+    void * v2 = exact_lib_ptr(103362u);
+    uint64_t want[3] = {(uint64_t)(uintptr_t)v0, (uint64_t)v1, (uint64_t)(uintptr_t)v2};
+    uint64_t forced = exact_lib_force(CUTAP_ID_nvmlDeviceGetVgpuTypeCreatablePlacements, 630u);
+    unsigned int r = ((unsigned int (*)(void *, unsigned int, void *))p)(v0, v1, v2);
+    return exact_lib_check("nvmlDeviceGetVgpuTypeCreatablePlacements", CUTAP_ID_nvmlDeviceGetVgpuTypeCreatablePlacements, want, 3, (uint64_t)r, (uint64_t)(unsigned int)forced, 1);
+}
+static int t_nvmlDeviceGetVgpuTypeSupportedPlacements(void *h)
+{
+    void *p = exact_lib_sym(h, "nvmlDeviceGetVgpuTypeSupportedPlacements");
+    if (!p) return 1;
+    void * v0 = exact_lib_ptr(103392u);
+    unsigned int v1 = (unsigned int)0x1f03b64bcfd5c8daULL;
+    void * v2 = exact_lib_ptr(103394u);
+    uint64_t want[3] = {(uint64_t)(uintptr_t)v0, (uint64_t)v1, (uint64_t)(uintptr_t)v2};
+    uint64_t forced = exact_lib_force(CUTAP_ID_nvmlDeviceGetVgpuTypeSupportedPlacements, 631u);
+    unsigned int r = ((unsigned int (*)(void *, unsigned int, void *))p)(v0, v1, v2);
+    return exact_lib_check("nvmlDeviceGetVgpuTypeSupportedPlacements", CUTAP_ID_nvmlDeviceGetVgpuTypeSupportedPlacements, want, 3, (uint64_t)r, (uint64_t)(unsigned int)forced, 1);
+}
+static int t_nvmlDeviceGetVgpuUtilization(void *h)
+{
+    void *p = exact_lib_sym(h, "nvmlDeviceGetVgpuUtilization");
+    if (!p) return 1;
+    void * v0 = exact_lib_ptr(103424u);
+    unsigned long long v1 = (unsigned long long)0x27b51e3c47d8a2aULL;
+    void * v2 = exact_lib_ptr(103426u);
+    void * v3 = exact_lib_ptr(103427u);
+    void * v4 = exact_lib_ptr(103428u);
+    uint64_t want[5] = {(uint64_t)(uintptr_t)v0, (uint64_t)v1, (uint64_t)(uintptr_t)v2, (uint64_t)(uintptr_t)v3, (uint64_t)(uintptr_t)v4};
+    uint64_t forced = exact_lib_force(CUTAP_ID_nvmlDeviceGetVgpuUtilization, 632u);
+    unsigned int r = ((unsigned int (*)(void *, unsigned long long, void *, void *, void *))p)(v0, v1, v2, v3, v4);
+    return exact_lib_check("nvmlDeviceGetVgpuUtilization", CUTAP_ID_nvmlDeviceGetVgpuUtilization, want, 5, (uint64_t)r, (uint64_t)(unsigned int)forced, 1);
+}
+static int t_nvmlDeviceGetViolationStatus(void *h)
+{
+    void *p = exact_lib_sym(h, "nvmlDeviceGetViolationStatus");
+    if (!p) return 1;
+    void * v0 = exact_lib_ptr(103456u);
+    unsigned int v1 = (unsigned int)0xe5f2ed7bb9254b7aULL;
+    void * v2 = exact_lib_ptr(103458u);
+    uint64_t want[3] = {(uint64_t)(uintptr_t)v0, (uint64_t)v1, (uint64_t)(uintptr_t)v2};
+    uint64_t forced = exact_lib_force(CUTAP_ID_nvmlDeviceGetViolationStatus, 633u);
+    unsigned int r = ((unsigned int (*)(void *, unsigned int, void *))p)(v0, v1, v2);
+    return exact_lib_check("nvmlDeviceGetViolationStatus", CUTAP_ID_nvmlDeviceGetViolationStatus, want, 3, (uint64_t)r, (uint64_t)(unsigned int)forced, 1);
+}
+static int t_nvmlDeviceGetVirtualizationMode(void *h)
+{
+    void *p = exact_lib_sym(h, "nvmlDeviceGetVirtualizationMode");
+    if (!p) return 1;
+    void * v0 = exact_lib_ptr(103488u);
+    void * v1 = exact_lib_ptr(103489u);
+    uint64_t want[2] = {(uint64_t)(uintptr_t)v0, (uint64_t)(uintptr_t)v1};
+    uint64_t forced = exact_lib_force(CUTAP_ID_nvmlDeviceGetVirtualizationMode, 634u);
+    unsigned int r = ((unsigned int (*)(void *, void *))p)(v0, v1);
+    return exact_lib_check("nvmlDeviceGetVirtualizationMode", CUTAP_ID_nvmlDeviceGetVirtualizationMode, want, 2, (uint64_t)r, (uint64_t)(unsigned int)forced, 1);
+}
+static int t_nvmlDeviceIsMigDeviceHandle(void *h)
+{
+    void *p = exact_lib_sym(h, "nvmlDeviceIsMigDeviceHandle");
+    if (!p) return 1;
+    void * v0 = exact_lib_ptr(103520u);
+    void * v1 = exact_lib_ptr(103521u);
+    uint64_t want[2] = {(uint64_t)(uintptr_t)v0, (uint64_t)(uintptr_t)v1};
+    uint64_t forced = exact_lib_force(CUTAP_ID_nvmlDeviceIsMigDeviceHandle, 635u);
+    unsigned int r = ((unsigned int (*)(void *, void *))p)(v0, v1);
+    return exact_lib_check("nvmlDeviceIsMigDeviceHandle", CUTAP_ID_nvmlDeviceIsMigDeviceHandle, want, 2, (uint64_t)r, (uint64_t)(unsigned int)forced, 1);
+}
+static int t_nvmlDeviceModifyDrainState(void *h)
+{
+    void *p = exact_lib_sym(h, "nvmlDeviceModifyDrainState");
+    if (!p) return 1;
+    void * v0 = exact_lib_ptr(103552u);
+    unsigned int v1 = (unsigned int)0x9059c043971c8f6aULL;
+    uint64_t want[2] = {(uint64_t)(uintptr_t)v0, (uint64_t)v1};
+    uint64_t forced = exact_lib_force(CUTAP_ID_nvmlDeviceModifyDrainState, 636u);
+    unsigned int r = ((unsigned int (*)(void *, unsigned int))p)(v0, v1);
+    return exact_lib_check("nvmlDeviceModifyDrainState", CUTAP_ID_nvmlDeviceModifyDrainState, want, 2, (uint64_t)r, (uint64_t)(unsigned int)forced, 1);
+}
+static int t_nvmlDeviceOnSameBoard(void *h)
+{
+    void *p = exact_lib_sym(h, "nvmlDeviceOnSameBoard");
+    if (!p) return 1;
+    void * v0 = exact_lib_ptr(103584u);
+    void * v1 = exact_lib_ptr(103585u);
+    void * v2 = exact_lib_ptr(103586u);
+    uint64_t want[3] = {(uint64_t)(uintptr_t)v0, (uint64_t)(uintptr_t)v1, (uint64_t)(uintptr_t)v2};
+    uint64_t forced = exact_lib_force(CUTAP_ID_nvmlDeviceOnSameBoard, 637u);
+    unsigned int r = ((unsigned int (*)(void *, void *, void *))p)(v0, v1, v2);
+    return exact_lib_check("nvmlDeviceOnSameBoard", CUTAP_ID_nvmlDeviceOnSameBoard, want, 3, (uint64_t)r, (uint64_t)(unsigned int)forced, 1);
+}
+static int t_nvmlDevicePowerSmoothingActivatePresetProfile(void *h)
+{
+    void *p = exact_lib_sym(h, "nvmlDevicePowerSmoothingActivatePresetProfile");
+    if (!p) return 1;
+    void * v0 = exact_lib_ptr(103616u);
+    void * v1 = exact_lib_ptr(103617u);
+    uint64_t want[2] = {(uint64_t)(uintptr_t)v0, (uint64_t)(uintptr_t)v1};
+    uint64_t forced = exact_lib_force(CUTAP_ID_nvmlDevicePowerSmoothingActivatePresetProfile, 638u);
+    unsigned int r = ((unsigned int (*)(void *, void *))p)(v0, v1);
+    return exact_lib_check("nvmlDevicePowerSmoothingActivatePresetProfile", CUTAP_ID_nvmlDevicePowerSmoothingActivatePresetProfile, want, 2, (uint64_t)r, (uint64_t)(unsigned int)forced, 1);
+}
+static int t_nvmlDevicePowerSmoothingSetState(void *h)
+{
+    void *p = exact_lib_sym(h, "nvmlDevicePowerSmoothingSetState");
+    if (!p) return 1;
+    void * v0 = exact_lib_ptr(103648u);
+    void * v1 = exact_lib_ptr(103649u);
+    uint64_t want[2] = {(uint64_t)(uintptr_t)v0, (uint64_t)(uintptr_t)v1};
+    uint64_t forced = exact_lib_force(CUTAP_ID_nvmlDevicePowerSmoothingSetState, 639u);
+    unsigned int r = ((unsigned int (*)(void *, void *))p)(v0, v1);
+    return exact_lib_check("nvmlDevicePowerSmoothingSetState", CUTAP_ID_nvmlDevicePowerSmoothingSetState, want, 2, (uint64_t)r, (uint64_t)(unsigned int)forced, 1);
+}
+static int t_nvmlDevicePowerSmoothingUpdatePresetProfileParam(void *h)
+{
+    void *p = exact_lib_sym(h, "nvmlDevicePowerSmoothingUpdatePresetProfileParam");
+    if (!p) return 1;
+    void * v0 = exact_lib_ptr(103680u);
+    void * v1 = exact_lib_ptr(103681u);
+    uint64_t want[2] = {(uint64_t)(uintptr_t)v0, (uint64_t)(uintptr_t)v1};
+    uint64_t forced = exact_lib_force(CUTAP_ID_nvmlDevicePowerSmoothingUpdatePresetProfileParam, 640u);
+    unsigned int r = ((unsigned int (*)(void *, void *))p)(v0, v1);
+    return exact_lib_check("nvmlDevicePowerSmoothingUpdatePresetProfileParam", CUTAP_ID_nvmlDevicePowerSmoothingUpdatePresetProfileParam, want, 2, (uint64_t)r, (uint64_t)(unsigned int)forced, 1);
+}
+static int t_nvmlDeviceQueryDrainState(void *h)
+{
+    void *p = exact_lib_sym(h, "nvmlDeviceQueryDrainState");
+    if (!p) return 1;
+    void * v0 = exact_lib_ptr(103712u);
+    void * v1 = exact_lib_ptr(103713u);
+    uint64_t want[2] = {(uint64_t)(uintptr_t)v0, (uint64_t)(uintptr_t)v1};
+    uint64_t forced = exact_lib_force(CUTAP_ID_nvmlDeviceQueryDrainState, 641u);
+    unsigned int r = ((unsigned int (*)(void *, void *))p)(v0, v1);
+    return exact_lib_check("nvmlDeviceQueryDrainState", CUTAP_ID_nvmlDeviceQueryDrainState, want, 2, (uint64_t)r, (uint64_t)(unsigned int)forced, 1);
+}
+static int t_nvmlDeviceReadPRMCounters_v1(void *h)
+{
+    void *p = exact_lib_sym(h, "nvmlDeviceReadPRMCounters_v1");
+    if (!p) return 1;
+    uint64_t u[8];
+    for (int i = 0; i < 8; i++) u[i] = 0xdb388050c685ULL * (uint64_t)(i + 1);
+    double d0 = 242.5, d1 = -134.25;
+    uint64_t want[10] = {u[0], u[1], u[2], u[3], u[4], u[5], u[6], u[7], fake_d2w(d0), fake_d2w(d1)};
+    uint64_t forced = exact_lib_force(CUTAP_ID_nvmlDeviceReadPRMCounters_v1, 642u);
+    int r = ((int (*)(uint64_t, uint64_t, uint64_t, uint64_t, uint64_t, uint64_t, uint64_t, uint64_t, double, double))p)(u[0], u[1], u[2], u[3], u[4], u[5], u[6], u[7], d0, d1);
+    return exact_lib_check("nvmlDeviceReadPRMCounters_v1", CUTAP_ID_nvmlDeviceReadPRMCounters_v1, want, 10, (uint64_t)r, (uint64_t)(int)forced, 1);
+}
+static int t_nvmlDeviceReadWritePRM_v1(void *h)
+{
+    void *p = exact_lib_sym(h, "nvmlDeviceReadWritePRM_v1");
+    if (!p) return 1;
+    void * v0 = exact_lib_ptr(103776u);
+    void * v1 = exact_lib_ptr(103777u);
+    uint64_t want[2] = {(uint64_t)(uintptr_t)v0, (uint64_t)(uintptr_t)v1};
+    uint64_t forced = exact_lib_force(CUTAP_ID_nvmlDeviceReadWritePRM_v1, 643u);
+    unsigned int r = ((unsigned int (*)(void *, void *))p)(v0, v1);
+    return exact_lib_check("nvmlDeviceReadWritePRM_v1", CUTAP_ID_nvmlDeviceReadWritePRM_v1, want, 2, (uint64_t)r, (uint64_t)(unsigned int)forced, 1);
+}
+static int t_nvmlDeviceRegisterEvents(void *h)
+{
+    void *p = exact_lib_sym(h, "nvmlDeviceRegisterEvents");
+    if (!p) return 1;
+    void * v0 = exact_lib_ptr(103808u);
+    unsigned long long v1 = (unsigned long long)0xac169d033c5a99eaULL;
+    void * v2 = exact_lib_ptr(103810u);
+    uint64_t want[3] = {(uint64_t)(uintptr_t)v0, (uint64_t)v1, (uint64_t)(uintptr_t)v2};
+    uint64_t forced = exact_lib_force(CUTAP_ID_nvmlDeviceRegisterEvents, 644u);
+    unsigned int r = ((unsigned int (*)(void *, unsigned long long, void *))p)(v0, v1, v2);
+    return exact_lib_check("nvmlDeviceRegisterEvents", CUTAP_ID_nvmlDeviceRegisterEvents, want, 3, (uint64_t)r, (uint64_t)(unsigned int)forced, 1);
+}
+static int t_nvmlDeviceRemoveGpu(void *h)
+{
+    void *p = exact_lib_sym(h, "nvmlDeviceRemoveGpu");
+    if (!p) return 1;
+    uint64_t u[8];
+    for (int i = 0; i < 8; i++) u[i] = 0x4864fe303ac4ULL * (uint64_t)(i + 1);
+    double d0 = 245.5, d1 = -137.25;
+    uint64_t want[10] = {u[0], u[1], u[2], u[3], u[4], u[5], u[6], u[7], fake_d2w(d0), fake_d2w(d1)};
+    uint64_t forced = exact_lib_force(CUTAP_ID_nvmlDeviceRemoveGpu, 645u);
+    int r = ((int (*)(uint64_t, uint64_t, uint64_t, uint64_t, uint64_t, uint64_t, uint64_t, uint64_t, double, double))p)(u[0], u[1], u[2], u[3], u[4], u[5], u[6], u[7], d0, d1);
+    return exact_lib_check("nvmlDeviceRemoveGpu", CUTAP_ID_nvmlDeviceRemoveGpu, want, 10, (uint64_t)r, (uint64_t)(int)forced, 1);
+}
+static int t_nvmlDeviceRemoveGpu_v2(void *h)
+{
+    void *p = exact_lib_sym(h, "nvmlDeviceRemoveGpu_v2");
+    if (!p) return 1;
+    void * v0 = exact_lib_ptr(103872u);
+    unsigned int v1 = (unsigned int)0x7305d43325aa1c8aULL;
+    unsigned int v2 = (unsigned int)0x113d4deca4f4989fULL;
+    uint64_t want[3] = {(uint64_t)(uintptr_t)v0, (uint64_t)v1, (uint64_t)v2};
+    uint64_t forced = exact_lib_force(CUTAP_ID_nvmlDeviceRemoveGpu_v2, 646u);
+    unsigned int r = ((unsigned int (*)(void *, unsigned int, unsigned int))p)(v0, v1, v2);
+    return exact_lib_check("nvmlDeviceRemoveGpu_v2", CUTAP_ID_nvmlDeviceRemoveGpu_v2, want, 3, (uint64_t)r, (uint64_t)(unsigned int)forced, 1);
+}
+static int t_nvmlDeviceResetApplicationsClocks(void *h)
+{
+    void *p = exact_lib_sym(h, "nvmlDeviceResetApplicationsClocks");
+    if (!p) return 1;
+    void * v0 = exact_lib_ptr(103904u);
+    uint64_t want[1] = {(uint64_t)(uintptr_t)v0};
+    uint64_t forced = exact_lib_force(CUTAP_ID_nvmlDeviceResetApplicationsClocks, 647u);
+    unsigned int r = ((unsigned int (*)(void *))p)(v0);
+    return exact_lib_check("nvmlDeviceResetApplicationsClocks", CUTAP_ID_nvmlDeviceResetApplicationsClocks, want, 1, (uint64_t)r, (uint64_t)(unsigned int)forced, 1);
+}
+static int t_nvmlDeviceResetGpuLockedClocks(void *h)
+{
+    void *p = exact_lib_sym(h, "nvmlDeviceResetGpuLockedClocks");
+    if (!p) return 1;
+    void * v0 = exact_lib_ptr(103936u);
+    uint64_t want[1] = {(uint64_t)(uintptr_t)v0};
+    uint64_t forced = exact_lib_force(CUTAP_ID_nvmlDeviceResetGpuLockedClocks, 648u);
+    unsigned int r = ((unsigned int (*)(void *))p)(v0);
+    return exact_lib_check("nvmlDeviceResetGpuLockedClocks", CUTAP_ID_nvmlDeviceResetGpuLockedClocks, want, 1, (uint64_t)r, (uint64_t)(unsigned int)forced, 1);
+}
+static int t_nvmlDeviceResetMemoryLockedClocks(void *h)
+{
+    void *p = exact_lib_sym(h, "nvmlDeviceResetMemoryLockedClocks");
+    if (!p) return 1;
+    void * v0 = exact_lib_ptr(103968u);
+    uint64_t want[1] = {(uint64_t)(uintptr_t)v0};
+    uint64_t forced = exact_lib_force(CUTAP_ID_nvmlDeviceResetMemoryLockedClocks, 649u);
+    unsigned int r = ((unsigned int (*)(void *))p)(v0);
+    return exact_lib_check("nvmlDeviceResetMemoryLockedClocks", CUTAP_ID_nvmlDeviceResetMemoryLockedClocks, want, 1, (uint64_t)r, (uint64_t)(unsigned int)forced, 1);
+}
+static int t_nvmlDeviceResetNvLinkErrorCounters(void *h)
+{
+    void *p = exact_lib_sym(h, "nvmlDeviceResetNvLinkErrorCounters");
+    if (!p) return 1;
+    void * v0 = exact_lib_ptr(104000u);
+    unsigned int v1 = (unsigned int)0xe44292f84921caULL;
+    uint64_t want[2] = {(uint64_t)(uintptr_t)v0, (uint64_t)v1};
+    uint64_t forced = exact_lib_force(CUTAP_ID_nvmlDeviceResetNvLinkErrorCounters, 650u);
+    unsigned int r = ((unsigned int (*)(void *, unsigned int))p)(v0, v1);
+    return exact_lib_check("nvmlDeviceResetNvLinkErrorCounters", CUTAP_ID_nvmlDeviceResetNvLinkErrorCounters, want, 2, (uint64_t)r, (uint64_t)(unsigned int)forced, 1);
+}
+static int t_nvmlDeviceResetNvLinkUtilizationCounter(void *h)
+{
+    void *p = exact_lib_sym(h, "nvmlDeviceResetNvLinkUtilizationCounter");
+    if (!p) return 1;
+    void * v0 = exact_lib_ptr(104032u);
+    unsigned int v1 = (unsigned int)0xe45bde2aecf0e31aULL;
+    unsigned int v2 = (unsigned int)0x829357e46c3b5f2fULL;
+    uint64_t want[3] = {(uint64_t)(uintptr_t)v0, (uint64_t)v1, (uint64_t)v2};
+    uint64_t forced = exact_lib_force(CUTAP_ID_nvmlDeviceResetNvLinkUtilizationCounter, 651u);
+    unsigned int r = ((unsigned int (*)(void *, unsigned int, unsigned int))p)(v0, v1, v2);
+    return exact_lib_check("nvmlDeviceResetNvLinkUtilizationCounter", CUTAP_ID_nvmlDeviceResetNvLinkUtilizationCounter, want, 3, (uint64_t)r, (uint64_t)(unsigned int)forced, 1);
+}
+static int t_nvmlDeviceSetAPIRestriction(void *h)
+{
+    void *p = exact_lib_sym(h, "nvmlDeviceSetAPIRestriction");
+    if (!p) return 1;
+    void * v0 = exact_lib_ptr(104064u);
+    unsigned int v1 = (unsigned int)0xc7d379c2e198a46aULL;
+    unsigned int v2 = (unsigned int)0x660af37c60e3207fULL;
+    uint64_t want[3] = {(uint64_t)(uintptr_t)v0, (uint64_t)v1, (uint64_t)v2};
+    uint64_t forced = exact_lib_force(CUTAP_ID_nvmlDeviceSetAPIRestriction, 652u);
+    unsigned int r = ((unsigned int (*)(void *, unsigned int, unsigned int))p)(v0, v1, v2);
+    return exact_lib_check("nvmlDeviceSetAPIRestriction", CUTAP_ID_nvmlDeviceSetAPIRestriction, want, 3, (uint64_t)r, (uint64_t)(unsigned int)forced, 1);
+}
+static int t_nvmlDeviceSetAccountingMode(void *h)
+{
+    void *p = exact_lib_sym(h, "nvmlDeviceSetAccountingMode");
+    if (!p) return 1;
+    void * v0 = exact_lib_ptr(104096u);
+    unsigned int v1 = (unsigned int)0xab4b155ad64065baULL;
+    uint64_t want[2] = {(uint64_t)(uintptr_t)v0, (uint64_t)v1};
+    uint64_t forced = exact_lib_force(CUTAP_ID_nvmlDeviceSetAccountingMode, 653u);
+    unsigned int r = ((unsigned int (*)(void *, unsigned int))p)(v0, v1);
+    return exact_lib_check("nvmlDeviceSetAccountingMode", CUTAP_ID_nvmlDeviceSetAccountingMode, want, 2, (uint64_t)r, (uint64_t)(unsigned int)forced, 1);
+}
+static int t_nvmlDeviceSetApplicationsClocks(void *h)
+{
+    void *p = exact_lib_sym(h, "nvmlDeviceSetApplicationsClocks");
+    if (!p) return 1;
+    void * v0 = exact_lib_ptr(104128u);
+    unsigned int v1 = (unsigned int)0x8ec2b0f2cae8270aULL;
+    unsigned int v2 = (unsigned int)0x2cfa2aac4a32a31fULL;
+    uint64_t want[3] = {(uint64_t)(uintptr_t)v0, (uint64_t)v1, (uint64_t)v2};
+    uint64_t forced = exact_lib_force(CUTAP_ID_nvmlDeviceSetApplicationsClocks, 654u);
+    unsigned int r = ((unsigned int (*)(void *, unsigned int, unsigned int))p)(v0, v1, v2);
+    return exact_lib_check("nvmlDeviceSetApplicationsClocks", CUTAP_ID_nvmlDeviceSetApplicationsClocks, want, 3, (uint64_t)r, (uint64_t)(unsigned int)forced, 1);
+}
+static int t_nvmlDeviceSetAutoBoostedClocksEnabled(void *h)
+{
+    void *p = exact_lib_sym(h, "nvmlDeviceSetAutoBoostedClocksEnabled");
+    if (!p) return 1;
+    void * v0 = exact_lib_ptr(104160u);
+    unsigned int v1 = (unsigned int)0x723a4c8abf8fe85aULL;
+    uint64_t want[2] = {(uint64_t)(uintptr_t)v0, (uint64_t)v1};
+    uint64_t forced = exact_lib_force(CUTAP_ID_nvmlDeviceSetAutoBoostedClocksEnabled, 655u);
+    unsigned int r = ((unsigned int (*)(void *, unsigned int))p)(v0, v1);
+    return exact_lib_check("nvmlDeviceSetAutoBoostedClocksEnabled", CUTAP_ID_nvmlDeviceSetAutoBoostedClocksEnabled, want, 2, (uint64_t)r, (uint64_t)(unsigned int)forced, 1);
+}
+static int t_nvmlDeviceSetClockOffsets(void *h)
+{
+    void *p = exact_lib_sym(h, "nvmlDeviceSetClockOffsets");
+    if (!p) return 1;
+    void * v0 = exact_lib_ptr(104192u);
+    void * v1 = exact_lib_ptr(104193u);
+    uint64_t want[2] = {(uint64_t)(uintptr_t)v0, (uint64_t)(uintptr_t)v1};
+    uint64_t forced = exact_lib_force(CUTAP_ID_nvmlDeviceSetClockOffsets, 656u);
+    unsigned int r = ((unsigned int (*)(void *, void *))p)(v0, v1);
+    return exact_lib_check("nvmlDeviceSetClockOffsets", CUTAP_ID_nvmlDeviceSetClockOffsets, want, 2, (uint64_t)r, (uint64_t)(unsigned int)forced, 1);
+}
+static int t_nvmlDeviceSetComputeMode(void *h)
+{
+    void *p = exact_lib_sym(h, "nvmlDeviceSetComputeMode");
+    if (!p) return 1;
+    void * v0 = exact_lib_ptr(104224u);
+    unsigned int v1 = (unsigned int)0x392983baa8df6afaULL;
+    uint64_t want[2] = {(uint64_t)(uintptr_t)v0, (uint64_t)v1};
+    uint64_t forced = exact_lib_force(CUTAP_ID_nvmlDeviceSetComputeMode, 657u);
+    unsigned int r = ((unsigned int (*)(void *, unsigned int))p)(v0, v1);
+    return exact_lib_check("nvmlDeviceSetComputeMode", CUTAP_ID_nvmlDeviceSetComputeMode, want, 2, (uint64_t)r, (uint64_t)(unsigned int)forced, 1);
+}
+static int t_nvmlDeviceSetConfComputeUnprotectedMemSize(void *h)
+{
+    void *p = exact_lib_sym(h, "nvmlDeviceSetConfComputeUnprotectedMemSize");
+    if (!p) return 1;
+    void * v0 = exact_lib_ptr(104256u);
+    unsigned long long v1 = (unsigned long long)0x1ca11f529d872c4aULL;
+    uint64_t want[2] = {(uint64_t)(uintptr_t)v0, (uint64_t)v1};
+    uint64_t forced = exact_lib_force(CUTAP_ID_nvmlDeviceSetConfComputeUnprotectedMemSize, 658u);
+    unsigned int r = ((unsigned int (*)(void *, unsigned long long))p)(v0, v1);
+    return exact_lib_check("nvmlDeviceSetConfComputeUnprotectedMemSize", CUTAP_ID_nvmlDeviceSetConfComputeUnprotectedMemSize, want, 2, (uint64_t)r, (uint64_t)(unsigned int)forced, 1);
+}
+static int t_nvmlDeviceSetCpuAffinity(void *h)
+{
+    void *p = exact_lib_sym(h, "nvmlDeviceSetCpuAffinity");
+    if (!p) return 1;
+    void * v0 = exact_lib_ptr(104288u);
+    uint64_t want[1] = {(uint64_t)(uintptr_t)v0};
+    uint64_t forced = exact_lib_force(CUTAP_ID_nvmlDeviceSetCpuAffinity, 659u);
+    unsigned int r = ((unsigned int (*)(void *))p)(v0);
+    return exact_lib_check("nvmlDeviceSetCpuAffinity", CUTAP_ID_nvmlDeviceSetCpuAffinity, want, 1, (uint64_t)r, (uint64_t)(unsigned int)forced, 1);
+}
+static int t_nvmlDeviceSetDefaultAutoBoostedClocksEnabled(void *h)
+{
+    void *p = exact_lib_sym(h, "nvmlDeviceSetDefaultAutoBoostedClocksEnabled");
+    if (!p) return 1;
+    void * v0 = exact_lib_ptr(104320u);
+    unsigned int v1 = (unsigned int)0xe390568286d6aeeaULL;
+    unsigned int v2 = (unsigned int)0x81c7d03c06212affULL;
+    uint64_t want[3] = {(uint64_t)(uintptr_t)v0, (uint64_t)v1, (uint64_t)v2};
+    uint64_t forced = exact_lib_force(CUTAP_ID_nvmlDeviceSetDefaultAutoBoostedClocksEnabled, 660u);
+    unsigned int r = ((unsigned int (*)(void *, unsigned int, unsigned int))p)(v0, v1, v2);
+    return exact_lib_check("nvmlDeviceSetDefaultAutoBoostedClocksEnabled", CUTAP_ID_nvmlDeviceSetDefaultAutoBoostedClocksEnabled, want, 3, (uint64_t)r, (uint64_t)(unsigned int)forced, 1);
+}
+static int t_nvmlDeviceSetDefaultFanSpeed_v2(void *h)
+{
+    void *p = exact_lib_sym(h, "nvmlDeviceSetDefaultFanSpeed_v2");
+    if (!p) return 1;
+    void * v0 = exact_lib_ptr(104352u);
+    unsigned int v1 = (unsigned int)0xc707f21a7b7e703aULL;
+    uint64_t want[2] = {(uint64_t)(uintptr_t)v0, (uint64_t)v1};
+    uint64_t forced = exact_lib_force(CUTAP_ID_nvmlDeviceSetDefaultFanSpeed_v2, 661u);
+    unsigned int r = ((unsigned int (*)(void *, unsigned int))p)(v0, v1);
+    return exact_lib_check("nvmlDeviceSetDefaultFanSpeed_v2", CUTAP_ID_nvmlDeviceSetDefaultFanSpeed_v2, want, 2, (uint64_t)r, (uint64_t)(unsigned int)forced, 1);
+}
+static int t_nvmlDeviceSetDramEncryptionMode(void *h)
+{
+    void *p = exact_lib_sym(h, "nvmlDeviceSetDramEncryptionMode");
+    if (!p) return 1;
+    void * v0 = exact_lib_ptr(104384u);
+    void * v1 = exact_lib_ptr(104385u);
+    uint64_t want[2] = {(uint64_t)(uintptr_t)v0, (uint64_t)(uintptr_t)v1};
+    uint64_t forced = exact_lib_force(CUTAP_ID_nvmlDeviceSetDramEncryptionMode, 662u);
+    unsigned int r = ((unsigned int (*)(void *, void *))p)(v0, v1);
+    return exact_lib_check("nvmlDeviceSetDramEncryptionMode", CUTAP_ID_nvmlDeviceSetDramEncryptionMode, want, 2, (uint64_t)r, (uint64_t)(unsigned int)forced, 1);
+}
+static int t_nvmlDeviceSetDriverModel(void *h)
+{
+    void *p = exact_lib_sym(h, "nvmlDeviceSetDriverModel");
+    if (!p) return 1;
+    void * v0 = exact_lib_ptr(104416u);
+    unsigned int v1 = (unsigned int)0x8df7294a64cdf2daULL;
+    unsigned int v2 = (unsigned int)0x2c2ea303e4186eefULL;
+    uint64_t want[3] = {(uint64_t)(uintptr_t)v0, (uint64_t)v1, (uint64_t)v2};
+    uint64_t forced = exact_lib_force(CUTAP_ID_nvmlDeviceSetDriverModel, 663u);
+    unsigned int r = ((unsigned int (*)(void *, unsigned int, unsigned int))p)(v0, v1, v2);
+    return exact_lib_check("nvmlDeviceSetDriverModel", CUTAP_ID_nvmlDeviceSetDriverModel, want, 3, (uint64_t)r, (uint64_t)(unsigned int)forced, 1);
+}
+static int t_nvmlDeviceSetEccMode(void *h)
+{
+    void *p = exact_lib_sym(h, "nvmlDeviceSetEccMode");
+    if (!p) return 1;
+    void * v0 = exact_lib_ptr(104448u);
+    unsigned int v1 = (unsigned int)0x716ec4e25975b42aULL;
+    uint64_t want[2] = {(uint64_t)(uintptr_t)v0, (uint64_t)v1};
+    uint64_t forced = exact_lib_force(CUTAP_ID_nvmlDeviceSetEccMode, 664u);
+    unsigned int r = ((unsigned int (*)(void *, unsigned int))p)(v0, v1);
+    return exact_lib_check("nvmlDeviceSetEccMode", CUTAP_ID_nvmlDeviceSetEccMode, want, 2, (uint64_t)r, (uint64_t)(unsigned int)forced, 1);
+}
+static int t_nvmlDeviceSetFanControlPolicy(void *h)
+{
+    void *p = exact_lib_sym(h, "nvmlDeviceSetFanControlPolicy");
+    if (!p) return 1;
+    void * v0 = exact_lib_ptr(104480u);
+    unsigned int v1 = (unsigned int)0x54e6607a4e1d757aULL;
+    unsigned int v2 = (unsigned int)0xf31dda33cd67f18fULL;
+    uint64_t want[3] = {(uint64_t)(uintptr_t)v0, (uint64_t)v1, (uint64_t)v2};
+    uint64_t forced = exact_lib_force(CUTAP_ID_nvmlDeviceSetFanControlPolicy, 665u);
+    unsigned int r = ((unsigned int (*)(void *, unsigned int, unsigned int))p)(v0, v1, v2);
+    return exact_lib_check("nvmlDeviceSetFanControlPolicy", CUTAP_ID_nvmlDeviceSetFanControlPolicy, want, 3, (uint64_t)r, (uint64_t)(unsigned int)forced, 1);
+}
+static int t_nvmlDeviceSetFanSpeed_v2(void *h)
+{
+    void *p = exact_lib_sym(h, "nvmlDeviceSetFanSpeed_v2");
+    if (!p) return 1;
+    void * v0 = exact_lib_ptr(104512u);
+    unsigned int v1 = (unsigned int)0x385dfc1242c536caULL;
+    unsigned int v2 = (unsigned int)0xd69575cbc20fb2dfULL;
+    uint64_t want[3] = {(uint64_t)(uintptr_t)v0, (uint64_t)v1, (uint64_t)v2};
+    uint64_t forced = exact_lib_force(CUTAP_ID_nvmlDeviceSetFanSpeed_v2, 666u);
+    unsigned int r = ((unsigned int (*)(void *, unsigned int, unsigned int))p)(v0, v1, v2);
+    return exact_lib_check("nvmlDeviceSetFanSpeed_v2", CUTAP_ID_nvmlDeviceSetFanSpeed_v2, want, 3, (uint64_t)r, (uint64_t)(unsigned int)forced, 1);
+}
+static int t_nvmlDeviceSetGpcClkVfOffset(void *h)
+{
+    void *p = exact_lib_sym(h, "nvmlDeviceSetGpcClkVfOffset");
+    if (!p) return 1;
+    void * v0 = exact_lib_ptr(104544u);
+    int v1 = (int)0x1bd597aa376cf81aULL;
+    uint64_t want[2] = {(uint64_t)(uintptr_t)v0, (uint64_t)(int64_t)v1};
+    uint64_t forced = exact_lib_force(CUTAP_ID_nvmlDeviceSetGpcClkVfOffset, 667u);
+    unsigned int r = ((unsigned int (*)(void *, int))p)(v0, v1);
+    return exact_lib_check("nvmlDeviceSetGpcClkVfOffset", CUTAP_ID_nvmlDeviceSetGpcClkVfOffset, want, 2, (uint64_t)r, (uint64_t)(unsigned int)forced, 1);
+}
+static int t_nvmlDeviceSetGpuLockedClocks(void *h)
+{
+    void *p = exact_lib_sym(h, "nvmlDeviceSetGpuLockedClocks");
+    if (!p) return 1;
+    void * v0 = exact_lib_ptr(104576u);
+    unsigned int v1 = (unsigned int)0xff4d33422c14b96aULL;
+    unsigned int v2 = (unsigned int)0x9d84acfbab5f357fULL;
+    uint64_t want[3] = {(uint64_t)(uintptr_t)v0, (uint64_t)v1, (uint64_t)v2};
+    uint64_t forced = exact_lib_force(CUTAP_ID_nvmlDeviceSetGpuLockedClocks, 668u);
+    unsigned int r = ((unsigned int (*)(void *, unsigned int, unsigned int))p)(v0, v1, v2);
+    return exact_lib_check("nvmlDeviceSetGpuLockedClocks", CUTAP_ID_nvmlDeviceSetGpuLockedClocks, want, 3, (uint64_t)r, (uint64_t)(unsigned int)forced, 1);
+}
+static int t_nvmlDeviceSetGpuOperationMode(void *h)
+{
+    void *p = exact_lib_sym(h, "nvmlDeviceSetGpuOperationMode");
+    if (!p) return 1;
+    void * v0 = exact_lib_ptr(104608u);
+    unsigned int v1 = (unsigned int)0xe2c4ceda20bc7abaULL;
+    uint64_t want[2] = {(uint64_t)(uintptr_t)v0, (uint64_t)v1};
+    uint64_t forced = exact_lib_force(CUTAP_ID_nvmlDeviceSetGpuOperationMode, 669u);
+    unsigned int r = ((unsigned int (*)(void *, unsigned int))p)(v0, v1);
+    return exact_lib_check("nvmlDeviceSetGpuOperationMode", CUTAP_ID_nvmlDeviceSetGpuOperationMode, want, 2, (uint64_t)r, (uint64_t)(unsigned int)forced, 1);
+}
+static int t_nvmlDeviceSetHostname_v1(void *h)
+{
+    void *p = exact_lib_sym(h, "nvmlDeviceSetHostname_v1");
+    if (!p) return 1;
+    void * v0 = exact_lib_ptr(104640u);
+    void * v1 = exact_lib_ptr(104641u);
+    uint64_t want[2] = {(uint64_t)(uintptr_t)v0, (uint64_t)(uintptr_t)v1};
+    uint64_t forced = exact_lib_force(CUTAP_ID_nvmlDeviceSetHostname_v1, 670u);
+    unsigned int r = ((unsigned int (*)(void *, void *))p)(v0, v1);
+    return exact_lib_check("nvmlDeviceSetHostname_v1", CUTAP_ID_nvmlDeviceSetHostname_v1, want, 2, (uint64_t)r, (uint64_t)(unsigned int)forced, 1);
+}
+static int t_nvmlDeviceSetMemClkVfOffset(void *h)
+{
+    void *p = exact_lib_sym(h, "nvmlDeviceSetMemClkVfOffset");
+    if (!p) return 1;
+    void * v0 = exact_lib_ptr(104672u);
+    int v1 = (int)0xa9b4060a0a0bfd5aULL;
+    uint64_t want[2] = {(uint64_t)(uintptr_t)v0, (uint64_t)(int64_t)v1};
+    uint64_t forced = exact_lib_force(CUTAP_ID_nvmlDeviceSetMemClkVfOffset, 671u);
+    unsigned int r = ((unsigned int (*)(void *, int))p)(v0, v1);
+    return exact_lib_check("nvmlDeviceSetMemClkVfOffset", CUTAP_ID_nvmlDeviceSetMemClkVfOffset, want, 2, (uint64_t)r, (uint64_t)(unsigned int)forced, 1);
+}
+static int t_nvmlDeviceSetMemoryLockedClocks(void *h)
+{
+    void *p = exact_lib_sym(h, "nvmlDeviceSetMemoryLockedClocks");
+    if (!p) return 1;
+    void * v0 = exact_lib_ptr(104704u);
+    unsigned int v1 = (unsigned int)0x8d2ba1a1feb3beaaULL;
+    unsigned int v2 = (unsigned int)0x2b631b5b7dfe3abfULL;
+    uint64_t want[3] = {(uint64_t)(uintptr_t)v0, (uint64_t)v1, (uint64_t)v2};
+    uint64_t forced = exact_lib_force(CUTAP_ID_nvmlDeviceSetMemoryLockedClocks, 672u);
+    unsigned int r = ((unsigned int (*)(void *, unsigned int, unsigned int))p)(v0, v1, v2);
+    return exact_lib_check("nvmlDeviceSetMemoryLockedClocks", CUTAP_ID_nvmlDeviceSetMemoryLockedClocks, want, 3, (uint64_t)r, (uint64_t)(unsigned int)forced, 1);
+}
+static int t_nvmlDeviceSetMigMode(void *h)
+{
+    void *p = exact_lib_sym(h, "nvmlDeviceSetMigMode");
+    if (!p) return 1;
+    void * v0 = exact_lib_ptr(104736u);
+    unsigned int v1 = (unsigned int)0x70a33d39f35b7ffaULL;
+    void * v2 = exact_lib_ptr(104738u);
+    uint64_t want[3] = {(uint64_t)(uintptr_t)v0, (uint64_t)v1, (uint64_t)(uintptr_t)v2};
+    uint64_t forced = exact_lib_force(CUTAP_ID_nvmlDeviceSetMigMode, 673u);
+    unsigned int r = ((unsigned int (*)(void *, unsigned int, void *))p)(v0, v1, v2);
+    return exact_lib_check("nvmlDeviceSetMigMode", CUTAP_ID_nvmlDeviceSetMigMode, want, 3, (uint64_t)r, (uint64_t)(unsigned int)forced, 1);
+}
+static int t_nvmlDeviceSetNvLinkDeviceLowPowerThreshold(void *h)
+{
+    void *p = exact_lib_sym(h, "nvmlDeviceSetNvLinkDeviceLowPowerThreshold");
+    if (!p) return 1;
+    void * v0 = exact_lib_ptr(104768u);
+    void * v1 = exact_lib_ptr(104769u);
+    uint64_t want[2] = {(uint64_t)(uintptr_t)v0, (uint64_t)(uintptr_t)v1};
+    uint64_t forced = exact_lib_force(CUTAP_ID_nvmlDeviceSetNvLinkDeviceLowPowerThreshold, 674u);
+    unsigned int r = ((unsigned int (*)(void *, void *))p)(v0, v1);
+    return exact_lib_check("nvmlDeviceSetNvLinkDeviceLowPowerThreshold", CUTAP_ID_nvmlDeviceSetNvLinkDeviceLowPowerThreshold, want, 2, (uint64_t)r, (uint64_t)(unsigned int)forced, 1);
+}
+static int t_nvmlDeviceSetNvLinkUtilizationControl(void *h)
+{
+    void *p = exact_lib_sym(h, "nvmlDeviceSetNvLinkUtilizationControl");
+    if (!p) return 1;
+    void * v0 = exact_lib_ptr(104800u);
+    unsigned int v1 = (unsigned int)0x37927469dcab029aULL;
+    unsigned int v2 = (unsigned int)0xd5c9ee235bf57eafULL;
+    void * v3 = exact_lib_ptr(104803u);
+    unsigned int v4 = (unsigned int)0x1238e1965a8a76d9ULL;
+    uint64_t want[5] = {(uint64_t)(uintptr_t)v0, (uint64_t)v1, (uint64_t)v2, (uint64_t)(uintptr_t)v3, (uint64_t)v4};
+    uint64_t forced = exact_lib_force(CUTAP_ID_nvmlDeviceSetNvLinkUtilizationControl, 675u);
+    unsigned int r = ((unsigned int (*)(void *, unsigned int, unsigned int, void *, unsigned int))p)(v0, v1, v2, v3, v4);
+    return exact_lib_check("nvmlDeviceSetNvLinkUtilizationControl", CUTAP_ID_nvmlDeviceSetNvLinkUtilizationControl, want, 5, (uint64_t)r, (uint64_t)(unsigned int)forced, 1);
+}
+static int t_nvmlDeviceSetNvlinkBwMode(void *h)
+{
+    void *p = exact_lib_sym(h, "nvmlDeviceSetNvlinkBwMode");
+    if (!p) return 1;
+    void * v0 = exact_lib_ptr(104832u);
+    void * v1 = exact_lib_ptr(104833u);
+    uint64_t want[2] = {(uint64_t)(uintptr_t)v0, (uint64_t)(uintptr_t)v1};
+    uint64_t forced = exact_lib_force(CUTAP_ID_nvmlDeviceSetNvlinkBwMode, 676u);
+    unsigned int r = ((unsigned int (*)(void *, void *))p)(v0, v1);
+    return exact_lib_check("nvmlDeviceSetNvlinkBwMode", CUTAP_ID_nvmlDeviceSetNvlinkBwMode, want, 2, (uint64_t)r, (uint64_t)(unsigned int)forced, 1);
+}
+static int t_nvmlDeviceSetPersistenceMode(void *h)
+{
+    void *p = exact_lib_sym(h, "nvmlDeviceSetPersistenceMode");
+    if (!p) return 1;
+    void * v0 = exact_lib_ptr(104864u);
+    unsigned int v1 = (unsigned int)0xfe81ab99c5fa853aULL;
+    uint64_t want[2] = {(uint64_t)(uintptr_t)v0, (uint64_t)v1};
+    uint64_t forced = exact_lib_force(CUTAP_ID_nvmlDeviceSetPersistenceMode, 677u);
+    unsigned int r = ((unsigned int (*)(void *, unsigned int))p)(v0, v1);
+    return exact_lib_check("nvmlDeviceSetPersistenceMode", CUTAP_ID_nvmlDeviceSetPersistenceMode, want, 2, (uint64_t)r, (uint64_t)(unsigned int)forced, 1);
+}
+static int t_nvmlDeviceSetPowerManagementLimit(void *h)
+{
+    void *p = exact_lib_sym(h, "nvmlDeviceSetPowerManagementLimit");
+    if (!p) return 1;
+    void * v0 = exact_lib_ptr(104896u);
+    unsigned int v1 = (unsigned int)0xe1f94731baa2468aULL;
+    uint64_t want[2] = {(uint64_t)(uintptr_t)v0, (uint64_t)v1};
+    uint64_t forced = exact_lib_force(CUTAP_ID_nvmlDeviceSetPowerManagementLimit, 678u);
+    unsigned int r = ((unsigned int (*)(void *, unsigned int))p)(v0, v1);
+    return exact_lib_check("nvmlDeviceSetPowerManagementLimit", CUTAP_ID_nvmlDeviceSetPowerManagementLimit, want, 2, (uint64_t)r, (uint64_t)(unsigned int)forced, 1);
+}
+static int t_nvmlDeviceSetPowerManagementLimit_v2(void *h)
+{
+    void *p = exact_lib_sym(h, "nvmlDeviceSetPowerManagementLimit_v2");
+    if (!p) return 1;
+    void * v0 = exact_lib_ptr(104928u);
+    void * v1 = exact_lib_ptr(104929u);
+    uint64_t want[2] = {(uint64_t)(uintptr_t)v0, (uint64_t)(uintptr_t)v1};
+    uint64_t forced = exact_lib_force(CUTAP_ID_nvmlDeviceSetPowerManagementLimit_v2, 679u);
+    unsigned int r = ((unsigned int (*)(void *, void *))p)(v0, v1);
+    return exact_lib_check("nvmlDeviceSetPowerManagementLimit_v2", CUTAP_ID_nvmlDeviceSetPowerManagementLimit_v2, want, 2, (uint64_t)r, (uint64_t)(unsigned int)forced, 1);
+}
+static int t_nvmlDeviceSetPowerMizerMode_v1(void *h)
+{
+    void *p = exact_lib_sym(h, "nvmlDeviceSetPowerMizerMode_v1");
+    if (!p) return 1;
+    void * v0 = exact_lib_ptr(104960u);
+    void * v1 = exact_lib_ptr(104961u);
+    uint64_t want[2] = {(uint64_t)(uintptr_t)v0, (uint64_t)(uintptr_t)v1};
+    uint64_t forced = exact_lib_force(CUTAP_ID_nvmlDeviceSetPowerMizerMode_v1, 680u);
+    unsigned int r = ((unsigned int (*)(void *, void *))p)(v0, v1);
+    return exact_lib_check("nvmlDeviceSetPowerMizerMode_v1", CUTAP_ID_nvmlDeviceSetPowerMizerMode_v1, want, 2, (uint64_t)r, (uint64_t)(unsigned int)forced, 1);
+}
+static int t_nvmlDeviceSetTemperatureThreshold(void *h)
+{
+    void *p = exact_lib_sym(h, "nvmlDeviceSetTemperatureThreshold");
+    if (!p) return 1;
+    void * v0 = exact_lib_ptr(104992u);
+    unsigned int v1 = (unsigned int)0x8c6019f998998a7aULL;
+    void * v2 = exact_lib_ptr(104994u);
+    uint64_t want[3] = {(uint64_t)(uintptr_t)v0, (uint64_t)v1, (uint64_t)(uintptr_t)v2};
+    uint64_t forced = exact_lib_force(CUTAP_ID_nvmlDeviceSetTemperatureThreshold, 681u);
+    unsigned int r = ((unsigned int (*)(void *, unsigned int, void *))p)(v0, v1, v2);
+    return exact_lib_check("nvmlDeviceSetTemperatureThreshold", CUTAP_ID_nvmlDeviceSetTemperatureThreshold, want, 3, (uint64_t)r, (uint64_t)(unsigned int)forced, 1);
+}
+static int t_nvmlDeviceSetVgpuCapabilities(void *h)
+{
+    void *p = exact_lib_sym(h, "nvmlDeviceSetVgpuCapabilities");
+    if (!p) return 1;
+    void * v0 = exact_lib_ptr(105024u);
+    unsigned int v1 = (unsigned int)0x6fd7b5918d414bcaULL;
+    unsigned int v2 = (unsigned int)0xe0f2f4b0c8bc7dfULL;
+    uint64_t want[3] = {(uint64_t)(uintptr_t)v0, (uint64_t)v1, (uint64_t)v2};
+    uint64_t forced = exact_lib_force(CUTAP_ID_nvmlDeviceSetVgpuCapabilities, 682u);
+    unsigned int r = ((unsigned int (*)(void *, unsigned int, unsigned int))p)(v0, v1, v2);
+    return exact_lib_check("nvmlDeviceSetVgpuCapabilities", CUTAP_ID_nvmlDeviceSetVgpuCapabilities, want, 3, (uint64_t)r, (uint64_t)(unsigned int)forced, 1);
+}
+static int t_nvmlDeviceSetVgpuHeterogeneousMode(void *h)
+{
+    void *p = exact_lib_sym(h, "nvmlDeviceSetVgpuHeterogeneousMode");
+    if (!p) return 1;
+    void * v0 = exact_lib_ptr(105056u);
+    void * v1 = exact_lib_ptr(105057u);
+    uint64_t want[2] = {(uint64_t)(uintptr_t)v0, (uint64_t)(uintptr_t)v1};
+    uint64_t forced = exact_lib_force(CUTAP_ID_nvmlDeviceSetVgpuHeterogeneousMode, 683u);
+    unsigned int r = ((unsigned int (*)(void *, void *))p)(v0, v1);
+    return exact_lib_check("nvmlDeviceSetVgpuHeterogeneousMode", CUTAP_ID_nvmlDeviceSetVgpuHeterogeneousMode, want, 2, (uint64_t)r, (uint64_t)(unsigned int)forced, 1);
+}
+static int t_nvmlDeviceSetVgpuSchedulerState(void *h)
+{
+    void *p = exact_lib_sym(h, "nvmlDeviceSetVgpuSchedulerState");
+    if (!p) return 1;
+    void * v0 = exact_lib_ptr(105088u);
+    void * v1 = exact_lib_ptr(105089u);
+    uint64_t want[2] = {(uint64_t)(uintptr_t)v0, (uint64_t)(uintptr_t)v1};
+    uint64_t forced = exact_lib_force(CUTAP_ID_nvmlDeviceSetVgpuSchedulerState, 684u);
+    unsigned int r = ((unsigned int (*)(void *, void *))p)(v0, v1);
+    return exact_lib_check("nvmlDeviceSetVgpuSchedulerState", CUTAP_ID_nvmlDeviceSetVgpuSchedulerState, want, 2, (uint64_t)r, (uint64_t)(unsigned int)forced, 1);
+}
+static int t_nvmlDeviceSetVirtualizationMode(void *h)
+{
+    void *p = exact_lib_sym(h, "nvmlDeviceSetVirtualizationMode");
+    if (!p) return 1;
+    void * v0 = exact_lib_ptr(105120u);
+    unsigned int v1 = (unsigned int)0x1a3e88596b388fbaULL;
+    uint64_t want[2] = {(uint64_t)(uintptr_t)v0, (uint64_t)v1};
+    uint64_t forced = exact_lib_force(CUTAP_ID_nvmlDeviceSetVirtualizationMode, 685u);
+    unsigned int r = ((unsigned int (*)(void *, unsigned int))p)(v0, v1);
+    return exact_lib_check("nvmlDeviceSetVirtualizationMode", CUTAP_ID_nvmlDeviceSetVirtualizationMode, want, 2, (uint64_t)r, (uint64_t)(unsigned int)forced, 1);
+}
+static int t_nvmlDeviceValidateInforom(void *h)
+{
+    void *p = exact_lib_sym(h, "nvmlDeviceValidateInforom");
+    if (!p) return 1;
+    void * v0 = exact_lib_ptr(105152u);
+    uint64_t want[1] = {(uint64_t)(uintptr_t)v0};
+    uint64_t forced = exact_lib_force(CUTAP_ID_nvmlDeviceValidateInforom, 686u);
+    unsigned int r = ((unsigned int (*)(void *))p)(v0);
+    return exact_lib_check("nvmlDeviceValidateInforom", CUTAP_ID_nvmlDeviceValidateInforom, want, 1, (uint64_t)r, (uint64_t)(unsigned int)forced, 1);
+}
+static int t_nvmlDeviceWorkloadPowerProfileClearRequestedProfiles(void *h)
+{
+    void *p = exact_lib_sym(h, "nvmlDeviceWorkloadPowerProfileClearRequestedProfiles");
+    if (!p) return 1;
+    void * v0 = exact_lib_ptr(105184u);
+    void * v1 = exact_lib_ptr(105185u);
+    uint64_t want[2] = {(uint64_t)(uintptr_t)v0, (uint64_t)(uintptr_t)v1};
+    uint64_t forced = exact_lib_force(CUTAP_ID_nvmlDeviceWorkloadPowerProfileClearRequestedProfiles, 687u);
+    unsigned int r = ((unsigned int (*)(void *, void *))p)(v0, v1);
+    return exact_lib_check("nvmlDeviceWorkloadPowerProfileClearRequestedProfiles", CUTAP_ID_nvmlDeviceWorkloadPowerProfileClearRequestedProfiles, want, 2, (uint64_t)r, (uint64_t)(unsigned int)forced, 1);
+}
+static int t_nvmlDeviceWorkloadPowerProfileGetCurrentProfiles(void *h)
+{
+    void *p = exact_lib_sym(h, "nvmlDeviceWorkloadPowerProfileGetCurrentProfiles");
+    if (!p) return 1;
+    void * v0 = exact_lib_ptr(105216u);
+    void * v1 = exact_lib_ptr(105217u);
+    uint64_t want[2] = {(uint64_t)(uintptr_t)v0, (uint64_t)(uintptr_t)v1};
+    uint64_t forced = exact_lib_force(CUTAP_ID_nvmlDeviceWorkloadPowerProfileGetCurrentProfiles, 688u);
+    unsigned int r = ((unsigned int (*)(void *, void *))p)(v0, v1);
+    return exact_lib_check("nvmlDeviceWorkloadPowerProfileGetCurrentProfiles", CUTAP_ID_nvmlDeviceWorkloadPowerProfileGetCurrentProfiles, want, 2, (uint64_t)r, (uint64_t)(unsigned int)forced, 1);
+}
+static int t_nvmlDeviceWorkloadPowerProfileGetProfilesInfo(void *h)
+{
+    void *p = exact_lib_sym(h, "nvmlDeviceWorkloadPowerProfileGetProfilesInfo");
+    if (!p) return 1;
+    void * v0 = exact_lib_ptr(105248u);
+    void * v1 = exact_lib_ptr(105249u);
+    uint64_t want[2] = {(uint64_t)(uintptr_t)v0, (uint64_t)(uintptr_t)v1};
+    uint64_t forced = exact_lib_force(CUTAP_ID_nvmlDeviceWorkloadPowerProfileGetProfilesInfo, 689u);
+    unsigned int r = ((unsigned int (*)(void *, void *))p)(v0, v1);
+    return exact_lib_check("nvmlDeviceWorkloadPowerProfileGetProfilesInfo", CUTAP_ID_nvmlDeviceWorkloadPowerProfileGetProfilesInfo, want, 2, (uint64_t)r, (uint64_t)(unsigned int)forced, 1);
+}
+static int t_nvmlDeviceWorkloadPowerProfileSetRequestedProfiles(void *h)
+{
+    void *p = exact_lib_sym(h, "nvmlDeviceWorkloadPowerProfileSetRequestedProfiles");
+    if (!p) return 1;
+    void * v0 = exact_lib_ptr(105280u);
+    void * v1 = exact_lib_ptr(105281u);
+    uint64_t want[2] = {(uint64_t)(uintptr_t)v0, (uint64_t)(uintptr_t)v1};
+    uint64_t forced = exact_lib_force(CUTAP_ID_nvmlDeviceWorkloadPowerProfileSetRequestedProfiles, 690u);
+    unsigned int r = ((unsigned int (*)(void *, void *))p)(v0, v1);
+    return exact_lib_check("nvmlDeviceWorkloadPowerProfileSetRequestedProfiles", CUTAP_ID_nvmlDeviceWorkloadPowerProfileSetRequestedProfiles, want, 2, (uint64_t)r, (uint64_t)(unsigned int)forced, 1);
+}
+static int t_nvmlErrorString(void *h)
+{
+    void *p = exact_lib_sym(h, "nvmlErrorString");
+    if (!p) return 1;
+    unsigned int v0 = (unsigned int)0xd0d4b42fa7dc9b85ULL;
+    uint64_t want[1] = {(uint64_t)v0};
+    uint64_t forced = exact_lib_force(CUTAP_ID_nvmlErrorString, 0x1a6c3601ebe0ULL);
+    void * r = ((void * (*)(unsigned int))p)(v0);
+    return exact_lib_check("nvmlErrorString", CUTAP_ID_nvmlErrorString, want, 1, (uint64_t)(uintptr_t)r, (uint64_t)(uintptr_t)(void *)(uintptr_t)forced, 1);
+}
+static int t_nvmlEventSetCreate(void *h)
+{
+    void *p = exact_lib_sym(h, "nvmlEventSetCreate");
+    if (!p) return 1;
+    void * v0 = exact_lib_ptr(105344u);
+    uint64_t want[1] = {(uint64_t)(uintptr_t)v0};
+    uint64_t forced = exact_lib_force(CUTAP_ID_nvmlEventSetCreate, 692u);
+    unsigned int r = ((unsigned int (*)(void *))p)(v0);
+    return exact_lib_check("nvmlEventSetCreate", CUTAP_ID_nvmlEventSetCreate, want, 1, (uint64_t)r, (uint64_t)(unsigned int)forced, 1);
+}
+static int t_nvmlEventSetFree(void *h)
+{
+    void *p = exact_lib_sym(h, "nvmlEventSetFree");
+    if (!p) return 1;
+    void * v0 = exact_lib_ptr(105376u);
+    uint64_t want[1] = {(uint64_t)(uintptr_t)v0};
+    uint64_t forced = exact_lib_force(CUTAP_ID_nvmlEventSetFree, 693u);
+    unsigned int r = ((unsigned int (*)(void *))p)(v0);
+    return exact_lib_check("nvmlEventSetFree", CUTAP_ID_nvmlEventSetFree, want, 1, (uint64_t)r, (uint64_t)(unsigned int)forced, 1);
+}
+static int t_nvmlEventSetWait(void *h)
+{
+    void *p = exact_lib_sym(h, "nvmlEventSetWait");
+    if (!p) return 1;
+    uint64_t u[8];
+    for (int i = 0; i < 8; i++) u[i] = 0x94e65b71fac9ULL * (uint64_t)(i + 1);
+    double d0 = 294.5, d1 = -186.25;
+    uint64_t want[10] = {u[0], u[1], u[2], u[3], u[4], u[5], u[6], u[7], fake_d2w(d0), fake_d2w(d1)};
+    uint64_t forced = exact_lib_force(CUTAP_ID_nvmlEventSetWait, 694u);
+    int r = ((int (*)(uint64_t, uint64_t, uint64_t, uint64_t, uint64_t, uint64_t, uint64_t, uint64_t, double, double))p)(u[0], u[1], u[2], u[3], u[4], u[5], u[6], u[7], d0, d1);
+    return exact_lib_check("nvmlEventSetWait", CUTAP_ID_nvmlEventSetWait, want, 10, (uint64_t)r, (uint64_t)(int)forced, 1);
+}
+static int t_nvmlEventSetWait_v2(void *h)
+{
+    void *p = exact_lib_sym(h, "nvmlEventSetWait_v2");
+    if (!p) return 1;
+    void * v0 = exact_lib_ptr(105440u);
+    void * v1 = exact_lib_ptr(105441u);
+    unsigned int v2 = (unsigned int)0x9b221602791098efULL;
+    uint64_t want[3] = {(uint64_t)(uintptr_t)v0, (uint64_t)(uintptr_t)v1, (uint64_t)v2};
+    uint64_t forced = exact_lib_force(CUTAP_ID_nvmlEventSetWait_v2, 695u);
+    unsigned int r = ((unsigned int (*)(void *, void *, unsigned int))p)(v0, v1, v2);
+    return exact_lib_check("nvmlEventSetWait_v2", CUTAP_ID_nvmlEventSetWait_v2, want, 3, (uint64_t)r, (uint64_t)(unsigned int)forced, 1);
+}
+static int t_nvmlGetBlacklistDeviceCount(void *h)
+{
+    void *p = exact_lib_sym(h, "nvmlGetBlacklistDeviceCount");
+    if (!p) return 1;
+    uint64_t u[8];
+    for (int i = 0; i < 8; i++) u[i] = 0x88595a06f2f3ULL * (uint64_t)(i + 1);
+    double d0 = 296.5, d1 = -188.25;
+    uint64_t want[10] = {u[0], u[1], u[2], u[3], u[4], u[5], u[6], u[7], fake_d2w(d0), fake_d2w(d1)};
+    uint64_t forced = exact_lib_force(CUTAP_ID_nvmlGetBlacklistDeviceCount, 696u);
+    int r = ((int (*)(uint64_t, uint64_t, uint64_t, uint64_t, uint64_t, uint64_t, uint64_t, uint64_t, double, double))p)(u[0], u[1], u[2], u[3], u[4], u[5], u[6], u[7], d0, d1);
+    return exact_lib_check("nvmlGetBlacklistDeviceCount", CUTAP_ID_nvmlGetBlacklistDeviceCount, want, 10, (uint64_t)r, (uint64_t)(int)forced, 1);
+}
+static int t_nvmlGetBlacklistDeviceInfoByIndex(void *h)
+{
+    void *p = exact_lib_sym(h, "nvmlGetBlacklistDeviceInfoByIndex");
+    if (!p) return 1;
+    uint64_t u[8];
+    for (int i = 0; i < 8; i++) u[i] = 0x212d9516f08ULL * (uint64_t)(i + 1);
+    double d0 = 297.5, d1 = -189.25;
+    uint64_t want[10] = {u[0], u[1], u[2], u[3], u[4], u[5], u[6], u[7], fake_d2w(d0), fake_d2w(d1)};
+    uint64_t forced = exact_lib_force(CUTAP_ID_nvmlGetBlacklistDeviceInfoByIndex, 697u);
+    int r = ((int (*)(uint64_t, uint64_t, uint64_t, uint64_t, uint64_t, uint64_t, uint64_t, uint64_t, double, double))p)(u[0], u[1], u[2], u[3], u[4], u[5], u[6], u[7], d0, d1);
+    return exact_lib_check("nvmlGetBlacklistDeviceInfoByIndex", CUTAP_ID_nvmlGetBlacklistDeviceInfoByIndex, want, 10, (uint64_t)r, (uint64_t)(int)forced, 1);
+}
+static int t_nvmlGetExcludedDeviceCount(void *h)
+{
+    void *p = exact_lib_sym(h, "nvmlGetExcludedDeviceCount");
+    if (!p) return 1;
+    void * v0 = exact_lib_ptr(105536u);
+    uint64_t want[1] = {(uint64_t)(uintptr_t)v0};
+    uint64_t forced = exact_lib_force(CUTAP_ID_nvmlGetExcludedDeviceCount, 698u);
+    unsigned int r = ((unsigned int (*)(void *))p)(v0);
+    return exact_lib_check("nvmlGetExcludedDeviceCount", CUTAP_ID_nvmlGetExcludedDeviceCount, want, 1, (uint64_t)r, (uint64_t)(unsigned int)forced, 1);
+}
+static int t_nvmlGetExcludedDeviceInfoByIndex(void *h)
+{
+    void *p = exact_lib_sym(h, "nvmlGetExcludedDeviceInfoByIndex");
+    if (!p) return 1;
+    unsigned int v0 = (unsigned int)0xec9190ef4d1aa605ULL;
+    void * v1 = exact_lib_ptr(105569u);
+    uint64_t want[2] = {(uint64_t)v0, (uint64_t)(uintptr_t)v1};
+    uint64_t forced = exact_lib_force(CUTAP_ID_nvmlGetExcludedDeviceInfoByIndex, 699u);
+    unsigned int r = ((unsigned int (*)(unsigned int, void *))p)(v0, v1);
+    return exact_lib_check("nvmlGetExcludedDeviceInfoByIndex", CUTAP_ID_nvmlGetExcludedDeviceInfoByIndex, want, 2, (uint64_t)r, (uint64_t)(unsigned int)forced, 1);
+}
+static int t_nvmlGetVgpuCompatibility(void *h)
+{
+    void *p = exact_lib_sym(h, "nvmlGetVgpuCompatibility");
+    if (!p) return 1;
+    void * v0 = exact_lib_ptr(105600u);
+    void * v1 = exact_lib_ptr(105601u);
+    void * v2 = exact_lib_ptr(105602u);
+    uint64_t want[3] = {(uint64_t)(uintptr_t)v0, (uint64_t)(uintptr_t)v1, (uint64_t)(uintptr_t)v2};
+    uint64_t forced = exact_lib_force(CUTAP_ID_nvmlGetVgpuCompatibility, 700u);
+    unsigned int r = ((unsigned int (*)(void *, void *, void *))p)(v0, v1, v2);
+    return exact_lib_check("nvmlGetVgpuCompatibility", CUTAP_ID_nvmlGetVgpuCompatibility, want, 3, (uint64_t)r, (uint64_t)(unsigned int)forced, 1);
+}
+static int t_nvmlGetVgpuDriverCapabilities(void *h)
+{
+    void *p = exact_lib_sym(h, "nvmlGetVgpuDriverCapabilities");
+    if (!p) return 1;
+    unsigned int v0 = (unsigned int)0xb380c81f366a28a5ULL;
+    void * v1 = exact_lib_ptr(105633u);
+    uint64_t want[2] = {(uint64_t)v0, (uint64_t)(uintptr_t)v1};
+    uint64_t forced = exact_lib_force(CUTAP_ID_nvmlGetVgpuDriverCapabilities, 701u);
+    unsigned int r = ((unsigned int (*)(unsigned int, void *))p)(v0, v1);
+    return exact_lib_check("nvmlGetVgpuDriverCapabilities", CUTAP_ID_nvmlGetVgpuDriverCapabilities, want, 2, (uint64_t)r, (uint64_t)(unsigned int)forced, 1);
+}
+static int t_nvmlGetVgpuVersion(void *h)
+{
+    void *p = exact_lib_sym(h, "nvmlGetVgpuVersion");
+    if (!p) return 1;
+    void * v0 = exact_lib_ptr(105664u);
+    void * v1 = exact_lib_ptr(105665u);
+    uint64_t want[2] = {(uint64_t)(uintptr_t)v0, (uint64_t)(uintptr_t)v1};
+    uint64_t forced = exact_lib_force(CUTAP_ID_nvmlGetVgpuVersion, 702u);
+    unsigned int r = ((unsigned int (*)(void *, void *))p)(v0, v1);
+    return exact_lib_check("nvmlGetVgpuVersion", CUTAP_ID_nvmlGetVgpuVersion, want, 2, (uint64_t)r, (uint64_t)(unsigned int)forced, 1);
+}
+static int t_nvmlGpmMetricsGet(void *h)
+{
+    void *p = exact_lib_sym(h, "nvmlGpmMetricsGet");
+    if (!p) return 1;
+    void * v0 = exact_lib_ptr(105696u);
+    uint64_t want[1] = {(uint64_t)(uintptr_t)v0};
+    uint64_t forced = exact_lib_force(CUTAP_ID_nvmlGpmMetricsGet, 703u);
+    unsigned int r = ((unsigned int (*)(void *))p)(v0);
+    return exact_lib_check("nvmlGpmMetricsGet", CUTAP_ID_nvmlGpmMetricsGet, want, 1, (uint64_t)r, (uint64_t)(unsigned int)forced, 1);
+}
+static int t_nvmlGpmMigSampleGet(void *h)
+{
+    void *p = exact_lib_sym(h, "nvmlGpmMigSampleGet");
+    if (!p) return 1;
+    void * v0 = exact_lib_ptr(105728u);
+    unsigned int v1 = (unsigned int)0xfc1f14a093abe8aaULL;
+    void * v2 = exact_lib_ptr(105730u);
+    uint64_t want[3] = {(uint64_t)(uintptr_t)v0, (uint64_t)v1, (uint64_t)(uintptr_t)v2};
+    uint64_t forced = exact_lib_force(CUTAP_ID_nvmlGpmMigSampleGet, 704u);
+    unsigned int r = ((unsigned int (*)(void *, unsigned int, void *))p)(v0, v1, v2);
+    return exact_lib_check("nvmlGpmMigSampleGet", CUTAP_ID_nvmlGpmMigSampleGet, want, 3, (uint64_t)r, (uint64_t)(unsigned int)forced, 1);
+}
+static int t_nvmlGpmQueryDeviceSupport(void *h)
+{
+    void *p = exact_lib_sym(h, "nvmlGpmQueryDeviceSupport");
+    if (!p) return 1;
+    void * v0 = exact_lib_ptr(105760u);
+    void * v1 = exact_lib_ptr(105761u);
+    uint64_t want[2] = {(uint64_t)(uintptr_t)v0, (uint64_t)(uintptr_t)v1};
+    uint64_t forced = exact_lib_force(CUTAP_ID_nvmlGpmQueryDeviceSupport, 705u);
+    unsigned int r = ((unsigned int (*)(void *, void *))p)(v0, v1);
+    return exact_lib_check("nvmlGpmQueryDeviceSupport", CUTAP_ID_nvmlGpmQueryDeviceSupport, want, 2, (uint64_t)r, (uint64_t)(unsigned int)forced, 1);
+}
+static int t_nvmlGpmQueryIfStreamingEnabled(void *h)
+{
+    void *p = exact_lib_sym(h, "nvmlGpmQueryIfStreamingEnabled");
+    if (!p) return 1;
+    void * v0 = exact_lib_ptr(105792u);
+    void * v1 = exact_lib_ptr(105793u);
+    uint64_t want[2] = {(uint64_t)(uintptr_t)v0, (uint64_t)(uintptr_t)v1};
+    uint64_t forced = exact_lib_force(CUTAP_ID_nvmlGpmQueryIfStreamingEnabled, 706u);
+    unsigned int r = ((unsigned int (*)(void *, void *))p)(v0, v1);
+    return exact_lib_check("nvmlGpmQueryIfStreamingEnabled", CUTAP_ID_nvmlGpmQueryIfStreamingEnabled, want, 2, (uint64_t)r, (uint64_t)(unsigned int)forced, 1);
+}
+static int t_nvmlGpmSampleAlloc(void *h)
+{
+    void *p = exact_lib_sym(h, "nvmlGpmSampleAlloc");
+    if (!p) return 1;
+    void * v0 = exact_lib_ptr(105824u);
+    uint64_t want[1] = {(uint64_t)(uintptr_t)v0};
+    uint64_t forced = exact_lib_force(CUTAP_ID_nvmlGpmSampleAlloc, 707u);
+    unsigned int r = ((unsigned int (*)(void *))p)(v0);
+    return exact_lib_check("nvmlGpmSampleAlloc", CUTAP_ID_nvmlGpmSampleAlloc, want, 1, (uint64_t)r, (uint64_t)(unsigned int)forced, 1);
+}
+static int t_nvmlGpmSampleFree(void *h)
+{
+    void *p = exact_lib_sym(h, "nvmlGpmSampleFree");
+    if (!p) return 1;
+    void * v0 = exact_lib_ptr(105856u);
+    uint64_t want[1] = {(uint64_t)(uintptr_t)v0};
+    uint64_t forced = exact_lib_force(CUTAP_ID_nvmlGpmSampleFree, 708u);
+    unsigned int r = ((unsigned int (*)(void *))p)(v0);
+    return exact_lib_check("nvmlGpmSampleFree", CUTAP_ID_nvmlGpmSampleFree, want, 1, (uint64_t)r, (uint64_t)(unsigned int)forced, 1);
+}
+static int t_nvmlGpmSampleGet(void *h)
+{
+    void *p = exact_lib_sym(h, "nvmlGpmSampleGet");
+    if (!p) return 1;
+    void * v0 = exact_lib_ptr(105888u);
+    void * v1 = exact_lib_ptr(105889u);
+    uint64_t want[2] = {(uint64_t)(uintptr_t)v0, (uint64_t)(uintptr_t)v1};
+    uint64_t forced = exact_lib_force(CUTAP_ID_nvmlGpmSampleGet, 709u);
+    unsigned int r = ((unsigned int (*)(void *, void *))p)(v0, v1);
+    return exact_lib_check("nvmlGpmSampleGet", CUTAP_ID_nvmlGpmSampleGet, want, 2, (uint64_t)r, (uint64_t)(unsigned int)forced, 1);
+}
+static int t_nvmlGpmSetStreamingEnabled(void *h)
+{
+    void *p = exact_lib_sym(h, "nvmlGpmSetStreamingEnabled");
+    if (!p) return 1;
+    void * v0 = exact_lib_ptr(105920u);
+    unsigned int v1 = (unsigned int)0x50ecba304f9a708aULL;
+    uint64_t want[2] = {(uint64_t)(uintptr_t)v0, (uint64_t)v1};
+    uint64_t forced = exact_lib_force(CUTAP_ID_nvmlGpmSetStreamingEnabled, 710u);
+    unsigned int r = ((unsigned int (*)(void *, unsigned int))p)(v0, v1);
+    return exact_lib_check("nvmlGpmSetStreamingEnabled", CUTAP_ID_nvmlGpmSetStreamingEnabled, want, 2, (uint64_t)r, (uint64_t)(unsigned int)forced, 1);
+}
+static int t_nvmlGpuInstanceCreateComputeInstance(void *h)
+{
+    void *p = exact_lib_sym(h, "nvmlGpuInstanceCreateComputeInstance");
+    if (!p) return 1;
+    void * v0 = exact_lib_ptr(105952u);
+    unsigned int v1 = (unsigned int)0x346455c8444231daULL;
+    void * v2 = exact_lib_ptr(105954u);
+    uint64_t want[3] = {(uint64_t)(uintptr_t)v0, (uint64_t)v1, (uint64_t)(uintptr_t)v2};
+    uint64_t forced = exact_lib_force(CUTAP_ID_nvmlGpuInstanceCreateComputeInstance, 711u);
+    unsigned int r = ((unsigned int (*)(void *, unsigned int, void *))p)(v0, v1, v2);
+    return exact_lib_check("nvmlGpuInstanceCreateComputeInstance", CUTAP_ID_nvmlGpuInstanceCreateComputeInstance, want, 3, (uint64_t)r, (uint64_t)(unsigned int)forced, 1);
+}
+static int t_nvmlGpuInstanceCreateComputeInstanceWithPlacement(void *h)
+{
+    void *p = exact_lib_sym(h, "nvmlGpuInstanceCreateComputeInstanceWithPlacement");
+    if (!p) return 1;
+    void * v0 = exact_lib_ptr(105984u);
+    unsigned int v1 = (unsigned int)0x17dbf16038e9f32aULL;
+    void * v2 = exact_lib_ptr(105986u);
+    void * v3 = exact_lib_ptr(105987u);
+    uint64_t want[4] = {(uint64_t)(uintptr_t)v0, (uint64_t)v1, (uint64_t)(uintptr_t)v2, (uint64_t)(uintptr_t)v3};
+    uint64_t forced = exact_lib_force(CUTAP_ID_nvmlGpuInstanceCreateComputeInstanceWithPlacement, 712u);
+    unsigned int r = ((unsigned int (*)(void *, unsigned int, void *, void *))p)(v0, v1, v2, v3);
+    return exact_lib_check("nvmlGpuInstanceCreateComputeInstanceWithPlacement", CUTAP_ID_nvmlGpuInstanceCreateComputeInstanceWithPlacement, want, 4, (uint64_t)r, (uint64_t)(unsigned int)forced, 1);
+}
+static int t_nvmlGpuInstanceDestroy(void *h)
+{
+    void *p = exact_lib_sym(h, "nvmlGpuInstanceDestroy");
+    if (!p) return 1;
+    void * v0 = exact_lib_ptr(106016u);
+    uint64_t want[1] = {(uint64_t)(uintptr_t)v0};
+    uint64_t forced = exact_lib_force(CUTAP_ID_nvmlGpuInstanceDestroy, 713u);
+    unsigned int r = ((unsigned int (*)(void *))p)(v0);
+    return exact_lib_check("nvmlGpuInstanceDestroy", CUTAP_ID_nvmlGpuInstanceDestroy, want, 1, (uint64_t)r, (uint64_t)(unsigned int)forced, 1);
+}
+static int t_nvmlGpuInstanceGetActiveVgpus(void *h)
+{
+    void *p = exact_lib_sym(h, "nvmlGpuInstanceGetActiveVgpus");
+    if (!p) return 1;
+    void * v0 = exact_lib_ptr(106048u);
+    void * v1 = exact_lib_ptr(106049u);
+    uint64_t want[2] = {(uint64_t)(uintptr_t)v0, (uint64_t)(uintptr_t)v1};
+    uint64_t forced = exact_lib_force(CUTAP_ID_nvmlGpuInstanceGetActiveVgpus, 714u);
+    unsigned int r = ((unsigned int (*)(void *, void *))p)(v0, v1);
+    return exact_lib_check("nvmlGpuInstanceGetActiveVgpus", CUTAP_ID_nvmlGpuInstanceGetActiveVgpus, want, 2, (uint64_t)r, (uint64_t)(unsigned int)forced, 1);
+}
+static int t_nvmlGpuInstanceGetComputeInstanceById(void *h)
+{
+    void *p = exact_lib_sym(h, "nvmlGpuInstanceGetComputeInstanceById");
+    if (!p) return 1;
+    void * v0 = exact_lib_ptr(106080u);
+    unsigned int v1 = (unsigned int)0xc242c42816e1371aULL;
+    void * v2 = exact_lib_ptr(106082u);
+    uint64_t want[3] = {(uint64_t)(uintptr_t)v0, (uint64_t)v1, (uint64_t)(uintptr_t)v2};
+    uint64_t forced = exact_lib_force(CUTAP_ID_nvmlGpuInstanceGetComputeInstanceById, 715u);
+    unsigned int r = ((unsigned int (*)(void *, unsigned int, void *))p)(v0, v1, v2);
+    return exact_lib_check("nvmlGpuInstanceGetComputeInstanceById", CUTAP_ID_nvmlGpuInstanceGetComputeInstanceById, want, 3, (uint64_t)r, (uint64_t)(unsigned int)forced, 1);
+}
+static int t_nvmlGpuInstanceGetComputeInstancePossiblePlacements(void *h)
+{
+    void *p = exact_lib_sym(h, "nvmlGpuInstanceGetComputeInstancePossiblePlacements");
+    if (!p) return 1;
+    void * v0 = exact_lib_ptr(106112u);
+    unsigned int v1 = (unsigned int)0xa5ba5fc00b88f86aULL;
+    void * v2 = exact_lib_ptr(106114u);
+    void * v3 = exact_lib_ptr(106115u);
+    uint64_t want[4] = {(uint64_t)(uintptr_t)v0, (uint64_t)v1, (uint64_t)(uintptr_t)v2, (uint64_t)(uintptr_t)v3};
+    uint64_t forced = exact_lib_force(CUTAP_ID_nvmlGpuInstanceGetComputeInstancePossiblePlacements, 716u);
+    unsigned int r = ((unsigned int (*)(void *, unsigned int, void *, void *))p)(v0, v1, v2, v3);
+    return exact_lib_check("nvmlGpuInstanceGetComputeInstancePossiblePlacements", CUTAP_ID_nvmlGpuInstanceGetComputeInstancePossiblePlacements, want, 4, (uint64_t)r, (uint64_t)(unsigned int)forced, 1);
+}
+static int t_nvmlGpuInstanceGetComputeInstanceProfileInfo(void *h)
+{
+    void *p = exact_lib_sym(h, "nvmlGpuInstanceGetComputeInstanceProfileInfo");
+    if (!p) return 1;
+    void * v0 = exact_lib_ptr(106144u);
+    unsigned int v1 = (unsigned int)0x8931fb580030b9baULL;
+    unsigned int v2 = (unsigned int)0x276975117f7b35cfULL;
+    void * v3 = exact_lib_ptr(106147u);
+    uint64_t want[4] = {(uint64_t)(uintptr_t)v0, (uint64_t)v1, (uint64_t)v2, (uint64_t)(uintptr_t)v3};
+    uint64_t forced = exact_lib_force(CUTAP_ID_nvmlGpuInstanceGetComputeInstanceProfileInfo, 717u);
+    unsigned int r = ((unsigned int (*)(void *, unsigned int, unsigned int, void *))p)(v0, v1, v2, v3);
+    return exact_lib_check("nvmlGpuInstanceGetComputeInstanceProfileInfo", CUTAP_ID_nvmlGpuInstanceGetComputeInstanceProfileInfo, want, 4, (uint64_t)r, (uint64_t)(unsigned int)forced, 1);
+}
+static int t_nvmlGpuInstanceGetComputeInstanceProfileInfoV(void *h)
+{
+    void *p = exact_lib_sym(h, "nvmlGpuInstanceGetComputeInstanceProfileInfoV");
+    if (!p) return 1;
+    void * v0 = exact_lib_ptr(106176u);
+    unsigned int v1 = (unsigned int)0x6ca996eff4d87b0aULL;
+    unsigned int v2 = (unsigned int)0xae110a97422f71fULL;
+    void * v3 = exact_lib_ptr(106179u);
+    uint64_t want[4] = {(uint64_t)(uintptr_t)v0, (uint64_t)v1, (uint64_t)v2, (uint64_t)(uintptr_t)v3};
+    uint64_t forced = exact_lib_force(CUTAP_ID_nvmlGpuInstanceGetComputeInstanceProfileInfoV, 718u);
+    unsigned int r = ((unsigned int (*)(void *, unsigned int, unsigned int, void *))p)(v0, v1, v2, v3);
+    return exact_lib_check("nvmlGpuInstanceGetComputeInstanceProfileInfoV", CUTAP_ID_nvmlGpuInstanceGetComputeInstanceProfileInfoV, want, 4, (uint64_t)r, (uint64_t)(unsigned int)forced, 1);
+}
+static int t_nvmlGpuInstanceGetComputeInstanceRemainingCapacity(void *h)
+{
+    void *p = exact_lib_sym(h, "nvmlGpuInstanceGetComputeInstanceRemainingCapacity");
+    if (!p) return 1;
+    void * v0 = exact_lib_ptr(106208u);
+    unsigned int v1 = (unsigned int)0x50213287e9803c5aULL;
+    void * v2 = exact_lib_ptr(106210u);
+    uint64_t want[3] = {(uint64_t)(uintptr_t)v0, (uint64_t)v1, (uint64_t)(uintptr_t)v2};
+    uint64_t forced = exact_lib_force(CUTAP_ID_nvmlGpuInstanceGetComputeInstanceRemainingCapacity, 719u);
+    unsigned int r = ((unsigned int (*)(void *, unsigned int, void *))p)(v0, v1, v2);
+    return exact_lib_check("nvmlGpuInstanceGetComputeInstanceRemainingCapacity", CUTAP_ID_nvmlGpuInstanceGetComputeInstanceRemainingCapacity, want, 3, (uint64_t)r, (uint64_t)(unsigned int)forced, 1);
+}
+static int t_nvmlGpuInstanceGetComputeInstances(void *h)
+{
+    void *p = exact_lib_sym(h, "nvmlGpuInstanceGetComputeInstances");
+    if (!p) return 1;
+    void * v0 = exact_lib_ptr(106240u);
+    unsigned int v1 = (unsigned int)0x3398ce1fde27fdaaULL;
+    void * v2 = exact_lib_ptr(106242u);
+    void * v3 = exact_lib_ptr(106243u);
+    uint64_t want[4] = {(uint64_t)(uintptr_t)v0, (uint64_t)v1, (uint64_t)(uintptr_t)v2, (uint64_t)(uintptr_t)v3};
+    uint64_t forced = exact_lib_force(CUTAP_ID_nvmlGpuInstanceGetComputeInstances, 720u);
+    unsigned int r = ((unsigned int (*)(void *, unsigned int, void *, void *))p)(v0, v1, v2, v3);
+    return exact_lib_check("nvmlGpuInstanceGetComputeInstances", CUTAP_ID_nvmlGpuInstanceGetComputeInstances, want, 4, (uint64_t)r, (uint64_t)(unsigned int)forced, 1);
+}
+static int t_nvmlGpuInstanceGetCreatableVgpus(void *h)
+{
+    void *p = exact_lib_sym(h, "nvmlGpuInstanceGetCreatableVgpus");
+    if (!p) return 1;
+    void * v0 = exact_lib_ptr(106272u);
+    void * v1 = exact_lib_ptr(106273u);
+    uint64_t want[2] = {(uint64_t)(uintptr_t)v0, (uint64_t)(uintptr_t)v1};
+    uint64_t forced = exact_lib_force(CUTAP_ID_nvmlGpuInstanceGetCreatableVgpus, 721u);
+    unsigned int r = ((unsigned int (*)(void *, void *))p)(v0, v1);
+    return exact_lib_check("nvmlGpuInstanceGetCreatableVgpus", CUTAP_ID_nvmlGpuInstanceGetCreatableVgpus, want, 2, (uint64_t)r, (uint64_t)(unsigned int)forced, 1);
+}
+static int t_nvmlGpuInstanceGetInfo(void *h)
+{
+    void *p = exact_lib_sym(h, "nvmlGpuInstanceGetInfo");
+    if (!p) return 1;
+    void * v0 = exact_lib_ptr(106304u);
+    void * v1 = exact_lib_ptr(106305u);
+    uint64_t want[2] = {(uint64_t)(uintptr_t)v0, (uint64_t)(uintptr_t)v1};
+    uint64_t forced = exact_lib_force(CUTAP_ID_nvmlGpuInstanceGetInfo, 722u);
+    unsigned int r = ((unsigned int (*)(void *, void *))p)(v0, v1);
+    return exact_lib_check("nvmlGpuInstanceGetInfo", CUTAP_ID_nvmlGpuInstanceGetInfo, want, 2, (uint64_t)r, (uint64_t)(unsigned int)forced, 1);
+}
+static int t_nvmlGpuInstanceGetVgpuHeterogeneousMode(void *h)
+{
+    void *p = exact_lib_sym(h, "nvmlGpuInstanceGetVgpuHeterogeneousMode");
+    if (!p) return 1;
+    void * v0 = exact_lib_ptr(106336u);
+    void * v1 = exact_lib_ptr(106337u);
+    uint64_t want[2] = {(uint64_t)(uintptr_t)v0, (uint64_t)(uintptr_t)v1};
+    uint64_t forced = exact_lib_force(CUTAP_ID_nvmlGpuInstanceGetVgpuHeterogeneousMode, 723u);
+    unsigned int r = ((unsigned int (*)(void *, void *))p)(v0, v1);
+    return exact_lib_check("nvmlGpuInstanceGetVgpuHeterogeneousMode", CUTAP_ID_nvmlGpuInstanceGetVgpuHeterogeneousMode, want, 2, (uint64_t)r, (uint64_t)(unsigned int)forced, 1);
+}
+static int t_nvmlGpuInstanceGetVgpuSchedulerLog(void *h)
+{
+    void *p = exact_lib_sym(h, "nvmlGpuInstanceGetVgpuSchedulerLog");
+    if (!p) return 1;
+    void * v0 = exact_lib_ptr(106368u);
+    void * v1 = exact_lib_ptr(106369u);
+    uint64_t want[2] = {(uint64_t)(uintptr_t)v0, (uint64_t)(uintptr_t)v1};
+    uint64_t forced = exact_lib_force(CUTAP_ID_nvmlGpuInstanceGetVgpuSchedulerLog, 724u);
+    unsigned int r = ((unsigned int (*)(void *, void *))p)(v0, v1);
+    return exact_lib_check("nvmlGpuInstanceGetVgpuSchedulerLog", CUTAP_ID_nvmlGpuInstanceGetVgpuSchedulerLog, want, 2, (uint64_t)r, (uint64_t)(unsigned int)forced, 1);
+}
+static int t_nvmlGpuInstanceGetVgpuSchedulerState(void *h)
+{
+    void *p = exact_lib_sym(h, "nvmlGpuInstanceGetVgpuSchedulerState");
+    if (!p) return 1;
+    void * v0 = exact_lib_ptr(106400u);
+    void * v1 = exact_lib_ptr(106401u);
+    uint64_t want[2] = {(uint64_t)(uintptr_t)v0, (uint64_t)(uintptr_t)v1};
+    uint64_t forced = exact_lib_force(CUTAP_ID_nvmlGpuInstanceGetVgpuSchedulerState, 725u);
+    unsigned int r = ((unsigned int (*)(void *, void *))p)(v0, v1);
+    return exact_lib_check("nvmlGpuInstanceGetVgpuSchedulerState", CUTAP_ID_nvmlGpuInstanceGetVgpuSchedulerState, want, 2, (uint64_t)r, (uint64_t)(unsigned int)forced, 1);
+}
+static int t_nvmlGpuInstanceGetVgpuTypeCreatablePlacements(void *h)
+{
+    void *p = exact_lib_sym(h, "nvmlGpuInstanceGetVgpuTypeCreatablePlacements");
+    if (!p) return 1;
+    void * v0 = exact_lib_ptr(106432u);
+    void * v1 = exact_lib_ptr(106433u);
+    uint64_t want[2] = {(uint64_t)(uintptr_t)v0, (uint64_t)(uintptr_t)v1};
+    uint64_t forced = exact_lib_force(CUTAP_ID_nvmlGpuInstanceGetVgpuTypeCreatablePlacements, 726u);
+    unsigned int r = ((unsigned int (*)(void *, void *))p)(v0, v1);
+    return exact_lib_check("nvmlGpuInstanceGetVgpuTypeCreatablePlacements", CUTAP_ID_nvmlGpuInstanceGetVgpuTypeCreatablePlacements, want, 2, (uint64_t)r, (uint64_t)(unsigned int)forced, 1);
+}
+static int t_nvmlGpuInstanceSetVgpuHeterogeneousMode(void *h)
+{
+    void *p = exact_lib_sym(h, "nvmlGpuInstanceSetVgpuHeterogeneousMode");
+    if (!p) return 1;
+    void * v0 = exact_lib_ptr(106464u);
+    void * v1 = exact_lib_ptr(106465u);
+    uint64_t want[2] = {(uint64_t)(uintptr_t)v0, (uint64_t)(uintptr_t)v1};
+    uint64_t forced = exact_lib_force(CUTAP_ID_nvmlGpuInstanceSetVgpuHeterogeneousMode, 727u);
+    unsigned int r = ((unsigned int (*)(void *, void *))p)(v0, v1);
+    return exact_lib_check("nvmlGpuInstanceSetVgpuHeterogeneousMode", CUTAP_ID_nvmlGpuInstanceSetVgpuHeterogeneousMode, want, 2, (uint64_t)r, (uint64_t)(unsigned int)forced, 1);
+}
+static int t_nvmlGpuInstanceSetVgpuSchedulerState(void *h)
+{
+    void *p = exact_lib_sym(h, "nvmlGpuInstanceSetVgpuSchedulerState");
+    if (!p) return 1;
+    void * v0 = exact_lib_ptr(106496u);
+    void * v1 = exact_lib_ptr(106497u);
+    uint64_t want[2] = {(uint64_t)(uintptr_t)v0, (uint64_t)(uintptr_t)v1};
+    uint64_t forced = exact_lib_force(CUTAP_ID_nvmlGpuInstanceSetVgpuSchedulerState, 728u);
+    unsigned int r = ((unsigned int (*)(void *, void *))p)(v0, v1);
+    return exact_lib_check("nvmlGpuInstanceSetVgpuSchedulerState", CUTAP_ID_nvmlGpuInstanceSetVgpuSchedulerState, want, 2, (uint64_t)r, (uint64_t)(unsigned int)forced, 1);
+}
+static int t_nvmlInit(void *h)
+{
+    void *p = exact_lib_sym(h, "nvmlInit");
+    if (!p) return 1;
+    uint64_t u[8];
+    for (int i = 0; i < 8; i++) u[i] = 0x3942c2a0f1a8ULL * (uint64_t)(i + 1);
+    double d0 = 329.5, d1 = -221.25;
+    uint64_t want[10] = {u[0], u[1], u[2], u[3], u[4], u[5], u[6], u[7], fake_d2w(d0), fake_d2w(d1)};
+    uint64_t forced = exact_lib_force(CUTAP_ID_nvmlInit, 729u);
+    int r = ((int (*)(uint64_t, uint64_t, uint64_t, uint64_t, uint64_t, uint64_t, uint64_t, uint64_t, double, double))p)(u[0], u[1], u[2], u[3], u[4], u[5], u[6], u[7], d0, d1);
+    return exact_lib_check("nvmlInit", CUTAP_ID_nvmlInit, want, 10, (uint64_t)r, (uint64_t)(int)forced, 1);
+}
+static int t_nvmlInitWithFlags(void *h)
+{
+    void *p = exact_lib_sym(h, "nvmlInitWithFlags");
+    if (!p) return 1;
+    unsigned int v0 = (unsigned int)0x780d6855ed6b0eb5ULL;
+    uint64_t want[1] = {(uint64_t)v0};
+    uint64_t forced = exact_lib_force(CUTAP_ID_nvmlInitWithFlags, 730u);
+    unsigned int r = ((unsigned int (*)(unsigned int))p)(v0);
+    return exact_lib_check("nvmlInitWithFlags", CUTAP_ID_nvmlInitWithFlags, want, 1, (uint64_t)r, (uint64_t)(unsigned int)forced, 1);
+}
+static int t_nvmlInit_v2(void *h)
+{
+    void *p = exact_lib_sym(h, "nvmlInit_v2");
+    if (!p) return 1;
+    uint64_t want[1] = {0};
+    uint64_t forced = exact_lib_force(CUTAP_ID_nvmlInit_v2, 731u);
+    unsigned int r = ((unsigned int (*)(void))p)();
+    return exact_lib_check("nvmlInit_v2", CUTAP_ID_nvmlInit_v2, want, 0, (uint64_t)r, (uint64_t)(unsigned int)forced, 1);
+}
+static int t_nvmlInternalGetExportTable(void *h)
+{
+    void *p = exact_lib_sym(h, "nvmlInternalGetExportTable");
+    if (!p) return 1;
+    uint64_t u[8];
+    for (int i = 0; i < 8; i++) u[i] = 0xa66f408065e7ULL * (uint64_t)(i + 1);
+    double d0 = 332.5, d1 = -224.25;
+    uint64_t want[10] = {u[0], u[1], u[2], u[3], u[4], u[5], u[6], u[7], fake_d2w(d0), fake_d2w(d1)};
+    uint64_t forced = exact_lib_force(CUTAP_ID_nvmlInternalGetExportTable, 732u);
+    int r = ((int (*)(uint64_t, uint64_t, uint64_t, uint64_t, uint64_t, uint64_t, uint64_t, uint64_t, double, double))p)(u[0], u[1], u[2], u[3], u[4], u[5], u[6], u[7], d0, d1);
+    return exact_lib_check("nvmlInternalGetExportTable", CUTAP_ID_nvmlInternalGetExportTable, want, 10, (uint64_t)r, (uint64_t)(int)forced, 1);
+}
+static int t_nvmlSetVgpuVersion(void *h)
+{
+    void *p = exact_lib_sym(h, "nvmlSetVgpuVersion");
+    if (!p) return 1;
+    void * v0 = exact_lib_ptr(106656u);
+    uint64_t want[1] = {(uint64_t)(uintptr_t)v0};
+    uint64_t forced = exact_lib_force(CUTAP_ID_nvmlSetVgpuVersion, 733u);
+    unsigned int r = ((unsigned int (*)(void *))p)(v0);
+    return exact_lib_check("nvmlSetVgpuVersion", CUTAP_ID_nvmlSetVgpuVersion, want, 1, (uint64_t)r, (uint64_t)(unsigned int)forced, 1);
+}
+static int t_nvmlShutdown(void *h)
+{
+    void *p = exact_lib_sym(h, "nvmlShutdown");
+    if (!p) return 1;
+    uint64_t want[1] = {0};
+    uint64_t forced = exact_lib_force(CUTAP_ID_nvmlShutdown, 734u);
+    unsigned int r = ((unsigned int (*)(void))p)();
+    return exact_lib_check("nvmlShutdown", CUTAP_ID_nvmlShutdown, want, 0, (uint64_t)r, (uint64_t)(unsigned int)forced, 1);
+}
+static int t_nvmlSystemEventSetCreate(void *h)
+{
+    void *p = exact_lib_sym(h, "nvmlSystemEventSetCreate");
+    if (!p) return 1;
+    void * v0 = exact_lib_ptr(106720u);
+    uint64_t want[1] = {(uint64_t)(uintptr_t)v0};
+    uint64_t forced = exact_lib_force(CUTAP_ID_nvmlSystemEventSetCreate, 735u);
+    unsigned int r = ((unsigned int (*)(void *))p)(v0);
+    return exact_lib_check("nvmlSystemEventSetCreate", CUTAP_ID_nvmlSystemEventSetCreate, want, 1, (uint64_t)r, (uint64_t)(unsigned int)forced, 1);
+}
+static int t_nvmlSystemEventSetFree(void *h)
+{
+    void *p = exact_lib_sym(h, "nvmlSystemEventSetFree");
+    if (!p) return 1;
+    void * v0 = exact_lib_ptr(106752u);
+    uint64_t want[1] = {(uint64_t)(uintptr_t)v0};
+    uint64_t forced = exact_lib_force(CUTAP_ID_nvmlSystemEventSetFree, 736u);
+    unsigned int r = ((unsigned int (*)(void *))p)(v0);
+    return exact_lib_check("nvmlSystemEventSetFree", CUTAP_ID_nvmlSystemEventSetFree, want, 1, (uint64_t)r, (uint64_t)(unsigned int)forced, 1);
+}
+static int t_nvmlSystemEventSetWait(void *h)
+{
+    void *p = exact_lib_sym(h, "nvmlSystemEventSetWait");
+    if (!p) return 1;
+    void * v0 = exact_lib_ptr(106784u);
+    uint64_t want[1] = {(uint64_t)(uintptr_t)v0};
+    uint64_t forced = exact_lib_force(CUTAP_ID_nvmlSystemEventSetWait, 737u);
+    unsigned int r = ((unsigned int (*)(void *))p)(v0);
+    return exact_lib_check("nvmlSystemEventSetWait", CUTAP_ID_nvmlSystemEventSetWait, want, 1, (uint64_t)r, (uint64_t)(unsigned int)forced, 1);
+}
+static int t_nvmlSystemGetConfComputeCapabilities(void *h)
+{
+    void *p = exact_lib_sym(h, "nvmlSystemGetConfComputeCapabilities");
+    if (!p) return 1;
+    void * v0 = exact_lib_ptr(106816u);
+    uint64_t want[1] = {(uint64_t)(uintptr_t)v0};
+    uint64_t forced = exact_lib_force(CUTAP_ID_nvmlSystemGetConfComputeCapabilities, 738u);
+    unsigned int r = ((unsigned int (*)(void *))p)(v0);
+    return exact_lib_check("nvmlSystemGetConfComputeCapabilities", CUTAP_ID_nvmlSystemGetConfComputeCapabilities, want, 1, (uint64_t)r, (uint64_t)(unsigned int)forced, 1);
+}
+static int t_nvmlSystemGetConfComputeGpusReadyState(void *h)
+{
+    void *p = exact_lib_sym(h, "nvmlSystemGetConfComputeGpusReadyState");
+    if (!p) return 1;
+    void * v0 = exact_lib_ptr(106848u);
+    uint64_t want[1] = {(uint64_t)(uintptr_t)v0};
+    uint64_t forced = exact_lib_force(CUTAP_ID_nvmlSystemGetConfComputeGpusReadyState, 739u);
+    unsigned int r = ((unsigned int (*)(void *))p)(v0);
+    return exact_lib_check("nvmlSystemGetConfComputeGpusReadyState", CUTAP_ID_nvmlSystemGetConfComputeGpusReadyState, want, 1, (uint64_t)r, (uint64_t)(unsigned int)forced, 1);
+}
+static int t_nvmlSystemGetConfComputeKeyRotationThresholdInfo(void *h)
+{
+    void *p = exact_lib_sym(h, "nvmlSystemGetConfComputeKeyRotationThresholdInfo");
+    if (!p) return 1;
+    void * v0 = exact_lib_ptr(106880u);
+    uint64_t want[1] = {(uint64_t)(uintptr_t)v0};
+    uint64_t forced = exact_lib_force(CUTAP_ID_nvmlSystemGetConfComputeKeyRotationThresholdInfo, 740u);
+    unsigned int r = ((unsigned int (*)(void *))p)(v0);
+    return exact_lib_check("nvmlSystemGetConfComputeKeyRotationThresholdInfo", CUTAP_ID_nvmlSystemGetConfComputeKeyRotationThresholdInfo, want, 1, (uint64_t)r, (uint64_t)(unsigned int)forced, 1);
+}
+static int t_nvmlSystemGetConfComputeSettings(void *h)
+{
+    void *p = exact_lib_sym(h, "nvmlSystemGetConfComputeSettings");
+    if (!p) return 1;
+    void * v0 = exact_lib_ptr(106912u);
+    uint64_t want[1] = {(uint64_t)(uintptr_t)v0};
+    uint64_t forced = exact_lib_force(CUTAP_ID_nvmlSystemGetConfComputeSettings, 741u);
+    unsigned int r = ((unsigned int (*)(void *))p)(v0);
+    return exact_lib_check("nvmlSystemGetConfComputeSettings", CUTAP_ID_nvmlSystemGetConfComputeSettings, want, 1, (uint64_t)r, (uint64_t)(unsigned int)forced, 1);
+}
+static int t_nvmlSystemGetConfComputeState(void *h)
+{
+    void *p = exact_lib_sym(h, "nvmlSystemGetConfComputeState");
+    if (!p) return 1;
+    void * v0 = exact_lib_ptr(106944u);
+    uint64_t want[1] = {(uint64_t)(uintptr_t)v0};
+    uint64_t forced = exact_lib_force(CUTAP_ID_nvmlSystemGetConfComputeState, 742u);
+    unsigned int r = ((unsigned int (*)(void *))p)(v0);
+    return exact_lib_check("nvmlSystemGetConfComputeState", CUTAP_ID_nvmlSystemGetConfComputeState, want, 1, (uint64_t)r, (uint64_t)(unsigned int)forced, 1);
+}
+static int t_nvmlSystemGetCudaDriverVersion(void *h)
+{
+    void *p = exact_lib_sym(h, "nvmlSystemGetCudaDriverVersion");
+    if (!p) return 1;
+    void * v0 = exact_lib_ptr(106976u);
+    uint64_t want[1] = {(uint64_t)(uintptr_t)v0};
+    uint64_t forced = exact_lib_force(CUTAP_ID_nvmlSystemGetCudaDriverVersion, 743u);
+    unsigned int r = ((unsigned int (*)(void *))p)(v0);
+    return exact_lib_check("nvmlSystemGetCudaDriverVersion", CUTAP_ID_nvmlSystemGetCudaDriverVersion, want, 1, (uint64_t)r, (uint64_t)(unsigned int)forced, 1);
+}
+static int t_nvmlSystemGetCudaDriverVersion_v2(void *h)
+{
+    void *p = exact_lib_sym(h, "nvmlSystemGetCudaDriverVersion_v2");
+    if (!p) return 1;
+    void * v0 = exact_lib_ptr(107008u);
+    uint64_t want[1] = {(uint64_t)(uintptr_t)v0};
+    uint64_t forced = exact_lib_force(CUTAP_ID_nvmlSystemGetCudaDriverVersion_v2, 744u);
+    unsigned int r = ((unsigned int (*)(void *))p)(v0);
+    return exact_lib_check("nvmlSystemGetCudaDriverVersion_v2", CUTAP_ID_nvmlSystemGetCudaDriverVersion_v2, want, 1, (uint64_t)r, (uint64_t)(unsigned int)forced, 1);
+}
+static int t_nvmlSystemGetDriverBranch(void *h)
+{
+    void *p = exact_lib_sym(h, "nvmlSystemGetDriverBranch");
+    if (!p) return 1;
+    void * v0 = exact_lib_ptr(107040u);
+    unsigned int v1 = (unsigned int)0x6a46fff6c289de7aULL;
+    uint64_t want[2] = {(uint64_t)(uintptr_t)v0, (uint64_t)v1};
+    uint64_t forced = exact_lib_force(CUTAP_ID_nvmlSystemGetDriverBranch, 745u);
+    unsigned int r = ((unsigned int (*)(void *, unsigned int))p)(v0, v1);
+    return exact_lib_check("nvmlSystemGetDriverBranch", CUTAP_ID_nvmlSystemGetDriverBranch, want, 2, (uint64_t)r, (uint64_t)(unsigned int)forced, 1);
+}
+static int t_nvmlSystemGetDriverVersion(void *h)
+{
+    void *p = exact_lib_sym(h, "nvmlSystemGetDriverVersion");
+    if (!p) return 1;
+    void * v0 = exact_lib_ptr(107072u);
+    unsigned int v1 = (unsigned int)0x4dbe9b8eb7319fcaULL;
+    uint64_t want[2] = {(uint64_t)(uintptr_t)v0, (uint64_t)v1};
+    uint64_t forced = exact_lib_force(CUTAP_ID_nvmlSystemGetDriverVersion, 746u);
+    unsigned int r = ((unsigned int (*)(void *, unsigned int))p)(v0, v1);
+    return exact_lib_check("nvmlSystemGetDriverVersion", CUTAP_ID_nvmlSystemGetDriverVersion, want, 2, (uint64_t)r, (uint64_t)(unsigned int)forced, 1);
+}
+static int t_nvmlSystemGetHicVersion(void *h)
+{
+    void *p = exact_lib_sym(h, "nvmlSystemGetHicVersion");
+    if (!p) return 1;
+    void * v0 = exact_lib_ptr(107104u);
+    void * v1 = exact_lib_ptr(107105u);
+    uint64_t want[2] = {(uint64_t)(uintptr_t)v0, (uint64_t)(uintptr_t)v1};
+    uint64_t forced = exact_lib_force(CUTAP_ID_nvmlSystemGetHicVersion, 747u);
+    unsigned int r = ((unsigned int (*)(void *, void *))p)(v0, v1);
+    return exact_lib_check("nvmlSystemGetHicVersion", CUTAP_ID_nvmlSystemGetHicVersion, want, 2, (uint64_t)r, (uint64_t)(unsigned int)forced, 1);
+}
+static int t_nvmlSystemGetNVMLVersion(void *h)
+{
+    void *p = exact_lib_sym(h, "nvmlSystemGetNVMLVersion");
+    if (!p) return 1;
+    void * v0 = exact_lib_ptr(107136u);
+    unsigned int v1 = (unsigned int)0x14add2bea081226aULL;
+    uint64_t want[2] = {(uint64_t)(uintptr_t)v0, (uint64_t)v1};
+    uint64_t forced = exact_lib_force(CUTAP_ID_nvmlSystemGetNVMLVersion, 748u);
+    unsigned int r = ((unsigned int (*)(void *, unsigned int))p)(v0, v1);
+    return exact_lib_check("nvmlSystemGetNVMLVersion", CUTAP_ID_nvmlSystemGetNVMLVersion, want, 2, (uint64_t)r, (uint64_t)(unsigned int)forced, 1);
+}
+static int t_nvmlSystemGetNvlinkBwMode(void *h)
+{
+    void *p = exact_lib_sym(h, "nvmlSystemGetNvlinkBwMode");
+    if (!p) return 1;
+    void * v0 = exact_lib_ptr(107168u);
+    uint64_t want[1] = {(uint64_t)(uintptr_t)v0};
+    uint64_t forced = exact_lib_force(CUTAP_ID_nvmlSystemGetNvlinkBwMode, 749u);
+    unsigned int r = ((unsigned int (*)(void *))p)(v0);
+    return exact_lib_check("nvmlSystemGetNvlinkBwMode", CUTAP_ID_nvmlSystemGetNvlinkBwMode, want, 1, (uint64_t)r, (uint64_t)(unsigned int)forced, 1);
+}
+static int t_nvmlSystemGetProcessName(void *h)
+{
+    void *p = exact_lib_sym(h, "nvmlSystemGetProcessName");
+    if (!p) return 1;
+    unsigned int v0 = (unsigned int)0x3d6590350a8628f5ULL;
+    void * v1 = exact_lib_ptr(107201u);
+    unsigned int v2 = (unsigned int)0x79d483a8091b211fULL;
+    uint64_t want[3] = {(uint64_t)v0, (uint64_t)(uintptr_t)v1, (uint64_t)v2};
+    uint64_t forced = exact_lib_force(CUTAP_ID_nvmlSystemGetProcessName, 750u);
+    unsigned int r = ((unsigned int (*)(unsigned int, void *, unsigned int))p)(v0, v1, v2);
+    return exact_lib_check("nvmlSystemGetProcessName", CUTAP_ID_nvmlSystemGetProcessName, want, 3, (uint64_t)r, (uint64_t)(unsigned int)forced, 1);
+}
+static int t_nvmlSystemGetTopologyGpuSet(void *h)
+{
+    void *p = exact_lib_sym(h, "nvmlSystemGetTopologyGpuSet");
+    if (!p) return 1;
+    unsigned int v0 = (unsigned int)0x20dd2bccff2dea45ULL;
+    void * v1 = exact_lib_ptr(107233u);
+    void * v2 = exact_lib_ptr(107234u);
+    uint64_t want[3] = {(uint64_t)v0, (uint64_t)(uintptr_t)v1, (uint64_t)(uintptr_t)v2};
+    uint64_t forced = exact_lib_force(CUTAP_ID_nvmlSystemGetTopologyGpuSet, 751u);
+    unsigned int r = ((unsigned int (*)(unsigned int, void *, void *))p)(v0, v1, v2);
+    return exact_lib_check("nvmlSystemGetTopologyGpuSet", CUTAP_ID_nvmlSystemGetTopologyGpuSet, want, 3, (uint64_t)r, (uint64_t)(unsigned int)forced, 1);
+}
+static int t_nvmlSystemRegisterEvents(void *h)
+{
+    void *p = exact_lib_sym(h, "nvmlSystemRegisterEvents");
+    if (!p) return 1;
+    void * v0 = exact_lib_ptr(107264u);
+    uint64_t want[1] = {(uint64_t)(uintptr_t)v0};
+    uint64_t forced = exact_lib_force(CUTAP_ID_nvmlSystemRegisterEvents, 752u);
+    unsigned int r = ((unsigned int (*)(void *))p)(v0);
+    return exact_lib_check("nvmlSystemRegisterEvents", CUTAP_ID_nvmlSystemRegisterEvents, want, 1, (uint64_t)r, (uint64_t)(unsigned int)forced, 1);
+}
+static int t_nvmlSystemSetConfComputeGpusReadyState(void *h)
+{
+    void *p = exact_lib_sym(h, "nvmlSystemSetConfComputeGpusReadyState");
+    if (!p) return 1;
+    unsigned int v0 = (unsigned int)0xe7cc62fce87d6ce5ULL;
+    uint64_t want[1] = {(uint64_t)v0};
+    uint64_t forced = exact_lib_force(CUTAP_ID_nvmlSystemSetConfComputeGpusReadyState, 753u);
+    unsigned int r = ((unsigned int (*)(unsigned int))p)(v0);
+    return exact_lib_check("nvmlSystemSetConfComputeGpusReadyState", CUTAP_ID_nvmlSystemSetConfComputeGpusReadyState, want, 1, (uint64_t)r, (uint64_t)(unsigned int)forced, 1);
+}
+static int t_nvmlSystemSetConfComputeKeyRotationThresholdInfo(void *h)
+{
+    void *p = exact_lib_sym(h, "nvmlSystemSetConfComputeKeyRotationThresholdInfo");
+    if (!p) return 1;
+    void * v0 = exact_lib_ptr(107328u);
+    uint64_t want[1] = {(uint64_t)(uintptr_t)v0};
+    uint64_t forced = exact_lib_force(CUTAP_ID_nvmlSystemSetConfComputeKeyRotationThresholdInfo, 754u);
+    unsigned int r = ((unsigned int (*)(void *))p)(v0);
+    return exact_lib_check("nvmlSystemSetConfComputeKeyRotationThresholdInfo", CUTAP_ID_nvmlSystemSetConfComputeKeyRotationThresholdInfo, want, 1, (uint64_t)r, (uint64_t)(unsigned int)forced, 1);
+}
+static int t_nvmlSystemSetNvlinkBwMode(void *h)
+{
+    void *p = exact_lib_sym(h, "nvmlSystemSetNvlinkBwMode");
+    if (!p) return 1;
+    unsigned int v0 = (unsigned int)0xaebb9a2cd1ccef85ULL;
+    uint64_t want[1] = {(uint64_t)v0};
+    uint64_t forced = exact_lib_force(CUTAP_ID_nvmlSystemSetNvlinkBwMode, 755u);
+    unsigned int r = ((unsigned int (*)(unsigned int))p)(v0);
+    return exact_lib_check("nvmlSystemSetNvlinkBwMode", CUTAP_ID_nvmlSystemSetNvlinkBwMode, want, 1, (uint64_t)r, (uint64_t)(unsigned int)forced, 1);
+}
+static int t_nvmlUnitGetCount(void *h)
+{
+    void *p = exact_lib_sym(h, "nvmlUnitGetCount");
+    if (!p) return 1;
+    void * v0 = exact_lib_ptr(107392u);
+    uint64_t want[1] = {(uint64_t)(uintptr_t)v0};
+    uint64_t forced = exact_lib_force(CUTAP_ID_nvmlUnitGetCount, 756u);
+    unsigned int r = ((unsigned int (*)(void *))p)(v0);
+    return exact_lib_check("nvmlUnitGetCount", CUTAP_ID_nvmlUnitGetCount, want, 1, (uint64_t)r, (uint64_t)(unsigned int)forced, 1);
+}
+static int t_nvmlUnitGetDevices(void *h)
+{
+    void *p = exact_lib_sym(h, "nvmlUnitGetDevices");
+    if (!p) return 1;
+    void * v0 = exact_lib_ptr(107424u);
+    void * v1 = exact_lib_ptr(107425u);
+    void * v2 = exact_lib_ptr(107426u);
+    uint64_t want[3] = {(uint64_t)(uintptr_t)v0, (uint64_t)(uintptr_t)v1, (uint64_t)(uintptr_t)v2};
+    uint64_t forced = exact_lib_force(CUTAP_ID_nvmlUnitGetDevices, 757u);
+    unsigned int r = ((unsigned int (*)(void *, void *, void *))p)(v0, v1, v2);
+    return exact_lib_check("nvmlUnitGetDevices", CUTAP_ID_nvmlUnitGetDevices, want, 3, (uint64_t)r, (uint64_t)(unsigned int)forced, 1);
+}
+static int t_nvmlUnitGetFanSpeedInfo(void *h)
+{
+    void *p = exact_lib_sym(h, "nvmlUnitGetFanSpeedInfo");
+    if (!p) return 1;
+    void * v0 = exact_lib_ptr(107456u);
+    void * v1 = exact_lib_ptr(107457u);
+    uint64_t want[2] = {(uint64_t)(uintptr_t)v0, (uint64_t)(uintptr_t)v1};
+    uint64_t forced = exact_lib_force(CUTAP_ID_nvmlUnitGetFanSpeedInfo, 758u);
+    unsigned int r = ((unsigned int (*)(void *, void *))p)(v0, v1);
+    return exact_lib_check("nvmlUnitGetFanSpeedInfo", CUTAP_ID_nvmlUnitGetFanSpeedInfo, want, 2, (uint64_t)r, (uint64_t)(unsigned int)forced, 1);
+}
+static int t_nvmlUnitGetHandleByIndex(void *h)
+{
+    void *p = exact_lib_sym(h, "nvmlUnitGetHandleByIndex");
+    if (!p) return 1;
+    unsigned int v0 = (unsigned int)0x3c9a088ca46bf4c5ULL;
+    void * v1 = exact_lib_ptr(107489u);
+    uint64_t want[2] = {(uint64_t)v0, (uint64_t)(uintptr_t)v1};
+    uint64_t forced = exact_lib_force(CUTAP_ID_nvmlUnitGetHandleByIndex, 759u);
+    unsigned int r = ((unsigned int (*)(unsigned int, void *))p)(v0, v1);
+    return exact_lib_check("nvmlUnitGetHandleByIndex", CUTAP_ID_nvmlUnitGetHandleByIndex, want, 2, (uint64_t)r, (uint64_t)(unsigned int)forced, 1);
+}
+static int t_nvmlUnitGetLedState(void *h)
+{
+    void *p = exact_lib_sym(h, "nvmlUnitGetLedState");
+    if (!p) return 1;
+    void * v0 = exact_lib_ptr(107520u);
+    void * v1 = exact_lib_ptr(107521u);
+    uint64_t want[2] = {(uint64_t)(uintptr_t)v0, (uint64_t)(uintptr_t)v1};
+    uint64_t forced = exact_lib_force(CUTAP_ID_nvmlUnitGetLedState, 760u);
+    unsigned int r = ((unsigned int (*)(void *, void *))p)(v0, v1);
+    return exact_lib_check("nvmlUnitGetLedState", CUTAP_ID_nvmlUnitGetLedState, want, 2, (uint64_t)r, (uint64_t)(unsigned int)forced, 1);
+}
+static int t_nvmlUnitGetPsuInfo(void *h)
+{
+    void *p = exact_lib_sym(h, "nvmlUnitGetPsuInfo");
+    if (!p) return 1;
+    void * v0 = exact_lib_ptr(107552u);
+    void * v1 = exact_lib_ptr(107553u);
+    uint64_t want[2] = {(uint64_t)(uintptr_t)v0, (uint64_t)(uintptr_t)v1};
+    uint64_t forced = exact_lib_force(CUTAP_ID_nvmlUnitGetPsuInfo, 761u);
+    unsigned int r = ((unsigned int (*)(void *, void *))p)(v0, v1);
+    return exact_lib_check("nvmlUnitGetPsuInfo", CUTAP_ID_nvmlUnitGetPsuInfo, want, 2, (uint64_t)r, (uint64_t)(unsigned int)forced, 1);
+}
+static int t_nvmlUnitGetTemperature(void *h)
+{
+    void *p = exact_lib_sym(h, "nvmlUnitGetTemperature");
+    if (!p) return 1;
+    void * v0 = exact_lib_ptr(107584u);
+    unsigned int v1 = (unsigned int)0x8538550e01adb4caULL;
+    void * v2 = exact_lib_ptr(107586u);
+    uint64_t want[3] = {(uint64_t)(uintptr_t)v0, (uint64_t)v1, (uint64_t)(uintptr_t)v2};
+    uint64_t forced = exact_lib_force(CUTAP_ID_nvmlUnitGetTemperature, 762u);
+    unsigned int r = ((unsigned int (*)(void *, unsigned int, void *))p)(v0, v1, v2);
+    return exact_lib_check("nvmlUnitGetTemperature", CUTAP_ID_nvmlUnitGetTemperature, want, 3, (uint64_t)r, (uint64_t)(unsigned int)forced, 1);
+}
+static int t_nvmlUnitGetUnitInfo(void *h)
+{
+    void *p = exact_lib_sym(h, "nvmlUnitGetUnitInfo");
+    if (!p) return 1;
+    void * v0 = exact_lib_ptr(107616u);
+    void * v1 = exact_lib_ptr(107617u);
+    uint64_t want[2] = {(uint64_t)(uintptr_t)v0, (uint64_t)(uintptr_t)v1};
+    uint64_t forced = exact_lib_force(CUTAP_ID_nvmlUnitGetUnitInfo, 763u);
+    unsigned int r = ((unsigned int (*)(void *, void *))p)(v0, v1);
+    return exact_lib_check("nvmlUnitGetUnitInfo", CUTAP_ID_nvmlUnitGetUnitInfo, want, 2, (uint64_t)r, (uint64_t)(unsigned int)forced, 1);
+}
+static int t_nvmlUnitSetLedState(void *h)
+{
+    void *p = exact_lib_sym(h, "nvmlUnitSetLedState");
+    if (!p) return 1;
+    void * v0 = exact_lib_ptr(107648u);
+    unsigned int v1 = (unsigned int)0x4c278c3deafd376aULL;
+    uint64_t want[2] = {(uint64_t)(uintptr_t)v0, (uint64_t)v1};
+    uint64_t forced = exact_lib_force(CUTAP_ID_nvmlUnitSetLedState, 764u);
+    unsigned int r = ((unsigned int (*)(void *, unsigned int))p)(v0, v1);
+    return exact_lib_check("nvmlUnitSetLedState", CUTAP_ID_nvmlUnitSetLedState, want, 2, (uint64_t)r, (uint64_t)(unsigned int)forced, 1);
+}
+static int t_nvmlVgpuInstanceClearAccountingPids(void *h)
+{
+    void *p = exact_lib_sym(h, "nvmlVgpuInstanceClearAccountingPids");
+    if (!p) return 1;
+    unsigned int v0 = (unsigned int)0x9167ae1c605a7ca5ULL;
+    uint64_t want[1] = {(uint64_t)v0};
+    uint64_t forced = exact_lib_force(CUTAP_ID_nvmlVgpuInstanceClearAccountingPids, 765u);
+    unsigned int r = ((unsigned int (*)(unsigned int))p)(v0);
+    return exact_lib_check("nvmlVgpuInstanceClearAccountingPids", CUTAP_ID_nvmlVgpuInstanceClearAccountingPids, want, 1, (uint64_t)r, (uint64_t)(unsigned int)forced, 1);
+}
+static int t_nvmlVgpuInstanceGetAccountingMode(void *h)
+{
+    void *p = exact_lib_sym(h, "nvmlVgpuInstanceGetAccountingMode");
+    if (!p) return 1;
+    unsigned int v0 = (unsigned int)0x74df49b455023df5ULL;
+    void * v1 = exact_lib_ptr(107713u);
+    uint64_t want[2] = {(uint64_t)v0, (uint64_t)(uintptr_t)v1};
+    uint64_t forced = exact_lib_force(CUTAP_ID_nvmlVgpuInstanceGetAccountingMode, 766u);
+    unsigned int r = ((unsigned int (*)(unsigned int, void *))p)(v0, v1);
+    return exact_lib_check("nvmlVgpuInstanceGetAccountingMode", CUTAP_ID_nvmlVgpuInstanceGetAccountingMode, want, 2, (uint64_t)r, (uint64_t)(unsigned int)forced, 1);
+}
+static int t_nvmlVgpuInstanceGetAccountingPids(void *h)
+{
+    void *p = exact_lib_sym(h, "nvmlVgpuInstanceGetAccountingPids");
+    if (!p) return 1;
+    unsigned int v0 = (unsigned int)0x5856e54c49a9ff45ULL;
+    void * v1 = exact_lib_ptr(107745u);
+    void * v2 = exact_lib_ptr(107746u);
+    uint64_t want[3] = {(uint64_t)v0, (uint64_t)(uintptr_t)v1, (uint64_t)(uintptr_t)v2};
+    uint64_t forced = exact_lib_force(CUTAP_ID_nvmlVgpuInstanceGetAccountingPids, 767u);
+    unsigned int r = ((unsigned int (*)(unsigned int, void *, void *))p)(v0, v1, v2);
+    return exact_lib_check("nvmlVgpuInstanceGetAccountingPids", CUTAP_ID_nvmlVgpuInstanceGetAccountingPids, want, 3, (uint64_t)r, (uint64_t)(unsigned int)forced, 1);
+}
+static int t_nvmlVgpuInstanceGetAccountingStats(void *h)
+{
+    void *p = exact_lib_sym(h, "nvmlVgpuInstanceGetAccountingStats");
+    if (!p) return 1;
+    unsigned int v0 = (unsigned int)0x3bce80e43e51c095ULL;
+    unsigned int v1 = (unsigned int)0xda05fa9dbd9c3caaULL;
+    void * v2 = exact_lib_ptr(107778u);
+    uint64_t want[3] = {(uint64_t)v0, (uint64_t)v1, (uint64_t)(uintptr_t)v2};
+    uint64_t forced = exact_lib_force(CUTAP_ID_nvmlVgpuInstanceGetAccountingStats, 768u);
+    unsigned int r = ((unsigned int (*)(unsigned int, unsigned int, void *))p)(v0, v1, v2);
+    return exact_lib_check("nvmlVgpuInstanceGetAccountingStats", CUTAP_ID_nvmlVgpuInstanceGetAccountingStats, want, 3, (uint64_t)r, (uint64_t)(unsigned int)forced, 1);
+}
+static int t_nvmlVgpuInstanceGetEccMode(void *h)
+{
+    void *p = exact_lib_sym(h, "nvmlVgpuInstanceGetEccMode");
+    if (!p) return 1;
+    unsigned int v0 = (unsigned int)0x1f461c7c32f981e5ULL;
+    void * v1 = exact_lib_ptr(107809u);
+    uint64_t want[2] = {(uint64_t)v0, (uint64_t)(uintptr_t)v1};
+    uint64_t forced = exact_lib_force(CUTAP_ID_nvmlVgpuInstanceGetEccMode, 769u);
+    unsigned int r = ((unsigned int (*)(unsigned int, void *))p)(v0, v1);
+    return exact_lib_check("nvmlVgpuInstanceGetEccMode", CUTAP_ID_nvmlVgpuInstanceGetEccMode, want, 2, (uint64_t)r, (uint64_t)(unsigned int)forced, 1);
+}
+static int t_nvmlVgpuInstanceGetEncoderCapacity(void *h)
+{
+    void *p = exact_lib_sym(h, "nvmlVgpuInstanceGetEncoderCapacity");
+    if (!p) return 1;
+    unsigned int v0 = (unsigned int)0x2bdb81427a14335ULL;
+    void * v1 = exact_lib_ptr(107841u);
+    uint64_t want[2] = {(uint64_t)v0, (uint64_t)(uintptr_t)v1};
+    uint64_t forced = exact_lib_force(CUTAP_ID_nvmlVgpuInstanceGetEncoderCapacity, 770u);
+    unsigned int r = ((unsigned int (*)(unsigned int, void *))p)(v0, v1);
+    return exact_lib_check("nvmlVgpuInstanceGetEncoderCapacity", CUTAP_ID_nvmlVgpuInstanceGetEncoderCapacity, want, 2, (uint64_t)r, (uint64_t)(unsigned int)forced, 1);
+}
+static int t_nvmlVgpuInstanceGetEncoderSessions(void *h)
+{
+    void *p = exact_lib_sym(h, "nvmlVgpuInstanceGetEncoderSessions");
+    if (!p) return 1;
+    unsigned int v0 = (unsigned int)0xe63553ac1c490485ULL;
+    void * v1 = exact_lib_ptr(107873u);
+    void * v2 = exact_lib_ptr(107874u);
+    uint64_t want[3] = {(uint64_t)v0, (uint64_t)(uintptr_t)v1, (uint64_t)(uintptr_t)v2};
+    uint64_t forced = exact_lib_force(CUTAP_ID_nvmlVgpuInstanceGetEncoderSessions, 771u);
+    unsigned int r = ((unsigned int (*)(unsigned int, void *, void *))p)(v0, v1, v2);
+    return exact_lib_check("nvmlVgpuInstanceGetEncoderSessions", CUTAP_ID_nvmlVgpuInstanceGetEncoderSessions, want, 3, (uint64_t)r, (uint64_t)(unsigned int)forced, 1);
+}
+static int t_nvmlVgpuInstanceGetEncoderStats(void *h)
+{
+    void *p = exact_lib_sym(h, "nvmlVgpuInstanceGetEncoderStats");
+    if (!p) return 1;
+    unsigned int v0 = (unsigned int)0xc9acef4410f0c5d5ULL;
+    void * v1 = exact_lib_ptr(107905u);
+    void * v2 = exact_lib_ptr(107906u);
+    void * v3 = exact_lib_ptr(107907u);
+    uint64_t want[4] = {(uint64_t)v0, (uint64_t)(uintptr_t)v1, (uint64_t)(uintptr_t)v2, (uint64_t)(uintptr_t)v3};
+    uint64_t forced = exact_lib_force(CUTAP_ID_nvmlVgpuInstanceGetEncoderStats, 772u);
+    unsigned int r = ((unsigned int (*)(unsigned int, void *, void *, void *))p)(v0, v1, v2, v3);
+    return exact_lib_check("nvmlVgpuInstanceGetEncoderStats", CUTAP_ID_nvmlVgpuInstanceGetEncoderStats, want, 4, (uint64_t)r, (uint64_t)(unsigned int)forced, 1);
+}
+static int t_nvmlVgpuInstanceGetFBCSessions(void *h)
+{
+    void *p = exact_lib_sym(h, "nvmlVgpuInstanceGetFBCSessions");
+    if (!p) return 1;
+    unsigned int v0 = (unsigned int)0xad248adc05988725ULL;
+    void * v1 = exact_lib_ptr(107937u);
+    void * v2 = exact_lib_ptr(107938u);
+    uint64_t want[3] = {(uint64_t)v0, (uint64_t)(uintptr_t)v1, (uint64_t)(uintptr_t)v2};
+    uint64_t forced = exact_lib_force(CUTAP_ID_nvmlVgpuInstanceGetFBCSessions, 773u);
+    unsigned int r = ((unsigned int (*)(unsigned int, void *, void *))p)(v0, v1, v2);
+    return exact_lib_check("nvmlVgpuInstanceGetFBCSessions", CUTAP_ID_nvmlVgpuInstanceGetFBCSessions, want, 3, (uint64_t)r, (uint64_t)(unsigned int)forced, 1);
+}
+static int t_nvmlVgpuInstanceGetFBCStats(void *h)
+{
+    void *p = exact_lib_sym(h, "nvmlVgpuInstanceGetFBCStats");
+    if (!p) return 1;
+    unsigned int v0 = (unsigned int)0x909c2673fa404875ULL;
+    void * v1 = exact_lib_ptr(107969u);
+    uint64_t want[2] = {(uint64_t)v0, (uint64_t)(uintptr_t)v1};
+    uint64_t forced = exact_lib_force(CUTAP_ID_nvmlVgpuInstanceGetFBCStats, 774u);
+    unsigned int r = ((unsigned int (*)(unsigned int, void *))p)(v0, v1);
+    return exact_lib_check("nvmlVgpuInstanceGetFBCStats", CUTAP_ID_nvmlVgpuInstanceGetFBCStats, want, 2, (uint64_t)r, (uint64_t)(unsigned int)forced, 1);
+}
+static int t_nvmlVgpuInstanceGetFbUsage(void *h)
+{
+    void *p = exact_lib_sym(h, "nvmlVgpuInstanceGetFbUsage");
+    if (!p) return 1;
+    unsigned int v0 = (unsigned int)0x7413c20beee809c5ULL;
+    void * v1 = exact_lib_ptr(108001u);
+    uint64_t want[2] = {(uint64_t)v0, (uint64_t)(uintptr_t)v1};
+    uint64_t forced = exact_lib_force(CUTAP_ID_nvmlVgpuInstanceGetFbUsage, 775u);
+    unsigned int r = ((unsigned int (*)(unsigned int, void *))p)(v0, v1);
+    return exact_lib_check("nvmlVgpuInstanceGetFbUsage", CUTAP_ID_nvmlVgpuInstanceGetFbUsage, want, 2, (uint64_t)r, (uint64_t)(unsigned int)forced, 1);
+}
+static int t_nvmlVgpuInstanceGetFrameRateLimit(void *h)
+{
+    void *p = exact_lib_sym(h, "nvmlVgpuInstanceGetFrameRateLimit");
+    if (!p) return 1;
+    unsigned int v0 = (unsigned int)0x578b5da3e38fcb15ULL;
+    void * v1 = exact_lib_ptr(108033u);
+    uint64_t want[2] = {(uint64_t)v0, (uint64_t)(uintptr_t)v1};
+    uint64_t forced = exact_lib_force(CUTAP_ID_nvmlVgpuInstanceGetFrameRateLimit, 776u);
+    unsigned int r = ((unsigned int (*)(unsigned int, void *))p)(v0, v1);
+    return exact_lib_check("nvmlVgpuInstanceGetFrameRateLimit", CUTAP_ID_nvmlVgpuInstanceGetFrameRateLimit, want, 2, (uint64_t)r, (uint64_t)(unsigned int)forced, 1);
+}
+static int t_nvmlVgpuInstanceGetGpuInstanceId(void *h)
+{
+    void *p = exact_lib_sym(h, "nvmlVgpuInstanceGetGpuInstanceId");
+    if (!p) return 1;
+    unsigned int v0 = (unsigned int)0x3b02f93bd8378c65ULL;
+    void * v1 = exact_lib_ptr(108065u);
+    uint64_t want[2] = {(uint64_t)v0, (uint64_t)(uintptr_t)v1};
+    uint64_t forced = exact_lib_force(CUTAP_ID_nvmlVgpuInstanceGetGpuInstanceId, 777u);
+    unsigned int r = ((unsigned int (*)(unsigned int, void *))p)(v0, v1);
+    return exact_lib_check("nvmlVgpuInstanceGetGpuInstanceId", CUTAP_ID_nvmlVgpuInstanceGetGpuInstanceId, want, 2, (uint64_t)r, (uint64_t)(unsigned int)forced, 1);
+}
+static int t_nvmlVgpuInstanceGetGpuPciId(void *h)
+{
+    void *p = exact_lib_sym(h, "nvmlVgpuInstanceGetGpuPciId");
+    if (!p) return 1;
+    unsigned int v0 = (unsigned int)0x1e7a94d3ccdf4db5ULL;
+    void * v1 = exact_lib_ptr(108097u);
+    void * v2 = exact_lib_ptr(108098u);
+    uint64_t want[3] = {(uint64_t)v0, (uint64_t)(uintptr_t)v1, (uint64_t)(uintptr_t)v2};
+    uint64_t forced = exact_lib_force(CUTAP_ID_nvmlVgpuInstanceGetGpuPciId, 778u);
+    unsigned int r = ((unsigned int (*)(unsigned int, void *, void *))p)(v0, v1, v2);
+    return exact_lib_check("nvmlVgpuInstanceGetGpuPciId", CUTAP_ID_nvmlVgpuInstanceGetGpuPciId, want, 3, (uint64_t)r, (uint64_t)(unsigned int)forced, 1);
+}
+static int t_nvmlVgpuInstanceGetLicenseInfo(void *h)
+{
+    void *p = exact_lib_sym(h, "nvmlVgpuInstanceGetLicenseInfo");
+    if (!p) return 1;
+    uint64_t u[8];
+    for (int i = 0; i < 8; i++) u[i] = 0xff7d9f2d2dc2ULL * (uint64_t)(i + 1);
+    double d0 = 379.5, d1 = -271.25;
+    uint64_t want[10] = {u[0], u[1], u[2], u[3], u[4], u[5], u[6], u[7], fake_d2w(d0), fake_d2w(d1)};
+    uint64_t forced = exact_lib_force(CUTAP_ID_nvmlVgpuInstanceGetLicenseInfo, 779u);
+    int r = ((int (*)(uint64_t, uint64_t, uint64_t, uint64_t, uint64_t, uint64_t, uint64_t, uint64_t, double, double))p)(u[0], u[1], u[2], u[3], u[4], u[5], u[6], u[7], d0, d1);
+    return exact_lib_check("nvmlVgpuInstanceGetLicenseInfo", CUTAP_ID_nvmlVgpuInstanceGetLicenseInfo, want, 10, (uint64_t)r, (uint64_t)(int)forced, 1);
+}
+static int t_nvmlVgpuInstanceGetLicenseInfo_v2(void *h)
+{
+    void *p = exact_lib_sym(h, "nvmlVgpuInstanceGetLicenseInfo_v2");
+    if (!p) return 1;
+    unsigned int v0 = (unsigned int)0xe569cc03b62ed055ULL;
+    void * v1 = exact_lib_ptr(108161u);
+    uint64_t want[2] = {(uint64_t)v0, (uint64_t)(uintptr_t)v1};
+    uint64_t forced = exact_lib_force(CUTAP_ID_nvmlVgpuInstanceGetLicenseInfo_v2, 780u);
+    unsigned int r = ((unsigned int (*)(unsigned int, void *))p)(v0, v1);
+    return exact_lib_check("nvmlVgpuInstanceGetLicenseInfo_v2", CUTAP_ID_nvmlVgpuInstanceGetLicenseInfo_v2, want, 2, (uint64_t)r, (uint64_t)(unsigned int)forced, 1);
+}
+static int t_nvmlVgpuInstanceGetLicenseStatus(void *h)
+{
+    void *p = exact_lib_sym(h, "nvmlVgpuInstanceGetLicenseStatus");
+    if (!p) return 1;
+    unsigned int v0 = (unsigned int)0xc8e1679baad691a5ULL;
+    void * v1 = exact_lib_ptr(108193u);
+    uint64_t want[2] = {(uint64_t)v0, (uint64_t)(uintptr_t)v1};
+    uint64_t forced = exact_lib_force(CUTAP_ID_nvmlVgpuInstanceGetLicenseStatus, 781u);
+    unsigned int r = ((unsigned int (*)(unsigned int, void *))p)(v0, v1);
+    return exact_lib_check("nvmlVgpuInstanceGetLicenseStatus", CUTAP_ID_nvmlVgpuInstanceGetLicenseStatus, want, 2, (uint64_t)r, (uint64_t)(unsigned int)forced, 1);
+}
+static int t_nvmlVgpuInstanceGetMdevUUID(void *h)
+{
+    void *p = exact_lib_sym(h, "nvmlVgpuInstanceGetMdevUUID");
+    if (!p) return 1;
+    unsigned int v0 = (unsigned int)0xac5903339f7e52f5ULL;
+    void * v1 = exact_lib_ptr(108225u);
+    unsigned int v2 = (unsigned int)0xe8c7f6a69e134b1fULL;
+    uint64_t want[3] = {(uint64_t)v0, (uint64_t)(uintptr_t)v1, (uint64_t)v2};
+    uint64_t forced = exact_lib_force(CUTAP_ID_nvmlVgpuInstanceGetMdevUUID, 782u);
+    unsigned int r = ((unsigned int (*)(unsigned int, void *, unsigned int))p)(v0, v1, v2);
+    return exact_lib_check("nvmlVgpuInstanceGetMdevUUID", CUTAP_ID_nvmlVgpuInstanceGetMdevUUID, want, 3, (uint64_t)r, (uint64_t)(unsigned int)forced, 1);
+}
+static int t_nvmlVgpuInstanceGetMetadata(void *h)
+{
+    void *p = exact_lib_sym(h, "nvmlVgpuInstanceGetMetadata");
+    if (!p) return 1;
+    unsigned int v0 = (unsigned int)0x8fd09ecb94261445ULL;
+    void * v1 = exact_lib_ptr(108257u);
+    void * v2 = exact_lib_ptr(108258u);
+    uint64_t want[3] = {(uint64_t)v0, (uint64_t)(uintptr_t)v1, (uint64_t)(uintptr_t)v2};
+    uint64_t forced = exact_lib_force(CUTAP_ID_nvmlVgpuInstanceGetMetadata, 783u);
+    unsigned int r = ((unsigned int (*)(unsigned int, void *, void *))p)(v0, v1, v2);
+    return exact_lib_check("nvmlVgpuInstanceGetMetadata", CUTAP_ID_nvmlVgpuInstanceGetMetadata, want, 3, (uint64_t)r, (uint64_t)(unsigned int)forced, 1);
+}
+static int t_nvmlVgpuInstanceGetPlacementId(void *h)
+{
+    void *p = exact_lib_sym(h, "nvmlVgpuInstanceGetPlacementId");
+    if (!p) return 1;
+    unsigned int v0 = (unsigned int)0x73483a6388cdd595ULL;
+    void * v1 = exact_lib_ptr(108289u);
+    uint64_t want[2] = {(uint64_t)v0, (uint64_t)(uintptr_t)v1};
+    uint64_t forced = exact_lib_force(CUTAP_ID_nvmlVgpuInstanceGetPlacementId, 784u);
+    unsigned int r = ((unsigned int (*)(unsigned int, void *))p)(v0, v1);
+    return exact_lib_check("nvmlVgpuInstanceGetPlacementId", CUTAP_ID_nvmlVgpuInstanceGetPlacementId, want, 2, (uint64_t)r, (uint64_t)(unsigned int)forced, 1);
+}
+static int t_nvmlVgpuInstanceGetRuntimeStateSize(void *h)
+{
+    void *p = exact_lib_sym(h, "nvmlVgpuInstanceGetRuntimeStateSize");
+    if (!p) return 1;
+    unsigned int v0 = (unsigned int)0x56bfd5fb7d7596e5ULL;
+    void * v1 = exact_lib_ptr(108321u);
+    uint64_t want[2] = {(uint64_t)v0, (uint64_t)(uintptr_t)v1};
+    uint64_t forced = exact_lib_force(CUTAP_ID_nvmlVgpuInstanceGetRuntimeStateSize, 785u);
+    unsigned int r = ((unsigned int (*)(unsigned int, void *))p)(v0, v1);
+    return exact_lib_check("nvmlVgpuInstanceGetRuntimeStateSize", CUTAP_ID_nvmlVgpuInstanceGetRuntimeStateSize, want, 2, (uint64_t)r, (uint64_t)(unsigned int)forced, 1);
+}
+static int t_nvmlVgpuInstanceGetType(void *h)
+{
+    void *p = exact_lib_sym(h, "nvmlVgpuInstanceGetType");
+    if (!p) return 1;
+    unsigned int v0 = (unsigned int)0x3a377193721d5835ULL;
+    void * v1 = exact_lib_ptr(108353u);
+    uint64_t want[2] = {(uint64_t)v0, (uint64_t)(uintptr_t)v1};
+    uint64_t forced = exact_lib_force(CUTAP_ID_nvmlVgpuInstanceGetType, 786u);
+    unsigned int r = ((unsigned int (*)(unsigned int, void *))p)(v0, v1);
+    return exact_lib_check("nvmlVgpuInstanceGetType", CUTAP_ID_nvmlVgpuInstanceGetType, want, 2, (uint64_t)r, (uint64_t)(unsigned int)forced, 1);
+}
+static int t_nvmlVgpuInstanceGetUUID(void *h)
+{
+    void *p = exact_lib_sym(h, "nvmlVgpuInstanceGetUUID");
+    if (!p) return 1;
+    unsigned int v0 = (unsigned int)0x1daf0d2b66c51985ULL;
+    void * v1 = exact_lib_ptr(108385u);
+    unsigned int v2 = (unsigned int)0x5a1e009e655a11afULL;
+    uint64_t want[3] = {(uint64_t)v0, (uint64_t)(uintptr_t)v1, (uint64_t)v2};
+    uint64_t forced = exact_lib_force(CUTAP_ID_nvmlVgpuInstanceGetUUID, 787u);
+    unsigned int r = ((unsigned int (*)(unsigned int, void *, unsigned int))p)(v0, v1, v2);
+    return exact_lib_check("nvmlVgpuInstanceGetUUID", CUTAP_ID_nvmlVgpuInstanceGetUUID, want, 3, (uint64_t)r, (uint64_t)(unsigned int)forced, 1);
+}
+static int t_nvmlVgpuInstanceGetVmDriverVersion(void *h)
+{
+    void *p = exact_lib_sym(h, "nvmlVgpuInstanceGetVmDriverVersion");
+    if (!p) return 1;
+    unsigned int v0 = (unsigned int)0x126a8c35b6cdad5ULL;
+    void * v1 = exact_lib_ptr(108417u);
+    unsigned int v2 = (unsigned int)0x3d959c365a01d2ffULL;
+    uint64_t want[3] = {(uint64_t)v0, (uint64_t)(uintptr_t)v1, (uint64_t)v2};
+    uint64_t forced = exact_lib_force(CUTAP_ID_nvmlVgpuInstanceGetVmDriverVersion, 788u);
+    unsigned int r = ((unsigned int (*)(unsigned int, void *, unsigned int))p)(v0, v1, v2);
+    return exact_lib_check("nvmlVgpuInstanceGetVmDriverVersion", CUTAP_ID_nvmlVgpuInstanceGetVmDriverVersion, want, 3, (uint64_t)r, (uint64_t)(unsigned int)forced, 1);
+}
+static int t_nvmlVgpuInstanceGetVmID(void *h)
+{
+    void *p = exact_lib_sym(h, "nvmlVgpuInstanceGetVmID");
+    if (!p) return 1;
+    unsigned int v0 = (unsigned int)0xe49e445b50149c25ULL;
+    void * v1 = exact_lib_ptr(108449u);
+    unsigned int v2 = (unsigned int)0x210d37ce4ea9944fULL;
+    void * v3 = exact_lib_ptr(108451u);
+    uint64_t want[4] = {(uint64_t)v0, (uint64_t)(uintptr_t)v1, (uint64_t)v2, (uint64_t)(uintptr_t)v3};
+    uint64_t forced = exact_lib_force(CUTAP_ID_nvmlVgpuInstanceGetVmID, 789u);
+    unsigned int r = ((unsigned int (*)(unsigned int, void *, unsigned int, void *))p)(v0, v1, v2, v3);
+    return exact_lib_check("nvmlVgpuInstanceGetVmID", CUTAP_ID_nvmlVgpuInstanceGetVmID, want, 4, (uint64_t)r, (uint64_t)(unsigned int)forced, 1);
+}
+static int t_nvmlVgpuInstanceSetEncoderCapacity(void *h)
+{
+    void *p = exact_lib_sym(h, "nvmlVgpuInstanceSetEncoderCapacity");
+    if (!p) return 1;
+    unsigned int v0 = (unsigned int)0xc815dff344bc5d75ULL;
+    unsigned int v1 = (unsigned int)0x664d59acc406d98aULL;
+    uint64_t want[2] = {(uint64_t)v0, (uint64_t)v1};
+    uint64_t forced = exact_lib_force(CUTAP_ID_nvmlVgpuInstanceSetEncoderCapacity, 790u);
+    unsigned int r = ((unsigned int (*)(unsigned int, unsigned int))p)(v0, v1);
+    return exact_lib_check("nvmlVgpuInstanceSetEncoderCapacity", CUTAP_ID_nvmlVgpuInstanceSetEncoderCapacity, want, 2, (uint64_t)r, (uint64_t)(unsigned int)forced, 1);
+}
+static int t_nvmlVgpuTypeGetBAR1Info(void *h)
+{
+    void *p = exact_lib_sym(h, "nvmlVgpuTypeGetBAR1Info");
+    if (!p) return 1;
+    unsigned int v0 = (unsigned int)0xab8d7b8b39641ec5ULL;
+    void * v1 = exact_lib_ptr(108513u);
+    uint64_t want[2] = {(uint64_t)v0, (uint64_t)(uintptr_t)v1};
+    uint64_t forced = exact_lib_force(CUTAP_ID_nvmlVgpuTypeGetBAR1Info, 791u);
+    unsigned int r = ((unsigned int (*)(unsigned int, void *))p)(v0, v1);
+    return exact_lib_check("nvmlVgpuTypeGetBAR1Info", CUTAP_ID_nvmlVgpuTypeGetBAR1Info, want, 2, (uint64_t)r, (uint64_t)(unsigned int)forced, 1);
+}
+static int t_nvmlVgpuTypeGetCapabilities(void *h)
+{
+    void *p = exact_lib_sym(h, "nvmlVgpuTypeGetCapabilities");
+    if (!p) return 1;
+    unsigned int v0 = (unsigned int)0x8f0517232e0be015ULL;
+    unsigned int v1 = (unsigned int)0x2d3c90dcad565c2aULL;
+    void * v2 = exact_lib_ptr(108546u);
+    uint64_t want[3] = {(uint64_t)v0, (uint64_t)v1, (uint64_t)(uintptr_t)v2};
+    uint64_t forced = exact_lib_force(CUTAP_ID_nvmlVgpuTypeGetCapabilities, 792u);
+    unsigned int r = ((unsigned int (*)(unsigned int, unsigned int, void *))p)(v0, v1, v2);
+    return exact_lib_check("nvmlVgpuTypeGetCapabilities", CUTAP_ID_nvmlVgpuTypeGetCapabilities, want, 3, (uint64_t)r, (uint64_t)(unsigned int)forced, 1);
+}
+static int t_nvmlVgpuTypeGetClass(void *h)
+{
+    void *p = exact_lib_sym(h, "nvmlVgpuTypeGetClass");
+    if (!p) return 1;
+    unsigned int v0 = (unsigned int)0x727cb2bb22b3a165ULL;
+    void * v1 = exact_lib_ptr(108577u);
+    void * v2 = exact_lib_ptr(108578u);
+    uint64_t want[3] = {(uint64_t)v0, (uint64_t)(uintptr_t)v1, (uint64_t)(uintptr_t)v2};
+    uint64_t forced = exact_lib_force(CUTAP_ID_nvmlVgpuTypeGetClass, 793u);
+    unsigned int r = ((unsigned int (*)(unsigned int, void *, void *))p)(v0, v1, v2);
+    return exact_lib_check("nvmlVgpuTypeGetClass", CUTAP_ID_nvmlVgpuTypeGetClass, want, 3, (uint64_t)r, (uint64_t)(unsigned int)forced, 1);
+}
+static int t_nvmlVgpuTypeGetDeviceID(void *h)
+{
+    void *p = exact_lib_sym(h, "nvmlVgpuTypeGetDeviceID");
+    if (!p) return 1;
+    unsigned int v0 = (unsigned int)0x55f44e53175b62b5ULL;
+    void * v1 = exact_lib_ptr(108609u);
+    void * v2 = exact_lib_ptr(108610u);
+    uint64_t want[3] = {(uint64_t)v0, (uint64_t)(uintptr_t)v1, (uint64_t)(uintptr_t)v2};
+    uint64_t forced = exact_lib_force(CUTAP_ID_nvmlVgpuTypeGetDeviceID, 794u);
+    unsigned int r = ((unsigned int (*)(unsigned int, void *, void *))p)(v0, v1, v2);
+    return exact_lib_check("nvmlVgpuTypeGetDeviceID", CUTAP_ID_nvmlVgpuTypeGetDeviceID, want, 3, (uint64_t)r, (uint64_t)(unsigned int)forced, 1);
+}
+static int t_nvmlVgpuTypeGetFbReservation(void *h)
+{
+    void *p = exact_lib_sym(h, "nvmlVgpuTypeGetFbReservation");
+    if (!p) return 1;
+    unsigned int v0 = (unsigned int)0x396be9eb0c032405ULL;
+    void * v1 = exact_lib_ptr(108641u);
+    uint64_t want[2] = {(uint64_t)v0, (uint64_t)(uintptr_t)v1};
+    uint64_t forced = exact_lib_force(CUTAP_ID_nvmlVgpuTypeGetFbReservation, 795u);
+    unsigned int r = ((unsigned int (*)(unsigned int, void *))p)(v0, v1);
+    return exact_lib_check("nvmlVgpuTypeGetFbReservation", CUTAP_ID_nvmlVgpuTypeGetFbReservation, want, 2, (uint64_t)r, (uint64_t)(unsigned int)forced, 1);
+}
+static int t_nvmlVgpuTypeGetFrameRateLimit(void *h)
+{
+    void *p = exact_lib_sym(h, "nvmlVgpuTypeGetFrameRateLimit");
+    if (!p) return 1;
+    unsigned int v0 = (unsigned int)0x1ce3858300aae555ULL;
+    void * v1 = exact_lib_ptr(108673u);
+    uint64_t want[2] = {(uint64_t)v0, (uint64_t)(uintptr_t)v1};
+    uint64_t forced = exact_lib_force(CUTAP_ID_nvmlVgpuTypeGetFrameRateLimit, 796u);
+    unsigned int r = ((unsigned int (*)(unsigned int, void *))p)(v0, v1);
+    return exact_lib_check("nvmlVgpuTypeGetFrameRateLimit", CUTAP_ID_nvmlVgpuTypeGetFrameRateLimit, want, 2, (uint64_t)r, (uint64_t)(unsigned int)forced, 1);
+}
+static int t_nvmlVgpuTypeGetFramebufferSize(void *h)
+{
+    void *p = exact_lib_sym(h, "nvmlVgpuTypeGetFramebufferSize");
+    if (!p) return 1;
+    unsigned int v0 = (unsigned int)0x5b211af552a6a5ULL;
+    void * v1 = exact_lib_ptr(108705u);
+    uint64_t want[2] = {(uint64_t)v0, (uint64_t)(uintptr_t)v1};
+    uint64_t forced = exact_lib_force(CUTAP_ID_nvmlVgpuTypeGetFramebufferSize, 797u);
+    unsigned int r = ((unsigned int (*)(unsigned int, void *))p)(v0, v1);
+    return exact_lib_check("nvmlVgpuTypeGetFramebufferSize", CUTAP_ID_nvmlVgpuTypeGetFramebufferSize, want, 2, (uint64_t)r, (uint64_t)(unsigned int)forced, 1);
+}
+static int t_nvmlVgpuTypeGetGpuInstanceProfileId(void *h)
+{
+    void *p = exact_lib_sym(h, "nvmlVgpuTypeGetGpuInstanceProfileId");
+    if (!p) return 1;
+    unsigned int v0 = (unsigned int)0xe3d2bcb2e9fa67f5ULL;
+    void * v1 = exact_lib_ptr(108737u);
+    uint64_t want[2] = {(uint64_t)v0, (uint64_t)(uintptr_t)v1};
+    uint64_t forced = exact_lib_force(CUTAP_ID_nvmlVgpuTypeGetGpuInstanceProfileId, 798u);
+    unsigned int r = ((unsigned int (*)(unsigned int, void *))p)(v0, v1);
+    return exact_lib_check("nvmlVgpuTypeGetGpuInstanceProfileId", CUTAP_ID_nvmlVgpuTypeGetGpuInstanceProfileId, want, 2, (uint64_t)r, (uint64_t)(unsigned int)forced, 1);
+}
+static int t_nvmlVgpuTypeGetGspHeapSize(void *h)
+{
+    void *p = exact_lib_sym(h, "nvmlVgpuTypeGetGspHeapSize");
+    if (!p) return 1;
+    unsigned int v0 = (unsigned int)0xc74a584adea22945ULL;
+    void * v1 = exact_lib_ptr(108769u);
+    uint64_t want[2] = {(uint64_t)v0, (uint64_t)(uintptr_t)v1};
+    uint64_t forced = exact_lib_force(CUTAP_ID_nvmlVgpuTypeGetGspHeapSize, 799u);
+    unsigned int r = ((unsigned int (*)(unsigned int, void *))p)(v0, v1);
+    return exact_lib_check("nvmlVgpuTypeGetGspHeapSize", CUTAP_ID_nvmlVgpuTypeGetGspHeapSize, want, 2, (uint64_t)r, (uint64_t)(unsigned int)forced, 1);
+}
+static int t_nvmlVgpuTypeGetLicense(void *h)
+{
+    void *p = exact_lib_sym(h, "nvmlVgpuTypeGetLicense");
+    if (!p) return 1;
+    unsigned int v0 = (unsigned int)0xaac1f3e2d349ea95ULL;
+    void * v1 = exact_lib_ptr(108801u);
+    unsigned int v2 = (unsigned int)0xe730e755d1dee2bfULL;
+    uint64_t want[3] = {(uint64_t)v0, (uint64_t)(uintptr_t)v1, (uint64_t)v2};
+    uint64_t forced = exact_lib_force(CUTAP_ID_nvmlVgpuTypeGetLicense, 800u);
+    unsigned int r = ((unsigned int (*)(unsigned int, void *, unsigned int))p)(v0, v1, v2);
+    return exact_lib_check("nvmlVgpuTypeGetLicense", CUTAP_ID_nvmlVgpuTypeGetLicense, want, 3, (uint64_t)r, (uint64_t)(unsigned int)forced, 1);
+}
+static int t_nvmlVgpuTypeGetMaxInstances(void *h)
+{
+    void *p = exact_lib_sym(h, "nvmlVgpuTypeGetMaxInstances");
+    if (!p) return 1;
+    void * v0 = exact_lib_ptr(108832u);
+    unsigned int v1 = (unsigned int)0x2c710934473c27faULL;
+    void * v2 = exact_lib_ptr(108834u);
+    uint64_t want[3] = {(uint64_t)(uintptr_t)v0, (uint64_t)v1, (uint64_t)(uintptr_t)v2};
+    uint64_t forced = exact_lib_force(CUTAP_ID_nvmlVgpuTypeGetMaxInstances, 801u);
+    unsigned int r = ((unsigned int (*)(void *, unsigned int, void *))p)(v0, v1, v2);
+    return exact_lib_check("nvmlVgpuTypeGetMaxInstances", CUTAP_ID_nvmlVgpuTypeGetMaxInstances, want, 3, (uint64_t)r, (uint64_t)(unsigned int)forced, 1);
+}
+static int t_nvmlVgpuTypeGetMaxInstancesPerGpuInstance(void *h)
+{
+    void *p = exact_lib_sym(h, "nvmlVgpuTypeGetMaxInstancesPerGpuInstance");
+    if (!p) return 1;
+    void * v0 = exact_lib_ptr(108864u);
+    uint64_t want[1] = {(uint64_t)(uintptr_t)v0};
+    uint64_t forced = exact_lib_force(CUTAP_ID_nvmlVgpuTypeGetMaxInstancesPerGpuInstance, 802u);
+    unsigned int r = ((unsigned int (*)(void *))p)(v0);
+    return exact_lib_check("nvmlVgpuTypeGetMaxInstancesPerGpuInstance", CUTAP_ID_nvmlVgpuTypeGetMaxInstancesPerGpuInstance, want, 1, (uint64_t)r, (uint64_t)(unsigned int)forced, 1);
+}
+static int t_nvmlVgpuTypeGetMaxInstancesPerVm(void *h)
+{
+    void *p = exact_lib_sym(h, "nvmlVgpuTypeGetMaxInstancesPerVm");
+    if (!p) return 1;
+    unsigned int v0 = (unsigned int)0x5528c6aab1412e85ULL;
+    void * v1 = exact_lib_ptr(108897u);
+    uint64_t want[2] = {(uint64_t)v0, (uint64_t)(uintptr_t)v1};
+    uint64_t forced = exact_lib_force(CUTAP_ID_nvmlVgpuTypeGetMaxInstancesPerVm, 803u);
+    unsigned int r = ((unsigned int (*)(unsigned int, void *))p)(v0, v1);
+    return exact_lib_check("nvmlVgpuTypeGetMaxInstancesPerVm", CUTAP_ID_nvmlVgpuTypeGetMaxInstancesPerVm, want, 2, (uint64_t)r, (uint64_t)(unsigned int)forced, 1);
+}
+static int t_nvmlVgpuTypeGetName(void *h)
+{
+    void *p = exact_lib_sym(h, "nvmlVgpuTypeGetName");
+    if (!p) return 1;
+    unsigned int v0 = (unsigned int)0x38a06242a5e8efd5ULL;
+    void * v1 = exact_lib_ptr(108929u);
+    void * v2 = exact_lib_ptr(108930u);
+    uint64_t want[3] = {(uint64_t)v0, (uint64_t)(uintptr_t)v1, (uint64_t)(uintptr_t)v2};
+    uint64_t forced = exact_lib_force(CUTAP_ID_nvmlVgpuTypeGetName, 804u);
+    unsigned int r = ((unsigned int (*)(unsigned int, void *, void *))p)(v0, v1, v2);
+    return exact_lib_check("nvmlVgpuTypeGetName", CUTAP_ID_nvmlVgpuTypeGetName, want, 3, (uint64_t)r, (uint64_t)(unsigned int)forced, 1);
+}
+static int t_nvmlVgpuTypeGetNumDisplayHeads(void *h)
+{
+    void *p = exact_lib_sym(h, "nvmlVgpuTypeGetNumDisplayHeads");
+    if (!p) return 1;
+    unsigned int v0 = (unsigned int)0x1c17fdda9a90b125ULL;
+    void * v1 = exact_lib_ptr(108961u);
+    uint64_t want[2] = {(uint64_t)v0, (uint64_t)(uintptr_t)v1};
+    uint64_t forced = exact_lib_force(CUTAP_ID_nvmlVgpuTypeGetNumDisplayHeads, 805u);
+    unsigned int r = ((unsigned int (*)(unsigned int, void *))p)(v0, v1);
+    return exact_lib_check("nvmlVgpuTypeGetNumDisplayHeads", CUTAP_ID_nvmlVgpuTypeGetNumDisplayHeads, want, 2, (uint64_t)r, (uint64_t)(unsigned int)forced, 1);
+}
+static int t_nvmlVgpuTypeGetResolution(void *h)
+{
+    void *p = exact_lib_sym(h, "nvmlVgpuTypeGetResolution");
+    if (!p) return 1;
+    unsigned int v0 = (unsigned int)0xff8f99728f387275ULL;
+    unsigned int v1 = (unsigned int)0x9dc7132c0e82ee8aULL;
+    void * v2 = exact_lib_ptr(108994u);
+    void * v3 = exact_lib_ptr(108995u);
+    uint64_t want[4] = {(uint64_t)v0, (uint64_t)v1, (uint64_t)(uintptr_t)v2, (uint64_t)(uintptr_t)v3};
+    uint64_t forced = exact_lib_force(CUTAP_ID_nvmlVgpuTypeGetResolution, 806u);
+    unsigned int r = ((unsigned int (*)(unsigned int, unsigned int, void *, void *))p)(v0, v1, v2, v3);
+    return exact_lib_check("nvmlVgpuTypeGetResolution", CUTAP_ID_nvmlVgpuTypeGetResolution, want, 4, (uint64_t)r, (uint64_t)(unsigned int)forced, 1);
+}
 static const struct exact_case cases_runtime[] = {
     {"__cudaGetKernel", t___cudaGetKernel},
     {"__cudaGetProcAddress", t___cudaGetProcAddress},
@@ -50940,6 +55562,412 @@ static const struct exact_case cases_nvjitlink[] = {
     {"nvJitLinkGetLinkedPtxSize", t_nvJitLinkGetLinkedPtxSize},
     {"nvJitLinkVersion", t_nvJitLinkVersion},
 };
+static const struct exact_case cases_nvml[] = {
+    {"nvmlComputeInstanceDestroy", t_nvmlComputeInstanceDestroy},
+    {"nvmlComputeInstanceGetInfo", t_nvmlComputeInstanceGetInfo},
+    {"nvmlComputeInstanceGetInfo_v2", t_nvmlComputeInstanceGetInfo_v2},
+    {"nvmlDeviceClearAccountingPids", t_nvmlDeviceClearAccountingPids},
+    {"nvmlDeviceClearCpuAffinity", t_nvmlDeviceClearCpuAffinity},
+    {"nvmlDeviceClearEccErrorCounts", t_nvmlDeviceClearEccErrorCounts},
+    {"nvmlDeviceClearFieldValues", t_nvmlDeviceClearFieldValues},
+    {"nvmlDeviceCreateGpuInstance", t_nvmlDeviceCreateGpuInstance},
+    {"nvmlDeviceCreateGpuInstanceWithPlacement", t_nvmlDeviceCreateGpuInstanceWithPlacement},
+    {"nvmlDeviceDiscoverGpus", t_nvmlDeviceDiscoverGpus},
+    {"nvmlDeviceFreezeNvLinkUtilizationCounter", t_nvmlDeviceFreezeNvLinkUtilizationCounter},
+    {"nvmlDeviceGetAPIRestriction", t_nvmlDeviceGetAPIRestriction},
+    {"nvmlDeviceGetAccountingBufferSize", t_nvmlDeviceGetAccountingBufferSize},
+    {"nvmlDeviceGetAccountingMode", t_nvmlDeviceGetAccountingMode},
+    {"nvmlDeviceGetAccountingPids", t_nvmlDeviceGetAccountingPids},
+    {"nvmlDeviceGetAccountingStats", t_nvmlDeviceGetAccountingStats},
+    {"nvmlDeviceGetActiveVgpus", t_nvmlDeviceGetActiveVgpus},
+    {"nvmlDeviceGetAdaptiveClockInfoStatus", t_nvmlDeviceGetAdaptiveClockInfoStatus},
+    {"nvmlDeviceGetAddressingMode", t_nvmlDeviceGetAddressingMode},
+    {"nvmlDeviceGetApplicationsClock", t_nvmlDeviceGetApplicationsClock},
+    {"nvmlDeviceGetArchitecture", t_nvmlDeviceGetArchitecture},
+    {"nvmlDeviceGetAttributes", t_nvmlDeviceGetAttributes},
+    {"nvmlDeviceGetAttributes_v2", t_nvmlDeviceGetAttributes_v2},
+    {"nvmlDeviceGetAutoBoostedClocksEnabled", t_nvmlDeviceGetAutoBoostedClocksEnabled},
+    {"nvmlDeviceGetBAR1MemoryInfo", t_nvmlDeviceGetBAR1MemoryInfo},
+    {"nvmlDeviceGetBoardId", t_nvmlDeviceGetBoardId},
+    {"nvmlDeviceGetBoardPartNumber", t_nvmlDeviceGetBoardPartNumber},
+    {"nvmlDeviceGetBrand", t_nvmlDeviceGetBrand},
+    {"nvmlDeviceGetBridgeChipInfo", t_nvmlDeviceGetBridgeChipInfo},
+    {"nvmlDeviceGetBusType", t_nvmlDeviceGetBusType},
+    {"nvmlDeviceGetC2cModeInfoV", t_nvmlDeviceGetC2cModeInfoV},
+    {"nvmlDeviceGetCapabilities", t_nvmlDeviceGetCapabilities},
+    {"nvmlDeviceGetClkMonStatus", t_nvmlDeviceGetClkMonStatus},
+    {"nvmlDeviceGetClock", t_nvmlDeviceGetClock},
+    {"nvmlDeviceGetClockInfo", t_nvmlDeviceGetClockInfo},
+    {"nvmlDeviceGetClockOffsets", t_nvmlDeviceGetClockOffsets},
+    {"nvmlDeviceGetComputeInstanceId", t_nvmlDeviceGetComputeInstanceId},
+    {"nvmlDeviceGetComputeMode", t_nvmlDeviceGetComputeMode},
+    {"nvmlDeviceGetComputeRunningProcesses", t_nvmlDeviceGetComputeRunningProcesses},
+    {"nvmlDeviceGetComputeRunningProcesses_v2", t_nvmlDeviceGetComputeRunningProcesses_v2},
+    {"nvmlDeviceGetComputeRunningProcesses_v3", t_nvmlDeviceGetComputeRunningProcesses_v3},
+    {"nvmlDeviceGetConfComputeGpuAttestationReport", t_nvmlDeviceGetConfComputeGpuAttestationReport},
+    {"nvmlDeviceGetConfComputeGpuCertificate", t_nvmlDeviceGetConfComputeGpuCertificate},
+    {"nvmlDeviceGetConfComputeMemSizeInfo", t_nvmlDeviceGetConfComputeMemSizeInfo},
+    {"nvmlDeviceGetConfComputeProtectedMemoryUsage", t_nvmlDeviceGetConfComputeProtectedMemoryUsage},
+    {"nvmlDeviceGetCoolerInfo", t_nvmlDeviceGetCoolerInfo},
+    {"nvmlDeviceGetCount", t_nvmlDeviceGetCount},
+    {"nvmlDeviceGetCount_v2", t_nvmlDeviceGetCount_v2},
+    {"nvmlDeviceGetCpuAffinity", t_nvmlDeviceGetCpuAffinity},
+    {"nvmlDeviceGetCpuAffinityWithinScope", t_nvmlDeviceGetCpuAffinityWithinScope},
+    {"nvmlDeviceGetCreatableVgpus", t_nvmlDeviceGetCreatableVgpus},
+    {"nvmlDeviceGetCudaComputeCapability", t_nvmlDeviceGetCudaComputeCapability},
+    {"nvmlDeviceGetCurrPcieLinkGeneration", t_nvmlDeviceGetCurrPcieLinkGeneration},
+    {"nvmlDeviceGetCurrPcieLinkWidth", t_nvmlDeviceGetCurrPcieLinkWidth},
+    {"nvmlDeviceGetCurrentClockFreqs", t_nvmlDeviceGetCurrentClockFreqs},
+    {"nvmlDeviceGetCurrentClocksEventReasons", t_nvmlDeviceGetCurrentClocksEventReasons},
+    {"nvmlDeviceGetCurrentClocksThrottleReasons", t_nvmlDeviceGetCurrentClocksThrottleReasons},
+    {"nvmlDeviceGetDecoderUtilization", t_nvmlDeviceGetDecoderUtilization},
+    {"nvmlDeviceGetDefaultApplicationsClock", t_nvmlDeviceGetDefaultApplicationsClock},
+    {"nvmlDeviceGetDefaultEccMode", t_nvmlDeviceGetDefaultEccMode},
+    {"nvmlDeviceGetDetailedEccErrors", t_nvmlDeviceGetDetailedEccErrors},
+    {"nvmlDeviceGetDeviceHandleFromMigDeviceHandle", t_nvmlDeviceGetDeviceHandleFromMigDeviceHandle},
+    {"nvmlDeviceGetDisplayActive", t_nvmlDeviceGetDisplayActive},
+    {"nvmlDeviceGetDisplayMode", t_nvmlDeviceGetDisplayMode},
+    {"nvmlDeviceGetDramEncryptionMode", t_nvmlDeviceGetDramEncryptionMode},
+    {"nvmlDeviceGetDriverModel", t_nvmlDeviceGetDriverModel},
+    {"nvmlDeviceGetDriverModel_v2", t_nvmlDeviceGetDriverModel_v2},
+    {"nvmlDeviceGetDynamicPstatesInfo", t_nvmlDeviceGetDynamicPstatesInfo},
+    {"nvmlDeviceGetEccMode", t_nvmlDeviceGetEccMode},
+    {"nvmlDeviceGetEncoderCapacity", t_nvmlDeviceGetEncoderCapacity},
+    {"nvmlDeviceGetEncoderSessions", t_nvmlDeviceGetEncoderSessions},
+    {"nvmlDeviceGetEncoderStats", t_nvmlDeviceGetEncoderStats},
+    {"nvmlDeviceGetEncoderUtilization", t_nvmlDeviceGetEncoderUtilization},
+    {"nvmlDeviceGetEnforcedPowerLimit", t_nvmlDeviceGetEnforcedPowerLimit},
+    {"nvmlDeviceGetFBCSessions", t_nvmlDeviceGetFBCSessions},
+    {"nvmlDeviceGetFBCStats", t_nvmlDeviceGetFBCStats},
+    {"nvmlDeviceGetFanControlPolicy_v2", t_nvmlDeviceGetFanControlPolicy_v2},
+    {"nvmlDeviceGetFanSpeed", t_nvmlDeviceGetFanSpeed},
+    {"nvmlDeviceGetFanSpeedRPM", t_nvmlDeviceGetFanSpeedRPM},
+    {"nvmlDeviceGetFanSpeed_v2", t_nvmlDeviceGetFanSpeed_v2},
+    {"nvmlDeviceGetFieldValues", t_nvmlDeviceGetFieldValues},
+    {"nvmlDeviceGetGpcClkMinMaxVfOffset", t_nvmlDeviceGetGpcClkMinMaxVfOffset},
+    {"nvmlDeviceGetGpcClkVfOffset", t_nvmlDeviceGetGpcClkVfOffset},
+    {"nvmlDeviceGetGpuFabricInfo", t_nvmlDeviceGetGpuFabricInfo},
+    {"nvmlDeviceGetGpuFabricInfoV", t_nvmlDeviceGetGpuFabricInfoV},
+    {"nvmlDeviceGetGpuInstanceById", t_nvmlDeviceGetGpuInstanceById},
+    {"nvmlDeviceGetGpuInstanceId", t_nvmlDeviceGetGpuInstanceId},
+    {"nvmlDeviceGetGpuInstancePossiblePlacements", t_nvmlDeviceGetGpuInstancePossiblePlacements},
+    {"nvmlDeviceGetGpuInstancePossiblePlacements_v2", t_nvmlDeviceGetGpuInstancePossiblePlacements_v2},
+    {"nvmlDeviceGetGpuInstanceProfileInfo", t_nvmlDeviceGetGpuInstanceProfileInfo},
+    {"nvmlDeviceGetGpuInstanceProfileInfoByIdV", t_nvmlDeviceGetGpuInstanceProfileInfoByIdV},
+    {"nvmlDeviceGetGpuInstanceProfileInfoV", t_nvmlDeviceGetGpuInstanceProfileInfoV},
+    {"nvmlDeviceGetGpuInstanceRemainingCapacity", t_nvmlDeviceGetGpuInstanceRemainingCapacity},
+    {"nvmlDeviceGetGpuInstances", t_nvmlDeviceGetGpuInstances},
+    {"nvmlDeviceGetGpuMaxPcieLinkGeneration", t_nvmlDeviceGetGpuMaxPcieLinkGeneration},
+    {"nvmlDeviceGetGpuOperationMode", t_nvmlDeviceGetGpuOperationMode},
+    {"nvmlDeviceGetGraphicsRunningProcesses", t_nvmlDeviceGetGraphicsRunningProcesses},
+    {"nvmlDeviceGetGraphicsRunningProcesses_v2", t_nvmlDeviceGetGraphicsRunningProcesses_v2},
+    {"nvmlDeviceGetGraphicsRunningProcesses_v3", t_nvmlDeviceGetGraphicsRunningProcesses_v3},
+    {"nvmlDeviceGetGridLicensableFeatures", t_nvmlDeviceGetGridLicensableFeatures},
+    {"nvmlDeviceGetGridLicensableFeatures_v2", t_nvmlDeviceGetGridLicensableFeatures_v2},
+    {"nvmlDeviceGetGridLicensableFeatures_v3", t_nvmlDeviceGetGridLicensableFeatures_v3},
+    {"nvmlDeviceGetGridLicensableFeatures_v4", t_nvmlDeviceGetGridLicensableFeatures_v4},
+    {"nvmlDeviceGetGspFirmwareMode", t_nvmlDeviceGetGspFirmwareMode},
+    {"nvmlDeviceGetGspFirmwareVersion", t_nvmlDeviceGetGspFirmwareVersion},
+    {"nvmlDeviceGetHandleByIndex", t_nvmlDeviceGetHandleByIndex},
+    {"nvmlDeviceGetHandleByIndex_v2", t_nvmlDeviceGetHandleByIndex_v2},
+    {"nvmlDeviceGetHandleByPciBusId", t_nvmlDeviceGetHandleByPciBusId},
+    {"nvmlDeviceGetHandleByPciBusId_v2", t_nvmlDeviceGetHandleByPciBusId_v2},
+    {"nvmlDeviceGetHandleBySerial", t_nvmlDeviceGetHandleBySerial},
+    {"nvmlDeviceGetHandleByUUID", t_nvmlDeviceGetHandleByUUID},
+    {"nvmlDeviceGetHandleByUUIDV", t_nvmlDeviceGetHandleByUUIDV},
+    {"nvmlDeviceGetHostVgpuMode", t_nvmlDeviceGetHostVgpuMode},
+    {"nvmlDeviceGetHostname_v1", t_nvmlDeviceGetHostname_v1},
+    {"nvmlDeviceGetIndex", t_nvmlDeviceGetIndex},
+    {"nvmlDeviceGetInforomConfigurationChecksum", t_nvmlDeviceGetInforomConfigurationChecksum},
+    {"nvmlDeviceGetInforomImageVersion", t_nvmlDeviceGetInforomImageVersion},
+    {"nvmlDeviceGetInforomVersion", t_nvmlDeviceGetInforomVersion},
+    {"nvmlDeviceGetIrqNum", t_nvmlDeviceGetIrqNum},
+    {"nvmlDeviceGetJpgUtilization", t_nvmlDeviceGetJpgUtilization},
+    {"nvmlDeviceGetLastBBXFlushTime", t_nvmlDeviceGetLastBBXFlushTime},
+    {"nvmlDeviceGetMPSComputeRunningProcesses", t_nvmlDeviceGetMPSComputeRunningProcesses},
+    {"nvmlDeviceGetMPSComputeRunningProcesses_v2", t_nvmlDeviceGetMPSComputeRunningProcesses_v2},
+    {"nvmlDeviceGetMPSComputeRunningProcesses_v3", t_nvmlDeviceGetMPSComputeRunningProcesses_v3},
+    {"nvmlDeviceGetMarginTemperature", t_nvmlDeviceGetMarginTemperature},
+    {"nvmlDeviceGetMaxClockInfo", t_nvmlDeviceGetMaxClockInfo},
+    {"nvmlDeviceGetMaxCustomerBoostClock", t_nvmlDeviceGetMaxCustomerBoostClock},
+    {"nvmlDeviceGetMaxMigDeviceCount", t_nvmlDeviceGetMaxMigDeviceCount},
+    {"nvmlDeviceGetMaxPcieLinkGeneration", t_nvmlDeviceGetMaxPcieLinkGeneration},
+    {"nvmlDeviceGetMaxPcieLinkWidth", t_nvmlDeviceGetMaxPcieLinkWidth},
+    {"nvmlDeviceGetMemClkMinMaxVfOffset", t_nvmlDeviceGetMemClkMinMaxVfOffset},
+    {"nvmlDeviceGetMemClkVfOffset", t_nvmlDeviceGetMemClkVfOffset},
+    {"nvmlDeviceGetMemoryAffinity", t_nvmlDeviceGetMemoryAffinity},
+    {"nvmlDeviceGetMemoryBusWidth", t_nvmlDeviceGetMemoryBusWidth},
+    {"nvmlDeviceGetMemoryErrorCounter", t_nvmlDeviceGetMemoryErrorCounter},
+    {"nvmlDeviceGetMemoryInfo", t_nvmlDeviceGetMemoryInfo},
+    {"nvmlDeviceGetMemoryInfo_v2", t_nvmlDeviceGetMemoryInfo_v2},
+    {"nvmlDeviceGetMigDeviceHandleByIndex", t_nvmlDeviceGetMigDeviceHandleByIndex},
+    {"nvmlDeviceGetMigMode", t_nvmlDeviceGetMigMode},
+    {"nvmlDeviceGetMinMaxClockOfPState", t_nvmlDeviceGetMinMaxClockOfPState},
+    {"nvmlDeviceGetMinMaxFanSpeed", t_nvmlDeviceGetMinMaxFanSpeed},
+    {"nvmlDeviceGetMinorNumber", t_nvmlDeviceGetMinorNumber},
+    {"nvmlDeviceGetModuleId", t_nvmlDeviceGetModuleId},
+    {"nvmlDeviceGetMultiGpuBoard", t_nvmlDeviceGetMultiGpuBoard},
+    {"nvmlDeviceGetName", t_nvmlDeviceGetName},
+    {"nvmlDeviceGetNumFans", t_nvmlDeviceGetNumFans},
+    {"nvmlDeviceGetNumGpuCores", t_nvmlDeviceGetNumGpuCores},
+    {"nvmlDeviceGetNumaNodeId", t_nvmlDeviceGetNumaNodeId},
+    {"nvmlDeviceGetNvLinkCapability", t_nvmlDeviceGetNvLinkCapability},
+    {"nvmlDeviceGetNvLinkErrorCounter", t_nvmlDeviceGetNvLinkErrorCounter},
+    {"nvmlDeviceGetNvLinkInfo", t_nvmlDeviceGetNvLinkInfo},
+    {"nvmlDeviceGetNvLinkRemoteDeviceType", t_nvmlDeviceGetNvLinkRemoteDeviceType},
+    {"nvmlDeviceGetNvLinkRemotePciInfo", t_nvmlDeviceGetNvLinkRemotePciInfo},
+    {"nvmlDeviceGetNvLinkRemotePciInfo_v2", t_nvmlDeviceGetNvLinkRemotePciInfo_v2},
+    {"nvmlDeviceGetNvLinkState", t_nvmlDeviceGetNvLinkState},
+    {"nvmlDeviceGetNvLinkUtilizationControl", t_nvmlDeviceGetNvLinkUtilizationControl},
+    {"nvmlDeviceGetNvLinkUtilizationCounter", t_nvmlDeviceGetNvLinkUtilizationCounter},
+    {"nvmlDeviceGetNvLinkVersion", t_nvmlDeviceGetNvLinkVersion},
+    {"nvmlDeviceGetNvlinkBwMode", t_nvmlDeviceGetNvlinkBwMode},
+    {"nvmlDeviceGetNvlinkSupportedBwModes", t_nvmlDeviceGetNvlinkSupportedBwModes},
+    {"nvmlDeviceGetOfaUtilization", t_nvmlDeviceGetOfaUtilization},
+    {"nvmlDeviceGetP2PStatus", t_nvmlDeviceGetP2PStatus},
+    {"nvmlDeviceGetPciInfo", t_nvmlDeviceGetPciInfo},
+    {"nvmlDeviceGetPciInfoExt", t_nvmlDeviceGetPciInfoExt},
+    {"nvmlDeviceGetPciInfo_v2", t_nvmlDeviceGetPciInfo_v2},
+    {"nvmlDeviceGetPciInfo_v3", t_nvmlDeviceGetPciInfo_v3},
+    {"nvmlDeviceGetPcieLinkMaxSpeed", t_nvmlDeviceGetPcieLinkMaxSpeed},
+    {"nvmlDeviceGetPcieReplayCounter", t_nvmlDeviceGetPcieReplayCounter},
+    {"nvmlDeviceGetPcieSpeed", t_nvmlDeviceGetPcieSpeed},
+    {"nvmlDeviceGetPcieThroughput", t_nvmlDeviceGetPcieThroughput},
+    {"nvmlDeviceGetPdi", t_nvmlDeviceGetPdi},
+    {"nvmlDeviceGetPerformanceModes", t_nvmlDeviceGetPerformanceModes},
+    {"nvmlDeviceGetPerformanceState", t_nvmlDeviceGetPerformanceState},
+    {"nvmlDeviceGetPersistenceMode", t_nvmlDeviceGetPersistenceMode},
+    {"nvmlDeviceGetPgpuMetadataString", t_nvmlDeviceGetPgpuMetadataString},
+    {"nvmlDeviceGetPlatformInfo", t_nvmlDeviceGetPlatformInfo},
+    {"nvmlDeviceGetPowerManagementDefaultLimit", t_nvmlDeviceGetPowerManagementDefaultLimit},
+    {"nvmlDeviceGetPowerManagementLimit", t_nvmlDeviceGetPowerManagementLimit},
+    {"nvmlDeviceGetPowerManagementLimitConstraints", t_nvmlDeviceGetPowerManagementLimitConstraints},
+    {"nvmlDeviceGetPowerManagementMode", t_nvmlDeviceGetPowerManagementMode},
+    {"nvmlDeviceGetPowerMizerMode_v1", t_nvmlDeviceGetPowerMizerMode_v1},
+    {"nvmlDeviceGetPowerSource", t_nvmlDeviceGetPowerSource},
+    {"nvmlDeviceGetPowerState", t_nvmlDeviceGetPowerState},
+    {"nvmlDeviceGetPowerUsage", t_nvmlDeviceGetPowerUsage},
+    {"nvmlDeviceGetProcessUtilization", t_nvmlDeviceGetProcessUtilization},
+    {"nvmlDeviceGetProcessesUtilizationInfo", t_nvmlDeviceGetProcessesUtilizationInfo},
+    {"nvmlDeviceGetRemappedRows", t_nvmlDeviceGetRemappedRows},
+    {"nvmlDeviceGetRemappedRows_v2", t_nvmlDeviceGetRemappedRows_v2},
+    {"nvmlDeviceGetRepairStatus", t_nvmlDeviceGetRepairStatus},
+    {"nvmlDeviceGetRetiredPages", t_nvmlDeviceGetRetiredPages},
+    {"nvmlDeviceGetRetiredPagesPendingStatus", t_nvmlDeviceGetRetiredPagesPendingStatus},
+    {"nvmlDeviceGetRetiredPages_v2", t_nvmlDeviceGetRetiredPages_v2},
+    {"nvmlDeviceGetRowRemapperHistogram", t_nvmlDeviceGetRowRemapperHistogram},
+    {"nvmlDeviceGetRunningProcessDetailList", t_nvmlDeviceGetRunningProcessDetailList},
+    {"nvmlDeviceGetSamples", t_nvmlDeviceGetSamples},
+    {"nvmlDeviceGetSerial", t_nvmlDeviceGetSerial},
+    {"nvmlDeviceGetSramEccErrorStatus", t_nvmlDeviceGetSramEccErrorStatus},
+    {"nvmlDeviceGetSramUniqueUncorrectedEccErrorCounts", t_nvmlDeviceGetSramUniqueUncorrectedEccErrorCounts},
+    {"nvmlDeviceGetSupportedClocksEventReasons", t_nvmlDeviceGetSupportedClocksEventReasons},
+    {"nvmlDeviceGetSupportedClocksThrottleReasons", t_nvmlDeviceGetSupportedClocksThrottleReasons},
+    {"nvmlDeviceGetSupportedEventTypes", t_nvmlDeviceGetSupportedEventTypes},
+    {"nvmlDeviceGetSupportedGraphicsClocks", t_nvmlDeviceGetSupportedGraphicsClocks},
+    {"nvmlDeviceGetSupportedMemoryClocks", t_nvmlDeviceGetSupportedMemoryClocks},
+    {"nvmlDeviceGetSupportedPerformanceStates", t_nvmlDeviceGetSupportedPerformanceStates},
+    {"nvmlDeviceGetSupportedVgpus", t_nvmlDeviceGetSupportedVgpus},
+    {"nvmlDeviceGetTargetFanSpeed", t_nvmlDeviceGetTargetFanSpeed},
+    {"nvmlDeviceGetTemperature", t_nvmlDeviceGetTemperature},
+    {"nvmlDeviceGetTemperatureThreshold", t_nvmlDeviceGetTemperatureThreshold},
+    {"nvmlDeviceGetTemperatureV", t_nvmlDeviceGetTemperatureV},
+    {"nvmlDeviceGetThermalSettings", t_nvmlDeviceGetThermalSettings},
+    {"nvmlDeviceGetTopologyCommonAncestor", t_nvmlDeviceGetTopologyCommonAncestor},
+    {"nvmlDeviceGetTopologyNearestGpus", t_nvmlDeviceGetTopologyNearestGpus},
+    {"nvmlDeviceGetTotalEccErrors", t_nvmlDeviceGetTotalEccErrors},
+    {"nvmlDeviceGetTotalEnergyConsumption", t_nvmlDeviceGetTotalEnergyConsumption},
+    {"nvmlDeviceGetUUID", t_nvmlDeviceGetUUID},
+    {"nvmlDeviceGetUnrepairableMemoryFlag_v1", t_nvmlDeviceGetUnrepairableMemoryFlag_v1},
+    {"nvmlDeviceGetUtilizationRates", t_nvmlDeviceGetUtilizationRates},
+    {"nvmlDeviceGetVbiosVersion", t_nvmlDeviceGetVbiosVersion},
+    {"nvmlDeviceGetVgpuCapabilities", t_nvmlDeviceGetVgpuCapabilities},
+    {"nvmlDeviceGetVgpuHeterogeneousMode", t_nvmlDeviceGetVgpuHeterogeneousMode},
+    {"nvmlDeviceGetVgpuInstancesUtilizationInfo", t_nvmlDeviceGetVgpuInstancesUtilizationInfo},
+    {"nvmlDeviceGetVgpuMetadata", t_nvmlDeviceGetVgpuMetadata},
+    {"nvmlDeviceGetVgpuProcessUtilization", t_nvmlDeviceGetVgpuProcessUtilization},
+    {"nvmlDeviceGetVgpuProcessesUtilizationInfo", t_nvmlDeviceGetVgpuProcessesUtilizationInfo},
+    {"nvmlDeviceGetVgpuSchedulerCapabilities", t_nvmlDeviceGetVgpuSchedulerCapabilities},
+    {"nvmlDeviceGetVgpuSchedulerLog", t_nvmlDeviceGetVgpuSchedulerLog},
+    {"nvmlDeviceGetVgpuSchedulerState", t_nvmlDeviceGetVgpuSchedulerState},
+    {"nvmlDeviceGetVgpuTypeCreatablePlacements", t_nvmlDeviceGetVgpuTypeCreatablePlacements},
+    {"nvmlDeviceGetVgpuTypeSupportedPlacements", t_nvmlDeviceGetVgpuTypeSupportedPlacements},
+    {"nvmlDeviceGetVgpuUtilization", t_nvmlDeviceGetVgpuUtilization},
+    {"nvmlDeviceGetViolationStatus", t_nvmlDeviceGetViolationStatus},
+    {"nvmlDeviceGetVirtualizationMode", t_nvmlDeviceGetVirtualizationMode},
+    {"nvmlDeviceIsMigDeviceHandle", t_nvmlDeviceIsMigDeviceHandle},
+    {"nvmlDeviceModifyDrainState", t_nvmlDeviceModifyDrainState},
+    {"nvmlDeviceOnSameBoard", t_nvmlDeviceOnSameBoard},
+    {"nvmlDevicePowerSmoothingActivatePresetProfile", t_nvmlDevicePowerSmoothingActivatePresetProfile},
+    {"nvmlDevicePowerSmoothingSetState", t_nvmlDevicePowerSmoothingSetState},
+    {"nvmlDevicePowerSmoothingUpdatePresetProfileParam", t_nvmlDevicePowerSmoothingUpdatePresetProfileParam},
+    {"nvmlDeviceQueryDrainState", t_nvmlDeviceQueryDrainState},
+    {"nvmlDeviceReadPRMCounters_v1", t_nvmlDeviceReadPRMCounters_v1},
+    {"nvmlDeviceReadWritePRM_v1", t_nvmlDeviceReadWritePRM_v1},
+    {"nvmlDeviceRegisterEvents", t_nvmlDeviceRegisterEvents},
+    {"nvmlDeviceRemoveGpu", t_nvmlDeviceRemoveGpu},
+    {"nvmlDeviceRemoveGpu_v2", t_nvmlDeviceRemoveGpu_v2},
+    {"nvmlDeviceResetApplicationsClocks", t_nvmlDeviceResetApplicationsClocks},
+    {"nvmlDeviceResetGpuLockedClocks", t_nvmlDeviceResetGpuLockedClocks},
+    {"nvmlDeviceResetMemoryLockedClocks", t_nvmlDeviceResetMemoryLockedClocks},
+    {"nvmlDeviceResetNvLinkErrorCounters", t_nvmlDeviceResetNvLinkErrorCounters},
+    {"nvmlDeviceResetNvLinkUtilizationCounter", t_nvmlDeviceResetNvLinkUtilizationCounter},
+    {"nvmlDeviceSetAPIRestriction", t_nvmlDeviceSetAPIRestriction},
+    {"nvmlDeviceSetAccountingMode", t_nvmlDeviceSetAccountingMode},
+    {"nvmlDeviceSetApplicationsClocks", t_nvmlDeviceSetApplicationsClocks},
+    {"nvmlDeviceSetAutoBoostedClocksEnabled", t_nvmlDeviceSetAutoBoostedClocksEnabled},
+    {"nvmlDeviceSetClockOffsets", t_nvmlDeviceSetClockOffsets},
+    {"nvmlDeviceSetComputeMode", t_nvmlDeviceSetComputeMode},
+    {"nvmlDeviceSetConfComputeUnprotectedMemSize", t_nvmlDeviceSetConfComputeUnprotectedMemSize},
+    {"nvmlDeviceSetCpuAffinity", t_nvmlDeviceSetCpuAffinity},
+    {"nvmlDeviceSetDefaultAutoBoostedClocksEnabled", t_nvmlDeviceSetDefaultAutoBoostedClocksEnabled},
+    {"nvmlDeviceSetDefaultFanSpeed_v2", t_nvmlDeviceSetDefaultFanSpeed_v2},
+    {"nvmlDeviceSetDramEncryptionMode", t_nvmlDeviceSetDramEncryptionMode},
+    {"nvmlDeviceSetDriverModel", t_nvmlDeviceSetDriverModel},
+    {"nvmlDeviceSetEccMode", t_nvmlDeviceSetEccMode},
+    {"nvmlDeviceSetFanControlPolicy", t_nvmlDeviceSetFanControlPolicy},
+    {"nvmlDeviceSetFanSpeed_v2", t_nvmlDeviceSetFanSpeed_v2},
+    {"nvmlDeviceSetGpcClkVfOffset", t_nvmlDeviceSetGpcClkVfOffset},
+    {"nvmlDeviceSetGpuLockedClocks", t_nvmlDeviceSetGpuLockedClocks},
+    {"nvmlDeviceSetGpuOperationMode", t_nvmlDeviceSetGpuOperationMode},
+    {"nvmlDeviceSetHostname_v1", t_nvmlDeviceSetHostname_v1},
+    {"nvmlDeviceSetMemClkVfOffset", t_nvmlDeviceSetMemClkVfOffset},
+    {"nvmlDeviceSetMemoryLockedClocks", t_nvmlDeviceSetMemoryLockedClocks},
+    {"nvmlDeviceSetMigMode", t_nvmlDeviceSetMigMode},
+    {"nvmlDeviceSetNvLinkDeviceLowPowerThreshold", t_nvmlDeviceSetNvLinkDeviceLowPowerThreshold},
+    {"nvmlDeviceSetNvLinkUtilizationControl", t_nvmlDeviceSetNvLinkUtilizationControl},
+    {"nvmlDeviceSetNvlinkBwMode", t_nvmlDeviceSetNvlinkBwMode},
+    {"nvmlDeviceSetPersistenceMode", t_nvmlDeviceSetPersistenceMode},
+    {"nvmlDeviceSetPowerManagementLimit", t_nvmlDeviceSetPowerManagementLimit},
+    {"nvmlDeviceSetPowerManagementLimit_v2", t_nvmlDeviceSetPowerManagementLimit_v2},
+    {"nvmlDeviceSetPowerMizerMode_v1", t_nvmlDeviceSetPowerMizerMode_v1},
+    {"nvmlDeviceSetTemperatureThreshold", t_nvmlDeviceSetTemperatureThreshold},
+    {"nvmlDeviceSetVgpuCapabilities", t_nvmlDeviceSetVgpuCapabilities},
+    {"nvmlDeviceSetVgpuHeterogeneousMode", t_nvmlDeviceSetVgpuHeterogeneousMode},
+    {"nvmlDeviceSetVgpuSchedulerState", t_nvmlDeviceSetVgpuSchedulerState},
+    {"nvmlDeviceSetVirtualizationMode", t_nvmlDeviceSetVirtualizationMode},
+    {"nvmlDeviceValidateInforom", t_nvmlDeviceValidateInforom},
+    {"nvmlDeviceWorkloadPowerProfileClearRequestedProfiles", t_nvmlDeviceWorkloadPowerProfileClearRequestedProfiles},
+    {"nvmlDeviceWorkloadPowerProfileGetCurrentProfiles", t_nvmlDeviceWorkloadPowerProfileGetCurrentProfiles},
+    {"nvmlDeviceWorkloadPowerProfileGetProfilesInfo", t_nvmlDeviceWorkloadPowerProfileGetProfilesInfo},
+    {"nvmlDeviceWorkloadPowerProfileSetRequestedProfiles", t_nvmlDeviceWorkloadPowerProfileSetRequestedProfiles},
+    {"nvmlErrorString", t_nvmlErrorString},
+    {"nvmlEventSetCreate", t_nvmlEventSetCreate},
+    {"nvmlEventSetFree", t_nvmlEventSetFree},
+    {"nvmlEventSetWait", t_nvmlEventSetWait},
+    {"nvmlEventSetWait_v2", t_nvmlEventSetWait_v2},
+    {"nvmlGetBlacklistDeviceCount", t_nvmlGetBlacklistDeviceCount},
+    {"nvmlGetBlacklistDeviceInfoByIndex", t_nvmlGetBlacklistDeviceInfoByIndex},
+    {"nvmlGetExcludedDeviceCount", t_nvmlGetExcludedDeviceCount},
+    {"nvmlGetExcludedDeviceInfoByIndex", t_nvmlGetExcludedDeviceInfoByIndex},
+    {"nvmlGetVgpuCompatibility", t_nvmlGetVgpuCompatibility},
+    {"nvmlGetVgpuDriverCapabilities", t_nvmlGetVgpuDriverCapabilities},
+    {"nvmlGetVgpuVersion", t_nvmlGetVgpuVersion},
+    {"nvmlGpmMetricsGet", t_nvmlGpmMetricsGet},
+    {"nvmlGpmMigSampleGet", t_nvmlGpmMigSampleGet},
+    {"nvmlGpmQueryDeviceSupport", t_nvmlGpmQueryDeviceSupport},
+    {"nvmlGpmQueryIfStreamingEnabled", t_nvmlGpmQueryIfStreamingEnabled},
+    {"nvmlGpmSampleAlloc", t_nvmlGpmSampleAlloc},
+    {"nvmlGpmSampleFree", t_nvmlGpmSampleFree},
+    {"nvmlGpmSampleGet", t_nvmlGpmSampleGet},
+    {"nvmlGpmSetStreamingEnabled", t_nvmlGpmSetStreamingEnabled},
+    {"nvmlGpuInstanceCreateComputeInstance", t_nvmlGpuInstanceCreateComputeInstance},
+    {"nvmlGpuInstanceCreateComputeInstanceWithPlacement", t_nvmlGpuInstanceCreateComputeInstanceWithPlacement},
+    {"nvmlGpuInstanceDestroy", t_nvmlGpuInstanceDestroy},
+    {"nvmlGpuInstanceGetActiveVgpus", t_nvmlGpuInstanceGetActiveVgpus},
+    {"nvmlGpuInstanceGetComputeInstanceById", t_nvmlGpuInstanceGetComputeInstanceById},
+    {"nvmlGpuInstanceGetComputeInstancePossiblePlacements", t_nvmlGpuInstanceGetComputeInstancePossiblePlacements},
+    {"nvmlGpuInstanceGetComputeInstanceProfileInfo", t_nvmlGpuInstanceGetComputeInstanceProfileInfo},
+    {"nvmlGpuInstanceGetComputeInstanceProfileInfoV", t_nvmlGpuInstanceGetComputeInstanceProfileInfoV},
+    {"nvmlGpuInstanceGetComputeInstanceRemainingCapacity", t_nvmlGpuInstanceGetComputeInstanceRemainingCapacity},
+    {"nvmlGpuInstanceGetComputeInstances", t_nvmlGpuInstanceGetComputeInstances},
+    {"nvmlGpuInstanceGetCreatableVgpus", t_nvmlGpuInstanceGetCreatableVgpus},
+    {"nvmlGpuInstanceGetInfo", t_nvmlGpuInstanceGetInfo},
+    {"nvmlGpuInstanceGetVgpuHeterogeneousMode", t_nvmlGpuInstanceGetVgpuHeterogeneousMode},
+    {"nvmlGpuInstanceGetVgpuSchedulerLog", t_nvmlGpuInstanceGetVgpuSchedulerLog},
+    {"nvmlGpuInstanceGetVgpuSchedulerState", t_nvmlGpuInstanceGetVgpuSchedulerState},
+    {"nvmlGpuInstanceGetVgpuTypeCreatablePlacements", t_nvmlGpuInstanceGetVgpuTypeCreatablePlacements},
+    {"nvmlGpuInstanceSetVgpuHeterogeneousMode", t_nvmlGpuInstanceSetVgpuHeterogeneousMode},
+    {"nvmlGpuInstanceSetVgpuSchedulerState", t_nvmlGpuInstanceSetVgpuSchedulerState},
+    {"nvmlInit", t_nvmlInit},
+    {"nvmlInitWithFlags", t_nvmlInitWithFlags},
+    {"nvmlInit_v2", t_nvmlInit_v2},
+    {"nvmlInternalGetExportTable", t_nvmlInternalGetExportTable},
+    {"nvmlSetVgpuVersion", t_nvmlSetVgpuVersion},
+    {"nvmlShutdown", t_nvmlShutdown},
+    {"nvmlSystemEventSetCreate", t_nvmlSystemEventSetCreate},
+    {"nvmlSystemEventSetFree", t_nvmlSystemEventSetFree},
+    {"nvmlSystemEventSetWait", t_nvmlSystemEventSetWait},
+    {"nvmlSystemGetConfComputeCapabilities", t_nvmlSystemGetConfComputeCapabilities},
+    {"nvmlSystemGetConfComputeGpusReadyState", t_nvmlSystemGetConfComputeGpusReadyState},
+    {"nvmlSystemGetConfComputeKeyRotationThresholdInfo", t_nvmlSystemGetConfComputeKeyRotationThresholdInfo},
+    {"nvmlSystemGetConfComputeSettings", t_nvmlSystemGetConfComputeSettings},
+    {"nvmlSystemGetConfComputeState", t_nvmlSystemGetConfComputeState},
+    {"nvmlSystemGetCudaDriverVersion", t_nvmlSystemGetCudaDriverVersion},
+    {"nvmlSystemGetCudaDriverVersion_v2", t_nvmlSystemGetCudaDriverVersion_v2},
+    {"nvmlSystemGetDriverBranch", t_nvmlSystemGetDriverBranch},
+    {"nvmlSystemGetDriverVersion", t_nvmlSystemGetDriverVersion},
+    {"nvmlSystemGetHicVersion", t_nvmlSystemGetHicVersion},
+    {"nvmlSystemGetNVMLVersion", t_nvmlSystemGetNVMLVersion},
+    {"nvmlSystemGetNvlinkBwMode", t_nvmlSystemGetNvlinkBwMode},
+    {"nvmlSystemGetProcessName", t_nvmlSystemGetProcessName},
+    {"nvmlSystemGetTopologyGpuSet", t_nvmlSystemGetTopologyGpuSet},
+    {"nvmlSystemRegisterEvents", t_nvmlSystemRegisterEvents},
+    {"nvmlSystemSetConfComputeGpusReadyState", t_nvmlSystemSetConfComputeGpusReadyState},
+    {"nvmlSystemSetConfComputeKeyRotationThresholdInfo", t_nvmlSystemSetConfComputeKeyRotationThresholdInfo},
+    {"nvmlSystemSetNvlinkBwMode", t_nvmlSystemSetNvlinkBwMode},
+    {"nvmlUnitGetCount", t_nvmlUnitGetCount},
+    {"nvmlUnitGetDevices", t_nvmlUnitGetDevices},
+    {"nvmlUnitGetFanSpeedInfo", t_nvmlUnitGetFanSpeedInfo},
+    {"nvmlUnitGetHandleByIndex", t_nvmlUnitGetHandleByIndex},
+    {"nvmlUnitGetLedState", t_nvmlUnitGetLedState},
+    {"nvmlUnitGetPsuInfo", t_nvmlUnitGetPsuInfo},
+    {"nvmlUnitGetTemperature", t_nvmlUnitGetTemperature},
+    {"nvmlUnitGetUnitInfo", t_nvmlUnitGetUnitInfo},
+    {"nvmlUnitSetLedState", t_nvmlUnitSetLedState},
+    {"nvmlVgpuInstanceClearAccountingPids", t_nvmlVgpuInstanceClearAccountingPids},
+    {"nvmlVgpuInstanceGetAccountingMode", t_nvmlVgpuInstanceGetAccountingMode},
+    {"nvmlVgpuInstanceGetAccountingPids", t_nvmlVgpuInstanceGetAccountingPids},
+    {"nvmlVgpuInstanceGetAccountingStats", t_nvmlVgpuInstanceGetAccountingStats},
+    {"nvmlVgpuInstanceGetEccMode", t_nvmlVgpuInstanceGetEccMode},
+    {"nvmlVgpuInstanceGetEncoderCapacity", t_nvmlVgpuInstanceGetEncoderCapacity},
+    {"nvmlVgpuInstanceGetEncoderSessions", t_nvmlVgpuInstanceGetEncoderSessions},
+    {"nvmlVgpuInstanceGetEncoderStats", t_nvmlVgpuInstanceGetEncoderStats},
+    {"nvmlVgpuInstanceGetFBCSessions", t_nvmlVgpuInstanceGetFBCSessions},
+    {"nvmlVgpuInstanceGetFBCStats", t_nvmlVgpuInstanceGetFBCStats},
+    {"nvmlVgpuInstanceGetFbUsage", t_nvmlVgpuInstanceGetFbUsage},
+    {"nvmlVgpuInstanceGetFrameRateLimit", t_nvmlVgpuInstanceGetFrameRateLimit},
+    {"nvmlVgpuInstanceGetGpuInstanceId", t_nvmlVgpuInstanceGetGpuInstanceId},
+    {"nvmlVgpuInstanceGetGpuPciId", t_nvmlVgpuInstanceGetGpuPciId},
+    {"nvmlVgpuInstanceGetLicenseInfo", t_nvmlVgpuInstanceGetLicenseInfo},
+    {"nvmlVgpuInstanceGetLicenseInfo_v2", t_nvmlVgpuInstanceGetLicenseInfo_v2},
+    {"nvmlVgpuInstanceGetLicenseStatus", t_nvmlVgpuInstanceGetLicenseStatus},
+    {"nvmlVgpuInstanceGetMdevUUID", t_nvmlVgpuInstanceGetMdevUUID},
+    {"nvmlVgpuInstanceGetMetadata", t_nvmlVgpuInstanceGetMetadata},
+    {"nvmlVgpuInstanceGetPlacementId", t_nvmlVgpuInstanceGetPlacementId},
+    {"nvmlVgpuInstanceGetRuntimeStateSize", t_nvmlVgpuInstanceGetRuntimeStateSize},
+    {"nvmlVgpuInstanceGetType", t_nvmlVgpuInstanceGetType},
+    {"nvmlVgpuInstanceGetUUID", t_nvmlVgpuInstanceGetUUID},
+    {"nvmlVgpuInstanceGetVmDriverVersion", t_nvmlVgpuInstanceGetVmDriverVersion},
+    {"nvmlVgpuInstanceGetVmID", t_nvmlVgpuInstanceGetVmID},
+    {"nvmlVgpuInstanceSetEncoderCapacity", t_nvmlVgpuInstanceSetEncoderCapacity},
+    {"nvmlVgpuTypeGetBAR1Info", t_nvmlVgpuTypeGetBAR1Info},
+    {"nvmlVgpuTypeGetCapabilities", t_nvmlVgpuTypeGetCapabilities},
+    {"nvmlVgpuTypeGetClass", t_nvmlVgpuTypeGetClass},
+    {"nvmlVgpuTypeGetDeviceID", t_nvmlVgpuTypeGetDeviceID},
+    {"nvmlVgpuTypeGetFbReservation", t_nvmlVgpuTypeGetFbReservation},
+    {"nvmlVgpuTypeGetFrameRateLimit", t_nvmlVgpuTypeGetFrameRateLimit},
+    {"nvmlVgpuTypeGetFramebufferSize", t_nvmlVgpuTypeGetFramebufferSize},
+    {"nvmlVgpuTypeGetGpuInstanceProfileId", t_nvmlVgpuTypeGetGpuInstanceProfileId},
+    {"nvmlVgpuTypeGetGspHeapSize", t_nvmlVgpuTypeGetGspHeapSize},
+    {"nvmlVgpuTypeGetLicense", t_nvmlVgpuTypeGetLicense},
+    {"nvmlVgpuTypeGetMaxInstances", t_nvmlVgpuTypeGetMaxInstances},
+    {"nvmlVgpuTypeGetMaxInstancesPerGpuInstance", t_nvmlVgpuTypeGetMaxInstancesPerGpuInstance},
+    {"nvmlVgpuTypeGetMaxInstancesPerVm", t_nvmlVgpuTypeGetMaxInstancesPerVm},
+    {"nvmlVgpuTypeGetName", t_nvmlVgpuTypeGetName},
+    {"nvmlVgpuTypeGetNumDisplayHeads", t_nvmlVgpuTypeGetNumDisplayHeads},
+    {"nvmlVgpuTypeGetResolution", t_nvmlVgpuTypeGetResolution},
+};
 const struct exact_lib_layer exact_lib_layers[] = {
     {"runtime", "libcudart.so.13", cases_runtime, 422},
     {"cublas", "libcublas.so.13", cases_cublas, 756},
@@ -50952,5 +55980,6 @@ const struct exact_lib_layer exact_lib_layers[] = {
     {"cusolver", "libcusolver.so.12", cases_cusolver, 804},
     {"nvrtc", "libnvrtc.so.13", cases_nvrtc, 24},
     {"nvJitLink", "libnvJitLink.so.13", cases_nvjitlink, 28},
+    {"nvml", "libnvidia-ml.so.1", cases_nvml, 404},
 };
-const unsigned exact_lib_nlayers = 11;
+const unsigned exact_lib_nlayers = 12;

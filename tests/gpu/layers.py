@@ -35,6 +35,7 @@ EXPECT = {
 LAYERS_WANTED = {
     "vecadd_shared": ["runtime"], "vecadd_static_cupti": ["runtime"], "cublas_gemm": ["cublas"],
     "nccl_allreduce": ["nccl"], "torch_step": ["runtime", "cublas", "cudnn"],
+    "nvidia_smi": ["nvml"],   # NVML makes no CUDA driver call: no path to find
 }
 
 

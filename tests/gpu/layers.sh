@@ -19,8 +19,8 @@ export NCCL_NVLS_ENABLE=0 TORCH_SYMM_MEM_DISABLE_MULTICAST=1 NVSHMEM_DISABLE_NVL
 [ -x "$C" ] && [ -x "$B/vecadd_shared" ] || tests/gpu/build.sh || exit 1
 declare -A CMD=(
   [vecadd_shared]="$B/vecadd_shared" [vecadd_static_cupti]="$B/vecadd_static" [cublas_gemm]="$B/cublas_gemm"
-  [nccl_allreduce]="$B/nccl_allreduce" [torch_step]="python3 $W/torch_step.py")
-ORDER=${*:-vecadd_shared vecadd_static_cupti cublas_gemm nccl_allreduce torch_step}
+  [nccl_allreduce]="$B/nccl_allreduce" [torch_step]="python3 $W/torch_step.py" [nvidia_smi]="nvidia-smi -L")
+ORDER=${*:-vecadd_shared vecadd_static_cupti cublas_gemm nccl_allreduce torch_step nvidia_smi}
 FAIL=0
 printf '%-20s %4s %5s %8s  %s\n' workload rc same ms layers
 for n in $ORDER; do
