@@ -239,6 +239,18 @@ void cutap_external_exit(struct cutap_external *x, uint64_t result);
  * (static cudart), "symbols" or unset: our wrappers only. */
 void cutap_cupti_rt_configure(const char *mode);
 
+/* Whether a call failed: a typed function of a static id whose result is
+ * a status code other than 0. The result is tested first: most calls
+ * succeed, and then no table is read (the counting fast path runs this). */
+static inline int cutap_result_is_error(uint32_t id, uint64_t result)
+{
+    return (uint32_t)result && id < CUTAP_STATIC_COUNT && !cutap_fn(id)->nostatus;
+}
+static inline int cutap_call_is_error(const cutap_call_t *call)
+{
+    return !(call->flags & CUTAP_CALL_UNTYPED) && cutap_result_is_error(call->id, call->result);
+}
+
 /* Argument word helpers used by generated code. */
 static inline uint64_t cutap_f2w(float f) { uint64_t w = 0; memcpy(&w, &f, sizeof f); return w; }
 static inline float cutap_w2f(uint64_t w) { float f; memcpy(&f, &w, sizeof f); return f; }

@@ -33,8 +33,7 @@ static void post(cutap_call_t *call, void *ctx)
     uint64_t dt = cutap_now_ns() - call->scratch[client];
     struct counter *c = &cnt[call->id];
     atomic_fetch_add_explicit(&c->calls, 1, memory_order_relaxed);
-    if (call->id < CUTAP_STATIC_COUNT && !(call->flags & CUTAP_CALL_UNTYPED) && !cutap_fn(call->id)->nostatus &&
-        (uint32_t)call->result)
+    if (cutap_call_is_error(call))
         atomic_fetch_add_explicit(&c->errors, 1, memory_order_relaxed);
     atomic_fetch_add_explicit(&c->total, dt, memory_order_relaxed);
     uint64_t m = atomic_load_explicit(&c->max, memory_order_relaxed);

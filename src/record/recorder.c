@@ -774,12 +774,6 @@ static inline void count_call(struct cutap_counter *c, int error)
     __atomic_store_n(&c->calls, c->calls + 1, __ATOMIC_RELEASE);
 }
 
-static inline int is_error(const cutap_call_t *call)
-{
-    return call->id < CUTAP_STATIC_COUNT && !(call->flags & CUTAP_CALL_UNTYPED) && !cutap_fn(call->id)->nostatus &&
-           (uint32_t)call->result;
-}
-
 /* scratch: 0 for an untimed call; else the start time, bit 63 set for a
  * sample (the clocks are far from 0 and from 2^63 while a process runs). */
 #define SCRATCH_SAMPLE (1ull << 63)
@@ -807,7 +801,7 @@ static void count_post(cutap_call_t *call, void *ctx)
         return;
     if (s)
         count_timed_end(c, t1 - (s & ~SCRATCH_SAMPLE), s & SCRATCH_SAMPLE ? TIMED_SAMPLE : TIMED_EXACT);
-    count_call(c, is_error(call));
+    count_call(c, cutap_call_is_error(call));
 }
 
 /* --- fused path ------------------------------------------------------ */
@@ -839,7 +833,7 @@ static __attribute__((noinline)) uint64_t count_fast_timed(cutap_call_t *call, c
     t->current = call->parent;
     if (c) {
         count_timed_end(c, t1 - t0, how);
-        count_call(c, (uint32_t)result != CUTAP_CUDA_SUCCESS && !cutap_fn(call->id)->nostatus);
+        count_call(c, cutap_result_is_error(call->id, result));
     }
     return result;
 }
@@ -875,8 +869,7 @@ static __attribute__((noinline)) uint64_t count_fast(cutap_call_t *call, cutap_t
     uint64_t result = thunk(call->fn, call->args);
     t->depth--;
     t->current = call->parent;
-    /* the fused path takes typed static ids only: cutap_fn() is valid */
-    count_call(c, (uint32_t)result != CUTAP_CUDA_SUCCESS && !cutap_fn(call->id)->nostatus);
+    count_call(c, cutap_result_is_error(call->id, result));
     return result;
 }
 
