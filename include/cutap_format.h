@@ -1,6 +1,7 @@
 /*
- * cutap trace file format, version 2 (docs/FORMAT.md explains it in words;
- * version 1 differs only in its counters, see cutap_counter_v1).
+ * cutap trace file format, version 3 (docs/FORMAT.md explains it in words;
+ * version 1 differs only in its counters, see cutap_counter_v1; version 2
+ * lacks the loss fields, THREAD meta records and counter-entry chunks).
  *
  * One file per traced process: a 4096-byte header, then chunks of
  * `chunk_size` bytes. A chunk belongs to one thread and holds 64-byte slots:
@@ -18,7 +19,7 @@
 #include <stdint.h>
 
 #define CUTAP_FILE_MAGIC "CUTAPTRC"      /* 8 bytes, no NUL */
-#define CUTAP_FILE_VERSION 2
+#define CUTAP_FILE_VERSION 3
 #define CUTAP_FILE_VERSION_MIN 1    /* the oldest version readers accept */
 #define CUTAP_HEADER_SIZE 4096
 #define CUTAP_SLOT 64
@@ -29,6 +30,18 @@
 enum {
     CUTAP_FILE_COUNTS = 1u << 0,   /* counting mode: counter chunks, no call records */
     CUTAP_FILE_CLOSED = 1u << 1,   /* the process reached exit normally */
+    CUTAP_FILE_STOPPED = 1u << 2,  /* recording stopped before the process ended
+                                      (version 3): stop_* and lost_calls say why
+                                      and what was lost */
+};
+
+/* Why recording stopped (header stop_reason, version 3). */
+enum {
+    CUTAP_STOP_NONE = 0,
+    CUTAP_STOP_SPACE = 1,      /* the file could not be extended (ENOSPC, EDQUOT, EFBIG, ...) */
+    CUTAP_STOP_MAP = 2,        /* a segment could not be mapped */
+    CUTAP_STOP_LIMIT = 3,      /* the file reached cutap's size limit */
+    CUTAP_STOP_OTHER = 4,
 };
 
 /* How record times are kept. */
@@ -61,9 +74,23 @@ struct cutap_file_header {
     char exe[256];              /* /proc/self/exe, truncated */
     char cmdline[1024];         /* arguments separated by spaces, truncated */
     char cutap_version[32];
+    /* Version 3: losses. Zero in a file that lost nothing. */
+    int32_t stop_errno;         /* errno of the failure that stopped recording */
+    uint32_t stop_reason;       /* CUTAP_STOP_* */
+    uint64_t stop_clock;        /* record clock when recording stopped */
+    uint64_t lost_calls;        /* calls made after recording stopped, or that
+                                   could not be recorded: counted, not recorded
+                                   (updated while the process runs) */
+    uint64_t lost_names;        /* kernel names not recorded (name table full) */
 };
 
-enum { CUTAP_CHUNK_RECORDS = 1, CUTAP_CHUNK_COUNTERS = 2 };
+/* RECORDS: call and meta records of one thread (version 3: the chunk may
+ * pass to other threads, see CUTAP_META_THREAD). COUNTERS: counters of one
+ * thread, indexed by id from first_id (versions 1-2; version 3 readers
+ * still read them). COUNTER_ENTRIES (version 3): cutap_counter_entry
+ * records of any threads, each naming its thread and id, allocated as
+ * threads first call an id. */
+enum { CUTAP_CHUNK_RECORDS = 1, CUTAP_CHUNK_COUNTERS = 2, CUTAP_CHUNK_COUNTER_ENTRIES = 3 };
 
 /* Slot 0 of every chunk. The writer sets magic last. */
 struct cutap_chunk_header {
@@ -141,6 +168,13 @@ struct cutap_capture {
 enum {
     CUTAP_META_ID_NAME = 1,     /* aux = id, key = layer: the name of an id */
     CUTAP_META_FUNC_NAME = 2,   /* key = CUfunction/CUkernel handle: kernel name */
+    /* Version 3. From this record on, the records of this chunk belong to
+     * thread aux (tid); key = that thread's sequence number for the run of
+     * records it starts (a thread's record runs, chunk headers and THREAD
+     * metas together, are numbered 0, 1, 2... in the order it wrote them),
+     * clock = record clock, text = thread name. A chunk whose thread
+     * exited passes the rest of its room to a new thread this way. */
+    CUTAP_META_THREAD = 3,
 };
 struct cutap_rec_meta {
     uint8_t kind;               /* CUTAP_REC_META; written last */
@@ -177,6 +211,22 @@ struct cutap_counter {
     uint64_t sampled_total;     /* their total, clock units */
 };
 
+/* Version 3 counting mode: entries in COUNTER_ENTRIES chunks, two slots
+ * each (the first entry starts at slot 1 of the chunk, then every 128
+ * bytes). magic is stored last, with release order, once tid and id are
+ * in; a reader ignores an entry whose magic is not CUTAP_ENTRY_MAGIC. */
+#define CUTAP_ENTRY_MAGIC 0x544e4543u    /* "CENT" */
+struct cutap_counter_entry {
+    uint32_t magic;             /* CUTAP_ENTRY_MAGIC, stored last */
+    int32_t tid;                /* thread whose calls it counts */
+    uint32_t id;                /* per-file id (named by ID_NAME meta records) */
+    uint32_t reserved;
+    uint64_t clock, mono_ns;    /* (clock, mono) pair when the entry was made */
+    char thread_name[16];
+    uint64_t pad[2];
+    struct cutap_counter c;     /* second slot */
+};
+
 /* Version 1 counters: 40 bytes, every call timed (timed = calls). */
 struct cutap_counter_v1 {
     uint64_t calls, errors, total, min, max;
@@ -189,5 +239,6 @@ _Static_assert(sizeof(struct cutap_capture) == 8, "capture header");
 _Static_assert(sizeof(struct cutap_counter) == CUTAP_SLOT, "counter: one cache line");
 _Static_assert(sizeof(struct cutap_counter_v1) == 40, "version 1 counter");
 _Static_assert(sizeof(struct cutap_file_header) <= CUTAP_HEADER_SIZE, "file header");
+_Static_assert(sizeof(struct cutap_counter_entry) == 2 * CUTAP_SLOT, "counter entry: two slots");
 
 #endif
