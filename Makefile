@@ -21,7 +21,7 @@ $(BUILD)/obj/%.c.o: %.c $(HDRS)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) $(LIBFLAGS) -c $< -o $@
 
-$(BUILD)/obj/%.S.o: %.S
+$(BUILD)/obj/%.S.o: %.S src/arch/x86_64/arg_regs.inc
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -c $< -o $@
 

@@ -18,13 +18,16 @@ import decode_layers_generator
 import exact_test_generator
 import exports_generator
 import fake_generator
+import fronts_generator
 import ids_generator
 import lib_exact_test_generator
 import lib_fake_generator
 import lib_model
+import lib_resolve_generator
 import lib_table_generator
 import lib_untyped_generator
 import lib_wrappers_generator
+import old_major_generator
 import procaddr_tsv_generator
 import table_generator
 import untyped_generator
@@ -33,8 +36,8 @@ import wrappers_generator
 GENERATORS = [ids_generator, table_generator, wrappers_generator, untyped_generator,
               exports_generator, fake_generator, exact_test_generator,
               procaddr_tsv_generator, decode_generator,
-              lib_table_generator, lib_untyped_generator, lib_wrappers_generator,
-              decode_layers_generator, lib_fake_generator, lib_exact_test_generator]
+              lib_table_generator, lib_untyped_generator, lib_wrappers_generator, lib_resolve_generator, fronts_generator,
+              decode_layers_generator, lib_fake_generator, lib_exact_test_generator, old_major_generator]
 
 
 def outputs(g, model):

@@ -1,6 +1,7 @@
 """Generates src/generated/lib_<layer>_wrappers.c, one file per runtime or
-library layer (gen/layers.py): the same typed wrappers as the driver's
-(wrappers_generator.py), one exported function per typed export."""
+library layer (gen/layers.py): the same typed slow paths as the driver's
+(wrappers_generator.py), one per typed function; the exported entries are
+in assembly (fronts_generator.py)."""
 from wrappers_generator import wrappers
 
 

@@ -1,7 +1,8 @@
-"""Generates src/generated/driver_wrappers.c: one exported wrapper per typed
-driver export. The fast path is one load of cutap_hot[id], a test and a tail
-call of the real function with the arguments untouched; everything else goes
-through cutap_dispatch() with the arguments as words."""
+"""Generates src/generated/driver_wrappers.c: the slow path of each typed
+driver export, cutap_slow_<name>, which goes through cutap_dispatch() with
+the arguments as words. The exported entry itself is in assembly
+(fronts_generator.py): one load of cutap_hot[id], a test and a jump, with
+the caller's registers and stack untouched, to the target or to this."""
 import cuda_model
 from gen_common import from_word, proto, pfn_type, result_to_word, struct_defs, to_word, word_to_result
 
@@ -27,13 +28,7 @@ def wrappers(model, generator):
         if not n:
             out.append("    (void)a;")
         out.append("    return %s;\n}" % result_to_word(f, "((%s)fn)(%s)" % (pfn, call_args)))
-        out.append("CUTAP_EXPORT %s\n{" % proto(f))
-        out.append("    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_%s], memory_order_relaxed);" % f.name)
-        direct = "((%s)cutap_fn)(%s)" % (pfn, ", ".join(p.name for p in f.params))
-        if f.ret_abi == "void":
-            out.append("    if (CUTAP_LIKELY(cutap_fn)) { %s; return; }" % direct)
-        else:
-            out.append("    if (CUTAP_LIKELY(cutap_fn))\n        return %s;" % direct)
+        out.append("CUTAP_SLOW %s\n{" % proto(f, "cutap_slow_" + f.name))
         words = ", ".join(to_word(p, p.name) for p in f.params)
         out.append("    uint64_t cutap_w[%d] = {%s};" % (max(n, 1), words or "0"))
         disp = "cutap_dispatch(CUTAP_ID_%s, cutap_w, thunk_%s)" % (f.name, f.name)

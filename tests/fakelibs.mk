@@ -46,3 +46,4 @@ $(T)/exact_lib: tests/exact_lib_main.c tests/generated/exact_lib_calls.c tests/e
 	    -Wl,-rpath,'$$ORIGIN/../fakelibs'
 
 TEST_BINS += $(FAKELIBS) $(T)/t_libs_lazy $(T)/t_libs_now $(T)/t_libs_pie $(T)/t_libs_dl $(T)/exact_lib
+include tests/old_major.mk

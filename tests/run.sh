@@ -510,16 +510,21 @@ set_counter() {
 import struct, sys
 f, vals = sys.argv[1], [int(v) for v in sys.argv[2:]]
 d = bytearray(open(f, "rb").read())
-assert struct.unpack_from("<I", d, 8)[0] == 2
+assert struct.unpack_from("<I", d, 8)[0] in (2, 3)
 cs = struct.unpack_from("<I", d, 16)[0]
 hits = 0
 for c in range(4096, len(d), cs):
     magic, typ = struct.unpack_from("<IH", d, c)
-    if magic != 0x4b4e4843 or typ != 2:
+    if magic != 0x4b4e4843 or typ not in (2, 3):
         continue
-    for off in range(c + 64, c + cs - 63, 64):
-        if struct.unpack_from("<Q", d, off)[0] == 100:
-            struct.pack_into("<8Q", d, off, *vals)
+    # type 2: one 64-byte counter per id; type 3: 128-byte entries whose
+    # second slot is the counter (its magic "CENT" first)
+    step, at = (64, 0) if typ == 2 else (128, 64)
+    for off in range(c + 64, c + cs - step + 1, step):
+        if typ == 3 and struct.unpack_from("<I", d, off)[0] != 0x544e4543:
+            continue
+        if struct.unpack_from("<Q", d, off + at)[0] == 100:
+            struct.pack_into("<8Q", d, off + at, *vals)
             hits += 1
 assert hits == 1, hits
 open(f, "wb").write(d)
@@ -1727,6 +1732,57 @@ print(hasattr(g, "cublasCreate_v2"))'
     [ "$want" = "$(printf 'False False\nFalse\nTrue')" ] || { say "  bare run not as expected: $(echo $want)"; return 1; }
     [ "$got" = "$want" ] || { say "  bare: $(echo $want) / under cutap: $(echo $got)"; return 1; }
 }
+
+# --- older CUDA majors (issue #11) ------------------------------------------
+case_wrapper_abi() {
+    # Every exported entry with a fast path through cutap_hot leaves the
+    # caller's registers and stack untouched on the way to its target (a
+    # caller of another major passes other arguments than the generated
+    # signature declares): tests/tools/wrapper_abi.py reads the machine code.
+    command -v objdump >/dev/null || return 77
+    python3 tests/tools/wrapper_abi.py "$LIB" >"$WORK/abi.out" || { tail -20 "$WORK/abi.out" >&2; return 1; }
+    say "  $(tail -1 "$WORK/abi.out")"
+}
+
+# A program built against CUDA 12 or 11 (gen/old_major_generator.py): each
+# layer's old fake (libcudart.so.12, libcudnn.so.8, ...) has one function
+# taking more arguments than 13.0 declares (three on the stack) and one
+# taking fewer than 13.0's outputs (the others left holding an unmapped
+# address); through the PLT (versioned references such as
+# cudaMalloc@libcudart.so.12) and through dlopen + dlsym. Under cutap trace
+# and cutap stat: the output and status of the bare run, every call
+# recorded exactly once, the nested calls under their callers, and the
+# calls of those layers recorded untyped (raw argument words).
+old_major() {
+    local prog=$T/t_old$1 d=$WORK/old$1
+    libs_env "$prog" >"$d.bare" 2>"$d.bare.err" || { say "  bare run failed"; tail -5 "$d.bare.err" >&2; return 1; }
+    rm -rf "$d.tr" "$d.st"
+    libs_env "$CUTAP" trace -o "$d.tr" -- "$prog" >"$d.out" 2>"$d.err" || { say "  cutap trace: status $?"; tail -5 "$d.err" >&2; return 1; }
+    diff "$d.bare" "$d.out" >&2 || { say "  output under cutap trace (>) differs from the bare run's (<)"; return 1; }
+    libs_env "$CUTAP" stat -o "$d.st" -- "$prog" >"$d.sout" 2>"$d.serr" || { say "  cutap stat: status $?"; tail -5 "$d.serr" >&2; return 1; }
+    diff "$d.bare" "$d.sout" >&2 || { say "  output under cutap stat (>) differs from the bare run's (<)"; return 1; }
+    # plus the cublasLtMatmul the fake cublasSgemm_v2 makes
+    { called "$d.bare"; echo cublasLtMatmul; } >"$d.called"
+    "$CUTAP" report --format csv "$d.tr" | awk -F, 'NR > 1 && $1 != "driver" { for (i = 0; i < $3; i++) print $2 }' >"$d.seen"
+    same_counts "$d.called" "$d.seen" || return 1
+    "$CUTAP" report --tree --format csv "$d.tr" | cut -d, -f1 >"$d.tree"
+    for path in "cudaMalloc > cuMemAlloc_v2" "cudaFree > cuMemFree_v2" "cublasSgemm_v2 > cublasLtMatmul > cuLaunchKernel"; do
+        grep -qx "$path" "$d.tree" || { say "  no call path '$path' in the tree"; cat "$d.tree" >&2; return 1; }
+    done
+    "$CUTAP" export --format jsonl -o "$d.jsonl" "$d.tr" || return 1
+    python3 - "$d.jsonl" <<'PY' || return 1
+import json, sys
+calls = [c for c in map(json.loads, open(sys.argv[1])) if c.get("type") == "call"]
+lib = [c for c in calls if c["layer"] != "driver"]
+assert lib, "no library call recorded"
+# 6 argument words each: the raw registers, not the 13.0 signature's
+bad = [c["name"] for c in lib if len(c["args"]) != 6]
+assert not bad, "library calls not recorded as raw words: %s" % bad[:5]
+PY
+}
+for v in 12_plt 12_dl 11_plt 11_dl; do
+    eval "case_old_major_$v() { old_major $v; }"
+done
 
 # --- run -------------------------------------------------------------------
 all=$(declare -F | awk '{print $3}' | sed -n 's/^case_//p')

@@ -10,6 +10,9 @@
 #include "cutap.h"
 
 #define CUTAP_EXPORT __attribute__((visibility("default")))
+/* Typed slow paths (generated *_wrappers.c), entered from the exported
+ * assembly fronts (src/generated/fronts.S). */
+#define CUTAP_SLOW __attribute__((visibility("hidden"), used))
 #define CUTAP_LIKELY(x) __builtin_expect(!!(x), 1)
 #define CUTAP_UNLIKELY(x) __builtin_expect(!!(x), 0)
 
@@ -173,6 +176,18 @@ void cutap_lib_install(int layer, void *const *reals);
 void cutap_lib_adopt_from(uint32_t id, void *addr);
 /* The real function of a static id, NULL until its layer is resolved. */
 void *cutap_static_real(uint32_t id);
+/* A layer bound to an object of another major than the generated headers
+ * (libcudart.so.12, libcudnn.so.8): none of its typed signatures can be
+ * vouched for, so its typed ids run through the generic trampoline, each
+ * with its own context and stub (resolve/libs.c). NULL for every other id. */
+struct cutap_tramp_ctx *cutap_lib_route_ctx(uint32_t id);
+void *cutap_lib_route_stub(uint32_t id);
+/* What a layer is bound to: its soname (NULL before it is adopted) and
+ * whether the generated signatures apply (1) or its calls are untyped (0). */
+const char *cutap_lib_bound(int layer, int *vouched);
+/* The initial fast-path entry of a typed layer id: its resolver stub
+ * (src/generated/lib_resolve.S), NULL for ids that have none. */
+void *cutap_lib_resolver(uint32_t id);
 static inline int cutap_id_ready(uint32_t id)
 {
     if (id < CUTAP_DRIVER_COUNT)
@@ -248,7 +263,10 @@ static inline int cutap_result_is_error(uint32_t id, uint64_t result)
 }
 static inline int cutap_call_is_error(const cutap_call_t *call)
 {
-    return !(call->flags & CUTAP_CALL_UNTYPED) && cutap_result_is_error(call->id, call->result);
+    /* An untyped call of a typed id (a layer of another major) returns
+     * the same status type: result types do not change between majors. */
+    return (!(call->flags & CUTAP_CALL_UNTYPED) || (call->id < CUTAP_STATIC_COUNT && cutap_fn(call->id)->typed)) &&
+           cutap_result_is_error(call->id, call->result);
 }
 
 /* Argument word helpers used by generated code. */

@@ -6,7 +6,8 @@
 
 #include "cutap_internal.h"
 
-void *_Atomic cutap_hot[CUTAP_STATIC_COUNT];
+/* cutap_hot[CUTAP_STATIC_COUNT] is defined, with its initial values, in
+ * src/generated/lib_resolve.S. */
 _Atomic uint8_t cutap_mask[CUTAP_MAX_IDS];
 cutap_fixup_fn cutap_fixup[CUTAP_STATIC_COUNT];
 
@@ -35,6 +36,22 @@ CUTAP_FORK_SAFE(refresh_lock)
 static void refresh_locked(uint32_t id)
 {
     int want = atomic_load(&cutap_mask[id]) != 0;
+    if (id >= CUTAP_DRIVER_COUNT && id < CUTAP_STATIC_COUNT && cutap_fn(id)->typed) {
+        int k = cutap_fn(id)->layer - CUTAP_FIRST_LIB_LAYER;
+        void *resolver = cutap_lib_resolver(id);
+        struct cutap_tramp_ctx *route = cutap_lib_route_ctx(id);
+        if (resolver && atomic_load(&cutap_lib_state[k]) == 0) {
+            /* Not adopted yet: the first call must find out which major
+             * the layer is before any typed code touches its arguments. */
+            atomic_store(&cutap_hot[id], resolver);
+            return;
+        }
+        if (route) {
+            __atomic_store_n(&route->active, (uint8_t)(want || !route->real), __ATOMIC_RELEASE);
+            atomic_store(&cutap_hot[id], cutap_lib_route_stub(id));
+            return;
+        }
+    }
     if (id < CUTAP_STATIC_COUNT && cutap_fn(id)->typed) {
         void *real = cutap_static_real(id);
         void *hot = (!want && real && !cutap_fixup[id]) ? real : NULL;

@@ -56,6 +56,9 @@ struct cutap_tramp_ctx *cutap_id_ctx(uint32_t id)
         return NULL;
     }
     if (id < CUTAP_STATIC_COUNT) {
+        struct cutap_tramp_ctx *route = cutap_lib_route_ctx(id);
+        if (route)
+            return route;
         int t = cutap_fn(id)->tramp;
         return t >= 0 ? &cutap_lib_untyped_ctx[t] : NULL;
     }
@@ -86,7 +89,7 @@ int cutap_call_layer(uint32_t id)
 
 int cutap_call_nargs(uint32_t id)
 {
-    if (id < CUTAP_STATIC_COUNT && cutap_fn(id)->typed)
+    if (id < CUTAP_STATIC_COUNT && cutap_fn(id)->typed && !cutap_lib_route_ctx(id))
         return cutap_fn(id)->nargs;
     return -1;
 }

@@ -27,11 +27,8 @@ static uint64_t thunk_cuArray3DCreate(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1]);
 }
-CUTAP_EXPORT unsigned int cuArray3DCreate(void *pHandle, void *pAllocateArray)
+CUTAP_SLOW unsigned int cutap_slow_cuArray3DCreate(void *pHandle, void *pAllocateArray)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cuArray3DCreate], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *))cutap_fn)(pHandle, pAllocateArray);
     uint64_t cutap_w[2] = {(uint64_t)(uintptr_t)pHandle, (uint64_t)(uintptr_t)pAllocateArray};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cuArray3DCreate, cutap_w, thunk_cuArray3DCreate);
 }
@@ -39,11 +36,8 @@ static uint64_t thunk_cuArray3DCreate_v2(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1]);
 }
-CUTAP_EXPORT unsigned int cuArray3DCreate_v2(void *pHandle, void *pAllocateArray)
+CUTAP_SLOW unsigned int cutap_slow_cuArray3DCreate_v2(void *pHandle, void *pAllocateArray)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cuArray3DCreate_v2], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *))cutap_fn)(pHandle, pAllocateArray);
     uint64_t cutap_w[2] = {(uint64_t)(uintptr_t)pHandle, (uint64_t)(uintptr_t)pAllocateArray};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cuArray3DCreate_v2, cutap_w, thunk_cuArray3DCreate_v2);
 }
@@ -51,11 +45,8 @@ static uint64_t thunk_cuArray3DGetDescriptor(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1]);
 }
-CUTAP_EXPORT unsigned int cuArray3DGetDescriptor(void *pArrayDescriptor, void *hArray)
+CUTAP_SLOW unsigned int cutap_slow_cuArray3DGetDescriptor(void *pArrayDescriptor, void *hArray)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cuArray3DGetDescriptor], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *))cutap_fn)(pArrayDescriptor, hArray);
     uint64_t cutap_w[2] = {(uint64_t)(uintptr_t)pArrayDescriptor, (uint64_t)(uintptr_t)hArray};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cuArray3DGetDescriptor, cutap_w, thunk_cuArray3DGetDescriptor);
 }
@@ -63,11 +54,8 @@ static uint64_t thunk_cuArray3DGetDescriptor_v2(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1]);
 }
-CUTAP_EXPORT unsigned int cuArray3DGetDescriptor_v2(void *pArrayDescriptor, void *hArray)
+CUTAP_SLOW unsigned int cutap_slow_cuArray3DGetDescriptor_v2(void *pArrayDescriptor, void *hArray)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cuArray3DGetDescriptor_v2], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *))cutap_fn)(pArrayDescriptor, hArray);
     uint64_t cutap_w[2] = {(uint64_t)(uintptr_t)pArrayDescriptor, (uint64_t)(uintptr_t)hArray};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cuArray3DGetDescriptor_v2, cutap_w, thunk_cuArray3DGetDescriptor_v2);
 }
@@ -75,11 +63,8 @@ static uint64_t thunk_cuArrayCreate(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1]);
 }
-CUTAP_EXPORT unsigned int cuArrayCreate(void *pHandle, void *pAllocateArray)
+CUTAP_SLOW unsigned int cutap_slow_cuArrayCreate(void *pHandle, void *pAllocateArray)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cuArrayCreate], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *))cutap_fn)(pHandle, pAllocateArray);
     uint64_t cutap_w[2] = {(uint64_t)(uintptr_t)pHandle, (uint64_t)(uintptr_t)pAllocateArray};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cuArrayCreate, cutap_w, thunk_cuArrayCreate);
 }
@@ -87,11 +72,8 @@ static uint64_t thunk_cuArrayCreate_v2(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1]);
 }
-CUTAP_EXPORT unsigned int cuArrayCreate_v2(void *pHandle, void *pAllocateArray)
+CUTAP_SLOW unsigned int cutap_slow_cuArrayCreate_v2(void *pHandle, void *pAllocateArray)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cuArrayCreate_v2], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *))cutap_fn)(pHandle, pAllocateArray);
     uint64_t cutap_w[2] = {(uint64_t)(uintptr_t)pHandle, (uint64_t)(uintptr_t)pAllocateArray};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cuArrayCreate_v2, cutap_w, thunk_cuArrayCreate_v2);
 }
@@ -99,11 +81,8 @@ static uint64_t thunk_cuArrayDestroy(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *))fn)((void *)(uintptr_t)a[0]);
 }
-CUTAP_EXPORT unsigned int cuArrayDestroy(void *hArray)
+CUTAP_SLOW unsigned int cutap_slow_cuArrayDestroy(void *hArray)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cuArrayDestroy], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *))cutap_fn)(hArray);
     uint64_t cutap_w[1] = {(uint64_t)(uintptr_t)hArray};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cuArrayDestroy, cutap_w, thunk_cuArrayDestroy);
 }
@@ -111,11 +90,8 @@ static uint64_t thunk_cuArrayGetDescriptor(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1]);
 }
-CUTAP_EXPORT unsigned int cuArrayGetDescriptor(void *pArrayDescriptor, void *hArray)
+CUTAP_SLOW unsigned int cutap_slow_cuArrayGetDescriptor(void *pArrayDescriptor, void *hArray)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cuArrayGetDescriptor], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *))cutap_fn)(pArrayDescriptor, hArray);
     uint64_t cutap_w[2] = {(uint64_t)(uintptr_t)pArrayDescriptor, (uint64_t)(uintptr_t)hArray};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cuArrayGetDescriptor, cutap_w, thunk_cuArrayGetDescriptor);
 }
@@ -123,11 +99,8 @@ static uint64_t thunk_cuArrayGetDescriptor_v2(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1]);
 }
-CUTAP_EXPORT unsigned int cuArrayGetDescriptor_v2(void *pArrayDescriptor, void *hArray)
+CUTAP_SLOW unsigned int cutap_slow_cuArrayGetDescriptor_v2(void *pArrayDescriptor, void *hArray)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cuArrayGetDescriptor_v2], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *))cutap_fn)(pArrayDescriptor, hArray);
     uint64_t cutap_w[2] = {(uint64_t)(uintptr_t)pArrayDescriptor, (uint64_t)(uintptr_t)hArray};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cuArrayGetDescriptor_v2, cutap_w, thunk_cuArrayGetDescriptor_v2);
 }
@@ -135,11 +108,8 @@ static uint64_t thunk_cuArrayGetMemoryRequirements(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *, int))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1], (int)a[2]);
 }
-CUTAP_EXPORT unsigned int cuArrayGetMemoryRequirements(void *memoryRequirements, void *array, int device)
+CUTAP_SLOW unsigned int cutap_slow_cuArrayGetMemoryRequirements(void *memoryRequirements, void *array, int device)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cuArrayGetMemoryRequirements], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *, int))cutap_fn)(memoryRequirements, array, device);
     uint64_t cutap_w[3] = {(uint64_t)(uintptr_t)memoryRequirements, (uint64_t)(uintptr_t)array, (uint64_t)(int64_t)device};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cuArrayGetMemoryRequirements, cutap_w, thunk_cuArrayGetMemoryRequirements);
 }
@@ -147,11 +117,8 @@ static uint64_t thunk_cuArrayGetPlane(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *, unsigned int))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1], (unsigned int)a[2]);
 }
-CUTAP_EXPORT unsigned int cuArrayGetPlane(void *pPlaneArray, void *hArray, unsigned int planeIdx)
+CUTAP_SLOW unsigned int cutap_slow_cuArrayGetPlane(void *pPlaneArray, void *hArray, unsigned int planeIdx)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cuArrayGetPlane], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *, unsigned int))cutap_fn)(pPlaneArray, hArray, planeIdx);
     uint64_t cutap_w[3] = {(uint64_t)(uintptr_t)pPlaneArray, (uint64_t)(uintptr_t)hArray, (uint64_t)planeIdx};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cuArrayGetPlane, cutap_w, thunk_cuArrayGetPlane);
 }
@@ -159,11 +126,8 @@ static uint64_t thunk_cuArrayGetSparseProperties(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1]);
 }
-CUTAP_EXPORT unsigned int cuArrayGetSparseProperties(void *sparseProperties, void *array)
+CUTAP_SLOW unsigned int cutap_slow_cuArrayGetSparseProperties(void *sparseProperties, void *array)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cuArrayGetSparseProperties], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *))cutap_fn)(sparseProperties, array);
     uint64_t cutap_w[2] = {(uint64_t)(uintptr_t)sparseProperties, (uint64_t)(uintptr_t)array};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cuArrayGetSparseProperties, cutap_w, thunk_cuArrayGetSparseProperties);
 }
@@ -171,11 +135,8 @@ static uint64_t thunk_cuCheckpointProcessCheckpoint(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(int, void *))fn)((int)a[0], (void *)(uintptr_t)a[1]);
 }
-CUTAP_EXPORT unsigned int cuCheckpointProcessCheckpoint(int pid, void *args)
+CUTAP_SLOW unsigned int cutap_slow_cuCheckpointProcessCheckpoint(int pid, void *args)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cuCheckpointProcessCheckpoint], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(int, void *))cutap_fn)(pid, args);
     uint64_t cutap_w[2] = {(uint64_t)(int64_t)pid, (uint64_t)(uintptr_t)args};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cuCheckpointProcessCheckpoint, cutap_w, thunk_cuCheckpointProcessCheckpoint);
 }
@@ -183,11 +144,8 @@ static uint64_t thunk_cuCheckpointProcessGetRestoreThreadId(void *fn, uint64_t *
 {
     return (uint64_t)((unsigned int (*)(int, void *))fn)((int)a[0], (void *)(uintptr_t)a[1]);
 }
-CUTAP_EXPORT unsigned int cuCheckpointProcessGetRestoreThreadId(int pid, void *tid)
+CUTAP_SLOW unsigned int cutap_slow_cuCheckpointProcessGetRestoreThreadId(int pid, void *tid)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cuCheckpointProcessGetRestoreThreadId], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(int, void *))cutap_fn)(pid, tid);
     uint64_t cutap_w[2] = {(uint64_t)(int64_t)pid, (uint64_t)(uintptr_t)tid};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cuCheckpointProcessGetRestoreThreadId, cutap_w, thunk_cuCheckpointProcessGetRestoreThreadId);
 }
@@ -195,11 +153,8 @@ static uint64_t thunk_cuCheckpointProcessGetState(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(int, void *))fn)((int)a[0], (void *)(uintptr_t)a[1]);
 }
-CUTAP_EXPORT unsigned int cuCheckpointProcessGetState(int pid, void *state)
+CUTAP_SLOW unsigned int cutap_slow_cuCheckpointProcessGetState(int pid, void *state)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cuCheckpointProcessGetState], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(int, void *))cutap_fn)(pid, state);
     uint64_t cutap_w[2] = {(uint64_t)(int64_t)pid, (uint64_t)(uintptr_t)state};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cuCheckpointProcessGetState, cutap_w, thunk_cuCheckpointProcessGetState);
 }
@@ -207,11 +162,8 @@ static uint64_t thunk_cuCheckpointProcessLock(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(int, void *))fn)((int)a[0], (void *)(uintptr_t)a[1]);
 }
-CUTAP_EXPORT unsigned int cuCheckpointProcessLock(int pid, void *args)
+CUTAP_SLOW unsigned int cutap_slow_cuCheckpointProcessLock(int pid, void *args)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cuCheckpointProcessLock], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(int, void *))cutap_fn)(pid, args);
     uint64_t cutap_w[2] = {(uint64_t)(int64_t)pid, (uint64_t)(uintptr_t)args};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cuCheckpointProcessLock, cutap_w, thunk_cuCheckpointProcessLock);
 }
@@ -219,11 +171,8 @@ static uint64_t thunk_cuCheckpointProcessRestore(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(int, void *))fn)((int)a[0], (void *)(uintptr_t)a[1]);
 }
-CUTAP_EXPORT unsigned int cuCheckpointProcessRestore(int pid, void *args)
+CUTAP_SLOW unsigned int cutap_slow_cuCheckpointProcessRestore(int pid, void *args)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cuCheckpointProcessRestore], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(int, void *))cutap_fn)(pid, args);
     uint64_t cutap_w[2] = {(uint64_t)(int64_t)pid, (uint64_t)(uintptr_t)args};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cuCheckpointProcessRestore, cutap_w, thunk_cuCheckpointProcessRestore);
 }
@@ -231,11 +180,8 @@ static uint64_t thunk_cuCheckpointProcessUnlock(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(int, void *))fn)((int)a[0], (void *)(uintptr_t)a[1]);
 }
-CUTAP_EXPORT unsigned int cuCheckpointProcessUnlock(int pid, void *args)
+CUTAP_SLOW unsigned int cutap_slow_cuCheckpointProcessUnlock(int pid, void *args)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cuCheckpointProcessUnlock], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(int, void *))cutap_fn)(pid, args);
     uint64_t cutap_w[2] = {(uint64_t)(int64_t)pid, (uint64_t)(uintptr_t)args};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cuCheckpointProcessUnlock, cutap_w, thunk_cuCheckpointProcessUnlock);
 }
@@ -243,11 +189,8 @@ static uint64_t thunk_cuCoredumpGetAttribute(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(unsigned int, void *, void *))fn)((unsigned int)a[0], (void *)(uintptr_t)a[1], (void *)(uintptr_t)a[2]);
 }
-CUTAP_EXPORT unsigned int cuCoredumpGetAttribute(unsigned int attrib, void *value, void *size)
+CUTAP_SLOW unsigned int cutap_slow_cuCoredumpGetAttribute(unsigned int attrib, void *value, void *size)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cuCoredumpGetAttribute], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(unsigned int, void *, void *))cutap_fn)(attrib, value, size);
     uint64_t cutap_w[3] = {(uint64_t)attrib, (uint64_t)(uintptr_t)value, (uint64_t)(uintptr_t)size};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cuCoredumpGetAttribute, cutap_w, thunk_cuCoredumpGetAttribute);
 }
@@ -255,11 +198,8 @@ static uint64_t thunk_cuCoredumpGetAttributeGlobal(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(unsigned int, void *, void *))fn)((unsigned int)a[0], (void *)(uintptr_t)a[1], (void *)(uintptr_t)a[2]);
 }
-CUTAP_EXPORT unsigned int cuCoredumpGetAttributeGlobal(unsigned int attrib, void *value, void *size)
+CUTAP_SLOW unsigned int cutap_slow_cuCoredumpGetAttributeGlobal(unsigned int attrib, void *value, void *size)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cuCoredumpGetAttributeGlobal], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(unsigned int, void *, void *))cutap_fn)(attrib, value, size);
     uint64_t cutap_w[3] = {(uint64_t)attrib, (uint64_t)(uintptr_t)value, (uint64_t)(uintptr_t)size};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cuCoredumpGetAttributeGlobal, cutap_w, thunk_cuCoredumpGetAttributeGlobal);
 }
@@ -267,11 +207,8 @@ static uint64_t thunk_cuCoredumpSetAttribute(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(unsigned int, void *, void *))fn)((unsigned int)a[0], (void *)(uintptr_t)a[1], (void *)(uintptr_t)a[2]);
 }
-CUTAP_EXPORT unsigned int cuCoredumpSetAttribute(unsigned int attrib, void *value, void *size)
+CUTAP_SLOW unsigned int cutap_slow_cuCoredumpSetAttribute(unsigned int attrib, void *value, void *size)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cuCoredumpSetAttribute], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(unsigned int, void *, void *))cutap_fn)(attrib, value, size);
     uint64_t cutap_w[3] = {(uint64_t)attrib, (uint64_t)(uintptr_t)value, (uint64_t)(uintptr_t)size};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cuCoredumpSetAttribute, cutap_w, thunk_cuCoredumpSetAttribute);
 }
@@ -279,11 +216,8 @@ static uint64_t thunk_cuCoredumpSetAttributeGlobal(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(unsigned int, void *, void *))fn)((unsigned int)a[0], (void *)(uintptr_t)a[1], (void *)(uintptr_t)a[2]);
 }
-CUTAP_EXPORT unsigned int cuCoredumpSetAttributeGlobal(unsigned int attrib, void *value, void *size)
+CUTAP_SLOW unsigned int cutap_slow_cuCoredumpSetAttributeGlobal(unsigned int attrib, void *value, void *size)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cuCoredumpSetAttributeGlobal], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(unsigned int, void *, void *))cutap_fn)(attrib, value, size);
     uint64_t cutap_w[3] = {(uint64_t)attrib, (uint64_t)(uintptr_t)value, (uint64_t)(uintptr_t)size};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cuCoredumpSetAttributeGlobal, cutap_w, thunk_cuCoredumpSetAttributeGlobal);
 }
@@ -291,11 +225,8 @@ static uint64_t thunk_cuCtxAttach(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1]);
 }
-CUTAP_EXPORT unsigned int cuCtxAttach(void *pctx, unsigned int flags)
+CUTAP_SLOW unsigned int cutap_slow_cuCtxAttach(void *pctx, unsigned int flags)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cuCtxAttach], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int))cutap_fn)(pctx, flags);
     uint64_t cutap_w[2] = {(uint64_t)(uintptr_t)pctx, (uint64_t)flags};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cuCtxAttach, cutap_w, thunk_cuCtxAttach);
 }
@@ -303,11 +234,8 @@ static uint64_t thunk_cuCtxCreate(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, int))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (int)a[2]);
 }
-CUTAP_EXPORT unsigned int cuCtxCreate(void *pctx, unsigned int flags, int dev)
+CUTAP_SLOW unsigned int cutap_slow_cuCtxCreate(void *pctx, unsigned int flags, int dev)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cuCtxCreate], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, int))cutap_fn)(pctx, flags, dev);
     uint64_t cutap_w[3] = {(uint64_t)(uintptr_t)pctx, (uint64_t)flags, (uint64_t)(int64_t)dev};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cuCtxCreate, cutap_w, thunk_cuCtxCreate);
 }
@@ -315,11 +243,8 @@ static uint64_t thunk_cuCtxCreate_v2(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, int))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (int)a[2]);
 }
-CUTAP_EXPORT unsigned int cuCtxCreate_v2(void *pctx, unsigned int flags, int dev)
+CUTAP_SLOW unsigned int cutap_slow_cuCtxCreate_v2(void *pctx, unsigned int flags, int dev)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cuCtxCreate_v2], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, int))cutap_fn)(pctx, flags, dev);
     uint64_t cutap_w[3] = {(uint64_t)(uintptr_t)pctx, (uint64_t)flags, (uint64_t)(int64_t)dev};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cuCtxCreate_v2, cutap_w, thunk_cuCtxCreate_v2);
 }
@@ -327,11 +252,8 @@ static uint64_t thunk_cuCtxCreate_v3(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *, int, unsigned int, int))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1], (int)a[2], (unsigned int)a[3], (int)a[4]);
 }
-CUTAP_EXPORT unsigned int cuCtxCreate_v3(void *pctx, void *paramsArray, int numParams, unsigned int flags, int dev)
+CUTAP_SLOW unsigned int cutap_slow_cuCtxCreate_v3(void *pctx, void *paramsArray, int numParams, unsigned int flags, int dev)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cuCtxCreate_v3], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *, int, unsigned int, int))cutap_fn)(pctx, paramsArray, numParams, flags, dev);
     uint64_t cutap_w[5] = {(uint64_t)(uintptr_t)pctx, (uint64_t)(uintptr_t)paramsArray, (uint64_t)(int64_t)numParams, (uint64_t)flags, (uint64_t)(int64_t)dev};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cuCtxCreate_v3, cutap_w, thunk_cuCtxCreate_v3);
 }
@@ -339,11 +261,8 @@ static uint64_t thunk_cuCtxCreate_v4(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *, unsigned int, int))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1], (unsigned int)a[2], (int)a[3]);
 }
-CUTAP_EXPORT unsigned int cuCtxCreate_v4(void *pctx, void *ctxCreateParams, unsigned int flags, int dev)
+CUTAP_SLOW unsigned int cutap_slow_cuCtxCreate_v4(void *pctx, void *ctxCreateParams, unsigned int flags, int dev)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cuCtxCreate_v4], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *, unsigned int, int))cutap_fn)(pctx, ctxCreateParams, flags, dev);
     uint64_t cutap_w[4] = {(uint64_t)(uintptr_t)pctx, (uint64_t)(uintptr_t)ctxCreateParams, (uint64_t)flags, (uint64_t)(int64_t)dev};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cuCtxCreate_v4, cutap_w, thunk_cuCtxCreate_v4);
 }
@@ -351,11 +270,8 @@ static uint64_t thunk_cuCtxDestroy(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *))fn)((void *)(uintptr_t)a[0]);
 }
-CUTAP_EXPORT unsigned int cuCtxDestroy(void *ctx)
+CUTAP_SLOW unsigned int cutap_slow_cuCtxDestroy(void *ctx)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cuCtxDestroy], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *))cutap_fn)(ctx);
     uint64_t cutap_w[1] = {(uint64_t)(uintptr_t)ctx};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cuCtxDestroy, cutap_w, thunk_cuCtxDestroy);
 }
@@ -363,11 +279,8 @@ static uint64_t thunk_cuCtxDestroy_v2(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *))fn)((void *)(uintptr_t)a[0]);
 }
-CUTAP_EXPORT unsigned int cuCtxDestroy_v2(void *ctx)
+CUTAP_SLOW unsigned int cutap_slow_cuCtxDestroy_v2(void *ctx)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cuCtxDestroy_v2], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *))cutap_fn)(ctx);
     uint64_t cutap_w[1] = {(uint64_t)(uintptr_t)ctx};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cuCtxDestroy_v2, cutap_w, thunk_cuCtxDestroy_v2);
 }
@@ -375,11 +288,8 @@ static uint64_t thunk_cuCtxDetach(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *))fn)((void *)(uintptr_t)a[0]);
 }
-CUTAP_EXPORT unsigned int cuCtxDetach(void *ctx)
+CUTAP_SLOW unsigned int cutap_slow_cuCtxDetach(void *ctx)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cuCtxDetach], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *))cutap_fn)(ctx);
     uint64_t cutap_w[1] = {(uint64_t)(uintptr_t)ctx};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cuCtxDetach, cutap_w, thunk_cuCtxDetach);
 }
@@ -387,11 +297,8 @@ static uint64_t thunk_cuCtxDisablePeerAccess(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *))fn)((void *)(uintptr_t)a[0]);
 }
-CUTAP_EXPORT unsigned int cuCtxDisablePeerAccess(void *peerContext)
+CUTAP_SLOW unsigned int cutap_slow_cuCtxDisablePeerAccess(void *peerContext)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cuCtxDisablePeerAccess], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *))cutap_fn)(peerContext);
     uint64_t cutap_w[1] = {(uint64_t)(uintptr_t)peerContext};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cuCtxDisablePeerAccess, cutap_w, thunk_cuCtxDisablePeerAccess);
 }
@@ -399,11 +306,8 @@ static uint64_t thunk_cuCtxEnablePeerAccess(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1]);
 }
-CUTAP_EXPORT unsigned int cuCtxEnablePeerAccess(void *peerContext, unsigned int Flags)
+CUTAP_SLOW unsigned int cutap_slow_cuCtxEnablePeerAccess(void *peerContext, unsigned int Flags)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cuCtxEnablePeerAccess], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int))cutap_fn)(peerContext, Flags);
     uint64_t cutap_w[2] = {(uint64_t)(uintptr_t)peerContext, (uint64_t)Flags};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cuCtxEnablePeerAccess, cutap_w, thunk_cuCtxEnablePeerAccess);
 }
@@ -411,11 +315,8 @@ static uint64_t thunk_cuCtxFromGreenCtx(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1]);
 }
-CUTAP_EXPORT unsigned int cuCtxFromGreenCtx(void *pContext, void *hCtx)
+CUTAP_SLOW unsigned int cutap_slow_cuCtxFromGreenCtx(void *pContext, void *hCtx)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cuCtxFromGreenCtx], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *))cutap_fn)(pContext, hCtx);
     uint64_t cutap_w[2] = {(uint64_t)(uintptr_t)pContext, (uint64_t)(uintptr_t)hCtx};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cuCtxFromGreenCtx, cutap_w, thunk_cuCtxFromGreenCtx);
 }
@@ -423,11 +324,8 @@ static uint64_t thunk_cuCtxGetApiVersion(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1]);
 }
-CUTAP_EXPORT unsigned int cuCtxGetApiVersion(void *ctx, void *version)
+CUTAP_SLOW unsigned int cutap_slow_cuCtxGetApiVersion(void *ctx, void *version)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cuCtxGetApiVersion], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *))cutap_fn)(ctx, version);
     uint64_t cutap_w[2] = {(uint64_t)(uintptr_t)ctx, (uint64_t)(uintptr_t)version};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cuCtxGetApiVersion, cutap_w, thunk_cuCtxGetApiVersion);
 }
@@ -435,11 +333,8 @@ static uint64_t thunk_cuCtxGetCacheConfig(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *))fn)((void *)(uintptr_t)a[0]);
 }
-CUTAP_EXPORT unsigned int cuCtxGetCacheConfig(void *pconfig)
+CUTAP_SLOW unsigned int cutap_slow_cuCtxGetCacheConfig(void *pconfig)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cuCtxGetCacheConfig], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *))cutap_fn)(pconfig);
     uint64_t cutap_w[1] = {(uint64_t)(uintptr_t)pconfig};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cuCtxGetCacheConfig, cutap_w, thunk_cuCtxGetCacheConfig);
 }
@@ -447,11 +342,8 @@ static uint64_t thunk_cuCtxGetCurrent(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *))fn)((void *)(uintptr_t)a[0]);
 }
-CUTAP_EXPORT unsigned int cuCtxGetCurrent(void *pctx)
+CUTAP_SLOW unsigned int cutap_slow_cuCtxGetCurrent(void *pctx)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cuCtxGetCurrent], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *))cutap_fn)(pctx);
     uint64_t cutap_w[1] = {(uint64_t)(uintptr_t)pctx};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cuCtxGetCurrent, cutap_w, thunk_cuCtxGetCurrent);
 }
@@ -459,11 +351,8 @@ static uint64_t thunk_cuCtxGetDevResource(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *, unsigned int))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1], (unsigned int)a[2]);
 }
-CUTAP_EXPORT unsigned int cuCtxGetDevResource(void *hCtx, void *resource, unsigned int type)
+CUTAP_SLOW unsigned int cutap_slow_cuCtxGetDevResource(void *hCtx, void *resource, unsigned int type)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cuCtxGetDevResource], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *, unsigned int))cutap_fn)(hCtx, resource, type);
     uint64_t cutap_w[3] = {(uint64_t)(uintptr_t)hCtx, (uint64_t)(uintptr_t)resource, (uint64_t)type};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cuCtxGetDevResource, cutap_w, thunk_cuCtxGetDevResource);
 }
@@ -471,11 +360,8 @@ static uint64_t thunk_cuCtxGetDevice(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *))fn)((void *)(uintptr_t)a[0]);
 }
-CUTAP_EXPORT unsigned int cuCtxGetDevice(void *device)
+CUTAP_SLOW unsigned int cutap_slow_cuCtxGetDevice(void *device)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cuCtxGetDevice], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *))cutap_fn)(device);
     uint64_t cutap_w[1] = {(uint64_t)(uintptr_t)device};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cuCtxGetDevice, cutap_w, thunk_cuCtxGetDevice);
 }
@@ -483,11 +369,8 @@ static uint64_t thunk_cuCtxGetDevice_v2(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1]);
 }
-CUTAP_EXPORT unsigned int cuCtxGetDevice_v2(void *device, void *ctx)
+CUTAP_SLOW unsigned int cutap_slow_cuCtxGetDevice_v2(void *device, void *ctx)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cuCtxGetDevice_v2], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *))cutap_fn)(device, ctx);
     uint64_t cutap_w[2] = {(uint64_t)(uintptr_t)device, (uint64_t)(uintptr_t)ctx};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cuCtxGetDevice_v2, cutap_w, thunk_cuCtxGetDevice_v2);
 }
@@ -495,11 +378,8 @@ static uint64_t thunk_cuCtxGetExecAffinity(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1]);
 }
-CUTAP_EXPORT unsigned int cuCtxGetExecAffinity(void *pExecAffinity, unsigned int type)
+CUTAP_SLOW unsigned int cutap_slow_cuCtxGetExecAffinity(void *pExecAffinity, unsigned int type)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cuCtxGetExecAffinity], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int))cutap_fn)(pExecAffinity, type);
     uint64_t cutap_w[2] = {(uint64_t)(uintptr_t)pExecAffinity, (uint64_t)type};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cuCtxGetExecAffinity, cutap_w, thunk_cuCtxGetExecAffinity);
 }
@@ -507,11 +387,8 @@ static uint64_t thunk_cuCtxGetFlags(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *))fn)((void *)(uintptr_t)a[0]);
 }
-CUTAP_EXPORT unsigned int cuCtxGetFlags(void *flags)
+CUTAP_SLOW unsigned int cutap_slow_cuCtxGetFlags(void *flags)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cuCtxGetFlags], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *))cutap_fn)(flags);
     uint64_t cutap_w[1] = {(uint64_t)(uintptr_t)flags};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cuCtxGetFlags, cutap_w, thunk_cuCtxGetFlags);
 }
@@ -519,11 +396,8 @@ static uint64_t thunk_cuCtxGetId(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1]);
 }
-CUTAP_EXPORT unsigned int cuCtxGetId(void *ctx, void *ctxId)
+CUTAP_SLOW unsigned int cutap_slow_cuCtxGetId(void *ctx, void *ctxId)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cuCtxGetId], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *))cutap_fn)(ctx, ctxId);
     uint64_t cutap_w[2] = {(uint64_t)(uintptr_t)ctx, (uint64_t)(uintptr_t)ctxId};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cuCtxGetId, cutap_w, thunk_cuCtxGetId);
 }
@@ -531,11 +405,8 @@ static uint64_t thunk_cuCtxGetLimit(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1]);
 }
-CUTAP_EXPORT unsigned int cuCtxGetLimit(void *pvalue, unsigned int limit)
+CUTAP_SLOW unsigned int cutap_slow_cuCtxGetLimit(void *pvalue, unsigned int limit)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cuCtxGetLimit], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int))cutap_fn)(pvalue, limit);
     uint64_t cutap_w[2] = {(uint64_t)(uintptr_t)pvalue, (uint64_t)limit};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cuCtxGetLimit, cutap_w, thunk_cuCtxGetLimit);
 }
@@ -543,11 +414,8 @@ static uint64_t thunk_cuCtxGetSharedMemConfig(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *))fn)((void *)(uintptr_t)a[0]);
 }
-CUTAP_EXPORT unsigned int cuCtxGetSharedMemConfig(void *pConfig)
+CUTAP_SLOW unsigned int cutap_slow_cuCtxGetSharedMemConfig(void *pConfig)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cuCtxGetSharedMemConfig], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *))cutap_fn)(pConfig);
     uint64_t cutap_w[1] = {(uint64_t)(uintptr_t)pConfig};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cuCtxGetSharedMemConfig, cutap_w, thunk_cuCtxGetSharedMemConfig);
 }
@@ -555,11 +423,8 @@ static uint64_t thunk_cuCtxGetStreamPriorityRange(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1]);
 }
-CUTAP_EXPORT unsigned int cuCtxGetStreamPriorityRange(void *leastPriority, void *greatestPriority)
+CUTAP_SLOW unsigned int cutap_slow_cuCtxGetStreamPriorityRange(void *leastPriority, void *greatestPriority)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cuCtxGetStreamPriorityRange], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *))cutap_fn)(leastPriority, greatestPriority);
     uint64_t cutap_w[2] = {(uint64_t)(uintptr_t)leastPriority, (uint64_t)(uintptr_t)greatestPriority};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cuCtxGetStreamPriorityRange, cutap_w, thunk_cuCtxGetStreamPriorityRange);
 }
@@ -567,11 +432,8 @@ static uint64_t thunk_cuCtxPopCurrent(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *))fn)((void *)(uintptr_t)a[0]);
 }
-CUTAP_EXPORT unsigned int cuCtxPopCurrent(void *pctx)
+CUTAP_SLOW unsigned int cutap_slow_cuCtxPopCurrent(void *pctx)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cuCtxPopCurrent], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *))cutap_fn)(pctx);
     uint64_t cutap_w[1] = {(uint64_t)(uintptr_t)pctx};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cuCtxPopCurrent, cutap_w, thunk_cuCtxPopCurrent);
 }
@@ -579,11 +441,8 @@ static uint64_t thunk_cuCtxPopCurrent_v2(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *))fn)((void *)(uintptr_t)a[0]);
 }
-CUTAP_EXPORT unsigned int cuCtxPopCurrent_v2(void *pctx)
+CUTAP_SLOW unsigned int cutap_slow_cuCtxPopCurrent_v2(void *pctx)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cuCtxPopCurrent_v2], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *))cutap_fn)(pctx);
     uint64_t cutap_w[1] = {(uint64_t)(uintptr_t)pctx};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cuCtxPopCurrent_v2, cutap_w, thunk_cuCtxPopCurrent_v2);
 }
@@ -591,11 +450,8 @@ static uint64_t thunk_cuCtxPushCurrent(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *))fn)((void *)(uintptr_t)a[0]);
 }
-CUTAP_EXPORT unsigned int cuCtxPushCurrent(void *ctx)
+CUTAP_SLOW unsigned int cutap_slow_cuCtxPushCurrent(void *ctx)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cuCtxPushCurrent], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *))cutap_fn)(ctx);
     uint64_t cutap_w[1] = {(uint64_t)(uintptr_t)ctx};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cuCtxPushCurrent, cutap_w, thunk_cuCtxPushCurrent);
 }
@@ -603,11 +459,8 @@ static uint64_t thunk_cuCtxPushCurrent_v2(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *))fn)((void *)(uintptr_t)a[0]);
 }
-CUTAP_EXPORT unsigned int cuCtxPushCurrent_v2(void *ctx)
+CUTAP_SLOW unsigned int cutap_slow_cuCtxPushCurrent_v2(void *ctx)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cuCtxPushCurrent_v2], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *))cutap_fn)(ctx);
     uint64_t cutap_w[1] = {(uint64_t)(uintptr_t)ctx};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cuCtxPushCurrent_v2, cutap_w, thunk_cuCtxPushCurrent_v2);
 }
@@ -615,11 +468,8 @@ static uint64_t thunk_cuCtxRecordEvent(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1]);
 }
-CUTAP_EXPORT unsigned int cuCtxRecordEvent(void *hCtx, void *hEvent)
+CUTAP_SLOW unsigned int cutap_slow_cuCtxRecordEvent(void *hCtx, void *hEvent)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cuCtxRecordEvent], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *))cutap_fn)(hCtx, hEvent);
     uint64_t cutap_w[2] = {(uint64_t)(uintptr_t)hCtx, (uint64_t)(uintptr_t)hEvent};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cuCtxRecordEvent, cutap_w, thunk_cuCtxRecordEvent);
 }
@@ -628,11 +478,8 @@ static uint64_t thunk_cuCtxResetPersistingL2Cache(void *fn, uint64_t *a)
     (void)a;
     return (uint64_t)((unsigned int (*)(void))fn)();
 }
-CUTAP_EXPORT unsigned int cuCtxResetPersistingL2Cache(void)
+CUTAP_SLOW unsigned int cutap_slow_cuCtxResetPersistingL2Cache(void)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cuCtxResetPersistingL2Cache], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void))cutap_fn)();
     uint64_t cutap_w[1] = {0};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cuCtxResetPersistingL2Cache, cutap_w, thunk_cuCtxResetPersistingL2Cache);
 }
@@ -640,11 +487,8 @@ static uint64_t thunk_cuCtxSetCacheConfig(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(unsigned int))fn)((unsigned int)a[0]);
 }
-CUTAP_EXPORT unsigned int cuCtxSetCacheConfig(unsigned int config)
+CUTAP_SLOW unsigned int cutap_slow_cuCtxSetCacheConfig(unsigned int config)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cuCtxSetCacheConfig], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(unsigned int))cutap_fn)(config);
     uint64_t cutap_w[1] = {(uint64_t)config};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cuCtxSetCacheConfig, cutap_w, thunk_cuCtxSetCacheConfig);
 }
@@ -652,11 +496,8 @@ static uint64_t thunk_cuCtxSetCurrent(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *))fn)((void *)(uintptr_t)a[0]);
 }
-CUTAP_EXPORT unsigned int cuCtxSetCurrent(void *ctx)
+CUTAP_SLOW unsigned int cutap_slow_cuCtxSetCurrent(void *ctx)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cuCtxSetCurrent], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *))cutap_fn)(ctx);
     uint64_t cutap_w[1] = {(uint64_t)(uintptr_t)ctx};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cuCtxSetCurrent, cutap_w, thunk_cuCtxSetCurrent);
 }
@@ -664,11 +505,8 @@ static uint64_t thunk_cuCtxSetFlags(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(unsigned int))fn)((unsigned int)a[0]);
 }
-CUTAP_EXPORT unsigned int cuCtxSetFlags(unsigned int flags)
+CUTAP_SLOW unsigned int cutap_slow_cuCtxSetFlags(unsigned int flags)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cuCtxSetFlags], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(unsigned int))cutap_fn)(flags);
     uint64_t cutap_w[1] = {(uint64_t)flags};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cuCtxSetFlags, cutap_w, thunk_cuCtxSetFlags);
 }
@@ -676,11 +514,8 @@ static uint64_t thunk_cuCtxSetLimit(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(unsigned int, unsigned long))fn)((unsigned int)a[0], (unsigned long)a[1]);
 }
-CUTAP_EXPORT unsigned int cuCtxSetLimit(unsigned int limit, unsigned long value)
+CUTAP_SLOW unsigned int cutap_slow_cuCtxSetLimit(unsigned int limit, unsigned long value)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cuCtxSetLimit], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(unsigned int, unsigned long))cutap_fn)(limit, value);
     uint64_t cutap_w[2] = {(uint64_t)limit, (uint64_t)value};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cuCtxSetLimit, cutap_w, thunk_cuCtxSetLimit);
 }
@@ -688,11 +523,8 @@ static uint64_t thunk_cuCtxSetSharedMemConfig(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(unsigned int))fn)((unsigned int)a[0]);
 }
-CUTAP_EXPORT unsigned int cuCtxSetSharedMemConfig(unsigned int config)
+CUTAP_SLOW unsigned int cutap_slow_cuCtxSetSharedMemConfig(unsigned int config)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cuCtxSetSharedMemConfig], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(unsigned int))cutap_fn)(config);
     uint64_t cutap_w[1] = {(uint64_t)config};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cuCtxSetSharedMemConfig, cutap_w, thunk_cuCtxSetSharedMemConfig);
 }
@@ -701,11 +533,8 @@ static uint64_t thunk_cuCtxSynchronize(void *fn, uint64_t *a)
     (void)a;
     return (uint64_t)((unsigned int (*)(void))fn)();
 }
-CUTAP_EXPORT unsigned int cuCtxSynchronize(void)
+CUTAP_SLOW unsigned int cutap_slow_cuCtxSynchronize(void)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cuCtxSynchronize], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void))cutap_fn)();
     uint64_t cutap_w[1] = {0};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cuCtxSynchronize, cutap_w, thunk_cuCtxSynchronize);
 }
@@ -713,11 +542,8 @@ static uint64_t thunk_cuCtxSynchronize_v2(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *))fn)((void *)(uintptr_t)a[0]);
 }
-CUTAP_EXPORT unsigned int cuCtxSynchronize_v2(void *ctx)
+CUTAP_SLOW unsigned int cutap_slow_cuCtxSynchronize_v2(void *ctx)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cuCtxSynchronize_v2], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *))cutap_fn)(ctx);
     uint64_t cutap_w[1] = {(uint64_t)(uintptr_t)ctx};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cuCtxSynchronize_v2, cutap_w, thunk_cuCtxSynchronize_v2);
 }
@@ -725,11 +551,8 @@ static uint64_t thunk_cuCtxWaitEvent(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1]);
 }
-CUTAP_EXPORT unsigned int cuCtxWaitEvent(void *hCtx, void *hEvent)
+CUTAP_SLOW unsigned int cutap_slow_cuCtxWaitEvent(void *hCtx, void *hEvent)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cuCtxWaitEvent], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *))cutap_fn)(hCtx, hEvent);
     uint64_t cutap_w[2] = {(uint64_t)(uintptr_t)hCtx, (uint64_t)(uintptr_t)hEvent};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cuCtxWaitEvent, cutap_w, thunk_cuCtxWaitEvent);
 }
@@ -737,11 +560,8 @@ static uint64_t thunk_cuDestroyExternalMemory(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *))fn)((void *)(uintptr_t)a[0]);
 }
-CUTAP_EXPORT unsigned int cuDestroyExternalMemory(void *extMem)
+CUTAP_SLOW unsigned int cutap_slow_cuDestroyExternalMemory(void *extMem)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cuDestroyExternalMemory], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *))cutap_fn)(extMem);
     uint64_t cutap_w[1] = {(uint64_t)(uintptr_t)extMem};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cuDestroyExternalMemory, cutap_w, thunk_cuDestroyExternalMemory);
 }
@@ -749,11 +569,8 @@ static uint64_t thunk_cuDestroyExternalSemaphore(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *))fn)((void *)(uintptr_t)a[0]);
 }
-CUTAP_EXPORT unsigned int cuDestroyExternalSemaphore(void *extSem)
+CUTAP_SLOW unsigned int cutap_slow_cuDestroyExternalSemaphore(void *extSem)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cuDestroyExternalSemaphore], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *))cutap_fn)(extSem);
     uint64_t cutap_w[1] = {(uint64_t)(uintptr_t)extSem};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cuDestroyExternalSemaphore, cutap_w, thunk_cuDestroyExternalSemaphore);
 }
@@ -761,11 +578,8 @@ static uint64_t thunk_cuDevResourceGenerateDesc(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *, unsigned int))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1], (unsigned int)a[2]);
 }
-CUTAP_EXPORT unsigned int cuDevResourceGenerateDesc(void *phDesc, void *resources, unsigned int nbResources)
+CUTAP_SLOW unsigned int cutap_slow_cuDevResourceGenerateDesc(void *phDesc, void *resources, unsigned int nbResources)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cuDevResourceGenerateDesc], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *, unsigned int))cutap_fn)(phDesc, resources, nbResources);
     uint64_t cutap_w[3] = {(uint64_t)(uintptr_t)phDesc, (uint64_t)(uintptr_t)resources, (uint64_t)nbResources};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cuDevResourceGenerateDesc, cutap_w, thunk_cuDevResourceGenerateDesc);
 }
@@ -773,11 +587,8 @@ static uint64_t thunk_cuDevSmResourceSplitByCount(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *, void *, void *, unsigned int, unsigned int))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1], (void *)(uintptr_t)a[2], (void *)(uintptr_t)a[3], (unsigned int)a[4], (unsigned int)a[5]);
 }
-CUTAP_EXPORT unsigned int cuDevSmResourceSplitByCount(void *result, void *nbGroups, void *input, void *remaining, unsigned int useFlags, unsigned int minCount)
+CUTAP_SLOW unsigned int cutap_slow_cuDevSmResourceSplitByCount(void *result, void *nbGroups, void *input, void *remaining, unsigned int useFlags, unsigned int minCount)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cuDevSmResourceSplitByCount], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *, void *, void *, unsigned int, unsigned int))cutap_fn)(result, nbGroups, input, remaining, useFlags, minCount);
     uint64_t cutap_w[6] = {(uint64_t)(uintptr_t)result, (uint64_t)(uintptr_t)nbGroups, (uint64_t)(uintptr_t)input, (uint64_t)(uintptr_t)remaining, (uint64_t)useFlags, (uint64_t)minCount};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cuDevSmResourceSplitByCount, cutap_w, thunk_cuDevSmResourceSplitByCount);
 }
@@ -785,11 +596,8 @@ static uint64_t thunk_cuDeviceCanAccessPeer(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, int, int))fn)((void *)(uintptr_t)a[0], (int)a[1], (int)a[2]);
 }
-CUTAP_EXPORT unsigned int cuDeviceCanAccessPeer(void *canAccessPeer, int dev, int peerDev)
+CUTAP_SLOW unsigned int cutap_slow_cuDeviceCanAccessPeer(void *canAccessPeer, int dev, int peerDev)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cuDeviceCanAccessPeer], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, int, int))cutap_fn)(canAccessPeer, dev, peerDev);
     uint64_t cutap_w[3] = {(uint64_t)(uintptr_t)canAccessPeer, (uint64_t)(int64_t)dev, (uint64_t)(int64_t)peerDev};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cuDeviceCanAccessPeer, cutap_w, thunk_cuDeviceCanAccessPeer);
 }
@@ -797,11 +605,8 @@ static uint64_t thunk_cuDeviceComputeCapability(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *, int))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1], (int)a[2]);
 }
-CUTAP_EXPORT unsigned int cuDeviceComputeCapability(void *major, void *minor, int dev)
+CUTAP_SLOW unsigned int cutap_slow_cuDeviceComputeCapability(void *major, void *minor, int dev)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cuDeviceComputeCapability], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *, int))cutap_fn)(major, minor, dev);
     uint64_t cutap_w[3] = {(uint64_t)(uintptr_t)major, (uint64_t)(uintptr_t)minor, (uint64_t)(int64_t)dev};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cuDeviceComputeCapability, cutap_w, thunk_cuDeviceComputeCapability);
 }
@@ -809,11 +614,8 @@ static uint64_t thunk_cuDeviceGet(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, int))fn)((void *)(uintptr_t)a[0], (int)a[1]);
 }
-CUTAP_EXPORT unsigned int cuDeviceGet(void *device, int ordinal)
+CUTAP_SLOW unsigned int cutap_slow_cuDeviceGet(void *device, int ordinal)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cuDeviceGet], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, int))cutap_fn)(device, ordinal);
     uint64_t cutap_w[2] = {(uint64_t)(uintptr_t)device, (uint64_t)(int64_t)ordinal};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cuDeviceGet, cutap_w, thunk_cuDeviceGet);
 }
@@ -821,11 +623,8 @@ static uint64_t thunk_cuDeviceGetAttribute(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, int))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (int)a[2]);
 }
-CUTAP_EXPORT unsigned int cuDeviceGetAttribute(void *pi, unsigned int attrib, int dev)
+CUTAP_SLOW unsigned int cutap_slow_cuDeviceGetAttribute(void *pi, unsigned int attrib, int dev)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cuDeviceGetAttribute], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, int))cutap_fn)(pi, attrib, dev);
     uint64_t cutap_w[3] = {(uint64_t)(uintptr_t)pi, (uint64_t)attrib, (uint64_t)(int64_t)dev};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cuDeviceGetAttribute, cutap_w, thunk_cuDeviceGetAttribute);
 }
@@ -833,11 +632,8 @@ static uint64_t thunk_cuDeviceGetByPCIBusId(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1]);
 }
-CUTAP_EXPORT unsigned int cuDeviceGetByPCIBusId(void *dev, void *pciBusId)
+CUTAP_SLOW unsigned int cutap_slow_cuDeviceGetByPCIBusId(void *dev, void *pciBusId)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cuDeviceGetByPCIBusId], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *))cutap_fn)(dev, pciBusId);
     uint64_t cutap_w[2] = {(uint64_t)(uintptr_t)dev, (uint64_t)(uintptr_t)pciBusId};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cuDeviceGetByPCIBusId, cutap_w, thunk_cuDeviceGetByPCIBusId);
 }
@@ -845,11 +641,8 @@ static uint64_t thunk_cuDeviceGetCount(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *))fn)((void *)(uintptr_t)a[0]);
 }
-CUTAP_EXPORT unsigned int cuDeviceGetCount(void *count)
+CUTAP_SLOW unsigned int cutap_slow_cuDeviceGetCount(void *count)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cuDeviceGetCount], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *))cutap_fn)(count);
     uint64_t cutap_w[1] = {(uint64_t)(uintptr_t)count};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cuDeviceGetCount, cutap_w, thunk_cuDeviceGetCount);
 }
@@ -857,11 +650,8 @@ static uint64_t thunk_cuDeviceGetDefaultMemPool(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, int))fn)((void *)(uintptr_t)a[0], (int)a[1]);
 }
-CUTAP_EXPORT unsigned int cuDeviceGetDefaultMemPool(void *pool_out, int dev)
+CUTAP_SLOW unsigned int cutap_slow_cuDeviceGetDefaultMemPool(void *pool_out, int dev)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cuDeviceGetDefaultMemPool], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, int))cutap_fn)(pool_out, dev);
     uint64_t cutap_w[2] = {(uint64_t)(uintptr_t)pool_out, (uint64_t)(int64_t)dev};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cuDeviceGetDefaultMemPool, cutap_w, thunk_cuDeviceGetDefaultMemPool);
 }
@@ -869,11 +659,8 @@ static uint64_t thunk_cuDeviceGetDevResource(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(int, void *, unsigned int))fn)((int)a[0], (void *)(uintptr_t)a[1], (unsigned int)a[2]);
 }
-CUTAP_EXPORT unsigned int cuDeviceGetDevResource(int device, void *resource, unsigned int type)
+CUTAP_SLOW unsigned int cutap_slow_cuDeviceGetDevResource(int device, void *resource, unsigned int type)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cuDeviceGetDevResource], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(int, void *, unsigned int))cutap_fn)(device, resource, type);
     uint64_t cutap_w[3] = {(uint64_t)(int64_t)device, (uint64_t)(uintptr_t)resource, (uint64_t)type};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cuDeviceGetDevResource, cutap_w, thunk_cuDeviceGetDevResource);
 }
@@ -881,11 +668,8 @@ static uint64_t thunk_cuDeviceGetExecAffinitySupport(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, int))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (int)a[2]);
 }
-CUTAP_EXPORT unsigned int cuDeviceGetExecAffinitySupport(void *pi, unsigned int type, int dev)
+CUTAP_SLOW unsigned int cutap_slow_cuDeviceGetExecAffinitySupport(void *pi, unsigned int type, int dev)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cuDeviceGetExecAffinitySupport], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, int))cutap_fn)(pi, type, dev);
     uint64_t cutap_w[3] = {(uint64_t)(uintptr_t)pi, (uint64_t)type, (uint64_t)(int64_t)dev};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cuDeviceGetExecAffinitySupport, cutap_w, thunk_cuDeviceGetExecAffinitySupport);
 }
@@ -893,11 +677,8 @@ static uint64_t thunk_cuDeviceGetGraphMemAttribute(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(int, unsigned int, void *))fn)((int)a[0], (unsigned int)a[1], (void *)(uintptr_t)a[2]);
 }
-CUTAP_EXPORT unsigned int cuDeviceGetGraphMemAttribute(int device, unsigned int attr, void *value)
+CUTAP_SLOW unsigned int cutap_slow_cuDeviceGetGraphMemAttribute(int device, unsigned int attr, void *value)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cuDeviceGetGraphMemAttribute], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(int, unsigned int, void *))cutap_fn)(device, attr, value);
     uint64_t cutap_w[3] = {(uint64_t)(int64_t)device, (uint64_t)attr, (uint64_t)(uintptr_t)value};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cuDeviceGetGraphMemAttribute, cutap_w, thunk_cuDeviceGetGraphMemAttribute);
 }
@@ -905,11 +686,8 @@ static uint64_t thunk_cuDeviceGetHostAtomicCapabilities(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *, unsigned int, int))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1], (unsigned int)a[2], (int)a[3]);
 }
-CUTAP_EXPORT unsigned int cuDeviceGetHostAtomicCapabilities(void *capabilities, void *operations, unsigned int count, int dev)
+CUTAP_SLOW unsigned int cutap_slow_cuDeviceGetHostAtomicCapabilities(void *capabilities, void *operations, unsigned int count, int dev)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cuDeviceGetHostAtomicCapabilities], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *, unsigned int, int))cutap_fn)(capabilities, operations, count, dev);
     uint64_t cutap_w[4] = {(uint64_t)(uintptr_t)capabilities, (uint64_t)(uintptr_t)operations, (uint64_t)count, (uint64_t)(int64_t)dev};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cuDeviceGetHostAtomicCapabilities, cutap_w, thunk_cuDeviceGetHostAtomicCapabilities);
 }
@@ -917,11 +695,8 @@ static uint64_t thunk_cuDeviceGetLuid(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *, int))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1], (int)a[2]);
 }
-CUTAP_EXPORT unsigned int cuDeviceGetLuid(void *luid, void *deviceNodeMask, int dev)
+CUTAP_SLOW unsigned int cutap_slow_cuDeviceGetLuid(void *luid, void *deviceNodeMask, int dev)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cuDeviceGetLuid], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *, int))cutap_fn)(luid, deviceNodeMask, dev);
     uint64_t cutap_w[3] = {(uint64_t)(uintptr_t)luid, (uint64_t)(uintptr_t)deviceNodeMask, (uint64_t)(int64_t)dev};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cuDeviceGetLuid, cutap_w, thunk_cuDeviceGetLuid);
 }
@@ -929,11 +704,8 @@ static uint64_t thunk_cuDeviceGetMemPool(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, int))fn)((void *)(uintptr_t)a[0], (int)a[1]);
 }
-CUTAP_EXPORT unsigned int cuDeviceGetMemPool(void *pool, int dev)
+CUTAP_SLOW unsigned int cutap_slow_cuDeviceGetMemPool(void *pool, int dev)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cuDeviceGetMemPool], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, int))cutap_fn)(pool, dev);
     uint64_t cutap_w[2] = {(uint64_t)(uintptr_t)pool, (uint64_t)(int64_t)dev};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cuDeviceGetMemPool, cutap_w, thunk_cuDeviceGetMemPool);
 }
@@ -941,11 +713,8 @@ static uint64_t thunk_cuDeviceGetName(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, int, int))fn)((void *)(uintptr_t)a[0], (int)a[1], (int)a[2]);
 }
-CUTAP_EXPORT unsigned int cuDeviceGetName(void *name, int len, int dev)
+CUTAP_SLOW unsigned int cutap_slow_cuDeviceGetName(void *name, int len, int dev)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cuDeviceGetName], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, int, int))cutap_fn)(name, len, dev);
     uint64_t cutap_w[3] = {(uint64_t)(uintptr_t)name, (uint64_t)(int64_t)len, (uint64_t)(int64_t)dev};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cuDeviceGetName, cutap_w, thunk_cuDeviceGetName);
 }
@@ -953,11 +722,8 @@ static uint64_t thunk_cuDeviceGetNvSciSyncAttributes(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, int, int))fn)((void *)(uintptr_t)a[0], (int)a[1], (int)a[2]);
 }
-CUTAP_EXPORT unsigned int cuDeviceGetNvSciSyncAttributes(void *nvSciSyncAttrList, int dev, int flags)
+CUTAP_SLOW unsigned int cutap_slow_cuDeviceGetNvSciSyncAttributes(void *nvSciSyncAttrList, int dev, int flags)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cuDeviceGetNvSciSyncAttributes], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, int, int))cutap_fn)(nvSciSyncAttrList, dev, flags);
     uint64_t cutap_w[3] = {(uint64_t)(uintptr_t)nvSciSyncAttrList, (uint64_t)(int64_t)dev, (uint64_t)(int64_t)flags};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cuDeviceGetNvSciSyncAttributes, cutap_w, thunk_cuDeviceGetNvSciSyncAttributes);
 }
@@ -965,11 +731,8 @@ static uint64_t thunk_cuDeviceGetP2PAtomicCapabilities(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *, unsigned int, int, int))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1], (unsigned int)a[2], (int)a[3], (int)a[4]);
 }
-CUTAP_EXPORT unsigned int cuDeviceGetP2PAtomicCapabilities(void *capabilities, void *operations, unsigned int count, int srcDevice, int dstDevice)
+CUTAP_SLOW unsigned int cutap_slow_cuDeviceGetP2PAtomicCapabilities(void *capabilities, void *operations, unsigned int count, int srcDevice, int dstDevice)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cuDeviceGetP2PAtomicCapabilities], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *, unsigned int, int, int))cutap_fn)(capabilities, operations, count, srcDevice, dstDevice);
     uint64_t cutap_w[5] = {(uint64_t)(uintptr_t)capabilities, (uint64_t)(uintptr_t)operations, (uint64_t)count, (uint64_t)(int64_t)srcDevice, (uint64_t)(int64_t)dstDevice};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cuDeviceGetP2PAtomicCapabilities, cutap_w, thunk_cuDeviceGetP2PAtomicCapabilities);
 }
@@ -977,11 +740,8 @@ static uint64_t thunk_cuDeviceGetP2PAttribute(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, int, int))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (int)a[2], (int)a[3]);
 }
-CUTAP_EXPORT unsigned int cuDeviceGetP2PAttribute(void *value, unsigned int attrib, int srcDevice, int dstDevice)
+CUTAP_SLOW unsigned int cutap_slow_cuDeviceGetP2PAttribute(void *value, unsigned int attrib, int srcDevice, int dstDevice)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cuDeviceGetP2PAttribute], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, int, int))cutap_fn)(value, attrib, srcDevice, dstDevice);
     uint64_t cutap_w[4] = {(uint64_t)(uintptr_t)value, (uint64_t)attrib, (uint64_t)(int64_t)srcDevice, (uint64_t)(int64_t)dstDevice};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cuDeviceGetP2PAttribute, cutap_w, thunk_cuDeviceGetP2PAttribute);
 }
@@ -989,11 +749,8 @@ static uint64_t thunk_cuDeviceGetPCIBusId(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, int, int))fn)((void *)(uintptr_t)a[0], (int)a[1], (int)a[2]);
 }
-CUTAP_EXPORT unsigned int cuDeviceGetPCIBusId(void *pciBusId, int len, int dev)
+CUTAP_SLOW unsigned int cutap_slow_cuDeviceGetPCIBusId(void *pciBusId, int len, int dev)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cuDeviceGetPCIBusId], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, int, int))cutap_fn)(pciBusId, len, dev);
     uint64_t cutap_w[3] = {(uint64_t)(uintptr_t)pciBusId, (uint64_t)(int64_t)len, (uint64_t)(int64_t)dev};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cuDeviceGetPCIBusId, cutap_w, thunk_cuDeviceGetPCIBusId);
 }
@@ -1001,11 +758,8 @@ static uint64_t thunk_cuDeviceGetProperties(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, int))fn)((void *)(uintptr_t)a[0], (int)a[1]);
 }
-CUTAP_EXPORT unsigned int cuDeviceGetProperties(void *prop, int dev)
+CUTAP_SLOW unsigned int cutap_slow_cuDeviceGetProperties(void *prop, int dev)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cuDeviceGetProperties], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, int))cutap_fn)(prop, dev);
     uint64_t cutap_w[2] = {(uint64_t)(uintptr_t)prop, (uint64_t)(int64_t)dev};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cuDeviceGetProperties, cutap_w, thunk_cuDeviceGetProperties);
 }
@@ -1013,11 +767,8 @@ static uint64_t thunk_cuDeviceGetTexture1DLinearMaxWidth(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, unsigned int, int))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (unsigned int)a[2], (int)a[3]);
 }
-CUTAP_EXPORT unsigned int cuDeviceGetTexture1DLinearMaxWidth(void *maxWidthInElements, unsigned int format, unsigned int numChannels, int dev)
+CUTAP_SLOW unsigned int cutap_slow_cuDeviceGetTexture1DLinearMaxWidth(void *maxWidthInElements, unsigned int format, unsigned int numChannels, int dev)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cuDeviceGetTexture1DLinearMaxWidth], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, unsigned int, int))cutap_fn)(maxWidthInElements, format, numChannels, dev);
     uint64_t cutap_w[4] = {(uint64_t)(uintptr_t)maxWidthInElements, (uint64_t)format, (uint64_t)numChannels, (uint64_t)(int64_t)dev};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cuDeviceGetTexture1DLinearMaxWidth, cutap_w, thunk_cuDeviceGetTexture1DLinearMaxWidth);
 }
@@ -1025,11 +776,8 @@ static uint64_t thunk_cuDeviceGetUuid(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, int))fn)((void *)(uintptr_t)a[0], (int)a[1]);
 }
-CUTAP_EXPORT unsigned int cuDeviceGetUuid(void *uuid, int dev)
+CUTAP_SLOW unsigned int cutap_slow_cuDeviceGetUuid(void *uuid, int dev)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cuDeviceGetUuid], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, int))cutap_fn)(uuid, dev);
     uint64_t cutap_w[2] = {(uint64_t)(uintptr_t)uuid, (uint64_t)(int64_t)dev};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cuDeviceGetUuid, cutap_w, thunk_cuDeviceGetUuid);
 }
@@ -1037,11 +785,8 @@ static uint64_t thunk_cuDeviceGetUuid_v2(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, int))fn)((void *)(uintptr_t)a[0], (int)a[1]);
 }
-CUTAP_EXPORT unsigned int cuDeviceGetUuid_v2(void *uuid, int dev)
+CUTAP_SLOW unsigned int cutap_slow_cuDeviceGetUuid_v2(void *uuid, int dev)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cuDeviceGetUuid_v2], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, int))cutap_fn)(uuid, dev);
     uint64_t cutap_w[2] = {(uint64_t)(uintptr_t)uuid, (uint64_t)(int64_t)dev};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cuDeviceGetUuid_v2, cutap_w, thunk_cuDeviceGetUuid_v2);
 }
@@ -1049,11 +794,8 @@ static uint64_t thunk_cuDeviceGraphMemTrim(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(int))fn)((int)a[0]);
 }
-CUTAP_EXPORT unsigned int cuDeviceGraphMemTrim(int device)
+CUTAP_SLOW unsigned int cutap_slow_cuDeviceGraphMemTrim(int device)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cuDeviceGraphMemTrim], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(int))cutap_fn)(device);
     uint64_t cutap_w[1] = {(uint64_t)(int64_t)device};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cuDeviceGraphMemTrim, cutap_w, thunk_cuDeviceGraphMemTrim);
 }
@@ -1061,11 +803,8 @@ static uint64_t thunk_cuDevicePrimaryCtxGetState(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(int, void *, void *))fn)((int)a[0], (void *)(uintptr_t)a[1], (void *)(uintptr_t)a[2]);
 }
-CUTAP_EXPORT unsigned int cuDevicePrimaryCtxGetState(int dev, void *flags, void *active)
+CUTAP_SLOW unsigned int cutap_slow_cuDevicePrimaryCtxGetState(int dev, void *flags, void *active)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cuDevicePrimaryCtxGetState], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(int, void *, void *))cutap_fn)(dev, flags, active);
     uint64_t cutap_w[3] = {(uint64_t)(int64_t)dev, (uint64_t)(uintptr_t)flags, (uint64_t)(uintptr_t)active};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cuDevicePrimaryCtxGetState, cutap_w, thunk_cuDevicePrimaryCtxGetState);
 }
@@ -1073,11 +812,8 @@ static uint64_t thunk_cuDevicePrimaryCtxRelease(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(int))fn)((int)a[0]);
 }
-CUTAP_EXPORT unsigned int cuDevicePrimaryCtxRelease(int dev)
+CUTAP_SLOW unsigned int cutap_slow_cuDevicePrimaryCtxRelease(int dev)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cuDevicePrimaryCtxRelease], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(int))cutap_fn)(dev);
     uint64_t cutap_w[1] = {(uint64_t)(int64_t)dev};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cuDevicePrimaryCtxRelease, cutap_w, thunk_cuDevicePrimaryCtxRelease);
 }
@@ -1085,11 +821,8 @@ static uint64_t thunk_cuDevicePrimaryCtxRelease_v2(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(int))fn)((int)a[0]);
 }
-CUTAP_EXPORT unsigned int cuDevicePrimaryCtxRelease_v2(int dev)
+CUTAP_SLOW unsigned int cutap_slow_cuDevicePrimaryCtxRelease_v2(int dev)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cuDevicePrimaryCtxRelease_v2], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(int))cutap_fn)(dev);
     uint64_t cutap_w[1] = {(uint64_t)(int64_t)dev};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cuDevicePrimaryCtxRelease_v2, cutap_w, thunk_cuDevicePrimaryCtxRelease_v2);
 }
@@ -1097,11 +830,8 @@ static uint64_t thunk_cuDevicePrimaryCtxReset(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(int))fn)((int)a[0]);
 }
-CUTAP_EXPORT unsigned int cuDevicePrimaryCtxReset(int dev)
+CUTAP_SLOW unsigned int cutap_slow_cuDevicePrimaryCtxReset(int dev)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cuDevicePrimaryCtxReset], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(int))cutap_fn)(dev);
     uint64_t cutap_w[1] = {(uint64_t)(int64_t)dev};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cuDevicePrimaryCtxReset, cutap_w, thunk_cuDevicePrimaryCtxReset);
 }
@@ -1109,11 +839,8 @@ static uint64_t thunk_cuDevicePrimaryCtxReset_v2(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(int))fn)((int)a[0]);
 }
-CUTAP_EXPORT unsigned int cuDevicePrimaryCtxReset_v2(int dev)
+CUTAP_SLOW unsigned int cutap_slow_cuDevicePrimaryCtxReset_v2(int dev)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cuDevicePrimaryCtxReset_v2], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(int))cutap_fn)(dev);
     uint64_t cutap_w[1] = {(uint64_t)(int64_t)dev};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cuDevicePrimaryCtxReset_v2, cutap_w, thunk_cuDevicePrimaryCtxReset_v2);
 }
@@ -1121,11 +848,8 @@ static uint64_t thunk_cuDevicePrimaryCtxRetain(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, int))fn)((void *)(uintptr_t)a[0], (int)a[1]);
 }
-CUTAP_EXPORT unsigned int cuDevicePrimaryCtxRetain(void *pctx, int dev)
+CUTAP_SLOW unsigned int cutap_slow_cuDevicePrimaryCtxRetain(void *pctx, int dev)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cuDevicePrimaryCtxRetain], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, int))cutap_fn)(pctx, dev);
     uint64_t cutap_w[2] = {(uint64_t)(uintptr_t)pctx, (uint64_t)(int64_t)dev};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cuDevicePrimaryCtxRetain, cutap_w, thunk_cuDevicePrimaryCtxRetain);
 }
@@ -1133,11 +857,8 @@ static uint64_t thunk_cuDevicePrimaryCtxSetFlags(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(int, unsigned int))fn)((int)a[0], (unsigned int)a[1]);
 }
-CUTAP_EXPORT unsigned int cuDevicePrimaryCtxSetFlags(int dev, unsigned int flags)
+CUTAP_SLOW unsigned int cutap_slow_cuDevicePrimaryCtxSetFlags(int dev, unsigned int flags)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cuDevicePrimaryCtxSetFlags], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(int, unsigned int))cutap_fn)(dev, flags);
     uint64_t cutap_w[2] = {(uint64_t)(int64_t)dev, (uint64_t)flags};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cuDevicePrimaryCtxSetFlags, cutap_w, thunk_cuDevicePrimaryCtxSetFlags);
 }
@@ -1145,11 +866,8 @@ static uint64_t thunk_cuDevicePrimaryCtxSetFlags_v2(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(int, unsigned int))fn)((int)a[0], (unsigned int)a[1]);
 }
-CUTAP_EXPORT unsigned int cuDevicePrimaryCtxSetFlags_v2(int dev, unsigned int flags)
+CUTAP_SLOW unsigned int cutap_slow_cuDevicePrimaryCtxSetFlags_v2(int dev, unsigned int flags)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cuDevicePrimaryCtxSetFlags_v2], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(int, unsigned int))cutap_fn)(dev, flags);
     uint64_t cutap_w[2] = {(uint64_t)(int64_t)dev, (uint64_t)flags};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cuDevicePrimaryCtxSetFlags_v2, cutap_w, thunk_cuDevicePrimaryCtxSetFlags_v2);
 }
@@ -1157,11 +875,8 @@ static uint64_t thunk_cuDeviceRegisterAsyncNotification(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(int, void *, void *, void *))fn)((int)a[0], (void *)(uintptr_t)a[1], (void *)(uintptr_t)a[2], (void *)(uintptr_t)a[3]);
 }
-CUTAP_EXPORT unsigned int cuDeviceRegisterAsyncNotification(int device, void *callbackFunc, void *userData, void *callback)
+CUTAP_SLOW unsigned int cutap_slow_cuDeviceRegisterAsyncNotification(int device, void *callbackFunc, void *userData, void *callback)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cuDeviceRegisterAsyncNotification], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(int, void *, void *, void *))cutap_fn)(device, callbackFunc, userData, callback);
     uint64_t cutap_w[4] = {(uint64_t)(int64_t)device, (uint64_t)(uintptr_t)callbackFunc, (uint64_t)(uintptr_t)userData, (uint64_t)(uintptr_t)callback};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cuDeviceRegisterAsyncNotification, cutap_w, thunk_cuDeviceRegisterAsyncNotification);
 }
@@ -1169,11 +884,8 @@ static uint64_t thunk_cuDeviceSetGraphMemAttribute(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(int, unsigned int, void *))fn)((int)a[0], (unsigned int)a[1], (void *)(uintptr_t)a[2]);
 }
-CUTAP_EXPORT unsigned int cuDeviceSetGraphMemAttribute(int device, unsigned int attr, void *value)
+CUTAP_SLOW unsigned int cutap_slow_cuDeviceSetGraphMemAttribute(int device, unsigned int attr, void *value)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cuDeviceSetGraphMemAttribute], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(int, unsigned int, void *))cutap_fn)(device, attr, value);
     uint64_t cutap_w[3] = {(uint64_t)(int64_t)device, (uint64_t)attr, (uint64_t)(uintptr_t)value};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cuDeviceSetGraphMemAttribute, cutap_w, thunk_cuDeviceSetGraphMemAttribute);
 }
@@ -1181,11 +893,8 @@ static uint64_t thunk_cuDeviceSetMemPool(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(int, void *))fn)((int)a[0], (void *)(uintptr_t)a[1]);
 }
-CUTAP_EXPORT unsigned int cuDeviceSetMemPool(int dev, void *pool)
+CUTAP_SLOW unsigned int cutap_slow_cuDeviceSetMemPool(int dev, void *pool)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cuDeviceSetMemPool], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(int, void *))cutap_fn)(dev, pool);
     uint64_t cutap_w[2] = {(uint64_t)(int64_t)dev, (uint64_t)(uintptr_t)pool};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cuDeviceSetMemPool, cutap_w, thunk_cuDeviceSetMemPool);
 }
@@ -1193,11 +902,8 @@ static uint64_t thunk_cuDeviceTotalMem(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, int))fn)((void *)(uintptr_t)a[0], (int)a[1]);
 }
-CUTAP_EXPORT unsigned int cuDeviceTotalMem(void *bytes, int dev)
+CUTAP_SLOW unsigned int cutap_slow_cuDeviceTotalMem(void *bytes, int dev)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cuDeviceTotalMem], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, int))cutap_fn)(bytes, dev);
     uint64_t cutap_w[2] = {(uint64_t)(uintptr_t)bytes, (uint64_t)(int64_t)dev};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cuDeviceTotalMem, cutap_w, thunk_cuDeviceTotalMem);
 }
@@ -1205,11 +911,8 @@ static uint64_t thunk_cuDeviceTotalMem_v2(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, int))fn)((void *)(uintptr_t)a[0], (int)a[1]);
 }
-CUTAP_EXPORT unsigned int cuDeviceTotalMem_v2(void *bytes, int dev)
+CUTAP_SLOW unsigned int cutap_slow_cuDeviceTotalMem_v2(void *bytes, int dev)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cuDeviceTotalMem_v2], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, int))cutap_fn)(bytes, dev);
     uint64_t cutap_w[2] = {(uint64_t)(uintptr_t)bytes, (uint64_t)(int64_t)dev};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cuDeviceTotalMem_v2, cutap_w, thunk_cuDeviceTotalMem_v2);
 }
@@ -1217,11 +920,8 @@ static uint64_t thunk_cuDeviceUnregisterAsyncNotification(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(int, void *))fn)((int)a[0], (void *)(uintptr_t)a[1]);
 }
-CUTAP_EXPORT unsigned int cuDeviceUnregisterAsyncNotification(int device, void *callback)
+CUTAP_SLOW unsigned int cutap_slow_cuDeviceUnregisterAsyncNotification(int device, void *callback)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cuDeviceUnregisterAsyncNotification], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(int, void *))cutap_fn)(device, callback);
     uint64_t cutap_w[2] = {(uint64_t)(int64_t)device, (uint64_t)(uintptr_t)callback};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cuDeviceUnregisterAsyncNotification, cutap_w, thunk_cuDeviceUnregisterAsyncNotification);
 }
@@ -1229,11 +929,8 @@ static uint64_t thunk_cuDriverGetVersion(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *))fn)((void *)(uintptr_t)a[0]);
 }
-CUTAP_EXPORT unsigned int cuDriverGetVersion(void *driverVersion)
+CUTAP_SLOW unsigned int cutap_slow_cuDriverGetVersion(void *driverVersion)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cuDriverGetVersion], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *))cutap_fn)(driverVersion);
     uint64_t cutap_w[1] = {(uint64_t)(uintptr_t)driverVersion};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cuDriverGetVersion, cutap_w, thunk_cuDriverGetVersion);
 }
@@ -1241,11 +938,8 @@ static uint64_t thunk_cuEGLStreamConsumerAcquireFrame(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *, void *, unsigned int))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1], (void *)(uintptr_t)a[2], (unsigned int)a[3]);
 }
-CUTAP_EXPORT unsigned int cuEGLStreamConsumerAcquireFrame(void *conn, void *pCudaResource, void *pStream, unsigned int timeout)
+CUTAP_SLOW unsigned int cutap_slow_cuEGLStreamConsumerAcquireFrame(void *conn, void *pCudaResource, void *pStream, unsigned int timeout)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cuEGLStreamConsumerAcquireFrame], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *, void *, unsigned int))cutap_fn)(conn, pCudaResource, pStream, timeout);
     uint64_t cutap_w[4] = {(uint64_t)(uintptr_t)conn, (uint64_t)(uintptr_t)pCudaResource, (uint64_t)(uintptr_t)pStream, (uint64_t)timeout};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cuEGLStreamConsumerAcquireFrame, cutap_w, thunk_cuEGLStreamConsumerAcquireFrame);
 }
@@ -1253,11 +947,8 @@ static uint64_t thunk_cuEGLStreamConsumerConnect(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1]);
 }
-CUTAP_EXPORT unsigned int cuEGLStreamConsumerConnect(void *conn, void *stream)
+CUTAP_SLOW unsigned int cutap_slow_cuEGLStreamConsumerConnect(void *conn, void *stream)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cuEGLStreamConsumerConnect], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *))cutap_fn)(conn, stream);
     uint64_t cutap_w[2] = {(uint64_t)(uintptr_t)conn, (uint64_t)(uintptr_t)stream};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cuEGLStreamConsumerConnect, cutap_w, thunk_cuEGLStreamConsumerConnect);
 }
@@ -1265,11 +956,8 @@ static uint64_t thunk_cuEGLStreamConsumerConnectWithFlags(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *, unsigned int))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1], (unsigned int)a[2]);
 }
-CUTAP_EXPORT unsigned int cuEGLStreamConsumerConnectWithFlags(void *conn, void *stream, unsigned int flags)
+CUTAP_SLOW unsigned int cutap_slow_cuEGLStreamConsumerConnectWithFlags(void *conn, void *stream, unsigned int flags)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cuEGLStreamConsumerConnectWithFlags], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *, unsigned int))cutap_fn)(conn, stream, flags);
     uint64_t cutap_w[3] = {(uint64_t)(uintptr_t)conn, (uint64_t)(uintptr_t)stream, (uint64_t)flags};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cuEGLStreamConsumerConnectWithFlags, cutap_w, thunk_cuEGLStreamConsumerConnectWithFlags);
 }
@@ -1277,11 +965,8 @@ static uint64_t thunk_cuEGLStreamConsumerDisconnect(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *))fn)((void *)(uintptr_t)a[0]);
 }
-CUTAP_EXPORT unsigned int cuEGLStreamConsumerDisconnect(void *conn)
+CUTAP_SLOW unsigned int cutap_slow_cuEGLStreamConsumerDisconnect(void *conn)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cuEGLStreamConsumerDisconnect], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *))cutap_fn)(conn);
     uint64_t cutap_w[1] = {(uint64_t)(uintptr_t)conn};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cuEGLStreamConsumerDisconnect, cutap_w, thunk_cuEGLStreamConsumerDisconnect);
 }
@@ -1289,11 +974,8 @@ static uint64_t thunk_cuEGLStreamConsumerReleaseFrame(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1], (void *)(uintptr_t)a[2]);
 }
-CUTAP_EXPORT unsigned int cuEGLStreamConsumerReleaseFrame(void *conn, void *pCudaResource, void *pStream)
+CUTAP_SLOW unsigned int cutap_slow_cuEGLStreamConsumerReleaseFrame(void *conn, void *pCudaResource, void *pStream)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cuEGLStreamConsumerReleaseFrame], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *, void *))cutap_fn)(conn, pCudaResource, pStream);
     uint64_t cutap_w[3] = {(uint64_t)(uintptr_t)conn, (uint64_t)(uintptr_t)pCudaResource, (uint64_t)(uintptr_t)pStream};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cuEGLStreamConsumerReleaseFrame, cutap_w, thunk_cuEGLStreamConsumerReleaseFrame);
 }
@@ -1301,11 +983,8 @@ static uint64_t thunk_cuEGLStreamProducerConnect(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *, int, int))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1], (int)a[2], (int)a[3]);
 }
-CUTAP_EXPORT unsigned int cuEGLStreamProducerConnect(void *conn, void *stream, int width, int height)
+CUTAP_SLOW unsigned int cutap_slow_cuEGLStreamProducerConnect(void *conn, void *stream, int width, int height)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cuEGLStreamProducerConnect], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *, int, int))cutap_fn)(conn, stream, width, height);
     uint64_t cutap_w[4] = {(uint64_t)(uintptr_t)conn, (uint64_t)(uintptr_t)stream, (uint64_t)(int64_t)width, (uint64_t)(int64_t)height};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cuEGLStreamProducerConnect, cutap_w, thunk_cuEGLStreamProducerConnect);
 }
@@ -1313,11 +992,8 @@ static uint64_t thunk_cuEGLStreamProducerDisconnect(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *))fn)((void *)(uintptr_t)a[0]);
 }
-CUTAP_EXPORT unsigned int cuEGLStreamProducerDisconnect(void *conn)
+CUTAP_SLOW unsigned int cutap_slow_cuEGLStreamProducerDisconnect(void *conn)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cuEGLStreamProducerDisconnect], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *))cutap_fn)(conn);
     uint64_t cutap_w[1] = {(uint64_t)(uintptr_t)conn};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cuEGLStreamProducerDisconnect, cutap_w, thunk_cuEGLStreamProducerDisconnect);
 }
@@ -1325,11 +1001,8 @@ static uint64_t thunk_cuEGLStreamProducerPresentFrame(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, struct cutap_sv_CUeglFrame_st, void *))fn)((void *)(uintptr_t)a[0], *(struct cutap_sv_CUeglFrame_st *)(uintptr_t)a[1], (void *)(uintptr_t)a[2]);
 }
-CUTAP_EXPORT unsigned int cuEGLStreamProducerPresentFrame(void *conn, struct cutap_sv_CUeglFrame_st eglframe, void *pStream)
+CUTAP_SLOW unsigned int cutap_slow_cuEGLStreamProducerPresentFrame(void *conn, struct cutap_sv_CUeglFrame_st eglframe, void *pStream)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cuEGLStreamProducerPresentFrame], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, struct cutap_sv_CUeglFrame_st, void *))cutap_fn)(conn, eglframe, pStream);
     uint64_t cutap_w[3] = {(uint64_t)(uintptr_t)conn, (uint64_t)(uintptr_t)&eglframe, (uint64_t)(uintptr_t)pStream};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cuEGLStreamProducerPresentFrame, cutap_w, thunk_cuEGLStreamProducerPresentFrame);
 }
@@ -1337,11 +1010,8 @@ static uint64_t thunk_cuEGLStreamProducerReturnFrame(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1], (void *)(uintptr_t)a[2]);
 }
-CUTAP_EXPORT unsigned int cuEGLStreamProducerReturnFrame(void *conn, void *eglframe, void *pStream)
+CUTAP_SLOW unsigned int cutap_slow_cuEGLStreamProducerReturnFrame(void *conn, void *eglframe, void *pStream)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cuEGLStreamProducerReturnFrame], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *, void *))cutap_fn)(conn, eglframe, pStream);
     uint64_t cutap_w[3] = {(uint64_t)(uintptr_t)conn, (uint64_t)(uintptr_t)eglframe, (uint64_t)(uintptr_t)pStream};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cuEGLStreamProducerReturnFrame, cutap_w, thunk_cuEGLStreamProducerReturnFrame);
 }
@@ -1349,11 +1019,8 @@ static uint64_t thunk_cuEventCreate(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1]);
 }
-CUTAP_EXPORT unsigned int cuEventCreate(void *phEvent, unsigned int Flags)
+CUTAP_SLOW unsigned int cutap_slow_cuEventCreate(void *phEvent, unsigned int Flags)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cuEventCreate], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int))cutap_fn)(phEvent, Flags);
     uint64_t cutap_w[2] = {(uint64_t)(uintptr_t)phEvent, (uint64_t)Flags};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cuEventCreate, cutap_w, thunk_cuEventCreate);
 }
@@ -1361,11 +1028,8 @@ static uint64_t thunk_cuEventCreateFromEGLSync(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *, unsigned int))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1], (unsigned int)a[2]);
 }
-CUTAP_EXPORT unsigned int cuEventCreateFromEGLSync(void *phEvent, void *eglSync, unsigned int flags)
+CUTAP_SLOW unsigned int cutap_slow_cuEventCreateFromEGLSync(void *phEvent, void *eglSync, unsigned int flags)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cuEventCreateFromEGLSync], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *, unsigned int))cutap_fn)(phEvent, eglSync, flags);
     uint64_t cutap_w[3] = {(uint64_t)(uintptr_t)phEvent, (uint64_t)(uintptr_t)eglSync, (uint64_t)flags};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cuEventCreateFromEGLSync, cutap_w, thunk_cuEventCreateFromEGLSync);
 }
@@ -1373,11 +1037,8 @@ static uint64_t thunk_cuEventDestroy(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *))fn)((void *)(uintptr_t)a[0]);
 }
-CUTAP_EXPORT unsigned int cuEventDestroy(void *hEvent)
+CUTAP_SLOW unsigned int cutap_slow_cuEventDestroy(void *hEvent)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cuEventDestroy], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *))cutap_fn)(hEvent);
     uint64_t cutap_w[1] = {(uint64_t)(uintptr_t)hEvent};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cuEventDestroy, cutap_w, thunk_cuEventDestroy);
 }
@@ -1385,11 +1046,8 @@ static uint64_t thunk_cuEventDestroy_v2(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *))fn)((void *)(uintptr_t)a[0]);
 }
-CUTAP_EXPORT unsigned int cuEventDestroy_v2(void *hEvent)
+CUTAP_SLOW unsigned int cutap_slow_cuEventDestroy_v2(void *hEvent)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cuEventDestroy_v2], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *))cutap_fn)(hEvent);
     uint64_t cutap_w[1] = {(uint64_t)(uintptr_t)hEvent};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cuEventDestroy_v2, cutap_w, thunk_cuEventDestroy_v2);
 }
@@ -1397,11 +1055,8 @@ static uint64_t thunk_cuEventElapsedTime(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1], (void *)(uintptr_t)a[2]);
 }
-CUTAP_EXPORT unsigned int cuEventElapsedTime(void *pMilliseconds, void *hStart, void *hEnd)
+CUTAP_SLOW unsigned int cutap_slow_cuEventElapsedTime(void *pMilliseconds, void *hStart, void *hEnd)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cuEventElapsedTime], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *, void *))cutap_fn)(pMilliseconds, hStart, hEnd);
     uint64_t cutap_w[3] = {(uint64_t)(uintptr_t)pMilliseconds, (uint64_t)(uintptr_t)hStart, (uint64_t)(uintptr_t)hEnd};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cuEventElapsedTime, cutap_w, thunk_cuEventElapsedTime);
 }
@@ -1409,11 +1064,8 @@ static uint64_t thunk_cuEventElapsedTime_v2(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1], (void *)(uintptr_t)a[2]);
 }
-CUTAP_EXPORT unsigned int cuEventElapsedTime_v2(void *pMilliseconds, void *hStart, void *hEnd)
+CUTAP_SLOW unsigned int cutap_slow_cuEventElapsedTime_v2(void *pMilliseconds, void *hStart, void *hEnd)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cuEventElapsedTime_v2], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *, void *))cutap_fn)(pMilliseconds, hStart, hEnd);
     uint64_t cutap_w[3] = {(uint64_t)(uintptr_t)pMilliseconds, (uint64_t)(uintptr_t)hStart, (uint64_t)(uintptr_t)hEnd};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cuEventElapsedTime_v2, cutap_w, thunk_cuEventElapsedTime_v2);
 }
@@ -1421,11 +1073,8 @@ static uint64_t thunk_cuEventQuery(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *))fn)((void *)(uintptr_t)a[0]);
 }
-CUTAP_EXPORT unsigned int cuEventQuery(void *hEvent)
+CUTAP_SLOW unsigned int cutap_slow_cuEventQuery(void *hEvent)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cuEventQuery], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *))cutap_fn)(hEvent);
     uint64_t cutap_w[1] = {(uint64_t)(uintptr_t)hEvent};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cuEventQuery, cutap_w, thunk_cuEventQuery);
 }
@@ -1433,11 +1082,8 @@ static uint64_t thunk_cuEventRecord(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1]);
 }
-CUTAP_EXPORT unsigned int cuEventRecord(void *hEvent, void *hStream)
+CUTAP_SLOW unsigned int cutap_slow_cuEventRecord(void *hEvent, void *hStream)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cuEventRecord], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *))cutap_fn)(hEvent, hStream);
     uint64_t cutap_w[2] = {(uint64_t)(uintptr_t)hEvent, (uint64_t)(uintptr_t)hStream};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cuEventRecord, cutap_w, thunk_cuEventRecord);
 }
@@ -1445,11 +1091,8 @@ static uint64_t thunk_cuEventRecordWithFlags(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *, unsigned int))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1], (unsigned int)a[2]);
 }
-CUTAP_EXPORT unsigned int cuEventRecordWithFlags(void *hEvent, void *hStream, unsigned int flags)
+CUTAP_SLOW unsigned int cutap_slow_cuEventRecordWithFlags(void *hEvent, void *hStream, unsigned int flags)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cuEventRecordWithFlags], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *, unsigned int))cutap_fn)(hEvent, hStream, flags);
     uint64_t cutap_w[3] = {(uint64_t)(uintptr_t)hEvent, (uint64_t)(uintptr_t)hStream, (uint64_t)flags};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cuEventRecordWithFlags, cutap_w, thunk_cuEventRecordWithFlags);
 }
@@ -1457,11 +1100,8 @@ static uint64_t thunk_cuEventRecordWithFlags_ptsz(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *, unsigned int))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1], (unsigned int)a[2]);
 }
-CUTAP_EXPORT unsigned int cuEventRecordWithFlags_ptsz(void *hEvent, void *hStream, unsigned int flags)
+CUTAP_SLOW unsigned int cutap_slow_cuEventRecordWithFlags_ptsz(void *hEvent, void *hStream, unsigned int flags)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cuEventRecordWithFlags_ptsz], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *, unsigned int))cutap_fn)(hEvent, hStream, flags);
     uint64_t cutap_w[3] = {(uint64_t)(uintptr_t)hEvent, (uint64_t)(uintptr_t)hStream, (uint64_t)flags};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cuEventRecordWithFlags_ptsz, cutap_w, thunk_cuEventRecordWithFlags_ptsz);
 }
@@ -1469,11 +1109,8 @@ static uint64_t thunk_cuEventRecord_ptsz(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1]);
 }
-CUTAP_EXPORT unsigned int cuEventRecord_ptsz(void *hEvent, void *hStream)
+CUTAP_SLOW unsigned int cutap_slow_cuEventRecord_ptsz(void *hEvent, void *hStream)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cuEventRecord_ptsz], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *))cutap_fn)(hEvent, hStream);
     uint64_t cutap_w[2] = {(uint64_t)(uintptr_t)hEvent, (uint64_t)(uintptr_t)hStream};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cuEventRecord_ptsz, cutap_w, thunk_cuEventRecord_ptsz);
 }
@@ -1481,11 +1118,8 @@ static uint64_t thunk_cuEventSynchronize(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *))fn)((void *)(uintptr_t)a[0]);
 }
-CUTAP_EXPORT unsigned int cuEventSynchronize(void *hEvent)
+CUTAP_SLOW unsigned int cutap_slow_cuEventSynchronize(void *hEvent)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cuEventSynchronize], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *))cutap_fn)(hEvent);
     uint64_t cutap_w[1] = {(uint64_t)(uintptr_t)hEvent};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cuEventSynchronize, cutap_w, thunk_cuEventSynchronize);
 }
@@ -1493,11 +1127,8 @@ static uint64_t thunk_cuExternalMemoryGetMappedBuffer(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1], (void *)(uintptr_t)a[2]);
 }
-CUTAP_EXPORT unsigned int cuExternalMemoryGetMappedBuffer(void *devPtr, void *extMem, void *bufferDesc)
+CUTAP_SLOW unsigned int cutap_slow_cuExternalMemoryGetMappedBuffer(void *devPtr, void *extMem, void *bufferDesc)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cuExternalMemoryGetMappedBuffer], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *, void *))cutap_fn)(devPtr, extMem, bufferDesc);
     uint64_t cutap_w[3] = {(uint64_t)(uintptr_t)devPtr, (uint64_t)(uintptr_t)extMem, (uint64_t)(uintptr_t)bufferDesc};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cuExternalMemoryGetMappedBuffer, cutap_w, thunk_cuExternalMemoryGetMappedBuffer);
 }
@@ -1505,11 +1136,8 @@ static uint64_t thunk_cuExternalMemoryGetMappedMipmappedArray(void *fn, uint64_t
 {
     return (uint64_t)((unsigned int (*)(void *, void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1], (void *)(uintptr_t)a[2]);
 }
-CUTAP_EXPORT unsigned int cuExternalMemoryGetMappedMipmappedArray(void *mipmap, void *extMem, void *mipmapDesc)
+CUTAP_SLOW unsigned int cutap_slow_cuExternalMemoryGetMappedMipmappedArray(void *mipmap, void *extMem, void *mipmapDesc)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cuExternalMemoryGetMappedMipmappedArray], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *, void *))cutap_fn)(mipmap, extMem, mipmapDesc);
     uint64_t cutap_w[3] = {(uint64_t)(uintptr_t)mipmap, (uint64_t)(uintptr_t)extMem, (uint64_t)(uintptr_t)mipmapDesc};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cuExternalMemoryGetMappedMipmappedArray, cutap_w, thunk_cuExternalMemoryGetMappedMipmappedArray);
 }
@@ -1517,11 +1145,8 @@ static uint64_t thunk_cuFlushGPUDirectRDMAWrites(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(unsigned int, unsigned int))fn)((unsigned int)a[0], (unsigned int)a[1]);
 }
-CUTAP_EXPORT unsigned int cuFlushGPUDirectRDMAWrites(unsigned int target, unsigned int scope)
+CUTAP_SLOW unsigned int cutap_slow_cuFlushGPUDirectRDMAWrites(unsigned int target, unsigned int scope)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cuFlushGPUDirectRDMAWrites], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(unsigned int, unsigned int))cutap_fn)(target, scope);
     uint64_t cutap_w[2] = {(uint64_t)target, (uint64_t)scope};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cuFlushGPUDirectRDMAWrites, cutap_w, thunk_cuFlushGPUDirectRDMAWrites);
 }
@@ -1529,11 +1154,8 @@ static uint64_t thunk_cuFuncGetAttribute(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, void *))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (void *)(uintptr_t)a[2]);
 }
-CUTAP_EXPORT unsigned int cuFuncGetAttribute(void *pi, unsigned int attrib, void *hfunc)
+CUTAP_SLOW unsigned int cutap_slow_cuFuncGetAttribute(void *pi, unsigned int attrib, void *hfunc)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cuFuncGetAttribute], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, void *))cutap_fn)(pi, attrib, hfunc);
     uint64_t cutap_w[3] = {(uint64_t)(uintptr_t)pi, (uint64_t)attrib, (uint64_t)(uintptr_t)hfunc};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cuFuncGetAttribute, cutap_w, thunk_cuFuncGetAttribute);
 }
@@ -1541,11 +1163,8 @@ static uint64_t thunk_cuFuncGetModule(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1]);
 }
-CUTAP_EXPORT unsigned int cuFuncGetModule(void *hmod, void *hfunc)
+CUTAP_SLOW unsigned int cutap_slow_cuFuncGetModule(void *hmod, void *hfunc)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cuFuncGetModule], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *))cutap_fn)(hmod, hfunc);
     uint64_t cutap_w[2] = {(uint64_t)(uintptr_t)hmod, (uint64_t)(uintptr_t)hfunc};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cuFuncGetModule, cutap_w, thunk_cuFuncGetModule);
 }
@@ -1553,11 +1172,8 @@ static uint64_t thunk_cuFuncGetName(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1]);
 }
-CUTAP_EXPORT unsigned int cuFuncGetName(void *name, void *hfunc)
+CUTAP_SLOW unsigned int cutap_slow_cuFuncGetName(void *name, void *hfunc)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cuFuncGetName], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *))cutap_fn)(name, hfunc);
     uint64_t cutap_w[2] = {(uint64_t)(uintptr_t)name, (uint64_t)(uintptr_t)hfunc};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cuFuncGetName, cutap_w, thunk_cuFuncGetName);
 }
@@ -1565,11 +1181,8 @@ static uint64_t thunk_cuFuncGetParamInfo(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned long, void *, void *))fn)((void *)(uintptr_t)a[0], (unsigned long)a[1], (void *)(uintptr_t)a[2], (void *)(uintptr_t)a[3]);
 }
-CUTAP_EXPORT unsigned int cuFuncGetParamInfo(void *func, unsigned long paramIndex, void *paramOffset, void *paramSize)
+CUTAP_SLOW unsigned int cutap_slow_cuFuncGetParamInfo(void *func, unsigned long paramIndex, void *paramOffset, void *paramSize)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cuFuncGetParamInfo], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned long, void *, void *))cutap_fn)(func, paramIndex, paramOffset, paramSize);
     uint64_t cutap_w[4] = {(uint64_t)(uintptr_t)func, (uint64_t)paramIndex, (uint64_t)(uintptr_t)paramOffset, (uint64_t)(uintptr_t)paramSize};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cuFuncGetParamInfo, cutap_w, thunk_cuFuncGetParamInfo);
 }
@@ -1577,11 +1190,8 @@ static uint64_t thunk_cuFuncIsLoaded(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1]);
 }
-CUTAP_EXPORT unsigned int cuFuncIsLoaded(void *state, void *function)
+CUTAP_SLOW unsigned int cutap_slow_cuFuncIsLoaded(void *state, void *function)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cuFuncIsLoaded], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *))cutap_fn)(state, function);
     uint64_t cutap_w[2] = {(uint64_t)(uintptr_t)state, (uint64_t)(uintptr_t)function};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cuFuncIsLoaded, cutap_w, thunk_cuFuncIsLoaded);
 }
@@ -1589,11 +1199,8 @@ static uint64_t thunk_cuFuncLoad(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *))fn)((void *)(uintptr_t)a[0]);
 }
-CUTAP_EXPORT unsigned int cuFuncLoad(void *function)
+CUTAP_SLOW unsigned int cutap_slow_cuFuncLoad(void *function)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cuFuncLoad], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *))cutap_fn)(function);
     uint64_t cutap_w[1] = {(uint64_t)(uintptr_t)function};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cuFuncLoad, cutap_w, thunk_cuFuncLoad);
 }
@@ -1601,11 +1208,8 @@ static uint64_t thunk_cuFuncSetAttribute(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, int))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (int)a[2]);
 }
-CUTAP_EXPORT unsigned int cuFuncSetAttribute(void *hfunc, unsigned int attrib, int value)
+CUTAP_SLOW unsigned int cutap_slow_cuFuncSetAttribute(void *hfunc, unsigned int attrib, int value)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cuFuncSetAttribute], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, int))cutap_fn)(hfunc, attrib, value);
     uint64_t cutap_w[3] = {(uint64_t)(uintptr_t)hfunc, (uint64_t)attrib, (uint64_t)(int64_t)value};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cuFuncSetAttribute, cutap_w, thunk_cuFuncSetAttribute);
 }
@@ -1613,11 +1217,8 @@ static uint64_t thunk_cuFuncSetBlockShape(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, int, int, int))fn)((void *)(uintptr_t)a[0], (int)a[1], (int)a[2], (int)a[3]);
 }
-CUTAP_EXPORT unsigned int cuFuncSetBlockShape(void *hfunc, int x, int y, int z)
+CUTAP_SLOW unsigned int cutap_slow_cuFuncSetBlockShape(void *hfunc, int x, int y, int z)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cuFuncSetBlockShape], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, int, int, int))cutap_fn)(hfunc, x, y, z);
     uint64_t cutap_w[4] = {(uint64_t)(uintptr_t)hfunc, (uint64_t)(int64_t)x, (uint64_t)(int64_t)y, (uint64_t)(int64_t)z};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cuFuncSetBlockShape, cutap_w, thunk_cuFuncSetBlockShape);
 }
@@ -1625,11 +1226,8 @@ static uint64_t thunk_cuFuncSetCacheConfig(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1]);
 }
-CUTAP_EXPORT unsigned int cuFuncSetCacheConfig(void *hfunc, unsigned int config)
+CUTAP_SLOW unsigned int cutap_slow_cuFuncSetCacheConfig(void *hfunc, unsigned int config)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cuFuncSetCacheConfig], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int))cutap_fn)(hfunc, config);
     uint64_t cutap_w[2] = {(uint64_t)(uintptr_t)hfunc, (uint64_t)config};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cuFuncSetCacheConfig, cutap_w, thunk_cuFuncSetCacheConfig);
 }
@@ -1637,11 +1235,8 @@ static uint64_t thunk_cuFuncSetSharedMemConfig(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1]);
 }
-CUTAP_EXPORT unsigned int cuFuncSetSharedMemConfig(void *hfunc, unsigned int config)
+CUTAP_SLOW unsigned int cutap_slow_cuFuncSetSharedMemConfig(void *hfunc, unsigned int config)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cuFuncSetSharedMemConfig], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int))cutap_fn)(hfunc, config);
     uint64_t cutap_w[2] = {(uint64_t)(uintptr_t)hfunc, (uint64_t)config};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cuFuncSetSharedMemConfig, cutap_w, thunk_cuFuncSetSharedMemConfig);
 }
@@ -1649,11 +1244,8 @@ static uint64_t thunk_cuFuncSetSharedSize(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1]);
 }
-CUTAP_EXPORT unsigned int cuFuncSetSharedSize(void *hfunc, unsigned int bytes)
+CUTAP_SLOW unsigned int cutap_slow_cuFuncSetSharedSize(void *hfunc, unsigned int bytes)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cuFuncSetSharedSize], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int))cutap_fn)(hfunc, bytes);
     uint64_t cutap_w[2] = {(uint64_t)(uintptr_t)hfunc, (uint64_t)bytes};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cuFuncSetSharedSize, cutap_w, thunk_cuFuncSetSharedSize);
 }
@@ -1661,11 +1253,8 @@ static uint64_t thunk_cuGLCtxCreate(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, int))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (int)a[2]);
 }
-CUTAP_EXPORT unsigned int cuGLCtxCreate(void *pCtx, unsigned int Flags, int device)
+CUTAP_SLOW unsigned int cutap_slow_cuGLCtxCreate(void *pCtx, unsigned int Flags, int device)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cuGLCtxCreate], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, int))cutap_fn)(pCtx, Flags, device);
     uint64_t cutap_w[3] = {(uint64_t)(uintptr_t)pCtx, (uint64_t)Flags, (uint64_t)(int64_t)device};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cuGLCtxCreate, cutap_w, thunk_cuGLCtxCreate);
 }
@@ -1673,11 +1262,8 @@ static uint64_t thunk_cuGLCtxCreate_v2(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, int))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (int)a[2]);
 }
-CUTAP_EXPORT unsigned int cuGLCtxCreate_v2(void *pCtx, unsigned int Flags, int device)
+CUTAP_SLOW unsigned int cutap_slow_cuGLCtxCreate_v2(void *pCtx, unsigned int Flags, int device)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cuGLCtxCreate_v2], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, int))cutap_fn)(pCtx, Flags, device);
     uint64_t cutap_w[3] = {(uint64_t)(uintptr_t)pCtx, (uint64_t)Flags, (uint64_t)(int64_t)device};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cuGLCtxCreate_v2, cutap_w, thunk_cuGLCtxCreate_v2);
 }
@@ -1685,11 +1271,8 @@ static uint64_t thunk_cuGLGetDevices(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *, unsigned int, unsigned int))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1], (unsigned int)a[2], (unsigned int)a[3]);
 }
-CUTAP_EXPORT unsigned int cuGLGetDevices(void *pCudaDeviceCount, void *pCudaDevices, unsigned int cudaDeviceCount, unsigned int deviceList)
+CUTAP_SLOW unsigned int cutap_slow_cuGLGetDevices(void *pCudaDeviceCount, void *pCudaDevices, unsigned int cudaDeviceCount, unsigned int deviceList)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cuGLGetDevices], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *, unsigned int, unsigned int))cutap_fn)(pCudaDeviceCount, pCudaDevices, cudaDeviceCount, deviceList);
     uint64_t cutap_w[4] = {(uint64_t)(uintptr_t)pCudaDeviceCount, (uint64_t)(uintptr_t)pCudaDevices, (uint64_t)cudaDeviceCount, (uint64_t)deviceList};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cuGLGetDevices, cutap_w, thunk_cuGLGetDevices);
 }
@@ -1697,11 +1280,8 @@ static uint64_t thunk_cuGLGetDevices_v2(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *, unsigned int, unsigned int))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1], (unsigned int)a[2], (unsigned int)a[3]);
 }
-CUTAP_EXPORT unsigned int cuGLGetDevices_v2(void *pCudaDeviceCount, void *pCudaDevices, unsigned int cudaDeviceCount, unsigned int deviceList)
+CUTAP_SLOW unsigned int cutap_slow_cuGLGetDevices_v2(void *pCudaDeviceCount, void *pCudaDevices, unsigned int cudaDeviceCount, unsigned int deviceList)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cuGLGetDevices_v2], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *, unsigned int, unsigned int))cutap_fn)(pCudaDeviceCount, pCudaDevices, cudaDeviceCount, deviceList);
     uint64_t cutap_w[4] = {(uint64_t)(uintptr_t)pCudaDeviceCount, (uint64_t)(uintptr_t)pCudaDevices, (uint64_t)cudaDeviceCount, (uint64_t)deviceList};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cuGLGetDevices_v2, cutap_w, thunk_cuGLGetDevices_v2);
 }
@@ -1710,11 +1290,8 @@ static uint64_t thunk_cuGLInit(void *fn, uint64_t *a)
     (void)a;
     return (uint64_t)((unsigned int (*)(void))fn)();
 }
-CUTAP_EXPORT unsigned int cuGLInit(void)
+CUTAP_SLOW unsigned int cutap_slow_cuGLInit(void)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cuGLInit], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void))cutap_fn)();
     uint64_t cutap_w[1] = {0};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cuGLInit, cutap_w, thunk_cuGLInit);
 }
@@ -1722,11 +1299,8 @@ static uint64_t thunk_cuGLMapBufferObject(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *, unsigned int))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1], (unsigned int)a[2]);
 }
-CUTAP_EXPORT unsigned int cuGLMapBufferObject(void *dptr, void *size, unsigned int buffer)
+CUTAP_SLOW unsigned int cutap_slow_cuGLMapBufferObject(void *dptr, void *size, unsigned int buffer)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cuGLMapBufferObject], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *, unsigned int))cutap_fn)(dptr, size, buffer);
     uint64_t cutap_w[3] = {(uint64_t)(uintptr_t)dptr, (uint64_t)(uintptr_t)size, (uint64_t)buffer};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cuGLMapBufferObject, cutap_w, thunk_cuGLMapBufferObject);
 }
@@ -1734,11 +1308,8 @@ static uint64_t thunk_cuGLMapBufferObjectAsync(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *, unsigned int, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1], (unsigned int)a[2], (void *)(uintptr_t)a[3]);
 }
-CUTAP_EXPORT unsigned int cuGLMapBufferObjectAsync(void *dptr, void *size, unsigned int buffer, void *hStream)
+CUTAP_SLOW unsigned int cutap_slow_cuGLMapBufferObjectAsync(void *dptr, void *size, unsigned int buffer, void *hStream)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cuGLMapBufferObjectAsync], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *, unsigned int, void *))cutap_fn)(dptr, size, buffer, hStream);
     uint64_t cutap_w[4] = {(uint64_t)(uintptr_t)dptr, (uint64_t)(uintptr_t)size, (uint64_t)buffer, (uint64_t)(uintptr_t)hStream};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cuGLMapBufferObjectAsync, cutap_w, thunk_cuGLMapBufferObjectAsync);
 }
@@ -1746,11 +1317,8 @@ static uint64_t thunk_cuGLMapBufferObjectAsync_v2(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *, unsigned int, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1], (unsigned int)a[2], (void *)(uintptr_t)a[3]);
 }
-CUTAP_EXPORT unsigned int cuGLMapBufferObjectAsync_v2(void *dptr, void *size, unsigned int buffer, void *hStream)
+CUTAP_SLOW unsigned int cutap_slow_cuGLMapBufferObjectAsync_v2(void *dptr, void *size, unsigned int buffer, void *hStream)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cuGLMapBufferObjectAsync_v2], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *, unsigned int, void *))cutap_fn)(dptr, size, buffer, hStream);
     uint64_t cutap_w[4] = {(uint64_t)(uintptr_t)dptr, (uint64_t)(uintptr_t)size, (uint64_t)buffer, (uint64_t)(uintptr_t)hStream};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cuGLMapBufferObjectAsync_v2, cutap_w, thunk_cuGLMapBufferObjectAsync_v2);
 }
@@ -1758,11 +1326,8 @@ static uint64_t thunk_cuGLMapBufferObjectAsync_v2_ptsz(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *, unsigned int, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1], (unsigned int)a[2], (void *)(uintptr_t)a[3]);
 }
-CUTAP_EXPORT unsigned int cuGLMapBufferObjectAsync_v2_ptsz(void *dptr, void *size, unsigned int buffer, void *hStream)
+CUTAP_SLOW unsigned int cutap_slow_cuGLMapBufferObjectAsync_v2_ptsz(void *dptr, void *size, unsigned int buffer, void *hStream)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cuGLMapBufferObjectAsync_v2_ptsz], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *, unsigned int, void *))cutap_fn)(dptr, size, buffer, hStream);
     uint64_t cutap_w[4] = {(uint64_t)(uintptr_t)dptr, (uint64_t)(uintptr_t)size, (uint64_t)buffer, (uint64_t)(uintptr_t)hStream};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cuGLMapBufferObjectAsync_v2_ptsz, cutap_w, thunk_cuGLMapBufferObjectAsync_v2_ptsz);
 }
@@ -1770,11 +1335,8 @@ static uint64_t thunk_cuGLMapBufferObject_v2(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *, unsigned int))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1], (unsigned int)a[2]);
 }
-CUTAP_EXPORT unsigned int cuGLMapBufferObject_v2(void *dptr, void *size, unsigned int buffer)
+CUTAP_SLOW unsigned int cutap_slow_cuGLMapBufferObject_v2(void *dptr, void *size, unsigned int buffer)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cuGLMapBufferObject_v2], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *, unsigned int))cutap_fn)(dptr, size, buffer);
     uint64_t cutap_w[3] = {(uint64_t)(uintptr_t)dptr, (uint64_t)(uintptr_t)size, (uint64_t)buffer};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cuGLMapBufferObject_v2, cutap_w, thunk_cuGLMapBufferObject_v2);
 }
@@ -1782,11 +1344,8 @@ static uint64_t thunk_cuGLMapBufferObject_v2_ptds(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *, unsigned int))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1], (unsigned int)a[2]);
 }
-CUTAP_EXPORT unsigned int cuGLMapBufferObject_v2_ptds(void *dptr, void *size, unsigned int buffer)
+CUTAP_SLOW unsigned int cutap_slow_cuGLMapBufferObject_v2_ptds(void *dptr, void *size, unsigned int buffer)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cuGLMapBufferObject_v2_ptds], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *, unsigned int))cutap_fn)(dptr, size, buffer);
     uint64_t cutap_w[3] = {(uint64_t)(uintptr_t)dptr, (uint64_t)(uintptr_t)size, (uint64_t)buffer};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cuGLMapBufferObject_v2_ptds, cutap_w, thunk_cuGLMapBufferObject_v2_ptds);
 }
@@ -1794,11 +1353,8 @@ static uint64_t thunk_cuGLRegisterBufferObject(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(unsigned int))fn)((unsigned int)a[0]);
 }
-CUTAP_EXPORT unsigned int cuGLRegisterBufferObject(unsigned int buffer)
+CUTAP_SLOW unsigned int cutap_slow_cuGLRegisterBufferObject(unsigned int buffer)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cuGLRegisterBufferObject], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(unsigned int))cutap_fn)(buffer);
     uint64_t cutap_w[1] = {(uint64_t)buffer};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cuGLRegisterBufferObject, cutap_w, thunk_cuGLRegisterBufferObject);
 }
@@ -1806,11 +1362,8 @@ static uint64_t thunk_cuGLSetBufferObjectMapFlags(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(unsigned int, unsigned int))fn)((unsigned int)a[0], (unsigned int)a[1]);
 }
-CUTAP_EXPORT unsigned int cuGLSetBufferObjectMapFlags(unsigned int buffer, unsigned int Flags)
+CUTAP_SLOW unsigned int cutap_slow_cuGLSetBufferObjectMapFlags(unsigned int buffer, unsigned int Flags)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cuGLSetBufferObjectMapFlags], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(unsigned int, unsigned int))cutap_fn)(buffer, Flags);
     uint64_t cutap_w[2] = {(uint64_t)buffer, (uint64_t)Flags};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cuGLSetBufferObjectMapFlags, cutap_w, thunk_cuGLSetBufferObjectMapFlags);
 }
@@ -1818,11 +1371,8 @@ static uint64_t thunk_cuGLUnmapBufferObject(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(unsigned int))fn)((unsigned int)a[0]);
 }
-CUTAP_EXPORT unsigned int cuGLUnmapBufferObject(unsigned int buffer)
+CUTAP_SLOW unsigned int cutap_slow_cuGLUnmapBufferObject(unsigned int buffer)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cuGLUnmapBufferObject], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(unsigned int))cutap_fn)(buffer);
     uint64_t cutap_w[1] = {(uint64_t)buffer};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cuGLUnmapBufferObject, cutap_w, thunk_cuGLUnmapBufferObject);
 }
@@ -1830,11 +1380,8 @@ static uint64_t thunk_cuGLUnmapBufferObjectAsync(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(unsigned int, void *))fn)((unsigned int)a[0], (void *)(uintptr_t)a[1]);
 }
-CUTAP_EXPORT unsigned int cuGLUnmapBufferObjectAsync(unsigned int buffer, void *hStream)
+CUTAP_SLOW unsigned int cutap_slow_cuGLUnmapBufferObjectAsync(unsigned int buffer, void *hStream)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cuGLUnmapBufferObjectAsync], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(unsigned int, void *))cutap_fn)(buffer, hStream);
     uint64_t cutap_w[2] = {(uint64_t)buffer, (uint64_t)(uintptr_t)hStream};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cuGLUnmapBufferObjectAsync, cutap_w, thunk_cuGLUnmapBufferObjectAsync);
 }
@@ -1842,11 +1389,8 @@ static uint64_t thunk_cuGLUnregisterBufferObject(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(unsigned int))fn)((unsigned int)a[0]);
 }
-CUTAP_EXPORT unsigned int cuGLUnregisterBufferObject(unsigned int buffer)
+CUTAP_SLOW unsigned int cutap_slow_cuGLUnregisterBufferObject(unsigned int buffer)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cuGLUnregisterBufferObject], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(unsigned int))cutap_fn)(buffer);
     uint64_t cutap_w[1] = {(uint64_t)buffer};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cuGLUnregisterBufferObject, cutap_w, thunk_cuGLUnregisterBufferObject);
 }
@@ -1854,11 +1398,8 @@ static uint64_t thunk_cuGetErrorName(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(unsigned int, void *))fn)((unsigned int)a[0], (void *)(uintptr_t)a[1]);
 }
-CUTAP_EXPORT unsigned int cuGetErrorName(unsigned int error, void *pStr)
+CUTAP_SLOW unsigned int cutap_slow_cuGetErrorName(unsigned int error, void *pStr)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cuGetErrorName], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(unsigned int, void *))cutap_fn)(error, pStr);
     uint64_t cutap_w[2] = {(uint64_t)error, (uint64_t)(uintptr_t)pStr};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cuGetErrorName, cutap_w, thunk_cuGetErrorName);
 }
@@ -1866,11 +1407,8 @@ static uint64_t thunk_cuGetErrorString(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(unsigned int, void *))fn)((unsigned int)a[0], (void *)(uintptr_t)a[1]);
 }
-CUTAP_EXPORT unsigned int cuGetErrorString(unsigned int error, void *pStr)
+CUTAP_SLOW unsigned int cutap_slow_cuGetErrorString(unsigned int error, void *pStr)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cuGetErrorString], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(unsigned int, void *))cutap_fn)(error, pStr);
     uint64_t cutap_w[2] = {(uint64_t)error, (uint64_t)(uintptr_t)pStr};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cuGetErrorString, cutap_w, thunk_cuGetErrorString);
 }
@@ -1878,11 +1416,8 @@ static uint64_t thunk_cuGetExportTable(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1]);
 }
-CUTAP_EXPORT unsigned int cuGetExportTable(void *ppExportTable, void *pExportTableId)
+CUTAP_SLOW unsigned int cutap_slow_cuGetExportTable(void *ppExportTable, void *pExportTableId)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cuGetExportTable], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *))cutap_fn)(ppExportTable, pExportTableId);
     uint64_t cutap_w[2] = {(uint64_t)(uintptr_t)ppExportTable, (uint64_t)(uintptr_t)pExportTableId};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cuGetExportTable, cutap_w, thunk_cuGetExportTable);
 }
@@ -1890,11 +1425,8 @@ static uint64_t thunk_cuGetProcAddress(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *, int, unsigned long))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1], (int)a[2], (unsigned long)a[3]);
 }
-CUTAP_EXPORT unsigned int cuGetProcAddress(void *symbol, void *pfn, int cudaVersion, unsigned long flags)
+CUTAP_SLOW unsigned int cutap_slow_cuGetProcAddress(void *symbol, void *pfn, int cudaVersion, unsigned long flags)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cuGetProcAddress], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *, int, unsigned long))cutap_fn)(symbol, pfn, cudaVersion, flags);
     uint64_t cutap_w[4] = {(uint64_t)(uintptr_t)symbol, (uint64_t)(uintptr_t)pfn, (uint64_t)(int64_t)cudaVersion, (uint64_t)flags};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cuGetProcAddress, cutap_w, thunk_cuGetProcAddress);
 }
@@ -1902,11 +1434,8 @@ static uint64_t thunk_cuGetProcAddress_v2(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *, int, unsigned long, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1], (int)a[2], (unsigned long)a[3], (void *)(uintptr_t)a[4]);
 }
-CUTAP_EXPORT unsigned int cuGetProcAddress_v2(void *symbol, void *pfn, int cudaVersion, unsigned long flags, void *symbolStatus)
+CUTAP_SLOW unsigned int cutap_slow_cuGetProcAddress_v2(void *symbol, void *pfn, int cudaVersion, unsigned long flags, void *symbolStatus)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cuGetProcAddress_v2], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *, int, unsigned long, void *))cutap_fn)(symbol, pfn, cudaVersion, flags, symbolStatus);
     uint64_t cutap_w[5] = {(uint64_t)(uintptr_t)symbol, (uint64_t)(uintptr_t)pfn, (uint64_t)(int64_t)cudaVersion, (uint64_t)flags, (uint64_t)(uintptr_t)symbolStatus};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cuGetProcAddress_v2, cutap_w, thunk_cuGetProcAddress_v2);
 }
@@ -1914,11 +1443,8 @@ static uint64_t thunk_cuGraphAddBatchMemOpNode(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *, void *, unsigned long, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1], (void *)(uintptr_t)a[2], (unsigned long)a[3], (void *)(uintptr_t)a[4]);
 }
-CUTAP_EXPORT unsigned int cuGraphAddBatchMemOpNode(void *phGraphNode, void *hGraph, void *dependencies, unsigned long numDependencies, void *nodeParams)
+CUTAP_SLOW unsigned int cutap_slow_cuGraphAddBatchMemOpNode(void *phGraphNode, void *hGraph, void *dependencies, unsigned long numDependencies, void *nodeParams)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cuGraphAddBatchMemOpNode], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *, void *, unsigned long, void *))cutap_fn)(phGraphNode, hGraph, dependencies, numDependencies, nodeParams);
     uint64_t cutap_w[5] = {(uint64_t)(uintptr_t)phGraphNode, (uint64_t)(uintptr_t)hGraph, (uint64_t)(uintptr_t)dependencies, (uint64_t)numDependencies, (uint64_t)(uintptr_t)nodeParams};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cuGraphAddBatchMemOpNode, cutap_w, thunk_cuGraphAddBatchMemOpNode);
 }
@@ -1926,11 +1452,8 @@ static uint64_t thunk_cuGraphAddChildGraphNode(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *, void *, unsigned long, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1], (void *)(uintptr_t)a[2], (unsigned long)a[3], (void *)(uintptr_t)a[4]);
 }
-CUTAP_EXPORT unsigned int cuGraphAddChildGraphNode(void *phGraphNode, void *hGraph, void *dependencies, unsigned long numDependencies, void *childGraph)
+CUTAP_SLOW unsigned int cutap_slow_cuGraphAddChildGraphNode(void *phGraphNode, void *hGraph, void *dependencies, unsigned long numDependencies, void *childGraph)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cuGraphAddChildGraphNode], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *, void *, unsigned long, void *))cutap_fn)(phGraphNode, hGraph, dependencies, numDependencies, childGraph);
     uint64_t cutap_w[5] = {(uint64_t)(uintptr_t)phGraphNode, (uint64_t)(uintptr_t)hGraph, (uint64_t)(uintptr_t)dependencies, (uint64_t)numDependencies, (uint64_t)(uintptr_t)childGraph};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cuGraphAddChildGraphNode, cutap_w, thunk_cuGraphAddChildGraphNode);
 }
@@ -1938,11 +1461,8 @@ static uint64_t thunk_cuGraphAddDependencies(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *, void *, unsigned long))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1], (void *)(uintptr_t)a[2], (unsigned long)a[3]);
 }
-CUTAP_EXPORT unsigned int cuGraphAddDependencies(void *hGraph, void *from, void *to, unsigned long numDependencies)
+CUTAP_SLOW unsigned int cutap_slow_cuGraphAddDependencies(void *hGraph, void *from, void *to, unsigned long numDependencies)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cuGraphAddDependencies], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *, void *, unsigned long))cutap_fn)(hGraph, from, to, numDependencies);
     uint64_t cutap_w[4] = {(uint64_t)(uintptr_t)hGraph, (uint64_t)(uintptr_t)from, (uint64_t)(uintptr_t)to, (uint64_t)numDependencies};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cuGraphAddDependencies, cutap_w, thunk_cuGraphAddDependencies);
 }
@@ -1950,11 +1470,8 @@ static uint64_t thunk_cuGraphAddDependencies_v2(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *, void *, void *, unsigned long))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1], (void *)(uintptr_t)a[2], (void *)(uintptr_t)a[3], (unsigned long)a[4]);
 }
-CUTAP_EXPORT unsigned int cuGraphAddDependencies_v2(void *hGraph, void *from, void *to, void *edgeData, unsigned long numDependencies)
+CUTAP_SLOW unsigned int cutap_slow_cuGraphAddDependencies_v2(void *hGraph, void *from, void *to, void *edgeData, unsigned long numDependencies)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cuGraphAddDependencies_v2], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *, void *, void *, unsigned long))cutap_fn)(hGraph, from, to, edgeData, numDependencies);
     uint64_t cutap_w[5] = {(uint64_t)(uintptr_t)hGraph, (uint64_t)(uintptr_t)from, (uint64_t)(uintptr_t)to, (uint64_t)(uintptr_t)edgeData, (uint64_t)numDependencies};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cuGraphAddDependencies_v2, cutap_w, thunk_cuGraphAddDependencies_v2);
 }
@@ -1962,11 +1479,8 @@ static uint64_t thunk_cuGraphAddEmptyNode(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *, void *, unsigned long))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1], (void *)(uintptr_t)a[2], (unsigned long)a[3]);
 }
-CUTAP_EXPORT unsigned int cuGraphAddEmptyNode(void *phGraphNode, void *hGraph, void *dependencies, unsigned long numDependencies)
+CUTAP_SLOW unsigned int cutap_slow_cuGraphAddEmptyNode(void *phGraphNode, void *hGraph, void *dependencies, unsigned long numDependencies)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cuGraphAddEmptyNode], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *, void *, unsigned long))cutap_fn)(phGraphNode, hGraph, dependencies, numDependencies);
     uint64_t cutap_w[4] = {(uint64_t)(uintptr_t)phGraphNode, (uint64_t)(uintptr_t)hGraph, (uint64_t)(uintptr_t)dependencies, (uint64_t)numDependencies};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cuGraphAddEmptyNode, cutap_w, thunk_cuGraphAddEmptyNode);
 }
@@ -1974,11 +1488,8 @@ static uint64_t thunk_cuGraphAddEventRecordNode(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *, void *, unsigned long, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1], (void *)(uintptr_t)a[2], (unsigned long)a[3], (void *)(uintptr_t)a[4]);
 }
-CUTAP_EXPORT unsigned int cuGraphAddEventRecordNode(void *phGraphNode, void *hGraph, void *dependencies, unsigned long numDependencies, void *event)
+CUTAP_SLOW unsigned int cutap_slow_cuGraphAddEventRecordNode(void *phGraphNode, void *hGraph, void *dependencies, unsigned long numDependencies, void *event)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cuGraphAddEventRecordNode], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *, void *, unsigned long, void *))cutap_fn)(phGraphNode, hGraph, dependencies, numDependencies, event);
     uint64_t cutap_w[5] = {(uint64_t)(uintptr_t)phGraphNode, (uint64_t)(uintptr_t)hGraph, (uint64_t)(uintptr_t)dependencies, (uint64_t)numDependencies, (uint64_t)(uintptr_t)event};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cuGraphAddEventRecordNode, cutap_w, thunk_cuGraphAddEventRecordNode);
 }
@@ -1986,11 +1497,8 @@ static uint64_t thunk_cuGraphAddEventWaitNode(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *, void *, unsigned long, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1], (void *)(uintptr_t)a[2], (unsigned long)a[3], (void *)(uintptr_t)a[4]);
 }
-CUTAP_EXPORT unsigned int cuGraphAddEventWaitNode(void *phGraphNode, void *hGraph, void *dependencies, unsigned long numDependencies, void *event)
+CUTAP_SLOW unsigned int cutap_slow_cuGraphAddEventWaitNode(void *phGraphNode, void *hGraph, void *dependencies, unsigned long numDependencies, void *event)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cuGraphAddEventWaitNode], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *, void *, unsigned long, void *))cutap_fn)(phGraphNode, hGraph, dependencies, numDependencies, event);
     uint64_t cutap_w[5] = {(uint64_t)(uintptr_t)phGraphNode, (uint64_t)(uintptr_t)hGraph, (uint64_t)(uintptr_t)dependencies, (uint64_t)numDependencies, (uint64_t)(uintptr_t)event};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cuGraphAddEventWaitNode, cutap_w, thunk_cuGraphAddEventWaitNode);
 }
@@ -1998,11 +1506,8 @@ static uint64_t thunk_cuGraphAddExternalSemaphoresSignalNode(void *fn, uint64_t 
 {
     return (uint64_t)((unsigned int (*)(void *, void *, void *, unsigned long, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1], (void *)(uintptr_t)a[2], (unsigned long)a[3], (void *)(uintptr_t)a[4]);
 }
-CUTAP_EXPORT unsigned int cuGraphAddExternalSemaphoresSignalNode(void *phGraphNode, void *hGraph, void *dependencies, unsigned long numDependencies, void *nodeParams)
+CUTAP_SLOW unsigned int cutap_slow_cuGraphAddExternalSemaphoresSignalNode(void *phGraphNode, void *hGraph, void *dependencies, unsigned long numDependencies, void *nodeParams)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cuGraphAddExternalSemaphoresSignalNode], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *, void *, unsigned long, void *))cutap_fn)(phGraphNode, hGraph, dependencies, numDependencies, nodeParams);
     uint64_t cutap_w[5] = {(uint64_t)(uintptr_t)phGraphNode, (uint64_t)(uintptr_t)hGraph, (uint64_t)(uintptr_t)dependencies, (uint64_t)numDependencies, (uint64_t)(uintptr_t)nodeParams};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cuGraphAddExternalSemaphoresSignalNode, cutap_w, thunk_cuGraphAddExternalSemaphoresSignalNode);
 }
@@ -2010,11 +1515,8 @@ static uint64_t thunk_cuGraphAddExternalSemaphoresWaitNode(void *fn, uint64_t *a
 {
     return (uint64_t)((unsigned int (*)(void *, void *, void *, unsigned long, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1], (void *)(uintptr_t)a[2], (unsigned long)a[3], (void *)(uintptr_t)a[4]);
 }
-CUTAP_EXPORT unsigned int cuGraphAddExternalSemaphoresWaitNode(void *phGraphNode, void *hGraph, void *dependencies, unsigned long numDependencies, void *nodeParams)
+CUTAP_SLOW unsigned int cutap_slow_cuGraphAddExternalSemaphoresWaitNode(void *phGraphNode, void *hGraph, void *dependencies, unsigned long numDependencies, void *nodeParams)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cuGraphAddExternalSemaphoresWaitNode], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *, void *, unsigned long, void *))cutap_fn)(phGraphNode, hGraph, dependencies, numDependencies, nodeParams);
     uint64_t cutap_w[5] = {(uint64_t)(uintptr_t)phGraphNode, (uint64_t)(uintptr_t)hGraph, (uint64_t)(uintptr_t)dependencies, (uint64_t)numDependencies, (uint64_t)(uintptr_t)nodeParams};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cuGraphAddExternalSemaphoresWaitNode, cutap_w, thunk_cuGraphAddExternalSemaphoresWaitNode);
 }
@@ -2022,11 +1524,8 @@ static uint64_t thunk_cuGraphAddHostNode(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *, void *, unsigned long, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1], (void *)(uintptr_t)a[2], (unsigned long)a[3], (void *)(uintptr_t)a[4]);
 }
-CUTAP_EXPORT unsigned int cuGraphAddHostNode(void *phGraphNode, void *hGraph, void *dependencies, unsigned long numDependencies, void *nodeParams)
+CUTAP_SLOW unsigned int cutap_slow_cuGraphAddHostNode(void *phGraphNode, void *hGraph, void *dependencies, unsigned long numDependencies, void *nodeParams)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cuGraphAddHostNode], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *, void *, unsigned long, void *))cutap_fn)(phGraphNode, hGraph, dependencies, numDependencies, nodeParams);
     uint64_t cutap_w[5] = {(uint64_t)(uintptr_t)phGraphNode, (uint64_t)(uintptr_t)hGraph, (uint64_t)(uintptr_t)dependencies, (uint64_t)numDependencies, (uint64_t)(uintptr_t)nodeParams};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cuGraphAddHostNode, cutap_w, thunk_cuGraphAddHostNode);
 }
@@ -2034,11 +1533,8 @@ static uint64_t thunk_cuGraphAddKernelNode(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *, void *, unsigned long, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1], (void *)(uintptr_t)a[2], (unsigned long)a[3], (void *)(uintptr_t)a[4]);
 }
-CUTAP_EXPORT unsigned int cuGraphAddKernelNode(void *phGraphNode, void *hGraph, void *dependencies, unsigned long numDependencies, void *nodeParams)
+CUTAP_SLOW unsigned int cutap_slow_cuGraphAddKernelNode(void *phGraphNode, void *hGraph, void *dependencies, unsigned long numDependencies, void *nodeParams)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cuGraphAddKernelNode], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *, void *, unsigned long, void *))cutap_fn)(phGraphNode, hGraph, dependencies, numDependencies, nodeParams);
     uint64_t cutap_w[5] = {(uint64_t)(uintptr_t)phGraphNode, (uint64_t)(uintptr_t)hGraph, (uint64_t)(uintptr_t)dependencies, (uint64_t)numDependencies, (uint64_t)(uintptr_t)nodeParams};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cuGraphAddKernelNode, cutap_w, thunk_cuGraphAddKernelNode);
 }
@@ -2046,11 +1542,8 @@ static uint64_t thunk_cuGraphAddKernelNode_v2(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *, void *, unsigned long, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1], (void *)(uintptr_t)a[2], (unsigned long)a[3], (void *)(uintptr_t)a[4]);
 }
-CUTAP_EXPORT unsigned int cuGraphAddKernelNode_v2(void *phGraphNode, void *hGraph, void *dependencies, unsigned long numDependencies, void *nodeParams)
+CUTAP_SLOW unsigned int cutap_slow_cuGraphAddKernelNode_v2(void *phGraphNode, void *hGraph, void *dependencies, unsigned long numDependencies, void *nodeParams)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cuGraphAddKernelNode_v2], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *, void *, unsigned long, void *))cutap_fn)(phGraphNode, hGraph, dependencies, numDependencies, nodeParams);
     uint64_t cutap_w[5] = {(uint64_t)(uintptr_t)phGraphNode, (uint64_t)(uintptr_t)hGraph, (uint64_t)(uintptr_t)dependencies, (uint64_t)numDependencies, (uint64_t)(uintptr_t)nodeParams};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cuGraphAddKernelNode_v2, cutap_w, thunk_cuGraphAddKernelNode_v2);
 }
@@ -2058,11 +1551,8 @@ static uint64_t thunk_cuGraphAddMemAllocNode(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *, void *, unsigned long, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1], (void *)(uintptr_t)a[2], (unsigned long)a[3], (void *)(uintptr_t)a[4]);
 }
-CUTAP_EXPORT unsigned int cuGraphAddMemAllocNode(void *phGraphNode, void *hGraph, void *dependencies, unsigned long numDependencies, void *nodeParams)
+CUTAP_SLOW unsigned int cutap_slow_cuGraphAddMemAllocNode(void *phGraphNode, void *hGraph, void *dependencies, unsigned long numDependencies, void *nodeParams)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cuGraphAddMemAllocNode], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *, void *, unsigned long, void *))cutap_fn)(phGraphNode, hGraph, dependencies, numDependencies, nodeParams);
     uint64_t cutap_w[5] = {(uint64_t)(uintptr_t)phGraphNode, (uint64_t)(uintptr_t)hGraph, (uint64_t)(uintptr_t)dependencies, (uint64_t)numDependencies, (uint64_t)(uintptr_t)nodeParams};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cuGraphAddMemAllocNode, cutap_w, thunk_cuGraphAddMemAllocNode);
 }
@@ -2070,11 +1560,8 @@ static uint64_t thunk_cuGraphAddMemFreeNode(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *, void *, unsigned long, unsigned long long))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1], (void *)(uintptr_t)a[2], (unsigned long)a[3], (unsigned long long)a[4]);
 }
-CUTAP_EXPORT unsigned int cuGraphAddMemFreeNode(void *phGraphNode, void *hGraph, void *dependencies, unsigned long numDependencies, unsigned long long dptr)
+CUTAP_SLOW unsigned int cutap_slow_cuGraphAddMemFreeNode(void *phGraphNode, void *hGraph, void *dependencies, unsigned long numDependencies, unsigned long long dptr)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cuGraphAddMemFreeNode], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *, void *, unsigned long, unsigned long long))cutap_fn)(phGraphNode, hGraph, dependencies, numDependencies, dptr);
     uint64_t cutap_w[5] = {(uint64_t)(uintptr_t)phGraphNode, (uint64_t)(uintptr_t)hGraph, (uint64_t)(uintptr_t)dependencies, (uint64_t)numDependencies, (uint64_t)dptr};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cuGraphAddMemFreeNode, cutap_w, thunk_cuGraphAddMemFreeNode);
 }
@@ -2082,11 +1569,8 @@ static uint64_t thunk_cuGraphAddMemcpyNode(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *, void *, unsigned long, void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1], (void *)(uintptr_t)a[2], (unsigned long)a[3], (void *)(uintptr_t)a[4], (void *)(uintptr_t)a[5]);
 }
-CUTAP_EXPORT unsigned int cuGraphAddMemcpyNode(void *phGraphNode, void *hGraph, void *dependencies, unsigned long numDependencies, void *copyParams, void *ctx)
+CUTAP_SLOW unsigned int cutap_slow_cuGraphAddMemcpyNode(void *phGraphNode, void *hGraph, void *dependencies, unsigned long numDependencies, void *copyParams, void *ctx)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cuGraphAddMemcpyNode], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *, void *, unsigned long, void *, void *))cutap_fn)(phGraphNode, hGraph, dependencies, numDependencies, copyParams, ctx);
     uint64_t cutap_w[6] = {(uint64_t)(uintptr_t)phGraphNode, (uint64_t)(uintptr_t)hGraph, (uint64_t)(uintptr_t)dependencies, (uint64_t)numDependencies, (uint64_t)(uintptr_t)copyParams, (uint64_t)(uintptr_t)ctx};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cuGraphAddMemcpyNode, cutap_w, thunk_cuGraphAddMemcpyNode);
 }
@@ -2094,11 +1578,8 @@ static uint64_t thunk_cuGraphAddMemsetNode(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *, void *, unsigned long, void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1], (void *)(uintptr_t)a[2], (unsigned long)a[3], (void *)(uintptr_t)a[4], (void *)(uintptr_t)a[5]);
 }
-CUTAP_EXPORT unsigned int cuGraphAddMemsetNode(void *phGraphNode, void *hGraph, void *dependencies, unsigned long numDependencies, void *memsetParams, void *ctx)
+CUTAP_SLOW unsigned int cutap_slow_cuGraphAddMemsetNode(void *phGraphNode, void *hGraph, void *dependencies, unsigned long numDependencies, void *memsetParams, void *ctx)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cuGraphAddMemsetNode], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *, void *, unsigned long, void *, void *))cutap_fn)(phGraphNode, hGraph, dependencies, numDependencies, memsetParams, ctx);
     uint64_t cutap_w[6] = {(uint64_t)(uintptr_t)phGraphNode, (uint64_t)(uintptr_t)hGraph, (uint64_t)(uintptr_t)dependencies, (uint64_t)numDependencies, (uint64_t)(uintptr_t)memsetParams, (uint64_t)(uintptr_t)ctx};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cuGraphAddMemsetNode, cutap_w, thunk_cuGraphAddMemsetNode);
 }
@@ -2106,11 +1587,8 @@ static uint64_t thunk_cuGraphAddNode(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *, void *, unsigned long, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1], (void *)(uintptr_t)a[2], (unsigned long)a[3], (void *)(uintptr_t)a[4]);
 }
-CUTAP_EXPORT unsigned int cuGraphAddNode(void *phGraphNode, void *hGraph, void *dependencies, unsigned long numDependencies, void *nodeParams)
+CUTAP_SLOW unsigned int cutap_slow_cuGraphAddNode(void *phGraphNode, void *hGraph, void *dependencies, unsigned long numDependencies, void *nodeParams)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cuGraphAddNode], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *, void *, unsigned long, void *))cutap_fn)(phGraphNode, hGraph, dependencies, numDependencies, nodeParams);
     uint64_t cutap_w[5] = {(uint64_t)(uintptr_t)phGraphNode, (uint64_t)(uintptr_t)hGraph, (uint64_t)(uintptr_t)dependencies, (uint64_t)numDependencies, (uint64_t)(uintptr_t)nodeParams};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cuGraphAddNode, cutap_w, thunk_cuGraphAddNode);
 }
@@ -2118,11 +1596,8 @@ static uint64_t thunk_cuGraphAddNode_v2(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *, void *, void *, unsigned long, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1], (void *)(uintptr_t)a[2], (void *)(uintptr_t)a[3], (unsigned long)a[4], (void *)(uintptr_t)a[5]);
 }
-CUTAP_EXPORT unsigned int cuGraphAddNode_v2(void *phGraphNode, void *hGraph, void *dependencies, void *dependencyData, unsigned long numDependencies, void *nodeParams)
+CUTAP_SLOW unsigned int cutap_slow_cuGraphAddNode_v2(void *phGraphNode, void *hGraph, void *dependencies, void *dependencyData, unsigned long numDependencies, void *nodeParams)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cuGraphAddNode_v2], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *, void *, void *, unsigned long, void *))cutap_fn)(phGraphNode, hGraph, dependencies, dependencyData, numDependencies, nodeParams);
     uint64_t cutap_w[6] = {(uint64_t)(uintptr_t)phGraphNode, (uint64_t)(uintptr_t)hGraph, (uint64_t)(uintptr_t)dependencies, (uint64_t)(uintptr_t)dependencyData, (uint64_t)numDependencies, (uint64_t)(uintptr_t)nodeParams};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cuGraphAddNode_v2, cutap_w, thunk_cuGraphAddNode_v2);
 }
@@ -2130,11 +1605,8 @@ static uint64_t thunk_cuGraphBatchMemOpNodeGetParams(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1]);
 }
-CUTAP_EXPORT unsigned int cuGraphBatchMemOpNodeGetParams(void *hNode, void *nodeParams_out)
+CUTAP_SLOW unsigned int cutap_slow_cuGraphBatchMemOpNodeGetParams(void *hNode, void *nodeParams_out)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cuGraphBatchMemOpNodeGetParams], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *))cutap_fn)(hNode, nodeParams_out);
     uint64_t cutap_w[2] = {(uint64_t)(uintptr_t)hNode, (uint64_t)(uintptr_t)nodeParams_out};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cuGraphBatchMemOpNodeGetParams, cutap_w, thunk_cuGraphBatchMemOpNodeGetParams);
 }
@@ -2142,11 +1614,8 @@ static uint64_t thunk_cuGraphBatchMemOpNodeSetParams(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1]);
 }
-CUTAP_EXPORT unsigned int cuGraphBatchMemOpNodeSetParams(void *hNode, void *nodeParams)
+CUTAP_SLOW unsigned int cutap_slow_cuGraphBatchMemOpNodeSetParams(void *hNode, void *nodeParams)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cuGraphBatchMemOpNodeSetParams], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *))cutap_fn)(hNode, nodeParams);
     uint64_t cutap_w[2] = {(uint64_t)(uintptr_t)hNode, (uint64_t)(uintptr_t)nodeParams};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cuGraphBatchMemOpNodeSetParams, cutap_w, thunk_cuGraphBatchMemOpNodeSetParams);
 }
@@ -2154,11 +1623,8 @@ static uint64_t thunk_cuGraphChildGraphNodeGetGraph(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1]);
 }
-CUTAP_EXPORT unsigned int cuGraphChildGraphNodeGetGraph(void *hNode, void *phGraph)
+CUTAP_SLOW unsigned int cutap_slow_cuGraphChildGraphNodeGetGraph(void *hNode, void *phGraph)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cuGraphChildGraphNodeGetGraph], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *))cutap_fn)(hNode, phGraph);
     uint64_t cutap_w[2] = {(uint64_t)(uintptr_t)hNode, (uint64_t)(uintptr_t)phGraph};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cuGraphChildGraphNodeGetGraph, cutap_w, thunk_cuGraphChildGraphNodeGetGraph);
 }
@@ -2166,11 +1632,8 @@ static uint64_t thunk_cuGraphClone(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1]);
 }
-CUTAP_EXPORT unsigned int cuGraphClone(void *phGraphClone, void *originalGraph)
+CUTAP_SLOW unsigned int cutap_slow_cuGraphClone(void *phGraphClone, void *originalGraph)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cuGraphClone], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *))cutap_fn)(phGraphClone, originalGraph);
     uint64_t cutap_w[2] = {(uint64_t)(uintptr_t)phGraphClone, (uint64_t)(uintptr_t)originalGraph};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cuGraphClone, cutap_w, thunk_cuGraphClone);
 }
@@ -2178,11 +1641,8 @@ static uint64_t thunk_cuGraphConditionalHandleCreate(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *, void *, unsigned int, unsigned int))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1], (void *)(uintptr_t)a[2], (unsigned int)a[3], (unsigned int)a[4]);
 }
-CUTAP_EXPORT unsigned int cuGraphConditionalHandleCreate(void *pHandle_out, void *hGraph, void *ctx, unsigned int defaultLaunchValue, unsigned int flags)
+CUTAP_SLOW unsigned int cutap_slow_cuGraphConditionalHandleCreate(void *pHandle_out, void *hGraph, void *ctx, unsigned int defaultLaunchValue, unsigned int flags)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cuGraphConditionalHandleCreate], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *, void *, unsigned int, unsigned int))cutap_fn)(pHandle_out, hGraph, ctx, defaultLaunchValue, flags);
     uint64_t cutap_w[5] = {(uint64_t)(uintptr_t)pHandle_out, (uint64_t)(uintptr_t)hGraph, (uint64_t)(uintptr_t)ctx, (uint64_t)defaultLaunchValue, (uint64_t)flags};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cuGraphConditionalHandleCreate, cutap_w, thunk_cuGraphConditionalHandleCreate);
 }
@@ -2190,11 +1650,8 @@ static uint64_t thunk_cuGraphCreate(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1]);
 }
-CUTAP_EXPORT unsigned int cuGraphCreate(void *phGraph, unsigned int flags)
+CUTAP_SLOW unsigned int cutap_slow_cuGraphCreate(void *phGraph, unsigned int flags)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cuGraphCreate], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int))cutap_fn)(phGraph, flags);
     uint64_t cutap_w[2] = {(uint64_t)(uintptr_t)phGraph, (uint64_t)flags};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cuGraphCreate, cutap_w, thunk_cuGraphCreate);
 }
@@ -2202,11 +1659,8 @@ static uint64_t thunk_cuGraphDebugDotPrint(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *, unsigned int))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1], (unsigned int)a[2]);
 }
-CUTAP_EXPORT unsigned int cuGraphDebugDotPrint(void *hGraph, void *path, unsigned int flags)
+CUTAP_SLOW unsigned int cutap_slow_cuGraphDebugDotPrint(void *hGraph, void *path, unsigned int flags)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cuGraphDebugDotPrint], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *, unsigned int))cutap_fn)(hGraph, path, flags);
     uint64_t cutap_w[3] = {(uint64_t)(uintptr_t)hGraph, (uint64_t)(uintptr_t)path, (uint64_t)flags};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cuGraphDebugDotPrint, cutap_w, thunk_cuGraphDebugDotPrint);
 }
@@ -2214,11 +1668,8 @@ static uint64_t thunk_cuGraphDestroy(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *))fn)((void *)(uintptr_t)a[0]);
 }
-CUTAP_EXPORT unsigned int cuGraphDestroy(void *hGraph)
+CUTAP_SLOW unsigned int cutap_slow_cuGraphDestroy(void *hGraph)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cuGraphDestroy], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *))cutap_fn)(hGraph);
     uint64_t cutap_w[1] = {(uint64_t)(uintptr_t)hGraph};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cuGraphDestroy, cutap_w, thunk_cuGraphDestroy);
 }
@@ -2226,11 +1677,8 @@ static uint64_t thunk_cuGraphDestroyNode(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *))fn)((void *)(uintptr_t)a[0]);
 }
-CUTAP_EXPORT unsigned int cuGraphDestroyNode(void *hNode)
+CUTAP_SLOW unsigned int cutap_slow_cuGraphDestroyNode(void *hNode)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cuGraphDestroyNode], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *))cutap_fn)(hNode);
     uint64_t cutap_w[1] = {(uint64_t)(uintptr_t)hNode};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cuGraphDestroyNode, cutap_w, thunk_cuGraphDestroyNode);
 }
@@ -2238,11 +1686,8 @@ static uint64_t thunk_cuGraphEventRecordNodeGetEvent(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1]);
 }
-CUTAP_EXPORT unsigned int cuGraphEventRecordNodeGetEvent(void *hNode, void *event_out)
+CUTAP_SLOW unsigned int cutap_slow_cuGraphEventRecordNodeGetEvent(void *hNode, void *event_out)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cuGraphEventRecordNodeGetEvent], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *))cutap_fn)(hNode, event_out);
     uint64_t cutap_w[2] = {(uint64_t)(uintptr_t)hNode, (uint64_t)(uintptr_t)event_out};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cuGraphEventRecordNodeGetEvent, cutap_w, thunk_cuGraphEventRecordNodeGetEvent);
 }
@@ -2250,11 +1695,8 @@ static uint64_t thunk_cuGraphEventRecordNodeSetEvent(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1]);
 }
-CUTAP_EXPORT unsigned int cuGraphEventRecordNodeSetEvent(void *hNode, void *event)
+CUTAP_SLOW unsigned int cutap_slow_cuGraphEventRecordNodeSetEvent(void *hNode, void *event)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cuGraphEventRecordNodeSetEvent], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *))cutap_fn)(hNode, event);
     uint64_t cutap_w[2] = {(uint64_t)(uintptr_t)hNode, (uint64_t)(uintptr_t)event};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cuGraphEventRecordNodeSetEvent, cutap_w, thunk_cuGraphEventRecordNodeSetEvent);
 }
@@ -2262,11 +1704,8 @@ static uint64_t thunk_cuGraphEventWaitNodeGetEvent(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1]);
 }
-CUTAP_EXPORT unsigned int cuGraphEventWaitNodeGetEvent(void *hNode, void *event_out)
+CUTAP_SLOW unsigned int cutap_slow_cuGraphEventWaitNodeGetEvent(void *hNode, void *event_out)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cuGraphEventWaitNodeGetEvent], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *))cutap_fn)(hNode, event_out);
     uint64_t cutap_w[2] = {(uint64_t)(uintptr_t)hNode, (uint64_t)(uintptr_t)event_out};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cuGraphEventWaitNodeGetEvent, cutap_w, thunk_cuGraphEventWaitNodeGetEvent);
 }
@@ -2274,11 +1713,8 @@ static uint64_t thunk_cuGraphEventWaitNodeSetEvent(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1]);
 }
-CUTAP_EXPORT unsigned int cuGraphEventWaitNodeSetEvent(void *hNode, void *event)
+CUTAP_SLOW unsigned int cutap_slow_cuGraphEventWaitNodeSetEvent(void *hNode, void *event)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cuGraphEventWaitNodeSetEvent], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *))cutap_fn)(hNode, event);
     uint64_t cutap_w[2] = {(uint64_t)(uintptr_t)hNode, (uint64_t)(uintptr_t)event};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cuGraphEventWaitNodeSetEvent, cutap_w, thunk_cuGraphEventWaitNodeSetEvent);
 }
@@ -2286,11 +1722,8 @@ static uint64_t thunk_cuGraphExecBatchMemOpNodeSetParams(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1], (void *)(uintptr_t)a[2]);
 }
-CUTAP_EXPORT unsigned int cuGraphExecBatchMemOpNodeSetParams(void *hGraphExec, void *hNode, void *nodeParams)
+CUTAP_SLOW unsigned int cutap_slow_cuGraphExecBatchMemOpNodeSetParams(void *hGraphExec, void *hNode, void *nodeParams)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cuGraphExecBatchMemOpNodeSetParams], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *, void *))cutap_fn)(hGraphExec, hNode, nodeParams);
     uint64_t cutap_w[3] = {(uint64_t)(uintptr_t)hGraphExec, (uint64_t)(uintptr_t)hNode, (uint64_t)(uintptr_t)nodeParams};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cuGraphExecBatchMemOpNodeSetParams, cutap_w, thunk_cuGraphExecBatchMemOpNodeSetParams);
 }
@@ -2298,11 +1731,8 @@ static uint64_t thunk_cuGraphExecChildGraphNodeSetParams(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1], (void *)(uintptr_t)a[2]);
 }
-CUTAP_EXPORT unsigned int cuGraphExecChildGraphNodeSetParams(void *hGraphExec, void *hNode, void *childGraph)
+CUTAP_SLOW unsigned int cutap_slow_cuGraphExecChildGraphNodeSetParams(void *hGraphExec, void *hNode, void *childGraph)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cuGraphExecChildGraphNodeSetParams], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *, void *))cutap_fn)(hGraphExec, hNode, childGraph);
     uint64_t cutap_w[3] = {(uint64_t)(uintptr_t)hGraphExec, (uint64_t)(uintptr_t)hNode, (uint64_t)(uintptr_t)childGraph};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cuGraphExecChildGraphNodeSetParams, cutap_w, thunk_cuGraphExecChildGraphNodeSetParams);
 }
@@ -2310,11 +1740,8 @@ static uint64_t thunk_cuGraphExecDestroy(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *))fn)((void *)(uintptr_t)a[0]);
 }
-CUTAP_EXPORT unsigned int cuGraphExecDestroy(void *hGraphExec)
+CUTAP_SLOW unsigned int cutap_slow_cuGraphExecDestroy(void *hGraphExec)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cuGraphExecDestroy], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *))cutap_fn)(hGraphExec);
     uint64_t cutap_w[1] = {(uint64_t)(uintptr_t)hGraphExec};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cuGraphExecDestroy, cutap_w, thunk_cuGraphExecDestroy);
 }
@@ -2322,11 +1749,8 @@ static uint64_t thunk_cuGraphExecEventRecordNodeSetEvent(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1], (void *)(uintptr_t)a[2]);
 }
-CUTAP_EXPORT unsigned int cuGraphExecEventRecordNodeSetEvent(void *hGraphExec, void *hNode, void *event)
+CUTAP_SLOW unsigned int cutap_slow_cuGraphExecEventRecordNodeSetEvent(void *hGraphExec, void *hNode, void *event)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cuGraphExecEventRecordNodeSetEvent], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *, void *))cutap_fn)(hGraphExec, hNode, event);
     uint64_t cutap_w[3] = {(uint64_t)(uintptr_t)hGraphExec, (uint64_t)(uintptr_t)hNode, (uint64_t)(uintptr_t)event};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cuGraphExecEventRecordNodeSetEvent, cutap_w, thunk_cuGraphExecEventRecordNodeSetEvent);
 }
@@ -2334,11 +1758,8 @@ static uint64_t thunk_cuGraphExecEventWaitNodeSetEvent(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1], (void *)(uintptr_t)a[2]);
 }
-CUTAP_EXPORT unsigned int cuGraphExecEventWaitNodeSetEvent(void *hGraphExec, void *hNode, void *event)
+CUTAP_SLOW unsigned int cutap_slow_cuGraphExecEventWaitNodeSetEvent(void *hGraphExec, void *hNode, void *event)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cuGraphExecEventWaitNodeSetEvent], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *, void *))cutap_fn)(hGraphExec, hNode, event);
     uint64_t cutap_w[3] = {(uint64_t)(uintptr_t)hGraphExec, (uint64_t)(uintptr_t)hNode, (uint64_t)(uintptr_t)event};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cuGraphExecEventWaitNodeSetEvent, cutap_w, thunk_cuGraphExecEventWaitNodeSetEvent);
 }
@@ -2346,11 +1767,8 @@ static uint64_t thunk_cuGraphExecExternalSemaphoresSignalNodeSetParams(void *fn,
 {
     return (uint64_t)((unsigned int (*)(void *, void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1], (void *)(uintptr_t)a[2]);
 }
-CUTAP_EXPORT unsigned int cuGraphExecExternalSemaphoresSignalNodeSetParams(void *hGraphExec, void *hNode, void *nodeParams)
+CUTAP_SLOW unsigned int cutap_slow_cuGraphExecExternalSemaphoresSignalNodeSetParams(void *hGraphExec, void *hNode, void *nodeParams)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cuGraphExecExternalSemaphoresSignalNodeSetParams], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *, void *))cutap_fn)(hGraphExec, hNode, nodeParams);
     uint64_t cutap_w[3] = {(uint64_t)(uintptr_t)hGraphExec, (uint64_t)(uintptr_t)hNode, (uint64_t)(uintptr_t)nodeParams};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cuGraphExecExternalSemaphoresSignalNodeSetParams, cutap_w, thunk_cuGraphExecExternalSemaphoresSignalNodeSetParams);
 }
@@ -2358,11 +1776,8 @@ static uint64_t thunk_cuGraphExecExternalSemaphoresWaitNodeSetParams(void *fn, u
 {
     return (uint64_t)((unsigned int (*)(void *, void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1], (void *)(uintptr_t)a[2]);
 }
-CUTAP_EXPORT unsigned int cuGraphExecExternalSemaphoresWaitNodeSetParams(void *hGraphExec, void *hNode, void *nodeParams)
+CUTAP_SLOW unsigned int cutap_slow_cuGraphExecExternalSemaphoresWaitNodeSetParams(void *hGraphExec, void *hNode, void *nodeParams)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cuGraphExecExternalSemaphoresWaitNodeSetParams], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *, void *))cutap_fn)(hGraphExec, hNode, nodeParams);
     uint64_t cutap_w[3] = {(uint64_t)(uintptr_t)hGraphExec, (uint64_t)(uintptr_t)hNode, (uint64_t)(uintptr_t)nodeParams};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cuGraphExecExternalSemaphoresWaitNodeSetParams, cutap_w, thunk_cuGraphExecExternalSemaphoresWaitNodeSetParams);
 }
@@ -2370,11 +1785,8 @@ static uint64_t thunk_cuGraphExecGetFlags(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1]);
 }
-CUTAP_EXPORT unsigned int cuGraphExecGetFlags(void *hGraphExec, void *flags)
+CUTAP_SLOW unsigned int cutap_slow_cuGraphExecGetFlags(void *hGraphExec, void *flags)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cuGraphExecGetFlags], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *))cutap_fn)(hGraphExec, flags);
     uint64_t cutap_w[2] = {(uint64_t)(uintptr_t)hGraphExec, (uint64_t)(uintptr_t)flags};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cuGraphExecGetFlags, cutap_w, thunk_cuGraphExecGetFlags);
 }
@@ -2382,11 +1794,8 @@ static uint64_t thunk_cuGraphExecHostNodeSetParams(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1], (void *)(uintptr_t)a[2]);
 }
-CUTAP_EXPORT unsigned int cuGraphExecHostNodeSetParams(void *hGraphExec, void *hNode, void *nodeParams)
+CUTAP_SLOW unsigned int cutap_slow_cuGraphExecHostNodeSetParams(void *hGraphExec, void *hNode, void *nodeParams)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cuGraphExecHostNodeSetParams], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *, void *))cutap_fn)(hGraphExec, hNode, nodeParams);
     uint64_t cutap_w[3] = {(uint64_t)(uintptr_t)hGraphExec, (uint64_t)(uintptr_t)hNode, (uint64_t)(uintptr_t)nodeParams};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cuGraphExecHostNodeSetParams, cutap_w, thunk_cuGraphExecHostNodeSetParams);
 }
@@ -2394,11 +1803,8 @@ static uint64_t thunk_cuGraphExecKernelNodeSetParams(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1], (void *)(uintptr_t)a[2]);
 }
-CUTAP_EXPORT unsigned int cuGraphExecKernelNodeSetParams(void *hGraphExec, void *hNode, void *nodeParams)
+CUTAP_SLOW unsigned int cutap_slow_cuGraphExecKernelNodeSetParams(void *hGraphExec, void *hNode, void *nodeParams)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cuGraphExecKernelNodeSetParams], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *, void *))cutap_fn)(hGraphExec, hNode, nodeParams);
     uint64_t cutap_w[3] = {(uint64_t)(uintptr_t)hGraphExec, (uint64_t)(uintptr_t)hNode, (uint64_t)(uintptr_t)nodeParams};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cuGraphExecKernelNodeSetParams, cutap_w, thunk_cuGraphExecKernelNodeSetParams);
 }
@@ -2406,11 +1812,8 @@ static uint64_t thunk_cuGraphExecKernelNodeSetParams_v2(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1], (void *)(uintptr_t)a[2]);
 }
-CUTAP_EXPORT unsigned int cuGraphExecKernelNodeSetParams_v2(void *hGraphExec, void *hNode, void *nodeParams)
+CUTAP_SLOW unsigned int cutap_slow_cuGraphExecKernelNodeSetParams_v2(void *hGraphExec, void *hNode, void *nodeParams)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cuGraphExecKernelNodeSetParams_v2], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *, void *))cutap_fn)(hGraphExec, hNode, nodeParams);
     uint64_t cutap_w[3] = {(uint64_t)(uintptr_t)hGraphExec, (uint64_t)(uintptr_t)hNode, (uint64_t)(uintptr_t)nodeParams};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cuGraphExecKernelNodeSetParams_v2, cutap_w, thunk_cuGraphExecKernelNodeSetParams_v2);
 }
@@ -2418,11 +1821,8 @@ static uint64_t thunk_cuGraphExecMemcpyNodeSetParams(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *, void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1], (void *)(uintptr_t)a[2], (void *)(uintptr_t)a[3]);
 }
-CUTAP_EXPORT unsigned int cuGraphExecMemcpyNodeSetParams(void *hGraphExec, void *hNode, void *copyParams, void *ctx)
+CUTAP_SLOW unsigned int cutap_slow_cuGraphExecMemcpyNodeSetParams(void *hGraphExec, void *hNode, void *copyParams, void *ctx)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cuGraphExecMemcpyNodeSetParams], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *, void *, void *))cutap_fn)(hGraphExec, hNode, copyParams, ctx);
     uint64_t cutap_w[4] = {(uint64_t)(uintptr_t)hGraphExec, (uint64_t)(uintptr_t)hNode, (uint64_t)(uintptr_t)copyParams, (uint64_t)(uintptr_t)ctx};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cuGraphExecMemcpyNodeSetParams, cutap_w, thunk_cuGraphExecMemcpyNodeSetParams);
 }
@@ -2430,11 +1830,8 @@ static uint64_t thunk_cuGraphExecMemsetNodeSetParams(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *, void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1], (void *)(uintptr_t)a[2], (void *)(uintptr_t)a[3]);
 }
-CUTAP_EXPORT unsigned int cuGraphExecMemsetNodeSetParams(void *hGraphExec, void *hNode, void *memsetParams, void *ctx)
+CUTAP_SLOW unsigned int cutap_slow_cuGraphExecMemsetNodeSetParams(void *hGraphExec, void *hNode, void *memsetParams, void *ctx)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cuGraphExecMemsetNodeSetParams], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *, void *, void *))cutap_fn)(hGraphExec, hNode, memsetParams, ctx);
     uint64_t cutap_w[4] = {(uint64_t)(uintptr_t)hGraphExec, (uint64_t)(uintptr_t)hNode, (uint64_t)(uintptr_t)memsetParams, (uint64_t)(uintptr_t)ctx};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cuGraphExecMemsetNodeSetParams, cutap_w, thunk_cuGraphExecMemsetNodeSetParams);
 }
@@ -2442,11 +1839,8 @@ static uint64_t thunk_cuGraphExecNodeSetParams(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1], (void *)(uintptr_t)a[2]);
 }
-CUTAP_EXPORT unsigned int cuGraphExecNodeSetParams(void *hGraphExec, void *hNode, void *nodeParams)
+CUTAP_SLOW unsigned int cutap_slow_cuGraphExecNodeSetParams(void *hGraphExec, void *hNode, void *nodeParams)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cuGraphExecNodeSetParams], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *, void *))cutap_fn)(hGraphExec, hNode, nodeParams);
     uint64_t cutap_w[3] = {(uint64_t)(uintptr_t)hGraphExec, (uint64_t)(uintptr_t)hNode, (uint64_t)(uintptr_t)nodeParams};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cuGraphExecNodeSetParams, cutap_w, thunk_cuGraphExecNodeSetParams);
 }
@@ -2454,11 +1848,8 @@ static uint64_t thunk_cuGraphExecUpdate(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *, void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1], (void *)(uintptr_t)a[2], (void *)(uintptr_t)a[3]);
 }
-CUTAP_EXPORT unsigned int cuGraphExecUpdate(void *hGraphExec, void *hGraph, void *hErrorNode_out, void *updateResult_out)
+CUTAP_SLOW unsigned int cutap_slow_cuGraphExecUpdate(void *hGraphExec, void *hGraph, void *hErrorNode_out, void *updateResult_out)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cuGraphExecUpdate], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *, void *, void *))cutap_fn)(hGraphExec, hGraph, hErrorNode_out, updateResult_out);
     uint64_t cutap_w[4] = {(uint64_t)(uintptr_t)hGraphExec, (uint64_t)(uintptr_t)hGraph, (uint64_t)(uintptr_t)hErrorNode_out, (uint64_t)(uintptr_t)updateResult_out};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cuGraphExecUpdate, cutap_w, thunk_cuGraphExecUpdate);
 }
@@ -2466,11 +1857,8 @@ static uint64_t thunk_cuGraphExecUpdate_v2(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1], (void *)(uintptr_t)a[2]);
 }
-CUTAP_EXPORT unsigned int cuGraphExecUpdate_v2(void *hGraphExec, void *hGraph, void *resultInfo)
+CUTAP_SLOW unsigned int cutap_slow_cuGraphExecUpdate_v2(void *hGraphExec, void *hGraph, void *resultInfo)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cuGraphExecUpdate_v2], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *, void *))cutap_fn)(hGraphExec, hGraph, resultInfo);
     uint64_t cutap_w[3] = {(uint64_t)(uintptr_t)hGraphExec, (uint64_t)(uintptr_t)hGraph, (uint64_t)(uintptr_t)resultInfo};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cuGraphExecUpdate_v2, cutap_w, thunk_cuGraphExecUpdate_v2);
 }
@@ -2478,11 +1866,8 @@ static uint64_t thunk_cuGraphExternalSemaphoresSignalNodeGetParams(void *fn, uin
 {
     return (uint64_t)((unsigned int (*)(void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1]);
 }
-CUTAP_EXPORT unsigned int cuGraphExternalSemaphoresSignalNodeGetParams(void *hNode, void *params_out)
+CUTAP_SLOW unsigned int cutap_slow_cuGraphExternalSemaphoresSignalNodeGetParams(void *hNode, void *params_out)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cuGraphExternalSemaphoresSignalNodeGetParams], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *))cutap_fn)(hNode, params_out);
     uint64_t cutap_w[2] = {(uint64_t)(uintptr_t)hNode, (uint64_t)(uintptr_t)params_out};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cuGraphExternalSemaphoresSignalNodeGetParams, cutap_w, thunk_cuGraphExternalSemaphoresSignalNodeGetParams);
 }
@@ -2490,11 +1875,8 @@ static uint64_t thunk_cuGraphExternalSemaphoresSignalNodeSetParams(void *fn, uin
 {
     return (uint64_t)((unsigned int (*)(void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1]);
 }
-CUTAP_EXPORT unsigned int cuGraphExternalSemaphoresSignalNodeSetParams(void *hNode, void *nodeParams)
+CUTAP_SLOW unsigned int cutap_slow_cuGraphExternalSemaphoresSignalNodeSetParams(void *hNode, void *nodeParams)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cuGraphExternalSemaphoresSignalNodeSetParams], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *))cutap_fn)(hNode, nodeParams);
     uint64_t cutap_w[2] = {(uint64_t)(uintptr_t)hNode, (uint64_t)(uintptr_t)nodeParams};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cuGraphExternalSemaphoresSignalNodeSetParams, cutap_w, thunk_cuGraphExternalSemaphoresSignalNodeSetParams);
 }
@@ -2502,11 +1884,8 @@ static uint64_t thunk_cuGraphExternalSemaphoresWaitNodeGetParams(void *fn, uint6
 {
     return (uint64_t)((unsigned int (*)(void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1]);
 }
-CUTAP_EXPORT unsigned int cuGraphExternalSemaphoresWaitNodeGetParams(void *hNode, void *params_out)
+CUTAP_SLOW unsigned int cutap_slow_cuGraphExternalSemaphoresWaitNodeGetParams(void *hNode, void *params_out)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cuGraphExternalSemaphoresWaitNodeGetParams], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *))cutap_fn)(hNode, params_out);
     uint64_t cutap_w[2] = {(uint64_t)(uintptr_t)hNode, (uint64_t)(uintptr_t)params_out};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cuGraphExternalSemaphoresWaitNodeGetParams, cutap_w, thunk_cuGraphExternalSemaphoresWaitNodeGetParams);
 }
@@ -2514,11 +1893,8 @@ static uint64_t thunk_cuGraphExternalSemaphoresWaitNodeSetParams(void *fn, uint6
 {
     return (uint64_t)((unsigned int (*)(void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1]);
 }
-CUTAP_EXPORT unsigned int cuGraphExternalSemaphoresWaitNodeSetParams(void *hNode, void *nodeParams)
+CUTAP_SLOW unsigned int cutap_slow_cuGraphExternalSemaphoresWaitNodeSetParams(void *hNode, void *nodeParams)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cuGraphExternalSemaphoresWaitNodeSetParams], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *))cutap_fn)(hNode, nodeParams);
     uint64_t cutap_w[2] = {(uint64_t)(uintptr_t)hNode, (uint64_t)(uintptr_t)nodeParams};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cuGraphExternalSemaphoresWaitNodeSetParams, cutap_w, thunk_cuGraphExternalSemaphoresWaitNodeSetParams);
 }
@@ -2526,11 +1902,8 @@ static uint64_t thunk_cuGraphGetEdges(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *, void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1], (void *)(uintptr_t)a[2], (void *)(uintptr_t)a[3]);
 }
-CUTAP_EXPORT unsigned int cuGraphGetEdges(void *hGraph, void *from, void *to, void *numEdges)
+CUTAP_SLOW unsigned int cutap_slow_cuGraphGetEdges(void *hGraph, void *from, void *to, void *numEdges)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cuGraphGetEdges], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *, void *, void *))cutap_fn)(hGraph, from, to, numEdges);
     uint64_t cutap_w[4] = {(uint64_t)(uintptr_t)hGraph, (uint64_t)(uintptr_t)from, (uint64_t)(uintptr_t)to, (uint64_t)(uintptr_t)numEdges};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cuGraphGetEdges, cutap_w, thunk_cuGraphGetEdges);
 }
@@ -2538,11 +1911,8 @@ static uint64_t thunk_cuGraphGetEdges_v2(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *, void *, void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1], (void *)(uintptr_t)a[2], (void *)(uintptr_t)a[3], (void *)(uintptr_t)a[4]);
 }
-CUTAP_EXPORT unsigned int cuGraphGetEdges_v2(void *hGraph, void *from, void *to, void *edgeData, void *numEdges)
+CUTAP_SLOW unsigned int cutap_slow_cuGraphGetEdges_v2(void *hGraph, void *from, void *to, void *edgeData, void *numEdges)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cuGraphGetEdges_v2], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *, void *, void *, void *))cutap_fn)(hGraph, from, to, edgeData, numEdges);
     uint64_t cutap_w[5] = {(uint64_t)(uintptr_t)hGraph, (uint64_t)(uintptr_t)from, (uint64_t)(uintptr_t)to, (uint64_t)(uintptr_t)edgeData, (uint64_t)(uintptr_t)numEdges};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cuGraphGetEdges_v2, cutap_w, thunk_cuGraphGetEdges_v2);
 }
@@ -2550,11 +1920,8 @@ static uint64_t thunk_cuGraphGetNodes(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1], (void *)(uintptr_t)a[2]);
 }
-CUTAP_EXPORT unsigned int cuGraphGetNodes(void *hGraph, void *nodes, void *numNodes)
+CUTAP_SLOW unsigned int cutap_slow_cuGraphGetNodes(void *hGraph, void *nodes, void *numNodes)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cuGraphGetNodes], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *, void *))cutap_fn)(hGraph, nodes, numNodes);
     uint64_t cutap_w[3] = {(uint64_t)(uintptr_t)hGraph, (uint64_t)(uintptr_t)nodes, (uint64_t)(uintptr_t)numNodes};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cuGraphGetNodes, cutap_w, thunk_cuGraphGetNodes);
 }
@@ -2562,11 +1929,8 @@ static uint64_t thunk_cuGraphGetRootNodes(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1], (void *)(uintptr_t)a[2]);
 }
-CUTAP_EXPORT unsigned int cuGraphGetRootNodes(void *hGraph, void *rootNodes, void *numRootNodes)
+CUTAP_SLOW unsigned int cutap_slow_cuGraphGetRootNodes(void *hGraph, void *rootNodes, void *numRootNodes)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cuGraphGetRootNodes], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *, void *))cutap_fn)(hGraph, rootNodes, numRootNodes);
     uint64_t cutap_w[3] = {(uint64_t)(uintptr_t)hGraph, (uint64_t)(uintptr_t)rootNodes, (uint64_t)(uintptr_t)numRootNodes};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cuGraphGetRootNodes, cutap_w, thunk_cuGraphGetRootNodes);
 }
@@ -2574,11 +1938,8 @@ static uint64_t thunk_cuGraphHostNodeGetParams(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1]);
 }
-CUTAP_EXPORT unsigned int cuGraphHostNodeGetParams(void *hNode, void *nodeParams)
+CUTAP_SLOW unsigned int cutap_slow_cuGraphHostNodeGetParams(void *hNode, void *nodeParams)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cuGraphHostNodeGetParams], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *))cutap_fn)(hNode, nodeParams);
     uint64_t cutap_w[2] = {(uint64_t)(uintptr_t)hNode, (uint64_t)(uintptr_t)nodeParams};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cuGraphHostNodeGetParams, cutap_w, thunk_cuGraphHostNodeGetParams);
 }
@@ -2586,11 +1947,8 @@ static uint64_t thunk_cuGraphHostNodeSetParams(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1]);
 }
-CUTAP_EXPORT unsigned int cuGraphHostNodeSetParams(void *hNode, void *nodeParams)
+CUTAP_SLOW unsigned int cutap_slow_cuGraphHostNodeSetParams(void *hNode, void *nodeParams)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cuGraphHostNodeSetParams], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *))cutap_fn)(hNode, nodeParams);
     uint64_t cutap_w[2] = {(uint64_t)(uintptr_t)hNode, (uint64_t)(uintptr_t)nodeParams};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cuGraphHostNodeSetParams, cutap_w, thunk_cuGraphHostNodeSetParams);
 }
@@ -2598,11 +1956,8 @@ static uint64_t thunk_cuGraphInstantiate(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *, void *, void *, unsigned long))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1], (void *)(uintptr_t)a[2], (void *)(uintptr_t)a[3], (unsigned long)a[4]);
 }
-CUTAP_EXPORT unsigned int cuGraphInstantiate(void *phGraphExec, void *hGraph, void *phErrorNode, void *logBuffer, unsigned long bufferSize)
+CUTAP_SLOW unsigned int cutap_slow_cuGraphInstantiate(void *phGraphExec, void *hGraph, void *phErrorNode, void *logBuffer, unsigned long bufferSize)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cuGraphInstantiate], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *, void *, void *, unsigned long))cutap_fn)(phGraphExec, hGraph, phErrorNode, logBuffer, bufferSize);
     uint64_t cutap_w[5] = {(uint64_t)(uintptr_t)phGraphExec, (uint64_t)(uintptr_t)hGraph, (uint64_t)(uintptr_t)phErrorNode, (uint64_t)(uintptr_t)logBuffer, (uint64_t)bufferSize};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cuGraphInstantiate, cutap_w, thunk_cuGraphInstantiate);
 }
@@ -2610,11 +1965,8 @@ static uint64_t thunk_cuGraphInstantiateWithFlags(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *, unsigned long long))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1], (unsigned long long)a[2]);
 }
-CUTAP_EXPORT unsigned int cuGraphInstantiateWithFlags(void *phGraphExec, void *hGraph, unsigned long long flags)
+CUTAP_SLOW unsigned int cutap_slow_cuGraphInstantiateWithFlags(void *phGraphExec, void *hGraph, unsigned long long flags)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cuGraphInstantiateWithFlags], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *, unsigned long long))cutap_fn)(phGraphExec, hGraph, flags);
     uint64_t cutap_w[3] = {(uint64_t)(uintptr_t)phGraphExec, (uint64_t)(uintptr_t)hGraph, (uint64_t)flags};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cuGraphInstantiateWithFlags, cutap_w, thunk_cuGraphInstantiateWithFlags);
 }
@@ -2622,11 +1974,8 @@ static uint64_t thunk_cuGraphInstantiateWithParams(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1], (void *)(uintptr_t)a[2]);
 }
-CUTAP_EXPORT unsigned int cuGraphInstantiateWithParams(void *phGraphExec, void *hGraph, void *instantiateParams)
+CUTAP_SLOW unsigned int cutap_slow_cuGraphInstantiateWithParams(void *phGraphExec, void *hGraph, void *instantiateParams)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cuGraphInstantiateWithParams], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *, void *))cutap_fn)(phGraphExec, hGraph, instantiateParams);
     uint64_t cutap_w[3] = {(uint64_t)(uintptr_t)phGraphExec, (uint64_t)(uintptr_t)hGraph, (uint64_t)(uintptr_t)instantiateParams};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cuGraphInstantiateWithParams, cutap_w, thunk_cuGraphInstantiateWithParams);
 }
@@ -2634,11 +1983,8 @@ static uint64_t thunk_cuGraphInstantiateWithParams_ptsz(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1], (void *)(uintptr_t)a[2]);
 }
-CUTAP_EXPORT unsigned int cuGraphInstantiateWithParams_ptsz(void *phGraphExec, void *hGraph, void *instantiateParams)
+CUTAP_SLOW unsigned int cutap_slow_cuGraphInstantiateWithParams_ptsz(void *phGraphExec, void *hGraph, void *instantiateParams)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cuGraphInstantiateWithParams_ptsz], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *, void *))cutap_fn)(phGraphExec, hGraph, instantiateParams);
     uint64_t cutap_w[3] = {(uint64_t)(uintptr_t)phGraphExec, (uint64_t)(uintptr_t)hGraph, (uint64_t)(uintptr_t)instantiateParams};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cuGraphInstantiateWithParams_ptsz, cutap_w, thunk_cuGraphInstantiateWithParams_ptsz);
 }
@@ -2646,11 +1992,8 @@ static uint64_t thunk_cuGraphInstantiate_v2(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *, void *, void *, unsigned long))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1], (void *)(uintptr_t)a[2], (void *)(uintptr_t)a[3], (unsigned long)a[4]);
 }
-CUTAP_EXPORT unsigned int cuGraphInstantiate_v2(void *phGraphExec, void *hGraph, void *phErrorNode, void *logBuffer, unsigned long bufferSize)
+CUTAP_SLOW unsigned int cutap_slow_cuGraphInstantiate_v2(void *phGraphExec, void *hGraph, void *phErrorNode, void *logBuffer, unsigned long bufferSize)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cuGraphInstantiate_v2], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *, void *, void *, unsigned long))cutap_fn)(phGraphExec, hGraph, phErrorNode, logBuffer, bufferSize);
     uint64_t cutap_w[5] = {(uint64_t)(uintptr_t)phGraphExec, (uint64_t)(uintptr_t)hGraph, (uint64_t)(uintptr_t)phErrorNode, (uint64_t)(uintptr_t)logBuffer, (uint64_t)bufferSize};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cuGraphInstantiate_v2, cutap_w, thunk_cuGraphInstantiate_v2);
 }
@@ -2658,11 +2001,8 @@ static uint64_t thunk_cuGraphKernelNodeCopyAttributes(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1]);
 }
-CUTAP_EXPORT unsigned int cuGraphKernelNodeCopyAttributes(void *dst, void *src)
+CUTAP_SLOW unsigned int cutap_slow_cuGraphKernelNodeCopyAttributes(void *dst, void *src)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cuGraphKernelNodeCopyAttributes], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *))cutap_fn)(dst, src);
     uint64_t cutap_w[2] = {(uint64_t)(uintptr_t)dst, (uint64_t)(uintptr_t)src};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cuGraphKernelNodeCopyAttributes, cutap_w, thunk_cuGraphKernelNodeCopyAttributes);
 }
@@ -2670,11 +2010,8 @@ static uint64_t thunk_cuGraphKernelNodeGetAttribute(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, void *))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (void *)(uintptr_t)a[2]);
 }
-CUTAP_EXPORT unsigned int cuGraphKernelNodeGetAttribute(void *hNode, unsigned int attr, void *value_out)
+CUTAP_SLOW unsigned int cutap_slow_cuGraphKernelNodeGetAttribute(void *hNode, unsigned int attr, void *value_out)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cuGraphKernelNodeGetAttribute], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, void *))cutap_fn)(hNode, attr, value_out);
     uint64_t cutap_w[3] = {(uint64_t)(uintptr_t)hNode, (uint64_t)attr, (uint64_t)(uintptr_t)value_out};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cuGraphKernelNodeGetAttribute, cutap_w, thunk_cuGraphKernelNodeGetAttribute);
 }
@@ -2682,11 +2019,8 @@ static uint64_t thunk_cuGraphKernelNodeGetParams(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1]);
 }
-CUTAP_EXPORT unsigned int cuGraphKernelNodeGetParams(void *hNode, void *nodeParams)
+CUTAP_SLOW unsigned int cutap_slow_cuGraphKernelNodeGetParams(void *hNode, void *nodeParams)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cuGraphKernelNodeGetParams], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *))cutap_fn)(hNode, nodeParams);
     uint64_t cutap_w[2] = {(uint64_t)(uintptr_t)hNode, (uint64_t)(uintptr_t)nodeParams};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cuGraphKernelNodeGetParams, cutap_w, thunk_cuGraphKernelNodeGetParams);
 }
@@ -2694,11 +2028,8 @@ static uint64_t thunk_cuGraphKernelNodeGetParams_v2(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1]);
 }
-CUTAP_EXPORT unsigned int cuGraphKernelNodeGetParams_v2(void *hNode, void *nodeParams)
+CUTAP_SLOW unsigned int cutap_slow_cuGraphKernelNodeGetParams_v2(void *hNode, void *nodeParams)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cuGraphKernelNodeGetParams_v2], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *))cutap_fn)(hNode, nodeParams);
     uint64_t cutap_w[2] = {(uint64_t)(uintptr_t)hNode, (uint64_t)(uintptr_t)nodeParams};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cuGraphKernelNodeGetParams_v2, cutap_w, thunk_cuGraphKernelNodeGetParams_v2);
 }
@@ -2706,11 +2037,8 @@ static uint64_t thunk_cuGraphKernelNodeSetAttribute(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, void *))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (void *)(uintptr_t)a[2]);
 }
-CUTAP_EXPORT unsigned int cuGraphKernelNodeSetAttribute(void *hNode, unsigned int attr, void *value)
+CUTAP_SLOW unsigned int cutap_slow_cuGraphKernelNodeSetAttribute(void *hNode, unsigned int attr, void *value)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cuGraphKernelNodeSetAttribute], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, void *))cutap_fn)(hNode, attr, value);
     uint64_t cutap_w[3] = {(uint64_t)(uintptr_t)hNode, (uint64_t)attr, (uint64_t)(uintptr_t)value};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cuGraphKernelNodeSetAttribute, cutap_w, thunk_cuGraphKernelNodeSetAttribute);
 }
@@ -2718,11 +2046,8 @@ static uint64_t thunk_cuGraphKernelNodeSetParams(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1]);
 }
-CUTAP_EXPORT unsigned int cuGraphKernelNodeSetParams(void *hNode, void *nodeParams)
+CUTAP_SLOW unsigned int cutap_slow_cuGraphKernelNodeSetParams(void *hNode, void *nodeParams)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cuGraphKernelNodeSetParams], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *))cutap_fn)(hNode, nodeParams);
     uint64_t cutap_w[2] = {(uint64_t)(uintptr_t)hNode, (uint64_t)(uintptr_t)nodeParams};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cuGraphKernelNodeSetParams, cutap_w, thunk_cuGraphKernelNodeSetParams);
 }
@@ -2730,11 +2055,8 @@ static uint64_t thunk_cuGraphKernelNodeSetParams_v2(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1]);
 }
-CUTAP_EXPORT unsigned int cuGraphKernelNodeSetParams_v2(void *hNode, void *nodeParams)
+CUTAP_SLOW unsigned int cutap_slow_cuGraphKernelNodeSetParams_v2(void *hNode, void *nodeParams)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cuGraphKernelNodeSetParams_v2], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *))cutap_fn)(hNode, nodeParams);
     uint64_t cutap_w[2] = {(uint64_t)(uintptr_t)hNode, (uint64_t)(uintptr_t)nodeParams};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cuGraphKernelNodeSetParams_v2, cutap_w, thunk_cuGraphKernelNodeSetParams_v2);
 }
@@ -2742,11 +2064,8 @@ static uint64_t thunk_cuGraphLaunch(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1]);
 }
-CUTAP_EXPORT unsigned int cuGraphLaunch(void *hGraphExec, void *hStream)
+CUTAP_SLOW unsigned int cutap_slow_cuGraphLaunch(void *hGraphExec, void *hStream)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cuGraphLaunch], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *))cutap_fn)(hGraphExec, hStream);
     uint64_t cutap_w[2] = {(uint64_t)(uintptr_t)hGraphExec, (uint64_t)(uintptr_t)hStream};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cuGraphLaunch, cutap_w, thunk_cuGraphLaunch);
 }
@@ -2754,11 +2073,8 @@ static uint64_t thunk_cuGraphLaunch_ptsz(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1]);
 }
-CUTAP_EXPORT unsigned int cuGraphLaunch_ptsz(void *hGraphExec, void *hStream)
+CUTAP_SLOW unsigned int cutap_slow_cuGraphLaunch_ptsz(void *hGraphExec, void *hStream)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cuGraphLaunch_ptsz], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *))cutap_fn)(hGraphExec, hStream);
     uint64_t cutap_w[2] = {(uint64_t)(uintptr_t)hGraphExec, (uint64_t)(uintptr_t)hStream};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cuGraphLaunch_ptsz, cutap_w, thunk_cuGraphLaunch_ptsz);
 }
@@ -2766,11 +2082,8 @@ static uint64_t thunk_cuGraphMemAllocNodeGetParams(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1]);
 }
-CUTAP_EXPORT unsigned int cuGraphMemAllocNodeGetParams(void *hNode, void *params_out)
+CUTAP_SLOW unsigned int cutap_slow_cuGraphMemAllocNodeGetParams(void *hNode, void *params_out)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cuGraphMemAllocNodeGetParams], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *))cutap_fn)(hNode, params_out);
     uint64_t cutap_w[2] = {(uint64_t)(uintptr_t)hNode, (uint64_t)(uintptr_t)params_out};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cuGraphMemAllocNodeGetParams, cutap_w, thunk_cuGraphMemAllocNodeGetParams);
 }
@@ -2778,11 +2091,8 @@ static uint64_t thunk_cuGraphMemFreeNodeGetParams(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1]);
 }
-CUTAP_EXPORT unsigned int cuGraphMemFreeNodeGetParams(void *hNode, void *dptr_out)
+CUTAP_SLOW unsigned int cutap_slow_cuGraphMemFreeNodeGetParams(void *hNode, void *dptr_out)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cuGraphMemFreeNodeGetParams], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *))cutap_fn)(hNode, dptr_out);
     uint64_t cutap_w[2] = {(uint64_t)(uintptr_t)hNode, (uint64_t)(uintptr_t)dptr_out};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cuGraphMemFreeNodeGetParams, cutap_w, thunk_cuGraphMemFreeNodeGetParams);
 }
@@ -2790,11 +2100,8 @@ static uint64_t thunk_cuGraphMemcpyNodeGetParams(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1]);
 }
-CUTAP_EXPORT unsigned int cuGraphMemcpyNodeGetParams(void *hNode, void *nodeParams)
+CUTAP_SLOW unsigned int cutap_slow_cuGraphMemcpyNodeGetParams(void *hNode, void *nodeParams)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cuGraphMemcpyNodeGetParams], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *))cutap_fn)(hNode, nodeParams);
     uint64_t cutap_w[2] = {(uint64_t)(uintptr_t)hNode, (uint64_t)(uintptr_t)nodeParams};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cuGraphMemcpyNodeGetParams, cutap_w, thunk_cuGraphMemcpyNodeGetParams);
 }
@@ -2802,11 +2109,8 @@ static uint64_t thunk_cuGraphMemcpyNodeSetParams(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1]);
 }
-CUTAP_EXPORT unsigned int cuGraphMemcpyNodeSetParams(void *hNode, void *nodeParams)
+CUTAP_SLOW unsigned int cutap_slow_cuGraphMemcpyNodeSetParams(void *hNode, void *nodeParams)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cuGraphMemcpyNodeSetParams], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *))cutap_fn)(hNode, nodeParams);
     uint64_t cutap_w[2] = {(uint64_t)(uintptr_t)hNode, (uint64_t)(uintptr_t)nodeParams};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cuGraphMemcpyNodeSetParams, cutap_w, thunk_cuGraphMemcpyNodeSetParams);
 }
@@ -2814,11 +2118,8 @@ static uint64_t thunk_cuGraphMemsetNodeGetParams(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1]);
 }
-CUTAP_EXPORT unsigned int cuGraphMemsetNodeGetParams(void *hNode, void *nodeParams)
+CUTAP_SLOW unsigned int cutap_slow_cuGraphMemsetNodeGetParams(void *hNode, void *nodeParams)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cuGraphMemsetNodeGetParams], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *))cutap_fn)(hNode, nodeParams);
     uint64_t cutap_w[2] = {(uint64_t)(uintptr_t)hNode, (uint64_t)(uintptr_t)nodeParams};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cuGraphMemsetNodeGetParams, cutap_w, thunk_cuGraphMemsetNodeGetParams);
 }
@@ -2826,11 +2127,8 @@ static uint64_t thunk_cuGraphMemsetNodeSetParams(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1]);
 }
-CUTAP_EXPORT unsigned int cuGraphMemsetNodeSetParams(void *hNode, void *nodeParams)
+CUTAP_SLOW unsigned int cutap_slow_cuGraphMemsetNodeSetParams(void *hNode, void *nodeParams)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cuGraphMemsetNodeSetParams], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *))cutap_fn)(hNode, nodeParams);
     uint64_t cutap_w[2] = {(uint64_t)(uintptr_t)hNode, (uint64_t)(uintptr_t)nodeParams};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cuGraphMemsetNodeSetParams, cutap_w, thunk_cuGraphMemsetNodeSetParams);
 }
@@ -2838,11 +2136,8 @@ static uint64_t thunk_cuGraphNodeFindInClone(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1], (void *)(uintptr_t)a[2]);
 }
-CUTAP_EXPORT unsigned int cuGraphNodeFindInClone(void *phNode, void *hOriginalNode, void *hClonedGraph)
+CUTAP_SLOW unsigned int cutap_slow_cuGraphNodeFindInClone(void *phNode, void *hOriginalNode, void *hClonedGraph)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cuGraphNodeFindInClone], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *, void *))cutap_fn)(phNode, hOriginalNode, hClonedGraph);
     uint64_t cutap_w[3] = {(uint64_t)(uintptr_t)phNode, (uint64_t)(uintptr_t)hOriginalNode, (uint64_t)(uintptr_t)hClonedGraph};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cuGraphNodeFindInClone, cutap_w, thunk_cuGraphNodeFindInClone);
 }
@@ -2850,11 +2145,8 @@ static uint64_t thunk_cuGraphNodeGetDependencies(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1], (void *)(uintptr_t)a[2]);
 }
-CUTAP_EXPORT unsigned int cuGraphNodeGetDependencies(void *hNode, void *dependencies, void *numDependencies)
+CUTAP_SLOW unsigned int cutap_slow_cuGraphNodeGetDependencies(void *hNode, void *dependencies, void *numDependencies)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cuGraphNodeGetDependencies], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *, void *))cutap_fn)(hNode, dependencies, numDependencies);
     uint64_t cutap_w[3] = {(uint64_t)(uintptr_t)hNode, (uint64_t)(uintptr_t)dependencies, (uint64_t)(uintptr_t)numDependencies};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cuGraphNodeGetDependencies, cutap_w, thunk_cuGraphNodeGetDependencies);
 }
@@ -2862,11 +2154,8 @@ static uint64_t thunk_cuGraphNodeGetDependencies_v2(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *, void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1], (void *)(uintptr_t)a[2], (void *)(uintptr_t)a[3]);
 }
-CUTAP_EXPORT unsigned int cuGraphNodeGetDependencies_v2(void *hNode, void *dependencies, void *edgeData, void *numDependencies)
+CUTAP_SLOW unsigned int cutap_slow_cuGraphNodeGetDependencies_v2(void *hNode, void *dependencies, void *edgeData, void *numDependencies)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cuGraphNodeGetDependencies_v2], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *, void *, void *))cutap_fn)(hNode, dependencies, edgeData, numDependencies);
     uint64_t cutap_w[4] = {(uint64_t)(uintptr_t)hNode, (uint64_t)(uintptr_t)dependencies, (uint64_t)(uintptr_t)edgeData, (uint64_t)(uintptr_t)numDependencies};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cuGraphNodeGetDependencies_v2, cutap_w, thunk_cuGraphNodeGetDependencies_v2);
 }
@@ -2874,11 +2163,8 @@ static uint64_t thunk_cuGraphNodeGetDependentNodes(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1], (void *)(uintptr_t)a[2]);
 }
-CUTAP_EXPORT unsigned int cuGraphNodeGetDependentNodes(void *hNode, void *dependentNodes, void *numDependentNodes)
+CUTAP_SLOW unsigned int cutap_slow_cuGraphNodeGetDependentNodes(void *hNode, void *dependentNodes, void *numDependentNodes)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cuGraphNodeGetDependentNodes], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *, void *))cutap_fn)(hNode, dependentNodes, numDependentNodes);
     uint64_t cutap_w[3] = {(uint64_t)(uintptr_t)hNode, (uint64_t)(uintptr_t)dependentNodes, (uint64_t)(uintptr_t)numDependentNodes};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cuGraphNodeGetDependentNodes, cutap_w, thunk_cuGraphNodeGetDependentNodes);
 }
@@ -2886,11 +2172,8 @@ static uint64_t thunk_cuGraphNodeGetDependentNodes_v2(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *, void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1], (void *)(uintptr_t)a[2], (void *)(uintptr_t)a[3]);
 }
-CUTAP_EXPORT unsigned int cuGraphNodeGetDependentNodes_v2(void *hNode, void *dependentNodes, void *edgeData, void *numDependentNodes)
+CUTAP_SLOW unsigned int cutap_slow_cuGraphNodeGetDependentNodes_v2(void *hNode, void *dependentNodes, void *edgeData, void *numDependentNodes)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cuGraphNodeGetDependentNodes_v2], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *, void *, void *))cutap_fn)(hNode, dependentNodes, edgeData, numDependentNodes);
     uint64_t cutap_w[4] = {(uint64_t)(uintptr_t)hNode, (uint64_t)(uintptr_t)dependentNodes, (uint64_t)(uintptr_t)edgeData, (uint64_t)(uintptr_t)numDependentNodes};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cuGraphNodeGetDependentNodes_v2, cutap_w, thunk_cuGraphNodeGetDependentNodes_v2);
 }
@@ -2898,11 +2181,8 @@ static uint64_t thunk_cuGraphNodeGetEnabled(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1], (void *)(uintptr_t)a[2]);
 }
-CUTAP_EXPORT unsigned int cuGraphNodeGetEnabled(void *hGraphExec, void *hNode, void *isEnabled)
+CUTAP_SLOW unsigned int cutap_slow_cuGraphNodeGetEnabled(void *hGraphExec, void *hNode, void *isEnabled)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cuGraphNodeGetEnabled], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *, void *))cutap_fn)(hGraphExec, hNode, isEnabled);
     uint64_t cutap_w[3] = {(uint64_t)(uintptr_t)hGraphExec, (uint64_t)(uintptr_t)hNode, (uint64_t)(uintptr_t)isEnabled};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cuGraphNodeGetEnabled, cutap_w, thunk_cuGraphNodeGetEnabled);
 }
@@ -2910,11 +2190,8 @@ static uint64_t thunk_cuGraphNodeGetType(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1]);
 }
-CUTAP_EXPORT unsigned int cuGraphNodeGetType(void *hNode, void *type)
+CUTAP_SLOW unsigned int cutap_slow_cuGraphNodeGetType(void *hNode, void *type)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cuGraphNodeGetType], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *))cutap_fn)(hNode, type);
     uint64_t cutap_w[2] = {(uint64_t)(uintptr_t)hNode, (uint64_t)(uintptr_t)type};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cuGraphNodeGetType, cutap_w, thunk_cuGraphNodeGetType);
 }
@@ -2922,11 +2199,8 @@ static uint64_t thunk_cuGraphNodeSetEnabled(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *, unsigned int))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1], (unsigned int)a[2]);
 }
-CUTAP_EXPORT unsigned int cuGraphNodeSetEnabled(void *hGraphExec, void *hNode, unsigned int isEnabled)
+CUTAP_SLOW unsigned int cutap_slow_cuGraphNodeSetEnabled(void *hGraphExec, void *hNode, unsigned int isEnabled)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cuGraphNodeSetEnabled], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *, unsigned int))cutap_fn)(hGraphExec, hNode, isEnabled);
     uint64_t cutap_w[3] = {(uint64_t)(uintptr_t)hGraphExec, (uint64_t)(uintptr_t)hNode, (uint64_t)isEnabled};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cuGraphNodeSetEnabled, cutap_w, thunk_cuGraphNodeSetEnabled);
 }
@@ -2934,11 +2208,8 @@ static uint64_t thunk_cuGraphNodeSetParams(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1]);
 }
-CUTAP_EXPORT unsigned int cuGraphNodeSetParams(void *hNode, void *nodeParams)
+CUTAP_SLOW unsigned int cutap_slow_cuGraphNodeSetParams(void *hNode, void *nodeParams)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cuGraphNodeSetParams], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *))cutap_fn)(hNode, nodeParams);
     uint64_t cutap_w[2] = {(uint64_t)(uintptr_t)hNode, (uint64_t)(uintptr_t)nodeParams};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cuGraphNodeSetParams, cutap_w, thunk_cuGraphNodeSetParams);
 }
@@ -2946,11 +2217,8 @@ static uint64_t thunk_cuGraphReleaseUserObject(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *, unsigned int))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1], (unsigned int)a[2]);
 }
-CUTAP_EXPORT unsigned int cuGraphReleaseUserObject(void *graph, void *object, unsigned int count)
+CUTAP_SLOW unsigned int cutap_slow_cuGraphReleaseUserObject(void *graph, void *object, unsigned int count)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cuGraphReleaseUserObject], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *, unsigned int))cutap_fn)(graph, object, count);
     uint64_t cutap_w[3] = {(uint64_t)(uintptr_t)graph, (uint64_t)(uintptr_t)object, (uint64_t)count};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cuGraphReleaseUserObject, cutap_w, thunk_cuGraphReleaseUserObject);
 }
@@ -2958,11 +2226,8 @@ static uint64_t thunk_cuGraphRemoveDependencies(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *, void *, unsigned long))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1], (void *)(uintptr_t)a[2], (unsigned long)a[3]);
 }
-CUTAP_EXPORT unsigned int cuGraphRemoveDependencies(void *hGraph, void *from, void *to, unsigned long numDependencies)
+CUTAP_SLOW unsigned int cutap_slow_cuGraphRemoveDependencies(void *hGraph, void *from, void *to, unsigned long numDependencies)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cuGraphRemoveDependencies], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *, void *, unsigned long))cutap_fn)(hGraph, from, to, numDependencies);
     uint64_t cutap_w[4] = {(uint64_t)(uintptr_t)hGraph, (uint64_t)(uintptr_t)from, (uint64_t)(uintptr_t)to, (uint64_t)numDependencies};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cuGraphRemoveDependencies, cutap_w, thunk_cuGraphRemoveDependencies);
 }
@@ -2970,11 +2235,8 @@ static uint64_t thunk_cuGraphRemoveDependencies_v2(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *, void *, void *, unsigned long))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1], (void *)(uintptr_t)a[2], (void *)(uintptr_t)a[3], (unsigned long)a[4]);
 }
-CUTAP_EXPORT unsigned int cuGraphRemoveDependencies_v2(void *hGraph, void *from, void *to, void *edgeData, unsigned long numDependencies)
+CUTAP_SLOW unsigned int cutap_slow_cuGraphRemoveDependencies_v2(void *hGraph, void *from, void *to, void *edgeData, unsigned long numDependencies)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cuGraphRemoveDependencies_v2], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *, void *, void *, unsigned long))cutap_fn)(hGraph, from, to, edgeData, numDependencies);
     uint64_t cutap_w[5] = {(uint64_t)(uintptr_t)hGraph, (uint64_t)(uintptr_t)from, (uint64_t)(uintptr_t)to, (uint64_t)(uintptr_t)edgeData, (uint64_t)numDependencies};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cuGraphRemoveDependencies_v2, cutap_w, thunk_cuGraphRemoveDependencies_v2);
 }
@@ -2982,11 +2244,8 @@ static uint64_t thunk_cuGraphRetainUserObject(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *, unsigned int, unsigned int))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1], (unsigned int)a[2], (unsigned int)a[3]);
 }
-CUTAP_EXPORT unsigned int cuGraphRetainUserObject(void *graph, void *object, unsigned int count, unsigned int flags)
+CUTAP_SLOW unsigned int cutap_slow_cuGraphRetainUserObject(void *graph, void *object, unsigned int count, unsigned int flags)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cuGraphRetainUserObject], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *, unsigned int, unsigned int))cutap_fn)(graph, object, count, flags);
     uint64_t cutap_w[4] = {(uint64_t)(uintptr_t)graph, (uint64_t)(uintptr_t)object, (uint64_t)count, (uint64_t)flags};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cuGraphRetainUserObject, cutap_w, thunk_cuGraphRetainUserObject);
 }
@@ -2994,11 +2253,8 @@ static uint64_t thunk_cuGraphUpload(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1]);
 }
-CUTAP_EXPORT unsigned int cuGraphUpload(void *hGraphExec, void *hStream)
+CUTAP_SLOW unsigned int cutap_slow_cuGraphUpload(void *hGraphExec, void *hStream)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cuGraphUpload], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *))cutap_fn)(hGraphExec, hStream);
     uint64_t cutap_w[2] = {(uint64_t)(uintptr_t)hGraphExec, (uint64_t)(uintptr_t)hStream};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cuGraphUpload, cutap_w, thunk_cuGraphUpload);
 }
@@ -3006,11 +2262,8 @@ static uint64_t thunk_cuGraphUpload_ptsz(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1]);
 }
-CUTAP_EXPORT unsigned int cuGraphUpload_ptsz(void *hGraphExec, void *hStream)
+CUTAP_SLOW unsigned int cutap_slow_cuGraphUpload_ptsz(void *hGraphExec, void *hStream)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cuGraphUpload_ptsz], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *))cutap_fn)(hGraphExec, hStream);
     uint64_t cutap_w[2] = {(uint64_t)(uintptr_t)hGraphExec, (uint64_t)(uintptr_t)hStream};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cuGraphUpload_ptsz, cutap_w, thunk_cuGraphUpload_ptsz);
 }
@@ -3018,11 +2271,8 @@ static uint64_t thunk_cuGraphicsEGLRegisterImage(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *, unsigned int))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1], (unsigned int)a[2]);
 }
-CUTAP_EXPORT unsigned int cuGraphicsEGLRegisterImage(void *pCudaResource, void *image, unsigned int flags)
+CUTAP_SLOW unsigned int cutap_slow_cuGraphicsEGLRegisterImage(void *pCudaResource, void *image, unsigned int flags)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cuGraphicsEGLRegisterImage], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *, unsigned int))cutap_fn)(pCudaResource, image, flags);
     uint64_t cutap_w[3] = {(uint64_t)(uintptr_t)pCudaResource, (uint64_t)(uintptr_t)image, (uint64_t)flags};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cuGraphicsEGLRegisterImage, cutap_w, thunk_cuGraphicsEGLRegisterImage);
 }
@@ -3030,11 +2280,8 @@ static uint64_t thunk_cuGraphicsGLRegisterBuffer(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, unsigned int))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (unsigned int)a[2]);
 }
-CUTAP_EXPORT unsigned int cuGraphicsGLRegisterBuffer(void *pCudaResource, unsigned int buffer, unsigned int Flags)
+CUTAP_SLOW unsigned int cutap_slow_cuGraphicsGLRegisterBuffer(void *pCudaResource, unsigned int buffer, unsigned int Flags)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cuGraphicsGLRegisterBuffer], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, unsigned int))cutap_fn)(pCudaResource, buffer, Flags);
     uint64_t cutap_w[3] = {(uint64_t)(uintptr_t)pCudaResource, (uint64_t)buffer, (uint64_t)Flags};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cuGraphicsGLRegisterBuffer, cutap_w, thunk_cuGraphicsGLRegisterBuffer);
 }
@@ -3042,11 +2289,8 @@ static uint64_t thunk_cuGraphicsGLRegisterImage(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, unsigned int, unsigned int))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (unsigned int)a[2], (unsigned int)a[3]);
 }
-CUTAP_EXPORT unsigned int cuGraphicsGLRegisterImage(void *pCudaResource, unsigned int image, unsigned int target, unsigned int Flags)
+CUTAP_SLOW unsigned int cutap_slow_cuGraphicsGLRegisterImage(void *pCudaResource, unsigned int image, unsigned int target, unsigned int Flags)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cuGraphicsGLRegisterImage], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, unsigned int, unsigned int))cutap_fn)(pCudaResource, image, target, Flags);
     uint64_t cutap_w[4] = {(uint64_t)(uintptr_t)pCudaResource, (uint64_t)image, (uint64_t)target, (uint64_t)Flags};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cuGraphicsGLRegisterImage, cutap_w, thunk_cuGraphicsGLRegisterImage);
 }
@@ -3054,11 +2298,8 @@ static uint64_t thunk_cuGraphicsMapResources(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(unsigned int, void *, void *))fn)((unsigned int)a[0], (void *)(uintptr_t)a[1], (void *)(uintptr_t)a[2]);
 }
-CUTAP_EXPORT unsigned int cuGraphicsMapResources(unsigned int count, void *resources, void *hStream)
+CUTAP_SLOW unsigned int cutap_slow_cuGraphicsMapResources(unsigned int count, void *resources, void *hStream)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cuGraphicsMapResources], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(unsigned int, void *, void *))cutap_fn)(count, resources, hStream);
     uint64_t cutap_w[3] = {(uint64_t)count, (uint64_t)(uintptr_t)resources, (uint64_t)(uintptr_t)hStream};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cuGraphicsMapResources, cutap_w, thunk_cuGraphicsMapResources);
 }
@@ -3066,11 +2307,8 @@ static uint64_t thunk_cuGraphicsMapResources_ptsz(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(unsigned int, void *, void *))fn)((unsigned int)a[0], (void *)(uintptr_t)a[1], (void *)(uintptr_t)a[2]);
 }
-CUTAP_EXPORT unsigned int cuGraphicsMapResources_ptsz(unsigned int count, void *resources, void *hStream)
+CUTAP_SLOW unsigned int cutap_slow_cuGraphicsMapResources_ptsz(unsigned int count, void *resources, void *hStream)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cuGraphicsMapResources_ptsz], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(unsigned int, void *, void *))cutap_fn)(count, resources, hStream);
     uint64_t cutap_w[3] = {(uint64_t)count, (uint64_t)(uintptr_t)resources, (uint64_t)(uintptr_t)hStream};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cuGraphicsMapResources_ptsz, cutap_w, thunk_cuGraphicsMapResources_ptsz);
 }
@@ -3078,11 +2316,8 @@ static uint64_t thunk_cuGraphicsResourceGetMappedEglFrame(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *, unsigned int, unsigned int))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1], (unsigned int)a[2], (unsigned int)a[3]);
 }
-CUTAP_EXPORT unsigned int cuGraphicsResourceGetMappedEglFrame(void *eglFrame, void *resource, unsigned int index, unsigned int mipLevel)
+CUTAP_SLOW unsigned int cutap_slow_cuGraphicsResourceGetMappedEglFrame(void *eglFrame, void *resource, unsigned int index, unsigned int mipLevel)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cuGraphicsResourceGetMappedEglFrame], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *, unsigned int, unsigned int))cutap_fn)(eglFrame, resource, index, mipLevel);
     uint64_t cutap_w[4] = {(uint64_t)(uintptr_t)eglFrame, (uint64_t)(uintptr_t)resource, (uint64_t)index, (uint64_t)mipLevel};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cuGraphicsResourceGetMappedEglFrame, cutap_w, thunk_cuGraphicsResourceGetMappedEglFrame);
 }
@@ -3090,11 +2325,8 @@ static uint64_t thunk_cuGraphicsResourceGetMappedMipmappedArray(void *fn, uint64
 {
     return (uint64_t)((unsigned int (*)(void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1]);
 }
-CUTAP_EXPORT unsigned int cuGraphicsResourceGetMappedMipmappedArray(void *pMipmappedArray, void *resource)
+CUTAP_SLOW unsigned int cutap_slow_cuGraphicsResourceGetMappedMipmappedArray(void *pMipmappedArray, void *resource)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cuGraphicsResourceGetMappedMipmappedArray], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *))cutap_fn)(pMipmappedArray, resource);
     uint64_t cutap_w[2] = {(uint64_t)(uintptr_t)pMipmappedArray, (uint64_t)(uintptr_t)resource};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cuGraphicsResourceGetMappedMipmappedArray, cutap_w, thunk_cuGraphicsResourceGetMappedMipmappedArray);
 }
@@ -3102,11 +2334,8 @@ static uint64_t thunk_cuGraphicsResourceGetMappedPointer(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1], (void *)(uintptr_t)a[2]);
 }
-CUTAP_EXPORT unsigned int cuGraphicsResourceGetMappedPointer(void *pDevPtr, void *pSize, void *resource)
+CUTAP_SLOW unsigned int cutap_slow_cuGraphicsResourceGetMappedPointer(void *pDevPtr, void *pSize, void *resource)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cuGraphicsResourceGetMappedPointer], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *, void *))cutap_fn)(pDevPtr, pSize, resource);
     uint64_t cutap_w[3] = {(uint64_t)(uintptr_t)pDevPtr, (uint64_t)(uintptr_t)pSize, (uint64_t)(uintptr_t)resource};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cuGraphicsResourceGetMappedPointer, cutap_w, thunk_cuGraphicsResourceGetMappedPointer);
 }
@@ -3114,11 +2343,8 @@ static uint64_t thunk_cuGraphicsResourceGetMappedPointer_v2(void *fn, uint64_t *
 {
     return (uint64_t)((unsigned int (*)(void *, void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1], (void *)(uintptr_t)a[2]);
 }
-CUTAP_EXPORT unsigned int cuGraphicsResourceGetMappedPointer_v2(void *pDevPtr, void *pSize, void *resource)
+CUTAP_SLOW unsigned int cutap_slow_cuGraphicsResourceGetMappedPointer_v2(void *pDevPtr, void *pSize, void *resource)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cuGraphicsResourceGetMappedPointer_v2], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *, void *))cutap_fn)(pDevPtr, pSize, resource);
     uint64_t cutap_w[3] = {(uint64_t)(uintptr_t)pDevPtr, (uint64_t)(uintptr_t)pSize, (uint64_t)(uintptr_t)resource};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cuGraphicsResourceGetMappedPointer_v2, cutap_w, thunk_cuGraphicsResourceGetMappedPointer_v2);
 }
@@ -3126,11 +2352,8 @@ static uint64_t thunk_cuGraphicsResourceSetMapFlags(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1]);
 }
-CUTAP_EXPORT unsigned int cuGraphicsResourceSetMapFlags(void *resource, unsigned int flags)
+CUTAP_SLOW unsigned int cutap_slow_cuGraphicsResourceSetMapFlags(void *resource, unsigned int flags)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cuGraphicsResourceSetMapFlags], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int))cutap_fn)(resource, flags);
     uint64_t cutap_w[2] = {(uint64_t)(uintptr_t)resource, (uint64_t)flags};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cuGraphicsResourceSetMapFlags, cutap_w, thunk_cuGraphicsResourceSetMapFlags);
 }
@@ -3138,11 +2361,8 @@ static uint64_t thunk_cuGraphicsResourceSetMapFlags_v2(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1]);
 }
-CUTAP_EXPORT unsigned int cuGraphicsResourceSetMapFlags_v2(void *resource, unsigned int flags)
+CUTAP_SLOW unsigned int cutap_slow_cuGraphicsResourceSetMapFlags_v2(void *resource, unsigned int flags)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cuGraphicsResourceSetMapFlags_v2], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int))cutap_fn)(resource, flags);
     uint64_t cutap_w[2] = {(uint64_t)(uintptr_t)resource, (uint64_t)flags};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cuGraphicsResourceSetMapFlags_v2, cutap_w, thunk_cuGraphicsResourceSetMapFlags_v2);
 }
@@ -3150,11 +2370,8 @@ static uint64_t thunk_cuGraphicsSubResourceGetMappedArray(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *, unsigned int, unsigned int))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1], (unsigned int)a[2], (unsigned int)a[3]);
 }
-CUTAP_EXPORT unsigned int cuGraphicsSubResourceGetMappedArray(void *pArray, void *resource, unsigned int arrayIndex, unsigned int mipLevel)
+CUTAP_SLOW unsigned int cutap_slow_cuGraphicsSubResourceGetMappedArray(void *pArray, void *resource, unsigned int arrayIndex, unsigned int mipLevel)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cuGraphicsSubResourceGetMappedArray], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *, unsigned int, unsigned int))cutap_fn)(pArray, resource, arrayIndex, mipLevel);
     uint64_t cutap_w[4] = {(uint64_t)(uintptr_t)pArray, (uint64_t)(uintptr_t)resource, (uint64_t)arrayIndex, (uint64_t)mipLevel};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cuGraphicsSubResourceGetMappedArray, cutap_w, thunk_cuGraphicsSubResourceGetMappedArray);
 }
@@ -3162,11 +2379,8 @@ static uint64_t thunk_cuGraphicsUnmapResources(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(unsigned int, void *, void *))fn)((unsigned int)a[0], (void *)(uintptr_t)a[1], (void *)(uintptr_t)a[2]);
 }
-CUTAP_EXPORT unsigned int cuGraphicsUnmapResources(unsigned int count, void *resources, void *hStream)
+CUTAP_SLOW unsigned int cutap_slow_cuGraphicsUnmapResources(unsigned int count, void *resources, void *hStream)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cuGraphicsUnmapResources], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(unsigned int, void *, void *))cutap_fn)(count, resources, hStream);
     uint64_t cutap_w[3] = {(uint64_t)count, (uint64_t)(uintptr_t)resources, (uint64_t)(uintptr_t)hStream};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cuGraphicsUnmapResources, cutap_w, thunk_cuGraphicsUnmapResources);
 }
@@ -3174,11 +2388,8 @@ static uint64_t thunk_cuGraphicsUnmapResources_ptsz(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(unsigned int, void *, void *))fn)((unsigned int)a[0], (void *)(uintptr_t)a[1], (void *)(uintptr_t)a[2]);
 }
-CUTAP_EXPORT unsigned int cuGraphicsUnmapResources_ptsz(unsigned int count, void *resources, void *hStream)
+CUTAP_SLOW unsigned int cutap_slow_cuGraphicsUnmapResources_ptsz(unsigned int count, void *resources, void *hStream)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cuGraphicsUnmapResources_ptsz], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(unsigned int, void *, void *))cutap_fn)(count, resources, hStream);
     uint64_t cutap_w[3] = {(uint64_t)count, (uint64_t)(uintptr_t)resources, (uint64_t)(uintptr_t)hStream};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cuGraphicsUnmapResources_ptsz, cutap_w, thunk_cuGraphicsUnmapResources_ptsz);
 }
@@ -3186,11 +2397,8 @@ static uint64_t thunk_cuGraphicsUnregisterResource(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *))fn)((void *)(uintptr_t)a[0]);
 }
-CUTAP_EXPORT unsigned int cuGraphicsUnregisterResource(void *resource)
+CUTAP_SLOW unsigned int cutap_slow_cuGraphicsUnregisterResource(void *resource)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cuGraphicsUnregisterResource], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *))cutap_fn)(resource);
     uint64_t cutap_w[1] = {(uint64_t)(uintptr_t)resource};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cuGraphicsUnregisterResource, cutap_w, thunk_cuGraphicsUnregisterResource);
 }
@@ -3198,11 +2406,8 @@ static uint64_t thunk_cuGraphicsVDPAURegisterOutputSurface(void *fn, uint64_t *a
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, unsigned int))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (unsigned int)a[2]);
 }
-CUTAP_EXPORT unsigned int cuGraphicsVDPAURegisterOutputSurface(void *pCudaResource, unsigned int vdpSurface, unsigned int flags)
+CUTAP_SLOW unsigned int cutap_slow_cuGraphicsVDPAURegisterOutputSurface(void *pCudaResource, unsigned int vdpSurface, unsigned int flags)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cuGraphicsVDPAURegisterOutputSurface], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, unsigned int))cutap_fn)(pCudaResource, vdpSurface, flags);
     uint64_t cutap_w[3] = {(uint64_t)(uintptr_t)pCudaResource, (uint64_t)vdpSurface, (uint64_t)flags};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cuGraphicsVDPAURegisterOutputSurface, cutap_w, thunk_cuGraphicsVDPAURegisterOutputSurface);
 }
@@ -3210,11 +2415,8 @@ static uint64_t thunk_cuGraphicsVDPAURegisterVideoSurface(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, unsigned int))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (unsigned int)a[2]);
 }
-CUTAP_EXPORT unsigned int cuGraphicsVDPAURegisterVideoSurface(void *pCudaResource, unsigned int vdpSurface, unsigned int flags)
+CUTAP_SLOW unsigned int cutap_slow_cuGraphicsVDPAURegisterVideoSurface(void *pCudaResource, unsigned int vdpSurface, unsigned int flags)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cuGraphicsVDPAURegisterVideoSurface], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, unsigned int))cutap_fn)(pCudaResource, vdpSurface, flags);
     uint64_t cutap_w[3] = {(uint64_t)(uintptr_t)pCudaResource, (uint64_t)vdpSurface, (uint64_t)flags};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cuGraphicsVDPAURegisterVideoSurface, cutap_w, thunk_cuGraphicsVDPAURegisterVideoSurface);
 }
@@ -3222,11 +2424,8 @@ static uint64_t thunk_cuGreenCtxCreate(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *, int, unsigned int))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1], (int)a[2], (unsigned int)a[3]);
 }
-CUTAP_EXPORT unsigned int cuGreenCtxCreate(void *phCtx, void *desc, int dev, unsigned int flags)
+CUTAP_SLOW unsigned int cutap_slow_cuGreenCtxCreate(void *phCtx, void *desc, int dev, unsigned int flags)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cuGreenCtxCreate], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *, int, unsigned int))cutap_fn)(phCtx, desc, dev, flags);
     uint64_t cutap_w[4] = {(uint64_t)(uintptr_t)phCtx, (uint64_t)(uintptr_t)desc, (uint64_t)(int64_t)dev, (uint64_t)flags};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cuGreenCtxCreate, cutap_w, thunk_cuGreenCtxCreate);
 }
@@ -3234,11 +2433,8 @@ static uint64_t thunk_cuGreenCtxDestroy(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *))fn)((void *)(uintptr_t)a[0]);
 }
-CUTAP_EXPORT unsigned int cuGreenCtxDestroy(void *hCtx)
+CUTAP_SLOW unsigned int cutap_slow_cuGreenCtxDestroy(void *hCtx)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cuGreenCtxDestroy], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *))cutap_fn)(hCtx);
     uint64_t cutap_w[1] = {(uint64_t)(uintptr_t)hCtx};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cuGreenCtxDestroy, cutap_w, thunk_cuGreenCtxDestroy);
 }
@@ -3246,11 +2442,8 @@ static uint64_t thunk_cuGreenCtxGetDevResource(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *, unsigned int))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1], (unsigned int)a[2]);
 }
-CUTAP_EXPORT unsigned int cuGreenCtxGetDevResource(void *hCtx, void *resource, unsigned int type)
+CUTAP_SLOW unsigned int cutap_slow_cuGreenCtxGetDevResource(void *hCtx, void *resource, unsigned int type)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cuGreenCtxGetDevResource], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *, unsigned int))cutap_fn)(hCtx, resource, type);
     uint64_t cutap_w[3] = {(uint64_t)(uintptr_t)hCtx, (uint64_t)(uintptr_t)resource, (uint64_t)type};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cuGreenCtxGetDevResource, cutap_w, thunk_cuGreenCtxGetDevResource);
 }
@@ -3258,11 +2451,8 @@ static uint64_t thunk_cuGreenCtxGetId(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1]);
 }
-CUTAP_EXPORT unsigned int cuGreenCtxGetId(void *greenCtx, void *greenCtxId)
+CUTAP_SLOW unsigned int cutap_slow_cuGreenCtxGetId(void *greenCtx, void *greenCtxId)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cuGreenCtxGetId], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *))cutap_fn)(greenCtx, greenCtxId);
     uint64_t cutap_w[2] = {(uint64_t)(uintptr_t)greenCtx, (uint64_t)(uintptr_t)greenCtxId};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cuGreenCtxGetId, cutap_w, thunk_cuGreenCtxGetId);
 }
@@ -3270,11 +2460,8 @@ static uint64_t thunk_cuGreenCtxRecordEvent(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1]);
 }
-CUTAP_EXPORT unsigned int cuGreenCtxRecordEvent(void *hCtx, void *hEvent)
+CUTAP_SLOW unsigned int cutap_slow_cuGreenCtxRecordEvent(void *hCtx, void *hEvent)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cuGreenCtxRecordEvent], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *))cutap_fn)(hCtx, hEvent);
     uint64_t cutap_w[2] = {(uint64_t)(uintptr_t)hCtx, (uint64_t)(uintptr_t)hEvent};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cuGreenCtxRecordEvent, cutap_w, thunk_cuGreenCtxRecordEvent);
 }
@@ -3282,11 +2469,8 @@ static uint64_t thunk_cuGreenCtxStreamCreate(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *, unsigned int, int))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1], (unsigned int)a[2], (int)a[3]);
 }
-CUTAP_EXPORT unsigned int cuGreenCtxStreamCreate(void *phStream, void *greenCtx, unsigned int flags, int priority)
+CUTAP_SLOW unsigned int cutap_slow_cuGreenCtxStreamCreate(void *phStream, void *greenCtx, unsigned int flags, int priority)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cuGreenCtxStreamCreate], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *, unsigned int, int))cutap_fn)(phStream, greenCtx, flags, priority);
     uint64_t cutap_w[4] = {(uint64_t)(uintptr_t)phStream, (uint64_t)(uintptr_t)greenCtx, (uint64_t)flags, (uint64_t)(int64_t)priority};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cuGreenCtxStreamCreate, cutap_w, thunk_cuGreenCtxStreamCreate);
 }
@@ -3294,11 +2478,8 @@ static uint64_t thunk_cuGreenCtxWaitEvent(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1]);
 }
-CUTAP_EXPORT unsigned int cuGreenCtxWaitEvent(void *hCtx, void *hEvent)
+CUTAP_SLOW unsigned int cutap_slow_cuGreenCtxWaitEvent(void *hCtx, void *hEvent)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cuGreenCtxWaitEvent], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *))cutap_fn)(hCtx, hEvent);
     uint64_t cutap_w[2] = {(uint64_t)(uintptr_t)hCtx, (uint64_t)(uintptr_t)hEvent};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cuGreenCtxWaitEvent, cutap_w, thunk_cuGreenCtxWaitEvent);
 }
@@ -3306,11 +2487,8 @@ static uint64_t thunk_cuImportExternalMemory(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1]);
 }
-CUTAP_EXPORT unsigned int cuImportExternalMemory(void *extMem_out, void *memHandleDesc)
+CUTAP_SLOW unsigned int cutap_slow_cuImportExternalMemory(void *extMem_out, void *memHandleDesc)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cuImportExternalMemory], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *))cutap_fn)(extMem_out, memHandleDesc);
     uint64_t cutap_w[2] = {(uint64_t)(uintptr_t)extMem_out, (uint64_t)(uintptr_t)memHandleDesc};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cuImportExternalMemory, cutap_w, thunk_cuImportExternalMemory);
 }
@@ -3318,11 +2496,8 @@ static uint64_t thunk_cuImportExternalSemaphore(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1]);
 }
-CUTAP_EXPORT unsigned int cuImportExternalSemaphore(void *extSem_out, void *semHandleDesc)
+CUTAP_SLOW unsigned int cutap_slow_cuImportExternalSemaphore(void *extSem_out, void *semHandleDesc)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cuImportExternalSemaphore], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *))cutap_fn)(extSem_out, semHandleDesc);
     uint64_t cutap_w[2] = {(uint64_t)(uintptr_t)extSem_out, (uint64_t)(uintptr_t)semHandleDesc};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cuImportExternalSemaphore, cutap_w, thunk_cuImportExternalSemaphore);
 }
@@ -3330,11 +2505,8 @@ static uint64_t thunk_cuInit(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(unsigned int))fn)((unsigned int)a[0]);
 }
-CUTAP_EXPORT unsigned int cuInit(unsigned int Flags)
+CUTAP_SLOW unsigned int cutap_slow_cuInit(unsigned int Flags)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cuInit], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(unsigned int))cutap_fn)(Flags);
     uint64_t cutap_w[1] = {(uint64_t)Flags};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cuInit, cutap_w, thunk_cuInit);
 }
@@ -3342,11 +2514,8 @@ static uint64_t thunk_cuIpcCloseMemHandle(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(unsigned long long))fn)((unsigned long long)a[0]);
 }
-CUTAP_EXPORT unsigned int cuIpcCloseMemHandle(unsigned long long dptr)
+CUTAP_SLOW unsigned int cutap_slow_cuIpcCloseMemHandle(unsigned long long dptr)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cuIpcCloseMemHandle], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(unsigned long long))cutap_fn)(dptr);
     uint64_t cutap_w[1] = {(uint64_t)dptr};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cuIpcCloseMemHandle, cutap_w, thunk_cuIpcCloseMemHandle);
 }
@@ -3354,11 +2523,8 @@ static uint64_t thunk_cuIpcGetEventHandle(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1]);
 }
-CUTAP_EXPORT unsigned int cuIpcGetEventHandle(void *pHandle, void *event)
+CUTAP_SLOW unsigned int cutap_slow_cuIpcGetEventHandle(void *pHandle, void *event)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cuIpcGetEventHandle], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *))cutap_fn)(pHandle, event);
     uint64_t cutap_w[2] = {(uint64_t)(uintptr_t)pHandle, (uint64_t)(uintptr_t)event};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cuIpcGetEventHandle, cutap_w, thunk_cuIpcGetEventHandle);
 }
@@ -3366,11 +2532,8 @@ static uint64_t thunk_cuIpcGetMemHandle(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned long long))fn)((void *)(uintptr_t)a[0], (unsigned long long)a[1]);
 }
-CUTAP_EXPORT unsigned int cuIpcGetMemHandle(void *pHandle, unsigned long long dptr)
+CUTAP_SLOW unsigned int cutap_slow_cuIpcGetMemHandle(void *pHandle, unsigned long long dptr)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cuIpcGetMemHandle], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned long long))cutap_fn)(pHandle, dptr);
     uint64_t cutap_w[2] = {(uint64_t)(uintptr_t)pHandle, (uint64_t)dptr};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cuIpcGetMemHandle, cutap_w, thunk_cuIpcGetMemHandle);
 }
@@ -3378,11 +2541,8 @@ static uint64_t thunk_cuIpcOpenEventHandle(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, struct cutap_sv_CUipcEventHandle_st))fn)((void *)(uintptr_t)a[0], *(struct cutap_sv_CUipcEventHandle_st *)(uintptr_t)a[1]);
 }
-CUTAP_EXPORT unsigned int cuIpcOpenEventHandle(void *phEvent, struct cutap_sv_CUipcEventHandle_st handle)
+CUTAP_SLOW unsigned int cutap_slow_cuIpcOpenEventHandle(void *phEvent, struct cutap_sv_CUipcEventHandle_st handle)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cuIpcOpenEventHandle], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, struct cutap_sv_CUipcEventHandle_st))cutap_fn)(phEvent, handle);
     uint64_t cutap_w[2] = {(uint64_t)(uintptr_t)phEvent, (uint64_t)(uintptr_t)&handle};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cuIpcOpenEventHandle, cutap_w, thunk_cuIpcOpenEventHandle);
 }
@@ -3390,11 +2550,8 @@ static uint64_t thunk_cuIpcOpenMemHandle(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, struct cutap_sv_CUipcMemHandle_st, unsigned int))fn)((void *)(uintptr_t)a[0], *(struct cutap_sv_CUipcMemHandle_st *)(uintptr_t)a[1], (unsigned int)a[2]);
 }
-CUTAP_EXPORT unsigned int cuIpcOpenMemHandle(void *pdptr, struct cutap_sv_CUipcMemHandle_st handle, unsigned int Flags)
+CUTAP_SLOW unsigned int cutap_slow_cuIpcOpenMemHandle(void *pdptr, struct cutap_sv_CUipcMemHandle_st handle, unsigned int Flags)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cuIpcOpenMemHandle], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, struct cutap_sv_CUipcMemHandle_st, unsigned int))cutap_fn)(pdptr, handle, Flags);
     uint64_t cutap_w[3] = {(uint64_t)(uintptr_t)pdptr, (uint64_t)(uintptr_t)&handle, (uint64_t)Flags};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cuIpcOpenMemHandle, cutap_w, thunk_cuIpcOpenMemHandle);
 }
@@ -3402,11 +2559,8 @@ static uint64_t thunk_cuIpcOpenMemHandle_v2(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, struct cutap_sv_CUipcMemHandle_st, unsigned int))fn)((void *)(uintptr_t)a[0], *(struct cutap_sv_CUipcMemHandle_st *)(uintptr_t)a[1], (unsigned int)a[2]);
 }
-CUTAP_EXPORT unsigned int cuIpcOpenMemHandle_v2(void *pdptr, struct cutap_sv_CUipcMemHandle_st handle, unsigned int Flags)
+CUTAP_SLOW unsigned int cutap_slow_cuIpcOpenMemHandle_v2(void *pdptr, struct cutap_sv_CUipcMemHandle_st handle, unsigned int Flags)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cuIpcOpenMemHandle_v2], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, struct cutap_sv_CUipcMemHandle_st, unsigned int))cutap_fn)(pdptr, handle, Flags);
     uint64_t cutap_w[3] = {(uint64_t)(uintptr_t)pdptr, (uint64_t)(uintptr_t)&handle, (uint64_t)Flags};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cuIpcOpenMemHandle_v2, cutap_w, thunk_cuIpcOpenMemHandle_v2);
 }
@@ -3414,11 +2568,8 @@ static uint64_t thunk_cuKernelGetAttribute(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, void *, int))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (void *)(uintptr_t)a[2], (int)a[3]);
 }
-CUTAP_EXPORT unsigned int cuKernelGetAttribute(void *pi, unsigned int attrib, void *kernel, int dev)
+CUTAP_SLOW unsigned int cutap_slow_cuKernelGetAttribute(void *pi, unsigned int attrib, void *kernel, int dev)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cuKernelGetAttribute], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, void *, int))cutap_fn)(pi, attrib, kernel, dev);
     uint64_t cutap_w[4] = {(uint64_t)(uintptr_t)pi, (uint64_t)attrib, (uint64_t)(uintptr_t)kernel, (uint64_t)(int64_t)dev};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cuKernelGetAttribute, cutap_w, thunk_cuKernelGetAttribute);
 }
@@ -3426,11 +2577,8 @@ static uint64_t thunk_cuKernelGetFunction(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1]);
 }
-CUTAP_EXPORT unsigned int cuKernelGetFunction(void *pFunc, void *kernel)
+CUTAP_SLOW unsigned int cutap_slow_cuKernelGetFunction(void *pFunc, void *kernel)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cuKernelGetFunction], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *))cutap_fn)(pFunc, kernel);
     uint64_t cutap_w[2] = {(uint64_t)(uintptr_t)pFunc, (uint64_t)(uintptr_t)kernel};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cuKernelGetFunction, cutap_w, thunk_cuKernelGetFunction);
 }
@@ -3438,11 +2586,8 @@ static uint64_t thunk_cuKernelGetLibrary(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1]);
 }
-CUTAP_EXPORT unsigned int cuKernelGetLibrary(void *pLib, void *kernel)
+CUTAP_SLOW unsigned int cutap_slow_cuKernelGetLibrary(void *pLib, void *kernel)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cuKernelGetLibrary], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *))cutap_fn)(pLib, kernel);
     uint64_t cutap_w[2] = {(uint64_t)(uintptr_t)pLib, (uint64_t)(uintptr_t)kernel};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cuKernelGetLibrary, cutap_w, thunk_cuKernelGetLibrary);
 }
@@ -3450,11 +2595,8 @@ static uint64_t thunk_cuKernelGetName(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1]);
 }
-CUTAP_EXPORT unsigned int cuKernelGetName(void *name, void *hfunc)
+CUTAP_SLOW unsigned int cutap_slow_cuKernelGetName(void *name, void *hfunc)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cuKernelGetName], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *))cutap_fn)(name, hfunc);
     uint64_t cutap_w[2] = {(uint64_t)(uintptr_t)name, (uint64_t)(uintptr_t)hfunc};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cuKernelGetName, cutap_w, thunk_cuKernelGetName);
 }
@@ -3462,11 +2604,8 @@ static uint64_t thunk_cuKernelGetParamInfo(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned long, void *, void *))fn)((void *)(uintptr_t)a[0], (unsigned long)a[1], (void *)(uintptr_t)a[2], (void *)(uintptr_t)a[3]);
 }
-CUTAP_EXPORT unsigned int cuKernelGetParamInfo(void *kernel, unsigned long paramIndex, void *paramOffset, void *paramSize)
+CUTAP_SLOW unsigned int cutap_slow_cuKernelGetParamInfo(void *kernel, unsigned long paramIndex, void *paramOffset, void *paramSize)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cuKernelGetParamInfo], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned long, void *, void *))cutap_fn)(kernel, paramIndex, paramOffset, paramSize);
     uint64_t cutap_w[4] = {(uint64_t)(uintptr_t)kernel, (uint64_t)paramIndex, (uint64_t)(uintptr_t)paramOffset, (uint64_t)(uintptr_t)paramSize};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cuKernelGetParamInfo, cutap_w, thunk_cuKernelGetParamInfo);
 }
@@ -3474,11 +2613,8 @@ static uint64_t thunk_cuKernelSetAttribute(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(unsigned int, int, void *, int))fn)((unsigned int)a[0], (int)a[1], (void *)(uintptr_t)a[2], (int)a[3]);
 }
-CUTAP_EXPORT unsigned int cuKernelSetAttribute(unsigned int attrib, int val, void *kernel, int dev)
+CUTAP_SLOW unsigned int cutap_slow_cuKernelSetAttribute(unsigned int attrib, int val, void *kernel, int dev)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cuKernelSetAttribute], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(unsigned int, int, void *, int))cutap_fn)(attrib, val, kernel, dev);
     uint64_t cutap_w[4] = {(uint64_t)attrib, (uint64_t)(int64_t)val, (uint64_t)(uintptr_t)kernel, (uint64_t)(int64_t)dev};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cuKernelSetAttribute, cutap_w, thunk_cuKernelSetAttribute);
 }
@@ -3486,11 +2622,8 @@ static uint64_t thunk_cuKernelSetCacheConfig(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, int))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (int)a[2]);
 }
-CUTAP_EXPORT unsigned int cuKernelSetCacheConfig(void *kernel, unsigned int config, int dev)
+CUTAP_SLOW unsigned int cutap_slow_cuKernelSetCacheConfig(void *kernel, unsigned int config, int dev)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cuKernelSetCacheConfig], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, int))cutap_fn)(kernel, config, dev);
     uint64_t cutap_w[3] = {(uint64_t)(uintptr_t)kernel, (uint64_t)config, (uint64_t)(int64_t)dev};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cuKernelSetCacheConfig, cutap_w, thunk_cuKernelSetCacheConfig);
 }
@@ -3498,11 +2631,8 @@ static uint64_t thunk_cuLaunch(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *))fn)((void *)(uintptr_t)a[0]);
 }
-CUTAP_EXPORT unsigned int cuLaunch(void *f)
+CUTAP_SLOW unsigned int cutap_slow_cuLaunch(void *f)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cuLaunch], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *))cutap_fn)(f);
     uint64_t cutap_w[1] = {(uint64_t)(uintptr_t)f};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cuLaunch, cutap_w, thunk_cuLaunch);
 }
@@ -3510,11 +2640,8 @@ static uint64_t thunk_cuLaunchCooperativeKernel(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, unsigned int, unsigned int, unsigned int, unsigned int, unsigned int, unsigned int, void *, void *))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (unsigned int)a[2], (unsigned int)a[3], (unsigned int)a[4], (unsigned int)a[5], (unsigned int)a[6], (unsigned int)a[7], (void *)(uintptr_t)a[8], (void *)(uintptr_t)a[9]);
 }
-CUTAP_EXPORT unsigned int cuLaunchCooperativeKernel(void *f, unsigned int gridDimX, unsigned int gridDimY, unsigned int gridDimZ, unsigned int blockDimX, unsigned int blockDimY, unsigned int blockDimZ, unsigned int sharedMemBytes, void *hStream, void *kernelParams)
+CUTAP_SLOW unsigned int cutap_slow_cuLaunchCooperativeKernel(void *f, unsigned int gridDimX, unsigned int gridDimY, unsigned int gridDimZ, unsigned int blockDimX, unsigned int blockDimY, unsigned int blockDimZ, unsigned int sharedMemBytes, void *hStream, void *kernelParams)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cuLaunchCooperativeKernel], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, unsigned int, unsigned int, unsigned int, unsigned int, unsigned int, unsigned int, void *, void *))cutap_fn)(f, gridDimX, gridDimY, gridDimZ, blockDimX, blockDimY, blockDimZ, sharedMemBytes, hStream, kernelParams);
     uint64_t cutap_w[10] = {(uint64_t)(uintptr_t)f, (uint64_t)gridDimX, (uint64_t)gridDimY, (uint64_t)gridDimZ, (uint64_t)blockDimX, (uint64_t)blockDimY, (uint64_t)blockDimZ, (uint64_t)sharedMemBytes, (uint64_t)(uintptr_t)hStream, (uint64_t)(uintptr_t)kernelParams};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cuLaunchCooperativeKernel, cutap_w, thunk_cuLaunchCooperativeKernel);
 }
@@ -3522,11 +2649,8 @@ static uint64_t thunk_cuLaunchCooperativeKernelMultiDevice(void *fn, uint64_t *a
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, unsigned int))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (unsigned int)a[2]);
 }
-CUTAP_EXPORT unsigned int cuLaunchCooperativeKernelMultiDevice(void *launchParamsList, unsigned int numDevices, unsigned int flags)
+CUTAP_SLOW unsigned int cutap_slow_cuLaunchCooperativeKernelMultiDevice(void *launchParamsList, unsigned int numDevices, unsigned int flags)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cuLaunchCooperativeKernelMultiDevice], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, unsigned int))cutap_fn)(launchParamsList, numDevices, flags);
     uint64_t cutap_w[3] = {(uint64_t)(uintptr_t)launchParamsList, (uint64_t)numDevices, (uint64_t)flags};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cuLaunchCooperativeKernelMultiDevice, cutap_w, thunk_cuLaunchCooperativeKernelMultiDevice);
 }
@@ -3534,11 +2658,8 @@ static uint64_t thunk_cuLaunchCooperativeKernel_ptsz(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, unsigned int, unsigned int, unsigned int, unsigned int, unsigned int, unsigned int, void *, void *))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (unsigned int)a[2], (unsigned int)a[3], (unsigned int)a[4], (unsigned int)a[5], (unsigned int)a[6], (unsigned int)a[7], (void *)(uintptr_t)a[8], (void *)(uintptr_t)a[9]);
 }
-CUTAP_EXPORT unsigned int cuLaunchCooperativeKernel_ptsz(void *f, unsigned int gridDimX, unsigned int gridDimY, unsigned int gridDimZ, unsigned int blockDimX, unsigned int blockDimY, unsigned int blockDimZ, unsigned int sharedMemBytes, void *hStream, void *kernelParams)
+CUTAP_SLOW unsigned int cutap_slow_cuLaunchCooperativeKernel_ptsz(void *f, unsigned int gridDimX, unsigned int gridDimY, unsigned int gridDimZ, unsigned int blockDimX, unsigned int blockDimY, unsigned int blockDimZ, unsigned int sharedMemBytes, void *hStream, void *kernelParams)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cuLaunchCooperativeKernel_ptsz], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, unsigned int, unsigned int, unsigned int, unsigned int, unsigned int, unsigned int, void *, void *))cutap_fn)(f, gridDimX, gridDimY, gridDimZ, blockDimX, blockDimY, blockDimZ, sharedMemBytes, hStream, kernelParams);
     uint64_t cutap_w[10] = {(uint64_t)(uintptr_t)f, (uint64_t)gridDimX, (uint64_t)gridDimY, (uint64_t)gridDimZ, (uint64_t)blockDimX, (uint64_t)blockDimY, (uint64_t)blockDimZ, (uint64_t)sharedMemBytes, (uint64_t)(uintptr_t)hStream, (uint64_t)(uintptr_t)kernelParams};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cuLaunchCooperativeKernel_ptsz, cutap_w, thunk_cuLaunchCooperativeKernel_ptsz);
 }
@@ -3546,11 +2667,8 @@ static uint64_t thunk_cuLaunchGrid(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, int, int))fn)((void *)(uintptr_t)a[0], (int)a[1], (int)a[2]);
 }
-CUTAP_EXPORT unsigned int cuLaunchGrid(void *f, int grid_width, int grid_height)
+CUTAP_SLOW unsigned int cutap_slow_cuLaunchGrid(void *f, int grid_width, int grid_height)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cuLaunchGrid], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, int, int))cutap_fn)(f, grid_width, grid_height);
     uint64_t cutap_w[3] = {(uint64_t)(uintptr_t)f, (uint64_t)(int64_t)grid_width, (uint64_t)(int64_t)grid_height};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cuLaunchGrid, cutap_w, thunk_cuLaunchGrid);
 }
@@ -3558,11 +2676,8 @@ static uint64_t thunk_cuLaunchGridAsync(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, int, int, void *))fn)((void *)(uintptr_t)a[0], (int)a[1], (int)a[2], (void *)(uintptr_t)a[3]);
 }
-CUTAP_EXPORT unsigned int cuLaunchGridAsync(void *f, int grid_width, int grid_height, void *hStream)
+CUTAP_SLOW unsigned int cutap_slow_cuLaunchGridAsync(void *f, int grid_width, int grid_height, void *hStream)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cuLaunchGridAsync], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, int, int, void *))cutap_fn)(f, grid_width, grid_height, hStream);
     uint64_t cutap_w[4] = {(uint64_t)(uintptr_t)f, (uint64_t)(int64_t)grid_width, (uint64_t)(int64_t)grid_height, (uint64_t)(uintptr_t)hStream};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cuLaunchGridAsync, cutap_w, thunk_cuLaunchGridAsync);
 }
@@ -3570,11 +2685,8 @@ static uint64_t thunk_cuLaunchHostFunc(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1], (void *)(uintptr_t)a[2]);
 }
-CUTAP_EXPORT unsigned int cuLaunchHostFunc(void *hStream, void *fn, void *userData)
+CUTAP_SLOW unsigned int cutap_slow_cuLaunchHostFunc(void *hStream, void *fn, void *userData)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cuLaunchHostFunc], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *, void *))cutap_fn)(hStream, fn, userData);
     uint64_t cutap_w[3] = {(uint64_t)(uintptr_t)hStream, (uint64_t)(uintptr_t)fn, (uint64_t)(uintptr_t)userData};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cuLaunchHostFunc, cutap_w, thunk_cuLaunchHostFunc);
 }
@@ -3582,11 +2694,8 @@ static uint64_t thunk_cuLaunchHostFunc_ptsz(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1], (void *)(uintptr_t)a[2]);
 }
-CUTAP_EXPORT unsigned int cuLaunchHostFunc_ptsz(void *hStream, void *fn, void *userData)
+CUTAP_SLOW unsigned int cutap_slow_cuLaunchHostFunc_ptsz(void *hStream, void *fn, void *userData)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cuLaunchHostFunc_ptsz], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *, void *))cutap_fn)(hStream, fn, userData);
     uint64_t cutap_w[3] = {(uint64_t)(uintptr_t)hStream, (uint64_t)(uintptr_t)fn, (uint64_t)(uintptr_t)userData};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cuLaunchHostFunc_ptsz, cutap_w, thunk_cuLaunchHostFunc_ptsz);
 }
@@ -3594,11 +2703,8 @@ static uint64_t thunk_cuLaunchKernel(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, unsigned int, unsigned int, unsigned int, unsigned int, unsigned int, unsigned int, void *, void *, void *))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (unsigned int)a[2], (unsigned int)a[3], (unsigned int)a[4], (unsigned int)a[5], (unsigned int)a[6], (unsigned int)a[7], (void *)(uintptr_t)a[8], (void *)(uintptr_t)a[9], (void *)(uintptr_t)a[10]);
 }
-CUTAP_EXPORT unsigned int cuLaunchKernel(void *f, unsigned int gridDimX, unsigned int gridDimY, unsigned int gridDimZ, unsigned int blockDimX, unsigned int blockDimY, unsigned int blockDimZ, unsigned int sharedMemBytes, void *hStream, void *kernelParams, void *extra)
+CUTAP_SLOW unsigned int cutap_slow_cuLaunchKernel(void *f, unsigned int gridDimX, unsigned int gridDimY, unsigned int gridDimZ, unsigned int blockDimX, unsigned int blockDimY, unsigned int blockDimZ, unsigned int sharedMemBytes, void *hStream, void *kernelParams, void *extra)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cuLaunchKernel], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, unsigned int, unsigned int, unsigned int, unsigned int, unsigned int, unsigned int, void *, void *, void *))cutap_fn)(f, gridDimX, gridDimY, gridDimZ, blockDimX, blockDimY, blockDimZ, sharedMemBytes, hStream, kernelParams, extra);
     uint64_t cutap_w[11] = {(uint64_t)(uintptr_t)f, (uint64_t)gridDimX, (uint64_t)gridDimY, (uint64_t)gridDimZ, (uint64_t)blockDimX, (uint64_t)blockDimY, (uint64_t)blockDimZ, (uint64_t)sharedMemBytes, (uint64_t)(uintptr_t)hStream, (uint64_t)(uintptr_t)kernelParams, (uint64_t)(uintptr_t)extra};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cuLaunchKernel, cutap_w, thunk_cuLaunchKernel);
 }
@@ -3606,11 +2712,8 @@ static uint64_t thunk_cuLaunchKernelEx(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *, void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1], (void *)(uintptr_t)a[2], (void *)(uintptr_t)a[3]);
 }
-CUTAP_EXPORT unsigned int cuLaunchKernelEx(void *config, void *f, void *kernelParams, void *extra)
+CUTAP_SLOW unsigned int cutap_slow_cuLaunchKernelEx(void *config, void *f, void *kernelParams, void *extra)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cuLaunchKernelEx], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *, void *, void *))cutap_fn)(config, f, kernelParams, extra);
     uint64_t cutap_w[4] = {(uint64_t)(uintptr_t)config, (uint64_t)(uintptr_t)f, (uint64_t)(uintptr_t)kernelParams, (uint64_t)(uintptr_t)extra};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cuLaunchKernelEx, cutap_w, thunk_cuLaunchKernelEx);
 }
@@ -3618,11 +2721,8 @@ static uint64_t thunk_cuLaunchKernelEx_ptsz(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *, void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1], (void *)(uintptr_t)a[2], (void *)(uintptr_t)a[3]);
 }
-CUTAP_EXPORT unsigned int cuLaunchKernelEx_ptsz(void *config, void *f, void *kernelParams, void *extra)
+CUTAP_SLOW unsigned int cutap_slow_cuLaunchKernelEx_ptsz(void *config, void *f, void *kernelParams, void *extra)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cuLaunchKernelEx_ptsz], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *, void *, void *))cutap_fn)(config, f, kernelParams, extra);
     uint64_t cutap_w[4] = {(uint64_t)(uintptr_t)config, (uint64_t)(uintptr_t)f, (uint64_t)(uintptr_t)kernelParams, (uint64_t)(uintptr_t)extra};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cuLaunchKernelEx_ptsz, cutap_w, thunk_cuLaunchKernelEx_ptsz);
 }
@@ -3630,11 +2730,8 @@ static uint64_t thunk_cuLaunchKernel_ptsz(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, unsigned int, unsigned int, unsigned int, unsigned int, unsigned int, unsigned int, void *, void *, void *))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (unsigned int)a[2], (unsigned int)a[3], (unsigned int)a[4], (unsigned int)a[5], (unsigned int)a[6], (unsigned int)a[7], (void *)(uintptr_t)a[8], (void *)(uintptr_t)a[9], (void *)(uintptr_t)a[10]);
 }
-CUTAP_EXPORT unsigned int cuLaunchKernel_ptsz(void *f, unsigned int gridDimX, unsigned int gridDimY, unsigned int gridDimZ, unsigned int blockDimX, unsigned int blockDimY, unsigned int blockDimZ, unsigned int sharedMemBytes, void *hStream, void *kernelParams, void *extra)
+CUTAP_SLOW unsigned int cutap_slow_cuLaunchKernel_ptsz(void *f, unsigned int gridDimX, unsigned int gridDimY, unsigned int gridDimZ, unsigned int blockDimX, unsigned int blockDimY, unsigned int blockDimZ, unsigned int sharedMemBytes, void *hStream, void *kernelParams, void *extra)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cuLaunchKernel_ptsz], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, unsigned int, unsigned int, unsigned int, unsigned int, unsigned int, unsigned int, void *, void *, void *))cutap_fn)(f, gridDimX, gridDimY, gridDimZ, blockDimX, blockDimY, blockDimZ, sharedMemBytes, hStream, kernelParams, extra);
     uint64_t cutap_w[11] = {(uint64_t)(uintptr_t)f, (uint64_t)gridDimX, (uint64_t)gridDimY, (uint64_t)gridDimZ, (uint64_t)blockDimX, (uint64_t)blockDimY, (uint64_t)blockDimZ, (uint64_t)sharedMemBytes, (uint64_t)(uintptr_t)hStream, (uint64_t)(uintptr_t)kernelParams, (uint64_t)(uintptr_t)extra};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cuLaunchKernel_ptsz, cutap_w, thunk_cuLaunchKernel_ptsz);
 }
@@ -3642,11 +2739,8 @@ static uint64_t thunk_cuLibraryEnumerateKernels(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, void *))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (void *)(uintptr_t)a[2]);
 }
-CUTAP_EXPORT unsigned int cuLibraryEnumerateKernels(void *kernels, unsigned int numKernels, void *lib)
+CUTAP_SLOW unsigned int cutap_slow_cuLibraryEnumerateKernels(void *kernels, unsigned int numKernels, void *lib)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cuLibraryEnumerateKernels], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, void *))cutap_fn)(kernels, numKernels, lib);
     uint64_t cutap_w[3] = {(uint64_t)(uintptr_t)kernels, (uint64_t)numKernels, (uint64_t)(uintptr_t)lib};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cuLibraryEnumerateKernels, cutap_w, thunk_cuLibraryEnumerateKernels);
 }
@@ -3654,11 +2748,8 @@ static uint64_t thunk_cuLibraryGetGlobal(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *, void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1], (void *)(uintptr_t)a[2], (void *)(uintptr_t)a[3]);
 }
-CUTAP_EXPORT unsigned int cuLibraryGetGlobal(void *dptr, void *bytes, void *library, void *name)
+CUTAP_SLOW unsigned int cutap_slow_cuLibraryGetGlobal(void *dptr, void *bytes, void *library, void *name)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cuLibraryGetGlobal], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *, void *, void *))cutap_fn)(dptr, bytes, library, name);
     uint64_t cutap_w[4] = {(uint64_t)(uintptr_t)dptr, (uint64_t)(uintptr_t)bytes, (uint64_t)(uintptr_t)library, (uint64_t)(uintptr_t)name};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cuLibraryGetGlobal, cutap_w, thunk_cuLibraryGetGlobal);
 }
@@ -3666,11 +2757,8 @@ static uint64_t thunk_cuLibraryGetKernel(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1], (void *)(uintptr_t)a[2]);
 }
-CUTAP_EXPORT unsigned int cuLibraryGetKernel(void *pKernel, void *library, void *name)
+CUTAP_SLOW unsigned int cutap_slow_cuLibraryGetKernel(void *pKernel, void *library, void *name)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cuLibraryGetKernel], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *, void *))cutap_fn)(pKernel, library, name);
     uint64_t cutap_w[3] = {(uint64_t)(uintptr_t)pKernel, (uint64_t)(uintptr_t)library, (uint64_t)(uintptr_t)name};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cuLibraryGetKernel, cutap_w, thunk_cuLibraryGetKernel);
 }
@@ -3678,11 +2766,8 @@ static uint64_t thunk_cuLibraryGetKernelCount(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1]);
 }
-CUTAP_EXPORT unsigned int cuLibraryGetKernelCount(void *count, void *lib)
+CUTAP_SLOW unsigned int cutap_slow_cuLibraryGetKernelCount(void *count, void *lib)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cuLibraryGetKernelCount], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *))cutap_fn)(count, lib);
     uint64_t cutap_w[2] = {(uint64_t)(uintptr_t)count, (uint64_t)(uintptr_t)lib};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cuLibraryGetKernelCount, cutap_w, thunk_cuLibraryGetKernelCount);
 }
@@ -3690,11 +2775,8 @@ static uint64_t thunk_cuLibraryGetManaged(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *, void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1], (void *)(uintptr_t)a[2], (void *)(uintptr_t)a[3]);
 }
-CUTAP_EXPORT unsigned int cuLibraryGetManaged(void *dptr, void *bytes, void *library, void *name)
+CUTAP_SLOW unsigned int cutap_slow_cuLibraryGetManaged(void *dptr, void *bytes, void *library, void *name)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cuLibraryGetManaged], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *, void *, void *))cutap_fn)(dptr, bytes, library, name);
     uint64_t cutap_w[4] = {(uint64_t)(uintptr_t)dptr, (uint64_t)(uintptr_t)bytes, (uint64_t)(uintptr_t)library, (uint64_t)(uintptr_t)name};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cuLibraryGetManaged, cutap_w, thunk_cuLibraryGetManaged);
 }
@@ -3702,11 +2784,8 @@ static uint64_t thunk_cuLibraryGetModule(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1]);
 }
-CUTAP_EXPORT unsigned int cuLibraryGetModule(void *pMod, void *library)
+CUTAP_SLOW unsigned int cutap_slow_cuLibraryGetModule(void *pMod, void *library)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cuLibraryGetModule], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *))cutap_fn)(pMod, library);
     uint64_t cutap_w[2] = {(uint64_t)(uintptr_t)pMod, (uint64_t)(uintptr_t)library};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cuLibraryGetModule, cutap_w, thunk_cuLibraryGetModule);
 }
@@ -3714,11 +2793,8 @@ static uint64_t thunk_cuLibraryGetUnifiedFunction(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1], (void *)(uintptr_t)a[2]);
 }
-CUTAP_EXPORT unsigned int cuLibraryGetUnifiedFunction(void *fptr, void *library, void *symbol)
+CUTAP_SLOW unsigned int cutap_slow_cuLibraryGetUnifiedFunction(void *fptr, void *library, void *symbol)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cuLibraryGetUnifiedFunction], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *, void *))cutap_fn)(fptr, library, symbol);
     uint64_t cutap_w[3] = {(uint64_t)(uintptr_t)fptr, (uint64_t)(uintptr_t)library, (uint64_t)(uintptr_t)symbol};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cuLibraryGetUnifiedFunction, cutap_w, thunk_cuLibraryGetUnifiedFunction);
 }
@@ -3726,11 +2802,8 @@ static uint64_t thunk_cuLibraryLoadData(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *, void *, void *, unsigned int, void *, void *, unsigned int))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1], (void *)(uintptr_t)a[2], (void *)(uintptr_t)a[3], (unsigned int)a[4], (void *)(uintptr_t)a[5], (void *)(uintptr_t)a[6], (unsigned int)a[7]);
 }
-CUTAP_EXPORT unsigned int cuLibraryLoadData(void *library, void *code, void *jitOptions, void *jitOptionsValues, unsigned int numJitOptions, void *libraryOptions, void *libraryOptionValues, unsigned int numLibraryOptions)
+CUTAP_SLOW unsigned int cutap_slow_cuLibraryLoadData(void *library, void *code, void *jitOptions, void *jitOptionsValues, unsigned int numJitOptions, void *libraryOptions, void *libraryOptionValues, unsigned int numLibraryOptions)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cuLibraryLoadData], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *, void *, void *, unsigned int, void *, void *, unsigned int))cutap_fn)(library, code, jitOptions, jitOptionsValues, numJitOptions, libraryOptions, libraryOptionValues, numLibraryOptions);
     uint64_t cutap_w[8] = {(uint64_t)(uintptr_t)library, (uint64_t)(uintptr_t)code, (uint64_t)(uintptr_t)jitOptions, (uint64_t)(uintptr_t)jitOptionsValues, (uint64_t)numJitOptions, (uint64_t)(uintptr_t)libraryOptions, (uint64_t)(uintptr_t)libraryOptionValues, (uint64_t)numLibraryOptions};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cuLibraryLoadData, cutap_w, thunk_cuLibraryLoadData);
 }
@@ -3738,11 +2811,8 @@ static uint64_t thunk_cuLibraryLoadFromFile(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *, void *, void *, unsigned int, void *, void *, unsigned int))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1], (void *)(uintptr_t)a[2], (void *)(uintptr_t)a[3], (unsigned int)a[4], (void *)(uintptr_t)a[5], (void *)(uintptr_t)a[6], (unsigned int)a[7]);
 }
-CUTAP_EXPORT unsigned int cuLibraryLoadFromFile(void *library, void *fileName, void *jitOptions, void *jitOptionsValues, unsigned int numJitOptions, void *libraryOptions, void *libraryOptionValues, unsigned int numLibraryOptions)
+CUTAP_SLOW unsigned int cutap_slow_cuLibraryLoadFromFile(void *library, void *fileName, void *jitOptions, void *jitOptionsValues, unsigned int numJitOptions, void *libraryOptions, void *libraryOptionValues, unsigned int numLibraryOptions)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cuLibraryLoadFromFile], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *, void *, void *, unsigned int, void *, void *, unsigned int))cutap_fn)(library, fileName, jitOptions, jitOptionsValues, numJitOptions, libraryOptions, libraryOptionValues, numLibraryOptions);
     uint64_t cutap_w[8] = {(uint64_t)(uintptr_t)library, (uint64_t)(uintptr_t)fileName, (uint64_t)(uintptr_t)jitOptions, (uint64_t)(uintptr_t)jitOptionsValues, (uint64_t)numJitOptions, (uint64_t)(uintptr_t)libraryOptions, (uint64_t)(uintptr_t)libraryOptionValues, (uint64_t)numLibraryOptions};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cuLibraryLoadFromFile, cutap_w, thunk_cuLibraryLoadFromFile);
 }
@@ -3750,11 +2820,8 @@ static uint64_t thunk_cuLibraryUnload(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *))fn)((void *)(uintptr_t)a[0]);
 }
-CUTAP_EXPORT unsigned int cuLibraryUnload(void *library)
+CUTAP_SLOW unsigned int cutap_slow_cuLibraryUnload(void *library)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cuLibraryUnload], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *))cutap_fn)(library);
     uint64_t cutap_w[1] = {(uint64_t)(uintptr_t)library};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cuLibraryUnload, cutap_w, thunk_cuLibraryUnload);
 }
@@ -3762,11 +2829,8 @@ static uint64_t thunk_cuLinkAddData(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, void *, unsigned long, void *, unsigned int, void *, void *))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (void *)(uintptr_t)a[2], (unsigned long)a[3], (void *)(uintptr_t)a[4], (unsigned int)a[5], (void *)(uintptr_t)a[6], (void *)(uintptr_t)a[7]);
 }
-CUTAP_EXPORT unsigned int cuLinkAddData(void *state, unsigned int type, void *data, unsigned long size, void *name, unsigned int numOptions, void *options, void *optionValues)
+CUTAP_SLOW unsigned int cutap_slow_cuLinkAddData(void *state, unsigned int type, void *data, unsigned long size, void *name, unsigned int numOptions, void *options, void *optionValues)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cuLinkAddData], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, void *, unsigned long, void *, unsigned int, void *, void *))cutap_fn)(state, type, data, size, name, numOptions, options, optionValues);
     uint64_t cutap_w[8] = {(uint64_t)(uintptr_t)state, (uint64_t)type, (uint64_t)(uintptr_t)data, (uint64_t)size, (uint64_t)(uintptr_t)name, (uint64_t)numOptions, (uint64_t)(uintptr_t)options, (uint64_t)(uintptr_t)optionValues};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cuLinkAddData, cutap_w, thunk_cuLinkAddData);
 }
@@ -3774,11 +2838,8 @@ static uint64_t thunk_cuLinkAddData_v2(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, void *, unsigned long, void *, unsigned int, void *, void *))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (void *)(uintptr_t)a[2], (unsigned long)a[3], (void *)(uintptr_t)a[4], (unsigned int)a[5], (void *)(uintptr_t)a[6], (void *)(uintptr_t)a[7]);
 }
-CUTAP_EXPORT unsigned int cuLinkAddData_v2(void *state, unsigned int type, void *data, unsigned long size, void *name, unsigned int numOptions, void *options, void *optionValues)
+CUTAP_SLOW unsigned int cutap_slow_cuLinkAddData_v2(void *state, unsigned int type, void *data, unsigned long size, void *name, unsigned int numOptions, void *options, void *optionValues)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cuLinkAddData_v2], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, void *, unsigned long, void *, unsigned int, void *, void *))cutap_fn)(state, type, data, size, name, numOptions, options, optionValues);
     uint64_t cutap_w[8] = {(uint64_t)(uintptr_t)state, (uint64_t)type, (uint64_t)(uintptr_t)data, (uint64_t)size, (uint64_t)(uintptr_t)name, (uint64_t)numOptions, (uint64_t)(uintptr_t)options, (uint64_t)(uintptr_t)optionValues};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cuLinkAddData_v2, cutap_w, thunk_cuLinkAddData_v2);
 }
@@ -3786,11 +2847,8 @@ static uint64_t thunk_cuLinkAddFile(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, void *, unsigned int, void *, void *))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (void *)(uintptr_t)a[2], (unsigned int)a[3], (void *)(uintptr_t)a[4], (void *)(uintptr_t)a[5]);
 }
-CUTAP_EXPORT unsigned int cuLinkAddFile(void *state, unsigned int type, void *path, unsigned int numOptions, void *options, void *optionValues)
+CUTAP_SLOW unsigned int cutap_slow_cuLinkAddFile(void *state, unsigned int type, void *path, unsigned int numOptions, void *options, void *optionValues)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cuLinkAddFile], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, void *, unsigned int, void *, void *))cutap_fn)(state, type, path, numOptions, options, optionValues);
     uint64_t cutap_w[6] = {(uint64_t)(uintptr_t)state, (uint64_t)type, (uint64_t)(uintptr_t)path, (uint64_t)numOptions, (uint64_t)(uintptr_t)options, (uint64_t)(uintptr_t)optionValues};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cuLinkAddFile, cutap_w, thunk_cuLinkAddFile);
 }
@@ -3798,11 +2856,8 @@ static uint64_t thunk_cuLinkAddFile_v2(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, void *, unsigned int, void *, void *))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (void *)(uintptr_t)a[2], (unsigned int)a[3], (void *)(uintptr_t)a[4], (void *)(uintptr_t)a[5]);
 }
-CUTAP_EXPORT unsigned int cuLinkAddFile_v2(void *state, unsigned int type, void *path, unsigned int numOptions, void *options, void *optionValues)
+CUTAP_SLOW unsigned int cutap_slow_cuLinkAddFile_v2(void *state, unsigned int type, void *path, unsigned int numOptions, void *options, void *optionValues)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cuLinkAddFile_v2], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, void *, unsigned int, void *, void *))cutap_fn)(state, type, path, numOptions, options, optionValues);
     uint64_t cutap_w[6] = {(uint64_t)(uintptr_t)state, (uint64_t)type, (uint64_t)(uintptr_t)path, (uint64_t)numOptions, (uint64_t)(uintptr_t)options, (uint64_t)(uintptr_t)optionValues};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cuLinkAddFile_v2, cutap_w, thunk_cuLinkAddFile_v2);
 }
@@ -3810,11 +2865,8 @@ static uint64_t thunk_cuLinkComplete(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1], (void *)(uintptr_t)a[2]);
 }
-CUTAP_EXPORT unsigned int cuLinkComplete(void *state, void *cubinOut, void *sizeOut)
+CUTAP_SLOW unsigned int cutap_slow_cuLinkComplete(void *state, void *cubinOut, void *sizeOut)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cuLinkComplete], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *, void *))cutap_fn)(state, cubinOut, sizeOut);
     uint64_t cutap_w[3] = {(uint64_t)(uintptr_t)state, (uint64_t)(uintptr_t)cubinOut, (uint64_t)(uintptr_t)sizeOut};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cuLinkComplete, cutap_w, thunk_cuLinkComplete);
 }
@@ -3822,11 +2874,8 @@ static uint64_t thunk_cuLinkCreate(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(unsigned int, void *, void *, void *))fn)((unsigned int)a[0], (void *)(uintptr_t)a[1], (void *)(uintptr_t)a[2], (void *)(uintptr_t)a[3]);
 }
-CUTAP_EXPORT unsigned int cuLinkCreate(unsigned int numOptions, void *options, void *optionValues, void *stateOut)
+CUTAP_SLOW unsigned int cutap_slow_cuLinkCreate(unsigned int numOptions, void *options, void *optionValues, void *stateOut)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cuLinkCreate], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(unsigned int, void *, void *, void *))cutap_fn)(numOptions, options, optionValues, stateOut);
     uint64_t cutap_w[4] = {(uint64_t)numOptions, (uint64_t)(uintptr_t)options, (uint64_t)(uintptr_t)optionValues, (uint64_t)(uintptr_t)stateOut};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cuLinkCreate, cutap_w, thunk_cuLinkCreate);
 }
@@ -3834,11 +2883,8 @@ static uint64_t thunk_cuLinkCreate_v2(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(unsigned int, void *, void *, void *))fn)((unsigned int)a[0], (void *)(uintptr_t)a[1], (void *)(uintptr_t)a[2], (void *)(uintptr_t)a[3]);
 }
-CUTAP_EXPORT unsigned int cuLinkCreate_v2(unsigned int numOptions, void *options, void *optionValues, void *stateOut)
+CUTAP_SLOW unsigned int cutap_slow_cuLinkCreate_v2(unsigned int numOptions, void *options, void *optionValues, void *stateOut)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cuLinkCreate_v2], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(unsigned int, void *, void *, void *))cutap_fn)(numOptions, options, optionValues, stateOut);
     uint64_t cutap_w[4] = {(uint64_t)numOptions, (uint64_t)(uintptr_t)options, (uint64_t)(uintptr_t)optionValues, (uint64_t)(uintptr_t)stateOut};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cuLinkCreate_v2, cutap_w, thunk_cuLinkCreate_v2);
 }
@@ -3846,11 +2892,8 @@ static uint64_t thunk_cuLinkDestroy(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *))fn)((void *)(uintptr_t)a[0]);
 }
-CUTAP_EXPORT unsigned int cuLinkDestroy(void *state)
+CUTAP_SLOW unsigned int cutap_slow_cuLinkDestroy(void *state)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cuLinkDestroy], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *))cutap_fn)(state);
     uint64_t cutap_w[1] = {(uint64_t)(uintptr_t)state};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cuLinkDestroy, cutap_w, thunk_cuLinkDestroy);
 }
@@ -3858,11 +2901,8 @@ static uint64_t thunk_cuLogsCurrent(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1]);
 }
-CUTAP_EXPORT unsigned int cuLogsCurrent(void *iterator_out, unsigned int flags)
+CUTAP_SLOW unsigned int cutap_slow_cuLogsCurrent(void *iterator_out, unsigned int flags)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cuLogsCurrent], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int))cutap_fn)(iterator_out, flags);
     uint64_t cutap_w[2] = {(uint64_t)(uintptr_t)iterator_out, (uint64_t)flags};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cuLogsCurrent, cutap_w, thunk_cuLogsCurrent);
 }
@@ -3870,11 +2910,8 @@ static uint64_t thunk_cuLogsDumpToFile(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *, unsigned int))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1], (unsigned int)a[2]);
 }
-CUTAP_EXPORT unsigned int cuLogsDumpToFile(void *iterator, void *pathToFile, unsigned int flags)
+CUTAP_SLOW unsigned int cutap_slow_cuLogsDumpToFile(void *iterator, void *pathToFile, unsigned int flags)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cuLogsDumpToFile], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *, unsigned int))cutap_fn)(iterator, pathToFile, flags);
     uint64_t cutap_w[3] = {(uint64_t)(uintptr_t)iterator, (uint64_t)(uintptr_t)pathToFile, (uint64_t)flags};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cuLogsDumpToFile, cutap_w, thunk_cuLogsDumpToFile);
 }
@@ -3882,11 +2919,8 @@ static uint64_t thunk_cuLogsDumpToMemory(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *, void *, unsigned int))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1], (void *)(uintptr_t)a[2], (unsigned int)a[3]);
 }
-CUTAP_EXPORT unsigned int cuLogsDumpToMemory(void *iterator, void *buffer, void *size, unsigned int flags)
+CUTAP_SLOW unsigned int cutap_slow_cuLogsDumpToMemory(void *iterator, void *buffer, void *size, unsigned int flags)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cuLogsDumpToMemory], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *, void *, unsigned int))cutap_fn)(iterator, buffer, size, flags);
     uint64_t cutap_w[4] = {(uint64_t)(uintptr_t)iterator, (uint64_t)(uintptr_t)buffer, (uint64_t)(uintptr_t)size, (uint64_t)flags};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cuLogsDumpToMemory, cutap_w, thunk_cuLogsDumpToMemory);
 }
@@ -3894,11 +2928,8 @@ static uint64_t thunk_cuLogsRegisterCallback(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1], (void *)(uintptr_t)a[2]);
 }
-CUTAP_EXPORT unsigned int cuLogsRegisterCallback(void *callbackFunc, void *userData, void *callback_out)
+CUTAP_SLOW unsigned int cutap_slow_cuLogsRegisterCallback(void *callbackFunc, void *userData, void *callback_out)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cuLogsRegisterCallback], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *, void *))cutap_fn)(callbackFunc, userData, callback_out);
     uint64_t cutap_w[3] = {(uint64_t)(uintptr_t)callbackFunc, (uint64_t)(uintptr_t)userData, (uint64_t)(uintptr_t)callback_out};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cuLogsRegisterCallback, cutap_w, thunk_cuLogsRegisterCallback);
 }
@@ -3906,11 +2937,8 @@ static uint64_t thunk_cuLogsUnregisterCallback(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *))fn)((void *)(uintptr_t)a[0]);
 }
-CUTAP_EXPORT unsigned int cuLogsUnregisterCallback(void *callback)
+CUTAP_SLOW unsigned int cutap_slow_cuLogsUnregisterCallback(void *callback)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cuLogsUnregisterCallback], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *))cutap_fn)(callback);
     uint64_t cutap_w[1] = {(uint64_t)(uintptr_t)callback};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cuLogsUnregisterCallback, cutap_w, thunk_cuLogsUnregisterCallback);
 }
@@ -3918,11 +2946,8 @@ static uint64_t thunk_cuMemAddressFree(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(unsigned long long, unsigned long))fn)((unsigned long long)a[0], (unsigned long)a[1]);
 }
-CUTAP_EXPORT unsigned int cuMemAddressFree(unsigned long long ptr, unsigned long size)
+CUTAP_SLOW unsigned int cutap_slow_cuMemAddressFree(unsigned long long ptr, unsigned long size)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cuMemAddressFree], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(unsigned long long, unsigned long))cutap_fn)(ptr, size);
     uint64_t cutap_w[2] = {(uint64_t)ptr, (uint64_t)size};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cuMemAddressFree, cutap_w, thunk_cuMemAddressFree);
 }
@@ -3930,11 +2955,8 @@ static uint64_t thunk_cuMemAddressReserve(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned long, unsigned long, unsigned long long, unsigned long long))fn)((void *)(uintptr_t)a[0], (unsigned long)a[1], (unsigned long)a[2], (unsigned long long)a[3], (unsigned long long)a[4]);
 }
-CUTAP_EXPORT unsigned int cuMemAddressReserve(void *ptr, unsigned long size, unsigned long alignment, unsigned long long addr, unsigned long long flags)
+CUTAP_SLOW unsigned int cutap_slow_cuMemAddressReserve(void *ptr, unsigned long size, unsigned long alignment, unsigned long long addr, unsigned long long flags)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cuMemAddressReserve], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned long, unsigned long, unsigned long long, unsigned long long))cutap_fn)(ptr, size, alignment, addr, flags);
     uint64_t cutap_w[5] = {(uint64_t)(uintptr_t)ptr, (uint64_t)size, (uint64_t)alignment, (uint64_t)addr, (uint64_t)flags};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cuMemAddressReserve, cutap_w, thunk_cuMemAddressReserve);
 }
@@ -3942,11 +2964,8 @@ static uint64_t thunk_cuMemAdvise(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(unsigned long long, unsigned long, unsigned int, int))fn)((unsigned long long)a[0], (unsigned long)a[1], (unsigned int)a[2], (int)a[3]);
 }
-CUTAP_EXPORT unsigned int cuMemAdvise(unsigned long long devPtr, unsigned long count, unsigned int advice, int device)
+CUTAP_SLOW unsigned int cutap_slow_cuMemAdvise(unsigned long long devPtr, unsigned long count, unsigned int advice, int device)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cuMemAdvise], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(unsigned long long, unsigned long, unsigned int, int))cutap_fn)(devPtr, count, advice, device);
     uint64_t cutap_w[4] = {(uint64_t)devPtr, (uint64_t)count, (uint64_t)advice, (uint64_t)(int64_t)device};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cuMemAdvise, cutap_w, thunk_cuMemAdvise);
 }
@@ -3954,11 +2973,8 @@ static uint64_t thunk_cuMemAdvise_v2(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(unsigned long long, unsigned long, unsigned int, struct cutap_sv_CUmemLocation_st))fn)((unsigned long long)a[0], (unsigned long)a[1], (unsigned int)a[2], *(struct cutap_sv_CUmemLocation_st *)(uintptr_t)a[3]);
 }
-CUTAP_EXPORT unsigned int cuMemAdvise_v2(unsigned long long devPtr, unsigned long count, unsigned int advice, struct cutap_sv_CUmemLocation_st location)
+CUTAP_SLOW unsigned int cutap_slow_cuMemAdvise_v2(unsigned long long devPtr, unsigned long count, unsigned int advice, struct cutap_sv_CUmemLocation_st location)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cuMemAdvise_v2], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(unsigned long long, unsigned long, unsigned int, struct cutap_sv_CUmemLocation_st))cutap_fn)(devPtr, count, advice, location);
     uint64_t cutap_w[4] = {(uint64_t)devPtr, (uint64_t)count, (uint64_t)advice, (uint64_t)(uintptr_t)&location};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cuMemAdvise_v2, cutap_w, thunk_cuMemAdvise_v2);
 }
@@ -3966,11 +2982,8 @@ static uint64_t thunk_cuMemAlloc(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1]);
 }
-CUTAP_EXPORT unsigned int cuMemAlloc(void *dptr, unsigned int bytesize)
+CUTAP_SLOW unsigned int cutap_slow_cuMemAlloc(void *dptr, unsigned int bytesize)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cuMemAlloc], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int))cutap_fn)(dptr, bytesize);
     uint64_t cutap_w[2] = {(uint64_t)(uintptr_t)dptr, (uint64_t)bytesize};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cuMemAlloc, cutap_w, thunk_cuMemAlloc);
 }
@@ -3978,11 +2991,8 @@ static uint64_t thunk_cuMemAllocAsync(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned long, void *))fn)((void *)(uintptr_t)a[0], (unsigned long)a[1], (void *)(uintptr_t)a[2]);
 }
-CUTAP_EXPORT unsigned int cuMemAllocAsync(void *dptr, unsigned long bytesize, void *hStream)
+CUTAP_SLOW unsigned int cutap_slow_cuMemAllocAsync(void *dptr, unsigned long bytesize, void *hStream)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cuMemAllocAsync], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned long, void *))cutap_fn)(dptr, bytesize, hStream);
     uint64_t cutap_w[3] = {(uint64_t)(uintptr_t)dptr, (uint64_t)bytesize, (uint64_t)(uintptr_t)hStream};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cuMemAllocAsync, cutap_w, thunk_cuMemAllocAsync);
 }
@@ -3990,11 +3000,8 @@ static uint64_t thunk_cuMemAllocAsync_ptsz(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned long, void *))fn)((void *)(uintptr_t)a[0], (unsigned long)a[1], (void *)(uintptr_t)a[2]);
 }
-CUTAP_EXPORT unsigned int cuMemAllocAsync_ptsz(void *dptr, unsigned long bytesize, void *hStream)
+CUTAP_SLOW unsigned int cutap_slow_cuMemAllocAsync_ptsz(void *dptr, unsigned long bytesize, void *hStream)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cuMemAllocAsync_ptsz], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned long, void *))cutap_fn)(dptr, bytesize, hStream);
     uint64_t cutap_w[3] = {(uint64_t)(uintptr_t)dptr, (uint64_t)bytesize, (uint64_t)(uintptr_t)hStream};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cuMemAllocAsync_ptsz, cutap_w, thunk_cuMemAllocAsync_ptsz);
 }
@@ -4002,11 +3009,8 @@ static uint64_t thunk_cuMemAllocFromPoolAsync(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned long, void *, void *))fn)((void *)(uintptr_t)a[0], (unsigned long)a[1], (void *)(uintptr_t)a[2], (void *)(uintptr_t)a[3]);
 }
-CUTAP_EXPORT unsigned int cuMemAllocFromPoolAsync(void *dptr, unsigned long bytesize, void *pool, void *hStream)
+CUTAP_SLOW unsigned int cutap_slow_cuMemAllocFromPoolAsync(void *dptr, unsigned long bytesize, void *pool, void *hStream)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cuMemAllocFromPoolAsync], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned long, void *, void *))cutap_fn)(dptr, bytesize, pool, hStream);
     uint64_t cutap_w[4] = {(uint64_t)(uintptr_t)dptr, (uint64_t)bytesize, (uint64_t)(uintptr_t)pool, (uint64_t)(uintptr_t)hStream};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cuMemAllocFromPoolAsync, cutap_w, thunk_cuMemAllocFromPoolAsync);
 }
@@ -4014,11 +3018,8 @@ static uint64_t thunk_cuMemAllocFromPoolAsync_ptsz(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned long, void *, void *))fn)((void *)(uintptr_t)a[0], (unsigned long)a[1], (void *)(uintptr_t)a[2], (void *)(uintptr_t)a[3]);
 }
-CUTAP_EXPORT unsigned int cuMemAllocFromPoolAsync_ptsz(void *dptr, unsigned long bytesize, void *pool, void *hStream)
+CUTAP_SLOW unsigned int cutap_slow_cuMemAllocFromPoolAsync_ptsz(void *dptr, unsigned long bytesize, void *pool, void *hStream)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cuMemAllocFromPoolAsync_ptsz], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned long, void *, void *))cutap_fn)(dptr, bytesize, pool, hStream);
     uint64_t cutap_w[4] = {(uint64_t)(uintptr_t)dptr, (uint64_t)bytesize, (uint64_t)(uintptr_t)pool, (uint64_t)(uintptr_t)hStream};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cuMemAllocFromPoolAsync_ptsz, cutap_w, thunk_cuMemAllocFromPoolAsync_ptsz);
 }
@@ -4026,11 +3027,8 @@ static uint64_t thunk_cuMemAllocHost(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1]);
 }
-CUTAP_EXPORT unsigned int cuMemAllocHost(void *pp, unsigned int bytesize)
+CUTAP_SLOW unsigned int cutap_slow_cuMemAllocHost(void *pp, unsigned int bytesize)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cuMemAllocHost], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int))cutap_fn)(pp, bytesize);
     uint64_t cutap_w[2] = {(uint64_t)(uintptr_t)pp, (uint64_t)bytesize};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cuMemAllocHost, cutap_w, thunk_cuMemAllocHost);
 }
@@ -4038,11 +3036,8 @@ static uint64_t thunk_cuMemAllocHost_v2(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned long))fn)((void *)(uintptr_t)a[0], (unsigned long)a[1]);
 }
-CUTAP_EXPORT unsigned int cuMemAllocHost_v2(void *pp, unsigned long bytesize)
+CUTAP_SLOW unsigned int cutap_slow_cuMemAllocHost_v2(void *pp, unsigned long bytesize)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cuMemAllocHost_v2], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned long))cutap_fn)(pp, bytesize);
     uint64_t cutap_w[2] = {(uint64_t)(uintptr_t)pp, (uint64_t)bytesize};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cuMemAllocHost_v2, cutap_w, thunk_cuMemAllocHost_v2);
 }
@@ -4050,11 +3045,8 @@ static uint64_t thunk_cuMemAllocManaged(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned long, unsigned int))fn)((void *)(uintptr_t)a[0], (unsigned long)a[1], (unsigned int)a[2]);
 }
-CUTAP_EXPORT unsigned int cuMemAllocManaged(void *dptr, unsigned long bytesize, unsigned int flags)
+CUTAP_SLOW unsigned int cutap_slow_cuMemAllocManaged(void *dptr, unsigned long bytesize, unsigned int flags)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cuMemAllocManaged], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned long, unsigned int))cutap_fn)(dptr, bytesize, flags);
     uint64_t cutap_w[3] = {(uint64_t)(uintptr_t)dptr, (uint64_t)bytesize, (uint64_t)flags};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cuMemAllocManaged, cutap_w, thunk_cuMemAllocManaged);
 }
@@ -4062,11 +3054,8 @@ static uint64_t thunk_cuMemAllocPitch(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *, unsigned int, unsigned int, unsigned int))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1], (unsigned int)a[2], (unsigned int)a[3], (unsigned int)a[4]);
 }
-CUTAP_EXPORT unsigned int cuMemAllocPitch(void *dptr, void *pPitch, unsigned int WidthInBytes, unsigned int Height, unsigned int ElementSizeBytes)
+CUTAP_SLOW unsigned int cutap_slow_cuMemAllocPitch(void *dptr, void *pPitch, unsigned int WidthInBytes, unsigned int Height, unsigned int ElementSizeBytes)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cuMemAllocPitch], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *, unsigned int, unsigned int, unsigned int))cutap_fn)(dptr, pPitch, WidthInBytes, Height, ElementSizeBytes);
     uint64_t cutap_w[5] = {(uint64_t)(uintptr_t)dptr, (uint64_t)(uintptr_t)pPitch, (uint64_t)WidthInBytes, (uint64_t)Height, (uint64_t)ElementSizeBytes};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cuMemAllocPitch, cutap_w, thunk_cuMemAllocPitch);
 }
@@ -4074,11 +3063,8 @@ static uint64_t thunk_cuMemAllocPitch_v2(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *, unsigned long, unsigned long, unsigned int))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1], (unsigned long)a[2], (unsigned long)a[3], (unsigned int)a[4]);
 }
-CUTAP_EXPORT unsigned int cuMemAllocPitch_v2(void *dptr, void *pPitch, unsigned long WidthInBytes, unsigned long Height, unsigned int ElementSizeBytes)
+CUTAP_SLOW unsigned int cutap_slow_cuMemAllocPitch_v2(void *dptr, void *pPitch, unsigned long WidthInBytes, unsigned long Height, unsigned int ElementSizeBytes)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cuMemAllocPitch_v2], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *, unsigned long, unsigned long, unsigned int))cutap_fn)(dptr, pPitch, WidthInBytes, Height, ElementSizeBytes);
     uint64_t cutap_w[5] = {(uint64_t)(uintptr_t)dptr, (uint64_t)(uintptr_t)pPitch, (uint64_t)WidthInBytes, (uint64_t)Height, (uint64_t)ElementSizeBytes};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cuMemAllocPitch_v2, cutap_w, thunk_cuMemAllocPitch_v2);
 }
@@ -4086,11 +3072,8 @@ static uint64_t thunk_cuMemAlloc_v2(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned long))fn)((void *)(uintptr_t)a[0], (unsigned long)a[1]);
 }
-CUTAP_EXPORT unsigned int cuMemAlloc_v2(void *dptr, unsigned long bytesize)
+CUTAP_SLOW unsigned int cutap_slow_cuMemAlloc_v2(void *dptr, unsigned long bytesize)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cuMemAlloc_v2], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned long))cutap_fn)(dptr, bytesize);
     uint64_t cutap_w[2] = {(uint64_t)(uintptr_t)dptr, (uint64_t)bytesize};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cuMemAlloc_v2, cutap_w, thunk_cuMemAlloc_v2);
 }
@@ -4098,11 +3081,8 @@ static uint64_t thunk_cuMemBatchDecompressAsync(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned long, unsigned int, void *, void *))fn)((void *)(uintptr_t)a[0], (unsigned long)a[1], (unsigned int)a[2], (void *)(uintptr_t)a[3], (void *)(uintptr_t)a[4]);
 }
-CUTAP_EXPORT unsigned int cuMemBatchDecompressAsync(void *paramsArray, unsigned long count, unsigned int flags, void *errorIndex, void *stream)
+CUTAP_SLOW unsigned int cutap_slow_cuMemBatchDecompressAsync(void *paramsArray, unsigned long count, unsigned int flags, void *errorIndex, void *stream)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cuMemBatchDecompressAsync], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned long, unsigned int, void *, void *))cutap_fn)(paramsArray, count, flags, errorIndex, stream);
     uint64_t cutap_w[5] = {(uint64_t)(uintptr_t)paramsArray, (uint64_t)count, (uint64_t)flags, (uint64_t)(uintptr_t)errorIndex, (uint64_t)(uintptr_t)stream};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cuMemBatchDecompressAsync, cutap_w, thunk_cuMemBatchDecompressAsync);
 }
@@ -4110,11 +3090,8 @@ static uint64_t thunk_cuMemBatchDecompressAsync_ptsz(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned long, unsigned int, void *, void *))fn)((void *)(uintptr_t)a[0], (unsigned long)a[1], (unsigned int)a[2], (void *)(uintptr_t)a[3], (void *)(uintptr_t)a[4]);
 }
-CUTAP_EXPORT unsigned int cuMemBatchDecompressAsync_ptsz(void *paramsArray, unsigned long count, unsigned int flags, void *errorIndex, void *stream)
+CUTAP_SLOW unsigned int cutap_slow_cuMemBatchDecompressAsync_ptsz(void *paramsArray, unsigned long count, unsigned int flags, void *errorIndex, void *stream)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cuMemBatchDecompressAsync_ptsz], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned long, unsigned int, void *, void *))cutap_fn)(paramsArray, count, flags, errorIndex, stream);
     uint64_t cutap_w[5] = {(uint64_t)(uintptr_t)paramsArray, (uint64_t)count, (uint64_t)flags, (uint64_t)(uintptr_t)errorIndex, (uint64_t)(uintptr_t)stream};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cuMemBatchDecompressAsync_ptsz, cutap_w, thunk_cuMemBatchDecompressAsync_ptsz);
 }
@@ -4122,11 +3099,8 @@ static uint64_t thunk_cuMemCreate(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned long, void *, unsigned long long))fn)((void *)(uintptr_t)a[0], (unsigned long)a[1], (void *)(uintptr_t)a[2], (unsigned long long)a[3]);
 }
-CUTAP_EXPORT unsigned int cuMemCreate(void *handle, unsigned long size, void *prop, unsigned long long flags)
+CUTAP_SLOW unsigned int cutap_slow_cuMemCreate(void *handle, unsigned long size, void *prop, unsigned long long flags)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cuMemCreate], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned long, void *, unsigned long long))cutap_fn)(handle, size, prop, flags);
     uint64_t cutap_w[4] = {(uint64_t)(uintptr_t)handle, (uint64_t)size, (uint64_t)(uintptr_t)prop, (uint64_t)flags};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cuMemCreate, cutap_w, thunk_cuMemCreate);
 }
@@ -4134,11 +3108,8 @@ static uint64_t thunk_cuMemDiscardAndPrefetchBatchAsync(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *, unsigned long, void *, void *, unsigned long, unsigned long long, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1], (unsigned long)a[2], (void *)(uintptr_t)a[3], (void *)(uintptr_t)a[4], (unsigned long)a[5], (unsigned long long)a[6], (void *)(uintptr_t)a[7]);
 }
-CUTAP_EXPORT unsigned int cuMemDiscardAndPrefetchBatchAsync(void *dptrs, void *sizes, unsigned long count, void *prefetchLocs, void *prefetchLocIdxs, unsigned long numPrefetchLocs, unsigned long long flags, void *hStream)
+CUTAP_SLOW unsigned int cutap_slow_cuMemDiscardAndPrefetchBatchAsync(void *dptrs, void *sizes, unsigned long count, void *prefetchLocs, void *prefetchLocIdxs, unsigned long numPrefetchLocs, unsigned long long flags, void *hStream)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cuMemDiscardAndPrefetchBatchAsync], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *, unsigned long, void *, void *, unsigned long, unsigned long long, void *))cutap_fn)(dptrs, sizes, count, prefetchLocs, prefetchLocIdxs, numPrefetchLocs, flags, hStream);
     uint64_t cutap_w[8] = {(uint64_t)(uintptr_t)dptrs, (uint64_t)(uintptr_t)sizes, (uint64_t)count, (uint64_t)(uintptr_t)prefetchLocs, (uint64_t)(uintptr_t)prefetchLocIdxs, (uint64_t)numPrefetchLocs, (uint64_t)flags, (uint64_t)(uintptr_t)hStream};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cuMemDiscardAndPrefetchBatchAsync, cutap_w, thunk_cuMemDiscardAndPrefetchBatchAsync);
 }
@@ -4146,11 +3117,8 @@ static uint64_t thunk_cuMemDiscardAndPrefetchBatchAsync_ptsz(void *fn, uint64_t 
 {
     return (uint64_t)((unsigned int (*)(void *, void *, unsigned long, void *, void *, unsigned long, unsigned long long, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1], (unsigned long)a[2], (void *)(uintptr_t)a[3], (void *)(uintptr_t)a[4], (unsigned long)a[5], (unsigned long long)a[6], (void *)(uintptr_t)a[7]);
 }
-CUTAP_EXPORT unsigned int cuMemDiscardAndPrefetchBatchAsync_ptsz(void *dptrs, void *sizes, unsigned long count, void *prefetchLocs, void *prefetchLocIdxs, unsigned long numPrefetchLocs, unsigned long long flags, void *hStream)
+CUTAP_SLOW unsigned int cutap_slow_cuMemDiscardAndPrefetchBatchAsync_ptsz(void *dptrs, void *sizes, unsigned long count, void *prefetchLocs, void *prefetchLocIdxs, unsigned long numPrefetchLocs, unsigned long long flags, void *hStream)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cuMemDiscardAndPrefetchBatchAsync_ptsz], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *, unsigned long, void *, void *, unsigned long, unsigned long long, void *))cutap_fn)(dptrs, sizes, count, prefetchLocs, prefetchLocIdxs, numPrefetchLocs, flags, hStream);
     uint64_t cutap_w[8] = {(uint64_t)(uintptr_t)dptrs, (uint64_t)(uintptr_t)sizes, (uint64_t)count, (uint64_t)(uintptr_t)prefetchLocs, (uint64_t)(uintptr_t)prefetchLocIdxs, (uint64_t)numPrefetchLocs, (uint64_t)flags, (uint64_t)(uintptr_t)hStream};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cuMemDiscardAndPrefetchBatchAsync_ptsz, cutap_w, thunk_cuMemDiscardAndPrefetchBatchAsync_ptsz);
 }
@@ -4158,11 +3126,8 @@ static uint64_t thunk_cuMemDiscardBatchAsync(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *, unsigned long, unsigned long long, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1], (unsigned long)a[2], (unsigned long long)a[3], (void *)(uintptr_t)a[4]);
 }
-CUTAP_EXPORT unsigned int cuMemDiscardBatchAsync(void *dptrs, void *sizes, unsigned long count, unsigned long long flags, void *hStream)
+CUTAP_SLOW unsigned int cutap_slow_cuMemDiscardBatchAsync(void *dptrs, void *sizes, unsigned long count, unsigned long long flags, void *hStream)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cuMemDiscardBatchAsync], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *, unsigned long, unsigned long long, void *))cutap_fn)(dptrs, sizes, count, flags, hStream);
     uint64_t cutap_w[5] = {(uint64_t)(uintptr_t)dptrs, (uint64_t)(uintptr_t)sizes, (uint64_t)count, (uint64_t)flags, (uint64_t)(uintptr_t)hStream};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cuMemDiscardBatchAsync, cutap_w, thunk_cuMemDiscardBatchAsync);
 }
@@ -4170,11 +3135,8 @@ static uint64_t thunk_cuMemDiscardBatchAsync_ptsz(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *, unsigned long, unsigned long long, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1], (unsigned long)a[2], (unsigned long long)a[3], (void *)(uintptr_t)a[4]);
 }
-CUTAP_EXPORT unsigned int cuMemDiscardBatchAsync_ptsz(void *dptrs, void *sizes, unsigned long count, unsigned long long flags, void *hStream)
+CUTAP_SLOW unsigned int cutap_slow_cuMemDiscardBatchAsync_ptsz(void *dptrs, void *sizes, unsigned long count, unsigned long long flags, void *hStream)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cuMemDiscardBatchAsync_ptsz], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *, unsigned long, unsigned long long, void *))cutap_fn)(dptrs, sizes, count, flags, hStream);
     uint64_t cutap_w[5] = {(uint64_t)(uintptr_t)dptrs, (uint64_t)(uintptr_t)sizes, (uint64_t)count, (uint64_t)flags, (uint64_t)(uintptr_t)hStream};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cuMemDiscardBatchAsync_ptsz, cutap_w, thunk_cuMemDiscardBatchAsync_ptsz);
 }
@@ -4182,11 +3144,8 @@ static uint64_t thunk_cuMemExportToShareableHandle(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned long long, unsigned int, unsigned long long))fn)((void *)(uintptr_t)a[0], (unsigned long long)a[1], (unsigned int)a[2], (unsigned long long)a[3]);
 }
-CUTAP_EXPORT unsigned int cuMemExportToShareableHandle(void *shareableHandle, unsigned long long handle, unsigned int handleType, unsigned long long flags)
+CUTAP_SLOW unsigned int cutap_slow_cuMemExportToShareableHandle(void *shareableHandle, unsigned long long handle, unsigned int handleType, unsigned long long flags)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cuMemExportToShareableHandle], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned long long, unsigned int, unsigned long long))cutap_fn)(shareableHandle, handle, handleType, flags);
     uint64_t cutap_w[4] = {(uint64_t)(uintptr_t)shareableHandle, (uint64_t)handle, (uint64_t)handleType, (uint64_t)flags};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cuMemExportToShareableHandle, cutap_w, thunk_cuMemExportToShareableHandle);
 }
@@ -4194,11 +3153,8 @@ static uint64_t thunk_cuMemFree(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(unsigned int))fn)((unsigned int)a[0]);
 }
-CUTAP_EXPORT unsigned int cuMemFree(unsigned int dptr)
+CUTAP_SLOW unsigned int cutap_slow_cuMemFree(unsigned int dptr)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cuMemFree], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(unsigned int))cutap_fn)(dptr);
     uint64_t cutap_w[1] = {(uint64_t)dptr};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cuMemFree, cutap_w, thunk_cuMemFree);
 }
@@ -4206,11 +3162,8 @@ static uint64_t thunk_cuMemFreeAsync(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(unsigned long long, void *))fn)((unsigned long long)a[0], (void *)(uintptr_t)a[1]);
 }
-CUTAP_EXPORT unsigned int cuMemFreeAsync(unsigned long long dptr, void *hStream)
+CUTAP_SLOW unsigned int cutap_slow_cuMemFreeAsync(unsigned long long dptr, void *hStream)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cuMemFreeAsync], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(unsigned long long, void *))cutap_fn)(dptr, hStream);
     uint64_t cutap_w[2] = {(uint64_t)dptr, (uint64_t)(uintptr_t)hStream};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cuMemFreeAsync, cutap_w, thunk_cuMemFreeAsync);
 }
@@ -4218,11 +3171,8 @@ static uint64_t thunk_cuMemFreeAsync_ptsz(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(unsigned long long, void *))fn)((unsigned long long)a[0], (void *)(uintptr_t)a[1]);
 }
-CUTAP_EXPORT unsigned int cuMemFreeAsync_ptsz(unsigned long long dptr, void *hStream)
+CUTAP_SLOW unsigned int cutap_slow_cuMemFreeAsync_ptsz(unsigned long long dptr, void *hStream)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cuMemFreeAsync_ptsz], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(unsigned long long, void *))cutap_fn)(dptr, hStream);
     uint64_t cutap_w[2] = {(uint64_t)dptr, (uint64_t)(uintptr_t)hStream};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cuMemFreeAsync_ptsz, cutap_w, thunk_cuMemFreeAsync_ptsz);
 }
@@ -4230,11 +3180,8 @@ static uint64_t thunk_cuMemFreeHost(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *))fn)((void *)(uintptr_t)a[0]);
 }
-CUTAP_EXPORT unsigned int cuMemFreeHost(void *p)
+CUTAP_SLOW unsigned int cutap_slow_cuMemFreeHost(void *p)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cuMemFreeHost], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *))cutap_fn)(p);
     uint64_t cutap_w[1] = {(uint64_t)(uintptr_t)p};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cuMemFreeHost, cutap_w, thunk_cuMemFreeHost);
 }
@@ -4242,11 +3189,8 @@ static uint64_t thunk_cuMemFree_v2(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(unsigned long long))fn)((unsigned long long)a[0]);
 }
-CUTAP_EXPORT unsigned int cuMemFree_v2(unsigned long long dptr)
+CUTAP_SLOW unsigned int cutap_slow_cuMemFree_v2(unsigned long long dptr)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cuMemFree_v2], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(unsigned long long))cutap_fn)(dptr);
     uint64_t cutap_w[1] = {(uint64_t)dptr};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cuMemFree_v2, cutap_w, thunk_cuMemFree_v2);
 }
@@ -4254,11 +3198,8 @@ static uint64_t thunk_cuMemGetAccess(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *, unsigned long long))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1], (unsigned long long)a[2]);
 }
-CUTAP_EXPORT unsigned int cuMemGetAccess(void *flags, void *location, unsigned long long ptr)
+CUTAP_SLOW unsigned int cutap_slow_cuMemGetAccess(void *flags, void *location, unsigned long long ptr)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cuMemGetAccess], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *, unsigned long long))cutap_fn)(flags, location, ptr);
     uint64_t cutap_w[3] = {(uint64_t)(uintptr_t)flags, (uint64_t)(uintptr_t)location, (uint64_t)ptr};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cuMemGetAccess, cutap_w, thunk_cuMemGetAccess);
 }
@@ -4266,11 +3207,8 @@ static uint64_t thunk_cuMemGetAddressRange(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *, unsigned int))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1], (unsigned int)a[2]);
 }
-CUTAP_EXPORT unsigned int cuMemGetAddressRange(void *pbase, void *psize, unsigned int dptr)
+CUTAP_SLOW unsigned int cutap_slow_cuMemGetAddressRange(void *pbase, void *psize, unsigned int dptr)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cuMemGetAddressRange], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *, unsigned int))cutap_fn)(pbase, psize, dptr);
     uint64_t cutap_w[3] = {(uint64_t)(uintptr_t)pbase, (uint64_t)(uintptr_t)psize, (uint64_t)dptr};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cuMemGetAddressRange, cutap_w, thunk_cuMemGetAddressRange);
 }
@@ -4278,11 +3216,8 @@ static uint64_t thunk_cuMemGetAddressRange_v2(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *, unsigned long long))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1], (unsigned long long)a[2]);
 }
-CUTAP_EXPORT unsigned int cuMemGetAddressRange_v2(void *pbase, void *psize, unsigned long long dptr)
+CUTAP_SLOW unsigned int cutap_slow_cuMemGetAddressRange_v2(void *pbase, void *psize, unsigned long long dptr)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cuMemGetAddressRange_v2], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *, unsigned long long))cutap_fn)(pbase, psize, dptr);
     uint64_t cutap_w[3] = {(uint64_t)(uintptr_t)pbase, (uint64_t)(uintptr_t)psize, (uint64_t)dptr};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cuMemGetAddressRange_v2, cutap_w, thunk_cuMemGetAddressRange_v2);
 }
@@ -4290,11 +3225,8 @@ static uint64_t thunk_cuMemGetAllocationGranularity(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *, unsigned int))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1], (unsigned int)a[2]);
 }
-CUTAP_EXPORT unsigned int cuMemGetAllocationGranularity(void *granularity, void *prop, unsigned int option)
+CUTAP_SLOW unsigned int cutap_slow_cuMemGetAllocationGranularity(void *granularity, void *prop, unsigned int option)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cuMemGetAllocationGranularity], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *, unsigned int))cutap_fn)(granularity, prop, option);
     uint64_t cutap_w[3] = {(uint64_t)(uintptr_t)granularity, (uint64_t)(uintptr_t)prop, (uint64_t)option};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cuMemGetAllocationGranularity, cutap_w, thunk_cuMemGetAllocationGranularity);
 }
@@ -4302,11 +3234,8 @@ static uint64_t thunk_cuMemGetAllocationPropertiesFromHandle(void *fn, uint64_t 
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned long long))fn)((void *)(uintptr_t)a[0], (unsigned long long)a[1]);
 }
-CUTAP_EXPORT unsigned int cuMemGetAllocationPropertiesFromHandle(void *prop, unsigned long long handle)
+CUTAP_SLOW unsigned int cutap_slow_cuMemGetAllocationPropertiesFromHandle(void *prop, unsigned long long handle)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cuMemGetAllocationPropertiesFromHandle], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned long long))cutap_fn)(prop, handle);
     uint64_t cutap_w[2] = {(uint64_t)(uintptr_t)prop, (uint64_t)handle};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cuMemGetAllocationPropertiesFromHandle, cutap_w, thunk_cuMemGetAllocationPropertiesFromHandle);
 }
@@ -4314,11 +3243,8 @@ static uint64_t thunk_cuMemGetDefaultMemPool(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *, unsigned int))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1], (unsigned int)a[2]);
 }
-CUTAP_EXPORT unsigned int cuMemGetDefaultMemPool(void *pool_out, void *location, unsigned int type)
+CUTAP_SLOW unsigned int cutap_slow_cuMemGetDefaultMemPool(void *pool_out, void *location, unsigned int type)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cuMemGetDefaultMemPool], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *, unsigned int))cutap_fn)(pool_out, location, type);
     uint64_t cutap_w[3] = {(uint64_t)(uintptr_t)pool_out, (uint64_t)(uintptr_t)location, (uint64_t)type};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cuMemGetDefaultMemPool, cutap_w, thunk_cuMemGetDefaultMemPool);
 }
@@ -4326,11 +3252,8 @@ static uint64_t thunk_cuMemGetHandleForAddressRange(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned long long, unsigned long, unsigned int, unsigned long long))fn)((void *)(uintptr_t)a[0], (unsigned long long)a[1], (unsigned long)a[2], (unsigned int)a[3], (unsigned long long)a[4]);
 }
-CUTAP_EXPORT unsigned int cuMemGetHandleForAddressRange(void *handle, unsigned long long dptr, unsigned long size, unsigned int handleType, unsigned long long flags)
+CUTAP_SLOW unsigned int cutap_slow_cuMemGetHandleForAddressRange(void *handle, unsigned long long dptr, unsigned long size, unsigned int handleType, unsigned long long flags)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cuMemGetHandleForAddressRange], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned long long, unsigned long, unsigned int, unsigned long long))cutap_fn)(handle, dptr, size, handleType, flags);
     uint64_t cutap_w[5] = {(uint64_t)(uintptr_t)handle, (uint64_t)dptr, (uint64_t)size, (uint64_t)handleType, (uint64_t)flags};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cuMemGetHandleForAddressRange, cutap_w, thunk_cuMemGetHandleForAddressRange);
 }
@@ -4338,11 +3261,8 @@ static uint64_t thunk_cuMemGetInfo(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1]);
 }
-CUTAP_EXPORT unsigned int cuMemGetInfo(void *free, void *total)
+CUTAP_SLOW unsigned int cutap_slow_cuMemGetInfo(void *free, void *total)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cuMemGetInfo], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *))cutap_fn)(free, total);
     uint64_t cutap_w[2] = {(uint64_t)(uintptr_t)free, (uint64_t)(uintptr_t)total};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cuMemGetInfo, cutap_w, thunk_cuMemGetInfo);
 }
@@ -4350,11 +3270,8 @@ static uint64_t thunk_cuMemGetInfo_v2(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1]);
 }
-CUTAP_EXPORT unsigned int cuMemGetInfo_v2(void *free, void *total)
+CUTAP_SLOW unsigned int cutap_slow_cuMemGetInfo_v2(void *free, void *total)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cuMemGetInfo_v2], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *))cutap_fn)(free, total);
     uint64_t cutap_w[2] = {(uint64_t)(uintptr_t)free, (uint64_t)(uintptr_t)total};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cuMemGetInfo_v2, cutap_w, thunk_cuMemGetInfo_v2);
 }
@@ -4362,11 +3279,8 @@ static uint64_t thunk_cuMemGetMemPool(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *, unsigned int))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1], (unsigned int)a[2]);
 }
-CUTAP_EXPORT unsigned int cuMemGetMemPool(void *pool, void *location, unsigned int type)
+CUTAP_SLOW unsigned int cutap_slow_cuMemGetMemPool(void *pool, void *location, unsigned int type)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cuMemGetMemPool], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *, unsigned int))cutap_fn)(pool, location, type);
     uint64_t cutap_w[3] = {(uint64_t)(uintptr_t)pool, (uint64_t)(uintptr_t)location, (uint64_t)type};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cuMemGetMemPool, cutap_w, thunk_cuMemGetMemPool);
 }
@@ -4374,11 +3288,8 @@ static uint64_t thunk_cuMemHostAlloc(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned long, unsigned int))fn)((void *)(uintptr_t)a[0], (unsigned long)a[1], (unsigned int)a[2]);
 }
-CUTAP_EXPORT unsigned int cuMemHostAlloc(void *pp, unsigned long bytesize, unsigned int Flags)
+CUTAP_SLOW unsigned int cutap_slow_cuMemHostAlloc(void *pp, unsigned long bytesize, unsigned int Flags)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cuMemHostAlloc], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned long, unsigned int))cutap_fn)(pp, bytesize, Flags);
     uint64_t cutap_w[3] = {(uint64_t)(uintptr_t)pp, (uint64_t)bytesize, (uint64_t)Flags};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cuMemHostAlloc, cutap_w, thunk_cuMemHostAlloc);
 }
@@ -4386,11 +3297,8 @@ static uint64_t thunk_cuMemHostGetDevicePointer(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *, unsigned int))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1], (unsigned int)a[2]);
 }
-CUTAP_EXPORT unsigned int cuMemHostGetDevicePointer(void *pdptr, void *p, unsigned int Flags)
+CUTAP_SLOW unsigned int cutap_slow_cuMemHostGetDevicePointer(void *pdptr, void *p, unsigned int Flags)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cuMemHostGetDevicePointer], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *, unsigned int))cutap_fn)(pdptr, p, Flags);
     uint64_t cutap_w[3] = {(uint64_t)(uintptr_t)pdptr, (uint64_t)(uintptr_t)p, (uint64_t)Flags};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cuMemHostGetDevicePointer, cutap_w, thunk_cuMemHostGetDevicePointer);
 }
@@ -4398,11 +3306,8 @@ static uint64_t thunk_cuMemHostGetDevicePointer_v2(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *, unsigned int))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1], (unsigned int)a[2]);
 }
-CUTAP_EXPORT unsigned int cuMemHostGetDevicePointer_v2(void *pdptr, void *p, unsigned int Flags)
+CUTAP_SLOW unsigned int cutap_slow_cuMemHostGetDevicePointer_v2(void *pdptr, void *p, unsigned int Flags)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cuMemHostGetDevicePointer_v2], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *, unsigned int))cutap_fn)(pdptr, p, Flags);
     uint64_t cutap_w[3] = {(uint64_t)(uintptr_t)pdptr, (uint64_t)(uintptr_t)p, (uint64_t)Flags};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cuMemHostGetDevicePointer_v2, cutap_w, thunk_cuMemHostGetDevicePointer_v2);
 }
@@ -4410,11 +3315,8 @@ static uint64_t thunk_cuMemHostGetFlags(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1]);
 }
-CUTAP_EXPORT unsigned int cuMemHostGetFlags(void *pFlags, void *p)
+CUTAP_SLOW unsigned int cutap_slow_cuMemHostGetFlags(void *pFlags, void *p)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cuMemHostGetFlags], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *))cutap_fn)(pFlags, p);
     uint64_t cutap_w[2] = {(uint64_t)(uintptr_t)pFlags, (uint64_t)(uintptr_t)p};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cuMemHostGetFlags, cutap_w, thunk_cuMemHostGetFlags);
 }
@@ -4422,11 +3324,8 @@ static uint64_t thunk_cuMemHostRegister(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned long, unsigned int))fn)((void *)(uintptr_t)a[0], (unsigned long)a[1], (unsigned int)a[2]);
 }
-CUTAP_EXPORT unsigned int cuMemHostRegister(void *p, unsigned long bytesize, unsigned int Flags)
+CUTAP_SLOW unsigned int cutap_slow_cuMemHostRegister(void *p, unsigned long bytesize, unsigned int Flags)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cuMemHostRegister], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned long, unsigned int))cutap_fn)(p, bytesize, Flags);
     uint64_t cutap_w[3] = {(uint64_t)(uintptr_t)p, (uint64_t)bytesize, (uint64_t)Flags};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cuMemHostRegister, cutap_w, thunk_cuMemHostRegister);
 }
@@ -4434,11 +3333,8 @@ static uint64_t thunk_cuMemHostRegister_v2(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned long, unsigned int))fn)((void *)(uintptr_t)a[0], (unsigned long)a[1], (unsigned int)a[2]);
 }
-CUTAP_EXPORT unsigned int cuMemHostRegister_v2(void *p, unsigned long bytesize, unsigned int Flags)
+CUTAP_SLOW unsigned int cutap_slow_cuMemHostRegister_v2(void *p, unsigned long bytesize, unsigned int Flags)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cuMemHostRegister_v2], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned long, unsigned int))cutap_fn)(p, bytesize, Flags);
     uint64_t cutap_w[3] = {(uint64_t)(uintptr_t)p, (uint64_t)bytesize, (uint64_t)Flags};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cuMemHostRegister_v2, cutap_w, thunk_cuMemHostRegister_v2);
 }
@@ -4446,11 +3342,8 @@ static uint64_t thunk_cuMemHostUnregister(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *))fn)((void *)(uintptr_t)a[0]);
 }
-CUTAP_EXPORT unsigned int cuMemHostUnregister(void *p)
+CUTAP_SLOW unsigned int cutap_slow_cuMemHostUnregister(void *p)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cuMemHostUnregister], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *))cutap_fn)(p);
     uint64_t cutap_w[1] = {(uint64_t)(uintptr_t)p};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cuMemHostUnregister, cutap_w, thunk_cuMemHostUnregister);
 }
@@ -4458,11 +3351,8 @@ static uint64_t thunk_cuMemImportFromShareableHandle(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *, unsigned int))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1], (unsigned int)a[2]);
 }
-CUTAP_EXPORT unsigned int cuMemImportFromShareableHandle(void *handle, void *osHandle, unsigned int shHandleType)
+CUTAP_SLOW unsigned int cutap_slow_cuMemImportFromShareableHandle(void *handle, void *osHandle, unsigned int shHandleType)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cuMemImportFromShareableHandle], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *, unsigned int))cutap_fn)(handle, osHandle, shHandleType);
     uint64_t cutap_w[3] = {(uint64_t)(uintptr_t)handle, (uint64_t)(uintptr_t)osHandle, (uint64_t)shHandleType};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cuMemImportFromShareableHandle, cutap_w, thunk_cuMemImportFromShareableHandle);
 }
@@ -4470,11 +3360,8 @@ static uint64_t thunk_cuMemMap(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(unsigned long long, unsigned long, unsigned long, unsigned long long, unsigned long long))fn)((unsigned long long)a[0], (unsigned long)a[1], (unsigned long)a[2], (unsigned long long)a[3], (unsigned long long)a[4]);
 }
-CUTAP_EXPORT unsigned int cuMemMap(unsigned long long ptr, unsigned long size, unsigned long offset, unsigned long long handle, unsigned long long flags)
+CUTAP_SLOW unsigned int cutap_slow_cuMemMap(unsigned long long ptr, unsigned long size, unsigned long offset, unsigned long long handle, unsigned long long flags)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cuMemMap], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(unsigned long long, unsigned long, unsigned long, unsigned long long, unsigned long long))cutap_fn)(ptr, size, offset, handle, flags);
     uint64_t cutap_w[5] = {(uint64_t)ptr, (uint64_t)size, (uint64_t)offset, (uint64_t)handle, (uint64_t)flags};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cuMemMap, cutap_w, thunk_cuMemMap);
 }
@@ -4482,11 +3369,8 @@ static uint64_t thunk_cuMemMapArrayAsync(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, void *))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (void *)(uintptr_t)a[2]);
 }
-CUTAP_EXPORT unsigned int cuMemMapArrayAsync(void *mapInfoList, unsigned int count, void *hStream)
+CUTAP_SLOW unsigned int cutap_slow_cuMemMapArrayAsync(void *mapInfoList, unsigned int count, void *hStream)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cuMemMapArrayAsync], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, void *))cutap_fn)(mapInfoList, count, hStream);
     uint64_t cutap_w[3] = {(uint64_t)(uintptr_t)mapInfoList, (uint64_t)count, (uint64_t)(uintptr_t)hStream};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cuMemMapArrayAsync, cutap_w, thunk_cuMemMapArrayAsync);
 }
@@ -4494,11 +3378,8 @@ static uint64_t thunk_cuMemMapArrayAsync_ptsz(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, void *))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (void *)(uintptr_t)a[2]);
 }
-CUTAP_EXPORT unsigned int cuMemMapArrayAsync_ptsz(void *mapInfoList, unsigned int count, void *hStream)
+CUTAP_SLOW unsigned int cutap_slow_cuMemMapArrayAsync_ptsz(void *mapInfoList, unsigned int count, void *hStream)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cuMemMapArrayAsync_ptsz], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, void *))cutap_fn)(mapInfoList, count, hStream);
     uint64_t cutap_w[3] = {(uint64_t)(uintptr_t)mapInfoList, (uint64_t)count, (uint64_t)(uintptr_t)hStream};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cuMemMapArrayAsync_ptsz, cutap_w, thunk_cuMemMapArrayAsync_ptsz);
 }
@@ -4506,11 +3387,8 @@ static uint64_t thunk_cuMemPoolCreate(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1]);
 }
-CUTAP_EXPORT unsigned int cuMemPoolCreate(void *pool, void *poolProps)
+CUTAP_SLOW unsigned int cutap_slow_cuMemPoolCreate(void *pool, void *poolProps)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cuMemPoolCreate], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *))cutap_fn)(pool, poolProps);
     uint64_t cutap_w[2] = {(uint64_t)(uintptr_t)pool, (uint64_t)(uintptr_t)poolProps};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cuMemPoolCreate, cutap_w, thunk_cuMemPoolCreate);
 }
@@ -4518,11 +3396,8 @@ static uint64_t thunk_cuMemPoolDestroy(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *))fn)((void *)(uintptr_t)a[0]);
 }
-CUTAP_EXPORT unsigned int cuMemPoolDestroy(void *pool)
+CUTAP_SLOW unsigned int cutap_slow_cuMemPoolDestroy(void *pool)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cuMemPoolDestroy], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *))cutap_fn)(pool);
     uint64_t cutap_w[1] = {(uint64_t)(uintptr_t)pool};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cuMemPoolDestroy, cutap_w, thunk_cuMemPoolDestroy);
 }
@@ -4530,11 +3405,8 @@ static uint64_t thunk_cuMemPoolExportPointer(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned long long))fn)((void *)(uintptr_t)a[0], (unsigned long long)a[1]);
 }
-CUTAP_EXPORT unsigned int cuMemPoolExportPointer(void *shareData_out, unsigned long long ptr)
+CUTAP_SLOW unsigned int cutap_slow_cuMemPoolExportPointer(void *shareData_out, unsigned long long ptr)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cuMemPoolExportPointer], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned long long))cutap_fn)(shareData_out, ptr);
     uint64_t cutap_w[2] = {(uint64_t)(uintptr_t)shareData_out, (uint64_t)ptr};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cuMemPoolExportPointer, cutap_w, thunk_cuMemPoolExportPointer);
 }
@@ -4542,11 +3414,8 @@ static uint64_t thunk_cuMemPoolExportToShareableHandle(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *, unsigned int, unsigned long long))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1], (unsigned int)a[2], (unsigned long long)a[3]);
 }
-CUTAP_EXPORT unsigned int cuMemPoolExportToShareableHandle(void *handle_out, void *pool, unsigned int handleType, unsigned long long flags)
+CUTAP_SLOW unsigned int cutap_slow_cuMemPoolExportToShareableHandle(void *handle_out, void *pool, unsigned int handleType, unsigned long long flags)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cuMemPoolExportToShareableHandle], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *, unsigned int, unsigned long long))cutap_fn)(handle_out, pool, handleType, flags);
     uint64_t cutap_w[4] = {(uint64_t)(uintptr_t)handle_out, (uint64_t)(uintptr_t)pool, (uint64_t)handleType, (uint64_t)flags};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cuMemPoolExportToShareableHandle, cutap_w, thunk_cuMemPoolExportToShareableHandle);
 }
@@ -4554,11 +3423,8 @@ static uint64_t thunk_cuMemPoolGetAccess(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1], (void *)(uintptr_t)a[2]);
 }
-CUTAP_EXPORT unsigned int cuMemPoolGetAccess(void *flags, void *memPool, void *location)
+CUTAP_SLOW unsigned int cutap_slow_cuMemPoolGetAccess(void *flags, void *memPool, void *location)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cuMemPoolGetAccess], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *, void *))cutap_fn)(flags, memPool, location);
     uint64_t cutap_w[3] = {(uint64_t)(uintptr_t)flags, (uint64_t)(uintptr_t)memPool, (uint64_t)(uintptr_t)location};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cuMemPoolGetAccess, cutap_w, thunk_cuMemPoolGetAccess);
 }
@@ -4566,11 +3432,8 @@ static uint64_t thunk_cuMemPoolGetAttribute(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, void *))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (void *)(uintptr_t)a[2]);
 }
-CUTAP_EXPORT unsigned int cuMemPoolGetAttribute(void *pool, unsigned int attr, void *value)
+CUTAP_SLOW unsigned int cutap_slow_cuMemPoolGetAttribute(void *pool, unsigned int attr, void *value)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cuMemPoolGetAttribute], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, void *))cutap_fn)(pool, attr, value);
     uint64_t cutap_w[3] = {(uint64_t)(uintptr_t)pool, (uint64_t)attr, (uint64_t)(uintptr_t)value};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cuMemPoolGetAttribute, cutap_w, thunk_cuMemPoolGetAttribute);
 }
@@ -4578,11 +3441,8 @@ static uint64_t thunk_cuMemPoolImportFromShareableHandle(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *, unsigned int, unsigned long long))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1], (unsigned int)a[2], (unsigned long long)a[3]);
 }
-CUTAP_EXPORT unsigned int cuMemPoolImportFromShareableHandle(void *pool_out, void *handle, unsigned int handleType, unsigned long long flags)
+CUTAP_SLOW unsigned int cutap_slow_cuMemPoolImportFromShareableHandle(void *pool_out, void *handle, unsigned int handleType, unsigned long long flags)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cuMemPoolImportFromShareableHandle], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *, unsigned int, unsigned long long))cutap_fn)(pool_out, handle, handleType, flags);
     uint64_t cutap_w[4] = {(uint64_t)(uintptr_t)pool_out, (uint64_t)(uintptr_t)handle, (uint64_t)handleType, (uint64_t)flags};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cuMemPoolImportFromShareableHandle, cutap_w, thunk_cuMemPoolImportFromShareableHandle);
 }
@@ -4590,11 +3450,8 @@ static uint64_t thunk_cuMemPoolImportPointer(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1], (void *)(uintptr_t)a[2]);
 }
-CUTAP_EXPORT unsigned int cuMemPoolImportPointer(void *ptr_out, void *pool, void *shareData)
+CUTAP_SLOW unsigned int cutap_slow_cuMemPoolImportPointer(void *ptr_out, void *pool, void *shareData)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cuMemPoolImportPointer], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *, void *))cutap_fn)(ptr_out, pool, shareData);
     uint64_t cutap_w[3] = {(uint64_t)(uintptr_t)ptr_out, (uint64_t)(uintptr_t)pool, (uint64_t)(uintptr_t)shareData};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cuMemPoolImportPointer, cutap_w, thunk_cuMemPoolImportPointer);
 }
@@ -4602,11 +3459,8 @@ static uint64_t thunk_cuMemPoolSetAccess(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *, unsigned long))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1], (unsigned long)a[2]);
 }
-CUTAP_EXPORT unsigned int cuMemPoolSetAccess(void *pool, void *map, unsigned long count)
+CUTAP_SLOW unsigned int cutap_slow_cuMemPoolSetAccess(void *pool, void *map, unsigned long count)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cuMemPoolSetAccess], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *, unsigned long))cutap_fn)(pool, map, count);
     uint64_t cutap_w[3] = {(uint64_t)(uintptr_t)pool, (uint64_t)(uintptr_t)map, (uint64_t)count};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cuMemPoolSetAccess, cutap_w, thunk_cuMemPoolSetAccess);
 }
@@ -4614,11 +3468,8 @@ static uint64_t thunk_cuMemPoolSetAttribute(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, void *))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (void *)(uintptr_t)a[2]);
 }
-CUTAP_EXPORT unsigned int cuMemPoolSetAttribute(void *pool, unsigned int attr, void *value)
+CUTAP_SLOW unsigned int cutap_slow_cuMemPoolSetAttribute(void *pool, unsigned int attr, void *value)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cuMemPoolSetAttribute], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, void *))cutap_fn)(pool, attr, value);
     uint64_t cutap_w[3] = {(uint64_t)(uintptr_t)pool, (uint64_t)attr, (uint64_t)(uintptr_t)value};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cuMemPoolSetAttribute, cutap_w, thunk_cuMemPoolSetAttribute);
 }
@@ -4626,11 +3477,8 @@ static uint64_t thunk_cuMemPoolTrimTo(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned long))fn)((void *)(uintptr_t)a[0], (unsigned long)a[1]);
 }
-CUTAP_EXPORT unsigned int cuMemPoolTrimTo(void *pool, unsigned long minBytesToKeep)
+CUTAP_SLOW unsigned int cutap_slow_cuMemPoolTrimTo(void *pool, unsigned long minBytesToKeep)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cuMemPoolTrimTo], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned long))cutap_fn)(pool, minBytesToKeep);
     uint64_t cutap_w[2] = {(uint64_t)(uintptr_t)pool, (uint64_t)minBytesToKeep};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cuMemPoolTrimTo, cutap_w, thunk_cuMemPoolTrimTo);
 }
@@ -4638,11 +3486,8 @@ static uint64_t thunk_cuMemPrefetchAsync(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(unsigned long long, unsigned long, int, void *))fn)((unsigned long long)a[0], (unsigned long)a[1], (int)a[2], (void *)(uintptr_t)a[3]);
 }
-CUTAP_EXPORT unsigned int cuMemPrefetchAsync(unsigned long long devPtr, unsigned long count, int dstDevice, void *hStream)
+CUTAP_SLOW unsigned int cutap_slow_cuMemPrefetchAsync(unsigned long long devPtr, unsigned long count, int dstDevice, void *hStream)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cuMemPrefetchAsync], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(unsigned long long, unsigned long, int, void *))cutap_fn)(devPtr, count, dstDevice, hStream);
     uint64_t cutap_w[4] = {(uint64_t)devPtr, (uint64_t)count, (uint64_t)(int64_t)dstDevice, (uint64_t)(uintptr_t)hStream};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cuMemPrefetchAsync, cutap_w, thunk_cuMemPrefetchAsync);
 }
@@ -4650,11 +3495,8 @@ static uint64_t thunk_cuMemPrefetchAsync_ptsz(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(unsigned long long, unsigned long, int, void *))fn)((unsigned long long)a[0], (unsigned long)a[1], (int)a[2], (void *)(uintptr_t)a[3]);
 }
-CUTAP_EXPORT unsigned int cuMemPrefetchAsync_ptsz(unsigned long long devPtr, unsigned long count, int dstDevice, void *hStream)
+CUTAP_SLOW unsigned int cutap_slow_cuMemPrefetchAsync_ptsz(unsigned long long devPtr, unsigned long count, int dstDevice, void *hStream)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cuMemPrefetchAsync_ptsz], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(unsigned long long, unsigned long, int, void *))cutap_fn)(devPtr, count, dstDevice, hStream);
     uint64_t cutap_w[4] = {(uint64_t)devPtr, (uint64_t)count, (uint64_t)(int64_t)dstDevice, (uint64_t)(uintptr_t)hStream};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cuMemPrefetchAsync_ptsz, cutap_w, thunk_cuMemPrefetchAsync_ptsz);
 }
@@ -4662,11 +3504,8 @@ static uint64_t thunk_cuMemPrefetchAsync_v2(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(unsigned long long, unsigned long, struct cutap_sv_CUmemLocation_st, unsigned int, void *))fn)((unsigned long long)a[0], (unsigned long)a[1], *(struct cutap_sv_CUmemLocation_st *)(uintptr_t)a[2], (unsigned int)a[3], (void *)(uintptr_t)a[4]);
 }
-CUTAP_EXPORT unsigned int cuMemPrefetchAsync_v2(unsigned long long devPtr, unsigned long count, struct cutap_sv_CUmemLocation_st location, unsigned int flags, void *hStream)
+CUTAP_SLOW unsigned int cutap_slow_cuMemPrefetchAsync_v2(unsigned long long devPtr, unsigned long count, struct cutap_sv_CUmemLocation_st location, unsigned int flags, void *hStream)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cuMemPrefetchAsync_v2], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(unsigned long long, unsigned long, struct cutap_sv_CUmemLocation_st, unsigned int, void *))cutap_fn)(devPtr, count, location, flags, hStream);
     uint64_t cutap_w[5] = {(uint64_t)devPtr, (uint64_t)count, (uint64_t)(uintptr_t)&location, (uint64_t)flags, (uint64_t)(uintptr_t)hStream};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cuMemPrefetchAsync_v2, cutap_w, thunk_cuMemPrefetchAsync_v2);
 }
@@ -4674,11 +3513,8 @@ static uint64_t thunk_cuMemPrefetchAsync_v2_ptsz(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(unsigned long long, unsigned long, struct cutap_sv_CUmemLocation_st, unsigned int, void *))fn)((unsigned long long)a[0], (unsigned long)a[1], *(struct cutap_sv_CUmemLocation_st *)(uintptr_t)a[2], (unsigned int)a[3], (void *)(uintptr_t)a[4]);
 }
-CUTAP_EXPORT unsigned int cuMemPrefetchAsync_v2_ptsz(unsigned long long devPtr, unsigned long count, struct cutap_sv_CUmemLocation_st location, unsigned int flags, void *hStream)
+CUTAP_SLOW unsigned int cutap_slow_cuMemPrefetchAsync_v2_ptsz(unsigned long long devPtr, unsigned long count, struct cutap_sv_CUmemLocation_st location, unsigned int flags, void *hStream)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cuMemPrefetchAsync_v2_ptsz], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(unsigned long long, unsigned long, struct cutap_sv_CUmemLocation_st, unsigned int, void *))cutap_fn)(devPtr, count, location, flags, hStream);
     uint64_t cutap_w[5] = {(uint64_t)devPtr, (uint64_t)count, (uint64_t)(uintptr_t)&location, (uint64_t)flags, (uint64_t)(uintptr_t)hStream};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cuMemPrefetchAsync_v2_ptsz, cutap_w, thunk_cuMemPrefetchAsync_v2_ptsz);
 }
@@ -4686,11 +3522,8 @@ static uint64_t thunk_cuMemPrefetchBatchAsync(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *, unsigned long, void *, void *, unsigned long, unsigned long long, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1], (unsigned long)a[2], (void *)(uintptr_t)a[3], (void *)(uintptr_t)a[4], (unsigned long)a[5], (unsigned long long)a[6], (void *)(uintptr_t)a[7]);
 }
-CUTAP_EXPORT unsigned int cuMemPrefetchBatchAsync(void *dptrs, void *sizes, unsigned long count, void *prefetchLocs, void *prefetchLocIdxs, unsigned long numPrefetchLocs, unsigned long long flags, void *hStream)
+CUTAP_SLOW unsigned int cutap_slow_cuMemPrefetchBatchAsync(void *dptrs, void *sizes, unsigned long count, void *prefetchLocs, void *prefetchLocIdxs, unsigned long numPrefetchLocs, unsigned long long flags, void *hStream)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cuMemPrefetchBatchAsync], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *, unsigned long, void *, void *, unsigned long, unsigned long long, void *))cutap_fn)(dptrs, sizes, count, prefetchLocs, prefetchLocIdxs, numPrefetchLocs, flags, hStream);
     uint64_t cutap_w[8] = {(uint64_t)(uintptr_t)dptrs, (uint64_t)(uintptr_t)sizes, (uint64_t)count, (uint64_t)(uintptr_t)prefetchLocs, (uint64_t)(uintptr_t)prefetchLocIdxs, (uint64_t)numPrefetchLocs, (uint64_t)flags, (uint64_t)(uintptr_t)hStream};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cuMemPrefetchBatchAsync, cutap_w, thunk_cuMemPrefetchBatchAsync);
 }
@@ -4698,11 +3531,8 @@ static uint64_t thunk_cuMemPrefetchBatchAsync_ptsz(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *, unsigned long, void *, void *, unsigned long, unsigned long long, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1], (unsigned long)a[2], (void *)(uintptr_t)a[3], (void *)(uintptr_t)a[4], (unsigned long)a[5], (unsigned long long)a[6], (void *)(uintptr_t)a[7]);
 }
-CUTAP_EXPORT unsigned int cuMemPrefetchBatchAsync_ptsz(void *dptrs, void *sizes, unsigned long count, void *prefetchLocs, void *prefetchLocIdxs, unsigned long numPrefetchLocs, unsigned long long flags, void *hStream)
+CUTAP_SLOW unsigned int cutap_slow_cuMemPrefetchBatchAsync_ptsz(void *dptrs, void *sizes, unsigned long count, void *prefetchLocs, void *prefetchLocIdxs, unsigned long numPrefetchLocs, unsigned long long flags, void *hStream)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cuMemPrefetchBatchAsync_ptsz], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *, unsigned long, void *, void *, unsigned long, unsigned long long, void *))cutap_fn)(dptrs, sizes, count, prefetchLocs, prefetchLocIdxs, numPrefetchLocs, flags, hStream);
     uint64_t cutap_w[8] = {(uint64_t)(uintptr_t)dptrs, (uint64_t)(uintptr_t)sizes, (uint64_t)count, (uint64_t)(uintptr_t)prefetchLocs, (uint64_t)(uintptr_t)prefetchLocIdxs, (uint64_t)numPrefetchLocs, (uint64_t)flags, (uint64_t)(uintptr_t)hStream};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cuMemPrefetchBatchAsync_ptsz, cutap_w, thunk_cuMemPrefetchBatchAsync_ptsz);
 }
@@ -4710,11 +3540,8 @@ static uint64_t thunk_cuMemRangeGetAttribute(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned long, unsigned int, unsigned long long, unsigned long))fn)((void *)(uintptr_t)a[0], (unsigned long)a[1], (unsigned int)a[2], (unsigned long long)a[3], (unsigned long)a[4]);
 }
-CUTAP_EXPORT unsigned int cuMemRangeGetAttribute(void *data, unsigned long dataSize, unsigned int attribute, unsigned long long devPtr, unsigned long count)
+CUTAP_SLOW unsigned int cutap_slow_cuMemRangeGetAttribute(void *data, unsigned long dataSize, unsigned int attribute, unsigned long long devPtr, unsigned long count)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cuMemRangeGetAttribute], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned long, unsigned int, unsigned long long, unsigned long))cutap_fn)(data, dataSize, attribute, devPtr, count);
     uint64_t cutap_w[5] = {(uint64_t)(uintptr_t)data, (uint64_t)dataSize, (uint64_t)attribute, (uint64_t)devPtr, (uint64_t)count};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cuMemRangeGetAttribute, cutap_w, thunk_cuMemRangeGetAttribute);
 }
@@ -4722,11 +3549,8 @@ static uint64_t thunk_cuMemRangeGetAttributes(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *, void *, unsigned long, unsigned long long, unsigned long))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1], (void *)(uintptr_t)a[2], (unsigned long)a[3], (unsigned long long)a[4], (unsigned long)a[5]);
 }
-CUTAP_EXPORT unsigned int cuMemRangeGetAttributes(void *data, void *dataSizes, void *attributes, unsigned long numAttributes, unsigned long long devPtr, unsigned long count)
+CUTAP_SLOW unsigned int cutap_slow_cuMemRangeGetAttributes(void *data, void *dataSizes, void *attributes, unsigned long numAttributes, unsigned long long devPtr, unsigned long count)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cuMemRangeGetAttributes], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *, void *, unsigned long, unsigned long long, unsigned long))cutap_fn)(data, dataSizes, attributes, numAttributes, devPtr, count);
     uint64_t cutap_w[6] = {(uint64_t)(uintptr_t)data, (uint64_t)(uintptr_t)dataSizes, (uint64_t)(uintptr_t)attributes, (uint64_t)numAttributes, (uint64_t)devPtr, (uint64_t)count};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cuMemRangeGetAttributes, cutap_w, thunk_cuMemRangeGetAttributes);
 }
@@ -4734,11 +3558,8 @@ static uint64_t thunk_cuMemRelease(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(unsigned long long))fn)((unsigned long long)a[0]);
 }
-CUTAP_EXPORT unsigned int cuMemRelease(unsigned long long handle)
+CUTAP_SLOW unsigned int cutap_slow_cuMemRelease(unsigned long long handle)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cuMemRelease], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(unsigned long long))cutap_fn)(handle);
     uint64_t cutap_w[1] = {(uint64_t)handle};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cuMemRelease, cutap_w, thunk_cuMemRelease);
 }
@@ -4746,11 +3567,8 @@ static uint64_t thunk_cuMemRetainAllocationHandle(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1]);
 }
-CUTAP_EXPORT unsigned int cuMemRetainAllocationHandle(void *handle, void *addr)
+CUTAP_SLOW unsigned int cutap_slow_cuMemRetainAllocationHandle(void *handle, void *addr)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cuMemRetainAllocationHandle], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *))cutap_fn)(handle, addr);
     uint64_t cutap_w[2] = {(uint64_t)(uintptr_t)handle, (uint64_t)(uintptr_t)addr};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cuMemRetainAllocationHandle, cutap_w, thunk_cuMemRetainAllocationHandle);
 }
@@ -4758,11 +3576,8 @@ static uint64_t thunk_cuMemSetAccess(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(unsigned long long, unsigned long, void *, unsigned long))fn)((unsigned long long)a[0], (unsigned long)a[1], (void *)(uintptr_t)a[2], (unsigned long)a[3]);
 }
-CUTAP_EXPORT unsigned int cuMemSetAccess(unsigned long long ptr, unsigned long size, void *desc, unsigned long count)
+CUTAP_SLOW unsigned int cutap_slow_cuMemSetAccess(unsigned long long ptr, unsigned long size, void *desc, unsigned long count)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cuMemSetAccess], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(unsigned long long, unsigned long, void *, unsigned long))cutap_fn)(ptr, size, desc, count);
     uint64_t cutap_w[4] = {(uint64_t)ptr, (uint64_t)size, (uint64_t)(uintptr_t)desc, (uint64_t)count};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cuMemSetAccess, cutap_w, thunk_cuMemSetAccess);
 }
@@ -4770,11 +3585,8 @@ static uint64_t thunk_cuMemSetMemPool(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, void *))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (void *)(uintptr_t)a[2]);
 }
-CUTAP_EXPORT unsigned int cuMemSetMemPool(void *location, unsigned int type, void *pool)
+CUTAP_SLOW unsigned int cutap_slow_cuMemSetMemPool(void *location, unsigned int type, void *pool)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cuMemSetMemPool], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, void *))cutap_fn)(location, type, pool);
     uint64_t cutap_w[3] = {(uint64_t)(uintptr_t)location, (uint64_t)type, (uint64_t)(uintptr_t)pool};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cuMemSetMemPool, cutap_w, thunk_cuMemSetMemPool);
 }
@@ -4782,11 +3594,8 @@ static uint64_t thunk_cuMemUnmap(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(unsigned long long, unsigned long))fn)((unsigned long long)a[0], (unsigned long)a[1]);
 }
-CUTAP_EXPORT unsigned int cuMemUnmap(unsigned long long ptr, unsigned long size)
+CUTAP_SLOW unsigned int cutap_slow_cuMemUnmap(unsigned long long ptr, unsigned long size)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cuMemUnmap], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(unsigned long long, unsigned long))cutap_fn)(ptr, size);
     uint64_t cutap_w[2] = {(uint64_t)ptr, (uint64_t)size};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cuMemUnmap, cutap_w, thunk_cuMemUnmap);
 }
@@ -4794,11 +3603,8 @@ static uint64_t thunk_cuMemcpy(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(unsigned long long, unsigned long long, unsigned long))fn)((unsigned long long)a[0], (unsigned long long)a[1], (unsigned long)a[2]);
 }
-CUTAP_EXPORT unsigned int cuMemcpy(unsigned long long dst, unsigned long long src, unsigned long ByteCount)
+CUTAP_SLOW unsigned int cutap_slow_cuMemcpy(unsigned long long dst, unsigned long long src, unsigned long ByteCount)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cuMemcpy], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(unsigned long long, unsigned long long, unsigned long))cutap_fn)(dst, src, ByteCount);
     uint64_t cutap_w[3] = {(uint64_t)dst, (uint64_t)src, (uint64_t)ByteCount};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cuMemcpy, cutap_w, thunk_cuMemcpy);
 }
@@ -4806,11 +3612,8 @@ static uint64_t thunk_cuMemcpy2D(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *))fn)((void *)(uintptr_t)a[0]);
 }
-CUTAP_EXPORT unsigned int cuMemcpy2D(void *pCopy)
+CUTAP_SLOW unsigned int cutap_slow_cuMemcpy2D(void *pCopy)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cuMemcpy2D], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *))cutap_fn)(pCopy);
     uint64_t cutap_w[1] = {(uint64_t)(uintptr_t)pCopy};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cuMemcpy2D, cutap_w, thunk_cuMemcpy2D);
 }
@@ -4818,11 +3621,8 @@ static uint64_t thunk_cuMemcpy2DAsync(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1]);
 }
-CUTAP_EXPORT unsigned int cuMemcpy2DAsync(void *pCopy, void *hStream)
+CUTAP_SLOW unsigned int cutap_slow_cuMemcpy2DAsync(void *pCopy, void *hStream)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cuMemcpy2DAsync], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *))cutap_fn)(pCopy, hStream);
     uint64_t cutap_w[2] = {(uint64_t)(uintptr_t)pCopy, (uint64_t)(uintptr_t)hStream};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cuMemcpy2DAsync, cutap_w, thunk_cuMemcpy2DAsync);
 }
@@ -4830,11 +3630,8 @@ static uint64_t thunk_cuMemcpy2DAsync_v2(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1]);
 }
-CUTAP_EXPORT unsigned int cuMemcpy2DAsync_v2(void *pCopy, void *hStream)
+CUTAP_SLOW unsigned int cutap_slow_cuMemcpy2DAsync_v2(void *pCopy, void *hStream)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cuMemcpy2DAsync_v2], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *))cutap_fn)(pCopy, hStream);
     uint64_t cutap_w[2] = {(uint64_t)(uintptr_t)pCopy, (uint64_t)(uintptr_t)hStream};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cuMemcpy2DAsync_v2, cutap_w, thunk_cuMemcpy2DAsync_v2);
 }
@@ -4842,11 +3639,8 @@ static uint64_t thunk_cuMemcpy2DAsync_v2_ptsz(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1]);
 }
-CUTAP_EXPORT unsigned int cuMemcpy2DAsync_v2_ptsz(void *pCopy, void *hStream)
+CUTAP_SLOW unsigned int cutap_slow_cuMemcpy2DAsync_v2_ptsz(void *pCopy, void *hStream)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cuMemcpy2DAsync_v2_ptsz], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *))cutap_fn)(pCopy, hStream);
     uint64_t cutap_w[2] = {(uint64_t)(uintptr_t)pCopy, (uint64_t)(uintptr_t)hStream};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cuMemcpy2DAsync_v2_ptsz, cutap_w, thunk_cuMemcpy2DAsync_v2_ptsz);
 }
@@ -4854,11 +3648,8 @@ static uint64_t thunk_cuMemcpy2DUnaligned(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *))fn)((void *)(uintptr_t)a[0]);
 }
-CUTAP_EXPORT unsigned int cuMemcpy2DUnaligned(void *pCopy)
+CUTAP_SLOW unsigned int cutap_slow_cuMemcpy2DUnaligned(void *pCopy)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cuMemcpy2DUnaligned], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *))cutap_fn)(pCopy);
     uint64_t cutap_w[1] = {(uint64_t)(uintptr_t)pCopy};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cuMemcpy2DUnaligned, cutap_w, thunk_cuMemcpy2DUnaligned);
 }
@@ -4866,11 +3657,8 @@ static uint64_t thunk_cuMemcpy2DUnaligned_v2(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *))fn)((void *)(uintptr_t)a[0]);
 }
-CUTAP_EXPORT unsigned int cuMemcpy2DUnaligned_v2(void *pCopy)
+CUTAP_SLOW unsigned int cutap_slow_cuMemcpy2DUnaligned_v2(void *pCopy)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cuMemcpy2DUnaligned_v2], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *))cutap_fn)(pCopy);
     uint64_t cutap_w[1] = {(uint64_t)(uintptr_t)pCopy};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cuMemcpy2DUnaligned_v2, cutap_w, thunk_cuMemcpy2DUnaligned_v2);
 }
@@ -4878,11 +3666,8 @@ static uint64_t thunk_cuMemcpy2DUnaligned_v2_ptds(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *))fn)((void *)(uintptr_t)a[0]);
 }
-CUTAP_EXPORT unsigned int cuMemcpy2DUnaligned_v2_ptds(void *pCopy)
+CUTAP_SLOW unsigned int cutap_slow_cuMemcpy2DUnaligned_v2_ptds(void *pCopy)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cuMemcpy2DUnaligned_v2_ptds], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *))cutap_fn)(pCopy);
     uint64_t cutap_w[1] = {(uint64_t)(uintptr_t)pCopy};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cuMemcpy2DUnaligned_v2_ptds, cutap_w, thunk_cuMemcpy2DUnaligned_v2_ptds);
 }
@@ -4890,11 +3675,8 @@ static uint64_t thunk_cuMemcpy2D_v2(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *))fn)((void *)(uintptr_t)a[0]);
 }
-CUTAP_EXPORT unsigned int cuMemcpy2D_v2(void *pCopy)
+CUTAP_SLOW unsigned int cutap_slow_cuMemcpy2D_v2(void *pCopy)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cuMemcpy2D_v2], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *))cutap_fn)(pCopy);
     uint64_t cutap_w[1] = {(uint64_t)(uintptr_t)pCopy};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cuMemcpy2D_v2, cutap_w, thunk_cuMemcpy2D_v2);
 }
@@ -4902,11 +3684,8 @@ static uint64_t thunk_cuMemcpy2D_v2_ptds(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *))fn)((void *)(uintptr_t)a[0]);
 }
-CUTAP_EXPORT unsigned int cuMemcpy2D_v2_ptds(void *pCopy)
+CUTAP_SLOW unsigned int cutap_slow_cuMemcpy2D_v2_ptds(void *pCopy)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cuMemcpy2D_v2_ptds], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *))cutap_fn)(pCopy);
     uint64_t cutap_w[1] = {(uint64_t)(uintptr_t)pCopy};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cuMemcpy2D_v2_ptds, cutap_w, thunk_cuMemcpy2D_v2_ptds);
 }
@@ -4914,11 +3693,8 @@ static uint64_t thunk_cuMemcpy3D(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *))fn)((void *)(uintptr_t)a[0]);
 }
-CUTAP_EXPORT unsigned int cuMemcpy3D(void *pCopy)
+CUTAP_SLOW unsigned int cutap_slow_cuMemcpy3D(void *pCopy)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cuMemcpy3D], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *))cutap_fn)(pCopy);
     uint64_t cutap_w[1] = {(uint64_t)(uintptr_t)pCopy};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cuMemcpy3D, cutap_w, thunk_cuMemcpy3D);
 }
@@ -4926,11 +3702,8 @@ static uint64_t thunk_cuMemcpy3DAsync(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1]);
 }
-CUTAP_EXPORT unsigned int cuMemcpy3DAsync(void *pCopy, void *hStream)
+CUTAP_SLOW unsigned int cutap_slow_cuMemcpy3DAsync(void *pCopy, void *hStream)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cuMemcpy3DAsync], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *))cutap_fn)(pCopy, hStream);
     uint64_t cutap_w[2] = {(uint64_t)(uintptr_t)pCopy, (uint64_t)(uintptr_t)hStream};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cuMemcpy3DAsync, cutap_w, thunk_cuMemcpy3DAsync);
 }
@@ -4938,11 +3711,8 @@ static uint64_t thunk_cuMemcpy3DAsync_v2(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1]);
 }
-CUTAP_EXPORT unsigned int cuMemcpy3DAsync_v2(void *pCopy, void *hStream)
+CUTAP_SLOW unsigned int cutap_slow_cuMemcpy3DAsync_v2(void *pCopy, void *hStream)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cuMemcpy3DAsync_v2], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *))cutap_fn)(pCopy, hStream);
     uint64_t cutap_w[2] = {(uint64_t)(uintptr_t)pCopy, (uint64_t)(uintptr_t)hStream};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cuMemcpy3DAsync_v2, cutap_w, thunk_cuMemcpy3DAsync_v2);
 }
@@ -4950,11 +3720,8 @@ static uint64_t thunk_cuMemcpy3DAsync_v2_ptsz(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1]);
 }
-CUTAP_EXPORT unsigned int cuMemcpy3DAsync_v2_ptsz(void *pCopy, void *hStream)
+CUTAP_SLOW unsigned int cutap_slow_cuMemcpy3DAsync_v2_ptsz(void *pCopy, void *hStream)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cuMemcpy3DAsync_v2_ptsz], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *))cutap_fn)(pCopy, hStream);
     uint64_t cutap_w[2] = {(uint64_t)(uintptr_t)pCopy, (uint64_t)(uintptr_t)hStream};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cuMemcpy3DAsync_v2_ptsz, cutap_w, thunk_cuMemcpy3DAsync_v2_ptsz);
 }
@@ -4962,11 +3729,8 @@ static uint64_t thunk_cuMemcpy3DBatchAsync(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(unsigned long, void *, void *, unsigned long long, void *))fn)((unsigned long)a[0], (void *)(uintptr_t)a[1], (void *)(uintptr_t)a[2], (unsigned long long)a[3], (void *)(uintptr_t)a[4]);
 }
-CUTAP_EXPORT unsigned int cuMemcpy3DBatchAsync(unsigned long numOps, void *opList, void *failIdx, unsigned long long flags, void *hStream)
+CUTAP_SLOW unsigned int cutap_slow_cuMemcpy3DBatchAsync(unsigned long numOps, void *opList, void *failIdx, unsigned long long flags, void *hStream)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cuMemcpy3DBatchAsync], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(unsigned long, void *, void *, unsigned long long, void *))cutap_fn)(numOps, opList, failIdx, flags, hStream);
     uint64_t cutap_w[5] = {(uint64_t)numOps, (uint64_t)(uintptr_t)opList, (uint64_t)(uintptr_t)failIdx, (uint64_t)flags, (uint64_t)(uintptr_t)hStream};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cuMemcpy3DBatchAsync, cutap_w, thunk_cuMemcpy3DBatchAsync);
 }
@@ -4974,11 +3738,8 @@ static uint64_t thunk_cuMemcpy3DBatchAsync_ptsz(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(unsigned long, void *, void *, unsigned long long, void *))fn)((unsigned long)a[0], (void *)(uintptr_t)a[1], (void *)(uintptr_t)a[2], (unsigned long long)a[3], (void *)(uintptr_t)a[4]);
 }
-CUTAP_EXPORT unsigned int cuMemcpy3DBatchAsync_ptsz(unsigned long numOps, void *opList, void *failIdx, unsigned long long flags, void *hStream)
+CUTAP_SLOW unsigned int cutap_slow_cuMemcpy3DBatchAsync_ptsz(unsigned long numOps, void *opList, void *failIdx, unsigned long long flags, void *hStream)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cuMemcpy3DBatchAsync_ptsz], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(unsigned long, void *, void *, unsigned long long, void *))cutap_fn)(numOps, opList, failIdx, flags, hStream);
     uint64_t cutap_w[5] = {(uint64_t)numOps, (uint64_t)(uintptr_t)opList, (uint64_t)(uintptr_t)failIdx, (uint64_t)flags, (uint64_t)(uintptr_t)hStream};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cuMemcpy3DBatchAsync_ptsz, cutap_w, thunk_cuMemcpy3DBatchAsync_ptsz);
 }
@@ -4986,11 +3747,8 @@ static uint64_t thunk_cuMemcpy3DBatchAsync_v2(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(unsigned long, void *, unsigned long long, void *))fn)((unsigned long)a[0], (void *)(uintptr_t)a[1], (unsigned long long)a[2], (void *)(uintptr_t)a[3]);
 }
-CUTAP_EXPORT unsigned int cuMemcpy3DBatchAsync_v2(unsigned long numOps, void *opList, unsigned long long flags, void *hStream)
+CUTAP_SLOW unsigned int cutap_slow_cuMemcpy3DBatchAsync_v2(unsigned long numOps, void *opList, unsigned long long flags, void *hStream)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cuMemcpy3DBatchAsync_v2], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(unsigned long, void *, unsigned long long, void *))cutap_fn)(numOps, opList, flags, hStream);
     uint64_t cutap_w[4] = {(uint64_t)numOps, (uint64_t)(uintptr_t)opList, (uint64_t)flags, (uint64_t)(uintptr_t)hStream};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cuMemcpy3DBatchAsync_v2, cutap_w, thunk_cuMemcpy3DBatchAsync_v2);
 }
@@ -4998,11 +3756,8 @@ static uint64_t thunk_cuMemcpy3DBatchAsync_v2_ptsz(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(unsigned long, void *, unsigned long long, void *))fn)((unsigned long)a[0], (void *)(uintptr_t)a[1], (unsigned long long)a[2], (void *)(uintptr_t)a[3]);
 }
-CUTAP_EXPORT unsigned int cuMemcpy3DBatchAsync_v2_ptsz(unsigned long numOps, void *opList, unsigned long long flags, void *hStream)
+CUTAP_SLOW unsigned int cutap_slow_cuMemcpy3DBatchAsync_v2_ptsz(unsigned long numOps, void *opList, unsigned long long flags, void *hStream)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cuMemcpy3DBatchAsync_v2_ptsz], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(unsigned long, void *, unsigned long long, void *))cutap_fn)(numOps, opList, flags, hStream);
     uint64_t cutap_w[4] = {(uint64_t)numOps, (uint64_t)(uintptr_t)opList, (uint64_t)flags, (uint64_t)(uintptr_t)hStream};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cuMemcpy3DBatchAsync_v2_ptsz, cutap_w, thunk_cuMemcpy3DBatchAsync_v2_ptsz);
 }
@@ -5010,11 +3765,8 @@ static uint64_t thunk_cuMemcpy3DPeer(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *))fn)((void *)(uintptr_t)a[0]);
 }
-CUTAP_EXPORT unsigned int cuMemcpy3DPeer(void *pCopy)
+CUTAP_SLOW unsigned int cutap_slow_cuMemcpy3DPeer(void *pCopy)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cuMemcpy3DPeer], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *))cutap_fn)(pCopy);
     uint64_t cutap_w[1] = {(uint64_t)(uintptr_t)pCopy};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cuMemcpy3DPeer, cutap_w, thunk_cuMemcpy3DPeer);
 }
@@ -5022,11 +3774,8 @@ static uint64_t thunk_cuMemcpy3DPeerAsync(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1]);
 }
-CUTAP_EXPORT unsigned int cuMemcpy3DPeerAsync(void *pCopy, void *hStream)
+CUTAP_SLOW unsigned int cutap_slow_cuMemcpy3DPeerAsync(void *pCopy, void *hStream)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cuMemcpy3DPeerAsync], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *))cutap_fn)(pCopy, hStream);
     uint64_t cutap_w[2] = {(uint64_t)(uintptr_t)pCopy, (uint64_t)(uintptr_t)hStream};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cuMemcpy3DPeerAsync, cutap_w, thunk_cuMemcpy3DPeerAsync);
 }
@@ -5034,11 +3783,8 @@ static uint64_t thunk_cuMemcpy3DPeerAsync_ptsz(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1]);
 }
-CUTAP_EXPORT unsigned int cuMemcpy3DPeerAsync_ptsz(void *pCopy, void *hStream)
+CUTAP_SLOW unsigned int cutap_slow_cuMemcpy3DPeerAsync_ptsz(void *pCopy, void *hStream)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cuMemcpy3DPeerAsync_ptsz], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *))cutap_fn)(pCopy, hStream);
     uint64_t cutap_w[2] = {(uint64_t)(uintptr_t)pCopy, (uint64_t)(uintptr_t)hStream};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cuMemcpy3DPeerAsync_ptsz, cutap_w, thunk_cuMemcpy3DPeerAsync_ptsz);
 }
@@ -5046,11 +3792,8 @@ static uint64_t thunk_cuMemcpy3DPeer_ptds(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *))fn)((void *)(uintptr_t)a[0]);
 }
-CUTAP_EXPORT unsigned int cuMemcpy3DPeer_ptds(void *pCopy)
+CUTAP_SLOW unsigned int cutap_slow_cuMemcpy3DPeer_ptds(void *pCopy)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cuMemcpy3DPeer_ptds], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *))cutap_fn)(pCopy);
     uint64_t cutap_w[1] = {(uint64_t)(uintptr_t)pCopy};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cuMemcpy3DPeer_ptds, cutap_w, thunk_cuMemcpy3DPeer_ptds);
 }
@@ -5058,11 +3801,8 @@ static uint64_t thunk_cuMemcpy3D_v2(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *))fn)((void *)(uintptr_t)a[0]);
 }
-CUTAP_EXPORT unsigned int cuMemcpy3D_v2(void *pCopy)
+CUTAP_SLOW unsigned int cutap_slow_cuMemcpy3D_v2(void *pCopy)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cuMemcpy3D_v2], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *))cutap_fn)(pCopy);
     uint64_t cutap_w[1] = {(uint64_t)(uintptr_t)pCopy};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cuMemcpy3D_v2, cutap_w, thunk_cuMemcpy3D_v2);
 }
@@ -5070,11 +3810,8 @@ static uint64_t thunk_cuMemcpy3D_v2_ptds(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *))fn)((void *)(uintptr_t)a[0]);
 }
-CUTAP_EXPORT unsigned int cuMemcpy3D_v2_ptds(void *pCopy)
+CUTAP_SLOW unsigned int cutap_slow_cuMemcpy3D_v2_ptds(void *pCopy)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cuMemcpy3D_v2_ptds], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *))cutap_fn)(pCopy);
     uint64_t cutap_w[1] = {(uint64_t)(uintptr_t)pCopy};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cuMemcpy3D_v2_ptds, cutap_w, thunk_cuMemcpy3D_v2_ptds);
 }
@@ -5082,11 +3819,8 @@ static uint64_t thunk_cuMemcpyAsync(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(unsigned long long, unsigned long long, unsigned long, void *))fn)((unsigned long long)a[0], (unsigned long long)a[1], (unsigned long)a[2], (void *)(uintptr_t)a[3]);
 }
-CUTAP_EXPORT unsigned int cuMemcpyAsync(unsigned long long dst, unsigned long long src, unsigned long ByteCount, void *hStream)
+CUTAP_SLOW unsigned int cutap_slow_cuMemcpyAsync(unsigned long long dst, unsigned long long src, unsigned long ByteCount, void *hStream)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cuMemcpyAsync], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(unsigned long long, unsigned long long, unsigned long, void *))cutap_fn)(dst, src, ByteCount, hStream);
     uint64_t cutap_w[4] = {(uint64_t)dst, (uint64_t)src, (uint64_t)ByteCount, (uint64_t)(uintptr_t)hStream};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cuMemcpyAsync, cutap_w, thunk_cuMemcpyAsync);
 }
@@ -5094,11 +3828,8 @@ static uint64_t thunk_cuMemcpyAsync_ptsz(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(unsigned long long, unsigned long long, unsigned long, void *))fn)((unsigned long long)a[0], (unsigned long long)a[1], (unsigned long)a[2], (void *)(uintptr_t)a[3]);
 }
-CUTAP_EXPORT unsigned int cuMemcpyAsync_ptsz(unsigned long long dst, unsigned long long src, unsigned long ByteCount, void *hStream)
+CUTAP_SLOW unsigned int cutap_slow_cuMemcpyAsync_ptsz(unsigned long long dst, unsigned long long src, unsigned long ByteCount, void *hStream)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cuMemcpyAsync_ptsz], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(unsigned long long, unsigned long long, unsigned long, void *))cutap_fn)(dst, src, ByteCount, hStream);
     uint64_t cutap_w[4] = {(uint64_t)dst, (uint64_t)src, (uint64_t)ByteCount, (uint64_t)(uintptr_t)hStream};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cuMemcpyAsync_ptsz, cutap_w, thunk_cuMemcpyAsync_ptsz);
 }
@@ -5106,11 +3837,8 @@ static uint64_t thunk_cuMemcpyAtoA(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, void *, unsigned int, unsigned int))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (void *)(uintptr_t)a[2], (unsigned int)a[3], (unsigned int)a[4]);
 }
-CUTAP_EXPORT unsigned int cuMemcpyAtoA(void *dstArray, unsigned int dstOffset, void *srcArray, unsigned int srcOffset, unsigned int ByteCount)
+CUTAP_SLOW unsigned int cutap_slow_cuMemcpyAtoA(void *dstArray, unsigned int dstOffset, void *srcArray, unsigned int srcOffset, unsigned int ByteCount)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cuMemcpyAtoA], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, void *, unsigned int, unsigned int))cutap_fn)(dstArray, dstOffset, srcArray, srcOffset, ByteCount);
     uint64_t cutap_w[5] = {(uint64_t)(uintptr_t)dstArray, (uint64_t)dstOffset, (uint64_t)(uintptr_t)srcArray, (uint64_t)srcOffset, (uint64_t)ByteCount};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cuMemcpyAtoA, cutap_w, thunk_cuMemcpyAtoA);
 }
@@ -5118,11 +3846,8 @@ static uint64_t thunk_cuMemcpyAtoA_v2(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned long, void *, unsigned long, unsigned long))fn)((void *)(uintptr_t)a[0], (unsigned long)a[1], (void *)(uintptr_t)a[2], (unsigned long)a[3], (unsigned long)a[4]);
 }
-CUTAP_EXPORT unsigned int cuMemcpyAtoA_v2(void *dstArray, unsigned long dstOffset, void *srcArray, unsigned long srcOffset, unsigned long ByteCount)
+CUTAP_SLOW unsigned int cutap_slow_cuMemcpyAtoA_v2(void *dstArray, unsigned long dstOffset, void *srcArray, unsigned long srcOffset, unsigned long ByteCount)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cuMemcpyAtoA_v2], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned long, void *, unsigned long, unsigned long))cutap_fn)(dstArray, dstOffset, srcArray, srcOffset, ByteCount);
     uint64_t cutap_w[5] = {(uint64_t)(uintptr_t)dstArray, (uint64_t)dstOffset, (uint64_t)(uintptr_t)srcArray, (uint64_t)srcOffset, (uint64_t)ByteCount};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cuMemcpyAtoA_v2, cutap_w, thunk_cuMemcpyAtoA_v2);
 }
@@ -5130,11 +3855,8 @@ static uint64_t thunk_cuMemcpyAtoA_v2_ptds(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned long, void *, unsigned long, unsigned long))fn)((void *)(uintptr_t)a[0], (unsigned long)a[1], (void *)(uintptr_t)a[2], (unsigned long)a[3], (unsigned long)a[4]);
 }
-CUTAP_EXPORT unsigned int cuMemcpyAtoA_v2_ptds(void *dstArray, unsigned long dstOffset, void *srcArray, unsigned long srcOffset, unsigned long ByteCount)
+CUTAP_SLOW unsigned int cutap_slow_cuMemcpyAtoA_v2_ptds(void *dstArray, unsigned long dstOffset, void *srcArray, unsigned long srcOffset, unsigned long ByteCount)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cuMemcpyAtoA_v2_ptds], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned long, void *, unsigned long, unsigned long))cutap_fn)(dstArray, dstOffset, srcArray, srcOffset, ByteCount);
     uint64_t cutap_w[5] = {(uint64_t)(uintptr_t)dstArray, (uint64_t)dstOffset, (uint64_t)(uintptr_t)srcArray, (uint64_t)srcOffset, (uint64_t)ByteCount};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cuMemcpyAtoA_v2_ptds, cutap_w, thunk_cuMemcpyAtoA_v2_ptds);
 }
@@ -5142,11 +3864,8 @@ static uint64_t thunk_cuMemcpyAtoD(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(unsigned int, void *, unsigned int, unsigned int))fn)((unsigned int)a[0], (void *)(uintptr_t)a[1], (unsigned int)a[2], (unsigned int)a[3]);
 }
-CUTAP_EXPORT unsigned int cuMemcpyAtoD(unsigned int dstDevice, void *srcArray, unsigned int srcOffset, unsigned int ByteCount)
+CUTAP_SLOW unsigned int cutap_slow_cuMemcpyAtoD(unsigned int dstDevice, void *srcArray, unsigned int srcOffset, unsigned int ByteCount)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cuMemcpyAtoD], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(unsigned int, void *, unsigned int, unsigned int))cutap_fn)(dstDevice, srcArray, srcOffset, ByteCount);
     uint64_t cutap_w[4] = {(uint64_t)dstDevice, (uint64_t)(uintptr_t)srcArray, (uint64_t)srcOffset, (uint64_t)ByteCount};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cuMemcpyAtoD, cutap_w, thunk_cuMemcpyAtoD);
 }
@@ -5154,11 +3873,8 @@ static uint64_t thunk_cuMemcpyAtoD_v2(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(unsigned long long, void *, unsigned long, unsigned long))fn)((unsigned long long)a[0], (void *)(uintptr_t)a[1], (unsigned long)a[2], (unsigned long)a[3]);
 }
-CUTAP_EXPORT unsigned int cuMemcpyAtoD_v2(unsigned long long dstDevice, void *srcArray, unsigned long srcOffset, unsigned long ByteCount)
+CUTAP_SLOW unsigned int cutap_slow_cuMemcpyAtoD_v2(unsigned long long dstDevice, void *srcArray, unsigned long srcOffset, unsigned long ByteCount)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cuMemcpyAtoD_v2], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(unsigned long long, void *, unsigned long, unsigned long))cutap_fn)(dstDevice, srcArray, srcOffset, ByteCount);
     uint64_t cutap_w[4] = {(uint64_t)dstDevice, (uint64_t)(uintptr_t)srcArray, (uint64_t)srcOffset, (uint64_t)ByteCount};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cuMemcpyAtoD_v2, cutap_w, thunk_cuMemcpyAtoD_v2);
 }
@@ -5166,11 +3882,8 @@ static uint64_t thunk_cuMemcpyAtoD_v2_ptds(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(unsigned long long, void *, unsigned long, unsigned long))fn)((unsigned long long)a[0], (void *)(uintptr_t)a[1], (unsigned long)a[2], (unsigned long)a[3]);
 }
-CUTAP_EXPORT unsigned int cuMemcpyAtoD_v2_ptds(unsigned long long dstDevice, void *srcArray, unsigned long srcOffset, unsigned long ByteCount)
+CUTAP_SLOW unsigned int cutap_slow_cuMemcpyAtoD_v2_ptds(unsigned long long dstDevice, void *srcArray, unsigned long srcOffset, unsigned long ByteCount)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cuMemcpyAtoD_v2_ptds], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(unsigned long long, void *, unsigned long, unsigned long))cutap_fn)(dstDevice, srcArray, srcOffset, ByteCount);
     uint64_t cutap_w[4] = {(uint64_t)dstDevice, (uint64_t)(uintptr_t)srcArray, (uint64_t)srcOffset, (uint64_t)ByteCount};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cuMemcpyAtoD_v2_ptds, cutap_w, thunk_cuMemcpyAtoD_v2_ptds);
 }
@@ -5178,11 +3891,8 @@ static uint64_t thunk_cuMemcpyAtoH(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *, unsigned int, unsigned int))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1], (unsigned int)a[2], (unsigned int)a[3]);
 }
-CUTAP_EXPORT unsigned int cuMemcpyAtoH(void *dstHost, void *srcArray, unsigned int srcOffset, unsigned int ByteCount)
+CUTAP_SLOW unsigned int cutap_slow_cuMemcpyAtoH(void *dstHost, void *srcArray, unsigned int srcOffset, unsigned int ByteCount)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cuMemcpyAtoH], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *, unsigned int, unsigned int))cutap_fn)(dstHost, srcArray, srcOffset, ByteCount);
     uint64_t cutap_w[4] = {(uint64_t)(uintptr_t)dstHost, (uint64_t)(uintptr_t)srcArray, (uint64_t)srcOffset, (uint64_t)ByteCount};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cuMemcpyAtoH, cutap_w, thunk_cuMemcpyAtoH);
 }
@@ -5190,11 +3900,8 @@ static uint64_t thunk_cuMemcpyAtoHAsync(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *, unsigned int, unsigned int, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1], (unsigned int)a[2], (unsigned int)a[3], (void *)(uintptr_t)a[4]);
 }
-CUTAP_EXPORT unsigned int cuMemcpyAtoHAsync(void *dstHost, void *srcArray, unsigned int srcOffset, unsigned int ByteCount, void *hStream)
+CUTAP_SLOW unsigned int cutap_slow_cuMemcpyAtoHAsync(void *dstHost, void *srcArray, unsigned int srcOffset, unsigned int ByteCount, void *hStream)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cuMemcpyAtoHAsync], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *, unsigned int, unsigned int, void *))cutap_fn)(dstHost, srcArray, srcOffset, ByteCount, hStream);
     uint64_t cutap_w[5] = {(uint64_t)(uintptr_t)dstHost, (uint64_t)(uintptr_t)srcArray, (uint64_t)srcOffset, (uint64_t)ByteCount, (uint64_t)(uintptr_t)hStream};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cuMemcpyAtoHAsync, cutap_w, thunk_cuMemcpyAtoHAsync);
 }
@@ -5202,11 +3909,8 @@ static uint64_t thunk_cuMemcpyAtoHAsync_v2(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *, unsigned long, unsigned long, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1], (unsigned long)a[2], (unsigned long)a[3], (void *)(uintptr_t)a[4]);
 }
-CUTAP_EXPORT unsigned int cuMemcpyAtoHAsync_v2(void *dstHost, void *srcArray, unsigned long srcOffset, unsigned long ByteCount, void *hStream)
+CUTAP_SLOW unsigned int cutap_slow_cuMemcpyAtoHAsync_v2(void *dstHost, void *srcArray, unsigned long srcOffset, unsigned long ByteCount, void *hStream)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cuMemcpyAtoHAsync_v2], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *, unsigned long, unsigned long, void *))cutap_fn)(dstHost, srcArray, srcOffset, ByteCount, hStream);
     uint64_t cutap_w[5] = {(uint64_t)(uintptr_t)dstHost, (uint64_t)(uintptr_t)srcArray, (uint64_t)srcOffset, (uint64_t)ByteCount, (uint64_t)(uintptr_t)hStream};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cuMemcpyAtoHAsync_v2, cutap_w, thunk_cuMemcpyAtoHAsync_v2);
 }
@@ -5214,11 +3918,8 @@ static uint64_t thunk_cuMemcpyAtoHAsync_v2_ptsz(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *, unsigned long, unsigned long, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1], (unsigned long)a[2], (unsigned long)a[3], (void *)(uintptr_t)a[4]);
 }
-CUTAP_EXPORT unsigned int cuMemcpyAtoHAsync_v2_ptsz(void *dstHost, void *srcArray, unsigned long srcOffset, unsigned long ByteCount, void *hStream)
+CUTAP_SLOW unsigned int cutap_slow_cuMemcpyAtoHAsync_v2_ptsz(void *dstHost, void *srcArray, unsigned long srcOffset, unsigned long ByteCount, void *hStream)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cuMemcpyAtoHAsync_v2_ptsz], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *, unsigned long, unsigned long, void *))cutap_fn)(dstHost, srcArray, srcOffset, ByteCount, hStream);
     uint64_t cutap_w[5] = {(uint64_t)(uintptr_t)dstHost, (uint64_t)(uintptr_t)srcArray, (uint64_t)srcOffset, (uint64_t)ByteCount, (uint64_t)(uintptr_t)hStream};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cuMemcpyAtoHAsync_v2_ptsz, cutap_w, thunk_cuMemcpyAtoHAsync_v2_ptsz);
 }
@@ -5226,11 +3927,8 @@ static uint64_t thunk_cuMemcpyAtoH_v2(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *, unsigned long, unsigned long))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1], (unsigned long)a[2], (unsigned long)a[3]);
 }
-CUTAP_EXPORT unsigned int cuMemcpyAtoH_v2(void *dstHost, void *srcArray, unsigned long srcOffset, unsigned long ByteCount)
+CUTAP_SLOW unsigned int cutap_slow_cuMemcpyAtoH_v2(void *dstHost, void *srcArray, unsigned long srcOffset, unsigned long ByteCount)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cuMemcpyAtoH_v2], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *, unsigned long, unsigned long))cutap_fn)(dstHost, srcArray, srcOffset, ByteCount);
     uint64_t cutap_w[4] = {(uint64_t)(uintptr_t)dstHost, (uint64_t)(uintptr_t)srcArray, (uint64_t)srcOffset, (uint64_t)ByteCount};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cuMemcpyAtoH_v2, cutap_w, thunk_cuMemcpyAtoH_v2);
 }
@@ -5238,11 +3936,8 @@ static uint64_t thunk_cuMemcpyAtoH_v2_ptds(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *, unsigned long, unsigned long))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1], (unsigned long)a[2], (unsigned long)a[3]);
 }
-CUTAP_EXPORT unsigned int cuMemcpyAtoH_v2_ptds(void *dstHost, void *srcArray, unsigned long srcOffset, unsigned long ByteCount)
+CUTAP_SLOW unsigned int cutap_slow_cuMemcpyAtoH_v2_ptds(void *dstHost, void *srcArray, unsigned long srcOffset, unsigned long ByteCount)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cuMemcpyAtoH_v2_ptds], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *, unsigned long, unsigned long))cutap_fn)(dstHost, srcArray, srcOffset, ByteCount);
     uint64_t cutap_w[4] = {(uint64_t)(uintptr_t)dstHost, (uint64_t)(uintptr_t)srcArray, (uint64_t)srcOffset, (uint64_t)ByteCount};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cuMemcpyAtoH_v2_ptds, cutap_w, thunk_cuMemcpyAtoH_v2_ptds);
 }
@@ -5250,11 +3945,8 @@ static uint64_t thunk_cuMemcpyBatchAsync(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *, void *, unsigned long, void *, void *, unsigned long, void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1], (void *)(uintptr_t)a[2], (unsigned long)a[3], (void *)(uintptr_t)a[4], (void *)(uintptr_t)a[5], (unsigned long)a[6], (void *)(uintptr_t)a[7], (void *)(uintptr_t)a[8]);
 }
-CUTAP_EXPORT unsigned int cuMemcpyBatchAsync(void *dsts, void *srcs, void *sizes, unsigned long count, void *attrs, void *attrsIdxs, unsigned long numAttrs, void *failIdx, void *hStream)
+CUTAP_SLOW unsigned int cutap_slow_cuMemcpyBatchAsync(void *dsts, void *srcs, void *sizes, unsigned long count, void *attrs, void *attrsIdxs, unsigned long numAttrs, void *failIdx, void *hStream)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cuMemcpyBatchAsync], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *, void *, unsigned long, void *, void *, unsigned long, void *, void *))cutap_fn)(dsts, srcs, sizes, count, attrs, attrsIdxs, numAttrs, failIdx, hStream);
     uint64_t cutap_w[9] = {(uint64_t)(uintptr_t)dsts, (uint64_t)(uintptr_t)srcs, (uint64_t)(uintptr_t)sizes, (uint64_t)count, (uint64_t)(uintptr_t)attrs, (uint64_t)(uintptr_t)attrsIdxs, (uint64_t)numAttrs, (uint64_t)(uintptr_t)failIdx, (uint64_t)(uintptr_t)hStream};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cuMemcpyBatchAsync, cutap_w, thunk_cuMemcpyBatchAsync);
 }
@@ -5262,11 +3954,8 @@ static uint64_t thunk_cuMemcpyBatchAsync_ptsz(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *, void *, unsigned long, void *, void *, unsigned long, void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1], (void *)(uintptr_t)a[2], (unsigned long)a[3], (void *)(uintptr_t)a[4], (void *)(uintptr_t)a[5], (unsigned long)a[6], (void *)(uintptr_t)a[7], (void *)(uintptr_t)a[8]);
 }
-CUTAP_EXPORT unsigned int cuMemcpyBatchAsync_ptsz(void *dsts, void *srcs, void *sizes, unsigned long count, void *attrs, void *attrsIdxs, unsigned long numAttrs, void *failIdx, void *hStream)
+CUTAP_SLOW unsigned int cutap_slow_cuMemcpyBatchAsync_ptsz(void *dsts, void *srcs, void *sizes, unsigned long count, void *attrs, void *attrsIdxs, unsigned long numAttrs, void *failIdx, void *hStream)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cuMemcpyBatchAsync_ptsz], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *, void *, unsigned long, void *, void *, unsigned long, void *, void *))cutap_fn)(dsts, srcs, sizes, count, attrs, attrsIdxs, numAttrs, failIdx, hStream);
     uint64_t cutap_w[9] = {(uint64_t)(uintptr_t)dsts, (uint64_t)(uintptr_t)srcs, (uint64_t)(uintptr_t)sizes, (uint64_t)count, (uint64_t)(uintptr_t)attrs, (uint64_t)(uintptr_t)attrsIdxs, (uint64_t)numAttrs, (uint64_t)(uintptr_t)failIdx, (uint64_t)(uintptr_t)hStream};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cuMemcpyBatchAsync_ptsz, cutap_w, thunk_cuMemcpyBatchAsync_ptsz);
 }
@@ -5274,11 +3963,8 @@ static uint64_t thunk_cuMemcpyBatchAsync_v2(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *, void *, unsigned long, void *, void *, unsigned long, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1], (void *)(uintptr_t)a[2], (unsigned long)a[3], (void *)(uintptr_t)a[4], (void *)(uintptr_t)a[5], (unsigned long)a[6], (void *)(uintptr_t)a[7]);
 }
-CUTAP_EXPORT unsigned int cuMemcpyBatchAsync_v2(void *dsts, void *srcs, void *sizes, unsigned long count, void *attrs, void *attrsIdxs, unsigned long numAttrs, void *hStream)
+CUTAP_SLOW unsigned int cutap_slow_cuMemcpyBatchAsync_v2(void *dsts, void *srcs, void *sizes, unsigned long count, void *attrs, void *attrsIdxs, unsigned long numAttrs, void *hStream)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cuMemcpyBatchAsync_v2], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *, void *, unsigned long, void *, void *, unsigned long, void *))cutap_fn)(dsts, srcs, sizes, count, attrs, attrsIdxs, numAttrs, hStream);
     uint64_t cutap_w[8] = {(uint64_t)(uintptr_t)dsts, (uint64_t)(uintptr_t)srcs, (uint64_t)(uintptr_t)sizes, (uint64_t)count, (uint64_t)(uintptr_t)attrs, (uint64_t)(uintptr_t)attrsIdxs, (uint64_t)numAttrs, (uint64_t)(uintptr_t)hStream};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cuMemcpyBatchAsync_v2, cutap_w, thunk_cuMemcpyBatchAsync_v2);
 }
@@ -5286,11 +3972,8 @@ static uint64_t thunk_cuMemcpyBatchAsync_v2_ptsz(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *, void *, unsigned long, void *, void *, unsigned long, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1], (void *)(uintptr_t)a[2], (unsigned long)a[3], (void *)(uintptr_t)a[4], (void *)(uintptr_t)a[5], (unsigned long)a[6], (void *)(uintptr_t)a[7]);
 }
-CUTAP_EXPORT unsigned int cuMemcpyBatchAsync_v2_ptsz(void *dsts, void *srcs, void *sizes, unsigned long count, void *attrs, void *attrsIdxs, unsigned long numAttrs, void *hStream)
+CUTAP_SLOW unsigned int cutap_slow_cuMemcpyBatchAsync_v2_ptsz(void *dsts, void *srcs, void *sizes, unsigned long count, void *attrs, void *attrsIdxs, unsigned long numAttrs, void *hStream)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cuMemcpyBatchAsync_v2_ptsz], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *, void *, unsigned long, void *, void *, unsigned long, void *))cutap_fn)(dsts, srcs, sizes, count, attrs, attrsIdxs, numAttrs, hStream);
     uint64_t cutap_w[8] = {(uint64_t)(uintptr_t)dsts, (uint64_t)(uintptr_t)srcs, (uint64_t)(uintptr_t)sizes, (uint64_t)count, (uint64_t)(uintptr_t)attrs, (uint64_t)(uintptr_t)attrsIdxs, (uint64_t)numAttrs, (uint64_t)(uintptr_t)hStream};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cuMemcpyBatchAsync_v2_ptsz, cutap_w, thunk_cuMemcpyBatchAsync_v2_ptsz);
 }
@@ -5298,11 +3981,8 @@ static uint64_t thunk_cuMemcpyDtoA(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, unsigned int, unsigned int))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (unsigned int)a[2], (unsigned int)a[3]);
 }
-CUTAP_EXPORT unsigned int cuMemcpyDtoA(void *dstArray, unsigned int dstOffset, unsigned int srcDevice, unsigned int ByteCount)
+CUTAP_SLOW unsigned int cutap_slow_cuMemcpyDtoA(void *dstArray, unsigned int dstOffset, unsigned int srcDevice, unsigned int ByteCount)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cuMemcpyDtoA], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, unsigned int, unsigned int))cutap_fn)(dstArray, dstOffset, srcDevice, ByteCount);
     uint64_t cutap_w[4] = {(uint64_t)(uintptr_t)dstArray, (uint64_t)dstOffset, (uint64_t)srcDevice, (uint64_t)ByteCount};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cuMemcpyDtoA, cutap_w, thunk_cuMemcpyDtoA);
 }
@@ -5310,11 +3990,8 @@ static uint64_t thunk_cuMemcpyDtoA_v2(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned long, unsigned long long, unsigned long))fn)((void *)(uintptr_t)a[0], (unsigned long)a[1], (unsigned long long)a[2], (unsigned long)a[3]);
 }
-CUTAP_EXPORT unsigned int cuMemcpyDtoA_v2(void *dstArray, unsigned long dstOffset, unsigned long long srcDevice, unsigned long ByteCount)
+CUTAP_SLOW unsigned int cutap_slow_cuMemcpyDtoA_v2(void *dstArray, unsigned long dstOffset, unsigned long long srcDevice, unsigned long ByteCount)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cuMemcpyDtoA_v2], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned long, unsigned long long, unsigned long))cutap_fn)(dstArray, dstOffset, srcDevice, ByteCount);
     uint64_t cutap_w[4] = {(uint64_t)(uintptr_t)dstArray, (uint64_t)dstOffset, (uint64_t)srcDevice, (uint64_t)ByteCount};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cuMemcpyDtoA_v2, cutap_w, thunk_cuMemcpyDtoA_v2);
 }
@@ -5322,11 +3999,8 @@ static uint64_t thunk_cuMemcpyDtoA_v2_ptds(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned long, unsigned long long, unsigned long))fn)((void *)(uintptr_t)a[0], (unsigned long)a[1], (unsigned long long)a[2], (unsigned long)a[3]);
 }
-CUTAP_EXPORT unsigned int cuMemcpyDtoA_v2_ptds(void *dstArray, unsigned long dstOffset, unsigned long long srcDevice, unsigned long ByteCount)
+CUTAP_SLOW unsigned int cutap_slow_cuMemcpyDtoA_v2_ptds(void *dstArray, unsigned long dstOffset, unsigned long long srcDevice, unsigned long ByteCount)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cuMemcpyDtoA_v2_ptds], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned long, unsigned long long, unsigned long))cutap_fn)(dstArray, dstOffset, srcDevice, ByteCount);
     uint64_t cutap_w[4] = {(uint64_t)(uintptr_t)dstArray, (uint64_t)dstOffset, (uint64_t)srcDevice, (uint64_t)ByteCount};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cuMemcpyDtoA_v2_ptds, cutap_w, thunk_cuMemcpyDtoA_v2_ptds);
 }
@@ -5334,11 +4008,8 @@ static uint64_t thunk_cuMemcpyDtoD(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(unsigned int, unsigned int, unsigned int))fn)((unsigned int)a[0], (unsigned int)a[1], (unsigned int)a[2]);
 }
-CUTAP_EXPORT unsigned int cuMemcpyDtoD(unsigned int dstDevice, unsigned int srcDevice, unsigned int ByteCount)
+CUTAP_SLOW unsigned int cutap_slow_cuMemcpyDtoD(unsigned int dstDevice, unsigned int srcDevice, unsigned int ByteCount)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cuMemcpyDtoD], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(unsigned int, unsigned int, unsigned int))cutap_fn)(dstDevice, srcDevice, ByteCount);
     uint64_t cutap_w[3] = {(uint64_t)dstDevice, (uint64_t)srcDevice, (uint64_t)ByteCount};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cuMemcpyDtoD, cutap_w, thunk_cuMemcpyDtoD);
 }
@@ -5346,11 +4017,8 @@ static uint64_t thunk_cuMemcpyDtoDAsync(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(unsigned int, unsigned int, unsigned int, void *))fn)((unsigned int)a[0], (unsigned int)a[1], (unsigned int)a[2], (void *)(uintptr_t)a[3]);
 }
-CUTAP_EXPORT unsigned int cuMemcpyDtoDAsync(unsigned int dstDevice, unsigned int srcDevice, unsigned int ByteCount, void *hStream)
+CUTAP_SLOW unsigned int cutap_slow_cuMemcpyDtoDAsync(unsigned int dstDevice, unsigned int srcDevice, unsigned int ByteCount, void *hStream)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cuMemcpyDtoDAsync], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(unsigned int, unsigned int, unsigned int, void *))cutap_fn)(dstDevice, srcDevice, ByteCount, hStream);
     uint64_t cutap_w[4] = {(uint64_t)dstDevice, (uint64_t)srcDevice, (uint64_t)ByteCount, (uint64_t)(uintptr_t)hStream};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cuMemcpyDtoDAsync, cutap_w, thunk_cuMemcpyDtoDAsync);
 }
@@ -5358,11 +4026,8 @@ static uint64_t thunk_cuMemcpyDtoDAsync_v2(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(unsigned long long, unsigned long long, unsigned long, void *))fn)((unsigned long long)a[0], (unsigned long long)a[1], (unsigned long)a[2], (void *)(uintptr_t)a[3]);
 }
-CUTAP_EXPORT unsigned int cuMemcpyDtoDAsync_v2(unsigned long long dstDevice, unsigned long long srcDevice, unsigned long ByteCount, void *hStream)
+CUTAP_SLOW unsigned int cutap_slow_cuMemcpyDtoDAsync_v2(unsigned long long dstDevice, unsigned long long srcDevice, unsigned long ByteCount, void *hStream)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cuMemcpyDtoDAsync_v2], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(unsigned long long, unsigned long long, unsigned long, void *))cutap_fn)(dstDevice, srcDevice, ByteCount, hStream);
     uint64_t cutap_w[4] = {(uint64_t)dstDevice, (uint64_t)srcDevice, (uint64_t)ByteCount, (uint64_t)(uintptr_t)hStream};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cuMemcpyDtoDAsync_v2, cutap_w, thunk_cuMemcpyDtoDAsync_v2);
 }
@@ -5370,11 +4035,8 @@ static uint64_t thunk_cuMemcpyDtoDAsync_v2_ptsz(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(unsigned long long, unsigned long long, unsigned long, void *))fn)((unsigned long long)a[0], (unsigned long long)a[1], (unsigned long)a[2], (void *)(uintptr_t)a[3]);
 }
-CUTAP_EXPORT unsigned int cuMemcpyDtoDAsync_v2_ptsz(unsigned long long dstDevice, unsigned long long srcDevice, unsigned long ByteCount, void *hStream)
+CUTAP_SLOW unsigned int cutap_slow_cuMemcpyDtoDAsync_v2_ptsz(unsigned long long dstDevice, unsigned long long srcDevice, unsigned long ByteCount, void *hStream)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cuMemcpyDtoDAsync_v2_ptsz], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(unsigned long long, unsigned long long, unsigned long, void *))cutap_fn)(dstDevice, srcDevice, ByteCount, hStream);
     uint64_t cutap_w[4] = {(uint64_t)dstDevice, (uint64_t)srcDevice, (uint64_t)ByteCount, (uint64_t)(uintptr_t)hStream};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cuMemcpyDtoDAsync_v2_ptsz, cutap_w, thunk_cuMemcpyDtoDAsync_v2_ptsz);
 }
@@ -5382,11 +4044,8 @@ static uint64_t thunk_cuMemcpyDtoD_v2(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(unsigned long long, unsigned long long, unsigned long))fn)((unsigned long long)a[0], (unsigned long long)a[1], (unsigned long)a[2]);
 }
-CUTAP_EXPORT unsigned int cuMemcpyDtoD_v2(unsigned long long dstDevice, unsigned long long srcDevice, unsigned long ByteCount)
+CUTAP_SLOW unsigned int cutap_slow_cuMemcpyDtoD_v2(unsigned long long dstDevice, unsigned long long srcDevice, unsigned long ByteCount)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cuMemcpyDtoD_v2], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(unsigned long long, unsigned long long, unsigned long))cutap_fn)(dstDevice, srcDevice, ByteCount);
     uint64_t cutap_w[3] = {(uint64_t)dstDevice, (uint64_t)srcDevice, (uint64_t)ByteCount};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cuMemcpyDtoD_v2, cutap_w, thunk_cuMemcpyDtoD_v2);
 }
@@ -5394,11 +4053,8 @@ static uint64_t thunk_cuMemcpyDtoD_v2_ptds(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(unsigned long long, unsigned long long, unsigned long))fn)((unsigned long long)a[0], (unsigned long long)a[1], (unsigned long)a[2]);
 }
-CUTAP_EXPORT unsigned int cuMemcpyDtoD_v2_ptds(unsigned long long dstDevice, unsigned long long srcDevice, unsigned long ByteCount)
+CUTAP_SLOW unsigned int cutap_slow_cuMemcpyDtoD_v2_ptds(unsigned long long dstDevice, unsigned long long srcDevice, unsigned long ByteCount)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cuMemcpyDtoD_v2_ptds], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(unsigned long long, unsigned long long, unsigned long))cutap_fn)(dstDevice, srcDevice, ByteCount);
     uint64_t cutap_w[3] = {(uint64_t)dstDevice, (uint64_t)srcDevice, (uint64_t)ByteCount};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cuMemcpyDtoD_v2_ptds, cutap_w, thunk_cuMemcpyDtoD_v2_ptds);
 }
@@ -5406,11 +4062,8 @@ static uint64_t thunk_cuMemcpyDtoH(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, unsigned int))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (unsigned int)a[2]);
 }
-CUTAP_EXPORT unsigned int cuMemcpyDtoH(void *dstHost, unsigned int srcDevice, unsigned int ByteCount)
+CUTAP_SLOW unsigned int cutap_slow_cuMemcpyDtoH(void *dstHost, unsigned int srcDevice, unsigned int ByteCount)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cuMemcpyDtoH], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, unsigned int))cutap_fn)(dstHost, srcDevice, ByteCount);
     uint64_t cutap_w[3] = {(uint64_t)(uintptr_t)dstHost, (uint64_t)srcDevice, (uint64_t)ByteCount};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cuMemcpyDtoH, cutap_w, thunk_cuMemcpyDtoH);
 }
@@ -5418,11 +4071,8 @@ static uint64_t thunk_cuMemcpyDtoHAsync(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, unsigned int, void *))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (unsigned int)a[2], (void *)(uintptr_t)a[3]);
 }
-CUTAP_EXPORT unsigned int cuMemcpyDtoHAsync(void *dstHost, unsigned int srcDevice, unsigned int ByteCount, void *hStream)
+CUTAP_SLOW unsigned int cutap_slow_cuMemcpyDtoHAsync(void *dstHost, unsigned int srcDevice, unsigned int ByteCount, void *hStream)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cuMemcpyDtoHAsync], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, unsigned int, void *))cutap_fn)(dstHost, srcDevice, ByteCount, hStream);
     uint64_t cutap_w[4] = {(uint64_t)(uintptr_t)dstHost, (uint64_t)srcDevice, (uint64_t)ByteCount, (uint64_t)(uintptr_t)hStream};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cuMemcpyDtoHAsync, cutap_w, thunk_cuMemcpyDtoHAsync);
 }
@@ -5430,11 +4080,8 @@ static uint64_t thunk_cuMemcpyDtoHAsync_v2(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned long long, unsigned long, void *))fn)((void *)(uintptr_t)a[0], (unsigned long long)a[1], (unsigned long)a[2], (void *)(uintptr_t)a[3]);
 }
-CUTAP_EXPORT unsigned int cuMemcpyDtoHAsync_v2(void *dstHost, unsigned long long srcDevice, unsigned long ByteCount, void *hStream)
+CUTAP_SLOW unsigned int cutap_slow_cuMemcpyDtoHAsync_v2(void *dstHost, unsigned long long srcDevice, unsigned long ByteCount, void *hStream)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cuMemcpyDtoHAsync_v2], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned long long, unsigned long, void *))cutap_fn)(dstHost, srcDevice, ByteCount, hStream);
     uint64_t cutap_w[4] = {(uint64_t)(uintptr_t)dstHost, (uint64_t)srcDevice, (uint64_t)ByteCount, (uint64_t)(uintptr_t)hStream};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cuMemcpyDtoHAsync_v2, cutap_w, thunk_cuMemcpyDtoHAsync_v2);
 }
@@ -5442,11 +4089,8 @@ static uint64_t thunk_cuMemcpyDtoHAsync_v2_ptsz(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned long long, unsigned long, void *))fn)((void *)(uintptr_t)a[0], (unsigned long long)a[1], (unsigned long)a[2], (void *)(uintptr_t)a[3]);
 }
-CUTAP_EXPORT unsigned int cuMemcpyDtoHAsync_v2_ptsz(void *dstHost, unsigned long long srcDevice, unsigned long ByteCount, void *hStream)
+CUTAP_SLOW unsigned int cutap_slow_cuMemcpyDtoHAsync_v2_ptsz(void *dstHost, unsigned long long srcDevice, unsigned long ByteCount, void *hStream)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cuMemcpyDtoHAsync_v2_ptsz], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned long long, unsigned long, void *))cutap_fn)(dstHost, srcDevice, ByteCount, hStream);
     uint64_t cutap_w[4] = {(uint64_t)(uintptr_t)dstHost, (uint64_t)srcDevice, (uint64_t)ByteCount, (uint64_t)(uintptr_t)hStream};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cuMemcpyDtoHAsync_v2_ptsz, cutap_w, thunk_cuMemcpyDtoHAsync_v2_ptsz);
 }
@@ -5454,11 +4098,8 @@ static uint64_t thunk_cuMemcpyDtoH_v2(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned long long, unsigned long))fn)((void *)(uintptr_t)a[0], (unsigned long long)a[1], (unsigned long)a[2]);
 }
-CUTAP_EXPORT unsigned int cuMemcpyDtoH_v2(void *dstHost, unsigned long long srcDevice, unsigned long ByteCount)
+CUTAP_SLOW unsigned int cutap_slow_cuMemcpyDtoH_v2(void *dstHost, unsigned long long srcDevice, unsigned long ByteCount)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cuMemcpyDtoH_v2], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned long long, unsigned long))cutap_fn)(dstHost, srcDevice, ByteCount);
     uint64_t cutap_w[3] = {(uint64_t)(uintptr_t)dstHost, (uint64_t)srcDevice, (uint64_t)ByteCount};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cuMemcpyDtoH_v2, cutap_w, thunk_cuMemcpyDtoH_v2);
 }
@@ -5466,11 +4107,8 @@ static uint64_t thunk_cuMemcpyDtoH_v2_ptds(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned long long, unsigned long))fn)((void *)(uintptr_t)a[0], (unsigned long long)a[1], (unsigned long)a[2]);
 }
-CUTAP_EXPORT unsigned int cuMemcpyDtoH_v2_ptds(void *dstHost, unsigned long long srcDevice, unsigned long ByteCount)
+CUTAP_SLOW unsigned int cutap_slow_cuMemcpyDtoH_v2_ptds(void *dstHost, unsigned long long srcDevice, unsigned long ByteCount)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cuMemcpyDtoH_v2_ptds], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned long long, unsigned long))cutap_fn)(dstHost, srcDevice, ByteCount);
     uint64_t cutap_w[3] = {(uint64_t)(uintptr_t)dstHost, (uint64_t)srcDevice, (uint64_t)ByteCount};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cuMemcpyDtoH_v2_ptds, cutap_w, thunk_cuMemcpyDtoH_v2_ptds);
 }
@@ -5478,11 +4116,8 @@ static uint64_t thunk_cuMemcpyHtoA(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, void *, unsigned int))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (void *)(uintptr_t)a[2], (unsigned int)a[3]);
 }
-CUTAP_EXPORT unsigned int cuMemcpyHtoA(void *dstArray, unsigned int dstOffset, void *srcHost, unsigned int ByteCount)
+CUTAP_SLOW unsigned int cutap_slow_cuMemcpyHtoA(void *dstArray, unsigned int dstOffset, void *srcHost, unsigned int ByteCount)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cuMemcpyHtoA], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, void *, unsigned int))cutap_fn)(dstArray, dstOffset, srcHost, ByteCount);
     uint64_t cutap_w[4] = {(uint64_t)(uintptr_t)dstArray, (uint64_t)dstOffset, (uint64_t)(uintptr_t)srcHost, (uint64_t)ByteCount};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cuMemcpyHtoA, cutap_w, thunk_cuMemcpyHtoA);
 }
@@ -5490,11 +4125,8 @@ static uint64_t thunk_cuMemcpyHtoAAsync(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, void *, unsigned int, void *))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (void *)(uintptr_t)a[2], (unsigned int)a[3], (void *)(uintptr_t)a[4]);
 }
-CUTAP_EXPORT unsigned int cuMemcpyHtoAAsync(void *dstArray, unsigned int dstOffset, void *srcHost, unsigned int ByteCount, void *hStream)
+CUTAP_SLOW unsigned int cutap_slow_cuMemcpyHtoAAsync(void *dstArray, unsigned int dstOffset, void *srcHost, unsigned int ByteCount, void *hStream)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cuMemcpyHtoAAsync], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, void *, unsigned int, void *))cutap_fn)(dstArray, dstOffset, srcHost, ByteCount, hStream);
     uint64_t cutap_w[5] = {(uint64_t)(uintptr_t)dstArray, (uint64_t)dstOffset, (uint64_t)(uintptr_t)srcHost, (uint64_t)ByteCount, (uint64_t)(uintptr_t)hStream};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cuMemcpyHtoAAsync, cutap_w, thunk_cuMemcpyHtoAAsync);
 }
@@ -5502,11 +4134,8 @@ static uint64_t thunk_cuMemcpyHtoAAsync_v2(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned long, void *, unsigned long, void *))fn)((void *)(uintptr_t)a[0], (unsigned long)a[1], (void *)(uintptr_t)a[2], (unsigned long)a[3], (void *)(uintptr_t)a[4]);
 }
-CUTAP_EXPORT unsigned int cuMemcpyHtoAAsync_v2(void *dstArray, unsigned long dstOffset, void *srcHost, unsigned long ByteCount, void *hStream)
+CUTAP_SLOW unsigned int cutap_slow_cuMemcpyHtoAAsync_v2(void *dstArray, unsigned long dstOffset, void *srcHost, unsigned long ByteCount, void *hStream)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cuMemcpyHtoAAsync_v2], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned long, void *, unsigned long, void *))cutap_fn)(dstArray, dstOffset, srcHost, ByteCount, hStream);
     uint64_t cutap_w[5] = {(uint64_t)(uintptr_t)dstArray, (uint64_t)dstOffset, (uint64_t)(uintptr_t)srcHost, (uint64_t)ByteCount, (uint64_t)(uintptr_t)hStream};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cuMemcpyHtoAAsync_v2, cutap_w, thunk_cuMemcpyHtoAAsync_v2);
 }
@@ -5514,11 +4143,8 @@ static uint64_t thunk_cuMemcpyHtoAAsync_v2_ptsz(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned long, void *, unsigned long, void *))fn)((void *)(uintptr_t)a[0], (unsigned long)a[1], (void *)(uintptr_t)a[2], (unsigned long)a[3], (void *)(uintptr_t)a[4]);
 }
-CUTAP_EXPORT unsigned int cuMemcpyHtoAAsync_v2_ptsz(void *dstArray, unsigned long dstOffset, void *srcHost, unsigned long ByteCount, void *hStream)
+CUTAP_SLOW unsigned int cutap_slow_cuMemcpyHtoAAsync_v2_ptsz(void *dstArray, unsigned long dstOffset, void *srcHost, unsigned long ByteCount, void *hStream)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cuMemcpyHtoAAsync_v2_ptsz], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned long, void *, unsigned long, void *))cutap_fn)(dstArray, dstOffset, srcHost, ByteCount, hStream);
     uint64_t cutap_w[5] = {(uint64_t)(uintptr_t)dstArray, (uint64_t)dstOffset, (uint64_t)(uintptr_t)srcHost, (uint64_t)ByteCount, (uint64_t)(uintptr_t)hStream};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cuMemcpyHtoAAsync_v2_ptsz, cutap_w, thunk_cuMemcpyHtoAAsync_v2_ptsz);
 }
@@ -5526,11 +4152,8 @@ static uint64_t thunk_cuMemcpyHtoA_v2(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned long, void *, unsigned long))fn)((void *)(uintptr_t)a[0], (unsigned long)a[1], (void *)(uintptr_t)a[2], (unsigned long)a[3]);
 }
-CUTAP_EXPORT unsigned int cuMemcpyHtoA_v2(void *dstArray, unsigned long dstOffset, void *srcHost, unsigned long ByteCount)
+CUTAP_SLOW unsigned int cutap_slow_cuMemcpyHtoA_v2(void *dstArray, unsigned long dstOffset, void *srcHost, unsigned long ByteCount)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cuMemcpyHtoA_v2], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned long, void *, unsigned long))cutap_fn)(dstArray, dstOffset, srcHost, ByteCount);
     uint64_t cutap_w[4] = {(uint64_t)(uintptr_t)dstArray, (uint64_t)dstOffset, (uint64_t)(uintptr_t)srcHost, (uint64_t)ByteCount};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cuMemcpyHtoA_v2, cutap_w, thunk_cuMemcpyHtoA_v2);
 }
@@ -5538,11 +4161,8 @@ static uint64_t thunk_cuMemcpyHtoA_v2_ptds(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned long, void *, unsigned long))fn)((void *)(uintptr_t)a[0], (unsigned long)a[1], (void *)(uintptr_t)a[2], (unsigned long)a[3]);
 }
-CUTAP_EXPORT unsigned int cuMemcpyHtoA_v2_ptds(void *dstArray, unsigned long dstOffset, void *srcHost, unsigned long ByteCount)
+CUTAP_SLOW unsigned int cutap_slow_cuMemcpyHtoA_v2_ptds(void *dstArray, unsigned long dstOffset, void *srcHost, unsigned long ByteCount)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cuMemcpyHtoA_v2_ptds], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned long, void *, unsigned long))cutap_fn)(dstArray, dstOffset, srcHost, ByteCount);
     uint64_t cutap_w[4] = {(uint64_t)(uintptr_t)dstArray, (uint64_t)dstOffset, (uint64_t)(uintptr_t)srcHost, (uint64_t)ByteCount};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cuMemcpyHtoA_v2_ptds, cutap_w, thunk_cuMemcpyHtoA_v2_ptds);
 }
@@ -5550,11 +4170,8 @@ static uint64_t thunk_cuMemcpyHtoD(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(unsigned int, void *, unsigned int))fn)((unsigned int)a[0], (void *)(uintptr_t)a[1], (unsigned int)a[2]);
 }
-CUTAP_EXPORT unsigned int cuMemcpyHtoD(unsigned int dstDevice, void *srcHost, unsigned int ByteCount)
+CUTAP_SLOW unsigned int cutap_slow_cuMemcpyHtoD(unsigned int dstDevice, void *srcHost, unsigned int ByteCount)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cuMemcpyHtoD], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(unsigned int, void *, unsigned int))cutap_fn)(dstDevice, srcHost, ByteCount);
     uint64_t cutap_w[3] = {(uint64_t)dstDevice, (uint64_t)(uintptr_t)srcHost, (uint64_t)ByteCount};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cuMemcpyHtoD, cutap_w, thunk_cuMemcpyHtoD);
 }
@@ -5562,11 +4179,8 @@ static uint64_t thunk_cuMemcpyHtoDAsync(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(unsigned int, void *, unsigned int, void *))fn)((unsigned int)a[0], (void *)(uintptr_t)a[1], (unsigned int)a[2], (void *)(uintptr_t)a[3]);
 }
-CUTAP_EXPORT unsigned int cuMemcpyHtoDAsync(unsigned int dstDevice, void *srcHost, unsigned int ByteCount, void *hStream)
+CUTAP_SLOW unsigned int cutap_slow_cuMemcpyHtoDAsync(unsigned int dstDevice, void *srcHost, unsigned int ByteCount, void *hStream)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cuMemcpyHtoDAsync], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(unsigned int, void *, unsigned int, void *))cutap_fn)(dstDevice, srcHost, ByteCount, hStream);
     uint64_t cutap_w[4] = {(uint64_t)dstDevice, (uint64_t)(uintptr_t)srcHost, (uint64_t)ByteCount, (uint64_t)(uintptr_t)hStream};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cuMemcpyHtoDAsync, cutap_w, thunk_cuMemcpyHtoDAsync);
 }
@@ -5574,11 +4188,8 @@ static uint64_t thunk_cuMemcpyHtoDAsync_v2(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(unsigned long long, void *, unsigned long, void *))fn)((unsigned long long)a[0], (void *)(uintptr_t)a[1], (unsigned long)a[2], (void *)(uintptr_t)a[3]);
 }
-CUTAP_EXPORT unsigned int cuMemcpyHtoDAsync_v2(unsigned long long dstDevice, void *srcHost, unsigned long ByteCount, void *hStream)
+CUTAP_SLOW unsigned int cutap_slow_cuMemcpyHtoDAsync_v2(unsigned long long dstDevice, void *srcHost, unsigned long ByteCount, void *hStream)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cuMemcpyHtoDAsync_v2], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(unsigned long long, void *, unsigned long, void *))cutap_fn)(dstDevice, srcHost, ByteCount, hStream);
     uint64_t cutap_w[4] = {(uint64_t)dstDevice, (uint64_t)(uintptr_t)srcHost, (uint64_t)ByteCount, (uint64_t)(uintptr_t)hStream};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cuMemcpyHtoDAsync_v2, cutap_w, thunk_cuMemcpyHtoDAsync_v2);
 }
@@ -5586,11 +4197,8 @@ static uint64_t thunk_cuMemcpyHtoDAsync_v2_ptsz(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(unsigned long long, void *, unsigned long, void *))fn)((unsigned long long)a[0], (void *)(uintptr_t)a[1], (unsigned long)a[2], (void *)(uintptr_t)a[3]);
 }
-CUTAP_EXPORT unsigned int cuMemcpyHtoDAsync_v2_ptsz(unsigned long long dstDevice, void *srcHost, unsigned long ByteCount, void *hStream)
+CUTAP_SLOW unsigned int cutap_slow_cuMemcpyHtoDAsync_v2_ptsz(unsigned long long dstDevice, void *srcHost, unsigned long ByteCount, void *hStream)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cuMemcpyHtoDAsync_v2_ptsz], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(unsigned long long, void *, unsigned long, void *))cutap_fn)(dstDevice, srcHost, ByteCount, hStream);
     uint64_t cutap_w[4] = {(uint64_t)dstDevice, (uint64_t)(uintptr_t)srcHost, (uint64_t)ByteCount, (uint64_t)(uintptr_t)hStream};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cuMemcpyHtoDAsync_v2_ptsz, cutap_w, thunk_cuMemcpyHtoDAsync_v2_ptsz);
 }
@@ -5598,11 +4206,8 @@ static uint64_t thunk_cuMemcpyHtoD_v2(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(unsigned long long, void *, unsigned long))fn)((unsigned long long)a[0], (void *)(uintptr_t)a[1], (unsigned long)a[2]);
 }
-CUTAP_EXPORT unsigned int cuMemcpyHtoD_v2(unsigned long long dstDevice, void *srcHost, unsigned long ByteCount)
+CUTAP_SLOW unsigned int cutap_slow_cuMemcpyHtoD_v2(unsigned long long dstDevice, void *srcHost, unsigned long ByteCount)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cuMemcpyHtoD_v2], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(unsigned long long, void *, unsigned long))cutap_fn)(dstDevice, srcHost, ByteCount);
     uint64_t cutap_w[3] = {(uint64_t)dstDevice, (uint64_t)(uintptr_t)srcHost, (uint64_t)ByteCount};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cuMemcpyHtoD_v2, cutap_w, thunk_cuMemcpyHtoD_v2);
 }
@@ -5610,11 +4215,8 @@ static uint64_t thunk_cuMemcpyHtoD_v2_ptds(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(unsigned long long, void *, unsigned long))fn)((unsigned long long)a[0], (void *)(uintptr_t)a[1], (unsigned long)a[2]);
 }
-CUTAP_EXPORT unsigned int cuMemcpyHtoD_v2_ptds(unsigned long long dstDevice, void *srcHost, unsigned long ByteCount)
+CUTAP_SLOW unsigned int cutap_slow_cuMemcpyHtoD_v2_ptds(unsigned long long dstDevice, void *srcHost, unsigned long ByteCount)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cuMemcpyHtoD_v2_ptds], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(unsigned long long, void *, unsigned long))cutap_fn)(dstDevice, srcHost, ByteCount);
     uint64_t cutap_w[3] = {(uint64_t)dstDevice, (uint64_t)(uintptr_t)srcHost, (uint64_t)ByteCount};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cuMemcpyHtoD_v2_ptds, cutap_w, thunk_cuMemcpyHtoD_v2_ptds);
 }
@@ -5622,11 +4224,8 @@ static uint64_t thunk_cuMemcpyPeer(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(unsigned long long, void *, unsigned long long, void *, unsigned long))fn)((unsigned long long)a[0], (void *)(uintptr_t)a[1], (unsigned long long)a[2], (void *)(uintptr_t)a[3], (unsigned long)a[4]);
 }
-CUTAP_EXPORT unsigned int cuMemcpyPeer(unsigned long long dstDevice, void *dstContext, unsigned long long srcDevice, void *srcContext, unsigned long ByteCount)
+CUTAP_SLOW unsigned int cutap_slow_cuMemcpyPeer(unsigned long long dstDevice, void *dstContext, unsigned long long srcDevice, void *srcContext, unsigned long ByteCount)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cuMemcpyPeer], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(unsigned long long, void *, unsigned long long, void *, unsigned long))cutap_fn)(dstDevice, dstContext, srcDevice, srcContext, ByteCount);
     uint64_t cutap_w[5] = {(uint64_t)dstDevice, (uint64_t)(uintptr_t)dstContext, (uint64_t)srcDevice, (uint64_t)(uintptr_t)srcContext, (uint64_t)ByteCount};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cuMemcpyPeer, cutap_w, thunk_cuMemcpyPeer);
 }
@@ -5634,11 +4233,8 @@ static uint64_t thunk_cuMemcpyPeerAsync(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(unsigned long long, void *, unsigned long long, void *, unsigned long, void *))fn)((unsigned long long)a[0], (void *)(uintptr_t)a[1], (unsigned long long)a[2], (void *)(uintptr_t)a[3], (unsigned long)a[4], (void *)(uintptr_t)a[5]);
 }
-CUTAP_EXPORT unsigned int cuMemcpyPeerAsync(unsigned long long dstDevice, void *dstContext, unsigned long long srcDevice, void *srcContext, unsigned long ByteCount, void *hStream)
+CUTAP_SLOW unsigned int cutap_slow_cuMemcpyPeerAsync(unsigned long long dstDevice, void *dstContext, unsigned long long srcDevice, void *srcContext, unsigned long ByteCount, void *hStream)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cuMemcpyPeerAsync], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(unsigned long long, void *, unsigned long long, void *, unsigned long, void *))cutap_fn)(dstDevice, dstContext, srcDevice, srcContext, ByteCount, hStream);
     uint64_t cutap_w[6] = {(uint64_t)dstDevice, (uint64_t)(uintptr_t)dstContext, (uint64_t)srcDevice, (uint64_t)(uintptr_t)srcContext, (uint64_t)ByteCount, (uint64_t)(uintptr_t)hStream};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cuMemcpyPeerAsync, cutap_w, thunk_cuMemcpyPeerAsync);
 }
@@ -5646,11 +4242,8 @@ static uint64_t thunk_cuMemcpyPeerAsync_ptsz(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(unsigned long long, void *, unsigned long long, void *, unsigned long, void *))fn)((unsigned long long)a[0], (void *)(uintptr_t)a[1], (unsigned long long)a[2], (void *)(uintptr_t)a[3], (unsigned long)a[4], (void *)(uintptr_t)a[5]);
 }
-CUTAP_EXPORT unsigned int cuMemcpyPeerAsync_ptsz(unsigned long long dstDevice, void *dstContext, unsigned long long srcDevice, void *srcContext, unsigned long ByteCount, void *hStream)
+CUTAP_SLOW unsigned int cutap_slow_cuMemcpyPeerAsync_ptsz(unsigned long long dstDevice, void *dstContext, unsigned long long srcDevice, void *srcContext, unsigned long ByteCount, void *hStream)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cuMemcpyPeerAsync_ptsz], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(unsigned long long, void *, unsigned long long, void *, unsigned long, void *))cutap_fn)(dstDevice, dstContext, srcDevice, srcContext, ByteCount, hStream);
     uint64_t cutap_w[6] = {(uint64_t)dstDevice, (uint64_t)(uintptr_t)dstContext, (uint64_t)srcDevice, (uint64_t)(uintptr_t)srcContext, (uint64_t)ByteCount, (uint64_t)(uintptr_t)hStream};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cuMemcpyPeerAsync_ptsz, cutap_w, thunk_cuMemcpyPeerAsync_ptsz);
 }
@@ -5658,11 +4251,8 @@ static uint64_t thunk_cuMemcpyPeer_ptds(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(unsigned long long, void *, unsigned long long, void *, unsigned long))fn)((unsigned long long)a[0], (void *)(uintptr_t)a[1], (unsigned long long)a[2], (void *)(uintptr_t)a[3], (unsigned long)a[4]);
 }
-CUTAP_EXPORT unsigned int cuMemcpyPeer_ptds(unsigned long long dstDevice, void *dstContext, unsigned long long srcDevice, void *srcContext, unsigned long ByteCount)
+CUTAP_SLOW unsigned int cutap_slow_cuMemcpyPeer_ptds(unsigned long long dstDevice, void *dstContext, unsigned long long srcDevice, void *srcContext, unsigned long ByteCount)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cuMemcpyPeer_ptds], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(unsigned long long, void *, unsigned long long, void *, unsigned long))cutap_fn)(dstDevice, dstContext, srcDevice, srcContext, ByteCount);
     uint64_t cutap_w[5] = {(uint64_t)dstDevice, (uint64_t)(uintptr_t)dstContext, (uint64_t)srcDevice, (uint64_t)(uintptr_t)srcContext, (uint64_t)ByteCount};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cuMemcpyPeer_ptds, cutap_w, thunk_cuMemcpyPeer_ptds);
 }
@@ -5670,11 +4260,8 @@ static uint64_t thunk_cuMemcpy_ptds(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(unsigned long long, unsigned long long, unsigned long))fn)((unsigned long long)a[0], (unsigned long long)a[1], (unsigned long)a[2]);
 }
-CUTAP_EXPORT unsigned int cuMemcpy_ptds(unsigned long long dst, unsigned long long src, unsigned long ByteCount)
+CUTAP_SLOW unsigned int cutap_slow_cuMemcpy_ptds(unsigned long long dst, unsigned long long src, unsigned long ByteCount)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cuMemcpy_ptds], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(unsigned long long, unsigned long long, unsigned long))cutap_fn)(dst, src, ByteCount);
     uint64_t cutap_w[3] = {(uint64_t)dst, (uint64_t)src, (uint64_t)ByteCount};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cuMemcpy_ptds, cutap_w, thunk_cuMemcpy_ptds);
 }
@@ -5682,11 +4269,8 @@ static uint64_t thunk_cuMemsetD16(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(unsigned int, unsigned short, unsigned int))fn)((unsigned int)a[0], (unsigned short)a[1], (unsigned int)a[2]);
 }
-CUTAP_EXPORT unsigned int cuMemsetD16(unsigned int dstDevice, unsigned short us, unsigned int N)
+CUTAP_SLOW unsigned int cutap_slow_cuMemsetD16(unsigned int dstDevice, unsigned short us, unsigned int N)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cuMemsetD16], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(unsigned int, unsigned short, unsigned int))cutap_fn)(dstDevice, us, N);
     uint64_t cutap_w[3] = {(uint64_t)dstDevice, (uint64_t)us, (uint64_t)N};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cuMemsetD16, cutap_w, thunk_cuMemsetD16);
 }
@@ -5694,11 +4278,8 @@ static uint64_t thunk_cuMemsetD16Async(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(unsigned long long, unsigned short, unsigned long, void *))fn)((unsigned long long)a[0], (unsigned short)a[1], (unsigned long)a[2], (void *)(uintptr_t)a[3]);
 }
-CUTAP_EXPORT unsigned int cuMemsetD16Async(unsigned long long dstDevice, unsigned short us, unsigned long N, void *hStream)
+CUTAP_SLOW unsigned int cutap_slow_cuMemsetD16Async(unsigned long long dstDevice, unsigned short us, unsigned long N, void *hStream)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cuMemsetD16Async], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(unsigned long long, unsigned short, unsigned long, void *))cutap_fn)(dstDevice, us, N, hStream);
     uint64_t cutap_w[4] = {(uint64_t)dstDevice, (uint64_t)us, (uint64_t)N, (uint64_t)(uintptr_t)hStream};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cuMemsetD16Async, cutap_w, thunk_cuMemsetD16Async);
 }
@@ -5706,11 +4287,8 @@ static uint64_t thunk_cuMemsetD16Async_ptsz(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(unsigned long long, unsigned short, unsigned long, void *))fn)((unsigned long long)a[0], (unsigned short)a[1], (unsigned long)a[2], (void *)(uintptr_t)a[3]);
 }
-CUTAP_EXPORT unsigned int cuMemsetD16Async_ptsz(unsigned long long dstDevice, unsigned short us, unsigned long N, void *hStream)
+CUTAP_SLOW unsigned int cutap_slow_cuMemsetD16Async_ptsz(unsigned long long dstDevice, unsigned short us, unsigned long N, void *hStream)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cuMemsetD16Async_ptsz], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(unsigned long long, unsigned short, unsigned long, void *))cutap_fn)(dstDevice, us, N, hStream);
     uint64_t cutap_w[4] = {(uint64_t)dstDevice, (uint64_t)us, (uint64_t)N, (uint64_t)(uintptr_t)hStream};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cuMemsetD16Async_ptsz, cutap_w, thunk_cuMemsetD16Async_ptsz);
 }
@@ -5718,11 +4296,8 @@ static uint64_t thunk_cuMemsetD16_v2(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(unsigned long long, unsigned short, unsigned long))fn)((unsigned long long)a[0], (unsigned short)a[1], (unsigned long)a[2]);
 }
-CUTAP_EXPORT unsigned int cuMemsetD16_v2(unsigned long long dstDevice, unsigned short us, unsigned long N)
+CUTAP_SLOW unsigned int cutap_slow_cuMemsetD16_v2(unsigned long long dstDevice, unsigned short us, unsigned long N)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cuMemsetD16_v2], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(unsigned long long, unsigned short, unsigned long))cutap_fn)(dstDevice, us, N);
     uint64_t cutap_w[3] = {(uint64_t)dstDevice, (uint64_t)us, (uint64_t)N};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cuMemsetD16_v2, cutap_w, thunk_cuMemsetD16_v2);
 }
@@ -5730,11 +4305,8 @@ static uint64_t thunk_cuMemsetD16_v2_ptds(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(unsigned long long, unsigned short, unsigned long))fn)((unsigned long long)a[0], (unsigned short)a[1], (unsigned long)a[2]);
 }
-CUTAP_EXPORT unsigned int cuMemsetD16_v2_ptds(unsigned long long dstDevice, unsigned short us, unsigned long N)
+CUTAP_SLOW unsigned int cutap_slow_cuMemsetD16_v2_ptds(unsigned long long dstDevice, unsigned short us, unsigned long N)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cuMemsetD16_v2_ptds], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(unsigned long long, unsigned short, unsigned long))cutap_fn)(dstDevice, us, N);
     uint64_t cutap_w[3] = {(uint64_t)dstDevice, (uint64_t)us, (uint64_t)N};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cuMemsetD16_v2_ptds, cutap_w, thunk_cuMemsetD16_v2_ptds);
 }
@@ -5742,11 +4314,8 @@ static uint64_t thunk_cuMemsetD2D16(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(unsigned int, unsigned int, unsigned short, unsigned int, unsigned int))fn)((unsigned int)a[0], (unsigned int)a[1], (unsigned short)a[2], (unsigned int)a[3], (unsigned int)a[4]);
 }
-CUTAP_EXPORT unsigned int cuMemsetD2D16(unsigned int dstDevice, unsigned int dstPitch, unsigned short us, unsigned int Width, unsigned int Height)
+CUTAP_SLOW unsigned int cutap_slow_cuMemsetD2D16(unsigned int dstDevice, unsigned int dstPitch, unsigned short us, unsigned int Width, unsigned int Height)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cuMemsetD2D16], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(unsigned int, unsigned int, unsigned short, unsigned int, unsigned int))cutap_fn)(dstDevice, dstPitch, us, Width, Height);
     uint64_t cutap_w[5] = {(uint64_t)dstDevice, (uint64_t)dstPitch, (uint64_t)us, (uint64_t)Width, (uint64_t)Height};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cuMemsetD2D16, cutap_w, thunk_cuMemsetD2D16);
 }
@@ -5754,11 +4323,8 @@ static uint64_t thunk_cuMemsetD2D16Async(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(unsigned long long, unsigned long, unsigned short, unsigned long, unsigned long, void *))fn)((unsigned long long)a[0], (unsigned long)a[1], (unsigned short)a[2], (unsigned long)a[3], (unsigned long)a[4], (void *)(uintptr_t)a[5]);
 }
-CUTAP_EXPORT unsigned int cuMemsetD2D16Async(unsigned long long dstDevice, unsigned long dstPitch, unsigned short us, unsigned long Width, unsigned long Height, void *hStream)
+CUTAP_SLOW unsigned int cutap_slow_cuMemsetD2D16Async(unsigned long long dstDevice, unsigned long dstPitch, unsigned short us, unsigned long Width, unsigned long Height, void *hStream)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cuMemsetD2D16Async], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(unsigned long long, unsigned long, unsigned short, unsigned long, unsigned long, void *))cutap_fn)(dstDevice, dstPitch, us, Width, Height, hStream);
     uint64_t cutap_w[6] = {(uint64_t)dstDevice, (uint64_t)dstPitch, (uint64_t)us, (uint64_t)Width, (uint64_t)Height, (uint64_t)(uintptr_t)hStream};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cuMemsetD2D16Async, cutap_w, thunk_cuMemsetD2D16Async);
 }
@@ -5766,11 +4332,8 @@ static uint64_t thunk_cuMemsetD2D16Async_ptsz(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(unsigned long long, unsigned long, unsigned short, unsigned long, unsigned long, void *))fn)((unsigned long long)a[0], (unsigned long)a[1], (unsigned short)a[2], (unsigned long)a[3], (unsigned long)a[4], (void *)(uintptr_t)a[5]);
 }
-CUTAP_EXPORT unsigned int cuMemsetD2D16Async_ptsz(unsigned long long dstDevice, unsigned long dstPitch, unsigned short us, unsigned long Width, unsigned long Height, void *hStream)
+CUTAP_SLOW unsigned int cutap_slow_cuMemsetD2D16Async_ptsz(unsigned long long dstDevice, unsigned long dstPitch, unsigned short us, unsigned long Width, unsigned long Height, void *hStream)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cuMemsetD2D16Async_ptsz], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(unsigned long long, unsigned long, unsigned short, unsigned long, unsigned long, void *))cutap_fn)(dstDevice, dstPitch, us, Width, Height, hStream);
     uint64_t cutap_w[6] = {(uint64_t)dstDevice, (uint64_t)dstPitch, (uint64_t)us, (uint64_t)Width, (uint64_t)Height, (uint64_t)(uintptr_t)hStream};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cuMemsetD2D16Async_ptsz, cutap_w, thunk_cuMemsetD2D16Async_ptsz);
 }
@@ -5778,11 +4341,8 @@ static uint64_t thunk_cuMemsetD2D16_v2(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(unsigned long long, unsigned long, unsigned short, unsigned long, unsigned long))fn)((unsigned long long)a[0], (unsigned long)a[1], (unsigned short)a[2], (unsigned long)a[3], (unsigned long)a[4]);
 }
-CUTAP_EXPORT unsigned int cuMemsetD2D16_v2(unsigned long long dstDevice, unsigned long dstPitch, unsigned short us, unsigned long Width, unsigned long Height)
+CUTAP_SLOW unsigned int cutap_slow_cuMemsetD2D16_v2(unsigned long long dstDevice, unsigned long dstPitch, unsigned short us, unsigned long Width, unsigned long Height)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cuMemsetD2D16_v2], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(unsigned long long, unsigned long, unsigned short, unsigned long, unsigned long))cutap_fn)(dstDevice, dstPitch, us, Width, Height);
     uint64_t cutap_w[5] = {(uint64_t)dstDevice, (uint64_t)dstPitch, (uint64_t)us, (uint64_t)Width, (uint64_t)Height};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cuMemsetD2D16_v2, cutap_w, thunk_cuMemsetD2D16_v2);
 }
@@ -5790,11 +4350,8 @@ static uint64_t thunk_cuMemsetD2D16_v2_ptds(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(unsigned long long, unsigned long, unsigned short, unsigned long, unsigned long))fn)((unsigned long long)a[0], (unsigned long)a[1], (unsigned short)a[2], (unsigned long)a[3], (unsigned long)a[4]);
 }
-CUTAP_EXPORT unsigned int cuMemsetD2D16_v2_ptds(unsigned long long dstDevice, unsigned long dstPitch, unsigned short us, unsigned long Width, unsigned long Height)
+CUTAP_SLOW unsigned int cutap_slow_cuMemsetD2D16_v2_ptds(unsigned long long dstDevice, unsigned long dstPitch, unsigned short us, unsigned long Width, unsigned long Height)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cuMemsetD2D16_v2_ptds], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(unsigned long long, unsigned long, unsigned short, unsigned long, unsigned long))cutap_fn)(dstDevice, dstPitch, us, Width, Height);
     uint64_t cutap_w[5] = {(uint64_t)dstDevice, (uint64_t)dstPitch, (uint64_t)us, (uint64_t)Width, (uint64_t)Height};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cuMemsetD2D16_v2_ptds, cutap_w, thunk_cuMemsetD2D16_v2_ptds);
 }
@@ -5802,11 +4359,8 @@ static uint64_t thunk_cuMemsetD2D32(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(unsigned int, unsigned int, unsigned int, unsigned int, unsigned int))fn)((unsigned int)a[0], (unsigned int)a[1], (unsigned int)a[2], (unsigned int)a[3], (unsigned int)a[4]);
 }
-CUTAP_EXPORT unsigned int cuMemsetD2D32(unsigned int dstDevice, unsigned int dstPitch, unsigned int ui, unsigned int Width, unsigned int Height)
+CUTAP_SLOW unsigned int cutap_slow_cuMemsetD2D32(unsigned int dstDevice, unsigned int dstPitch, unsigned int ui, unsigned int Width, unsigned int Height)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cuMemsetD2D32], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(unsigned int, unsigned int, unsigned int, unsigned int, unsigned int))cutap_fn)(dstDevice, dstPitch, ui, Width, Height);
     uint64_t cutap_w[5] = {(uint64_t)dstDevice, (uint64_t)dstPitch, (uint64_t)ui, (uint64_t)Width, (uint64_t)Height};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cuMemsetD2D32, cutap_w, thunk_cuMemsetD2D32);
 }
@@ -5814,11 +4368,8 @@ static uint64_t thunk_cuMemsetD2D32Async(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(unsigned long long, unsigned long, unsigned int, unsigned long, unsigned long, void *))fn)((unsigned long long)a[0], (unsigned long)a[1], (unsigned int)a[2], (unsigned long)a[3], (unsigned long)a[4], (void *)(uintptr_t)a[5]);
 }
-CUTAP_EXPORT unsigned int cuMemsetD2D32Async(unsigned long long dstDevice, unsigned long dstPitch, unsigned int ui, unsigned long Width, unsigned long Height, void *hStream)
+CUTAP_SLOW unsigned int cutap_slow_cuMemsetD2D32Async(unsigned long long dstDevice, unsigned long dstPitch, unsigned int ui, unsigned long Width, unsigned long Height, void *hStream)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cuMemsetD2D32Async], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(unsigned long long, unsigned long, unsigned int, unsigned long, unsigned long, void *))cutap_fn)(dstDevice, dstPitch, ui, Width, Height, hStream);
     uint64_t cutap_w[6] = {(uint64_t)dstDevice, (uint64_t)dstPitch, (uint64_t)ui, (uint64_t)Width, (uint64_t)Height, (uint64_t)(uintptr_t)hStream};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cuMemsetD2D32Async, cutap_w, thunk_cuMemsetD2D32Async);
 }
@@ -5826,11 +4377,8 @@ static uint64_t thunk_cuMemsetD2D32Async_ptsz(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(unsigned long long, unsigned long, unsigned int, unsigned long, unsigned long, void *))fn)((unsigned long long)a[0], (unsigned long)a[1], (unsigned int)a[2], (unsigned long)a[3], (unsigned long)a[4], (void *)(uintptr_t)a[5]);
 }
-CUTAP_EXPORT unsigned int cuMemsetD2D32Async_ptsz(unsigned long long dstDevice, unsigned long dstPitch, unsigned int ui, unsigned long Width, unsigned long Height, void *hStream)
+CUTAP_SLOW unsigned int cutap_slow_cuMemsetD2D32Async_ptsz(unsigned long long dstDevice, unsigned long dstPitch, unsigned int ui, unsigned long Width, unsigned long Height, void *hStream)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cuMemsetD2D32Async_ptsz], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(unsigned long long, unsigned long, unsigned int, unsigned long, unsigned long, void *))cutap_fn)(dstDevice, dstPitch, ui, Width, Height, hStream);
     uint64_t cutap_w[6] = {(uint64_t)dstDevice, (uint64_t)dstPitch, (uint64_t)ui, (uint64_t)Width, (uint64_t)Height, (uint64_t)(uintptr_t)hStream};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cuMemsetD2D32Async_ptsz, cutap_w, thunk_cuMemsetD2D32Async_ptsz);
 }
@@ -5838,11 +4386,8 @@ static uint64_t thunk_cuMemsetD2D32_v2(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(unsigned long long, unsigned long, unsigned int, unsigned long, unsigned long))fn)((unsigned long long)a[0], (unsigned long)a[1], (unsigned int)a[2], (unsigned long)a[3], (unsigned long)a[4]);
 }
-CUTAP_EXPORT unsigned int cuMemsetD2D32_v2(unsigned long long dstDevice, unsigned long dstPitch, unsigned int ui, unsigned long Width, unsigned long Height)
+CUTAP_SLOW unsigned int cutap_slow_cuMemsetD2D32_v2(unsigned long long dstDevice, unsigned long dstPitch, unsigned int ui, unsigned long Width, unsigned long Height)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cuMemsetD2D32_v2], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(unsigned long long, unsigned long, unsigned int, unsigned long, unsigned long))cutap_fn)(dstDevice, dstPitch, ui, Width, Height);
     uint64_t cutap_w[5] = {(uint64_t)dstDevice, (uint64_t)dstPitch, (uint64_t)ui, (uint64_t)Width, (uint64_t)Height};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cuMemsetD2D32_v2, cutap_w, thunk_cuMemsetD2D32_v2);
 }
@@ -5850,11 +4395,8 @@ static uint64_t thunk_cuMemsetD2D32_v2_ptds(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(unsigned long long, unsigned long, unsigned int, unsigned long, unsigned long))fn)((unsigned long long)a[0], (unsigned long)a[1], (unsigned int)a[2], (unsigned long)a[3], (unsigned long)a[4]);
 }
-CUTAP_EXPORT unsigned int cuMemsetD2D32_v2_ptds(unsigned long long dstDevice, unsigned long dstPitch, unsigned int ui, unsigned long Width, unsigned long Height)
+CUTAP_SLOW unsigned int cutap_slow_cuMemsetD2D32_v2_ptds(unsigned long long dstDevice, unsigned long dstPitch, unsigned int ui, unsigned long Width, unsigned long Height)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cuMemsetD2D32_v2_ptds], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(unsigned long long, unsigned long, unsigned int, unsigned long, unsigned long))cutap_fn)(dstDevice, dstPitch, ui, Width, Height);
     uint64_t cutap_w[5] = {(uint64_t)dstDevice, (uint64_t)dstPitch, (uint64_t)ui, (uint64_t)Width, (uint64_t)Height};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cuMemsetD2D32_v2_ptds, cutap_w, thunk_cuMemsetD2D32_v2_ptds);
 }
@@ -5862,11 +4404,8 @@ static uint64_t thunk_cuMemsetD2D8(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(unsigned int, unsigned int, unsigned char, unsigned int, unsigned int))fn)((unsigned int)a[0], (unsigned int)a[1], (unsigned char)a[2], (unsigned int)a[3], (unsigned int)a[4]);
 }
-CUTAP_EXPORT unsigned int cuMemsetD2D8(unsigned int dstDevice, unsigned int dstPitch, unsigned char uc, unsigned int Width, unsigned int Height)
+CUTAP_SLOW unsigned int cutap_slow_cuMemsetD2D8(unsigned int dstDevice, unsigned int dstPitch, unsigned char uc, unsigned int Width, unsigned int Height)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cuMemsetD2D8], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(unsigned int, unsigned int, unsigned char, unsigned int, unsigned int))cutap_fn)(dstDevice, dstPitch, uc, Width, Height);
     uint64_t cutap_w[5] = {(uint64_t)dstDevice, (uint64_t)dstPitch, (uint64_t)uc, (uint64_t)Width, (uint64_t)Height};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cuMemsetD2D8, cutap_w, thunk_cuMemsetD2D8);
 }
@@ -5874,11 +4413,8 @@ static uint64_t thunk_cuMemsetD2D8Async(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(unsigned long long, unsigned long, unsigned char, unsigned long, unsigned long, void *))fn)((unsigned long long)a[0], (unsigned long)a[1], (unsigned char)a[2], (unsigned long)a[3], (unsigned long)a[4], (void *)(uintptr_t)a[5]);
 }
-CUTAP_EXPORT unsigned int cuMemsetD2D8Async(unsigned long long dstDevice, unsigned long dstPitch, unsigned char uc, unsigned long Width, unsigned long Height, void *hStream)
+CUTAP_SLOW unsigned int cutap_slow_cuMemsetD2D8Async(unsigned long long dstDevice, unsigned long dstPitch, unsigned char uc, unsigned long Width, unsigned long Height, void *hStream)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cuMemsetD2D8Async], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(unsigned long long, unsigned long, unsigned char, unsigned long, unsigned long, void *))cutap_fn)(dstDevice, dstPitch, uc, Width, Height, hStream);
     uint64_t cutap_w[6] = {(uint64_t)dstDevice, (uint64_t)dstPitch, (uint64_t)uc, (uint64_t)Width, (uint64_t)Height, (uint64_t)(uintptr_t)hStream};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cuMemsetD2D8Async, cutap_w, thunk_cuMemsetD2D8Async);
 }
@@ -5886,11 +4422,8 @@ static uint64_t thunk_cuMemsetD2D8Async_ptsz(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(unsigned long long, unsigned long, unsigned char, unsigned long, unsigned long, void *))fn)((unsigned long long)a[0], (unsigned long)a[1], (unsigned char)a[2], (unsigned long)a[3], (unsigned long)a[4], (void *)(uintptr_t)a[5]);
 }
-CUTAP_EXPORT unsigned int cuMemsetD2D8Async_ptsz(unsigned long long dstDevice, unsigned long dstPitch, unsigned char uc, unsigned long Width, unsigned long Height, void *hStream)
+CUTAP_SLOW unsigned int cutap_slow_cuMemsetD2D8Async_ptsz(unsigned long long dstDevice, unsigned long dstPitch, unsigned char uc, unsigned long Width, unsigned long Height, void *hStream)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cuMemsetD2D8Async_ptsz], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(unsigned long long, unsigned long, unsigned char, unsigned long, unsigned long, void *))cutap_fn)(dstDevice, dstPitch, uc, Width, Height, hStream);
     uint64_t cutap_w[6] = {(uint64_t)dstDevice, (uint64_t)dstPitch, (uint64_t)uc, (uint64_t)Width, (uint64_t)Height, (uint64_t)(uintptr_t)hStream};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cuMemsetD2D8Async_ptsz, cutap_w, thunk_cuMemsetD2D8Async_ptsz);
 }
@@ -5898,11 +4431,8 @@ static uint64_t thunk_cuMemsetD2D8_v2(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(unsigned long long, unsigned long, unsigned char, unsigned long, unsigned long))fn)((unsigned long long)a[0], (unsigned long)a[1], (unsigned char)a[2], (unsigned long)a[3], (unsigned long)a[4]);
 }
-CUTAP_EXPORT unsigned int cuMemsetD2D8_v2(unsigned long long dstDevice, unsigned long dstPitch, unsigned char uc, unsigned long Width, unsigned long Height)
+CUTAP_SLOW unsigned int cutap_slow_cuMemsetD2D8_v2(unsigned long long dstDevice, unsigned long dstPitch, unsigned char uc, unsigned long Width, unsigned long Height)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cuMemsetD2D8_v2], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(unsigned long long, unsigned long, unsigned char, unsigned long, unsigned long))cutap_fn)(dstDevice, dstPitch, uc, Width, Height);
     uint64_t cutap_w[5] = {(uint64_t)dstDevice, (uint64_t)dstPitch, (uint64_t)uc, (uint64_t)Width, (uint64_t)Height};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cuMemsetD2D8_v2, cutap_w, thunk_cuMemsetD2D8_v2);
 }
@@ -5910,11 +4440,8 @@ static uint64_t thunk_cuMemsetD2D8_v2_ptds(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(unsigned long long, unsigned long, unsigned char, unsigned long, unsigned long))fn)((unsigned long long)a[0], (unsigned long)a[1], (unsigned char)a[2], (unsigned long)a[3], (unsigned long)a[4]);
 }
-CUTAP_EXPORT unsigned int cuMemsetD2D8_v2_ptds(unsigned long long dstDevice, unsigned long dstPitch, unsigned char uc, unsigned long Width, unsigned long Height)
+CUTAP_SLOW unsigned int cutap_slow_cuMemsetD2D8_v2_ptds(unsigned long long dstDevice, unsigned long dstPitch, unsigned char uc, unsigned long Width, unsigned long Height)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cuMemsetD2D8_v2_ptds], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(unsigned long long, unsigned long, unsigned char, unsigned long, unsigned long))cutap_fn)(dstDevice, dstPitch, uc, Width, Height);
     uint64_t cutap_w[5] = {(uint64_t)dstDevice, (uint64_t)dstPitch, (uint64_t)uc, (uint64_t)Width, (uint64_t)Height};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cuMemsetD2D8_v2_ptds, cutap_w, thunk_cuMemsetD2D8_v2_ptds);
 }
@@ -5922,11 +4449,8 @@ static uint64_t thunk_cuMemsetD32(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(unsigned int, unsigned int, unsigned int))fn)((unsigned int)a[0], (unsigned int)a[1], (unsigned int)a[2]);
 }
-CUTAP_EXPORT unsigned int cuMemsetD32(unsigned int dstDevice, unsigned int ui, unsigned int N)
+CUTAP_SLOW unsigned int cutap_slow_cuMemsetD32(unsigned int dstDevice, unsigned int ui, unsigned int N)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cuMemsetD32], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(unsigned int, unsigned int, unsigned int))cutap_fn)(dstDevice, ui, N);
     uint64_t cutap_w[3] = {(uint64_t)dstDevice, (uint64_t)ui, (uint64_t)N};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cuMemsetD32, cutap_w, thunk_cuMemsetD32);
 }
@@ -5934,11 +4458,8 @@ static uint64_t thunk_cuMemsetD32Async(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(unsigned long long, unsigned int, unsigned long, void *))fn)((unsigned long long)a[0], (unsigned int)a[1], (unsigned long)a[2], (void *)(uintptr_t)a[3]);
 }
-CUTAP_EXPORT unsigned int cuMemsetD32Async(unsigned long long dstDevice, unsigned int ui, unsigned long N, void *hStream)
+CUTAP_SLOW unsigned int cutap_slow_cuMemsetD32Async(unsigned long long dstDevice, unsigned int ui, unsigned long N, void *hStream)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cuMemsetD32Async], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(unsigned long long, unsigned int, unsigned long, void *))cutap_fn)(dstDevice, ui, N, hStream);
     uint64_t cutap_w[4] = {(uint64_t)dstDevice, (uint64_t)ui, (uint64_t)N, (uint64_t)(uintptr_t)hStream};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cuMemsetD32Async, cutap_w, thunk_cuMemsetD32Async);
 }
@@ -5946,11 +4467,8 @@ static uint64_t thunk_cuMemsetD32Async_ptsz(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(unsigned long long, unsigned int, unsigned long, void *))fn)((unsigned long long)a[0], (unsigned int)a[1], (unsigned long)a[2], (void *)(uintptr_t)a[3]);
 }
-CUTAP_EXPORT unsigned int cuMemsetD32Async_ptsz(unsigned long long dstDevice, unsigned int ui, unsigned long N, void *hStream)
+CUTAP_SLOW unsigned int cutap_slow_cuMemsetD32Async_ptsz(unsigned long long dstDevice, unsigned int ui, unsigned long N, void *hStream)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cuMemsetD32Async_ptsz], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(unsigned long long, unsigned int, unsigned long, void *))cutap_fn)(dstDevice, ui, N, hStream);
     uint64_t cutap_w[4] = {(uint64_t)dstDevice, (uint64_t)ui, (uint64_t)N, (uint64_t)(uintptr_t)hStream};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cuMemsetD32Async_ptsz, cutap_w, thunk_cuMemsetD32Async_ptsz);
 }
@@ -5958,11 +4476,8 @@ static uint64_t thunk_cuMemsetD32_v2(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(unsigned long long, unsigned int, unsigned long))fn)((unsigned long long)a[0], (unsigned int)a[1], (unsigned long)a[2]);
 }
-CUTAP_EXPORT unsigned int cuMemsetD32_v2(unsigned long long dstDevice, unsigned int ui, unsigned long N)
+CUTAP_SLOW unsigned int cutap_slow_cuMemsetD32_v2(unsigned long long dstDevice, unsigned int ui, unsigned long N)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cuMemsetD32_v2], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(unsigned long long, unsigned int, unsigned long))cutap_fn)(dstDevice, ui, N);
     uint64_t cutap_w[3] = {(uint64_t)dstDevice, (uint64_t)ui, (uint64_t)N};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cuMemsetD32_v2, cutap_w, thunk_cuMemsetD32_v2);
 }
@@ -5970,11 +4485,8 @@ static uint64_t thunk_cuMemsetD32_v2_ptds(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(unsigned long long, unsigned int, unsigned long))fn)((unsigned long long)a[0], (unsigned int)a[1], (unsigned long)a[2]);
 }
-CUTAP_EXPORT unsigned int cuMemsetD32_v2_ptds(unsigned long long dstDevice, unsigned int ui, unsigned long N)
+CUTAP_SLOW unsigned int cutap_slow_cuMemsetD32_v2_ptds(unsigned long long dstDevice, unsigned int ui, unsigned long N)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cuMemsetD32_v2_ptds], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(unsigned long long, unsigned int, unsigned long))cutap_fn)(dstDevice, ui, N);
     uint64_t cutap_w[3] = {(uint64_t)dstDevice, (uint64_t)ui, (uint64_t)N};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cuMemsetD32_v2_ptds, cutap_w, thunk_cuMemsetD32_v2_ptds);
 }
@@ -5982,11 +4494,8 @@ static uint64_t thunk_cuMemsetD8(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(unsigned int, unsigned char, unsigned int))fn)((unsigned int)a[0], (unsigned char)a[1], (unsigned int)a[2]);
 }
-CUTAP_EXPORT unsigned int cuMemsetD8(unsigned int dstDevice, unsigned char uc, unsigned int N)
+CUTAP_SLOW unsigned int cutap_slow_cuMemsetD8(unsigned int dstDevice, unsigned char uc, unsigned int N)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cuMemsetD8], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(unsigned int, unsigned char, unsigned int))cutap_fn)(dstDevice, uc, N);
     uint64_t cutap_w[3] = {(uint64_t)dstDevice, (uint64_t)uc, (uint64_t)N};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cuMemsetD8, cutap_w, thunk_cuMemsetD8);
 }
@@ -5994,11 +4503,8 @@ static uint64_t thunk_cuMemsetD8Async(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(unsigned long long, unsigned char, unsigned long, void *))fn)((unsigned long long)a[0], (unsigned char)a[1], (unsigned long)a[2], (void *)(uintptr_t)a[3]);
 }
-CUTAP_EXPORT unsigned int cuMemsetD8Async(unsigned long long dstDevice, unsigned char uc, unsigned long N, void *hStream)
+CUTAP_SLOW unsigned int cutap_slow_cuMemsetD8Async(unsigned long long dstDevice, unsigned char uc, unsigned long N, void *hStream)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cuMemsetD8Async], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(unsigned long long, unsigned char, unsigned long, void *))cutap_fn)(dstDevice, uc, N, hStream);
     uint64_t cutap_w[4] = {(uint64_t)dstDevice, (uint64_t)uc, (uint64_t)N, (uint64_t)(uintptr_t)hStream};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cuMemsetD8Async, cutap_w, thunk_cuMemsetD8Async);
 }
@@ -6006,11 +4512,8 @@ static uint64_t thunk_cuMemsetD8Async_ptsz(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(unsigned long long, unsigned char, unsigned long, void *))fn)((unsigned long long)a[0], (unsigned char)a[1], (unsigned long)a[2], (void *)(uintptr_t)a[3]);
 }
-CUTAP_EXPORT unsigned int cuMemsetD8Async_ptsz(unsigned long long dstDevice, unsigned char uc, unsigned long N, void *hStream)
+CUTAP_SLOW unsigned int cutap_slow_cuMemsetD8Async_ptsz(unsigned long long dstDevice, unsigned char uc, unsigned long N, void *hStream)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cuMemsetD8Async_ptsz], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(unsigned long long, unsigned char, unsigned long, void *))cutap_fn)(dstDevice, uc, N, hStream);
     uint64_t cutap_w[4] = {(uint64_t)dstDevice, (uint64_t)uc, (uint64_t)N, (uint64_t)(uintptr_t)hStream};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cuMemsetD8Async_ptsz, cutap_w, thunk_cuMemsetD8Async_ptsz);
 }
@@ -6018,11 +4521,8 @@ static uint64_t thunk_cuMemsetD8_v2(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(unsigned long long, unsigned char, unsigned long))fn)((unsigned long long)a[0], (unsigned char)a[1], (unsigned long)a[2]);
 }
-CUTAP_EXPORT unsigned int cuMemsetD8_v2(unsigned long long dstDevice, unsigned char uc, unsigned long N)
+CUTAP_SLOW unsigned int cutap_slow_cuMemsetD8_v2(unsigned long long dstDevice, unsigned char uc, unsigned long N)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cuMemsetD8_v2], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(unsigned long long, unsigned char, unsigned long))cutap_fn)(dstDevice, uc, N);
     uint64_t cutap_w[3] = {(uint64_t)dstDevice, (uint64_t)uc, (uint64_t)N};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cuMemsetD8_v2, cutap_w, thunk_cuMemsetD8_v2);
 }
@@ -6030,11 +4530,8 @@ static uint64_t thunk_cuMemsetD8_v2_ptds(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(unsigned long long, unsigned char, unsigned long))fn)((unsigned long long)a[0], (unsigned char)a[1], (unsigned long)a[2]);
 }
-CUTAP_EXPORT unsigned int cuMemsetD8_v2_ptds(unsigned long long dstDevice, unsigned char uc, unsigned long N)
+CUTAP_SLOW unsigned int cutap_slow_cuMemsetD8_v2_ptds(unsigned long long dstDevice, unsigned char uc, unsigned long N)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cuMemsetD8_v2_ptds], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(unsigned long long, unsigned char, unsigned long))cutap_fn)(dstDevice, uc, N);
     uint64_t cutap_w[3] = {(uint64_t)dstDevice, (uint64_t)uc, (uint64_t)N};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cuMemsetD8_v2_ptds, cutap_w, thunk_cuMemsetD8_v2_ptds);
 }
@@ -6042,11 +4539,8 @@ static uint64_t thunk_cuMipmappedArrayCreate(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *, unsigned int))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1], (unsigned int)a[2]);
 }
-CUTAP_EXPORT unsigned int cuMipmappedArrayCreate(void *pHandle, void *pMipmappedArrayDesc, unsigned int numMipmapLevels)
+CUTAP_SLOW unsigned int cutap_slow_cuMipmappedArrayCreate(void *pHandle, void *pMipmappedArrayDesc, unsigned int numMipmapLevels)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cuMipmappedArrayCreate], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *, unsigned int))cutap_fn)(pHandle, pMipmappedArrayDesc, numMipmapLevels);
     uint64_t cutap_w[3] = {(uint64_t)(uintptr_t)pHandle, (uint64_t)(uintptr_t)pMipmappedArrayDesc, (uint64_t)numMipmapLevels};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cuMipmappedArrayCreate, cutap_w, thunk_cuMipmappedArrayCreate);
 }
@@ -6054,11 +4548,8 @@ static uint64_t thunk_cuMipmappedArrayDestroy(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *))fn)((void *)(uintptr_t)a[0]);
 }
-CUTAP_EXPORT unsigned int cuMipmappedArrayDestroy(void *hMipmappedArray)
+CUTAP_SLOW unsigned int cutap_slow_cuMipmappedArrayDestroy(void *hMipmappedArray)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cuMipmappedArrayDestroy], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *))cutap_fn)(hMipmappedArray);
     uint64_t cutap_w[1] = {(uint64_t)(uintptr_t)hMipmappedArray};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cuMipmappedArrayDestroy, cutap_w, thunk_cuMipmappedArrayDestroy);
 }
@@ -6066,11 +4557,8 @@ static uint64_t thunk_cuMipmappedArrayGetLevel(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *, unsigned int))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1], (unsigned int)a[2]);
 }
-CUTAP_EXPORT unsigned int cuMipmappedArrayGetLevel(void *pLevelArray, void *hMipmappedArray, unsigned int level)
+CUTAP_SLOW unsigned int cutap_slow_cuMipmappedArrayGetLevel(void *pLevelArray, void *hMipmappedArray, unsigned int level)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cuMipmappedArrayGetLevel], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *, unsigned int))cutap_fn)(pLevelArray, hMipmappedArray, level);
     uint64_t cutap_w[3] = {(uint64_t)(uintptr_t)pLevelArray, (uint64_t)(uintptr_t)hMipmappedArray, (uint64_t)level};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cuMipmappedArrayGetLevel, cutap_w, thunk_cuMipmappedArrayGetLevel);
 }
@@ -6078,11 +4566,8 @@ static uint64_t thunk_cuMipmappedArrayGetMemoryRequirements(void *fn, uint64_t *
 {
     return (uint64_t)((unsigned int (*)(void *, void *, int))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1], (int)a[2]);
 }
-CUTAP_EXPORT unsigned int cuMipmappedArrayGetMemoryRequirements(void *memoryRequirements, void *mipmap, int device)
+CUTAP_SLOW unsigned int cutap_slow_cuMipmappedArrayGetMemoryRequirements(void *memoryRequirements, void *mipmap, int device)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cuMipmappedArrayGetMemoryRequirements], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *, int))cutap_fn)(memoryRequirements, mipmap, device);
     uint64_t cutap_w[3] = {(uint64_t)(uintptr_t)memoryRequirements, (uint64_t)(uintptr_t)mipmap, (uint64_t)(int64_t)device};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cuMipmappedArrayGetMemoryRequirements, cutap_w, thunk_cuMipmappedArrayGetMemoryRequirements);
 }
@@ -6090,11 +4575,8 @@ static uint64_t thunk_cuMipmappedArrayGetSparseProperties(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1]);
 }
-CUTAP_EXPORT unsigned int cuMipmappedArrayGetSparseProperties(void *sparseProperties, void *mipmap)
+CUTAP_SLOW unsigned int cutap_slow_cuMipmappedArrayGetSparseProperties(void *sparseProperties, void *mipmap)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cuMipmappedArrayGetSparseProperties], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *))cutap_fn)(sparseProperties, mipmap);
     uint64_t cutap_w[2] = {(uint64_t)(uintptr_t)sparseProperties, (uint64_t)(uintptr_t)mipmap};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cuMipmappedArrayGetSparseProperties, cutap_w, thunk_cuMipmappedArrayGetSparseProperties);
 }
@@ -6102,11 +4584,8 @@ static uint64_t thunk_cuModuleEnumerateFunctions(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, void *))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (void *)(uintptr_t)a[2]);
 }
-CUTAP_EXPORT unsigned int cuModuleEnumerateFunctions(void *functions, unsigned int numFunctions, void *mod)
+CUTAP_SLOW unsigned int cutap_slow_cuModuleEnumerateFunctions(void *functions, unsigned int numFunctions, void *mod)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cuModuleEnumerateFunctions], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, void *))cutap_fn)(functions, numFunctions, mod);
     uint64_t cutap_w[3] = {(uint64_t)(uintptr_t)functions, (uint64_t)numFunctions, (uint64_t)(uintptr_t)mod};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cuModuleEnumerateFunctions, cutap_w, thunk_cuModuleEnumerateFunctions);
 }
@@ -6114,11 +4593,8 @@ static uint64_t thunk_cuModuleGetFunction(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1], (void *)(uintptr_t)a[2]);
 }
-CUTAP_EXPORT unsigned int cuModuleGetFunction(void *hfunc, void *hmod, void *name)
+CUTAP_SLOW unsigned int cutap_slow_cuModuleGetFunction(void *hfunc, void *hmod, void *name)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cuModuleGetFunction], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *, void *))cutap_fn)(hfunc, hmod, name);
     uint64_t cutap_w[3] = {(uint64_t)(uintptr_t)hfunc, (uint64_t)(uintptr_t)hmod, (uint64_t)(uintptr_t)name};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cuModuleGetFunction, cutap_w, thunk_cuModuleGetFunction);
 }
@@ -6126,11 +4602,8 @@ static uint64_t thunk_cuModuleGetFunctionCount(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1]);
 }
-CUTAP_EXPORT unsigned int cuModuleGetFunctionCount(void *count, void *mod)
+CUTAP_SLOW unsigned int cutap_slow_cuModuleGetFunctionCount(void *count, void *mod)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cuModuleGetFunctionCount], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *))cutap_fn)(count, mod);
     uint64_t cutap_w[2] = {(uint64_t)(uintptr_t)count, (uint64_t)(uintptr_t)mod};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cuModuleGetFunctionCount, cutap_w, thunk_cuModuleGetFunctionCount);
 }
@@ -6138,11 +4611,8 @@ static uint64_t thunk_cuModuleGetGlobal(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *, void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1], (void *)(uintptr_t)a[2], (void *)(uintptr_t)a[3]);
 }
-CUTAP_EXPORT unsigned int cuModuleGetGlobal(void *dptr, void *bytes, void *hmod, void *name)
+CUTAP_SLOW unsigned int cutap_slow_cuModuleGetGlobal(void *dptr, void *bytes, void *hmod, void *name)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cuModuleGetGlobal], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *, void *, void *))cutap_fn)(dptr, bytes, hmod, name);
     uint64_t cutap_w[4] = {(uint64_t)(uintptr_t)dptr, (uint64_t)(uintptr_t)bytes, (uint64_t)(uintptr_t)hmod, (uint64_t)(uintptr_t)name};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cuModuleGetGlobal, cutap_w, thunk_cuModuleGetGlobal);
 }
@@ -6150,11 +4620,8 @@ static uint64_t thunk_cuModuleGetGlobal_v2(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *, void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1], (void *)(uintptr_t)a[2], (void *)(uintptr_t)a[3]);
 }
-CUTAP_EXPORT unsigned int cuModuleGetGlobal_v2(void *dptr, void *bytes, void *hmod, void *name)
+CUTAP_SLOW unsigned int cutap_slow_cuModuleGetGlobal_v2(void *dptr, void *bytes, void *hmod, void *name)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cuModuleGetGlobal_v2], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *, void *, void *))cutap_fn)(dptr, bytes, hmod, name);
     uint64_t cutap_w[4] = {(uint64_t)(uintptr_t)dptr, (uint64_t)(uintptr_t)bytes, (uint64_t)(uintptr_t)hmod, (uint64_t)(uintptr_t)name};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cuModuleGetGlobal_v2, cutap_w, thunk_cuModuleGetGlobal_v2);
 }
@@ -6162,11 +4629,8 @@ static uint64_t thunk_cuModuleGetLoadingMode(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *))fn)((void *)(uintptr_t)a[0]);
 }
-CUTAP_EXPORT unsigned int cuModuleGetLoadingMode(void *mode)
+CUTAP_SLOW unsigned int cutap_slow_cuModuleGetLoadingMode(void *mode)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cuModuleGetLoadingMode], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *))cutap_fn)(mode);
     uint64_t cutap_w[1] = {(uint64_t)(uintptr_t)mode};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cuModuleGetLoadingMode, cutap_w, thunk_cuModuleGetLoadingMode);
 }
@@ -6174,11 +4638,8 @@ static uint64_t thunk_cuModuleGetSurfRef(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1], (void *)(uintptr_t)a[2]);
 }
-CUTAP_EXPORT unsigned int cuModuleGetSurfRef(void *pSurfRef, void *hmod, void *name)
+CUTAP_SLOW unsigned int cutap_slow_cuModuleGetSurfRef(void *pSurfRef, void *hmod, void *name)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cuModuleGetSurfRef], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *, void *))cutap_fn)(pSurfRef, hmod, name);
     uint64_t cutap_w[3] = {(uint64_t)(uintptr_t)pSurfRef, (uint64_t)(uintptr_t)hmod, (uint64_t)(uintptr_t)name};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cuModuleGetSurfRef, cutap_w, thunk_cuModuleGetSurfRef);
 }
@@ -6186,11 +4647,8 @@ static uint64_t thunk_cuModuleGetTexRef(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1], (void *)(uintptr_t)a[2]);
 }
-CUTAP_EXPORT unsigned int cuModuleGetTexRef(void *pTexRef, void *hmod, void *name)
+CUTAP_SLOW unsigned int cutap_slow_cuModuleGetTexRef(void *pTexRef, void *hmod, void *name)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cuModuleGetTexRef], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *, void *))cutap_fn)(pTexRef, hmod, name);
     uint64_t cutap_w[3] = {(uint64_t)(uintptr_t)pTexRef, (uint64_t)(uintptr_t)hmod, (uint64_t)(uintptr_t)name};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cuModuleGetTexRef, cutap_w, thunk_cuModuleGetTexRef);
 }
@@ -6198,11 +4656,8 @@ static uint64_t thunk_cuModuleLoad(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1]);
 }
-CUTAP_EXPORT unsigned int cuModuleLoad(void *module, void *fname)
+CUTAP_SLOW unsigned int cutap_slow_cuModuleLoad(void *module, void *fname)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cuModuleLoad], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *))cutap_fn)(module, fname);
     uint64_t cutap_w[2] = {(uint64_t)(uintptr_t)module, (uint64_t)(uintptr_t)fname};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cuModuleLoad, cutap_w, thunk_cuModuleLoad);
 }
@@ -6210,11 +4665,8 @@ static uint64_t thunk_cuModuleLoadData(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1]);
 }
-CUTAP_EXPORT unsigned int cuModuleLoadData(void *module, void *image)
+CUTAP_SLOW unsigned int cutap_slow_cuModuleLoadData(void *module, void *image)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cuModuleLoadData], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *))cutap_fn)(module, image);
     uint64_t cutap_w[2] = {(uint64_t)(uintptr_t)module, (uint64_t)(uintptr_t)image};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cuModuleLoadData, cutap_w, thunk_cuModuleLoadData);
 }
@@ -6222,11 +4674,8 @@ static uint64_t thunk_cuModuleLoadDataEx(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *, unsigned int, void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1], (unsigned int)a[2], (void *)(uintptr_t)a[3], (void *)(uintptr_t)a[4]);
 }
-CUTAP_EXPORT unsigned int cuModuleLoadDataEx(void *module, void *image, unsigned int numOptions, void *options, void *optionValues)
+CUTAP_SLOW unsigned int cutap_slow_cuModuleLoadDataEx(void *module, void *image, unsigned int numOptions, void *options, void *optionValues)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cuModuleLoadDataEx], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *, unsigned int, void *, void *))cutap_fn)(module, image, numOptions, options, optionValues);
     uint64_t cutap_w[5] = {(uint64_t)(uintptr_t)module, (uint64_t)(uintptr_t)image, (uint64_t)numOptions, (uint64_t)(uintptr_t)options, (uint64_t)(uintptr_t)optionValues};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cuModuleLoadDataEx, cutap_w, thunk_cuModuleLoadDataEx);
 }
@@ -6234,11 +4683,8 @@ static uint64_t thunk_cuModuleLoadFatBinary(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1]);
 }
-CUTAP_EXPORT unsigned int cuModuleLoadFatBinary(void *module, void *fatCubin)
+CUTAP_SLOW unsigned int cutap_slow_cuModuleLoadFatBinary(void *module, void *fatCubin)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cuModuleLoadFatBinary], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *))cutap_fn)(module, fatCubin);
     uint64_t cutap_w[2] = {(uint64_t)(uintptr_t)module, (uint64_t)(uintptr_t)fatCubin};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cuModuleLoadFatBinary, cutap_w, thunk_cuModuleLoadFatBinary);
 }
@@ -6246,11 +4692,8 @@ static uint64_t thunk_cuModuleUnload(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *))fn)((void *)(uintptr_t)a[0]);
 }
-CUTAP_EXPORT unsigned int cuModuleUnload(void *hmod)
+CUTAP_SLOW unsigned int cutap_slow_cuModuleUnload(void *hmod)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cuModuleUnload], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *))cutap_fn)(hmod);
     uint64_t cutap_w[1] = {(uint64_t)(uintptr_t)hmod};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cuModuleUnload, cutap_w, thunk_cuModuleUnload);
 }
@@ -6258,11 +4701,8 @@ static uint64_t thunk_cuMulticastAddDevice(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(unsigned long long, int))fn)((unsigned long long)a[0], (int)a[1]);
 }
-CUTAP_EXPORT unsigned int cuMulticastAddDevice(unsigned long long mcHandle, int dev)
+CUTAP_SLOW unsigned int cutap_slow_cuMulticastAddDevice(unsigned long long mcHandle, int dev)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cuMulticastAddDevice], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(unsigned long long, int))cutap_fn)(mcHandle, dev);
     uint64_t cutap_w[2] = {(uint64_t)mcHandle, (uint64_t)(int64_t)dev};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cuMulticastAddDevice, cutap_w, thunk_cuMulticastAddDevice);
 }
@@ -6270,11 +4710,8 @@ static uint64_t thunk_cuMulticastBindAddr(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(unsigned long long, unsigned long, unsigned long long, unsigned long, unsigned long long))fn)((unsigned long long)a[0], (unsigned long)a[1], (unsigned long long)a[2], (unsigned long)a[3], (unsigned long long)a[4]);
 }
-CUTAP_EXPORT unsigned int cuMulticastBindAddr(unsigned long long mcHandle, unsigned long mcOffset, unsigned long long memptr, unsigned long size, unsigned long long flags)
+CUTAP_SLOW unsigned int cutap_slow_cuMulticastBindAddr(unsigned long long mcHandle, unsigned long mcOffset, unsigned long long memptr, unsigned long size, unsigned long long flags)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cuMulticastBindAddr], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(unsigned long long, unsigned long, unsigned long long, unsigned long, unsigned long long))cutap_fn)(mcHandle, mcOffset, memptr, size, flags);
     uint64_t cutap_w[5] = {(uint64_t)mcHandle, (uint64_t)mcOffset, (uint64_t)memptr, (uint64_t)size, (uint64_t)flags};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cuMulticastBindAddr, cutap_w, thunk_cuMulticastBindAddr);
 }
@@ -6282,11 +4719,8 @@ static uint64_t thunk_cuMulticastBindMem(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(unsigned long long, unsigned long, unsigned long long, unsigned long, unsigned long, unsigned long long))fn)((unsigned long long)a[0], (unsigned long)a[1], (unsigned long long)a[2], (unsigned long)a[3], (unsigned long)a[4], (unsigned long long)a[5]);
 }
-CUTAP_EXPORT unsigned int cuMulticastBindMem(unsigned long long mcHandle, unsigned long mcOffset, unsigned long long memHandle, unsigned long memOffset, unsigned long size, unsigned long long flags)
+CUTAP_SLOW unsigned int cutap_slow_cuMulticastBindMem(unsigned long long mcHandle, unsigned long mcOffset, unsigned long long memHandle, unsigned long memOffset, unsigned long size, unsigned long long flags)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cuMulticastBindMem], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(unsigned long long, unsigned long, unsigned long long, unsigned long, unsigned long, unsigned long long))cutap_fn)(mcHandle, mcOffset, memHandle, memOffset, size, flags);
     uint64_t cutap_w[6] = {(uint64_t)mcHandle, (uint64_t)mcOffset, (uint64_t)memHandle, (uint64_t)memOffset, (uint64_t)size, (uint64_t)flags};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cuMulticastBindMem, cutap_w, thunk_cuMulticastBindMem);
 }
@@ -6294,11 +4728,8 @@ static uint64_t thunk_cuMulticastCreate(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1]);
 }
-CUTAP_EXPORT unsigned int cuMulticastCreate(void *mcHandle, void *prop)
+CUTAP_SLOW unsigned int cutap_slow_cuMulticastCreate(void *mcHandle, void *prop)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cuMulticastCreate], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *))cutap_fn)(mcHandle, prop);
     uint64_t cutap_w[2] = {(uint64_t)(uintptr_t)mcHandle, (uint64_t)(uintptr_t)prop};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cuMulticastCreate, cutap_w, thunk_cuMulticastCreate);
 }
@@ -6306,11 +4737,8 @@ static uint64_t thunk_cuMulticastGetGranularity(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *, unsigned int))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1], (unsigned int)a[2]);
 }
-CUTAP_EXPORT unsigned int cuMulticastGetGranularity(void *granularity, void *prop, unsigned int option)
+CUTAP_SLOW unsigned int cutap_slow_cuMulticastGetGranularity(void *granularity, void *prop, unsigned int option)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cuMulticastGetGranularity], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *, unsigned int))cutap_fn)(granularity, prop, option);
     uint64_t cutap_w[3] = {(uint64_t)(uintptr_t)granularity, (uint64_t)(uintptr_t)prop, (uint64_t)option};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cuMulticastGetGranularity, cutap_w, thunk_cuMulticastGetGranularity);
 }
@@ -6318,11 +4746,8 @@ static uint64_t thunk_cuMulticastUnbind(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(unsigned long long, int, unsigned long, unsigned long))fn)((unsigned long long)a[0], (int)a[1], (unsigned long)a[2], (unsigned long)a[3]);
 }
-CUTAP_EXPORT unsigned int cuMulticastUnbind(unsigned long long mcHandle, int dev, unsigned long mcOffset, unsigned long size)
+CUTAP_SLOW unsigned int cutap_slow_cuMulticastUnbind(unsigned long long mcHandle, int dev, unsigned long mcOffset, unsigned long size)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cuMulticastUnbind], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(unsigned long long, int, unsigned long, unsigned long))cutap_fn)(mcHandle, dev, mcOffset, size);
     uint64_t cutap_w[4] = {(uint64_t)mcHandle, (uint64_t)(int64_t)dev, (uint64_t)mcOffset, (uint64_t)size};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cuMulticastUnbind, cutap_w, thunk_cuMulticastUnbind);
 }
@@ -6330,11 +4755,8 @@ static uint64_t thunk_cuOccupancyAvailableDynamicSMemPerBlock(void *fn, uint64_t
 {
     return (uint64_t)((unsigned int (*)(void *, void *, int, int))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1], (int)a[2], (int)a[3]);
 }
-CUTAP_EXPORT unsigned int cuOccupancyAvailableDynamicSMemPerBlock(void *dynamicSmemSize, void *func, int numBlocks, int blockSize)
+CUTAP_SLOW unsigned int cutap_slow_cuOccupancyAvailableDynamicSMemPerBlock(void *dynamicSmemSize, void *func, int numBlocks, int blockSize)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cuOccupancyAvailableDynamicSMemPerBlock], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *, int, int))cutap_fn)(dynamicSmemSize, func, numBlocks, blockSize);
     uint64_t cutap_w[4] = {(uint64_t)(uintptr_t)dynamicSmemSize, (uint64_t)(uintptr_t)func, (uint64_t)(int64_t)numBlocks, (uint64_t)(int64_t)blockSize};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cuOccupancyAvailableDynamicSMemPerBlock, cutap_w, thunk_cuOccupancyAvailableDynamicSMemPerBlock);
 }
@@ -6342,11 +4764,8 @@ static uint64_t thunk_cuOccupancyMaxActiveBlocksPerMultiprocessor(void *fn, uint
 {
     return (uint64_t)((unsigned int (*)(void *, void *, int, unsigned long))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1], (int)a[2], (unsigned long)a[3]);
 }
-CUTAP_EXPORT unsigned int cuOccupancyMaxActiveBlocksPerMultiprocessor(void *numBlocks, void *func, int blockSize, unsigned long dynamicSMemSize)
+CUTAP_SLOW unsigned int cutap_slow_cuOccupancyMaxActiveBlocksPerMultiprocessor(void *numBlocks, void *func, int blockSize, unsigned long dynamicSMemSize)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cuOccupancyMaxActiveBlocksPerMultiprocessor], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *, int, unsigned long))cutap_fn)(numBlocks, func, blockSize, dynamicSMemSize);
     uint64_t cutap_w[4] = {(uint64_t)(uintptr_t)numBlocks, (uint64_t)(uintptr_t)func, (uint64_t)(int64_t)blockSize, (uint64_t)dynamicSMemSize};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cuOccupancyMaxActiveBlocksPerMultiprocessor, cutap_w, thunk_cuOccupancyMaxActiveBlocksPerMultiprocessor);
 }
@@ -6354,11 +4773,8 @@ static uint64_t thunk_cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(void 
 {
     return (uint64_t)((unsigned int (*)(void *, void *, int, unsigned long, unsigned int))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1], (int)a[2], (unsigned long)a[3], (unsigned int)a[4]);
 }
-CUTAP_EXPORT unsigned int cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(void *numBlocks, void *func, int blockSize, unsigned long dynamicSMemSize, unsigned int flags)
+CUTAP_SLOW unsigned int cutap_slow_cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(void *numBlocks, void *func, int blockSize, unsigned long dynamicSMemSize, unsigned int flags)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *, int, unsigned long, unsigned int))cutap_fn)(numBlocks, func, blockSize, dynamicSMemSize, flags);
     uint64_t cutap_w[5] = {(uint64_t)(uintptr_t)numBlocks, (uint64_t)(uintptr_t)func, (uint64_t)(int64_t)blockSize, (uint64_t)dynamicSMemSize, (uint64_t)flags};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags, cutap_w, thunk_cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags);
 }
@@ -6366,11 +4782,8 @@ static uint64_t thunk_cuOccupancyMaxActiveClusters(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1], (void *)(uintptr_t)a[2]);
 }
-CUTAP_EXPORT unsigned int cuOccupancyMaxActiveClusters(void *numClusters, void *func, void *config)
+CUTAP_SLOW unsigned int cutap_slow_cuOccupancyMaxActiveClusters(void *numClusters, void *func, void *config)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cuOccupancyMaxActiveClusters], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *, void *))cutap_fn)(numClusters, func, config);
     uint64_t cutap_w[3] = {(uint64_t)(uintptr_t)numClusters, (uint64_t)(uintptr_t)func, (uint64_t)(uintptr_t)config};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cuOccupancyMaxActiveClusters, cutap_w, thunk_cuOccupancyMaxActiveClusters);
 }
@@ -6378,11 +4791,8 @@ static uint64_t thunk_cuOccupancyMaxPotentialBlockSize(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *, void *, void *, unsigned long, int))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1], (void *)(uintptr_t)a[2], (void *)(uintptr_t)a[3], (unsigned long)a[4], (int)a[5]);
 }
-CUTAP_EXPORT unsigned int cuOccupancyMaxPotentialBlockSize(void *minGridSize, void *blockSize, void *func, void *blockSizeToDynamicSMemSize, unsigned long dynamicSMemSize, int blockSizeLimit)
+CUTAP_SLOW unsigned int cutap_slow_cuOccupancyMaxPotentialBlockSize(void *minGridSize, void *blockSize, void *func, void *blockSizeToDynamicSMemSize, unsigned long dynamicSMemSize, int blockSizeLimit)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cuOccupancyMaxPotentialBlockSize], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *, void *, void *, unsigned long, int))cutap_fn)(minGridSize, blockSize, func, blockSizeToDynamicSMemSize, dynamicSMemSize, blockSizeLimit);
     uint64_t cutap_w[6] = {(uint64_t)(uintptr_t)minGridSize, (uint64_t)(uintptr_t)blockSize, (uint64_t)(uintptr_t)func, (uint64_t)(uintptr_t)blockSizeToDynamicSMemSize, (uint64_t)dynamicSMemSize, (uint64_t)(int64_t)blockSizeLimit};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cuOccupancyMaxPotentialBlockSize, cutap_w, thunk_cuOccupancyMaxPotentialBlockSize);
 }
@@ -6390,11 +4800,8 @@ static uint64_t thunk_cuOccupancyMaxPotentialBlockSizeWithFlags(void *fn, uint64
 {
     return (uint64_t)((unsigned int (*)(void *, void *, void *, void *, unsigned long, int, unsigned int))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1], (void *)(uintptr_t)a[2], (void *)(uintptr_t)a[3], (unsigned long)a[4], (int)a[5], (unsigned int)a[6]);
 }
-CUTAP_EXPORT unsigned int cuOccupancyMaxPotentialBlockSizeWithFlags(void *minGridSize, void *blockSize, void *func, void *blockSizeToDynamicSMemSize, unsigned long dynamicSMemSize, int blockSizeLimit, unsigned int flags)
+CUTAP_SLOW unsigned int cutap_slow_cuOccupancyMaxPotentialBlockSizeWithFlags(void *minGridSize, void *blockSize, void *func, void *blockSizeToDynamicSMemSize, unsigned long dynamicSMemSize, int blockSizeLimit, unsigned int flags)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cuOccupancyMaxPotentialBlockSizeWithFlags], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *, void *, void *, unsigned long, int, unsigned int))cutap_fn)(minGridSize, blockSize, func, blockSizeToDynamicSMemSize, dynamicSMemSize, blockSizeLimit, flags);
     uint64_t cutap_w[7] = {(uint64_t)(uintptr_t)minGridSize, (uint64_t)(uintptr_t)blockSize, (uint64_t)(uintptr_t)func, (uint64_t)(uintptr_t)blockSizeToDynamicSMemSize, (uint64_t)dynamicSMemSize, (uint64_t)(int64_t)blockSizeLimit, (uint64_t)flags};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cuOccupancyMaxPotentialBlockSizeWithFlags, cutap_w, thunk_cuOccupancyMaxPotentialBlockSizeWithFlags);
 }
@@ -6402,11 +4809,8 @@ static uint64_t thunk_cuOccupancyMaxPotentialClusterSize(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1], (void *)(uintptr_t)a[2]);
 }
-CUTAP_EXPORT unsigned int cuOccupancyMaxPotentialClusterSize(void *clusterSize, void *func, void *config)
+CUTAP_SLOW unsigned int cutap_slow_cuOccupancyMaxPotentialClusterSize(void *clusterSize, void *func, void *config)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cuOccupancyMaxPotentialClusterSize], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *, void *))cutap_fn)(clusterSize, func, config);
     uint64_t cutap_w[3] = {(uint64_t)(uintptr_t)clusterSize, (uint64_t)(uintptr_t)func, (uint64_t)(uintptr_t)config};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cuOccupancyMaxPotentialClusterSize, cutap_w, thunk_cuOccupancyMaxPotentialClusterSize);
 }
@@ -6414,11 +4818,8 @@ static uint64_t thunk_cuParamSetSize(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1]);
 }
-CUTAP_EXPORT unsigned int cuParamSetSize(void *hfunc, unsigned int numbytes)
+CUTAP_SLOW unsigned int cutap_slow_cuParamSetSize(void *hfunc, unsigned int numbytes)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cuParamSetSize], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int))cutap_fn)(hfunc, numbytes);
     uint64_t cutap_w[2] = {(uint64_t)(uintptr_t)hfunc, (uint64_t)numbytes};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cuParamSetSize, cutap_w, thunk_cuParamSetSize);
 }
@@ -6426,11 +4827,8 @@ static uint64_t thunk_cuParamSetTexRef(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, int, void *))fn)((void *)(uintptr_t)a[0], (int)a[1], (void *)(uintptr_t)a[2]);
 }
-CUTAP_EXPORT unsigned int cuParamSetTexRef(void *hfunc, int texunit, void *hTexRef)
+CUTAP_SLOW unsigned int cutap_slow_cuParamSetTexRef(void *hfunc, int texunit, void *hTexRef)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cuParamSetTexRef], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, int, void *))cutap_fn)(hfunc, texunit, hTexRef);
     uint64_t cutap_w[3] = {(uint64_t)(uintptr_t)hfunc, (uint64_t)(int64_t)texunit, (uint64_t)(uintptr_t)hTexRef};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cuParamSetTexRef, cutap_w, thunk_cuParamSetTexRef);
 }
@@ -6438,11 +4836,8 @@ static uint64_t thunk_cuParamSetf(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, int, float))fn)((void *)(uintptr_t)a[0], (int)a[1], cutap_w2f(a[2]));
 }
-CUTAP_EXPORT unsigned int cuParamSetf(void *hfunc, int offset, float value)
+CUTAP_SLOW unsigned int cutap_slow_cuParamSetf(void *hfunc, int offset, float value)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cuParamSetf], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, int, float))cutap_fn)(hfunc, offset, value);
     uint64_t cutap_w[3] = {(uint64_t)(uintptr_t)hfunc, (uint64_t)(int64_t)offset, cutap_f2w(value)};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cuParamSetf, cutap_w, thunk_cuParamSetf);
 }
@@ -6450,11 +4845,8 @@ static uint64_t thunk_cuParamSeti(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, int, unsigned int))fn)((void *)(uintptr_t)a[0], (int)a[1], (unsigned int)a[2]);
 }
-CUTAP_EXPORT unsigned int cuParamSeti(void *hfunc, int offset, unsigned int value)
+CUTAP_SLOW unsigned int cutap_slow_cuParamSeti(void *hfunc, int offset, unsigned int value)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cuParamSeti], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, int, unsigned int))cutap_fn)(hfunc, offset, value);
     uint64_t cutap_w[3] = {(uint64_t)(uintptr_t)hfunc, (uint64_t)(int64_t)offset, (uint64_t)value};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cuParamSeti, cutap_w, thunk_cuParamSeti);
 }
@@ -6462,11 +4854,8 @@ static uint64_t thunk_cuParamSetv(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, int, void *, unsigned int))fn)((void *)(uintptr_t)a[0], (int)a[1], (void *)(uintptr_t)a[2], (unsigned int)a[3]);
 }
-CUTAP_EXPORT unsigned int cuParamSetv(void *hfunc, int offset, void *ptr, unsigned int numbytes)
+CUTAP_SLOW unsigned int cutap_slow_cuParamSetv(void *hfunc, int offset, void *ptr, unsigned int numbytes)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cuParamSetv], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, int, void *, unsigned int))cutap_fn)(hfunc, offset, ptr, numbytes);
     uint64_t cutap_w[4] = {(uint64_t)(uintptr_t)hfunc, (uint64_t)(int64_t)offset, (uint64_t)(uintptr_t)ptr, (uint64_t)numbytes};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cuParamSetv, cutap_w, thunk_cuParamSetv);
 }
@@ -6474,11 +4863,8 @@ static uint64_t thunk_cuPointerGetAttribute(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, unsigned long long))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (unsigned long long)a[2]);
 }
-CUTAP_EXPORT unsigned int cuPointerGetAttribute(void *data, unsigned int attribute, unsigned long long ptr)
+CUTAP_SLOW unsigned int cutap_slow_cuPointerGetAttribute(void *data, unsigned int attribute, unsigned long long ptr)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cuPointerGetAttribute], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, unsigned long long))cutap_fn)(data, attribute, ptr);
     uint64_t cutap_w[3] = {(uint64_t)(uintptr_t)data, (uint64_t)attribute, (uint64_t)ptr};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cuPointerGetAttribute, cutap_w, thunk_cuPointerGetAttribute);
 }
@@ -6486,11 +4872,8 @@ static uint64_t thunk_cuPointerGetAttributes(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(unsigned int, void *, void *, unsigned long long))fn)((unsigned int)a[0], (void *)(uintptr_t)a[1], (void *)(uintptr_t)a[2], (unsigned long long)a[3]);
 }
-CUTAP_EXPORT unsigned int cuPointerGetAttributes(unsigned int numAttributes, void *attributes, void *data, unsigned long long ptr)
+CUTAP_SLOW unsigned int cutap_slow_cuPointerGetAttributes(unsigned int numAttributes, void *attributes, void *data, unsigned long long ptr)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cuPointerGetAttributes], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(unsigned int, void *, void *, unsigned long long))cutap_fn)(numAttributes, attributes, data, ptr);
     uint64_t cutap_w[4] = {(uint64_t)numAttributes, (uint64_t)(uintptr_t)attributes, (uint64_t)(uintptr_t)data, (uint64_t)ptr};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cuPointerGetAttributes, cutap_w, thunk_cuPointerGetAttributes);
 }
@@ -6498,11 +4881,8 @@ static uint64_t thunk_cuPointerSetAttribute(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, unsigned long long))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (unsigned long long)a[2]);
 }
-CUTAP_EXPORT unsigned int cuPointerSetAttribute(void *value, unsigned int attribute, unsigned long long ptr)
+CUTAP_SLOW unsigned int cutap_slow_cuPointerSetAttribute(void *value, unsigned int attribute, unsigned long long ptr)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cuPointerSetAttribute], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, unsigned long long))cutap_fn)(value, attribute, ptr);
     uint64_t cutap_w[3] = {(uint64_t)(uintptr_t)value, (uint64_t)attribute, (uint64_t)ptr};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cuPointerSetAttribute, cutap_w, thunk_cuPointerSetAttribute);
 }
@@ -6510,11 +4890,8 @@ static uint64_t thunk_cuProfilerInitialize(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *, unsigned int))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1], (unsigned int)a[2]);
 }
-CUTAP_EXPORT unsigned int cuProfilerInitialize(void *configFile, void *outputFile, unsigned int outputMode)
+CUTAP_SLOW unsigned int cutap_slow_cuProfilerInitialize(void *configFile, void *outputFile, unsigned int outputMode)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cuProfilerInitialize], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *, unsigned int))cutap_fn)(configFile, outputFile, outputMode);
     uint64_t cutap_w[3] = {(uint64_t)(uintptr_t)configFile, (uint64_t)(uintptr_t)outputFile, (uint64_t)outputMode};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cuProfilerInitialize, cutap_w, thunk_cuProfilerInitialize);
 }
@@ -6523,11 +4900,8 @@ static uint64_t thunk_cuProfilerStart(void *fn, uint64_t *a)
     (void)a;
     return (uint64_t)((unsigned int (*)(void))fn)();
 }
-CUTAP_EXPORT unsigned int cuProfilerStart(void)
+CUTAP_SLOW unsigned int cutap_slow_cuProfilerStart(void)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cuProfilerStart], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void))cutap_fn)();
     uint64_t cutap_w[1] = {0};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cuProfilerStart, cutap_w, thunk_cuProfilerStart);
 }
@@ -6536,11 +4910,8 @@ static uint64_t thunk_cuProfilerStop(void *fn, uint64_t *a)
     (void)a;
     return (uint64_t)((unsigned int (*)(void))fn)();
 }
-CUTAP_EXPORT unsigned int cuProfilerStop(void)
+CUTAP_SLOW unsigned int cutap_slow_cuProfilerStop(void)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cuProfilerStop], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void))cutap_fn)();
     uint64_t cutap_w[1] = {0};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cuProfilerStop, cutap_w, thunk_cuProfilerStop);
 }
@@ -6548,11 +4919,8 @@ static uint64_t thunk_cuSignalExternalSemaphoresAsync(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *, unsigned int, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1], (unsigned int)a[2], (void *)(uintptr_t)a[3]);
 }
-CUTAP_EXPORT unsigned int cuSignalExternalSemaphoresAsync(void *extSemArray, void *paramsArray, unsigned int numExtSems, void *stream)
+CUTAP_SLOW unsigned int cutap_slow_cuSignalExternalSemaphoresAsync(void *extSemArray, void *paramsArray, unsigned int numExtSems, void *stream)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cuSignalExternalSemaphoresAsync], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *, unsigned int, void *))cutap_fn)(extSemArray, paramsArray, numExtSems, stream);
     uint64_t cutap_w[4] = {(uint64_t)(uintptr_t)extSemArray, (uint64_t)(uintptr_t)paramsArray, (uint64_t)numExtSems, (uint64_t)(uintptr_t)stream};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cuSignalExternalSemaphoresAsync, cutap_w, thunk_cuSignalExternalSemaphoresAsync);
 }
@@ -6560,11 +4928,8 @@ static uint64_t thunk_cuSignalExternalSemaphoresAsync_ptsz(void *fn, uint64_t *a
 {
     return (uint64_t)((unsigned int (*)(void *, void *, unsigned int, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1], (unsigned int)a[2], (void *)(uintptr_t)a[3]);
 }
-CUTAP_EXPORT unsigned int cuSignalExternalSemaphoresAsync_ptsz(void *extSemArray, void *paramsArray, unsigned int numExtSems, void *stream)
+CUTAP_SLOW unsigned int cutap_slow_cuSignalExternalSemaphoresAsync_ptsz(void *extSemArray, void *paramsArray, unsigned int numExtSems, void *stream)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cuSignalExternalSemaphoresAsync_ptsz], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *, unsigned int, void *))cutap_fn)(extSemArray, paramsArray, numExtSems, stream);
     uint64_t cutap_w[4] = {(uint64_t)(uintptr_t)extSemArray, (uint64_t)(uintptr_t)paramsArray, (uint64_t)numExtSems, (uint64_t)(uintptr_t)stream};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cuSignalExternalSemaphoresAsync_ptsz, cutap_w, thunk_cuSignalExternalSemaphoresAsync_ptsz);
 }
@@ -6572,11 +4937,8 @@ static uint64_t thunk_cuStreamAddCallback(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *, void *, unsigned int))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1], (void *)(uintptr_t)a[2], (unsigned int)a[3]);
 }
-CUTAP_EXPORT unsigned int cuStreamAddCallback(void *hStream, void *callback, void *userData, unsigned int flags)
+CUTAP_SLOW unsigned int cutap_slow_cuStreamAddCallback(void *hStream, void *callback, void *userData, unsigned int flags)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cuStreamAddCallback], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *, void *, unsigned int))cutap_fn)(hStream, callback, userData, flags);
     uint64_t cutap_w[4] = {(uint64_t)(uintptr_t)hStream, (uint64_t)(uintptr_t)callback, (uint64_t)(uintptr_t)userData, (uint64_t)flags};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cuStreamAddCallback, cutap_w, thunk_cuStreamAddCallback);
 }
@@ -6584,11 +4946,8 @@ static uint64_t thunk_cuStreamAddCallback_ptsz(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *, void *, unsigned int))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1], (void *)(uintptr_t)a[2], (unsigned int)a[3]);
 }
-CUTAP_EXPORT unsigned int cuStreamAddCallback_ptsz(void *hStream, void *callback, void *userData, unsigned int flags)
+CUTAP_SLOW unsigned int cutap_slow_cuStreamAddCallback_ptsz(void *hStream, void *callback, void *userData, unsigned int flags)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cuStreamAddCallback_ptsz], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *, void *, unsigned int))cutap_fn)(hStream, callback, userData, flags);
     uint64_t cutap_w[4] = {(uint64_t)(uintptr_t)hStream, (uint64_t)(uintptr_t)callback, (uint64_t)(uintptr_t)userData, (uint64_t)flags};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cuStreamAddCallback_ptsz, cutap_w, thunk_cuStreamAddCallback_ptsz);
 }
@@ -6596,11 +4955,8 @@ static uint64_t thunk_cuStreamAttachMemAsync(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned long long, unsigned long, unsigned int))fn)((void *)(uintptr_t)a[0], (unsigned long long)a[1], (unsigned long)a[2], (unsigned int)a[3]);
 }
-CUTAP_EXPORT unsigned int cuStreamAttachMemAsync(void *hStream, unsigned long long dptr, unsigned long length, unsigned int flags)
+CUTAP_SLOW unsigned int cutap_slow_cuStreamAttachMemAsync(void *hStream, unsigned long long dptr, unsigned long length, unsigned int flags)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cuStreamAttachMemAsync], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned long long, unsigned long, unsigned int))cutap_fn)(hStream, dptr, length, flags);
     uint64_t cutap_w[4] = {(uint64_t)(uintptr_t)hStream, (uint64_t)dptr, (uint64_t)length, (uint64_t)flags};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cuStreamAttachMemAsync, cutap_w, thunk_cuStreamAttachMemAsync);
 }
@@ -6608,11 +4964,8 @@ static uint64_t thunk_cuStreamAttachMemAsync_ptsz(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned long long, unsigned long, unsigned int))fn)((void *)(uintptr_t)a[0], (unsigned long long)a[1], (unsigned long)a[2], (unsigned int)a[3]);
 }
-CUTAP_EXPORT unsigned int cuStreamAttachMemAsync_ptsz(void *hStream, unsigned long long dptr, unsigned long length, unsigned int flags)
+CUTAP_SLOW unsigned int cutap_slow_cuStreamAttachMemAsync_ptsz(void *hStream, unsigned long long dptr, unsigned long length, unsigned int flags)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cuStreamAttachMemAsync_ptsz], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned long long, unsigned long, unsigned int))cutap_fn)(hStream, dptr, length, flags);
     uint64_t cutap_w[4] = {(uint64_t)(uintptr_t)hStream, (uint64_t)dptr, (uint64_t)length, (uint64_t)flags};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cuStreamAttachMemAsync_ptsz, cutap_w, thunk_cuStreamAttachMemAsync_ptsz);
 }
@@ -6620,11 +4973,8 @@ static uint64_t thunk_cuStreamBatchMemOp(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, void *, unsigned int))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (void *)(uintptr_t)a[2], (unsigned int)a[3]);
 }
-CUTAP_EXPORT unsigned int cuStreamBatchMemOp(void *stream, unsigned int count, void *paramArray, unsigned int flags)
+CUTAP_SLOW unsigned int cutap_slow_cuStreamBatchMemOp(void *stream, unsigned int count, void *paramArray, unsigned int flags)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cuStreamBatchMemOp], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, void *, unsigned int))cutap_fn)(stream, count, paramArray, flags);
     uint64_t cutap_w[4] = {(uint64_t)(uintptr_t)stream, (uint64_t)count, (uint64_t)(uintptr_t)paramArray, (uint64_t)flags};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cuStreamBatchMemOp, cutap_w, thunk_cuStreamBatchMemOp);
 }
@@ -6632,11 +4982,8 @@ static uint64_t thunk_cuStreamBatchMemOp_ptsz(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, void *, unsigned int))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (void *)(uintptr_t)a[2], (unsigned int)a[3]);
 }
-CUTAP_EXPORT unsigned int cuStreamBatchMemOp_ptsz(void *stream, unsigned int count, void *paramArray, unsigned int flags)
+CUTAP_SLOW unsigned int cutap_slow_cuStreamBatchMemOp_ptsz(void *stream, unsigned int count, void *paramArray, unsigned int flags)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cuStreamBatchMemOp_ptsz], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, void *, unsigned int))cutap_fn)(stream, count, paramArray, flags);
     uint64_t cutap_w[4] = {(uint64_t)(uintptr_t)stream, (uint64_t)count, (uint64_t)(uintptr_t)paramArray, (uint64_t)flags};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cuStreamBatchMemOp_ptsz, cutap_w, thunk_cuStreamBatchMemOp_ptsz);
 }
@@ -6644,11 +4991,8 @@ static uint64_t thunk_cuStreamBatchMemOp_v2(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, void *, unsigned int))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (void *)(uintptr_t)a[2], (unsigned int)a[3]);
 }
-CUTAP_EXPORT unsigned int cuStreamBatchMemOp_v2(void *stream, unsigned int count, void *paramArray, unsigned int flags)
+CUTAP_SLOW unsigned int cutap_slow_cuStreamBatchMemOp_v2(void *stream, unsigned int count, void *paramArray, unsigned int flags)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cuStreamBatchMemOp_v2], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, void *, unsigned int))cutap_fn)(stream, count, paramArray, flags);
     uint64_t cutap_w[4] = {(uint64_t)(uintptr_t)stream, (uint64_t)count, (uint64_t)(uintptr_t)paramArray, (uint64_t)flags};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cuStreamBatchMemOp_v2, cutap_w, thunk_cuStreamBatchMemOp_v2);
 }
@@ -6656,11 +5000,8 @@ static uint64_t thunk_cuStreamBatchMemOp_v2_ptsz(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, void *, unsigned int))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (void *)(uintptr_t)a[2], (unsigned int)a[3]);
 }
-CUTAP_EXPORT unsigned int cuStreamBatchMemOp_v2_ptsz(void *stream, unsigned int count, void *paramArray, unsigned int flags)
+CUTAP_SLOW unsigned int cutap_slow_cuStreamBatchMemOp_v2_ptsz(void *stream, unsigned int count, void *paramArray, unsigned int flags)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cuStreamBatchMemOp_v2_ptsz], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, void *, unsigned int))cutap_fn)(stream, count, paramArray, flags);
     uint64_t cutap_w[4] = {(uint64_t)(uintptr_t)stream, (uint64_t)count, (uint64_t)(uintptr_t)paramArray, (uint64_t)flags};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cuStreamBatchMemOp_v2_ptsz, cutap_w, thunk_cuStreamBatchMemOp_v2_ptsz);
 }
@@ -6668,11 +5009,8 @@ static uint64_t thunk_cuStreamBeginCapture(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *))fn)((void *)(uintptr_t)a[0]);
 }
-CUTAP_EXPORT unsigned int cuStreamBeginCapture(void *hStream)
+CUTAP_SLOW unsigned int cutap_slow_cuStreamBeginCapture(void *hStream)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cuStreamBeginCapture], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *))cutap_fn)(hStream);
     uint64_t cutap_w[1] = {(uint64_t)(uintptr_t)hStream};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cuStreamBeginCapture, cutap_w, thunk_cuStreamBeginCapture);
 }
@@ -6680,11 +5018,8 @@ static uint64_t thunk_cuStreamBeginCaptureToGraph(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *, void *, void *, unsigned long, unsigned int))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1], (void *)(uintptr_t)a[2], (void *)(uintptr_t)a[3], (unsigned long)a[4], (unsigned int)a[5]);
 }
-CUTAP_EXPORT unsigned int cuStreamBeginCaptureToGraph(void *hStream, void *hGraph, void *dependencies, void *dependencyData, unsigned long numDependencies, unsigned int mode)
+CUTAP_SLOW unsigned int cutap_slow_cuStreamBeginCaptureToGraph(void *hStream, void *hGraph, void *dependencies, void *dependencyData, unsigned long numDependencies, unsigned int mode)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cuStreamBeginCaptureToGraph], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *, void *, void *, unsigned long, unsigned int))cutap_fn)(hStream, hGraph, dependencies, dependencyData, numDependencies, mode);
     uint64_t cutap_w[6] = {(uint64_t)(uintptr_t)hStream, (uint64_t)(uintptr_t)hGraph, (uint64_t)(uintptr_t)dependencies, (uint64_t)(uintptr_t)dependencyData, (uint64_t)numDependencies, (uint64_t)mode};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cuStreamBeginCaptureToGraph, cutap_w, thunk_cuStreamBeginCaptureToGraph);
 }
@@ -6692,11 +5027,8 @@ static uint64_t thunk_cuStreamBeginCaptureToGraph_ptsz(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *, void *, void *, unsigned long, unsigned int))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1], (void *)(uintptr_t)a[2], (void *)(uintptr_t)a[3], (unsigned long)a[4], (unsigned int)a[5]);
 }
-CUTAP_EXPORT unsigned int cuStreamBeginCaptureToGraph_ptsz(void *hStream, void *hGraph, void *dependencies, void *dependencyData, unsigned long numDependencies, unsigned int mode)
+CUTAP_SLOW unsigned int cutap_slow_cuStreamBeginCaptureToGraph_ptsz(void *hStream, void *hGraph, void *dependencies, void *dependencyData, unsigned long numDependencies, unsigned int mode)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cuStreamBeginCaptureToGraph_ptsz], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *, void *, void *, unsigned long, unsigned int))cutap_fn)(hStream, hGraph, dependencies, dependencyData, numDependencies, mode);
     uint64_t cutap_w[6] = {(uint64_t)(uintptr_t)hStream, (uint64_t)(uintptr_t)hGraph, (uint64_t)(uintptr_t)dependencies, (uint64_t)(uintptr_t)dependencyData, (uint64_t)numDependencies, (uint64_t)mode};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cuStreamBeginCaptureToGraph_ptsz, cutap_w, thunk_cuStreamBeginCaptureToGraph_ptsz);
 }
@@ -6704,11 +5036,8 @@ static uint64_t thunk_cuStreamBeginCapture_ptsz(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *))fn)((void *)(uintptr_t)a[0]);
 }
-CUTAP_EXPORT unsigned int cuStreamBeginCapture_ptsz(void *hStream)
+CUTAP_SLOW unsigned int cutap_slow_cuStreamBeginCapture_ptsz(void *hStream)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cuStreamBeginCapture_ptsz], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *))cutap_fn)(hStream);
     uint64_t cutap_w[1] = {(uint64_t)(uintptr_t)hStream};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cuStreamBeginCapture_ptsz, cutap_w, thunk_cuStreamBeginCapture_ptsz);
 }
@@ -6716,11 +5045,8 @@ static uint64_t thunk_cuStreamBeginCapture_v2(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1]);
 }
-CUTAP_EXPORT unsigned int cuStreamBeginCapture_v2(void *hStream, unsigned int mode)
+CUTAP_SLOW unsigned int cutap_slow_cuStreamBeginCapture_v2(void *hStream, unsigned int mode)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cuStreamBeginCapture_v2], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int))cutap_fn)(hStream, mode);
     uint64_t cutap_w[2] = {(uint64_t)(uintptr_t)hStream, (uint64_t)mode};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cuStreamBeginCapture_v2, cutap_w, thunk_cuStreamBeginCapture_v2);
 }
@@ -6728,11 +5054,8 @@ static uint64_t thunk_cuStreamBeginCapture_v2_ptsz(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1]);
 }
-CUTAP_EXPORT unsigned int cuStreamBeginCapture_v2_ptsz(void *hStream, unsigned int mode)
+CUTAP_SLOW unsigned int cutap_slow_cuStreamBeginCapture_v2_ptsz(void *hStream, unsigned int mode)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cuStreamBeginCapture_v2_ptsz], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int))cutap_fn)(hStream, mode);
     uint64_t cutap_w[2] = {(uint64_t)(uintptr_t)hStream, (uint64_t)mode};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cuStreamBeginCapture_v2_ptsz, cutap_w, thunk_cuStreamBeginCapture_v2_ptsz);
 }
@@ -6740,11 +5063,8 @@ static uint64_t thunk_cuStreamCopyAttributes(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1]);
 }
-CUTAP_EXPORT unsigned int cuStreamCopyAttributes(void *dst, void *src)
+CUTAP_SLOW unsigned int cutap_slow_cuStreamCopyAttributes(void *dst, void *src)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cuStreamCopyAttributes], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *))cutap_fn)(dst, src);
     uint64_t cutap_w[2] = {(uint64_t)(uintptr_t)dst, (uint64_t)(uintptr_t)src};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cuStreamCopyAttributes, cutap_w, thunk_cuStreamCopyAttributes);
 }
@@ -6752,11 +5072,8 @@ static uint64_t thunk_cuStreamCopyAttributes_ptsz(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1]);
 }
-CUTAP_EXPORT unsigned int cuStreamCopyAttributes_ptsz(void *dst, void *src)
+CUTAP_SLOW unsigned int cutap_slow_cuStreamCopyAttributes_ptsz(void *dst, void *src)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cuStreamCopyAttributes_ptsz], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *))cutap_fn)(dst, src);
     uint64_t cutap_w[2] = {(uint64_t)(uintptr_t)dst, (uint64_t)(uintptr_t)src};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cuStreamCopyAttributes_ptsz, cutap_w, thunk_cuStreamCopyAttributes_ptsz);
 }
@@ -6764,11 +5081,8 @@ static uint64_t thunk_cuStreamCreate(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1]);
 }
-CUTAP_EXPORT unsigned int cuStreamCreate(void *phStream, unsigned int Flags)
+CUTAP_SLOW unsigned int cutap_slow_cuStreamCreate(void *phStream, unsigned int Flags)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cuStreamCreate], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int))cutap_fn)(phStream, Flags);
     uint64_t cutap_w[2] = {(uint64_t)(uintptr_t)phStream, (uint64_t)Flags};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cuStreamCreate, cutap_w, thunk_cuStreamCreate);
 }
@@ -6776,11 +5090,8 @@ static uint64_t thunk_cuStreamCreateWithPriority(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, int))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (int)a[2]);
 }
-CUTAP_EXPORT unsigned int cuStreamCreateWithPriority(void *phStream, unsigned int flags, int priority)
+CUTAP_SLOW unsigned int cutap_slow_cuStreamCreateWithPriority(void *phStream, unsigned int flags, int priority)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cuStreamCreateWithPriority], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, int))cutap_fn)(phStream, flags, priority);
     uint64_t cutap_w[3] = {(uint64_t)(uintptr_t)phStream, (uint64_t)flags, (uint64_t)(int64_t)priority};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cuStreamCreateWithPriority, cutap_w, thunk_cuStreamCreateWithPriority);
 }
@@ -6788,11 +5099,8 @@ static uint64_t thunk_cuStreamDestroy(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *))fn)((void *)(uintptr_t)a[0]);
 }
-CUTAP_EXPORT unsigned int cuStreamDestroy(void *hStream)
+CUTAP_SLOW unsigned int cutap_slow_cuStreamDestroy(void *hStream)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cuStreamDestroy], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *))cutap_fn)(hStream);
     uint64_t cutap_w[1] = {(uint64_t)(uintptr_t)hStream};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cuStreamDestroy, cutap_w, thunk_cuStreamDestroy);
 }
@@ -6800,11 +5108,8 @@ static uint64_t thunk_cuStreamDestroy_v2(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *))fn)((void *)(uintptr_t)a[0]);
 }
-CUTAP_EXPORT unsigned int cuStreamDestroy_v2(void *hStream)
+CUTAP_SLOW unsigned int cutap_slow_cuStreamDestroy_v2(void *hStream)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cuStreamDestroy_v2], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *))cutap_fn)(hStream);
     uint64_t cutap_w[1] = {(uint64_t)(uintptr_t)hStream};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cuStreamDestroy_v2, cutap_w, thunk_cuStreamDestroy_v2);
 }
@@ -6812,11 +5117,8 @@ static uint64_t thunk_cuStreamEndCapture(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1]);
 }
-CUTAP_EXPORT unsigned int cuStreamEndCapture(void *hStream, void *phGraph)
+CUTAP_SLOW unsigned int cutap_slow_cuStreamEndCapture(void *hStream, void *phGraph)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cuStreamEndCapture], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *))cutap_fn)(hStream, phGraph);
     uint64_t cutap_w[2] = {(uint64_t)(uintptr_t)hStream, (uint64_t)(uintptr_t)phGraph};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cuStreamEndCapture, cutap_w, thunk_cuStreamEndCapture);
 }
@@ -6824,11 +5126,8 @@ static uint64_t thunk_cuStreamEndCapture_ptsz(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1]);
 }
-CUTAP_EXPORT unsigned int cuStreamEndCapture_ptsz(void *hStream, void *phGraph)
+CUTAP_SLOW unsigned int cutap_slow_cuStreamEndCapture_ptsz(void *hStream, void *phGraph)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cuStreamEndCapture_ptsz], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *))cutap_fn)(hStream, phGraph);
     uint64_t cutap_w[2] = {(uint64_t)(uintptr_t)hStream, (uint64_t)(uintptr_t)phGraph};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cuStreamEndCapture_ptsz, cutap_w, thunk_cuStreamEndCapture_ptsz);
 }
@@ -6836,11 +5135,8 @@ static uint64_t thunk_cuStreamGetAttribute(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, void *))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (void *)(uintptr_t)a[2]);
 }
-CUTAP_EXPORT unsigned int cuStreamGetAttribute(void *hStream, unsigned int attr, void *value_out)
+CUTAP_SLOW unsigned int cutap_slow_cuStreamGetAttribute(void *hStream, unsigned int attr, void *value_out)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cuStreamGetAttribute], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, void *))cutap_fn)(hStream, attr, value_out);
     uint64_t cutap_w[3] = {(uint64_t)(uintptr_t)hStream, (uint64_t)attr, (uint64_t)(uintptr_t)value_out};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cuStreamGetAttribute, cutap_w, thunk_cuStreamGetAttribute);
 }
@@ -6848,11 +5144,8 @@ static uint64_t thunk_cuStreamGetAttribute_ptsz(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, void *))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (void *)(uintptr_t)a[2]);
 }
-CUTAP_EXPORT unsigned int cuStreamGetAttribute_ptsz(void *hStream, unsigned int attr, void *value_out)
+CUTAP_SLOW unsigned int cutap_slow_cuStreamGetAttribute_ptsz(void *hStream, unsigned int attr, void *value_out)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cuStreamGetAttribute_ptsz], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, void *))cutap_fn)(hStream, attr, value_out);
     uint64_t cutap_w[3] = {(uint64_t)(uintptr_t)hStream, (uint64_t)attr, (uint64_t)(uintptr_t)value_out};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cuStreamGetAttribute_ptsz, cutap_w, thunk_cuStreamGetAttribute_ptsz);
 }
@@ -6860,11 +5153,8 @@ static uint64_t thunk_cuStreamGetCaptureInfo(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1], (void *)(uintptr_t)a[2]);
 }
-CUTAP_EXPORT unsigned int cuStreamGetCaptureInfo(void *hStream, void *captureStatus_out, void *id_out)
+CUTAP_SLOW unsigned int cutap_slow_cuStreamGetCaptureInfo(void *hStream, void *captureStatus_out, void *id_out)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cuStreamGetCaptureInfo], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *, void *))cutap_fn)(hStream, captureStatus_out, id_out);
     uint64_t cutap_w[3] = {(uint64_t)(uintptr_t)hStream, (uint64_t)(uintptr_t)captureStatus_out, (uint64_t)(uintptr_t)id_out};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cuStreamGetCaptureInfo, cutap_w, thunk_cuStreamGetCaptureInfo);
 }
@@ -6872,11 +5162,8 @@ static uint64_t thunk_cuStreamGetCaptureInfo_ptsz(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1], (void *)(uintptr_t)a[2]);
 }
-CUTAP_EXPORT unsigned int cuStreamGetCaptureInfo_ptsz(void *hStream, void *captureStatus_out, void *id_out)
+CUTAP_SLOW unsigned int cutap_slow_cuStreamGetCaptureInfo_ptsz(void *hStream, void *captureStatus_out, void *id_out)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cuStreamGetCaptureInfo_ptsz], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *, void *))cutap_fn)(hStream, captureStatus_out, id_out);
     uint64_t cutap_w[3] = {(uint64_t)(uintptr_t)hStream, (uint64_t)(uintptr_t)captureStatus_out, (uint64_t)(uintptr_t)id_out};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cuStreamGetCaptureInfo_ptsz, cutap_w, thunk_cuStreamGetCaptureInfo_ptsz);
 }
@@ -6884,11 +5171,8 @@ static uint64_t thunk_cuStreamGetCaptureInfo_v2(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *, void *, void *, void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1], (void *)(uintptr_t)a[2], (void *)(uintptr_t)a[3], (void *)(uintptr_t)a[4], (void *)(uintptr_t)a[5]);
 }
-CUTAP_EXPORT unsigned int cuStreamGetCaptureInfo_v2(void *hStream, void *captureStatus_out, void *id_out, void *graph_out, void *dependencies_out, void *numDependencies_out)
+CUTAP_SLOW unsigned int cutap_slow_cuStreamGetCaptureInfo_v2(void *hStream, void *captureStatus_out, void *id_out, void *graph_out, void *dependencies_out, void *numDependencies_out)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cuStreamGetCaptureInfo_v2], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *, void *, void *, void *, void *))cutap_fn)(hStream, captureStatus_out, id_out, graph_out, dependencies_out, numDependencies_out);
     uint64_t cutap_w[6] = {(uint64_t)(uintptr_t)hStream, (uint64_t)(uintptr_t)captureStatus_out, (uint64_t)(uintptr_t)id_out, (uint64_t)(uintptr_t)graph_out, (uint64_t)(uintptr_t)dependencies_out, (uint64_t)(uintptr_t)numDependencies_out};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cuStreamGetCaptureInfo_v2, cutap_w, thunk_cuStreamGetCaptureInfo_v2);
 }
@@ -6896,11 +5180,8 @@ static uint64_t thunk_cuStreamGetCaptureInfo_v2_ptsz(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *, void *, void *, void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1], (void *)(uintptr_t)a[2], (void *)(uintptr_t)a[3], (void *)(uintptr_t)a[4], (void *)(uintptr_t)a[5]);
 }
-CUTAP_EXPORT unsigned int cuStreamGetCaptureInfo_v2_ptsz(void *hStream, void *captureStatus_out, void *id_out, void *graph_out, void *dependencies_out, void *numDependencies_out)
+CUTAP_SLOW unsigned int cutap_slow_cuStreamGetCaptureInfo_v2_ptsz(void *hStream, void *captureStatus_out, void *id_out, void *graph_out, void *dependencies_out, void *numDependencies_out)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cuStreamGetCaptureInfo_v2_ptsz], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *, void *, void *, void *, void *))cutap_fn)(hStream, captureStatus_out, id_out, graph_out, dependencies_out, numDependencies_out);
     uint64_t cutap_w[6] = {(uint64_t)(uintptr_t)hStream, (uint64_t)(uintptr_t)captureStatus_out, (uint64_t)(uintptr_t)id_out, (uint64_t)(uintptr_t)graph_out, (uint64_t)(uintptr_t)dependencies_out, (uint64_t)(uintptr_t)numDependencies_out};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cuStreamGetCaptureInfo_v2_ptsz, cutap_w, thunk_cuStreamGetCaptureInfo_v2_ptsz);
 }
@@ -6908,11 +5189,8 @@ static uint64_t thunk_cuStreamGetCaptureInfo_v3(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *, void *, void *, void *, void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1], (void *)(uintptr_t)a[2], (void *)(uintptr_t)a[3], (void *)(uintptr_t)a[4], (void *)(uintptr_t)a[5], (void *)(uintptr_t)a[6]);
 }
-CUTAP_EXPORT unsigned int cuStreamGetCaptureInfo_v3(void *hStream, void *captureStatus_out, void *id_out, void *graph_out, void *dependencies_out, void *edgeData_out, void *numDependencies_out)
+CUTAP_SLOW unsigned int cutap_slow_cuStreamGetCaptureInfo_v3(void *hStream, void *captureStatus_out, void *id_out, void *graph_out, void *dependencies_out, void *edgeData_out, void *numDependencies_out)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cuStreamGetCaptureInfo_v3], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *, void *, void *, void *, void *, void *))cutap_fn)(hStream, captureStatus_out, id_out, graph_out, dependencies_out, edgeData_out, numDependencies_out);
     uint64_t cutap_w[7] = {(uint64_t)(uintptr_t)hStream, (uint64_t)(uintptr_t)captureStatus_out, (uint64_t)(uintptr_t)id_out, (uint64_t)(uintptr_t)graph_out, (uint64_t)(uintptr_t)dependencies_out, (uint64_t)(uintptr_t)edgeData_out, (uint64_t)(uintptr_t)numDependencies_out};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cuStreamGetCaptureInfo_v3, cutap_w, thunk_cuStreamGetCaptureInfo_v3);
 }
@@ -6920,11 +5198,8 @@ static uint64_t thunk_cuStreamGetCaptureInfo_v3_ptsz(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *, void *, void *, void *, void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1], (void *)(uintptr_t)a[2], (void *)(uintptr_t)a[3], (void *)(uintptr_t)a[4], (void *)(uintptr_t)a[5], (void *)(uintptr_t)a[6]);
 }
-CUTAP_EXPORT unsigned int cuStreamGetCaptureInfo_v3_ptsz(void *hStream, void *captureStatus_out, void *id_out, void *graph_out, void *dependencies_out, void *edgeData_out, void *numDependencies_out)
+CUTAP_SLOW unsigned int cutap_slow_cuStreamGetCaptureInfo_v3_ptsz(void *hStream, void *captureStatus_out, void *id_out, void *graph_out, void *dependencies_out, void *edgeData_out, void *numDependencies_out)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cuStreamGetCaptureInfo_v3_ptsz], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *, void *, void *, void *, void *, void *))cutap_fn)(hStream, captureStatus_out, id_out, graph_out, dependencies_out, edgeData_out, numDependencies_out);
     uint64_t cutap_w[7] = {(uint64_t)(uintptr_t)hStream, (uint64_t)(uintptr_t)captureStatus_out, (uint64_t)(uintptr_t)id_out, (uint64_t)(uintptr_t)graph_out, (uint64_t)(uintptr_t)dependencies_out, (uint64_t)(uintptr_t)edgeData_out, (uint64_t)(uintptr_t)numDependencies_out};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cuStreamGetCaptureInfo_v3_ptsz, cutap_w, thunk_cuStreamGetCaptureInfo_v3_ptsz);
 }
@@ -6932,11 +5207,8 @@ static uint64_t thunk_cuStreamGetCtx(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1]);
 }
-CUTAP_EXPORT unsigned int cuStreamGetCtx(void *hStream, void *pctx)
+CUTAP_SLOW unsigned int cutap_slow_cuStreamGetCtx(void *hStream, void *pctx)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cuStreamGetCtx], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *))cutap_fn)(hStream, pctx);
     uint64_t cutap_w[2] = {(uint64_t)(uintptr_t)hStream, (uint64_t)(uintptr_t)pctx};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cuStreamGetCtx, cutap_w, thunk_cuStreamGetCtx);
 }
@@ -6944,11 +5216,8 @@ static uint64_t thunk_cuStreamGetCtx_ptsz(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1]);
 }
-CUTAP_EXPORT unsigned int cuStreamGetCtx_ptsz(void *hStream, void *pctx)
+CUTAP_SLOW unsigned int cutap_slow_cuStreamGetCtx_ptsz(void *hStream, void *pctx)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cuStreamGetCtx_ptsz], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *))cutap_fn)(hStream, pctx);
     uint64_t cutap_w[2] = {(uint64_t)(uintptr_t)hStream, (uint64_t)(uintptr_t)pctx};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cuStreamGetCtx_ptsz, cutap_w, thunk_cuStreamGetCtx_ptsz);
 }
@@ -6956,11 +5225,8 @@ static uint64_t thunk_cuStreamGetCtx_v2(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1], (void *)(uintptr_t)a[2]);
 }
-CUTAP_EXPORT unsigned int cuStreamGetCtx_v2(void *hStream, void *pCtx, void *pGreenCtx)
+CUTAP_SLOW unsigned int cutap_slow_cuStreamGetCtx_v2(void *hStream, void *pCtx, void *pGreenCtx)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cuStreamGetCtx_v2], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *, void *))cutap_fn)(hStream, pCtx, pGreenCtx);
     uint64_t cutap_w[3] = {(uint64_t)(uintptr_t)hStream, (uint64_t)(uintptr_t)pCtx, (uint64_t)(uintptr_t)pGreenCtx};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cuStreamGetCtx_v2, cutap_w, thunk_cuStreamGetCtx_v2);
 }
@@ -6968,11 +5234,8 @@ static uint64_t thunk_cuStreamGetCtx_v2_ptsz(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1], (void *)(uintptr_t)a[2]);
 }
-CUTAP_EXPORT unsigned int cuStreamGetCtx_v2_ptsz(void *hStream, void *pCtx, void *pGreenCtx)
+CUTAP_SLOW unsigned int cutap_slow_cuStreamGetCtx_v2_ptsz(void *hStream, void *pCtx, void *pGreenCtx)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cuStreamGetCtx_v2_ptsz], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *, void *))cutap_fn)(hStream, pCtx, pGreenCtx);
     uint64_t cutap_w[3] = {(uint64_t)(uintptr_t)hStream, (uint64_t)(uintptr_t)pCtx, (uint64_t)(uintptr_t)pGreenCtx};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cuStreamGetCtx_v2_ptsz, cutap_w, thunk_cuStreamGetCtx_v2_ptsz);
 }
@@ -6980,11 +5243,8 @@ static uint64_t thunk_cuStreamGetDevice(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1]);
 }
-CUTAP_EXPORT unsigned int cuStreamGetDevice(void *hStream, void *device)
+CUTAP_SLOW unsigned int cutap_slow_cuStreamGetDevice(void *hStream, void *device)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cuStreamGetDevice], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *))cutap_fn)(hStream, device);
     uint64_t cutap_w[2] = {(uint64_t)(uintptr_t)hStream, (uint64_t)(uintptr_t)device};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cuStreamGetDevice, cutap_w, thunk_cuStreamGetDevice);
 }
@@ -6992,11 +5252,8 @@ static uint64_t thunk_cuStreamGetDevice_ptsz(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1]);
 }
-CUTAP_EXPORT unsigned int cuStreamGetDevice_ptsz(void *hStream, void *device)
+CUTAP_SLOW unsigned int cutap_slow_cuStreamGetDevice_ptsz(void *hStream, void *device)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cuStreamGetDevice_ptsz], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *))cutap_fn)(hStream, device);
     uint64_t cutap_w[2] = {(uint64_t)(uintptr_t)hStream, (uint64_t)(uintptr_t)device};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cuStreamGetDevice_ptsz, cutap_w, thunk_cuStreamGetDevice_ptsz);
 }
@@ -7004,11 +5261,8 @@ static uint64_t thunk_cuStreamGetFlags(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1]);
 }
-CUTAP_EXPORT unsigned int cuStreamGetFlags(void *hStream, void *flags)
+CUTAP_SLOW unsigned int cutap_slow_cuStreamGetFlags(void *hStream, void *flags)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cuStreamGetFlags], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *))cutap_fn)(hStream, flags);
     uint64_t cutap_w[2] = {(uint64_t)(uintptr_t)hStream, (uint64_t)(uintptr_t)flags};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cuStreamGetFlags, cutap_w, thunk_cuStreamGetFlags);
 }
@@ -7016,11 +5270,8 @@ static uint64_t thunk_cuStreamGetFlags_ptsz(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1]);
 }
-CUTAP_EXPORT unsigned int cuStreamGetFlags_ptsz(void *hStream, void *flags)
+CUTAP_SLOW unsigned int cutap_slow_cuStreamGetFlags_ptsz(void *hStream, void *flags)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cuStreamGetFlags_ptsz], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *))cutap_fn)(hStream, flags);
     uint64_t cutap_w[2] = {(uint64_t)(uintptr_t)hStream, (uint64_t)(uintptr_t)flags};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cuStreamGetFlags_ptsz, cutap_w, thunk_cuStreamGetFlags_ptsz);
 }
@@ -7028,11 +5279,8 @@ static uint64_t thunk_cuStreamGetGreenCtx(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1]);
 }
-CUTAP_EXPORT unsigned int cuStreamGetGreenCtx(void *hStream, void *phCtx)
+CUTAP_SLOW unsigned int cutap_slow_cuStreamGetGreenCtx(void *hStream, void *phCtx)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cuStreamGetGreenCtx], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *))cutap_fn)(hStream, phCtx);
     uint64_t cutap_w[2] = {(uint64_t)(uintptr_t)hStream, (uint64_t)(uintptr_t)phCtx};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cuStreamGetGreenCtx, cutap_w, thunk_cuStreamGetGreenCtx);
 }
@@ -7040,11 +5288,8 @@ static uint64_t thunk_cuStreamGetId(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1]);
 }
-CUTAP_EXPORT unsigned int cuStreamGetId(void *hStream, void *streamId)
+CUTAP_SLOW unsigned int cutap_slow_cuStreamGetId(void *hStream, void *streamId)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cuStreamGetId], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *))cutap_fn)(hStream, streamId);
     uint64_t cutap_w[2] = {(uint64_t)(uintptr_t)hStream, (uint64_t)(uintptr_t)streamId};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cuStreamGetId, cutap_w, thunk_cuStreamGetId);
 }
@@ -7052,11 +5297,8 @@ static uint64_t thunk_cuStreamGetId_ptsz(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1]);
 }
-CUTAP_EXPORT unsigned int cuStreamGetId_ptsz(void *hStream, void *streamId)
+CUTAP_SLOW unsigned int cutap_slow_cuStreamGetId_ptsz(void *hStream, void *streamId)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cuStreamGetId_ptsz], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *))cutap_fn)(hStream, streamId);
     uint64_t cutap_w[2] = {(uint64_t)(uintptr_t)hStream, (uint64_t)(uintptr_t)streamId};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cuStreamGetId_ptsz, cutap_w, thunk_cuStreamGetId_ptsz);
 }
@@ -7064,11 +5306,8 @@ static uint64_t thunk_cuStreamGetPriority(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1]);
 }
-CUTAP_EXPORT unsigned int cuStreamGetPriority(void *hStream, void *priority)
+CUTAP_SLOW unsigned int cutap_slow_cuStreamGetPriority(void *hStream, void *priority)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cuStreamGetPriority], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *))cutap_fn)(hStream, priority);
     uint64_t cutap_w[2] = {(uint64_t)(uintptr_t)hStream, (uint64_t)(uintptr_t)priority};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cuStreamGetPriority, cutap_w, thunk_cuStreamGetPriority);
 }
@@ -7076,11 +5315,8 @@ static uint64_t thunk_cuStreamGetPriority_ptsz(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1]);
 }
-CUTAP_EXPORT unsigned int cuStreamGetPriority_ptsz(void *hStream, void *priority)
+CUTAP_SLOW unsigned int cutap_slow_cuStreamGetPriority_ptsz(void *hStream, void *priority)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cuStreamGetPriority_ptsz], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *))cutap_fn)(hStream, priority);
     uint64_t cutap_w[2] = {(uint64_t)(uintptr_t)hStream, (uint64_t)(uintptr_t)priority};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cuStreamGetPriority_ptsz, cutap_w, thunk_cuStreamGetPriority_ptsz);
 }
@@ -7088,11 +5324,8 @@ static uint64_t thunk_cuStreamIsCapturing(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1]);
 }
-CUTAP_EXPORT unsigned int cuStreamIsCapturing(void *hStream, void *captureStatus)
+CUTAP_SLOW unsigned int cutap_slow_cuStreamIsCapturing(void *hStream, void *captureStatus)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cuStreamIsCapturing], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *))cutap_fn)(hStream, captureStatus);
     uint64_t cutap_w[2] = {(uint64_t)(uintptr_t)hStream, (uint64_t)(uintptr_t)captureStatus};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cuStreamIsCapturing, cutap_w, thunk_cuStreamIsCapturing);
 }
@@ -7100,11 +5333,8 @@ static uint64_t thunk_cuStreamIsCapturing_ptsz(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1]);
 }
-CUTAP_EXPORT unsigned int cuStreamIsCapturing_ptsz(void *hStream, void *captureStatus)
+CUTAP_SLOW unsigned int cutap_slow_cuStreamIsCapturing_ptsz(void *hStream, void *captureStatus)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cuStreamIsCapturing_ptsz], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *))cutap_fn)(hStream, captureStatus);
     uint64_t cutap_w[2] = {(uint64_t)(uintptr_t)hStream, (uint64_t)(uintptr_t)captureStatus};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cuStreamIsCapturing_ptsz, cutap_w, thunk_cuStreamIsCapturing_ptsz);
 }
@@ -7112,11 +5342,8 @@ static uint64_t thunk_cuStreamQuery(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *))fn)((void *)(uintptr_t)a[0]);
 }
-CUTAP_EXPORT unsigned int cuStreamQuery(void *hStream)
+CUTAP_SLOW unsigned int cutap_slow_cuStreamQuery(void *hStream)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cuStreamQuery], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *))cutap_fn)(hStream);
     uint64_t cutap_w[1] = {(uint64_t)(uintptr_t)hStream};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cuStreamQuery, cutap_w, thunk_cuStreamQuery);
 }
@@ -7124,11 +5351,8 @@ static uint64_t thunk_cuStreamQuery_ptsz(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *))fn)((void *)(uintptr_t)a[0]);
 }
-CUTAP_EXPORT unsigned int cuStreamQuery_ptsz(void *hStream)
+CUTAP_SLOW unsigned int cutap_slow_cuStreamQuery_ptsz(void *hStream)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cuStreamQuery_ptsz], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *))cutap_fn)(hStream);
     uint64_t cutap_w[1] = {(uint64_t)(uintptr_t)hStream};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cuStreamQuery_ptsz, cutap_w, thunk_cuStreamQuery_ptsz);
 }
@@ -7136,11 +5360,8 @@ static uint64_t thunk_cuStreamSetAttribute(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, void *))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (void *)(uintptr_t)a[2]);
 }
-CUTAP_EXPORT unsigned int cuStreamSetAttribute(void *hStream, unsigned int attr, void *value)
+CUTAP_SLOW unsigned int cutap_slow_cuStreamSetAttribute(void *hStream, unsigned int attr, void *value)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cuStreamSetAttribute], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, void *))cutap_fn)(hStream, attr, value);
     uint64_t cutap_w[3] = {(uint64_t)(uintptr_t)hStream, (uint64_t)attr, (uint64_t)(uintptr_t)value};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cuStreamSetAttribute, cutap_w, thunk_cuStreamSetAttribute);
 }
@@ -7148,11 +5369,8 @@ static uint64_t thunk_cuStreamSetAttribute_ptsz(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, void *))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (void *)(uintptr_t)a[2]);
 }
-CUTAP_EXPORT unsigned int cuStreamSetAttribute_ptsz(void *hStream, unsigned int attr, void *value)
+CUTAP_SLOW unsigned int cutap_slow_cuStreamSetAttribute_ptsz(void *hStream, unsigned int attr, void *value)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cuStreamSetAttribute_ptsz], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, void *))cutap_fn)(hStream, attr, value);
     uint64_t cutap_w[3] = {(uint64_t)(uintptr_t)hStream, (uint64_t)attr, (uint64_t)(uintptr_t)value};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cuStreamSetAttribute_ptsz, cutap_w, thunk_cuStreamSetAttribute_ptsz);
 }
@@ -7160,11 +5378,8 @@ static uint64_t thunk_cuStreamSynchronize(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *))fn)((void *)(uintptr_t)a[0]);
 }
-CUTAP_EXPORT unsigned int cuStreamSynchronize(void *hStream)
+CUTAP_SLOW unsigned int cutap_slow_cuStreamSynchronize(void *hStream)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cuStreamSynchronize], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *))cutap_fn)(hStream);
     uint64_t cutap_w[1] = {(uint64_t)(uintptr_t)hStream};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cuStreamSynchronize, cutap_w, thunk_cuStreamSynchronize);
 }
@@ -7172,11 +5387,8 @@ static uint64_t thunk_cuStreamSynchronize_ptsz(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *))fn)((void *)(uintptr_t)a[0]);
 }
-CUTAP_EXPORT unsigned int cuStreamSynchronize_ptsz(void *hStream)
+CUTAP_SLOW unsigned int cutap_slow_cuStreamSynchronize_ptsz(void *hStream)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cuStreamSynchronize_ptsz], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *))cutap_fn)(hStream);
     uint64_t cutap_w[1] = {(uint64_t)(uintptr_t)hStream};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cuStreamSynchronize_ptsz, cutap_w, thunk_cuStreamSynchronize_ptsz);
 }
@@ -7184,11 +5396,8 @@ static uint64_t thunk_cuStreamUpdateCaptureDependencies(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *, unsigned long, unsigned int))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1], (unsigned long)a[2], (unsigned int)a[3]);
 }
-CUTAP_EXPORT unsigned int cuStreamUpdateCaptureDependencies(void *hStream, void *dependencies, unsigned long numDependencies, unsigned int flags)
+CUTAP_SLOW unsigned int cutap_slow_cuStreamUpdateCaptureDependencies(void *hStream, void *dependencies, unsigned long numDependencies, unsigned int flags)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cuStreamUpdateCaptureDependencies], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *, unsigned long, unsigned int))cutap_fn)(hStream, dependencies, numDependencies, flags);
     uint64_t cutap_w[4] = {(uint64_t)(uintptr_t)hStream, (uint64_t)(uintptr_t)dependencies, (uint64_t)numDependencies, (uint64_t)flags};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cuStreamUpdateCaptureDependencies, cutap_w, thunk_cuStreamUpdateCaptureDependencies);
 }
@@ -7196,11 +5405,8 @@ static uint64_t thunk_cuStreamUpdateCaptureDependencies_ptsz(void *fn, uint64_t 
 {
     return (uint64_t)((unsigned int (*)(void *, void *, unsigned long, unsigned int))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1], (unsigned long)a[2], (unsigned int)a[3]);
 }
-CUTAP_EXPORT unsigned int cuStreamUpdateCaptureDependencies_ptsz(void *hStream, void *dependencies, unsigned long numDependencies, unsigned int flags)
+CUTAP_SLOW unsigned int cutap_slow_cuStreamUpdateCaptureDependencies_ptsz(void *hStream, void *dependencies, unsigned long numDependencies, unsigned int flags)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cuStreamUpdateCaptureDependencies_ptsz], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *, unsigned long, unsigned int))cutap_fn)(hStream, dependencies, numDependencies, flags);
     uint64_t cutap_w[4] = {(uint64_t)(uintptr_t)hStream, (uint64_t)(uintptr_t)dependencies, (uint64_t)numDependencies, (uint64_t)flags};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cuStreamUpdateCaptureDependencies_ptsz, cutap_w, thunk_cuStreamUpdateCaptureDependencies_ptsz);
 }
@@ -7208,11 +5414,8 @@ static uint64_t thunk_cuStreamUpdateCaptureDependencies_v2(void *fn, uint64_t *a
 {
     return (uint64_t)((unsigned int (*)(void *, void *, void *, unsigned long, unsigned int))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1], (void *)(uintptr_t)a[2], (unsigned long)a[3], (unsigned int)a[4]);
 }
-CUTAP_EXPORT unsigned int cuStreamUpdateCaptureDependencies_v2(void *hStream, void *dependencies, void *dependencyData, unsigned long numDependencies, unsigned int flags)
+CUTAP_SLOW unsigned int cutap_slow_cuStreamUpdateCaptureDependencies_v2(void *hStream, void *dependencies, void *dependencyData, unsigned long numDependencies, unsigned int flags)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cuStreamUpdateCaptureDependencies_v2], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *, void *, unsigned long, unsigned int))cutap_fn)(hStream, dependencies, dependencyData, numDependencies, flags);
     uint64_t cutap_w[5] = {(uint64_t)(uintptr_t)hStream, (uint64_t)(uintptr_t)dependencies, (uint64_t)(uintptr_t)dependencyData, (uint64_t)numDependencies, (uint64_t)flags};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cuStreamUpdateCaptureDependencies_v2, cutap_w, thunk_cuStreamUpdateCaptureDependencies_v2);
 }
@@ -7220,11 +5423,8 @@ static uint64_t thunk_cuStreamUpdateCaptureDependencies_v2_ptsz(void *fn, uint64
 {
     return (uint64_t)((unsigned int (*)(void *, void *, void *, unsigned long, unsigned int))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1], (void *)(uintptr_t)a[2], (unsigned long)a[3], (unsigned int)a[4]);
 }
-CUTAP_EXPORT unsigned int cuStreamUpdateCaptureDependencies_v2_ptsz(void *hStream, void *dependencies, void *dependencyData, unsigned long numDependencies, unsigned int flags)
+CUTAP_SLOW unsigned int cutap_slow_cuStreamUpdateCaptureDependencies_v2_ptsz(void *hStream, void *dependencies, void *dependencyData, unsigned long numDependencies, unsigned int flags)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cuStreamUpdateCaptureDependencies_v2_ptsz], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *, void *, unsigned long, unsigned int))cutap_fn)(hStream, dependencies, dependencyData, numDependencies, flags);
     uint64_t cutap_w[5] = {(uint64_t)(uintptr_t)hStream, (uint64_t)(uintptr_t)dependencies, (uint64_t)(uintptr_t)dependencyData, (uint64_t)numDependencies, (uint64_t)flags};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cuStreamUpdateCaptureDependencies_v2_ptsz, cutap_w, thunk_cuStreamUpdateCaptureDependencies_v2_ptsz);
 }
@@ -7232,11 +5432,8 @@ static uint64_t thunk_cuStreamWaitEvent(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *, unsigned int))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1], (unsigned int)a[2]);
 }
-CUTAP_EXPORT unsigned int cuStreamWaitEvent(void *hStream, void *hEvent, unsigned int Flags)
+CUTAP_SLOW unsigned int cutap_slow_cuStreamWaitEvent(void *hStream, void *hEvent, unsigned int Flags)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cuStreamWaitEvent], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *, unsigned int))cutap_fn)(hStream, hEvent, Flags);
     uint64_t cutap_w[3] = {(uint64_t)(uintptr_t)hStream, (uint64_t)(uintptr_t)hEvent, (uint64_t)Flags};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cuStreamWaitEvent, cutap_w, thunk_cuStreamWaitEvent);
 }
@@ -7244,11 +5441,8 @@ static uint64_t thunk_cuStreamWaitEvent_ptsz(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *, unsigned int))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1], (unsigned int)a[2]);
 }
-CUTAP_EXPORT unsigned int cuStreamWaitEvent_ptsz(void *hStream, void *hEvent, unsigned int Flags)
+CUTAP_SLOW unsigned int cutap_slow_cuStreamWaitEvent_ptsz(void *hStream, void *hEvent, unsigned int Flags)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cuStreamWaitEvent_ptsz], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *, unsigned int))cutap_fn)(hStream, hEvent, Flags);
     uint64_t cutap_w[3] = {(uint64_t)(uintptr_t)hStream, (uint64_t)(uintptr_t)hEvent, (uint64_t)Flags};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cuStreamWaitEvent_ptsz, cutap_w, thunk_cuStreamWaitEvent_ptsz);
 }
@@ -7256,11 +5450,8 @@ static uint64_t thunk_cuStreamWaitValue32(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned long long, unsigned int, unsigned int))fn)((void *)(uintptr_t)a[0], (unsigned long long)a[1], (unsigned int)a[2], (unsigned int)a[3]);
 }
-CUTAP_EXPORT unsigned int cuStreamWaitValue32(void *stream, unsigned long long addr, unsigned int value, unsigned int flags)
+CUTAP_SLOW unsigned int cutap_slow_cuStreamWaitValue32(void *stream, unsigned long long addr, unsigned int value, unsigned int flags)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cuStreamWaitValue32], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned long long, unsigned int, unsigned int))cutap_fn)(stream, addr, value, flags);
     uint64_t cutap_w[4] = {(uint64_t)(uintptr_t)stream, (uint64_t)addr, (uint64_t)value, (uint64_t)flags};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cuStreamWaitValue32, cutap_w, thunk_cuStreamWaitValue32);
 }
@@ -7268,11 +5459,8 @@ static uint64_t thunk_cuStreamWaitValue32_ptsz(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned long long, unsigned int, unsigned int))fn)((void *)(uintptr_t)a[0], (unsigned long long)a[1], (unsigned int)a[2], (unsigned int)a[3]);
 }
-CUTAP_EXPORT unsigned int cuStreamWaitValue32_ptsz(void *stream, unsigned long long addr, unsigned int value, unsigned int flags)
+CUTAP_SLOW unsigned int cutap_slow_cuStreamWaitValue32_ptsz(void *stream, unsigned long long addr, unsigned int value, unsigned int flags)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cuStreamWaitValue32_ptsz], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned long long, unsigned int, unsigned int))cutap_fn)(stream, addr, value, flags);
     uint64_t cutap_w[4] = {(uint64_t)(uintptr_t)stream, (uint64_t)addr, (uint64_t)value, (uint64_t)flags};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cuStreamWaitValue32_ptsz, cutap_w, thunk_cuStreamWaitValue32_ptsz);
 }
@@ -7280,11 +5468,8 @@ static uint64_t thunk_cuStreamWaitValue32_v2(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned long long, unsigned int, unsigned int))fn)((void *)(uintptr_t)a[0], (unsigned long long)a[1], (unsigned int)a[2], (unsigned int)a[3]);
 }
-CUTAP_EXPORT unsigned int cuStreamWaitValue32_v2(void *stream, unsigned long long addr, unsigned int value, unsigned int flags)
+CUTAP_SLOW unsigned int cutap_slow_cuStreamWaitValue32_v2(void *stream, unsigned long long addr, unsigned int value, unsigned int flags)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cuStreamWaitValue32_v2], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned long long, unsigned int, unsigned int))cutap_fn)(stream, addr, value, flags);
     uint64_t cutap_w[4] = {(uint64_t)(uintptr_t)stream, (uint64_t)addr, (uint64_t)value, (uint64_t)flags};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cuStreamWaitValue32_v2, cutap_w, thunk_cuStreamWaitValue32_v2);
 }
@@ -7292,11 +5477,8 @@ static uint64_t thunk_cuStreamWaitValue32_v2_ptsz(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned long long, unsigned int, unsigned int))fn)((void *)(uintptr_t)a[0], (unsigned long long)a[1], (unsigned int)a[2], (unsigned int)a[3]);
 }
-CUTAP_EXPORT unsigned int cuStreamWaitValue32_v2_ptsz(void *stream, unsigned long long addr, unsigned int value, unsigned int flags)
+CUTAP_SLOW unsigned int cutap_slow_cuStreamWaitValue32_v2_ptsz(void *stream, unsigned long long addr, unsigned int value, unsigned int flags)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cuStreamWaitValue32_v2_ptsz], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned long long, unsigned int, unsigned int))cutap_fn)(stream, addr, value, flags);
     uint64_t cutap_w[4] = {(uint64_t)(uintptr_t)stream, (uint64_t)addr, (uint64_t)value, (uint64_t)flags};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cuStreamWaitValue32_v2_ptsz, cutap_w, thunk_cuStreamWaitValue32_v2_ptsz);
 }
@@ -7304,11 +5486,8 @@ static uint64_t thunk_cuStreamWaitValue64(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned long long, unsigned long, unsigned int))fn)((void *)(uintptr_t)a[0], (unsigned long long)a[1], (unsigned long)a[2], (unsigned int)a[3]);
 }
-CUTAP_EXPORT unsigned int cuStreamWaitValue64(void *stream, unsigned long long addr, unsigned long value, unsigned int flags)
+CUTAP_SLOW unsigned int cutap_slow_cuStreamWaitValue64(void *stream, unsigned long long addr, unsigned long value, unsigned int flags)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cuStreamWaitValue64], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned long long, unsigned long, unsigned int))cutap_fn)(stream, addr, value, flags);
     uint64_t cutap_w[4] = {(uint64_t)(uintptr_t)stream, (uint64_t)addr, (uint64_t)value, (uint64_t)flags};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cuStreamWaitValue64, cutap_w, thunk_cuStreamWaitValue64);
 }
@@ -7316,11 +5495,8 @@ static uint64_t thunk_cuStreamWaitValue64_ptsz(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned long long, unsigned long, unsigned int))fn)((void *)(uintptr_t)a[0], (unsigned long long)a[1], (unsigned long)a[2], (unsigned int)a[3]);
 }
-CUTAP_EXPORT unsigned int cuStreamWaitValue64_ptsz(void *stream, unsigned long long addr, unsigned long value, unsigned int flags)
+CUTAP_SLOW unsigned int cutap_slow_cuStreamWaitValue64_ptsz(void *stream, unsigned long long addr, unsigned long value, unsigned int flags)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cuStreamWaitValue64_ptsz], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned long long, unsigned long, unsigned int))cutap_fn)(stream, addr, value, flags);
     uint64_t cutap_w[4] = {(uint64_t)(uintptr_t)stream, (uint64_t)addr, (uint64_t)value, (uint64_t)flags};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cuStreamWaitValue64_ptsz, cutap_w, thunk_cuStreamWaitValue64_ptsz);
 }
@@ -7328,11 +5504,8 @@ static uint64_t thunk_cuStreamWaitValue64_v2(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned long long, unsigned long, unsigned int))fn)((void *)(uintptr_t)a[0], (unsigned long long)a[1], (unsigned long)a[2], (unsigned int)a[3]);
 }
-CUTAP_EXPORT unsigned int cuStreamWaitValue64_v2(void *stream, unsigned long long addr, unsigned long value, unsigned int flags)
+CUTAP_SLOW unsigned int cutap_slow_cuStreamWaitValue64_v2(void *stream, unsigned long long addr, unsigned long value, unsigned int flags)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cuStreamWaitValue64_v2], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned long long, unsigned long, unsigned int))cutap_fn)(stream, addr, value, flags);
     uint64_t cutap_w[4] = {(uint64_t)(uintptr_t)stream, (uint64_t)addr, (uint64_t)value, (uint64_t)flags};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cuStreamWaitValue64_v2, cutap_w, thunk_cuStreamWaitValue64_v2);
 }
@@ -7340,11 +5513,8 @@ static uint64_t thunk_cuStreamWaitValue64_v2_ptsz(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned long long, unsigned long, unsigned int))fn)((void *)(uintptr_t)a[0], (unsigned long long)a[1], (unsigned long)a[2], (unsigned int)a[3]);
 }
-CUTAP_EXPORT unsigned int cuStreamWaitValue64_v2_ptsz(void *stream, unsigned long long addr, unsigned long value, unsigned int flags)
+CUTAP_SLOW unsigned int cutap_slow_cuStreamWaitValue64_v2_ptsz(void *stream, unsigned long long addr, unsigned long value, unsigned int flags)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cuStreamWaitValue64_v2_ptsz], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned long long, unsigned long, unsigned int))cutap_fn)(stream, addr, value, flags);
     uint64_t cutap_w[4] = {(uint64_t)(uintptr_t)stream, (uint64_t)addr, (uint64_t)value, (uint64_t)flags};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cuStreamWaitValue64_v2_ptsz, cutap_w, thunk_cuStreamWaitValue64_v2_ptsz);
 }
@@ -7352,11 +5522,8 @@ static uint64_t thunk_cuStreamWriteValue32(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned long long, unsigned int, unsigned int))fn)((void *)(uintptr_t)a[0], (unsigned long long)a[1], (unsigned int)a[2], (unsigned int)a[3]);
 }
-CUTAP_EXPORT unsigned int cuStreamWriteValue32(void *stream, unsigned long long addr, unsigned int value, unsigned int flags)
+CUTAP_SLOW unsigned int cutap_slow_cuStreamWriteValue32(void *stream, unsigned long long addr, unsigned int value, unsigned int flags)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cuStreamWriteValue32], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned long long, unsigned int, unsigned int))cutap_fn)(stream, addr, value, flags);
     uint64_t cutap_w[4] = {(uint64_t)(uintptr_t)stream, (uint64_t)addr, (uint64_t)value, (uint64_t)flags};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cuStreamWriteValue32, cutap_w, thunk_cuStreamWriteValue32);
 }
@@ -7364,11 +5531,8 @@ static uint64_t thunk_cuStreamWriteValue32_ptsz(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned long long, unsigned int, unsigned int))fn)((void *)(uintptr_t)a[0], (unsigned long long)a[1], (unsigned int)a[2], (unsigned int)a[3]);
 }
-CUTAP_EXPORT unsigned int cuStreamWriteValue32_ptsz(void *stream, unsigned long long addr, unsigned int value, unsigned int flags)
+CUTAP_SLOW unsigned int cutap_slow_cuStreamWriteValue32_ptsz(void *stream, unsigned long long addr, unsigned int value, unsigned int flags)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cuStreamWriteValue32_ptsz], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned long long, unsigned int, unsigned int))cutap_fn)(stream, addr, value, flags);
     uint64_t cutap_w[4] = {(uint64_t)(uintptr_t)stream, (uint64_t)addr, (uint64_t)value, (uint64_t)flags};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cuStreamWriteValue32_ptsz, cutap_w, thunk_cuStreamWriteValue32_ptsz);
 }
@@ -7376,11 +5540,8 @@ static uint64_t thunk_cuStreamWriteValue32_v2(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned long long, unsigned int, unsigned int))fn)((void *)(uintptr_t)a[0], (unsigned long long)a[1], (unsigned int)a[2], (unsigned int)a[3]);
 }
-CUTAP_EXPORT unsigned int cuStreamWriteValue32_v2(void *stream, unsigned long long addr, unsigned int value, unsigned int flags)
+CUTAP_SLOW unsigned int cutap_slow_cuStreamWriteValue32_v2(void *stream, unsigned long long addr, unsigned int value, unsigned int flags)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cuStreamWriteValue32_v2], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned long long, unsigned int, unsigned int))cutap_fn)(stream, addr, value, flags);
     uint64_t cutap_w[4] = {(uint64_t)(uintptr_t)stream, (uint64_t)addr, (uint64_t)value, (uint64_t)flags};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cuStreamWriteValue32_v2, cutap_w, thunk_cuStreamWriteValue32_v2);
 }
@@ -7388,11 +5549,8 @@ static uint64_t thunk_cuStreamWriteValue32_v2_ptsz(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned long long, unsigned int, unsigned int))fn)((void *)(uintptr_t)a[0], (unsigned long long)a[1], (unsigned int)a[2], (unsigned int)a[3]);
 }
-CUTAP_EXPORT unsigned int cuStreamWriteValue32_v2_ptsz(void *stream, unsigned long long addr, unsigned int value, unsigned int flags)
+CUTAP_SLOW unsigned int cutap_slow_cuStreamWriteValue32_v2_ptsz(void *stream, unsigned long long addr, unsigned int value, unsigned int flags)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cuStreamWriteValue32_v2_ptsz], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned long long, unsigned int, unsigned int))cutap_fn)(stream, addr, value, flags);
     uint64_t cutap_w[4] = {(uint64_t)(uintptr_t)stream, (uint64_t)addr, (uint64_t)value, (uint64_t)flags};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cuStreamWriteValue32_v2_ptsz, cutap_w, thunk_cuStreamWriteValue32_v2_ptsz);
 }
@@ -7400,11 +5558,8 @@ static uint64_t thunk_cuStreamWriteValue64(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned long long, unsigned long, unsigned int))fn)((void *)(uintptr_t)a[0], (unsigned long long)a[1], (unsigned long)a[2], (unsigned int)a[3]);
 }
-CUTAP_EXPORT unsigned int cuStreamWriteValue64(void *stream, unsigned long long addr, unsigned long value, unsigned int flags)
+CUTAP_SLOW unsigned int cutap_slow_cuStreamWriteValue64(void *stream, unsigned long long addr, unsigned long value, unsigned int flags)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cuStreamWriteValue64], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned long long, unsigned long, unsigned int))cutap_fn)(stream, addr, value, flags);
     uint64_t cutap_w[4] = {(uint64_t)(uintptr_t)stream, (uint64_t)addr, (uint64_t)value, (uint64_t)flags};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cuStreamWriteValue64, cutap_w, thunk_cuStreamWriteValue64);
 }
@@ -7412,11 +5567,8 @@ static uint64_t thunk_cuStreamWriteValue64_ptsz(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned long long, unsigned long, unsigned int))fn)((void *)(uintptr_t)a[0], (unsigned long long)a[1], (unsigned long)a[2], (unsigned int)a[3]);
 }
-CUTAP_EXPORT unsigned int cuStreamWriteValue64_ptsz(void *stream, unsigned long long addr, unsigned long value, unsigned int flags)
+CUTAP_SLOW unsigned int cutap_slow_cuStreamWriteValue64_ptsz(void *stream, unsigned long long addr, unsigned long value, unsigned int flags)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cuStreamWriteValue64_ptsz], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned long long, unsigned long, unsigned int))cutap_fn)(stream, addr, value, flags);
     uint64_t cutap_w[4] = {(uint64_t)(uintptr_t)stream, (uint64_t)addr, (uint64_t)value, (uint64_t)flags};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cuStreamWriteValue64_ptsz, cutap_w, thunk_cuStreamWriteValue64_ptsz);
 }
@@ -7424,11 +5576,8 @@ static uint64_t thunk_cuStreamWriteValue64_v2(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned long long, unsigned long, unsigned int))fn)((void *)(uintptr_t)a[0], (unsigned long long)a[1], (unsigned long)a[2], (unsigned int)a[3]);
 }
-CUTAP_EXPORT unsigned int cuStreamWriteValue64_v2(void *stream, unsigned long long addr, unsigned long value, unsigned int flags)
+CUTAP_SLOW unsigned int cutap_slow_cuStreamWriteValue64_v2(void *stream, unsigned long long addr, unsigned long value, unsigned int flags)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cuStreamWriteValue64_v2], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned long long, unsigned long, unsigned int))cutap_fn)(stream, addr, value, flags);
     uint64_t cutap_w[4] = {(uint64_t)(uintptr_t)stream, (uint64_t)addr, (uint64_t)value, (uint64_t)flags};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cuStreamWriteValue64_v2, cutap_w, thunk_cuStreamWriteValue64_v2);
 }
@@ -7436,11 +5585,8 @@ static uint64_t thunk_cuStreamWriteValue64_v2_ptsz(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned long long, unsigned long, unsigned int))fn)((void *)(uintptr_t)a[0], (unsigned long long)a[1], (unsigned long)a[2], (unsigned int)a[3]);
 }
-CUTAP_EXPORT unsigned int cuStreamWriteValue64_v2_ptsz(void *stream, unsigned long long addr, unsigned long value, unsigned int flags)
+CUTAP_SLOW unsigned int cutap_slow_cuStreamWriteValue64_v2_ptsz(void *stream, unsigned long long addr, unsigned long value, unsigned int flags)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cuStreamWriteValue64_v2_ptsz], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned long long, unsigned long, unsigned int))cutap_fn)(stream, addr, value, flags);
     uint64_t cutap_w[4] = {(uint64_t)(uintptr_t)stream, (uint64_t)addr, (uint64_t)value, (uint64_t)flags};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cuStreamWriteValue64_v2_ptsz, cutap_w, thunk_cuStreamWriteValue64_v2_ptsz);
 }
@@ -7448,11 +5594,8 @@ static uint64_t thunk_cuSurfObjectCreate(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1]);
 }
-CUTAP_EXPORT unsigned int cuSurfObjectCreate(void *pSurfObject, void *pResDesc)
+CUTAP_SLOW unsigned int cutap_slow_cuSurfObjectCreate(void *pSurfObject, void *pResDesc)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cuSurfObjectCreate], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *))cutap_fn)(pSurfObject, pResDesc);
     uint64_t cutap_w[2] = {(uint64_t)(uintptr_t)pSurfObject, (uint64_t)(uintptr_t)pResDesc};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cuSurfObjectCreate, cutap_w, thunk_cuSurfObjectCreate);
 }
@@ -7460,11 +5603,8 @@ static uint64_t thunk_cuSurfObjectDestroy(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(unsigned long long))fn)((unsigned long long)a[0]);
 }
-CUTAP_EXPORT unsigned int cuSurfObjectDestroy(unsigned long long surfObject)
+CUTAP_SLOW unsigned int cutap_slow_cuSurfObjectDestroy(unsigned long long surfObject)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cuSurfObjectDestroy], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(unsigned long long))cutap_fn)(surfObject);
     uint64_t cutap_w[1] = {(uint64_t)surfObject};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cuSurfObjectDestroy, cutap_w, thunk_cuSurfObjectDestroy);
 }
@@ -7472,11 +5612,8 @@ static uint64_t thunk_cuSurfObjectGetResourceDesc(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned long long))fn)((void *)(uintptr_t)a[0], (unsigned long long)a[1]);
 }
-CUTAP_EXPORT unsigned int cuSurfObjectGetResourceDesc(void *pResDesc, unsigned long long surfObject)
+CUTAP_SLOW unsigned int cutap_slow_cuSurfObjectGetResourceDesc(void *pResDesc, unsigned long long surfObject)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cuSurfObjectGetResourceDesc], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned long long))cutap_fn)(pResDesc, surfObject);
     uint64_t cutap_w[2] = {(uint64_t)(uintptr_t)pResDesc, (uint64_t)surfObject};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cuSurfObjectGetResourceDesc, cutap_w, thunk_cuSurfObjectGetResourceDesc);
 }
@@ -7484,11 +5621,8 @@ static uint64_t thunk_cuSurfRefGetArray(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1]);
 }
-CUTAP_EXPORT unsigned int cuSurfRefGetArray(void *phArray, void *hSurfRef)
+CUTAP_SLOW unsigned int cutap_slow_cuSurfRefGetArray(void *phArray, void *hSurfRef)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cuSurfRefGetArray], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *))cutap_fn)(phArray, hSurfRef);
     uint64_t cutap_w[2] = {(uint64_t)(uintptr_t)phArray, (uint64_t)(uintptr_t)hSurfRef};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cuSurfRefGetArray, cutap_w, thunk_cuSurfRefGetArray);
 }
@@ -7496,11 +5630,8 @@ static uint64_t thunk_cuSurfRefSetArray(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *, unsigned int))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1], (unsigned int)a[2]);
 }
-CUTAP_EXPORT unsigned int cuSurfRefSetArray(void *hSurfRef, void *hArray, unsigned int Flags)
+CUTAP_SLOW unsigned int cutap_slow_cuSurfRefSetArray(void *hSurfRef, void *hArray, unsigned int Flags)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cuSurfRefSetArray], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *, unsigned int))cutap_fn)(hSurfRef, hArray, Flags);
     uint64_t cutap_w[3] = {(uint64_t)(uintptr_t)hSurfRef, (uint64_t)(uintptr_t)hArray, (uint64_t)Flags};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cuSurfRefSetArray, cutap_w, thunk_cuSurfRefSetArray);
 }
@@ -7508,11 +5639,8 @@ static uint64_t thunk_cuTensorMapEncodeIm2col(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, unsigned int, void *, void *, void *, void *, void *, unsigned int, unsigned int, void *, unsigned int, unsigned int, unsigned int, unsigned int))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (unsigned int)a[2], (void *)(uintptr_t)a[3], (void *)(uintptr_t)a[4], (void *)(uintptr_t)a[5], (void *)(uintptr_t)a[6], (void *)(uintptr_t)a[7], (unsigned int)a[8], (unsigned int)a[9], (void *)(uintptr_t)a[10], (unsigned int)a[11], (unsigned int)a[12], (unsigned int)a[13], (unsigned int)a[14]);
 }
-CUTAP_EXPORT unsigned int cuTensorMapEncodeIm2col(void *tensorMap, unsigned int tensorDataType, unsigned int tensorRank, void *globalAddress, void *globalDim, void *globalStrides, void *pixelBoxLowerCorner, void *pixelBoxUpperCorner, unsigned int channelsPerPixel, unsigned int pixelsPerColumn, void *elementStrides, unsigned int interleave, unsigned int swizzle, unsigned int l2Promotion, unsigned int oobFill)
+CUTAP_SLOW unsigned int cutap_slow_cuTensorMapEncodeIm2col(void *tensorMap, unsigned int tensorDataType, unsigned int tensorRank, void *globalAddress, void *globalDim, void *globalStrides, void *pixelBoxLowerCorner, void *pixelBoxUpperCorner, unsigned int channelsPerPixel, unsigned int pixelsPerColumn, void *elementStrides, unsigned int interleave, unsigned int swizzle, unsigned int l2Promotion, unsigned int oobFill)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cuTensorMapEncodeIm2col], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, unsigned int, void *, void *, void *, void *, void *, unsigned int, unsigned int, void *, unsigned int, unsigned int, unsigned int, unsigned int))cutap_fn)(tensorMap, tensorDataType, tensorRank, globalAddress, globalDim, globalStrides, pixelBoxLowerCorner, pixelBoxUpperCorner, channelsPerPixel, pixelsPerColumn, elementStrides, interleave, swizzle, l2Promotion, oobFill);
     uint64_t cutap_w[15] = {(uint64_t)(uintptr_t)tensorMap, (uint64_t)tensorDataType, (uint64_t)tensorRank, (uint64_t)(uintptr_t)globalAddress, (uint64_t)(uintptr_t)globalDim, (uint64_t)(uintptr_t)globalStrides, (uint64_t)(uintptr_t)pixelBoxLowerCorner, (uint64_t)(uintptr_t)pixelBoxUpperCorner, (uint64_t)channelsPerPixel, (uint64_t)pixelsPerColumn, (uint64_t)(uintptr_t)elementStrides, (uint64_t)interleave, (uint64_t)swizzle, (uint64_t)l2Promotion, (uint64_t)oobFill};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cuTensorMapEncodeIm2col, cutap_w, thunk_cuTensorMapEncodeIm2col);
 }
@@ -7520,11 +5648,8 @@ static uint64_t thunk_cuTensorMapEncodeIm2colWide(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, unsigned int, void *, void *, void *, int, int, unsigned int, unsigned int, void *, unsigned int, unsigned int, unsigned int, unsigned int, unsigned int))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (unsigned int)a[2], (void *)(uintptr_t)a[3], (void *)(uintptr_t)a[4], (void *)(uintptr_t)a[5], (int)a[6], (int)a[7], (unsigned int)a[8], (unsigned int)a[9], (void *)(uintptr_t)a[10], (unsigned int)a[11], (unsigned int)a[12], (unsigned int)a[13], (unsigned int)a[14], (unsigned int)a[15]);
 }
-CUTAP_EXPORT unsigned int cuTensorMapEncodeIm2colWide(void *tensorMap, unsigned int tensorDataType, unsigned int tensorRank, void *globalAddress, void *globalDim, void *globalStrides, int pixelBoxLowerCornerWidth, int pixelBoxUpperCornerWidth, unsigned int channelsPerPixel, unsigned int pixelsPerColumn, void *elementStrides, unsigned int interleave, unsigned int mode, unsigned int swizzle, unsigned int l2Promotion, unsigned int oobFill)
+CUTAP_SLOW unsigned int cutap_slow_cuTensorMapEncodeIm2colWide(void *tensorMap, unsigned int tensorDataType, unsigned int tensorRank, void *globalAddress, void *globalDim, void *globalStrides, int pixelBoxLowerCornerWidth, int pixelBoxUpperCornerWidth, unsigned int channelsPerPixel, unsigned int pixelsPerColumn, void *elementStrides, unsigned int interleave, unsigned int mode, unsigned int swizzle, unsigned int l2Promotion, unsigned int oobFill)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cuTensorMapEncodeIm2colWide], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, unsigned int, void *, void *, void *, int, int, unsigned int, unsigned int, void *, unsigned int, unsigned int, unsigned int, unsigned int, unsigned int))cutap_fn)(tensorMap, tensorDataType, tensorRank, globalAddress, globalDim, globalStrides, pixelBoxLowerCornerWidth, pixelBoxUpperCornerWidth, channelsPerPixel, pixelsPerColumn, elementStrides, interleave, mode, swizzle, l2Promotion, oobFill);
     uint64_t cutap_w[16] = {(uint64_t)(uintptr_t)tensorMap, (uint64_t)tensorDataType, (uint64_t)tensorRank, (uint64_t)(uintptr_t)globalAddress, (uint64_t)(uintptr_t)globalDim, (uint64_t)(uintptr_t)globalStrides, (uint64_t)(int64_t)pixelBoxLowerCornerWidth, (uint64_t)(int64_t)pixelBoxUpperCornerWidth, (uint64_t)channelsPerPixel, (uint64_t)pixelsPerColumn, (uint64_t)(uintptr_t)elementStrides, (uint64_t)interleave, (uint64_t)mode, (uint64_t)swizzle, (uint64_t)l2Promotion, (uint64_t)oobFill};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cuTensorMapEncodeIm2colWide, cutap_w, thunk_cuTensorMapEncodeIm2colWide);
 }
@@ -7532,11 +5657,8 @@ static uint64_t thunk_cuTensorMapEncodeTiled(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, unsigned int, void *, void *, void *, void *, void *, unsigned int, unsigned int, unsigned int, unsigned int))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (unsigned int)a[2], (void *)(uintptr_t)a[3], (void *)(uintptr_t)a[4], (void *)(uintptr_t)a[5], (void *)(uintptr_t)a[6], (void *)(uintptr_t)a[7], (unsigned int)a[8], (unsigned int)a[9], (unsigned int)a[10], (unsigned int)a[11]);
 }
-CUTAP_EXPORT unsigned int cuTensorMapEncodeTiled(void *tensorMap, unsigned int tensorDataType, unsigned int tensorRank, void *globalAddress, void *globalDim, void *globalStrides, void *boxDim, void *elementStrides, unsigned int interleave, unsigned int swizzle, unsigned int l2Promotion, unsigned int oobFill)
+CUTAP_SLOW unsigned int cutap_slow_cuTensorMapEncodeTiled(void *tensorMap, unsigned int tensorDataType, unsigned int tensorRank, void *globalAddress, void *globalDim, void *globalStrides, void *boxDim, void *elementStrides, unsigned int interleave, unsigned int swizzle, unsigned int l2Promotion, unsigned int oobFill)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cuTensorMapEncodeTiled], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, unsigned int, void *, void *, void *, void *, void *, unsigned int, unsigned int, unsigned int, unsigned int))cutap_fn)(tensorMap, tensorDataType, tensorRank, globalAddress, globalDim, globalStrides, boxDim, elementStrides, interleave, swizzle, l2Promotion, oobFill);
     uint64_t cutap_w[12] = {(uint64_t)(uintptr_t)tensorMap, (uint64_t)tensorDataType, (uint64_t)tensorRank, (uint64_t)(uintptr_t)globalAddress, (uint64_t)(uintptr_t)globalDim, (uint64_t)(uintptr_t)globalStrides, (uint64_t)(uintptr_t)boxDim, (uint64_t)(uintptr_t)elementStrides, (uint64_t)interleave, (uint64_t)swizzle, (uint64_t)l2Promotion, (uint64_t)oobFill};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cuTensorMapEncodeTiled, cutap_w, thunk_cuTensorMapEncodeTiled);
 }
@@ -7544,11 +5666,8 @@ static uint64_t thunk_cuTensorMapReplaceAddress(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1]);
 }
-CUTAP_EXPORT unsigned int cuTensorMapReplaceAddress(void *tensorMap, void *globalAddress)
+CUTAP_SLOW unsigned int cutap_slow_cuTensorMapReplaceAddress(void *tensorMap, void *globalAddress)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cuTensorMapReplaceAddress], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *))cutap_fn)(tensorMap, globalAddress);
     uint64_t cutap_w[2] = {(uint64_t)(uintptr_t)tensorMap, (uint64_t)(uintptr_t)globalAddress};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cuTensorMapReplaceAddress, cutap_w, thunk_cuTensorMapReplaceAddress);
 }
@@ -7556,11 +5675,8 @@ static uint64_t thunk_cuTexObjectCreate(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *, void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1], (void *)(uintptr_t)a[2], (void *)(uintptr_t)a[3]);
 }
-CUTAP_EXPORT unsigned int cuTexObjectCreate(void *pTexObject, void *pResDesc, void *pTexDesc, void *pResViewDesc)
+CUTAP_SLOW unsigned int cutap_slow_cuTexObjectCreate(void *pTexObject, void *pResDesc, void *pTexDesc, void *pResViewDesc)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cuTexObjectCreate], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *, void *, void *))cutap_fn)(pTexObject, pResDesc, pTexDesc, pResViewDesc);
     uint64_t cutap_w[4] = {(uint64_t)(uintptr_t)pTexObject, (uint64_t)(uintptr_t)pResDesc, (uint64_t)(uintptr_t)pTexDesc, (uint64_t)(uintptr_t)pResViewDesc};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cuTexObjectCreate, cutap_w, thunk_cuTexObjectCreate);
 }
@@ -7568,11 +5684,8 @@ static uint64_t thunk_cuTexObjectDestroy(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(unsigned long long))fn)((unsigned long long)a[0]);
 }
-CUTAP_EXPORT unsigned int cuTexObjectDestroy(unsigned long long texObject)
+CUTAP_SLOW unsigned int cutap_slow_cuTexObjectDestroy(unsigned long long texObject)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cuTexObjectDestroy], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(unsigned long long))cutap_fn)(texObject);
     uint64_t cutap_w[1] = {(uint64_t)texObject};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cuTexObjectDestroy, cutap_w, thunk_cuTexObjectDestroy);
 }
@@ -7580,11 +5693,8 @@ static uint64_t thunk_cuTexObjectGetResourceDesc(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned long long))fn)((void *)(uintptr_t)a[0], (unsigned long long)a[1]);
 }
-CUTAP_EXPORT unsigned int cuTexObjectGetResourceDesc(void *pResDesc, unsigned long long texObject)
+CUTAP_SLOW unsigned int cutap_slow_cuTexObjectGetResourceDesc(void *pResDesc, unsigned long long texObject)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cuTexObjectGetResourceDesc], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned long long))cutap_fn)(pResDesc, texObject);
     uint64_t cutap_w[2] = {(uint64_t)(uintptr_t)pResDesc, (uint64_t)texObject};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cuTexObjectGetResourceDesc, cutap_w, thunk_cuTexObjectGetResourceDesc);
 }
@@ -7592,11 +5702,8 @@ static uint64_t thunk_cuTexObjectGetResourceViewDesc(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned long long))fn)((void *)(uintptr_t)a[0], (unsigned long long)a[1]);
 }
-CUTAP_EXPORT unsigned int cuTexObjectGetResourceViewDesc(void *pResViewDesc, unsigned long long texObject)
+CUTAP_SLOW unsigned int cutap_slow_cuTexObjectGetResourceViewDesc(void *pResViewDesc, unsigned long long texObject)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cuTexObjectGetResourceViewDesc], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned long long))cutap_fn)(pResViewDesc, texObject);
     uint64_t cutap_w[2] = {(uint64_t)(uintptr_t)pResViewDesc, (uint64_t)texObject};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cuTexObjectGetResourceViewDesc, cutap_w, thunk_cuTexObjectGetResourceViewDesc);
 }
@@ -7604,11 +5711,8 @@ static uint64_t thunk_cuTexObjectGetTextureDesc(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned long long))fn)((void *)(uintptr_t)a[0], (unsigned long long)a[1]);
 }
-CUTAP_EXPORT unsigned int cuTexObjectGetTextureDesc(void *pTexDesc, unsigned long long texObject)
+CUTAP_SLOW unsigned int cutap_slow_cuTexObjectGetTextureDesc(void *pTexDesc, unsigned long long texObject)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cuTexObjectGetTextureDesc], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned long long))cutap_fn)(pTexDesc, texObject);
     uint64_t cutap_w[2] = {(uint64_t)(uintptr_t)pTexDesc, (uint64_t)texObject};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cuTexObjectGetTextureDesc, cutap_w, thunk_cuTexObjectGetTextureDesc);
 }
@@ -7616,11 +5720,8 @@ static uint64_t thunk_cuTexRefCreate(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *))fn)((void *)(uintptr_t)a[0]);
 }
-CUTAP_EXPORT unsigned int cuTexRefCreate(void *pTexRef)
+CUTAP_SLOW unsigned int cutap_slow_cuTexRefCreate(void *pTexRef)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cuTexRefCreate], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *))cutap_fn)(pTexRef);
     uint64_t cutap_w[1] = {(uint64_t)(uintptr_t)pTexRef};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cuTexRefCreate, cutap_w, thunk_cuTexRefCreate);
 }
@@ -7628,11 +5729,8 @@ static uint64_t thunk_cuTexRefDestroy(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *))fn)((void *)(uintptr_t)a[0]);
 }
-CUTAP_EXPORT unsigned int cuTexRefDestroy(void *hTexRef)
+CUTAP_SLOW unsigned int cutap_slow_cuTexRefDestroy(void *hTexRef)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cuTexRefDestroy], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *))cutap_fn)(hTexRef);
     uint64_t cutap_w[1] = {(uint64_t)(uintptr_t)hTexRef};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cuTexRefDestroy, cutap_w, thunk_cuTexRefDestroy);
 }
@@ -7640,11 +5738,8 @@ static uint64_t thunk_cuTexRefGetAddress(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1]);
 }
-CUTAP_EXPORT unsigned int cuTexRefGetAddress(void *pdptr, void *hTexRef)
+CUTAP_SLOW unsigned int cutap_slow_cuTexRefGetAddress(void *pdptr, void *hTexRef)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cuTexRefGetAddress], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *))cutap_fn)(pdptr, hTexRef);
     uint64_t cutap_w[2] = {(uint64_t)(uintptr_t)pdptr, (uint64_t)(uintptr_t)hTexRef};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cuTexRefGetAddress, cutap_w, thunk_cuTexRefGetAddress);
 }
@@ -7652,11 +5747,8 @@ static uint64_t thunk_cuTexRefGetAddressMode(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *, int))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1], (int)a[2]);
 }
-CUTAP_EXPORT unsigned int cuTexRefGetAddressMode(void *pam, void *hTexRef, int dim)
+CUTAP_SLOW unsigned int cutap_slow_cuTexRefGetAddressMode(void *pam, void *hTexRef, int dim)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cuTexRefGetAddressMode], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *, int))cutap_fn)(pam, hTexRef, dim);
     uint64_t cutap_w[3] = {(uint64_t)(uintptr_t)pam, (uint64_t)(uintptr_t)hTexRef, (uint64_t)(int64_t)dim};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cuTexRefGetAddressMode, cutap_w, thunk_cuTexRefGetAddressMode);
 }
@@ -7664,11 +5756,8 @@ static uint64_t thunk_cuTexRefGetAddress_v2(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1]);
 }
-CUTAP_EXPORT unsigned int cuTexRefGetAddress_v2(void *pdptr, void *hTexRef)
+CUTAP_SLOW unsigned int cutap_slow_cuTexRefGetAddress_v2(void *pdptr, void *hTexRef)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cuTexRefGetAddress_v2], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *))cutap_fn)(pdptr, hTexRef);
     uint64_t cutap_w[2] = {(uint64_t)(uintptr_t)pdptr, (uint64_t)(uintptr_t)hTexRef};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cuTexRefGetAddress_v2, cutap_w, thunk_cuTexRefGetAddress_v2);
 }
@@ -7676,11 +5765,8 @@ static uint64_t thunk_cuTexRefGetArray(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1]);
 }
-CUTAP_EXPORT unsigned int cuTexRefGetArray(void *phArray, void *hTexRef)
+CUTAP_SLOW unsigned int cutap_slow_cuTexRefGetArray(void *phArray, void *hTexRef)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cuTexRefGetArray], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *))cutap_fn)(phArray, hTexRef);
     uint64_t cutap_w[2] = {(uint64_t)(uintptr_t)phArray, (uint64_t)(uintptr_t)hTexRef};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cuTexRefGetArray, cutap_w, thunk_cuTexRefGetArray);
 }
@@ -7688,11 +5774,8 @@ static uint64_t thunk_cuTexRefGetBorderColor(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1]);
 }
-CUTAP_EXPORT unsigned int cuTexRefGetBorderColor(void *pBorderColor, void *hTexRef)
+CUTAP_SLOW unsigned int cutap_slow_cuTexRefGetBorderColor(void *pBorderColor, void *hTexRef)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cuTexRefGetBorderColor], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *))cutap_fn)(pBorderColor, hTexRef);
     uint64_t cutap_w[2] = {(uint64_t)(uintptr_t)pBorderColor, (uint64_t)(uintptr_t)hTexRef};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cuTexRefGetBorderColor, cutap_w, thunk_cuTexRefGetBorderColor);
 }
@@ -7700,11 +5783,8 @@ static uint64_t thunk_cuTexRefGetFilterMode(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1]);
 }
-CUTAP_EXPORT unsigned int cuTexRefGetFilterMode(void *pfm, void *hTexRef)
+CUTAP_SLOW unsigned int cutap_slow_cuTexRefGetFilterMode(void *pfm, void *hTexRef)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cuTexRefGetFilterMode], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *))cutap_fn)(pfm, hTexRef);
     uint64_t cutap_w[2] = {(uint64_t)(uintptr_t)pfm, (uint64_t)(uintptr_t)hTexRef};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cuTexRefGetFilterMode, cutap_w, thunk_cuTexRefGetFilterMode);
 }
@@ -7712,11 +5792,8 @@ static uint64_t thunk_cuTexRefGetFlags(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1]);
 }
-CUTAP_EXPORT unsigned int cuTexRefGetFlags(void *pFlags, void *hTexRef)
+CUTAP_SLOW unsigned int cutap_slow_cuTexRefGetFlags(void *pFlags, void *hTexRef)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cuTexRefGetFlags], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *))cutap_fn)(pFlags, hTexRef);
     uint64_t cutap_w[2] = {(uint64_t)(uintptr_t)pFlags, (uint64_t)(uintptr_t)hTexRef};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cuTexRefGetFlags, cutap_w, thunk_cuTexRefGetFlags);
 }
@@ -7724,11 +5801,8 @@ static uint64_t thunk_cuTexRefGetFormat(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1], (void *)(uintptr_t)a[2]);
 }
-CUTAP_EXPORT unsigned int cuTexRefGetFormat(void *pFormat, void *pNumChannels, void *hTexRef)
+CUTAP_SLOW unsigned int cutap_slow_cuTexRefGetFormat(void *pFormat, void *pNumChannels, void *hTexRef)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cuTexRefGetFormat], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *, void *))cutap_fn)(pFormat, pNumChannels, hTexRef);
     uint64_t cutap_w[3] = {(uint64_t)(uintptr_t)pFormat, (uint64_t)(uintptr_t)pNumChannels, (uint64_t)(uintptr_t)hTexRef};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cuTexRefGetFormat, cutap_w, thunk_cuTexRefGetFormat);
 }
@@ -7736,11 +5810,8 @@ static uint64_t thunk_cuTexRefGetMaxAnisotropy(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1]);
 }
-CUTAP_EXPORT unsigned int cuTexRefGetMaxAnisotropy(void *pmaxAniso, void *hTexRef)
+CUTAP_SLOW unsigned int cutap_slow_cuTexRefGetMaxAnisotropy(void *pmaxAniso, void *hTexRef)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cuTexRefGetMaxAnisotropy], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *))cutap_fn)(pmaxAniso, hTexRef);
     uint64_t cutap_w[2] = {(uint64_t)(uintptr_t)pmaxAniso, (uint64_t)(uintptr_t)hTexRef};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cuTexRefGetMaxAnisotropy, cutap_w, thunk_cuTexRefGetMaxAnisotropy);
 }
@@ -7748,11 +5819,8 @@ static uint64_t thunk_cuTexRefGetMipmapFilterMode(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1]);
 }
-CUTAP_EXPORT unsigned int cuTexRefGetMipmapFilterMode(void *pfm, void *hTexRef)
+CUTAP_SLOW unsigned int cutap_slow_cuTexRefGetMipmapFilterMode(void *pfm, void *hTexRef)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cuTexRefGetMipmapFilterMode], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *))cutap_fn)(pfm, hTexRef);
     uint64_t cutap_w[2] = {(uint64_t)(uintptr_t)pfm, (uint64_t)(uintptr_t)hTexRef};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cuTexRefGetMipmapFilterMode, cutap_w, thunk_cuTexRefGetMipmapFilterMode);
 }
@@ -7760,11 +5828,8 @@ static uint64_t thunk_cuTexRefGetMipmapLevelBias(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1]);
 }
-CUTAP_EXPORT unsigned int cuTexRefGetMipmapLevelBias(void *pbias, void *hTexRef)
+CUTAP_SLOW unsigned int cutap_slow_cuTexRefGetMipmapLevelBias(void *pbias, void *hTexRef)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cuTexRefGetMipmapLevelBias], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *))cutap_fn)(pbias, hTexRef);
     uint64_t cutap_w[2] = {(uint64_t)(uintptr_t)pbias, (uint64_t)(uintptr_t)hTexRef};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cuTexRefGetMipmapLevelBias, cutap_w, thunk_cuTexRefGetMipmapLevelBias);
 }
@@ -7772,11 +5837,8 @@ static uint64_t thunk_cuTexRefGetMipmapLevelClamp(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1], (void *)(uintptr_t)a[2]);
 }
-CUTAP_EXPORT unsigned int cuTexRefGetMipmapLevelClamp(void *pminMipmapLevelClamp, void *pmaxMipmapLevelClamp, void *hTexRef)
+CUTAP_SLOW unsigned int cutap_slow_cuTexRefGetMipmapLevelClamp(void *pminMipmapLevelClamp, void *pmaxMipmapLevelClamp, void *hTexRef)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cuTexRefGetMipmapLevelClamp], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *, void *))cutap_fn)(pminMipmapLevelClamp, pmaxMipmapLevelClamp, hTexRef);
     uint64_t cutap_w[3] = {(uint64_t)(uintptr_t)pminMipmapLevelClamp, (uint64_t)(uintptr_t)pmaxMipmapLevelClamp, (uint64_t)(uintptr_t)hTexRef};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cuTexRefGetMipmapLevelClamp, cutap_w, thunk_cuTexRefGetMipmapLevelClamp);
 }
@@ -7784,11 +5846,8 @@ static uint64_t thunk_cuTexRefGetMipmappedArray(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1]);
 }
-CUTAP_EXPORT unsigned int cuTexRefGetMipmappedArray(void *phMipmappedArray, void *hTexRef)
+CUTAP_SLOW unsigned int cutap_slow_cuTexRefGetMipmappedArray(void *phMipmappedArray, void *hTexRef)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cuTexRefGetMipmappedArray], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *))cutap_fn)(phMipmappedArray, hTexRef);
     uint64_t cutap_w[2] = {(uint64_t)(uintptr_t)phMipmappedArray, (uint64_t)(uintptr_t)hTexRef};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cuTexRefGetMipmappedArray, cutap_w, thunk_cuTexRefGetMipmappedArray);
 }
@@ -7796,11 +5855,8 @@ static uint64_t thunk_cuTexRefSetAddress(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *, unsigned int, unsigned int))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1], (unsigned int)a[2], (unsigned int)a[3]);
 }
-CUTAP_EXPORT unsigned int cuTexRefSetAddress(void *ByteOffset, void *hTexRef, unsigned int dptr, unsigned int bytes)
+CUTAP_SLOW unsigned int cutap_slow_cuTexRefSetAddress(void *ByteOffset, void *hTexRef, unsigned int dptr, unsigned int bytes)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cuTexRefSetAddress], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *, unsigned int, unsigned int))cutap_fn)(ByteOffset, hTexRef, dptr, bytes);
     uint64_t cutap_w[4] = {(uint64_t)(uintptr_t)ByteOffset, (uint64_t)(uintptr_t)hTexRef, (uint64_t)dptr, (uint64_t)bytes};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cuTexRefSetAddress, cutap_w, thunk_cuTexRefSetAddress);
 }
@@ -7808,11 +5864,8 @@ static uint64_t thunk_cuTexRefSetAddress2D(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *, unsigned int, unsigned int))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1], (unsigned int)a[2], (unsigned int)a[3]);
 }
-CUTAP_EXPORT unsigned int cuTexRefSetAddress2D(void *hTexRef, void *desc, unsigned int dptr, unsigned int Pitch)
+CUTAP_SLOW unsigned int cutap_slow_cuTexRefSetAddress2D(void *hTexRef, void *desc, unsigned int dptr, unsigned int Pitch)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cuTexRefSetAddress2D], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *, unsigned int, unsigned int))cutap_fn)(hTexRef, desc, dptr, Pitch);
     uint64_t cutap_w[4] = {(uint64_t)(uintptr_t)hTexRef, (uint64_t)(uintptr_t)desc, (uint64_t)dptr, (uint64_t)Pitch};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cuTexRefSetAddress2D, cutap_w, thunk_cuTexRefSetAddress2D);
 }
@@ -7820,11 +5873,8 @@ static uint64_t thunk_cuTexRefSetAddress2D_v2(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *, unsigned long long, unsigned long))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1], (unsigned long long)a[2], (unsigned long)a[3]);
 }
-CUTAP_EXPORT unsigned int cuTexRefSetAddress2D_v2(void *hTexRef, void *desc, unsigned long long dptr, unsigned long Pitch)
+CUTAP_SLOW unsigned int cutap_slow_cuTexRefSetAddress2D_v2(void *hTexRef, void *desc, unsigned long long dptr, unsigned long Pitch)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cuTexRefSetAddress2D_v2], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *, unsigned long long, unsigned long))cutap_fn)(hTexRef, desc, dptr, Pitch);
     uint64_t cutap_w[4] = {(uint64_t)(uintptr_t)hTexRef, (uint64_t)(uintptr_t)desc, (uint64_t)dptr, (uint64_t)Pitch};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cuTexRefSetAddress2D_v2, cutap_w, thunk_cuTexRefSetAddress2D_v2);
 }
@@ -7832,11 +5882,8 @@ static uint64_t thunk_cuTexRefSetAddress2D_v3(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *, unsigned long long, unsigned long))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1], (unsigned long long)a[2], (unsigned long)a[3]);
 }
-CUTAP_EXPORT unsigned int cuTexRefSetAddress2D_v3(void *hTexRef, void *desc, unsigned long long dptr, unsigned long Pitch)
+CUTAP_SLOW unsigned int cutap_slow_cuTexRefSetAddress2D_v3(void *hTexRef, void *desc, unsigned long long dptr, unsigned long Pitch)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cuTexRefSetAddress2D_v3], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *, unsigned long long, unsigned long))cutap_fn)(hTexRef, desc, dptr, Pitch);
     uint64_t cutap_w[4] = {(uint64_t)(uintptr_t)hTexRef, (uint64_t)(uintptr_t)desc, (uint64_t)dptr, (uint64_t)Pitch};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cuTexRefSetAddress2D_v3, cutap_w, thunk_cuTexRefSetAddress2D_v3);
 }
@@ -7844,11 +5891,8 @@ static uint64_t thunk_cuTexRefSetAddressMode(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, int, unsigned int))fn)((void *)(uintptr_t)a[0], (int)a[1], (unsigned int)a[2]);
 }
-CUTAP_EXPORT unsigned int cuTexRefSetAddressMode(void *hTexRef, int dim, unsigned int am)
+CUTAP_SLOW unsigned int cutap_slow_cuTexRefSetAddressMode(void *hTexRef, int dim, unsigned int am)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cuTexRefSetAddressMode], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, int, unsigned int))cutap_fn)(hTexRef, dim, am);
     uint64_t cutap_w[3] = {(uint64_t)(uintptr_t)hTexRef, (uint64_t)(int64_t)dim, (uint64_t)am};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cuTexRefSetAddressMode, cutap_w, thunk_cuTexRefSetAddressMode);
 }
@@ -7856,11 +5900,8 @@ static uint64_t thunk_cuTexRefSetAddress_v2(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *, unsigned long long, unsigned long))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1], (unsigned long long)a[2], (unsigned long)a[3]);
 }
-CUTAP_EXPORT unsigned int cuTexRefSetAddress_v2(void *ByteOffset, void *hTexRef, unsigned long long dptr, unsigned long bytes)
+CUTAP_SLOW unsigned int cutap_slow_cuTexRefSetAddress_v2(void *ByteOffset, void *hTexRef, unsigned long long dptr, unsigned long bytes)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cuTexRefSetAddress_v2], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *, unsigned long long, unsigned long))cutap_fn)(ByteOffset, hTexRef, dptr, bytes);
     uint64_t cutap_w[4] = {(uint64_t)(uintptr_t)ByteOffset, (uint64_t)(uintptr_t)hTexRef, (uint64_t)dptr, (uint64_t)bytes};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cuTexRefSetAddress_v2, cutap_w, thunk_cuTexRefSetAddress_v2);
 }
@@ -7868,11 +5909,8 @@ static uint64_t thunk_cuTexRefSetArray(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *, unsigned int))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1], (unsigned int)a[2]);
 }
-CUTAP_EXPORT unsigned int cuTexRefSetArray(void *hTexRef, void *hArray, unsigned int Flags)
+CUTAP_SLOW unsigned int cutap_slow_cuTexRefSetArray(void *hTexRef, void *hArray, unsigned int Flags)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cuTexRefSetArray], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *, unsigned int))cutap_fn)(hTexRef, hArray, Flags);
     uint64_t cutap_w[3] = {(uint64_t)(uintptr_t)hTexRef, (uint64_t)(uintptr_t)hArray, (uint64_t)Flags};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cuTexRefSetArray, cutap_w, thunk_cuTexRefSetArray);
 }
@@ -7880,11 +5918,8 @@ static uint64_t thunk_cuTexRefSetBorderColor(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1]);
 }
-CUTAP_EXPORT unsigned int cuTexRefSetBorderColor(void *hTexRef, void *pBorderColor)
+CUTAP_SLOW unsigned int cutap_slow_cuTexRefSetBorderColor(void *hTexRef, void *pBorderColor)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cuTexRefSetBorderColor], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *))cutap_fn)(hTexRef, pBorderColor);
     uint64_t cutap_w[2] = {(uint64_t)(uintptr_t)hTexRef, (uint64_t)(uintptr_t)pBorderColor};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cuTexRefSetBorderColor, cutap_w, thunk_cuTexRefSetBorderColor);
 }
@@ -7892,11 +5927,8 @@ static uint64_t thunk_cuTexRefSetFilterMode(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1]);
 }
-CUTAP_EXPORT unsigned int cuTexRefSetFilterMode(void *hTexRef, unsigned int fm)
+CUTAP_SLOW unsigned int cutap_slow_cuTexRefSetFilterMode(void *hTexRef, unsigned int fm)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cuTexRefSetFilterMode], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int))cutap_fn)(hTexRef, fm);
     uint64_t cutap_w[2] = {(uint64_t)(uintptr_t)hTexRef, (uint64_t)fm};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cuTexRefSetFilterMode, cutap_w, thunk_cuTexRefSetFilterMode);
 }
@@ -7904,11 +5936,8 @@ static uint64_t thunk_cuTexRefSetFlags(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1]);
 }
-CUTAP_EXPORT unsigned int cuTexRefSetFlags(void *hTexRef, unsigned int Flags)
+CUTAP_SLOW unsigned int cutap_slow_cuTexRefSetFlags(void *hTexRef, unsigned int Flags)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cuTexRefSetFlags], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int))cutap_fn)(hTexRef, Flags);
     uint64_t cutap_w[2] = {(uint64_t)(uintptr_t)hTexRef, (uint64_t)Flags};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cuTexRefSetFlags, cutap_w, thunk_cuTexRefSetFlags);
 }
@@ -7916,11 +5945,8 @@ static uint64_t thunk_cuTexRefSetFormat(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, int))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (int)a[2]);
 }
-CUTAP_EXPORT unsigned int cuTexRefSetFormat(void *hTexRef, unsigned int fmt, int NumPackedComponents)
+CUTAP_SLOW unsigned int cutap_slow_cuTexRefSetFormat(void *hTexRef, unsigned int fmt, int NumPackedComponents)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cuTexRefSetFormat], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, int))cutap_fn)(hTexRef, fmt, NumPackedComponents);
     uint64_t cutap_w[3] = {(uint64_t)(uintptr_t)hTexRef, (uint64_t)fmt, (uint64_t)(int64_t)NumPackedComponents};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cuTexRefSetFormat, cutap_w, thunk_cuTexRefSetFormat);
 }
@@ -7928,11 +5954,8 @@ static uint64_t thunk_cuTexRefSetMaxAnisotropy(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1]);
 }
-CUTAP_EXPORT unsigned int cuTexRefSetMaxAnisotropy(void *hTexRef, unsigned int maxAniso)
+CUTAP_SLOW unsigned int cutap_slow_cuTexRefSetMaxAnisotropy(void *hTexRef, unsigned int maxAniso)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cuTexRefSetMaxAnisotropy], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int))cutap_fn)(hTexRef, maxAniso);
     uint64_t cutap_w[2] = {(uint64_t)(uintptr_t)hTexRef, (uint64_t)maxAniso};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cuTexRefSetMaxAnisotropy, cutap_w, thunk_cuTexRefSetMaxAnisotropy);
 }
@@ -7940,11 +5963,8 @@ static uint64_t thunk_cuTexRefSetMipmapFilterMode(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1]);
 }
-CUTAP_EXPORT unsigned int cuTexRefSetMipmapFilterMode(void *hTexRef, unsigned int fm)
+CUTAP_SLOW unsigned int cutap_slow_cuTexRefSetMipmapFilterMode(void *hTexRef, unsigned int fm)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cuTexRefSetMipmapFilterMode], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int))cutap_fn)(hTexRef, fm);
     uint64_t cutap_w[2] = {(uint64_t)(uintptr_t)hTexRef, (uint64_t)fm};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cuTexRefSetMipmapFilterMode, cutap_w, thunk_cuTexRefSetMipmapFilterMode);
 }
@@ -7952,11 +5972,8 @@ static uint64_t thunk_cuTexRefSetMipmapLevelBias(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, float))fn)((void *)(uintptr_t)a[0], cutap_w2f(a[1]));
 }
-CUTAP_EXPORT unsigned int cuTexRefSetMipmapLevelBias(void *hTexRef, float bias)
+CUTAP_SLOW unsigned int cutap_slow_cuTexRefSetMipmapLevelBias(void *hTexRef, float bias)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cuTexRefSetMipmapLevelBias], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, float))cutap_fn)(hTexRef, bias);
     uint64_t cutap_w[2] = {(uint64_t)(uintptr_t)hTexRef, cutap_f2w(bias)};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cuTexRefSetMipmapLevelBias, cutap_w, thunk_cuTexRefSetMipmapLevelBias);
 }
@@ -7964,11 +5981,8 @@ static uint64_t thunk_cuTexRefSetMipmapLevelClamp(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, float, float))fn)((void *)(uintptr_t)a[0], cutap_w2f(a[1]), cutap_w2f(a[2]));
 }
-CUTAP_EXPORT unsigned int cuTexRefSetMipmapLevelClamp(void *hTexRef, float minMipmapLevelClamp, float maxMipmapLevelClamp)
+CUTAP_SLOW unsigned int cutap_slow_cuTexRefSetMipmapLevelClamp(void *hTexRef, float minMipmapLevelClamp, float maxMipmapLevelClamp)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cuTexRefSetMipmapLevelClamp], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, float, float))cutap_fn)(hTexRef, minMipmapLevelClamp, maxMipmapLevelClamp);
     uint64_t cutap_w[3] = {(uint64_t)(uintptr_t)hTexRef, cutap_f2w(minMipmapLevelClamp), cutap_f2w(maxMipmapLevelClamp)};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cuTexRefSetMipmapLevelClamp, cutap_w, thunk_cuTexRefSetMipmapLevelClamp);
 }
@@ -7976,11 +5990,8 @@ static uint64_t thunk_cuTexRefSetMipmappedArray(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *, unsigned int))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1], (unsigned int)a[2]);
 }
-CUTAP_EXPORT unsigned int cuTexRefSetMipmappedArray(void *hTexRef, void *hMipmappedArray, unsigned int Flags)
+CUTAP_SLOW unsigned int cutap_slow_cuTexRefSetMipmappedArray(void *hTexRef, void *hMipmappedArray, unsigned int Flags)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cuTexRefSetMipmappedArray], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *, unsigned int))cutap_fn)(hTexRef, hMipmappedArray, Flags);
     uint64_t cutap_w[3] = {(uint64_t)(uintptr_t)hTexRef, (uint64_t)(uintptr_t)hMipmappedArray, (uint64_t)Flags};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cuTexRefSetMipmappedArray, cutap_w, thunk_cuTexRefSetMipmappedArray);
 }
@@ -7988,11 +5999,8 @@ static uint64_t thunk_cuThreadExchangeStreamCaptureMode(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *))fn)((void *)(uintptr_t)a[0]);
 }
-CUTAP_EXPORT unsigned int cuThreadExchangeStreamCaptureMode(void *mode)
+CUTAP_SLOW unsigned int cutap_slow_cuThreadExchangeStreamCaptureMode(void *mode)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cuThreadExchangeStreamCaptureMode], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *))cutap_fn)(mode);
     uint64_t cutap_w[1] = {(uint64_t)(uintptr_t)mode};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cuThreadExchangeStreamCaptureMode, cutap_w, thunk_cuThreadExchangeStreamCaptureMode);
 }
@@ -8000,11 +6008,8 @@ static uint64_t thunk_cuUserObjectCreate(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *, void *, unsigned int, unsigned int))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1], (void *)(uintptr_t)a[2], (unsigned int)a[3], (unsigned int)a[4]);
 }
-CUTAP_EXPORT unsigned int cuUserObjectCreate(void *object_out, void *ptr, void *destroy, unsigned int initialRefcount, unsigned int flags)
+CUTAP_SLOW unsigned int cutap_slow_cuUserObjectCreate(void *object_out, void *ptr, void *destroy, unsigned int initialRefcount, unsigned int flags)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cuUserObjectCreate], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *, void *, unsigned int, unsigned int))cutap_fn)(object_out, ptr, destroy, initialRefcount, flags);
     uint64_t cutap_w[5] = {(uint64_t)(uintptr_t)object_out, (uint64_t)(uintptr_t)ptr, (uint64_t)(uintptr_t)destroy, (uint64_t)initialRefcount, (uint64_t)flags};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cuUserObjectCreate, cutap_w, thunk_cuUserObjectCreate);
 }
@@ -8012,11 +6017,8 @@ static uint64_t thunk_cuUserObjectRelease(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1]);
 }
-CUTAP_EXPORT unsigned int cuUserObjectRelease(void *object, unsigned int count)
+CUTAP_SLOW unsigned int cutap_slow_cuUserObjectRelease(void *object, unsigned int count)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cuUserObjectRelease], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int))cutap_fn)(object, count);
     uint64_t cutap_w[2] = {(uint64_t)(uintptr_t)object, (uint64_t)count};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cuUserObjectRelease, cutap_w, thunk_cuUserObjectRelease);
 }
@@ -8024,11 +6026,8 @@ static uint64_t thunk_cuUserObjectRetain(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1]);
 }
-CUTAP_EXPORT unsigned int cuUserObjectRetain(void *object, unsigned int count)
+CUTAP_SLOW unsigned int cutap_slow_cuUserObjectRetain(void *object, unsigned int count)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cuUserObjectRetain], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int))cutap_fn)(object, count);
     uint64_t cutap_w[2] = {(uint64_t)(uintptr_t)object, (uint64_t)count};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cuUserObjectRetain, cutap_w, thunk_cuUserObjectRetain);
 }
@@ -8036,11 +6035,8 @@ static uint64_t thunk_cuVDPAUCtxCreate(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, int, unsigned int, void *))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (int)a[2], (unsigned int)a[3], (void *)(uintptr_t)a[4]);
 }
-CUTAP_EXPORT unsigned int cuVDPAUCtxCreate(void *pCtx, unsigned int flags, int device, unsigned int vdpDevice, void *vdpGetProcAddress)
+CUTAP_SLOW unsigned int cutap_slow_cuVDPAUCtxCreate(void *pCtx, unsigned int flags, int device, unsigned int vdpDevice, void *vdpGetProcAddress)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cuVDPAUCtxCreate], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, int, unsigned int, void *))cutap_fn)(pCtx, flags, device, vdpDevice, vdpGetProcAddress);
     uint64_t cutap_w[5] = {(uint64_t)(uintptr_t)pCtx, (uint64_t)flags, (uint64_t)(int64_t)device, (uint64_t)vdpDevice, (uint64_t)(uintptr_t)vdpGetProcAddress};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cuVDPAUCtxCreate, cutap_w, thunk_cuVDPAUCtxCreate);
 }
@@ -8048,11 +6044,8 @@ static uint64_t thunk_cuVDPAUCtxCreate_v2(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, int, unsigned int, void *))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (int)a[2], (unsigned int)a[3], (void *)(uintptr_t)a[4]);
 }
-CUTAP_EXPORT unsigned int cuVDPAUCtxCreate_v2(void *pCtx, unsigned int flags, int device, unsigned int vdpDevice, void *vdpGetProcAddress)
+CUTAP_SLOW unsigned int cutap_slow_cuVDPAUCtxCreate_v2(void *pCtx, unsigned int flags, int device, unsigned int vdpDevice, void *vdpGetProcAddress)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cuVDPAUCtxCreate_v2], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, int, unsigned int, void *))cutap_fn)(pCtx, flags, device, vdpDevice, vdpGetProcAddress);
     uint64_t cutap_w[5] = {(uint64_t)(uintptr_t)pCtx, (uint64_t)flags, (uint64_t)(int64_t)device, (uint64_t)vdpDevice, (uint64_t)(uintptr_t)vdpGetProcAddress};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cuVDPAUCtxCreate_v2, cutap_w, thunk_cuVDPAUCtxCreate_v2);
 }
@@ -8060,11 +6053,8 @@ static uint64_t thunk_cuVDPAUGetDevice(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, void *))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (void *)(uintptr_t)a[2]);
 }
-CUTAP_EXPORT unsigned int cuVDPAUGetDevice(void *pDevice, unsigned int vdpDevice, void *vdpGetProcAddress)
+CUTAP_SLOW unsigned int cutap_slow_cuVDPAUGetDevice(void *pDevice, unsigned int vdpDevice, void *vdpGetProcAddress)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cuVDPAUGetDevice], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, void *))cutap_fn)(pDevice, vdpDevice, vdpGetProcAddress);
     uint64_t cutap_w[3] = {(uint64_t)(uintptr_t)pDevice, (uint64_t)vdpDevice, (uint64_t)(uintptr_t)vdpGetProcAddress};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cuVDPAUGetDevice, cutap_w, thunk_cuVDPAUGetDevice);
 }
@@ -8072,11 +6062,8 @@ static uint64_t thunk_cuWaitExternalSemaphoresAsync(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *, unsigned int, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1], (unsigned int)a[2], (void *)(uintptr_t)a[3]);
 }
-CUTAP_EXPORT unsigned int cuWaitExternalSemaphoresAsync(void *extSemArray, void *paramsArray, unsigned int numExtSems, void *stream)
+CUTAP_SLOW unsigned int cutap_slow_cuWaitExternalSemaphoresAsync(void *extSemArray, void *paramsArray, unsigned int numExtSems, void *stream)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cuWaitExternalSemaphoresAsync], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *, unsigned int, void *))cutap_fn)(extSemArray, paramsArray, numExtSems, stream);
     uint64_t cutap_w[4] = {(uint64_t)(uintptr_t)extSemArray, (uint64_t)(uintptr_t)paramsArray, (uint64_t)numExtSems, (uint64_t)(uintptr_t)stream};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cuWaitExternalSemaphoresAsync, cutap_w, thunk_cuWaitExternalSemaphoresAsync);
 }
@@ -8084,11 +6071,8 @@ static uint64_t thunk_cuWaitExternalSemaphoresAsync_ptsz(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *, unsigned int, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1], (unsigned int)a[2], (void *)(uintptr_t)a[3]);
 }
-CUTAP_EXPORT unsigned int cuWaitExternalSemaphoresAsync_ptsz(void *extSemArray, void *paramsArray, unsigned int numExtSems, void *stream)
+CUTAP_SLOW unsigned int cutap_slow_cuWaitExternalSemaphoresAsync_ptsz(void *extSemArray, void *paramsArray, unsigned int numExtSems, void *stream)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cuWaitExternalSemaphoresAsync_ptsz], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *, unsigned int, void *))cutap_fn)(extSemArray, paramsArray, numExtSems, stream);
     uint64_t cutap_w[4] = {(uint64_t)(uintptr_t)extSemArray, (uint64_t)(uintptr_t)paramsArray, (uint64_t)numExtSems, (uint64_t)(uintptr_t)stream};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cuWaitExternalSemaphoresAsync_ptsz, cutap_w, thunk_cuWaitExternalSemaphoresAsync_ptsz);
 }

@@ -20,11 +20,8 @@ static uint64_t thunk_cublasAlloc(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(int, int, void *))fn)((int)a[0], (int)a[1], (void *)(uintptr_t)a[2]);
 }
-CUTAP_EXPORT unsigned int cublasAlloc(int n, int elemSize, void *devicePtr)
+CUTAP_SLOW unsigned int cutap_slow_cublasAlloc(int n, int elemSize, void *devicePtr)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cublasAlloc], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(int, int, void *))cutap_fn)(n, elemSize, devicePtr);
     uint64_t cutap_w[3] = {(uint64_t)(int64_t)n, (uint64_t)(int64_t)elemSize, (uint64_t)(uintptr_t)devicePtr};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cublasAlloc, cutap_w, thunk_cublasAlloc);
 }
@@ -32,11 +29,8 @@ static uint64_t thunk_cublasAsumEx(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, int, void *, unsigned int, int, void *, unsigned int, unsigned int))fn)((void *)(uintptr_t)a[0], (int)a[1], (void *)(uintptr_t)a[2], (unsigned int)a[3], (int)a[4], (void *)(uintptr_t)a[5], (unsigned int)a[6], (unsigned int)a[7]);
 }
-CUTAP_EXPORT unsigned int cublasAsumEx(void *handle, int n, void *x, unsigned int xType, int incx, void *result, unsigned int resultType, unsigned int executiontype)
+CUTAP_SLOW unsigned int cutap_slow_cublasAsumEx(void *handle, int n, void *x, unsigned int xType, int incx, void *result, unsigned int resultType, unsigned int executiontype)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cublasAsumEx], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, int, void *, unsigned int, int, void *, unsigned int, unsigned int))cutap_fn)(handle, n, x, xType, incx, result, resultType, executiontype);
     uint64_t cutap_w[8] = {(uint64_t)(uintptr_t)handle, (uint64_t)(int64_t)n, (uint64_t)(uintptr_t)x, (uint64_t)xType, (uint64_t)(int64_t)incx, (uint64_t)(uintptr_t)result, (uint64_t)resultType, (uint64_t)executiontype};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cublasAsumEx, cutap_w, thunk_cublasAsumEx);
 }
@@ -44,11 +38,8 @@ static uint64_t thunk_cublasAsumEx_64(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, long, void *, unsigned int, long, void *, unsigned int, unsigned int))fn)((void *)(uintptr_t)a[0], (long)a[1], (void *)(uintptr_t)a[2], (unsigned int)a[3], (long)a[4], (void *)(uintptr_t)a[5], (unsigned int)a[6], (unsigned int)a[7]);
 }
-CUTAP_EXPORT unsigned int cublasAsumEx_64(void *handle, long n, void *x, unsigned int xType, long incx, void *result, unsigned int resultType, unsigned int executiontype)
+CUTAP_SLOW unsigned int cutap_slow_cublasAsumEx_64(void *handle, long n, void *x, unsigned int xType, long incx, void *result, unsigned int resultType, unsigned int executiontype)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cublasAsumEx_64], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, long, void *, unsigned int, long, void *, unsigned int, unsigned int))cutap_fn)(handle, n, x, xType, incx, result, resultType, executiontype);
     uint64_t cutap_w[8] = {(uint64_t)(uintptr_t)handle, (uint64_t)(int64_t)n, (uint64_t)(uintptr_t)x, (uint64_t)xType, (uint64_t)(int64_t)incx, (uint64_t)(uintptr_t)result, (uint64_t)resultType, (uint64_t)executiontype};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cublasAsumEx_64, cutap_w, thunk_cublasAsumEx_64);
 }
@@ -56,11 +47,8 @@ static uint64_t thunk_cublasAxpyEx(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, int, void *, unsigned int, void *, unsigned int, int, void *, unsigned int, int, unsigned int))fn)((void *)(uintptr_t)a[0], (int)a[1], (void *)(uintptr_t)a[2], (unsigned int)a[3], (void *)(uintptr_t)a[4], (unsigned int)a[5], (int)a[6], (void *)(uintptr_t)a[7], (unsigned int)a[8], (int)a[9], (unsigned int)a[10]);
 }
-CUTAP_EXPORT unsigned int cublasAxpyEx(void *handle, int n, void *alpha, unsigned int alphaType, void *x, unsigned int xType, int incx, void *y, unsigned int yType, int incy, unsigned int executiontype)
+CUTAP_SLOW unsigned int cutap_slow_cublasAxpyEx(void *handle, int n, void *alpha, unsigned int alphaType, void *x, unsigned int xType, int incx, void *y, unsigned int yType, int incy, unsigned int executiontype)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cublasAxpyEx], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, int, void *, unsigned int, void *, unsigned int, int, void *, unsigned int, int, unsigned int))cutap_fn)(handle, n, alpha, alphaType, x, xType, incx, y, yType, incy, executiontype);
     uint64_t cutap_w[11] = {(uint64_t)(uintptr_t)handle, (uint64_t)(int64_t)n, (uint64_t)(uintptr_t)alpha, (uint64_t)alphaType, (uint64_t)(uintptr_t)x, (uint64_t)xType, (uint64_t)(int64_t)incx, (uint64_t)(uintptr_t)y, (uint64_t)yType, (uint64_t)(int64_t)incy, (uint64_t)executiontype};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cublasAxpyEx, cutap_w, thunk_cublasAxpyEx);
 }
@@ -68,11 +56,8 @@ static uint64_t thunk_cublasAxpyEx_64(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, long, void *, unsigned int, void *, unsigned int, long, void *, unsigned int, long, unsigned int))fn)((void *)(uintptr_t)a[0], (long)a[1], (void *)(uintptr_t)a[2], (unsigned int)a[3], (void *)(uintptr_t)a[4], (unsigned int)a[5], (long)a[6], (void *)(uintptr_t)a[7], (unsigned int)a[8], (long)a[9], (unsigned int)a[10]);
 }
-CUTAP_EXPORT unsigned int cublasAxpyEx_64(void *handle, long n, void *alpha, unsigned int alphaType, void *x, unsigned int xType, long incx, void *y, unsigned int yType, long incy, unsigned int executiontype)
+CUTAP_SLOW unsigned int cutap_slow_cublasAxpyEx_64(void *handle, long n, void *alpha, unsigned int alphaType, void *x, unsigned int xType, long incx, void *y, unsigned int yType, long incy, unsigned int executiontype)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cublasAxpyEx_64], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, long, void *, unsigned int, void *, unsigned int, long, void *, unsigned int, long, unsigned int))cutap_fn)(handle, n, alpha, alphaType, x, xType, incx, y, yType, incy, executiontype);
     uint64_t cutap_w[11] = {(uint64_t)(uintptr_t)handle, (uint64_t)(int64_t)n, (uint64_t)(uintptr_t)alpha, (uint64_t)alphaType, (uint64_t)(uintptr_t)x, (uint64_t)xType, (uint64_t)(int64_t)incx, (uint64_t)(uintptr_t)y, (uint64_t)yType, (uint64_t)(int64_t)incy, (uint64_t)executiontype};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cublasAxpyEx_64, cutap_w, thunk_cublasAxpyEx_64);
 }
@@ -80,10 +65,8 @@ static uint64_t thunk_cublasCaxpy(void *fn, uint64_t *a)
 {
     return (((void (*)(int, struct cutap_sv_float2, void *, int, void *, int))fn)((int)a[0], *(struct cutap_sv_float2 *)(uintptr_t)a[1], (void *)(uintptr_t)a[2], (int)a[3], (void *)(uintptr_t)a[4], (int)a[5]), (uint64_t)0);
 }
-CUTAP_EXPORT void cublasCaxpy(int n, struct cutap_sv_float2 alpha, void *x, int incx, void *y, int incy)
+CUTAP_SLOW void cutap_slow_cublasCaxpy(int n, struct cutap_sv_float2 alpha, void *x, int incx, void *y, int incy)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cublasCaxpy], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn)) { ((void (*)(int, struct cutap_sv_float2, void *, int, void *, int))cutap_fn)(n, alpha, x, incx, y, incy); return; }
     uint64_t cutap_w[6] = {(uint64_t)(int64_t)n, (uint64_t)(uintptr_t)&alpha, (uint64_t)(uintptr_t)x, (uint64_t)(int64_t)incx, (uint64_t)(uintptr_t)y, (uint64_t)(int64_t)incy};
     (void)cutap_dispatch(CUTAP_ID_cublasCaxpy, cutap_w, thunk_cublasCaxpy);
 }
@@ -91,11 +74,8 @@ static uint64_t thunk_cublasCaxpy_v2(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, int, void *, void *, int, void *, int))fn)((void *)(uintptr_t)a[0], (int)a[1], (void *)(uintptr_t)a[2], (void *)(uintptr_t)a[3], (int)a[4], (void *)(uintptr_t)a[5], (int)a[6]);
 }
-CUTAP_EXPORT unsigned int cublasCaxpy_v2(void *handle, int n, void *alpha, void *x, int incx, void *y, int incy)
+CUTAP_SLOW unsigned int cutap_slow_cublasCaxpy_v2(void *handle, int n, void *alpha, void *x, int incx, void *y, int incy)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cublasCaxpy_v2], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, int, void *, void *, int, void *, int))cutap_fn)(handle, n, alpha, x, incx, y, incy);
     uint64_t cutap_w[7] = {(uint64_t)(uintptr_t)handle, (uint64_t)(int64_t)n, (uint64_t)(uintptr_t)alpha, (uint64_t)(uintptr_t)x, (uint64_t)(int64_t)incx, (uint64_t)(uintptr_t)y, (uint64_t)(int64_t)incy};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cublasCaxpy_v2, cutap_w, thunk_cublasCaxpy_v2);
 }
@@ -103,11 +83,8 @@ static uint64_t thunk_cublasCaxpy_v2_64(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, long, void *, void *, long, void *, long))fn)((void *)(uintptr_t)a[0], (long)a[1], (void *)(uintptr_t)a[2], (void *)(uintptr_t)a[3], (long)a[4], (void *)(uintptr_t)a[5], (long)a[6]);
 }
-CUTAP_EXPORT unsigned int cublasCaxpy_v2_64(void *handle, long n, void *alpha, void *x, long incx, void *y, long incy)
+CUTAP_SLOW unsigned int cutap_slow_cublasCaxpy_v2_64(void *handle, long n, void *alpha, void *x, long incx, void *y, long incy)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cublasCaxpy_v2_64], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, long, void *, void *, long, void *, long))cutap_fn)(handle, n, alpha, x, incx, y, incy);
     uint64_t cutap_w[7] = {(uint64_t)(uintptr_t)handle, (uint64_t)(int64_t)n, (uint64_t)(uintptr_t)alpha, (uint64_t)(uintptr_t)x, (uint64_t)(int64_t)incx, (uint64_t)(uintptr_t)y, (uint64_t)(int64_t)incy};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cublasCaxpy_v2_64, cutap_w, thunk_cublasCaxpy_v2_64);
 }
@@ -115,10 +92,8 @@ static uint64_t thunk_cublasCcopy(void *fn, uint64_t *a)
 {
     return (((void (*)(int, void *, int, void *, int))fn)((int)a[0], (void *)(uintptr_t)a[1], (int)a[2], (void *)(uintptr_t)a[3], (int)a[4]), (uint64_t)0);
 }
-CUTAP_EXPORT void cublasCcopy(int n, void *x, int incx, void *y, int incy)
+CUTAP_SLOW void cutap_slow_cublasCcopy(int n, void *x, int incx, void *y, int incy)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cublasCcopy], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn)) { ((void (*)(int, void *, int, void *, int))cutap_fn)(n, x, incx, y, incy); return; }
     uint64_t cutap_w[5] = {(uint64_t)(int64_t)n, (uint64_t)(uintptr_t)x, (uint64_t)(int64_t)incx, (uint64_t)(uintptr_t)y, (uint64_t)(int64_t)incy};
     (void)cutap_dispatch(CUTAP_ID_cublasCcopy, cutap_w, thunk_cublasCcopy);
 }
@@ -126,11 +101,8 @@ static uint64_t thunk_cublasCcopy_v2(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, int, void *, int, void *, int))fn)((void *)(uintptr_t)a[0], (int)a[1], (void *)(uintptr_t)a[2], (int)a[3], (void *)(uintptr_t)a[4], (int)a[5]);
 }
-CUTAP_EXPORT unsigned int cublasCcopy_v2(void *handle, int n, void *x, int incx, void *y, int incy)
+CUTAP_SLOW unsigned int cutap_slow_cublasCcopy_v2(void *handle, int n, void *x, int incx, void *y, int incy)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cublasCcopy_v2], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, int, void *, int, void *, int))cutap_fn)(handle, n, x, incx, y, incy);
     uint64_t cutap_w[6] = {(uint64_t)(uintptr_t)handle, (uint64_t)(int64_t)n, (uint64_t)(uintptr_t)x, (uint64_t)(int64_t)incx, (uint64_t)(uintptr_t)y, (uint64_t)(int64_t)incy};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cublasCcopy_v2, cutap_w, thunk_cublasCcopy_v2);
 }
@@ -138,11 +110,8 @@ static uint64_t thunk_cublasCcopy_v2_64(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, long, void *, long, void *, long))fn)((void *)(uintptr_t)a[0], (long)a[1], (void *)(uintptr_t)a[2], (long)a[3], (void *)(uintptr_t)a[4], (long)a[5]);
 }
-CUTAP_EXPORT unsigned int cublasCcopy_v2_64(void *handle, long n, void *x, long incx, void *y, long incy)
+CUTAP_SLOW unsigned int cutap_slow_cublasCcopy_v2_64(void *handle, long n, void *x, long incx, void *y, long incy)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cublasCcopy_v2_64], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, long, void *, long, void *, long))cutap_fn)(handle, n, x, incx, y, incy);
     uint64_t cutap_w[6] = {(uint64_t)(uintptr_t)handle, (uint64_t)(int64_t)n, (uint64_t)(uintptr_t)x, (uint64_t)(int64_t)incx, (uint64_t)(uintptr_t)y, (uint64_t)(int64_t)incy};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cublasCcopy_v2_64, cutap_w, thunk_cublasCcopy_v2_64);
 }
@@ -150,11 +119,8 @@ static uint64_t thunk_cublasCdgmm(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, int, int, void *, int, void *, int, void *, int))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (int)a[2], (int)a[3], (void *)(uintptr_t)a[4], (int)a[5], (void *)(uintptr_t)a[6], (int)a[7], (void *)(uintptr_t)a[8], (int)a[9]);
 }
-CUTAP_EXPORT unsigned int cublasCdgmm(void *handle, unsigned int mode, int m, int n, void *A, int lda, void *x, int incx, void *C, int ldc)
+CUTAP_SLOW unsigned int cutap_slow_cublasCdgmm(void *handle, unsigned int mode, int m, int n, void *A, int lda, void *x, int incx, void *C, int ldc)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cublasCdgmm], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, int, int, void *, int, void *, int, void *, int))cutap_fn)(handle, mode, m, n, A, lda, x, incx, C, ldc);
     uint64_t cutap_w[10] = {(uint64_t)(uintptr_t)handle, (uint64_t)mode, (uint64_t)(int64_t)m, (uint64_t)(int64_t)n, (uint64_t)(uintptr_t)A, (uint64_t)(int64_t)lda, (uint64_t)(uintptr_t)x, (uint64_t)(int64_t)incx, (uint64_t)(uintptr_t)C, (uint64_t)(int64_t)ldc};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cublasCdgmm, cutap_w, thunk_cublasCdgmm);
 }
@@ -162,11 +128,8 @@ static uint64_t thunk_cublasCdgmm_64(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, long, long, void *, long, void *, long, void *, long))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (long)a[2], (long)a[3], (void *)(uintptr_t)a[4], (long)a[5], (void *)(uintptr_t)a[6], (long)a[7], (void *)(uintptr_t)a[8], (long)a[9]);
 }
-CUTAP_EXPORT unsigned int cublasCdgmm_64(void *handle, unsigned int mode, long m, long n, void *A, long lda, void *x, long incx, void *C, long ldc)
+CUTAP_SLOW unsigned int cutap_slow_cublasCdgmm_64(void *handle, unsigned int mode, long m, long n, void *A, long lda, void *x, long incx, void *C, long ldc)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cublasCdgmm_64], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, long, long, void *, long, void *, long, void *, long))cutap_fn)(handle, mode, m, n, A, lda, x, incx, C, ldc);
     uint64_t cutap_w[10] = {(uint64_t)(uintptr_t)handle, (uint64_t)mode, (uint64_t)(int64_t)m, (uint64_t)(int64_t)n, (uint64_t)(uintptr_t)A, (uint64_t)(int64_t)lda, (uint64_t)(uintptr_t)x, (uint64_t)(int64_t)incx, (uint64_t)(uintptr_t)C, (uint64_t)(int64_t)ldc};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cublasCdgmm_64, cutap_w, thunk_cublasCdgmm_64);
 }
@@ -174,11 +137,8 @@ static uint64_t thunk_cublasCdotc_v2(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, int, void *, int, void *, int, void *))fn)((void *)(uintptr_t)a[0], (int)a[1], (void *)(uintptr_t)a[2], (int)a[3], (void *)(uintptr_t)a[4], (int)a[5], (void *)(uintptr_t)a[6]);
 }
-CUTAP_EXPORT unsigned int cublasCdotc_v2(void *handle, int n, void *x, int incx, void *y, int incy, void *result)
+CUTAP_SLOW unsigned int cutap_slow_cublasCdotc_v2(void *handle, int n, void *x, int incx, void *y, int incy, void *result)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cublasCdotc_v2], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, int, void *, int, void *, int, void *))cutap_fn)(handle, n, x, incx, y, incy, result);
     uint64_t cutap_w[7] = {(uint64_t)(uintptr_t)handle, (uint64_t)(int64_t)n, (uint64_t)(uintptr_t)x, (uint64_t)(int64_t)incx, (uint64_t)(uintptr_t)y, (uint64_t)(int64_t)incy, (uint64_t)(uintptr_t)result};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cublasCdotc_v2, cutap_w, thunk_cublasCdotc_v2);
 }
@@ -186,11 +146,8 @@ static uint64_t thunk_cublasCdotc_v2_64(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, long, void *, long, void *, long, void *))fn)((void *)(uintptr_t)a[0], (long)a[1], (void *)(uintptr_t)a[2], (long)a[3], (void *)(uintptr_t)a[4], (long)a[5], (void *)(uintptr_t)a[6]);
 }
-CUTAP_EXPORT unsigned int cublasCdotc_v2_64(void *handle, long n, void *x, long incx, void *y, long incy, void *result)
+CUTAP_SLOW unsigned int cutap_slow_cublasCdotc_v2_64(void *handle, long n, void *x, long incx, void *y, long incy, void *result)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cublasCdotc_v2_64], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, long, void *, long, void *, long, void *))cutap_fn)(handle, n, x, incx, y, incy, result);
     uint64_t cutap_w[7] = {(uint64_t)(uintptr_t)handle, (uint64_t)(int64_t)n, (uint64_t)(uintptr_t)x, (uint64_t)(int64_t)incx, (uint64_t)(uintptr_t)y, (uint64_t)(int64_t)incy, (uint64_t)(uintptr_t)result};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cublasCdotc_v2_64, cutap_w, thunk_cublasCdotc_v2_64);
 }
@@ -198,11 +155,8 @@ static uint64_t thunk_cublasCdotu_v2(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, int, void *, int, void *, int, void *))fn)((void *)(uintptr_t)a[0], (int)a[1], (void *)(uintptr_t)a[2], (int)a[3], (void *)(uintptr_t)a[4], (int)a[5], (void *)(uintptr_t)a[6]);
 }
-CUTAP_EXPORT unsigned int cublasCdotu_v2(void *handle, int n, void *x, int incx, void *y, int incy, void *result)
+CUTAP_SLOW unsigned int cutap_slow_cublasCdotu_v2(void *handle, int n, void *x, int incx, void *y, int incy, void *result)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cublasCdotu_v2], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, int, void *, int, void *, int, void *))cutap_fn)(handle, n, x, incx, y, incy, result);
     uint64_t cutap_w[7] = {(uint64_t)(uintptr_t)handle, (uint64_t)(int64_t)n, (uint64_t)(uintptr_t)x, (uint64_t)(int64_t)incx, (uint64_t)(uintptr_t)y, (uint64_t)(int64_t)incy, (uint64_t)(uintptr_t)result};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cublasCdotu_v2, cutap_w, thunk_cublasCdotu_v2);
 }
@@ -210,11 +164,8 @@ static uint64_t thunk_cublasCdotu_v2_64(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, long, void *, long, void *, long, void *))fn)((void *)(uintptr_t)a[0], (long)a[1], (void *)(uintptr_t)a[2], (long)a[3], (void *)(uintptr_t)a[4], (long)a[5], (void *)(uintptr_t)a[6]);
 }
-CUTAP_EXPORT unsigned int cublasCdotu_v2_64(void *handle, long n, void *x, long incx, void *y, long incy, void *result)
+CUTAP_SLOW unsigned int cutap_slow_cublasCdotu_v2_64(void *handle, long n, void *x, long incx, void *y, long incy, void *result)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cublasCdotu_v2_64], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, long, void *, long, void *, long, void *))cutap_fn)(handle, n, x, incx, y, incy, result);
     uint64_t cutap_w[7] = {(uint64_t)(uintptr_t)handle, (uint64_t)(int64_t)n, (uint64_t)(uintptr_t)x, (uint64_t)(int64_t)incx, (uint64_t)(uintptr_t)y, (uint64_t)(int64_t)incy, (uint64_t)(uintptr_t)result};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cublasCdotu_v2_64, cutap_w, thunk_cublasCdotu_v2_64);
 }
@@ -222,10 +173,8 @@ static uint64_t thunk_cublasCgbmv(void *fn, uint64_t *a)
 {
     return (((void (*)(char, int, int, int, int, struct cutap_sv_float2, void *, int, void *, int, struct cutap_sv_float2, void *, int))fn)((char)a[0], (int)a[1], (int)a[2], (int)a[3], (int)a[4], *(struct cutap_sv_float2 *)(uintptr_t)a[5], (void *)(uintptr_t)a[6], (int)a[7], (void *)(uintptr_t)a[8], (int)a[9], *(struct cutap_sv_float2 *)(uintptr_t)a[10], (void *)(uintptr_t)a[11], (int)a[12]), (uint64_t)0);
 }
-CUTAP_EXPORT void cublasCgbmv(char trans, int m, int n, int kl, int ku, struct cutap_sv_float2 alpha, void *A, int lda, void *x, int incx, struct cutap_sv_float2 beta, void *y, int incy)
+CUTAP_SLOW void cutap_slow_cublasCgbmv(char trans, int m, int n, int kl, int ku, struct cutap_sv_float2 alpha, void *A, int lda, void *x, int incx, struct cutap_sv_float2 beta, void *y, int incy)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cublasCgbmv], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn)) { ((void (*)(char, int, int, int, int, struct cutap_sv_float2, void *, int, void *, int, struct cutap_sv_float2, void *, int))cutap_fn)(trans, m, n, kl, ku, alpha, A, lda, x, incx, beta, y, incy); return; }
     uint64_t cutap_w[13] = {(uint64_t)(int64_t)trans, (uint64_t)(int64_t)m, (uint64_t)(int64_t)n, (uint64_t)(int64_t)kl, (uint64_t)(int64_t)ku, (uint64_t)(uintptr_t)&alpha, (uint64_t)(uintptr_t)A, (uint64_t)(int64_t)lda, (uint64_t)(uintptr_t)x, (uint64_t)(int64_t)incx, (uint64_t)(uintptr_t)&beta, (uint64_t)(uintptr_t)y, (uint64_t)(int64_t)incy};
     (void)cutap_dispatch(CUTAP_ID_cublasCgbmv, cutap_w, thunk_cublasCgbmv);
 }
@@ -233,11 +182,8 @@ static uint64_t thunk_cublasCgbmv_v2(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, int, int, int, int, void *, void *, int, void *, int, void *, void *, int))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (int)a[2], (int)a[3], (int)a[4], (int)a[5], (void *)(uintptr_t)a[6], (void *)(uintptr_t)a[7], (int)a[8], (void *)(uintptr_t)a[9], (int)a[10], (void *)(uintptr_t)a[11], (void *)(uintptr_t)a[12], (int)a[13]);
 }
-CUTAP_EXPORT unsigned int cublasCgbmv_v2(void *handle, unsigned int trans, int m, int n, int kl, int ku, void *alpha, void *A, int lda, void *x, int incx, void *beta, void *y, int incy)
+CUTAP_SLOW unsigned int cutap_slow_cublasCgbmv_v2(void *handle, unsigned int trans, int m, int n, int kl, int ku, void *alpha, void *A, int lda, void *x, int incx, void *beta, void *y, int incy)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cublasCgbmv_v2], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, int, int, int, int, void *, void *, int, void *, int, void *, void *, int))cutap_fn)(handle, trans, m, n, kl, ku, alpha, A, lda, x, incx, beta, y, incy);
     uint64_t cutap_w[14] = {(uint64_t)(uintptr_t)handle, (uint64_t)trans, (uint64_t)(int64_t)m, (uint64_t)(int64_t)n, (uint64_t)(int64_t)kl, (uint64_t)(int64_t)ku, (uint64_t)(uintptr_t)alpha, (uint64_t)(uintptr_t)A, (uint64_t)(int64_t)lda, (uint64_t)(uintptr_t)x, (uint64_t)(int64_t)incx, (uint64_t)(uintptr_t)beta, (uint64_t)(uintptr_t)y, (uint64_t)(int64_t)incy};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cublasCgbmv_v2, cutap_w, thunk_cublasCgbmv_v2);
 }
@@ -245,11 +191,8 @@ static uint64_t thunk_cublasCgbmv_v2_64(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, long, long, long, long, void *, void *, long, void *, long, void *, void *, long))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (long)a[2], (long)a[3], (long)a[4], (long)a[5], (void *)(uintptr_t)a[6], (void *)(uintptr_t)a[7], (long)a[8], (void *)(uintptr_t)a[9], (long)a[10], (void *)(uintptr_t)a[11], (void *)(uintptr_t)a[12], (long)a[13]);
 }
-CUTAP_EXPORT unsigned int cublasCgbmv_v2_64(void *handle, unsigned int trans, long m, long n, long kl, long ku, void *alpha, void *A, long lda, void *x, long incx, void *beta, void *y, long incy)
+CUTAP_SLOW unsigned int cutap_slow_cublasCgbmv_v2_64(void *handle, unsigned int trans, long m, long n, long kl, long ku, void *alpha, void *A, long lda, void *x, long incx, void *beta, void *y, long incy)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cublasCgbmv_v2_64], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, long, long, long, long, void *, void *, long, void *, long, void *, void *, long))cutap_fn)(handle, trans, m, n, kl, ku, alpha, A, lda, x, incx, beta, y, incy);
     uint64_t cutap_w[14] = {(uint64_t)(uintptr_t)handle, (uint64_t)trans, (uint64_t)(int64_t)m, (uint64_t)(int64_t)n, (uint64_t)(int64_t)kl, (uint64_t)(int64_t)ku, (uint64_t)(uintptr_t)alpha, (uint64_t)(uintptr_t)A, (uint64_t)(int64_t)lda, (uint64_t)(uintptr_t)x, (uint64_t)(int64_t)incx, (uint64_t)(uintptr_t)beta, (uint64_t)(uintptr_t)y, (uint64_t)(int64_t)incy};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cublasCgbmv_v2_64, cutap_w, thunk_cublasCgbmv_v2_64);
 }
@@ -257,11 +200,8 @@ static uint64_t thunk_cublasCgeam(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, unsigned int, int, int, void *, void *, int, void *, void *, int, void *, int))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (unsigned int)a[2], (int)a[3], (int)a[4], (void *)(uintptr_t)a[5], (void *)(uintptr_t)a[6], (int)a[7], (void *)(uintptr_t)a[8], (void *)(uintptr_t)a[9], (int)a[10], (void *)(uintptr_t)a[11], (int)a[12]);
 }
-CUTAP_EXPORT unsigned int cublasCgeam(void *handle, unsigned int transa, unsigned int transb, int m, int n, void *alpha, void *A, int lda, void *beta, void *B, int ldb, void *C, int ldc)
+CUTAP_SLOW unsigned int cutap_slow_cublasCgeam(void *handle, unsigned int transa, unsigned int transb, int m, int n, void *alpha, void *A, int lda, void *beta, void *B, int ldb, void *C, int ldc)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cublasCgeam], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, unsigned int, int, int, void *, void *, int, void *, void *, int, void *, int))cutap_fn)(handle, transa, transb, m, n, alpha, A, lda, beta, B, ldb, C, ldc);
     uint64_t cutap_w[13] = {(uint64_t)(uintptr_t)handle, (uint64_t)transa, (uint64_t)transb, (uint64_t)(int64_t)m, (uint64_t)(int64_t)n, (uint64_t)(uintptr_t)alpha, (uint64_t)(uintptr_t)A, (uint64_t)(int64_t)lda, (uint64_t)(uintptr_t)beta, (uint64_t)(uintptr_t)B, (uint64_t)(int64_t)ldb, (uint64_t)(uintptr_t)C, (uint64_t)(int64_t)ldc};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cublasCgeam, cutap_w, thunk_cublasCgeam);
 }
@@ -269,11 +209,8 @@ static uint64_t thunk_cublasCgeam_64(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, unsigned int, long, long, void *, void *, long, void *, void *, long, void *, long))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (unsigned int)a[2], (long)a[3], (long)a[4], (void *)(uintptr_t)a[5], (void *)(uintptr_t)a[6], (long)a[7], (void *)(uintptr_t)a[8], (void *)(uintptr_t)a[9], (long)a[10], (void *)(uintptr_t)a[11], (long)a[12]);
 }
-CUTAP_EXPORT unsigned int cublasCgeam_64(void *handle, unsigned int transa, unsigned int transb, long m, long n, void *alpha, void *A, long lda, void *beta, void *B, long ldb, void *C, long ldc)
+CUTAP_SLOW unsigned int cutap_slow_cublasCgeam_64(void *handle, unsigned int transa, unsigned int transb, long m, long n, void *alpha, void *A, long lda, void *beta, void *B, long ldb, void *C, long ldc)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cublasCgeam_64], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, unsigned int, long, long, void *, void *, long, void *, void *, long, void *, long))cutap_fn)(handle, transa, transb, m, n, alpha, A, lda, beta, B, ldb, C, ldc);
     uint64_t cutap_w[13] = {(uint64_t)(uintptr_t)handle, (uint64_t)transa, (uint64_t)transb, (uint64_t)(int64_t)m, (uint64_t)(int64_t)n, (uint64_t)(uintptr_t)alpha, (uint64_t)(uintptr_t)A, (uint64_t)(int64_t)lda, (uint64_t)(uintptr_t)beta, (uint64_t)(uintptr_t)B, (uint64_t)(int64_t)ldb, (uint64_t)(uintptr_t)C, (uint64_t)(int64_t)ldc};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cublasCgeam_64, cutap_w, thunk_cublasCgeam_64);
 }
@@ -281,11 +218,8 @@ static uint64_t thunk_cublasCgelsBatched(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, int, int, int, void *, int, void *, int, void *, void *, int))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (int)a[2], (int)a[3], (int)a[4], (void *)(uintptr_t)a[5], (int)a[6], (void *)(uintptr_t)a[7], (int)a[8], (void *)(uintptr_t)a[9], (void *)(uintptr_t)a[10], (int)a[11]);
 }
-CUTAP_EXPORT unsigned int cublasCgelsBatched(void *handle, unsigned int trans, int m, int n, int nrhs, void *Aarray, int lda, void *Carray, int ldc, void *info, void *devInfoArray, int batchSize)
+CUTAP_SLOW unsigned int cutap_slow_cublasCgelsBatched(void *handle, unsigned int trans, int m, int n, int nrhs, void *Aarray, int lda, void *Carray, int ldc, void *info, void *devInfoArray, int batchSize)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cublasCgelsBatched], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, int, int, int, void *, int, void *, int, void *, void *, int))cutap_fn)(handle, trans, m, n, nrhs, Aarray, lda, Carray, ldc, info, devInfoArray, batchSize);
     uint64_t cutap_w[12] = {(uint64_t)(uintptr_t)handle, (uint64_t)trans, (uint64_t)(int64_t)m, (uint64_t)(int64_t)n, (uint64_t)(int64_t)nrhs, (uint64_t)(uintptr_t)Aarray, (uint64_t)(int64_t)lda, (uint64_t)(uintptr_t)Carray, (uint64_t)(int64_t)ldc, (uint64_t)(uintptr_t)info, (uint64_t)(uintptr_t)devInfoArray, (uint64_t)(int64_t)batchSize};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cublasCgelsBatched, cutap_w, thunk_cublasCgelsBatched);
 }
@@ -293,10 +227,8 @@ static uint64_t thunk_cublasCgemm(void *fn, uint64_t *a)
 {
     return (((void (*)(char, char, int, int, int, struct cutap_sv_float2, void *, int, void *, int, struct cutap_sv_float2, void *, int))fn)((char)a[0], (char)a[1], (int)a[2], (int)a[3], (int)a[4], *(struct cutap_sv_float2 *)(uintptr_t)a[5], (void *)(uintptr_t)a[6], (int)a[7], (void *)(uintptr_t)a[8], (int)a[9], *(struct cutap_sv_float2 *)(uintptr_t)a[10], (void *)(uintptr_t)a[11], (int)a[12]), (uint64_t)0);
 }
-CUTAP_EXPORT void cublasCgemm(char transa, char transb, int m, int n, int k, struct cutap_sv_float2 alpha, void *A, int lda, void *B, int ldb, struct cutap_sv_float2 beta, void *C, int ldc)
+CUTAP_SLOW void cutap_slow_cublasCgemm(char transa, char transb, int m, int n, int k, struct cutap_sv_float2 alpha, void *A, int lda, void *B, int ldb, struct cutap_sv_float2 beta, void *C, int ldc)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cublasCgemm], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn)) { ((void (*)(char, char, int, int, int, struct cutap_sv_float2, void *, int, void *, int, struct cutap_sv_float2, void *, int))cutap_fn)(transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc); return; }
     uint64_t cutap_w[13] = {(uint64_t)(int64_t)transa, (uint64_t)(int64_t)transb, (uint64_t)(int64_t)m, (uint64_t)(int64_t)n, (uint64_t)(int64_t)k, (uint64_t)(uintptr_t)&alpha, (uint64_t)(uintptr_t)A, (uint64_t)(int64_t)lda, (uint64_t)(uintptr_t)B, (uint64_t)(int64_t)ldb, (uint64_t)(uintptr_t)&beta, (uint64_t)(uintptr_t)C, (uint64_t)(int64_t)ldc};
     (void)cutap_dispatch(CUTAP_ID_cublasCgemm, cutap_w, thunk_cublasCgemm);
 }
@@ -304,11 +236,8 @@ static uint64_t thunk_cublasCgemm3m(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, unsigned int, int, int, int, void *, void *, int, void *, int, void *, void *, int))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (unsigned int)a[2], (int)a[3], (int)a[4], (int)a[5], (void *)(uintptr_t)a[6], (void *)(uintptr_t)a[7], (int)a[8], (void *)(uintptr_t)a[9], (int)a[10], (void *)(uintptr_t)a[11], (void *)(uintptr_t)a[12], (int)a[13]);
 }
-CUTAP_EXPORT unsigned int cublasCgemm3m(void *handle, unsigned int transa, unsigned int transb, int m, int n, int k, void *alpha, void *A, int lda, void *B, int ldb, void *beta, void *C, int ldc)
+CUTAP_SLOW unsigned int cutap_slow_cublasCgemm3m(void *handle, unsigned int transa, unsigned int transb, int m, int n, int k, void *alpha, void *A, int lda, void *B, int ldb, void *beta, void *C, int ldc)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cublasCgemm3m], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, unsigned int, int, int, int, void *, void *, int, void *, int, void *, void *, int))cutap_fn)(handle, transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
     uint64_t cutap_w[14] = {(uint64_t)(uintptr_t)handle, (uint64_t)transa, (uint64_t)transb, (uint64_t)(int64_t)m, (uint64_t)(int64_t)n, (uint64_t)(int64_t)k, (uint64_t)(uintptr_t)alpha, (uint64_t)(uintptr_t)A, (uint64_t)(int64_t)lda, (uint64_t)(uintptr_t)B, (uint64_t)(int64_t)ldb, (uint64_t)(uintptr_t)beta, (uint64_t)(uintptr_t)C, (uint64_t)(int64_t)ldc};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cublasCgemm3m, cutap_w, thunk_cublasCgemm3m);
 }
@@ -316,11 +245,8 @@ static uint64_t thunk_cublasCgemm3mBatched(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, unsigned int, int, int, int, void *, void *, int, void *, int, void *, void *, int, int))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (unsigned int)a[2], (int)a[3], (int)a[4], (int)a[5], (void *)(uintptr_t)a[6], (void *)(uintptr_t)a[7], (int)a[8], (void *)(uintptr_t)a[9], (int)a[10], (void *)(uintptr_t)a[11], (void *)(uintptr_t)a[12], (int)a[13], (int)a[14]);
 }
-CUTAP_EXPORT unsigned int cublasCgemm3mBatched(void *handle, unsigned int transa, unsigned int transb, int m, int n, int k, void *alpha, void *Aarray, int lda, void *Barray, int ldb, void *beta, void *Carray, int ldc, int batchCount)
+CUTAP_SLOW unsigned int cutap_slow_cublasCgemm3mBatched(void *handle, unsigned int transa, unsigned int transb, int m, int n, int k, void *alpha, void *Aarray, int lda, void *Barray, int ldb, void *beta, void *Carray, int ldc, int batchCount)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cublasCgemm3mBatched], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, unsigned int, int, int, int, void *, void *, int, void *, int, void *, void *, int, int))cutap_fn)(handle, transa, transb, m, n, k, alpha, Aarray, lda, Barray, ldb, beta, Carray, ldc, batchCount);
     uint64_t cutap_w[15] = {(uint64_t)(uintptr_t)handle, (uint64_t)transa, (uint64_t)transb, (uint64_t)(int64_t)m, (uint64_t)(int64_t)n, (uint64_t)(int64_t)k, (uint64_t)(uintptr_t)alpha, (uint64_t)(uintptr_t)Aarray, (uint64_t)(int64_t)lda, (uint64_t)(uintptr_t)Barray, (uint64_t)(int64_t)ldb, (uint64_t)(uintptr_t)beta, (uint64_t)(uintptr_t)Carray, (uint64_t)(int64_t)ldc, (uint64_t)(int64_t)batchCount};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cublasCgemm3mBatched, cutap_w, thunk_cublasCgemm3mBatched);
 }
@@ -328,11 +254,8 @@ static uint64_t thunk_cublasCgemm3mBatched_64(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, unsigned int, long, long, long, void *, void *, long, void *, long, void *, void *, long, long))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (unsigned int)a[2], (long)a[3], (long)a[4], (long)a[5], (void *)(uintptr_t)a[6], (void *)(uintptr_t)a[7], (long)a[8], (void *)(uintptr_t)a[9], (long)a[10], (void *)(uintptr_t)a[11], (void *)(uintptr_t)a[12], (long)a[13], (long)a[14]);
 }
-CUTAP_EXPORT unsigned int cublasCgemm3mBatched_64(void *handle, unsigned int transa, unsigned int transb, long m, long n, long k, void *alpha, void *Aarray, long lda, void *Barray, long ldb, void *beta, void *Carray, long ldc, long batchCount)
+CUTAP_SLOW unsigned int cutap_slow_cublasCgemm3mBatched_64(void *handle, unsigned int transa, unsigned int transb, long m, long n, long k, void *alpha, void *Aarray, long lda, void *Barray, long ldb, void *beta, void *Carray, long ldc, long batchCount)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cublasCgemm3mBatched_64], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, unsigned int, long, long, long, void *, void *, long, void *, long, void *, void *, long, long))cutap_fn)(handle, transa, transb, m, n, k, alpha, Aarray, lda, Barray, ldb, beta, Carray, ldc, batchCount);
     uint64_t cutap_w[15] = {(uint64_t)(uintptr_t)handle, (uint64_t)transa, (uint64_t)transb, (uint64_t)(int64_t)m, (uint64_t)(int64_t)n, (uint64_t)(int64_t)k, (uint64_t)(uintptr_t)alpha, (uint64_t)(uintptr_t)Aarray, (uint64_t)(int64_t)lda, (uint64_t)(uintptr_t)Barray, (uint64_t)(int64_t)ldb, (uint64_t)(uintptr_t)beta, (uint64_t)(uintptr_t)Carray, (uint64_t)(int64_t)ldc, (uint64_t)(int64_t)batchCount};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cublasCgemm3mBatched_64, cutap_w, thunk_cublasCgemm3mBatched_64);
 }
@@ -340,11 +263,8 @@ static uint64_t thunk_cublasCgemm3mEx(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, unsigned int, int, int, int, void *, void *, unsigned int, int, void *, unsigned int, int, void *, void *, unsigned int, int))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (unsigned int)a[2], (int)a[3], (int)a[4], (int)a[5], (void *)(uintptr_t)a[6], (void *)(uintptr_t)a[7], (unsigned int)a[8], (int)a[9], (void *)(uintptr_t)a[10], (unsigned int)a[11], (int)a[12], (void *)(uintptr_t)a[13], (void *)(uintptr_t)a[14], (unsigned int)a[15], (int)a[16]);
 }
-CUTAP_EXPORT unsigned int cublasCgemm3mEx(void *handle, unsigned int transa, unsigned int transb, int m, int n, int k, void *alpha, void *A, unsigned int Atype, int lda, void *B, unsigned int Btype, int ldb, void *beta, void *C, unsigned int Ctype, int ldc)
+CUTAP_SLOW unsigned int cutap_slow_cublasCgemm3mEx(void *handle, unsigned int transa, unsigned int transb, int m, int n, int k, void *alpha, void *A, unsigned int Atype, int lda, void *B, unsigned int Btype, int ldb, void *beta, void *C, unsigned int Ctype, int ldc)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cublasCgemm3mEx], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, unsigned int, int, int, int, void *, void *, unsigned int, int, void *, unsigned int, int, void *, void *, unsigned int, int))cutap_fn)(handle, transa, transb, m, n, k, alpha, A, Atype, lda, B, Btype, ldb, beta, C, Ctype, ldc);
     uint64_t cutap_w[17] = {(uint64_t)(uintptr_t)handle, (uint64_t)transa, (uint64_t)transb, (uint64_t)(int64_t)m, (uint64_t)(int64_t)n, (uint64_t)(int64_t)k, (uint64_t)(uintptr_t)alpha, (uint64_t)(uintptr_t)A, (uint64_t)Atype, (uint64_t)(int64_t)lda, (uint64_t)(uintptr_t)B, (uint64_t)Btype, (uint64_t)(int64_t)ldb, (uint64_t)(uintptr_t)beta, (uint64_t)(uintptr_t)C, (uint64_t)Ctype, (uint64_t)(int64_t)ldc};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cublasCgemm3mEx, cutap_w, thunk_cublasCgemm3mEx);
 }
@@ -352,11 +272,8 @@ static uint64_t thunk_cublasCgemm3mEx_64(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, unsigned int, long, long, long, void *, void *, unsigned int, long, void *, unsigned int, long, void *, void *, unsigned int, long))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (unsigned int)a[2], (long)a[3], (long)a[4], (long)a[5], (void *)(uintptr_t)a[6], (void *)(uintptr_t)a[7], (unsigned int)a[8], (long)a[9], (void *)(uintptr_t)a[10], (unsigned int)a[11], (long)a[12], (void *)(uintptr_t)a[13], (void *)(uintptr_t)a[14], (unsigned int)a[15], (long)a[16]);
 }
-CUTAP_EXPORT unsigned int cublasCgemm3mEx_64(void *handle, unsigned int transa, unsigned int transb, long m, long n, long k, void *alpha, void *A, unsigned int Atype, long lda, void *B, unsigned int Btype, long ldb, void *beta, void *C, unsigned int Ctype, long ldc)
+CUTAP_SLOW unsigned int cutap_slow_cublasCgemm3mEx_64(void *handle, unsigned int transa, unsigned int transb, long m, long n, long k, void *alpha, void *A, unsigned int Atype, long lda, void *B, unsigned int Btype, long ldb, void *beta, void *C, unsigned int Ctype, long ldc)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cublasCgemm3mEx_64], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, unsigned int, long, long, long, void *, void *, unsigned int, long, void *, unsigned int, long, void *, void *, unsigned int, long))cutap_fn)(handle, transa, transb, m, n, k, alpha, A, Atype, lda, B, Btype, ldb, beta, C, Ctype, ldc);
     uint64_t cutap_w[17] = {(uint64_t)(uintptr_t)handle, (uint64_t)transa, (uint64_t)transb, (uint64_t)(int64_t)m, (uint64_t)(int64_t)n, (uint64_t)(int64_t)k, (uint64_t)(uintptr_t)alpha, (uint64_t)(uintptr_t)A, (uint64_t)Atype, (uint64_t)(int64_t)lda, (uint64_t)(uintptr_t)B, (uint64_t)Btype, (uint64_t)(int64_t)ldb, (uint64_t)(uintptr_t)beta, (uint64_t)(uintptr_t)C, (uint64_t)Ctype, (uint64_t)(int64_t)ldc};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cublasCgemm3mEx_64, cutap_w, thunk_cublasCgemm3mEx_64);
 }
@@ -364,11 +281,8 @@ static uint64_t thunk_cublasCgemm3mStridedBatched(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, unsigned int, int, int, int, void *, void *, int, long long, void *, int, long long, void *, void *, int, long long, int))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (unsigned int)a[2], (int)a[3], (int)a[4], (int)a[5], (void *)(uintptr_t)a[6], (void *)(uintptr_t)a[7], (int)a[8], (long long)a[9], (void *)(uintptr_t)a[10], (int)a[11], (long long)a[12], (void *)(uintptr_t)a[13], (void *)(uintptr_t)a[14], (int)a[15], (long long)a[16], (int)a[17]);
 }
-CUTAP_EXPORT unsigned int cublasCgemm3mStridedBatched(void *handle, unsigned int transa, unsigned int transb, int m, int n, int k, void *alpha, void *A, int lda, long long strideA, void *B, int ldb, long long strideB, void *beta, void *C, int ldc, long long strideC, int batchCount)
+CUTAP_SLOW unsigned int cutap_slow_cublasCgemm3mStridedBatched(void *handle, unsigned int transa, unsigned int transb, int m, int n, int k, void *alpha, void *A, int lda, long long strideA, void *B, int ldb, long long strideB, void *beta, void *C, int ldc, long long strideC, int batchCount)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cublasCgemm3mStridedBatched], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, unsigned int, int, int, int, void *, void *, int, long long, void *, int, long long, void *, void *, int, long long, int))cutap_fn)(handle, transa, transb, m, n, k, alpha, A, lda, strideA, B, ldb, strideB, beta, C, ldc, strideC, batchCount);
     uint64_t cutap_w[18] = {(uint64_t)(uintptr_t)handle, (uint64_t)transa, (uint64_t)transb, (uint64_t)(int64_t)m, (uint64_t)(int64_t)n, (uint64_t)(int64_t)k, (uint64_t)(uintptr_t)alpha, (uint64_t)(uintptr_t)A, (uint64_t)(int64_t)lda, (uint64_t)(int64_t)strideA, (uint64_t)(uintptr_t)B, (uint64_t)(int64_t)ldb, (uint64_t)(int64_t)strideB, (uint64_t)(uintptr_t)beta, (uint64_t)(uintptr_t)C, (uint64_t)(int64_t)ldc, (uint64_t)(int64_t)strideC, (uint64_t)(int64_t)batchCount};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cublasCgemm3mStridedBatched, cutap_w, thunk_cublasCgemm3mStridedBatched);
 }
@@ -376,11 +290,8 @@ static uint64_t thunk_cublasCgemm3mStridedBatched_64(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, unsigned int, long, long, long, void *, void *, long, long long, void *, long, long long, void *, void *, long, long long, long))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (unsigned int)a[2], (long)a[3], (long)a[4], (long)a[5], (void *)(uintptr_t)a[6], (void *)(uintptr_t)a[7], (long)a[8], (long long)a[9], (void *)(uintptr_t)a[10], (long)a[11], (long long)a[12], (void *)(uintptr_t)a[13], (void *)(uintptr_t)a[14], (long)a[15], (long long)a[16], (long)a[17]);
 }
-CUTAP_EXPORT unsigned int cublasCgemm3mStridedBatched_64(void *handle, unsigned int transa, unsigned int transb, long m, long n, long k, void *alpha, void *A, long lda, long long strideA, void *B, long ldb, long long strideB, void *beta, void *C, long ldc, long long strideC, long batchCount)
+CUTAP_SLOW unsigned int cutap_slow_cublasCgemm3mStridedBatched_64(void *handle, unsigned int transa, unsigned int transb, long m, long n, long k, void *alpha, void *A, long lda, long long strideA, void *B, long ldb, long long strideB, void *beta, void *C, long ldc, long long strideC, long batchCount)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cublasCgemm3mStridedBatched_64], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, unsigned int, long, long, long, void *, void *, long, long long, void *, long, long long, void *, void *, long, long long, long))cutap_fn)(handle, transa, transb, m, n, k, alpha, A, lda, strideA, B, ldb, strideB, beta, C, ldc, strideC, batchCount);
     uint64_t cutap_w[18] = {(uint64_t)(uintptr_t)handle, (uint64_t)transa, (uint64_t)transb, (uint64_t)(int64_t)m, (uint64_t)(int64_t)n, (uint64_t)(int64_t)k, (uint64_t)(uintptr_t)alpha, (uint64_t)(uintptr_t)A, (uint64_t)(int64_t)lda, (uint64_t)(int64_t)strideA, (uint64_t)(uintptr_t)B, (uint64_t)(int64_t)ldb, (uint64_t)(int64_t)strideB, (uint64_t)(uintptr_t)beta, (uint64_t)(uintptr_t)C, (uint64_t)(int64_t)ldc, (uint64_t)(int64_t)strideC, (uint64_t)(int64_t)batchCount};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cublasCgemm3mStridedBatched_64, cutap_w, thunk_cublasCgemm3mStridedBatched_64);
 }
@@ -388,11 +299,8 @@ static uint64_t thunk_cublasCgemm3m_64(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, unsigned int, long, long, long, void *, void *, long, void *, long, void *, void *, long))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (unsigned int)a[2], (long)a[3], (long)a[4], (long)a[5], (void *)(uintptr_t)a[6], (void *)(uintptr_t)a[7], (long)a[8], (void *)(uintptr_t)a[9], (long)a[10], (void *)(uintptr_t)a[11], (void *)(uintptr_t)a[12], (long)a[13]);
 }
-CUTAP_EXPORT unsigned int cublasCgemm3m_64(void *handle, unsigned int transa, unsigned int transb, long m, long n, long k, void *alpha, void *A, long lda, void *B, long ldb, void *beta, void *C, long ldc)
+CUTAP_SLOW unsigned int cutap_slow_cublasCgemm3m_64(void *handle, unsigned int transa, unsigned int transb, long m, long n, long k, void *alpha, void *A, long lda, void *B, long ldb, void *beta, void *C, long ldc)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cublasCgemm3m_64], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, unsigned int, long, long, long, void *, void *, long, void *, long, void *, void *, long))cutap_fn)(handle, transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
     uint64_t cutap_w[14] = {(uint64_t)(uintptr_t)handle, (uint64_t)transa, (uint64_t)transb, (uint64_t)(int64_t)m, (uint64_t)(int64_t)n, (uint64_t)(int64_t)k, (uint64_t)(uintptr_t)alpha, (uint64_t)(uintptr_t)A, (uint64_t)(int64_t)lda, (uint64_t)(uintptr_t)B, (uint64_t)(int64_t)ldb, (uint64_t)(uintptr_t)beta, (uint64_t)(uintptr_t)C, (uint64_t)(int64_t)ldc};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cublasCgemm3m_64, cutap_w, thunk_cublasCgemm3m_64);
 }
@@ -400,11 +308,8 @@ static uint64_t thunk_cublasCgemmBatched(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, unsigned int, int, int, int, void *, void *, int, void *, int, void *, void *, int, int))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (unsigned int)a[2], (int)a[3], (int)a[4], (int)a[5], (void *)(uintptr_t)a[6], (void *)(uintptr_t)a[7], (int)a[8], (void *)(uintptr_t)a[9], (int)a[10], (void *)(uintptr_t)a[11], (void *)(uintptr_t)a[12], (int)a[13], (int)a[14]);
 }
-CUTAP_EXPORT unsigned int cublasCgemmBatched(void *handle, unsigned int transa, unsigned int transb, int m, int n, int k, void *alpha, void *Aarray, int lda, void *Barray, int ldb, void *beta, void *Carray, int ldc, int batchCount)
+CUTAP_SLOW unsigned int cutap_slow_cublasCgemmBatched(void *handle, unsigned int transa, unsigned int transb, int m, int n, int k, void *alpha, void *Aarray, int lda, void *Barray, int ldb, void *beta, void *Carray, int ldc, int batchCount)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cublasCgemmBatched], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, unsigned int, int, int, int, void *, void *, int, void *, int, void *, void *, int, int))cutap_fn)(handle, transa, transb, m, n, k, alpha, Aarray, lda, Barray, ldb, beta, Carray, ldc, batchCount);
     uint64_t cutap_w[15] = {(uint64_t)(uintptr_t)handle, (uint64_t)transa, (uint64_t)transb, (uint64_t)(int64_t)m, (uint64_t)(int64_t)n, (uint64_t)(int64_t)k, (uint64_t)(uintptr_t)alpha, (uint64_t)(uintptr_t)Aarray, (uint64_t)(int64_t)lda, (uint64_t)(uintptr_t)Barray, (uint64_t)(int64_t)ldb, (uint64_t)(uintptr_t)beta, (uint64_t)(uintptr_t)Carray, (uint64_t)(int64_t)ldc, (uint64_t)(int64_t)batchCount};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cublasCgemmBatched, cutap_w, thunk_cublasCgemmBatched);
 }
@@ -412,11 +317,8 @@ static uint64_t thunk_cublasCgemmBatched_64(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, unsigned int, long, long, long, void *, void *, long, void *, long, void *, void *, long, long))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (unsigned int)a[2], (long)a[3], (long)a[4], (long)a[5], (void *)(uintptr_t)a[6], (void *)(uintptr_t)a[7], (long)a[8], (void *)(uintptr_t)a[9], (long)a[10], (void *)(uintptr_t)a[11], (void *)(uintptr_t)a[12], (long)a[13], (long)a[14]);
 }
-CUTAP_EXPORT unsigned int cublasCgemmBatched_64(void *handle, unsigned int transa, unsigned int transb, long m, long n, long k, void *alpha, void *Aarray, long lda, void *Barray, long ldb, void *beta, void *Carray, long ldc, long batchCount)
+CUTAP_SLOW unsigned int cutap_slow_cublasCgemmBatched_64(void *handle, unsigned int transa, unsigned int transb, long m, long n, long k, void *alpha, void *Aarray, long lda, void *Barray, long ldb, void *beta, void *Carray, long ldc, long batchCount)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cublasCgemmBatched_64], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, unsigned int, long, long, long, void *, void *, long, void *, long, void *, void *, long, long))cutap_fn)(handle, transa, transb, m, n, k, alpha, Aarray, lda, Barray, ldb, beta, Carray, ldc, batchCount);
     uint64_t cutap_w[15] = {(uint64_t)(uintptr_t)handle, (uint64_t)transa, (uint64_t)transb, (uint64_t)(int64_t)m, (uint64_t)(int64_t)n, (uint64_t)(int64_t)k, (uint64_t)(uintptr_t)alpha, (uint64_t)(uintptr_t)Aarray, (uint64_t)(int64_t)lda, (uint64_t)(uintptr_t)Barray, (uint64_t)(int64_t)ldb, (uint64_t)(uintptr_t)beta, (uint64_t)(uintptr_t)Carray, (uint64_t)(int64_t)ldc, (uint64_t)(int64_t)batchCount};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cublasCgemmBatched_64, cutap_w, thunk_cublasCgemmBatched_64);
 }
@@ -424,11 +326,8 @@ static uint64_t thunk_cublasCgemmEx(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, unsigned int, int, int, int, void *, void *, unsigned int, int, void *, unsigned int, int, void *, void *, unsigned int, int))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (unsigned int)a[2], (int)a[3], (int)a[4], (int)a[5], (void *)(uintptr_t)a[6], (void *)(uintptr_t)a[7], (unsigned int)a[8], (int)a[9], (void *)(uintptr_t)a[10], (unsigned int)a[11], (int)a[12], (void *)(uintptr_t)a[13], (void *)(uintptr_t)a[14], (unsigned int)a[15], (int)a[16]);
 }
-CUTAP_EXPORT unsigned int cublasCgemmEx(void *handle, unsigned int transa, unsigned int transb, int m, int n, int k, void *alpha, void *A, unsigned int Atype, int lda, void *B, unsigned int Btype, int ldb, void *beta, void *C, unsigned int Ctype, int ldc)
+CUTAP_SLOW unsigned int cutap_slow_cublasCgemmEx(void *handle, unsigned int transa, unsigned int transb, int m, int n, int k, void *alpha, void *A, unsigned int Atype, int lda, void *B, unsigned int Btype, int ldb, void *beta, void *C, unsigned int Ctype, int ldc)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cublasCgemmEx], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, unsigned int, int, int, int, void *, void *, unsigned int, int, void *, unsigned int, int, void *, void *, unsigned int, int))cutap_fn)(handle, transa, transb, m, n, k, alpha, A, Atype, lda, B, Btype, ldb, beta, C, Ctype, ldc);
     uint64_t cutap_w[17] = {(uint64_t)(uintptr_t)handle, (uint64_t)transa, (uint64_t)transb, (uint64_t)(int64_t)m, (uint64_t)(int64_t)n, (uint64_t)(int64_t)k, (uint64_t)(uintptr_t)alpha, (uint64_t)(uintptr_t)A, (uint64_t)Atype, (uint64_t)(int64_t)lda, (uint64_t)(uintptr_t)B, (uint64_t)Btype, (uint64_t)(int64_t)ldb, (uint64_t)(uintptr_t)beta, (uint64_t)(uintptr_t)C, (uint64_t)Ctype, (uint64_t)(int64_t)ldc};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cublasCgemmEx, cutap_w, thunk_cublasCgemmEx);
 }
@@ -436,11 +335,8 @@ static uint64_t thunk_cublasCgemmEx_64(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, unsigned int, long, long, long, void *, void *, unsigned int, long, void *, unsigned int, long, void *, void *, unsigned int, long))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (unsigned int)a[2], (long)a[3], (long)a[4], (long)a[5], (void *)(uintptr_t)a[6], (void *)(uintptr_t)a[7], (unsigned int)a[8], (long)a[9], (void *)(uintptr_t)a[10], (unsigned int)a[11], (long)a[12], (void *)(uintptr_t)a[13], (void *)(uintptr_t)a[14], (unsigned int)a[15], (long)a[16]);
 }
-CUTAP_EXPORT unsigned int cublasCgemmEx_64(void *handle, unsigned int transa, unsigned int transb, long m, long n, long k, void *alpha, void *A, unsigned int Atype, long lda, void *B, unsigned int Btype, long ldb, void *beta, void *C, unsigned int Ctype, long ldc)
+CUTAP_SLOW unsigned int cutap_slow_cublasCgemmEx_64(void *handle, unsigned int transa, unsigned int transb, long m, long n, long k, void *alpha, void *A, unsigned int Atype, long lda, void *B, unsigned int Btype, long ldb, void *beta, void *C, unsigned int Ctype, long ldc)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cublasCgemmEx_64], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, unsigned int, long, long, long, void *, void *, unsigned int, long, void *, unsigned int, long, void *, void *, unsigned int, long))cutap_fn)(handle, transa, transb, m, n, k, alpha, A, Atype, lda, B, Btype, ldb, beta, C, Ctype, ldc);
     uint64_t cutap_w[17] = {(uint64_t)(uintptr_t)handle, (uint64_t)transa, (uint64_t)transb, (uint64_t)(int64_t)m, (uint64_t)(int64_t)n, (uint64_t)(int64_t)k, (uint64_t)(uintptr_t)alpha, (uint64_t)(uintptr_t)A, (uint64_t)Atype, (uint64_t)(int64_t)lda, (uint64_t)(uintptr_t)B, (uint64_t)Btype, (uint64_t)(int64_t)ldb, (uint64_t)(uintptr_t)beta, (uint64_t)(uintptr_t)C, (uint64_t)Ctype, (uint64_t)(int64_t)ldc};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cublasCgemmEx_64, cutap_w, thunk_cublasCgemmEx_64);
 }
@@ -448,11 +344,8 @@ static uint64_t thunk_cublasCgemmStridedBatched(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, unsigned int, int, int, int, void *, void *, int, long long, void *, int, long long, void *, void *, int, long long, int))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (unsigned int)a[2], (int)a[3], (int)a[4], (int)a[5], (void *)(uintptr_t)a[6], (void *)(uintptr_t)a[7], (int)a[8], (long long)a[9], (void *)(uintptr_t)a[10], (int)a[11], (long long)a[12], (void *)(uintptr_t)a[13], (void *)(uintptr_t)a[14], (int)a[15], (long long)a[16], (int)a[17]);
 }
-CUTAP_EXPORT unsigned int cublasCgemmStridedBatched(void *handle, unsigned int transa, unsigned int transb, int m, int n, int k, void *alpha, void *A, int lda, long long strideA, void *B, int ldb, long long strideB, void *beta, void *C, int ldc, long long strideC, int batchCount)
+CUTAP_SLOW unsigned int cutap_slow_cublasCgemmStridedBatched(void *handle, unsigned int transa, unsigned int transb, int m, int n, int k, void *alpha, void *A, int lda, long long strideA, void *B, int ldb, long long strideB, void *beta, void *C, int ldc, long long strideC, int batchCount)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cublasCgemmStridedBatched], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, unsigned int, int, int, int, void *, void *, int, long long, void *, int, long long, void *, void *, int, long long, int))cutap_fn)(handle, transa, transb, m, n, k, alpha, A, lda, strideA, B, ldb, strideB, beta, C, ldc, strideC, batchCount);
     uint64_t cutap_w[18] = {(uint64_t)(uintptr_t)handle, (uint64_t)transa, (uint64_t)transb, (uint64_t)(int64_t)m, (uint64_t)(int64_t)n, (uint64_t)(int64_t)k, (uint64_t)(uintptr_t)alpha, (uint64_t)(uintptr_t)A, (uint64_t)(int64_t)lda, (uint64_t)(int64_t)strideA, (uint64_t)(uintptr_t)B, (uint64_t)(int64_t)ldb, (uint64_t)(int64_t)strideB, (uint64_t)(uintptr_t)beta, (uint64_t)(uintptr_t)C, (uint64_t)(int64_t)ldc, (uint64_t)(int64_t)strideC, (uint64_t)(int64_t)batchCount};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cublasCgemmStridedBatched, cutap_w, thunk_cublasCgemmStridedBatched);
 }
@@ -460,11 +353,8 @@ static uint64_t thunk_cublasCgemmStridedBatched_64(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, unsigned int, long, long, long, void *, void *, long, long long, void *, long, long long, void *, void *, long, long long, long))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (unsigned int)a[2], (long)a[3], (long)a[4], (long)a[5], (void *)(uintptr_t)a[6], (void *)(uintptr_t)a[7], (long)a[8], (long long)a[9], (void *)(uintptr_t)a[10], (long)a[11], (long long)a[12], (void *)(uintptr_t)a[13], (void *)(uintptr_t)a[14], (long)a[15], (long long)a[16], (long)a[17]);
 }
-CUTAP_EXPORT unsigned int cublasCgemmStridedBatched_64(void *handle, unsigned int transa, unsigned int transb, long m, long n, long k, void *alpha, void *A, long lda, long long strideA, void *B, long ldb, long long strideB, void *beta, void *C, long ldc, long long strideC, long batchCount)
+CUTAP_SLOW unsigned int cutap_slow_cublasCgemmStridedBatched_64(void *handle, unsigned int transa, unsigned int transb, long m, long n, long k, void *alpha, void *A, long lda, long long strideA, void *B, long ldb, long long strideB, void *beta, void *C, long ldc, long long strideC, long batchCount)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cublasCgemmStridedBatched_64], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, unsigned int, long, long, long, void *, void *, long, long long, void *, long, long long, void *, void *, long, long long, long))cutap_fn)(handle, transa, transb, m, n, k, alpha, A, lda, strideA, B, ldb, strideB, beta, C, ldc, strideC, batchCount);
     uint64_t cutap_w[18] = {(uint64_t)(uintptr_t)handle, (uint64_t)transa, (uint64_t)transb, (uint64_t)(int64_t)m, (uint64_t)(int64_t)n, (uint64_t)(int64_t)k, (uint64_t)(uintptr_t)alpha, (uint64_t)(uintptr_t)A, (uint64_t)(int64_t)lda, (uint64_t)(int64_t)strideA, (uint64_t)(uintptr_t)B, (uint64_t)(int64_t)ldb, (uint64_t)(int64_t)strideB, (uint64_t)(uintptr_t)beta, (uint64_t)(uintptr_t)C, (uint64_t)(int64_t)ldc, (uint64_t)(int64_t)strideC, (uint64_t)(int64_t)batchCount};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cublasCgemmStridedBatched_64, cutap_w, thunk_cublasCgemmStridedBatched_64);
 }
@@ -472,11 +362,8 @@ static uint64_t thunk_cublasCgemm_v2(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, unsigned int, int, int, int, void *, void *, int, void *, int, void *, void *, int))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (unsigned int)a[2], (int)a[3], (int)a[4], (int)a[5], (void *)(uintptr_t)a[6], (void *)(uintptr_t)a[7], (int)a[8], (void *)(uintptr_t)a[9], (int)a[10], (void *)(uintptr_t)a[11], (void *)(uintptr_t)a[12], (int)a[13]);
 }
-CUTAP_EXPORT unsigned int cublasCgemm_v2(void *handle, unsigned int transa, unsigned int transb, int m, int n, int k, void *alpha, void *A, int lda, void *B, int ldb, void *beta, void *C, int ldc)
+CUTAP_SLOW unsigned int cutap_slow_cublasCgemm_v2(void *handle, unsigned int transa, unsigned int transb, int m, int n, int k, void *alpha, void *A, int lda, void *B, int ldb, void *beta, void *C, int ldc)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cublasCgemm_v2], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, unsigned int, int, int, int, void *, void *, int, void *, int, void *, void *, int))cutap_fn)(handle, transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
     uint64_t cutap_w[14] = {(uint64_t)(uintptr_t)handle, (uint64_t)transa, (uint64_t)transb, (uint64_t)(int64_t)m, (uint64_t)(int64_t)n, (uint64_t)(int64_t)k, (uint64_t)(uintptr_t)alpha, (uint64_t)(uintptr_t)A, (uint64_t)(int64_t)lda, (uint64_t)(uintptr_t)B, (uint64_t)(int64_t)ldb, (uint64_t)(uintptr_t)beta, (uint64_t)(uintptr_t)C, (uint64_t)(int64_t)ldc};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cublasCgemm_v2, cutap_w, thunk_cublasCgemm_v2);
 }
@@ -484,11 +371,8 @@ static uint64_t thunk_cublasCgemm_v2_64(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, unsigned int, long, long, long, void *, void *, long, void *, long, void *, void *, long))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (unsigned int)a[2], (long)a[3], (long)a[4], (long)a[5], (void *)(uintptr_t)a[6], (void *)(uintptr_t)a[7], (long)a[8], (void *)(uintptr_t)a[9], (long)a[10], (void *)(uintptr_t)a[11], (void *)(uintptr_t)a[12], (long)a[13]);
 }
-CUTAP_EXPORT unsigned int cublasCgemm_v2_64(void *handle, unsigned int transa, unsigned int transb, long m, long n, long k, void *alpha, void *A, long lda, void *B, long ldb, void *beta, void *C, long ldc)
+CUTAP_SLOW unsigned int cutap_slow_cublasCgemm_v2_64(void *handle, unsigned int transa, unsigned int transb, long m, long n, long k, void *alpha, void *A, long lda, void *B, long ldb, void *beta, void *C, long ldc)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cublasCgemm_v2_64], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, unsigned int, long, long, long, void *, void *, long, void *, long, void *, void *, long))cutap_fn)(handle, transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
     uint64_t cutap_w[14] = {(uint64_t)(uintptr_t)handle, (uint64_t)transa, (uint64_t)transb, (uint64_t)(int64_t)m, (uint64_t)(int64_t)n, (uint64_t)(int64_t)k, (uint64_t)(uintptr_t)alpha, (uint64_t)(uintptr_t)A, (uint64_t)(int64_t)lda, (uint64_t)(uintptr_t)B, (uint64_t)(int64_t)ldb, (uint64_t)(uintptr_t)beta, (uint64_t)(uintptr_t)C, (uint64_t)(int64_t)ldc};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cublasCgemm_v2_64, cutap_w, thunk_cublasCgemm_v2_64);
 }
@@ -496,10 +380,8 @@ static uint64_t thunk_cublasCgemv(void *fn, uint64_t *a)
 {
     return (((void (*)(char, int, int, struct cutap_sv_float2, void *, int, void *, int, struct cutap_sv_float2, void *, int))fn)((char)a[0], (int)a[1], (int)a[2], *(struct cutap_sv_float2 *)(uintptr_t)a[3], (void *)(uintptr_t)a[4], (int)a[5], (void *)(uintptr_t)a[6], (int)a[7], *(struct cutap_sv_float2 *)(uintptr_t)a[8], (void *)(uintptr_t)a[9], (int)a[10]), (uint64_t)0);
 }
-CUTAP_EXPORT void cublasCgemv(char trans, int m, int n, struct cutap_sv_float2 alpha, void *A, int lda, void *x, int incx, struct cutap_sv_float2 beta, void *y, int incy)
+CUTAP_SLOW void cutap_slow_cublasCgemv(char trans, int m, int n, struct cutap_sv_float2 alpha, void *A, int lda, void *x, int incx, struct cutap_sv_float2 beta, void *y, int incy)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cublasCgemv], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn)) { ((void (*)(char, int, int, struct cutap_sv_float2, void *, int, void *, int, struct cutap_sv_float2, void *, int))cutap_fn)(trans, m, n, alpha, A, lda, x, incx, beta, y, incy); return; }
     uint64_t cutap_w[11] = {(uint64_t)(int64_t)trans, (uint64_t)(int64_t)m, (uint64_t)(int64_t)n, (uint64_t)(uintptr_t)&alpha, (uint64_t)(uintptr_t)A, (uint64_t)(int64_t)lda, (uint64_t)(uintptr_t)x, (uint64_t)(int64_t)incx, (uint64_t)(uintptr_t)&beta, (uint64_t)(uintptr_t)y, (uint64_t)(int64_t)incy};
     (void)cutap_dispatch(CUTAP_ID_cublasCgemv, cutap_w, thunk_cublasCgemv);
 }
@@ -507,11 +389,8 @@ static uint64_t thunk_cublasCgemvBatched(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, int, int, void *, void *, int, void *, int, void *, void *, int, int))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (int)a[2], (int)a[3], (void *)(uintptr_t)a[4], (void *)(uintptr_t)a[5], (int)a[6], (void *)(uintptr_t)a[7], (int)a[8], (void *)(uintptr_t)a[9], (void *)(uintptr_t)a[10], (int)a[11], (int)a[12]);
 }
-CUTAP_EXPORT unsigned int cublasCgemvBatched(void *handle, unsigned int trans, int m, int n, void *alpha, void *Aarray, int lda, void *xarray, int incx, void *beta, void *yarray, int incy, int batchCount)
+CUTAP_SLOW unsigned int cutap_slow_cublasCgemvBatched(void *handle, unsigned int trans, int m, int n, void *alpha, void *Aarray, int lda, void *xarray, int incx, void *beta, void *yarray, int incy, int batchCount)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cublasCgemvBatched], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, int, int, void *, void *, int, void *, int, void *, void *, int, int))cutap_fn)(handle, trans, m, n, alpha, Aarray, lda, xarray, incx, beta, yarray, incy, batchCount);
     uint64_t cutap_w[13] = {(uint64_t)(uintptr_t)handle, (uint64_t)trans, (uint64_t)(int64_t)m, (uint64_t)(int64_t)n, (uint64_t)(uintptr_t)alpha, (uint64_t)(uintptr_t)Aarray, (uint64_t)(int64_t)lda, (uint64_t)(uintptr_t)xarray, (uint64_t)(int64_t)incx, (uint64_t)(uintptr_t)beta, (uint64_t)(uintptr_t)yarray, (uint64_t)(int64_t)incy, (uint64_t)(int64_t)batchCount};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cublasCgemvBatched, cutap_w, thunk_cublasCgemvBatched);
 }
@@ -519,11 +398,8 @@ static uint64_t thunk_cublasCgemvBatched_64(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, long, long, void *, void *, long, void *, long, void *, void *, long, long))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (long)a[2], (long)a[3], (void *)(uintptr_t)a[4], (void *)(uintptr_t)a[5], (long)a[6], (void *)(uintptr_t)a[7], (long)a[8], (void *)(uintptr_t)a[9], (void *)(uintptr_t)a[10], (long)a[11], (long)a[12]);
 }
-CUTAP_EXPORT unsigned int cublasCgemvBatched_64(void *handle, unsigned int trans, long m, long n, void *alpha, void *Aarray, long lda, void *xarray, long incx, void *beta, void *yarray, long incy, long batchCount)
+CUTAP_SLOW unsigned int cutap_slow_cublasCgemvBatched_64(void *handle, unsigned int trans, long m, long n, void *alpha, void *Aarray, long lda, void *xarray, long incx, void *beta, void *yarray, long incy, long batchCount)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cublasCgemvBatched_64], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, long, long, void *, void *, long, void *, long, void *, void *, long, long))cutap_fn)(handle, trans, m, n, alpha, Aarray, lda, xarray, incx, beta, yarray, incy, batchCount);
     uint64_t cutap_w[13] = {(uint64_t)(uintptr_t)handle, (uint64_t)trans, (uint64_t)(int64_t)m, (uint64_t)(int64_t)n, (uint64_t)(uintptr_t)alpha, (uint64_t)(uintptr_t)Aarray, (uint64_t)(int64_t)lda, (uint64_t)(uintptr_t)xarray, (uint64_t)(int64_t)incx, (uint64_t)(uintptr_t)beta, (uint64_t)(uintptr_t)yarray, (uint64_t)(int64_t)incy, (uint64_t)(int64_t)batchCount};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cublasCgemvBatched_64, cutap_w, thunk_cublasCgemvBatched_64);
 }
@@ -531,11 +407,8 @@ static uint64_t thunk_cublasCgemvStridedBatched(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, int, int, void *, void *, int, long long, void *, int, long long, void *, void *, int, long long, int))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (int)a[2], (int)a[3], (void *)(uintptr_t)a[4], (void *)(uintptr_t)a[5], (int)a[6], (long long)a[7], (void *)(uintptr_t)a[8], (int)a[9], (long long)a[10], (void *)(uintptr_t)a[11], (void *)(uintptr_t)a[12], (int)a[13], (long long)a[14], (int)a[15]);
 }
-CUTAP_EXPORT unsigned int cublasCgemvStridedBatched(void *handle, unsigned int trans, int m, int n, void *alpha, void *A, int lda, long long strideA, void *x, int incx, long long stridex, void *beta, void *y, int incy, long long stridey, int batchCount)
+CUTAP_SLOW unsigned int cutap_slow_cublasCgemvStridedBatched(void *handle, unsigned int trans, int m, int n, void *alpha, void *A, int lda, long long strideA, void *x, int incx, long long stridex, void *beta, void *y, int incy, long long stridey, int batchCount)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cublasCgemvStridedBatched], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, int, int, void *, void *, int, long long, void *, int, long long, void *, void *, int, long long, int))cutap_fn)(handle, trans, m, n, alpha, A, lda, strideA, x, incx, stridex, beta, y, incy, stridey, batchCount);
     uint64_t cutap_w[16] = {(uint64_t)(uintptr_t)handle, (uint64_t)trans, (uint64_t)(int64_t)m, (uint64_t)(int64_t)n, (uint64_t)(uintptr_t)alpha, (uint64_t)(uintptr_t)A, (uint64_t)(int64_t)lda, (uint64_t)(int64_t)strideA, (uint64_t)(uintptr_t)x, (uint64_t)(int64_t)incx, (uint64_t)(int64_t)stridex, (uint64_t)(uintptr_t)beta, (uint64_t)(uintptr_t)y, (uint64_t)(int64_t)incy, (uint64_t)(int64_t)stridey, (uint64_t)(int64_t)batchCount};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cublasCgemvStridedBatched, cutap_w, thunk_cublasCgemvStridedBatched);
 }
@@ -543,11 +416,8 @@ static uint64_t thunk_cublasCgemvStridedBatched_64(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, long, long, void *, void *, long, long long, void *, long, long long, void *, void *, long, long long, long))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (long)a[2], (long)a[3], (void *)(uintptr_t)a[4], (void *)(uintptr_t)a[5], (long)a[6], (long long)a[7], (void *)(uintptr_t)a[8], (long)a[9], (long long)a[10], (void *)(uintptr_t)a[11], (void *)(uintptr_t)a[12], (long)a[13], (long long)a[14], (long)a[15]);
 }
-CUTAP_EXPORT unsigned int cublasCgemvStridedBatched_64(void *handle, unsigned int trans, long m, long n, void *alpha, void *A, long lda, long long strideA, void *x, long incx, long long stridex, void *beta, void *y, long incy, long long stridey, long batchCount)
+CUTAP_SLOW unsigned int cutap_slow_cublasCgemvStridedBatched_64(void *handle, unsigned int trans, long m, long n, void *alpha, void *A, long lda, long long strideA, void *x, long incx, long long stridex, void *beta, void *y, long incy, long long stridey, long batchCount)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cublasCgemvStridedBatched_64], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, long, long, void *, void *, long, long long, void *, long, long long, void *, void *, long, long long, long))cutap_fn)(handle, trans, m, n, alpha, A, lda, strideA, x, incx, stridex, beta, y, incy, stridey, batchCount);
     uint64_t cutap_w[16] = {(uint64_t)(uintptr_t)handle, (uint64_t)trans, (uint64_t)(int64_t)m, (uint64_t)(int64_t)n, (uint64_t)(uintptr_t)alpha, (uint64_t)(uintptr_t)A, (uint64_t)(int64_t)lda, (uint64_t)(int64_t)strideA, (uint64_t)(uintptr_t)x, (uint64_t)(int64_t)incx, (uint64_t)(int64_t)stridex, (uint64_t)(uintptr_t)beta, (uint64_t)(uintptr_t)y, (uint64_t)(int64_t)incy, (uint64_t)(int64_t)stridey, (uint64_t)(int64_t)batchCount};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cublasCgemvStridedBatched_64, cutap_w, thunk_cublasCgemvStridedBatched_64);
 }
@@ -555,11 +425,8 @@ static uint64_t thunk_cublasCgemv_v2(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, int, int, void *, void *, int, void *, int, void *, void *, int))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (int)a[2], (int)a[3], (void *)(uintptr_t)a[4], (void *)(uintptr_t)a[5], (int)a[6], (void *)(uintptr_t)a[7], (int)a[8], (void *)(uintptr_t)a[9], (void *)(uintptr_t)a[10], (int)a[11]);
 }
-CUTAP_EXPORT unsigned int cublasCgemv_v2(void *handle, unsigned int trans, int m, int n, void *alpha, void *A, int lda, void *x, int incx, void *beta, void *y, int incy)
+CUTAP_SLOW unsigned int cutap_slow_cublasCgemv_v2(void *handle, unsigned int trans, int m, int n, void *alpha, void *A, int lda, void *x, int incx, void *beta, void *y, int incy)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cublasCgemv_v2], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, int, int, void *, void *, int, void *, int, void *, void *, int))cutap_fn)(handle, trans, m, n, alpha, A, lda, x, incx, beta, y, incy);
     uint64_t cutap_w[12] = {(uint64_t)(uintptr_t)handle, (uint64_t)trans, (uint64_t)(int64_t)m, (uint64_t)(int64_t)n, (uint64_t)(uintptr_t)alpha, (uint64_t)(uintptr_t)A, (uint64_t)(int64_t)lda, (uint64_t)(uintptr_t)x, (uint64_t)(int64_t)incx, (uint64_t)(uintptr_t)beta, (uint64_t)(uintptr_t)y, (uint64_t)(int64_t)incy};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cublasCgemv_v2, cutap_w, thunk_cublasCgemv_v2);
 }
@@ -567,11 +434,8 @@ static uint64_t thunk_cublasCgemv_v2_64(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, long, long, void *, void *, long, void *, long, void *, void *, long))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (long)a[2], (long)a[3], (void *)(uintptr_t)a[4], (void *)(uintptr_t)a[5], (long)a[6], (void *)(uintptr_t)a[7], (long)a[8], (void *)(uintptr_t)a[9], (void *)(uintptr_t)a[10], (long)a[11]);
 }
-CUTAP_EXPORT unsigned int cublasCgemv_v2_64(void *handle, unsigned int trans, long m, long n, void *alpha, void *A, long lda, void *x, long incx, void *beta, void *y, long incy)
+CUTAP_SLOW unsigned int cutap_slow_cublasCgemv_v2_64(void *handle, unsigned int trans, long m, long n, void *alpha, void *A, long lda, void *x, long incx, void *beta, void *y, long incy)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cublasCgemv_v2_64], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, long, long, void *, void *, long, void *, long, void *, void *, long))cutap_fn)(handle, trans, m, n, alpha, A, lda, x, incx, beta, y, incy);
     uint64_t cutap_w[12] = {(uint64_t)(uintptr_t)handle, (uint64_t)trans, (uint64_t)(int64_t)m, (uint64_t)(int64_t)n, (uint64_t)(uintptr_t)alpha, (uint64_t)(uintptr_t)A, (uint64_t)(int64_t)lda, (uint64_t)(uintptr_t)x, (uint64_t)(int64_t)incx, (uint64_t)(uintptr_t)beta, (uint64_t)(uintptr_t)y, (uint64_t)(int64_t)incy};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cublasCgemv_v2_64, cutap_w, thunk_cublasCgemv_v2_64);
 }
@@ -579,11 +443,8 @@ static uint64_t thunk_cublasCgeqrfBatched(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, int, int, void *, int, void *, void *, int))fn)((void *)(uintptr_t)a[0], (int)a[1], (int)a[2], (void *)(uintptr_t)a[3], (int)a[4], (void *)(uintptr_t)a[5], (void *)(uintptr_t)a[6], (int)a[7]);
 }
-CUTAP_EXPORT unsigned int cublasCgeqrfBatched(void *handle, int m, int n, void *Aarray, int lda, void *TauArray, void *info, int batchSize)
+CUTAP_SLOW unsigned int cutap_slow_cublasCgeqrfBatched(void *handle, int m, int n, void *Aarray, int lda, void *TauArray, void *info, int batchSize)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cublasCgeqrfBatched], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, int, int, void *, int, void *, void *, int))cutap_fn)(handle, m, n, Aarray, lda, TauArray, info, batchSize);
     uint64_t cutap_w[8] = {(uint64_t)(uintptr_t)handle, (uint64_t)(int64_t)m, (uint64_t)(int64_t)n, (uint64_t)(uintptr_t)Aarray, (uint64_t)(int64_t)lda, (uint64_t)(uintptr_t)TauArray, (uint64_t)(uintptr_t)info, (uint64_t)(int64_t)batchSize};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cublasCgeqrfBatched, cutap_w, thunk_cublasCgeqrfBatched);
 }
@@ -591,10 +452,8 @@ static uint64_t thunk_cublasCgerc(void *fn, uint64_t *a)
 {
     return (((void (*)(int, int, struct cutap_sv_float2, void *, int, void *, int, void *, int))fn)((int)a[0], (int)a[1], *(struct cutap_sv_float2 *)(uintptr_t)a[2], (void *)(uintptr_t)a[3], (int)a[4], (void *)(uintptr_t)a[5], (int)a[6], (void *)(uintptr_t)a[7], (int)a[8]), (uint64_t)0);
 }
-CUTAP_EXPORT void cublasCgerc(int m, int n, struct cutap_sv_float2 alpha, void *x, int incx, void *y, int incy, void *A, int lda)
+CUTAP_SLOW void cutap_slow_cublasCgerc(int m, int n, struct cutap_sv_float2 alpha, void *x, int incx, void *y, int incy, void *A, int lda)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cublasCgerc], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn)) { ((void (*)(int, int, struct cutap_sv_float2, void *, int, void *, int, void *, int))cutap_fn)(m, n, alpha, x, incx, y, incy, A, lda); return; }
     uint64_t cutap_w[9] = {(uint64_t)(int64_t)m, (uint64_t)(int64_t)n, (uint64_t)(uintptr_t)&alpha, (uint64_t)(uintptr_t)x, (uint64_t)(int64_t)incx, (uint64_t)(uintptr_t)y, (uint64_t)(int64_t)incy, (uint64_t)(uintptr_t)A, (uint64_t)(int64_t)lda};
     (void)cutap_dispatch(CUTAP_ID_cublasCgerc, cutap_w, thunk_cublasCgerc);
 }
@@ -602,11 +461,8 @@ static uint64_t thunk_cublasCgerc_v2(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, int, int, void *, void *, int, void *, int, void *, int))fn)((void *)(uintptr_t)a[0], (int)a[1], (int)a[2], (void *)(uintptr_t)a[3], (void *)(uintptr_t)a[4], (int)a[5], (void *)(uintptr_t)a[6], (int)a[7], (void *)(uintptr_t)a[8], (int)a[9]);
 }
-CUTAP_EXPORT unsigned int cublasCgerc_v2(void *handle, int m, int n, void *alpha, void *x, int incx, void *y, int incy, void *A, int lda)
+CUTAP_SLOW unsigned int cutap_slow_cublasCgerc_v2(void *handle, int m, int n, void *alpha, void *x, int incx, void *y, int incy, void *A, int lda)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cublasCgerc_v2], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, int, int, void *, void *, int, void *, int, void *, int))cutap_fn)(handle, m, n, alpha, x, incx, y, incy, A, lda);
     uint64_t cutap_w[10] = {(uint64_t)(uintptr_t)handle, (uint64_t)(int64_t)m, (uint64_t)(int64_t)n, (uint64_t)(uintptr_t)alpha, (uint64_t)(uintptr_t)x, (uint64_t)(int64_t)incx, (uint64_t)(uintptr_t)y, (uint64_t)(int64_t)incy, (uint64_t)(uintptr_t)A, (uint64_t)(int64_t)lda};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cublasCgerc_v2, cutap_w, thunk_cublasCgerc_v2);
 }
@@ -614,11 +470,8 @@ static uint64_t thunk_cublasCgerc_v2_64(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, long, long, void *, void *, long, void *, long, void *, long))fn)((void *)(uintptr_t)a[0], (long)a[1], (long)a[2], (void *)(uintptr_t)a[3], (void *)(uintptr_t)a[4], (long)a[5], (void *)(uintptr_t)a[6], (long)a[7], (void *)(uintptr_t)a[8], (long)a[9]);
 }
-CUTAP_EXPORT unsigned int cublasCgerc_v2_64(void *handle, long m, long n, void *alpha, void *x, long incx, void *y, long incy, void *A, long lda)
+CUTAP_SLOW unsigned int cutap_slow_cublasCgerc_v2_64(void *handle, long m, long n, void *alpha, void *x, long incx, void *y, long incy, void *A, long lda)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cublasCgerc_v2_64], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, long, long, void *, void *, long, void *, long, void *, long))cutap_fn)(handle, m, n, alpha, x, incx, y, incy, A, lda);
     uint64_t cutap_w[10] = {(uint64_t)(uintptr_t)handle, (uint64_t)(int64_t)m, (uint64_t)(int64_t)n, (uint64_t)(uintptr_t)alpha, (uint64_t)(uintptr_t)x, (uint64_t)(int64_t)incx, (uint64_t)(uintptr_t)y, (uint64_t)(int64_t)incy, (uint64_t)(uintptr_t)A, (uint64_t)(int64_t)lda};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cublasCgerc_v2_64, cutap_w, thunk_cublasCgerc_v2_64);
 }
@@ -626,10 +479,8 @@ static uint64_t thunk_cublasCgeru(void *fn, uint64_t *a)
 {
     return (((void (*)(int, int, struct cutap_sv_float2, void *, int, void *, int, void *, int))fn)((int)a[0], (int)a[1], *(struct cutap_sv_float2 *)(uintptr_t)a[2], (void *)(uintptr_t)a[3], (int)a[4], (void *)(uintptr_t)a[5], (int)a[6], (void *)(uintptr_t)a[7], (int)a[8]), (uint64_t)0);
 }
-CUTAP_EXPORT void cublasCgeru(int m, int n, struct cutap_sv_float2 alpha, void *x, int incx, void *y, int incy, void *A, int lda)
+CUTAP_SLOW void cutap_slow_cublasCgeru(int m, int n, struct cutap_sv_float2 alpha, void *x, int incx, void *y, int incy, void *A, int lda)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cublasCgeru], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn)) { ((void (*)(int, int, struct cutap_sv_float2, void *, int, void *, int, void *, int))cutap_fn)(m, n, alpha, x, incx, y, incy, A, lda); return; }
     uint64_t cutap_w[9] = {(uint64_t)(int64_t)m, (uint64_t)(int64_t)n, (uint64_t)(uintptr_t)&alpha, (uint64_t)(uintptr_t)x, (uint64_t)(int64_t)incx, (uint64_t)(uintptr_t)y, (uint64_t)(int64_t)incy, (uint64_t)(uintptr_t)A, (uint64_t)(int64_t)lda};
     (void)cutap_dispatch(CUTAP_ID_cublasCgeru, cutap_w, thunk_cublasCgeru);
 }
@@ -637,11 +488,8 @@ static uint64_t thunk_cublasCgeru_v2(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, int, int, void *, void *, int, void *, int, void *, int))fn)((void *)(uintptr_t)a[0], (int)a[1], (int)a[2], (void *)(uintptr_t)a[3], (void *)(uintptr_t)a[4], (int)a[5], (void *)(uintptr_t)a[6], (int)a[7], (void *)(uintptr_t)a[8], (int)a[9]);
 }
-CUTAP_EXPORT unsigned int cublasCgeru_v2(void *handle, int m, int n, void *alpha, void *x, int incx, void *y, int incy, void *A, int lda)
+CUTAP_SLOW unsigned int cutap_slow_cublasCgeru_v2(void *handle, int m, int n, void *alpha, void *x, int incx, void *y, int incy, void *A, int lda)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cublasCgeru_v2], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, int, int, void *, void *, int, void *, int, void *, int))cutap_fn)(handle, m, n, alpha, x, incx, y, incy, A, lda);
     uint64_t cutap_w[10] = {(uint64_t)(uintptr_t)handle, (uint64_t)(int64_t)m, (uint64_t)(int64_t)n, (uint64_t)(uintptr_t)alpha, (uint64_t)(uintptr_t)x, (uint64_t)(int64_t)incx, (uint64_t)(uintptr_t)y, (uint64_t)(int64_t)incy, (uint64_t)(uintptr_t)A, (uint64_t)(int64_t)lda};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cublasCgeru_v2, cutap_w, thunk_cublasCgeru_v2);
 }
@@ -649,11 +497,8 @@ static uint64_t thunk_cublasCgeru_v2_64(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, long, long, void *, void *, long, void *, long, void *, long))fn)((void *)(uintptr_t)a[0], (long)a[1], (long)a[2], (void *)(uintptr_t)a[3], (void *)(uintptr_t)a[4], (long)a[5], (void *)(uintptr_t)a[6], (long)a[7], (void *)(uintptr_t)a[8], (long)a[9]);
 }
-CUTAP_EXPORT unsigned int cublasCgeru_v2_64(void *handle, long m, long n, void *alpha, void *x, long incx, void *y, long incy, void *A, long lda)
+CUTAP_SLOW unsigned int cutap_slow_cublasCgeru_v2_64(void *handle, long m, long n, void *alpha, void *x, long incx, void *y, long incy, void *A, long lda)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cublasCgeru_v2_64], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, long, long, void *, void *, long, void *, long, void *, long))cutap_fn)(handle, m, n, alpha, x, incx, y, incy, A, lda);
     uint64_t cutap_w[10] = {(uint64_t)(uintptr_t)handle, (uint64_t)(int64_t)m, (uint64_t)(int64_t)n, (uint64_t)(uintptr_t)alpha, (uint64_t)(uintptr_t)x, (uint64_t)(int64_t)incx, (uint64_t)(uintptr_t)y, (uint64_t)(int64_t)incy, (uint64_t)(uintptr_t)A, (uint64_t)(int64_t)lda};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cublasCgeru_v2_64, cutap_w, thunk_cublasCgeru_v2_64);
 }
@@ -661,11 +506,8 @@ static uint64_t thunk_cublasCgetrfBatched(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, int, void *, int, void *, void *, int))fn)((void *)(uintptr_t)a[0], (int)a[1], (void *)(uintptr_t)a[2], (int)a[3], (void *)(uintptr_t)a[4], (void *)(uintptr_t)a[5], (int)a[6]);
 }
-CUTAP_EXPORT unsigned int cublasCgetrfBatched(void *handle, int n, void *A, int lda, void *P, void *info, int batchSize)
+CUTAP_SLOW unsigned int cutap_slow_cublasCgetrfBatched(void *handle, int n, void *A, int lda, void *P, void *info, int batchSize)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cublasCgetrfBatched], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, int, void *, int, void *, void *, int))cutap_fn)(handle, n, A, lda, P, info, batchSize);
     uint64_t cutap_w[7] = {(uint64_t)(uintptr_t)handle, (uint64_t)(int64_t)n, (uint64_t)(uintptr_t)A, (uint64_t)(int64_t)lda, (uint64_t)(uintptr_t)P, (uint64_t)(uintptr_t)info, (uint64_t)(int64_t)batchSize};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cublasCgetrfBatched, cutap_w, thunk_cublasCgetrfBatched);
 }
@@ -673,11 +515,8 @@ static uint64_t thunk_cublasCgetriBatched(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, int, void *, int, void *, void *, int, void *, int))fn)((void *)(uintptr_t)a[0], (int)a[1], (void *)(uintptr_t)a[2], (int)a[3], (void *)(uintptr_t)a[4], (void *)(uintptr_t)a[5], (int)a[6], (void *)(uintptr_t)a[7], (int)a[8]);
 }
-CUTAP_EXPORT unsigned int cublasCgetriBatched(void *handle, int n, void *A, int lda, void *P, void *C, int ldc, void *info, int batchSize)
+CUTAP_SLOW unsigned int cutap_slow_cublasCgetriBatched(void *handle, int n, void *A, int lda, void *P, void *C, int ldc, void *info, int batchSize)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cublasCgetriBatched], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, int, void *, int, void *, void *, int, void *, int))cutap_fn)(handle, n, A, lda, P, C, ldc, info, batchSize);
     uint64_t cutap_w[9] = {(uint64_t)(uintptr_t)handle, (uint64_t)(int64_t)n, (uint64_t)(uintptr_t)A, (uint64_t)(int64_t)lda, (uint64_t)(uintptr_t)P, (uint64_t)(uintptr_t)C, (uint64_t)(int64_t)ldc, (uint64_t)(uintptr_t)info, (uint64_t)(int64_t)batchSize};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cublasCgetriBatched, cutap_w, thunk_cublasCgetriBatched);
 }
@@ -685,11 +524,8 @@ static uint64_t thunk_cublasCgetrsBatched(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, int, int, void *, int, void *, void *, int, void *, int))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (int)a[2], (int)a[3], (void *)(uintptr_t)a[4], (int)a[5], (void *)(uintptr_t)a[6], (void *)(uintptr_t)a[7], (int)a[8], (void *)(uintptr_t)a[9], (int)a[10]);
 }
-CUTAP_EXPORT unsigned int cublasCgetrsBatched(void *handle, unsigned int trans, int n, int nrhs, void *Aarray, int lda, void *devIpiv, void *Barray, int ldb, void *info, int batchSize)
+CUTAP_SLOW unsigned int cutap_slow_cublasCgetrsBatched(void *handle, unsigned int trans, int n, int nrhs, void *Aarray, int lda, void *devIpiv, void *Barray, int ldb, void *info, int batchSize)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cublasCgetrsBatched], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, int, int, void *, int, void *, void *, int, void *, int))cutap_fn)(handle, trans, n, nrhs, Aarray, lda, devIpiv, Barray, ldb, info, batchSize);
     uint64_t cutap_w[11] = {(uint64_t)(uintptr_t)handle, (uint64_t)trans, (uint64_t)(int64_t)n, (uint64_t)(int64_t)nrhs, (uint64_t)(uintptr_t)Aarray, (uint64_t)(int64_t)lda, (uint64_t)(uintptr_t)devIpiv, (uint64_t)(uintptr_t)Barray, (uint64_t)(int64_t)ldb, (uint64_t)(uintptr_t)info, (uint64_t)(int64_t)batchSize};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cublasCgetrsBatched, cutap_w, thunk_cublasCgetrsBatched);
 }
@@ -697,10 +533,8 @@ static uint64_t thunk_cublasChbmv(void *fn, uint64_t *a)
 {
     return (((void (*)(char, int, int, struct cutap_sv_float2, void *, int, void *, int, struct cutap_sv_float2, void *, int))fn)((char)a[0], (int)a[1], (int)a[2], *(struct cutap_sv_float2 *)(uintptr_t)a[3], (void *)(uintptr_t)a[4], (int)a[5], (void *)(uintptr_t)a[6], (int)a[7], *(struct cutap_sv_float2 *)(uintptr_t)a[8], (void *)(uintptr_t)a[9], (int)a[10]), (uint64_t)0);
 }
-CUTAP_EXPORT void cublasChbmv(char uplo, int n, int k, struct cutap_sv_float2 alpha, void *A, int lda, void *x, int incx, struct cutap_sv_float2 beta, void *y, int incy)
+CUTAP_SLOW void cutap_slow_cublasChbmv(char uplo, int n, int k, struct cutap_sv_float2 alpha, void *A, int lda, void *x, int incx, struct cutap_sv_float2 beta, void *y, int incy)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cublasChbmv], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn)) { ((void (*)(char, int, int, struct cutap_sv_float2, void *, int, void *, int, struct cutap_sv_float2, void *, int))cutap_fn)(uplo, n, k, alpha, A, lda, x, incx, beta, y, incy); return; }
     uint64_t cutap_w[11] = {(uint64_t)(int64_t)uplo, (uint64_t)(int64_t)n, (uint64_t)(int64_t)k, (uint64_t)(uintptr_t)&alpha, (uint64_t)(uintptr_t)A, (uint64_t)(int64_t)lda, (uint64_t)(uintptr_t)x, (uint64_t)(int64_t)incx, (uint64_t)(uintptr_t)&beta, (uint64_t)(uintptr_t)y, (uint64_t)(int64_t)incy};
     (void)cutap_dispatch(CUTAP_ID_cublasChbmv, cutap_w, thunk_cublasChbmv);
 }
@@ -708,11 +542,8 @@ static uint64_t thunk_cublasChbmv_v2(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, int, int, void *, void *, int, void *, int, void *, void *, int))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (int)a[2], (int)a[3], (void *)(uintptr_t)a[4], (void *)(uintptr_t)a[5], (int)a[6], (void *)(uintptr_t)a[7], (int)a[8], (void *)(uintptr_t)a[9], (void *)(uintptr_t)a[10], (int)a[11]);
 }
-CUTAP_EXPORT unsigned int cublasChbmv_v2(void *handle, unsigned int uplo, int n, int k, void *alpha, void *A, int lda, void *x, int incx, void *beta, void *y, int incy)
+CUTAP_SLOW unsigned int cutap_slow_cublasChbmv_v2(void *handle, unsigned int uplo, int n, int k, void *alpha, void *A, int lda, void *x, int incx, void *beta, void *y, int incy)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cublasChbmv_v2], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, int, int, void *, void *, int, void *, int, void *, void *, int))cutap_fn)(handle, uplo, n, k, alpha, A, lda, x, incx, beta, y, incy);
     uint64_t cutap_w[12] = {(uint64_t)(uintptr_t)handle, (uint64_t)uplo, (uint64_t)(int64_t)n, (uint64_t)(int64_t)k, (uint64_t)(uintptr_t)alpha, (uint64_t)(uintptr_t)A, (uint64_t)(int64_t)lda, (uint64_t)(uintptr_t)x, (uint64_t)(int64_t)incx, (uint64_t)(uintptr_t)beta, (uint64_t)(uintptr_t)y, (uint64_t)(int64_t)incy};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cublasChbmv_v2, cutap_w, thunk_cublasChbmv_v2);
 }
@@ -720,11 +551,8 @@ static uint64_t thunk_cublasChbmv_v2_64(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, long, long, void *, void *, long, void *, long, void *, void *, long))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (long)a[2], (long)a[3], (void *)(uintptr_t)a[4], (void *)(uintptr_t)a[5], (long)a[6], (void *)(uintptr_t)a[7], (long)a[8], (void *)(uintptr_t)a[9], (void *)(uintptr_t)a[10], (long)a[11]);
 }
-CUTAP_EXPORT unsigned int cublasChbmv_v2_64(void *handle, unsigned int uplo, long n, long k, void *alpha, void *A, long lda, void *x, long incx, void *beta, void *y, long incy)
+CUTAP_SLOW unsigned int cutap_slow_cublasChbmv_v2_64(void *handle, unsigned int uplo, long n, long k, void *alpha, void *A, long lda, void *x, long incx, void *beta, void *y, long incy)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cublasChbmv_v2_64], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, long, long, void *, void *, long, void *, long, void *, void *, long))cutap_fn)(handle, uplo, n, k, alpha, A, lda, x, incx, beta, y, incy);
     uint64_t cutap_w[12] = {(uint64_t)(uintptr_t)handle, (uint64_t)uplo, (uint64_t)(int64_t)n, (uint64_t)(int64_t)k, (uint64_t)(uintptr_t)alpha, (uint64_t)(uintptr_t)A, (uint64_t)(int64_t)lda, (uint64_t)(uintptr_t)x, (uint64_t)(int64_t)incx, (uint64_t)(uintptr_t)beta, (uint64_t)(uintptr_t)y, (uint64_t)(int64_t)incy};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cublasChbmv_v2_64, cutap_w, thunk_cublasChbmv_v2_64);
 }
@@ -732,10 +560,8 @@ static uint64_t thunk_cublasChemm(void *fn, uint64_t *a)
 {
     return (((void (*)(char, char, int, int, struct cutap_sv_float2, void *, int, void *, int, struct cutap_sv_float2, void *, int))fn)((char)a[0], (char)a[1], (int)a[2], (int)a[3], *(struct cutap_sv_float2 *)(uintptr_t)a[4], (void *)(uintptr_t)a[5], (int)a[6], (void *)(uintptr_t)a[7], (int)a[8], *(struct cutap_sv_float2 *)(uintptr_t)a[9], (void *)(uintptr_t)a[10], (int)a[11]), (uint64_t)0);
 }
-CUTAP_EXPORT void cublasChemm(char side, char uplo, int m, int n, struct cutap_sv_float2 alpha, void *A, int lda, void *B, int ldb, struct cutap_sv_float2 beta, void *C, int ldc)
+CUTAP_SLOW void cutap_slow_cublasChemm(char side, char uplo, int m, int n, struct cutap_sv_float2 alpha, void *A, int lda, void *B, int ldb, struct cutap_sv_float2 beta, void *C, int ldc)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cublasChemm], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn)) { ((void (*)(char, char, int, int, struct cutap_sv_float2, void *, int, void *, int, struct cutap_sv_float2, void *, int))cutap_fn)(side, uplo, m, n, alpha, A, lda, B, ldb, beta, C, ldc); return; }
     uint64_t cutap_w[12] = {(uint64_t)(int64_t)side, (uint64_t)(int64_t)uplo, (uint64_t)(int64_t)m, (uint64_t)(int64_t)n, (uint64_t)(uintptr_t)&alpha, (uint64_t)(uintptr_t)A, (uint64_t)(int64_t)lda, (uint64_t)(uintptr_t)B, (uint64_t)(int64_t)ldb, (uint64_t)(uintptr_t)&beta, (uint64_t)(uintptr_t)C, (uint64_t)(int64_t)ldc};
     (void)cutap_dispatch(CUTAP_ID_cublasChemm, cutap_w, thunk_cublasChemm);
 }
@@ -743,11 +569,8 @@ static uint64_t thunk_cublasChemm_v2(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, unsigned int, int, int, void *, void *, int, void *, int, void *, void *, int))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (unsigned int)a[2], (int)a[3], (int)a[4], (void *)(uintptr_t)a[5], (void *)(uintptr_t)a[6], (int)a[7], (void *)(uintptr_t)a[8], (int)a[9], (void *)(uintptr_t)a[10], (void *)(uintptr_t)a[11], (int)a[12]);
 }
-CUTAP_EXPORT unsigned int cublasChemm_v2(void *handle, unsigned int side, unsigned int uplo, int m, int n, void *alpha, void *A, int lda, void *B, int ldb, void *beta, void *C, int ldc)
+CUTAP_SLOW unsigned int cutap_slow_cublasChemm_v2(void *handle, unsigned int side, unsigned int uplo, int m, int n, void *alpha, void *A, int lda, void *B, int ldb, void *beta, void *C, int ldc)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cublasChemm_v2], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, unsigned int, int, int, void *, void *, int, void *, int, void *, void *, int))cutap_fn)(handle, side, uplo, m, n, alpha, A, lda, B, ldb, beta, C, ldc);
     uint64_t cutap_w[13] = {(uint64_t)(uintptr_t)handle, (uint64_t)side, (uint64_t)uplo, (uint64_t)(int64_t)m, (uint64_t)(int64_t)n, (uint64_t)(uintptr_t)alpha, (uint64_t)(uintptr_t)A, (uint64_t)(int64_t)lda, (uint64_t)(uintptr_t)B, (uint64_t)(int64_t)ldb, (uint64_t)(uintptr_t)beta, (uint64_t)(uintptr_t)C, (uint64_t)(int64_t)ldc};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cublasChemm_v2, cutap_w, thunk_cublasChemm_v2);
 }
@@ -755,11 +578,8 @@ static uint64_t thunk_cublasChemm_v2_64(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, unsigned int, long, long, void *, void *, long, void *, long, void *, void *, long))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (unsigned int)a[2], (long)a[3], (long)a[4], (void *)(uintptr_t)a[5], (void *)(uintptr_t)a[6], (long)a[7], (void *)(uintptr_t)a[8], (long)a[9], (void *)(uintptr_t)a[10], (void *)(uintptr_t)a[11], (long)a[12]);
 }
-CUTAP_EXPORT unsigned int cublasChemm_v2_64(void *handle, unsigned int side, unsigned int uplo, long m, long n, void *alpha, void *A, long lda, void *B, long ldb, void *beta, void *C, long ldc)
+CUTAP_SLOW unsigned int cutap_slow_cublasChemm_v2_64(void *handle, unsigned int side, unsigned int uplo, long m, long n, void *alpha, void *A, long lda, void *B, long ldb, void *beta, void *C, long ldc)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cublasChemm_v2_64], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, unsigned int, long, long, void *, void *, long, void *, long, void *, void *, long))cutap_fn)(handle, side, uplo, m, n, alpha, A, lda, B, ldb, beta, C, ldc);
     uint64_t cutap_w[13] = {(uint64_t)(uintptr_t)handle, (uint64_t)side, (uint64_t)uplo, (uint64_t)(int64_t)m, (uint64_t)(int64_t)n, (uint64_t)(uintptr_t)alpha, (uint64_t)(uintptr_t)A, (uint64_t)(int64_t)lda, (uint64_t)(uintptr_t)B, (uint64_t)(int64_t)ldb, (uint64_t)(uintptr_t)beta, (uint64_t)(uintptr_t)C, (uint64_t)(int64_t)ldc};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cublasChemm_v2_64, cutap_w, thunk_cublasChemm_v2_64);
 }
@@ -767,10 +587,8 @@ static uint64_t thunk_cublasChemv(void *fn, uint64_t *a)
 {
     return (((void (*)(char, int, struct cutap_sv_float2, void *, int, void *, int, struct cutap_sv_float2, void *, int))fn)((char)a[0], (int)a[1], *(struct cutap_sv_float2 *)(uintptr_t)a[2], (void *)(uintptr_t)a[3], (int)a[4], (void *)(uintptr_t)a[5], (int)a[6], *(struct cutap_sv_float2 *)(uintptr_t)a[7], (void *)(uintptr_t)a[8], (int)a[9]), (uint64_t)0);
 }
-CUTAP_EXPORT void cublasChemv(char uplo, int n, struct cutap_sv_float2 alpha, void *A, int lda, void *x, int incx, struct cutap_sv_float2 beta, void *y, int incy)
+CUTAP_SLOW void cutap_slow_cublasChemv(char uplo, int n, struct cutap_sv_float2 alpha, void *A, int lda, void *x, int incx, struct cutap_sv_float2 beta, void *y, int incy)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cublasChemv], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn)) { ((void (*)(char, int, struct cutap_sv_float2, void *, int, void *, int, struct cutap_sv_float2, void *, int))cutap_fn)(uplo, n, alpha, A, lda, x, incx, beta, y, incy); return; }
     uint64_t cutap_w[10] = {(uint64_t)(int64_t)uplo, (uint64_t)(int64_t)n, (uint64_t)(uintptr_t)&alpha, (uint64_t)(uintptr_t)A, (uint64_t)(int64_t)lda, (uint64_t)(uintptr_t)x, (uint64_t)(int64_t)incx, (uint64_t)(uintptr_t)&beta, (uint64_t)(uintptr_t)y, (uint64_t)(int64_t)incy};
     (void)cutap_dispatch(CUTAP_ID_cublasChemv, cutap_w, thunk_cublasChemv);
 }
@@ -778,11 +596,8 @@ static uint64_t thunk_cublasChemv_v2(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, int, void *, void *, int, void *, int, void *, void *, int))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (int)a[2], (void *)(uintptr_t)a[3], (void *)(uintptr_t)a[4], (int)a[5], (void *)(uintptr_t)a[6], (int)a[7], (void *)(uintptr_t)a[8], (void *)(uintptr_t)a[9], (int)a[10]);
 }
-CUTAP_EXPORT unsigned int cublasChemv_v2(void *handle, unsigned int uplo, int n, void *alpha, void *A, int lda, void *x, int incx, void *beta, void *y, int incy)
+CUTAP_SLOW unsigned int cutap_slow_cublasChemv_v2(void *handle, unsigned int uplo, int n, void *alpha, void *A, int lda, void *x, int incx, void *beta, void *y, int incy)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cublasChemv_v2], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, int, void *, void *, int, void *, int, void *, void *, int))cutap_fn)(handle, uplo, n, alpha, A, lda, x, incx, beta, y, incy);
     uint64_t cutap_w[11] = {(uint64_t)(uintptr_t)handle, (uint64_t)uplo, (uint64_t)(int64_t)n, (uint64_t)(uintptr_t)alpha, (uint64_t)(uintptr_t)A, (uint64_t)(int64_t)lda, (uint64_t)(uintptr_t)x, (uint64_t)(int64_t)incx, (uint64_t)(uintptr_t)beta, (uint64_t)(uintptr_t)y, (uint64_t)(int64_t)incy};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cublasChemv_v2, cutap_w, thunk_cublasChemv_v2);
 }
@@ -790,11 +605,8 @@ static uint64_t thunk_cublasChemv_v2_64(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, long, void *, void *, long, void *, long, void *, void *, long))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (long)a[2], (void *)(uintptr_t)a[3], (void *)(uintptr_t)a[4], (long)a[5], (void *)(uintptr_t)a[6], (long)a[7], (void *)(uintptr_t)a[8], (void *)(uintptr_t)a[9], (long)a[10]);
 }
-CUTAP_EXPORT unsigned int cublasChemv_v2_64(void *handle, unsigned int uplo, long n, void *alpha, void *A, long lda, void *x, long incx, void *beta, void *y, long incy)
+CUTAP_SLOW unsigned int cutap_slow_cublasChemv_v2_64(void *handle, unsigned int uplo, long n, void *alpha, void *A, long lda, void *x, long incx, void *beta, void *y, long incy)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cublasChemv_v2_64], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, long, void *, void *, long, void *, long, void *, void *, long))cutap_fn)(handle, uplo, n, alpha, A, lda, x, incx, beta, y, incy);
     uint64_t cutap_w[11] = {(uint64_t)(uintptr_t)handle, (uint64_t)uplo, (uint64_t)(int64_t)n, (uint64_t)(uintptr_t)alpha, (uint64_t)(uintptr_t)A, (uint64_t)(int64_t)lda, (uint64_t)(uintptr_t)x, (uint64_t)(int64_t)incx, (uint64_t)(uintptr_t)beta, (uint64_t)(uintptr_t)y, (uint64_t)(int64_t)incy};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cublasChemv_v2_64, cutap_w, thunk_cublasChemv_v2_64);
 }
@@ -802,10 +614,8 @@ static uint64_t thunk_cublasCher(void *fn, uint64_t *a)
 {
     return (((void (*)(char, int, float, void *, int, void *, int))fn)((char)a[0], (int)a[1], cutap_w2f(a[2]), (void *)(uintptr_t)a[3], (int)a[4], (void *)(uintptr_t)a[5], (int)a[6]), (uint64_t)0);
 }
-CUTAP_EXPORT void cublasCher(char uplo, int n, float alpha, void *x, int incx, void *A, int lda)
+CUTAP_SLOW void cutap_slow_cublasCher(char uplo, int n, float alpha, void *x, int incx, void *A, int lda)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cublasCher], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn)) { ((void (*)(char, int, float, void *, int, void *, int))cutap_fn)(uplo, n, alpha, x, incx, A, lda); return; }
     uint64_t cutap_w[7] = {(uint64_t)(int64_t)uplo, (uint64_t)(int64_t)n, cutap_f2w(alpha), (uint64_t)(uintptr_t)x, (uint64_t)(int64_t)incx, (uint64_t)(uintptr_t)A, (uint64_t)(int64_t)lda};
     (void)cutap_dispatch(CUTAP_ID_cublasCher, cutap_w, thunk_cublasCher);
 }
@@ -813,10 +623,8 @@ static uint64_t thunk_cublasCher2(void *fn, uint64_t *a)
 {
     return (((void (*)(char, int, struct cutap_sv_float2, void *, int, void *, int, void *, int))fn)((char)a[0], (int)a[1], *(struct cutap_sv_float2 *)(uintptr_t)a[2], (void *)(uintptr_t)a[3], (int)a[4], (void *)(uintptr_t)a[5], (int)a[6], (void *)(uintptr_t)a[7], (int)a[8]), (uint64_t)0);
 }
-CUTAP_EXPORT void cublasCher2(char uplo, int n, struct cutap_sv_float2 alpha, void *x, int incx, void *y, int incy, void *A, int lda)
+CUTAP_SLOW void cutap_slow_cublasCher2(char uplo, int n, struct cutap_sv_float2 alpha, void *x, int incx, void *y, int incy, void *A, int lda)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cublasCher2], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn)) { ((void (*)(char, int, struct cutap_sv_float2, void *, int, void *, int, void *, int))cutap_fn)(uplo, n, alpha, x, incx, y, incy, A, lda); return; }
     uint64_t cutap_w[9] = {(uint64_t)(int64_t)uplo, (uint64_t)(int64_t)n, (uint64_t)(uintptr_t)&alpha, (uint64_t)(uintptr_t)x, (uint64_t)(int64_t)incx, (uint64_t)(uintptr_t)y, (uint64_t)(int64_t)incy, (uint64_t)(uintptr_t)A, (uint64_t)(int64_t)lda};
     (void)cutap_dispatch(CUTAP_ID_cublasCher2, cutap_w, thunk_cublasCher2);
 }
@@ -824,11 +632,8 @@ static uint64_t thunk_cublasCher2_v2(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, int, void *, void *, int, void *, int, void *, int))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (int)a[2], (void *)(uintptr_t)a[3], (void *)(uintptr_t)a[4], (int)a[5], (void *)(uintptr_t)a[6], (int)a[7], (void *)(uintptr_t)a[8], (int)a[9]);
 }
-CUTAP_EXPORT unsigned int cublasCher2_v2(void *handle, unsigned int uplo, int n, void *alpha, void *x, int incx, void *y, int incy, void *A, int lda)
+CUTAP_SLOW unsigned int cutap_slow_cublasCher2_v2(void *handle, unsigned int uplo, int n, void *alpha, void *x, int incx, void *y, int incy, void *A, int lda)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cublasCher2_v2], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, int, void *, void *, int, void *, int, void *, int))cutap_fn)(handle, uplo, n, alpha, x, incx, y, incy, A, lda);
     uint64_t cutap_w[10] = {(uint64_t)(uintptr_t)handle, (uint64_t)uplo, (uint64_t)(int64_t)n, (uint64_t)(uintptr_t)alpha, (uint64_t)(uintptr_t)x, (uint64_t)(int64_t)incx, (uint64_t)(uintptr_t)y, (uint64_t)(int64_t)incy, (uint64_t)(uintptr_t)A, (uint64_t)(int64_t)lda};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cublasCher2_v2, cutap_w, thunk_cublasCher2_v2);
 }
@@ -836,11 +641,8 @@ static uint64_t thunk_cublasCher2_v2_64(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, long, void *, void *, long, void *, long, void *, long))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (long)a[2], (void *)(uintptr_t)a[3], (void *)(uintptr_t)a[4], (long)a[5], (void *)(uintptr_t)a[6], (long)a[7], (void *)(uintptr_t)a[8], (long)a[9]);
 }
-CUTAP_EXPORT unsigned int cublasCher2_v2_64(void *handle, unsigned int uplo, long n, void *alpha, void *x, long incx, void *y, long incy, void *A, long lda)
+CUTAP_SLOW unsigned int cutap_slow_cublasCher2_v2_64(void *handle, unsigned int uplo, long n, void *alpha, void *x, long incx, void *y, long incy, void *A, long lda)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cublasCher2_v2_64], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, long, void *, void *, long, void *, long, void *, long))cutap_fn)(handle, uplo, n, alpha, x, incx, y, incy, A, lda);
     uint64_t cutap_w[10] = {(uint64_t)(uintptr_t)handle, (uint64_t)uplo, (uint64_t)(int64_t)n, (uint64_t)(uintptr_t)alpha, (uint64_t)(uintptr_t)x, (uint64_t)(int64_t)incx, (uint64_t)(uintptr_t)y, (uint64_t)(int64_t)incy, (uint64_t)(uintptr_t)A, (uint64_t)(int64_t)lda};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cublasCher2_v2_64, cutap_w, thunk_cublasCher2_v2_64);
 }
@@ -848,10 +650,8 @@ static uint64_t thunk_cublasCher2k(void *fn, uint64_t *a)
 {
     return (((void (*)(char, char, int, int, struct cutap_sv_float2, void *, int, void *, int, float, void *, int))fn)((char)a[0], (char)a[1], (int)a[2], (int)a[3], *(struct cutap_sv_float2 *)(uintptr_t)a[4], (void *)(uintptr_t)a[5], (int)a[6], (void *)(uintptr_t)a[7], (int)a[8], cutap_w2f(a[9]), (void *)(uintptr_t)a[10], (int)a[11]), (uint64_t)0);
 }
-CUTAP_EXPORT void cublasCher2k(char uplo, char trans, int n, int k, struct cutap_sv_float2 alpha, void *A, int lda, void *B, int ldb, float beta, void *C, int ldc)
+CUTAP_SLOW void cutap_slow_cublasCher2k(char uplo, char trans, int n, int k, struct cutap_sv_float2 alpha, void *A, int lda, void *B, int ldb, float beta, void *C, int ldc)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cublasCher2k], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn)) { ((void (*)(char, char, int, int, struct cutap_sv_float2, void *, int, void *, int, float, void *, int))cutap_fn)(uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc); return; }
     uint64_t cutap_w[12] = {(uint64_t)(int64_t)uplo, (uint64_t)(int64_t)trans, (uint64_t)(int64_t)n, (uint64_t)(int64_t)k, (uint64_t)(uintptr_t)&alpha, (uint64_t)(uintptr_t)A, (uint64_t)(int64_t)lda, (uint64_t)(uintptr_t)B, (uint64_t)(int64_t)ldb, cutap_f2w(beta), (uint64_t)(uintptr_t)C, (uint64_t)(int64_t)ldc};
     (void)cutap_dispatch(CUTAP_ID_cublasCher2k, cutap_w, thunk_cublasCher2k);
 }
@@ -859,11 +659,8 @@ static uint64_t thunk_cublasCher2k_v2(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, unsigned int, int, int, void *, void *, int, void *, int, void *, void *, int))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (unsigned int)a[2], (int)a[3], (int)a[4], (void *)(uintptr_t)a[5], (void *)(uintptr_t)a[6], (int)a[7], (void *)(uintptr_t)a[8], (int)a[9], (void *)(uintptr_t)a[10], (void *)(uintptr_t)a[11], (int)a[12]);
 }
-CUTAP_EXPORT unsigned int cublasCher2k_v2(void *handle, unsigned int uplo, unsigned int trans, int n, int k, void *alpha, void *A, int lda, void *B, int ldb, void *beta, void *C, int ldc)
+CUTAP_SLOW unsigned int cutap_slow_cublasCher2k_v2(void *handle, unsigned int uplo, unsigned int trans, int n, int k, void *alpha, void *A, int lda, void *B, int ldb, void *beta, void *C, int ldc)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cublasCher2k_v2], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, unsigned int, int, int, void *, void *, int, void *, int, void *, void *, int))cutap_fn)(handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
     uint64_t cutap_w[13] = {(uint64_t)(uintptr_t)handle, (uint64_t)uplo, (uint64_t)trans, (uint64_t)(int64_t)n, (uint64_t)(int64_t)k, (uint64_t)(uintptr_t)alpha, (uint64_t)(uintptr_t)A, (uint64_t)(int64_t)lda, (uint64_t)(uintptr_t)B, (uint64_t)(int64_t)ldb, (uint64_t)(uintptr_t)beta, (uint64_t)(uintptr_t)C, (uint64_t)(int64_t)ldc};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cublasCher2k_v2, cutap_w, thunk_cublasCher2k_v2);
 }
@@ -871,11 +668,8 @@ static uint64_t thunk_cublasCher2k_v2_64(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, unsigned int, long, long, void *, void *, long, void *, long, void *, void *, long))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (unsigned int)a[2], (long)a[3], (long)a[4], (void *)(uintptr_t)a[5], (void *)(uintptr_t)a[6], (long)a[7], (void *)(uintptr_t)a[8], (long)a[9], (void *)(uintptr_t)a[10], (void *)(uintptr_t)a[11], (long)a[12]);
 }
-CUTAP_EXPORT unsigned int cublasCher2k_v2_64(void *handle, unsigned int uplo, unsigned int trans, long n, long k, void *alpha, void *A, long lda, void *B, long ldb, void *beta, void *C, long ldc)
+CUTAP_SLOW unsigned int cutap_slow_cublasCher2k_v2_64(void *handle, unsigned int uplo, unsigned int trans, long n, long k, void *alpha, void *A, long lda, void *B, long ldb, void *beta, void *C, long ldc)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cublasCher2k_v2_64], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, unsigned int, long, long, void *, void *, long, void *, long, void *, void *, long))cutap_fn)(handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
     uint64_t cutap_w[13] = {(uint64_t)(uintptr_t)handle, (uint64_t)uplo, (uint64_t)trans, (uint64_t)(int64_t)n, (uint64_t)(int64_t)k, (uint64_t)(uintptr_t)alpha, (uint64_t)(uintptr_t)A, (uint64_t)(int64_t)lda, (uint64_t)(uintptr_t)B, (uint64_t)(int64_t)ldb, (uint64_t)(uintptr_t)beta, (uint64_t)(uintptr_t)C, (uint64_t)(int64_t)ldc};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cublasCher2k_v2_64, cutap_w, thunk_cublasCher2k_v2_64);
 }
@@ -883,11 +677,8 @@ static uint64_t thunk_cublasCher_v2(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, int, void *, void *, int, void *, int))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (int)a[2], (void *)(uintptr_t)a[3], (void *)(uintptr_t)a[4], (int)a[5], (void *)(uintptr_t)a[6], (int)a[7]);
 }
-CUTAP_EXPORT unsigned int cublasCher_v2(void *handle, unsigned int uplo, int n, void *alpha, void *x, int incx, void *A, int lda)
+CUTAP_SLOW unsigned int cutap_slow_cublasCher_v2(void *handle, unsigned int uplo, int n, void *alpha, void *x, int incx, void *A, int lda)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cublasCher_v2], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, int, void *, void *, int, void *, int))cutap_fn)(handle, uplo, n, alpha, x, incx, A, lda);
     uint64_t cutap_w[8] = {(uint64_t)(uintptr_t)handle, (uint64_t)uplo, (uint64_t)(int64_t)n, (uint64_t)(uintptr_t)alpha, (uint64_t)(uintptr_t)x, (uint64_t)(int64_t)incx, (uint64_t)(uintptr_t)A, (uint64_t)(int64_t)lda};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cublasCher_v2, cutap_w, thunk_cublasCher_v2);
 }
@@ -895,11 +686,8 @@ static uint64_t thunk_cublasCher_v2_64(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, long, void *, void *, long, void *, long))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (long)a[2], (void *)(uintptr_t)a[3], (void *)(uintptr_t)a[4], (long)a[5], (void *)(uintptr_t)a[6], (long)a[7]);
 }
-CUTAP_EXPORT unsigned int cublasCher_v2_64(void *handle, unsigned int uplo, long n, void *alpha, void *x, long incx, void *A, long lda)
+CUTAP_SLOW unsigned int cutap_slow_cublasCher_v2_64(void *handle, unsigned int uplo, long n, void *alpha, void *x, long incx, void *A, long lda)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cublasCher_v2_64], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, long, void *, void *, long, void *, long))cutap_fn)(handle, uplo, n, alpha, x, incx, A, lda);
     uint64_t cutap_w[8] = {(uint64_t)(uintptr_t)handle, (uint64_t)uplo, (uint64_t)(int64_t)n, (uint64_t)(uintptr_t)alpha, (uint64_t)(uintptr_t)x, (uint64_t)(int64_t)incx, (uint64_t)(uintptr_t)A, (uint64_t)(int64_t)lda};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cublasCher_v2_64, cutap_w, thunk_cublasCher_v2_64);
 }
@@ -907,10 +695,8 @@ static uint64_t thunk_cublasCherk(void *fn, uint64_t *a)
 {
     return (((void (*)(char, char, int, int, float, void *, int, float, void *, int))fn)((char)a[0], (char)a[1], (int)a[2], (int)a[3], cutap_w2f(a[4]), (void *)(uintptr_t)a[5], (int)a[6], cutap_w2f(a[7]), (void *)(uintptr_t)a[8], (int)a[9]), (uint64_t)0);
 }
-CUTAP_EXPORT void cublasCherk(char uplo, char trans, int n, int k, float alpha, void *A, int lda, float beta, void *C, int ldc)
+CUTAP_SLOW void cutap_slow_cublasCherk(char uplo, char trans, int n, int k, float alpha, void *A, int lda, float beta, void *C, int ldc)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cublasCherk], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn)) { ((void (*)(char, char, int, int, float, void *, int, float, void *, int))cutap_fn)(uplo, trans, n, k, alpha, A, lda, beta, C, ldc); return; }
     uint64_t cutap_w[10] = {(uint64_t)(int64_t)uplo, (uint64_t)(int64_t)trans, (uint64_t)(int64_t)n, (uint64_t)(int64_t)k, cutap_f2w(alpha), (uint64_t)(uintptr_t)A, (uint64_t)(int64_t)lda, cutap_f2w(beta), (uint64_t)(uintptr_t)C, (uint64_t)(int64_t)ldc};
     (void)cutap_dispatch(CUTAP_ID_cublasCherk, cutap_w, thunk_cublasCherk);
 }
@@ -918,11 +704,8 @@ static uint64_t thunk_cublasCherk3mEx(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, unsigned int, int, int, void *, void *, unsigned int, int, void *, void *, unsigned int, int))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (unsigned int)a[2], (int)a[3], (int)a[4], (void *)(uintptr_t)a[5], (void *)(uintptr_t)a[6], (unsigned int)a[7], (int)a[8], (void *)(uintptr_t)a[9], (void *)(uintptr_t)a[10], (unsigned int)a[11], (int)a[12]);
 }
-CUTAP_EXPORT unsigned int cublasCherk3mEx(void *handle, unsigned int uplo, unsigned int trans, int n, int k, void *alpha, void *A, unsigned int Atype, int lda, void *beta, void *C, unsigned int Ctype, int ldc)
+CUTAP_SLOW unsigned int cutap_slow_cublasCherk3mEx(void *handle, unsigned int uplo, unsigned int trans, int n, int k, void *alpha, void *A, unsigned int Atype, int lda, void *beta, void *C, unsigned int Ctype, int ldc)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cublasCherk3mEx], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, unsigned int, int, int, void *, void *, unsigned int, int, void *, void *, unsigned int, int))cutap_fn)(handle, uplo, trans, n, k, alpha, A, Atype, lda, beta, C, Ctype, ldc);
     uint64_t cutap_w[13] = {(uint64_t)(uintptr_t)handle, (uint64_t)uplo, (uint64_t)trans, (uint64_t)(int64_t)n, (uint64_t)(int64_t)k, (uint64_t)(uintptr_t)alpha, (uint64_t)(uintptr_t)A, (uint64_t)Atype, (uint64_t)(int64_t)lda, (uint64_t)(uintptr_t)beta, (uint64_t)(uintptr_t)C, (uint64_t)Ctype, (uint64_t)(int64_t)ldc};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cublasCherk3mEx, cutap_w, thunk_cublasCherk3mEx);
 }
@@ -930,11 +713,8 @@ static uint64_t thunk_cublasCherk3mEx_64(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, unsigned int, long, long, void *, void *, unsigned int, long, void *, void *, unsigned int, long))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (unsigned int)a[2], (long)a[3], (long)a[4], (void *)(uintptr_t)a[5], (void *)(uintptr_t)a[6], (unsigned int)a[7], (long)a[8], (void *)(uintptr_t)a[9], (void *)(uintptr_t)a[10], (unsigned int)a[11], (long)a[12]);
 }
-CUTAP_EXPORT unsigned int cublasCherk3mEx_64(void *handle, unsigned int uplo, unsigned int trans, long n, long k, void *alpha, void *A, unsigned int Atype, long lda, void *beta, void *C, unsigned int Ctype, long ldc)
+CUTAP_SLOW unsigned int cutap_slow_cublasCherk3mEx_64(void *handle, unsigned int uplo, unsigned int trans, long n, long k, void *alpha, void *A, unsigned int Atype, long lda, void *beta, void *C, unsigned int Ctype, long ldc)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cublasCherk3mEx_64], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, unsigned int, long, long, void *, void *, unsigned int, long, void *, void *, unsigned int, long))cutap_fn)(handle, uplo, trans, n, k, alpha, A, Atype, lda, beta, C, Ctype, ldc);
     uint64_t cutap_w[13] = {(uint64_t)(uintptr_t)handle, (uint64_t)uplo, (uint64_t)trans, (uint64_t)(int64_t)n, (uint64_t)(int64_t)k, (uint64_t)(uintptr_t)alpha, (uint64_t)(uintptr_t)A, (uint64_t)Atype, (uint64_t)(int64_t)lda, (uint64_t)(uintptr_t)beta, (uint64_t)(uintptr_t)C, (uint64_t)Ctype, (uint64_t)(int64_t)ldc};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cublasCherk3mEx_64, cutap_w, thunk_cublasCherk3mEx_64);
 }
@@ -942,11 +722,8 @@ static uint64_t thunk_cublasCherkEx(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, unsigned int, int, int, void *, void *, unsigned int, int, void *, void *, unsigned int, int))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (unsigned int)a[2], (int)a[3], (int)a[4], (void *)(uintptr_t)a[5], (void *)(uintptr_t)a[6], (unsigned int)a[7], (int)a[8], (void *)(uintptr_t)a[9], (void *)(uintptr_t)a[10], (unsigned int)a[11], (int)a[12]);
 }
-CUTAP_EXPORT unsigned int cublasCherkEx(void *handle, unsigned int uplo, unsigned int trans, int n, int k, void *alpha, void *A, unsigned int Atype, int lda, void *beta, void *C, unsigned int Ctype, int ldc)
+CUTAP_SLOW unsigned int cutap_slow_cublasCherkEx(void *handle, unsigned int uplo, unsigned int trans, int n, int k, void *alpha, void *A, unsigned int Atype, int lda, void *beta, void *C, unsigned int Ctype, int ldc)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cublasCherkEx], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, unsigned int, int, int, void *, void *, unsigned int, int, void *, void *, unsigned int, int))cutap_fn)(handle, uplo, trans, n, k, alpha, A, Atype, lda, beta, C, Ctype, ldc);
     uint64_t cutap_w[13] = {(uint64_t)(uintptr_t)handle, (uint64_t)uplo, (uint64_t)trans, (uint64_t)(int64_t)n, (uint64_t)(int64_t)k, (uint64_t)(uintptr_t)alpha, (uint64_t)(uintptr_t)A, (uint64_t)Atype, (uint64_t)(int64_t)lda, (uint64_t)(uintptr_t)beta, (uint64_t)(uintptr_t)C, (uint64_t)Ctype, (uint64_t)(int64_t)ldc};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cublasCherkEx, cutap_w, thunk_cublasCherkEx);
 }
@@ -954,11 +731,8 @@ static uint64_t thunk_cublasCherkEx_64(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, unsigned int, long, long, void *, void *, unsigned int, long, void *, void *, unsigned int, long))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (unsigned int)a[2], (long)a[3], (long)a[4], (void *)(uintptr_t)a[5], (void *)(uintptr_t)a[6], (unsigned int)a[7], (long)a[8], (void *)(uintptr_t)a[9], (void *)(uintptr_t)a[10], (unsigned int)a[11], (long)a[12]);
 }
-CUTAP_EXPORT unsigned int cublasCherkEx_64(void *handle, unsigned int uplo, unsigned int trans, long n, long k, void *alpha, void *A, unsigned int Atype, long lda, void *beta, void *C, unsigned int Ctype, long ldc)
+CUTAP_SLOW unsigned int cutap_slow_cublasCherkEx_64(void *handle, unsigned int uplo, unsigned int trans, long n, long k, void *alpha, void *A, unsigned int Atype, long lda, void *beta, void *C, unsigned int Ctype, long ldc)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cublasCherkEx_64], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, unsigned int, long, long, void *, void *, unsigned int, long, void *, void *, unsigned int, long))cutap_fn)(handle, uplo, trans, n, k, alpha, A, Atype, lda, beta, C, Ctype, ldc);
     uint64_t cutap_w[13] = {(uint64_t)(uintptr_t)handle, (uint64_t)uplo, (uint64_t)trans, (uint64_t)(int64_t)n, (uint64_t)(int64_t)k, (uint64_t)(uintptr_t)alpha, (uint64_t)(uintptr_t)A, (uint64_t)Atype, (uint64_t)(int64_t)lda, (uint64_t)(uintptr_t)beta, (uint64_t)(uintptr_t)C, (uint64_t)Ctype, (uint64_t)(int64_t)ldc};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cublasCherkEx_64, cutap_w, thunk_cublasCherkEx_64);
 }
@@ -966,11 +740,8 @@ static uint64_t thunk_cublasCherk_v2(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, unsigned int, int, int, void *, void *, int, void *, void *, int))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (unsigned int)a[2], (int)a[3], (int)a[4], (void *)(uintptr_t)a[5], (void *)(uintptr_t)a[6], (int)a[7], (void *)(uintptr_t)a[8], (void *)(uintptr_t)a[9], (int)a[10]);
 }
-CUTAP_EXPORT unsigned int cublasCherk_v2(void *handle, unsigned int uplo, unsigned int trans, int n, int k, void *alpha, void *A, int lda, void *beta, void *C, int ldc)
+CUTAP_SLOW unsigned int cutap_slow_cublasCherk_v2(void *handle, unsigned int uplo, unsigned int trans, int n, int k, void *alpha, void *A, int lda, void *beta, void *C, int ldc)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cublasCherk_v2], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, unsigned int, int, int, void *, void *, int, void *, void *, int))cutap_fn)(handle, uplo, trans, n, k, alpha, A, lda, beta, C, ldc);
     uint64_t cutap_w[11] = {(uint64_t)(uintptr_t)handle, (uint64_t)uplo, (uint64_t)trans, (uint64_t)(int64_t)n, (uint64_t)(int64_t)k, (uint64_t)(uintptr_t)alpha, (uint64_t)(uintptr_t)A, (uint64_t)(int64_t)lda, (uint64_t)(uintptr_t)beta, (uint64_t)(uintptr_t)C, (uint64_t)(int64_t)ldc};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cublasCherk_v2, cutap_w, thunk_cublasCherk_v2);
 }
@@ -978,11 +749,8 @@ static uint64_t thunk_cublasCherk_v2_64(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, unsigned int, long, long, void *, void *, long, void *, void *, long))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (unsigned int)a[2], (long)a[3], (long)a[4], (void *)(uintptr_t)a[5], (void *)(uintptr_t)a[6], (long)a[7], (void *)(uintptr_t)a[8], (void *)(uintptr_t)a[9], (long)a[10]);
 }
-CUTAP_EXPORT unsigned int cublasCherk_v2_64(void *handle, unsigned int uplo, unsigned int trans, long n, long k, void *alpha, void *A, long lda, void *beta, void *C, long ldc)
+CUTAP_SLOW unsigned int cutap_slow_cublasCherk_v2_64(void *handle, unsigned int uplo, unsigned int trans, long n, long k, void *alpha, void *A, long lda, void *beta, void *C, long ldc)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cublasCherk_v2_64], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, unsigned int, long, long, void *, void *, long, void *, void *, long))cutap_fn)(handle, uplo, trans, n, k, alpha, A, lda, beta, C, ldc);
     uint64_t cutap_w[11] = {(uint64_t)(uintptr_t)handle, (uint64_t)uplo, (uint64_t)trans, (uint64_t)(int64_t)n, (uint64_t)(int64_t)k, (uint64_t)(uintptr_t)alpha, (uint64_t)(uintptr_t)A, (uint64_t)(int64_t)lda, (uint64_t)(uintptr_t)beta, (uint64_t)(uintptr_t)C, (uint64_t)(int64_t)ldc};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cublasCherk_v2_64, cutap_w, thunk_cublasCherk_v2_64);
 }
@@ -990,11 +758,8 @@ static uint64_t thunk_cublasCherkx(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, unsigned int, int, int, void *, void *, int, void *, int, void *, void *, int))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (unsigned int)a[2], (int)a[3], (int)a[4], (void *)(uintptr_t)a[5], (void *)(uintptr_t)a[6], (int)a[7], (void *)(uintptr_t)a[8], (int)a[9], (void *)(uintptr_t)a[10], (void *)(uintptr_t)a[11], (int)a[12]);
 }
-CUTAP_EXPORT unsigned int cublasCherkx(void *handle, unsigned int uplo, unsigned int trans, int n, int k, void *alpha, void *A, int lda, void *B, int ldb, void *beta, void *C, int ldc)
+CUTAP_SLOW unsigned int cutap_slow_cublasCherkx(void *handle, unsigned int uplo, unsigned int trans, int n, int k, void *alpha, void *A, int lda, void *B, int ldb, void *beta, void *C, int ldc)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cublasCherkx], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, unsigned int, int, int, void *, void *, int, void *, int, void *, void *, int))cutap_fn)(handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
     uint64_t cutap_w[13] = {(uint64_t)(uintptr_t)handle, (uint64_t)uplo, (uint64_t)trans, (uint64_t)(int64_t)n, (uint64_t)(int64_t)k, (uint64_t)(uintptr_t)alpha, (uint64_t)(uintptr_t)A, (uint64_t)(int64_t)lda, (uint64_t)(uintptr_t)B, (uint64_t)(int64_t)ldb, (uint64_t)(uintptr_t)beta, (uint64_t)(uintptr_t)C, (uint64_t)(int64_t)ldc};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cublasCherkx, cutap_w, thunk_cublasCherkx);
 }
@@ -1002,11 +767,8 @@ static uint64_t thunk_cublasCherkx_64(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, unsigned int, long, long, void *, void *, long, void *, long, void *, void *, long))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (unsigned int)a[2], (long)a[3], (long)a[4], (void *)(uintptr_t)a[5], (void *)(uintptr_t)a[6], (long)a[7], (void *)(uintptr_t)a[8], (long)a[9], (void *)(uintptr_t)a[10], (void *)(uintptr_t)a[11], (long)a[12]);
 }
-CUTAP_EXPORT unsigned int cublasCherkx_64(void *handle, unsigned int uplo, unsigned int trans, long n, long k, void *alpha, void *A, long lda, void *B, long ldb, void *beta, void *C, long ldc)
+CUTAP_SLOW unsigned int cutap_slow_cublasCherkx_64(void *handle, unsigned int uplo, unsigned int trans, long n, long k, void *alpha, void *A, long lda, void *B, long ldb, void *beta, void *C, long ldc)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cublasCherkx_64], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, unsigned int, long, long, void *, void *, long, void *, long, void *, void *, long))cutap_fn)(handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
     uint64_t cutap_w[13] = {(uint64_t)(uintptr_t)handle, (uint64_t)uplo, (uint64_t)trans, (uint64_t)(int64_t)n, (uint64_t)(int64_t)k, (uint64_t)(uintptr_t)alpha, (uint64_t)(uintptr_t)A, (uint64_t)(int64_t)lda, (uint64_t)(uintptr_t)B, (uint64_t)(int64_t)ldb, (uint64_t)(uintptr_t)beta, (uint64_t)(uintptr_t)C, (uint64_t)(int64_t)ldc};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cublasCherkx_64, cutap_w, thunk_cublasCherkx_64);
 }
@@ -1014,10 +776,8 @@ static uint64_t thunk_cublasChpmv(void *fn, uint64_t *a)
 {
     return (((void (*)(char, int, struct cutap_sv_float2, void *, void *, int, struct cutap_sv_float2, void *, int))fn)((char)a[0], (int)a[1], *(struct cutap_sv_float2 *)(uintptr_t)a[2], (void *)(uintptr_t)a[3], (void *)(uintptr_t)a[4], (int)a[5], *(struct cutap_sv_float2 *)(uintptr_t)a[6], (void *)(uintptr_t)a[7], (int)a[8]), (uint64_t)0);
 }
-CUTAP_EXPORT void cublasChpmv(char uplo, int n, struct cutap_sv_float2 alpha, void *AP, void *x, int incx, struct cutap_sv_float2 beta, void *y, int incy)
+CUTAP_SLOW void cutap_slow_cublasChpmv(char uplo, int n, struct cutap_sv_float2 alpha, void *AP, void *x, int incx, struct cutap_sv_float2 beta, void *y, int incy)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cublasChpmv], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn)) { ((void (*)(char, int, struct cutap_sv_float2, void *, void *, int, struct cutap_sv_float2, void *, int))cutap_fn)(uplo, n, alpha, AP, x, incx, beta, y, incy); return; }
     uint64_t cutap_w[9] = {(uint64_t)(int64_t)uplo, (uint64_t)(int64_t)n, (uint64_t)(uintptr_t)&alpha, (uint64_t)(uintptr_t)AP, (uint64_t)(uintptr_t)x, (uint64_t)(int64_t)incx, (uint64_t)(uintptr_t)&beta, (uint64_t)(uintptr_t)y, (uint64_t)(int64_t)incy};
     (void)cutap_dispatch(CUTAP_ID_cublasChpmv, cutap_w, thunk_cublasChpmv);
 }
@@ -1025,11 +785,8 @@ static uint64_t thunk_cublasChpmv_v2(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, int, void *, void *, void *, int, void *, void *, int))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (int)a[2], (void *)(uintptr_t)a[3], (void *)(uintptr_t)a[4], (void *)(uintptr_t)a[5], (int)a[6], (void *)(uintptr_t)a[7], (void *)(uintptr_t)a[8], (int)a[9]);
 }
-CUTAP_EXPORT unsigned int cublasChpmv_v2(void *handle, unsigned int uplo, int n, void *alpha, void *AP, void *x, int incx, void *beta, void *y, int incy)
+CUTAP_SLOW unsigned int cutap_slow_cublasChpmv_v2(void *handle, unsigned int uplo, int n, void *alpha, void *AP, void *x, int incx, void *beta, void *y, int incy)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cublasChpmv_v2], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, int, void *, void *, void *, int, void *, void *, int))cutap_fn)(handle, uplo, n, alpha, AP, x, incx, beta, y, incy);
     uint64_t cutap_w[10] = {(uint64_t)(uintptr_t)handle, (uint64_t)uplo, (uint64_t)(int64_t)n, (uint64_t)(uintptr_t)alpha, (uint64_t)(uintptr_t)AP, (uint64_t)(uintptr_t)x, (uint64_t)(int64_t)incx, (uint64_t)(uintptr_t)beta, (uint64_t)(uintptr_t)y, (uint64_t)(int64_t)incy};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cublasChpmv_v2, cutap_w, thunk_cublasChpmv_v2);
 }
@@ -1037,11 +794,8 @@ static uint64_t thunk_cublasChpmv_v2_64(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, long, void *, void *, void *, long, void *, void *, long))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (long)a[2], (void *)(uintptr_t)a[3], (void *)(uintptr_t)a[4], (void *)(uintptr_t)a[5], (long)a[6], (void *)(uintptr_t)a[7], (void *)(uintptr_t)a[8], (long)a[9]);
 }
-CUTAP_EXPORT unsigned int cublasChpmv_v2_64(void *handle, unsigned int uplo, long n, void *alpha, void *AP, void *x, long incx, void *beta, void *y, long incy)
+CUTAP_SLOW unsigned int cutap_slow_cublasChpmv_v2_64(void *handle, unsigned int uplo, long n, void *alpha, void *AP, void *x, long incx, void *beta, void *y, long incy)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cublasChpmv_v2_64], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, long, void *, void *, void *, long, void *, void *, long))cutap_fn)(handle, uplo, n, alpha, AP, x, incx, beta, y, incy);
     uint64_t cutap_w[10] = {(uint64_t)(uintptr_t)handle, (uint64_t)uplo, (uint64_t)(int64_t)n, (uint64_t)(uintptr_t)alpha, (uint64_t)(uintptr_t)AP, (uint64_t)(uintptr_t)x, (uint64_t)(int64_t)incx, (uint64_t)(uintptr_t)beta, (uint64_t)(uintptr_t)y, (uint64_t)(int64_t)incy};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cublasChpmv_v2_64, cutap_w, thunk_cublasChpmv_v2_64);
 }
@@ -1049,10 +803,8 @@ static uint64_t thunk_cublasChpr(void *fn, uint64_t *a)
 {
     return (((void (*)(char, int, float, void *, int, void *))fn)((char)a[0], (int)a[1], cutap_w2f(a[2]), (void *)(uintptr_t)a[3], (int)a[4], (void *)(uintptr_t)a[5]), (uint64_t)0);
 }
-CUTAP_EXPORT void cublasChpr(char uplo, int n, float alpha, void *x, int incx, void *AP)
+CUTAP_SLOW void cutap_slow_cublasChpr(char uplo, int n, float alpha, void *x, int incx, void *AP)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cublasChpr], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn)) { ((void (*)(char, int, float, void *, int, void *))cutap_fn)(uplo, n, alpha, x, incx, AP); return; }
     uint64_t cutap_w[6] = {(uint64_t)(int64_t)uplo, (uint64_t)(int64_t)n, cutap_f2w(alpha), (uint64_t)(uintptr_t)x, (uint64_t)(int64_t)incx, (uint64_t)(uintptr_t)AP};
     (void)cutap_dispatch(CUTAP_ID_cublasChpr, cutap_w, thunk_cublasChpr);
 }
@@ -1060,10 +812,8 @@ static uint64_t thunk_cublasChpr2(void *fn, uint64_t *a)
 {
     return (((void (*)(char, int, struct cutap_sv_float2, void *, int, void *, int, void *))fn)((char)a[0], (int)a[1], *(struct cutap_sv_float2 *)(uintptr_t)a[2], (void *)(uintptr_t)a[3], (int)a[4], (void *)(uintptr_t)a[5], (int)a[6], (void *)(uintptr_t)a[7]), (uint64_t)0);
 }
-CUTAP_EXPORT void cublasChpr2(char uplo, int n, struct cutap_sv_float2 alpha, void *x, int incx, void *y, int incy, void *AP)
+CUTAP_SLOW void cutap_slow_cublasChpr2(char uplo, int n, struct cutap_sv_float2 alpha, void *x, int incx, void *y, int incy, void *AP)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cublasChpr2], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn)) { ((void (*)(char, int, struct cutap_sv_float2, void *, int, void *, int, void *))cutap_fn)(uplo, n, alpha, x, incx, y, incy, AP); return; }
     uint64_t cutap_w[8] = {(uint64_t)(int64_t)uplo, (uint64_t)(int64_t)n, (uint64_t)(uintptr_t)&alpha, (uint64_t)(uintptr_t)x, (uint64_t)(int64_t)incx, (uint64_t)(uintptr_t)y, (uint64_t)(int64_t)incy, (uint64_t)(uintptr_t)AP};
     (void)cutap_dispatch(CUTAP_ID_cublasChpr2, cutap_w, thunk_cublasChpr2);
 }
@@ -1071,11 +821,8 @@ static uint64_t thunk_cublasChpr2_v2(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, int, void *, void *, int, void *, int, void *))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (int)a[2], (void *)(uintptr_t)a[3], (void *)(uintptr_t)a[4], (int)a[5], (void *)(uintptr_t)a[6], (int)a[7], (void *)(uintptr_t)a[8]);
 }
-CUTAP_EXPORT unsigned int cublasChpr2_v2(void *handle, unsigned int uplo, int n, void *alpha, void *x, int incx, void *y, int incy, void *AP)
+CUTAP_SLOW unsigned int cutap_slow_cublasChpr2_v2(void *handle, unsigned int uplo, int n, void *alpha, void *x, int incx, void *y, int incy, void *AP)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cublasChpr2_v2], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, int, void *, void *, int, void *, int, void *))cutap_fn)(handle, uplo, n, alpha, x, incx, y, incy, AP);
     uint64_t cutap_w[9] = {(uint64_t)(uintptr_t)handle, (uint64_t)uplo, (uint64_t)(int64_t)n, (uint64_t)(uintptr_t)alpha, (uint64_t)(uintptr_t)x, (uint64_t)(int64_t)incx, (uint64_t)(uintptr_t)y, (uint64_t)(int64_t)incy, (uint64_t)(uintptr_t)AP};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cublasChpr2_v2, cutap_w, thunk_cublasChpr2_v2);
 }
@@ -1083,11 +830,8 @@ static uint64_t thunk_cublasChpr2_v2_64(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, long, void *, void *, long, void *, long, void *))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (long)a[2], (void *)(uintptr_t)a[3], (void *)(uintptr_t)a[4], (long)a[5], (void *)(uintptr_t)a[6], (long)a[7], (void *)(uintptr_t)a[8]);
 }
-CUTAP_EXPORT unsigned int cublasChpr2_v2_64(void *handle, unsigned int uplo, long n, void *alpha, void *x, long incx, void *y, long incy, void *AP)
+CUTAP_SLOW unsigned int cutap_slow_cublasChpr2_v2_64(void *handle, unsigned int uplo, long n, void *alpha, void *x, long incx, void *y, long incy, void *AP)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cublasChpr2_v2_64], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, long, void *, void *, long, void *, long, void *))cutap_fn)(handle, uplo, n, alpha, x, incx, y, incy, AP);
     uint64_t cutap_w[9] = {(uint64_t)(uintptr_t)handle, (uint64_t)uplo, (uint64_t)(int64_t)n, (uint64_t)(uintptr_t)alpha, (uint64_t)(uintptr_t)x, (uint64_t)(int64_t)incx, (uint64_t)(uintptr_t)y, (uint64_t)(int64_t)incy, (uint64_t)(uintptr_t)AP};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cublasChpr2_v2_64, cutap_w, thunk_cublasChpr2_v2_64);
 }
@@ -1095,11 +839,8 @@ static uint64_t thunk_cublasChpr_v2(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, int, void *, void *, int, void *))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (int)a[2], (void *)(uintptr_t)a[3], (void *)(uintptr_t)a[4], (int)a[5], (void *)(uintptr_t)a[6]);
 }
-CUTAP_EXPORT unsigned int cublasChpr_v2(void *handle, unsigned int uplo, int n, void *alpha, void *x, int incx, void *AP)
+CUTAP_SLOW unsigned int cutap_slow_cublasChpr_v2(void *handle, unsigned int uplo, int n, void *alpha, void *x, int incx, void *AP)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cublasChpr_v2], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, int, void *, void *, int, void *))cutap_fn)(handle, uplo, n, alpha, x, incx, AP);
     uint64_t cutap_w[7] = {(uint64_t)(uintptr_t)handle, (uint64_t)uplo, (uint64_t)(int64_t)n, (uint64_t)(uintptr_t)alpha, (uint64_t)(uintptr_t)x, (uint64_t)(int64_t)incx, (uint64_t)(uintptr_t)AP};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cublasChpr_v2, cutap_w, thunk_cublasChpr_v2);
 }
@@ -1107,11 +848,8 @@ static uint64_t thunk_cublasChpr_v2_64(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, long, void *, void *, long, void *))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (long)a[2], (void *)(uintptr_t)a[3], (void *)(uintptr_t)a[4], (long)a[5], (void *)(uintptr_t)a[6]);
 }
-CUTAP_EXPORT unsigned int cublasChpr_v2_64(void *handle, unsigned int uplo, long n, void *alpha, void *x, long incx, void *AP)
+CUTAP_SLOW unsigned int cutap_slow_cublasChpr_v2_64(void *handle, unsigned int uplo, long n, void *alpha, void *x, long incx, void *AP)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cublasChpr_v2_64], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, long, void *, void *, long, void *))cutap_fn)(handle, uplo, n, alpha, x, incx, AP);
     uint64_t cutap_w[7] = {(uint64_t)(uintptr_t)handle, (uint64_t)uplo, (uint64_t)(int64_t)n, (uint64_t)(uintptr_t)alpha, (uint64_t)(uintptr_t)x, (uint64_t)(int64_t)incx, (uint64_t)(uintptr_t)AP};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cublasChpr_v2_64, cutap_w, thunk_cublasChpr_v2_64);
 }
@@ -1119,11 +857,8 @@ static uint64_t thunk_cublasCmatinvBatched(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, int, void *, int, void *, int, void *, int))fn)((void *)(uintptr_t)a[0], (int)a[1], (void *)(uintptr_t)a[2], (int)a[3], (void *)(uintptr_t)a[4], (int)a[5], (void *)(uintptr_t)a[6], (int)a[7]);
 }
-CUTAP_EXPORT unsigned int cublasCmatinvBatched(void *handle, int n, void *A, int lda, void *Ainv, int lda_inv, void *info, int batchSize)
+CUTAP_SLOW unsigned int cutap_slow_cublasCmatinvBatched(void *handle, int n, void *A, int lda, void *Ainv, int lda_inv, void *info, int batchSize)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cublasCmatinvBatched], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, int, void *, int, void *, int, void *, int))cutap_fn)(handle, n, A, lda, Ainv, lda_inv, info, batchSize);
     uint64_t cutap_w[8] = {(uint64_t)(uintptr_t)handle, (uint64_t)(int64_t)n, (uint64_t)(uintptr_t)A, (uint64_t)(int64_t)lda, (uint64_t)(uintptr_t)Ainv, (uint64_t)(int64_t)lda_inv, (uint64_t)(uintptr_t)info, (uint64_t)(int64_t)batchSize};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cublasCmatinvBatched, cutap_w, thunk_cublasCmatinvBatched);
 }
@@ -1131,11 +866,8 @@ static uint64_t thunk_cublasCopyEx(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, int, void *, unsigned int, int, void *, unsigned int, int))fn)((void *)(uintptr_t)a[0], (int)a[1], (void *)(uintptr_t)a[2], (unsigned int)a[3], (int)a[4], (void *)(uintptr_t)a[5], (unsigned int)a[6], (int)a[7]);
 }
-CUTAP_EXPORT unsigned int cublasCopyEx(void *handle, int n, void *x, unsigned int xType, int incx, void *y, unsigned int yType, int incy)
+CUTAP_SLOW unsigned int cutap_slow_cublasCopyEx(void *handle, int n, void *x, unsigned int xType, int incx, void *y, unsigned int yType, int incy)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cublasCopyEx], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, int, void *, unsigned int, int, void *, unsigned int, int))cutap_fn)(handle, n, x, xType, incx, y, yType, incy);
     uint64_t cutap_w[8] = {(uint64_t)(uintptr_t)handle, (uint64_t)(int64_t)n, (uint64_t)(uintptr_t)x, (uint64_t)xType, (uint64_t)(int64_t)incx, (uint64_t)(uintptr_t)y, (uint64_t)yType, (uint64_t)(int64_t)incy};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cublasCopyEx, cutap_w, thunk_cublasCopyEx);
 }
@@ -1143,11 +875,8 @@ static uint64_t thunk_cublasCopyEx_64(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, long, void *, unsigned int, long, void *, unsigned int, long))fn)((void *)(uintptr_t)a[0], (long)a[1], (void *)(uintptr_t)a[2], (unsigned int)a[3], (long)a[4], (void *)(uintptr_t)a[5], (unsigned int)a[6], (long)a[7]);
 }
-CUTAP_EXPORT unsigned int cublasCopyEx_64(void *handle, long n, void *x, unsigned int xType, long incx, void *y, unsigned int yType, long incy)
+CUTAP_SLOW unsigned int cutap_slow_cublasCopyEx_64(void *handle, long n, void *x, unsigned int xType, long incx, void *y, unsigned int yType, long incy)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cublasCopyEx_64], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, long, void *, unsigned int, long, void *, unsigned int, long))cutap_fn)(handle, n, x, xType, incx, y, yType, incy);
     uint64_t cutap_w[8] = {(uint64_t)(uintptr_t)handle, (uint64_t)(int64_t)n, (uint64_t)(uintptr_t)x, (uint64_t)xType, (uint64_t)(int64_t)incx, (uint64_t)(uintptr_t)y, (uint64_t)yType, (uint64_t)(int64_t)incy};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cublasCopyEx_64, cutap_w, thunk_cublasCopyEx_64);
 }
@@ -1155,11 +884,8 @@ static uint64_t thunk_cublasCreate_v2(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *))fn)((void *)(uintptr_t)a[0]);
 }
-CUTAP_EXPORT unsigned int cublasCreate_v2(void *handle)
+CUTAP_SLOW unsigned int cutap_slow_cublasCreate_v2(void *handle)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cublasCreate_v2], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *))cutap_fn)(handle);
     uint64_t cutap_w[1] = {(uint64_t)(uintptr_t)handle};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cublasCreate_v2, cutap_w, thunk_cublasCreate_v2);
 }
@@ -1167,10 +893,8 @@ static uint64_t thunk_cublasCrot(void *fn, uint64_t *a)
 {
     return (((void (*)(int, void *, int, void *, int, float, struct cutap_sv_float2))fn)((int)a[0], (void *)(uintptr_t)a[1], (int)a[2], (void *)(uintptr_t)a[3], (int)a[4], cutap_w2f(a[5]), *(struct cutap_sv_float2 *)(uintptr_t)a[6]), (uint64_t)0);
 }
-CUTAP_EXPORT void cublasCrot(int n, void *x, int incx, void *y, int incy, float c, struct cutap_sv_float2 s)
+CUTAP_SLOW void cutap_slow_cublasCrot(int n, void *x, int incx, void *y, int incy, float c, struct cutap_sv_float2 s)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cublasCrot], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn)) { ((void (*)(int, void *, int, void *, int, float, struct cutap_sv_float2))cutap_fn)(n, x, incx, y, incy, c, s); return; }
     uint64_t cutap_w[7] = {(uint64_t)(int64_t)n, (uint64_t)(uintptr_t)x, (uint64_t)(int64_t)incx, (uint64_t)(uintptr_t)y, (uint64_t)(int64_t)incy, cutap_f2w(c), (uint64_t)(uintptr_t)&s};
     (void)cutap_dispatch(CUTAP_ID_cublasCrot, cutap_w, thunk_cublasCrot);
 }
@@ -1178,11 +902,8 @@ static uint64_t thunk_cublasCrot_v2(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, int, void *, int, void *, int, void *, void *))fn)((void *)(uintptr_t)a[0], (int)a[1], (void *)(uintptr_t)a[2], (int)a[3], (void *)(uintptr_t)a[4], (int)a[5], (void *)(uintptr_t)a[6], (void *)(uintptr_t)a[7]);
 }
-CUTAP_EXPORT unsigned int cublasCrot_v2(void *handle, int n, void *x, int incx, void *y, int incy, void *c, void *s)
+CUTAP_SLOW unsigned int cutap_slow_cublasCrot_v2(void *handle, int n, void *x, int incx, void *y, int incy, void *c, void *s)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cublasCrot_v2], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, int, void *, int, void *, int, void *, void *))cutap_fn)(handle, n, x, incx, y, incy, c, s);
     uint64_t cutap_w[8] = {(uint64_t)(uintptr_t)handle, (uint64_t)(int64_t)n, (uint64_t)(uintptr_t)x, (uint64_t)(int64_t)incx, (uint64_t)(uintptr_t)y, (uint64_t)(int64_t)incy, (uint64_t)(uintptr_t)c, (uint64_t)(uintptr_t)s};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cublasCrot_v2, cutap_w, thunk_cublasCrot_v2);
 }
@@ -1190,11 +911,8 @@ static uint64_t thunk_cublasCrot_v2_64(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, long, void *, long, void *, long, void *, void *))fn)((void *)(uintptr_t)a[0], (long)a[1], (void *)(uintptr_t)a[2], (long)a[3], (void *)(uintptr_t)a[4], (long)a[5], (void *)(uintptr_t)a[6], (void *)(uintptr_t)a[7]);
 }
-CUTAP_EXPORT unsigned int cublasCrot_v2_64(void *handle, long n, void *x, long incx, void *y, long incy, void *c, void *s)
+CUTAP_SLOW unsigned int cutap_slow_cublasCrot_v2_64(void *handle, long n, void *x, long incx, void *y, long incy, void *c, void *s)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cublasCrot_v2_64], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, long, void *, long, void *, long, void *, void *))cutap_fn)(handle, n, x, incx, y, incy, c, s);
     uint64_t cutap_w[8] = {(uint64_t)(uintptr_t)handle, (uint64_t)(int64_t)n, (uint64_t)(uintptr_t)x, (uint64_t)(int64_t)incx, (uint64_t)(uintptr_t)y, (uint64_t)(int64_t)incy, (uint64_t)(uintptr_t)c, (uint64_t)(uintptr_t)s};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cublasCrot_v2_64, cutap_w, thunk_cublasCrot_v2_64);
 }
@@ -1202,10 +920,8 @@ static uint64_t thunk_cublasCrotg(void *fn, uint64_t *a)
 {
     return (((void (*)(void *, struct cutap_sv_float2, void *, void *))fn)((void *)(uintptr_t)a[0], *(struct cutap_sv_float2 *)(uintptr_t)a[1], (void *)(uintptr_t)a[2], (void *)(uintptr_t)a[3]), (uint64_t)0);
 }
-CUTAP_EXPORT void cublasCrotg(void *ca, struct cutap_sv_float2 cb, void *sc, void *cs)
+CUTAP_SLOW void cutap_slow_cublasCrotg(void *ca, struct cutap_sv_float2 cb, void *sc, void *cs)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cublasCrotg], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn)) { ((void (*)(void *, struct cutap_sv_float2, void *, void *))cutap_fn)(ca, cb, sc, cs); return; }
     uint64_t cutap_w[4] = {(uint64_t)(uintptr_t)ca, (uint64_t)(uintptr_t)&cb, (uint64_t)(uintptr_t)sc, (uint64_t)(uintptr_t)cs};
     (void)cutap_dispatch(CUTAP_ID_cublasCrotg, cutap_w, thunk_cublasCrotg);
 }
@@ -1213,11 +929,8 @@ static uint64_t thunk_cublasCrotg_v2(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *, void *, void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1], (void *)(uintptr_t)a[2], (void *)(uintptr_t)a[3], (void *)(uintptr_t)a[4]);
 }
-CUTAP_EXPORT unsigned int cublasCrotg_v2(void *handle, void *a, void *b, void *c, void *s)
+CUTAP_SLOW unsigned int cutap_slow_cublasCrotg_v2(void *handle, void *a, void *b, void *c, void *s)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cublasCrotg_v2], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *, void *, void *, void *))cutap_fn)(handle, a, b, c, s);
     uint64_t cutap_w[5] = {(uint64_t)(uintptr_t)handle, (uint64_t)(uintptr_t)a, (uint64_t)(uintptr_t)b, (uint64_t)(uintptr_t)c, (uint64_t)(uintptr_t)s};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cublasCrotg_v2, cutap_w, thunk_cublasCrotg_v2);
 }
@@ -1225,10 +938,8 @@ static uint64_t thunk_cublasCscal(void *fn, uint64_t *a)
 {
     return (((void (*)(int, struct cutap_sv_float2, void *, int))fn)((int)a[0], *(struct cutap_sv_float2 *)(uintptr_t)a[1], (void *)(uintptr_t)a[2], (int)a[3]), (uint64_t)0);
 }
-CUTAP_EXPORT void cublasCscal(int n, struct cutap_sv_float2 alpha, void *x, int incx)
+CUTAP_SLOW void cutap_slow_cublasCscal(int n, struct cutap_sv_float2 alpha, void *x, int incx)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cublasCscal], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn)) { ((void (*)(int, struct cutap_sv_float2, void *, int))cutap_fn)(n, alpha, x, incx); return; }
     uint64_t cutap_w[4] = {(uint64_t)(int64_t)n, (uint64_t)(uintptr_t)&alpha, (uint64_t)(uintptr_t)x, (uint64_t)(int64_t)incx};
     (void)cutap_dispatch(CUTAP_ID_cublasCscal, cutap_w, thunk_cublasCscal);
 }
@@ -1236,11 +947,8 @@ static uint64_t thunk_cublasCscal_v2(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, int, void *, void *, int))fn)((void *)(uintptr_t)a[0], (int)a[1], (void *)(uintptr_t)a[2], (void *)(uintptr_t)a[3], (int)a[4]);
 }
-CUTAP_EXPORT unsigned int cublasCscal_v2(void *handle, int n, void *alpha, void *x, int incx)
+CUTAP_SLOW unsigned int cutap_slow_cublasCscal_v2(void *handle, int n, void *alpha, void *x, int incx)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cublasCscal_v2], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, int, void *, void *, int))cutap_fn)(handle, n, alpha, x, incx);
     uint64_t cutap_w[5] = {(uint64_t)(uintptr_t)handle, (uint64_t)(int64_t)n, (uint64_t)(uintptr_t)alpha, (uint64_t)(uintptr_t)x, (uint64_t)(int64_t)incx};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cublasCscal_v2, cutap_w, thunk_cublasCscal_v2);
 }
@@ -1248,11 +956,8 @@ static uint64_t thunk_cublasCscal_v2_64(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, long, void *, void *, long))fn)((void *)(uintptr_t)a[0], (long)a[1], (void *)(uintptr_t)a[2], (void *)(uintptr_t)a[3], (long)a[4]);
 }
-CUTAP_EXPORT unsigned int cublasCscal_v2_64(void *handle, long n, void *alpha, void *x, long incx)
+CUTAP_SLOW unsigned int cutap_slow_cublasCscal_v2_64(void *handle, long n, void *alpha, void *x, long incx)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cublasCscal_v2_64], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, long, void *, void *, long))cutap_fn)(handle, n, alpha, x, incx);
     uint64_t cutap_w[5] = {(uint64_t)(uintptr_t)handle, (uint64_t)(int64_t)n, (uint64_t)(uintptr_t)alpha, (uint64_t)(uintptr_t)x, (uint64_t)(int64_t)incx};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cublasCscal_v2_64, cutap_w, thunk_cublasCscal_v2_64);
 }
@@ -1260,10 +965,8 @@ static uint64_t thunk_cublasCsrot(void *fn, uint64_t *a)
 {
     return (((void (*)(int, void *, int, void *, int, float, float))fn)((int)a[0], (void *)(uintptr_t)a[1], (int)a[2], (void *)(uintptr_t)a[3], (int)a[4], cutap_w2f(a[5]), cutap_w2f(a[6])), (uint64_t)0);
 }
-CUTAP_EXPORT void cublasCsrot(int n, void *x, int incx, void *y, int incy, float c, float s)
+CUTAP_SLOW void cutap_slow_cublasCsrot(int n, void *x, int incx, void *y, int incy, float c, float s)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cublasCsrot], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn)) { ((void (*)(int, void *, int, void *, int, float, float))cutap_fn)(n, x, incx, y, incy, c, s); return; }
     uint64_t cutap_w[7] = {(uint64_t)(int64_t)n, (uint64_t)(uintptr_t)x, (uint64_t)(int64_t)incx, (uint64_t)(uintptr_t)y, (uint64_t)(int64_t)incy, cutap_f2w(c), cutap_f2w(s)};
     (void)cutap_dispatch(CUTAP_ID_cublasCsrot, cutap_w, thunk_cublasCsrot);
 }
@@ -1271,11 +974,8 @@ static uint64_t thunk_cublasCsrot_v2(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, int, void *, int, void *, int, void *, void *))fn)((void *)(uintptr_t)a[0], (int)a[1], (void *)(uintptr_t)a[2], (int)a[3], (void *)(uintptr_t)a[4], (int)a[5], (void *)(uintptr_t)a[6], (void *)(uintptr_t)a[7]);
 }
-CUTAP_EXPORT unsigned int cublasCsrot_v2(void *handle, int n, void *x, int incx, void *y, int incy, void *c, void *s)
+CUTAP_SLOW unsigned int cutap_slow_cublasCsrot_v2(void *handle, int n, void *x, int incx, void *y, int incy, void *c, void *s)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cublasCsrot_v2], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, int, void *, int, void *, int, void *, void *))cutap_fn)(handle, n, x, incx, y, incy, c, s);
     uint64_t cutap_w[8] = {(uint64_t)(uintptr_t)handle, (uint64_t)(int64_t)n, (uint64_t)(uintptr_t)x, (uint64_t)(int64_t)incx, (uint64_t)(uintptr_t)y, (uint64_t)(int64_t)incy, (uint64_t)(uintptr_t)c, (uint64_t)(uintptr_t)s};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cublasCsrot_v2, cutap_w, thunk_cublasCsrot_v2);
 }
@@ -1283,11 +983,8 @@ static uint64_t thunk_cublasCsrot_v2_64(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, long, void *, long, void *, long, void *, void *))fn)((void *)(uintptr_t)a[0], (long)a[1], (void *)(uintptr_t)a[2], (long)a[3], (void *)(uintptr_t)a[4], (long)a[5], (void *)(uintptr_t)a[6], (void *)(uintptr_t)a[7]);
 }
-CUTAP_EXPORT unsigned int cublasCsrot_v2_64(void *handle, long n, void *x, long incx, void *y, long incy, void *c, void *s)
+CUTAP_SLOW unsigned int cutap_slow_cublasCsrot_v2_64(void *handle, long n, void *x, long incx, void *y, long incy, void *c, void *s)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cublasCsrot_v2_64], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, long, void *, long, void *, long, void *, void *))cutap_fn)(handle, n, x, incx, y, incy, c, s);
     uint64_t cutap_w[8] = {(uint64_t)(uintptr_t)handle, (uint64_t)(int64_t)n, (uint64_t)(uintptr_t)x, (uint64_t)(int64_t)incx, (uint64_t)(uintptr_t)y, (uint64_t)(int64_t)incy, (uint64_t)(uintptr_t)c, (uint64_t)(uintptr_t)s};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cublasCsrot_v2_64, cutap_w, thunk_cublasCsrot_v2_64);
 }
@@ -1295,10 +992,8 @@ static uint64_t thunk_cublasCsscal(void *fn, uint64_t *a)
 {
     return (((void (*)(int, float, void *, int))fn)((int)a[0], cutap_w2f(a[1]), (void *)(uintptr_t)a[2], (int)a[3]), (uint64_t)0);
 }
-CUTAP_EXPORT void cublasCsscal(int n, float alpha, void *x, int incx)
+CUTAP_SLOW void cutap_slow_cublasCsscal(int n, float alpha, void *x, int incx)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cublasCsscal], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn)) { ((void (*)(int, float, void *, int))cutap_fn)(n, alpha, x, incx); return; }
     uint64_t cutap_w[4] = {(uint64_t)(int64_t)n, cutap_f2w(alpha), (uint64_t)(uintptr_t)x, (uint64_t)(int64_t)incx};
     (void)cutap_dispatch(CUTAP_ID_cublasCsscal, cutap_w, thunk_cublasCsscal);
 }
@@ -1306,11 +1001,8 @@ static uint64_t thunk_cublasCsscal_v2(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, int, void *, void *, int))fn)((void *)(uintptr_t)a[0], (int)a[1], (void *)(uintptr_t)a[2], (void *)(uintptr_t)a[3], (int)a[4]);
 }
-CUTAP_EXPORT unsigned int cublasCsscal_v2(void *handle, int n, void *alpha, void *x, int incx)
+CUTAP_SLOW unsigned int cutap_slow_cublasCsscal_v2(void *handle, int n, void *alpha, void *x, int incx)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cublasCsscal_v2], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, int, void *, void *, int))cutap_fn)(handle, n, alpha, x, incx);
     uint64_t cutap_w[5] = {(uint64_t)(uintptr_t)handle, (uint64_t)(int64_t)n, (uint64_t)(uintptr_t)alpha, (uint64_t)(uintptr_t)x, (uint64_t)(int64_t)incx};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cublasCsscal_v2, cutap_w, thunk_cublasCsscal_v2);
 }
@@ -1318,11 +1010,8 @@ static uint64_t thunk_cublasCsscal_v2_64(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, long, void *, void *, long))fn)((void *)(uintptr_t)a[0], (long)a[1], (void *)(uintptr_t)a[2], (void *)(uintptr_t)a[3], (long)a[4]);
 }
-CUTAP_EXPORT unsigned int cublasCsscal_v2_64(void *handle, long n, void *alpha, void *x, long incx)
+CUTAP_SLOW unsigned int cutap_slow_cublasCsscal_v2_64(void *handle, long n, void *alpha, void *x, long incx)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cublasCsscal_v2_64], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, long, void *, void *, long))cutap_fn)(handle, n, alpha, x, incx);
     uint64_t cutap_w[5] = {(uint64_t)(uintptr_t)handle, (uint64_t)(int64_t)n, (uint64_t)(uintptr_t)alpha, (uint64_t)(uintptr_t)x, (uint64_t)(int64_t)incx};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cublasCsscal_v2_64, cutap_w, thunk_cublasCsscal_v2_64);
 }
@@ -1330,10 +1019,8 @@ static uint64_t thunk_cublasCswap(void *fn, uint64_t *a)
 {
     return (((void (*)(int, void *, int, void *, int))fn)((int)a[0], (void *)(uintptr_t)a[1], (int)a[2], (void *)(uintptr_t)a[3], (int)a[4]), (uint64_t)0);
 }
-CUTAP_EXPORT void cublasCswap(int n, void *x, int incx, void *y, int incy)
+CUTAP_SLOW void cutap_slow_cublasCswap(int n, void *x, int incx, void *y, int incy)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cublasCswap], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn)) { ((void (*)(int, void *, int, void *, int))cutap_fn)(n, x, incx, y, incy); return; }
     uint64_t cutap_w[5] = {(uint64_t)(int64_t)n, (uint64_t)(uintptr_t)x, (uint64_t)(int64_t)incx, (uint64_t)(uintptr_t)y, (uint64_t)(int64_t)incy};
     (void)cutap_dispatch(CUTAP_ID_cublasCswap, cutap_w, thunk_cublasCswap);
 }
@@ -1341,11 +1028,8 @@ static uint64_t thunk_cublasCswap_v2(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, int, void *, int, void *, int))fn)((void *)(uintptr_t)a[0], (int)a[1], (void *)(uintptr_t)a[2], (int)a[3], (void *)(uintptr_t)a[4], (int)a[5]);
 }
-CUTAP_EXPORT unsigned int cublasCswap_v2(void *handle, int n, void *x, int incx, void *y, int incy)
+CUTAP_SLOW unsigned int cutap_slow_cublasCswap_v2(void *handle, int n, void *x, int incx, void *y, int incy)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cublasCswap_v2], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, int, void *, int, void *, int))cutap_fn)(handle, n, x, incx, y, incy);
     uint64_t cutap_w[6] = {(uint64_t)(uintptr_t)handle, (uint64_t)(int64_t)n, (uint64_t)(uintptr_t)x, (uint64_t)(int64_t)incx, (uint64_t)(uintptr_t)y, (uint64_t)(int64_t)incy};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cublasCswap_v2, cutap_w, thunk_cublasCswap_v2);
 }
@@ -1353,11 +1037,8 @@ static uint64_t thunk_cublasCswap_v2_64(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, long, void *, long, void *, long))fn)((void *)(uintptr_t)a[0], (long)a[1], (void *)(uintptr_t)a[2], (long)a[3], (void *)(uintptr_t)a[4], (long)a[5]);
 }
-CUTAP_EXPORT unsigned int cublasCswap_v2_64(void *handle, long n, void *x, long incx, void *y, long incy)
+CUTAP_SLOW unsigned int cutap_slow_cublasCswap_v2_64(void *handle, long n, void *x, long incx, void *y, long incy)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cublasCswap_v2_64], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, long, void *, long, void *, long))cutap_fn)(handle, n, x, incx, y, incy);
     uint64_t cutap_w[6] = {(uint64_t)(uintptr_t)handle, (uint64_t)(int64_t)n, (uint64_t)(uintptr_t)x, (uint64_t)(int64_t)incx, (uint64_t)(uintptr_t)y, (uint64_t)(int64_t)incy};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cublasCswap_v2_64, cutap_w, thunk_cublasCswap_v2_64);
 }
@@ -1365,10 +1046,8 @@ static uint64_t thunk_cublasCsymm(void *fn, uint64_t *a)
 {
     return (((void (*)(char, char, int, int, struct cutap_sv_float2, void *, int, void *, int, struct cutap_sv_float2, void *, int))fn)((char)a[0], (char)a[1], (int)a[2], (int)a[3], *(struct cutap_sv_float2 *)(uintptr_t)a[4], (void *)(uintptr_t)a[5], (int)a[6], (void *)(uintptr_t)a[7], (int)a[8], *(struct cutap_sv_float2 *)(uintptr_t)a[9], (void *)(uintptr_t)a[10], (int)a[11]), (uint64_t)0);
 }
-CUTAP_EXPORT void cublasCsymm(char side, char uplo, int m, int n, struct cutap_sv_float2 alpha, void *A, int lda, void *B, int ldb, struct cutap_sv_float2 beta, void *C, int ldc)
+CUTAP_SLOW void cutap_slow_cublasCsymm(char side, char uplo, int m, int n, struct cutap_sv_float2 alpha, void *A, int lda, void *B, int ldb, struct cutap_sv_float2 beta, void *C, int ldc)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cublasCsymm], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn)) { ((void (*)(char, char, int, int, struct cutap_sv_float2, void *, int, void *, int, struct cutap_sv_float2, void *, int))cutap_fn)(side, uplo, m, n, alpha, A, lda, B, ldb, beta, C, ldc); return; }
     uint64_t cutap_w[12] = {(uint64_t)(int64_t)side, (uint64_t)(int64_t)uplo, (uint64_t)(int64_t)m, (uint64_t)(int64_t)n, (uint64_t)(uintptr_t)&alpha, (uint64_t)(uintptr_t)A, (uint64_t)(int64_t)lda, (uint64_t)(uintptr_t)B, (uint64_t)(int64_t)ldb, (uint64_t)(uintptr_t)&beta, (uint64_t)(uintptr_t)C, (uint64_t)(int64_t)ldc};
     (void)cutap_dispatch(CUTAP_ID_cublasCsymm, cutap_w, thunk_cublasCsymm);
 }
@@ -1376,11 +1055,8 @@ static uint64_t thunk_cublasCsymm_v2(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, unsigned int, int, int, void *, void *, int, void *, int, void *, void *, int))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (unsigned int)a[2], (int)a[3], (int)a[4], (void *)(uintptr_t)a[5], (void *)(uintptr_t)a[6], (int)a[7], (void *)(uintptr_t)a[8], (int)a[9], (void *)(uintptr_t)a[10], (void *)(uintptr_t)a[11], (int)a[12]);
 }
-CUTAP_EXPORT unsigned int cublasCsymm_v2(void *handle, unsigned int side, unsigned int uplo, int m, int n, void *alpha, void *A, int lda, void *B, int ldb, void *beta, void *C, int ldc)
+CUTAP_SLOW unsigned int cutap_slow_cublasCsymm_v2(void *handle, unsigned int side, unsigned int uplo, int m, int n, void *alpha, void *A, int lda, void *B, int ldb, void *beta, void *C, int ldc)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cublasCsymm_v2], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, unsigned int, int, int, void *, void *, int, void *, int, void *, void *, int))cutap_fn)(handle, side, uplo, m, n, alpha, A, lda, B, ldb, beta, C, ldc);
     uint64_t cutap_w[13] = {(uint64_t)(uintptr_t)handle, (uint64_t)side, (uint64_t)uplo, (uint64_t)(int64_t)m, (uint64_t)(int64_t)n, (uint64_t)(uintptr_t)alpha, (uint64_t)(uintptr_t)A, (uint64_t)(int64_t)lda, (uint64_t)(uintptr_t)B, (uint64_t)(int64_t)ldb, (uint64_t)(uintptr_t)beta, (uint64_t)(uintptr_t)C, (uint64_t)(int64_t)ldc};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cublasCsymm_v2, cutap_w, thunk_cublasCsymm_v2);
 }
@@ -1388,11 +1064,8 @@ static uint64_t thunk_cublasCsymm_v2_64(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, unsigned int, long, long, void *, void *, long, void *, long, void *, void *, long))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (unsigned int)a[2], (long)a[3], (long)a[4], (void *)(uintptr_t)a[5], (void *)(uintptr_t)a[6], (long)a[7], (void *)(uintptr_t)a[8], (long)a[9], (void *)(uintptr_t)a[10], (void *)(uintptr_t)a[11], (long)a[12]);
 }
-CUTAP_EXPORT unsigned int cublasCsymm_v2_64(void *handle, unsigned int side, unsigned int uplo, long m, long n, void *alpha, void *A, long lda, void *B, long ldb, void *beta, void *C, long ldc)
+CUTAP_SLOW unsigned int cutap_slow_cublasCsymm_v2_64(void *handle, unsigned int side, unsigned int uplo, long m, long n, void *alpha, void *A, long lda, void *B, long ldb, void *beta, void *C, long ldc)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cublasCsymm_v2_64], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, unsigned int, long, long, void *, void *, long, void *, long, void *, void *, long))cutap_fn)(handle, side, uplo, m, n, alpha, A, lda, B, ldb, beta, C, ldc);
     uint64_t cutap_w[13] = {(uint64_t)(uintptr_t)handle, (uint64_t)side, (uint64_t)uplo, (uint64_t)(int64_t)m, (uint64_t)(int64_t)n, (uint64_t)(uintptr_t)alpha, (uint64_t)(uintptr_t)A, (uint64_t)(int64_t)lda, (uint64_t)(uintptr_t)B, (uint64_t)(int64_t)ldb, (uint64_t)(uintptr_t)beta, (uint64_t)(uintptr_t)C, (uint64_t)(int64_t)ldc};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cublasCsymm_v2_64, cutap_w, thunk_cublasCsymm_v2_64);
 }
@@ -1400,11 +1073,8 @@ static uint64_t thunk_cublasCsymv_v2(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, int, void *, void *, int, void *, int, void *, void *, int))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (int)a[2], (void *)(uintptr_t)a[3], (void *)(uintptr_t)a[4], (int)a[5], (void *)(uintptr_t)a[6], (int)a[7], (void *)(uintptr_t)a[8], (void *)(uintptr_t)a[9], (int)a[10]);
 }
-CUTAP_EXPORT unsigned int cublasCsymv_v2(void *handle, unsigned int uplo, int n, void *alpha, void *A, int lda, void *x, int incx, void *beta, void *y, int incy)
+CUTAP_SLOW unsigned int cutap_slow_cublasCsymv_v2(void *handle, unsigned int uplo, int n, void *alpha, void *A, int lda, void *x, int incx, void *beta, void *y, int incy)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cublasCsymv_v2], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, int, void *, void *, int, void *, int, void *, void *, int))cutap_fn)(handle, uplo, n, alpha, A, lda, x, incx, beta, y, incy);
     uint64_t cutap_w[11] = {(uint64_t)(uintptr_t)handle, (uint64_t)uplo, (uint64_t)(int64_t)n, (uint64_t)(uintptr_t)alpha, (uint64_t)(uintptr_t)A, (uint64_t)(int64_t)lda, (uint64_t)(uintptr_t)x, (uint64_t)(int64_t)incx, (uint64_t)(uintptr_t)beta, (uint64_t)(uintptr_t)y, (uint64_t)(int64_t)incy};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cublasCsymv_v2, cutap_w, thunk_cublasCsymv_v2);
 }
@@ -1412,11 +1082,8 @@ static uint64_t thunk_cublasCsymv_v2_64(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, long, void *, void *, long, void *, long, void *, void *, long))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (long)a[2], (void *)(uintptr_t)a[3], (void *)(uintptr_t)a[4], (long)a[5], (void *)(uintptr_t)a[6], (long)a[7], (void *)(uintptr_t)a[8], (void *)(uintptr_t)a[9], (long)a[10]);
 }
-CUTAP_EXPORT unsigned int cublasCsymv_v2_64(void *handle, unsigned int uplo, long n, void *alpha, void *A, long lda, void *x, long incx, void *beta, void *y, long incy)
+CUTAP_SLOW unsigned int cutap_slow_cublasCsymv_v2_64(void *handle, unsigned int uplo, long n, void *alpha, void *A, long lda, void *x, long incx, void *beta, void *y, long incy)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cublasCsymv_v2_64], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, long, void *, void *, long, void *, long, void *, void *, long))cutap_fn)(handle, uplo, n, alpha, A, lda, x, incx, beta, y, incy);
     uint64_t cutap_w[11] = {(uint64_t)(uintptr_t)handle, (uint64_t)uplo, (uint64_t)(int64_t)n, (uint64_t)(uintptr_t)alpha, (uint64_t)(uintptr_t)A, (uint64_t)(int64_t)lda, (uint64_t)(uintptr_t)x, (uint64_t)(int64_t)incx, (uint64_t)(uintptr_t)beta, (uint64_t)(uintptr_t)y, (uint64_t)(int64_t)incy};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cublasCsymv_v2_64, cutap_w, thunk_cublasCsymv_v2_64);
 }
@@ -1424,11 +1091,8 @@ static uint64_t thunk_cublasCsyr2_v2(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, int, void *, void *, int, void *, int, void *, int))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (int)a[2], (void *)(uintptr_t)a[3], (void *)(uintptr_t)a[4], (int)a[5], (void *)(uintptr_t)a[6], (int)a[7], (void *)(uintptr_t)a[8], (int)a[9]);
 }
-CUTAP_EXPORT unsigned int cublasCsyr2_v2(void *handle, unsigned int uplo, int n, void *alpha, void *x, int incx, void *y, int incy, void *A, int lda)
+CUTAP_SLOW unsigned int cutap_slow_cublasCsyr2_v2(void *handle, unsigned int uplo, int n, void *alpha, void *x, int incx, void *y, int incy, void *A, int lda)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cublasCsyr2_v2], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, int, void *, void *, int, void *, int, void *, int))cutap_fn)(handle, uplo, n, alpha, x, incx, y, incy, A, lda);
     uint64_t cutap_w[10] = {(uint64_t)(uintptr_t)handle, (uint64_t)uplo, (uint64_t)(int64_t)n, (uint64_t)(uintptr_t)alpha, (uint64_t)(uintptr_t)x, (uint64_t)(int64_t)incx, (uint64_t)(uintptr_t)y, (uint64_t)(int64_t)incy, (uint64_t)(uintptr_t)A, (uint64_t)(int64_t)lda};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cublasCsyr2_v2, cutap_w, thunk_cublasCsyr2_v2);
 }
@@ -1436,11 +1100,8 @@ static uint64_t thunk_cublasCsyr2_v2_64(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, long, void *, void *, long, void *, long, void *, long))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (long)a[2], (void *)(uintptr_t)a[3], (void *)(uintptr_t)a[4], (long)a[5], (void *)(uintptr_t)a[6], (long)a[7], (void *)(uintptr_t)a[8], (long)a[9]);
 }
-CUTAP_EXPORT unsigned int cublasCsyr2_v2_64(void *handle, unsigned int uplo, long n, void *alpha, void *x, long incx, void *y, long incy, void *A, long lda)
+CUTAP_SLOW unsigned int cutap_slow_cublasCsyr2_v2_64(void *handle, unsigned int uplo, long n, void *alpha, void *x, long incx, void *y, long incy, void *A, long lda)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cublasCsyr2_v2_64], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, long, void *, void *, long, void *, long, void *, long))cutap_fn)(handle, uplo, n, alpha, x, incx, y, incy, A, lda);
     uint64_t cutap_w[10] = {(uint64_t)(uintptr_t)handle, (uint64_t)uplo, (uint64_t)(int64_t)n, (uint64_t)(uintptr_t)alpha, (uint64_t)(uintptr_t)x, (uint64_t)(int64_t)incx, (uint64_t)(uintptr_t)y, (uint64_t)(int64_t)incy, (uint64_t)(uintptr_t)A, (uint64_t)(int64_t)lda};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cublasCsyr2_v2_64, cutap_w, thunk_cublasCsyr2_v2_64);
 }
@@ -1448,10 +1109,8 @@ static uint64_t thunk_cublasCsyr2k(void *fn, uint64_t *a)
 {
     return (((void (*)(char, char, int, int, struct cutap_sv_float2, void *, int, void *, int, struct cutap_sv_float2, void *, int))fn)((char)a[0], (char)a[1], (int)a[2], (int)a[3], *(struct cutap_sv_float2 *)(uintptr_t)a[4], (void *)(uintptr_t)a[5], (int)a[6], (void *)(uintptr_t)a[7], (int)a[8], *(struct cutap_sv_float2 *)(uintptr_t)a[9], (void *)(uintptr_t)a[10], (int)a[11]), (uint64_t)0);
 }
-CUTAP_EXPORT void cublasCsyr2k(char uplo, char trans, int n, int k, struct cutap_sv_float2 alpha, void *A, int lda, void *B, int ldb, struct cutap_sv_float2 beta, void *C, int ldc)
+CUTAP_SLOW void cutap_slow_cublasCsyr2k(char uplo, char trans, int n, int k, struct cutap_sv_float2 alpha, void *A, int lda, void *B, int ldb, struct cutap_sv_float2 beta, void *C, int ldc)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cublasCsyr2k], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn)) { ((void (*)(char, char, int, int, struct cutap_sv_float2, void *, int, void *, int, struct cutap_sv_float2, void *, int))cutap_fn)(uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc); return; }
     uint64_t cutap_w[12] = {(uint64_t)(int64_t)uplo, (uint64_t)(int64_t)trans, (uint64_t)(int64_t)n, (uint64_t)(int64_t)k, (uint64_t)(uintptr_t)&alpha, (uint64_t)(uintptr_t)A, (uint64_t)(int64_t)lda, (uint64_t)(uintptr_t)B, (uint64_t)(int64_t)ldb, (uint64_t)(uintptr_t)&beta, (uint64_t)(uintptr_t)C, (uint64_t)(int64_t)ldc};
     (void)cutap_dispatch(CUTAP_ID_cublasCsyr2k, cutap_w, thunk_cublasCsyr2k);
 }
@@ -1459,11 +1118,8 @@ static uint64_t thunk_cublasCsyr2k_v2(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, unsigned int, int, int, void *, void *, int, void *, int, void *, void *, int))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (unsigned int)a[2], (int)a[3], (int)a[4], (void *)(uintptr_t)a[5], (void *)(uintptr_t)a[6], (int)a[7], (void *)(uintptr_t)a[8], (int)a[9], (void *)(uintptr_t)a[10], (void *)(uintptr_t)a[11], (int)a[12]);
 }
-CUTAP_EXPORT unsigned int cublasCsyr2k_v2(void *handle, unsigned int uplo, unsigned int trans, int n, int k, void *alpha, void *A, int lda, void *B, int ldb, void *beta, void *C, int ldc)
+CUTAP_SLOW unsigned int cutap_slow_cublasCsyr2k_v2(void *handle, unsigned int uplo, unsigned int trans, int n, int k, void *alpha, void *A, int lda, void *B, int ldb, void *beta, void *C, int ldc)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cublasCsyr2k_v2], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, unsigned int, int, int, void *, void *, int, void *, int, void *, void *, int))cutap_fn)(handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
     uint64_t cutap_w[13] = {(uint64_t)(uintptr_t)handle, (uint64_t)uplo, (uint64_t)trans, (uint64_t)(int64_t)n, (uint64_t)(int64_t)k, (uint64_t)(uintptr_t)alpha, (uint64_t)(uintptr_t)A, (uint64_t)(int64_t)lda, (uint64_t)(uintptr_t)B, (uint64_t)(int64_t)ldb, (uint64_t)(uintptr_t)beta, (uint64_t)(uintptr_t)C, (uint64_t)(int64_t)ldc};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cublasCsyr2k_v2, cutap_w, thunk_cublasCsyr2k_v2);
 }
@@ -1471,11 +1127,8 @@ static uint64_t thunk_cublasCsyr2k_v2_64(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, unsigned int, long, long, void *, void *, long, void *, long, void *, void *, long))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (unsigned int)a[2], (long)a[3], (long)a[4], (void *)(uintptr_t)a[5], (void *)(uintptr_t)a[6], (long)a[7], (void *)(uintptr_t)a[8], (long)a[9], (void *)(uintptr_t)a[10], (void *)(uintptr_t)a[11], (long)a[12]);
 }
-CUTAP_EXPORT unsigned int cublasCsyr2k_v2_64(void *handle, unsigned int uplo, unsigned int trans, long n, long k, void *alpha, void *A, long lda, void *B, long ldb, void *beta, void *C, long ldc)
+CUTAP_SLOW unsigned int cutap_slow_cublasCsyr2k_v2_64(void *handle, unsigned int uplo, unsigned int trans, long n, long k, void *alpha, void *A, long lda, void *B, long ldb, void *beta, void *C, long ldc)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cublasCsyr2k_v2_64], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, unsigned int, long, long, void *, void *, long, void *, long, void *, void *, long))cutap_fn)(handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
     uint64_t cutap_w[13] = {(uint64_t)(uintptr_t)handle, (uint64_t)uplo, (uint64_t)trans, (uint64_t)(int64_t)n, (uint64_t)(int64_t)k, (uint64_t)(uintptr_t)alpha, (uint64_t)(uintptr_t)A, (uint64_t)(int64_t)lda, (uint64_t)(uintptr_t)B, (uint64_t)(int64_t)ldb, (uint64_t)(uintptr_t)beta, (uint64_t)(uintptr_t)C, (uint64_t)(int64_t)ldc};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cublasCsyr2k_v2_64, cutap_w, thunk_cublasCsyr2k_v2_64);
 }
@@ -1483,11 +1136,8 @@ static uint64_t thunk_cublasCsyr_v2(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, int, void *, void *, int, void *, int))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (int)a[2], (void *)(uintptr_t)a[3], (void *)(uintptr_t)a[4], (int)a[5], (void *)(uintptr_t)a[6], (int)a[7]);
 }
-CUTAP_EXPORT unsigned int cublasCsyr_v2(void *handle, unsigned int uplo, int n, void *alpha, void *x, int incx, void *A, int lda)
+CUTAP_SLOW unsigned int cutap_slow_cublasCsyr_v2(void *handle, unsigned int uplo, int n, void *alpha, void *x, int incx, void *A, int lda)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cublasCsyr_v2], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, int, void *, void *, int, void *, int))cutap_fn)(handle, uplo, n, alpha, x, incx, A, lda);
     uint64_t cutap_w[8] = {(uint64_t)(uintptr_t)handle, (uint64_t)uplo, (uint64_t)(int64_t)n, (uint64_t)(uintptr_t)alpha, (uint64_t)(uintptr_t)x, (uint64_t)(int64_t)incx, (uint64_t)(uintptr_t)A, (uint64_t)(int64_t)lda};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cublasCsyr_v2, cutap_w, thunk_cublasCsyr_v2);
 }
@@ -1495,11 +1145,8 @@ static uint64_t thunk_cublasCsyr_v2_64(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, long, void *, void *, long, void *, long))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (long)a[2], (void *)(uintptr_t)a[3], (void *)(uintptr_t)a[4], (long)a[5], (void *)(uintptr_t)a[6], (long)a[7]);
 }
-CUTAP_EXPORT unsigned int cublasCsyr_v2_64(void *handle, unsigned int uplo, long n, void *alpha, void *x, long incx, void *A, long lda)
+CUTAP_SLOW unsigned int cutap_slow_cublasCsyr_v2_64(void *handle, unsigned int uplo, long n, void *alpha, void *x, long incx, void *A, long lda)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cublasCsyr_v2_64], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, long, void *, void *, long, void *, long))cutap_fn)(handle, uplo, n, alpha, x, incx, A, lda);
     uint64_t cutap_w[8] = {(uint64_t)(uintptr_t)handle, (uint64_t)uplo, (uint64_t)(int64_t)n, (uint64_t)(uintptr_t)alpha, (uint64_t)(uintptr_t)x, (uint64_t)(int64_t)incx, (uint64_t)(uintptr_t)A, (uint64_t)(int64_t)lda};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cublasCsyr_v2_64, cutap_w, thunk_cublasCsyr_v2_64);
 }
@@ -1507,10 +1154,8 @@ static uint64_t thunk_cublasCsyrk(void *fn, uint64_t *a)
 {
     return (((void (*)(char, char, int, int, struct cutap_sv_float2, void *, int, struct cutap_sv_float2, void *, int))fn)((char)a[0], (char)a[1], (int)a[2], (int)a[3], *(struct cutap_sv_float2 *)(uintptr_t)a[4], (void *)(uintptr_t)a[5], (int)a[6], *(struct cutap_sv_float2 *)(uintptr_t)a[7], (void *)(uintptr_t)a[8], (int)a[9]), (uint64_t)0);
 }
-CUTAP_EXPORT void cublasCsyrk(char uplo, char trans, int n, int k, struct cutap_sv_float2 alpha, void *A, int lda, struct cutap_sv_float2 beta, void *C, int ldc)
+CUTAP_SLOW void cutap_slow_cublasCsyrk(char uplo, char trans, int n, int k, struct cutap_sv_float2 alpha, void *A, int lda, struct cutap_sv_float2 beta, void *C, int ldc)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cublasCsyrk], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn)) { ((void (*)(char, char, int, int, struct cutap_sv_float2, void *, int, struct cutap_sv_float2, void *, int))cutap_fn)(uplo, trans, n, k, alpha, A, lda, beta, C, ldc); return; }
     uint64_t cutap_w[10] = {(uint64_t)(int64_t)uplo, (uint64_t)(int64_t)trans, (uint64_t)(int64_t)n, (uint64_t)(int64_t)k, (uint64_t)(uintptr_t)&alpha, (uint64_t)(uintptr_t)A, (uint64_t)(int64_t)lda, (uint64_t)(uintptr_t)&beta, (uint64_t)(uintptr_t)C, (uint64_t)(int64_t)ldc};
     (void)cutap_dispatch(CUTAP_ID_cublasCsyrk, cutap_w, thunk_cublasCsyrk);
 }
@@ -1518,11 +1163,8 @@ static uint64_t thunk_cublasCsyrk3mEx(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, unsigned int, int, int, void *, void *, unsigned int, int, void *, void *, unsigned int, int))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (unsigned int)a[2], (int)a[3], (int)a[4], (void *)(uintptr_t)a[5], (void *)(uintptr_t)a[6], (unsigned int)a[7], (int)a[8], (void *)(uintptr_t)a[9], (void *)(uintptr_t)a[10], (unsigned int)a[11], (int)a[12]);
 }
-CUTAP_EXPORT unsigned int cublasCsyrk3mEx(void *handle, unsigned int uplo, unsigned int trans, int n, int k, void *alpha, void *A, unsigned int Atype, int lda, void *beta, void *C, unsigned int Ctype, int ldc)
+CUTAP_SLOW unsigned int cutap_slow_cublasCsyrk3mEx(void *handle, unsigned int uplo, unsigned int trans, int n, int k, void *alpha, void *A, unsigned int Atype, int lda, void *beta, void *C, unsigned int Ctype, int ldc)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cublasCsyrk3mEx], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, unsigned int, int, int, void *, void *, unsigned int, int, void *, void *, unsigned int, int))cutap_fn)(handle, uplo, trans, n, k, alpha, A, Atype, lda, beta, C, Ctype, ldc);
     uint64_t cutap_w[13] = {(uint64_t)(uintptr_t)handle, (uint64_t)uplo, (uint64_t)trans, (uint64_t)(int64_t)n, (uint64_t)(int64_t)k, (uint64_t)(uintptr_t)alpha, (uint64_t)(uintptr_t)A, (uint64_t)Atype, (uint64_t)(int64_t)lda, (uint64_t)(uintptr_t)beta, (uint64_t)(uintptr_t)C, (uint64_t)Ctype, (uint64_t)(int64_t)ldc};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cublasCsyrk3mEx, cutap_w, thunk_cublasCsyrk3mEx);
 }
@@ -1530,11 +1172,8 @@ static uint64_t thunk_cublasCsyrk3mEx_64(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, unsigned int, long, long, void *, void *, unsigned int, long, void *, void *, unsigned int, long))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (unsigned int)a[2], (long)a[3], (long)a[4], (void *)(uintptr_t)a[5], (void *)(uintptr_t)a[6], (unsigned int)a[7], (long)a[8], (void *)(uintptr_t)a[9], (void *)(uintptr_t)a[10], (unsigned int)a[11], (long)a[12]);
 }
-CUTAP_EXPORT unsigned int cublasCsyrk3mEx_64(void *handle, unsigned int uplo, unsigned int trans, long n, long k, void *alpha, void *A, unsigned int Atype, long lda, void *beta, void *C, unsigned int Ctype, long ldc)
+CUTAP_SLOW unsigned int cutap_slow_cublasCsyrk3mEx_64(void *handle, unsigned int uplo, unsigned int trans, long n, long k, void *alpha, void *A, unsigned int Atype, long lda, void *beta, void *C, unsigned int Ctype, long ldc)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cublasCsyrk3mEx_64], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, unsigned int, long, long, void *, void *, unsigned int, long, void *, void *, unsigned int, long))cutap_fn)(handle, uplo, trans, n, k, alpha, A, Atype, lda, beta, C, Ctype, ldc);
     uint64_t cutap_w[13] = {(uint64_t)(uintptr_t)handle, (uint64_t)uplo, (uint64_t)trans, (uint64_t)(int64_t)n, (uint64_t)(int64_t)k, (uint64_t)(uintptr_t)alpha, (uint64_t)(uintptr_t)A, (uint64_t)Atype, (uint64_t)(int64_t)lda, (uint64_t)(uintptr_t)beta, (uint64_t)(uintptr_t)C, (uint64_t)Ctype, (uint64_t)(int64_t)ldc};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cublasCsyrk3mEx_64, cutap_w, thunk_cublasCsyrk3mEx_64);
 }
@@ -1542,11 +1181,8 @@ static uint64_t thunk_cublasCsyrkEx(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, unsigned int, int, int, void *, void *, unsigned int, int, void *, void *, unsigned int, int))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (unsigned int)a[2], (int)a[3], (int)a[4], (void *)(uintptr_t)a[5], (void *)(uintptr_t)a[6], (unsigned int)a[7], (int)a[8], (void *)(uintptr_t)a[9], (void *)(uintptr_t)a[10], (unsigned int)a[11], (int)a[12]);
 }
-CUTAP_EXPORT unsigned int cublasCsyrkEx(void *handle, unsigned int uplo, unsigned int trans, int n, int k, void *alpha, void *A, unsigned int Atype, int lda, void *beta, void *C, unsigned int Ctype, int ldc)
+CUTAP_SLOW unsigned int cutap_slow_cublasCsyrkEx(void *handle, unsigned int uplo, unsigned int trans, int n, int k, void *alpha, void *A, unsigned int Atype, int lda, void *beta, void *C, unsigned int Ctype, int ldc)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cublasCsyrkEx], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, unsigned int, int, int, void *, void *, unsigned int, int, void *, void *, unsigned int, int))cutap_fn)(handle, uplo, trans, n, k, alpha, A, Atype, lda, beta, C, Ctype, ldc);
     uint64_t cutap_w[13] = {(uint64_t)(uintptr_t)handle, (uint64_t)uplo, (uint64_t)trans, (uint64_t)(int64_t)n, (uint64_t)(int64_t)k, (uint64_t)(uintptr_t)alpha, (uint64_t)(uintptr_t)A, (uint64_t)Atype, (uint64_t)(int64_t)lda, (uint64_t)(uintptr_t)beta, (uint64_t)(uintptr_t)C, (uint64_t)Ctype, (uint64_t)(int64_t)ldc};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cublasCsyrkEx, cutap_w, thunk_cublasCsyrkEx);
 }
@@ -1554,11 +1190,8 @@ static uint64_t thunk_cublasCsyrkEx_64(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, unsigned int, long, long, void *, void *, unsigned int, long, void *, void *, unsigned int, long))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (unsigned int)a[2], (long)a[3], (long)a[4], (void *)(uintptr_t)a[5], (void *)(uintptr_t)a[6], (unsigned int)a[7], (long)a[8], (void *)(uintptr_t)a[9], (void *)(uintptr_t)a[10], (unsigned int)a[11], (long)a[12]);
 }
-CUTAP_EXPORT unsigned int cublasCsyrkEx_64(void *handle, unsigned int uplo, unsigned int trans, long n, long k, void *alpha, void *A, unsigned int Atype, long lda, void *beta, void *C, unsigned int Ctype, long ldc)
+CUTAP_SLOW unsigned int cutap_slow_cublasCsyrkEx_64(void *handle, unsigned int uplo, unsigned int trans, long n, long k, void *alpha, void *A, unsigned int Atype, long lda, void *beta, void *C, unsigned int Ctype, long ldc)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cublasCsyrkEx_64], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, unsigned int, long, long, void *, void *, unsigned int, long, void *, void *, unsigned int, long))cutap_fn)(handle, uplo, trans, n, k, alpha, A, Atype, lda, beta, C, Ctype, ldc);
     uint64_t cutap_w[13] = {(uint64_t)(uintptr_t)handle, (uint64_t)uplo, (uint64_t)trans, (uint64_t)(int64_t)n, (uint64_t)(int64_t)k, (uint64_t)(uintptr_t)alpha, (uint64_t)(uintptr_t)A, (uint64_t)Atype, (uint64_t)(int64_t)lda, (uint64_t)(uintptr_t)beta, (uint64_t)(uintptr_t)C, (uint64_t)Ctype, (uint64_t)(int64_t)ldc};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cublasCsyrkEx_64, cutap_w, thunk_cublasCsyrkEx_64);
 }
@@ -1566,11 +1199,8 @@ static uint64_t thunk_cublasCsyrk_v2(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, unsigned int, int, int, void *, void *, int, void *, void *, int))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (unsigned int)a[2], (int)a[3], (int)a[4], (void *)(uintptr_t)a[5], (void *)(uintptr_t)a[6], (int)a[7], (void *)(uintptr_t)a[8], (void *)(uintptr_t)a[9], (int)a[10]);
 }
-CUTAP_EXPORT unsigned int cublasCsyrk_v2(void *handle, unsigned int uplo, unsigned int trans, int n, int k, void *alpha, void *A, int lda, void *beta, void *C, int ldc)
+CUTAP_SLOW unsigned int cutap_slow_cublasCsyrk_v2(void *handle, unsigned int uplo, unsigned int trans, int n, int k, void *alpha, void *A, int lda, void *beta, void *C, int ldc)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cublasCsyrk_v2], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, unsigned int, int, int, void *, void *, int, void *, void *, int))cutap_fn)(handle, uplo, trans, n, k, alpha, A, lda, beta, C, ldc);
     uint64_t cutap_w[11] = {(uint64_t)(uintptr_t)handle, (uint64_t)uplo, (uint64_t)trans, (uint64_t)(int64_t)n, (uint64_t)(int64_t)k, (uint64_t)(uintptr_t)alpha, (uint64_t)(uintptr_t)A, (uint64_t)(int64_t)lda, (uint64_t)(uintptr_t)beta, (uint64_t)(uintptr_t)C, (uint64_t)(int64_t)ldc};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cublasCsyrk_v2, cutap_w, thunk_cublasCsyrk_v2);
 }
@@ -1578,11 +1208,8 @@ static uint64_t thunk_cublasCsyrk_v2_64(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, unsigned int, long, long, void *, void *, long, void *, void *, long))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (unsigned int)a[2], (long)a[3], (long)a[4], (void *)(uintptr_t)a[5], (void *)(uintptr_t)a[6], (long)a[7], (void *)(uintptr_t)a[8], (void *)(uintptr_t)a[9], (long)a[10]);
 }
-CUTAP_EXPORT unsigned int cublasCsyrk_v2_64(void *handle, unsigned int uplo, unsigned int trans, long n, long k, void *alpha, void *A, long lda, void *beta, void *C, long ldc)
+CUTAP_SLOW unsigned int cutap_slow_cublasCsyrk_v2_64(void *handle, unsigned int uplo, unsigned int trans, long n, long k, void *alpha, void *A, long lda, void *beta, void *C, long ldc)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cublasCsyrk_v2_64], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, unsigned int, long, long, void *, void *, long, void *, void *, long))cutap_fn)(handle, uplo, trans, n, k, alpha, A, lda, beta, C, ldc);
     uint64_t cutap_w[11] = {(uint64_t)(uintptr_t)handle, (uint64_t)uplo, (uint64_t)trans, (uint64_t)(int64_t)n, (uint64_t)(int64_t)k, (uint64_t)(uintptr_t)alpha, (uint64_t)(uintptr_t)A, (uint64_t)(int64_t)lda, (uint64_t)(uintptr_t)beta, (uint64_t)(uintptr_t)C, (uint64_t)(int64_t)ldc};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cublasCsyrk_v2_64, cutap_w, thunk_cublasCsyrk_v2_64);
 }
@@ -1590,11 +1217,8 @@ static uint64_t thunk_cublasCsyrkx(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, unsigned int, int, int, void *, void *, int, void *, int, void *, void *, int))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (unsigned int)a[2], (int)a[3], (int)a[4], (void *)(uintptr_t)a[5], (void *)(uintptr_t)a[6], (int)a[7], (void *)(uintptr_t)a[8], (int)a[9], (void *)(uintptr_t)a[10], (void *)(uintptr_t)a[11], (int)a[12]);
 }
-CUTAP_EXPORT unsigned int cublasCsyrkx(void *handle, unsigned int uplo, unsigned int trans, int n, int k, void *alpha, void *A, int lda, void *B, int ldb, void *beta, void *C, int ldc)
+CUTAP_SLOW unsigned int cutap_slow_cublasCsyrkx(void *handle, unsigned int uplo, unsigned int trans, int n, int k, void *alpha, void *A, int lda, void *B, int ldb, void *beta, void *C, int ldc)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cublasCsyrkx], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, unsigned int, int, int, void *, void *, int, void *, int, void *, void *, int))cutap_fn)(handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
     uint64_t cutap_w[13] = {(uint64_t)(uintptr_t)handle, (uint64_t)uplo, (uint64_t)trans, (uint64_t)(int64_t)n, (uint64_t)(int64_t)k, (uint64_t)(uintptr_t)alpha, (uint64_t)(uintptr_t)A, (uint64_t)(int64_t)lda, (uint64_t)(uintptr_t)B, (uint64_t)(int64_t)ldb, (uint64_t)(uintptr_t)beta, (uint64_t)(uintptr_t)C, (uint64_t)(int64_t)ldc};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cublasCsyrkx, cutap_w, thunk_cublasCsyrkx);
 }
@@ -1602,11 +1226,8 @@ static uint64_t thunk_cublasCsyrkx_64(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, unsigned int, long, long, void *, void *, long, void *, long, void *, void *, long))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (unsigned int)a[2], (long)a[3], (long)a[4], (void *)(uintptr_t)a[5], (void *)(uintptr_t)a[6], (long)a[7], (void *)(uintptr_t)a[8], (long)a[9], (void *)(uintptr_t)a[10], (void *)(uintptr_t)a[11], (long)a[12]);
 }
-CUTAP_EXPORT unsigned int cublasCsyrkx_64(void *handle, unsigned int uplo, unsigned int trans, long n, long k, void *alpha, void *A, long lda, void *B, long ldb, void *beta, void *C, long ldc)
+CUTAP_SLOW unsigned int cutap_slow_cublasCsyrkx_64(void *handle, unsigned int uplo, unsigned int trans, long n, long k, void *alpha, void *A, long lda, void *B, long ldb, void *beta, void *C, long ldc)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cublasCsyrkx_64], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, unsigned int, long, long, void *, void *, long, void *, long, void *, void *, long))cutap_fn)(handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
     uint64_t cutap_w[13] = {(uint64_t)(uintptr_t)handle, (uint64_t)uplo, (uint64_t)trans, (uint64_t)(int64_t)n, (uint64_t)(int64_t)k, (uint64_t)(uintptr_t)alpha, (uint64_t)(uintptr_t)A, (uint64_t)(int64_t)lda, (uint64_t)(uintptr_t)B, (uint64_t)(int64_t)ldb, (uint64_t)(uintptr_t)beta, (uint64_t)(uintptr_t)C, (uint64_t)(int64_t)ldc};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cublasCsyrkx_64, cutap_w, thunk_cublasCsyrkx_64);
 }
@@ -1614,10 +1235,8 @@ static uint64_t thunk_cublasCtbmv(void *fn, uint64_t *a)
 {
     return (((void (*)(char, char, char, int, int, void *, int, void *, int))fn)((char)a[0], (char)a[1], (char)a[2], (int)a[3], (int)a[4], (void *)(uintptr_t)a[5], (int)a[6], (void *)(uintptr_t)a[7], (int)a[8]), (uint64_t)0);
 }
-CUTAP_EXPORT void cublasCtbmv(char uplo, char trans, char diag, int n, int k, void *A, int lda, void *x, int incx)
+CUTAP_SLOW void cutap_slow_cublasCtbmv(char uplo, char trans, char diag, int n, int k, void *A, int lda, void *x, int incx)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cublasCtbmv], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn)) { ((void (*)(char, char, char, int, int, void *, int, void *, int))cutap_fn)(uplo, trans, diag, n, k, A, lda, x, incx); return; }
     uint64_t cutap_w[9] = {(uint64_t)(int64_t)uplo, (uint64_t)(int64_t)trans, (uint64_t)(int64_t)diag, (uint64_t)(int64_t)n, (uint64_t)(int64_t)k, (uint64_t)(uintptr_t)A, (uint64_t)(int64_t)lda, (uint64_t)(uintptr_t)x, (uint64_t)(int64_t)incx};
     (void)cutap_dispatch(CUTAP_ID_cublasCtbmv, cutap_w, thunk_cublasCtbmv);
 }
@@ -1625,11 +1244,8 @@ static uint64_t thunk_cublasCtbmv_v2(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, unsigned int, unsigned int, int, int, void *, int, void *, int))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (unsigned int)a[2], (unsigned int)a[3], (int)a[4], (int)a[5], (void *)(uintptr_t)a[6], (int)a[7], (void *)(uintptr_t)a[8], (int)a[9]);
 }
-CUTAP_EXPORT unsigned int cublasCtbmv_v2(void *handle, unsigned int uplo, unsigned int trans, unsigned int diag, int n, int k, void *A, int lda, void *x, int incx)
+CUTAP_SLOW unsigned int cutap_slow_cublasCtbmv_v2(void *handle, unsigned int uplo, unsigned int trans, unsigned int diag, int n, int k, void *A, int lda, void *x, int incx)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cublasCtbmv_v2], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, unsigned int, unsigned int, int, int, void *, int, void *, int))cutap_fn)(handle, uplo, trans, diag, n, k, A, lda, x, incx);
     uint64_t cutap_w[10] = {(uint64_t)(uintptr_t)handle, (uint64_t)uplo, (uint64_t)trans, (uint64_t)diag, (uint64_t)(int64_t)n, (uint64_t)(int64_t)k, (uint64_t)(uintptr_t)A, (uint64_t)(int64_t)lda, (uint64_t)(uintptr_t)x, (uint64_t)(int64_t)incx};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cublasCtbmv_v2, cutap_w, thunk_cublasCtbmv_v2);
 }
@@ -1637,11 +1253,8 @@ static uint64_t thunk_cublasCtbmv_v2_64(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, unsigned int, unsigned int, long, long, void *, long, void *, long))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (unsigned int)a[2], (unsigned int)a[3], (long)a[4], (long)a[5], (void *)(uintptr_t)a[6], (long)a[7], (void *)(uintptr_t)a[8], (long)a[9]);
 }
-CUTAP_EXPORT unsigned int cublasCtbmv_v2_64(void *handle, unsigned int uplo, unsigned int trans, unsigned int diag, long n, long k, void *A, long lda, void *x, long incx)
+CUTAP_SLOW unsigned int cutap_slow_cublasCtbmv_v2_64(void *handle, unsigned int uplo, unsigned int trans, unsigned int diag, long n, long k, void *A, long lda, void *x, long incx)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cublasCtbmv_v2_64], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, unsigned int, unsigned int, long, long, void *, long, void *, long))cutap_fn)(handle, uplo, trans, diag, n, k, A, lda, x, incx);
     uint64_t cutap_w[10] = {(uint64_t)(uintptr_t)handle, (uint64_t)uplo, (uint64_t)trans, (uint64_t)diag, (uint64_t)(int64_t)n, (uint64_t)(int64_t)k, (uint64_t)(uintptr_t)A, (uint64_t)(int64_t)lda, (uint64_t)(uintptr_t)x, (uint64_t)(int64_t)incx};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cublasCtbmv_v2_64, cutap_w, thunk_cublasCtbmv_v2_64);
 }
@@ -1649,10 +1262,8 @@ static uint64_t thunk_cublasCtbsv(void *fn, uint64_t *a)
 {
     return (((void (*)(char, char, char, int, int, void *, int, void *, int))fn)((char)a[0], (char)a[1], (char)a[2], (int)a[3], (int)a[4], (void *)(uintptr_t)a[5], (int)a[6], (void *)(uintptr_t)a[7], (int)a[8]), (uint64_t)0);
 }
-CUTAP_EXPORT void cublasCtbsv(char uplo, char trans, char diag, int n, int k, void *A, int lda, void *x, int incx)
+CUTAP_SLOW void cutap_slow_cublasCtbsv(char uplo, char trans, char diag, int n, int k, void *A, int lda, void *x, int incx)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cublasCtbsv], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn)) { ((void (*)(char, char, char, int, int, void *, int, void *, int))cutap_fn)(uplo, trans, diag, n, k, A, lda, x, incx); return; }
     uint64_t cutap_w[9] = {(uint64_t)(int64_t)uplo, (uint64_t)(int64_t)trans, (uint64_t)(int64_t)diag, (uint64_t)(int64_t)n, (uint64_t)(int64_t)k, (uint64_t)(uintptr_t)A, (uint64_t)(int64_t)lda, (uint64_t)(uintptr_t)x, (uint64_t)(int64_t)incx};
     (void)cutap_dispatch(CUTAP_ID_cublasCtbsv, cutap_w, thunk_cublasCtbsv);
 }
@@ -1660,11 +1271,8 @@ static uint64_t thunk_cublasCtbsv_v2(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, unsigned int, unsigned int, int, int, void *, int, void *, int))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (unsigned int)a[2], (unsigned int)a[3], (int)a[4], (int)a[5], (void *)(uintptr_t)a[6], (int)a[7], (void *)(uintptr_t)a[8], (int)a[9]);
 }
-CUTAP_EXPORT unsigned int cublasCtbsv_v2(void *handle, unsigned int uplo, unsigned int trans, unsigned int diag, int n, int k, void *A, int lda, void *x, int incx)
+CUTAP_SLOW unsigned int cutap_slow_cublasCtbsv_v2(void *handle, unsigned int uplo, unsigned int trans, unsigned int diag, int n, int k, void *A, int lda, void *x, int incx)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cublasCtbsv_v2], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, unsigned int, unsigned int, int, int, void *, int, void *, int))cutap_fn)(handle, uplo, trans, diag, n, k, A, lda, x, incx);
     uint64_t cutap_w[10] = {(uint64_t)(uintptr_t)handle, (uint64_t)uplo, (uint64_t)trans, (uint64_t)diag, (uint64_t)(int64_t)n, (uint64_t)(int64_t)k, (uint64_t)(uintptr_t)A, (uint64_t)(int64_t)lda, (uint64_t)(uintptr_t)x, (uint64_t)(int64_t)incx};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cublasCtbsv_v2, cutap_w, thunk_cublasCtbsv_v2);
 }
@@ -1672,11 +1280,8 @@ static uint64_t thunk_cublasCtbsv_v2_64(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, unsigned int, unsigned int, long, long, void *, long, void *, long))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (unsigned int)a[2], (unsigned int)a[3], (long)a[4], (long)a[5], (void *)(uintptr_t)a[6], (long)a[7], (void *)(uintptr_t)a[8], (long)a[9]);
 }
-CUTAP_EXPORT unsigned int cublasCtbsv_v2_64(void *handle, unsigned int uplo, unsigned int trans, unsigned int diag, long n, long k, void *A, long lda, void *x, long incx)
+CUTAP_SLOW unsigned int cutap_slow_cublasCtbsv_v2_64(void *handle, unsigned int uplo, unsigned int trans, unsigned int diag, long n, long k, void *A, long lda, void *x, long incx)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cublasCtbsv_v2_64], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, unsigned int, unsigned int, long, long, void *, long, void *, long))cutap_fn)(handle, uplo, trans, diag, n, k, A, lda, x, incx);
     uint64_t cutap_w[10] = {(uint64_t)(uintptr_t)handle, (uint64_t)uplo, (uint64_t)trans, (uint64_t)diag, (uint64_t)(int64_t)n, (uint64_t)(int64_t)k, (uint64_t)(uintptr_t)A, (uint64_t)(int64_t)lda, (uint64_t)(uintptr_t)x, (uint64_t)(int64_t)incx};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cublasCtbsv_v2_64, cutap_w, thunk_cublasCtbsv_v2_64);
 }
@@ -1684,10 +1289,8 @@ static uint64_t thunk_cublasCtpmv(void *fn, uint64_t *a)
 {
     return (((void (*)(char, char, char, int, void *, void *, int))fn)((char)a[0], (char)a[1], (char)a[2], (int)a[3], (void *)(uintptr_t)a[4], (void *)(uintptr_t)a[5], (int)a[6]), (uint64_t)0);
 }
-CUTAP_EXPORT void cublasCtpmv(char uplo, char trans, char diag, int n, void *AP, void *x, int incx)
+CUTAP_SLOW void cutap_slow_cublasCtpmv(char uplo, char trans, char diag, int n, void *AP, void *x, int incx)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cublasCtpmv], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn)) { ((void (*)(char, char, char, int, void *, void *, int))cutap_fn)(uplo, trans, diag, n, AP, x, incx); return; }
     uint64_t cutap_w[7] = {(uint64_t)(int64_t)uplo, (uint64_t)(int64_t)trans, (uint64_t)(int64_t)diag, (uint64_t)(int64_t)n, (uint64_t)(uintptr_t)AP, (uint64_t)(uintptr_t)x, (uint64_t)(int64_t)incx};
     (void)cutap_dispatch(CUTAP_ID_cublasCtpmv, cutap_w, thunk_cublasCtpmv);
 }
@@ -1695,11 +1298,8 @@ static uint64_t thunk_cublasCtpmv_v2(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, unsigned int, unsigned int, int, void *, void *, int))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (unsigned int)a[2], (unsigned int)a[3], (int)a[4], (void *)(uintptr_t)a[5], (void *)(uintptr_t)a[6], (int)a[7]);
 }
-CUTAP_EXPORT unsigned int cublasCtpmv_v2(void *handle, unsigned int uplo, unsigned int trans, unsigned int diag, int n, void *AP, void *x, int incx)
+CUTAP_SLOW unsigned int cutap_slow_cublasCtpmv_v2(void *handle, unsigned int uplo, unsigned int trans, unsigned int diag, int n, void *AP, void *x, int incx)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cublasCtpmv_v2], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, unsigned int, unsigned int, int, void *, void *, int))cutap_fn)(handle, uplo, trans, diag, n, AP, x, incx);
     uint64_t cutap_w[8] = {(uint64_t)(uintptr_t)handle, (uint64_t)uplo, (uint64_t)trans, (uint64_t)diag, (uint64_t)(int64_t)n, (uint64_t)(uintptr_t)AP, (uint64_t)(uintptr_t)x, (uint64_t)(int64_t)incx};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cublasCtpmv_v2, cutap_w, thunk_cublasCtpmv_v2);
 }
@@ -1707,11 +1307,8 @@ static uint64_t thunk_cublasCtpmv_v2_64(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, unsigned int, unsigned int, long, void *, void *, long))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (unsigned int)a[2], (unsigned int)a[3], (long)a[4], (void *)(uintptr_t)a[5], (void *)(uintptr_t)a[6], (long)a[7]);
 }
-CUTAP_EXPORT unsigned int cublasCtpmv_v2_64(void *handle, unsigned int uplo, unsigned int trans, unsigned int diag, long n, void *AP, void *x, long incx)
+CUTAP_SLOW unsigned int cutap_slow_cublasCtpmv_v2_64(void *handle, unsigned int uplo, unsigned int trans, unsigned int diag, long n, void *AP, void *x, long incx)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cublasCtpmv_v2_64], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, unsigned int, unsigned int, long, void *, void *, long))cutap_fn)(handle, uplo, trans, diag, n, AP, x, incx);
     uint64_t cutap_w[8] = {(uint64_t)(uintptr_t)handle, (uint64_t)uplo, (uint64_t)trans, (uint64_t)diag, (uint64_t)(int64_t)n, (uint64_t)(uintptr_t)AP, (uint64_t)(uintptr_t)x, (uint64_t)(int64_t)incx};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cublasCtpmv_v2_64, cutap_w, thunk_cublasCtpmv_v2_64);
 }
@@ -1719,10 +1316,8 @@ static uint64_t thunk_cublasCtpsv(void *fn, uint64_t *a)
 {
     return (((void (*)(char, char, char, int, void *, void *, int))fn)((char)a[0], (char)a[1], (char)a[2], (int)a[3], (void *)(uintptr_t)a[4], (void *)(uintptr_t)a[5], (int)a[6]), (uint64_t)0);
 }
-CUTAP_EXPORT void cublasCtpsv(char uplo, char trans, char diag, int n, void *AP, void *x, int incx)
+CUTAP_SLOW void cutap_slow_cublasCtpsv(char uplo, char trans, char diag, int n, void *AP, void *x, int incx)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cublasCtpsv], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn)) { ((void (*)(char, char, char, int, void *, void *, int))cutap_fn)(uplo, trans, diag, n, AP, x, incx); return; }
     uint64_t cutap_w[7] = {(uint64_t)(int64_t)uplo, (uint64_t)(int64_t)trans, (uint64_t)(int64_t)diag, (uint64_t)(int64_t)n, (uint64_t)(uintptr_t)AP, (uint64_t)(uintptr_t)x, (uint64_t)(int64_t)incx};
     (void)cutap_dispatch(CUTAP_ID_cublasCtpsv, cutap_w, thunk_cublasCtpsv);
 }
@@ -1730,11 +1325,8 @@ static uint64_t thunk_cublasCtpsv_v2(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, unsigned int, unsigned int, int, void *, void *, int))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (unsigned int)a[2], (unsigned int)a[3], (int)a[4], (void *)(uintptr_t)a[5], (void *)(uintptr_t)a[6], (int)a[7]);
 }
-CUTAP_EXPORT unsigned int cublasCtpsv_v2(void *handle, unsigned int uplo, unsigned int trans, unsigned int diag, int n, void *AP, void *x, int incx)
+CUTAP_SLOW unsigned int cutap_slow_cublasCtpsv_v2(void *handle, unsigned int uplo, unsigned int trans, unsigned int diag, int n, void *AP, void *x, int incx)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cublasCtpsv_v2], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, unsigned int, unsigned int, int, void *, void *, int))cutap_fn)(handle, uplo, trans, diag, n, AP, x, incx);
     uint64_t cutap_w[8] = {(uint64_t)(uintptr_t)handle, (uint64_t)uplo, (uint64_t)trans, (uint64_t)diag, (uint64_t)(int64_t)n, (uint64_t)(uintptr_t)AP, (uint64_t)(uintptr_t)x, (uint64_t)(int64_t)incx};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cublasCtpsv_v2, cutap_w, thunk_cublasCtpsv_v2);
 }
@@ -1742,11 +1334,8 @@ static uint64_t thunk_cublasCtpsv_v2_64(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, unsigned int, unsigned int, long, void *, void *, long))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (unsigned int)a[2], (unsigned int)a[3], (long)a[4], (void *)(uintptr_t)a[5], (void *)(uintptr_t)a[6], (long)a[7]);
 }
-CUTAP_EXPORT unsigned int cublasCtpsv_v2_64(void *handle, unsigned int uplo, unsigned int trans, unsigned int diag, long n, void *AP, void *x, long incx)
+CUTAP_SLOW unsigned int cutap_slow_cublasCtpsv_v2_64(void *handle, unsigned int uplo, unsigned int trans, unsigned int diag, long n, void *AP, void *x, long incx)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cublasCtpsv_v2_64], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, unsigned int, unsigned int, long, void *, void *, long))cutap_fn)(handle, uplo, trans, diag, n, AP, x, incx);
     uint64_t cutap_w[8] = {(uint64_t)(uintptr_t)handle, (uint64_t)uplo, (uint64_t)trans, (uint64_t)diag, (uint64_t)(int64_t)n, (uint64_t)(uintptr_t)AP, (uint64_t)(uintptr_t)x, (uint64_t)(int64_t)incx};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cublasCtpsv_v2_64, cutap_w, thunk_cublasCtpsv_v2_64);
 }
@@ -1754,11 +1343,8 @@ static uint64_t thunk_cublasCtpttr(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, int, void *, void *, int))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (int)a[2], (void *)(uintptr_t)a[3], (void *)(uintptr_t)a[4], (int)a[5]);
 }
-CUTAP_EXPORT unsigned int cublasCtpttr(void *handle, unsigned int uplo, int n, void *AP, void *A, int lda)
+CUTAP_SLOW unsigned int cutap_slow_cublasCtpttr(void *handle, unsigned int uplo, int n, void *AP, void *A, int lda)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cublasCtpttr], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, int, void *, void *, int))cutap_fn)(handle, uplo, n, AP, A, lda);
     uint64_t cutap_w[6] = {(uint64_t)(uintptr_t)handle, (uint64_t)uplo, (uint64_t)(int64_t)n, (uint64_t)(uintptr_t)AP, (uint64_t)(uintptr_t)A, (uint64_t)(int64_t)lda};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cublasCtpttr, cutap_w, thunk_cublasCtpttr);
 }
@@ -1766,10 +1352,8 @@ static uint64_t thunk_cublasCtrmm(void *fn, uint64_t *a)
 {
     return (((void (*)(char, char, char, char, int, int, struct cutap_sv_float2, void *, int, void *, int))fn)((char)a[0], (char)a[1], (char)a[2], (char)a[3], (int)a[4], (int)a[5], *(struct cutap_sv_float2 *)(uintptr_t)a[6], (void *)(uintptr_t)a[7], (int)a[8], (void *)(uintptr_t)a[9], (int)a[10]), (uint64_t)0);
 }
-CUTAP_EXPORT void cublasCtrmm(char side, char uplo, char transa, char diag, int m, int n, struct cutap_sv_float2 alpha, void *A, int lda, void *B, int ldb)
+CUTAP_SLOW void cutap_slow_cublasCtrmm(char side, char uplo, char transa, char diag, int m, int n, struct cutap_sv_float2 alpha, void *A, int lda, void *B, int ldb)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cublasCtrmm], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn)) { ((void (*)(char, char, char, char, int, int, struct cutap_sv_float2, void *, int, void *, int))cutap_fn)(side, uplo, transa, diag, m, n, alpha, A, lda, B, ldb); return; }
     uint64_t cutap_w[11] = {(uint64_t)(int64_t)side, (uint64_t)(int64_t)uplo, (uint64_t)(int64_t)transa, (uint64_t)(int64_t)diag, (uint64_t)(int64_t)m, (uint64_t)(int64_t)n, (uint64_t)(uintptr_t)&alpha, (uint64_t)(uintptr_t)A, (uint64_t)(int64_t)lda, (uint64_t)(uintptr_t)B, (uint64_t)(int64_t)ldb};
     (void)cutap_dispatch(CUTAP_ID_cublasCtrmm, cutap_w, thunk_cublasCtrmm);
 }
@@ -1777,11 +1361,8 @@ static uint64_t thunk_cublasCtrmm_v2(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, unsigned int, unsigned int, unsigned int, int, int, void *, void *, int, void *, int, void *, int))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (unsigned int)a[2], (unsigned int)a[3], (unsigned int)a[4], (int)a[5], (int)a[6], (void *)(uintptr_t)a[7], (void *)(uintptr_t)a[8], (int)a[9], (void *)(uintptr_t)a[10], (int)a[11], (void *)(uintptr_t)a[12], (int)a[13]);
 }
-CUTAP_EXPORT unsigned int cublasCtrmm_v2(void *handle, unsigned int side, unsigned int uplo, unsigned int trans, unsigned int diag, int m, int n, void *alpha, void *A, int lda, void *B, int ldb, void *C, int ldc)
+CUTAP_SLOW unsigned int cutap_slow_cublasCtrmm_v2(void *handle, unsigned int side, unsigned int uplo, unsigned int trans, unsigned int diag, int m, int n, void *alpha, void *A, int lda, void *B, int ldb, void *C, int ldc)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cublasCtrmm_v2], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, unsigned int, unsigned int, unsigned int, int, int, void *, void *, int, void *, int, void *, int))cutap_fn)(handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb, C, ldc);
     uint64_t cutap_w[14] = {(uint64_t)(uintptr_t)handle, (uint64_t)side, (uint64_t)uplo, (uint64_t)trans, (uint64_t)diag, (uint64_t)(int64_t)m, (uint64_t)(int64_t)n, (uint64_t)(uintptr_t)alpha, (uint64_t)(uintptr_t)A, (uint64_t)(int64_t)lda, (uint64_t)(uintptr_t)B, (uint64_t)(int64_t)ldb, (uint64_t)(uintptr_t)C, (uint64_t)(int64_t)ldc};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cublasCtrmm_v2, cutap_w, thunk_cublasCtrmm_v2);
 }
@@ -1789,11 +1370,8 @@ static uint64_t thunk_cublasCtrmm_v2_64(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, unsigned int, unsigned int, unsigned int, long, long, void *, void *, long, void *, long, void *, long))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (unsigned int)a[2], (unsigned int)a[3], (unsigned int)a[4], (long)a[5], (long)a[6], (void *)(uintptr_t)a[7], (void *)(uintptr_t)a[8], (long)a[9], (void *)(uintptr_t)a[10], (long)a[11], (void *)(uintptr_t)a[12], (long)a[13]);
 }
-CUTAP_EXPORT unsigned int cublasCtrmm_v2_64(void *handle, unsigned int side, unsigned int uplo, unsigned int trans, unsigned int diag, long m, long n, void *alpha, void *A, long lda, void *B, long ldb, void *C, long ldc)
+CUTAP_SLOW unsigned int cutap_slow_cublasCtrmm_v2_64(void *handle, unsigned int side, unsigned int uplo, unsigned int trans, unsigned int diag, long m, long n, void *alpha, void *A, long lda, void *B, long ldb, void *C, long ldc)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cublasCtrmm_v2_64], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, unsigned int, unsigned int, unsigned int, long, long, void *, void *, long, void *, long, void *, long))cutap_fn)(handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb, C, ldc);
     uint64_t cutap_w[14] = {(uint64_t)(uintptr_t)handle, (uint64_t)side, (uint64_t)uplo, (uint64_t)trans, (uint64_t)diag, (uint64_t)(int64_t)m, (uint64_t)(int64_t)n, (uint64_t)(uintptr_t)alpha, (uint64_t)(uintptr_t)A, (uint64_t)(int64_t)lda, (uint64_t)(uintptr_t)B, (uint64_t)(int64_t)ldb, (uint64_t)(uintptr_t)C, (uint64_t)(int64_t)ldc};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cublasCtrmm_v2_64, cutap_w, thunk_cublasCtrmm_v2_64);
 }
@@ -1801,10 +1379,8 @@ static uint64_t thunk_cublasCtrmv(void *fn, uint64_t *a)
 {
     return (((void (*)(char, char, char, int, void *, int, void *, int))fn)((char)a[0], (char)a[1], (char)a[2], (int)a[3], (void *)(uintptr_t)a[4], (int)a[5], (void *)(uintptr_t)a[6], (int)a[7]), (uint64_t)0);
 }
-CUTAP_EXPORT void cublasCtrmv(char uplo, char trans, char diag, int n, void *A, int lda, void *x, int incx)
+CUTAP_SLOW void cutap_slow_cublasCtrmv(char uplo, char trans, char diag, int n, void *A, int lda, void *x, int incx)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cublasCtrmv], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn)) { ((void (*)(char, char, char, int, void *, int, void *, int))cutap_fn)(uplo, trans, diag, n, A, lda, x, incx); return; }
     uint64_t cutap_w[8] = {(uint64_t)(int64_t)uplo, (uint64_t)(int64_t)trans, (uint64_t)(int64_t)diag, (uint64_t)(int64_t)n, (uint64_t)(uintptr_t)A, (uint64_t)(int64_t)lda, (uint64_t)(uintptr_t)x, (uint64_t)(int64_t)incx};
     (void)cutap_dispatch(CUTAP_ID_cublasCtrmv, cutap_w, thunk_cublasCtrmv);
 }
@@ -1812,11 +1388,8 @@ static uint64_t thunk_cublasCtrmv_v2(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, unsigned int, unsigned int, int, void *, int, void *, int))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (unsigned int)a[2], (unsigned int)a[3], (int)a[4], (void *)(uintptr_t)a[5], (int)a[6], (void *)(uintptr_t)a[7], (int)a[8]);
 }
-CUTAP_EXPORT unsigned int cublasCtrmv_v2(void *handle, unsigned int uplo, unsigned int trans, unsigned int diag, int n, void *A, int lda, void *x, int incx)
+CUTAP_SLOW unsigned int cutap_slow_cublasCtrmv_v2(void *handle, unsigned int uplo, unsigned int trans, unsigned int diag, int n, void *A, int lda, void *x, int incx)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cublasCtrmv_v2], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, unsigned int, unsigned int, int, void *, int, void *, int))cutap_fn)(handle, uplo, trans, diag, n, A, lda, x, incx);
     uint64_t cutap_w[9] = {(uint64_t)(uintptr_t)handle, (uint64_t)uplo, (uint64_t)trans, (uint64_t)diag, (uint64_t)(int64_t)n, (uint64_t)(uintptr_t)A, (uint64_t)(int64_t)lda, (uint64_t)(uintptr_t)x, (uint64_t)(int64_t)incx};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cublasCtrmv_v2, cutap_w, thunk_cublasCtrmv_v2);
 }
@@ -1824,11 +1397,8 @@ static uint64_t thunk_cublasCtrmv_v2_64(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, unsigned int, unsigned int, long, void *, long, void *, long))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (unsigned int)a[2], (unsigned int)a[3], (long)a[4], (void *)(uintptr_t)a[5], (long)a[6], (void *)(uintptr_t)a[7], (long)a[8]);
 }
-CUTAP_EXPORT unsigned int cublasCtrmv_v2_64(void *handle, unsigned int uplo, unsigned int trans, unsigned int diag, long n, void *A, long lda, void *x, long incx)
+CUTAP_SLOW unsigned int cutap_slow_cublasCtrmv_v2_64(void *handle, unsigned int uplo, unsigned int trans, unsigned int diag, long n, void *A, long lda, void *x, long incx)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cublasCtrmv_v2_64], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, unsigned int, unsigned int, long, void *, long, void *, long))cutap_fn)(handle, uplo, trans, diag, n, A, lda, x, incx);
     uint64_t cutap_w[9] = {(uint64_t)(uintptr_t)handle, (uint64_t)uplo, (uint64_t)trans, (uint64_t)diag, (uint64_t)(int64_t)n, (uint64_t)(uintptr_t)A, (uint64_t)(int64_t)lda, (uint64_t)(uintptr_t)x, (uint64_t)(int64_t)incx};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cublasCtrmv_v2_64, cutap_w, thunk_cublasCtrmv_v2_64);
 }
@@ -1836,10 +1406,8 @@ static uint64_t thunk_cublasCtrsm(void *fn, uint64_t *a)
 {
     return (((void (*)(char, char, char, char, int, int, struct cutap_sv_float2, void *, int, void *, int))fn)((char)a[0], (char)a[1], (char)a[2], (char)a[3], (int)a[4], (int)a[5], *(struct cutap_sv_float2 *)(uintptr_t)a[6], (void *)(uintptr_t)a[7], (int)a[8], (void *)(uintptr_t)a[9], (int)a[10]), (uint64_t)0);
 }
-CUTAP_EXPORT void cublasCtrsm(char side, char uplo, char transa, char diag, int m, int n, struct cutap_sv_float2 alpha, void *A, int lda, void *B, int ldb)
+CUTAP_SLOW void cutap_slow_cublasCtrsm(char side, char uplo, char transa, char diag, int m, int n, struct cutap_sv_float2 alpha, void *A, int lda, void *B, int ldb)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cublasCtrsm], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn)) { ((void (*)(char, char, char, char, int, int, struct cutap_sv_float2, void *, int, void *, int))cutap_fn)(side, uplo, transa, diag, m, n, alpha, A, lda, B, ldb); return; }
     uint64_t cutap_w[11] = {(uint64_t)(int64_t)side, (uint64_t)(int64_t)uplo, (uint64_t)(int64_t)transa, (uint64_t)(int64_t)diag, (uint64_t)(int64_t)m, (uint64_t)(int64_t)n, (uint64_t)(uintptr_t)&alpha, (uint64_t)(uintptr_t)A, (uint64_t)(int64_t)lda, (uint64_t)(uintptr_t)B, (uint64_t)(int64_t)ldb};
     (void)cutap_dispatch(CUTAP_ID_cublasCtrsm, cutap_w, thunk_cublasCtrsm);
 }
@@ -1847,11 +1415,8 @@ static uint64_t thunk_cublasCtrsmBatched(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, unsigned int, unsigned int, unsigned int, int, int, void *, void *, int, void *, int, int))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (unsigned int)a[2], (unsigned int)a[3], (unsigned int)a[4], (int)a[5], (int)a[6], (void *)(uintptr_t)a[7], (void *)(uintptr_t)a[8], (int)a[9], (void *)(uintptr_t)a[10], (int)a[11], (int)a[12]);
 }
-CUTAP_EXPORT unsigned int cublasCtrsmBatched(void *handle, unsigned int side, unsigned int uplo, unsigned int trans, unsigned int diag, int m, int n, void *alpha, void *A, int lda, void *B, int ldb, int batchCount)
+CUTAP_SLOW unsigned int cutap_slow_cublasCtrsmBatched(void *handle, unsigned int side, unsigned int uplo, unsigned int trans, unsigned int diag, int m, int n, void *alpha, void *A, int lda, void *B, int ldb, int batchCount)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cublasCtrsmBatched], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, unsigned int, unsigned int, unsigned int, int, int, void *, void *, int, void *, int, int))cutap_fn)(handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb, batchCount);
     uint64_t cutap_w[13] = {(uint64_t)(uintptr_t)handle, (uint64_t)side, (uint64_t)uplo, (uint64_t)trans, (uint64_t)diag, (uint64_t)(int64_t)m, (uint64_t)(int64_t)n, (uint64_t)(uintptr_t)alpha, (uint64_t)(uintptr_t)A, (uint64_t)(int64_t)lda, (uint64_t)(uintptr_t)B, (uint64_t)(int64_t)ldb, (uint64_t)(int64_t)batchCount};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cublasCtrsmBatched, cutap_w, thunk_cublasCtrsmBatched);
 }
@@ -1859,11 +1424,8 @@ static uint64_t thunk_cublasCtrsmBatched_64(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, unsigned int, unsigned int, unsigned int, long, long, void *, void *, long, void *, long, long))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (unsigned int)a[2], (unsigned int)a[3], (unsigned int)a[4], (long)a[5], (long)a[6], (void *)(uintptr_t)a[7], (void *)(uintptr_t)a[8], (long)a[9], (void *)(uintptr_t)a[10], (long)a[11], (long)a[12]);
 }
-CUTAP_EXPORT unsigned int cublasCtrsmBatched_64(void *handle, unsigned int side, unsigned int uplo, unsigned int trans, unsigned int diag, long m, long n, void *alpha, void *A, long lda, void *B, long ldb, long batchCount)
+CUTAP_SLOW unsigned int cutap_slow_cublasCtrsmBatched_64(void *handle, unsigned int side, unsigned int uplo, unsigned int trans, unsigned int diag, long m, long n, void *alpha, void *A, long lda, void *B, long ldb, long batchCount)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cublasCtrsmBatched_64], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, unsigned int, unsigned int, unsigned int, long, long, void *, void *, long, void *, long, long))cutap_fn)(handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb, batchCount);
     uint64_t cutap_w[13] = {(uint64_t)(uintptr_t)handle, (uint64_t)side, (uint64_t)uplo, (uint64_t)trans, (uint64_t)diag, (uint64_t)(int64_t)m, (uint64_t)(int64_t)n, (uint64_t)(uintptr_t)alpha, (uint64_t)(uintptr_t)A, (uint64_t)(int64_t)lda, (uint64_t)(uintptr_t)B, (uint64_t)(int64_t)ldb, (uint64_t)(int64_t)batchCount};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cublasCtrsmBatched_64, cutap_w, thunk_cublasCtrsmBatched_64);
 }
@@ -1871,11 +1433,8 @@ static uint64_t thunk_cublasCtrsm_v2(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, unsigned int, unsigned int, unsigned int, int, int, void *, void *, int, void *, int))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (unsigned int)a[2], (unsigned int)a[3], (unsigned int)a[4], (int)a[5], (int)a[6], (void *)(uintptr_t)a[7], (void *)(uintptr_t)a[8], (int)a[9], (void *)(uintptr_t)a[10], (int)a[11]);
 }
-CUTAP_EXPORT unsigned int cublasCtrsm_v2(void *handle, unsigned int side, unsigned int uplo, unsigned int trans, unsigned int diag, int m, int n, void *alpha, void *A, int lda, void *B, int ldb)
+CUTAP_SLOW unsigned int cutap_slow_cublasCtrsm_v2(void *handle, unsigned int side, unsigned int uplo, unsigned int trans, unsigned int diag, int m, int n, void *alpha, void *A, int lda, void *B, int ldb)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cublasCtrsm_v2], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, unsigned int, unsigned int, unsigned int, int, int, void *, void *, int, void *, int))cutap_fn)(handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb);
     uint64_t cutap_w[12] = {(uint64_t)(uintptr_t)handle, (uint64_t)side, (uint64_t)uplo, (uint64_t)trans, (uint64_t)diag, (uint64_t)(int64_t)m, (uint64_t)(int64_t)n, (uint64_t)(uintptr_t)alpha, (uint64_t)(uintptr_t)A, (uint64_t)(int64_t)lda, (uint64_t)(uintptr_t)B, (uint64_t)(int64_t)ldb};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cublasCtrsm_v2, cutap_w, thunk_cublasCtrsm_v2);
 }
@@ -1883,11 +1442,8 @@ static uint64_t thunk_cublasCtrsm_v2_64(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, unsigned int, unsigned int, unsigned int, long, long, void *, void *, long, void *, long))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (unsigned int)a[2], (unsigned int)a[3], (unsigned int)a[4], (long)a[5], (long)a[6], (void *)(uintptr_t)a[7], (void *)(uintptr_t)a[8], (long)a[9], (void *)(uintptr_t)a[10], (long)a[11]);
 }
-CUTAP_EXPORT unsigned int cublasCtrsm_v2_64(void *handle, unsigned int side, unsigned int uplo, unsigned int trans, unsigned int diag, long m, long n, void *alpha, void *A, long lda, void *B, long ldb)
+CUTAP_SLOW unsigned int cutap_slow_cublasCtrsm_v2_64(void *handle, unsigned int side, unsigned int uplo, unsigned int trans, unsigned int diag, long m, long n, void *alpha, void *A, long lda, void *B, long ldb)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cublasCtrsm_v2_64], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, unsigned int, unsigned int, unsigned int, long, long, void *, void *, long, void *, long))cutap_fn)(handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb);
     uint64_t cutap_w[12] = {(uint64_t)(uintptr_t)handle, (uint64_t)side, (uint64_t)uplo, (uint64_t)trans, (uint64_t)diag, (uint64_t)(int64_t)m, (uint64_t)(int64_t)n, (uint64_t)(uintptr_t)alpha, (uint64_t)(uintptr_t)A, (uint64_t)(int64_t)lda, (uint64_t)(uintptr_t)B, (uint64_t)(int64_t)ldb};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cublasCtrsm_v2_64, cutap_w, thunk_cublasCtrsm_v2_64);
 }
@@ -1895,10 +1451,8 @@ static uint64_t thunk_cublasCtrsv(void *fn, uint64_t *a)
 {
     return (((void (*)(char, char, char, int, void *, int, void *, int))fn)((char)a[0], (char)a[1], (char)a[2], (int)a[3], (void *)(uintptr_t)a[4], (int)a[5], (void *)(uintptr_t)a[6], (int)a[7]), (uint64_t)0);
 }
-CUTAP_EXPORT void cublasCtrsv(char uplo, char trans, char diag, int n, void *A, int lda, void *x, int incx)
+CUTAP_SLOW void cutap_slow_cublasCtrsv(char uplo, char trans, char diag, int n, void *A, int lda, void *x, int incx)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cublasCtrsv], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn)) { ((void (*)(char, char, char, int, void *, int, void *, int))cutap_fn)(uplo, trans, diag, n, A, lda, x, incx); return; }
     uint64_t cutap_w[8] = {(uint64_t)(int64_t)uplo, (uint64_t)(int64_t)trans, (uint64_t)(int64_t)diag, (uint64_t)(int64_t)n, (uint64_t)(uintptr_t)A, (uint64_t)(int64_t)lda, (uint64_t)(uintptr_t)x, (uint64_t)(int64_t)incx};
     (void)cutap_dispatch(CUTAP_ID_cublasCtrsv, cutap_w, thunk_cublasCtrsv);
 }
@@ -1906,11 +1460,8 @@ static uint64_t thunk_cublasCtrsv_v2(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, unsigned int, unsigned int, int, void *, int, void *, int))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (unsigned int)a[2], (unsigned int)a[3], (int)a[4], (void *)(uintptr_t)a[5], (int)a[6], (void *)(uintptr_t)a[7], (int)a[8]);
 }
-CUTAP_EXPORT unsigned int cublasCtrsv_v2(void *handle, unsigned int uplo, unsigned int trans, unsigned int diag, int n, void *A, int lda, void *x, int incx)
+CUTAP_SLOW unsigned int cutap_slow_cublasCtrsv_v2(void *handle, unsigned int uplo, unsigned int trans, unsigned int diag, int n, void *A, int lda, void *x, int incx)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cublasCtrsv_v2], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, unsigned int, unsigned int, int, void *, int, void *, int))cutap_fn)(handle, uplo, trans, diag, n, A, lda, x, incx);
     uint64_t cutap_w[9] = {(uint64_t)(uintptr_t)handle, (uint64_t)uplo, (uint64_t)trans, (uint64_t)diag, (uint64_t)(int64_t)n, (uint64_t)(uintptr_t)A, (uint64_t)(int64_t)lda, (uint64_t)(uintptr_t)x, (uint64_t)(int64_t)incx};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cublasCtrsv_v2, cutap_w, thunk_cublasCtrsv_v2);
 }
@@ -1918,11 +1469,8 @@ static uint64_t thunk_cublasCtrsv_v2_64(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, unsigned int, unsigned int, long, void *, long, void *, long))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (unsigned int)a[2], (unsigned int)a[3], (long)a[4], (void *)(uintptr_t)a[5], (long)a[6], (void *)(uintptr_t)a[7], (long)a[8]);
 }
-CUTAP_EXPORT unsigned int cublasCtrsv_v2_64(void *handle, unsigned int uplo, unsigned int trans, unsigned int diag, long n, void *A, long lda, void *x, long incx)
+CUTAP_SLOW unsigned int cutap_slow_cublasCtrsv_v2_64(void *handle, unsigned int uplo, unsigned int trans, unsigned int diag, long n, void *A, long lda, void *x, long incx)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cublasCtrsv_v2_64], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, unsigned int, unsigned int, long, void *, long, void *, long))cutap_fn)(handle, uplo, trans, diag, n, A, lda, x, incx);
     uint64_t cutap_w[9] = {(uint64_t)(uintptr_t)handle, (uint64_t)uplo, (uint64_t)trans, (uint64_t)diag, (uint64_t)(int64_t)n, (uint64_t)(uintptr_t)A, (uint64_t)(int64_t)lda, (uint64_t)(uintptr_t)x, (uint64_t)(int64_t)incx};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cublasCtrsv_v2_64, cutap_w, thunk_cublasCtrsv_v2_64);
 }
@@ -1930,11 +1478,8 @@ static uint64_t thunk_cublasCtrttp(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, int, void *, int, void *))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (int)a[2], (void *)(uintptr_t)a[3], (int)a[4], (void *)(uintptr_t)a[5]);
 }
-CUTAP_EXPORT unsigned int cublasCtrttp(void *handle, unsigned int uplo, int n, void *A, int lda, void *AP)
+CUTAP_SLOW unsigned int cutap_slow_cublasCtrttp(void *handle, unsigned int uplo, int n, void *A, int lda, void *AP)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cublasCtrttp], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, int, void *, int, void *))cutap_fn)(handle, uplo, n, A, lda, AP);
     uint64_t cutap_w[6] = {(uint64_t)(uintptr_t)handle, (uint64_t)uplo, (uint64_t)(int64_t)n, (uint64_t)(uintptr_t)A, (uint64_t)(int64_t)lda, (uint64_t)(uintptr_t)AP};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cublasCtrttp, cutap_w, thunk_cublasCtrttp);
 }
@@ -1942,11 +1487,8 @@ static uint64_t thunk_cublasDasum_v2(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, int, void *, int, void *))fn)((void *)(uintptr_t)a[0], (int)a[1], (void *)(uintptr_t)a[2], (int)a[3], (void *)(uintptr_t)a[4]);
 }
-CUTAP_EXPORT unsigned int cublasDasum_v2(void *handle, int n, void *x, int incx, void *result)
+CUTAP_SLOW unsigned int cutap_slow_cublasDasum_v2(void *handle, int n, void *x, int incx, void *result)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cublasDasum_v2], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, int, void *, int, void *))cutap_fn)(handle, n, x, incx, result);
     uint64_t cutap_w[5] = {(uint64_t)(uintptr_t)handle, (uint64_t)(int64_t)n, (uint64_t)(uintptr_t)x, (uint64_t)(int64_t)incx, (uint64_t)(uintptr_t)result};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cublasDasum_v2, cutap_w, thunk_cublasDasum_v2);
 }
@@ -1954,11 +1496,8 @@ static uint64_t thunk_cublasDasum_v2_64(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, long, void *, long, void *))fn)((void *)(uintptr_t)a[0], (long)a[1], (void *)(uintptr_t)a[2], (long)a[3], (void *)(uintptr_t)a[4]);
 }
-CUTAP_EXPORT unsigned int cublasDasum_v2_64(void *handle, long n, void *x, long incx, void *result)
+CUTAP_SLOW unsigned int cutap_slow_cublasDasum_v2_64(void *handle, long n, void *x, long incx, void *result)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cublasDasum_v2_64], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, long, void *, long, void *))cutap_fn)(handle, n, x, incx, result);
     uint64_t cutap_w[5] = {(uint64_t)(uintptr_t)handle, (uint64_t)(int64_t)n, (uint64_t)(uintptr_t)x, (uint64_t)(int64_t)incx, (uint64_t)(uintptr_t)result};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cublasDasum_v2_64, cutap_w, thunk_cublasDasum_v2_64);
 }
@@ -1966,10 +1505,8 @@ static uint64_t thunk_cublasDaxpy(void *fn, uint64_t *a)
 {
     return (((void (*)(int, double, void *, int, void *, int))fn)((int)a[0], cutap_w2d(a[1]), (void *)(uintptr_t)a[2], (int)a[3], (void *)(uintptr_t)a[4], (int)a[5]), (uint64_t)0);
 }
-CUTAP_EXPORT void cublasDaxpy(int n, double alpha, void *x, int incx, void *y, int incy)
+CUTAP_SLOW void cutap_slow_cublasDaxpy(int n, double alpha, void *x, int incx, void *y, int incy)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cublasDaxpy], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn)) { ((void (*)(int, double, void *, int, void *, int))cutap_fn)(n, alpha, x, incx, y, incy); return; }
     uint64_t cutap_w[6] = {(uint64_t)(int64_t)n, cutap_d2w(alpha), (uint64_t)(uintptr_t)x, (uint64_t)(int64_t)incx, (uint64_t)(uintptr_t)y, (uint64_t)(int64_t)incy};
     (void)cutap_dispatch(CUTAP_ID_cublasDaxpy, cutap_w, thunk_cublasDaxpy);
 }
@@ -1977,11 +1514,8 @@ static uint64_t thunk_cublasDaxpy_v2(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, int, void *, void *, int, void *, int))fn)((void *)(uintptr_t)a[0], (int)a[1], (void *)(uintptr_t)a[2], (void *)(uintptr_t)a[3], (int)a[4], (void *)(uintptr_t)a[5], (int)a[6]);
 }
-CUTAP_EXPORT unsigned int cublasDaxpy_v2(void *handle, int n, void *alpha, void *x, int incx, void *y, int incy)
+CUTAP_SLOW unsigned int cutap_slow_cublasDaxpy_v2(void *handle, int n, void *alpha, void *x, int incx, void *y, int incy)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cublasDaxpy_v2], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, int, void *, void *, int, void *, int))cutap_fn)(handle, n, alpha, x, incx, y, incy);
     uint64_t cutap_w[7] = {(uint64_t)(uintptr_t)handle, (uint64_t)(int64_t)n, (uint64_t)(uintptr_t)alpha, (uint64_t)(uintptr_t)x, (uint64_t)(int64_t)incx, (uint64_t)(uintptr_t)y, (uint64_t)(int64_t)incy};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cublasDaxpy_v2, cutap_w, thunk_cublasDaxpy_v2);
 }
@@ -1989,11 +1523,8 @@ static uint64_t thunk_cublasDaxpy_v2_64(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, long, void *, void *, long, void *, long))fn)((void *)(uintptr_t)a[0], (long)a[1], (void *)(uintptr_t)a[2], (void *)(uintptr_t)a[3], (long)a[4], (void *)(uintptr_t)a[5], (long)a[6]);
 }
-CUTAP_EXPORT unsigned int cublasDaxpy_v2_64(void *handle, long n, void *alpha, void *x, long incx, void *y, long incy)
+CUTAP_SLOW unsigned int cutap_slow_cublasDaxpy_v2_64(void *handle, long n, void *alpha, void *x, long incx, void *y, long incy)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cublasDaxpy_v2_64], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, long, void *, void *, long, void *, long))cutap_fn)(handle, n, alpha, x, incx, y, incy);
     uint64_t cutap_w[7] = {(uint64_t)(uintptr_t)handle, (uint64_t)(int64_t)n, (uint64_t)(uintptr_t)alpha, (uint64_t)(uintptr_t)x, (uint64_t)(int64_t)incx, (uint64_t)(uintptr_t)y, (uint64_t)(int64_t)incy};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cublasDaxpy_v2_64, cutap_w, thunk_cublasDaxpy_v2_64);
 }
@@ -2001,10 +1532,8 @@ static uint64_t thunk_cublasDcopy(void *fn, uint64_t *a)
 {
     return (((void (*)(int, void *, int, void *, int))fn)((int)a[0], (void *)(uintptr_t)a[1], (int)a[2], (void *)(uintptr_t)a[3], (int)a[4]), (uint64_t)0);
 }
-CUTAP_EXPORT void cublasDcopy(int n, void *x, int incx, void *y, int incy)
+CUTAP_SLOW void cutap_slow_cublasDcopy(int n, void *x, int incx, void *y, int incy)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cublasDcopy], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn)) { ((void (*)(int, void *, int, void *, int))cutap_fn)(n, x, incx, y, incy); return; }
     uint64_t cutap_w[5] = {(uint64_t)(int64_t)n, (uint64_t)(uintptr_t)x, (uint64_t)(int64_t)incx, (uint64_t)(uintptr_t)y, (uint64_t)(int64_t)incy};
     (void)cutap_dispatch(CUTAP_ID_cublasDcopy, cutap_w, thunk_cublasDcopy);
 }
@@ -2012,11 +1541,8 @@ static uint64_t thunk_cublasDcopy_v2(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, int, void *, int, void *, int))fn)((void *)(uintptr_t)a[0], (int)a[1], (void *)(uintptr_t)a[2], (int)a[3], (void *)(uintptr_t)a[4], (int)a[5]);
 }
-CUTAP_EXPORT unsigned int cublasDcopy_v2(void *handle, int n, void *x, int incx, void *y, int incy)
+CUTAP_SLOW unsigned int cutap_slow_cublasDcopy_v2(void *handle, int n, void *x, int incx, void *y, int incy)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cublasDcopy_v2], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, int, void *, int, void *, int))cutap_fn)(handle, n, x, incx, y, incy);
     uint64_t cutap_w[6] = {(uint64_t)(uintptr_t)handle, (uint64_t)(int64_t)n, (uint64_t)(uintptr_t)x, (uint64_t)(int64_t)incx, (uint64_t)(uintptr_t)y, (uint64_t)(int64_t)incy};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cublasDcopy_v2, cutap_w, thunk_cublasDcopy_v2);
 }
@@ -2024,11 +1550,8 @@ static uint64_t thunk_cublasDcopy_v2_64(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, long, void *, long, void *, long))fn)((void *)(uintptr_t)a[0], (long)a[1], (void *)(uintptr_t)a[2], (long)a[3], (void *)(uintptr_t)a[4], (long)a[5]);
 }
-CUTAP_EXPORT unsigned int cublasDcopy_v2_64(void *handle, long n, void *x, long incx, void *y, long incy)
+CUTAP_SLOW unsigned int cutap_slow_cublasDcopy_v2_64(void *handle, long n, void *x, long incx, void *y, long incy)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cublasDcopy_v2_64], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, long, void *, long, void *, long))cutap_fn)(handle, n, x, incx, y, incy);
     uint64_t cutap_w[6] = {(uint64_t)(uintptr_t)handle, (uint64_t)(int64_t)n, (uint64_t)(uintptr_t)x, (uint64_t)(int64_t)incx, (uint64_t)(uintptr_t)y, (uint64_t)(int64_t)incy};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cublasDcopy_v2_64, cutap_w, thunk_cublasDcopy_v2_64);
 }
@@ -2036,11 +1559,8 @@ static uint64_t thunk_cublasDdgmm(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, int, int, void *, int, void *, int, void *, int))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (int)a[2], (int)a[3], (void *)(uintptr_t)a[4], (int)a[5], (void *)(uintptr_t)a[6], (int)a[7], (void *)(uintptr_t)a[8], (int)a[9]);
 }
-CUTAP_EXPORT unsigned int cublasDdgmm(void *handle, unsigned int mode, int m, int n, void *A, int lda, void *x, int incx, void *C, int ldc)
+CUTAP_SLOW unsigned int cutap_slow_cublasDdgmm(void *handle, unsigned int mode, int m, int n, void *A, int lda, void *x, int incx, void *C, int ldc)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cublasDdgmm], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, int, int, void *, int, void *, int, void *, int))cutap_fn)(handle, mode, m, n, A, lda, x, incx, C, ldc);
     uint64_t cutap_w[10] = {(uint64_t)(uintptr_t)handle, (uint64_t)mode, (uint64_t)(int64_t)m, (uint64_t)(int64_t)n, (uint64_t)(uintptr_t)A, (uint64_t)(int64_t)lda, (uint64_t)(uintptr_t)x, (uint64_t)(int64_t)incx, (uint64_t)(uintptr_t)C, (uint64_t)(int64_t)ldc};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cublasDdgmm, cutap_w, thunk_cublasDdgmm);
 }
@@ -2048,11 +1568,8 @@ static uint64_t thunk_cublasDdgmm_64(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, long, long, void *, long, void *, long, void *, long))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (long)a[2], (long)a[3], (void *)(uintptr_t)a[4], (long)a[5], (void *)(uintptr_t)a[6], (long)a[7], (void *)(uintptr_t)a[8], (long)a[9]);
 }
-CUTAP_EXPORT unsigned int cublasDdgmm_64(void *handle, unsigned int mode, long m, long n, void *A, long lda, void *x, long incx, void *C, long ldc)
+CUTAP_SLOW unsigned int cutap_slow_cublasDdgmm_64(void *handle, unsigned int mode, long m, long n, void *A, long lda, void *x, long incx, void *C, long ldc)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cublasDdgmm_64], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, long, long, void *, long, void *, long, void *, long))cutap_fn)(handle, mode, m, n, A, lda, x, incx, C, ldc);
     uint64_t cutap_w[10] = {(uint64_t)(uintptr_t)handle, (uint64_t)mode, (uint64_t)(int64_t)m, (uint64_t)(int64_t)n, (uint64_t)(uintptr_t)A, (uint64_t)(int64_t)lda, (uint64_t)(uintptr_t)x, (uint64_t)(int64_t)incx, (uint64_t)(uintptr_t)C, (uint64_t)(int64_t)ldc};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cublasDdgmm_64, cutap_w, thunk_cublasDdgmm_64);
 }
@@ -2060,11 +1577,8 @@ static uint64_t thunk_cublasDdot_v2(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, int, void *, int, void *, int, void *))fn)((void *)(uintptr_t)a[0], (int)a[1], (void *)(uintptr_t)a[2], (int)a[3], (void *)(uintptr_t)a[4], (int)a[5], (void *)(uintptr_t)a[6]);
 }
-CUTAP_EXPORT unsigned int cublasDdot_v2(void *handle, int n, void *x, int incx, void *y, int incy, void *result)
+CUTAP_SLOW unsigned int cutap_slow_cublasDdot_v2(void *handle, int n, void *x, int incx, void *y, int incy, void *result)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cublasDdot_v2], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, int, void *, int, void *, int, void *))cutap_fn)(handle, n, x, incx, y, incy, result);
     uint64_t cutap_w[7] = {(uint64_t)(uintptr_t)handle, (uint64_t)(int64_t)n, (uint64_t)(uintptr_t)x, (uint64_t)(int64_t)incx, (uint64_t)(uintptr_t)y, (uint64_t)(int64_t)incy, (uint64_t)(uintptr_t)result};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cublasDdot_v2, cutap_w, thunk_cublasDdot_v2);
 }
@@ -2072,11 +1586,8 @@ static uint64_t thunk_cublasDdot_v2_64(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, long, void *, long, void *, long, void *))fn)((void *)(uintptr_t)a[0], (long)a[1], (void *)(uintptr_t)a[2], (long)a[3], (void *)(uintptr_t)a[4], (long)a[5], (void *)(uintptr_t)a[6]);
 }
-CUTAP_EXPORT unsigned int cublasDdot_v2_64(void *handle, long n, void *x, long incx, void *y, long incy, void *result)
+CUTAP_SLOW unsigned int cutap_slow_cublasDdot_v2_64(void *handle, long n, void *x, long incx, void *y, long incy, void *result)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cublasDdot_v2_64], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, long, void *, long, void *, long, void *))cutap_fn)(handle, n, x, incx, y, incy, result);
     uint64_t cutap_w[7] = {(uint64_t)(uintptr_t)handle, (uint64_t)(int64_t)n, (uint64_t)(uintptr_t)x, (uint64_t)(int64_t)incx, (uint64_t)(uintptr_t)y, (uint64_t)(int64_t)incy, (uint64_t)(uintptr_t)result};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cublasDdot_v2_64, cutap_w, thunk_cublasDdot_v2_64);
 }
@@ -2084,11 +1595,8 @@ static uint64_t thunk_cublasDestroy_v2(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *))fn)((void *)(uintptr_t)a[0]);
 }
-CUTAP_EXPORT unsigned int cublasDestroy_v2(void *handle)
+CUTAP_SLOW unsigned int cutap_slow_cublasDestroy_v2(void *handle)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cublasDestroy_v2], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *))cutap_fn)(handle);
     uint64_t cutap_w[1] = {(uint64_t)(uintptr_t)handle};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cublasDestroy_v2, cutap_w, thunk_cublasDestroy_v2);
 }
@@ -2096,10 +1604,8 @@ static uint64_t thunk_cublasDgbmv(void *fn, uint64_t *a)
 {
     return (((void (*)(char, int, int, int, int, double, void *, int, void *, int, double, void *, int))fn)((char)a[0], (int)a[1], (int)a[2], (int)a[3], (int)a[4], cutap_w2d(a[5]), (void *)(uintptr_t)a[6], (int)a[7], (void *)(uintptr_t)a[8], (int)a[9], cutap_w2d(a[10]), (void *)(uintptr_t)a[11], (int)a[12]), (uint64_t)0);
 }
-CUTAP_EXPORT void cublasDgbmv(char trans, int m, int n, int kl, int ku, double alpha, void *A, int lda, void *x, int incx, double beta, void *y, int incy)
+CUTAP_SLOW void cutap_slow_cublasDgbmv(char trans, int m, int n, int kl, int ku, double alpha, void *A, int lda, void *x, int incx, double beta, void *y, int incy)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cublasDgbmv], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn)) { ((void (*)(char, int, int, int, int, double, void *, int, void *, int, double, void *, int))cutap_fn)(trans, m, n, kl, ku, alpha, A, lda, x, incx, beta, y, incy); return; }
     uint64_t cutap_w[13] = {(uint64_t)(int64_t)trans, (uint64_t)(int64_t)m, (uint64_t)(int64_t)n, (uint64_t)(int64_t)kl, (uint64_t)(int64_t)ku, cutap_d2w(alpha), (uint64_t)(uintptr_t)A, (uint64_t)(int64_t)lda, (uint64_t)(uintptr_t)x, (uint64_t)(int64_t)incx, cutap_d2w(beta), (uint64_t)(uintptr_t)y, (uint64_t)(int64_t)incy};
     (void)cutap_dispatch(CUTAP_ID_cublasDgbmv, cutap_w, thunk_cublasDgbmv);
 }
@@ -2107,11 +1613,8 @@ static uint64_t thunk_cublasDgbmv_v2(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, int, int, int, int, void *, void *, int, void *, int, void *, void *, int))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (int)a[2], (int)a[3], (int)a[4], (int)a[5], (void *)(uintptr_t)a[6], (void *)(uintptr_t)a[7], (int)a[8], (void *)(uintptr_t)a[9], (int)a[10], (void *)(uintptr_t)a[11], (void *)(uintptr_t)a[12], (int)a[13]);
 }
-CUTAP_EXPORT unsigned int cublasDgbmv_v2(void *handle, unsigned int trans, int m, int n, int kl, int ku, void *alpha, void *A, int lda, void *x, int incx, void *beta, void *y, int incy)
+CUTAP_SLOW unsigned int cutap_slow_cublasDgbmv_v2(void *handle, unsigned int trans, int m, int n, int kl, int ku, void *alpha, void *A, int lda, void *x, int incx, void *beta, void *y, int incy)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cublasDgbmv_v2], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, int, int, int, int, void *, void *, int, void *, int, void *, void *, int))cutap_fn)(handle, trans, m, n, kl, ku, alpha, A, lda, x, incx, beta, y, incy);
     uint64_t cutap_w[14] = {(uint64_t)(uintptr_t)handle, (uint64_t)trans, (uint64_t)(int64_t)m, (uint64_t)(int64_t)n, (uint64_t)(int64_t)kl, (uint64_t)(int64_t)ku, (uint64_t)(uintptr_t)alpha, (uint64_t)(uintptr_t)A, (uint64_t)(int64_t)lda, (uint64_t)(uintptr_t)x, (uint64_t)(int64_t)incx, (uint64_t)(uintptr_t)beta, (uint64_t)(uintptr_t)y, (uint64_t)(int64_t)incy};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cublasDgbmv_v2, cutap_w, thunk_cublasDgbmv_v2);
 }
@@ -2119,11 +1622,8 @@ static uint64_t thunk_cublasDgbmv_v2_64(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, long, long, long, long, void *, void *, long, void *, long, void *, void *, long))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (long)a[2], (long)a[3], (long)a[4], (long)a[5], (void *)(uintptr_t)a[6], (void *)(uintptr_t)a[7], (long)a[8], (void *)(uintptr_t)a[9], (long)a[10], (void *)(uintptr_t)a[11], (void *)(uintptr_t)a[12], (long)a[13]);
 }
-CUTAP_EXPORT unsigned int cublasDgbmv_v2_64(void *handle, unsigned int trans, long m, long n, long kl, long ku, void *alpha, void *A, long lda, void *x, long incx, void *beta, void *y, long incy)
+CUTAP_SLOW unsigned int cutap_slow_cublasDgbmv_v2_64(void *handle, unsigned int trans, long m, long n, long kl, long ku, void *alpha, void *A, long lda, void *x, long incx, void *beta, void *y, long incy)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cublasDgbmv_v2_64], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, long, long, long, long, void *, void *, long, void *, long, void *, void *, long))cutap_fn)(handle, trans, m, n, kl, ku, alpha, A, lda, x, incx, beta, y, incy);
     uint64_t cutap_w[14] = {(uint64_t)(uintptr_t)handle, (uint64_t)trans, (uint64_t)(int64_t)m, (uint64_t)(int64_t)n, (uint64_t)(int64_t)kl, (uint64_t)(int64_t)ku, (uint64_t)(uintptr_t)alpha, (uint64_t)(uintptr_t)A, (uint64_t)(int64_t)lda, (uint64_t)(uintptr_t)x, (uint64_t)(int64_t)incx, (uint64_t)(uintptr_t)beta, (uint64_t)(uintptr_t)y, (uint64_t)(int64_t)incy};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cublasDgbmv_v2_64, cutap_w, thunk_cublasDgbmv_v2_64);
 }
@@ -2131,11 +1631,8 @@ static uint64_t thunk_cublasDgeam(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, unsigned int, int, int, void *, void *, int, void *, void *, int, void *, int))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (unsigned int)a[2], (int)a[3], (int)a[4], (void *)(uintptr_t)a[5], (void *)(uintptr_t)a[6], (int)a[7], (void *)(uintptr_t)a[8], (void *)(uintptr_t)a[9], (int)a[10], (void *)(uintptr_t)a[11], (int)a[12]);
 }
-CUTAP_EXPORT unsigned int cublasDgeam(void *handle, unsigned int transa, unsigned int transb, int m, int n, void *alpha, void *A, int lda, void *beta, void *B, int ldb, void *C, int ldc)
+CUTAP_SLOW unsigned int cutap_slow_cublasDgeam(void *handle, unsigned int transa, unsigned int transb, int m, int n, void *alpha, void *A, int lda, void *beta, void *B, int ldb, void *C, int ldc)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cublasDgeam], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, unsigned int, int, int, void *, void *, int, void *, void *, int, void *, int))cutap_fn)(handle, transa, transb, m, n, alpha, A, lda, beta, B, ldb, C, ldc);
     uint64_t cutap_w[13] = {(uint64_t)(uintptr_t)handle, (uint64_t)transa, (uint64_t)transb, (uint64_t)(int64_t)m, (uint64_t)(int64_t)n, (uint64_t)(uintptr_t)alpha, (uint64_t)(uintptr_t)A, (uint64_t)(int64_t)lda, (uint64_t)(uintptr_t)beta, (uint64_t)(uintptr_t)B, (uint64_t)(int64_t)ldb, (uint64_t)(uintptr_t)C, (uint64_t)(int64_t)ldc};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cublasDgeam, cutap_w, thunk_cublasDgeam);
 }
@@ -2143,11 +1640,8 @@ static uint64_t thunk_cublasDgeam_64(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, unsigned int, long, long, void *, void *, long, void *, void *, long, void *, long))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (unsigned int)a[2], (long)a[3], (long)a[4], (void *)(uintptr_t)a[5], (void *)(uintptr_t)a[6], (long)a[7], (void *)(uintptr_t)a[8], (void *)(uintptr_t)a[9], (long)a[10], (void *)(uintptr_t)a[11], (long)a[12]);
 }
-CUTAP_EXPORT unsigned int cublasDgeam_64(void *handle, unsigned int transa, unsigned int transb, long m, long n, void *alpha, void *A, long lda, void *beta, void *B, long ldb, void *C, long ldc)
+CUTAP_SLOW unsigned int cutap_slow_cublasDgeam_64(void *handle, unsigned int transa, unsigned int transb, long m, long n, void *alpha, void *A, long lda, void *beta, void *B, long ldb, void *C, long ldc)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cublasDgeam_64], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, unsigned int, long, long, void *, void *, long, void *, void *, long, void *, long))cutap_fn)(handle, transa, transb, m, n, alpha, A, lda, beta, B, ldb, C, ldc);
     uint64_t cutap_w[13] = {(uint64_t)(uintptr_t)handle, (uint64_t)transa, (uint64_t)transb, (uint64_t)(int64_t)m, (uint64_t)(int64_t)n, (uint64_t)(uintptr_t)alpha, (uint64_t)(uintptr_t)A, (uint64_t)(int64_t)lda, (uint64_t)(uintptr_t)beta, (uint64_t)(uintptr_t)B, (uint64_t)(int64_t)ldb, (uint64_t)(uintptr_t)C, (uint64_t)(int64_t)ldc};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cublasDgeam_64, cutap_w, thunk_cublasDgeam_64);
 }
@@ -2155,11 +1649,8 @@ static uint64_t thunk_cublasDgelsBatched(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, int, int, int, void *, int, void *, int, void *, void *, int))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (int)a[2], (int)a[3], (int)a[4], (void *)(uintptr_t)a[5], (int)a[6], (void *)(uintptr_t)a[7], (int)a[8], (void *)(uintptr_t)a[9], (void *)(uintptr_t)a[10], (int)a[11]);
 }
-CUTAP_EXPORT unsigned int cublasDgelsBatched(void *handle, unsigned int trans, int m, int n, int nrhs, void *Aarray, int lda, void *Carray, int ldc, void *info, void *devInfoArray, int batchSize)
+CUTAP_SLOW unsigned int cutap_slow_cublasDgelsBatched(void *handle, unsigned int trans, int m, int n, int nrhs, void *Aarray, int lda, void *Carray, int ldc, void *info, void *devInfoArray, int batchSize)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cublasDgelsBatched], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, int, int, int, void *, int, void *, int, void *, void *, int))cutap_fn)(handle, trans, m, n, nrhs, Aarray, lda, Carray, ldc, info, devInfoArray, batchSize);
     uint64_t cutap_w[12] = {(uint64_t)(uintptr_t)handle, (uint64_t)trans, (uint64_t)(int64_t)m, (uint64_t)(int64_t)n, (uint64_t)(int64_t)nrhs, (uint64_t)(uintptr_t)Aarray, (uint64_t)(int64_t)lda, (uint64_t)(uintptr_t)Carray, (uint64_t)(int64_t)ldc, (uint64_t)(uintptr_t)info, (uint64_t)(uintptr_t)devInfoArray, (uint64_t)(int64_t)batchSize};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cublasDgelsBatched, cutap_w, thunk_cublasDgelsBatched);
 }
@@ -2167,10 +1658,8 @@ static uint64_t thunk_cublasDgemm(void *fn, uint64_t *a)
 {
     return (((void (*)(char, char, int, int, int, double, void *, int, void *, int, double, void *, int))fn)((char)a[0], (char)a[1], (int)a[2], (int)a[3], (int)a[4], cutap_w2d(a[5]), (void *)(uintptr_t)a[6], (int)a[7], (void *)(uintptr_t)a[8], (int)a[9], cutap_w2d(a[10]), (void *)(uintptr_t)a[11], (int)a[12]), (uint64_t)0);
 }
-CUTAP_EXPORT void cublasDgemm(char transa, char transb, int m, int n, int k, double alpha, void *A, int lda, void *B, int ldb, double beta, void *C, int ldc)
+CUTAP_SLOW void cutap_slow_cublasDgemm(char transa, char transb, int m, int n, int k, double alpha, void *A, int lda, void *B, int ldb, double beta, void *C, int ldc)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cublasDgemm], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn)) { ((void (*)(char, char, int, int, int, double, void *, int, void *, int, double, void *, int))cutap_fn)(transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc); return; }
     uint64_t cutap_w[13] = {(uint64_t)(int64_t)transa, (uint64_t)(int64_t)transb, (uint64_t)(int64_t)m, (uint64_t)(int64_t)n, (uint64_t)(int64_t)k, cutap_d2w(alpha), (uint64_t)(uintptr_t)A, (uint64_t)(int64_t)lda, (uint64_t)(uintptr_t)B, (uint64_t)(int64_t)ldb, cutap_d2w(beta), (uint64_t)(uintptr_t)C, (uint64_t)(int64_t)ldc};
     (void)cutap_dispatch(CUTAP_ID_cublasDgemm, cutap_w, thunk_cublasDgemm);
 }
@@ -2178,11 +1667,8 @@ static uint64_t thunk_cublasDgemmBatched(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, unsigned int, int, int, int, void *, void *, int, void *, int, void *, void *, int, int))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (unsigned int)a[2], (int)a[3], (int)a[4], (int)a[5], (void *)(uintptr_t)a[6], (void *)(uintptr_t)a[7], (int)a[8], (void *)(uintptr_t)a[9], (int)a[10], (void *)(uintptr_t)a[11], (void *)(uintptr_t)a[12], (int)a[13], (int)a[14]);
 }
-CUTAP_EXPORT unsigned int cublasDgemmBatched(void *handle, unsigned int transa, unsigned int transb, int m, int n, int k, void *alpha, void *Aarray, int lda, void *Barray, int ldb, void *beta, void *Carray, int ldc, int batchCount)
+CUTAP_SLOW unsigned int cutap_slow_cublasDgemmBatched(void *handle, unsigned int transa, unsigned int transb, int m, int n, int k, void *alpha, void *Aarray, int lda, void *Barray, int ldb, void *beta, void *Carray, int ldc, int batchCount)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cublasDgemmBatched], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, unsigned int, int, int, int, void *, void *, int, void *, int, void *, void *, int, int))cutap_fn)(handle, transa, transb, m, n, k, alpha, Aarray, lda, Barray, ldb, beta, Carray, ldc, batchCount);
     uint64_t cutap_w[15] = {(uint64_t)(uintptr_t)handle, (uint64_t)transa, (uint64_t)transb, (uint64_t)(int64_t)m, (uint64_t)(int64_t)n, (uint64_t)(int64_t)k, (uint64_t)(uintptr_t)alpha, (uint64_t)(uintptr_t)Aarray, (uint64_t)(int64_t)lda, (uint64_t)(uintptr_t)Barray, (uint64_t)(int64_t)ldb, (uint64_t)(uintptr_t)beta, (uint64_t)(uintptr_t)Carray, (uint64_t)(int64_t)ldc, (uint64_t)(int64_t)batchCount};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cublasDgemmBatched, cutap_w, thunk_cublasDgemmBatched);
 }
@@ -2190,11 +1676,8 @@ static uint64_t thunk_cublasDgemmBatched_64(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, unsigned int, long, long, long, void *, void *, long, void *, long, void *, void *, long, long))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (unsigned int)a[2], (long)a[3], (long)a[4], (long)a[5], (void *)(uintptr_t)a[6], (void *)(uintptr_t)a[7], (long)a[8], (void *)(uintptr_t)a[9], (long)a[10], (void *)(uintptr_t)a[11], (void *)(uintptr_t)a[12], (long)a[13], (long)a[14]);
 }
-CUTAP_EXPORT unsigned int cublasDgemmBatched_64(void *handle, unsigned int transa, unsigned int transb, long m, long n, long k, void *alpha, void *Aarray, long lda, void *Barray, long ldb, void *beta, void *Carray, long ldc, long batchCount)
+CUTAP_SLOW unsigned int cutap_slow_cublasDgemmBatched_64(void *handle, unsigned int transa, unsigned int transb, long m, long n, long k, void *alpha, void *Aarray, long lda, void *Barray, long ldb, void *beta, void *Carray, long ldc, long batchCount)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cublasDgemmBatched_64], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, unsigned int, long, long, long, void *, void *, long, void *, long, void *, void *, long, long))cutap_fn)(handle, transa, transb, m, n, k, alpha, Aarray, lda, Barray, ldb, beta, Carray, ldc, batchCount);
     uint64_t cutap_w[15] = {(uint64_t)(uintptr_t)handle, (uint64_t)transa, (uint64_t)transb, (uint64_t)(int64_t)m, (uint64_t)(int64_t)n, (uint64_t)(int64_t)k, (uint64_t)(uintptr_t)alpha, (uint64_t)(uintptr_t)Aarray, (uint64_t)(int64_t)lda, (uint64_t)(uintptr_t)Barray, (uint64_t)(int64_t)ldb, (uint64_t)(uintptr_t)beta, (uint64_t)(uintptr_t)Carray, (uint64_t)(int64_t)ldc, (uint64_t)(int64_t)batchCount};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cublasDgemmBatched_64, cutap_w, thunk_cublasDgemmBatched_64);
 }
@@ -2202,11 +1685,8 @@ static uint64_t thunk_cublasDgemmGroupedBatched(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, int, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1], (void *)(uintptr_t)a[2], (void *)(uintptr_t)a[3], (void *)(uintptr_t)a[4], (void *)(uintptr_t)a[5], (void *)(uintptr_t)a[6], (void *)(uintptr_t)a[7], (void *)(uintptr_t)a[8], (void *)(uintptr_t)a[9], (void *)(uintptr_t)a[10], (void *)(uintptr_t)a[11], (void *)(uintptr_t)a[12], (void *)(uintptr_t)a[13], (int)a[14], (void *)(uintptr_t)a[15]);
 }
-CUTAP_EXPORT unsigned int cublasDgemmGroupedBatched(void *handle, void *transa_array, void *transb_array, void *m_array, void *n_array, void *k_array, void *alpha_array, void *Aarray, void *lda_array, void *Barray, void *ldb_array, void *beta_array, void *Carray, void *ldc_array, int group_count, void *group_size)
+CUTAP_SLOW unsigned int cutap_slow_cublasDgemmGroupedBatched(void *handle, void *transa_array, void *transb_array, void *m_array, void *n_array, void *k_array, void *alpha_array, void *Aarray, void *lda_array, void *Barray, void *ldb_array, void *beta_array, void *Carray, void *ldc_array, int group_count, void *group_size)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cublasDgemmGroupedBatched], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, int, void *))cutap_fn)(handle, transa_array, transb_array, m_array, n_array, k_array, alpha_array, Aarray, lda_array, Barray, ldb_array, beta_array, Carray, ldc_array, group_count, group_size);
     uint64_t cutap_w[16] = {(uint64_t)(uintptr_t)handle, (uint64_t)(uintptr_t)transa_array, (uint64_t)(uintptr_t)transb_array, (uint64_t)(uintptr_t)m_array, (uint64_t)(uintptr_t)n_array, (uint64_t)(uintptr_t)k_array, (uint64_t)(uintptr_t)alpha_array, (uint64_t)(uintptr_t)Aarray, (uint64_t)(uintptr_t)lda_array, (uint64_t)(uintptr_t)Barray, (uint64_t)(uintptr_t)ldb_array, (uint64_t)(uintptr_t)beta_array, (uint64_t)(uintptr_t)Carray, (uint64_t)(uintptr_t)ldc_array, (uint64_t)(int64_t)group_count, (uint64_t)(uintptr_t)group_size};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cublasDgemmGroupedBatched, cutap_w, thunk_cublasDgemmGroupedBatched);
 }
@@ -2214,11 +1694,8 @@ static uint64_t thunk_cublasDgemmGroupedBatched_64(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, long, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1], (void *)(uintptr_t)a[2], (void *)(uintptr_t)a[3], (void *)(uintptr_t)a[4], (void *)(uintptr_t)a[5], (void *)(uintptr_t)a[6], (void *)(uintptr_t)a[7], (void *)(uintptr_t)a[8], (void *)(uintptr_t)a[9], (void *)(uintptr_t)a[10], (void *)(uintptr_t)a[11], (void *)(uintptr_t)a[12], (void *)(uintptr_t)a[13], (long)a[14], (void *)(uintptr_t)a[15]);
 }
-CUTAP_EXPORT unsigned int cublasDgemmGroupedBatched_64(void *handle, void *transa_array, void *transb_array, void *m_array, void *n_array, void *k_array, void *alpha_array, void *Aarray, void *lda_array, void *Barray, void *ldb_array, void *beta_array, void *Carray, void *ldc_array, long group_count, void *group_size)
+CUTAP_SLOW unsigned int cutap_slow_cublasDgemmGroupedBatched_64(void *handle, void *transa_array, void *transb_array, void *m_array, void *n_array, void *k_array, void *alpha_array, void *Aarray, void *lda_array, void *Barray, void *ldb_array, void *beta_array, void *Carray, void *ldc_array, long group_count, void *group_size)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cublasDgemmGroupedBatched_64], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, long, void *))cutap_fn)(handle, transa_array, transb_array, m_array, n_array, k_array, alpha_array, Aarray, lda_array, Barray, ldb_array, beta_array, Carray, ldc_array, group_count, group_size);
     uint64_t cutap_w[16] = {(uint64_t)(uintptr_t)handle, (uint64_t)(uintptr_t)transa_array, (uint64_t)(uintptr_t)transb_array, (uint64_t)(uintptr_t)m_array, (uint64_t)(uintptr_t)n_array, (uint64_t)(uintptr_t)k_array, (uint64_t)(uintptr_t)alpha_array, (uint64_t)(uintptr_t)Aarray, (uint64_t)(uintptr_t)lda_array, (uint64_t)(uintptr_t)Barray, (uint64_t)(uintptr_t)ldb_array, (uint64_t)(uintptr_t)beta_array, (uint64_t)(uintptr_t)Carray, (uint64_t)(uintptr_t)ldc_array, (uint64_t)(int64_t)group_count, (uint64_t)(uintptr_t)group_size};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cublasDgemmGroupedBatched_64, cutap_w, thunk_cublasDgemmGroupedBatched_64);
 }
@@ -2226,11 +1703,8 @@ static uint64_t thunk_cublasDgemmStridedBatched(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, unsigned int, int, int, int, void *, void *, int, long long, void *, int, long long, void *, void *, int, long long, int))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (unsigned int)a[2], (int)a[3], (int)a[4], (int)a[5], (void *)(uintptr_t)a[6], (void *)(uintptr_t)a[7], (int)a[8], (long long)a[9], (void *)(uintptr_t)a[10], (int)a[11], (long long)a[12], (void *)(uintptr_t)a[13], (void *)(uintptr_t)a[14], (int)a[15], (long long)a[16], (int)a[17]);
 }
-CUTAP_EXPORT unsigned int cublasDgemmStridedBatched(void *handle, unsigned int transa, unsigned int transb, int m, int n, int k, void *alpha, void *A, int lda, long long strideA, void *B, int ldb, long long strideB, void *beta, void *C, int ldc, long long strideC, int batchCount)
+CUTAP_SLOW unsigned int cutap_slow_cublasDgemmStridedBatched(void *handle, unsigned int transa, unsigned int transb, int m, int n, int k, void *alpha, void *A, int lda, long long strideA, void *B, int ldb, long long strideB, void *beta, void *C, int ldc, long long strideC, int batchCount)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cublasDgemmStridedBatched], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, unsigned int, int, int, int, void *, void *, int, long long, void *, int, long long, void *, void *, int, long long, int))cutap_fn)(handle, transa, transb, m, n, k, alpha, A, lda, strideA, B, ldb, strideB, beta, C, ldc, strideC, batchCount);
     uint64_t cutap_w[18] = {(uint64_t)(uintptr_t)handle, (uint64_t)transa, (uint64_t)transb, (uint64_t)(int64_t)m, (uint64_t)(int64_t)n, (uint64_t)(int64_t)k, (uint64_t)(uintptr_t)alpha, (uint64_t)(uintptr_t)A, (uint64_t)(int64_t)lda, (uint64_t)(int64_t)strideA, (uint64_t)(uintptr_t)B, (uint64_t)(int64_t)ldb, (uint64_t)(int64_t)strideB, (uint64_t)(uintptr_t)beta, (uint64_t)(uintptr_t)C, (uint64_t)(int64_t)ldc, (uint64_t)(int64_t)strideC, (uint64_t)(int64_t)batchCount};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cublasDgemmStridedBatched, cutap_w, thunk_cublasDgemmStridedBatched);
 }
@@ -2238,11 +1712,8 @@ static uint64_t thunk_cublasDgemmStridedBatched_64(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, unsigned int, long, long, long, void *, void *, long, long long, void *, long, long long, void *, void *, long, long long, long))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (unsigned int)a[2], (long)a[3], (long)a[4], (long)a[5], (void *)(uintptr_t)a[6], (void *)(uintptr_t)a[7], (long)a[8], (long long)a[9], (void *)(uintptr_t)a[10], (long)a[11], (long long)a[12], (void *)(uintptr_t)a[13], (void *)(uintptr_t)a[14], (long)a[15], (long long)a[16], (long)a[17]);
 }
-CUTAP_EXPORT unsigned int cublasDgemmStridedBatched_64(void *handle, unsigned int transa, unsigned int transb, long m, long n, long k, void *alpha, void *A, long lda, long long strideA, void *B, long ldb, long long strideB, void *beta, void *C, long ldc, long long strideC, long batchCount)
+CUTAP_SLOW unsigned int cutap_slow_cublasDgemmStridedBatched_64(void *handle, unsigned int transa, unsigned int transb, long m, long n, long k, void *alpha, void *A, long lda, long long strideA, void *B, long ldb, long long strideB, void *beta, void *C, long ldc, long long strideC, long batchCount)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cublasDgemmStridedBatched_64], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, unsigned int, long, long, long, void *, void *, long, long long, void *, long, long long, void *, void *, long, long long, long))cutap_fn)(handle, transa, transb, m, n, k, alpha, A, lda, strideA, B, ldb, strideB, beta, C, ldc, strideC, batchCount);
     uint64_t cutap_w[18] = {(uint64_t)(uintptr_t)handle, (uint64_t)transa, (uint64_t)transb, (uint64_t)(int64_t)m, (uint64_t)(int64_t)n, (uint64_t)(int64_t)k, (uint64_t)(uintptr_t)alpha, (uint64_t)(uintptr_t)A, (uint64_t)(int64_t)lda, (uint64_t)(int64_t)strideA, (uint64_t)(uintptr_t)B, (uint64_t)(int64_t)ldb, (uint64_t)(int64_t)strideB, (uint64_t)(uintptr_t)beta, (uint64_t)(uintptr_t)C, (uint64_t)(int64_t)ldc, (uint64_t)(int64_t)strideC, (uint64_t)(int64_t)batchCount};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cublasDgemmStridedBatched_64, cutap_w, thunk_cublasDgemmStridedBatched_64);
 }
@@ -2250,11 +1721,8 @@ static uint64_t thunk_cublasDgemm_v2(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, unsigned int, int, int, int, void *, void *, int, void *, int, void *, void *, int))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (unsigned int)a[2], (int)a[3], (int)a[4], (int)a[5], (void *)(uintptr_t)a[6], (void *)(uintptr_t)a[7], (int)a[8], (void *)(uintptr_t)a[9], (int)a[10], (void *)(uintptr_t)a[11], (void *)(uintptr_t)a[12], (int)a[13]);
 }
-CUTAP_EXPORT unsigned int cublasDgemm_v2(void *handle, unsigned int transa, unsigned int transb, int m, int n, int k, void *alpha, void *A, int lda, void *B, int ldb, void *beta, void *C, int ldc)
+CUTAP_SLOW unsigned int cutap_slow_cublasDgemm_v2(void *handle, unsigned int transa, unsigned int transb, int m, int n, int k, void *alpha, void *A, int lda, void *B, int ldb, void *beta, void *C, int ldc)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cublasDgemm_v2], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, unsigned int, int, int, int, void *, void *, int, void *, int, void *, void *, int))cutap_fn)(handle, transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
     uint64_t cutap_w[14] = {(uint64_t)(uintptr_t)handle, (uint64_t)transa, (uint64_t)transb, (uint64_t)(int64_t)m, (uint64_t)(int64_t)n, (uint64_t)(int64_t)k, (uint64_t)(uintptr_t)alpha, (uint64_t)(uintptr_t)A, (uint64_t)(int64_t)lda, (uint64_t)(uintptr_t)B, (uint64_t)(int64_t)ldb, (uint64_t)(uintptr_t)beta, (uint64_t)(uintptr_t)C, (uint64_t)(int64_t)ldc};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cublasDgemm_v2, cutap_w, thunk_cublasDgemm_v2);
 }
@@ -2262,11 +1730,8 @@ static uint64_t thunk_cublasDgemm_v2_64(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, unsigned int, long, long, long, void *, void *, long, void *, long, void *, void *, long))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (unsigned int)a[2], (long)a[3], (long)a[4], (long)a[5], (void *)(uintptr_t)a[6], (void *)(uintptr_t)a[7], (long)a[8], (void *)(uintptr_t)a[9], (long)a[10], (void *)(uintptr_t)a[11], (void *)(uintptr_t)a[12], (long)a[13]);
 }
-CUTAP_EXPORT unsigned int cublasDgemm_v2_64(void *handle, unsigned int transa, unsigned int transb, long m, long n, long k, void *alpha, void *A, long lda, void *B, long ldb, void *beta, void *C, long ldc)
+CUTAP_SLOW unsigned int cutap_slow_cublasDgemm_v2_64(void *handle, unsigned int transa, unsigned int transb, long m, long n, long k, void *alpha, void *A, long lda, void *B, long ldb, void *beta, void *C, long ldc)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cublasDgemm_v2_64], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, unsigned int, long, long, long, void *, void *, long, void *, long, void *, void *, long))cutap_fn)(handle, transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
     uint64_t cutap_w[14] = {(uint64_t)(uintptr_t)handle, (uint64_t)transa, (uint64_t)transb, (uint64_t)(int64_t)m, (uint64_t)(int64_t)n, (uint64_t)(int64_t)k, (uint64_t)(uintptr_t)alpha, (uint64_t)(uintptr_t)A, (uint64_t)(int64_t)lda, (uint64_t)(uintptr_t)B, (uint64_t)(int64_t)ldb, (uint64_t)(uintptr_t)beta, (uint64_t)(uintptr_t)C, (uint64_t)(int64_t)ldc};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cublasDgemm_v2_64, cutap_w, thunk_cublasDgemm_v2_64);
 }
@@ -2274,10 +1739,8 @@ static uint64_t thunk_cublasDgemv(void *fn, uint64_t *a)
 {
     return (((void (*)(char, int, int, double, void *, int, void *, int, double, void *, int))fn)((char)a[0], (int)a[1], (int)a[2], cutap_w2d(a[3]), (void *)(uintptr_t)a[4], (int)a[5], (void *)(uintptr_t)a[6], (int)a[7], cutap_w2d(a[8]), (void *)(uintptr_t)a[9], (int)a[10]), (uint64_t)0);
 }
-CUTAP_EXPORT void cublasDgemv(char trans, int m, int n, double alpha, void *A, int lda, void *x, int incx, double beta, void *y, int incy)
+CUTAP_SLOW void cutap_slow_cublasDgemv(char trans, int m, int n, double alpha, void *A, int lda, void *x, int incx, double beta, void *y, int incy)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cublasDgemv], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn)) { ((void (*)(char, int, int, double, void *, int, void *, int, double, void *, int))cutap_fn)(trans, m, n, alpha, A, lda, x, incx, beta, y, incy); return; }
     uint64_t cutap_w[11] = {(uint64_t)(int64_t)trans, (uint64_t)(int64_t)m, (uint64_t)(int64_t)n, cutap_d2w(alpha), (uint64_t)(uintptr_t)A, (uint64_t)(int64_t)lda, (uint64_t)(uintptr_t)x, (uint64_t)(int64_t)incx, cutap_d2w(beta), (uint64_t)(uintptr_t)y, (uint64_t)(int64_t)incy};
     (void)cutap_dispatch(CUTAP_ID_cublasDgemv, cutap_w, thunk_cublasDgemv);
 }
@@ -2285,11 +1748,8 @@ static uint64_t thunk_cublasDgemvBatched(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, int, int, void *, void *, int, void *, int, void *, void *, int, int))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (int)a[2], (int)a[3], (void *)(uintptr_t)a[4], (void *)(uintptr_t)a[5], (int)a[6], (void *)(uintptr_t)a[7], (int)a[8], (void *)(uintptr_t)a[9], (void *)(uintptr_t)a[10], (int)a[11], (int)a[12]);
 }
-CUTAP_EXPORT unsigned int cublasDgemvBatched(void *handle, unsigned int trans, int m, int n, void *alpha, void *Aarray, int lda, void *xarray, int incx, void *beta, void *yarray, int incy, int batchCount)
+CUTAP_SLOW unsigned int cutap_slow_cublasDgemvBatched(void *handle, unsigned int trans, int m, int n, void *alpha, void *Aarray, int lda, void *xarray, int incx, void *beta, void *yarray, int incy, int batchCount)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cublasDgemvBatched], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, int, int, void *, void *, int, void *, int, void *, void *, int, int))cutap_fn)(handle, trans, m, n, alpha, Aarray, lda, xarray, incx, beta, yarray, incy, batchCount);
     uint64_t cutap_w[13] = {(uint64_t)(uintptr_t)handle, (uint64_t)trans, (uint64_t)(int64_t)m, (uint64_t)(int64_t)n, (uint64_t)(uintptr_t)alpha, (uint64_t)(uintptr_t)Aarray, (uint64_t)(int64_t)lda, (uint64_t)(uintptr_t)xarray, (uint64_t)(int64_t)incx, (uint64_t)(uintptr_t)beta, (uint64_t)(uintptr_t)yarray, (uint64_t)(int64_t)incy, (uint64_t)(int64_t)batchCount};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cublasDgemvBatched, cutap_w, thunk_cublasDgemvBatched);
 }
@@ -2297,11 +1757,8 @@ static uint64_t thunk_cublasDgemvBatched_64(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, long, long, void *, void *, long, void *, long, void *, void *, long, long))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (long)a[2], (long)a[3], (void *)(uintptr_t)a[4], (void *)(uintptr_t)a[5], (long)a[6], (void *)(uintptr_t)a[7], (long)a[8], (void *)(uintptr_t)a[9], (void *)(uintptr_t)a[10], (long)a[11], (long)a[12]);
 }
-CUTAP_EXPORT unsigned int cublasDgemvBatched_64(void *handle, unsigned int trans, long m, long n, void *alpha, void *Aarray, long lda, void *xarray, long incx, void *beta, void *yarray, long incy, long batchCount)
+CUTAP_SLOW unsigned int cutap_slow_cublasDgemvBatched_64(void *handle, unsigned int trans, long m, long n, void *alpha, void *Aarray, long lda, void *xarray, long incx, void *beta, void *yarray, long incy, long batchCount)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cublasDgemvBatched_64], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, long, long, void *, void *, long, void *, long, void *, void *, long, long))cutap_fn)(handle, trans, m, n, alpha, Aarray, lda, xarray, incx, beta, yarray, incy, batchCount);
     uint64_t cutap_w[13] = {(uint64_t)(uintptr_t)handle, (uint64_t)trans, (uint64_t)(int64_t)m, (uint64_t)(int64_t)n, (uint64_t)(uintptr_t)alpha, (uint64_t)(uintptr_t)Aarray, (uint64_t)(int64_t)lda, (uint64_t)(uintptr_t)xarray, (uint64_t)(int64_t)incx, (uint64_t)(uintptr_t)beta, (uint64_t)(uintptr_t)yarray, (uint64_t)(int64_t)incy, (uint64_t)(int64_t)batchCount};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cublasDgemvBatched_64, cutap_w, thunk_cublasDgemvBatched_64);
 }
@@ -2309,11 +1766,8 @@ static uint64_t thunk_cublasDgemvStridedBatched(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, int, int, void *, void *, int, long long, void *, int, long long, void *, void *, int, long long, int))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (int)a[2], (int)a[3], (void *)(uintptr_t)a[4], (void *)(uintptr_t)a[5], (int)a[6], (long long)a[7], (void *)(uintptr_t)a[8], (int)a[9], (long long)a[10], (void *)(uintptr_t)a[11], (void *)(uintptr_t)a[12], (int)a[13], (long long)a[14], (int)a[15]);
 }
-CUTAP_EXPORT unsigned int cublasDgemvStridedBatched(void *handle, unsigned int trans, int m, int n, void *alpha, void *A, int lda, long long strideA, void *x, int incx, long long stridex, void *beta, void *y, int incy, long long stridey, int batchCount)
+CUTAP_SLOW unsigned int cutap_slow_cublasDgemvStridedBatched(void *handle, unsigned int trans, int m, int n, void *alpha, void *A, int lda, long long strideA, void *x, int incx, long long stridex, void *beta, void *y, int incy, long long stridey, int batchCount)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cublasDgemvStridedBatched], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, int, int, void *, void *, int, long long, void *, int, long long, void *, void *, int, long long, int))cutap_fn)(handle, trans, m, n, alpha, A, lda, strideA, x, incx, stridex, beta, y, incy, stridey, batchCount);
     uint64_t cutap_w[16] = {(uint64_t)(uintptr_t)handle, (uint64_t)trans, (uint64_t)(int64_t)m, (uint64_t)(int64_t)n, (uint64_t)(uintptr_t)alpha, (uint64_t)(uintptr_t)A, (uint64_t)(int64_t)lda, (uint64_t)(int64_t)strideA, (uint64_t)(uintptr_t)x, (uint64_t)(int64_t)incx, (uint64_t)(int64_t)stridex, (uint64_t)(uintptr_t)beta, (uint64_t)(uintptr_t)y, (uint64_t)(int64_t)incy, (uint64_t)(int64_t)stridey, (uint64_t)(int64_t)batchCount};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cublasDgemvStridedBatched, cutap_w, thunk_cublasDgemvStridedBatched);
 }
@@ -2321,11 +1775,8 @@ static uint64_t thunk_cublasDgemvStridedBatched_64(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, long, long, void *, void *, long, long long, void *, long, long long, void *, void *, long, long long, long))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (long)a[2], (long)a[3], (void *)(uintptr_t)a[4], (void *)(uintptr_t)a[5], (long)a[6], (long long)a[7], (void *)(uintptr_t)a[8], (long)a[9], (long long)a[10], (void *)(uintptr_t)a[11], (void *)(uintptr_t)a[12], (long)a[13], (long long)a[14], (long)a[15]);
 }
-CUTAP_EXPORT unsigned int cublasDgemvStridedBatched_64(void *handle, unsigned int trans, long m, long n, void *alpha, void *A, long lda, long long strideA, void *x, long incx, long long stridex, void *beta, void *y, long incy, long long stridey, long batchCount)
+CUTAP_SLOW unsigned int cutap_slow_cublasDgemvStridedBatched_64(void *handle, unsigned int trans, long m, long n, void *alpha, void *A, long lda, long long strideA, void *x, long incx, long long stridex, void *beta, void *y, long incy, long long stridey, long batchCount)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cublasDgemvStridedBatched_64], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, long, long, void *, void *, long, long long, void *, long, long long, void *, void *, long, long long, long))cutap_fn)(handle, trans, m, n, alpha, A, lda, strideA, x, incx, stridex, beta, y, incy, stridey, batchCount);
     uint64_t cutap_w[16] = {(uint64_t)(uintptr_t)handle, (uint64_t)trans, (uint64_t)(int64_t)m, (uint64_t)(int64_t)n, (uint64_t)(uintptr_t)alpha, (uint64_t)(uintptr_t)A, (uint64_t)(int64_t)lda, (uint64_t)(int64_t)strideA, (uint64_t)(uintptr_t)x, (uint64_t)(int64_t)incx, (uint64_t)(int64_t)stridex, (uint64_t)(uintptr_t)beta, (uint64_t)(uintptr_t)y, (uint64_t)(int64_t)incy, (uint64_t)(int64_t)stridey, (uint64_t)(int64_t)batchCount};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cublasDgemvStridedBatched_64, cutap_w, thunk_cublasDgemvStridedBatched_64);
 }
@@ -2333,11 +1784,8 @@ static uint64_t thunk_cublasDgemv_v2(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, int, int, void *, void *, int, void *, int, void *, void *, int))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (int)a[2], (int)a[3], (void *)(uintptr_t)a[4], (void *)(uintptr_t)a[5], (int)a[6], (void *)(uintptr_t)a[7], (int)a[8], (void *)(uintptr_t)a[9], (void *)(uintptr_t)a[10], (int)a[11]);
 }
-CUTAP_EXPORT unsigned int cublasDgemv_v2(void *handle, unsigned int trans, int m, int n, void *alpha, void *A, int lda, void *x, int incx, void *beta, void *y, int incy)
+CUTAP_SLOW unsigned int cutap_slow_cublasDgemv_v2(void *handle, unsigned int trans, int m, int n, void *alpha, void *A, int lda, void *x, int incx, void *beta, void *y, int incy)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cublasDgemv_v2], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, int, int, void *, void *, int, void *, int, void *, void *, int))cutap_fn)(handle, trans, m, n, alpha, A, lda, x, incx, beta, y, incy);
     uint64_t cutap_w[12] = {(uint64_t)(uintptr_t)handle, (uint64_t)trans, (uint64_t)(int64_t)m, (uint64_t)(int64_t)n, (uint64_t)(uintptr_t)alpha, (uint64_t)(uintptr_t)A, (uint64_t)(int64_t)lda, (uint64_t)(uintptr_t)x, (uint64_t)(int64_t)incx, (uint64_t)(uintptr_t)beta, (uint64_t)(uintptr_t)y, (uint64_t)(int64_t)incy};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cublasDgemv_v2, cutap_w, thunk_cublasDgemv_v2);
 }
@@ -2345,11 +1793,8 @@ static uint64_t thunk_cublasDgemv_v2_64(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, long, long, void *, void *, long, void *, long, void *, void *, long))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (long)a[2], (long)a[3], (void *)(uintptr_t)a[4], (void *)(uintptr_t)a[5], (long)a[6], (void *)(uintptr_t)a[7], (long)a[8], (void *)(uintptr_t)a[9], (void *)(uintptr_t)a[10], (long)a[11]);
 }
-CUTAP_EXPORT unsigned int cublasDgemv_v2_64(void *handle, unsigned int trans, long m, long n, void *alpha, void *A, long lda, void *x, long incx, void *beta, void *y, long incy)
+CUTAP_SLOW unsigned int cutap_slow_cublasDgemv_v2_64(void *handle, unsigned int trans, long m, long n, void *alpha, void *A, long lda, void *x, long incx, void *beta, void *y, long incy)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cublasDgemv_v2_64], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, long, long, void *, void *, long, void *, long, void *, void *, long))cutap_fn)(handle, trans, m, n, alpha, A, lda, x, incx, beta, y, incy);
     uint64_t cutap_w[12] = {(uint64_t)(uintptr_t)handle, (uint64_t)trans, (uint64_t)(int64_t)m, (uint64_t)(int64_t)n, (uint64_t)(uintptr_t)alpha, (uint64_t)(uintptr_t)A, (uint64_t)(int64_t)lda, (uint64_t)(uintptr_t)x, (uint64_t)(int64_t)incx, (uint64_t)(uintptr_t)beta, (uint64_t)(uintptr_t)y, (uint64_t)(int64_t)incy};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cublasDgemv_v2_64, cutap_w, thunk_cublasDgemv_v2_64);
 }
@@ -2357,11 +1802,8 @@ static uint64_t thunk_cublasDgeqrfBatched(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, int, int, void *, int, void *, void *, int))fn)((void *)(uintptr_t)a[0], (int)a[1], (int)a[2], (void *)(uintptr_t)a[3], (int)a[4], (void *)(uintptr_t)a[5], (void *)(uintptr_t)a[6], (int)a[7]);
 }
-CUTAP_EXPORT unsigned int cublasDgeqrfBatched(void *handle, int m, int n, void *Aarray, int lda, void *TauArray, void *info, int batchSize)
+CUTAP_SLOW unsigned int cutap_slow_cublasDgeqrfBatched(void *handle, int m, int n, void *Aarray, int lda, void *TauArray, void *info, int batchSize)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cublasDgeqrfBatched], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, int, int, void *, int, void *, void *, int))cutap_fn)(handle, m, n, Aarray, lda, TauArray, info, batchSize);
     uint64_t cutap_w[8] = {(uint64_t)(uintptr_t)handle, (uint64_t)(int64_t)m, (uint64_t)(int64_t)n, (uint64_t)(uintptr_t)Aarray, (uint64_t)(int64_t)lda, (uint64_t)(uintptr_t)TauArray, (uint64_t)(uintptr_t)info, (uint64_t)(int64_t)batchSize};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cublasDgeqrfBatched, cutap_w, thunk_cublasDgeqrfBatched);
 }
@@ -2369,10 +1811,8 @@ static uint64_t thunk_cublasDger(void *fn, uint64_t *a)
 {
     return (((void (*)(int, int, double, void *, int, void *, int, void *, int))fn)((int)a[0], (int)a[1], cutap_w2d(a[2]), (void *)(uintptr_t)a[3], (int)a[4], (void *)(uintptr_t)a[5], (int)a[6], (void *)(uintptr_t)a[7], (int)a[8]), (uint64_t)0);
 }
-CUTAP_EXPORT void cublasDger(int m, int n, double alpha, void *x, int incx, void *y, int incy, void *A, int lda)
+CUTAP_SLOW void cutap_slow_cublasDger(int m, int n, double alpha, void *x, int incx, void *y, int incy, void *A, int lda)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cublasDger], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn)) { ((void (*)(int, int, double, void *, int, void *, int, void *, int))cutap_fn)(m, n, alpha, x, incx, y, incy, A, lda); return; }
     uint64_t cutap_w[9] = {(uint64_t)(int64_t)m, (uint64_t)(int64_t)n, cutap_d2w(alpha), (uint64_t)(uintptr_t)x, (uint64_t)(int64_t)incx, (uint64_t)(uintptr_t)y, (uint64_t)(int64_t)incy, (uint64_t)(uintptr_t)A, (uint64_t)(int64_t)lda};
     (void)cutap_dispatch(CUTAP_ID_cublasDger, cutap_w, thunk_cublasDger);
 }
@@ -2380,11 +1820,8 @@ static uint64_t thunk_cublasDger_v2(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, int, int, void *, void *, int, void *, int, void *, int))fn)((void *)(uintptr_t)a[0], (int)a[1], (int)a[2], (void *)(uintptr_t)a[3], (void *)(uintptr_t)a[4], (int)a[5], (void *)(uintptr_t)a[6], (int)a[7], (void *)(uintptr_t)a[8], (int)a[9]);
 }
-CUTAP_EXPORT unsigned int cublasDger_v2(void *handle, int m, int n, void *alpha, void *x, int incx, void *y, int incy, void *A, int lda)
+CUTAP_SLOW unsigned int cutap_slow_cublasDger_v2(void *handle, int m, int n, void *alpha, void *x, int incx, void *y, int incy, void *A, int lda)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cublasDger_v2], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, int, int, void *, void *, int, void *, int, void *, int))cutap_fn)(handle, m, n, alpha, x, incx, y, incy, A, lda);
     uint64_t cutap_w[10] = {(uint64_t)(uintptr_t)handle, (uint64_t)(int64_t)m, (uint64_t)(int64_t)n, (uint64_t)(uintptr_t)alpha, (uint64_t)(uintptr_t)x, (uint64_t)(int64_t)incx, (uint64_t)(uintptr_t)y, (uint64_t)(int64_t)incy, (uint64_t)(uintptr_t)A, (uint64_t)(int64_t)lda};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cublasDger_v2, cutap_w, thunk_cublasDger_v2);
 }
@@ -2392,11 +1829,8 @@ static uint64_t thunk_cublasDger_v2_64(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, long, long, void *, void *, long, void *, long, void *, long))fn)((void *)(uintptr_t)a[0], (long)a[1], (long)a[2], (void *)(uintptr_t)a[3], (void *)(uintptr_t)a[4], (long)a[5], (void *)(uintptr_t)a[6], (long)a[7], (void *)(uintptr_t)a[8], (long)a[9]);
 }
-CUTAP_EXPORT unsigned int cublasDger_v2_64(void *handle, long m, long n, void *alpha, void *x, long incx, void *y, long incy, void *A, long lda)
+CUTAP_SLOW unsigned int cutap_slow_cublasDger_v2_64(void *handle, long m, long n, void *alpha, void *x, long incx, void *y, long incy, void *A, long lda)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cublasDger_v2_64], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, long, long, void *, void *, long, void *, long, void *, long))cutap_fn)(handle, m, n, alpha, x, incx, y, incy, A, lda);
     uint64_t cutap_w[10] = {(uint64_t)(uintptr_t)handle, (uint64_t)(int64_t)m, (uint64_t)(int64_t)n, (uint64_t)(uintptr_t)alpha, (uint64_t)(uintptr_t)x, (uint64_t)(int64_t)incx, (uint64_t)(uintptr_t)y, (uint64_t)(int64_t)incy, (uint64_t)(uintptr_t)A, (uint64_t)(int64_t)lda};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cublasDger_v2_64, cutap_w, thunk_cublasDger_v2_64);
 }
@@ -2404,11 +1838,8 @@ static uint64_t thunk_cublasDgetrfBatched(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, int, void *, int, void *, void *, int))fn)((void *)(uintptr_t)a[0], (int)a[1], (void *)(uintptr_t)a[2], (int)a[3], (void *)(uintptr_t)a[4], (void *)(uintptr_t)a[5], (int)a[6]);
 }
-CUTAP_EXPORT unsigned int cublasDgetrfBatched(void *handle, int n, void *A, int lda, void *P, void *info, int batchSize)
+CUTAP_SLOW unsigned int cutap_slow_cublasDgetrfBatched(void *handle, int n, void *A, int lda, void *P, void *info, int batchSize)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cublasDgetrfBatched], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, int, void *, int, void *, void *, int))cutap_fn)(handle, n, A, lda, P, info, batchSize);
     uint64_t cutap_w[7] = {(uint64_t)(uintptr_t)handle, (uint64_t)(int64_t)n, (uint64_t)(uintptr_t)A, (uint64_t)(int64_t)lda, (uint64_t)(uintptr_t)P, (uint64_t)(uintptr_t)info, (uint64_t)(int64_t)batchSize};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cublasDgetrfBatched, cutap_w, thunk_cublasDgetrfBatched);
 }
@@ -2416,11 +1847,8 @@ static uint64_t thunk_cublasDgetriBatched(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, int, void *, int, void *, void *, int, void *, int))fn)((void *)(uintptr_t)a[0], (int)a[1], (void *)(uintptr_t)a[2], (int)a[3], (void *)(uintptr_t)a[4], (void *)(uintptr_t)a[5], (int)a[6], (void *)(uintptr_t)a[7], (int)a[8]);
 }
-CUTAP_EXPORT unsigned int cublasDgetriBatched(void *handle, int n, void *A, int lda, void *P, void *C, int ldc, void *info, int batchSize)
+CUTAP_SLOW unsigned int cutap_slow_cublasDgetriBatched(void *handle, int n, void *A, int lda, void *P, void *C, int ldc, void *info, int batchSize)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cublasDgetriBatched], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, int, void *, int, void *, void *, int, void *, int))cutap_fn)(handle, n, A, lda, P, C, ldc, info, batchSize);
     uint64_t cutap_w[9] = {(uint64_t)(uintptr_t)handle, (uint64_t)(int64_t)n, (uint64_t)(uintptr_t)A, (uint64_t)(int64_t)lda, (uint64_t)(uintptr_t)P, (uint64_t)(uintptr_t)C, (uint64_t)(int64_t)ldc, (uint64_t)(uintptr_t)info, (uint64_t)(int64_t)batchSize};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cublasDgetriBatched, cutap_w, thunk_cublasDgetriBatched);
 }
@@ -2428,11 +1856,8 @@ static uint64_t thunk_cublasDgetrsBatched(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, int, int, void *, int, void *, void *, int, void *, int))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (int)a[2], (int)a[3], (void *)(uintptr_t)a[4], (int)a[5], (void *)(uintptr_t)a[6], (void *)(uintptr_t)a[7], (int)a[8], (void *)(uintptr_t)a[9], (int)a[10]);
 }
-CUTAP_EXPORT unsigned int cublasDgetrsBatched(void *handle, unsigned int trans, int n, int nrhs, void *Aarray, int lda, void *devIpiv, void *Barray, int ldb, void *info, int batchSize)
+CUTAP_SLOW unsigned int cutap_slow_cublasDgetrsBatched(void *handle, unsigned int trans, int n, int nrhs, void *Aarray, int lda, void *devIpiv, void *Barray, int ldb, void *info, int batchSize)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cublasDgetrsBatched], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, int, int, void *, int, void *, void *, int, void *, int))cutap_fn)(handle, trans, n, nrhs, Aarray, lda, devIpiv, Barray, ldb, info, batchSize);
     uint64_t cutap_w[11] = {(uint64_t)(uintptr_t)handle, (uint64_t)trans, (uint64_t)(int64_t)n, (uint64_t)(int64_t)nrhs, (uint64_t)(uintptr_t)Aarray, (uint64_t)(int64_t)lda, (uint64_t)(uintptr_t)devIpiv, (uint64_t)(uintptr_t)Barray, (uint64_t)(int64_t)ldb, (uint64_t)(uintptr_t)info, (uint64_t)(int64_t)batchSize};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cublasDgetrsBatched, cutap_w, thunk_cublasDgetrsBatched);
 }
@@ -2440,11 +1865,8 @@ static uint64_t thunk_cublasDmatinvBatched(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, int, void *, int, void *, int, void *, int))fn)((void *)(uintptr_t)a[0], (int)a[1], (void *)(uintptr_t)a[2], (int)a[3], (void *)(uintptr_t)a[4], (int)a[5], (void *)(uintptr_t)a[6], (int)a[7]);
 }
-CUTAP_EXPORT unsigned int cublasDmatinvBatched(void *handle, int n, void *A, int lda, void *Ainv, int lda_inv, void *info, int batchSize)
+CUTAP_SLOW unsigned int cutap_slow_cublasDmatinvBatched(void *handle, int n, void *A, int lda, void *Ainv, int lda_inv, void *info, int batchSize)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cublasDmatinvBatched], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, int, void *, int, void *, int, void *, int))cutap_fn)(handle, n, A, lda, Ainv, lda_inv, info, batchSize);
     uint64_t cutap_w[8] = {(uint64_t)(uintptr_t)handle, (uint64_t)(int64_t)n, (uint64_t)(uintptr_t)A, (uint64_t)(int64_t)lda, (uint64_t)(uintptr_t)Ainv, (uint64_t)(int64_t)lda_inv, (uint64_t)(uintptr_t)info, (uint64_t)(int64_t)batchSize};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cublasDmatinvBatched, cutap_w, thunk_cublasDmatinvBatched);
 }
@@ -2452,11 +1874,8 @@ static uint64_t thunk_cublasDnrm2_v2(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, int, void *, int, void *))fn)((void *)(uintptr_t)a[0], (int)a[1], (void *)(uintptr_t)a[2], (int)a[3], (void *)(uintptr_t)a[4]);
 }
-CUTAP_EXPORT unsigned int cublasDnrm2_v2(void *handle, int n, void *x, int incx, void *result)
+CUTAP_SLOW unsigned int cutap_slow_cublasDnrm2_v2(void *handle, int n, void *x, int incx, void *result)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cublasDnrm2_v2], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, int, void *, int, void *))cutap_fn)(handle, n, x, incx, result);
     uint64_t cutap_w[5] = {(uint64_t)(uintptr_t)handle, (uint64_t)(int64_t)n, (uint64_t)(uintptr_t)x, (uint64_t)(int64_t)incx, (uint64_t)(uintptr_t)result};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cublasDnrm2_v2, cutap_w, thunk_cublasDnrm2_v2);
 }
@@ -2464,11 +1883,8 @@ static uint64_t thunk_cublasDnrm2_v2_64(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, long, void *, long, void *))fn)((void *)(uintptr_t)a[0], (long)a[1], (void *)(uintptr_t)a[2], (long)a[3], (void *)(uintptr_t)a[4]);
 }
-CUTAP_EXPORT unsigned int cublasDnrm2_v2_64(void *handle, long n, void *x, long incx, void *result)
+CUTAP_SLOW unsigned int cutap_slow_cublasDnrm2_v2_64(void *handle, long n, void *x, long incx, void *result)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cublasDnrm2_v2_64], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, long, void *, long, void *))cutap_fn)(handle, n, x, incx, result);
     uint64_t cutap_w[5] = {(uint64_t)(uintptr_t)handle, (uint64_t)(int64_t)n, (uint64_t)(uintptr_t)x, (uint64_t)(int64_t)incx, (uint64_t)(uintptr_t)result};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cublasDnrm2_v2_64, cutap_w, thunk_cublasDnrm2_v2_64);
 }
@@ -2476,11 +1892,8 @@ static uint64_t thunk_cublasDotEx(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, int, void *, unsigned int, int, void *, unsigned int, int, void *, unsigned int, unsigned int))fn)((void *)(uintptr_t)a[0], (int)a[1], (void *)(uintptr_t)a[2], (unsigned int)a[3], (int)a[4], (void *)(uintptr_t)a[5], (unsigned int)a[6], (int)a[7], (void *)(uintptr_t)a[8], (unsigned int)a[9], (unsigned int)a[10]);
 }
-CUTAP_EXPORT unsigned int cublasDotEx(void *handle, int n, void *x, unsigned int xType, int incx, void *y, unsigned int yType, int incy, void *result, unsigned int resultType, unsigned int executionType)
+CUTAP_SLOW unsigned int cutap_slow_cublasDotEx(void *handle, int n, void *x, unsigned int xType, int incx, void *y, unsigned int yType, int incy, void *result, unsigned int resultType, unsigned int executionType)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cublasDotEx], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, int, void *, unsigned int, int, void *, unsigned int, int, void *, unsigned int, unsigned int))cutap_fn)(handle, n, x, xType, incx, y, yType, incy, result, resultType, executionType);
     uint64_t cutap_w[11] = {(uint64_t)(uintptr_t)handle, (uint64_t)(int64_t)n, (uint64_t)(uintptr_t)x, (uint64_t)xType, (uint64_t)(int64_t)incx, (uint64_t)(uintptr_t)y, (uint64_t)yType, (uint64_t)(int64_t)incy, (uint64_t)(uintptr_t)result, (uint64_t)resultType, (uint64_t)executionType};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cublasDotEx, cutap_w, thunk_cublasDotEx);
 }
@@ -2488,11 +1901,8 @@ static uint64_t thunk_cublasDotEx_64(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, long, void *, unsigned int, long, void *, unsigned int, long, void *, unsigned int, unsigned int))fn)((void *)(uintptr_t)a[0], (long)a[1], (void *)(uintptr_t)a[2], (unsigned int)a[3], (long)a[4], (void *)(uintptr_t)a[5], (unsigned int)a[6], (long)a[7], (void *)(uintptr_t)a[8], (unsigned int)a[9], (unsigned int)a[10]);
 }
-CUTAP_EXPORT unsigned int cublasDotEx_64(void *handle, long n, void *x, unsigned int xType, long incx, void *y, unsigned int yType, long incy, void *result, unsigned int resultType, unsigned int executionType)
+CUTAP_SLOW unsigned int cutap_slow_cublasDotEx_64(void *handle, long n, void *x, unsigned int xType, long incx, void *y, unsigned int yType, long incy, void *result, unsigned int resultType, unsigned int executionType)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cublasDotEx_64], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, long, void *, unsigned int, long, void *, unsigned int, long, void *, unsigned int, unsigned int))cutap_fn)(handle, n, x, xType, incx, y, yType, incy, result, resultType, executionType);
     uint64_t cutap_w[11] = {(uint64_t)(uintptr_t)handle, (uint64_t)(int64_t)n, (uint64_t)(uintptr_t)x, (uint64_t)xType, (uint64_t)(int64_t)incx, (uint64_t)(uintptr_t)y, (uint64_t)yType, (uint64_t)(int64_t)incy, (uint64_t)(uintptr_t)result, (uint64_t)resultType, (uint64_t)executionType};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cublasDotEx_64, cutap_w, thunk_cublasDotEx_64);
 }
@@ -2500,11 +1910,8 @@ static uint64_t thunk_cublasDotcEx(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, int, void *, unsigned int, int, void *, unsigned int, int, void *, unsigned int, unsigned int))fn)((void *)(uintptr_t)a[0], (int)a[1], (void *)(uintptr_t)a[2], (unsigned int)a[3], (int)a[4], (void *)(uintptr_t)a[5], (unsigned int)a[6], (int)a[7], (void *)(uintptr_t)a[8], (unsigned int)a[9], (unsigned int)a[10]);
 }
-CUTAP_EXPORT unsigned int cublasDotcEx(void *handle, int n, void *x, unsigned int xType, int incx, void *y, unsigned int yType, int incy, void *result, unsigned int resultType, unsigned int executionType)
+CUTAP_SLOW unsigned int cutap_slow_cublasDotcEx(void *handle, int n, void *x, unsigned int xType, int incx, void *y, unsigned int yType, int incy, void *result, unsigned int resultType, unsigned int executionType)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cublasDotcEx], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, int, void *, unsigned int, int, void *, unsigned int, int, void *, unsigned int, unsigned int))cutap_fn)(handle, n, x, xType, incx, y, yType, incy, result, resultType, executionType);
     uint64_t cutap_w[11] = {(uint64_t)(uintptr_t)handle, (uint64_t)(int64_t)n, (uint64_t)(uintptr_t)x, (uint64_t)xType, (uint64_t)(int64_t)incx, (uint64_t)(uintptr_t)y, (uint64_t)yType, (uint64_t)(int64_t)incy, (uint64_t)(uintptr_t)result, (uint64_t)resultType, (uint64_t)executionType};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cublasDotcEx, cutap_w, thunk_cublasDotcEx);
 }
@@ -2512,11 +1919,8 @@ static uint64_t thunk_cublasDotcEx_64(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, long, void *, unsigned int, long, void *, unsigned int, long, void *, unsigned int, unsigned int))fn)((void *)(uintptr_t)a[0], (long)a[1], (void *)(uintptr_t)a[2], (unsigned int)a[3], (long)a[4], (void *)(uintptr_t)a[5], (unsigned int)a[6], (long)a[7], (void *)(uintptr_t)a[8], (unsigned int)a[9], (unsigned int)a[10]);
 }
-CUTAP_EXPORT unsigned int cublasDotcEx_64(void *handle, long n, void *x, unsigned int xType, long incx, void *y, unsigned int yType, long incy, void *result, unsigned int resultType, unsigned int executionType)
+CUTAP_SLOW unsigned int cutap_slow_cublasDotcEx_64(void *handle, long n, void *x, unsigned int xType, long incx, void *y, unsigned int yType, long incy, void *result, unsigned int resultType, unsigned int executionType)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cublasDotcEx_64], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, long, void *, unsigned int, long, void *, unsigned int, long, void *, unsigned int, unsigned int))cutap_fn)(handle, n, x, xType, incx, y, yType, incy, result, resultType, executionType);
     uint64_t cutap_w[11] = {(uint64_t)(uintptr_t)handle, (uint64_t)(int64_t)n, (uint64_t)(uintptr_t)x, (uint64_t)xType, (uint64_t)(int64_t)incx, (uint64_t)(uintptr_t)y, (uint64_t)yType, (uint64_t)(int64_t)incy, (uint64_t)(uintptr_t)result, (uint64_t)resultType, (uint64_t)executionType};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cublasDotcEx_64, cutap_w, thunk_cublasDotcEx_64);
 }
@@ -2524,10 +1928,8 @@ static uint64_t thunk_cublasDrot(void *fn, uint64_t *a)
 {
     return (((void (*)(int, void *, int, void *, int, double, double))fn)((int)a[0], (void *)(uintptr_t)a[1], (int)a[2], (void *)(uintptr_t)a[3], (int)a[4], cutap_w2d(a[5]), cutap_w2d(a[6])), (uint64_t)0);
 }
-CUTAP_EXPORT void cublasDrot(int n, void *x, int incx, void *y, int incy, double sc, double ss)
+CUTAP_SLOW void cutap_slow_cublasDrot(int n, void *x, int incx, void *y, int incy, double sc, double ss)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cublasDrot], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn)) { ((void (*)(int, void *, int, void *, int, double, double))cutap_fn)(n, x, incx, y, incy, sc, ss); return; }
     uint64_t cutap_w[7] = {(uint64_t)(int64_t)n, (uint64_t)(uintptr_t)x, (uint64_t)(int64_t)incx, (uint64_t)(uintptr_t)y, (uint64_t)(int64_t)incy, cutap_d2w(sc), cutap_d2w(ss)};
     (void)cutap_dispatch(CUTAP_ID_cublasDrot, cutap_w, thunk_cublasDrot);
 }
@@ -2535,11 +1937,8 @@ static uint64_t thunk_cublasDrot_v2(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, int, void *, int, void *, int, void *, void *))fn)((void *)(uintptr_t)a[0], (int)a[1], (void *)(uintptr_t)a[2], (int)a[3], (void *)(uintptr_t)a[4], (int)a[5], (void *)(uintptr_t)a[6], (void *)(uintptr_t)a[7]);
 }
-CUTAP_EXPORT unsigned int cublasDrot_v2(void *handle, int n, void *x, int incx, void *y, int incy, void *c, void *s)
+CUTAP_SLOW unsigned int cutap_slow_cublasDrot_v2(void *handle, int n, void *x, int incx, void *y, int incy, void *c, void *s)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cublasDrot_v2], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, int, void *, int, void *, int, void *, void *))cutap_fn)(handle, n, x, incx, y, incy, c, s);
     uint64_t cutap_w[8] = {(uint64_t)(uintptr_t)handle, (uint64_t)(int64_t)n, (uint64_t)(uintptr_t)x, (uint64_t)(int64_t)incx, (uint64_t)(uintptr_t)y, (uint64_t)(int64_t)incy, (uint64_t)(uintptr_t)c, (uint64_t)(uintptr_t)s};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cublasDrot_v2, cutap_w, thunk_cublasDrot_v2);
 }
@@ -2547,11 +1946,8 @@ static uint64_t thunk_cublasDrot_v2_64(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, long, void *, long, void *, long, void *, void *))fn)((void *)(uintptr_t)a[0], (long)a[1], (void *)(uintptr_t)a[2], (long)a[3], (void *)(uintptr_t)a[4], (long)a[5], (void *)(uintptr_t)a[6], (void *)(uintptr_t)a[7]);
 }
-CUTAP_EXPORT unsigned int cublasDrot_v2_64(void *handle, long n, void *x, long incx, void *y, long incy, void *c, void *s)
+CUTAP_SLOW unsigned int cutap_slow_cublasDrot_v2_64(void *handle, long n, void *x, long incx, void *y, long incy, void *c, void *s)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cublasDrot_v2_64], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, long, void *, long, void *, long, void *, void *))cutap_fn)(handle, n, x, incx, y, incy, c, s);
     uint64_t cutap_w[8] = {(uint64_t)(uintptr_t)handle, (uint64_t)(int64_t)n, (uint64_t)(uintptr_t)x, (uint64_t)(int64_t)incx, (uint64_t)(uintptr_t)y, (uint64_t)(int64_t)incy, (uint64_t)(uintptr_t)c, (uint64_t)(uintptr_t)s};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cublasDrot_v2_64, cutap_w, thunk_cublasDrot_v2_64);
 }
@@ -2559,10 +1955,8 @@ static uint64_t thunk_cublasDrotg(void *fn, uint64_t *a)
 {
     return (((void (*)(void *, void *, void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1], (void *)(uintptr_t)a[2], (void *)(uintptr_t)a[3]), (uint64_t)0);
 }
-CUTAP_EXPORT void cublasDrotg(void *sa, void *sb, void *sc, void *ss)
+CUTAP_SLOW void cutap_slow_cublasDrotg(void *sa, void *sb, void *sc, void *ss)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cublasDrotg], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn)) { ((void (*)(void *, void *, void *, void *))cutap_fn)(sa, sb, sc, ss); return; }
     uint64_t cutap_w[4] = {(uint64_t)(uintptr_t)sa, (uint64_t)(uintptr_t)sb, (uint64_t)(uintptr_t)sc, (uint64_t)(uintptr_t)ss};
     (void)cutap_dispatch(CUTAP_ID_cublasDrotg, cutap_w, thunk_cublasDrotg);
 }
@@ -2570,11 +1964,8 @@ static uint64_t thunk_cublasDrotg_v2(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *, void *, void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1], (void *)(uintptr_t)a[2], (void *)(uintptr_t)a[3], (void *)(uintptr_t)a[4]);
 }
-CUTAP_EXPORT unsigned int cublasDrotg_v2(void *handle, void *a, void *b, void *c, void *s)
+CUTAP_SLOW unsigned int cutap_slow_cublasDrotg_v2(void *handle, void *a, void *b, void *c, void *s)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cublasDrotg_v2], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *, void *, void *, void *))cutap_fn)(handle, a, b, c, s);
     uint64_t cutap_w[5] = {(uint64_t)(uintptr_t)handle, (uint64_t)(uintptr_t)a, (uint64_t)(uintptr_t)b, (uint64_t)(uintptr_t)c, (uint64_t)(uintptr_t)s};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cublasDrotg_v2, cutap_w, thunk_cublasDrotg_v2);
 }
@@ -2582,10 +1973,8 @@ static uint64_t thunk_cublasDrotm(void *fn, uint64_t *a)
 {
     return (((void (*)(int, void *, int, void *, int, void *))fn)((int)a[0], (void *)(uintptr_t)a[1], (int)a[2], (void *)(uintptr_t)a[3], (int)a[4], (void *)(uintptr_t)a[5]), (uint64_t)0);
 }
-CUTAP_EXPORT void cublasDrotm(int n, void *x, int incx, void *y, int incy, void *sparam)
+CUTAP_SLOW void cutap_slow_cublasDrotm(int n, void *x, int incx, void *y, int incy, void *sparam)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cublasDrotm], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn)) { ((void (*)(int, void *, int, void *, int, void *))cutap_fn)(n, x, incx, y, incy, sparam); return; }
     uint64_t cutap_w[6] = {(uint64_t)(int64_t)n, (uint64_t)(uintptr_t)x, (uint64_t)(int64_t)incx, (uint64_t)(uintptr_t)y, (uint64_t)(int64_t)incy, (uint64_t)(uintptr_t)sparam};
     (void)cutap_dispatch(CUTAP_ID_cublasDrotm, cutap_w, thunk_cublasDrotm);
 }
@@ -2593,11 +1982,8 @@ static uint64_t thunk_cublasDrotm_v2(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, int, void *, int, void *, int, void *))fn)((void *)(uintptr_t)a[0], (int)a[1], (void *)(uintptr_t)a[2], (int)a[3], (void *)(uintptr_t)a[4], (int)a[5], (void *)(uintptr_t)a[6]);
 }
-CUTAP_EXPORT unsigned int cublasDrotm_v2(void *handle, int n, void *x, int incx, void *y, int incy, void *param)
+CUTAP_SLOW unsigned int cutap_slow_cublasDrotm_v2(void *handle, int n, void *x, int incx, void *y, int incy, void *param)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cublasDrotm_v2], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, int, void *, int, void *, int, void *))cutap_fn)(handle, n, x, incx, y, incy, param);
     uint64_t cutap_w[7] = {(uint64_t)(uintptr_t)handle, (uint64_t)(int64_t)n, (uint64_t)(uintptr_t)x, (uint64_t)(int64_t)incx, (uint64_t)(uintptr_t)y, (uint64_t)(int64_t)incy, (uint64_t)(uintptr_t)param};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cublasDrotm_v2, cutap_w, thunk_cublasDrotm_v2);
 }
@@ -2605,11 +1991,8 @@ static uint64_t thunk_cublasDrotm_v2_64(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, long, void *, long, void *, long, void *))fn)((void *)(uintptr_t)a[0], (long)a[1], (void *)(uintptr_t)a[2], (long)a[3], (void *)(uintptr_t)a[4], (long)a[5], (void *)(uintptr_t)a[6]);
 }
-CUTAP_EXPORT unsigned int cublasDrotm_v2_64(void *handle, long n, void *x, long incx, void *y, long incy, void *param)
+CUTAP_SLOW unsigned int cutap_slow_cublasDrotm_v2_64(void *handle, long n, void *x, long incx, void *y, long incy, void *param)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cublasDrotm_v2_64], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, long, void *, long, void *, long, void *))cutap_fn)(handle, n, x, incx, y, incy, param);
     uint64_t cutap_w[7] = {(uint64_t)(uintptr_t)handle, (uint64_t)(int64_t)n, (uint64_t)(uintptr_t)x, (uint64_t)(int64_t)incx, (uint64_t)(uintptr_t)y, (uint64_t)(int64_t)incy, (uint64_t)(uintptr_t)param};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cublasDrotm_v2_64, cutap_w, thunk_cublasDrotm_v2_64);
 }
@@ -2617,10 +2000,8 @@ static uint64_t thunk_cublasDrotmg(void *fn, uint64_t *a)
 {
     return (((void (*)(void *, void *, void *, void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1], (void *)(uintptr_t)a[2], (void *)(uintptr_t)a[3], (void *)(uintptr_t)a[4]), (uint64_t)0);
 }
-CUTAP_EXPORT void cublasDrotmg(void *sd1, void *sd2, void *sx1, void *sy1, void *sparam)
+CUTAP_SLOW void cutap_slow_cublasDrotmg(void *sd1, void *sd2, void *sx1, void *sy1, void *sparam)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cublasDrotmg], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn)) { ((void (*)(void *, void *, void *, void *, void *))cutap_fn)(sd1, sd2, sx1, sy1, sparam); return; }
     uint64_t cutap_w[5] = {(uint64_t)(uintptr_t)sd1, (uint64_t)(uintptr_t)sd2, (uint64_t)(uintptr_t)sx1, (uint64_t)(uintptr_t)sy1, (uint64_t)(uintptr_t)sparam};
     (void)cutap_dispatch(CUTAP_ID_cublasDrotmg, cutap_w, thunk_cublasDrotmg);
 }
@@ -2628,11 +2009,8 @@ static uint64_t thunk_cublasDrotmg_v2(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *, void *, void *, void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1], (void *)(uintptr_t)a[2], (void *)(uintptr_t)a[3], (void *)(uintptr_t)a[4], (void *)(uintptr_t)a[5]);
 }
-CUTAP_EXPORT unsigned int cublasDrotmg_v2(void *handle, void *d1, void *d2, void *x1, void *y1, void *param)
+CUTAP_SLOW unsigned int cutap_slow_cublasDrotmg_v2(void *handle, void *d1, void *d2, void *x1, void *y1, void *param)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cublasDrotmg_v2], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *, void *, void *, void *, void *))cutap_fn)(handle, d1, d2, x1, y1, param);
     uint64_t cutap_w[6] = {(uint64_t)(uintptr_t)handle, (uint64_t)(uintptr_t)d1, (uint64_t)(uintptr_t)d2, (uint64_t)(uintptr_t)x1, (uint64_t)(uintptr_t)y1, (uint64_t)(uintptr_t)param};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cublasDrotmg_v2, cutap_w, thunk_cublasDrotmg_v2);
 }
@@ -2640,10 +2018,8 @@ static uint64_t thunk_cublasDsbmv(void *fn, uint64_t *a)
 {
     return (((void (*)(char, int, int, double, void *, int, void *, int, double, void *, int))fn)((char)a[0], (int)a[1], (int)a[2], cutap_w2d(a[3]), (void *)(uintptr_t)a[4], (int)a[5], (void *)(uintptr_t)a[6], (int)a[7], cutap_w2d(a[8]), (void *)(uintptr_t)a[9], (int)a[10]), (uint64_t)0);
 }
-CUTAP_EXPORT void cublasDsbmv(char uplo, int n, int k, double alpha, void *A, int lda, void *x, int incx, double beta, void *y, int incy)
+CUTAP_SLOW void cutap_slow_cublasDsbmv(char uplo, int n, int k, double alpha, void *A, int lda, void *x, int incx, double beta, void *y, int incy)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cublasDsbmv], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn)) { ((void (*)(char, int, int, double, void *, int, void *, int, double, void *, int))cutap_fn)(uplo, n, k, alpha, A, lda, x, incx, beta, y, incy); return; }
     uint64_t cutap_w[11] = {(uint64_t)(int64_t)uplo, (uint64_t)(int64_t)n, (uint64_t)(int64_t)k, cutap_d2w(alpha), (uint64_t)(uintptr_t)A, (uint64_t)(int64_t)lda, (uint64_t)(uintptr_t)x, (uint64_t)(int64_t)incx, cutap_d2w(beta), (uint64_t)(uintptr_t)y, (uint64_t)(int64_t)incy};
     (void)cutap_dispatch(CUTAP_ID_cublasDsbmv, cutap_w, thunk_cublasDsbmv);
 }
@@ -2651,11 +2027,8 @@ static uint64_t thunk_cublasDsbmv_v2(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, int, int, void *, void *, int, void *, int, void *, void *, int))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (int)a[2], (int)a[3], (void *)(uintptr_t)a[4], (void *)(uintptr_t)a[5], (int)a[6], (void *)(uintptr_t)a[7], (int)a[8], (void *)(uintptr_t)a[9], (void *)(uintptr_t)a[10], (int)a[11]);
 }
-CUTAP_EXPORT unsigned int cublasDsbmv_v2(void *handle, unsigned int uplo, int n, int k, void *alpha, void *A, int lda, void *x, int incx, void *beta, void *y, int incy)
+CUTAP_SLOW unsigned int cutap_slow_cublasDsbmv_v2(void *handle, unsigned int uplo, int n, int k, void *alpha, void *A, int lda, void *x, int incx, void *beta, void *y, int incy)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cublasDsbmv_v2], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, int, int, void *, void *, int, void *, int, void *, void *, int))cutap_fn)(handle, uplo, n, k, alpha, A, lda, x, incx, beta, y, incy);
     uint64_t cutap_w[12] = {(uint64_t)(uintptr_t)handle, (uint64_t)uplo, (uint64_t)(int64_t)n, (uint64_t)(int64_t)k, (uint64_t)(uintptr_t)alpha, (uint64_t)(uintptr_t)A, (uint64_t)(int64_t)lda, (uint64_t)(uintptr_t)x, (uint64_t)(int64_t)incx, (uint64_t)(uintptr_t)beta, (uint64_t)(uintptr_t)y, (uint64_t)(int64_t)incy};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cublasDsbmv_v2, cutap_w, thunk_cublasDsbmv_v2);
 }
@@ -2663,11 +2036,8 @@ static uint64_t thunk_cublasDsbmv_v2_64(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, long, long, void *, void *, long, void *, long, void *, void *, long))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (long)a[2], (long)a[3], (void *)(uintptr_t)a[4], (void *)(uintptr_t)a[5], (long)a[6], (void *)(uintptr_t)a[7], (long)a[8], (void *)(uintptr_t)a[9], (void *)(uintptr_t)a[10], (long)a[11]);
 }
-CUTAP_EXPORT unsigned int cublasDsbmv_v2_64(void *handle, unsigned int uplo, long n, long k, void *alpha, void *A, long lda, void *x, long incx, void *beta, void *y, long incy)
+CUTAP_SLOW unsigned int cutap_slow_cublasDsbmv_v2_64(void *handle, unsigned int uplo, long n, long k, void *alpha, void *A, long lda, void *x, long incx, void *beta, void *y, long incy)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cublasDsbmv_v2_64], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, long, long, void *, void *, long, void *, long, void *, void *, long))cutap_fn)(handle, uplo, n, k, alpha, A, lda, x, incx, beta, y, incy);
     uint64_t cutap_w[12] = {(uint64_t)(uintptr_t)handle, (uint64_t)uplo, (uint64_t)(int64_t)n, (uint64_t)(int64_t)k, (uint64_t)(uintptr_t)alpha, (uint64_t)(uintptr_t)A, (uint64_t)(int64_t)lda, (uint64_t)(uintptr_t)x, (uint64_t)(int64_t)incx, (uint64_t)(uintptr_t)beta, (uint64_t)(uintptr_t)y, (uint64_t)(int64_t)incy};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cublasDsbmv_v2_64, cutap_w, thunk_cublasDsbmv_v2_64);
 }
@@ -2675,10 +2045,8 @@ static uint64_t thunk_cublasDscal(void *fn, uint64_t *a)
 {
     return (((void (*)(int, double, void *, int))fn)((int)a[0], cutap_w2d(a[1]), (void *)(uintptr_t)a[2], (int)a[3]), (uint64_t)0);
 }
-CUTAP_EXPORT void cublasDscal(int n, double alpha, void *x, int incx)
+CUTAP_SLOW void cutap_slow_cublasDscal(int n, double alpha, void *x, int incx)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cublasDscal], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn)) { ((void (*)(int, double, void *, int))cutap_fn)(n, alpha, x, incx); return; }
     uint64_t cutap_w[4] = {(uint64_t)(int64_t)n, cutap_d2w(alpha), (uint64_t)(uintptr_t)x, (uint64_t)(int64_t)incx};
     (void)cutap_dispatch(CUTAP_ID_cublasDscal, cutap_w, thunk_cublasDscal);
 }
@@ -2686,11 +2054,8 @@ static uint64_t thunk_cublasDscal_v2(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, int, void *, void *, int))fn)((void *)(uintptr_t)a[0], (int)a[1], (void *)(uintptr_t)a[2], (void *)(uintptr_t)a[3], (int)a[4]);
 }
-CUTAP_EXPORT unsigned int cublasDscal_v2(void *handle, int n, void *alpha, void *x, int incx)
+CUTAP_SLOW unsigned int cutap_slow_cublasDscal_v2(void *handle, int n, void *alpha, void *x, int incx)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cublasDscal_v2], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, int, void *, void *, int))cutap_fn)(handle, n, alpha, x, incx);
     uint64_t cutap_w[5] = {(uint64_t)(uintptr_t)handle, (uint64_t)(int64_t)n, (uint64_t)(uintptr_t)alpha, (uint64_t)(uintptr_t)x, (uint64_t)(int64_t)incx};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cublasDscal_v2, cutap_w, thunk_cublasDscal_v2);
 }
@@ -2698,11 +2063,8 @@ static uint64_t thunk_cublasDscal_v2_64(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, long, void *, void *, long))fn)((void *)(uintptr_t)a[0], (long)a[1], (void *)(uintptr_t)a[2], (void *)(uintptr_t)a[3], (long)a[4]);
 }
-CUTAP_EXPORT unsigned int cublasDscal_v2_64(void *handle, long n, void *alpha, void *x, long incx)
+CUTAP_SLOW unsigned int cutap_slow_cublasDscal_v2_64(void *handle, long n, void *alpha, void *x, long incx)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cublasDscal_v2_64], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, long, void *, void *, long))cutap_fn)(handle, n, alpha, x, incx);
     uint64_t cutap_w[5] = {(uint64_t)(uintptr_t)handle, (uint64_t)(int64_t)n, (uint64_t)(uintptr_t)alpha, (uint64_t)(uintptr_t)x, (uint64_t)(int64_t)incx};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cublasDscal_v2_64, cutap_w, thunk_cublasDscal_v2_64);
 }
@@ -2710,10 +2072,8 @@ static uint64_t thunk_cublasDspmv(void *fn, uint64_t *a)
 {
     return (((void (*)(char, int, double, void *, void *, int, double, void *, int))fn)((char)a[0], (int)a[1], cutap_w2d(a[2]), (void *)(uintptr_t)a[3], (void *)(uintptr_t)a[4], (int)a[5], cutap_w2d(a[6]), (void *)(uintptr_t)a[7], (int)a[8]), (uint64_t)0);
 }
-CUTAP_EXPORT void cublasDspmv(char uplo, int n, double alpha, void *AP, void *x, int incx, double beta, void *y, int incy)
+CUTAP_SLOW void cutap_slow_cublasDspmv(char uplo, int n, double alpha, void *AP, void *x, int incx, double beta, void *y, int incy)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cublasDspmv], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn)) { ((void (*)(char, int, double, void *, void *, int, double, void *, int))cutap_fn)(uplo, n, alpha, AP, x, incx, beta, y, incy); return; }
     uint64_t cutap_w[9] = {(uint64_t)(int64_t)uplo, (uint64_t)(int64_t)n, cutap_d2w(alpha), (uint64_t)(uintptr_t)AP, (uint64_t)(uintptr_t)x, (uint64_t)(int64_t)incx, cutap_d2w(beta), (uint64_t)(uintptr_t)y, (uint64_t)(int64_t)incy};
     (void)cutap_dispatch(CUTAP_ID_cublasDspmv, cutap_w, thunk_cublasDspmv);
 }
@@ -2721,11 +2081,8 @@ static uint64_t thunk_cublasDspmv_v2(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, int, void *, void *, void *, int, void *, void *, int))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (int)a[2], (void *)(uintptr_t)a[3], (void *)(uintptr_t)a[4], (void *)(uintptr_t)a[5], (int)a[6], (void *)(uintptr_t)a[7], (void *)(uintptr_t)a[8], (int)a[9]);
 }
-CUTAP_EXPORT unsigned int cublasDspmv_v2(void *handle, unsigned int uplo, int n, void *alpha, void *AP, void *x, int incx, void *beta, void *y, int incy)
+CUTAP_SLOW unsigned int cutap_slow_cublasDspmv_v2(void *handle, unsigned int uplo, int n, void *alpha, void *AP, void *x, int incx, void *beta, void *y, int incy)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cublasDspmv_v2], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, int, void *, void *, void *, int, void *, void *, int))cutap_fn)(handle, uplo, n, alpha, AP, x, incx, beta, y, incy);
     uint64_t cutap_w[10] = {(uint64_t)(uintptr_t)handle, (uint64_t)uplo, (uint64_t)(int64_t)n, (uint64_t)(uintptr_t)alpha, (uint64_t)(uintptr_t)AP, (uint64_t)(uintptr_t)x, (uint64_t)(int64_t)incx, (uint64_t)(uintptr_t)beta, (uint64_t)(uintptr_t)y, (uint64_t)(int64_t)incy};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cublasDspmv_v2, cutap_w, thunk_cublasDspmv_v2);
 }
@@ -2733,11 +2090,8 @@ static uint64_t thunk_cublasDspmv_v2_64(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, long, void *, void *, void *, long, void *, void *, long))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (long)a[2], (void *)(uintptr_t)a[3], (void *)(uintptr_t)a[4], (void *)(uintptr_t)a[5], (long)a[6], (void *)(uintptr_t)a[7], (void *)(uintptr_t)a[8], (long)a[9]);
 }
-CUTAP_EXPORT unsigned int cublasDspmv_v2_64(void *handle, unsigned int uplo, long n, void *alpha, void *AP, void *x, long incx, void *beta, void *y, long incy)
+CUTAP_SLOW unsigned int cutap_slow_cublasDspmv_v2_64(void *handle, unsigned int uplo, long n, void *alpha, void *AP, void *x, long incx, void *beta, void *y, long incy)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cublasDspmv_v2_64], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, long, void *, void *, void *, long, void *, void *, long))cutap_fn)(handle, uplo, n, alpha, AP, x, incx, beta, y, incy);
     uint64_t cutap_w[10] = {(uint64_t)(uintptr_t)handle, (uint64_t)uplo, (uint64_t)(int64_t)n, (uint64_t)(uintptr_t)alpha, (uint64_t)(uintptr_t)AP, (uint64_t)(uintptr_t)x, (uint64_t)(int64_t)incx, (uint64_t)(uintptr_t)beta, (uint64_t)(uintptr_t)y, (uint64_t)(int64_t)incy};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cublasDspmv_v2_64, cutap_w, thunk_cublasDspmv_v2_64);
 }
@@ -2745,10 +2099,8 @@ static uint64_t thunk_cublasDspr(void *fn, uint64_t *a)
 {
     return (((void (*)(char, int, double, void *, int, void *))fn)((char)a[0], (int)a[1], cutap_w2d(a[2]), (void *)(uintptr_t)a[3], (int)a[4], (void *)(uintptr_t)a[5]), (uint64_t)0);
 }
-CUTAP_EXPORT void cublasDspr(char uplo, int n, double alpha, void *x, int incx, void *AP)
+CUTAP_SLOW void cutap_slow_cublasDspr(char uplo, int n, double alpha, void *x, int incx, void *AP)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cublasDspr], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn)) { ((void (*)(char, int, double, void *, int, void *))cutap_fn)(uplo, n, alpha, x, incx, AP); return; }
     uint64_t cutap_w[6] = {(uint64_t)(int64_t)uplo, (uint64_t)(int64_t)n, cutap_d2w(alpha), (uint64_t)(uintptr_t)x, (uint64_t)(int64_t)incx, (uint64_t)(uintptr_t)AP};
     (void)cutap_dispatch(CUTAP_ID_cublasDspr, cutap_w, thunk_cublasDspr);
 }
@@ -2756,10 +2108,8 @@ static uint64_t thunk_cublasDspr2(void *fn, uint64_t *a)
 {
     return (((void (*)(char, int, double, void *, int, void *, int, void *))fn)((char)a[0], (int)a[1], cutap_w2d(a[2]), (void *)(uintptr_t)a[3], (int)a[4], (void *)(uintptr_t)a[5], (int)a[6], (void *)(uintptr_t)a[7]), (uint64_t)0);
 }
-CUTAP_EXPORT void cublasDspr2(char uplo, int n, double alpha, void *x, int incx, void *y, int incy, void *AP)
+CUTAP_SLOW void cutap_slow_cublasDspr2(char uplo, int n, double alpha, void *x, int incx, void *y, int incy, void *AP)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cublasDspr2], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn)) { ((void (*)(char, int, double, void *, int, void *, int, void *))cutap_fn)(uplo, n, alpha, x, incx, y, incy, AP); return; }
     uint64_t cutap_w[8] = {(uint64_t)(int64_t)uplo, (uint64_t)(int64_t)n, cutap_d2w(alpha), (uint64_t)(uintptr_t)x, (uint64_t)(int64_t)incx, (uint64_t)(uintptr_t)y, (uint64_t)(int64_t)incy, (uint64_t)(uintptr_t)AP};
     (void)cutap_dispatch(CUTAP_ID_cublasDspr2, cutap_w, thunk_cublasDspr2);
 }
@@ -2767,11 +2117,8 @@ static uint64_t thunk_cublasDspr2_v2(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, int, void *, void *, int, void *, int, void *))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (int)a[2], (void *)(uintptr_t)a[3], (void *)(uintptr_t)a[4], (int)a[5], (void *)(uintptr_t)a[6], (int)a[7], (void *)(uintptr_t)a[8]);
 }
-CUTAP_EXPORT unsigned int cublasDspr2_v2(void *handle, unsigned int uplo, int n, void *alpha, void *x, int incx, void *y, int incy, void *AP)
+CUTAP_SLOW unsigned int cutap_slow_cublasDspr2_v2(void *handle, unsigned int uplo, int n, void *alpha, void *x, int incx, void *y, int incy, void *AP)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cublasDspr2_v2], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, int, void *, void *, int, void *, int, void *))cutap_fn)(handle, uplo, n, alpha, x, incx, y, incy, AP);
     uint64_t cutap_w[9] = {(uint64_t)(uintptr_t)handle, (uint64_t)uplo, (uint64_t)(int64_t)n, (uint64_t)(uintptr_t)alpha, (uint64_t)(uintptr_t)x, (uint64_t)(int64_t)incx, (uint64_t)(uintptr_t)y, (uint64_t)(int64_t)incy, (uint64_t)(uintptr_t)AP};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cublasDspr2_v2, cutap_w, thunk_cublasDspr2_v2);
 }
@@ -2779,11 +2126,8 @@ static uint64_t thunk_cublasDspr2_v2_64(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, long, void *, void *, long, void *, long, void *))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (long)a[2], (void *)(uintptr_t)a[3], (void *)(uintptr_t)a[4], (long)a[5], (void *)(uintptr_t)a[6], (long)a[7], (void *)(uintptr_t)a[8]);
 }
-CUTAP_EXPORT unsigned int cublasDspr2_v2_64(void *handle, unsigned int uplo, long n, void *alpha, void *x, long incx, void *y, long incy, void *AP)
+CUTAP_SLOW unsigned int cutap_slow_cublasDspr2_v2_64(void *handle, unsigned int uplo, long n, void *alpha, void *x, long incx, void *y, long incy, void *AP)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cublasDspr2_v2_64], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, long, void *, void *, long, void *, long, void *))cutap_fn)(handle, uplo, n, alpha, x, incx, y, incy, AP);
     uint64_t cutap_w[9] = {(uint64_t)(uintptr_t)handle, (uint64_t)uplo, (uint64_t)(int64_t)n, (uint64_t)(uintptr_t)alpha, (uint64_t)(uintptr_t)x, (uint64_t)(int64_t)incx, (uint64_t)(uintptr_t)y, (uint64_t)(int64_t)incy, (uint64_t)(uintptr_t)AP};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cublasDspr2_v2_64, cutap_w, thunk_cublasDspr2_v2_64);
 }
@@ -2791,11 +2135,8 @@ static uint64_t thunk_cublasDspr_v2(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, int, void *, void *, int, void *))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (int)a[2], (void *)(uintptr_t)a[3], (void *)(uintptr_t)a[4], (int)a[5], (void *)(uintptr_t)a[6]);
 }
-CUTAP_EXPORT unsigned int cublasDspr_v2(void *handle, unsigned int uplo, int n, void *alpha, void *x, int incx, void *AP)
+CUTAP_SLOW unsigned int cutap_slow_cublasDspr_v2(void *handle, unsigned int uplo, int n, void *alpha, void *x, int incx, void *AP)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cublasDspr_v2], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, int, void *, void *, int, void *))cutap_fn)(handle, uplo, n, alpha, x, incx, AP);
     uint64_t cutap_w[7] = {(uint64_t)(uintptr_t)handle, (uint64_t)uplo, (uint64_t)(int64_t)n, (uint64_t)(uintptr_t)alpha, (uint64_t)(uintptr_t)x, (uint64_t)(int64_t)incx, (uint64_t)(uintptr_t)AP};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cublasDspr_v2, cutap_w, thunk_cublasDspr_v2);
 }
@@ -2803,11 +2144,8 @@ static uint64_t thunk_cublasDspr_v2_64(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, long, void *, void *, long, void *))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (long)a[2], (void *)(uintptr_t)a[3], (void *)(uintptr_t)a[4], (long)a[5], (void *)(uintptr_t)a[6]);
 }
-CUTAP_EXPORT unsigned int cublasDspr_v2_64(void *handle, unsigned int uplo, long n, void *alpha, void *x, long incx, void *AP)
+CUTAP_SLOW unsigned int cutap_slow_cublasDspr_v2_64(void *handle, unsigned int uplo, long n, void *alpha, void *x, long incx, void *AP)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cublasDspr_v2_64], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, long, void *, void *, long, void *))cutap_fn)(handle, uplo, n, alpha, x, incx, AP);
     uint64_t cutap_w[7] = {(uint64_t)(uintptr_t)handle, (uint64_t)uplo, (uint64_t)(int64_t)n, (uint64_t)(uintptr_t)alpha, (uint64_t)(uintptr_t)x, (uint64_t)(int64_t)incx, (uint64_t)(uintptr_t)AP};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cublasDspr_v2_64, cutap_w, thunk_cublasDspr_v2_64);
 }
@@ -2815,10 +2153,8 @@ static uint64_t thunk_cublasDswap(void *fn, uint64_t *a)
 {
     return (((void (*)(int, void *, int, void *, int))fn)((int)a[0], (void *)(uintptr_t)a[1], (int)a[2], (void *)(uintptr_t)a[3], (int)a[4]), (uint64_t)0);
 }
-CUTAP_EXPORT void cublasDswap(int n, void *x, int incx, void *y, int incy)
+CUTAP_SLOW void cutap_slow_cublasDswap(int n, void *x, int incx, void *y, int incy)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cublasDswap], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn)) { ((void (*)(int, void *, int, void *, int))cutap_fn)(n, x, incx, y, incy); return; }
     uint64_t cutap_w[5] = {(uint64_t)(int64_t)n, (uint64_t)(uintptr_t)x, (uint64_t)(int64_t)incx, (uint64_t)(uintptr_t)y, (uint64_t)(int64_t)incy};
     (void)cutap_dispatch(CUTAP_ID_cublasDswap, cutap_w, thunk_cublasDswap);
 }
@@ -2826,11 +2162,8 @@ static uint64_t thunk_cublasDswap_v2(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, int, void *, int, void *, int))fn)((void *)(uintptr_t)a[0], (int)a[1], (void *)(uintptr_t)a[2], (int)a[3], (void *)(uintptr_t)a[4], (int)a[5]);
 }
-CUTAP_EXPORT unsigned int cublasDswap_v2(void *handle, int n, void *x, int incx, void *y, int incy)
+CUTAP_SLOW unsigned int cutap_slow_cublasDswap_v2(void *handle, int n, void *x, int incx, void *y, int incy)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cublasDswap_v2], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, int, void *, int, void *, int))cutap_fn)(handle, n, x, incx, y, incy);
     uint64_t cutap_w[6] = {(uint64_t)(uintptr_t)handle, (uint64_t)(int64_t)n, (uint64_t)(uintptr_t)x, (uint64_t)(int64_t)incx, (uint64_t)(uintptr_t)y, (uint64_t)(int64_t)incy};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cublasDswap_v2, cutap_w, thunk_cublasDswap_v2);
 }
@@ -2838,11 +2171,8 @@ static uint64_t thunk_cublasDswap_v2_64(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, long, void *, long, void *, long))fn)((void *)(uintptr_t)a[0], (long)a[1], (void *)(uintptr_t)a[2], (long)a[3], (void *)(uintptr_t)a[4], (long)a[5]);
 }
-CUTAP_EXPORT unsigned int cublasDswap_v2_64(void *handle, long n, void *x, long incx, void *y, long incy)
+CUTAP_SLOW unsigned int cutap_slow_cublasDswap_v2_64(void *handle, long n, void *x, long incx, void *y, long incy)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cublasDswap_v2_64], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, long, void *, long, void *, long))cutap_fn)(handle, n, x, incx, y, incy);
     uint64_t cutap_w[6] = {(uint64_t)(uintptr_t)handle, (uint64_t)(int64_t)n, (uint64_t)(uintptr_t)x, (uint64_t)(int64_t)incx, (uint64_t)(uintptr_t)y, (uint64_t)(int64_t)incy};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cublasDswap_v2_64, cutap_w, thunk_cublasDswap_v2_64);
 }
@@ -2850,10 +2180,8 @@ static uint64_t thunk_cublasDsymm(void *fn, uint64_t *a)
 {
     return (((void (*)(char, char, int, int, double, void *, int, void *, int, double, void *, int))fn)((char)a[0], (char)a[1], (int)a[2], (int)a[3], cutap_w2d(a[4]), (void *)(uintptr_t)a[5], (int)a[6], (void *)(uintptr_t)a[7], (int)a[8], cutap_w2d(a[9]), (void *)(uintptr_t)a[10], (int)a[11]), (uint64_t)0);
 }
-CUTAP_EXPORT void cublasDsymm(char side, char uplo, int m, int n, double alpha, void *A, int lda, void *B, int ldb, double beta, void *C, int ldc)
+CUTAP_SLOW void cutap_slow_cublasDsymm(char side, char uplo, int m, int n, double alpha, void *A, int lda, void *B, int ldb, double beta, void *C, int ldc)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cublasDsymm], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn)) { ((void (*)(char, char, int, int, double, void *, int, void *, int, double, void *, int))cutap_fn)(side, uplo, m, n, alpha, A, lda, B, ldb, beta, C, ldc); return; }
     uint64_t cutap_w[12] = {(uint64_t)(int64_t)side, (uint64_t)(int64_t)uplo, (uint64_t)(int64_t)m, (uint64_t)(int64_t)n, cutap_d2w(alpha), (uint64_t)(uintptr_t)A, (uint64_t)(int64_t)lda, (uint64_t)(uintptr_t)B, (uint64_t)(int64_t)ldb, cutap_d2w(beta), (uint64_t)(uintptr_t)C, (uint64_t)(int64_t)ldc};
     (void)cutap_dispatch(CUTAP_ID_cublasDsymm, cutap_w, thunk_cublasDsymm);
 }
@@ -2861,11 +2189,8 @@ static uint64_t thunk_cublasDsymm_v2(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, unsigned int, int, int, void *, void *, int, void *, int, void *, void *, int))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (unsigned int)a[2], (int)a[3], (int)a[4], (void *)(uintptr_t)a[5], (void *)(uintptr_t)a[6], (int)a[7], (void *)(uintptr_t)a[8], (int)a[9], (void *)(uintptr_t)a[10], (void *)(uintptr_t)a[11], (int)a[12]);
 }
-CUTAP_EXPORT unsigned int cublasDsymm_v2(void *handle, unsigned int side, unsigned int uplo, int m, int n, void *alpha, void *A, int lda, void *B, int ldb, void *beta, void *C, int ldc)
+CUTAP_SLOW unsigned int cutap_slow_cublasDsymm_v2(void *handle, unsigned int side, unsigned int uplo, int m, int n, void *alpha, void *A, int lda, void *B, int ldb, void *beta, void *C, int ldc)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cublasDsymm_v2], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, unsigned int, int, int, void *, void *, int, void *, int, void *, void *, int))cutap_fn)(handle, side, uplo, m, n, alpha, A, lda, B, ldb, beta, C, ldc);
     uint64_t cutap_w[13] = {(uint64_t)(uintptr_t)handle, (uint64_t)side, (uint64_t)uplo, (uint64_t)(int64_t)m, (uint64_t)(int64_t)n, (uint64_t)(uintptr_t)alpha, (uint64_t)(uintptr_t)A, (uint64_t)(int64_t)lda, (uint64_t)(uintptr_t)B, (uint64_t)(int64_t)ldb, (uint64_t)(uintptr_t)beta, (uint64_t)(uintptr_t)C, (uint64_t)(int64_t)ldc};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cublasDsymm_v2, cutap_w, thunk_cublasDsymm_v2);
 }
@@ -2873,11 +2198,8 @@ static uint64_t thunk_cublasDsymm_v2_64(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, unsigned int, long, long, void *, void *, long, void *, long, void *, void *, long))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (unsigned int)a[2], (long)a[3], (long)a[4], (void *)(uintptr_t)a[5], (void *)(uintptr_t)a[6], (long)a[7], (void *)(uintptr_t)a[8], (long)a[9], (void *)(uintptr_t)a[10], (void *)(uintptr_t)a[11], (long)a[12]);
 }
-CUTAP_EXPORT unsigned int cublasDsymm_v2_64(void *handle, unsigned int side, unsigned int uplo, long m, long n, void *alpha, void *A, long lda, void *B, long ldb, void *beta, void *C, long ldc)
+CUTAP_SLOW unsigned int cutap_slow_cublasDsymm_v2_64(void *handle, unsigned int side, unsigned int uplo, long m, long n, void *alpha, void *A, long lda, void *B, long ldb, void *beta, void *C, long ldc)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cublasDsymm_v2_64], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, unsigned int, long, long, void *, void *, long, void *, long, void *, void *, long))cutap_fn)(handle, side, uplo, m, n, alpha, A, lda, B, ldb, beta, C, ldc);
     uint64_t cutap_w[13] = {(uint64_t)(uintptr_t)handle, (uint64_t)side, (uint64_t)uplo, (uint64_t)(int64_t)m, (uint64_t)(int64_t)n, (uint64_t)(uintptr_t)alpha, (uint64_t)(uintptr_t)A, (uint64_t)(int64_t)lda, (uint64_t)(uintptr_t)B, (uint64_t)(int64_t)ldb, (uint64_t)(uintptr_t)beta, (uint64_t)(uintptr_t)C, (uint64_t)(int64_t)ldc};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cublasDsymm_v2_64, cutap_w, thunk_cublasDsymm_v2_64);
 }
@@ -2885,10 +2207,8 @@ static uint64_t thunk_cublasDsymv(void *fn, uint64_t *a)
 {
     return (((void (*)(char, int, double, void *, int, void *, int, double, void *, int))fn)((char)a[0], (int)a[1], cutap_w2d(a[2]), (void *)(uintptr_t)a[3], (int)a[4], (void *)(uintptr_t)a[5], (int)a[6], cutap_w2d(a[7]), (void *)(uintptr_t)a[8], (int)a[9]), (uint64_t)0);
 }
-CUTAP_EXPORT void cublasDsymv(char uplo, int n, double alpha, void *A, int lda, void *x, int incx, double beta, void *y, int incy)
+CUTAP_SLOW void cutap_slow_cublasDsymv(char uplo, int n, double alpha, void *A, int lda, void *x, int incx, double beta, void *y, int incy)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cublasDsymv], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn)) { ((void (*)(char, int, double, void *, int, void *, int, double, void *, int))cutap_fn)(uplo, n, alpha, A, lda, x, incx, beta, y, incy); return; }
     uint64_t cutap_w[10] = {(uint64_t)(int64_t)uplo, (uint64_t)(int64_t)n, cutap_d2w(alpha), (uint64_t)(uintptr_t)A, (uint64_t)(int64_t)lda, (uint64_t)(uintptr_t)x, (uint64_t)(int64_t)incx, cutap_d2w(beta), (uint64_t)(uintptr_t)y, (uint64_t)(int64_t)incy};
     (void)cutap_dispatch(CUTAP_ID_cublasDsymv, cutap_w, thunk_cublasDsymv);
 }
@@ -2896,11 +2216,8 @@ static uint64_t thunk_cublasDsymv_v2(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, int, void *, void *, int, void *, int, void *, void *, int))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (int)a[2], (void *)(uintptr_t)a[3], (void *)(uintptr_t)a[4], (int)a[5], (void *)(uintptr_t)a[6], (int)a[7], (void *)(uintptr_t)a[8], (void *)(uintptr_t)a[9], (int)a[10]);
 }
-CUTAP_EXPORT unsigned int cublasDsymv_v2(void *handle, unsigned int uplo, int n, void *alpha, void *A, int lda, void *x, int incx, void *beta, void *y, int incy)
+CUTAP_SLOW unsigned int cutap_slow_cublasDsymv_v2(void *handle, unsigned int uplo, int n, void *alpha, void *A, int lda, void *x, int incx, void *beta, void *y, int incy)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cublasDsymv_v2], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, int, void *, void *, int, void *, int, void *, void *, int))cutap_fn)(handle, uplo, n, alpha, A, lda, x, incx, beta, y, incy);
     uint64_t cutap_w[11] = {(uint64_t)(uintptr_t)handle, (uint64_t)uplo, (uint64_t)(int64_t)n, (uint64_t)(uintptr_t)alpha, (uint64_t)(uintptr_t)A, (uint64_t)(int64_t)lda, (uint64_t)(uintptr_t)x, (uint64_t)(int64_t)incx, (uint64_t)(uintptr_t)beta, (uint64_t)(uintptr_t)y, (uint64_t)(int64_t)incy};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cublasDsymv_v2, cutap_w, thunk_cublasDsymv_v2);
 }
@@ -2908,11 +2225,8 @@ static uint64_t thunk_cublasDsymv_v2_64(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, long, void *, void *, long, void *, long, void *, void *, long))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (long)a[2], (void *)(uintptr_t)a[3], (void *)(uintptr_t)a[4], (long)a[5], (void *)(uintptr_t)a[6], (long)a[7], (void *)(uintptr_t)a[8], (void *)(uintptr_t)a[9], (long)a[10]);
 }
-CUTAP_EXPORT unsigned int cublasDsymv_v2_64(void *handle, unsigned int uplo, long n, void *alpha, void *A, long lda, void *x, long incx, void *beta, void *y, long incy)
+CUTAP_SLOW unsigned int cutap_slow_cublasDsymv_v2_64(void *handle, unsigned int uplo, long n, void *alpha, void *A, long lda, void *x, long incx, void *beta, void *y, long incy)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cublasDsymv_v2_64], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, long, void *, void *, long, void *, long, void *, void *, long))cutap_fn)(handle, uplo, n, alpha, A, lda, x, incx, beta, y, incy);
     uint64_t cutap_w[11] = {(uint64_t)(uintptr_t)handle, (uint64_t)uplo, (uint64_t)(int64_t)n, (uint64_t)(uintptr_t)alpha, (uint64_t)(uintptr_t)A, (uint64_t)(int64_t)lda, (uint64_t)(uintptr_t)x, (uint64_t)(int64_t)incx, (uint64_t)(uintptr_t)beta, (uint64_t)(uintptr_t)y, (uint64_t)(int64_t)incy};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cublasDsymv_v2_64, cutap_w, thunk_cublasDsymv_v2_64);
 }
@@ -2920,10 +2234,8 @@ static uint64_t thunk_cublasDsyr(void *fn, uint64_t *a)
 {
     return (((void (*)(char, int, double, void *, int, void *, int))fn)((char)a[0], (int)a[1], cutap_w2d(a[2]), (void *)(uintptr_t)a[3], (int)a[4], (void *)(uintptr_t)a[5], (int)a[6]), (uint64_t)0);
 }
-CUTAP_EXPORT void cublasDsyr(char uplo, int n, double alpha, void *x, int incx, void *A, int lda)
+CUTAP_SLOW void cutap_slow_cublasDsyr(char uplo, int n, double alpha, void *x, int incx, void *A, int lda)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cublasDsyr], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn)) { ((void (*)(char, int, double, void *, int, void *, int))cutap_fn)(uplo, n, alpha, x, incx, A, lda); return; }
     uint64_t cutap_w[7] = {(uint64_t)(int64_t)uplo, (uint64_t)(int64_t)n, cutap_d2w(alpha), (uint64_t)(uintptr_t)x, (uint64_t)(int64_t)incx, (uint64_t)(uintptr_t)A, (uint64_t)(int64_t)lda};
     (void)cutap_dispatch(CUTAP_ID_cublasDsyr, cutap_w, thunk_cublasDsyr);
 }
@@ -2931,10 +2243,8 @@ static uint64_t thunk_cublasDsyr2(void *fn, uint64_t *a)
 {
     return (((void (*)(char, int, double, void *, int, void *, int, void *, int))fn)((char)a[0], (int)a[1], cutap_w2d(a[2]), (void *)(uintptr_t)a[3], (int)a[4], (void *)(uintptr_t)a[5], (int)a[6], (void *)(uintptr_t)a[7], (int)a[8]), (uint64_t)0);
 }
-CUTAP_EXPORT void cublasDsyr2(char uplo, int n, double alpha, void *x, int incx, void *y, int incy, void *A, int lda)
+CUTAP_SLOW void cutap_slow_cublasDsyr2(char uplo, int n, double alpha, void *x, int incx, void *y, int incy, void *A, int lda)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cublasDsyr2], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn)) { ((void (*)(char, int, double, void *, int, void *, int, void *, int))cutap_fn)(uplo, n, alpha, x, incx, y, incy, A, lda); return; }
     uint64_t cutap_w[9] = {(uint64_t)(int64_t)uplo, (uint64_t)(int64_t)n, cutap_d2w(alpha), (uint64_t)(uintptr_t)x, (uint64_t)(int64_t)incx, (uint64_t)(uintptr_t)y, (uint64_t)(int64_t)incy, (uint64_t)(uintptr_t)A, (uint64_t)(int64_t)lda};
     (void)cutap_dispatch(CUTAP_ID_cublasDsyr2, cutap_w, thunk_cublasDsyr2);
 }
@@ -2942,11 +2252,8 @@ static uint64_t thunk_cublasDsyr2_v2(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, int, void *, void *, int, void *, int, void *, int))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (int)a[2], (void *)(uintptr_t)a[3], (void *)(uintptr_t)a[4], (int)a[5], (void *)(uintptr_t)a[6], (int)a[7], (void *)(uintptr_t)a[8], (int)a[9]);
 }
-CUTAP_EXPORT unsigned int cublasDsyr2_v2(void *handle, unsigned int uplo, int n, void *alpha, void *x, int incx, void *y, int incy, void *A, int lda)
+CUTAP_SLOW unsigned int cutap_slow_cublasDsyr2_v2(void *handle, unsigned int uplo, int n, void *alpha, void *x, int incx, void *y, int incy, void *A, int lda)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cublasDsyr2_v2], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, int, void *, void *, int, void *, int, void *, int))cutap_fn)(handle, uplo, n, alpha, x, incx, y, incy, A, lda);
     uint64_t cutap_w[10] = {(uint64_t)(uintptr_t)handle, (uint64_t)uplo, (uint64_t)(int64_t)n, (uint64_t)(uintptr_t)alpha, (uint64_t)(uintptr_t)x, (uint64_t)(int64_t)incx, (uint64_t)(uintptr_t)y, (uint64_t)(int64_t)incy, (uint64_t)(uintptr_t)A, (uint64_t)(int64_t)lda};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cublasDsyr2_v2, cutap_w, thunk_cublasDsyr2_v2);
 }
@@ -2954,11 +2261,8 @@ static uint64_t thunk_cublasDsyr2_v2_64(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, long, void *, void *, long, void *, long, void *, long))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (long)a[2], (void *)(uintptr_t)a[3], (void *)(uintptr_t)a[4], (long)a[5], (void *)(uintptr_t)a[6], (long)a[7], (void *)(uintptr_t)a[8], (long)a[9]);
 }
-CUTAP_EXPORT unsigned int cublasDsyr2_v2_64(void *handle, unsigned int uplo, long n, void *alpha, void *x, long incx, void *y, long incy, void *A, long lda)
+CUTAP_SLOW unsigned int cutap_slow_cublasDsyr2_v2_64(void *handle, unsigned int uplo, long n, void *alpha, void *x, long incx, void *y, long incy, void *A, long lda)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cublasDsyr2_v2_64], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, long, void *, void *, long, void *, long, void *, long))cutap_fn)(handle, uplo, n, alpha, x, incx, y, incy, A, lda);
     uint64_t cutap_w[10] = {(uint64_t)(uintptr_t)handle, (uint64_t)uplo, (uint64_t)(int64_t)n, (uint64_t)(uintptr_t)alpha, (uint64_t)(uintptr_t)x, (uint64_t)(int64_t)incx, (uint64_t)(uintptr_t)y, (uint64_t)(int64_t)incy, (uint64_t)(uintptr_t)A, (uint64_t)(int64_t)lda};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cublasDsyr2_v2_64, cutap_w, thunk_cublasDsyr2_v2_64);
 }
@@ -2966,10 +2270,8 @@ static uint64_t thunk_cublasDsyr2k(void *fn, uint64_t *a)
 {
     return (((void (*)(char, char, int, int, double, void *, int, void *, int, double, void *, int))fn)((char)a[0], (char)a[1], (int)a[2], (int)a[3], cutap_w2d(a[4]), (void *)(uintptr_t)a[5], (int)a[6], (void *)(uintptr_t)a[7], (int)a[8], cutap_w2d(a[9]), (void *)(uintptr_t)a[10], (int)a[11]), (uint64_t)0);
 }
-CUTAP_EXPORT void cublasDsyr2k(char uplo, char trans, int n, int k, double alpha, void *A, int lda, void *B, int ldb, double beta, void *C, int ldc)
+CUTAP_SLOW void cutap_slow_cublasDsyr2k(char uplo, char trans, int n, int k, double alpha, void *A, int lda, void *B, int ldb, double beta, void *C, int ldc)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cublasDsyr2k], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn)) { ((void (*)(char, char, int, int, double, void *, int, void *, int, double, void *, int))cutap_fn)(uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc); return; }
     uint64_t cutap_w[12] = {(uint64_t)(int64_t)uplo, (uint64_t)(int64_t)trans, (uint64_t)(int64_t)n, (uint64_t)(int64_t)k, cutap_d2w(alpha), (uint64_t)(uintptr_t)A, (uint64_t)(int64_t)lda, (uint64_t)(uintptr_t)B, (uint64_t)(int64_t)ldb, cutap_d2w(beta), (uint64_t)(uintptr_t)C, (uint64_t)(int64_t)ldc};
     (void)cutap_dispatch(CUTAP_ID_cublasDsyr2k, cutap_w, thunk_cublasDsyr2k);
 }
@@ -2977,11 +2279,8 @@ static uint64_t thunk_cublasDsyr2k_v2(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, unsigned int, int, int, void *, void *, int, void *, int, void *, void *, int))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (unsigned int)a[2], (int)a[3], (int)a[4], (void *)(uintptr_t)a[5], (void *)(uintptr_t)a[6], (int)a[7], (void *)(uintptr_t)a[8], (int)a[9], (void *)(uintptr_t)a[10], (void *)(uintptr_t)a[11], (int)a[12]);
 }
-CUTAP_EXPORT unsigned int cublasDsyr2k_v2(void *handle, unsigned int uplo, unsigned int trans, int n, int k, void *alpha, void *A, int lda, void *B, int ldb, void *beta, void *C, int ldc)
+CUTAP_SLOW unsigned int cutap_slow_cublasDsyr2k_v2(void *handle, unsigned int uplo, unsigned int trans, int n, int k, void *alpha, void *A, int lda, void *B, int ldb, void *beta, void *C, int ldc)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cublasDsyr2k_v2], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, unsigned int, int, int, void *, void *, int, void *, int, void *, void *, int))cutap_fn)(handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
     uint64_t cutap_w[13] = {(uint64_t)(uintptr_t)handle, (uint64_t)uplo, (uint64_t)trans, (uint64_t)(int64_t)n, (uint64_t)(int64_t)k, (uint64_t)(uintptr_t)alpha, (uint64_t)(uintptr_t)A, (uint64_t)(int64_t)lda, (uint64_t)(uintptr_t)B, (uint64_t)(int64_t)ldb, (uint64_t)(uintptr_t)beta, (uint64_t)(uintptr_t)C, (uint64_t)(int64_t)ldc};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cublasDsyr2k_v2, cutap_w, thunk_cublasDsyr2k_v2);
 }
@@ -2989,11 +2288,8 @@ static uint64_t thunk_cublasDsyr2k_v2_64(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, unsigned int, long, long, void *, void *, long, void *, long, void *, void *, long))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (unsigned int)a[2], (long)a[3], (long)a[4], (void *)(uintptr_t)a[5], (void *)(uintptr_t)a[6], (long)a[7], (void *)(uintptr_t)a[8], (long)a[9], (void *)(uintptr_t)a[10], (void *)(uintptr_t)a[11], (long)a[12]);
 }
-CUTAP_EXPORT unsigned int cublasDsyr2k_v2_64(void *handle, unsigned int uplo, unsigned int trans, long n, long k, void *alpha, void *A, long lda, void *B, long ldb, void *beta, void *C, long ldc)
+CUTAP_SLOW unsigned int cutap_slow_cublasDsyr2k_v2_64(void *handle, unsigned int uplo, unsigned int trans, long n, long k, void *alpha, void *A, long lda, void *B, long ldb, void *beta, void *C, long ldc)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cublasDsyr2k_v2_64], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, unsigned int, long, long, void *, void *, long, void *, long, void *, void *, long))cutap_fn)(handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
     uint64_t cutap_w[13] = {(uint64_t)(uintptr_t)handle, (uint64_t)uplo, (uint64_t)trans, (uint64_t)(int64_t)n, (uint64_t)(int64_t)k, (uint64_t)(uintptr_t)alpha, (uint64_t)(uintptr_t)A, (uint64_t)(int64_t)lda, (uint64_t)(uintptr_t)B, (uint64_t)(int64_t)ldb, (uint64_t)(uintptr_t)beta, (uint64_t)(uintptr_t)C, (uint64_t)(int64_t)ldc};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cublasDsyr2k_v2_64, cutap_w, thunk_cublasDsyr2k_v2_64);
 }
@@ -3001,11 +2297,8 @@ static uint64_t thunk_cublasDsyr_v2(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, int, void *, void *, int, void *, int))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (int)a[2], (void *)(uintptr_t)a[3], (void *)(uintptr_t)a[4], (int)a[5], (void *)(uintptr_t)a[6], (int)a[7]);
 }
-CUTAP_EXPORT unsigned int cublasDsyr_v2(void *handle, unsigned int uplo, int n, void *alpha, void *x, int incx, void *A, int lda)
+CUTAP_SLOW unsigned int cutap_slow_cublasDsyr_v2(void *handle, unsigned int uplo, int n, void *alpha, void *x, int incx, void *A, int lda)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cublasDsyr_v2], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, int, void *, void *, int, void *, int))cutap_fn)(handle, uplo, n, alpha, x, incx, A, lda);
     uint64_t cutap_w[8] = {(uint64_t)(uintptr_t)handle, (uint64_t)uplo, (uint64_t)(int64_t)n, (uint64_t)(uintptr_t)alpha, (uint64_t)(uintptr_t)x, (uint64_t)(int64_t)incx, (uint64_t)(uintptr_t)A, (uint64_t)(int64_t)lda};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cublasDsyr_v2, cutap_w, thunk_cublasDsyr_v2);
 }
@@ -3013,11 +2306,8 @@ static uint64_t thunk_cublasDsyr_v2_64(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, long, void *, void *, long, void *, long))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (long)a[2], (void *)(uintptr_t)a[3], (void *)(uintptr_t)a[4], (long)a[5], (void *)(uintptr_t)a[6], (long)a[7]);
 }
-CUTAP_EXPORT unsigned int cublasDsyr_v2_64(void *handle, unsigned int uplo, long n, void *alpha, void *x, long incx, void *A, long lda)
+CUTAP_SLOW unsigned int cutap_slow_cublasDsyr_v2_64(void *handle, unsigned int uplo, long n, void *alpha, void *x, long incx, void *A, long lda)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cublasDsyr_v2_64], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, long, void *, void *, long, void *, long))cutap_fn)(handle, uplo, n, alpha, x, incx, A, lda);
     uint64_t cutap_w[8] = {(uint64_t)(uintptr_t)handle, (uint64_t)uplo, (uint64_t)(int64_t)n, (uint64_t)(uintptr_t)alpha, (uint64_t)(uintptr_t)x, (uint64_t)(int64_t)incx, (uint64_t)(uintptr_t)A, (uint64_t)(int64_t)lda};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cublasDsyr_v2_64, cutap_w, thunk_cublasDsyr_v2_64);
 }
@@ -3025,10 +2315,8 @@ static uint64_t thunk_cublasDsyrk(void *fn, uint64_t *a)
 {
     return (((void (*)(char, char, int, int, double, void *, int, double, void *, int))fn)((char)a[0], (char)a[1], (int)a[2], (int)a[3], cutap_w2d(a[4]), (void *)(uintptr_t)a[5], (int)a[6], cutap_w2d(a[7]), (void *)(uintptr_t)a[8], (int)a[9]), (uint64_t)0);
 }
-CUTAP_EXPORT void cublasDsyrk(char uplo, char trans, int n, int k, double alpha, void *A, int lda, double beta, void *C, int ldc)
+CUTAP_SLOW void cutap_slow_cublasDsyrk(char uplo, char trans, int n, int k, double alpha, void *A, int lda, double beta, void *C, int ldc)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cublasDsyrk], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn)) { ((void (*)(char, char, int, int, double, void *, int, double, void *, int))cutap_fn)(uplo, trans, n, k, alpha, A, lda, beta, C, ldc); return; }
     uint64_t cutap_w[10] = {(uint64_t)(int64_t)uplo, (uint64_t)(int64_t)trans, (uint64_t)(int64_t)n, (uint64_t)(int64_t)k, cutap_d2w(alpha), (uint64_t)(uintptr_t)A, (uint64_t)(int64_t)lda, cutap_d2w(beta), (uint64_t)(uintptr_t)C, (uint64_t)(int64_t)ldc};
     (void)cutap_dispatch(CUTAP_ID_cublasDsyrk, cutap_w, thunk_cublasDsyrk);
 }
@@ -3036,11 +2324,8 @@ static uint64_t thunk_cublasDsyrk_v2(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, unsigned int, int, int, void *, void *, int, void *, void *, int))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (unsigned int)a[2], (int)a[3], (int)a[4], (void *)(uintptr_t)a[5], (void *)(uintptr_t)a[6], (int)a[7], (void *)(uintptr_t)a[8], (void *)(uintptr_t)a[9], (int)a[10]);
 }
-CUTAP_EXPORT unsigned int cublasDsyrk_v2(void *handle, unsigned int uplo, unsigned int trans, int n, int k, void *alpha, void *A, int lda, void *beta, void *C, int ldc)
+CUTAP_SLOW unsigned int cutap_slow_cublasDsyrk_v2(void *handle, unsigned int uplo, unsigned int trans, int n, int k, void *alpha, void *A, int lda, void *beta, void *C, int ldc)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cublasDsyrk_v2], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, unsigned int, int, int, void *, void *, int, void *, void *, int))cutap_fn)(handle, uplo, trans, n, k, alpha, A, lda, beta, C, ldc);
     uint64_t cutap_w[11] = {(uint64_t)(uintptr_t)handle, (uint64_t)uplo, (uint64_t)trans, (uint64_t)(int64_t)n, (uint64_t)(int64_t)k, (uint64_t)(uintptr_t)alpha, (uint64_t)(uintptr_t)A, (uint64_t)(int64_t)lda, (uint64_t)(uintptr_t)beta, (uint64_t)(uintptr_t)C, (uint64_t)(int64_t)ldc};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cublasDsyrk_v2, cutap_w, thunk_cublasDsyrk_v2);
 }
@@ -3048,11 +2333,8 @@ static uint64_t thunk_cublasDsyrk_v2_64(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, unsigned int, long, long, void *, void *, long, void *, void *, long))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (unsigned int)a[2], (long)a[3], (long)a[4], (void *)(uintptr_t)a[5], (void *)(uintptr_t)a[6], (long)a[7], (void *)(uintptr_t)a[8], (void *)(uintptr_t)a[9], (long)a[10]);
 }
-CUTAP_EXPORT unsigned int cublasDsyrk_v2_64(void *handle, unsigned int uplo, unsigned int trans, long n, long k, void *alpha, void *A, long lda, void *beta, void *C, long ldc)
+CUTAP_SLOW unsigned int cutap_slow_cublasDsyrk_v2_64(void *handle, unsigned int uplo, unsigned int trans, long n, long k, void *alpha, void *A, long lda, void *beta, void *C, long ldc)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cublasDsyrk_v2_64], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, unsigned int, long, long, void *, void *, long, void *, void *, long))cutap_fn)(handle, uplo, trans, n, k, alpha, A, lda, beta, C, ldc);
     uint64_t cutap_w[11] = {(uint64_t)(uintptr_t)handle, (uint64_t)uplo, (uint64_t)trans, (uint64_t)(int64_t)n, (uint64_t)(int64_t)k, (uint64_t)(uintptr_t)alpha, (uint64_t)(uintptr_t)A, (uint64_t)(int64_t)lda, (uint64_t)(uintptr_t)beta, (uint64_t)(uintptr_t)C, (uint64_t)(int64_t)ldc};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cublasDsyrk_v2_64, cutap_w, thunk_cublasDsyrk_v2_64);
 }
@@ -3060,11 +2342,8 @@ static uint64_t thunk_cublasDsyrkx(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, unsigned int, int, int, void *, void *, int, void *, int, void *, void *, int))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (unsigned int)a[2], (int)a[3], (int)a[4], (void *)(uintptr_t)a[5], (void *)(uintptr_t)a[6], (int)a[7], (void *)(uintptr_t)a[8], (int)a[9], (void *)(uintptr_t)a[10], (void *)(uintptr_t)a[11], (int)a[12]);
 }
-CUTAP_EXPORT unsigned int cublasDsyrkx(void *handle, unsigned int uplo, unsigned int trans, int n, int k, void *alpha, void *A, int lda, void *B, int ldb, void *beta, void *C, int ldc)
+CUTAP_SLOW unsigned int cutap_slow_cublasDsyrkx(void *handle, unsigned int uplo, unsigned int trans, int n, int k, void *alpha, void *A, int lda, void *B, int ldb, void *beta, void *C, int ldc)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cublasDsyrkx], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, unsigned int, int, int, void *, void *, int, void *, int, void *, void *, int))cutap_fn)(handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
     uint64_t cutap_w[13] = {(uint64_t)(uintptr_t)handle, (uint64_t)uplo, (uint64_t)trans, (uint64_t)(int64_t)n, (uint64_t)(int64_t)k, (uint64_t)(uintptr_t)alpha, (uint64_t)(uintptr_t)A, (uint64_t)(int64_t)lda, (uint64_t)(uintptr_t)B, (uint64_t)(int64_t)ldb, (uint64_t)(uintptr_t)beta, (uint64_t)(uintptr_t)C, (uint64_t)(int64_t)ldc};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cublasDsyrkx, cutap_w, thunk_cublasDsyrkx);
 }
@@ -3072,11 +2351,8 @@ static uint64_t thunk_cublasDsyrkx_64(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, unsigned int, long, long, void *, void *, long, void *, long, void *, void *, long))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (unsigned int)a[2], (long)a[3], (long)a[4], (void *)(uintptr_t)a[5], (void *)(uintptr_t)a[6], (long)a[7], (void *)(uintptr_t)a[8], (long)a[9], (void *)(uintptr_t)a[10], (void *)(uintptr_t)a[11], (long)a[12]);
 }
-CUTAP_EXPORT unsigned int cublasDsyrkx_64(void *handle, unsigned int uplo, unsigned int trans, long n, long k, void *alpha, void *A, long lda, void *B, long ldb, void *beta, void *C, long ldc)
+CUTAP_SLOW unsigned int cutap_slow_cublasDsyrkx_64(void *handle, unsigned int uplo, unsigned int trans, long n, long k, void *alpha, void *A, long lda, void *B, long ldb, void *beta, void *C, long ldc)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cublasDsyrkx_64], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, unsigned int, long, long, void *, void *, long, void *, long, void *, void *, long))cutap_fn)(handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
     uint64_t cutap_w[13] = {(uint64_t)(uintptr_t)handle, (uint64_t)uplo, (uint64_t)trans, (uint64_t)(int64_t)n, (uint64_t)(int64_t)k, (uint64_t)(uintptr_t)alpha, (uint64_t)(uintptr_t)A, (uint64_t)(int64_t)lda, (uint64_t)(uintptr_t)B, (uint64_t)(int64_t)ldb, (uint64_t)(uintptr_t)beta, (uint64_t)(uintptr_t)C, (uint64_t)(int64_t)ldc};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cublasDsyrkx_64, cutap_w, thunk_cublasDsyrkx_64);
 }
@@ -3084,10 +2360,8 @@ static uint64_t thunk_cublasDtbmv(void *fn, uint64_t *a)
 {
     return (((void (*)(char, char, char, int, int, void *, int, void *, int))fn)((char)a[0], (char)a[1], (char)a[2], (int)a[3], (int)a[4], (void *)(uintptr_t)a[5], (int)a[6], (void *)(uintptr_t)a[7], (int)a[8]), (uint64_t)0);
 }
-CUTAP_EXPORT void cublasDtbmv(char uplo, char trans, char diag, int n, int k, void *A, int lda, void *x, int incx)
+CUTAP_SLOW void cutap_slow_cublasDtbmv(char uplo, char trans, char diag, int n, int k, void *A, int lda, void *x, int incx)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cublasDtbmv], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn)) { ((void (*)(char, char, char, int, int, void *, int, void *, int))cutap_fn)(uplo, trans, diag, n, k, A, lda, x, incx); return; }
     uint64_t cutap_w[9] = {(uint64_t)(int64_t)uplo, (uint64_t)(int64_t)trans, (uint64_t)(int64_t)diag, (uint64_t)(int64_t)n, (uint64_t)(int64_t)k, (uint64_t)(uintptr_t)A, (uint64_t)(int64_t)lda, (uint64_t)(uintptr_t)x, (uint64_t)(int64_t)incx};
     (void)cutap_dispatch(CUTAP_ID_cublasDtbmv, cutap_w, thunk_cublasDtbmv);
 }
@@ -3095,11 +2369,8 @@ static uint64_t thunk_cublasDtbmv_v2(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, unsigned int, unsigned int, int, int, void *, int, void *, int))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (unsigned int)a[2], (unsigned int)a[3], (int)a[4], (int)a[5], (void *)(uintptr_t)a[6], (int)a[7], (void *)(uintptr_t)a[8], (int)a[9]);
 }
-CUTAP_EXPORT unsigned int cublasDtbmv_v2(void *handle, unsigned int uplo, unsigned int trans, unsigned int diag, int n, int k, void *A, int lda, void *x, int incx)
+CUTAP_SLOW unsigned int cutap_slow_cublasDtbmv_v2(void *handle, unsigned int uplo, unsigned int trans, unsigned int diag, int n, int k, void *A, int lda, void *x, int incx)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cublasDtbmv_v2], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, unsigned int, unsigned int, int, int, void *, int, void *, int))cutap_fn)(handle, uplo, trans, diag, n, k, A, lda, x, incx);
     uint64_t cutap_w[10] = {(uint64_t)(uintptr_t)handle, (uint64_t)uplo, (uint64_t)trans, (uint64_t)diag, (uint64_t)(int64_t)n, (uint64_t)(int64_t)k, (uint64_t)(uintptr_t)A, (uint64_t)(int64_t)lda, (uint64_t)(uintptr_t)x, (uint64_t)(int64_t)incx};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cublasDtbmv_v2, cutap_w, thunk_cublasDtbmv_v2);
 }
@@ -3107,11 +2378,8 @@ static uint64_t thunk_cublasDtbmv_v2_64(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, unsigned int, unsigned int, long, long, void *, long, void *, long))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (unsigned int)a[2], (unsigned int)a[3], (long)a[4], (long)a[5], (void *)(uintptr_t)a[6], (long)a[7], (void *)(uintptr_t)a[8], (long)a[9]);
 }
-CUTAP_EXPORT unsigned int cublasDtbmv_v2_64(void *handle, unsigned int uplo, unsigned int trans, unsigned int diag, long n, long k, void *A, long lda, void *x, long incx)
+CUTAP_SLOW unsigned int cutap_slow_cublasDtbmv_v2_64(void *handle, unsigned int uplo, unsigned int trans, unsigned int diag, long n, long k, void *A, long lda, void *x, long incx)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cublasDtbmv_v2_64], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, unsigned int, unsigned int, long, long, void *, long, void *, long))cutap_fn)(handle, uplo, trans, diag, n, k, A, lda, x, incx);
     uint64_t cutap_w[10] = {(uint64_t)(uintptr_t)handle, (uint64_t)uplo, (uint64_t)trans, (uint64_t)diag, (uint64_t)(int64_t)n, (uint64_t)(int64_t)k, (uint64_t)(uintptr_t)A, (uint64_t)(int64_t)lda, (uint64_t)(uintptr_t)x, (uint64_t)(int64_t)incx};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cublasDtbmv_v2_64, cutap_w, thunk_cublasDtbmv_v2_64);
 }
@@ -3119,10 +2387,8 @@ static uint64_t thunk_cublasDtbsv(void *fn, uint64_t *a)
 {
     return (((void (*)(char, char, char, int, int, void *, int, void *, int))fn)((char)a[0], (char)a[1], (char)a[2], (int)a[3], (int)a[4], (void *)(uintptr_t)a[5], (int)a[6], (void *)(uintptr_t)a[7], (int)a[8]), (uint64_t)0);
 }
-CUTAP_EXPORT void cublasDtbsv(char uplo, char trans, char diag, int n, int k, void *A, int lda, void *x, int incx)
+CUTAP_SLOW void cutap_slow_cublasDtbsv(char uplo, char trans, char diag, int n, int k, void *A, int lda, void *x, int incx)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cublasDtbsv], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn)) { ((void (*)(char, char, char, int, int, void *, int, void *, int))cutap_fn)(uplo, trans, diag, n, k, A, lda, x, incx); return; }
     uint64_t cutap_w[9] = {(uint64_t)(int64_t)uplo, (uint64_t)(int64_t)trans, (uint64_t)(int64_t)diag, (uint64_t)(int64_t)n, (uint64_t)(int64_t)k, (uint64_t)(uintptr_t)A, (uint64_t)(int64_t)lda, (uint64_t)(uintptr_t)x, (uint64_t)(int64_t)incx};
     (void)cutap_dispatch(CUTAP_ID_cublasDtbsv, cutap_w, thunk_cublasDtbsv);
 }
@@ -3130,11 +2396,8 @@ static uint64_t thunk_cublasDtbsv_v2(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, unsigned int, unsigned int, int, int, void *, int, void *, int))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (unsigned int)a[2], (unsigned int)a[3], (int)a[4], (int)a[5], (void *)(uintptr_t)a[6], (int)a[7], (void *)(uintptr_t)a[8], (int)a[9]);
 }
-CUTAP_EXPORT unsigned int cublasDtbsv_v2(void *handle, unsigned int uplo, unsigned int trans, unsigned int diag, int n, int k, void *A, int lda, void *x, int incx)
+CUTAP_SLOW unsigned int cutap_slow_cublasDtbsv_v2(void *handle, unsigned int uplo, unsigned int trans, unsigned int diag, int n, int k, void *A, int lda, void *x, int incx)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cublasDtbsv_v2], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, unsigned int, unsigned int, int, int, void *, int, void *, int))cutap_fn)(handle, uplo, trans, diag, n, k, A, lda, x, incx);
     uint64_t cutap_w[10] = {(uint64_t)(uintptr_t)handle, (uint64_t)uplo, (uint64_t)trans, (uint64_t)diag, (uint64_t)(int64_t)n, (uint64_t)(int64_t)k, (uint64_t)(uintptr_t)A, (uint64_t)(int64_t)lda, (uint64_t)(uintptr_t)x, (uint64_t)(int64_t)incx};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cublasDtbsv_v2, cutap_w, thunk_cublasDtbsv_v2);
 }
@@ -3142,11 +2405,8 @@ static uint64_t thunk_cublasDtbsv_v2_64(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, unsigned int, unsigned int, long, long, void *, long, void *, long))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (unsigned int)a[2], (unsigned int)a[3], (long)a[4], (long)a[5], (void *)(uintptr_t)a[6], (long)a[7], (void *)(uintptr_t)a[8], (long)a[9]);
 }
-CUTAP_EXPORT unsigned int cublasDtbsv_v2_64(void *handle, unsigned int uplo, unsigned int trans, unsigned int diag, long n, long k, void *A, long lda, void *x, long incx)
+CUTAP_SLOW unsigned int cutap_slow_cublasDtbsv_v2_64(void *handle, unsigned int uplo, unsigned int trans, unsigned int diag, long n, long k, void *A, long lda, void *x, long incx)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cublasDtbsv_v2_64], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, unsigned int, unsigned int, long, long, void *, long, void *, long))cutap_fn)(handle, uplo, trans, diag, n, k, A, lda, x, incx);
     uint64_t cutap_w[10] = {(uint64_t)(uintptr_t)handle, (uint64_t)uplo, (uint64_t)trans, (uint64_t)diag, (uint64_t)(int64_t)n, (uint64_t)(int64_t)k, (uint64_t)(uintptr_t)A, (uint64_t)(int64_t)lda, (uint64_t)(uintptr_t)x, (uint64_t)(int64_t)incx};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cublasDtbsv_v2_64, cutap_w, thunk_cublasDtbsv_v2_64);
 }
@@ -3154,10 +2414,8 @@ static uint64_t thunk_cublasDtpmv(void *fn, uint64_t *a)
 {
     return (((void (*)(char, char, char, int, void *, void *, int))fn)((char)a[0], (char)a[1], (char)a[2], (int)a[3], (void *)(uintptr_t)a[4], (void *)(uintptr_t)a[5], (int)a[6]), (uint64_t)0);
 }
-CUTAP_EXPORT void cublasDtpmv(char uplo, char trans, char diag, int n, void *AP, void *x, int incx)
+CUTAP_SLOW void cutap_slow_cublasDtpmv(char uplo, char trans, char diag, int n, void *AP, void *x, int incx)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cublasDtpmv], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn)) { ((void (*)(char, char, char, int, void *, void *, int))cutap_fn)(uplo, trans, diag, n, AP, x, incx); return; }
     uint64_t cutap_w[7] = {(uint64_t)(int64_t)uplo, (uint64_t)(int64_t)trans, (uint64_t)(int64_t)diag, (uint64_t)(int64_t)n, (uint64_t)(uintptr_t)AP, (uint64_t)(uintptr_t)x, (uint64_t)(int64_t)incx};
     (void)cutap_dispatch(CUTAP_ID_cublasDtpmv, cutap_w, thunk_cublasDtpmv);
 }
@@ -3165,11 +2423,8 @@ static uint64_t thunk_cublasDtpmv_v2(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, unsigned int, unsigned int, int, void *, void *, int))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (unsigned int)a[2], (unsigned int)a[3], (int)a[4], (void *)(uintptr_t)a[5], (void *)(uintptr_t)a[6], (int)a[7]);
 }
-CUTAP_EXPORT unsigned int cublasDtpmv_v2(void *handle, unsigned int uplo, unsigned int trans, unsigned int diag, int n, void *AP, void *x, int incx)
+CUTAP_SLOW unsigned int cutap_slow_cublasDtpmv_v2(void *handle, unsigned int uplo, unsigned int trans, unsigned int diag, int n, void *AP, void *x, int incx)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cublasDtpmv_v2], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, unsigned int, unsigned int, int, void *, void *, int))cutap_fn)(handle, uplo, trans, diag, n, AP, x, incx);
     uint64_t cutap_w[8] = {(uint64_t)(uintptr_t)handle, (uint64_t)uplo, (uint64_t)trans, (uint64_t)diag, (uint64_t)(int64_t)n, (uint64_t)(uintptr_t)AP, (uint64_t)(uintptr_t)x, (uint64_t)(int64_t)incx};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cublasDtpmv_v2, cutap_w, thunk_cublasDtpmv_v2);
 }
@@ -3177,11 +2432,8 @@ static uint64_t thunk_cublasDtpmv_v2_64(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, unsigned int, unsigned int, long, void *, void *, long))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (unsigned int)a[2], (unsigned int)a[3], (long)a[4], (void *)(uintptr_t)a[5], (void *)(uintptr_t)a[6], (long)a[7]);
 }
-CUTAP_EXPORT unsigned int cublasDtpmv_v2_64(void *handle, unsigned int uplo, unsigned int trans, unsigned int diag, long n, void *AP, void *x, long incx)
+CUTAP_SLOW unsigned int cutap_slow_cublasDtpmv_v2_64(void *handle, unsigned int uplo, unsigned int trans, unsigned int diag, long n, void *AP, void *x, long incx)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cublasDtpmv_v2_64], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, unsigned int, unsigned int, long, void *, void *, long))cutap_fn)(handle, uplo, trans, diag, n, AP, x, incx);
     uint64_t cutap_w[8] = {(uint64_t)(uintptr_t)handle, (uint64_t)uplo, (uint64_t)trans, (uint64_t)diag, (uint64_t)(int64_t)n, (uint64_t)(uintptr_t)AP, (uint64_t)(uintptr_t)x, (uint64_t)(int64_t)incx};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cublasDtpmv_v2_64, cutap_w, thunk_cublasDtpmv_v2_64);
 }
@@ -3189,10 +2441,8 @@ static uint64_t thunk_cublasDtpsv(void *fn, uint64_t *a)
 {
     return (((void (*)(char, char, char, int, void *, void *, int))fn)((char)a[0], (char)a[1], (char)a[2], (int)a[3], (void *)(uintptr_t)a[4], (void *)(uintptr_t)a[5], (int)a[6]), (uint64_t)0);
 }
-CUTAP_EXPORT void cublasDtpsv(char uplo, char trans, char diag, int n, void *AP, void *x, int incx)
+CUTAP_SLOW void cutap_slow_cublasDtpsv(char uplo, char trans, char diag, int n, void *AP, void *x, int incx)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cublasDtpsv], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn)) { ((void (*)(char, char, char, int, void *, void *, int))cutap_fn)(uplo, trans, diag, n, AP, x, incx); return; }
     uint64_t cutap_w[7] = {(uint64_t)(int64_t)uplo, (uint64_t)(int64_t)trans, (uint64_t)(int64_t)diag, (uint64_t)(int64_t)n, (uint64_t)(uintptr_t)AP, (uint64_t)(uintptr_t)x, (uint64_t)(int64_t)incx};
     (void)cutap_dispatch(CUTAP_ID_cublasDtpsv, cutap_w, thunk_cublasDtpsv);
 }
@@ -3200,11 +2450,8 @@ static uint64_t thunk_cublasDtpsv_v2(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, unsigned int, unsigned int, int, void *, void *, int))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (unsigned int)a[2], (unsigned int)a[3], (int)a[4], (void *)(uintptr_t)a[5], (void *)(uintptr_t)a[6], (int)a[7]);
 }
-CUTAP_EXPORT unsigned int cublasDtpsv_v2(void *handle, unsigned int uplo, unsigned int trans, unsigned int diag, int n, void *AP, void *x, int incx)
+CUTAP_SLOW unsigned int cutap_slow_cublasDtpsv_v2(void *handle, unsigned int uplo, unsigned int trans, unsigned int diag, int n, void *AP, void *x, int incx)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cublasDtpsv_v2], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, unsigned int, unsigned int, int, void *, void *, int))cutap_fn)(handle, uplo, trans, diag, n, AP, x, incx);
     uint64_t cutap_w[8] = {(uint64_t)(uintptr_t)handle, (uint64_t)uplo, (uint64_t)trans, (uint64_t)diag, (uint64_t)(int64_t)n, (uint64_t)(uintptr_t)AP, (uint64_t)(uintptr_t)x, (uint64_t)(int64_t)incx};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cublasDtpsv_v2, cutap_w, thunk_cublasDtpsv_v2);
 }
@@ -3212,11 +2459,8 @@ static uint64_t thunk_cublasDtpsv_v2_64(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, unsigned int, unsigned int, long, void *, void *, long))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (unsigned int)a[2], (unsigned int)a[3], (long)a[4], (void *)(uintptr_t)a[5], (void *)(uintptr_t)a[6], (long)a[7]);
 }
-CUTAP_EXPORT unsigned int cublasDtpsv_v2_64(void *handle, unsigned int uplo, unsigned int trans, unsigned int diag, long n, void *AP, void *x, long incx)
+CUTAP_SLOW unsigned int cutap_slow_cublasDtpsv_v2_64(void *handle, unsigned int uplo, unsigned int trans, unsigned int diag, long n, void *AP, void *x, long incx)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cublasDtpsv_v2_64], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, unsigned int, unsigned int, long, void *, void *, long))cutap_fn)(handle, uplo, trans, diag, n, AP, x, incx);
     uint64_t cutap_w[8] = {(uint64_t)(uintptr_t)handle, (uint64_t)uplo, (uint64_t)trans, (uint64_t)diag, (uint64_t)(int64_t)n, (uint64_t)(uintptr_t)AP, (uint64_t)(uintptr_t)x, (uint64_t)(int64_t)incx};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cublasDtpsv_v2_64, cutap_w, thunk_cublasDtpsv_v2_64);
 }
@@ -3224,11 +2468,8 @@ static uint64_t thunk_cublasDtpttr(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, int, void *, void *, int))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (int)a[2], (void *)(uintptr_t)a[3], (void *)(uintptr_t)a[4], (int)a[5]);
 }
-CUTAP_EXPORT unsigned int cublasDtpttr(void *handle, unsigned int uplo, int n, void *AP, void *A, int lda)
+CUTAP_SLOW unsigned int cutap_slow_cublasDtpttr(void *handle, unsigned int uplo, int n, void *AP, void *A, int lda)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cublasDtpttr], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, int, void *, void *, int))cutap_fn)(handle, uplo, n, AP, A, lda);
     uint64_t cutap_w[6] = {(uint64_t)(uintptr_t)handle, (uint64_t)uplo, (uint64_t)(int64_t)n, (uint64_t)(uintptr_t)AP, (uint64_t)(uintptr_t)A, (uint64_t)(int64_t)lda};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cublasDtpttr, cutap_w, thunk_cublasDtpttr);
 }
@@ -3236,10 +2477,8 @@ static uint64_t thunk_cublasDtrmm(void *fn, uint64_t *a)
 {
     return (((void (*)(char, char, char, char, int, int, double, void *, int, void *, int))fn)((char)a[0], (char)a[1], (char)a[2], (char)a[3], (int)a[4], (int)a[5], cutap_w2d(a[6]), (void *)(uintptr_t)a[7], (int)a[8], (void *)(uintptr_t)a[9], (int)a[10]), (uint64_t)0);
 }
-CUTAP_EXPORT void cublasDtrmm(char side, char uplo, char transa, char diag, int m, int n, double alpha, void *A, int lda, void *B, int ldb)
+CUTAP_SLOW void cutap_slow_cublasDtrmm(char side, char uplo, char transa, char diag, int m, int n, double alpha, void *A, int lda, void *B, int ldb)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cublasDtrmm], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn)) { ((void (*)(char, char, char, char, int, int, double, void *, int, void *, int))cutap_fn)(side, uplo, transa, diag, m, n, alpha, A, lda, B, ldb); return; }
     uint64_t cutap_w[11] = {(uint64_t)(int64_t)side, (uint64_t)(int64_t)uplo, (uint64_t)(int64_t)transa, (uint64_t)(int64_t)diag, (uint64_t)(int64_t)m, (uint64_t)(int64_t)n, cutap_d2w(alpha), (uint64_t)(uintptr_t)A, (uint64_t)(int64_t)lda, (uint64_t)(uintptr_t)B, (uint64_t)(int64_t)ldb};
     (void)cutap_dispatch(CUTAP_ID_cublasDtrmm, cutap_w, thunk_cublasDtrmm);
 }
@@ -3247,11 +2486,8 @@ static uint64_t thunk_cublasDtrmm_v2(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, unsigned int, unsigned int, unsigned int, int, int, void *, void *, int, void *, int, void *, int))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (unsigned int)a[2], (unsigned int)a[3], (unsigned int)a[4], (int)a[5], (int)a[6], (void *)(uintptr_t)a[7], (void *)(uintptr_t)a[8], (int)a[9], (void *)(uintptr_t)a[10], (int)a[11], (void *)(uintptr_t)a[12], (int)a[13]);
 }
-CUTAP_EXPORT unsigned int cublasDtrmm_v2(void *handle, unsigned int side, unsigned int uplo, unsigned int trans, unsigned int diag, int m, int n, void *alpha, void *A, int lda, void *B, int ldb, void *C, int ldc)
+CUTAP_SLOW unsigned int cutap_slow_cublasDtrmm_v2(void *handle, unsigned int side, unsigned int uplo, unsigned int trans, unsigned int diag, int m, int n, void *alpha, void *A, int lda, void *B, int ldb, void *C, int ldc)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cublasDtrmm_v2], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, unsigned int, unsigned int, unsigned int, int, int, void *, void *, int, void *, int, void *, int))cutap_fn)(handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb, C, ldc);
     uint64_t cutap_w[14] = {(uint64_t)(uintptr_t)handle, (uint64_t)side, (uint64_t)uplo, (uint64_t)trans, (uint64_t)diag, (uint64_t)(int64_t)m, (uint64_t)(int64_t)n, (uint64_t)(uintptr_t)alpha, (uint64_t)(uintptr_t)A, (uint64_t)(int64_t)lda, (uint64_t)(uintptr_t)B, (uint64_t)(int64_t)ldb, (uint64_t)(uintptr_t)C, (uint64_t)(int64_t)ldc};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cublasDtrmm_v2, cutap_w, thunk_cublasDtrmm_v2);
 }
@@ -3259,11 +2495,8 @@ static uint64_t thunk_cublasDtrmm_v2_64(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, unsigned int, unsigned int, unsigned int, long, long, void *, void *, long, void *, long, void *, long))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (unsigned int)a[2], (unsigned int)a[3], (unsigned int)a[4], (long)a[5], (long)a[6], (void *)(uintptr_t)a[7], (void *)(uintptr_t)a[8], (long)a[9], (void *)(uintptr_t)a[10], (long)a[11], (void *)(uintptr_t)a[12], (long)a[13]);
 }
-CUTAP_EXPORT unsigned int cublasDtrmm_v2_64(void *handle, unsigned int side, unsigned int uplo, unsigned int trans, unsigned int diag, long m, long n, void *alpha, void *A, long lda, void *B, long ldb, void *C, long ldc)
+CUTAP_SLOW unsigned int cutap_slow_cublasDtrmm_v2_64(void *handle, unsigned int side, unsigned int uplo, unsigned int trans, unsigned int diag, long m, long n, void *alpha, void *A, long lda, void *B, long ldb, void *C, long ldc)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cublasDtrmm_v2_64], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, unsigned int, unsigned int, unsigned int, long, long, void *, void *, long, void *, long, void *, long))cutap_fn)(handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb, C, ldc);
     uint64_t cutap_w[14] = {(uint64_t)(uintptr_t)handle, (uint64_t)side, (uint64_t)uplo, (uint64_t)trans, (uint64_t)diag, (uint64_t)(int64_t)m, (uint64_t)(int64_t)n, (uint64_t)(uintptr_t)alpha, (uint64_t)(uintptr_t)A, (uint64_t)(int64_t)lda, (uint64_t)(uintptr_t)B, (uint64_t)(int64_t)ldb, (uint64_t)(uintptr_t)C, (uint64_t)(int64_t)ldc};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cublasDtrmm_v2_64, cutap_w, thunk_cublasDtrmm_v2_64);
 }
@@ -3271,10 +2504,8 @@ static uint64_t thunk_cublasDtrmv(void *fn, uint64_t *a)
 {
     return (((void (*)(char, char, char, int, void *, int, void *, int))fn)((char)a[0], (char)a[1], (char)a[2], (int)a[3], (void *)(uintptr_t)a[4], (int)a[5], (void *)(uintptr_t)a[6], (int)a[7]), (uint64_t)0);
 }
-CUTAP_EXPORT void cublasDtrmv(char uplo, char trans, char diag, int n, void *A, int lda, void *x, int incx)
+CUTAP_SLOW void cutap_slow_cublasDtrmv(char uplo, char trans, char diag, int n, void *A, int lda, void *x, int incx)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cublasDtrmv], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn)) { ((void (*)(char, char, char, int, void *, int, void *, int))cutap_fn)(uplo, trans, diag, n, A, lda, x, incx); return; }
     uint64_t cutap_w[8] = {(uint64_t)(int64_t)uplo, (uint64_t)(int64_t)trans, (uint64_t)(int64_t)diag, (uint64_t)(int64_t)n, (uint64_t)(uintptr_t)A, (uint64_t)(int64_t)lda, (uint64_t)(uintptr_t)x, (uint64_t)(int64_t)incx};
     (void)cutap_dispatch(CUTAP_ID_cublasDtrmv, cutap_w, thunk_cublasDtrmv);
 }
@@ -3282,11 +2513,8 @@ static uint64_t thunk_cublasDtrmv_v2(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, unsigned int, unsigned int, int, void *, int, void *, int))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (unsigned int)a[2], (unsigned int)a[3], (int)a[4], (void *)(uintptr_t)a[5], (int)a[6], (void *)(uintptr_t)a[7], (int)a[8]);
 }
-CUTAP_EXPORT unsigned int cublasDtrmv_v2(void *handle, unsigned int uplo, unsigned int trans, unsigned int diag, int n, void *A, int lda, void *x, int incx)
+CUTAP_SLOW unsigned int cutap_slow_cublasDtrmv_v2(void *handle, unsigned int uplo, unsigned int trans, unsigned int diag, int n, void *A, int lda, void *x, int incx)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cublasDtrmv_v2], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, unsigned int, unsigned int, int, void *, int, void *, int))cutap_fn)(handle, uplo, trans, diag, n, A, lda, x, incx);
     uint64_t cutap_w[9] = {(uint64_t)(uintptr_t)handle, (uint64_t)uplo, (uint64_t)trans, (uint64_t)diag, (uint64_t)(int64_t)n, (uint64_t)(uintptr_t)A, (uint64_t)(int64_t)lda, (uint64_t)(uintptr_t)x, (uint64_t)(int64_t)incx};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cublasDtrmv_v2, cutap_w, thunk_cublasDtrmv_v2);
 }
@@ -3294,11 +2522,8 @@ static uint64_t thunk_cublasDtrmv_v2_64(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, unsigned int, unsigned int, long, void *, long, void *, long))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (unsigned int)a[2], (unsigned int)a[3], (long)a[4], (void *)(uintptr_t)a[5], (long)a[6], (void *)(uintptr_t)a[7], (long)a[8]);
 }
-CUTAP_EXPORT unsigned int cublasDtrmv_v2_64(void *handle, unsigned int uplo, unsigned int trans, unsigned int diag, long n, void *A, long lda, void *x, long incx)
+CUTAP_SLOW unsigned int cutap_slow_cublasDtrmv_v2_64(void *handle, unsigned int uplo, unsigned int trans, unsigned int diag, long n, void *A, long lda, void *x, long incx)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cublasDtrmv_v2_64], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, unsigned int, unsigned int, long, void *, long, void *, long))cutap_fn)(handle, uplo, trans, diag, n, A, lda, x, incx);
     uint64_t cutap_w[9] = {(uint64_t)(uintptr_t)handle, (uint64_t)uplo, (uint64_t)trans, (uint64_t)diag, (uint64_t)(int64_t)n, (uint64_t)(uintptr_t)A, (uint64_t)(int64_t)lda, (uint64_t)(uintptr_t)x, (uint64_t)(int64_t)incx};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cublasDtrmv_v2_64, cutap_w, thunk_cublasDtrmv_v2_64);
 }
@@ -3306,10 +2531,8 @@ static uint64_t thunk_cublasDtrsm(void *fn, uint64_t *a)
 {
     return (((void (*)(char, char, char, char, int, int, double, void *, int, void *, int))fn)((char)a[0], (char)a[1], (char)a[2], (char)a[3], (int)a[4], (int)a[5], cutap_w2d(a[6]), (void *)(uintptr_t)a[7], (int)a[8], (void *)(uintptr_t)a[9], (int)a[10]), (uint64_t)0);
 }
-CUTAP_EXPORT void cublasDtrsm(char side, char uplo, char transa, char diag, int m, int n, double alpha, void *A, int lda, void *B, int ldb)
+CUTAP_SLOW void cutap_slow_cublasDtrsm(char side, char uplo, char transa, char diag, int m, int n, double alpha, void *A, int lda, void *B, int ldb)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cublasDtrsm], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn)) { ((void (*)(char, char, char, char, int, int, double, void *, int, void *, int))cutap_fn)(side, uplo, transa, diag, m, n, alpha, A, lda, B, ldb); return; }
     uint64_t cutap_w[11] = {(uint64_t)(int64_t)side, (uint64_t)(int64_t)uplo, (uint64_t)(int64_t)transa, (uint64_t)(int64_t)diag, (uint64_t)(int64_t)m, (uint64_t)(int64_t)n, cutap_d2w(alpha), (uint64_t)(uintptr_t)A, (uint64_t)(int64_t)lda, (uint64_t)(uintptr_t)B, (uint64_t)(int64_t)ldb};
     (void)cutap_dispatch(CUTAP_ID_cublasDtrsm, cutap_w, thunk_cublasDtrsm);
 }
@@ -3317,11 +2540,8 @@ static uint64_t thunk_cublasDtrsmBatched(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, unsigned int, unsigned int, unsigned int, int, int, void *, void *, int, void *, int, int))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (unsigned int)a[2], (unsigned int)a[3], (unsigned int)a[4], (int)a[5], (int)a[6], (void *)(uintptr_t)a[7], (void *)(uintptr_t)a[8], (int)a[9], (void *)(uintptr_t)a[10], (int)a[11], (int)a[12]);
 }
-CUTAP_EXPORT unsigned int cublasDtrsmBatched(void *handle, unsigned int side, unsigned int uplo, unsigned int trans, unsigned int diag, int m, int n, void *alpha, void *A, int lda, void *B, int ldb, int batchCount)
+CUTAP_SLOW unsigned int cutap_slow_cublasDtrsmBatched(void *handle, unsigned int side, unsigned int uplo, unsigned int trans, unsigned int diag, int m, int n, void *alpha, void *A, int lda, void *B, int ldb, int batchCount)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cublasDtrsmBatched], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, unsigned int, unsigned int, unsigned int, int, int, void *, void *, int, void *, int, int))cutap_fn)(handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb, batchCount);
     uint64_t cutap_w[13] = {(uint64_t)(uintptr_t)handle, (uint64_t)side, (uint64_t)uplo, (uint64_t)trans, (uint64_t)diag, (uint64_t)(int64_t)m, (uint64_t)(int64_t)n, (uint64_t)(uintptr_t)alpha, (uint64_t)(uintptr_t)A, (uint64_t)(int64_t)lda, (uint64_t)(uintptr_t)B, (uint64_t)(int64_t)ldb, (uint64_t)(int64_t)batchCount};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cublasDtrsmBatched, cutap_w, thunk_cublasDtrsmBatched);
 }
@@ -3329,11 +2549,8 @@ static uint64_t thunk_cublasDtrsmBatched_64(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, unsigned int, unsigned int, unsigned int, long, long, void *, void *, long, void *, long, long))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (unsigned int)a[2], (unsigned int)a[3], (unsigned int)a[4], (long)a[5], (long)a[6], (void *)(uintptr_t)a[7], (void *)(uintptr_t)a[8], (long)a[9], (void *)(uintptr_t)a[10], (long)a[11], (long)a[12]);
 }
-CUTAP_EXPORT unsigned int cublasDtrsmBatched_64(void *handle, unsigned int side, unsigned int uplo, unsigned int trans, unsigned int diag, long m, long n, void *alpha, void *A, long lda, void *B, long ldb, long batchCount)
+CUTAP_SLOW unsigned int cutap_slow_cublasDtrsmBatched_64(void *handle, unsigned int side, unsigned int uplo, unsigned int trans, unsigned int diag, long m, long n, void *alpha, void *A, long lda, void *B, long ldb, long batchCount)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cublasDtrsmBatched_64], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, unsigned int, unsigned int, unsigned int, long, long, void *, void *, long, void *, long, long))cutap_fn)(handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb, batchCount);
     uint64_t cutap_w[13] = {(uint64_t)(uintptr_t)handle, (uint64_t)side, (uint64_t)uplo, (uint64_t)trans, (uint64_t)diag, (uint64_t)(int64_t)m, (uint64_t)(int64_t)n, (uint64_t)(uintptr_t)alpha, (uint64_t)(uintptr_t)A, (uint64_t)(int64_t)lda, (uint64_t)(uintptr_t)B, (uint64_t)(int64_t)ldb, (uint64_t)(int64_t)batchCount};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cublasDtrsmBatched_64, cutap_w, thunk_cublasDtrsmBatched_64);
 }
@@ -3341,11 +2558,8 @@ static uint64_t thunk_cublasDtrsm_v2(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, unsigned int, unsigned int, unsigned int, int, int, void *, void *, int, void *, int))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (unsigned int)a[2], (unsigned int)a[3], (unsigned int)a[4], (int)a[5], (int)a[6], (void *)(uintptr_t)a[7], (void *)(uintptr_t)a[8], (int)a[9], (void *)(uintptr_t)a[10], (int)a[11]);
 }
-CUTAP_EXPORT unsigned int cublasDtrsm_v2(void *handle, unsigned int side, unsigned int uplo, unsigned int trans, unsigned int diag, int m, int n, void *alpha, void *A, int lda, void *B, int ldb)
+CUTAP_SLOW unsigned int cutap_slow_cublasDtrsm_v2(void *handle, unsigned int side, unsigned int uplo, unsigned int trans, unsigned int diag, int m, int n, void *alpha, void *A, int lda, void *B, int ldb)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cublasDtrsm_v2], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, unsigned int, unsigned int, unsigned int, int, int, void *, void *, int, void *, int))cutap_fn)(handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb);
     uint64_t cutap_w[12] = {(uint64_t)(uintptr_t)handle, (uint64_t)side, (uint64_t)uplo, (uint64_t)trans, (uint64_t)diag, (uint64_t)(int64_t)m, (uint64_t)(int64_t)n, (uint64_t)(uintptr_t)alpha, (uint64_t)(uintptr_t)A, (uint64_t)(int64_t)lda, (uint64_t)(uintptr_t)B, (uint64_t)(int64_t)ldb};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cublasDtrsm_v2, cutap_w, thunk_cublasDtrsm_v2);
 }
@@ -3353,11 +2567,8 @@ static uint64_t thunk_cublasDtrsm_v2_64(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, unsigned int, unsigned int, unsigned int, long, long, void *, void *, long, void *, long))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (unsigned int)a[2], (unsigned int)a[3], (unsigned int)a[4], (long)a[5], (long)a[6], (void *)(uintptr_t)a[7], (void *)(uintptr_t)a[8], (long)a[9], (void *)(uintptr_t)a[10], (long)a[11]);
 }
-CUTAP_EXPORT unsigned int cublasDtrsm_v2_64(void *handle, unsigned int side, unsigned int uplo, unsigned int trans, unsigned int diag, long m, long n, void *alpha, void *A, long lda, void *B, long ldb)
+CUTAP_SLOW unsigned int cutap_slow_cublasDtrsm_v2_64(void *handle, unsigned int side, unsigned int uplo, unsigned int trans, unsigned int diag, long m, long n, void *alpha, void *A, long lda, void *B, long ldb)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cublasDtrsm_v2_64], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, unsigned int, unsigned int, unsigned int, long, long, void *, void *, long, void *, long))cutap_fn)(handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb);
     uint64_t cutap_w[12] = {(uint64_t)(uintptr_t)handle, (uint64_t)side, (uint64_t)uplo, (uint64_t)trans, (uint64_t)diag, (uint64_t)(int64_t)m, (uint64_t)(int64_t)n, (uint64_t)(uintptr_t)alpha, (uint64_t)(uintptr_t)A, (uint64_t)(int64_t)lda, (uint64_t)(uintptr_t)B, (uint64_t)(int64_t)ldb};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cublasDtrsm_v2_64, cutap_w, thunk_cublasDtrsm_v2_64);
 }
@@ -3365,10 +2576,8 @@ static uint64_t thunk_cublasDtrsv(void *fn, uint64_t *a)
 {
     return (((void (*)(char, char, char, int, void *, int, void *, int))fn)((char)a[0], (char)a[1], (char)a[2], (int)a[3], (void *)(uintptr_t)a[4], (int)a[5], (void *)(uintptr_t)a[6], (int)a[7]), (uint64_t)0);
 }
-CUTAP_EXPORT void cublasDtrsv(char uplo, char trans, char diag, int n, void *A, int lda, void *x, int incx)
+CUTAP_SLOW void cutap_slow_cublasDtrsv(char uplo, char trans, char diag, int n, void *A, int lda, void *x, int incx)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cublasDtrsv], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn)) { ((void (*)(char, char, char, int, void *, int, void *, int))cutap_fn)(uplo, trans, diag, n, A, lda, x, incx); return; }
     uint64_t cutap_w[8] = {(uint64_t)(int64_t)uplo, (uint64_t)(int64_t)trans, (uint64_t)(int64_t)diag, (uint64_t)(int64_t)n, (uint64_t)(uintptr_t)A, (uint64_t)(int64_t)lda, (uint64_t)(uintptr_t)x, (uint64_t)(int64_t)incx};
     (void)cutap_dispatch(CUTAP_ID_cublasDtrsv, cutap_w, thunk_cublasDtrsv);
 }
@@ -3376,11 +2585,8 @@ static uint64_t thunk_cublasDtrsv_v2(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, unsigned int, unsigned int, int, void *, int, void *, int))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (unsigned int)a[2], (unsigned int)a[3], (int)a[4], (void *)(uintptr_t)a[5], (int)a[6], (void *)(uintptr_t)a[7], (int)a[8]);
 }
-CUTAP_EXPORT unsigned int cublasDtrsv_v2(void *handle, unsigned int uplo, unsigned int trans, unsigned int diag, int n, void *A, int lda, void *x, int incx)
+CUTAP_SLOW unsigned int cutap_slow_cublasDtrsv_v2(void *handle, unsigned int uplo, unsigned int trans, unsigned int diag, int n, void *A, int lda, void *x, int incx)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cublasDtrsv_v2], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, unsigned int, unsigned int, int, void *, int, void *, int))cutap_fn)(handle, uplo, trans, diag, n, A, lda, x, incx);
     uint64_t cutap_w[9] = {(uint64_t)(uintptr_t)handle, (uint64_t)uplo, (uint64_t)trans, (uint64_t)diag, (uint64_t)(int64_t)n, (uint64_t)(uintptr_t)A, (uint64_t)(int64_t)lda, (uint64_t)(uintptr_t)x, (uint64_t)(int64_t)incx};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cublasDtrsv_v2, cutap_w, thunk_cublasDtrsv_v2);
 }
@@ -3388,11 +2594,8 @@ static uint64_t thunk_cublasDtrsv_v2_64(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, unsigned int, unsigned int, long, void *, long, void *, long))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (unsigned int)a[2], (unsigned int)a[3], (long)a[4], (void *)(uintptr_t)a[5], (long)a[6], (void *)(uintptr_t)a[7], (long)a[8]);
 }
-CUTAP_EXPORT unsigned int cublasDtrsv_v2_64(void *handle, unsigned int uplo, unsigned int trans, unsigned int diag, long n, void *A, long lda, void *x, long incx)
+CUTAP_SLOW unsigned int cutap_slow_cublasDtrsv_v2_64(void *handle, unsigned int uplo, unsigned int trans, unsigned int diag, long n, void *A, long lda, void *x, long incx)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cublasDtrsv_v2_64], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, unsigned int, unsigned int, long, void *, long, void *, long))cutap_fn)(handle, uplo, trans, diag, n, A, lda, x, incx);
     uint64_t cutap_w[9] = {(uint64_t)(uintptr_t)handle, (uint64_t)uplo, (uint64_t)trans, (uint64_t)diag, (uint64_t)(int64_t)n, (uint64_t)(uintptr_t)A, (uint64_t)(int64_t)lda, (uint64_t)(uintptr_t)x, (uint64_t)(int64_t)incx};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cublasDtrsv_v2_64, cutap_w, thunk_cublasDtrsv_v2_64);
 }
@@ -3400,11 +2603,8 @@ static uint64_t thunk_cublasDtrttp(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, int, void *, int, void *))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (int)a[2], (void *)(uintptr_t)a[3], (int)a[4], (void *)(uintptr_t)a[5]);
 }
-CUTAP_EXPORT unsigned int cublasDtrttp(void *handle, unsigned int uplo, int n, void *A, int lda, void *AP)
+CUTAP_SLOW unsigned int cutap_slow_cublasDtrttp(void *handle, unsigned int uplo, int n, void *A, int lda, void *AP)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cublasDtrttp], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, int, void *, int, void *))cutap_fn)(handle, uplo, n, A, lda, AP);
     uint64_t cutap_w[6] = {(uint64_t)(uintptr_t)handle, (uint64_t)uplo, (uint64_t)(int64_t)n, (uint64_t)(uintptr_t)A, (uint64_t)(int64_t)lda, (uint64_t)(uintptr_t)AP};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cublasDtrttp, cutap_w, thunk_cublasDtrttp);
 }
@@ -3412,11 +2612,8 @@ static uint64_t thunk_cublasDzasum_v2(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, int, void *, int, void *))fn)((void *)(uintptr_t)a[0], (int)a[1], (void *)(uintptr_t)a[2], (int)a[3], (void *)(uintptr_t)a[4]);
 }
-CUTAP_EXPORT unsigned int cublasDzasum_v2(void *handle, int n, void *x, int incx, void *result)
+CUTAP_SLOW unsigned int cutap_slow_cublasDzasum_v2(void *handle, int n, void *x, int incx, void *result)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cublasDzasum_v2], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, int, void *, int, void *))cutap_fn)(handle, n, x, incx, result);
     uint64_t cutap_w[5] = {(uint64_t)(uintptr_t)handle, (uint64_t)(int64_t)n, (uint64_t)(uintptr_t)x, (uint64_t)(int64_t)incx, (uint64_t)(uintptr_t)result};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cublasDzasum_v2, cutap_w, thunk_cublasDzasum_v2);
 }
@@ -3424,11 +2621,8 @@ static uint64_t thunk_cublasDzasum_v2_64(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, long, void *, long, void *))fn)((void *)(uintptr_t)a[0], (long)a[1], (void *)(uintptr_t)a[2], (long)a[3], (void *)(uintptr_t)a[4]);
 }
-CUTAP_EXPORT unsigned int cublasDzasum_v2_64(void *handle, long n, void *x, long incx, void *result)
+CUTAP_SLOW unsigned int cutap_slow_cublasDzasum_v2_64(void *handle, long n, void *x, long incx, void *result)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cublasDzasum_v2_64], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, long, void *, long, void *))cutap_fn)(handle, n, x, incx, result);
     uint64_t cutap_w[5] = {(uint64_t)(uintptr_t)handle, (uint64_t)(int64_t)n, (uint64_t)(uintptr_t)x, (uint64_t)(int64_t)incx, (uint64_t)(uintptr_t)result};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cublasDzasum_v2_64, cutap_w, thunk_cublasDzasum_v2_64);
 }
@@ -3436,11 +2630,8 @@ static uint64_t thunk_cublasDznrm2_v2(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, int, void *, int, void *))fn)((void *)(uintptr_t)a[0], (int)a[1], (void *)(uintptr_t)a[2], (int)a[3], (void *)(uintptr_t)a[4]);
 }
-CUTAP_EXPORT unsigned int cublasDznrm2_v2(void *handle, int n, void *x, int incx, void *result)
+CUTAP_SLOW unsigned int cutap_slow_cublasDznrm2_v2(void *handle, int n, void *x, int incx, void *result)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cublasDznrm2_v2], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, int, void *, int, void *))cutap_fn)(handle, n, x, incx, result);
     uint64_t cutap_w[5] = {(uint64_t)(uintptr_t)handle, (uint64_t)(int64_t)n, (uint64_t)(uintptr_t)x, (uint64_t)(int64_t)incx, (uint64_t)(uintptr_t)result};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cublasDznrm2_v2, cutap_w, thunk_cublasDznrm2_v2);
 }
@@ -3448,11 +2639,8 @@ static uint64_t thunk_cublasDznrm2_v2_64(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, long, void *, long, void *))fn)((void *)(uintptr_t)a[0], (long)a[1], (void *)(uintptr_t)a[2], (long)a[3], (void *)(uintptr_t)a[4]);
 }
-CUTAP_EXPORT unsigned int cublasDznrm2_v2_64(void *handle, long n, void *x, long incx, void *result)
+CUTAP_SLOW unsigned int cutap_slow_cublasDznrm2_v2_64(void *handle, long n, void *x, long incx, void *result)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cublasDznrm2_v2_64], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, long, void *, long, void *))cutap_fn)(handle, n, x, incx, result);
     uint64_t cutap_w[5] = {(uint64_t)(uintptr_t)handle, (uint64_t)(int64_t)n, (uint64_t)(uintptr_t)x, (uint64_t)(int64_t)incx, (uint64_t)(uintptr_t)result};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cublasDznrm2_v2_64, cutap_w, thunk_cublasDznrm2_v2_64);
 }
@@ -3460,11 +2648,8 @@ static uint64_t thunk_cublasFree(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *))fn)((void *)(uintptr_t)a[0]);
 }
-CUTAP_EXPORT unsigned int cublasFree(void *devicePtr)
+CUTAP_SLOW unsigned int cutap_slow_cublasFree(void *devicePtr)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cublasFree], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *))cutap_fn)(devicePtr);
     uint64_t cutap_w[1] = {(uint64_t)(uintptr_t)devicePtr};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cublasFree, cutap_w, thunk_cublasFree);
 }
@@ -3472,11 +2657,8 @@ static uint64_t thunk_cublasGemmBatchedEx(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, unsigned int, int, int, int, void *, void *, unsigned int, int, void *, unsigned int, int, void *, void *, unsigned int, int, int, unsigned int, int))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (unsigned int)a[2], (int)a[3], (int)a[4], (int)a[5], (void *)(uintptr_t)a[6], (void *)(uintptr_t)a[7], (unsigned int)a[8], (int)a[9], (void *)(uintptr_t)a[10], (unsigned int)a[11], (int)a[12], (void *)(uintptr_t)a[13], (void *)(uintptr_t)a[14], (unsigned int)a[15], (int)a[16], (int)a[17], (unsigned int)a[18], (int)a[19]);
 }
-CUTAP_EXPORT unsigned int cublasGemmBatchedEx(void *handle, unsigned int transa, unsigned int transb, int m, int n, int k, void *alpha, void *Aarray, unsigned int Atype, int lda, void *Barray, unsigned int Btype, int ldb, void *beta, void *Carray, unsigned int Ctype, int ldc, int batchCount, unsigned int computeType, int algo)
+CUTAP_SLOW unsigned int cutap_slow_cublasGemmBatchedEx(void *handle, unsigned int transa, unsigned int transb, int m, int n, int k, void *alpha, void *Aarray, unsigned int Atype, int lda, void *Barray, unsigned int Btype, int ldb, void *beta, void *Carray, unsigned int Ctype, int ldc, int batchCount, unsigned int computeType, int algo)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cublasGemmBatchedEx], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, unsigned int, int, int, int, void *, void *, unsigned int, int, void *, unsigned int, int, void *, void *, unsigned int, int, int, unsigned int, int))cutap_fn)(handle, transa, transb, m, n, k, alpha, Aarray, Atype, lda, Barray, Btype, ldb, beta, Carray, Ctype, ldc, batchCount, computeType, algo);
     uint64_t cutap_w[20] = {(uint64_t)(uintptr_t)handle, (uint64_t)transa, (uint64_t)transb, (uint64_t)(int64_t)m, (uint64_t)(int64_t)n, (uint64_t)(int64_t)k, (uint64_t)(uintptr_t)alpha, (uint64_t)(uintptr_t)Aarray, (uint64_t)Atype, (uint64_t)(int64_t)lda, (uint64_t)(uintptr_t)Barray, (uint64_t)Btype, (uint64_t)(int64_t)ldb, (uint64_t)(uintptr_t)beta, (uint64_t)(uintptr_t)Carray, (uint64_t)Ctype, (uint64_t)(int64_t)ldc, (uint64_t)(int64_t)batchCount, (uint64_t)computeType, (uint64_t)algo};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cublasGemmBatchedEx, cutap_w, thunk_cublasGemmBatchedEx);
 }
@@ -3484,11 +2666,8 @@ static uint64_t thunk_cublasGemmBatchedEx_64(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, unsigned int, long, long, long, void *, void *, unsigned int, long, void *, unsigned int, long, void *, void *, unsigned int, long, long, unsigned int, int))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (unsigned int)a[2], (long)a[3], (long)a[4], (long)a[5], (void *)(uintptr_t)a[6], (void *)(uintptr_t)a[7], (unsigned int)a[8], (long)a[9], (void *)(uintptr_t)a[10], (unsigned int)a[11], (long)a[12], (void *)(uintptr_t)a[13], (void *)(uintptr_t)a[14], (unsigned int)a[15], (long)a[16], (long)a[17], (unsigned int)a[18], (int)a[19]);
 }
-CUTAP_EXPORT unsigned int cublasGemmBatchedEx_64(void *handle, unsigned int transa, unsigned int transb, long m, long n, long k, void *alpha, void *Aarray, unsigned int Atype, long lda, void *Barray, unsigned int Btype, long ldb, void *beta, void *Carray, unsigned int Ctype, long ldc, long batchCount, unsigned int computeType, int algo)
+CUTAP_SLOW unsigned int cutap_slow_cublasGemmBatchedEx_64(void *handle, unsigned int transa, unsigned int transb, long m, long n, long k, void *alpha, void *Aarray, unsigned int Atype, long lda, void *Barray, unsigned int Btype, long ldb, void *beta, void *Carray, unsigned int Ctype, long ldc, long batchCount, unsigned int computeType, int algo)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cublasGemmBatchedEx_64], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, unsigned int, long, long, long, void *, void *, unsigned int, long, void *, unsigned int, long, void *, void *, unsigned int, long, long, unsigned int, int))cutap_fn)(handle, transa, transb, m, n, k, alpha, Aarray, Atype, lda, Barray, Btype, ldb, beta, Carray, Ctype, ldc, batchCount, computeType, algo);
     uint64_t cutap_w[20] = {(uint64_t)(uintptr_t)handle, (uint64_t)transa, (uint64_t)transb, (uint64_t)(int64_t)m, (uint64_t)(int64_t)n, (uint64_t)(int64_t)k, (uint64_t)(uintptr_t)alpha, (uint64_t)(uintptr_t)Aarray, (uint64_t)Atype, (uint64_t)(int64_t)lda, (uint64_t)(uintptr_t)Barray, (uint64_t)Btype, (uint64_t)(int64_t)ldb, (uint64_t)(uintptr_t)beta, (uint64_t)(uintptr_t)Carray, (uint64_t)Ctype, (uint64_t)(int64_t)ldc, (uint64_t)(int64_t)batchCount, (uint64_t)computeType, (uint64_t)algo};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cublasGemmBatchedEx_64, cutap_w, thunk_cublasGemmBatchedEx_64);
 }
@@ -3496,11 +2675,8 @@ static uint64_t thunk_cublasGemmEx(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, unsigned int, int, int, int, void *, void *, unsigned int, int, void *, unsigned int, int, void *, void *, unsigned int, int, unsigned int, int))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (unsigned int)a[2], (int)a[3], (int)a[4], (int)a[5], (void *)(uintptr_t)a[6], (void *)(uintptr_t)a[7], (unsigned int)a[8], (int)a[9], (void *)(uintptr_t)a[10], (unsigned int)a[11], (int)a[12], (void *)(uintptr_t)a[13], (void *)(uintptr_t)a[14], (unsigned int)a[15], (int)a[16], (unsigned int)a[17], (int)a[18]);
 }
-CUTAP_EXPORT unsigned int cublasGemmEx(void *handle, unsigned int transa, unsigned int transb, int m, int n, int k, void *alpha, void *A, unsigned int Atype, int lda, void *B, unsigned int Btype, int ldb, void *beta, void *C, unsigned int Ctype, int ldc, unsigned int computeType, int algo)
+CUTAP_SLOW unsigned int cutap_slow_cublasGemmEx(void *handle, unsigned int transa, unsigned int transb, int m, int n, int k, void *alpha, void *A, unsigned int Atype, int lda, void *B, unsigned int Btype, int ldb, void *beta, void *C, unsigned int Ctype, int ldc, unsigned int computeType, int algo)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cublasGemmEx], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, unsigned int, int, int, int, void *, void *, unsigned int, int, void *, unsigned int, int, void *, void *, unsigned int, int, unsigned int, int))cutap_fn)(handle, transa, transb, m, n, k, alpha, A, Atype, lda, B, Btype, ldb, beta, C, Ctype, ldc, computeType, algo);
     uint64_t cutap_w[19] = {(uint64_t)(uintptr_t)handle, (uint64_t)transa, (uint64_t)transb, (uint64_t)(int64_t)m, (uint64_t)(int64_t)n, (uint64_t)(int64_t)k, (uint64_t)(uintptr_t)alpha, (uint64_t)(uintptr_t)A, (uint64_t)Atype, (uint64_t)(int64_t)lda, (uint64_t)(uintptr_t)B, (uint64_t)Btype, (uint64_t)(int64_t)ldb, (uint64_t)(uintptr_t)beta, (uint64_t)(uintptr_t)C, (uint64_t)Ctype, (uint64_t)(int64_t)ldc, (uint64_t)computeType, (uint64_t)algo};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cublasGemmEx, cutap_w, thunk_cublasGemmEx);
 }
@@ -3508,11 +2684,8 @@ static uint64_t thunk_cublasGemmEx_64(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, unsigned int, long, long, long, void *, void *, unsigned int, long, void *, unsigned int, long, void *, void *, unsigned int, long, unsigned int, int))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (unsigned int)a[2], (long)a[3], (long)a[4], (long)a[5], (void *)(uintptr_t)a[6], (void *)(uintptr_t)a[7], (unsigned int)a[8], (long)a[9], (void *)(uintptr_t)a[10], (unsigned int)a[11], (long)a[12], (void *)(uintptr_t)a[13], (void *)(uintptr_t)a[14], (unsigned int)a[15], (long)a[16], (unsigned int)a[17], (int)a[18]);
 }
-CUTAP_EXPORT unsigned int cublasGemmEx_64(void *handle, unsigned int transa, unsigned int transb, long m, long n, long k, void *alpha, void *A, unsigned int Atype, long lda, void *B, unsigned int Btype, long ldb, void *beta, void *C, unsigned int Ctype, long ldc, unsigned int computeType, int algo)
+CUTAP_SLOW unsigned int cutap_slow_cublasGemmEx_64(void *handle, unsigned int transa, unsigned int transb, long m, long n, long k, void *alpha, void *A, unsigned int Atype, long lda, void *B, unsigned int Btype, long ldb, void *beta, void *C, unsigned int Ctype, long ldc, unsigned int computeType, int algo)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cublasGemmEx_64], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, unsigned int, long, long, long, void *, void *, unsigned int, long, void *, unsigned int, long, void *, void *, unsigned int, long, unsigned int, int))cutap_fn)(handle, transa, transb, m, n, k, alpha, A, Atype, lda, B, Btype, ldb, beta, C, Ctype, ldc, computeType, algo);
     uint64_t cutap_w[19] = {(uint64_t)(uintptr_t)handle, (uint64_t)transa, (uint64_t)transb, (uint64_t)(int64_t)m, (uint64_t)(int64_t)n, (uint64_t)(int64_t)k, (uint64_t)(uintptr_t)alpha, (uint64_t)(uintptr_t)A, (uint64_t)Atype, (uint64_t)(int64_t)lda, (uint64_t)(uintptr_t)B, (uint64_t)Btype, (uint64_t)(int64_t)ldb, (uint64_t)(uintptr_t)beta, (uint64_t)(uintptr_t)C, (uint64_t)Ctype, (uint64_t)(int64_t)ldc, (uint64_t)computeType, (uint64_t)algo};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cublasGemmEx_64, cutap_w, thunk_cublasGemmEx_64);
 }
@@ -3520,11 +2693,8 @@ static uint64_t thunk_cublasGemmGroupedBatchedEx(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *, void *, void *, void *, void *, void *, void *, unsigned int, void *, void *, unsigned int, void *, void *, void *, unsigned int, void *, int, void *, unsigned int))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1], (void *)(uintptr_t)a[2], (void *)(uintptr_t)a[3], (void *)(uintptr_t)a[4], (void *)(uintptr_t)a[5], (void *)(uintptr_t)a[6], (void *)(uintptr_t)a[7], (unsigned int)a[8], (void *)(uintptr_t)a[9], (void *)(uintptr_t)a[10], (unsigned int)a[11], (void *)(uintptr_t)a[12], (void *)(uintptr_t)a[13], (void *)(uintptr_t)a[14], (unsigned int)a[15], (void *)(uintptr_t)a[16], (int)a[17], (void *)(uintptr_t)a[18], (unsigned int)a[19]);
 }
-CUTAP_EXPORT unsigned int cublasGemmGroupedBatchedEx(void *handle, void *transa_array, void *transb_array, void *m_array, void *n_array, void *k_array, void *alpha_array, void *Aarray, unsigned int Atype, void *lda_array, void *Barray, unsigned int Btype, void *ldb_array, void *beta_array, void *Carray, unsigned int Ctype, void *ldc_array, int group_count, void *group_size, unsigned int computeType)
+CUTAP_SLOW unsigned int cutap_slow_cublasGemmGroupedBatchedEx(void *handle, void *transa_array, void *transb_array, void *m_array, void *n_array, void *k_array, void *alpha_array, void *Aarray, unsigned int Atype, void *lda_array, void *Barray, unsigned int Btype, void *ldb_array, void *beta_array, void *Carray, unsigned int Ctype, void *ldc_array, int group_count, void *group_size, unsigned int computeType)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cublasGemmGroupedBatchedEx], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *, void *, void *, void *, void *, void *, void *, unsigned int, void *, void *, unsigned int, void *, void *, void *, unsigned int, void *, int, void *, unsigned int))cutap_fn)(handle, transa_array, transb_array, m_array, n_array, k_array, alpha_array, Aarray, Atype, lda_array, Barray, Btype, ldb_array, beta_array, Carray, Ctype, ldc_array, group_count, group_size, computeType);
     uint64_t cutap_w[20] = {(uint64_t)(uintptr_t)handle, (uint64_t)(uintptr_t)transa_array, (uint64_t)(uintptr_t)transb_array, (uint64_t)(uintptr_t)m_array, (uint64_t)(uintptr_t)n_array, (uint64_t)(uintptr_t)k_array, (uint64_t)(uintptr_t)alpha_array, (uint64_t)(uintptr_t)Aarray, (uint64_t)Atype, (uint64_t)(uintptr_t)lda_array, (uint64_t)(uintptr_t)Barray, (uint64_t)Btype, (uint64_t)(uintptr_t)ldb_array, (uint64_t)(uintptr_t)beta_array, (uint64_t)(uintptr_t)Carray, (uint64_t)Ctype, (uint64_t)(uintptr_t)ldc_array, (uint64_t)(int64_t)group_count, (uint64_t)(uintptr_t)group_size, (uint64_t)computeType};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cublasGemmGroupedBatchedEx, cutap_w, thunk_cublasGemmGroupedBatchedEx);
 }
@@ -3532,11 +2702,8 @@ static uint64_t thunk_cublasGemmGroupedBatchedEx_64(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *, void *, void *, void *, void *, void *, void *, unsigned int, void *, void *, unsigned int, void *, void *, void *, unsigned int, void *, long, void *, unsigned int))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1], (void *)(uintptr_t)a[2], (void *)(uintptr_t)a[3], (void *)(uintptr_t)a[4], (void *)(uintptr_t)a[5], (void *)(uintptr_t)a[6], (void *)(uintptr_t)a[7], (unsigned int)a[8], (void *)(uintptr_t)a[9], (void *)(uintptr_t)a[10], (unsigned int)a[11], (void *)(uintptr_t)a[12], (void *)(uintptr_t)a[13], (void *)(uintptr_t)a[14], (unsigned int)a[15], (void *)(uintptr_t)a[16], (long)a[17], (void *)(uintptr_t)a[18], (unsigned int)a[19]);
 }
-CUTAP_EXPORT unsigned int cublasGemmGroupedBatchedEx_64(void *handle, void *transa_array, void *transb_array, void *m_array, void *n_array, void *k_array, void *alpha_array, void *Aarray, unsigned int Atype, void *lda_array, void *Barray, unsigned int Btype, void *ldb_array, void *beta_array, void *Carray, unsigned int Ctype, void *ldc_array, long group_count, void *group_size, unsigned int computeType)
+CUTAP_SLOW unsigned int cutap_slow_cublasGemmGroupedBatchedEx_64(void *handle, void *transa_array, void *transb_array, void *m_array, void *n_array, void *k_array, void *alpha_array, void *Aarray, unsigned int Atype, void *lda_array, void *Barray, unsigned int Btype, void *ldb_array, void *beta_array, void *Carray, unsigned int Ctype, void *ldc_array, long group_count, void *group_size, unsigned int computeType)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cublasGemmGroupedBatchedEx_64], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *, void *, void *, void *, void *, void *, void *, unsigned int, void *, void *, unsigned int, void *, void *, void *, unsigned int, void *, long, void *, unsigned int))cutap_fn)(handle, transa_array, transb_array, m_array, n_array, k_array, alpha_array, Aarray, Atype, lda_array, Barray, Btype, ldb_array, beta_array, Carray, Ctype, ldc_array, group_count, group_size, computeType);
     uint64_t cutap_w[20] = {(uint64_t)(uintptr_t)handle, (uint64_t)(uintptr_t)transa_array, (uint64_t)(uintptr_t)transb_array, (uint64_t)(uintptr_t)m_array, (uint64_t)(uintptr_t)n_array, (uint64_t)(uintptr_t)k_array, (uint64_t)(uintptr_t)alpha_array, (uint64_t)(uintptr_t)Aarray, (uint64_t)Atype, (uint64_t)(uintptr_t)lda_array, (uint64_t)(uintptr_t)Barray, (uint64_t)Btype, (uint64_t)(uintptr_t)ldb_array, (uint64_t)(uintptr_t)beta_array, (uint64_t)(uintptr_t)Carray, (uint64_t)Ctype, (uint64_t)(uintptr_t)ldc_array, (uint64_t)(int64_t)group_count, (uint64_t)(uintptr_t)group_size, (uint64_t)computeType};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cublasGemmGroupedBatchedEx_64, cutap_w, thunk_cublasGemmGroupedBatchedEx_64);
 }
@@ -3544,11 +2711,8 @@ static uint64_t thunk_cublasGemmStridedBatchedEx(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, unsigned int, int, int, int, void *, void *, unsigned int, int, long long, void *, unsigned int, int, long long, void *, void *, unsigned int, int, long long, int, unsigned int, int))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (unsigned int)a[2], (int)a[3], (int)a[4], (int)a[5], (void *)(uintptr_t)a[6], (void *)(uintptr_t)a[7], (unsigned int)a[8], (int)a[9], (long long)a[10], (void *)(uintptr_t)a[11], (unsigned int)a[12], (int)a[13], (long long)a[14], (void *)(uintptr_t)a[15], (void *)(uintptr_t)a[16], (unsigned int)a[17], (int)a[18], (long long)a[19], (int)a[20], (unsigned int)a[21], (int)a[22]);
 }
-CUTAP_EXPORT unsigned int cublasGemmStridedBatchedEx(void *handle, unsigned int transa, unsigned int transb, int m, int n, int k, void *alpha, void *A, unsigned int Atype, int lda, long long strideA, void *B, unsigned int Btype, int ldb, long long strideB, void *beta, void *C, unsigned int Ctype, int ldc, long long strideC, int batchCount, unsigned int computeType, int algo)
+CUTAP_SLOW unsigned int cutap_slow_cublasGemmStridedBatchedEx(void *handle, unsigned int transa, unsigned int transb, int m, int n, int k, void *alpha, void *A, unsigned int Atype, int lda, long long strideA, void *B, unsigned int Btype, int ldb, long long strideB, void *beta, void *C, unsigned int Ctype, int ldc, long long strideC, int batchCount, unsigned int computeType, int algo)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cublasGemmStridedBatchedEx], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, unsigned int, int, int, int, void *, void *, unsigned int, int, long long, void *, unsigned int, int, long long, void *, void *, unsigned int, int, long long, int, unsigned int, int))cutap_fn)(handle, transa, transb, m, n, k, alpha, A, Atype, lda, strideA, B, Btype, ldb, strideB, beta, C, Ctype, ldc, strideC, batchCount, computeType, algo);
     uint64_t cutap_w[23] = {(uint64_t)(uintptr_t)handle, (uint64_t)transa, (uint64_t)transb, (uint64_t)(int64_t)m, (uint64_t)(int64_t)n, (uint64_t)(int64_t)k, (uint64_t)(uintptr_t)alpha, (uint64_t)(uintptr_t)A, (uint64_t)Atype, (uint64_t)(int64_t)lda, (uint64_t)(int64_t)strideA, (uint64_t)(uintptr_t)B, (uint64_t)Btype, (uint64_t)(int64_t)ldb, (uint64_t)(int64_t)strideB, (uint64_t)(uintptr_t)beta, (uint64_t)(uintptr_t)C, (uint64_t)Ctype, (uint64_t)(int64_t)ldc, (uint64_t)(int64_t)strideC, (uint64_t)(int64_t)batchCount, (uint64_t)computeType, (uint64_t)algo};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cublasGemmStridedBatchedEx, cutap_w, thunk_cublasGemmStridedBatchedEx);
 }
@@ -3556,11 +2720,8 @@ static uint64_t thunk_cublasGemmStridedBatchedEx_64(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, unsigned int, long, long, long, void *, void *, unsigned int, long, long long, void *, unsigned int, long, long long, void *, void *, unsigned int, long, long long, long, unsigned int, int))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (unsigned int)a[2], (long)a[3], (long)a[4], (long)a[5], (void *)(uintptr_t)a[6], (void *)(uintptr_t)a[7], (unsigned int)a[8], (long)a[9], (long long)a[10], (void *)(uintptr_t)a[11], (unsigned int)a[12], (long)a[13], (long long)a[14], (void *)(uintptr_t)a[15], (void *)(uintptr_t)a[16], (unsigned int)a[17], (long)a[18], (long long)a[19], (long)a[20], (unsigned int)a[21], (int)a[22]);
 }
-CUTAP_EXPORT unsigned int cublasGemmStridedBatchedEx_64(void *handle, unsigned int transa, unsigned int transb, long m, long n, long k, void *alpha, void *A, unsigned int Atype, long lda, long long strideA, void *B, unsigned int Btype, long ldb, long long strideB, void *beta, void *C, unsigned int Ctype, long ldc, long long strideC, long batchCount, unsigned int computeType, int algo)
+CUTAP_SLOW unsigned int cutap_slow_cublasGemmStridedBatchedEx_64(void *handle, unsigned int transa, unsigned int transb, long m, long n, long k, void *alpha, void *A, unsigned int Atype, long lda, long long strideA, void *B, unsigned int Btype, long ldb, long long strideB, void *beta, void *C, unsigned int Ctype, long ldc, long long strideC, long batchCount, unsigned int computeType, int algo)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cublasGemmStridedBatchedEx_64], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, unsigned int, long, long, long, void *, void *, unsigned int, long, long long, void *, unsigned int, long, long long, void *, void *, unsigned int, long, long long, long, unsigned int, int))cutap_fn)(handle, transa, transb, m, n, k, alpha, A, Atype, lda, strideA, B, Btype, ldb, strideB, beta, C, Ctype, ldc, strideC, batchCount, computeType, algo);
     uint64_t cutap_w[23] = {(uint64_t)(uintptr_t)handle, (uint64_t)transa, (uint64_t)transb, (uint64_t)(int64_t)m, (uint64_t)(int64_t)n, (uint64_t)(int64_t)k, (uint64_t)(uintptr_t)alpha, (uint64_t)(uintptr_t)A, (uint64_t)Atype, (uint64_t)(int64_t)lda, (uint64_t)(int64_t)strideA, (uint64_t)(uintptr_t)B, (uint64_t)Btype, (uint64_t)(int64_t)ldb, (uint64_t)(int64_t)strideB, (uint64_t)(uintptr_t)beta, (uint64_t)(uintptr_t)C, (uint64_t)Ctype, (uint64_t)(int64_t)ldc, (uint64_t)(int64_t)strideC, (uint64_t)(int64_t)batchCount, (uint64_t)computeType, (uint64_t)algo};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cublasGemmStridedBatchedEx_64, cutap_w, thunk_cublasGemmStridedBatchedEx_64);
 }
@@ -3568,11 +2729,8 @@ static uint64_t thunk_cublasGetAtomicsMode(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1]);
 }
-CUTAP_EXPORT unsigned int cublasGetAtomicsMode(void *handle, void *mode)
+CUTAP_SLOW unsigned int cutap_slow_cublasGetAtomicsMode(void *handle, void *mode)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cublasGetAtomicsMode], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *))cutap_fn)(handle, mode);
     uint64_t cutap_w[2] = {(uint64_t)(uintptr_t)handle, (uint64_t)(uintptr_t)mode};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cublasGetAtomicsMode, cutap_w, thunk_cublasGetAtomicsMode);
 }
@@ -3581,11 +2739,8 @@ static uint64_t thunk_cublasGetCudartVersion(void *fn, uint64_t *a)
     (void)a;
     return (uint64_t)((unsigned long (*)(void))fn)();
 }
-CUTAP_EXPORT unsigned long cublasGetCudartVersion(void)
+CUTAP_SLOW unsigned long cutap_slow_cublasGetCudartVersion(void)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cublasGetCudartVersion], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned long (*)(void))cutap_fn)();
     uint64_t cutap_w[1] = {0};
     return (unsigned long)cutap_dispatch(CUTAP_ID_cublasGetCudartVersion, cutap_w, thunk_cublasGetCudartVersion);
 }
@@ -3593,11 +2748,8 @@ static uint64_t thunk_cublasGetEmulationSpecialValuesSupport(void *fn, uint64_t 
 {
     return (uint64_t)((unsigned int (*)(void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1]);
 }
-CUTAP_EXPORT unsigned int cublasGetEmulationSpecialValuesSupport(void *handle, void *mask)
+CUTAP_SLOW unsigned int cutap_slow_cublasGetEmulationSpecialValuesSupport(void *handle, void *mask)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cublasGetEmulationSpecialValuesSupport], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *))cutap_fn)(handle, mask);
     uint64_t cutap_w[2] = {(uint64_t)(uintptr_t)handle, (uint64_t)(uintptr_t)mask};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cublasGetEmulationSpecialValuesSupport, cutap_w, thunk_cublasGetEmulationSpecialValuesSupport);
 }
@@ -3605,11 +2757,8 @@ static uint64_t thunk_cublasGetEmulationStrategy(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1]);
 }
-CUTAP_EXPORT unsigned int cublasGetEmulationStrategy(void *handle, void *emulationStrategy)
+CUTAP_SLOW unsigned int cutap_slow_cublasGetEmulationStrategy(void *handle, void *emulationStrategy)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cublasGetEmulationStrategy], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *))cutap_fn)(handle, emulationStrategy);
     uint64_t cutap_w[2] = {(uint64_t)(uintptr_t)handle, (uint64_t)(uintptr_t)emulationStrategy};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cublasGetEmulationStrategy, cutap_w, thunk_cublasGetEmulationStrategy);
 }
@@ -3618,11 +2767,8 @@ static uint64_t thunk_cublasGetError(void *fn, uint64_t *a)
     (void)a;
     return (uint64_t)((unsigned int (*)(void))fn)();
 }
-CUTAP_EXPORT unsigned int cublasGetError(void)
+CUTAP_SLOW unsigned int cutap_slow_cublasGetError(void)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cublasGetError], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void))cutap_fn)();
     uint64_t cutap_w[1] = {0};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cublasGetError, cutap_w, thunk_cublasGetError);
 }
@@ -3630,11 +2776,8 @@ static uint64_t thunk_cublasGetFixedPointEmulationMantissaBitCountPointer(void *
 {
     return (uint64_t)((unsigned int (*)(void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1]);
 }
-CUTAP_EXPORT unsigned int cublasGetFixedPointEmulationMantissaBitCountPointer(void *handle, void *mantissaBitCount)
+CUTAP_SLOW unsigned int cutap_slow_cublasGetFixedPointEmulationMantissaBitCountPointer(void *handle, void *mantissaBitCount)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cublasGetFixedPointEmulationMantissaBitCountPointer], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *))cutap_fn)(handle, mantissaBitCount);
     uint64_t cutap_w[2] = {(uint64_t)(uintptr_t)handle, (uint64_t)(uintptr_t)mantissaBitCount};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cublasGetFixedPointEmulationMantissaBitCountPointer, cutap_w, thunk_cublasGetFixedPointEmulationMantissaBitCountPointer);
 }
@@ -3642,11 +2785,8 @@ static uint64_t thunk_cublasGetFixedPointEmulationMantissaBitOffset(void *fn, ui
 {
     return (uint64_t)((unsigned int (*)(void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1]);
 }
-CUTAP_EXPORT unsigned int cublasGetFixedPointEmulationMantissaBitOffset(void *handle, void *mantissaBitOffset)
+CUTAP_SLOW unsigned int cutap_slow_cublasGetFixedPointEmulationMantissaBitOffset(void *handle, void *mantissaBitOffset)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cublasGetFixedPointEmulationMantissaBitOffset], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *))cutap_fn)(handle, mantissaBitOffset);
     uint64_t cutap_w[2] = {(uint64_t)(uintptr_t)handle, (uint64_t)(uintptr_t)mantissaBitOffset};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cublasGetFixedPointEmulationMantissaBitOffset, cutap_w, thunk_cublasGetFixedPointEmulationMantissaBitOffset);
 }
@@ -3654,11 +2794,8 @@ static uint64_t thunk_cublasGetFixedPointEmulationMantissaControl(void *fn, uint
 {
     return (uint64_t)((unsigned int (*)(void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1]);
 }
-CUTAP_EXPORT unsigned int cublasGetFixedPointEmulationMantissaControl(void *handle, void *mantissaControl)
+CUTAP_SLOW unsigned int cutap_slow_cublasGetFixedPointEmulationMantissaControl(void *handle, void *mantissaControl)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cublasGetFixedPointEmulationMantissaControl], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *))cutap_fn)(handle, mantissaControl);
     uint64_t cutap_w[2] = {(uint64_t)(uintptr_t)handle, (uint64_t)(uintptr_t)mantissaControl};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cublasGetFixedPointEmulationMantissaControl, cutap_w, thunk_cublasGetFixedPointEmulationMantissaControl);
 }
@@ -3666,11 +2803,8 @@ static uint64_t thunk_cublasGetFixedPointEmulationMaxMantissaBitCount(void *fn, 
 {
     return (uint64_t)((unsigned int (*)(void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1]);
 }
-CUTAP_EXPORT unsigned int cublasGetFixedPointEmulationMaxMantissaBitCount(void *handle, void *maxMantissaBitCount)
+CUTAP_SLOW unsigned int cutap_slow_cublasGetFixedPointEmulationMaxMantissaBitCount(void *handle, void *maxMantissaBitCount)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cublasGetFixedPointEmulationMaxMantissaBitCount], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *))cutap_fn)(handle, maxMantissaBitCount);
     uint64_t cutap_w[2] = {(uint64_t)(uintptr_t)handle, (uint64_t)(uintptr_t)maxMantissaBitCount};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cublasGetFixedPointEmulationMaxMantissaBitCount, cutap_w, thunk_cublasGetFixedPointEmulationMaxMantissaBitCount);
 }
@@ -3678,11 +2812,8 @@ static uint64_t thunk_cublasGetLoggerCallback(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *))fn)((void *)(uintptr_t)a[0]);
 }
-CUTAP_EXPORT unsigned int cublasGetLoggerCallback(void *userCallback)
+CUTAP_SLOW unsigned int cutap_slow_cublasGetLoggerCallback(void *userCallback)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cublasGetLoggerCallback], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *))cutap_fn)(userCallback);
     uint64_t cutap_w[1] = {(uint64_t)(uintptr_t)userCallback};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cublasGetLoggerCallback, cutap_w, thunk_cublasGetLoggerCallback);
 }
@@ -3690,11 +2821,8 @@ static uint64_t thunk_cublasGetMathMode(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1]);
 }
-CUTAP_EXPORT unsigned int cublasGetMathMode(void *handle, void *mode)
+CUTAP_SLOW unsigned int cutap_slow_cublasGetMathMode(void *handle, void *mode)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cublasGetMathMode], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *))cutap_fn)(handle, mode);
     uint64_t cutap_w[2] = {(uint64_t)(uintptr_t)handle, (uint64_t)(uintptr_t)mode};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cublasGetMathMode, cutap_w, thunk_cublasGetMathMode);
 }
@@ -3702,11 +2830,8 @@ static uint64_t thunk_cublasGetMatrix(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(int, int, int, void *, int, void *, int))fn)((int)a[0], (int)a[1], (int)a[2], (void *)(uintptr_t)a[3], (int)a[4], (void *)(uintptr_t)a[5], (int)a[6]);
 }
-CUTAP_EXPORT unsigned int cublasGetMatrix(int rows, int cols, int elemSize, void *A, int lda, void *B, int ldb)
+CUTAP_SLOW unsigned int cutap_slow_cublasGetMatrix(int rows, int cols, int elemSize, void *A, int lda, void *B, int ldb)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cublasGetMatrix], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(int, int, int, void *, int, void *, int))cutap_fn)(rows, cols, elemSize, A, lda, B, ldb);
     uint64_t cutap_w[7] = {(uint64_t)(int64_t)rows, (uint64_t)(int64_t)cols, (uint64_t)(int64_t)elemSize, (uint64_t)(uintptr_t)A, (uint64_t)(int64_t)lda, (uint64_t)(uintptr_t)B, (uint64_t)(int64_t)ldb};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cublasGetMatrix, cutap_w, thunk_cublasGetMatrix);
 }
@@ -3714,11 +2839,8 @@ static uint64_t thunk_cublasGetMatrixAsync(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(int, int, int, void *, int, void *, int, void *))fn)((int)a[0], (int)a[1], (int)a[2], (void *)(uintptr_t)a[3], (int)a[4], (void *)(uintptr_t)a[5], (int)a[6], (void *)(uintptr_t)a[7]);
 }
-CUTAP_EXPORT unsigned int cublasGetMatrixAsync(int rows, int cols, int elemSize, void *A, int lda, void *B, int ldb, void *stream)
+CUTAP_SLOW unsigned int cutap_slow_cublasGetMatrixAsync(int rows, int cols, int elemSize, void *A, int lda, void *B, int ldb, void *stream)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cublasGetMatrixAsync], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(int, int, int, void *, int, void *, int, void *))cutap_fn)(rows, cols, elemSize, A, lda, B, ldb, stream);
     uint64_t cutap_w[8] = {(uint64_t)(int64_t)rows, (uint64_t)(int64_t)cols, (uint64_t)(int64_t)elemSize, (uint64_t)(uintptr_t)A, (uint64_t)(int64_t)lda, (uint64_t)(uintptr_t)B, (uint64_t)(int64_t)ldb, (uint64_t)(uintptr_t)stream};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cublasGetMatrixAsync, cutap_w, thunk_cublasGetMatrixAsync);
 }
@@ -3726,11 +2848,8 @@ static uint64_t thunk_cublasGetMatrixAsync_64(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(long, long, long, void *, long, void *, long, void *))fn)((long)a[0], (long)a[1], (long)a[2], (void *)(uintptr_t)a[3], (long)a[4], (void *)(uintptr_t)a[5], (long)a[6], (void *)(uintptr_t)a[7]);
 }
-CUTAP_EXPORT unsigned int cublasGetMatrixAsync_64(long rows, long cols, long elemSize, void *A, long lda, void *B, long ldb, void *stream)
+CUTAP_SLOW unsigned int cutap_slow_cublasGetMatrixAsync_64(long rows, long cols, long elemSize, void *A, long lda, void *B, long ldb, void *stream)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cublasGetMatrixAsync_64], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(long, long, long, void *, long, void *, long, void *))cutap_fn)(rows, cols, elemSize, A, lda, B, ldb, stream);
     uint64_t cutap_w[8] = {(uint64_t)(int64_t)rows, (uint64_t)(int64_t)cols, (uint64_t)(int64_t)elemSize, (uint64_t)(uintptr_t)A, (uint64_t)(int64_t)lda, (uint64_t)(uintptr_t)B, (uint64_t)(int64_t)ldb, (uint64_t)(uintptr_t)stream};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cublasGetMatrixAsync_64, cutap_w, thunk_cublasGetMatrixAsync_64);
 }
@@ -3738,11 +2857,8 @@ static uint64_t thunk_cublasGetMatrix_64(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(long, long, long, void *, long, void *, long))fn)((long)a[0], (long)a[1], (long)a[2], (void *)(uintptr_t)a[3], (long)a[4], (void *)(uintptr_t)a[5], (long)a[6]);
 }
-CUTAP_EXPORT unsigned int cublasGetMatrix_64(long rows, long cols, long elemSize, void *A, long lda, void *B, long ldb)
+CUTAP_SLOW unsigned int cutap_slow_cublasGetMatrix_64(long rows, long cols, long elemSize, void *A, long lda, void *B, long ldb)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cublasGetMatrix_64], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(long, long, long, void *, long, void *, long))cutap_fn)(rows, cols, elemSize, A, lda, B, ldb);
     uint64_t cutap_w[7] = {(uint64_t)(int64_t)rows, (uint64_t)(int64_t)cols, (uint64_t)(int64_t)elemSize, (uint64_t)(uintptr_t)A, (uint64_t)(int64_t)lda, (uint64_t)(uintptr_t)B, (uint64_t)(int64_t)ldb};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cublasGetMatrix_64, cutap_w, thunk_cublasGetMatrix_64);
 }
@@ -3750,11 +2866,8 @@ static uint64_t thunk_cublasGetPointerMode_v2(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1]);
 }
-CUTAP_EXPORT unsigned int cublasGetPointerMode_v2(void *handle, void *mode)
+CUTAP_SLOW unsigned int cutap_slow_cublasGetPointerMode_v2(void *handle, void *mode)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cublasGetPointerMode_v2], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *))cutap_fn)(handle, mode);
     uint64_t cutap_w[2] = {(uint64_t)(uintptr_t)handle, (uint64_t)(uintptr_t)mode};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cublasGetPointerMode_v2, cutap_w, thunk_cublasGetPointerMode_v2);
 }
@@ -3762,11 +2875,8 @@ static uint64_t thunk_cublasGetProperty(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(unsigned int, void *))fn)((unsigned int)a[0], (void *)(uintptr_t)a[1]);
 }
-CUTAP_EXPORT unsigned int cublasGetProperty(unsigned int type, void *value)
+CUTAP_SLOW unsigned int cutap_slow_cublasGetProperty(unsigned int type, void *value)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cublasGetProperty], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(unsigned int, void *))cutap_fn)(type, value);
     uint64_t cutap_w[2] = {(uint64_t)type, (uint64_t)(uintptr_t)value};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cublasGetProperty, cutap_w, thunk_cublasGetProperty);
 }
@@ -3774,11 +2884,8 @@ static uint64_t thunk_cublasGetSmCountTarget(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1]);
 }
-CUTAP_EXPORT unsigned int cublasGetSmCountTarget(void *handle, void *smCountTarget)
+CUTAP_SLOW unsigned int cutap_slow_cublasGetSmCountTarget(void *handle, void *smCountTarget)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cublasGetSmCountTarget], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *))cutap_fn)(handle, smCountTarget);
     uint64_t cutap_w[2] = {(uint64_t)(uintptr_t)handle, (uint64_t)(uintptr_t)smCountTarget};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cublasGetSmCountTarget, cutap_w, thunk_cublasGetSmCountTarget);
 }
@@ -3786,11 +2893,8 @@ static uint64_t thunk_cublasGetStatusName(void *fn, uint64_t *a)
 {
     return (uint64_t)(uintptr_t)((void * (*)(unsigned int))fn)((unsigned int)a[0]);
 }
-CUTAP_EXPORT void * cublasGetStatusName(unsigned int status)
+CUTAP_SLOW void * cutap_slow_cublasGetStatusName(unsigned int status)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cublasGetStatusName], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((void * (*)(unsigned int))cutap_fn)(status);
     uint64_t cutap_w[1] = {(uint64_t)status};
     return (void *)(uintptr_t)cutap_dispatch(CUTAP_ID_cublasGetStatusName, cutap_w, thunk_cublasGetStatusName);
 }
@@ -3798,11 +2902,8 @@ static uint64_t thunk_cublasGetStatusString(void *fn, uint64_t *a)
 {
     return (uint64_t)(uintptr_t)((void * (*)(unsigned int))fn)((unsigned int)a[0]);
 }
-CUTAP_EXPORT void * cublasGetStatusString(unsigned int status)
+CUTAP_SLOW void * cutap_slow_cublasGetStatusString(unsigned int status)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cublasGetStatusString], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((void * (*)(unsigned int))cutap_fn)(status);
     uint64_t cutap_w[1] = {(uint64_t)status};
     return (void *)(uintptr_t)cutap_dispatch(CUTAP_ID_cublasGetStatusString, cutap_w, thunk_cublasGetStatusString);
 }
@@ -3810,11 +2911,8 @@ static uint64_t thunk_cublasGetStream_v2(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1]);
 }
-CUTAP_EXPORT unsigned int cublasGetStream_v2(void *handle, void *streamId)
+CUTAP_SLOW unsigned int cutap_slow_cublasGetStream_v2(void *handle, void *streamId)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cublasGetStream_v2], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *))cutap_fn)(handle, streamId);
     uint64_t cutap_w[2] = {(uint64_t)(uintptr_t)handle, (uint64_t)(uintptr_t)streamId};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cublasGetStream_v2, cutap_w, thunk_cublasGetStream_v2);
 }
@@ -3822,11 +2920,8 @@ static uint64_t thunk_cublasGetVector(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(int, int, void *, int, void *, int))fn)((int)a[0], (int)a[1], (void *)(uintptr_t)a[2], (int)a[3], (void *)(uintptr_t)a[4], (int)a[5]);
 }
-CUTAP_EXPORT unsigned int cublasGetVector(int n, int elemSize, void *x, int incx, void *y, int incy)
+CUTAP_SLOW unsigned int cutap_slow_cublasGetVector(int n, int elemSize, void *x, int incx, void *y, int incy)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cublasGetVector], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(int, int, void *, int, void *, int))cutap_fn)(n, elemSize, x, incx, y, incy);
     uint64_t cutap_w[6] = {(uint64_t)(int64_t)n, (uint64_t)(int64_t)elemSize, (uint64_t)(uintptr_t)x, (uint64_t)(int64_t)incx, (uint64_t)(uintptr_t)y, (uint64_t)(int64_t)incy};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cublasGetVector, cutap_w, thunk_cublasGetVector);
 }
@@ -3834,11 +2929,8 @@ static uint64_t thunk_cublasGetVectorAsync(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(int, int, void *, int, void *, int, void *))fn)((int)a[0], (int)a[1], (void *)(uintptr_t)a[2], (int)a[3], (void *)(uintptr_t)a[4], (int)a[5], (void *)(uintptr_t)a[6]);
 }
-CUTAP_EXPORT unsigned int cublasGetVectorAsync(int n, int elemSize, void *devicePtr, int incx, void *hostPtr, int incy, void *stream)
+CUTAP_SLOW unsigned int cutap_slow_cublasGetVectorAsync(int n, int elemSize, void *devicePtr, int incx, void *hostPtr, int incy, void *stream)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cublasGetVectorAsync], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(int, int, void *, int, void *, int, void *))cutap_fn)(n, elemSize, devicePtr, incx, hostPtr, incy, stream);
     uint64_t cutap_w[7] = {(uint64_t)(int64_t)n, (uint64_t)(int64_t)elemSize, (uint64_t)(uintptr_t)devicePtr, (uint64_t)(int64_t)incx, (uint64_t)(uintptr_t)hostPtr, (uint64_t)(int64_t)incy, (uint64_t)(uintptr_t)stream};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cublasGetVectorAsync, cutap_w, thunk_cublasGetVectorAsync);
 }
@@ -3846,11 +2938,8 @@ static uint64_t thunk_cublasGetVectorAsync_64(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(long, long, void *, long, void *, long, void *))fn)((long)a[0], (long)a[1], (void *)(uintptr_t)a[2], (long)a[3], (void *)(uintptr_t)a[4], (long)a[5], (void *)(uintptr_t)a[6]);
 }
-CUTAP_EXPORT unsigned int cublasGetVectorAsync_64(long n, long elemSize, void *devicePtr, long incx, void *hostPtr, long incy, void *stream)
+CUTAP_SLOW unsigned int cutap_slow_cublasGetVectorAsync_64(long n, long elemSize, void *devicePtr, long incx, void *hostPtr, long incy, void *stream)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cublasGetVectorAsync_64], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(long, long, void *, long, void *, long, void *))cutap_fn)(n, elemSize, devicePtr, incx, hostPtr, incy, stream);
     uint64_t cutap_w[7] = {(uint64_t)(int64_t)n, (uint64_t)(int64_t)elemSize, (uint64_t)(uintptr_t)devicePtr, (uint64_t)(int64_t)incx, (uint64_t)(uintptr_t)hostPtr, (uint64_t)(int64_t)incy, (uint64_t)(uintptr_t)stream};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cublasGetVectorAsync_64, cutap_w, thunk_cublasGetVectorAsync_64);
 }
@@ -3858,11 +2947,8 @@ static uint64_t thunk_cublasGetVector_64(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(long, long, void *, long, void *, long))fn)((long)a[0], (long)a[1], (void *)(uintptr_t)a[2], (long)a[3], (void *)(uintptr_t)a[4], (long)a[5]);
 }
-CUTAP_EXPORT unsigned int cublasGetVector_64(long n, long elemSize, void *x, long incx, void *y, long incy)
+CUTAP_SLOW unsigned int cutap_slow_cublasGetVector_64(long n, long elemSize, void *x, long incx, void *y, long incy)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cublasGetVector_64], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(long, long, void *, long, void *, long))cutap_fn)(n, elemSize, x, incx, y, incy);
     uint64_t cutap_w[6] = {(uint64_t)(int64_t)n, (uint64_t)(int64_t)elemSize, (uint64_t)(uintptr_t)x, (uint64_t)(int64_t)incx, (uint64_t)(uintptr_t)y, (uint64_t)(int64_t)incy};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cublasGetVector_64, cutap_w, thunk_cublasGetVector_64);
 }
@@ -3870,11 +2956,8 @@ static uint64_t thunk_cublasGetVersion(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *))fn)((void *)(uintptr_t)a[0]);
 }
-CUTAP_EXPORT unsigned int cublasGetVersion(void *version)
+CUTAP_SLOW unsigned int cutap_slow_cublasGetVersion(void *version)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cublasGetVersion], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *))cutap_fn)(version);
     uint64_t cutap_w[1] = {(uint64_t)(uintptr_t)version};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cublasGetVersion, cutap_w, thunk_cublasGetVersion);
 }
@@ -3882,11 +2965,8 @@ static uint64_t thunk_cublasGetVersion_v2(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1]);
 }
-CUTAP_EXPORT unsigned int cublasGetVersion_v2(void *handle, void *version)
+CUTAP_SLOW unsigned int cutap_slow_cublasGetVersion_v2(void *handle, void *version)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cublasGetVersion_v2], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *))cutap_fn)(handle, version);
     uint64_t cutap_w[2] = {(uint64_t)(uintptr_t)handle, (uint64_t)(uintptr_t)version};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cublasGetVersion_v2, cutap_w, thunk_cublasGetVersion_v2);
 }
@@ -3894,11 +2974,8 @@ static uint64_t thunk_cublasIamaxEx(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, int, void *, unsigned int, int, void *))fn)((void *)(uintptr_t)a[0], (int)a[1], (void *)(uintptr_t)a[2], (unsigned int)a[3], (int)a[4], (void *)(uintptr_t)a[5]);
 }
-CUTAP_EXPORT unsigned int cublasIamaxEx(void *handle, int n, void *x, unsigned int xType, int incx, void *result)
+CUTAP_SLOW unsigned int cutap_slow_cublasIamaxEx(void *handle, int n, void *x, unsigned int xType, int incx, void *result)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cublasIamaxEx], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, int, void *, unsigned int, int, void *))cutap_fn)(handle, n, x, xType, incx, result);
     uint64_t cutap_w[6] = {(uint64_t)(uintptr_t)handle, (uint64_t)(int64_t)n, (uint64_t)(uintptr_t)x, (uint64_t)xType, (uint64_t)(int64_t)incx, (uint64_t)(uintptr_t)result};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cublasIamaxEx, cutap_w, thunk_cublasIamaxEx);
 }
@@ -3906,11 +2983,8 @@ static uint64_t thunk_cublasIamaxEx_64(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, long, void *, unsigned int, long, void *))fn)((void *)(uintptr_t)a[0], (long)a[1], (void *)(uintptr_t)a[2], (unsigned int)a[3], (long)a[4], (void *)(uintptr_t)a[5]);
 }
-CUTAP_EXPORT unsigned int cublasIamaxEx_64(void *handle, long n, void *x, unsigned int xType, long incx, void *result)
+CUTAP_SLOW unsigned int cutap_slow_cublasIamaxEx_64(void *handle, long n, void *x, unsigned int xType, long incx, void *result)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cublasIamaxEx_64], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, long, void *, unsigned int, long, void *))cutap_fn)(handle, n, x, xType, incx, result);
     uint64_t cutap_w[6] = {(uint64_t)(uintptr_t)handle, (uint64_t)(int64_t)n, (uint64_t)(uintptr_t)x, (uint64_t)xType, (uint64_t)(int64_t)incx, (uint64_t)(uintptr_t)result};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cublasIamaxEx_64, cutap_w, thunk_cublasIamaxEx_64);
 }
@@ -3918,11 +2992,8 @@ static uint64_t thunk_cublasIaminEx(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, int, void *, unsigned int, int, void *))fn)((void *)(uintptr_t)a[0], (int)a[1], (void *)(uintptr_t)a[2], (unsigned int)a[3], (int)a[4], (void *)(uintptr_t)a[5]);
 }
-CUTAP_EXPORT unsigned int cublasIaminEx(void *handle, int n, void *x, unsigned int xType, int incx, void *result)
+CUTAP_SLOW unsigned int cutap_slow_cublasIaminEx(void *handle, int n, void *x, unsigned int xType, int incx, void *result)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cublasIaminEx], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, int, void *, unsigned int, int, void *))cutap_fn)(handle, n, x, xType, incx, result);
     uint64_t cutap_w[6] = {(uint64_t)(uintptr_t)handle, (uint64_t)(int64_t)n, (uint64_t)(uintptr_t)x, (uint64_t)xType, (uint64_t)(int64_t)incx, (uint64_t)(uintptr_t)result};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cublasIaminEx, cutap_w, thunk_cublasIaminEx);
 }
@@ -3930,11 +3001,8 @@ static uint64_t thunk_cublasIaminEx_64(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, long, void *, unsigned int, long, void *))fn)((void *)(uintptr_t)a[0], (long)a[1], (void *)(uintptr_t)a[2], (unsigned int)a[3], (long)a[4], (void *)(uintptr_t)a[5]);
 }
-CUTAP_EXPORT unsigned int cublasIaminEx_64(void *handle, long n, void *x, unsigned int xType, long incx, void *result)
+CUTAP_SLOW unsigned int cutap_slow_cublasIaminEx_64(void *handle, long n, void *x, unsigned int xType, long incx, void *result)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cublasIaminEx_64], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, long, void *, unsigned int, long, void *))cutap_fn)(handle, n, x, xType, incx, result);
     uint64_t cutap_w[6] = {(uint64_t)(uintptr_t)handle, (uint64_t)(int64_t)n, (uint64_t)(uintptr_t)x, (uint64_t)xType, (uint64_t)(int64_t)incx, (uint64_t)(uintptr_t)result};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cublasIaminEx_64, cutap_w, thunk_cublasIaminEx_64);
 }
@@ -3942,11 +3010,8 @@ static uint64_t thunk_cublasIcamax(void *fn, uint64_t *a)
 {
     return (uint64_t)((int (*)(int, void *, int))fn)((int)a[0], (void *)(uintptr_t)a[1], (int)a[2]);
 }
-CUTAP_EXPORT int cublasIcamax(int n, void *x, int incx)
+CUTAP_SLOW int cutap_slow_cublasIcamax(int n, void *x, int incx)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cublasIcamax], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((int (*)(int, void *, int))cutap_fn)(n, x, incx);
     uint64_t cutap_w[3] = {(uint64_t)(int64_t)n, (uint64_t)(uintptr_t)x, (uint64_t)(int64_t)incx};
     return (int)cutap_dispatch(CUTAP_ID_cublasIcamax, cutap_w, thunk_cublasIcamax);
 }
@@ -3954,11 +3019,8 @@ static uint64_t thunk_cublasIcamax_v2(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, int, void *, int, void *))fn)((void *)(uintptr_t)a[0], (int)a[1], (void *)(uintptr_t)a[2], (int)a[3], (void *)(uintptr_t)a[4]);
 }
-CUTAP_EXPORT unsigned int cublasIcamax_v2(void *handle, int n, void *x, int incx, void *result)
+CUTAP_SLOW unsigned int cutap_slow_cublasIcamax_v2(void *handle, int n, void *x, int incx, void *result)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cublasIcamax_v2], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, int, void *, int, void *))cutap_fn)(handle, n, x, incx, result);
     uint64_t cutap_w[5] = {(uint64_t)(uintptr_t)handle, (uint64_t)(int64_t)n, (uint64_t)(uintptr_t)x, (uint64_t)(int64_t)incx, (uint64_t)(uintptr_t)result};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cublasIcamax_v2, cutap_w, thunk_cublasIcamax_v2);
 }
@@ -3966,11 +3028,8 @@ static uint64_t thunk_cublasIcamax_v2_64(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, long, void *, long, void *))fn)((void *)(uintptr_t)a[0], (long)a[1], (void *)(uintptr_t)a[2], (long)a[3], (void *)(uintptr_t)a[4]);
 }
-CUTAP_EXPORT unsigned int cublasIcamax_v2_64(void *handle, long n, void *x, long incx, void *result)
+CUTAP_SLOW unsigned int cutap_slow_cublasIcamax_v2_64(void *handle, long n, void *x, long incx, void *result)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cublasIcamax_v2_64], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, long, void *, long, void *))cutap_fn)(handle, n, x, incx, result);
     uint64_t cutap_w[5] = {(uint64_t)(uintptr_t)handle, (uint64_t)(int64_t)n, (uint64_t)(uintptr_t)x, (uint64_t)(int64_t)incx, (uint64_t)(uintptr_t)result};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cublasIcamax_v2_64, cutap_w, thunk_cublasIcamax_v2_64);
 }
@@ -3978,11 +3037,8 @@ static uint64_t thunk_cublasIcamin(void *fn, uint64_t *a)
 {
     return (uint64_t)((int (*)(int, void *, int))fn)((int)a[0], (void *)(uintptr_t)a[1], (int)a[2]);
 }
-CUTAP_EXPORT int cublasIcamin(int n, void *x, int incx)
+CUTAP_SLOW int cutap_slow_cublasIcamin(int n, void *x, int incx)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cublasIcamin], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((int (*)(int, void *, int))cutap_fn)(n, x, incx);
     uint64_t cutap_w[3] = {(uint64_t)(int64_t)n, (uint64_t)(uintptr_t)x, (uint64_t)(int64_t)incx};
     return (int)cutap_dispatch(CUTAP_ID_cublasIcamin, cutap_w, thunk_cublasIcamin);
 }
@@ -3990,11 +3046,8 @@ static uint64_t thunk_cublasIcamin_v2(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, int, void *, int, void *))fn)((void *)(uintptr_t)a[0], (int)a[1], (void *)(uintptr_t)a[2], (int)a[3], (void *)(uintptr_t)a[4]);
 }
-CUTAP_EXPORT unsigned int cublasIcamin_v2(void *handle, int n, void *x, int incx, void *result)
+CUTAP_SLOW unsigned int cutap_slow_cublasIcamin_v2(void *handle, int n, void *x, int incx, void *result)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cublasIcamin_v2], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, int, void *, int, void *))cutap_fn)(handle, n, x, incx, result);
     uint64_t cutap_w[5] = {(uint64_t)(uintptr_t)handle, (uint64_t)(int64_t)n, (uint64_t)(uintptr_t)x, (uint64_t)(int64_t)incx, (uint64_t)(uintptr_t)result};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cublasIcamin_v2, cutap_w, thunk_cublasIcamin_v2);
 }
@@ -4002,11 +3055,8 @@ static uint64_t thunk_cublasIcamin_v2_64(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, long, void *, long, void *))fn)((void *)(uintptr_t)a[0], (long)a[1], (void *)(uintptr_t)a[2], (long)a[3], (void *)(uintptr_t)a[4]);
 }
-CUTAP_EXPORT unsigned int cublasIcamin_v2_64(void *handle, long n, void *x, long incx, void *result)
+CUTAP_SLOW unsigned int cutap_slow_cublasIcamin_v2_64(void *handle, long n, void *x, long incx, void *result)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cublasIcamin_v2_64], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, long, void *, long, void *))cutap_fn)(handle, n, x, incx, result);
     uint64_t cutap_w[5] = {(uint64_t)(uintptr_t)handle, (uint64_t)(int64_t)n, (uint64_t)(uintptr_t)x, (uint64_t)(int64_t)incx, (uint64_t)(uintptr_t)result};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cublasIcamin_v2_64, cutap_w, thunk_cublasIcamin_v2_64);
 }
@@ -4014,11 +3064,8 @@ static uint64_t thunk_cublasIdamax(void *fn, uint64_t *a)
 {
     return (uint64_t)((int (*)(int, void *, int))fn)((int)a[0], (void *)(uintptr_t)a[1], (int)a[2]);
 }
-CUTAP_EXPORT int cublasIdamax(int n, void *x, int incx)
+CUTAP_SLOW int cutap_slow_cublasIdamax(int n, void *x, int incx)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cublasIdamax], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((int (*)(int, void *, int))cutap_fn)(n, x, incx);
     uint64_t cutap_w[3] = {(uint64_t)(int64_t)n, (uint64_t)(uintptr_t)x, (uint64_t)(int64_t)incx};
     return (int)cutap_dispatch(CUTAP_ID_cublasIdamax, cutap_w, thunk_cublasIdamax);
 }
@@ -4026,11 +3073,8 @@ static uint64_t thunk_cublasIdamax_v2(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, int, void *, int, void *))fn)((void *)(uintptr_t)a[0], (int)a[1], (void *)(uintptr_t)a[2], (int)a[3], (void *)(uintptr_t)a[4]);
 }
-CUTAP_EXPORT unsigned int cublasIdamax_v2(void *handle, int n, void *x, int incx, void *result)
+CUTAP_SLOW unsigned int cutap_slow_cublasIdamax_v2(void *handle, int n, void *x, int incx, void *result)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cublasIdamax_v2], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, int, void *, int, void *))cutap_fn)(handle, n, x, incx, result);
     uint64_t cutap_w[5] = {(uint64_t)(uintptr_t)handle, (uint64_t)(int64_t)n, (uint64_t)(uintptr_t)x, (uint64_t)(int64_t)incx, (uint64_t)(uintptr_t)result};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cublasIdamax_v2, cutap_w, thunk_cublasIdamax_v2);
 }
@@ -4038,11 +3082,8 @@ static uint64_t thunk_cublasIdamax_v2_64(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, long, void *, long, void *))fn)((void *)(uintptr_t)a[0], (long)a[1], (void *)(uintptr_t)a[2], (long)a[3], (void *)(uintptr_t)a[4]);
 }
-CUTAP_EXPORT unsigned int cublasIdamax_v2_64(void *handle, long n, void *x, long incx, void *result)
+CUTAP_SLOW unsigned int cutap_slow_cublasIdamax_v2_64(void *handle, long n, void *x, long incx, void *result)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cublasIdamax_v2_64], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, long, void *, long, void *))cutap_fn)(handle, n, x, incx, result);
     uint64_t cutap_w[5] = {(uint64_t)(uintptr_t)handle, (uint64_t)(int64_t)n, (uint64_t)(uintptr_t)x, (uint64_t)(int64_t)incx, (uint64_t)(uintptr_t)result};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cublasIdamax_v2_64, cutap_w, thunk_cublasIdamax_v2_64);
 }
@@ -4050,11 +3091,8 @@ static uint64_t thunk_cublasIdamin(void *fn, uint64_t *a)
 {
     return (uint64_t)((int (*)(int, void *, int))fn)((int)a[0], (void *)(uintptr_t)a[1], (int)a[2]);
 }
-CUTAP_EXPORT int cublasIdamin(int n, void *x, int incx)
+CUTAP_SLOW int cutap_slow_cublasIdamin(int n, void *x, int incx)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cublasIdamin], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((int (*)(int, void *, int))cutap_fn)(n, x, incx);
     uint64_t cutap_w[3] = {(uint64_t)(int64_t)n, (uint64_t)(uintptr_t)x, (uint64_t)(int64_t)incx};
     return (int)cutap_dispatch(CUTAP_ID_cublasIdamin, cutap_w, thunk_cublasIdamin);
 }
@@ -4062,11 +3100,8 @@ static uint64_t thunk_cublasIdamin_v2(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, int, void *, int, void *))fn)((void *)(uintptr_t)a[0], (int)a[1], (void *)(uintptr_t)a[2], (int)a[3], (void *)(uintptr_t)a[4]);
 }
-CUTAP_EXPORT unsigned int cublasIdamin_v2(void *handle, int n, void *x, int incx, void *result)
+CUTAP_SLOW unsigned int cutap_slow_cublasIdamin_v2(void *handle, int n, void *x, int incx, void *result)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cublasIdamin_v2], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, int, void *, int, void *))cutap_fn)(handle, n, x, incx, result);
     uint64_t cutap_w[5] = {(uint64_t)(uintptr_t)handle, (uint64_t)(int64_t)n, (uint64_t)(uintptr_t)x, (uint64_t)(int64_t)incx, (uint64_t)(uintptr_t)result};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cublasIdamin_v2, cutap_w, thunk_cublasIdamin_v2);
 }
@@ -4074,11 +3109,8 @@ static uint64_t thunk_cublasIdamin_v2_64(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, long, void *, long, void *))fn)((void *)(uintptr_t)a[0], (long)a[1], (void *)(uintptr_t)a[2], (long)a[3], (void *)(uintptr_t)a[4]);
 }
-CUTAP_EXPORT unsigned int cublasIdamin_v2_64(void *handle, long n, void *x, long incx, void *result)
+CUTAP_SLOW unsigned int cutap_slow_cublasIdamin_v2_64(void *handle, long n, void *x, long incx, void *result)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cublasIdamin_v2_64], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, long, void *, long, void *))cutap_fn)(handle, n, x, incx, result);
     uint64_t cutap_w[5] = {(uint64_t)(uintptr_t)handle, (uint64_t)(int64_t)n, (uint64_t)(uintptr_t)x, (uint64_t)(int64_t)incx, (uint64_t)(uintptr_t)result};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cublasIdamin_v2_64, cutap_w, thunk_cublasIdamin_v2_64);
 }
@@ -4087,11 +3119,8 @@ static uint64_t thunk_cublasInit(void *fn, uint64_t *a)
     (void)a;
     return (uint64_t)((unsigned int (*)(void))fn)();
 }
-CUTAP_EXPORT unsigned int cublasInit(void)
+CUTAP_SLOW unsigned int cutap_slow_cublasInit(void)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cublasInit], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void))cutap_fn)();
     uint64_t cutap_w[1] = {0};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cublasInit, cutap_w, thunk_cublasInit);
 }
@@ -4099,11 +3128,8 @@ static uint64_t thunk_cublasIsamax(void *fn, uint64_t *a)
 {
     return (uint64_t)((int (*)(int, void *, int))fn)((int)a[0], (void *)(uintptr_t)a[1], (int)a[2]);
 }
-CUTAP_EXPORT int cublasIsamax(int n, void *x, int incx)
+CUTAP_SLOW int cutap_slow_cublasIsamax(int n, void *x, int incx)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cublasIsamax], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((int (*)(int, void *, int))cutap_fn)(n, x, incx);
     uint64_t cutap_w[3] = {(uint64_t)(int64_t)n, (uint64_t)(uintptr_t)x, (uint64_t)(int64_t)incx};
     return (int)cutap_dispatch(CUTAP_ID_cublasIsamax, cutap_w, thunk_cublasIsamax);
 }
@@ -4111,11 +3137,8 @@ static uint64_t thunk_cublasIsamax_v2(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, int, void *, int, void *))fn)((void *)(uintptr_t)a[0], (int)a[1], (void *)(uintptr_t)a[2], (int)a[3], (void *)(uintptr_t)a[4]);
 }
-CUTAP_EXPORT unsigned int cublasIsamax_v2(void *handle, int n, void *x, int incx, void *result)
+CUTAP_SLOW unsigned int cutap_slow_cublasIsamax_v2(void *handle, int n, void *x, int incx, void *result)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cublasIsamax_v2], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, int, void *, int, void *))cutap_fn)(handle, n, x, incx, result);
     uint64_t cutap_w[5] = {(uint64_t)(uintptr_t)handle, (uint64_t)(int64_t)n, (uint64_t)(uintptr_t)x, (uint64_t)(int64_t)incx, (uint64_t)(uintptr_t)result};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cublasIsamax_v2, cutap_w, thunk_cublasIsamax_v2);
 }
@@ -4123,11 +3146,8 @@ static uint64_t thunk_cublasIsamax_v2_64(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, long, void *, long, void *))fn)((void *)(uintptr_t)a[0], (long)a[1], (void *)(uintptr_t)a[2], (long)a[3], (void *)(uintptr_t)a[4]);
 }
-CUTAP_EXPORT unsigned int cublasIsamax_v2_64(void *handle, long n, void *x, long incx, void *result)
+CUTAP_SLOW unsigned int cutap_slow_cublasIsamax_v2_64(void *handle, long n, void *x, long incx, void *result)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cublasIsamax_v2_64], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, long, void *, long, void *))cutap_fn)(handle, n, x, incx, result);
     uint64_t cutap_w[5] = {(uint64_t)(uintptr_t)handle, (uint64_t)(int64_t)n, (uint64_t)(uintptr_t)x, (uint64_t)(int64_t)incx, (uint64_t)(uintptr_t)result};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cublasIsamax_v2_64, cutap_w, thunk_cublasIsamax_v2_64);
 }
@@ -4135,11 +3155,8 @@ static uint64_t thunk_cublasIsamin(void *fn, uint64_t *a)
 {
     return (uint64_t)((int (*)(int, void *, int))fn)((int)a[0], (void *)(uintptr_t)a[1], (int)a[2]);
 }
-CUTAP_EXPORT int cublasIsamin(int n, void *x, int incx)
+CUTAP_SLOW int cutap_slow_cublasIsamin(int n, void *x, int incx)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cublasIsamin], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((int (*)(int, void *, int))cutap_fn)(n, x, incx);
     uint64_t cutap_w[3] = {(uint64_t)(int64_t)n, (uint64_t)(uintptr_t)x, (uint64_t)(int64_t)incx};
     return (int)cutap_dispatch(CUTAP_ID_cublasIsamin, cutap_w, thunk_cublasIsamin);
 }
@@ -4147,11 +3164,8 @@ static uint64_t thunk_cublasIsamin_v2(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, int, void *, int, void *))fn)((void *)(uintptr_t)a[0], (int)a[1], (void *)(uintptr_t)a[2], (int)a[3], (void *)(uintptr_t)a[4]);
 }
-CUTAP_EXPORT unsigned int cublasIsamin_v2(void *handle, int n, void *x, int incx, void *result)
+CUTAP_SLOW unsigned int cutap_slow_cublasIsamin_v2(void *handle, int n, void *x, int incx, void *result)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cublasIsamin_v2], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, int, void *, int, void *))cutap_fn)(handle, n, x, incx, result);
     uint64_t cutap_w[5] = {(uint64_t)(uintptr_t)handle, (uint64_t)(int64_t)n, (uint64_t)(uintptr_t)x, (uint64_t)(int64_t)incx, (uint64_t)(uintptr_t)result};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cublasIsamin_v2, cutap_w, thunk_cublasIsamin_v2);
 }
@@ -4159,11 +3173,8 @@ static uint64_t thunk_cublasIsamin_v2_64(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, long, void *, long, void *))fn)((void *)(uintptr_t)a[0], (long)a[1], (void *)(uintptr_t)a[2], (long)a[3], (void *)(uintptr_t)a[4]);
 }
-CUTAP_EXPORT unsigned int cublasIsamin_v2_64(void *handle, long n, void *x, long incx, void *result)
+CUTAP_SLOW unsigned int cutap_slow_cublasIsamin_v2_64(void *handle, long n, void *x, long incx, void *result)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cublasIsamin_v2_64], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, long, void *, long, void *))cutap_fn)(handle, n, x, incx, result);
     uint64_t cutap_w[5] = {(uint64_t)(uintptr_t)handle, (uint64_t)(int64_t)n, (uint64_t)(uintptr_t)x, (uint64_t)(int64_t)incx, (uint64_t)(uintptr_t)result};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cublasIsamin_v2_64, cutap_w, thunk_cublasIsamin_v2_64);
 }
@@ -4171,11 +3182,8 @@ static uint64_t thunk_cublasIzamax(void *fn, uint64_t *a)
 {
     return (uint64_t)((int (*)(int, void *, int))fn)((int)a[0], (void *)(uintptr_t)a[1], (int)a[2]);
 }
-CUTAP_EXPORT int cublasIzamax(int n, void *x, int incx)
+CUTAP_SLOW int cutap_slow_cublasIzamax(int n, void *x, int incx)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cublasIzamax], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((int (*)(int, void *, int))cutap_fn)(n, x, incx);
     uint64_t cutap_w[3] = {(uint64_t)(int64_t)n, (uint64_t)(uintptr_t)x, (uint64_t)(int64_t)incx};
     return (int)cutap_dispatch(CUTAP_ID_cublasIzamax, cutap_w, thunk_cublasIzamax);
 }
@@ -4183,11 +3191,8 @@ static uint64_t thunk_cublasIzamax_v2(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, int, void *, int, void *))fn)((void *)(uintptr_t)a[0], (int)a[1], (void *)(uintptr_t)a[2], (int)a[3], (void *)(uintptr_t)a[4]);
 }
-CUTAP_EXPORT unsigned int cublasIzamax_v2(void *handle, int n, void *x, int incx, void *result)
+CUTAP_SLOW unsigned int cutap_slow_cublasIzamax_v2(void *handle, int n, void *x, int incx, void *result)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cublasIzamax_v2], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, int, void *, int, void *))cutap_fn)(handle, n, x, incx, result);
     uint64_t cutap_w[5] = {(uint64_t)(uintptr_t)handle, (uint64_t)(int64_t)n, (uint64_t)(uintptr_t)x, (uint64_t)(int64_t)incx, (uint64_t)(uintptr_t)result};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cublasIzamax_v2, cutap_w, thunk_cublasIzamax_v2);
 }
@@ -4195,11 +3200,8 @@ static uint64_t thunk_cublasIzamax_v2_64(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, long, void *, long, void *))fn)((void *)(uintptr_t)a[0], (long)a[1], (void *)(uintptr_t)a[2], (long)a[3], (void *)(uintptr_t)a[4]);
 }
-CUTAP_EXPORT unsigned int cublasIzamax_v2_64(void *handle, long n, void *x, long incx, void *result)
+CUTAP_SLOW unsigned int cutap_slow_cublasIzamax_v2_64(void *handle, long n, void *x, long incx, void *result)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cublasIzamax_v2_64], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, long, void *, long, void *))cutap_fn)(handle, n, x, incx, result);
     uint64_t cutap_w[5] = {(uint64_t)(uintptr_t)handle, (uint64_t)(int64_t)n, (uint64_t)(uintptr_t)x, (uint64_t)(int64_t)incx, (uint64_t)(uintptr_t)result};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cublasIzamax_v2_64, cutap_w, thunk_cublasIzamax_v2_64);
 }
@@ -4207,11 +3209,8 @@ static uint64_t thunk_cublasIzamin(void *fn, uint64_t *a)
 {
     return (uint64_t)((int (*)(int, void *, int))fn)((int)a[0], (void *)(uintptr_t)a[1], (int)a[2]);
 }
-CUTAP_EXPORT int cublasIzamin(int n, void *x, int incx)
+CUTAP_SLOW int cutap_slow_cublasIzamin(int n, void *x, int incx)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cublasIzamin], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((int (*)(int, void *, int))cutap_fn)(n, x, incx);
     uint64_t cutap_w[3] = {(uint64_t)(int64_t)n, (uint64_t)(uintptr_t)x, (uint64_t)(int64_t)incx};
     return (int)cutap_dispatch(CUTAP_ID_cublasIzamin, cutap_w, thunk_cublasIzamin);
 }
@@ -4219,11 +3218,8 @@ static uint64_t thunk_cublasIzamin_v2(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, int, void *, int, void *))fn)((void *)(uintptr_t)a[0], (int)a[1], (void *)(uintptr_t)a[2], (int)a[3], (void *)(uintptr_t)a[4]);
 }
-CUTAP_EXPORT unsigned int cublasIzamin_v2(void *handle, int n, void *x, int incx, void *result)
+CUTAP_SLOW unsigned int cutap_slow_cublasIzamin_v2(void *handle, int n, void *x, int incx, void *result)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cublasIzamin_v2], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, int, void *, int, void *))cutap_fn)(handle, n, x, incx, result);
     uint64_t cutap_w[5] = {(uint64_t)(uintptr_t)handle, (uint64_t)(int64_t)n, (uint64_t)(uintptr_t)x, (uint64_t)(int64_t)incx, (uint64_t)(uintptr_t)result};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cublasIzamin_v2, cutap_w, thunk_cublasIzamin_v2);
 }
@@ -4231,11 +3227,8 @@ static uint64_t thunk_cublasIzamin_v2_64(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, long, void *, long, void *))fn)((void *)(uintptr_t)a[0], (long)a[1], (void *)(uintptr_t)a[2], (long)a[3], (void *)(uintptr_t)a[4]);
 }
-CUTAP_EXPORT unsigned int cublasIzamin_v2_64(void *handle, long n, void *x, long incx, void *result)
+CUTAP_SLOW unsigned int cutap_slow_cublasIzamin_v2_64(void *handle, long n, void *x, long incx, void *result)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cublasIzamin_v2_64], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, long, void *, long, void *))cutap_fn)(handle, n, x, incx, result);
     uint64_t cutap_w[5] = {(uint64_t)(uintptr_t)handle, (uint64_t)(int64_t)n, (uint64_t)(uintptr_t)x, (uint64_t)(int64_t)incx, (uint64_t)(uintptr_t)result};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cublasIzamin_v2_64, cutap_w, thunk_cublasIzamin_v2_64);
 }
@@ -4243,11 +3236,8 @@ static uint64_t thunk_cublasLoggerConfigure(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(int, int, int, void *))fn)((int)a[0], (int)a[1], (int)a[2], (void *)(uintptr_t)a[3]);
 }
-CUTAP_EXPORT unsigned int cublasLoggerConfigure(int logIsOn, int logToStdOut, int logToStdErr, void *logFileName)
+CUTAP_SLOW unsigned int cutap_slow_cublasLoggerConfigure(int logIsOn, int logToStdOut, int logToStdErr, void *logFileName)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cublasLoggerConfigure], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(int, int, int, void *))cutap_fn)(logIsOn, logToStdOut, logToStdErr, logFileName);
     uint64_t cutap_w[4] = {(uint64_t)(int64_t)logIsOn, (uint64_t)(int64_t)logToStdOut, (uint64_t)(int64_t)logToStdErr, (uint64_t)(uintptr_t)logFileName};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cublasLoggerConfigure, cutap_w, thunk_cublasLoggerConfigure);
 }
@@ -4255,11 +3245,8 @@ static uint64_t thunk_cublasNrm2Ex(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, int, void *, unsigned int, int, void *, unsigned int, unsigned int))fn)((void *)(uintptr_t)a[0], (int)a[1], (void *)(uintptr_t)a[2], (unsigned int)a[3], (int)a[4], (void *)(uintptr_t)a[5], (unsigned int)a[6], (unsigned int)a[7]);
 }
-CUTAP_EXPORT unsigned int cublasNrm2Ex(void *handle, int n, void *x, unsigned int xType, int incx, void *result, unsigned int resultType, unsigned int executionType)
+CUTAP_SLOW unsigned int cutap_slow_cublasNrm2Ex(void *handle, int n, void *x, unsigned int xType, int incx, void *result, unsigned int resultType, unsigned int executionType)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cublasNrm2Ex], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, int, void *, unsigned int, int, void *, unsigned int, unsigned int))cutap_fn)(handle, n, x, xType, incx, result, resultType, executionType);
     uint64_t cutap_w[8] = {(uint64_t)(uintptr_t)handle, (uint64_t)(int64_t)n, (uint64_t)(uintptr_t)x, (uint64_t)xType, (uint64_t)(int64_t)incx, (uint64_t)(uintptr_t)result, (uint64_t)resultType, (uint64_t)executionType};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cublasNrm2Ex, cutap_w, thunk_cublasNrm2Ex);
 }
@@ -4267,11 +3254,8 @@ static uint64_t thunk_cublasNrm2Ex_64(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, long, void *, unsigned int, long, void *, unsigned int, unsigned int))fn)((void *)(uintptr_t)a[0], (long)a[1], (void *)(uintptr_t)a[2], (unsigned int)a[3], (long)a[4], (void *)(uintptr_t)a[5], (unsigned int)a[6], (unsigned int)a[7]);
 }
-CUTAP_EXPORT unsigned int cublasNrm2Ex_64(void *handle, long n, void *x, unsigned int xType, long incx, void *result, unsigned int resultType, unsigned int executionType)
+CUTAP_SLOW unsigned int cutap_slow_cublasNrm2Ex_64(void *handle, long n, void *x, unsigned int xType, long incx, void *result, unsigned int resultType, unsigned int executionType)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cublasNrm2Ex_64], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, long, void *, unsigned int, long, void *, unsigned int, unsigned int))cutap_fn)(handle, n, x, xType, incx, result, resultType, executionType);
     uint64_t cutap_w[8] = {(uint64_t)(uintptr_t)handle, (uint64_t)(int64_t)n, (uint64_t)(uintptr_t)x, (uint64_t)xType, (uint64_t)(int64_t)incx, (uint64_t)(uintptr_t)result, (uint64_t)resultType, (uint64_t)executionType};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cublasNrm2Ex_64, cutap_w, thunk_cublasNrm2Ex_64);
 }
@@ -4279,11 +3263,8 @@ static uint64_t thunk_cublasRotEx(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, int, void *, unsigned int, int, void *, unsigned int, int, void *, void *, unsigned int, unsigned int))fn)((void *)(uintptr_t)a[0], (int)a[1], (void *)(uintptr_t)a[2], (unsigned int)a[3], (int)a[4], (void *)(uintptr_t)a[5], (unsigned int)a[6], (int)a[7], (void *)(uintptr_t)a[8], (void *)(uintptr_t)a[9], (unsigned int)a[10], (unsigned int)a[11]);
 }
-CUTAP_EXPORT unsigned int cublasRotEx(void *handle, int n, void *x, unsigned int xType, int incx, void *y, unsigned int yType, int incy, void *c, void *s, unsigned int csType, unsigned int executiontype)
+CUTAP_SLOW unsigned int cutap_slow_cublasRotEx(void *handle, int n, void *x, unsigned int xType, int incx, void *y, unsigned int yType, int incy, void *c, void *s, unsigned int csType, unsigned int executiontype)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cublasRotEx], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, int, void *, unsigned int, int, void *, unsigned int, int, void *, void *, unsigned int, unsigned int))cutap_fn)(handle, n, x, xType, incx, y, yType, incy, c, s, csType, executiontype);
     uint64_t cutap_w[12] = {(uint64_t)(uintptr_t)handle, (uint64_t)(int64_t)n, (uint64_t)(uintptr_t)x, (uint64_t)xType, (uint64_t)(int64_t)incx, (uint64_t)(uintptr_t)y, (uint64_t)yType, (uint64_t)(int64_t)incy, (uint64_t)(uintptr_t)c, (uint64_t)(uintptr_t)s, (uint64_t)csType, (uint64_t)executiontype};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cublasRotEx, cutap_w, thunk_cublasRotEx);
 }
@@ -4291,11 +3272,8 @@ static uint64_t thunk_cublasRotEx_64(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, long, void *, unsigned int, long, void *, unsigned int, long, void *, void *, unsigned int, unsigned int))fn)((void *)(uintptr_t)a[0], (long)a[1], (void *)(uintptr_t)a[2], (unsigned int)a[3], (long)a[4], (void *)(uintptr_t)a[5], (unsigned int)a[6], (long)a[7], (void *)(uintptr_t)a[8], (void *)(uintptr_t)a[9], (unsigned int)a[10], (unsigned int)a[11]);
 }
-CUTAP_EXPORT unsigned int cublasRotEx_64(void *handle, long n, void *x, unsigned int xType, long incx, void *y, unsigned int yType, long incy, void *c, void *s, unsigned int csType, unsigned int executiontype)
+CUTAP_SLOW unsigned int cutap_slow_cublasRotEx_64(void *handle, long n, void *x, unsigned int xType, long incx, void *y, unsigned int yType, long incy, void *c, void *s, unsigned int csType, unsigned int executiontype)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cublasRotEx_64], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, long, void *, unsigned int, long, void *, unsigned int, long, void *, void *, unsigned int, unsigned int))cutap_fn)(handle, n, x, xType, incx, y, yType, incy, c, s, csType, executiontype);
     uint64_t cutap_w[12] = {(uint64_t)(uintptr_t)handle, (uint64_t)(int64_t)n, (uint64_t)(uintptr_t)x, (uint64_t)xType, (uint64_t)(int64_t)incx, (uint64_t)(uintptr_t)y, (uint64_t)yType, (uint64_t)(int64_t)incy, (uint64_t)(uintptr_t)c, (uint64_t)(uintptr_t)s, (uint64_t)csType, (uint64_t)executiontype};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cublasRotEx_64, cutap_w, thunk_cublasRotEx_64);
 }
@@ -4303,11 +3281,8 @@ static uint64_t thunk_cublasRotgEx(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *, void *, unsigned int, void *, void *, unsigned int, unsigned int))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1], (void *)(uintptr_t)a[2], (unsigned int)a[3], (void *)(uintptr_t)a[4], (void *)(uintptr_t)a[5], (unsigned int)a[6], (unsigned int)a[7]);
 }
-CUTAP_EXPORT unsigned int cublasRotgEx(void *handle, void *a, void *b, unsigned int abType, void *c, void *s, unsigned int csType, unsigned int executiontype)
+CUTAP_SLOW unsigned int cutap_slow_cublasRotgEx(void *handle, void *a, void *b, unsigned int abType, void *c, void *s, unsigned int csType, unsigned int executiontype)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cublasRotgEx], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *, void *, unsigned int, void *, void *, unsigned int, unsigned int))cutap_fn)(handle, a, b, abType, c, s, csType, executiontype);
     uint64_t cutap_w[8] = {(uint64_t)(uintptr_t)handle, (uint64_t)(uintptr_t)a, (uint64_t)(uintptr_t)b, (uint64_t)abType, (uint64_t)(uintptr_t)c, (uint64_t)(uintptr_t)s, (uint64_t)csType, (uint64_t)executiontype};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cublasRotgEx, cutap_w, thunk_cublasRotgEx);
 }
@@ -4315,11 +3290,8 @@ static uint64_t thunk_cublasRotmEx(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, int, void *, unsigned int, int, void *, unsigned int, int, void *, unsigned int, unsigned int))fn)((void *)(uintptr_t)a[0], (int)a[1], (void *)(uintptr_t)a[2], (unsigned int)a[3], (int)a[4], (void *)(uintptr_t)a[5], (unsigned int)a[6], (int)a[7], (void *)(uintptr_t)a[8], (unsigned int)a[9], (unsigned int)a[10]);
 }
-CUTAP_EXPORT unsigned int cublasRotmEx(void *handle, int n, void *x, unsigned int xType, int incx, void *y, unsigned int yType, int incy, void *param, unsigned int paramType, unsigned int executiontype)
+CUTAP_SLOW unsigned int cutap_slow_cublasRotmEx(void *handle, int n, void *x, unsigned int xType, int incx, void *y, unsigned int yType, int incy, void *param, unsigned int paramType, unsigned int executiontype)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cublasRotmEx], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, int, void *, unsigned int, int, void *, unsigned int, int, void *, unsigned int, unsigned int))cutap_fn)(handle, n, x, xType, incx, y, yType, incy, param, paramType, executiontype);
     uint64_t cutap_w[11] = {(uint64_t)(uintptr_t)handle, (uint64_t)(int64_t)n, (uint64_t)(uintptr_t)x, (uint64_t)xType, (uint64_t)(int64_t)incx, (uint64_t)(uintptr_t)y, (uint64_t)yType, (uint64_t)(int64_t)incy, (uint64_t)(uintptr_t)param, (uint64_t)paramType, (uint64_t)executiontype};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cublasRotmEx, cutap_w, thunk_cublasRotmEx);
 }
@@ -4327,11 +3299,8 @@ static uint64_t thunk_cublasRotmEx_64(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, long, void *, unsigned int, long, void *, unsigned int, long, void *, unsigned int, unsigned int))fn)((void *)(uintptr_t)a[0], (long)a[1], (void *)(uintptr_t)a[2], (unsigned int)a[3], (long)a[4], (void *)(uintptr_t)a[5], (unsigned int)a[6], (long)a[7], (void *)(uintptr_t)a[8], (unsigned int)a[9], (unsigned int)a[10]);
 }
-CUTAP_EXPORT unsigned int cublasRotmEx_64(void *handle, long n, void *x, unsigned int xType, long incx, void *y, unsigned int yType, long incy, void *param, unsigned int paramType, unsigned int executiontype)
+CUTAP_SLOW unsigned int cutap_slow_cublasRotmEx_64(void *handle, long n, void *x, unsigned int xType, long incx, void *y, unsigned int yType, long incy, void *param, unsigned int paramType, unsigned int executiontype)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cublasRotmEx_64], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, long, void *, unsigned int, long, void *, unsigned int, long, void *, unsigned int, unsigned int))cutap_fn)(handle, n, x, xType, incx, y, yType, incy, param, paramType, executiontype);
     uint64_t cutap_w[11] = {(uint64_t)(uintptr_t)handle, (uint64_t)(int64_t)n, (uint64_t)(uintptr_t)x, (uint64_t)xType, (uint64_t)(int64_t)incx, (uint64_t)(uintptr_t)y, (uint64_t)yType, (uint64_t)(int64_t)incy, (uint64_t)(uintptr_t)param, (uint64_t)paramType, (uint64_t)executiontype};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cublasRotmEx_64, cutap_w, thunk_cublasRotmEx_64);
 }
@@ -4339,11 +3308,8 @@ static uint64_t thunk_cublasRotmgEx(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *, unsigned int, void *, unsigned int, void *, unsigned int, void *, unsigned int, void *, unsigned int, unsigned int))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1], (unsigned int)a[2], (void *)(uintptr_t)a[3], (unsigned int)a[4], (void *)(uintptr_t)a[5], (unsigned int)a[6], (void *)(uintptr_t)a[7], (unsigned int)a[8], (void *)(uintptr_t)a[9], (unsigned int)a[10], (unsigned int)a[11]);
 }
-CUTAP_EXPORT unsigned int cublasRotmgEx(void *handle, void *d1, unsigned int d1Type, void *d2, unsigned int d2Type, void *x1, unsigned int x1Type, void *y1, unsigned int y1Type, void *param, unsigned int paramType, unsigned int executiontype)
+CUTAP_SLOW unsigned int cutap_slow_cublasRotmgEx(void *handle, void *d1, unsigned int d1Type, void *d2, unsigned int d2Type, void *x1, unsigned int x1Type, void *y1, unsigned int y1Type, void *param, unsigned int paramType, unsigned int executiontype)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cublasRotmgEx], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *, unsigned int, void *, unsigned int, void *, unsigned int, void *, unsigned int, void *, unsigned int, unsigned int))cutap_fn)(handle, d1, d1Type, d2, d2Type, x1, x1Type, y1, y1Type, param, paramType, executiontype);
     uint64_t cutap_w[12] = {(uint64_t)(uintptr_t)handle, (uint64_t)(uintptr_t)d1, (uint64_t)d1Type, (uint64_t)(uintptr_t)d2, (uint64_t)d2Type, (uint64_t)(uintptr_t)x1, (uint64_t)x1Type, (uint64_t)(uintptr_t)y1, (uint64_t)y1Type, (uint64_t)(uintptr_t)param, (uint64_t)paramType, (uint64_t)executiontype};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cublasRotmgEx, cutap_w, thunk_cublasRotmgEx);
 }
@@ -4351,11 +3317,8 @@ static uint64_t thunk_cublasSasum_v2(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, int, void *, int, void *))fn)((void *)(uintptr_t)a[0], (int)a[1], (void *)(uintptr_t)a[2], (int)a[3], (void *)(uintptr_t)a[4]);
 }
-CUTAP_EXPORT unsigned int cublasSasum_v2(void *handle, int n, void *x, int incx, void *result)
+CUTAP_SLOW unsigned int cutap_slow_cublasSasum_v2(void *handle, int n, void *x, int incx, void *result)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cublasSasum_v2], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, int, void *, int, void *))cutap_fn)(handle, n, x, incx, result);
     uint64_t cutap_w[5] = {(uint64_t)(uintptr_t)handle, (uint64_t)(int64_t)n, (uint64_t)(uintptr_t)x, (uint64_t)(int64_t)incx, (uint64_t)(uintptr_t)result};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cublasSasum_v2, cutap_w, thunk_cublasSasum_v2);
 }
@@ -4363,11 +3326,8 @@ static uint64_t thunk_cublasSasum_v2_64(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, long, void *, long, void *))fn)((void *)(uintptr_t)a[0], (long)a[1], (void *)(uintptr_t)a[2], (long)a[3], (void *)(uintptr_t)a[4]);
 }
-CUTAP_EXPORT unsigned int cublasSasum_v2_64(void *handle, long n, void *x, long incx, void *result)
+CUTAP_SLOW unsigned int cutap_slow_cublasSasum_v2_64(void *handle, long n, void *x, long incx, void *result)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cublasSasum_v2_64], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, long, void *, long, void *))cutap_fn)(handle, n, x, incx, result);
     uint64_t cutap_w[5] = {(uint64_t)(uintptr_t)handle, (uint64_t)(int64_t)n, (uint64_t)(uintptr_t)x, (uint64_t)(int64_t)incx, (uint64_t)(uintptr_t)result};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cublasSasum_v2_64, cutap_w, thunk_cublasSasum_v2_64);
 }
@@ -4375,10 +3335,8 @@ static uint64_t thunk_cublasSaxpy(void *fn, uint64_t *a)
 {
     return (((void (*)(int, float, void *, int, void *, int))fn)((int)a[0], cutap_w2f(a[1]), (void *)(uintptr_t)a[2], (int)a[3], (void *)(uintptr_t)a[4], (int)a[5]), (uint64_t)0);
 }
-CUTAP_EXPORT void cublasSaxpy(int n, float alpha, void *x, int incx, void *y, int incy)
+CUTAP_SLOW void cutap_slow_cublasSaxpy(int n, float alpha, void *x, int incx, void *y, int incy)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cublasSaxpy], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn)) { ((void (*)(int, float, void *, int, void *, int))cutap_fn)(n, alpha, x, incx, y, incy); return; }
     uint64_t cutap_w[6] = {(uint64_t)(int64_t)n, cutap_f2w(alpha), (uint64_t)(uintptr_t)x, (uint64_t)(int64_t)incx, (uint64_t)(uintptr_t)y, (uint64_t)(int64_t)incy};
     (void)cutap_dispatch(CUTAP_ID_cublasSaxpy, cutap_w, thunk_cublasSaxpy);
 }
@@ -4386,11 +3344,8 @@ static uint64_t thunk_cublasSaxpy_v2(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, int, void *, void *, int, void *, int))fn)((void *)(uintptr_t)a[0], (int)a[1], (void *)(uintptr_t)a[2], (void *)(uintptr_t)a[3], (int)a[4], (void *)(uintptr_t)a[5], (int)a[6]);
 }
-CUTAP_EXPORT unsigned int cublasSaxpy_v2(void *handle, int n, void *alpha, void *x, int incx, void *y, int incy)
+CUTAP_SLOW unsigned int cutap_slow_cublasSaxpy_v2(void *handle, int n, void *alpha, void *x, int incx, void *y, int incy)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cublasSaxpy_v2], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, int, void *, void *, int, void *, int))cutap_fn)(handle, n, alpha, x, incx, y, incy);
     uint64_t cutap_w[7] = {(uint64_t)(uintptr_t)handle, (uint64_t)(int64_t)n, (uint64_t)(uintptr_t)alpha, (uint64_t)(uintptr_t)x, (uint64_t)(int64_t)incx, (uint64_t)(uintptr_t)y, (uint64_t)(int64_t)incy};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cublasSaxpy_v2, cutap_w, thunk_cublasSaxpy_v2);
 }
@@ -4398,11 +3353,8 @@ static uint64_t thunk_cublasSaxpy_v2_64(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, long, void *, void *, long, void *, long))fn)((void *)(uintptr_t)a[0], (long)a[1], (void *)(uintptr_t)a[2], (void *)(uintptr_t)a[3], (long)a[4], (void *)(uintptr_t)a[5], (long)a[6]);
 }
-CUTAP_EXPORT unsigned int cublasSaxpy_v2_64(void *handle, long n, void *alpha, void *x, long incx, void *y, long incy)
+CUTAP_SLOW unsigned int cutap_slow_cublasSaxpy_v2_64(void *handle, long n, void *alpha, void *x, long incx, void *y, long incy)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cublasSaxpy_v2_64], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, long, void *, void *, long, void *, long))cutap_fn)(handle, n, alpha, x, incx, y, incy);
     uint64_t cutap_w[7] = {(uint64_t)(uintptr_t)handle, (uint64_t)(int64_t)n, (uint64_t)(uintptr_t)alpha, (uint64_t)(uintptr_t)x, (uint64_t)(int64_t)incx, (uint64_t)(uintptr_t)y, (uint64_t)(int64_t)incy};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cublasSaxpy_v2_64, cutap_w, thunk_cublasSaxpy_v2_64);
 }
@@ -4410,11 +3362,8 @@ static uint64_t thunk_cublasScalEx(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, int, void *, unsigned int, void *, unsigned int, int, unsigned int))fn)((void *)(uintptr_t)a[0], (int)a[1], (void *)(uintptr_t)a[2], (unsigned int)a[3], (void *)(uintptr_t)a[4], (unsigned int)a[5], (int)a[6], (unsigned int)a[7]);
 }
-CUTAP_EXPORT unsigned int cublasScalEx(void *handle, int n, void *alpha, unsigned int alphaType, void *x, unsigned int xType, int incx, unsigned int executionType)
+CUTAP_SLOW unsigned int cutap_slow_cublasScalEx(void *handle, int n, void *alpha, unsigned int alphaType, void *x, unsigned int xType, int incx, unsigned int executionType)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cublasScalEx], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, int, void *, unsigned int, void *, unsigned int, int, unsigned int))cutap_fn)(handle, n, alpha, alphaType, x, xType, incx, executionType);
     uint64_t cutap_w[8] = {(uint64_t)(uintptr_t)handle, (uint64_t)(int64_t)n, (uint64_t)(uintptr_t)alpha, (uint64_t)alphaType, (uint64_t)(uintptr_t)x, (uint64_t)xType, (uint64_t)(int64_t)incx, (uint64_t)executionType};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cublasScalEx, cutap_w, thunk_cublasScalEx);
 }
@@ -4422,11 +3371,8 @@ static uint64_t thunk_cublasScalEx_64(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, long, void *, unsigned int, void *, unsigned int, long, unsigned int))fn)((void *)(uintptr_t)a[0], (long)a[1], (void *)(uintptr_t)a[2], (unsigned int)a[3], (void *)(uintptr_t)a[4], (unsigned int)a[5], (long)a[6], (unsigned int)a[7]);
 }
-CUTAP_EXPORT unsigned int cublasScalEx_64(void *handle, long n, void *alpha, unsigned int alphaType, void *x, unsigned int xType, long incx, unsigned int executionType)
+CUTAP_SLOW unsigned int cutap_slow_cublasScalEx_64(void *handle, long n, void *alpha, unsigned int alphaType, void *x, unsigned int xType, long incx, unsigned int executionType)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cublasScalEx_64], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, long, void *, unsigned int, void *, unsigned int, long, unsigned int))cutap_fn)(handle, n, alpha, alphaType, x, xType, incx, executionType);
     uint64_t cutap_w[8] = {(uint64_t)(uintptr_t)handle, (uint64_t)(int64_t)n, (uint64_t)(uintptr_t)alpha, (uint64_t)alphaType, (uint64_t)(uintptr_t)x, (uint64_t)xType, (uint64_t)(int64_t)incx, (uint64_t)executionType};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cublasScalEx_64, cutap_w, thunk_cublasScalEx_64);
 }
@@ -4434,11 +3380,8 @@ static uint64_t thunk_cublasScasum_v2(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, int, void *, int, void *))fn)((void *)(uintptr_t)a[0], (int)a[1], (void *)(uintptr_t)a[2], (int)a[3], (void *)(uintptr_t)a[4]);
 }
-CUTAP_EXPORT unsigned int cublasScasum_v2(void *handle, int n, void *x, int incx, void *result)
+CUTAP_SLOW unsigned int cutap_slow_cublasScasum_v2(void *handle, int n, void *x, int incx, void *result)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cublasScasum_v2], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, int, void *, int, void *))cutap_fn)(handle, n, x, incx, result);
     uint64_t cutap_w[5] = {(uint64_t)(uintptr_t)handle, (uint64_t)(int64_t)n, (uint64_t)(uintptr_t)x, (uint64_t)(int64_t)incx, (uint64_t)(uintptr_t)result};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cublasScasum_v2, cutap_w, thunk_cublasScasum_v2);
 }
@@ -4446,11 +3389,8 @@ static uint64_t thunk_cublasScasum_v2_64(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, long, void *, long, void *))fn)((void *)(uintptr_t)a[0], (long)a[1], (void *)(uintptr_t)a[2], (long)a[3], (void *)(uintptr_t)a[4]);
 }
-CUTAP_EXPORT unsigned int cublasScasum_v2_64(void *handle, long n, void *x, long incx, void *result)
+CUTAP_SLOW unsigned int cutap_slow_cublasScasum_v2_64(void *handle, long n, void *x, long incx, void *result)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cublasScasum_v2_64], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, long, void *, long, void *))cutap_fn)(handle, n, x, incx, result);
     uint64_t cutap_w[5] = {(uint64_t)(uintptr_t)handle, (uint64_t)(int64_t)n, (uint64_t)(uintptr_t)x, (uint64_t)(int64_t)incx, (uint64_t)(uintptr_t)result};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cublasScasum_v2_64, cutap_w, thunk_cublasScasum_v2_64);
 }
@@ -4458,11 +3398,8 @@ static uint64_t thunk_cublasScnrm2_v2(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, int, void *, int, void *))fn)((void *)(uintptr_t)a[0], (int)a[1], (void *)(uintptr_t)a[2], (int)a[3], (void *)(uintptr_t)a[4]);
 }
-CUTAP_EXPORT unsigned int cublasScnrm2_v2(void *handle, int n, void *x, int incx, void *result)
+CUTAP_SLOW unsigned int cutap_slow_cublasScnrm2_v2(void *handle, int n, void *x, int incx, void *result)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cublasScnrm2_v2], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, int, void *, int, void *))cutap_fn)(handle, n, x, incx, result);
     uint64_t cutap_w[5] = {(uint64_t)(uintptr_t)handle, (uint64_t)(int64_t)n, (uint64_t)(uintptr_t)x, (uint64_t)(int64_t)incx, (uint64_t)(uintptr_t)result};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cublasScnrm2_v2, cutap_w, thunk_cublasScnrm2_v2);
 }
@@ -4470,11 +3407,8 @@ static uint64_t thunk_cublasScnrm2_v2_64(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, long, void *, long, void *))fn)((void *)(uintptr_t)a[0], (long)a[1], (void *)(uintptr_t)a[2], (long)a[3], (void *)(uintptr_t)a[4]);
 }
-CUTAP_EXPORT unsigned int cublasScnrm2_v2_64(void *handle, long n, void *x, long incx, void *result)
+CUTAP_SLOW unsigned int cutap_slow_cublasScnrm2_v2_64(void *handle, long n, void *x, long incx, void *result)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cublasScnrm2_v2_64], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, long, void *, long, void *))cutap_fn)(handle, n, x, incx, result);
     uint64_t cutap_w[5] = {(uint64_t)(uintptr_t)handle, (uint64_t)(int64_t)n, (uint64_t)(uintptr_t)x, (uint64_t)(int64_t)incx, (uint64_t)(uintptr_t)result};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cublasScnrm2_v2_64, cutap_w, thunk_cublasScnrm2_v2_64);
 }
@@ -4482,10 +3416,8 @@ static uint64_t thunk_cublasScopy(void *fn, uint64_t *a)
 {
     return (((void (*)(int, void *, int, void *, int))fn)((int)a[0], (void *)(uintptr_t)a[1], (int)a[2], (void *)(uintptr_t)a[3], (int)a[4]), (uint64_t)0);
 }
-CUTAP_EXPORT void cublasScopy(int n, void *x, int incx, void *y, int incy)
+CUTAP_SLOW void cutap_slow_cublasScopy(int n, void *x, int incx, void *y, int incy)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cublasScopy], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn)) { ((void (*)(int, void *, int, void *, int))cutap_fn)(n, x, incx, y, incy); return; }
     uint64_t cutap_w[5] = {(uint64_t)(int64_t)n, (uint64_t)(uintptr_t)x, (uint64_t)(int64_t)incx, (uint64_t)(uintptr_t)y, (uint64_t)(int64_t)incy};
     (void)cutap_dispatch(CUTAP_ID_cublasScopy, cutap_w, thunk_cublasScopy);
 }
@@ -4493,11 +3425,8 @@ static uint64_t thunk_cublasScopy_v2(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, int, void *, int, void *, int))fn)((void *)(uintptr_t)a[0], (int)a[1], (void *)(uintptr_t)a[2], (int)a[3], (void *)(uintptr_t)a[4], (int)a[5]);
 }
-CUTAP_EXPORT unsigned int cublasScopy_v2(void *handle, int n, void *x, int incx, void *y, int incy)
+CUTAP_SLOW unsigned int cutap_slow_cublasScopy_v2(void *handle, int n, void *x, int incx, void *y, int incy)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cublasScopy_v2], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, int, void *, int, void *, int))cutap_fn)(handle, n, x, incx, y, incy);
     uint64_t cutap_w[6] = {(uint64_t)(uintptr_t)handle, (uint64_t)(int64_t)n, (uint64_t)(uintptr_t)x, (uint64_t)(int64_t)incx, (uint64_t)(uintptr_t)y, (uint64_t)(int64_t)incy};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cublasScopy_v2, cutap_w, thunk_cublasScopy_v2);
 }
@@ -4505,11 +3434,8 @@ static uint64_t thunk_cublasScopy_v2_64(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, long, void *, long, void *, long))fn)((void *)(uintptr_t)a[0], (long)a[1], (void *)(uintptr_t)a[2], (long)a[3], (void *)(uintptr_t)a[4], (long)a[5]);
 }
-CUTAP_EXPORT unsigned int cublasScopy_v2_64(void *handle, long n, void *x, long incx, void *y, long incy)
+CUTAP_SLOW unsigned int cutap_slow_cublasScopy_v2_64(void *handle, long n, void *x, long incx, void *y, long incy)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cublasScopy_v2_64], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, long, void *, long, void *, long))cutap_fn)(handle, n, x, incx, y, incy);
     uint64_t cutap_w[6] = {(uint64_t)(uintptr_t)handle, (uint64_t)(int64_t)n, (uint64_t)(uintptr_t)x, (uint64_t)(int64_t)incx, (uint64_t)(uintptr_t)y, (uint64_t)(int64_t)incy};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cublasScopy_v2_64, cutap_w, thunk_cublasScopy_v2_64);
 }
@@ -4517,11 +3443,8 @@ static uint64_t thunk_cublasSdgmm(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, int, int, void *, int, void *, int, void *, int))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (int)a[2], (int)a[3], (void *)(uintptr_t)a[4], (int)a[5], (void *)(uintptr_t)a[6], (int)a[7], (void *)(uintptr_t)a[8], (int)a[9]);
 }
-CUTAP_EXPORT unsigned int cublasSdgmm(void *handle, unsigned int mode, int m, int n, void *A, int lda, void *x, int incx, void *C, int ldc)
+CUTAP_SLOW unsigned int cutap_slow_cublasSdgmm(void *handle, unsigned int mode, int m, int n, void *A, int lda, void *x, int incx, void *C, int ldc)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cublasSdgmm], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, int, int, void *, int, void *, int, void *, int))cutap_fn)(handle, mode, m, n, A, lda, x, incx, C, ldc);
     uint64_t cutap_w[10] = {(uint64_t)(uintptr_t)handle, (uint64_t)mode, (uint64_t)(int64_t)m, (uint64_t)(int64_t)n, (uint64_t)(uintptr_t)A, (uint64_t)(int64_t)lda, (uint64_t)(uintptr_t)x, (uint64_t)(int64_t)incx, (uint64_t)(uintptr_t)C, (uint64_t)(int64_t)ldc};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cublasSdgmm, cutap_w, thunk_cublasSdgmm);
 }
@@ -4529,11 +3452,8 @@ static uint64_t thunk_cublasSdgmm_64(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, long, long, void *, long, void *, long, void *, long))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (long)a[2], (long)a[3], (void *)(uintptr_t)a[4], (long)a[5], (void *)(uintptr_t)a[6], (long)a[7], (void *)(uintptr_t)a[8], (long)a[9]);
 }
-CUTAP_EXPORT unsigned int cublasSdgmm_64(void *handle, unsigned int mode, long m, long n, void *A, long lda, void *x, long incx, void *C, long ldc)
+CUTAP_SLOW unsigned int cutap_slow_cublasSdgmm_64(void *handle, unsigned int mode, long m, long n, void *A, long lda, void *x, long incx, void *C, long ldc)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cublasSdgmm_64], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, long, long, void *, long, void *, long, void *, long))cutap_fn)(handle, mode, m, n, A, lda, x, incx, C, ldc);
     uint64_t cutap_w[10] = {(uint64_t)(uintptr_t)handle, (uint64_t)mode, (uint64_t)(int64_t)m, (uint64_t)(int64_t)n, (uint64_t)(uintptr_t)A, (uint64_t)(int64_t)lda, (uint64_t)(uintptr_t)x, (uint64_t)(int64_t)incx, (uint64_t)(uintptr_t)C, (uint64_t)(int64_t)ldc};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cublasSdgmm_64, cutap_w, thunk_cublasSdgmm_64);
 }
@@ -4541,11 +3461,8 @@ static uint64_t thunk_cublasSdot_v2(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, int, void *, int, void *, int, void *))fn)((void *)(uintptr_t)a[0], (int)a[1], (void *)(uintptr_t)a[2], (int)a[3], (void *)(uintptr_t)a[4], (int)a[5], (void *)(uintptr_t)a[6]);
 }
-CUTAP_EXPORT unsigned int cublasSdot_v2(void *handle, int n, void *x, int incx, void *y, int incy, void *result)
+CUTAP_SLOW unsigned int cutap_slow_cublasSdot_v2(void *handle, int n, void *x, int incx, void *y, int incy, void *result)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cublasSdot_v2], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, int, void *, int, void *, int, void *))cutap_fn)(handle, n, x, incx, y, incy, result);
     uint64_t cutap_w[7] = {(uint64_t)(uintptr_t)handle, (uint64_t)(int64_t)n, (uint64_t)(uintptr_t)x, (uint64_t)(int64_t)incx, (uint64_t)(uintptr_t)y, (uint64_t)(int64_t)incy, (uint64_t)(uintptr_t)result};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cublasSdot_v2, cutap_w, thunk_cublasSdot_v2);
 }
@@ -4553,11 +3470,8 @@ static uint64_t thunk_cublasSdot_v2_64(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, long, void *, long, void *, long, void *))fn)((void *)(uintptr_t)a[0], (long)a[1], (void *)(uintptr_t)a[2], (long)a[3], (void *)(uintptr_t)a[4], (long)a[5], (void *)(uintptr_t)a[6]);
 }
-CUTAP_EXPORT unsigned int cublasSdot_v2_64(void *handle, long n, void *x, long incx, void *y, long incy, void *result)
+CUTAP_SLOW unsigned int cutap_slow_cublasSdot_v2_64(void *handle, long n, void *x, long incx, void *y, long incy, void *result)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cublasSdot_v2_64], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, long, void *, long, void *, long, void *))cutap_fn)(handle, n, x, incx, y, incy, result);
     uint64_t cutap_w[7] = {(uint64_t)(uintptr_t)handle, (uint64_t)(int64_t)n, (uint64_t)(uintptr_t)x, (uint64_t)(int64_t)incx, (uint64_t)(uintptr_t)y, (uint64_t)(int64_t)incy, (uint64_t)(uintptr_t)result};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cublasSdot_v2_64, cutap_w, thunk_cublasSdot_v2_64);
 }
@@ -4565,11 +3479,8 @@ static uint64_t thunk_cublasSetAtomicsMode(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1]);
 }
-CUTAP_EXPORT unsigned int cublasSetAtomicsMode(void *handle, unsigned int mode)
+CUTAP_SLOW unsigned int cutap_slow_cublasSetAtomicsMode(void *handle, unsigned int mode)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cublasSetAtomicsMode], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int))cutap_fn)(handle, mode);
     uint64_t cutap_w[2] = {(uint64_t)(uintptr_t)handle, (uint64_t)mode};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cublasSetAtomicsMode, cutap_w, thunk_cublasSetAtomicsMode);
 }
@@ -4577,11 +3488,8 @@ static uint64_t thunk_cublasSetEmulationSpecialValuesSupport(void *fn, uint64_t 
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1]);
 }
-CUTAP_EXPORT unsigned int cublasSetEmulationSpecialValuesSupport(void *handle, unsigned int mask)
+CUTAP_SLOW unsigned int cutap_slow_cublasSetEmulationSpecialValuesSupport(void *handle, unsigned int mask)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cublasSetEmulationSpecialValuesSupport], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int))cutap_fn)(handle, mask);
     uint64_t cutap_w[2] = {(uint64_t)(uintptr_t)handle, (uint64_t)mask};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cublasSetEmulationSpecialValuesSupport, cutap_w, thunk_cublasSetEmulationSpecialValuesSupport);
 }
@@ -4589,11 +3497,8 @@ static uint64_t thunk_cublasSetEmulationStrategy(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1]);
 }
-CUTAP_EXPORT unsigned int cublasSetEmulationStrategy(void *handle, unsigned int emulationStrategy)
+CUTAP_SLOW unsigned int cutap_slow_cublasSetEmulationStrategy(void *handle, unsigned int emulationStrategy)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cublasSetEmulationStrategy], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int))cutap_fn)(handle, emulationStrategy);
     uint64_t cutap_w[2] = {(uint64_t)(uintptr_t)handle, (uint64_t)emulationStrategy};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cublasSetEmulationStrategy, cutap_w, thunk_cublasSetEmulationStrategy);
 }
@@ -4601,11 +3506,8 @@ static uint64_t thunk_cublasSetFixedPointEmulationMantissaBitCountPointer(void *
 {
     return (uint64_t)((unsigned int (*)(void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1]);
 }
-CUTAP_EXPORT unsigned int cublasSetFixedPointEmulationMantissaBitCountPointer(void *handle, void *mantissaBitCount)
+CUTAP_SLOW unsigned int cutap_slow_cublasSetFixedPointEmulationMantissaBitCountPointer(void *handle, void *mantissaBitCount)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cublasSetFixedPointEmulationMantissaBitCountPointer], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *))cutap_fn)(handle, mantissaBitCount);
     uint64_t cutap_w[2] = {(uint64_t)(uintptr_t)handle, (uint64_t)(uintptr_t)mantissaBitCount};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cublasSetFixedPointEmulationMantissaBitCountPointer, cutap_w, thunk_cublasSetFixedPointEmulationMantissaBitCountPointer);
 }
@@ -4613,11 +3515,8 @@ static uint64_t thunk_cublasSetFixedPointEmulationMantissaBitOffset(void *fn, ui
 {
     return (uint64_t)((unsigned int (*)(void *, int))fn)((void *)(uintptr_t)a[0], (int)a[1]);
 }
-CUTAP_EXPORT unsigned int cublasSetFixedPointEmulationMantissaBitOffset(void *handle, int mantissaBitOffset)
+CUTAP_SLOW unsigned int cutap_slow_cublasSetFixedPointEmulationMantissaBitOffset(void *handle, int mantissaBitOffset)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cublasSetFixedPointEmulationMantissaBitOffset], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, int))cutap_fn)(handle, mantissaBitOffset);
     uint64_t cutap_w[2] = {(uint64_t)(uintptr_t)handle, (uint64_t)(int64_t)mantissaBitOffset};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cublasSetFixedPointEmulationMantissaBitOffset, cutap_w, thunk_cublasSetFixedPointEmulationMantissaBitOffset);
 }
@@ -4625,11 +3524,8 @@ static uint64_t thunk_cublasSetFixedPointEmulationMantissaControl(void *fn, uint
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1]);
 }
-CUTAP_EXPORT unsigned int cublasSetFixedPointEmulationMantissaControl(void *handle, unsigned int mantissaControl)
+CUTAP_SLOW unsigned int cutap_slow_cublasSetFixedPointEmulationMantissaControl(void *handle, unsigned int mantissaControl)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cublasSetFixedPointEmulationMantissaControl], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int))cutap_fn)(handle, mantissaControl);
     uint64_t cutap_w[2] = {(uint64_t)(uintptr_t)handle, (uint64_t)mantissaControl};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cublasSetFixedPointEmulationMantissaControl, cutap_w, thunk_cublasSetFixedPointEmulationMantissaControl);
 }
@@ -4637,11 +3533,8 @@ static uint64_t thunk_cublasSetFixedPointEmulationMaxMantissaBitCount(void *fn, 
 {
     return (uint64_t)((unsigned int (*)(void *, int))fn)((void *)(uintptr_t)a[0], (int)a[1]);
 }
-CUTAP_EXPORT unsigned int cublasSetFixedPointEmulationMaxMantissaBitCount(void *handle, int maxMantissaBitCount)
+CUTAP_SLOW unsigned int cutap_slow_cublasSetFixedPointEmulationMaxMantissaBitCount(void *handle, int maxMantissaBitCount)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cublasSetFixedPointEmulationMaxMantissaBitCount], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, int))cutap_fn)(handle, maxMantissaBitCount);
     uint64_t cutap_w[2] = {(uint64_t)(uintptr_t)handle, (uint64_t)(int64_t)maxMantissaBitCount};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cublasSetFixedPointEmulationMaxMantissaBitCount, cutap_w, thunk_cublasSetFixedPointEmulationMaxMantissaBitCount);
 }
@@ -4649,11 +3542,8 @@ static uint64_t thunk_cublasSetKernelStream(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *))fn)((void *)(uintptr_t)a[0]);
 }
-CUTAP_EXPORT unsigned int cublasSetKernelStream(void *stream)
+CUTAP_SLOW unsigned int cutap_slow_cublasSetKernelStream(void *stream)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cublasSetKernelStream], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *))cutap_fn)(stream);
     uint64_t cutap_w[1] = {(uint64_t)(uintptr_t)stream};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cublasSetKernelStream, cutap_w, thunk_cublasSetKernelStream);
 }
@@ -4661,11 +3551,8 @@ static uint64_t thunk_cublasSetLoggerCallback(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *))fn)((void *)(uintptr_t)a[0]);
 }
-CUTAP_EXPORT unsigned int cublasSetLoggerCallback(void *userCallback)
+CUTAP_SLOW unsigned int cutap_slow_cublasSetLoggerCallback(void *userCallback)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cublasSetLoggerCallback], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *))cutap_fn)(userCallback);
     uint64_t cutap_w[1] = {(uint64_t)(uintptr_t)userCallback};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cublasSetLoggerCallback, cutap_w, thunk_cublasSetLoggerCallback);
 }
@@ -4673,11 +3560,8 @@ static uint64_t thunk_cublasSetMathMode(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1]);
 }
-CUTAP_EXPORT unsigned int cublasSetMathMode(void *handle, unsigned int mode)
+CUTAP_SLOW unsigned int cutap_slow_cublasSetMathMode(void *handle, unsigned int mode)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cublasSetMathMode], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int))cutap_fn)(handle, mode);
     uint64_t cutap_w[2] = {(uint64_t)(uintptr_t)handle, (uint64_t)mode};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cublasSetMathMode, cutap_w, thunk_cublasSetMathMode);
 }
@@ -4685,11 +3569,8 @@ static uint64_t thunk_cublasSetMatrix(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(int, int, int, void *, int, void *, int))fn)((int)a[0], (int)a[1], (int)a[2], (void *)(uintptr_t)a[3], (int)a[4], (void *)(uintptr_t)a[5], (int)a[6]);
 }
-CUTAP_EXPORT unsigned int cublasSetMatrix(int rows, int cols, int elemSize, void *A, int lda, void *B, int ldb)
+CUTAP_SLOW unsigned int cutap_slow_cublasSetMatrix(int rows, int cols, int elemSize, void *A, int lda, void *B, int ldb)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cublasSetMatrix], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(int, int, int, void *, int, void *, int))cutap_fn)(rows, cols, elemSize, A, lda, B, ldb);
     uint64_t cutap_w[7] = {(uint64_t)(int64_t)rows, (uint64_t)(int64_t)cols, (uint64_t)(int64_t)elemSize, (uint64_t)(uintptr_t)A, (uint64_t)(int64_t)lda, (uint64_t)(uintptr_t)B, (uint64_t)(int64_t)ldb};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cublasSetMatrix, cutap_w, thunk_cublasSetMatrix);
 }
@@ -4697,11 +3578,8 @@ static uint64_t thunk_cublasSetMatrixAsync(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(int, int, int, void *, int, void *, int, void *))fn)((int)a[0], (int)a[1], (int)a[2], (void *)(uintptr_t)a[3], (int)a[4], (void *)(uintptr_t)a[5], (int)a[6], (void *)(uintptr_t)a[7]);
 }
-CUTAP_EXPORT unsigned int cublasSetMatrixAsync(int rows, int cols, int elemSize, void *A, int lda, void *B, int ldb, void *stream)
+CUTAP_SLOW unsigned int cutap_slow_cublasSetMatrixAsync(int rows, int cols, int elemSize, void *A, int lda, void *B, int ldb, void *stream)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cublasSetMatrixAsync], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(int, int, int, void *, int, void *, int, void *))cutap_fn)(rows, cols, elemSize, A, lda, B, ldb, stream);
     uint64_t cutap_w[8] = {(uint64_t)(int64_t)rows, (uint64_t)(int64_t)cols, (uint64_t)(int64_t)elemSize, (uint64_t)(uintptr_t)A, (uint64_t)(int64_t)lda, (uint64_t)(uintptr_t)B, (uint64_t)(int64_t)ldb, (uint64_t)(uintptr_t)stream};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cublasSetMatrixAsync, cutap_w, thunk_cublasSetMatrixAsync);
 }
@@ -4709,11 +3587,8 @@ static uint64_t thunk_cublasSetMatrixAsync_64(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(long, long, long, void *, long, void *, long, void *))fn)((long)a[0], (long)a[1], (long)a[2], (void *)(uintptr_t)a[3], (long)a[4], (void *)(uintptr_t)a[5], (long)a[6], (void *)(uintptr_t)a[7]);
 }
-CUTAP_EXPORT unsigned int cublasSetMatrixAsync_64(long rows, long cols, long elemSize, void *A, long lda, void *B, long ldb, void *stream)
+CUTAP_SLOW unsigned int cutap_slow_cublasSetMatrixAsync_64(long rows, long cols, long elemSize, void *A, long lda, void *B, long ldb, void *stream)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cublasSetMatrixAsync_64], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(long, long, long, void *, long, void *, long, void *))cutap_fn)(rows, cols, elemSize, A, lda, B, ldb, stream);
     uint64_t cutap_w[8] = {(uint64_t)(int64_t)rows, (uint64_t)(int64_t)cols, (uint64_t)(int64_t)elemSize, (uint64_t)(uintptr_t)A, (uint64_t)(int64_t)lda, (uint64_t)(uintptr_t)B, (uint64_t)(int64_t)ldb, (uint64_t)(uintptr_t)stream};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cublasSetMatrixAsync_64, cutap_w, thunk_cublasSetMatrixAsync_64);
 }
@@ -4721,11 +3596,8 @@ static uint64_t thunk_cublasSetMatrix_64(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(long, long, long, void *, long, void *, long))fn)((long)a[0], (long)a[1], (long)a[2], (void *)(uintptr_t)a[3], (long)a[4], (void *)(uintptr_t)a[5], (long)a[6]);
 }
-CUTAP_EXPORT unsigned int cublasSetMatrix_64(long rows, long cols, long elemSize, void *A, long lda, void *B, long ldb)
+CUTAP_SLOW unsigned int cutap_slow_cublasSetMatrix_64(long rows, long cols, long elemSize, void *A, long lda, void *B, long ldb)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cublasSetMatrix_64], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(long, long, long, void *, long, void *, long))cutap_fn)(rows, cols, elemSize, A, lda, B, ldb);
     uint64_t cutap_w[7] = {(uint64_t)(int64_t)rows, (uint64_t)(int64_t)cols, (uint64_t)(int64_t)elemSize, (uint64_t)(uintptr_t)A, (uint64_t)(int64_t)lda, (uint64_t)(uintptr_t)B, (uint64_t)(int64_t)ldb};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cublasSetMatrix_64, cutap_w, thunk_cublasSetMatrix_64);
 }
@@ -4733,11 +3605,8 @@ static uint64_t thunk_cublasSetPointerMode_v2(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1]);
 }
-CUTAP_EXPORT unsigned int cublasSetPointerMode_v2(void *handle, unsigned int mode)
+CUTAP_SLOW unsigned int cutap_slow_cublasSetPointerMode_v2(void *handle, unsigned int mode)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cublasSetPointerMode_v2], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int))cutap_fn)(handle, mode);
     uint64_t cutap_w[2] = {(uint64_t)(uintptr_t)handle, (uint64_t)mode};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cublasSetPointerMode_v2, cutap_w, thunk_cublasSetPointerMode_v2);
 }
@@ -4745,11 +3614,8 @@ static uint64_t thunk_cublasSetSmCountTarget(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, int))fn)((void *)(uintptr_t)a[0], (int)a[1]);
 }
-CUTAP_EXPORT unsigned int cublasSetSmCountTarget(void *handle, int smCountTarget)
+CUTAP_SLOW unsigned int cutap_slow_cublasSetSmCountTarget(void *handle, int smCountTarget)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cublasSetSmCountTarget], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, int))cutap_fn)(handle, smCountTarget);
     uint64_t cutap_w[2] = {(uint64_t)(uintptr_t)handle, (uint64_t)(int64_t)smCountTarget};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cublasSetSmCountTarget, cutap_w, thunk_cublasSetSmCountTarget);
 }
@@ -4757,11 +3623,8 @@ static uint64_t thunk_cublasSetStream_v2(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1]);
 }
-CUTAP_EXPORT unsigned int cublasSetStream_v2(void *handle, void *streamId)
+CUTAP_SLOW unsigned int cutap_slow_cublasSetStream_v2(void *handle, void *streamId)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cublasSetStream_v2], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *))cutap_fn)(handle, streamId);
     uint64_t cutap_w[2] = {(uint64_t)(uintptr_t)handle, (uint64_t)(uintptr_t)streamId};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cublasSetStream_v2, cutap_w, thunk_cublasSetStream_v2);
 }
@@ -4769,11 +3632,8 @@ static uint64_t thunk_cublasSetVector(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(int, int, void *, int, void *, int))fn)((int)a[0], (int)a[1], (void *)(uintptr_t)a[2], (int)a[3], (void *)(uintptr_t)a[4], (int)a[5]);
 }
-CUTAP_EXPORT unsigned int cublasSetVector(int n, int elemSize, void *x, int incx, void *devicePtr, int incy)
+CUTAP_SLOW unsigned int cutap_slow_cublasSetVector(int n, int elemSize, void *x, int incx, void *devicePtr, int incy)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cublasSetVector], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(int, int, void *, int, void *, int))cutap_fn)(n, elemSize, x, incx, devicePtr, incy);
     uint64_t cutap_w[6] = {(uint64_t)(int64_t)n, (uint64_t)(int64_t)elemSize, (uint64_t)(uintptr_t)x, (uint64_t)(int64_t)incx, (uint64_t)(uintptr_t)devicePtr, (uint64_t)(int64_t)incy};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cublasSetVector, cutap_w, thunk_cublasSetVector);
 }
@@ -4781,11 +3641,8 @@ static uint64_t thunk_cublasSetVectorAsync(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(int, int, void *, int, void *, int, void *))fn)((int)a[0], (int)a[1], (void *)(uintptr_t)a[2], (int)a[3], (void *)(uintptr_t)a[4], (int)a[5], (void *)(uintptr_t)a[6]);
 }
-CUTAP_EXPORT unsigned int cublasSetVectorAsync(int n, int elemSize, void *hostPtr, int incx, void *devicePtr, int incy, void *stream)
+CUTAP_SLOW unsigned int cutap_slow_cublasSetVectorAsync(int n, int elemSize, void *hostPtr, int incx, void *devicePtr, int incy, void *stream)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cublasSetVectorAsync], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(int, int, void *, int, void *, int, void *))cutap_fn)(n, elemSize, hostPtr, incx, devicePtr, incy, stream);
     uint64_t cutap_w[7] = {(uint64_t)(int64_t)n, (uint64_t)(int64_t)elemSize, (uint64_t)(uintptr_t)hostPtr, (uint64_t)(int64_t)incx, (uint64_t)(uintptr_t)devicePtr, (uint64_t)(int64_t)incy, (uint64_t)(uintptr_t)stream};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cublasSetVectorAsync, cutap_w, thunk_cublasSetVectorAsync);
 }
@@ -4793,11 +3650,8 @@ static uint64_t thunk_cublasSetVectorAsync_64(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(long, long, void *, long, void *, long, void *))fn)((long)a[0], (long)a[1], (void *)(uintptr_t)a[2], (long)a[3], (void *)(uintptr_t)a[4], (long)a[5], (void *)(uintptr_t)a[6]);
 }
-CUTAP_EXPORT unsigned int cublasSetVectorAsync_64(long n, long elemSize, void *hostPtr, long incx, void *devicePtr, long incy, void *stream)
+CUTAP_SLOW unsigned int cutap_slow_cublasSetVectorAsync_64(long n, long elemSize, void *hostPtr, long incx, void *devicePtr, long incy, void *stream)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cublasSetVectorAsync_64], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(long, long, void *, long, void *, long, void *))cutap_fn)(n, elemSize, hostPtr, incx, devicePtr, incy, stream);
     uint64_t cutap_w[7] = {(uint64_t)(int64_t)n, (uint64_t)(int64_t)elemSize, (uint64_t)(uintptr_t)hostPtr, (uint64_t)(int64_t)incx, (uint64_t)(uintptr_t)devicePtr, (uint64_t)(int64_t)incy, (uint64_t)(uintptr_t)stream};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cublasSetVectorAsync_64, cutap_w, thunk_cublasSetVectorAsync_64);
 }
@@ -4805,11 +3659,8 @@ static uint64_t thunk_cublasSetVector_64(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(long, long, void *, long, void *, long))fn)((long)a[0], (long)a[1], (void *)(uintptr_t)a[2], (long)a[3], (void *)(uintptr_t)a[4], (long)a[5]);
 }
-CUTAP_EXPORT unsigned int cublasSetVector_64(long n, long elemSize, void *x, long incx, void *devicePtr, long incy)
+CUTAP_SLOW unsigned int cutap_slow_cublasSetVector_64(long n, long elemSize, void *x, long incx, void *devicePtr, long incy)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cublasSetVector_64], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(long, long, void *, long, void *, long))cutap_fn)(n, elemSize, x, incx, devicePtr, incy);
     uint64_t cutap_w[6] = {(uint64_t)(int64_t)n, (uint64_t)(int64_t)elemSize, (uint64_t)(uintptr_t)x, (uint64_t)(int64_t)incx, (uint64_t)(uintptr_t)devicePtr, (uint64_t)(int64_t)incy};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cublasSetVector_64, cutap_w, thunk_cublasSetVector_64);
 }
@@ -4817,11 +3668,8 @@ static uint64_t thunk_cublasSetWorkspace_v2(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *, unsigned long))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1], (unsigned long)a[2]);
 }
-CUTAP_EXPORT unsigned int cublasSetWorkspace_v2(void *handle, void *workspace, unsigned long workspaceSizeInBytes)
+CUTAP_SLOW unsigned int cutap_slow_cublasSetWorkspace_v2(void *handle, void *workspace, unsigned long workspaceSizeInBytes)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cublasSetWorkspace_v2], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *, unsigned long))cutap_fn)(handle, workspace, workspaceSizeInBytes);
     uint64_t cutap_w[3] = {(uint64_t)(uintptr_t)handle, (uint64_t)(uintptr_t)workspace, (uint64_t)workspaceSizeInBytes};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cublasSetWorkspace_v2, cutap_w, thunk_cublasSetWorkspace_v2);
 }
@@ -4829,10 +3677,8 @@ static uint64_t thunk_cublasSgbmv(void *fn, uint64_t *a)
 {
     return (((void (*)(char, int, int, int, int, float, void *, int, void *, int, float, void *, int))fn)((char)a[0], (int)a[1], (int)a[2], (int)a[3], (int)a[4], cutap_w2f(a[5]), (void *)(uintptr_t)a[6], (int)a[7], (void *)(uintptr_t)a[8], (int)a[9], cutap_w2f(a[10]), (void *)(uintptr_t)a[11], (int)a[12]), (uint64_t)0);
 }
-CUTAP_EXPORT void cublasSgbmv(char trans, int m, int n, int kl, int ku, float alpha, void *A, int lda, void *x, int incx, float beta, void *y, int incy)
+CUTAP_SLOW void cutap_slow_cublasSgbmv(char trans, int m, int n, int kl, int ku, float alpha, void *A, int lda, void *x, int incx, float beta, void *y, int incy)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cublasSgbmv], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn)) { ((void (*)(char, int, int, int, int, float, void *, int, void *, int, float, void *, int))cutap_fn)(trans, m, n, kl, ku, alpha, A, lda, x, incx, beta, y, incy); return; }
     uint64_t cutap_w[13] = {(uint64_t)(int64_t)trans, (uint64_t)(int64_t)m, (uint64_t)(int64_t)n, (uint64_t)(int64_t)kl, (uint64_t)(int64_t)ku, cutap_f2w(alpha), (uint64_t)(uintptr_t)A, (uint64_t)(int64_t)lda, (uint64_t)(uintptr_t)x, (uint64_t)(int64_t)incx, cutap_f2w(beta), (uint64_t)(uintptr_t)y, (uint64_t)(int64_t)incy};
     (void)cutap_dispatch(CUTAP_ID_cublasSgbmv, cutap_w, thunk_cublasSgbmv);
 }
@@ -4840,11 +3686,8 @@ static uint64_t thunk_cublasSgbmv_v2(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, int, int, int, int, void *, void *, int, void *, int, void *, void *, int))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (int)a[2], (int)a[3], (int)a[4], (int)a[5], (void *)(uintptr_t)a[6], (void *)(uintptr_t)a[7], (int)a[8], (void *)(uintptr_t)a[9], (int)a[10], (void *)(uintptr_t)a[11], (void *)(uintptr_t)a[12], (int)a[13]);
 }
-CUTAP_EXPORT unsigned int cublasSgbmv_v2(void *handle, unsigned int trans, int m, int n, int kl, int ku, void *alpha, void *A, int lda, void *x, int incx, void *beta, void *y, int incy)
+CUTAP_SLOW unsigned int cutap_slow_cublasSgbmv_v2(void *handle, unsigned int trans, int m, int n, int kl, int ku, void *alpha, void *A, int lda, void *x, int incx, void *beta, void *y, int incy)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cublasSgbmv_v2], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, int, int, int, int, void *, void *, int, void *, int, void *, void *, int))cutap_fn)(handle, trans, m, n, kl, ku, alpha, A, lda, x, incx, beta, y, incy);
     uint64_t cutap_w[14] = {(uint64_t)(uintptr_t)handle, (uint64_t)trans, (uint64_t)(int64_t)m, (uint64_t)(int64_t)n, (uint64_t)(int64_t)kl, (uint64_t)(int64_t)ku, (uint64_t)(uintptr_t)alpha, (uint64_t)(uintptr_t)A, (uint64_t)(int64_t)lda, (uint64_t)(uintptr_t)x, (uint64_t)(int64_t)incx, (uint64_t)(uintptr_t)beta, (uint64_t)(uintptr_t)y, (uint64_t)(int64_t)incy};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cublasSgbmv_v2, cutap_w, thunk_cublasSgbmv_v2);
 }
@@ -4852,11 +3695,8 @@ static uint64_t thunk_cublasSgbmv_v2_64(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, long, long, long, long, void *, void *, long, void *, long, void *, void *, long))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (long)a[2], (long)a[3], (long)a[4], (long)a[5], (void *)(uintptr_t)a[6], (void *)(uintptr_t)a[7], (long)a[8], (void *)(uintptr_t)a[9], (long)a[10], (void *)(uintptr_t)a[11], (void *)(uintptr_t)a[12], (long)a[13]);
 }
-CUTAP_EXPORT unsigned int cublasSgbmv_v2_64(void *handle, unsigned int trans, long m, long n, long kl, long ku, void *alpha, void *A, long lda, void *x, long incx, void *beta, void *y, long incy)
+CUTAP_SLOW unsigned int cutap_slow_cublasSgbmv_v2_64(void *handle, unsigned int trans, long m, long n, long kl, long ku, void *alpha, void *A, long lda, void *x, long incx, void *beta, void *y, long incy)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cublasSgbmv_v2_64], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, long, long, long, long, void *, void *, long, void *, long, void *, void *, long))cutap_fn)(handle, trans, m, n, kl, ku, alpha, A, lda, x, incx, beta, y, incy);
     uint64_t cutap_w[14] = {(uint64_t)(uintptr_t)handle, (uint64_t)trans, (uint64_t)(int64_t)m, (uint64_t)(int64_t)n, (uint64_t)(int64_t)kl, (uint64_t)(int64_t)ku, (uint64_t)(uintptr_t)alpha, (uint64_t)(uintptr_t)A, (uint64_t)(int64_t)lda, (uint64_t)(uintptr_t)x, (uint64_t)(int64_t)incx, (uint64_t)(uintptr_t)beta, (uint64_t)(uintptr_t)y, (uint64_t)(int64_t)incy};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cublasSgbmv_v2_64, cutap_w, thunk_cublasSgbmv_v2_64);
 }
@@ -4864,11 +3704,8 @@ static uint64_t thunk_cublasSgeam(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, unsigned int, int, int, void *, void *, int, void *, void *, int, void *, int))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (unsigned int)a[2], (int)a[3], (int)a[4], (void *)(uintptr_t)a[5], (void *)(uintptr_t)a[6], (int)a[7], (void *)(uintptr_t)a[8], (void *)(uintptr_t)a[9], (int)a[10], (void *)(uintptr_t)a[11], (int)a[12]);
 }
-CUTAP_EXPORT unsigned int cublasSgeam(void *handle, unsigned int transa, unsigned int transb, int m, int n, void *alpha, void *A, int lda, void *beta, void *B, int ldb, void *C, int ldc)
+CUTAP_SLOW unsigned int cutap_slow_cublasSgeam(void *handle, unsigned int transa, unsigned int transb, int m, int n, void *alpha, void *A, int lda, void *beta, void *B, int ldb, void *C, int ldc)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cublasSgeam], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, unsigned int, int, int, void *, void *, int, void *, void *, int, void *, int))cutap_fn)(handle, transa, transb, m, n, alpha, A, lda, beta, B, ldb, C, ldc);
     uint64_t cutap_w[13] = {(uint64_t)(uintptr_t)handle, (uint64_t)transa, (uint64_t)transb, (uint64_t)(int64_t)m, (uint64_t)(int64_t)n, (uint64_t)(uintptr_t)alpha, (uint64_t)(uintptr_t)A, (uint64_t)(int64_t)lda, (uint64_t)(uintptr_t)beta, (uint64_t)(uintptr_t)B, (uint64_t)(int64_t)ldb, (uint64_t)(uintptr_t)C, (uint64_t)(int64_t)ldc};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cublasSgeam, cutap_w, thunk_cublasSgeam);
 }
@@ -4876,11 +3713,8 @@ static uint64_t thunk_cublasSgeam_64(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, unsigned int, long, long, void *, void *, long, void *, void *, long, void *, long))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (unsigned int)a[2], (long)a[3], (long)a[4], (void *)(uintptr_t)a[5], (void *)(uintptr_t)a[6], (long)a[7], (void *)(uintptr_t)a[8], (void *)(uintptr_t)a[9], (long)a[10], (void *)(uintptr_t)a[11], (long)a[12]);
 }
-CUTAP_EXPORT unsigned int cublasSgeam_64(void *handle, unsigned int transa, unsigned int transb, long m, long n, void *alpha, void *A, long lda, void *beta, void *B, long ldb, void *C, long ldc)
+CUTAP_SLOW unsigned int cutap_slow_cublasSgeam_64(void *handle, unsigned int transa, unsigned int transb, long m, long n, void *alpha, void *A, long lda, void *beta, void *B, long ldb, void *C, long ldc)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cublasSgeam_64], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, unsigned int, long, long, void *, void *, long, void *, void *, long, void *, long))cutap_fn)(handle, transa, transb, m, n, alpha, A, lda, beta, B, ldb, C, ldc);
     uint64_t cutap_w[13] = {(uint64_t)(uintptr_t)handle, (uint64_t)transa, (uint64_t)transb, (uint64_t)(int64_t)m, (uint64_t)(int64_t)n, (uint64_t)(uintptr_t)alpha, (uint64_t)(uintptr_t)A, (uint64_t)(int64_t)lda, (uint64_t)(uintptr_t)beta, (uint64_t)(uintptr_t)B, (uint64_t)(int64_t)ldb, (uint64_t)(uintptr_t)C, (uint64_t)(int64_t)ldc};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cublasSgeam_64, cutap_w, thunk_cublasSgeam_64);
 }
@@ -4888,11 +3722,8 @@ static uint64_t thunk_cublasSgelsBatched(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, int, int, int, void *, int, void *, int, void *, void *, int))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (int)a[2], (int)a[3], (int)a[4], (void *)(uintptr_t)a[5], (int)a[6], (void *)(uintptr_t)a[7], (int)a[8], (void *)(uintptr_t)a[9], (void *)(uintptr_t)a[10], (int)a[11]);
 }
-CUTAP_EXPORT unsigned int cublasSgelsBatched(void *handle, unsigned int trans, int m, int n, int nrhs, void *Aarray, int lda, void *Carray, int ldc, void *info, void *devInfoArray, int batchSize)
+CUTAP_SLOW unsigned int cutap_slow_cublasSgelsBatched(void *handle, unsigned int trans, int m, int n, int nrhs, void *Aarray, int lda, void *Carray, int ldc, void *info, void *devInfoArray, int batchSize)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cublasSgelsBatched], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, int, int, int, void *, int, void *, int, void *, void *, int))cutap_fn)(handle, trans, m, n, nrhs, Aarray, lda, Carray, ldc, info, devInfoArray, batchSize);
     uint64_t cutap_w[12] = {(uint64_t)(uintptr_t)handle, (uint64_t)trans, (uint64_t)(int64_t)m, (uint64_t)(int64_t)n, (uint64_t)(int64_t)nrhs, (uint64_t)(uintptr_t)Aarray, (uint64_t)(int64_t)lda, (uint64_t)(uintptr_t)Carray, (uint64_t)(int64_t)ldc, (uint64_t)(uintptr_t)info, (uint64_t)(uintptr_t)devInfoArray, (uint64_t)(int64_t)batchSize};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cublasSgelsBatched, cutap_w, thunk_cublasSgelsBatched);
 }
@@ -4900,10 +3731,8 @@ static uint64_t thunk_cublasSgemm(void *fn, uint64_t *a)
 {
     return (((void (*)(char, char, int, int, int, float, void *, int, void *, int, float, void *, int))fn)((char)a[0], (char)a[1], (int)a[2], (int)a[3], (int)a[4], cutap_w2f(a[5]), (void *)(uintptr_t)a[6], (int)a[7], (void *)(uintptr_t)a[8], (int)a[9], cutap_w2f(a[10]), (void *)(uintptr_t)a[11], (int)a[12]), (uint64_t)0);
 }
-CUTAP_EXPORT void cublasSgemm(char transa, char transb, int m, int n, int k, float alpha, void *A, int lda, void *B, int ldb, float beta, void *C, int ldc)
+CUTAP_SLOW void cutap_slow_cublasSgemm(char transa, char transb, int m, int n, int k, float alpha, void *A, int lda, void *B, int ldb, float beta, void *C, int ldc)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cublasSgemm], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn)) { ((void (*)(char, char, int, int, int, float, void *, int, void *, int, float, void *, int))cutap_fn)(transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc); return; }
     uint64_t cutap_w[13] = {(uint64_t)(int64_t)transa, (uint64_t)(int64_t)transb, (uint64_t)(int64_t)m, (uint64_t)(int64_t)n, (uint64_t)(int64_t)k, cutap_f2w(alpha), (uint64_t)(uintptr_t)A, (uint64_t)(int64_t)lda, (uint64_t)(uintptr_t)B, (uint64_t)(int64_t)ldb, cutap_f2w(beta), (uint64_t)(uintptr_t)C, (uint64_t)(int64_t)ldc};
     (void)cutap_dispatch(CUTAP_ID_cublasSgemm, cutap_w, thunk_cublasSgemm);
 }
@@ -4911,11 +3740,8 @@ static uint64_t thunk_cublasSgemmBatched(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, unsigned int, int, int, int, void *, void *, int, void *, int, void *, void *, int, int))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (unsigned int)a[2], (int)a[3], (int)a[4], (int)a[5], (void *)(uintptr_t)a[6], (void *)(uintptr_t)a[7], (int)a[8], (void *)(uintptr_t)a[9], (int)a[10], (void *)(uintptr_t)a[11], (void *)(uintptr_t)a[12], (int)a[13], (int)a[14]);
 }
-CUTAP_EXPORT unsigned int cublasSgemmBatched(void *handle, unsigned int transa, unsigned int transb, int m, int n, int k, void *alpha, void *Aarray, int lda, void *Barray, int ldb, void *beta, void *Carray, int ldc, int batchCount)
+CUTAP_SLOW unsigned int cutap_slow_cublasSgemmBatched(void *handle, unsigned int transa, unsigned int transb, int m, int n, int k, void *alpha, void *Aarray, int lda, void *Barray, int ldb, void *beta, void *Carray, int ldc, int batchCount)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cublasSgemmBatched], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, unsigned int, int, int, int, void *, void *, int, void *, int, void *, void *, int, int))cutap_fn)(handle, transa, transb, m, n, k, alpha, Aarray, lda, Barray, ldb, beta, Carray, ldc, batchCount);
     uint64_t cutap_w[15] = {(uint64_t)(uintptr_t)handle, (uint64_t)transa, (uint64_t)transb, (uint64_t)(int64_t)m, (uint64_t)(int64_t)n, (uint64_t)(int64_t)k, (uint64_t)(uintptr_t)alpha, (uint64_t)(uintptr_t)Aarray, (uint64_t)(int64_t)lda, (uint64_t)(uintptr_t)Barray, (uint64_t)(int64_t)ldb, (uint64_t)(uintptr_t)beta, (uint64_t)(uintptr_t)Carray, (uint64_t)(int64_t)ldc, (uint64_t)(int64_t)batchCount};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cublasSgemmBatched, cutap_w, thunk_cublasSgemmBatched);
 }
@@ -4923,11 +3749,8 @@ static uint64_t thunk_cublasSgemmBatched_64(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, unsigned int, long, long, long, void *, void *, long, void *, long, void *, void *, long, long))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (unsigned int)a[2], (long)a[3], (long)a[4], (long)a[5], (void *)(uintptr_t)a[6], (void *)(uintptr_t)a[7], (long)a[8], (void *)(uintptr_t)a[9], (long)a[10], (void *)(uintptr_t)a[11], (void *)(uintptr_t)a[12], (long)a[13], (long)a[14]);
 }
-CUTAP_EXPORT unsigned int cublasSgemmBatched_64(void *handle, unsigned int transa, unsigned int transb, long m, long n, long k, void *alpha, void *Aarray, long lda, void *Barray, long ldb, void *beta, void *Carray, long ldc, long batchCount)
+CUTAP_SLOW unsigned int cutap_slow_cublasSgemmBatched_64(void *handle, unsigned int transa, unsigned int transb, long m, long n, long k, void *alpha, void *Aarray, long lda, void *Barray, long ldb, void *beta, void *Carray, long ldc, long batchCount)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cublasSgemmBatched_64], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, unsigned int, long, long, long, void *, void *, long, void *, long, void *, void *, long, long))cutap_fn)(handle, transa, transb, m, n, k, alpha, Aarray, lda, Barray, ldb, beta, Carray, ldc, batchCount);
     uint64_t cutap_w[15] = {(uint64_t)(uintptr_t)handle, (uint64_t)transa, (uint64_t)transb, (uint64_t)(int64_t)m, (uint64_t)(int64_t)n, (uint64_t)(int64_t)k, (uint64_t)(uintptr_t)alpha, (uint64_t)(uintptr_t)Aarray, (uint64_t)(int64_t)lda, (uint64_t)(uintptr_t)Barray, (uint64_t)(int64_t)ldb, (uint64_t)(uintptr_t)beta, (uint64_t)(uintptr_t)Carray, (uint64_t)(int64_t)ldc, (uint64_t)(int64_t)batchCount};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cublasSgemmBatched_64, cutap_w, thunk_cublasSgemmBatched_64);
 }
@@ -4935,11 +3758,8 @@ static uint64_t thunk_cublasSgemmEx(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, unsigned int, int, int, int, void *, void *, unsigned int, int, void *, unsigned int, int, void *, void *, unsigned int, int))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (unsigned int)a[2], (int)a[3], (int)a[4], (int)a[5], (void *)(uintptr_t)a[6], (void *)(uintptr_t)a[7], (unsigned int)a[8], (int)a[9], (void *)(uintptr_t)a[10], (unsigned int)a[11], (int)a[12], (void *)(uintptr_t)a[13], (void *)(uintptr_t)a[14], (unsigned int)a[15], (int)a[16]);
 }
-CUTAP_EXPORT unsigned int cublasSgemmEx(void *handle, unsigned int transa, unsigned int transb, int m, int n, int k, void *alpha, void *A, unsigned int Atype, int lda, void *B, unsigned int Btype, int ldb, void *beta, void *C, unsigned int Ctype, int ldc)
+CUTAP_SLOW unsigned int cutap_slow_cublasSgemmEx(void *handle, unsigned int transa, unsigned int transb, int m, int n, int k, void *alpha, void *A, unsigned int Atype, int lda, void *B, unsigned int Btype, int ldb, void *beta, void *C, unsigned int Ctype, int ldc)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cublasSgemmEx], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, unsigned int, int, int, int, void *, void *, unsigned int, int, void *, unsigned int, int, void *, void *, unsigned int, int))cutap_fn)(handle, transa, transb, m, n, k, alpha, A, Atype, lda, B, Btype, ldb, beta, C, Ctype, ldc);
     uint64_t cutap_w[17] = {(uint64_t)(uintptr_t)handle, (uint64_t)transa, (uint64_t)transb, (uint64_t)(int64_t)m, (uint64_t)(int64_t)n, (uint64_t)(int64_t)k, (uint64_t)(uintptr_t)alpha, (uint64_t)(uintptr_t)A, (uint64_t)Atype, (uint64_t)(int64_t)lda, (uint64_t)(uintptr_t)B, (uint64_t)Btype, (uint64_t)(int64_t)ldb, (uint64_t)(uintptr_t)beta, (uint64_t)(uintptr_t)C, (uint64_t)Ctype, (uint64_t)(int64_t)ldc};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cublasSgemmEx, cutap_w, thunk_cublasSgemmEx);
 }
@@ -4947,11 +3767,8 @@ static uint64_t thunk_cublasSgemmEx_64(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, unsigned int, long, long, long, void *, void *, unsigned int, long, void *, unsigned int, long, void *, void *, unsigned int, long))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (unsigned int)a[2], (long)a[3], (long)a[4], (long)a[5], (void *)(uintptr_t)a[6], (void *)(uintptr_t)a[7], (unsigned int)a[8], (long)a[9], (void *)(uintptr_t)a[10], (unsigned int)a[11], (long)a[12], (void *)(uintptr_t)a[13], (void *)(uintptr_t)a[14], (unsigned int)a[15], (long)a[16]);
 }
-CUTAP_EXPORT unsigned int cublasSgemmEx_64(void *handle, unsigned int transa, unsigned int transb, long m, long n, long k, void *alpha, void *A, unsigned int Atype, long lda, void *B, unsigned int Btype, long ldb, void *beta, void *C, unsigned int Ctype, long ldc)
+CUTAP_SLOW unsigned int cutap_slow_cublasSgemmEx_64(void *handle, unsigned int transa, unsigned int transb, long m, long n, long k, void *alpha, void *A, unsigned int Atype, long lda, void *B, unsigned int Btype, long ldb, void *beta, void *C, unsigned int Ctype, long ldc)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cublasSgemmEx_64], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, unsigned int, long, long, long, void *, void *, unsigned int, long, void *, unsigned int, long, void *, void *, unsigned int, long))cutap_fn)(handle, transa, transb, m, n, k, alpha, A, Atype, lda, B, Btype, ldb, beta, C, Ctype, ldc);
     uint64_t cutap_w[17] = {(uint64_t)(uintptr_t)handle, (uint64_t)transa, (uint64_t)transb, (uint64_t)(int64_t)m, (uint64_t)(int64_t)n, (uint64_t)(int64_t)k, (uint64_t)(uintptr_t)alpha, (uint64_t)(uintptr_t)A, (uint64_t)Atype, (uint64_t)(int64_t)lda, (uint64_t)(uintptr_t)B, (uint64_t)Btype, (uint64_t)(int64_t)ldb, (uint64_t)(uintptr_t)beta, (uint64_t)(uintptr_t)C, (uint64_t)Ctype, (uint64_t)(int64_t)ldc};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cublasSgemmEx_64, cutap_w, thunk_cublasSgemmEx_64);
 }
@@ -4959,11 +3776,8 @@ static uint64_t thunk_cublasSgemmGroupedBatched(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, int, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1], (void *)(uintptr_t)a[2], (void *)(uintptr_t)a[3], (void *)(uintptr_t)a[4], (void *)(uintptr_t)a[5], (void *)(uintptr_t)a[6], (void *)(uintptr_t)a[7], (void *)(uintptr_t)a[8], (void *)(uintptr_t)a[9], (void *)(uintptr_t)a[10], (void *)(uintptr_t)a[11], (void *)(uintptr_t)a[12], (void *)(uintptr_t)a[13], (int)a[14], (void *)(uintptr_t)a[15]);
 }
-CUTAP_EXPORT unsigned int cublasSgemmGroupedBatched(void *handle, void *transa_array, void *transb_array, void *m_array, void *n_array, void *k_array, void *alpha_array, void *Aarray, void *lda_array, void *Barray, void *ldb_array, void *beta_array, void *Carray, void *ldc_array, int group_count, void *group_size)
+CUTAP_SLOW unsigned int cutap_slow_cublasSgemmGroupedBatched(void *handle, void *transa_array, void *transb_array, void *m_array, void *n_array, void *k_array, void *alpha_array, void *Aarray, void *lda_array, void *Barray, void *ldb_array, void *beta_array, void *Carray, void *ldc_array, int group_count, void *group_size)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cublasSgemmGroupedBatched], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, int, void *))cutap_fn)(handle, transa_array, transb_array, m_array, n_array, k_array, alpha_array, Aarray, lda_array, Barray, ldb_array, beta_array, Carray, ldc_array, group_count, group_size);
     uint64_t cutap_w[16] = {(uint64_t)(uintptr_t)handle, (uint64_t)(uintptr_t)transa_array, (uint64_t)(uintptr_t)transb_array, (uint64_t)(uintptr_t)m_array, (uint64_t)(uintptr_t)n_array, (uint64_t)(uintptr_t)k_array, (uint64_t)(uintptr_t)alpha_array, (uint64_t)(uintptr_t)Aarray, (uint64_t)(uintptr_t)lda_array, (uint64_t)(uintptr_t)Barray, (uint64_t)(uintptr_t)ldb_array, (uint64_t)(uintptr_t)beta_array, (uint64_t)(uintptr_t)Carray, (uint64_t)(uintptr_t)ldc_array, (uint64_t)(int64_t)group_count, (uint64_t)(uintptr_t)group_size};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cublasSgemmGroupedBatched, cutap_w, thunk_cublasSgemmGroupedBatched);
 }
@@ -4971,11 +3785,8 @@ static uint64_t thunk_cublasSgemmGroupedBatched_64(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, long, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1], (void *)(uintptr_t)a[2], (void *)(uintptr_t)a[3], (void *)(uintptr_t)a[4], (void *)(uintptr_t)a[5], (void *)(uintptr_t)a[6], (void *)(uintptr_t)a[7], (void *)(uintptr_t)a[8], (void *)(uintptr_t)a[9], (void *)(uintptr_t)a[10], (void *)(uintptr_t)a[11], (void *)(uintptr_t)a[12], (void *)(uintptr_t)a[13], (long)a[14], (void *)(uintptr_t)a[15]);
 }
-CUTAP_EXPORT unsigned int cublasSgemmGroupedBatched_64(void *handle, void *transa_array, void *transb_array, void *m_array, void *n_array, void *k_array, void *alpha_array, void *Aarray, void *lda_array, void *Barray, void *ldb_array, void *beta_array, void *Carray, void *ldc_array, long group_count, void *group_size)
+CUTAP_SLOW unsigned int cutap_slow_cublasSgemmGroupedBatched_64(void *handle, void *transa_array, void *transb_array, void *m_array, void *n_array, void *k_array, void *alpha_array, void *Aarray, void *lda_array, void *Barray, void *ldb_array, void *beta_array, void *Carray, void *ldc_array, long group_count, void *group_size)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cublasSgemmGroupedBatched_64], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, long, void *))cutap_fn)(handle, transa_array, transb_array, m_array, n_array, k_array, alpha_array, Aarray, lda_array, Barray, ldb_array, beta_array, Carray, ldc_array, group_count, group_size);
     uint64_t cutap_w[16] = {(uint64_t)(uintptr_t)handle, (uint64_t)(uintptr_t)transa_array, (uint64_t)(uintptr_t)transb_array, (uint64_t)(uintptr_t)m_array, (uint64_t)(uintptr_t)n_array, (uint64_t)(uintptr_t)k_array, (uint64_t)(uintptr_t)alpha_array, (uint64_t)(uintptr_t)Aarray, (uint64_t)(uintptr_t)lda_array, (uint64_t)(uintptr_t)Barray, (uint64_t)(uintptr_t)ldb_array, (uint64_t)(uintptr_t)beta_array, (uint64_t)(uintptr_t)Carray, (uint64_t)(uintptr_t)ldc_array, (uint64_t)(int64_t)group_count, (uint64_t)(uintptr_t)group_size};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cublasSgemmGroupedBatched_64, cutap_w, thunk_cublasSgemmGroupedBatched_64);
 }
@@ -4983,11 +3794,8 @@ static uint64_t thunk_cublasSgemmStridedBatched(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, unsigned int, int, int, int, void *, void *, int, long long, void *, int, long long, void *, void *, int, long long, int))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (unsigned int)a[2], (int)a[3], (int)a[4], (int)a[5], (void *)(uintptr_t)a[6], (void *)(uintptr_t)a[7], (int)a[8], (long long)a[9], (void *)(uintptr_t)a[10], (int)a[11], (long long)a[12], (void *)(uintptr_t)a[13], (void *)(uintptr_t)a[14], (int)a[15], (long long)a[16], (int)a[17]);
 }
-CUTAP_EXPORT unsigned int cublasSgemmStridedBatched(void *handle, unsigned int transa, unsigned int transb, int m, int n, int k, void *alpha, void *A, int lda, long long strideA, void *B, int ldb, long long strideB, void *beta, void *C, int ldc, long long strideC, int batchCount)
+CUTAP_SLOW unsigned int cutap_slow_cublasSgemmStridedBatched(void *handle, unsigned int transa, unsigned int transb, int m, int n, int k, void *alpha, void *A, int lda, long long strideA, void *B, int ldb, long long strideB, void *beta, void *C, int ldc, long long strideC, int batchCount)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cublasSgemmStridedBatched], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, unsigned int, int, int, int, void *, void *, int, long long, void *, int, long long, void *, void *, int, long long, int))cutap_fn)(handle, transa, transb, m, n, k, alpha, A, lda, strideA, B, ldb, strideB, beta, C, ldc, strideC, batchCount);
     uint64_t cutap_w[18] = {(uint64_t)(uintptr_t)handle, (uint64_t)transa, (uint64_t)transb, (uint64_t)(int64_t)m, (uint64_t)(int64_t)n, (uint64_t)(int64_t)k, (uint64_t)(uintptr_t)alpha, (uint64_t)(uintptr_t)A, (uint64_t)(int64_t)lda, (uint64_t)(int64_t)strideA, (uint64_t)(uintptr_t)B, (uint64_t)(int64_t)ldb, (uint64_t)(int64_t)strideB, (uint64_t)(uintptr_t)beta, (uint64_t)(uintptr_t)C, (uint64_t)(int64_t)ldc, (uint64_t)(int64_t)strideC, (uint64_t)(int64_t)batchCount};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cublasSgemmStridedBatched, cutap_w, thunk_cublasSgemmStridedBatched);
 }
@@ -4995,11 +3803,8 @@ static uint64_t thunk_cublasSgemmStridedBatched_64(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, unsigned int, long, long, long, void *, void *, long, long long, void *, long, long long, void *, void *, long, long long, long))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (unsigned int)a[2], (long)a[3], (long)a[4], (long)a[5], (void *)(uintptr_t)a[6], (void *)(uintptr_t)a[7], (long)a[8], (long long)a[9], (void *)(uintptr_t)a[10], (long)a[11], (long long)a[12], (void *)(uintptr_t)a[13], (void *)(uintptr_t)a[14], (long)a[15], (long long)a[16], (long)a[17]);
 }
-CUTAP_EXPORT unsigned int cublasSgemmStridedBatched_64(void *handle, unsigned int transa, unsigned int transb, long m, long n, long k, void *alpha, void *A, long lda, long long strideA, void *B, long ldb, long long strideB, void *beta, void *C, long ldc, long long strideC, long batchCount)
+CUTAP_SLOW unsigned int cutap_slow_cublasSgemmStridedBatched_64(void *handle, unsigned int transa, unsigned int transb, long m, long n, long k, void *alpha, void *A, long lda, long long strideA, void *B, long ldb, long long strideB, void *beta, void *C, long ldc, long long strideC, long batchCount)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cublasSgemmStridedBatched_64], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, unsigned int, long, long, long, void *, void *, long, long long, void *, long, long long, void *, void *, long, long long, long))cutap_fn)(handle, transa, transb, m, n, k, alpha, A, lda, strideA, B, ldb, strideB, beta, C, ldc, strideC, batchCount);
     uint64_t cutap_w[18] = {(uint64_t)(uintptr_t)handle, (uint64_t)transa, (uint64_t)transb, (uint64_t)(int64_t)m, (uint64_t)(int64_t)n, (uint64_t)(int64_t)k, (uint64_t)(uintptr_t)alpha, (uint64_t)(uintptr_t)A, (uint64_t)(int64_t)lda, (uint64_t)(int64_t)strideA, (uint64_t)(uintptr_t)B, (uint64_t)(int64_t)ldb, (uint64_t)(int64_t)strideB, (uint64_t)(uintptr_t)beta, (uint64_t)(uintptr_t)C, (uint64_t)(int64_t)ldc, (uint64_t)(int64_t)strideC, (uint64_t)(int64_t)batchCount};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cublasSgemmStridedBatched_64, cutap_w, thunk_cublasSgemmStridedBatched_64);
 }
@@ -5007,11 +3812,8 @@ static uint64_t thunk_cublasSgemm_v2(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, unsigned int, int, int, int, void *, void *, int, void *, int, void *, void *, int))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (unsigned int)a[2], (int)a[3], (int)a[4], (int)a[5], (void *)(uintptr_t)a[6], (void *)(uintptr_t)a[7], (int)a[8], (void *)(uintptr_t)a[9], (int)a[10], (void *)(uintptr_t)a[11], (void *)(uintptr_t)a[12], (int)a[13]);
 }
-CUTAP_EXPORT unsigned int cublasSgemm_v2(void *handle, unsigned int transa, unsigned int transb, int m, int n, int k, void *alpha, void *A, int lda, void *B, int ldb, void *beta, void *C, int ldc)
+CUTAP_SLOW unsigned int cutap_slow_cublasSgemm_v2(void *handle, unsigned int transa, unsigned int transb, int m, int n, int k, void *alpha, void *A, int lda, void *B, int ldb, void *beta, void *C, int ldc)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cublasSgemm_v2], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, unsigned int, int, int, int, void *, void *, int, void *, int, void *, void *, int))cutap_fn)(handle, transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
     uint64_t cutap_w[14] = {(uint64_t)(uintptr_t)handle, (uint64_t)transa, (uint64_t)transb, (uint64_t)(int64_t)m, (uint64_t)(int64_t)n, (uint64_t)(int64_t)k, (uint64_t)(uintptr_t)alpha, (uint64_t)(uintptr_t)A, (uint64_t)(int64_t)lda, (uint64_t)(uintptr_t)B, (uint64_t)(int64_t)ldb, (uint64_t)(uintptr_t)beta, (uint64_t)(uintptr_t)C, (uint64_t)(int64_t)ldc};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cublasSgemm_v2, cutap_w, thunk_cublasSgemm_v2);
 }
@@ -5019,11 +3821,8 @@ static uint64_t thunk_cublasSgemm_v2_64(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, unsigned int, long, long, long, void *, void *, long, void *, long, void *, void *, long))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (unsigned int)a[2], (long)a[3], (long)a[4], (long)a[5], (void *)(uintptr_t)a[6], (void *)(uintptr_t)a[7], (long)a[8], (void *)(uintptr_t)a[9], (long)a[10], (void *)(uintptr_t)a[11], (void *)(uintptr_t)a[12], (long)a[13]);
 }
-CUTAP_EXPORT unsigned int cublasSgemm_v2_64(void *handle, unsigned int transa, unsigned int transb, long m, long n, long k, void *alpha, void *A, long lda, void *B, long ldb, void *beta, void *C, long ldc)
+CUTAP_SLOW unsigned int cutap_slow_cublasSgemm_v2_64(void *handle, unsigned int transa, unsigned int transb, long m, long n, long k, void *alpha, void *A, long lda, void *B, long ldb, void *beta, void *C, long ldc)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cublasSgemm_v2_64], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, unsigned int, long, long, long, void *, void *, long, void *, long, void *, void *, long))cutap_fn)(handle, transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
     uint64_t cutap_w[14] = {(uint64_t)(uintptr_t)handle, (uint64_t)transa, (uint64_t)transb, (uint64_t)(int64_t)m, (uint64_t)(int64_t)n, (uint64_t)(int64_t)k, (uint64_t)(uintptr_t)alpha, (uint64_t)(uintptr_t)A, (uint64_t)(int64_t)lda, (uint64_t)(uintptr_t)B, (uint64_t)(int64_t)ldb, (uint64_t)(uintptr_t)beta, (uint64_t)(uintptr_t)C, (uint64_t)(int64_t)ldc};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cublasSgemm_v2_64, cutap_w, thunk_cublasSgemm_v2_64);
 }
@@ -5031,10 +3830,8 @@ static uint64_t thunk_cublasSgemv(void *fn, uint64_t *a)
 {
     return (((void (*)(char, int, int, float, void *, int, void *, int, float, void *, int))fn)((char)a[0], (int)a[1], (int)a[2], cutap_w2f(a[3]), (void *)(uintptr_t)a[4], (int)a[5], (void *)(uintptr_t)a[6], (int)a[7], cutap_w2f(a[8]), (void *)(uintptr_t)a[9], (int)a[10]), (uint64_t)0);
 }
-CUTAP_EXPORT void cublasSgemv(char trans, int m, int n, float alpha, void *A, int lda, void *x, int incx, float beta, void *y, int incy)
+CUTAP_SLOW void cutap_slow_cublasSgemv(char trans, int m, int n, float alpha, void *A, int lda, void *x, int incx, float beta, void *y, int incy)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cublasSgemv], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn)) { ((void (*)(char, int, int, float, void *, int, void *, int, float, void *, int))cutap_fn)(trans, m, n, alpha, A, lda, x, incx, beta, y, incy); return; }
     uint64_t cutap_w[11] = {(uint64_t)(int64_t)trans, (uint64_t)(int64_t)m, (uint64_t)(int64_t)n, cutap_f2w(alpha), (uint64_t)(uintptr_t)A, (uint64_t)(int64_t)lda, (uint64_t)(uintptr_t)x, (uint64_t)(int64_t)incx, cutap_f2w(beta), (uint64_t)(uintptr_t)y, (uint64_t)(int64_t)incy};
     (void)cutap_dispatch(CUTAP_ID_cublasSgemv, cutap_w, thunk_cublasSgemv);
 }
@@ -5042,11 +3839,8 @@ static uint64_t thunk_cublasSgemvBatched(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, int, int, void *, void *, int, void *, int, void *, void *, int, int))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (int)a[2], (int)a[3], (void *)(uintptr_t)a[4], (void *)(uintptr_t)a[5], (int)a[6], (void *)(uintptr_t)a[7], (int)a[8], (void *)(uintptr_t)a[9], (void *)(uintptr_t)a[10], (int)a[11], (int)a[12]);
 }
-CUTAP_EXPORT unsigned int cublasSgemvBatched(void *handle, unsigned int trans, int m, int n, void *alpha, void *Aarray, int lda, void *xarray, int incx, void *beta, void *yarray, int incy, int batchCount)
+CUTAP_SLOW unsigned int cutap_slow_cublasSgemvBatched(void *handle, unsigned int trans, int m, int n, void *alpha, void *Aarray, int lda, void *xarray, int incx, void *beta, void *yarray, int incy, int batchCount)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cublasSgemvBatched], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, int, int, void *, void *, int, void *, int, void *, void *, int, int))cutap_fn)(handle, trans, m, n, alpha, Aarray, lda, xarray, incx, beta, yarray, incy, batchCount);
     uint64_t cutap_w[13] = {(uint64_t)(uintptr_t)handle, (uint64_t)trans, (uint64_t)(int64_t)m, (uint64_t)(int64_t)n, (uint64_t)(uintptr_t)alpha, (uint64_t)(uintptr_t)Aarray, (uint64_t)(int64_t)lda, (uint64_t)(uintptr_t)xarray, (uint64_t)(int64_t)incx, (uint64_t)(uintptr_t)beta, (uint64_t)(uintptr_t)yarray, (uint64_t)(int64_t)incy, (uint64_t)(int64_t)batchCount};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cublasSgemvBatched, cutap_w, thunk_cublasSgemvBatched);
 }
@@ -5054,11 +3848,8 @@ static uint64_t thunk_cublasSgemvBatched_64(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, long, long, void *, void *, long, void *, long, void *, void *, long, long))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (long)a[2], (long)a[3], (void *)(uintptr_t)a[4], (void *)(uintptr_t)a[5], (long)a[6], (void *)(uintptr_t)a[7], (long)a[8], (void *)(uintptr_t)a[9], (void *)(uintptr_t)a[10], (long)a[11], (long)a[12]);
 }
-CUTAP_EXPORT unsigned int cublasSgemvBatched_64(void *handle, unsigned int trans, long m, long n, void *alpha, void *Aarray, long lda, void *xarray, long incx, void *beta, void *yarray, long incy, long batchCount)
+CUTAP_SLOW unsigned int cutap_slow_cublasSgemvBatched_64(void *handle, unsigned int trans, long m, long n, void *alpha, void *Aarray, long lda, void *xarray, long incx, void *beta, void *yarray, long incy, long batchCount)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cublasSgemvBatched_64], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, long, long, void *, void *, long, void *, long, void *, void *, long, long))cutap_fn)(handle, trans, m, n, alpha, Aarray, lda, xarray, incx, beta, yarray, incy, batchCount);
     uint64_t cutap_w[13] = {(uint64_t)(uintptr_t)handle, (uint64_t)trans, (uint64_t)(int64_t)m, (uint64_t)(int64_t)n, (uint64_t)(uintptr_t)alpha, (uint64_t)(uintptr_t)Aarray, (uint64_t)(int64_t)lda, (uint64_t)(uintptr_t)xarray, (uint64_t)(int64_t)incx, (uint64_t)(uintptr_t)beta, (uint64_t)(uintptr_t)yarray, (uint64_t)(int64_t)incy, (uint64_t)(int64_t)batchCount};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cublasSgemvBatched_64, cutap_w, thunk_cublasSgemvBatched_64);
 }
@@ -5066,11 +3857,8 @@ static uint64_t thunk_cublasSgemvStridedBatched(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, int, int, void *, void *, int, long long, void *, int, long long, void *, void *, int, long long, int))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (int)a[2], (int)a[3], (void *)(uintptr_t)a[4], (void *)(uintptr_t)a[5], (int)a[6], (long long)a[7], (void *)(uintptr_t)a[8], (int)a[9], (long long)a[10], (void *)(uintptr_t)a[11], (void *)(uintptr_t)a[12], (int)a[13], (long long)a[14], (int)a[15]);
 }
-CUTAP_EXPORT unsigned int cublasSgemvStridedBatched(void *handle, unsigned int trans, int m, int n, void *alpha, void *A, int lda, long long strideA, void *x, int incx, long long stridex, void *beta, void *y, int incy, long long stridey, int batchCount)
+CUTAP_SLOW unsigned int cutap_slow_cublasSgemvStridedBatched(void *handle, unsigned int trans, int m, int n, void *alpha, void *A, int lda, long long strideA, void *x, int incx, long long stridex, void *beta, void *y, int incy, long long stridey, int batchCount)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cublasSgemvStridedBatched], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, int, int, void *, void *, int, long long, void *, int, long long, void *, void *, int, long long, int))cutap_fn)(handle, trans, m, n, alpha, A, lda, strideA, x, incx, stridex, beta, y, incy, stridey, batchCount);
     uint64_t cutap_w[16] = {(uint64_t)(uintptr_t)handle, (uint64_t)trans, (uint64_t)(int64_t)m, (uint64_t)(int64_t)n, (uint64_t)(uintptr_t)alpha, (uint64_t)(uintptr_t)A, (uint64_t)(int64_t)lda, (uint64_t)(int64_t)strideA, (uint64_t)(uintptr_t)x, (uint64_t)(int64_t)incx, (uint64_t)(int64_t)stridex, (uint64_t)(uintptr_t)beta, (uint64_t)(uintptr_t)y, (uint64_t)(int64_t)incy, (uint64_t)(int64_t)stridey, (uint64_t)(int64_t)batchCount};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cublasSgemvStridedBatched, cutap_w, thunk_cublasSgemvStridedBatched);
 }
@@ -5078,11 +3866,8 @@ static uint64_t thunk_cublasSgemvStridedBatched_64(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, long, long, void *, void *, long, long long, void *, long, long long, void *, void *, long, long long, long))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (long)a[2], (long)a[3], (void *)(uintptr_t)a[4], (void *)(uintptr_t)a[5], (long)a[6], (long long)a[7], (void *)(uintptr_t)a[8], (long)a[9], (long long)a[10], (void *)(uintptr_t)a[11], (void *)(uintptr_t)a[12], (long)a[13], (long long)a[14], (long)a[15]);
 }
-CUTAP_EXPORT unsigned int cublasSgemvStridedBatched_64(void *handle, unsigned int trans, long m, long n, void *alpha, void *A, long lda, long long strideA, void *x, long incx, long long stridex, void *beta, void *y, long incy, long long stridey, long batchCount)
+CUTAP_SLOW unsigned int cutap_slow_cublasSgemvStridedBatched_64(void *handle, unsigned int trans, long m, long n, void *alpha, void *A, long lda, long long strideA, void *x, long incx, long long stridex, void *beta, void *y, long incy, long long stridey, long batchCount)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cublasSgemvStridedBatched_64], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, long, long, void *, void *, long, long long, void *, long, long long, void *, void *, long, long long, long))cutap_fn)(handle, trans, m, n, alpha, A, lda, strideA, x, incx, stridex, beta, y, incy, stridey, batchCount);
     uint64_t cutap_w[16] = {(uint64_t)(uintptr_t)handle, (uint64_t)trans, (uint64_t)(int64_t)m, (uint64_t)(int64_t)n, (uint64_t)(uintptr_t)alpha, (uint64_t)(uintptr_t)A, (uint64_t)(int64_t)lda, (uint64_t)(int64_t)strideA, (uint64_t)(uintptr_t)x, (uint64_t)(int64_t)incx, (uint64_t)(int64_t)stridex, (uint64_t)(uintptr_t)beta, (uint64_t)(uintptr_t)y, (uint64_t)(int64_t)incy, (uint64_t)(int64_t)stridey, (uint64_t)(int64_t)batchCount};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cublasSgemvStridedBatched_64, cutap_w, thunk_cublasSgemvStridedBatched_64);
 }
@@ -5090,11 +3875,8 @@ static uint64_t thunk_cublasSgemv_v2(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, int, int, void *, void *, int, void *, int, void *, void *, int))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (int)a[2], (int)a[3], (void *)(uintptr_t)a[4], (void *)(uintptr_t)a[5], (int)a[6], (void *)(uintptr_t)a[7], (int)a[8], (void *)(uintptr_t)a[9], (void *)(uintptr_t)a[10], (int)a[11]);
 }
-CUTAP_EXPORT unsigned int cublasSgemv_v2(void *handle, unsigned int trans, int m, int n, void *alpha, void *A, int lda, void *x, int incx, void *beta, void *y, int incy)
+CUTAP_SLOW unsigned int cutap_slow_cublasSgemv_v2(void *handle, unsigned int trans, int m, int n, void *alpha, void *A, int lda, void *x, int incx, void *beta, void *y, int incy)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cublasSgemv_v2], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, int, int, void *, void *, int, void *, int, void *, void *, int))cutap_fn)(handle, trans, m, n, alpha, A, lda, x, incx, beta, y, incy);
     uint64_t cutap_w[12] = {(uint64_t)(uintptr_t)handle, (uint64_t)trans, (uint64_t)(int64_t)m, (uint64_t)(int64_t)n, (uint64_t)(uintptr_t)alpha, (uint64_t)(uintptr_t)A, (uint64_t)(int64_t)lda, (uint64_t)(uintptr_t)x, (uint64_t)(int64_t)incx, (uint64_t)(uintptr_t)beta, (uint64_t)(uintptr_t)y, (uint64_t)(int64_t)incy};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cublasSgemv_v2, cutap_w, thunk_cublasSgemv_v2);
 }
@@ -5102,11 +3884,8 @@ static uint64_t thunk_cublasSgemv_v2_64(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, long, long, void *, void *, long, void *, long, void *, void *, long))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (long)a[2], (long)a[3], (void *)(uintptr_t)a[4], (void *)(uintptr_t)a[5], (long)a[6], (void *)(uintptr_t)a[7], (long)a[8], (void *)(uintptr_t)a[9], (void *)(uintptr_t)a[10], (long)a[11]);
 }
-CUTAP_EXPORT unsigned int cublasSgemv_v2_64(void *handle, unsigned int trans, long m, long n, void *alpha, void *A, long lda, void *x, long incx, void *beta, void *y, long incy)
+CUTAP_SLOW unsigned int cutap_slow_cublasSgemv_v2_64(void *handle, unsigned int trans, long m, long n, void *alpha, void *A, long lda, void *x, long incx, void *beta, void *y, long incy)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cublasSgemv_v2_64], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, long, long, void *, void *, long, void *, long, void *, void *, long))cutap_fn)(handle, trans, m, n, alpha, A, lda, x, incx, beta, y, incy);
     uint64_t cutap_w[12] = {(uint64_t)(uintptr_t)handle, (uint64_t)trans, (uint64_t)(int64_t)m, (uint64_t)(int64_t)n, (uint64_t)(uintptr_t)alpha, (uint64_t)(uintptr_t)A, (uint64_t)(int64_t)lda, (uint64_t)(uintptr_t)x, (uint64_t)(int64_t)incx, (uint64_t)(uintptr_t)beta, (uint64_t)(uintptr_t)y, (uint64_t)(int64_t)incy};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cublasSgemv_v2_64, cutap_w, thunk_cublasSgemv_v2_64);
 }
@@ -5114,11 +3893,8 @@ static uint64_t thunk_cublasSgeqrfBatched(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, int, int, void *, int, void *, void *, int))fn)((void *)(uintptr_t)a[0], (int)a[1], (int)a[2], (void *)(uintptr_t)a[3], (int)a[4], (void *)(uintptr_t)a[5], (void *)(uintptr_t)a[6], (int)a[7]);
 }
-CUTAP_EXPORT unsigned int cublasSgeqrfBatched(void *handle, int m, int n, void *Aarray, int lda, void *TauArray, void *info, int batchSize)
+CUTAP_SLOW unsigned int cutap_slow_cublasSgeqrfBatched(void *handle, int m, int n, void *Aarray, int lda, void *TauArray, void *info, int batchSize)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cublasSgeqrfBatched], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, int, int, void *, int, void *, void *, int))cutap_fn)(handle, m, n, Aarray, lda, TauArray, info, batchSize);
     uint64_t cutap_w[8] = {(uint64_t)(uintptr_t)handle, (uint64_t)(int64_t)m, (uint64_t)(int64_t)n, (uint64_t)(uintptr_t)Aarray, (uint64_t)(int64_t)lda, (uint64_t)(uintptr_t)TauArray, (uint64_t)(uintptr_t)info, (uint64_t)(int64_t)batchSize};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cublasSgeqrfBatched, cutap_w, thunk_cublasSgeqrfBatched);
 }
@@ -5126,10 +3902,8 @@ static uint64_t thunk_cublasSger(void *fn, uint64_t *a)
 {
     return (((void (*)(int, int, float, void *, int, void *, int, void *, int))fn)((int)a[0], (int)a[1], cutap_w2f(a[2]), (void *)(uintptr_t)a[3], (int)a[4], (void *)(uintptr_t)a[5], (int)a[6], (void *)(uintptr_t)a[7], (int)a[8]), (uint64_t)0);
 }
-CUTAP_EXPORT void cublasSger(int m, int n, float alpha, void *x, int incx, void *y, int incy, void *A, int lda)
+CUTAP_SLOW void cutap_slow_cublasSger(int m, int n, float alpha, void *x, int incx, void *y, int incy, void *A, int lda)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cublasSger], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn)) { ((void (*)(int, int, float, void *, int, void *, int, void *, int))cutap_fn)(m, n, alpha, x, incx, y, incy, A, lda); return; }
     uint64_t cutap_w[9] = {(uint64_t)(int64_t)m, (uint64_t)(int64_t)n, cutap_f2w(alpha), (uint64_t)(uintptr_t)x, (uint64_t)(int64_t)incx, (uint64_t)(uintptr_t)y, (uint64_t)(int64_t)incy, (uint64_t)(uintptr_t)A, (uint64_t)(int64_t)lda};
     (void)cutap_dispatch(CUTAP_ID_cublasSger, cutap_w, thunk_cublasSger);
 }
@@ -5137,11 +3911,8 @@ static uint64_t thunk_cublasSger_v2(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, int, int, void *, void *, int, void *, int, void *, int))fn)((void *)(uintptr_t)a[0], (int)a[1], (int)a[2], (void *)(uintptr_t)a[3], (void *)(uintptr_t)a[4], (int)a[5], (void *)(uintptr_t)a[6], (int)a[7], (void *)(uintptr_t)a[8], (int)a[9]);
 }
-CUTAP_EXPORT unsigned int cublasSger_v2(void *handle, int m, int n, void *alpha, void *x, int incx, void *y, int incy, void *A, int lda)
+CUTAP_SLOW unsigned int cutap_slow_cublasSger_v2(void *handle, int m, int n, void *alpha, void *x, int incx, void *y, int incy, void *A, int lda)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cublasSger_v2], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, int, int, void *, void *, int, void *, int, void *, int))cutap_fn)(handle, m, n, alpha, x, incx, y, incy, A, lda);
     uint64_t cutap_w[10] = {(uint64_t)(uintptr_t)handle, (uint64_t)(int64_t)m, (uint64_t)(int64_t)n, (uint64_t)(uintptr_t)alpha, (uint64_t)(uintptr_t)x, (uint64_t)(int64_t)incx, (uint64_t)(uintptr_t)y, (uint64_t)(int64_t)incy, (uint64_t)(uintptr_t)A, (uint64_t)(int64_t)lda};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cublasSger_v2, cutap_w, thunk_cublasSger_v2);
 }
@@ -5149,11 +3920,8 @@ static uint64_t thunk_cublasSger_v2_64(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, long, long, void *, void *, long, void *, long, void *, long))fn)((void *)(uintptr_t)a[0], (long)a[1], (long)a[2], (void *)(uintptr_t)a[3], (void *)(uintptr_t)a[4], (long)a[5], (void *)(uintptr_t)a[6], (long)a[7], (void *)(uintptr_t)a[8], (long)a[9]);
 }
-CUTAP_EXPORT unsigned int cublasSger_v2_64(void *handle, long m, long n, void *alpha, void *x, long incx, void *y, long incy, void *A, long lda)
+CUTAP_SLOW unsigned int cutap_slow_cublasSger_v2_64(void *handle, long m, long n, void *alpha, void *x, long incx, void *y, long incy, void *A, long lda)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cublasSger_v2_64], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, long, long, void *, void *, long, void *, long, void *, long))cutap_fn)(handle, m, n, alpha, x, incx, y, incy, A, lda);
     uint64_t cutap_w[10] = {(uint64_t)(uintptr_t)handle, (uint64_t)(int64_t)m, (uint64_t)(int64_t)n, (uint64_t)(uintptr_t)alpha, (uint64_t)(uintptr_t)x, (uint64_t)(int64_t)incx, (uint64_t)(uintptr_t)y, (uint64_t)(int64_t)incy, (uint64_t)(uintptr_t)A, (uint64_t)(int64_t)lda};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cublasSger_v2_64, cutap_w, thunk_cublasSger_v2_64);
 }
@@ -5161,11 +3929,8 @@ static uint64_t thunk_cublasSgetrfBatched(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, int, void *, int, void *, void *, int))fn)((void *)(uintptr_t)a[0], (int)a[1], (void *)(uintptr_t)a[2], (int)a[3], (void *)(uintptr_t)a[4], (void *)(uintptr_t)a[5], (int)a[6]);
 }
-CUTAP_EXPORT unsigned int cublasSgetrfBatched(void *handle, int n, void *A, int lda, void *P, void *info, int batchSize)
+CUTAP_SLOW unsigned int cutap_slow_cublasSgetrfBatched(void *handle, int n, void *A, int lda, void *P, void *info, int batchSize)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cublasSgetrfBatched], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, int, void *, int, void *, void *, int))cutap_fn)(handle, n, A, lda, P, info, batchSize);
     uint64_t cutap_w[7] = {(uint64_t)(uintptr_t)handle, (uint64_t)(int64_t)n, (uint64_t)(uintptr_t)A, (uint64_t)(int64_t)lda, (uint64_t)(uintptr_t)P, (uint64_t)(uintptr_t)info, (uint64_t)(int64_t)batchSize};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cublasSgetrfBatched, cutap_w, thunk_cublasSgetrfBatched);
 }
@@ -5173,11 +3938,8 @@ static uint64_t thunk_cublasSgetriBatched(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, int, void *, int, void *, void *, int, void *, int))fn)((void *)(uintptr_t)a[0], (int)a[1], (void *)(uintptr_t)a[2], (int)a[3], (void *)(uintptr_t)a[4], (void *)(uintptr_t)a[5], (int)a[6], (void *)(uintptr_t)a[7], (int)a[8]);
 }
-CUTAP_EXPORT unsigned int cublasSgetriBatched(void *handle, int n, void *A, int lda, void *P, void *C, int ldc, void *info, int batchSize)
+CUTAP_SLOW unsigned int cutap_slow_cublasSgetriBatched(void *handle, int n, void *A, int lda, void *P, void *C, int ldc, void *info, int batchSize)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cublasSgetriBatched], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, int, void *, int, void *, void *, int, void *, int))cutap_fn)(handle, n, A, lda, P, C, ldc, info, batchSize);
     uint64_t cutap_w[9] = {(uint64_t)(uintptr_t)handle, (uint64_t)(int64_t)n, (uint64_t)(uintptr_t)A, (uint64_t)(int64_t)lda, (uint64_t)(uintptr_t)P, (uint64_t)(uintptr_t)C, (uint64_t)(int64_t)ldc, (uint64_t)(uintptr_t)info, (uint64_t)(int64_t)batchSize};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cublasSgetriBatched, cutap_w, thunk_cublasSgetriBatched);
 }
@@ -5185,11 +3947,8 @@ static uint64_t thunk_cublasSgetrsBatched(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, int, int, void *, int, void *, void *, int, void *, int))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (int)a[2], (int)a[3], (void *)(uintptr_t)a[4], (int)a[5], (void *)(uintptr_t)a[6], (void *)(uintptr_t)a[7], (int)a[8], (void *)(uintptr_t)a[9], (int)a[10]);
 }
-CUTAP_EXPORT unsigned int cublasSgetrsBatched(void *handle, unsigned int trans, int n, int nrhs, void *Aarray, int lda, void *devIpiv, void *Barray, int ldb, void *info, int batchSize)
+CUTAP_SLOW unsigned int cutap_slow_cublasSgetrsBatched(void *handle, unsigned int trans, int n, int nrhs, void *Aarray, int lda, void *devIpiv, void *Barray, int ldb, void *info, int batchSize)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cublasSgetrsBatched], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, int, int, void *, int, void *, void *, int, void *, int))cutap_fn)(handle, trans, n, nrhs, Aarray, lda, devIpiv, Barray, ldb, info, batchSize);
     uint64_t cutap_w[11] = {(uint64_t)(uintptr_t)handle, (uint64_t)trans, (uint64_t)(int64_t)n, (uint64_t)(int64_t)nrhs, (uint64_t)(uintptr_t)Aarray, (uint64_t)(int64_t)lda, (uint64_t)(uintptr_t)devIpiv, (uint64_t)(uintptr_t)Barray, (uint64_t)(int64_t)ldb, (uint64_t)(uintptr_t)info, (uint64_t)(int64_t)batchSize};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cublasSgetrsBatched, cutap_w, thunk_cublasSgetrsBatched);
 }
@@ -5198,11 +3957,8 @@ static uint64_t thunk_cublasShutdown(void *fn, uint64_t *a)
     (void)a;
     return (uint64_t)((unsigned int (*)(void))fn)();
 }
-CUTAP_EXPORT unsigned int cublasShutdown(void)
+CUTAP_SLOW unsigned int cutap_slow_cublasShutdown(void)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cublasShutdown], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void))cutap_fn)();
     uint64_t cutap_w[1] = {0};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cublasShutdown, cutap_w, thunk_cublasShutdown);
 }
@@ -5210,11 +3966,8 @@ static uint64_t thunk_cublasSmatinvBatched(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, int, void *, int, void *, int, void *, int))fn)((void *)(uintptr_t)a[0], (int)a[1], (void *)(uintptr_t)a[2], (int)a[3], (void *)(uintptr_t)a[4], (int)a[5], (void *)(uintptr_t)a[6], (int)a[7]);
 }
-CUTAP_EXPORT unsigned int cublasSmatinvBatched(void *handle, int n, void *A, int lda, void *Ainv, int lda_inv, void *info, int batchSize)
+CUTAP_SLOW unsigned int cutap_slow_cublasSmatinvBatched(void *handle, int n, void *A, int lda, void *Ainv, int lda_inv, void *info, int batchSize)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cublasSmatinvBatched], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, int, void *, int, void *, int, void *, int))cutap_fn)(handle, n, A, lda, Ainv, lda_inv, info, batchSize);
     uint64_t cutap_w[8] = {(uint64_t)(uintptr_t)handle, (uint64_t)(int64_t)n, (uint64_t)(uintptr_t)A, (uint64_t)(int64_t)lda, (uint64_t)(uintptr_t)Ainv, (uint64_t)(int64_t)lda_inv, (uint64_t)(uintptr_t)info, (uint64_t)(int64_t)batchSize};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cublasSmatinvBatched, cutap_w, thunk_cublasSmatinvBatched);
 }
@@ -5222,11 +3975,8 @@ static uint64_t thunk_cublasSnrm2_v2(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, int, void *, int, void *))fn)((void *)(uintptr_t)a[0], (int)a[1], (void *)(uintptr_t)a[2], (int)a[3], (void *)(uintptr_t)a[4]);
 }
-CUTAP_EXPORT unsigned int cublasSnrm2_v2(void *handle, int n, void *x, int incx, void *result)
+CUTAP_SLOW unsigned int cutap_slow_cublasSnrm2_v2(void *handle, int n, void *x, int incx, void *result)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cublasSnrm2_v2], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, int, void *, int, void *))cutap_fn)(handle, n, x, incx, result);
     uint64_t cutap_w[5] = {(uint64_t)(uintptr_t)handle, (uint64_t)(int64_t)n, (uint64_t)(uintptr_t)x, (uint64_t)(int64_t)incx, (uint64_t)(uintptr_t)result};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cublasSnrm2_v2, cutap_w, thunk_cublasSnrm2_v2);
 }
@@ -5234,11 +3984,8 @@ static uint64_t thunk_cublasSnrm2_v2_64(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, long, void *, long, void *))fn)((void *)(uintptr_t)a[0], (long)a[1], (void *)(uintptr_t)a[2], (long)a[3], (void *)(uintptr_t)a[4]);
 }
-CUTAP_EXPORT unsigned int cublasSnrm2_v2_64(void *handle, long n, void *x, long incx, void *result)
+CUTAP_SLOW unsigned int cutap_slow_cublasSnrm2_v2_64(void *handle, long n, void *x, long incx, void *result)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cublasSnrm2_v2_64], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, long, void *, long, void *))cutap_fn)(handle, n, x, incx, result);
     uint64_t cutap_w[5] = {(uint64_t)(uintptr_t)handle, (uint64_t)(int64_t)n, (uint64_t)(uintptr_t)x, (uint64_t)(int64_t)incx, (uint64_t)(uintptr_t)result};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cublasSnrm2_v2_64, cutap_w, thunk_cublasSnrm2_v2_64);
 }
@@ -5246,10 +3993,8 @@ static uint64_t thunk_cublasSrot(void *fn, uint64_t *a)
 {
     return (((void (*)(int, void *, int, void *, int, float, float))fn)((int)a[0], (void *)(uintptr_t)a[1], (int)a[2], (void *)(uintptr_t)a[3], (int)a[4], cutap_w2f(a[5]), cutap_w2f(a[6])), (uint64_t)0);
 }
-CUTAP_EXPORT void cublasSrot(int n, void *x, int incx, void *y, int incy, float sc, float ss)
+CUTAP_SLOW void cutap_slow_cublasSrot(int n, void *x, int incx, void *y, int incy, float sc, float ss)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cublasSrot], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn)) { ((void (*)(int, void *, int, void *, int, float, float))cutap_fn)(n, x, incx, y, incy, sc, ss); return; }
     uint64_t cutap_w[7] = {(uint64_t)(int64_t)n, (uint64_t)(uintptr_t)x, (uint64_t)(int64_t)incx, (uint64_t)(uintptr_t)y, (uint64_t)(int64_t)incy, cutap_f2w(sc), cutap_f2w(ss)};
     (void)cutap_dispatch(CUTAP_ID_cublasSrot, cutap_w, thunk_cublasSrot);
 }
@@ -5257,11 +4002,8 @@ static uint64_t thunk_cublasSrot_v2(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, int, void *, int, void *, int, void *, void *))fn)((void *)(uintptr_t)a[0], (int)a[1], (void *)(uintptr_t)a[2], (int)a[3], (void *)(uintptr_t)a[4], (int)a[5], (void *)(uintptr_t)a[6], (void *)(uintptr_t)a[7]);
 }
-CUTAP_EXPORT unsigned int cublasSrot_v2(void *handle, int n, void *x, int incx, void *y, int incy, void *c, void *s)
+CUTAP_SLOW unsigned int cutap_slow_cublasSrot_v2(void *handle, int n, void *x, int incx, void *y, int incy, void *c, void *s)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cublasSrot_v2], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, int, void *, int, void *, int, void *, void *))cutap_fn)(handle, n, x, incx, y, incy, c, s);
     uint64_t cutap_w[8] = {(uint64_t)(uintptr_t)handle, (uint64_t)(int64_t)n, (uint64_t)(uintptr_t)x, (uint64_t)(int64_t)incx, (uint64_t)(uintptr_t)y, (uint64_t)(int64_t)incy, (uint64_t)(uintptr_t)c, (uint64_t)(uintptr_t)s};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cublasSrot_v2, cutap_w, thunk_cublasSrot_v2);
 }
@@ -5269,11 +4011,8 @@ static uint64_t thunk_cublasSrot_v2_64(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, long, void *, long, void *, long, void *, void *))fn)((void *)(uintptr_t)a[0], (long)a[1], (void *)(uintptr_t)a[2], (long)a[3], (void *)(uintptr_t)a[4], (long)a[5], (void *)(uintptr_t)a[6], (void *)(uintptr_t)a[7]);
 }
-CUTAP_EXPORT unsigned int cublasSrot_v2_64(void *handle, long n, void *x, long incx, void *y, long incy, void *c, void *s)
+CUTAP_SLOW unsigned int cutap_slow_cublasSrot_v2_64(void *handle, long n, void *x, long incx, void *y, long incy, void *c, void *s)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cublasSrot_v2_64], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, long, void *, long, void *, long, void *, void *))cutap_fn)(handle, n, x, incx, y, incy, c, s);
     uint64_t cutap_w[8] = {(uint64_t)(uintptr_t)handle, (uint64_t)(int64_t)n, (uint64_t)(uintptr_t)x, (uint64_t)(int64_t)incx, (uint64_t)(uintptr_t)y, (uint64_t)(int64_t)incy, (uint64_t)(uintptr_t)c, (uint64_t)(uintptr_t)s};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cublasSrot_v2_64, cutap_w, thunk_cublasSrot_v2_64);
 }
@@ -5281,10 +4020,8 @@ static uint64_t thunk_cublasSrotg(void *fn, uint64_t *a)
 {
     return (((void (*)(void *, void *, void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1], (void *)(uintptr_t)a[2], (void *)(uintptr_t)a[3]), (uint64_t)0);
 }
-CUTAP_EXPORT void cublasSrotg(void *sa, void *sb, void *sc, void *ss)
+CUTAP_SLOW void cutap_slow_cublasSrotg(void *sa, void *sb, void *sc, void *ss)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cublasSrotg], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn)) { ((void (*)(void *, void *, void *, void *))cutap_fn)(sa, sb, sc, ss); return; }
     uint64_t cutap_w[4] = {(uint64_t)(uintptr_t)sa, (uint64_t)(uintptr_t)sb, (uint64_t)(uintptr_t)sc, (uint64_t)(uintptr_t)ss};
     (void)cutap_dispatch(CUTAP_ID_cublasSrotg, cutap_w, thunk_cublasSrotg);
 }
@@ -5292,11 +4029,8 @@ static uint64_t thunk_cublasSrotg_v2(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *, void *, void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1], (void *)(uintptr_t)a[2], (void *)(uintptr_t)a[3], (void *)(uintptr_t)a[4]);
 }
-CUTAP_EXPORT unsigned int cublasSrotg_v2(void *handle, void *a, void *b, void *c, void *s)
+CUTAP_SLOW unsigned int cutap_slow_cublasSrotg_v2(void *handle, void *a, void *b, void *c, void *s)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cublasSrotg_v2], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *, void *, void *, void *))cutap_fn)(handle, a, b, c, s);
     uint64_t cutap_w[5] = {(uint64_t)(uintptr_t)handle, (uint64_t)(uintptr_t)a, (uint64_t)(uintptr_t)b, (uint64_t)(uintptr_t)c, (uint64_t)(uintptr_t)s};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cublasSrotg_v2, cutap_w, thunk_cublasSrotg_v2);
 }
@@ -5304,10 +4038,8 @@ static uint64_t thunk_cublasSrotm(void *fn, uint64_t *a)
 {
     return (((void (*)(int, void *, int, void *, int, void *))fn)((int)a[0], (void *)(uintptr_t)a[1], (int)a[2], (void *)(uintptr_t)a[3], (int)a[4], (void *)(uintptr_t)a[5]), (uint64_t)0);
 }
-CUTAP_EXPORT void cublasSrotm(int n, void *x, int incx, void *y, int incy, void *sparam)
+CUTAP_SLOW void cutap_slow_cublasSrotm(int n, void *x, int incx, void *y, int incy, void *sparam)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cublasSrotm], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn)) { ((void (*)(int, void *, int, void *, int, void *))cutap_fn)(n, x, incx, y, incy, sparam); return; }
     uint64_t cutap_w[6] = {(uint64_t)(int64_t)n, (uint64_t)(uintptr_t)x, (uint64_t)(int64_t)incx, (uint64_t)(uintptr_t)y, (uint64_t)(int64_t)incy, (uint64_t)(uintptr_t)sparam};
     (void)cutap_dispatch(CUTAP_ID_cublasSrotm, cutap_w, thunk_cublasSrotm);
 }
@@ -5315,11 +4047,8 @@ static uint64_t thunk_cublasSrotm_v2(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, int, void *, int, void *, int, void *))fn)((void *)(uintptr_t)a[0], (int)a[1], (void *)(uintptr_t)a[2], (int)a[3], (void *)(uintptr_t)a[4], (int)a[5], (void *)(uintptr_t)a[6]);
 }
-CUTAP_EXPORT unsigned int cublasSrotm_v2(void *handle, int n, void *x, int incx, void *y, int incy, void *param)
+CUTAP_SLOW unsigned int cutap_slow_cublasSrotm_v2(void *handle, int n, void *x, int incx, void *y, int incy, void *param)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cublasSrotm_v2], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, int, void *, int, void *, int, void *))cutap_fn)(handle, n, x, incx, y, incy, param);
     uint64_t cutap_w[7] = {(uint64_t)(uintptr_t)handle, (uint64_t)(int64_t)n, (uint64_t)(uintptr_t)x, (uint64_t)(int64_t)incx, (uint64_t)(uintptr_t)y, (uint64_t)(int64_t)incy, (uint64_t)(uintptr_t)param};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cublasSrotm_v2, cutap_w, thunk_cublasSrotm_v2);
 }
@@ -5327,11 +4056,8 @@ static uint64_t thunk_cublasSrotm_v2_64(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, long, void *, long, void *, long, void *))fn)((void *)(uintptr_t)a[0], (long)a[1], (void *)(uintptr_t)a[2], (long)a[3], (void *)(uintptr_t)a[4], (long)a[5], (void *)(uintptr_t)a[6]);
 }
-CUTAP_EXPORT unsigned int cublasSrotm_v2_64(void *handle, long n, void *x, long incx, void *y, long incy, void *param)
+CUTAP_SLOW unsigned int cutap_slow_cublasSrotm_v2_64(void *handle, long n, void *x, long incx, void *y, long incy, void *param)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cublasSrotm_v2_64], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, long, void *, long, void *, long, void *))cutap_fn)(handle, n, x, incx, y, incy, param);
     uint64_t cutap_w[7] = {(uint64_t)(uintptr_t)handle, (uint64_t)(int64_t)n, (uint64_t)(uintptr_t)x, (uint64_t)(int64_t)incx, (uint64_t)(uintptr_t)y, (uint64_t)(int64_t)incy, (uint64_t)(uintptr_t)param};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cublasSrotm_v2_64, cutap_w, thunk_cublasSrotm_v2_64);
 }
@@ -5339,10 +4065,8 @@ static uint64_t thunk_cublasSrotmg(void *fn, uint64_t *a)
 {
     return (((void (*)(void *, void *, void *, void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1], (void *)(uintptr_t)a[2], (void *)(uintptr_t)a[3], (void *)(uintptr_t)a[4]), (uint64_t)0);
 }
-CUTAP_EXPORT void cublasSrotmg(void *sd1, void *sd2, void *sx1, void *sy1, void *sparam)
+CUTAP_SLOW void cutap_slow_cublasSrotmg(void *sd1, void *sd2, void *sx1, void *sy1, void *sparam)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cublasSrotmg], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn)) { ((void (*)(void *, void *, void *, void *, void *))cutap_fn)(sd1, sd2, sx1, sy1, sparam); return; }
     uint64_t cutap_w[5] = {(uint64_t)(uintptr_t)sd1, (uint64_t)(uintptr_t)sd2, (uint64_t)(uintptr_t)sx1, (uint64_t)(uintptr_t)sy1, (uint64_t)(uintptr_t)sparam};
     (void)cutap_dispatch(CUTAP_ID_cublasSrotmg, cutap_w, thunk_cublasSrotmg);
 }
@@ -5350,11 +4074,8 @@ static uint64_t thunk_cublasSrotmg_v2(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *, void *, void *, void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1], (void *)(uintptr_t)a[2], (void *)(uintptr_t)a[3], (void *)(uintptr_t)a[4], (void *)(uintptr_t)a[5]);
 }
-CUTAP_EXPORT unsigned int cublasSrotmg_v2(void *handle, void *d1, void *d2, void *x1, void *y1, void *param)
+CUTAP_SLOW unsigned int cutap_slow_cublasSrotmg_v2(void *handle, void *d1, void *d2, void *x1, void *y1, void *param)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cublasSrotmg_v2], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *, void *, void *, void *, void *))cutap_fn)(handle, d1, d2, x1, y1, param);
     uint64_t cutap_w[6] = {(uint64_t)(uintptr_t)handle, (uint64_t)(uintptr_t)d1, (uint64_t)(uintptr_t)d2, (uint64_t)(uintptr_t)x1, (uint64_t)(uintptr_t)y1, (uint64_t)(uintptr_t)param};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cublasSrotmg_v2, cutap_w, thunk_cublasSrotmg_v2);
 }
@@ -5362,10 +4083,8 @@ static uint64_t thunk_cublasSsbmv(void *fn, uint64_t *a)
 {
     return (((void (*)(char, int, int, float, void *, int, void *, int, float, void *, int))fn)((char)a[0], (int)a[1], (int)a[2], cutap_w2f(a[3]), (void *)(uintptr_t)a[4], (int)a[5], (void *)(uintptr_t)a[6], (int)a[7], cutap_w2f(a[8]), (void *)(uintptr_t)a[9], (int)a[10]), (uint64_t)0);
 }
-CUTAP_EXPORT void cublasSsbmv(char uplo, int n, int k, float alpha, void *A, int lda, void *x, int incx, float beta, void *y, int incy)
+CUTAP_SLOW void cutap_slow_cublasSsbmv(char uplo, int n, int k, float alpha, void *A, int lda, void *x, int incx, float beta, void *y, int incy)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cublasSsbmv], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn)) { ((void (*)(char, int, int, float, void *, int, void *, int, float, void *, int))cutap_fn)(uplo, n, k, alpha, A, lda, x, incx, beta, y, incy); return; }
     uint64_t cutap_w[11] = {(uint64_t)(int64_t)uplo, (uint64_t)(int64_t)n, (uint64_t)(int64_t)k, cutap_f2w(alpha), (uint64_t)(uintptr_t)A, (uint64_t)(int64_t)lda, (uint64_t)(uintptr_t)x, (uint64_t)(int64_t)incx, cutap_f2w(beta), (uint64_t)(uintptr_t)y, (uint64_t)(int64_t)incy};
     (void)cutap_dispatch(CUTAP_ID_cublasSsbmv, cutap_w, thunk_cublasSsbmv);
 }
@@ -5373,11 +4092,8 @@ static uint64_t thunk_cublasSsbmv_v2(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, int, int, void *, void *, int, void *, int, void *, void *, int))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (int)a[2], (int)a[3], (void *)(uintptr_t)a[4], (void *)(uintptr_t)a[5], (int)a[6], (void *)(uintptr_t)a[7], (int)a[8], (void *)(uintptr_t)a[9], (void *)(uintptr_t)a[10], (int)a[11]);
 }
-CUTAP_EXPORT unsigned int cublasSsbmv_v2(void *handle, unsigned int uplo, int n, int k, void *alpha, void *A, int lda, void *x, int incx, void *beta, void *y, int incy)
+CUTAP_SLOW unsigned int cutap_slow_cublasSsbmv_v2(void *handle, unsigned int uplo, int n, int k, void *alpha, void *A, int lda, void *x, int incx, void *beta, void *y, int incy)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cublasSsbmv_v2], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, int, int, void *, void *, int, void *, int, void *, void *, int))cutap_fn)(handle, uplo, n, k, alpha, A, lda, x, incx, beta, y, incy);
     uint64_t cutap_w[12] = {(uint64_t)(uintptr_t)handle, (uint64_t)uplo, (uint64_t)(int64_t)n, (uint64_t)(int64_t)k, (uint64_t)(uintptr_t)alpha, (uint64_t)(uintptr_t)A, (uint64_t)(int64_t)lda, (uint64_t)(uintptr_t)x, (uint64_t)(int64_t)incx, (uint64_t)(uintptr_t)beta, (uint64_t)(uintptr_t)y, (uint64_t)(int64_t)incy};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cublasSsbmv_v2, cutap_w, thunk_cublasSsbmv_v2);
 }
@@ -5385,11 +4101,8 @@ static uint64_t thunk_cublasSsbmv_v2_64(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, long, long, void *, void *, long, void *, long, void *, void *, long))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (long)a[2], (long)a[3], (void *)(uintptr_t)a[4], (void *)(uintptr_t)a[5], (long)a[6], (void *)(uintptr_t)a[7], (long)a[8], (void *)(uintptr_t)a[9], (void *)(uintptr_t)a[10], (long)a[11]);
 }
-CUTAP_EXPORT unsigned int cublasSsbmv_v2_64(void *handle, unsigned int uplo, long n, long k, void *alpha, void *A, long lda, void *x, long incx, void *beta, void *y, long incy)
+CUTAP_SLOW unsigned int cutap_slow_cublasSsbmv_v2_64(void *handle, unsigned int uplo, long n, long k, void *alpha, void *A, long lda, void *x, long incx, void *beta, void *y, long incy)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cublasSsbmv_v2_64], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, long, long, void *, void *, long, void *, long, void *, void *, long))cutap_fn)(handle, uplo, n, k, alpha, A, lda, x, incx, beta, y, incy);
     uint64_t cutap_w[12] = {(uint64_t)(uintptr_t)handle, (uint64_t)uplo, (uint64_t)(int64_t)n, (uint64_t)(int64_t)k, (uint64_t)(uintptr_t)alpha, (uint64_t)(uintptr_t)A, (uint64_t)(int64_t)lda, (uint64_t)(uintptr_t)x, (uint64_t)(int64_t)incx, (uint64_t)(uintptr_t)beta, (uint64_t)(uintptr_t)y, (uint64_t)(int64_t)incy};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cublasSsbmv_v2_64, cutap_w, thunk_cublasSsbmv_v2_64);
 }
@@ -5397,10 +4110,8 @@ static uint64_t thunk_cublasSscal(void *fn, uint64_t *a)
 {
     return (((void (*)(int, float, void *, int))fn)((int)a[0], cutap_w2f(a[1]), (void *)(uintptr_t)a[2], (int)a[3]), (uint64_t)0);
 }
-CUTAP_EXPORT void cublasSscal(int n, float alpha, void *x, int incx)
+CUTAP_SLOW void cutap_slow_cublasSscal(int n, float alpha, void *x, int incx)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cublasSscal], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn)) { ((void (*)(int, float, void *, int))cutap_fn)(n, alpha, x, incx); return; }
     uint64_t cutap_w[4] = {(uint64_t)(int64_t)n, cutap_f2w(alpha), (uint64_t)(uintptr_t)x, (uint64_t)(int64_t)incx};
     (void)cutap_dispatch(CUTAP_ID_cublasSscal, cutap_w, thunk_cublasSscal);
 }
@@ -5408,11 +4119,8 @@ static uint64_t thunk_cublasSscal_v2(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, int, void *, void *, int))fn)((void *)(uintptr_t)a[0], (int)a[1], (void *)(uintptr_t)a[2], (void *)(uintptr_t)a[3], (int)a[4]);
 }
-CUTAP_EXPORT unsigned int cublasSscal_v2(void *handle, int n, void *alpha, void *x, int incx)
+CUTAP_SLOW unsigned int cutap_slow_cublasSscal_v2(void *handle, int n, void *alpha, void *x, int incx)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cublasSscal_v2], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, int, void *, void *, int))cutap_fn)(handle, n, alpha, x, incx);
     uint64_t cutap_w[5] = {(uint64_t)(uintptr_t)handle, (uint64_t)(int64_t)n, (uint64_t)(uintptr_t)alpha, (uint64_t)(uintptr_t)x, (uint64_t)(int64_t)incx};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cublasSscal_v2, cutap_w, thunk_cublasSscal_v2);
 }
@@ -5420,11 +4128,8 @@ static uint64_t thunk_cublasSscal_v2_64(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, long, void *, void *, long))fn)((void *)(uintptr_t)a[0], (long)a[1], (void *)(uintptr_t)a[2], (void *)(uintptr_t)a[3], (long)a[4]);
 }
-CUTAP_EXPORT unsigned int cublasSscal_v2_64(void *handle, long n, void *alpha, void *x, long incx)
+CUTAP_SLOW unsigned int cutap_slow_cublasSscal_v2_64(void *handle, long n, void *alpha, void *x, long incx)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cublasSscal_v2_64], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, long, void *, void *, long))cutap_fn)(handle, n, alpha, x, incx);
     uint64_t cutap_w[5] = {(uint64_t)(uintptr_t)handle, (uint64_t)(int64_t)n, (uint64_t)(uintptr_t)alpha, (uint64_t)(uintptr_t)x, (uint64_t)(int64_t)incx};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cublasSscal_v2_64, cutap_w, thunk_cublasSscal_v2_64);
 }
@@ -5432,10 +4137,8 @@ static uint64_t thunk_cublasSspmv(void *fn, uint64_t *a)
 {
     return (((void (*)(char, int, float, void *, void *, int, float, void *, int))fn)((char)a[0], (int)a[1], cutap_w2f(a[2]), (void *)(uintptr_t)a[3], (void *)(uintptr_t)a[4], (int)a[5], cutap_w2f(a[6]), (void *)(uintptr_t)a[7], (int)a[8]), (uint64_t)0);
 }
-CUTAP_EXPORT void cublasSspmv(char uplo, int n, float alpha, void *AP, void *x, int incx, float beta, void *y, int incy)
+CUTAP_SLOW void cutap_slow_cublasSspmv(char uplo, int n, float alpha, void *AP, void *x, int incx, float beta, void *y, int incy)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cublasSspmv], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn)) { ((void (*)(char, int, float, void *, void *, int, float, void *, int))cutap_fn)(uplo, n, alpha, AP, x, incx, beta, y, incy); return; }
     uint64_t cutap_w[9] = {(uint64_t)(int64_t)uplo, (uint64_t)(int64_t)n, cutap_f2w(alpha), (uint64_t)(uintptr_t)AP, (uint64_t)(uintptr_t)x, (uint64_t)(int64_t)incx, cutap_f2w(beta), (uint64_t)(uintptr_t)y, (uint64_t)(int64_t)incy};
     (void)cutap_dispatch(CUTAP_ID_cublasSspmv, cutap_w, thunk_cublasSspmv);
 }
@@ -5443,11 +4146,8 @@ static uint64_t thunk_cublasSspmv_v2(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, int, void *, void *, void *, int, void *, void *, int))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (int)a[2], (void *)(uintptr_t)a[3], (void *)(uintptr_t)a[4], (void *)(uintptr_t)a[5], (int)a[6], (void *)(uintptr_t)a[7], (void *)(uintptr_t)a[8], (int)a[9]);
 }
-CUTAP_EXPORT unsigned int cublasSspmv_v2(void *handle, unsigned int uplo, int n, void *alpha, void *AP, void *x, int incx, void *beta, void *y, int incy)
+CUTAP_SLOW unsigned int cutap_slow_cublasSspmv_v2(void *handle, unsigned int uplo, int n, void *alpha, void *AP, void *x, int incx, void *beta, void *y, int incy)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cublasSspmv_v2], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, int, void *, void *, void *, int, void *, void *, int))cutap_fn)(handle, uplo, n, alpha, AP, x, incx, beta, y, incy);
     uint64_t cutap_w[10] = {(uint64_t)(uintptr_t)handle, (uint64_t)uplo, (uint64_t)(int64_t)n, (uint64_t)(uintptr_t)alpha, (uint64_t)(uintptr_t)AP, (uint64_t)(uintptr_t)x, (uint64_t)(int64_t)incx, (uint64_t)(uintptr_t)beta, (uint64_t)(uintptr_t)y, (uint64_t)(int64_t)incy};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cublasSspmv_v2, cutap_w, thunk_cublasSspmv_v2);
 }
@@ -5455,11 +4155,8 @@ static uint64_t thunk_cublasSspmv_v2_64(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, long, void *, void *, void *, long, void *, void *, long))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (long)a[2], (void *)(uintptr_t)a[3], (void *)(uintptr_t)a[4], (void *)(uintptr_t)a[5], (long)a[6], (void *)(uintptr_t)a[7], (void *)(uintptr_t)a[8], (long)a[9]);
 }
-CUTAP_EXPORT unsigned int cublasSspmv_v2_64(void *handle, unsigned int uplo, long n, void *alpha, void *AP, void *x, long incx, void *beta, void *y, long incy)
+CUTAP_SLOW unsigned int cutap_slow_cublasSspmv_v2_64(void *handle, unsigned int uplo, long n, void *alpha, void *AP, void *x, long incx, void *beta, void *y, long incy)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cublasSspmv_v2_64], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, long, void *, void *, void *, long, void *, void *, long))cutap_fn)(handle, uplo, n, alpha, AP, x, incx, beta, y, incy);
     uint64_t cutap_w[10] = {(uint64_t)(uintptr_t)handle, (uint64_t)uplo, (uint64_t)(int64_t)n, (uint64_t)(uintptr_t)alpha, (uint64_t)(uintptr_t)AP, (uint64_t)(uintptr_t)x, (uint64_t)(int64_t)incx, (uint64_t)(uintptr_t)beta, (uint64_t)(uintptr_t)y, (uint64_t)(int64_t)incy};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cublasSspmv_v2_64, cutap_w, thunk_cublasSspmv_v2_64);
 }
@@ -5467,10 +4164,8 @@ static uint64_t thunk_cublasSspr(void *fn, uint64_t *a)
 {
     return (((void (*)(char, int, float, void *, int, void *))fn)((char)a[0], (int)a[1], cutap_w2f(a[2]), (void *)(uintptr_t)a[3], (int)a[4], (void *)(uintptr_t)a[5]), (uint64_t)0);
 }
-CUTAP_EXPORT void cublasSspr(char uplo, int n, float alpha, void *x, int incx, void *AP)
+CUTAP_SLOW void cutap_slow_cublasSspr(char uplo, int n, float alpha, void *x, int incx, void *AP)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cublasSspr], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn)) { ((void (*)(char, int, float, void *, int, void *))cutap_fn)(uplo, n, alpha, x, incx, AP); return; }
     uint64_t cutap_w[6] = {(uint64_t)(int64_t)uplo, (uint64_t)(int64_t)n, cutap_f2w(alpha), (uint64_t)(uintptr_t)x, (uint64_t)(int64_t)incx, (uint64_t)(uintptr_t)AP};
     (void)cutap_dispatch(CUTAP_ID_cublasSspr, cutap_w, thunk_cublasSspr);
 }
@@ -5478,10 +4173,8 @@ static uint64_t thunk_cublasSspr2(void *fn, uint64_t *a)
 {
     return (((void (*)(char, int, float, void *, int, void *, int, void *))fn)((char)a[0], (int)a[1], cutap_w2f(a[2]), (void *)(uintptr_t)a[3], (int)a[4], (void *)(uintptr_t)a[5], (int)a[6], (void *)(uintptr_t)a[7]), (uint64_t)0);
 }
-CUTAP_EXPORT void cublasSspr2(char uplo, int n, float alpha, void *x, int incx, void *y, int incy, void *AP)
+CUTAP_SLOW void cutap_slow_cublasSspr2(char uplo, int n, float alpha, void *x, int incx, void *y, int incy, void *AP)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cublasSspr2], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn)) { ((void (*)(char, int, float, void *, int, void *, int, void *))cutap_fn)(uplo, n, alpha, x, incx, y, incy, AP); return; }
     uint64_t cutap_w[8] = {(uint64_t)(int64_t)uplo, (uint64_t)(int64_t)n, cutap_f2w(alpha), (uint64_t)(uintptr_t)x, (uint64_t)(int64_t)incx, (uint64_t)(uintptr_t)y, (uint64_t)(int64_t)incy, (uint64_t)(uintptr_t)AP};
     (void)cutap_dispatch(CUTAP_ID_cublasSspr2, cutap_w, thunk_cublasSspr2);
 }
@@ -5489,11 +4182,8 @@ static uint64_t thunk_cublasSspr2_v2(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, int, void *, void *, int, void *, int, void *))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (int)a[2], (void *)(uintptr_t)a[3], (void *)(uintptr_t)a[4], (int)a[5], (void *)(uintptr_t)a[6], (int)a[7], (void *)(uintptr_t)a[8]);
 }
-CUTAP_EXPORT unsigned int cublasSspr2_v2(void *handle, unsigned int uplo, int n, void *alpha, void *x, int incx, void *y, int incy, void *AP)
+CUTAP_SLOW unsigned int cutap_slow_cublasSspr2_v2(void *handle, unsigned int uplo, int n, void *alpha, void *x, int incx, void *y, int incy, void *AP)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cublasSspr2_v2], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, int, void *, void *, int, void *, int, void *))cutap_fn)(handle, uplo, n, alpha, x, incx, y, incy, AP);
     uint64_t cutap_w[9] = {(uint64_t)(uintptr_t)handle, (uint64_t)uplo, (uint64_t)(int64_t)n, (uint64_t)(uintptr_t)alpha, (uint64_t)(uintptr_t)x, (uint64_t)(int64_t)incx, (uint64_t)(uintptr_t)y, (uint64_t)(int64_t)incy, (uint64_t)(uintptr_t)AP};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cublasSspr2_v2, cutap_w, thunk_cublasSspr2_v2);
 }
@@ -5501,11 +4191,8 @@ static uint64_t thunk_cublasSspr2_v2_64(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, long, void *, void *, long, void *, long, void *))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (long)a[2], (void *)(uintptr_t)a[3], (void *)(uintptr_t)a[4], (long)a[5], (void *)(uintptr_t)a[6], (long)a[7], (void *)(uintptr_t)a[8]);
 }
-CUTAP_EXPORT unsigned int cublasSspr2_v2_64(void *handle, unsigned int uplo, long n, void *alpha, void *x, long incx, void *y, long incy, void *AP)
+CUTAP_SLOW unsigned int cutap_slow_cublasSspr2_v2_64(void *handle, unsigned int uplo, long n, void *alpha, void *x, long incx, void *y, long incy, void *AP)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cublasSspr2_v2_64], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, long, void *, void *, long, void *, long, void *))cutap_fn)(handle, uplo, n, alpha, x, incx, y, incy, AP);
     uint64_t cutap_w[9] = {(uint64_t)(uintptr_t)handle, (uint64_t)uplo, (uint64_t)(int64_t)n, (uint64_t)(uintptr_t)alpha, (uint64_t)(uintptr_t)x, (uint64_t)(int64_t)incx, (uint64_t)(uintptr_t)y, (uint64_t)(int64_t)incy, (uint64_t)(uintptr_t)AP};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cublasSspr2_v2_64, cutap_w, thunk_cublasSspr2_v2_64);
 }
@@ -5513,11 +4200,8 @@ static uint64_t thunk_cublasSspr_v2(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, int, void *, void *, int, void *))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (int)a[2], (void *)(uintptr_t)a[3], (void *)(uintptr_t)a[4], (int)a[5], (void *)(uintptr_t)a[6]);
 }
-CUTAP_EXPORT unsigned int cublasSspr_v2(void *handle, unsigned int uplo, int n, void *alpha, void *x, int incx, void *AP)
+CUTAP_SLOW unsigned int cutap_slow_cublasSspr_v2(void *handle, unsigned int uplo, int n, void *alpha, void *x, int incx, void *AP)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cublasSspr_v2], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, int, void *, void *, int, void *))cutap_fn)(handle, uplo, n, alpha, x, incx, AP);
     uint64_t cutap_w[7] = {(uint64_t)(uintptr_t)handle, (uint64_t)uplo, (uint64_t)(int64_t)n, (uint64_t)(uintptr_t)alpha, (uint64_t)(uintptr_t)x, (uint64_t)(int64_t)incx, (uint64_t)(uintptr_t)AP};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cublasSspr_v2, cutap_w, thunk_cublasSspr_v2);
 }
@@ -5525,11 +4209,8 @@ static uint64_t thunk_cublasSspr_v2_64(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, long, void *, void *, long, void *))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (long)a[2], (void *)(uintptr_t)a[3], (void *)(uintptr_t)a[4], (long)a[5], (void *)(uintptr_t)a[6]);
 }
-CUTAP_EXPORT unsigned int cublasSspr_v2_64(void *handle, unsigned int uplo, long n, void *alpha, void *x, long incx, void *AP)
+CUTAP_SLOW unsigned int cutap_slow_cublasSspr_v2_64(void *handle, unsigned int uplo, long n, void *alpha, void *x, long incx, void *AP)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cublasSspr_v2_64], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, long, void *, void *, long, void *))cutap_fn)(handle, uplo, n, alpha, x, incx, AP);
     uint64_t cutap_w[7] = {(uint64_t)(uintptr_t)handle, (uint64_t)uplo, (uint64_t)(int64_t)n, (uint64_t)(uintptr_t)alpha, (uint64_t)(uintptr_t)x, (uint64_t)(int64_t)incx, (uint64_t)(uintptr_t)AP};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cublasSspr_v2_64, cutap_w, thunk_cublasSspr_v2_64);
 }
@@ -5537,10 +4218,8 @@ static uint64_t thunk_cublasSswap(void *fn, uint64_t *a)
 {
     return (((void (*)(int, void *, int, void *, int))fn)((int)a[0], (void *)(uintptr_t)a[1], (int)a[2], (void *)(uintptr_t)a[3], (int)a[4]), (uint64_t)0);
 }
-CUTAP_EXPORT void cublasSswap(int n, void *x, int incx, void *y, int incy)
+CUTAP_SLOW void cutap_slow_cublasSswap(int n, void *x, int incx, void *y, int incy)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cublasSswap], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn)) { ((void (*)(int, void *, int, void *, int))cutap_fn)(n, x, incx, y, incy); return; }
     uint64_t cutap_w[5] = {(uint64_t)(int64_t)n, (uint64_t)(uintptr_t)x, (uint64_t)(int64_t)incx, (uint64_t)(uintptr_t)y, (uint64_t)(int64_t)incy};
     (void)cutap_dispatch(CUTAP_ID_cublasSswap, cutap_w, thunk_cublasSswap);
 }
@@ -5548,11 +4227,8 @@ static uint64_t thunk_cublasSswap_v2(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, int, void *, int, void *, int))fn)((void *)(uintptr_t)a[0], (int)a[1], (void *)(uintptr_t)a[2], (int)a[3], (void *)(uintptr_t)a[4], (int)a[5]);
 }
-CUTAP_EXPORT unsigned int cublasSswap_v2(void *handle, int n, void *x, int incx, void *y, int incy)
+CUTAP_SLOW unsigned int cutap_slow_cublasSswap_v2(void *handle, int n, void *x, int incx, void *y, int incy)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cublasSswap_v2], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, int, void *, int, void *, int))cutap_fn)(handle, n, x, incx, y, incy);
     uint64_t cutap_w[6] = {(uint64_t)(uintptr_t)handle, (uint64_t)(int64_t)n, (uint64_t)(uintptr_t)x, (uint64_t)(int64_t)incx, (uint64_t)(uintptr_t)y, (uint64_t)(int64_t)incy};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cublasSswap_v2, cutap_w, thunk_cublasSswap_v2);
 }
@@ -5560,11 +4236,8 @@ static uint64_t thunk_cublasSswap_v2_64(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, long, void *, long, void *, long))fn)((void *)(uintptr_t)a[0], (long)a[1], (void *)(uintptr_t)a[2], (long)a[3], (void *)(uintptr_t)a[4], (long)a[5]);
 }
-CUTAP_EXPORT unsigned int cublasSswap_v2_64(void *handle, long n, void *x, long incx, void *y, long incy)
+CUTAP_SLOW unsigned int cutap_slow_cublasSswap_v2_64(void *handle, long n, void *x, long incx, void *y, long incy)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cublasSswap_v2_64], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, long, void *, long, void *, long))cutap_fn)(handle, n, x, incx, y, incy);
     uint64_t cutap_w[6] = {(uint64_t)(uintptr_t)handle, (uint64_t)(int64_t)n, (uint64_t)(uintptr_t)x, (uint64_t)(int64_t)incx, (uint64_t)(uintptr_t)y, (uint64_t)(int64_t)incy};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cublasSswap_v2_64, cutap_w, thunk_cublasSswap_v2_64);
 }
@@ -5572,10 +4245,8 @@ static uint64_t thunk_cublasSsymm(void *fn, uint64_t *a)
 {
     return (((void (*)(char, char, int, int, float, void *, int, void *, int, float, void *, int))fn)((char)a[0], (char)a[1], (int)a[2], (int)a[3], cutap_w2f(a[4]), (void *)(uintptr_t)a[5], (int)a[6], (void *)(uintptr_t)a[7], (int)a[8], cutap_w2f(a[9]), (void *)(uintptr_t)a[10], (int)a[11]), (uint64_t)0);
 }
-CUTAP_EXPORT void cublasSsymm(char side, char uplo, int m, int n, float alpha, void *A, int lda, void *B, int ldb, float beta, void *C, int ldc)
+CUTAP_SLOW void cutap_slow_cublasSsymm(char side, char uplo, int m, int n, float alpha, void *A, int lda, void *B, int ldb, float beta, void *C, int ldc)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cublasSsymm], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn)) { ((void (*)(char, char, int, int, float, void *, int, void *, int, float, void *, int))cutap_fn)(side, uplo, m, n, alpha, A, lda, B, ldb, beta, C, ldc); return; }
     uint64_t cutap_w[12] = {(uint64_t)(int64_t)side, (uint64_t)(int64_t)uplo, (uint64_t)(int64_t)m, (uint64_t)(int64_t)n, cutap_f2w(alpha), (uint64_t)(uintptr_t)A, (uint64_t)(int64_t)lda, (uint64_t)(uintptr_t)B, (uint64_t)(int64_t)ldb, cutap_f2w(beta), (uint64_t)(uintptr_t)C, (uint64_t)(int64_t)ldc};
     (void)cutap_dispatch(CUTAP_ID_cublasSsymm, cutap_w, thunk_cublasSsymm);
 }
@@ -5583,11 +4254,8 @@ static uint64_t thunk_cublasSsymm_v2(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, unsigned int, int, int, void *, void *, int, void *, int, void *, void *, int))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (unsigned int)a[2], (int)a[3], (int)a[4], (void *)(uintptr_t)a[5], (void *)(uintptr_t)a[6], (int)a[7], (void *)(uintptr_t)a[8], (int)a[9], (void *)(uintptr_t)a[10], (void *)(uintptr_t)a[11], (int)a[12]);
 }
-CUTAP_EXPORT unsigned int cublasSsymm_v2(void *handle, unsigned int side, unsigned int uplo, int m, int n, void *alpha, void *A, int lda, void *B, int ldb, void *beta, void *C, int ldc)
+CUTAP_SLOW unsigned int cutap_slow_cublasSsymm_v2(void *handle, unsigned int side, unsigned int uplo, int m, int n, void *alpha, void *A, int lda, void *B, int ldb, void *beta, void *C, int ldc)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cublasSsymm_v2], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, unsigned int, int, int, void *, void *, int, void *, int, void *, void *, int))cutap_fn)(handle, side, uplo, m, n, alpha, A, lda, B, ldb, beta, C, ldc);
     uint64_t cutap_w[13] = {(uint64_t)(uintptr_t)handle, (uint64_t)side, (uint64_t)uplo, (uint64_t)(int64_t)m, (uint64_t)(int64_t)n, (uint64_t)(uintptr_t)alpha, (uint64_t)(uintptr_t)A, (uint64_t)(int64_t)lda, (uint64_t)(uintptr_t)B, (uint64_t)(int64_t)ldb, (uint64_t)(uintptr_t)beta, (uint64_t)(uintptr_t)C, (uint64_t)(int64_t)ldc};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cublasSsymm_v2, cutap_w, thunk_cublasSsymm_v2);
 }
@@ -5595,11 +4263,8 @@ static uint64_t thunk_cublasSsymm_v2_64(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, unsigned int, long, long, void *, void *, long, void *, long, void *, void *, long))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (unsigned int)a[2], (long)a[3], (long)a[4], (void *)(uintptr_t)a[5], (void *)(uintptr_t)a[6], (long)a[7], (void *)(uintptr_t)a[8], (long)a[9], (void *)(uintptr_t)a[10], (void *)(uintptr_t)a[11], (long)a[12]);
 }
-CUTAP_EXPORT unsigned int cublasSsymm_v2_64(void *handle, unsigned int side, unsigned int uplo, long m, long n, void *alpha, void *A, long lda, void *B, long ldb, void *beta, void *C, long ldc)
+CUTAP_SLOW unsigned int cutap_slow_cublasSsymm_v2_64(void *handle, unsigned int side, unsigned int uplo, long m, long n, void *alpha, void *A, long lda, void *B, long ldb, void *beta, void *C, long ldc)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cublasSsymm_v2_64], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, unsigned int, long, long, void *, void *, long, void *, long, void *, void *, long))cutap_fn)(handle, side, uplo, m, n, alpha, A, lda, B, ldb, beta, C, ldc);
     uint64_t cutap_w[13] = {(uint64_t)(uintptr_t)handle, (uint64_t)side, (uint64_t)uplo, (uint64_t)(int64_t)m, (uint64_t)(int64_t)n, (uint64_t)(uintptr_t)alpha, (uint64_t)(uintptr_t)A, (uint64_t)(int64_t)lda, (uint64_t)(uintptr_t)B, (uint64_t)(int64_t)ldb, (uint64_t)(uintptr_t)beta, (uint64_t)(uintptr_t)C, (uint64_t)(int64_t)ldc};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cublasSsymm_v2_64, cutap_w, thunk_cublasSsymm_v2_64);
 }
@@ -5607,10 +4272,8 @@ static uint64_t thunk_cublasSsymv(void *fn, uint64_t *a)
 {
     return (((void (*)(char, int, float, void *, int, void *, int, float, void *, int))fn)((char)a[0], (int)a[1], cutap_w2f(a[2]), (void *)(uintptr_t)a[3], (int)a[4], (void *)(uintptr_t)a[5], (int)a[6], cutap_w2f(a[7]), (void *)(uintptr_t)a[8], (int)a[9]), (uint64_t)0);
 }
-CUTAP_EXPORT void cublasSsymv(char uplo, int n, float alpha, void *A, int lda, void *x, int incx, float beta, void *y, int incy)
+CUTAP_SLOW void cutap_slow_cublasSsymv(char uplo, int n, float alpha, void *A, int lda, void *x, int incx, float beta, void *y, int incy)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cublasSsymv], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn)) { ((void (*)(char, int, float, void *, int, void *, int, float, void *, int))cutap_fn)(uplo, n, alpha, A, lda, x, incx, beta, y, incy); return; }
     uint64_t cutap_w[10] = {(uint64_t)(int64_t)uplo, (uint64_t)(int64_t)n, cutap_f2w(alpha), (uint64_t)(uintptr_t)A, (uint64_t)(int64_t)lda, (uint64_t)(uintptr_t)x, (uint64_t)(int64_t)incx, cutap_f2w(beta), (uint64_t)(uintptr_t)y, (uint64_t)(int64_t)incy};
     (void)cutap_dispatch(CUTAP_ID_cublasSsymv, cutap_w, thunk_cublasSsymv);
 }
@@ -5618,11 +4281,8 @@ static uint64_t thunk_cublasSsymv_v2(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, int, void *, void *, int, void *, int, void *, void *, int))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (int)a[2], (void *)(uintptr_t)a[3], (void *)(uintptr_t)a[4], (int)a[5], (void *)(uintptr_t)a[6], (int)a[7], (void *)(uintptr_t)a[8], (void *)(uintptr_t)a[9], (int)a[10]);
 }
-CUTAP_EXPORT unsigned int cublasSsymv_v2(void *handle, unsigned int uplo, int n, void *alpha, void *A, int lda, void *x, int incx, void *beta, void *y, int incy)
+CUTAP_SLOW unsigned int cutap_slow_cublasSsymv_v2(void *handle, unsigned int uplo, int n, void *alpha, void *A, int lda, void *x, int incx, void *beta, void *y, int incy)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cublasSsymv_v2], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, int, void *, void *, int, void *, int, void *, void *, int))cutap_fn)(handle, uplo, n, alpha, A, lda, x, incx, beta, y, incy);
     uint64_t cutap_w[11] = {(uint64_t)(uintptr_t)handle, (uint64_t)uplo, (uint64_t)(int64_t)n, (uint64_t)(uintptr_t)alpha, (uint64_t)(uintptr_t)A, (uint64_t)(int64_t)lda, (uint64_t)(uintptr_t)x, (uint64_t)(int64_t)incx, (uint64_t)(uintptr_t)beta, (uint64_t)(uintptr_t)y, (uint64_t)(int64_t)incy};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cublasSsymv_v2, cutap_w, thunk_cublasSsymv_v2);
 }
@@ -5630,11 +4290,8 @@ static uint64_t thunk_cublasSsymv_v2_64(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, long, void *, void *, long, void *, long, void *, void *, long))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (long)a[2], (void *)(uintptr_t)a[3], (void *)(uintptr_t)a[4], (long)a[5], (void *)(uintptr_t)a[6], (long)a[7], (void *)(uintptr_t)a[8], (void *)(uintptr_t)a[9], (long)a[10]);
 }
-CUTAP_EXPORT unsigned int cublasSsymv_v2_64(void *handle, unsigned int uplo, long n, void *alpha, void *A, long lda, void *x, long incx, void *beta, void *y, long incy)
+CUTAP_SLOW unsigned int cutap_slow_cublasSsymv_v2_64(void *handle, unsigned int uplo, long n, void *alpha, void *A, long lda, void *x, long incx, void *beta, void *y, long incy)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cublasSsymv_v2_64], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, long, void *, void *, long, void *, long, void *, void *, long))cutap_fn)(handle, uplo, n, alpha, A, lda, x, incx, beta, y, incy);
     uint64_t cutap_w[11] = {(uint64_t)(uintptr_t)handle, (uint64_t)uplo, (uint64_t)(int64_t)n, (uint64_t)(uintptr_t)alpha, (uint64_t)(uintptr_t)A, (uint64_t)(int64_t)lda, (uint64_t)(uintptr_t)x, (uint64_t)(int64_t)incx, (uint64_t)(uintptr_t)beta, (uint64_t)(uintptr_t)y, (uint64_t)(int64_t)incy};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cublasSsymv_v2_64, cutap_w, thunk_cublasSsymv_v2_64);
 }
@@ -5642,10 +4299,8 @@ static uint64_t thunk_cublasSsyr(void *fn, uint64_t *a)
 {
     return (((void (*)(char, int, float, void *, int, void *, int))fn)((char)a[0], (int)a[1], cutap_w2f(a[2]), (void *)(uintptr_t)a[3], (int)a[4], (void *)(uintptr_t)a[5], (int)a[6]), (uint64_t)0);
 }
-CUTAP_EXPORT void cublasSsyr(char uplo, int n, float alpha, void *x, int incx, void *A, int lda)
+CUTAP_SLOW void cutap_slow_cublasSsyr(char uplo, int n, float alpha, void *x, int incx, void *A, int lda)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cublasSsyr], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn)) { ((void (*)(char, int, float, void *, int, void *, int))cutap_fn)(uplo, n, alpha, x, incx, A, lda); return; }
     uint64_t cutap_w[7] = {(uint64_t)(int64_t)uplo, (uint64_t)(int64_t)n, cutap_f2w(alpha), (uint64_t)(uintptr_t)x, (uint64_t)(int64_t)incx, (uint64_t)(uintptr_t)A, (uint64_t)(int64_t)lda};
     (void)cutap_dispatch(CUTAP_ID_cublasSsyr, cutap_w, thunk_cublasSsyr);
 }
@@ -5653,10 +4308,8 @@ static uint64_t thunk_cublasSsyr2(void *fn, uint64_t *a)
 {
     return (((void (*)(char, int, float, void *, int, void *, int, void *, int))fn)((char)a[0], (int)a[1], cutap_w2f(a[2]), (void *)(uintptr_t)a[3], (int)a[4], (void *)(uintptr_t)a[5], (int)a[6], (void *)(uintptr_t)a[7], (int)a[8]), (uint64_t)0);
 }
-CUTAP_EXPORT void cublasSsyr2(char uplo, int n, float alpha, void *x, int incx, void *y, int incy, void *A, int lda)
+CUTAP_SLOW void cutap_slow_cublasSsyr2(char uplo, int n, float alpha, void *x, int incx, void *y, int incy, void *A, int lda)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cublasSsyr2], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn)) { ((void (*)(char, int, float, void *, int, void *, int, void *, int))cutap_fn)(uplo, n, alpha, x, incx, y, incy, A, lda); return; }
     uint64_t cutap_w[9] = {(uint64_t)(int64_t)uplo, (uint64_t)(int64_t)n, cutap_f2w(alpha), (uint64_t)(uintptr_t)x, (uint64_t)(int64_t)incx, (uint64_t)(uintptr_t)y, (uint64_t)(int64_t)incy, (uint64_t)(uintptr_t)A, (uint64_t)(int64_t)lda};
     (void)cutap_dispatch(CUTAP_ID_cublasSsyr2, cutap_w, thunk_cublasSsyr2);
 }
@@ -5664,11 +4317,8 @@ static uint64_t thunk_cublasSsyr2_v2(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, int, void *, void *, int, void *, int, void *, int))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (int)a[2], (void *)(uintptr_t)a[3], (void *)(uintptr_t)a[4], (int)a[5], (void *)(uintptr_t)a[6], (int)a[7], (void *)(uintptr_t)a[8], (int)a[9]);
 }
-CUTAP_EXPORT unsigned int cublasSsyr2_v2(void *handle, unsigned int uplo, int n, void *alpha, void *x, int incx, void *y, int incy, void *A, int lda)
+CUTAP_SLOW unsigned int cutap_slow_cublasSsyr2_v2(void *handle, unsigned int uplo, int n, void *alpha, void *x, int incx, void *y, int incy, void *A, int lda)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cublasSsyr2_v2], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, int, void *, void *, int, void *, int, void *, int))cutap_fn)(handle, uplo, n, alpha, x, incx, y, incy, A, lda);
     uint64_t cutap_w[10] = {(uint64_t)(uintptr_t)handle, (uint64_t)uplo, (uint64_t)(int64_t)n, (uint64_t)(uintptr_t)alpha, (uint64_t)(uintptr_t)x, (uint64_t)(int64_t)incx, (uint64_t)(uintptr_t)y, (uint64_t)(int64_t)incy, (uint64_t)(uintptr_t)A, (uint64_t)(int64_t)lda};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cublasSsyr2_v2, cutap_w, thunk_cublasSsyr2_v2);
 }
@@ -5676,11 +4326,8 @@ static uint64_t thunk_cublasSsyr2_v2_64(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, long, void *, void *, long, void *, long, void *, long))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (long)a[2], (void *)(uintptr_t)a[3], (void *)(uintptr_t)a[4], (long)a[5], (void *)(uintptr_t)a[6], (long)a[7], (void *)(uintptr_t)a[8], (long)a[9]);
 }
-CUTAP_EXPORT unsigned int cublasSsyr2_v2_64(void *handle, unsigned int uplo, long n, void *alpha, void *x, long incx, void *y, long incy, void *A, long lda)
+CUTAP_SLOW unsigned int cutap_slow_cublasSsyr2_v2_64(void *handle, unsigned int uplo, long n, void *alpha, void *x, long incx, void *y, long incy, void *A, long lda)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cublasSsyr2_v2_64], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, long, void *, void *, long, void *, long, void *, long))cutap_fn)(handle, uplo, n, alpha, x, incx, y, incy, A, lda);
     uint64_t cutap_w[10] = {(uint64_t)(uintptr_t)handle, (uint64_t)uplo, (uint64_t)(int64_t)n, (uint64_t)(uintptr_t)alpha, (uint64_t)(uintptr_t)x, (uint64_t)(int64_t)incx, (uint64_t)(uintptr_t)y, (uint64_t)(int64_t)incy, (uint64_t)(uintptr_t)A, (uint64_t)(int64_t)lda};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cublasSsyr2_v2_64, cutap_w, thunk_cublasSsyr2_v2_64);
 }
@@ -5688,10 +4335,8 @@ static uint64_t thunk_cublasSsyr2k(void *fn, uint64_t *a)
 {
     return (((void (*)(char, char, int, int, float, void *, int, void *, int, float, void *, int))fn)((char)a[0], (char)a[1], (int)a[2], (int)a[3], cutap_w2f(a[4]), (void *)(uintptr_t)a[5], (int)a[6], (void *)(uintptr_t)a[7], (int)a[8], cutap_w2f(a[9]), (void *)(uintptr_t)a[10], (int)a[11]), (uint64_t)0);
 }
-CUTAP_EXPORT void cublasSsyr2k(char uplo, char trans, int n, int k, float alpha, void *A, int lda, void *B, int ldb, float beta, void *C, int ldc)
+CUTAP_SLOW void cutap_slow_cublasSsyr2k(char uplo, char trans, int n, int k, float alpha, void *A, int lda, void *B, int ldb, float beta, void *C, int ldc)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cublasSsyr2k], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn)) { ((void (*)(char, char, int, int, float, void *, int, void *, int, float, void *, int))cutap_fn)(uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc); return; }
     uint64_t cutap_w[12] = {(uint64_t)(int64_t)uplo, (uint64_t)(int64_t)trans, (uint64_t)(int64_t)n, (uint64_t)(int64_t)k, cutap_f2w(alpha), (uint64_t)(uintptr_t)A, (uint64_t)(int64_t)lda, (uint64_t)(uintptr_t)B, (uint64_t)(int64_t)ldb, cutap_f2w(beta), (uint64_t)(uintptr_t)C, (uint64_t)(int64_t)ldc};
     (void)cutap_dispatch(CUTAP_ID_cublasSsyr2k, cutap_w, thunk_cublasSsyr2k);
 }
@@ -5699,11 +4344,8 @@ static uint64_t thunk_cublasSsyr2k_v2(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, unsigned int, int, int, void *, void *, int, void *, int, void *, void *, int))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (unsigned int)a[2], (int)a[3], (int)a[4], (void *)(uintptr_t)a[5], (void *)(uintptr_t)a[6], (int)a[7], (void *)(uintptr_t)a[8], (int)a[9], (void *)(uintptr_t)a[10], (void *)(uintptr_t)a[11], (int)a[12]);
 }
-CUTAP_EXPORT unsigned int cublasSsyr2k_v2(void *handle, unsigned int uplo, unsigned int trans, int n, int k, void *alpha, void *A, int lda, void *B, int ldb, void *beta, void *C, int ldc)
+CUTAP_SLOW unsigned int cutap_slow_cublasSsyr2k_v2(void *handle, unsigned int uplo, unsigned int trans, int n, int k, void *alpha, void *A, int lda, void *B, int ldb, void *beta, void *C, int ldc)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cublasSsyr2k_v2], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, unsigned int, int, int, void *, void *, int, void *, int, void *, void *, int))cutap_fn)(handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
     uint64_t cutap_w[13] = {(uint64_t)(uintptr_t)handle, (uint64_t)uplo, (uint64_t)trans, (uint64_t)(int64_t)n, (uint64_t)(int64_t)k, (uint64_t)(uintptr_t)alpha, (uint64_t)(uintptr_t)A, (uint64_t)(int64_t)lda, (uint64_t)(uintptr_t)B, (uint64_t)(int64_t)ldb, (uint64_t)(uintptr_t)beta, (uint64_t)(uintptr_t)C, (uint64_t)(int64_t)ldc};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cublasSsyr2k_v2, cutap_w, thunk_cublasSsyr2k_v2);
 }
@@ -5711,11 +4353,8 @@ static uint64_t thunk_cublasSsyr2k_v2_64(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, unsigned int, long, long, void *, void *, long, void *, long, void *, void *, long))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (unsigned int)a[2], (long)a[3], (long)a[4], (void *)(uintptr_t)a[5], (void *)(uintptr_t)a[6], (long)a[7], (void *)(uintptr_t)a[8], (long)a[9], (void *)(uintptr_t)a[10], (void *)(uintptr_t)a[11], (long)a[12]);
 }
-CUTAP_EXPORT unsigned int cublasSsyr2k_v2_64(void *handle, unsigned int uplo, unsigned int trans, long n, long k, void *alpha, void *A, long lda, void *B, long ldb, void *beta, void *C, long ldc)
+CUTAP_SLOW unsigned int cutap_slow_cublasSsyr2k_v2_64(void *handle, unsigned int uplo, unsigned int trans, long n, long k, void *alpha, void *A, long lda, void *B, long ldb, void *beta, void *C, long ldc)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cublasSsyr2k_v2_64], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, unsigned int, long, long, void *, void *, long, void *, long, void *, void *, long))cutap_fn)(handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
     uint64_t cutap_w[13] = {(uint64_t)(uintptr_t)handle, (uint64_t)uplo, (uint64_t)trans, (uint64_t)(int64_t)n, (uint64_t)(int64_t)k, (uint64_t)(uintptr_t)alpha, (uint64_t)(uintptr_t)A, (uint64_t)(int64_t)lda, (uint64_t)(uintptr_t)B, (uint64_t)(int64_t)ldb, (uint64_t)(uintptr_t)beta, (uint64_t)(uintptr_t)C, (uint64_t)(int64_t)ldc};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cublasSsyr2k_v2_64, cutap_w, thunk_cublasSsyr2k_v2_64);
 }
@@ -5723,11 +4362,8 @@ static uint64_t thunk_cublasSsyr_v2(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, int, void *, void *, int, void *, int))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (int)a[2], (void *)(uintptr_t)a[3], (void *)(uintptr_t)a[4], (int)a[5], (void *)(uintptr_t)a[6], (int)a[7]);
 }
-CUTAP_EXPORT unsigned int cublasSsyr_v2(void *handle, unsigned int uplo, int n, void *alpha, void *x, int incx, void *A, int lda)
+CUTAP_SLOW unsigned int cutap_slow_cublasSsyr_v2(void *handle, unsigned int uplo, int n, void *alpha, void *x, int incx, void *A, int lda)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cublasSsyr_v2], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, int, void *, void *, int, void *, int))cutap_fn)(handle, uplo, n, alpha, x, incx, A, lda);
     uint64_t cutap_w[8] = {(uint64_t)(uintptr_t)handle, (uint64_t)uplo, (uint64_t)(int64_t)n, (uint64_t)(uintptr_t)alpha, (uint64_t)(uintptr_t)x, (uint64_t)(int64_t)incx, (uint64_t)(uintptr_t)A, (uint64_t)(int64_t)lda};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cublasSsyr_v2, cutap_w, thunk_cublasSsyr_v2);
 }
@@ -5735,11 +4371,8 @@ static uint64_t thunk_cublasSsyr_v2_64(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, long, void *, void *, long, void *, long))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (long)a[2], (void *)(uintptr_t)a[3], (void *)(uintptr_t)a[4], (long)a[5], (void *)(uintptr_t)a[6], (long)a[7]);
 }
-CUTAP_EXPORT unsigned int cublasSsyr_v2_64(void *handle, unsigned int uplo, long n, void *alpha, void *x, long incx, void *A, long lda)
+CUTAP_SLOW unsigned int cutap_slow_cublasSsyr_v2_64(void *handle, unsigned int uplo, long n, void *alpha, void *x, long incx, void *A, long lda)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cublasSsyr_v2_64], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, long, void *, void *, long, void *, long))cutap_fn)(handle, uplo, n, alpha, x, incx, A, lda);
     uint64_t cutap_w[8] = {(uint64_t)(uintptr_t)handle, (uint64_t)uplo, (uint64_t)(int64_t)n, (uint64_t)(uintptr_t)alpha, (uint64_t)(uintptr_t)x, (uint64_t)(int64_t)incx, (uint64_t)(uintptr_t)A, (uint64_t)(int64_t)lda};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cublasSsyr_v2_64, cutap_w, thunk_cublasSsyr_v2_64);
 }
@@ -5747,10 +4380,8 @@ static uint64_t thunk_cublasSsyrk(void *fn, uint64_t *a)
 {
     return (((void (*)(char, char, int, int, float, void *, int, float, void *, int))fn)((char)a[0], (char)a[1], (int)a[2], (int)a[3], cutap_w2f(a[4]), (void *)(uintptr_t)a[5], (int)a[6], cutap_w2f(a[7]), (void *)(uintptr_t)a[8], (int)a[9]), (uint64_t)0);
 }
-CUTAP_EXPORT void cublasSsyrk(char uplo, char trans, int n, int k, float alpha, void *A, int lda, float beta, void *C, int ldc)
+CUTAP_SLOW void cutap_slow_cublasSsyrk(char uplo, char trans, int n, int k, float alpha, void *A, int lda, float beta, void *C, int ldc)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cublasSsyrk], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn)) { ((void (*)(char, char, int, int, float, void *, int, float, void *, int))cutap_fn)(uplo, trans, n, k, alpha, A, lda, beta, C, ldc); return; }
     uint64_t cutap_w[10] = {(uint64_t)(int64_t)uplo, (uint64_t)(int64_t)trans, (uint64_t)(int64_t)n, (uint64_t)(int64_t)k, cutap_f2w(alpha), (uint64_t)(uintptr_t)A, (uint64_t)(int64_t)lda, cutap_f2w(beta), (uint64_t)(uintptr_t)C, (uint64_t)(int64_t)ldc};
     (void)cutap_dispatch(CUTAP_ID_cublasSsyrk, cutap_w, thunk_cublasSsyrk);
 }
@@ -5758,11 +4389,8 @@ static uint64_t thunk_cublasSsyrk_v2(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, unsigned int, int, int, void *, void *, int, void *, void *, int))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (unsigned int)a[2], (int)a[3], (int)a[4], (void *)(uintptr_t)a[5], (void *)(uintptr_t)a[6], (int)a[7], (void *)(uintptr_t)a[8], (void *)(uintptr_t)a[9], (int)a[10]);
 }
-CUTAP_EXPORT unsigned int cublasSsyrk_v2(void *handle, unsigned int uplo, unsigned int trans, int n, int k, void *alpha, void *A, int lda, void *beta, void *C, int ldc)
+CUTAP_SLOW unsigned int cutap_slow_cublasSsyrk_v2(void *handle, unsigned int uplo, unsigned int trans, int n, int k, void *alpha, void *A, int lda, void *beta, void *C, int ldc)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cublasSsyrk_v2], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, unsigned int, int, int, void *, void *, int, void *, void *, int))cutap_fn)(handle, uplo, trans, n, k, alpha, A, lda, beta, C, ldc);
     uint64_t cutap_w[11] = {(uint64_t)(uintptr_t)handle, (uint64_t)uplo, (uint64_t)trans, (uint64_t)(int64_t)n, (uint64_t)(int64_t)k, (uint64_t)(uintptr_t)alpha, (uint64_t)(uintptr_t)A, (uint64_t)(int64_t)lda, (uint64_t)(uintptr_t)beta, (uint64_t)(uintptr_t)C, (uint64_t)(int64_t)ldc};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cublasSsyrk_v2, cutap_w, thunk_cublasSsyrk_v2);
 }
@@ -5770,11 +4398,8 @@ static uint64_t thunk_cublasSsyrk_v2_64(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, unsigned int, long, long, void *, void *, long, void *, void *, long))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (unsigned int)a[2], (long)a[3], (long)a[4], (void *)(uintptr_t)a[5], (void *)(uintptr_t)a[6], (long)a[7], (void *)(uintptr_t)a[8], (void *)(uintptr_t)a[9], (long)a[10]);
 }
-CUTAP_EXPORT unsigned int cublasSsyrk_v2_64(void *handle, unsigned int uplo, unsigned int trans, long n, long k, void *alpha, void *A, long lda, void *beta, void *C, long ldc)
+CUTAP_SLOW unsigned int cutap_slow_cublasSsyrk_v2_64(void *handle, unsigned int uplo, unsigned int trans, long n, long k, void *alpha, void *A, long lda, void *beta, void *C, long ldc)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cublasSsyrk_v2_64], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, unsigned int, long, long, void *, void *, long, void *, void *, long))cutap_fn)(handle, uplo, trans, n, k, alpha, A, lda, beta, C, ldc);
     uint64_t cutap_w[11] = {(uint64_t)(uintptr_t)handle, (uint64_t)uplo, (uint64_t)trans, (uint64_t)(int64_t)n, (uint64_t)(int64_t)k, (uint64_t)(uintptr_t)alpha, (uint64_t)(uintptr_t)A, (uint64_t)(int64_t)lda, (uint64_t)(uintptr_t)beta, (uint64_t)(uintptr_t)C, (uint64_t)(int64_t)ldc};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cublasSsyrk_v2_64, cutap_w, thunk_cublasSsyrk_v2_64);
 }
@@ -5782,11 +4407,8 @@ static uint64_t thunk_cublasSsyrkx(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, unsigned int, int, int, void *, void *, int, void *, int, void *, void *, int))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (unsigned int)a[2], (int)a[3], (int)a[4], (void *)(uintptr_t)a[5], (void *)(uintptr_t)a[6], (int)a[7], (void *)(uintptr_t)a[8], (int)a[9], (void *)(uintptr_t)a[10], (void *)(uintptr_t)a[11], (int)a[12]);
 }
-CUTAP_EXPORT unsigned int cublasSsyrkx(void *handle, unsigned int uplo, unsigned int trans, int n, int k, void *alpha, void *A, int lda, void *B, int ldb, void *beta, void *C, int ldc)
+CUTAP_SLOW unsigned int cutap_slow_cublasSsyrkx(void *handle, unsigned int uplo, unsigned int trans, int n, int k, void *alpha, void *A, int lda, void *B, int ldb, void *beta, void *C, int ldc)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cublasSsyrkx], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, unsigned int, int, int, void *, void *, int, void *, int, void *, void *, int))cutap_fn)(handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
     uint64_t cutap_w[13] = {(uint64_t)(uintptr_t)handle, (uint64_t)uplo, (uint64_t)trans, (uint64_t)(int64_t)n, (uint64_t)(int64_t)k, (uint64_t)(uintptr_t)alpha, (uint64_t)(uintptr_t)A, (uint64_t)(int64_t)lda, (uint64_t)(uintptr_t)B, (uint64_t)(int64_t)ldb, (uint64_t)(uintptr_t)beta, (uint64_t)(uintptr_t)C, (uint64_t)(int64_t)ldc};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cublasSsyrkx, cutap_w, thunk_cublasSsyrkx);
 }
@@ -5794,11 +4416,8 @@ static uint64_t thunk_cublasSsyrkx_64(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, unsigned int, long, long, void *, void *, long, void *, long, void *, void *, long))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (unsigned int)a[2], (long)a[3], (long)a[4], (void *)(uintptr_t)a[5], (void *)(uintptr_t)a[6], (long)a[7], (void *)(uintptr_t)a[8], (long)a[9], (void *)(uintptr_t)a[10], (void *)(uintptr_t)a[11], (long)a[12]);
 }
-CUTAP_EXPORT unsigned int cublasSsyrkx_64(void *handle, unsigned int uplo, unsigned int trans, long n, long k, void *alpha, void *A, long lda, void *B, long ldb, void *beta, void *C, long ldc)
+CUTAP_SLOW unsigned int cutap_slow_cublasSsyrkx_64(void *handle, unsigned int uplo, unsigned int trans, long n, long k, void *alpha, void *A, long lda, void *B, long ldb, void *beta, void *C, long ldc)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cublasSsyrkx_64], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, unsigned int, long, long, void *, void *, long, void *, long, void *, void *, long))cutap_fn)(handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
     uint64_t cutap_w[13] = {(uint64_t)(uintptr_t)handle, (uint64_t)uplo, (uint64_t)trans, (uint64_t)(int64_t)n, (uint64_t)(int64_t)k, (uint64_t)(uintptr_t)alpha, (uint64_t)(uintptr_t)A, (uint64_t)(int64_t)lda, (uint64_t)(uintptr_t)B, (uint64_t)(int64_t)ldb, (uint64_t)(uintptr_t)beta, (uint64_t)(uintptr_t)C, (uint64_t)(int64_t)ldc};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cublasSsyrkx_64, cutap_w, thunk_cublasSsyrkx_64);
 }
@@ -5806,10 +4425,8 @@ static uint64_t thunk_cublasStbmv(void *fn, uint64_t *a)
 {
     return (((void (*)(char, char, char, int, int, void *, int, void *, int))fn)((char)a[0], (char)a[1], (char)a[2], (int)a[3], (int)a[4], (void *)(uintptr_t)a[5], (int)a[6], (void *)(uintptr_t)a[7], (int)a[8]), (uint64_t)0);
 }
-CUTAP_EXPORT void cublasStbmv(char uplo, char trans, char diag, int n, int k, void *A, int lda, void *x, int incx)
+CUTAP_SLOW void cutap_slow_cublasStbmv(char uplo, char trans, char diag, int n, int k, void *A, int lda, void *x, int incx)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cublasStbmv], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn)) { ((void (*)(char, char, char, int, int, void *, int, void *, int))cutap_fn)(uplo, trans, diag, n, k, A, lda, x, incx); return; }
     uint64_t cutap_w[9] = {(uint64_t)(int64_t)uplo, (uint64_t)(int64_t)trans, (uint64_t)(int64_t)diag, (uint64_t)(int64_t)n, (uint64_t)(int64_t)k, (uint64_t)(uintptr_t)A, (uint64_t)(int64_t)lda, (uint64_t)(uintptr_t)x, (uint64_t)(int64_t)incx};
     (void)cutap_dispatch(CUTAP_ID_cublasStbmv, cutap_w, thunk_cublasStbmv);
 }
@@ -5817,11 +4434,8 @@ static uint64_t thunk_cublasStbmv_v2(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, unsigned int, unsigned int, int, int, void *, int, void *, int))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (unsigned int)a[2], (unsigned int)a[3], (int)a[4], (int)a[5], (void *)(uintptr_t)a[6], (int)a[7], (void *)(uintptr_t)a[8], (int)a[9]);
 }
-CUTAP_EXPORT unsigned int cublasStbmv_v2(void *handle, unsigned int uplo, unsigned int trans, unsigned int diag, int n, int k, void *A, int lda, void *x, int incx)
+CUTAP_SLOW unsigned int cutap_slow_cublasStbmv_v2(void *handle, unsigned int uplo, unsigned int trans, unsigned int diag, int n, int k, void *A, int lda, void *x, int incx)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cublasStbmv_v2], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, unsigned int, unsigned int, int, int, void *, int, void *, int))cutap_fn)(handle, uplo, trans, diag, n, k, A, lda, x, incx);
     uint64_t cutap_w[10] = {(uint64_t)(uintptr_t)handle, (uint64_t)uplo, (uint64_t)trans, (uint64_t)diag, (uint64_t)(int64_t)n, (uint64_t)(int64_t)k, (uint64_t)(uintptr_t)A, (uint64_t)(int64_t)lda, (uint64_t)(uintptr_t)x, (uint64_t)(int64_t)incx};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cublasStbmv_v2, cutap_w, thunk_cublasStbmv_v2);
 }
@@ -5829,11 +4443,8 @@ static uint64_t thunk_cublasStbmv_v2_64(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, unsigned int, unsigned int, long, long, void *, long, void *, long))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (unsigned int)a[2], (unsigned int)a[3], (long)a[4], (long)a[5], (void *)(uintptr_t)a[6], (long)a[7], (void *)(uintptr_t)a[8], (long)a[9]);
 }
-CUTAP_EXPORT unsigned int cublasStbmv_v2_64(void *handle, unsigned int uplo, unsigned int trans, unsigned int diag, long n, long k, void *A, long lda, void *x, long incx)
+CUTAP_SLOW unsigned int cutap_slow_cublasStbmv_v2_64(void *handle, unsigned int uplo, unsigned int trans, unsigned int diag, long n, long k, void *A, long lda, void *x, long incx)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cublasStbmv_v2_64], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, unsigned int, unsigned int, long, long, void *, long, void *, long))cutap_fn)(handle, uplo, trans, diag, n, k, A, lda, x, incx);
     uint64_t cutap_w[10] = {(uint64_t)(uintptr_t)handle, (uint64_t)uplo, (uint64_t)trans, (uint64_t)diag, (uint64_t)(int64_t)n, (uint64_t)(int64_t)k, (uint64_t)(uintptr_t)A, (uint64_t)(int64_t)lda, (uint64_t)(uintptr_t)x, (uint64_t)(int64_t)incx};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cublasStbmv_v2_64, cutap_w, thunk_cublasStbmv_v2_64);
 }
@@ -5841,10 +4452,8 @@ static uint64_t thunk_cublasStbsv(void *fn, uint64_t *a)
 {
     return (((void (*)(char, char, char, int, int, void *, int, void *, int))fn)((char)a[0], (char)a[1], (char)a[2], (int)a[3], (int)a[4], (void *)(uintptr_t)a[5], (int)a[6], (void *)(uintptr_t)a[7], (int)a[8]), (uint64_t)0);
 }
-CUTAP_EXPORT void cublasStbsv(char uplo, char trans, char diag, int n, int k, void *A, int lda, void *x, int incx)
+CUTAP_SLOW void cutap_slow_cublasStbsv(char uplo, char trans, char diag, int n, int k, void *A, int lda, void *x, int incx)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cublasStbsv], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn)) { ((void (*)(char, char, char, int, int, void *, int, void *, int))cutap_fn)(uplo, trans, diag, n, k, A, lda, x, incx); return; }
     uint64_t cutap_w[9] = {(uint64_t)(int64_t)uplo, (uint64_t)(int64_t)trans, (uint64_t)(int64_t)diag, (uint64_t)(int64_t)n, (uint64_t)(int64_t)k, (uint64_t)(uintptr_t)A, (uint64_t)(int64_t)lda, (uint64_t)(uintptr_t)x, (uint64_t)(int64_t)incx};
     (void)cutap_dispatch(CUTAP_ID_cublasStbsv, cutap_w, thunk_cublasStbsv);
 }
@@ -5852,11 +4461,8 @@ static uint64_t thunk_cublasStbsv_v2(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, unsigned int, unsigned int, int, int, void *, int, void *, int))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (unsigned int)a[2], (unsigned int)a[3], (int)a[4], (int)a[5], (void *)(uintptr_t)a[6], (int)a[7], (void *)(uintptr_t)a[8], (int)a[9]);
 }
-CUTAP_EXPORT unsigned int cublasStbsv_v2(void *handle, unsigned int uplo, unsigned int trans, unsigned int diag, int n, int k, void *A, int lda, void *x, int incx)
+CUTAP_SLOW unsigned int cutap_slow_cublasStbsv_v2(void *handle, unsigned int uplo, unsigned int trans, unsigned int diag, int n, int k, void *A, int lda, void *x, int incx)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cublasStbsv_v2], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, unsigned int, unsigned int, int, int, void *, int, void *, int))cutap_fn)(handle, uplo, trans, diag, n, k, A, lda, x, incx);
     uint64_t cutap_w[10] = {(uint64_t)(uintptr_t)handle, (uint64_t)uplo, (uint64_t)trans, (uint64_t)diag, (uint64_t)(int64_t)n, (uint64_t)(int64_t)k, (uint64_t)(uintptr_t)A, (uint64_t)(int64_t)lda, (uint64_t)(uintptr_t)x, (uint64_t)(int64_t)incx};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cublasStbsv_v2, cutap_w, thunk_cublasStbsv_v2);
 }
@@ -5864,11 +4470,8 @@ static uint64_t thunk_cublasStbsv_v2_64(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, unsigned int, unsigned int, long, long, void *, long, void *, long))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (unsigned int)a[2], (unsigned int)a[3], (long)a[4], (long)a[5], (void *)(uintptr_t)a[6], (long)a[7], (void *)(uintptr_t)a[8], (long)a[9]);
 }
-CUTAP_EXPORT unsigned int cublasStbsv_v2_64(void *handle, unsigned int uplo, unsigned int trans, unsigned int diag, long n, long k, void *A, long lda, void *x, long incx)
+CUTAP_SLOW unsigned int cutap_slow_cublasStbsv_v2_64(void *handle, unsigned int uplo, unsigned int trans, unsigned int diag, long n, long k, void *A, long lda, void *x, long incx)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cublasStbsv_v2_64], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, unsigned int, unsigned int, long, long, void *, long, void *, long))cutap_fn)(handle, uplo, trans, diag, n, k, A, lda, x, incx);
     uint64_t cutap_w[10] = {(uint64_t)(uintptr_t)handle, (uint64_t)uplo, (uint64_t)trans, (uint64_t)diag, (uint64_t)(int64_t)n, (uint64_t)(int64_t)k, (uint64_t)(uintptr_t)A, (uint64_t)(int64_t)lda, (uint64_t)(uintptr_t)x, (uint64_t)(int64_t)incx};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cublasStbsv_v2_64, cutap_w, thunk_cublasStbsv_v2_64);
 }
@@ -5876,10 +4479,8 @@ static uint64_t thunk_cublasStpmv(void *fn, uint64_t *a)
 {
     return (((void (*)(char, char, char, int, void *, void *, int))fn)((char)a[0], (char)a[1], (char)a[2], (int)a[3], (void *)(uintptr_t)a[4], (void *)(uintptr_t)a[5], (int)a[6]), (uint64_t)0);
 }
-CUTAP_EXPORT void cublasStpmv(char uplo, char trans, char diag, int n, void *AP, void *x, int incx)
+CUTAP_SLOW void cutap_slow_cublasStpmv(char uplo, char trans, char diag, int n, void *AP, void *x, int incx)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cublasStpmv], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn)) { ((void (*)(char, char, char, int, void *, void *, int))cutap_fn)(uplo, trans, diag, n, AP, x, incx); return; }
     uint64_t cutap_w[7] = {(uint64_t)(int64_t)uplo, (uint64_t)(int64_t)trans, (uint64_t)(int64_t)diag, (uint64_t)(int64_t)n, (uint64_t)(uintptr_t)AP, (uint64_t)(uintptr_t)x, (uint64_t)(int64_t)incx};
     (void)cutap_dispatch(CUTAP_ID_cublasStpmv, cutap_w, thunk_cublasStpmv);
 }
@@ -5887,11 +4488,8 @@ static uint64_t thunk_cublasStpmv_v2(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, unsigned int, unsigned int, int, void *, void *, int))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (unsigned int)a[2], (unsigned int)a[3], (int)a[4], (void *)(uintptr_t)a[5], (void *)(uintptr_t)a[6], (int)a[7]);
 }
-CUTAP_EXPORT unsigned int cublasStpmv_v2(void *handle, unsigned int uplo, unsigned int trans, unsigned int diag, int n, void *AP, void *x, int incx)
+CUTAP_SLOW unsigned int cutap_slow_cublasStpmv_v2(void *handle, unsigned int uplo, unsigned int trans, unsigned int diag, int n, void *AP, void *x, int incx)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cublasStpmv_v2], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, unsigned int, unsigned int, int, void *, void *, int))cutap_fn)(handle, uplo, trans, diag, n, AP, x, incx);
     uint64_t cutap_w[8] = {(uint64_t)(uintptr_t)handle, (uint64_t)uplo, (uint64_t)trans, (uint64_t)diag, (uint64_t)(int64_t)n, (uint64_t)(uintptr_t)AP, (uint64_t)(uintptr_t)x, (uint64_t)(int64_t)incx};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cublasStpmv_v2, cutap_w, thunk_cublasStpmv_v2);
 }
@@ -5899,11 +4497,8 @@ static uint64_t thunk_cublasStpmv_v2_64(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, unsigned int, unsigned int, long, void *, void *, long))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (unsigned int)a[2], (unsigned int)a[3], (long)a[4], (void *)(uintptr_t)a[5], (void *)(uintptr_t)a[6], (long)a[7]);
 }
-CUTAP_EXPORT unsigned int cublasStpmv_v2_64(void *handle, unsigned int uplo, unsigned int trans, unsigned int diag, long n, void *AP, void *x, long incx)
+CUTAP_SLOW unsigned int cutap_slow_cublasStpmv_v2_64(void *handle, unsigned int uplo, unsigned int trans, unsigned int diag, long n, void *AP, void *x, long incx)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cublasStpmv_v2_64], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, unsigned int, unsigned int, long, void *, void *, long))cutap_fn)(handle, uplo, trans, diag, n, AP, x, incx);
     uint64_t cutap_w[8] = {(uint64_t)(uintptr_t)handle, (uint64_t)uplo, (uint64_t)trans, (uint64_t)diag, (uint64_t)(int64_t)n, (uint64_t)(uintptr_t)AP, (uint64_t)(uintptr_t)x, (uint64_t)(int64_t)incx};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cublasStpmv_v2_64, cutap_w, thunk_cublasStpmv_v2_64);
 }
@@ -5911,10 +4506,8 @@ static uint64_t thunk_cublasStpsv(void *fn, uint64_t *a)
 {
     return (((void (*)(char, char, char, int, void *, void *, int))fn)((char)a[0], (char)a[1], (char)a[2], (int)a[3], (void *)(uintptr_t)a[4], (void *)(uintptr_t)a[5], (int)a[6]), (uint64_t)0);
 }
-CUTAP_EXPORT void cublasStpsv(char uplo, char trans, char diag, int n, void *AP, void *x, int incx)
+CUTAP_SLOW void cutap_slow_cublasStpsv(char uplo, char trans, char diag, int n, void *AP, void *x, int incx)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cublasStpsv], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn)) { ((void (*)(char, char, char, int, void *, void *, int))cutap_fn)(uplo, trans, diag, n, AP, x, incx); return; }
     uint64_t cutap_w[7] = {(uint64_t)(int64_t)uplo, (uint64_t)(int64_t)trans, (uint64_t)(int64_t)diag, (uint64_t)(int64_t)n, (uint64_t)(uintptr_t)AP, (uint64_t)(uintptr_t)x, (uint64_t)(int64_t)incx};
     (void)cutap_dispatch(CUTAP_ID_cublasStpsv, cutap_w, thunk_cublasStpsv);
 }
@@ -5922,11 +4515,8 @@ static uint64_t thunk_cublasStpsv_v2(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, unsigned int, unsigned int, int, void *, void *, int))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (unsigned int)a[2], (unsigned int)a[3], (int)a[4], (void *)(uintptr_t)a[5], (void *)(uintptr_t)a[6], (int)a[7]);
 }
-CUTAP_EXPORT unsigned int cublasStpsv_v2(void *handle, unsigned int uplo, unsigned int trans, unsigned int diag, int n, void *AP, void *x, int incx)
+CUTAP_SLOW unsigned int cutap_slow_cublasStpsv_v2(void *handle, unsigned int uplo, unsigned int trans, unsigned int diag, int n, void *AP, void *x, int incx)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cublasStpsv_v2], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, unsigned int, unsigned int, int, void *, void *, int))cutap_fn)(handle, uplo, trans, diag, n, AP, x, incx);
     uint64_t cutap_w[8] = {(uint64_t)(uintptr_t)handle, (uint64_t)uplo, (uint64_t)trans, (uint64_t)diag, (uint64_t)(int64_t)n, (uint64_t)(uintptr_t)AP, (uint64_t)(uintptr_t)x, (uint64_t)(int64_t)incx};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cublasStpsv_v2, cutap_w, thunk_cublasStpsv_v2);
 }
@@ -5934,11 +4524,8 @@ static uint64_t thunk_cublasStpsv_v2_64(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, unsigned int, unsigned int, long, void *, void *, long))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (unsigned int)a[2], (unsigned int)a[3], (long)a[4], (void *)(uintptr_t)a[5], (void *)(uintptr_t)a[6], (long)a[7]);
 }
-CUTAP_EXPORT unsigned int cublasStpsv_v2_64(void *handle, unsigned int uplo, unsigned int trans, unsigned int diag, long n, void *AP, void *x, long incx)
+CUTAP_SLOW unsigned int cutap_slow_cublasStpsv_v2_64(void *handle, unsigned int uplo, unsigned int trans, unsigned int diag, long n, void *AP, void *x, long incx)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cublasStpsv_v2_64], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, unsigned int, unsigned int, long, void *, void *, long))cutap_fn)(handle, uplo, trans, diag, n, AP, x, incx);
     uint64_t cutap_w[8] = {(uint64_t)(uintptr_t)handle, (uint64_t)uplo, (uint64_t)trans, (uint64_t)diag, (uint64_t)(int64_t)n, (uint64_t)(uintptr_t)AP, (uint64_t)(uintptr_t)x, (uint64_t)(int64_t)incx};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cublasStpsv_v2_64, cutap_w, thunk_cublasStpsv_v2_64);
 }
@@ -5946,11 +4533,8 @@ static uint64_t thunk_cublasStpttr(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, int, void *, void *, int))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (int)a[2], (void *)(uintptr_t)a[3], (void *)(uintptr_t)a[4], (int)a[5]);
 }
-CUTAP_EXPORT unsigned int cublasStpttr(void *handle, unsigned int uplo, int n, void *AP, void *A, int lda)
+CUTAP_SLOW unsigned int cutap_slow_cublasStpttr(void *handle, unsigned int uplo, int n, void *AP, void *A, int lda)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cublasStpttr], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, int, void *, void *, int))cutap_fn)(handle, uplo, n, AP, A, lda);
     uint64_t cutap_w[6] = {(uint64_t)(uintptr_t)handle, (uint64_t)uplo, (uint64_t)(int64_t)n, (uint64_t)(uintptr_t)AP, (uint64_t)(uintptr_t)A, (uint64_t)(int64_t)lda};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cublasStpttr, cutap_w, thunk_cublasStpttr);
 }
@@ -5958,10 +4542,8 @@ static uint64_t thunk_cublasStrmm(void *fn, uint64_t *a)
 {
     return (((void (*)(char, char, char, char, int, int, float, void *, int, void *, int))fn)((char)a[0], (char)a[1], (char)a[2], (char)a[3], (int)a[4], (int)a[5], cutap_w2f(a[6]), (void *)(uintptr_t)a[7], (int)a[8], (void *)(uintptr_t)a[9], (int)a[10]), (uint64_t)0);
 }
-CUTAP_EXPORT void cublasStrmm(char side, char uplo, char transa, char diag, int m, int n, float alpha, void *A, int lda, void *B, int ldb)
+CUTAP_SLOW void cutap_slow_cublasStrmm(char side, char uplo, char transa, char diag, int m, int n, float alpha, void *A, int lda, void *B, int ldb)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cublasStrmm], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn)) { ((void (*)(char, char, char, char, int, int, float, void *, int, void *, int))cutap_fn)(side, uplo, transa, diag, m, n, alpha, A, lda, B, ldb); return; }
     uint64_t cutap_w[11] = {(uint64_t)(int64_t)side, (uint64_t)(int64_t)uplo, (uint64_t)(int64_t)transa, (uint64_t)(int64_t)diag, (uint64_t)(int64_t)m, (uint64_t)(int64_t)n, cutap_f2w(alpha), (uint64_t)(uintptr_t)A, (uint64_t)(int64_t)lda, (uint64_t)(uintptr_t)B, (uint64_t)(int64_t)ldb};
     (void)cutap_dispatch(CUTAP_ID_cublasStrmm, cutap_w, thunk_cublasStrmm);
 }
@@ -5969,11 +4551,8 @@ static uint64_t thunk_cublasStrmm_v2(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, unsigned int, unsigned int, unsigned int, int, int, void *, void *, int, void *, int, void *, int))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (unsigned int)a[2], (unsigned int)a[3], (unsigned int)a[4], (int)a[5], (int)a[6], (void *)(uintptr_t)a[7], (void *)(uintptr_t)a[8], (int)a[9], (void *)(uintptr_t)a[10], (int)a[11], (void *)(uintptr_t)a[12], (int)a[13]);
 }
-CUTAP_EXPORT unsigned int cublasStrmm_v2(void *handle, unsigned int side, unsigned int uplo, unsigned int trans, unsigned int diag, int m, int n, void *alpha, void *A, int lda, void *B, int ldb, void *C, int ldc)
+CUTAP_SLOW unsigned int cutap_slow_cublasStrmm_v2(void *handle, unsigned int side, unsigned int uplo, unsigned int trans, unsigned int diag, int m, int n, void *alpha, void *A, int lda, void *B, int ldb, void *C, int ldc)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cublasStrmm_v2], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, unsigned int, unsigned int, unsigned int, int, int, void *, void *, int, void *, int, void *, int))cutap_fn)(handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb, C, ldc);
     uint64_t cutap_w[14] = {(uint64_t)(uintptr_t)handle, (uint64_t)side, (uint64_t)uplo, (uint64_t)trans, (uint64_t)diag, (uint64_t)(int64_t)m, (uint64_t)(int64_t)n, (uint64_t)(uintptr_t)alpha, (uint64_t)(uintptr_t)A, (uint64_t)(int64_t)lda, (uint64_t)(uintptr_t)B, (uint64_t)(int64_t)ldb, (uint64_t)(uintptr_t)C, (uint64_t)(int64_t)ldc};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cublasStrmm_v2, cutap_w, thunk_cublasStrmm_v2);
 }
@@ -5981,11 +4560,8 @@ static uint64_t thunk_cublasStrmm_v2_64(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, unsigned int, unsigned int, unsigned int, long, long, void *, void *, long, void *, long, void *, long))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (unsigned int)a[2], (unsigned int)a[3], (unsigned int)a[4], (long)a[5], (long)a[6], (void *)(uintptr_t)a[7], (void *)(uintptr_t)a[8], (long)a[9], (void *)(uintptr_t)a[10], (long)a[11], (void *)(uintptr_t)a[12], (long)a[13]);
 }
-CUTAP_EXPORT unsigned int cublasStrmm_v2_64(void *handle, unsigned int side, unsigned int uplo, unsigned int trans, unsigned int diag, long m, long n, void *alpha, void *A, long lda, void *B, long ldb, void *C, long ldc)
+CUTAP_SLOW unsigned int cutap_slow_cublasStrmm_v2_64(void *handle, unsigned int side, unsigned int uplo, unsigned int trans, unsigned int diag, long m, long n, void *alpha, void *A, long lda, void *B, long ldb, void *C, long ldc)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cublasStrmm_v2_64], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, unsigned int, unsigned int, unsigned int, long, long, void *, void *, long, void *, long, void *, long))cutap_fn)(handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb, C, ldc);
     uint64_t cutap_w[14] = {(uint64_t)(uintptr_t)handle, (uint64_t)side, (uint64_t)uplo, (uint64_t)trans, (uint64_t)diag, (uint64_t)(int64_t)m, (uint64_t)(int64_t)n, (uint64_t)(uintptr_t)alpha, (uint64_t)(uintptr_t)A, (uint64_t)(int64_t)lda, (uint64_t)(uintptr_t)B, (uint64_t)(int64_t)ldb, (uint64_t)(uintptr_t)C, (uint64_t)(int64_t)ldc};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cublasStrmm_v2_64, cutap_w, thunk_cublasStrmm_v2_64);
 }
@@ -5993,10 +4569,8 @@ static uint64_t thunk_cublasStrmv(void *fn, uint64_t *a)
 {
     return (((void (*)(char, char, char, int, void *, int, void *, int))fn)((char)a[0], (char)a[1], (char)a[2], (int)a[3], (void *)(uintptr_t)a[4], (int)a[5], (void *)(uintptr_t)a[6], (int)a[7]), (uint64_t)0);
 }
-CUTAP_EXPORT void cublasStrmv(char uplo, char trans, char diag, int n, void *A, int lda, void *x, int incx)
+CUTAP_SLOW void cutap_slow_cublasStrmv(char uplo, char trans, char diag, int n, void *A, int lda, void *x, int incx)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cublasStrmv], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn)) { ((void (*)(char, char, char, int, void *, int, void *, int))cutap_fn)(uplo, trans, diag, n, A, lda, x, incx); return; }
     uint64_t cutap_w[8] = {(uint64_t)(int64_t)uplo, (uint64_t)(int64_t)trans, (uint64_t)(int64_t)diag, (uint64_t)(int64_t)n, (uint64_t)(uintptr_t)A, (uint64_t)(int64_t)lda, (uint64_t)(uintptr_t)x, (uint64_t)(int64_t)incx};
     (void)cutap_dispatch(CUTAP_ID_cublasStrmv, cutap_w, thunk_cublasStrmv);
 }
@@ -6004,11 +4578,8 @@ static uint64_t thunk_cublasStrmv_v2(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, unsigned int, unsigned int, int, void *, int, void *, int))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (unsigned int)a[2], (unsigned int)a[3], (int)a[4], (void *)(uintptr_t)a[5], (int)a[6], (void *)(uintptr_t)a[7], (int)a[8]);
 }
-CUTAP_EXPORT unsigned int cublasStrmv_v2(void *handle, unsigned int uplo, unsigned int trans, unsigned int diag, int n, void *A, int lda, void *x, int incx)
+CUTAP_SLOW unsigned int cutap_slow_cublasStrmv_v2(void *handle, unsigned int uplo, unsigned int trans, unsigned int diag, int n, void *A, int lda, void *x, int incx)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cublasStrmv_v2], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, unsigned int, unsigned int, int, void *, int, void *, int))cutap_fn)(handle, uplo, trans, diag, n, A, lda, x, incx);
     uint64_t cutap_w[9] = {(uint64_t)(uintptr_t)handle, (uint64_t)uplo, (uint64_t)trans, (uint64_t)diag, (uint64_t)(int64_t)n, (uint64_t)(uintptr_t)A, (uint64_t)(int64_t)lda, (uint64_t)(uintptr_t)x, (uint64_t)(int64_t)incx};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cublasStrmv_v2, cutap_w, thunk_cublasStrmv_v2);
 }
@@ -6016,11 +4587,8 @@ static uint64_t thunk_cublasStrmv_v2_64(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, unsigned int, unsigned int, long, void *, long, void *, long))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (unsigned int)a[2], (unsigned int)a[3], (long)a[4], (void *)(uintptr_t)a[5], (long)a[6], (void *)(uintptr_t)a[7], (long)a[8]);
 }
-CUTAP_EXPORT unsigned int cublasStrmv_v2_64(void *handle, unsigned int uplo, unsigned int trans, unsigned int diag, long n, void *A, long lda, void *x, long incx)
+CUTAP_SLOW unsigned int cutap_slow_cublasStrmv_v2_64(void *handle, unsigned int uplo, unsigned int trans, unsigned int diag, long n, void *A, long lda, void *x, long incx)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cublasStrmv_v2_64], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, unsigned int, unsigned int, long, void *, long, void *, long))cutap_fn)(handle, uplo, trans, diag, n, A, lda, x, incx);
     uint64_t cutap_w[9] = {(uint64_t)(uintptr_t)handle, (uint64_t)uplo, (uint64_t)trans, (uint64_t)diag, (uint64_t)(int64_t)n, (uint64_t)(uintptr_t)A, (uint64_t)(int64_t)lda, (uint64_t)(uintptr_t)x, (uint64_t)(int64_t)incx};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cublasStrmv_v2_64, cutap_w, thunk_cublasStrmv_v2_64);
 }
@@ -6028,10 +4596,8 @@ static uint64_t thunk_cublasStrsm(void *fn, uint64_t *a)
 {
     return (((void (*)(char, char, char, char, int, int, float, void *, int, void *, int))fn)((char)a[0], (char)a[1], (char)a[2], (char)a[3], (int)a[4], (int)a[5], cutap_w2f(a[6]), (void *)(uintptr_t)a[7], (int)a[8], (void *)(uintptr_t)a[9], (int)a[10]), (uint64_t)0);
 }
-CUTAP_EXPORT void cublasStrsm(char side, char uplo, char transa, char diag, int m, int n, float alpha, void *A, int lda, void *B, int ldb)
+CUTAP_SLOW void cutap_slow_cublasStrsm(char side, char uplo, char transa, char diag, int m, int n, float alpha, void *A, int lda, void *B, int ldb)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cublasStrsm], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn)) { ((void (*)(char, char, char, char, int, int, float, void *, int, void *, int))cutap_fn)(side, uplo, transa, diag, m, n, alpha, A, lda, B, ldb); return; }
     uint64_t cutap_w[11] = {(uint64_t)(int64_t)side, (uint64_t)(int64_t)uplo, (uint64_t)(int64_t)transa, (uint64_t)(int64_t)diag, (uint64_t)(int64_t)m, (uint64_t)(int64_t)n, cutap_f2w(alpha), (uint64_t)(uintptr_t)A, (uint64_t)(int64_t)lda, (uint64_t)(uintptr_t)B, (uint64_t)(int64_t)ldb};
     (void)cutap_dispatch(CUTAP_ID_cublasStrsm, cutap_w, thunk_cublasStrsm);
 }
@@ -6039,11 +4605,8 @@ static uint64_t thunk_cublasStrsmBatched(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, unsigned int, unsigned int, unsigned int, int, int, void *, void *, int, void *, int, int))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (unsigned int)a[2], (unsigned int)a[3], (unsigned int)a[4], (int)a[5], (int)a[6], (void *)(uintptr_t)a[7], (void *)(uintptr_t)a[8], (int)a[9], (void *)(uintptr_t)a[10], (int)a[11], (int)a[12]);
 }
-CUTAP_EXPORT unsigned int cublasStrsmBatched(void *handle, unsigned int side, unsigned int uplo, unsigned int trans, unsigned int diag, int m, int n, void *alpha, void *A, int lda, void *B, int ldb, int batchCount)
+CUTAP_SLOW unsigned int cutap_slow_cublasStrsmBatched(void *handle, unsigned int side, unsigned int uplo, unsigned int trans, unsigned int diag, int m, int n, void *alpha, void *A, int lda, void *B, int ldb, int batchCount)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cublasStrsmBatched], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, unsigned int, unsigned int, unsigned int, int, int, void *, void *, int, void *, int, int))cutap_fn)(handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb, batchCount);
     uint64_t cutap_w[13] = {(uint64_t)(uintptr_t)handle, (uint64_t)side, (uint64_t)uplo, (uint64_t)trans, (uint64_t)diag, (uint64_t)(int64_t)m, (uint64_t)(int64_t)n, (uint64_t)(uintptr_t)alpha, (uint64_t)(uintptr_t)A, (uint64_t)(int64_t)lda, (uint64_t)(uintptr_t)B, (uint64_t)(int64_t)ldb, (uint64_t)(int64_t)batchCount};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cublasStrsmBatched, cutap_w, thunk_cublasStrsmBatched);
 }
@@ -6051,11 +4614,8 @@ static uint64_t thunk_cublasStrsmBatched_64(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, unsigned int, unsigned int, unsigned int, long, long, void *, void *, long, void *, long, long))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (unsigned int)a[2], (unsigned int)a[3], (unsigned int)a[4], (long)a[5], (long)a[6], (void *)(uintptr_t)a[7], (void *)(uintptr_t)a[8], (long)a[9], (void *)(uintptr_t)a[10], (long)a[11], (long)a[12]);
 }
-CUTAP_EXPORT unsigned int cublasStrsmBatched_64(void *handle, unsigned int side, unsigned int uplo, unsigned int trans, unsigned int diag, long m, long n, void *alpha, void *A, long lda, void *B, long ldb, long batchCount)
+CUTAP_SLOW unsigned int cutap_slow_cublasStrsmBatched_64(void *handle, unsigned int side, unsigned int uplo, unsigned int trans, unsigned int diag, long m, long n, void *alpha, void *A, long lda, void *B, long ldb, long batchCount)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cublasStrsmBatched_64], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, unsigned int, unsigned int, unsigned int, long, long, void *, void *, long, void *, long, long))cutap_fn)(handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb, batchCount);
     uint64_t cutap_w[13] = {(uint64_t)(uintptr_t)handle, (uint64_t)side, (uint64_t)uplo, (uint64_t)trans, (uint64_t)diag, (uint64_t)(int64_t)m, (uint64_t)(int64_t)n, (uint64_t)(uintptr_t)alpha, (uint64_t)(uintptr_t)A, (uint64_t)(int64_t)lda, (uint64_t)(uintptr_t)B, (uint64_t)(int64_t)ldb, (uint64_t)(int64_t)batchCount};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cublasStrsmBatched_64, cutap_w, thunk_cublasStrsmBatched_64);
 }
@@ -6063,11 +4623,8 @@ static uint64_t thunk_cublasStrsm_v2(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, unsigned int, unsigned int, unsigned int, int, int, void *, void *, int, void *, int))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (unsigned int)a[2], (unsigned int)a[3], (unsigned int)a[4], (int)a[5], (int)a[6], (void *)(uintptr_t)a[7], (void *)(uintptr_t)a[8], (int)a[9], (void *)(uintptr_t)a[10], (int)a[11]);
 }
-CUTAP_EXPORT unsigned int cublasStrsm_v2(void *handle, unsigned int side, unsigned int uplo, unsigned int trans, unsigned int diag, int m, int n, void *alpha, void *A, int lda, void *B, int ldb)
+CUTAP_SLOW unsigned int cutap_slow_cublasStrsm_v2(void *handle, unsigned int side, unsigned int uplo, unsigned int trans, unsigned int diag, int m, int n, void *alpha, void *A, int lda, void *B, int ldb)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cublasStrsm_v2], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, unsigned int, unsigned int, unsigned int, int, int, void *, void *, int, void *, int))cutap_fn)(handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb);
     uint64_t cutap_w[12] = {(uint64_t)(uintptr_t)handle, (uint64_t)side, (uint64_t)uplo, (uint64_t)trans, (uint64_t)diag, (uint64_t)(int64_t)m, (uint64_t)(int64_t)n, (uint64_t)(uintptr_t)alpha, (uint64_t)(uintptr_t)A, (uint64_t)(int64_t)lda, (uint64_t)(uintptr_t)B, (uint64_t)(int64_t)ldb};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cublasStrsm_v2, cutap_w, thunk_cublasStrsm_v2);
 }
@@ -6075,11 +4632,8 @@ static uint64_t thunk_cublasStrsm_v2_64(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, unsigned int, unsigned int, unsigned int, long, long, void *, void *, long, void *, long))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (unsigned int)a[2], (unsigned int)a[3], (unsigned int)a[4], (long)a[5], (long)a[6], (void *)(uintptr_t)a[7], (void *)(uintptr_t)a[8], (long)a[9], (void *)(uintptr_t)a[10], (long)a[11]);
 }
-CUTAP_EXPORT unsigned int cublasStrsm_v2_64(void *handle, unsigned int side, unsigned int uplo, unsigned int trans, unsigned int diag, long m, long n, void *alpha, void *A, long lda, void *B, long ldb)
+CUTAP_SLOW unsigned int cutap_slow_cublasStrsm_v2_64(void *handle, unsigned int side, unsigned int uplo, unsigned int trans, unsigned int diag, long m, long n, void *alpha, void *A, long lda, void *B, long ldb)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cublasStrsm_v2_64], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, unsigned int, unsigned int, unsigned int, long, long, void *, void *, long, void *, long))cutap_fn)(handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb);
     uint64_t cutap_w[12] = {(uint64_t)(uintptr_t)handle, (uint64_t)side, (uint64_t)uplo, (uint64_t)trans, (uint64_t)diag, (uint64_t)(int64_t)m, (uint64_t)(int64_t)n, (uint64_t)(uintptr_t)alpha, (uint64_t)(uintptr_t)A, (uint64_t)(int64_t)lda, (uint64_t)(uintptr_t)B, (uint64_t)(int64_t)ldb};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cublasStrsm_v2_64, cutap_w, thunk_cublasStrsm_v2_64);
 }
@@ -6087,10 +4641,8 @@ static uint64_t thunk_cublasStrsv(void *fn, uint64_t *a)
 {
     return (((void (*)(char, char, char, int, void *, int, void *, int))fn)((char)a[0], (char)a[1], (char)a[2], (int)a[3], (void *)(uintptr_t)a[4], (int)a[5], (void *)(uintptr_t)a[6], (int)a[7]), (uint64_t)0);
 }
-CUTAP_EXPORT void cublasStrsv(char uplo, char trans, char diag, int n, void *A, int lda, void *x, int incx)
+CUTAP_SLOW void cutap_slow_cublasStrsv(char uplo, char trans, char diag, int n, void *A, int lda, void *x, int incx)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cublasStrsv], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn)) { ((void (*)(char, char, char, int, void *, int, void *, int))cutap_fn)(uplo, trans, diag, n, A, lda, x, incx); return; }
     uint64_t cutap_w[8] = {(uint64_t)(int64_t)uplo, (uint64_t)(int64_t)trans, (uint64_t)(int64_t)diag, (uint64_t)(int64_t)n, (uint64_t)(uintptr_t)A, (uint64_t)(int64_t)lda, (uint64_t)(uintptr_t)x, (uint64_t)(int64_t)incx};
     (void)cutap_dispatch(CUTAP_ID_cublasStrsv, cutap_w, thunk_cublasStrsv);
 }
@@ -6098,11 +4650,8 @@ static uint64_t thunk_cublasStrsv_v2(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, unsigned int, unsigned int, int, void *, int, void *, int))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (unsigned int)a[2], (unsigned int)a[3], (int)a[4], (void *)(uintptr_t)a[5], (int)a[6], (void *)(uintptr_t)a[7], (int)a[8]);
 }
-CUTAP_EXPORT unsigned int cublasStrsv_v2(void *handle, unsigned int uplo, unsigned int trans, unsigned int diag, int n, void *A, int lda, void *x, int incx)
+CUTAP_SLOW unsigned int cutap_slow_cublasStrsv_v2(void *handle, unsigned int uplo, unsigned int trans, unsigned int diag, int n, void *A, int lda, void *x, int incx)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cublasStrsv_v2], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, unsigned int, unsigned int, int, void *, int, void *, int))cutap_fn)(handle, uplo, trans, diag, n, A, lda, x, incx);
     uint64_t cutap_w[9] = {(uint64_t)(uintptr_t)handle, (uint64_t)uplo, (uint64_t)trans, (uint64_t)diag, (uint64_t)(int64_t)n, (uint64_t)(uintptr_t)A, (uint64_t)(int64_t)lda, (uint64_t)(uintptr_t)x, (uint64_t)(int64_t)incx};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cublasStrsv_v2, cutap_w, thunk_cublasStrsv_v2);
 }
@@ -6110,11 +4659,8 @@ static uint64_t thunk_cublasStrsv_v2_64(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, unsigned int, unsigned int, long, void *, long, void *, long))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (unsigned int)a[2], (unsigned int)a[3], (long)a[4], (void *)(uintptr_t)a[5], (long)a[6], (void *)(uintptr_t)a[7], (long)a[8]);
 }
-CUTAP_EXPORT unsigned int cublasStrsv_v2_64(void *handle, unsigned int uplo, unsigned int trans, unsigned int diag, long n, void *A, long lda, void *x, long incx)
+CUTAP_SLOW unsigned int cutap_slow_cublasStrsv_v2_64(void *handle, unsigned int uplo, unsigned int trans, unsigned int diag, long n, void *A, long lda, void *x, long incx)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cublasStrsv_v2_64], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, unsigned int, unsigned int, long, void *, long, void *, long))cutap_fn)(handle, uplo, trans, diag, n, A, lda, x, incx);
     uint64_t cutap_w[9] = {(uint64_t)(uintptr_t)handle, (uint64_t)uplo, (uint64_t)trans, (uint64_t)diag, (uint64_t)(int64_t)n, (uint64_t)(uintptr_t)A, (uint64_t)(int64_t)lda, (uint64_t)(uintptr_t)x, (uint64_t)(int64_t)incx};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cublasStrsv_v2_64, cutap_w, thunk_cublasStrsv_v2_64);
 }
@@ -6122,11 +4668,8 @@ static uint64_t thunk_cublasStrttp(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, int, void *, int, void *))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (int)a[2], (void *)(uintptr_t)a[3], (int)a[4], (void *)(uintptr_t)a[5]);
 }
-CUTAP_EXPORT unsigned int cublasStrttp(void *handle, unsigned int uplo, int n, void *A, int lda, void *AP)
+CUTAP_SLOW unsigned int cutap_slow_cublasStrttp(void *handle, unsigned int uplo, int n, void *A, int lda, void *AP)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cublasStrttp], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, int, void *, int, void *))cutap_fn)(handle, uplo, n, A, lda, AP);
     uint64_t cutap_w[6] = {(uint64_t)(uintptr_t)handle, (uint64_t)uplo, (uint64_t)(int64_t)n, (uint64_t)(uintptr_t)A, (uint64_t)(int64_t)lda, (uint64_t)(uintptr_t)AP};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cublasStrttp, cutap_w, thunk_cublasStrttp);
 }
@@ -6134,11 +4677,8 @@ static uint64_t thunk_cublasSwapEx(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, int, void *, unsigned int, int, void *, unsigned int, int))fn)((void *)(uintptr_t)a[0], (int)a[1], (void *)(uintptr_t)a[2], (unsigned int)a[3], (int)a[4], (void *)(uintptr_t)a[5], (unsigned int)a[6], (int)a[7]);
 }
-CUTAP_EXPORT unsigned int cublasSwapEx(void *handle, int n, void *x, unsigned int xType, int incx, void *y, unsigned int yType, int incy)
+CUTAP_SLOW unsigned int cutap_slow_cublasSwapEx(void *handle, int n, void *x, unsigned int xType, int incx, void *y, unsigned int yType, int incy)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cublasSwapEx], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, int, void *, unsigned int, int, void *, unsigned int, int))cutap_fn)(handle, n, x, xType, incx, y, yType, incy);
     uint64_t cutap_w[8] = {(uint64_t)(uintptr_t)handle, (uint64_t)(int64_t)n, (uint64_t)(uintptr_t)x, (uint64_t)xType, (uint64_t)(int64_t)incx, (uint64_t)(uintptr_t)y, (uint64_t)yType, (uint64_t)(int64_t)incy};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cublasSwapEx, cutap_w, thunk_cublasSwapEx);
 }
@@ -6146,11 +4686,8 @@ static uint64_t thunk_cublasSwapEx_64(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, long, void *, unsigned int, long, void *, unsigned int, long))fn)((void *)(uintptr_t)a[0], (long)a[1], (void *)(uintptr_t)a[2], (unsigned int)a[3], (long)a[4], (void *)(uintptr_t)a[5], (unsigned int)a[6], (long)a[7]);
 }
-CUTAP_EXPORT unsigned int cublasSwapEx_64(void *handle, long n, void *x, unsigned int xType, long incx, void *y, unsigned int yType, long incy)
+CUTAP_SLOW unsigned int cutap_slow_cublasSwapEx_64(void *handle, long n, void *x, unsigned int xType, long incx, void *y, unsigned int yType, long incy)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cublasSwapEx_64], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, long, void *, unsigned int, long, void *, unsigned int, long))cutap_fn)(handle, n, x, xType, incx, y, yType, incy);
     uint64_t cutap_w[8] = {(uint64_t)(uintptr_t)handle, (uint64_t)(int64_t)n, (uint64_t)(uintptr_t)x, (uint64_t)xType, (uint64_t)(int64_t)incx, (uint64_t)(uintptr_t)y, (uint64_t)yType, (uint64_t)(int64_t)incy};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cublasSwapEx_64, cutap_w, thunk_cublasSwapEx_64);
 }
@@ -6158,11 +4695,8 @@ static uint64_t thunk_cublasUint8gemmBias(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, unsigned int, unsigned int, int, int, int, void *, int, int, void *, int, int, void *, int, int, int, int))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (unsigned int)a[2], (unsigned int)a[3], (int)a[4], (int)a[5], (int)a[6], (void *)(uintptr_t)a[7], (int)a[8], (int)a[9], (void *)(uintptr_t)a[10], (int)a[11], (int)a[12], (void *)(uintptr_t)a[13], (int)a[14], (int)a[15], (int)a[16], (int)a[17]);
 }
-CUTAP_EXPORT unsigned int cublasUint8gemmBias(void *handle, unsigned int transa, unsigned int transb, unsigned int transc, int m, int n, int k, void *A, int A_bias, int lda, void *B, int B_bias, int ldb, void *C, int C_bias, int ldc, int C_mult, int C_shift)
+CUTAP_SLOW unsigned int cutap_slow_cublasUint8gemmBias(void *handle, unsigned int transa, unsigned int transb, unsigned int transc, int m, int n, int k, void *A, int A_bias, int lda, void *B, int B_bias, int ldb, void *C, int C_bias, int ldc, int C_mult, int C_shift)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cublasUint8gemmBias], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, unsigned int, unsigned int, int, int, int, void *, int, int, void *, int, int, void *, int, int, int, int))cutap_fn)(handle, transa, transb, transc, m, n, k, A, A_bias, lda, B, B_bias, ldb, C, C_bias, ldc, C_mult, C_shift);
     uint64_t cutap_w[18] = {(uint64_t)(uintptr_t)handle, (uint64_t)transa, (uint64_t)transb, (uint64_t)transc, (uint64_t)(int64_t)m, (uint64_t)(int64_t)n, (uint64_t)(int64_t)k, (uint64_t)(uintptr_t)A, (uint64_t)(int64_t)A_bias, (uint64_t)(int64_t)lda, (uint64_t)(uintptr_t)B, (uint64_t)(int64_t)B_bias, (uint64_t)(int64_t)ldb, (uint64_t)(uintptr_t)C, (uint64_t)(int64_t)C_bias, (uint64_t)(int64_t)ldc, (uint64_t)(int64_t)C_mult, (uint64_t)(int64_t)C_shift};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cublasUint8gemmBias, cutap_w, thunk_cublasUint8gemmBias);
 }
@@ -6170,10 +4704,8 @@ static uint64_t thunk_cublasXerbla(void *fn, uint64_t *a)
 {
     return (((void (*)(void *, int))fn)((void *)(uintptr_t)a[0], (int)a[1]), (uint64_t)0);
 }
-CUTAP_EXPORT void cublasXerbla(void *srName, int info)
+CUTAP_SLOW void cutap_slow_cublasXerbla(void *srName, int info)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cublasXerbla], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn)) { ((void (*)(void *, int))cutap_fn)(srName, info); return; }
     uint64_t cutap_w[2] = {(uint64_t)(uintptr_t)srName, (uint64_t)(int64_t)info};
     (void)cutap_dispatch(CUTAP_ID_cublasXerbla, cutap_w, thunk_cublasXerbla);
 }
@@ -6181,11 +4713,8 @@ static uint64_t thunk_cublasXtCgemm(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, unsigned int, unsigned long, unsigned long, unsigned long, void *, void *, unsigned long, void *, unsigned long, void *, void *, unsigned long))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (unsigned int)a[2], (unsigned long)a[3], (unsigned long)a[4], (unsigned long)a[5], (void *)(uintptr_t)a[6], (void *)(uintptr_t)a[7], (unsigned long)a[8], (void *)(uintptr_t)a[9], (unsigned long)a[10], (void *)(uintptr_t)a[11], (void *)(uintptr_t)a[12], (unsigned long)a[13]);
 }
-CUTAP_EXPORT unsigned int cublasXtCgemm(void *handle, unsigned int transa, unsigned int transb, unsigned long m, unsigned long n, unsigned long k, void *alpha, void *A, unsigned long lda, void *B, unsigned long ldb, void *beta, void *C, unsigned long ldc)
+CUTAP_SLOW unsigned int cutap_slow_cublasXtCgemm(void *handle, unsigned int transa, unsigned int transb, unsigned long m, unsigned long n, unsigned long k, void *alpha, void *A, unsigned long lda, void *B, unsigned long ldb, void *beta, void *C, unsigned long ldc)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cublasXtCgemm], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, unsigned int, unsigned long, unsigned long, unsigned long, void *, void *, unsigned long, void *, unsigned long, void *, void *, unsigned long))cutap_fn)(handle, transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
     uint64_t cutap_w[14] = {(uint64_t)(uintptr_t)handle, (uint64_t)transa, (uint64_t)transb, (uint64_t)m, (uint64_t)n, (uint64_t)k, (uint64_t)(uintptr_t)alpha, (uint64_t)(uintptr_t)A, (uint64_t)lda, (uint64_t)(uintptr_t)B, (uint64_t)ldb, (uint64_t)(uintptr_t)beta, (uint64_t)(uintptr_t)C, (uint64_t)ldc};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cublasXtCgemm, cutap_w, thunk_cublasXtCgemm);
 }
@@ -6193,11 +4722,8 @@ static uint64_t thunk_cublasXtChemm(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, unsigned int, unsigned long, unsigned long, void *, void *, unsigned long, void *, unsigned long, void *, void *, unsigned long))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (unsigned int)a[2], (unsigned long)a[3], (unsigned long)a[4], (void *)(uintptr_t)a[5], (void *)(uintptr_t)a[6], (unsigned long)a[7], (void *)(uintptr_t)a[8], (unsigned long)a[9], (void *)(uintptr_t)a[10], (void *)(uintptr_t)a[11], (unsigned long)a[12]);
 }
-CUTAP_EXPORT unsigned int cublasXtChemm(void *handle, unsigned int side, unsigned int uplo, unsigned long m, unsigned long n, void *alpha, void *A, unsigned long lda, void *B, unsigned long ldb, void *beta, void *C, unsigned long ldc)
+CUTAP_SLOW unsigned int cutap_slow_cublasXtChemm(void *handle, unsigned int side, unsigned int uplo, unsigned long m, unsigned long n, void *alpha, void *A, unsigned long lda, void *B, unsigned long ldb, void *beta, void *C, unsigned long ldc)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cublasXtChemm], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, unsigned int, unsigned long, unsigned long, void *, void *, unsigned long, void *, unsigned long, void *, void *, unsigned long))cutap_fn)(handle, side, uplo, m, n, alpha, A, lda, B, ldb, beta, C, ldc);
     uint64_t cutap_w[13] = {(uint64_t)(uintptr_t)handle, (uint64_t)side, (uint64_t)uplo, (uint64_t)m, (uint64_t)n, (uint64_t)(uintptr_t)alpha, (uint64_t)(uintptr_t)A, (uint64_t)lda, (uint64_t)(uintptr_t)B, (uint64_t)ldb, (uint64_t)(uintptr_t)beta, (uint64_t)(uintptr_t)C, (uint64_t)ldc};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cublasXtChemm, cutap_w, thunk_cublasXtChemm);
 }
@@ -6205,11 +4731,8 @@ static uint64_t thunk_cublasXtCher2k(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, unsigned int, unsigned long, unsigned long, void *, void *, unsigned long, void *, unsigned long, void *, void *, unsigned long))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (unsigned int)a[2], (unsigned long)a[3], (unsigned long)a[4], (void *)(uintptr_t)a[5], (void *)(uintptr_t)a[6], (unsigned long)a[7], (void *)(uintptr_t)a[8], (unsigned long)a[9], (void *)(uintptr_t)a[10], (void *)(uintptr_t)a[11], (unsigned long)a[12]);
 }
-CUTAP_EXPORT unsigned int cublasXtCher2k(void *handle, unsigned int uplo, unsigned int trans, unsigned long n, unsigned long k, void *alpha, void *A, unsigned long lda, void *B, unsigned long ldb, void *beta, void *C, unsigned long ldc)
+CUTAP_SLOW unsigned int cutap_slow_cublasXtCher2k(void *handle, unsigned int uplo, unsigned int trans, unsigned long n, unsigned long k, void *alpha, void *A, unsigned long lda, void *B, unsigned long ldb, void *beta, void *C, unsigned long ldc)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cublasXtCher2k], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, unsigned int, unsigned long, unsigned long, void *, void *, unsigned long, void *, unsigned long, void *, void *, unsigned long))cutap_fn)(handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
     uint64_t cutap_w[13] = {(uint64_t)(uintptr_t)handle, (uint64_t)uplo, (uint64_t)trans, (uint64_t)n, (uint64_t)k, (uint64_t)(uintptr_t)alpha, (uint64_t)(uintptr_t)A, (uint64_t)lda, (uint64_t)(uintptr_t)B, (uint64_t)ldb, (uint64_t)(uintptr_t)beta, (uint64_t)(uintptr_t)C, (uint64_t)ldc};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cublasXtCher2k, cutap_w, thunk_cublasXtCher2k);
 }
@@ -6217,11 +4740,8 @@ static uint64_t thunk_cublasXtCherk(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, unsigned int, unsigned long, unsigned long, void *, void *, unsigned long, void *, void *, unsigned long))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (unsigned int)a[2], (unsigned long)a[3], (unsigned long)a[4], (void *)(uintptr_t)a[5], (void *)(uintptr_t)a[6], (unsigned long)a[7], (void *)(uintptr_t)a[8], (void *)(uintptr_t)a[9], (unsigned long)a[10]);
 }
-CUTAP_EXPORT unsigned int cublasXtCherk(void *handle, unsigned int uplo, unsigned int trans, unsigned long n, unsigned long k, void *alpha, void *A, unsigned long lda, void *beta, void *C, unsigned long ldc)
+CUTAP_SLOW unsigned int cutap_slow_cublasXtCherk(void *handle, unsigned int uplo, unsigned int trans, unsigned long n, unsigned long k, void *alpha, void *A, unsigned long lda, void *beta, void *C, unsigned long ldc)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cublasXtCherk], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, unsigned int, unsigned long, unsigned long, void *, void *, unsigned long, void *, void *, unsigned long))cutap_fn)(handle, uplo, trans, n, k, alpha, A, lda, beta, C, ldc);
     uint64_t cutap_w[11] = {(uint64_t)(uintptr_t)handle, (uint64_t)uplo, (uint64_t)trans, (uint64_t)n, (uint64_t)k, (uint64_t)(uintptr_t)alpha, (uint64_t)(uintptr_t)A, (uint64_t)lda, (uint64_t)(uintptr_t)beta, (uint64_t)(uintptr_t)C, (uint64_t)ldc};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cublasXtCherk, cutap_w, thunk_cublasXtCherk);
 }
@@ -6229,11 +4749,8 @@ static uint64_t thunk_cublasXtCherkx(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, unsigned int, unsigned long, unsigned long, void *, void *, unsigned long, void *, unsigned long, void *, void *, unsigned long))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (unsigned int)a[2], (unsigned long)a[3], (unsigned long)a[4], (void *)(uintptr_t)a[5], (void *)(uintptr_t)a[6], (unsigned long)a[7], (void *)(uintptr_t)a[8], (unsigned long)a[9], (void *)(uintptr_t)a[10], (void *)(uintptr_t)a[11], (unsigned long)a[12]);
 }
-CUTAP_EXPORT unsigned int cublasXtCherkx(void *handle, unsigned int uplo, unsigned int trans, unsigned long n, unsigned long k, void *alpha, void *A, unsigned long lda, void *B, unsigned long ldb, void *beta, void *C, unsigned long ldc)
+CUTAP_SLOW unsigned int cutap_slow_cublasXtCherkx(void *handle, unsigned int uplo, unsigned int trans, unsigned long n, unsigned long k, void *alpha, void *A, unsigned long lda, void *B, unsigned long ldb, void *beta, void *C, unsigned long ldc)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cublasXtCherkx], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, unsigned int, unsigned long, unsigned long, void *, void *, unsigned long, void *, unsigned long, void *, void *, unsigned long))cutap_fn)(handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
     uint64_t cutap_w[13] = {(uint64_t)(uintptr_t)handle, (uint64_t)uplo, (uint64_t)trans, (uint64_t)n, (uint64_t)k, (uint64_t)(uintptr_t)alpha, (uint64_t)(uintptr_t)A, (uint64_t)lda, (uint64_t)(uintptr_t)B, (uint64_t)ldb, (uint64_t)(uintptr_t)beta, (uint64_t)(uintptr_t)C, (uint64_t)ldc};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cublasXtCherkx, cutap_w, thunk_cublasXtCherkx);
 }
@@ -6241,11 +4758,8 @@ static uint64_t thunk_cublasXtCreate(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *))fn)((void *)(uintptr_t)a[0]);
 }
-CUTAP_EXPORT unsigned int cublasXtCreate(void *handle)
+CUTAP_SLOW unsigned int cutap_slow_cublasXtCreate(void *handle)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cublasXtCreate], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *))cutap_fn)(handle);
     uint64_t cutap_w[1] = {(uint64_t)(uintptr_t)handle};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cublasXtCreate, cutap_w, thunk_cublasXtCreate);
 }
@@ -6253,11 +4767,8 @@ static uint64_t thunk_cublasXtCspmm(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, unsigned int, unsigned long, unsigned long, void *, void *, void *, unsigned long, void *, void *, unsigned long))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (unsigned int)a[2], (unsigned long)a[3], (unsigned long)a[4], (void *)(uintptr_t)a[5], (void *)(uintptr_t)a[6], (void *)(uintptr_t)a[7], (unsigned long)a[8], (void *)(uintptr_t)a[9], (void *)(uintptr_t)a[10], (unsigned long)a[11]);
 }
-CUTAP_EXPORT unsigned int cublasXtCspmm(void *handle, unsigned int side, unsigned int uplo, unsigned long m, unsigned long n, void *alpha, void *AP, void *B, unsigned long ldb, void *beta, void *C, unsigned long ldc)
+CUTAP_SLOW unsigned int cutap_slow_cublasXtCspmm(void *handle, unsigned int side, unsigned int uplo, unsigned long m, unsigned long n, void *alpha, void *AP, void *B, unsigned long ldb, void *beta, void *C, unsigned long ldc)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cublasXtCspmm], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, unsigned int, unsigned long, unsigned long, void *, void *, void *, unsigned long, void *, void *, unsigned long))cutap_fn)(handle, side, uplo, m, n, alpha, AP, B, ldb, beta, C, ldc);
     uint64_t cutap_w[12] = {(uint64_t)(uintptr_t)handle, (uint64_t)side, (uint64_t)uplo, (uint64_t)m, (uint64_t)n, (uint64_t)(uintptr_t)alpha, (uint64_t)(uintptr_t)AP, (uint64_t)(uintptr_t)B, (uint64_t)ldb, (uint64_t)(uintptr_t)beta, (uint64_t)(uintptr_t)C, (uint64_t)ldc};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cublasXtCspmm, cutap_w, thunk_cublasXtCspmm);
 }
@@ -6265,11 +4776,8 @@ static uint64_t thunk_cublasXtCsymm(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, unsigned int, unsigned long, unsigned long, void *, void *, unsigned long, void *, unsigned long, void *, void *, unsigned long))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (unsigned int)a[2], (unsigned long)a[3], (unsigned long)a[4], (void *)(uintptr_t)a[5], (void *)(uintptr_t)a[6], (unsigned long)a[7], (void *)(uintptr_t)a[8], (unsigned long)a[9], (void *)(uintptr_t)a[10], (void *)(uintptr_t)a[11], (unsigned long)a[12]);
 }
-CUTAP_EXPORT unsigned int cublasXtCsymm(void *handle, unsigned int side, unsigned int uplo, unsigned long m, unsigned long n, void *alpha, void *A, unsigned long lda, void *B, unsigned long ldb, void *beta, void *C, unsigned long ldc)
+CUTAP_SLOW unsigned int cutap_slow_cublasXtCsymm(void *handle, unsigned int side, unsigned int uplo, unsigned long m, unsigned long n, void *alpha, void *A, unsigned long lda, void *B, unsigned long ldb, void *beta, void *C, unsigned long ldc)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cublasXtCsymm], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, unsigned int, unsigned long, unsigned long, void *, void *, unsigned long, void *, unsigned long, void *, void *, unsigned long))cutap_fn)(handle, side, uplo, m, n, alpha, A, lda, B, ldb, beta, C, ldc);
     uint64_t cutap_w[13] = {(uint64_t)(uintptr_t)handle, (uint64_t)side, (uint64_t)uplo, (uint64_t)m, (uint64_t)n, (uint64_t)(uintptr_t)alpha, (uint64_t)(uintptr_t)A, (uint64_t)lda, (uint64_t)(uintptr_t)B, (uint64_t)ldb, (uint64_t)(uintptr_t)beta, (uint64_t)(uintptr_t)C, (uint64_t)ldc};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cublasXtCsymm, cutap_w, thunk_cublasXtCsymm);
 }
@@ -6277,11 +4785,8 @@ static uint64_t thunk_cublasXtCsyr2k(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, unsigned int, unsigned long, unsigned long, void *, void *, unsigned long, void *, unsigned long, void *, void *, unsigned long))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (unsigned int)a[2], (unsigned long)a[3], (unsigned long)a[4], (void *)(uintptr_t)a[5], (void *)(uintptr_t)a[6], (unsigned long)a[7], (void *)(uintptr_t)a[8], (unsigned long)a[9], (void *)(uintptr_t)a[10], (void *)(uintptr_t)a[11], (unsigned long)a[12]);
 }
-CUTAP_EXPORT unsigned int cublasXtCsyr2k(void *handle, unsigned int uplo, unsigned int trans, unsigned long n, unsigned long k, void *alpha, void *A, unsigned long lda, void *B, unsigned long ldb, void *beta, void *C, unsigned long ldc)
+CUTAP_SLOW unsigned int cutap_slow_cublasXtCsyr2k(void *handle, unsigned int uplo, unsigned int trans, unsigned long n, unsigned long k, void *alpha, void *A, unsigned long lda, void *B, unsigned long ldb, void *beta, void *C, unsigned long ldc)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cublasXtCsyr2k], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, unsigned int, unsigned long, unsigned long, void *, void *, unsigned long, void *, unsigned long, void *, void *, unsigned long))cutap_fn)(handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
     uint64_t cutap_w[13] = {(uint64_t)(uintptr_t)handle, (uint64_t)uplo, (uint64_t)trans, (uint64_t)n, (uint64_t)k, (uint64_t)(uintptr_t)alpha, (uint64_t)(uintptr_t)A, (uint64_t)lda, (uint64_t)(uintptr_t)B, (uint64_t)ldb, (uint64_t)(uintptr_t)beta, (uint64_t)(uintptr_t)C, (uint64_t)ldc};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cublasXtCsyr2k, cutap_w, thunk_cublasXtCsyr2k);
 }
@@ -6289,11 +4794,8 @@ static uint64_t thunk_cublasXtCsyrk(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, unsigned int, unsigned long, unsigned long, void *, void *, unsigned long, void *, void *, unsigned long))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (unsigned int)a[2], (unsigned long)a[3], (unsigned long)a[4], (void *)(uintptr_t)a[5], (void *)(uintptr_t)a[6], (unsigned long)a[7], (void *)(uintptr_t)a[8], (void *)(uintptr_t)a[9], (unsigned long)a[10]);
 }
-CUTAP_EXPORT unsigned int cublasXtCsyrk(void *handle, unsigned int uplo, unsigned int trans, unsigned long n, unsigned long k, void *alpha, void *A, unsigned long lda, void *beta, void *C, unsigned long ldc)
+CUTAP_SLOW unsigned int cutap_slow_cublasXtCsyrk(void *handle, unsigned int uplo, unsigned int trans, unsigned long n, unsigned long k, void *alpha, void *A, unsigned long lda, void *beta, void *C, unsigned long ldc)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cublasXtCsyrk], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, unsigned int, unsigned long, unsigned long, void *, void *, unsigned long, void *, void *, unsigned long))cutap_fn)(handle, uplo, trans, n, k, alpha, A, lda, beta, C, ldc);
     uint64_t cutap_w[11] = {(uint64_t)(uintptr_t)handle, (uint64_t)uplo, (uint64_t)trans, (uint64_t)n, (uint64_t)k, (uint64_t)(uintptr_t)alpha, (uint64_t)(uintptr_t)A, (uint64_t)lda, (uint64_t)(uintptr_t)beta, (uint64_t)(uintptr_t)C, (uint64_t)ldc};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cublasXtCsyrk, cutap_w, thunk_cublasXtCsyrk);
 }
@@ -6301,11 +4803,8 @@ static uint64_t thunk_cublasXtCsyrkx(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, unsigned int, unsigned long, unsigned long, void *, void *, unsigned long, void *, unsigned long, void *, void *, unsigned long))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (unsigned int)a[2], (unsigned long)a[3], (unsigned long)a[4], (void *)(uintptr_t)a[5], (void *)(uintptr_t)a[6], (unsigned long)a[7], (void *)(uintptr_t)a[8], (unsigned long)a[9], (void *)(uintptr_t)a[10], (void *)(uintptr_t)a[11], (unsigned long)a[12]);
 }
-CUTAP_EXPORT unsigned int cublasXtCsyrkx(void *handle, unsigned int uplo, unsigned int trans, unsigned long n, unsigned long k, void *alpha, void *A, unsigned long lda, void *B, unsigned long ldb, void *beta, void *C, unsigned long ldc)
+CUTAP_SLOW unsigned int cutap_slow_cublasXtCsyrkx(void *handle, unsigned int uplo, unsigned int trans, unsigned long n, unsigned long k, void *alpha, void *A, unsigned long lda, void *B, unsigned long ldb, void *beta, void *C, unsigned long ldc)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cublasXtCsyrkx], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, unsigned int, unsigned long, unsigned long, void *, void *, unsigned long, void *, unsigned long, void *, void *, unsigned long))cutap_fn)(handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
     uint64_t cutap_w[13] = {(uint64_t)(uintptr_t)handle, (uint64_t)uplo, (uint64_t)trans, (uint64_t)n, (uint64_t)k, (uint64_t)(uintptr_t)alpha, (uint64_t)(uintptr_t)A, (uint64_t)lda, (uint64_t)(uintptr_t)B, (uint64_t)ldb, (uint64_t)(uintptr_t)beta, (uint64_t)(uintptr_t)C, (uint64_t)ldc};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cublasXtCsyrkx, cutap_w, thunk_cublasXtCsyrkx);
 }
@@ -6313,11 +4812,8 @@ static uint64_t thunk_cublasXtCtrmm(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, unsigned int, unsigned int, unsigned int, unsigned long, unsigned long, void *, void *, unsigned long, void *, unsigned long, void *, unsigned long))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (unsigned int)a[2], (unsigned int)a[3], (unsigned int)a[4], (unsigned long)a[5], (unsigned long)a[6], (void *)(uintptr_t)a[7], (void *)(uintptr_t)a[8], (unsigned long)a[9], (void *)(uintptr_t)a[10], (unsigned long)a[11], (void *)(uintptr_t)a[12], (unsigned long)a[13]);
 }
-CUTAP_EXPORT unsigned int cublasXtCtrmm(void *handle, unsigned int side, unsigned int uplo, unsigned int trans, unsigned int diag, unsigned long m, unsigned long n, void *alpha, void *A, unsigned long lda, void *B, unsigned long ldb, void *C, unsigned long ldc)
+CUTAP_SLOW unsigned int cutap_slow_cublasXtCtrmm(void *handle, unsigned int side, unsigned int uplo, unsigned int trans, unsigned int diag, unsigned long m, unsigned long n, void *alpha, void *A, unsigned long lda, void *B, unsigned long ldb, void *C, unsigned long ldc)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cublasXtCtrmm], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, unsigned int, unsigned int, unsigned int, unsigned long, unsigned long, void *, void *, unsigned long, void *, unsigned long, void *, unsigned long))cutap_fn)(handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb, C, ldc);
     uint64_t cutap_w[14] = {(uint64_t)(uintptr_t)handle, (uint64_t)side, (uint64_t)uplo, (uint64_t)trans, (uint64_t)diag, (uint64_t)m, (uint64_t)n, (uint64_t)(uintptr_t)alpha, (uint64_t)(uintptr_t)A, (uint64_t)lda, (uint64_t)(uintptr_t)B, (uint64_t)ldb, (uint64_t)(uintptr_t)C, (uint64_t)ldc};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cublasXtCtrmm, cutap_w, thunk_cublasXtCtrmm);
 }
@@ -6325,11 +4821,8 @@ static uint64_t thunk_cublasXtCtrsm(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, unsigned int, unsigned int, unsigned int, unsigned long, unsigned long, void *, void *, unsigned long, void *, unsigned long))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (unsigned int)a[2], (unsigned int)a[3], (unsigned int)a[4], (unsigned long)a[5], (unsigned long)a[6], (void *)(uintptr_t)a[7], (void *)(uintptr_t)a[8], (unsigned long)a[9], (void *)(uintptr_t)a[10], (unsigned long)a[11]);
 }
-CUTAP_EXPORT unsigned int cublasXtCtrsm(void *handle, unsigned int side, unsigned int uplo, unsigned int trans, unsigned int diag, unsigned long m, unsigned long n, void *alpha, void *A, unsigned long lda, void *B, unsigned long ldb)
+CUTAP_SLOW unsigned int cutap_slow_cublasXtCtrsm(void *handle, unsigned int side, unsigned int uplo, unsigned int trans, unsigned int diag, unsigned long m, unsigned long n, void *alpha, void *A, unsigned long lda, void *B, unsigned long ldb)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cublasXtCtrsm], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, unsigned int, unsigned int, unsigned int, unsigned long, unsigned long, void *, void *, unsigned long, void *, unsigned long))cutap_fn)(handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb);
     uint64_t cutap_w[12] = {(uint64_t)(uintptr_t)handle, (uint64_t)side, (uint64_t)uplo, (uint64_t)trans, (uint64_t)diag, (uint64_t)m, (uint64_t)n, (uint64_t)(uintptr_t)alpha, (uint64_t)(uintptr_t)A, (uint64_t)lda, (uint64_t)(uintptr_t)B, (uint64_t)ldb};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cublasXtCtrsm, cutap_w, thunk_cublasXtCtrsm);
 }
@@ -6337,11 +4830,8 @@ static uint64_t thunk_cublasXtDestroy(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *))fn)((void *)(uintptr_t)a[0]);
 }
-CUTAP_EXPORT unsigned int cublasXtDestroy(void *handle)
+CUTAP_SLOW unsigned int cutap_slow_cublasXtDestroy(void *handle)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cublasXtDestroy], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *))cutap_fn)(handle);
     uint64_t cutap_w[1] = {(uint64_t)(uintptr_t)handle};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cublasXtDestroy, cutap_w, thunk_cublasXtDestroy);
 }
@@ -6349,11 +4839,8 @@ static uint64_t thunk_cublasXtDeviceSelect(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, int, void *))fn)((void *)(uintptr_t)a[0], (int)a[1], (void *)(uintptr_t)a[2]);
 }
-CUTAP_EXPORT unsigned int cublasXtDeviceSelect(void *handle, int nbDevices, void *deviceId)
+CUTAP_SLOW unsigned int cutap_slow_cublasXtDeviceSelect(void *handle, int nbDevices, void *deviceId)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cublasXtDeviceSelect], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, int, void *))cutap_fn)(handle, nbDevices, deviceId);
     uint64_t cutap_w[3] = {(uint64_t)(uintptr_t)handle, (uint64_t)(int64_t)nbDevices, (uint64_t)(uintptr_t)deviceId};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cublasXtDeviceSelect, cutap_w, thunk_cublasXtDeviceSelect);
 }
@@ -6361,11 +4848,8 @@ static uint64_t thunk_cublasXtDgemm(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, unsigned int, unsigned long, unsigned long, unsigned long, void *, void *, unsigned long, void *, unsigned long, void *, void *, unsigned long))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (unsigned int)a[2], (unsigned long)a[3], (unsigned long)a[4], (unsigned long)a[5], (void *)(uintptr_t)a[6], (void *)(uintptr_t)a[7], (unsigned long)a[8], (void *)(uintptr_t)a[9], (unsigned long)a[10], (void *)(uintptr_t)a[11], (void *)(uintptr_t)a[12], (unsigned long)a[13]);
 }
-CUTAP_EXPORT unsigned int cublasXtDgemm(void *handle, unsigned int transa, unsigned int transb, unsigned long m, unsigned long n, unsigned long k, void *alpha, void *A, unsigned long lda, void *B, unsigned long ldb, void *beta, void *C, unsigned long ldc)
+CUTAP_SLOW unsigned int cutap_slow_cublasXtDgemm(void *handle, unsigned int transa, unsigned int transb, unsigned long m, unsigned long n, unsigned long k, void *alpha, void *A, unsigned long lda, void *B, unsigned long ldb, void *beta, void *C, unsigned long ldc)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cublasXtDgemm], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, unsigned int, unsigned long, unsigned long, unsigned long, void *, void *, unsigned long, void *, unsigned long, void *, void *, unsigned long))cutap_fn)(handle, transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
     uint64_t cutap_w[14] = {(uint64_t)(uintptr_t)handle, (uint64_t)transa, (uint64_t)transb, (uint64_t)m, (uint64_t)n, (uint64_t)k, (uint64_t)(uintptr_t)alpha, (uint64_t)(uintptr_t)A, (uint64_t)lda, (uint64_t)(uintptr_t)B, (uint64_t)ldb, (uint64_t)(uintptr_t)beta, (uint64_t)(uintptr_t)C, (uint64_t)ldc};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cublasXtDgemm, cutap_w, thunk_cublasXtDgemm);
 }
@@ -6373,11 +4857,8 @@ static uint64_t thunk_cublasXtDspmm(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, unsigned int, unsigned long, unsigned long, void *, void *, void *, unsigned long, void *, void *, unsigned long))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (unsigned int)a[2], (unsigned long)a[3], (unsigned long)a[4], (void *)(uintptr_t)a[5], (void *)(uintptr_t)a[6], (void *)(uintptr_t)a[7], (unsigned long)a[8], (void *)(uintptr_t)a[9], (void *)(uintptr_t)a[10], (unsigned long)a[11]);
 }
-CUTAP_EXPORT unsigned int cublasXtDspmm(void *handle, unsigned int side, unsigned int uplo, unsigned long m, unsigned long n, void *alpha, void *AP, void *B, unsigned long ldb, void *beta, void *C, unsigned long ldc)
+CUTAP_SLOW unsigned int cutap_slow_cublasXtDspmm(void *handle, unsigned int side, unsigned int uplo, unsigned long m, unsigned long n, void *alpha, void *AP, void *B, unsigned long ldb, void *beta, void *C, unsigned long ldc)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cublasXtDspmm], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, unsigned int, unsigned long, unsigned long, void *, void *, void *, unsigned long, void *, void *, unsigned long))cutap_fn)(handle, side, uplo, m, n, alpha, AP, B, ldb, beta, C, ldc);
     uint64_t cutap_w[12] = {(uint64_t)(uintptr_t)handle, (uint64_t)side, (uint64_t)uplo, (uint64_t)m, (uint64_t)n, (uint64_t)(uintptr_t)alpha, (uint64_t)(uintptr_t)AP, (uint64_t)(uintptr_t)B, (uint64_t)ldb, (uint64_t)(uintptr_t)beta, (uint64_t)(uintptr_t)C, (uint64_t)ldc};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cublasXtDspmm, cutap_w, thunk_cublasXtDspmm);
 }
@@ -6385,11 +4866,8 @@ static uint64_t thunk_cublasXtDsymm(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, unsigned int, unsigned long, unsigned long, void *, void *, unsigned long, void *, unsigned long, void *, void *, unsigned long))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (unsigned int)a[2], (unsigned long)a[3], (unsigned long)a[4], (void *)(uintptr_t)a[5], (void *)(uintptr_t)a[6], (unsigned long)a[7], (void *)(uintptr_t)a[8], (unsigned long)a[9], (void *)(uintptr_t)a[10], (void *)(uintptr_t)a[11], (unsigned long)a[12]);
 }
-CUTAP_EXPORT unsigned int cublasXtDsymm(void *handle, unsigned int side, unsigned int uplo, unsigned long m, unsigned long n, void *alpha, void *A, unsigned long lda, void *B, unsigned long ldb, void *beta, void *C, unsigned long ldc)
+CUTAP_SLOW unsigned int cutap_slow_cublasXtDsymm(void *handle, unsigned int side, unsigned int uplo, unsigned long m, unsigned long n, void *alpha, void *A, unsigned long lda, void *B, unsigned long ldb, void *beta, void *C, unsigned long ldc)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cublasXtDsymm], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, unsigned int, unsigned long, unsigned long, void *, void *, unsigned long, void *, unsigned long, void *, void *, unsigned long))cutap_fn)(handle, side, uplo, m, n, alpha, A, lda, B, ldb, beta, C, ldc);
     uint64_t cutap_w[13] = {(uint64_t)(uintptr_t)handle, (uint64_t)side, (uint64_t)uplo, (uint64_t)m, (uint64_t)n, (uint64_t)(uintptr_t)alpha, (uint64_t)(uintptr_t)A, (uint64_t)lda, (uint64_t)(uintptr_t)B, (uint64_t)ldb, (uint64_t)(uintptr_t)beta, (uint64_t)(uintptr_t)C, (uint64_t)ldc};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cublasXtDsymm, cutap_w, thunk_cublasXtDsymm);
 }
@@ -6397,11 +4875,8 @@ static uint64_t thunk_cublasXtDsyr2k(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, unsigned int, unsigned long, unsigned long, void *, void *, unsigned long, void *, unsigned long, void *, void *, unsigned long))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (unsigned int)a[2], (unsigned long)a[3], (unsigned long)a[4], (void *)(uintptr_t)a[5], (void *)(uintptr_t)a[6], (unsigned long)a[7], (void *)(uintptr_t)a[8], (unsigned long)a[9], (void *)(uintptr_t)a[10], (void *)(uintptr_t)a[11], (unsigned long)a[12]);
 }
-CUTAP_EXPORT unsigned int cublasXtDsyr2k(void *handle, unsigned int uplo, unsigned int trans, unsigned long n, unsigned long k, void *alpha, void *A, unsigned long lda, void *B, unsigned long ldb, void *beta, void *C, unsigned long ldc)
+CUTAP_SLOW unsigned int cutap_slow_cublasXtDsyr2k(void *handle, unsigned int uplo, unsigned int trans, unsigned long n, unsigned long k, void *alpha, void *A, unsigned long lda, void *B, unsigned long ldb, void *beta, void *C, unsigned long ldc)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cublasXtDsyr2k], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, unsigned int, unsigned long, unsigned long, void *, void *, unsigned long, void *, unsigned long, void *, void *, unsigned long))cutap_fn)(handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
     uint64_t cutap_w[13] = {(uint64_t)(uintptr_t)handle, (uint64_t)uplo, (uint64_t)trans, (uint64_t)n, (uint64_t)k, (uint64_t)(uintptr_t)alpha, (uint64_t)(uintptr_t)A, (uint64_t)lda, (uint64_t)(uintptr_t)B, (uint64_t)ldb, (uint64_t)(uintptr_t)beta, (uint64_t)(uintptr_t)C, (uint64_t)ldc};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cublasXtDsyr2k, cutap_w, thunk_cublasXtDsyr2k);
 }
@@ -6409,11 +4884,8 @@ static uint64_t thunk_cublasXtDsyrk(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, unsigned int, unsigned long, unsigned long, void *, void *, unsigned long, void *, void *, unsigned long))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (unsigned int)a[2], (unsigned long)a[3], (unsigned long)a[4], (void *)(uintptr_t)a[5], (void *)(uintptr_t)a[6], (unsigned long)a[7], (void *)(uintptr_t)a[8], (void *)(uintptr_t)a[9], (unsigned long)a[10]);
 }
-CUTAP_EXPORT unsigned int cublasXtDsyrk(void *handle, unsigned int uplo, unsigned int trans, unsigned long n, unsigned long k, void *alpha, void *A, unsigned long lda, void *beta, void *C, unsigned long ldc)
+CUTAP_SLOW unsigned int cutap_slow_cublasXtDsyrk(void *handle, unsigned int uplo, unsigned int trans, unsigned long n, unsigned long k, void *alpha, void *A, unsigned long lda, void *beta, void *C, unsigned long ldc)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cublasXtDsyrk], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, unsigned int, unsigned long, unsigned long, void *, void *, unsigned long, void *, void *, unsigned long))cutap_fn)(handle, uplo, trans, n, k, alpha, A, lda, beta, C, ldc);
     uint64_t cutap_w[11] = {(uint64_t)(uintptr_t)handle, (uint64_t)uplo, (uint64_t)trans, (uint64_t)n, (uint64_t)k, (uint64_t)(uintptr_t)alpha, (uint64_t)(uintptr_t)A, (uint64_t)lda, (uint64_t)(uintptr_t)beta, (uint64_t)(uintptr_t)C, (uint64_t)ldc};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cublasXtDsyrk, cutap_w, thunk_cublasXtDsyrk);
 }
@@ -6421,11 +4893,8 @@ static uint64_t thunk_cublasXtDsyrkx(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, unsigned int, unsigned long, unsigned long, void *, void *, unsigned long, void *, unsigned long, void *, void *, unsigned long))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (unsigned int)a[2], (unsigned long)a[3], (unsigned long)a[4], (void *)(uintptr_t)a[5], (void *)(uintptr_t)a[6], (unsigned long)a[7], (void *)(uintptr_t)a[8], (unsigned long)a[9], (void *)(uintptr_t)a[10], (void *)(uintptr_t)a[11], (unsigned long)a[12]);
 }
-CUTAP_EXPORT unsigned int cublasXtDsyrkx(void *handle, unsigned int uplo, unsigned int trans, unsigned long n, unsigned long k, void *alpha, void *A, unsigned long lda, void *B, unsigned long ldb, void *beta, void *C, unsigned long ldc)
+CUTAP_SLOW unsigned int cutap_slow_cublasXtDsyrkx(void *handle, unsigned int uplo, unsigned int trans, unsigned long n, unsigned long k, void *alpha, void *A, unsigned long lda, void *B, unsigned long ldb, void *beta, void *C, unsigned long ldc)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cublasXtDsyrkx], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, unsigned int, unsigned long, unsigned long, void *, void *, unsigned long, void *, unsigned long, void *, void *, unsigned long))cutap_fn)(handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
     uint64_t cutap_w[13] = {(uint64_t)(uintptr_t)handle, (uint64_t)uplo, (uint64_t)trans, (uint64_t)n, (uint64_t)k, (uint64_t)(uintptr_t)alpha, (uint64_t)(uintptr_t)A, (uint64_t)lda, (uint64_t)(uintptr_t)B, (uint64_t)ldb, (uint64_t)(uintptr_t)beta, (uint64_t)(uintptr_t)C, (uint64_t)ldc};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cublasXtDsyrkx, cutap_w, thunk_cublasXtDsyrkx);
 }
@@ -6433,11 +4902,8 @@ static uint64_t thunk_cublasXtDtrmm(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, unsigned int, unsigned int, unsigned int, unsigned long, unsigned long, void *, void *, unsigned long, void *, unsigned long, void *, unsigned long))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (unsigned int)a[2], (unsigned int)a[3], (unsigned int)a[4], (unsigned long)a[5], (unsigned long)a[6], (void *)(uintptr_t)a[7], (void *)(uintptr_t)a[8], (unsigned long)a[9], (void *)(uintptr_t)a[10], (unsigned long)a[11], (void *)(uintptr_t)a[12], (unsigned long)a[13]);
 }
-CUTAP_EXPORT unsigned int cublasXtDtrmm(void *handle, unsigned int side, unsigned int uplo, unsigned int trans, unsigned int diag, unsigned long m, unsigned long n, void *alpha, void *A, unsigned long lda, void *B, unsigned long ldb, void *C, unsigned long ldc)
+CUTAP_SLOW unsigned int cutap_slow_cublasXtDtrmm(void *handle, unsigned int side, unsigned int uplo, unsigned int trans, unsigned int diag, unsigned long m, unsigned long n, void *alpha, void *A, unsigned long lda, void *B, unsigned long ldb, void *C, unsigned long ldc)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cublasXtDtrmm], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, unsigned int, unsigned int, unsigned int, unsigned long, unsigned long, void *, void *, unsigned long, void *, unsigned long, void *, unsigned long))cutap_fn)(handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb, C, ldc);
     uint64_t cutap_w[14] = {(uint64_t)(uintptr_t)handle, (uint64_t)side, (uint64_t)uplo, (uint64_t)trans, (uint64_t)diag, (uint64_t)m, (uint64_t)n, (uint64_t)(uintptr_t)alpha, (uint64_t)(uintptr_t)A, (uint64_t)lda, (uint64_t)(uintptr_t)B, (uint64_t)ldb, (uint64_t)(uintptr_t)C, (uint64_t)ldc};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cublasXtDtrmm, cutap_w, thunk_cublasXtDtrmm);
 }
@@ -6445,11 +4911,8 @@ static uint64_t thunk_cublasXtDtrsm(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, unsigned int, unsigned int, unsigned int, unsigned long, unsigned long, void *, void *, unsigned long, void *, unsigned long))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (unsigned int)a[2], (unsigned int)a[3], (unsigned int)a[4], (unsigned long)a[5], (unsigned long)a[6], (void *)(uintptr_t)a[7], (void *)(uintptr_t)a[8], (unsigned long)a[9], (void *)(uintptr_t)a[10], (unsigned long)a[11]);
 }
-CUTAP_EXPORT unsigned int cublasXtDtrsm(void *handle, unsigned int side, unsigned int uplo, unsigned int trans, unsigned int diag, unsigned long m, unsigned long n, void *alpha, void *A, unsigned long lda, void *B, unsigned long ldb)
+CUTAP_SLOW unsigned int cutap_slow_cublasXtDtrsm(void *handle, unsigned int side, unsigned int uplo, unsigned int trans, unsigned int diag, unsigned long m, unsigned long n, void *alpha, void *A, unsigned long lda, void *B, unsigned long ldb)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cublasXtDtrsm], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, unsigned int, unsigned int, unsigned int, unsigned long, unsigned long, void *, void *, unsigned long, void *, unsigned long))cutap_fn)(handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb);
     uint64_t cutap_w[12] = {(uint64_t)(uintptr_t)handle, (uint64_t)side, (uint64_t)uplo, (uint64_t)trans, (uint64_t)diag, (uint64_t)m, (uint64_t)n, (uint64_t)(uintptr_t)alpha, (uint64_t)(uintptr_t)A, (uint64_t)lda, (uint64_t)(uintptr_t)B, (uint64_t)ldb};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cublasXtDtrsm, cutap_w, thunk_cublasXtDtrsm);
 }
@@ -6457,11 +4920,8 @@ static uint64_t thunk_cublasXtGetBlockDim(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1]);
 }
-CUTAP_EXPORT unsigned int cublasXtGetBlockDim(void *handle, void *blockDim)
+CUTAP_SLOW unsigned int cutap_slow_cublasXtGetBlockDim(void *handle, void *blockDim)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cublasXtGetBlockDim], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *))cutap_fn)(handle, blockDim);
     uint64_t cutap_w[2] = {(uint64_t)(uintptr_t)handle, (uint64_t)(uintptr_t)blockDim};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cublasXtGetBlockDim, cutap_w, thunk_cublasXtGetBlockDim);
 }
@@ -6469,11 +4929,8 @@ static uint64_t thunk_cublasXtGetNumBoards(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(int, void *, void *))fn)((int)a[0], (void *)(uintptr_t)a[1], (void *)(uintptr_t)a[2]);
 }
-CUTAP_EXPORT unsigned int cublasXtGetNumBoards(int nbDevices, void *deviceId, void *nbBoards)
+CUTAP_SLOW unsigned int cutap_slow_cublasXtGetNumBoards(int nbDevices, void *deviceId, void *nbBoards)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cublasXtGetNumBoards], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(int, void *, void *))cutap_fn)(nbDevices, deviceId, nbBoards);
     uint64_t cutap_w[3] = {(uint64_t)(int64_t)nbDevices, (uint64_t)(uintptr_t)deviceId, (uint64_t)(uintptr_t)nbBoards};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cublasXtGetNumBoards, cutap_w, thunk_cublasXtGetNumBoards);
 }
@@ -6481,11 +4938,8 @@ static uint64_t thunk_cublasXtGetPinningMemMode(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1]);
 }
-CUTAP_EXPORT unsigned int cublasXtGetPinningMemMode(void *handle, void *mode)
+CUTAP_SLOW unsigned int cutap_slow_cublasXtGetPinningMemMode(void *handle, void *mode)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cublasXtGetPinningMemMode], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *))cutap_fn)(handle, mode);
     uint64_t cutap_w[2] = {(uint64_t)(uintptr_t)handle, (uint64_t)(uintptr_t)mode};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cublasXtGetPinningMemMode, cutap_w, thunk_cublasXtGetPinningMemMode);
 }
@@ -6493,11 +4947,8 @@ static uint64_t thunk_cublasXtMaxBoards(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *))fn)((void *)(uintptr_t)a[0]);
 }
-CUTAP_EXPORT unsigned int cublasXtMaxBoards(void *nbGpuBoards)
+CUTAP_SLOW unsigned int cutap_slow_cublasXtMaxBoards(void *nbGpuBoards)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cublasXtMaxBoards], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *))cutap_fn)(nbGpuBoards);
     uint64_t cutap_w[1] = {(uint64_t)(uintptr_t)nbGpuBoards};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cublasXtMaxBoards, cutap_w, thunk_cublasXtMaxBoards);
 }
@@ -6505,11 +4956,8 @@ static uint64_t thunk_cublasXtSetBlockDim(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, int))fn)((void *)(uintptr_t)a[0], (int)a[1]);
 }
-CUTAP_EXPORT unsigned int cublasXtSetBlockDim(void *handle, int blockDim)
+CUTAP_SLOW unsigned int cutap_slow_cublasXtSetBlockDim(void *handle, int blockDim)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cublasXtSetBlockDim], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, int))cutap_fn)(handle, blockDim);
     uint64_t cutap_w[2] = {(uint64_t)(uintptr_t)handle, (uint64_t)(int64_t)blockDim};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cublasXtSetBlockDim, cutap_w, thunk_cublasXtSetBlockDim);
 }
@@ -6517,11 +4965,8 @@ static uint64_t thunk_cublasXtSetCpuRatio(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, unsigned int, float))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (unsigned int)a[2], cutap_w2f(a[3]));
 }
-CUTAP_EXPORT unsigned int cublasXtSetCpuRatio(void *handle, unsigned int blasOp, unsigned int type, float ratio)
+CUTAP_SLOW unsigned int cutap_slow_cublasXtSetCpuRatio(void *handle, unsigned int blasOp, unsigned int type, float ratio)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cublasXtSetCpuRatio], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, unsigned int, float))cutap_fn)(handle, blasOp, type, ratio);
     uint64_t cutap_w[4] = {(uint64_t)(uintptr_t)handle, (uint64_t)blasOp, (uint64_t)type, cutap_f2w(ratio)};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cublasXtSetCpuRatio, cutap_w, thunk_cublasXtSetCpuRatio);
 }
@@ -6529,11 +4974,8 @@ static uint64_t thunk_cublasXtSetCpuRoutine(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, unsigned int, void *))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (unsigned int)a[2], (void *)(uintptr_t)a[3]);
 }
-CUTAP_EXPORT unsigned int cublasXtSetCpuRoutine(void *handle, unsigned int blasOp, unsigned int type, void *blasFunctor)
+CUTAP_SLOW unsigned int cutap_slow_cublasXtSetCpuRoutine(void *handle, unsigned int blasOp, unsigned int type, void *blasFunctor)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cublasXtSetCpuRoutine], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, unsigned int, void *))cutap_fn)(handle, blasOp, type, blasFunctor);
     uint64_t cutap_w[4] = {(uint64_t)(uintptr_t)handle, (uint64_t)blasOp, (uint64_t)type, (uint64_t)(uintptr_t)blasFunctor};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cublasXtSetCpuRoutine, cutap_w, thunk_cublasXtSetCpuRoutine);
 }
@@ -6541,11 +4983,8 @@ static uint64_t thunk_cublasXtSetPinningMemMode(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1]);
 }
-CUTAP_EXPORT unsigned int cublasXtSetPinningMemMode(void *handle, unsigned int mode)
+CUTAP_SLOW unsigned int cutap_slow_cublasXtSetPinningMemMode(void *handle, unsigned int mode)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cublasXtSetPinningMemMode], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int))cutap_fn)(handle, mode);
     uint64_t cutap_w[2] = {(uint64_t)(uintptr_t)handle, (uint64_t)mode};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cublasXtSetPinningMemMode, cutap_w, thunk_cublasXtSetPinningMemMode);
 }
@@ -6553,11 +4992,8 @@ static uint64_t thunk_cublasXtSgemm(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, unsigned int, unsigned long, unsigned long, unsigned long, void *, void *, unsigned long, void *, unsigned long, void *, void *, unsigned long))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (unsigned int)a[2], (unsigned long)a[3], (unsigned long)a[4], (unsigned long)a[5], (void *)(uintptr_t)a[6], (void *)(uintptr_t)a[7], (unsigned long)a[8], (void *)(uintptr_t)a[9], (unsigned long)a[10], (void *)(uintptr_t)a[11], (void *)(uintptr_t)a[12], (unsigned long)a[13]);
 }
-CUTAP_EXPORT unsigned int cublasXtSgemm(void *handle, unsigned int transa, unsigned int transb, unsigned long m, unsigned long n, unsigned long k, void *alpha, void *A, unsigned long lda, void *B, unsigned long ldb, void *beta, void *C, unsigned long ldc)
+CUTAP_SLOW unsigned int cutap_slow_cublasXtSgemm(void *handle, unsigned int transa, unsigned int transb, unsigned long m, unsigned long n, unsigned long k, void *alpha, void *A, unsigned long lda, void *B, unsigned long ldb, void *beta, void *C, unsigned long ldc)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cublasXtSgemm], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, unsigned int, unsigned long, unsigned long, unsigned long, void *, void *, unsigned long, void *, unsigned long, void *, void *, unsigned long))cutap_fn)(handle, transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
     uint64_t cutap_w[14] = {(uint64_t)(uintptr_t)handle, (uint64_t)transa, (uint64_t)transb, (uint64_t)m, (uint64_t)n, (uint64_t)k, (uint64_t)(uintptr_t)alpha, (uint64_t)(uintptr_t)A, (uint64_t)lda, (uint64_t)(uintptr_t)B, (uint64_t)ldb, (uint64_t)(uintptr_t)beta, (uint64_t)(uintptr_t)C, (uint64_t)ldc};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cublasXtSgemm, cutap_w, thunk_cublasXtSgemm);
 }
@@ -6565,11 +5001,8 @@ static uint64_t thunk_cublasXtSspmm(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, unsigned int, unsigned long, unsigned long, void *, void *, void *, unsigned long, void *, void *, unsigned long))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (unsigned int)a[2], (unsigned long)a[3], (unsigned long)a[4], (void *)(uintptr_t)a[5], (void *)(uintptr_t)a[6], (void *)(uintptr_t)a[7], (unsigned long)a[8], (void *)(uintptr_t)a[9], (void *)(uintptr_t)a[10], (unsigned long)a[11]);
 }
-CUTAP_EXPORT unsigned int cublasXtSspmm(void *handle, unsigned int side, unsigned int uplo, unsigned long m, unsigned long n, void *alpha, void *AP, void *B, unsigned long ldb, void *beta, void *C, unsigned long ldc)
+CUTAP_SLOW unsigned int cutap_slow_cublasXtSspmm(void *handle, unsigned int side, unsigned int uplo, unsigned long m, unsigned long n, void *alpha, void *AP, void *B, unsigned long ldb, void *beta, void *C, unsigned long ldc)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cublasXtSspmm], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, unsigned int, unsigned long, unsigned long, void *, void *, void *, unsigned long, void *, void *, unsigned long))cutap_fn)(handle, side, uplo, m, n, alpha, AP, B, ldb, beta, C, ldc);
     uint64_t cutap_w[12] = {(uint64_t)(uintptr_t)handle, (uint64_t)side, (uint64_t)uplo, (uint64_t)m, (uint64_t)n, (uint64_t)(uintptr_t)alpha, (uint64_t)(uintptr_t)AP, (uint64_t)(uintptr_t)B, (uint64_t)ldb, (uint64_t)(uintptr_t)beta, (uint64_t)(uintptr_t)C, (uint64_t)ldc};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cublasXtSspmm, cutap_w, thunk_cublasXtSspmm);
 }
@@ -6577,11 +5010,8 @@ static uint64_t thunk_cublasXtSsymm(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, unsigned int, unsigned long, unsigned long, void *, void *, unsigned long, void *, unsigned long, void *, void *, unsigned long))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (unsigned int)a[2], (unsigned long)a[3], (unsigned long)a[4], (void *)(uintptr_t)a[5], (void *)(uintptr_t)a[6], (unsigned long)a[7], (void *)(uintptr_t)a[8], (unsigned long)a[9], (void *)(uintptr_t)a[10], (void *)(uintptr_t)a[11], (unsigned long)a[12]);
 }
-CUTAP_EXPORT unsigned int cublasXtSsymm(void *handle, unsigned int side, unsigned int uplo, unsigned long m, unsigned long n, void *alpha, void *A, unsigned long lda, void *B, unsigned long ldb, void *beta, void *C, unsigned long ldc)
+CUTAP_SLOW unsigned int cutap_slow_cublasXtSsymm(void *handle, unsigned int side, unsigned int uplo, unsigned long m, unsigned long n, void *alpha, void *A, unsigned long lda, void *B, unsigned long ldb, void *beta, void *C, unsigned long ldc)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cublasXtSsymm], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, unsigned int, unsigned long, unsigned long, void *, void *, unsigned long, void *, unsigned long, void *, void *, unsigned long))cutap_fn)(handle, side, uplo, m, n, alpha, A, lda, B, ldb, beta, C, ldc);
     uint64_t cutap_w[13] = {(uint64_t)(uintptr_t)handle, (uint64_t)side, (uint64_t)uplo, (uint64_t)m, (uint64_t)n, (uint64_t)(uintptr_t)alpha, (uint64_t)(uintptr_t)A, (uint64_t)lda, (uint64_t)(uintptr_t)B, (uint64_t)ldb, (uint64_t)(uintptr_t)beta, (uint64_t)(uintptr_t)C, (uint64_t)ldc};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cublasXtSsymm, cutap_w, thunk_cublasXtSsymm);
 }
@@ -6589,11 +5019,8 @@ static uint64_t thunk_cublasXtSsyr2k(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, unsigned int, unsigned long, unsigned long, void *, void *, unsigned long, void *, unsigned long, void *, void *, unsigned long))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (unsigned int)a[2], (unsigned long)a[3], (unsigned long)a[4], (void *)(uintptr_t)a[5], (void *)(uintptr_t)a[6], (unsigned long)a[7], (void *)(uintptr_t)a[8], (unsigned long)a[9], (void *)(uintptr_t)a[10], (void *)(uintptr_t)a[11], (unsigned long)a[12]);
 }
-CUTAP_EXPORT unsigned int cublasXtSsyr2k(void *handle, unsigned int uplo, unsigned int trans, unsigned long n, unsigned long k, void *alpha, void *A, unsigned long lda, void *B, unsigned long ldb, void *beta, void *C, unsigned long ldc)
+CUTAP_SLOW unsigned int cutap_slow_cublasXtSsyr2k(void *handle, unsigned int uplo, unsigned int trans, unsigned long n, unsigned long k, void *alpha, void *A, unsigned long lda, void *B, unsigned long ldb, void *beta, void *C, unsigned long ldc)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cublasXtSsyr2k], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, unsigned int, unsigned long, unsigned long, void *, void *, unsigned long, void *, unsigned long, void *, void *, unsigned long))cutap_fn)(handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
     uint64_t cutap_w[13] = {(uint64_t)(uintptr_t)handle, (uint64_t)uplo, (uint64_t)trans, (uint64_t)n, (uint64_t)k, (uint64_t)(uintptr_t)alpha, (uint64_t)(uintptr_t)A, (uint64_t)lda, (uint64_t)(uintptr_t)B, (uint64_t)ldb, (uint64_t)(uintptr_t)beta, (uint64_t)(uintptr_t)C, (uint64_t)ldc};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cublasXtSsyr2k, cutap_w, thunk_cublasXtSsyr2k);
 }
@@ -6601,11 +5028,8 @@ static uint64_t thunk_cublasXtSsyrk(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, unsigned int, unsigned long, unsigned long, void *, void *, unsigned long, void *, void *, unsigned long))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (unsigned int)a[2], (unsigned long)a[3], (unsigned long)a[4], (void *)(uintptr_t)a[5], (void *)(uintptr_t)a[6], (unsigned long)a[7], (void *)(uintptr_t)a[8], (void *)(uintptr_t)a[9], (unsigned long)a[10]);
 }
-CUTAP_EXPORT unsigned int cublasXtSsyrk(void *handle, unsigned int uplo, unsigned int trans, unsigned long n, unsigned long k, void *alpha, void *A, unsigned long lda, void *beta, void *C, unsigned long ldc)
+CUTAP_SLOW unsigned int cutap_slow_cublasXtSsyrk(void *handle, unsigned int uplo, unsigned int trans, unsigned long n, unsigned long k, void *alpha, void *A, unsigned long lda, void *beta, void *C, unsigned long ldc)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cublasXtSsyrk], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, unsigned int, unsigned long, unsigned long, void *, void *, unsigned long, void *, void *, unsigned long))cutap_fn)(handle, uplo, trans, n, k, alpha, A, lda, beta, C, ldc);
     uint64_t cutap_w[11] = {(uint64_t)(uintptr_t)handle, (uint64_t)uplo, (uint64_t)trans, (uint64_t)n, (uint64_t)k, (uint64_t)(uintptr_t)alpha, (uint64_t)(uintptr_t)A, (uint64_t)lda, (uint64_t)(uintptr_t)beta, (uint64_t)(uintptr_t)C, (uint64_t)ldc};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cublasXtSsyrk, cutap_w, thunk_cublasXtSsyrk);
 }
@@ -6613,11 +5037,8 @@ static uint64_t thunk_cublasXtSsyrkx(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, unsigned int, unsigned long, unsigned long, void *, void *, unsigned long, void *, unsigned long, void *, void *, unsigned long))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (unsigned int)a[2], (unsigned long)a[3], (unsigned long)a[4], (void *)(uintptr_t)a[5], (void *)(uintptr_t)a[6], (unsigned long)a[7], (void *)(uintptr_t)a[8], (unsigned long)a[9], (void *)(uintptr_t)a[10], (void *)(uintptr_t)a[11], (unsigned long)a[12]);
 }
-CUTAP_EXPORT unsigned int cublasXtSsyrkx(void *handle, unsigned int uplo, unsigned int trans, unsigned long n, unsigned long k, void *alpha, void *A, unsigned long lda, void *B, unsigned long ldb, void *beta, void *C, unsigned long ldc)
+CUTAP_SLOW unsigned int cutap_slow_cublasXtSsyrkx(void *handle, unsigned int uplo, unsigned int trans, unsigned long n, unsigned long k, void *alpha, void *A, unsigned long lda, void *B, unsigned long ldb, void *beta, void *C, unsigned long ldc)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cublasXtSsyrkx], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, unsigned int, unsigned long, unsigned long, void *, void *, unsigned long, void *, unsigned long, void *, void *, unsigned long))cutap_fn)(handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
     uint64_t cutap_w[13] = {(uint64_t)(uintptr_t)handle, (uint64_t)uplo, (uint64_t)trans, (uint64_t)n, (uint64_t)k, (uint64_t)(uintptr_t)alpha, (uint64_t)(uintptr_t)A, (uint64_t)lda, (uint64_t)(uintptr_t)B, (uint64_t)ldb, (uint64_t)(uintptr_t)beta, (uint64_t)(uintptr_t)C, (uint64_t)ldc};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cublasXtSsyrkx, cutap_w, thunk_cublasXtSsyrkx);
 }
@@ -6625,11 +5046,8 @@ static uint64_t thunk_cublasXtStrmm(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, unsigned int, unsigned int, unsigned int, unsigned long, unsigned long, void *, void *, unsigned long, void *, unsigned long, void *, unsigned long))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (unsigned int)a[2], (unsigned int)a[3], (unsigned int)a[4], (unsigned long)a[5], (unsigned long)a[6], (void *)(uintptr_t)a[7], (void *)(uintptr_t)a[8], (unsigned long)a[9], (void *)(uintptr_t)a[10], (unsigned long)a[11], (void *)(uintptr_t)a[12], (unsigned long)a[13]);
 }
-CUTAP_EXPORT unsigned int cublasXtStrmm(void *handle, unsigned int side, unsigned int uplo, unsigned int trans, unsigned int diag, unsigned long m, unsigned long n, void *alpha, void *A, unsigned long lda, void *B, unsigned long ldb, void *C, unsigned long ldc)
+CUTAP_SLOW unsigned int cutap_slow_cublasXtStrmm(void *handle, unsigned int side, unsigned int uplo, unsigned int trans, unsigned int diag, unsigned long m, unsigned long n, void *alpha, void *A, unsigned long lda, void *B, unsigned long ldb, void *C, unsigned long ldc)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cublasXtStrmm], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, unsigned int, unsigned int, unsigned int, unsigned long, unsigned long, void *, void *, unsigned long, void *, unsigned long, void *, unsigned long))cutap_fn)(handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb, C, ldc);
     uint64_t cutap_w[14] = {(uint64_t)(uintptr_t)handle, (uint64_t)side, (uint64_t)uplo, (uint64_t)trans, (uint64_t)diag, (uint64_t)m, (uint64_t)n, (uint64_t)(uintptr_t)alpha, (uint64_t)(uintptr_t)A, (uint64_t)lda, (uint64_t)(uintptr_t)B, (uint64_t)ldb, (uint64_t)(uintptr_t)C, (uint64_t)ldc};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cublasXtStrmm, cutap_w, thunk_cublasXtStrmm);
 }
@@ -6637,11 +5055,8 @@ static uint64_t thunk_cublasXtStrsm(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, unsigned int, unsigned int, unsigned int, unsigned long, unsigned long, void *, void *, unsigned long, void *, unsigned long))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (unsigned int)a[2], (unsigned int)a[3], (unsigned int)a[4], (unsigned long)a[5], (unsigned long)a[6], (void *)(uintptr_t)a[7], (void *)(uintptr_t)a[8], (unsigned long)a[9], (void *)(uintptr_t)a[10], (unsigned long)a[11]);
 }
-CUTAP_EXPORT unsigned int cublasXtStrsm(void *handle, unsigned int side, unsigned int uplo, unsigned int trans, unsigned int diag, unsigned long m, unsigned long n, void *alpha, void *A, unsigned long lda, void *B, unsigned long ldb)
+CUTAP_SLOW unsigned int cutap_slow_cublasXtStrsm(void *handle, unsigned int side, unsigned int uplo, unsigned int trans, unsigned int diag, unsigned long m, unsigned long n, void *alpha, void *A, unsigned long lda, void *B, unsigned long ldb)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cublasXtStrsm], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, unsigned int, unsigned int, unsigned int, unsigned long, unsigned long, void *, void *, unsigned long, void *, unsigned long))cutap_fn)(handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb);
     uint64_t cutap_w[12] = {(uint64_t)(uintptr_t)handle, (uint64_t)side, (uint64_t)uplo, (uint64_t)trans, (uint64_t)diag, (uint64_t)m, (uint64_t)n, (uint64_t)(uintptr_t)alpha, (uint64_t)(uintptr_t)A, (uint64_t)lda, (uint64_t)(uintptr_t)B, (uint64_t)ldb};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cublasXtStrsm, cutap_w, thunk_cublasXtStrsm);
 }
@@ -6649,11 +5064,8 @@ static uint64_t thunk_cublasXtZgemm(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, unsigned int, unsigned long, unsigned long, unsigned long, void *, void *, unsigned long, void *, unsigned long, void *, void *, unsigned long))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (unsigned int)a[2], (unsigned long)a[3], (unsigned long)a[4], (unsigned long)a[5], (void *)(uintptr_t)a[6], (void *)(uintptr_t)a[7], (unsigned long)a[8], (void *)(uintptr_t)a[9], (unsigned long)a[10], (void *)(uintptr_t)a[11], (void *)(uintptr_t)a[12], (unsigned long)a[13]);
 }
-CUTAP_EXPORT unsigned int cublasXtZgemm(void *handle, unsigned int transa, unsigned int transb, unsigned long m, unsigned long n, unsigned long k, void *alpha, void *A, unsigned long lda, void *B, unsigned long ldb, void *beta, void *C, unsigned long ldc)
+CUTAP_SLOW unsigned int cutap_slow_cublasXtZgemm(void *handle, unsigned int transa, unsigned int transb, unsigned long m, unsigned long n, unsigned long k, void *alpha, void *A, unsigned long lda, void *B, unsigned long ldb, void *beta, void *C, unsigned long ldc)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cublasXtZgemm], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, unsigned int, unsigned long, unsigned long, unsigned long, void *, void *, unsigned long, void *, unsigned long, void *, void *, unsigned long))cutap_fn)(handle, transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
     uint64_t cutap_w[14] = {(uint64_t)(uintptr_t)handle, (uint64_t)transa, (uint64_t)transb, (uint64_t)m, (uint64_t)n, (uint64_t)k, (uint64_t)(uintptr_t)alpha, (uint64_t)(uintptr_t)A, (uint64_t)lda, (uint64_t)(uintptr_t)B, (uint64_t)ldb, (uint64_t)(uintptr_t)beta, (uint64_t)(uintptr_t)C, (uint64_t)ldc};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cublasXtZgemm, cutap_w, thunk_cublasXtZgemm);
 }
@@ -6661,11 +5073,8 @@ static uint64_t thunk_cublasXtZhemm(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, unsigned int, unsigned long, unsigned long, void *, void *, unsigned long, void *, unsigned long, void *, void *, unsigned long))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (unsigned int)a[2], (unsigned long)a[3], (unsigned long)a[4], (void *)(uintptr_t)a[5], (void *)(uintptr_t)a[6], (unsigned long)a[7], (void *)(uintptr_t)a[8], (unsigned long)a[9], (void *)(uintptr_t)a[10], (void *)(uintptr_t)a[11], (unsigned long)a[12]);
 }
-CUTAP_EXPORT unsigned int cublasXtZhemm(void *handle, unsigned int side, unsigned int uplo, unsigned long m, unsigned long n, void *alpha, void *A, unsigned long lda, void *B, unsigned long ldb, void *beta, void *C, unsigned long ldc)
+CUTAP_SLOW unsigned int cutap_slow_cublasXtZhemm(void *handle, unsigned int side, unsigned int uplo, unsigned long m, unsigned long n, void *alpha, void *A, unsigned long lda, void *B, unsigned long ldb, void *beta, void *C, unsigned long ldc)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cublasXtZhemm], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, unsigned int, unsigned long, unsigned long, void *, void *, unsigned long, void *, unsigned long, void *, void *, unsigned long))cutap_fn)(handle, side, uplo, m, n, alpha, A, lda, B, ldb, beta, C, ldc);
     uint64_t cutap_w[13] = {(uint64_t)(uintptr_t)handle, (uint64_t)side, (uint64_t)uplo, (uint64_t)m, (uint64_t)n, (uint64_t)(uintptr_t)alpha, (uint64_t)(uintptr_t)A, (uint64_t)lda, (uint64_t)(uintptr_t)B, (uint64_t)ldb, (uint64_t)(uintptr_t)beta, (uint64_t)(uintptr_t)C, (uint64_t)ldc};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cublasXtZhemm, cutap_w, thunk_cublasXtZhemm);
 }
@@ -6673,11 +5082,8 @@ static uint64_t thunk_cublasXtZher2k(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, unsigned int, unsigned long, unsigned long, void *, void *, unsigned long, void *, unsigned long, void *, void *, unsigned long))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (unsigned int)a[2], (unsigned long)a[3], (unsigned long)a[4], (void *)(uintptr_t)a[5], (void *)(uintptr_t)a[6], (unsigned long)a[7], (void *)(uintptr_t)a[8], (unsigned long)a[9], (void *)(uintptr_t)a[10], (void *)(uintptr_t)a[11], (unsigned long)a[12]);
 }
-CUTAP_EXPORT unsigned int cublasXtZher2k(void *handle, unsigned int uplo, unsigned int trans, unsigned long n, unsigned long k, void *alpha, void *A, unsigned long lda, void *B, unsigned long ldb, void *beta, void *C, unsigned long ldc)
+CUTAP_SLOW unsigned int cutap_slow_cublasXtZher2k(void *handle, unsigned int uplo, unsigned int trans, unsigned long n, unsigned long k, void *alpha, void *A, unsigned long lda, void *B, unsigned long ldb, void *beta, void *C, unsigned long ldc)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cublasXtZher2k], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, unsigned int, unsigned long, unsigned long, void *, void *, unsigned long, void *, unsigned long, void *, void *, unsigned long))cutap_fn)(handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
     uint64_t cutap_w[13] = {(uint64_t)(uintptr_t)handle, (uint64_t)uplo, (uint64_t)trans, (uint64_t)n, (uint64_t)k, (uint64_t)(uintptr_t)alpha, (uint64_t)(uintptr_t)A, (uint64_t)lda, (uint64_t)(uintptr_t)B, (uint64_t)ldb, (uint64_t)(uintptr_t)beta, (uint64_t)(uintptr_t)C, (uint64_t)ldc};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cublasXtZher2k, cutap_w, thunk_cublasXtZher2k);
 }
@@ -6685,11 +5091,8 @@ static uint64_t thunk_cublasXtZherk(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, unsigned int, unsigned long, unsigned long, void *, void *, unsigned long, void *, void *, unsigned long))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (unsigned int)a[2], (unsigned long)a[3], (unsigned long)a[4], (void *)(uintptr_t)a[5], (void *)(uintptr_t)a[6], (unsigned long)a[7], (void *)(uintptr_t)a[8], (void *)(uintptr_t)a[9], (unsigned long)a[10]);
 }
-CUTAP_EXPORT unsigned int cublasXtZherk(void *handle, unsigned int uplo, unsigned int trans, unsigned long n, unsigned long k, void *alpha, void *A, unsigned long lda, void *beta, void *C, unsigned long ldc)
+CUTAP_SLOW unsigned int cutap_slow_cublasXtZherk(void *handle, unsigned int uplo, unsigned int trans, unsigned long n, unsigned long k, void *alpha, void *A, unsigned long lda, void *beta, void *C, unsigned long ldc)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cublasXtZherk], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, unsigned int, unsigned long, unsigned long, void *, void *, unsigned long, void *, void *, unsigned long))cutap_fn)(handle, uplo, trans, n, k, alpha, A, lda, beta, C, ldc);
     uint64_t cutap_w[11] = {(uint64_t)(uintptr_t)handle, (uint64_t)uplo, (uint64_t)trans, (uint64_t)n, (uint64_t)k, (uint64_t)(uintptr_t)alpha, (uint64_t)(uintptr_t)A, (uint64_t)lda, (uint64_t)(uintptr_t)beta, (uint64_t)(uintptr_t)C, (uint64_t)ldc};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cublasXtZherk, cutap_w, thunk_cublasXtZherk);
 }
@@ -6697,11 +5100,8 @@ static uint64_t thunk_cublasXtZherkx(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, unsigned int, unsigned long, unsigned long, void *, void *, unsigned long, void *, unsigned long, void *, void *, unsigned long))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (unsigned int)a[2], (unsigned long)a[3], (unsigned long)a[4], (void *)(uintptr_t)a[5], (void *)(uintptr_t)a[6], (unsigned long)a[7], (void *)(uintptr_t)a[8], (unsigned long)a[9], (void *)(uintptr_t)a[10], (void *)(uintptr_t)a[11], (unsigned long)a[12]);
 }
-CUTAP_EXPORT unsigned int cublasXtZherkx(void *handle, unsigned int uplo, unsigned int trans, unsigned long n, unsigned long k, void *alpha, void *A, unsigned long lda, void *B, unsigned long ldb, void *beta, void *C, unsigned long ldc)
+CUTAP_SLOW unsigned int cutap_slow_cublasXtZherkx(void *handle, unsigned int uplo, unsigned int trans, unsigned long n, unsigned long k, void *alpha, void *A, unsigned long lda, void *B, unsigned long ldb, void *beta, void *C, unsigned long ldc)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cublasXtZherkx], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, unsigned int, unsigned long, unsigned long, void *, void *, unsigned long, void *, unsigned long, void *, void *, unsigned long))cutap_fn)(handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
     uint64_t cutap_w[13] = {(uint64_t)(uintptr_t)handle, (uint64_t)uplo, (uint64_t)trans, (uint64_t)n, (uint64_t)k, (uint64_t)(uintptr_t)alpha, (uint64_t)(uintptr_t)A, (uint64_t)lda, (uint64_t)(uintptr_t)B, (uint64_t)ldb, (uint64_t)(uintptr_t)beta, (uint64_t)(uintptr_t)C, (uint64_t)ldc};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cublasXtZherkx, cutap_w, thunk_cublasXtZherkx);
 }
@@ -6709,11 +5109,8 @@ static uint64_t thunk_cublasXtZspmm(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, unsigned int, unsigned long, unsigned long, void *, void *, void *, unsigned long, void *, void *, unsigned long))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (unsigned int)a[2], (unsigned long)a[3], (unsigned long)a[4], (void *)(uintptr_t)a[5], (void *)(uintptr_t)a[6], (void *)(uintptr_t)a[7], (unsigned long)a[8], (void *)(uintptr_t)a[9], (void *)(uintptr_t)a[10], (unsigned long)a[11]);
 }
-CUTAP_EXPORT unsigned int cublasXtZspmm(void *handle, unsigned int side, unsigned int uplo, unsigned long m, unsigned long n, void *alpha, void *AP, void *B, unsigned long ldb, void *beta, void *C, unsigned long ldc)
+CUTAP_SLOW unsigned int cutap_slow_cublasXtZspmm(void *handle, unsigned int side, unsigned int uplo, unsigned long m, unsigned long n, void *alpha, void *AP, void *B, unsigned long ldb, void *beta, void *C, unsigned long ldc)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cublasXtZspmm], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, unsigned int, unsigned long, unsigned long, void *, void *, void *, unsigned long, void *, void *, unsigned long))cutap_fn)(handle, side, uplo, m, n, alpha, AP, B, ldb, beta, C, ldc);
     uint64_t cutap_w[12] = {(uint64_t)(uintptr_t)handle, (uint64_t)side, (uint64_t)uplo, (uint64_t)m, (uint64_t)n, (uint64_t)(uintptr_t)alpha, (uint64_t)(uintptr_t)AP, (uint64_t)(uintptr_t)B, (uint64_t)ldb, (uint64_t)(uintptr_t)beta, (uint64_t)(uintptr_t)C, (uint64_t)ldc};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cublasXtZspmm, cutap_w, thunk_cublasXtZspmm);
 }
@@ -6721,11 +5118,8 @@ static uint64_t thunk_cublasXtZsymm(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, unsigned int, unsigned long, unsigned long, void *, void *, unsigned long, void *, unsigned long, void *, void *, unsigned long))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (unsigned int)a[2], (unsigned long)a[3], (unsigned long)a[4], (void *)(uintptr_t)a[5], (void *)(uintptr_t)a[6], (unsigned long)a[7], (void *)(uintptr_t)a[8], (unsigned long)a[9], (void *)(uintptr_t)a[10], (void *)(uintptr_t)a[11], (unsigned long)a[12]);
 }
-CUTAP_EXPORT unsigned int cublasXtZsymm(void *handle, unsigned int side, unsigned int uplo, unsigned long m, unsigned long n, void *alpha, void *A, unsigned long lda, void *B, unsigned long ldb, void *beta, void *C, unsigned long ldc)
+CUTAP_SLOW unsigned int cutap_slow_cublasXtZsymm(void *handle, unsigned int side, unsigned int uplo, unsigned long m, unsigned long n, void *alpha, void *A, unsigned long lda, void *B, unsigned long ldb, void *beta, void *C, unsigned long ldc)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cublasXtZsymm], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, unsigned int, unsigned long, unsigned long, void *, void *, unsigned long, void *, unsigned long, void *, void *, unsigned long))cutap_fn)(handle, side, uplo, m, n, alpha, A, lda, B, ldb, beta, C, ldc);
     uint64_t cutap_w[13] = {(uint64_t)(uintptr_t)handle, (uint64_t)side, (uint64_t)uplo, (uint64_t)m, (uint64_t)n, (uint64_t)(uintptr_t)alpha, (uint64_t)(uintptr_t)A, (uint64_t)lda, (uint64_t)(uintptr_t)B, (uint64_t)ldb, (uint64_t)(uintptr_t)beta, (uint64_t)(uintptr_t)C, (uint64_t)ldc};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cublasXtZsymm, cutap_w, thunk_cublasXtZsymm);
 }
@@ -6733,11 +5127,8 @@ static uint64_t thunk_cublasXtZsyr2k(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, unsigned int, unsigned long, unsigned long, void *, void *, unsigned long, void *, unsigned long, void *, void *, unsigned long))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (unsigned int)a[2], (unsigned long)a[3], (unsigned long)a[4], (void *)(uintptr_t)a[5], (void *)(uintptr_t)a[6], (unsigned long)a[7], (void *)(uintptr_t)a[8], (unsigned long)a[9], (void *)(uintptr_t)a[10], (void *)(uintptr_t)a[11], (unsigned long)a[12]);
 }
-CUTAP_EXPORT unsigned int cublasXtZsyr2k(void *handle, unsigned int uplo, unsigned int trans, unsigned long n, unsigned long k, void *alpha, void *A, unsigned long lda, void *B, unsigned long ldb, void *beta, void *C, unsigned long ldc)
+CUTAP_SLOW unsigned int cutap_slow_cublasXtZsyr2k(void *handle, unsigned int uplo, unsigned int trans, unsigned long n, unsigned long k, void *alpha, void *A, unsigned long lda, void *B, unsigned long ldb, void *beta, void *C, unsigned long ldc)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cublasXtZsyr2k], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, unsigned int, unsigned long, unsigned long, void *, void *, unsigned long, void *, unsigned long, void *, void *, unsigned long))cutap_fn)(handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
     uint64_t cutap_w[13] = {(uint64_t)(uintptr_t)handle, (uint64_t)uplo, (uint64_t)trans, (uint64_t)n, (uint64_t)k, (uint64_t)(uintptr_t)alpha, (uint64_t)(uintptr_t)A, (uint64_t)lda, (uint64_t)(uintptr_t)B, (uint64_t)ldb, (uint64_t)(uintptr_t)beta, (uint64_t)(uintptr_t)C, (uint64_t)ldc};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cublasXtZsyr2k, cutap_w, thunk_cublasXtZsyr2k);
 }
@@ -6745,11 +5136,8 @@ static uint64_t thunk_cublasXtZsyrk(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, unsigned int, unsigned long, unsigned long, void *, void *, unsigned long, void *, void *, unsigned long))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (unsigned int)a[2], (unsigned long)a[3], (unsigned long)a[4], (void *)(uintptr_t)a[5], (void *)(uintptr_t)a[6], (unsigned long)a[7], (void *)(uintptr_t)a[8], (void *)(uintptr_t)a[9], (unsigned long)a[10]);
 }
-CUTAP_EXPORT unsigned int cublasXtZsyrk(void *handle, unsigned int uplo, unsigned int trans, unsigned long n, unsigned long k, void *alpha, void *A, unsigned long lda, void *beta, void *C, unsigned long ldc)
+CUTAP_SLOW unsigned int cutap_slow_cublasXtZsyrk(void *handle, unsigned int uplo, unsigned int trans, unsigned long n, unsigned long k, void *alpha, void *A, unsigned long lda, void *beta, void *C, unsigned long ldc)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cublasXtZsyrk], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, unsigned int, unsigned long, unsigned long, void *, void *, unsigned long, void *, void *, unsigned long))cutap_fn)(handle, uplo, trans, n, k, alpha, A, lda, beta, C, ldc);
     uint64_t cutap_w[11] = {(uint64_t)(uintptr_t)handle, (uint64_t)uplo, (uint64_t)trans, (uint64_t)n, (uint64_t)k, (uint64_t)(uintptr_t)alpha, (uint64_t)(uintptr_t)A, (uint64_t)lda, (uint64_t)(uintptr_t)beta, (uint64_t)(uintptr_t)C, (uint64_t)ldc};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cublasXtZsyrk, cutap_w, thunk_cublasXtZsyrk);
 }
@@ -6757,11 +5145,8 @@ static uint64_t thunk_cublasXtZsyrkx(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, unsigned int, unsigned long, unsigned long, void *, void *, unsigned long, void *, unsigned long, void *, void *, unsigned long))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (unsigned int)a[2], (unsigned long)a[3], (unsigned long)a[4], (void *)(uintptr_t)a[5], (void *)(uintptr_t)a[6], (unsigned long)a[7], (void *)(uintptr_t)a[8], (unsigned long)a[9], (void *)(uintptr_t)a[10], (void *)(uintptr_t)a[11], (unsigned long)a[12]);
 }
-CUTAP_EXPORT unsigned int cublasXtZsyrkx(void *handle, unsigned int uplo, unsigned int trans, unsigned long n, unsigned long k, void *alpha, void *A, unsigned long lda, void *B, unsigned long ldb, void *beta, void *C, unsigned long ldc)
+CUTAP_SLOW unsigned int cutap_slow_cublasXtZsyrkx(void *handle, unsigned int uplo, unsigned int trans, unsigned long n, unsigned long k, void *alpha, void *A, unsigned long lda, void *B, unsigned long ldb, void *beta, void *C, unsigned long ldc)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cublasXtZsyrkx], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, unsigned int, unsigned long, unsigned long, void *, void *, unsigned long, void *, unsigned long, void *, void *, unsigned long))cutap_fn)(handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
     uint64_t cutap_w[13] = {(uint64_t)(uintptr_t)handle, (uint64_t)uplo, (uint64_t)trans, (uint64_t)n, (uint64_t)k, (uint64_t)(uintptr_t)alpha, (uint64_t)(uintptr_t)A, (uint64_t)lda, (uint64_t)(uintptr_t)B, (uint64_t)ldb, (uint64_t)(uintptr_t)beta, (uint64_t)(uintptr_t)C, (uint64_t)ldc};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cublasXtZsyrkx, cutap_w, thunk_cublasXtZsyrkx);
 }
@@ -6769,11 +5154,8 @@ static uint64_t thunk_cublasXtZtrmm(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, unsigned int, unsigned int, unsigned int, unsigned long, unsigned long, void *, void *, unsigned long, void *, unsigned long, void *, unsigned long))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (unsigned int)a[2], (unsigned int)a[3], (unsigned int)a[4], (unsigned long)a[5], (unsigned long)a[6], (void *)(uintptr_t)a[7], (void *)(uintptr_t)a[8], (unsigned long)a[9], (void *)(uintptr_t)a[10], (unsigned long)a[11], (void *)(uintptr_t)a[12], (unsigned long)a[13]);
 }
-CUTAP_EXPORT unsigned int cublasXtZtrmm(void *handle, unsigned int side, unsigned int uplo, unsigned int trans, unsigned int diag, unsigned long m, unsigned long n, void *alpha, void *A, unsigned long lda, void *B, unsigned long ldb, void *C, unsigned long ldc)
+CUTAP_SLOW unsigned int cutap_slow_cublasXtZtrmm(void *handle, unsigned int side, unsigned int uplo, unsigned int trans, unsigned int diag, unsigned long m, unsigned long n, void *alpha, void *A, unsigned long lda, void *B, unsigned long ldb, void *C, unsigned long ldc)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cublasXtZtrmm], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, unsigned int, unsigned int, unsigned int, unsigned long, unsigned long, void *, void *, unsigned long, void *, unsigned long, void *, unsigned long))cutap_fn)(handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb, C, ldc);
     uint64_t cutap_w[14] = {(uint64_t)(uintptr_t)handle, (uint64_t)side, (uint64_t)uplo, (uint64_t)trans, (uint64_t)diag, (uint64_t)m, (uint64_t)n, (uint64_t)(uintptr_t)alpha, (uint64_t)(uintptr_t)A, (uint64_t)lda, (uint64_t)(uintptr_t)B, (uint64_t)ldb, (uint64_t)(uintptr_t)C, (uint64_t)ldc};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cublasXtZtrmm, cutap_w, thunk_cublasXtZtrmm);
 }
@@ -6781,11 +5163,8 @@ static uint64_t thunk_cublasXtZtrsm(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, unsigned int, unsigned int, unsigned int, unsigned long, unsigned long, void *, void *, unsigned long, void *, unsigned long))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (unsigned int)a[2], (unsigned int)a[3], (unsigned int)a[4], (unsigned long)a[5], (unsigned long)a[6], (void *)(uintptr_t)a[7], (void *)(uintptr_t)a[8], (unsigned long)a[9], (void *)(uintptr_t)a[10], (unsigned long)a[11]);
 }
-CUTAP_EXPORT unsigned int cublasXtZtrsm(void *handle, unsigned int side, unsigned int uplo, unsigned int trans, unsigned int diag, unsigned long m, unsigned long n, void *alpha, void *A, unsigned long lda, void *B, unsigned long ldb)
+CUTAP_SLOW unsigned int cutap_slow_cublasXtZtrsm(void *handle, unsigned int side, unsigned int uplo, unsigned int trans, unsigned int diag, unsigned long m, unsigned long n, void *alpha, void *A, unsigned long lda, void *B, unsigned long ldb)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cublasXtZtrsm], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, unsigned int, unsigned int, unsigned int, unsigned long, unsigned long, void *, void *, unsigned long, void *, unsigned long))cutap_fn)(handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb);
     uint64_t cutap_w[12] = {(uint64_t)(uintptr_t)handle, (uint64_t)side, (uint64_t)uplo, (uint64_t)trans, (uint64_t)diag, (uint64_t)m, (uint64_t)n, (uint64_t)(uintptr_t)alpha, (uint64_t)(uintptr_t)A, (uint64_t)lda, (uint64_t)(uintptr_t)B, (uint64_t)ldb};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cublasXtZtrsm, cutap_w, thunk_cublasXtZtrsm);
 }
@@ -6793,10 +5172,8 @@ static uint64_t thunk_cublasZaxpy(void *fn, uint64_t *a)
 {
     return (((void (*)(int, struct cutap_sv_double2, void *, int, void *, int))fn)((int)a[0], *(struct cutap_sv_double2 *)(uintptr_t)a[1], (void *)(uintptr_t)a[2], (int)a[3], (void *)(uintptr_t)a[4], (int)a[5]), (uint64_t)0);
 }
-CUTAP_EXPORT void cublasZaxpy(int n, struct cutap_sv_double2 alpha, void *x, int incx, void *y, int incy)
+CUTAP_SLOW void cutap_slow_cublasZaxpy(int n, struct cutap_sv_double2 alpha, void *x, int incx, void *y, int incy)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cublasZaxpy], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn)) { ((void (*)(int, struct cutap_sv_double2, void *, int, void *, int))cutap_fn)(n, alpha, x, incx, y, incy); return; }
     uint64_t cutap_w[6] = {(uint64_t)(int64_t)n, (uint64_t)(uintptr_t)&alpha, (uint64_t)(uintptr_t)x, (uint64_t)(int64_t)incx, (uint64_t)(uintptr_t)y, (uint64_t)(int64_t)incy};
     (void)cutap_dispatch(CUTAP_ID_cublasZaxpy, cutap_w, thunk_cublasZaxpy);
 }
@@ -6804,11 +5181,8 @@ static uint64_t thunk_cublasZaxpy_v2(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, int, void *, void *, int, void *, int))fn)((void *)(uintptr_t)a[0], (int)a[1], (void *)(uintptr_t)a[2], (void *)(uintptr_t)a[3], (int)a[4], (void *)(uintptr_t)a[5], (int)a[6]);
 }
-CUTAP_EXPORT unsigned int cublasZaxpy_v2(void *handle, int n, void *alpha, void *x, int incx, void *y, int incy)
+CUTAP_SLOW unsigned int cutap_slow_cublasZaxpy_v2(void *handle, int n, void *alpha, void *x, int incx, void *y, int incy)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cublasZaxpy_v2], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, int, void *, void *, int, void *, int))cutap_fn)(handle, n, alpha, x, incx, y, incy);
     uint64_t cutap_w[7] = {(uint64_t)(uintptr_t)handle, (uint64_t)(int64_t)n, (uint64_t)(uintptr_t)alpha, (uint64_t)(uintptr_t)x, (uint64_t)(int64_t)incx, (uint64_t)(uintptr_t)y, (uint64_t)(int64_t)incy};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cublasZaxpy_v2, cutap_w, thunk_cublasZaxpy_v2);
 }
@@ -6816,11 +5190,8 @@ static uint64_t thunk_cublasZaxpy_v2_64(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, long, void *, void *, long, void *, long))fn)((void *)(uintptr_t)a[0], (long)a[1], (void *)(uintptr_t)a[2], (void *)(uintptr_t)a[3], (long)a[4], (void *)(uintptr_t)a[5], (long)a[6]);
 }
-CUTAP_EXPORT unsigned int cublasZaxpy_v2_64(void *handle, long n, void *alpha, void *x, long incx, void *y, long incy)
+CUTAP_SLOW unsigned int cutap_slow_cublasZaxpy_v2_64(void *handle, long n, void *alpha, void *x, long incx, void *y, long incy)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cublasZaxpy_v2_64], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, long, void *, void *, long, void *, long))cutap_fn)(handle, n, alpha, x, incx, y, incy);
     uint64_t cutap_w[7] = {(uint64_t)(uintptr_t)handle, (uint64_t)(int64_t)n, (uint64_t)(uintptr_t)alpha, (uint64_t)(uintptr_t)x, (uint64_t)(int64_t)incx, (uint64_t)(uintptr_t)y, (uint64_t)(int64_t)incy};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cublasZaxpy_v2_64, cutap_w, thunk_cublasZaxpy_v2_64);
 }
@@ -6828,10 +5199,8 @@ static uint64_t thunk_cublasZcopy(void *fn, uint64_t *a)
 {
     return (((void (*)(int, void *, int, void *, int))fn)((int)a[0], (void *)(uintptr_t)a[1], (int)a[2], (void *)(uintptr_t)a[3], (int)a[4]), (uint64_t)0);
 }
-CUTAP_EXPORT void cublasZcopy(int n, void *x, int incx, void *y, int incy)
+CUTAP_SLOW void cutap_slow_cublasZcopy(int n, void *x, int incx, void *y, int incy)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cublasZcopy], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn)) { ((void (*)(int, void *, int, void *, int))cutap_fn)(n, x, incx, y, incy); return; }
     uint64_t cutap_w[5] = {(uint64_t)(int64_t)n, (uint64_t)(uintptr_t)x, (uint64_t)(int64_t)incx, (uint64_t)(uintptr_t)y, (uint64_t)(int64_t)incy};
     (void)cutap_dispatch(CUTAP_ID_cublasZcopy, cutap_w, thunk_cublasZcopy);
 }
@@ -6839,11 +5208,8 @@ static uint64_t thunk_cublasZcopy_v2(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, int, void *, int, void *, int))fn)((void *)(uintptr_t)a[0], (int)a[1], (void *)(uintptr_t)a[2], (int)a[3], (void *)(uintptr_t)a[4], (int)a[5]);
 }
-CUTAP_EXPORT unsigned int cublasZcopy_v2(void *handle, int n, void *x, int incx, void *y, int incy)
+CUTAP_SLOW unsigned int cutap_slow_cublasZcopy_v2(void *handle, int n, void *x, int incx, void *y, int incy)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cublasZcopy_v2], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, int, void *, int, void *, int))cutap_fn)(handle, n, x, incx, y, incy);
     uint64_t cutap_w[6] = {(uint64_t)(uintptr_t)handle, (uint64_t)(int64_t)n, (uint64_t)(uintptr_t)x, (uint64_t)(int64_t)incx, (uint64_t)(uintptr_t)y, (uint64_t)(int64_t)incy};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cublasZcopy_v2, cutap_w, thunk_cublasZcopy_v2);
 }
@@ -6851,11 +5217,8 @@ static uint64_t thunk_cublasZcopy_v2_64(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, long, void *, long, void *, long))fn)((void *)(uintptr_t)a[0], (long)a[1], (void *)(uintptr_t)a[2], (long)a[3], (void *)(uintptr_t)a[4], (long)a[5]);
 }
-CUTAP_EXPORT unsigned int cublasZcopy_v2_64(void *handle, long n, void *x, long incx, void *y, long incy)
+CUTAP_SLOW unsigned int cutap_slow_cublasZcopy_v2_64(void *handle, long n, void *x, long incx, void *y, long incy)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cublasZcopy_v2_64], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, long, void *, long, void *, long))cutap_fn)(handle, n, x, incx, y, incy);
     uint64_t cutap_w[6] = {(uint64_t)(uintptr_t)handle, (uint64_t)(int64_t)n, (uint64_t)(uintptr_t)x, (uint64_t)(int64_t)incx, (uint64_t)(uintptr_t)y, (uint64_t)(int64_t)incy};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cublasZcopy_v2_64, cutap_w, thunk_cublasZcopy_v2_64);
 }
@@ -6863,11 +5226,8 @@ static uint64_t thunk_cublasZdgmm(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, int, int, void *, int, void *, int, void *, int))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (int)a[2], (int)a[3], (void *)(uintptr_t)a[4], (int)a[5], (void *)(uintptr_t)a[6], (int)a[7], (void *)(uintptr_t)a[8], (int)a[9]);
 }
-CUTAP_EXPORT unsigned int cublasZdgmm(void *handle, unsigned int mode, int m, int n, void *A, int lda, void *x, int incx, void *C, int ldc)
+CUTAP_SLOW unsigned int cutap_slow_cublasZdgmm(void *handle, unsigned int mode, int m, int n, void *A, int lda, void *x, int incx, void *C, int ldc)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cublasZdgmm], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, int, int, void *, int, void *, int, void *, int))cutap_fn)(handle, mode, m, n, A, lda, x, incx, C, ldc);
     uint64_t cutap_w[10] = {(uint64_t)(uintptr_t)handle, (uint64_t)mode, (uint64_t)(int64_t)m, (uint64_t)(int64_t)n, (uint64_t)(uintptr_t)A, (uint64_t)(int64_t)lda, (uint64_t)(uintptr_t)x, (uint64_t)(int64_t)incx, (uint64_t)(uintptr_t)C, (uint64_t)(int64_t)ldc};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cublasZdgmm, cutap_w, thunk_cublasZdgmm);
 }
@@ -6875,11 +5235,8 @@ static uint64_t thunk_cublasZdgmm_64(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, long, long, void *, long, void *, long, void *, long))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (long)a[2], (long)a[3], (void *)(uintptr_t)a[4], (long)a[5], (void *)(uintptr_t)a[6], (long)a[7], (void *)(uintptr_t)a[8], (long)a[9]);
 }
-CUTAP_EXPORT unsigned int cublasZdgmm_64(void *handle, unsigned int mode, long m, long n, void *A, long lda, void *x, long incx, void *C, long ldc)
+CUTAP_SLOW unsigned int cutap_slow_cublasZdgmm_64(void *handle, unsigned int mode, long m, long n, void *A, long lda, void *x, long incx, void *C, long ldc)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cublasZdgmm_64], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, long, long, void *, long, void *, long, void *, long))cutap_fn)(handle, mode, m, n, A, lda, x, incx, C, ldc);
     uint64_t cutap_w[10] = {(uint64_t)(uintptr_t)handle, (uint64_t)mode, (uint64_t)(int64_t)m, (uint64_t)(int64_t)n, (uint64_t)(uintptr_t)A, (uint64_t)(int64_t)lda, (uint64_t)(uintptr_t)x, (uint64_t)(int64_t)incx, (uint64_t)(uintptr_t)C, (uint64_t)(int64_t)ldc};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cublasZdgmm_64, cutap_w, thunk_cublasZdgmm_64);
 }
@@ -6887,11 +5244,8 @@ static uint64_t thunk_cublasZdotc_v2(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, int, void *, int, void *, int, void *))fn)((void *)(uintptr_t)a[0], (int)a[1], (void *)(uintptr_t)a[2], (int)a[3], (void *)(uintptr_t)a[4], (int)a[5], (void *)(uintptr_t)a[6]);
 }
-CUTAP_EXPORT unsigned int cublasZdotc_v2(void *handle, int n, void *x, int incx, void *y, int incy, void *result)
+CUTAP_SLOW unsigned int cutap_slow_cublasZdotc_v2(void *handle, int n, void *x, int incx, void *y, int incy, void *result)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cublasZdotc_v2], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, int, void *, int, void *, int, void *))cutap_fn)(handle, n, x, incx, y, incy, result);
     uint64_t cutap_w[7] = {(uint64_t)(uintptr_t)handle, (uint64_t)(int64_t)n, (uint64_t)(uintptr_t)x, (uint64_t)(int64_t)incx, (uint64_t)(uintptr_t)y, (uint64_t)(int64_t)incy, (uint64_t)(uintptr_t)result};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cublasZdotc_v2, cutap_w, thunk_cublasZdotc_v2);
 }
@@ -6899,11 +5253,8 @@ static uint64_t thunk_cublasZdotc_v2_64(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, long, void *, long, void *, long, void *))fn)((void *)(uintptr_t)a[0], (long)a[1], (void *)(uintptr_t)a[2], (long)a[3], (void *)(uintptr_t)a[4], (long)a[5], (void *)(uintptr_t)a[6]);
 }
-CUTAP_EXPORT unsigned int cublasZdotc_v2_64(void *handle, long n, void *x, long incx, void *y, long incy, void *result)
+CUTAP_SLOW unsigned int cutap_slow_cublasZdotc_v2_64(void *handle, long n, void *x, long incx, void *y, long incy, void *result)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cublasZdotc_v2_64], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, long, void *, long, void *, long, void *))cutap_fn)(handle, n, x, incx, y, incy, result);
     uint64_t cutap_w[7] = {(uint64_t)(uintptr_t)handle, (uint64_t)(int64_t)n, (uint64_t)(uintptr_t)x, (uint64_t)(int64_t)incx, (uint64_t)(uintptr_t)y, (uint64_t)(int64_t)incy, (uint64_t)(uintptr_t)result};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cublasZdotc_v2_64, cutap_w, thunk_cublasZdotc_v2_64);
 }
@@ -6911,11 +5262,8 @@ static uint64_t thunk_cublasZdotu_v2(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, int, void *, int, void *, int, void *))fn)((void *)(uintptr_t)a[0], (int)a[1], (void *)(uintptr_t)a[2], (int)a[3], (void *)(uintptr_t)a[4], (int)a[5], (void *)(uintptr_t)a[6]);
 }
-CUTAP_EXPORT unsigned int cublasZdotu_v2(void *handle, int n, void *x, int incx, void *y, int incy, void *result)
+CUTAP_SLOW unsigned int cutap_slow_cublasZdotu_v2(void *handle, int n, void *x, int incx, void *y, int incy, void *result)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cublasZdotu_v2], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, int, void *, int, void *, int, void *))cutap_fn)(handle, n, x, incx, y, incy, result);
     uint64_t cutap_w[7] = {(uint64_t)(uintptr_t)handle, (uint64_t)(int64_t)n, (uint64_t)(uintptr_t)x, (uint64_t)(int64_t)incx, (uint64_t)(uintptr_t)y, (uint64_t)(int64_t)incy, (uint64_t)(uintptr_t)result};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cublasZdotu_v2, cutap_w, thunk_cublasZdotu_v2);
 }
@@ -6923,11 +5271,8 @@ static uint64_t thunk_cublasZdotu_v2_64(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, long, void *, long, void *, long, void *))fn)((void *)(uintptr_t)a[0], (long)a[1], (void *)(uintptr_t)a[2], (long)a[3], (void *)(uintptr_t)a[4], (long)a[5], (void *)(uintptr_t)a[6]);
 }
-CUTAP_EXPORT unsigned int cublasZdotu_v2_64(void *handle, long n, void *x, long incx, void *y, long incy, void *result)
+CUTAP_SLOW unsigned int cutap_slow_cublasZdotu_v2_64(void *handle, long n, void *x, long incx, void *y, long incy, void *result)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cublasZdotu_v2_64], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, long, void *, long, void *, long, void *))cutap_fn)(handle, n, x, incx, y, incy, result);
     uint64_t cutap_w[7] = {(uint64_t)(uintptr_t)handle, (uint64_t)(int64_t)n, (uint64_t)(uintptr_t)x, (uint64_t)(int64_t)incx, (uint64_t)(uintptr_t)y, (uint64_t)(int64_t)incy, (uint64_t)(uintptr_t)result};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cublasZdotu_v2_64, cutap_w, thunk_cublasZdotu_v2_64);
 }
@@ -6935,10 +5280,8 @@ static uint64_t thunk_cublasZdrot(void *fn, uint64_t *a)
 {
     return (((void (*)(int, void *, int, void *, int, double, double))fn)((int)a[0], (void *)(uintptr_t)a[1], (int)a[2], (void *)(uintptr_t)a[3], (int)a[4], cutap_w2d(a[5]), cutap_w2d(a[6])), (uint64_t)0);
 }
-CUTAP_EXPORT void cublasZdrot(int n, void *x, int incx, void *y, int incy, double c, double s)
+CUTAP_SLOW void cutap_slow_cublasZdrot(int n, void *x, int incx, void *y, int incy, double c, double s)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cublasZdrot], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn)) { ((void (*)(int, void *, int, void *, int, double, double))cutap_fn)(n, x, incx, y, incy, c, s); return; }
     uint64_t cutap_w[7] = {(uint64_t)(int64_t)n, (uint64_t)(uintptr_t)x, (uint64_t)(int64_t)incx, (uint64_t)(uintptr_t)y, (uint64_t)(int64_t)incy, cutap_d2w(c), cutap_d2w(s)};
     (void)cutap_dispatch(CUTAP_ID_cublasZdrot, cutap_w, thunk_cublasZdrot);
 }
@@ -6946,11 +5289,8 @@ static uint64_t thunk_cublasZdrot_v2(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, int, void *, int, void *, int, void *, void *))fn)((void *)(uintptr_t)a[0], (int)a[1], (void *)(uintptr_t)a[2], (int)a[3], (void *)(uintptr_t)a[4], (int)a[5], (void *)(uintptr_t)a[6], (void *)(uintptr_t)a[7]);
 }
-CUTAP_EXPORT unsigned int cublasZdrot_v2(void *handle, int n, void *x, int incx, void *y, int incy, void *c, void *s)
+CUTAP_SLOW unsigned int cutap_slow_cublasZdrot_v2(void *handle, int n, void *x, int incx, void *y, int incy, void *c, void *s)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cublasZdrot_v2], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, int, void *, int, void *, int, void *, void *))cutap_fn)(handle, n, x, incx, y, incy, c, s);
     uint64_t cutap_w[8] = {(uint64_t)(uintptr_t)handle, (uint64_t)(int64_t)n, (uint64_t)(uintptr_t)x, (uint64_t)(int64_t)incx, (uint64_t)(uintptr_t)y, (uint64_t)(int64_t)incy, (uint64_t)(uintptr_t)c, (uint64_t)(uintptr_t)s};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cublasZdrot_v2, cutap_w, thunk_cublasZdrot_v2);
 }
@@ -6958,11 +5298,8 @@ static uint64_t thunk_cublasZdrot_v2_64(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, long, void *, long, void *, long, void *, void *))fn)((void *)(uintptr_t)a[0], (long)a[1], (void *)(uintptr_t)a[2], (long)a[3], (void *)(uintptr_t)a[4], (long)a[5], (void *)(uintptr_t)a[6], (void *)(uintptr_t)a[7]);
 }
-CUTAP_EXPORT unsigned int cublasZdrot_v2_64(void *handle, long n, void *x, long incx, void *y, long incy, void *c, void *s)
+CUTAP_SLOW unsigned int cutap_slow_cublasZdrot_v2_64(void *handle, long n, void *x, long incx, void *y, long incy, void *c, void *s)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cublasZdrot_v2_64], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, long, void *, long, void *, long, void *, void *))cutap_fn)(handle, n, x, incx, y, incy, c, s);
     uint64_t cutap_w[8] = {(uint64_t)(uintptr_t)handle, (uint64_t)(int64_t)n, (uint64_t)(uintptr_t)x, (uint64_t)(int64_t)incx, (uint64_t)(uintptr_t)y, (uint64_t)(int64_t)incy, (uint64_t)(uintptr_t)c, (uint64_t)(uintptr_t)s};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cublasZdrot_v2_64, cutap_w, thunk_cublasZdrot_v2_64);
 }
@@ -6970,10 +5307,8 @@ static uint64_t thunk_cublasZdscal(void *fn, uint64_t *a)
 {
     return (((void (*)(int, double, void *, int))fn)((int)a[0], cutap_w2d(a[1]), (void *)(uintptr_t)a[2], (int)a[3]), (uint64_t)0);
 }
-CUTAP_EXPORT void cublasZdscal(int n, double alpha, void *x, int incx)
+CUTAP_SLOW void cutap_slow_cublasZdscal(int n, double alpha, void *x, int incx)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cublasZdscal], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn)) { ((void (*)(int, double, void *, int))cutap_fn)(n, alpha, x, incx); return; }
     uint64_t cutap_w[4] = {(uint64_t)(int64_t)n, cutap_d2w(alpha), (uint64_t)(uintptr_t)x, (uint64_t)(int64_t)incx};
     (void)cutap_dispatch(CUTAP_ID_cublasZdscal, cutap_w, thunk_cublasZdscal);
 }
@@ -6981,11 +5316,8 @@ static uint64_t thunk_cublasZdscal_v2(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, int, void *, void *, int))fn)((void *)(uintptr_t)a[0], (int)a[1], (void *)(uintptr_t)a[2], (void *)(uintptr_t)a[3], (int)a[4]);
 }
-CUTAP_EXPORT unsigned int cublasZdscal_v2(void *handle, int n, void *alpha, void *x, int incx)
+CUTAP_SLOW unsigned int cutap_slow_cublasZdscal_v2(void *handle, int n, void *alpha, void *x, int incx)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cublasZdscal_v2], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, int, void *, void *, int))cutap_fn)(handle, n, alpha, x, incx);
     uint64_t cutap_w[5] = {(uint64_t)(uintptr_t)handle, (uint64_t)(int64_t)n, (uint64_t)(uintptr_t)alpha, (uint64_t)(uintptr_t)x, (uint64_t)(int64_t)incx};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cublasZdscal_v2, cutap_w, thunk_cublasZdscal_v2);
 }
@@ -6993,11 +5325,8 @@ static uint64_t thunk_cublasZdscal_v2_64(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, long, void *, void *, long))fn)((void *)(uintptr_t)a[0], (long)a[1], (void *)(uintptr_t)a[2], (void *)(uintptr_t)a[3], (long)a[4]);
 }
-CUTAP_EXPORT unsigned int cublasZdscal_v2_64(void *handle, long n, void *alpha, void *x, long incx)
+CUTAP_SLOW unsigned int cutap_slow_cublasZdscal_v2_64(void *handle, long n, void *alpha, void *x, long incx)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cublasZdscal_v2_64], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, long, void *, void *, long))cutap_fn)(handle, n, alpha, x, incx);
     uint64_t cutap_w[5] = {(uint64_t)(uintptr_t)handle, (uint64_t)(int64_t)n, (uint64_t)(uintptr_t)alpha, (uint64_t)(uintptr_t)x, (uint64_t)(int64_t)incx};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cublasZdscal_v2_64, cutap_w, thunk_cublasZdscal_v2_64);
 }
@@ -7005,10 +5334,8 @@ static uint64_t thunk_cublasZgbmv(void *fn, uint64_t *a)
 {
     return (((void (*)(char, int, int, int, int, struct cutap_sv_double2, void *, int, void *, int, struct cutap_sv_double2, void *, int))fn)((char)a[0], (int)a[1], (int)a[2], (int)a[3], (int)a[4], *(struct cutap_sv_double2 *)(uintptr_t)a[5], (void *)(uintptr_t)a[6], (int)a[7], (void *)(uintptr_t)a[8], (int)a[9], *(struct cutap_sv_double2 *)(uintptr_t)a[10], (void *)(uintptr_t)a[11], (int)a[12]), (uint64_t)0);
 }
-CUTAP_EXPORT void cublasZgbmv(char trans, int m, int n, int kl, int ku, struct cutap_sv_double2 alpha, void *A, int lda, void *x, int incx, struct cutap_sv_double2 beta, void *y, int incy)
+CUTAP_SLOW void cutap_slow_cublasZgbmv(char trans, int m, int n, int kl, int ku, struct cutap_sv_double2 alpha, void *A, int lda, void *x, int incx, struct cutap_sv_double2 beta, void *y, int incy)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cublasZgbmv], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn)) { ((void (*)(char, int, int, int, int, struct cutap_sv_double2, void *, int, void *, int, struct cutap_sv_double2, void *, int))cutap_fn)(trans, m, n, kl, ku, alpha, A, lda, x, incx, beta, y, incy); return; }
     uint64_t cutap_w[13] = {(uint64_t)(int64_t)trans, (uint64_t)(int64_t)m, (uint64_t)(int64_t)n, (uint64_t)(int64_t)kl, (uint64_t)(int64_t)ku, (uint64_t)(uintptr_t)&alpha, (uint64_t)(uintptr_t)A, (uint64_t)(int64_t)lda, (uint64_t)(uintptr_t)x, (uint64_t)(int64_t)incx, (uint64_t)(uintptr_t)&beta, (uint64_t)(uintptr_t)y, (uint64_t)(int64_t)incy};
     (void)cutap_dispatch(CUTAP_ID_cublasZgbmv, cutap_w, thunk_cublasZgbmv);
 }
@@ -7016,11 +5343,8 @@ static uint64_t thunk_cublasZgbmv_v2(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, int, int, int, int, void *, void *, int, void *, int, void *, void *, int))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (int)a[2], (int)a[3], (int)a[4], (int)a[5], (void *)(uintptr_t)a[6], (void *)(uintptr_t)a[7], (int)a[8], (void *)(uintptr_t)a[9], (int)a[10], (void *)(uintptr_t)a[11], (void *)(uintptr_t)a[12], (int)a[13]);
 }
-CUTAP_EXPORT unsigned int cublasZgbmv_v2(void *handle, unsigned int trans, int m, int n, int kl, int ku, void *alpha, void *A, int lda, void *x, int incx, void *beta, void *y, int incy)
+CUTAP_SLOW unsigned int cutap_slow_cublasZgbmv_v2(void *handle, unsigned int trans, int m, int n, int kl, int ku, void *alpha, void *A, int lda, void *x, int incx, void *beta, void *y, int incy)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cublasZgbmv_v2], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, int, int, int, int, void *, void *, int, void *, int, void *, void *, int))cutap_fn)(handle, trans, m, n, kl, ku, alpha, A, lda, x, incx, beta, y, incy);
     uint64_t cutap_w[14] = {(uint64_t)(uintptr_t)handle, (uint64_t)trans, (uint64_t)(int64_t)m, (uint64_t)(int64_t)n, (uint64_t)(int64_t)kl, (uint64_t)(int64_t)ku, (uint64_t)(uintptr_t)alpha, (uint64_t)(uintptr_t)A, (uint64_t)(int64_t)lda, (uint64_t)(uintptr_t)x, (uint64_t)(int64_t)incx, (uint64_t)(uintptr_t)beta, (uint64_t)(uintptr_t)y, (uint64_t)(int64_t)incy};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cublasZgbmv_v2, cutap_w, thunk_cublasZgbmv_v2);
 }
@@ -7028,11 +5352,8 @@ static uint64_t thunk_cublasZgbmv_v2_64(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, long, long, long, long, void *, void *, long, void *, long, void *, void *, long))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (long)a[2], (long)a[3], (long)a[4], (long)a[5], (void *)(uintptr_t)a[6], (void *)(uintptr_t)a[7], (long)a[8], (void *)(uintptr_t)a[9], (long)a[10], (void *)(uintptr_t)a[11], (void *)(uintptr_t)a[12], (long)a[13]);
 }
-CUTAP_EXPORT unsigned int cublasZgbmv_v2_64(void *handle, unsigned int trans, long m, long n, long kl, long ku, void *alpha, void *A, long lda, void *x, long incx, void *beta, void *y, long incy)
+CUTAP_SLOW unsigned int cutap_slow_cublasZgbmv_v2_64(void *handle, unsigned int trans, long m, long n, long kl, long ku, void *alpha, void *A, long lda, void *x, long incx, void *beta, void *y, long incy)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cublasZgbmv_v2_64], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, long, long, long, long, void *, void *, long, void *, long, void *, void *, long))cutap_fn)(handle, trans, m, n, kl, ku, alpha, A, lda, x, incx, beta, y, incy);
     uint64_t cutap_w[14] = {(uint64_t)(uintptr_t)handle, (uint64_t)trans, (uint64_t)(int64_t)m, (uint64_t)(int64_t)n, (uint64_t)(int64_t)kl, (uint64_t)(int64_t)ku, (uint64_t)(uintptr_t)alpha, (uint64_t)(uintptr_t)A, (uint64_t)(int64_t)lda, (uint64_t)(uintptr_t)x, (uint64_t)(int64_t)incx, (uint64_t)(uintptr_t)beta, (uint64_t)(uintptr_t)y, (uint64_t)(int64_t)incy};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cublasZgbmv_v2_64, cutap_w, thunk_cublasZgbmv_v2_64);
 }
@@ -7040,11 +5361,8 @@ static uint64_t thunk_cublasZgeam(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, unsigned int, int, int, void *, void *, int, void *, void *, int, void *, int))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (unsigned int)a[2], (int)a[3], (int)a[4], (void *)(uintptr_t)a[5], (void *)(uintptr_t)a[6], (int)a[7], (void *)(uintptr_t)a[8], (void *)(uintptr_t)a[9], (int)a[10], (void *)(uintptr_t)a[11], (int)a[12]);
 }
-CUTAP_EXPORT unsigned int cublasZgeam(void *handle, unsigned int transa, unsigned int transb, int m, int n, void *alpha, void *A, int lda, void *beta, void *B, int ldb, void *C, int ldc)
+CUTAP_SLOW unsigned int cutap_slow_cublasZgeam(void *handle, unsigned int transa, unsigned int transb, int m, int n, void *alpha, void *A, int lda, void *beta, void *B, int ldb, void *C, int ldc)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cublasZgeam], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, unsigned int, int, int, void *, void *, int, void *, void *, int, void *, int))cutap_fn)(handle, transa, transb, m, n, alpha, A, lda, beta, B, ldb, C, ldc);
     uint64_t cutap_w[13] = {(uint64_t)(uintptr_t)handle, (uint64_t)transa, (uint64_t)transb, (uint64_t)(int64_t)m, (uint64_t)(int64_t)n, (uint64_t)(uintptr_t)alpha, (uint64_t)(uintptr_t)A, (uint64_t)(int64_t)lda, (uint64_t)(uintptr_t)beta, (uint64_t)(uintptr_t)B, (uint64_t)(int64_t)ldb, (uint64_t)(uintptr_t)C, (uint64_t)(int64_t)ldc};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cublasZgeam, cutap_w, thunk_cublasZgeam);
 }
@@ -7052,11 +5370,8 @@ static uint64_t thunk_cublasZgeam_64(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, unsigned int, long, long, void *, void *, long, void *, void *, long, void *, long))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (unsigned int)a[2], (long)a[3], (long)a[4], (void *)(uintptr_t)a[5], (void *)(uintptr_t)a[6], (long)a[7], (void *)(uintptr_t)a[8], (void *)(uintptr_t)a[9], (long)a[10], (void *)(uintptr_t)a[11], (long)a[12]);
 }
-CUTAP_EXPORT unsigned int cublasZgeam_64(void *handle, unsigned int transa, unsigned int transb, long m, long n, void *alpha, void *A, long lda, void *beta, void *B, long ldb, void *C, long ldc)
+CUTAP_SLOW unsigned int cutap_slow_cublasZgeam_64(void *handle, unsigned int transa, unsigned int transb, long m, long n, void *alpha, void *A, long lda, void *beta, void *B, long ldb, void *C, long ldc)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cublasZgeam_64], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, unsigned int, long, long, void *, void *, long, void *, void *, long, void *, long))cutap_fn)(handle, transa, transb, m, n, alpha, A, lda, beta, B, ldb, C, ldc);
     uint64_t cutap_w[13] = {(uint64_t)(uintptr_t)handle, (uint64_t)transa, (uint64_t)transb, (uint64_t)(int64_t)m, (uint64_t)(int64_t)n, (uint64_t)(uintptr_t)alpha, (uint64_t)(uintptr_t)A, (uint64_t)(int64_t)lda, (uint64_t)(uintptr_t)beta, (uint64_t)(uintptr_t)B, (uint64_t)(int64_t)ldb, (uint64_t)(uintptr_t)C, (uint64_t)(int64_t)ldc};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cublasZgeam_64, cutap_w, thunk_cublasZgeam_64);
 }
@@ -7064,11 +5379,8 @@ static uint64_t thunk_cublasZgelsBatched(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, int, int, int, void *, int, void *, int, void *, void *, int))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (int)a[2], (int)a[3], (int)a[4], (void *)(uintptr_t)a[5], (int)a[6], (void *)(uintptr_t)a[7], (int)a[8], (void *)(uintptr_t)a[9], (void *)(uintptr_t)a[10], (int)a[11]);
 }
-CUTAP_EXPORT unsigned int cublasZgelsBatched(void *handle, unsigned int trans, int m, int n, int nrhs, void *Aarray, int lda, void *Carray, int ldc, void *info, void *devInfoArray, int batchSize)
+CUTAP_SLOW unsigned int cutap_slow_cublasZgelsBatched(void *handle, unsigned int trans, int m, int n, int nrhs, void *Aarray, int lda, void *Carray, int ldc, void *info, void *devInfoArray, int batchSize)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cublasZgelsBatched], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, int, int, int, void *, int, void *, int, void *, void *, int))cutap_fn)(handle, trans, m, n, nrhs, Aarray, lda, Carray, ldc, info, devInfoArray, batchSize);
     uint64_t cutap_w[12] = {(uint64_t)(uintptr_t)handle, (uint64_t)trans, (uint64_t)(int64_t)m, (uint64_t)(int64_t)n, (uint64_t)(int64_t)nrhs, (uint64_t)(uintptr_t)Aarray, (uint64_t)(int64_t)lda, (uint64_t)(uintptr_t)Carray, (uint64_t)(int64_t)ldc, (uint64_t)(uintptr_t)info, (uint64_t)(uintptr_t)devInfoArray, (uint64_t)(int64_t)batchSize};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cublasZgelsBatched, cutap_w, thunk_cublasZgelsBatched);
 }
@@ -7076,10 +5388,8 @@ static uint64_t thunk_cublasZgemm(void *fn, uint64_t *a)
 {
     return (((void (*)(char, char, int, int, int, struct cutap_sv_double2, void *, int, void *, int, struct cutap_sv_double2, void *, int))fn)((char)a[0], (char)a[1], (int)a[2], (int)a[3], (int)a[4], *(struct cutap_sv_double2 *)(uintptr_t)a[5], (void *)(uintptr_t)a[6], (int)a[7], (void *)(uintptr_t)a[8], (int)a[9], *(struct cutap_sv_double2 *)(uintptr_t)a[10], (void *)(uintptr_t)a[11], (int)a[12]), (uint64_t)0);
 }
-CUTAP_EXPORT void cublasZgemm(char transa, char transb, int m, int n, int k, struct cutap_sv_double2 alpha, void *A, int lda, void *B, int ldb, struct cutap_sv_double2 beta, void *C, int ldc)
+CUTAP_SLOW void cutap_slow_cublasZgemm(char transa, char transb, int m, int n, int k, struct cutap_sv_double2 alpha, void *A, int lda, void *B, int ldb, struct cutap_sv_double2 beta, void *C, int ldc)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cublasZgemm], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn)) { ((void (*)(char, char, int, int, int, struct cutap_sv_double2, void *, int, void *, int, struct cutap_sv_double2, void *, int))cutap_fn)(transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc); return; }
     uint64_t cutap_w[13] = {(uint64_t)(int64_t)transa, (uint64_t)(int64_t)transb, (uint64_t)(int64_t)m, (uint64_t)(int64_t)n, (uint64_t)(int64_t)k, (uint64_t)(uintptr_t)&alpha, (uint64_t)(uintptr_t)A, (uint64_t)(int64_t)lda, (uint64_t)(uintptr_t)B, (uint64_t)(int64_t)ldb, (uint64_t)(uintptr_t)&beta, (uint64_t)(uintptr_t)C, (uint64_t)(int64_t)ldc};
     (void)cutap_dispatch(CUTAP_ID_cublasZgemm, cutap_w, thunk_cublasZgemm);
 }
@@ -7087,11 +5397,8 @@ static uint64_t thunk_cublasZgemm3m(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, unsigned int, int, int, int, void *, void *, int, void *, int, void *, void *, int))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (unsigned int)a[2], (int)a[3], (int)a[4], (int)a[5], (void *)(uintptr_t)a[6], (void *)(uintptr_t)a[7], (int)a[8], (void *)(uintptr_t)a[9], (int)a[10], (void *)(uintptr_t)a[11], (void *)(uintptr_t)a[12], (int)a[13]);
 }
-CUTAP_EXPORT unsigned int cublasZgemm3m(void *handle, unsigned int transa, unsigned int transb, int m, int n, int k, void *alpha, void *A, int lda, void *B, int ldb, void *beta, void *C, int ldc)
+CUTAP_SLOW unsigned int cutap_slow_cublasZgemm3m(void *handle, unsigned int transa, unsigned int transb, int m, int n, int k, void *alpha, void *A, int lda, void *B, int ldb, void *beta, void *C, int ldc)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cublasZgemm3m], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, unsigned int, int, int, int, void *, void *, int, void *, int, void *, void *, int))cutap_fn)(handle, transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
     uint64_t cutap_w[14] = {(uint64_t)(uintptr_t)handle, (uint64_t)transa, (uint64_t)transb, (uint64_t)(int64_t)m, (uint64_t)(int64_t)n, (uint64_t)(int64_t)k, (uint64_t)(uintptr_t)alpha, (uint64_t)(uintptr_t)A, (uint64_t)(int64_t)lda, (uint64_t)(uintptr_t)B, (uint64_t)(int64_t)ldb, (uint64_t)(uintptr_t)beta, (uint64_t)(uintptr_t)C, (uint64_t)(int64_t)ldc};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cublasZgemm3m, cutap_w, thunk_cublasZgemm3m);
 }
@@ -7099,11 +5406,8 @@ static uint64_t thunk_cublasZgemm3m_64(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, unsigned int, long, long, long, void *, void *, long, void *, long, void *, void *, long))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (unsigned int)a[2], (long)a[3], (long)a[4], (long)a[5], (void *)(uintptr_t)a[6], (void *)(uintptr_t)a[7], (long)a[8], (void *)(uintptr_t)a[9], (long)a[10], (void *)(uintptr_t)a[11], (void *)(uintptr_t)a[12], (long)a[13]);
 }
-CUTAP_EXPORT unsigned int cublasZgemm3m_64(void *handle, unsigned int transa, unsigned int transb, long m, long n, long k, void *alpha, void *A, long lda, void *B, long ldb, void *beta, void *C, long ldc)
+CUTAP_SLOW unsigned int cutap_slow_cublasZgemm3m_64(void *handle, unsigned int transa, unsigned int transb, long m, long n, long k, void *alpha, void *A, long lda, void *B, long ldb, void *beta, void *C, long ldc)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cublasZgemm3m_64], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, unsigned int, long, long, long, void *, void *, long, void *, long, void *, void *, long))cutap_fn)(handle, transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
     uint64_t cutap_w[14] = {(uint64_t)(uintptr_t)handle, (uint64_t)transa, (uint64_t)transb, (uint64_t)(int64_t)m, (uint64_t)(int64_t)n, (uint64_t)(int64_t)k, (uint64_t)(uintptr_t)alpha, (uint64_t)(uintptr_t)A, (uint64_t)(int64_t)lda, (uint64_t)(uintptr_t)B, (uint64_t)(int64_t)ldb, (uint64_t)(uintptr_t)beta, (uint64_t)(uintptr_t)C, (uint64_t)(int64_t)ldc};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cublasZgemm3m_64, cutap_w, thunk_cublasZgemm3m_64);
 }
@@ -7111,11 +5415,8 @@ static uint64_t thunk_cublasZgemmBatched(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, unsigned int, int, int, int, void *, void *, int, void *, int, void *, void *, int, int))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (unsigned int)a[2], (int)a[3], (int)a[4], (int)a[5], (void *)(uintptr_t)a[6], (void *)(uintptr_t)a[7], (int)a[8], (void *)(uintptr_t)a[9], (int)a[10], (void *)(uintptr_t)a[11], (void *)(uintptr_t)a[12], (int)a[13], (int)a[14]);
 }
-CUTAP_EXPORT unsigned int cublasZgemmBatched(void *handle, unsigned int transa, unsigned int transb, int m, int n, int k, void *alpha, void *Aarray, int lda, void *Barray, int ldb, void *beta, void *Carray, int ldc, int batchCount)
+CUTAP_SLOW unsigned int cutap_slow_cublasZgemmBatched(void *handle, unsigned int transa, unsigned int transb, int m, int n, int k, void *alpha, void *Aarray, int lda, void *Barray, int ldb, void *beta, void *Carray, int ldc, int batchCount)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cublasZgemmBatched], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, unsigned int, int, int, int, void *, void *, int, void *, int, void *, void *, int, int))cutap_fn)(handle, transa, transb, m, n, k, alpha, Aarray, lda, Barray, ldb, beta, Carray, ldc, batchCount);
     uint64_t cutap_w[15] = {(uint64_t)(uintptr_t)handle, (uint64_t)transa, (uint64_t)transb, (uint64_t)(int64_t)m, (uint64_t)(int64_t)n, (uint64_t)(int64_t)k, (uint64_t)(uintptr_t)alpha, (uint64_t)(uintptr_t)Aarray, (uint64_t)(int64_t)lda, (uint64_t)(uintptr_t)Barray, (uint64_t)(int64_t)ldb, (uint64_t)(uintptr_t)beta, (uint64_t)(uintptr_t)Carray, (uint64_t)(int64_t)ldc, (uint64_t)(int64_t)batchCount};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cublasZgemmBatched, cutap_w, thunk_cublasZgemmBatched);
 }
@@ -7123,11 +5424,8 @@ static uint64_t thunk_cublasZgemmBatched_64(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, unsigned int, long, long, long, void *, void *, long, void *, long, void *, void *, long, long))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (unsigned int)a[2], (long)a[3], (long)a[4], (long)a[5], (void *)(uintptr_t)a[6], (void *)(uintptr_t)a[7], (long)a[8], (void *)(uintptr_t)a[9], (long)a[10], (void *)(uintptr_t)a[11], (void *)(uintptr_t)a[12], (long)a[13], (long)a[14]);
 }
-CUTAP_EXPORT unsigned int cublasZgemmBatched_64(void *handle, unsigned int transa, unsigned int transb, long m, long n, long k, void *alpha, void *Aarray, long lda, void *Barray, long ldb, void *beta, void *Carray, long ldc, long batchCount)
+CUTAP_SLOW unsigned int cutap_slow_cublasZgemmBatched_64(void *handle, unsigned int transa, unsigned int transb, long m, long n, long k, void *alpha, void *Aarray, long lda, void *Barray, long ldb, void *beta, void *Carray, long ldc, long batchCount)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cublasZgemmBatched_64], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, unsigned int, long, long, long, void *, void *, long, void *, long, void *, void *, long, long))cutap_fn)(handle, transa, transb, m, n, k, alpha, Aarray, lda, Barray, ldb, beta, Carray, ldc, batchCount);
     uint64_t cutap_w[15] = {(uint64_t)(uintptr_t)handle, (uint64_t)transa, (uint64_t)transb, (uint64_t)(int64_t)m, (uint64_t)(int64_t)n, (uint64_t)(int64_t)k, (uint64_t)(uintptr_t)alpha, (uint64_t)(uintptr_t)Aarray, (uint64_t)(int64_t)lda, (uint64_t)(uintptr_t)Barray, (uint64_t)(int64_t)ldb, (uint64_t)(uintptr_t)beta, (uint64_t)(uintptr_t)Carray, (uint64_t)(int64_t)ldc, (uint64_t)(int64_t)batchCount};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cublasZgemmBatched_64, cutap_w, thunk_cublasZgemmBatched_64);
 }
@@ -7135,11 +5433,8 @@ static uint64_t thunk_cublasZgemmStridedBatched(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, unsigned int, int, int, int, void *, void *, int, long long, void *, int, long long, void *, void *, int, long long, int))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (unsigned int)a[2], (int)a[3], (int)a[4], (int)a[5], (void *)(uintptr_t)a[6], (void *)(uintptr_t)a[7], (int)a[8], (long long)a[9], (void *)(uintptr_t)a[10], (int)a[11], (long long)a[12], (void *)(uintptr_t)a[13], (void *)(uintptr_t)a[14], (int)a[15], (long long)a[16], (int)a[17]);
 }
-CUTAP_EXPORT unsigned int cublasZgemmStridedBatched(void *handle, unsigned int transa, unsigned int transb, int m, int n, int k, void *alpha, void *A, int lda, long long strideA, void *B, int ldb, long long strideB, void *beta, void *C, int ldc, long long strideC, int batchCount)
+CUTAP_SLOW unsigned int cutap_slow_cublasZgemmStridedBatched(void *handle, unsigned int transa, unsigned int transb, int m, int n, int k, void *alpha, void *A, int lda, long long strideA, void *B, int ldb, long long strideB, void *beta, void *C, int ldc, long long strideC, int batchCount)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cublasZgemmStridedBatched], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, unsigned int, int, int, int, void *, void *, int, long long, void *, int, long long, void *, void *, int, long long, int))cutap_fn)(handle, transa, transb, m, n, k, alpha, A, lda, strideA, B, ldb, strideB, beta, C, ldc, strideC, batchCount);
     uint64_t cutap_w[18] = {(uint64_t)(uintptr_t)handle, (uint64_t)transa, (uint64_t)transb, (uint64_t)(int64_t)m, (uint64_t)(int64_t)n, (uint64_t)(int64_t)k, (uint64_t)(uintptr_t)alpha, (uint64_t)(uintptr_t)A, (uint64_t)(int64_t)lda, (uint64_t)(int64_t)strideA, (uint64_t)(uintptr_t)B, (uint64_t)(int64_t)ldb, (uint64_t)(int64_t)strideB, (uint64_t)(uintptr_t)beta, (uint64_t)(uintptr_t)C, (uint64_t)(int64_t)ldc, (uint64_t)(int64_t)strideC, (uint64_t)(int64_t)batchCount};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cublasZgemmStridedBatched, cutap_w, thunk_cublasZgemmStridedBatched);
 }
@@ -7147,11 +5442,8 @@ static uint64_t thunk_cublasZgemmStridedBatched_64(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, unsigned int, long, long, long, void *, void *, long, long long, void *, long, long long, void *, void *, long, long long, long))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (unsigned int)a[2], (long)a[3], (long)a[4], (long)a[5], (void *)(uintptr_t)a[6], (void *)(uintptr_t)a[7], (long)a[8], (long long)a[9], (void *)(uintptr_t)a[10], (long)a[11], (long long)a[12], (void *)(uintptr_t)a[13], (void *)(uintptr_t)a[14], (long)a[15], (long long)a[16], (long)a[17]);
 }
-CUTAP_EXPORT unsigned int cublasZgemmStridedBatched_64(void *handle, unsigned int transa, unsigned int transb, long m, long n, long k, void *alpha, void *A, long lda, long long strideA, void *B, long ldb, long long strideB, void *beta, void *C, long ldc, long long strideC, long batchCount)
+CUTAP_SLOW unsigned int cutap_slow_cublasZgemmStridedBatched_64(void *handle, unsigned int transa, unsigned int transb, long m, long n, long k, void *alpha, void *A, long lda, long long strideA, void *B, long ldb, long long strideB, void *beta, void *C, long ldc, long long strideC, long batchCount)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cublasZgemmStridedBatched_64], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, unsigned int, long, long, long, void *, void *, long, long long, void *, long, long long, void *, void *, long, long long, long))cutap_fn)(handle, transa, transb, m, n, k, alpha, A, lda, strideA, B, ldb, strideB, beta, C, ldc, strideC, batchCount);
     uint64_t cutap_w[18] = {(uint64_t)(uintptr_t)handle, (uint64_t)transa, (uint64_t)transb, (uint64_t)(int64_t)m, (uint64_t)(int64_t)n, (uint64_t)(int64_t)k, (uint64_t)(uintptr_t)alpha, (uint64_t)(uintptr_t)A, (uint64_t)(int64_t)lda, (uint64_t)(int64_t)strideA, (uint64_t)(uintptr_t)B, (uint64_t)(int64_t)ldb, (uint64_t)(int64_t)strideB, (uint64_t)(uintptr_t)beta, (uint64_t)(uintptr_t)C, (uint64_t)(int64_t)ldc, (uint64_t)(int64_t)strideC, (uint64_t)(int64_t)batchCount};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cublasZgemmStridedBatched_64, cutap_w, thunk_cublasZgemmStridedBatched_64);
 }
@@ -7159,11 +5451,8 @@ static uint64_t thunk_cublasZgemm_v2(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, unsigned int, int, int, int, void *, void *, int, void *, int, void *, void *, int))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (unsigned int)a[2], (int)a[3], (int)a[4], (int)a[5], (void *)(uintptr_t)a[6], (void *)(uintptr_t)a[7], (int)a[8], (void *)(uintptr_t)a[9], (int)a[10], (void *)(uintptr_t)a[11], (void *)(uintptr_t)a[12], (int)a[13]);
 }
-CUTAP_EXPORT unsigned int cublasZgemm_v2(void *handle, unsigned int transa, unsigned int transb, int m, int n, int k, void *alpha, void *A, int lda, void *B, int ldb, void *beta, void *C, int ldc)
+CUTAP_SLOW unsigned int cutap_slow_cublasZgemm_v2(void *handle, unsigned int transa, unsigned int transb, int m, int n, int k, void *alpha, void *A, int lda, void *B, int ldb, void *beta, void *C, int ldc)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cublasZgemm_v2], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, unsigned int, int, int, int, void *, void *, int, void *, int, void *, void *, int))cutap_fn)(handle, transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
     uint64_t cutap_w[14] = {(uint64_t)(uintptr_t)handle, (uint64_t)transa, (uint64_t)transb, (uint64_t)(int64_t)m, (uint64_t)(int64_t)n, (uint64_t)(int64_t)k, (uint64_t)(uintptr_t)alpha, (uint64_t)(uintptr_t)A, (uint64_t)(int64_t)lda, (uint64_t)(uintptr_t)B, (uint64_t)(int64_t)ldb, (uint64_t)(uintptr_t)beta, (uint64_t)(uintptr_t)C, (uint64_t)(int64_t)ldc};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cublasZgemm_v2, cutap_w, thunk_cublasZgemm_v2);
 }
@@ -7171,11 +5460,8 @@ static uint64_t thunk_cublasZgemm_v2_64(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, unsigned int, long, long, long, void *, void *, long, void *, long, void *, void *, long))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (unsigned int)a[2], (long)a[3], (long)a[4], (long)a[5], (void *)(uintptr_t)a[6], (void *)(uintptr_t)a[7], (long)a[8], (void *)(uintptr_t)a[9], (long)a[10], (void *)(uintptr_t)a[11], (void *)(uintptr_t)a[12], (long)a[13]);
 }
-CUTAP_EXPORT unsigned int cublasZgemm_v2_64(void *handle, unsigned int transa, unsigned int transb, long m, long n, long k, void *alpha, void *A, long lda, void *B, long ldb, void *beta, void *C, long ldc)
+CUTAP_SLOW unsigned int cutap_slow_cublasZgemm_v2_64(void *handle, unsigned int transa, unsigned int transb, long m, long n, long k, void *alpha, void *A, long lda, void *B, long ldb, void *beta, void *C, long ldc)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cublasZgemm_v2_64], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, unsigned int, long, long, long, void *, void *, long, void *, long, void *, void *, long))cutap_fn)(handle, transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
     uint64_t cutap_w[14] = {(uint64_t)(uintptr_t)handle, (uint64_t)transa, (uint64_t)transb, (uint64_t)(int64_t)m, (uint64_t)(int64_t)n, (uint64_t)(int64_t)k, (uint64_t)(uintptr_t)alpha, (uint64_t)(uintptr_t)A, (uint64_t)(int64_t)lda, (uint64_t)(uintptr_t)B, (uint64_t)(int64_t)ldb, (uint64_t)(uintptr_t)beta, (uint64_t)(uintptr_t)C, (uint64_t)(int64_t)ldc};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cublasZgemm_v2_64, cutap_w, thunk_cublasZgemm_v2_64);
 }
@@ -7183,10 +5469,8 @@ static uint64_t thunk_cublasZgemv(void *fn, uint64_t *a)
 {
     return (((void (*)(char, int, int, struct cutap_sv_double2, void *, int, void *, int, struct cutap_sv_double2, void *, int))fn)((char)a[0], (int)a[1], (int)a[2], *(struct cutap_sv_double2 *)(uintptr_t)a[3], (void *)(uintptr_t)a[4], (int)a[5], (void *)(uintptr_t)a[6], (int)a[7], *(struct cutap_sv_double2 *)(uintptr_t)a[8], (void *)(uintptr_t)a[9], (int)a[10]), (uint64_t)0);
 }
-CUTAP_EXPORT void cublasZgemv(char trans, int m, int n, struct cutap_sv_double2 alpha, void *A, int lda, void *x, int incx, struct cutap_sv_double2 beta, void *y, int incy)
+CUTAP_SLOW void cutap_slow_cublasZgemv(char trans, int m, int n, struct cutap_sv_double2 alpha, void *A, int lda, void *x, int incx, struct cutap_sv_double2 beta, void *y, int incy)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cublasZgemv], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn)) { ((void (*)(char, int, int, struct cutap_sv_double2, void *, int, void *, int, struct cutap_sv_double2, void *, int))cutap_fn)(trans, m, n, alpha, A, lda, x, incx, beta, y, incy); return; }
     uint64_t cutap_w[11] = {(uint64_t)(int64_t)trans, (uint64_t)(int64_t)m, (uint64_t)(int64_t)n, (uint64_t)(uintptr_t)&alpha, (uint64_t)(uintptr_t)A, (uint64_t)(int64_t)lda, (uint64_t)(uintptr_t)x, (uint64_t)(int64_t)incx, (uint64_t)(uintptr_t)&beta, (uint64_t)(uintptr_t)y, (uint64_t)(int64_t)incy};
     (void)cutap_dispatch(CUTAP_ID_cublasZgemv, cutap_w, thunk_cublasZgemv);
 }
@@ -7194,11 +5478,8 @@ static uint64_t thunk_cublasZgemvBatched(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, int, int, void *, void *, int, void *, int, void *, void *, int, int))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (int)a[2], (int)a[3], (void *)(uintptr_t)a[4], (void *)(uintptr_t)a[5], (int)a[6], (void *)(uintptr_t)a[7], (int)a[8], (void *)(uintptr_t)a[9], (void *)(uintptr_t)a[10], (int)a[11], (int)a[12]);
 }
-CUTAP_EXPORT unsigned int cublasZgemvBatched(void *handle, unsigned int trans, int m, int n, void *alpha, void *Aarray, int lda, void *xarray, int incx, void *beta, void *yarray, int incy, int batchCount)
+CUTAP_SLOW unsigned int cutap_slow_cublasZgemvBatched(void *handle, unsigned int trans, int m, int n, void *alpha, void *Aarray, int lda, void *xarray, int incx, void *beta, void *yarray, int incy, int batchCount)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cublasZgemvBatched], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, int, int, void *, void *, int, void *, int, void *, void *, int, int))cutap_fn)(handle, trans, m, n, alpha, Aarray, lda, xarray, incx, beta, yarray, incy, batchCount);
     uint64_t cutap_w[13] = {(uint64_t)(uintptr_t)handle, (uint64_t)trans, (uint64_t)(int64_t)m, (uint64_t)(int64_t)n, (uint64_t)(uintptr_t)alpha, (uint64_t)(uintptr_t)Aarray, (uint64_t)(int64_t)lda, (uint64_t)(uintptr_t)xarray, (uint64_t)(int64_t)incx, (uint64_t)(uintptr_t)beta, (uint64_t)(uintptr_t)yarray, (uint64_t)(int64_t)incy, (uint64_t)(int64_t)batchCount};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cublasZgemvBatched, cutap_w, thunk_cublasZgemvBatched);
 }
@@ -7206,11 +5487,8 @@ static uint64_t thunk_cublasZgemvBatched_64(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, long, long, void *, void *, long, void *, long, void *, void *, long, long))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (long)a[2], (long)a[3], (void *)(uintptr_t)a[4], (void *)(uintptr_t)a[5], (long)a[6], (void *)(uintptr_t)a[7], (long)a[8], (void *)(uintptr_t)a[9], (void *)(uintptr_t)a[10], (long)a[11], (long)a[12]);
 }
-CUTAP_EXPORT unsigned int cublasZgemvBatched_64(void *handle, unsigned int trans, long m, long n, void *alpha, void *Aarray, long lda, void *xarray, long incx, void *beta, void *yarray, long incy, long batchCount)
+CUTAP_SLOW unsigned int cutap_slow_cublasZgemvBatched_64(void *handle, unsigned int trans, long m, long n, void *alpha, void *Aarray, long lda, void *xarray, long incx, void *beta, void *yarray, long incy, long batchCount)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cublasZgemvBatched_64], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, long, long, void *, void *, long, void *, long, void *, void *, long, long))cutap_fn)(handle, trans, m, n, alpha, Aarray, lda, xarray, incx, beta, yarray, incy, batchCount);
     uint64_t cutap_w[13] = {(uint64_t)(uintptr_t)handle, (uint64_t)trans, (uint64_t)(int64_t)m, (uint64_t)(int64_t)n, (uint64_t)(uintptr_t)alpha, (uint64_t)(uintptr_t)Aarray, (uint64_t)(int64_t)lda, (uint64_t)(uintptr_t)xarray, (uint64_t)(int64_t)incx, (uint64_t)(uintptr_t)beta, (uint64_t)(uintptr_t)yarray, (uint64_t)(int64_t)incy, (uint64_t)(int64_t)batchCount};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cublasZgemvBatched_64, cutap_w, thunk_cublasZgemvBatched_64);
 }
@@ -7218,11 +5496,8 @@ static uint64_t thunk_cublasZgemvStridedBatched(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, int, int, void *, void *, int, long long, void *, int, long long, void *, void *, int, long long, int))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (int)a[2], (int)a[3], (void *)(uintptr_t)a[4], (void *)(uintptr_t)a[5], (int)a[6], (long long)a[7], (void *)(uintptr_t)a[8], (int)a[9], (long long)a[10], (void *)(uintptr_t)a[11], (void *)(uintptr_t)a[12], (int)a[13], (long long)a[14], (int)a[15]);
 }
-CUTAP_EXPORT unsigned int cublasZgemvStridedBatched(void *handle, unsigned int trans, int m, int n, void *alpha, void *A, int lda, long long strideA, void *x, int incx, long long stridex, void *beta, void *y, int incy, long long stridey, int batchCount)
+CUTAP_SLOW unsigned int cutap_slow_cublasZgemvStridedBatched(void *handle, unsigned int trans, int m, int n, void *alpha, void *A, int lda, long long strideA, void *x, int incx, long long stridex, void *beta, void *y, int incy, long long stridey, int batchCount)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cublasZgemvStridedBatched], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, int, int, void *, void *, int, long long, void *, int, long long, void *, void *, int, long long, int))cutap_fn)(handle, trans, m, n, alpha, A, lda, strideA, x, incx, stridex, beta, y, incy, stridey, batchCount);
     uint64_t cutap_w[16] = {(uint64_t)(uintptr_t)handle, (uint64_t)trans, (uint64_t)(int64_t)m, (uint64_t)(int64_t)n, (uint64_t)(uintptr_t)alpha, (uint64_t)(uintptr_t)A, (uint64_t)(int64_t)lda, (uint64_t)(int64_t)strideA, (uint64_t)(uintptr_t)x, (uint64_t)(int64_t)incx, (uint64_t)(int64_t)stridex, (uint64_t)(uintptr_t)beta, (uint64_t)(uintptr_t)y, (uint64_t)(int64_t)incy, (uint64_t)(int64_t)stridey, (uint64_t)(int64_t)batchCount};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cublasZgemvStridedBatched, cutap_w, thunk_cublasZgemvStridedBatched);
 }
@@ -7230,11 +5505,8 @@ static uint64_t thunk_cublasZgemvStridedBatched_64(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, long, long, void *, void *, long, long long, void *, long, long long, void *, void *, long, long long, long))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (long)a[2], (long)a[3], (void *)(uintptr_t)a[4], (void *)(uintptr_t)a[5], (long)a[6], (long long)a[7], (void *)(uintptr_t)a[8], (long)a[9], (long long)a[10], (void *)(uintptr_t)a[11], (void *)(uintptr_t)a[12], (long)a[13], (long long)a[14], (long)a[15]);
 }
-CUTAP_EXPORT unsigned int cublasZgemvStridedBatched_64(void *handle, unsigned int trans, long m, long n, void *alpha, void *A, long lda, long long strideA, void *x, long incx, long long stridex, void *beta, void *y, long incy, long long stridey, long batchCount)
+CUTAP_SLOW unsigned int cutap_slow_cublasZgemvStridedBatched_64(void *handle, unsigned int trans, long m, long n, void *alpha, void *A, long lda, long long strideA, void *x, long incx, long long stridex, void *beta, void *y, long incy, long long stridey, long batchCount)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cublasZgemvStridedBatched_64], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, long, long, void *, void *, long, long long, void *, long, long long, void *, void *, long, long long, long))cutap_fn)(handle, trans, m, n, alpha, A, lda, strideA, x, incx, stridex, beta, y, incy, stridey, batchCount);
     uint64_t cutap_w[16] = {(uint64_t)(uintptr_t)handle, (uint64_t)trans, (uint64_t)(int64_t)m, (uint64_t)(int64_t)n, (uint64_t)(uintptr_t)alpha, (uint64_t)(uintptr_t)A, (uint64_t)(int64_t)lda, (uint64_t)(int64_t)strideA, (uint64_t)(uintptr_t)x, (uint64_t)(int64_t)incx, (uint64_t)(int64_t)stridex, (uint64_t)(uintptr_t)beta, (uint64_t)(uintptr_t)y, (uint64_t)(int64_t)incy, (uint64_t)(int64_t)stridey, (uint64_t)(int64_t)batchCount};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cublasZgemvStridedBatched_64, cutap_w, thunk_cublasZgemvStridedBatched_64);
 }
@@ -7242,11 +5514,8 @@ static uint64_t thunk_cublasZgemv_v2(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, int, int, void *, void *, int, void *, int, void *, void *, int))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (int)a[2], (int)a[3], (void *)(uintptr_t)a[4], (void *)(uintptr_t)a[5], (int)a[6], (void *)(uintptr_t)a[7], (int)a[8], (void *)(uintptr_t)a[9], (void *)(uintptr_t)a[10], (int)a[11]);
 }
-CUTAP_EXPORT unsigned int cublasZgemv_v2(void *handle, unsigned int trans, int m, int n, void *alpha, void *A, int lda, void *x, int incx, void *beta, void *y, int incy)
+CUTAP_SLOW unsigned int cutap_slow_cublasZgemv_v2(void *handle, unsigned int trans, int m, int n, void *alpha, void *A, int lda, void *x, int incx, void *beta, void *y, int incy)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cublasZgemv_v2], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, int, int, void *, void *, int, void *, int, void *, void *, int))cutap_fn)(handle, trans, m, n, alpha, A, lda, x, incx, beta, y, incy);
     uint64_t cutap_w[12] = {(uint64_t)(uintptr_t)handle, (uint64_t)trans, (uint64_t)(int64_t)m, (uint64_t)(int64_t)n, (uint64_t)(uintptr_t)alpha, (uint64_t)(uintptr_t)A, (uint64_t)(int64_t)lda, (uint64_t)(uintptr_t)x, (uint64_t)(int64_t)incx, (uint64_t)(uintptr_t)beta, (uint64_t)(uintptr_t)y, (uint64_t)(int64_t)incy};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cublasZgemv_v2, cutap_w, thunk_cublasZgemv_v2);
 }
@@ -7254,11 +5523,8 @@ static uint64_t thunk_cublasZgemv_v2_64(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, long, long, void *, void *, long, void *, long, void *, void *, long))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (long)a[2], (long)a[3], (void *)(uintptr_t)a[4], (void *)(uintptr_t)a[5], (long)a[6], (void *)(uintptr_t)a[7], (long)a[8], (void *)(uintptr_t)a[9], (void *)(uintptr_t)a[10], (long)a[11]);
 }
-CUTAP_EXPORT unsigned int cublasZgemv_v2_64(void *handle, unsigned int trans, long m, long n, void *alpha, void *A, long lda, void *x, long incx, void *beta, void *y, long incy)
+CUTAP_SLOW unsigned int cutap_slow_cublasZgemv_v2_64(void *handle, unsigned int trans, long m, long n, void *alpha, void *A, long lda, void *x, long incx, void *beta, void *y, long incy)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cublasZgemv_v2_64], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, long, long, void *, void *, long, void *, long, void *, void *, long))cutap_fn)(handle, trans, m, n, alpha, A, lda, x, incx, beta, y, incy);
     uint64_t cutap_w[12] = {(uint64_t)(uintptr_t)handle, (uint64_t)trans, (uint64_t)(int64_t)m, (uint64_t)(int64_t)n, (uint64_t)(uintptr_t)alpha, (uint64_t)(uintptr_t)A, (uint64_t)(int64_t)lda, (uint64_t)(uintptr_t)x, (uint64_t)(int64_t)incx, (uint64_t)(uintptr_t)beta, (uint64_t)(uintptr_t)y, (uint64_t)(int64_t)incy};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cublasZgemv_v2_64, cutap_w, thunk_cublasZgemv_v2_64);
 }
@@ -7266,11 +5532,8 @@ static uint64_t thunk_cublasZgeqrfBatched(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, int, int, void *, int, void *, void *, int))fn)((void *)(uintptr_t)a[0], (int)a[1], (int)a[2], (void *)(uintptr_t)a[3], (int)a[4], (void *)(uintptr_t)a[5], (void *)(uintptr_t)a[6], (int)a[7]);
 }
-CUTAP_EXPORT unsigned int cublasZgeqrfBatched(void *handle, int m, int n, void *Aarray, int lda, void *TauArray, void *info, int batchSize)
+CUTAP_SLOW unsigned int cutap_slow_cublasZgeqrfBatched(void *handle, int m, int n, void *Aarray, int lda, void *TauArray, void *info, int batchSize)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cublasZgeqrfBatched], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, int, int, void *, int, void *, void *, int))cutap_fn)(handle, m, n, Aarray, lda, TauArray, info, batchSize);
     uint64_t cutap_w[8] = {(uint64_t)(uintptr_t)handle, (uint64_t)(int64_t)m, (uint64_t)(int64_t)n, (uint64_t)(uintptr_t)Aarray, (uint64_t)(int64_t)lda, (uint64_t)(uintptr_t)TauArray, (uint64_t)(uintptr_t)info, (uint64_t)(int64_t)batchSize};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cublasZgeqrfBatched, cutap_w, thunk_cublasZgeqrfBatched);
 }
@@ -7278,10 +5541,8 @@ static uint64_t thunk_cublasZgerc(void *fn, uint64_t *a)
 {
     return (((void (*)(int, int, struct cutap_sv_double2, void *, int, void *, int, void *, int))fn)((int)a[0], (int)a[1], *(struct cutap_sv_double2 *)(uintptr_t)a[2], (void *)(uintptr_t)a[3], (int)a[4], (void *)(uintptr_t)a[5], (int)a[6], (void *)(uintptr_t)a[7], (int)a[8]), (uint64_t)0);
 }
-CUTAP_EXPORT void cublasZgerc(int m, int n, struct cutap_sv_double2 alpha, void *x, int incx, void *y, int incy, void *A, int lda)
+CUTAP_SLOW void cutap_slow_cublasZgerc(int m, int n, struct cutap_sv_double2 alpha, void *x, int incx, void *y, int incy, void *A, int lda)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cublasZgerc], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn)) { ((void (*)(int, int, struct cutap_sv_double2, void *, int, void *, int, void *, int))cutap_fn)(m, n, alpha, x, incx, y, incy, A, lda); return; }
     uint64_t cutap_w[9] = {(uint64_t)(int64_t)m, (uint64_t)(int64_t)n, (uint64_t)(uintptr_t)&alpha, (uint64_t)(uintptr_t)x, (uint64_t)(int64_t)incx, (uint64_t)(uintptr_t)y, (uint64_t)(int64_t)incy, (uint64_t)(uintptr_t)A, (uint64_t)(int64_t)lda};
     (void)cutap_dispatch(CUTAP_ID_cublasZgerc, cutap_w, thunk_cublasZgerc);
 }
@@ -7289,11 +5550,8 @@ static uint64_t thunk_cublasZgerc_v2(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, int, int, void *, void *, int, void *, int, void *, int))fn)((void *)(uintptr_t)a[0], (int)a[1], (int)a[2], (void *)(uintptr_t)a[3], (void *)(uintptr_t)a[4], (int)a[5], (void *)(uintptr_t)a[6], (int)a[7], (void *)(uintptr_t)a[8], (int)a[9]);
 }
-CUTAP_EXPORT unsigned int cublasZgerc_v2(void *handle, int m, int n, void *alpha, void *x, int incx, void *y, int incy, void *A, int lda)
+CUTAP_SLOW unsigned int cutap_slow_cublasZgerc_v2(void *handle, int m, int n, void *alpha, void *x, int incx, void *y, int incy, void *A, int lda)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cublasZgerc_v2], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, int, int, void *, void *, int, void *, int, void *, int))cutap_fn)(handle, m, n, alpha, x, incx, y, incy, A, lda);
     uint64_t cutap_w[10] = {(uint64_t)(uintptr_t)handle, (uint64_t)(int64_t)m, (uint64_t)(int64_t)n, (uint64_t)(uintptr_t)alpha, (uint64_t)(uintptr_t)x, (uint64_t)(int64_t)incx, (uint64_t)(uintptr_t)y, (uint64_t)(int64_t)incy, (uint64_t)(uintptr_t)A, (uint64_t)(int64_t)lda};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cublasZgerc_v2, cutap_w, thunk_cublasZgerc_v2);
 }
@@ -7301,11 +5559,8 @@ static uint64_t thunk_cublasZgerc_v2_64(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, long, long, void *, void *, long, void *, long, void *, long))fn)((void *)(uintptr_t)a[0], (long)a[1], (long)a[2], (void *)(uintptr_t)a[3], (void *)(uintptr_t)a[4], (long)a[5], (void *)(uintptr_t)a[6], (long)a[7], (void *)(uintptr_t)a[8], (long)a[9]);
 }
-CUTAP_EXPORT unsigned int cublasZgerc_v2_64(void *handle, long m, long n, void *alpha, void *x, long incx, void *y, long incy, void *A, long lda)
+CUTAP_SLOW unsigned int cutap_slow_cublasZgerc_v2_64(void *handle, long m, long n, void *alpha, void *x, long incx, void *y, long incy, void *A, long lda)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cublasZgerc_v2_64], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, long, long, void *, void *, long, void *, long, void *, long))cutap_fn)(handle, m, n, alpha, x, incx, y, incy, A, lda);
     uint64_t cutap_w[10] = {(uint64_t)(uintptr_t)handle, (uint64_t)(int64_t)m, (uint64_t)(int64_t)n, (uint64_t)(uintptr_t)alpha, (uint64_t)(uintptr_t)x, (uint64_t)(int64_t)incx, (uint64_t)(uintptr_t)y, (uint64_t)(int64_t)incy, (uint64_t)(uintptr_t)A, (uint64_t)(int64_t)lda};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cublasZgerc_v2_64, cutap_w, thunk_cublasZgerc_v2_64);
 }
@@ -7313,10 +5568,8 @@ static uint64_t thunk_cublasZgeru(void *fn, uint64_t *a)
 {
     return (((void (*)(int, int, struct cutap_sv_double2, void *, int, void *, int, void *, int))fn)((int)a[0], (int)a[1], *(struct cutap_sv_double2 *)(uintptr_t)a[2], (void *)(uintptr_t)a[3], (int)a[4], (void *)(uintptr_t)a[5], (int)a[6], (void *)(uintptr_t)a[7], (int)a[8]), (uint64_t)0);
 }
-CUTAP_EXPORT void cublasZgeru(int m, int n, struct cutap_sv_double2 alpha, void *x, int incx, void *y, int incy, void *A, int lda)
+CUTAP_SLOW void cutap_slow_cublasZgeru(int m, int n, struct cutap_sv_double2 alpha, void *x, int incx, void *y, int incy, void *A, int lda)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cublasZgeru], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn)) { ((void (*)(int, int, struct cutap_sv_double2, void *, int, void *, int, void *, int))cutap_fn)(m, n, alpha, x, incx, y, incy, A, lda); return; }
     uint64_t cutap_w[9] = {(uint64_t)(int64_t)m, (uint64_t)(int64_t)n, (uint64_t)(uintptr_t)&alpha, (uint64_t)(uintptr_t)x, (uint64_t)(int64_t)incx, (uint64_t)(uintptr_t)y, (uint64_t)(int64_t)incy, (uint64_t)(uintptr_t)A, (uint64_t)(int64_t)lda};
     (void)cutap_dispatch(CUTAP_ID_cublasZgeru, cutap_w, thunk_cublasZgeru);
 }
@@ -7324,11 +5577,8 @@ static uint64_t thunk_cublasZgeru_v2(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, int, int, void *, void *, int, void *, int, void *, int))fn)((void *)(uintptr_t)a[0], (int)a[1], (int)a[2], (void *)(uintptr_t)a[3], (void *)(uintptr_t)a[4], (int)a[5], (void *)(uintptr_t)a[6], (int)a[7], (void *)(uintptr_t)a[8], (int)a[9]);
 }
-CUTAP_EXPORT unsigned int cublasZgeru_v2(void *handle, int m, int n, void *alpha, void *x, int incx, void *y, int incy, void *A, int lda)
+CUTAP_SLOW unsigned int cutap_slow_cublasZgeru_v2(void *handle, int m, int n, void *alpha, void *x, int incx, void *y, int incy, void *A, int lda)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cublasZgeru_v2], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, int, int, void *, void *, int, void *, int, void *, int))cutap_fn)(handle, m, n, alpha, x, incx, y, incy, A, lda);
     uint64_t cutap_w[10] = {(uint64_t)(uintptr_t)handle, (uint64_t)(int64_t)m, (uint64_t)(int64_t)n, (uint64_t)(uintptr_t)alpha, (uint64_t)(uintptr_t)x, (uint64_t)(int64_t)incx, (uint64_t)(uintptr_t)y, (uint64_t)(int64_t)incy, (uint64_t)(uintptr_t)A, (uint64_t)(int64_t)lda};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cublasZgeru_v2, cutap_w, thunk_cublasZgeru_v2);
 }
@@ -7336,11 +5586,8 @@ static uint64_t thunk_cublasZgeru_v2_64(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, long, long, void *, void *, long, void *, long, void *, long))fn)((void *)(uintptr_t)a[0], (long)a[1], (long)a[2], (void *)(uintptr_t)a[3], (void *)(uintptr_t)a[4], (long)a[5], (void *)(uintptr_t)a[6], (long)a[7], (void *)(uintptr_t)a[8], (long)a[9]);
 }
-CUTAP_EXPORT unsigned int cublasZgeru_v2_64(void *handle, long m, long n, void *alpha, void *x, long incx, void *y, long incy, void *A, long lda)
+CUTAP_SLOW unsigned int cutap_slow_cublasZgeru_v2_64(void *handle, long m, long n, void *alpha, void *x, long incx, void *y, long incy, void *A, long lda)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cublasZgeru_v2_64], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, long, long, void *, void *, long, void *, long, void *, long))cutap_fn)(handle, m, n, alpha, x, incx, y, incy, A, lda);
     uint64_t cutap_w[10] = {(uint64_t)(uintptr_t)handle, (uint64_t)(int64_t)m, (uint64_t)(int64_t)n, (uint64_t)(uintptr_t)alpha, (uint64_t)(uintptr_t)x, (uint64_t)(int64_t)incx, (uint64_t)(uintptr_t)y, (uint64_t)(int64_t)incy, (uint64_t)(uintptr_t)A, (uint64_t)(int64_t)lda};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cublasZgeru_v2_64, cutap_w, thunk_cublasZgeru_v2_64);
 }
@@ -7348,11 +5595,8 @@ static uint64_t thunk_cublasZgetrfBatched(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, int, void *, int, void *, void *, int))fn)((void *)(uintptr_t)a[0], (int)a[1], (void *)(uintptr_t)a[2], (int)a[3], (void *)(uintptr_t)a[4], (void *)(uintptr_t)a[5], (int)a[6]);
 }
-CUTAP_EXPORT unsigned int cublasZgetrfBatched(void *handle, int n, void *A, int lda, void *P, void *info, int batchSize)
+CUTAP_SLOW unsigned int cutap_slow_cublasZgetrfBatched(void *handle, int n, void *A, int lda, void *P, void *info, int batchSize)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cublasZgetrfBatched], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, int, void *, int, void *, void *, int))cutap_fn)(handle, n, A, lda, P, info, batchSize);
     uint64_t cutap_w[7] = {(uint64_t)(uintptr_t)handle, (uint64_t)(int64_t)n, (uint64_t)(uintptr_t)A, (uint64_t)(int64_t)lda, (uint64_t)(uintptr_t)P, (uint64_t)(uintptr_t)info, (uint64_t)(int64_t)batchSize};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cublasZgetrfBatched, cutap_w, thunk_cublasZgetrfBatched);
 }
@@ -7360,11 +5604,8 @@ static uint64_t thunk_cublasZgetriBatched(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, int, void *, int, void *, void *, int, void *, int))fn)((void *)(uintptr_t)a[0], (int)a[1], (void *)(uintptr_t)a[2], (int)a[3], (void *)(uintptr_t)a[4], (void *)(uintptr_t)a[5], (int)a[6], (void *)(uintptr_t)a[7], (int)a[8]);
 }
-CUTAP_EXPORT unsigned int cublasZgetriBatched(void *handle, int n, void *A, int lda, void *P, void *C, int ldc, void *info, int batchSize)
+CUTAP_SLOW unsigned int cutap_slow_cublasZgetriBatched(void *handle, int n, void *A, int lda, void *P, void *C, int ldc, void *info, int batchSize)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cublasZgetriBatched], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, int, void *, int, void *, void *, int, void *, int))cutap_fn)(handle, n, A, lda, P, C, ldc, info, batchSize);
     uint64_t cutap_w[9] = {(uint64_t)(uintptr_t)handle, (uint64_t)(int64_t)n, (uint64_t)(uintptr_t)A, (uint64_t)(int64_t)lda, (uint64_t)(uintptr_t)P, (uint64_t)(uintptr_t)C, (uint64_t)(int64_t)ldc, (uint64_t)(uintptr_t)info, (uint64_t)(int64_t)batchSize};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cublasZgetriBatched, cutap_w, thunk_cublasZgetriBatched);
 }
@@ -7372,11 +5613,8 @@ static uint64_t thunk_cublasZgetrsBatched(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, int, int, void *, int, void *, void *, int, void *, int))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (int)a[2], (int)a[3], (void *)(uintptr_t)a[4], (int)a[5], (void *)(uintptr_t)a[6], (void *)(uintptr_t)a[7], (int)a[8], (void *)(uintptr_t)a[9], (int)a[10]);
 }
-CUTAP_EXPORT unsigned int cublasZgetrsBatched(void *handle, unsigned int trans, int n, int nrhs, void *Aarray, int lda, void *devIpiv, void *Barray, int ldb, void *info, int batchSize)
+CUTAP_SLOW unsigned int cutap_slow_cublasZgetrsBatched(void *handle, unsigned int trans, int n, int nrhs, void *Aarray, int lda, void *devIpiv, void *Barray, int ldb, void *info, int batchSize)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cublasZgetrsBatched], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, int, int, void *, int, void *, void *, int, void *, int))cutap_fn)(handle, trans, n, nrhs, Aarray, lda, devIpiv, Barray, ldb, info, batchSize);
     uint64_t cutap_w[11] = {(uint64_t)(uintptr_t)handle, (uint64_t)trans, (uint64_t)(int64_t)n, (uint64_t)(int64_t)nrhs, (uint64_t)(uintptr_t)Aarray, (uint64_t)(int64_t)lda, (uint64_t)(uintptr_t)devIpiv, (uint64_t)(uintptr_t)Barray, (uint64_t)(int64_t)ldb, (uint64_t)(uintptr_t)info, (uint64_t)(int64_t)batchSize};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cublasZgetrsBatched, cutap_w, thunk_cublasZgetrsBatched);
 }
@@ -7384,10 +5622,8 @@ static uint64_t thunk_cublasZhbmv(void *fn, uint64_t *a)
 {
     return (((void (*)(char, int, int, struct cutap_sv_double2, void *, int, void *, int, struct cutap_sv_double2, void *, int))fn)((char)a[0], (int)a[1], (int)a[2], *(struct cutap_sv_double2 *)(uintptr_t)a[3], (void *)(uintptr_t)a[4], (int)a[5], (void *)(uintptr_t)a[6], (int)a[7], *(struct cutap_sv_double2 *)(uintptr_t)a[8], (void *)(uintptr_t)a[9], (int)a[10]), (uint64_t)0);
 }
-CUTAP_EXPORT void cublasZhbmv(char uplo, int n, int k, struct cutap_sv_double2 alpha, void *A, int lda, void *x, int incx, struct cutap_sv_double2 beta, void *y, int incy)
+CUTAP_SLOW void cutap_slow_cublasZhbmv(char uplo, int n, int k, struct cutap_sv_double2 alpha, void *A, int lda, void *x, int incx, struct cutap_sv_double2 beta, void *y, int incy)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cublasZhbmv], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn)) { ((void (*)(char, int, int, struct cutap_sv_double2, void *, int, void *, int, struct cutap_sv_double2, void *, int))cutap_fn)(uplo, n, k, alpha, A, lda, x, incx, beta, y, incy); return; }
     uint64_t cutap_w[11] = {(uint64_t)(int64_t)uplo, (uint64_t)(int64_t)n, (uint64_t)(int64_t)k, (uint64_t)(uintptr_t)&alpha, (uint64_t)(uintptr_t)A, (uint64_t)(int64_t)lda, (uint64_t)(uintptr_t)x, (uint64_t)(int64_t)incx, (uint64_t)(uintptr_t)&beta, (uint64_t)(uintptr_t)y, (uint64_t)(int64_t)incy};
     (void)cutap_dispatch(CUTAP_ID_cublasZhbmv, cutap_w, thunk_cublasZhbmv);
 }
@@ -7395,11 +5631,8 @@ static uint64_t thunk_cublasZhbmv_v2(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, int, int, void *, void *, int, void *, int, void *, void *, int))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (int)a[2], (int)a[3], (void *)(uintptr_t)a[4], (void *)(uintptr_t)a[5], (int)a[6], (void *)(uintptr_t)a[7], (int)a[8], (void *)(uintptr_t)a[9], (void *)(uintptr_t)a[10], (int)a[11]);
 }
-CUTAP_EXPORT unsigned int cublasZhbmv_v2(void *handle, unsigned int uplo, int n, int k, void *alpha, void *A, int lda, void *x, int incx, void *beta, void *y, int incy)
+CUTAP_SLOW unsigned int cutap_slow_cublasZhbmv_v2(void *handle, unsigned int uplo, int n, int k, void *alpha, void *A, int lda, void *x, int incx, void *beta, void *y, int incy)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cublasZhbmv_v2], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, int, int, void *, void *, int, void *, int, void *, void *, int))cutap_fn)(handle, uplo, n, k, alpha, A, lda, x, incx, beta, y, incy);
     uint64_t cutap_w[12] = {(uint64_t)(uintptr_t)handle, (uint64_t)uplo, (uint64_t)(int64_t)n, (uint64_t)(int64_t)k, (uint64_t)(uintptr_t)alpha, (uint64_t)(uintptr_t)A, (uint64_t)(int64_t)lda, (uint64_t)(uintptr_t)x, (uint64_t)(int64_t)incx, (uint64_t)(uintptr_t)beta, (uint64_t)(uintptr_t)y, (uint64_t)(int64_t)incy};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cublasZhbmv_v2, cutap_w, thunk_cublasZhbmv_v2);
 }
@@ -7407,11 +5640,8 @@ static uint64_t thunk_cublasZhbmv_v2_64(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, long, long, void *, void *, long, void *, long, void *, void *, long))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (long)a[2], (long)a[3], (void *)(uintptr_t)a[4], (void *)(uintptr_t)a[5], (long)a[6], (void *)(uintptr_t)a[7], (long)a[8], (void *)(uintptr_t)a[9], (void *)(uintptr_t)a[10], (long)a[11]);
 }
-CUTAP_EXPORT unsigned int cublasZhbmv_v2_64(void *handle, unsigned int uplo, long n, long k, void *alpha, void *A, long lda, void *x, long incx, void *beta, void *y, long incy)
+CUTAP_SLOW unsigned int cutap_slow_cublasZhbmv_v2_64(void *handle, unsigned int uplo, long n, long k, void *alpha, void *A, long lda, void *x, long incx, void *beta, void *y, long incy)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cublasZhbmv_v2_64], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, long, long, void *, void *, long, void *, long, void *, void *, long))cutap_fn)(handle, uplo, n, k, alpha, A, lda, x, incx, beta, y, incy);
     uint64_t cutap_w[12] = {(uint64_t)(uintptr_t)handle, (uint64_t)uplo, (uint64_t)(int64_t)n, (uint64_t)(int64_t)k, (uint64_t)(uintptr_t)alpha, (uint64_t)(uintptr_t)A, (uint64_t)(int64_t)lda, (uint64_t)(uintptr_t)x, (uint64_t)(int64_t)incx, (uint64_t)(uintptr_t)beta, (uint64_t)(uintptr_t)y, (uint64_t)(int64_t)incy};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cublasZhbmv_v2_64, cutap_w, thunk_cublasZhbmv_v2_64);
 }
@@ -7419,10 +5649,8 @@ static uint64_t thunk_cublasZhemm(void *fn, uint64_t *a)
 {
     return (((void (*)(char, char, int, int, struct cutap_sv_double2, void *, int, void *, int, struct cutap_sv_double2, void *, int))fn)((char)a[0], (char)a[1], (int)a[2], (int)a[3], *(struct cutap_sv_double2 *)(uintptr_t)a[4], (void *)(uintptr_t)a[5], (int)a[6], (void *)(uintptr_t)a[7], (int)a[8], *(struct cutap_sv_double2 *)(uintptr_t)a[9], (void *)(uintptr_t)a[10], (int)a[11]), (uint64_t)0);
 }
-CUTAP_EXPORT void cublasZhemm(char side, char uplo, int m, int n, struct cutap_sv_double2 alpha, void *A, int lda, void *B, int ldb, struct cutap_sv_double2 beta, void *C, int ldc)
+CUTAP_SLOW void cutap_slow_cublasZhemm(char side, char uplo, int m, int n, struct cutap_sv_double2 alpha, void *A, int lda, void *B, int ldb, struct cutap_sv_double2 beta, void *C, int ldc)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cublasZhemm], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn)) { ((void (*)(char, char, int, int, struct cutap_sv_double2, void *, int, void *, int, struct cutap_sv_double2, void *, int))cutap_fn)(side, uplo, m, n, alpha, A, lda, B, ldb, beta, C, ldc); return; }
     uint64_t cutap_w[12] = {(uint64_t)(int64_t)side, (uint64_t)(int64_t)uplo, (uint64_t)(int64_t)m, (uint64_t)(int64_t)n, (uint64_t)(uintptr_t)&alpha, (uint64_t)(uintptr_t)A, (uint64_t)(int64_t)lda, (uint64_t)(uintptr_t)B, (uint64_t)(int64_t)ldb, (uint64_t)(uintptr_t)&beta, (uint64_t)(uintptr_t)C, (uint64_t)(int64_t)ldc};
     (void)cutap_dispatch(CUTAP_ID_cublasZhemm, cutap_w, thunk_cublasZhemm);
 }
@@ -7430,11 +5658,8 @@ static uint64_t thunk_cublasZhemm_v2(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, unsigned int, int, int, void *, void *, int, void *, int, void *, void *, int))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (unsigned int)a[2], (int)a[3], (int)a[4], (void *)(uintptr_t)a[5], (void *)(uintptr_t)a[6], (int)a[7], (void *)(uintptr_t)a[8], (int)a[9], (void *)(uintptr_t)a[10], (void *)(uintptr_t)a[11], (int)a[12]);
 }
-CUTAP_EXPORT unsigned int cublasZhemm_v2(void *handle, unsigned int side, unsigned int uplo, int m, int n, void *alpha, void *A, int lda, void *B, int ldb, void *beta, void *C, int ldc)
+CUTAP_SLOW unsigned int cutap_slow_cublasZhemm_v2(void *handle, unsigned int side, unsigned int uplo, int m, int n, void *alpha, void *A, int lda, void *B, int ldb, void *beta, void *C, int ldc)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cublasZhemm_v2], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, unsigned int, int, int, void *, void *, int, void *, int, void *, void *, int))cutap_fn)(handle, side, uplo, m, n, alpha, A, lda, B, ldb, beta, C, ldc);
     uint64_t cutap_w[13] = {(uint64_t)(uintptr_t)handle, (uint64_t)side, (uint64_t)uplo, (uint64_t)(int64_t)m, (uint64_t)(int64_t)n, (uint64_t)(uintptr_t)alpha, (uint64_t)(uintptr_t)A, (uint64_t)(int64_t)lda, (uint64_t)(uintptr_t)B, (uint64_t)(int64_t)ldb, (uint64_t)(uintptr_t)beta, (uint64_t)(uintptr_t)C, (uint64_t)(int64_t)ldc};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cublasZhemm_v2, cutap_w, thunk_cublasZhemm_v2);
 }
@@ -7442,11 +5667,8 @@ static uint64_t thunk_cublasZhemm_v2_64(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, unsigned int, long, long, void *, void *, long, void *, long, void *, void *, long))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (unsigned int)a[2], (long)a[3], (long)a[4], (void *)(uintptr_t)a[5], (void *)(uintptr_t)a[6], (long)a[7], (void *)(uintptr_t)a[8], (long)a[9], (void *)(uintptr_t)a[10], (void *)(uintptr_t)a[11], (long)a[12]);
 }
-CUTAP_EXPORT unsigned int cublasZhemm_v2_64(void *handle, unsigned int side, unsigned int uplo, long m, long n, void *alpha, void *A, long lda, void *B, long ldb, void *beta, void *C, long ldc)
+CUTAP_SLOW unsigned int cutap_slow_cublasZhemm_v2_64(void *handle, unsigned int side, unsigned int uplo, long m, long n, void *alpha, void *A, long lda, void *B, long ldb, void *beta, void *C, long ldc)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cublasZhemm_v2_64], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, unsigned int, long, long, void *, void *, long, void *, long, void *, void *, long))cutap_fn)(handle, side, uplo, m, n, alpha, A, lda, B, ldb, beta, C, ldc);
     uint64_t cutap_w[13] = {(uint64_t)(uintptr_t)handle, (uint64_t)side, (uint64_t)uplo, (uint64_t)(int64_t)m, (uint64_t)(int64_t)n, (uint64_t)(uintptr_t)alpha, (uint64_t)(uintptr_t)A, (uint64_t)(int64_t)lda, (uint64_t)(uintptr_t)B, (uint64_t)(int64_t)ldb, (uint64_t)(uintptr_t)beta, (uint64_t)(uintptr_t)C, (uint64_t)(int64_t)ldc};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cublasZhemm_v2_64, cutap_w, thunk_cublasZhemm_v2_64);
 }
@@ -7454,10 +5676,8 @@ static uint64_t thunk_cublasZhemv(void *fn, uint64_t *a)
 {
     return (((void (*)(char, int, struct cutap_sv_double2, void *, int, void *, int, struct cutap_sv_double2, void *, int))fn)((char)a[0], (int)a[1], *(struct cutap_sv_double2 *)(uintptr_t)a[2], (void *)(uintptr_t)a[3], (int)a[4], (void *)(uintptr_t)a[5], (int)a[6], *(struct cutap_sv_double2 *)(uintptr_t)a[7], (void *)(uintptr_t)a[8], (int)a[9]), (uint64_t)0);
 }
-CUTAP_EXPORT void cublasZhemv(char uplo, int n, struct cutap_sv_double2 alpha, void *A, int lda, void *x, int incx, struct cutap_sv_double2 beta, void *y, int incy)
+CUTAP_SLOW void cutap_slow_cublasZhemv(char uplo, int n, struct cutap_sv_double2 alpha, void *A, int lda, void *x, int incx, struct cutap_sv_double2 beta, void *y, int incy)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cublasZhemv], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn)) { ((void (*)(char, int, struct cutap_sv_double2, void *, int, void *, int, struct cutap_sv_double2, void *, int))cutap_fn)(uplo, n, alpha, A, lda, x, incx, beta, y, incy); return; }
     uint64_t cutap_w[10] = {(uint64_t)(int64_t)uplo, (uint64_t)(int64_t)n, (uint64_t)(uintptr_t)&alpha, (uint64_t)(uintptr_t)A, (uint64_t)(int64_t)lda, (uint64_t)(uintptr_t)x, (uint64_t)(int64_t)incx, (uint64_t)(uintptr_t)&beta, (uint64_t)(uintptr_t)y, (uint64_t)(int64_t)incy};
     (void)cutap_dispatch(CUTAP_ID_cublasZhemv, cutap_w, thunk_cublasZhemv);
 }
@@ -7465,11 +5685,8 @@ static uint64_t thunk_cublasZhemv_v2(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, int, void *, void *, int, void *, int, void *, void *, int))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (int)a[2], (void *)(uintptr_t)a[3], (void *)(uintptr_t)a[4], (int)a[5], (void *)(uintptr_t)a[6], (int)a[7], (void *)(uintptr_t)a[8], (void *)(uintptr_t)a[9], (int)a[10]);
 }
-CUTAP_EXPORT unsigned int cublasZhemv_v2(void *handle, unsigned int uplo, int n, void *alpha, void *A, int lda, void *x, int incx, void *beta, void *y, int incy)
+CUTAP_SLOW unsigned int cutap_slow_cublasZhemv_v2(void *handle, unsigned int uplo, int n, void *alpha, void *A, int lda, void *x, int incx, void *beta, void *y, int incy)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cublasZhemv_v2], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, int, void *, void *, int, void *, int, void *, void *, int))cutap_fn)(handle, uplo, n, alpha, A, lda, x, incx, beta, y, incy);
     uint64_t cutap_w[11] = {(uint64_t)(uintptr_t)handle, (uint64_t)uplo, (uint64_t)(int64_t)n, (uint64_t)(uintptr_t)alpha, (uint64_t)(uintptr_t)A, (uint64_t)(int64_t)lda, (uint64_t)(uintptr_t)x, (uint64_t)(int64_t)incx, (uint64_t)(uintptr_t)beta, (uint64_t)(uintptr_t)y, (uint64_t)(int64_t)incy};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cublasZhemv_v2, cutap_w, thunk_cublasZhemv_v2);
 }
@@ -7477,11 +5694,8 @@ static uint64_t thunk_cublasZhemv_v2_64(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, long, void *, void *, long, void *, long, void *, void *, long))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (long)a[2], (void *)(uintptr_t)a[3], (void *)(uintptr_t)a[4], (long)a[5], (void *)(uintptr_t)a[6], (long)a[7], (void *)(uintptr_t)a[8], (void *)(uintptr_t)a[9], (long)a[10]);
 }
-CUTAP_EXPORT unsigned int cublasZhemv_v2_64(void *handle, unsigned int uplo, long n, void *alpha, void *A, long lda, void *x, long incx, void *beta, void *y, long incy)
+CUTAP_SLOW unsigned int cutap_slow_cublasZhemv_v2_64(void *handle, unsigned int uplo, long n, void *alpha, void *A, long lda, void *x, long incx, void *beta, void *y, long incy)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cublasZhemv_v2_64], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, long, void *, void *, long, void *, long, void *, void *, long))cutap_fn)(handle, uplo, n, alpha, A, lda, x, incx, beta, y, incy);
     uint64_t cutap_w[11] = {(uint64_t)(uintptr_t)handle, (uint64_t)uplo, (uint64_t)(int64_t)n, (uint64_t)(uintptr_t)alpha, (uint64_t)(uintptr_t)A, (uint64_t)(int64_t)lda, (uint64_t)(uintptr_t)x, (uint64_t)(int64_t)incx, (uint64_t)(uintptr_t)beta, (uint64_t)(uintptr_t)y, (uint64_t)(int64_t)incy};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cublasZhemv_v2_64, cutap_w, thunk_cublasZhemv_v2_64);
 }
@@ -7489,10 +5703,8 @@ static uint64_t thunk_cublasZher(void *fn, uint64_t *a)
 {
     return (((void (*)(char, int, double, void *, int, void *, int))fn)((char)a[0], (int)a[1], cutap_w2d(a[2]), (void *)(uintptr_t)a[3], (int)a[4], (void *)(uintptr_t)a[5], (int)a[6]), (uint64_t)0);
 }
-CUTAP_EXPORT void cublasZher(char uplo, int n, double alpha, void *x, int incx, void *A, int lda)
+CUTAP_SLOW void cutap_slow_cublasZher(char uplo, int n, double alpha, void *x, int incx, void *A, int lda)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cublasZher], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn)) { ((void (*)(char, int, double, void *, int, void *, int))cutap_fn)(uplo, n, alpha, x, incx, A, lda); return; }
     uint64_t cutap_w[7] = {(uint64_t)(int64_t)uplo, (uint64_t)(int64_t)n, cutap_d2w(alpha), (uint64_t)(uintptr_t)x, (uint64_t)(int64_t)incx, (uint64_t)(uintptr_t)A, (uint64_t)(int64_t)lda};
     (void)cutap_dispatch(CUTAP_ID_cublasZher, cutap_w, thunk_cublasZher);
 }
@@ -7500,10 +5712,8 @@ static uint64_t thunk_cublasZher2(void *fn, uint64_t *a)
 {
     return (((void (*)(char, int, struct cutap_sv_double2, void *, int, void *, int, void *, int))fn)((char)a[0], (int)a[1], *(struct cutap_sv_double2 *)(uintptr_t)a[2], (void *)(uintptr_t)a[3], (int)a[4], (void *)(uintptr_t)a[5], (int)a[6], (void *)(uintptr_t)a[7], (int)a[8]), (uint64_t)0);
 }
-CUTAP_EXPORT void cublasZher2(char uplo, int n, struct cutap_sv_double2 alpha, void *x, int incx, void *y, int incy, void *A, int lda)
+CUTAP_SLOW void cutap_slow_cublasZher2(char uplo, int n, struct cutap_sv_double2 alpha, void *x, int incx, void *y, int incy, void *A, int lda)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cublasZher2], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn)) { ((void (*)(char, int, struct cutap_sv_double2, void *, int, void *, int, void *, int))cutap_fn)(uplo, n, alpha, x, incx, y, incy, A, lda); return; }
     uint64_t cutap_w[9] = {(uint64_t)(int64_t)uplo, (uint64_t)(int64_t)n, (uint64_t)(uintptr_t)&alpha, (uint64_t)(uintptr_t)x, (uint64_t)(int64_t)incx, (uint64_t)(uintptr_t)y, (uint64_t)(int64_t)incy, (uint64_t)(uintptr_t)A, (uint64_t)(int64_t)lda};
     (void)cutap_dispatch(CUTAP_ID_cublasZher2, cutap_w, thunk_cublasZher2);
 }
@@ -7511,11 +5721,8 @@ static uint64_t thunk_cublasZher2_v2(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, int, void *, void *, int, void *, int, void *, int))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (int)a[2], (void *)(uintptr_t)a[3], (void *)(uintptr_t)a[4], (int)a[5], (void *)(uintptr_t)a[6], (int)a[7], (void *)(uintptr_t)a[8], (int)a[9]);
 }
-CUTAP_EXPORT unsigned int cublasZher2_v2(void *handle, unsigned int uplo, int n, void *alpha, void *x, int incx, void *y, int incy, void *A, int lda)
+CUTAP_SLOW unsigned int cutap_slow_cublasZher2_v2(void *handle, unsigned int uplo, int n, void *alpha, void *x, int incx, void *y, int incy, void *A, int lda)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cublasZher2_v2], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, int, void *, void *, int, void *, int, void *, int))cutap_fn)(handle, uplo, n, alpha, x, incx, y, incy, A, lda);
     uint64_t cutap_w[10] = {(uint64_t)(uintptr_t)handle, (uint64_t)uplo, (uint64_t)(int64_t)n, (uint64_t)(uintptr_t)alpha, (uint64_t)(uintptr_t)x, (uint64_t)(int64_t)incx, (uint64_t)(uintptr_t)y, (uint64_t)(int64_t)incy, (uint64_t)(uintptr_t)A, (uint64_t)(int64_t)lda};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cublasZher2_v2, cutap_w, thunk_cublasZher2_v2);
 }
@@ -7523,11 +5730,8 @@ static uint64_t thunk_cublasZher2_v2_64(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, long, void *, void *, long, void *, long, void *, long))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (long)a[2], (void *)(uintptr_t)a[3], (void *)(uintptr_t)a[4], (long)a[5], (void *)(uintptr_t)a[6], (long)a[7], (void *)(uintptr_t)a[8], (long)a[9]);
 }
-CUTAP_EXPORT unsigned int cublasZher2_v2_64(void *handle, unsigned int uplo, long n, void *alpha, void *x, long incx, void *y, long incy, void *A, long lda)
+CUTAP_SLOW unsigned int cutap_slow_cublasZher2_v2_64(void *handle, unsigned int uplo, long n, void *alpha, void *x, long incx, void *y, long incy, void *A, long lda)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cublasZher2_v2_64], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, long, void *, void *, long, void *, long, void *, long))cutap_fn)(handle, uplo, n, alpha, x, incx, y, incy, A, lda);
     uint64_t cutap_w[10] = {(uint64_t)(uintptr_t)handle, (uint64_t)uplo, (uint64_t)(int64_t)n, (uint64_t)(uintptr_t)alpha, (uint64_t)(uintptr_t)x, (uint64_t)(int64_t)incx, (uint64_t)(uintptr_t)y, (uint64_t)(int64_t)incy, (uint64_t)(uintptr_t)A, (uint64_t)(int64_t)lda};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cublasZher2_v2_64, cutap_w, thunk_cublasZher2_v2_64);
 }
@@ -7535,10 +5739,8 @@ static uint64_t thunk_cublasZher2k(void *fn, uint64_t *a)
 {
     return (((void (*)(char, char, int, int, struct cutap_sv_double2, void *, int, void *, int, double, void *, int))fn)((char)a[0], (char)a[1], (int)a[2], (int)a[3], *(struct cutap_sv_double2 *)(uintptr_t)a[4], (void *)(uintptr_t)a[5], (int)a[6], (void *)(uintptr_t)a[7], (int)a[8], cutap_w2d(a[9]), (void *)(uintptr_t)a[10], (int)a[11]), (uint64_t)0);
 }
-CUTAP_EXPORT void cublasZher2k(char uplo, char trans, int n, int k, struct cutap_sv_double2 alpha, void *A, int lda, void *B, int ldb, double beta, void *C, int ldc)
+CUTAP_SLOW void cutap_slow_cublasZher2k(char uplo, char trans, int n, int k, struct cutap_sv_double2 alpha, void *A, int lda, void *B, int ldb, double beta, void *C, int ldc)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cublasZher2k], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn)) { ((void (*)(char, char, int, int, struct cutap_sv_double2, void *, int, void *, int, double, void *, int))cutap_fn)(uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc); return; }
     uint64_t cutap_w[12] = {(uint64_t)(int64_t)uplo, (uint64_t)(int64_t)trans, (uint64_t)(int64_t)n, (uint64_t)(int64_t)k, (uint64_t)(uintptr_t)&alpha, (uint64_t)(uintptr_t)A, (uint64_t)(int64_t)lda, (uint64_t)(uintptr_t)B, (uint64_t)(int64_t)ldb, cutap_d2w(beta), (uint64_t)(uintptr_t)C, (uint64_t)(int64_t)ldc};
     (void)cutap_dispatch(CUTAP_ID_cublasZher2k, cutap_w, thunk_cublasZher2k);
 }
@@ -7546,11 +5748,8 @@ static uint64_t thunk_cublasZher2k_v2(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, unsigned int, int, int, void *, void *, int, void *, int, void *, void *, int))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (unsigned int)a[2], (int)a[3], (int)a[4], (void *)(uintptr_t)a[5], (void *)(uintptr_t)a[6], (int)a[7], (void *)(uintptr_t)a[8], (int)a[9], (void *)(uintptr_t)a[10], (void *)(uintptr_t)a[11], (int)a[12]);
 }
-CUTAP_EXPORT unsigned int cublasZher2k_v2(void *handle, unsigned int uplo, unsigned int trans, int n, int k, void *alpha, void *A, int lda, void *B, int ldb, void *beta, void *C, int ldc)
+CUTAP_SLOW unsigned int cutap_slow_cublasZher2k_v2(void *handle, unsigned int uplo, unsigned int trans, int n, int k, void *alpha, void *A, int lda, void *B, int ldb, void *beta, void *C, int ldc)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cublasZher2k_v2], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, unsigned int, int, int, void *, void *, int, void *, int, void *, void *, int))cutap_fn)(handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
     uint64_t cutap_w[13] = {(uint64_t)(uintptr_t)handle, (uint64_t)uplo, (uint64_t)trans, (uint64_t)(int64_t)n, (uint64_t)(int64_t)k, (uint64_t)(uintptr_t)alpha, (uint64_t)(uintptr_t)A, (uint64_t)(int64_t)lda, (uint64_t)(uintptr_t)B, (uint64_t)(int64_t)ldb, (uint64_t)(uintptr_t)beta, (uint64_t)(uintptr_t)C, (uint64_t)(int64_t)ldc};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cublasZher2k_v2, cutap_w, thunk_cublasZher2k_v2);
 }
@@ -7558,11 +5757,8 @@ static uint64_t thunk_cublasZher2k_v2_64(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, unsigned int, long, long, void *, void *, long, void *, long, void *, void *, long))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (unsigned int)a[2], (long)a[3], (long)a[4], (void *)(uintptr_t)a[5], (void *)(uintptr_t)a[6], (long)a[7], (void *)(uintptr_t)a[8], (long)a[9], (void *)(uintptr_t)a[10], (void *)(uintptr_t)a[11], (long)a[12]);
 }
-CUTAP_EXPORT unsigned int cublasZher2k_v2_64(void *handle, unsigned int uplo, unsigned int trans, long n, long k, void *alpha, void *A, long lda, void *B, long ldb, void *beta, void *C, long ldc)
+CUTAP_SLOW unsigned int cutap_slow_cublasZher2k_v2_64(void *handle, unsigned int uplo, unsigned int trans, long n, long k, void *alpha, void *A, long lda, void *B, long ldb, void *beta, void *C, long ldc)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cublasZher2k_v2_64], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, unsigned int, long, long, void *, void *, long, void *, long, void *, void *, long))cutap_fn)(handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
     uint64_t cutap_w[13] = {(uint64_t)(uintptr_t)handle, (uint64_t)uplo, (uint64_t)trans, (uint64_t)(int64_t)n, (uint64_t)(int64_t)k, (uint64_t)(uintptr_t)alpha, (uint64_t)(uintptr_t)A, (uint64_t)(int64_t)lda, (uint64_t)(uintptr_t)B, (uint64_t)(int64_t)ldb, (uint64_t)(uintptr_t)beta, (uint64_t)(uintptr_t)C, (uint64_t)(int64_t)ldc};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cublasZher2k_v2_64, cutap_w, thunk_cublasZher2k_v2_64);
 }
@@ -7570,11 +5766,8 @@ static uint64_t thunk_cublasZher_v2(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, int, void *, void *, int, void *, int))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (int)a[2], (void *)(uintptr_t)a[3], (void *)(uintptr_t)a[4], (int)a[5], (void *)(uintptr_t)a[6], (int)a[7]);
 }
-CUTAP_EXPORT unsigned int cublasZher_v2(void *handle, unsigned int uplo, int n, void *alpha, void *x, int incx, void *A, int lda)
+CUTAP_SLOW unsigned int cutap_slow_cublasZher_v2(void *handle, unsigned int uplo, int n, void *alpha, void *x, int incx, void *A, int lda)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cublasZher_v2], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, int, void *, void *, int, void *, int))cutap_fn)(handle, uplo, n, alpha, x, incx, A, lda);
     uint64_t cutap_w[8] = {(uint64_t)(uintptr_t)handle, (uint64_t)uplo, (uint64_t)(int64_t)n, (uint64_t)(uintptr_t)alpha, (uint64_t)(uintptr_t)x, (uint64_t)(int64_t)incx, (uint64_t)(uintptr_t)A, (uint64_t)(int64_t)lda};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cublasZher_v2, cutap_w, thunk_cublasZher_v2);
 }
@@ -7582,11 +5775,8 @@ static uint64_t thunk_cublasZher_v2_64(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, long, void *, void *, long, void *, long))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (long)a[2], (void *)(uintptr_t)a[3], (void *)(uintptr_t)a[4], (long)a[5], (void *)(uintptr_t)a[6], (long)a[7]);
 }
-CUTAP_EXPORT unsigned int cublasZher_v2_64(void *handle, unsigned int uplo, long n, void *alpha, void *x, long incx, void *A, long lda)
+CUTAP_SLOW unsigned int cutap_slow_cublasZher_v2_64(void *handle, unsigned int uplo, long n, void *alpha, void *x, long incx, void *A, long lda)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cublasZher_v2_64], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, long, void *, void *, long, void *, long))cutap_fn)(handle, uplo, n, alpha, x, incx, A, lda);
     uint64_t cutap_w[8] = {(uint64_t)(uintptr_t)handle, (uint64_t)uplo, (uint64_t)(int64_t)n, (uint64_t)(uintptr_t)alpha, (uint64_t)(uintptr_t)x, (uint64_t)(int64_t)incx, (uint64_t)(uintptr_t)A, (uint64_t)(int64_t)lda};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cublasZher_v2_64, cutap_w, thunk_cublasZher_v2_64);
 }
@@ -7594,10 +5784,8 @@ static uint64_t thunk_cublasZherk(void *fn, uint64_t *a)
 {
     return (((void (*)(char, char, int, int, double, void *, int, double, void *, int))fn)((char)a[0], (char)a[1], (int)a[2], (int)a[3], cutap_w2d(a[4]), (void *)(uintptr_t)a[5], (int)a[6], cutap_w2d(a[7]), (void *)(uintptr_t)a[8], (int)a[9]), (uint64_t)0);
 }
-CUTAP_EXPORT void cublasZherk(char uplo, char trans, int n, int k, double alpha, void *A, int lda, double beta, void *C, int ldc)
+CUTAP_SLOW void cutap_slow_cublasZherk(char uplo, char trans, int n, int k, double alpha, void *A, int lda, double beta, void *C, int ldc)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cublasZherk], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn)) { ((void (*)(char, char, int, int, double, void *, int, double, void *, int))cutap_fn)(uplo, trans, n, k, alpha, A, lda, beta, C, ldc); return; }
     uint64_t cutap_w[10] = {(uint64_t)(int64_t)uplo, (uint64_t)(int64_t)trans, (uint64_t)(int64_t)n, (uint64_t)(int64_t)k, cutap_d2w(alpha), (uint64_t)(uintptr_t)A, (uint64_t)(int64_t)lda, cutap_d2w(beta), (uint64_t)(uintptr_t)C, (uint64_t)(int64_t)ldc};
     (void)cutap_dispatch(CUTAP_ID_cublasZherk, cutap_w, thunk_cublasZherk);
 }
@@ -7605,11 +5793,8 @@ static uint64_t thunk_cublasZherk_v2(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, unsigned int, int, int, void *, void *, int, void *, void *, int))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (unsigned int)a[2], (int)a[3], (int)a[4], (void *)(uintptr_t)a[5], (void *)(uintptr_t)a[6], (int)a[7], (void *)(uintptr_t)a[8], (void *)(uintptr_t)a[9], (int)a[10]);
 }
-CUTAP_EXPORT unsigned int cublasZherk_v2(void *handle, unsigned int uplo, unsigned int trans, int n, int k, void *alpha, void *A, int lda, void *beta, void *C, int ldc)
+CUTAP_SLOW unsigned int cutap_slow_cublasZherk_v2(void *handle, unsigned int uplo, unsigned int trans, int n, int k, void *alpha, void *A, int lda, void *beta, void *C, int ldc)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cublasZherk_v2], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, unsigned int, int, int, void *, void *, int, void *, void *, int))cutap_fn)(handle, uplo, trans, n, k, alpha, A, lda, beta, C, ldc);
     uint64_t cutap_w[11] = {(uint64_t)(uintptr_t)handle, (uint64_t)uplo, (uint64_t)trans, (uint64_t)(int64_t)n, (uint64_t)(int64_t)k, (uint64_t)(uintptr_t)alpha, (uint64_t)(uintptr_t)A, (uint64_t)(int64_t)lda, (uint64_t)(uintptr_t)beta, (uint64_t)(uintptr_t)C, (uint64_t)(int64_t)ldc};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cublasZherk_v2, cutap_w, thunk_cublasZherk_v2);
 }
@@ -7617,11 +5802,8 @@ static uint64_t thunk_cublasZherk_v2_64(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, unsigned int, long, long, void *, void *, long, void *, void *, long))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (unsigned int)a[2], (long)a[3], (long)a[4], (void *)(uintptr_t)a[5], (void *)(uintptr_t)a[6], (long)a[7], (void *)(uintptr_t)a[8], (void *)(uintptr_t)a[9], (long)a[10]);
 }
-CUTAP_EXPORT unsigned int cublasZherk_v2_64(void *handle, unsigned int uplo, unsigned int trans, long n, long k, void *alpha, void *A, long lda, void *beta, void *C, long ldc)
+CUTAP_SLOW unsigned int cutap_slow_cublasZherk_v2_64(void *handle, unsigned int uplo, unsigned int trans, long n, long k, void *alpha, void *A, long lda, void *beta, void *C, long ldc)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cublasZherk_v2_64], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, unsigned int, long, long, void *, void *, long, void *, void *, long))cutap_fn)(handle, uplo, trans, n, k, alpha, A, lda, beta, C, ldc);
     uint64_t cutap_w[11] = {(uint64_t)(uintptr_t)handle, (uint64_t)uplo, (uint64_t)trans, (uint64_t)(int64_t)n, (uint64_t)(int64_t)k, (uint64_t)(uintptr_t)alpha, (uint64_t)(uintptr_t)A, (uint64_t)(int64_t)lda, (uint64_t)(uintptr_t)beta, (uint64_t)(uintptr_t)C, (uint64_t)(int64_t)ldc};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cublasZherk_v2_64, cutap_w, thunk_cublasZherk_v2_64);
 }
@@ -7629,11 +5811,8 @@ static uint64_t thunk_cublasZherkx(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, unsigned int, int, int, void *, void *, int, void *, int, void *, void *, int))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (unsigned int)a[2], (int)a[3], (int)a[4], (void *)(uintptr_t)a[5], (void *)(uintptr_t)a[6], (int)a[7], (void *)(uintptr_t)a[8], (int)a[9], (void *)(uintptr_t)a[10], (void *)(uintptr_t)a[11], (int)a[12]);
 }
-CUTAP_EXPORT unsigned int cublasZherkx(void *handle, unsigned int uplo, unsigned int trans, int n, int k, void *alpha, void *A, int lda, void *B, int ldb, void *beta, void *C, int ldc)
+CUTAP_SLOW unsigned int cutap_slow_cublasZherkx(void *handle, unsigned int uplo, unsigned int trans, int n, int k, void *alpha, void *A, int lda, void *B, int ldb, void *beta, void *C, int ldc)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cublasZherkx], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, unsigned int, int, int, void *, void *, int, void *, int, void *, void *, int))cutap_fn)(handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
     uint64_t cutap_w[13] = {(uint64_t)(uintptr_t)handle, (uint64_t)uplo, (uint64_t)trans, (uint64_t)(int64_t)n, (uint64_t)(int64_t)k, (uint64_t)(uintptr_t)alpha, (uint64_t)(uintptr_t)A, (uint64_t)(int64_t)lda, (uint64_t)(uintptr_t)B, (uint64_t)(int64_t)ldb, (uint64_t)(uintptr_t)beta, (uint64_t)(uintptr_t)C, (uint64_t)(int64_t)ldc};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cublasZherkx, cutap_w, thunk_cublasZherkx);
 }
@@ -7641,11 +5820,8 @@ static uint64_t thunk_cublasZherkx_64(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, unsigned int, long, long, void *, void *, long, void *, long, void *, void *, long))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (unsigned int)a[2], (long)a[3], (long)a[4], (void *)(uintptr_t)a[5], (void *)(uintptr_t)a[6], (long)a[7], (void *)(uintptr_t)a[8], (long)a[9], (void *)(uintptr_t)a[10], (void *)(uintptr_t)a[11], (long)a[12]);
 }
-CUTAP_EXPORT unsigned int cublasZherkx_64(void *handle, unsigned int uplo, unsigned int trans, long n, long k, void *alpha, void *A, long lda, void *B, long ldb, void *beta, void *C, long ldc)
+CUTAP_SLOW unsigned int cutap_slow_cublasZherkx_64(void *handle, unsigned int uplo, unsigned int trans, long n, long k, void *alpha, void *A, long lda, void *B, long ldb, void *beta, void *C, long ldc)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cublasZherkx_64], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, unsigned int, long, long, void *, void *, long, void *, long, void *, void *, long))cutap_fn)(handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
     uint64_t cutap_w[13] = {(uint64_t)(uintptr_t)handle, (uint64_t)uplo, (uint64_t)trans, (uint64_t)(int64_t)n, (uint64_t)(int64_t)k, (uint64_t)(uintptr_t)alpha, (uint64_t)(uintptr_t)A, (uint64_t)(int64_t)lda, (uint64_t)(uintptr_t)B, (uint64_t)(int64_t)ldb, (uint64_t)(uintptr_t)beta, (uint64_t)(uintptr_t)C, (uint64_t)(int64_t)ldc};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cublasZherkx_64, cutap_w, thunk_cublasZherkx_64);
 }
@@ -7653,10 +5829,8 @@ static uint64_t thunk_cublasZhpmv(void *fn, uint64_t *a)
 {
     return (((void (*)(char, int, struct cutap_sv_double2, void *, void *, int, struct cutap_sv_double2, void *, int))fn)((char)a[0], (int)a[1], *(struct cutap_sv_double2 *)(uintptr_t)a[2], (void *)(uintptr_t)a[3], (void *)(uintptr_t)a[4], (int)a[5], *(struct cutap_sv_double2 *)(uintptr_t)a[6], (void *)(uintptr_t)a[7], (int)a[8]), (uint64_t)0);
 }
-CUTAP_EXPORT void cublasZhpmv(char uplo, int n, struct cutap_sv_double2 alpha, void *AP, void *x, int incx, struct cutap_sv_double2 beta, void *y, int incy)
+CUTAP_SLOW void cutap_slow_cublasZhpmv(char uplo, int n, struct cutap_sv_double2 alpha, void *AP, void *x, int incx, struct cutap_sv_double2 beta, void *y, int incy)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cublasZhpmv], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn)) { ((void (*)(char, int, struct cutap_sv_double2, void *, void *, int, struct cutap_sv_double2, void *, int))cutap_fn)(uplo, n, alpha, AP, x, incx, beta, y, incy); return; }
     uint64_t cutap_w[9] = {(uint64_t)(int64_t)uplo, (uint64_t)(int64_t)n, (uint64_t)(uintptr_t)&alpha, (uint64_t)(uintptr_t)AP, (uint64_t)(uintptr_t)x, (uint64_t)(int64_t)incx, (uint64_t)(uintptr_t)&beta, (uint64_t)(uintptr_t)y, (uint64_t)(int64_t)incy};
     (void)cutap_dispatch(CUTAP_ID_cublasZhpmv, cutap_w, thunk_cublasZhpmv);
 }
@@ -7664,11 +5838,8 @@ static uint64_t thunk_cublasZhpmv_v2(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, int, void *, void *, void *, int, void *, void *, int))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (int)a[2], (void *)(uintptr_t)a[3], (void *)(uintptr_t)a[4], (void *)(uintptr_t)a[5], (int)a[6], (void *)(uintptr_t)a[7], (void *)(uintptr_t)a[8], (int)a[9]);
 }
-CUTAP_EXPORT unsigned int cublasZhpmv_v2(void *handle, unsigned int uplo, int n, void *alpha, void *AP, void *x, int incx, void *beta, void *y, int incy)
+CUTAP_SLOW unsigned int cutap_slow_cublasZhpmv_v2(void *handle, unsigned int uplo, int n, void *alpha, void *AP, void *x, int incx, void *beta, void *y, int incy)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cublasZhpmv_v2], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, int, void *, void *, void *, int, void *, void *, int))cutap_fn)(handle, uplo, n, alpha, AP, x, incx, beta, y, incy);
     uint64_t cutap_w[10] = {(uint64_t)(uintptr_t)handle, (uint64_t)uplo, (uint64_t)(int64_t)n, (uint64_t)(uintptr_t)alpha, (uint64_t)(uintptr_t)AP, (uint64_t)(uintptr_t)x, (uint64_t)(int64_t)incx, (uint64_t)(uintptr_t)beta, (uint64_t)(uintptr_t)y, (uint64_t)(int64_t)incy};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cublasZhpmv_v2, cutap_w, thunk_cublasZhpmv_v2);
 }
@@ -7676,11 +5847,8 @@ static uint64_t thunk_cublasZhpmv_v2_64(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, long, void *, void *, void *, long, void *, void *, long))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (long)a[2], (void *)(uintptr_t)a[3], (void *)(uintptr_t)a[4], (void *)(uintptr_t)a[5], (long)a[6], (void *)(uintptr_t)a[7], (void *)(uintptr_t)a[8], (long)a[9]);
 }
-CUTAP_EXPORT unsigned int cublasZhpmv_v2_64(void *handle, unsigned int uplo, long n, void *alpha, void *AP, void *x, long incx, void *beta, void *y, long incy)
+CUTAP_SLOW unsigned int cutap_slow_cublasZhpmv_v2_64(void *handle, unsigned int uplo, long n, void *alpha, void *AP, void *x, long incx, void *beta, void *y, long incy)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cublasZhpmv_v2_64], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, long, void *, void *, void *, long, void *, void *, long))cutap_fn)(handle, uplo, n, alpha, AP, x, incx, beta, y, incy);
     uint64_t cutap_w[10] = {(uint64_t)(uintptr_t)handle, (uint64_t)uplo, (uint64_t)(int64_t)n, (uint64_t)(uintptr_t)alpha, (uint64_t)(uintptr_t)AP, (uint64_t)(uintptr_t)x, (uint64_t)(int64_t)incx, (uint64_t)(uintptr_t)beta, (uint64_t)(uintptr_t)y, (uint64_t)(int64_t)incy};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cublasZhpmv_v2_64, cutap_w, thunk_cublasZhpmv_v2_64);
 }
@@ -7688,10 +5856,8 @@ static uint64_t thunk_cublasZhpr(void *fn, uint64_t *a)
 {
     return (((void (*)(char, int, double, void *, int, void *))fn)((char)a[0], (int)a[1], cutap_w2d(a[2]), (void *)(uintptr_t)a[3], (int)a[4], (void *)(uintptr_t)a[5]), (uint64_t)0);
 }
-CUTAP_EXPORT void cublasZhpr(char uplo, int n, double alpha, void *x, int incx, void *AP)
+CUTAP_SLOW void cutap_slow_cublasZhpr(char uplo, int n, double alpha, void *x, int incx, void *AP)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cublasZhpr], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn)) { ((void (*)(char, int, double, void *, int, void *))cutap_fn)(uplo, n, alpha, x, incx, AP); return; }
     uint64_t cutap_w[6] = {(uint64_t)(int64_t)uplo, (uint64_t)(int64_t)n, cutap_d2w(alpha), (uint64_t)(uintptr_t)x, (uint64_t)(int64_t)incx, (uint64_t)(uintptr_t)AP};
     (void)cutap_dispatch(CUTAP_ID_cublasZhpr, cutap_w, thunk_cublasZhpr);
 }
@@ -7699,10 +5865,8 @@ static uint64_t thunk_cublasZhpr2(void *fn, uint64_t *a)
 {
     return (((void (*)(char, int, struct cutap_sv_double2, void *, int, void *, int, void *))fn)((char)a[0], (int)a[1], *(struct cutap_sv_double2 *)(uintptr_t)a[2], (void *)(uintptr_t)a[3], (int)a[4], (void *)(uintptr_t)a[5], (int)a[6], (void *)(uintptr_t)a[7]), (uint64_t)0);
 }
-CUTAP_EXPORT void cublasZhpr2(char uplo, int n, struct cutap_sv_double2 alpha, void *x, int incx, void *y, int incy, void *AP)
+CUTAP_SLOW void cutap_slow_cublasZhpr2(char uplo, int n, struct cutap_sv_double2 alpha, void *x, int incx, void *y, int incy, void *AP)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cublasZhpr2], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn)) { ((void (*)(char, int, struct cutap_sv_double2, void *, int, void *, int, void *))cutap_fn)(uplo, n, alpha, x, incx, y, incy, AP); return; }
     uint64_t cutap_w[8] = {(uint64_t)(int64_t)uplo, (uint64_t)(int64_t)n, (uint64_t)(uintptr_t)&alpha, (uint64_t)(uintptr_t)x, (uint64_t)(int64_t)incx, (uint64_t)(uintptr_t)y, (uint64_t)(int64_t)incy, (uint64_t)(uintptr_t)AP};
     (void)cutap_dispatch(CUTAP_ID_cublasZhpr2, cutap_w, thunk_cublasZhpr2);
 }
@@ -7710,11 +5874,8 @@ static uint64_t thunk_cublasZhpr2_v2(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, int, void *, void *, int, void *, int, void *))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (int)a[2], (void *)(uintptr_t)a[3], (void *)(uintptr_t)a[4], (int)a[5], (void *)(uintptr_t)a[6], (int)a[7], (void *)(uintptr_t)a[8]);
 }
-CUTAP_EXPORT unsigned int cublasZhpr2_v2(void *handle, unsigned int uplo, int n, void *alpha, void *x, int incx, void *y, int incy, void *AP)
+CUTAP_SLOW unsigned int cutap_slow_cublasZhpr2_v2(void *handle, unsigned int uplo, int n, void *alpha, void *x, int incx, void *y, int incy, void *AP)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cublasZhpr2_v2], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, int, void *, void *, int, void *, int, void *))cutap_fn)(handle, uplo, n, alpha, x, incx, y, incy, AP);
     uint64_t cutap_w[9] = {(uint64_t)(uintptr_t)handle, (uint64_t)uplo, (uint64_t)(int64_t)n, (uint64_t)(uintptr_t)alpha, (uint64_t)(uintptr_t)x, (uint64_t)(int64_t)incx, (uint64_t)(uintptr_t)y, (uint64_t)(int64_t)incy, (uint64_t)(uintptr_t)AP};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cublasZhpr2_v2, cutap_w, thunk_cublasZhpr2_v2);
 }
@@ -7722,11 +5883,8 @@ static uint64_t thunk_cublasZhpr2_v2_64(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, long, void *, void *, long, void *, long, void *))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (long)a[2], (void *)(uintptr_t)a[3], (void *)(uintptr_t)a[4], (long)a[5], (void *)(uintptr_t)a[6], (long)a[7], (void *)(uintptr_t)a[8]);
 }
-CUTAP_EXPORT unsigned int cublasZhpr2_v2_64(void *handle, unsigned int uplo, long n, void *alpha, void *x, long incx, void *y, long incy, void *AP)
+CUTAP_SLOW unsigned int cutap_slow_cublasZhpr2_v2_64(void *handle, unsigned int uplo, long n, void *alpha, void *x, long incx, void *y, long incy, void *AP)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cublasZhpr2_v2_64], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, long, void *, void *, long, void *, long, void *))cutap_fn)(handle, uplo, n, alpha, x, incx, y, incy, AP);
     uint64_t cutap_w[9] = {(uint64_t)(uintptr_t)handle, (uint64_t)uplo, (uint64_t)(int64_t)n, (uint64_t)(uintptr_t)alpha, (uint64_t)(uintptr_t)x, (uint64_t)(int64_t)incx, (uint64_t)(uintptr_t)y, (uint64_t)(int64_t)incy, (uint64_t)(uintptr_t)AP};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cublasZhpr2_v2_64, cutap_w, thunk_cublasZhpr2_v2_64);
 }
@@ -7734,11 +5892,8 @@ static uint64_t thunk_cublasZhpr_v2(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, int, void *, void *, int, void *))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (int)a[2], (void *)(uintptr_t)a[3], (void *)(uintptr_t)a[4], (int)a[5], (void *)(uintptr_t)a[6]);
 }
-CUTAP_EXPORT unsigned int cublasZhpr_v2(void *handle, unsigned int uplo, int n, void *alpha, void *x, int incx, void *AP)
+CUTAP_SLOW unsigned int cutap_slow_cublasZhpr_v2(void *handle, unsigned int uplo, int n, void *alpha, void *x, int incx, void *AP)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cublasZhpr_v2], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, int, void *, void *, int, void *))cutap_fn)(handle, uplo, n, alpha, x, incx, AP);
     uint64_t cutap_w[7] = {(uint64_t)(uintptr_t)handle, (uint64_t)uplo, (uint64_t)(int64_t)n, (uint64_t)(uintptr_t)alpha, (uint64_t)(uintptr_t)x, (uint64_t)(int64_t)incx, (uint64_t)(uintptr_t)AP};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cublasZhpr_v2, cutap_w, thunk_cublasZhpr_v2);
 }
@@ -7746,11 +5901,8 @@ static uint64_t thunk_cublasZhpr_v2_64(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, long, void *, void *, long, void *))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (long)a[2], (void *)(uintptr_t)a[3], (void *)(uintptr_t)a[4], (long)a[5], (void *)(uintptr_t)a[6]);
 }
-CUTAP_EXPORT unsigned int cublasZhpr_v2_64(void *handle, unsigned int uplo, long n, void *alpha, void *x, long incx, void *AP)
+CUTAP_SLOW unsigned int cutap_slow_cublasZhpr_v2_64(void *handle, unsigned int uplo, long n, void *alpha, void *x, long incx, void *AP)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cublasZhpr_v2_64], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, long, void *, void *, long, void *))cutap_fn)(handle, uplo, n, alpha, x, incx, AP);
     uint64_t cutap_w[7] = {(uint64_t)(uintptr_t)handle, (uint64_t)uplo, (uint64_t)(int64_t)n, (uint64_t)(uintptr_t)alpha, (uint64_t)(uintptr_t)x, (uint64_t)(int64_t)incx, (uint64_t)(uintptr_t)AP};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cublasZhpr_v2_64, cutap_w, thunk_cublasZhpr_v2_64);
 }
@@ -7758,11 +5910,8 @@ static uint64_t thunk_cublasZmatinvBatched(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, int, void *, int, void *, int, void *, int))fn)((void *)(uintptr_t)a[0], (int)a[1], (void *)(uintptr_t)a[2], (int)a[3], (void *)(uintptr_t)a[4], (int)a[5], (void *)(uintptr_t)a[6], (int)a[7]);
 }
-CUTAP_EXPORT unsigned int cublasZmatinvBatched(void *handle, int n, void *A, int lda, void *Ainv, int lda_inv, void *info, int batchSize)
+CUTAP_SLOW unsigned int cutap_slow_cublasZmatinvBatched(void *handle, int n, void *A, int lda, void *Ainv, int lda_inv, void *info, int batchSize)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cublasZmatinvBatched], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, int, void *, int, void *, int, void *, int))cutap_fn)(handle, n, A, lda, Ainv, lda_inv, info, batchSize);
     uint64_t cutap_w[8] = {(uint64_t)(uintptr_t)handle, (uint64_t)(int64_t)n, (uint64_t)(uintptr_t)A, (uint64_t)(int64_t)lda, (uint64_t)(uintptr_t)Ainv, (uint64_t)(int64_t)lda_inv, (uint64_t)(uintptr_t)info, (uint64_t)(int64_t)batchSize};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cublasZmatinvBatched, cutap_w, thunk_cublasZmatinvBatched);
 }
@@ -7770,10 +5919,8 @@ static uint64_t thunk_cublasZrot(void *fn, uint64_t *a)
 {
     return (((void (*)(int, void *, int, void *, int, double, struct cutap_sv_double2))fn)((int)a[0], (void *)(uintptr_t)a[1], (int)a[2], (void *)(uintptr_t)a[3], (int)a[4], cutap_w2d(a[5]), *(struct cutap_sv_double2 *)(uintptr_t)a[6]), (uint64_t)0);
 }
-CUTAP_EXPORT void cublasZrot(int n, void *x, int incx, void *y, int incy, double sc, struct cutap_sv_double2 cs)
+CUTAP_SLOW void cutap_slow_cublasZrot(int n, void *x, int incx, void *y, int incy, double sc, struct cutap_sv_double2 cs)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cublasZrot], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn)) { ((void (*)(int, void *, int, void *, int, double, struct cutap_sv_double2))cutap_fn)(n, x, incx, y, incy, sc, cs); return; }
     uint64_t cutap_w[7] = {(uint64_t)(int64_t)n, (uint64_t)(uintptr_t)x, (uint64_t)(int64_t)incx, (uint64_t)(uintptr_t)y, (uint64_t)(int64_t)incy, cutap_d2w(sc), (uint64_t)(uintptr_t)&cs};
     (void)cutap_dispatch(CUTAP_ID_cublasZrot, cutap_w, thunk_cublasZrot);
 }
@@ -7781,11 +5928,8 @@ static uint64_t thunk_cublasZrot_v2(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, int, void *, int, void *, int, void *, void *))fn)((void *)(uintptr_t)a[0], (int)a[1], (void *)(uintptr_t)a[2], (int)a[3], (void *)(uintptr_t)a[4], (int)a[5], (void *)(uintptr_t)a[6], (void *)(uintptr_t)a[7]);
 }
-CUTAP_EXPORT unsigned int cublasZrot_v2(void *handle, int n, void *x, int incx, void *y, int incy, void *c, void *s)
+CUTAP_SLOW unsigned int cutap_slow_cublasZrot_v2(void *handle, int n, void *x, int incx, void *y, int incy, void *c, void *s)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cublasZrot_v2], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, int, void *, int, void *, int, void *, void *))cutap_fn)(handle, n, x, incx, y, incy, c, s);
     uint64_t cutap_w[8] = {(uint64_t)(uintptr_t)handle, (uint64_t)(int64_t)n, (uint64_t)(uintptr_t)x, (uint64_t)(int64_t)incx, (uint64_t)(uintptr_t)y, (uint64_t)(int64_t)incy, (uint64_t)(uintptr_t)c, (uint64_t)(uintptr_t)s};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cublasZrot_v2, cutap_w, thunk_cublasZrot_v2);
 }
@@ -7793,11 +5937,8 @@ static uint64_t thunk_cublasZrot_v2_64(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, long, void *, long, void *, long, void *, void *))fn)((void *)(uintptr_t)a[0], (long)a[1], (void *)(uintptr_t)a[2], (long)a[3], (void *)(uintptr_t)a[4], (long)a[5], (void *)(uintptr_t)a[6], (void *)(uintptr_t)a[7]);
 }
-CUTAP_EXPORT unsigned int cublasZrot_v2_64(void *handle, long n, void *x, long incx, void *y, long incy, void *c, void *s)
+CUTAP_SLOW unsigned int cutap_slow_cublasZrot_v2_64(void *handle, long n, void *x, long incx, void *y, long incy, void *c, void *s)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cublasZrot_v2_64], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, long, void *, long, void *, long, void *, void *))cutap_fn)(handle, n, x, incx, y, incy, c, s);
     uint64_t cutap_w[8] = {(uint64_t)(uintptr_t)handle, (uint64_t)(int64_t)n, (uint64_t)(uintptr_t)x, (uint64_t)(int64_t)incx, (uint64_t)(uintptr_t)y, (uint64_t)(int64_t)incy, (uint64_t)(uintptr_t)c, (uint64_t)(uintptr_t)s};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cublasZrot_v2_64, cutap_w, thunk_cublasZrot_v2_64);
 }
@@ -7805,10 +5946,8 @@ static uint64_t thunk_cublasZrotg(void *fn, uint64_t *a)
 {
     return (((void (*)(void *, struct cutap_sv_double2, void *, void *))fn)((void *)(uintptr_t)a[0], *(struct cutap_sv_double2 *)(uintptr_t)a[1], (void *)(uintptr_t)a[2], (void *)(uintptr_t)a[3]), (uint64_t)0);
 }
-CUTAP_EXPORT void cublasZrotg(void *ca, struct cutap_sv_double2 cb, void *sc, void *cs)
+CUTAP_SLOW void cutap_slow_cublasZrotg(void *ca, struct cutap_sv_double2 cb, void *sc, void *cs)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cublasZrotg], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn)) { ((void (*)(void *, struct cutap_sv_double2, void *, void *))cutap_fn)(ca, cb, sc, cs); return; }
     uint64_t cutap_w[4] = {(uint64_t)(uintptr_t)ca, (uint64_t)(uintptr_t)&cb, (uint64_t)(uintptr_t)sc, (uint64_t)(uintptr_t)cs};
     (void)cutap_dispatch(CUTAP_ID_cublasZrotg, cutap_w, thunk_cublasZrotg);
 }
@@ -7816,11 +5955,8 @@ static uint64_t thunk_cublasZrotg_v2(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *, void *, void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1], (void *)(uintptr_t)a[2], (void *)(uintptr_t)a[3], (void *)(uintptr_t)a[4]);
 }
-CUTAP_EXPORT unsigned int cublasZrotg_v2(void *handle, void *a, void *b, void *c, void *s)
+CUTAP_SLOW unsigned int cutap_slow_cublasZrotg_v2(void *handle, void *a, void *b, void *c, void *s)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cublasZrotg_v2], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *, void *, void *, void *))cutap_fn)(handle, a, b, c, s);
     uint64_t cutap_w[5] = {(uint64_t)(uintptr_t)handle, (uint64_t)(uintptr_t)a, (uint64_t)(uintptr_t)b, (uint64_t)(uintptr_t)c, (uint64_t)(uintptr_t)s};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cublasZrotg_v2, cutap_w, thunk_cublasZrotg_v2);
 }
@@ -7828,10 +5964,8 @@ static uint64_t thunk_cublasZscal(void *fn, uint64_t *a)
 {
     return (((void (*)(int, struct cutap_sv_double2, void *, int))fn)((int)a[0], *(struct cutap_sv_double2 *)(uintptr_t)a[1], (void *)(uintptr_t)a[2], (int)a[3]), (uint64_t)0);
 }
-CUTAP_EXPORT void cublasZscal(int n, struct cutap_sv_double2 alpha, void *x, int incx)
+CUTAP_SLOW void cutap_slow_cublasZscal(int n, struct cutap_sv_double2 alpha, void *x, int incx)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cublasZscal], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn)) { ((void (*)(int, struct cutap_sv_double2, void *, int))cutap_fn)(n, alpha, x, incx); return; }
     uint64_t cutap_w[4] = {(uint64_t)(int64_t)n, (uint64_t)(uintptr_t)&alpha, (uint64_t)(uintptr_t)x, (uint64_t)(int64_t)incx};
     (void)cutap_dispatch(CUTAP_ID_cublasZscal, cutap_w, thunk_cublasZscal);
 }
@@ -7839,11 +5973,8 @@ static uint64_t thunk_cublasZscal_v2(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, int, void *, void *, int))fn)((void *)(uintptr_t)a[0], (int)a[1], (void *)(uintptr_t)a[2], (void *)(uintptr_t)a[3], (int)a[4]);
 }
-CUTAP_EXPORT unsigned int cublasZscal_v2(void *handle, int n, void *alpha, void *x, int incx)
+CUTAP_SLOW unsigned int cutap_slow_cublasZscal_v2(void *handle, int n, void *alpha, void *x, int incx)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cublasZscal_v2], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, int, void *, void *, int))cutap_fn)(handle, n, alpha, x, incx);
     uint64_t cutap_w[5] = {(uint64_t)(uintptr_t)handle, (uint64_t)(int64_t)n, (uint64_t)(uintptr_t)alpha, (uint64_t)(uintptr_t)x, (uint64_t)(int64_t)incx};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cublasZscal_v2, cutap_w, thunk_cublasZscal_v2);
 }
@@ -7851,11 +5982,8 @@ static uint64_t thunk_cublasZscal_v2_64(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, long, void *, void *, long))fn)((void *)(uintptr_t)a[0], (long)a[1], (void *)(uintptr_t)a[2], (void *)(uintptr_t)a[3], (long)a[4]);
 }
-CUTAP_EXPORT unsigned int cublasZscal_v2_64(void *handle, long n, void *alpha, void *x, long incx)
+CUTAP_SLOW unsigned int cutap_slow_cublasZscal_v2_64(void *handle, long n, void *alpha, void *x, long incx)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cublasZscal_v2_64], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, long, void *, void *, long))cutap_fn)(handle, n, alpha, x, incx);
     uint64_t cutap_w[5] = {(uint64_t)(uintptr_t)handle, (uint64_t)(int64_t)n, (uint64_t)(uintptr_t)alpha, (uint64_t)(uintptr_t)x, (uint64_t)(int64_t)incx};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cublasZscal_v2_64, cutap_w, thunk_cublasZscal_v2_64);
 }
@@ -7863,10 +5991,8 @@ static uint64_t thunk_cublasZswap(void *fn, uint64_t *a)
 {
     return (((void (*)(int, void *, int, void *, int))fn)((int)a[0], (void *)(uintptr_t)a[1], (int)a[2], (void *)(uintptr_t)a[3], (int)a[4]), (uint64_t)0);
 }
-CUTAP_EXPORT void cublasZswap(int n, void *x, int incx, void *y, int incy)
+CUTAP_SLOW void cutap_slow_cublasZswap(int n, void *x, int incx, void *y, int incy)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cublasZswap], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn)) { ((void (*)(int, void *, int, void *, int))cutap_fn)(n, x, incx, y, incy); return; }
     uint64_t cutap_w[5] = {(uint64_t)(int64_t)n, (uint64_t)(uintptr_t)x, (uint64_t)(int64_t)incx, (uint64_t)(uintptr_t)y, (uint64_t)(int64_t)incy};
     (void)cutap_dispatch(CUTAP_ID_cublasZswap, cutap_w, thunk_cublasZswap);
 }
@@ -7874,11 +6000,8 @@ static uint64_t thunk_cublasZswap_v2(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, int, void *, int, void *, int))fn)((void *)(uintptr_t)a[0], (int)a[1], (void *)(uintptr_t)a[2], (int)a[3], (void *)(uintptr_t)a[4], (int)a[5]);
 }
-CUTAP_EXPORT unsigned int cublasZswap_v2(void *handle, int n, void *x, int incx, void *y, int incy)
+CUTAP_SLOW unsigned int cutap_slow_cublasZswap_v2(void *handle, int n, void *x, int incx, void *y, int incy)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cublasZswap_v2], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, int, void *, int, void *, int))cutap_fn)(handle, n, x, incx, y, incy);
     uint64_t cutap_w[6] = {(uint64_t)(uintptr_t)handle, (uint64_t)(int64_t)n, (uint64_t)(uintptr_t)x, (uint64_t)(int64_t)incx, (uint64_t)(uintptr_t)y, (uint64_t)(int64_t)incy};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cublasZswap_v2, cutap_w, thunk_cublasZswap_v2);
 }
@@ -7886,11 +6009,8 @@ static uint64_t thunk_cublasZswap_v2_64(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, long, void *, long, void *, long))fn)((void *)(uintptr_t)a[0], (long)a[1], (void *)(uintptr_t)a[2], (long)a[3], (void *)(uintptr_t)a[4], (long)a[5]);
 }
-CUTAP_EXPORT unsigned int cublasZswap_v2_64(void *handle, long n, void *x, long incx, void *y, long incy)
+CUTAP_SLOW unsigned int cutap_slow_cublasZswap_v2_64(void *handle, long n, void *x, long incx, void *y, long incy)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cublasZswap_v2_64], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, long, void *, long, void *, long))cutap_fn)(handle, n, x, incx, y, incy);
     uint64_t cutap_w[6] = {(uint64_t)(uintptr_t)handle, (uint64_t)(int64_t)n, (uint64_t)(uintptr_t)x, (uint64_t)(int64_t)incx, (uint64_t)(uintptr_t)y, (uint64_t)(int64_t)incy};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cublasZswap_v2_64, cutap_w, thunk_cublasZswap_v2_64);
 }
@@ -7898,10 +6018,8 @@ static uint64_t thunk_cublasZsymm(void *fn, uint64_t *a)
 {
     return (((void (*)(char, char, int, int, struct cutap_sv_double2, void *, int, void *, int, struct cutap_sv_double2, void *, int))fn)((char)a[0], (char)a[1], (int)a[2], (int)a[3], *(struct cutap_sv_double2 *)(uintptr_t)a[4], (void *)(uintptr_t)a[5], (int)a[6], (void *)(uintptr_t)a[7], (int)a[8], *(struct cutap_sv_double2 *)(uintptr_t)a[9], (void *)(uintptr_t)a[10], (int)a[11]), (uint64_t)0);
 }
-CUTAP_EXPORT void cublasZsymm(char side, char uplo, int m, int n, struct cutap_sv_double2 alpha, void *A, int lda, void *B, int ldb, struct cutap_sv_double2 beta, void *C, int ldc)
+CUTAP_SLOW void cutap_slow_cublasZsymm(char side, char uplo, int m, int n, struct cutap_sv_double2 alpha, void *A, int lda, void *B, int ldb, struct cutap_sv_double2 beta, void *C, int ldc)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cublasZsymm], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn)) { ((void (*)(char, char, int, int, struct cutap_sv_double2, void *, int, void *, int, struct cutap_sv_double2, void *, int))cutap_fn)(side, uplo, m, n, alpha, A, lda, B, ldb, beta, C, ldc); return; }
     uint64_t cutap_w[12] = {(uint64_t)(int64_t)side, (uint64_t)(int64_t)uplo, (uint64_t)(int64_t)m, (uint64_t)(int64_t)n, (uint64_t)(uintptr_t)&alpha, (uint64_t)(uintptr_t)A, (uint64_t)(int64_t)lda, (uint64_t)(uintptr_t)B, (uint64_t)(int64_t)ldb, (uint64_t)(uintptr_t)&beta, (uint64_t)(uintptr_t)C, (uint64_t)(int64_t)ldc};
     (void)cutap_dispatch(CUTAP_ID_cublasZsymm, cutap_w, thunk_cublasZsymm);
 }
@@ -7909,11 +6027,8 @@ static uint64_t thunk_cublasZsymm_v2(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, unsigned int, int, int, void *, void *, int, void *, int, void *, void *, int))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (unsigned int)a[2], (int)a[3], (int)a[4], (void *)(uintptr_t)a[5], (void *)(uintptr_t)a[6], (int)a[7], (void *)(uintptr_t)a[8], (int)a[9], (void *)(uintptr_t)a[10], (void *)(uintptr_t)a[11], (int)a[12]);
 }
-CUTAP_EXPORT unsigned int cublasZsymm_v2(void *handle, unsigned int side, unsigned int uplo, int m, int n, void *alpha, void *A, int lda, void *B, int ldb, void *beta, void *C, int ldc)
+CUTAP_SLOW unsigned int cutap_slow_cublasZsymm_v2(void *handle, unsigned int side, unsigned int uplo, int m, int n, void *alpha, void *A, int lda, void *B, int ldb, void *beta, void *C, int ldc)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cublasZsymm_v2], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, unsigned int, int, int, void *, void *, int, void *, int, void *, void *, int))cutap_fn)(handle, side, uplo, m, n, alpha, A, lda, B, ldb, beta, C, ldc);
     uint64_t cutap_w[13] = {(uint64_t)(uintptr_t)handle, (uint64_t)side, (uint64_t)uplo, (uint64_t)(int64_t)m, (uint64_t)(int64_t)n, (uint64_t)(uintptr_t)alpha, (uint64_t)(uintptr_t)A, (uint64_t)(int64_t)lda, (uint64_t)(uintptr_t)B, (uint64_t)(int64_t)ldb, (uint64_t)(uintptr_t)beta, (uint64_t)(uintptr_t)C, (uint64_t)(int64_t)ldc};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cublasZsymm_v2, cutap_w, thunk_cublasZsymm_v2);
 }
@@ -7921,11 +6036,8 @@ static uint64_t thunk_cublasZsymm_v2_64(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, unsigned int, long, long, void *, void *, long, void *, long, void *, void *, long))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (unsigned int)a[2], (long)a[3], (long)a[4], (void *)(uintptr_t)a[5], (void *)(uintptr_t)a[6], (long)a[7], (void *)(uintptr_t)a[8], (long)a[9], (void *)(uintptr_t)a[10], (void *)(uintptr_t)a[11], (long)a[12]);
 }
-CUTAP_EXPORT unsigned int cublasZsymm_v2_64(void *handle, unsigned int side, unsigned int uplo, long m, long n, void *alpha, void *A, long lda, void *B, long ldb, void *beta, void *C, long ldc)
+CUTAP_SLOW unsigned int cutap_slow_cublasZsymm_v2_64(void *handle, unsigned int side, unsigned int uplo, long m, long n, void *alpha, void *A, long lda, void *B, long ldb, void *beta, void *C, long ldc)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cublasZsymm_v2_64], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, unsigned int, long, long, void *, void *, long, void *, long, void *, void *, long))cutap_fn)(handle, side, uplo, m, n, alpha, A, lda, B, ldb, beta, C, ldc);
     uint64_t cutap_w[13] = {(uint64_t)(uintptr_t)handle, (uint64_t)side, (uint64_t)uplo, (uint64_t)(int64_t)m, (uint64_t)(int64_t)n, (uint64_t)(uintptr_t)alpha, (uint64_t)(uintptr_t)A, (uint64_t)(int64_t)lda, (uint64_t)(uintptr_t)B, (uint64_t)(int64_t)ldb, (uint64_t)(uintptr_t)beta, (uint64_t)(uintptr_t)C, (uint64_t)(int64_t)ldc};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cublasZsymm_v2_64, cutap_w, thunk_cublasZsymm_v2_64);
 }
@@ -7933,11 +6045,8 @@ static uint64_t thunk_cublasZsymv_v2(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, int, void *, void *, int, void *, int, void *, void *, int))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (int)a[2], (void *)(uintptr_t)a[3], (void *)(uintptr_t)a[4], (int)a[5], (void *)(uintptr_t)a[6], (int)a[7], (void *)(uintptr_t)a[8], (void *)(uintptr_t)a[9], (int)a[10]);
 }
-CUTAP_EXPORT unsigned int cublasZsymv_v2(void *handle, unsigned int uplo, int n, void *alpha, void *A, int lda, void *x, int incx, void *beta, void *y, int incy)
+CUTAP_SLOW unsigned int cutap_slow_cublasZsymv_v2(void *handle, unsigned int uplo, int n, void *alpha, void *A, int lda, void *x, int incx, void *beta, void *y, int incy)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cublasZsymv_v2], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, int, void *, void *, int, void *, int, void *, void *, int))cutap_fn)(handle, uplo, n, alpha, A, lda, x, incx, beta, y, incy);
     uint64_t cutap_w[11] = {(uint64_t)(uintptr_t)handle, (uint64_t)uplo, (uint64_t)(int64_t)n, (uint64_t)(uintptr_t)alpha, (uint64_t)(uintptr_t)A, (uint64_t)(int64_t)lda, (uint64_t)(uintptr_t)x, (uint64_t)(int64_t)incx, (uint64_t)(uintptr_t)beta, (uint64_t)(uintptr_t)y, (uint64_t)(int64_t)incy};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cublasZsymv_v2, cutap_w, thunk_cublasZsymv_v2);
 }
@@ -7945,11 +6054,8 @@ static uint64_t thunk_cublasZsymv_v2_64(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, long, void *, void *, long, void *, long, void *, void *, long))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (long)a[2], (void *)(uintptr_t)a[3], (void *)(uintptr_t)a[4], (long)a[5], (void *)(uintptr_t)a[6], (long)a[7], (void *)(uintptr_t)a[8], (void *)(uintptr_t)a[9], (long)a[10]);
 }
-CUTAP_EXPORT unsigned int cublasZsymv_v2_64(void *handle, unsigned int uplo, long n, void *alpha, void *A, long lda, void *x, long incx, void *beta, void *y, long incy)
+CUTAP_SLOW unsigned int cutap_slow_cublasZsymv_v2_64(void *handle, unsigned int uplo, long n, void *alpha, void *A, long lda, void *x, long incx, void *beta, void *y, long incy)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cublasZsymv_v2_64], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, long, void *, void *, long, void *, long, void *, void *, long))cutap_fn)(handle, uplo, n, alpha, A, lda, x, incx, beta, y, incy);
     uint64_t cutap_w[11] = {(uint64_t)(uintptr_t)handle, (uint64_t)uplo, (uint64_t)(int64_t)n, (uint64_t)(uintptr_t)alpha, (uint64_t)(uintptr_t)A, (uint64_t)(int64_t)lda, (uint64_t)(uintptr_t)x, (uint64_t)(int64_t)incx, (uint64_t)(uintptr_t)beta, (uint64_t)(uintptr_t)y, (uint64_t)(int64_t)incy};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cublasZsymv_v2_64, cutap_w, thunk_cublasZsymv_v2_64);
 }
@@ -7957,11 +6063,8 @@ static uint64_t thunk_cublasZsyr2_v2(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, int, void *, void *, int, void *, int, void *, int))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (int)a[2], (void *)(uintptr_t)a[3], (void *)(uintptr_t)a[4], (int)a[5], (void *)(uintptr_t)a[6], (int)a[7], (void *)(uintptr_t)a[8], (int)a[9]);
 }
-CUTAP_EXPORT unsigned int cublasZsyr2_v2(void *handle, unsigned int uplo, int n, void *alpha, void *x, int incx, void *y, int incy, void *A, int lda)
+CUTAP_SLOW unsigned int cutap_slow_cublasZsyr2_v2(void *handle, unsigned int uplo, int n, void *alpha, void *x, int incx, void *y, int incy, void *A, int lda)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cublasZsyr2_v2], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, int, void *, void *, int, void *, int, void *, int))cutap_fn)(handle, uplo, n, alpha, x, incx, y, incy, A, lda);
     uint64_t cutap_w[10] = {(uint64_t)(uintptr_t)handle, (uint64_t)uplo, (uint64_t)(int64_t)n, (uint64_t)(uintptr_t)alpha, (uint64_t)(uintptr_t)x, (uint64_t)(int64_t)incx, (uint64_t)(uintptr_t)y, (uint64_t)(int64_t)incy, (uint64_t)(uintptr_t)A, (uint64_t)(int64_t)lda};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cublasZsyr2_v2, cutap_w, thunk_cublasZsyr2_v2);
 }
@@ -7969,11 +6072,8 @@ static uint64_t thunk_cublasZsyr2_v2_64(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, long, void *, void *, long, void *, long, void *, long))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (long)a[2], (void *)(uintptr_t)a[3], (void *)(uintptr_t)a[4], (long)a[5], (void *)(uintptr_t)a[6], (long)a[7], (void *)(uintptr_t)a[8], (long)a[9]);
 }
-CUTAP_EXPORT unsigned int cublasZsyr2_v2_64(void *handle, unsigned int uplo, long n, void *alpha, void *x, long incx, void *y, long incy, void *A, long lda)
+CUTAP_SLOW unsigned int cutap_slow_cublasZsyr2_v2_64(void *handle, unsigned int uplo, long n, void *alpha, void *x, long incx, void *y, long incy, void *A, long lda)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cublasZsyr2_v2_64], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, long, void *, void *, long, void *, long, void *, long))cutap_fn)(handle, uplo, n, alpha, x, incx, y, incy, A, lda);
     uint64_t cutap_w[10] = {(uint64_t)(uintptr_t)handle, (uint64_t)uplo, (uint64_t)(int64_t)n, (uint64_t)(uintptr_t)alpha, (uint64_t)(uintptr_t)x, (uint64_t)(int64_t)incx, (uint64_t)(uintptr_t)y, (uint64_t)(int64_t)incy, (uint64_t)(uintptr_t)A, (uint64_t)(int64_t)lda};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cublasZsyr2_v2_64, cutap_w, thunk_cublasZsyr2_v2_64);
 }
@@ -7981,10 +6081,8 @@ static uint64_t thunk_cublasZsyr2k(void *fn, uint64_t *a)
 {
     return (((void (*)(char, char, int, int, struct cutap_sv_double2, void *, int, void *, int, struct cutap_sv_double2, void *, int))fn)((char)a[0], (char)a[1], (int)a[2], (int)a[3], *(struct cutap_sv_double2 *)(uintptr_t)a[4], (void *)(uintptr_t)a[5], (int)a[6], (void *)(uintptr_t)a[7], (int)a[8], *(struct cutap_sv_double2 *)(uintptr_t)a[9], (void *)(uintptr_t)a[10], (int)a[11]), (uint64_t)0);
 }
-CUTAP_EXPORT void cublasZsyr2k(char uplo, char trans, int n, int k, struct cutap_sv_double2 alpha, void *A, int lda, void *B, int ldb, struct cutap_sv_double2 beta, void *C, int ldc)
+CUTAP_SLOW void cutap_slow_cublasZsyr2k(char uplo, char trans, int n, int k, struct cutap_sv_double2 alpha, void *A, int lda, void *B, int ldb, struct cutap_sv_double2 beta, void *C, int ldc)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cublasZsyr2k], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn)) { ((void (*)(char, char, int, int, struct cutap_sv_double2, void *, int, void *, int, struct cutap_sv_double2, void *, int))cutap_fn)(uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc); return; }
     uint64_t cutap_w[12] = {(uint64_t)(int64_t)uplo, (uint64_t)(int64_t)trans, (uint64_t)(int64_t)n, (uint64_t)(int64_t)k, (uint64_t)(uintptr_t)&alpha, (uint64_t)(uintptr_t)A, (uint64_t)(int64_t)lda, (uint64_t)(uintptr_t)B, (uint64_t)(int64_t)ldb, (uint64_t)(uintptr_t)&beta, (uint64_t)(uintptr_t)C, (uint64_t)(int64_t)ldc};
     (void)cutap_dispatch(CUTAP_ID_cublasZsyr2k, cutap_w, thunk_cublasZsyr2k);
 }
@@ -7992,11 +6090,8 @@ static uint64_t thunk_cublasZsyr2k_v2(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, unsigned int, int, int, void *, void *, int, void *, int, void *, void *, int))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (unsigned int)a[2], (int)a[3], (int)a[4], (void *)(uintptr_t)a[5], (void *)(uintptr_t)a[6], (int)a[7], (void *)(uintptr_t)a[8], (int)a[9], (void *)(uintptr_t)a[10], (void *)(uintptr_t)a[11], (int)a[12]);
 }
-CUTAP_EXPORT unsigned int cublasZsyr2k_v2(void *handle, unsigned int uplo, unsigned int trans, int n, int k, void *alpha, void *A, int lda, void *B, int ldb, void *beta, void *C, int ldc)
+CUTAP_SLOW unsigned int cutap_slow_cublasZsyr2k_v2(void *handle, unsigned int uplo, unsigned int trans, int n, int k, void *alpha, void *A, int lda, void *B, int ldb, void *beta, void *C, int ldc)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cublasZsyr2k_v2], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, unsigned int, int, int, void *, void *, int, void *, int, void *, void *, int))cutap_fn)(handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
     uint64_t cutap_w[13] = {(uint64_t)(uintptr_t)handle, (uint64_t)uplo, (uint64_t)trans, (uint64_t)(int64_t)n, (uint64_t)(int64_t)k, (uint64_t)(uintptr_t)alpha, (uint64_t)(uintptr_t)A, (uint64_t)(int64_t)lda, (uint64_t)(uintptr_t)B, (uint64_t)(int64_t)ldb, (uint64_t)(uintptr_t)beta, (uint64_t)(uintptr_t)C, (uint64_t)(int64_t)ldc};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cublasZsyr2k_v2, cutap_w, thunk_cublasZsyr2k_v2);
 }
@@ -8004,11 +6099,8 @@ static uint64_t thunk_cublasZsyr2k_v2_64(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, unsigned int, long, long, void *, void *, long, void *, long, void *, void *, long))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (unsigned int)a[2], (long)a[3], (long)a[4], (void *)(uintptr_t)a[5], (void *)(uintptr_t)a[6], (long)a[7], (void *)(uintptr_t)a[8], (long)a[9], (void *)(uintptr_t)a[10], (void *)(uintptr_t)a[11], (long)a[12]);
 }
-CUTAP_EXPORT unsigned int cublasZsyr2k_v2_64(void *handle, unsigned int uplo, unsigned int trans, long n, long k, void *alpha, void *A, long lda, void *B, long ldb, void *beta, void *C, long ldc)
+CUTAP_SLOW unsigned int cutap_slow_cublasZsyr2k_v2_64(void *handle, unsigned int uplo, unsigned int trans, long n, long k, void *alpha, void *A, long lda, void *B, long ldb, void *beta, void *C, long ldc)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cublasZsyr2k_v2_64], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, unsigned int, long, long, void *, void *, long, void *, long, void *, void *, long))cutap_fn)(handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
     uint64_t cutap_w[13] = {(uint64_t)(uintptr_t)handle, (uint64_t)uplo, (uint64_t)trans, (uint64_t)(int64_t)n, (uint64_t)(int64_t)k, (uint64_t)(uintptr_t)alpha, (uint64_t)(uintptr_t)A, (uint64_t)(int64_t)lda, (uint64_t)(uintptr_t)B, (uint64_t)(int64_t)ldb, (uint64_t)(uintptr_t)beta, (uint64_t)(uintptr_t)C, (uint64_t)(int64_t)ldc};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cublasZsyr2k_v2_64, cutap_w, thunk_cublasZsyr2k_v2_64);
 }
@@ -8016,11 +6108,8 @@ static uint64_t thunk_cublasZsyr_v2(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, int, void *, void *, int, void *, int))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (int)a[2], (void *)(uintptr_t)a[3], (void *)(uintptr_t)a[4], (int)a[5], (void *)(uintptr_t)a[6], (int)a[7]);
 }
-CUTAP_EXPORT unsigned int cublasZsyr_v2(void *handle, unsigned int uplo, int n, void *alpha, void *x, int incx, void *A, int lda)
+CUTAP_SLOW unsigned int cutap_slow_cublasZsyr_v2(void *handle, unsigned int uplo, int n, void *alpha, void *x, int incx, void *A, int lda)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cublasZsyr_v2], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, int, void *, void *, int, void *, int))cutap_fn)(handle, uplo, n, alpha, x, incx, A, lda);
     uint64_t cutap_w[8] = {(uint64_t)(uintptr_t)handle, (uint64_t)uplo, (uint64_t)(int64_t)n, (uint64_t)(uintptr_t)alpha, (uint64_t)(uintptr_t)x, (uint64_t)(int64_t)incx, (uint64_t)(uintptr_t)A, (uint64_t)(int64_t)lda};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cublasZsyr_v2, cutap_w, thunk_cublasZsyr_v2);
 }
@@ -8028,11 +6117,8 @@ static uint64_t thunk_cublasZsyr_v2_64(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, long, void *, void *, long, void *, long))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (long)a[2], (void *)(uintptr_t)a[3], (void *)(uintptr_t)a[4], (long)a[5], (void *)(uintptr_t)a[6], (long)a[7]);
 }
-CUTAP_EXPORT unsigned int cublasZsyr_v2_64(void *handle, unsigned int uplo, long n, void *alpha, void *x, long incx, void *A, long lda)
+CUTAP_SLOW unsigned int cutap_slow_cublasZsyr_v2_64(void *handle, unsigned int uplo, long n, void *alpha, void *x, long incx, void *A, long lda)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cublasZsyr_v2_64], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, long, void *, void *, long, void *, long))cutap_fn)(handle, uplo, n, alpha, x, incx, A, lda);
     uint64_t cutap_w[8] = {(uint64_t)(uintptr_t)handle, (uint64_t)uplo, (uint64_t)(int64_t)n, (uint64_t)(uintptr_t)alpha, (uint64_t)(uintptr_t)x, (uint64_t)(int64_t)incx, (uint64_t)(uintptr_t)A, (uint64_t)(int64_t)lda};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cublasZsyr_v2_64, cutap_w, thunk_cublasZsyr_v2_64);
 }
@@ -8040,10 +6126,8 @@ static uint64_t thunk_cublasZsyrk(void *fn, uint64_t *a)
 {
     return (((void (*)(char, char, int, int, struct cutap_sv_double2, void *, int, struct cutap_sv_double2, void *, int))fn)((char)a[0], (char)a[1], (int)a[2], (int)a[3], *(struct cutap_sv_double2 *)(uintptr_t)a[4], (void *)(uintptr_t)a[5], (int)a[6], *(struct cutap_sv_double2 *)(uintptr_t)a[7], (void *)(uintptr_t)a[8], (int)a[9]), (uint64_t)0);
 }
-CUTAP_EXPORT void cublasZsyrk(char uplo, char trans, int n, int k, struct cutap_sv_double2 alpha, void *A, int lda, struct cutap_sv_double2 beta, void *C, int ldc)
+CUTAP_SLOW void cutap_slow_cublasZsyrk(char uplo, char trans, int n, int k, struct cutap_sv_double2 alpha, void *A, int lda, struct cutap_sv_double2 beta, void *C, int ldc)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cublasZsyrk], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn)) { ((void (*)(char, char, int, int, struct cutap_sv_double2, void *, int, struct cutap_sv_double2, void *, int))cutap_fn)(uplo, trans, n, k, alpha, A, lda, beta, C, ldc); return; }
     uint64_t cutap_w[10] = {(uint64_t)(int64_t)uplo, (uint64_t)(int64_t)trans, (uint64_t)(int64_t)n, (uint64_t)(int64_t)k, (uint64_t)(uintptr_t)&alpha, (uint64_t)(uintptr_t)A, (uint64_t)(int64_t)lda, (uint64_t)(uintptr_t)&beta, (uint64_t)(uintptr_t)C, (uint64_t)(int64_t)ldc};
     (void)cutap_dispatch(CUTAP_ID_cublasZsyrk, cutap_w, thunk_cublasZsyrk);
 }
@@ -8051,11 +6135,8 @@ static uint64_t thunk_cublasZsyrk_v2(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, unsigned int, int, int, void *, void *, int, void *, void *, int))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (unsigned int)a[2], (int)a[3], (int)a[4], (void *)(uintptr_t)a[5], (void *)(uintptr_t)a[6], (int)a[7], (void *)(uintptr_t)a[8], (void *)(uintptr_t)a[9], (int)a[10]);
 }
-CUTAP_EXPORT unsigned int cublasZsyrk_v2(void *handle, unsigned int uplo, unsigned int trans, int n, int k, void *alpha, void *A, int lda, void *beta, void *C, int ldc)
+CUTAP_SLOW unsigned int cutap_slow_cublasZsyrk_v2(void *handle, unsigned int uplo, unsigned int trans, int n, int k, void *alpha, void *A, int lda, void *beta, void *C, int ldc)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cublasZsyrk_v2], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, unsigned int, int, int, void *, void *, int, void *, void *, int))cutap_fn)(handle, uplo, trans, n, k, alpha, A, lda, beta, C, ldc);
     uint64_t cutap_w[11] = {(uint64_t)(uintptr_t)handle, (uint64_t)uplo, (uint64_t)trans, (uint64_t)(int64_t)n, (uint64_t)(int64_t)k, (uint64_t)(uintptr_t)alpha, (uint64_t)(uintptr_t)A, (uint64_t)(int64_t)lda, (uint64_t)(uintptr_t)beta, (uint64_t)(uintptr_t)C, (uint64_t)(int64_t)ldc};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cublasZsyrk_v2, cutap_w, thunk_cublasZsyrk_v2);
 }
@@ -8063,11 +6144,8 @@ static uint64_t thunk_cublasZsyrk_v2_64(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, unsigned int, long, long, void *, void *, long, void *, void *, long))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (unsigned int)a[2], (long)a[3], (long)a[4], (void *)(uintptr_t)a[5], (void *)(uintptr_t)a[6], (long)a[7], (void *)(uintptr_t)a[8], (void *)(uintptr_t)a[9], (long)a[10]);
 }
-CUTAP_EXPORT unsigned int cublasZsyrk_v2_64(void *handle, unsigned int uplo, unsigned int trans, long n, long k, void *alpha, void *A, long lda, void *beta, void *C, long ldc)
+CUTAP_SLOW unsigned int cutap_slow_cublasZsyrk_v2_64(void *handle, unsigned int uplo, unsigned int trans, long n, long k, void *alpha, void *A, long lda, void *beta, void *C, long ldc)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cublasZsyrk_v2_64], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, unsigned int, long, long, void *, void *, long, void *, void *, long))cutap_fn)(handle, uplo, trans, n, k, alpha, A, lda, beta, C, ldc);
     uint64_t cutap_w[11] = {(uint64_t)(uintptr_t)handle, (uint64_t)uplo, (uint64_t)trans, (uint64_t)(int64_t)n, (uint64_t)(int64_t)k, (uint64_t)(uintptr_t)alpha, (uint64_t)(uintptr_t)A, (uint64_t)(int64_t)lda, (uint64_t)(uintptr_t)beta, (uint64_t)(uintptr_t)C, (uint64_t)(int64_t)ldc};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cublasZsyrk_v2_64, cutap_w, thunk_cublasZsyrk_v2_64);
 }
@@ -8075,11 +6153,8 @@ static uint64_t thunk_cublasZsyrkx(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, unsigned int, int, int, void *, void *, int, void *, int, void *, void *, int))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (unsigned int)a[2], (int)a[3], (int)a[4], (void *)(uintptr_t)a[5], (void *)(uintptr_t)a[6], (int)a[7], (void *)(uintptr_t)a[8], (int)a[9], (void *)(uintptr_t)a[10], (void *)(uintptr_t)a[11], (int)a[12]);
 }
-CUTAP_EXPORT unsigned int cublasZsyrkx(void *handle, unsigned int uplo, unsigned int trans, int n, int k, void *alpha, void *A, int lda, void *B, int ldb, void *beta, void *C, int ldc)
+CUTAP_SLOW unsigned int cutap_slow_cublasZsyrkx(void *handle, unsigned int uplo, unsigned int trans, int n, int k, void *alpha, void *A, int lda, void *B, int ldb, void *beta, void *C, int ldc)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cublasZsyrkx], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, unsigned int, int, int, void *, void *, int, void *, int, void *, void *, int))cutap_fn)(handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
     uint64_t cutap_w[13] = {(uint64_t)(uintptr_t)handle, (uint64_t)uplo, (uint64_t)trans, (uint64_t)(int64_t)n, (uint64_t)(int64_t)k, (uint64_t)(uintptr_t)alpha, (uint64_t)(uintptr_t)A, (uint64_t)(int64_t)lda, (uint64_t)(uintptr_t)B, (uint64_t)(int64_t)ldb, (uint64_t)(uintptr_t)beta, (uint64_t)(uintptr_t)C, (uint64_t)(int64_t)ldc};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cublasZsyrkx, cutap_w, thunk_cublasZsyrkx);
 }
@@ -8087,11 +6162,8 @@ static uint64_t thunk_cublasZsyrkx_64(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, unsigned int, long, long, void *, void *, long, void *, long, void *, void *, long))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (unsigned int)a[2], (long)a[3], (long)a[4], (void *)(uintptr_t)a[5], (void *)(uintptr_t)a[6], (long)a[7], (void *)(uintptr_t)a[8], (long)a[9], (void *)(uintptr_t)a[10], (void *)(uintptr_t)a[11], (long)a[12]);
 }
-CUTAP_EXPORT unsigned int cublasZsyrkx_64(void *handle, unsigned int uplo, unsigned int trans, long n, long k, void *alpha, void *A, long lda, void *B, long ldb, void *beta, void *C, long ldc)
+CUTAP_SLOW unsigned int cutap_slow_cublasZsyrkx_64(void *handle, unsigned int uplo, unsigned int trans, long n, long k, void *alpha, void *A, long lda, void *B, long ldb, void *beta, void *C, long ldc)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cublasZsyrkx_64], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, unsigned int, long, long, void *, void *, long, void *, long, void *, void *, long))cutap_fn)(handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
     uint64_t cutap_w[13] = {(uint64_t)(uintptr_t)handle, (uint64_t)uplo, (uint64_t)trans, (uint64_t)(int64_t)n, (uint64_t)(int64_t)k, (uint64_t)(uintptr_t)alpha, (uint64_t)(uintptr_t)A, (uint64_t)(int64_t)lda, (uint64_t)(uintptr_t)B, (uint64_t)(int64_t)ldb, (uint64_t)(uintptr_t)beta, (uint64_t)(uintptr_t)C, (uint64_t)(int64_t)ldc};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cublasZsyrkx_64, cutap_w, thunk_cublasZsyrkx_64);
 }
@@ -8099,10 +6171,8 @@ static uint64_t thunk_cublasZtbmv(void *fn, uint64_t *a)
 {
     return (((void (*)(char, char, char, int, int, void *, int, void *, int))fn)((char)a[0], (char)a[1], (char)a[2], (int)a[3], (int)a[4], (void *)(uintptr_t)a[5], (int)a[6], (void *)(uintptr_t)a[7], (int)a[8]), (uint64_t)0);
 }
-CUTAP_EXPORT void cublasZtbmv(char uplo, char trans, char diag, int n, int k, void *A, int lda, void *x, int incx)
+CUTAP_SLOW void cutap_slow_cublasZtbmv(char uplo, char trans, char diag, int n, int k, void *A, int lda, void *x, int incx)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cublasZtbmv], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn)) { ((void (*)(char, char, char, int, int, void *, int, void *, int))cutap_fn)(uplo, trans, diag, n, k, A, lda, x, incx); return; }
     uint64_t cutap_w[9] = {(uint64_t)(int64_t)uplo, (uint64_t)(int64_t)trans, (uint64_t)(int64_t)diag, (uint64_t)(int64_t)n, (uint64_t)(int64_t)k, (uint64_t)(uintptr_t)A, (uint64_t)(int64_t)lda, (uint64_t)(uintptr_t)x, (uint64_t)(int64_t)incx};
     (void)cutap_dispatch(CUTAP_ID_cublasZtbmv, cutap_w, thunk_cublasZtbmv);
 }
@@ -8110,11 +6180,8 @@ static uint64_t thunk_cublasZtbmv_v2(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, unsigned int, unsigned int, int, int, void *, int, void *, int))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (unsigned int)a[2], (unsigned int)a[3], (int)a[4], (int)a[5], (void *)(uintptr_t)a[6], (int)a[7], (void *)(uintptr_t)a[8], (int)a[9]);
 }
-CUTAP_EXPORT unsigned int cublasZtbmv_v2(void *handle, unsigned int uplo, unsigned int trans, unsigned int diag, int n, int k, void *A, int lda, void *x, int incx)
+CUTAP_SLOW unsigned int cutap_slow_cublasZtbmv_v2(void *handle, unsigned int uplo, unsigned int trans, unsigned int diag, int n, int k, void *A, int lda, void *x, int incx)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cublasZtbmv_v2], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, unsigned int, unsigned int, int, int, void *, int, void *, int))cutap_fn)(handle, uplo, trans, diag, n, k, A, lda, x, incx);
     uint64_t cutap_w[10] = {(uint64_t)(uintptr_t)handle, (uint64_t)uplo, (uint64_t)trans, (uint64_t)diag, (uint64_t)(int64_t)n, (uint64_t)(int64_t)k, (uint64_t)(uintptr_t)A, (uint64_t)(int64_t)lda, (uint64_t)(uintptr_t)x, (uint64_t)(int64_t)incx};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cublasZtbmv_v2, cutap_w, thunk_cublasZtbmv_v2);
 }
@@ -8122,11 +6189,8 @@ static uint64_t thunk_cublasZtbmv_v2_64(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, unsigned int, unsigned int, long, long, void *, long, void *, long))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (unsigned int)a[2], (unsigned int)a[3], (long)a[4], (long)a[5], (void *)(uintptr_t)a[6], (long)a[7], (void *)(uintptr_t)a[8], (long)a[9]);
 }
-CUTAP_EXPORT unsigned int cublasZtbmv_v2_64(void *handle, unsigned int uplo, unsigned int trans, unsigned int diag, long n, long k, void *A, long lda, void *x, long incx)
+CUTAP_SLOW unsigned int cutap_slow_cublasZtbmv_v2_64(void *handle, unsigned int uplo, unsigned int trans, unsigned int diag, long n, long k, void *A, long lda, void *x, long incx)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cublasZtbmv_v2_64], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, unsigned int, unsigned int, long, long, void *, long, void *, long))cutap_fn)(handle, uplo, trans, diag, n, k, A, lda, x, incx);
     uint64_t cutap_w[10] = {(uint64_t)(uintptr_t)handle, (uint64_t)uplo, (uint64_t)trans, (uint64_t)diag, (uint64_t)(int64_t)n, (uint64_t)(int64_t)k, (uint64_t)(uintptr_t)A, (uint64_t)(int64_t)lda, (uint64_t)(uintptr_t)x, (uint64_t)(int64_t)incx};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cublasZtbmv_v2_64, cutap_w, thunk_cublasZtbmv_v2_64);
 }
@@ -8134,10 +6198,8 @@ static uint64_t thunk_cublasZtbsv(void *fn, uint64_t *a)
 {
     return (((void (*)(char, char, char, int, int, void *, int, void *, int))fn)((char)a[0], (char)a[1], (char)a[2], (int)a[3], (int)a[4], (void *)(uintptr_t)a[5], (int)a[6], (void *)(uintptr_t)a[7], (int)a[8]), (uint64_t)0);
 }
-CUTAP_EXPORT void cublasZtbsv(char uplo, char trans, char diag, int n, int k, void *A, int lda, void *x, int incx)
+CUTAP_SLOW void cutap_slow_cublasZtbsv(char uplo, char trans, char diag, int n, int k, void *A, int lda, void *x, int incx)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cublasZtbsv], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn)) { ((void (*)(char, char, char, int, int, void *, int, void *, int))cutap_fn)(uplo, trans, diag, n, k, A, lda, x, incx); return; }
     uint64_t cutap_w[9] = {(uint64_t)(int64_t)uplo, (uint64_t)(int64_t)trans, (uint64_t)(int64_t)diag, (uint64_t)(int64_t)n, (uint64_t)(int64_t)k, (uint64_t)(uintptr_t)A, (uint64_t)(int64_t)lda, (uint64_t)(uintptr_t)x, (uint64_t)(int64_t)incx};
     (void)cutap_dispatch(CUTAP_ID_cublasZtbsv, cutap_w, thunk_cublasZtbsv);
 }
@@ -8145,11 +6207,8 @@ static uint64_t thunk_cublasZtbsv_v2(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, unsigned int, unsigned int, int, int, void *, int, void *, int))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (unsigned int)a[2], (unsigned int)a[3], (int)a[4], (int)a[5], (void *)(uintptr_t)a[6], (int)a[7], (void *)(uintptr_t)a[8], (int)a[9]);
 }
-CUTAP_EXPORT unsigned int cublasZtbsv_v2(void *handle, unsigned int uplo, unsigned int trans, unsigned int diag, int n, int k, void *A, int lda, void *x, int incx)
+CUTAP_SLOW unsigned int cutap_slow_cublasZtbsv_v2(void *handle, unsigned int uplo, unsigned int trans, unsigned int diag, int n, int k, void *A, int lda, void *x, int incx)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cublasZtbsv_v2], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, unsigned int, unsigned int, int, int, void *, int, void *, int))cutap_fn)(handle, uplo, trans, diag, n, k, A, lda, x, incx);
     uint64_t cutap_w[10] = {(uint64_t)(uintptr_t)handle, (uint64_t)uplo, (uint64_t)trans, (uint64_t)diag, (uint64_t)(int64_t)n, (uint64_t)(int64_t)k, (uint64_t)(uintptr_t)A, (uint64_t)(int64_t)lda, (uint64_t)(uintptr_t)x, (uint64_t)(int64_t)incx};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cublasZtbsv_v2, cutap_w, thunk_cublasZtbsv_v2);
 }
@@ -8157,11 +6216,8 @@ static uint64_t thunk_cublasZtbsv_v2_64(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, unsigned int, unsigned int, long, long, void *, long, void *, long))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (unsigned int)a[2], (unsigned int)a[3], (long)a[4], (long)a[5], (void *)(uintptr_t)a[6], (long)a[7], (void *)(uintptr_t)a[8], (long)a[9]);
 }
-CUTAP_EXPORT unsigned int cublasZtbsv_v2_64(void *handle, unsigned int uplo, unsigned int trans, unsigned int diag, long n, long k, void *A, long lda, void *x, long incx)
+CUTAP_SLOW unsigned int cutap_slow_cublasZtbsv_v2_64(void *handle, unsigned int uplo, unsigned int trans, unsigned int diag, long n, long k, void *A, long lda, void *x, long incx)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cublasZtbsv_v2_64], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, unsigned int, unsigned int, long, long, void *, long, void *, long))cutap_fn)(handle, uplo, trans, diag, n, k, A, lda, x, incx);
     uint64_t cutap_w[10] = {(uint64_t)(uintptr_t)handle, (uint64_t)uplo, (uint64_t)trans, (uint64_t)diag, (uint64_t)(int64_t)n, (uint64_t)(int64_t)k, (uint64_t)(uintptr_t)A, (uint64_t)(int64_t)lda, (uint64_t)(uintptr_t)x, (uint64_t)(int64_t)incx};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cublasZtbsv_v2_64, cutap_w, thunk_cublasZtbsv_v2_64);
 }
@@ -8169,10 +6225,8 @@ static uint64_t thunk_cublasZtpmv(void *fn, uint64_t *a)
 {
     return (((void (*)(char, char, char, int, void *, void *, int))fn)((char)a[0], (char)a[1], (char)a[2], (int)a[3], (void *)(uintptr_t)a[4], (void *)(uintptr_t)a[5], (int)a[6]), (uint64_t)0);
 }
-CUTAP_EXPORT void cublasZtpmv(char uplo, char trans, char diag, int n, void *AP, void *x, int incx)
+CUTAP_SLOW void cutap_slow_cublasZtpmv(char uplo, char trans, char diag, int n, void *AP, void *x, int incx)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cublasZtpmv], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn)) { ((void (*)(char, char, char, int, void *, void *, int))cutap_fn)(uplo, trans, diag, n, AP, x, incx); return; }
     uint64_t cutap_w[7] = {(uint64_t)(int64_t)uplo, (uint64_t)(int64_t)trans, (uint64_t)(int64_t)diag, (uint64_t)(int64_t)n, (uint64_t)(uintptr_t)AP, (uint64_t)(uintptr_t)x, (uint64_t)(int64_t)incx};
     (void)cutap_dispatch(CUTAP_ID_cublasZtpmv, cutap_w, thunk_cublasZtpmv);
 }
@@ -8180,11 +6234,8 @@ static uint64_t thunk_cublasZtpmv_v2(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, unsigned int, unsigned int, int, void *, void *, int))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (unsigned int)a[2], (unsigned int)a[3], (int)a[4], (void *)(uintptr_t)a[5], (void *)(uintptr_t)a[6], (int)a[7]);
 }
-CUTAP_EXPORT unsigned int cublasZtpmv_v2(void *handle, unsigned int uplo, unsigned int trans, unsigned int diag, int n, void *AP, void *x, int incx)
+CUTAP_SLOW unsigned int cutap_slow_cublasZtpmv_v2(void *handle, unsigned int uplo, unsigned int trans, unsigned int diag, int n, void *AP, void *x, int incx)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cublasZtpmv_v2], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, unsigned int, unsigned int, int, void *, void *, int))cutap_fn)(handle, uplo, trans, diag, n, AP, x, incx);
     uint64_t cutap_w[8] = {(uint64_t)(uintptr_t)handle, (uint64_t)uplo, (uint64_t)trans, (uint64_t)diag, (uint64_t)(int64_t)n, (uint64_t)(uintptr_t)AP, (uint64_t)(uintptr_t)x, (uint64_t)(int64_t)incx};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cublasZtpmv_v2, cutap_w, thunk_cublasZtpmv_v2);
 }
@@ -8192,11 +6243,8 @@ static uint64_t thunk_cublasZtpmv_v2_64(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, unsigned int, unsigned int, long, void *, void *, long))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (unsigned int)a[2], (unsigned int)a[3], (long)a[4], (void *)(uintptr_t)a[5], (void *)(uintptr_t)a[6], (long)a[7]);
 }
-CUTAP_EXPORT unsigned int cublasZtpmv_v2_64(void *handle, unsigned int uplo, unsigned int trans, unsigned int diag, long n, void *AP, void *x, long incx)
+CUTAP_SLOW unsigned int cutap_slow_cublasZtpmv_v2_64(void *handle, unsigned int uplo, unsigned int trans, unsigned int diag, long n, void *AP, void *x, long incx)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cublasZtpmv_v2_64], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, unsigned int, unsigned int, long, void *, void *, long))cutap_fn)(handle, uplo, trans, diag, n, AP, x, incx);
     uint64_t cutap_w[8] = {(uint64_t)(uintptr_t)handle, (uint64_t)uplo, (uint64_t)trans, (uint64_t)diag, (uint64_t)(int64_t)n, (uint64_t)(uintptr_t)AP, (uint64_t)(uintptr_t)x, (uint64_t)(int64_t)incx};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cublasZtpmv_v2_64, cutap_w, thunk_cublasZtpmv_v2_64);
 }
@@ -8204,10 +6252,8 @@ static uint64_t thunk_cublasZtpsv(void *fn, uint64_t *a)
 {
     return (((void (*)(char, char, char, int, void *, void *, int))fn)((char)a[0], (char)a[1], (char)a[2], (int)a[3], (void *)(uintptr_t)a[4], (void *)(uintptr_t)a[5], (int)a[6]), (uint64_t)0);
 }
-CUTAP_EXPORT void cublasZtpsv(char uplo, char trans, char diag, int n, void *AP, void *x, int incx)
+CUTAP_SLOW void cutap_slow_cublasZtpsv(char uplo, char trans, char diag, int n, void *AP, void *x, int incx)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cublasZtpsv], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn)) { ((void (*)(char, char, char, int, void *, void *, int))cutap_fn)(uplo, trans, diag, n, AP, x, incx); return; }
     uint64_t cutap_w[7] = {(uint64_t)(int64_t)uplo, (uint64_t)(int64_t)trans, (uint64_t)(int64_t)diag, (uint64_t)(int64_t)n, (uint64_t)(uintptr_t)AP, (uint64_t)(uintptr_t)x, (uint64_t)(int64_t)incx};
     (void)cutap_dispatch(CUTAP_ID_cublasZtpsv, cutap_w, thunk_cublasZtpsv);
 }
@@ -8215,11 +6261,8 @@ static uint64_t thunk_cublasZtpsv_v2(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, unsigned int, unsigned int, int, void *, void *, int))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (unsigned int)a[2], (unsigned int)a[3], (int)a[4], (void *)(uintptr_t)a[5], (void *)(uintptr_t)a[6], (int)a[7]);
 }
-CUTAP_EXPORT unsigned int cublasZtpsv_v2(void *handle, unsigned int uplo, unsigned int trans, unsigned int diag, int n, void *AP, void *x, int incx)
+CUTAP_SLOW unsigned int cutap_slow_cublasZtpsv_v2(void *handle, unsigned int uplo, unsigned int trans, unsigned int diag, int n, void *AP, void *x, int incx)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cublasZtpsv_v2], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, unsigned int, unsigned int, int, void *, void *, int))cutap_fn)(handle, uplo, trans, diag, n, AP, x, incx);
     uint64_t cutap_w[8] = {(uint64_t)(uintptr_t)handle, (uint64_t)uplo, (uint64_t)trans, (uint64_t)diag, (uint64_t)(int64_t)n, (uint64_t)(uintptr_t)AP, (uint64_t)(uintptr_t)x, (uint64_t)(int64_t)incx};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cublasZtpsv_v2, cutap_w, thunk_cublasZtpsv_v2);
 }
@@ -8227,11 +6270,8 @@ static uint64_t thunk_cublasZtpsv_v2_64(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, unsigned int, unsigned int, long, void *, void *, long))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (unsigned int)a[2], (unsigned int)a[3], (long)a[4], (void *)(uintptr_t)a[5], (void *)(uintptr_t)a[6], (long)a[7]);
 }
-CUTAP_EXPORT unsigned int cublasZtpsv_v2_64(void *handle, unsigned int uplo, unsigned int trans, unsigned int diag, long n, void *AP, void *x, long incx)
+CUTAP_SLOW unsigned int cutap_slow_cublasZtpsv_v2_64(void *handle, unsigned int uplo, unsigned int trans, unsigned int diag, long n, void *AP, void *x, long incx)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cublasZtpsv_v2_64], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, unsigned int, unsigned int, long, void *, void *, long))cutap_fn)(handle, uplo, trans, diag, n, AP, x, incx);
     uint64_t cutap_w[8] = {(uint64_t)(uintptr_t)handle, (uint64_t)uplo, (uint64_t)trans, (uint64_t)diag, (uint64_t)(int64_t)n, (uint64_t)(uintptr_t)AP, (uint64_t)(uintptr_t)x, (uint64_t)(int64_t)incx};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cublasZtpsv_v2_64, cutap_w, thunk_cublasZtpsv_v2_64);
 }
@@ -8239,11 +6279,8 @@ static uint64_t thunk_cublasZtpttr(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, int, void *, void *, int))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (int)a[2], (void *)(uintptr_t)a[3], (void *)(uintptr_t)a[4], (int)a[5]);
 }
-CUTAP_EXPORT unsigned int cublasZtpttr(void *handle, unsigned int uplo, int n, void *AP, void *A, int lda)
+CUTAP_SLOW unsigned int cutap_slow_cublasZtpttr(void *handle, unsigned int uplo, int n, void *AP, void *A, int lda)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cublasZtpttr], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, int, void *, void *, int))cutap_fn)(handle, uplo, n, AP, A, lda);
     uint64_t cutap_w[6] = {(uint64_t)(uintptr_t)handle, (uint64_t)uplo, (uint64_t)(int64_t)n, (uint64_t)(uintptr_t)AP, (uint64_t)(uintptr_t)A, (uint64_t)(int64_t)lda};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cublasZtpttr, cutap_w, thunk_cublasZtpttr);
 }
@@ -8251,10 +6288,8 @@ static uint64_t thunk_cublasZtrmm(void *fn, uint64_t *a)
 {
     return (((void (*)(char, char, char, char, int, int, struct cutap_sv_double2, void *, int, void *, int))fn)((char)a[0], (char)a[1], (char)a[2], (char)a[3], (int)a[4], (int)a[5], *(struct cutap_sv_double2 *)(uintptr_t)a[6], (void *)(uintptr_t)a[7], (int)a[8], (void *)(uintptr_t)a[9], (int)a[10]), (uint64_t)0);
 }
-CUTAP_EXPORT void cublasZtrmm(char side, char uplo, char transa, char diag, int m, int n, struct cutap_sv_double2 alpha, void *A, int lda, void *B, int ldb)
+CUTAP_SLOW void cutap_slow_cublasZtrmm(char side, char uplo, char transa, char diag, int m, int n, struct cutap_sv_double2 alpha, void *A, int lda, void *B, int ldb)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cublasZtrmm], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn)) { ((void (*)(char, char, char, char, int, int, struct cutap_sv_double2, void *, int, void *, int))cutap_fn)(side, uplo, transa, diag, m, n, alpha, A, lda, B, ldb); return; }
     uint64_t cutap_w[11] = {(uint64_t)(int64_t)side, (uint64_t)(int64_t)uplo, (uint64_t)(int64_t)transa, (uint64_t)(int64_t)diag, (uint64_t)(int64_t)m, (uint64_t)(int64_t)n, (uint64_t)(uintptr_t)&alpha, (uint64_t)(uintptr_t)A, (uint64_t)(int64_t)lda, (uint64_t)(uintptr_t)B, (uint64_t)(int64_t)ldb};
     (void)cutap_dispatch(CUTAP_ID_cublasZtrmm, cutap_w, thunk_cublasZtrmm);
 }
@@ -8262,11 +6297,8 @@ static uint64_t thunk_cublasZtrmm_v2(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, unsigned int, unsigned int, unsigned int, int, int, void *, void *, int, void *, int, void *, int))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (unsigned int)a[2], (unsigned int)a[3], (unsigned int)a[4], (int)a[5], (int)a[6], (void *)(uintptr_t)a[7], (void *)(uintptr_t)a[8], (int)a[9], (void *)(uintptr_t)a[10], (int)a[11], (void *)(uintptr_t)a[12], (int)a[13]);
 }
-CUTAP_EXPORT unsigned int cublasZtrmm_v2(void *handle, unsigned int side, unsigned int uplo, unsigned int trans, unsigned int diag, int m, int n, void *alpha, void *A, int lda, void *B, int ldb, void *C, int ldc)
+CUTAP_SLOW unsigned int cutap_slow_cublasZtrmm_v2(void *handle, unsigned int side, unsigned int uplo, unsigned int trans, unsigned int diag, int m, int n, void *alpha, void *A, int lda, void *B, int ldb, void *C, int ldc)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cublasZtrmm_v2], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, unsigned int, unsigned int, unsigned int, int, int, void *, void *, int, void *, int, void *, int))cutap_fn)(handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb, C, ldc);
     uint64_t cutap_w[14] = {(uint64_t)(uintptr_t)handle, (uint64_t)side, (uint64_t)uplo, (uint64_t)trans, (uint64_t)diag, (uint64_t)(int64_t)m, (uint64_t)(int64_t)n, (uint64_t)(uintptr_t)alpha, (uint64_t)(uintptr_t)A, (uint64_t)(int64_t)lda, (uint64_t)(uintptr_t)B, (uint64_t)(int64_t)ldb, (uint64_t)(uintptr_t)C, (uint64_t)(int64_t)ldc};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cublasZtrmm_v2, cutap_w, thunk_cublasZtrmm_v2);
 }
@@ -8274,11 +6306,8 @@ static uint64_t thunk_cublasZtrmm_v2_64(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, unsigned int, unsigned int, unsigned int, long, long, void *, void *, long, void *, long, void *, long))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (unsigned int)a[2], (unsigned int)a[3], (unsigned int)a[4], (long)a[5], (long)a[6], (void *)(uintptr_t)a[7], (void *)(uintptr_t)a[8], (long)a[9], (void *)(uintptr_t)a[10], (long)a[11], (void *)(uintptr_t)a[12], (long)a[13]);
 }
-CUTAP_EXPORT unsigned int cublasZtrmm_v2_64(void *handle, unsigned int side, unsigned int uplo, unsigned int trans, unsigned int diag, long m, long n, void *alpha, void *A, long lda, void *B, long ldb, void *C, long ldc)
+CUTAP_SLOW unsigned int cutap_slow_cublasZtrmm_v2_64(void *handle, unsigned int side, unsigned int uplo, unsigned int trans, unsigned int diag, long m, long n, void *alpha, void *A, long lda, void *B, long ldb, void *C, long ldc)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cublasZtrmm_v2_64], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, unsigned int, unsigned int, unsigned int, long, long, void *, void *, long, void *, long, void *, long))cutap_fn)(handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb, C, ldc);
     uint64_t cutap_w[14] = {(uint64_t)(uintptr_t)handle, (uint64_t)side, (uint64_t)uplo, (uint64_t)trans, (uint64_t)diag, (uint64_t)(int64_t)m, (uint64_t)(int64_t)n, (uint64_t)(uintptr_t)alpha, (uint64_t)(uintptr_t)A, (uint64_t)(int64_t)lda, (uint64_t)(uintptr_t)B, (uint64_t)(int64_t)ldb, (uint64_t)(uintptr_t)C, (uint64_t)(int64_t)ldc};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cublasZtrmm_v2_64, cutap_w, thunk_cublasZtrmm_v2_64);
 }
@@ -8286,10 +6315,8 @@ static uint64_t thunk_cublasZtrmv(void *fn, uint64_t *a)
 {
     return (((void (*)(char, char, char, int, void *, int, void *, int))fn)((char)a[0], (char)a[1], (char)a[2], (int)a[3], (void *)(uintptr_t)a[4], (int)a[5], (void *)(uintptr_t)a[6], (int)a[7]), (uint64_t)0);
 }
-CUTAP_EXPORT void cublasZtrmv(char uplo, char trans, char diag, int n, void *A, int lda, void *x, int incx)
+CUTAP_SLOW void cutap_slow_cublasZtrmv(char uplo, char trans, char diag, int n, void *A, int lda, void *x, int incx)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cublasZtrmv], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn)) { ((void (*)(char, char, char, int, void *, int, void *, int))cutap_fn)(uplo, trans, diag, n, A, lda, x, incx); return; }
     uint64_t cutap_w[8] = {(uint64_t)(int64_t)uplo, (uint64_t)(int64_t)trans, (uint64_t)(int64_t)diag, (uint64_t)(int64_t)n, (uint64_t)(uintptr_t)A, (uint64_t)(int64_t)lda, (uint64_t)(uintptr_t)x, (uint64_t)(int64_t)incx};
     (void)cutap_dispatch(CUTAP_ID_cublasZtrmv, cutap_w, thunk_cublasZtrmv);
 }
@@ -8297,11 +6324,8 @@ static uint64_t thunk_cublasZtrmv_v2(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, unsigned int, unsigned int, int, void *, int, void *, int))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (unsigned int)a[2], (unsigned int)a[3], (int)a[4], (void *)(uintptr_t)a[5], (int)a[6], (void *)(uintptr_t)a[7], (int)a[8]);
 }
-CUTAP_EXPORT unsigned int cublasZtrmv_v2(void *handle, unsigned int uplo, unsigned int trans, unsigned int diag, int n, void *A, int lda, void *x, int incx)
+CUTAP_SLOW unsigned int cutap_slow_cublasZtrmv_v2(void *handle, unsigned int uplo, unsigned int trans, unsigned int diag, int n, void *A, int lda, void *x, int incx)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cublasZtrmv_v2], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, unsigned int, unsigned int, int, void *, int, void *, int))cutap_fn)(handle, uplo, trans, diag, n, A, lda, x, incx);
     uint64_t cutap_w[9] = {(uint64_t)(uintptr_t)handle, (uint64_t)uplo, (uint64_t)trans, (uint64_t)diag, (uint64_t)(int64_t)n, (uint64_t)(uintptr_t)A, (uint64_t)(int64_t)lda, (uint64_t)(uintptr_t)x, (uint64_t)(int64_t)incx};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cublasZtrmv_v2, cutap_w, thunk_cublasZtrmv_v2);
 }
@@ -8309,11 +6333,8 @@ static uint64_t thunk_cublasZtrmv_v2_64(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, unsigned int, unsigned int, long, void *, long, void *, long))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (unsigned int)a[2], (unsigned int)a[3], (long)a[4], (void *)(uintptr_t)a[5], (long)a[6], (void *)(uintptr_t)a[7], (long)a[8]);
 }
-CUTAP_EXPORT unsigned int cublasZtrmv_v2_64(void *handle, unsigned int uplo, unsigned int trans, unsigned int diag, long n, void *A, long lda, void *x, long incx)
+CUTAP_SLOW unsigned int cutap_slow_cublasZtrmv_v2_64(void *handle, unsigned int uplo, unsigned int trans, unsigned int diag, long n, void *A, long lda, void *x, long incx)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cublasZtrmv_v2_64], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, unsigned int, unsigned int, long, void *, long, void *, long))cutap_fn)(handle, uplo, trans, diag, n, A, lda, x, incx);
     uint64_t cutap_w[9] = {(uint64_t)(uintptr_t)handle, (uint64_t)uplo, (uint64_t)trans, (uint64_t)diag, (uint64_t)(int64_t)n, (uint64_t)(uintptr_t)A, (uint64_t)(int64_t)lda, (uint64_t)(uintptr_t)x, (uint64_t)(int64_t)incx};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cublasZtrmv_v2_64, cutap_w, thunk_cublasZtrmv_v2_64);
 }
@@ -8321,10 +6342,8 @@ static uint64_t thunk_cublasZtrsm(void *fn, uint64_t *a)
 {
     return (((void (*)(char, char, char, char, int, int, struct cutap_sv_double2, void *, int, void *, int))fn)((char)a[0], (char)a[1], (char)a[2], (char)a[3], (int)a[4], (int)a[5], *(struct cutap_sv_double2 *)(uintptr_t)a[6], (void *)(uintptr_t)a[7], (int)a[8], (void *)(uintptr_t)a[9], (int)a[10]), (uint64_t)0);
 }
-CUTAP_EXPORT void cublasZtrsm(char side, char uplo, char transa, char diag, int m, int n, struct cutap_sv_double2 alpha, void *A, int lda, void *B, int ldb)
+CUTAP_SLOW void cutap_slow_cublasZtrsm(char side, char uplo, char transa, char diag, int m, int n, struct cutap_sv_double2 alpha, void *A, int lda, void *B, int ldb)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cublasZtrsm], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn)) { ((void (*)(char, char, char, char, int, int, struct cutap_sv_double2, void *, int, void *, int))cutap_fn)(side, uplo, transa, diag, m, n, alpha, A, lda, B, ldb); return; }
     uint64_t cutap_w[11] = {(uint64_t)(int64_t)side, (uint64_t)(int64_t)uplo, (uint64_t)(int64_t)transa, (uint64_t)(int64_t)diag, (uint64_t)(int64_t)m, (uint64_t)(int64_t)n, (uint64_t)(uintptr_t)&alpha, (uint64_t)(uintptr_t)A, (uint64_t)(int64_t)lda, (uint64_t)(uintptr_t)B, (uint64_t)(int64_t)ldb};
     (void)cutap_dispatch(CUTAP_ID_cublasZtrsm, cutap_w, thunk_cublasZtrsm);
 }
@@ -8332,11 +6351,8 @@ static uint64_t thunk_cublasZtrsmBatched(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, unsigned int, unsigned int, unsigned int, int, int, void *, void *, int, void *, int, int))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (unsigned int)a[2], (unsigned int)a[3], (unsigned int)a[4], (int)a[5], (int)a[6], (void *)(uintptr_t)a[7], (void *)(uintptr_t)a[8], (int)a[9], (void *)(uintptr_t)a[10], (int)a[11], (int)a[12]);
 }
-CUTAP_EXPORT unsigned int cublasZtrsmBatched(void *handle, unsigned int side, unsigned int uplo, unsigned int trans, unsigned int diag, int m, int n, void *alpha, void *A, int lda, void *B, int ldb, int batchCount)
+CUTAP_SLOW unsigned int cutap_slow_cublasZtrsmBatched(void *handle, unsigned int side, unsigned int uplo, unsigned int trans, unsigned int diag, int m, int n, void *alpha, void *A, int lda, void *B, int ldb, int batchCount)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cublasZtrsmBatched], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, unsigned int, unsigned int, unsigned int, int, int, void *, void *, int, void *, int, int))cutap_fn)(handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb, batchCount);
     uint64_t cutap_w[13] = {(uint64_t)(uintptr_t)handle, (uint64_t)side, (uint64_t)uplo, (uint64_t)trans, (uint64_t)diag, (uint64_t)(int64_t)m, (uint64_t)(int64_t)n, (uint64_t)(uintptr_t)alpha, (uint64_t)(uintptr_t)A, (uint64_t)(int64_t)lda, (uint64_t)(uintptr_t)B, (uint64_t)(int64_t)ldb, (uint64_t)(int64_t)batchCount};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cublasZtrsmBatched, cutap_w, thunk_cublasZtrsmBatched);
 }
@@ -8344,11 +6360,8 @@ static uint64_t thunk_cublasZtrsmBatched_64(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, unsigned int, unsigned int, unsigned int, long, long, void *, void *, long, void *, long, long))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (unsigned int)a[2], (unsigned int)a[3], (unsigned int)a[4], (long)a[5], (long)a[6], (void *)(uintptr_t)a[7], (void *)(uintptr_t)a[8], (long)a[9], (void *)(uintptr_t)a[10], (long)a[11], (long)a[12]);
 }
-CUTAP_EXPORT unsigned int cublasZtrsmBatched_64(void *handle, unsigned int side, unsigned int uplo, unsigned int trans, unsigned int diag, long m, long n, void *alpha, void *A, long lda, void *B, long ldb, long batchCount)
+CUTAP_SLOW unsigned int cutap_slow_cublasZtrsmBatched_64(void *handle, unsigned int side, unsigned int uplo, unsigned int trans, unsigned int diag, long m, long n, void *alpha, void *A, long lda, void *B, long ldb, long batchCount)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cublasZtrsmBatched_64], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, unsigned int, unsigned int, unsigned int, long, long, void *, void *, long, void *, long, long))cutap_fn)(handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb, batchCount);
     uint64_t cutap_w[13] = {(uint64_t)(uintptr_t)handle, (uint64_t)side, (uint64_t)uplo, (uint64_t)trans, (uint64_t)diag, (uint64_t)(int64_t)m, (uint64_t)(int64_t)n, (uint64_t)(uintptr_t)alpha, (uint64_t)(uintptr_t)A, (uint64_t)(int64_t)lda, (uint64_t)(uintptr_t)B, (uint64_t)(int64_t)ldb, (uint64_t)(int64_t)batchCount};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cublasZtrsmBatched_64, cutap_w, thunk_cublasZtrsmBatched_64);
 }
@@ -8356,11 +6369,8 @@ static uint64_t thunk_cublasZtrsm_v2(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, unsigned int, unsigned int, unsigned int, int, int, void *, void *, int, void *, int))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (unsigned int)a[2], (unsigned int)a[3], (unsigned int)a[4], (int)a[5], (int)a[6], (void *)(uintptr_t)a[7], (void *)(uintptr_t)a[8], (int)a[9], (void *)(uintptr_t)a[10], (int)a[11]);
 }
-CUTAP_EXPORT unsigned int cublasZtrsm_v2(void *handle, unsigned int side, unsigned int uplo, unsigned int trans, unsigned int diag, int m, int n, void *alpha, void *A, int lda, void *B, int ldb)
+CUTAP_SLOW unsigned int cutap_slow_cublasZtrsm_v2(void *handle, unsigned int side, unsigned int uplo, unsigned int trans, unsigned int diag, int m, int n, void *alpha, void *A, int lda, void *B, int ldb)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cublasZtrsm_v2], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, unsigned int, unsigned int, unsigned int, int, int, void *, void *, int, void *, int))cutap_fn)(handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb);
     uint64_t cutap_w[12] = {(uint64_t)(uintptr_t)handle, (uint64_t)side, (uint64_t)uplo, (uint64_t)trans, (uint64_t)diag, (uint64_t)(int64_t)m, (uint64_t)(int64_t)n, (uint64_t)(uintptr_t)alpha, (uint64_t)(uintptr_t)A, (uint64_t)(int64_t)lda, (uint64_t)(uintptr_t)B, (uint64_t)(int64_t)ldb};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cublasZtrsm_v2, cutap_w, thunk_cublasZtrsm_v2);
 }
@@ -8368,11 +6378,8 @@ static uint64_t thunk_cublasZtrsm_v2_64(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, unsigned int, unsigned int, unsigned int, long, long, void *, void *, long, void *, long))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (unsigned int)a[2], (unsigned int)a[3], (unsigned int)a[4], (long)a[5], (long)a[6], (void *)(uintptr_t)a[7], (void *)(uintptr_t)a[8], (long)a[9], (void *)(uintptr_t)a[10], (long)a[11]);
 }
-CUTAP_EXPORT unsigned int cublasZtrsm_v2_64(void *handle, unsigned int side, unsigned int uplo, unsigned int trans, unsigned int diag, long m, long n, void *alpha, void *A, long lda, void *B, long ldb)
+CUTAP_SLOW unsigned int cutap_slow_cublasZtrsm_v2_64(void *handle, unsigned int side, unsigned int uplo, unsigned int trans, unsigned int diag, long m, long n, void *alpha, void *A, long lda, void *B, long ldb)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cublasZtrsm_v2_64], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, unsigned int, unsigned int, unsigned int, long, long, void *, void *, long, void *, long))cutap_fn)(handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb);
     uint64_t cutap_w[12] = {(uint64_t)(uintptr_t)handle, (uint64_t)side, (uint64_t)uplo, (uint64_t)trans, (uint64_t)diag, (uint64_t)(int64_t)m, (uint64_t)(int64_t)n, (uint64_t)(uintptr_t)alpha, (uint64_t)(uintptr_t)A, (uint64_t)(int64_t)lda, (uint64_t)(uintptr_t)B, (uint64_t)(int64_t)ldb};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cublasZtrsm_v2_64, cutap_w, thunk_cublasZtrsm_v2_64);
 }
@@ -8380,10 +6387,8 @@ static uint64_t thunk_cublasZtrsv(void *fn, uint64_t *a)
 {
     return (((void (*)(char, char, char, int, void *, int, void *, int))fn)((char)a[0], (char)a[1], (char)a[2], (int)a[3], (void *)(uintptr_t)a[4], (int)a[5], (void *)(uintptr_t)a[6], (int)a[7]), (uint64_t)0);
 }
-CUTAP_EXPORT void cublasZtrsv(char uplo, char trans, char diag, int n, void *A, int lda, void *x, int incx)
+CUTAP_SLOW void cutap_slow_cublasZtrsv(char uplo, char trans, char diag, int n, void *A, int lda, void *x, int incx)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cublasZtrsv], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn)) { ((void (*)(char, char, char, int, void *, int, void *, int))cutap_fn)(uplo, trans, diag, n, A, lda, x, incx); return; }
     uint64_t cutap_w[8] = {(uint64_t)(int64_t)uplo, (uint64_t)(int64_t)trans, (uint64_t)(int64_t)diag, (uint64_t)(int64_t)n, (uint64_t)(uintptr_t)A, (uint64_t)(int64_t)lda, (uint64_t)(uintptr_t)x, (uint64_t)(int64_t)incx};
     (void)cutap_dispatch(CUTAP_ID_cublasZtrsv, cutap_w, thunk_cublasZtrsv);
 }
@@ -8391,11 +6396,8 @@ static uint64_t thunk_cublasZtrsv_v2(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, unsigned int, unsigned int, int, void *, int, void *, int))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (unsigned int)a[2], (unsigned int)a[3], (int)a[4], (void *)(uintptr_t)a[5], (int)a[6], (void *)(uintptr_t)a[7], (int)a[8]);
 }
-CUTAP_EXPORT unsigned int cublasZtrsv_v2(void *handle, unsigned int uplo, unsigned int trans, unsigned int diag, int n, void *A, int lda, void *x, int incx)
+CUTAP_SLOW unsigned int cutap_slow_cublasZtrsv_v2(void *handle, unsigned int uplo, unsigned int trans, unsigned int diag, int n, void *A, int lda, void *x, int incx)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cublasZtrsv_v2], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, unsigned int, unsigned int, int, void *, int, void *, int))cutap_fn)(handle, uplo, trans, diag, n, A, lda, x, incx);
     uint64_t cutap_w[9] = {(uint64_t)(uintptr_t)handle, (uint64_t)uplo, (uint64_t)trans, (uint64_t)diag, (uint64_t)(int64_t)n, (uint64_t)(uintptr_t)A, (uint64_t)(int64_t)lda, (uint64_t)(uintptr_t)x, (uint64_t)(int64_t)incx};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cublasZtrsv_v2, cutap_w, thunk_cublasZtrsv_v2);
 }
@@ -8403,11 +6405,8 @@ static uint64_t thunk_cublasZtrsv_v2_64(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, unsigned int, unsigned int, long, void *, long, void *, long))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (unsigned int)a[2], (unsigned int)a[3], (long)a[4], (void *)(uintptr_t)a[5], (long)a[6], (void *)(uintptr_t)a[7], (long)a[8]);
 }
-CUTAP_EXPORT unsigned int cublasZtrsv_v2_64(void *handle, unsigned int uplo, unsigned int trans, unsigned int diag, long n, void *A, long lda, void *x, long incx)
+CUTAP_SLOW unsigned int cutap_slow_cublasZtrsv_v2_64(void *handle, unsigned int uplo, unsigned int trans, unsigned int diag, long n, void *A, long lda, void *x, long incx)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cublasZtrsv_v2_64], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, unsigned int, unsigned int, long, void *, long, void *, long))cutap_fn)(handle, uplo, trans, diag, n, A, lda, x, incx);
     uint64_t cutap_w[9] = {(uint64_t)(uintptr_t)handle, (uint64_t)uplo, (uint64_t)trans, (uint64_t)diag, (uint64_t)(int64_t)n, (uint64_t)(uintptr_t)A, (uint64_t)(int64_t)lda, (uint64_t)(uintptr_t)x, (uint64_t)(int64_t)incx};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cublasZtrsv_v2_64, cutap_w, thunk_cublasZtrsv_v2_64);
 }
@@ -8415,11 +6414,8 @@ static uint64_t thunk_cublasZtrttp(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, int, void *, int, void *))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (int)a[2], (void *)(uintptr_t)a[3], (int)a[4], (void *)(uintptr_t)a[5]);
 }
-CUTAP_EXPORT unsigned int cublasZtrttp(void *handle, unsigned int uplo, int n, void *A, int lda, void *AP)
+CUTAP_SLOW unsigned int cutap_slow_cublasZtrttp(void *handle, unsigned int uplo, int n, void *A, int lda, void *AP)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cublasZtrttp], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, int, void *, int, void *))cutap_fn)(handle, uplo, n, A, lda, AP);
     uint64_t cutap_w[6] = {(uint64_t)(uintptr_t)handle, (uint64_t)uplo, (uint64_t)(int64_t)n, (uint64_t)(uintptr_t)A, (uint64_t)(int64_t)lda, (uint64_t)(uintptr_t)AP};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cublasZtrttp, cutap_w, thunk_cublasZtrttp);
 }

@@ -11,11 +11,8 @@ static uint64_t thunk_cublasLtCreate(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *))fn)((void *)(uintptr_t)a[0]);
 }
-CUTAP_EXPORT unsigned int cublasLtCreate(void *lightHandle)
+CUTAP_SLOW unsigned int cutap_slow_cublasLtCreate(void *lightHandle)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cublasLtCreate], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *))cutap_fn)(lightHandle);
     uint64_t cutap_w[1] = {(uint64_t)(uintptr_t)lightHandle};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cublasLtCreate, cutap_w, thunk_cublasLtCreate);
 }
@@ -23,11 +20,8 @@ static uint64_t thunk_cublasLtDestroy(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *))fn)((void *)(uintptr_t)a[0]);
 }
-CUTAP_EXPORT unsigned int cublasLtDestroy(void *lightHandle)
+CUTAP_SLOW unsigned int cutap_slow_cublasLtDestroy(void *lightHandle)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cublasLtDestroy], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *))cutap_fn)(lightHandle);
     uint64_t cutap_w[1] = {(uint64_t)(uintptr_t)lightHandle};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cublasLtDestroy, cutap_w, thunk_cublasLtDestroy);
 }
@@ -35,11 +29,8 @@ static uint64_t thunk_cublasLtEmulationDescCreate(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *))fn)((void *)(uintptr_t)a[0]);
 }
-CUTAP_EXPORT unsigned int cublasLtEmulationDescCreate(void *emulationDesc)
+CUTAP_SLOW unsigned int cutap_slow_cublasLtEmulationDescCreate(void *emulationDesc)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cublasLtEmulationDescCreate], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *))cutap_fn)(emulationDesc);
     uint64_t cutap_w[1] = {(uint64_t)(uintptr_t)emulationDesc};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cublasLtEmulationDescCreate, cutap_w, thunk_cublasLtEmulationDescCreate);
 }
@@ -47,11 +38,8 @@ static uint64_t thunk_cublasLtEmulationDescDestroy(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *))fn)((void *)(uintptr_t)a[0]);
 }
-CUTAP_EXPORT unsigned int cublasLtEmulationDescDestroy(void *emulationDesc)
+CUTAP_SLOW unsigned int cutap_slow_cublasLtEmulationDescDestroy(void *emulationDesc)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cublasLtEmulationDescDestroy], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *))cutap_fn)(emulationDesc);
     uint64_t cutap_w[1] = {(uint64_t)(uintptr_t)emulationDesc};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cublasLtEmulationDescDestroy, cutap_w, thunk_cublasLtEmulationDescDestroy);
 }
@@ -59,11 +47,8 @@ static uint64_t thunk_cublasLtEmulationDescGetAttribute(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, void *, unsigned long, void *))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (void *)(uintptr_t)a[2], (unsigned long)a[3], (void *)(uintptr_t)a[4]);
 }
-CUTAP_EXPORT unsigned int cublasLtEmulationDescGetAttribute(void *emulationDesc, unsigned int attr, void *buf, unsigned long sizeInBytes, void *sizeWritten)
+CUTAP_SLOW unsigned int cutap_slow_cublasLtEmulationDescGetAttribute(void *emulationDesc, unsigned int attr, void *buf, unsigned long sizeInBytes, void *sizeWritten)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cublasLtEmulationDescGetAttribute], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, void *, unsigned long, void *))cutap_fn)(emulationDesc, attr, buf, sizeInBytes, sizeWritten);
     uint64_t cutap_w[5] = {(uint64_t)(uintptr_t)emulationDesc, (uint64_t)attr, (uint64_t)(uintptr_t)buf, (uint64_t)sizeInBytes, (uint64_t)(uintptr_t)sizeWritten};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cublasLtEmulationDescGetAttribute, cutap_w, thunk_cublasLtEmulationDescGetAttribute);
 }
@@ -71,11 +56,8 @@ static uint64_t thunk_cublasLtEmulationDescInit_internal(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned long))fn)((void *)(uintptr_t)a[0], (unsigned long)a[1]);
 }
-CUTAP_EXPORT unsigned int cublasLtEmulationDescInit_internal(void *emulationDesc, unsigned long size)
+CUTAP_SLOW unsigned int cutap_slow_cublasLtEmulationDescInit_internal(void *emulationDesc, unsigned long size)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cublasLtEmulationDescInit_internal], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned long))cutap_fn)(emulationDesc, size);
     uint64_t cutap_w[2] = {(uint64_t)(uintptr_t)emulationDesc, (uint64_t)size};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cublasLtEmulationDescInit_internal, cutap_w, thunk_cublasLtEmulationDescInit_internal);
 }
@@ -83,11 +65,8 @@ static uint64_t thunk_cublasLtEmulationDescSetAttribute(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, void *, unsigned long))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (void *)(uintptr_t)a[2], (unsigned long)a[3]);
 }
-CUTAP_EXPORT unsigned int cublasLtEmulationDescSetAttribute(void *emulationDesc, unsigned int attr, void *buf, unsigned long sizeInBytes)
+CUTAP_SLOW unsigned int cutap_slow_cublasLtEmulationDescSetAttribute(void *emulationDesc, unsigned int attr, void *buf, unsigned long sizeInBytes)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cublasLtEmulationDescSetAttribute], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, void *, unsigned long))cutap_fn)(emulationDesc, attr, buf, sizeInBytes);
     uint64_t cutap_w[4] = {(uint64_t)(uintptr_t)emulationDesc, (uint64_t)attr, (uint64_t)(uintptr_t)buf, (uint64_t)sizeInBytes};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cublasLtEmulationDescSetAttribute, cutap_w, thunk_cublasLtEmulationDescSetAttribute);
 }
@@ -96,11 +75,8 @@ static uint64_t thunk_cublasLtGetCudartVersion(void *fn, uint64_t *a)
     (void)a;
     return (uint64_t)((unsigned long (*)(void))fn)();
 }
-CUTAP_EXPORT unsigned long cublasLtGetCudartVersion(void)
+CUTAP_SLOW unsigned long cutap_slow_cublasLtGetCudartVersion(void)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cublasLtGetCudartVersion], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned long (*)(void))cutap_fn)();
     uint64_t cutap_w[1] = {0};
     return (unsigned long)cutap_dispatch(CUTAP_ID_cublasLtGetCudartVersion, cutap_w, thunk_cublasLtGetCudartVersion);
 }
@@ -108,11 +84,8 @@ static uint64_t thunk_cublasLtGetProperty(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(unsigned int, void *))fn)((unsigned int)a[0], (void *)(uintptr_t)a[1]);
 }
-CUTAP_EXPORT unsigned int cublasLtGetProperty(unsigned int type, void *value)
+CUTAP_SLOW unsigned int cutap_slow_cublasLtGetProperty(unsigned int type, void *value)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cublasLtGetProperty], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(unsigned int, void *))cutap_fn)(type, value);
     uint64_t cutap_w[2] = {(uint64_t)type, (uint64_t)(uintptr_t)value};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cublasLtGetProperty, cutap_w, thunk_cublasLtGetProperty);
 }
@@ -120,11 +93,8 @@ static uint64_t thunk_cublasLtGetStatusName(void *fn, uint64_t *a)
 {
     return (uint64_t)(uintptr_t)((void * (*)(unsigned int))fn)((unsigned int)a[0]);
 }
-CUTAP_EXPORT void * cublasLtGetStatusName(unsigned int status)
+CUTAP_SLOW void * cutap_slow_cublasLtGetStatusName(unsigned int status)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cublasLtGetStatusName], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((void * (*)(unsigned int))cutap_fn)(status);
     uint64_t cutap_w[1] = {(uint64_t)status};
     return (void *)(uintptr_t)cutap_dispatch(CUTAP_ID_cublasLtGetStatusName, cutap_w, thunk_cublasLtGetStatusName);
 }
@@ -132,11 +102,8 @@ static uint64_t thunk_cublasLtGetStatusString(void *fn, uint64_t *a)
 {
     return (uint64_t)(uintptr_t)((void * (*)(unsigned int))fn)((unsigned int)a[0]);
 }
-CUTAP_EXPORT void * cublasLtGetStatusString(unsigned int status)
+CUTAP_SLOW void * cutap_slow_cublasLtGetStatusString(unsigned int status)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cublasLtGetStatusString], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((void * (*)(unsigned int))cutap_fn)(status);
     uint64_t cutap_w[1] = {(uint64_t)status};
     return (void *)(uintptr_t)cutap_dispatch(CUTAP_ID_cublasLtGetStatusString, cutap_w, thunk_cublasLtGetStatusString);
 }
@@ -145,11 +112,8 @@ static uint64_t thunk_cublasLtGetVersion(void *fn, uint64_t *a)
     (void)a;
     return (uint64_t)((unsigned long (*)(void))fn)();
 }
-CUTAP_EXPORT unsigned long cublasLtGetVersion(void)
+CUTAP_SLOW unsigned long cutap_slow_cublasLtGetVersion(void)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cublasLtGetVersion], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned long (*)(void))cutap_fn)();
     uint64_t cutap_w[1] = {0};
     return (unsigned long)cutap_dispatch(CUTAP_ID_cublasLtGetVersion, cutap_w, thunk_cublasLtGetVersion);
 }
@@ -157,11 +121,8 @@ static uint64_t thunk_cublasLtHeuristicsCacheGetCapacity(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *))fn)((void *)(uintptr_t)a[0]);
 }
-CUTAP_EXPORT unsigned int cublasLtHeuristicsCacheGetCapacity(void *capacity)
+CUTAP_SLOW unsigned int cutap_slow_cublasLtHeuristicsCacheGetCapacity(void *capacity)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cublasLtHeuristicsCacheGetCapacity], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *))cutap_fn)(capacity);
     uint64_t cutap_w[1] = {(uint64_t)(uintptr_t)capacity};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cublasLtHeuristicsCacheGetCapacity, cutap_w, thunk_cublasLtHeuristicsCacheGetCapacity);
 }
@@ -169,11 +130,8 @@ static uint64_t thunk_cublasLtHeuristicsCacheSetCapacity(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(unsigned long))fn)((unsigned long)a[0]);
 }
-CUTAP_EXPORT unsigned int cublasLtHeuristicsCacheSetCapacity(unsigned long capacity)
+CUTAP_SLOW unsigned int cutap_slow_cublasLtHeuristicsCacheSetCapacity(unsigned long capacity)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cublasLtHeuristicsCacheSetCapacity], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(unsigned long))cutap_fn)(capacity);
     uint64_t cutap_w[1] = {(uint64_t)capacity};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cublasLtHeuristicsCacheSetCapacity, cutap_w, thunk_cublasLtHeuristicsCacheSetCapacity);
 }
@@ -182,11 +140,8 @@ static uint64_t thunk_cublasLtLoggerForceDisable(void *fn, uint64_t *a)
     (void)a;
     return (uint64_t)((unsigned int (*)(void))fn)();
 }
-CUTAP_EXPORT unsigned int cublasLtLoggerForceDisable(void)
+CUTAP_SLOW unsigned int cutap_slow_cublasLtLoggerForceDisable(void)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cublasLtLoggerForceDisable], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void))cutap_fn)();
     uint64_t cutap_w[1] = {0};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cublasLtLoggerForceDisable, cutap_w, thunk_cublasLtLoggerForceDisable);
 }
@@ -194,11 +149,8 @@ static uint64_t thunk_cublasLtLoggerOpenFile(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *))fn)((void *)(uintptr_t)a[0]);
 }
-CUTAP_EXPORT unsigned int cublasLtLoggerOpenFile(void *logFile)
+CUTAP_SLOW unsigned int cutap_slow_cublasLtLoggerOpenFile(void *logFile)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cublasLtLoggerOpenFile], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *))cutap_fn)(logFile);
     uint64_t cutap_w[1] = {(uint64_t)(uintptr_t)logFile};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cublasLtLoggerOpenFile, cutap_w, thunk_cublasLtLoggerOpenFile);
 }
@@ -206,11 +158,8 @@ static uint64_t thunk_cublasLtLoggerSetCallback(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *))fn)((void *)(uintptr_t)a[0]);
 }
-CUTAP_EXPORT unsigned int cublasLtLoggerSetCallback(void *callback)
+CUTAP_SLOW unsigned int cutap_slow_cublasLtLoggerSetCallback(void *callback)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cublasLtLoggerSetCallback], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *))cutap_fn)(callback);
     uint64_t cutap_w[1] = {(uint64_t)(uintptr_t)callback};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cublasLtLoggerSetCallback, cutap_w, thunk_cublasLtLoggerSetCallback);
 }
@@ -218,11 +167,8 @@ static uint64_t thunk_cublasLtLoggerSetFile(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *))fn)((void *)(uintptr_t)a[0]);
 }
-CUTAP_EXPORT unsigned int cublasLtLoggerSetFile(void *file)
+CUTAP_SLOW unsigned int cutap_slow_cublasLtLoggerSetFile(void *file)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cublasLtLoggerSetFile], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *))cutap_fn)(file);
     uint64_t cutap_w[1] = {(uint64_t)(uintptr_t)file};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cublasLtLoggerSetFile, cutap_w, thunk_cublasLtLoggerSetFile);
 }
@@ -230,11 +176,8 @@ static uint64_t thunk_cublasLtLoggerSetLevel(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(int))fn)((int)a[0]);
 }
-CUTAP_EXPORT unsigned int cublasLtLoggerSetLevel(int level)
+CUTAP_SLOW unsigned int cutap_slow_cublasLtLoggerSetLevel(int level)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cublasLtLoggerSetLevel], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(int))cutap_fn)(level);
     uint64_t cutap_w[1] = {(uint64_t)(int64_t)level};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cublasLtLoggerSetLevel, cutap_w, thunk_cublasLtLoggerSetLevel);
 }
@@ -242,11 +185,8 @@ static uint64_t thunk_cublasLtLoggerSetMask(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(int))fn)((int)a[0]);
 }
-CUTAP_EXPORT unsigned int cublasLtLoggerSetMask(int mask)
+CUTAP_SLOW unsigned int cutap_slow_cublasLtLoggerSetMask(int mask)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cublasLtLoggerSetMask], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(int))cutap_fn)(mask);
     uint64_t cutap_w[1] = {(uint64_t)(int64_t)mask};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cublasLtLoggerSetMask, cutap_w, thunk_cublasLtLoggerSetMask);
 }
@@ -254,11 +194,8 @@ static uint64_t thunk_cublasLtMatmul(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, unsigned long, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1], (void *)(uintptr_t)a[2], (void *)(uintptr_t)a[3], (void *)(uintptr_t)a[4], (void *)(uintptr_t)a[5], (void *)(uintptr_t)a[6], (void *)(uintptr_t)a[7], (void *)(uintptr_t)a[8], (void *)(uintptr_t)a[9], (void *)(uintptr_t)a[10], (void *)(uintptr_t)a[11], (void *)(uintptr_t)a[12], (void *)(uintptr_t)a[13], (unsigned long)a[14], (void *)(uintptr_t)a[15]);
 }
-CUTAP_EXPORT unsigned int cublasLtMatmul(void *lightHandle, void *computeDesc, void *alpha, void *A, void *Adesc, void *B, void *Bdesc, void *beta, void *C, void *Cdesc, void *D, void *Ddesc, void *algo, void *workspace, unsigned long workspaceSizeInBytes, void *stream)
+CUTAP_SLOW unsigned int cutap_slow_cublasLtMatmul(void *lightHandle, void *computeDesc, void *alpha, void *A, void *Adesc, void *B, void *Bdesc, void *beta, void *C, void *Cdesc, void *D, void *Ddesc, void *algo, void *workspace, unsigned long workspaceSizeInBytes, void *stream)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cublasLtMatmul], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, unsigned long, void *))cutap_fn)(lightHandle, computeDesc, alpha, A, Adesc, B, Bdesc, beta, C, Cdesc, D, Ddesc, algo, workspace, workspaceSizeInBytes, stream);
     uint64_t cutap_w[16] = {(uint64_t)(uintptr_t)lightHandle, (uint64_t)(uintptr_t)computeDesc, (uint64_t)(uintptr_t)alpha, (uint64_t)(uintptr_t)A, (uint64_t)(uintptr_t)Adesc, (uint64_t)(uintptr_t)B, (uint64_t)(uintptr_t)Bdesc, (uint64_t)(uintptr_t)beta, (uint64_t)(uintptr_t)C, (uint64_t)(uintptr_t)Cdesc, (uint64_t)(uintptr_t)D, (uint64_t)(uintptr_t)Ddesc, (uint64_t)(uintptr_t)algo, (uint64_t)(uintptr_t)workspace, (uint64_t)workspaceSizeInBytes, (uint64_t)(uintptr_t)stream};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cublasLtMatmul, cutap_w, thunk_cublasLtMatmul);
 }
@@ -266,11 +203,8 @@ static uint64_t thunk_cublasLtMatmulAlgoCapGetAttribute(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, void *, unsigned long, void *))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (void *)(uintptr_t)a[2], (unsigned long)a[3], (void *)(uintptr_t)a[4]);
 }
-CUTAP_EXPORT unsigned int cublasLtMatmulAlgoCapGetAttribute(void *algo, unsigned int attr, void *buf, unsigned long sizeInBytes, void *sizeWritten)
+CUTAP_SLOW unsigned int cutap_slow_cublasLtMatmulAlgoCapGetAttribute(void *algo, unsigned int attr, void *buf, unsigned long sizeInBytes, void *sizeWritten)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cublasLtMatmulAlgoCapGetAttribute], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, void *, unsigned long, void *))cutap_fn)(algo, attr, buf, sizeInBytes, sizeWritten);
     uint64_t cutap_w[5] = {(uint64_t)(uintptr_t)algo, (uint64_t)attr, (uint64_t)(uintptr_t)buf, (uint64_t)sizeInBytes, (uint64_t)(uintptr_t)sizeWritten};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cublasLtMatmulAlgoCapGetAttribute, cutap_w, thunk_cublasLtMatmulAlgoCapGetAttribute);
 }
@@ -278,11 +212,8 @@ static uint64_t thunk_cublasLtMatmulAlgoCheck(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *, void *, void *, void *, void *, void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1], (void *)(uintptr_t)a[2], (void *)(uintptr_t)a[3], (void *)(uintptr_t)a[4], (void *)(uintptr_t)a[5], (void *)(uintptr_t)a[6], (void *)(uintptr_t)a[7]);
 }
-CUTAP_EXPORT unsigned int cublasLtMatmulAlgoCheck(void *lightHandle, void *operationDesc, void *Adesc, void *Bdesc, void *Cdesc, void *Ddesc, void *algo, void *result)
+CUTAP_SLOW unsigned int cutap_slow_cublasLtMatmulAlgoCheck(void *lightHandle, void *operationDesc, void *Adesc, void *Bdesc, void *Cdesc, void *Ddesc, void *algo, void *result)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cublasLtMatmulAlgoCheck], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *, void *, void *, void *, void *, void *, void *))cutap_fn)(lightHandle, operationDesc, Adesc, Bdesc, Cdesc, Ddesc, algo, result);
     uint64_t cutap_w[8] = {(uint64_t)(uintptr_t)lightHandle, (uint64_t)(uintptr_t)operationDesc, (uint64_t)(uintptr_t)Adesc, (uint64_t)(uintptr_t)Bdesc, (uint64_t)(uintptr_t)Cdesc, (uint64_t)(uintptr_t)Ddesc, (uint64_t)(uintptr_t)algo, (uint64_t)(uintptr_t)result};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cublasLtMatmulAlgoCheck, cutap_w, thunk_cublasLtMatmulAlgoCheck);
 }
@@ -290,11 +221,8 @@ static uint64_t thunk_cublasLtMatmulAlgoConfigGetAttribute(void *fn, uint64_t *a
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, void *, unsigned long, void *))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (void *)(uintptr_t)a[2], (unsigned long)a[3], (void *)(uintptr_t)a[4]);
 }
-CUTAP_EXPORT unsigned int cublasLtMatmulAlgoConfigGetAttribute(void *algo, unsigned int attr, void *buf, unsigned long sizeInBytes, void *sizeWritten)
+CUTAP_SLOW unsigned int cutap_slow_cublasLtMatmulAlgoConfigGetAttribute(void *algo, unsigned int attr, void *buf, unsigned long sizeInBytes, void *sizeWritten)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cublasLtMatmulAlgoConfigGetAttribute], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, void *, unsigned long, void *))cutap_fn)(algo, attr, buf, sizeInBytes, sizeWritten);
     uint64_t cutap_w[5] = {(uint64_t)(uintptr_t)algo, (uint64_t)attr, (uint64_t)(uintptr_t)buf, (uint64_t)sizeInBytes, (uint64_t)(uintptr_t)sizeWritten};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cublasLtMatmulAlgoConfigGetAttribute, cutap_w, thunk_cublasLtMatmulAlgoConfigGetAttribute);
 }
@@ -302,11 +230,8 @@ static uint64_t thunk_cublasLtMatmulAlgoConfigSetAttribute(void *fn, uint64_t *a
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, void *, unsigned long))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (void *)(uintptr_t)a[2], (unsigned long)a[3]);
 }
-CUTAP_EXPORT unsigned int cublasLtMatmulAlgoConfigSetAttribute(void *algo, unsigned int attr, void *buf, unsigned long sizeInBytes)
+CUTAP_SLOW unsigned int cutap_slow_cublasLtMatmulAlgoConfigSetAttribute(void *algo, unsigned int attr, void *buf, unsigned long sizeInBytes)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cublasLtMatmulAlgoConfigSetAttribute], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, void *, unsigned long))cutap_fn)(algo, attr, buf, sizeInBytes);
     uint64_t cutap_w[4] = {(uint64_t)(uintptr_t)algo, (uint64_t)attr, (uint64_t)(uintptr_t)buf, (uint64_t)sizeInBytes};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cublasLtMatmulAlgoConfigSetAttribute, cutap_w, thunk_cublasLtMatmulAlgoConfigSetAttribute);
 }
@@ -314,11 +239,8 @@ static uint64_t thunk_cublasLtMatmulAlgoGetHeuristic(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *, void *, void *, void *, void *, void *, int, void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1], (void *)(uintptr_t)a[2], (void *)(uintptr_t)a[3], (void *)(uintptr_t)a[4], (void *)(uintptr_t)a[5], (void *)(uintptr_t)a[6], (int)a[7], (void *)(uintptr_t)a[8], (void *)(uintptr_t)a[9]);
 }
-CUTAP_EXPORT unsigned int cublasLtMatmulAlgoGetHeuristic(void *lightHandle, void *operationDesc, void *Adesc, void *Bdesc, void *Cdesc, void *Ddesc, void *preference, int requestedAlgoCount, void *heuristicResultsArray, void *returnAlgoCount)
+CUTAP_SLOW unsigned int cutap_slow_cublasLtMatmulAlgoGetHeuristic(void *lightHandle, void *operationDesc, void *Adesc, void *Bdesc, void *Cdesc, void *Ddesc, void *preference, int requestedAlgoCount, void *heuristicResultsArray, void *returnAlgoCount)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cublasLtMatmulAlgoGetHeuristic], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *, void *, void *, void *, void *, void *, int, void *, void *))cutap_fn)(lightHandle, operationDesc, Adesc, Bdesc, Cdesc, Ddesc, preference, requestedAlgoCount, heuristicResultsArray, returnAlgoCount);
     uint64_t cutap_w[10] = {(uint64_t)(uintptr_t)lightHandle, (uint64_t)(uintptr_t)operationDesc, (uint64_t)(uintptr_t)Adesc, (uint64_t)(uintptr_t)Bdesc, (uint64_t)(uintptr_t)Cdesc, (uint64_t)(uintptr_t)Ddesc, (uint64_t)(uintptr_t)preference, (uint64_t)(int64_t)requestedAlgoCount, (uint64_t)(uintptr_t)heuristicResultsArray, (uint64_t)(uintptr_t)returnAlgoCount};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cublasLtMatmulAlgoGetHeuristic, cutap_w, thunk_cublasLtMatmulAlgoGetHeuristic);
 }
@@ -326,11 +248,8 @@ static uint64_t thunk_cublasLtMatmulAlgoGetIds(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, unsigned int, unsigned int, unsigned int, unsigned int, unsigned int, int, void *, void *))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (unsigned int)a[2], (unsigned int)a[3], (unsigned int)a[4], (unsigned int)a[5], (unsigned int)a[6], (int)a[7], (void *)(uintptr_t)a[8], (void *)(uintptr_t)a[9]);
 }
-CUTAP_EXPORT unsigned int cublasLtMatmulAlgoGetIds(void *lightHandle, unsigned int computeType, unsigned int scaleType, unsigned int Atype, unsigned int Btype, unsigned int Ctype, unsigned int Dtype, int requestedAlgoCount, void *algoIdsArray, void *returnAlgoCount)
+CUTAP_SLOW unsigned int cutap_slow_cublasLtMatmulAlgoGetIds(void *lightHandle, unsigned int computeType, unsigned int scaleType, unsigned int Atype, unsigned int Btype, unsigned int Ctype, unsigned int Dtype, int requestedAlgoCount, void *algoIdsArray, void *returnAlgoCount)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cublasLtMatmulAlgoGetIds], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, unsigned int, unsigned int, unsigned int, unsigned int, unsigned int, int, void *, void *))cutap_fn)(lightHandle, computeType, scaleType, Atype, Btype, Ctype, Dtype, requestedAlgoCount, algoIdsArray, returnAlgoCount);
     uint64_t cutap_w[10] = {(uint64_t)(uintptr_t)lightHandle, (uint64_t)computeType, (uint64_t)scaleType, (uint64_t)Atype, (uint64_t)Btype, (uint64_t)Ctype, (uint64_t)Dtype, (uint64_t)(int64_t)requestedAlgoCount, (uint64_t)(uintptr_t)algoIdsArray, (uint64_t)(uintptr_t)returnAlgoCount};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cublasLtMatmulAlgoGetIds, cutap_w, thunk_cublasLtMatmulAlgoGetIds);
 }
@@ -338,11 +257,8 @@ static uint64_t thunk_cublasLtMatmulAlgoInit(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, unsigned int, unsigned int, unsigned int, unsigned int, unsigned int, int, void *))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (unsigned int)a[2], (unsigned int)a[3], (unsigned int)a[4], (unsigned int)a[5], (unsigned int)a[6], (int)a[7], (void *)(uintptr_t)a[8]);
 }
-CUTAP_EXPORT unsigned int cublasLtMatmulAlgoInit(void *lightHandle, unsigned int computeType, unsigned int scaleType, unsigned int Atype, unsigned int Btype, unsigned int Ctype, unsigned int Dtype, int algoId, void *algo)
+CUTAP_SLOW unsigned int cutap_slow_cublasLtMatmulAlgoInit(void *lightHandle, unsigned int computeType, unsigned int scaleType, unsigned int Atype, unsigned int Btype, unsigned int Ctype, unsigned int Dtype, int algoId, void *algo)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cublasLtMatmulAlgoInit], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, unsigned int, unsigned int, unsigned int, unsigned int, unsigned int, int, void *))cutap_fn)(lightHandle, computeType, scaleType, Atype, Btype, Ctype, Dtype, algoId, algo);
     uint64_t cutap_w[9] = {(uint64_t)(uintptr_t)lightHandle, (uint64_t)computeType, (uint64_t)scaleType, (uint64_t)Atype, (uint64_t)Btype, (uint64_t)Ctype, (uint64_t)Dtype, (uint64_t)(int64_t)algoId, (uint64_t)(uintptr_t)algo};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cublasLtMatmulAlgoInit, cutap_w, thunk_cublasLtMatmulAlgoInit);
 }
@@ -350,11 +266,8 @@ static uint64_t thunk_cublasLtMatmulDescCreate(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, unsigned int))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (unsigned int)a[2]);
 }
-CUTAP_EXPORT unsigned int cublasLtMatmulDescCreate(void *matmulDesc, unsigned int computeType, unsigned int scaleType)
+CUTAP_SLOW unsigned int cutap_slow_cublasLtMatmulDescCreate(void *matmulDesc, unsigned int computeType, unsigned int scaleType)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cublasLtMatmulDescCreate], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, unsigned int))cutap_fn)(matmulDesc, computeType, scaleType);
     uint64_t cutap_w[3] = {(uint64_t)(uintptr_t)matmulDesc, (uint64_t)computeType, (uint64_t)scaleType};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cublasLtMatmulDescCreate, cutap_w, thunk_cublasLtMatmulDescCreate);
 }
@@ -362,11 +275,8 @@ static uint64_t thunk_cublasLtMatmulDescDestroy(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *))fn)((void *)(uintptr_t)a[0]);
 }
-CUTAP_EXPORT unsigned int cublasLtMatmulDescDestroy(void *matmulDesc)
+CUTAP_SLOW unsigned int cutap_slow_cublasLtMatmulDescDestroy(void *matmulDesc)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cublasLtMatmulDescDestroy], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *))cutap_fn)(matmulDesc);
     uint64_t cutap_w[1] = {(uint64_t)(uintptr_t)matmulDesc};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cublasLtMatmulDescDestroy, cutap_w, thunk_cublasLtMatmulDescDestroy);
 }
@@ -374,11 +284,8 @@ static uint64_t thunk_cublasLtMatmulDescGetAttribute(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, void *, unsigned long, void *))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (void *)(uintptr_t)a[2], (unsigned long)a[3], (void *)(uintptr_t)a[4]);
 }
-CUTAP_EXPORT unsigned int cublasLtMatmulDescGetAttribute(void *matmulDesc, unsigned int attr, void *buf, unsigned long sizeInBytes, void *sizeWritten)
+CUTAP_SLOW unsigned int cutap_slow_cublasLtMatmulDescGetAttribute(void *matmulDesc, unsigned int attr, void *buf, unsigned long sizeInBytes, void *sizeWritten)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cublasLtMatmulDescGetAttribute], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, void *, unsigned long, void *))cutap_fn)(matmulDesc, attr, buf, sizeInBytes, sizeWritten);
     uint64_t cutap_w[5] = {(uint64_t)(uintptr_t)matmulDesc, (uint64_t)attr, (uint64_t)(uintptr_t)buf, (uint64_t)sizeInBytes, (uint64_t)(uintptr_t)sizeWritten};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cublasLtMatmulDescGetAttribute, cutap_w, thunk_cublasLtMatmulDescGetAttribute);
 }
@@ -386,11 +293,8 @@ static uint64_t thunk_cublasLtMatmulDescInit_internal(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned long, unsigned int, unsigned int))fn)((void *)(uintptr_t)a[0], (unsigned long)a[1], (unsigned int)a[2], (unsigned int)a[3]);
 }
-CUTAP_EXPORT unsigned int cublasLtMatmulDescInit_internal(void *matmulDesc, unsigned long size, unsigned int computeType, unsigned int scaleType)
+CUTAP_SLOW unsigned int cutap_slow_cublasLtMatmulDescInit_internal(void *matmulDesc, unsigned long size, unsigned int computeType, unsigned int scaleType)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cublasLtMatmulDescInit_internal], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned long, unsigned int, unsigned int))cutap_fn)(matmulDesc, size, computeType, scaleType);
     uint64_t cutap_w[4] = {(uint64_t)(uintptr_t)matmulDesc, (uint64_t)size, (uint64_t)computeType, (uint64_t)scaleType};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cublasLtMatmulDescInit_internal, cutap_w, thunk_cublasLtMatmulDescInit_internal);
 }
@@ -398,11 +302,8 @@ static uint64_t thunk_cublasLtMatmulDescSetAttribute(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, void *, unsigned long))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (void *)(uintptr_t)a[2], (unsigned long)a[3]);
 }
-CUTAP_EXPORT unsigned int cublasLtMatmulDescSetAttribute(void *matmulDesc, unsigned int attr, void *buf, unsigned long sizeInBytes)
+CUTAP_SLOW unsigned int cutap_slow_cublasLtMatmulDescSetAttribute(void *matmulDesc, unsigned int attr, void *buf, unsigned long sizeInBytes)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cublasLtMatmulDescSetAttribute], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, void *, unsigned long))cutap_fn)(matmulDesc, attr, buf, sizeInBytes);
     uint64_t cutap_w[4] = {(uint64_t)(uintptr_t)matmulDesc, (uint64_t)attr, (uint64_t)(uintptr_t)buf, (uint64_t)sizeInBytes};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cublasLtMatmulDescSetAttribute, cutap_w, thunk_cublasLtMatmulDescSetAttribute);
 }
@@ -410,11 +311,8 @@ static uint64_t thunk_cublasLtMatmulPreferenceCreate(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *))fn)((void *)(uintptr_t)a[0]);
 }
-CUTAP_EXPORT unsigned int cublasLtMatmulPreferenceCreate(void *pref)
+CUTAP_SLOW unsigned int cutap_slow_cublasLtMatmulPreferenceCreate(void *pref)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cublasLtMatmulPreferenceCreate], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *))cutap_fn)(pref);
     uint64_t cutap_w[1] = {(uint64_t)(uintptr_t)pref};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cublasLtMatmulPreferenceCreate, cutap_w, thunk_cublasLtMatmulPreferenceCreate);
 }
@@ -422,11 +320,8 @@ static uint64_t thunk_cublasLtMatmulPreferenceDestroy(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *))fn)((void *)(uintptr_t)a[0]);
 }
-CUTAP_EXPORT unsigned int cublasLtMatmulPreferenceDestroy(void *pref)
+CUTAP_SLOW unsigned int cutap_slow_cublasLtMatmulPreferenceDestroy(void *pref)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cublasLtMatmulPreferenceDestroy], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *))cutap_fn)(pref);
     uint64_t cutap_w[1] = {(uint64_t)(uintptr_t)pref};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cublasLtMatmulPreferenceDestroy, cutap_w, thunk_cublasLtMatmulPreferenceDestroy);
 }
@@ -434,11 +329,8 @@ static uint64_t thunk_cublasLtMatmulPreferenceGetAttribute(void *fn, uint64_t *a
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, void *, unsigned long, void *))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (void *)(uintptr_t)a[2], (unsigned long)a[3], (void *)(uintptr_t)a[4]);
 }
-CUTAP_EXPORT unsigned int cublasLtMatmulPreferenceGetAttribute(void *pref, unsigned int attr, void *buf, unsigned long sizeInBytes, void *sizeWritten)
+CUTAP_SLOW unsigned int cutap_slow_cublasLtMatmulPreferenceGetAttribute(void *pref, unsigned int attr, void *buf, unsigned long sizeInBytes, void *sizeWritten)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cublasLtMatmulPreferenceGetAttribute], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, void *, unsigned long, void *))cutap_fn)(pref, attr, buf, sizeInBytes, sizeWritten);
     uint64_t cutap_w[5] = {(uint64_t)(uintptr_t)pref, (uint64_t)attr, (uint64_t)(uintptr_t)buf, (uint64_t)sizeInBytes, (uint64_t)(uintptr_t)sizeWritten};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cublasLtMatmulPreferenceGetAttribute, cutap_w, thunk_cublasLtMatmulPreferenceGetAttribute);
 }
@@ -446,11 +338,8 @@ static uint64_t thunk_cublasLtMatmulPreferenceInit_internal(void *fn, uint64_t *
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned long))fn)((void *)(uintptr_t)a[0], (unsigned long)a[1]);
 }
-CUTAP_EXPORT unsigned int cublasLtMatmulPreferenceInit_internal(void *pref, unsigned long size)
+CUTAP_SLOW unsigned int cutap_slow_cublasLtMatmulPreferenceInit_internal(void *pref, unsigned long size)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cublasLtMatmulPreferenceInit_internal], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned long))cutap_fn)(pref, size);
     uint64_t cutap_w[2] = {(uint64_t)(uintptr_t)pref, (uint64_t)size};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cublasLtMatmulPreferenceInit_internal, cutap_w, thunk_cublasLtMatmulPreferenceInit_internal);
 }
@@ -458,11 +347,8 @@ static uint64_t thunk_cublasLtMatmulPreferenceSetAttribute(void *fn, uint64_t *a
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, void *, unsigned long))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (void *)(uintptr_t)a[2], (unsigned long)a[3]);
 }
-CUTAP_EXPORT unsigned int cublasLtMatmulPreferenceSetAttribute(void *pref, unsigned int attr, void *buf, unsigned long sizeInBytes)
+CUTAP_SLOW unsigned int cutap_slow_cublasLtMatmulPreferenceSetAttribute(void *pref, unsigned int attr, void *buf, unsigned long sizeInBytes)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cublasLtMatmulPreferenceSetAttribute], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, void *, unsigned long))cutap_fn)(pref, attr, buf, sizeInBytes);
     uint64_t cutap_w[4] = {(uint64_t)(uintptr_t)pref, (uint64_t)attr, (uint64_t)(uintptr_t)buf, (uint64_t)sizeInBytes};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cublasLtMatmulPreferenceSetAttribute, cutap_w, thunk_cublasLtMatmulPreferenceSetAttribute);
 }
@@ -470,11 +356,8 @@ static uint64_t thunk_cublasLtMatrixLayoutCreate(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, unsigned long, unsigned long, long))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (unsigned long)a[2], (unsigned long)a[3], (long)a[4]);
 }
-CUTAP_EXPORT unsigned int cublasLtMatrixLayoutCreate(void *matLayout, unsigned int type, unsigned long rows, unsigned long cols, long ld)
+CUTAP_SLOW unsigned int cutap_slow_cublasLtMatrixLayoutCreate(void *matLayout, unsigned int type, unsigned long rows, unsigned long cols, long ld)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cublasLtMatrixLayoutCreate], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, unsigned long, unsigned long, long))cutap_fn)(matLayout, type, rows, cols, ld);
     uint64_t cutap_w[5] = {(uint64_t)(uintptr_t)matLayout, (uint64_t)type, (uint64_t)rows, (uint64_t)cols, (uint64_t)(int64_t)ld};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cublasLtMatrixLayoutCreate, cutap_w, thunk_cublasLtMatrixLayoutCreate);
 }
@@ -482,11 +365,8 @@ static uint64_t thunk_cublasLtMatrixLayoutDestroy(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *))fn)((void *)(uintptr_t)a[0]);
 }
-CUTAP_EXPORT unsigned int cublasLtMatrixLayoutDestroy(void *matLayout)
+CUTAP_SLOW unsigned int cutap_slow_cublasLtMatrixLayoutDestroy(void *matLayout)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cublasLtMatrixLayoutDestroy], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *))cutap_fn)(matLayout);
     uint64_t cutap_w[1] = {(uint64_t)(uintptr_t)matLayout};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cublasLtMatrixLayoutDestroy, cutap_w, thunk_cublasLtMatrixLayoutDestroy);
 }
@@ -494,11 +374,8 @@ static uint64_t thunk_cublasLtMatrixLayoutGetAttribute(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, void *, unsigned long, void *))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (void *)(uintptr_t)a[2], (unsigned long)a[3], (void *)(uintptr_t)a[4]);
 }
-CUTAP_EXPORT unsigned int cublasLtMatrixLayoutGetAttribute(void *matLayout, unsigned int attr, void *buf, unsigned long sizeInBytes, void *sizeWritten)
+CUTAP_SLOW unsigned int cutap_slow_cublasLtMatrixLayoutGetAttribute(void *matLayout, unsigned int attr, void *buf, unsigned long sizeInBytes, void *sizeWritten)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cublasLtMatrixLayoutGetAttribute], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, void *, unsigned long, void *))cutap_fn)(matLayout, attr, buf, sizeInBytes, sizeWritten);
     uint64_t cutap_w[5] = {(uint64_t)(uintptr_t)matLayout, (uint64_t)attr, (uint64_t)(uintptr_t)buf, (uint64_t)sizeInBytes, (uint64_t)(uintptr_t)sizeWritten};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cublasLtMatrixLayoutGetAttribute, cutap_w, thunk_cublasLtMatrixLayoutGetAttribute);
 }
@@ -506,11 +383,8 @@ static uint64_t thunk_cublasLtMatrixLayoutInit_internal(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned long, unsigned int, unsigned long, unsigned long, long))fn)((void *)(uintptr_t)a[0], (unsigned long)a[1], (unsigned int)a[2], (unsigned long)a[3], (unsigned long)a[4], (long)a[5]);
 }
-CUTAP_EXPORT unsigned int cublasLtMatrixLayoutInit_internal(void *matLayout, unsigned long size, unsigned int type, unsigned long rows, unsigned long cols, long ld)
+CUTAP_SLOW unsigned int cutap_slow_cublasLtMatrixLayoutInit_internal(void *matLayout, unsigned long size, unsigned int type, unsigned long rows, unsigned long cols, long ld)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cublasLtMatrixLayoutInit_internal], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned long, unsigned int, unsigned long, unsigned long, long))cutap_fn)(matLayout, size, type, rows, cols, ld);
     uint64_t cutap_w[6] = {(uint64_t)(uintptr_t)matLayout, (uint64_t)size, (uint64_t)type, (uint64_t)rows, (uint64_t)cols, (uint64_t)(int64_t)ld};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cublasLtMatrixLayoutInit_internal, cutap_w, thunk_cublasLtMatrixLayoutInit_internal);
 }
@@ -518,11 +392,8 @@ static uint64_t thunk_cublasLtMatrixLayoutSetAttribute(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, void *, unsigned long))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (void *)(uintptr_t)a[2], (unsigned long)a[3]);
 }
-CUTAP_EXPORT unsigned int cublasLtMatrixLayoutSetAttribute(void *matLayout, unsigned int attr, void *buf, unsigned long sizeInBytes)
+CUTAP_SLOW unsigned int cutap_slow_cublasLtMatrixLayoutSetAttribute(void *matLayout, unsigned int attr, void *buf, unsigned long sizeInBytes)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cublasLtMatrixLayoutSetAttribute], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, void *, unsigned long))cutap_fn)(matLayout, attr, buf, sizeInBytes);
     uint64_t cutap_w[4] = {(uint64_t)(uintptr_t)matLayout, (uint64_t)attr, (uint64_t)(uintptr_t)buf, (uint64_t)sizeInBytes};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cublasLtMatrixLayoutSetAttribute, cutap_w, thunk_cublasLtMatrixLayoutSetAttribute);
 }
@@ -530,11 +401,8 @@ static uint64_t thunk_cublasLtMatrixTransform(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1], (void *)(uintptr_t)a[2], (void *)(uintptr_t)a[3], (void *)(uintptr_t)a[4], (void *)(uintptr_t)a[5], (void *)(uintptr_t)a[6], (void *)(uintptr_t)a[7], (void *)(uintptr_t)a[8], (void *)(uintptr_t)a[9], (void *)(uintptr_t)a[10]);
 }
-CUTAP_EXPORT unsigned int cublasLtMatrixTransform(void *lightHandle, void *transformDesc, void *alpha, void *A, void *Adesc, void *beta, void *B, void *Bdesc, void *C, void *Cdesc, void *stream)
+CUTAP_SLOW unsigned int cutap_slow_cublasLtMatrixTransform(void *lightHandle, void *transformDesc, void *alpha, void *A, void *Adesc, void *beta, void *B, void *Bdesc, void *C, void *Cdesc, void *stream)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cublasLtMatrixTransform], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *))cutap_fn)(lightHandle, transformDesc, alpha, A, Adesc, beta, B, Bdesc, C, Cdesc, stream);
     uint64_t cutap_w[11] = {(uint64_t)(uintptr_t)lightHandle, (uint64_t)(uintptr_t)transformDesc, (uint64_t)(uintptr_t)alpha, (uint64_t)(uintptr_t)A, (uint64_t)(uintptr_t)Adesc, (uint64_t)(uintptr_t)beta, (uint64_t)(uintptr_t)B, (uint64_t)(uintptr_t)Bdesc, (uint64_t)(uintptr_t)C, (uint64_t)(uintptr_t)Cdesc, (uint64_t)(uintptr_t)stream};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cublasLtMatrixTransform, cutap_w, thunk_cublasLtMatrixTransform);
 }
@@ -542,11 +410,8 @@ static uint64_t thunk_cublasLtMatrixTransformDescCreate(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1]);
 }
-CUTAP_EXPORT unsigned int cublasLtMatrixTransformDescCreate(void *transformDesc, unsigned int scaleType)
+CUTAP_SLOW unsigned int cutap_slow_cublasLtMatrixTransformDescCreate(void *transformDesc, unsigned int scaleType)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cublasLtMatrixTransformDescCreate], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int))cutap_fn)(transformDesc, scaleType);
     uint64_t cutap_w[2] = {(uint64_t)(uintptr_t)transformDesc, (uint64_t)scaleType};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cublasLtMatrixTransformDescCreate, cutap_w, thunk_cublasLtMatrixTransformDescCreate);
 }
@@ -554,11 +419,8 @@ static uint64_t thunk_cublasLtMatrixTransformDescDestroy(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *))fn)((void *)(uintptr_t)a[0]);
 }
-CUTAP_EXPORT unsigned int cublasLtMatrixTransformDescDestroy(void *transformDesc)
+CUTAP_SLOW unsigned int cutap_slow_cublasLtMatrixTransformDescDestroy(void *transformDesc)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cublasLtMatrixTransformDescDestroy], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *))cutap_fn)(transformDesc);
     uint64_t cutap_w[1] = {(uint64_t)(uintptr_t)transformDesc};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cublasLtMatrixTransformDescDestroy, cutap_w, thunk_cublasLtMatrixTransformDescDestroy);
 }
@@ -566,11 +428,8 @@ static uint64_t thunk_cublasLtMatrixTransformDescGetAttribute(void *fn, uint64_t
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, void *, unsigned long, void *))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (void *)(uintptr_t)a[2], (unsigned long)a[3], (void *)(uintptr_t)a[4]);
 }
-CUTAP_EXPORT unsigned int cublasLtMatrixTransformDescGetAttribute(void *transformDesc, unsigned int attr, void *buf, unsigned long sizeInBytes, void *sizeWritten)
+CUTAP_SLOW unsigned int cutap_slow_cublasLtMatrixTransformDescGetAttribute(void *transformDesc, unsigned int attr, void *buf, unsigned long sizeInBytes, void *sizeWritten)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cublasLtMatrixTransformDescGetAttribute], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, void *, unsigned long, void *))cutap_fn)(transformDesc, attr, buf, sizeInBytes, sizeWritten);
     uint64_t cutap_w[5] = {(uint64_t)(uintptr_t)transformDesc, (uint64_t)attr, (uint64_t)(uintptr_t)buf, (uint64_t)sizeInBytes, (uint64_t)(uintptr_t)sizeWritten};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cublasLtMatrixTransformDescGetAttribute, cutap_w, thunk_cublasLtMatrixTransformDescGetAttribute);
 }
@@ -578,11 +437,8 @@ static uint64_t thunk_cublasLtMatrixTransformDescInit_internal(void *fn, uint64_
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned long, unsigned int))fn)((void *)(uintptr_t)a[0], (unsigned long)a[1], (unsigned int)a[2]);
 }
-CUTAP_EXPORT unsigned int cublasLtMatrixTransformDescInit_internal(void *transformDesc, unsigned long size, unsigned int scaleType)
+CUTAP_SLOW unsigned int cutap_slow_cublasLtMatrixTransformDescInit_internal(void *transformDesc, unsigned long size, unsigned int scaleType)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cublasLtMatrixTransformDescInit_internal], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned long, unsigned int))cutap_fn)(transformDesc, size, scaleType);
     uint64_t cutap_w[3] = {(uint64_t)(uintptr_t)transformDesc, (uint64_t)size, (uint64_t)scaleType};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cublasLtMatrixTransformDescInit_internal, cutap_w, thunk_cublasLtMatrixTransformDescInit_internal);
 }
@@ -590,11 +446,8 @@ static uint64_t thunk_cublasLtMatrixTransformDescSetAttribute(void *fn, uint64_t
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, void *, unsigned long))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (void *)(uintptr_t)a[2], (unsigned long)a[3]);
 }
-CUTAP_EXPORT unsigned int cublasLtMatrixTransformDescSetAttribute(void *transformDesc, unsigned int attr, void *buf, unsigned long sizeInBytes)
+CUTAP_SLOW unsigned int cutap_slow_cublasLtMatrixTransformDescSetAttribute(void *transformDesc, unsigned int attr, void *buf, unsigned long sizeInBytes)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cublasLtMatrixTransformDescSetAttribute], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, void *, unsigned long))cutap_fn)(transformDesc, attr, buf, sizeInBytes);
     uint64_t cutap_w[4] = {(uint64_t)(uintptr_t)transformDesc, (uint64_t)attr, (uint64_t)(uintptr_t)buf, (uint64_t)sizeInBytes};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cublasLtMatrixTransformDescSetAttribute, cutap_w, thunk_cublasLtMatrixTransformDescSetAttribute);
 }

@@ -11,11 +11,8 @@ static uint64_t thunk_cudnnActivationBackward(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1], (void *)(uintptr_t)a[2], (void *)(uintptr_t)a[3], (void *)(uintptr_t)a[4], (void *)(uintptr_t)a[5], (void *)(uintptr_t)a[6], (void *)(uintptr_t)a[7], (void *)(uintptr_t)a[8], (void *)(uintptr_t)a[9], (void *)(uintptr_t)a[10], (void *)(uintptr_t)a[11]);
 }
-CUTAP_EXPORT unsigned int cudnnActivationBackward(void *handle, void *activationDesc, void *alpha, void *yDesc, void *y, void *dyDesc, void *dy, void *xDesc, void *x, void *beta, void *dxDesc, void *dx)
+CUTAP_SLOW unsigned int cutap_slow_cudnnActivationBackward(void *handle, void *activationDesc, void *alpha, void *yDesc, void *y, void *dyDesc, void *dy, void *xDesc, void *x, void *beta, void *dxDesc, void *dx)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cudnnActivationBackward], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *))cutap_fn)(handle, activationDesc, alpha, yDesc, y, dyDesc, dy, xDesc, x, beta, dxDesc, dx);
     uint64_t cutap_w[12] = {(uint64_t)(uintptr_t)handle, (uint64_t)(uintptr_t)activationDesc, (uint64_t)(uintptr_t)alpha, (uint64_t)(uintptr_t)yDesc, (uint64_t)(uintptr_t)y, (uint64_t)(uintptr_t)dyDesc, (uint64_t)(uintptr_t)dy, (uint64_t)(uintptr_t)xDesc, (uint64_t)(uintptr_t)x, (uint64_t)(uintptr_t)beta, (uint64_t)(uintptr_t)dxDesc, (uint64_t)(uintptr_t)dx};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cudnnActivationBackward, cutap_w, thunk_cudnnActivationBackward);
 }
@@ -23,11 +20,8 @@ static uint64_t thunk_cudnnActivationForward(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *, void *, void *, void *, void *, void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1], (void *)(uintptr_t)a[2], (void *)(uintptr_t)a[3], (void *)(uintptr_t)a[4], (void *)(uintptr_t)a[5], (void *)(uintptr_t)a[6], (void *)(uintptr_t)a[7]);
 }
-CUTAP_EXPORT unsigned int cudnnActivationForward(void *handle, void *activationDesc, void *alpha, void *xDesc, void *x, void *beta, void *yDesc, void *y)
+CUTAP_SLOW unsigned int cutap_slow_cudnnActivationForward(void *handle, void *activationDesc, void *alpha, void *xDesc, void *x, void *beta, void *yDesc, void *y)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cudnnActivationForward], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *, void *, void *, void *, void *, void *, void *))cutap_fn)(handle, activationDesc, alpha, xDesc, x, beta, yDesc, y);
     uint64_t cutap_w[8] = {(uint64_t)(uintptr_t)handle, (uint64_t)(uintptr_t)activationDesc, (uint64_t)(uintptr_t)alpha, (uint64_t)(uintptr_t)xDesc, (uint64_t)(uintptr_t)x, (uint64_t)(uintptr_t)beta, (uint64_t)(uintptr_t)yDesc, (uint64_t)(uintptr_t)y};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cudnnActivationForward, cutap_w, thunk_cudnnActivationForward);
 }
@@ -35,11 +29,8 @@ static uint64_t thunk_cudnnAddTensor(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *, void *, void *, void *, void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1], (void *)(uintptr_t)a[2], (void *)(uintptr_t)a[3], (void *)(uintptr_t)a[4], (void *)(uintptr_t)a[5], (void *)(uintptr_t)a[6]);
 }
-CUTAP_EXPORT unsigned int cudnnAddTensor(void *handle, void *alpha, void *aDesc, void *A, void *beta, void *cDesc, void *C)
+CUTAP_SLOW unsigned int cutap_slow_cudnnAddTensor(void *handle, void *alpha, void *aDesc, void *A, void *beta, void *cDesc, void *C)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cudnnAddTensor], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *, void *, void *, void *, void *, void *))cutap_fn)(handle, alpha, aDesc, A, beta, cDesc, C);
     uint64_t cutap_w[7] = {(uint64_t)(uintptr_t)handle, (uint64_t)(uintptr_t)alpha, (uint64_t)(uintptr_t)aDesc, (uint64_t)(uintptr_t)A, (uint64_t)(uintptr_t)beta, (uint64_t)(uintptr_t)cDesc, (uint64_t)(uintptr_t)C};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cudnnAddTensor, cutap_w, thunk_cudnnAddTensor);
 }
@@ -48,11 +39,8 @@ static uint64_t thunk_cudnnAdvVersionCheck(void *fn, uint64_t *a)
     (void)a;
     return (uint64_t)((unsigned int (*)(void))fn)();
 }
-CUTAP_EXPORT unsigned int cudnnAdvVersionCheck(void)
+CUTAP_SLOW unsigned int cutap_slow_cudnnAdvVersionCheck(void)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cudnnAdvVersionCheck], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void))cutap_fn)();
     uint64_t cutap_w[1] = {0};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cudnnAdvVersionCheck, cutap_w, thunk_cudnnAdvVersionCheck);
 }
@@ -60,11 +48,8 @@ static uint64_t thunk_cudnnBackendCreateDescriptor(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(unsigned int, void *))fn)((unsigned int)a[0], (void *)(uintptr_t)a[1]);
 }
-CUTAP_EXPORT unsigned int cudnnBackendCreateDescriptor(unsigned int descriptorType, void *descriptor)
+CUTAP_SLOW unsigned int cutap_slow_cudnnBackendCreateDescriptor(unsigned int descriptorType, void *descriptor)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cudnnBackendCreateDescriptor], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(unsigned int, void *))cutap_fn)(descriptorType, descriptor);
     uint64_t cutap_w[2] = {(uint64_t)descriptorType, (uint64_t)(uintptr_t)descriptor};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cudnnBackendCreateDescriptor, cutap_w, thunk_cudnnBackendCreateDescriptor);
 }
@@ -72,11 +57,8 @@ static uint64_t thunk_cudnnBackendDestroyDescriptor(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *))fn)((void *)(uintptr_t)a[0]);
 }
-CUTAP_EXPORT unsigned int cudnnBackendDestroyDescriptor(void *descriptor)
+CUTAP_SLOW unsigned int cutap_slow_cudnnBackendDestroyDescriptor(void *descriptor)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cudnnBackendDestroyDescriptor], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *))cutap_fn)(descriptor);
     uint64_t cutap_w[1] = {(uint64_t)(uintptr_t)descriptor};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cudnnBackendDestroyDescriptor, cutap_w, thunk_cudnnBackendDestroyDescriptor);
 }
@@ -84,11 +66,8 @@ static uint64_t thunk_cudnnBackendExecute(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1], (void *)(uintptr_t)a[2]);
 }
-CUTAP_EXPORT unsigned int cudnnBackendExecute(void *handle, void *executionPlan, void *variantPack)
+CUTAP_SLOW unsigned int cutap_slow_cudnnBackendExecute(void *handle, void *executionPlan, void *variantPack)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cudnnBackendExecute], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *, void *))cutap_fn)(handle, executionPlan, variantPack);
     uint64_t cutap_w[3] = {(uint64_t)(uintptr_t)handle, (uint64_t)(uintptr_t)executionPlan, (uint64_t)(uintptr_t)variantPack};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cudnnBackendExecute, cutap_w, thunk_cudnnBackendExecute);
 }
@@ -96,11 +75,8 @@ static uint64_t thunk_cudnnBackendFinalize(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *))fn)((void *)(uintptr_t)a[0]);
 }
-CUTAP_EXPORT unsigned int cudnnBackendFinalize(void *descriptor)
+CUTAP_SLOW unsigned int cutap_slow_cudnnBackendFinalize(void *descriptor)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cudnnBackendFinalize], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *))cutap_fn)(descriptor);
     uint64_t cutap_w[1] = {(uint64_t)(uintptr_t)descriptor};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cudnnBackendFinalize, cutap_w, thunk_cudnnBackendFinalize);
 }
@@ -108,11 +84,8 @@ static uint64_t thunk_cudnnBackendGetAttribute(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, unsigned int, long, void *, void *))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (unsigned int)a[2], (long)a[3], (void *)(uintptr_t)a[4], (void *)(uintptr_t)a[5]);
 }
-CUTAP_EXPORT unsigned int cudnnBackendGetAttribute(void *descriptor, unsigned int attributeName, unsigned int attributeType, long requestedElementCount, void *elementCount, void *arrayOfElements)
+CUTAP_SLOW unsigned int cutap_slow_cudnnBackendGetAttribute(void *descriptor, unsigned int attributeName, unsigned int attributeType, long requestedElementCount, void *elementCount, void *arrayOfElements)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cudnnBackendGetAttribute], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, unsigned int, long, void *, void *))cutap_fn)(descriptor, attributeName, attributeType, requestedElementCount, elementCount, arrayOfElements);
     uint64_t cutap_w[6] = {(uint64_t)(uintptr_t)descriptor, (uint64_t)attributeName, (uint64_t)attributeType, (uint64_t)(int64_t)requestedElementCount, (uint64_t)(uintptr_t)elementCount, (uint64_t)(uintptr_t)arrayOfElements};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cudnnBackendGetAttribute, cutap_w, thunk_cudnnBackendGetAttribute);
 }
@@ -120,11 +93,8 @@ static uint64_t thunk_cudnnBackendInitialize(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *))fn)((void *)(uintptr_t)a[0]);
 }
-CUTAP_EXPORT unsigned int cudnnBackendInitialize(void *descriptor)
+CUTAP_SLOW unsigned int cutap_slow_cudnnBackendInitialize(void *descriptor)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cudnnBackendInitialize], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *))cutap_fn)(descriptor);
     uint64_t cutap_w[1] = {(uint64_t)(uintptr_t)descriptor};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cudnnBackendInitialize, cutap_w, thunk_cudnnBackendInitialize);
 }
@@ -132,11 +102,8 @@ static uint64_t thunk_cudnnBackendPopulateCudaGraph(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *, void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1], (void *)(uintptr_t)a[2], (void *)(uintptr_t)a[3]);
 }
-CUTAP_EXPORT unsigned int cudnnBackendPopulateCudaGraph(void *handle, void *executionPlan, void *variantPack, void *graph)
+CUTAP_SLOW unsigned int cutap_slow_cudnnBackendPopulateCudaGraph(void *handle, void *executionPlan, void *variantPack, void *graph)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cudnnBackendPopulateCudaGraph], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *, void *, void *))cutap_fn)(handle, executionPlan, variantPack, graph);
     uint64_t cutap_w[4] = {(uint64_t)(uintptr_t)handle, (uint64_t)(uintptr_t)executionPlan, (uint64_t)(uintptr_t)variantPack, (uint64_t)(uintptr_t)graph};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cudnnBackendPopulateCudaGraph, cutap_w, thunk_cudnnBackendPopulateCudaGraph);
 }
@@ -144,11 +111,8 @@ static uint64_t thunk_cudnnBackendSetAttribute(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, unsigned int, long, void *))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (unsigned int)a[2], (long)a[3], (void *)(uintptr_t)a[4]);
 }
-CUTAP_EXPORT unsigned int cudnnBackendSetAttribute(void *descriptor, unsigned int attributeName, unsigned int attributeType, long elementCount, void *arrayOfElements)
+CUTAP_SLOW unsigned int cutap_slow_cudnnBackendSetAttribute(void *descriptor, unsigned int attributeName, unsigned int attributeType, long elementCount, void *arrayOfElements)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cudnnBackendSetAttribute], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, unsigned int, long, void *))cutap_fn)(descriptor, attributeName, attributeType, elementCount, arrayOfElements);
     uint64_t cutap_w[5] = {(uint64_t)(uintptr_t)descriptor, (uint64_t)attributeName, (uint64_t)attributeType, (uint64_t)(int64_t)elementCount, (uint64_t)(uintptr_t)arrayOfElements};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cudnnBackendSetAttribute, cutap_w, thunk_cudnnBackendSetAttribute);
 }
@@ -156,11 +120,8 @@ static uint64_t thunk_cudnnBackendUpdateCudaGraph(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *, void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1], (void *)(uintptr_t)a[2], (void *)(uintptr_t)a[3]);
 }
-CUTAP_EXPORT unsigned int cudnnBackendUpdateCudaGraph(void *handle, void *executionPlan, void *variantPack, void *graph)
+CUTAP_SLOW unsigned int cutap_slow_cudnnBackendUpdateCudaGraph(void *handle, void *executionPlan, void *variantPack, void *graph)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cudnnBackendUpdateCudaGraph], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *, void *, void *))cutap_fn)(handle, executionPlan, variantPack, graph);
     uint64_t cutap_w[4] = {(uint64_t)(uintptr_t)handle, (uint64_t)(uintptr_t)executionPlan, (uint64_t)(uintptr_t)variantPack, (uint64_t)(uintptr_t)graph};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cudnnBackendUpdateCudaGraph, cutap_w, thunk_cudnnBackendUpdateCudaGraph);
 }
@@ -168,11 +129,8 @@ static uint64_t thunk_cudnnBatchNormalizationBackward(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, double, void *, void *))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (void *)(uintptr_t)a[2], (void *)(uintptr_t)a[3], (void *)(uintptr_t)a[4], (void *)(uintptr_t)a[5], (void *)(uintptr_t)a[6], (void *)(uintptr_t)a[7], (void *)(uintptr_t)a[8], (void *)(uintptr_t)a[9], (void *)(uintptr_t)a[10], (void *)(uintptr_t)a[11], (void *)(uintptr_t)a[12], (void *)(uintptr_t)a[13], (void *)(uintptr_t)a[14], (void *)(uintptr_t)a[15], cutap_w2d(a[16]), (void *)(uintptr_t)a[17], (void *)(uintptr_t)a[18]);
 }
-CUTAP_EXPORT unsigned int cudnnBatchNormalizationBackward(void *handle, unsigned int mode, void *alphaDataDiff, void *betaDataDiff, void *alphaParamDiff, void *betaParamDiff, void *xDesc, void *x, void *dyDesc, void *dy, void *dxDesc, void *dx, void *dBnScaleBiasDesc, void *bnScale, void *dBnScaleResult, void *dBnBiasResult, double epsilon, void *savedMean, void *savedInvVariance)
+CUTAP_SLOW unsigned int cutap_slow_cudnnBatchNormalizationBackward(void *handle, unsigned int mode, void *alphaDataDiff, void *betaDataDiff, void *alphaParamDiff, void *betaParamDiff, void *xDesc, void *x, void *dyDesc, void *dy, void *dxDesc, void *dx, void *dBnScaleBiasDesc, void *bnScale, void *dBnScaleResult, void *dBnBiasResult, double epsilon, void *savedMean, void *savedInvVariance)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cudnnBatchNormalizationBackward], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, double, void *, void *))cutap_fn)(handle, mode, alphaDataDiff, betaDataDiff, alphaParamDiff, betaParamDiff, xDesc, x, dyDesc, dy, dxDesc, dx, dBnScaleBiasDesc, bnScale, dBnScaleResult, dBnBiasResult, epsilon, savedMean, savedInvVariance);
     uint64_t cutap_w[19] = {(uint64_t)(uintptr_t)handle, (uint64_t)mode, (uint64_t)(uintptr_t)alphaDataDiff, (uint64_t)(uintptr_t)betaDataDiff, (uint64_t)(uintptr_t)alphaParamDiff, (uint64_t)(uintptr_t)betaParamDiff, (uint64_t)(uintptr_t)xDesc, (uint64_t)(uintptr_t)x, (uint64_t)(uintptr_t)dyDesc, (uint64_t)(uintptr_t)dy, (uint64_t)(uintptr_t)dxDesc, (uint64_t)(uintptr_t)dx, (uint64_t)(uintptr_t)dBnScaleBiasDesc, (uint64_t)(uintptr_t)bnScale, (uint64_t)(uintptr_t)dBnScaleResult, (uint64_t)(uintptr_t)dBnBiasResult, cutap_d2w(epsilon), (uint64_t)(uintptr_t)savedMean, (uint64_t)(uintptr_t)savedInvVariance};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cudnnBatchNormalizationBackward, cutap_w, thunk_cudnnBatchNormalizationBackward);
 }
@@ -180,11 +138,8 @@ static uint64_t thunk_cudnnBatchNormalizationBackwardEx(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, unsigned int, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, double, void *, void *, void *, void *, unsigned long, void *, unsigned long))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (unsigned int)a[2], (void *)(uintptr_t)a[3], (void *)(uintptr_t)a[4], (void *)(uintptr_t)a[5], (void *)(uintptr_t)a[6], (void *)(uintptr_t)a[7], (void *)(uintptr_t)a[8], (void *)(uintptr_t)a[9], (void *)(uintptr_t)a[10], (void *)(uintptr_t)a[11], (void *)(uintptr_t)a[12], (void *)(uintptr_t)a[13], (void *)(uintptr_t)a[14], (void *)(uintptr_t)a[15], (void *)(uintptr_t)a[16], (void *)(uintptr_t)a[17], (void *)(uintptr_t)a[18], (void *)(uintptr_t)a[19], (void *)(uintptr_t)a[20], (void *)(uintptr_t)a[21], cutap_w2d(a[22]), (void *)(uintptr_t)a[23], (void *)(uintptr_t)a[24], (void *)(uintptr_t)a[25], (void *)(uintptr_t)a[26], (unsigned long)a[27], (void *)(uintptr_t)a[28], (unsigned long)a[29]);
 }
-CUTAP_EXPORT unsigned int cudnnBatchNormalizationBackwardEx(void *handle, unsigned int mode, unsigned int bnOps, void *alphaDataDiff, void *betaDataDiff, void *alphaParamDiff, void *betaParamDiff, void *xDesc, void *xData, void *yDesc, void *yData, void *dyDesc, void *dyData, void *dzDesc, void *dzData, void *dxDesc, void *dxData, void *dBnScaleBiasDesc, void *bnScaleData, void *bnBiasData, void *dBnScaleData, void *dBnBiasData, double epsilon, void *savedMean, void *savedInvVariance, void *activationDesc, void *workSpace, unsigned long workSpaceSizeInBytes, void *reserveSpace, unsigned long reserveSpaceSizeInBytes)
+CUTAP_SLOW unsigned int cutap_slow_cudnnBatchNormalizationBackwardEx(void *handle, unsigned int mode, unsigned int bnOps, void *alphaDataDiff, void *betaDataDiff, void *alphaParamDiff, void *betaParamDiff, void *xDesc, void *xData, void *yDesc, void *yData, void *dyDesc, void *dyData, void *dzDesc, void *dzData, void *dxDesc, void *dxData, void *dBnScaleBiasDesc, void *bnScaleData, void *bnBiasData, void *dBnScaleData, void *dBnBiasData, double epsilon, void *savedMean, void *savedInvVariance, void *activationDesc, void *workSpace, unsigned long workSpaceSizeInBytes, void *reserveSpace, unsigned long reserveSpaceSizeInBytes)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cudnnBatchNormalizationBackwardEx], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, unsigned int, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, double, void *, void *, void *, void *, unsigned long, void *, unsigned long))cutap_fn)(handle, mode, bnOps, alphaDataDiff, betaDataDiff, alphaParamDiff, betaParamDiff, xDesc, xData, yDesc, yData, dyDesc, dyData, dzDesc, dzData, dxDesc, dxData, dBnScaleBiasDesc, bnScaleData, bnBiasData, dBnScaleData, dBnBiasData, epsilon, savedMean, savedInvVariance, activationDesc, workSpace, workSpaceSizeInBytes, reserveSpace, reserveSpaceSizeInBytes);
     uint64_t cutap_w[30] = {(uint64_t)(uintptr_t)handle, (uint64_t)mode, (uint64_t)bnOps, (uint64_t)(uintptr_t)alphaDataDiff, (uint64_t)(uintptr_t)betaDataDiff, (uint64_t)(uintptr_t)alphaParamDiff, (uint64_t)(uintptr_t)betaParamDiff, (uint64_t)(uintptr_t)xDesc, (uint64_t)(uintptr_t)xData, (uint64_t)(uintptr_t)yDesc, (uint64_t)(uintptr_t)yData, (uint64_t)(uintptr_t)dyDesc, (uint64_t)(uintptr_t)dyData, (uint64_t)(uintptr_t)dzDesc, (uint64_t)(uintptr_t)dzData, (uint64_t)(uintptr_t)dxDesc, (uint64_t)(uintptr_t)dxData, (uint64_t)(uintptr_t)dBnScaleBiasDesc, (uint64_t)(uintptr_t)bnScaleData, (uint64_t)(uintptr_t)bnBiasData, (uint64_t)(uintptr_t)dBnScaleData, (uint64_t)(uintptr_t)dBnBiasData, cutap_d2w(epsilon), (uint64_t)(uintptr_t)savedMean, (uint64_t)(uintptr_t)savedInvVariance, (uint64_t)(uintptr_t)activationDesc, (uint64_t)(uintptr_t)workSpace, (uint64_t)workSpaceSizeInBytes, (uint64_t)(uintptr_t)reserveSpace, (uint64_t)reserveSpaceSizeInBytes};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cudnnBatchNormalizationBackwardEx, cutap_w, thunk_cudnnBatchNormalizationBackwardEx);
 }
@@ -192,11 +147,8 @@ static uint64_t thunk_cudnnBatchNormalizationForwardInference(void *fn, uint64_t
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, double))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (void *)(uintptr_t)a[2], (void *)(uintptr_t)a[3], (void *)(uintptr_t)a[4], (void *)(uintptr_t)a[5], (void *)(uintptr_t)a[6], (void *)(uintptr_t)a[7], (void *)(uintptr_t)a[8], (void *)(uintptr_t)a[9], (void *)(uintptr_t)a[10], (void *)(uintptr_t)a[11], (void *)(uintptr_t)a[12], cutap_w2d(a[13]));
 }
-CUTAP_EXPORT unsigned int cudnnBatchNormalizationForwardInference(void *handle, unsigned int mode, void *alpha, void *beta, void *xDesc, void *x, void *yDesc, void *y, void *bnScaleBiasMeanVarDesc, void *bnScale, void *bnBias, void *estimatedMean, void *estimatedVariance, double epsilon)
+CUTAP_SLOW unsigned int cutap_slow_cudnnBatchNormalizationForwardInference(void *handle, unsigned int mode, void *alpha, void *beta, void *xDesc, void *x, void *yDesc, void *y, void *bnScaleBiasMeanVarDesc, void *bnScale, void *bnBias, void *estimatedMean, void *estimatedVariance, double epsilon)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cudnnBatchNormalizationForwardInference], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, double))cutap_fn)(handle, mode, alpha, beta, xDesc, x, yDesc, y, bnScaleBiasMeanVarDesc, bnScale, bnBias, estimatedMean, estimatedVariance, epsilon);
     uint64_t cutap_w[14] = {(uint64_t)(uintptr_t)handle, (uint64_t)mode, (uint64_t)(uintptr_t)alpha, (uint64_t)(uintptr_t)beta, (uint64_t)(uintptr_t)xDesc, (uint64_t)(uintptr_t)x, (uint64_t)(uintptr_t)yDesc, (uint64_t)(uintptr_t)y, (uint64_t)(uintptr_t)bnScaleBiasMeanVarDesc, (uint64_t)(uintptr_t)bnScale, (uint64_t)(uintptr_t)bnBias, (uint64_t)(uintptr_t)estimatedMean, (uint64_t)(uintptr_t)estimatedVariance, cutap_d2w(epsilon)};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cudnnBatchNormalizationForwardInference, cutap_w, thunk_cudnnBatchNormalizationForwardInference);
 }
@@ -204,11 +156,8 @@ static uint64_t thunk_cudnnBatchNormalizationForwardTraining(void *fn, uint64_t 
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, void *, void *, void *, void *, void *, void *, void *, void *, void *, double, void *, void *, double, void *, void *))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (void *)(uintptr_t)a[2], (void *)(uintptr_t)a[3], (void *)(uintptr_t)a[4], (void *)(uintptr_t)a[5], (void *)(uintptr_t)a[6], (void *)(uintptr_t)a[7], (void *)(uintptr_t)a[8], (void *)(uintptr_t)a[9], (void *)(uintptr_t)a[10], cutap_w2d(a[11]), (void *)(uintptr_t)a[12], (void *)(uintptr_t)a[13], cutap_w2d(a[14]), (void *)(uintptr_t)a[15], (void *)(uintptr_t)a[16]);
 }
-CUTAP_EXPORT unsigned int cudnnBatchNormalizationForwardTraining(void *handle, unsigned int mode, void *alpha, void *beta, void *xDesc, void *x, void *yDesc, void *y, void *bnScaleBiasMeanVarDesc, void *bnScale, void *bnBias, double exponentialAverageFactor, void *resultRunningMean, void *resultRunningVariance, double epsilon, void *resultSaveMean, void *resultSaveInvVariance)
+CUTAP_SLOW unsigned int cutap_slow_cudnnBatchNormalizationForwardTraining(void *handle, unsigned int mode, void *alpha, void *beta, void *xDesc, void *x, void *yDesc, void *y, void *bnScaleBiasMeanVarDesc, void *bnScale, void *bnBias, double exponentialAverageFactor, void *resultRunningMean, void *resultRunningVariance, double epsilon, void *resultSaveMean, void *resultSaveInvVariance)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cudnnBatchNormalizationForwardTraining], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, void *, void *, void *, void *, void *, void *, void *, void *, void *, double, void *, void *, double, void *, void *))cutap_fn)(handle, mode, alpha, beta, xDesc, x, yDesc, y, bnScaleBiasMeanVarDesc, bnScale, bnBias, exponentialAverageFactor, resultRunningMean, resultRunningVariance, epsilon, resultSaveMean, resultSaveInvVariance);
     uint64_t cutap_w[17] = {(uint64_t)(uintptr_t)handle, (uint64_t)mode, (uint64_t)(uintptr_t)alpha, (uint64_t)(uintptr_t)beta, (uint64_t)(uintptr_t)xDesc, (uint64_t)(uintptr_t)x, (uint64_t)(uintptr_t)yDesc, (uint64_t)(uintptr_t)y, (uint64_t)(uintptr_t)bnScaleBiasMeanVarDesc, (uint64_t)(uintptr_t)bnScale, (uint64_t)(uintptr_t)bnBias, cutap_d2w(exponentialAverageFactor), (uint64_t)(uintptr_t)resultRunningMean, (uint64_t)(uintptr_t)resultRunningVariance, cutap_d2w(epsilon), (uint64_t)(uintptr_t)resultSaveMean, (uint64_t)(uintptr_t)resultSaveInvVariance};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cudnnBatchNormalizationForwardTraining, cutap_w, thunk_cudnnBatchNormalizationForwardTraining);
 }
@@ -216,11 +165,8 @@ static uint64_t thunk_cudnnBatchNormalizationForwardTrainingEx(void *fn, uint64_
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, unsigned int, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, double, void *, void *, double, void *, void *, void *, void *, unsigned long, void *, unsigned long))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (unsigned int)a[2], (void *)(uintptr_t)a[3], (void *)(uintptr_t)a[4], (void *)(uintptr_t)a[5], (void *)(uintptr_t)a[6], (void *)(uintptr_t)a[7], (void *)(uintptr_t)a[8], (void *)(uintptr_t)a[9], (void *)(uintptr_t)a[10], (void *)(uintptr_t)a[11], (void *)(uintptr_t)a[12], (void *)(uintptr_t)a[13], cutap_w2d(a[14]), (void *)(uintptr_t)a[15], (void *)(uintptr_t)a[16], cutap_w2d(a[17]), (void *)(uintptr_t)a[18], (void *)(uintptr_t)a[19], (void *)(uintptr_t)a[20], (void *)(uintptr_t)a[21], (unsigned long)a[22], (void *)(uintptr_t)a[23], (unsigned long)a[24]);
 }
-CUTAP_EXPORT unsigned int cudnnBatchNormalizationForwardTrainingEx(void *handle, unsigned int mode, unsigned int bnOps, void *alpha, void *beta, void *xDesc, void *xData, void *zDesc, void *zData, void *yDesc, void *yData, void *bnScaleBiasMeanVarDesc, void *bnScale, void *bnBias, double exponentialAverageFactor, void *resultRunningMean, void *resultRunningVariance, double epsilon, void *resultSaveMean, void *resultSaveInvVariance, void *activationDesc, void *workspace, unsigned long workSpaceSizeInBytes, void *reserveSpace, unsigned long reserveSpaceSizeInBytes)
+CUTAP_SLOW unsigned int cutap_slow_cudnnBatchNormalizationForwardTrainingEx(void *handle, unsigned int mode, unsigned int bnOps, void *alpha, void *beta, void *xDesc, void *xData, void *zDesc, void *zData, void *yDesc, void *yData, void *bnScaleBiasMeanVarDesc, void *bnScale, void *bnBias, double exponentialAverageFactor, void *resultRunningMean, void *resultRunningVariance, double epsilon, void *resultSaveMean, void *resultSaveInvVariance, void *activationDesc, void *workspace, unsigned long workSpaceSizeInBytes, void *reserveSpace, unsigned long reserveSpaceSizeInBytes)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cudnnBatchNormalizationForwardTrainingEx], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, unsigned int, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, double, void *, void *, double, void *, void *, void *, void *, unsigned long, void *, unsigned long))cutap_fn)(handle, mode, bnOps, alpha, beta, xDesc, xData, zDesc, zData, yDesc, yData, bnScaleBiasMeanVarDesc, bnScale, bnBias, exponentialAverageFactor, resultRunningMean, resultRunningVariance, epsilon, resultSaveMean, resultSaveInvVariance, activationDesc, workspace, workSpaceSizeInBytes, reserveSpace, reserveSpaceSizeInBytes);
     uint64_t cutap_w[25] = {(uint64_t)(uintptr_t)handle, (uint64_t)mode, (uint64_t)bnOps, (uint64_t)(uintptr_t)alpha, (uint64_t)(uintptr_t)beta, (uint64_t)(uintptr_t)xDesc, (uint64_t)(uintptr_t)xData, (uint64_t)(uintptr_t)zDesc, (uint64_t)(uintptr_t)zData, (uint64_t)(uintptr_t)yDesc, (uint64_t)(uintptr_t)yData, (uint64_t)(uintptr_t)bnScaleBiasMeanVarDesc, (uint64_t)(uintptr_t)bnScale, (uint64_t)(uintptr_t)bnBias, cutap_d2w(exponentialAverageFactor), (uint64_t)(uintptr_t)resultRunningMean, (uint64_t)(uintptr_t)resultRunningVariance, cutap_d2w(epsilon), (uint64_t)(uintptr_t)resultSaveMean, (uint64_t)(uintptr_t)resultSaveInvVariance, (uint64_t)(uintptr_t)activationDesc, (uint64_t)(uintptr_t)workspace, (uint64_t)workSpaceSizeInBytes, (uint64_t)(uintptr_t)reserveSpace, (uint64_t)reserveSpaceSizeInBytes};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cudnnBatchNormalizationForwardTrainingEx, cutap_w, thunk_cudnnBatchNormalizationForwardTrainingEx);
 }
@@ -228,11 +174,8 @@ static uint64_t thunk_cudnnBuildRNNDynamic(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *, int))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1], (int)a[2]);
 }
-CUTAP_EXPORT unsigned int cudnnBuildRNNDynamic(void *handle, void *rnnDesc, int miniBatch)
+CUTAP_SLOW unsigned int cutap_slow_cudnnBuildRNNDynamic(void *handle, void *rnnDesc, int miniBatch)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cudnnBuildRNNDynamic], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *, int))cutap_fn)(handle, rnnDesc, miniBatch);
     uint64_t cutap_w[3] = {(uint64_t)(uintptr_t)handle, (uint64_t)(uintptr_t)rnnDesc, (uint64_t)(int64_t)miniBatch};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cudnnBuildRNNDynamic, cutap_w, thunk_cudnnBuildRNNDynamic);
 }
@@ -240,11 +183,8 @@ static uint64_t thunk_cudnnCTCLoss(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *, void *, void *, void *, void *, void *, void *, void *, unsigned int, void *, void *, unsigned long))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1], (void *)(uintptr_t)a[2], (void *)(uintptr_t)a[3], (void *)(uintptr_t)a[4], (void *)(uintptr_t)a[5], (void *)(uintptr_t)a[6], (void *)(uintptr_t)a[7], (void *)(uintptr_t)a[8], (unsigned int)a[9], (void *)(uintptr_t)a[10], (void *)(uintptr_t)a[11], (unsigned long)a[12]);
 }
-CUTAP_EXPORT unsigned int cudnnCTCLoss(void *handle, void *probsDesc, void *probs, void *hostLabels, void *hostLabelLengths, void *hostInputLengths, void *costs, void *gradientsDesc, void *gradients, unsigned int algo, void *ctcLossDesc, void *workspace, unsigned long workSpaceSizeInBytes)
+CUTAP_SLOW unsigned int cutap_slow_cudnnCTCLoss(void *handle, void *probsDesc, void *probs, void *hostLabels, void *hostLabelLengths, void *hostInputLengths, void *costs, void *gradientsDesc, void *gradients, unsigned int algo, void *ctcLossDesc, void *workspace, unsigned long workSpaceSizeInBytes)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cudnnCTCLoss], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *, void *, void *, void *, void *, void *, void *, void *, unsigned int, void *, void *, unsigned long))cutap_fn)(handle, probsDesc, probs, hostLabels, hostLabelLengths, hostInputLengths, costs, gradientsDesc, gradients, algo, ctcLossDesc, workspace, workSpaceSizeInBytes);
     uint64_t cutap_w[13] = {(uint64_t)(uintptr_t)handle, (uint64_t)(uintptr_t)probsDesc, (uint64_t)(uintptr_t)probs, (uint64_t)(uintptr_t)hostLabels, (uint64_t)(uintptr_t)hostLabelLengths, (uint64_t)(uintptr_t)hostInputLengths, (uint64_t)(uintptr_t)costs, (uint64_t)(uintptr_t)gradientsDesc, (uint64_t)(uintptr_t)gradients, (uint64_t)algo, (uint64_t)(uintptr_t)ctcLossDesc, (uint64_t)(uintptr_t)workspace, (uint64_t)workSpaceSizeInBytes};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cudnnCTCLoss, cutap_w, thunk_cudnnCTCLoss);
 }
@@ -252,11 +192,8 @@ static uint64_t thunk_cudnnCTCLoss_v8(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, void *, void *, void *, void *, void *, void *, void *, void *, void *, unsigned long, void *))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (void *)(uintptr_t)a[2], (void *)(uintptr_t)a[3], (void *)(uintptr_t)a[4], (void *)(uintptr_t)a[5], (void *)(uintptr_t)a[6], (void *)(uintptr_t)a[7], (void *)(uintptr_t)a[8], (void *)(uintptr_t)a[9], (void *)(uintptr_t)a[10], (unsigned long)a[11], (void *)(uintptr_t)a[12]);
 }
-CUTAP_EXPORT unsigned int cudnnCTCLoss_v8(void *handle, unsigned int algo, void *ctcLossDesc, void *probsDesc, void *probs, void *labels, void *labelLengths, void *inputLengths, void *costs, void *gradientsDesc, void *gradients, unsigned long workSpaceSizeInBytes, void *workspace)
+CUTAP_SLOW unsigned int cutap_slow_cudnnCTCLoss_v8(void *handle, unsigned int algo, void *ctcLossDesc, void *probsDesc, void *probs, void *labels, void *labelLengths, void *inputLengths, void *costs, void *gradientsDesc, void *gradients, unsigned long workSpaceSizeInBytes, void *workspace)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cudnnCTCLoss_v8], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, void *, void *, void *, void *, void *, void *, void *, void *, void *, unsigned long, void *))cutap_fn)(handle, algo, ctcLossDesc, probsDesc, probs, labels, labelLengths, inputLengths, costs, gradientsDesc, gradients, workSpaceSizeInBytes, workspace);
     uint64_t cutap_w[13] = {(uint64_t)(uintptr_t)handle, (uint64_t)algo, (uint64_t)(uintptr_t)ctcLossDesc, (uint64_t)(uintptr_t)probsDesc, (uint64_t)(uintptr_t)probs, (uint64_t)(uintptr_t)labels, (uint64_t)(uintptr_t)labelLengths, (uint64_t)(uintptr_t)inputLengths, (uint64_t)(uintptr_t)costs, (uint64_t)(uintptr_t)gradientsDesc, (uint64_t)(uintptr_t)gradients, (uint64_t)workSpaceSizeInBytes, (uint64_t)(uintptr_t)workspace};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cudnnCTCLoss_v8, cutap_w, thunk_cudnnCTCLoss_v8);
 }
@@ -265,11 +202,8 @@ static uint64_t thunk_cudnnCnnVersionCheck(void *fn, uint64_t *a)
     (void)a;
     return (uint64_t)((unsigned int (*)(void))fn)();
 }
-CUTAP_EXPORT unsigned int cudnnCnnVersionCheck(void)
+CUTAP_SLOW unsigned int cutap_slow_cudnnCnnVersionCheck(void)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cudnnCnnVersionCheck], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void))cutap_fn)();
     uint64_t cutap_w[1] = {0};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cudnnCnnVersionCheck, cutap_w, thunk_cudnnCnnVersionCheck);
 }
@@ -277,11 +211,8 @@ static uint64_t thunk_cudnnConvolutionBackwardBias(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *, void *, void *, void *, void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1], (void *)(uintptr_t)a[2], (void *)(uintptr_t)a[3], (void *)(uintptr_t)a[4], (void *)(uintptr_t)a[5], (void *)(uintptr_t)a[6]);
 }
-CUTAP_EXPORT unsigned int cudnnConvolutionBackwardBias(void *handle, void *alpha, void *dyDesc, void *dy, void *beta, void *dbDesc, void *db)
+CUTAP_SLOW unsigned int cutap_slow_cudnnConvolutionBackwardBias(void *handle, void *alpha, void *dyDesc, void *dy, void *beta, void *dbDesc, void *db)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cudnnConvolutionBackwardBias], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *, void *, void *, void *, void *, void *))cutap_fn)(handle, alpha, dyDesc, dy, beta, dbDesc, db);
     uint64_t cutap_w[7] = {(uint64_t)(uintptr_t)handle, (uint64_t)(uintptr_t)alpha, (uint64_t)(uintptr_t)dyDesc, (uint64_t)(uintptr_t)dy, (uint64_t)(uintptr_t)beta, (uint64_t)(uintptr_t)dbDesc, (uint64_t)(uintptr_t)db};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cudnnConvolutionBackwardBias, cutap_w, thunk_cudnnConvolutionBackwardBias);
 }
@@ -289,11 +220,8 @@ static uint64_t thunk_cudnnConvolutionBackwardData(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *, void *, void *, void *, void *, void *, unsigned int, void *, unsigned long, void *, void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1], (void *)(uintptr_t)a[2], (void *)(uintptr_t)a[3], (void *)(uintptr_t)a[4], (void *)(uintptr_t)a[5], (void *)(uintptr_t)a[6], (unsigned int)a[7], (void *)(uintptr_t)a[8], (unsigned long)a[9], (void *)(uintptr_t)a[10], (void *)(uintptr_t)a[11], (void *)(uintptr_t)a[12]);
 }
-CUTAP_EXPORT unsigned int cudnnConvolutionBackwardData(void *handle, void *alpha, void *wDesc, void *w, void *dyDesc, void *dy, void *convDesc, unsigned int algo, void *workSpace, unsigned long workSpaceSizeInBytes, void *beta, void *dxDesc, void *dx)
+CUTAP_SLOW unsigned int cutap_slow_cudnnConvolutionBackwardData(void *handle, void *alpha, void *wDesc, void *w, void *dyDesc, void *dy, void *convDesc, unsigned int algo, void *workSpace, unsigned long workSpaceSizeInBytes, void *beta, void *dxDesc, void *dx)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cudnnConvolutionBackwardData], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *, void *, void *, void *, void *, void *, unsigned int, void *, unsigned long, void *, void *, void *))cutap_fn)(handle, alpha, wDesc, w, dyDesc, dy, convDesc, algo, workSpace, workSpaceSizeInBytes, beta, dxDesc, dx);
     uint64_t cutap_w[13] = {(uint64_t)(uintptr_t)handle, (uint64_t)(uintptr_t)alpha, (uint64_t)(uintptr_t)wDesc, (uint64_t)(uintptr_t)w, (uint64_t)(uintptr_t)dyDesc, (uint64_t)(uintptr_t)dy, (uint64_t)(uintptr_t)convDesc, (uint64_t)algo, (uint64_t)(uintptr_t)workSpace, (uint64_t)workSpaceSizeInBytes, (uint64_t)(uintptr_t)beta, (uint64_t)(uintptr_t)dxDesc, (uint64_t)(uintptr_t)dx};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cudnnConvolutionBackwardData, cutap_w, thunk_cudnnConvolutionBackwardData);
 }
@@ -301,11 +229,8 @@ static uint64_t thunk_cudnnConvolutionBackwardFilter(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *, void *, void *, void *, void *, void *, unsigned int, void *, unsigned long, void *, void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1], (void *)(uintptr_t)a[2], (void *)(uintptr_t)a[3], (void *)(uintptr_t)a[4], (void *)(uintptr_t)a[5], (void *)(uintptr_t)a[6], (unsigned int)a[7], (void *)(uintptr_t)a[8], (unsigned long)a[9], (void *)(uintptr_t)a[10], (void *)(uintptr_t)a[11], (void *)(uintptr_t)a[12]);
 }
-CUTAP_EXPORT unsigned int cudnnConvolutionBackwardFilter(void *handle, void *alpha, void *xDesc, void *x, void *dyDesc, void *dy, void *convDesc, unsigned int algo, void *workSpace, unsigned long workSpaceSizeInBytes, void *beta, void *dwDesc, void *dw)
+CUTAP_SLOW unsigned int cutap_slow_cudnnConvolutionBackwardFilter(void *handle, void *alpha, void *xDesc, void *x, void *dyDesc, void *dy, void *convDesc, unsigned int algo, void *workSpace, unsigned long workSpaceSizeInBytes, void *beta, void *dwDesc, void *dw)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cudnnConvolutionBackwardFilter], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *, void *, void *, void *, void *, void *, unsigned int, void *, unsigned long, void *, void *, void *))cutap_fn)(handle, alpha, xDesc, x, dyDesc, dy, convDesc, algo, workSpace, workSpaceSizeInBytes, beta, dwDesc, dw);
     uint64_t cutap_w[13] = {(uint64_t)(uintptr_t)handle, (uint64_t)(uintptr_t)alpha, (uint64_t)(uintptr_t)xDesc, (uint64_t)(uintptr_t)x, (uint64_t)(uintptr_t)dyDesc, (uint64_t)(uintptr_t)dy, (uint64_t)(uintptr_t)convDesc, (uint64_t)algo, (uint64_t)(uintptr_t)workSpace, (uint64_t)workSpaceSizeInBytes, (uint64_t)(uintptr_t)beta, (uint64_t)(uintptr_t)dwDesc, (uint64_t)(uintptr_t)dw};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cudnnConvolutionBackwardFilter, cutap_w, thunk_cudnnConvolutionBackwardFilter);
 }
@@ -313,11 +238,8 @@ static uint64_t thunk_cudnnConvolutionBiasActivationForward(void *fn, uint64_t *
 {
     return (uint64_t)((unsigned int (*)(void *, void *, void *, void *, void *, void *, void *, unsigned int, void *, unsigned long, void *, void *, void *, void *, void *, void *, void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1], (void *)(uintptr_t)a[2], (void *)(uintptr_t)a[3], (void *)(uintptr_t)a[4], (void *)(uintptr_t)a[5], (void *)(uintptr_t)a[6], (unsigned int)a[7], (void *)(uintptr_t)a[8], (unsigned long)a[9], (void *)(uintptr_t)a[10], (void *)(uintptr_t)a[11], (void *)(uintptr_t)a[12], (void *)(uintptr_t)a[13], (void *)(uintptr_t)a[14], (void *)(uintptr_t)a[15], (void *)(uintptr_t)a[16], (void *)(uintptr_t)a[17]);
 }
-CUTAP_EXPORT unsigned int cudnnConvolutionBiasActivationForward(void *handle, void *alpha1, void *xDesc, void *x, void *wDesc, void *w, void *convDesc, unsigned int algo, void *workSpace, unsigned long workSpaceSizeInBytes, void *alpha2, void *zDesc, void *z, void *biasDesc, void *bias, void *activationDesc, void *yDesc, void *y)
+CUTAP_SLOW unsigned int cutap_slow_cudnnConvolutionBiasActivationForward(void *handle, void *alpha1, void *xDesc, void *x, void *wDesc, void *w, void *convDesc, unsigned int algo, void *workSpace, unsigned long workSpaceSizeInBytes, void *alpha2, void *zDesc, void *z, void *biasDesc, void *bias, void *activationDesc, void *yDesc, void *y)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cudnnConvolutionBiasActivationForward], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *, void *, void *, void *, void *, void *, unsigned int, void *, unsigned long, void *, void *, void *, void *, void *, void *, void *, void *))cutap_fn)(handle, alpha1, xDesc, x, wDesc, w, convDesc, algo, workSpace, workSpaceSizeInBytes, alpha2, zDesc, z, biasDesc, bias, activationDesc, yDesc, y);
     uint64_t cutap_w[18] = {(uint64_t)(uintptr_t)handle, (uint64_t)(uintptr_t)alpha1, (uint64_t)(uintptr_t)xDesc, (uint64_t)(uintptr_t)x, (uint64_t)(uintptr_t)wDesc, (uint64_t)(uintptr_t)w, (uint64_t)(uintptr_t)convDesc, (uint64_t)algo, (uint64_t)(uintptr_t)workSpace, (uint64_t)workSpaceSizeInBytes, (uint64_t)(uintptr_t)alpha2, (uint64_t)(uintptr_t)zDesc, (uint64_t)(uintptr_t)z, (uint64_t)(uintptr_t)biasDesc, (uint64_t)(uintptr_t)bias, (uint64_t)(uintptr_t)activationDesc, (uint64_t)(uintptr_t)yDesc, (uint64_t)(uintptr_t)y};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cudnnConvolutionBiasActivationForward, cutap_w, thunk_cudnnConvolutionBiasActivationForward);
 }
@@ -325,11 +247,8 @@ static uint64_t thunk_cudnnConvolutionForward(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *, void *, void *, void *, void *, void *, unsigned int, void *, unsigned long, void *, void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1], (void *)(uintptr_t)a[2], (void *)(uintptr_t)a[3], (void *)(uintptr_t)a[4], (void *)(uintptr_t)a[5], (void *)(uintptr_t)a[6], (unsigned int)a[7], (void *)(uintptr_t)a[8], (unsigned long)a[9], (void *)(uintptr_t)a[10], (void *)(uintptr_t)a[11], (void *)(uintptr_t)a[12]);
 }
-CUTAP_EXPORT unsigned int cudnnConvolutionForward(void *handle, void *alpha, void *xDesc, void *x, void *wDesc, void *w, void *convDesc, unsigned int algo, void *workSpace, unsigned long workSpaceSizeInBytes, void *beta, void *yDesc, void *y)
+CUTAP_SLOW unsigned int cutap_slow_cudnnConvolutionForward(void *handle, void *alpha, void *xDesc, void *x, void *wDesc, void *w, void *convDesc, unsigned int algo, void *workSpace, unsigned long workSpaceSizeInBytes, void *beta, void *yDesc, void *y)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cudnnConvolutionForward], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *, void *, void *, void *, void *, void *, unsigned int, void *, unsigned long, void *, void *, void *))cutap_fn)(handle, alpha, xDesc, x, wDesc, w, convDesc, algo, workSpace, workSpaceSizeInBytes, beta, yDesc, y);
     uint64_t cutap_w[13] = {(uint64_t)(uintptr_t)handle, (uint64_t)(uintptr_t)alpha, (uint64_t)(uintptr_t)xDesc, (uint64_t)(uintptr_t)x, (uint64_t)(uintptr_t)wDesc, (uint64_t)(uintptr_t)w, (uint64_t)(uintptr_t)convDesc, (uint64_t)algo, (uint64_t)(uintptr_t)workSpace, (uint64_t)workSpaceSizeInBytes, (uint64_t)(uintptr_t)beta, (uint64_t)(uintptr_t)yDesc, (uint64_t)(uintptr_t)y};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cudnnConvolutionForward, cutap_w, thunk_cudnnConvolutionForward);
 }
@@ -337,11 +256,8 @@ static uint64_t thunk_cudnnCreate(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *))fn)((void *)(uintptr_t)a[0]);
 }
-CUTAP_EXPORT unsigned int cudnnCreate(void *handle)
+CUTAP_SLOW unsigned int cutap_slow_cudnnCreate(void *handle)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cudnnCreate], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *))cutap_fn)(handle);
     uint64_t cutap_w[1] = {(uint64_t)(uintptr_t)handle};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cudnnCreate, cutap_w, thunk_cudnnCreate);
 }
@@ -349,11 +265,8 @@ static uint64_t thunk_cudnnCreateActivationDescriptor(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *))fn)((void *)(uintptr_t)a[0]);
 }
-CUTAP_EXPORT unsigned int cudnnCreateActivationDescriptor(void *activationDesc)
+CUTAP_SLOW unsigned int cutap_slow_cudnnCreateActivationDescriptor(void *activationDesc)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cudnnCreateActivationDescriptor], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *))cutap_fn)(activationDesc);
     uint64_t cutap_w[1] = {(uint64_t)(uintptr_t)activationDesc};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cudnnCreateActivationDescriptor, cutap_w, thunk_cudnnCreateActivationDescriptor);
 }
@@ -361,11 +274,8 @@ static uint64_t thunk_cudnnCreateAttnDescriptor(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *))fn)((void *)(uintptr_t)a[0]);
 }
-CUTAP_EXPORT unsigned int cudnnCreateAttnDescriptor(void *attnDesc)
+CUTAP_SLOW unsigned int cutap_slow_cudnnCreateAttnDescriptor(void *attnDesc)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cudnnCreateAttnDescriptor], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *))cutap_fn)(attnDesc);
     uint64_t cutap_w[1] = {(uint64_t)(uintptr_t)attnDesc};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cudnnCreateAttnDescriptor, cutap_w, thunk_cudnnCreateAttnDescriptor);
 }
@@ -373,11 +283,8 @@ static uint64_t thunk_cudnnCreateCTCLossDescriptor(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *))fn)((void *)(uintptr_t)a[0]);
 }
-CUTAP_EXPORT unsigned int cudnnCreateCTCLossDescriptor(void *ctcLossDesc)
+CUTAP_SLOW unsigned int cutap_slow_cudnnCreateCTCLossDescriptor(void *ctcLossDesc)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cudnnCreateCTCLossDescriptor], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *))cutap_fn)(ctcLossDesc);
     uint64_t cutap_w[1] = {(uint64_t)(uintptr_t)ctcLossDesc};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cudnnCreateCTCLossDescriptor, cutap_w, thunk_cudnnCreateCTCLossDescriptor);
 }
@@ -385,11 +292,8 @@ static uint64_t thunk_cudnnCreateConvolutionDescriptor(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *))fn)((void *)(uintptr_t)a[0]);
 }
-CUTAP_EXPORT unsigned int cudnnCreateConvolutionDescriptor(void *convDesc)
+CUTAP_SLOW unsigned int cutap_slow_cudnnCreateConvolutionDescriptor(void *convDesc)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cudnnCreateConvolutionDescriptor], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *))cutap_fn)(convDesc);
     uint64_t cutap_w[1] = {(uint64_t)(uintptr_t)convDesc};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cudnnCreateConvolutionDescriptor, cutap_w, thunk_cudnnCreateConvolutionDescriptor);
 }
@@ -397,11 +301,8 @@ static uint64_t thunk_cudnnCreateDropoutDescriptor(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *))fn)((void *)(uintptr_t)a[0]);
 }
-CUTAP_EXPORT unsigned int cudnnCreateDropoutDescriptor(void *dropoutDesc)
+CUTAP_SLOW unsigned int cutap_slow_cudnnCreateDropoutDescriptor(void *dropoutDesc)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cudnnCreateDropoutDescriptor], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *))cutap_fn)(dropoutDesc);
     uint64_t cutap_w[1] = {(uint64_t)(uintptr_t)dropoutDesc};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cudnnCreateDropoutDescriptor, cutap_w, thunk_cudnnCreateDropoutDescriptor);
 }
@@ -409,11 +310,8 @@ static uint64_t thunk_cudnnCreateFilterDescriptor(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *))fn)((void *)(uintptr_t)a[0]);
 }
-CUTAP_EXPORT unsigned int cudnnCreateFilterDescriptor(void *filterDesc)
+CUTAP_SLOW unsigned int cutap_slow_cudnnCreateFilterDescriptor(void *filterDesc)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cudnnCreateFilterDescriptor], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *))cutap_fn)(filterDesc);
     uint64_t cutap_w[1] = {(uint64_t)(uintptr_t)filterDesc};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cudnnCreateFilterDescriptor, cutap_w, thunk_cudnnCreateFilterDescriptor);
 }
@@ -421,11 +319,8 @@ static uint64_t thunk_cudnnCreateFusedOpsConstParamPack(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1]);
 }
-CUTAP_EXPORT unsigned int cudnnCreateFusedOpsConstParamPack(void *constPack, unsigned int ops)
+CUTAP_SLOW unsigned int cutap_slow_cudnnCreateFusedOpsConstParamPack(void *constPack, unsigned int ops)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cudnnCreateFusedOpsConstParamPack], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int))cutap_fn)(constPack, ops);
     uint64_t cutap_w[2] = {(uint64_t)(uintptr_t)constPack, (uint64_t)ops};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cudnnCreateFusedOpsConstParamPack, cutap_w, thunk_cudnnCreateFusedOpsConstParamPack);
 }
@@ -433,11 +328,8 @@ static uint64_t thunk_cudnnCreateFusedOpsPlan(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1]);
 }
-CUTAP_EXPORT unsigned int cudnnCreateFusedOpsPlan(void *plan, unsigned int ops)
+CUTAP_SLOW unsigned int cutap_slow_cudnnCreateFusedOpsPlan(void *plan, unsigned int ops)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cudnnCreateFusedOpsPlan], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int))cutap_fn)(plan, ops);
     uint64_t cutap_w[2] = {(uint64_t)(uintptr_t)plan, (uint64_t)ops};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cudnnCreateFusedOpsPlan, cutap_w, thunk_cudnnCreateFusedOpsPlan);
 }
@@ -445,11 +337,8 @@ static uint64_t thunk_cudnnCreateFusedOpsVariantParamPack(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1]);
 }
-CUTAP_EXPORT unsigned int cudnnCreateFusedOpsVariantParamPack(void *varPack, unsigned int ops)
+CUTAP_SLOW unsigned int cutap_slow_cudnnCreateFusedOpsVariantParamPack(void *varPack, unsigned int ops)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cudnnCreateFusedOpsVariantParamPack], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int))cutap_fn)(varPack, ops);
     uint64_t cutap_w[2] = {(uint64_t)(uintptr_t)varPack, (uint64_t)ops};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cudnnCreateFusedOpsVariantParamPack, cutap_w, thunk_cudnnCreateFusedOpsVariantParamPack);
 }
@@ -457,11 +346,8 @@ static uint64_t thunk_cudnnCreateLRNDescriptor(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *))fn)((void *)(uintptr_t)a[0]);
 }
-CUTAP_EXPORT unsigned int cudnnCreateLRNDescriptor(void *normDesc)
+CUTAP_SLOW unsigned int cutap_slow_cudnnCreateLRNDescriptor(void *normDesc)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cudnnCreateLRNDescriptor], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *))cutap_fn)(normDesc);
     uint64_t cutap_w[1] = {(uint64_t)(uintptr_t)normDesc};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cudnnCreateLRNDescriptor, cutap_w, thunk_cudnnCreateLRNDescriptor);
 }
@@ -469,11 +355,8 @@ static uint64_t thunk_cudnnCreateOpTensorDescriptor(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *))fn)((void *)(uintptr_t)a[0]);
 }
-CUTAP_EXPORT unsigned int cudnnCreateOpTensorDescriptor(void *opTensorDesc)
+CUTAP_SLOW unsigned int cutap_slow_cudnnCreateOpTensorDescriptor(void *opTensorDesc)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cudnnCreateOpTensorDescriptor], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *))cutap_fn)(opTensorDesc);
     uint64_t cutap_w[1] = {(uint64_t)(uintptr_t)opTensorDesc};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cudnnCreateOpTensorDescriptor, cutap_w, thunk_cudnnCreateOpTensorDescriptor);
 }
@@ -481,11 +364,8 @@ static uint64_t thunk_cudnnCreatePoolingDescriptor(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *))fn)((void *)(uintptr_t)a[0]);
 }
-CUTAP_EXPORT unsigned int cudnnCreatePoolingDescriptor(void *poolingDesc)
+CUTAP_SLOW unsigned int cutap_slow_cudnnCreatePoolingDescriptor(void *poolingDesc)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cudnnCreatePoolingDescriptor], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *))cutap_fn)(poolingDesc);
     uint64_t cutap_w[1] = {(uint64_t)(uintptr_t)poolingDesc};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cudnnCreatePoolingDescriptor, cutap_w, thunk_cudnnCreatePoolingDescriptor);
 }
@@ -493,11 +373,8 @@ static uint64_t thunk_cudnnCreateRNNDataDescriptor(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *))fn)((void *)(uintptr_t)a[0]);
 }
-CUTAP_EXPORT unsigned int cudnnCreateRNNDataDescriptor(void *rnnDataDesc)
+CUTAP_SLOW unsigned int cutap_slow_cudnnCreateRNNDataDescriptor(void *rnnDataDesc)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cudnnCreateRNNDataDescriptor], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *))cutap_fn)(rnnDataDesc);
     uint64_t cutap_w[1] = {(uint64_t)(uintptr_t)rnnDataDesc};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cudnnCreateRNNDataDescriptor, cutap_w, thunk_cudnnCreateRNNDataDescriptor);
 }
@@ -505,11 +382,8 @@ static uint64_t thunk_cudnnCreateRNNDescriptor(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *))fn)((void *)(uintptr_t)a[0]);
 }
-CUTAP_EXPORT unsigned int cudnnCreateRNNDescriptor(void *rnnDesc)
+CUTAP_SLOW unsigned int cutap_slow_cudnnCreateRNNDescriptor(void *rnnDesc)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cudnnCreateRNNDescriptor], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *))cutap_fn)(rnnDesc);
     uint64_t cutap_w[1] = {(uint64_t)(uintptr_t)rnnDesc};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cudnnCreateRNNDescriptor, cutap_w, thunk_cudnnCreateRNNDescriptor);
 }
@@ -517,11 +391,8 @@ static uint64_t thunk_cudnnCreateReduceTensorDescriptor(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *))fn)((void *)(uintptr_t)a[0]);
 }
-CUTAP_EXPORT unsigned int cudnnCreateReduceTensorDescriptor(void *reduceTensorDesc)
+CUTAP_SLOW unsigned int cutap_slow_cudnnCreateReduceTensorDescriptor(void *reduceTensorDesc)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cudnnCreateReduceTensorDescriptor], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *))cutap_fn)(reduceTensorDesc);
     uint64_t cutap_w[1] = {(uint64_t)(uintptr_t)reduceTensorDesc};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cudnnCreateReduceTensorDescriptor, cutap_w, thunk_cudnnCreateReduceTensorDescriptor);
 }
@@ -529,11 +400,8 @@ static uint64_t thunk_cudnnCreateSeqDataDescriptor(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *))fn)((void *)(uintptr_t)a[0]);
 }
-CUTAP_EXPORT unsigned int cudnnCreateSeqDataDescriptor(void *seqDataDesc)
+CUTAP_SLOW unsigned int cutap_slow_cudnnCreateSeqDataDescriptor(void *seqDataDesc)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cudnnCreateSeqDataDescriptor], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *))cutap_fn)(seqDataDesc);
     uint64_t cutap_w[1] = {(uint64_t)(uintptr_t)seqDataDesc};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cudnnCreateSeqDataDescriptor, cutap_w, thunk_cudnnCreateSeqDataDescriptor);
 }
@@ -541,11 +409,8 @@ static uint64_t thunk_cudnnCreateSpatialTransformerDescriptor(void *fn, uint64_t
 {
     return (uint64_t)((unsigned int (*)(void *))fn)((void *)(uintptr_t)a[0]);
 }
-CUTAP_EXPORT unsigned int cudnnCreateSpatialTransformerDescriptor(void *stDesc)
+CUTAP_SLOW unsigned int cutap_slow_cudnnCreateSpatialTransformerDescriptor(void *stDesc)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cudnnCreateSpatialTransformerDescriptor], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *))cutap_fn)(stDesc);
     uint64_t cutap_w[1] = {(uint64_t)(uintptr_t)stDesc};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cudnnCreateSpatialTransformerDescriptor, cutap_w, thunk_cudnnCreateSpatialTransformerDescriptor);
 }
@@ -553,11 +418,8 @@ static uint64_t thunk_cudnnCreateTensorDescriptor(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *))fn)((void *)(uintptr_t)a[0]);
 }
-CUTAP_EXPORT unsigned int cudnnCreateTensorDescriptor(void *tensorDesc)
+CUTAP_SLOW unsigned int cutap_slow_cudnnCreateTensorDescriptor(void *tensorDesc)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cudnnCreateTensorDescriptor], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *))cutap_fn)(tensorDesc);
     uint64_t cutap_w[1] = {(uint64_t)(uintptr_t)tensorDesc};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cudnnCreateTensorDescriptor, cutap_w, thunk_cudnnCreateTensorDescriptor);
 }
@@ -565,11 +427,8 @@ static uint64_t thunk_cudnnCreateTensorTransformDescriptor(void *fn, uint64_t *a
 {
     return (uint64_t)((unsigned int (*)(void *))fn)((void *)(uintptr_t)a[0]);
 }
-CUTAP_EXPORT unsigned int cudnnCreateTensorTransformDescriptor(void *transformDesc)
+CUTAP_SLOW unsigned int cutap_slow_cudnnCreateTensorTransformDescriptor(void *transformDesc)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cudnnCreateTensorTransformDescriptor], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *))cutap_fn)(transformDesc);
     uint64_t cutap_w[1] = {(uint64_t)(uintptr_t)transformDesc};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cudnnCreateTensorTransformDescriptor, cutap_w, thunk_cudnnCreateTensorTransformDescriptor);
 }
@@ -577,11 +436,8 @@ static uint64_t thunk_cudnnDeriveBNTensorDescriptor(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *, unsigned int))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1], (unsigned int)a[2]);
 }
-CUTAP_EXPORT unsigned int cudnnDeriveBNTensorDescriptor(void *derivedBnDesc, void *xDesc, unsigned int mode)
+CUTAP_SLOW unsigned int cutap_slow_cudnnDeriveBNTensorDescriptor(void *derivedBnDesc, void *xDesc, unsigned int mode)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cudnnDeriveBNTensorDescriptor], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *, unsigned int))cutap_fn)(derivedBnDesc, xDesc, mode);
     uint64_t cutap_w[3] = {(uint64_t)(uintptr_t)derivedBnDesc, (uint64_t)(uintptr_t)xDesc, (uint64_t)mode};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cudnnDeriveBNTensorDescriptor, cutap_w, thunk_cudnnDeriveBNTensorDescriptor);
 }
@@ -589,11 +445,8 @@ static uint64_t thunk_cudnnDeriveNormTensorDescriptor(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *, void *, unsigned int, int))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1], (void *)(uintptr_t)a[2], (unsigned int)a[3], (int)a[4]);
 }
-CUTAP_EXPORT unsigned int cudnnDeriveNormTensorDescriptor(void *derivedNormScaleBiasDesc, void *derivedNormMeanVarDesc, void *xDesc, unsigned int mode, int groupCnt)
+CUTAP_SLOW unsigned int cutap_slow_cudnnDeriveNormTensorDescriptor(void *derivedNormScaleBiasDesc, void *derivedNormMeanVarDesc, void *xDesc, unsigned int mode, int groupCnt)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cudnnDeriveNormTensorDescriptor], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *, void *, unsigned int, int))cutap_fn)(derivedNormScaleBiasDesc, derivedNormMeanVarDesc, xDesc, mode, groupCnt);
     uint64_t cutap_w[5] = {(uint64_t)(uintptr_t)derivedNormScaleBiasDesc, (uint64_t)(uintptr_t)derivedNormMeanVarDesc, (uint64_t)(uintptr_t)xDesc, (uint64_t)mode, (uint64_t)(int64_t)groupCnt};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cudnnDeriveNormTensorDescriptor, cutap_w, thunk_cudnnDeriveNormTensorDescriptor);
 }
@@ -601,11 +454,8 @@ static uint64_t thunk_cudnnDestroy(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *))fn)((void *)(uintptr_t)a[0]);
 }
-CUTAP_EXPORT unsigned int cudnnDestroy(void *handle)
+CUTAP_SLOW unsigned int cutap_slow_cudnnDestroy(void *handle)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cudnnDestroy], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *))cutap_fn)(handle);
     uint64_t cutap_w[1] = {(uint64_t)(uintptr_t)handle};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cudnnDestroy, cutap_w, thunk_cudnnDestroy);
 }
@@ -613,11 +463,8 @@ static uint64_t thunk_cudnnDestroyActivationDescriptor(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *))fn)((void *)(uintptr_t)a[0]);
 }
-CUTAP_EXPORT unsigned int cudnnDestroyActivationDescriptor(void *activationDesc)
+CUTAP_SLOW unsigned int cutap_slow_cudnnDestroyActivationDescriptor(void *activationDesc)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cudnnDestroyActivationDescriptor], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *))cutap_fn)(activationDesc);
     uint64_t cutap_w[1] = {(uint64_t)(uintptr_t)activationDesc};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cudnnDestroyActivationDescriptor, cutap_w, thunk_cudnnDestroyActivationDescriptor);
 }
@@ -625,11 +472,8 @@ static uint64_t thunk_cudnnDestroyAttnDescriptor(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *))fn)((void *)(uintptr_t)a[0]);
 }
-CUTAP_EXPORT unsigned int cudnnDestroyAttnDescriptor(void *attnDesc)
+CUTAP_SLOW unsigned int cutap_slow_cudnnDestroyAttnDescriptor(void *attnDesc)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cudnnDestroyAttnDescriptor], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *))cutap_fn)(attnDesc);
     uint64_t cutap_w[1] = {(uint64_t)(uintptr_t)attnDesc};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cudnnDestroyAttnDescriptor, cutap_w, thunk_cudnnDestroyAttnDescriptor);
 }
@@ -637,11 +481,8 @@ static uint64_t thunk_cudnnDestroyCTCLossDescriptor(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *))fn)((void *)(uintptr_t)a[0]);
 }
-CUTAP_EXPORT unsigned int cudnnDestroyCTCLossDescriptor(void *ctcLossDesc)
+CUTAP_SLOW unsigned int cutap_slow_cudnnDestroyCTCLossDescriptor(void *ctcLossDesc)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cudnnDestroyCTCLossDescriptor], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *))cutap_fn)(ctcLossDesc);
     uint64_t cutap_w[1] = {(uint64_t)(uintptr_t)ctcLossDesc};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cudnnDestroyCTCLossDescriptor, cutap_w, thunk_cudnnDestroyCTCLossDescriptor);
 }
@@ -649,11 +490,8 @@ static uint64_t thunk_cudnnDestroyConvolutionDescriptor(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *))fn)((void *)(uintptr_t)a[0]);
 }
-CUTAP_EXPORT unsigned int cudnnDestroyConvolutionDescriptor(void *convDesc)
+CUTAP_SLOW unsigned int cutap_slow_cudnnDestroyConvolutionDescriptor(void *convDesc)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cudnnDestroyConvolutionDescriptor], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *))cutap_fn)(convDesc);
     uint64_t cutap_w[1] = {(uint64_t)(uintptr_t)convDesc};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cudnnDestroyConvolutionDescriptor, cutap_w, thunk_cudnnDestroyConvolutionDescriptor);
 }
@@ -661,11 +499,8 @@ static uint64_t thunk_cudnnDestroyDropoutDescriptor(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *))fn)((void *)(uintptr_t)a[0]);
 }
-CUTAP_EXPORT unsigned int cudnnDestroyDropoutDescriptor(void *dropoutDesc)
+CUTAP_SLOW unsigned int cutap_slow_cudnnDestroyDropoutDescriptor(void *dropoutDesc)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cudnnDestroyDropoutDescriptor], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *))cutap_fn)(dropoutDesc);
     uint64_t cutap_w[1] = {(uint64_t)(uintptr_t)dropoutDesc};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cudnnDestroyDropoutDescriptor, cutap_w, thunk_cudnnDestroyDropoutDescriptor);
 }
@@ -673,11 +508,8 @@ static uint64_t thunk_cudnnDestroyFilterDescriptor(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *))fn)((void *)(uintptr_t)a[0]);
 }
-CUTAP_EXPORT unsigned int cudnnDestroyFilterDescriptor(void *filterDesc)
+CUTAP_SLOW unsigned int cutap_slow_cudnnDestroyFilterDescriptor(void *filterDesc)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cudnnDestroyFilterDescriptor], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *))cutap_fn)(filterDesc);
     uint64_t cutap_w[1] = {(uint64_t)(uintptr_t)filterDesc};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cudnnDestroyFilterDescriptor, cutap_w, thunk_cudnnDestroyFilterDescriptor);
 }
@@ -685,11 +517,8 @@ static uint64_t thunk_cudnnDestroyFusedOpsConstParamPack(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *))fn)((void *)(uintptr_t)a[0]);
 }
-CUTAP_EXPORT unsigned int cudnnDestroyFusedOpsConstParamPack(void *constPack)
+CUTAP_SLOW unsigned int cutap_slow_cudnnDestroyFusedOpsConstParamPack(void *constPack)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cudnnDestroyFusedOpsConstParamPack], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *))cutap_fn)(constPack);
     uint64_t cutap_w[1] = {(uint64_t)(uintptr_t)constPack};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cudnnDestroyFusedOpsConstParamPack, cutap_w, thunk_cudnnDestroyFusedOpsConstParamPack);
 }
@@ -697,11 +526,8 @@ static uint64_t thunk_cudnnDestroyFusedOpsPlan(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *))fn)((void *)(uintptr_t)a[0]);
 }
-CUTAP_EXPORT unsigned int cudnnDestroyFusedOpsPlan(void *plan)
+CUTAP_SLOW unsigned int cutap_slow_cudnnDestroyFusedOpsPlan(void *plan)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cudnnDestroyFusedOpsPlan], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *))cutap_fn)(plan);
     uint64_t cutap_w[1] = {(uint64_t)(uintptr_t)plan};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cudnnDestroyFusedOpsPlan, cutap_w, thunk_cudnnDestroyFusedOpsPlan);
 }
@@ -709,11 +535,8 @@ static uint64_t thunk_cudnnDestroyFusedOpsVariantParamPack(void *fn, uint64_t *a
 {
     return (uint64_t)((unsigned int (*)(void *))fn)((void *)(uintptr_t)a[0]);
 }
-CUTAP_EXPORT unsigned int cudnnDestroyFusedOpsVariantParamPack(void *varPack)
+CUTAP_SLOW unsigned int cutap_slow_cudnnDestroyFusedOpsVariantParamPack(void *varPack)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cudnnDestroyFusedOpsVariantParamPack], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *))cutap_fn)(varPack);
     uint64_t cutap_w[1] = {(uint64_t)(uintptr_t)varPack};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cudnnDestroyFusedOpsVariantParamPack, cutap_w, thunk_cudnnDestroyFusedOpsVariantParamPack);
 }
@@ -721,11 +544,8 @@ static uint64_t thunk_cudnnDestroyLRNDescriptor(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *))fn)((void *)(uintptr_t)a[0]);
 }
-CUTAP_EXPORT unsigned int cudnnDestroyLRNDescriptor(void *lrnDesc)
+CUTAP_SLOW unsigned int cutap_slow_cudnnDestroyLRNDescriptor(void *lrnDesc)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cudnnDestroyLRNDescriptor], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *))cutap_fn)(lrnDesc);
     uint64_t cutap_w[1] = {(uint64_t)(uintptr_t)lrnDesc};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cudnnDestroyLRNDescriptor, cutap_w, thunk_cudnnDestroyLRNDescriptor);
 }
@@ -733,11 +553,8 @@ static uint64_t thunk_cudnnDestroyOpTensorDescriptor(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *))fn)((void *)(uintptr_t)a[0]);
 }
-CUTAP_EXPORT unsigned int cudnnDestroyOpTensorDescriptor(void *opTensorDesc)
+CUTAP_SLOW unsigned int cutap_slow_cudnnDestroyOpTensorDescriptor(void *opTensorDesc)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cudnnDestroyOpTensorDescriptor], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *))cutap_fn)(opTensorDesc);
     uint64_t cutap_w[1] = {(uint64_t)(uintptr_t)opTensorDesc};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cudnnDestroyOpTensorDescriptor, cutap_w, thunk_cudnnDestroyOpTensorDescriptor);
 }
@@ -745,11 +562,8 @@ static uint64_t thunk_cudnnDestroyPoolingDescriptor(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *))fn)((void *)(uintptr_t)a[0]);
 }
-CUTAP_EXPORT unsigned int cudnnDestroyPoolingDescriptor(void *poolingDesc)
+CUTAP_SLOW unsigned int cutap_slow_cudnnDestroyPoolingDescriptor(void *poolingDesc)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cudnnDestroyPoolingDescriptor], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *))cutap_fn)(poolingDesc);
     uint64_t cutap_w[1] = {(uint64_t)(uintptr_t)poolingDesc};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cudnnDestroyPoolingDescriptor, cutap_w, thunk_cudnnDestroyPoolingDescriptor);
 }
@@ -757,11 +571,8 @@ static uint64_t thunk_cudnnDestroyRNNDataDescriptor(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *))fn)((void *)(uintptr_t)a[0]);
 }
-CUTAP_EXPORT unsigned int cudnnDestroyRNNDataDescriptor(void *rnnDataDesc)
+CUTAP_SLOW unsigned int cutap_slow_cudnnDestroyRNNDataDescriptor(void *rnnDataDesc)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cudnnDestroyRNNDataDescriptor], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *))cutap_fn)(rnnDataDesc);
     uint64_t cutap_w[1] = {(uint64_t)(uintptr_t)rnnDataDesc};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cudnnDestroyRNNDataDescriptor, cutap_w, thunk_cudnnDestroyRNNDataDescriptor);
 }
@@ -769,11 +580,8 @@ static uint64_t thunk_cudnnDestroyRNNDescriptor(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *))fn)((void *)(uintptr_t)a[0]);
 }
-CUTAP_EXPORT unsigned int cudnnDestroyRNNDescriptor(void *rnnDesc)
+CUTAP_SLOW unsigned int cutap_slow_cudnnDestroyRNNDescriptor(void *rnnDesc)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cudnnDestroyRNNDescriptor], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *))cutap_fn)(rnnDesc);
     uint64_t cutap_w[1] = {(uint64_t)(uintptr_t)rnnDesc};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cudnnDestroyRNNDescriptor, cutap_w, thunk_cudnnDestroyRNNDescriptor);
 }
@@ -781,11 +589,8 @@ static uint64_t thunk_cudnnDestroyReduceTensorDescriptor(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *))fn)((void *)(uintptr_t)a[0]);
 }
-CUTAP_EXPORT unsigned int cudnnDestroyReduceTensorDescriptor(void *reduceTensorDesc)
+CUTAP_SLOW unsigned int cutap_slow_cudnnDestroyReduceTensorDescriptor(void *reduceTensorDesc)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cudnnDestroyReduceTensorDescriptor], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *))cutap_fn)(reduceTensorDesc);
     uint64_t cutap_w[1] = {(uint64_t)(uintptr_t)reduceTensorDesc};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cudnnDestroyReduceTensorDescriptor, cutap_w, thunk_cudnnDestroyReduceTensorDescriptor);
 }
@@ -793,11 +598,8 @@ static uint64_t thunk_cudnnDestroySeqDataDescriptor(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *))fn)((void *)(uintptr_t)a[0]);
 }
-CUTAP_EXPORT unsigned int cudnnDestroySeqDataDescriptor(void *seqDataDesc)
+CUTAP_SLOW unsigned int cutap_slow_cudnnDestroySeqDataDescriptor(void *seqDataDesc)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cudnnDestroySeqDataDescriptor], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *))cutap_fn)(seqDataDesc);
     uint64_t cutap_w[1] = {(uint64_t)(uintptr_t)seqDataDesc};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cudnnDestroySeqDataDescriptor, cutap_w, thunk_cudnnDestroySeqDataDescriptor);
 }
@@ -805,11 +607,8 @@ static uint64_t thunk_cudnnDestroySpatialTransformerDescriptor(void *fn, uint64_
 {
     return (uint64_t)((unsigned int (*)(void *))fn)((void *)(uintptr_t)a[0]);
 }
-CUTAP_EXPORT unsigned int cudnnDestroySpatialTransformerDescriptor(void *stDesc)
+CUTAP_SLOW unsigned int cutap_slow_cudnnDestroySpatialTransformerDescriptor(void *stDesc)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cudnnDestroySpatialTransformerDescriptor], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *))cutap_fn)(stDesc);
     uint64_t cutap_w[1] = {(uint64_t)(uintptr_t)stDesc};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cudnnDestroySpatialTransformerDescriptor, cutap_w, thunk_cudnnDestroySpatialTransformerDescriptor);
 }
@@ -817,11 +616,8 @@ static uint64_t thunk_cudnnDestroyTensorDescriptor(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *))fn)((void *)(uintptr_t)a[0]);
 }
-CUTAP_EXPORT unsigned int cudnnDestroyTensorDescriptor(void *tensorDesc)
+CUTAP_SLOW unsigned int cutap_slow_cudnnDestroyTensorDescriptor(void *tensorDesc)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cudnnDestroyTensorDescriptor], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *))cutap_fn)(tensorDesc);
     uint64_t cutap_w[1] = {(uint64_t)(uintptr_t)tensorDesc};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cudnnDestroyTensorDescriptor, cutap_w, thunk_cudnnDestroyTensorDescriptor);
 }
@@ -829,11 +625,8 @@ static uint64_t thunk_cudnnDestroyTensorTransformDescriptor(void *fn, uint64_t *
 {
     return (uint64_t)((unsigned int (*)(void *))fn)((void *)(uintptr_t)a[0]);
 }
-CUTAP_EXPORT unsigned int cudnnDestroyTensorTransformDescriptor(void *transformDesc)
+CUTAP_SLOW unsigned int cutap_slow_cudnnDestroyTensorTransformDescriptor(void *transformDesc)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cudnnDestroyTensorTransformDescriptor], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *))cutap_fn)(transformDesc);
     uint64_t cutap_w[1] = {(uint64_t)(uintptr_t)transformDesc};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cudnnDestroyTensorTransformDescriptor, cutap_w, thunk_cudnnDestroyTensorTransformDescriptor);
 }
@@ -841,11 +634,8 @@ static uint64_t thunk_cudnnDivisiveNormalizationBackward(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *, unsigned int, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1], (unsigned int)a[2], (void *)(uintptr_t)a[3], (void *)(uintptr_t)a[4], (void *)(uintptr_t)a[5], (void *)(uintptr_t)a[6], (void *)(uintptr_t)a[7], (void *)(uintptr_t)a[8], (void *)(uintptr_t)a[9], (void *)(uintptr_t)a[10], (void *)(uintptr_t)a[11], (void *)(uintptr_t)a[12], (void *)(uintptr_t)a[13]);
 }
-CUTAP_EXPORT unsigned int cudnnDivisiveNormalizationBackward(void *handle, void *normDesc, unsigned int mode, void *alpha, void *xDesc, void *x, void *means, void *dy, void *temp, void *temp2, void *beta, void *dXdMeansDesc, void *dx, void *dMeans)
+CUTAP_SLOW unsigned int cutap_slow_cudnnDivisiveNormalizationBackward(void *handle, void *normDesc, unsigned int mode, void *alpha, void *xDesc, void *x, void *means, void *dy, void *temp, void *temp2, void *beta, void *dXdMeansDesc, void *dx, void *dMeans)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cudnnDivisiveNormalizationBackward], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *, unsigned int, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *))cutap_fn)(handle, normDesc, mode, alpha, xDesc, x, means, dy, temp, temp2, beta, dXdMeansDesc, dx, dMeans);
     uint64_t cutap_w[14] = {(uint64_t)(uintptr_t)handle, (uint64_t)(uintptr_t)normDesc, (uint64_t)mode, (uint64_t)(uintptr_t)alpha, (uint64_t)(uintptr_t)xDesc, (uint64_t)(uintptr_t)x, (uint64_t)(uintptr_t)means, (uint64_t)(uintptr_t)dy, (uint64_t)(uintptr_t)temp, (uint64_t)(uintptr_t)temp2, (uint64_t)(uintptr_t)beta, (uint64_t)(uintptr_t)dXdMeansDesc, (uint64_t)(uintptr_t)dx, (uint64_t)(uintptr_t)dMeans};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cudnnDivisiveNormalizationBackward, cutap_w, thunk_cudnnDivisiveNormalizationBackward);
 }
@@ -853,11 +643,8 @@ static uint64_t thunk_cudnnDivisiveNormalizationForward(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *, unsigned int, void *, void *, void *, void *, void *, void *, void *, void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1], (unsigned int)a[2], (void *)(uintptr_t)a[3], (void *)(uintptr_t)a[4], (void *)(uintptr_t)a[5], (void *)(uintptr_t)a[6], (void *)(uintptr_t)a[7], (void *)(uintptr_t)a[8], (void *)(uintptr_t)a[9], (void *)(uintptr_t)a[10], (void *)(uintptr_t)a[11]);
 }
-CUTAP_EXPORT unsigned int cudnnDivisiveNormalizationForward(void *handle, void *normDesc, unsigned int mode, void *alpha, void *xDesc, void *x, void *means, void *temp, void *temp2, void *beta, void *yDesc, void *y)
+CUTAP_SLOW unsigned int cutap_slow_cudnnDivisiveNormalizationForward(void *handle, void *normDesc, unsigned int mode, void *alpha, void *xDesc, void *x, void *means, void *temp, void *temp2, void *beta, void *yDesc, void *y)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cudnnDivisiveNormalizationForward], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *, unsigned int, void *, void *, void *, void *, void *, void *, void *, void *, void *))cutap_fn)(handle, normDesc, mode, alpha, xDesc, x, means, temp, temp2, beta, yDesc, y);
     uint64_t cutap_w[12] = {(uint64_t)(uintptr_t)handle, (uint64_t)(uintptr_t)normDesc, (uint64_t)mode, (uint64_t)(uintptr_t)alpha, (uint64_t)(uintptr_t)xDesc, (uint64_t)(uintptr_t)x, (uint64_t)(uintptr_t)means, (uint64_t)(uintptr_t)temp, (uint64_t)(uintptr_t)temp2, (uint64_t)(uintptr_t)beta, (uint64_t)(uintptr_t)yDesc, (uint64_t)(uintptr_t)y};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cudnnDivisiveNormalizationForward, cutap_w, thunk_cudnnDivisiveNormalizationForward);
 }
@@ -865,11 +652,8 @@ static uint64_t thunk_cudnnDropoutBackward(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *, void *, void *, void *, void *, void *, unsigned long))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1], (void *)(uintptr_t)a[2], (void *)(uintptr_t)a[3], (void *)(uintptr_t)a[4], (void *)(uintptr_t)a[5], (void *)(uintptr_t)a[6], (unsigned long)a[7]);
 }
-CUTAP_EXPORT unsigned int cudnnDropoutBackward(void *handle, void *dropoutDesc, void *dydesc, void *dy, void *dxdesc, void *dx, void *reserveSpace, unsigned long reserveSpaceSizeInBytes)
+CUTAP_SLOW unsigned int cutap_slow_cudnnDropoutBackward(void *handle, void *dropoutDesc, void *dydesc, void *dy, void *dxdesc, void *dx, void *reserveSpace, unsigned long reserveSpaceSizeInBytes)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cudnnDropoutBackward], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *, void *, void *, void *, void *, void *, unsigned long))cutap_fn)(handle, dropoutDesc, dydesc, dy, dxdesc, dx, reserveSpace, reserveSpaceSizeInBytes);
     uint64_t cutap_w[8] = {(uint64_t)(uintptr_t)handle, (uint64_t)(uintptr_t)dropoutDesc, (uint64_t)(uintptr_t)dydesc, (uint64_t)(uintptr_t)dy, (uint64_t)(uintptr_t)dxdesc, (uint64_t)(uintptr_t)dx, (uint64_t)(uintptr_t)reserveSpace, (uint64_t)reserveSpaceSizeInBytes};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cudnnDropoutBackward, cutap_w, thunk_cudnnDropoutBackward);
 }
@@ -877,11 +661,8 @@ static uint64_t thunk_cudnnDropoutForward(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *, void *, void *, void *, void *, void *, unsigned long))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1], (void *)(uintptr_t)a[2], (void *)(uintptr_t)a[3], (void *)(uintptr_t)a[4], (void *)(uintptr_t)a[5], (void *)(uintptr_t)a[6], (unsigned long)a[7]);
 }
-CUTAP_EXPORT unsigned int cudnnDropoutForward(void *handle, void *dropoutDesc, void *xdesc, void *x, void *ydesc, void *y, void *reserveSpace, unsigned long reserveSpaceSizeInBytes)
+CUTAP_SLOW unsigned int cutap_slow_cudnnDropoutForward(void *handle, void *dropoutDesc, void *xdesc, void *x, void *ydesc, void *y, void *reserveSpace, unsigned long reserveSpaceSizeInBytes)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cudnnDropoutForward], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *, void *, void *, void *, void *, void *, unsigned long))cutap_fn)(handle, dropoutDesc, xdesc, x, ydesc, y, reserveSpace, reserveSpaceSizeInBytes);
     uint64_t cutap_w[8] = {(uint64_t)(uintptr_t)handle, (uint64_t)(uintptr_t)dropoutDesc, (uint64_t)(uintptr_t)xdesc, (uint64_t)(uintptr_t)x, (uint64_t)(uintptr_t)ydesc, (uint64_t)(uintptr_t)y, (uint64_t)(uintptr_t)reserveSpace, (uint64_t)reserveSpaceSizeInBytes};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cudnnDropoutForward, cutap_w, thunk_cudnnDropoutForward);
 }
@@ -889,11 +670,8 @@ static uint64_t thunk_cudnnDropoutGetReserveSpaceSize(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1]);
 }
-CUTAP_EXPORT unsigned int cudnnDropoutGetReserveSpaceSize(void *xdesc, void *sizeInBytes)
+CUTAP_SLOW unsigned int cutap_slow_cudnnDropoutGetReserveSpaceSize(void *xdesc, void *sizeInBytes)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cudnnDropoutGetReserveSpaceSize], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *))cutap_fn)(xdesc, sizeInBytes);
     uint64_t cutap_w[2] = {(uint64_t)(uintptr_t)xdesc, (uint64_t)(uintptr_t)sizeInBytes};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cudnnDropoutGetReserveSpaceSize, cutap_w, thunk_cudnnDropoutGetReserveSpaceSize);
 }
@@ -901,11 +679,8 @@ static uint64_t thunk_cudnnDropoutGetStatesSize(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1]);
 }
-CUTAP_EXPORT unsigned int cudnnDropoutGetStatesSize(void *handle, void *sizeInBytes)
+CUTAP_SLOW unsigned int cutap_slow_cudnnDropoutGetStatesSize(void *handle, void *sizeInBytes)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cudnnDropoutGetStatesSize], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *))cutap_fn)(handle, sizeInBytes);
     uint64_t cutap_w[2] = {(uint64_t)(uintptr_t)handle, (uint64_t)(uintptr_t)sizeInBytes};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cudnnDropoutGetStatesSize, cutap_w, thunk_cudnnDropoutGetStatesSize);
 }
@@ -913,11 +688,8 @@ static uint64_t thunk_cudnnFindConvolutionBackwardDataAlgorithm(void *fn, uint64
 {
     return (uint64_t)((unsigned int (*)(void *, void *, void *, void *, void *, int, void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1], (void *)(uintptr_t)a[2], (void *)(uintptr_t)a[3], (void *)(uintptr_t)a[4], (int)a[5], (void *)(uintptr_t)a[6], (void *)(uintptr_t)a[7]);
 }
-CUTAP_EXPORT unsigned int cudnnFindConvolutionBackwardDataAlgorithm(void *handle, void *wDesc, void *dyDesc, void *convDesc, void *dxDesc, int requestedAlgoCount, void *returnedAlgoCount, void *perfResults)
+CUTAP_SLOW unsigned int cutap_slow_cudnnFindConvolutionBackwardDataAlgorithm(void *handle, void *wDesc, void *dyDesc, void *convDesc, void *dxDesc, int requestedAlgoCount, void *returnedAlgoCount, void *perfResults)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cudnnFindConvolutionBackwardDataAlgorithm], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *, void *, void *, void *, int, void *, void *))cutap_fn)(handle, wDesc, dyDesc, convDesc, dxDesc, requestedAlgoCount, returnedAlgoCount, perfResults);
     uint64_t cutap_w[8] = {(uint64_t)(uintptr_t)handle, (uint64_t)(uintptr_t)wDesc, (uint64_t)(uintptr_t)dyDesc, (uint64_t)(uintptr_t)convDesc, (uint64_t)(uintptr_t)dxDesc, (uint64_t)(int64_t)requestedAlgoCount, (uint64_t)(uintptr_t)returnedAlgoCount, (uint64_t)(uintptr_t)perfResults};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cudnnFindConvolutionBackwardDataAlgorithm, cutap_w, thunk_cudnnFindConvolutionBackwardDataAlgorithm);
 }
@@ -925,11 +697,8 @@ static uint64_t thunk_cudnnFindConvolutionBackwardDataAlgorithmEx(void *fn, uint
 {
     return (uint64_t)((unsigned int (*)(void *, void *, void *, void *, void *, void *, void *, void *, int, void *, void *, void *, unsigned long))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1], (void *)(uintptr_t)a[2], (void *)(uintptr_t)a[3], (void *)(uintptr_t)a[4], (void *)(uintptr_t)a[5], (void *)(uintptr_t)a[6], (void *)(uintptr_t)a[7], (int)a[8], (void *)(uintptr_t)a[9], (void *)(uintptr_t)a[10], (void *)(uintptr_t)a[11], (unsigned long)a[12]);
 }
-CUTAP_EXPORT unsigned int cudnnFindConvolutionBackwardDataAlgorithmEx(void *handle, void *wDesc, void *w, void *dyDesc, void *dy, void *convDesc, void *dxDesc, void *dx, int requestedAlgoCount, void *returnedAlgoCount, void *perfResults, void *workSpace, unsigned long workSpaceSizeInBytes)
+CUTAP_SLOW unsigned int cutap_slow_cudnnFindConvolutionBackwardDataAlgorithmEx(void *handle, void *wDesc, void *w, void *dyDesc, void *dy, void *convDesc, void *dxDesc, void *dx, int requestedAlgoCount, void *returnedAlgoCount, void *perfResults, void *workSpace, unsigned long workSpaceSizeInBytes)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cudnnFindConvolutionBackwardDataAlgorithmEx], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *, void *, void *, void *, void *, void *, void *, int, void *, void *, void *, unsigned long))cutap_fn)(handle, wDesc, w, dyDesc, dy, convDesc, dxDesc, dx, requestedAlgoCount, returnedAlgoCount, perfResults, workSpace, workSpaceSizeInBytes);
     uint64_t cutap_w[13] = {(uint64_t)(uintptr_t)handle, (uint64_t)(uintptr_t)wDesc, (uint64_t)(uintptr_t)w, (uint64_t)(uintptr_t)dyDesc, (uint64_t)(uintptr_t)dy, (uint64_t)(uintptr_t)convDesc, (uint64_t)(uintptr_t)dxDesc, (uint64_t)(uintptr_t)dx, (uint64_t)(int64_t)requestedAlgoCount, (uint64_t)(uintptr_t)returnedAlgoCount, (uint64_t)(uintptr_t)perfResults, (uint64_t)(uintptr_t)workSpace, (uint64_t)workSpaceSizeInBytes};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cudnnFindConvolutionBackwardDataAlgorithmEx, cutap_w, thunk_cudnnFindConvolutionBackwardDataAlgorithmEx);
 }
@@ -937,11 +706,8 @@ static uint64_t thunk_cudnnFindConvolutionBackwardFilterAlgorithm(void *fn, uint
 {
     return (uint64_t)((unsigned int (*)(void *, void *, void *, void *, void *, int, void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1], (void *)(uintptr_t)a[2], (void *)(uintptr_t)a[3], (void *)(uintptr_t)a[4], (int)a[5], (void *)(uintptr_t)a[6], (void *)(uintptr_t)a[7]);
 }
-CUTAP_EXPORT unsigned int cudnnFindConvolutionBackwardFilterAlgorithm(void *handle, void *xDesc, void *dyDesc, void *convDesc, void *dwDesc, int requestedAlgoCount, void *returnedAlgoCount, void *perfResults)
+CUTAP_SLOW unsigned int cutap_slow_cudnnFindConvolutionBackwardFilterAlgorithm(void *handle, void *xDesc, void *dyDesc, void *convDesc, void *dwDesc, int requestedAlgoCount, void *returnedAlgoCount, void *perfResults)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cudnnFindConvolutionBackwardFilterAlgorithm], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *, void *, void *, void *, int, void *, void *))cutap_fn)(handle, xDesc, dyDesc, convDesc, dwDesc, requestedAlgoCount, returnedAlgoCount, perfResults);
     uint64_t cutap_w[8] = {(uint64_t)(uintptr_t)handle, (uint64_t)(uintptr_t)xDesc, (uint64_t)(uintptr_t)dyDesc, (uint64_t)(uintptr_t)convDesc, (uint64_t)(uintptr_t)dwDesc, (uint64_t)(int64_t)requestedAlgoCount, (uint64_t)(uintptr_t)returnedAlgoCount, (uint64_t)(uintptr_t)perfResults};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cudnnFindConvolutionBackwardFilterAlgorithm, cutap_w, thunk_cudnnFindConvolutionBackwardFilterAlgorithm);
 }
@@ -949,11 +715,8 @@ static uint64_t thunk_cudnnFindConvolutionBackwardFilterAlgorithmEx(void *fn, ui
 {
     return (uint64_t)((unsigned int (*)(void *, void *, void *, void *, void *, void *, void *, void *, int, void *, void *, void *, unsigned long))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1], (void *)(uintptr_t)a[2], (void *)(uintptr_t)a[3], (void *)(uintptr_t)a[4], (void *)(uintptr_t)a[5], (void *)(uintptr_t)a[6], (void *)(uintptr_t)a[7], (int)a[8], (void *)(uintptr_t)a[9], (void *)(uintptr_t)a[10], (void *)(uintptr_t)a[11], (unsigned long)a[12]);
 }
-CUTAP_EXPORT unsigned int cudnnFindConvolutionBackwardFilterAlgorithmEx(void *handle, void *xDesc, void *x, void *dyDesc, void *y, void *convDesc, void *dwDesc, void *dw, int requestedAlgoCount, void *returnedAlgoCount, void *perfResults, void *workSpace, unsigned long workSpaceSizeInBytes)
+CUTAP_SLOW unsigned int cutap_slow_cudnnFindConvolutionBackwardFilterAlgorithmEx(void *handle, void *xDesc, void *x, void *dyDesc, void *y, void *convDesc, void *dwDesc, void *dw, int requestedAlgoCount, void *returnedAlgoCount, void *perfResults, void *workSpace, unsigned long workSpaceSizeInBytes)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cudnnFindConvolutionBackwardFilterAlgorithmEx], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *, void *, void *, void *, void *, void *, void *, int, void *, void *, void *, unsigned long))cutap_fn)(handle, xDesc, x, dyDesc, y, convDesc, dwDesc, dw, requestedAlgoCount, returnedAlgoCount, perfResults, workSpace, workSpaceSizeInBytes);
     uint64_t cutap_w[13] = {(uint64_t)(uintptr_t)handle, (uint64_t)(uintptr_t)xDesc, (uint64_t)(uintptr_t)x, (uint64_t)(uintptr_t)dyDesc, (uint64_t)(uintptr_t)y, (uint64_t)(uintptr_t)convDesc, (uint64_t)(uintptr_t)dwDesc, (uint64_t)(uintptr_t)dw, (uint64_t)(int64_t)requestedAlgoCount, (uint64_t)(uintptr_t)returnedAlgoCount, (uint64_t)(uintptr_t)perfResults, (uint64_t)(uintptr_t)workSpace, (uint64_t)workSpaceSizeInBytes};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cudnnFindConvolutionBackwardFilterAlgorithmEx, cutap_w, thunk_cudnnFindConvolutionBackwardFilterAlgorithmEx);
 }
@@ -961,11 +724,8 @@ static uint64_t thunk_cudnnFindConvolutionForwardAlgorithm(void *fn, uint64_t *a
 {
     return (uint64_t)((unsigned int (*)(void *, void *, void *, void *, void *, int, void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1], (void *)(uintptr_t)a[2], (void *)(uintptr_t)a[3], (void *)(uintptr_t)a[4], (int)a[5], (void *)(uintptr_t)a[6], (void *)(uintptr_t)a[7]);
 }
-CUTAP_EXPORT unsigned int cudnnFindConvolutionForwardAlgorithm(void *handle, void *xDesc, void *wDesc, void *convDesc, void *yDesc, int requestedAlgoCount, void *returnedAlgoCount, void *perfResults)
+CUTAP_SLOW unsigned int cutap_slow_cudnnFindConvolutionForwardAlgorithm(void *handle, void *xDesc, void *wDesc, void *convDesc, void *yDesc, int requestedAlgoCount, void *returnedAlgoCount, void *perfResults)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cudnnFindConvolutionForwardAlgorithm], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *, void *, void *, void *, int, void *, void *))cutap_fn)(handle, xDesc, wDesc, convDesc, yDesc, requestedAlgoCount, returnedAlgoCount, perfResults);
     uint64_t cutap_w[8] = {(uint64_t)(uintptr_t)handle, (uint64_t)(uintptr_t)xDesc, (uint64_t)(uintptr_t)wDesc, (uint64_t)(uintptr_t)convDesc, (uint64_t)(uintptr_t)yDesc, (uint64_t)(int64_t)requestedAlgoCount, (uint64_t)(uintptr_t)returnedAlgoCount, (uint64_t)(uintptr_t)perfResults};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cudnnFindConvolutionForwardAlgorithm, cutap_w, thunk_cudnnFindConvolutionForwardAlgorithm);
 }
@@ -973,11 +733,8 @@ static uint64_t thunk_cudnnFindConvolutionForwardAlgorithmEx(void *fn, uint64_t 
 {
     return (uint64_t)((unsigned int (*)(void *, void *, void *, void *, void *, void *, void *, void *, int, void *, void *, void *, unsigned long))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1], (void *)(uintptr_t)a[2], (void *)(uintptr_t)a[3], (void *)(uintptr_t)a[4], (void *)(uintptr_t)a[5], (void *)(uintptr_t)a[6], (void *)(uintptr_t)a[7], (int)a[8], (void *)(uintptr_t)a[9], (void *)(uintptr_t)a[10], (void *)(uintptr_t)a[11], (unsigned long)a[12]);
 }
-CUTAP_EXPORT unsigned int cudnnFindConvolutionForwardAlgorithmEx(void *handle, void *xDesc, void *x, void *wDesc, void *w, void *convDesc, void *yDesc, void *y, int requestedAlgoCount, void *returnedAlgoCount, void *perfResults, void *workSpace, unsigned long workSpaceSizeInBytes)
+CUTAP_SLOW unsigned int cutap_slow_cudnnFindConvolutionForwardAlgorithmEx(void *handle, void *xDesc, void *x, void *wDesc, void *w, void *convDesc, void *yDesc, void *y, int requestedAlgoCount, void *returnedAlgoCount, void *perfResults, void *workSpace, unsigned long workSpaceSizeInBytes)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cudnnFindConvolutionForwardAlgorithmEx], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *, void *, void *, void *, void *, void *, void *, int, void *, void *, void *, unsigned long))cutap_fn)(handle, xDesc, x, wDesc, w, convDesc, yDesc, y, requestedAlgoCount, returnedAlgoCount, perfResults, workSpace, workSpaceSizeInBytes);
     uint64_t cutap_w[13] = {(uint64_t)(uintptr_t)handle, (uint64_t)(uintptr_t)xDesc, (uint64_t)(uintptr_t)x, (uint64_t)(uintptr_t)wDesc, (uint64_t)(uintptr_t)w, (uint64_t)(uintptr_t)convDesc, (uint64_t)(uintptr_t)yDesc, (uint64_t)(uintptr_t)y, (uint64_t)(int64_t)requestedAlgoCount, (uint64_t)(uintptr_t)returnedAlgoCount, (uint64_t)(uintptr_t)perfResults, (uint64_t)(uintptr_t)workSpace, (uint64_t)workSpaceSizeInBytes};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cudnnFindConvolutionForwardAlgorithmEx, cutap_w, thunk_cudnnFindConvolutionForwardAlgorithmEx);
 }
@@ -985,11 +742,8 @@ static uint64_t thunk_cudnnFusedOpsExecute(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1], (void *)(uintptr_t)a[2]);
 }
-CUTAP_EXPORT unsigned int cudnnFusedOpsExecute(void *handle, void *plan, void *varPack)
+CUTAP_SLOW unsigned int cutap_slow_cudnnFusedOpsExecute(void *handle, void *plan, void *varPack)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cudnnFusedOpsExecute], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *, void *))cutap_fn)(handle, plan, varPack);
     uint64_t cutap_w[3] = {(uint64_t)(uintptr_t)handle, (uint64_t)(uintptr_t)plan, (uint64_t)(uintptr_t)varPack};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cudnnFusedOpsExecute, cutap_w, thunk_cudnnFusedOpsExecute);
 }
@@ -997,11 +751,8 @@ static uint64_t thunk_cudnnGetActivationDescriptor(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *, void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1], (void *)(uintptr_t)a[2], (void *)(uintptr_t)a[3]);
 }
-CUTAP_EXPORT unsigned int cudnnGetActivationDescriptor(void *activationDesc, void *mode, void *reluNanOpt, void *coef)
+CUTAP_SLOW unsigned int cutap_slow_cudnnGetActivationDescriptor(void *activationDesc, void *mode, void *reluNanOpt, void *coef)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cudnnGetActivationDescriptor], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *, void *, void *))cutap_fn)(activationDesc, mode, reluNanOpt, coef);
     uint64_t cutap_w[4] = {(uint64_t)(uintptr_t)activationDesc, (uint64_t)(uintptr_t)mode, (uint64_t)(uintptr_t)reluNanOpt, (uint64_t)(uintptr_t)coef};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cudnnGetActivationDescriptor, cutap_w, thunk_cudnnGetActivationDescriptor);
 }
@@ -1009,11 +760,8 @@ static uint64_t thunk_cudnnGetActivationDescriptorSwishBeta(void *fn, uint64_t *
 {
     return (uint64_t)((unsigned int (*)(void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1]);
 }
-CUTAP_EXPORT unsigned int cudnnGetActivationDescriptorSwishBeta(void *activationDesc, void *swish_beta)
+CUTAP_SLOW unsigned int cutap_slow_cudnnGetActivationDescriptorSwishBeta(void *activationDesc, void *swish_beta)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cudnnGetActivationDescriptorSwishBeta], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *))cutap_fn)(activationDesc, swish_beta);
     uint64_t cutap_w[2] = {(uint64_t)(uintptr_t)activationDesc, (uint64_t)(uintptr_t)swish_beta};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cudnnGetActivationDescriptorSwishBeta, cutap_w, thunk_cudnnGetActivationDescriptorSwishBeta);
 }
@@ -1021,11 +769,8 @@ static uint64_t thunk_cudnnGetAttnDescriptor(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1], (void *)(uintptr_t)a[2], (void *)(uintptr_t)a[3], (void *)(uintptr_t)a[4], (void *)(uintptr_t)a[5], (void *)(uintptr_t)a[6], (void *)(uintptr_t)a[7], (void *)(uintptr_t)a[8], (void *)(uintptr_t)a[9], (void *)(uintptr_t)a[10], (void *)(uintptr_t)a[11], (void *)(uintptr_t)a[12], (void *)(uintptr_t)a[13], (void *)(uintptr_t)a[14], (void *)(uintptr_t)a[15], (void *)(uintptr_t)a[16], (void *)(uintptr_t)a[17], (void *)(uintptr_t)a[18], (void *)(uintptr_t)a[19]);
 }
-CUTAP_EXPORT unsigned int cudnnGetAttnDescriptor(void *attnDesc, void *attnMode, void *nHeads, void *smScaler, void *dataType, void *computePrec, void *mathType, void *attnDropoutDesc, void *postDropoutDesc, void *qSize, void *kSize, void *vSize, void *qProjSize, void *kProjSize, void *vProjSize, void *oProjSize, void *qoMaxSeqLength, void *kvMaxSeqLength, void *maxBatchSize, void *maxBeamSize)
+CUTAP_SLOW unsigned int cutap_slow_cudnnGetAttnDescriptor(void *attnDesc, void *attnMode, void *nHeads, void *smScaler, void *dataType, void *computePrec, void *mathType, void *attnDropoutDesc, void *postDropoutDesc, void *qSize, void *kSize, void *vSize, void *qProjSize, void *kProjSize, void *vProjSize, void *oProjSize, void *qoMaxSeqLength, void *kvMaxSeqLength, void *maxBatchSize, void *maxBeamSize)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cudnnGetAttnDescriptor], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *))cutap_fn)(attnDesc, attnMode, nHeads, smScaler, dataType, computePrec, mathType, attnDropoutDesc, postDropoutDesc, qSize, kSize, vSize, qProjSize, kProjSize, vProjSize, oProjSize, qoMaxSeqLength, kvMaxSeqLength, maxBatchSize, maxBeamSize);
     uint64_t cutap_w[20] = {(uint64_t)(uintptr_t)attnDesc, (uint64_t)(uintptr_t)attnMode, (uint64_t)(uintptr_t)nHeads, (uint64_t)(uintptr_t)smScaler, (uint64_t)(uintptr_t)dataType, (uint64_t)(uintptr_t)computePrec, (uint64_t)(uintptr_t)mathType, (uint64_t)(uintptr_t)attnDropoutDesc, (uint64_t)(uintptr_t)postDropoutDesc, (uint64_t)(uintptr_t)qSize, (uint64_t)(uintptr_t)kSize, (uint64_t)(uintptr_t)vSize, (uint64_t)(uintptr_t)qProjSize, (uint64_t)(uintptr_t)kProjSize, (uint64_t)(uintptr_t)vProjSize, (uint64_t)(uintptr_t)oProjSize, (uint64_t)(uintptr_t)qoMaxSeqLength, (uint64_t)(uintptr_t)kvMaxSeqLength, (uint64_t)(uintptr_t)maxBatchSize, (uint64_t)(uintptr_t)maxBeamSize};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cudnnGetAttnDescriptor, cutap_w, thunk_cudnnGetAttnDescriptor);
 }
@@ -1033,11 +778,8 @@ static uint64_t thunk_cudnnGetBatchNormalizationBackwardExWorkspaceSize(void *fn
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, unsigned int, void *, void *, void *, void *, void *, void *, void *, void *))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (unsigned int)a[2], (void *)(uintptr_t)a[3], (void *)(uintptr_t)a[4], (void *)(uintptr_t)a[5], (void *)(uintptr_t)a[6], (void *)(uintptr_t)a[7], (void *)(uintptr_t)a[8], (void *)(uintptr_t)a[9], (void *)(uintptr_t)a[10]);
 }
-CUTAP_EXPORT unsigned int cudnnGetBatchNormalizationBackwardExWorkspaceSize(void *handle, unsigned int mode, unsigned int bnOps, void *xDesc, void *yDesc, void *dyDesc, void *dzDesc, void *dxDesc, void *dBnScaleBiasDesc, void *activationDesc, void *sizeInBytes)
+CUTAP_SLOW unsigned int cutap_slow_cudnnGetBatchNormalizationBackwardExWorkspaceSize(void *handle, unsigned int mode, unsigned int bnOps, void *xDesc, void *yDesc, void *dyDesc, void *dzDesc, void *dxDesc, void *dBnScaleBiasDesc, void *activationDesc, void *sizeInBytes)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cudnnGetBatchNormalizationBackwardExWorkspaceSize], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, unsigned int, void *, void *, void *, void *, void *, void *, void *, void *))cutap_fn)(handle, mode, bnOps, xDesc, yDesc, dyDesc, dzDesc, dxDesc, dBnScaleBiasDesc, activationDesc, sizeInBytes);
     uint64_t cutap_w[11] = {(uint64_t)(uintptr_t)handle, (uint64_t)mode, (uint64_t)bnOps, (uint64_t)(uintptr_t)xDesc, (uint64_t)(uintptr_t)yDesc, (uint64_t)(uintptr_t)dyDesc, (uint64_t)(uintptr_t)dzDesc, (uint64_t)(uintptr_t)dxDesc, (uint64_t)(uintptr_t)dBnScaleBiasDesc, (uint64_t)(uintptr_t)activationDesc, (uint64_t)(uintptr_t)sizeInBytes};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cudnnGetBatchNormalizationBackwardExWorkspaceSize, cutap_w, thunk_cudnnGetBatchNormalizationBackwardExWorkspaceSize);
 }
@@ -1045,11 +787,8 @@ static uint64_t thunk_cudnnGetBatchNormalizationForwardTrainingExWorkspaceSize(v
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, unsigned int, void *, void *, void *, void *, void *, void *))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (unsigned int)a[2], (void *)(uintptr_t)a[3], (void *)(uintptr_t)a[4], (void *)(uintptr_t)a[5], (void *)(uintptr_t)a[6], (void *)(uintptr_t)a[7], (void *)(uintptr_t)a[8]);
 }
-CUTAP_EXPORT unsigned int cudnnGetBatchNormalizationForwardTrainingExWorkspaceSize(void *handle, unsigned int mode, unsigned int bnOps, void *xDesc, void *zDesc, void *yDesc, void *bnScaleBiasMeanVarDesc, void *activationDesc, void *sizeInBytes)
+CUTAP_SLOW unsigned int cutap_slow_cudnnGetBatchNormalizationForwardTrainingExWorkspaceSize(void *handle, unsigned int mode, unsigned int bnOps, void *xDesc, void *zDesc, void *yDesc, void *bnScaleBiasMeanVarDesc, void *activationDesc, void *sizeInBytes)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cudnnGetBatchNormalizationForwardTrainingExWorkspaceSize], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, unsigned int, void *, void *, void *, void *, void *, void *))cutap_fn)(handle, mode, bnOps, xDesc, zDesc, yDesc, bnScaleBiasMeanVarDesc, activationDesc, sizeInBytes);
     uint64_t cutap_w[9] = {(uint64_t)(uintptr_t)handle, (uint64_t)mode, (uint64_t)bnOps, (uint64_t)(uintptr_t)xDesc, (uint64_t)(uintptr_t)zDesc, (uint64_t)(uintptr_t)yDesc, (uint64_t)(uintptr_t)bnScaleBiasMeanVarDesc, (uint64_t)(uintptr_t)activationDesc, (uint64_t)(uintptr_t)sizeInBytes};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cudnnGetBatchNormalizationForwardTrainingExWorkspaceSize, cutap_w, thunk_cudnnGetBatchNormalizationForwardTrainingExWorkspaceSize);
 }
@@ -1057,11 +796,8 @@ static uint64_t thunk_cudnnGetBatchNormalizationTrainingExReserveSpaceSize(void 
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, unsigned int, void *, void *, void *))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (unsigned int)a[2], (void *)(uintptr_t)a[3], (void *)(uintptr_t)a[4], (void *)(uintptr_t)a[5]);
 }
-CUTAP_EXPORT unsigned int cudnnGetBatchNormalizationTrainingExReserveSpaceSize(void *handle, unsigned int mode, unsigned int bnOps, void *activationDesc, void *xDesc, void *sizeInBytes)
+CUTAP_SLOW unsigned int cutap_slow_cudnnGetBatchNormalizationTrainingExReserveSpaceSize(void *handle, unsigned int mode, unsigned int bnOps, void *activationDesc, void *xDesc, void *sizeInBytes)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cudnnGetBatchNormalizationTrainingExReserveSpaceSize], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, unsigned int, void *, void *, void *))cutap_fn)(handle, mode, bnOps, activationDesc, xDesc, sizeInBytes);
     uint64_t cutap_w[6] = {(uint64_t)(uintptr_t)handle, (uint64_t)mode, (uint64_t)bnOps, (uint64_t)(uintptr_t)activationDesc, (uint64_t)(uintptr_t)xDesc, (uint64_t)(uintptr_t)sizeInBytes};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cudnnGetBatchNormalizationTrainingExReserveSpaceSize, cutap_w, thunk_cudnnGetBatchNormalizationTrainingExReserveSpaceSize);
 }
@@ -1069,11 +805,8 @@ static uint64_t thunk_cudnnGetCTCLossDescriptor(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1]);
 }
-CUTAP_EXPORT unsigned int cudnnGetCTCLossDescriptor(void *ctcLossDesc, void *compType)
+CUTAP_SLOW unsigned int cutap_slow_cudnnGetCTCLossDescriptor(void *ctcLossDesc, void *compType)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cudnnGetCTCLossDescriptor], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *))cutap_fn)(ctcLossDesc, compType);
     uint64_t cutap_w[2] = {(uint64_t)(uintptr_t)ctcLossDesc, (uint64_t)(uintptr_t)compType};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cudnnGetCTCLossDescriptor, cutap_w, thunk_cudnnGetCTCLossDescriptor);
 }
@@ -1081,11 +814,8 @@ static uint64_t thunk_cudnnGetCTCLossDescriptorEx(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *, void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1], (void *)(uintptr_t)a[2], (void *)(uintptr_t)a[3]);
 }
-CUTAP_EXPORT unsigned int cudnnGetCTCLossDescriptorEx(void *ctcLossDesc, void *compType, void *normMode, void *gradMode)
+CUTAP_SLOW unsigned int cutap_slow_cudnnGetCTCLossDescriptorEx(void *ctcLossDesc, void *compType, void *normMode, void *gradMode)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cudnnGetCTCLossDescriptorEx], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *, void *, void *))cutap_fn)(ctcLossDesc, compType, normMode, gradMode);
     uint64_t cutap_w[4] = {(uint64_t)(uintptr_t)ctcLossDesc, (uint64_t)(uintptr_t)compType, (uint64_t)(uintptr_t)normMode, (uint64_t)(uintptr_t)gradMode};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cudnnGetCTCLossDescriptorEx, cutap_w, thunk_cudnnGetCTCLossDescriptorEx);
 }
@@ -1093,11 +823,8 @@ static uint64_t thunk_cudnnGetCTCLossDescriptor_v8(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *, void *, void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1], (void *)(uintptr_t)a[2], (void *)(uintptr_t)a[3], (void *)(uintptr_t)a[4]);
 }
-CUTAP_EXPORT unsigned int cudnnGetCTCLossDescriptor_v8(void *ctcLossDesc, void *compType, void *normMode, void *gradMode, void *maxLabelLength)
+CUTAP_SLOW unsigned int cutap_slow_cudnnGetCTCLossDescriptor_v8(void *ctcLossDesc, void *compType, void *normMode, void *gradMode, void *maxLabelLength)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cudnnGetCTCLossDescriptor_v8], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *, void *, void *, void *))cutap_fn)(ctcLossDesc, compType, normMode, gradMode, maxLabelLength);
     uint64_t cutap_w[5] = {(uint64_t)(uintptr_t)ctcLossDesc, (uint64_t)(uintptr_t)compType, (uint64_t)(uintptr_t)normMode, (uint64_t)(uintptr_t)gradMode, (uint64_t)(uintptr_t)maxLabelLength};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cudnnGetCTCLossDescriptor_v8, cutap_w, thunk_cudnnGetCTCLossDescriptor_v8);
 }
@@ -1105,11 +832,8 @@ static uint64_t thunk_cudnnGetCTCLossDescriptor_v9(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *, void *, void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1], (void *)(uintptr_t)a[2], (void *)(uintptr_t)a[3], (void *)(uintptr_t)a[4]);
 }
-CUTAP_EXPORT unsigned int cudnnGetCTCLossDescriptor_v9(void *ctcLossDesc, void *compType, void *normMode, void *ctcGradMode, void *maxLabelLength)
+CUTAP_SLOW unsigned int cutap_slow_cudnnGetCTCLossDescriptor_v9(void *ctcLossDesc, void *compType, void *normMode, void *ctcGradMode, void *maxLabelLength)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cudnnGetCTCLossDescriptor_v9], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *, void *, void *, void *))cutap_fn)(ctcLossDesc, compType, normMode, ctcGradMode, maxLabelLength);
     uint64_t cutap_w[5] = {(uint64_t)(uintptr_t)ctcLossDesc, (uint64_t)(uintptr_t)compType, (uint64_t)(uintptr_t)normMode, (uint64_t)(uintptr_t)ctcGradMode, (uint64_t)(uintptr_t)maxLabelLength};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cudnnGetCTCLossDescriptor_v9, cutap_w, thunk_cudnnGetCTCLossDescriptor_v9);
 }
@@ -1117,11 +841,8 @@ static uint64_t thunk_cudnnGetCTCLossWorkspaceSize(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *, void *, void *, void *, void *, unsigned int, void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1], (void *)(uintptr_t)a[2], (void *)(uintptr_t)a[3], (void *)(uintptr_t)a[4], (void *)(uintptr_t)a[5], (unsigned int)a[6], (void *)(uintptr_t)a[7], (void *)(uintptr_t)a[8]);
 }
-CUTAP_EXPORT unsigned int cudnnGetCTCLossWorkspaceSize(void *handle, void *probsDesc, void *gradientsDesc, void *labels, void *labelLengths, void *inputLengths, unsigned int algo, void *ctcLossDesc, void *sizeInBytes)
+CUTAP_SLOW unsigned int cutap_slow_cudnnGetCTCLossWorkspaceSize(void *handle, void *probsDesc, void *gradientsDesc, void *labels, void *labelLengths, void *inputLengths, unsigned int algo, void *ctcLossDesc, void *sizeInBytes)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cudnnGetCTCLossWorkspaceSize], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *, void *, void *, void *, void *, unsigned int, void *, void *))cutap_fn)(handle, probsDesc, gradientsDesc, labels, labelLengths, inputLengths, algo, ctcLossDesc, sizeInBytes);
     uint64_t cutap_w[9] = {(uint64_t)(uintptr_t)handle, (uint64_t)(uintptr_t)probsDesc, (uint64_t)(uintptr_t)gradientsDesc, (uint64_t)(uintptr_t)labels, (uint64_t)(uintptr_t)labelLengths, (uint64_t)(uintptr_t)inputLengths, (uint64_t)algo, (uint64_t)(uintptr_t)ctcLossDesc, (uint64_t)(uintptr_t)sizeInBytes};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cudnnGetCTCLossWorkspaceSize, cutap_w, thunk_cudnnGetCTCLossWorkspaceSize);
 }
@@ -1129,11 +850,8 @@ static uint64_t thunk_cudnnGetCTCLossWorkspaceSize_v8(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, void *, void *, void *, void *))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (void *)(uintptr_t)a[2], (void *)(uintptr_t)a[3], (void *)(uintptr_t)a[4], (void *)(uintptr_t)a[5]);
 }
-CUTAP_EXPORT unsigned int cudnnGetCTCLossWorkspaceSize_v8(void *handle, unsigned int algo, void *ctcLossDesc, void *probsDesc, void *gradientsDesc, void *sizeInBytes)
+CUTAP_SLOW unsigned int cutap_slow_cudnnGetCTCLossWorkspaceSize_v8(void *handle, unsigned int algo, void *ctcLossDesc, void *probsDesc, void *gradientsDesc, void *sizeInBytes)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cudnnGetCTCLossWorkspaceSize_v8], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, void *, void *, void *, void *))cutap_fn)(handle, algo, ctcLossDesc, probsDesc, gradientsDesc, sizeInBytes);
     uint64_t cutap_w[6] = {(uint64_t)(uintptr_t)handle, (uint64_t)algo, (uint64_t)(uintptr_t)ctcLossDesc, (uint64_t)(uintptr_t)probsDesc, (uint64_t)(uintptr_t)gradientsDesc, (uint64_t)(uintptr_t)sizeInBytes};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cudnnGetCTCLossWorkspaceSize_v8, cutap_w, thunk_cudnnGetCTCLossWorkspaceSize_v8);
 }
@@ -1141,11 +859,8 @@ static uint64_t thunk_cudnnGetCallback(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1], (void *)(uintptr_t)a[2]);
 }
-CUTAP_EXPORT unsigned int cudnnGetCallback(void *mask, void *udata, void *fptr)
+CUTAP_SLOW unsigned int cutap_slow_cudnnGetCallback(void *mask, void *udata, void *fptr)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cudnnGetCallback], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *, void *))cutap_fn)(mask, udata, fptr);
     uint64_t cutap_w[3] = {(uint64_t)(uintptr_t)mask, (uint64_t)(uintptr_t)udata, (uint64_t)(uintptr_t)fptr};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cudnnGetCallback, cutap_w, thunk_cudnnGetCallback);
 }
@@ -1153,11 +868,8 @@ static uint64_t thunk_cudnnGetConvolution2dDescriptor(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *, void *, void *, void *, void *, void *, void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1], (void *)(uintptr_t)a[2], (void *)(uintptr_t)a[3], (void *)(uintptr_t)a[4], (void *)(uintptr_t)a[5], (void *)(uintptr_t)a[6], (void *)(uintptr_t)a[7], (void *)(uintptr_t)a[8]);
 }
-CUTAP_EXPORT unsigned int cudnnGetConvolution2dDescriptor(void *convDesc, void *pad_h, void *pad_w, void *u, void *v, void *dilation_h, void *dilation_w, void *mode, void *computeType)
+CUTAP_SLOW unsigned int cutap_slow_cudnnGetConvolution2dDescriptor(void *convDesc, void *pad_h, void *pad_w, void *u, void *v, void *dilation_h, void *dilation_w, void *mode, void *computeType)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cudnnGetConvolution2dDescriptor], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *, void *, void *, void *, void *, void *, void *, void *))cutap_fn)(convDesc, pad_h, pad_w, u, v, dilation_h, dilation_w, mode, computeType);
     uint64_t cutap_w[9] = {(uint64_t)(uintptr_t)convDesc, (uint64_t)(uintptr_t)pad_h, (uint64_t)(uintptr_t)pad_w, (uint64_t)(uintptr_t)u, (uint64_t)(uintptr_t)v, (uint64_t)(uintptr_t)dilation_h, (uint64_t)(uintptr_t)dilation_w, (uint64_t)(uintptr_t)mode, (uint64_t)(uintptr_t)computeType};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cudnnGetConvolution2dDescriptor, cutap_w, thunk_cudnnGetConvolution2dDescriptor);
 }
@@ -1165,11 +877,8 @@ static uint64_t thunk_cudnnGetConvolution2dForwardOutputDim(void *fn, uint64_t *
 {
     return (uint64_t)((unsigned int (*)(void *, void *, void *, void *, void *, void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1], (void *)(uintptr_t)a[2], (void *)(uintptr_t)a[3], (void *)(uintptr_t)a[4], (void *)(uintptr_t)a[5], (void *)(uintptr_t)a[6]);
 }
-CUTAP_EXPORT unsigned int cudnnGetConvolution2dForwardOutputDim(void *convDesc, void *inputTensorDesc, void *filterDesc, void *n, void *c, void *h, void *w)
+CUTAP_SLOW unsigned int cutap_slow_cudnnGetConvolution2dForwardOutputDim(void *convDesc, void *inputTensorDesc, void *filterDesc, void *n, void *c, void *h, void *w)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cudnnGetConvolution2dForwardOutputDim], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *, void *, void *, void *, void *, void *))cutap_fn)(convDesc, inputTensorDesc, filterDesc, n, c, h, w);
     uint64_t cutap_w[7] = {(uint64_t)(uintptr_t)convDesc, (uint64_t)(uintptr_t)inputTensorDesc, (uint64_t)(uintptr_t)filterDesc, (uint64_t)(uintptr_t)n, (uint64_t)(uintptr_t)c, (uint64_t)(uintptr_t)h, (uint64_t)(uintptr_t)w};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cudnnGetConvolution2dForwardOutputDim, cutap_w, thunk_cudnnGetConvolution2dForwardOutputDim);
 }
@@ -1177,11 +886,8 @@ static uint64_t thunk_cudnnGetConvolutionBackwardDataAlgorithmMaxCount(void *fn,
 {
     return (uint64_t)((unsigned int (*)(void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1]);
 }
-CUTAP_EXPORT unsigned int cudnnGetConvolutionBackwardDataAlgorithmMaxCount(void *handle, void *count)
+CUTAP_SLOW unsigned int cutap_slow_cudnnGetConvolutionBackwardDataAlgorithmMaxCount(void *handle, void *count)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cudnnGetConvolutionBackwardDataAlgorithmMaxCount], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *))cutap_fn)(handle, count);
     uint64_t cutap_w[2] = {(uint64_t)(uintptr_t)handle, (uint64_t)(uintptr_t)count};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cudnnGetConvolutionBackwardDataAlgorithmMaxCount, cutap_w, thunk_cudnnGetConvolutionBackwardDataAlgorithmMaxCount);
 }
@@ -1189,11 +895,8 @@ static uint64_t thunk_cudnnGetConvolutionBackwardDataAlgorithm_v7(void *fn, uint
 {
     return (uint64_t)((unsigned int (*)(void *, void *, void *, void *, void *, int, void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1], (void *)(uintptr_t)a[2], (void *)(uintptr_t)a[3], (void *)(uintptr_t)a[4], (int)a[5], (void *)(uintptr_t)a[6], (void *)(uintptr_t)a[7]);
 }
-CUTAP_EXPORT unsigned int cudnnGetConvolutionBackwardDataAlgorithm_v7(void *handle, void *filterDesc, void *diffDesc, void *convDesc, void *gradDesc, int requestedAlgoCount, void *returnedAlgoCount, void *perfResults)
+CUTAP_SLOW unsigned int cutap_slow_cudnnGetConvolutionBackwardDataAlgorithm_v7(void *handle, void *filterDesc, void *diffDesc, void *convDesc, void *gradDesc, int requestedAlgoCount, void *returnedAlgoCount, void *perfResults)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cudnnGetConvolutionBackwardDataAlgorithm_v7], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *, void *, void *, void *, int, void *, void *))cutap_fn)(handle, filterDesc, diffDesc, convDesc, gradDesc, requestedAlgoCount, returnedAlgoCount, perfResults);
     uint64_t cutap_w[8] = {(uint64_t)(uintptr_t)handle, (uint64_t)(uintptr_t)filterDesc, (uint64_t)(uintptr_t)diffDesc, (uint64_t)(uintptr_t)convDesc, (uint64_t)(uintptr_t)gradDesc, (uint64_t)(int64_t)requestedAlgoCount, (uint64_t)(uintptr_t)returnedAlgoCount, (uint64_t)(uintptr_t)perfResults};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cudnnGetConvolutionBackwardDataAlgorithm_v7, cutap_w, thunk_cudnnGetConvolutionBackwardDataAlgorithm_v7);
 }
@@ -1201,11 +904,8 @@ static uint64_t thunk_cudnnGetConvolutionBackwardDataWorkspaceSize(void *fn, uin
 {
     return (uint64_t)((unsigned int (*)(void *, void *, void *, void *, void *, unsigned int, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1], (void *)(uintptr_t)a[2], (void *)(uintptr_t)a[3], (void *)(uintptr_t)a[4], (unsigned int)a[5], (void *)(uintptr_t)a[6]);
 }
-CUTAP_EXPORT unsigned int cudnnGetConvolutionBackwardDataWorkspaceSize(void *handle, void *wDesc, void *dyDesc, void *convDesc, void *dxDesc, unsigned int algo, void *sizeInBytes)
+CUTAP_SLOW unsigned int cutap_slow_cudnnGetConvolutionBackwardDataWorkspaceSize(void *handle, void *wDesc, void *dyDesc, void *convDesc, void *dxDesc, unsigned int algo, void *sizeInBytes)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cudnnGetConvolutionBackwardDataWorkspaceSize], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *, void *, void *, void *, unsigned int, void *))cutap_fn)(handle, wDesc, dyDesc, convDesc, dxDesc, algo, sizeInBytes);
     uint64_t cutap_w[7] = {(uint64_t)(uintptr_t)handle, (uint64_t)(uintptr_t)wDesc, (uint64_t)(uintptr_t)dyDesc, (uint64_t)(uintptr_t)convDesc, (uint64_t)(uintptr_t)dxDesc, (uint64_t)algo, (uint64_t)(uintptr_t)sizeInBytes};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cudnnGetConvolutionBackwardDataWorkspaceSize, cutap_w, thunk_cudnnGetConvolutionBackwardDataWorkspaceSize);
 }
@@ -1213,11 +913,8 @@ static uint64_t thunk_cudnnGetConvolutionBackwardFilterAlgorithmMaxCount(void *f
 {
     return (uint64_t)((unsigned int (*)(void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1]);
 }
-CUTAP_EXPORT unsigned int cudnnGetConvolutionBackwardFilterAlgorithmMaxCount(void *handle, void *count)
+CUTAP_SLOW unsigned int cutap_slow_cudnnGetConvolutionBackwardFilterAlgorithmMaxCount(void *handle, void *count)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cudnnGetConvolutionBackwardFilterAlgorithmMaxCount], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *))cutap_fn)(handle, count);
     uint64_t cutap_w[2] = {(uint64_t)(uintptr_t)handle, (uint64_t)(uintptr_t)count};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cudnnGetConvolutionBackwardFilterAlgorithmMaxCount, cutap_w, thunk_cudnnGetConvolutionBackwardFilterAlgorithmMaxCount);
 }
@@ -1225,11 +922,8 @@ static uint64_t thunk_cudnnGetConvolutionBackwardFilterAlgorithm_v7(void *fn, ui
 {
     return (uint64_t)((unsigned int (*)(void *, void *, void *, void *, void *, int, void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1], (void *)(uintptr_t)a[2], (void *)(uintptr_t)a[3], (void *)(uintptr_t)a[4], (int)a[5], (void *)(uintptr_t)a[6], (void *)(uintptr_t)a[7]);
 }
-CUTAP_EXPORT unsigned int cudnnGetConvolutionBackwardFilterAlgorithm_v7(void *handle, void *srcDesc, void *diffDesc, void *convDesc, void *gradDesc, int requestedAlgoCount, void *returnedAlgoCount, void *perfResults)
+CUTAP_SLOW unsigned int cutap_slow_cudnnGetConvolutionBackwardFilterAlgorithm_v7(void *handle, void *srcDesc, void *diffDesc, void *convDesc, void *gradDesc, int requestedAlgoCount, void *returnedAlgoCount, void *perfResults)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cudnnGetConvolutionBackwardFilterAlgorithm_v7], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *, void *, void *, void *, int, void *, void *))cutap_fn)(handle, srcDesc, diffDesc, convDesc, gradDesc, requestedAlgoCount, returnedAlgoCount, perfResults);
     uint64_t cutap_w[8] = {(uint64_t)(uintptr_t)handle, (uint64_t)(uintptr_t)srcDesc, (uint64_t)(uintptr_t)diffDesc, (uint64_t)(uintptr_t)convDesc, (uint64_t)(uintptr_t)gradDesc, (uint64_t)(int64_t)requestedAlgoCount, (uint64_t)(uintptr_t)returnedAlgoCount, (uint64_t)(uintptr_t)perfResults};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cudnnGetConvolutionBackwardFilterAlgorithm_v7, cutap_w, thunk_cudnnGetConvolutionBackwardFilterAlgorithm_v7);
 }
@@ -1237,11 +931,8 @@ static uint64_t thunk_cudnnGetConvolutionBackwardFilterWorkspaceSize(void *fn, u
 {
     return (uint64_t)((unsigned int (*)(void *, void *, void *, void *, void *, unsigned int, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1], (void *)(uintptr_t)a[2], (void *)(uintptr_t)a[3], (void *)(uintptr_t)a[4], (unsigned int)a[5], (void *)(uintptr_t)a[6]);
 }
-CUTAP_EXPORT unsigned int cudnnGetConvolutionBackwardFilterWorkspaceSize(void *handle, void *xDesc, void *dyDesc, void *convDesc, void *gradDesc, unsigned int algo, void *sizeInBytes)
+CUTAP_SLOW unsigned int cutap_slow_cudnnGetConvolutionBackwardFilterWorkspaceSize(void *handle, void *xDesc, void *dyDesc, void *convDesc, void *gradDesc, unsigned int algo, void *sizeInBytes)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cudnnGetConvolutionBackwardFilterWorkspaceSize], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *, void *, void *, void *, unsigned int, void *))cutap_fn)(handle, xDesc, dyDesc, convDesc, gradDesc, algo, sizeInBytes);
     uint64_t cutap_w[7] = {(uint64_t)(uintptr_t)handle, (uint64_t)(uintptr_t)xDesc, (uint64_t)(uintptr_t)dyDesc, (uint64_t)(uintptr_t)convDesc, (uint64_t)(uintptr_t)gradDesc, (uint64_t)algo, (uint64_t)(uintptr_t)sizeInBytes};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cudnnGetConvolutionBackwardFilterWorkspaceSize, cutap_w, thunk_cudnnGetConvolutionBackwardFilterWorkspaceSize);
 }
@@ -1249,11 +940,8 @@ static uint64_t thunk_cudnnGetConvolutionForwardAlgorithmMaxCount(void *fn, uint
 {
     return (uint64_t)((unsigned int (*)(void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1]);
 }
-CUTAP_EXPORT unsigned int cudnnGetConvolutionForwardAlgorithmMaxCount(void *handle, void *count)
+CUTAP_SLOW unsigned int cutap_slow_cudnnGetConvolutionForwardAlgorithmMaxCount(void *handle, void *count)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cudnnGetConvolutionForwardAlgorithmMaxCount], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *))cutap_fn)(handle, count);
     uint64_t cutap_w[2] = {(uint64_t)(uintptr_t)handle, (uint64_t)(uintptr_t)count};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cudnnGetConvolutionForwardAlgorithmMaxCount, cutap_w, thunk_cudnnGetConvolutionForwardAlgorithmMaxCount);
 }
@@ -1261,11 +949,8 @@ static uint64_t thunk_cudnnGetConvolutionForwardAlgorithm_v7(void *fn, uint64_t 
 {
     return (uint64_t)((unsigned int (*)(void *, void *, void *, void *, void *, int, void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1], (void *)(uintptr_t)a[2], (void *)(uintptr_t)a[3], (void *)(uintptr_t)a[4], (int)a[5], (void *)(uintptr_t)a[6], (void *)(uintptr_t)a[7]);
 }
-CUTAP_EXPORT unsigned int cudnnGetConvolutionForwardAlgorithm_v7(void *handle, void *srcDesc, void *filterDesc, void *convDesc, void *destDesc, int requestedAlgoCount, void *returnedAlgoCount, void *perfResults)
+CUTAP_SLOW unsigned int cutap_slow_cudnnGetConvolutionForwardAlgorithm_v7(void *handle, void *srcDesc, void *filterDesc, void *convDesc, void *destDesc, int requestedAlgoCount, void *returnedAlgoCount, void *perfResults)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cudnnGetConvolutionForwardAlgorithm_v7], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *, void *, void *, void *, int, void *, void *))cutap_fn)(handle, srcDesc, filterDesc, convDesc, destDesc, requestedAlgoCount, returnedAlgoCount, perfResults);
     uint64_t cutap_w[8] = {(uint64_t)(uintptr_t)handle, (uint64_t)(uintptr_t)srcDesc, (uint64_t)(uintptr_t)filterDesc, (uint64_t)(uintptr_t)convDesc, (uint64_t)(uintptr_t)destDesc, (uint64_t)(int64_t)requestedAlgoCount, (uint64_t)(uintptr_t)returnedAlgoCount, (uint64_t)(uintptr_t)perfResults};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cudnnGetConvolutionForwardAlgorithm_v7, cutap_w, thunk_cudnnGetConvolutionForwardAlgorithm_v7);
 }
@@ -1273,11 +958,8 @@ static uint64_t thunk_cudnnGetConvolutionForwardWorkspaceSize(void *fn, uint64_t
 {
     return (uint64_t)((unsigned int (*)(void *, void *, void *, void *, void *, unsigned int, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1], (void *)(uintptr_t)a[2], (void *)(uintptr_t)a[3], (void *)(uintptr_t)a[4], (unsigned int)a[5], (void *)(uintptr_t)a[6]);
 }
-CUTAP_EXPORT unsigned int cudnnGetConvolutionForwardWorkspaceSize(void *handle, void *xDesc, void *wDesc, void *convDesc, void *yDesc, unsigned int algo, void *sizeInBytes)
+CUTAP_SLOW unsigned int cutap_slow_cudnnGetConvolutionForwardWorkspaceSize(void *handle, void *xDesc, void *wDesc, void *convDesc, void *yDesc, unsigned int algo, void *sizeInBytes)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cudnnGetConvolutionForwardWorkspaceSize], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *, void *, void *, void *, unsigned int, void *))cutap_fn)(handle, xDesc, wDesc, convDesc, yDesc, algo, sizeInBytes);
     uint64_t cutap_w[7] = {(uint64_t)(uintptr_t)handle, (uint64_t)(uintptr_t)xDesc, (uint64_t)(uintptr_t)wDesc, (uint64_t)(uintptr_t)convDesc, (uint64_t)(uintptr_t)yDesc, (uint64_t)algo, (uint64_t)(uintptr_t)sizeInBytes};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cudnnGetConvolutionForwardWorkspaceSize, cutap_w, thunk_cudnnGetConvolutionForwardWorkspaceSize);
 }
@@ -1285,11 +967,8 @@ static uint64_t thunk_cudnnGetConvolutionGroupCount(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1]);
 }
-CUTAP_EXPORT unsigned int cudnnGetConvolutionGroupCount(void *convDesc, void *groupCount)
+CUTAP_SLOW unsigned int cutap_slow_cudnnGetConvolutionGroupCount(void *convDesc, void *groupCount)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cudnnGetConvolutionGroupCount], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *))cutap_fn)(convDesc, groupCount);
     uint64_t cutap_w[2] = {(uint64_t)(uintptr_t)convDesc, (uint64_t)(uintptr_t)groupCount};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cudnnGetConvolutionGroupCount, cutap_w, thunk_cudnnGetConvolutionGroupCount);
 }
@@ -1297,11 +976,8 @@ static uint64_t thunk_cudnnGetConvolutionMathType(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1]);
 }
-CUTAP_EXPORT unsigned int cudnnGetConvolutionMathType(void *convDesc, void *mathType)
+CUTAP_SLOW unsigned int cutap_slow_cudnnGetConvolutionMathType(void *convDesc, void *mathType)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cudnnGetConvolutionMathType], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *))cutap_fn)(convDesc, mathType);
     uint64_t cutap_w[2] = {(uint64_t)(uintptr_t)convDesc, (uint64_t)(uintptr_t)mathType};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cudnnGetConvolutionMathType, cutap_w, thunk_cudnnGetConvolutionMathType);
 }
@@ -1309,11 +985,8 @@ static uint64_t thunk_cudnnGetConvolutionNdDescriptor(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, int, void *, void *, void *, void *, void *, void *))fn)((void *)(uintptr_t)a[0], (int)a[1], (void *)(uintptr_t)a[2], (void *)(uintptr_t)a[3], (void *)(uintptr_t)a[4], (void *)(uintptr_t)a[5], (void *)(uintptr_t)a[6], (void *)(uintptr_t)a[7]);
 }
-CUTAP_EXPORT unsigned int cudnnGetConvolutionNdDescriptor(void *convDesc, int arrayLengthRequested, void *arrayLength, void *padA, void *strideA, void *dilationA, void *mode, void *computeType)
+CUTAP_SLOW unsigned int cutap_slow_cudnnGetConvolutionNdDescriptor(void *convDesc, int arrayLengthRequested, void *arrayLength, void *padA, void *strideA, void *dilationA, void *mode, void *computeType)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cudnnGetConvolutionNdDescriptor], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, int, void *, void *, void *, void *, void *, void *))cutap_fn)(convDesc, arrayLengthRequested, arrayLength, padA, strideA, dilationA, mode, computeType);
     uint64_t cutap_w[8] = {(uint64_t)(uintptr_t)convDesc, (uint64_t)(int64_t)arrayLengthRequested, (uint64_t)(uintptr_t)arrayLength, (uint64_t)(uintptr_t)padA, (uint64_t)(uintptr_t)strideA, (uint64_t)(uintptr_t)dilationA, (uint64_t)(uintptr_t)mode, (uint64_t)(uintptr_t)computeType};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cudnnGetConvolutionNdDescriptor, cutap_w, thunk_cudnnGetConvolutionNdDescriptor);
 }
@@ -1321,11 +994,8 @@ static uint64_t thunk_cudnnGetConvolutionNdForwardOutputDim(void *fn, uint64_t *
 {
     return (uint64_t)((unsigned int (*)(void *, void *, void *, int, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1], (void *)(uintptr_t)a[2], (int)a[3], (void *)(uintptr_t)a[4]);
 }
-CUTAP_EXPORT unsigned int cudnnGetConvolutionNdForwardOutputDim(void *convDesc, void *inputTensorDesc, void *filterDesc, int nbDims, void *tensorOuputDimA)
+CUTAP_SLOW unsigned int cutap_slow_cudnnGetConvolutionNdForwardOutputDim(void *convDesc, void *inputTensorDesc, void *filterDesc, int nbDims, void *tensorOuputDimA)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cudnnGetConvolutionNdForwardOutputDim], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *, void *, int, void *))cutap_fn)(convDesc, inputTensorDesc, filterDesc, nbDims, tensorOuputDimA);
     uint64_t cutap_w[5] = {(uint64_t)(uintptr_t)convDesc, (uint64_t)(uintptr_t)inputTensorDesc, (uint64_t)(uintptr_t)filterDesc, (uint64_t)(int64_t)nbDims, (uint64_t)(uintptr_t)tensorOuputDimA};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cudnnGetConvolutionNdForwardOutputDim, cutap_w, thunk_cudnnGetConvolutionNdForwardOutputDim);
 }
@@ -1333,11 +1003,8 @@ static uint64_t thunk_cudnnGetConvolutionReorderType(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1]);
 }
-CUTAP_EXPORT unsigned int cudnnGetConvolutionReorderType(void *convDesc, void *reorderType)
+CUTAP_SLOW unsigned int cutap_slow_cudnnGetConvolutionReorderType(void *convDesc, void *reorderType)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cudnnGetConvolutionReorderType], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *))cutap_fn)(convDesc, reorderType);
     uint64_t cutap_w[2] = {(uint64_t)(uintptr_t)convDesc, (uint64_t)(uintptr_t)reorderType};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cudnnGetConvolutionReorderType, cutap_w, thunk_cudnnGetConvolutionReorderType);
 }
@@ -1346,11 +1013,8 @@ static uint64_t thunk_cudnnGetCudartVersion(void *fn, uint64_t *a)
     (void)a;
     return (uint64_t)((unsigned long (*)(void))fn)();
 }
-CUTAP_EXPORT unsigned long cudnnGetCudartVersion(void)
+CUTAP_SLOW unsigned long cutap_slow_cudnnGetCudartVersion(void)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cudnnGetCudartVersion], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned long (*)(void))cutap_fn)();
     uint64_t cutap_w[1] = {0};
     return (unsigned long)cutap_dispatch(CUTAP_ID_cudnnGetCudartVersion, cutap_w, thunk_cudnnGetCudartVersion);
 }
@@ -1358,11 +1022,8 @@ static uint64_t thunk_cudnnGetDropoutDescriptor(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *, void *, void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1], (void *)(uintptr_t)a[2], (void *)(uintptr_t)a[3], (void *)(uintptr_t)a[4]);
 }
-CUTAP_EXPORT unsigned int cudnnGetDropoutDescriptor(void *dropoutDesc, void *handle, void *dropout, void *states, void *seed)
+CUTAP_SLOW unsigned int cutap_slow_cudnnGetDropoutDescriptor(void *dropoutDesc, void *handle, void *dropout, void *states, void *seed)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cudnnGetDropoutDescriptor], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *, void *, void *, void *))cutap_fn)(dropoutDesc, handle, dropout, states, seed);
     uint64_t cutap_w[5] = {(uint64_t)(uintptr_t)dropoutDesc, (uint64_t)(uintptr_t)handle, (uint64_t)(uintptr_t)dropout, (uint64_t)(uintptr_t)states, (uint64_t)(uintptr_t)seed};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cudnnGetDropoutDescriptor, cutap_w, thunk_cudnnGetDropoutDescriptor);
 }
@@ -1370,11 +1031,8 @@ static uint64_t thunk_cudnnGetErrorString(void *fn, uint64_t *a)
 {
     return (uint64_t)(uintptr_t)((void * (*)(unsigned int))fn)((unsigned int)a[0]);
 }
-CUTAP_EXPORT void * cudnnGetErrorString(unsigned int status)
+CUTAP_SLOW void * cutap_slow_cudnnGetErrorString(unsigned int status)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cudnnGetErrorString], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((void * (*)(unsigned int))cutap_fn)(status);
     uint64_t cutap_w[1] = {(uint64_t)status};
     return (void *)(uintptr_t)cutap_dispatch(CUTAP_ID_cudnnGetErrorString, cutap_w, thunk_cudnnGetErrorString);
 }
@@ -1382,11 +1040,8 @@ static uint64_t thunk_cudnnGetFilter4dDescriptor(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *, void *, void *, void *, void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1], (void *)(uintptr_t)a[2], (void *)(uintptr_t)a[3], (void *)(uintptr_t)a[4], (void *)(uintptr_t)a[5], (void *)(uintptr_t)a[6]);
 }
-CUTAP_EXPORT unsigned int cudnnGetFilter4dDescriptor(void *filterDesc, void *dataType, void *format, void *k, void *c, void *h, void *w)
+CUTAP_SLOW unsigned int cutap_slow_cudnnGetFilter4dDescriptor(void *filterDesc, void *dataType, void *format, void *k, void *c, void *h, void *w)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cudnnGetFilter4dDescriptor], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *, void *, void *, void *, void *, void *))cutap_fn)(filterDesc, dataType, format, k, c, h, w);
     uint64_t cutap_w[7] = {(uint64_t)(uintptr_t)filterDesc, (uint64_t)(uintptr_t)dataType, (uint64_t)(uintptr_t)format, (uint64_t)(uintptr_t)k, (uint64_t)(uintptr_t)c, (uint64_t)(uintptr_t)h, (uint64_t)(uintptr_t)w};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cudnnGetFilter4dDescriptor, cutap_w, thunk_cudnnGetFilter4dDescriptor);
 }
@@ -1394,11 +1049,8 @@ static uint64_t thunk_cudnnGetFilterNdDescriptor(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, int, void *, void *, void *, void *))fn)((void *)(uintptr_t)a[0], (int)a[1], (void *)(uintptr_t)a[2], (void *)(uintptr_t)a[3], (void *)(uintptr_t)a[4], (void *)(uintptr_t)a[5]);
 }
-CUTAP_EXPORT unsigned int cudnnGetFilterNdDescriptor(void *filterDesc, int nbDimsRequested, void *dataType, void *format, void *nbDims, void *filterDimA)
+CUTAP_SLOW unsigned int cutap_slow_cudnnGetFilterNdDescriptor(void *filterDesc, int nbDimsRequested, void *dataType, void *format, void *nbDims, void *filterDimA)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cudnnGetFilterNdDescriptor], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, int, void *, void *, void *, void *))cutap_fn)(filterDesc, nbDimsRequested, dataType, format, nbDims, filterDimA);
     uint64_t cutap_w[6] = {(uint64_t)(uintptr_t)filterDesc, (uint64_t)(int64_t)nbDimsRequested, (uint64_t)(uintptr_t)dataType, (uint64_t)(uintptr_t)format, (uint64_t)(uintptr_t)nbDims, (uint64_t)(uintptr_t)filterDimA};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cudnnGetFilterNdDescriptor, cutap_w, thunk_cudnnGetFilterNdDescriptor);
 }
@@ -1406,11 +1058,8 @@ static uint64_t thunk_cudnnGetFilterSizeInBytes(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1]);
 }
-CUTAP_EXPORT unsigned int cudnnGetFilterSizeInBytes(void *filterDesc, void *size)
+CUTAP_SLOW unsigned int cutap_slow_cudnnGetFilterSizeInBytes(void *filterDesc, void *size)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cudnnGetFilterSizeInBytes], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *))cutap_fn)(filterDesc, size);
     uint64_t cutap_w[2] = {(uint64_t)(uintptr_t)filterDesc, (uint64_t)(uintptr_t)size};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cudnnGetFilterSizeInBytes, cutap_w, thunk_cudnnGetFilterSizeInBytes);
 }
@@ -1418,11 +1067,8 @@ static uint64_t thunk_cudnnGetFoldedConvBackwardDataDescriptors(void *fn, uint64
 {
     return (uint64_t)((unsigned int (*)(void *, void *, void *, void *, void *, unsigned int, void *, void *, void *, void *, void *, void *, void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1], (void *)(uintptr_t)a[2], (void *)(uintptr_t)a[3], (void *)(uintptr_t)a[4], (unsigned int)a[5], (void *)(uintptr_t)a[6], (void *)(uintptr_t)a[7], (void *)(uintptr_t)a[8], (void *)(uintptr_t)a[9], (void *)(uintptr_t)a[10], (void *)(uintptr_t)a[11], (void *)(uintptr_t)a[12], (void *)(uintptr_t)a[13]);
 }
-CUTAP_EXPORT unsigned int cudnnGetFoldedConvBackwardDataDescriptors(void *handle, void *filterDesc, void *diffDesc, void *convDesc, void *gradDesc, unsigned int transformFormat, void *foldedFilterDesc, void *paddedDiffDesc, void *foldedConvDesc, void *foldedGradDesc, void *filterFoldTransDesc, void *diffPadTransDesc, void *gradFoldTransDesc, void *gradUnfoldTransDesc)
+CUTAP_SLOW unsigned int cutap_slow_cudnnGetFoldedConvBackwardDataDescriptors(void *handle, void *filterDesc, void *diffDesc, void *convDesc, void *gradDesc, unsigned int transformFormat, void *foldedFilterDesc, void *paddedDiffDesc, void *foldedConvDesc, void *foldedGradDesc, void *filterFoldTransDesc, void *diffPadTransDesc, void *gradFoldTransDesc, void *gradUnfoldTransDesc)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cudnnGetFoldedConvBackwardDataDescriptors], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *, void *, void *, void *, unsigned int, void *, void *, void *, void *, void *, void *, void *, void *))cutap_fn)(handle, filterDesc, diffDesc, convDesc, gradDesc, transformFormat, foldedFilterDesc, paddedDiffDesc, foldedConvDesc, foldedGradDesc, filterFoldTransDesc, diffPadTransDesc, gradFoldTransDesc, gradUnfoldTransDesc);
     uint64_t cutap_w[14] = {(uint64_t)(uintptr_t)handle, (uint64_t)(uintptr_t)filterDesc, (uint64_t)(uintptr_t)diffDesc, (uint64_t)(uintptr_t)convDesc, (uint64_t)(uintptr_t)gradDesc, (uint64_t)transformFormat, (uint64_t)(uintptr_t)foldedFilterDesc, (uint64_t)(uintptr_t)paddedDiffDesc, (uint64_t)(uintptr_t)foldedConvDesc, (uint64_t)(uintptr_t)foldedGradDesc, (uint64_t)(uintptr_t)filterFoldTransDesc, (uint64_t)(uintptr_t)diffPadTransDesc, (uint64_t)(uintptr_t)gradFoldTransDesc, (uint64_t)(uintptr_t)gradUnfoldTransDesc};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cudnnGetFoldedConvBackwardDataDescriptors, cutap_w, thunk_cudnnGetFoldedConvBackwardDataDescriptors);
 }
@@ -1430,11 +1076,8 @@ static uint64_t thunk_cudnnGetFusedOpsConstParamPackAttribute(void *fn, uint64_t
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, void *, void *))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (void *)(uintptr_t)a[2], (void *)(uintptr_t)a[3]);
 }
-CUTAP_EXPORT unsigned int cudnnGetFusedOpsConstParamPackAttribute(void *constPack, unsigned int paramLabel, void *param, void *isNULL)
+CUTAP_SLOW unsigned int cutap_slow_cudnnGetFusedOpsConstParamPackAttribute(void *constPack, unsigned int paramLabel, void *param, void *isNULL)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cudnnGetFusedOpsConstParamPackAttribute], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, void *, void *))cutap_fn)(constPack, paramLabel, param, isNULL);
     uint64_t cutap_w[4] = {(uint64_t)(uintptr_t)constPack, (uint64_t)paramLabel, (uint64_t)(uintptr_t)param, (uint64_t)(uintptr_t)isNULL};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cudnnGetFusedOpsConstParamPackAttribute, cutap_w, thunk_cudnnGetFusedOpsConstParamPackAttribute);
 }
@@ -1442,11 +1085,8 @@ static uint64_t thunk_cudnnGetFusedOpsVariantParamPackAttribute(void *fn, uint64
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, void *))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (void *)(uintptr_t)a[2]);
 }
-CUTAP_EXPORT unsigned int cudnnGetFusedOpsVariantParamPackAttribute(void *varPack, unsigned int paramLabel, void *ptr)
+CUTAP_SLOW unsigned int cutap_slow_cudnnGetFusedOpsVariantParamPackAttribute(void *varPack, unsigned int paramLabel, void *ptr)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cudnnGetFusedOpsVariantParamPackAttribute], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, void *))cutap_fn)(varPack, paramLabel, ptr);
     uint64_t cutap_w[3] = {(uint64_t)(uintptr_t)varPack, (uint64_t)paramLabel, (uint64_t)(uintptr_t)ptr};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cudnnGetFusedOpsVariantParamPackAttribute, cutap_w, thunk_cudnnGetFusedOpsVariantParamPackAttribute);
 }
@@ -1454,11 +1094,8 @@ static uint64_t thunk_cudnnGetLRNDescriptor(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *, void *, void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1], (void *)(uintptr_t)a[2], (void *)(uintptr_t)a[3], (void *)(uintptr_t)a[4]);
 }
-CUTAP_EXPORT unsigned int cudnnGetLRNDescriptor(void *normDesc, void *lrnN, void *lrnAlpha, void *lrnBeta, void *lrnK)
+CUTAP_SLOW unsigned int cutap_slow_cudnnGetLRNDescriptor(void *normDesc, void *lrnN, void *lrnAlpha, void *lrnBeta, void *lrnK)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cudnnGetLRNDescriptor], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *, void *, void *, void *))cutap_fn)(normDesc, lrnN, lrnAlpha, lrnBeta, lrnK);
     uint64_t cutap_w[5] = {(uint64_t)(uintptr_t)normDesc, (uint64_t)(uintptr_t)lrnN, (uint64_t)(uintptr_t)lrnAlpha, (uint64_t)(uintptr_t)lrnBeta, (uint64_t)(uintptr_t)lrnK};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cudnnGetLRNDescriptor, cutap_w, thunk_cudnnGetLRNDescriptor);
 }
@@ -1466,10 +1103,8 @@ static uint64_t thunk_cudnnGetLastErrorString(void *fn, uint64_t *a)
 {
     return (((void (*)(void *, unsigned long))fn)((void *)(uintptr_t)a[0], (unsigned long)a[1]), (uint64_t)0);
 }
-CUTAP_EXPORT void cudnnGetLastErrorString(void *message, unsigned long max_size)
+CUTAP_SLOW void cutap_slow_cudnnGetLastErrorString(void *message, unsigned long max_size)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cudnnGetLastErrorString], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn)) { ((void (*)(void *, unsigned long))cutap_fn)(message, max_size); return; }
     uint64_t cutap_w[2] = {(uint64_t)(uintptr_t)message, (uint64_t)max_size};
     (void)cutap_dispatch(CUTAP_ID_cudnnGetLastErrorString, cutap_w, thunk_cudnnGetLastErrorString);
 }
@@ -1478,11 +1113,8 @@ static uint64_t thunk_cudnnGetMaxDeviceVersion(void *fn, uint64_t *a)
     (void)a;
     return (uint64_t)((unsigned long (*)(void))fn)();
 }
-CUTAP_EXPORT unsigned long cudnnGetMaxDeviceVersion(void)
+CUTAP_SLOW unsigned long cutap_slow_cudnnGetMaxDeviceVersion(void)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cudnnGetMaxDeviceVersion], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned long (*)(void))cutap_fn)();
     uint64_t cutap_w[1] = {0};
     return (unsigned long)cutap_dispatch(CUTAP_ID_cudnnGetMaxDeviceVersion, cutap_w, thunk_cudnnGetMaxDeviceVersion);
 }
@@ -1490,11 +1122,8 @@ static uint64_t thunk_cudnnGetMultiHeadAttnBuffers(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *, void *, void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1], (void *)(uintptr_t)a[2], (void *)(uintptr_t)a[3], (void *)(uintptr_t)a[4]);
 }
-CUTAP_EXPORT unsigned int cudnnGetMultiHeadAttnBuffers(void *handle, void *attnDesc, void *weightSizeInBytes, void *workSpaceSizeInBytes, void *reserveSpaceSizeInBytes)
+CUTAP_SLOW unsigned int cutap_slow_cudnnGetMultiHeadAttnBuffers(void *handle, void *attnDesc, void *weightSizeInBytes, void *workSpaceSizeInBytes, void *reserveSpaceSizeInBytes)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cudnnGetMultiHeadAttnBuffers], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *, void *, void *, void *))cutap_fn)(handle, attnDesc, weightSizeInBytes, workSpaceSizeInBytes, reserveSpaceSizeInBytes);
     uint64_t cutap_w[5] = {(uint64_t)(uintptr_t)handle, (uint64_t)(uintptr_t)attnDesc, (uint64_t)(uintptr_t)weightSizeInBytes, (uint64_t)(uintptr_t)workSpaceSizeInBytes, (uint64_t)(uintptr_t)reserveSpaceSizeInBytes};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cudnnGetMultiHeadAttnBuffers, cutap_w, thunk_cudnnGetMultiHeadAttnBuffers);
 }
@@ -1502,11 +1131,8 @@ static uint64_t thunk_cudnnGetMultiHeadAttnWeights(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *, unsigned int, unsigned long, void *, void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1], (unsigned int)a[2], (unsigned long)a[3], (void *)(uintptr_t)a[4], (void *)(uintptr_t)a[5], (void *)(uintptr_t)a[6]);
 }
-CUTAP_EXPORT unsigned int cudnnGetMultiHeadAttnWeights(void *handle, void *attnDesc, unsigned int wKind, unsigned long weightSizeInBytes, void *weights, void *wDesc, void *wAddr)
+CUTAP_SLOW unsigned int cutap_slow_cudnnGetMultiHeadAttnWeights(void *handle, void *attnDesc, unsigned int wKind, unsigned long weightSizeInBytes, void *weights, void *wDesc, void *wAddr)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cudnnGetMultiHeadAttnWeights], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *, unsigned int, unsigned long, void *, void *, void *))cutap_fn)(handle, attnDesc, wKind, weightSizeInBytes, weights, wDesc, wAddr);
     uint64_t cutap_w[7] = {(uint64_t)(uintptr_t)handle, (uint64_t)(uintptr_t)attnDesc, (uint64_t)wKind, (uint64_t)weightSizeInBytes, (uint64_t)(uintptr_t)weights, (uint64_t)(uintptr_t)wDesc, (uint64_t)(uintptr_t)wAddr};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cudnnGetMultiHeadAttnWeights, cutap_w, thunk_cudnnGetMultiHeadAttnWeights);
 }
@@ -1514,11 +1140,8 @@ static uint64_t thunk_cudnnGetNormalizationBackwardWorkspaceSize(void *fn, uint6
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, unsigned int, unsigned int, void *, void *, void *, void *, void *, void *, void *, void *, void *, int))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (unsigned int)a[2], (unsigned int)a[3], (void *)(uintptr_t)a[4], (void *)(uintptr_t)a[5], (void *)(uintptr_t)a[6], (void *)(uintptr_t)a[7], (void *)(uintptr_t)a[8], (void *)(uintptr_t)a[9], (void *)(uintptr_t)a[10], (void *)(uintptr_t)a[11], (void *)(uintptr_t)a[12], (int)a[13]);
 }
-CUTAP_EXPORT unsigned int cudnnGetNormalizationBackwardWorkspaceSize(void *handle, unsigned int mode, unsigned int normOps, unsigned int algo, void *xDesc, void *yDesc, void *dyDesc, void *dzDesc, void *dxDesc, void *dNormScaleBiasDesc, void *activationDesc, void *normMeanVarDesc, void *sizeInBytes, int groupCnt)
+CUTAP_SLOW unsigned int cutap_slow_cudnnGetNormalizationBackwardWorkspaceSize(void *handle, unsigned int mode, unsigned int normOps, unsigned int algo, void *xDesc, void *yDesc, void *dyDesc, void *dzDesc, void *dxDesc, void *dNormScaleBiasDesc, void *activationDesc, void *normMeanVarDesc, void *sizeInBytes, int groupCnt)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cudnnGetNormalizationBackwardWorkspaceSize], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, unsigned int, unsigned int, void *, void *, void *, void *, void *, void *, void *, void *, void *, int))cutap_fn)(handle, mode, normOps, algo, xDesc, yDesc, dyDesc, dzDesc, dxDesc, dNormScaleBiasDesc, activationDesc, normMeanVarDesc, sizeInBytes, groupCnt);
     uint64_t cutap_w[14] = {(uint64_t)(uintptr_t)handle, (uint64_t)mode, (uint64_t)normOps, (uint64_t)algo, (uint64_t)(uintptr_t)xDesc, (uint64_t)(uintptr_t)yDesc, (uint64_t)(uintptr_t)dyDesc, (uint64_t)(uintptr_t)dzDesc, (uint64_t)(uintptr_t)dxDesc, (uint64_t)(uintptr_t)dNormScaleBiasDesc, (uint64_t)(uintptr_t)activationDesc, (uint64_t)(uintptr_t)normMeanVarDesc, (uint64_t)(uintptr_t)sizeInBytes, (uint64_t)(int64_t)groupCnt};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cudnnGetNormalizationBackwardWorkspaceSize, cutap_w, thunk_cudnnGetNormalizationBackwardWorkspaceSize);
 }
@@ -1526,11 +1149,8 @@ static uint64_t thunk_cudnnGetNormalizationForwardTrainingWorkspaceSize(void *fn
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, unsigned int, unsigned int, void *, void *, void *, void *, void *, void *, void *, int))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (unsigned int)a[2], (unsigned int)a[3], (void *)(uintptr_t)a[4], (void *)(uintptr_t)a[5], (void *)(uintptr_t)a[6], (void *)(uintptr_t)a[7], (void *)(uintptr_t)a[8], (void *)(uintptr_t)a[9], (void *)(uintptr_t)a[10], (int)a[11]);
 }
-CUTAP_EXPORT unsigned int cudnnGetNormalizationForwardTrainingWorkspaceSize(void *handle, unsigned int mode, unsigned int normOps, unsigned int algo, void *xDesc, void *zDesc, void *yDesc, void *normScaleBiasDesc, void *activationDesc, void *normMeanVarDesc, void *sizeInBytes, int groupCnt)
+CUTAP_SLOW unsigned int cutap_slow_cudnnGetNormalizationForwardTrainingWorkspaceSize(void *handle, unsigned int mode, unsigned int normOps, unsigned int algo, void *xDesc, void *zDesc, void *yDesc, void *normScaleBiasDesc, void *activationDesc, void *normMeanVarDesc, void *sizeInBytes, int groupCnt)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cudnnGetNormalizationForwardTrainingWorkspaceSize], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, unsigned int, unsigned int, void *, void *, void *, void *, void *, void *, void *, int))cutap_fn)(handle, mode, normOps, algo, xDesc, zDesc, yDesc, normScaleBiasDesc, activationDesc, normMeanVarDesc, sizeInBytes, groupCnt);
     uint64_t cutap_w[12] = {(uint64_t)(uintptr_t)handle, (uint64_t)mode, (uint64_t)normOps, (uint64_t)algo, (uint64_t)(uintptr_t)xDesc, (uint64_t)(uintptr_t)zDesc, (uint64_t)(uintptr_t)yDesc, (uint64_t)(uintptr_t)normScaleBiasDesc, (uint64_t)(uintptr_t)activationDesc, (uint64_t)(uintptr_t)normMeanVarDesc, (uint64_t)(uintptr_t)sizeInBytes, (uint64_t)(int64_t)groupCnt};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cudnnGetNormalizationForwardTrainingWorkspaceSize, cutap_w, thunk_cudnnGetNormalizationForwardTrainingWorkspaceSize);
 }
@@ -1538,11 +1158,8 @@ static uint64_t thunk_cudnnGetNormalizationTrainingReserveSpaceSize(void *fn, ui
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, unsigned int, unsigned int, void *, void *, void *, int))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (unsigned int)a[2], (unsigned int)a[3], (void *)(uintptr_t)a[4], (void *)(uintptr_t)a[5], (void *)(uintptr_t)a[6], (int)a[7]);
 }
-CUTAP_EXPORT unsigned int cudnnGetNormalizationTrainingReserveSpaceSize(void *handle, unsigned int mode, unsigned int normOps, unsigned int algo, void *activationDesc, void *xDesc, void *sizeInBytes, int groupCnt)
+CUTAP_SLOW unsigned int cutap_slow_cudnnGetNormalizationTrainingReserveSpaceSize(void *handle, unsigned int mode, unsigned int normOps, unsigned int algo, void *activationDesc, void *xDesc, void *sizeInBytes, int groupCnt)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cudnnGetNormalizationTrainingReserveSpaceSize], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, unsigned int, unsigned int, void *, void *, void *, int))cutap_fn)(handle, mode, normOps, algo, activationDesc, xDesc, sizeInBytes, groupCnt);
     uint64_t cutap_w[8] = {(uint64_t)(uintptr_t)handle, (uint64_t)mode, (uint64_t)normOps, (uint64_t)algo, (uint64_t)(uintptr_t)activationDesc, (uint64_t)(uintptr_t)xDesc, (uint64_t)(uintptr_t)sizeInBytes, (uint64_t)(int64_t)groupCnt};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cudnnGetNormalizationTrainingReserveSpaceSize, cutap_w, thunk_cudnnGetNormalizationTrainingReserveSpaceSize);
 }
@@ -1550,11 +1167,8 @@ static uint64_t thunk_cudnnGetOpTensorDescriptor(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *, void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1], (void *)(uintptr_t)a[2], (void *)(uintptr_t)a[3]);
 }
-CUTAP_EXPORT unsigned int cudnnGetOpTensorDescriptor(void *opTensorDesc, void *opTensorOp, void *opTensorCompType, void *opTensorNanOpt)
+CUTAP_SLOW unsigned int cutap_slow_cudnnGetOpTensorDescriptor(void *opTensorDesc, void *opTensorOp, void *opTensorCompType, void *opTensorNanOpt)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cudnnGetOpTensorDescriptor], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *, void *, void *))cutap_fn)(opTensorDesc, opTensorOp, opTensorCompType, opTensorNanOpt);
     uint64_t cutap_w[4] = {(uint64_t)(uintptr_t)opTensorDesc, (uint64_t)(uintptr_t)opTensorOp, (uint64_t)(uintptr_t)opTensorCompType, (uint64_t)(uintptr_t)opTensorNanOpt};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cudnnGetOpTensorDescriptor, cutap_w, thunk_cudnnGetOpTensorDescriptor);
 }
@@ -1562,11 +1176,8 @@ static uint64_t thunk_cudnnGetPooling2dDescriptor(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *, void *, void *, void *, void *, void *, void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1], (void *)(uintptr_t)a[2], (void *)(uintptr_t)a[3], (void *)(uintptr_t)a[4], (void *)(uintptr_t)a[5], (void *)(uintptr_t)a[6], (void *)(uintptr_t)a[7], (void *)(uintptr_t)a[8]);
 }
-CUTAP_EXPORT unsigned int cudnnGetPooling2dDescriptor(void *poolingDesc, void *mode, void *maxpoolingNanOpt, void *windowHeight, void *windowWidth, void *verticalPadding, void *horizontalPadding, void *verticalStride, void *horizontalStride)
+CUTAP_SLOW unsigned int cutap_slow_cudnnGetPooling2dDescriptor(void *poolingDesc, void *mode, void *maxpoolingNanOpt, void *windowHeight, void *windowWidth, void *verticalPadding, void *horizontalPadding, void *verticalStride, void *horizontalStride)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cudnnGetPooling2dDescriptor], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *, void *, void *, void *, void *, void *, void *, void *))cutap_fn)(poolingDesc, mode, maxpoolingNanOpt, windowHeight, windowWidth, verticalPadding, horizontalPadding, verticalStride, horizontalStride);
     uint64_t cutap_w[9] = {(uint64_t)(uintptr_t)poolingDesc, (uint64_t)(uintptr_t)mode, (uint64_t)(uintptr_t)maxpoolingNanOpt, (uint64_t)(uintptr_t)windowHeight, (uint64_t)(uintptr_t)windowWidth, (uint64_t)(uintptr_t)verticalPadding, (uint64_t)(uintptr_t)horizontalPadding, (uint64_t)(uintptr_t)verticalStride, (uint64_t)(uintptr_t)horizontalStride};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cudnnGetPooling2dDescriptor, cutap_w, thunk_cudnnGetPooling2dDescriptor);
 }
@@ -1574,11 +1185,8 @@ static uint64_t thunk_cudnnGetPooling2dForwardOutputDim(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *, void *, void *, void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1], (void *)(uintptr_t)a[2], (void *)(uintptr_t)a[3], (void *)(uintptr_t)a[4], (void *)(uintptr_t)a[5]);
 }
-CUTAP_EXPORT unsigned int cudnnGetPooling2dForwardOutputDim(void *poolingDesc, void *inputTensorDesc, void *n, void *c, void *h, void *w)
+CUTAP_SLOW unsigned int cutap_slow_cudnnGetPooling2dForwardOutputDim(void *poolingDesc, void *inputTensorDesc, void *n, void *c, void *h, void *w)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cudnnGetPooling2dForwardOutputDim], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *, void *, void *, void *, void *))cutap_fn)(poolingDesc, inputTensorDesc, n, c, h, w);
     uint64_t cutap_w[6] = {(uint64_t)(uintptr_t)poolingDesc, (uint64_t)(uintptr_t)inputTensorDesc, (uint64_t)(uintptr_t)n, (uint64_t)(uintptr_t)c, (uint64_t)(uintptr_t)h, (uint64_t)(uintptr_t)w};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cudnnGetPooling2dForwardOutputDim, cutap_w, thunk_cudnnGetPooling2dForwardOutputDim);
 }
@@ -1586,11 +1194,8 @@ static uint64_t thunk_cudnnGetPoolingNdDescriptor(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, int, void *, void *, void *, void *, void *, void *))fn)((void *)(uintptr_t)a[0], (int)a[1], (void *)(uintptr_t)a[2], (void *)(uintptr_t)a[3], (void *)(uintptr_t)a[4], (void *)(uintptr_t)a[5], (void *)(uintptr_t)a[6], (void *)(uintptr_t)a[7]);
 }
-CUTAP_EXPORT unsigned int cudnnGetPoolingNdDescriptor(void *poolingDesc, int nbDimsRequested, void *mode, void *maxpoolingNanOpt, void *nbDims, void *windowDimA, void *paddingA, void *strideA)
+CUTAP_SLOW unsigned int cutap_slow_cudnnGetPoolingNdDescriptor(void *poolingDesc, int nbDimsRequested, void *mode, void *maxpoolingNanOpt, void *nbDims, void *windowDimA, void *paddingA, void *strideA)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cudnnGetPoolingNdDescriptor], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, int, void *, void *, void *, void *, void *, void *))cutap_fn)(poolingDesc, nbDimsRequested, mode, maxpoolingNanOpt, nbDims, windowDimA, paddingA, strideA);
     uint64_t cutap_w[8] = {(uint64_t)(uintptr_t)poolingDesc, (uint64_t)(int64_t)nbDimsRequested, (uint64_t)(uintptr_t)mode, (uint64_t)(uintptr_t)maxpoolingNanOpt, (uint64_t)(uintptr_t)nbDims, (uint64_t)(uintptr_t)windowDimA, (uint64_t)(uintptr_t)paddingA, (uint64_t)(uintptr_t)strideA};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cudnnGetPoolingNdDescriptor, cutap_w, thunk_cudnnGetPoolingNdDescriptor);
 }
@@ -1598,11 +1203,8 @@ static uint64_t thunk_cudnnGetPoolingNdForwardOutputDim(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *, int, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1], (int)a[2], (void *)(uintptr_t)a[3]);
 }
-CUTAP_EXPORT unsigned int cudnnGetPoolingNdForwardOutputDim(void *poolingDesc, void *inputTensorDesc, int nbDims, void *outputTensorDimA)
+CUTAP_SLOW unsigned int cutap_slow_cudnnGetPoolingNdForwardOutputDim(void *poolingDesc, void *inputTensorDesc, int nbDims, void *outputTensorDimA)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cudnnGetPoolingNdForwardOutputDim], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *, int, void *))cutap_fn)(poolingDesc, inputTensorDesc, nbDims, outputTensorDimA);
     uint64_t cutap_w[4] = {(uint64_t)(uintptr_t)poolingDesc, (uint64_t)(uintptr_t)inputTensorDesc, (uint64_t)(int64_t)nbDims, (uint64_t)(uintptr_t)outputTensorDimA};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cudnnGetPoolingNdForwardOutputDim, cutap_w, thunk_cudnnGetPoolingNdForwardOutputDim);
 }
@@ -1610,11 +1212,8 @@ static uint64_t thunk_cudnnGetProperty(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(unsigned int, void *))fn)((unsigned int)a[0], (void *)(uintptr_t)a[1]);
 }
-CUTAP_EXPORT unsigned int cudnnGetProperty(unsigned int type, void *value)
+CUTAP_SLOW unsigned int cutap_slow_cudnnGetProperty(unsigned int type, void *value)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cudnnGetProperty], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(unsigned int, void *))cutap_fn)(type, value);
     uint64_t cutap_w[2] = {(uint64_t)type, (uint64_t)(uintptr_t)value};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cudnnGetProperty, cutap_w, thunk_cudnnGetProperty);
 }
@@ -1622,11 +1221,8 @@ static uint64_t thunk_cudnnGetRNNDataDescriptor(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *, void *, void *, void *, void *, int, void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1], (void *)(uintptr_t)a[2], (void *)(uintptr_t)a[3], (void *)(uintptr_t)a[4], (void *)(uintptr_t)a[5], (int)a[6], (void *)(uintptr_t)a[7], (void *)(uintptr_t)a[8]);
 }
-CUTAP_EXPORT unsigned int cudnnGetRNNDataDescriptor(void *rnnDataDesc, void *dataType, void *layout, void *maxSeqLength, void *batchSize, void *vectorSize, int arrayLengthRequested, void *seqLengthArray, void *paddingFill)
+CUTAP_SLOW unsigned int cutap_slow_cudnnGetRNNDataDescriptor(void *rnnDataDesc, void *dataType, void *layout, void *maxSeqLength, void *batchSize, void *vectorSize, int arrayLengthRequested, void *seqLengthArray, void *paddingFill)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cudnnGetRNNDataDescriptor], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *, void *, void *, void *, void *, int, void *, void *))cutap_fn)(rnnDataDesc, dataType, layout, maxSeqLength, batchSize, vectorSize, arrayLengthRequested, seqLengthArray, paddingFill);
     uint64_t cutap_w[9] = {(uint64_t)(uintptr_t)rnnDataDesc, (uint64_t)(uintptr_t)dataType, (uint64_t)(uintptr_t)layout, (uint64_t)(uintptr_t)maxSeqLength, (uint64_t)(uintptr_t)batchSize, (uint64_t)(uintptr_t)vectorSize, (uint64_t)(int64_t)arrayLengthRequested, (uint64_t)(uintptr_t)seqLengthArray, (uint64_t)(uintptr_t)paddingFill};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cudnnGetRNNDataDescriptor, cutap_w, thunk_cudnnGetRNNDataDescriptor);
 }
@@ -1634,11 +1230,8 @@ static uint64_t thunk_cudnnGetRNNDescriptor_v8(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1], (void *)(uintptr_t)a[2], (void *)(uintptr_t)a[3], (void *)(uintptr_t)a[4], (void *)(uintptr_t)a[5], (void *)(uintptr_t)a[6], (void *)(uintptr_t)a[7], (void *)(uintptr_t)a[8], (void *)(uintptr_t)a[9], (void *)(uintptr_t)a[10], (void *)(uintptr_t)a[11], (void *)(uintptr_t)a[12], (void *)(uintptr_t)a[13], (void *)(uintptr_t)a[14]);
 }
-CUTAP_EXPORT unsigned int cudnnGetRNNDescriptor_v8(void *rnnDesc, void *algo, void *cellMode, void *biasMode, void *dirMode, void *inputMode, void *dataType, void *mathPrec, void *mathType, void *inputSize, void *hiddenSize, void *projSize, void *numLayers, void *dropoutDesc, void *auxFlags)
+CUTAP_SLOW unsigned int cutap_slow_cudnnGetRNNDescriptor_v8(void *rnnDesc, void *algo, void *cellMode, void *biasMode, void *dirMode, void *inputMode, void *dataType, void *mathPrec, void *mathType, void *inputSize, void *hiddenSize, void *projSize, void *numLayers, void *dropoutDesc, void *auxFlags)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cudnnGetRNNDescriptor_v8], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *))cutap_fn)(rnnDesc, algo, cellMode, biasMode, dirMode, inputMode, dataType, mathPrec, mathType, inputSize, hiddenSize, projSize, numLayers, dropoutDesc, auxFlags);
     uint64_t cutap_w[15] = {(uint64_t)(uintptr_t)rnnDesc, (uint64_t)(uintptr_t)algo, (uint64_t)(uintptr_t)cellMode, (uint64_t)(uintptr_t)biasMode, (uint64_t)(uintptr_t)dirMode, (uint64_t)(uintptr_t)inputMode, (uint64_t)(uintptr_t)dataType, (uint64_t)(uintptr_t)mathPrec, (uint64_t)(uintptr_t)mathType, (uint64_t)(uintptr_t)inputSize, (uint64_t)(uintptr_t)hiddenSize, (uint64_t)(uintptr_t)projSize, (uint64_t)(uintptr_t)numLayers, (uint64_t)(uintptr_t)dropoutDesc, (uint64_t)(uintptr_t)auxFlags};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cudnnGetRNNDescriptor_v8, cutap_w, thunk_cudnnGetRNNDescriptor_v8);
 }
@@ -1646,11 +1239,8 @@ static uint64_t thunk_cudnnGetRNNTempSpaceSizes(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *, unsigned int, void *, void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1], (unsigned int)a[2], (void *)(uintptr_t)a[3], (void *)(uintptr_t)a[4], (void *)(uintptr_t)a[5]);
 }
-CUTAP_EXPORT unsigned int cudnnGetRNNTempSpaceSizes(void *handle, void *rnnDesc, unsigned int fwdMode, void *xDesc, void *workSpaceSize, void *reserveSpaceSize)
+CUTAP_SLOW unsigned int cutap_slow_cudnnGetRNNTempSpaceSizes(void *handle, void *rnnDesc, unsigned int fwdMode, void *xDesc, void *workSpaceSize, void *reserveSpaceSize)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cudnnGetRNNTempSpaceSizes], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *, unsigned int, void *, void *, void *))cutap_fn)(handle, rnnDesc, fwdMode, xDesc, workSpaceSize, reserveSpaceSize);
     uint64_t cutap_w[6] = {(uint64_t)(uintptr_t)handle, (uint64_t)(uintptr_t)rnnDesc, (uint64_t)fwdMode, (uint64_t)(uintptr_t)xDesc, (uint64_t)(uintptr_t)workSpaceSize, (uint64_t)(uintptr_t)reserveSpaceSize};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cudnnGetRNNTempSpaceSizes, cutap_w, thunk_cudnnGetRNNTempSpaceSizes);
 }
@@ -1658,11 +1248,8 @@ static uint64_t thunk_cudnnGetRNNWeightParams(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *, int, unsigned long, void *, int, void *, void *, void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1], (int)a[2], (unsigned long)a[3], (void *)(uintptr_t)a[4], (int)a[5], (void *)(uintptr_t)a[6], (void *)(uintptr_t)a[7], (void *)(uintptr_t)a[8], (void *)(uintptr_t)a[9]);
 }
-CUTAP_EXPORT unsigned int cudnnGetRNNWeightParams(void *handle, void *rnnDesc, int pseudoLayer, unsigned long weightSpaceSize, void *weightSpace, int linLayerID, void *mDesc, void *mAddr, void *bDesc, void *bAddr)
+CUTAP_SLOW unsigned int cutap_slow_cudnnGetRNNWeightParams(void *handle, void *rnnDesc, int pseudoLayer, unsigned long weightSpaceSize, void *weightSpace, int linLayerID, void *mDesc, void *mAddr, void *bDesc, void *bAddr)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cudnnGetRNNWeightParams], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *, int, unsigned long, void *, int, void *, void *, void *, void *))cutap_fn)(handle, rnnDesc, pseudoLayer, weightSpaceSize, weightSpace, linLayerID, mDesc, mAddr, bDesc, bAddr);
     uint64_t cutap_w[10] = {(uint64_t)(uintptr_t)handle, (uint64_t)(uintptr_t)rnnDesc, (uint64_t)(int64_t)pseudoLayer, (uint64_t)weightSpaceSize, (uint64_t)(uintptr_t)weightSpace, (uint64_t)(int64_t)linLayerID, (uint64_t)(uintptr_t)mDesc, (uint64_t)(uintptr_t)mAddr, (uint64_t)(uintptr_t)bDesc, (uint64_t)(uintptr_t)bAddr};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cudnnGetRNNWeightParams, cutap_w, thunk_cudnnGetRNNWeightParams);
 }
@@ -1670,11 +1257,8 @@ static uint64_t thunk_cudnnGetRNNWeightSpaceSize(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1], (void *)(uintptr_t)a[2]);
 }
-CUTAP_EXPORT unsigned int cudnnGetRNNWeightSpaceSize(void *handle, void *rnnDesc, void *weightSpaceSize)
+CUTAP_SLOW unsigned int cutap_slow_cudnnGetRNNWeightSpaceSize(void *handle, void *rnnDesc, void *weightSpaceSize)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cudnnGetRNNWeightSpaceSize], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *, void *))cutap_fn)(handle, rnnDesc, weightSpaceSize);
     uint64_t cutap_w[3] = {(uint64_t)(uintptr_t)handle, (uint64_t)(uintptr_t)rnnDesc, (uint64_t)(uintptr_t)weightSpaceSize};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cudnnGetRNNWeightSpaceSize, cutap_w, thunk_cudnnGetRNNWeightSpaceSize);
 }
@@ -1682,11 +1266,8 @@ static uint64_t thunk_cudnnGetReduceTensorDescriptor(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *, void *, void *, void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1], (void *)(uintptr_t)a[2], (void *)(uintptr_t)a[3], (void *)(uintptr_t)a[4], (void *)(uintptr_t)a[5]);
 }
-CUTAP_EXPORT unsigned int cudnnGetReduceTensorDescriptor(void *reduceTensorDesc, void *reduceTensorOp, void *reduceTensorCompType, void *reduceTensorNanOpt, void *reduceTensorIndices, void *reduceTensorIndicesType)
+CUTAP_SLOW unsigned int cutap_slow_cudnnGetReduceTensorDescriptor(void *reduceTensorDesc, void *reduceTensorOp, void *reduceTensorCompType, void *reduceTensorNanOpt, void *reduceTensorIndices, void *reduceTensorIndicesType)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cudnnGetReduceTensorDescriptor], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *, void *, void *, void *, void *))cutap_fn)(reduceTensorDesc, reduceTensorOp, reduceTensorCompType, reduceTensorNanOpt, reduceTensorIndices, reduceTensorIndicesType);
     uint64_t cutap_w[6] = {(uint64_t)(uintptr_t)reduceTensorDesc, (uint64_t)(uintptr_t)reduceTensorOp, (uint64_t)(uintptr_t)reduceTensorCompType, (uint64_t)(uintptr_t)reduceTensorNanOpt, (uint64_t)(uintptr_t)reduceTensorIndices, (uint64_t)(uintptr_t)reduceTensorIndicesType};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cudnnGetReduceTensorDescriptor, cutap_w, thunk_cudnnGetReduceTensorDescriptor);
 }
@@ -1694,11 +1275,8 @@ static uint64_t thunk_cudnnGetReductionIndicesSize(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *, void *, void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1], (void *)(uintptr_t)a[2], (void *)(uintptr_t)a[3], (void *)(uintptr_t)a[4]);
 }
-CUTAP_EXPORT unsigned int cudnnGetReductionIndicesSize(void *handle, void *reduceTensorDesc, void *aDesc, void *cDesc, void *sizeInBytes)
+CUTAP_SLOW unsigned int cutap_slow_cudnnGetReductionIndicesSize(void *handle, void *reduceTensorDesc, void *aDesc, void *cDesc, void *sizeInBytes)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cudnnGetReductionIndicesSize], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *, void *, void *, void *))cutap_fn)(handle, reduceTensorDesc, aDesc, cDesc, sizeInBytes);
     uint64_t cutap_w[5] = {(uint64_t)(uintptr_t)handle, (uint64_t)(uintptr_t)reduceTensorDesc, (uint64_t)(uintptr_t)aDesc, (uint64_t)(uintptr_t)cDesc, (uint64_t)(uintptr_t)sizeInBytes};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cudnnGetReductionIndicesSize, cutap_w, thunk_cudnnGetReductionIndicesSize);
 }
@@ -1706,11 +1284,8 @@ static uint64_t thunk_cudnnGetReductionWorkspaceSize(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *, void *, void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1], (void *)(uintptr_t)a[2], (void *)(uintptr_t)a[3], (void *)(uintptr_t)a[4]);
 }
-CUTAP_EXPORT unsigned int cudnnGetReductionWorkspaceSize(void *handle, void *reduceTensorDesc, void *aDesc, void *cDesc, void *sizeInBytes)
+CUTAP_SLOW unsigned int cutap_slow_cudnnGetReductionWorkspaceSize(void *handle, void *reduceTensorDesc, void *aDesc, void *cDesc, void *sizeInBytes)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cudnnGetReductionWorkspaceSize], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *, void *, void *, void *))cutap_fn)(handle, reduceTensorDesc, aDesc, cDesc, sizeInBytes);
     uint64_t cutap_w[5] = {(uint64_t)(uintptr_t)handle, (uint64_t)(uintptr_t)reduceTensorDesc, (uint64_t)(uintptr_t)aDesc, (uint64_t)(uintptr_t)cDesc, (uint64_t)(uintptr_t)sizeInBytes};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cudnnGetReductionWorkspaceSize, cutap_w, thunk_cudnnGetReductionWorkspaceSize);
 }
@@ -1718,11 +1293,8 @@ static uint64_t thunk_cudnnGetSeqDataDescriptor(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *, void *, int, void *, void *, void *, unsigned long, void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1], (void *)(uintptr_t)a[2], (int)a[3], (void *)(uintptr_t)a[4], (void *)(uintptr_t)a[5], (void *)(uintptr_t)a[6], (unsigned long)a[7], (void *)(uintptr_t)a[8], (void *)(uintptr_t)a[9]);
 }
-CUTAP_EXPORT unsigned int cudnnGetSeqDataDescriptor(void *seqDataDesc, void *dataType, void *nbDims, int nbDimsRequested, void *dimA, void *axes, void *seqLengthArraySize, unsigned long seqLengthSizeRequested, void *seqLengthArray, void *paddingFill)
+CUTAP_SLOW unsigned int cutap_slow_cudnnGetSeqDataDescriptor(void *seqDataDesc, void *dataType, void *nbDims, int nbDimsRequested, void *dimA, void *axes, void *seqLengthArraySize, unsigned long seqLengthSizeRequested, void *seqLengthArray, void *paddingFill)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cudnnGetSeqDataDescriptor], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *, void *, int, void *, void *, void *, unsigned long, void *, void *))cutap_fn)(seqDataDesc, dataType, nbDims, nbDimsRequested, dimA, axes, seqLengthArraySize, seqLengthSizeRequested, seqLengthArray, paddingFill);
     uint64_t cutap_w[10] = {(uint64_t)(uintptr_t)seqDataDesc, (uint64_t)(uintptr_t)dataType, (uint64_t)(uintptr_t)nbDims, (uint64_t)(int64_t)nbDimsRequested, (uint64_t)(uintptr_t)dimA, (uint64_t)(uintptr_t)axes, (uint64_t)(uintptr_t)seqLengthArraySize, (uint64_t)seqLengthSizeRequested, (uint64_t)(uintptr_t)seqLengthArray, (uint64_t)(uintptr_t)paddingFill};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cudnnGetSeqDataDescriptor, cutap_w, thunk_cudnnGetSeqDataDescriptor);
 }
@@ -1730,11 +1302,8 @@ static uint64_t thunk_cudnnGetStream(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1]);
 }
-CUTAP_EXPORT unsigned int cudnnGetStream(void *handle, void *streamId)
+CUTAP_SLOW unsigned int cutap_slow_cudnnGetStream(void *handle, void *streamId)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cudnnGetStream], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *))cutap_fn)(handle, streamId);
     uint64_t cutap_w[2] = {(uint64_t)(uintptr_t)handle, (uint64_t)(uintptr_t)streamId};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cudnnGetStream, cutap_w, thunk_cudnnGetStream);
 }
@@ -1742,11 +1311,8 @@ static uint64_t thunk_cudnnGetTensor4dDescriptor(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *, void *, void *, void *, void *, void *, void *, void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1], (void *)(uintptr_t)a[2], (void *)(uintptr_t)a[3], (void *)(uintptr_t)a[4], (void *)(uintptr_t)a[5], (void *)(uintptr_t)a[6], (void *)(uintptr_t)a[7], (void *)(uintptr_t)a[8], (void *)(uintptr_t)a[9]);
 }
-CUTAP_EXPORT unsigned int cudnnGetTensor4dDescriptor(void *tensorDesc, void *dataType, void *n, void *c, void *h, void *w, void *nStride, void *cStride, void *hStride, void *wStride)
+CUTAP_SLOW unsigned int cutap_slow_cudnnGetTensor4dDescriptor(void *tensorDesc, void *dataType, void *n, void *c, void *h, void *w, void *nStride, void *cStride, void *hStride, void *wStride)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cudnnGetTensor4dDescriptor], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *, void *, void *, void *, void *, void *, void *, void *, void *))cutap_fn)(tensorDesc, dataType, n, c, h, w, nStride, cStride, hStride, wStride);
     uint64_t cutap_w[10] = {(uint64_t)(uintptr_t)tensorDesc, (uint64_t)(uintptr_t)dataType, (uint64_t)(uintptr_t)n, (uint64_t)(uintptr_t)c, (uint64_t)(uintptr_t)h, (uint64_t)(uintptr_t)w, (uint64_t)(uintptr_t)nStride, (uint64_t)(uintptr_t)cStride, (uint64_t)(uintptr_t)hStride, (uint64_t)(uintptr_t)wStride};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cudnnGetTensor4dDescriptor, cutap_w, thunk_cudnnGetTensor4dDescriptor);
 }
@@ -1754,11 +1320,8 @@ static uint64_t thunk_cudnnGetTensorNdDescriptor(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, int, void *, void *, void *, void *))fn)((void *)(uintptr_t)a[0], (int)a[1], (void *)(uintptr_t)a[2], (void *)(uintptr_t)a[3], (void *)(uintptr_t)a[4], (void *)(uintptr_t)a[5]);
 }
-CUTAP_EXPORT unsigned int cudnnGetTensorNdDescriptor(void *tensorDesc, int nbDimsRequested, void *dataType, void *nbDims, void *dimA, void *strideA)
+CUTAP_SLOW unsigned int cutap_slow_cudnnGetTensorNdDescriptor(void *tensorDesc, int nbDimsRequested, void *dataType, void *nbDims, void *dimA, void *strideA)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cudnnGetTensorNdDescriptor], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, int, void *, void *, void *, void *))cutap_fn)(tensorDesc, nbDimsRequested, dataType, nbDims, dimA, strideA);
     uint64_t cutap_w[6] = {(uint64_t)(uintptr_t)tensorDesc, (uint64_t)(int64_t)nbDimsRequested, (uint64_t)(uintptr_t)dataType, (uint64_t)(uintptr_t)nbDims, (uint64_t)(uintptr_t)dimA, (uint64_t)(uintptr_t)strideA};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cudnnGetTensorNdDescriptor, cutap_w, thunk_cudnnGetTensorNdDescriptor);
 }
@@ -1766,11 +1329,8 @@ static uint64_t thunk_cudnnGetTensorSizeInBytes(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1]);
 }
-CUTAP_EXPORT unsigned int cudnnGetTensorSizeInBytes(void *tensorDesc, void *size)
+CUTAP_SLOW unsigned int cutap_slow_cudnnGetTensorSizeInBytes(void *tensorDesc, void *size)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cudnnGetTensorSizeInBytes], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *))cutap_fn)(tensorDesc, size);
     uint64_t cutap_w[2] = {(uint64_t)(uintptr_t)tensorDesc, (uint64_t)(uintptr_t)size};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cudnnGetTensorSizeInBytes, cutap_w, thunk_cudnnGetTensorSizeInBytes);
 }
@@ -1778,11 +1338,8 @@ static uint64_t thunk_cudnnGetTensorTransformDescriptor(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, void *, void *, void *, void *, void *))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (void *)(uintptr_t)a[2], (void *)(uintptr_t)a[3], (void *)(uintptr_t)a[4], (void *)(uintptr_t)a[5], (void *)(uintptr_t)a[6]);
 }
-CUTAP_EXPORT unsigned int cudnnGetTensorTransformDescriptor(void *transformDesc, unsigned int nbDimsRequested, void *destFormat, void *padBeforeA, void *padAfterA, void *foldA, void *direction)
+CUTAP_SLOW unsigned int cutap_slow_cudnnGetTensorTransformDescriptor(void *transformDesc, unsigned int nbDimsRequested, void *destFormat, void *padBeforeA, void *padAfterA, void *foldA, void *direction)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cudnnGetTensorTransformDescriptor], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, void *, void *, void *, void *, void *))cutap_fn)(transformDesc, nbDimsRequested, destFormat, padBeforeA, padAfterA, foldA, direction);
     uint64_t cutap_w[7] = {(uint64_t)(uintptr_t)transformDesc, (uint64_t)nbDimsRequested, (uint64_t)(uintptr_t)destFormat, (uint64_t)(uintptr_t)padBeforeA, (uint64_t)(uintptr_t)padAfterA, (uint64_t)(uintptr_t)foldA, (uint64_t)(uintptr_t)direction};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cudnnGetTensorTransformDescriptor, cutap_w, thunk_cudnnGetTensorTransformDescriptor);
 }
@@ -1791,11 +1348,8 @@ static uint64_t thunk_cudnnGetVersion(void *fn, uint64_t *a)
     (void)a;
     return (uint64_t)((unsigned long (*)(void))fn)();
 }
-CUTAP_EXPORT unsigned long cudnnGetVersion(void)
+CUTAP_SLOW unsigned long cutap_slow_cudnnGetVersion(void)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cudnnGetVersion], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned long (*)(void))cutap_fn)();
     uint64_t cutap_w[1] = {0};
     return (unsigned long)cutap_dispatch(CUTAP_ID_cudnnGetVersion, cutap_w, thunk_cudnnGetVersion);
 }
@@ -1804,11 +1358,8 @@ static uint64_t thunk_cudnnGraphVersionCheck(void *fn, uint64_t *a)
     (void)a;
     return (uint64_t)((unsigned int (*)(void))fn)();
 }
-CUTAP_EXPORT unsigned int cudnnGraphVersionCheck(void)
+CUTAP_SLOW unsigned int cutap_slow_cudnnGraphVersionCheck(void)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cudnnGraphVersionCheck], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void))cutap_fn)();
     uint64_t cutap_w[1] = {0};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cudnnGraphVersionCheck, cutap_w, thunk_cudnnGraphVersionCheck);
 }
@@ -1816,11 +1367,8 @@ static uint64_t thunk_cudnnIm2Col(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *, void *, void *, void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1], (void *)(uintptr_t)a[2], (void *)(uintptr_t)a[3], (void *)(uintptr_t)a[4], (void *)(uintptr_t)a[5]);
 }
-CUTAP_EXPORT unsigned int cudnnIm2Col(void *handle, void *xDesc, void *x, void *wDesc, void *convDesc, void *colBuffer)
+CUTAP_SLOW unsigned int cutap_slow_cudnnIm2Col(void *handle, void *xDesc, void *x, void *wDesc, void *convDesc, void *colBuffer)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cudnnIm2Col], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *, void *, void *, void *, void *))cutap_fn)(handle, xDesc, x, wDesc, convDesc, colBuffer);
     uint64_t cutap_w[6] = {(uint64_t)(uintptr_t)handle, (uint64_t)(uintptr_t)xDesc, (uint64_t)(uintptr_t)x, (uint64_t)(uintptr_t)wDesc, (uint64_t)(uintptr_t)convDesc, (uint64_t)(uintptr_t)colBuffer};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cudnnIm2Col, cutap_w, thunk_cudnnIm2Col);
 }
@@ -1828,11 +1376,8 @@ static uint64_t thunk_cudnnInitTransformDest(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *, void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1], (void *)(uintptr_t)a[2], (void *)(uintptr_t)a[3]);
 }
-CUTAP_EXPORT unsigned int cudnnInitTransformDest(void *transformDesc, void *srcDesc, void *destDesc, void *destSizeInBytes)
+CUTAP_SLOW unsigned int cutap_slow_cudnnInitTransformDest(void *transformDesc, void *srcDesc, void *destDesc, void *destSizeInBytes)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cudnnInitTransformDest], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *, void *, void *))cutap_fn)(transformDesc, srcDesc, destDesc, destSizeInBytes);
     uint64_t cutap_w[4] = {(uint64_t)(uintptr_t)transformDesc, (uint64_t)(uintptr_t)srcDesc, (uint64_t)(uintptr_t)destDesc, (uint64_t)(uintptr_t)destSizeInBytes};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cudnnInitTransformDest, cutap_w, thunk_cudnnInitTransformDest);
 }
@@ -1840,11 +1385,8 @@ static uint64_t thunk_cudnnLRNCrossChannelBackward(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *, unsigned int, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1], (unsigned int)a[2], (void *)(uintptr_t)a[3], (void *)(uintptr_t)a[4], (void *)(uintptr_t)a[5], (void *)(uintptr_t)a[6], (void *)(uintptr_t)a[7], (void *)(uintptr_t)a[8], (void *)(uintptr_t)a[9], (void *)(uintptr_t)a[10], (void *)(uintptr_t)a[11], (void *)(uintptr_t)a[12]);
 }
-CUTAP_EXPORT unsigned int cudnnLRNCrossChannelBackward(void *handle, void *normDesc, unsigned int lrnMode, void *alpha, void *yDesc, void *y, void *dyDesc, void *dy, void *xDesc, void *x, void *beta, void *dxDesc, void *dx)
+CUTAP_SLOW unsigned int cutap_slow_cudnnLRNCrossChannelBackward(void *handle, void *normDesc, unsigned int lrnMode, void *alpha, void *yDesc, void *y, void *dyDesc, void *dy, void *xDesc, void *x, void *beta, void *dxDesc, void *dx)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cudnnLRNCrossChannelBackward], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *, unsigned int, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *))cutap_fn)(handle, normDesc, lrnMode, alpha, yDesc, y, dyDesc, dy, xDesc, x, beta, dxDesc, dx);
     uint64_t cutap_w[13] = {(uint64_t)(uintptr_t)handle, (uint64_t)(uintptr_t)normDesc, (uint64_t)lrnMode, (uint64_t)(uintptr_t)alpha, (uint64_t)(uintptr_t)yDesc, (uint64_t)(uintptr_t)y, (uint64_t)(uintptr_t)dyDesc, (uint64_t)(uintptr_t)dy, (uint64_t)(uintptr_t)xDesc, (uint64_t)(uintptr_t)x, (uint64_t)(uintptr_t)beta, (uint64_t)(uintptr_t)dxDesc, (uint64_t)(uintptr_t)dx};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cudnnLRNCrossChannelBackward, cutap_w, thunk_cudnnLRNCrossChannelBackward);
 }
@@ -1852,11 +1394,8 @@ static uint64_t thunk_cudnnLRNCrossChannelForward(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *, unsigned int, void *, void *, void *, void *, void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1], (unsigned int)a[2], (void *)(uintptr_t)a[3], (void *)(uintptr_t)a[4], (void *)(uintptr_t)a[5], (void *)(uintptr_t)a[6], (void *)(uintptr_t)a[7], (void *)(uintptr_t)a[8]);
 }
-CUTAP_EXPORT unsigned int cudnnLRNCrossChannelForward(void *handle, void *normDesc, unsigned int lrnMode, void *alpha, void *xDesc, void *x, void *beta, void *yDesc, void *y)
+CUTAP_SLOW unsigned int cutap_slow_cudnnLRNCrossChannelForward(void *handle, void *normDesc, unsigned int lrnMode, void *alpha, void *xDesc, void *x, void *beta, void *yDesc, void *y)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cudnnLRNCrossChannelForward], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *, unsigned int, void *, void *, void *, void *, void *, void *))cutap_fn)(handle, normDesc, lrnMode, alpha, xDesc, x, beta, yDesc, y);
     uint64_t cutap_w[9] = {(uint64_t)(uintptr_t)handle, (uint64_t)(uintptr_t)normDesc, (uint64_t)lrnMode, (uint64_t)(uintptr_t)alpha, (uint64_t)(uintptr_t)xDesc, (uint64_t)(uintptr_t)x, (uint64_t)(uintptr_t)beta, (uint64_t)(uintptr_t)yDesc, (uint64_t)(uintptr_t)y};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cudnnLRNCrossChannelForward, cutap_w, thunk_cudnnLRNCrossChannelForward);
 }
@@ -1864,11 +1403,8 @@ static uint64_t thunk_cudnnMakeFusedOpsPlan(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *, void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1], (void *)(uintptr_t)a[2], (void *)(uintptr_t)a[3]);
 }
-CUTAP_EXPORT unsigned int cudnnMakeFusedOpsPlan(void *handle, void *plan, void *constPack, void *workspaceSizeInBytes)
+CUTAP_SLOW unsigned int cutap_slow_cudnnMakeFusedOpsPlan(void *handle, void *plan, void *constPack, void *workspaceSizeInBytes)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cudnnMakeFusedOpsPlan], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *, void *, void *))cutap_fn)(handle, plan, constPack, workspaceSizeInBytes);
     uint64_t cutap_w[4] = {(uint64_t)(uintptr_t)handle, (uint64_t)(uintptr_t)plan, (uint64_t)(uintptr_t)constPack, (uint64_t)(uintptr_t)workspaceSizeInBytes};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cudnnMakeFusedOpsPlan, cutap_w, thunk_cudnnMakeFusedOpsPlan);
 }
@@ -1876,11 +1412,8 @@ static uint64_t thunk_cudnnMultiHeadAttnBackwardData(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, unsigned long, void *, unsigned long, void *, unsigned long, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1], (void *)(uintptr_t)a[2], (void *)(uintptr_t)a[3], (void *)(uintptr_t)a[4], (void *)(uintptr_t)a[5], (void *)(uintptr_t)a[6], (void *)(uintptr_t)a[7], (void *)(uintptr_t)a[8], (void *)(uintptr_t)a[9], (void *)(uintptr_t)a[10], (void *)(uintptr_t)a[11], (void *)(uintptr_t)a[12], (void *)(uintptr_t)a[13], (void *)(uintptr_t)a[14], (void *)(uintptr_t)a[15], (void *)(uintptr_t)a[16], (unsigned long)a[17], (void *)(uintptr_t)a[18], (unsigned long)a[19], (void *)(uintptr_t)a[20], (unsigned long)a[21], (void *)(uintptr_t)a[22]);
 }
-CUTAP_EXPORT unsigned int cudnnMultiHeadAttnBackwardData(void *handle, void *attnDesc, void *loWinIdx, void *hiWinIdx, void *devSeqLengthsDQDO, void *devSeqLengthsDKDV, void *doDesc, void *dout, void *dqDesc, void *dqueries, void *queries, void *dkDesc, void *dkeys, void *keys, void *dvDesc, void *dvalues, void *values, unsigned long weightSizeInBytes, void *weights, unsigned long workSpaceSizeInBytes, void *workSpace, unsigned long reserveSpaceSizeInBytes, void *reserveSpace)
+CUTAP_SLOW unsigned int cutap_slow_cudnnMultiHeadAttnBackwardData(void *handle, void *attnDesc, void *loWinIdx, void *hiWinIdx, void *devSeqLengthsDQDO, void *devSeqLengthsDKDV, void *doDesc, void *dout, void *dqDesc, void *dqueries, void *queries, void *dkDesc, void *dkeys, void *keys, void *dvDesc, void *dvalues, void *values, unsigned long weightSizeInBytes, void *weights, unsigned long workSpaceSizeInBytes, void *workSpace, unsigned long reserveSpaceSizeInBytes, void *reserveSpace)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cudnnMultiHeadAttnBackwardData], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, unsigned long, void *, unsigned long, void *, unsigned long, void *))cutap_fn)(handle, attnDesc, loWinIdx, hiWinIdx, devSeqLengthsDQDO, devSeqLengthsDKDV, doDesc, dout, dqDesc, dqueries, queries, dkDesc, dkeys, keys, dvDesc, dvalues, values, weightSizeInBytes, weights, workSpaceSizeInBytes, workSpace, reserveSpaceSizeInBytes, reserveSpace);
     uint64_t cutap_w[23] = {(uint64_t)(uintptr_t)handle, (uint64_t)(uintptr_t)attnDesc, (uint64_t)(uintptr_t)loWinIdx, (uint64_t)(uintptr_t)hiWinIdx, (uint64_t)(uintptr_t)devSeqLengthsDQDO, (uint64_t)(uintptr_t)devSeqLengthsDKDV, (uint64_t)(uintptr_t)doDesc, (uint64_t)(uintptr_t)dout, (uint64_t)(uintptr_t)dqDesc, (uint64_t)(uintptr_t)dqueries, (uint64_t)(uintptr_t)queries, (uint64_t)(uintptr_t)dkDesc, (uint64_t)(uintptr_t)dkeys, (uint64_t)(uintptr_t)keys, (uint64_t)(uintptr_t)dvDesc, (uint64_t)(uintptr_t)dvalues, (uint64_t)(uintptr_t)values, (uint64_t)weightSizeInBytes, (uint64_t)(uintptr_t)weights, (uint64_t)workSpaceSizeInBytes, (uint64_t)(uintptr_t)workSpace, (uint64_t)reserveSpaceSizeInBytes, (uint64_t)(uintptr_t)reserveSpace};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cudnnMultiHeadAttnBackwardData, cutap_w, thunk_cudnnMultiHeadAttnBackwardData);
 }
@@ -1888,11 +1421,8 @@ static uint64_t thunk_cudnnMultiHeadAttnBackwardWeights(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *, unsigned int, void *, void *, void *, void *, void *, void *, void *, void *, unsigned long, void *, void *, unsigned long, void *, unsigned long, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1], (unsigned int)a[2], (void *)(uintptr_t)a[3], (void *)(uintptr_t)a[4], (void *)(uintptr_t)a[5], (void *)(uintptr_t)a[6], (void *)(uintptr_t)a[7], (void *)(uintptr_t)a[8], (void *)(uintptr_t)a[9], (void *)(uintptr_t)a[10], (unsigned long)a[11], (void *)(uintptr_t)a[12], (void *)(uintptr_t)a[13], (unsigned long)a[14], (void *)(uintptr_t)a[15], (unsigned long)a[16], (void *)(uintptr_t)a[17]);
 }
-CUTAP_EXPORT unsigned int cudnnMultiHeadAttnBackwardWeights(void *handle, void *attnDesc, unsigned int addGrad, void *qDesc, void *queries, void *kDesc, void *keys, void *vDesc, void *values, void *doDesc, void *dout, unsigned long weightSizeInBytes, void *weights, void *dweights, unsigned long workSpaceSizeInBytes, void *workSpace, unsigned long reserveSpaceSizeInBytes, void *reserveSpace)
+CUTAP_SLOW unsigned int cutap_slow_cudnnMultiHeadAttnBackwardWeights(void *handle, void *attnDesc, unsigned int addGrad, void *qDesc, void *queries, void *kDesc, void *keys, void *vDesc, void *values, void *doDesc, void *dout, unsigned long weightSizeInBytes, void *weights, void *dweights, unsigned long workSpaceSizeInBytes, void *workSpace, unsigned long reserveSpaceSizeInBytes, void *reserveSpace)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cudnnMultiHeadAttnBackwardWeights], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *, unsigned int, void *, void *, void *, void *, void *, void *, void *, void *, unsigned long, void *, void *, unsigned long, void *, unsigned long, void *))cutap_fn)(handle, attnDesc, addGrad, qDesc, queries, kDesc, keys, vDesc, values, doDesc, dout, weightSizeInBytes, weights, dweights, workSpaceSizeInBytes, workSpace, reserveSpaceSizeInBytes, reserveSpace);
     uint64_t cutap_w[18] = {(uint64_t)(uintptr_t)handle, (uint64_t)(uintptr_t)attnDesc, (uint64_t)addGrad, (uint64_t)(uintptr_t)qDesc, (uint64_t)(uintptr_t)queries, (uint64_t)(uintptr_t)kDesc, (uint64_t)(uintptr_t)keys, (uint64_t)(uintptr_t)vDesc, (uint64_t)(uintptr_t)values, (uint64_t)(uintptr_t)doDesc, (uint64_t)(uintptr_t)dout, (uint64_t)weightSizeInBytes, (uint64_t)(uintptr_t)weights, (uint64_t)(uintptr_t)dweights, (uint64_t)workSpaceSizeInBytes, (uint64_t)(uintptr_t)workSpace, (uint64_t)reserveSpaceSizeInBytes, (uint64_t)(uintptr_t)reserveSpace};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cudnnMultiHeadAttnBackwardWeights, cutap_w, thunk_cudnnMultiHeadAttnBackwardWeights);
 }
@@ -1900,11 +1430,8 @@ static uint64_t thunk_cudnnMultiHeadAttnForward(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *, int, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, unsigned long, void *, unsigned long, void *, unsigned long, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1], (int)a[2], (void *)(uintptr_t)a[3], (void *)(uintptr_t)a[4], (void *)(uintptr_t)a[5], (void *)(uintptr_t)a[6], (void *)(uintptr_t)a[7], (void *)(uintptr_t)a[8], (void *)(uintptr_t)a[9], (void *)(uintptr_t)a[10], (void *)(uintptr_t)a[11], (void *)(uintptr_t)a[12], (void *)(uintptr_t)a[13], (void *)(uintptr_t)a[14], (void *)(uintptr_t)a[15], (unsigned long)a[16], (void *)(uintptr_t)a[17], (unsigned long)a[18], (void *)(uintptr_t)a[19], (unsigned long)a[20], (void *)(uintptr_t)a[21]);
 }
-CUTAP_EXPORT unsigned int cudnnMultiHeadAttnForward(void *handle, void *attnDesc, int currIdx, void *loWinIdx, void *hiWinIdx, void *devSeqLengthsQO, void *devSeqLengthsKV, void *qDesc, void *queries, void *residuals, void *kDesc, void *keys, void *vDesc, void *values, void *oDesc, void *out, unsigned long weightSizeInBytes, void *weights, unsigned long workSpaceSizeInBytes, void *workSpace, unsigned long reserveSpaceSizeInBytes, void *reserveSpace)
+CUTAP_SLOW unsigned int cutap_slow_cudnnMultiHeadAttnForward(void *handle, void *attnDesc, int currIdx, void *loWinIdx, void *hiWinIdx, void *devSeqLengthsQO, void *devSeqLengthsKV, void *qDesc, void *queries, void *residuals, void *kDesc, void *keys, void *vDesc, void *values, void *oDesc, void *out, unsigned long weightSizeInBytes, void *weights, unsigned long workSpaceSizeInBytes, void *workSpace, unsigned long reserveSpaceSizeInBytes, void *reserveSpace)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cudnnMultiHeadAttnForward], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *, int, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, unsigned long, void *, unsigned long, void *, unsigned long, void *))cutap_fn)(handle, attnDesc, currIdx, loWinIdx, hiWinIdx, devSeqLengthsQO, devSeqLengthsKV, qDesc, queries, residuals, kDesc, keys, vDesc, values, oDesc, out, weightSizeInBytes, weights, workSpaceSizeInBytes, workSpace, reserveSpaceSizeInBytes, reserveSpace);
     uint64_t cutap_w[22] = {(uint64_t)(uintptr_t)handle, (uint64_t)(uintptr_t)attnDesc, (uint64_t)(int64_t)currIdx, (uint64_t)(uintptr_t)loWinIdx, (uint64_t)(uintptr_t)hiWinIdx, (uint64_t)(uintptr_t)devSeqLengthsQO, (uint64_t)(uintptr_t)devSeqLengthsKV, (uint64_t)(uintptr_t)qDesc, (uint64_t)(uintptr_t)queries, (uint64_t)(uintptr_t)residuals, (uint64_t)(uintptr_t)kDesc, (uint64_t)(uintptr_t)keys, (uint64_t)(uintptr_t)vDesc, (uint64_t)(uintptr_t)values, (uint64_t)(uintptr_t)oDesc, (uint64_t)(uintptr_t)out, (uint64_t)weightSizeInBytes, (uint64_t)(uintptr_t)weights, (uint64_t)workSpaceSizeInBytes, (uint64_t)(uintptr_t)workSpace, (uint64_t)reserveSpaceSizeInBytes, (uint64_t)(uintptr_t)reserveSpace};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cudnnMultiHeadAttnForward, cutap_w, thunk_cudnnMultiHeadAttnForward);
 }
@@ -1912,11 +1439,8 @@ static uint64_t thunk_cudnnNormalizationBackward(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, unsigned int, unsigned int, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, double, void *, void *, void *, void *, void *, unsigned long, void *, unsigned long, int))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (unsigned int)a[2], (unsigned int)a[3], (void *)(uintptr_t)a[4], (void *)(uintptr_t)a[5], (void *)(uintptr_t)a[6], (void *)(uintptr_t)a[7], (void *)(uintptr_t)a[8], (void *)(uintptr_t)a[9], (void *)(uintptr_t)a[10], (void *)(uintptr_t)a[11], (void *)(uintptr_t)a[12], (void *)(uintptr_t)a[13], (void *)(uintptr_t)a[14], (void *)(uintptr_t)a[15], (void *)(uintptr_t)a[16], (void *)(uintptr_t)a[17], (void *)(uintptr_t)a[18], (void *)(uintptr_t)a[19], (void *)(uintptr_t)a[20], (void *)(uintptr_t)a[21], (void *)(uintptr_t)a[22], cutap_w2d(a[23]), (void *)(uintptr_t)a[24], (void *)(uintptr_t)a[25], (void *)(uintptr_t)a[26], (void *)(uintptr_t)a[27], (void *)(uintptr_t)a[28], (unsigned long)a[29], (void *)(uintptr_t)a[30], (unsigned long)a[31], (int)a[32]);
 }
-CUTAP_EXPORT unsigned int cudnnNormalizationBackward(void *handle, unsigned int mode, unsigned int normOps, unsigned int algo, void *alphaDataDiff, void *betaDataDiff, void *alphaParamDiff, void *betaParamDiff, void *xDesc, void *xData, void *yDesc, void *yData, void *dyDesc, void *dyData, void *dzDesc, void *dzData, void *dxDesc, void *dxData, void *dNormScaleBiasDesc, void *normScaleData, void *normBiasData, void *dNormScaleData, void *dNormBiasData, double epsilon, void *normMeanVarDesc, void *savedMean, void *savedInvVariance, void *activationDesc, void *workSpace, unsigned long workSpaceSizeInBytes, void *reserveSpace, unsigned long reserveSpaceSizeInBytes, int groupCnt)
+CUTAP_SLOW unsigned int cutap_slow_cudnnNormalizationBackward(void *handle, unsigned int mode, unsigned int normOps, unsigned int algo, void *alphaDataDiff, void *betaDataDiff, void *alphaParamDiff, void *betaParamDiff, void *xDesc, void *xData, void *yDesc, void *yData, void *dyDesc, void *dyData, void *dzDesc, void *dzData, void *dxDesc, void *dxData, void *dNormScaleBiasDesc, void *normScaleData, void *normBiasData, void *dNormScaleData, void *dNormBiasData, double epsilon, void *normMeanVarDesc, void *savedMean, void *savedInvVariance, void *activationDesc, void *workSpace, unsigned long workSpaceSizeInBytes, void *reserveSpace, unsigned long reserveSpaceSizeInBytes, int groupCnt)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cudnnNormalizationBackward], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, unsigned int, unsigned int, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, double, void *, void *, void *, void *, void *, unsigned long, void *, unsigned long, int))cutap_fn)(handle, mode, normOps, algo, alphaDataDiff, betaDataDiff, alphaParamDiff, betaParamDiff, xDesc, xData, yDesc, yData, dyDesc, dyData, dzDesc, dzData, dxDesc, dxData, dNormScaleBiasDesc, normScaleData, normBiasData, dNormScaleData, dNormBiasData, epsilon, normMeanVarDesc, savedMean, savedInvVariance, activationDesc, workSpace, workSpaceSizeInBytes, reserveSpace, reserveSpaceSizeInBytes, groupCnt);
     uint64_t cutap_w[33] = {(uint64_t)(uintptr_t)handle, (uint64_t)mode, (uint64_t)normOps, (uint64_t)algo, (uint64_t)(uintptr_t)alphaDataDiff, (uint64_t)(uintptr_t)betaDataDiff, (uint64_t)(uintptr_t)alphaParamDiff, (uint64_t)(uintptr_t)betaParamDiff, (uint64_t)(uintptr_t)xDesc, (uint64_t)(uintptr_t)xData, (uint64_t)(uintptr_t)yDesc, (uint64_t)(uintptr_t)yData, (uint64_t)(uintptr_t)dyDesc, (uint64_t)(uintptr_t)dyData, (uint64_t)(uintptr_t)dzDesc, (uint64_t)(uintptr_t)dzData, (uint64_t)(uintptr_t)dxDesc, (uint64_t)(uintptr_t)dxData, (uint64_t)(uintptr_t)dNormScaleBiasDesc, (uint64_t)(uintptr_t)normScaleData, (uint64_t)(uintptr_t)normBiasData, (uint64_t)(uintptr_t)dNormScaleData, (uint64_t)(uintptr_t)dNormBiasData, cutap_d2w(epsilon), (uint64_t)(uintptr_t)normMeanVarDesc, (uint64_t)(uintptr_t)savedMean, (uint64_t)(uintptr_t)savedInvVariance, (uint64_t)(uintptr_t)activationDesc, (uint64_t)(uintptr_t)workSpace, (uint64_t)workSpaceSizeInBytes, (uint64_t)(uintptr_t)reserveSpace, (uint64_t)reserveSpaceSizeInBytes, (uint64_t)(int64_t)groupCnt};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cudnnNormalizationBackward, cutap_w, thunk_cudnnNormalizationBackward);
 }
@@ -1924,11 +1448,8 @@ static uint64_t thunk_cudnnNormalizationForwardInference(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, unsigned int, unsigned int, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, double, int))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (unsigned int)a[2], (unsigned int)a[3], (void *)(uintptr_t)a[4], (void *)(uintptr_t)a[5], (void *)(uintptr_t)a[6], (void *)(uintptr_t)a[7], (void *)(uintptr_t)a[8], (void *)(uintptr_t)a[9], (void *)(uintptr_t)a[10], (void *)(uintptr_t)a[11], (void *)(uintptr_t)a[12], (void *)(uintptr_t)a[13], (void *)(uintptr_t)a[14], (void *)(uintptr_t)a[15], (void *)(uintptr_t)a[16], (void *)(uintptr_t)a[17], (void *)(uintptr_t)a[18], cutap_w2d(a[19]), (int)a[20]);
 }
-CUTAP_EXPORT unsigned int cudnnNormalizationForwardInference(void *handle, unsigned int mode, unsigned int normOps, unsigned int algo, void *alpha, void *beta, void *xDesc, void *x, void *normScaleBiasDesc, void *normScale, void *normBias, void *normMeanVarDesc, void *estimatedMean, void *estimatedVariance, void *zDesc, void *z, void *activationDesc, void *yDesc, void *y, double epsilon, int groupCnt)
+CUTAP_SLOW unsigned int cutap_slow_cudnnNormalizationForwardInference(void *handle, unsigned int mode, unsigned int normOps, unsigned int algo, void *alpha, void *beta, void *xDesc, void *x, void *normScaleBiasDesc, void *normScale, void *normBias, void *normMeanVarDesc, void *estimatedMean, void *estimatedVariance, void *zDesc, void *z, void *activationDesc, void *yDesc, void *y, double epsilon, int groupCnt)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cudnnNormalizationForwardInference], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, unsigned int, unsigned int, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, double, int))cutap_fn)(handle, mode, normOps, algo, alpha, beta, xDesc, x, normScaleBiasDesc, normScale, normBias, normMeanVarDesc, estimatedMean, estimatedVariance, zDesc, z, activationDesc, yDesc, y, epsilon, groupCnt);
     uint64_t cutap_w[21] = {(uint64_t)(uintptr_t)handle, (uint64_t)mode, (uint64_t)normOps, (uint64_t)algo, (uint64_t)(uintptr_t)alpha, (uint64_t)(uintptr_t)beta, (uint64_t)(uintptr_t)xDesc, (uint64_t)(uintptr_t)x, (uint64_t)(uintptr_t)normScaleBiasDesc, (uint64_t)(uintptr_t)normScale, (uint64_t)(uintptr_t)normBias, (uint64_t)(uintptr_t)normMeanVarDesc, (uint64_t)(uintptr_t)estimatedMean, (uint64_t)(uintptr_t)estimatedVariance, (uint64_t)(uintptr_t)zDesc, (uint64_t)(uintptr_t)z, (uint64_t)(uintptr_t)activationDesc, (uint64_t)(uintptr_t)yDesc, (uint64_t)(uintptr_t)y, cutap_d2w(epsilon), (uint64_t)(int64_t)groupCnt};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cudnnNormalizationForwardInference, cutap_w, thunk_cudnnNormalizationForwardInference);
 }
@@ -1936,11 +1457,8 @@ static uint64_t thunk_cudnnNormalizationForwardTraining(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, unsigned int, unsigned int, void *, void *, void *, void *, void *, void *, void *, double, void *, void *, void *, double, void *, void *, void *, void *, void *, void *, void *, void *, unsigned long, void *, unsigned long, int))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (unsigned int)a[2], (unsigned int)a[3], (void *)(uintptr_t)a[4], (void *)(uintptr_t)a[5], (void *)(uintptr_t)a[6], (void *)(uintptr_t)a[7], (void *)(uintptr_t)a[8], (void *)(uintptr_t)a[9], (void *)(uintptr_t)a[10], cutap_w2d(a[11]), (void *)(uintptr_t)a[12], (void *)(uintptr_t)a[13], (void *)(uintptr_t)a[14], cutap_w2d(a[15]), (void *)(uintptr_t)a[16], (void *)(uintptr_t)a[17], (void *)(uintptr_t)a[18], (void *)(uintptr_t)a[19], (void *)(uintptr_t)a[20], (void *)(uintptr_t)a[21], (void *)(uintptr_t)a[22], (void *)(uintptr_t)a[23], (unsigned long)a[24], (void *)(uintptr_t)a[25], (unsigned long)a[26], (int)a[27]);
 }
-CUTAP_EXPORT unsigned int cudnnNormalizationForwardTraining(void *handle, unsigned int mode, unsigned int normOps, unsigned int algo, void *alpha, void *beta, void *xDesc, void *xData, void *normScaleBiasDesc, void *normScale, void *normBias, double exponentialAverageFactor, void *normMeanVarDesc, void *resultRunningMean, void *resultRunningVariance, double epsilon, void *resultSaveMean, void *resultSaveInvVariance, void *activationDesc, void *zDesc, void *zData, void *yDesc, void *yData, void *workspace, unsigned long workSpaceSizeInBytes, void *reserveSpace, unsigned long reserveSpaceSizeInBytes, int groupCnt)
+CUTAP_SLOW unsigned int cutap_slow_cudnnNormalizationForwardTraining(void *handle, unsigned int mode, unsigned int normOps, unsigned int algo, void *alpha, void *beta, void *xDesc, void *xData, void *normScaleBiasDesc, void *normScale, void *normBias, double exponentialAverageFactor, void *normMeanVarDesc, void *resultRunningMean, void *resultRunningVariance, double epsilon, void *resultSaveMean, void *resultSaveInvVariance, void *activationDesc, void *zDesc, void *zData, void *yDesc, void *yData, void *workspace, unsigned long workSpaceSizeInBytes, void *reserveSpace, unsigned long reserveSpaceSizeInBytes, int groupCnt)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cudnnNormalizationForwardTraining], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, unsigned int, unsigned int, void *, void *, void *, void *, void *, void *, void *, double, void *, void *, void *, double, void *, void *, void *, void *, void *, void *, void *, void *, unsigned long, void *, unsigned long, int))cutap_fn)(handle, mode, normOps, algo, alpha, beta, xDesc, xData, normScaleBiasDesc, normScale, normBias, exponentialAverageFactor, normMeanVarDesc, resultRunningMean, resultRunningVariance, epsilon, resultSaveMean, resultSaveInvVariance, activationDesc, zDesc, zData, yDesc, yData, workspace, workSpaceSizeInBytes, reserveSpace, reserveSpaceSizeInBytes, groupCnt);
     uint64_t cutap_w[28] = {(uint64_t)(uintptr_t)handle, (uint64_t)mode, (uint64_t)normOps, (uint64_t)algo, (uint64_t)(uintptr_t)alpha, (uint64_t)(uintptr_t)beta, (uint64_t)(uintptr_t)xDesc, (uint64_t)(uintptr_t)xData, (uint64_t)(uintptr_t)normScaleBiasDesc, (uint64_t)(uintptr_t)normScale, (uint64_t)(uintptr_t)normBias, cutap_d2w(exponentialAverageFactor), (uint64_t)(uintptr_t)normMeanVarDesc, (uint64_t)(uintptr_t)resultRunningMean, (uint64_t)(uintptr_t)resultRunningVariance, cutap_d2w(epsilon), (uint64_t)(uintptr_t)resultSaveMean, (uint64_t)(uintptr_t)resultSaveInvVariance, (uint64_t)(uintptr_t)activationDesc, (uint64_t)(uintptr_t)zDesc, (uint64_t)(uintptr_t)zData, (uint64_t)(uintptr_t)yDesc, (uint64_t)(uintptr_t)yData, (uint64_t)(uintptr_t)workspace, (uint64_t)workSpaceSizeInBytes, (uint64_t)(uintptr_t)reserveSpace, (uint64_t)reserveSpaceSizeInBytes, (uint64_t)(int64_t)groupCnt};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cudnnNormalizationForwardTraining, cutap_w, thunk_cudnnNormalizationForwardTraining);
 }
@@ -1948,11 +1466,8 @@ static uint64_t thunk_cudnnOpTensor(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1], (void *)(uintptr_t)a[2], (void *)(uintptr_t)a[3], (void *)(uintptr_t)a[4], (void *)(uintptr_t)a[5], (void *)(uintptr_t)a[6], (void *)(uintptr_t)a[7], (void *)(uintptr_t)a[8], (void *)(uintptr_t)a[9], (void *)(uintptr_t)a[10]);
 }
-CUTAP_EXPORT unsigned int cudnnOpTensor(void *handle, void *opTensorDesc, void *alpha1, void *aDesc, void *A, void *alpha2, void *bDesc, void *B, void *beta, void *cDesc, void *C)
+CUTAP_SLOW unsigned int cutap_slow_cudnnOpTensor(void *handle, void *opTensorDesc, void *alpha1, void *aDesc, void *A, void *alpha2, void *bDesc, void *B, void *beta, void *cDesc, void *C)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cudnnOpTensor], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *))cutap_fn)(handle, opTensorDesc, alpha1, aDesc, A, alpha2, bDesc, B, beta, cDesc, C);
     uint64_t cutap_w[11] = {(uint64_t)(uintptr_t)handle, (uint64_t)(uintptr_t)opTensorDesc, (uint64_t)(uintptr_t)alpha1, (uint64_t)(uintptr_t)aDesc, (uint64_t)(uintptr_t)A, (uint64_t)(uintptr_t)alpha2, (uint64_t)(uintptr_t)bDesc, (uint64_t)(uintptr_t)B, (uint64_t)(uintptr_t)beta, (uint64_t)(uintptr_t)cDesc, (uint64_t)(uintptr_t)C};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cudnnOpTensor, cutap_w, thunk_cudnnOpTensor);
 }
@@ -1961,11 +1476,8 @@ static uint64_t thunk_cudnnOpsVersionCheck(void *fn, uint64_t *a)
     (void)a;
     return (uint64_t)((unsigned int (*)(void))fn)();
 }
-CUTAP_EXPORT unsigned int cudnnOpsVersionCheck(void)
+CUTAP_SLOW unsigned int cutap_slow_cudnnOpsVersionCheck(void)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cudnnOpsVersionCheck], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void))cutap_fn)();
     uint64_t cutap_w[1] = {0};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cudnnOpsVersionCheck, cutap_w, thunk_cudnnOpsVersionCheck);
 }
@@ -1973,11 +1485,8 @@ static uint64_t thunk_cudnnPoolingBackward(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1], (void *)(uintptr_t)a[2], (void *)(uintptr_t)a[3], (void *)(uintptr_t)a[4], (void *)(uintptr_t)a[5], (void *)(uintptr_t)a[6], (void *)(uintptr_t)a[7], (void *)(uintptr_t)a[8], (void *)(uintptr_t)a[9], (void *)(uintptr_t)a[10], (void *)(uintptr_t)a[11]);
 }
-CUTAP_EXPORT unsigned int cudnnPoolingBackward(void *handle, void *poolingDesc, void *alpha, void *yDesc, void *y, void *dyDesc, void *dy, void *xDesc, void *x, void *beta, void *dxDesc, void *dx)
+CUTAP_SLOW unsigned int cutap_slow_cudnnPoolingBackward(void *handle, void *poolingDesc, void *alpha, void *yDesc, void *y, void *dyDesc, void *dy, void *xDesc, void *x, void *beta, void *dxDesc, void *dx)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cudnnPoolingBackward], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *))cutap_fn)(handle, poolingDesc, alpha, yDesc, y, dyDesc, dy, xDesc, x, beta, dxDesc, dx);
     uint64_t cutap_w[12] = {(uint64_t)(uintptr_t)handle, (uint64_t)(uintptr_t)poolingDesc, (uint64_t)(uintptr_t)alpha, (uint64_t)(uintptr_t)yDesc, (uint64_t)(uintptr_t)y, (uint64_t)(uintptr_t)dyDesc, (uint64_t)(uintptr_t)dy, (uint64_t)(uintptr_t)xDesc, (uint64_t)(uintptr_t)x, (uint64_t)(uintptr_t)beta, (uint64_t)(uintptr_t)dxDesc, (uint64_t)(uintptr_t)dx};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cudnnPoolingBackward, cutap_w, thunk_cudnnPoolingBackward);
 }
@@ -1985,11 +1494,8 @@ static uint64_t thunk_cudnnPoolingForward(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *, void *, void *, void *, void *, void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1], (void *)(uintptr_t)a[2], (void *)(uintptr_t)a[3], (void *)(uintptr_t)a[4], (void *)(uintptr_t)a[5], (void *)(uintptr_t)a[6], (void *)(uintptr_t)a[7]);
 }
-CUTAP_EXPORT unsigned int cudnnPoolingForward(void *handle, void *poolingDesc, void *alpha, void *xDesc, void *x, void *beta, void *yDesc, void *y)
+CUTAP_SLOW unsigned int cutap_slow_cudnnPoolingForward(void *handle, void *poolingDesc, void *alpha, void *xDesc, void *x, void *beta, void *yDesc, void *y)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cudnnPoolingForward], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *, void *, void *, void *, void *, void *, void *))cutap_fn)(handle, poolingDesc, alpha, xDesc, x, beta, yDesc, y);
     uint64_t cutap_w[8] = {(uint64_t)(uintptr_t)handle, (uint64_t)(uintptr_t)poolingDesc, (uint64_t)(uintptr_t)alpha, (uint64_t)(uintptr_t)xDesc, (uint64_t)(uintptr_t)x, (uint64_t)(uintptr_t)beta, (uint64_t)(uintptr_t)yDesc, (uint64_t)(uintptr_t)y};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cudnnPoolingForward, cutap_w, thunk_cudnnPoolingForward);
 }
@@ -1997,11 +1503,8 @@ static uint64_t thunk_cudnnQueryRuntimeError(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *, unsigned int, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1], (unsigned int)a[2], (void *)(uintptr_t)a[3]);
 }
-CUTAP_EXPORT unsigned int cudnnQueryRuntimeError(void *handle, void *rstatus, unsigned int mode, void *tag)
+CUTAP_SLOW unsigned int cutap_slow_cudnnQueryRuntimeError(void *handle, void *rstatus, unsigned int mode, void *tag)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cudnnQueryRuntimeError], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *, unsigned int, void *))cutap_fn)(handle, rstatus, mode, tag);
     uint64_t cutap_w[4] = {(uint64_t)(uintptr_t)handle, (uint64_t)(uintptr_t)rstatus, (uint64_t)mode, (uint64_t)(uintptr_t)tag};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cudnnQueryRuntimeError, cutap_w, thunk_cudnnQueryRuntimeError);
 }
@@ -2009,11 +1512,8 @@ static uint64_t thunk_cudnnRNNBackwardData_v8(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, unsigned long, void *, unsigned long, void *, unsigned long, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1], (void *)(uintptr_t)a[2], (void *)(uintptr_t)a[3], (void *)(uintptr_t)a[4], (void *)(uintptr_t)a[5], (void *)(uintptr_t)a[6], (void *)(uintptr_t)a[7], (void *)(uintptr_t)a[8], (void *)(uintptr_t)a[9], (void *)(uintptr_t)a[10], (void *)(uintptr_t)a[11], (void *)(uintptr_t)a[12], (void *)(uintptr_t)a[13], (void *)(uintptr_t)a[14], (void *)(uintptr_t)a[15], (unsigned long)a[16], (void *)(uintptr_t)a[17], (unsigned long)a[18], (void *)(uintptr_t)a[19], (unsigned long)a[20], (void *)(uintptr_t)a[21]);
 }
-CUTAP_EXPORT unsigned int cudnnRNNBackwardData_v8(void *handle, void *rnnDesc, void *devSeqLengths, void *yDesc, void *y, void *dy, void *xDesc, void *dx, void *hDesc, void *hx, void *dhy, void *dhx, void *cDesc, void *cx, void *dcy, void *dcx, unsigned long weightSpaceSize, void *weightSpace, unsigned long workSpaceSize, void *workSpace, unsigned long reserveSpaceSize, void *reserveSpace)
+CUTAP_SLOW unsigned int cutap_slow_cudnnRNNBackwardData_v8(void *handle, void *rnnDesc, void *devSeqLengths, void *yDesc, void *y, void *dy, void *xDesc, void *dx, void *hDesc, void *hx, void *dhy, void *dhx, void *cDesc, void *cx, void *dcy, void *dcx, unsigned long weightSpaceSize, void *weightSpace, unsigned long workSpaceSize, void *workSpace, unsigned long reserveSpaceSize, void *reserveSpace)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cudnnRNNBackwardData_v8], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, unsigned long, void *, unsigned long, void *, unsigned long, void *))cutap_fn)(handle, rnnDesc, devSeqLengths, yDesc, y, dy, xDesc, dx, hDesc, hx, dhy, dhx, cDesc, cx, dcy, dcx, weightSpaceSize, weightSpace, workSpaceSize, workSpace, reserveSpaceSize, reserveSpace);
     uint64_t cutap_w[22] = {(uint64_t)(uintptr_t)handle, (uint64_t)(uintptr_t)rnnDesc, (uint64_t)(uintptr_t)devSeqLengths, (uint64_t)(uintptr_t)yDesc, (uint64_t)(uintptr_t)y, (uint64_t)(uintptr_t)dy, (uint64_t)(uintptr_t)xDesc, (uint64_t)(uintptr_t)dx, (uint64_t)(uintptr_t)hDesc, (uint64_t)(uintptr_t)hx, (uint64_t)(uintptr_t)dhy, (uint64_t)(uintptr_t)dhx, (uint64_t)(uintptr_t)cDesc, (uint64_t)(uintptr_t)cx, (uint64_t)(uintptr_t)dcy, (uint64_t)(uintptr_t)dcx, (uint64_t)weightSpaceSize, (uint64_t)(uintptr_t)weightSpace, (uint64_t)workSpaceSize, (uint64_t)(uintptr_t)workSpace, (uint64_t)reserveSpaceSize, (uint64_t)(uintptr_t)reserveSpace};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cudnnRNNBackwardData_v8, cutap_w, thunk_cudnnRNNBackwardData_v8);
 }
@@ -2021,11 +1521,8 @@ static uint64_t thunk_cudnnRNNBackwardWeights_v8(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *, unsigned int, void *, void *, void *, void *, void *, void *, void *, unsigned long, void *, unsigned long, void *, unsigned long, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1], (unsigned int)a[2], (void *)(uintptr_t)a[3], (void *)(uintptr_t)a[4], (void *)(uintptr_t)a[5], (void *)(uintptr_t)a[6], (void *)(uintptr_t)a[7], (void *)(uintptr_t)a[8], (void *)(uintptr_t)a[9], (unsigned long)a[10], (void *)(uintptr_t)a[11], (unsigned long)a[12], (void *)(uintptr_t)a[13], (unsigned long)a[14], (void *)(uintptr_t)a[15]);
 }
-CUTAP_EXPORT unsigned int cudnnRNNBackwardWeights_v8(void *handle, void *rnnDesc, unsigned int addGrad, void *devSeqLengths, void *xDesc, void *x, void *hDesc, void *hx, void *yDesc, void *y, unsigned long weightSpaceSize, void *dweightSpace, unsigned long workSpaceSize, void *workSpace, unsigned long reserveSpaceSize, void *reserveSpace)
+CUTAP_SLOW unsigned int cutap_slow_cudnnRNNBackwardWeights_v8(void *handle, void *rnnDesc, unsigned int addGrad, void *devSeqLengths, void *xDesc, void *x, void *hDesc, void *hx, void *yDesc, void *y, unsigned long weightSpaceSize, void *dweightSpace, unsigned long workSpaceSize, void *workSpace, unsigned long reserveSpaceSize, void *reserveSpace)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cudnnRNNBackwardWeights_v8], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *, unsigned int, void *, void *, void *, void *, void *, void *, void *, unsigned long, void *, unsigned long, void *, unsigned long, void *))cutap_fn)(handle, rnnDesc, addGrad, devSeqLengths, xDesc, x, hDesc, hx, yDesc, y, weightSpaceSize, dweightSpace, workSpaceSize, workSpace, reserveSpaceSize, reserveSpace);
     uint64_t cutap_w[16] = {(uint64_t)(uintptr_t)handle, (uint64_t)(uintptr_t)rnnDesc, (uint64_t)addGrad, (uint64_t)(uintptr_t)devSeqLengths, (uint64_t)(uintptr_t)xDesc, (uint64_t)(uintptr_t)x, (uint64_t)(uintptr_t)hDesc, (uint64_t)(uintptr_t)hx, (uint64_t)(uintptr_t)yDesc, (uint64_t)(uintptr_t)y, (uint64_t)weightSpaceSize, (uint64_t)(uintptr_t)dweightSpace, (uint64_t)workSpaceSize, (uint64_t)(uintptr_t)workSpace, (uint64_t)reserveSpaceSize, (uint64_t)(uintptr_t)reserveSpace};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cudnnRNNBackwardWeights_v8, cutap_w, thunk_cudnnRNNBackwardWeights_v8);
 }
@@ -2033,11 +1530,8 @@ static uint64_t thunk_cudnnRNNForward(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *, unsigned int, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, unsigned long, void *, unsigned long, void *, unsigned long, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1], (unsigned int)a[2], (void *)(uintptr_t)a[3], (void *)(uintptr_t)a[4], (void *)(uintptr_t)a[5], (void *)(uintptr_t)a[6], (void *)(uintptr_t)a[7], (void *)(uintptr_t)a[8], (void *)(uintptr_t)a[9], (void *)(uintptr_t)a[10], (void *)(uintptr_t)a[11], (void *)(uintptr_t)a[12], (void *)(uintptr_t)a[13], (unsigned long)a[14], (void *)(uintptr_t)a[15], (unsigned long)a[16], (void *)(uintptr_t)a[17], (unsigned long)a[18], (void *)(uintptr_t)a[19]);
 }
-CUTAP_EXPORT unsigned int cudnnRNNForward(void *handle, void *rnnDesc, unsigned int fwdMode, void *devSeqLengths, void *xDesc, void *x, void *yDesc, void *y, void *hDesc, void *hx, void *hy, void *cDesc, void *cx, void *cy, unsigned long weightSpaceSize, void *weightSpace, unsigned long workSpaceSize, void *workSpace, unsigned long reserveSpaceSize, void *reserveSpace)
+CUTAP_SLOW unsigned int cutap_slow_cudnnRNNForward(void *handle, void *rnnDesc, unsigned int fwdMode, void *devSeqLengths, void *xDesc, void *x, void *yDesc, void *y, void *hDesc, void *hx, void *hy, void *cDesc, void *cx, void *cy, unsigned long weightSpaceSize, void *weightSpace, unsigned long workSpaceSize, void *workSpace, unsigned long reserveSpaceSize, void *reserveSpace)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cudnnRNNForward], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *, unsigned int, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, unsigned long, void *, unsigned long, void *, unsigned long, void *))cutap_fn)(handle, rnnDesc, fwdMode, devSeqLengths, xDesc, x, yDesc, y, hDesc, hx, hy, cDesc, cx, cy, weightSpaceSize, weightSpace, workSpaceSize, workSpace, reserveSpaceSize, reserveSpace);
     uint64_t cutap_w[20] = {(uint64_t)(uintptr_t)handle, (uint64_t)(uintptr_t)rnnDesc, (uint64_t)fwdMode, (uint64_t)(uintptr_t)devSeqLengths, (uint64_t)(uintptr_t)xDesc, (uint64_t)(uintptr_t)x, (uint64_t)(uintptr_t)yDesc, (uint64_t)(uintptr_t)y, (uint64_t)(uintptr_t)hDesc, (uint64_t)(uintptr_t)hx, (uint64_t)(uintptr_t)hy, (uint64_t)(uintptr_t)cDesc, (uint64_t)(uintptr_t)cx, (uint64_t)(uintptr_t)cy, (uint64_t)weightSpaceSize, (uint64_t)(uintptr_t)weightSpace, (uint64_t)workSpaceSize, (uint64_t)(uintptr_t)workSpace, (uint64_t)reserveSpaceSize, (uint64_t)(uintptr_t)reserveSpace};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cudnnRNNForward, cutap_w, thunk_cudnnRNNForward);
 }
@@ -2045,11 +1539,8 @@ static uint64_t thunk_cudnnRNNGetClip_v8(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *, void *, void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1], (void *)(uintptr_t)a[2], (void *)(uintptr_t)a[3], (void *)(uintptr_t)a[4]);
 }
-CUTAP_EXPORT unsigned int cudnnRNNGetClip_v8(void *rnnDesc, void *clipMode, void *clipNanOpt, void *lclip, void *rclip)
+CUTAP_SLOW unsigned int cutap_slow_cudnnRNNGetClip_v8(void *rnnDesc, void *clipMode, void *clipNanOpt, void *lclip, void *rclip)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cudnnRNNGetClip_v8], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *, void *, void *, void *))cutap_fn)(rnnDesc, clipMode, clipNanOpt, lclip, rclip);
     uint64_t cutap_w[5] = {(uint64_t)(uintptr_t)rnnDesc, (uint64_t)(uintptr_t)clipMode, (uint64_t)(uintptr_t)clipNanOpt, (uint64_t)(uintptr_t)lclip, (uint64_t)(uintptr_t)rclip};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cudnnRNNGetClip_v8, cutap_w, thunk_cudnnRNNGetClip_v8);
 }
@@ -2057,11 +1548,8 @@ static uint64_t thunk_cudnnRNNGetClip_v9(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *, void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1], (void *)(uintptr_t)a[2], (void *)(uintptr_t)a[3]);
 }
-CUTAP_EXPORT unsigned int cudnnRNNGetClip_v9(void *rnnDesc, void *clipMode, void *lclip, void *rclip)
+CUTAP_SLOW unsigned int cutap_slow_cudnnRNNGetClip_v9(void *rnnDesc, void *clipMode, void *lclip, void *rclip)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cudnnRNNGetClip_v9], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *, void *, void *))cutap_fn)(rnnDesc, clipMode, lclip, rclip);
     uint64_t cutap_w[4] = {(uint64_t)(uintptr_t)rnnDesc, (uint64_t)(uintptr_t)clipMode, (uint64_t)(uintptr_t)lclip, (uint64_t)(uintptr_t)rclip};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cudnnRNNGetClip_v9, cutap_w, thunk_cudnnRNNGetClip_v9);
 }
@@ -2069,11 +1557,8 @@ static uint64_t thunk_cudnnRNNSetClip_v8(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, unsigned int, double, double))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (unsigned int)a[2], cutap_w2d(a[3]), cutap_w2d(a[4]));
 }
-CUTAP_EXPORT unsigned int cudnnRNNSetClip_v8(void *rnnDesc, unsigned int clipMode, unsigned int clipNanOpt, double lclip, double rclip)
+CUTAP_SLOW unsigned int cutap_slow_cudnnRNNSetClip_v8(void *rnnDesc, unsigned int clipMode, unsigned int clipNanOpt, double lclip, double rclip)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cudnnRNNSetClip_v8], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, unsigned int, double, double))cutap_fn)(rnnDesc, clipMode, clipNanOpt, lclip, rclip);
     uint64_t cutap_w[5] = {(uint64_t)(uintptr_t)rnnDesc, (uint64_t)clipMode, (uint64_t)clipNanOpt, cutap_d2w(lclip), cutap_d2w(rclip)};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cudnnRNNSetClip_v8, cutap_w, thunk_cudnnRNNSetClip_v8);
 }
@@ -2081,11 +1566,8 @@ static uint64_t thunk_cudnnRNNSetClip_v9(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, double, double))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], cutap_w2d(a[2]), cutap_w2d(a[3]));
 }
-CUTAP_EXPORT unsigned int cudnnRNNSetClip_v9(void *rnnDesc, unsigned int clipMode, double lclip, double rclip)
+CUTAP_SLOW unsigned int cutap_slow_cudnnRNNSetClip_v9(void *rnnDesc, unsigned int clipMode, double lclip, double rclip)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cudnnRNNSetClip_v9], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, double, double))cutap_fn)(rnnDesc, clipMode, lclip, rclip);
     uint64_t cutap_w[4] = {(uint64_t)(uintptr_t)rnnDesc, (uint64_t)clipMode, cutap_d2w(lclip), cutap_d2w(rclip)};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cudnnRNNSetClip_v9, cutap_w, thunk_cudnnRNNSetClip_v9);
 }
@@ -2093,11 +1575,8 @@ static uint64_t thunk_cudnnReduceTensor(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *, void *, unsigned long, void *, unsigned long, void *, void *, void *, void *, void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1], (void *)(uintptr_t)a[2], (unsigned long)a[3], (void *)(uintptr_t)a[4], (unsigned long)a[5], (void *)(uintptr_t)a[6], (void *)(uintptr_t)a[7], (void *)(uintptr_t)a[8], (void *)(uintptr_t)a[9], (void *)(uintptr_t)a[10], (void *)(uintptr_t)a[11]);
 }
-CUTAP_EXPORT unsigned int cudnnReduceTensor(void *handle, void *reduceTensorDesc, void *indices, unsigned long indicesSizeInBytes, void *workspace, unsigned long workspaceSizeInBytes, void *alpha, void *aDesc, void *A, void *beta, void *cDesc, void *C)
+CUTAP_SLOW unsigned int cutap_slow_cudnnReduceTensor(void *handle, void *reduceTensorDesc, void *indices, unsigned long indicesSizeInBytes, void *workspace, unsigned long workspaceSizeInBytes, void *alpha, void *aDesc, void *A, void *beta, void *cDesc, void *C)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cudnnReduceTensor], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *, void *, unsigned long, void *, unsigned long, void *, void *, void *, void *, void *, void *))cutap_fn)(handle, reduceTensorDesc, indices, indicesSizeInBytes, workspace, workspaceSizeInBytes, alpha, aDesc, A, beta, cDesc, C);
     uint64_t cutap_w[12] = {(uint64_t)(uintptr_t)handle, (uint64_t)(uintptr_t)reduceTensorDesc, (uint64_t)(uintptr_t)indices, (uint64_t)indicesSizeInBytes, (uint64_t)(uintptr_t)workspace, (uint64_t)workspaceSizeInBytes, (uint64_t)(uintptr_t)alpha, (uint64_t)(uintptr_t)aDesc, (uint64_t)(uintptr_t)A, (uint64_t)(uintptr_t)beta, (uint64_t)(uintptr_t)cDesc, (uint64_t)(uintptr_t)C};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cudnnReduceTensor, cutap_w, thunk_cudnnReduceTensor);
 }
@@ -2105,11 +1584,8 @@ static uint64_t thunk_cudnnReorderFilterAndBias(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *, unsigned int, void *, void *, int, void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1], (unsigned int)a[2], (void *)(uintptr_t)a[3], (void *)(uintptr_t)a[4], (int)a[5], (void *)(uintptr_t)a[6], (void *)(uintptr_t)a[7]);
 }
-CUTAP_EXPORT unsigned int cudnnReorderFilterAndBias(void *handle, void *filterDesc, unsigned int reorderType, void *filterData, void *reorderedFilterData, int reorderBias, void *biasData, void *reorderedBiasData)
+CUTAP_SLOW unsigned int cutap_slow_cudnnReorderFilterAndBias(void *handle, void *filterDesc, unsigned int reorderType, void *filterData, void *reorderedFilterData, int reorderBias, void *biasData, void *reorderedBiasData)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cudnnReorderFilterAndBias], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *, unsigned int, void *, void *, int, void *, void *))cutap_fn)(handle, filterDesc, reorderType, filterData, reorderedFilterData, reorderBias, biasData, reorderedBiasData);
     uint64_t cutap_w[8] = {(uint64_t)(uintptr_t)handle, (uint64_t)(uintptr_t)filterDesc, (uint64_t)reorderType, (uint64_t)(uintptr_t)filterData, (uint64_t)(uintptr_t)reorderedFilterData, (uint64_t)(int64_t)reorderBias, (uint64_t)(uintptr_t)biasData, (uint64_t)(uintptr_t)reorderedBiasData};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cudnnReorderFilterAndBias, cutap_w, thunk_cudnnReorderFilterAndBias);
 }
@@ -2117,11 +1593,8 @@ static uint64_t thunk_cudnnRestoreDropoutDescriptor(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *, float, void *, unsigned long, unsigned long long))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1], cutap_w2f(a[2]), (void *)(uintptr_t)a[3], (unsigned long)a[4], (unsigned long long)a[5]);
 }
-CUTAP_EXPORT unsigned int cudnnRestoreDropoutDescriptor(void *dropoutDesc, void *handle, float dropout, void *states, unsigned long stateSizeInBytes, unsigned long long seed)
+CUTAP_SLOW unsigned int cutap_slow_cudnnRestoreDropoutDescriptor(void *dropoutDesc, void *handle, float dropout, void *states, unsigned long stateSizeInBytes, unsigned long long seed)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cudnnRestoreDropoutDescriptor], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *, float, void *, unsigned long, unsigned long long))cutap_fn)(dropoutDesc, handle, dropout, states, stateSizeInBytes, seed);
     uint64_t cutap_w[6] = {(uint64_t)(uintptr_t)dropoutDesc, (uint64_t)(uintptr_t)handle, cutap_f2w(dropout), (uint64_t)(uintptr_t)states, (uint64_t)stateSizeInBytes, (uint64_t)seed};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cudnnRestoreDropoutDescriptor, cutap_w, thunk_cudnnRestoreDropoutDescriptor);
 }
@@ -2129,11 +1602,8 @@ static uint64_t thunk_cudnnScaleTensor(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *, void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1], (void *)(uintptr_t)a[2], (void *)(uintptr_t)a[3]);
 }
-CUTAP_EXPORT unsigned int cudnnScaleTensor(void *handle, void *yDesc, void *y, void *alpha)
+CUTAP_SLOW unsigned int cutap_slow_cudnnScaleTensor(void *handle, void *yDesc, void *y, void *alpha)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cudnnScaleTensor], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *, void *, void *))cutap_fn)(handle, yDesc, y, alpha);
     uint64_t cutap_w[4] = {(uint64_t)(uintptr_t)handle, (uint64_t)(uintptr_t)yDesc, (uint64_t)(uintptr_t)y, (uint64_t)(uintptr_t)alpha};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cudnnScaleTensor, cutap_w, thunk_cudnnScaleTensor);
 }
@@ -2141,11 +1611,8 @@ static uint64_t thunk_cudnnSetActivationDescriptor(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, unsigned int, double))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (unsigned int)a[2], cutap_w2d(a[3]));
 }
-CUTAP_EXPORT unsigned int cudnnSetActivationDescriptor(void *activationDesc, unsigned int mode, unsigned int reluNanOpt, double coef)
+CUTAP_SLOW unsigned int cutap_slow_cudnnSetActivationDescriptor(void *activationDesc, unsigned int mode, unsigned int reluNanOpt, double coef)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cudnnSetActivationDescriptor], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, unsigned int, double))cutap_fn)(activationDesc, mode, reluNanOpt, coef);
     uint64_t cutap_w[4] = {(uint64_t)(uintptr_t)activationDesc, (uint64_t)mode, (uint64_t)reluNanOpt, cutap_d2w(coef)};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cudnnSetActivationDescriptor, cutap_w, thunk_cudnnSetActivationDescriptor);
 }
@@ -2153,11 +1620,8 @@ static uint64_t thunk_cudnnSetActivationDescriptorSwishBeta(void *fn, uint64_t *
 {
     return (uint64_t)((unsigned int (*)(void *, double))fn)((void *)(uintptr_t)a[0], cutap_w2d(a[1]));
 }
-CUTAP_EXPORT unsigned int cudnnSetActivationDescriptorSwishBeta(void *activationDesc, double swish_beta)
+CUTAP_SLOW unsigned int cutap_slow_cudnnSetActivationDescriptorSwishBeta(void *activationDesc, double swish_beta)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cudnnSetActivationDescriptorSwishBeta], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, double))cutap_fn)(activationDesc, swish_beta);
     uint64_t cutap_w[2] = {(uint64_t)(uintptr_t)activationDesc, cutap_d2w(swish_beta)};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cudnnSetActivationDescriptorSwishBeta, cutap_w, thunk_cudnnSetActivationDescriptorSwishBeta);
 }
@@ -2165,11 +1629,8 @@ static uint64_t thunk_cudnnSetAttnDescriptor(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, int, double, unsigned int, unsigned int, unsigned int, void *, void *, int, int, int, int, int, int, int, int, int, int, int))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (int)a[2], cutap_w2d(a[3]), (unsigned int)a[4], (unsigned int)a[5], (unsigned int)a[6], (void *)(uintptr_t)a[7], (void *)(uintptr_t)a[8], (int)a[9], (int)a[10], (int)a[11], (int)a[12], (int)a[13], (int)a[14], (int)a[15], (int)a[16], (int)a[17], (int)a[18], (int)a[19]);
 }
-CUTAP_EXPORT unsigned int cudnnSetAttnDescriptor(void *attnDesc, unsigned int attnMode, int nHeads, double smScaler, unsigned int dataType, unsigned int computePrec, unsigned int mathType, void *attnDropoutDesc, void *postDropoutDesc, int qSize, int kSize, int vSize, int qProjSize, int kProjSize, int vProjSize, int oProjSize, int qoMaxSeqLength, int kvMaxSeqLength, int maxBatchSize, int maxBeamSize)
+CUTAP_SLOW unsigned int cutap_slow_cudnnSetAttnDescriptor(void *attnDesc, unsigned int attnMode, int nHeads, double smScaler, unsigned int dataType, unsigned int computePrec, unsigned int mathType, void *attnDropoutDesc, void *postDropoutDesc, int qSize, int kSize, int vSize, int qProjSize, int kProjSize, int vProjSize, int oProjSize, int qoMaxSeqLength, int kvMaxSeqLength, int maxBatchSize, int maxBeamSize)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cudnnSetAttnDescriptor], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, int, double, unsigned int, unsigned int, unsigned int, void *, void *, int, int, int, int, int, int, int, int, int, int, int))cutap_fn)(attnDesc, attnMode, nHeads, smScaler, dataType, computePrec, mathType, attnDropoutDesc, postDropoutDesc, qSize, kSize, vSize, qProjSize, kProjSize, vProjSize, oProjSize, qoMaxSeqLength, kvMaxSeqLength, maxBatchSize, maxBeamSize);
     uint64_t cutap_w[20] = {(uint64_t)(uintptr_t)attnDesc, (uint64_t)attnMode, (uint64_t)(int64_t)nHeads, cutap_d2w(smScaler), (uint64_t)dataType, (uint64_t)computePrec, (uint64_t)mathType, (uint64_t)(uintptr_t)attnDropoutDesc, (uint64_t)(uintptr_t)postDropoutDesc, (uint64_t)(int64_t)qSize, (uint64_t)(int64_t)kSize, (uint64_t)(int64_t)vSize, (uint64_t)(int64_t)qProjSize, (uint64_t)(int64_t)kProjSize, (uint64_t)(int64_t)vProjSize, (uint64_t)(int64_t)oProjSize, (uint64_t)(int64_t)qoMaxSeqLength, (uint64_t)(int64_t)kvMaxSeqLength, (uint64_t)(int64_t)maxBatchSize, (uint64_t)(int64_t)maxBeamSize};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cudnnSetAttnDescriptor, cutap_w, thunk_cudnnSetAttnDescriptor);
 }
@@ -2177,11 +1638,8 @@ static uint64_t thunk_cudnnSetCTCLossDescriptor(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1]);
 }
-CUTAP_EXPORT unsigned int cudnnSetCTCLossDescriptor(void *ctcLossDesc, unsigned int compType)
+CUTAP_SLOW unsigned int cutap_slow_cudnnSetCTCLossDescriptor(void *ctcLossDesc, unsigned int compType)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cudnnSetCTCLossDescriptor], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int))cutap_fn)(ctcLossDesc, compType);
     uint64_t cutap_w[2] = {(uint64_t)(uintptr_t)ctcLossDesc, (uint64_t)compType};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cudnnSetCTCLossDescriptor, cutap_w, thunk_cudnnSetCTCLossDescriptor);
 }
@@ -2189,11 +1647,8 @@ static uint64_t thunk_cudnnSetCTCLossDescriptorEx(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, unsigned int, unsigned int))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (unsigned int)a[2], (unsigned int)a[3]);
 }
-CUTAP_EXPORT unsigned int cudnnSetCTCLossDescriptorEx(void *ctcLossDesc, unsigned int compType, unsigned int normMode, unsigned int gradMode)
+CUTAP_SLOW unsigned int cutap_slow_cudnnSetCTCLossDescriptorEx(void *ctcLossDesc, unsigned int compType, unsigned int normMode, unsigned int gradMode)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cudnnSetCTCLossDescriptorEx], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, unsigned int, unsigned int))cutap_fn)(ctcLossDesc, compType, normMode, gradMode);
     uint64_t cutap_w[4] = {(uint64_t)(uintptr_t)ctcLossDesc, (uint64_t)compType, (uint64_t)normMode, (uint64_t)gradMode};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cudnnSetCTCLossDescriptorEx, cutap_w, thunk_cudnnSetCTCLossDescriptorEx);
 }
@@ -2201,11 +1656,8 @@ static uint64_t thunk_cudnnSetCTCLossDescriptor_v8(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, unsigned int, unsigned int, int))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (unsigned int)a[2], (unsigned int)a[3], (int)a[4]);
 }
-CUTAP_EXPORT unsigned int cudnnSetCTCLossDescriptor_v8(void *ctcLossDesc, unsigned int compType, unsigned int normMode, unsigned int gradMode, int maxLabelLength)
+CUTAP_SLOW unsigned int cutap_slow_cudnnSetCTCLossDescriptor_v8(void *ctcLossDesc, unsigned int compType, unsigned int normMode, unsigned int gradMode, int maxLabelLength)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cudnnSetCTCLossDescriptor_v8], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, unsigned int, unsigned int, int))cutap_fn)(ctcLossDesc, compType, normMode, gradMode, maxLabelLength);
     uint64_t cutap_w[5] = {(uint64_t)(uintptr_t)ctcLossDesc, (uint64_t)compType, (uint64_t)normMode, (uint64_t)gradMode, (uint64_t)(int64_t)maxLabelLength};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cudnnSetCTCLossDescriptor_v8, cutap_w, thunk_cudnnSetCTCLossDescriptor_v8);
 }
@@ -2213,11 +1665,8 @@ static uint64_t thunk_cudnnSetCTCLossDescriptor_v9(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, unsigned int, unsigned int, int))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (unsigned int)a[2], (unsigned int)a[3], (int)a[4]);
 }
-CUTAP_EXPORT unsigned int cudnnSetCTCLossDescriptor_v9(void *ctcLossDesc, unsigned int compType, unsigned int normMode, unsigned int ctcGradMode, int maxLabelLength)
+CUTAP_SLOW unsigned int cutap_slow_cudnnSetCTCLossDescriptor_v9(void *ctcLossDesc, unsigned int compType, unsigned int normMode, unsigned int ctcGradMode, int maxLabelLength)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cudnnSetCTCLossDescriptor_v9], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, unsigned int, unsigned int, int))cutap_fn)(ctcLossDesc, compType, normMode, ctcGradMode, maxLabelLength);
     uint64_t cutap_w[5] = {(uint64_t)(uintptr_t)ctcLossDesc, (uint64_t)compType, (uint64_t)normMode, (uint64_t)ctcGradMode, (uint64_t)(int64_t)maxLabelLength};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cudnnSetCTCLossDescriptor_v9, cutap_w, thunk_cudnnSetCTCLossDescriptor_v9);
 }
@@ -2225,11 +1674,8 @@ static uint64_t thunk_cudnnSetCallback(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(unsigned int, void *, void *))fn)((unsigned int)a[0], (void *)(uintptr_t)a[1], (void *)(uintptr_t)a[2]);
 }
-CUTAP_EXPORT unsigned int cudnnSetCallback(unsigned int mask, void *udata, void *fptr)
+CUTAP_SLOW unsigned int cutap_slow_cudnnSetCallback(unsigned int mask, void *udata, void *fptr)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cudnnSetCallback], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(unsigned int, void *, void *))cutap_fn)(mask, udata, fptr);
     uint64_t cutap_w[3] = {(uint64_t)mask, (uint64_t)(uintptr_t)udata, (uint64_t)(uintptr_t)fptr};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cudnnSetCallback, cutap_w, thunk_cudnnSetCallback);
 }
@@ -2237,11 +1683,8 @@ static uint64_t thunk_cudnnSetConvolution2dDescriptor(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, int, int, int, int, int, int, unsigned int, unsigned int))fn)((void *)(uintptr_t)a[0], (int)a[1], (int)a[2], (int)a[3], (int)a[4], (int)a[5], (int)a[6], (unsigned int)a[7], (unsigned int)a[8]);
 }
-CUTAP_EXPORT unsigned int cudnnSetConvolution2dDescriptor(void *convDesc, int pad_h, int pad_w, int u, int v, int dilation_h, int dilation_w, unsigned int mode, unsigned int computeType)
+CUTAP_SLOW unsigned int cutap_slow_cudnnSetConvolution2dDescriptor(void *convDesc, int pad_h, int pad_w, int u, int v, int dilation_h, int dilation_w, unsigned int mode, unsigned int computeType)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cudnnSetConvolution2dDescriptor], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, int, int, int, int, int, int, unsigned int, unsigned int))cutap_fn)(convDesc, pad_h, pad_w, u, v, dilation_h, dilation_w, mode, computeType);
     uint64_t cutap_w[9] = {(uint64_t)(uintptr_t)convDesc, (uint64_t)(int64_t)pad_h, (uint64_t)(int64_t)pad_w, (uint64_t)(int64_t)u, (uint64_t)(int64_t)v, (uint64_t)(int64_t)dilation_h, (uint64_t)(int64_t)dilation_w, (uint64_t)mode, (uint64_t)computeType};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cudnnSetConvolution2dDescriptor, cutap_w, thunk_cudnnSetConvolution2dDescriptor);
 }
@@ -2249,11 +1692,8 @@ static uint64_t thunk_cudnnSetConvolutionGroupCount(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, int))fn)((void *)(uintptr_t)a[0], (int)a[1]);
 }
-CUTAP_EXPORT unsigned int cudnnSetConvolutionGroupCount(void *convDesc, int groupCount)
+CUTAP_SLOW unsigned int cutap_slow_cudnnSetConvolutionGroupCount(void *convDesc, int groupCount)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cudnnSetConvolutionGroupCount], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, int))cutap_fn)(convDesc, groupCount);
     uint64_t cutap_w[2] = {(uint64_t)(uintptr_t)convDesc, (uint64_t)(int64_t)groupCount};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cudnnSetConvolutionGroupCount, cutap_w, thunk_cudnnSetConvolutionGroupCount);
 }
@@ -2261,11 +1701,8 @@ static uint64_t thunk_cudnnSetConvolutionMathType(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1]);
 }
-CUTAP_EXPORT unsigned int cudnnSetConvolutionMathType(void *convDesc, unsigned int mathType)
+CUTAP_SLOW unsigned int cutap_slow_cudnnSetConvolutionMathType(void *convDesc, unsigned int mathType)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cudnnSetConvolutionMathType], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int))cutap_fn)(convDesc, mathType);
     uint64_t cutap_w[2] = {(uint64_t)(uintptr_t)convDesc, (uint64_t)mathType};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cudnnSetConvolutionMathType, cutap_w, thunk_cudnnSetConvolutionMathType);
 }
@@ -2273,11 +1710,8 @@ static uint64_t thunk_cudnnSetConvolutionNdDescriptor(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, int, void *, void *, void *, unsigned int, unsigned int))fn)((void *)(uintptr_t)a[0], (int)a[1], (void *)(uintptr_t)a[2], (void *)(uintptr_t)a[3], (void *)(uintptr_t)a[4], (unsigned int)a[5], (unsigned int)a[6]);
 }
-CUTAP_EXPORT unsigned int cudnnSetConvolutionNdDescriptor(void *convDesc, int arrayLength, void *padA, void *filterStrideA, void *dilationA, unsigned int mode, unsigned int computeType)
+CUTAP_SLOW unsigned int cutap_slow_cudnnSetConvolutionNdDescriptor(void *convDesc, int arrayLength, void *padA, void *filterStrideA, void *dilationA, unsigned int mode, unsigned int computeType)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cudnnSetConvolutionNdDescriptor], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, int, void *, void *, void *, unsigned int, unsigned int))cutap_fn)(convDesc, arrayLength, padA, filterStrideA, dilationA, mode, computeType);
     uint64_t cutap_w[7] = {(uint64_t)(uintptr_t)convDesc, (uint64_t)(int64_t)arrayLength, (uint64_t)(uintptr_t)padA, (uint64_t)(uintptr_t)filterStrideA, (uint64_t)(uintptr_t)dilationA, (uint64_t)mode, (uint64_t)computeType};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cudnnSetConvolutionNdDescriptor, cutap_w, thunk_cudnnSetConvolutionNdDescriptor);
 }
@@ -2285,11 +1719,8 @@ static uint64_t thunk_cudnnSetConvolutionReorderType(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1]);
 }
-CUTAP_EXPORT unsigned int cudnnSetConvolutionReorderType(void *convDesc, unsigned int reorderType)
+CUTAP_SLOW unsigned int cutap_slow_cudnnSetConvolutionReorderType(void *convDesc, unsigned int reorderType)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cudnnSetConvolutionReorderType], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int))cutap_fn)(convDesc, reorderType);
     uint64_t cutap_w[2] = {(uint64_t)(uintptr_t)convDesc, (uint64_t)reorderType};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cudnnSetConvolutionReorderType, cutap_w, thunk_cudnnSetConvolutionReorderType);
 }
@@ -2297,11 +1728,8 @@ static uint64_t thunk_cudnnSetDropoutDescriptor(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *, float, void *, unsigned long, unsigned long long))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1], cutap_w2f(a[2]), (void *)(uintptr_t)a[3], (unsigned long)a[4], (unsigned long long)a[5]);
 }
-CUTAP_EXPORT unsigned int cudnnSetDropoutDescriptor(void *dropoutDesc, void *handle, float dropout, void *states, unsigned long stateSizeInBytes, unsigned long long seed)
+CUTAP_SLOW unsigned int cutap_slow_cudnnSetDropoutDescriptor(void *dropoutDesc, void *handle, float dropout, void *states, unsigned long stateSizeInBytes, unsigned long long seed)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cudnnSetDropoutDescriptor], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *, float, void *, unsigned long, unsigned long long))cutap_fn)(dropoutDesc, handle, dropout, states, stateSizeInBytes, seed);
     uint64_t cutap_w[6] = {(uint64_t)(uintptr_t)dropoutDesc, (uint64_t)(uintptr_t)handle, cutap_f2w(dropout), (uint64_t)(uintptr_t)states, (uint64_t)stateSizeInBytes, (uint64_t)seed};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cudnnSetDropoutDescriptor, cutap_w, thunk_cudnnSetDropoutDescriptor);
 }
@@ -2309,11 +1737,8 @@ static uint64_t thunk_cudnnSetFilter4dDescriptor(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, unsigned int, int, int, int, int))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (unsigned int)a[2], (int)a[3], (int)a[4], (int)a[5], (int)a[6]);
 }
-CUTAP_EXPORT unsigned int cudnnSetFilter4dDescriptor(void *filterDesc, unsigned int dataType, unsigned int format, int k, int c, int h, int w)
+CUTAP_SLOW unsigned int cutap_slow_cudnnSetFilter4dDescriptor(void *filterDesc, unsigned int dataType, unsigned int format, int k, int c, int h, int w)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cudnnSetFilter4dDescriptor], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, unsigned int, int, int, int, int))cutap_fn)(filterDesc, dataType, format, k, c, h, w);
     uint64_t cutap_w[7] = {(uint64_t)(uintptr_t)filterDesc, (uint64_t)dataType, (uint64_t)format, (uint64_t)(int64_t)k, (uint64_t)(int64_t)c, (uint64_t)(int64_t)h, (uint64_t)(int64_t)w};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cudnnSetFilter4dDescriptor, cutap_w, thunk_cudnnSetFilter4dDescriptor);
 }
@@ -2321,11 +1746,8 @@ static uint64_t thunk_cudnnSetFilterNdDescriptor(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, unsigned int, int, void *))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (unsigned int)a[2], (int)a[3], (void *)(uintptr_t)a[4]);
 }
-CUTAP_EXPORT unsigned int cudnnSetFilterNdDescriptor(void *filterDesc, unsigned int dataType, unsigned int format, int nbDims, void *filterDimA)
+CUTAP_SLOW unsigned int cutap_slow_cudnnSetFilterNdDescriptor(void *filterDesc, unsigned int dataType, unsigned int format, int nbDims, void *filterDimA)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cudnnSetFilterNdDescriptor], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, unsigned int, int, void *))cutap_fn)(filterDesc, dataType, format, nbDims, filterDimA);
     uint64_t cutap_w[5] = {(uint64_t)(uintptr_t)filterDesc, (uint64_t)dataType, (uint64_t)format, (uint64_t)(int64_t)nbDims, (uint64_t)(uintptr_t)filterDimA};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cudnnSetFilterNdDescriptor, cutap_w, thunk_cudnnSetFilterNdDescriptor);
 }
@@ -2333,11 +1755,8 @@ static uint64_t thunk_cudnnSetFusedOpsConstParamPackAttribute(void *fn, uint64_t
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, void *))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (void *)(uintptr_t)a[2]);
 }
-CUTAP_EXPORT unsigned int cudnnSetFusedOpsConstParamPackAttribute(void *constPack, unsigned int paramLabel, void *param)
+CUTAP_SLOW unsigned int cutap_slow_cudnnSetFusedOpsConstParamPackAttribute(void *constPack, unsigned int paramLabel, void *param)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cudnnSetFusedOpsConstParamPackAttribute], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, void *))cutap_fn)(constPack, paramLabel, param);
     uint64_t cutap_w[3] = {(uint64_t)(uintptr_t)constPack, (uint64_t)paramLabel, (uint64_t)(uintptr_t)param};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cudnnSetFusedOpsConstParamPackAttribute, cutap_w, thunk_cudnnSetFusedOpsConstParamPackAttribute);
 }
@@ -2345,11 +1764,8 @@ static uint64_t thunk_cudnnSetFusedOpsVariantParamPackAttribute(void *fn, uint64
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, void *))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (void *)(uintptr_t)a[2]);
 }
-CUTAP_EXPORT unsigned int cudnnSetFusedOpsVariantParamPackAttribute(void *varPack, unsigned int paramLabel, void *ptr)
+CUTAP_SLOW unsigned int cutap_slow_cudnnSetFusedOpsVariantParamPackAttribute(void *varPack, unsigned int paramLabel, void *ptr)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cudnnSetFusedOpsVariantParamPackAttribute], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, void *))cutap_fn)(varPack, paramLabel, ptr);
     uint64_t cutap_w[3] = {(uint64_t)(uintptr_t)varPack, (uint64_t)paramLabel, (uint64_t)(uintptr_t)ptr};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cudnnSetFusedOpsVariantParamPackAttribute, cutap_w, thunk_cudnnSetFusedOpsVariantParamPackAttribute);
 }
@@ -2357,11 +1773,8 @@ static uint64_t thunk_cudnnSetLRNDescriptor(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, double, double, double))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], cutap_w2d(a[2]), cutap_w2d(a[3]), cutap_w2d(a[4]));
 }
-CUTAP_EXPORT unsigned int cudnnSetLRNDescriptor(void *normDesc, unsigned int lrnN, double lrnAlpha, double lrnBeta, double lrnK)
+CUTAP_SLOW unsigned int cutap_slow_cudnnSetLRNDescriptor(void *normDesc, unsigned int lrnN, double lrnAlpha, double lrnBeta, double lrnK)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cudnnSetLRNDescriptor], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, double, double, double))cutap_fn)(normDesc, lrnN, lrnAlpha, lrnBeta, lrnK);
     uint64_t cutap_w[5] = {(uint64_t)(uintptr_t)normDesc, (uint64_t)lrnN, cutap_d2w(lrnAlpha), cutap_d2w(lrnBeta), cutap_d2w(lrnK)};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cudnnSetLRNDescriptor, cutap_w, thunk_cudnnSetLRNDescriptor);
 }
@@ -2369,11 +1782,8 @@ static uint64_t thunk_cudnnSetOpTensorDescriptor(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, unsigned int, unsigned int))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (unsigned int)a[2], (unsigned int)a[3]);
 }
-CUTAP_EXPORT unsigned int cudnnSetOpTensorDescriptor(void *opTensorDesc, unsigned int opTensorOp, unsigned int opTensorCompType, unsigned int opTensorNanOpt)
+CUTAP_SLOW unsigned int cutap_slow_cudnnSetOpTensorDescriptor(void *opTensorDesc, unsigned int opTensorOp, unsigned int opTensorCompType, unsigned int opTensorNanOpt)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cudnnSetOpTensorDescriptor], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, unsigned int, unsigned int))cutap_fn)(opTensorDesc, opTensorOp, opTensorCompType, opTensorNanOpt);
     uint64_t cutap_w[4] = {(uint64_t)(uintptr_t)opTensorDesc, (uint64_t)opTensorOp, (uint64_t)opTensorCompType, (uint64_t)opTensorNanOpt};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cudnnSetOpTensorDescriptor, cutap_w, thunk_cudnnSetOpTensorDescriptor);
 }
@@ -2381,11 +1791,8 @@ static uint64_t thunk_cudnnSetPooling2dDescriptor(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, unsigned int, int, int, int, int, int, int))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (unsigned int)a[2], (int)a[3], (int)a[4], (int)a[5], (int)a[6], (int)a[7], (int)a[8]);
 }
-CUTAP_EXPORT unsigned int cudnnSetPooling2dDescriptor(void *poolingDesc, unsigned int mode, unsigned int maxpoolingNanOpt, int windowHeight, int windowWidth, int verticalPadding, int horizontalPadding, int verticalStride, int horizontalStride)
+CUTAP_SLOW unsigned int cutap_slow_cudnnSetPooling2dDescriptor(void *poolingDesc, unsigned int mode, unsigned int maxpoolingNanOpt, int windowHeight, int windowWidth, int verticalPadding, int horizontalPadding, int verticalStride, int horizontalStride)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cudnnSetPooling2dDescriptor], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, unsigned int, int, int, int, int, int, int))cutap_fn)(poolingDesc, mode, maxpoolingNanOpt, windowHeight, windowWidth, verticalPadding, horizontalPadding, verticalStride, horizontalStride);
     uint64_t cutap_w[9] = {(uint64_t)(uintptr_t)poolingDesc, (uint64_t)mode, (uint64_t)maxpoolingNanOpt, (uint64_t)(int64_t)windowHeight, (uint64_t)(int64_t)windowWidth, (uint64_t)(int64_t)verticalPadding, (uint64_t)(int64_t)horizontalPadding, (uint64_t)(int64_t)verticalStride, (uint64_t)(int64_t)horizontalStride};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cudnnSetPooling2dDescriptor, cutap_w, thunk_cudnnSetPooling2dDescriptor);
 }
@@ -2393,11 +1800,8 @@ static uint64_t thunk_cudnnSetPoolingNdDescriptor(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, unsigned int, int, void *, void *, void *))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (unsigned int)a[2], (int)a[3], (void *)(uintptr_t)a[4], (void *)(uintptr_t)a[5], (void *)(uintptr_t)a[6]);
 }
-CUTAP_EXPORT unsigned int cudnnSetPoolingNdDescriptor(void *poolingDesc, unsigned int mode, unsigned int maxpoolingNanOpt, int nbDims, void *windowDimA, void *paddingA, void *strideA)
+CUTAP_SLOW unsigned int cutap_slow_cudnnSetPoolingNdDescriptor(void *poolingDesc, unsigned int mode, unsigned int maxpoolingNanOpt, int nbDims, void *windowDimA, void *paddingA, void *strideA)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cudnnSetPoolingNdDescriptor], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, unsigned int, int, void *, void *, void *))cutap_fn)(poolingDesc, mode, maxpoolingNanOpt, nbDims, windowDimA, paddingA, strideA);
     uint64_t cutap_w[7] = {(uint64_t)(uintptr_t)poolingDesc, (uint64_t)mode, (uint64_t)maxpoolingNanOpt, (uint64_t)(int64_t)nbDims, (uint64_t)(uintptr_t)windowDimA, (uint64_t)(uintptr_t)paddingA, (uint64_t)(uintptr_t)strideA};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cudnnSetPoolingNdDescriptor, cutap_w, thunk_cudnnSetPoolingNdDescriptor);
 }
@@ -2405,11 +1809,8 @@ static uint64_t thunk_cudnnSetRNNDataDescriptor(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, unsigned int, int, int, int, void *, void *))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (unsigned int)a[2], (int)a[3], (int)a[4], (int)a[5], (void *)(uintptr_t)a[6], (void *)(uintptr_t)a[7]);
 }
-CUTAP_EXPORT unsigned int cudnnSetRNNDataDescriptor(void *rnnDataDesc, unsigned int dataType, unsigned int layout, int maxSeqLength, int batchSize, int vectorSize, void *seqLengthArray, void *paddingFill)
+CUTAP_SLOW unsigned int cutap_slow_cudnnSetRNNDataDescriptor(void *rnnDataDesc, unsigned int dataType, unsigned int layout, int maxSeqLength, int batchSize, int vectorSize, void *seqLengthArray, void *paddingFill)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cudnnSetRNNDataDescriptor], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, unsigned int, int, int, int, void *, void *))cutap_fn)(rnnDataDesc, dataType, layout, maxSeqLength, batchSize, vectorSize, seqLengthArray, paddingFill);
     uint64_t cutap_w[8] = {(uint64_t)(uintptr_t)rnnDataDesc, (uint64_t)dataType, (uint64_t)layout, (uint64_t)(int64_t)maxSeqLength, (uint64_t)(int64_t)batchSize, (uint64_t)(int64_t)vectorSize, (uint64_t)(uintptr_t)seqLengthArray, (uint64_t)(uintptr_t)paddingFill};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cudnnSetRNNDataDescriptor, cutap_w, thunk_cudnnSetRNNDataDescriptor);
 }
@@ -2417,11 +1818,8 @@ static uint64_t thunk_cudnnSetRNNDescriptor_v8(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, unsigned int, unsigned int, unsigned int, unsigned int, unsigned int, unsigned int, unsigned int, int, int, int, int, void *, unsigned int))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (unsigned int)a[2], (unsigned int)a[3], (unsigned int)a[4], (unsigned int)a[5], (unsigned int)a[6], (unsigned int)a[7], (unsigned int)a[8], (int)a[9], (int)a[10], (int)a[11], (int)a[12], (void *)(uintptr_t)a[13], (unsigned int)a[14]);
 }
-CUTAP_EXPORT unsigned int cudnnSetRNNDescriptor_v8(void *rnnDesc, unsigned int algo, unsigned int cellMode, unsigned int biasMode, unsigned int dirMode, unsigned int inputMode, unsigned int dataType, unsigned int mathPrec, unsigned int mathType, int inputSize, int hiddenSize, int projSize, int numLayers, void *dropoutDesc, unsigned int auxFlags)
+CUTAP_SLOW unsigned int cutap_slow_cudnnSetRNNDescriptor_v8(void *rnnDesc, unsigned int algo, unsigned int cellMode, unsigned int biasMode, unsigned int dirMode, unsigned int inputMode, unsigned int dataType, unsigned int mathPrec, unsigned int mathType, int inputSize, int hiddenSize, int projSize, int numLayers, void *dropoutDesc, unsigned int auxFlags)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cudnnSetRNNDescriptor_v8], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, unsigned int, unsigned int, unsigned int, unsigned int, unsigned int, unsigned int, unsigned int, int, int, int, int, void *, unsigned int))cutap_fn)(rnnDesc, algo, cellMode, biasMode, dirMode, inputMode, dataType, mathPrec, mathType, inputSize, hiddenSize, projSize, numLayers, dropoutDesc, auxFlags);
     uint64_t cutap_w[15] = {(uint64_t)(uintptr_t)rnnDesc, (uint64_t)algo, (uint64_t)cellMode, (uint64_t)biasMode, (uint64_t)dirMode, (uint64_t)inputMode, (uint64_t)dataType, (uint64_t)mathPrec, (uint64_t)mathType, (uint64_t)(int64_t)inputSize, (uint64_t)(int64_t)hiddenSize, (uint64_t)(int64_t)projSize, (uint64_t)(int64_t)numLayers, (uint64_t)(uintptr_t)dropoutDesc, (uint64_t)auxFlags};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cudnnSetRNNDescriptor_v8, cutap_w, thunk_cudnnSetRNNDescriptor_v8);
 }
@@ -2429,11 +1827,8 @@ static uint64_t thunk_cudnnSetReduceTensorDescriptor(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, unsigned int, unsigned int, unsigned int, unsigned int))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (unsigned int)a[2], (unsigned int)a[3], (unsigned int)a[4], (unsigned int)a[5]);
 }
-CUTAP_EXPORT unsigned int cudnnSetReduceTensorDescriptor(void *reduceTensorDesc, unsigned int reduceTensorOp, unsigned int reduceTensorCompType, unsigned int reduceTensorNanOpt, unsigned int reduceTensorIndices, unsigned int reduceTensorIndicesType)
+CUTAP_SLOW unsigned int cutap_slow_cudnnSetReduceTensorDescriptor(void *reduceTensorDesc, unsigned int reduceTensorOp, unsigned int reduceTensorCompType, unsigned int reduceTensorNanOpt, unsigned int reduceTensorIndices, unsigned int reduceTensorIndicesType)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cudnnSetReduceTensorDescriptor], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, unsigned int, unsigned int, unsigned int, unsigned int))cutap_fn)(reduceTensorDesc, reduceTensorOp, reduceTensorCompType, reduceTensorNanOpt, reduceTensorIndices, reduceTensorIndicesType);
     uint64_t cutap_w[6] = {(uint64_t)(uintptr_t)reduceTensorDesc, (uint64_t)reduceTensorOp, (uint64_t)reduceTensorCompType, (uint64_t)reduceTensorNanOpt, (uint64_t)reduceTensorIndices, (uint64_t)reduceTensorIndicesType};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cudnnSetReduceTensorDescriptor, cutap_w, thunk_cudnnSetReduceTensorDescriptor);
 }
@@ -2441,11 +1836,8 @@ static uint64_t thunk_cudnnSetSeqDataDescriptor(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, int, void *, void *, unsigned long, void *, void *))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (int)a[2], (void *)(uintptr_t)a[3], (void *)(uintptr_t)a[4], (unsigned long)a[5], (void *)(uintptr_t)a[6], (void *)(uintptr_t)a[7]);
 }
-CUTAP_EXPORT unsigned int cudnnSetSeqDataDescriptor(void *seqDataDesc, unsigned int dataType, int nbDims, void *dimA, void *axes, unsigned long seqLengthArraySize, void *seqLengthArray, void *paddingFill)
+CUTAP_SLOW unsigned int cutap_slow_cudnnSetSeqDataDescriptor(void *seqDataDesc, unsigned int dataType, int nbDims, void *dimA, void *axes, unsigned long seqLengthArraySize, void *seqLengthArray, void *paddingFill)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cudnnSetSeqDataDescriptor], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, int, void *, void *, unsigned long, void *, void *))cutap_fn)(seqDataDesc, dataType, nbDims, dimA, axes, seqLengthArraySize, seqLengthArray, paddingFill);
     uint64_t cutap_w[8] = {(uint64_t)(uintptr_t)seqDataDesc, (uint64_t)dataType, (uint64_t)(int64_t)nbDims, (uint64_t)(uintptr_t)dimA, (uint64_t)(uintptr_t)axes, (uint64_t)seqLengthArraySize, (uint64_t)(uintptr_t)seqLengthArray, (uint64_t)(uintptr_t)paddingFill};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cudnnSetSeqDataDescriptor, cutap_w, thunk_cudnnSetSeqDataDescriptor);
 }
@@ -2453,11 +1845,8 @@ static uint64_t thunk_cudnnSetSpatialTransformerNdDescriptor(void *fn, uint64_t 
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, unsigned int, int, void *))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (unsigned int)a[2], (int)a[3], (void *)(uintptr_t)a[4]);
 }
-CUTAP_EXPORT unsigned int cudnnSetSpatialTransformerNdDescriptor(void *stDesc, unsigned int samplerType, unsigned int dataType, int nbDims, void *dimA)
+CUTAP_SLOW unsigned int cutap_slow_cudnnSetSpatialTransformerNdDescriptor(void *stDesc, unsigned int samplerType, unsigned int dataType, int nbDims, void *dimA)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cudnnSetSpatialTransformerNdDescriptor], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, unsigned int, int, void *))cutap_fn)(stDesc, samplerType, dataType, nbDims, dimA);
     uint64_t cutap_w[5] = {(uint64_t)(uintptr_t)stDesc, (uint64_t)samplerType, (uint64_t)dataType, (uint64_t)(int64_t)nbDims, (uint64_t)(uintptr_t)dimA};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cudnnSetSpatialTransformerNdDescriptor, cutap_w, thunk_cudnnSetSpatialTransformerNdDescriptor);
 }
@@ -2465,11 +1854,8 @@ static uint64_t thunk_cudnnSetStream(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1]);
 }
-CUTAP_EXPORT unsigned int cudnnSetStream(void *handle, void *streamId)
+CUTAP_SLOW unsigned int cutap_slow_cudnnSetStream(void *handle, void *streamId)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cudnnSetStream], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *))cutap_fn)(handle, streamId);
     uint64_t cutap_w[2] = {(uint64_t)(uintptr_t)handle, (uint64_t)(uintptr_t)streamId};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cudnnSetStream, cutap_w, thunk_cudnnSetStream);
 }
@@ -2477,11 +1863,8 @@ static uint64_t thunk_cudnnSetTensor(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *, void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1], (void *)(uintptr_t)a[2], (void *)(uintptr_t)a[3]);
 }
-CUTAP_EXPORT unsigned int cudnnSetTensor(void *handle, void *yDesc, void *y, void *valuePtr)
+CUTAP_SLOW unsigned int cutap_slow_cudnnSetTensor(void *handle, void *yDesc, void *y, void *valuePtr)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cudnnSetTensor], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *, void *, void *))cutap_fn)(handle, yDesc, y, valuePtr);
     uint64_t cutap_w[4] = {(uint64_t)(uintptr_t)handle, (uint64_t)(uintptr_t)yDesc, (uint64_t)(uintptr_t)y, (uint64_t)(uintptr_t)valuePtr};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cudnnSetTensor, cutap_w, thunk_cudnnSetTensor);
 }
@@ -2489,11 +1872,8 @@ static uint64_t thunk_cudnnSetTensor4dDescriptor(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, unsigned int, int, int, int, int))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (unsigned int)a[2], (int)a[3], (int)a[4], (int)a[5], (int)a[6]);
 }
-CUTAP_EXPORT unsigned int cudnnSetTensor4dDescriptor(void *tensorDesc, unsigned int format, unsigned int dataType, int n, int c, int h, int w)
+CUTAP_SLOW unsigned int cutap_slow_cudnnSetTensor4dDescriptor(void *tensorDesc, unsigned int format, unsigned int dataType, int n, int c, int h, int w)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cudnnSetTensor4dDescriptor], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, unsigned int, int, int, int, int))cutap_fn)(tensorDesc, format, dataType, n, c, h, w);
     uint64_t cutap_w[7] = {(uint64_t)(uintptr_t)tensorDesc, (uint64_t)format, (uint64_t)dataType, (uint64_t)(int64_t)n, (uint64_t)(int64_t)c, (uint64_t)(int64_t)h, (uint64_t)(int64_t)w};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cudnnSetTensor4dDescriptor, cutap_w, thunk_cudnnSetTensor4dDescriptor);
 }
@@ -2501,11 +1881,8 @@ static uint64_t thunk_cudnnSetTensor4dDescriptorEx(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, int, int, int, int, int, int, int, int))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (int)a[2], (int)a[3], (int)a[4], (int)a[5], (int)a[6], (int)a[7], (int)a[8], (int)a[9]);
 }
-CUTAP_EXPORT unsigned int cudnnSetTensor4dDescriptorEx(void *tensorDesc, unsigned int dataType, int n, int c, int h, int w, int nStride, int cStride, int hStride, int wStride)
+CUTAP_SLOW unsigned int cutap_slow_cudnnSetTensor4dDescriptorEx(void *tensorDesc, unsigned int dataType, int n, int c, int h, int w, int nStride, int cStride, int hStride, int wStride)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cudnnSetTensor4dDescriptorEx], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, int, int, int, int, int, int, int, int))cutap_fn)(tensorDesc, dataType, n, c, h, w, nStride, cStride, hStride, wStride);
     uint64_t cutap_w[10] = {(uint64_t)(uintptr_t)tensorDesc, (uint64_t)dataType, (uint64_t)(int64_t)n, (uint64_t)(int64_t)c, (uint64_t)(int64_t)h, (uint64_t)(int64_t)w, (uint64_t)(int64_t)nStride, (uint64_t)(int64_t)cStride, (uint64_t)(int64_t)hStride, (uint64_t)(int64_t)wStride};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cudnnSetTensor4dDescriptorEx, cutap_w, thunk_cudnnSetTensor4dDescriptorEx);
 }
@@ -2513,11 +1890,8 @@ static uint64_t thunk_cudnnSetTensorNdDescriptor(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, int, void *, void *))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (int)a[2], (void *)(uintptr_t)a[3], (void *)(uintptr_t)a[4]);
 }
-CUTAP_EXPORT unsigned int cudnnSetTensorNdDescriptor(void *tensorDesc, unsigned int dataType, int nbDims, void *dimA, void *strideA)
+CUTAP_SLOW unsigned int cutap_slow_cudnnSetTensorNdDescriptor(void *tensorDesc, unsigned int dataType, int nbDims, void *dimA, void *strideA)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cudnnSetTensorNdDescriptor], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, int, void *, void *))cutap_fn)(tensorDesc, dataType, nbDims, dimA, strideA);
     uint64_t cutap_w[5] = {(uint64_t)(uintptr_t)tensorDesc, (uint64_t)dataType, (uint64_t)(int64_t)nbDims, (uint64_t)(uintptr_t)dimA, (uint64_t)(uintptr_t)strideA};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cudnnSetTensorNdDescriptor, cutap_w, thunk_cudnnSetTensorNdDescriptor);
 }
@@ -2525,11 +1899,8 @@ static uint64_t thunk_cudnnSetTensorNdDescriptorEx(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, unsigned int, int, void *))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (unsigned int)a[2], (int)a[3], (void *)(uintptr_t)a[4]);
 }
-CUTAP_EXPORT unsigned int cudnnSetTensorNdDescriptorEx(void *tensorDesc, unsigned int format, unsigned int dataType, int nbDims, void *dimA)
+CUTAP_SLOW unsigned int cutap_slow_cudnnSetTensorNdDescriptorEx(void *tensorDesc, unsigned int format, unsigned int dataType, int nbDims, void *dimA)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cudnnSetTensorNdDescriptorEx], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, unsigned int, int, void *))cutap_fn)(tensorDesc, format, dataType, nbDims, dimA);
     uint64_t cutap_w[5] = {(uint64_t)(uintptr_t)tensorDesc, (uint64_t)format, (uint64_t)dataType, (uint64_t)(int64_t)nbDims, (uint64_t)(uintptr_t)dimA};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cudnnSetTensorNdDescriptorEx, cutap_w, thunk_cudnnSetTensorNdDescriptorEx);
 }
@@ -2537,11 +1908,8 @@ static uint64_t thunk_cudnnSetTensorTransformDescriptor(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, unsigned int, void *, void *, void *, unsigned int))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (unsigned int)a[2], (void *)(uintptr_t)a[3], (void *)(uintptr_t)a[4], (void *)(uintptr_t)a[5], (unsigned int)a[6]);
 }
-CUTAP_EXPORT unsigned int cudnnSetTensorTransformDescriptor(void *transformDesc, unsigned int nbDims, unsigned int destFormat, void *padBeforeA, void *padAfterA, void *foldA, unsigned int direction)
+CUTAP_SLOW unsigned int cutap_slow_cudnnSetTensorTransformDescriptor(void *transformDesc, unsigned int nbDims, unsigned int destFormat, void *padBeforeA, void *padAfterA, void *foldA, unsigned int direction)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cudnnSetTensorTransformDescriptor], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, unsigned int, void *, void *, void *, unsigned int))cutap_fn)(transformDesc, nbDims, destFormat, padBeforeA, padAfterA, foldA, direction);
     uint64_t cutap_w[7] = {(uint64_t)(uintptr_t)transformDesc, (uint64_t)nbDims, (uint64_t)destFormat, (uint64_t)(uintptr_t)padBeforeA, (uint64_t)(uintptr_t)padAfterA, (uint64_t)(uintptr_t)foldA, (uint64_t)direction};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cudnnSetTensorTransformDescriptor, cutap_w, thunk_cudnnSetTensorTransformDescriptor);
 }
@@ -2549,11 +1917,8 @@ static uint64_t thunk_cudnnSoftmaxBackward(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, unsigned int, void *, void *, void *, void *, void *, void *, void *, void *))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (unsigned int)a[2], (void *)(uintptr_t)a[3], (void *)(uintptr_t)a[4], (void *)(uintptr_t)a[5], (void *)(uintptr_t)a[6], (void *)(uintptr_t)a[7], (void *)(uintptr_t)a[8], (void *)(uintptr_t)a[9], (void *)(uintptr_t)a[10]);
 }
-CUTAP_EXPORT unsigned int cudnnSoftmaxBackward(void *handle, unsigned int algo, unsigned int mode, void *alpha, void *yDesc, void *y, void *dyDesc, void *dy, void *beta, void *dxDesc, void *dx)
+CUTAP_SLOW unsigned int cutap_slow_cudnnSoftmaxBackward(void *handle, unsigned int algo, unsigned int mode, void *alpha, void *yDesc, void *y, void *dyDesc, void *dy, void *beta, void *dxDesc, void *dx)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cudnnSoftmaxBackward], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, unsigned int, void *, void *, void *, void *, void *, void *, void *, void *))cutap_fn)(handle, algo, mode, alpha, yDesc, y, dyDesc, dy, beta, dxDesc, dx);
     uint64_t cutap_w[11] = {(uint64_t)(uintptr_t)handle, (uint64_t)algo, (uint64_t)mode, (uint64_t)(uintptr_t)alpha, (uint64_t)(uintptr_t)yDesc, (uint64_t)(uintptr_t)y, (uint64_t)(uintptr_t)dyDesc, (uint64_t)(uintptr_t)dy, (uint64_t)(uintptr_t)beta, (uint64_t)(uintptr_t)dxDesc, (uint64_t)(uintptr_t)dx};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cudnnSoftmaxBackward, cutap_w, thunk_cudnnSoftmaxBackward);
 }
@@ -2561,11 +1926,8 @@ static uint64_t thunk_cudnnSoftmaxForward(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, unsigned int, void *, void *, void *, void *, void *, void *))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (unsigned int)a[2], (void *)(uintptr_t)a[3], (void *)(uintptr_t)a[4], (void *)(uintptr_t)a[5], (void *)(uintptr_t)a[6], (void *)(uintptr_t)a[7], (void *)(uintptr_t)a[8]);
 }
-CUTAP_EXPORT unsigned int cudnnSoftmaxForward(void *handle, unsigned int algo, unsigned int mode, void *alpha, void *xDesc, void *x, void *beta, void *yDesc, void *y)
+CUTAP_SLOW unsigned int cutap_slow_cudnnSoftmaxForward(void *handle, unsigned int algo, unsigned int mode, void *alpha, void *xDesc, void *x, void *beta, void *yDesc, void *y)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cudnnSoftmaxForward], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, unsigned int, void *, void *, void *, void *, void *, void *))cutap_fn)(handle, algo, mode, alpha, xDesc, x, beta, yDesc, y);
     uint64_t cutap_w[9] = {(uint64_t)(uintptr_t)handle, (uint64_t)algo, (uint64_t)mode, (uint64_t)(uintptr_t)alpha, (uint64_t)(uintptr_t)xDesc, (uint64_t)(uintptr_t)x, (uint64_t)(uintptr_t)beta, (uint64_t)(uintptr_t)yDesc, (uint64_t)(uintptr_t)y};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cudnnSoftmaxForward, cutap_w, thunk_cudnnSoftmaxForward);
 }
@@ -2573,11 +1935,8 @@ static uint64_t thunk_cudnnSpatialTfGridGeneratorBackward(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *, void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1], (void *)(uintptr_t)a[2], (void *)(uintptr_t)a[3]);
 }
-CUTAP_EXPORT unsigned int cudnnSpatialTfGridGeneratorBackward(void *handle, void *stDesc, void *dgrid, void *dtheta)
+CUTAP_SLOW unsigned int cutap_slow_cudnnSpatialTfGridGeneratorBackward(void *handle, void *stDesc, void *dgrid, void *dtheta)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cudnnSpatialTfGridGeneratorBackward], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *, void *, void *))cutap_fn)(handle, stDesc, dgrid, dtheta);
     uint64_t cutap_w[4] = {(uint64_t)(uintptr_t)handle, (uint64_t)(uintptr_t)stDesc, (uint64_t)(uintptr_t)dgrid, (uint64_t)(uintptr_t)dtheta};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cudnnSpatialTfGridGeneratorBackward, cutap_w, thunk_cudnnSpatialTfGridGeneratorBackward);
 }
@@ -2585,11 +1944,8 @@ static uint64_t thunk_cudnnSpatialTfGridGeneratorForward(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *, void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1], (void *)(uintptr_t)a[2], (void *)(uintptr_t)a[3]);
 }
-CUTAP_EXPORT unsigned int cudnnSpatialTfGridGeneratorForward(void *handle, void *stDesc, void *theta, void *grid)
+CUTAP_SLOW unsigned int cutap_slow_cudnnSpatialTfGridGeneratorForward(void *handle, void *stDesc, void *theta, void *grid)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cudnnSpatialTfGridGeneratorForward], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *, void *, void *))cutap_fn)(handle, stDesc, theta, grid);
     uint64_t cutap_w[4] = {(uint64_t)(uintptr_t)handle, (uint64_t)(uintptr_t)stDesc, (uint64_t)(uintptr_t)theta, (uint64_t)(uintptr_t)grid};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cudnnSpatialTfGridGeneratorForward, cutap_w, thunk_cudnnSpatialTfGridGeneratorForward);
 }
@@ -2597,11 +1953,8 @@ static uint64_t thunk_cudnnSpatialTfSamplerBackward(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1], (void *)(uintptr_t)a[2], (void *)(uintptr_t)a[3], (void *)(uintptr_t)a[4], (void *)(uintptr_t)a[5], (void *)(uintptr_t)a[6], (void *)(uintptr_t)a[7], (void *)(uintptr_t)a[8], (void *)(uintptr_t)a[9], (void *)(uintptr_t)a[10], (void *)(uintptr_t)a[11], (void *)(uintptr_t)a[12], (void *)(uintptr_t)a[13]);
 }
-CUTAP_EXPORT unsigned int cudnnSpatialTfSamplerBackward(void *handle, void *stDesc, void *alpha, void *xDesc, void *x, void *beta, void *dxDesc, void *dx, void *alphaDgrid, void *dyDesc, void *dy, void *grid, void *betaDgrid, void *dgrid)
+CUTAP_SLOW unsigned int cutap_slow_cudnnSpatialTfSamplerBackward(void *handle, void *stDesc, void *alpha, void *xDesc, void *x, void *beta, void *dxDesc, void *dx, void *alphaDgrid, void *dyDesc, void *dy, void *grid, void *betaDgrid, void *dgrid)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cudnnSpatialTfSamplerBackward], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *))cutap_fn)(handle, stDesc, alpha, xDesc, x, beta, dxDesc, dx, alphaDgrid, dyDesc, dy, grid, betaDgrid, dgrid);
     uint64_t cutap_w[14] = {(uint64_t)(uintptr_t)handle, (uint64_t)(uintptr_t)stDesc, (uint64_t)(uintptr_t)alpha, (uint64_t)(uintptr_t)xDesc, (uint64_t)(uintptr_t)x, (uint64_t)(uintptr_t)beta, (uint64_t)(uintptr_t)dxDesc, (uint64_t)(uintptr_t)dx, (uint64_t)(uintptr_t)alphaDgrid, (uint64_t)(uintptr_t)dyDesc, (uint64_t)(uintptr_t)dy, (uint64_t)(uintptr_t)grid, (uint64_t)(uintptr_t)betaDgrid, (uint64_t)(uintptr_t)dgrid};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cudnnSpatialTfSamplerBackward, cutap_w, thunk_cudnnSpatialTfSamplerBackward);
 }
@@ -2609,11 +1962,8 @@ static uint64_t thunk_cudnnSpatialTfSamplerForward(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *, void *, void *, void *, void *, void *, void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1], (void *)(uintptr_t)a[2], (void *)(uintptr_t)a[3], (void *)(uintptr_t)a[4], (void *)(uintptr_t)a[5], (void *)(uintptr_t)a[6], (void *)(uintptr_t)a[7], (void *)(uintptr_t)a[8]);
 }
-CUTAP_EXPORT unsigned int cudnnSpatialTfSamplerForward(void *handle, void *stDesc, void *alpha, void *xDesc, void *x, void *grid, void *beta, void *yDesc, void *y)
+CUTAP_SLOW unsigned int cutap_slow_cudnnSpatialTfSamplerForward(void *handle, void *stDesc, void *alpha, void *xDesc, void *x, void *grid, void *beta, void *yDesc, void *y)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cudnnSpatialTfSamplerForward], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *, void *, void *, void *, void *, void *, void *, void *))cutap_fn)(handle, stDesc, alpha, xDesc, x, grid, beta, yDesc, y);
     uint64_t cutap_w[9] = {(uint64_t)(uintptr_t)handle, (uint64_t)(uintptr_t)stDesc, (uint64_t)(uintptr_t)alpha, (uint64_t)(uintptr_t)xDesc, (uint64_t)(uintptr_t)x, (uint64_t)(uintptr_t)grid, (uint64_t)(uintptr_t)beta, (uint64_t)(uintptr_t)yDesc, (uint64_t)(uintptr_t)y};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cudnnSpatialTfSamplerForward, cutap_w, thunk_cudnnSpatialTfSamplerForward);
 }
@@ -2621,11 +1971,8 @@ static uint64_t thunk_cudnnTransformFilter(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *, void *, void *, void *, void *, void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1], (void *)(uintptr_t)a[2], (void *)(uintptr_t)a[3], (void *)(uintptr_t)a[4], (void *)(uintptr_t)a[5], (void *)(uintptr_t)a[6], (void *)(uintptr_t)a[7]);
 }
-CUTAP_EXPORT unsigned int cudnnTransformFilter(void *handle, void *transDesc, void *alpha, void *srcDesc, void *srcData, void *beta, void *destDesc, void *destData)
+CUTAP_SLOW unsigned int cutap_slow_cudnnTransformFilter(void *handle, void *transDesc, void *alpha, void *srcDesc, void *srcData, void *beta, void *destDesc, void *destData)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cudnnTransformFilter], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *, void *, void *, void *, void *, void *, void *))cutap_fn)(handle, transDesc, alpha, srcDesc, srcData, beta, destDesc, destData);
     uint64_t cutap_w[8] = {(uint64_t)(uintptr_t)handle, (uint64_t)(uintptr_t)transDesc, (uint64_t)(uintptr_t)alpha, (uint64_t)(uintptr_t)srcDesc, (uint64_t)(uintptr_t)srcData, (uint64_t)(uintptr_t)beta, (uint64_t)(uintptr_t)destDesc, (uint64_t)(uintptr_t)destData};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cudnnTransformFilter, cutap_w, thunk_cudnnTransformFilter);
 }
@@ -2633,11 +1980,8 @@ static uint64_t thunk_cudnnTransformTensor(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *, void *, void *, void *, void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1], (void *)(uintptr_t)a[2], (void *)(uintptr_t)a[3], (void *)(uintptr_t)a[4], (void *)(uintptr_t)a[5], (void *)(uintptr_t)a[6]);
 }
-CUTAP_EXPORT unsigned int cudnnTransformTensor(void *handle, void *alpha, void *xDesc, void *x, void *beta, void *yDesc, void *y)
+CUTAP_SLOW unsigned int cutap_slow_cudnnTransformTensor(void *handle, void *alpha, void *xDesc, void *x, void *beta, void *yDesc, void *y)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cudnnTransformTensor], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *, void *, void *, void *, void *, void *))cutap_fn)(handle, alpha, xDesc, x, beta, yDesc, y);
     uint64_t cutap_w[7] = {(uint64_t)(uintptr_t)handle, (uint64_t)(uintptr_t)alpha, (uint64_t)(uintptr_t)xDesc, (uint64_t)(uintptr_t)x, (uint64_t)(uintptr_t)beta, (uint64_t)(uintptr_t)yDesc, (uint64_t)(uintptr_t)y};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cudnnTransformTensor, cutap_w, thunk_cudnnTransformTensor);
 }
@@ -2645,11 +1989,8 @@ static uint64_t thunk_cudnnTransformTensorEx(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *, void *, void *, void *, void *, void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1], (void *)(uintptr_t)a[2], (void *)(uintptr_t)a[3], (void *)(uintptr_t)a[4], (void *)(uintptr_t)a[5], (void *)(uintptr_t)a[6], (void *)(uintptr_t)a[7]);
 }
-CUTAP_EXPORT unsigned int cudnnTransformTensorEx(void *handle, void *transDesc, void *alpha, void *srcDesc, void *srcData, void *beta, void *destDesc, void *destData)
+CUTAP_SLOW unsigned int cutap_slow_cudnnTransformTensorEx(void *handle, void *transDesc, void *alpha, void *srcDesc, void *srcData, void *beta, void *destDesc, void *destData)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cudnnTransformTensorEx], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *, void *, void *, void *, void *, void *, void *))cutap_fn)(handle, transDesc, alpha, srcDesc, srcData, beta, destDesc, destData);
     uint64_t cutap_w[8] = {(uint64_t)(uintptr_t)handle, (uint64_t)(uintptr_t)transDesc, (uint64_t)(uintptr_t)alpha, (uint64_t)(uintptr_t)srcDesc, (uint64_t)(uintptr_t)srcData, (uint64_t)(uintptr_t)beta, (uint64_t)(uintptr_t)destDesc, (uint64_t)(uintptr_t)destData};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cudnnTransformTensorEx, cutap_w, thunk_cudnnTransformTensorEx);
 }

@@ -11,11 +11,8 @@ static uint64_t thunk_cufftCreate(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *))fn)((void *)(uintptr_t)a[0]);
 }
-CUTAP_EXPORT unsigned int cufftCreate(void *handle)
+CUTAP_SLOW unsigned int cutap_slow_cufftCreate(void *handle)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cufftCreate], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *))cutap_fn)(handle);
     uint64_t cutap_w[1] = {(uint64_t)(uintptr_t)handle};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cufftCreate, cutap_w, thunk_cufftCreate);
 }
@@ -23,11 +20,8 @@ static uint64_t thunk_cufftDestroy(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(int))fn)((int)a[0]);
 }
-CUTAP_EXPORT unsigned int cufftDestroy(int plan)
+CUTAP_SLOW unsigned int cutap_slow_cufftDestroy(int plan)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cufftDestroy], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(int))cutap_fn)(plan);
     uint64_t cutap_w[1] = {(uint64_t)(int64_t)plan};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cufftDestroy, cutap_w, thunk_cufftDestroy);
 }
@@ -35,11 +29,8 @@ static uint64_t thunk_cufftEstimate1d(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(int, unsigned int, int, void *))fn)((int)a[0], (unsigned int)a[1], (int)a[2], (void *)(uintptr_t)a[3]);
 }
-CUTAP_EXPORT unsigned int cufftEstimate1d(int nx, unsigned int type, int batch, void *workSize)
+CUTAP_SLOW unsigned int cutap_slow_cufftEstimate1d(int nx, unsigned int type, int batch, void *workSize)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cufftEstimate1d], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(int, unsigned int, int, void *))cutap_fn)(nx, type, batch, workSize);
     uint64_t cutap_w[4] = {(uint64_t)(int64_t)nx, (uint64_t)type, (uint64_t)(int64_t)batch, (uint64_t)(uintptr_t)workSize};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cufftEstimate1d, cutap_w, thunk_cufftEstimate1d);
 }
@@ -47,11 +38,8 @@ static uint64_t thunk_cufftEstimate2d(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(int, int, unsigned int, void *))fn)((int)a[0], (int)a[1], (unsigned int)a[2], (void *)(uintptr_t)a[3]);
 }
-CUTAP_EXPORT unsigned int cufftEstimate2d(int nx, int ny, unsigned int type, void *workSize)
+CUTAP_SLOW unsigned int cutap_slow_cufftEstimate2d(int nx, int ny, unsigned int type, void *workSize)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cufftEstimate2d], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(int, int, unsigned int, void *))cutap_fn)(nx, ny, type, workSize);
     uint64_t cutap_w[4] = {(uint64_t)(int64_t)nx, (uint64_t)(int64_t)ny, (uint64_t)type, (uint64_t)(uintptr_t)workSize};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cufftEstimate2d, cutap_w, thunk_cufftEstimate2d);
 }
@@ -59,11 +47,8 @@ static uint64_t thunk_cufftEstimate3d(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(int, int, int, unsigned int, void *))fn)((int)a[0], (int)a[1], (int)a[2], (unsigned int)a[3], (void *)(uintptr_t)a[4]);
 }
-CUTAP_EXPORT unsigned int cufftEstimate3d(int nx, int ny, int nz, unsigned int type, void *workSize)
+CUTAP_SLOW unsigned int cutap_slow_cufftEstimate3d(int nx, int ny, int nz, unsigned int type, void *workSize)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cufftEstimate3d], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(int, int, int, unsigned int, void *))cutap_fn)(nx, ny, nz, type, workSize);
     uint64_t cutap_w[5] = {(uint64_t)(int64_t)nx, (uint64_t)(int64_t)ny, (uint64_t)(int64_t)nz, (uint64_t)type, (uint64_t)(uintptr_t)workSize};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cufftEstimate3d, cutap_w, thunk_cufftEstimate3d);
 }
@@ -71,11 +56,8 @@ static uint64_t thunk_cufftEstimateMany(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(int, void *, void *, int, int, void *, int, int, unsigned int, int, void *))fn)((int)a[0], (void *)(uintptr_t)a[1], (void *)(uintptr_t)a[2], (int)a[3], (int)a[4], (void *)(uintptr_t)a[5], (int)a[6], (int)a[7], (unsigned int)a[8], (int)a[9], (void *)(uintptr_t)a[10]);
 }
-CUTAP_EXPORT unsigned int cufftEstimateMany(int rank, void *n, void *inembed, int istride, int idist, void *onembed, int ostride, int odist, unsigned int type, int batch, void *workSize)
+CUTAP_SLOW unsigned int cutap_slow_cufftEstimateMany(int rank, void *n, void *inembed, int istride, int idist, void *onembed, int ostride, int odist, unsigned int type, int batch, void *workSize)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cufftEstimateMany], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(int, void *, void *, int, int, void *, int, int, unsigned int, int, void *))cutap_fn)(rank, n, inembed, istride, idist, onembed, ostride, odist, type, batch, workSize);
     uint64_t cutap_w[11] = {(uint64_t)(int64_t)rank, (uint64_t)(uintptr_t)n, (uint64_t)(uintptr_t)inembed, (uint64_t)(int64_t)istride, (uint64_t)(int64_t)idist, (uint64_t)(uintptr_t)onembed, (uint64_t)(int64_t)ostride, (uint64_t)(int64_t)odist, (uint64_t)type, (uint64_t)(int64_t)batch, (uint64_t)(uintptr_t)workSize};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cufftEstimateMany, cutap_w, thunk_cufftEstimateMany);
 }
@@ -83,11 +65,8 @@ static uint64_t thunk_cufftExecC2C(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(int, void *, void *, int))fn)((int)a[0], (void *)(uintptr_t)a[1], (void *)(uintptr_t)a[2], (int)a[3]);
 }
-CUTAP_EXPORT unsigned int cufftExecC2C(int plan, void *idata, void *odata, int direction)
+CUTAP_SLOW unsigned int cutap_slow_cufftExecC2C(int plan, void *idata, void *odata, int direction)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cufftExecC2C], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(int, void *, void *, int))cutap_fn)(plan, idata, odata, direction);
     uint64_t cutap_w[4] = {(uint64_t)(int64_t)plan, (uint64_t)(uintptr_t)idata, (uint64_t)(uintptr_t)odata, (uint64_t)(int64_t)direction};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cufftExecC2C, cutap_w, thunk_cufftExecC2C);
 }
@@ -95,11 +74,8 @@ static uint64_t thunk_cufftExecC2R(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(int, void *, void *))fn)((int)a[0], (void *)(uintptr_t)a[1], (void *)(uintptr_t)a[2]);
 }
-CUTAP_EXPORT unsigned int cufftExecC2R(int plan, void *idata, void *odata)
+CUTAP_SLOW unsigned int cutap_slow_cufftExecC2R(int plan, void *idata, void *odata)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cufftExecC2R], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(int, void *, void *))cutap_fn)(plan, idata, odata);
     uint64_t cutap_w[3] = {(uint64_t)(int64_t)plan, (uint64_t)(uintptr_t)idata, (uint64_t)(uintptr_t)odata};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cufftExecC2R, cutap_w, thunk_cufftExecC2R);
 }
@@ -107,11 +83,8 @@ static uint64_t thunk_cufftExecD2Z(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(int, void *, void *))fn)((int)a[0], (void *)(uintptr_t)a[1], (void *)(uintptr_t)a[2]);
 }
-CUTAP_EXPORT unsigned int cufftExecD2Z(int plan, void *idata, void *odata)
+CUTAP_SLOW unsigned int cutap_slow_cufftExecD2Z(int plan, void *idata, void *odata)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cufftExecD2Z], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(int, void *, void *))cutap_fn)(plan, idata, odata);
     uint64_t cutap_w[3] = {(uint64_t)(int64_t)plan, (uint64_t)(uintptr_t)idata, (uint64_t)(uintptr_t)odata};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cufftExecD2Z, cutap_w, thunk_cufftExecD2Z);
 }
@@ -119,11 +92,8 @@ static uint64_t thunk_cufftExecR2C(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(int, void *, void *))fn)((int)a[0], (void *)(uintptr_t)a[1], (void *)(uintptr_t)a[2]);
 }
-CUTAP_EXPORT unsigned int cufftExecR2C(int plan, void *idata, void *odata)
+CUTAP_SLOW unsigned int cutap_slow_cufftExecR2C(int plan, void *idata, void *odata)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cufftExecR2C], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(int, void *, void *))cutap_fn)(plan, idata, odata);
     uint64_t cutap_w[3] = {(uint64_t)(int64_t)plan, (uint64_t)(uintptr_t)idata, (uint64_t)(uintptr_t)odata};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cufftExecR2C, cutap_w, thunk_cufftExecR2C);
 }
@@ -131,11 +101,8 @@ static uint64_t thunk_cufftExecZ2D(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(int, void *, void *))fn)((int)a[0], (void *)(uintptr_t)a[1], (void *)(uintptr_t)a[2]);
 }
-CUTAP_EXPORT unsigned int cufftExecZ2D(int plan, void *idata, void *odata)
+CUTAP_SLOW unsigned int cutap_slow_cufftExecZ2D(int plan, void *idata, void *odata)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cufftExecZ2D], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(int, void *, void *))cutap_fn)(plan, idata, odata);
     uint64_t cutap_w[3] = {(uint64_t)(int64_t)plan, (uint64_t)(uintptr_t)idata, (uint64_t)(uintptr_t)odata};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cufftExecZ2D, cutap_w, thunk_cufftExecZ2D);
 }
@@ -143,11 +110,8 @@ static uint64_t thunk_cufftExecZ2Z(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(int, void *, void *, int))fn)((int)a[0], (void *)(uintptr_t)a[1], (void *)(uintptr_t)a[2], (int)a[3]);
 }
-CUTAP_EXPORT unsigned int cufftExecZ2Z(int plan, void *idata, void *odata, int direction)
+CUTAP_SLOW unsigned int cutap_slow_cufftExecZ2Z(int plan, void *idata, void *odata, int direction)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cufftExecZ2Z], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(int, void *, void *, int))cutap_fn)(plan, idata, odata, direction);
     uint64_t cutap_w[4] = {(uint64_t)(int64_t)plan, (uint64_t)(uintptr_t)idata, (uint64_t)(uintptr_t)odata, (uint64_t)(int64_t)direction};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cufftExecZ2Z, cutap_w, thunk_cufftExecZ2Z);
 }
@@ -155,11 +119,8 @@ static uint64_t thunk_cufftGetPlanPropertyInt64(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(int, unsigned int, void *))fn)((int)a[0], (unsigned int)a[1], (void *)(uintptr_t)a[2]);
 }
-CUTAP_EXPORT unsigned int cufftGetPlanPropertyInt64(int plan, unsigned int property, void *returnPtrValue)
+CUTAP_SLOW unsigned int cutap_slow_cufftGetPlanPropertyInt64(int plan, unsigned int property, void *returnPtrValue)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cufftGetPlanPropertyInt64], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(int, unsigned int, void *))cutap_fn)(plan, property, returnPtrValue);
     uint64_t cutap_w[3] = {(uint64_t)(int64_t)plan, (uint64_t)property, (uint64_t)(uintptr_t)returnPtrValue};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cufftGetPlanPropertyInt64, cutap_w, thunk_cufftGetPlanPropertyInt64);
 }
@@ -167,11 +128,8 @@ static uint64_t thunk_cufftGetProperty(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(unsigned int, void *))fn)((unsigned int)a[0], (void *)(uintptr_t)a[1]);
 }
-CUTAP_EXPORT unsigned int cufftGetProperty(unsigned int type, void *value)
+CUTAP_SLOW unsigned int cutap_slow_cufftGetProperty(unsigned int type, void *value)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cufftGetProperty], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(unsigned int, void *))cutap_fn)(type, value);
     uint64_t cutap_w[2] = {(uint64_t)type, (uint64_t)(uintptr_t)value};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cufftGetProperty, cutap_w, thunk_cufftGetProperty);
 }
@@ -179,11 +137,8 @@ static uint64_t thunk_cufftGetSize(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(int, void *))fn)((int)a[0], (void *)(uintptr_t)a[1]);
 }
-CUTAP_EXPORT unsigned int cufftGetSize(int handle, void *workSize)
+CUTAP_SLOW unsigned int cutap_slow_cufftGetSize(int handle, void *workSize)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cufftGetSize], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(int, void *))cutap_fn)(handle, workSize);
     uint64_t cutap_w[2] = {(uint64_t)(int64_t)handle, (uint64_t)(uintptr_t)workSize};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cufftGetSize, cutap_w, thunk_cufftGetSize);
 }
@@ -191,11 +146,8 @@ static uint64_t thunk_cufftGetSize1d(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(int, int, unsigned int, int, void *))fn)((int)a[0], (int)a[1], (unsigned int)a[2], (int)a[3], (void *)(uintptr_t)a[4]);
 }
-CUTAP_EXPORT unsigned int cufftGetSize1d(int handle, int nx, unsigned int type, int batch, void *workSize)
+CUTAP_SLOW unsigned int cutap_slow_cufftGetSize1d(int handle, int nx, unsigned int type, int batch, void *workSize)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cufftGetSize1d], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(int, int, unsigned int, int, void *))cutap_fn)(handle, nx, type, batch, workSize);
     uint64_t cutap_w[5] = {(uint64_t)(int64_t)handle, (uint64_t)(int64_t)nx, (uint64_t)type, (uint64_t)(int64_t)batch, (uint64_t)(uintptr_t)workSize};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cufftGetSize1d, cutap_w, thunk_cufftGetSize1d);
 }
@@ -203,11 +155,8 @@ static uint64_t thunk_cufftGetSize2d(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(int, int, int, unsigned int, void *))fn)((int)a[0], (int)a[1], (int)a[2], (unsigned int)a[3], (void *)(uintptr_t)a[4]);
 }
-CUTAP_EXPORT unsigned int cufftGetSize2d(int handle, int nx, int ny, unsigned int type, void *workSize)
+CUTAP_SLOW unsigned int cutap_slow_cufftGetSize2d(int handle, int nx, int ny, unsigned int type, void *workSize)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cufftGetSize2d], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(int, int, int, unsigned int, void *))cutap_fn)(handle, nx, ny, type, workSize);
     uint64_t cutap_w[5] = {(uint64_t)(int64_t)handle, (uint64_t)(int64_t)nx, (uint64_t)(int64_t)ny, (uint64_t)type, (uint64_t)(uintptr_t)workSize};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cufftGetSize2d, cutap_w, thunk_cufftGetSize2d);
 }
@@ -215,11 +164,8 @@ static uint64_t thunk_cufftGetSize3d(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(int, int, int, int, unsigned int, void *))fn)((int)a[0], (int)a[1], (int)a[2], (int)a[3], (unsigned int)a[4], (void *)(uintptr_t)a[5]);
 }
-CUTAP_EXPORT unsigned int cufftGetSize3d(int handle, int nx, int ny, int nz, unsigned int type, void *workSize)
+CUTAP_SLOW unsigned int cutap_slow_cufftGetSize3d(int handle, int nx, int ny, int nz, unsigned int type, void *workSize)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cufftGetSize3d], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(int, int, int, int, unsigned int, void *))cutap_fn)(handle, nx, ny, nz, type, workSize);
     uint64_t cutap_w[6] = {(uint64_t)(int64_t)handle, (uint64_t)(int64_t)nx, (uint64_t)(int64_t)ny, (uint64_t)(int64_t)nz, (uint64_t)type, (uint64_t)(uintptr_t)workSize};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cufftGetSize3d, cutap_w, thunk_cufftGetSize3d);
 }
@@ -227,11 +173,8 @@ static uint64_t thunk_cufftGetSizeMany(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(int, int, void *, void *, int, int, void *, int, int, unsigned int, int, void *))fn)((int)a[0], (int)a[1], (void *)(uintptr_t)a[2], (void *)(uintptr_t)a[3], (int)a[4], (int)a[5], (void *)(uintptr_t)a[6], (int)a[7], (int)a[8], (unsigned int)a[9], (int)a[10], (void *)(uintptr_t)a[11]);
 }
-CUTAP_EXPORT unsigned int cufftGetSizeMany(int handle, int rank, void *n, void *inembed, int istride, int idist, void *onembed, int ostride, int odist, unsigned int type, int batch, void *workArea)
+CUTAP_SLOW unsigned int cutap_slow_cufftGetSizeMany(int handle, int rank, void *n, void *inembed, int istride, int idist, void *onembed, int ostride, int odist, unsigned int type, int batch, void *workArea)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cufftGetSizeMany], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(int, int, void *, void *, int, int, void *, int, int, unsigned int, int, void *))cutap_fn)(handle, rank, n, inembed, istride, idist, onembed, ostride, odist, type, batch, workArea);
     uint64_t cutap_w[12] = {(uint64_t)(int64_t)handle, (uint64_t)(int64_t)rank, (uint64_t)(uintptr_t)n, (uint64_t)(uintptr_t)inembed, (uint64_t)(int64_t)istride, (uint64_t)(int64_t)idist, (uint64_t)(uintptr_t)onembed, (uint64_t)(int64_t)ostride, (uint64_t)(int64_t)odist, (uint64_t)type, (uint64_t)(int64_t)batch, (uint64_t)(uintptr_t)workArea};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cufftGetSizeMany, cutap_w, thunk_cufftGetSizeMany);
 }
@@ -239,11 +182,8 @@ static uint64_t thunk_cufftGetSizeMany64(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(int, int, void *, void *, long long, long long, void *, long long, long long, unsigned int, long long, void *))fn)((int)a[0], (int)a[1], (void *)(uintptr_t)a[2], (void *)(uintptr_t)a[3], (long long)a[4], (long long)a[5], (void *)(uintptr_t)a[6], (long long)a[7], (long long)a[8], (unsigned int)a[9], (long long)a[10], (void *)(uintptr_t)a[11]);
 }
-CUTAP_EXPORT unsigned int cufftGetSizeMany64(int plan, int rank, void *n, void *inembed, long long istride, long long idist, void *onembed, long long ostride, long long odist, unsigned int type, long long batch, void *workSize)
+CUTAP_SLOW unsigned int cutap_slow_cufftGetSizeMany64(int plan, int rank, void *n, void *inembed, long long istride, long long idist, void *onembed, long long ostride, long long odist, unsigned int type, long long batch, void *workSize)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cufftGetSizeMany64], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(int, int, void *, void *, long long, long long, void *, long long, long long, unsigned int, long long, void *))cutap_fn)(plan, rank, n, inembed, istride, idist, onembed, ostride, odist, type, batch, workSize);
     uint64_t cutap_w[12] = {(uint64_t)(int64_t)plan, (uint64_t)(int64_t)rank, (uint64_t)(uintptr_t)n, (uint64_t)(uintptr_t)inembed, (uint64_t)(int64_t)istride, (uint64_t)(int64_t)idist, (uint64_t)(uintptr_t)onembed, (uint64_t)(int64_t)ostride, (uint64_t)(int64_t)odist, (uint64_t)type, (uint64_t)(int64_t)batch, (uint64_t)(uintptr_t)workSize};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cufftGetSizeMany64, cutap_w, thunk_cufftGetSizeMany64);
 }
@@ -251,11 +191,8 @@ static uint64_t thunk_cufftGetVersion(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *))fn)((void *)(uintptr_t)a[0]);
 }
-CUTAP_EXPORT unsigned int cufftGetVersion(void *version)
+CUTAP_SLOW unsigned int cutap_slow_cufftGetVersion(void *version)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cufftGetVersion], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *))cutap_fn)(version);
     uint64_t cutap_w[1] = {(uint64_t)(uintptr_t)version};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cufftGetVersion, cutap_w, thunk_cufftGetVersion);
 }
@@ -263,11 +200,8 @@ static uint64_t thunk_cufftMakePlan1d(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(int, int, unsigned int, int, void *))fn)((int)a[0], (int)a[1], (unsigned int)a[2], (int)a[3], (void *)(uintptr_t)a[4]);
 }
-CUTAP_EXPORT unsigned int cufftMakePlan1d(int plan, int nx, unsigned int type, int batch, void *workSize)
+CUTAP_SLOW unsigned int cutap_slow_cufftMakePlan1d(int plan, int nx, unsigned int type, int batch, void *workSize)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cufftMakePlan1d], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(int, int, unsigned int, int, void *))cutap_fn)(plan, nx, type, batch, workSize);
     uint64_t cutap_w[5] = {(uint64_t)(int64_t)plan, (uint64_t)(int64_t)nx, (uint64_t)type, (uint64_t)(int64_t)batch, (uint64_t)(uintptr_t)workSize};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cufftMakePlan1d, cutap_w, thunk_cufftMakePlan1d);
 }
@@ -275,11 +209,8 @@ static uint64_t thunk_cufftMakePlan2d(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(int, int, int, unsigned int, void *))fn)((int)a[0], (int)a[1], (int)a[2], (unsigned int)a[3], (void *)(uintptr_t)a[4]);
 }
-CUTAP_EXPORT unsigned int cufftMakePlan2d(int plan, int nx, int ny, unsigned int type, void *workSize)
+CUTAP_SLOW unsigned int cutap_slow_cufftMakePlan2d(int plan, int nx, int ny, unsigned int type, void *workSize)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cufftMakePlan2d], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(int, int, int, unsigned int, void *))cutap_fn)(plan, nx, ny, type, workSize);
     uint64_t cutap_w[5] = {(uint64_t)(int64_t)plan, (uint64_t)(int64_t)nx, (uint64_t)(int64_t)ny, (uint64_t)type, (uint64_t)(uintptr_t)workSize};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cufftMakePlan2d, cutap_w, thunk_cufftMakePlan2d);
 }
@@ -287,11 +218,8 @@ static uint64_t thunk_cufftMakePlan3d(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(int, int, int, int, unsigned int, void *))fn)((int)a[0], (int)a[1], (int)a[2], (int)a[3], (unsigned int)a[4], (void *)(uintptr_t)a[5]);
 }
-CUTAP_EXPORT unsigned int cufftMakePlan3d(int plan, int nx, int ny, int nz, unsigned int type, void *workSize)
+CUTAP_SLOW unsigned int cutap_slow_cufftMakePlan3d(int plan, int nx, int ny, int nz, unsigned int type, void *workSize)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cufftMakePlan3d], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(int, int, int, int, unsigned int, void *))cutap_fn)(plan, nx, ny, nz, type, workSize);
     uint64_t cutap_w[6] = {(uint64_t)(int64_t)plan, (uint64_t)(int64_t)nx, (uint64_t)(int64_t)ny, (uint64_t)(int64_t)nz, (uint64_t)type, (uint64_t)(uintptr_t)workSize};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cufftMakePlan3d, cutap_w, thunk_cufftMakePlan3d);
 }
@@ -299,11 +227,8 @@ static uint64_t thunk_cufftMakePlanMany(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(int, int, void *, void *, int, int, void *, int, int, unsigned int, int, void *))fn)((int)a[0], (int)a[1], (void *)(uintptr_t)a[2], (void *)(uintptr_t)a[3], (int)a[4], (int)a[5], (void *)(uintptr_t)a[6], (int)a[7], (int)a[8], (unsigned int)a[9], (int)a[10], (void *)(uintptr_t)a[11]);
 }
-CUTAP_EXPORT unsigned int cufftMakePlanMany(int plan, int rank, void *n, void *inembed, int istride, int idist, void *onembed, int ostride, int odist, unsigned int type, int batch, void *workSize)
+CUTAP_SLOW unsigned int cutap_slow_cufftMakePlanMany(int plan, int rank, void *n, void *inembed, int istride, int idist, void *onembed, int ostride, int odist, unsigned int type, int batch, void *workSize)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cufftMakePlanMany], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(int, int, void *, void *, int, int, void *, int, int, unsigned int, int, void *))cutap_fn)(plan, rank, n, inembed, istride, idist, onembed, ostride, odist, type, batch, workSize);
     uint64_t cutap_w[12] = {(uint64_t)(int64_t)plan, (uint64_t)(int64_t)rank, (uint64_t)(uintptr_t)n, (uint64_t)(uintptr_t)inembed, (uint64_t)(int64_t)istride, (uint64_t)(int64_t)idist, (uint64_t)(uintptr_t)onembed, (uint64_t)(int64_t)ostride, (uint64_t)(int64_t)odist, (uint64_t)type, (uint64_t)(int64_t)batch, (uint64_t)(uintptr_t)workSize};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cufftMakePlanMany, cutap_w, thunk_cufftMakePlanMany);
 }
@@ -311,11 +236,8 @@ static uint64_t thunk_cufftMakePlanMany64(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(int, int, void *, void *, long long, long long, void *, long long, long long, unsigned int, long long, void *))fn)((int)a[0], (int)a[1], (void *)(uintptr_t)a[2], (void *)(uintptr_t)a[3], (long long)a[4], (long long)a[5], (void *)(uintptr_t)a[6], (long long)a[7], (long long)a[8], (unsigned int)a[9], (long long)a[10], (void *)(uintptr_t)a[11]);
 }
-CUTAP_EXPORT unsigned int cufftMakePlanMany64(int plan, int rank, void *n, void *inembed, long long istride, long long idist, void *onembed, long long ostride, long long odist, unsigned int type, long long batch, void *workSize)
+CUTAP_SLOW unsigned int cutap_slow_cufftMakePlanMany64(int plan, int rank, void *n, void *inembed, long long istride, long long idist, void *onembed, long long ostride, long long odist, unsigned int type, long long batch, void *workSize)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cufftMakePlanMany64], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(int, int, void *, void *, long long, long long, void *, long long, long long, unsigned int, long long, void *))cutap_fn)(plan, rank, n, inembed, istride, idist, onembed, ostride, odist, type, batch, workSize);
     uint64_t cutap_w[12] = {(uint64_t)(int64_t)plan, (uint64_t)(int64_t)rank, (uint64_t)(uintptr_t)n, (uint64_t)(uintptr_t)inembed, (uint64_t)(int64_t)istride, (uint64_t)(int64_t)idist, (uint64_t)(uintptr_t)onembed, (uint64_t)(int64_t)ostride, (uint64_t)(int64_t)odist, (uint64_t)type, (uint64_t)(int64_t)batch, (uint64_t)(uintptr_t)workSize};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cufftMakePlanMany64, cutap_w, thunk_cufftMakePlanMany64);
 }
@@ -323,11 +245,8 @@ static uint64_t thunk_cufftPlan1d(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, int, unsigned int, int))fn)((void *)(uintptr_t)a[0], (int)a[1], (unsigned int)a[2], (int)a[3]);
 }
-CUTAP_EXPORT unsigned int cufftPlan1d(void *plan, int nx, unsigned int type, int batch)
+CUTAP_SLOW unsigned int cutap_slow_cufftPlan1d(void *plan, int nx, unsigned int type, int batch)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cufftPlan1d], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, int, unsigned int, int))cutap_fn)(plan, nx, type, batch);
     uint64_t cutap_w[4] = {(uint64_t)(uintptr_t)plan, (uint64_t)(int64_t)nx, (uint64_t)type, (uint64_t)(int64_t)batch};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cufftPlan1d, cutap_w, thunk_cufftPlan1d);
 }
@@ -335,11 +254,8 @@ static uint64_t thunk_cufftPlan2d(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, int, int, unsigned int))fn)((void *)(uintptr_t)a[0], (int)a[1], (int)a[2], (unsigned int)a[3]);
 }
-CUTAP_EXPORT unsigned int cufftPlan2d(void *plan, int nx, int ny, unsigned int type)
+CUTAP_SLOW unsigned int cutap_slow_cufftPlan2d(void *plan, int nx, int ny, unsigned int type)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cufftPlan2d], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, int, int, unsigned int))cutap_fn)(plan, nx, ny, type);
     uint64_t cutap_w[4] = {(uint64_t)(uintptr_t)plan, (uint64_t)(int64_t)nx, (uint64_t)(int64_t)ny, (uint64_t)type};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cufftPlan2d, cutap_w, thunk_cufftPlan2d);
 }
@@ -347,11 +263,8 @@ static uint64_t thunk_cufftPlan3d(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, int, int, int, unsigned int))fn)((void *)(uintptr_t)a[0], (int)a[1], (int)a[2], (int)a[3], (unsigned int)a[4]);
 }
-CUTAP_EXPORT unsigned int cufftPlan3d(void *plan, int nx, int ny, int nz, unsigned int type)
+CUTAP_SLOW unsigned int cutap_slow_cufftPlan3d(void *plan, int nx, int ny, int nz, unsigned int type)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cufftPlan3d], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, int, int, int, unsigned int))cutap_fn)(plan, nx, ny, nz, type);
     uint64_t cutap_w[5] = {(uint64_t)(uintptr_t)plan, (uint64_t)(int64_t)nx, (uint64_t)(int64_t)ny, (uint64_t)(int64_t)nz, (uint64_t)type};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cufftPlan3d, cutap_w, thunk_cufftPlan3d);
 }
@@ -359,11 +272,8 @@ static uint64_t thunk_cufftPlanMany(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, int, void *, void *, int, int, void *, int, int, unsigned int, int))fn)((void *)(uintptr_t)a[0], (int)a[1], (void *)(uintptr_t)a[2], (void *)(uintptr_t)a[3], (int)a[4], (int)a[5], (void *)(uintptr_t)a[6], (int)a[7], (int)a[8], (unsigned int)a[9], (int)a[10]);
 }
-CUTAP_EXPORT unsigned int cufftPlanMany(void *plan, int rank, void *n, void *inembed, int istride, int idist, void *onembed, int ostride, int odist, unsigned int type, int batch)
+CUTAP_SLOW unsigned int cutap_slow_cufftPlanMany(void *plan, int rank, void *n, void *inembed, int istride, int idist, void *onembed, int ostride, int odist, unsigned int type, int batch)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cufftPlanMany], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, int, void *, void *, int, int, void *, int, int, unsigned int, int))cutap_fn)(plan, rank, n, inembed, istride, idist, onembed, ostride, odist, type, batch);
     uint64_t cutap_w[11] = {(uint64_t)(uintptr_t)plan, (uint64_t)(int64_t)rank, (uint64_t)(uintptr_t)n, (uint64_t)(uintptr_t)inembed, (uint64_t)(int64_t)istride, (uint64_t)(int64_t)idist, (uint64_t)(uintptr_t)onembed, (uint64_t)(int64_t)ostride, (uint64_t)(int64_t)odist, (uint64_t)type, (uint64_t)(int64_t)batch};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cufftPlanMany, cutap_w, thunk_cufftPlanMany);
 }
@@ -371,11 +281,8 @@ static uint64_t thunk_cufftResetPlanProperty(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(int, unsigned int))fn)((int)a[0], (unsigned int)a[1]);
 }
-CUTAP_EXPORT unsigned int cufftResetPlanProperty(int plan, unsigned int property)
+CUTAP_SLOW unsigned int cutap_slow_cufftResetPlanProperty(int plan, unsigned int property)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cufftResetPlanProperty], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(int, unsigned int))cutap_fn)(plan, property);
     uint64_t cutap_w[2] = {(uint64_t)(int64_t)plan, (uint64_t)property};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cufftResetPlanProperty, cutap_w, thunk_cufftResetPlanProperty);
 }
@@ -383,11 +290,8 @@ static uint64_t thunk_cufftSetAutoAllocation(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(int, int))fn)((int)a[0], (int)a[1]);
 }
-CUTAP_EXPORT unsigned int cufftSetAutoAllocation(int plan, int autoAllocate)
+CUTAP_SLOW unsigned int cutap_slow_cufftSetAutoAllocation(int plan, int autoAllocate)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cufftSetAutoAllocation], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(int, int))cutap_fn)(plan, autoAllocate);
     uint64_t cutap_w[2] = {(uint64_t)(int64_t)plan, (uint64_t)(int64_t)autoAllocate};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cufftSetAutoAllocation, cutap_w, thunk_cufftSetAutoAllocation);
 }
@@ -395,11 +299,8 @@ static uint64_t thunk_cufftSetPlanPropertyInt64(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(int, unsigned int, long long))fn)((int)a[0], (unsigned int)a[1], (long long)a[2]);
 }
-CUTAP_EXPORT unsigned int cufftSetPlanPropertyInt64(int plan, unsigned int property, long long inputValueInt)
+CUTAP_SLOW unsigned int cutap_slow_cufftSetPlanPropertyInt64(int plan, unsigned int property, long long inputValueInt)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cufftSetPlanPropertyInt64], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(int, unsigned int, long long))cutap_fn)(plan, property, inputValueInt);
     uint64_t cutap_w[3] = {(uint64_t)(int64_t)plan, (uint64_t)property, (uint64_t)(int64_t)inputValueInt};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cufftSetPlanPropertyInt64, cutap_w, thunk_cufftSetPlanPropertyInt64);
 }
@@ -407,11 +308,8 @@ static uint64_t thunk_cufftSetStream(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(int, void *))fn)((int)a[0], (void *)(uintptr_t)a[1]);
 }
-CUTAP_EXPORT unsigned int cufftSetStream(int plan, void *stream)
+CUTAP_SLOW unsigned int cutap_slow_cufftSetStream(int plan, void *stream)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cufftSetStream], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(int, void *))cutap_fn)(plan, stream);
     uint64_t cutap_w[2] = {(uint64_t)(int64_t)plan, (uint64_t)(uintptr_t)stream};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cufftSetStream, cutap_w, thunk_cufftSetStream);
 }
@@ -419,11 +317,8 @@ static uint64_t thunk_cufftSetWorkArea(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(int, void *))fn)((int)a[0], (void *)(uintptr_t)a[1]);
 }
-CUTAP_EXPORT unsigned int cufftSetWorkArea(int plan, void *workArea)
+CUTAP_SLOW unsigned int cutap_slow_cufftSetWorkArea(int plan, void *workArea)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cufftSetWorkArea], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(int, void *))cutap_fn)(plan, workArea);
     uint64_t cutap_w[2] = {(uint64_t)(int64_t)plan, (uint64_t)(uintptr_t)workArea};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cufftSetWorkArea, cutap_w, thunk_cufftSetWorkArea);
 }
@@ -431,11 +326,8 @@ static uint64_t thunk_cufftXtClearCallback(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(int, unsigned int))fn)((int)a[0], (unsigned int)a[1]);
 }
-CUTAP_EXPORT unsigned int cufftXtClearCallback(int plan, unsigned int cbType)
+CUTAP_SLOW unsigned int cutap_slow_cufftXtClearCallback(int plan, unsigned int cbType)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cufftXtClearCallback], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(int, unsigned int))cutap_fn)(plan, cbType);
     uint64_t cutap_w[2] = {(uint64_t)(int64_t)plan, (uint64_t)cbType};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cufftXtClearCallback, cutap_w, thunk_cufftXtClearCallback);
 }
@@ -443,11 +335,8 @@ static uint64_t thunk_cufftXtExec(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(int, void *, void *, int))fn)((int)a[0], (void *)(uintptr_t)a[1], (void *)(uintptr_t)a[2], (int)a[3]);
 }
-CUTAP_EXPORT unsigned int cufftXtExec(int plan, void *input, void *output, int direction)
+CUTAP_SLOW unsigned int cutap_slow_cufftXtExec(int plan, void *input, void *output, int direction)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cufftXtExec], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(int, void *, void *, int))cutap_fn)(plan, input, output, direction);
     uint64_t cutap_w[4] = {(uint64_t)(int64_t)plan, (uint64_t)(uintptr_t)input, (uint64_t)(uintptr_t)output, (uint64_t)(int64_t)direction};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cufftXtExec, cutap_w, thunk_cufftXtExec);
 }
@@ -455,11 +344,8 @@ static uint64_t thunk_cufftXtExecDescriptor(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(int, void *, void *, int))fn)((int)a[0], (void *)(uintptr_t)a[1], (void *)(uintptr_t)a[2], (int)a[3]);
 }
-CUTAP_EXPORT unsigned int cufftXtExecDescriptor(int plan, void *input, void *output, int direction)
+CUTAP_SLOW unsigned int cutap_slow_cufftXtExecDescriptor(int plan, void *input, void *output, int direction)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cufftXtExecDescriptor], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(int, void *, void *, int))cutap_fn)(plan, input, output, direction);
     uint64_t cutap_w[4] = {(uint64_t)(int64_t)plan, (uint64_t)(uintptr_t)input, (uint64_t)(uintptr_t)output, (uint64_t)(int64_t)direction};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cufftXtExecDescriptor, cutap_w, thunk_cufftXtExecDescriptor);
 }
@@ -467,11 +353,8 @@ static uint64_t thunk_cufftXtExecDescriptorC2C(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(int, void *, void *, int))fn)((int)a[0], (void *)(uintptr_t)a[1], (void *)(uintptr_t)a[2], (int)a[3]);
 }
-CUTAP_EXPORT unsigned int cufftXtExecDescriptorC2C(int plan, void *input, void *output, int direction)
+CUTAP_SLOW unsigned int cutap_slow_cufftXtExecDescriptorC2C(int plan, void *input, void *output, int direction)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cufftXtExecDescriptorC2C], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(int, void *, void *, int))cutap_fn)(plan, input, output, direction);
     uint64_t cutap_w[4] = {(uint64_t)(int64_t)plan, (uint64_t)(uintptr_t)input, (uint64_t)(uintptr_t)output, (uint64_t)(int64_t)direction};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cufftXtExecDescriptorC2C, cutap_w, thunk_cufftXtExecDescriptorC2C);
 }
@@ -479,11 +362,8 @@ static uint64_t thunk_cufftXtExecDescriptorC2R(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(int, void *, void *))fn)((int)a[0], (void *)(uintptr_t)a[1], (void *)(uintptr_t)a[2]);
 }
-CUTAP_EXPORT unsigned int cufftXtExecDescriptorC2R(int plan, void *input, void *output)
+CUTAP_SLOW unsigned int cutap_slow_cufftXtExecDescriptorC2R(int plan, void *input, void *output)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cufftXtExecDescriptorC2R], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(int, void *, void *))cutap_fn)(plan, input, output);
     uint64_t cutap_w[3] = {(uint64_t)(int64_t)plan, (uint64_t)(uintptr_t)input, (uint64_t)(uintptr_t)output};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cufftXtExecDescriptorC2R, cutap_w, thunk_cufftXtExecDescriptorC2R);
 }
@@ -491,11 +371,8 @@ static uint64_t thunk_cufftXtExecDescriptorD2Z(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(int, void *, void *))fn)((int)a[0], (void *)(uintptr_t)a[1], (void *)(uintptr_t)a[2]);
 }
-CUTAP_EXPORT unsigned int cufftXtExecDescriptorD2Z(int plan, void *input, void *output)
+CUTAP_SLOW unsigned int cutap_slow_cufftXtExecDescriptorD2Z(int plan, void *input, void *output)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cufftXtExecDescriptorD2Z], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(int, void *, void *))cutap_fn)(plan, input, output);
     uint64_t cutap_w[3] = {(uint64_t)(int64_t)plan, (uint64_t)(uintptr_t)input, (uint64_t)(uintptr_t)output};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cufftXtExecDescriptorD2Z, cutap_w, thunk_cufftXtExecDescriptorD2Z);
 }
@@ -503,11 +380,8 @@ static uint64_t thunk_cufftXtExecDescriptorR2C(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(int, void *, void *))fn)((int)a[0], (void *)(uintptr_t)a[1], (void *)(uintptr_t)a[2]);
 }
-CUTAP_EXPORT unsigned int cufftXtExecDescriptorR2C(int plan, void *input, void *output)
+CUTAP_SLOW unsigned int cutap_slow_cufftXtExecDescriptorR2C(int plan, void *input, void *output)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cufftXtExecDescriptorR2C], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(int, void *, void *))cutap_fn)(plan, input, output);
     uint64_t cutap_w[3] = {(uint64_t)(int64_t)plan, (uint64_t)(uintptr_t)input, (uint64_t)(uintptr_t)output};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cufftXtExecDescriptorR2C, cutap_w, thunk_cufftXtExecDescriptorR2C);
 }
@@ -515,11 +389,8 @@ static uint64_t thunk_cufftXtExecDescriptorZ2D(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(int, void *, void *))fn)((int)a[0], (void *)(uintptr_t)a[1], (void *)(uintptr_t)a[2]);
 }
-CUTAP_EXPORT unsigned int cufftXtExecDescriptorZ2D(int plan, void *input, void *output)
+CUTAP_SLOW unsigned int cutap_slow_cufftXtExecDescriptorZ2D(int plan, void *input, void *output)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cufftXtExecDescriptorZ2D], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(int, void *, void *))cutap_fn)(plan, input, output);
     uint64_t cutap_w[3] = {(uint64_t)(int64_t)plan, (uint64_t)(uintptr_t)input, (uint64_t)(uintptr_t)output};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cufftXtExecDescriptorZ2D, cutap_w, thunk_cufftXtExecDescriptorZ2D);
 }
@@ -527,11 +398,8 @@ static uint64_t thunk_cufftXtExecDescriptorZ2Z(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(int, void *, void *, int))fn)((int)a[0], (void *)(uintptr_t)a[1], (void *)(uintptr_t)a[2], (int)a[3]);
 }
-CUTAP_EXPORT unsigned int cufftXtExecDescriptorZ2Z(int plan, void *input, void *output, int direction)
+CUTAP_SLOW unsigned int cutap_slow_cufftXtExecDescriptorZ2Z(int plan, void *input, void *output, int direction)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cufftXtExecDescriptorZ2Z], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(int, void *, void *, int))cutap_fn)(plan, input, output, direction);
     uint64_t cutap_w[4] = {(uint64_t)(int64_t)plan, (uint64_t)(uintptr_t)input, (uint64_t)(uintptr_t)output, (uint64_t)(int64_t)direction};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cufftXtExecDescriptorZ2Z, cutap_w, thunk_cufftXtExecDescriptorZ2Z);
 }
@@ -539,11 +407,8 @@ static uint64_t thunk_cufftXtFree(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *))fn)((void *)(uintptr_t)a[0]);
 }
-CUTAP_EXPORT unsigned int cufftXtFree(void *descriptor)
+CUTAP_SLOW unsigned int cutap_slow_cufftXtFree(void *descriptor)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cufftXtFree], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *))cutap_fn)(descriptor);
     uint64_t cutap_w[1] = {(uint64_t)(uintptr_t)descriptor};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cufftXtFree, cutap_w, thunk_cufftXtFree);
 }
@@ -551,11 +416,8 @@ static uint64_t thunk_cufftXtGetSizeMany(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(int, int, void *, void *, long long, long long, unsigned int, void *, long long, long long, unsigned int, long long, void *, unsigned int))fn)((int)a[0], (int)a[1], (void *)(uintptr_t)a[2], (void *)(uintptr_t)a[3], (long long)a[4], (long long)a[5], (unsigned int)a[6], (void *)(uintptr_t)a[7], (long long)a[8], (long long)a[9], (unsigned int)a[10], (long long)a[11], (void *)(uintptr_t)a[12], (unsigned int)a[13]);
 }
-CUTAP_EXPORT unsigned int cufftXtGetSizeMany(int plan, int rank, void *n, void *inembed, long long istride, long long idist, unsigned int inputtype, void *onembed, long long ostride, long long odist, unsigned int outputtype, long long batch, void *workSize, unsigned int executiontype)
+CUTAP_SLOW unsigned int cutap_slow_cufftXtGetSizeMany(int plan, int rank, void *n, void *inembed, long long istride, long long idist, unsigned int inputtype, void *onembed, long long ostride, long long odist, unsigned int outputtype, long long batch, void *workSize, unsigned int executiontype)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cufftXtGetSizeMany], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(int, int, void *, void *, long long, long long, unsigned int, void *, long long, long long, unsigned int, long long, void *, unsigned int))cutap_fn)(plan, rank, n, inembed, istride, idist, inputtype, onembed, ostride, odist, outputtype, batch, workSize, executiontype);
     uint64_t cutap_w[14] = {(uint64_t)(int64_t)plan, (uint64_t)(int64_t)rank, (uint64_t)(uintptr_t)n, (uint64_t)(uintptr_t)inembed, (uint64_t)(int64_t)istride, (uint64_t)(int64_t)idist, (uint64_t)inputtype, (uint64_t)(uintptr_t)onembed, (uint64_t)(int64_t)ostride, (uint64_t)(int64_t)odist, (uint64_t)outputtype, (uint64_t)(int64_t)batch, (uint64_t)(uintptr_t)workSize, (uint64_t)executiontype};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cufftXtGetSizeMany, cutap_w, thunk_cufftXtGetSizeMany);
 }
@@ -563,11 +425,8 @@ static uint64_t thunk_cufftXtMakePlanMany(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(int, int, void *, void *, long long, long long, unsigned int, void *, long long, long long, unsigned int, long long, void *, unsigned int))fn)((int)a[0], (int)a[1], (void *)(uintptr_t)a[2], (void *)(uintptr_t)a[3], (long long)a[4], (long long)a[5], (unsigned int)a[6], (void *)(uintptr_t)a[7], (long long)a[8], (long long)a[9], (unsigned int)a[10], (long long)a[11], (void *)(uintptr_t)a[12], (unsigned int)a[13]);
 }
-CUTAP_EXPORT unsigned int cufftXtMakePlanMany(int plan, int rank, void *n, void *inembed, long long istride, long long idist, unsigned int inputtype, void *onembed, long long ostride, long long odist, unsigned int outputtype, long long batch, void *workSize, unsigned int executiontype)
+CUTAP_SLOW unsigned int cutap_slow_cufftXtMakePlanMany(int plan, int rank, void *n, void *inembed, long long istride, long long idist, unsigned int inputtype, void *onembed, long long ostride, long long odist, unsigned int outputtype, long long batch, void *workSize, unsigned int executiontype)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cufftXtMakePlanMany], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(int, int, void *, void *, long long, long long, unsigned int, void *, long long, long long, unsigned int, long long, void *, unsigned int))cutap_fn)(plan, rank, n, inembed, istride, idist, inputtype, onembed, ostride, odist, outputtype, batch, workSize, executiontype);
     uint64_t cutap_w[14] = {(uint64_t)(int64_t)plan, (uint64_t)(int64_t)rank, (uint64_t)(uintptr_t)n, (uint64_t)(uintptr_t)inembed, (uint64_t)(int64_t)istride, (uint64_t)(int64_t)idist, (uint64_t)inputtype, (uint64_t)(uintptr_t)onembed, (uint64_t)(int64_t)ostride, (uint64_t)(int64_t)odist, (uint64_t)outputtype, (uint64_t)(int64_t)batch, (uint64_t)(uintptr_t)workSize, (uint64_t)executiontype};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cufftXtMakePlanMany, cutap_w, thunk_cufftXtMakePlanMany);
 }
@@ -575,11 +434,8 @@ static uint64_t thunk_cufftXtMalloc(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(int, void *, unsigned int))fn)((int)a[0], (void *)(uintptr_t)a[1], (unsigned int)a[2]);
 }
-CUTAP_EXPORT unsigned int cufftXtMalloc(int plan, void *descriptor, unsigned int format)
+CUTAP_SLOW unsigned int cutap_slow_cufftXtMalloc(int plan, void *descriptor, unsigned int format)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cufftXtMalloc], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(int, void *, unsigned int))cutap_fn)(plan, descriptor, format);
     uint64_t cutap_w[3] = {(uint64_t)(int64_t)plan, (uint64_t)(uintptr_t)descriptor, (uint64_t)format};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cufftXtMalloc, cutap_w, thunk_cufftXtMalloc);
 }
@@ -587,11 +443,8 @@ static uint64_t thunk_cufftXtMemcpy(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(int, void *, void *, unsigned int))fn)((int)a[0], (void *)(uintptr_t)a[1], (void *)(uintptr_t)a[2], (unsigned int)a[3]);
 }
-CUTAP_EXPORT unsigned int cufftXtMemcpy(int plan, void *dstPointer, void *srcPointer, unsigned int type)
+CUTAP_SLOW unsigned int cutap_slow_cufftXtMemcpy(int plan, void *dstPointer, void *srcPointer, unsigned int type)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cufftXtMemcpy], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(int, void *, void *, unsigned int))cutap_fn)(plan, dstPointer, srcPointer, type);
     uint64_t cutap_w[4] = {(uint64_t)(int64_t)plan, (uint64_t)(uintptr_t)dstPointer, (uint64_t)(uintptr_t)srcPointer, (uint64_t)type};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cufftXtMemcpy, cutap_w, thunk_cufftXtMemcpy);
 }
@@ -599,11 +452,8 @@ static uint64_t thunk_cufftXtQueryPlan(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(int, void *, unsigned int))fn)((int)a[0], (void *)(uintptr_t)a[1], (unsigned int)a[2]);
 }
-CUTAP_EXPORT unsigned int cufftXtQueryPlan(int plan, void *queryStruct, unsigned int queryType)
+CUTAP_SLOW unsigned int cutap_slow_cufftXtQueryPlan(int plan, void *queryStruct, unsigned int queryType)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cufftXtQueryPlan], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(int, void *, unsigned int))cutap_fn)(plan, queryStruct, queryType);
     uint64_t cutap_w[3] = {(uint64_t)(int64_t)plan, (uint64_t)(uintptr_t)queryStruct, (uint64_t)queryType};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cufftXtQueryPlan, cutap_w, thunk_cufftXtQueryPlan);
 }
@@ -611,11 +461,8 @@ static uint64_t thunk_cufftXtSetCallback(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(int, void *, unsigned int, void *))fn)((int)a[0], (void *)(uintptr_t)a[1], (unsigned int)a[2], (void *)(uintptr_t)a[3]);
 }
-CUTAP_EXPORT unsigned int cufftXtSetCallback(int plan, void *callback_routine, unsigned int cbType, void *caller_info)
+CUTAP_SLOW unsigned int cutap_slow_cufftXtSetCallback(int plan, void *callback_routine, unsigned int cbType, void *caller_info)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cufftXtSetCallback], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(int, void *, unsigned int, void *))cutap_fn)(plan, callback_routine, cbType, caller_info);
     uint64_t cutap_w[4] = {(uint64_t)(int64_t)plan, (uint64_t)(uintptr_t)callback_routine, (uint64_t)cbType, (uint64_t)(uintptr_t)caller_info};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cufftXtSetCallback, cutap_w, thunk_cufftXtSetCallback);
 }
@@ -623,11 +470,8 @@ static uint64_t thunk_cufftXtSetCallbackSharedSize(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(int, unsigned int, unsigned long))fn)((int)a[0], (unsigned int)a[1], (unsigned long)a[2]);
 }
-CUTAP_EXPORT unsigned int cufftXtSetCallbackSharedSize(int plan, unsigned int cbType, unsigned long sharedSize)
+CUTAP_SLOW unsigned int cutap_slow_cufftXtSetCallbackSharedSize(int plan, unsigned int cbType, unsigned long sharedSize)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cufftXtSetCallbackSharedSize], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(int, unsigned int, unsigned long))cutap_fn)(plan, cbType, sharedSize);
     uint64_t cutap_w[3] = {(uint64_t)(int64_t)plan, (uint64_t)cbType, (uint64_t)sharedSize};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cufftXtSetCallbackSharedSize, cutap_w, thunk_cufftXtSetCallbackSharedSize);
 }
@@ -635,11 +479,8 @@ static uint64_t thunk_cufftXtSetGPUs(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(int, int, void *))fn)((int)a[0], (int)a[1], (void *)(uintptr_t)a[2]);
 }
-CUTAP_EXPORT unsigned int cufftXtSetGPUs(int handle, int nGPUs, void *whichGPUs)
+CUTAP_SLOW unsigned int cutap_slow_cufftXtSetGPUs(int handle, int nGPUs, void *whichGPUs)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cufftXtSetGPUs], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(int, int, void *))cutap_fn)(handle, nGPUs, whichGPUs);
     uint64_t cutap_w[3] = {(uint64_t)(int64_t)handle, (uint64_t)(int64_t)nGPUs, (uint64_t)(uintptr_t)whichGPUs};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cufftXtSetGPUs, cutap_w, thunk_cufftXtSetGPUs);
 }
@@ -647,11 +488,8 @@ static uint64_t thunk_cufftXtSetJITCallback(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(int, void *, void *, unsigned long, unsigned int, void *))fn)((int)a[0], (void *)(uintptr_t)a[1], (void *)(uintptr_t)a[2], (unsigned long)a[3], (unsigned int)a[4], (void *)(uintptr_t)a[5]);
 }
-CUTAP_EXPORT unsigned int cufftXtSetJITCallback(int plan, void *lto_callback_symbol_name, void *lto_callback_fatbin, unsigned long lto_callback_fatbin_size, unsigned int type, void *caller_info)
+CUTAP_SLOW unsigned int cutap_slow_cufftXtSetJITCallback(int plan, void *lto_callback_symbol_name, void *lto_callback_fatbin, unsigned long lto_callback_fatbin_size, unsigned int type, void *caller_info)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cufftXtSetJITCallback], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(int, void *, void *, unsigned long, unsigned int, void *))cutap_fn)(plan, lto_callback_symbol_name, lto_callback_fatbin, lto_callback_fatbin_size, type, caller_info);
     uint64_t cutap_w[6] = {(uint64_t)(int64_t)plan, (uint64_t)(uintptr_t)lto_callback_symbol_name, (uint64_t)(uintptr_t)lto_callback_fatbin, (uint64_t)lto_callback_fatbin_size, (uint64_t)type, (uint64_t)(uintptr_t)caller_info};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cufftXtSetJITCallback, cutap_w, thunk_cufftXtSetJITCallback);
 }
@@ -659,11 +497,8 @@ static uint64_t thunk_cufftXtSetWorkArea(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(int, void *))fn)((int)a[0], (void *)(uintptr_t)a[1]);
 }
-CUTAP_EXPORT unsigned int cufftXtSetWorkArea(int plan, void *workArea)
+CUTAP_SLOW unsigned int cutap_slow_cufftXtSetWorkArea(int plan, void *workArea)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cufftXtSetWorkArea], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(int, void *))cutap_fn)(plan, workArea);
     uint64_t cutap_w[2] = {(uint64_t)(int64_t)plan, (uint64_t)(uintptr_t)workArea};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cufftXtSetWorkArea, cutap_w, thunk_cufftXtSetWorkArea);
 }
@@ -671,11 +506,8 @@ static uint64_t thunk_cufftXtSetWorkAreaPolicy(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(int, unsigned int, void *))fn)((int)a[0], (unsigned int)a[1], (void *)(uintptr_t)a[2]);
 }
-CUTAP_EXPORT unsigned int cufftXtSetWorkAreaPolicy(int plan, unsigned int policy, void *workSize)
+CUTAP_SLOW unsigned int cutap_slow_cufftXtSetWorkAreaPolicy(int plan, unsigned int policy, void *workSize)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cufftXtSetWorkAreaPolicy], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(int, unsigned int, void *))cutap_fn)(plan, policy, workSize);
     uint64_t cutap_w[3] = {(uint64_t)(int64_t)plan, (uint64_t)policy, (uint64_t)(uintptr_t)workSize};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cufftXtSetWorkAreaPolicy, cutap_w, thunk_cufftXtSetWorkAreaPolicy);
 }

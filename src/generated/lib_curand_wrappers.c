@@ -11,11 +11,8 @@ static uint64_t thunk_curandCreateGenerator(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1]);
 }
-CUTAP_EXPORT unsigned int curandCreateGenerator(void *generator, unsigned int rng_type)
+CUTAP_SLOW unsigned int cutap_slow_curandCreateGenerator(void *generator, unsigned int rng_type)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_curandCreateGenerator], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int))cutap_fn)(generator, rng_type);
     uint64_t cutap_w[2] = {(uint64_t)(uintptr_t)generator, (uint64_t)rng_type};
     return (unsigned int)cutap_dispatch(CUTAP_ID_curandCreateGenerator, cutap_w, thunk_curandCreateGenerator);
 }
@@ -23,11 +20,8 @@ static uint64_t thunk_curandCreateGeneratorHost(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1]);
 }
-CUTAP_EXPORT unsigned int curandCreateGeneratorHost(void *generator, unsigned int rng_type)
+CUTAP_SLOW unsigned int cutap_slow_curandCreateGeneratorHost(void *generator, unsigned int rng_type)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_curandCreateGeneratorHost], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int))cutap_fn)(generator, rng_type);
     uint64_t cutap_w[2] = {(uint64_t)(uintptr_t)generator, (uint64_t)rng_type};
     return (unsigned int)cutap_dispatch(CUTAP_ID_curandCreateGeneratorHost, cutap_w, thunk_curandCreateGeneratorHost);
 }
@@ -35,11 +29,8 @@ static uint64_t thunk_curandCreatePoissonDistribution(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(double, void *))fn)(cutap_w2d(a[0]), (void *)(uintptr_t)a[1]);
 }
-CUTAP_EXPORT unsigned int curandCreatePoissonDistribution(double lambda, void *discrete_distribution)
+CUTAP_SLOW unsigned int cutap_slow_curandCreatePoissonDistribution(double lambda, void *discrete_distribution)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_curandCreatePoissonDistribution], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(double, void *))cutap_fn)(lambda, discrete_distribution);
     uint64_t cutap_w[2] = {cutap_d2w(lambda), (uint64_t)(uintptr_t)discrete_distribution};
     return (unsigned int)cutap_dispatch(CUTAP_ID_curandCreatePoissonDistribution, cutap_w, thunk_curandCreatePoissonDistribution);
 }
@@ -47,11 +38,8 @@ static uint64_t thunk_curandDestroyDistribution(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *))fn)((void *)(uintptr_t)a[0]);
 }
-CUTAP_EXPORT unsigned int curandDestroyDistribution(void *discrete_distribution)
+CUTAP_SLOW unsigned int cutap_slow_curandDestroyDistribution(void *discrete_distribution)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_curandDestroyDistribution], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *))cutap_fn)(discrete_distribution);
     uint64_t cutap_w[1] = {(uint64_t)(uintptr_t)discrete_distribution};
     return (unsigned int)cutap_dispatch(CUTAP_ID_curandDestroyDistribution, cutap_w, thunk_curandDestroyDistribution);
 }
@@ -59,11 +47,8 @@ static uint64_t thunk_curandDestroyGenerator(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *))fn)((void *)(uintptr_t)a[0]);
 }
-CUTAP_EXPORT unsigned int curandDestroyGenerator(void *generator)
+CUTAP_SLOW unsigned int cutap_slow_curandDestroyGenerator(void *generator)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_curandDestroyGenerator], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *))cutap_fn)(generator);
     uint64_t cutap_w[1] = {(uint64_t)(uintptr_t)generator};
     return (unsigned int)cutap_dispatch(CUTAP_ID_curandDestroyGenerator, cutap_w, thunk_curandDestroyGenerator);
 }
@@ -71,11 +56,8 @@ static uint64_t thunk_curandGenerate(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *, unsigned long))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1], (unsigned long)a[2]);
 }
-CUTAP_EXPORT unsigned int curandGenerate(void *generator, void *outputPtr, unsigned long num)
+CUTAP_SLOW unsigned int cutap_slow_curandGenerate(void *generator, void *outputPtr, unsigned long num)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_curandGenerate], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *, unsigned long))cutap_fn)(generator, outputPtr, num);
     uint64_t cutap_w[3] = {(uint64_t)(uintptr_t)generator, (uint64_t)(uintptr_t)outputPtr, (uint64_t)num};
     return (unsigned int)cutap_dispatch(CUTAP_ID_curandGenerate, cutap_w, thunk_curandGenerate);
 }
@@ -83,11 +65,8 @@ static uint64_t thunk_curandGenerateLogNormal(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *, unsigned long, float, float))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1], (unsigned long)a[2], cutap_w2f(a[3]), cutap_w2f(a[4]));
 }
-CUTAP_EXPORT unsigned int curandGenerateLogNormal(void *generator, void *outputPtr, unsigned long n, float mean, float stddev)
+CUTAP_SLOW unsigned int cutap_slow_curandGenerateLogNormal(void *generator, void *outputPtr, unsigned long n, float mean, float stddev)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_curandGenerateLogNormal], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *, unsigned long, float, float))cutap_fn)(generator, outputPtr, n, mean, stddev);
     uint64_t cutap_w[5] = {(uint64_t)(uintptr_t)generator, (uint64_t)(uintptr_t)outputPtr, (uint64_t)n, cutap_f2w(mean), cutap_f2w(stddev)};
     return (unsigned int)cutap_dispatch(CUTAP_ID_curandGenerateLogNormal, cutap_w, thunk_curandGenerateLogNormal);
 }
@@ -95,11 +74,8 @@ static uint64_t thunk_curandGenerateLogNormalDouble(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *, unsigned long, double, double))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1], (unsigned long)a[2], cutap_w2d(a[3]), cutap_w2d(a[4]));
 }
-CUTAP_EXPORT unsigned int curandGenerateLogNormalDouble(void *generator, void *outputPtr, unsigned long n, double mean, double stddev)
+CUTAP_SLOW unsigned int cutap_slow_curandGenerateLogNormalDouble(void *generator, void *outputPtr, unsigned long n, double mean, double stddev)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_curandGenerateLogNormalDouble], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *, unsigned long, double, double))cutap_fn)(generator, outputPtr, n, mean, stddev);
     uint64_t cutap_w[5] = {(uint64_t)(uintptr_t)generator, (uint64_t)(uintptr_t)outputPtr, (uint64_t)n, cutap_d2w(mean), cutap_d2w(stddev)};
     return (unsigned int)cutap_dispatch(CUTAP_ID_curandGenerateLogNormalDouble, cutap_w, thunk_curandGenerateLogNormalDouble);
 }
@@ -107,11 +83,8 @@ static uint64_t thunk_curandGenerateLongLong(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *, unsigned long))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1], (unsigned long)a[2]);
 }
-CUTAP_EXPORT unsigned int curandGenerateLongLong(void *generator, void *outputPtr, unsigned long num)
+CUTAP_SLOW unsigned int cutap_slow_curandGenerateLongLong(void *generator, void *outputPtr, unsigned long num)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_curandGenerateLongLong], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *, unsigned long))cutap_fn)(generator, outputPtr, num);
     uint64_t cutap_w[3] = {(uint64_t)(uintptr_t)generator, (uint64_t)(uintptr_t)outputPtr, (uint64_t)num};
     return (unsigned int)cutap_dispatch(CUTAP_ID_curandGenerateLongLong, cutap_w, thunk_curandGenerateLongLong);
 }
@@ -119,11 +92,8 @@ static uint64_t thunk_curandGenerateNormal(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *, unsigned long, float, float))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1], (unsigned long)a[2], cutap_w2f(a[3]), cutap_w2f(a[4]));
 }
-CUTAP_EXPORT unsigned int curandGenerateNormal(void *generator, void *outputPtr, unsigned long n, float mean, float stddev)
+CUTAP_SLOW unsigned int cutap_slow_curandGenerateNormal(void *generator, void *outputPtr, unsigned long n, float mean, float stddev)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_curandGenerateNormal], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *, unsigned long, float, float))cutap_fn)(generator, outputPtr, n, mean, stddev);
     uint64_t cutap_w[5] = {(uint64_t)(uintptr_t)generator, (uint64_t)(uintptr_t)outputPtr, (uint64_t)n, cutap_f2w(mean), cutap_f2w(stddev)};
     return (unsigned int)cutap_dispatch(CUTAP_ID_curandGenerateNormal, cutap_w, thunk_curandGenerateNormal);
 }
@@ -131,11 +101,8 @@ static uint64_t thunk_curandGenerateNormalDouble(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *, unsigned long, double, double))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1], (unsigned long)a[2], cutap_w2d(a[3]), cutap_w2d(a[4]));
 }
-CUTAP_EXPORT unsigned int curandGenerateNormalDouble(void *generator, void *outputPtr, unsigned long n, double mean, double stddev)
+CUTAP_SLOW unsigned int cutap_slow_curandGenerateNormalDouble(void *generator, void *outputPtr, unsigned long n, double mean, double stddev)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_curandGenerateNormalDouble], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *, unsigned long, double, double))cutap_fn)(generator, outputPtr, n, mean, stddev);
     uint64_t cutap_w[5] = {(uint64_t)(uintptr_t)generator, (uint64_t)(uintptr_t)outputPtr, (uint64_t)n, cutap_d2w(mean), cutap_d2w(stddev)};
     return (unsigned int)cutap_dispatch(CUTAP_ID_curandGenerateNormalDouble, cutap_w, thunk_curandGenerateNormalDouble);
 }
@@ -143,11 +110,8 @@ static uint64_t thunk_curandGeneratePoisson(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *, unsigned long, double))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1], (unsigned long)a[2], cutap_w2d(a[3]));
 }
-CUTAP_EXPORT unsigned int curandGeneratePoisson(void *generator, void *outputPtr, unsigned long n, double lambda)
+CUTAP_SLOW unsigned int cutap_slow_curandGeneratePoisson(void *generator, void *outputPtr, unsigned long n, double lambda)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_curandGeneratePoisson], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *, unsigned long, double))cutap_fn)(generator, outputPtr, n, lambda);
     uint64_t cutap_w[4] = {(uint64_t)(uintptr_t)generator, (uint64_t)(uintptr_t)outputPtr, (uint64_t)n, cutap_d2w(lambda)};
     return (unsigned int)cutap_dispatch(CUTAP_ID_curandGeneratePoisson, cutap_w, thunk_curandGeneratePoisson);
 }
@@ -155,11 +119,8 @@ static uint64_t thunk_curandGeneratePoissonMethod(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *, unsigned long, double, unsigned int))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1], (unsigned long)a[2], cutap_w2d(a[3]), (unsigned int)a[4]);
 }
-CUTAP_EXPORT unsigned int curandGeneratePoissonMethod(void *generator, void *outputPtr, unsigned long n, double lambda, unsigned int method)
+CUTAP_SLOW unsigned int cutap_slow_curandGeneratePoissonMethod(void *generator, void *outputPtr, unsigned long n, double lambda, unsigned int method)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_curandGeneratePoissonMethod], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *, unsigned long, double, unsigned int))cutap_fn)(generator, outputPtr, n, lambda, method);
     uint64_t cutap_w[5] = {(uint64_t)(uintptr_t)generator, (uint64_t)(uintptr_t)outputPtr, (uint64_t)n, cutap_d2w(lambda), (uint64_t)method};
     return (unsigned int)cutap_dispatch(CUTAP_ID_curandGeneratePoissonMethod, cutap_w, thunk_curandGeneratePoissonMethod);
 }
@@ -167,11 +128,8 @@ static uint64_t thunk_curandGenerateSeeds(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *))fn)((void *)(uintptr_t)a[0]);
 }
-CUTAP_EXPORT unsigned int curandGenerateSeeds(void *generator)
+CUTAP_SLOW unsigned int cutap_slow_curandGenerateSeeds(void *generator)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_curandGenerateSeeds], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *))cutap_fn)(generator);
     uint64_t cutap_w[1] = {(uint64_t)(uintptr_t)generator};
     return (unsigned int)cutap_dispatch(CUTAP_ID_curandGenerateSeeds, cutap_w, thunk_curandGenerateSeeds);
 }
@@ -179,11 +137,8 @@ static uint64_t thunk_curandGenerateUniform(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *, unsigned long))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1], (unsigned long)a[2]);
 }
-CUTAP_EXPORT unsigned int curandGenerateUniform(void *generator, void *outputPtr, unsigned long num)
+CUTAP_SLOW unsigned int cutap_slow_curandGenerateUniform(void *generator, void *outputPtr, unsigned long num)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_curandGenerateUniform], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *, unsigned long))cutap_fn)(generator, outputPtr, num);
     uint64_t cutap_w[3] = {(uint64_t)(uintptr_t)generator, (uint64_t)(uintptr_t)outputPtr, (uint64_t)num};
     return (unsigned int)cutap_dispatch(CUTAP_ID_curandGenerateUniform, cutap_w, thunk_curandGenerateUniform);
 }
@@ -191,11 +146,8 @@ static uint64_t thunk_curandGenerateUniformDouble(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *, unsigned long))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1], (unsigned long)a[2]);
 }
-CUTAP_EXPORT unsigned int curandGenerateUniformDouble(void *generator, void *outputPtr, unsigned long num)
+CUTAP_SLOW unsigned int cutap_slow_curandGenerateUniformDouble(void *generator, void *outputPtr, unsigned long num)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_curandGenerateUniformDouble], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *, unsigned long))cutap_fn)(generator, outputPtr, num);
     uint64_t cutap_w[3] = {(uint64_t)(uintptr_t)generator, (uint64_t)(uintptr_t)outputPtr, (uint64_t)num};
     return (unsigned int)cutap_dispatch(CUTAP_ID_curandGenerateUniformDouble, cutap_w, thunk_curandGenerateUniformDouble);
 }
@@ -203,11 +155,8 @@ static uint64_t thunk_curandGetDirectionVectors32(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1]);
 }
-CUTAP_EXPORT unsigned int curandGetDirectionVectors32(void *vectors, unsigned int set)
+CUTAP_SLOW unsigned int cutap_slow_curandGetDirectionVectors32(void *vectors, unsigned int set)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_curandGetDirectionVectors32], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int))cutap_fn)(vectors, set);
     uint64_t cutap_w[2] = {(uint64_t)(uintptr_t)vectors, (uint64_t)set};
     return (unsigned int)cutap_dispatch(CUTAP_ID_curandGetDirectionVectors32, cutap_w, thunk_curandGetDirectionVectors32);
 }
@@ -215,11 +164,8 @@ static uint64_t thunk_curandGetDirectionVectors64(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1]);
 }
-CUTAP_EXPORT unsigned int curandGetDirectionVectors64(void *vectors, unsigned int set)
+CUTAP_SLOW unsigned int cutap_slow_curandGetDirectionVectors64(void *vectors, unsigned int set)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_curandGetDirectionVectors64], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int))cutap_fn)(vectors, set);
     uint64_t cutap_w[2] = {(uint64_t)(uintptr_t)vectors, (uint64_t)set};
     return (unsigned int)cutap_dispatch(CUTAP_ID_curandGetDirectionVectors64, cutap_w, thunk_curandGetDirectionVectors64);
 }
@@ -227,11 +173,8 @@ static uint64_t thunk_curandGetProperty(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(unsigned int, void *))fn)((unsigned int)a[0], (void *)(uintptr_t)a[1]);
 }
-CUTAP_EXPORT unsigned int curandGetProperty(unsigned int type, void *value)
+CUTAP_SLOW unsigned int cutap_slow_curandGetProperty(unsigned int type, void *value)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_curandGetProperty], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(unsigned int, void *))cutap_fn)(type, value);
     uint64_t cutap_w[2] = {(uint64_t)type, (uint64_t)(uintptr_t)value};
     return (unsigned int)cutap_dispatch(CUTAP_ID_curandGetProperty, cutap_w, thunk_curandGetProperty);
 }
@@ -239,11 +182,8 @@ static uint64_t thunk_curandGetScrambleConstants32(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *))fn)((void *)(uintptr_t)a[0]);
 }
-CUTAP_EXPORT unsigned int curandGetScrambleConstants32(void *constants)
+CUTAP_SLOW unsigned int cutap_slow_curandGetScrambleConstants32(void *constants)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_curandGetScrambleConstants32], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *))cutap_fn)(constants);
     uint64_t cutap_w[1] = {(uint64_t)(uintptr_t)constants};
     return (unsigned int)cutap_dispatch(CUTAP_ID_curandGetScrambleConstants32, cutap_w, thunk_curandGetScrambleConstants32);
 }
@@ -251,11 +191,8 @@ static uint64_t thunk_curandGetScrambleConstants64(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *))fn)((void *)(uintptr_t)a[0]);
 }
-CUTAP_EXPORT unsigned int curandGetScrambleConstants64(void *constants)
+CUTAP_SLOW unsigned int cutap_slow_curandGetScrambleConstants64(void *constants)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_curandGetScrambleConstants64], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *))cutap_fn)(constants);
     uint64_t cutap_w[1] = {(uint64_t)(uintptr_t)constants};
     return (unsigned int)cutap_dispatch(CUTAP_ID_curandGetScrambleConstants64, cutap_w, thunk_curandGetScrambleConstants64);
 }
@@ -263,11 +200,8 @@ static uint64_t thunk_curandGetVersion(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *))fn)((void *)(uintptr_t)a[0]);
 }
-CUTAP_EXPORT unsigned int curandGetVersion(void *version)
+CUTAP_SLOW unsigned int cutap_slow_curandGetVersion(void *version)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_curandGetVersion], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *))cutap_fn)(version);
     uint64_t cutap_w[1] = {(uint64_t)(uintptr_t)version};
     return (unsigned int)cutap_dispatch(CUTAP_ID_curandGetVersion, cutap_w, thunk_curandGetVersion);
 }
@@ -275,11 +209,8 @@ static uint64_t thunk_curandSetGeneratorOffset(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned long long))fn)((void *)(uintptr_t)a[0], (unsigned long long)a[1]);
 }
-CUTAP_EXPORT unsigned int curandSetGeneratorOffset(void *generator, unsigned long long offset)
+CUTAP_SLOW unsigned int cutap_slow_curandSetGeneratorOffset(void *generator, unsigned long long offset)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_curandSetGeneratorOffset], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned long long))cutap_fn)(generator, offset);
     uint64_t cutap_w[2] = {(uint64_t)(uintptr_t)generator, (uint64_t)offset};
     return (unsigned int)cutap_dispatch(CUTAP_ID_curandSetGeneratorOffset, cutap_w, thunk_curandSetGeneratorOffset);
 }
@@ -287,11 +218,8 @@ static uint64_t thunk_curandSetGeneratorOrdering(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1]);
 }
-CUTAP_EXPORT unsigned int curandSetGeneratorOrdering(void *generator, unsigned int order)
+CUTAP_SLOW unsigned int cutap_slow_curandSetGeneratorOrdering(void *generator, unsigned int order)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_curandSetGeneratorOrdering], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int))cutap_fn)(generator, order);
     uint64_t cutap_w[2] = {(uint64_t)(uintptr_t)generator, (uint64_t)order};
     return (unsigned int)cutap_dispatch(CUTAP_ID_curandSetGeneratorOrdering, cutap_w, thunk_curandSetGeneratorOrdering);
 }
@@ -299,11 +227,8 @@ static uint64_t thunk_curandSetPseudoRandomGeneratorSeed(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned long long))fn)((void *)(uintptr_t)a[0], (unsigned long long)a[1]);
 }
-CUTAP_EXPORT unsigned int curandSetPseudoRandomGeneratorSeed(void *generator, unsigned long long seed)
+CUTAP_SLOW unsigned int cutap_slow_curandSetPseudoRandomGeneratorSeed(void *generator, unsigned long long seed)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_curandSetPseudoRandomGeneratorSeed], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned long long))cutap_fn)(generator, seed);
     uint64_t cutap_w[2] = {(uint64_t)(uintptr_t)generator, (uint64_t)seed};
     return (unsigned int)cutap_dispatch(CUTAP_ID_curandSetPseudoRandomGeneratorSeed, cutap_w, thunk_curandSetPseudoRandomGeneratorSeed);
 }
@@ -311,11 +236,8 @@ static uint64_t thunk_curandSetQuasiRandomGeneratorDimensions(void *fn, uint64_t
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1]);
 }
-CUTAP_EXPORT unsigned int curandSetQuasiRandomGeneratorDimensions(void *generator, unsigned int num_dimensions)
+CUTAP_SLOW unsigned int cutap_slow_curandSetQuasiRandomGeneratorDimensions(void *generator, unsigned int num_dimensions)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_curandSetQuasiRandomGeneratorDimensions], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int))cutap_fn)(generator, num_dimensions);
     uint64_t cutap_w[2] = {(uint64_t)(uintptr_t)generator, (uint64_t)num_dimensions};
     return (unsigned int)cutap_dispatch(CUTAP_ID_curandSetQuasiRandomGeneratorDimensions, cutap_w, thunk_curandSetQuasiRandomGeneratorDimensions);
 }
@@ -323,11 +245,8 @@ static uint64_t thunk_curandSetStream(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1]);
 }
-CUTAP_EXPORT unsigned int curandSetStream(void *generator, void *stream)
+CUTAP_SLOW unsigned int cutap_slow_curandSetStream(void *generator, void *stream)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_curandSetStream], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *))cutap_fn)(generator, stream);
     uint64_t cutap_w[2] = {(uint64_t)(uintptr_t)generator, (uint64_t)(uintptr_t)stream};
     return (unsigned int)cutap_dispatch(CUTAP_ID_curandSetStream, cutap_w, thunk_curandSetStream);
 }

@@ -20,11 +20,8 @@ static uint64_t thunk_cusolverDnCCgels(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, int, int, int, void *, int, void *, int, void *, int, void *, unsigned long, void *, void *))fn)((void *)(uintptr_t)a[0], (int)a[1], (int)a[2], (int)a[3], (void *)(uintptr_t)a[4], (int)a[5], (void *)(uintptr_t)a[6], (int)a[7], (void *)(uintptr_t)a[8], (int)a[9], (void *)(uintptr_t)a[10], (unsigned long)a[11], (void *)(uintptr_t)a[12], (void *)(uintptr_t)a[13]);
 }
-CUTAP_EXPORT unsigned int cusolverDnCCgels(void *handle, int m, int n, int nrhs, void *dA, int ldda, void *dB, int lddb, void *dX, int lddx, void *dWorkspace, unsigned long lwork_bytes, void *iter, void *d_info)
+CUTAP_SLOW unsigned int cutap_slow_cusolverDnCCgels(void *handle, int m, int n, int nrhs, void *dA, int ldda, void *dB, int lddb, void *dX, int lddx, void *dWorkspace, unsigned long lwork_bytes, void *iter, void *d_info)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusolverDnCCgels], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, int, int, int, void *, int, void *, int, void *, int, void *, unsigned long, void *, void *))cutap_fn)(handle, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, iter, d_info);
     uint64_t cutap_w[14] = {(uint64_t)(uintptr_t)handle, (uint64_t)(int64_t)m, (uint64_t)(int64_t)n, (uint64_t)(int64_t)nrhs, (uint64_t)(uintptr_t)dA, (uint64_t)(int64_t)ldda, (uint64_t)(uintptr_t)dB, (uint64_t)(int64_t)lddb, (uint64_t)(uintptr_t)dX, (uint64_t)(int64_t)lddx, (uint64_t)(uintptr_t)dWorkspace, (uint64_t)lwork_bytes, (uint64_t)(uintptr_t)iter, (uint64_t)(uintptr_t)d_info};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusolverDnCCgels, cutap_w, thunk_cusolverDnCCgels);
 }
@@ -32,11 +29,8 @@ static uint64_t thunk_cusolverDnCCgels_bufferSize(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, int, int, int, void *, int, void *, int, void *, int, void *, void *))fn)((void *)(uintptr_t)a[0], (int)a[1], (int)a[2], (int)a[3], (void *)(uintptr_t)a[4], (int)a[5], (void *)(uintptr_t)a[6], (int)a[7], (void *)(uintptr_t)a[8], (int)a[9], (void *)(uintptr_t)a[10], (void *)(uintptr_t)a[11]);
 }
-CUTAP_EXPORT unsigned int cusolverDnCCgels_bufferSize(void *handle, int m, int n, int nrhs, void *dA, int ldda, void *dB, int lddb, void *dX, int lddx, void *dWorkspace, void *lwork_bytes)
+CUTAP_SLOW unsigned int cutap_slow_cusolverDnCCgels_bufferSize(void *handle, int m, int n, int nrhs, void *dA, int ldda, void *dB, int lddb, void *dX, int lddx, void *dWorkspace, void *lwork_bytes)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusolverDnCCgels_bufferSize], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, int, int, int, void *, int, void *, int, void *, int, void *, void *))cutap_fn)(handle, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes);
     uint64_t cutap_w[12] = {(uint64_t)(uintptr_t)handle, (uint64_t)(int64_t)m, (uint64_t)(int64_t)n, (uint64_t)(int64_t)nrhs, (uint64_t)(uintptr_t)dA, (uint64_t)(int64_t)ldda, (uint64_t)(uintptr_t)dB, (uint64_t)(int64_t)lddb, (uint64_t)(uintptr_t)dX, (uint64_t)(int64_t)lddx, (uint64_t)(uintptr_t)dWorkspace, (uint64_t)(uintptr_t)lwork_bytes};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusolverDnCCgels_bufferSize, cutap_w, thunk_cusolverDnCCgels_bufferSize);
 }
@@ -44,11 +38,8 @@ static uint64_t thunk_cusolverDnCCgesv(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, int, int, void *, int, void *, void *, int, void *, int, void *, unsigned long, void *, void *))fn)((void *)(uintptr_t)a[0], (int)a[1], (int)a[2], (void *)(uintptr_t)a[3], (int)a[4], (void *)(uintptr_t)a[5], (void *)(uintptr_t)a[6], (int)a[7], (void *)(uintptr_t)a[8], (int)a[9], (void *)(uintptr_t)a[10], (unsigned long)a[11], (void *)(uintptr_t)a[12], (void *)(uintptr_t)a[13]);
 }
-CUTAP_EXPORT unsigned int cusolverDnCCgesv(void *handle, int n, int nrhs, void *dA, int ldda, void *dipiv, void *dB, int lddb, void *dX, int lddx, void *dWorkspace, unsigned long lwork_bytes, void *iter, void *d_info)
+CUTAP_SLOW unsigned int cutap_slow_cusolverDnCCgesv(void *handle, int n, int nrhs, void *dA, int ldda, void *dipiv, void *dB, int lddb, void *dX, int lddx, void *dWorkspace, unsigned long lwork_bytes, void *iter, void *d_info)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusolverDnCCgesv], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, int, int, void *, int, void *, void *, int, void *, int, void *, unsigned long, void *, void *))cutap_fn)(handle, n, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, iter, d_info);
     uint64_t cutap_w[14] = {(uint64_t)(uintptr_t)handle, (uint64_t)(int64_t)n, (uint64_t)(int64_t)nrhs, (uint64_t)(uintptr_t)dA, (uint64_t)(int64_t)ldda, (uint64_t)(uintptr_t)dipiv, (uint64_t)(uintptr_t)dB, (uint64_t)(int64_t)lddb, (uint64_t)(uintptr_t)dX, (uint64_t)(int64_t)lddx, (uint64_t)(uintptr_t)dWorkspace, (uint64_t)lwork_bytes, (uint64_t)(uintptr_t)iter, (uint64_t)(uintptr_t)d_info};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusolverDnCCgesv, cutap_w, thunk_cusolverDnCCgesv);
 }
@@ -56,11 +47,8 @@ static uint64_t thunk_cusolverDnCCgesv_bufferSize(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, int, int, void *, int, void *, void *, int, void *, int, void *, void *))fn)((void *)(uintptr_t)a[0], (int)a[1], (int)a[2], (void *)(uintptr_t)a[3], (int)a[4], (void *)(uintptr_t)a[5], (void *)(uintptr_t)a[6], (int)a[7], (void *)(uintptr_t)a[8], (int)a[9], (void *)(uintptr_t)a[10], (void *)(uintptr_t)a[11]);
 }
-CUTAP_EXPORT unsigned int cusolverDnCCgesv_bufferSize(void *handle, int n, int nrhs, void *dA, int ldda, void *dipiv, void *dB, int lddb, void *dX, int lddx, void *dWorkspace, void *lwork_bytes)
+CUTAP_SLOW unsigned int cutap_slow_cusolverDnCCgesv_bufferSize(void *handle, int n, int nrhs, void *dA, int ldda, void *dipiv, void *dB, int lddb, void *dX, int lddx, void *dWorkspace, void *lwork_bytes)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusolverDnCCgesv_bufferSize], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, int, int, void *, int, void *, void *, int, void *, int, void *, void *))cutap_fn)(handle, n, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes);
     uint64_t cutap_w[12] = {(uint64_t)(uintptr_t)handle, (uint64_t)(int64_t)n, (uint64_t)(int64_t)nrhs, (uint64_t)(uintptr_t)dA, (uint64_t)(int64_t)ldda, (uint64_t)(uintptr_t)dipiv, (uint64_t)(uintptr_t)dB, (uint64_t)(int64_t)lddb, (uint64_t)(uintptr_t)dX, (uint64_t)(int64_t)lddx, (uint64_t)(uintptr_t)dWorkspace, (uint64_t)(uintptr_t)lwork_bytes};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusolverDnCCgesv_bufferSize, cutap_w, thunk_cusolverDnCCgesv_bufferSize);
 }
@@ -68,11 +56,8 @@ static uint64_t thunk_cusolverDnCEgels(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, int, int, int, void *, int, void *, int, void *, int, void *, unsigned long, void *, void *))fn)((void *)(uintptr_t)a[0], (int)a[1], (int)a[2], (int)a[3], (void *)(uintptr_t)a[4], (int)a[5], (void *)(uintptr_t)a[6], (int)a[7], (void *)(uintptr_t)a[8], (int)a[9], (void *)(uintptr_t)a[10], (unsigned long)a[11], (void *)(uintptr_t)a[12], (void *)(uintptr_t)a[13]);
 }
-CUTAP_EXPORT unsigned int cusolverDnCEgels(void *handle, int m, int n, int nrhs, void *dA, int ldda, void *dB, int lddb, void *dX, int lddx, void *dWorkspace, unsigned long lwork_bytes, void *iter, void *d_info)
+CUTAP_SLOW unsigned int cutap_slow_cusolverDnCEgels(void *handle, int m, int n, int nrhs, void *dA, int ldda, void *dB, int lddb, void *dX, int lddx, void *dWorkspace, unsigned long lwork_bytes, void *iter, void *d_info)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusolverDnCEgels], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, int, int, int, void *, int, void *, int, void *, int, void *, unsigned long, void *, void *))cutap_fn)(handle, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, iter, d_info);
     uint64_t cutap_w[14] = {(uint64_t)(uintptr_t)handle, (uint64_t)(int64_t)m, (uint64_t)(int64_t)n, (uint64_t)(int64_t)nrhs, (uint64_t)(uintptr_t)dA, (uint64_t)(int64_t)ldda, (uint64_t)(uintptr_t)dB, (uint64_t)(int64_t)lddb, (uint64_t)(uintptr_t)dX, (uint64_t)(int64_t)lddx, (uint64_t)(uintptr_t)dWorkspace, (uint64_t)lwork_bytes, (uint64_t)(uintptr_t)iter, (uint64_t)(uintptr_t)d_info};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusolverDnCEgels, cutap_w, thunk_cusolverDnCEgels);
 }
@@ -80,11 +65,8 @@ static uint64_t thunk_cusolverDnCEgels_bufferSize(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, int, int, int, void *, int, void *, int, void *, int, void *, void *))fn)((void *)(uintptr_t)a[0], (int)a[1], (int)a[2], (int)a[3], (void *)(uintptr_t)a[4], (int)a[5], (void *)(uintptr_t)a[6], (int)a[7], (void *)(uintptr_t)a[8], (int)a[9], (void *)(uintptr_t)a[10], (void *)(uintptr_t)a[11]);
 }
-CUTAP_EXPORT unsigned int cusolverDnCEgels_bufferSize(void *handle, int m, int n, int nrhs, void *dA, int ldda, void *dB, int lddb, void *dX, int lddx, void *dWorkspace, void *lwork_bytes)
+CUTAP_SLOW unsigned int cutap_slow_cusolverDnCEgels_bufferSize(void *handle, int m, int n, int nrhs, void *dA, int ldda, void *dB, int lddb, void *dX, int lddx, void *dWorkspace, void *lwork_bytes)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusolverDnCEgels_bufferSize], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, int, int, int, void *, int, void *, int, void *, int, void *, void *))cutap_fn)(handle, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes);
     uint64_t cutap_w[12] = {(uint64_t)(uintptr_t)handle, (uint64_t)(int64_t)m, (uint64_t)(int64_t)n, (uint64_t)(int64_t)nrhs, (uint64_t)(uintptr_t)dA, (uint64_t)(int64_t)ldda, (uint64_t)(uintptr_t)dB, (uint64_t)(int64_t)lddb, (uint64_t)(uintptr_t)dX, (uint64_t)(int64_t)lddx, (uint64_t)(uintptr_t)dWorkspace, (uint64_t)(uintptr_t)lwork_bytes};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusolverDnCEgels_bufferSize, cutap_w, thunk_cusolverDnCEgels_bufferSize);
 }
@@ -92,11 +74,8 @@ static uint64_t thunk_cusolverDnCEgesv(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, int, int, void *, int, void *, void *, int, void *, int, void *, unsigned long, void *, void *))fn)((void *)(uintptr_t)a[0], (int)a[1], (int)a[2], (void *)(uintptr_t)a[3], (int)a[4], (void *)(uintptr_t)a[5], (void *)(uintptr_t)a[6], (int)a[7], (void *)(uintptr_t)a[8], (int)a[9], (void *)(uintptr_t)a[10], (unsigned long)a[11], (void *)(uintptr_t)a[12], (void *)(uintptr_t)a[13]);
 }
-CUTAP_EXPORT unsigned int cusolverDnCEgesv(void *handle, int n, int nrhs, void *dA, int ldda, void *dipiv, void *dB, int lddb, void *dX, int lddx, void *dWorkspace, unsigned long lwork_bytes, void *iter, void *d_info)
+CUTAP_SLOW unsigned int cutap_slow_cusolverDnCEgesv(void *handle, int n, int nrhs, void *dA, int ldda, void *dipiv, void *dB, int lddb, void *dX, int lddx, void *dWorkspace, unsigned long lwork_bytes, void *iter, void *d_info)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusolverDnCEgesv], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, int, int, void *, int, void *, void *, int, void *, int, void *, unsigned long, void *, void *))cutap_fn)(handle, n, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, iter, d_info);
     uint64_t cutap_w[14] = {(uint64_t)(uintptr_t)handle, (uint64_t)(int64_t)n, (uint64_t)(int64_t)nrhs, (uint64_t)(uintptr_t)dA, (uint64_t)(int64_t)ldda, (uint64_t)(uintptr_t)dipiv, (uint64_t)(uintptr_t)dB, (uint64_t)(int64_t)lddb, (uint64_t)(uintptr_t)dX, (uint64_t)(int64_t)lddx, (uint64_t)(uintptr_t)dWorkspace, (uint64_t)lwork_bytes, (uint64_t)(uintptr_t)iter, (uint64_t)(uintptr_t)d_info};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusolverDnCEgesv, cutap_w, thunk_cusolverDnCEgesv);
 }
@@ -104,11 +83,8 @@ static uint64_t thunk_cusolverDnCEgesv_bufferSize(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, int, int, void *, int, void *, void *, int, void *, int, void *, void *))fn)((void *)(uintptr_t)a[0], (int)a[1], (int)a[2], (void *)(uintptr_t)a[3], (int)a[4], (void *)(uintptr_t)a[5], (void *)(uintptr_t)a[6], (int)a[7], (void *)(uintptr_t)a[8], (int)a[9], (void *)(uintptr_t)a[10], (void *)(uintptr_t)a[11]);
 }
-CUTAP_EXPORT unsigned int cusolverDnCEgesv_bufferSize(void *handle, int n, int nrhs, void *dA, int ldda, void *dipiv, void *dB, int lddb, void *dX, int lddx, void *dWorkspace, void *lwork_bytes)
+CUTAP_SLOW unsigned int cutap_slow_cusolverDnCEgesv_bufferSize(void *handle, int n, int nrhs, void *dA, int ldda, void *dipiv, void *dB, int lddb, void *dX, int lddx, void *dWorkspace, void *lwork_bytes)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusolverDnCEgesv_bufferSize], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, int, int, void *, int, void *, void *, int, void *, int, void *, void *))cutap_fn)(handle, n, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes);
     uint64_t cutap_w[12] = {(uint64_t)(uintptr_t)handle, (uint64_t)(int64_t)n, (uint64_t)(int64_t)nrhs, (uint64_t)(uintptr_t)dA, (uint64_t)(int64_t)ldda, (uint64_t)(uintptr_t)dipiv, (uint64_t)(uintptr_t)dB, (uint64_t)(int64_t)lddb, (uint64_t)(uintptr_t)dX, (uint64_t)(int64_t)lddx, (uint64_t)(uintptr_t)dWorkspace, (uint64_t)(uintptr_t)lwork_bytes};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusolverDnCEgesv_bufferSize, cutap_w, thunk_cusolverDnCEgesv_bufferSize);
 }
@@ -116,11 +92,8 @@ static uint64_t thunk_cusolverDnCKgels(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, int, int, int, void *, int, void *, int, void *, int, void *, unsigned long, void *, void *))fn)((void *)(uintptr_t)a[0], (int)a[1], (int)a[2], (int)a[3], (void *)(uintptr_t)a[4], (int)a[5], (void *)(uintptr_t)a[6], (int)a[7], (void *)(uintptr_t)a[8], (int)a[9], (void *)(uintptr_t)a[10], (unsigned long)a[11], (void *)(uintptr_t)a[12], (void *)(uintptr_t)a[13]);
 }
-CUTAP_EXPORT unsigned int cusolverDnCKgels(void *handle, int m, int n, int nrhs, void *dA, int ldda, void *dB, int lddb, void *dX, int lddx, void *dWorkspace, unsigned long lwork_bytes, void *iter, void *d_info)
+CUTAP_SLOW unsigned int cutap_slow_cusolverDnCKgels(void *handle, int m, int n, int nrhs, void *dA, int ldda, void *dB, int lddb, void *dX, int lddx, void *dWorkspace, unsigned long lwork_bytes, void *iter, void *d_info)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusolverDnCKgels], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, int, int, int, void *, int, void *, int, void *, int, void *, unsigned long, void *, void *))cutap_fn)(handle, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, iter, d_info);
     uint64_t cutap_w[14] = {(uint64_t)(uintptr_t)handle, (uint64_t)(int64_t)m, (uint64_t)(int64_t)n, (uint64_t)(int64_t)nrhs, (uint64_t)(uintptr_t)dA, (uint64_t)(int64_t)ldda, (uint64_t)(uintptr_t)dB, (uint64_t)(int64_t)lddb, (uint64_t)(uintptr_t)dX, (uint64_t)(int64_t)lddx, (uint64_t)(uintptr_t)dWorkspace, (uint64_t)lwork_bytes, (uint64_t)(uintptr_t)iter, (uint64_t)(uintptr_t)d_info};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusolverDnCKgels, cutap_w, thunk_cusolverDnCKgels);
 }
@@ -128,11 +101,8 @@ static uint64_t thunk_cusolverDnCKgels_bufferSize(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, int, int, int, void *, int, void *, int, void *, int, void *, void *))fn)((void *)(uintptr_t)a[0], (int)a[1], (int)a[2], (int)a[3], (void *)(uintptr_t)a[4], (int)a[5], (void *)(uintptr_t)a[6], (int)a[7], (void *)(uintptr_t)a[8], (int)a[9], (void *)(uintptr_t)a[10], (void *)(uintptr_t)a[11]);
 }
-CUTAP_EXPORT unsigned int cusolverDnCKgels_bufferSize(void *handle, int m, int n, int nrhs, void *dA, int ldda, void *dB, int lddb, void *dX, int lddx, void *dWorkspace, void *lwork_bytes)
+CUTAP_SLOW unsigned int cutap_slow_cusolverDnCKgels_bufferSize(void *handle, int m, int n, int nrhs, void *dA, int ldda, void *dB, int lddb, void *dX, int lddx, void *dWorkspace, void *lwork_bytes)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusolverDnCKgels_bufferSize], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, int, int, int, void *, int, void *, int, void *, int, void *, void *))cutap_fn)(handle, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes);
     uint64_t cutap_w[12] = {(uint64_t)(uintptr_t)handle, (uint64_t)(int64_t)m, (uint64_t)(int64_t)n, (uint64_t)(int64_t)nrhs, (uint64_t)(uintptr_t)dA, (uint64_t)(int64_t)ldda, (uint64_t)(uintptr_t)dB, (uint64_t)(int64_t)lddb, (uint64_t)(uintptr_t)dX, (uint64_t)(int64_t)lddx, (uint64_t)(uintptr_t)dWorkspace, (uint64_t)(uintptr_t)lwork_bytes};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusolverDnCKgels_bufferSize, cutap_w, thunk_cusolverDnCKgels_bufferSize);
 }
@@ -140,11 +110,8 @@ static uint64_t thunk_cusolverDnCKgesv(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, int, int, void *, int, void *, void *, int, void *, int, void *, unsigned long, void *, void *))fn)((void *)(uintptr_t)a[0], (int)a[1], (int)a[2], (void *)(uintptr_t)a[3], (int)a[4], (void *)(uintptr_t)a[5], (void *)(uintptr_t)a[6], (int)a[7], (void *)(uintptr_t)a[8], (int)a[9], (void *)(uintptr_t)a[10], (unsigned long)a[11], (void *)(uintptr_t)a[12], (void *)(uintptr_t)a[13]);
 }
-CUTAP_EXPORT unsigned int cusolverDnCKgesv(void *handle, int n, int nrhs, void *dA, int ldda, void *dipiv, void *dB, int lddb, void *dX, int lddx, void *dWorkspace, unsigned long lwork_bytes, void *iter, void *d_info)
+CUTAP_SLOW unsigned int cutap_slow_cusolverDnCKgesv(void *handle, int n, int nrhs, void *dA, int ldda, void *dipiv, void *dB, int lddb, void *dX, int lddx, void *dWorkspace, unsigned long lwork_bytes, void *iter, void *d_info)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusolverDnCKgesv], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, int, int, void *, int, void *, void *, int, void *, int, void *, unsigned long, void *, void *))cutap_fn)(handle, n, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, iter, d_info);
     uint64_t cutap_w[14] = {(uint64_t)(uintptr_t)handle, (uint64_t)(int64_t)n, (uint64_t)(int64_t)nrhs, (uint64_t)(uintptr_t)dA, (uint64_t)(int64_t)ldda, (uint64_t)(uintptr_t)dipiv, (uint64_t)(uintptr_t)dB, (uint64_t)(int64_t)lddb, (uint64_t)(uintptr_t)dX, (uint64_t)(int64_t)lddx, (uint64_t)(uintptr_t)dWorkspace, (uint64_t)lwork_bytes, (uint64_t)(uintptr_t)iter, (uint64_t)(uintptr_t)d_info};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusolverDnCKgesv, cutap_w, thunk_cusolverDnCKgesv);
 }
@@ -152,11 +119,8 @@ static uint64_t thunk_cusolverDnCKgesv_bufferSize(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, int, int, void *, int, void *, void *, int, void *, int, void *, void *))fn)((void *)(uintptr_t)a[0], (int)a[1], (int)a[2], (void *)(uintptr_t)a[3], (int)a[4], (void *)(uintptr_t)a[5], (void *)(uintptr_t)a[6], (int)a[7], (void *)(uintptr_t)a[8], (int)a[9], (void *)(uintptr_t)a[10], (void *)(uintptr_t)a[11]);
 }
-CUTAP_EXPORT unsigned int cusolverDnCKgesv_bufferSize(void *handle, int n, int nrhs, void *dA, int ldda, void *dipiv, void *dB, int lddb, void *dX, int lddx, void *dWorkspace, void *lwork_bytes)
+CUTAP_SLOW unsigned int cutap_slow_cusolverDnCKgesv_bufferSize(void *handle, int n, int nrhs, void *dA, int ldda, void *dipiv, void *dB, int lddb, void *dX, int lddx, void *dWorkspace, void *lwork_bytes)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusolverDnCKgesv_bufferSize], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, int, int, void *, int, void *, void *, int, void *, int, void *, void *))cutap_fn)(handle, n, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes);
     uint64_t cutap_w[12] = {(uint64_t)(uintptr_t)handle, (uint64_t)(int64_t)n, (uint64_t)(int64_t)nrhs, (uint64_t)(uintptr_t)dA, (uint64_t)(int64_t)ldda, (uint64_t)(uintptr_t)dipiv, (uint64_t)(uintptr_t)dB, (uint64_t)(int64_t)lddb, (uint64_t)(uintptr_t)dX, (uint64_t)(int64_t)lddx, (uint64_t)(uintptr_t)dWorkspace, (uint64_t)(uintptr_t)lwork_bytes};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusolverDnCKgesv_bufferSize, cutap_w, thunk_cusolverDnCKgesv_bufferSize);
 }
@@ -164,11 +128,8 @@ static uint64_t thunk_cusolverDnCYgels(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, int, int, int, void *, int, void *, int, void *, int, void *, unsigned long, void *, void *))fn)((void *)(uintptr_t)a[0], (int)a[1], (int)a[2], (int)a[3], (void *)(uintptr_t)a[4], (int)a[5], (void *)(uintptr_t)a[6], (int)a[7], (void *)(uintptr_t)a[8], (int)a[9], (void *)(uintptr_t)a[10], (unsigned long)a[11], (void *)(uintptr_t)a[12], (void *)(uintptr_t)a[13]);
 }
-CUTAP_EXPORT unsigned int cusolverDnCYgels(void *handle, int m, int n, int nrhs, void *dA, int ldda, void *dB, int lddb, void *dX, int lddx, void *dWorkspace, unsigned long lwork_bytes, void *iter, void *d_info)
+CUTAP_SLOW unsigned int cutap_slow_cusolverDnCYgels(void *handle, int m, int n, int nrhs, void *dA, int ldda, void *dB, int lddb, void *dX, int lddx, void *dWorkspace, unsigned long lwork_bytes, void *iter, void *d_info)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusolverDnCYgels], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, int, int, int, void *, int, void *, int, void *, int, void *, unsigned long, void *, void *))cutap_fn)(handle, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, iter, d_info);
     uint64_t cutap_w[14] = {(uint64_t)(uintptr_t)handle, (uint64_t)(int64_t)m, (uint64_t)(int64_t)n, (uint64_t)(int64_t)nrhs, (uint64_t)(uintptr_t)dA, (uint64_t)(int64_t)ldda, (uint64_t)(uintptr_t)dB, (uint64_t)(int64_t)lddb, (uint64_t)(uintptr_t)dX, (uint64_t)(int64_t)lddx, (uint64_t)(uintptr_t)dWorkspace, (uint64_t)lwork_bytes, (uint64_t)(uintptr_t)iter, (uint64_t)(uintptr_t)d_info};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusolverDnCYgels, cutap_w, thunk_cusolverDnCYgels);
 }
@@ -176,11 +137,8 @@ static uint64_t thunk_cusolverDnCYgels_bufferSize(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, int, int, int, void *, int, void *, int, void *, int, void *, void *))fn)((void *)(uintptr_t)a[0], (int)a[1], (int)a[2], (int)a[3], (void *)(uintptr_t)a[4], (int)a[5], (void *)(uintptr_t)a[6], (int)a[7], (void *)(uintptr_t)a[8], (int)a[9], (void *)(uintptr_t)a[10], (void *)(uintptr_t)a[11]);
 }
-CUTAP_EXPORT unsigned int cusolverDnCYgels_bufferSize(void *handle, int m, int n, int nrhs, void *dA, int ldda, void *dB, int lddb, void *dX, int lddx, void *dWorkspace, void *lwork_bytes)
+CUTAP_SLOW unsigned int cutap_slow_cusolverDnCYgels_bufferSize(void *handle, int m, int n, int nrhs, void *dA, int ldda, void *dB, int lddb, void *dX, int lddx, void *dWorkspace, void *lwork_bytes)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusolverDnCYgels_bufferSize], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, int, int, int, void *, int, void *, int, void *, int, void *, void *))cutap_fn)(handle, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes);
     uint64_t cutap_w[12] = {(uint64_t)(uintptr_t)handle, (uint64_t)(int64_t)m, (uint64_t)(int64_t)n, (uint64_t)(int64_t)nrhs, (uint64_t)(uintptr_t)dA, (uint64_t)(int64_t)ldda, (uint64_t)(uintptr_t)dB, (uint64_t)(int64_t)lddb, (uint64_t)(uintptr_t)dX, (uint64_t)(int64_t)lddx, (uint64_t)(uintptr_t)dWorkspace, (uint64_t)(uintptr_t)lwork_bytes};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusolverDnCYgels_bufferSize, cutap_w, thunk_cusolverDnCYgels_bufferSize);
 }
@@ -188,11 +146,8 @@ static uint64_t thunk_cusolverDnCYgesv(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, int, int, void *, int, void *, void *, int, void *, int, void *, unsigned long, void *, void *))fn)((void *)(uintptr_t)a[0], (int)a[1], (int)a[2], (void *)(uintptr_t)a[3], (int)a[4], (void *)(uintptr_t)a[5], (void *)(uintptr_t)a[6], (int)a[7], (void *)(uintptr_t)a[8], (int)a[9], (void *)(uintptr_t)a[10], (unsigned long)a[11], (void *)(uintptr_t)a[12], (void *)(uintptr_t)a[13]);
 }
-CUTAP_EXPORT unsigned int cusolverDnCYgesv(void *handle, int n, int nrhs, void *dA, int ldda, void *dipiv, void *dB, int lddb, void *dX, int lddx, void *dWorkspace, unsigned long lwork_bytes, void *iter, void *d_info)
+CUTAP_SLOW unsigned int cutap_slow_cusolverDnCYgesv(void *handle, int n, int nrhs, void *dA, int ldda, void *dipiv, void *dB, int lddb, void *dX, int lddx, void *dWorkspace, unsigned long lwork_bytes, void *iter, void *d_info)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusolverDnCYgesv], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, int, int, void *, int, void *, void *, int, void *, int, void *, unsigned long, void *, void *))cutap_fn)(handle, n, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, iter, d_info);
     uint64_t cutap_w[14] = {(uint64_t)(uintptr_t)handle, (uint64_t)(int64_t)n, (uint64_t)(int64_t)nrhs, (uint64_t)(uintptr_t)dA, (uint64_t)(int64_t)ldda, (uint64_t)(uintptr_t)dipiv, (uint64_t)(uintptr_t)dB, (uint64_t)(int64_t)lddb, (uint64_t)(uintptr_t)dX, (uint64_t)(int64_t)lddx, (uint64_t)(uintptr_t)dWorkspace, (uint64_t)lwork_bytes, (uint64_t)(uintptr_t)iter, (uint64_t)(uintptr_t)d_info};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusolverDnCYgesv, cutap_w, thunk_cusolverDnCYgesv);
 }
@@ -200,11 +155,8 @@ static uint64_t thunk_cusolverDnCYgesv_bufferSize(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, int, int, void *, int, void *, void *, int, void *, int, void *, void *))fn)((void *)(uintptr_t)a[0], (int)a[1], (int)a[2], (void *)(uintptr_t)a[3], (int)a[4], (void *)(uintptr_t)a[5], (void *)(uintptr_t)a[6], (int)a[7], (void *)(uintptr_t)a[8], (int)a[9], (void *)(uintptr_t)a[10], (void *)(uintptr_t)a[11]);
 }
-CUTAP_EXPORT unsigned int cusolverDnCYgesv_bufferSize(void *handle, int n, int nrhs, void *dA, int ldda, void *dipiv, void *dB, int lddb, void *dX, int lddx, void *dWorkspace, void *lwork_bytes)
+CUTAP_SLOW unsigned int cutap_slow_cusolverDnCYgesv_bufferSize(void *handle, int n, int nrhs, void *dA, int ldda, void *dipiv, void *dB, int lddb, void *dX, int lddx, void *dWorkspace, void *lwork_bytes)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusolverDnCYgesv_bufferSize], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, int, int, void *, int, void *, void *, int, void *, int, void *, void *))cutap_fn)(handle, n, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes);
     uint64_t cutap_w[12] = {(uint64_t)(uintptr_t)handle, (uint64_t)(int64_t)n, (uint64_t)(int64_t)nrhs, (uint64_t)(uintptr_t)dA, (uint64_t)(int64_t)ldda, (uint64_t)(uintptr_t)dipiv, (uint64_t)(uintptr_t)dB, (uint64_t)(int64_t)lddb, (uint64_t)(uintptr_t)dX, (uint64_t)(int64_t)lddx, (uint64_t)(uintptr_t)dWorkspace, (uint64_t)(uintptr_t)lwork_bytes};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusolverDnCYgesv_bufferSize, cutap_w, thunk_cusolverDnCYgesv_bufferSize);
 }
@@ -212,11 +164,8 @@ static uint64_t thunk_cusolverDnCgebrd(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, int, int, void *, int, void *, void *, void *, void *, void *, int, void *))fn)((void *)(uintptr_t)a[0], (int)a[1], (int)a[2], (void *)(uintptr_t)a[3], (int)a[4], (void *)(uintptr_t)a[5], (void *)(uintptr_t)a[6], (void *)(uintptr_t)a[7], (void *)(uintptr_t)a[8], (void *)(uintptr_t)a[9], (int)a[10], (void *)(uintptr_t)a[11]);
 }
-CUTAP_EXPORT unsigned int cusolverDnCgebrd(void *handle, int m, int n, void *A, int lda, void *D, void *E, void *TAUQ, void *TAUP, void *Work, int Lwork, void *devInfo)
+CUTAP_SLOW unsigned int cutap_slow_cusolverDnCgebrd(void *handle, int m, int n, void *A, int lda, void *D, void *E, void *TAUQ, void *TAUP, void *Work, int Lwork, void *devInfo)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusolverDnCgebrd], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, int, int, void *, int, void *, void *, void *, void *, void *, int, void *))cutap_fn)(handle, m, n, A, lda, D, E, TAUQ, TAUP, Work, Lwork, devInfo);
     uint64_t cutap_w[12] = {(uint64_t)(uintptr_t)handle, (uint64_t)(int64_t)m, (uint64_t)(int64_t)n, (uint64_t)(uintptr_t)A, (uint64_t)(int64_t)lda, (uint64_t)(uintptr_t)D, (uint64_t)(uintptr_t)E, (uint64_t)(uintptr_t)TAUQ, (uint64_t)(uintptr_t)TAUP, (uint64_t)(uintptr_t)Work, (uint64_t)(int64_t)Lwork, (uint64_t)(uintptr_t)devInfo};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusolverDnCgebrd, cutap_w, thunk_cusolverDnCgebrd);
 }
@@ -224,11 +173,8 @@ static uint64_t thunk_cusolverDnCgebrd_bufferSize(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, int, int, void *))fn)((void *)(uintptr_t)a[0], (int)a[1], (int)a[2], (void *)(uintptr_t)a[3]);
 }
-CUTAP_EXPORT unsigned int cusolverDnCgebrd_bufferSize(void *handle, int m, int n, void *Lwork)
+CUTAP_SLOW unsigned int cutap_slow_cusolverDnCgebrd_bufferSize(void *handle, int m, int n, void *Lwork)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusolverDnCgebrd_bufferSize], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, int, int, void *))cutap_fn)(handle, m, n, Lwork);
     uint64_t cutap_w[4] = {(uint64_t)(uintptr_t)handle, (uint64_t)(int64_t)m, (uint64_t)(int64_t)n, (uint64_t)(uintptr_t)Lwork};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusolverDnCgebrd_bufferSize, cutap_w, thunk_cusolverDnCgebrd_bufferSize);
 }
@@ -236,11 +182,8 @@ static uint64_t thunk_cusolverDnCgeqrf(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, int, int, void *, int, void *, void *, int, void *))fn)((void *)(uintptr_t)a[0], (int)a[1], (int)a[2], (void *)(uintptr_t)a[3], (int)a[4], (void *)(uintptr_t)a[5], (void *)(uintptr_t)a[6], (int)a[7], (void *)(uintptr_t)a[8]);
 }
-CUTAP_EXPORT unsigned int cusolverDnCgeqrf(void *handle, int m, int n, void *A, int lda, void *TAU, void *Workspace, int Lwork, void *devInfo)
+CUTAP_SLOW unsigned int cutap_slow_cusolverDnCgeqrf(void *handle, int m, int n, void *A, int lda, void *TAU, void *Workspace, int Lwork, void *devInfo)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusolverDnCgeqrf], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, int, int, void *, int, void *, void *, int, void *))cutap_fn)(handle, m, n, A, lda, TAU, Workspace, Lwork, devInfo);
     uint64_t cutap_w[9] = {(uint64_t)(uintptr_t)handle, (uint64_t)(int64_t)m, (uint64_t)(int64_t)n, (uint64_t)(uintptr_t)A, (uint64_t)(int64_t)lda, (uint64_t)(uintptr_t)TAU, (uint64_t)(uintptr_t)Workspace, (uint64_t)(int64_t)Lwork, (uint64_t)(uintptr_t)devInfo};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusolverDnCgeqrf, cutap_w, thunk_cusolverDnCgeqrf);
 }
@@ -248,11 +191,8 @@ static uint64_t thunk_cusolverDnCgeqrf_bufferSize(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, int, int, void *, int, void *))fn)((void *)(uintptr_t)a[0], (int)a[1], (int)a[2], (void *)(uintptr_t)a[3], (int)a[4], (void *)(uintptr_t)a[5]);
 }
-CUTAP_EXPORT unsigned int cusolverDnCgeqrf_bufferSize(void *handle, int m, int n, void *A, int lda, void *lwork)
+CUTAP_SLOW unsigned int cutap_slow_cusolverDnCgeqrf_bufferSize(void *handle, int m, int n, void *A, int lda, void *lwork)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusolverDnCgeqrf_bufferSize], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, int, int, void *, int, void *))cutap_fn)(handle, m, n, A, lda, lwork);
     uint64_t cutap_w[6] = {(uint64_t)(uintptr_t)handle, (uint64_t)(int64_t)m, (uint64_t)(int64_t)n, (uint64_t)(uintptr_t)A, (uint64_t)(int64_t)lda, (uint64_t)(uintptr_t)lwork};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusolverDnCgeqrf_bufferSize, cutap_w, thunk_cusolverDnCgeqrf_bufferSize);
 }
@@ -260,11 +200,8 @@ static uint64_t thunk_cusolverDnCgesvd(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, signed char, signed char, int, int, void *, int, void *, void *, int, void *, int, void *, int, void *, void *))fn)((void *)(uintptr_t)a[0], (signed char)a[1], (signed char)a[2], (int)a[3], (int)a[4], (void *)(uintptr_t)a[5], (int)a[6], (void *)(uintptr_t)a[7], (void *)(uintptr_t)a[8], (int)a[9], (void *)(uintptr_t)a[10], (int)a[11], (void *)(uintptr_t)a[12], (int)a[13], (void *)(uintptr_t)a[14], (void *)(uintptr_t)a[15]);
 }
-CUTAP_EXPORT unsigned int cusolverDnCgesvd(void *handle, signed char jobu, signed char jobvt, int m, int n, void *A, int lda, void *S, void *U, int ldu, void *VT, int ldvt, void *work, int lwork, void *rwork, void *info)
+CUTAP_SLOW unsigned int cutap_slow_cusolverDnCgesvd(void *handle, signed char jobu, signed char jobvt, int m, int n, void *A, int lda, void *S, void *U, int ldu, void *VT, int ldvt, void *work, int lwork, void *rwork, void *info)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusolverDnCgesvd], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, signed char, signed char, int, int, void *, int, void *, void *, int, void *, int, void *, int, void *, void *))cutap_fn)(handle, jobu, jobvt, m, n, A, lda, S, U, ldu, VT, ldvt, work, lwork, rwork, info);
     uint64_t cutap_w[16] = {(uint64_t)(uintptr_t)handle, (uint64_t)(int64_t)jobu, (uint64_t)(int64_t)jobvt, (uint64_t)(int64_t)m, (uint64_t)(int64_t)n, (uint64_t)(uintptr_t)A, (uint64_t)(int64_t)lda, (uint64_t)(uintptr_t)S, (uint64_t)(uintptr_t)U, (uint64_t)(int64_t)ldu, (uint64_t)(uintptr_t)VT, (uint64_t)(int64_t)ldvt, (uint64_t)(uintptr_t)work, (uint64_t)(int64_t)lwork, (uint64_t)(uintptr_t)rwork, (uint64_t)(uintptr_t)info};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusolverDnCgesvd, cutap_w, thunk_cusolverDnCgesvd);
 }
@@ -272,11 +209,8 @@ static uint64_t thunk_cusolverDnCgesvd_bufferSize(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, int, int, void *))fn)((void *)(uintptr_t)a[0], (int)a[1], (int)a[2], (void *)(uintptr_t)a[3]);
 }
-CUTAP_EXPORT unsigned int cusolverDnCgesvd_bufferSize(void *handle, int m, int n, void *lwork)
+CUTAP_SLOW unsigned int cutap_slow_cusolverDnCgesvd_bufferSize(void *handle, int m, int n, void *lwork)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusolverDnCgesvd_bufferSize], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, int, int, void *))cutap_fn)(handle, m, n, lwork);
     uint64_t cutap_w[4] = {(uint64_t)(uintptr_t)handle, (uint64_t)(int64_t)m, (uint64_t)(int64_t)n, (uint64_t)(uintptr_t)lwork};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusolverDnCgesvd_bufferSize, cutap_w, thunk_cusolverDnCgesvd_bufferSize);
 }
@@ -284,11 +218,8 @@ static uint64_t thunk_cusolverDnCgesvdaStridedBatched(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, int, int, int, void *, int, long long, void *, long long, void *, int, long long, void *, int, long long, void *, int, void *, void *, int))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (int)a[2], (int)a[3], (int)a[4], (void *)(uintptr_t)a[5], (int)a[6], (long long)a[7], (void *)(uintptr_t)a[8], (long long)a[9], (void *)(uintptr_t)a[10], (int)a[11], (long long)a[12], (void *)(uintptr_t)a[13], (int)a[14], (long long)a[15], (void *)(uintptr_t)a[16], (int)a[17], (void *)(uintptr_t)a[18], (void *)(uintptr_t)a[19], (int)a[20]);
 }
-CUTAP_EXPORT unsigned int cusolverDnCgesvdaStridedBatched(void *handle, unsigned int jobz, int rank, int m, int n, void *d_A, int lda, long long strideA, void *d_S, long long strideS, void *d_U, int ldu, long long strideU, void *d_V, int ldv, long long strideV, void *d_work, int lwork, void *d_info, void *h_R_nrmF, int batchSize)
+CUTAP_SLOW unsigned int cutap_slow_cusolverDnCgesvdaStridedBatched(void *handle, unsigned int jobz, int rank, int m, int n, void *d_A, int lda, long long strideA, void *d_S, long long strideS, void *d_U, int ldu, long long strideU, void *d_V, int ldv, long long strideV, void *d_work, int lwork, void *d_info, void *h_R_nrmF, int batchSize)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusolverDnCgesvdaStridedBatched], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, int, int, int, void *, int, long long, void *, long long, void *, int, long long, void *, int, long long, void *, int, void *, void *, int))cutap_fn)(handle, jobz, rank, m, n, d_A, lda, strideA, d_S, strideS, d_U, ldu, strideU, d_V, ldv, strideV, d_work, lwork, d_info, h_R_nrmF, batchSize);
     uint64_t cutap_w[21] = {(uint64_t)(uintptr_t)handle, (uint64_t)jobz, (uint64_t)(int64_t)rank, (uint64_t)(int64_t)m, (uint64_t)(int64_t)n, (uint64_t)(uintptr_t)d_A, (uint64_t)(int64_t)lda, (uint64_t)(int64_t)strideA, (uint64_t)(uintptr_t)d_S, (uint64_t)(int64_t)strideS, (uint64_t)(uintptr_t)d_U, (uint64_t)(int64_t)ldu, (uint64_t)(int64_t)strideU, (uint64_t)(uintptr_t)d_V, (uint64_t)(int64_t)ldv, (uint64_t)(int64_t)strideV, (uint64_t)(uintptr_t)d_work, (uint64_t)(int64_t)lwork, (uint64_t)(uintptr_t)d_info, (uint64_t)(uintptr_t)h_R_nrmF, (uint64_t)(int64_t)batchSize};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusolverDnCgesvdaStridedBatched, cutap_w, thunk_cusolverDnCgesvdaStridedBatched);
 }
@@ -296,11 +227,8 @@ static uint64_t thunk_cusolverDnCgesvdaStridedBatched_bufferSize(void *fn, uint6
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, int, int, int, void *, int, long long, void *, long long, void *, int, long long, void *, int, long long, void *, int))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (int)a[2], (int)a[3], (int)a[4], (void *)(uintptr_t)a[5], (int)a[6], (long long)a[7], (void *)(uintptr_t)a[8], (long long)a[9], (void *)(uintptr_t)a[10], (int)a[11], (long long)a[12], (void *)(uintptr_t)a[13], (int)a[14], (long long)a[15], (void *)(uintptr_t)a[16], (int)a[17]);
 }
-CUTAP_EXPORT unsigned int cusolverDnCgesvdaStridedBatched_bufferSize(void *handle, unsigned int jobz, int rank, int m, int n, void *d_A, int lda, long long strideA, void *d_S, long long strideS, void *d_U, int ldu, long long strideU, void *d_V, int ldv, long long strideV, void *lwork, int batchSize)
+CUTAP_SLOW unsigned int cutap_slow_cusolverDnCgesvdaStridedBatched_bufferSize(void *handle, unsigned int jobz, int rank, int m, int n, void *d_A, int lda, long long strideA, void *d_S, long long strideS, void *d_U, int ldu, long long strideU, void *d_V, int ldv, long long strideV, void *lwork, int batchSize)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusolverDnCgesvdaStridedBatched_bufferSize], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, int, int, int, void *, int, long long, void *, long long, void *, int, long long, void *, int, long long, void *, int))cutap_fn)(handle, jobz, rank, m, n, d_A, lda, strideA, d_S, strideS, d_U, ldu, strideU, d_V, ldv, strideV, lwork, batchSize);
     uint64_t cutap_w[18] = {(uint64_t)(uintptr_t)handle, (uint64_t)jobz, (uint64_t)(int64_t)rank, (uint64_t)(int64_t)m, (uint64_t)(int64_t)n, (uint64_t)(uintptr_t)d_A, (uint64_t)(int64_t)lda, (uint64_t)(int64_t)strideA, (uint64_t)(uintptr_t)d_S, (uint64_t)(int64_t)strideS, (uint64_t)(uintptr_t)d_U, (uint64_t)(int64_t)ldu, (uint64_t)(int64_t)strideU, (uint64_t)(uintptr_t)d_V, (uint64_t)(int64_t)ldv, (uint64_t)(int64_t)strideV, (uint64_t)(uintptr_t)lwork, (uint64_t)(int64_t)batchSize};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusolverDnCgesvdaStridedBatched_bufferSize, cutap_w, thunk_cusolverDnCgesvdaStridedBatched_bufferSize);
 }
@@ -308,11 +236,8 @@ static uint64_t thunk_cusolverDnCgesvdj(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, int, int, int, void *, int, void *, void *, int, void *, int, void *, int, void *, void *))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (int)a[2], (int)a[3], (int)a[4], (void *)(uintptr_t)a[5], (int)a[6], (void *)(uintptr_t)a[7], (void *)(uintptr_t)a[8], (int)a[9], (void *)(uintptr_t)a[10], (int)a[11], (void *)(uintptr_t)a[12], (int)a[13], (void *)(uintptr_t)a[14], (void *)(uintptr_t)a[15]);
 }
-CUTAP_EXPORT unsigned int cusolverDnCgesvdj(void *handle, unsigned int jobz, int econ, int m, int n, void *A, int lda, void *S, void *U, int ldu, void *V, int ldv, void *work, int lwork, void *info, void *params)
+CUTAP_SLOW unsigned int cutap_slow_cusolverDnCgesvdj(void *handle, unsigned int jobz, int econ, int m, int n, void *A, int lda, void *S, void *U, int ldu, void *V, int ldv, void *work, int lwork, void *info, void *params)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusolverDnCgesvdj], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, int, int, int, void *, int, void *, void *, int, void *, int, void *, int, void *, void *))cutap_fn)(handle, jobz, econ, m, n, A, lda, S, U, ldu, V, ldv, work, lwork, info, params);
     uint64_t cutap_w[16] = {(uint64_t)(uintptr_t)handle, (uint64_t)jobz, (uint64_t)(int64_t)econ, (uint64_t)(int64_t)m, (uint64_t)(int64_t)n, (uint64_t)(uintptr_t)A, (uint64_t)(int64_t)lda, (uint64_t)(uintptr_t)S, (uint64_t)(uintptr_t)U, (uint64_t)(int64_t)ldu, (uint64_t)(uintptr_t)V, (uint64_t)(int64_t)ldv, (uint64_t)(uintptr_t)work, (uint64_t)(int64_t)lwork, (uint64_t)(uintptr_t)info, (uint64_t)(uintptr_t)params};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusolverDnCgesvdj, cutap_w, thunk_cusolverDnCgesvdj);
 }
@@ -320,11 +245,8 @@ static uint64_t thunk_cusolverDnCgesvdjBatched(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, int, int, void *, int, void *, void *, int, void *, int, void *, int, void *, void *, int))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (int)a[2], (int)a[3], (void *)(uintptr_t)a[4], (int)a[5], (void *)(uintptr_t)a[6], (void *)(uintptr_t)a[7], (int)a[8], (void *)(uintptr_t)a[9], (int)a[10], (void *)(uintptr_t)a[11], (int)a[12], (void *)(uintptr_t)a[13], (void *)(uintptr_t)a[14], (int)a[15]);
 }
-CUTAP_EXPORT unsigned int cusolverDnCgesvdjBatched(void *handle, unsigned int jobz, int m, int n, void *A, int lda, void *S, void *U, int ldu, void *V, int ldv, void *work, int lwork, void *info, void *params, int batchSize)
+CUTAP_SLOW unsigned int cutap_slow_cusolverDnCgesvdjBatched(void *handle, unsigned int jobz, int m, int n, void *A, int lda, void *S, void *U, int ldu, void *V, int ldv, void *work, int lwork, void *info, void *params, int batchSize)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusolverDnCgesvdjBatched], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, int, int, void *, int, void *, void *, int, void *, int, void *, int, void *, void *, int))cutap_fn)(handle, jobz, m, n, A, lda, S, U, ldu, V, ldv, work, lwork, info, params, batchSize);
     uint64_t cutap_w[16] = {(uint64_t)(uintptr_t)handle, (uint64_t)jobz, (uint64_t)(int64_t)m, (uint64_t)(int64_t)n, (uint64_t)(uintptr_t)A, (uint64_t)(int64_t)lda, (uint64_t)(uintptr_t)S, (uint64_t)(uintptr_t)U, (uint64_t)(int64_t)ldu, (uint64_t)(uintptr_t)V, (uint64_t)(int64_t)ldv, (uint64_t)(uintptr_t)work, (uint64_t)(int64_t)lwork, (uint64_t)(uintptr_t)info, (uint64_t)(uintptr_t)params, (uint64_t)(int64_t)batchSize};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusolverDnCgesvdjBatched, cutap_w, thunk_cusolverDnCgesvdjBatched);
 }
@@ -332,11 +254,8 @@ static uint64_t thunk_cusolverDnCgesvdjBatched_bufferSize(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, int, int, void *, int, void *, void *, int, void *, int, void *, void *, int))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (int)a[2], (int)a[3], (void *)(uintptr_t)a[4], (int)a[5], (void *)(uintptr_t)a[6], (void *)(uintptr_t)a[7], (int)a[8], (void *)(uintptr_t)a[9], (int)a[10], (void *)(uintptr_t)a[11], (void *)(uintptr_t)a[12], (int)a[13]);
 }
-CUTAP_EXPORT unsigned int cusolverDnCgesvdjBatched_bufferSize(void *handle, unsigned int jobz, int m, int n, void *A, int lda, void *S, void *U, int ldu, void *V, int ldv, void *lwork, void *params, int batchSize)
+CUTAP_SLOW unsigned int cutap_slow_cusolverDnCgesvdjBatched_bufferSize(void *handle, unsigned int jobz, int m, int n, void *A, int lda, void *S, void *U, int ldu, void *V, int ldv, void *lwork, void *params, int batchSize)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusolverDnCgesvdjBatched_bufferSize], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, int, int, void *, int, void *, void *, int, void *, int, void *, void *, int))cutap_fn)(handle, jobz, m, n, A, lda, S, U, ldu, V, ldv, lwork, params, batchSize);
     uint64_t cutap_w[14] = {(uint64_t)(uintptr_t)handle, (uint64_t)jobz, (uint64_t)(int64_t)m, (uint64_t)(int64_t)n, (uint64_t)(uintptr_t)A, (uint64_t)(int64_t)lda, (uint64_t)(uintptr_t)S, (uint64_t)(uintptr_t)U, (uint64_t)(int64_t)ldu, (uint64_t)(uintptr_t)V, (uint64_t)(int64_t)ldv, (uint64_t)(uintptr_t)lwork, (uint64_t)(uintptr_t)params, (uint64_t)(int64_t)batchSize};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusolverDnCgesvdjBatched_bufferSize, cutap_w, thunk_cusolverDnCgesvdjBatched_bufferSize);
 }
@@ -344,11 +263,8 @@ static uint64_t thunk_cusolverDnCgesvdj_bufferSize(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, int, int, int, void *, int, void *, void *, int, void *, int, void *, void *))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (int)a[2], (int)a[3], (int)a[4], (void *)(uintptr_t)a[5], (int)a[6], (void *)(uintptr_t)a[7], (void *)(uintptr_t)a[8], (int)a[9], (void *)(uintptr_t)a[10], (int)a[11], (void *)(uintptr_t)a[12], (void *)(uintptr_t)a[13]);
 }
-CUTAP_EXPORT unsigned int cusolverDnCgesvdj_bufferSize(void *handle, unsigned int jobz, int econ, int m, int n, void *A, int lda, void *S, void *U, int ldu, void *V, int ldv, void *lwork, void *params)
+CUTAP_SLOW unsigned int cutap_slow_cusolverDnCgesvdj_bufferSize(void *handle, unsigned int jobz, int econ, int m, int n, void *A, int lda, void *S, void *U, int ldu, void *V, int ldv, void *lwork, void *params)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusolverDnCgesvdj_bufferSize], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, int, int, int, void *, int, void *, void *, int, void *, int, void *, void *))cutap_fn)(handle, jobz, econ, m, n, A, lda, S, U, ldu, V, ldv, lwork, params);
     uint64_t cutap_w[14] = {(uint64_t)(uintptr_t)handle, (uint64_t)jobz, (uint64_t)(int64_t)econ, (uint64_t)(int64_t)m, (uint64_t)(int64_t)n, (uint64_t)(uintptr_t)A, (uint64_t)(int64_t)lda, (uint64_t)(uintptr_t)S, (uint64_t)(uintptr_t)U, (uint64_t)(int64_t)ldu, (uint64_t)(uintptr_t)V, (uint64_t)(int64_t)ldv, (uint64_t)(uintptr_t)lwork, (uint64_t)(uintptr_t)params};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusolverDnCgesvdj_bufferSize, cutap_w, thunk_cusolverDnCgesvdj_bufferSize);
 }
@@ -356,11 +272,8 @@ static uint64_t thunk_cusolverDnCgetrf(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, int, int, void *, int, void *, void *, void *))fn)((void *)(uintptr_t)a[0], (int)a[1], (int)a[2], (void *)(uintptr_t)a[3], (int)a[4], (void *)(uintptr_t)a[5], (void *)(uintptr_t)a[6], (void *)(uintptr_t)a[7]);
 }
-CUTAP_EXPORT unsigned int cusolverDnCgetrf(void *handle, int m, int n, void *A, int lda, void *Workspace, void *devIpiv, void *devInfo)
+CUTAP_SLOW unsigned int cutap_slow_cusolverDnCgetrf(void *handle, int m, int n, void *A, int lda, void *Workspace, void *devIpiv, void *devInfo)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusolverDnCgetrf], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, int, int, void *, int, void *, void *, void *))cutap_fn)(handle, m, n, A, lda, Workspace, devIpiv, devInfo);
     uint64_t cutap_w[8] = {(uint64_t)(uintptr_t)handle, (uint64_t)(int64_t)m, (uint64_t)(int64_t)n, (uint64_t)(uintptr_t)A, (uint64_t)(int64_t)lda, (uint64_t)(uintptr_t)Workspace, (uint64_t)(uintptr_t)devIpiv, (uint64_t)(uintptr_t)devInfo};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusolverDnCgetrf, cutap_w, thunk_cusolverDnCgetrf);
 }
@@ -368,11 +281,8 @@ static uint64_t thunk_cusolverDnCgetrf_bufferSize(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, int, int, void *, int, void *))fn)((void *)(uintptr_t)a[0], (int)a[1], (int)a[2], (void *)(uintptr_t)a[3], (int)a[4], (void *)(uintptr_t)a[5]);
 }
-CUTAP_EXPORT unsigned int cusolverDnCgetrf_bufferSize(void *handle, int m, int n, void *A, int lda, void *Lwork)
+CUTAP_SLOW unsigned int cutap_slow_cusolverDnCgetrf_bufferSize(void *handle, int m, int n, void *A, int lda, void *Lwork)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusolverDnCgetrf_bufferSize], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, int, int, void *, int, void *))cutap_fn)(handle, m, n, A, lda, Lwork);
     uint64_t cutap_w[6] = {(uint64_t)(uintptr_t)handle, (uint64_t)(int64_t)m, (uint64_t)(int64_t)n, (uint64_t)(uintptr_t)A, (uint64_t)(int64_t)lda, (uint64_t)(uintptr_t)Lwork};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusolverDnCgetrf_bufferSize, cutap_w, thunk_cusolverDnCgetrf_bufferSize);
 }
@@ -380,11 +290,8 @@ static uint64_t thunk_cusolverDnCgetrs(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, int, int, void *, int, void *, void *, int, void *))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (int)a[2], (int)a[3], (void *)(uintptr_t)a[4], (int)a[5], (void *)(uintptr_t)a[6], (void *)(uintptr_t)a[7], (int)a[8], (void *)(uintptr_t)a[9]);
 }
-CUTAP_EXPORT unsigned int cusolverDnCgetrs(void *handle, unsigned int trans, int n, int nrhs, void *A, int lda, void *devIpiv, void *B, int ldb, void *devInfo)
+CUTAP_SLOW unsigned int cutap_slow_cusolverDnCgetrs(void *handle, unsigned int trans, int n, int nrhs, void *A, int lda, void *devIpiv, void *B, int ldb, void *devInfo)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusolverDnCgetrs], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, int, int, void *, int, void *, void *, int, void *))cutap_fn)(handle, trans, n, nrhs, A, lda, devIpiv, B, ldb, devInfo);
     uint64_t cutap_w[10] = {(uint64_t)(uintptr_t)handle, (uint64_t)trans, (uint64_t)(int64_t)n, (uint64_t)(int64_t)nrhs, (uint64_t)(uintptr_t)A, (uint64_t)(int64_t)lda, (uint64_t)(uintptr_t)devIpiv, (uint64_t)(uintptr_t)B, (uint64_t)(int64_t)ldb, (uint64_t)(uintptr_t)devInfo};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusolverDnCgetrs, cutap_w, thunk_cusolverDnCgetrs);
 }
@@ -392,11 +299,8 @@ static uint64_t thunk_cusolverDnCheevd(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, unsigned int, int, void *, int, void *, void *, int, void *))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (unsigned int)a[2], (int)a[3], (void *)(uintptr_t)a[4], (int)a[5], (void *)(uintptr_t)a[6], (void *)(uintptr_t)a[7], (int)a[8], (void *)(uintptr_t)a[9]);
 }
-CUTAP_EXPORT unsigned int cusolverDnCheevd(void *handle, unsigned int jobz, unsigned int uplo, int n, void *A, int lda, void *W, void *work, int lwork, void *info)
+CUTAP_SLOW unsigned int cutap_slow_cusolverDnCheevd(void *handle, unsigned int jobz, unsigned int uplo, int n, void *A, int lda, void *W, void *work, int lwork, void *info)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusolverDnCheevd], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, unsigned int, int, void *, int, void *, void *, int, void *))cutap_fn)(handle, jobz, uplo, n, A, lda, W, work, lwork, info);
     uint64_t cutap_w[10] = {(uint64_t)(uintptr_t)handle, (uint64_t)jobz, (uint64_t)uplo, (uint64_t)(int64_t)n, (uint64_t)(uintptr_t)A, (uint64_t)(int64_t)lda, (uint64_t)(uintptr_t)W, (uint64_t)(uintptr_t)work, (uint64_t)(int64_t)lwork, (uint64_t)(uintptr_t)info};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusolverDnCheevd, cutap_w, thunk_cusolverDnCheevd);
 }
@@ -404,11 +308,8 @@ static uint64_t thunk_cusolverDnCheevd_bufferSize(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, unsigned int, int, void *, int, void *, void *))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (unsigned int)a[2], (int)a[3], (void *)(uintptr_t)a[4], (int)a[5], (void *)(uintptr_t)a[6], (void *)(uintptr_t)a[7]);
 }
-CUTAP_EXPORT unsigned int cusolverDnCheevd_bufferSize(void *handle, unsigned int jobz, unsigned int uplo, int n, void *A, int lda, void *W, void *lwork)
+CUTAP_SLOW unsigned int cutap_slow_cusolverDnCheevd_bufferSize(void *handle, unsigned int jobz, unsigned int uplo, int n, void *A, int lda, void *W, void *lwork)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusolverDnCheevd_bufferSize], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, unsigned int, int, void *, int, void *, void *))cutap_fn)(handle, jobz, uplo, n, A, lda, W, lwork);
     uint64_t cutap_w[8] = {(uint64_t)(uintptr_t)handle, (uint64_t)jobz, (uint64_t)uplo, (uint64_t)(int64_t)n, (uint64_t)(uintptr_t)A, (uint64_t)(int64_t)lda, (uint64_t)(uintptr_t)W, (uint64_t)(uintptr_t)lwork};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusolverDnCheevd_bufferSize, cutap_w, thunk_cusolverDnCheevd_bufferSize);
 }
@@ -416,11 +317,8 @@ static uint64_t thunk_cusolverDnCheevdx(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, unsigned int, unsigned int, int, void *, int, float, float, int, int, void *, void *, void *, int, void *))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (unsigned int)a[2], (unsigned int)a[3], (int)a[4], (void *)(uintptr_t)a[5], (int)a[6], cutap_w2f(a[7]), cutap_w2f(a[8]), (int)a[9], (int)a[10], (void *)(uintptr_t)a[11], (void *)(uintptr_t)a[12], (void *)(uintptr_t)a[13], (int)a[14], (void *)(uintptr_t)a[15]);
 }
-CUTAP_EXPORT unsigned int cusolverDnCheevdx(void *handle, unsigned int jobz, unsigned int range, unsigned int uplo, int n, void *A, int lda, float vl, float vu, int il, int iu, void *meig, void *W, void *work, int lwork, void *info)
+CUTAP_SLOW unsigned int cutap_slow_cusolverDnCheevdx(void *handle, unsigned int jobz, unsigned int range, unsigned int uplo, int n, void *A, int lda, float vl, float vu, int il, int iu, void *meig, void *W, void *work, int lwork, void *info)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusolverDnCheevdx], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, unsigned int, unsigned int, int, void *, int, float, float, int, int, void *, void *, void *, int, void *))cutap_fn)(handle, jobz, range, uplo, n, A, lda, vl, vu, il, iu, meig, W, work, lwork, info);
     uint64_t cutap_w[16] = {(uint64_t)(uintptr_t)handle, (uint64_t)jobz, (uint64_t)range, (uint64_t)uplo, (uint64_t)(int64_t)n, (uint64_t)(uintptr_t)A, (uint64_t)(int64_t)lda, cutap_f2w(vl), cutap_f2w(vu), (uint64_t)(int64_t)il, (uint64_t)(int64_t)iu, (uint64_t)(uintptr_t)meig, (uint64_t)(uintptr_t)W, (uint64_t)(uintptr_t)work, (uint64_t)(int64_t)lwork, (uint64_t)(uintptr_t)info};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusolverDnCheevdx, cutap_w, thunk_cusolverDnCheevdx);
 }
@@ -428,11 +326,8 @@ static uint64_t thunk_cusolverDnCheevdx_bufferSize(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, unsigned int, unsigned int, int, void *, int, float, float, int, int, void *, void *, void *))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (unsigned int)a[2], (unsigned int)a[3], (int)a[4], (void *)(uintptr_t)a[5], (int)a[6], cutap_w2f(a[7]), cutap_w2f(a[8]), (int)a[9], (int)a[10], (void *)(uintptr_t)a[11], (void *)(uintptr_t)a[12], (void *)(uintptr_t)a[13]);
 }
-CUTAP_EXPORT unsigned int cusolverDnCheevdx_bufferSize(void *handle, unsigned int jobz, unsigned int range, unsigned int uplo, int n, void *A, int lda, float vl, float vu, int il, int iu, void *meig, void *W, void *lwork)
+CUTAP_SLOW unsigned int cutap_slow_cusolverDnCheevdx_bufferSize(void *handle, unsigned int jobz, unsigned int range, unsigned int uplo, int n, void *A, int lda, float vl, float vu, int il, int iu, void *meig, void *W, void *lwork)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusolverDnCheevdx_bufferSize], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, unsigned int, unsigned int, int, void *, int, float, float, int, int, void *, void *, void *))cutap_fn)(handle, jobz, range, uplo, n, A, lda, vl, vu, il, iu, meig, W, lwork);
     uint64_t cutap_w[14] = {(uint64_t)(uintptr_t)handle, (uint64_t)jobz, (uint64_t)range, (uint64_t)uplo, (uint64_t)(int64_t)n, (uint64_t)(uintptr_t)A, (uint64_t)(int64_t)lda, cutap_f2w(vl), cutap_f2w(vu), (uint64_t)(int64_t)il, (uint64_t)(int64_t)iu, (uint64_t)(uintptr_t)meig, (uint64_t)(uintptr_t)W, (uint64_t)(uintptr_t)lwork};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusolverDnCheevdx_bufferSize, cutap_w, thunk_cusolverDnCheevdx_bufferSize);
 }
@@ -440,11 +335,8 @@ static uint64_t thunk_cusolverDnCheevj(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, unsigned int, int, void *, int, void *, void *, int, void *, void *))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (unsigned int)a[2], (int)a[3], (void *)(uintptr_t)a[4], (int)a[5], (void *)(uintptr_t)a[6], (void *)(uintptr_t)a[7], (int)a[8], (void *)(uintptr_t)a[9], (void *)(uintptr_t)a[10]);
 }
-CUTAP_EXPORT unsigned int cusolverDnCheevj(void *handle, unsigned int jobz, unsigned int uplo, int n, void *A, int lda, void *W, void *work, int lwork, void *info, void *params)
+CUTAP_SLOW unsigned int cutap_slow_cusolverDnCheevj(void *handle, unsigned int jobz, unsigned int uplo, int n, void *A, int lda, void *W, void *work, int lwork, void *info, void *params)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusolverDnCheevj], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, unsigned int, int, void *, int, void *, void *, int, void *, void *))cutap_fn)(handle, jobz, uplo, n, A, lda, W, work, lwork, info, params);
     uint64_t cutap_w[11] = {(uint64_t)(uintptr_t)handle, (uint64_t)jobz, (uint64_t)uplo, (uint64_t)(int64_t)n, (uint64_t)(uintptr_t)A, (uint64_t)(int64_t)lda, (uint64_t)(uintptr_t)W, (uint64_t)(uintptr_t)work, (uint64_t)(int64_t)lwork, (uint64_t)(uintptr_t)info, (uint64_t)(uintptr_t)params};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusolverDnCheevj, cutap_w, thunk_cusolverDnCheevj);
 }
@@ -452,11 +344,8 @@ static uint64_t thunk_cusolverDnCheevjBatched(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, unsigned int, int, void *, int, void *, void *, int, void *, void *, int))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (unsigned int)a[2], (int)a[3], (void *)(uintptr_t)a[4], (int)a[5], (void *)(uintptr_t)a[6], (void *)(uintptr_t)a[7], (int)a[8], (void *)(uintptr_t)a[9], (void *)(uintptr_t)a[10], (int)a[11]);
 }
-CUTAP_EXPORT unsigned int cusolverDnCheevjBatched(void *handle, unsigned int jobz, unsigned int uplo, int n, void *A, int lda, void *W, void *work, int lwork, void *info, void *params, int batchSize)
+CUTAP_SLOW unsigned int cutap_slow_cusolverDnCheevjBatched(void *handle, unsigned int jobz, unsigned int uplo, int n, void *A, int lda, void *W, void *work, int lwork, void *info, void *params, int batchSize)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusolverDnCheevjBatched], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, unsigned int, int, void *, int, void *, void *, int, void *, void *, int))cutap_fn)(handle, jobz, uplo, n, A, lda, W, work, lwork, info, params, batchSize);
     uint64_t cutap_w[12] = {(uint64_t)(uintptr_t)handle, (uint64_t)jobz, (uint64_t)uplo, (uint64_t)(int64_t)n, (uint64_t)(uintptr_t)A, (uint64_t)(int64_t)lda, (uint64_t)(uintptr_t)W, (uint64_t)(uintptr_t)work, (uint64_t)(int64_t)lwork, (uint64_t)(uintptr_t)info, (uint64_t)(uintptr_t)params, (uint64_t)(int64_t)batchSize};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusolverDnCheevjBatched, cutap_w, thunk_cusolverDnCheevjBatched);
 }
@@ -464,11 +353,8 @@ static uint64_t thunk_cusolverDnCheevjBatched_bufferSize(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, unsigned int, int, void *, int, void *, void *, void *, int))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (unsigned int)a[2], (int)a[3], (void *)(uintptr_t)a[4], (int)a[5], (void *)(uintptr_t)a[6], (void *)(uintptr_t)a[7], (void *)(uintptr_t)a[8], (int)a[9]);
 }
-CUTAP_EXPORT unsigned int cusolverDnCheevjBatched_bufferSize(void *handle, unsigned int jobz, unsigned int uplo, int n, void *A, int lda, void *W, void *lwork, void *params, int batchSize)
+CUTAP_SLOW unsigned int cutap_slow_cusolverDnCheevjBatched_bufferSize(void *handle, unsigned int jobz, unsigned int uplo, int n, void *A, int lda, void *W, void *lwork, void *params, int batchSize)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusolverDnCheevjBatched_bufferSize], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, unsigned int, int, void *, int, void *, void *, void *, int))cutap_fn)(handle, jobz, uplo, n, A, lda, W, lwork, params, batchSize);
     uint64_t cutap_w[10] = {(uint64_t)(uintptr_t)handle, (uint64_t)jobz, (uint64_t)uplo, (uint64_t)(int64_t)n, (uint64_t)(uintptr_t)A, (uint64_t)(int64_t)lda, (uint64_t)(uintptr_t)W, (uint64_t)(uintptr_t)lwork, (uint64_t)(uintptr_t)params, (uint64_t)(int64_t)batchSize};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusolverDnCheevjBatched_bufferSize, cutap_w, thunk_cusolverDnCheevjBatched_bufferSize);
 }
@@ -476,11 +362,8 @@ static uint64_t thunk_cusolverDnCheevj_bufferSize(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, unsigned int, int, void *, int, void *, void *, void *))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (unsigned int)a[2], (int)a[3], (void *)(uintptr_t)a[4], (int)a[5], (void *)(uintptr_t)a[6], (void *)(uintptr_t)a[7], (void *)(uintptr_t)a[8]);
 }
-CUTAP_EXPORT unsigned int cusolverDnCheevj_bufferSize(void *handle, unsigned int jobz, unsigned int uplo, int n, void *A, int lda, void *W, void *lwork, void *params)
+CUTAP_SLOW unsigned int cutap_slow_cusolverDnCheevj_bufferSize(void *handle, unsigned int jobz, unsigned int uplo, int n, void *A, int lda, void *W, void *lwork, void *params)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusolverDnCheevj_bufferSize], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, unsigned int, int, void *, int, void *, void *, void *))cutap_fn)(handle, jobz, uplo, n, A, lda, W, lwork, params);
     uint64_t cutap_w[9] = {(uint64_t)(uintptr_t)handle, (uint64_t)jobz, (uint64_t)uplo, (uint64_t)(int64_t)n, (uint64_t)(uintptr_t)A, (uint64_t)(int64_t)lda, (uint64_t)(uintptr_t)W, (uint64_t)(uintptr_t)lwork, (uint64_t)(uintptr_t)params};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusolverDnCheevj_bufferSize, cutap_w, thunk_cusolverDnCheevj_bufferSize);
 }
@@ -488,11 +371,8 @@ static uint64_t thunk_cusolverDnChegvd(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, unsigned int, unsigned int, int, void *, int, void *, int, void *, void *, int, void *))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (unsigned int)a[2], (unsigned int)a[3], (int)a[4], (void *)(uintptr_t)a[5], (int)a[6], (void *)(uintptr_t)a[7], (int)a[8], (void *)(uintptr_t)a[9], (void *)(uintptr_t)a[10], (int)a[11], (void *)(uintptr_t)a[12]);
 }
-CUTAP_EXPORT unsigned int cusolverDnChegvd(void *handle, unsigned int itype, unsigned int jobz, unsigned int uplo, int n, void *A, int lda, void *B, int ldb, void *W, void *work, int lwork, void *info)
+CUTAP_SLOW unsigned int cutap_slow_cusolverDnChegvd(void *handle, unsigned int itype, unsigned int jobz, unsigned int uplo, int n, void *A, int lda, void *B, int ldb, void *W, void *work, int lwork, void *info)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusolverDnChegvd], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, unsigned int, unsigned int, int, void *, int, void *, int, void *, void *, int, void *))cutap_fn)(handle, itype, jobz, uplo, n, A, lda, B, ldb, W, work, lwork, info);
     uint64_t cutap_w[13] = {(uint64_t)(uintptr_t)handle, (uint64_t)itype, (uint64_t)jobz, (uint64_t)uplo, (uint64_t)(int64_t)n, (uint64_t)(uintptr_t)A, (uint64_t)(int64_t)lda, (uint64_t)(uintptr_t)B, (uint64_t)(int64_t)ldb, (uint64_t)(uintptr_t)W, (uint64_t)(uintptr_t)work, (uint64_t)(int64_t)lwork, (uint64_t)(uintptr_t)info};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusolverDnChegvd, cutap_w, thunk_cusolverDnChegvd);
 }
@@ -500,11 +380,8 @@ static uint64_t thunk_cusolverDnChegvd_bufferSize(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, unsigned int, unsigned int, int, void *, int, void *, int, void *, void *))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (unsigned int)a[2], (unsigned int)a[3], (int)a[4], (void *)(uintptr_t)a[5], (int)a[6], (void *)(uintptr_t)a[7], (int)a[8], (void *)(uintptr_t)a[9], (void *)(uintptr_t)a[10]);
 }
-CUTAP_EXPORT unsigned int cusolverDnChegvd_bufferSize(void *handle, unsigned int itype, unsigned int jobz, unsigned int uplo, int n, void *A, int lda, void *B, int ldb, void *W, void *lwork)
+CUTAP_SLOW unsigned int cutap_slow_cusolverDnChegvd_bufferSize(void *handle, unsigned int itype, unsigned int jobz, unsigned int uplo, int n, void *A, int lda, void *B, int ldb, void *W, void *lwork)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusolverDnChegvd_bufferSize], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, unsigned int, unsigned int, int, void *, int, void *, int, void *, void *))cutap_fn)(handle, itype, jobz, uplo, n, A, lda, B, ldb, W, lwork);
     uint64_t cutap_w[11] = {(uint64_t)(uintptr_t)handle, (uint64_t)itype, (uint64_t)jobz, (uint64_t)uplo, (uint64_t)(int64_t)n, (uint64_t)(uintptr_t)A, (uint64_t)(int64_t)lda, (uint64_t)(uintptr_t)B, (uint64_t)(int64_t)ldb, (uint64_t)(uintptr_t)W, (uint64_t)(uintptr_t)lwork};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusolverDnChegvd_bufferSize, cutap_w, thunk_cusolverDnChegvd_bufferSize);
 }
@@ -512,11 +389,8 @@ static uint64_t thunk_cusolverDnChegvdx(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, unsigned int, unsigned int, unsigned int, int, void *, int, void *, int, float, float, int, int, void *, void *, void *, int, void *))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (unsigned int)a[2], (unsigned int)a[3], (unsigned int)a[4], (int)a[5], (void *)(uintptr_t)a[6], (int)a[7], (void *)(uintptr_t)a[8], (int)a[9], cutap_w2f(a[10]), cutap_w2f(a[11]), (int)a[12], (int)a[13], (void *)(uintptr_t)a[14], (void *)(uintptr_t)a[15], (void *)(uintptr_t)a[16], (int)a[17], (void *)(uintptr_t)a[18]);
 }
-CUTAP_EXPORT unsigned int cusolverDnChegvdx(void *handle, unsigned int itype, unsigned int jobz, unsigned int range, unsigned int uplo, int n, void *A, int lda, void *B, int ldb, float vl, float vu, int il, int iu, void *meig, void *W, void *work, int lwork, void *info)
+CUTAP_SLOW unsigned int cutap_slow_cusolverDnChegvdx(void *handle, unsigned int itype, unsigned int jobz, unsigned int range, unsigned int uplo, int n, void *A, int lda, void *B, int ldb, float vl, float vu, int il, int iu, void *meig, void *W, void *work, int lwork, void *info)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusolverDnChegvdx], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, unsigned int, unsigned int, unsigned int, int, void *, int, void *, int, float, float, int, int, void *, void *, void *, int, void *))cutap_fn)(handle, itype, jobz, range, uplo, n, A, lda, B, ldb, vl, vu, il, iu, meig, W, work, lwork, info);
     uint64_t cutap_w[19] = {(uint64_t)(uintptr_t)handle, (uint64_t)itype, (uint64_t)jobz, (uint64_t)range, (uint64_t)uplo, (uint64_t)(int64_t)n, (uint64_t)(uintptr_t)A, (uint64_t)(int64_t)lda, (uint64_t)(uintptr_t)B, (uint64_t)(int64_t)ldb, cutap_f2w(vl), cutap_f2w(vu), (uint64_t)(int64_t)il, (uint64_t)(int64_t)iu, (uint64_t)(uintptr_t)meig, (uint64_t)(uintptr_t)W, (uint64_t)(uintptr_t)work, (uint64_t)(int64_t)lwork, (uint64_t)(uintptr_t)info};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusolverDnChegvdx, cutap_w, thunk_cusolverDnChegvdx);
 }
@@ -524,11 +398,8 @@ static uint64_t thunk_cusolverDnChegvdx_bufferSize(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, unsigned int, unsigned int, unsigned int, int, void *, int, void *, int, float, float, int, int, void *, void *, void *))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (unsigned int)a[2], (unsigned int)a[3], (unsigned int)a[4], (int)a[5], (void *)(uintptr_t)a[6], (int)a[7], (void *)(uintptr_t)a[8], (int)a[9], cutap_w2f(a[10]), cutap_w2f(a[11]), (int)a[12], (int)a[13], (void *)(uintptr_t)a[14], (void *)(uintptr_t)a[15], (void *)(uintptr_t)a[16]);
 }
-CUTAP_EXPORT unsigned int cusolverDnChegvdx_bufferSize(void *handle, unsigned int itype, unsigned int jobz, unsigned int range, unsigned int uplo, int n, void *A, int lda, void *B, int ldb, float vl, float vu, int il, int iu, void *meig, void *W, void *lwork)
+CUTAP_SLOW unsigned int cutap_slow_cusolverDnChegvdx_bufferSize(void *handle, unsigned int itype, unsigned int jobz, unsigned int range, unsigned int uplo, int n, void *A, int lda, void *B, int ldb, float vl, float vu, int il, int iu, void *meig, void *W, void *lwork)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusolverDnChegvdx_bufferSize], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, unsigned int, unsigned int, unsigned int, int, void *, int, void *, int, float, float, int, int, void *, void *, void *))cutap_fn)(handle, itype, jobz, range, uplo, n, A, lda, B, ldb, vl, vu, il, iu, meig, W, lwork);
     uint64_t cutap_w[17] = {(uint64_t)(uintptr_t)handle, (uint64_t)itype, (uint64_t)jobz, (uint64_t)range, (uint64_t)uplo, (uint64_t)(int64_t)n, (uint64_t)(uintptr_t)A, (uint64_t)(int64_t)lda, (uint64_t)(uintptr_t)B, (uint64_t)(int64_t)ldb, cutap_f2w(vl), cutap_f2w(vu), (uint64_t)(int64_t)il, (uint64_t)(int64_t)iu, (uint64_t)(uintptr_t)meig, (uint64_t)(uintptr_t)W, (uint64_t)(uintptr_t)lwork};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusolverDnChegvdx_bufferSize, cutap_w, thunk_cusolverDnChegvdx_bufferSize);
 }
@@ -536,11 +407,8 @@ static uint64_t thunk_cusolverDnChegvj(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, unsigned int, unsigned int, int, void *, int, void *, int, void *, void *, int, void *, void *))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (unsigned int)a[2], (unsigned int)a[3], (int)a[4], (void *)(uintptr_t)a[5], (int)a[6], (void *)(uintptr_t)a[7], (int)a[8], (void *)(uintptr_t)a[9], (void *)(uintptr_t)a[10], (int)a[11], (void *)(uintptr_t)a[12], (void *)(uintptr_t)a[13]);
 }
-CUTAP_EXPORT unsigned int cusolverDnChegvj(void *handle, unsigned int itype, unsigned int jobz, unsigned int uplo, int n, void *A, int lda, void *B, int ldb, void *W, void *work, int lwork, void *info, void *params)
+CUTAP_SLOW unsigned int cutap_slow_cusolverDnChegvj(void *handle, unsigned int itype, unsigned int jobz, unsigned int uplo, int n, void *A, int lda, void *B, int ldb, void *W, void *work, int lwork, void *info, void *params)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusolverDnChegvj], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, unsigned int, unsigned int, int, void *, int, void *, int, void *, void *, int, void *, void *))cutap_fn)(handle, itype, jobz, uplo, n, A, lda, B, ldb, W, work, lwork, info, params);
     uint64_t cutap_w[14] = {(uint64_t)(uintptr_t)handle, (uint64_t)itype, (uint64_t)jobz, (uint64_t)uplo, (uint64_t)(int64_t)n, (uint64_t)(uintptr_t)A, (uint64_t)(int64_t)lda, (uint64_t)(uintptr_t)B, (uint64_t)(int64_t)ldb, (uint64_t)(uintptr_t)W, (uint64_t)(uintptr_t)work, (uint64_t)(int64_t)lwork, (uint64_t)(uintptr_t)info, (uint64_t)(uintptr_t)params};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusolverDnChegvj, cutap_w, thunk_cusolverDnChegvj);
 }
@@ -548,11 +416,8 @@ static uint64_t thunk_cusolverDnChegvj_bufferSize(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, unsigned int, unsigned int, int, void *, int, void *, int, void *, void *, void *))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (unsigned int)a[2], (unsigned int)a[3], (int)a[4], (void *)(uintptr_t)a[5], (int)a[6], (void *)(uintptr_t)a[7], (int)a[8], (void *)(uintptr_t)a[9], (void *)(uintptr_t)a[10], (void *)(uintptr_t)a[11]);
 }
-CUTAP_EXPORT unsigned int cusolverDnChegvj_bufferSize(void *handle, unsigned int itype, unsigned int jobz, unsigned int uplo, int n, void *A, int lda, void *B, int ldb, void *W, void *lwork, void *params)
+CUTAP_SLOW unsigned int cutap_slow_cusolverDnChegvj_bufferSize(void *handle, unsigned int itype, unsigned int jobz, unsigned int uplo, int n, void *A, int lda, void *B, int ldb, void *W, void *lwork, void *params)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusolverDnChegvj_bufferSize], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, unsigned int, unsigned int, int, void *, int, void *, int, void *, void *, void *))cutap_fn)(handle, itype, jobz, uplo, n, A, lda, B, ldb, W, lwork, params);
     uint64_t cutap_w[12] = {(uint64_t)(uintptr_t)handle, (uint64_t)itype, (uint64_t)jobz, (uint64_t)uplo, (uint64_t)(int64_t)n, (uint64_t)(uintptr_t)A, (uint64_t)(int64_t)lda, (uint64_t)(uintptr_t)B, (uint64_t)(int64_t)ldb, (uint64_t)(uintptr_t)W, (uint64_t)(uintptr_t)lwork, (uint64_t)(uintptr_t)params};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusolverDnChegvj_bufferSize, cutap_w, thunk_cusolverDnChegvj_bufferSize);
 }
@@ -560,11 +425,8 @@ static uint64_t thunk_cusolverDnChetrd(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, int, void *, int, void *, void *, void *, void *, int, void *))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (int)a[2], (void *)(uintptr_t)a[3], (int)a[4], (void *)(uintptr_t)a[5], (void *)(uintptr_t)a[6], (void *)(uintptr_t)a[7], (void *)(uintptr_t)a[8], (int)a[9], (void *)(uintptr_t)a[10]);
 }
-CUTAP_EXPORT unsigned int cusolverDnChetrd(void *handle, unsigned int uplo, int n, void *A, int lda, void *d, void *e, void *tau, void *work, int lwork, void *info)
+CUTAP_SLOW unsigned int cutap_slow_cusolverDnChetrd(void *handle, unsigned int uplo, int n, void *A, int lda, void *d, void *e, void *tau, void *work, int lwork, void *info)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusolverDnChetrd], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, int, void *, int, void *, void *, void *, void *, int, void *))cutap_fn)(handle, uplo, n, A, lda, d, e, tau, work, lwork, info);
     uint64_t cutap_w[11] = {(uint64_t)(uintptr_t)handle, (uint64_t)uplo, (uint64_t)(int64_t)n, (uint64_t)(uintptr_t)A, (uint64_t)(int64_t)lda, (uint64_t)(uintptr_t)d, (uint64_t)(uintptr_t)e, (uint64_t)(uintptr_t)tau, (uint64_t)(uintptr_t)work, (uint64_t)(int64_t)lwork, (uint64_t)(uintptr_t)info};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusolverDnChetrd, cutap_w, thunk_cusolverDnChetrd);
 }
@@ -572,11 +434,8 @@ static uint64_t thunk_cusolverDnChetrd_bufferSize(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, int, void *, int, void *, void *, void *, void *))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (int)a[2], (void *)(uintptr_t)a[3], (int)a[4], (void *)(uintptr_t)a[5], (void *)(uintptr_t)a[6], (void *)(uintptr_t)a[7], (void *)(uintptr_t)a[8]);
 }
-CUTAP_EXPORT unsigned int cusolverDnChetrd_bufferSize(void *handle, unsigned int uplo, int n, void *A, int lda, void *d, void *e, void *tau, void *lwork)
+CUTAP_SLOW unsigned int cutap_slow_cusolverDnChetrd_bufferSize(void *handle, unsigned int uplo, int n, void *A, int lda, void *d, void *e, void *tau, void *lwork)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusolverDnChetrd_bufferSize], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, int, void *, int, void *, void *, void *, void *))cutap_fn)(handle, uplo, n, A, lda, d, e, tau, lwork);
     uint64_t cutap_w[9] = {(uint64_t)(uintptr_t)handle, (uint64_t)uplo, (uint64_t)(int64_t)n, (uint64_t)(uintptr_t)A, (uint64_t)(int64_t)lda, (uint64_t)(uintptr_t)d, (uint64_t)(uintptr_t)e, (uint64_t)(uintptr_t)tau, (uint64_t)(uintptr_t)lwork};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusolverDnChetrd_bufferSize, cutap_w, thunk_cusolverDnChetrd_bufferSize);
 }
@@ -584,11 +443,8 @@ static uint64_t thunk_cusolverDnClaswp(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, int, void *, int, int, int, void *, int))fn)((void *)(uintptr_t)a[0], (int)a[1], (void *)(uintptr_t)a[2], (int)a[3], (int)a[4], (int)a[5], (void *)(uintptr_t)a[6], (int)a[7]);
 }
-CUTAP_EXPORT unsigned int cusolverDnClaswp(void *handle, int n, void *A, int lda, int k1, int k2, void *devIpiv, int incx)
+CUTAP_SLOW unsigned int cutap_slow_cusolverDnClaswp(void *handle, int n, void *A, int lda, int k1, int k2, void *devIpiv, int incx)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusolverDnClaswp], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, int, void *, int, int, int, void *, int))cutap_fn)(handle, n, A, lda, k1, k2, devIpiv, incx);
     uint64_t cutap_w[8] = {(uint64_t)(uintptr_t)handle, (uint64_t)(int64_t)n, (uint64_t)(uintptr_t)A, (uint64_t)(int64_t)lda, (uint64_t)(int64_t)k1, (uint64_t)(int64_t)k2, (uint64_t)(uintptr_t)devIpiv, (uint64_t)(int64_t)incx};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusolverDnClaswp, cutap_w, thunk_cusolverDnClaswp);
 }
@@ -596,11 +452,8 @@ static uint64_t thunk_cusolverDnClauum(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, int, void *, int, void *, int, void *))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (int)a[2], (void *)(uintptr_t)a[3], (int)a[4], (void *)(uintptr_t)a[5], (int)a[6], (void *)(uintptr_t)a[7]);
 }
-CUTAP_EXPORT unsigned int cusolverDnClauum(void *handle, unsigned int uplo, int n, void *A, int lda, void *work, int lwork, void *devInfo)
+CUTAP_SLOW unsigned int cutap_slow_cusolverDnClauum(void *handle, unsigned int uplo, int n, void *A, int lda, void *work, int lwork, void *devInfo)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusolverDnClauum], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, int, void *, int, void *, int, void *))cutap_fn)(handle, uplo, n, A, lda, work, lwork, devInfo);
     uint64_t cutap_w[8] = {(uint64_t)(uintptr_t)handle, (uint64_t)uplo, (uint64_t)(int64_t)n, (uint64_t)(uintptr_t)A, (uint64_t)(int64_t)lda, (uint64_t)(uintptr_t)work, (uint64_t)(int64_t)lwork, (uint64_t)(uintptr_t)devInfo};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusolverDnClauum, cutap_w, thunk_cusolverDnClauum);
 }
@@ -608,11 +461,8 @@ static uint64_t thunk_cusolverDnClauum_bufferSize(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, int, void *, int, void *))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (int)a[2], (void *)(uintptr_t)a[3], (int)a[4], (void *)(uintptr_t)a[5]);
 }
-CUTAP_EXPORT unsigned int cusolverDnClauum_bufferSize(void *handle, unsigned int uplo, int n, void *A, int lda, void *lwork)
+CUTAP_SLOW unsigned int cutap_slow_cusolverDnClauum_bufferSize(void *handle, unsigned int uplo, int n, void *A, int lda, void *lwork)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusolverDnClauum_bufferSize], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, int, void *, int, void *))cutap_fn)(handle, uplo, n, A, lda, lwork);
     uint64_t cutap_w[6] = {(uint64_t)(uintptr_t)handle, (uint64_t)uplo, (uint64_t)(int64_t)n, (uint64_t)(uintptr_t)A, (uint64_t)(int64_t)lda, (uint64_t)(uintptr_t)lwork};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusolverDnClauum_bufferSize, cutap_w, thunk_cusolverDnClauum_bufferSize);
 }
@@ -620,11 +470,8 @@ static uint64_t thunk_cusolverDnCpotrf(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, int, void *, int, void *, int, void *))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (int)a[2], (void *)(uintptr_t)a[3], (int)a[4], (void *)(uintptr_t)a[5], (int)a[6], (void *)(uintptr_t)a[7]);
 }
-CUTAP_EXPORT unsigned int cusolverDnCpotrf(void *handle, unsigned int uplo, int n, void *A, int lda, void *Workspace, int Lwork, void *devInfo)
+CUTAP_SLOW unsigned int cutap_slow_cusolverDnCpotrf(void *handle, unsigned int uplo, int n, void *A, int lda, void *Workspace, int Lwork, void *devInfo)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusolverDnCpotrf], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, int, void *, int, void *, int, void *))cutap_fn)(handle, uplo, n, A, lda, Workspace, Lwork, devInfo);
     uint64_t cutap_w[8] = {(uint64_t)(uintptr_t)handle, (uint64_t)uplo, (uint64_t)(int64_t)n, (uint64_t)(uintptr_t)A, (uint64_t)(int64_t)lda, (uint64_t)(uintptr_t)Workspace, (uint64_t)(int64_t)Lwork, (uint64_t)(uintptr_t)devInfo};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusolverDnCpotrf, cutap_w, thunk_cusolverDnCpotrf);
 }
@@ -632,11 +479,8 @@ static uint64_t thunk_cusolverDnCpotrfBatched(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, int, void *, int, void *, int))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (int)a[2], (void *)(uintptr_t)a[3], (int)a[4], (void *)(uintptr_t)a[5], (int)a[6]);
 }
-CUTAP_EXPORT unsigned int cusolverDnCpotrfBatched(void *handle, unsigned int uplo, int n, void *Aarray, int lda, void *infoArray, int batchSize)
+CUTAP_SLOW unsigned int cutap_slow_cusolverDnCpotrfBatched(void *handle, unsigned int uplo, int n, void *Aarray, int lda, void *infoArray, int batchSize)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusolverDnCpotrfBatched], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, int, void *, int, void *, int))cutap_fn)(handle, uplo, n, Aarray, lda, infoArray, batchSize);
     uint64_t cutap_w[7] = {(uint64_t)(uintptr_t)handle, (uint64_t)uplo, (uint64_t)(int64_t)n, (uint64_t)(uintptr_t)Aarray, (uint64_t)(int64_t)lda, (uint64_t)(uintptr_t)infoArray, (uint64_t)(int64_t)batchSize};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusolverDnCpotrfBatched, cutap_w, thunk_cusolverDnCpotrfBatched);
 }
@@ -644,11 +488,8 @@ static uint64_t thunk_cusolverDnCpotrf_bufferSize(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, int, void *, int, void *))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (int)a[2], (void *)(uintptr_t)a[3], (int)a[4], (void *)(uintptr_t)a[5]);
 }
-CUTAP_EXPORT unsigned int cusolverDnCpotrf_bufferSize(void *handle, unsigned int uplo, int n, void *A, int lda, void *Lwork)
+CUTAP_SLOW unsigned int cutap_slow_cusolverDnCpotrf_bufferSize(void *handle, unsigned int uplo, int n, void *A, int lda, void *Lwork)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusolverDnCpotrf_bufferSize], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, int, void *, int, void *))cutap_fn)(handle, uplo, n, A, lda, Lwork);
     uint64_t cutap_w[6] = {(uint64_t)(uintptr_t)handle, (uint64_t)uplo, (uint64_t)(int64_t)n, (uint64_t)(uintptr_t)A, (uint64_t)(int64_t)lda, (uint64_t)(uintptr_t)Lwork};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusolverDnCpotrf_bufferSize, cutap_w, thunk_cusolverDnCpotrf_bufferSize);
 }
@@ -656,11 +497,8 @@ static uint64_t thunk_cusolverDnCpotri(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, int, void *, int, void *, int, void *))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (int)a[2], (void *)(uintptr_t)a[3], (int)a[4], (void *)(uintptr_t)a[5], (int)a[6], (void *)(uintptr_t)a[7]);
 }
-CUTAP_EXPORT unsigned int cusolverDnCpotri(void *handle, unsigned int uplo, int n, void *A, int lda, void *work, int lwork, void *devInfo)
+CUTAP_SLOW unsigned int cutap_slow_cusolverDnCpotri(void *handle, unsigned int uplo, int n, void *A, int lda, void *work, int lwork, void *devInfo)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusolverDnCpotri], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, int, void *, int, void *, int, void *))cutap_fn)(handle, uplo, n, A, lda, work, lwork, devInfo);
     uint64_t cutap_w[8] = {(uint64_t)(uintptr_t)handle, (uint64_t)uplo, (uint64_t)(int64_t)n, (uint64_t)(uintptr_t)A, (uint64_t)(int64_t)lda, (uint64_t)(uintptr_t)work, (uint64_t)(int64_t)lwork, (uint64_t)(uintptr_t)devInfo};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusolverDnCpotri, cutap_w, thunk_cusolverDnCpotri);
 }
@@ -668,11 +506,8 @@ static uint64_t thunk_cusolverDnCpotri_bufferSize(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, int, void *, int, void *))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (int)a[2], (void *)(uintptr_t)a[3], (int)a[4], (void *)(uintptr_t)a[5]);
 }
-CUTAP_EXPORT unsigned int cusolverDnCpotri_bufferSize(void *handle, unsigned int uplo, int n, void *A, int lda, void *lwork)
+CUTAP_SLOW unsigned int cutap_slow_cusolverDnCpotri_bufferSize(void *handle, unsigned int uplo, int n, void *A, int lda, void *lwork)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusolverDnCpotri_bufferSize], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, int, void *, int, void *))cutap_fn)(handle, uplo, n, A, lda, lwork);
     uint64_t cutap_w[6] = {(uint64_t)(uintptr_t)handle, (uint64_t)uplo, (uint64_t)(int64_t)n, (uint64_t)(uintptr_t)A, (uint64_t)(int64_t)lda, (uint64_t)(uintptr_t)lwork};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusolverDnCpotri_bufferSize, cutap_w, thunk_cusolverDnCpotri_bufferSize);
 }
@@ -680,11 +515,8 @@ static uint64_t thunk_cusolverDnCpotrs(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, int, int, void *, int, void *, int, void *))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (int)a[2], (int)a[3], (void *)(uintptr_t)a[4], (int)a[5], (void *)(uintptr_t)a[6], (int)a[7], (void *)(uintptr_t)a[8]);
 }
-CUTAP_EXPORT unsigned int cusolverDnCpotrs(void *handle, unsigned int uplo, int n, int nrhs, void *A, int lda, void *B, int ldb, void *devInfo)
+CUTAP_SLOW unsigned int cutap_slow_cusolverDnCpotrs(void *handle, unsigned int uplo, int n, int nrhs, void *A, int lda, void *B, int ldb, void *devInfo)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusolverDnCpotrs], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, int, int, void *, int, void *, int, void *))cutap_fn)(handle, uplo, n, nrhs, A, lda, B, ldb, devInfo);
     uint64_t cutap_w[9] = {(uint64_t)(uintptr_t)handle, (uint64_t)uplo, (uint64_t)(int64_t)n, (uint64_t)(int64_t)nrhs, (uint64_t)(uintptr_t)A, (uint64_t)(int64_t)lda, (uint64_t)(uintptr_t)B, (uint64_t)(int64_t)ldb, (uint64_t)(uintptr_t)devInfo};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusolverDnCpotrs, cutap_w, thunk_cusolverDnCpotrs);
 }
@@ -692,11 +524,8 @@ static uint64_t thunk_cusolverDnCpotrsBatched(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, int, int, void *, int, void *, int, void *, int))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (int)a[2], (int)a[3], (void *)(uintptr_t)a[4], (int)a[5], (void *)(uintptr_t)a[6], (int)a[7], (void *)(uintptr_t)a[8], (int)a[9]);
 }
-CUTAP_EXPORT unsigned int cusolverDnCpotrsBatched(void *handle, unsigned int uplo, int n, int nrhs, void *A, int lda, void *B, int ldb, void *d_info, int batchSize)
+CUTAP_SLOW unsigned int cutap_slow_cusolverDnCpotrsBatched(void *handle, unsigned int uplo, int n, int nrhs, void *A, int lda, void *B, int ldb, void *d_info, int batchSize)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusolverDnCpotrsBatched], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, int, int, void *, int, void *, int, void *, int))cutap_fn)(handle, uplo, n, nrhs, A, lda, B, ldb, d_info, batchSize);
     uint64_t cutap_w[10] = {(uint64_t)(uintptr_t)handle, (uint64_t)uplo, (uint64_t)(int64_t)n, (uint64_t)(int64_t)nrhs, (uint64_t)(uintptr_t)A, (uint64_t)(int64_t)lda, (uint64_t)(uintptr_t)B, (uint64_t)(int64_t)ldb, (uint64_t)(uintptr_t)d_info, (uint64_t)(int64_t)batchSize};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusolverDnCpotrsBatched, cutap_w, thunk_cusolverDnCpotrsBatched);
 }
@@ -704,11 +533,8 @@ static uint64_t thunk_cusolverDnCreate(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *))fn)((void *)(uintptr_t)a[0]);
 }
-CUTAP_EXPORT unsigned int cusolverDnCreate(void *handle)
+CUTAP_SLOW unsigned int cutap_slow_cusolverDnCreate(void *handle)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusolverDnCreate], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *))cutap_fn)(handle);
     uint64_t cutap_w[1] = {(uint64_t)(uintptr_t)handle};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusolverDnCreate, cutap_w, thunk_cusolverDnCreate);
 }
@@ -716,11 +542,8 @@ static uint64_t thunk_cusolverDnCreateGesvdjInfo(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *))fn)((void *)(uintptr_t)a[0]);
 }
-CUTAP_EXPORT unsigned int cusolverDnCreateGesvdjInfo(void *info)
+CUTAP_SLOW unsigned int cutap_slow_cusolverDnCreateGesvdjInfo(void *info)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusolverDnCreateGesvdjInfo], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *))cutap_fn)(info);
     uint64_t cutap_w[1] = {(uint64_t)(uintptr_t)info};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusolverDnCreateGesvdjInfo, cutap_w, thunk_cusolverDnCreateGesvdjInfo);
 }
@@ -728,11 +551,8 @@ static uint64_t thunk_cusolverDnCreateParams(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *))fn)((void *)(uintptr_t)a[0]);
 }
-CUTAP_EXPORT unsigned int cusolverDnCreateParams(void *params)
+CUTAP_SLOW unsigned int cutap_slow_cusolverDnCreateParams(void *params)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusolverDnCreateParams], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *))cutap_fn)(params);
     uint64_t cutap_w[1] = {(uint64_t)(uintptr_t)params};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusolverDnCreateParams, cutap_w, thunk_cusolverDnCreateParams);
 }
@@ -740,11 +560,8 @@ static uint64_t thunk_cusolverDnCreateSyevjInfo(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *))fn)((void *)(uintptr_t)a[0]);
 }
-CUTAP_EXPORT unsigned int cusolverDnCreateSyevjInfo(void *info)
+CUTAP_SLOW unsigned int cutap_slow_cusolverDnCreateSyevjInfo(void *info)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusolverDnCreateSyevjInfo], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *))cutap_fn)(info);
     uint64_t cutap_w[1] = {(uint64_t)(uintptr_t)info};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusolverDnCreateSyevjInfo, cutap_w, thunk_cusolverDnCreateSyevjInfo);
 }
@@ -752,11 +569,8 @@ static uint64_t thunk_cusolverDnCsytrf(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, int, void *, int, void *, void *, int, void *))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (int)a[2], (void *)(uintptr_t)a[3], (int)a[4], (void *)(uintptr_t)a[5], (void *)(uintptr_t)a[6], (int)a[7], (void *)(uintptr_t)a[8]);
 }
-CUTAP_EXPORT unsigned int cusolverDnCsytrf(void *handle, unsigned int uplo, int n, void *A, int lda, void *ipiv, void *work, int lwork, void *info)
+CUTAP_SLOW unsigned int cutap_slow_cusolverDnCsytrf(void *handle, unsigned int uplo, int n, void *A, int lda, void *ipiv, void *work, int lwork, void *info)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusolverDnCsytrf], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, int, void *, int, void *, void *, int, void *))cutap_fn)(handle, uplo, n, A, lda, ipiv, work, lwork, info);
     uint64_t cutap_w[9] = {(uint64_t)(uintptr_t)handle, (uint64_t)uplo, (uint64_t)(int64_t)n, (uint64_t)(uintptr_t)A, (uint64_t)(int64_t)lda, (uint64_t)(uintptr_t)ipiv, (uint64_t)(uintptr_t)work, (uint64_t)(int64_t)lwork, (uint64_t)(uintptr_t)info};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusolverDnCsytrf, cutap_w, thunk_cusolverDnCsytrf);
 }
@@ -764,11 +578,8 @@ static uint64_t thunk_cusolverDnCsytrf_bufferSize(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, int, void *, int, void *))fn)((void *)(uintptr_t)a[0], (int)a[1], (void *)(uintptr_t)a[2], (int)a[3], (void *)(uintptr_t)a[4]);
 }
-CUTAP_EXPORT unsigned int cusolverDnCsytrf_bufferSize(void *handle, int n, void *A, int lda, void *lwork)
+CUTAP_SLOW unsigned int cutap_slow_cusolverDnCsytrf_bufferSize(void *handle, int n, void *A, int lda, void *lwork)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusolverDnCsytrf_bufferSize], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, int, void *, int, void *))cutap_fn)(handle, n, A, lda, lwork);
     uint64_t cutap_w[5] = {(uint64_t)(uintptr_t)handle, (uint64_t)(int64_t)n, (uint64_t)(uintptr_t)A, (uint64_t)(int64_t)lda, (uint64_t)(uintptr_t)lwork};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusolverDnCsytrf_bufferSize, cutap_w, thunk_cusolverDnCsytrf_bufferSize);
 }
@@ -776,11 +587,8 @@ static uint64_t thunk_cusolverDnCsytri(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, int, void *, int, void *, void *, int, void *))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (int)a[2], (void *)(uintptr_t)a[3], (int)a[4], (void *)(uintptr_t)a[5], (void *)(uintptr_t)a[6], (int)a[7], (void *)(uintptr_t)a[8]);
 }
-CUTAP_EXPORT unsigned int cusolverDnCsytri(void *handle, unsigned int uplo, int n, void *A, int lda, void *ipiv, void *work, int lwork, void *info)
+CUTAP_SLOW unsigned int cutap_slow_cusolverDnCsytri(void *handle, unsigned int uplo, int n, void *A, int lda, void *ipiv, void *work, int lwork, void *info)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusolverDnCsytri], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, int, void *, int, void *, void *, int, void *))cutap_fn)(handle, uplo, n, A, lda, ipiv, work, lwork, info);
     uint64_t cutap_w[9] = {(uint64_t)(uintptr_t)handle, (uint64_t)uplo, (uint64_t)(int64_t)n, (uint64_t)(uintptr_t)A, (uint64_t)(int64_t)lda, (uint64_t)(uintptr_t)ipiv, (uint64_t)(uintptr_t)work, (uint64_t)(int64_t)lwork, (uint64_t)(uintptr_t)info};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusolverDnCsytri, cutap_w, thunk_cusolverDnCsytri);
 }
@@ -788,11 +596,8 @@ static uint64_t thunk_cusolverDnCsytri_bufferSize(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, int, void *, int, void *, void *))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (int)a[2], (void *)(uintptr_t)a[3], (int)a[4], (void *)(uintptr_t)a[5], (void *)(uintptr_t)a[6]);
 }
-CUTAP_EXPORT unsigned int cusolverDnCsytri_bufferSize(void *handle, unsigned int uplo, int n, void *A, int lda, void *ipiv, void *lwork)
+CUTAP_SLOW unsigned int cutap_slow_cusolverDnCsytri_bufferSize(void *handle, unsigned int uplo, int n, void *A, int lda, void *ipiv, void *lwork)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusolverDnCsytri_bufferSize], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, int, void *, int, void *, void *))cutap_fn)(handle, uplo, n, A, lda, ipiv, lwork);
     uint64_t cutap_w[7] = {(uint64_t)(uintptr_t)handle, (uint64_t)uplo, (uint64_t)(int64_t)n, (uint64_t)(uintptr_t)A, (uint64_t)(int64_t)lda, (uint64_t)(uintptr_t)ipiv, (uint64_t)(uintptr_t)lwork};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusolverDnCsytri_bufferSize, cutap_w, thunk_cusolverDnCsytri_bufferSize);
 }
@@ -800,11 +605,8 @@ static uint64_t thunk_cusolverDnCungbr(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, int, int, int, void *, int, void *, void *, int, void *))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (int)a[2], (int)a[3], (int)a[4], (void *)(uintptr_t)a[5], (int)a[6], (void *)(uintptr_t)a[7], (void *)(uintptr_t)a[8], (int)a[9], (void *)(uintptr_t)a[10]);
 }
-CUTAP_EXPORT unsigned int cusolverDnCungbr(void *handle, unsigned int side, int m, int n, int k, void *A, int lda, void *tau, void *work, int lwork, void *info)
+CUTAP_SLOW unsigned int cutap_slow_cusolverDnCungbr(void *handle, unsigned int side, int m, int n, int k, void *A, int lda, void *tau, void *work, int lwork, void *info)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusolverDnCungbr], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, int, int, int, void *, int, void *, void *, int, void *))cutap_fn)(handle, side, m, n, k, A, lda, tau, work, lwork, info);
     uint64_t cutap_w[11] = {(uint64_t)(uintptr_t)handle, (uint64_t)side, (uint64_t)(int64_t)m, (uint64_t)(int64_t)n, (uint64_t)(int64_t)k, (uint64_t)(uintptr_t)A, (uint64_t)(int64_t)lda, (uint64_t)(uintptr_t)tau, (uint64_t)(uintptr_t)work, (uint64_t)(int64_t)lwork, (uint64_t)(uintptr_t)info};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusolverDnCungbr, cutap_w, thunk_cusolverDnCungbr);
 }
@@ -812,11 +614,8 @@ static uint64_t thunk_cusolverDnCungbr_bufferSize(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, int, int, int, void *, int, void *, void *))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (int)a[2], (int)a[3], (int)a[4], (void *)(uintptr_t)a[5], (int)a[6], (void *)(uintptr_t)a[7], (void *)(uintptr_t)a[8]);
 }
-CUTAP_EXPORT unsigned int cusolverDnCungbr_bufferSize(void *handle, unsigned int side, int m, int n, int k, void *A, int lda, void *tau, void *lwork)
+CUTAP_SLOW unsigned int cutap_slow_cusolverDnCungbr_bufferSize(void *handle, unsigned int side, int m, int n, int k, void *A, int lda, void *tau, void *lwork)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusolverDnCungbr_bufferSize], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, int, int, int, void *, int, void *, void *))cutap_fn)(handle, side, m, n, k, A, lda, tau, lwork);
     uint64_t cutap_w[9] = {(uint64_t)(uintptr_t)handle, (uint64_t)side, (uint64_t)(int64_t)m, (uint64_t)(int64_t)n, (uint64_t)(int64_t)k, (uint64_t)(uintptr_t)A, (uint64_t)(int64_t)lda, (uint64_t)(uintptr_t)tau, (uint64_t)(uintptr_t)lwork};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusolverDnCungbr_bufferSize, cutap_w, thunk_cusolverDnCungbr_bufferSize);
 }
@@ -824,11 +623,8 @@ static uint64_t thunk_cusolverDnCungqr(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, int, int, int, void *, int, void *, void *, int, void *))fn)((void *)(uintptr_t)a[0], (int)a[1], (int)a[2], (int)a[3], (void *)(uintptr_t)a[4], (int)a[5], (void *)(uintptr_t)a[6], (void *)(uintptr_t)a[7], (int)a[8], (void *)(uintptr_t)a[9]);
 }
-CUTAP_EXPORT unsigned int cusolverDnCungqr(void *handle, int m, int n, int k, void *A, int lda, void *tau, void *work, int lwork, void *info)
+CUTAP_SLOW unsigned int cutap_slow_cusolverDnCungqr(void *handle, int m, int n, int k, void *A, int lda, void *tau, void *work, int lwork, void *info)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusolverDnCungqr], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, int, int, int, void *, int, void *, void *, int, void *))cutap_fn)(handle, m, n, k, A, lda, tau, work, lwork, info);
     uint64_t cutap_w[10] = {(uint64_t)(uintptr_t)handle, (uint64_t)(int64_t)m, (uint64_t)(int64_t)n, (uint64_t)(int64_t)k, (uint64_t)(uintptr_t)A, (uint64_t)(int64_t)lda, (uint64_t)(uintptr_t)tau, (uint64_t)(uintptr_t)work, (uint64_t)(int64_t)lwork, (uint64_t)(uintptr_t)info};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusolverDnCungqr, cutap_w, thunk_cusolverDnCungqr);
 }
@@ -836,11 +632,8 @@ static uint64_t thunk_cusolverDnCungqr_bufferSize(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, int, int, int, void *, int, void *, void *))fn)((void *)(uintptr_t)a[0], (int)a[1], (int)a[2], (int)a[3], (void *)(uintptr_t)a[4], (int)a[5], (void *)(uintptr_t)a[6], (void *)(uintptr_t)a[7]);
 }
-CUTAP_EXPORT unsigned int cusolverDnCungqr_bufferSize(void *handle, int m, int n, int k, void *A, int lda, void *tau, void *lwork)
+CUTAP_SLOW unsigned int cutap_slow_cusolverDnCungqr_bufferSize(void *handle, int m, int n, int k, void *A, int lda, void *tau, void *lwork)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusolverDnCungqr_bufferSize], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, int, int, int, void *, int, void *, void *))cutap_fn)(handle, m, n, k, A, lda, tau, lwork);
     uint64_t cutap_w[8] = {(uint64_t)(uintptr_t)handle, (uint64_t)(int64_t)m, (uint64_t)(int64_t)n, (uint64_t)(int64_t)k, (uint64_t)(uintptr_t)A, (uint64_t)(int64_t)lda, (uint64_t)(uintptr_t)tau, (uint64_t)(uintptr_t)lwork};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusolverDnCungqr_bufferSize, cutap_w, thunk_cusolverDnCungqr_bufferSize);
 }
@@ -848,11 +641,8 @@ static uint64_t thunk_cusolverDnCungtr(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, int, void *, int, void *, void *, int, void *))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (int)a[2], (void *)(uintptr_t)a[3], (int)a[4], (void *)(uintptr_t)a[5], (void *)(uintptr_t)a[6], (int)a[7], (void *)(uintptr_t)a[8]);
 }
-CUTAP_EXPORT unsigned int cusolverDnCungtr(void *handle, unsigned int uplo, int n, void *A, int lda, void *tau, void *work, int lwork, void *info)
+CUTAP_SLOW unsigned int cutap_slow_cusolverDnCungtr(void *handle, unsigned int uplo, int n, void *A, int lda, void *tau, void *work, int lwork, void *info)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusolverDnCungtr], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, int, void *, int, void *, void *, int, void *))cutap_fn)(handle, uplo, n, A, lda, tau, work, lwork, info);
     uint64_t cutap_w[9] = {(uint64_t)(uintptr_t)handle, (uint64_t)uplo, (uint64_t)(int64_t)n, (uint64_t)(uintptr_t)A, (uint64_t)(int64_t)lda, (uint64_t)(uintptr_t)tau, (uint64_t)(uintptr_t)work, (uint64_t)(int64_t)lwork, (uint64_t)(uintptr_t)info};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusolverDnCungtr, cutap_w, thunk_cusolverDnCungtr);
 }
@@ -860,11 +650,8 @@ static uint64_t thunk_cusolverDnCungtr_bufferSize(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, int, void *, int, void *, void *))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (int)a[2], (void *)(uintptr_t)a[3], (int)a[4], (void *)(uintptr_t)a[5], (void *)(uintptr_t)a[6]);
 }
-CUTAP_EXPORT unsigned int cusolverDnCungtr_bufferSize(void *handle, unsigned int uplo, int n, void *A, int lda, void *tau, void *lwork)
+CUTAP_SLOW unsigned int cutap_slow_cusolverDnCungtr_bufferSize(void *handle, unsigned int uplo, int n, void *A, int lda, void *tau, void *lwork)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusolverDnCungtr_bufferSize], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, int, void *, int, void *, void *))cutap_fn)(handle, uplo, n, A, lda, tau, lwork);
     uint64_t cutap_w[7] = {(uint64_t)(uintptr_t)handle, (uint64_t)uplo, (uint64_t)(int64_t)n, (uint64_t)(uintptr_t)A, (uint64_t)(int64_t)lda, (uint64_t)(uintptr_t)tau, (uint64_t)(uintptr_t)lwork};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusolverDnCungtr_bufferSize, cutap_w, thunk_cusolverDnCungtr_bufferSize);
 }
@@ -872,11 +659,8 @@ static uint64_t thunk_cusolverDnCunmqr(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, unsigned int, int, int, int, void *, int, void *, void *, int, void *, int, void *))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (unsigned int)a[2], (int)a[3], (int)a[4], (int)a[5], (void *)(uintptr_t)a[6], (int)a[7], (void *)(uintptr_t)a[8], (void *)(uintptr_t)a[9], (int)a[10], (void *)(uintptr_t)a[11], (int)a[12], (void *)(uintptr_t)a[13]);
 }
-CUTAP_EXPORT unsigned int cusolverDnCunmqr(void *handle, unsigned int side, unsigned int trans, int m, int n, int k, void *A, int lda, void *tau, void *C, int ldc, void *work, int lwork, void *devInfo)
+CUTAP_SLOW unsigned int cutap_slow_cusolverDnCunmqr(void *handle, unsigned int side, unsigned int trans, int m, int n, int k, void *A, int lda, void *tau, void *C, int ldc, void *work, int lwork, void *devInfo)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusolverDnCunmqr], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, unsigned int, int, int, int, void *, int, void *, void *, int, void *, int, void *))cutap_fn)(handle, side, trans, m, n, k, A, lda, tau, C, ldc, work, lwork, devInfo);
     uint64_t cutap_w[14] = {(uint64_t)(uintptr_t)handle, (uint64_t)side, (uint64_t)trans, (uint64_t)(int64_t)m, (uint64_t)(int64_t)n, (uint64_t)(int64_t)k, (uint64_t)(uintptr_t)A, (uint64_t)(int64_t)lda, (uint64_t)(uintptr_t)tau, (uint64_t)(uintptr_t)C, (uint64_t)(int64_t)ldc, (uint64_t)(uintptr_t)work, (uint64_t)(int64_t)lwork, (uint64_t)(uintptr_t)devInfo};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusolverDnCunmqr, cutap_w, thunk_cusolverDnCunmqr);
 }
@@ -884,11 +668,8 @@ static uint64_t thunk_cusolverDnCunmqr_bufferSize(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, unsigned int, int, int, int, void *, int, void *, void *, int, void *))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (unsigned int)a[2], (int)a[3], (int)a[4], (int)a[5], (void *)(uintptr_t)a[6], (int)a[7], (void *)(uintptr_t)a[8], (void *)(uintptr_t)a[9], (int)a[10], (void *)(uintptr_t)a[11]);
 }
-CUTAP_EXPORT unsigned int cusolverDnCunmqr_bufferSize(void *handle, unsigned int side, unsigned int trans, int m, int n, int k, void *A, int lda, void *tau, void *C, int ldc, void *lwork)
+CUTAP_SLOW unsigned int cutap_slow_cusolverDnCunmqr_bufferSize(void *handle, unsigned int side, unsigned int trans, int m, int n, int k, void *A, int lda, void *tau, void *C, int ldc, void *lwork)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusolverDnCunmqr_bufferSize], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, unsigned int, int, int, int, void *, int, void *, void *, int, void *))cutap_fn)(handle, side, trans, m, n, k, A, lda, tau, C, ldc, lwork);
     uint64_t cutap_w[12] = {(uint64_t)(uintptr_t)handle, (uint64_t)side, (uint64_t)trans, (uint64_t)(int64_t)m, (uint64_t)(int64_t)n, (uint64_t)(int64_t)k, (uint64_t)(uintptr_t)A, (uint64_t)(int64_t)lda, (uint64_t)(uintptr_t)tau, (uint64_t)(uintptr_t)C, (uint64_t)(int64_t)ldc, (uint64_t)(uintptr_t)lwork};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusolverDnCunmqr_bufferSize, cutap_w, thunk_cusolverDnCunmqr_bufferSize);
 }
@@ -896,11 +677,8 @@ static uint64_t thunk_cusolverDnCunmtr(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, unsigned int, unsigned int, int, int, void *, int, void *, void *, int, void *, int, void *))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (unsigned int)a[2], (unsigned int)a[3], (int)a[4], (int)a[5], (void *)(uintptr_t)a[6], (int)a[7], (void *)(uintptr_t)a[8], (void *)(uintptr_t)a[9], (int)a[10], (void *)(uintptr_t)a[11], (int)a[12], (void *)(uintptr_t)a[13]);
 }
-CUTAP_EXPORT unsigned int cusolverDnCunmtr(void *handle, unsigned int side, unsigned int uplo, unsigned int trans, int m, int n, void *A, int lda, void *tau, void *C, int ldc, void *work, int lwork, void *info)
+CUTAP_SLOW unsigned int cutap_slow_cusolverDnCunmtr(void *handle, unsigned int side, unsigned int uplo, unsigned int trans, int m, int n, void *A, int lda, void *tau, void *C, int ldc, void *work, int lwork, void *info)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusolverDnCunmtr], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, unsigned int, unsigned int, int, int, void *, int, void *, void *, int, void *, int, void *))cutap_fn)(handle, side, uplo, trans, m, n, A, lda, tau, C, ldc, work, lwork, info);
     uint64_t cutap_w[14] = {(uint64_t)(uintptr_t)handle, (uint64_t)side, (uint64_t)uplo, (uint64_t)trans, (uint64_t)(int64_t)m, (uint64_t)(int64_t)n, (uint64_t)(uintptr_t)A, (uint64_t)(int64_t)lda, (uint64_t)(uintptr_t)tau, (uint64_t)(uintptr_t)C, (uint64_t)(int64_t)ldc, (uint64_t)(uintptr_t)work, (uint64_t)(int64_t)lwork, (uint64_t)(uintptr_t)info};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusolverDnCunmtr, cutap_w, thunk_cusolverDnCunmtr);
 }
@@ -908,11 +686,8 @@ static uint64_t thunk_cusolverDnCunmtr_bufferSize(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, unsigned int, unsigned int, int, int, void *, int, void *, void *, int, void *))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (unsigned int)a[2], (unsigned int)a[3], (int)a[4], (int)a[5], (void *)(uintptr_t)a[6], (int)a[7], (void *)(uintptr_t)a[8], (void *)(uintptr_t)a[9], (int)a[10], (void *)(uintptr_t)a[11]);
 }
-CUTAP_EXPORT unsigned int cusolverDnCunmtr_bufferSize(void *handle, unsigned int side, unsigned int uplo, unsigned int trans, int m, int n, void *A, int lda, void *tau, void *C, int ldc, void *lwork)
+CUTAP_SLOW unsigned int cutap_slow_cusolverDnCunmtr_bufferSize(void *handle, unsigned int side, unsigned int uplo, unsigned int trans, int m, int n, void *A, int lda, void *tau, void *C, int ldc, void *lwork)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusolverDnCunmtr_bufferSize], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, unsigned int, unsigned int, int, int, void *, int, void *, void *, int, void *))cutap_fn)(handle, side, uplo, trans, m, n, A, lda, tau, C, ldc, lwork);
     uint64_t cutap_w[12] = {(uint64_t)(uintptr_t)handle, (uint64_t)side, (uint64_t)uplo, (uint64_t)trans, (uint64_t)(int64_t)m, (uint64_t)(int64_t)n, (uint64_t)(uintptr_t)A, (uint64_t)(int64_t)lda, (uint64_t)(uintptr_t)tau, (uint64_t)(uintptr_t)C, (uint64_t)(int64_t)ldc, (uint64_t)(uintptr_t)lwork};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusolverDnCunmtr_bufferSize, cutap_w, thunk_cusolverDnCunmtr_bufferSize);
 }
@@ -920,11 +695,8 @@ static uint64_t thunk_cusolverDnDBgels(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, int, int, int, void *, int, void *, int, void *, int, void *, unsigned long, void *, void *))fn)((void *)(uintptr_t)a[0], (int)a[1], (int)a[2], (int)a[3], (void *)(uintptr_t)a[4], (int)a[5], (void *)(uintptr_t)a[6], (int)a[7], (void *)(uintptr_t)a[8], (int)a[9], (void *)(uintptr_t)a[10], (unsigned long)a[11], (void *)(uintptr_t)a[12], (void *)(uintptr_t)a[13]);
 }
-CUTAP_EXPORT unsigned int cusolverDnDBgels(void *handle, int m, int n, int nrhs, void *dA, int ldda, void *dB, int lddb, void *dX, int lddx, void *dWorkspace, unsigned long lwork_bytes, void *iter, void *d_info)
+CUTAP_SLOW unsigned int cutap_slow_cusolverDnDBgels(void *handle, int m, int n, int nrhs, void *dA, int ldda, void *dB, int lddb, void *dX, int lddx, void *dWorkspace, unsigned long lwork_bytes, void *iter, void *d_info)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusolverDnDBgels], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, int, int, int, void *, int, void *, int, void *, int, void *, unsigned long, void *, void *))cutap_fn)(handle, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, iter, d_info);
     uint64_t cutap_w[14] = {(uint64_t)(uintptr_t)handle, (uint64_t)(int64_t)m, (uint64_t)(int64_t)n, (uint64_t)(int64_t)nrhs, (uint64_t)(uintptr_t)dA, (uint64_t)(int64_t)ldda, (uint64_t)(uintptr_t)dB, (uint64_t)(int64_t)lddb, (uint64_t)(uintptr_t)dX, (uint64_t)(int64_t)lddx, (uint64_t)(uintptr_t)dWorkspace, (uint64_t)lwork_bytes, (uint64_t)(uintptr_t)iter, (uint64_t)(uintptr_t)d_info};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusolverDnDBgels, cutap_w, thunk_cusolverDnDBgels);
 }
@@ -932,11 +704,8 @@ static uint64_t thunk_cusolverDnDBgels_bufferSize(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, int, int, int, void *, int, void *, int, void *, int, void *, void *))fn)((void *)(uintptr_t)a[0], (int)a[1], (int)a[2], (int)a[3], (void *)(uintptr_t)a[4], (int)a[5], (void *)(uintptr_t)a[6], (int)a[7], (void *)(uintptr_t)a[8], (int)a[9], (void *)(uintptr_t)a[10], (void *)(uintptr_t)a[11]);
 }
-CUTAP_EXPORT unsigned int cusolverDnDBgels_bufferSize(void *handle, int m, int n, int nrhs, void *dA, int ldda, void *dB, int lddb, void *dX, int lddx, void *dWorkspace, void *lwork_bytes)
+CUTAP_SLOW unsigned int cutap_slow_cusolverDnDBgels_bufferSize(void *handle, int m, int n, int nrhs, void *dA, int ldda, void *dB, int lddb, void *dX, int lddx, void *dWorkspace, void *lwork_bytes)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusolverDnDBgels_bufferSize], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, int, int, int, void *, int, void *, int, void *, int, void *, void *))cutap_fn)(handle, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes);
     uint64_t cutap_w[12] = {(uint64_t)(uintptr_t)handle, (uint64_t)(int64_t)m, (uint64_t)(int64_t)n, (uint64_t)(int64_t)nrhs, (uint64_t)(uintptr_t)dA, (uint64_t)(int64_t)ldda, (uint64_t)(uintptr_t)dB, (uint64_t)(int64_t)lddb, (uint64_t)(uintptr_t)dX, (uint64_t)(int64_t)lddx, (uint64_t)(uintptr_t)dWorkspace, (uint64_t)(uintptr_t)lwork_bytes};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusolverDnDBgels_bufferSize, cutap_w, thunk_cusolverDnDBgels_bufferSize);
 }
@@ -944,11 +713,8 @@ static uint64_t thunk_cusolverDnDBgesv(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, int, int, void *, int, void *, void *, int, void *, int, void *, unsigned long, void *, void *))fn)((void *)(uintptr_t)a[0], (int)a[1], (int)a[2], (void *)(uintptr_t)a[3], (int)a[4], (void *)(uintptr_t)a[5], (void *)(uintptr_t)a[6], (int)a[7], (void *)(uintptr_t)a[8], (int)a[9], (void *)(uintptr_t)a[10], (unsigned long)a[11], (void *)(uintptr_t)a[12], (void *)(uintptr_t)a[13]);
 }
-CUTAP_EXPORT unsigned int cusolverDnDBgesv(void *handle, int n, int nrhs, void *dA, int ldda, void *dipiv, void *dB, int lddb, void *dX, int lddx, void *dWorkspace, unsigned long lwork_bytes, void *iter, void *d_info)
+CUTAP_SLOW unsigned int cutap_slow_cusolverDnDBgesv(void *handle, int n, int nrhs, void *dA, int ldda, void *dipiv, void *dB, int lddb, void *dX, int lddx, void *dWorkspace, unsigned long lwork_bytes, void *iter, void *d_info)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusolverDnDBgesv], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, int, int, void *, int, void *, void *, int, void *, int, void *, unsigned long, void *, void *))cutap_fn)(handle, n, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, iter, d_info);
     uint64_t cutap_w[14] = {(uint64_t)(uintptr_t)handle, (uint64_t)(int64_t)n, (uint64_t)(int64_t)nrhs, (uint64_t)(uintptr_t)dA, (uint64_t)(int64_t)ldda, (uint64_t)(uintptr_t)dipiv, (uint64_t)(uintptr_t)dB, (uint64_t)(int64_t)lddb, (uint64_t)(uintptr_t)dX, (uint64_t)(int64_t)lddx, (uint64_t)(uintptr_t)dWorkspace, (uint64_t)lwork_bytes, (uint64_t)(uintptr_t)iter, (uint64_t)(uintptr_t)d_info};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusolverDnDBgesv, cutap_w, thunk_cusolverDnDBgesv);
 }
@@ -956,11 +722,8 @@ static uint64_t thunk_cusolverDnDBgesv_bufferSize(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, int, int, void *, int, void *, void *, int, void *, int, void *, void *))fn)((void *)(uintptr_t)a[0], (int)a[1], (int)a[2], (void *)(uintptr_t)a[3], (int)a[4], (void *)(uintptr_t)a[5], (void *)(uintptr_t)a[6], (int)a[7], (void *)(uintptr_t)a[8], (int)a[9], (void *)(uintptr_t)a[10], (void *)(uintptr_t)a[11]);
 }
-CUTAP_EXPORT unsigned int cusolverDnDBgesv_bufferSize(void *handle, int n, int nrhs, void *dA, int ldda, void *dipiv, void *dB, int lddb, void *dX, int lddx, void *dWorkspace, void *lwork_bytes)
+CUTAP_SLOW unsigned int cutap_slow_cusolverDnDBgesv_bufferSize(void *handle, int n, int nrhs, void *dA, int ldda, void *dipiv, void *dB, int lddb, void *dX, int lddx, void *dWorkspace, void *lwork_bytes)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusolverDnDBgesv_bufferSize], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, int, int, void *, int, void *, void *, int, void *, int, void *, void *))cutap_fn)(handle, n, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes);
     uint64_t cutap_w[12] = {(uint64_t)(uintptr_t)handle, (uint64_t)(int64_t)n, (uint64_t)(int64_t)nrhs, (uint64_t)(uintptr_t)dA, (uint64_t)(int64_t)ldda, (uint64_t)(uintptr_t)dipiv, (uint64_t)(uintptr_t)dB, (uint64_t)(int64_t)lddb, (uint64_t)(uintptr_t)dX, (uint64_t)(int64_t)lddx, (uint64_t)(uintptr_t)dWorkspace, (uint64_t)(uintptr_t)lwork_bytes};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusolverDnDBgesv_bufferSize, cutap_w, thunk_cusolverDnDBgesv_bufferSize);
 }
@@ -968,11 +731,8 @@ static uint64_t thunk_cusolverDnDDgels(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, int, int, int, void *, int, void *, int, void *, int, void *, unsigned long, void *, void *))fn)((void *)(uintptr_t)a[0], (int)a[1], (int)a[2], (int)a[3], (void *)(uintptr_t)a[4], (int)a[5], (void *)(uintptr_t)a[6], (int)a[7], (void *)(uintptr_t)a[8], (int)a[9], (void *)(uintptr_t)a[10], (unsigned long)a[11], (void *)(uintptr_t)a[12], (void *)(uintptr_t)a[13]);
 }
-CUTAP_EXPORT unsigned int cusolverDnDDgels(void *handle, int m, int n, int nrhs, void *dA, int ldda, void *dB, int lddb, void *dX, int lddx, void *dWorkspace, unsigned long lwork_bytes, void *iter, void *d_info)
+CUTAP_SLOW unsigned int cutap_slow_cusolverDnDDgels(void *handle, int m, int n, int nrhs, void *dA, int ldda, void *dB, int lddb, void *dX, int lddx, void *dWorkspace, unsigned long lwork_bytes, void *iter, void *d_info)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusolverDnDDgels], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, int, int, int, void *, int, void *, int, void *, int, void *, unsigned long, void *, void *))cutap_fn)(handle, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, iter, d_info);
     uint64_t cutap_w[14] = {(uint64_t)(uintptr_t)handle, (uint64_t)(int64_t)m, (uint64_t)(int64_t)n, (uint64_t)(int64_t)nrhs, (uint64_t)(uintptr_t)dA, (uint64_t)(int64_t)ldda, (uint64_t)(uintptr_t)dB, (uint64_t)(int64_t)lddb, (uint64_t)(uintptr_t)dX, (uint64_t)(int64_t)lddx, (uint64_t)(uintptr_t)dWorkspace, (uint64_t)lwork_bytes, (uint64_t)(uintptr_t)iter, (uint64_t)(uintptr_t)d_info};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusolverDnDDgels, cutap_w, thunk_cusolverDnDDgels);
 }
@@ -980,11 +740,8 @@ static uint64_t thunk_cusolverDnDDgels_bufferSize(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, int, int, int, void *, int, void *, int, void *, int, void *, void *))fn)((void *)(uintptr_t)a[0], (int)a[1], (int)a[2], (int)a[3], (void *)(uintptr_t)a[4], (int)a[5], (void *)(uintptr_t)a[6], (int)a[7], (void *)(uintptr_t)a[8], (int)a[9], (void *)(uintptr_t)a[10], (void *)(uintptr_t)a[11]);
 }
-CUTAP_EXPORT unsigned int cusolverDnDDgels_bufferSize(void *handle, int m, int n, int nrhs, void *dA, int ldda, void *dB, int lddb, void *dX, int lddx, void *dWorkspace, void *lwork_bytes)
+CUTAP_SLOW unsigned int cutap_slow_cusolverDnDDgels_bufferSize(void *handle, int m, int n, int nrhs, void *dA, int ldda, void *dB, int lddb, void *dX, int lddx, void *dWorkspace, void *lwork_bytes)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusolverDnDDgels_bufferSize], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, int, int, int, void *, int, void *, int, void *, int, void *, void *))cutap_fn)(handle, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes);
     uint64_t cutap_w[12] = {(uint64_t)(uintptr_t)handle, (uint64_t)(int64_t)m, (uint64_t)(int64_t)n, (uint64_t)(int64_t)nrhs, (uint64_t)(uintptr_t)dA, (uint64_t)(int64_t)ldda, (uint64_t)(uintptr_t)dB, (uint64_t)(int64_t)lddb, (uint64_t)(uintptr_t)dX, (uint64_t)(int64_t)lddx, (uint64_t)(uintptr_t)dWorkspace, (uint64_t)(uintptr_t)lwork_bytes};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusolverDnDDgels_bufferSize, cutap_w, thunk_cusolverDnDDgels_bufferSize);
 }
@@ -992,11 +749,8 @@ static uint64_t thunk_cusolverDnDDgesv(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, int, int, void *, int, void *, void *, int, void *, int, void *, unsigned long, void *, void *))fn)((void *)(uintptr_t)a[0], (int)a[1], (int)a[2], (void *)(uintptr_t)a[3], (int)a[4], (void *)(uintptr_t)a[5], (void *)(uintptr_t)a[6], (int)a[7], (void *)(uintptr_t)a[8], (int)a[9], (void *)(uintptr_t)a[10], (unsigned long)a[11], (void *)(uintptr_t)a[12], (void *)(uintptr_t)a[13]);
 }
-CUTAP_EXPORT unsigned int cusolverDnDDgesv(void *handle, int n, int nrhs, void *dA, int ldda, void *dipiv, void *dB, int lddb, void *dX, int lddx, void *dWorkspace, unsigned long lwork_bytes, void *iter, void *d_info)
+CUTAP_SLOW unsigned int cutap_slow_cusolverDnDDgesv(void *handle, int n, int nrhs, void *dA, int ldda, void *dipiv, void *dB, int lddb, void *dX, int lddx, void *dWorkspace, unsigned long lwork_bytes, void *iter, void *d_info)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusolverDnDDgesv], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, int, int, void *, int, void *, void *, int, void *, int, void *, unsigned long, void *, void *))cutap_fn)(handle, n, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, iter, d_info);
     uint64_t cutap_w[14] = {(uint64_t)(uintptr_t)handle, (uint64_t)(int64_t)n, (uint64_t)(int64_t)nrhs, (uint64_t)(uintptr_t)dA, (uint64_t)(int64_t)ldda, (uint64_t)(uintptr_t)dipiv, (uint64_t)(uintptr_t)dB, (uint64_t)(int64_t)lddb, (uint64_t)(uintptr_t)dX, (uint64_t)(int64_t)lddx, (uint64_t)(uintptr_t)dWorkspace, (uint64_t)lwork_bytes, (uint64_t)(uintptr_t)iter, (uint64_t)(uintptr_t)d_info};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusolverDnDDgesv, cutap_w, thunk_cusolverDnDDgesv);
 }
@@ -1004,11 +758,8 @@ static uint64_t thunk_cusolverDnDDgesv_bufferSize(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, int, int, void *, int, void *, void *, int, void *, int, void *, void *))fn)((void *)(uintptr_t)a[0], (int)a[1], (int)a[2], (void *)(uintptr_t)a[3], (int)a[4], (void *)(uintptr_t)a[5], (void *)(uintptr_t)a[6], (int)a[7], (void *)(uintptr_t)a[8], (int)a[9], (void *)(uintptr_t)a[10], (void *)(uintptr_t)a[11]);
 }
-CUTAP_EXPORT unsigned int cusolverDnDDgesv_bufferSize(void *handle, int n, int nrhs, void *dA, int ldda, void *dipiv, void *dB, int lddb, void *dX, int lddx, void *dWorkspace, void *lwork_bytes)
+CUTAP_SLOW unsigned int cutap_slow_cusolverDnDDgesv_bufferSize(void *handle, int n, int nrhs, void *dA, int ldda, void *dipiv, void *dB, int lddb, void *dX, int lddx, void *dWorkspace, void *lwork_bytes)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusolverDnDDgesv_bufferSize], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, int, int, void *, int, void *, void *, int, void *, int, void *, void *))cutap_fn)(handle, n, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes);
     uint64_t cutap_w[12] = {(uint64_t)(uintptr_t)handle, (uint64_t)(int64_t)n, (uint64_t)(int64_t)nrhs, (uint64_t)(uintptr_t)dA, (uint64_t)(int64_t)ldda, (uint64_t)(uintptr_t)dipiv, (uint64_t)(uintptr_t)dB, (uint64_t)(int64_t)lddb, (uint64_t)(uintptr_t)dX, (uint64_t)(int64_t)lddx, (uint64_t)(uintptr_t)dWorkspace, (uint64_t)(uintptr_t)lwork_bytes};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusolverDnDDgesv_bufferSize, cutap_w, thunk_cusolverDnDDgesv_bufferSize);
 }
@@ -1016,11 +767,8 @@ static uint64_t thunk_cusolverDnDHgels(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, int, int, int, void *, int, void *, int, void *, int, void *, unsigned long, void *, void *))fn)((void *)(uintptr_t)a[0], (int)a[1], (int)a[2], (int)a[3], (void *)(uintptr_t)a[4], (int)a[5], (void *)(uintptr_t)a[6], (int)a[7], (void *)(uintptr_t)a[8], (int)a[9], (void *)(uintptr_t)a[10], (unsigned long)a[11], (void *)(uintptr_t)a[12], (void *)(uintptr_t)a[13]);
 }
-CUTAP_EXPORT unsigned int cusolverDnDHgels(void *handle, int m, int n, int nrhs, void *dA, int ldda, void *dB, int lddb, void *dX, int lddx, void *dWorkspace, unsigned long lwork_bytes, void *iter, void *d_info)
+CUTAP_SLOW unsigned int cutap_slow_cusolverDnDHgels(void *handle, int m, int n, int nrhs, void *dA, int ldda, void *dB, int lddb, void *dX, int lddx, void *dWorkspace, unsigned long lwork_bytes, void *iter, void *d_info)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusolverDnDHgels], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, int, int, int, void *, int, void *, int, void *, int, void *, unsigned long, void *, void *))cutap_fn)(handle, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, iter, d_info);
     uint64_t cutap_w[14] = {(uint64_t)(uintptr_t)handle, (uint64_t)(int64_t)m, (uint64_t)(int64_t)n, (uint64_t)(int64_t)nrhs, (uint64_t)(uintptr_t)dA, (uint64_t)(int64_t)ldda, (uint64_t)(uintptr_t)dB, (uint64_t)(int64_t)lddb, (uint64_t)(uintptr_t)dX, (uint64_t)(int64_t)lddx, (uint64_t)(uintptr_t)dWorkspace, (uint64_t)lwork_bytes, (uint64_t)(uintptr_t)iter, (uint64_t)(uintptr_t)d_info};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusolverDnDHgels, cutap_w, thunk_cusolverDnDHgels);
 }
@@ -1028,11 +776,8 @@ static uint64_t thunk_cusolverDnDHgels_bufferSize(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, int, int, int, void *, int, void *, int, void *, int, void *, void *))fn)((void *)(uintptr_t)a[0], (int)a[1], (int)a[2], (int)a[3], (void *)(uintptr_t)a[4], (int)a[5], (void *)(uintptr_t)a[6], (int)a[7], (void *)(uintptr_t)a[8], (int)a[9], (void *)(uintptr_t)a[10], (void *)(uintptr_t)a[11]);
 }
-CUTAP_EXPORT unsigned int cusolverDnDHgels_bufferSize(void *handle, int m, int n, int nrhs, void *dA, int ldda, void *dB, int lddb, void *dX, int lddx, void *dWorkspace, void *lwork_bytes)
+CUTAP_SLOW unsigned int cutap_slow_cusolverDnDHgels_bufferSize(void *handle, int m, int n, int nrhs, void *dA, int ldda, void *dB, int lddb, void *dX, int lddx, void *dWorkspace, void *lwork_bytes)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusolverDnDHgels_bufferSize], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, int, int, int, void *, int, void *, int, void *, int, void *, void *))cutap_fn)(handle, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes);
     uint64_t cutap_w[12] = {(uint64_t)(uintptr_t)handle, (uint64_t)(int64_t)m, (uint64_t)(int64_t)n, (uint64_t)(int64_t)nrhs, (uint64_t)(uintptr_t)dA, (uint64_t)(int64_t)ldda, (uint64_t)(uintptr_t)dB, (uint64_t)(int64_t)lddb, (uint64_t)(uintptr_t)dX, (uint64_t)(int64_t)lddx, (uint64_t)(uintptr_t)dWorkspace, (uint64_t)(uintptr_t)lwork_bytes};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusolverDnDHgels_bufferSize, cutap_w, thunk_cusolverDnDHgels_bufferSize);
 }
@@ -1040,11 +785,8 @@ static uint64_t thunk_cusolverDnDHgesv(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, int, int, void *, int, void *, void *, int, void *, int, void *, unsigned long, void *, void *))fn)((void *)(uintptr_t)a[0], (int)a[1], (int)a[2], (void *)(uintptr_t)a[3], (int)a[4], (void *)(uintptr_t)a[5], (void *)(uintptr_t)a[6], (int)a[7], (void *)(uintptr_t)a[8], (int)a[9], (void *)(uintptr_t)a[10], (unsigned long)a[11], (void *)(uintptr_t)a[12], (void *)(uintptr_t)a[13]);
 }
-CUTAP_EXPORT unsigned int cusolverDnDHgesv(void *handle, int n, int nrhs, void *dA, int ldda, void *dipiv, void *dB, int lddb, void *dX, int lddx, void *dWorkspace, unsigned long lwork_bytes, void *iter, void *d_info)
+CUTAP_SLOW unsigned int cutap_slow_cusolverDnDHgesv(void *handle, int n, int nrhs, void *dA, int ldda, void *dipiv, void *dB, int lddb, void *dX, int lddx, void *dWorkspace, unsigned long lwork_bytes, void *iter, void *d_info)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusolverDnDHgesv], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, int, int, void *, int, void *, void *, int, void *, int, void *, unsigned long, void *, void *))cutap_fn)(handle, n, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, iter, d_info);
     uint64_t cutap_w[14] = {(uint64_t)(uintptr_t)handle, (uint64_t)(int64_t)n, (uint64_t)(int64_t)nrhs, (uint64_t)(uintptr_t)dA, (uint64_t)(int64_t)ldda, (uint64_t)(uintptr_t)dipiv, (uint64_t)(uintptr_t)dB, (uint64_t)(int64_t)lddb, (uint64_t)(uintptr_t)dX, (uint64_t)(int64_t)lddx, (uint64_t)(uintptr_t)dWorkspace, (uint64_t)lwork_bytes, (uint64_t)(uintptr_t)iter, (uint64_t)(uintptr_t)d_info};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusolverDnDHgesv, cutap_w, thunk_cusolverDnDHgesv);
 }
@@ -1052,11 +794,8 @@ static uint64_t thunk_cusolverDnDHgesv_bufferSize(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, int, int, void *, int, void *, void *, int, void *, int, void *, void *))fn)((void *)(uintptr_t)a[0], (int)a[1], (int)a[2], (void *)(uintptr_t)a[3], (int)a[4], (void *)(uintptr_t)a[5], (void *)(uintptr_t)a[6], (int)a[7], (void *)(uintptr_t)a[8], (int)a[9], (void *)(uintptr_t)a[10], (void *)(uintptr_t)a[11]);
 }
-CUTAP_EXPORT unsigned int cusolverDnDHgesv_bufferSize(void *handle, int n, int nrhs, void *dA, int ldda, void *dipiv, void *dB, int lddb, void *dX, int lddx, void *dWorkspace, void *lwork_bytes)
+CUTAP_SLOW unsigned int cutap_slow_cusolverDnDHgesv_bufferSize(void *handle, int n, int nrhs, void *dA, int ldda, void *dipiv, void *dB, int lddb, void *dX, int lddx, void *dWorkspace, void *lwork_bytes)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusolverDnDHgesv_bufferSize], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, int, int, void *, int, void *, void *, int, void *, int, void *, void *))cutap_fn)(handle, n, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes);
     uint64_t cutap_w[12] = {(uint64_t)(uintptr_t)handle, (uint64_t)(int64_t)n, (uint64_t)(int64_t)nrhs, (uint64_t)(uintptr_t)dA, (uint64_t)(int64_t)ldda, (uint64_t)(uintptr_t)dipiv, (uint64_t)(uintptr_t)dB, (uint64_t)(int64_t)lddb, (uint64_t)(uintptr_t)dX, (uint64_t)(int64_t)lddx, (uint64_t)(uintptr_t)dWorkspace, (uint64_t)(uintptr_t)lwork_bytes};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusolverDnDHgesv_bufferSize, cutap_w, thunk_cusolverDnDHgesv_bufferSize);
 }
@@ -1064,11 +803,8 @@ static uint64_t thunk_cusolverDnDSgels(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, int, int, int, void *, int, void *, int, void *, int, void *, unsigned long, void *, void *))fn)((void *)(uintptr_t)a[0], (int)a[1], (int)a[2], (int)a[3], (void *)(uintptr_t)a[4], (int)a[5], (void *)(uintptr_t)a[6], (int)a[7], (void *)(uintptr_t)a[8], (int)a[9], (void *)(uintptr_t)a[10], (unsigned long)a[11], (void *)(uintptr_t)a[12], (void *)(uintptr_t)a[13]);
 }
-CUTAP_EXPORT unsigned int cusolverDnDSgels(void *handle, int m, int n, int nrhs, void *dA, int ldda, void *dB, int lddb, void *dX, int lddx, void *dWorkspace, unsigned long lwork_bytes, void *iter, void *d_info)
+CUTAP_SLOW unsigned int cutap_slow_cusolverDnDSgels(void *handle, int m, int n, int nrhs, void *dA, int ldda, void *dB, int lddb, void *dX, int lddx, void *dWorkspace, unsigned long lwork_bytes, void *iter, void *d_info)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusolverDnDSgels], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, int, int, int, void *, int, void *, int, void *, int, void *, unsigned long, void *, void *))cutap_fn)(handle, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, iter, d_info);
     uint64_t cutap_w[14] = {(uint64_t)(uintptr_t)handle, (uint64_t)(int64_t)m, (uint64_t)(int64_t)n, (uint64_t)(int64_t)nrhs, (uint64_t)(uintptr_t)dA, (uint64_t)(int64_t)ldda, (uint64_t)(uintptr_t)dB, (uint64_t)(int64_t)lddb, (uint64_t)(uintptr_t)dX, (uint64_t)(int64_t)lddx, (uint64_t)(uintptr_t)dWorkspace, (uint64_t)lwork_bytes, (uint64_t)(uintptr_t)iter, (uint64_t)(uintptr_t)d_info};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusolverDnDSgels, cutap_w, thunk_cusolverDnDSgels);
 }
@@ -1076,11 +812,8 @@ static uint64_t thunk_cusolverDnDSgels_bufferSize(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, int, int, int, void *, int, void *, int, void *, int, void *, void *))fn)((void *)(uintptr_t)a[0], (int)a[1], (int)a[2], (int)a[3], (void *)(uintptr_t)a[4], (int)a[5], (void *)(uintptr_t)a[6], (int)a[7], (void *)(uintptr_t)a[8], (int)a[9], (void *)(uintptr_t)a[10], (void *)(uintptr_t)a[11]);
 }
-CUTAP_EXPORT unsigned int cusolverDnDSgels_bufferSize(void *handle, int m, int n, int nrhs, void *dA, int ldda, void *dB, int lddb, void *dX, int lddx, void *dWorkspace, void *lwork_bytes)
+CUTAP_SLOW unsigned int cutap_slow_cusolverDnDSgels_bufferSize(void *handle, int m, int n, int nrhs, void *dA, int ldda, void *dB, int lddb, void *dX, int lddx, void *dWorkspace, void *lwork_bytes)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusolverDnDSgels_bufferSize], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, int, int, int, void *, int, void *, int, void *, int, void *, void *))cutap_fn)(handle, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes);
     uint64_t cutap_w[12] = {(uint64_t)(uintptr_t)handle, (uint64_t)(int64_t)m, (uint64_t)(int64_t)n, (uint64_t)(int64_t)nrhs, (uint64_t)(uintptr_t)dA, (uint64_t)(int64_t)ldda, (uint64_t)(uintptr_t)dB, (uint64_t)(int64_t)lddb, (uint64_t)(uintptr_t)dX, (uint64_t)(int64_t)lddx, (uint64_t)(uintptr_t)dWorkspace, (uint64_t)(uintptr_t)lwork_bytes};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusolverDnDSgels_bufferSize, cutap_w, thunk_cusolverDnDSgels_bufferSize);
 }
@@ -1088,11 +821,8 @@ static uint64_t thunk_cusolverDnDSgesv(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, int, int, void *, int, void *, void *, int, void *, int, void *, unsigned long, void *, void *))fn)((void *)(uintptr_t)a[0], (int)a[1], (int)a[2], (void *)(uintptr_t)a[3], (int)a[4], (void *)(uintptr_t)a[5], (void *)(uintptr_t)a[6], (int)a[7], (void *)(uintptr_t)a[8], (int)a[9], (void *)(uintptr_t)a[10], (unsigned long)a[11], (void *)(uintptr_t)a[12], (void *)(uintptr_t)a[13]);
 }
-CUTAP_EXPORT unsigned int cusolverDnDSgesv(void *handle, int n, int nrhs, void *dA, int ldda, void *dipiv, void *dB, int lddb, void *dX, int lddx, void *dWorkspace, unsigned long lwork_bytes, void *iter, void *d_info)
+CUTAP_SLOW unsigned int cutap_slow_cusolverDnDSgesv(void *handle, int n, int nrhs, void *dA, int ldda, void *dipiv, void *dB, int lddb, void *dX, int lddx, void *dWorkspace, unsigned long lwork_bytes, void *iter, void *d_info)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusolverDnDSgesv], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, int, int, void *, int, void *, void *, int, void *, int, void *, unsigned long, void *, void *))cutap_fn)(handle, n, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, iter, d_info);
     uint64_t cutap_w[14] = {(uint64_t)(uintptr_t)handle, (uint64_t)(int64_t)n, (uint64_t)(int64_t)nrhs, (uint64_t)(uintptr_t)dA, (uint64_t)(int64_t)ldda, (uint64_t)(uintptr_t)dipiv, (uint64_t)(uintptr_t)dB, (uint64_t)(int64_t)lddb, (uint64_t)(uintptr_t)dX, (uint64_t)(int64_t)lddx, (uint64_t)(uintptr_t)dWorkspace, (uint64_t)lwork_bytes, (uint64_t)(uintptr_t)iter, (uint64_t)(uintptr_t)d_info};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusolverDnDSgesv, cutap_w, thunk_cusolverDnDSgesv);
 }
@@ -1100,11 +830,8 @@ static uint64_t thunk_cusolverDnDSgesv_bufferSize(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, int, int, void *, int, void *, void *, int, void *, int, void *, void *))fn)((void *)(uintptr_t)a[0], (int)a[1], (int)a[2], (void *)(uintptr_t)a[3], (int)a[4], (void *)(uintptr_t)a[5], (void *)(uintptr_t)a[6], (int)a[7], (void *)(uintptr_t)a[8], (int)a[9], (void *)(uintptr_t)a[10], (void *)(uintptr_t)a[11]);
 }
-CUTAP_EXPORT unsigned int cusolverDnDSgesv_bufferSize(void *handle, int n, int nrhs, void *dA, int ldda, void *dipiv, void *dB, int lddb, void *dX, int lddx, void *dWorkspace, void *lwork_bytes)
+CUTAP_SLOW unsigned int cutap_slow_cusolverDnDSgesv_bufferSize(void *handle, int n, int nrhs, void *dA, int ldda, void *dipiv, void *dB, int lddb, void *dX, int lddx, void *dWorkspace, void *lwork_bytes)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusolverDnDSgesv_bufferSize], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, int, int, void *, int, void *, void *, int, void *, int, void *, void *))cutap_fn)(handle, n, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes);
     uint64_t cutap_w[12] = {(uint64_t)(uintptr_t)handle, (uint64_t)(int64_t)n, (uint64_t)(int64_t)nrhs, (uint64_t)(uintptr_t)dA, (uint64_t)(int64_t)ldda, (uint64_t)(uintptr_t)dipiv, (uint64_t)(uintptr_t)dB, (uint64_t)(int64_t)lddb, (uint64_t)(uintptr_t)dX, (uint64_t)(int64_t)lddx, (uint64_t)(uintptr_t)dWorkspace, (uint64_t)(uintptr_t)lwork_bytes};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusolverDnDSgesv_bufferSize, cutap_w, thunk_cusolverDnDSgesv_bufferSize);
 }
@@ -1112,11 +839,8 @@ static uint64_t thunk_cusolverDnDXgels(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, int, int, int, void *, int, void *, int, void *, int, void *, unsigned long, void *, void *))fn)((void *)(uintptr_t)a[0], (int)a[1], (int)a[2], (int)a[3], (void *)(uintptr_t)a[4], (int)a[5], (void *)(uintptr_t)a[6], (int)a[7], (void *)(uintptr_t)a[8], (int)a[9], (void *)(uintptr_t)a[10], (unsigned long)a[11], (void *)(uintptr_t)a[12], (void *)(uintptr_t)a[13]);
 }
-CUTAP_EXPORT unsigned int cusolverDnDXgels(void *handle, int m, int n, int nrhs, void *dA, int ldda, void *dB, int lddb, void *dX, int lddx, void *dWorkspace, unsigned long lwork_bytes, void *iter, void *d_info)
+CUTAP_SLOW unsigned int cutap_slow_cusolverDnDXgels(void *handle, int m, int n, int nrhs, void *dA, int ldda, void *dB, int lddb, void *dX, int lddx, void *dWorkspace, unsigned long lwork_bytes, void *iter, void *d_info)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusolverDnDXgels], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, int, int, int, void *, int, void *, int, void *, int, void *, unsigned long, void *, void *))cutap_fn)(handle, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, iter, d_info);
     uint64_t cutap_w[14] = {(uint64_t)(uintptr_t)handle, (uint64_t)(int64_t)m, (uint64_t)(int64_t)n, (uint64_t)(int64_t)nrhs, (uint64_t)(uintptr_t)dA, (uint64_t)(int64_t)ldda, (uint64_t)(uintptr_t)dB, (uint64_t)(int64_t)lddb, (uint64_t)(uintptr_t)dX, (uint64_t)(int64_t)lddx, (uint64_t)(uintptr_t)dWorkspace, (uint64_t)lwork_bytes, (uint64_t)(uintptr_t)iter, (uint64_t)(uintptr_t)d_info};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusolverDnDXgels, cutap_w, thunk_cusolverDnDXgels);
 }
@@ -1124,11 +848,8 @@ static uint64_t thunk_cusolverDnDXgels_bufferSize(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, int, int, int, void *, int, void *, int, void *, int, void *, void *))fn)((void *)(uintptr_t)a[0], (int)a[1], (int)a[2], (int)a[3], (void *)(uintptr_t)a[4], (int)a[5], (void *)(uintptr_t)a[6], (int)a[7], (void *)(uintptr_t)a[8], (int)a[9], (void *)(uintptr_t)a[10], (void *)(uintptr_t)a[11]);
 }
-CUTAP_EXPORT unsigned int cusolverDnDXgels_bufferSize(void *handle, int m, int n, int nrhs, void *dA, int ldda, void *dB, int lddb, void *dX, int lddx, void *dWorkspace, void *lwork_bytes)
+CUTAP_SLOW unsigned int cutap_slow_cusolverDnDXgels_bufferSize(void *handle, int m, int n, int nrhs, void *dA, int ldda, void *dB, int lddb, void *dX, int lddx, void *dWorkspace, void *lwork_bytes)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusolverDnDXgels_bufferSize], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, int, int, int, void *, int, void *, int, void *, int, void *, void *))cutap_fn)(handle, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes);
     uint64_t cutap_w[12] = {(uint64_t)(uintptr_t)handle, (uint64_t)(int64_t)m, (uint64_t)(int64_t)n, (uint64_t)(int64_t)nrhs, (uint64_t)(uintptr_t)dA, (uint64_t)(int64_t)ldda, (uint64_t)(uintptr_t)dB, (uint64_t)(int64_t)lddb, (uint64_t)(uintptr_t)dX, (uint64_t)(int64_t)lddx, (uint64_t)(uintptr_t)dWorkspace, (uint64_t)(uintptr_t)lwork_bytes};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusolverDnDXgels_bufferSize, cutap_w, thunk_cusolverDnDXgels_bufferSize);
 }
@@ -1136,11 +857,8 @@ static uint64_t thunk_cusolverDnDXgesv(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, int, int, void *, int, void *, void *, int, void *, int, void *, unsigned long, void *, void *))fn)((void *)(uintptr_t)a[0], (int)a[1], (int)a[2], (void *)(uintptr_t)a[3], (int)a[4], (void *)(uintptr_t)a[5], (void *)(uintptr_t)a[6], (int)a[7], (void *)(uintptr_t)a[8], (int)a[9], (void *)(uintptr_t)a[10], (unsigned long)a[11], (void *)(uintptr_t)a[12], (void *)(uintptr_t)a[13]);
 }
-CUTAP_EXPORT unsigned int cusolverDnDXgesv(void *handle, int n, int nrhs, void *dA, int ldda, void *dipiv, void *dB, int lddb, void *dX, int lddx, void *dWorkspace, unsigned long lwork_bytes, void *iter, void *d_info)
+CUTAP_SLOW unsigned int cutap_slow_cusolverDnDXgesv(void *handle, int n, int nrhs, void *dA, int ldda, void *dipiv, void *dB, int lddb, void *dX, int lddx, void *dWorkspace, unsigned long lwork_bytes, void *iter, void *d_info)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusolverDnDXgesv], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, int, int, void *, int, void *, void *, int, void *, int, void *, unsigned long, void *, void *))cutap_fn)(handle, n, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, iter, d_info);
     uint64_t cutap_w[14] = {(uint64_t)(uintptr_t)handle, (uint64_t)(int64_t)n, (uint64_t)(int64_t)nrhs, (uint64_t)(uintptr_t)dA, (uint64_t)(int64_t)ldda, (uint64_t)(uintptr_t)dipiv, (uint64_t)(uintptr_t)dB, (uint64_t)(int64_t)lddb, (uint64_t)(uintptr_t)dX, (uint64_t)(int64_t)lddx, (uint64_t)(uintptr_t)dWorkspace, (uint64_t)lwork_bytes, (uint64_t)(uintptr_t)iter, (uint64_t)(uintptr_t)d_info};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusolverDnDXgesv, cutap_w, thunk_cusolverDnDXgesv);
 }
@@ -1148,11 +866,8 @@ static uint64_t thunk_cusolverDnDXgesv_bufferSize(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, int, int, void *, int, void *, void *, int, void *, int, void *, void *))fn)((void *)(uintptr_t)a[0], (int)a[1], (int)a[2], (void *)(uintptr_t)a[3], (int)a[4], (void *)(uintptr_t)a[5], (void *)(uintptr_t)a[6], (int)a[7], (void *)(uintptr_t)a[8], (int)a[9], (void *)(uintptr_t)a[10], (void *)(uintptr_t)a[11]);
 }
-CUTAP_EXPORT unsigned int cusolverDnDXgesv_bufferSize(void *handle, int n, int nrhs, void *dA, int ldda, void *dipiv, void *dB, int lddb, void *dX, int lddx, void *dWorkspace, void *lwork_bytes)
+CUTAP_SLOW unsigned int cutap_slow_cusolverDnDXgesv_bufferSize(void *handle, int n, int nrhs, void *dA, int ldda, void *dipiv, void *dB, int lddb, void *dX, int lddx, void *dWorkspace, void *lwork_bytes)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusolverDnDXgesv_bufferSize], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, int, int, void *, int, void *, void *, int, void *, int, void *, void *))cutap_fn)(handle, n, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes);
     uint64_t cutap_w[12] = {(uint64_t)(uintptr_t)handle, (uint64_t)(int64_t)n, (uint64_t)(int64_t)nrhs, (uint64_t)(uintptr_t)dA, (uint64_t)(int64_t)ldda, (uint64_t)(uintptr_t)dipiv, (uint64_t)(uintptr_t)dB, (uint64_t)(int64_t)lddb, (uint64_t)(uintptr_t)dX, (uint64_t)(int64_t)lddx, (uint64_t)(uintptr_t)dWorkspace, (uint64_t)(uintptr_t)lwork_bytes};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusolverDnDXgesv_bufferSize, cutap_w, thunk_cusolverDnDXgesv_bufferSize);
 }
@@ -1160,11 +875,8 @@ static uint64_t thunk_cusolverDnDestroy(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *))fn)((void *)(uintptr_t)a[0]);
 }
-CUTAP_EXPORT unsigned int cusolverDnDestroy(void *handle)
+CUTAP_SLOW unsigned int cutap_slow_cusolverDnDestroy(void *handle)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusolverDnDestroy], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *))cutap_fn)(handle);
     uint64_t cutap_w[1] = {(uint64_t)(uintptr_t)handle};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusolverDnDestroy, cutap_w, thunk_cusolverDnDestroy);
 }
@@ -1172,11 +884,8 @@ static uint64_t thunk_cusolverDnDestroyGesvdjInfo(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *))fn)((void *)(uintptr_t)a[0]);
 }
-CUTAP_EXPORT unsigned int cusolverDnDestroyGesvdjInfo(void *info)
+CUTAP_SLOW unsigned int cutap_slow_cusolverDnDestroyGesvdjInfo(void *info)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusolverDnDestroyGesvdjInfo], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *))cutap_fn)(info);
     uint64_t cutap_w[1] = {(uint64_t)(uintptr_t)info};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusolverDnDestroyGesvdjInfo, cutap_w, thunk_cusolverDnDestroyGesvdjInfo);
 }
@@ -1184,11 +893,8 @@ static uint64_t thunk_cusolverDnDestroyParams(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *))fn)((void *)(uintptr_t)a[0]);
 }
-CUTAP_EXPORT unsigned int cusolverDnDestroyParams(void *params)
+CUTAP_SLOW unsigned int cutap_slow_cusolverDnDestroyParams(void *params)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusolverDnDestroyParams], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *))cutap_fn)(params);
     uint64_t cutap_w[1] = {(uint64_t)(uintptr_t)params};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusolverDnDestroyParams, cutap_w, thunk_cusolverDnDestroyParams);
 }
@@ -1196,11 +902,8 @@ static uint64_t thunk_cusolverDnDestroySyevjInfo(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *))fn)((void *)(uintptr_t)a[0]);
 }
-CUTAP_EXPORT unsigned int cusolverDnDestroySyevjInfo(void *info)
+CUTAP_SLOW unsigned int cutap_slow_cusolverDnDestroySyevjInfo(void *info)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusolverDnDestroySyevjInfo], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *))cutap_fn)(info);
     uint64_t cutap_w[1] = {(uint64_t)(uintptr_t)info};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusolverDnDestroySyevjInfo, cutap_w, thunk_cusolverDnDestroySyevjInfo);
 }
@@ -1208,11 +911,8 @@ static uint64_t thunk_cusolverDnDgebrd(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, int, int, void *, int, void *, void *, void *, void *, void *, int, void *))fn)((void *)(uintptr_t)a[0], (int)a[1], (int)a[2], (void *)(uintptr_t)a[3], (int)a[4], (void *)(uintptr_t)a[5], (void *)(uintptr_t)a[6], (void *)(uintptr_t)a[7], (void *)(uintptr_t)a[8], (void *)(uintptr_t)a[9], (int)a[10], (void *)(uintptr_t)a[11]);
 }
-CUTAP_EXPORT unsigned int cusolverDnDgebrd(void *handle, int m, int n, void *A, int lda, void *D, void *E, void *TAUQ, void *TAUP, void *Work, int Lwork, void *devInfo)
+CUTAP_SLOW unsigned int cutap_slow_cusolverDnDgebrd(void *handle, int m, int n, void *A, int lda, void *D, void *E, void *TAUQ, void *TAUP, void *Work, int Lwork, void *devInfo)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusolverDnDgebrd], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, int, int, void *, int, void *, void *, void *, void *, void *, int, void *))cutap_fn)(handle, m, n, A, lda, D, E, TAUQ, TAUP, Work, Lwork, devInfo);
     uint64_t cutap_w[12] = {(uint64_t)(uintptr_t)handle, (uint64_t)(int64_t)m, (uint64_t)(int64_t)n, (uint64_t)(uintptr_t)A, (uint64_t)(int64_t)lda, (uint64_t)(uintptr_t)D, (uint64_t)(uintptr_t)E, (uint64_t)(uintptr_t)TAUQ, (uint64_t)(uintptr_t)TAUP, (uint64_t)(uintptr_t)Work, (uint64_t)(int64_t)Lwork, (uint64_t)(uintptr_t)devInfo};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusolverDnDgebrd, cutap_w, thunk_cusolverDnDgebrd);
 }
@@ -1220,11 +920,8 @@ static uint64_t thunk_cusolverDnDgebrd_bufferSize(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, int, int, void *))fn)((void *)(uintptr_t)a[0], (int)a[1], (int)a[2], (void *)(uintptr_t)a[3]);
 }
-CUTAP_EXPORT unsigned int cusolverDnDgebrd_bufferSize(void *handle, int m, int n, void *Lwork)
+CUTAP_SLOW unsigned int cutap_slow_cusolverDnDgebrd_bufferSize(void *handle, int m, int n, void *Lwork)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusolverDnDgebrd_bufferSize], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, int, int, void *))cutap_fn)(handle, m, n, Lwork);
     uint64_t cutap_w[4] = {(uint64_t)(uintptr_t)handle, (uint64_t)(int64_t)m, (uint64_t)(int64_t)n, (uint64_t)(uintptr_t)Lwork};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusolverDnDgebrd_bufferSize, cutap_w, thunk_cusolverDnDgebrd_bufferSize);
 }
@@ -1232,11 +929,8 @@ static uint64_t thunk_cusolverDnDgeqrf(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, int, int, void *, int, void *, void *, int, void *))fn)((void *)(uintptr_t)a[0], (int)a[1], (int)a[2], (void *)(uintptr_t)a[3], (int)a[4], (void *)(uintptr_t)a[5], (void *)(uintptr_t)a[6], (int)a[7], (void *)(uintptr_t)a[8]);
 }
-CUTAP_EXPORT unsigned int cusolverDnDgeqrf(void *handle, int m, int n, void *A, int lda, void *TAU, void *Workspace, int Lwork, void *devInfo)
+CUTAP_SLOW unsigned int cutap_slow_cusolverDnDgeqrf(void *handle, int m, int n, void *A, int lda, void *TAU, void *Workspace, int Lwork, void *devInfo)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusolverDnDgeqrf], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, int, int, void *, int, void *, void *, int, void *))cutap_fn)(handle, m, n, A, lda, TAU, Workspace, Lwork, devInfo);
     uint64_t cutap_w[9] = {(uint64_t)(uintptr_t)handle, (uint64_t)(int64_t)m, (uint64_t)(int64_t)n, (uint64_t)(uintptr_t)A, (uint64_t)(int64_t)lda, (uint64_t)(uintptr_t)TAU, (uint64_t)(uintptr_t)Workspace, (uint64_t)(int64_t)Lwork, (uint64_t)(uintptr_t)devInfo};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusolverDnDgeqrf, cutap_w, thunk_cusolverDnDgeqrf);
 }
@@ -1244,11 +938,8 @@ static uint64_t thunk_cusolverDnDgeqrf_bufferSize(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, int, int, void *, int, void *))fn)((void *)(uintptr_t)a[0], (int)a[1], (int)a[2], (void *)(uintptr_t)a[3], (int)a[4], (void *)(uintptr_t)a[5]);
 }
-CUTAP_EXPORT unsigned int cusolverDnDgeqrf_bufferSize(void *handle, int m, int n, void *A, int lda, void *lwork)
+CUTAP_SLOW unsigned int cutap_slow_cusolverDnDgeqrf_bufferSize(void *handle, int m, int n, void *A, int lda, void *lwork)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusolverDnDgeqrf_bufferSize], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, int, int, void *, int, void *))cutap_fn)(handle, m, n, A, lda, lwork);
     uint64_t cutap_w[6] = {(uint64_t)(uintptr_t)handle, (uint64_t)(int64_t)m, (uint64_t)(int64_t)n, (uint64_t)(uintptr_t)A, (uint64_t)(int64_t)lda, (uint64_t)(uintptr_t)lwork};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusolverDnDgeqrf_bufferSize, cutap_w, thunk_cusolverDnDgeqrf_bufferSize);
 }
@@ -1256,11 +947,8 @@ static uint64_t thunk_cusolverDnDgesvd(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, signed char, signed char, int, int, void *, int, void *, void *, int, void *, int, void *, int, void *, void *))fn)((void *)(uintptr_t)a[0], (signed char)a[1], (signed char)a[2], (int)a[3], (int)a[4], (void *)(uintptr_t)a[5], (int)a[6], (void *)(uintptr_t)a[7], (void *)(uintptr_t)a[8], (int)a[9], (void *)(uintptr_t)a[10], (int)a[11], (void *)(uintptr_t)a[12], (int)a[13], (void *)(uintptr_t)a[14], (void *)(uintptr_t)a[15]);
 }
-CUTAP_EXPORT unsigned int cusolverDnDgesvd(void *handle, signed char jobu, signed char jobvt, int m, int n, void *A, int lda, void *S, void *U, int ldu, void *VT, int ldvt, void *work, int lwork, void *rwork, void *info)
+CUTAP_SLOW unsigned int cutap_slow_cusolverDnDgesvd(void *handle, signed char jobu, signed char jobvt, int m, int n, void *A, int lda, void *S, void *U, int ldu, void *VT, int ldvt, void *work, int lwork, void *rwork, void *info)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusolverDnDgesvd], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, signed char, signed char, int, int, void *, int, void *, void *, int, void *, int, void *, int, void *, void *))cutap_fn)(handle, jobu, jobvt, m, n, A, lda, S, U, ldu, VT, ldvt, work, lwork, rwork, info);
     uint64_t cutap_w[16] = {(uint64_t)(uintptr_t)handle, (uint64_t)(int64_t)jobu, (uint64_t)(int64_t)jobvt, (uint64_t)(int64_t)m, (uint64_t)(int64_t)n, (uint64_t)(uintptr_t)A, (uint64_t)(int64_t)lda, (uint64_t)(uintptr_t)S, (uint64_t)(uintptr_t)U, (uint64_t)(int64_t)ldu, (uint64_t)(uintptr_t)VT, (uint64_t)(int64_t)ldvt, (uint64_t)(uintptr_t)work, (uint64_t)(int64_t)lwork, (uint64_t)(uintptr_t)rwork, (uint64_t)(uintptr_t)info};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusolverDnDgesvd, cutap_w, thunk_cusolverDnDgesvd);
 }
@@ -1268,11 +956,8 @@ static uint64_t thunk_cusolverDnDgesvd_bufferSize(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, int, int, void *))fn)((void *)(uintptr_t)a[0], (int)a[1], (int)a[2], (void *)(uintptr_t)a[3]);
 }
-CUTAP_EXPORT unsigned int cusolverDnDgesvd_bufferSize(void *handle, int m, int n, void *lwork)
+CUTAP_SLOW unsigned int cutap_slow_cusolverDnDgesvd_bufferSize(void *handle, int m, int n, void *lwork)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusolverDnDgesvd_bufferSize], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, int, int, void *))cutap_fn)(handle, m, n, lwork);
     uint64_t cutap_w[4] = {(uint64_t)(uintptr_t)handle, (uint64_t)(int64_t)m, (uint64_t)(int64_t)n, (uint64_t)(uintptr_t)lwork};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusolverDnDgesvd_bufferSize, cutap_w, thunk_cusolverDnDgesvd_bufferSize);
 }
@@ -1280,11 +965,8 @@ static uint64_t thunk_cusolverDnDgesvdaStridedBatched(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, int, int, int, void *, int, long long, void *, long long, void *, int, long long, void *, int, long long, void *, int, void *, void *, int))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (int)a[2], (int)a[3], (int)a[4], (void *)(uintptr_t)a[5], (int)a[6], (long long)a[7], (void *)(uintptr_t)a[8], (long long)a[9], (void *)(uintptr_t)a[10], (int)a[11], (long long)a[12], (void *)(uintptr_t)a[13], (int)a[14], (long long)a[15], (void *)(uintptr_t)a[16], (int)a[17], (void *)(uintptr_t)a[18], (void *)(uintptr_t)a[19], (int)a[20]);
 }
-CUTAP_EXPORT unsigned int cusolverDnDgesvdaStridedBatched(void *handle, unsigned int jobz, int rank, int m, int n, void *d_A, int lda, long long strideA, void *d_S, long long strideS, void *d_U, int ldu, long long strideU, void *d_V, int ldv, long long strideV, void *d_work, int lwork, void *d_info, void *h_R_nrmF, int batchSize)
+CUTAP_SLOW unsigned int cutap_slow_cusolverDnDgesvdaStridedBatched(void *handle, unsigned int jobz, int rank, int m, int n, void *d_A, int lda, long long strideA, void *d_S, long long strideS, void *d_U, int ldu, long long strideU, void *d_V, int ldv, long long strideV, void *d_work, int lwork, void *d_info, void *h_R_nrmF, int batchSize)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusolverDnDgesvdaStridedBatched], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, int, int, int, void *, int, long long, void *, long long, void *, int, long long, void *, int, long long, void *, int, void *, void *, int))cutap_fn)(handle, jobz, rank, m, n, d_A, lda, strideA, d_S, strideS, d_U, ldu, strideU, d_V, ldv, strideV, d_work, lwork, d_info, h_R_nrmF, batchSize);
     uint64_t cutap_w[21] = {(uint64_t)(uintptr_t)handle, (uint64_t)jobz, (uint64_t)(int64_t)rank, (uint64_t)(int64_t)m, (uint64_t)(int64_t)n, (uint64_t)(uintptr_t)d_A, (uint64_t)(int64_t)lda, (uint64_t)(int64_t)strideA, (uint64_t)(uintptr_t)d_S, (uint64_t)(int64_t)strideS, (uint64_t)(uintptr_t)d_U, (uint64_t)(int64_t)ldu, (uint64_t)(int64_t)strideU, (uint64_t)(uintptr_t)d_V, (uint64_t)(int64_t)ldv, (uint64_t)(int64_t)strideV, (uint64_t)(uintptr_t)d_work, (uint64_t)(int64_t)lwork, (uint64_t)(uintptr_t)d_info, (uint64_t)(uintptr_t)h_R_nrmF, (uint64_t)(int64_t)batchSize};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusolverDnDgesvdaStridedBatched, cutap_w, thunk_cusolverDnDgesvdaStridedBatched);
 }
@@ -1292,11 +974,8 @@ static uint64_t thunk_cusolverDnDgesvdaStridedBatched_bufferSize(void *fn, uint6
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, int, int, int, void *, int, long long, void *, long long, void *, int, long long, void *, int, long long, void *, int))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (int)a[2], (int)a[3], (int)a[4], (void *)(uintptr_t)a[5], (int)a[6], (long long)a[7], (void *)(uintptr_t)a[8], (long long)a[9], (void *)(uintptr_t)a[10], (int)a[11], (long long)a[12], (void *)(uintptr_t)a[13], (int)a[14], (long long)a[15], (void *)(uintptr_t)a[16], (int)a[17]);
 }
-CUTAP_EXPORT unsigned int cusolverDnDgesvdaStridedBatched_bufferSize(void *handle, unsigned int jobz, int rank, int m, int n, void *d_A, int lda, long long strideA, void *d_S, long long strideS, void *d_U, int ldu, long long strideU, void *d_V, int ldv, long long strideV, void *lwork, int batchSize)
+CUTAP_SLOW unsigned int cutap_slow_cusolverDnDgesvdaStridedBatched_bufferSize(void *handle, unsigned int jobz, int rank, int m, int n, void *d_A, int lda, long long strideA, void *d_S, long long strideS, void *d_U, int ldu, long long strideU, void *d_V, int ldv, long long strideV, void *lwork, int batchSize)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusolverDnDgesvdaStridedBatched_bufferSize], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, int, int, int, void *, int, long long, void *, long long, void *, int, long long, void *, int, long long, void *, int))cutap_fn)(handle, jobz, rank, m, n, d_A, lda, strideA, d_S, strideS, d_U, ldu, strideU, d_V, ldv, strideV, lwork, batchSize);
     uint64_t cutap_w[18] = {(uint64_t)(uintptr_t)handle, (uint64_t)jobz, (uint64_t)(int64_t)rank, (uint64_t)(int64_t)m, (uint64_t)(int64_t)n, (uint64_t)(uintptr_t)d_A, (uint64_t)(int64_t)lda, (uint64_t)(int64_t)strideA, (uint64_t)(uintptr_t)d_S, (uint64_t)(int64_t)strideS, (uint64_t)(uintptr_t)d_U, (uint64_t)(int64_t)ldu, (uint64_t)(int64_t)strideU, (uint64_t)(uintptr_t)d_V, (uint64_t)(int64_t)ldv, (uint64_t)(int64_t)strideV, (uint64_t)(uintptr_t)lwork, (uint64_t)(int64_t)batchSize};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusolverDnDgesvdaStridedBatched_bufferSize, cutap_w, thunk_cusolverDnDgesvdaStridedBatched_bufferSize);
 }
@@ -1304,11 +983,8 @@ static uint64_t thunk_cusolverDnDgesvdj(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, int, int, int, void *, int, void *, void *, int, void *, int, void *, int, void *, void *))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (int)a[2], (int)a[3], (int)a[4], (void *)(uintptr_t)a[5], (int)a[6], (void *)(uintptr_t)a[7], (void *)(uintptr_t)a[8], (int)a[9], (void *)(uintptr_t)a[10], (int)a[11], (void *)(uintptr_t)a[12], (int)a[13], (void *)(uintptr_t)a[14], (void *)(uintptr_t)a[15]);
 }
-CUTAP_EXPORT unsigned int cusolverDnDgesvdj(void *handle, unsigned int jobz, int econ, int m, int n, void *A, int lda, void *S, void *U, int ldu, void *V, int ldv, void *work, int lwork, void *info, void *params)
+CUTAP_SLOW unsigned int cutap_slow_cusolverDnDgesvdj(void *handle, unsigned int jobz, int econ, int m, int n, void *A, int lda, void *S, void *U, int ldu, void *V, int ldv, void *work, int lwork, void *info, void *params)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusolverDnDgesvdj], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, int, int, int, void *, int, void *, void *, int, void *, int, void *, int, void *, void *))cutap_fn)(handle, jobz, econ, m, n, A, lda, S, U, ldu, V, ldv, work, lwork, info, params);
     uint64_t cutap_w[16] = {(uint64_t)(uintptr_t)handle, (uint64_t)jobz, (uint64_t)(int64_t)econ, (uint64_t)(int64_t)m, (uint64_t)(int64_t)n, (uint64_t)(uintptr_t)A, (uint64_t)(int64_t)lda, (uint64_t)(uintptr_t)S, (uint64_t)(uintptr_t)U, (uint64_t)(int64_t)ldu, (uint64_t)(uintptr_t)V, (uint64_t)(int64_t)ldv, (uint64_t)(uintptr_t)work, (uint64_t)(int64_t)lwork, (uint64_t)(uintptr_t)info, (uint64_t)(uintptr_t)params};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusolverDnDgesvdj, cutap_w, thunk_cusolverDnDgesvdj);
 }
@@ -1316,11 +992,8 @@ static uint64_t thunk_cusolverDnDgesvdjBatched(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, int, int, void *, int, void *, void *, int, void *, int, void *, int, void *, void *, int))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (int)a[2], (int)a[3], (void *)(uintptr_t)a[4], (int)a[5], (void *)(uintptr_t)a[6], (void *)(uintptr_t)a[7], (int)a[8], (void *)(uintptr_t)a[9], (int)a[10], (void *)(uintptr_t)a[11], (int)a[12], (void *)(uintptr_t)a[13], (void *)(uintptr_t)a[14], (int)a[15]);
 }
-CUTAP_EXPORT unsigned int cusolverDnDgesvdjBatched(void *handle, unsigned int jobz, int m, int n, void *A, int lda, void *S, void *U, int ldu, void *V, int ldv, void *work, int lwork, void *info, void *params, int batchSize)
+CUTAP_SLOW unsigned int cutap_slow_cusolverDnDgesvdjBatched(void *handle, unsigned int jobz, int m, int n, void *A, int lda, void *S, void *U, int ldu, void *V, int ldv, void *work, int lwork, void *info, void *params, int batchSize)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusolverDnDgesvdjBatched], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, int, int, void *, int, void *, void *, int, void *, int, void *, int, void *, void *, int))cutap_fn)(handle, jobz, m, n, A, lda, S, U, ldu, V, ldv, work, lwork, info, params, batchSize);
     uint64_t cutap_w[16] = {(uint64_t)(uintptr_t)handle, (uint64_t)jobz, (uint64_t)(int64_t)m, (uint64_t)(int64_t)n, (uint64_t)(uintptr_t)A, (uint64_t)(int64_t)lda, (uint64_t)(uintptr_t)S, (uint64_t)(uintptr_t)U, (uint64_t)(int64_t)ldu, (uint64_t)(uintptr_t)V, (uint64_t)(int64_t)ldv, (uint64_t)(uintptr_t)work, (uint64_t)(int64_t)lwork, (uint64_t)(uintptr_t)info, (uint64_t)(uintptr_t)params, (uint64_t)(int64_t)batchSize};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusolverDnDgesvdjBatched, cutap_w, thunk_cusolverDnDgesvdjBatched);
 }
@@ -1328,11 +1001,8 @@ static uint64_t thunk_cusolverDnDgesvdjBatched_bufferSize(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, int, int, void *, int, void *, void *, int, void *, int, void *, void *, int))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (int)a[2], (int)a[3], (void *)(uintptr_t)a[4], (int)a[5], (void *)(uintptr_t)a[6], (void *)(uintptr_t)a[7], (int)a[8], (void *)(uintptr_t)a[9], (int)a[10], (void *)(uintptr_t)a[11], (void *)(uintptr_t)a[12], (int)a[13]);
 }
-CUTAP_EXPORT unsigned int cusolverDnDgesvdjBatched_bufferSize(void *handle, unsigned int jobz, int m, int n, void *A, int lda, void *S, void *U, int ldu, void *V, int ldv, void *lwork, void *params, int batchSize)
+CUTAP_SLOW unsigned int cutap_slow_cusolverDnDgesvdjBatched_bufferSize(void *handle, unsigned int jobz, int m, int n, void *A, int lda, void *S, void *U, int ldu, void *V, int ldv, void *lwork, void *params, int batchSize)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusolverDnDgesvdjBatched_bufferSize], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, int, int, void *, int, void *, void *, int, void *, int, void *, void *, int))cutap_fn)(handle, jobz, m, n, A, lda, S, U, ldu, V, ldv, lwork, params, batchSize);
     uint64_t cutap_w[14] = {(uint64_t)(uintptr_t)handle, (uint64_t)jobz, (uint64_t)(int64_t)m, (uint64_t)(int64_t)n, (uint64_t)(uintptr_t)A, (uint64_t)(int64_t)lda, (uint64_t)(uintptr_t)S, (uint64_t)(uintptr_t)U, (uint64_t)(int64_t)ldu, (uint64_t)(uintptr_t)V, (uint64_t)(int64_t)ldv, (uint64_t)(uintptr_t)lwork, (uint64_t)(uintptr_t)params, (uint64_t)(int64_t)batchSize};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusolverDnDgesvdjBatched_bufferSize, cutap_w, thunk_cusolverDnDgesvdjBatched_bufferSize);
 }
@@ -1340,11 +1010,8 @@ static uint64_t thunk_cusolverDnDgesvdj_bufferSize(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, int, int, int, void *, int, void *, void *, int, void *, int, void *, void *))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (int)a[2], (int)a[3], (int)a[4], (void *)(uintptr_t)a[5], (int)a[6], (void *)(uintptr_t)a[7], (void *)(uintptr_t)a[8], (int)a[9], (void *)(uintptr_t)a[10], (int)a[11], (void *)(uintptr_t)a[12], (void *)(uintptr_t)a[13]);
 }
-CUTAP_EXPORT unsigned int cusolverDnDgesvdj_bufferSize(void *handle, unsigned int jobz, int econ, int m, int n, void *A, int lda, void *S, void *U, int ldu, void *V, int ldv, void *lwork, void *params)
+CUTAP_SLOW unsigned int cutap_slow_cusolverDnDgesvdj_bufferSize(void *handle, unsigned int jobz, int econ, int m, int n, void *A, int lda, void *S, void *U, int ldu, void *V, int ldv, void *lwork, void *params)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusolverDnDgesvdj_bufferSize], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, int, int, int, void *, int, void *, void *, int, void *, int, void *, void *))cutap_fn)(handle, jobz, econ, m, n, A, lda, S, U, ldu, V, ldv, lwork, params);
     uint64_t cutap_w[14] = {(uint64_t)(uintptr_t)handle, (uint64_t)jobz, (uint64_t)(int64_t)econ, (uint64_t)(int64_t)m, (uint64_t)(int64_t)n, (uint64_t)(uintptr_t)A, (uint64_t)(int64_t)lda, (uint64_t)(uintptr_t)S, (uint64_t)(uintptr_t)U, (uint64_t)(int64_t)ldu, (uint64_t)(uintptr_t)V, (uint64_t)(int64_t)ldv, (uint64_t)(uintptr_t)lwork, (uint64_t)(uintptr_t)params};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusolverDnDgesvdj_bufferSize, cutap_w, thunk_cusolverDnDgesvdj_bufferSize);
 }
@@ -1352,11 +1019,8 @@ static uint64_t thunk_cusolverDnDgetrf(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, int, int, void *, int, void *, void *, void *))fn)((void *)(uintptr_t)a[0], (int)a[1], (int)a[2], (void *)(uintptr_t)a[3], (int)a[4], (void *)(uintptr_t)a[5], (void *)(uintptr_t)a[6], (void *)(uintptr_t)a[7]);
 }
-CUTAP_EXPORT unsigned int cusolverDnDgetrf(void *handle, int m, int n, void *A, int lda, void *Workspace, void *devIpiv, void *devInfo)
+CUTAP_SLOW unsigned int cutap_slow_cusolverDnDgetrf(void *handle, int m, int n, void *A, int lda, void *Workspace, void *devIpiv, void *devInfo)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusolverDnDgetrf], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, int, int, void *, int, void *, void *, void *))cutap_fn)(handle, m, n, A, lda, Workspace, devIpiv, devInfo);
     uint64_t cutap_w[8] = {(uint64_t)(uintptr_t)handle, (uint64_t)(int64_t)m, (uint64_t)(int64_t)n, (uint64_t)(uintptr_t)A, (uint64_t)(int64_t)lda, (uint64_t)(uintptr_t)Workspace, (uint64_t)(uintptr_t)devIpiv, (uint64_t)(uintptr_t)devInfo};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusolverDnDgetrf, cutap_w, thunk_cusolverDnDgetrf);
 }
@@ -1364,11 +1028,8 @@ static uint64_t thunk_cusolverDnDgetrf_bufferSize(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, int, int, void *, int, void *))fn)((void *)(uintptr_t)a[0], (int)a[1], (int)a[2], (void *)(uintptr_t)a[3], (int)a[4], (void *)(uintptr_t)a[5]);
 }
-CUTAP_EXPORT unsigned int cusolverDnDgetrf_bufferSize(void *handle, int m, int n, void *A, int lda, void *Lwork)
+CUTAP_SLOW unsigned int cutap_slow_cusolverDnDgetrf_bufferSize(void *handle, int m, int n, void *A, int lda, void *Lwork)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusolverDnDgetrf_bufferSize], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, int, int, void *, int, void *))cutap_fn)(handle, m, n, A, lda, Lwork);
     uint64_t cutap_w[6] = {(uint64_t)(uintptr_t)handle, (uint64_t)(int64_t)m, (uint64_t)(int64_t)n, (uint64_t)(uintptr_t)A, (uint64_t)(int64_t)lda, (uint64_t)(uintptr_t)Lwork};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusolverDnDgetrf_bufferSize, cutap_w, thunk_cusolverDnDgetrf_bufferSize);
 }
@@ -1376,11 +1037,8 @@ static uint64_t thunk_cusolverDnDgetrs(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, int, int, void *, int, void *, void *, int, void *))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (int)a[2], (int)a[3], (void *)(uintptr_t)a[4], (int)a[5], (void *)(uintptr_t)a[6], (void *)(uintptr_t)a[7], (int)a[8], (void *)(uintptr_t)a[9]);
 }
-CUTAP_EXPORT unsigned int cusolverDnDgetrs(void *handle, unsigned int trans, int n, int nrhs, void *A, int lda, void *devIpiv, void *B, int ldb, void *devInfo)
+CUTAP_SLOW unsigned int cutap_slow_cusolverDnDgetrs(void *handle, unsigned int trans, int n, int nrhs, void *A, int lda, void *devIpiv, void *B, int ldb, void *devInfo)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusolverDnDgetrs], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, int, int, void *, int, void *, void *, int, void *))cutap_fn)(handle, trans, n, nrhs, A, lda, devIpiv, B, ldb, devInfo);
     uint64_t cutap_w[10] = {(uint64_t)(uintptr_t)handle, (uint64_t)trans, (uint64_t)(int64_t)n, (uint64_t)(int64_t)nrhs, (uint64_t)(uintptr_t)A, (uint64_t)(int64_t)lda, (uint64_t)(uintptr_t)devIpiv, (uint64_t)(uintptr_t)B, (uint64_t)(int64_t)ldb, (uint64_t)(uintptr_t)devInfo};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusolverDnDgetrs, cutap_w, thunk_cusolverDnDgetrs);
 }
@@ -1388,11 +1046,8 @@ static uint64_t thunk_cusolverDnDlaswp(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, int, void *, int, int, int, void *, int))fn)((void *)(uintptr_t)a[0], (int)a[1], (void *)(uintptr_t)a[2], (int)a[3], (int)a[4], (int)a[5], (void *)(uintptr_t)a[6], (int)a[7]);
 }
-CUTAP_EXPORT unsigned int cusolverDnDlaswp(void *handle, int n, void *A, int lda, int k1, int k2, void *devIpiv, int incx)
+CUTAP_SLOW unsigned int cutap_slow_cusolverDnDlaswp(void *handle, int n, void *A, int lda, int k1, int k2, void *devIpiv, int incx)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusolverDnDlaswp], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, int, void *, int, int, int, void *, int))cutap_fn)(handle, n, A, lda, k1, k2, devIpiv, incx);
     uint64_t cutap_w[8] = {(uint64_t)(uintptr_t)handle, (uint64_t)(int64_t)n, (uint64_t)(uintptr_t)A, (uint64_t)(int64_t)lda, (uint64_t)(int64_t)k1, (uint64_t)(int64_t)k2, (uint64_t)(uintptr_t)devIpiv, (uint64_t)(int64_t)incx};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusolverDnDlaswp, cutap_w, thunk_cusolverDnDlaswp);
 }
@@ -1400,11 +1055,8 @@ static uint64_t thunk_cusolverDnDlauum(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, int, void *, int, void *, int, void *))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (int)a[2], (void *)(uintptr_t)a[3], (int)a[4], (void *)(uintptr_t)a[5], (int)a[6], (void *)(uintptr_t)a[7]);
 }
-CUTAP_EXPORT unsigned int cusolverDnDlauum(void *handle, unsigned int uplo, int n, void *A, int lda, void *work, int lwork, void *devInfo)
+CUTAP_SLOW unsigned int cutap_slow_cusolverDnDlauum(void *handle, unsigned int uplo, int n, void *A, int lda, void *work, int lwork, void *devInfo)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusolverDnDlauum], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, int, void *, int, void *, int, void *))cutap_fn)(handle, uplo, n, A, lda, work, lwork, devInfo);
     uint64_t cutap_w[8] = {(uint64_t)(uintptr_t)handle, (uint64_t)uplo, (uint64_t)(int64_t)n, (uint64_t)(uintptr_t)A, (uint64_t)(int64_t)lda, (uint64_t)(uintptr_t)work, (uint64_t)(int64_t)lwork, (uint64_t)(uintptr_t)devInfo};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusolverDnDlauum, cutap_w, thunk_cusolverDnDlauum);
 }
@@ -1412,11 +1064,8 @@ static uint64_t thunk_cusolverDnDlauum_bufferSize(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, int, void *, int, void *))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (int)a[2], (void *)(uintptr_t)a[3], (int)a[4], (void *)(uintptr_t)a[5]);
 }
-CUTAP_EXPORT unsigned int cusolverDnDlauum_bufferSize(void *handle, unsigned int uplo, int n, void *A, int lda, void *lwork)
+CUTAP_SLOW unsigned int cutap_slow_cusolverDnDlauum_bufferSize(void *handle, unsigned int uplo, int n, void *A, int lda, void *lwork)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusolverDnDlauum_bufferSize], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, int, void *, int, void *))cutap_fn)(handle, uplo, n, A, lda, lwork);
     uint64_t cutap_w[6] = {(uint64_t)(uintptr_t)handle, (uint64_t)uplo, (uint64_t)(int64_t)n, (uint64_t)(uintptr_t)A, (uint64_t)(int64_t)lda, (uint64_t)(uintptr_t)lwork};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusolverDnDlauum_bufferSize, cutap_w, thunk_cusolverDnDlauum_bufferSize);
 }
@@ -1424,11 +1073,8 @@ static uint64_t thunk_cusolverDnDorgbr(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, int, int, int, void *, int, void *, void *, int, void *))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (int)a[2], (int)a[3], (int)a[4], (void *)(uintptr_t)a[5], (int)a[6], (void *)(uintptr_t)a[7], (void *)(uintptr_t)a[8], (int)a[9], (void *)(uintptr_t)a[10]);
 }
-CUTAP_EXPORT unsigned int cusolverDnDorgbr(void *handle, unsigned int side, int m, int n, int k, void *A, int lda, void *tau, void *work, int lwork, void *info)
+CUTAP_SLOW unsigned int cutap_slow_cusolverDnDorgbr(void *handle, unsigned int side, int m, int n, int k, void *A, int lda, void *tau, void *work, int lwork, void *info)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusolverDnDorgbr], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, int, int, int, void *, int, void *, void *, int, void *))cutap_fn)(handle, side, m, n, k, A, lda, tau, work, lwork, info);
     uint64_t cutap_w[11] = {(uint64_t)(uintptr_t)handle, (uint64_t)side, (uint64_t)(int64_t)m, (uint64_t)(int64_t)n, (uint64_t)(int64_t)k, (uint64_t)(uintptr_t)A, (uint64_t)(int64_t)lda, (uint64_t)(uintptr_t)tau, (uint64_t)(uintptr_t)work, (uint64_t)(int64_t)lwork, (uint64_t)(uintptr_t)info};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusolverDnDorgbr, cutap_w, thunk_cusolverDnDorgbr);
 }
@@ -1436,11 +1082,8 @@ static uint64_t thunk_cusolverDnDorgbr_bufferSize(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, int, int, int, void *, int, void *, void *))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (int)a[2], (int)a[3], (int)a[4], (void *)(uintptr_t)a[5], (int)a[6], (void *)(uintptr_t)a[7], (void *)(uintptr_t)a[8]);
 }
-CUTAP_EXPORT unsigned int cusolverDnDorgbr_bufferSize(void *handle, unsigned int side, int m, int n, int k, void *A, int lda, void *tau, void *lwork)
+CUTAP_SLOW unsigned int cutap_slow_cusolverDnDorgbr_bufferSize(void *handle, unsigned int side, int m, int n, int k, void *A, int lda, void *tau, void *lwork)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusolverDnDorgbr_bufferSize], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, int, int, int, void *, int, void *, void *))cutap_fn)(handle, side, m, n, k, A, lda, tau, lwork);
     uint64_t cutap_w[9] = {(uint64_t)(uintptr_t)handle, (uint64_t)side, (uint64_t)(int64_t)m, (uint64_t)(int64_t)n, (uint64_t)(int64_t)k, (uint64_t)(uintptr_t)A, (uint64_t)(int64_t)lda, (uint64_t)(uintptr_t)tau, (uint64_t)(uintptr_t)lwork};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusolverDnDorgbr_bufferSize, cutap_w, thunk_cusolverDnDorgbr_bufferSize);
 }
@@ -1448,11 +1091,8 @@ static uint64_t thunk_cusolverDnDorgqr(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, int, int, int, void *, int, void *, void *, int, void *))fn)((void *)(uintptr_t)a[0], (int)a[1], (int)a[2], (int)a[3], (void *)(uintptr_t)a[4], (int)a[5], (void *)(uintptr_t)a[6], (void *)(uintptr_t)a[7], (int)a[8], (void *)(uintptr_t)a[9]);
 }
-CUTAP_EXPORT unsigned int cusolverDnDorgqr(void *handle, int m, int n, int k, void *A, int lda, void *tau, void *work, int lwork, void *info)
+CUTAP_SLOW unsigned int cutap_slow_cusolverDnDorgqr(void *handle, int m, int n, int k, void *A, int lda, void *tau, void *work, int lwork, void *info)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusolverDnDorgqr], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, int, int, int, void *, int, void *, void *, int, void *))cutap_fn)(handle, m, n, k, A, lda, tau, work, lwork, info);
     uint64_t cutap_w[10] = {(uint64_t)(uintptr_t)handle, (uint64_t)(int64_t)m, (uint64_t)(int64_t)n, (uint64_t)(int64_t)k, (uint64_t)(uintptr_t)A, (uint64_t)(int64_t)lda, (uint64_t)(uintptr_t)tau, (uint64_t)(uintptr_t)work, (uint64_t)(int64_t)lwork, (uint64_t)(uintptr_t)info};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusolverDnDorgqr, cutap_w, thunk_cusolverDnDorgqr);
 }
@@ -1460,11 +1100,8 @@ static uint64_t thunk_cusolverDnDorgqr_bufferSize(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, int, int, int, void *, int, void *, void *))fn)((void *)(uintptr_t)a[0], (int)a[1], (int)a[2], (int)a[3], (void *)(uintptr_t)a[4], (int)a[5], (void *)(uintptr_t)a[6], (void *)(uintptr_t)a[7]);
 }
-CUTAP_EXPORT unsigned int cusolverDnDorgqr_bufferSize(void *handle, int m, int n, int k, void *A, int lda, void *tau, void *lwork)
+CUTAP_SLOW unsigned int cutap_slow_cusolverDnDorgqr_bufferSize(void *handle, int m, int n, int k, void *A, int lda, void *tau, void *lwork)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusolverDnDorgqr_bufferSize], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, int, int, int, void *, int, void *, void *))cutap_fn)(handle, m, n, k, A, lda, tau, lwork);
     uint64_t cutap_w[8] = {(uint64_t)(uintptr_t)handle, (uint64_t)(int64_t)m, (uint64_t)(int64_t)n, (uint64_t)(int64_t)k, (uint64_t)(uintptr_t)A, (uint64_t)(int64_t)lda, (uint64_t)(uintptr_t)tau, (uint64_t)(uintptr_t)lwork};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusolverDnDorgqr_bufferSize, cutap_w, thunk_cusolverDnDorgqr_bufferSize);
 }
@@ -1472,11 +1109,8 @@ static uint64_t thunk_cusolverDnDorgtr(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, int, void *, int, void *, void *, int, void *))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (int)a[2], (void *)(uintptr_t)a[3], (int)a[4], (void *)(uintptr_t)a[5], (void *)(uintptr_t)a[6], (int)a[7], (void *)(uintptr_t)a[8]);
 }
-CUTAP_EXPORT unsigned int cusolverDnDorgtr(void *handle, unsigned int uplo, int n, void *A, int lda, void *tau, void *work, int lwork, void *info)
+CUTAP_SLOW unsigned int cutap_slow_cusolverDnDorgtr(void *handle, unsigned int uplo, int n, void *A, int lda, void *tau, void *work, int lwork, void *info)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusolverDnDorgtr], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, int, void *, int, void *, void *, int, void *))cutap_fn)(handle, uplo, n, A, lda, tau, work, lwork, info);
     uint64_t cutap_w[9] = {(uint64_t)(uintptr_t)handle, (uint64_t)uplo, (uint64_t)(int64_t)n, (uint64_t)(uintptr_t)A, (uint64_t)(int64_t)lda, (uint64_t)(uintptr_t)tau, (uint64_t)(uintptr_t)work, (uint64_t)(int64_t)lwork, (uint64_t)(uintptr_t)info};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusolverDnDorgtr, cutap_w, thunk_cusolverDnDorgtr);
 }
@@ -1484,11 +1118,8 @@ static uint64_t thunk_cusolverDnDorgtr_bufferSize(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, int, void *, int, void *, void *))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (int)a[2], (void *)(uintptr_t)a[3], (int)a[4], (void *)(uintptr_t)a[5], (void *)(uintptr_t)a[6]);
 }
-CUTAP_EXPORT unsigned int cusolverDnDorgtr_bufferSize(void *handle, unsigned int uplo, int n, void *A, int lda, void *tau, void *lwork)
+CUTAP_SLOW unsigned int cutap_slow_cusolverDnDorgtr_bufferSize(void *handle, unsigned int uplo, int n, void *A, int lda, void *tau, void *lwork)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusolverDnDorgtr_bufferSize], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, int, void *, int, void *, void *))cutap_fn)(handle, uplo, n, A, lda, tau, lwork);
     uint64_t cutap_w[7] = {(uint64_t)(uintptr_t)handle, (uint64_t)uplo, (uint64_t)(int64_t)n, (uint64_t)(uintptr_t)A, (uint64_t)(int64_t)lda, (uint64_t)(uintptr_t)tau, (uint64_t)(uintptr_t)lwork};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusolverDnDorgtr_bufferSize, cutap_w, thunk_cusolverDnDorgtr_bufferSize);
 }
@@ -1496,11 +1127,8 @@ static uint64_t thunk_cusolverDnDormqr(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, unsigned int, int, int, int, void *, int, void *, void *, int, void *, int, void *))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (unsigned int)a[2], (int)a[3], (int)a[4], (int)a[5], (void *)(uintptr_t)a[6], (int)a[7], (void *)(uintptr_t)a[8], (void *)(uintptr_t)a[9], (int)a[10], (void *)(uintptr_t)a[11], (int)a[12], (void *)(uintptr_t)a[13]);
 }
-CUTAP_EXPORT unsigned int cusolverDnDormqr(void *handle, unsigned int side, unsigned int trans, int m, int n, int k, void *A, int lda, void *tau, void *C, int ldc, void *work, int lwork, void *devInfo)
+CUTAP_SLOW unsigned int cutap_slow_cusolverDnDormqr(void *handle, unsigned int side, unsigned int trans, int m, int n, int k, void *A, int lda, void *tau, void *C, int ldc, void *work, int lwork, void *devInfo)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusolverDnDormqr], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, unsigned int, int, int, int, void *, int, void *, void *, int, void *, int, void *))cutap_fn)(handle, side, trans, m, n, k, A, lda, tau, C, ldc, work, lwork, devInfo);
     uint64_t cutap_w[14] = {(uint64_t)(uintptr_t)handle, (uint64_t)side, (uint64_t)trans, (uint64_t)(int64_t)m, (uint64_t)(int64_t)n, (uint64_t)(int64_t)k, (uint64_t)(uintptr_t)A, (uint64_t)(int64_t)lda, (uint64_t)(uintptr_t)tau, (uint64_t)(uintptr_t)C, (uint64_t)(int64_t)ldc, (uint64_t)(uintptr_t)work, (uint64_t)(int64_t)lwork, (uint64_t)(uintptr_t)devInfo};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusolverDnDormqr, cutap_w, thunk_cusolverDnDormqr);
 }
@@ -1508,11 +1136,8 @@ static uint64_t thunk_cusolverDnDormqr_bufferSize(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, unsigned int, int, int, int, void *, int, void *, void *, int, void *))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (unsigned int)a[2], (int)a[3], (int)a[4], (int)a[5], (void *)(uintptr_t)a[6], (int)a[7], (void *)(uintptr_t)a[8], (void *)(uintptr_t)a[9], (int)a[10], (void *)(uintptr_t)a[11]);
 }
-CUTAP_EXPORT unsigned int cusolverDnDormqr_bufferSize(void *handle, unsigned int side, unsigned int trans, int m, int n, int k, void *A, int lda, void *tau, void *C, int ldc, void *lwork)
+CUTAP_SLOW unsigned int cutap_slow_cusolverDnDormqr_bufferSize(void *handle, unsigned int side, unsigned int trans, int m, int n, int k, void *A, int lda, void *tau, void *C, int ldc, void *lwork)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusolverDnDormqr_bufferSize], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, unsigned int, int, int, int, void *, int, void *, void *, int, void *))cutap_fn)(handle, side, trans, m, n, k, A, lda, tau, C, ldc, lwork);
     uint64_t cutap_w[12] = {(uint64_t)(uintptr_t)handle, (uint64_t)side, (uint64_t)trans, (uint64_t)(int64_t)m, (uint64_t)(int64_t)n, (uint64_t)(int64_t)k, (uint64_t)(uintptr_t)A, (uint64_t)(int64_t)lda, (uint64_t)(uintptr_t)tau, (uint64_t)(uintptr_t)C, (uint64_t)(int64_t)ldc, (uint64_t)(uintptr_t)lwork};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusolverDnDormqr_bufferSize, cutap_w, thunk_cusolverDnDormqr_bufferSize);
 }
@@ -1520,11 +1145,8 @@ static uint64_t thunk_cusolverDnDormtr(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, unsigned int, unsigned int, int, int, void *, int, void *, void *, int, void *, int, void *))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (unsigned int)a[2], (unsigned int)a[3], (int)a[4], (int)a[5], (void *)(uintptr_t)a[6], (int)a[7], (void *)(uintptr_t)a[8], (void *)(uintptr_t)a[9], (int)a[10], (void *)(uintptr_t)a[11], (int)a[12], (void *)(uintptr_t)a[13]);
 }
-CUTAP_EXPORT unsigned int cusolverDnDormtr(void *handle, unsigned int side, unsigned int uplo, unsigned int trans, int m, int n, void *A, int lda, void *tau, void *C, int ldc, void *work, int lwork, void *info)
+CUTAP_SLOW unsigned int cutap_slow_cusolverDnDormtr(void *handle, unsigned int side, unsigned int uplo, unsigned int trans, int m, int n, void *A, int lda, void *tau, void *C, int ldc, void *work, int lwork, void *info)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusolverDnDormtr], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, unsigned int, unsigned int, int, int, void *, int, void *, void *, int, void *, int, void *))cutap_fn)(handle, side, uplo, trans, m, n, A, lda, tau, C, ldc, work, lwork, info);
     uint64_t cutap_w[14] = {(uint64_t)(uintptr_t)handle, (uint64_t)side, (uint64_t)uplo, (uint64_t)trans, (uint64_t)(int64_t)m, (uint64_t)(int64_t)n, (uint64_t)(uintptr_t)A, (uint64_t)(int64_t)lda, (uint64_t)(uintptr_t)tau, (uint64_t)(uintptr_t)C, (uint64_t)(int64_t)ldc, (uint64_t)(uintptr_t)work, (uint64_t)(int64_t)lwork, (uint64_t)(uintptr_t)info};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusolverDnDormtr, cutap_w, thunk_cusolverDnDormtr);
 }
@@ -1532,11 +1154,8 @@ static uint64_t thunk_cusolverDnDormtr_bufferSize(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, unsigned int, unsigned int, int, int, void *, int, void *, void *, int, void *))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (unsigned int)a[2], (unsigned int)a[3], (int)a[4], (int)a[5], (void *)(uintptr_t)a[6], (int)a[7], (void *)(uintptr_t)a[8], (void *)(uintptr_t)a[9], (int)a[10], (void *)(uintptr_t)a[11]);
 }
-CUTAP_EXPORT unsigned int cusolverDnDormtr_bufferSize(void *handle, unsigned int side, unsigned int uplo, unsigned int trans, int m, int n, void *A, int lda, void *tau, void *C, int ldc, void *lwork)
+CUTAP_SLOW unsigned int cutap_slow_cusolverDnDormtr_bufferSize(void *handle, unsigned int side, unsigned int uplo, unsigned int trans, int m, int n, void *A, int lda, void *tau, void *C, int ldc, void *lwork)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusolverDnDormtr_bufferSize], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, unsigned int, unsigned int, int, int, void *, int, void *, void *, int, void *))cutap_fn)(handle, side, uplo, trans, m, n, A, lda, tau, C, ldc, lwork);
     uint64_t cutap_w[12] = {(uint64_t)(uintptr_t)handle, (uint64_t)side, (uint64_t)uplo, (uint64_t)trans, (uint64_t)(int64_t)m, (uint64_t)(int64_t)n, (uint64_t)(uintptr_t)A, (uint64_t)(int64_t)lda, (uint64_t)(uintptr_t)tau, (uint64_t)(uintptr_t)C, (uint64_t)(int64_t)ldc, (uint64_t)(uintptr_t)lwork};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusolverDnDormtr_bufferSize, cutap_w, thunk_cusolverDnDormtr_bufferSize);
 }
@@ -1544,11 +1163,8 @@ static uint64_t thunk_cusolverDnDpotrf(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, int, void *, int, void *, int, void *))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (int)a[2], (void *)(uintptr_t)a[3], (int)a[4], (void *)(uintptr_t)a[5], (int)a[6], (void *)(uintptr_t)a[7]);
 }
-CUTAP_EXPORT unsigned int cusolverDnDpotrf(void *handle, unsigned int uplo, int n, void *A, int lda, void *Workspace, int Lwork, void *devInfo)
+CUTAP_SLOW unsigned int cutap_slow_cusolverDnDpotrf(void *handle, unsigned int uplo, int n, void *A, int lda, void *Workspace, int Lwork, void *devInfo)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusolverDnDpotrf], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, int, void *, int, void *, int, void *))cutap_fn)(handle, uplo, n, A, lda, Workspace, Lwork, devInfo);
     uint64_t cutap_w[8] = {(uint64_t)(uintptr_t)handle, (uint64_t)uplo, (uint64_t)(int64_t)n, (uint64_t)(uintptr_t)A, (uint64_t)(int64_t)lda, (uint64_t)(uintptr_t)Workspace, (uint64_t)(int64_t)Lwork, (uint64_t)(uintptr_t)devInfo};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusolverDnDpotrf, cutap_w, thunk_cusolverDnDpotrf);
 }
@@ -1556,11 +1172,8 @@ static uint64_t thunk_cusolverDnDpotrfBatched(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, int, void *, int, void *, int))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (int)a[2], (void *)(uintptr_t)a[3], (int)a[4], (void *)(uintptr_t)a[5], (int)a[6]);
 }
-CUTAP_EXPORT unsigned int cusolverDnDpotrfBatched(void *handle, unsigned int uplo, int n, void *Aarray, int lda, void *infoArray, int batchSize)
+CUTAP_SLOW unsigned int cutap_slow_cusolverDnDpotrfBatched(void *handle, unsigned int uplo, int n, void *Aarray, int lda, void *infoArray, int batchSize)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusolverDnDpotrfBatched], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, int, void *, int, void *, int))cutap_fn)(handle, uplo, n, Aarray, lda, infoArray, batchSize);
     uint64_t cutap_w[7] = {(uint64_t)(uintptr_t)handle, (uint64_t)uplo, (uint64_t)(int64_t)n, (uint64_t)(uintptr_t)Aarray, (uint64_t)(int64_t)lda, (uint64_t)(uintptr_t)infoArray, (uint64_t)(int64_t)batchSize};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusolverDnDpotrfBatched, cutap_w, thunk_cusolverDnDpotrfBatched);
 }
@@ -1568,11 +1181,8 @@ static uint64_t thunk_cusolverDnDpotrf_bufferSize(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, int, void *, int, void *))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (int)a[2], (void *)(uintptr_t)a[3], (int)a[4], (void *)(uintptr_t)a[5]);
 }
-CUTAP_EXPORT unsigned int cusolverDnDpotrf_bufferSize(void *handle, unsigned int uplo, int n, void *A, int lda, void *Lwork)
+CUTAP_SLOW unsigned int cutap_slow_cusolverDnDpotrf_bufferSize(void *handle, unsigned int uplo, int n, void *A, int lda, void *Lwork)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusolverDnDpotrf_bufferSize], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, int, void *, int, void *))cutap_fn)(handle, uplo, n, A, lda, Lwork);
     uint64_t cutap_w[6] = {(uint64_t)(uintptr_t)handle, (uint64_t)uplo, (uint64_t)(int64_t)n, (uint64_t)(uintptr_t)A, (uint64_t)(int64_t)lda, (uint64_t)(uintptr_t)Lwork};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusolverDnDpotrf_bufferSize, cutap_w, thunk_cusolverDnDpotrf_bufferSize);
 }
@@ -1580,11 +1190,8 @@ static uint64_t thunk_cusolverDnDpotri(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, int, void *, int, void *, int, void *))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (int)a[2], (void *)(uintptr_t)a[3], (int)a[4], (void *)(uintptr_t)a[5], (int)a[6], (void *)(uintptr_t)a[7]);
 }
-CUTAP_EXPORT unsigned int cusolverDnDpotri(void *handle, unsigned int uplo, int n, void *A, int lda, void *work, int lwork, void *devInfo)
+CUTAP_SLOW unsigned int cutap_slow_cusolverDnDpotri(void *handle, unsigned int uplo, int n, void *A, int lda, void *work, int lwork, void *devInfo)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusolverDnDpotri], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, int, void *, int, void *, int, void *))cutap_fn)(handle, uplo, n, A, lda, work, lwork, devInfo);
     uint64_t cutap_w[8] = {(uint64_t)(uintptr_t)handle, (uint64_t)uplo, (uint64_t)(int64_t)n, (uint64_t)(uintptr_t)A, (uint64_t)(int64_t)lda, (uint64_t)(uintptr_t)work, (uint64_t)(int64_t)lwork, (uint64_t)(uintptr_t)devInfo};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusolverDnDpotri, cutap_w, thunk_cusolverDnDpotri);
 }
@@ -1592,11 +1199,8 @@ static uint64_t thunk_cusolverDnDpotri_bufferSize(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, int, void *, int, void *))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (int)a[2], (void *)(uintptr_t)a[3], (int)a[4], (void *)(uintptr_t)a[5]);
 }
-CUTAP_EXPORT unsigned int cusolverDnDpotri_bufferSize(void *handle, unsigned int uplo, int n, void *A, int lda, void *lwork)
+CUTAP_SLOW unsigned int cutap_slow_cusolverDnDpotri_bufferSize(void *handle, unsigned int uplo, int n, void *A, int lda, void *lwork)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusolverDnDpotri_bufferSize], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, int, void *, int, void *))cutap_fn)(handle, uplo, n, A, lda, lwork);
     uint64_t cutap_w[6] = {(uint64_t)(uintptr_t)handle, (uint64_t)uplo, (uint64_t)(int64_t)n, (uint64_t)(uintptr_t)A, (uint64_t)(int64_t)lda, (uint64_t)(uintptr_t)lwork};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusolverDnDpotri_bufferSize, cutap_w, thunk_cusolverDnDpotri_bufferSize);
 }
@@ -1604,11 +1208,8 @@ static uint64_t thunk_cusolverDnDpotrs(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, int, int, void *, int, void *, int, void *))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (int)a[2], (int)a[3], (void *)(uintptr_t)a[4], (int)a[5], (void *)(uintptr_t)a[6], (int)a[7], (void *)(uintptr_t)a[8]);
 }
-CUTAP_EXPORT unsigned int cusolverDnDpotrs(void *handle, unsigned int uplo, int n, int nrhs, void *A, int lda, void *B, int ldb, void *devInfo)
+CUTAP_SLOW unsigned int cutap_slow_cusolverDnDpotrs(void *handle, unsigned int uplo, int n, int nrhs, void *A, int lda, void *B, int ldb, void *devInfo)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusolverDnDpotrs], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, int, int, void *, int, void *, int, void *))cutap_fn)(handle, uplo, n, nrhs, A, lda, B, ldb, devInfo);
     uint64_t cutap_w[9] = {(uint64_t)(uintptr_t)handle, (uint64_t)uplo, (uint64_t)(int64_t)n, (uint64_t)(int64_t)nrhs, (uint64_t)(uintptr_t)A, (uint64_t)(int64_t)lda, (uint64_t)(uintptr_t)B, (uint64_t)(int64_t)ldb, (uint64_t)(uintptr_t)devInfo};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusolverDnDpotrs, cutap_w, thunk_cusolverDnDpotrs);
 }
@@ -1616,11 +1217,8 @@ static uint64_t thunk_cusolverDnDpotrsBatched(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, int, int, void *, int, void *, int, void *, int))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (int)a[2], (int)a[3], (void *)(uintptr_t)a[4], (int)a[5], (void *)(uintptr_t)a[6], (int)a[7], (void *)(uintptr_t)a[8], (int)a[9]);
 }
-CUTAP_EXPORT unsigned int cusolverDnDpotrsBatched(void *handle, unsigned int uplo, int n, int nrhs, void *A, int lda, void *B, int ldb, void *d_info, int batchSize)
+CUTAP_SLOW unsigned int cutap_slow_cusolverDnDpotrsBatched(void *handle, unsigned int uplo, int n, int nrhs, void *A, int lda, void *B, int ldb, void *d_info, int batchSize)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusolverDnDpotrsBatched], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, int, int, void *, int, void *, int, void *, int))cutap_fn)(handle, uplo, n, nrhs, A, lda, B, ldb, d_info, batchSize);
     uint64_t cutap_w[10] = {(uint64_t)(uintptr_t)handle, (uint64_t)uplo, (uint64_t)(int64_t)n, (uint64_t)(int64_t)nrhs, (uint64_t)(uintptr_t)A, (uint64_t)(int64_t)lda, (uint64_t)(uintptr_t)B, (uint64_t)(int64_t)ldb, (uint64_t)(uintptr_t)d_info, (uint64_t)(int64_t)batchSize};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusolverDnDpotrsBatched, cutap_w, thunk_cusolverDnDpotrsBatched);
 }
@@ -1628,11 +1226,8 @@ static uint64_t thunk_cusolverDnDsyevd(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, unsigned int, int, void *, int, void *, void *, int, void *))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (unsigned int)a[2], (int)a[3], (void *)(uintptr_t)a[4], (int)a[5], (void *)(uintptr_t)a[6], (void *)(uintptr_t)a[7], (int)a[8], (void *)(uintptr_t)a[9]);
 }
-CUTAP_EXPORT unsigned int cusolverDnDsyevd(void *handle, unsigned int jobz, unsigned int uplo, int n, void *A, int lda, void *W, void *work, int lwork, void *info)
+CUTAP_SLOW unsigned int cutap_slow_cusolverDnDsyevd(void *handle, unsigned int jobz, unsigned int uplo, int n, void *A, int lda, void *W, void *work, int lwork, void *info)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusolverDnDsyevd], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, unsigned int, int, void *, int, void *, void *, int, void *))cutap_fn)(handle, jobz, uplo, n, A, lda, W, work, lwork, info);
     uint64_t cutap_w[10] = {(uint64_t)(uintptr_t)handle, (uint64_t)jobz, (uint64_t)uplo, (uint64_t)(int64_t)n, (uint64_t)(uintptr_t)A, (uint64_t)(int64_t)lda, (uint64_t)(uintptr_t)W, (uint64_t)(uintptr_t)work, (uint64_t)(int64_t)lwork, (uint64_t)(uintptr_t)info};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusolverDnDsyevd, cutap_w, thunk_cusolverDnDsyevd);
 }
@@ -1640,11 +1235,8 @@ static uint64_t thunk_cusolverDnDsyevd_bufferSize(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, unsigned int, int, void *, int, void *, void *))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (unsigned int)a[2], (int)a[3], (void *)(uintptr_t)a[4], (int)a[5], (void *)(uintptr_t)a[6], (void *)(uintptr_t)a[7]);
 }
-CUTAP_EXPORT unsigned int cusolverDnDsyevd_bufferSize(void *handle, unsigned int jobz, unsigned int uplo, int n, void *A, int lda, void *W, void *lwork)
+CUTAP_SLOW unsigned int cutap_slow_cusolverDnDsyevd_bufferSize(void *handle, unsigned int jobz, unsigned int uplo, int n, void *A, int lda, void *W, void *lwork)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusolverDnDsyevd_bufferSize], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, unsigned int, int, void *, int, void *, void *))cutap_fn)(handle, jobz, uplo, n, A, lda, W, lwork);
     uint64_t cutap_w[8] = {(uint64_t)(uintptr_t)handle, (uint64_t)jobz, (uint64_t)uplo, (uint64_t)(int64_t)n, (uint64_t)(uintptr_t)A, (uint64_t)(int64_t)lda, (uint64_t)(uintptr_t)W, (uint64_t)(uintptr_t)lwork};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusolverDnDsyevd_bufferSize, cutap_w, thunk_cusolverDnDsyevd_bufferSize);
 }
@@ -1652,11 +1244,8 @@ static uint64_t thunk_cusolverDnDsyevdx(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, unsigned int, unsigned int, int, void *, int, double, double, int, int, void *, void *, void *, int, void *))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (unsigned int)a[2], (unsigned int)a[3], (int)a[4], (void *)(uintptr_t)a[5], (int)a[6], cutap_w2d(a[7]), cutap_w2d(a[8]), (int)a[9], (int)a[10], (void *)(uintptr_t)a[11], (void *)(uintptr_t)a[12], (void *)(uintptr_t)a[13], (int)a[14], (void *)(uintptr_t)a[15]);
 }
-CUTAP_EXPORT unsigned int cusolverDnDsyevdx(void *handle, unsigned int jobz, unsigned int range, unsigned int uplo, int n, void *A, int lda, double vl, double vu, int il, int iu, void *meig, void *W, void *work, int lwork, void *info)
+CUTAP_SLOW unsigned int cutap_slow_cusolverDnDsyevdx(void *handle, unsigned int jobz, unsigned int range, unsigned int uplo, int n, void *A, int lda, double vl, double vu, int il, int iu, void *meig, void *W, void *work, int lwork, void *info)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusolverDnDsyevdx], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, unsigned int, unsigned int, int, void *, int, double, double, int, int, void *, void *, void *, int, void *))cutap_fn)(handle, jobz, range, uplo, n, A, lda, vl, vu, il, iu, meig, W, work, lwork, info);
     uint64_t cutap_w[16] = {(uint64_t)(uintptr_t)handle, (uint64_t)jobz, (uint64_t)range, (uint64_t)uplo, (uint64_t)(int64_t)n, (uint64_t)(uintptr_t)A, (uint64_t)(int64_t)lda, cutap_d2w(vl), cutap_d2w(vu), (uint64_t)(int64_t)il, (uint64_t)(int64_t)iu, (uint64_t)(uintptr_t)meig, (uint64_t)(uintptr_t)W, (uint64_t)(uintptr_t)work, (uint64_t)(int64_t)lwork, (uint64_t)(uintptr_t)info};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusolverDnDsyevdx, cutap_w, thunk_cusolverDnDsyevdx);
 }
@@ -1664,11 +1253,8 @@ static uint64_t thunk_cusolverDnDsyevdx_bufferSize(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, unsigned int, unsigned int, int, void *, int, double, double, int, int, void *, void *, void *))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (unsigned int)a[2], (unsigned int)a[3], (int)a[4], (void *)(uintptr_t)a[5], (int)a[6], cutap_w2d(a[7]), cutap_w2d(a[8]), (int)a[9], (int)a[10], (void *)(uintptr_t)a[11], (void *)(uintptr_t)a[12], (void *)(uintptr_t)a[13]);
 }
-CUTAP_EXPORT unsigned int cusolverDnDsyevdx_bufferSize(void *handle, unsigned int jobz, unsigned int range, unsigned int uplo, int n, void *A, int lda, double vl, double vu, int il, int iu, void *meig, void *W, void *lwork)
+CUTAP_SLOW unsigned int cutap_slow_cusolverDnDsyevdx_bufferSize(void *handle, unsigned int jobz, unsigned int range, unsigned int uplo, int n, void *A, int lda, double vl, double vu, int il, int iu, void *meig, void *W, void *lwork)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusolverDnDsyevdx_bufferSize], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, unsigned int, unsigned int, int, void *, int, double, double, int, int, void *, void *, void *))cutap_fn)(handle, jobz, range, uplo, n, A, lda, vl, vu, il, iu, meig, W, lwork);
     uint64_t cutap_w[14] = {(uint64_t)(uintptr_t)handle, (uint64_t)jobz, (uint64_t)range, (uint64_t)uplo, (uint64_t)(int64_t)n, (uint64_t)(uintptr_t)A, (uint64_t)(int64_t)lda, cutap_d2w(vl), cutap_d2w(vu), (uint64_t)(int64_t)il, (uint64_t)(int64_t)iu, (uint64_t)(uintptr_t)meig, (uint64_t)(uintptr_t)W, (uint64_t)(uintptr_t)lwork};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusolverDnDsyevdx_bufferSize, cutap_w, thunk_cusolverDnDsyevdx_bufferSize);
 }
@@ -1676,11 +1262,8 @@ static uint64_t thunk_cusolverDnDsyevj(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, unsigned int, int, void *, int, void *, void *, int, void *, void *))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (unsigned int)a[2], (int)a[3], (void *)(uintptr_t)a[4], (int)a[5], (void *)(uintptr_t)a[6], (void *)(uintptr_t)a[7], (int)a[8], (void *)(uintptr_t)a[9], (void *)(uintptr_t)a[10]);
 }
-CUTAP_EXPORT unsigned int cusolverDnDsyevj(void *handle, unsigned int jobz, unsigned int uplo, int n, void *A, int lda, void *W, void *work, int lwork, void *info, void *params)
+CUTAP_SLOW unsigned int cutap_slow_cusolverDnDsyevj(void *handle, unsigned int jobz, unsigned int uplo, int n, void *A, int lda, void *W, void *work, int lwork, void *info, void *params)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusolverDnDsyevj], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, unsigned int, int, void *, int, void *, void *, int, void *, void *))cutap_fn)(handle, jobz, uplo, n, A, lda, W, work, lwork, info, params);
     uint64_t cutap_w[11] = {(uint64_t)(uintptr_t)handle, (uint64_t)jobz, (uint64_t)uplo, (uint64_t)(int64_t)n, (uint64_t)(uintptr_t)A, (uint64_t)(int64_t)lda, (uint64_t)(uintptr_t)W, (uint64_t)(uintptr_t)work, (uint64_t)(int64_t)lwork, (uint64_t)(uintptr_t)info, (uint64_t)(uintptr_t)params};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusolverDnDsyevj, cutap_w, thunk_cusolverDnDsyevj);
 }
@@ -1688,11 +1271,8 @@ static uint64_t thunk_cusolverDnDsyevjBatched(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, unsigned int, int, void *, int, void *, void *, int, void *, void *, int))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (unsigned int)a[2], (int)a[3], (void *)(uintptr_t)a[4], (int)a[5], (void *)(uintptr_t)a[6], (void *)(uintptr_t)a[7], (int)a[8], (void *)(uintptr_t)a[9], (void *)(uintptr_t)a[10], (int)a[11]);
 }
-CUTAP_EXPORT unsigned int cusolverDnDsyevjBatched(void *handle, unsigned int jobz, unsigned int uplo, int n, void *A, int lda, void *W, void *work, int lwork, void *info, void *params, int batchSize)
+CUTAP_SLOW unsigned int cutap_slow_cusolverDnDsyevjBatched(void *handle, unsigned int jobz, unsigned int uplo, int n, void *A, int lda, void *W, void *work, int lwork, void *info, void *params, int batchSize)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusolverDnDsyevjBatched], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, unsigned int, int, void *, int, void *, void *, int, void *, void *, int))cutap_fn)(handle, jobz, uplo, n, A, lda, W, work, lwork, info, params, batchSize);
     uint64_t cutap_w[12] = {(uint64_t)(uintptr_t)handle, (uint64_t)jobz, (uint64_t)uplo, (uint64_t)(int64_t)n, (uint64_t)(uintptr_t)A, (uint64_t)(int64_t)lda, (uint64_t)(uintptr_t)W, (uint64_t)(uintptr_t)work, (uint64_t)(int64_t)lwork, (uint64_t)(uintptr_t)info, (uint64_t)(uintptr_t)params, (uint64_t)(int64_t)batchSize};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusolverDnDsyevjBatched, cutap_w, thunk_cusolverDnDsyevjBatched);
 }
@@ -1700,11 +1280,8 @@ static uint64_t thunk_cusolverDnDsyevjBatched_bufferSize(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, unsigned int, int, void *, int, void *, void *, void *, int))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (unsigned int)a[2], (int)a[3], (void *)(uintptr_t)a[4], (int)a[5], (void *)(uintptr_t)a[6], (void *)(uintptr_t)a[7], (void *)(uintptr_t)a[8], (int)a[9]);
 }
-CUTAP_EXPORT unsigned int cusolverDnDsyevjBatched_bufferSize(void *handle, unsigned int jobz, unsigned int uplo, int n, void *A, int lda, void *W, void *lwork, void *params, int batchSize)
+CUTAP_SLOW unsigned int cutap_slow_cusolverDnDsyevjBatched_bufferSize(void *handle, unsigned int jobz, unsigned int uplo, int n, void *A, int lda, void *W, void *lwork, void *params, int batchSize)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusolverDnDsyevjBatched_bufferSize], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, unsigned int, int, void *, int, void *, void *, void *, int))cutap_fn)(handle, jobz, uplo, n, A, lda, W, lwork, params, batchSize);
     uint64_t cutap_w[10] = {(uint64_t)(uintptr_t)handle, (uint64_t)jobz, (uint64_t)uplo, (uint64_t)(int64_t)n, (uint64_t)(uintptr_t)A, (uint64_t)(int64_t)lda, (uint64_t)(uintptr_t)W, (uint64_t)(uintptr_t)lwork, (uint64_t)(uintptr_t)params, (uint64_t)(int64_t)batchSize};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusolverDnDsyevjBatched_bufferSize, cutap_w, thunk_cusolverDnDsyevjBatched_bufferSize);
 }
@@ -1712,11 +1289,8 @@ static uint64_t thunk_cusolverDnDsyevj_bufferSize(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, unsigned int, int, void *, int, void *, void *, void *))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (unsigned int)a[2], (int)a[3], (void *)(uintptr_t)a[4], (int)a[5], (void *)(uintptr_t)a[6], (void *)(uintptr_t)a[7], (void *)(uintptr_t)a[8]);
 }
-CUTAP_EXPORT unsigned int cusolverDnDsyevj_bufferSize(void *handle, unsigned int jobz, unsigned int uplo, int n, void *A, int lda, void *W, void *lwork, void *params)
+CUTAP_SLOW unsigned int cutap_slow_cusolverDnDsyevj_bufferSize(void *handle, unsigned int jobz, unsigned int uplo, int n, void *A, int lda, void *W, void *lwork, void *params)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusolverDnDsyevj_bufferSize], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, unsigned int, int, void *, int, void *, void *, void *))cutap_fn)(handle, jobz, uplo, n, A, lda, W, lwork, params);
     uint64_t cutap_w[9] = {(uint64_t)(uintptr_t)handle, (uint64_t)jobz, (uint64_t)uplo, (uint64_t)(int64_t)n, (uint64_t)(uintptr_t)A, (uint64_t)(int64_t)lda, (uint64_t)(uintptr_t)W, (uint64_t)(uintptr_t)lwork, (uint64_t)(uintptr_t)params};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusolverDnDsyevj_bufferSize, cutap_w, thunk_cusolverDnDsyevj_bufferSize);
 }
@@ -1724,11 +1298,8 @@ static uint64_t thunk_cusolverDnDsygvd(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, unsigned int, unsigned int, int, void *, int, void *, int, void *, void *, int, void *))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (unsigned int)a[2], (unsigned int)a[3], (int)a[4], (void *)(uintptr_t)a[5], (int)a[6], (void *)(uintptr_t)a[7], (int)a[8], (void *)(uintptr_t)a[9], (void *)(uintptr_t)a[10], (int)a[11], (void *)(uintptr_t)a[12]);
 }
-CUTAP_EXPORT unsigned int cusolverDnDsygvd(void *handle, unsigned int itype, unsigned int jobz, unsigned int uplo, int n, void *A, int lda, void *B, int ldb, void *W, void *work, int lwork, void *info)
+CUTAP_SLOW unsigned int cutap_slow_cusolverDnDsygvd(void *handle, unsigned int itype, unsigned int jobz, unsigned int uplo, int n, void *A, int lda, void *B, int ldb, void *W, void *work, int lwork, void *info)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusolverDnDsygvd], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, unsigned int, unsigned int, int, void *, int, void *, int, void *, void *, int, void *))cutap_fn)(handle, itype, jobz, uplo, n, A, lda, B, ldb, W, work, lwork, info);
     uint64_t cutap_w[13] = {(uint64_t)(uintptr_t)handle, (uint64_t)itype, (uint64_t)jobz, (uint64_t)uplo, (uint64_t)(int64_t)n, (uint64_t)(uintptr_t)A, (uint64_t)(int64_t)lda, (uint64_t)(uintptr_t)B, (uint64_t)(int64_t)ldb, (uint64_t)(uintptr_t)W, (uint64_t)(uintptr_t)work, (uint64_t)(int64_t)lwork, (uint64_t)(uintptr_t)info};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusolverDnDsygvd, cutap_w, thunk_cusolverDnDsygvd);
 }
@@ -1736,11 +1307,8 @@ static uint64_t thunk_cusolverDnDsygvd_bufferSize(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, unsigned int, unsigned int, int, void *, int, void *, int, void *, void *))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (unsigned int)a[2], (unsigned int)a[3], (int)a[4], (void *)(uintptr_t)a[5], (int)a[6], (void *)(uintptr_t)a[7], (int)a[8], (void *)(uintptr_t)a[9], (void *)(uintptr_t)a[10]);
 }
-CUTAP_EXPORT unsigned int cusolverDnDsygvd_bufferSize(void *handle, unsigned int itype, unsigned int jobz, unsigned int uplo, int n, void *A, int lda, void *B, int ldb, void *W, void *lwork)
+CUTAP_SLOW unsigned int cutap_slow_cusolverDnDsygvd_bufferSize(void *handle, unsigned int itype, unsigned int jobz, unsigned int uplo, int n, void *A, int lda, void *B, int ldb, void *W, void *lwork)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusolverDnDsygvd_bufferSize], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, unsigned int, unsigned int, int, void *, int, void *, int, void *, void *))cutap_fn)(handle, itype, jobz, uplo, n, A, lda, B, ldb, W, lwork);
     uint64_t cutap_w[11] = {(uint64_t)(uintptr_t)handle, (uint64_t)itype, (uint64_t)jobz, (uint64_t)uplo, (uint64_t)(int64_t)n, (uint64_t)(uintptr_t)A, (uint64_t)(int64_t)lda, (uint64_t)(uintptr_t)B, (uint64_t)(int64_t)ldb, (uint64_t)(uintptr_t)W, (uint64_t)(uintptr_t)lwork};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusolverDnDsygvd_bufferSize, cutap_w, thunk_cusolverDnDsygvd_bufferSize);
 }
@@ -1748,11 +1316,8 @@ static uint64_t thunk_cusolverDnDsygvdx(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, unsigned int, unsigned int, unsigned int, int, void *, int, void *, int, double, double, int, int, void *, void *, void *, int, void *))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (unsigned int)a[2], (unsigned int)a[3], (unsigned int)a[4], (int)a[5], (void *)(uintptr_t)a[6], (int)a[7], (void *)(uintptr_t)a[8], (int)a[9], cutap_w2d(a[10]), cutap_w2d(a[11]), (int)a[12], (int)a[13], (void *)(uintptr_t)a[14], (void *)(uintptr_t)a[15], (void *)(uintptr_t)a[16], (int)a[17], (void *)(uintptr_t)a[18]);
 }
-CUTAP_EXPORT unsigned int cusolverDnDsygvdx(void *handle, unsigned int itype, unsigned int jobz, unsigned int range, unsigned int uplo, int n, void *A, int lda, void *B, int ldb, double vl, double vu, int il, int iu, void *meig, void *W, void *work, int lwork, void *info)
+CUTAP_SLOW unsigned int cutap_slow_cusolverDnDsygvdx(void *handle, unsigned int itype, unsigned int jobz, unsigned int range, unsigned int uplo, int n, void *A, int lda, void *B, int ldb, double vl, double vu, int il, int iu, void *meig, void *W, void *work, int lwork, void *info)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusolverDnDsygvdx], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, unsigned int, unsigned int, unsigned int, int, void *, int, void *, int, double, double, int, int, void *, void *, void *, int, void *))cutap_fn)(handle, itype, jobz, range, uplo, n, A, lda, B, ldb, vl, vu, il, iu, meig, W, work, lwork, info);
     uint64_t cutap_w[19] = {(uint64_t)(uintptr_t)handle, (uint64_t)itype, (uint64_t)jobz, (uint64_t)range, (uint64_t)uplo, (uint64_t)(int64_t)n, (uint64_t)(uintptr_t)A, (uint64_t)(int64_t)lda, (uint64_t)(uintptr_t)B, (uint64_t)(int64_t)ldb, cutap_d2w(vl), cutap_d2w(vu), (uint64_t)(int64_t)il, (uint64_t)(int64_t)iu, (uint64_t)(uintptr_t)meig, (uint64_t)(uintptr_t)W, (uint64_t)(uintptr_t)work, (uint64_t)(int64_t)lwork, (uint64_t)(uintptr_t)info};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusolverDnDsygvdx, cutap_w, thunk_cusolverDnDsygvdx);
 }
@@ -1760,11 +1325,8 @@ static uint64_t thunk_cusolverDnDsygvdx_bufferSize(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, unsigned int, unsigned int, unsigned int, int, void *, int, void *, int, double, double, int, int, void *, void *, void *))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (unsigned int)a[2], (unsigned int)a[3], (unsigned int)a[4], (int)a[5], (void *)(uintptr_t)a[6], (int)a[7], (void *)(uintptr_t)a[8], (int)a[9], cutap_w2d(a[10]), cutap_w2d(a[11]), (int)a[12], (int)a[13], (void *)(uintptr_t)a[14], (void *)(uintptr_t)a[15], (void *)(uintptr_t)a[16]);
 }
-CUTAP_EXPORT unsigned int cusolverDnDsygvdx_bufferSize(void *handle, unsigned int itype, unsigned int jobz, unsigned int range, unsigned int uplo, int n, void *A, int lda, void *B, int ldb, double vl, double vu, int il, int iu, void *meig, void *W, void *lwork)
+CUTAP_SLOW unsigned int cutap_slow_cusolverDnDsygvdx_bufferSize(void *handle, unsigned int itype, unsigned int jobz, unsigned int range, unsigned int uplo, int n, void *A, int lda, void *B, int ldb, double vl, double vu, int il, int iu, void *meig, void *W, void *lwork)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusolverDnDsygvdx_bufferSize], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, unsigned int, unsigned int, unsigned int, int, void *, int, void *, int, double, double, int, int, void *, void *, void *))cutap_fn)(handle, itype, jobz, range, uplo, n, A, lda, B, ldb, vl, vu, il, iu, meig, W, lwork);
     uint64_t cutap_w[17] = {(uint64_t)(uintptr_t)handle, (uint64_t)itype, (uint64_t)jobz, (uint64_t)range, (uint64_t)uplo, (uint64_t)(int64_t)n, (uint64_t)(uintptr_t)A, (uint64_t)(int64_t)lda, (uint64_t)(uintptr_t)B, (uint64_t)(int64_t)ldb, cutap_d2w(vl), cutap_d2w(vu), (uint64_t)(int64_t)il, (uint64_t)(int64_t)iu, (uint64_t)(uintptr_t)meig, (uint64_t)(uintptr_t)W, (uint64_t)(uintptr_t)lwork};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusolverDnDsygvdx_bufferSize, cutap_w, thunk_cusolverDnDsygvdx_bufferSize);
 }
@@ -1772,11 +1334,8 @@ static uint64_t thunk_cusolverDnDsygvj(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, unsigned int, unsigned int, int, void *, int, void *, int, void *, void *, int, void *, void *))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (unsigned int)a[2], (unsigned int)a[3], (int)a[4], (void *)(uintptr_t)a[5], (int)a[6], (void *)(uintptr_t)a[7], (int)a[8], (void *)(uintptr_t)a[9], (void *)(uintptr_t)a[10], (int)a[11], (void *)(uintptr_t)a[12], (void *)(uintptr_t)a[13]);
 }
-CUTAP_EXPORT unsigned int cusolverDnDsygvj(void *handle, unsigned int itype, unsigned int jobz, unsigned int uplo, int n, void *A, int lda, void *B, int ldb, void *W, void *work, int lwork, void *info, void *params)
+CUTAP_SLOW unsigned int cutap_slow_cusolverDnDsygvj(void *handle, unsigned int itype, unsigned int jobz, unsigned int uplo, int n, void *A, int lda, void *B, int ldb, void *W, void *work, int lwork, void *info, void *params)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusolverDnDsygvj], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, unsigned int, unsigned int, int, void *, int, void *, int, void *, void *, int, void *, void *))cutap_fn)(handle, itype, jobz, uplo, n, A, lda, B, ldb, W, work, lwork, info, params);
     uint64_t cutap_w[14] = {(uint64_t)(uintptr_t)handle, (uint64_t)itype, (uint64_t)jobz, (uint64_t)uplo, (uint64_t)(int64_t)n, (uint64_t)(uintptr_t)A, (uint64_t)(int64_t)lda, (uint64_t)(uintptr_t)B, (uint64_t)(int64_t)ldb, (uint64_t)(uintptr_t)W, (uint64_t)(uintptr_t)work, (uint64_t)(int64_t)lwork, (uint64_t)(uintptr_t)info, (uint64_t)(uintptr_t)params};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusolverDnDsygvj, cutap_w, thunk_cusolverDnDsygvj);
 }
@@ -1784,11 +1343,8 @@ static uint64_t thunk_cusolverDnDsygvj_bufferSize(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, unsigned int, unsigned int, int, void *, int, void *, int, void *, void *, void *))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (unsigned int)a[2], (unsigned int)a[3], (int)a[4], (void *)(uintptr_t)a[5], (int)a[6], (void *)(uintptr_t)a[7], (int)a[8], (void *)(uintptr_t)a[9], (void *)(uintptr_t)a[10], (void *)(uintptr_t)a[11]);
 }
-CUTAP_EXPORT unsigned int cusolverDnDsygvj_bufferSize(void *handle, unsigned int itype, unsigned int jobz, unsigned int uplo, int n, void *A, int lda, void *B, int ldb, void *W, void *lwork, void *params)
+CUTAP_SLOW unsigned int cutap_slow_cusolverDnDsygvj_bufferSize(void *handle, unsigned int itype, unsigned int jobz, unsigned int uplo, int n, void *A, int lda, void *B, int ldb, void *W, void *lwork, void *params)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusolverDnDsygvj_bufferSize], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, unsigned int, unsigned int, int, void *, int, void *, int, void *, void *, void *))cutap_fn)(handle, itype, jobz, uplo, n, A, lda, B, ldb, W, lwork, params);
     uint64_t cutap_w[12] = {(uint64_t)(uintptr_t)handle, (uint64_t)itype, (uint64_t)jobz, (uint64_t)uplo, (uint64_t)(int64_t)n, (uint64_t)(uintptr_t)A, (uint64_t)(int64_t)lda, (uint64_t)(uintptr_t)B, (uint64_t)(int64_t)ldb, (uint64_t)(uintptr_t)W, (uint64_t)(uintptr_t)lwork, (uint64_t)(uintptr_t)params};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusolverDnDsygvj_bufferSize, cutap_w, thunk_cusolverDnDsygvj_bufferSize);
 }
@@ -1796,11 +1352,8 @@ static uint64_t thunk_cusolverDnDsytrd(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, int, void *, int, void *, void *, void *, void *, int, void *))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (int)a[2], (void *)(uintptr_t)a[3], (int)a[4], (void *)(uintptr_t)a[5], (void *)(uintptr_t)a[6], (void *)(uintptr_t)a[7], (void *)(uintptr_t)a[8], (int)a[9], (void *)(uintptr_t)a[10]);
 }
-CUTAP_EXPORT unsigned int cusolverDnDsytrd(void *handle, unsigned int uplo, int n, void *A, int lda, void *d, void *e, void *tau, void *work, int lwork, void *info)
+CUTAP_SLOW unsigned int cutap_slow_cusolverDnDsytrd(void *handle, unsigned int uplo, int n, void *A, int lda, void *d, void *e, void *tau, void *work, int lwork, void *info)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusolverDnDsytrd], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, int, void *, int, void *, void *, void *, void *, int, void *))cutap_fn)(handle, uplo, n, A, lda, d, e, tau, work, lwork, info);
     uint64_t cutap_w[11] = {(uint64_t)(uintptr_t)handle, (uint64_t)uplo, (uint64_t)(int64_t)n, (uint64_t)(uintptr_t)A, (uint64_t)(int64_t)lda, (uint64_t)(uintptr_t)d, (uint64_t)(uintptr_t)e, (uint64_t)(uintptr_t)tau, (uint64_t)(uintptr_t)work, (uint64_t)(int64_t)lwork, (uint64_t)(uintptr_t)info};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusolverDnDsytrd, cutap_w, thunk_cusolverDnDsytrd);
 }
@@ -1808,11 +1361,8 @@ static uint64_t thunk_cusolverDnDsytrd_bufferSize(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, int, void *, int, void *, void *, void *, void *))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (int)a[2], (void *)(uintptr_t)a[3], (int)a[4], (void *)(uintptr_t)a[5], (void *)(uintptr_t)a[6], (void *)(uintptr_t)a[7], (void *)(uintptr_t)a[8]);
 }
-CUTAP_EXPORT unsigned int cusolverDnDsytrd_bufferSize(void *handle, unsigned int uplo, int n, void *A, int lda, void *d, void *e, void *tau, void *lwork)
+CUTAP_SLOW unsigned int cutap_slow_cusolverDnDsytrd_bufferSize(void *handle, unsigned int uplo, int n, void *A, int lda, void *d, void *e, void *tau, void *lwork)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusolverDnDsytrd_bufferSize], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, int, void *, int, void *, void *, void *, void *))cutap_fn)(handle, uplo, n, A, lda, d, e, tau, lwork);
     uint64_t cutap_w[9] = {(uint64_t)(uintptr_t)handle, (uint64_t)uplo, (uint64_t)(int64_t)n, (uint64_t)(uintptr_t)A, (uint64_t)(int64_t)lda, (uint64_t)(uintptr_t)d, (uint64_t)(uintptr_t)e, (uint64_t)(uintptr_t)tau, (uint64_t)(uintptr_t)lwork};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusolverDnDsytrd_bufferSize, cutap_w, thunk_cusolverDnDsytrd_bufferSize);
 }
@@ -1820,11 +1370,8 @@ static uint64_t thunk_cusolverDnDsytrf(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, int, void *, int, void *, void *, int, void *))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (int)a[2], (void *)(uintptr_t)a[3], (int)a[4], (void *)(uintptr_t)a[5], (void *)(uintptr_t)a[6], (int)a[7], (void *)(uintptr_t)a[8]);
 }
-CUTAP_EXPORT unsigned int cusolverDnDsytrf(void *handle, unsigned int uplo, int n, void *A, int lda, void *ipiv, void *work, int lwork, void *info)
+CUTAP_SLOW unsigned int cutap_slow_cusolverDnDsytrf(void *handle, unsigned int uplo, int n, void *A, int lda, void *ipiv, void *work, int lwork, void *info)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusolverDnDsytrf], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, int, void *, int, void *, void *, int, void *))cutap_fn)(handle, uplo, n, A, lda, ipiv, work, lwork, info);
     uint64_t cutap_w[9] = {(uint64_t)(uintptr_t)handle, (uint64_t)uplo, (uint64_t)(int64_t)n, (uint64_t)(uintptr_t)A, (uint64_t)(int64_t)lda, (uint64_t)(uintptr_t)ipiv, (uint64_t)(uintptr_t)work, (uint64_t)(int64_t)lwork, (uint64_t)(uintptr_t)info};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusolverDnDsytrf, cutap_w, thunk_cusolverDnDsytrf);
 }
@@ -1832,11 +1379,8 @@ static uint64_t thunk_cusolverDnDsytrf_bufferSize(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, int, void *, int, void *))fn)((void *)(uintptr_t)a[0], (int)a[1], (void *)(uintptr_t)a[2], (int)a[3], (void *)(uintptr_t)a[4]);
 }
-CUTAP_EXPORT unsigned int cusolverDnDsytrf_bufferSize(void *handle, int n, void *A, int lda, void *lwork)
+CUTAP_SLOW unsigned int cutap_slow_cusolverDnDsytrf_bufferSize(void *handle, int n, void *A, int lda, void *lwork)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusolverDnDsytrf_bufferSize], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, int, void *, int, void *))cutap_fn)(handle, n, A, lda, lwork);
     uint64_t cutap_w[5] = {(uint64_t)(uintptr_t)handle, (uint64_t)(int64_t)n, (uint64_t)(uintptr_t)A, (uint64_t)(int64_t)lda, (uint64_t)(uintptr_t)lwork};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusolverDnDsytrf_bufferSize, cutap_w, thunk_cusolverDnDsytrf_bufferSize);
 }
@@ -1844,11 +1388,8 @@ static uint64_t thunk_cusolverDnDsytri(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, int, void *, int, void *, void *, int, void *))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (int)a[2], (void *)(uintptr_t)a[3], (int)a[4], (void *)(uintptr_t)a[5], (void *)(uintptr_t)a[6], (int)a[7], (void *)(uintptr_t)a[8]);
 }
-CUTAP_EXPORT unsigned int cusolverDnDsytri(void *handle, unsigned int uplo, int n, void *A, int lda, void *ipiv, void *work, int lwork, void *info)
+CUTAP_SLOW unsigned int cutap_slow_cusolverDnDsytri(void *handle, unsigned int uplo, int n, void *A, int lda, void *ipiv, void *work, int lwork, void *info)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusolverDnDsytri], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, int, void *, int, void *, void *, int, void *))cutap_fn)(handle, uplo, n, A, lda, ipiv, work, lwork, info);
     uint64_t cutap_w[9] = {(uint64_t)(uintptr_t)handle, (uint64_t)uplo, (uint64_t)(int64_t)n, (uint64_t)(uintptr_t)A, (uint64_t)(int64_t)lda, (uint64_t)(uintptr_t)ipiv, (uint64_t)(uintptr_t)work, (uint64_t)(int64_t)lwork, (uint64_t)(uintptr_t)info};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusolverDnDsytri, cutap_w, thunk_cusolverDnDsytri);
 }
@@ -1856,11 +1397,8 @@ static uint64_t thunk_cusolverDnDsytri_bufferSize(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, int, void *, int, void *, void *))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (int)a[2], (void *)(uintptr_t)a[3], (int)a[4], (void *)(uintptr_t)a[5], (void *)(uintptr_t)a[6]);
 }
-CUTAP_EXPORT unsigned int cusolverDnDsytri_bufferSize(void *handle, unsigned int uplo, int n, void *A, int lda, void *ipiv, void *lwork)
+CUTAP_SLOW unsigned int cutap_slow_cusolverDnDsytri_bufferSize(void *handle, unsigned int uplo, int n, void *A, int lda, void *ipiv, void *lwork)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusolverDnDsytri_bufferSize], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, int, void *, int, void *, void *))cutap_fn)(handle, uplo, n, A, lda, ipiv, lwork);
     uint64_t cutap_w[7] = {(uint64_t)(uintptr_t)handle, (uint64_t)uplo, (uint64_t)(int64_t)n, (uint64_t)(uintptr_t)A, (uint64_t)(int64_t)lda, (uint64_t)(uintptr_t)ipiv, (uint64_t)(uintptr_t)lwork};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusolverDnDsytri_bufferSize, cutap_w, thunk_cusolverDnDsytri_bufferSize);
 }
@@ -1868,11 +1406,8 @@ static uint64_t thunk_cusolverDnGetDeterministicMode(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1]);
 }
-CUTAP_EXPORT unsigned int cusolverDnGetDeterministicMode(void *handle, void *mode)
+CUTAP_SLOW unsigned int cutap_slow_cusolverDnGetDeterministicMode(void *handle, void *mode)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusolverDnGetDeterministicMode], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *))cutap_fn)(handle, mode);
     uint64_t cutap_w[2] = {(uint64_t)(uintptr_t)handle, (uint64_t)(uintptr_t)mode};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusolverDnGetDeterministicMode, cutap_w, thunk_cusolverDnGetDeterministicMode);
 }
@@ -1880,11 +1415,8 @@ static uint64_t thunk_cusolverDnGetEmulationStrategy(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1]);
 }
-CUTAP_EXPORT unsigned int cusolverDnGetEmulationStrategy(void *handle, void *strategy)
+CUTAP_SLOW unsigned int cutap_slow_cusolverDnGetEmulationStrategy(void *handle, void *strategy)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusolverDnGetEmulationStrategy], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *))cutap_fn)(handle, strategy);
     uint64_t cutap_w[2] = {(uint64_t)(uintptr_t)handle, (uint64_t)(uintptr_t)strategy};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusolverDnGetEmulationStrategy, cutap_w, thunk_cusolverDnGetEmulationStrategy);
 }
@@ -1892,11 +1424,8 @@ static uint64_t thunk_cusolverDnGetMathMode(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1]);
 }
-CUTAP_EXPORT unsigned int cusolverDnGetMathMode(void *handle, void *mode)
+CUTAP_SLOW unsigned int cutap_slow_cusolverDnGetMathMode(void *handle, void *mode)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusolverDnGetMathMode], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *))cutap_fn)(handle, mode);
     uint64_t cutap_w[2] = {(uint64_t)(uintptr_t)handle, (uint64_t)(uintptr_t)mode};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusolverDnGetMathMode, cutap_w, thunk_cusolverDnGetMathMode);
 }
@@ -1904,11 +1433,8 @@ static uint64_t thunk_cusolverDnGetStream(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1]);
 }
-CUTAP_EXPORT unsigned int cusolverDnGetStream(void *handle, void *streamId)
+CUTAP_SLOW unsigned int cutap_slow_cusolverDnGetStream(void *handle, void *streamId)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusolverDnGetStream], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *))cutap_fn)(handle, streamId);
     uint64_t cutap_w[2] = {(uint64_t)(uintptr_t)handle, (uint64_t)(uintptr_t)streamId};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusolverDnGetStream, cutap_w, thunk_cusolverDnGetStream);
 }
@@ -1916,11 +1442,8 @@ static uint64_t thunk_cusolverDnIRSInfosCreate(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *))fn)((void *)(uintptr_t)a[0]);
 }
-CUTAP_EXPORT unsigned int cusolverDnIRSInfosCreate(void *infos_ptr)
+CUTAP_SLOW unsigned int cutap_slow_cusolverDnIRSInfosCreate(void *infos_ptr)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusolverDnIRSInfosCreate], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *))cutap_fn)(infos_ptr);
     uint64_t cutap_w[1] = {(uint64_t)(uintptr_t)infos_ptr};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusolverDnIRSInfosCreate, cutap_w, thunk_cusolverDnIRSInfosCreate);
 }
@@ -1928,11 +1451,8 @@ static uint64_t thunk_cusolverDnIRSInfosDestroy(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *))fn)((void *)(uintptr_t)a[0]);
 }
-CUTAP_EXPORT unsigned int cusolverDnIRSInfosDestroy(void *infos)
+CUTAP_SLOW unsigned int cutap_slow_cusolverDnIRSInfosDestroy(void *infos)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusolverDnIRSInfosDestroy], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *))cutap_fn)(infos);
     uint64_t cutap_w[1] = {(uint64_t)(uintptr_t)infos};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusolverDnIRSInfosDestroy, cutap_w, thunk_cusolverDnIRSInfosDestroy);
 }
@@ -1940,11 +1460,8 @@ static uint64_t thunk_cusolverDnIRSInfosGetMaxIters(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1]);
 }
-CUTAP_EXPORT unsigned int cusolverDnIRSInfosGetMaxIters(void *infos, void *maxiters)
+CUTAP_SLOW unsigned int cutap_slow_cusolverDnIRSInfosGetMaxIters(void *infos, void *maxiters)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusolverDnIRSInfosGetMaxIters], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *))cutap_fn)(infos, maxiters);
     uint64_t cutap_w[2] = {(uint64_t)(uintptr_t)infos, (uint64_t)(uintptr_t)maxiters};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusolverDnIRSInfosGetMaxIters, cutap_w, thunk_cusolverDnIRSInfosGetMaxIters);
 }
@@ -1952,11 +1469,8 @@ static uint64_t thunk_cusolverDnIRSInfosGetNiters(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1]);
 }
-CUTAP_EXPORT unsigned int cusolverDnIRSInfosGetNiters(void *infos, void *niters)
+CUTAP_SLOW unsigned int cutap_slow_cusolverDnIRSInfosGetNiters(void *infos, void *niters)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusolverDnIRSInfosGetNiters], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *))cutap_fn)(infos, niters);
     uint64_t cutap_w[2] = {(uint64_t)(uintptr_t)infos, (uint64_t)(uintptr_t)niters};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusolverDnIRSInfosGetNiters, cutap_w, thunk_cusolverDnIRSInfosGetNiters);
 }
@@ -1964,11 +1478,8 @@ static uint64_t thunk_cusolverDnIRSInfosGetOuterNiters(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1]);
 }
-CUTAP_EXPORT unsigned int cusolverDnIRSInfosGetOuterNiters(void *infos, void *outer_niters)
+CUTAP_SLOW unsigned int cutap_slow_cusolverDnIRSInfosGetOuterNiters(void *infos, void *outer_niters)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusolverDnIRSInfosGetOuterNiters], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *))cutap_fn)(infos, outer_niters);
     uint64_t cutap_w[2] = {(uint64_t)(uintptr_t)infos, (uint64_t)(uintptr_t)outer_niters};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusolverDnIRSInfosGetOuterNiters, cutap_w, thunk_cusolverDnIRSInfosGetOuterNiters);
 }
@@ -1976,11 +1487,8 @@ static uint64_t thunk_cusolverDnIRSInfosGetResidualHistory(void *fn, uint64_t *a
 {
     return (uint64_t)((unsigned int (*)(void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1]);
 }
-CUTAP_EXPORT unsigned int cusolverDnIRSInfosGetResidualHistory(void *infos, void *residual_history)
+CUTAP_SLOW unsigned int cutap_slow_cusolverDnIRSInfosGetResidualHistory(void *infos, void *residual_history)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusolverDnIRSInfosGetResidualHistory], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *))cutap_fn)(infos, residual_history);
     uint64_t cutap_w[2] = {(uint64_t)(uintptr_t)infos, (uint64_t)(uintptr_t)residual_history};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusolverDnIRSInfosGetResidualHistory, cutap_w, thunk_cusolverDnIRSInfosGetResidualHistory);
 }
@@ -1988,11 +1496,8 @@ static uint64_t thunk_cusolverDnIRSInfosRequestResidual(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *))fn)((void *)(uintptr_t)a[0]);
 }
-CUTAP_EXPORT unsigned int cusolverDnIRSInfosRequestResidual(void *infos)
+CUTAP_SLOW unsigned int cutap_slow_cusolverDnIRSInfosRequestResidual(void *infos)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusolverDnIRSInfosRequestResidual], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *))cutap_fn)(infos);
     uint64_t cutap_w[1] = {(uint64_t)(uintptr_t)infos};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusolverDnIRSInfosRequestResidual, cutap_w, thunk_cusolverDnIRSInfosRequestResidual);
 }
@@ -2000,11 +1505,8 @@ static uint64_t thunk_cusolverDnIRSParamsCreate(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *))fn)((void *)(uintptr_t)a[0]);
 }
-CUTAP_EXPORT unsigned int cusolverDnIRSParamsCreate(void *params_ptr)
+CUTAP_SLOW unsigned int cutap_slow_cusolverDnIRSParamsCreate(void *params_ptr)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusolverDnIRSParamsCreate], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *))cutap_fn)(params_ptr);
     uint64_t cutap_w[1] = {(uint64_t)(uintptr_t)params_ptr};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusolverDnIRSParamsCreate, cutap_w, thunk_cusolverDnIRSParamsCreate);
 }
@@ -2012,11 +1514,8 @@ static uint64_t thunk_cusolverDnIRSParamsDestroy(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *))fn)((void *)(uintptr_t)a[0]);
 }
-CUTAP_EXPORT unsigned int cusolverDnIRSParamsDestroy(void *params)
+CUTAP_SLOW unsigned int cutap_slow_cusolverDnIRSParamsDestroy(void *params)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusolverDnIRSParamsDestroy], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *))cutap_fn)(params);
     uint64_t cutap_w[1] = {(uint64_t)(uintptr_t)params};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusolverDnIRSParamsDestroy, cutap_w, thunk_cusolverDnIRSParamsDestroy);
 }
@@ -2024,11 +1523,8 @@ static uint64_t thunk_cusolverDnIRSParamsDisableFallback(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *))fn)((void *)(uintptr_t)a[0]);
 }
-CUTAP_EXPORT unsigned int cusolverDnIRSParamsDisableFallback(void *params)
+CUTAP_SLOW unsigned int cutap_slow_cusolverDnIRSParamsDisableFallback(void *params)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusolverDnIRSParamsDisableFallback], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *))cutap_fn)(params);
     uint64_t cutap_w[1] = {(uint64_t)(uintptr_t)params};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusolverDnIRSParamsDisableFallback, cutap_w, thunk_cusolverDnIRSParamsDisableFallback);
 }
@@ -2036,11 +1532,8 @@ static uint64_t thunk_cusolverDnIRSParamsEnableFallback(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *))fn)((void *)(uintptr_t)a[0]);
 }
-CUTAP_EXPORT unsigned int cusolverDnIRSParamsEnableFallback(void *params)
+CUTAP_SLOW unsigned int cutap_slow_cusolverDnIRSParamsEnableFallback(void *params)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusolverDnIRSParamsEnableFallback], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *))cutap_fn)(params);
     uint64_t cutap_w[1] = {(uint64_t)(uintptr_t)params};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusolverDnIRSParamsEnableFallback, cutap_w, thunk_cusolverDnIRSParamsEnableFallback);
 }
@@ -2048,11 +1541,8 @@ static uint64_t thunk_cusolverDnIRSParamsGetMaxIters(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1]);
 }
-CUTAP_EXPORT unsigned int cusolverDnIRSParamsGetMaxIters(void *params, void *maxiters)
+CUTAP_SLOW unsigned int cutap_slow_cusolverDnIRSParamsGetMaxIters(void *params, void *maxiters)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusolverDnIRSParamsGetMaxIters], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *))cutap_fn)(params, maxiters);
     uint64_t cutap_w[2] = {(uint64_t)(uintptr_t)params, (uint64_t)(uintptr_t)maxiters};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusolverDnIRSParamsGetMaxIters, cutap_w, thunk_cusolverDnIRSParamsGetMaxIters);
 }
@@ -2060,11 +1550,8 @@ static uint64_t thunk_cusolverDnIRSParamsSetMaxIters(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, int))fn)((void *)(uintptr_t)a[0], (int)a[1]);
 }
-CUTAP_EXPORT unsigned int cusolverDnIRSParamsSetMaxIters(void *params, int maxiters)
+CUTAP_SLOW unsigned int cutap_slow_cusolverDnIRSParamsSetMaxIters(void *params, int maxiters)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusolverDnIRSParamsSetMaxIters], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, int))cutap_fn)(params, maxiters);
     uint64_t cutap_w[2] = {(uint64_t)(uintptr_t)params, (uint64_t)(int64_t)maxiters};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusolverDnIRSParamsSetMaxIters, cutap_w, thunk_cusolverDnIRSParamsSetMaxIters);
 }
@@ -2072,11 +1559,8 @@ static uint64_t thunk_cusolverDnIRSParamsSetMaxItersInner(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, int))fn)((void *)(uintptr_t)a[0], (int)a[1]);
 }
-CUTAP_EXPORT unsigned int cusolverDnIRSParamsSetMaxItersInner(void *params, int maxiters_inner)
+CUTAP_SLOW unsigned int cutap_slow_cusolverDnIRSParamsSetMaxItersInner(void *params, int maxiters_inner)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusolverDnIRSParamsSetMaxItersInner], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, int))cutap_fn)(params, maxiters_inner);
     uint64_t cutap_w[2] = {(uint64_t)(uintptr_t)params, (uint64_t)(int64_t)maxiters_inner};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusolverDnIRSParamsSetMaxItersInner, cutap_w, thunk_cusolverDnIRSParamsSetMaxItersInner);
 }
@@ -2084,11 +1568,8 @@ static uint64_t thunk_cusolverDnIRSParamsSetRefinementSolver(void *fn, uint64_t 
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1]);
 }
-CUTAP_EXPORT unsigned int cusolverDnIRSParamsSetRefinementSolver(void *params, unsigned int refinement_solver)
+CUTAP_SLOW unsigned int cutap_slow_cusolverDnIRSParamsSetRefinementSolver(void *params, unsigned int refinement_solver)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusolverDnIRSParamsSetRefinementSolver], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int))cutap_fn)(params, refinement_solver);
     uint64_t cutap_w[2] = {(uint64_t)(uintptr_t)params, (uint64_t)refinement_solver};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusolverDnIRSParamsSetRefinementSolver, cutap_w, thunk_cusolverDnIRSParamsSetRefinementSolver);
 }
@@ -2096,11 +1577,8 @@ static uint64_t thunk_cusolverDnIRSParamsSetSolverLowestPrecision(void *fn, uint
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1]);
 }
-CUTAP_EXPORT unsigned int cusolverDnIRSParamsSetSolverLowestPrecision(void *params, unsigned int solver_lowest_precision)
+CUTAP_SLOW unsigned int cutap_slow_cusolverDnIRSParamsSetSolverLowestPrecision(void *params, unsigned int solver_lowest_precision)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusolverDnIRSParamsSetSolverLowestPrecision], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int))cutap_fn)(params, solver_lowest_precision);
     uint64_t cutap_w[2] = {(uint64_t)(uintptr_t)params, (uint64_t)solver_lowest_precision};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusolverDnIRSParamsSetSolverLowestPrecision, cutap_w, thunk_cusolverDnIRSParamsSetSolverLowestPrecision);
 }
@@ -2108,11 +1586,8 @@ static uint64_t thunk_cusolverDnIRSParamsSetSolverMainPrecision(void *fn, uint64
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1]);
 }
-CUTAP_EXPORT unsigned int cusolverDnIRSParamsSetSolverMainPrecision(void *params, unsigned int solver_main_precision)
+CUTAP_SLOW unsigned int cutap_slow_cusolverDnIRSParamsSetSolverMainPrecision(void *params, unsigned int solver_main_precision)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusolverDnIRSParamsSetSolverMainPrecision], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int))cutap_fn)(params, solver_main_precision);
     uint64_t cutap_w[2] = {(uint64_t)(uintptr_t)params, (uint64_t)solver_main_precision};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusolverDnIRSParamsSetSolverMainPrecision, cutap_w, thunk_cusolverDnIRSParamsSetSolverMainPrecision);
 }
@@ -2120,11 +1595,8 @@ static uint64_t thunk_cusolverDnIRSParamsSetSolverPrecisions(void *fn, uint64_t 
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, unsigned int))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (unsigned int)a[2]);
 }
-CUTAP_EXPORT unsigned int cusolverDnIRSParamsSetSolverPrecisions(void *params, unsigned int solver_main_precision, unsigned int solver_lowest_precision)
+CUTAP_SLOW unsigned int cutap_slow_cusolverDnIRSParamsSetSolverPrecisions(void *params, unsigned int solver_main_precision, unsigned int solver_lowest_precision)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusolverDnIRSParamsSetSolverPrecisions], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, unsigned int))cutap_fn)(params, solver_main_precision, solver_lowest_precision);
     uint64_t cutap_w[3] = {(uint64_t)(uintptr_t)params, (uint64_t)solver_main_precision, (uint64_t)solver_lowest_precision};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusolverDnIRSParamsSetSolverPrecisions, cutap_w, thunk_cusolverDnIRSParamsSetSolverPrecisions);
 }
@@ -2132,11 +1604,8 @@ static uint64_t thunk_cusolverDnIRSParamsSetTol(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, double))fn)((void *)(uintptr_t)a[0], cutap_w2d(a[1]));
 }
-CUTAP_EXPORT unsigned int cusolverDnIRSParamsSetTol(void *params, double val)
+CUTAP_SLOW unsigned int cutap_slow_cusolverDnIRSParamsSetTol(void *params, double val)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusolverDnIRSParamsSetTol], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, double))cutap_fn)(params, val);
     uint64_t cutap_w[2] = {(uint64_t)(uintptr_t)params, cutap_d2w(val)};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusolverDnIRSParamsSetTol, cutap_w, thunk_cusolverDnIRSParamsSetTol);
 }
@@ -2144,11 +1613,8 @@ static uint64_t thunk_cusolverDnIRSParamsSetTolInner(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, double))fn)((void *)(uintptr_t)a[0], cutap_w2d(a[1]));
 }
-CUTAP_EXPORT unsigned int cusolverDnIRSParamsSetTolInner(void *params, double val)
+CUTAP_SLOW unsigned int cutap_slow_cusolverDnIRSParamsSetTolInner(void *params, double val)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusolverDnIRSParamsSetTolInner], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, double))cutap_fn)(params, val);
     uint64_t cutap_w[2] = {(uint64_t)(uintptr_t)params, cutap_d2w(val)};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusolverDnIRSParamsSetTolInner, cutap_w, thunk_cusolverDnIRSParamsSetTolInner);
 }
@@ -2156,11 +1622,8 @@ static uint64_t thunk_cusolverDnIRSXgels(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *, void *, int, int, int, void *, int, void *, int, void *, int, void *, unsigned long, void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1], (void *)(uintptr_t)a[2], (int)a[3], (int)a[4], (int)a[5], (void *)(uintptr_t)a[6], (int)a[7], (void *)(uintptr_t)a[8], (int)a[9], (void *)(uintptr_t)a[10], (int)a[11], (void *)(uintptr_t)a[12], (unsigned long)a[13], (void *)(uintptr_t)a[14], (void *)(uintptr_t)a[15]);
 }
-CUTAP_EXPORT unsigned int cusolverDnIRSXgels(void *handle, void *gels_irs_params, void *gels_irs_infos, int m, int n, int nrhs, void *dA, int ldda, void *dB, int lddb, void *dX, int lddx, void *dWorkspace, unsigned long lwork_bytes, void *niters, void *d_info)
+CUTAP_SLOW unsigned int cutap_slow_cusolverDnIRSXgels(void *handle, void *gels_irs_params, void *gels_irs_infos, int m, int n, int nrhs, void *dA, int ldda, void *dB, int lddb, void *dX, int lddx, void *dWorkspace, unsigned long lwork_bytes, void *niters, void *d_info)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusolverDnIRSXgels], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *, void *, int, int, int, void *, int, void *, int, void *, int, void *, unsigned long, void *, void *))cutap_fn)(handle, gels_irs_params, gels_irs_infos, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, niters, d_info);
     uint64_t cutap_w[16] = {(uint64_t)(uintptr_t)handle, (uint64_t)(uintptr_t)gels_irs_params, (uint64_t)(uintptr_t)gels_irs_infos, (uint64_t)(int64_t)m, (uint64_t)(int64_t)n, (uint64_t)(int64_t)nrhs, (uint64_t)(uintptr_t)dA, (uint64_t)(int64_t)ldda, (uint64_t)(uintptr_t)dB, (uint64_t)(int64_t)lddb, (uint64_t)(uintptr_t)dX, (uint64_t)(int64_t)lddx, (uint64_t)(uintptr_t)dWorkspace, (uint64_t)lwork_bytes, (uint64_t)(uintptr_t)niters, (uint64_t)(uintptr_t)d_info};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusolverDnIRSXgels, cutap_w, thunk_cusolverDnIRSXgels);
 }
@@ -2168,11 +1631,8 @@ static uint64_t thunk_cusolverDnIRSXgels_bufferSize(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *, int, int, int, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1], (int)a[2], (int)a[3], (int)a[4], (void *)(uintptr_t)a[5]);
 }
-CUTAP_EXPORT unsigned int cusolverDnIRSXgels_bufferSize(void *handle, void *params, int m, int n, int nrhs, void *lwork_bytes)
+CUTAP_SLOW unsigned int cutap_slow_cusolverDnIRSXgels_bufferSize(void *handle, void *params, int m, int n, int nrhs, void *lwork_bytes)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusolverDnIRSXgels_bufferSize], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *, int, int, int, void *))cutap_fn)(handle, params, m, n, nrhs, lwork_bytes);
     uint64_t cutap_w[6] = {(uint64_t)(uintptr_t)handle, (uint64_t)(uintptr_t)params, (uint64_t)(int64_t)m, (uint64_t)(int64_t)n, (uint64_t)(int64_t)nrhs, (uint64_t)(uintptr_t)lwork_bytes};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusolverDnIRSXgels_bufferSize, cutap_w, thunk_cusolverDnIRSXgels_bufferSize);
 }
@@ -2180,11 +1640,8 @@ static uint64_t thunk_cusolverDnIRSXgesv(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *, void *, int, int, void *, int, void *, int, void *, int, void *, unsigned long, void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1], (void *)(uintptr_t)a[2], (int)a[3], (int)a[4], (void *)(uintptr_t)a[5], (int)a[6], (void *)(uintptr_t)a[7], (int)a[8], (void *)(uintptr_t)a[9], (int)a[10], (void *)(uintptr_t)a[11], (unsigned long)a[12], (void *)(uintptr_t)a[13], (void *)(uintptr_t)a[14]);
 }
-CUTAP_EXPORT unsigned int cusolverDnIRSXgesv(void *handle, void *gesv_irs_params, void *gesv_irs_infos, int n, int nrhs, void *dA, int ldda, void *dB, int lddb, void *dX, int lddx, void *dWorkspace, unsigned long lwork_bytes, void *niters, void *d_info)
+CUTAP_SLOW unsigned int cutap_slow_cusolverDnIRSXgesv(void *handle, void *gesv_irs_params, void *gesv_irs_infos, int n, int nrhs, void *dA, int ldda, void *dB, int lddb, void *dX, int lddx, void *dWorkspace, unsigned long lwork_bytes, void *niters, void *d_info)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusolverDnIRSXgesv], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *, void *, int, int, void *, int, void *, int, void *, int, void *, unsigned long, void *, void *))cutap_fn)(handle, gesv_irs_params, gesv_irs_infos, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, niters, d_info);
     uint64_t cutap_w[15] = {(uint64_t)(uintptr_t)handle, (uint64_t)(uintptr_t)gesv_irs_params, (uint64_t)(uintptr_t)gesv_irs_infos, (uint64_t)(int64_t)n, (uint64_t)(int64_t)nrhs, (uint64_t)(uintptr_t)dA, (uint64_t)(int64_t)ldda, (uint64_t)(uintptr_t)dB, (uint64_t)(int64_t)lddb, (uint64_t)(uintptr_t)dX, (uint64_t)(int64_t)lddx, (uint64_t)(uintptr_t)dWorkspace, (uint64_t)lwork_bytes, (uint64_t)(uintptr_t)niters, (uint64_t)(uintptr_t)d_info};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusolverDnIRSXgesv, cutap_w, thunk_cusolverDnIRSXgesv);
 }
@@ -2192,11 +1649,8 @@ static uint64_t thunk_cusolverDnIRSXgesv_bufferSize(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *, int, int, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1], (int)a[2], (int)a[3], (void *)(uintptr_t)a[4]);
 }
-CUTAP_EXPORT unsigned int cusolverDnIRSXgesv_bufferSize(void *handle, void *params, int n, int nrhs, void *lwork_bytes)
+CUTAP_SLOW unsigned int cutap_slow_cusolverDnIRSXgesv_bufferSize(void *handle, void *params, int n, int nrhs, void *lwork_bytes)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusolverDnIRSXgesv_bufferSize], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *, int, int, void *))cutap_fn)(handle, params, n, nrhs, lwork_bytes);
     uint64_t cutap_w[5] = {(uint64_t)(uintptr_t)handle, (uint64_t)(uintptr_t)params, (uint64_t)(int64_t)n, (uint64_t)(int64_t)nrhs, (uint64_t)(uintptr_t)lwork_bytes};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusolverDnIRSXgesv_bufferSize, cutap_w, thunk_cusolverDnIRSXgesv_bufferSize);
 }
@@ -2204,11 +1658,8 @@ static uint64_t thunk_cusolverDnSBgels(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, int, int, int, void *, int, void *, int, void *, int, void *, unsigned long, void *, void *))fn)((void *)(uintptr_t)a[0], (int)a[1], (int)a[2], (int)a[3], (void *)(uintptr_t)a[4], (int)a[5], (void *)(uintptr_t)a[6], (int)a[7], (void *)(uintptr_t)a[8], (int)a[9], (void *)(uintptr_t)a[10], (unsigned long)a[11], (void *)(uintptr_t)a[12], (void *)(uintptr_t)a[13]);
 }
-CUTAP_EXPORT unsigned int cusolverDnSBgels(void *handle, int m, int n, int nrhs, void *dA, int ldda, void *dB, int lddb, void *dX, int lddx, void *dWorkspace, unsigned long lwork_bytes, void *iter, void *d_info)
+CUTAP_SLOW unsigned int cutap_slow_cusolverDnSBgels(void *handle, int m, int n, int nrhs, void *dA, int ldda, void *dB, int lddb, void *dX, int lddx, void *dWorkspace, unsigned long lwork_bytes, void *iter, void *d_info)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusolverDnSBgels], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, int, int, int, void *, int, void *, int, void *, int, void *, unsigned long, void *, void *))cutap_fn)(handle, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, iter, d_info);
     uint64_t cutap_w[14] = {(uint64_t)(uintptr_t)handle, (uint64_t)(int64_t)m, (uint64_t)(int64_t)n, (uint64_t)(int64_t)nrhs, (uint64_t)(uintptr_t)dA, (uint64_t)(int64_t)ldda, (uint64_t)(uintptr_t)dB, (uint64_t)(int64_t)lddb, (uint64_t)(uintptr_t)dX, (uint64_t)(int64_t)lddx, (uint64_t)(uintptr_t)dWorkspace, (uint64_t)lwork_bytes, (uint64_t)(uintptr_t)iter, (uint64_t)(uintptr_t)d_info};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusolverDnSBgels, cutap_w, thunk_cusolverDnSBgels);
 }
@@ -2216,11 +1667,8 @@ static uint64_t thunk_cusolverDnSBgels_bufferSize(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, int, int, int, void *, int, void *, int, void *, int, void *, void *))fn)((void *)(uintptr_t)a[0], (int)a[1], (int)a[2], (int)a[3], (void *)(uintptr_t)a[4], (int)a[5], (void *)(uintptr_t)a[6], (int)a[7], (void *)(uintptr_t)a[8], (int)a[9], (void *)(uintptr_t)a[10], (void *)(uintptr_t)a[11]);
 }
-CUTAP_EXPORT unsigned int cusolverDnSBgels_bufferSize(void *handle, int m, int n, int nrhs, void *dA, int ldda, void *dB, int lddb, void *dX, int lddx, void *dWorkspace, void *lwork_bytes)
+CUTAP_SLOW unsigned int cutap_slow_cusolverDnSBgels_bufferSize(void *handle, int m, int n, int nrhs, void *dA, int ldda, void *dB, int lddb, void *dX, int lddx, void *dWorkspace, void *lwork_bytes)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusolverDnSBgels_bufferSize], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, int, int, int, void *, int, void *, int, void *, int, void *, void *))cutap_fn)(handle, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes);
     uint64_t cutap_w[12] = {(uint64_t)(uintptr_t)handle, (uint64_t)(int64_t)m, (uint64_t)(int64_t)n, (uint64_t)(int64_t)nrhs, (uint64_t)(uintptr_t)dA, (uint64_t)(int64_t)ldda, (uint64_t)(uintptr_t)dB, (uint64_t)(int64_t)lddb, (uint64_t)(uintptr_t)dX, (uint64_t)(int64_t)lddx, (uint64_t)(uintptr_t)dWorkspace, (uint64_t)(uintptr_t)lwork_bytes};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusolverDnSBgels_bufferSize, cutap_w, thunk_cusolverDnSBgels_bufferSize);
 }
@@ -2228,11 +1676,8 @@ static uint64_t thunk_cusolverDnSBgesv(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, int, int, void *, int, void *, void *, int, void *, int, void *, unsigned long, void *, void *))fn)((void *)(uintptr_t)a[0], (int)a[1], (int)a[2], (void *)(uintptr_t)a[3], (int)a[4], (void *)(uintptr_t)a[5], (void *)(uintptr_t)a[6], (int)a[7], (void *)(uintptr_t)a[8], (int)a[9], (void *)(uintptr_t)a[10], (unsigned long)a[11], (void *)(uintptr_t)a[12], (void *)(uintptr_t)a[13]);
 }
-CUTAP_EXPORT unsigned int cusolverDnSBgesv(void *handle, int n, int nrhs, void *dA, int ldda, void *dipiv, void *dB, int lddb, void *dX, int lddx, void *dWorkspace, unsigned long lwork_bytes, void *iter, void *d_info)
+CUTAP_SLOW unsigned int cutap_slow_cusolverDnSBgesv(void *handle, int n, int nrhs, void *dA, int ldda, void *dipiv, void *dB, int lddb, void *dX, int lddx, void *dWorkspace, unsigned long lwork_bytes, void *iter, void *d_info)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusolverDnSBgesv], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, int, int, void *, int, void *, void *, int, void *, int, void *, unsigned long, void *, void *))cutap_fn)(handle, n, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, iter, d_info);
     uint64_t cutap_w[14] = {(uint64_t)(uintptr_t)handle, (uint64_t)(int64_t)n, (uint64_t)(int64_t)nrhs, (uint64_t)(uintptr_t)dA, (uint64_t)(int64_t)ldda, (uint64_t)(uintptr_t)dipiv, (uint64_t)(uintptr_t)dB, (uint64_t)(int64_t)lddb, (uint64_t)(uintptr_t)dX, (uint64_t)(int64_t)lddx, (uint64_t)(uintptr_t)dWorkspace, (uint64_t)lwork_bytes, (uint64_t)(uintptr_t)iter, (uint64_t)(uintptr_t)d_info};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusolverDnSBgesv, cutap_w, thunk_cusolverDnSBgesv);
 }
@@ -2240,11 +1685,8 @@ static uint64_t thunk_cusolverDnSBgesv_bufferSize(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, int, int, void *, int, void *, void *, int, void *, int, void *, void *))fn)((void *)(uintptr_t)a[0], (int)a[1], (int)a[2], (void *)(uintptr_t)a[3], (int)a[4], (void *)(uintptr_t)a[5], (void *)(uintptr_t)a[6], (int)a[7], (void *)(uintptr_t)a[8], (int)a[9], (void *)(uintptr_t)a[10], (void *)(uintptr_t)a[11]);
 }
-CUTAP_EXPORT unsigned int cusolverDnSBgesv_bufferSize(void *handle, int n, int nrhs, void *dA, int ldda, void *dipiv, void *dB, int lddb, void *dX, int lddx, void *dWorkspace, void *lwork_bytes)
+CUTAP_SLOW unsigned int cutap_slow_cusolverDnSBgesv_bufferSize(void *handle, int n, int nrhs, void *dA, int ldda, void *dipiv, void *dB, int lddb, void *dX, int lddx, void *dWorkspace, void *lwork_bytes)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusolverDnSBgesv_bufferSize], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, int, int, void *, int, void *, void *, int, void *, int, void *, void *))cutap_fn)(handle, n, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes);
     uint64_t cutap_w[12] = {(uint64_t)(uintptr_t)handle, (uint64_t)(int64_t)n, (uint64_t)(int64_t)nrhs, (uint64_t)(uintptr_t)dA, (uint64_t)(int64_t)ldda, (uint64_t)(uintptr_t)dipiv, (uint64_t)(uintptr_t)dB, (uint64_t)(int64_t)lddb, (uint64_t)(uintptr_t)dX, (uint64_t)(int64_t)lddx, (uint64_t)(uintptr_t)dWorkspace, (uint64_t)(uintptr_t)lwork_bytes};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusolverDnSBgesv_bufferSize, cutap_w, thunk_cusolverDnSBgesv_bufferSize);
 }
@@ -2252,11 +1694,8 @@ static uint64_t thunk_cusolverDnSHgels(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, int, int, int, void *, int, void *, int, void *, int, void *, unsigned long, void *, void *))fn)((void *)(uintptr_t)a[0], (int)a[1], (int)a[2], (int)a[3], (void *)(uintptr_t)a[4], (int)a[5], (void *)(uintptr_t)a[6], (int)a[7], (void *)(uintptr_t)a[8], (int)a[9], (void *)(uintptr_t)a[10], (unsigned long)a[11], (void *)(uintptr_t)a[12], (void *)(uintptr_t)a[13]);
 }
-CUTAP_EXPORT unsigned int cusolverDnSHgels(void *handle, int m, int n, int nrhs, void *dA, int ldda, void *dB, int lddb, void *dX, int lddx, void *dWorkspace, unsigned long lwork_bytes, void *iter, void *d_info)
+CUTAP_SLOW unsigned int cutap_slow_cusolverDnSHgels(void *handle, int m, int n, int nrhs, void *dA, int ldda, void *dB, int lddb, void *dX, int lddx, void *dWorkspace, unsigned long lwork_bytes, void *iter, void *d_info)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusolverDnSHgels], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, int, int, int, void *, int, void *, int, void *, int, void *, unsigned long, void *, void *))cutap_fn)(handle, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, iter, d_info);
     uint64_t cutap_w[14] = {(uint64_t)(uintptr_t)handle, (uint64_t)(int64_t)m, (uint64_t)(int64_t)n, (uint64_t)(int64_t)nrhs, (uint64_t)(uintptr_t)dA, (uint64_t)(int64_t)ldda, (uint64_t)(uintptr_t)dB, (uint64_t)(int64_t)lddb, (uint64_t)(uintptr_t)dX, (uint64_t)(int64_t)lddx, (uint64_t)(uintptr_t)dWorkspace, (uint64_t)lwork_bytes, (uint64_t)(uintptr_t)iter, (uint64_t)(uintptr_t)d_info};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusolverDnSHgels, cutap_w, thunk_cusolverDnSHgels);
 }
@@ -2264,11 +1703,8 @@ static uint64_t thunk_cusolverDnSHgels_bufferSize(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, int, int, int, void *, int, void *, int, void *, int, void *, void *))fn)((void *)(uintptr_t)a[0], (int)a[1], (int)a[2], (int)a[3], (void *)(uintptr_t)a[4], (int)a[5], (void *)(uintptr_t)a[6], (int)a[7], (void *)(uintptr_t)a[8], (int)a[9], (void *)(uintptr_t)a[10], (void *)(uintptr_t)a[11]);
 }
-CUTAP_EXPORT unsigned int cusolverDnSHgels_bufferSize(void *handle, int m, int n, int nrhs, void *dA, int ldda, void *dB, int lddb, void *dX, int lddx, void *dWorkspace, void *lwork_bytes)
+CUTAP_SLOW unsigned int cutap_slow_cusolverDnSHgels_bufferSize(void *handle, int m, int n, int nrhs, void *dA, int ldda, void *dB, int lddb, void *dX, int lddx, void *dWorkspace, void *lwork_bytes)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusolverDnSHgels_bufferSize], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, int, int, int, void *, int, void *, int, void *, int, void *, void *))cutap_fn)(handle, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes);
     uint64_t cutap_w[12] = {(uint64_t)(uintptr_t)handle, (uint64_t)(int64_t)m, (uint64_t)(int64_t)n, (uint64_t)(int64_t)nrhs, (uint64_t)(uintptr_t)dA, (uint64_t)(int64_t)ldda, (uint64_t)(uintptr_t)dB, (uint64_t)(int64_t)lddb, (uint64_t)(uintptr_t)dX, (uint64_t)(int64_t)lddx, (uint64_t)(uintptr_t)dWorkspace, (uint64_t)(uintptr_t)lwork_bytes};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusolverDnSHgels_bufferSize, cutap_w, thunk_cusolverDnSHgels_bufferSize);
 }
@@ -2276,11 +1712,8 @@ static uint64_t thunk_cusolverDnSHgesv(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, int, int, void *, int, void *, void *, int, void *, int, void *, unsigned long, void *, void *))fn)((void *)(uintptr_t)a[0], (int)a[1], (int)a[2], (void *)(uintptr_t)a[3], (int)a[4], (void *)(uintptr_t)a[5], (void *)(uintptr_t)a[6], (int)a[7], (void *)(uintptr_t)a[8], (int)a[9], (void *)(uintptr_t)a[10], (unsigned long)a[11], (void *)(uintptr_t)a[12], (void *)(uintptr_t)a[13]);
 }
-CUTAP_EXPORT unsigned int cusolverDnSHgesv(void *handle, int n, int nrhs, void *dA, int ldda, void *dipiv, void *dB, int lddb, void *dX, int lddx, void *dWorkspace, unsigned long lwork_bytes, void *iter, void *d_info)
+CUTAP_SLOW unsigned int cutap_slow_cusolverDnSHgesv(void *handle, int n, int nrhs, void *dA, int ldda, void *dipiv, void *dB, int lddb, void *dX, int lddx, void *dWorkspace, unsigned long lwork_bytes, void *iter, void *d_info)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusolverDnSHgesv], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, int, int, void *, int, void *, void *, int, void *, int, void *, unsigned long, void *, void *))cutap_fn)(handle, n, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, iter, d_info);
     uint64_t cutap_w[14] = {(uint64_t)(uintptr_t)handle, (uint64_t)(int64_t)n, (uint64_t)(int64_t)nrhs, (uint64_t)(uintptr_t)dA, (uint64_t)(int64_t)ldda, (uint64_t)(uintptr_t)dipiv, (uint64_t)(uintptr_t)dB, (uint64_t)(int64_t)lddb, (uint64_t)(uintptr_t)dX, (uint64_t)(int64_t)lddx, (uint64_t)(uintptr_t)dWorkspace, (uint64_t)lwork_bytes, (uint64_t)(uintptr_t)iter, (uint64_t)(uintptr_t)d_info};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusolverDnSHgesv, cutap_w, thunk_cusolverDnSHgesv);
 }
@@ -2288,11 +1721,8 @@ static uint64_t thunk_cusolverDnSHgesv_bufferSize(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, int, int, void *, int, void *, void *, int, void *, int, void *, void *))fn)((void *)(uintptr_t)a[0], (int)a[1], (int)a[2], (void *)(uintptr_t)a[3], (int)a[4], (void *)(uintptr_t)a[5], (void *)(uintptr_t)a[6], (int)a[7], (void *)(uintptr_t)a[8], (int)a[9], (void *)(uintptr_t)a[10], (void *)(uintptr_t)a[11]);
 }
-CUTAP_EXPORT unsigned int cusolverDnSHgesv_bufferSize(void *handle, int n, int nrhs, void *dA, int ldda, void *dipiv, void *dB, int lddb, void *dX, int lddx, void *dWorkspace, void *lwork_bytes)
+CUTAP_SLOW unsigned int cutap_slow_cusolverDnSHgesv_bufferSize(void *handle, int n, int nrhs, void *dA, int ldda, void *dipiv, void *dB, int lddb, void *dX, int lddx, void *dWorkspace, void *lwork_bytes)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusolverDnSHgesv_bufferSize], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, int, int, void *, int, void *, void *, int, void *, int, void *, void *))cutap_fn)(handle, n, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes);
     uint64_t cutap_w[12] = {(uint64_t)(uintptr_t)handle, (uint64_t)(int64_t)n, (uint64_t)(int64_t)nrhs, (uint64_t)(uintptr_t)dA, (uint64_t)(int64_t)ldda, (uint64_t)(uintptr_t)dipiv, (uint64_t)(uintptr_t)dB, (uint64_t)(int64_t)lddb, (uint64_t)(uintptr_t)dX, (uint64_t)(int64_t)lddx, (uint64_t)(uintptr_t)dWorkspace, (uint64_t)(uintptr_t)lwork_bytes};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusolverDnSHgesv_bufferSize, cutap_w, thunk_cusolverDnSHgesv_bufferSize);
 }
@@ -2300,11 +1730,8 @@ static uint64_t thunk_cusolverDnSSgels(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, int, int, int, void *, int, void *, int, void *, int, void *, unsigned long, void *, void *))fn)((void *)(uintptr_t)a[0], (int)a[1], (int)a[2], (int)a[3], (void *)(uintptr_t)a[4], (int)a[5], (void *)(uintptr_t)a[6], (int)a[7], (void *)(uintptr_t)a[8], (int)a[9], (void *)(uintptr_t)a[10], (unsigned long)a[11], (void *)(uintptr_t)a[12], (void *)(uintptr_t)a[13]);
 }
-CUTAP_EXPORT unsigned int cusolverDnSSgels(void *handle, int m, int n, int nrhs, void *dA, int ldda, void *dB, int lddb, void *dX, int lddx, void *dWorkspace, unsigned long lwork_bytes, void *iter, void *d_info)
+CUTAP_SLOW unsigned int cutap_slow_cusolverDnSSgels(void *handle, int m, int n, int nrhs, void *dA, int ldda, void *dB, int lddb, void *dX, int lddx, void *dWorkspace, unsigned long lwork_bytes, void *iter, void *d_info)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusolverDnSSgels], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, int, int, int, void *, int, void *, int, void *, int, void *, unsigned long, void *, void *))cutap_fn)(handle, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, iter, d_info);
     uint64_t cutap_w[14] = {(uint64_t)(uintptr_t)handle, (uint64_t)(int64_t)m, (uint64_t)(int64_t)n, (uint64_t)(int64_t)nrhs, (uint64_t)(uintptr_t)dA, (uint64_t)(int64_t)ldda, (uint64_t)(uintptr_t)dB, (uint64_t)(int64_t)lddb, (uint64_t)(uintptr_t)dX, (uint64_t)(int64_t)lddx, (uint64_t)(uintptr_t)dWorkspace, (uint64_t)lwork_bytes, (uint64_t)(uintptr_t)iter, (uint64_t)(uintptr_t)d_info};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusolverDnSSgels, cutap_w, thunk_cusolverDnSSgels);
 }
@@ -2312,11 +1739,8 @@ static uint64_t thunk_cusolverDnSSgels_bufferSize(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, int, int, int, void *, int, void *, int, void *, int, void *, void *))fn)((void *)(uintptr_t)a[0], (int)a[1], (int)a[2], (int)a[3], (void *)(uintptr_t)a[4], (int)a[5], (void *)(uintptr_t)a[6], (int)a[7], (void *)(uintptr_t)a[8], (int)a[9], (void *)(uintptr_t)a[10], (void *)(uintptr_t)a[11]);
 }
-CUTAP_EXPORT unsigned int cusolverDnSSgels_bufferSize(void *handle, int m, int n, int nrhs, void *dA, int ldda, void *dB, int lddb, void *dX, int lddx, void *dWorkspace, void *lwork_bytes)
+CUTAP_SLOW unsigned int cutap_slow_cusolverDnSSgels_bufferSize(void *handle, int m, int n, int nrhs, void *dA, int ldda, void *dB, int lddb, void *dX, int lddx, void *dWorkspace, void *lwork_bytes)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusolverDnSSgels_bufferSize], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, int, int, int, void *, int, void *, int, void *, int, void *, void *))cutap_fn)(handle, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes);
     uint64_t cutap_w[12] = {(uint64_t)(uintptr_t)handle, (uint64_t)(int64_t)m, (uint64_t)(int64_t)n, (uint64_t)(int64_t)nrhs, (uint64_t)(uintptr_t)dA, (uint64_t)(int64_t)ldda, (uint64_t)(uintptr_t)dB, (uint64_t)(int64_t)lddb, (uint64_t)(uintptr_t)dX, (uint64_t)(int64_t)lddx, (uint64_t)(uintptr_t)dWorkspace, (uint64_t)(uintptr_t)lwork_bytes};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusolverDnSSgels_bufferSize, cutap_w, thunk_cusolverDnSSgels_bufferSize);
 }
@@ -2324,11 +1748,8 @@ static uint64_t thunk_cusolverDnSSgesv(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, int, int, void *, int, void *, void *, int, void *, int, void *, unsigned long, void *, void *))fn)((void *)(uintptr_t)a[0], (int)a[1], (int)a[2], (void *)(uintptr_t)a[3], (int)a[4], (void *)(uintptr_t)a[5], (void *)(uintptr_t)a[6], (int)a[7], (void *)(uintptr_t)a[8], (int)a[9], (void *)(uintptr_t)a[10], (unsigned long)a[11], (void *)(uintptr_t)a[12], (void *)(uintptr_t)a[13]);
 }
-CUTAP_EXPORT unsigned int cusolverDnSSgesv(void *handle, int n, int nrhs, void *dA, int ldda, void *dipiv, void *dB, int lddb, void *dX, int lddx, void *dWorkspace, unsigned long lwork_bytes, void *iter, void *d_info)
+CUTAP_SLOW unsigned int cutap_slow_cusolverDnSSgesv(void *handle, int n, int nrhs, void *dA, int ldda, void *dipiv, void *dB, int lddb, void *dX, int lddx, void *dWorkspace, unsigned long lwork_bytes, void *iter, void *d_info)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusolverDnSSgesv], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, int, int, void *, int, void *, void *, int, void *, int, void *, unsigned long, void *, void *))cutap_fn)(handle, n, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, iter, d_info);
     uint64_t cutap_w[14] = {(uint64_t)(uintptr_t)handle, (uint64_t)(int64_t)n, (uint64_t)(int64_t)nrhs, (uint64_t)(uintptr_t)dA, (uint64_t)(int64_t)ldda, (uint64_t)(uintptr_t)dipiv, (uint64_t)(uintptr_t)dB, (uint64_t)(int64_t)lddb, (uint64_t)(uintptr_t)dX, (uint64_t)(int64_t)lddx, (uint64_t)(uintptr_t)dWorkspace, (uint64_t)lwork_bytes, (uint64_t)(uintptr_t)iter, (uint64_t)(uintptr_t)d_info};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusolverDnSSgesv, cutap_w, thunk_cusolverDnSSgesv);
 }
@@ -2336,11 +1757,8 @@ static uint64_t thunk_cusolverDnSSgesv_bufferSize(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, int, int, void *, int, void *, void *, int, void *, int, void *, void *))fn)((void *)(uintptr_t)a[0], (int)a[1], (int)a[2], (void *)(uintptr_t)a[3], (int)a[4], (void *)(uintptr_t)a[5], (void *)(uintptr_t)a[6], (int)a[7], (void *)(uintptr_t)a[8], (int)a[9], (void *)(uintptr_t)a[10], (void *)(uintptr_t)a[11]);
 }
-CUTAP_EXPORT unsigned int cusolverDnSSgesv_bufferSize(void *handle, int n, int nrhs, void *dA, int ldda, void *dipiv, void *dB, int lddb, void *dX, int lddx, void *dWorkspace, void *lwork_bytes)
+CUTAP_SLOW unsigned int cutap_slow_cusolverDnSSgesv_bufferSize(void *handle, int n, int nrhs, void *dA, int ldda, void *dipiv, void *dB, int lddb, void *dX, int lddx, void *dWorkspace, void *lwork_bytes)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusolverDnSSgesv_bufferSize], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, int, int, void *, int, void *, void *, int, void *, int, void *, void *))cutap_fn)(handle, n, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes);
     uint64_t cutap_w[12] = {(uint64_t)(uintptr_t)handle, (uint64_t)(int64_t)n, (uint64_t)(int64_t)nrhs, (uint64_t)(uintptr_t)dA, (uint64_t)(int64_t)ldda, (uint64_t)(uintptr_t)dipiv, (uint64_t)(uintptr_t)dB, (uint64_t)(int64_t)lddb, (uint64_t)(uintptr_t)dX, (uint64_t)(int64_t)lddx, (uint64_t)(uintptr_t)dWorkspace, (uint64_t)(uintptr_t)lwork_bytes};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusolverDnSSgesv_bufferSize, cutap_w, thunk_cusolverDnSSgesv_bufferSize);
 }
@@ -2348,11 +1766,8 @@ static uint64_t thunk_cusolverDnSXgels(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, int, int, int, void *, int, void *, int, void *, int, void *, unsigned long, void *, void *))fn)((void *)(uintptr_t)a[0], (int)a[1], (int)a[2], (int)a[3], (void *)(uintptr_t)a[4], (int)a[5], (void *)(uintptr_t)a[6], (int)a[7], (void *)(uintptr_t)a[8], (int)a[9], (void *)(uintptr_t)a[10], (unsigned long)a[11], (void *)(uintptr_t)a[12], (void *)(uintptr_t)a[13]);
 }
-CUTAP_EXPORT unsigned int cusolverDnSXgels(void *handle, int m, int n, int nrhs, void *dA, int ldda, void *dB, int lddb, void *dX, int lddx, void *dWorkspace, unsigned long lwork_bytes, void *iter, void *d_info)
+CUTAP_SLOW unsigned int cutap_slow_cusolverDnSXgels(void *handle, int m, int n, int nrhs, void *dA, int ldda, void *dB, int lddb, void *dX, int lddx, void *dWorkspace, unsigned long lwork_bytes, void *iter, void *d_info)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusolverDnSXgels], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, int, int, int, void *, int, void *, int, void *, int, void *, unsigned long, void *, void *))cutap_fn)(handle, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, iter, d_info);
     uint64_t cutap_w[14] = {(uint64_t)(uintptr_t)handle, (uint64_t)(int64_t)m, (uint64_t)(int64_t)n, (uint64_t)(int64_t)nrhs, (uint64_t)(uintptr_t)dA, (uint64_t)(int64_t)ldda, (uint64_t)(uintptr_t)dB, (uint64_t)(int64_t)lddb, (uint64_t)(uintptr_t)dX, (uint64_t)(int64_t)lddx, (uint64_t)(uintptr_t)dWorkspace, (uint64_t)lwork_bytes, (uint64_t)(uintptr_t)iter, (uint64_t)(uintptr_t)d_info};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusolverDnSXgels, cutap_w, thunk_cusolverDnSXgels);
 }
@@ -2360,11 +1775,8 @@ static uint64_t thunk_cusolverDnSXgels_bufferSize(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, int, int, int, void *, int, void *, int, void *, int, void *, void *))fn)((void *)(uintptr_t)a[0], (int)a[1], (int)a[2], (int)a[3], (void *)(uintptr_t)a[4], (int)a[5], (void *)(uintptr_t)a[6], (int)a[7], (void *)(uintptr_t)a[8], (int)a[9], (void *)(uintptr_t)a[10], (void *)(uintptr_t)a[11]);
 }
-CUTAP_EXPORT unsigned int cusolverDnSXgels_bufferSize(void *handle, int m, int n, int nrhs, void *dA, int ldda, void *dB, int lddb, void *dX, int lddx, void *dWorkspace, void *lwork_bytes)
+CUTAP_SLOW unsigned int cutap_slow_cusolverDnSXgels_bufferSize(void *handle, int m, int n, int nrhs, void *dA, int ldda, void *dB, int lddb, void *dX, int lddx, void *dWorkspace, void *lwork_bytes)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusolverDnSXgels_bufferSize], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, int, int, int, void *, int, void *, int, void *, int, void *, void *))cutap_fn)(handle, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes);
     uint64_t cutap_w[12] = {(uint64_t)(uintptr_t)handle, (uint64_t)(int64_t)m, (uint64_t)(int64_t)n, (uint64_t)(int64_t)nrhs, (uint64_t)(uintptr_t)dA, (uint64_t)(int64_t)ldda, (uint64_t)(uintptr_t)dB, (uint64_t)(int64_t)lddb, (uint64_t)(uintptr_t)dX, (uint64_t)(int64_t)lddx, (uint64_t)(uintptr_t)dWorkspace, (uint64_t)(uintptr_t)lwork_bytes};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusolverDnSXgels_bufferSize, cutap_w, thunk_cusolverDnSXgels_bufferSize);
 }
@@ -2372,11 +1784,8 @@ static uint64_t thunk_cusolverDnSXgesv(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, int, int, void *, int, void *, void *, int, void *, int, void *, unsigned long, void *, void *))fn)((void *)(uintptr_t)a[0], (int)a[1], (int)a[2], (void *)(uintptr_t)a[3], (int)a[4], (void *)(uintptr_t)a[5], (void *)(uintptr_t)a[6], (int)a[7], (void *)(uintptr_t)a[8], (int)a[9], (void *)(uintptr_t)a[10], (unsigned long)a[11], (void *)(uintptr_t)a[12], (void *)(uintptr_t)a[13]);
 }
-CUTAP_EXPORT unsigned int cusolverDnSXgesv(void *handle, int n, int nrhs, void *dA, int ldda, void *dipiv, void *dB, int lddb, void *dX, int lddx, void *dWorkspace, unsigned long lwork_bytes, void *iter, void *d_info)
+CUTAP_SLOW unsigned int cutap_slow_cusolverDnSXgesv(void *handle, int n, int nrhs, void *dA, int ldda, void *dipiv, void *dB, int lddb, void *dX, int lddx, void *dWorkspace, unsigned long lwork_bytes, void *iter, void *d_info)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusolverDnSXgesv], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, int, int, void *, int, void *, void *, int, void *, int, void *, unsigned long, void *, void *))cutap_fn)(handle, n, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, iter, d_info);
     uint64_t cutap_w[14] = {(uint64_t)(uintptr_t)handle, (uint64_t)(int64_t)n, (uint64_t)(int64_t)nrhs, (uint64_t)(uintptr_t)dA, (uint64_t)(int64_t)ldda, (uint64_t)(uintptr_t)dipiv, (uint64_t)(uintptr_t)dB, (uint64_t)(int64_t)lddb, (uint64_t)(uintptr_t)dX, (uint64_t)(int64_t)lddx, (uint64_t)(uintptr_t)dWorkspace, (uint64_t)lwork_bytes, (uint64_t)(uintptr_t)iter, (uint64_t)(uintptr_t)d_info};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusolverDnSXgesv, cutap_w, thunk_cusolverDnSXgesv);
 }
@@ -2384,11 +1793,8 @@ static uint64_t thunk_cusolverDnSXgesv_bufferSize(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, int, int, void *, int, void *, void *, int, void *, int, void *, void *))fn)((void *)(uintptr_t)a[0], (int)a[1], (int)a[2], (void *)(uintptr_t)a[3], (int)a[4], (void *)(uintptr_t)a[5], (void *)(uintptr_t)a[6], (int)a[7], (void *)(uintptr_t)a[8], (int)a[9], (void *)(uintptr_t)a[10], (void *)(uintptr_t)a[11]);
 }
-CUTAP_EXPORT unsigned int cusolverDnSXgesv_bufferSize(void *handle, int n, int nrhs, void *dA, int ldda, void *dipiv, void *dB, int lddb, void *dX, int lddx, void *dWorkspace, void *lwork_bytes)
+CUTAP_SLOW unsigned int cutap_slow_cusolverDnSXgesv_bufferSize(void *handle, int n, int nrhs, void *dA, int ldda, void *dipiv, void *dB, int lddb, void *dX, int lddx, void *dWorkspace, void *lwork_bytes)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusolverDnSXgesv_bufferSize], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, int, int, void *, int, void *, void *, int, void *, int, void *, void *))cutap_fn)(handle, n, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes);
     uint64_t cutap_w[12] = {(uint64_t)(uintptr_t)handle, (uint64_t)(int64_t)n, (uint64_t)(int64_t)nrhs, (uint64_t)(uintptr_t)dA, (uint64_t)(int64_t)ldda, (uint64_t)(uintptr_t)dipiv, (uint64_t)(uintptr_t)dB, (uint64_t)(int64_t)lddb, (uint64_t)(uintptr_t)dX, (uint64_t)(int64_t)lddx, (uint64_t)(uintptr_t)dWorkspace, (uint64_t)(uintptr_t)lwork_bytes};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusolverDnSXgesv_bufferSize, cutap_w, thunk_cusolverDnSXgesv_bufferSize);
 }
@@ -2396,11 +1802,8 @@ static uint64_t thunk_cusolverDnSetAdvOptions(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, unsigned int))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (unsigned int)a[2]);
 }
-CUTAP_EXPORT unsigned int cusolverDnSetAdvOptions(void *params, unsigned int function, unsigned int algo)
+CUTAP_SLOW unsigned int cutap_slow_cusolverDnSetAdvOptions(void *params, unsigned int function, unsigned int algo)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusolverDnSetAdvOptions], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, unsigned int))cutap_fn)(params, function, algo);
     uint64_t cutap_w[3] = {(uint64_t)(uintptr_t)params, (uint64_t)function, (uint64_t)algo};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusolverDnSetAdvOptions, cutap_w, thunk_cusolverDnSetAdvOptions);
 }
@@ -2408,11 +1811,8 @@ static uint64_t thunk_cusolverDnSetDeterministicMode(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1]);
 }
-CUTAP_EXPORT unsigned int cusolverDnSetDeterministicMode(void *handle, unsigned int mode)
+CUTAP_SLOW unsigned int cutap_slow_cusolverDnSetDeterministicMode(void *handle, unsigned int mode)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusolverDnSetDeterministicMode], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int))cutap_fn)(handle, mode);
     uint64_t cutap_w[2] = {(uint64_t)(uintptr_t)handle, (uint64_t)mode};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusolverDnSetDeterministicMode, cutap_w, thunk_cusolverDnSetDeterministicMode);
 }
@@ -2420,11 +1820,8 @@ static uint64_t thunk_cusolverDnSetEmulationStrategy(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1]);
 }
-CUTAP_EXPORT unsigned int cusolverDnSetEmulationStrategy(void *handle, unsigned int strategy)
+CUTAP_SLOW unsigned int cutap_slow_cusolverDnSetEmulationStrategy(void *handle, unsigned int strategy)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusolverDnSetEmulationStrategy], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int))cutap_fn)(handle, strategy);
     uint64_t cutap_w[2] = {(uint64_t)(uintptr_t)handle, (uint64_t)strategy};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusolverDnSetEmulationStrategy, cutap_w, thunk_cusolverDnSetEmulationStrategy);
 }
@@ -2432,11 +1829,8 @@ static uint64_t thunk_cusolverDnSetMathMode(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1]);
 }
-CUTAP_EXPORT unsigned int cusolverDnSetMathMode(void *handle, unsigned int mode)
+CUTAP_SLOW unsigned int cutap_slow_cusolverDnSetMathMode(void *handle, unsigned int mode)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusolverDnSetMathMode], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int))cutap_fn)(handle, mode);
     uint64_t cutap_w[2] = {(uint64_t)(uintptr_t)handle, (uint64_t)mode};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusolverDnSetMathMode, cutap_w, thunk_cusolverDnSetMathMode);
 }
@@ -2444,11 +1838,8 @@ static uint64_t thunk_cusolverDnSetStream(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1]);
 }
-CUTAP_EXPORT unsigned int cusolverDnSetStream(void *handle, void *streamId)
+CUTAP_SLOW unsigned int cutap_slow_cusolverDnSetStream(void *handle, void *streamId)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusolverDnSetStream], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *))cutap_fn)(handle, streamId);
     uint64_t cutap_w[2] = {(uint64_t)(uintptr_t)handle, (uint64_t)(uintptr_t)streamId};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusolverDnSetStream, cutap_w, thunk_cusolverDnSetStream);
 }
@@ -2456,11 +1847,8 @@ static uint64_t thunk_cusolverDnSgebrd(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, int, int, void *, int, void *, void *, void *, void *, void *, int, void *))fn)((void *)(uintptr_t)a[0], (int)a[1], (int)a[2], (void *)(uintptr_t)a[3], (int)a[4], (void *)(uintptr_t)a[5], (void *)(uintptr_t)a[6], (void *)(uintptr_t)a[7], (void *)(uintptr_t)a[8], (void *)(uintptr_t)a[9], (int)a[10], (void *)(uintptr_t)a[11]);
 }
-CUTAP_EXPORT unsigned int cusolverDnSgebrd(void *handle, int m, int n, void *A, int lda, void *D, void *E, void *TAUQ, void *TAUP, void *Work, int Lwork, void *devInfo)
+CUTAP_SLOW unsigned int cutap_slow_cusolverDnSgebrd(void *handle, int m, int n, void *A, int lda, void *D, void *E, void *TAUQ, void *TAUP, void *Work, int Lwork, void *devInfo)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusolverDnSgebrd], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, int, int, void *, int, void *, void *, void *, void *, void *, int, void *))cutap_fn)(handle, m, n, A, lda, D, E, TAUQ, TAUP, Work, Lwork, devInfo);
     uint64_t cutap_w[12] = {(uint64_t)(uintptr_t)handle, (uint64_t)(int64_t)m, (uint64_t)(int64_t)n, (uint64_t)(uintptr_t)A, (uint64_t)(int64_t)lda, (uint64_t)(uintptr_t)D, (uint64_t)(uintptr_t)E, (uint64_t)(uintptr_t)TAUQ, (uint64_t)(uintptr_t)TAUP, (uint64_t)(uintptr_t)Work, (uint64_t)(int64_t)Lwork, (uint64_t)(uintptr_t)devInfo};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusolverDnSgebrd, cutap_w, thunk_cusolverDnSgebrd);
 }
@@ -2468,11 +1856,8 @@ static uint64_t thunk_cusolverDnSgebrd_bufferSize(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, int, int, void *))fn)((void *)(uintptr_t)a[0], (int)a[1], (int)a[2], (void *)(uintptr_t)a[3]);
 }
-CUTAP_EXPORT unsigned int cusolverDnSgebrd_bufferSize(void *handle, int m, int n, void *Lwork)
+CUTAP_SLOW unsigned int cutap_slow_cusolverDnSgebrd_bufferSize(void *handle, int m, int n, void *Lwork)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusolverDnSgebrd_bufferSize], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, int, int, void *))cutap_fn)(handle, m, n, Lwork);
     uint64_t cutap_w[4] = {(uint64_t)(uintptr_t)handle, (uint64_t)(int64_t)m, (uint64_t)(int64_t)n, (uint64_t)(uintptr_t)Lwork};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusolverDnSgebrd_bufferSize, cutap_w, thunk_cusolverDnSgebrd_bufferSize);
 }
@@ -2480,11 +1865,8 @@ static uint64_t thunk_cusolverDnSgeqrf(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, int, int, void *, int, void *, void *, int, void *))fn)((void *)(uintptr_t)a[0], (int)a[1], (int)a[2], (void *)(uintptr_t)a[3], (int)a[4], (void *)(uintptr_t)a[5], (void *)(uintptr_t)a[6], (int)a[7], (void *)(uintptr_t)a[8]);
 }
-CUTAP_EXPORT unsigned int cusolverDnSgeqrf(void *handle, int m, int n, void *A, int lda, void *TAU, void *Workspace, int Lwork, void *devInfo)
+CUTAP_SLOW unsigned int cutap_slow_cusolverDnSgeqrf(void *handle, int m, int n, void *A, int lda, void *TAU, void *Workspace, int Lwork, void *devInfo)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusolverDnSgeqrf], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, int, int, void *, int, void *, void *, int, void *))cutap_fn)(handle, m, n, A, lda, TAU, Workspace, Lwork, devInfo);
     uint64_t cutap_w[9] = {(uint64_t)(uintptr_t)handle, (uint64_t)(int64_t)m, (uint64_t)(int64_t)n, (uint64_t)(uintptr_t)A, (uint64_t)(int64_t)lda, (uint64_t)(uintptr_t)TAU, (uint64_t)(uintptr_t)Workspace, (uint64_t)(int64_t)Lwork, (uint64_t)(uintptr_t)devInfo};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusolverDnSgeqrf, cutap_w, thunk_cusolverDnSgeqrf);
 }
@@ -2492,11 +1874,8 @@ static uint64_t thunk_cusolverDnSgeqrf_bufferSize(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, int, int, void *, int, void *))fn)((void *)(uintptr_t)a[0], (int)a[1], (int)a[2], (void *)(uintptr_t)a[3], (int)a[4], (void *)(uintptr_t)a[5]);
 }
-CUTAP_EXPORT unsigned int cusolverDnSgeqrf_bufferSize(void *handle, int m, int n, void *A, int lda, void *lwork)
+CUTAP_SLOW unsigned int cutap_slow_cusolverDnSgeqrf_bufferSize(void *handle, int m, int n, void *A, int lda, void *lwork)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusolverDnSgeqrf_bufferSize], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, int, int, void *, int, void *))cutap_fn)(handle, m, n, A, lda, lwork);
     uint64_t cutap_w[6] = {(uint64_t)(uintptr_t)handle, (uint64_t)(int64_t)m, (uint64_t)(int64_t)n, (uint64_t)(uintptr_t)A, (uint64_t)(int64_t)lda, (uint64_t)(uintptr_t)lwork};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusolverDnSgeqrf_bufferSize, cutap_w, thunk_cusolverDnSgeqrf_bufferSize);
 }
@@ -2504,11 +1883,8 @@ static uint64_t thunk_cusolverDnSgesvd(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, signed char, signed char, int, int, void *, int, void *, void *, int, void *, int, void *, int, void *, void *))fn)((void *)(uintptr_t)a[0], (signed char)a[1], (signed char)a[2], (int)a[3], (int)a[4], (void *)(uintptr_t)a[5], (int)a[6], (void *)(uintptr_t)a[7], (void *)(uintptr_t)a[8], (int)a[9], (void *)(uintptr_t)a[10], (int)a[11], (void *)(uintptr_t)a[12], (int)a[13], (void *)(uintptr_t)a[14], (void *)(uintptr_t)a[15]);
 }
-CUTAP_EXPORT unsigned int cusolverDnSgesvd(void *handle, signed char jobu, signed char jobvt, int m, int n, void *A, int lda, void *S, void *U, int ldu, void *VT, int ldvt, void *work, int lwork, void *rwork, void *info)
+CUTAP_SLOW unsigned int cutap_slow_cusolverDnSgesvd(void *handle, signed char jobu, signed char jobvt, int m, int n, void *A, int lda, void *S, void *U, int ldu, void *VT, int ldvt, void *work, int lwork, void *rwork, void *info)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusolverDnSgesvd], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, signed char, signed char, int, int, void *, int, void *, void *, int, void *, int, void *, int, void *, void *))cutap_fn)(handle, jobu, jobvt, m, n, A, lda, S, U, ldu, VT, ldvt, work, lwork, rwork, info);
     uint64_t cutap_w[16] = {(uint64_t)(uintptr_t)handle, (uint64_t)(int64_t)jobu, (uint64_t)(int64_t)jobvt, (uint64_t)(int64_t)m, (uint64_t)(int64_t)n, (uint64_t)(uintptr_t)A, (uint64_t)(int64_t)lda, (uint64_t)(uintptr_t)S, (uint64_t)(uintptr_t)U, (uint64_t)(int64_t)ldu, (uint64_t)(uintptr_t)VT, (uint64_t)(int64_t)ldvt, (uint64_t)(uintptr_t)work, (uint64_t)(int64_t)lwork, (uint64_t)(uintptr_t)rwork, (uint64_t)(uintptr_t)info};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusolverDnSgesvd, cutap_w, thunk_cusolverDnSgesvd);
 }
@@ -2516,11 +1892,8 @@ static uint64_t thunk_cusolverDnSgesvd_bufferSize(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, int, int, void *))fn)((void *)(uintptr_t)a[0], (int)a[1], (int)a[2], (void *)(uintptr_t)a[3]);
 }
-CUTAP_EXPORT unsigned int cusolverDnSgesvd_bufferSize(void *handle, int m, int n, void *lwork)
+CUTAP_SLOW unsigned int cutap_slow_cusolverDnSgesvd_bufferSize(void *handle, int m, int n, void *lwork)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusolverDnSgesvd_bufferSize], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, int, int, void *))cutap_fn)(handle, m, n, lwork);
     uint64_t cutap_w[4] = {(uint64_t)(uintptr_t)handle, (uint64_t)(int64_t)m, (uint64_t)(int64_t)n, (uint64_t)(uintptr_t)lwork};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusolverDnSgesvd_bufferSize, cutap_w, thunk_cusolverDnSgesvd_bufferSize);
 }
@@ -2528,11 +1901,8 @@ static uint64_t thunk_cusolverDnSgesvdaStridedBatched(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, int, int, int, void *, int, long long, void *, long long, void *, int, long long, void *, int, long long, void *, int, void *, void *, int))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (int)a[2], (int)a[3], (int)a[4], (void *)(uintptr_t)a[5], (int)a[6], (long long)a[7], (void *)(uintptr_t)a[8], (long long)a[9], (void *)(uintptr_t)a[10], (int)a[11], (long long)a[12], (void *)(uintptr_t)a[13], (int)a[14], (long long)a[15], (void *)(uintptr_t)a[16], (int)a[17], (void *)(uintptr_t)a[18], (void *)(uintptr_t)a[19], (int)a[20]);
 }
-CUTAP_EXPORT unsigned int cusolverDnSgesvdaStridedBatched(void *handle, unsigned int jobz, int rank, int m, int n, void *d_A, int lda, long long strideA, void *d_S, long long strideS, void *d_U, int ldu, long long strideU, void *d_V, int ldv, long long strideV, void *d_work, int lwork, void *d_info, void *h_R_nrmF, int batchSize)
+CUTAP_SLOW unsigned int cutap_slow_cusolverDnSgesvdaStridedBatched(void *handle, unsigned int jobz, int rank, int m, int n, void *d_A, int lda, long long strideA, void *d_S, long long strideS, void *d_U, int ldu, long long strideU, void *d_V, int ldv, long long strideV, void *d_work, int lwork, void *d_info, void *h_R_nrmF, int batchSize)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusolverDnSgesvdaStridedBatched], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, int, int, int, void *, int, long long, void *, long long, void *, int, long long, void *, int, long long, void *, int, void *, void *, int))cutap_fn)(handle, jobz, rank, m, n, d_A, lda, strideA, d_S, strideS, d_U, ldu, strideU, d_V, ldv, strideV, d_work, lwork, d_info, h_R_nrmF, batchSize);
     uint64_t cutap_w[21] = {(uint64_t)(uintptr_t)handle, (uint64_t)jobz, (uint64_t)(int64_t)rank, (uint64_t)(int64_t)m, (uint64_t)(int64_t)n, (uint64_t)(uintptr_t)d_A, (uint64_t)(int64_t)lda, (uint64_t)(int64_t)strideA, (uint64_t)(uintptr_t)d_S, (uint64_t)(int64_t)strideS, (uint64_t)(uintptr_t)d_U, (uint64_t)(int64_t)ldu, (uint64_t)(int64_t)strideU, (uint64_t)(uintptr_t)d_V, (uint64_t)(int64_t)ldv, (uint64_t)(int64_t)strideV, (uint64_t)(uintptr_t)d_work, (uint64_t)(int64_t)lwork, (uint64_t)(uintptr_t)d_info, (uint64_t)(uintptr_t)h_R_nrmF, (uint64_t)(int64_t)batchSize};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusolverDnSgesvdaStridedBatched, cutap_w, thunk_cusolverDnSgesvdaStridedBatched);
 }
@@ -2540,11 +1910,8 @@ static uint64_t thunk_cusolverDnSgesvdaStridedBatched_bufferSize(void *fn, uint6
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, int, int, int, void *, int, long long, void *, long long, void *, int, long long, void *, int, long long, void *, int))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (int)a[2], (int)a[3], (int)a[4], (void *)(uintptr_t)a[5], (int)a[6], (long long)a[7], (void *)(uintptr_t)a[8], (long long)a[9], (void *)(uintptr_t)a[10], (int)a[11], (long long)a[12], (void *)(uintptr_t)a[13], (int)a[14], (long long)a[15], (void *)(uintptr_t)a[16], (int)a[17]);
 }
-CUTAP_EXPORT unsigned int cusolverDnSgesvdaStridedBatched_bufferSize(void *handle, unsigned int jobz, int rank, int m, int n, void *d_A, int lda, long long strideA, void *d_S, long long strideS, void *d_U, int ldu, long long strideU, void *d_V, int ldv, long long strideV, void *lwork, int batchSize)
+CUTAP_SLOW unsigned int cutap_slow_cusolverDnSgesvdaStridedBatched_bufferSize(void *handle, unsigned int jobz, int rank, int m, int n, void *d_A, int lda, long long strideA, void *d_S, long long strideS, void *d_U, int ldu, long long strideU, void *d_V, int ldv, long long strideV, void *lwork, int batchSize)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusolverDnSgesvdaStridedBatched_bufferSize], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, int, int, int, void *, int, long long, void *, long long, void *, int, long long, void *, int, long long, void *, int))cutap_fn)(handle, jobz, rank, m, n, d_A, lda, strideA, d_S, strideS, d_U, ldu, strideU, d_V, ldv, strideV, lwork, batchSize);
     uint64_t cutap_w[18] = {(uint64_t)(uintptr_t)handle, (uint64_t)jobz, (uint64_t)(int64_t)rank, (uint64_t)(int64_t)m, (uint64_t)(int64_t)n, (uint64_t)(uintptr_t)d_A, (uint64_t)(int64_t)lda, (uint64_t)(int64_t)strideA, (uint64_t)(uintptr_t)d_S, (uint64_t)(int64_t)strideS, (uint64_t)(uintptr_t)d_U, (uint64_t)(int64_t)ldu, (uint64_t)(int64_t)strideU, (uint64_t)(uintptr_t)d_V, (uint64_t)(int64_t)ldv, (uint64_t)(int64_t)strideV, (uint64_t)(uintptr_t)lwork, (uint64_t)(int64_t)batchSize};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusolverDnSgesvdaStridedBatched_bufferSize, cutap_w, thunk_cusolverDnSgesvdaStridedBatched_bufferSize);
 }
@@ -2552,11 +1919,8 @@ static uint64_t thunk_cusolverDnSgesvdj(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, int, int, int, void *, int, void *, void *, int, void *, int, void *, int, void *, void *))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (int)a[2], (int)a[3], (int)a[4], (void *)(uintptr_t)a[5], (int)a[6], (void *)(uintptr_t)a[7], (void *)(uintptr_t)a[8], (int)a[9], (void *)(uintptr_t)a[10], (int)a[11], (void *)(uintptr_t)a[12], (int)a[13], (void *)(uintptr_t)a[14], (void *)(uintptr_t)a[15]);
 }
-CUTAP_EXPORT unsigned int cusolverDnSgesvdj(void *handle, unsigned int jobz, int econ, int m, int n, void *A, int lda, void *S, void *U, int ldu, void *V, int ldv, void *work, int lwork, void *info, void *params)
+CUTAP_SLOW unsigned int cutap_slow_cusolverDnSgesvdj(void *handle, unsigned int jobz, int econ, int m, int n, void *A, int lda, void *S, void *U, int ldu, void *V, int ldv, void *work, int lwork, void *info, void *params)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusolverDnSgesvdj], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, int, int, int, void *, int, void *, void *, int, void *, int, void *, int, void *, void *))cutap_fn)(handle, jobz, econ, m, n, A, lda, S, U, ldu, V, ldv, work, lwork, info, params);
     uint64_t cutap_w[16] = {(uint64_t)(uintptr_t)handle, (uint64_t)jobz, (uint64_t)(int64_t)econ, (uint64_t)(int64_t)m, (uint64_t)(int64_t)n, (uint64_t)(uintptr_t)A, (uint64_t)(int64_t)lda, (uint64_t)(uintptr_t)S, (uint64_t)(uintptr_t)U, (uint64_t)(int64_t)ldu, (uint64_t)(uintptr_t)V, (uint64_t)(int64_t)ldv, (uint64_t)(uintptr_t)work, (uint64_t)(int64_t)lwork, (uint64_t)(uintptr_t)info, (uint64_t)(uintptr_t)params};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusolverDnSgesvdj, cutap_w, thunk_cusolverDnSgesvdj);
 }
@@ -2564,11 +1928,8 @@ static uint64_t thunk_cusolverDnSgesvdjBatched(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, int, int, void *, int, void *, void *, int, void *, int, void *, int, void *, void *, int))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (int)a[2], (int)a[3], (void *)(uintptr_t)a[4], (int)a[5], (void *)(uintptr_t)a[6], (void *)(uintptr_t)a[7], (int)a[8], (void *)(uintptr_t)a[9], (int)a[10], (void *)(uintptr_t)a[11], (int)a[12], (void *)(uintptr_t)a[13], (void *)(uintptr_t)a[14], (int)a[15]);
 }
-CUTAP_EXPORT unsigned int cusolverDnSgesvdjBatched(void *handle, unsigned int jobz, int m, int n, void *A, int lda, void *S, void *U, int ldu, void *V, int ldv, void *work, int lwork, void *info, void *params, int batchSize)
+CUTAP_SLOW unsigned int cutap_slow_cusolverDnSgesvdjBatched(void *handle, unsigned int jobz, int m, int n, void *A, int lda, void *S, void *U, int ldu, void *V, int ldv, void *work, int lwork, void *info, void *params, int batchSize)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusolverDnSgesvdjBatched], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, int, int, void *, int, void *, void *, int, void *, int, void *, int, void *, void *, int))cutap_fn)(handle, jobz, m, n, A, lda, S, U, ldu, V, ldv, work, lwork, info, params, batchSize);
     uint64_t cutap_w[16] = {(uint64_t)(uintptr_t)handle, (uint64_t)jobz, (uint64_t)(int64_t)m, (uint64_t)(int64_t)n, (uint64_t)(uintptr_t)A, (uint64_t)(int64_t)lda, (uint64_t)(uintptr_t)S, (uint64_t)(uintptr_t)U, (uint64_t)(int64_t)ldu, (uint64_t)(uintptr_t)V, (uint64_t)(int64_t)ldv, (uint64_t)(uintptr_t)work, (uint64_t)(int64_t)lwork, (uint64_t)(uintptr_t)info, (uint64_t)(uintptr_t)params, (uint64_t)(int64_t)batchSize};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusolverDnSgesvdjBatched, cutap_w, thunk_cusolverDnSgesvdjBatched);
 }
@@ -2576,11 +1937,8 @@ static uint64_t thunk_cusolverDnSgesvdjBatched_bufferSize(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, int, int, void *, int, void *, void *, int, void *, int, void *, void *, int))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (int)a[2], (int)a[3], (void *)(uintptr_t)a[4], (int)a[5], (void *)(uintptr_t)a[6], (void *)(uintptr_t)a[7], (int)a[8], (void *)(uintptr_t)a[9], (int)a[10], (void *)(uintptr_t)a[11], (void *)(uintptr_t)a[12], (int)a[13]);
 }
-CUTAP_EXPORT unsigned int cusolverDnSgesvdjBatched_bufferSize(void *handle, unsigned int jobz, int m, int n, void *A, int lda, void *S, void *U, int ldu, void *V, int ldv, void *lwork, void *params, int batchSize)
+CUTAP_SLOW unsigned int cutap_slow_cusolverDnSgesvdjBatched_bufferSize(void *handle, unsigned int jobz, int m, int n, void *A, int lda, void *S, void *U, int ldu, void *V, int ldv, void *lwork, void *params, int batchSize)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusolverDnSgesvdjBatched_bufferSize], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, int, int, void *, int, void *, void *, int, void *, int, void *, void *, int))cutap_fn)(handle, jobz, m, n, A, lda, S, U, ldu, V, ldv, lwork, params, batchSize);
     uint64_t cutap_w[14] = {(uint64_t)(uintptr_t)handle, (uint64_t)jobz, (uint64_t)(int64_t)m, (uint64_t)(int64_t)n, (uint64_t)(uintptr_t)A, (uint64_t)(int64_t)lda, (uint64_t)(uintptr_t)S, (uint64_t)(uintptr_t)U, (uint64_t)(int64_t)ldu, (uint64_t)(uintptr_t)V, (uint64_t)(int64_t)ldv, (uint64_t)(uintptr_t)lwork, (uint64_t)(uintptr_t)params, (uint64_t)(int64_t)batchSize};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusolverDnSgesvdjBatched_bufferSize, cutap_w, thunk_cusolverDnSgesvdjBatched_bufferSize);
 }
@@ -2588,11 +1946,8 @@ static uint64_t thunk_cusolverDnSgesvdj_bufferSize(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, int, int, int, void *, int, void *, void *, int, void *, int, void *, void *))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (int)a[2], (int)a[3], (int)a[4], (void *)(uintptr_t)a[5], (int)a[6], (void *)(uintptr_t)a[7], (void *)(uintptr_t)a[8], (int)a[9], (void *)(uintptr_t)a[10], (int)a[11], (void *)(uintptr_t)a[12], (void *)(uintptr_t)a[13]);
 }
-CUTAP_EXPORT unsigned int cusolverDnSgesvdj_bufferSize(void *handle, unsigned int jobz, int econ, int m, int n, void *A, int lda, void *S, void *U, int ldu, void *V, int ldv, void *lwork, void *params)
+CUTAP_SLOW unsigned int cutap_slow_cusolverDnSgesvdj_bufferSize(void *handle, unsigned int jobz, int econ, int m, int n, void *A, int lda, void *S, void *U, int ldu, void *V, int ldv, void *lwork, void *params)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusolverDnSgesvdj_bufferSize], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, int, int, int, void *, int, void *, void *, int, void *, int, void *, void *))cutap_fn)(handle, jobz, econ, m, n, A, lda, S, U, ldu, V, ldv, lwork, params);
     uint64_t cutap_w[14] = {(uint64_t)(uintptr_t)handle, (uint64_t)jobz, (uint64_t)(int64_t)econ, (uint64_t)(int64_t)m, (uint64_t)(int64_t)n, (uint64_t)(uintptr_t)A, (uint64_t)(int64_t)lda, (uint64_t)(uintptr_t)S, (uint64_t)(uintptr_t)U, (uint64_t)(int64_t)ldu, (uint64_t)(uintptr_t)V, (uint64_t)(int64_t)ldv, (uint64_t)(uintptr_t)lwork, (uint64_t)(uintptr_t)params};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusolverDnSgesvdj_bufferSize, cutap_w, thunk_cusolverDnSgesvdj_bufferSize);
 }
@@ -2600,11 +1955,8 @@ static uint64_t thunk_cusolverDnSgetrf(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, int, int, void *, int, void *, void *, void *))fn)((void *)(uintptr_t)a[0], (int)a[1], (int)a[2], (void *)(uintptr_t)a[3], (int)a[4], (void *)(uintptr_t)a[5], (void *)(uintptr_t)a[6], (void *)(uintptr_t)a[7]);
 }
-CUTAP_EXPORT unsigned int cusolverDnSgetrf(void *handle, int m, int n, void *A, int lda, void *Workspace, void *devIpiv, void *devInfo)
+CUTAP_SLOW unsigned int cutap_slow_cusolverDnSgetrf(void *handle, int m, int n, void *A, int lda, void *Workspace, void *devIpiv, void *devInfo)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusolverDnSgetrf], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, int, int, void *, int, void *, void *, void *))cutap_fn)(handle, m, n, A, lda, Workspace, devIpiv, devInfo);
     uint64_t cutap_w[8] = {(uint64_t)(uintptr_t)handle, (uint64_t)(int64_t)m, (uint64_t)(int64_t)n, (uint64_t)(uintptr_t)A, (uint64_t)(int64_t)lda, (uint64_t)(uintptr_t)Workspace, (uint64_t)(uintptr_t)devIpiv, (uint64_t)(uintptr_t)devInfo};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusolverDnSgetrf, cutap_w, thunk_cusolverDnSgetrf);
 }
@@ -2612,11 +1964,8 @@ static uint64_t thunk_cusolverDnSgetrf_bufferSize(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, int, int, void *, int, void *))fn)((void *)(uintptr_t)a[0], (int)a[1], (int)a[2], (void *)(uintptr_t)a[3], (int)a[4], (void *)(uintptr_t)a[5]);
 }
-CUTAP_EXPORT unsigned int cusolverDnSgetrf_bufferSize(void *handle, int m, int n, void *A, int lda, void *Lwork)
+CUTAP_SLOW unsigned int cutap_slow_cusolverDnSgetrf_bufferSize(void *handle, int m, int n, void *A, int lda, void *Lwork)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusolverDnSgetrf_bufferSize], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, int, int, void *, int, void *))cutap_fn)(handle, m, n, A, lda, Lwork);
     uint64_t cutap_w[6] = {(uint64_t)(uintptr_t)handle, (uint64_t)(int64_t)m, (uint64_t)(int64_t)n, (uint64_t)(uintptr_t)A, (uint64_t)(int64_t)lda, (uint64_t)(uintptr_t)Lwork};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusolverDnSgetrf_bufferSize, cutap_w, thunk_cusolverDnSgetrf_bufferSize);
 }
@@ -2624,11 +1973,8 @@ static uint64_t thunk_cusolverDnSgetrs(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, int, int, void *, int, void *, void *, int, void *))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (int)a[2], (int)a[3], (void *)(uintptr_t)a[4], (int)a[5], (void *)(uintptr_t)a[6], (void *)(uintptr_t)a[7], (int)a[8], (void *)(uintptr_t)a[9]);
 }
-CUTAP_EXPORT unsigned int cusolverDnSgetrs(void *handle, unsigned int trans, int n, int nrhs, void *A, int lda, void *devIpiv, void *B, int ldb, void *devInfo)
+CUTAP_SLOW unsigned int cutap_slow_cusolverDnSgetrs(void *handle, unsigned int trans, int n, int nrhs, void *A, int lda, void *devIpiv, void *B, int ldb, void *devInfo)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusolverDnSgetrs], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, int, int, void *, int, void *, void *, int, void *))cutap_fn)(handle, trans, n, nrhs, A, lda, devIpiv, B, ldb, devInfo);
     uint64_t cutap_w[10] = {(uint64_t)(uintptr_t)handle, (uint64_t)trans, (uint64_t)(int64_t)n, (uint64_t)(int64_t)nrhs, (uint64_t)(uintptr_t)A, (uint64_t)(int64_t)lda, (uint64_t)(uintptr_t)devIpiv, (uint64_t)(uintptr_t)B, (uint64_t)(int64_t)ldb, (uint64_t)(uintptr_t)devInfo};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusolverDnSgetrs, cutap_w, thunk_cusolverDnSgetrs);
 }
@@ -2636,11 +1982,8 @@ static uint64_t thunk_cusolverDnSlaswp(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, int, void *, int, int, int, void *, int))fn)((void *)(uintptr_t)a[0], (int)a[1], (void *)(uintptr_t)a[2], (int)a[3], (int)a[4], (int)a[5], (void *)(uintptr_t)a[6], (int)a[7]);
 }
-CUTAP_EXPORT unsigned int cusolverDnSlaswp(void *handle, int n, void *A, int lda, int k1, int k2, void *devIpiv, int incx)
+CUTAP_SLOW unsigned int cutap_slow_cusolverDnSlaswp(void *handle, int n, void *A, int lda, int k1, int k2, void *devIpiv, int incx)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusolverDnSlaswp], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, int, void *, int, int, int, void *, int))cutap_fn)(handle, n, A, lda, k1, k2, devIpiv, incx);
     uint64_t cutap_w[8] = {(uint64_t)(uintptr_t)handle, (uint64_t)(int64_t)n, (uint64_t)(uintptr_t)A, (uint64_t)(int64_t)lda, (uint64_t)(int64_t)k1, (uint64_t)(int64_t)k2, (uint64_t)(uintptr_t)devIpiv, (uint64_t)(int64_t)incx};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusolverDnSlaswp, cutap_w, thunk_cusolverDnSlaswp);
 }
@@ -2648,11 +1991,8 @@ static uint64_t thunk_cusolverDnSlauum(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, int, void *, int, void *, int, void *))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (int)a[2], (void *)(uintptr_t)a[3], (int)a[4], (void *)(uintptr_t)a[5], (int)a[6], (void *)(uintptr_t)a[7]);
 }
-CUTAP_EXPORT unsigned int cusolverDnSlauum(void *handle, unsigned int uplo, int n, void *A, int lda, void *work, int lwork, void *devInfo)
+CUTAP_SLOW unsigned int cutap_slow_cusolverDnSlauum(void *handle, unsigned int uplo, int n, void *A, int lda, void *work, int lwork, void *devInfo)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusolverDnSlauum], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, int, void *, int, void *, int, void *))cutap_fn)(handle, uplo, n, A, lda, work, lwork, devInfo);
     uint64_t cutap_w[8] = {(uint64_t)(uintptr_t)handle, (uint64_t)uplo, (uint64_t)(int64_t)n, (uint64_t)(uintptr_t)A, (uint64_t)(int64_t)lda, (uint64_t)(uintptr_t)work, (uint64_t)(int64_t)lwork, (uint64_t)(uintptr_t)devInfo};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusolverDnSlauum, cutap_w, thunk_cusolverDnSlauum);
 }
@@ -2660,11 +2000,8 @@ static uint64_t thunk_cusolverDnSlauum_bufferSize(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, int, void *, int, void *))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (int)a[2], (void *)(uintptr_t)a[3], (int)a[4], (void *)(uintptr_t)a[5]);
 }
-CUTAP_EXPORT unsigned int cusolverDnSlauum_bufferSize(void *handle, unsigned int uplo, int n, void *A, int lda, void *lwork)
+CUTAP_SLOW unsigned int cutap_slow_cusolverDnSlauum_bufferSize(void *handle, unsigned int uplo, int n, void *A, int lda, void *lwork)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusolverDnSlauum_bufferSize], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, int, void *, int, void *))cutap_fn)(handle, uplo, n, A, lda, lwork);
     uint64_t cutap_w[6] = {(uint64_t)(uintptr_t)handle, (uint64_t)uplo, (uint64_t)(int64_t)n, (uint64_t)(uintptr_t)A, (uint64_t)(int64_t)lda, (uint64_t)(uintptr_t)lwork};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusolverDnSlauum_bufferSize, cutap_w, thunk_cusolverDnSlauum_bufferSize);
 }
@@ -2672,11 +2009,8 @@ static uint64_t thunk_cusolverDnSorgbr(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, int, int, int, void *, int, void *, void *, int, void *))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (int)a[2], (int)a[3], (int)a[4], (void *)(uintptr_t)a[5], (int)a[6], (void *)(uintptr_t)a[7], (void *)(uintptr_t)a[8], (int)a[9], (void *)(uintptr_t)a[10]);
 }
-CUTAP_EXPORT unsigned int cusolverDnSorgbr(void *handle, unsigned int side, int m, int n, int k, void *A, int lda, void *tau, void *work, int lwork, void *info)
+CUTAP_SLOW unsigned int cutap_slow_cusolverDnSorgbr(void *handle, unsigned int side, int m, int n, int k, void *A, int lda, void *tau, void *work, int lwork, void *info)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusolverDnSorgbr], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, int, int, int, void *, int, void *, void *, int, void *))cutap_fn)(handle, side, m, n, k, A, lda, tau, work, lwork, info);
     uint64_t cutap_w[11] = {(uint64_t)(uintptr_t)handle, (uint64_t)side, (uint64_t)(int64_t)m, (uint64_t)(int64_t)n, (uint64_t)(int64_t)k, (uint64_t)(uintptr_t)A, (uint64_t)(int64_t)lda, (uint64_t)(uintptr_t)tau, (uint64_t)(uintptr_t)work, (uint64_t)(int64_t)lwork, (uint64_t)(uintptr_t)info};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusolverDnSorgbr, cutap_w, thunk_cusolverDnSorgbr);
 }
@@ -2684,11 +2018,8 @@ static uint64_t thunk_cusolverDnSorgbr_bufferSize(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, int, int, int, void *, int, void *, void *))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (int)a[2], (int)a[3], (int)a[4], (void *)(uintptr_t)a[5], (int)a[6], (void *)(uintptr_t)a[7], (void *)(uintptr_t)a[8]);
 }
-CUTAP_EXPORT unsigned int cusolverDnSorgbr_bufferSize(void *handle, unsigned int side, int m, int n, int k, void *A, int lda, void *tau, void *lwork)
+CUTAP_SLOW unsigned int cutap_slow_cusolverDnSorgbr_bufferSize(void *handle, unsigned int side, int m, int n, int k, void *A, int lda, void *tau, void *lwork)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusolverDnSorgbr_bufferSize], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, int, int, int, void *, int, void *, void *))cutap_fn)(handle, side, m, n, k, A, lda, tau, lwork);
     uint64_t cutap_w[9] = {(uint64_t)(uintptr_t)handle, (uint64_t)side, (uint64_t)(int64_t)m, (uint64_t)(int64_t)n, (uint64_t)(int64_t)k, (uint64_t)(uintptr_t)A, (uint64_t)(int64_t)lda, (uint64_t)(uintptr_t)tau, (uint64_t)(uintptr_t)lwork};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusolverDnSorgbr_bufferSize, cutap_w, thunk_cusolverDnSorgbr_bufferSize);
 }
@@ -2696,11 +2027,8 @@ static uint64_t thunk_cusolverDnSorgqr(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, int, int, int, void *, int, void *, void *, int, void *))fn)((void *)(uintptr_t)a[0], (int)a[1], (int)a[2], (int)a[3], (void *)(uintptr_t)a[4], (int)a[5], (void *)(uintptr_t)a[6], (void *)(uintptr_t)a[7], (int)a[8], (void *)(uintptr_t)a[9]);
 }
-CUTAP_EXPORT unsigned int cusolverDnSorgqr(void *handle, int m, int n, int k, void *A, int lda, void *tau, void *work, int lwork, void *info)
+CUTAP_SLOW unsigned int cutap_slow_cusolverDnSorgqr(void *handle, int m, int n, int k, void *A, int lda, void *tau, void *work, int lwork, void *info)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusolverDnSorgqr], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, int, int, int, void *, int, void *, void *, int, void *))cutap_fn)(handle, m, n, k, A, lda, tau, work, lwork, info);
     uint64_t cutap_w[10] = {(uint64_t)(uintptr_t)handle, (uint64_t)(int64_t)m, (uint64_t)(int64_t)n, (uint64_t)(int64_t)k, (uint64_t)(uintptr_t)A, (uint64_t)(int64_t)lda, (uint64_t)(uintptr_t)tau, (uint64_t)(uintptr_t)work, (uint64_t)(int64_t)lwork, (uint64_t)(uintptr_t)info};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusolverDnSorgqr, cutap_w, thunk_cusolverDnSorgqr);
 }
@@ -2708,11 +2036,8 @@ static uint64_t thunk_cusolverDnSorgqr_bufferSize(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, int, int, int, void *, int, void *, void *))fn)((void *)(uintptr_t)a[0], (int)a[1], (int)a[2], (int)a[3], (void *)(uintptr_t)a[4], (int)a[5], (void *)(uintptr_t)a[6], (void *)(uintptr_t)a[7]);
 }
-CUTAP_EXPORT unsigned int cusolverDnSorgqr_bufferSize(void *handle, int m, int n, int k, void *A, int lda, void *tau, void *lwork)
+CUTAP_SLOW unsigned int cutap_slow_cusolverDnSorgqr_bufferSize(void *handle, int m, int n, int k, void *A, int lda, void *tau, void *lwork)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusolverDnSorgqr_bufferSize], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, int, int, int, void *, int, void *, void *))cutap_fn)(handle, m, n, k, A, lda, tau, lwork);
     uint64_t cutap_w[8] = {(uint64_t)(uintptr_t)handle, (uint64_t)(int64_t)m, (uint64_t)(int64_t)n, (uint64_t)(int64_t)k, (uint64_t)(uintptr_t)A, (uint64_t)(int64_t)lda, (uint64_t)(uintptr_t)tau, (uint64_t)(uintptr_t)lwork};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusolverDnSorgqr_bufferSize, cutap_w, thunk_cusolverDnSorgqr_bufferSize);
 }
@@ -2720,11 +2045,8 @@ static uint64_t thunk_cusolverDnSorgtr(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, int, void *, int, void *, void *, int, void *))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (int)a[2], (void *)(uintptr_t)a[3], (int)a[4], (void *)(uintptr_t)a[5], (void *)(uintptr_t)a[6], (int)a[7], (void *)(uintptr_t)a[8]);
 }
-CUTAP_EXPORT unsigned int cusolverDnSorgtr(void *handle, unsigned int uplo, int n, void *A, int lda, void *tau, void *work, int lwork, void *info)
+CUTAP_SLOW unsigned int cutap_slow_cusolverDnSorgtr(void *handle, unsigned int uplo, int n, void *A, int lda, void *tau, void *work, int lwork, void *info)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusolverDnSorgtr], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, int, void *, int, void *, void *, int, void *))cutap_fn)(handle, uplo, n, A, lda, tau, work, lwork, info);
     uint64_t cutap_w[9] = {(uint64_t)(uintptr_t)handle, (uint64_t)uplo, (uint64_t)(int64_t)n, (uint64_t)(uintptr_t)A, (uint64_t)(int64_t)lda, (uint64_t)(uintptr_t)tau, (uint64_t)(uintptr_t)work, (uint64_t)(int64_t)lwork, (uint64_t)(uintptr_t)info};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusolverDnSorgtr, cutap_w, thunk_cusolverDnSorgtr);
 }
@@ -2732,11 +2054,8 @@ static uint64_t thunk_cusolverDnSorgtr_bufferSize(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, int, void *, int, void *, void *))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (int)a[2], (void *)(uintptr_t)a[3], (int)a[4], (void *)(uintptr_t)a[5], (void *)(uintptr_t)a[6]);
 }
-CUTAP_EXPORT unsigned int cusolverDnSorgtr_bufferSize(void *handle, unsigned int uplo, int n, void *A, int lda, void *tau, void *lwork)
+CUTAP_SLOW unsigned int cutap_slow_cusolverDnSorgtr_bufferSize(void *handle, unsigned int uplo, int n, void *A, int lda, void *tau, void *lwork)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusolverDnSorgtr_bufferSize], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, int, void *, int, void *, void *))cutap_fn)(handle, uplo, n, A, lda, tau, lwork);
     uint64_t cutap_w[7] = {(uint64_t)(uintptr_t)handle, (uint64_t)uplo, (uint64_t)(int64_t)n, (uint64_t)(uintptr_t)A, (uint64_t)(int64_t)lda, (uint64_t)(uintptr_t)tau, (uint64_t)(uintptr_t)lwork};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusolverDnSorgtr_bufferSize, cutap_w, thunk_cusolverDnSorgtr_bufferSize);
 }
@@ -2744,11 +2063,8 @@ static uint64_t thunk_cusolverDnSormqr(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, unsigned int, int, int, int, void *, int, void *, void *, int, void *, int, void *))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (unsigned int)a[2], (int)a[3], (int)a[4], (int)a[5], (void *)(uintptr_t)a[6], (int)a[7], (void *)(uintptr_t)a[8], (void *)(uintptr_t)a[9], (int)a[10], (void *)(uintptr_t)a[11], (int)a[12], (void *)(uintptr_t)a[13]);
 }
-CUTAP_EXPORT unsigned int cusolverDnSormqr(void *handle, unsigned int side, unsigned int trans, int m, int n, int k, void *A, int lda, void *tau, void *C, int ldc, void *work, int lwork, void *devInfo)
+CUTAP_SLOW unsigned int cutap_slow_cusolverDnSormqr(void *handle, unsigned int side, unsigned int trans, int m, int n, int k, void *A, int lda, void *tau, void *C, int ldc, void *work, int lwork, void *devInfo)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusolverDnSormqr], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, unsigned int, int, int, int, void *, int, void *, void *, int, void *, int, void *))cutap_fn)(handle, side, trans, m, n, k, A, lda, tau, C, ldc, work, lwork, devInfo);
     uint64_t cutap_w[14] = {(uint64_t)(uintptr_t)handle, (uint64_t)side, (uint64_t)trans, (uint64_t)(int64_t)m, (uint64_t)(int64_t)n, (uint64_t)(int64_t)k, (uint64_t)(uintptr_t)A, (uint64_t)(int64_t)lda, (uint64_t)(uintptr_t)tau, (uint64_t)(uintptr_t)C, (uint64_t)(int64_t)ldc, (uint64_t)(uintptr_t)work, (uint64_t)(int64_t)lwork, (uint64_t)(uintptr_t)devInfo};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusolverDnSormqr, cutap_w, thunk_cusolverDnSormqr);
 }
@@ -2756,11 +2072,8 @@ static uint64_t thunk_cusolverDnSormqr_bufferSize(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, unsigned int, int, int, int, void *, int, void *, void *, int, void *))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (unsigned int)a[2], (int)a[3], (int)a[4], (int)a[5], (void *)(uintptr_t)a[6], (int)a[7], (void *)(uintptr_t)a[8], (void *)(uintptr_t)a[9], (int)a[10], (void *)(uintptr_t)a[11]);
 }
-CUTAP_EXPORT unsigned int cusolverDnSormqr_bufferSize(void *handle, unsigned int side, unsigned int trans, int m, int n, int k, void *A, int lda, void *tau, void *C, int ldc, void *lwork)
+CUTAP_SLOW unsigned int cutap_slow_cusolverDnSormqr_bufferSize(void *handle, unsigned int side, unsigned int trans, int m, int n, int k, void *A, int lda, void *tau, void *C, int ldc, void *lwork)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusolverDnSormqr_bufferSize], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, unsigned int, int, int, int, void *, int, void *, void *, int, void *))cutap_fn)(handle, side, trans, m, n, k, A, lda, tau, C, ldc, lwork);
     uint64_t cutap_w[12] = {(uint64_t)(uintptr_t)handle, (uint64_t)side, (uint64_t)trans, (uint64_t)(int64_t)m, (uint64_t)(int64_t)n, (uint64_t)(int64_t)k, (uint64_t)(uintptr_t)A, (uint64_t)(int64_t)lda, (uint64_t)(uintptr_t)tau, (uint64_t)(uintptr_t)C, (uint64_t)(int64_t)ldc, (uint64_t)(uintptr_t)lwork};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusolverDnSormqr_bufferSize, cutap_w, thunk_cusolverDnSormqr_bufferSize);
 }
@@ -2768,11 +2081,8 @@ static uint64_t thunk_cusolverDnSormtr(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, unsigned int, unsigned int, int, int, void *, int, void *, void *, int, void *, int, void *))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (unsigned int)a[2], (unsigned int)a[3], (int)a[4], (int)a[5], (void *)(uintptr_t)a[6], (int)a[7], (void *)(uintptr_t)a[8], (void *)(uintptr_t)a[9], (int)a[10], (void *)(uintptr_t)a[11], (int)a[12], (void *)(uintptr_t)a[13]);
 }
-CUTAP_EXPORT unsigned int cusolverDnSormtr(void *handle, unsigned int side, unsigned int uplo, unsigned int trans, int m, int n, void *A, int lda, void *tau, void *C, int ldc, void *work, int lwork, void *info)
+CUTAP_SLOW unsigned int cutap_slow_cusolverDnSormtr(void *handle, unsigned int side, unsigned int uplo, unsigned int trans, int m, int n, void *A, int lda, void *tau, void *C, int ldc, void *work, int lwork, void *info)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusolverDnSormtr], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, unsigned int, unsigned int, int, int, void *, int, void *, void *, int, void *, int, void *))cutap_fn)(handle, side, uplo, trans, m, n, A, lda, tau, C, ldc, work, lwork, info);
     uint64_t cutap_w[14] = {(uint64_t)(uintptr_t)handle, (uint64_t)side, (uint64_t)uplo, (uint64_t)trans, (uint64_t)(int64_t)m, (uint64_t)(int64_t)n, (uint64_t)(uintptr_t)A, (uint64_t)(int64_t)lda, (uint64_t)(uintptr_t)tau, (uint64_t)(uintptr_t)C, (uint64_t)(int64_t)ldc, (uint64_t)(uintptr_t)work, (uint64_t)(int64_t)lwork, (uint64_t)(uintptr_t)info};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusolverDnSormtr, cutap_w, thunk_cusolverDnSormtr);
 }
@@ -2780,11 +2090,8 @@ static uint64_t thunk_cusolverDnSormtr_bufferSize(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, unsigned int, unsigned int, int, int, void *, int, void *, void *, int, void *))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (unsigned int)a[2], (unsigned int)a[3], (int)a[4], (int)a[5], (void *)(uintptr_t)a[6], (int)a[7], (void *)(uintptr_t)a[8], (void *)(uintptr_t)a[9], (int)a[10], (void *)(uintptr_t)a[11]);
 }
-CUTAP_EXPORT unsigned int cusolverDnSormtr_bufferSize(void *handle, unsigned int side, unsigned int uplo, unsigned int trans, int m, int n, void *A, int lda, void *tau, void *C, int ldc, void *lwork)
+CUTAP_SLOW unsigned int cutap_slow_cusolverDnSormtr_bufferSize(void *handle, unsigned int side, unsigned int uplo, unsigned int trans, int m, int n, void *A, int lda, void *tau, void *C, int ldc, void *lwork)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusolverDnSormtr_bufferSize], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, unsigned int, unsigned int, int, int, void *, int, void *, void *, int, void *))cutap_fn)(handle, side, uplo, trans, m, n, A, lda, tau, C, ldc, lwork);
     uint64_t cutap_w[12] = {(uint64_t)(uintptr_t)handle, (uint64_t)side, (uint64_t)uplo, (uint64_t)trans, (uint64_t)(int64_t)m, (uint64_t)(int64_t)n, (uint64_t)(uintptr_t)A, (uint64_t)(int64_t)lda, (uint64_t)(uintptr_t)tau, (uint64_t)(uintptr_t)C, (uint64_t)(int64_t)ldc, (uint64_t)(uintptr_t)lwork};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusolverDnSormtr_bufferSize, cutap_w, thunk_cusolverDnSormtr_bufferSize);
 }
@@ -2792,11 +2099,8 @@ static uint64_t thunk_cusolverDnSpotrf(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, int, void *, int, void *, int, void *))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (int)a[2], (void *)(uintptr_t)a[3], (int)a[4], (void *)(uintptr_t)a[5], (int)a[6], (void *)(uintptr_t)a[7]);
 }
-CUTAP_EXPORT unsigned int cusolverDnSpotrf(void *handle, unsigned int uplo, int n, void *A, int lda, void *Workspace, int Lwork, void *devInfo)
+CUTAP_SLOW unsigned int cutap_slow_cusolverDnSpotrf(void *handle, unsigned int uplo, int n, void *A, int lda, void *Workspace, int Lwork, void *devInfo)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusolverDnSpotrf], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, int, void *, int, void *, int, void *))cutap_fn)(handle, uplo, n, A, lda, Workspace, Lwork, devInfo);
     uint64_t cutap_w[8] = {(uint64_t)(uintptr_t)handle, (uint64_t)uplo, (uint64_t)(int64_t)n, (uint64_t)(uintptr_t)A, (uint64_t)(int64_t)lda, (uint64_t)(uintptr_t)Workspace, (uint64_t)(int64_t)Lwork, (uint64_t)(uintptr_t)devInfo};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusolverDnSpotrf, cutap_w, thunk_cusolverDnSpotrf);
 }
@@ -2804,11 +2108,8 @@ static uint64_t thunk_cusolverDnSpotrfBatched(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, int, void *, int, void *, int))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (int)a[2], (void *)(uintptr_t)a[3], (int)a[4], (void *)(uintptr_t)a[5], (int)a[6]);
 }
-CUTAP_EXPORT unsigned int cusolverDnSpotrfBatched(void *handle, unsigned int uplo, int n, void *Aarray, int lda, void *infoArray, int batchSize)
+CUTAP_SLOW unsigned int cutap_slow_cusolverDnSpotrfBatched(void *handle, unsigned int uplo, int n, void *Aarray, int lda, void *infoArray, int batchSize)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusolverDnSpotrfBatched], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, int, void *, int, void *, int))cutap_fn)(handle, uplo, n, Aarray, lda, infoArray, batchSize);
     uint64_t cutap_w[7] = {(uint64_t)(uintptr_t)handle, (uint64_t)uplo, (uint64_t)(int64_t)n, (uint64_t)(uintptr_t)Aarray, (uint64_t)(int64_t)lda, (uint64_t)(uintptr_t)infoArray, (uint64_t)(int64_t)batchSize};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusolverDnSpotrfBatched, cutap_w, thunk_cusolverDnSpotrfBatched);
 }
@@ -2816,11 +2117,8 @@ static uint64_t thunk_cusolverDnSpotrf_bufferSize(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, int, void *, int, void *))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (int)a[2], (void *)(uintptr_t)a[3], (int)a[4], (void *)(uintptr_t)a[5]);
 }
-CUTAP_EXPORT unsigned int cusolverDnSpotrf_bufferSize(void *handle, unsigned int uplo, int n, void *A, int lda, void *Lwork)
+CUTAP_SLOW unsigned int cutap_slow_cusolverDnSpotrf_bufferSize(void *handle, unsigned int uplo, int n, void *A, int lda, void *Lwork)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusolverDnSpotrf_bufferSize], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, int, void *, int, void *))cutap_fn)(handle, uplo, n, A, lda, Lwork);
     uint64_t cutap_w[6] = {(uint64_t)(uintptr_t)handle, (uint64_t)uplo, (uint64_t)(int64_t)n, (uint64_t)(uintptr_t)A, (uint64_t)(int64_t)lda, (uint64_t)(uintptr_t)Lwork};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusolverDnSpotrf_bufferSize, cutap_w, thunk_cusolverDnSpotrf_bufferSize);
 }
@@ -2828,11 +2126,8 @@ static uint64_t thunk_cusolverDnSpotri(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, int, void *, int, void *, int, void *))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (int)a[2], (void *)(uintptr_t)a[3], (int)a[4], (void *)(uintptr_t)a[5], (int)a[6], (void *)(uintptr_t)a[7]);
 }
-CUTAP_EXPORT unsigned int cusolverDnSpotri(void *handle, unsigned int uplo, int n, void *A, int lda, void *work, int lwork, void *devInfo)
+CUTAP_SLOW unsigned int cutap_slow_cusolverDnSpotri(void *handle, unsigned int uplo, int n, void *A, int lda, void *work, int lwork, void *devInfo)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusolverDnSpotri], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, int, void *, int, void *, int, void *))cutap_fn)(handle, uplo, n, A, lda, work, lwork, devInfo);
     uint64_t cutap_w[8] = {(uint64_t)(uintptr_t)handle, (uint64_t)uplo, (uint64_t)(int64_t)n, (uint64_t)(uintptr_t)A, (uint64_t)(int64_t)lda, (uint64_t)(uintptr_t)work, (uint64_t)(int64_t)lwork, (uint64_t)(uintptr_t)devInfo};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusolverDnSpotri, cutap_w, thunk_cusolverDnSpotri);
 }
@@ -2840,11 +2135,8 @@ static uint64_t thunk_cusolverDnSpotri_bufferSize(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, int, void *, int, void *))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (int)a[2], (void *)(uintptr_t)a[3], (int)a[4], (void *)(uintptr_t)a[5]);
 }
-CUTAP_EXPORT unsigned int cusolverDnSpotri_bufferSize(void *handle, unsigned int uplo, int n, void *A, int lda, void *lwork)
+CUTAP_SLOW unsigned int cutap_slow_cusolverDnSpotri_bufferSize(void *handle, unsigned int uplo, int n, void *A, int lda, void *lwork)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusolverDnSpotri_bufferSize], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, int, void *, int, void *))cutap_fn)(handle, uplo, n, A, lda, lwork);
     uint64_t cutap_w[6] = {(uint64_t)(uintptr_t)handle, (uint64_t)uplo, (uint64_t)(int64_t)n, (uint64_t)(uintptr_t)A, (uint64_t)(int64_t)lda, (uint64_t)(uintptr_t)lwork};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusolverDnSpotri_bufferSize, cutap_w, thunk_cusolverDnSpotri_bufferSize);
 }
@@ -2852,11 +2144,8 @@ static uint64_t thunk_cusolverDnSpotrs(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, int, int, void *, int, void *, int, void *))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (int)a[2], (int)a[3], (void *)(uintptr_t)a[4], (int)a[5], (void *)(uintptr_t)a[6], (int)a[7], (void *)(uintptr_t)a[8]);
 }
-CUTAP_EXPORT unsigned int cusolverDnSpotrs(void *handle, unsigned int uplo, int n, int nrhs, void *A, int lda, void *B, int ldb, void *devInfo)
+CUTAP_SLOW unsigned int cutap_slow_cusolverDnSpotrs(void *handle, unsigned int uplo, int n, int nrhs, void *A, int lda, void *B, int ldb, void *devInfo)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusolverDnSpotrs], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, int, int, void *, int, void *, int, void *))cutap_fn)(handle, uplo, n, nrhs, A, lda, B, ldb, devInfo);
     uint64_t cutap_w[9] = {(uint64_t)(uintptr_t)handle, (uint64_t)uplo, (uint64_t)(int64_t)n, (uint64_t)(int64_t)nrhs, (uint64_t)(uintptr_t)A, (uint64_t)(int64_t)lda, (uint64_t)(uintptr_t)B, (uint64_t)(int64_t)ldb, (uint64_t)(uintptr_t)devInfo};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusolverDnSpotrs, cutap_w, thunk_cusolverDnSpotrs);
 }
@@ -2864,11 +2153,8 @@ static uint64_t thunk_cusolverDnSpotrsBatched(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, int, int, void *, int, void *, int, void *, int))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (int)a[2], (int)a[3], (void *)(uintptr_t)a[4], (int)a[5], (void *)(uintptr_t)a[6], (int)a[7], (void *)(uintptr_t)a[8], (int)a[9]);
 }
-CUTAP_EXPORT unsigned int cusolverDnSpotrsBatched(void *handle, unsigned int uplo, int n, int nrhs, void *A, int lda, void *B, int ldb, void *d_info, int batchSize)
+CUTAP_SLOW unsigned int cutap_slow_cusolverDnSpotrsBatched(void *handle, unsigned int uplo, int n, int nrhs, void *A, int lda, void *B, int ldb, void *d_info, int batchSize)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusolverDnSpotrsBatched], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, int, int, void *, int, void *, int, void *, int))cutap_fn)(handle, uplo, n, nrhs, A, lda, B, ldb, d_info, batchSize);
     uint64_t cutap_w[10] = {(uint64_t)(uintptr_t)handle, (uint64_t)uplo, (uint64_t)(int64_t)n, (uint64_t)(int64_t)nrhs, (uint64_t)(uintptr_t)A, (uint64_t)(int64_t)lda, (uint64_t)(uintptr_t)B, (uint64_t)(int64_t)ldb, (uint64_t)(uintptr_t)d_info, (uint64_t)(int64_t)batchSize};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusolverDnSpotrsBatched, cutap_w, thunk_cusolverDnSpotrsBatched);
 }
@@ -2876,11 +2162,8 @@ static uint64_t thunk_cusolverDnSsyevd(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, unsigned int, int, void *, int, void *, void *, int, void *))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (unsigned int)a[2], (int)a[3], (void *)(uintptr_t)a[4], (int)a[5], (void *)(uintptr_t)a[6], (void *)(uintptr_t)a[7], (int)a[8], (void *)(uintptr_t)a[9]);
 }
-CUTAP_EXPORT unsigned int cusolverDnSsyevd(void *handle, unsigned int jobz, unsigned int uplo, int n, void *A, int lda, void *W, void *work, int lwork, void *info)
+CUTAP_SLOW unsigned int cutap_slow_cusolverDnSsyevd(void *handle, unsigned int jobz, unsigned int uplo, int n, void *A, int lda, void *W, void *work, int lwork, void *info)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusolverDnSsyevd], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, unsigned int, int, void *, int, void *, void *, int, void *))cutap_fn)(handle, jobz, uplo, n, A, lda, W, work, lwork, info);
     uint64_t cutap_w[10] = {(uint64_t)(uintptr_t)handle, (uint64_t)jobz, (uint64_t)uplo, (uint64_t)(int64_t)n, (uint64_t)(uintptr_t)A, (uint64_t)(int64_t)lda, (uint64_t)(uintptr_t)W, (uint64_t)(uintptr_t)work, (uint64_t)(int64_t)lwork, (uint64_t)(uintptr_t)info};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusolverDnSsyevd, cutap_w, thunk_cusolverDnSsyevd);
 }
@@ -2888,11 +2171,8 @@ static uint64_t thunk_cusolverDnSsyevd_bufferSize(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, unsigned int, int, void *, int, void *, void *))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (unsigned int)a[2], (int)a[3], (void *)(uintptr_t)a[4], (int)a[5], (void *)(uintptr_t)a[6], (void *)(uintptr_t)a[7]);
 }
-CUTAP_EXPORT unsigned int cusolverDnSsyevd_bufferSize(void *handle, unsigned int jobz, unsigned int uplo, int n, void *A, int lda, void *W, void *lwork)
+CUTAP_SLOW unsigned int cutap_slow_cusolverDnSsyevd_bufferSize(void *handle, unsigned int jobz, unsigned int uplo, int n, void *A, int lda, void *W, void *lwork)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusolverDnSsyevd_bufferSize], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, unsigned int, int, void *, int, void *, void *))cutap_fn)(handle, jobz, uplo, n, A, lda, W, lwork);
     uint64_t cutap_w[8] = {(uint64_t)(uintptr_t)handle, (uint64_t)jobz, (uint64_t)uplo, (uint64_t)(int64_t)n, (uint64_t)(uintptr_t)A, (uint64_t)(int64_t)lda, (uint64_t)(uintptr_t)W, (uint64_t)(uintptr_t)lwork};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusolverDnSsyevd_bufferSize, cutap_w, thunk_cusolverDnSsyevd_bufferSize);
 }
@@ -2900,11 +2180,8 @@ static uint64_t thunk_cusolverDnSsyevdx(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, unsigned int, unsigned int, int, void *, int, float, float, int, int, void *, void *, void *, int, void *))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (unsigned int)a[2], (unsigned int)a[3], (int)a[4], (void *)(uintptr_t)a[5], (int)a[6], cutap_w2f(a[7]), cutap_w2f(a[8]), (int)a[9], (int)a[10], (void *)(uintptr_t)a[11], (void *)(uintptr_t)a[12], (void *)(uintptr_t)a[13], (int)a[14], (void *)(uintptr_t)a[15]);
 }
-CUTAP_EXPORT unsigned int cusolverDnSsyevdx(void *handle, unsigned int jobz, unsigned int range, unsigned int uplo, int n, void *A, int lda, float vl, float vu, int il, int iu, void *meig, void *W, void *work, int lwork, void *info)
+CUTAP_SLOW unsigned int cutap_slow_cusolverDnSsyevdx(void *handle, unsigned int jobz, unsigned int range, unsigned int uplo, int n, void *A, int lda, float vl, float vu, int il, int iu, void *meig, void *W, void *work, int lwork, void *info)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusolverDnSsyevdx], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, unsigned int, unsigned int, int, void *, int, float, float, int, int, void *, void *, void *, int, void *))cutap_fn)(handle, jobz, range, uplo, n, A, lda, vl, vu, il, iu, meig, W, work, lwork, info);
     uint64_t cutap_w[16] = {(uint64_t)(uintptr_t)handle, (uint64_t)jobz, (uint64_t)range, (uint64_t)uplo, (uint64_t)(int64_t)n, (uint64_t)(uintptr_t)A, (uint64_t)(int64_t)lda, cutap_f2w(vl), cutap_f2w(vu), (uint64_t)(int64_t)il, (uint64_t)(int64_t)iu, (uint64_t)(uintptr_t)meig, (uint64_t)(uintptr_t)W, (uint64_t)(uintptr_t)work, (uint64_t)(int64_t)lwork, (uint64_t)(uintptr_t)info};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusolverDnSsyevdx, cutap_w, thunk_cusolverDnSsyevdx);
 }
@@ -2912,11 +2189,8 @@ static uint64_t thunk_cusolverDnSsyevdx_bufferSize(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, unsigned int, unsigned int, int, void *, int, float, float, int, int, void *, void *, void *))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (unsigned int)a[2], (unsigned int)a[3], (int)a[4], (void *)(uintptr_t)a[5], (int)a[6], cutap_w2f(a[7]), cutap_w2f(a[8]), (int)a[9], (int)a[10], (void *)(uintptr_t)a[11], (void *)(uintptr_t)a[12], (void *)(uintptr_t)a[13]);
 }
-CUTAP_EXPORT unsigned int cusolverDnSsyevdx_bufferSize(void *handle, unsigned int jobz, unsigned int range, unsigned int uplo, int n, void *A, int lda, float vl, float vu, int il, int iu, void *meig, void *W, void *lwork)
+CUTAP_SLOW unsigned int cutap_slow_cusolverDnSsyevdx_bufferSize(void *handle, unsigned int jobz, unsigned int range, unsigned int uplo, int n, void *A, int lda, float vl, float vu, int il, int iu, void *meig, void *W, void *lwork)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusolverDnSsyevdx_bufferSize], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, unsigned int, unsigned int, int, void *, int, float, float, int, int, void *, void *, void *))cutap_fn)(handle, jobz, range, uplo, n, A, lda, vl, vu, il, iu, meig, W, lwork);
     uint64_t cutap_w[14] = {(uint64_t)(uintptr_t)handle, (uint64_t)jobz, (uint64_t)range, (uint64_t)uplo, (uint64_t)(int64_t)n, (uint64_t)(uintptr_t)A, (uint64_t)(int64_t)lda, cutap_f2w(vl), cutap_f2w(vu), (uint64_t)(int64_t)il, (uint64_t)(int64_t)iu, (uint64_t)(uintptr_t)meig, (uint64_t)(uintptr_t)W, (uint64_t)(uintptr_t)lwork};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusolverDnSsyevdx_bufferSize, cutap_w, thunk_cusolverDnSsyevdx_bufferSize);
 }
@@ -2924,11 +2198,8 @@ static uint64_t thunk_cusolverDnSsyevj(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, unsigned int, int, void *, int, void *, void *, int, void *, void *))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (unsigned int)a[2], (int)a[3], (void *)(uintptr_t)a[4], (int)a[5], (void *)(uintptr_t)a[6], (void *)(uintptr_t)a[7], (int)a[8], (void *)(uintptr_t)a[9], (void *)(uintptr_t)a[10]);
 }
-CUTAP_EXPORT unsigned int cusolverDnSsyevj(void *handle, unsigned int jobz, unsigned int uplo, int n, void *A, int lda, void *W, void *work, int lwork, void *info, void *params)
+CUTAP_SLOW unsigned int cutap_slow_cusolverDnSsyevj(void *handle, unsigned int jobz, unsigned int uplo, int n, void *A, int lda, void *W, void *work, int lwork, void *info, void *params)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusolverDnSsyevj], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, unsigned int, int, void *, int, void *, void *, int, void *, void *))cutap_fn)(handle, jobz, uplo, n, A, lda, W, work, lwork, info, params);
     uint64_t cutap_w[11] = {(uint64_t)(uintptr_t)handle, (uint64_t)jobz, (uint64_t)uplo, (uint64_t)(int64_t)n, (uint64_t)(uintptr_t)A, (uint64_t)(int64_t)lda, (uint64_t)(uintptr_t)W, (uint64_t)(uintptr_t)work, (uint64_t)(int64_t)lwork, (uint64_t)(uintptr_t)info, (uint64_t)(uintptr_t)params};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusolverDnSsyevj, cutap_w, thunk_cusolverDnSsyevj);
 }
@@ -2936,11 +2207,8 @@ static uint64_t thunk_cusolverDnSsyevjBatched(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, unsigned int, int, void *, int, void *, void *, int, void *, void *, int))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (unsigned int)a[2], (int)a[3], (void *)(uintptr_t)a[4], (int)a[5], (void *)(uintptr_t)a[6], (void *)(uintptr_t)a[7], (int)a[8], (void *)(uintptr_t)a[9], (void *)(uintptr_t)a[10], (int)a[11]);
 }
-CUTAP_EXPORT unsigned int cusolverDnSsyevjBatched(void *handle, unsigned int jobz, unsigned int uplo, int n, void *A, int lda, void *W, void *work, int lwork, void *info, void *params, int batchSize)
+CUTAP_SLOW unsigned int cutap_slow_cusolverDnSsyevjBatched(void *handle, unsigned int jobz, unsigned int uplo, int n, void *A, int lda, void *W, void *work, int lwork, void *info, void *params, int batchSize)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusolverDnSsyevjBatched], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, unsigned int, int, void *, int, void *, void *, int, void *, void *, int))cutap_fn)(handle, jobz, uplo, n, A, lda, W, work, lwork, info, params, batchSize);
     uint64_t cutap_w[12] = {(uint64_t)(uintptr_t)handle, (uint64_t)jobz, (uint64_t)uplo, (uint64_t)(int64_t)n, (uint64_t)(uintptr_t)A, (uint64_t)(int64_t)lda, (uint64_t)(uintptr_t)W, (uint64_t)(uintptr_t)work, (uint64_t)(int64_t)lwork, (uint64_t)(uintptr_t)info, (uint64_t)(uintptr_t)params, (uint64_t)(int64_t)batchSize};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusolverDnSsyevjBatched, cutap_w, thunk_cusolverDnSsyevjBatched);
 }
@@ -2948,11 +2216,8 @@ static uint64_t thunk_cusolverDnSsyevjBatched_bufferSize(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, unsigned int, int, void *, int, void *, void *, void *, int))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (unsigned int)a[2], (int)a[3], (void *)(uintptr_t)a[4], (int)a[5], (void *)(uintptr_t)a[6], (void *)(uintptr_t)a[7], (void *)(uintptr_t)a[8], (int)a[9]);
 }
-CUTAP_EXPORT unsigned int cusolverDnSsyevjBatched_bufferSize(void *handle, unsigned int jobz, unsigned int uplo, int n, void *A, int lda, void *W, void *lwork, void *params, int batchSize)
+CUTAP_SLOW unsigned int cutap_slow_cusolverDnSsyevjBatched_bufferSize(void *handle, unsigned int jobz, unsigned int uplo, int n, void *A, int lda, void *W, void *lwork, void *params, int batchSize)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusolverDnSsyevjBatched_bufferSize], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, unsigned int, int, void *, int, void *, void *, void *, int))cutap_fn)(handle, jobz, uplo, n, A, lda, W, lwork, params, batchSize);
     uint64_t cutap_w[10] = {(uint64_t)(uintptr_t)handle, (uint64_t)jobz, (uint64_t)uplo, (uint64_t)(int64_t)n, (uint64_t)(uintptr_t)A, (uint64_t)(int64_t)lda, (uint64_t)(uintptr_t)W, (uint64_t)(uintptr_t)lwork, (uint64_t)(uintptr_t)params, (uint64_t)(int64_t)batchSize};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusolverDnSsyevjBatched_bufferSize, cutap_w, thunk_cusolverDnSsyevjBatched_bufferSize);
 }
@@ -2960,11 +2225,8 @@ static uint64_t thunk_cusolverDnSsyevj_bufferSize(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, unsigned int, int, void *, int, void *, void *, void *))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (unsigned int)a[2], (int)a[3], (void *)(uintptr_t)a[4], (int)a[5], (void *)(uintptr_t)a[6], (void *)(uintptr_t)a[7], (void *)(uintptr_t)a[8]);
 }
-CUTAP_EXPORT unsigned int cusolverDnSsyevj_bufferSize(void *handle, unsigned int jobz, unsigned int uplo, int n, void *A, int lda, void *W, void *lwork, void *params)
+CUTAP_SLOW unsigned int cutap_slow_cusolverDnSsyevj_bufferSize(void *handle, unsigned int jobz, unsigned int uplo, int n, void *A, int lda, void *W, void *lwork, void *params)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusolverDnSsyevj_bufferSize], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, unsigned int, int, void *, int, void *, void *, void *))cutap_fn)(handle, jobz, uplo, n, A, lda, W, lwork, params);
     uint64_t cutap_w[9] = {(uint64_t)(uintptr_t)handle, (uint64_t)jobz, (uint64_t)uplo, (uint64_t)(int64_t)n, (uint64_t)(uintptr_t)A, (uint64_t)(int64_t)lda, (uint64_t)(uintptr_t)W, (uint64_t)(uintptr_t)lwork, (uint64_t)(uintptr_t)params};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusolverDnSsyevj_bufferSize, cutap_w, thunk_cusolverDnSsyevj_bufferSize);
 }
@@ -2972,11 +2234,8 @@ static uint64_t thunk_cusolverDnSsygvd(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, unsigned int, unsigned int, int, void *, int, void *, int, void *, void *, int, void *))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (unsigned int)a[2], (unsigned int)a[3], (int)a[4], (void *)(uintptr_t)a[5], (int)a[6], (void *)(uintptr_t)a[7], (int)a[8], (void *)(uintptr_t)a[9], (void *)(uintptr_t)a[10], (int)a[11], (void *)(uintptr_t)a[12]);
 }
-CUTAP_EXPORT unsigned int cusolverDnSsygvd(void *handle, unsigned int itype, unsigned int jobz, unsigned int uplo, int n, void *A, int lda, void *B, int ldb, void *W, void *work, int lwork, void *info)
+CUTAP_SLOW unsigned int cutap_slow_cusolverDnSsygvd(void *handle, unsigned int itype, unsigned int jobz, unsigned int uplo, int n, void *A, int lda, void *B, int ldb, void *W, void *work, int lwork, void *info)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusolverDnSsygvd], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, unsigned int, unsigned int, int, void *, int, void *, int, void *, void *, int, void *))cutap_fn)(handle, itype, jobz, uplo, n, A, lda, B, ldb, W, work, lwork, info);
     uint64_t cutap_w[13] = {(uint64_t)(uintptr_t)handle, (uint64_t)itype, (uint64_t)jobz, (uint64_t)uplo, (uint64_t)(int64_t)n, (uint64_t)(uintptr_t)A, (uint64_t)(int64_t)lda, (uint64_t)(uintptr_t)B, (uint64_t)(int64_t)ldb, (uint64_t)(uintptr_t)W, (uint64_t)(uintptr_t)work, (uint64_t)(int64_t)lwork, (uint64_t)(uintptr_t)info};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusolverDnSsygvd, cutap_w, thunk_cusolverDnSsygvd);
 }
@@ -2984,11 +2243,8 @@ static uint64_t thunk_cusolverDnSsygvd_bufferSize(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, unsigned int, unsigned int, int, void *, int, void *, int, void *, void *))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (unsigned int)a[2], (unsigned int)a[3], (int)a[4], (void *)(uintptr_t)a[5], (int)a[6], (void *)(uintptr_t)a[7], (int)a[8], (void *)(uintptr_t)a[9], (void *)(uintptr_t)a[10]);
 }
-CUTAP_EXPORT unsigned int cusolverDnSsygvd_bufferSize(void *handle, unsigned int itype, unsigned int jobz, unsigned int uplo, int n, void *A, int lda, void *B, int ldb, void *W, void *lwork)
+CUTAP_SLOW unsigned int cutap_slow_cusolverDnSsygvd_bufferSize(void *handle, unsigned int itype, unsigned int jobz, unsigned int uplo, int n, void *A, int lda, void *B, int ldb, void *W, void *lwork)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusolverDnSsygvd_bufferSize], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, unsigned int, unsigned int, int, void *, int, void *, int, void *, void *))cutap_fn)(handle, itype, jobz, uplo, n, A, lda, B, ldb, W, lwork);
     uint64_t cutap_w[11] = {(uint64_t)(uintptr_t)handle, (uint64_t)itype, (uint64_t)jobz, (uint64_t)uplo, (uint64_t)(int64_t)n, (uint64_t)(uintptr_t)A, (uint64_t)(int64_t)lda, (uint64_t)(uintptr_t)B, (uint64_t)(int64_t)ldb, (uint64_t)(uintptr_t)W, (uint64_t)(uintptr_t)lwork};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusolverDnSsygvd_bufferSize, cutap_w, thunk_cusolverDnSsygvd_bufferSize);
 }
@@ -2996,11 +2252,8 @@ static uint64_t thunk_cusolverDnSsygvdx(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, unsigned int, unsigned int, unsigned int, int, void *, int, void *, int, float, float, int, int, void *, void *, void *, int, void *))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (unsigned int)a[2], (unsigned int)a[3], (unsigned int)a[4], (int)a[5], (void *)(uintptr_t)a[6], (int)a[7], (void *)(uintptr_t)a[8], (int)a[9], cutap_w2f(a[10]), cutap_w2f(a[11]), (int)a[12], (int)a[13], (void *)(uintptr_t)a[14], (void *)(uintptr_t)a[15], (void *)(uintptr_t)a[16], (int)a[17], (void *)(uintptr_t)a[18]);
 }
-CUTAP_EXPORT unsigned int cusolverDnSsygvdx(void *handle, unsigned int itype, unsigned int jobz, unsigned int range, unsigned int uplo, int n, void *A, int lda, void *B, int ldb, float vl, float vu, int il, int iu, void *meig, void *W, void *work, int lwork, void *info)
+CUTAP_SLOW unsigned int cutap_slow_cusolverDnSsygvdx(void *handle, unsigned int itype, unsigned int jobz, unsigned int range, unsigned int uplo, int n, void *A, int lda, void *B, int ldb, float vl, float vu, int il, int iu, void *meig, void *W, void *work, int lwork, void *info)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusolverDnSsygvdx], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, unsigned int, unsigned int, unsigned int, int, void *, int, void *, int, float, float, int, int, void *, void *, void *, int, void *))cutap_fn)(handle, itype, jobz, range, uplo, n, A, lda, B, ldb, vl, vu, il, iu, meig, W, work, lwork, info);
     uint64_t cutap_w[19] = {(uint64_t)(uintptr_t)handle, (uint64_t)itype, (uint64_t)jobz, (uint64_t)range, (uint64_t)uplo, (uint64_t)(int64_t)n, (uint64_t)(uintptr_t)A, (uint64_t)(int64_t)lda, (uint64_t)(uintptr_t)B, (uint64_t)(int64_t)ldb, cutap_f2w(vl), cutap_f2w(vu), (uint64_t)(int64_t)il, (uint64_t)(int64_t)iu, (uint64_t)(uintptr_t)meig, (uint64_t)(uintptr_t)W, (uint64_t)(uintptr_t)work, (uint64_t)(int64_t)lwork, (uint64_t)(uintptr_t)info};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusolverDnSsygvdx, cutap_w, thunk_cusolverDnSsygvdx);
 }
@@ -3008,11 +2261,8 @@ static uint64_t thunk_cusolverDnSsygvdx_bufferSize(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, unsigned int, unsigned int, unsigned int, int, void *, int, void *, int, float, float, int, int, void *, void *, void *))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (unsigned int)a[2], (unsigned int)a[3], (unsigned int)a[4], (int)a[5], (void *)(uintptr_t)a[6], (int)a[7], (void *)(uintptr_t)a[8], (int)a[9], cutap_w2f(a[10]), cutap_w2f(a[11]), (int)a[12], (int)a[13], (void *)(uintptr_t)a[14], (void *)(uintptr_t)a[15], (void *)(uintptr_t)a[16]);
 }
-CUTAP_EXPORT unsigned int cusolverDnSsygvdx_bufferSize(void *handle, unsigned int itype, unsigned int jobz, unsigned int range, unsigned int uplo, int n, void *A, int lda, void *B, int ldb, float vl, float vu, int il, int iu, void *meig, void *W, void *lwork)
+CUTAP_SLOW unsigned int cutap_slow_cusolverDnSsygvdx_bufferSize(void *handle, unsigned int itype, unsigned int jobz, unsigned int range, unsigned int uplo, int n, void *A, int lda, void *B, int ldb, float vl, float vu, int il, int iu, void *meig, void *W, void *lwork)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusolverDnSsygvdx_bufferSize], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, unsigned int, unsigned int, unsigned int, int, void *, int, void *, int, float, float, int, int, void *, void *, void *))cutap_fn)(handle, itype, jobz, range, uplo, n, A, lda, B, ldb, vl, vu, il, iu, meig, W, lwork);
     uint64_t cutap_w[17] = {(uint64_t)(uintptr_t)handle, (uint64_t)itype, (uint64_t)jobz, (uint64_t)range, (uint64_t)uplo, (uint64_t)(int64_t)n, (uint64_t)(uintptr_t)A, (uint64_t)(int64_t)lda, (uint64_t)(uintptr_t)B, (uint64_t)(int64_t)ldb, cutap_f2w(vl), cutap_f2w(vu), (uint64_t)(int64_t)il, (uint64_t)(int64_t)iu, (uint64_t)(uintptr_t)meig, (uint64_t)(uintptr_t)W, (uint64_t)(uintptr_t)lwork};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusolverDnSsygvdx_bufferSize, cutap_w, thunk_cusolverDnSsygvdx_bufferSize);
 }
@@ -3020,11 +2270,8 @@ static uint64_t thunk_cusolverDnSsygvj(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, unsigned int, unsigned int, int, void *, int, void *, int, void *, void *, int, void *, void *))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (unsigned int)a[2], (unsigned int)a[3], (int)a[4], (void *)(uintptr_t)a[5], (int)a[6], (void *)(uintptr_t)a[7], (int)a[8], (void *)(uintptr_t)a[9], (void *)(uintptr_t)a[10], (int)a[11], (void *)(uintptr_t)a[12], (void *)(uintptr_t)a[13]);
 }
-CUTAP_EXPORT unsigned int cusolverDnSsygvj(void *handle, unsigned int itype, unsigned int jobz, unsigned int uplo, int n, void *A, int lda, void *B, int ldb, void *W, void *work, int lwork, void *info, void *params)
+CUTAP_SLOW unsigned int cutap_slow_cusolverDnSsygvj(void *handle, unsigned int itype, unsigned int jobz, unsigned int uplo, int n, void *A, int lda, void *B, int ldb, void *W, void *work, int lwork, void *info, void *params)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusolverDnSsygvj], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, unsigned int, unsigned int, int, void *, int, void *, int, void *, void *, int, void *, void *))cutap_fn)(handle, itype, jobz, uplo, n, A, lda, B, ldb, W, work, lwork, info, params);
     uint64_t cutap_w[14] = {(uint64_t)(uintptr_t)handle, (uint64_t)itype, (uint64_t)jobz, (uint64_t)uplo, (uint64_t)(int64_t)n, (uint64_t)(uintptr_t)A, (uint64_t)(int64_t)lda, (uint64_t)(uintptr_t)B, (uint64_t)(int64_t)ldb, (uint64_t)(uintptr_t)W, (uint64_t)(uintptr_t)work, (uint64_t)(int64_t)lwork, (uint64_t)(uintptr_t)info, (uint64_t)(uintptr_t)params};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusolverDnSsygvj, cutap_w, thunk_cusolverDnSsygvj);
 }
@@ -3032,11 +2279,8 @@ static uint64_t thunk_cusolverDnSsygvj_bufferSize(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, unsigned int, unsigned int, int, void *, int, void *, int, void *, void *, void *))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (unsigned int)a[2], (unsigned int)a[3], (int)a[4], (void *)(uintptr_t)a[5], (int)a[6], (void *)(uintptr_t)a[7], (int)a[8], (void *)(uintptr_t)a[9], (void *)(uintptr_t)a[10], (void *)(uintptr_t)a[11]);
 }
-CUTAP_EXPORT unsigned int cusolverDnSsygvj_bufferSize(void *handle, unsigned int itype, unsigned int jobz, unsigned int uplo, int n, void *A, int lda, void *B, int ldb, void *W, void *lwork, void *params)
+CUTAP_SLOW unsigned int cutap_slow_cusolverDnSsygvj_bufferSize(void *handle, unsigned int itype, unsigned int jobz, unsigned int uplo, int n, void *A, int lda, void *B, int ldb, void *W, void *lwork, void *params)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusolverDnSsygvj_bufferSize], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, unsigned int, unsigned int, int, void *, int, void *, int, void *, void *, void *))cutap_fn)(handle, itype, jobz, uplo, n, A, lda, B, ldb, W, lwork, params);
     uint64_t cutap_w[12] = {(uint64_t)(uintptr_t)handle, (uint64_t)itype, (uint64_t)jobz, (uint64_t)uplo, (uint64_t)(int64_t)n, (uint64_t)(uintptr_t)A, (uint64_t)(int64_t)lda, (uint64_t)(uintptr_t)B, (uint64_t)(int64_t)ldb, (uint64_t)(uintptr_t)W, (uint64_t)(uintptr_t)lwork, (uint64_t)(uintptr_t)params};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusolverDnSsygvj_bufferSize, cutap_w, thunk_cusolverDnSsygvj_bufferSize);
 }
@@ -3044,11 +2288,8 @@ static uint64_t thunk_cusolverDnSsytrd(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, int, void *, int, void *, void *, void *, void *, int, void *))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (int)a[2], (void *)(uintptr_t)a[3], (int)a[4], (void *)(uintptr_t)a[5], (void *)(uintptr_t)a[6], (void *)(uintptr_t)a[7], (void *)(uintptr_t)a[8], (int)a[9], (void *)(uintptr_t)a[10]);
 }
-CUTAP_EXPORT unsigned int cusolverDnSsytrd(void *handle, unsigned int uplo, int n, void *A, int lda, void *d, void *e, void *tau, void *work, int lwork, void *info)
+CUTAP_SLOW unsigned int cutap_slow_cusolverDnSsytrd(void *handle, unsigned int uplo, int n, void *A, int lda, void *d, void *e, void *tau, void *work, int lwork, void *info)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusolverDnSsytrd], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, int, void *, int, void *, void *, void *, void *, int, void *))cutap_fn)(handle, uplo, n, A, lda, d, e, tau, work, lwork, info);
     uint64_t cutap_w[11] = {(uint64_t)(uintptr_t)handle, (uint64_t)uplo, (uint64_t)(int64_t)n, (uint64_t)(uintptr_t)A, (uint64_t)(int64_t)lda, (uint64_t)(uintptr_t)d, (uint64_t)(uintptr_t)e, (uint64_t)(uintptr_t)tau, (uint64_t)(uintptr_t)work, (uint64_t)(int64_t)lwork, (uint64_t)(uintptr_t)info};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusolverDnSsytrd, cutap_w, thunk_cusolverDnSsytrd);
 }
@@ -3056,11 +2297,8 @@ static uint64_t thunk_cusolverDnSsytrd_bufferSize(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, int, void *, int, void *, void *, void *, void *))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (int)a[2], (void *)(uintptr_t)a[3], (int)a[4], (void *)(uintptr_t)a[5], (void *)(uintptr_t)a[6], (void *)(uintptr_t)a[7], (void *)(uintptr_t)a[8]);
 }
-CUTAP_EXPORT unsigned int cusolverDnSsytrd_bufferSize(void *handle, unsigned int uplo, int n, void *A, int lda, void *d, void *e, void *tau, void *lwork)
+CUTAP_SLOW unsigned int cutap_slow_cusolverDnSsytrd_bufferSize(void *handle, unsigned int uplo, int n, void *A, int lda, void *d, void *e, void *tau, void *lwork)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusolverDnSsytrd_bufferSize], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, int, void *, int, void *, void *, void *, void *))cutap_fn)(handle, uplo, n, A, lda, d, e, tau, lwork);
     uint64_t cutap_w[9] = {(uint64_t)(uintptr_t)handle, (uint64_t)uplo, (uint64_t)(int64_t)n, (uint64_t)(uintptr_t)A, (uint64_t)(int64_t)lda, (uint64_t)(uintptr_t)d, (uint64_t)(uintptr_t)e, (uint64_t)(uintptr_t)tau, (uint64_t)(uintptr_t)lwork};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusolverDnSsytrd_bufferSize, cutap_w, thunk_cusolverDnSsytrd_bufferSize);
 }
@@ -3068,11 +2306,8 @@ static uint64_t thunk_cusolverDnSsytrf(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, int, void *, int, void *, void *, int, void *))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (int)a[2], (void *)(uintptr_t)a[3], (int)a[4], (void *)(uintptr_t)a[5], (void *)(uintptr_t)a[6], (int)a[7], (void *)(uintptr_t)a[8]);
 }
-CUTAP_EXPORT unsigned int cusolverDnSsytrf(void *handle, unsigned int uplo, int n, void *A, int lda, void *ipiv, void *work, int lwork, void *info)
+CUTAP_SLOW unsigned int cutap_slow_cusolverDnSsytrf(void *handle, unsigned int uplo, int n, void *A, int lda, void *ipiv, void *work, int lwork, void *info)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusolverDnSsytrf], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, int, void *, int, void *, void *, int, void *))cutap_fn)(handle, uplo, n, A, lda, ipiv, work, lwork, info);
     uint64_t cutap_w[9] = {(uint64_t)(uintptr_t)handle, (uint64_t)uplo, (uint64_t)(int64_t)n, (uint64_t)(uintptr_t)A, (uint64_t)(int64_t)lda, (uint64_t)(uintptr_t)ipiv, (uint64_t)(uintptr_t)work, (uint64_t)(int64_t)lwork, (uint64_t)(uintptr_t)info};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusolverDnSsytrf, cutap_w, thunk_cusolverDnSsytrf);
 }
@@ -3080,11 +2315,8 @@ static uint64_t thunk_cusolverDnSsytrf_bufferSize(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, int, void *, int, void *))fn)((void *)(uintptr_t)a[0], (int)a[1], (void *)(uintptr_t)a[2], (int)a[3], (void *)(uintptr_t)a[4]);
 }
-CUTAP_EXPORT unsigned int cusolverDnSsytrf_bufferSize(void *handle, int n, void *A, int lda, void *lwork)
+CUTAP_SLOW unsigned int cutap_slow_cusolverDnSsytrf_bufferSize(void *handle, int n, void *A, int lda, void *lwork)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusolverDnSsytrf_bufferSize], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, int, void *, int, void *))cutap_fn)(handle, n, A, lda, lwork);
     uint64_t cutap_w[5] = {(uint64_t)(uintptr_t)handle, (uint64_t)(int64_t)n, (uint64_t)(uintptr_t)A, (uint64_t)(int64_t)lda, (uint64_t)(uintptr_t)lwork};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusolverDnSsytrf_bufferSize, cutap_w, thunk_cusolverDnSsytrf_bufferSize);
 }
@@ -3092,11 +2324,8 @@ static uint64_t thunk_cusolverDnSsytri(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, int, void *, int, void *, void *, int, void *))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (int)a[2], (void *)(uintptr_t)a[3], (int)a[4], (void *)(uintptr_t)a[5], (void *)(uintptr_t)a[6], (int)a[7], (void *)(uintptr_t)a[8]);
 }
-CUTAP_EXPORT unsigned int cusolverDnSsytri(void *handle, unsigned int uplo, int n, void *A, int lda, void *ipiv, void *work, int lwork, void *info)
+CUTAP_SLOW unsigned int cutap_slow_cusolverDnSsytri(void *handle, unsigned int uplo, int n, void *A, int lda, void *ipiv, void *work, int lwork, void *info)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusolverDnSsytri], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, int, void *, int, void *, void *, int, void *))cutap_fn)(handle, uplo, n, A, lda, ipiv, work, lwork, info);
     uint64_t cutap_w[9] = {(uint64_t)(uintptr_t)handle, (uint64_t)uplo, (uint64_t)(int64_t)n, (uint64_t)(uintptr_t)A, (uint64_t)(int64_t)lda, (uint64_t)(uintptr_t)ipiv, (uint64_t)(uintptr_t)work, (uint64_t)(int64_t)lwork, (uint64_t)(uintptr_t)info};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusolverDnSsytri, cutap_w, thunk_cusolverDnSsytri);
 }
@@ -3104,11 +2333,8 @@ static uint64_t thunk_cusolverDnSsytri_bufferSize(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, int, void *, int, void *, void *))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (int)a[2], (void *)(uintptr_t)a[3], (int)a[4], (void *)(uintptr_t)a[5], (void *)(uintptr_t)a[6]);
 }
-CUTAP_EXPORT unsigned int cusolverDnSsytri_bufferSize(void *handle, unsigned int uplo, int n, void *A, int lda, void *ipiv, void *lwork)
+CUTAP_SLOW unsigned int cutap_slow_cusolverDnSsytri_bufferSize(void *handle, unsigned int uplo, int n, void *A, int lda, void *ipiv, void *lwork)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusolverDnSsytri_bufferSize], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, int, void *, int, void *, void *))cutap_fn)(handle, uplo, n, A, lda, ipiv, lwork);
     uint64_t cutap_w[7] = {(uint64_t)(uintptr_t)handle, (uint64_t)uplo, (uint64_t)(int64_t)n, (uint64_t)(uintptr_t)A, (uint64_t)(int64_t)lda, (uint64_t)(uintptr_t)ipiv, (uint64_t)(uintptr_t)lwork};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusolverDnSsytri_bufferSize, cutap_w, thunk_cusolverDnSsytri_bufferSize);
 }
@@ -3116,11 +2342,8 @@ static uint64_t thunk_cusolverDnXgeev(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *, unsigned int, unsigned int, long, unsigned int, void *, long, unsigned int, void *, unsigned int, void *, long, unsigned int, void *, long, unsigned int, void *, unsigned long, void *, unsigned long, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1], (unsigned int)a[2], (unsigned int)a[3], (long)a[4], (unsigned int)a[5], (void *)(uintptr_t)a[6], (long)a[7], (unsigned int)a[8], (void *)(uintptr_t)a[9], (unsigned int)a[10], (void *)(uintptr_t)a[11], (long)a[12], (unsigned int)a[13], (void *)(uintptr_t)a[14], (long)a[15], (unsigned int)a[16], (void *)(uintptr_t)a[17], (unsigned long)a[18], (void *)(uintptr_t)a[19], (unsigned long)a[20], (void *)(uintptr_t)a[21]);
 }
-CUTAP_EXPORT unsigned int cusolverDnXgeev(void *handle, void *params, unsigned int jobvl, unsigned int jobvr, long n, unsigned int dataTypeA, void *A, long lda, unsigned int dataTypeW, void *W, unsigned int dataTypeVL, void *VL, long ldvl, unsigned int dataTypeVR, void *VR, long ldvr, unsigned int computeType, void *bufferOnDevice, unsigned long workspaceInBytesOnDevice, void *bufferOnHost, unsigned long workspaceInBytesOnHost, void *info)
+CUTAP_SLOW unsigned int cutap_slow_cusolverDnXgeev(void *handle, void *params, unsigned int jobvl, unsigned int jobvr, long n, unsigned int dataTypeA, void *A, long lda, unsigned int dataTypeW, void *W, unsigned int dataTypeVL, void *VL, long ldvl, unsigned int dataTypeVR, void *VR, long ldvr, unsigned int computeType, void *bufferOnDevice, unsigned long workspaceInBytesOnDevice, void *bufferOnHost, unsigned long workspaceInBytesOnHost, void *info)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusolverDnXgeev], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *, unsigned int, unsigned int, long, unsigned int, void *, long, unsigned int, void *, unsigned int, void *, long, unsigned int, void *, long, unsigned int, void *, unsigned long, void *, unsigned long, void *))cutap_fn)(handle, params, jobvl, jobvr, n, dataTypeA, A, lda, dataTypeW, W, dataTypeVL, VL, ldvl, dataTypeVR, VR, ldvr, computeType, bufferOnDevice, workspaceInBytesOnDevice, bufferOnHost, workspaceInBytesOnHost, info);
     uint64_t cutap_w[22] = {(uint64_t)(uintptr_t)handle, (uint64_t)(uintptr_t)params, (uint64_t)jobvl, (uint64_t)jobvr, (uint64_t)(int64_t)n, (uint64_t)dataTypeA, (uint64_t)(uintptr_t)A, (uint64_t)(int64_t)lda, (uint64_t)dataTypeW, (uint64_t)(uintptr_t)W, (uint64_t)dataTypeVL, (uint64_t)(uintptr_t)VL, (uint64_t)(int64_t)ldvl, (uint64_t)dataTypeVR, (uint64_t)(uintptr_t)VR, (uint64_t)(int64_t)ldvr, (uint64_t)computeType, (uint64_t)(uintptr_t)bufferOnDevice, (uint64_t)workspaceInBytesOnDevice, (uint64_t)(uintptr_t)bufferOnHost, (uint64_t)workspaceInBytesOnHost, (uint64_t)(uintptr_t)info};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusolverDnXgeev, cutap_w, thunk_cusolverDnXgeev);
 }
@@ -3128,11 +2351,8 @@ static uint64_t thunk_cusolverDnXgeev_bufferSize(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *, unsigned int, unsigned int, long, unsigned int, void *, long, unsigned int, void *, unsigned int, void *, long, unsigned int, void *, long, unsigned int, void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1], (unsigned int)a[2], (unsigned int)a[3], (long)a[4], (unsigned int)a[5], (void *)(uintptr_t)a[6], (long)a[7], (unsigned int)a[8], (void *)(uintptr_t)a[9], (unsigned int)a[10], (void *)(uintptr_t)a[11], (long)a[12], (unsigned int)a[13], (void *)(uintptr_t)a[14], (long)a[15], (unsigned int)a[16], (void *)(uintptr_t)a[17], (void *)(uintptr_t)a[18]);
 }
-CUTAP_EXPORT unsigned int cusolverDnXgeev_bufferSize(void *handle, void *params, unsigned int jobvl, unsigned int jobvr, long n, unsigned int dataTypeA, void *A, long lda, unsigned int dataTypeW, void *W, unsigned int dataTypeVL, void *VL, long ldvl, unsigned int dataTypeVR, void *VR, long ldvr, unsigned int computeType, void *workspaceInBytesOnDevice, void *workspaceInBytesOnHost)
+CUTAP_SLOW unsigned int cutap_slow_cusolverDnXgeev_bufferSize(void *handle, void *params, unsigned int jobvl, unsigned int jobvr, long n, unsigned int dataTypeA, void *A, long lda, unsigned int dataTypeW, void *W, unsigned int dataTypeVL, void *VL, long ldvl, unsigned int dataTypeVR, void *VR, long ldvr, unsigned int computeType, void *workspaceInBytesOnDevice, void *workspaceInBytesOnHost)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusolverDnXgeev_bufferSize], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *, unsigned int, unsigned int, long, unsigned int, void *, long, unsigned int, void *, unsigned int, void *, long, unsigned int, void *, long, unsigned int, void *, void *))cutap_fn)(handle, params, jobvl, jobvr, n, dataTypeA, A, lda, dataTypeW, W, dataTypeVL, VL, ldvl, dataTypeVR, VR, ldvr, computeType, workspaceInBytesOnDevice, workspaceInBytesOnHost);
     uint64_t cutap_w[19] = {(uint64_t)(uintptr_t)handle, (uint64_t)(uintptr_t)params, (uint64_t)jobvl, (uint64_t)jobvr, (uint64_t)(int64_t)n, (uint64_t)dataTypeA, (uint64_t)(uintptr_t)A, (uint64_t)(int64_t)lda, (uint64_t)dataTypeW, (uint64_t)(uintptr_t)W, (uint64_t)dataTypeVL, (uint64_t)(uintptr_t)VL, (uint64_t)(int64_t)ldvl, (uint64_t)dataTypeVR, (uint64_t)(uintptr_t)VR, (uint64_t)(int64_t)ldvr, (uint64_t)computeType, (uint64_t)(uintptr_t)workspaceInBytesOnDevice, (uint64_t)(uintptr_t)workspaceInBytesOnHost};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusolverDnXgeev_bufferSize, cutap_w, thunk_cusolverDnXgeev_bufferSize);
 }
@@ -3140,11 +2360,8 @@ static uint64_t thunk_cusolverDnXgeqrf(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *, long, long, unsigned int, void *, long, unsigned int, void *, unsigned int, void *, unsigned long, void *, unsigned long, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1], (long)a[2], (long)a[3], (unsigned int)a[4], (void *)(uintptr_t)a[5], (long)a[6], (unsigned int)a[7], (void *)(uintptr_t)a[8], (unsigned int)a[9], (void *)(uintptr_t)a[10], (unsigned long)a[11], (void *)(uintptr_t)a[12], (unsigned long)a[13], (void *)(uintptr_t)a[14]);
 }
-CUTAP_EXPORT unsigned int cusolverDnXgeqrf(void *handle, void *params, long m, long n, unsigned int dataTypeA, void *A, long lda, unsigned int dataTypeTau, void *tau, unsigned int computeType, void *bufferOnDevice, unsigned long workspaceInBytesOnDevice, void *bufferOnHost, unsigned long workspaceInBytesOnHost, void *info)
+CUTAP_SLOW unsigned int cutap_slow_cusolverDnXgeqrf(void *handle, void *params, long m, long n, unsigned int dataTypeA, void *A, long lda, unsigned int dataTypeTau, void *tau, unsigned int computeType, void *bufferOnDevice, unsigned long workspaceInBytesOnDevice, void *bufferOnHost, unsigned long workspaceInBytesOnHost, void *info)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusolverDnXgeqrf], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *, long, long, unsigned int, void *, long, unsigned int, void *, unsigned int, void *, unsigned long, void *, unsigned long, void *))cutap_fn)(handle, params, m, n, dataTypeA, A, lda, dataTypeTau, tau, computeType, bufferOnDevice, workspaceInBytesOnDevice, bufferOnHost, workspaceInBytesOnHost, info);
     uint64_t cutap_w[15] = {(uint64_t)(uintptr_t)handle, (uint64_t)(uintptr_t)params, (uint64_t)(int64_t)m, (uint64_t)(int64_t)n, (uint64_t)dataTypeA, (uint64_t)(uintptr_t)A, (uint64_t)(int64_t)lda, (uint64_t)dataTypeTau, (uint64_t)(uintptr_t)tau, (uint64_t)computeType, (uint64_t)(uintptr_t)bufferOnDevice, (uint64_t)workspaceInBytesOnDevice, (uint64_t)(uintptr_t)bufferOnHost, (uint64_t)workspaceInBytesOnHost, (uint64_t)(uintptr_t)info};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusolverDnXgeqrf, cutap_w, thunk_cusolverDnXgeqrf);
 }
@@ -3152,11 +2369,8 @@ static uint64_t thunk_cusolverDnXgeqrf_bufferSize(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *, long, long, unsigned int, void *, long, unsigned int, void *, unsigned int, void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1], (long)a[2], (long)a[3], (unsigned int)a[4], (void *)(uintptr_t)a[5], (long)a[6], (unsigned int)a[7], (void *)(uintptr_t)a[8], (unsigned int)a[9], (void *)(uintptr_t)a[10], (void *)(uintptr_t)a[11]);
 }
-CUTAP_EXPORT unsigned int cusolverDnXgeqrf_bufferSize(void *handle, void *params, long m, long n, unsigned int dataTypeA, void *A, long lda, unsigned int dataTypeTau, void *tau, unsigned int computeType, void *workspaceInBytesOnDevice, void *workspaceInBytesOnHost)
+CUTAP_SLOW unsigned int cutap_slow_cusolverDnXgeqrf_bufferSize(void *handle, void *params, long m, long n, unsigned int dataTypeA, void *A, long lda, unsigned int dataTypeTau, void *tau, unsigned int computeType, void *workspaceInBytesOnDevice, void *workspaceInBytesOnHost)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusolverDnXgeqrf_bufferSize], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *, long, long, unsigned int, void *, long, unsigned int, void *, unsigned int, void *, void *))cutap_fn)(handle, params, m, n, dataTypeA, A, lda, dataTypeTau, tau, computeType, workspaceInBytesOnDevice, workspaceInBytesOnHost);
     uint64_t cutap_w[12] = {(uint64_t)(uintptr_t)handle, (uint64_t)(uintptr_t)params, (uint64_t)(int64_t)m, (uint64_t)(int64_t)n, (uint64_t)dataTypeA, (uint64_t)(uintptr_t)A, (uint64_t)(int64_t)lda, (uint64_t)dataTypeTau, (uint64_t)(uintptr_t)tau, (uint64_t)computeType, (uint64_t)(uintptr_t)workspaceInBytesOnDevice, (uint64_t)(uintptr_t)workspaceInBytesOnHost};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusolverDnXgeqrf_bufferSize, cutap_w, thunk_cusolverDnXgeqrf_bufferSize);
 }
@@ -3164,11 +2378,8 @@ static uint64_t thunk_cusolverDnXgesvd(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *, signed char, signed char, long, long, unsigned int, void *, long, unsigned int, void *, unsigned int, void *, long, unsigned int, void *, long, unsigned int, void *, unsigned long, void *, unsigned long, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1], (signed char)a[2], (signed char)a[3], (long)a[4], (long)a[5], (unsigned int)a[6], (void *)(uintptr_t)a[7], (long)a[8], (unsigned int)a[9], (void *)(uintptr_t)a[10], (unsigned int)a[11], (void *)(uintptr_t)a[12], (long)a[13], (unsigned int)a[14], (void *)(uintptr_t)a[15], (long)a[16], (unsigned int)a[17], (void *)(uintptr_t)a[18], (unsigned long)a[19], (void *)(uintptr_t)a[20], (unsigned long)a[21], (void *)(uintptr_t)a[22]);
 }
-CUTAP_EXPORT unsigned int cusolverDnXgesvd(void *handle, void *params, signed char jobu, signed char jobvt, long m, long n, unsigned int dataTypeA, void *A, long lda, unsigned int dataTypeS, void *S, unsigned int dataTypeU, void *U, long ldu, unsigned int dataTypeVT, void *VT, long ldvt, unsigned int computeType, void *bufferOnDevice, unsigned long workspaceInBytesOnDevice, void *bufferOnHost, unsigned long workspaceInBytesOnHost, void *info)
+CUTAP_SLOW unsigned int cutap_slow_cusolverDnXgesvd(void *handle, void *params, signed char jobu, signed char jobvt, long m, long n, unsigned int dataTypeA, void *A, long lda, unsigned int dataTypeS, void *S, unsigned int dataTypeU, void *U, long ldu, unsigned int dataTypeVT, void *VT, long ldvt, unsigned int computeType, void *bufferOnDevice, unsigned long workspaceInBytesOnDevice, void *bufferOnHost, unsigned long workspaceInBytesOnHost, void *info)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusolverDnXgesvd], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *, signed char, signed char, long, long, unsigned int, void *, long, unsigned int, void *, unsigned int, void *, long, unsigned int, void *, long, unsigned int, void *, unsigned long, void *, unsigned long, void *))cutap_fn)(handle, params, jobu, jobvt, m, n, dataTypeA, A, lda, dataTypeS, S, dataTypeU, U, ldu, dataTypeVT, VT, ldvt, computeType, bufferOnDevice, workspaceInBytesOnDevice, bufferOnHost, workspaceInBytesOnHost, info);
     uint64_t cutap_w[23] = {(uint64_t)(uintptr_t)handle, (uint64_t)(uintptr_t)params, (uint64_t)(int64_t)jobu, (uint64_t)(int64_t)jobvt, (uint64_t)(int64_t)m, (uint64_t)(int64_t)n, (uint64_t)dataTypeA, (uint64_t)(uintptr_t)A, (uint64_t)(int64_t)lda, (uint64_t)dataTypeS, (uint64_t)(uintptr_t)S, (uint64_t)dataTypeU, (uint64_t)(uintptr_t)U, (uint64_t)(int64_t)ldu, (uint64_t)dataTypeVT, (uint64_t)(uintptr_t)VT, (uint64_t)(int64_t)ldvt, (uint64_t)computeType, (uint64_t)(uintptr_t)bufferOnDevice, (uint64_t)workspaceInBytesOnDevice, (uint64_t)(uintptr_t)bufferOnHost, (uint64_t)workspaceInBytesOnHost, (uint64_t)(uintptr_t)info};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusolverDnXgesvd, cutap_w, thunk_cusolverDnXgesvd);
 }
@@ -3176,11 +2387,8 @@ static uint64_t thunk_cusolverDnXgesvd_bufferSize(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *, signed char, signed char, long, long, unsigned int, void *, long, unsigned int, void *, unsigned int, void *, long, unsigned int, void *, long, unsigned int, void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1], (signed char)a[2], (signed char)a[3], (long)a[4], (long)a[5], (unsigned int)a[6], (void *)(uintptr_t)a[7], (long)a[8], (unsigned int)a[9], (void *)(uintptr_t)a[10], (unsigned int)a[11], (void *)(uintptr_t)a[12], (long)a[13], (unsigned int)a[14], (void *)(uintptr_t)a[15], (long)a[16], (unsigned int)a[17], (void *)(uintptr_t)a[18], (void *)(uintptr_t)a[19]);
 }
-CUTAP_EXPORT unsigned int cusolverDnXgesvd_bufferSize(void *handle, void *params, signed char jobu, signed char jobvt, long m, long n, unsigned int dataTypeA, void *A, long lda, unsigned int dataTypeS, void *S, unsigned int dataTypeU, void *U, long ldu, unsigned int dataTypeVT, void *VT, long ldvt, unsigned int computeType, void *workspaceInBytesOnDevice, void *workspaceInBytesOnHost)
+CUTAP_SLOW unsigned int cutap_slow_cusolverDnXgesvd_bufferSize(void *handle, void *params, signed char jobu, signed char jobvt, long m, long n, unsigned int dataTypeA, void *A, long lda, unsigned int dataTypeS, void *S, unsigned int dataTypeU, void *U, long ldu, unsigned int dataTypeVT, void *VT, long ldvt, unsigned int computeType, void *workspaceInBytesOnDevice, void *workspaceInBytesOnHost)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusolverDnXgesvd_bufferSize], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *, signed char, signed char, long, long, unsigned int, void *, long, unsigned int, void *, unsigned int, void *, long, unsigned int, void *, long, unsigned int, void *, void *))cutap_fn)(handle, params, jobu, jobvt, m, n, dataTypeA, A, lda, dataTypeS, S, dataTypeU, U, ldu, dataTypeVT, VT, ldvt, computeType, workspaceInBytesOnDevice, workspaceInBytesOnHost);
     uint64_t cutap_w[20] = {(uint64_t)(uintptr_t)handle, (uint64_t)(uintptr_t)params, (uint64_t)(int64_t)jobu, (uint64_t)(int64_t)jobvt, (uint64_t)(int64_t)m, (uint64_t)(int64_t)n, (uint64_t)dataTypeA, (uint64_t)(uintptr_t)A, (uint64_t)(int64_t)lda, (uint64_t)dataTypeS, (uint64_t)(uintptr_t)S, (uint64_t)dataTypeU, (uint64_t)(uintptr_t)U, (uint64_t)(int64_t)ldu, (uint64_t)dataTypeVT, (uint64_t)(uintptr_t)VT, (uint64_t)(int64_t)ldvt, (uint64_t)computeType, (uint64_t)(uintptr_t)workspaceInBytesOnDevice, (uint64_t)(uintptr_t)workspaceInBytesOnHost};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusolverDnXgesvd_bufferSize, cutap_w, thunk_cusolverDnXgesvd_bufferSize);
 }
@@ -3188,11 +2396,8 @@ static uint64_t thunk_cusolverDnXgesvdjGetResidual(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1], (void *)(uintptr_t)a[2]);
 }
-CUTAP_EXPORT unsigned int cusolverDnXgesvdjGetResidual(void *handle, void *info, void *residual)
+CUTAP_SLOW unsigned int cutap_slow_cusolverDnXgesvdjGetResidual(void *handle, void *info, void *residual)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusolverDnXgesvdjGetResidual], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *, void *))cutap_fn)(handle, info, residual);
     uint64_t cutap_w[3] = {(uint64_t)(uintptr_t)handle, (uint64_t)(uintptr_t)info, (uint64_t)(uintptr_t)residual};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusolverDnXgesvdjGetResidual, cutap_w, thunk_cusolverDnXgesvdjGetResidual);
 }
@@ -3200,11 +2405,8 @@ static uint64_t thunk_cusolverDnXgesvdjGetSweeps(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1], (void *)(uintptr_t)a[2]);
 }
-CUTAP_EXPORT unsigned int cusolverDnXgesvdjGetSweeps(void *handle, void *info, void *executed_sweeps)
+CUTAP_SLOW unsigned int cutap_slow_cusolverDnXgesvdjGetSweeps(void *handle, void *info, void *executed_sweeps)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusolverDnXgesvdjGetSweeps], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *, void *))cutap_fn)(handle, info, executed_sweeps);
     uint64_t cutap_w[3] = {(uint64_t)(uintptr_t)handle, (uint64_t)(uintptr_t)info, (uint64_t)(uintptr_t)executed_sweeps};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusolverDnXgesvdjGetSweeps, cutap_w, thunk_cusolverDnXgesvdjGetSweeps);
 }
@@ -3212,11 +2414,8 @@ static uint64_t thunk_cusolverDnXgesvdjSetMaxSweeps(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, int))fn)((void *)(uintptr_t)a[0], (int)a[1]);
 }
-CUTAP_EXPORT unsigned int cusolverDnXgesvdjSetMaxSweeps(void *info, int max_sweeps)
+CUTAP_SLOW unsigned int cutap_slow_cusolverDnXgesvdjSetMaxSweeps(void *info, int max_sweeps)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusolverDnXgesvdjSetMaxSweeps], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, int))cutap_fn)(info, max_sweeps);
     uint64_t cutap_w[2] = {(uint64_t)(uintptr_t)info, (uint64_t)(int64_t)max_sweeps};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusolverDnXgesvdjSetMaxSweeps, cutap_w, thunk_cusolverDnXgesvdjSetMaxSweeps);
 }
@@ -3224,11 +2423,8 @@ static uint64_t thunk_cusolverDnXgesvdjSetSortEig(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, int))fn)((void *)(uintptr_t)a[0], (int)a[1]);
 }
-CUTAP_EXPORT unsigned int cusolverDnXgesvdjSetSortEig(void *info, int sort_svd)
+CUTAP_SLOW unsigned int cutap_slow_cusolverDnXgesvdjSetSortEig(void *info, int sort_svd)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusolverDnXgesvdjSetSortEig], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, int))cutap_fn)(info, sort_svd);
     uint64_t cutap_w[2] = {(uint64_t)(uintptr_t)info, (uint64_t)(int64_t)sort_svd};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusolverDnXgesvdjSetSortEig, cutap_w, thunk_cusolverDnXgesvdjSetSortEig);
 }
@@ -3236,11 +2432,8 @@ static uint64_t thunk_cusolverDnXgesvdjSetTolerance(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, double))fn)((void *)(uintptr_t)a[0], cutap_w2d(a[1]));
 }
-CUTAP_EXPORT unsigned int cusolverDnXgesvdjSetTolerance(void *info, double tolerance)
+CUTAP_SLOW unsigned int cutap_slow_cusolverDnXgesvdjSetTolerance(void *info, double tolerance)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusolverDnXgesvdjSetTolerance], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, double))cutap_fn)(info, tolerance);
     uint64_t cutap_w[2] = {(uint64_t)(uintptr_t)info, cutap_d2w(tolerance)};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusolverDnXgesvdjSetTolerance, cutap_w, thunk_cusolverDnXgesvdjSetTolerance);
 }
@@ -3248,11 +2441,8 @@ static uint64_t thunk_cusolverDnXgesvdp(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *, unsigned int, int, long, long, unsigned int, void *, long, unsigned int, void *, unsigned int, void *, long, unsigned int, void *, long, unsigned int, void *, unsigned long, void *, unsigned long, void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1], (unsigned int)a[2], (int)a[3], (long)a[4], (long)a[5], (unsigned int)a[6], (void *)(uintptr_t)a[7], (long)a[8], (unsigned int)a[9], (void *)(uintptr_t)a[10], (unsigned int)a[11], (void *)(uintptr_t)a[12], (long)a[13], (unsigned int)a[14], (void *)(uintptr_t)a[15], (long)a[16], (unsigned int)a[17], (void *)(uintptr_t)a[18], (unsigned long)a[19], (void *)(uintptr_t)a[20], (unsigned long)a[21], (void *)(uintptr_t)a[22], (void *)(uintptr_t)a[23]);
 }
-CUTAP_EXPORT unsigned int cusolverDnXgesvdp(void *handle, void *params, unsigned int jobz, int econ, long m, long n, unsigned int dataTypeA, void *A, long lda, unsigned int dataTypeS, void *S, unsigned int dataTypeU, void *U, long ldu, unsigned int dataTypeV, void *V, long ldv, unsigned int computeType, void *bufferOnDevice, unsigned long workspaceInBytesOnDevice, void *bufferOnHost, unsigned long workspaceInBytesOnHost, void *d_info, void *h_err_sigma)
+CUTAP_SLOW unsigned int cutap_slow_cusolverDnXgesvdp(void *handle, void *params, unsigned int jobz, int econ, long m, long n, unsigned int dataTypeA, void *A, long lda, unsigned int dataTypeS, void *S, unsigned int dataTypeU, void *U, long ldu, unsigned int dataTypeV, void *V, long ldv, unsigned int computeType, void *bufferOnDevice, unsigned long workspaceInBytesOnDevice, void *bufferOnHost, unsigned long workspaceInBytesOnHost, void *d_info, void *h_err_sigma)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusolverDnXgesvdp], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *, unsigned int, int, long, long, unsigned int, void *, long, unsigned int, void *, unsigned int, void *, long, unsigned int, void *, long, unsigned int, void *, unsigned long, void *, unsigned long, void *, void *))cutap_fn)(handle, params, jobz, econ, m, n, dataTypeA, A, lda, dataTypeS, S, dataTypeU, U, ldu, dataTypeV, V, ldv, computeType, bufferOnDevice, workspaceInBytesOnDevice, bufferOnHost, workspaceInBytesOnHost, d_info, h_err_sigma);
     uint64_t cutap_w[24] = {(uint64_t)(uintptr_t)handle, (uint64_t)(uintptr_t)params, (uint64_t)jobz, (uint64_t)(int64_t)econ, (uint64_t)(int64_t)m, (uint64_t)(int64_t)n, (uint64_t)dataTypeA, (uint64_t)(uintptr_t)A, (uint64_t)(int64_t)lda, (uint64_t)dataTypeS, (uint64_t)(uintptr_t)S, (uint64_t)dataTypeU, (uint64_t)(uintptr_t)U, (uint64_t)(int64_t)ldu, (uint64_t)dataTypeV, (uint64_t)(uintptr_t)V, (uint64_t)(int64_t)ldv, (uint64_t)computeType, (uint64_t)(uintptr_t)bufferOnDevice, (uint64_t)workspaceInBytesOnDevice, (uint64_t)(uintptr_t)bufferOnHost, (uint64_t)workspaceInBytesOnHost, (uint64_t)(uintptr_t)d_info, (uint64_t)(uintptr_t)h_err_sigma};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusolverDnXgesvdp, cutap_w, thunk_cusolverDnXgesvdp);
 }
@@ -3260,11 +2450,8 @@ static uint64_t thunk_cusolverDnXgesvdp_bufferSize(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *, unsigned int, int, long, long, unsigned int, void *, long, unsigned int, void *, unsigned int, void *, long, unsigned int, void *, long, unsigned int, void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1], (unsigned int)a[2], (int)a[3], (long)a[4], (long)a[5], (unsigned int)a[6], (void *)(uintptr_t)a[7], (long)a[8], (unsigned int)a[9], (void *)(uintptr_t)a[10], (unsigned int)a[11], (void *)(uintptr_t)a[12], (long)a[13], (unsigned int)a[14], (void *)(uintptr_t)a[15], (long)a[16], (unsigned int)a[17], (void *)(uintptr_t)a[18], (void *)(uintptr_t)a[19]);
 }
-CUTAP_EXPORT unsigned int cusolverDnXgesvdp_bufferSize(void *handle, void *params, unsigned int jobz, int econ, long m, long n, unsigned int dataTypeA, void *A, long lda, unsigned int dataTypeS, void *S, unsigned int dataTypeU, void *U, long ldu, unsigned int dataTypeV, void *V, long ldv, unsigned int computeType, void *workspaceInBytesOnDevice, void *workspaceInBytesOnHost)
+CUTAP_SLOW unsigned int cutap_slow_cusolverDnXgesvdp_bufferSize(void *handle, void *params, unsigned int jobz, int econ, long m, long n, unsigned int dataTypeA, void *A, long lda, unsigned int dataTypeS, void *S, unsigned int dataTypeU, void *U, long ldu, unsigned int dataTypeV, void *V, long ldv, unsigned int computeType, void *workspaceInBytesOnDevice, void *workspaceInBytesOnHost)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusolverDnXgesvdp_bufferSize], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *, unsigned int, int, long, long, unsigned int, void *, long, unsigned int, void *, unsigned int, void *, long, unsigned int, void *, long, unsigned int, void *, void *))cutap_fn)(handle, params, jobz, econ, m, n, dataTypeA, A, lda, dataTypeS, S, dataTypeU, U, ldu, dataTypeV, V, ldv, computeType, workspaceInBytesOnDevice, workspaceInBytesOnHost);
     uint64_t cutap_w[20] = {(uint64_t)(uintptr_t)handle, (uint64_t)(uintptr_t)params, (uint64_t)jobz, (uint64_t)(int64_t)econ, (uint64_t)(int64_t)m, (uint64_t)(int64_t)n, (uint64_t)dataTypeA, (uint64_t)(uintptr_t)A, (uint64_t)(int64_t)lda, (uint64_t)dataTypeS, (uint64_t)(uintptr_t)S, (uint64_t)dataTypeU, (uint64_t)(uintptr_t)U, (uint64_t)(int64_t)ldu, (uint64_t)dataTypeV, (uint64_t)(uintptr_t)V, (uint64_t)(int64_t)ldv, (uint64_t)computeType, (uint64_t)(uintptr_t)workspaceInBytesOnDevice, (uint64_t)(uintptr_t)workspaceInBytesOnHost};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusolverDnXgesvdp_bufferSize, cutap_w, thunk_cusolverDnXgesvdp_bufferSize);
 }
@@ -3272,11 +2459,8 @@ static uint64_t thunk_cusolverDnXgesvdr(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *, signed char, signed char, long, long, long, long, long, unsigned int, void *, long, unsigned int, void *, unsigned int, void *, long, unsigned int, void *, long, unsigned int, void *, unsigned long, void *, unsigned long, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1], (signed char)a[2], (signed char)a[3], (long)a[4], (long)a[5], (long)a[6], (long)a[7], (long)a[8], (unsigned int)a[9], (void *)(uintptr_t)a[10], (long)a[11], (unsigned int)a[12], (void *)(uintptr_t)a[13], (unsigned int)a[14], (void *)(uintptr_t)a[15], (long)a[16], (unsigned int)a[17], (void *)(uintptr_t)a[18], (long)a[19], (unsigned int)a[20], (void *)(uintptr_t)a[21], (unsigned long)a[22], (void *)(uintptr_t)a[23], (unsigned long)a[24], (void *)(uintptr_t)a[25]);
 }
-CUTAP_EXPORT unsigned int cusolverDnXgesvdr(void *handle, void *params, signed char jobu, signed char jobv, long m, long n, long k, long p, long niters, unsigned int dataTypeA, void *A, long lda, unsigned int dataTypeSrand, void *Srand, unsigned int dataTypeUrand, void *Urand, long ldUrand, unsigned int dataTypeVrand, void *Vrand, long ldVrand, unsigned int computeType, void *bufferOnDevice, unsigned long workspaceInBytesOnDevice, void *bufferOnHost, unsigned long workspaceInBytesOnHost, void *d_info)
+CUTAP_SLOW unsigned int cutap_slow_cusolverDnXgesvdr(void *handle, void *params, signed char jobu, signed char jobv, long m, long n, long k, long p, long niters, unsigned int dataTypeA, void *A, long lda, unsigned int dataTypeSrand, void *Srand, unsigned int dataTypeUrand, void *Urand, long ldUrand, unsigned int dataTypeVrand, void *Vrand, long ldVrand, unsigned int computeType, void *bufferOnDevice, unsigned long workspaceInBytesOnDevice, void *bufferOnHost, unsigned long workspaceInBytesOnHost, void *d_info)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusolverDnXgesvdr], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *, signed char, signed char, long, long, long, long, long, unsigned int, void *, long, unsigned int, void *, unsigned int, void *, long, unsigned int, void *, long, unsigned int, void *, unsigned long, void *, unsigned long, void *))cutap_fn)(handle, params, jobu, jobv, m, n, k, p, niters, dataTypeA, A, lda, dataTypeSrand, Srand, dataTypeUrand, Urand, ldUrand, dataTypeVrand, Vrand, ldVrand, computeType, bufferOnDevice, workspaceInBytesOnDevice, bufferOnHost, workspaceInBytesOnHost, d_info);
     uint64_t cutap_w[26] = {(uint64_t)(uintptr_t)handle, (uint64_t)(uintptr_t)params, (uint64_t)(int64_t)jobu, (uint64_t)(int64_t)jobv, (uint64_t)(int64_t)m, (uint64_t)(int64_t)n, (uint64_t)(int64_t)k, (uint64_t)(int64_t)p, (uint64_t)(int64_t)niters, (uint64_t)dataTypeA, (uint64_t)(uintptr_t)A, (uint64_t)(int64_t)lda, (uint64_t)dataTypeSrand, (uint64_t)(uintptr_t)Srand, (uint64_t)dataTypeUrand, (uint64_t)(uintptr_t)Urand, (uint64_t)(int64_t)ldUrand, (uint64_t)dataTypeVrand, (uint64_t)(uintptr_t)Vrand, (uint64_t)(int64_t)ldVrand, (uint64_t)computeType, (uint64_t)(uintptr_t)bufferOnDevice, (uint64_t)workspaceInBytesOnDevice, (uint64_t)(uintptr_t)bufferOnHost, (uint64_t)workspaceInBytesOnHost, (uint64_t)(uintptr_t)d_info};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusolverDnXgesvdr, cutap_w, thunk_cusolverDnXgesvdr);
 }
@@ -3284,11 +2468,8 @@ static uint64_t thunk_cusolverDnXgesvdr_bufferSize(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *, signed char, signed char, long, long, long, long, long, unsigned int, void *, long, unsigned int, void *, unsigned int, void *, long, unsigned int, void *, long, unsigned int, void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1], (signed char)a[2], (signed char)a[3], (long)a[4], (long)a[5], (long)a[6], (long)a[7], (long)a[8], (unsigned int)a[9], (void *)(uintptr_t)a[10], (long)a[11], (unsigned int)a[12], (void *)(uintptr_t)a[13], (unsigned int)a[14], (void *)(uintptr_t)a[15], (long)a[16], (unsigned int)a[17], (void *)(uintptr_t)a[18], (long)a[19], (unsigned int)a[20], (void *)(uintptr_t)a[21], (void *)(uintptr_t)a[22]);
 }
-CUTAP_EXPORT unsigned int cusolverDnXgesvdr_bufferSize(void *handle, void *params, signed char jobu, signed char jobv, long m, long n, long k, long p, long niters, unsigned int dataTypeA, void *A, long lda, unsigned int dataTypeSrand, void *Srand, unsigned int dataTypeUrand, void *Urand, long ldUrand, unsigned int dataTypeVrand, void *Vrand, long ldVrand, unsigned int computeType, void *workspaceInBytesOnDevice, void *workspaceInBytesOnHost)
+CUTAP_SLOW unsigned int cutap_slow_cusolverDnXgesvdr_bufferSize(void *handle, void *params, signed char jobu, signed char jobv, long m, long n, long k, long p, long niters, unsigned int dataTypeA, void *A, long lda, unsigned int dataTypeSrand, void *Srand, unsigned int dataTypeUrand, void *Urand, long ldUrand, unsigned int dataTypeVrand, void *Vrand, long ldVrand, unsigned int computeType, void *workspaceInBytesOnDevice, void *workspaceInBytesOnHost)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusolverDnXgesvdr_bufferSize], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *, signed char, signed char, long, long, long, long, long, unsigned int, void *, long, unsigned int, void *, unsigned int, void *, long, unsigned int, void *, long, unsigned int, void *, void *))cutap_fn)(handle, params, jobu, jobv, m, n, k, p, niters, dataTypeA, A, lda, dataTypeSrand, Srand, dataTypeUrand, Urand, ldUrand, dataTypeVrand, Vrand, ldVrand, computeType, workspaceInBytesOnDevice, workspaceInBytesOnHost);
     uint64_t cutap_w[23] = {(uint64_t)(uintptr_t)handle, (uint64_t)(uintptr_t)params, (uint64_t)(int64_t)jobu, (uint64_t)(int64_t)jobv, (uint64_t)(int64_t)m, (uint64_t)(int64_t)n, (uint64_t)(int64_t)k, (uint64_t)(int64_t)p, (uint64_t)(int64_t)niters, (uint64_t)dataTypeA, (uint64_t)(uintptr_t)A, (uint64_t)(int64_t)lda, (uint64_t)dataTypeSrand, (uint64_t)(uintptr_t)Srand, (uint64_t)dataTypeUrand, (uint64_t)(uintptr_t)Urand, (uint64_t)(int64_t)ldUrand, (uint64_t)dataTypeVrand, (uint64_t)(uintptr_t)Vrand, (uint64_t)(int64_t)ldVrand, (uint64_t)computeType, (uint64_t)(uintptr_t)workspaceInBytesOnDevice, (uint64_t)(uintptr_t)workspaceInBytesOnHost};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusolverDnXgesvdr_bufferSize, cutap_w, thunk_cusolverDnXgesvdr_bufferSize);
 }
@@ -3296,11 +2477,8 @@ static uint64_t thunk_cusolverDnXgetrf(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *, long, long, unsigned int, void *, long, void *, unsigned int, void *, unsigned long, void *, unsigned long, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1], (long)a[2], (long)a[3], (unsigned int)a[4], (void *)(uintptr_t)a[5], (long)a[6], (void *)(uintptr_t)a[7], (unsigned int)a[8], (void *)(uintptr_t)a[9], (unsigned long)a[10], (void *)(uintptr_t)a[11], (unsigned long)a[12], (void *)(uintptr_t)a[13]);
 }
-CUTAP_EXPORT unsigned int cusolverDnXgetrf(void *handle, void *params, long m, long n, unsigned int dataTypeA, void *A, long lda, void *ipiv, unsigned int computeType, void *bufferOnDevice, unsigned long workspaceInBytesOnDevice, void *bufferOnHost, unsigned long workspaceInBytesOnHost, void *info)
+CUTAP_SLOW unsigned int cutap_slow_cusolverDnXgetrf(void *handle, void *params, long m, long n, unsigned int dataTypeA, void *A, long lda, void *ipiv, unsigned int computeType, void *bufferOnDevice, unsigned long workspaceInBytesOnDevice, void *bufferOnHost, unsigned long workspaceInBytesOnHost, void *info)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusolverDnXgetrf], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *, long, long, unsigned int, void *, long, void *, unsigned int, void *, unsigned long, void *, unsigned long, void *))cutap_fn)(handle, params, m, n, dataTypeA, A, lda, ipiv, computeType, bufferOnDevice, workspaceInBytesOnDevice, bufferOnHost, workspaceInBytesOnHost, info);
     uint64_t cutap_w[14] = {(uint64_t)(uintptr_t)handle, (uint64_t)(uintptr_t)params, (uint64_t)(int64_t)m, (uint64_t)(int64_t)n, (uint64_t)dataTypeA, (uint64_t)(uintptr_t)A, (uint64_t)(int64_t)lda, (uint64_t)(uintptr_t)ipiv, (uint64_t)computeType, (uint64_t)(uintptr_t)bufferOnDevice, (uint64_t)workspaceInBytesOnDevice, (uint64_t)(uintptr_t)bufferOnHost, (uint64_t)workspaceInBytesOnHost, (uint64_t)(uintptr_t)info};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusolverDnXgetrf, cutap_w, thunk_cusolverDnXgetrf);
 }
@@ -3308,11 +2486,8 @@ static uint64_t thunk_cusolverDnXgetrf_bufferSize(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *, long, long, unsigned int, void *, long, unsigned int, void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1], (long)a[2], (long)a[3], (unsigned int)a[4], (void *)(uintptr_t)a[5], (long)a[6], (unsigned int)a[7], (void *)(uintptr_t)a[8], (void *)(uintptr_t)a[9]);
 }
-CUTAP_EXPORT unsigned int cusolverDnXgetrf_bufferSize(void *handle, void *params, long m, long n, unsigned int dataTypeA, void *A, long lda, unsigned int computeType, void *workspaceInBytesOnDevice, void *workspaceInBytesOnHost)
+CUTAP_SLOW unsigned int cutap_slow_cusolverDnXgetrf_bufferSize(void *handle, void *params, long m, long n, unsigned int dataTypeA, void *A, long lda, unsigned int computeType, void *workspaceInBytesOnDevice, void *workspaceInBytesOnHost)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusolverDnXgetrf_bufferSize], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *, long, long, unsigned int, void *, long, unsigned int, void *, void *))cutap_fn)(handle, params, m, n, dataTypeA, A, lda, computeType, workspaceInBytesOnDevice, workspaceInBytesOnHost);
     uint64_t cutap_w[10] = {(uint64_t)(uintptr_t)handle, (uint64_t)(uintptr_t)params, (uint64_t)(int64_t)m, (uint64_t)(int64_t)n, (uint64_t)dataTypeA, (uint64_t)(uintptr_t)A, (uint64_t)(int64_t)lda, (uint64_t)computeType, (uint64_t)(uintptr_t)workspaceInBytesOnDevice, (uint64_t)(uintptr_t)workspaceInBytesOnHost};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusolverDnXgetrf_bufferSize, cutap_w, thunk_cusolverDnXgetrf_bufferSize);
 }
@@ -3320,11 +2495,8 @@ static uint64_t thunk_cusolverDnXgetrs(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *, unsigned int, long, long, unsigned int, void *, long, void *, unsigned int, void *, long, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1], (unsigned int)a[2], (long)a[3], (long)a[4], (unsigned int)a[5], (void *)(uintptr_t)a[6], (long)a[7], (void *)(uintptr_t)a[8], (unsigned int)a[9], (void *)(uintptr_t)a[10], (long)a[11], (void *)(uintptr_t)a[12]);
 }
-CUTAP_EXPORT unsigned int cusolverDnXgetrs(void *handle, void *params, unsigned int trans, long n, long nrhs, unsigned int dataTypeA, void *A, long lda, void *ipiv, unsigned int dataTypeB, void *B, long ldb, void *info)
+CUTAP_SLOW unsigned int cutap_slow_cusolverDnXgetrs(void *handle, void *params, unsigned int trans, long n, long nrhs, unsigned int dataTypeA, void *A, long lda, void *ipiv, unsigned int dataTypeB, void *B, long ldb, void *info)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusolverDnXgetrs], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *, unsigned int, long, long, unsigned int, void *, long, void *, unsigned int, void *, long, void *))cutap_fn)(handle, params, trans, n, nrhs, dataTypeA, A, lda, ipiv, dataTypeB, B, ldb, info);
     uint64_t cutap_w[13] = {(uint64_t)(uintptr_t)handle, (uint64_t)(uintptr_t)params, (uint64_t)trans, (uint64_t)(int64_t)n, (uint64_t)(int64_t)nrhs, (uint64_t)dataTypeA, (uint64_t)(uintptr_t)A, (uint64_t)(int64_t)lda, (uint64_t)(uintptr_t)ipiv, (uint64_t)dataTypeB, (uint64_t)(uintptr_t)B, (uint64_t)(int64_t)ldb, (uint64_t)(uintptr_t)info};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusolverDnXgetrs, cutap_w, thunk_cusolverDnXgetrs);
 }
@@ -3332,11 +2504,8 @@ static uint64_t thunk_cusolverDnXlarft(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *, unsigned int, unsigned int, long, long, unsigned int, void *, long, unsigned int, void *, unsigned int, void *, long, unsigned int, void *, unsigned long, void *, unsigned long))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1], (unsigned int)a[2], (unsigned int)a[3], (long)a[4], (long)a[5], (unsigned int)a[6], (void *)(uintptr_t)a[7], (long)a[8], (unsigned int)a[9], (void *)(uintptr_t)a[10], (unsigned int)a[11], (void *)(uintptr_t)a[12], (long)a[13], (unsigned int)a[14], (void *)(uintptr_t)a[15], (unsigned long)a[16], (void *)(uintptr_t)a[17], (unsigned long)a[18]);
 }
-CUTAP_EXPORT unsigned int cusolverDnXlarft(void *handle, void *params, unsigned int direct, unsigned int storev, long n, long k, unsigned int dataTypeV, void *V, long ldv, unsigned int dataTypeTau, void *tau, unsigned int dataTypeT, void *T, long ldt, unsigned int computeType, void *bufferOnDevice, unsigned long workspaceInBytesOnDevice, void *bufferOnHost, unsigned long workspaceInBytesOnHost)
+CUTAP_SLOW unsigned int cutap_slow_cusolverDnXlarft(void *handle, void *params, unsigned int direct, unsigned int storev, long n, long k, unsigned int dataTypeV, void *V, long ldv, unsigned int dataTypeTau, void *tau, unsigned int dataTypeT, void *T, long ldt, unsigned int computeType, void *bufferOnDevice, unsigned long workspaceInBytesOnDevice, void *bufferOnHost, unsigned long workspaceInBytesOnHost)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusolverDnXlarft], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *, unsigned int, unsigned int, long, long, unsigned int, void *, long, unsigned int, void *, unsigned int, void *, long, unsigned int, void *, unsigned long, void *, unsigned long))cutap_fn)(handle, params, direct, storev, n, k, dataTypeV, V, ldv, dataTypeTau, tau, dataTypeT, T, ldt, computeType, bufferOnDevice, workspaceInBytesOnDevice, bufferOnHost, workspaceInBytesOnHost);
     uint64_t cutap_w[19] = {(uint64_t)(uintptr_t)handle, (uint64_t)(uintptr_t)params, (uint64_t)direct, (uint64_t)storev, (uint64_t)(int64_t)n, (uint64_t)(int64_t)k, (uint64_t)dataTypeV, (uint64_t)(uintptr_t)V, (uint64_t)(int64_t)ldv, (uint64_t)dataTypeTau, (uint64_t)(uintptr_t)tau, (uint64_t)dataTypeT, (uint64_t)(uintptr_t)T, (uint64_t)(int64_t)ldt, (uint64_t)computeType, (uint64_t)(uintptr_t)bufferOnDevice, (uint64_t)workspaceInBytesOnDevice, (uint64_t)(uintptr_t)bufferOnHost, (uint64_t)workspaceInBytesOnHost};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusolverDnXlarft, cutap_w, thunk_cusolverDnXlarft);
 }
@@ -3344,11 +2513,8 @@ static uint64_t thunk_cusolverDnXlarft_bufferSize(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *, unsigned int, unsigned int, long, long, unsigned int, void *, long, unsigned int, void *, unsigned int, void *, long, unsigned int, void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1], (unsigned int)a[2], (unsigned int)a[3], (long)a[4], (long)a[5], (unsigned int)a[6], (void *)(uintptr_t)a[7], (long)a[8], (unsigned int)a[9], (void *)(uintptr_t)a[10], (unsigned int)a[11], (void *)(uintptr_t)a[12], (long)a[13], (unsigned int)a[14], (void *)(uintptr_t)a[15], (void *)(uintptr_t)a[16]);
 }
-CUTAP_EXPORT unsigned int cusolverDnXlarft_bufferSize(void *handle, void *params, unsigned int direct, unsigned int storev, long n, long k, unsigned int dataTypeV, void *V, long ldv, unsigned int dataTypeTau, void *tau, unsigned int dataTypeT, void *T, long ldt, unsigned int computeType, void *workspaceInBytesOnDevice, void *workspaceInBytesOnHost)
+CUTAP_SLOW unsigned int cutap_slow_cusolverDnXlarft_bufferSize(void *handle, void *params, unsigned int direct, unsigned int storev, long n, long k, unsigned int dataTypeV, void *V, long ldv, unsigned int dataTypeTau, void *tau, unsigned int dataTypeT, void *T, long ldt, unsigned int computeType, void *workspaceInBytesOnDevice, void *workspaceInBytesOnHost)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusolverDnXlarft_bufferSize], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *, unsigned int, unsigned int, long, long, unsigned int, void *, long, unsigned int, void *, unsigned int, void *, long, unsigned int, void *, void *))cutap_fn)(handle, params, direct, storev, n, k, dataTypeV, V, ldv, dataTypeTau, tau, dataTypeT, T, ldt, computeType, workspaceInBytesOnDevice, workspaceInBytesOnHost);
     uint64_t cutap_w[17] = {(uint64_t)(uintptr_t)handle, (uint64_t)(uintptr_t)params, (uint64_t)direct, (uint64_t)storev, (uint64_t)(int64_t)n, (uint64_t)(int64_t)k, (uint64_t)dataTypeV, (uint64_t)(uintptr_t)V, (uint64_t)(int64_t)ldv, (uint64_t)dataTypeTau, (uint64_t)(uintptr_t)tau, (uint64_t)dataTypeT, (uint64_t)(uintptr_t)T, (uint64_t)(int64_t)ldt, (uint64_t)computeType, (uint64_t)(uintptr_t)workspaceInBytesOnDevice, (uint64_t)(uintptr_t)workspaceInBytesOnHost};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusolverDnXlarft_bufferSize, cutap_w, thunk_cusolverDnXlarft_bufferSize);
 }
@@ -3356,11 +2522,8 @@ static uint64_t thunk_cusolverDnXpotrf(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *, unsigned int, long, unsigned int, void *, long, unsigned int, void *, unsigned long, void *, unsigned long, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1], (unsigned int)a[2], (long)a[3], (unsigned int)a[4], (void *)(uintptr_t)a[5], (long)a[6], (unsigned int)a[7], (void *)(uintptr_t)a[8], (unsigned long)a[9], (void *)(uintptr_t)a[10], (unsigned long)a[11], (void *)(uintptr_t)a[12]);
 }
-CUTAP_EXPORT unsigned int cusolverDnXpotrf(void *handle, void *params, unsigned int uplo, long n, unsigned int dataTypeA, void *A, long lda, unsigned int computeType, void *bufferOnDevice, unsigned long workspaceInBytesOnDevice, void *bufferOnHost, unsigned long workspaceInBytesOnHost, void *info)
+CUTAP_SLOW unsigned int cutap_slow_cusolverDnXpotrf(void *handle, void *params, unsigned int uplo, long n, unsigned int dataTypeA, void *A, long lda, unsigned int computeType, void *bufferOnDevice, unsigned long workspaceInBytesOnDevice, void *bufferOnHost, unsigned long workspaceInBytesOnHost, void *info)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusolverDnXpotrf], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *, unsigned int, long, unsigned int, void *, long, unsigned int, void *, unsigned long, void *, unsigned long, void *))cutap_fn)(handle, params, uplo, n, dataTypeA, A, lda, computeType, bufferOnDevice, workspaceInBytesOnDevice, bufferOnHost, workspaceInBytesOnHost, info);
     uint64_t cutap_w[13] = {(uint64_t)(uintptr_t)handle, (uint64_t)(uintptr_t)params, (uint64_t)uplo, (uint64_t)(int64_t)n, (uint64_t)dataTypeA, (uint64_t)(uintptr_t)A, (uint64_t)(int64_t)lda, (uint64_t)computeType, (uint64_t)(uintptr_t)bufferOnDevice, (uint64_t)workspaceInBytesOnDevice, (uint64_t)(uintptr_t)bufferOnHost, (uint64_t)workspaceInBytesOnHost, (uint64_t)(uintptr_t)info};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusolverDnXpotrf, cutap_w, thunk_cusolverDnXpotrf);
 }
@@ -3368,11 +2531,8 @@ static uint64_t thunk_cusolverDnXpotrf_bufferSize(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *, unsigned int, long, unsigned int, void *, long, unsigned int, void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1], (unsigned int)a[2], (long)a[3], (unsigned int)a[4], (void *)(uintptr_t)a[5], (long)a[6], (unsigned int)a[7], (void *)(uintptr_t)a[8], (void *)(uintptr_t)a[9]);
 }
-CUTAP_EXPORT unsigned int cusolverDnXpotrf_bufferSize(void *handle, void *params, unsigned int uplo, long n, unsigned int dataTypeA, void *A, long lda, unsigned int computeType, void *workspaceInBytesOnDevice, void *workspaceInBytesOnHost)
+CUTAP_SLOW unsigned int cutap_slow_cusolverDnXpotrf_bufferSize(void *handle, void *params, unsigned int uplo, long n, unsigned int dataTypeA, void *A, long lda, unsigned int computeType, void *workspaceInBytesOnDevice, void *workspaceInBytesOnHost)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusolverDnXpotrf_bufferSize], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *, unsigned int, long, unsigned int, void *, long, unsigned int, void *, void *))cutap_fn)(handle, params, uplo, n, dataTypeA, A, lda, computeType, workspaceInBytesOnDevice, workspaceInBytesOnHost);
     uint64_t cutap_w[10] = {(uint64_t)(uintptr_t)handle, (uint64_t)(uintptr_t)params, (uint64_t)uplo, (uint64_t)(int64_t)n, (uint64_t)dataTypeA, (uint64_t)(uintptr_t)A, (uint64_t)(int64_t)lda, (uint64_t)computeType, (uint64_t)(uintptr_t)workspaceInBytesOnDevice, (uint64_t)(uintptr_t)workspaceInBytesOnHost};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusolverDnXpotrf_bufferSize, cutap_w, thunk_cusolverDnXpotrf_bufferSize);
 }
@@ -3380,11 +2540,8 @@ static uint64_t thunk_cusolverDnXpotrs(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *, unsigned int, long, long, unsigned int, void *, long, unsigned int, void *, long, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1], (unsigned int)a[2], (long)a[3], (long)a[4], (unsigned int)a[5], (void *)(uintptr_t)a[6], (long)a[7], (unsigned int)a[8], (void *)(uintptr_t)a[9], (long)a[10], (void *)(uintptr_t)a[11]);
 }
-CUTAP_EXPORT unsigned int cusolverDnXpotrs(void *handle, void *params, unsigned int uplo, long n, long nrhs, unsigned int dataTypeA, void *A, long lda, unsigned int dataTypeB, void *B, long ldb, void *info)
+CUTAP_SLOW unsigned int cutap_slow_cusolverDnXpotrs(void *handle, void *params, unsigned int uplo, long n, long nrhs, unsigned int dataTypeA, void *A, long lda, unsigned int dataTypeB, void *B, long ldb, void *info)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusolverDnXpotrs], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *, unsigned int, long, long, unsigned int, void *, long, unsigned int, void *, long, void *))cutap_fn)(handle, params, uplo, n, nrhs, dataTypeA, A, lda, dataTypeB, B, ldb, info);
     uint64_t cutap_w[12] = {(uint64_t)(uintptr_t)handle, (uint64_t)(uintptr_t)params, (uint64_t)uplo, (uint64_t)(int64_t)n, (uint64_t)(int64_t)nrhs, (uint64_t)dataTypeA, (uint64_t)(uintptr_t)A, (uint64_t)(int64_t)lda, (uint64_t)dataTypeB, (uint64_t)(uintptr_t)B, (uint64_t)(int64_t)ldb, (uint64_t)(uintptr_t)info};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusolverDnXpotrs, cutap_w, thunk_cusolverDnXpotrs);
 }
@@ -3392,11 +2549,8 @@ static uint64_t thunk_cusolverDnXsyevBatched(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *, unsigned int, unsigned int, long, unsigned int, void *, long, unsigned int, void *, unsigned int, void *, unsigned long, void *, unsigned long, void *, long))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1], (unsigned int)a[2], (unsigned int)a[3], (long)a[4], (unsigned int)a[5], (void *)(uintptr_t)a[6], (long)a[7], (unsigned int)a[8], (void *)(uintptr_t)a[9], (unsigned int)a[10], (void *)(uintptr_t)a[11], (unsigned long)a[12], (void *)(uintptr_t)a[13], (unsigned long)a[14], (void *)(uintptr_t)a[15], (long)a[16]);
 }
-CUTAP_EXPORT unsigned int cusolverDnXsyevBatched(void *handle, void *params, unsigned int jobz, unsigned int uplo, long n, unsigned int dataTypeA, void *A, long lda, unsigned int dataTypeW, void *W, unsigned int computeType, void *bufferOnDevice, unsigned long workspaceInBytesOnDevice, void *bufferOnHost, unsigned long workspaceInBytesOnHost, void *info, long batchSize)
+CUTAP_SLOW unsigned int cutap_slow_cusolverDnXsyevBatched(void *handle, void *params, unsigned int jobz, unsigned int uplo, long n, unsigned int dataTypeA, void *A, long lda, unsigned int dataTypeW, void *W, unsigned int computeType, void *bufferOnDevice, unsigned long workspaceInBytesOnDevice, void *bufferOnHost, unsigned long workspaceInBytesOnHost, void *info, long batchSize)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusolverDnXsyevBatched], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *, unsigned int, unsigned int, long, unsigned int, void *, long, unsigned int, void *, unsigned int, void *, unsigned long, void *, unsigned long, void *, long))cutap_fn)(handle, params, jobz, uplo, n, dataTypeA, A, lda, dataTypeW, W, computeType, bufferOnDevice, workspaceInBytesOnDevice, bufferOnHost, workspaceInBytesOnHost, info, batchSize);
     uint64_t cutap_w[17] = {(uint64_t)(uintptr_t)handle, (uint64_t)(uintptr_t)params, (uint64_t)jobz, (uint64_t)uplo, (uint64_t)(int64_t)n, (uint64_t)dataTypeA, (uint64_t)(uintptr_t)A, (uint64_t)(int64_t)lda, (uint64_t)dataTypeW, (uint64_t)(uintptr_t)W, (uint64_t)computeType, (uint64_t)(uintptr_t)bufferOnDevice, (uint64_t)workspaceInBytesOnDevice, (uint64_t)(uintptr_t)bufferOnHost, (uint64_t)workspaceInBytesOnHost, (uint64_t)(uintptr_t)info, (uint64_t)(int64_t)batchSize};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusolverDnXsyevBatched, cutap_w, thunk_cusolverDnXsyevBatched);
 }
@@ -3404,11 +2558,8 @@ static uint64_t thunk_cusolverDnXsyevBatched_bufferSize(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *, unsigned int, unsigned int, long, unsigned int, void *, long, unsigned int, void *, unsigned int, void *, void *, long))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1], (unsigned int)a[2], (unsigned int)a[3], (long)a[4], (unsigned int)a[5], (void *)(uintptr_t)a[6], (long)a[7], (unsigned int)a[8], (void *)(uintptr_t)a[9], (unsigned int)a[10], (void *)(uintptr_t)a[11], (void *)(uintptr_t)a[12], (long)a[13]);
 }
-CUTAP_EXPORT unsigned int cusolverDnXsyevBatched_bufferSize(void *handle, void *params, unsigned int jobz, unsigned int uplo, long n, unsigned int dataTypeA, void *A, long lda, unsigned int dataTypeW, void *W, unsigned int computeType, void *workspaceInBytesOnDevice, void *workspaceInBytesOnHost, long batchSize)
+CUTAP_SLOW unsigned int cutap_slow_cusolverDnXsyevBatched_bufferSize(void *handle, void *params, unsigned int jobz, unsigned int uplo, long n, unsigned int dataTypeA, void *A, long lda, unsigned int dataTypeW, void *W, unsigned int computeType, void *workspaceInBytesOnDevice, void *workspaceInBytesOnHost, long batchSize)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusolverDnXsyevBatched_bufferSize], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *, unsigned int, unsigned int, long, unsigned int, void *, long, unsigned int, void *, unsigned int, void *, void *, long))cutap_fn)(handle, params, jobz, uplo, n, dataTypeA, A, lda, dataTypeW, W, computeType, workspaceInBytesOnDevice, workspaceInBytesOnHost, batchSize);
     uint64_t cutap_w[14] = {(uint64_t)(uintptr_t)handle, (uint64_t)(uintptr_t)params, (uint64_t)jobz, (uint64_t)uplo, (uint64_t)(int64_t)n, (uint64_t)dataTypeA, (uint64_t)(uintptr_t)A, (uint64_t)(int64_t)lda, (uint64_t)dataTypeW, (uint64_t)(uintptr_t)W, (uint64_t)computeType, (uint64_t)(uintptr_t)workspaceInBytesOnDevice, (uint64_t)(uintptr_t)workspaceInBytesOnHost, (uint64_t)(int64_t)batchSize};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusolverDnXsyevBatched_bufferSize, cutap_w, thunk_cusolverDnXsyevBatched_bufferSize);
 }
@@ -3416,11 +2567,8 @@ static uint64_t thunk_cusolverDnXsyevd(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *, unsigned int, unsigned int, long, unsigned int, void *, long, unsigned int, void *, unsigned int, void *, unsigned long, void *, unsigned long, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1], (unsigned int)a[2], (unsigned int)a[3], (long)a[4], (unsigned int)a[5], (void *)(uintptr_t)a[6], (long)a[7], (unsigned int)a[8], (void *)(uintptr_t)a[9], (unsigned int)a[10], (void *)(uintptr_t)a[11], (unsigned long)a[12], (void *)(uintptr_t)a[13], (unsigned long)a[14], (void *)(uintptr_t)a[15]);
 }
-CUTAP_EXPORT unsigned int cusolverDnXsyevd(void *handle, void *params, unsigned int jobz, unsigned int uplo, long n, unsigned int dataTypeA, void *A, long lda, unsigned int dataTypeW, void *W, unsigned int computeType, void *bufferOnDevice, unsigned long workspaceInBytesOnDevice, void *bufferOnHost, unsigned long workspaceInBytesOnHost, void *info)
+CUTAP_SLOW unsigned int cutap_slow_cusolverDnXsyevd(void *handle, void *params, unsigned int jobz, unsigned int uplo, long n, unsigned int dataTypeA, void *A, long lda, unsigned int dataTypeW, void *W, unsigned int computeType, void *bufferOnDevice, unsigned long workspaceInBytesOnDevice, void *bufferOnHost, unsigned long workspaceInBytesOnHost, void *info)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusolverDnXsyevd], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *, unsigned int, unsigned int, long, unsigned int, void *, long, unsigned int, void *, unsigned int, void *, unsigned long, void *, unsigned long, void *))cutap_fn)(handle, params, jobz, uplo, n, dataTypeA, A, lda, dataTypeW, W, computeType, bufferOnDevice, workspaceInBytesOnDevice, bufferOnHost, workspaceInBytesOnHost, info);
     uint64_t cutap_w[16] = {(uint64_t)(uintptr_t)handle, (uint64_t)(uintptr_t)params, (uint64_t)jobz, (uint64_t)uplo, (uint64_t)(int64_t)n, (uint64_t)dataTypeA, (uint64_t)(uintptr_t)A, (uint64_t)(int64_t)lda, (uint64_t)dataTypeW, (uint64_t)(uintptr_t)W, (uint64_t)computeType, (uint64_t)(uintptr_t)bufferOnDevice, (uint64_t)workspaceInBytesOnDevice, (uint64_t)(uintptr_t)bufferOnHost, (uint64_t)workspaceInBytesOnHost, (uint64_t)(uintptr_t)info};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusolverDnXsyevd, cutap_w, thunk_cusolverDnXsyevd);
 }
@@ -3428,11 +2576,8 @@ static uint64_t thunk_cusolverDnXsyevd_bufferSize(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *, unsigned int, unsigned int, long, unsigned int, void *, long, unsigned int, void *, unsigned int, void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1], (unsigned int)a[2], (unsigned int)a[3], (long)a[4], (unsigned int)a[5], (void *)(uintptr_t)a[6], (long)a[7], (unsigned int)a[8], (void *)(uintptr_t)a[9], (unsigned int)a[10], (void *)(uintptr_t)a[11], (void *)(uintptr_t)a[12]);
 }
-CUTAP_EXPORT unsigned int cusolverDnXsyevd_bufferSize(void *handle, void *params, unsigned int jobz, unsigned int uplo, long n, unsigned int dataTypeA, void *A, long lda, unsigned int dataTypeW, void *W, unsigned int computeType, void *workspaceInBytesOnDevice, void *workspaceInBytesOnHost)
+CUTAP_SLOW unsigned int cutap_slow_cusolverDnXsyevd_bufferSize(void *handle, void *params, unsigned int jobz, unsigned int uplo, long n, unsigned int dataTypeA, void *A, long lda, unsigned int dataTypeW, void *W, unsigned int computeType, void *workspaceInBytesOnDevice, void *workspaceInBytesOnHost)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusolverDnXsyevd_bufferSize], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *, unsigned int, unsigned int, long, unsigned int, void *, long, unsigned int, void *, unsigned int, void *, void *))cutap_fn)(handle, params, jobz, uplo, n, dataTypeA, A, lda, dataTypeW, W, computeType, workspaceInBytesOnDevice, workspaceInBytesOnHost);
     uint64_t cutap_w[13] = {(uint64_t)(uintptr_t)handle, (uint64_t)(uintptr_t)params, (uint64_t)jobz, (uint64_t)uplo, (uint64_t)(int64_t)n, (uint64_t)dataTypeA, (uint64_t)(uintptr_t)A, (uint64_t)(int64_t)lda, (uint64_t)dataTypeW, (uint64_t)(uintptr_t)W, (uint64_t)computeType, (uint64_t)(uintptr_t)workspaceInBytesOnDevice, (uint64_t)(uintptr_t)workspaceInBytesOnHost};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusolverDnXsyevd_bufferSize, cutap_w, thunk_cusolverDnXsyevd_bufferSize);
 }
@@ -3440,11 +2585,8 @@ static uint64_t thunk_cusolverDnXsyevdx(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *, unsigned int, unsigned int, unsigned int, long, unsigned int, void *, long, void *, void *, long, long, void *, unsigned int, void *, unsigned int, void *, unsigned long, void *, unsigned long, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1], (unsigned int)a[2], (unsigned int)a[3], (unsigned int)a[4], (long)a[5], (unsigned int)a[6], (void *)(uintptr_t)a[7], (long)a[8], (void *)(uintptr_t)a[9], (void *)(uintptr_t)a[10], (long)a[11], (long)a[12], (void *)(uintptr_t)a[13], (unsigned int)a[14], (void *)(uintptr_t)a[15], (unsigned int)a[16], (void *)(uintptr_t)a[17], (unsigned long)a[18], (void *)(uintptr_t)a[19], (unsigned long)a[20], (void *)(uintptr_t)a[21]);
 }
-CUTAP_EXPORT unsigned int cusolverDnXsyevdx(void *handle, void *params, unsigned int jobz, unsigned int range, unsigned int uplo, long n, unsigned int dataTypeA, void *A, long lda, void *vl, void *vu, long il, long iu, void *meig64, unsigned int dataTypeW, void *W, unsigned int computeType, void *bufferOnDevice, unsigned long workspaceInBytesOnDevice, void *bufferOnHost, unsigned long workspaceInBytesOnHost, void *info)
+CUTAP_SLOW unsigned int cutap_slow_cusolverDnXsyevdx(void *handle, void *params, unsigned int jobz, unsigned int range, unsigned int uplo, long n, unsigned int dataTypeA, void *A, long lda, void *vl, void *vu, long il, long iu, void *meig64, unsigned int dataTypeW, void *W, unsigned int computeType, void *bufferOnDevice, unsigned long workspaceInBytesOnDevice, void *bufferOnHost, unsigned long workspaceInBytesOnHost, void *info)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusolverDnXsyevdx], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *, unsigned int, unsigned int, unsigned int, long, unsigned int, void *, long, void *, void *, long, long, void *, unsigned int, void *, unsigned int, void *, unsigned long, void *, unsigned long, void *))cutap_fn)(handle, params, jobz, range, uplo, n, dataTypeA, A, lda, vl, vu, il, iu, meig64, dataTypeW, W, computeType, bufferOnDevice, workspaceInBytesOnDevice, bufferOnHost, workspaceInBytesOnHost, info);
     uint64_t cutap_w[22] = {(uint64_t)(uintptr_t)handle, (uint64_t)(uintptr_t)params, (uint64_t)jobz, (uint64_t)range, (uint64_t)uplo, (uint64_t)(int64_t)n, (uint64_t)dataTypeA, (uint64_t)(uintptr_t)A, (uint64_t)(int64_t)lda, (uint64_t)(uintptr_t)vl, (uint64_t)(uintptr_t)vu, (uint64_t)(int64_t)il, (uint64_t)(int64_t)iu, (uint64_t)(uintptr_t)meig64, (uint64_t)dataTypeW, (uint64_t)(uintptr_t)W, (uint64_t)computeType, (uint64_t)(uintptr_t)bufferOnDevice, (uint64_t)workspaceInBytesOnDevice, (uint64_t)(uintptr_t)bufferOnHost, (uint64_t)workspaceInBytesOnHost, (uint64_t)(uintptr_t)info};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusolverDnXsyevdx, cutap_w, thunk_cusolverDnXsyevdx);
 }
@@ -3452,11 +2594,8 @@ static uint64_t thunk_cusolverDnXsyevdx_bufferSize(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *, unsigned int, unsigned int, unsigned int, long, unsigned int, void *, long, void *, void *, long, long, void *, unsigned int, void *, unsigned int, void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1], (unsigned int)a[2], (unsigned int)a[3], (unsigned int)a[4], (long)a[5], (unsigned int)a[6], (void *)(uintptr_t)a[7], (long)a[8], (void *)(uintptr_t)a[9], (void *)(uintptr_t)a[10], (long)a[11], (long)a[12], (void *)(uintptr_t)a[13], (unsigned int)a[14], (void *)(uintptr_t)a[15], (unsigned int)a[16], (void *)(uintptr_t)a[17], (void *)(uintptr_t)a[18]);
 }
-CUTAP_EXPORT unsigned int cusolverDnXsyevdx_bufferSize(void *handle, void *params, unsigned int jobz, unsigned int range, unsigned int uplo, long n, unsigned int dataTypeA, void *A, long lda, void *vl, void *vu, long il, long iu, void *h_meig, unsigned int dataTypeW, void *W, unsigned int computeType, void *workspaceInBytesOnDevice, void *workspaceInBytesOnHost)
+CUTAP_SLOW unsigned int cutap_slow_cusolverDnXsyevdx_bufferSize(void *handle, void *params, unsigned int jobz, unsigned int range, unsigned int uplo, long n, unsigned int dataTypeA, void *A, long lda, void *vl, void *vu, long il, long iu, void *h_meig, unsigned int dataTypeW, void *W, unsigned int computeType, void *workspaceInBytesOnDevice, void *workspaceInBytesOnHost)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusolverDnXsyevdx_bufferSize], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *, unsigned int, unsigned int, unsigned int, long, unsigned int, void *, long, void *, void *, long, long, void *, unsigned int, void *, unsigned int, void *, void *))cutap_fn)(handle, params, jobz, range, uplo, n, dataTypeA, A, lda, vl, vu, il, iu, h_meig, dataTypeW, W, computeType, workspaceInBytesOnDevice, workspaceInBytesOnHost);
     uint64_t cutap_w[19] = {(uint64_t)(uintptr_t)handle, (uint64_t)(uintptr_t)params, (uint64_t)jobz, (uint64_t)range, (uint64_t)uplo, (uint64_t)(int64_t)n, (uint64_t)dataTypeA, (uint64_t)(uintptr_t)A, (uint64_t)(int64_t)lda, (uint64_t)(uintptr_t)vl, (uint64_t)(uintptr_t)vu, (uint64_t)(int64_t)il, (uint64_t)(int64_t)iu, (uint64_t)(uintptr_t)h_meig, (uint64_t)dataTypeW, (uint64_t)(uintptr_t)W, (uint64_t)computeType, (uint64_t)(uintptr_t)workspaceInBytesOnDevice, (uint64_t)(uintptr_t)workspaceInBytesOnHost};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusolverDnXsyevdx_bufferSize, cutap_w, thunk_cusolverDnXsyevdx_bufferSize);
 }
@@ -3464,11 +2603,8 @@ static uint64_t thunk_cusolverDnXsyevjGetResidual(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1], (void *)(uintptr_t)a[2]);
 }
-CUTAP_EXPORT unsigned int cusolverDnXsyevjGetResidual(void *handle, void *info, void *residual)
+CUTAP_SLOW unsigned int cutap_slow_cusolverDnXsyevjGetResidual(void *handle, void *info, void *residual)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusolverDnXsyevjGetResidual], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *, void *))cutap_fn)(handle, info, residual);
     uint64_t cutap_w[3] = {(uint64_t)(uintptr_t)handle, (uint64_t)(uintptr_t)info, (uint64_t)(uintptr_t)residual};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusolverDnXsyevjGetResidual, cutap_w, thunk_cusolverDnXsyevjGetResidual);
 }
@@ -3476,11 +2612,8 @@ static uint64_t thunk_cusolverDnXsyevjGetSweeps(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1], (void *)(uintptr_t)a[2]);
 }
-CUTAP_EXPORT unsigned int cusolverDnXsyevjGetSweeps(void *handle, void *info, void *executed_sweeps)
+CUTAP_SLOW unsigned int cutap_slow_cusolverDnXsyevjGetSweeps(void *handle, void *info, void *executed_sweeps)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusolverDnXsyevjGetSweeps], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *, void *))cutap_fn)(handle, info, executed_sweeps);
     uint64_t cutap_w[3] = {(uint64_t)(uintptr_t)handle, (uint64_t)(uintptr_t)info, (uint64_t)(uintptr_t)executed_sweeps};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusolverDnXsyevjGetSweeps, cutap_w, thunk_cusolverDnXsyevjGetSweeps);
 }
@@ -3488,11 +2621,8 @@ static uint64_t thunk_cusolverDnXsyevjSetMaxSweeps(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, int))fn)((void *)(uintptr_t)a[0], (int)a[1]);
 }
-CUTAP_EXPORT unsigned int cusolverDnXsyevjSetMaxSweeps(void *info, int max_sweeps)
+CUTAP_SLOW unsigned int cutap_slow_cusolverDnXsyevjSetMaxSweeps(void *info, int max_sweeps)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusolverDnXsyevjSetMaxSweeps], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, int))cutap_fn)(info, max_sweeps);
     uint64_t cutap_w[2] = {(uint64_t)(uintptr_t)info, (uint64_t)(int64_t)max_sweeps};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusolverDnXsyevjSetMaxSweeps, cutap_w, thunk_cusolverDnXsyevjSetMaxSweeps);
 }
@@ -3500,11 +2630,8 @@ static uint64_t thunk_cusolverDnXsyevjSetSortEig(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, int))fn)((void *)(uintptr_t)a[0], (int)a[1]);
 }
-CUTAP_EXPORT unsigned int cusolverDnXsyevjSetSortEig(void *info, int sort_eig)
+CUTAP_SLOW unsigned int cutap_slow_cusolverDnXsyevjSetSortEig(void *info, int sort_eig)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusolverDnXsyevjSetSortEig], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, int))cutap_fn)(info, sort_eig);
     uint64_t cutap_w[2] = {(uint64_t)(uintptr_t)info, (uint64_t)(int64_t)sort_eig};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusolverDnXsyevjSetSortEig, cutap_w, thunk_cusolverDnXsyevjSetSortEig);
 }
@@ -3512,11 +2639,8 @@ static uint64_t thunk_cusolverDnXsyevjSetTolerance(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, double))fn)((void *)(uintptr_t)a[0], cutap_w2d(a[1]));
 }
-CUTAP_EXPORT unsigned int cusolverDnXsyevjSetTolerance(void *info, double tolerance)
+CUTAP_SLOW unsigned int cutap_slow_cusolverDnXsyevjSetTolerance(void *info, double tolerance)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusolverDnXsyevjSetTolerance], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, double))cutap_fn)(info, tolerance);
     uint64_t cutap_w[2] = {(uint64_t)(uintptr_t)info, cutap_d2w(tolerance)};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusolverDnXsyevjSetTolerance, cutap_w, thunk_cusolverDnXsyevjSetTolerance);
 }
@@ -3524,11 +2648,8 @@ static uint64_t thunk_cusolverDnXsytrs(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, long, long, unsigned int, void *, long, void *, unsigned int, void *, long, void *, unsigned long, void *, unsigned long, void *))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (long)a[2], (long)a[3], (unsigned int)a[4], (void *)(uintptr_t)a[5], (long)a[6], (void *)(uintptr_t)a[7], (unsigned int)a[8], (void *)(uintptr_t)a[9], (long)a[10], (void *)(uintptr_t)a[11], (unsigned long)a[12], (void *)(uintptr_t)a[13], (unsigned long)a[14], (void *)(uintptr_t)a[15]);
 }
-CUTAP_EXPORT unsigned int cusolverDnXsytrs(void *handle, unsigned int uplo, long n, long nrhs, unsigned int dataTypeA, void *A, long lda, void *ipiv, unsigned int dataTypeB, void *B, long ldb, void *bufferOnDevice, unsigned long workspaceInBytesOnDevice, void *bufferOnHost, unsigned long workspaceInBytesOnHost, void *info)
+CUTAP_SLOW unsigned int cutap_slow_cusolverDnXsytrs(void *handle, unsigned int uplo, long n, long nrhs, unsigned int dataTypeA, void *A, long lda, void *ipiv, unsigned int dataTypeB, void *B, long ldb, void *bufferOnDevice, unsigned long workspaceInBytesOnDevice, void *bufferOnHost, unsigned long workspaceInBytesOnHost, void *info)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusolverDnXsytrs], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, long, long, unsigned int, void *, long, void *, unsigned int, void *, long, void *, unsigned long, void *, unsigned long, void *))cutap_fn)(handle, uplo, n, nrhs, dataTypeA, A, lda, ipiv, dataTypeB, B, ldb, bufferOnDevice, workspaceInBytesOnDevice, bufferOnHost, workspaceInBytesOnHost, info);
     uint64_t cutap_w[16] = {(uint64_t)(uintptr_t)handle, (uint64_t)uplo, (uint64_t)(int64_t)n, (uint64_t)(int64_t)nrhs, (uint64_t)dataTypeA, (uint64_t)(uintptr_t)A, (uint64_t)(int64_t)lda, (uint64_t)(uintptr_t)ipiv, (uint64_t)dataTypeB, (uint64_t)(uintptr_t)B, (uint64_t)(int64_t)ldb, (uint64_t)(uintptr_t)bufferOnDevice, (uint64_t)workspaceInBytesOnDevice, (uint64_t)(uintptr_t)bufferOnHost, (uint64_t)workspaceInBytesOnHost, (uint64_t)(uintptr_t)info};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusolverDnXsytrs, cutap_w, thunk_cusolverDnXsytrs);
 }
@@ -3536,11 +2657,8 @@ static uint64_t thunk_cusolverDnXsytrs_bufferSize(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, long, long, unsigned int, void *, long, void *, unsigned int, void *, long, void *, void *))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (long)a[2], (long)a[3], (unsigned int)a[4], (void *)(uintptr_t)a[5], (long)a[6], (void *)(uintptr_t)a[7], (unsigned int)a[8], (void *)(uintptr_t)a[9], (long)a[10], (void *)(uintptr_t)a[11], (void *)(uintptr_t)a[12]);
 }
-CUTAP_EXPORT unsigned int cusolverDnXsytrs_bufferSize(void *handle, unsigned int uplo, long n, long nrhs, unsigned int dataTypeA, void *A, long lda, void *ipiv, unsigned int dataTypeB, void *B, long ldb, void *workspaceInBytesOnDevice, void *workspaceInBytesOnHost)
+CUTAP_SLOW unsigned int cutap_slow_cusolverDnXsytrs_bufferSize(void *handle, unsigned int uplo, long n, long nrhs, unsigned int dataTypeA, void *A, long lda, void *ipiv, unsigned int dataTypeB, void *B, long ldb, void *workspaceInBytesOnDevice, void *workspaceInBytesOnHost)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusolverDnXsytrs_bufferSize], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, long, long, unsigned int, void *, long, void *, unsigned int, void *, long, void *, void *))cutap_fn)(handle, uplo, n, nrhs, dataTypeA, A, lda, ipiv, dataTypeB, B, ldb, workspaceInBytesOnDevice, workspaceInBytesOnHost);
     uint64_t cutap_w[13] = {(uint64_t)(uintptr_t)handle, (uint64_t)uplo, (uint64_t)(int64_t)n, (uint64_t)(int64_t)nrhs, (uint64_t)dataTypeA, (uint64_t)(uintptr_t)A, (uint64_t)(int64_t)lda, (uint64_t)(uintptr_t)ipiv, (uint64_t)dataTypeB, (uint64_t)(uintptr_t)B, (uint64_t)(int64_t)ldb, (uint64_t)(uintptr_t)workspaceInBytesOnDevice, (uint64_t)(uintptr_t)workspaceInBytesOnHost};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusolverDnXsytrs_bufferSize, cutap_w, thunk_cusolverDnXsytrs_bufferSize);
 }
@@ -3548,11 +2666,8 @@ static uint64_t thunk_cusolverDnXtrtri(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, unsigned int, long, unsigned int, void *, long, void *, unsigned long, void *, unsigned long, void *))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (unsigned int)a[2], (long)a[3], (unsigned int)a[4], (void *)(uintptr_t)a[5], (long)a[6], (void *)(uintptr_t)a[7], (unsigned long)a[8], (void *)(uintptr_t)a[9], (unsigned long)a[10], (void *)(uintptr_t)a[11]);
 }
-CUTAP_EXPORT unsigned int cusolverDnXtrtri(void *handle, unsigned int uplo, unsigned int diag, long n, unsigned int dataTypeA, void *A, long lda, void *bufferOnDevice, unsigned long workspaceInBytesOnDevice, void *bufferOnHost, unsigned long workspaceInBytesOnHost, void *devInfo)
+CUTAP_SLOW unsigned int cutap_slow_cusolverDnXtrtri(void *handle, unsigned int uplo, unsigned int diag, long n, unsigned int dataTypeA, void *A, long lda, void *bufferOnDevice, unsigned long workspaceInBytesOnDevice, void *bufferOnHost, unsigned long workspaceInBytesOnHost, void *devInfo)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusolverDnXtrtri], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, unsigned int, long, unsigned int, void *, long, void *, unsigned long, void *, unsigned long, void *))cutap_fn)(handle, uplo, diag, n, dataTypeA, A, lda, bufferOnDevice, workspaceInBytesOnDevice, bufferOnHost, workspaceInBytesOnHost, devInfo);
     uint64_t cutap_w[12] = {(uint64_t)(uintptr_t)handle, (uint64_t)uplo, (uint64_t)diag, (uint64_t)(int64_t)n, (uint64_t)dataTypeA, (uint64_t)(uintptr_t)A, (uint64_t)(int64_t)lda, (uint64_t)(uintptr_t)bufferOnDevice, (uint64_t)workspaceInBytesOnDevice, (uint64_t)(uintptr_t)bufferOnHost, (uint64_t)workspaceInBytesOnHost, (uint64_t)(uintptr_t)devInfo};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusolverDnXtrtri, cutap_w, thunk_cusolverDnXtrtri);
 }
@@ -3560,11 +2675,8 @@ static uint64_t thunk_cusolverDnXtrtri_bufferSize(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, unsigned int, long, unsigned int, void *, long, void *, void *))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (unsigned int)a[2], (long)a[3], (unsigned int)a[4], (void *)(uintptr_t)a[5], (long)a[6], (void *)(uintptr_t)a[7], (void *)(uintptr_t)a[8]);
 }
-CUTAP_EXPORT unsigned int cusolverDnXtrtri_bufferSize(void *handle, unsigned int uplo, unsigned int diag, long n, unsigned int dataTypeA, void *A, long lda, void *workspaceInBytesOnDevice, void *workspaceInBytesOnHost)
+CUTAP_SLOW unsigned int cutap_slow_cusolverDnXtrtri_bufferSize(void *handle, unsigned int uplo, unsigned int diag, long n, unsigned int dataTypeA, void *A, long lda, void *workspaceInBytesOnDevice, void *workspaceInBytesOnHost)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusolverDnXtrtri_bufferSize], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, unsigned int, long, unsigned int, void *, long, void *, void *))cutap_fn)(handle, uplo, diag, n, dataTypeA, A, lda, workspaceInBytesOnDevice, workspaceInBytesOnHost);
     uint64_t cutap_w[9] = {(uint64_t)(uintptr_t)handle, (uint64_t)uplo, (uint64_t)diag, (uint64_t)(int64_t)n, (uint64_t)dataTypeA, (uint64_t)(uintptr_t)A, (uint64_t)(int64_t)lda, (uint64_t)(uintptr_t)workspaceInBytesOnDevice, (uint64_t)(uintptr_t)workspaceInBytesOnHost};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusolverDnXtrtri_bufferSize, cutap_w, thunk_cusolverDnXtrtri_bufferSize);
 }
@@ -3572,11 +2684,8 @@ static uint64_t thunk_cusolverDnZCgels(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, int, int, int, void *, int, void *, int, void *, int, void *, unsigned long, void *, void *))fn)((void *)(uintptr_t)a[0], (int)a[1], (int)a[2], (int)a[3], (void *)(uintptr_t)a[4], (int)a[5], (void *)(uintptr_t)a[6], (int)a[7], (void *)(uintptr_t)a[8], (int)a[9], (void *)(uintptr_t)a[10], (unsigned long)a[11], (void *)(uintptr_t)a[12], (void *)(uintptr_t)a[13]);
 }
-CUTAP_EXPORT unsigned int cusolverDnZCgels(void *handle, int m, int n, int nrhs, void *dA, int ldda, void *dB, int lddb, void *dX, int lddx, void *dWorkspace, unsigned long lwork_bytes, void *iter, void *d_info)
+CUTAP_SLOW unsigned int cutap_slow_cusolverDnZCgels(void *handle, int m, int n, int nrhs, void *dA, int ldda, void *dB, int lddb, void *dX, int lddx, void *dWorkspace, unsigned long lwork_bytes, void *iter, void *d_info)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusolverDnZCgels], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, int, int, int, void *, int, void *, int, void *, int, void *, unsigned long, void *, void *))cutap_fn)(handle, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, iter, d_info);
     uint64_t cutap_w[14] = {(uint64_t)(uintptr_t)handle, (uint64_t)(int64_t)m, (uint64_t)(int64_t)n, (uint64_t)(int64_t)nrhs, (uint64_t)(uintptr_t)dA, (uint64_t)(int64_t)ldda, (uint64_t)(uintptr_t)dB, (uint64_t)(int64_t)lddb, (uint64_t)(uintptr_t)dX, (uint64_t)(int64_t)lddx, (uint64_t)(uintptr_t)dWorkspace, (uint64_t)lwork_bytes, (uint64_t)(uintptr_t)iter, (uint64_t)(uintptr_t)d_info};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusolverDnZCgels, cutap_w, thunk_cusolverDnZCgels);
 }
@@ -3584,11 +2693,8 @@ static uint64_t thunk_cusolverDnZCgels_bufferSize(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, int, int, int, void *, int, void *, int, void *, int, void *, void *))fn)((void *)(uintptr_t)a[0], (int)a[1], (int)a[2], (int)a[3], (void *)(uintptr_t)a[4], (int)a[5], (void *)(uintptr_t)a[6], (int)a[7], (void *)(uintptr_t)a[8], (int)a[9], (void *)(uintptr_t)a[10], (void *)(uintptr_t)a[11]);
 }
-CUTAP_EXPORT unsigned int cusolverDnZCgels_bufferSize(void *handle, int m, int n, int nrhs, void *dA, int ldda, void *dB, int lddb, void *dX, int lddx, void *dWorkspace, void *lwork_bytes)
+CUTAP_SLOW unsigned int cutap_slow_cusolverDnZCgels_bufferSize(void *handle, int m, int n, int nrhs, void *dA, int ldda, void *dB, int lddb, void *dX, int lddx, void *dWorkspace, void *lwork_bytes)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusolverDnZCgels_bufferSize], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, int, int, int, void *, int, void *, int, void *, int, void *, void *))cutap_fn)(handle, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes);
     uint64_t cutap_w[12] = {(uint64_t)(uintptr_t)handle, (uint64_t)(int64_t)m, (uint64_t)(int64_t)n, (uint64_t)(int64_t)nrhs, (uint64_t)(uintptr_t)dA, (uint64_t)(int64_t)ldda, (uint64_t)(uintptr_t)dB, (uint64_t)(int64_t)lddb, (uint64_t)(uintptr_t)dX, (uint64_t)(int64_t)lddx, (uint64_t)(uintptr_t)dWorkspace, (uint64_t)(uintptr_t)lwork_bytes};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusolverDnZCgels_bufferSize, cutap_w, thunk_cusolverDnZCgels_bufferSize);
 }
@@ -3596,11 +2702,8 @@ static uint64_t thunk_cusolverDnZCgesv(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, int, int, void *, int, void *, void *, int, void *, int, void *, unsigned long, void *, void *))fn)((void *)(uintptr_t)a[0], (int)a[1], (int)a[2], (void *)(uintptr_t)a[3], (int)a[4], (void *)(uintptr_t)a[5], (void *)(uintptr_t)a[6], (int)a[7], (void *)(uintptr_t)a[8], (int)a[9], (void *)(uintptr_t)a[10], (unsigned long)a[11], (void *)(uintptr_t)a[12], (void *)(uintptr_t)a[13]);
 }
-CUTAP_EXPORT unsigned int cusolverDnZCgesv(void *handle, int n, int nrhs, void *dA, int ldda, void *dipiv, void *dB, int lddb, void *dX, int lddx, void *dWorkspace, unsigned long lwork_bytes, void *iter, void *d_info)
+CUTAP_SLOW unsigned int cutap_slow_cusolverDnZCgesv(void *handle, int n, int nrhs, void *dA, int ldda, void *dipiv, void *dB, int lddb, void *dX, int lddx, void *dWorkspace, unsigned long lwork_bytes, void *iter, void *d_info)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusolverDnZCgesv], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, int, int, void *, int, void *, void *, int, void *, int, void *, unsigned long, void *, void *))cutap_fn)(handle, n, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, iter, d_info);
     uint64_t cutap_w[14] = {(uint64_t)(uintptr_t)handle, (uint64_t)(int64_t)n, (uint64_t)(int64_t)nrhs, (uint64_t)(uintptr_t)dA, (uint64_t)(int64_t)ldda, (uint64_t)(uintptr_t)dipiv, (uint64_t)(uintptr_t)dB, (uint64_t)(int64_t)lddb, (uint64_t)(uintptr_t)dX, (uint64_t)(int64_t)lddx, (uint64_t)(uintptr_t)dWorkspace, (uint64_t)lwork_bytes, (uint64_t)(uintptr_t)iter, (uint64_t)(uintptr_t)d_info};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusolverDnZCgesv, cutap_w, thunk_cusolverDnZCgesv);
 }
@@ -3608,11 +2711,8 @@ static uint64_t thunk_cusolverDnZCgesv_bufferSize(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, int, int, void *, int, void *, void *, int, void *, int, void *, void *))fn)((void *)(uintptr_t)a[0], (int)a[1], (int)a[2], (void *)(uintptr_t)a[3], (int)a[4], (void *)(uintptr_t)a[5], (void *)(uintptr_t)a[6], (int)a[7], (void *)(uintptr_t)a[8], (int)a[9], (void *)(uintptr_t)a[10], (void *)(uintptr_t)a[11]);
 }
-CUTAP_EXPORT unsigned int cusolverDnZCgesv_bufferSize(void *handle, int n, int nrhs, void *dA, int ldda, void *dipiv, void *dB, int lddb, void *dX, int lddx, void *dWorkspace, void *lwork_bytes)
+CUTAP_SLOW unsigned int cutap_slow_cusolverDnZCgesv_bufferSize(void *handle, int n, int nrhs, void *dA, int ldda, void *dipiv, void *dB, int lddb, void *dX, int lddx, void *dWorkspace, void *lwork_bytes)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusolverDnZCgesv_bufferSize], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, int, int, void *, int, void *, void *, int, void *, int, void *, void *))cutap_fn)(handle, n, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes);
     uint64_t cutap_w[12] = {(uint64_t)(uintptr_t)handle, (uint64_t)(int64_t)n, (uint64_t)(int64_t)nrhs, (uint64_t)(uintptr_t)dA, (uint64_t)(int64_t)ldda, (uint64_t)(uintptr_t)dipiv, (uint64_t)(uintptr_t)dB, (uint64_t)(int64_t)lddb, (uint64_t)(uintptr_t)dX, (uint64_t)(int64_t)lddx, (uint64_t)(uintptr_t)dWorkspace, (uint64_t)(uintptr_t)lwork_bytes};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusolverDnZCgesv_bufferSize, cutap_w, thunk_cusolverDnZCgesv_bufferSize);
 }
@@ -3620,11 +2720,8 @@ static uint64_t thunk_cusolverDnZEgels(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, int, int, int, void *, int, void *, int, void *, int, void *, unsigned long, void *, void *))fn)((void *)(uintptr_t)a[0], (int)a[1], (int)a[2], (int)a[3], (void *)(uintptr_t)a[4], (int)a[5], (void *)(uintptr_t)a[6], (int)a[7], (void *)(uintptr_t)a[8], (int)a[9], (void *)(uintptr_t)a[10], (unsigned long)a[11], (void *)(uintptr_t)a[12], (void *)(uintptr_t)a[13]);
 }
-CUTAP_EXPORT unsigned int cusolverDnZEgels(void *handle, int m, int n, int nrhs, void *dA, int ldda, void *dB, int lddb, void *dX, int lddx, void *dWorkspace, unsigned long lwork_bytes, void *iter, void *d_info)
+CUTAP_SLOW unsigned int cutap_slow_cusolverDnZEgels(void *handle, int m, int n, int nrhs, void *dA, int ldda, void *dB, int lddb, void *dX, int lddx, void *dWorkspace, unsigned long lwork_bytes, void *iter, void *d_info)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusolverDnZEgels], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, int, int, int, void *, int, void *, int, void *, int, void *, unsigned long, void *, void *))cutap_fn)(handle, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, iter, d_info);
     uint64_t cutap_w[14] = {(uint64_t)(uintptr_t)handle, (uint64_t)(int64_t)m, (uint64_t)(int64_t)n, (uint64_t)(int64_t)nrhs, (uint64_t)(uintptr_t)dA, (uint64_t)(int64_t)ldda, (uint64_t)(uintptr_t)dB, (uint64_t)(int64_t)lddb, (uint64_t)(uintptr_t)dX, (uint64_t)(int64_t)lddx, (uint64_t)(uintptr_t)dWorkspace, (uint64_t)lwork_bytes, (uint64_t)(uintptr_t)iter, (uint64_t)(uintptr_t)d_info};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusolverDnZEgels, cutap_w, thunk_cusolverDnZEgels);
 }
@@ -3632,11 +2729,8 @@ static uint64_t thunk_cusolverDnZEgels_bufferSize(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, int, int, int, void *, int, void *, int, void *, int, void *, void *))fn)((void *)(uintptr_t)a[0], (int)a[1], (int)a[2], (int)a[3], (void *)(uintptr_t)a[4], (int)a[5], (void *)(uintptr_t)a[6], (int)a[7], (void *)(uintptr_t)a[8], (int)a[9], (void *)(uintptr_t)a[10], (void *)(uintptr_t)a[11]);
 }
-CUTAP_EXPORT unsigned int cusolverDnZEgels_bufferSize(void *handle, int m, int n, int nrhs, void *dA, int ldda, void *dB, int lddb, void *dX, int lddx, void *dWorkspace, void *lwork_bytes)
+CUTAP_SLOW unsigned int cutap_slow_cusolverDnZEgels_bufferSize(void *handle, int m, int n, int nrhs, void *dA, int ldda, void *dB, int lddb, void *dX, int lddx, void *dWorkspace, void *lwork_bytes)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusolverDnZEgels_bufferSize], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, int, int, int, void *, int, void *, int, void *, int, void *, void *))cutap_fn)(handle, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes);
     uint64_t cutap_w[12] = {(uint64_t)(uintptr_t)handle, (uint64_t)(int64_t)m, (uint64_t)(int64_t)n, (uint64_t)(int64_t)nrhs, (uint64_t)(uintptr_t)dA, (uint64_t)(int64_t)ldda, (uint64_t)(uintptr_t)dB, (uint64_t)(int64_t)lddb, (uint64_t)(uintptr_t)dX, (uint64_t)(int64_t)lddx, (uint64_t)(uintptr_t)dWorkspace, (uint64_t)(uintptr_t)lwork_bytes};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusolverDnZEgels_bufferSize, cutap_w, thunk_cusolverDnZEgels_bufferSize);
 }
@@ -3644,11 +2738,8 @@ static uint64_t thunk_cusolverDnZEgesv(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, int, int, void *, int, void *, void *, int, void *, int, void *, unsigned long, void *, void *))fn)((void *)(uintptr_t)a[0], (int)a[1], (int)a[2], (void *)(uintptr_t)a[3], (int)a[4], (void *)(uintptr_t)a[5], (void *)(uintptr_t)a[6], (int)a[7], (void *)(uintptr_t)a[8], (int)a[9], (void *)(uintptr_t)a[10], (unsigned long)a[11], (void *)(uintptr_t)a[12], (void *)(uintptr_t)a[13]);
 }
-CUTAP_EXPORT unsigned int cusolverDnZEgesv(void *handle, int n, int nrhs, void *dA, int ldda, void *dipiv, void *dB, int lddb, void *dX, int lddx, void *dWorkspace, unsigned long lwork_bytes, void *iter, void *d_info)
+CUTAP_SLOW unsigned int cutap_slow_cusolverDnZEgesv(void *handle, int n, int nrhs, void *dA, int ldda, void *dipiv, void *dB, int lddb, void *dX, int lddx, void *dWorkspace, unsigned long lwork_bytes, void *iter, void *d_info)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusolverDnZEgesv], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, int, int, void *, int, void *, void *, int, void *, int, void *, unsigned long, void *, void *))cutap_fn)(handle, n, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, iter, d_info);
     uint64_t cutap_w[14] = {(uint64_t)(uintptr_t)handle, (uint64_t)(int64_t)n, (uint64_t)(int64_t)nrhs, (uint64_t)(uintptr_t)dA, (uint64_t)(int64_t)ldda, (uint64_t)(uintptr_t)dipiv, (uint64_t)(uintptr_t)dB, (uint64_t)(int64_t)lddb, (uint64_t)(uintptr_t)dX, (uint64_t)(int64_t)lddx, (uint64_t)(uintptr_t)dWorkspace, (uint64_t)lwork_bytes, (uint64_t)(uintptr_t)iter, (uint64_t)(uintptr_t)d_info};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusolverDnZEgesv, cutap_w, thunk_cusolverDnZEgesv);
 }
@@ -3656,11 +2747,8 @@ static uint64_t thunk_cusolverDnZEgesv_bufferSize(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, int, int, void *, int, void *, void *, int, void *, int, void *, void *))fn)((void *)(uintptr_t)a[0], (int)a[1], (int)a[2], (void *)(uintptr_t)a[3], (int)a[4], (void *)(uintptr_t)a[5], (void *)(uintptr_t)a[6], (int)a[7], (void *)(uintptr_t)a[8], (int)a[9], (void *)(uintptr_t)a[10], (void *)(uintptr_t)a[11]);
 }
-CUTAP_EXPORT unsigned int cusolverDnZEgesv_bufferSize(void *handle, int n, int nrhs, void *dA, int ldda, void *dipiv, void *dB, int lddb, void *dX, int lddx, void *dWorkspace, void *lwork_bytes)
+CUTAP_SLOW unsigned int cutap_slow_cusolverDnZEgesv_bufferSize(void *handle, int n, int nrhs, void *dA, int ldda, void *dipiv, void *dB, int lddb, void *dX, int lddx, void *dWorkspace, void *lwork_bytes)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusolverDnZEgesv_bufferSize], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, int, int, void *, int, void *, void *, int, void *, int, void *, void *))cutap_fn)(handle, n, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes);
     uint64_t cutap_w[12] = {(uint64_t)(uintptr_t)handle, (uint64_t)(int64_t)n, (uint64_t)(int64_t)nrhs, (uint64_t)(uintptr_t)dA, (uint64_t)(int64_t)ldda, (uint64_t)(uintptr_t)dipiv, (uint64_t)(uintptr_t)dB, (uint64_t)(int64_t)lddb, (uint64_t)(uintptr_t)dX, (uint64_t)(int64_t)lddx, (uint64_t)(uintptr_t)dWorkspace, (uint64_t)(uintptr_t)lwork_bytes};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusolverDnZEgesv_bufferSize, cutap_w, thunk_cusolverDnZEgesv_bufferSize);
 }
@@ -3668,11 +2756,8 @@ static uint64_t thunk_cusolverDnZKgels(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, int, int, int, void *, int, void *, int, void *, int, void *, unsigned long, void *, void *))fn)((void *)(uintptr_t)a[0], (int)a[1], (int)a[2], (int)a[3], (void *)(uintptr_t)a[4], (int)a[5], (void *)(uintptr_t)a[6], (int)a[7], (void *)(uintptr_t)a[8], (int)a[9], (void *)(uintptr_t)a[10], (unsigned long)a[11], (void *)(uintptr_t)a[12], (void *)(uintptr_t)a[13]);
 }
-CUTAP_EXPORT unsigned int cusolverDnZKgels(void *handle, int m, int n, int nrhs, void *dA, int ldda, void *dB, int lddb, void *dX, int lddx, void *dWorkspace, unsigned long lwork_bytes, void *iter, void *d_info)
+CUTAP_SLOW unsigned int cutap_slow_cusolverDnZKgels(void *handle, int m, int n, int nrhs, void *dA, int ldda, void *dB, int lddb, void *dX, int lddx, void *dWorkspace, unsigned long lwork_bytes, void *iter, void *d_info)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusolverDnZKgels], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, int, int, int, void *, int, void *, int, void *, int, void *, unsigned long, void *, void *))cutap_fn)(handle, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, iter, d_info);
     uint64_t cutap_w[14] = {(uint64_t)(uintptr_t)handle, (uint64_t)(int64_t)m, (uint64_t)(int64_t)n, (uint64_t)(int64_t)nrhs, (uint64_t)(uintptr_t)dA, (uint64_t)(int64_t)ldda, (uint64_t)(uintptr_t)dB, (uint64_t)(int64_t)lddb, (uint64_t)(uintptr_t)dX, (uint64_t)(int64_t)lddx, (uint64_t)(uintptr_t)dWorkspace, (uint64_t)lwork_bytes, (uint64_t)(uintptr_t)iter, (uint64_t)(uintptr_t)d_info};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusolverDnZKgels, cutap_w, thunk_cusolverDnZKgels);
 }
@@ -3680,11 +2765,8 @@ static uint64_t thunk_cusolverDnZKgels_bufferSize(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, int, int, int, void *, int, void *, int, void *, int, void *, void *))fn)((void *)(uintptr_t)a[0], (int)a[1], (int)a[2], (int)a[3], (void *)(uintptr_t)a[4], (int)a[5], (void *)(uintptr_t)a[6], (int)a[7], (void *)(uintptr_t)a[8], (int)a[9], (void *)(uintptr_t)a[10], (void *)(uintptr_t)a[11]);
 }
-CUTAP_EXPORT unsigned int cusolverDnZKgels_bufferSize(void *handle, int m, int n, int nrhs, void *dA, int ldda, void *dB, int lddb, void *dX, int lddx, void *dWorkspace, void *lwork_bytes)
+CUTAP_SLOW unsigned int cutap_slow_cusolverDnZKgels_bufferSize(void *handle, int m, int n, int nrhs, void *dA, int ldda, void *dB, int lddb, void *dX, int lddx, void *dWorkspace, void *lwork_bytes)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusolverDnZKgels_bufferSize], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, int, int, int, void *, int, void *, int, void *, int, void *, void *))cutap_fn)(handle, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes);
     uint64_t cutap_w[12] = {(uint64_t)(uintptr_t)handle, (uint64_t)(int64_t)m, (uint64_t)(int64_t)n, (uint64_t)(int64_t)nrhs, (uint64_t)(uintptr_t)dA, (uint64_t)(int64_t)ldda, (uint64_t)(uintptr_t)dB, (uint64_t)(int64_t)lddb, (uint64_t)(uintptr_t)dX, (uint64_t)(int64_t)lddx, (uint64_t)(uintptr_t)dWorkspace, (uint64_t)(uintptr_t)lwork_bytes};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusolverDnZKgels_bufferSize, cutap_w, thunk_cusolverDnZKgels_bufferSize);
 }
@@ -3692,11 +2774,8 @@ static uint64_t thunk_cusolverDnZKgesv(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, int, int, void *, int, void *, void *, int, void *, int, void *, unsigned long, void *, void *))fn)((void *)(uintptr_t)a[0], (int)a[1], (int)a[2], (void *)(uintptr_t)a[3], (int)a[4], (void *)(uintptr_t)a[5], (void *)(uintptr_t)a[6], (int)a[7], (void *)(uintptr_t)a[8], (int)a[9], (void *)(uintptr_t)a[10], (unsigned long)a[11], (void *)(uintptr_t)a[12], (void *)(uintptr_t)a[13]);
 }
-CUTAP_EXPORT unsigned int cusolverDnZKgesv(void *handle, int n, int nrhs, void *dA, int ldda, void *dipiv, void *dB, int lddb, void *dX, int lddx, void *dWorkspace, unsigned long lwork_bytes, void *iter, void *d_info)
+CUTAP_SLOW unsigned int cutap_slow_cusolverDnZKgesv(void *handle, int n, int nrhs, void *dA, int ldda, void *dipiv, void *dB, int lddb, void *dX, int lddx, void *dWorkspace, unsigned long lwork_bytes, void *iter, void *d_info)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusolverDnZKgesv], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, int, int, void *, int, void *, void *, int, void *, int, void *, unsigned long, void *, void *))cutap_fn)(handle, n, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, iter, d_info);
     uint64_t cutap_w[14] = {(uint64_t)(uintptr_t)handle, (uint64_t)(int64_t)n, (uint64_t)(int64_t)nrhs, (uint64_t)(uintptr_t)dA, (uint64_t)(int64_t)ldda, (uint64_t)(uintptr_t)dipiv, (uint64_t)(uintptr_t)dB, (uint64_t)(int64_t)lddb, (uint64_t)(uintptr_t)dX, (uint64_t)(int64_t)lddx, (uint64_t)(uintptr_t)dWorkspace, (uint64_t)lwork_bytes, (uint64_t)(uintptr_t)iter, (uint64_t)(uintptr_t)d_info};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusolverDnZKgesv, cutap_w, thunk_cusolverDnZKgesv);
 }
@@ -3704,11 +2783,8 @@ static uint64_t thunk_cusolverDnZKgesv_bufferSize(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, int, int, void *, int, void *, void *, int, void *, int, void *, void *))fn)((void *)(uintptr_t)a[0], (int)a[1], (int)a[2], (void *)(uintptr_t)a[3], (int)a[4], (void *)(uintptr_t)a[5], (void *)(uintptr_t)a[6], (int)a[7], (void *)(uintptr_t)a[8], (int)a[9], (void *)(uintptr_t)a[10], (void *)(uintptr_t)a[11]);
 }
-CUTAP_EXPORT unsigned int cusolverDnZKgesv_bufferSize(void *handle, int n, int nrhs, void *dA, int ldda, void *dipiv, void *dB, int lddb, void *dX, int lddx, void *dWorkspace, void *lwork_bytes)
+CUTAP_SLOW unsigned int cutap_slow_cusolverDnZKgesv_bufferSize(void *handle, int n, int nrhs, void *dA, int ldda, void *dipiv, void *dB, int lddb, void *dX, int lddx, void *dWorkspace, void *lwork_bytes)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusolverDnZKgesv_bufferSize], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, int, int, void *, int, void *, void *, int, void *, int, void *, void *))cutap_fn)(handle, n, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes);
     uint64_t cutap_w[12] = {(uint64_t)(uintptr_t)handle, (uint64_t)(int64_t)n, (uint64_t)(int64_t)nrhs, (uint64_t)(uintptr_t)dA, (uint64_t)(int64_t)ldda, (uint64_t)(uintptr_t)dipiv, (uint64_t)(uintptr_t)dB, (uint64_t)(int64_t)lddb, (uint64_t)(uintptr_t)dX, (uint64_t)(int64_t)lddx, (uint64_t)(uintptr_t)dWorkspace, (uint64_t)(uintptr_t)lwork_bytes};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusolverDnZKgesv_bufferSize, cutap_w, thunk_cusolverDnZKgesv_bufferSize);
 }
@@ -3716,11 +2792,8 @@ static uint64_t thunk_cusolverDnZYgels(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, int, int, int, void *, int, void *, int, void *, int, void *, unsigned long, void *, void *))fn)((void *)(uintptr_t)a[0], (int)a[1], (int)a[2], (int)a[3], (void *)(uintptr_t)a[4], (int)a[5], (void *)(uintptr_t)a[6], (int)a[7], (void *)(uintptr_t)a[8], (int)a[9], (void *)(uintptr_t)a[10], (unsigned long)a[11], (void *)(uintptr_t)a[12], (void *)(uintptr_t)a[13]);
 }
-CUTAP_EXPORT unsigned int cusolverDnZYgels(void *handle, int m, int n, int nrhs, void *dA, int ldda, void *dB, int lddb, void *dX, int lddx, void *dWorkspace, unsigned long lwork_bytes, void *iter, void *d_info)
+CUTAP_SLOW unsigned int cutap_slow_cusolverDnZYgels(void *handle, int m, int n, int nrhs, void *dA, int ldda, void *dB, int lddb, void *dX, int lddx, void *dWorkspace, unsigned long lwork_bytes, void *iter, void *d_info)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusolverDnZYgels], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, int, int, int, void *, int, void *, int, void *, int, void *, unsigned long, void *, void *))cutap_fn)(handle, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, iter, d_info);
     uint64_t cutap_w[14] = {(uint64_t)(uintptr_t)handle, (uint64_t)(int64_t)m, (uint64_t)(int64_t)n, (uint64_t)(int64_t)nrhs, (uint64_t)(uintptr_t)dA, (uint64_t)(int64_t)ldda, (uint64_t)(uintptr_t)dB, (uint64_t)(int64_t)lddb, (uint64_t)(uintptr_t)dX, (uint64_t)(int64_t)lddx, (uint64_t)(uintptr_t)dWorkspace, (uint64_t)lwork_bytes, (uint64_t)(uintptr_t)iter, (uint64_t)(uintptr_t)d_info};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusolverDnZYgels, cutap_w, thunk_cusolverDnZYgels);
 }
@@ -3728,11 +2801,8 @@ static uint64_t thunk_cusolverDnZYgels_bufferSize(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, int, int, int, void *, int, void *, int, void *, int, void *, void *))fn)((void *)(uintptr_t)a[0], (int)a[1], (int)a[2], (int)a[3], (void *)(uintptr_t)a[4], (int)a[5], (void *)(uintptr_t)a[6], (int)a[7], (void *)(uintptr_t)a[8], (int)a[9], (void *)(uintptr_t)a[10], (void *)(uintptr_t)a[11]);
 }
-CUTAP_EXPORT unsigned int cusolverDnZYgels_bufferSize(void *handle, int m, int n, int nrhs, void *dA, int ldda, void *dB, int lddb, void *dX, int lddx, void *dWorkspace, void *lwork_bytes)
+CUTAP_SLOW unsigned int cutap_slow_cusolverDnZYgels_bufferSize(void *handle, int m, int n, int nrhs, void *dA, int ldda, void *dB, int lddb, void *dX, int lddx, void *dWorkspace, void *lwork_bytes)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusolverDnZYgels_bufferSize], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, int, int, int, void *, int, void *, int, void *, int, void *, void *))cutap_fn)(handle, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes);
     uint64_t cutap_w[12] = {(uint64_t)(uintptr_t)handle, (uint64_t)(int64_t)m, (uint64_t)(int64_t)n, (uint64_t)(int64_t)nrhs, (uint64_t)(uintptr_t)dA, (uint64_t)(int64_t)ldda, (uint64_t)(uintptr_t)dB, (uint64_t)(int64_t)lddb, (uint64_t)(uintptr_t)dX, (uint64_t)(int64_t)lddx, (uint64_t)(uintptr_t)dWorkspace, (uint64_t)(uintptr_t)lwork_bytes};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusolverDnZYgels_bufferSize, cutap_w, thunk_cusolverDnZYgels_bufferSize);
 }
@@ -3740,11 +2810,8 @@ static uint64_t thunk_cusolverDnZYgesv(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, int, int, void *, int, void *, void *, int, void *, int, void *, unsigned long, void *, void *))fn)((void *)(uintptr_t)a[0], (int)a[1], (int)a[2], (void *)(uintptr_t)a[3], (int)a[4], (void *)(uintptr_t)a[5], (void *)(uintptr_t)a[6], (int)a[7], (void *)(uintptr_t)a[8], (int)a[9], (void *)(uintptr_t)a[10], (unsigned long)a[11], (void *)(uintptr_t)a[12], (void *)(uintptr_t)a[13]);
 }
-CUTAP_EXPORT unsigned int cusolverDnZYgesv(void *handle, int n, int nrhs, void *dA, int ldda, void *dipiv, void *dB, int lddb, void *dX, int lddx, void *dWorkspace, unsigned long lwork_bytes, void *iter, void *d_info)
+CUTAP_SLOW unsigned int cutap_slow_cusolverDnZYgesv(void *handle, int n, int nrhs, void *dA, int ldda, void *dipiv, void *dB, int lddb, void *dX, int lddx, void *dWorkspace, unsigned long lwork_bytes, void *iter, void *d_info)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusolverDnZYgesv], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, int, int, void *, int, void *, void *, int, void *, int, void *, unsigned long, void *, void *))cutap_fn)(handle, n, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, iter, d_info);
     uint64_t cutap_w[14] = {(uint64_t)(uintptr_t)handle, (uint64_t)(int64_t)n, (uint64_t)(int64_t)nrhs, (uint64_t)(uintptr_t)dA, (uint64_t)(int64_t)ldda, (uint64_t)(uintptr_t)dipiv, (uint64_t)(uintptr_t)dB, (uint64_t)(int64_t)lddb, (uint64_t)(uintptr_t)dX, (uint64_t)(int64_t)lddx, (uint64_t)(uintptr_t)dWorkspace, (uint64_t)lwork_bytes, (uint64_t)(uintptr_t)iter, (uint64_t)(uintptr_t)d_info};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusolverDnZYgesv, cutap_w, thunk_cusolverDnZYgesv);
 }
@@ -3752,11 +2819,8 @@ static uint64_t thunk_cusolverDnZYgesv_bufferSize(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, int, int, void *, int, void *, void *, int, void *, int, void *, void *))fn)((void *)(uintptr_t)a[0], (int)a[1], (int)a[2], (void *)(uintptr_t)a[3], (int)a[4], (void *)(uintptr_t)a[5], (void *)(uintptr_t)a[6], (int)a[7], (void *)(uintptr_t)a[8], (int)a[9], (void *)(uintptr_t)a[10], (void *)(uintptr_t)a[11]);
 }
-CUTAP_EXPORT unsigned int cusolverDnZYgesv_bufferSize(void *handle, int n, int nrhs, void *dA, int ldda, void *dipiv, void *dB, int lddb, void *dX, int lddx, void *dWorkspace, void *lwork_bytes)
+CUTAP_SLOW unsigned int cutap_slow_cusolverDnZYgesv_bufferSize(void *handle, int n, int nrhs, void *dA, int ldda, void *dipiv, void *dB, int lddb, void *dX, int lddx, void *dWorkspace, void *lwork_bytes)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusolverDnZYgesv_bufferSize], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, int, int, void *, int, void *, void *, int, void *, int, void *, void *))cutap_fn)(handle, n, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes);
     uint64_t cutap_w[12] = {(uint64_t)(uintptr_t)handle, (uint64_t)(int64_t)n, (uint64_t)(int64_t)nrhs, (uint64_t)(uintptr_t)dA, (uint64_t)(int64_t)ldda, (uint64_t)(uintptr_t)dipiv, (uint64_t)(uintptr_t)dB, (uint64_t)(int64_t)lddb, (uint64_t)(uintptr_t)dX, (uint64_t)(int64_t)lddx, (uint64_t)(uintptr_t)dWorkspace, (uint64_t)(uintptr_t)lwork_bytes};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusolverDnZYgesv_bufferSize, cutap_w, thunk_cusolverDnZYgesv_bufferSize);
 }
@@ -3764,11 +2828,8 @@ static uint64_t thunk_cusolverDnZZgels(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, int, int, int, void *, int, void *, int, void *, int, void *, unsigned long, void *, void *))fn)((void *)(uintptr_t)a[0], (int)a[1], (int)a[2], (int)a[3], (void *)(uintptr_t)a[4], (int)a[5], (void *)(uintptr_t)a[6], (int)a[7], (void *)(uintptr_t)a[8], (int)a[9], (void *)(uintptr_t)a[10], (unsigned long)a[11], (void *)(uintptr_t)a[12], (void *)(uintptr_t)a[13]);
 }
-CUTAP_EXPORT unsigned int cusolverDnZZgels(void *handle, int m, int n, int nrhs, void *dA, int ldda, void *dB, int lddb, void *dX, int lddx, void *dWorkspace, unsigned long lwork_bytes, void *iter, void *d_info)
+CUTAP_SLOW unsigned int cutap_slow_cusolverDnZZgels(void *handle, int m, int n, int nrhs, void *dA, int ldda, void *dB, int lddb, void *dX, int lddx, void *dWorkspace, unsigned long lwork_bytes, void *iter, void *d_info)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusolverDnZZgels], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, int, int, int, void *, int, void *, int, void *, int, void *, unsigned long, void *, void *))cutap_fn)(handle, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, iter, d_info);
     uint64_t cutap_w[14] = {(uint64_t)(uintptr_t)handle, (uint64_t)(int64_t)m, (uint64_t)(int64_t)n, (uint64_t)(int64_t)nrhs, (uint64_t)(uintptr_t)dA, (uint64_t)(int64_t)ldda, (uint64_t)(uintptr_t)dB, (uint64_t)(int64_t)lddb, (uint64_t)(uintptr_t)dX, (uint64_t)(int64_t)lddx, (uint64_t)(uintptr_t)dWorkspace, (uint64_t)lwork_bytes, (uint64_t)(uintptr_t)iter, (uint64_t)(uintptr_t)d_info};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusolverDnZZgels, cutap_w, thunk_cusolverDnZZgels);
 }
@@ -3776,11 +2837,8 @@ static uint64_t thunk_cusolverDnZZgels_bufferSize(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, int, int, int, void *, int, void *, int, void *, int, void *, void *))fn)((void *)(uintptr_t)a[0], (int)a[1], (int)a[2], (int)a[3], (void *)(uintptr_t)a[4], (int)a[5], (void *)(uintptr_t)a[6], (int)a[7], (void *)(uintptr_t)a[8], (int)a[9], (void *)(uintptr_t)a[10], (void *)(uintptr_t)a[11]);
 }
-CUTAP_EXPORT unsigned int cusolverDnZZgels_bufferSize(void *handle, int m, int n, int nrhs, void *dA, int ldda, void *dB, int lddb, void *dX, int lddx, void *dWorkspace, void *lwork_bytes)
+CUTAP_SLOW unsigned int cutap_slow_cusolverDnZZgels_bufferSize(void *handle, int m, int n, int nrhs, void *dA, int ldda, void *dB, int lddb, void *dX, int lddx, void *dWorkspace, void *lwork_bytes)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusolverDnZZgels_bufferSize], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, int, int, int, void *, int, void *, int, void *, int, void *, void *))cutap_fn)(handle, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes);
     uint64_t cutap_w[12] = {(uint64_t)(uintptr_t)handle, (uint64_t)(int64_t)m, (uint64_t)(int64_t)n, (uint64_t)(int64_t)nrhs, (uint64_t)(uintptr_t)dA, (uint64_t)(int64_t)ldda, (uint64_t)(uintptr_t)dB, (uint64_t)(int64_t)lddb, (uint64_t)(uintptr_t)dX, (uint64_t)(int64_t)lddx, (uint64_t)(uintptr_t)dWorkspace, (uint64_t)(uintptr_t)lwork_bytes};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusolverDnZZgels_bufferSize, cutap_w, thunk_cusolverDnZZgels_bufferSize);
 }
@@ -3788,11 +2846,8 @@ static uint64_t thunk_cusolverDnZZgesv(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, int, int, void *, int, void *, void *, int, void *, int, void *, unsigned long, void *, void *))fn)((void *)(uintptr_t)a[0], (int)a[1], (int)a[2], (void *)(uintptr_t)a[3], (int)a[4], (void *)(uintptr_t)a[5], (void *)(uintptr_t)a[6], (int)a[7], (void *)(uintptr_t)a[8], (int)a[9], (void *)(uintptr_t)a[10], (unsigned long)a[11], (void *)(uintptr_t)a[12], (void *)(uintptr_t)a[13]);
 }
-CUTAP_EXPORT unsigned int cusolverDnZZgesv(void *handle, int n, int nrhs, void *dA, int ldda, void *dipiv, void *dB, int lddb, void *dX, int lddx, void *dWorkspace, unsigned long lwork_bytes, void *iter, void *d_info)
+CUTAP_SLOW unsigned int cutap_slow_cusolverDnZZgesv(void *handle, int n, int nrhs, void *dA, int ldda, void *dipiv, void *dB, int lddb, void *dX, int lddx, void *dWorkspace, unsigned long lwork_bytes, void *iter, void *d_info)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusolverDnZZgesv], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, int, int, void *, int, void *, void *, int, void *, int, void *, unsigned long, void *, void *))cutap_fn)(handle, n, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, iter, d_info);
     uint64_t cutap_w[14] = {(uint64_t)(uintptr_t)handle, (uint64_t)(int64_t)n, (uint64_t)(int64_t)nrhs, (uint64_t)(uintptr_t)dA, (uint64_t)(int64_t)ldda, (uint64_t)(uintptr_t)dipiv, (uint64_t)(uintptr_t)dB, (uint64_t)(int64_t)lddb, (uint64_t)(uintptr_t)dX, (uint64_t)(int64_t)lddx, (uint64_t)(uintptr_t)dWorkspace, (uint64_t)lwork_bytes, (uint64_t)(uintptr_t)iter, (uint64_t)(uintptr_t)d_info};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusolverDnZZgesv, cutap_w, thunk_cusolverDnZZgesv);
 }
@@ -3800,11 +2855,8 @@ static uint64_t thunk_cusolverDnZZgesv_bufferSize(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, int, int, void *, int, void *, void *, int, void *, int, void *, void *))fn)((void *)(uintptr_t)a[0], (int)a[1], (int)a[2], (void *)(uintptr_t)a[3], (int)a[4], (void *)(uintptr_t)a[5], (void *)(uintptr_t)a[6], (int)a[7], (void *)(uintptr_t)a[8], (int)a[9], (void *)(uintptr_t)a[10], (void *)(uintptr_t)a[11]);
 }
-CUTAP_EXPORT unsigned int cusolverDnZZgesv_bufferSize(void *handle, int n, int nrhs, void *dA, int ldda, void *dipiv, void *dB, int lddb, void *dX, int lddx, void *dWorkspace, void *lwork_bytes)
+CUTAP_SLOW unsigned int cutap_slow_cusolverDnZZgesv_bufferSize(void *handle, int n, int nrhs, void *dA, int ldda, void *dipiv, void *dB, int lddb, void *dX, int lddx, void *dWorkspace, void *lwork_bytes)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusolverDnZZgesv_bufferSize], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, int, int, void *, int, void *, void *, int, void *, int, void *, void *))cutap_fn)(handle, n, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes);
     uint64_t cutap_w[12] = {(uint64_t)(uintptr_t)handle, (uint64_t)(int64_t)n, (uint64_t)(int64_t)nrhs, (uint64_t)(uintptr_t)dA, (uint64_t)(int64_t)ldda, (uint64_t)(uintptr_t)dipiv, (uint64_t)(uintptr_t)dB, (uint64_t)(int64_t)lddb, (uint64_t)(uintptr_t)dX, (uint64_t)(int64_t)lddx, (uint64_t)(uintptr_t)dWorkspace, (uint64_t)(uintptr_t)lwork_bytes};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusolverDnZZgesv_bufferSize, cutap_w, thunk_cusolverDnZZgesv_bufferSize);
 }
@@ -3812,11 +2864,8 @@ static uint64_t thunk_cusolverDnZgebrd(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, int, int, void *, int, void *, void *, void *, void *, void *, int, void *))fn)((void *)(uintptr_t)a[0], (int)a[1], (int)a[2], (void *)(uintptr_t)a[3], (int)a[4], (void *)(uintptr_t)a[5], (void *)(uintptr_t)a[6], (void *)(uintptr_t)a[7], (void *)(uintptr_t)a[8], (void *)(uintptr_t)a[9], (int)a[10], (void *)(uintptr_t)a[11]);
 }
-CUTAP_EXPORT unsigned int cusolverDnZgebrd(void *handle, int m, int n, void *A, int lda, void *D, void *E, void *TAUQ, void *TAUP, void *Work, int Lwork, void *devInfo)
+CUTAP_SLOW unsigned int cutap_slow_cusolverDnZgebrd(void *handle, int m, int n, void *A, int lda, void *D, void *E, void *TAUQ, void *TAUP, void *Work, int Lwork, void *devInfo)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusolverDnZgebrd], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, int, int, void *, int, void *, void *, void *, void *, void *, int, void *))cutap_fn)(handle, m, n, A, lda, D, E, TAUQ, TAUP, Work, Lwork, devInfo);
     uint64_t cutap_w[12] = {(uint64_t)(uintptr_t)handle, (uint64_t)(int64_t)m, (uint64_t)(int64_t)n, (uint64_t)(uintptr_t)A, (uint64_t)(int64_t)lda, (uint64_t)(uintptr_t)D, (uint64_t)(uintptr_t)E, (uint64_t)(uintptr_t)TAUQ, (uint64_t)(uintptr_t)TAUP, (uint64_t)(uintptr_t)Work, (uint64_t)(int64_t)Lwork, (uint64_t)(uintptr_t)devInfo};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusolverDnZgebrd, cutap_w, thunk_cusolverDnZgebrd);
 }
@@ -3824,11 +2873,8 @@ static uint64_t thunk_cusolverDnZgebrd_bufferSize(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, int, int, void *))fn)((void *)(uintptr_t)a[0], (int)a[1], (int)a[2], (void *)(uintptr_t)a[3]);
 }
-CUTAP_EXPORT unsigned int cusolverDnZgebrd_bufferSize(void *handle, int m, int n, void *Lwork)
+CUTAP_SLOW unsigned int cutap_slow_cusolverDnZgebrd_bufferSize(void *handle, int m, int n, void *Lwork)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusolverDnZgebrd_bufferSize], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, int, int, void *))cutap_fn)(handle, m, n, Lwork);
     uint64_t cutap_w[4] = {(uint64_t)(uintptr_t)handle, (uint64_t)(int64_t)m, (uint64_t)(int64_t)n, (uint64_t)(uintptr_t)Lwork};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusolverDnZgebrd_bufferSize, cutap_w, thunk_cusolverDnZgebrd_bufferSize);
 }
@@ -3836,11 +2882,8 @@ static uint64_t thunk_cusolverDnZgeqrf(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, int, int, void *, int, void *, void *, int, void *))fn)((void *)(uintptr_t)a[0], (int)a[1], (int)a[2], (void *)(uintptr_t)a[3], (int)a[4], (void *)(uintptr_t)a[5], (void *)(uintptr_t)a[6], (int)a[7], (void *)(uintptr_t)a[8]);
 }
-CUTAP_EXPORT unsigned int cusolverDnZgeqrf(void *handle, int m, int n, void *A, int lda, void *TAU, void *Workspace, int Lwork, void *devInfo)
+CUTAP_SLOW unsigned int cutap_slow_cusolverDnZgeqrf(void *handle, int m, int n, void *A, int lda, void *TAU, void *Workspace, int Lwork, void *devInfo)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusolverDnZgeqrf], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, int, int, void *, int, void *, void *, int, void *))cutap_fn)(handle, m, n, A, lda, TAU, Workspace, Lwork, devInfo);
     uint64_t cutap_w[9] = {(uint64_t)(uintptr_t)handle, (uint64_t)(int64_t)m, (uint64_t)(int64_t)n, (uint64_t)(uintptr_t)A, (uint64_t)(int64_t)lda, (uint64_t)(uintptr_t)TAU, (uint64_t)(uintptr_t)Workspace, (uint64_t)(int64_t)Lwork, (uint64_t)(uintptr_t)devInfo};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusolverDnZgeqrf, cutap_w, thunk_cusolverDnZgeqrf);
 }
@@ -3848,11 +2891,8 @@ static uint64_t thunk_cusolverDnZgeqrf_bufferSize(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, int, int, void *, int, void *))fn)((void *)(uintptr_t)a[0], (int)a[1], (int)a[2], (void *)(uintptr_t)a[3], (int)a[4], (void *)(uintptr_t)a[5]);
 }
-CUTAP_EXPORT unsigned int cusolverDnZgeqrf_bufferSize(void *handle, int m, int n, void *A, int lda, void *lwork)
+CUTAP_SLOW unsigned int cutap_slow_cusolverDnZgeqrf_bufferSize(void *handle, int m, int n, void *A, int lda, void *lwork)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusolverDnZgeqrf_bufferSize], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, int, int, void *, int, void *))cutap_fn)(handle, m, n, A, lda, lwork);
     uint64_t cutap_w[6] = {(uint64_t)(uintptr_t)handle, (uint64_t)(int64_t)m, (uint64_t)(int64_t)n, (uint64_t)(uintptr_t)A, (uint64_t)(int64_t)lda, (uint64_t)(uintptr_t)lwork};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusolverDnZgeqrf_bufferSize, cutap_w, thunk_cusolverDnZgeqrf_bufferSize);
 }
@@ -3860,11 +2900,8 @@ static uint64_t thunk_cusolverDnZgesvd(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, signed char, signed char, int, int, void *, int, void *, void *, int, void *, int, void *, int, void *, void *))fn)((void *)(uintptr_t)a[0], (signed char)a[1], (signed char)a[2], (int)a[3], (int)a[4], (void *)(uintptr_t)a[5], (int)a[6], (void *)(uintptr_t)a[7], (void *)(uintptr_t)a[8], (int)a[9], (void *)(uintptr_t)a[10], (int)a[11], (void *)(uintptr_t)a[12], (int)a[13], (void *)(uintptr_t)a[14], (void *)(uintptr_t)a[15]);
 }
-CUTAP_EXPORT unsigned int cusolverDnZgesvd(void *handle, signed char jobu, signed char jobvt, int m, int n, void *A, int lda, void *S, void *U, int ldu, void *VT, int ldvt, void *work, int lwork, void *rwork, void *info)
+CUTAP_SLOW unsigned int cutap_slow_cusolverDnZgesvd(void *handle, signed char jobu, signed char jobvt, int m, int n, void *A, int lda, void *S, void *U, int ldu, void *VT, int ldvt, void *work, int lwork, void *rwork, void *info)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusolverDnZgesvd], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, signed char, signed char, int, int, void *, int, void *, void *, int, void *, int, void *, int, void *, void *))cutap_fn)(handle, jobu, jobvt, m, n, A, lda, S, U, ldu, VT, ldvt, work, lwork, rwork, info);
     uint64_t cutap_w[16] = {(uint64_t)(uintptr_t)handle, (uint64_t)(int64_t)jobu, (uint64_t)(int64_t)jobvt, (uint64_t)(int64_t)m, (uint64_t)(int64_t)n, (uint64_t)(uintptr_t)A, (uint64_t)(int64_t)lda, (uint64_t)(uintptr_t)S, (uint64_t)(uintptr_t)U, (uint64_t)(int64_t)ldu, (uint64_t)(uintptr_t)VT, (uint64_t)(int64_t)ldvt, (uint64_t)(uintptr_t)work, (uint64_t)(int64_t)lwork, (uint64_t)(uintptr_t)rwork, (uint64_t)(uintptr_t)info};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusolverDnZgesvd, cutap_w, thunk_cusolverDnZgesvd);
 }
@@ -3872,11 +2909,8 @@ static uint64_t thunk_cusolverDnZgesvd_bufferSize(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, int, int, void *))fn)((void *)(uintptr_t)a[0], (int)a[1], (int)a[2], (void *)(uintptr_t)a[3]);
 }
-CUTAP_EXPORT unsigned int cusolverDnZgesvd_bufferSize(void *handle, int m, int n, void *lwork)
+CUTAP_SLOW unsigned int cutap_slow_cusolverDnZgesvd_bufferSize(void *handle, int m, int n, void *lwork)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusolverDnZgesvd_bufferSize], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, int, int, void *))cutap_fn)(handle, m, n, lwork);
     uint64_t cutap_w[4] = {(uint64_t)(uintptr_t)handle, (uint64_t)(int64_t)m, (uint64_t)(int64_t)n, (uint64_t)(uintptr_t)lwork};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusolverDnZgesvd_bufferSize, cutap_w, thunk_cusolverDnZgesvd_bufferSize);
 }
@@ -3884,11 +2918,8 @@ static uint64_t thunk_cusolverDnZgesvdaStridedBatched(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, int, int, int, void *, int, long long, void *, long long, void *, int, long long, void *, int, long long, void *, int, void *, void *, int))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (int)a[2], (int)a[3], (int)a[4], (void *)(uintptr_t)a[5], (int)a[6], (long long)a[7], (void *)(uintptr_t)a[8], (long long)a[9], (void *)(uintptr_t)a[10], (int)a[11], (long long)a[12], (void *)(uintptr_t)a[13], (int)a[14], (long long)a[15], (void *)(uintptr_t)a[16], (int)a[17], (void *)(uintptr_t)a[18], (void *)(uintptr_t)a[19], (int)a[20]);
 }
-CUTAP_EXPORT unsigned int cusolverDnZgesvdaStridedBatched(void *handle, unsigned int jobz, int rank, int m, int n, void *d_A, int lda, long long strideA, void *d_S, long long strideS, void *d_U, int ldu, long long strideU, void *d_V, int ldv, long long strideV, void *d_work, int lwork, void *d_info, void *h_R_nrmF, int batchSize)
+CUTAP_SLOW unsigned int cutap_slow_cusolverDnZgesvdaStridedBatched(void *handle, unsigned int jobz, int rank, int m, int n, void *d_A, int lda, long long strideA, void *d_S, long long strideS, void *d_U, int ldu, long long strideU, void *d_V, int ldv, long long strideV, void *d_work, int lwork, void *d_info, void *h_R_nrmF, int batchSize)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusolverDnZgesvdaStridedBatched], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, int, int, int, void *, int, long long, void *, long long, void *, int, long long, void *, int, long long, void *, int, void *, void *, int))cutap_fn)(handle, jobz, rank, m, n, d_A, lda, strideA, d_S, strideS, d_U, ldu, strideU, d_V, ldv, strideV, d_work, lwork, d_info, h_R_nrmF, batchSize);
     uint64_t cutap_w[21] = {(uint64_t)(uintptr_t)handle, (uint64_t)jobz, (uint64_t)(int64_t)rank, (uint64_t)(int64_t)m, (uint64_t)(int64_t)n, (uint64_t)(uintptr_t)d_A, (uint64_t)(int64_t)lda, (uint64_t)(int64_t)strideA, (uint64_t)(uintptr_t)d_S, (uint64_t)(int64_t)strideS, (uint64_t)(uintptr_t)d_U, (uint64_t)(int64_t)ldu, (uint64_t)(int64_t)strideU, (uint64_t)(uintptr_t)d_V, (uint64_t)(int64_t)ldv, (uint64_t)(int64_t)strideV, (uint64_t)(uintptr_t)d_work, (uint64_t)(int64_t)lwork, (uint64_t)(uintptr_t)d_info, (uint64_t)(uintptr_t)h_R_nrmF, (uint64_t)(int64_t)batchSize};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusolverDnZgesvdaStridedBatched, cutap_w, thunk_cusolverDnZgesvdaStridedBatched);
 }
@@ -3896,11 +2927,8 @@ static uint64_t thunk_cusolverDnZgesvdaStridedBatched_bufferSize(void *fn, uint6
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, int, int, int, void *, int, long long, void *, long long, void *, int, long long, void *, int, long long, void *, int))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (int)a[2], (int)a[3], (int)a[4], (void *)(uintptr_t)a[5], (int)a[6], (long long)a[7], (void *)(uintptr_t)a[8], (long long)a[9], (void *)(uintptr_t)a[10], (int)a[11], (long long)a[12], (void *)(uintptr_t)a[13], (int)a[14], (long long)a[15], (void *)(uintptr_t)a[16], (int)a[17]);
 }
-CUTAP_EXPORT unsigned int cusolverDnZgesvdaStridedBatched_bufferSize(void *handle, unsigned int jobz, int rank, int m, int n, void *d_A, int lda, long long strideA, void *d_S, long long strideS, void *d_U, int ldu, long long strideU, void *d_V, int ldv, long long strideV, void *lwork, int batchSize)
+CUTAP_SLOW unsigned int cutap_slow_cusolverDnZgesvdaStridedBatched_bufferSize(void *handle, unsigned int jobz, int rank, int m, int n, void *d_A, int lda, long long strideA, void *d_S, long long strideS, void *d_U, int ldu, long long strideU, void *d_V, int ldv, long long strideV, void *lwork, int batchSize)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusolverDnZgesvdaStridedBatched_bufferSize], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, int, int, int, void *, int, long long, void *, long long, void *, int, long long, void *, int, long long, void *, int))cutap_fn)(handle, jobz, rank, m, n, d_A, lda, strideA, d_S, strideS, d_U, ldu, strideU, d_V, ldv, strideV, lwork, batchSize);
     uint64_t cutap_w[18] = {(uint64_t)(uintptr_t)handle, (uint64_t)jobz, (uint64_t)(int64_t)rank, (uint64_t)(int64_t)m, (uint64_t)(int64_t)n, (uint64_t)(uintptr_t)d_A, (uint64_t)(int64_t)lda, (uint64_t)(int64_t)strideA, (uint64_t)(uintptr_t)d_S, (uint64_t)(int64_t)strideS, (uint64_t)(uintptr_t)d_U, (uint64_t)(int64_t)ldu, (uint64_t)(int64_t)strideU, (uint64_t)(uintptr_t)d_V, (uint64_t)(int64_t)ldv, (uint64_t)(int64_t)strideV, (uint64_t)(uintptr_t)lwork, (uint64_t)(int64_t)batchSize};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusolverDnZgesvdaStridedBatched_bufferSize, cutap_w, thunk_cusolverDnZgesvdaStridedBatched_bufferSize);
 }
@@ -3908,11 +2936,8 @@ static uint64_t thunk_cusolverDnZgesvdj(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, int, int, int, void *, int, void *, void *, int, void *, int, void *, int, void *, void *))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (int)a[2], (int)a[3], (int)a[4], (void *)(uintptr_t)a[5], (int)a[6], (void *)(uintptr_t)a[7], (void *)(uintptr_t)a[8], (int)a[9], (void *)(uintptr_t)a[10], (int)a[11], (void *)(uintptr_t)a[12], (int)a[13], (void *)(uintptr_t)a[14], (void *)(uintptr_t)a[15]);
 }
-CUTAP_EXPORT unsigned int cusolverDnZgesvdj(void *handle, unsigned int jobz, int econ, int m, int n, void *A, int lda, void *S, void *U, int ldu, void *V, int ldv, void *work, int lwork, void *info, void *params)
+CUTAP_SLOW unsigned int cutap_slow_cusolverDnZgesvdj(void *handle, unsigned int jobz, int econ, int m, int n, void *A, int lda, void *S, void *U, int ldu, void *V, int ldv, void *work, int lwork, void *info, void *params)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusolverDnZgesvdj], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, int, int, int, void *, int, void *, void *, int, void *, int, void *, int, void *, void *))cutap_fn)(handle, jobz, econ, m, n, A, lda, S, U, ldu, V, ldv, work, lwork, info, params);
     uint64_t cutap_w[16] = {(uint64_t)(uintptr_t)handle, (uint64_t)jobz, (uint64_t)(int64_t)econ, (uint64_t)(int64_t)m, (uint64_t)(int64_t)n, (uint64_t)(uintptr_t)A, (uint64_t)(int64_t)lda, (uint64_t)(uintptr_t)S, (uint64_t)(uintptr_t)U, (uint64_t)(int64_t)ldu, (uint64_t)(uintptr_t)V, (uint64_t)(int64_t)ldv, (uint64_t)(uintptr_t)work, (uint64_t)(int64_t)lwork, (uint64_t)(uintptr_t)info, (uint64_t)(uintptr_t)params};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusolverDnZgesvdj, cutap_w, thunk_cusolverDnZgesvdj);
 }
@@ -3920,11 +2945,8 @@ static uint64_t thunk_cusolverDnZgesvdjBatched(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, int, int, void *, int, void *, void *, int, void *, int, void *, int, void *, void *, int))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (int)a[2], (int)a[3], (void *)(uintptr_t)a[4], (int)a[5], (void *)(uintptr_t)a[6], (void *)(uintptr_t)a[7], (int)a[8], (void *)(uintptr_t)a[9], (int)a[10], (void *)(uintptr_t)a[11], (int)a[12], (void *)(uintptr_t)a[13], (void *)(uintptr_t)a[14], (int)a[15]);
 }
-CUTAP_EXPORT unsigned int cusolverDnZgesvdjBatched(void *handle, unsigned int jobz, int m, int n, void *A, int lda, void *S, void *U, int ldu, void *V, int ldv, void *work, int lwork, void *info, void *params, int batchSize)
+CUTAP_SLOW unsigned int cutap_slow_cusolverDnZgesvdjBatched(void *handle, unsigned int jobz, int m, int n, void *A, int lda, void *S, void *U, int ldu, void *V, int ldv, void *work, int lwork, void *info, void *params, int batchSize)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusolverDnZgesvdjBatched], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, int, int, void *, int, void *, void *, int, void *, int, void *, int, void *, void *, int))cutap_fn)(handle, jobz, m, n, A, lda, S, U, ldu, V, ldv, work, lwork, info, params, batchSize);
     uint64_t cutap_w[16] = {(uint64_t)(uintptr_t)handle, (uint64_t)jobz, (uint64_t)(int64_t)m, (uint64_t)(int64_t)n, (uint64_t)(uintptr_t)A, (uint64_t)(int64_t)lda, (uint64_t)(uintptr_t)S, (uint64_t)(uintptr_t)U, (uint64_t)(int64_t)ldu, (uint64_t)(uintptr_t)V, (uint64_t)(int64_t)ldv, (uint64_t)(uintptr_t)work, (uint64_t)(int64_t)lwork, (uint64_t)(uintptr_t)info, (uint64_t)(uintptr_t)params, (uint64_t)(int64_t)batchSize};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusolverDnZgesvdjBatched, cutap_w, thunk_cusolverDnZgesvdjBatched);
 }
@@ -3932,11 +2954,8 @@ static uint64_t thunk_cusolverDnZgesvdjBatched_bufferSize(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, int, int, void *, int, void *, void *, int, void *, int, void *, void *, int))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (int)a[2], (int)a[3], (void *)(uintptr_t)a[4], (int)a[5], (void *)(uintptr_t)a[6], (void *)(uintptr_t)a[7], (int)a[8], (void *)(uintptr_t)a[9], (int)a[10], (void *)(uintptr_t)a[11], (void *)(uintptr_t)a[12], (int)a[13]);
 }
-CUTAP_EXPORT unsigned int cusolverDnZgesvdjBatched_bufferSize(void *handle, unsigned int jobz, int m, int n, void *A, int lda, void *S, void *U, int ldu, void *V, int ldv, void *lwork, void *params, int batchSize)
+CUTAP_SLOW unsigned int cutap_slow_cusolverDnZgesvdjBatched_bufferSize(void *handle, unsigned int jobz, int m, int n, void *A, int lda, void *S, void *U, int ldu, void *V, int ldv, void *lwork, void *params, int batchSize)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusolverDnZgesvdjBatched_bufferSize], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, int, int, void *, int, void *, void *, int, void *, int, void *, void *, int))cutap_fn)(handle, jobz, m, n, A, lda, S, U, ldu, V, ldv, lwork, params, batchSize);
     uint64_t cutap_w[14] = {(uint64_t)(uintptr_t)handle, (uint64_t)jobz, (uint64_t)(int64_t)m, (uint64_t)(int64_t)n, (uint64_t)(uintptr_t)A, (uint64_t)(int64_t)lda, (uint64_t)(uintptr_t)S, (uint64_t)(uintptr_t)U, (uint64_t)(int64_t)ldu, (uint64_t)(uintptr_t)V, (uint64_t)(int64_t)ldv, (uint64_t)(uintptr_t)lwork, (uint64_t)(uintptr_t)params, (uint64_t)(int64_t)batchSize};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusolverDnZgesvdjBatched_bufferSize, cutap_w, thunk_cusolverDnZgesvdjBatched_bufferSize);
 }
@@ -3944,11 +2963,8 @@ static uint64_t thunk_cusolverDnZgesvdj_bufferSize(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, int, int, int, void *, int, void *, void *, int, void *, int, void *, void *))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (int)a[2], (int)a[3], (int)a[4], (void *)(uintptr_t)a[5], (int)a[6], (void *)(uintptr_t)a[7], (void *)(uintptr_t)a[8], (int)a[9], (void *)(uintptr_t)a[10], (int)a[11], (void *)(uintptr_t)a[12], (void *)(uintptr_t)a[13]);
 }
-CUTAP_EXPORT unsigned int cusolverDnZgesvdj_bufferSize(void *handle, unsigned int jobz, int econ, int m, int n, void *A, int lda, void *S, void *U, int ldu, void *V, int ldv, void *lwork, void *params)
+CUTAP_SLOW unsigned int cutap_slow_cusolverDnZgesvdj_bufferSize(void *handle, unsigned int jobz, int econ, int m, int n, void *A, int lda, void *S, void *U, int ldu, void *V, int ldv, void *lwork, void *params)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusolverDnZgesvdj_bufferSize], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, int, int, int, void *, int, void *, void *, int, void *, int, void *, void *))cutap_fn)(handle, jobz, econ, m, n, A, lda, S, U, ldu, V, ldv, lwork, params);
     uint64_t cutap_w[14] = {(uint64_t)(uintptr_t)handle, (uint64_t)jobz, (uint64_t)(int64_t)econ, (uint64_t)(int64_t)m, (uint64_t)(int64_t)n, (uint64_t)(uintptr_t)A, (uint64_t)(int64_t)lda, (uint64_t)(uintptr_t)S, (uint64_t)(uintptr_t)U, (uint64_t)(int64_t)ldu, (uint64_t)(uintptr_t)V, (uint64_t)(int64_t)ldv, (uint64_t)(uintptr_t)lwork, (uint64_t)(uintptr_t)params};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusolverDnZgesvdj_bufferSize, cutap_w, thunk_cusolverDnZgesvdj_bufferSize);
 }
@@ -3956,11 +2972,8 @@ static uint64_t thunk_cusolverDnZgetrf(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, int, int, void *, int, void *, void *, void *))fn)((void *)(uintptr_t)a[0], (int)a[1], (int)a[2], (void *)(uintptr_t)a[3], (int)a[4], (void *)(uintptr_t)a[5], (void *)(uintptr_t)a[6], (void *)(uintptr_t)a[7]);
 }
-CUTAP_EXPORT unsigned int cusolverDnZgetrf(void *handle, int m, int n, void *A, int lda, void *Workspace, void *devIpiv, void *devInfo)
+CUTAP_SLOW unsigned int cutap_slow_cusolverDnZgetrf(void *handle, int m, int n, void *A, int lda, void *Workspace, void *devIpiv, void *devInfo)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusolverDnZgetrf], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, int, int, void *, int, void *, void *, void *))cutap_fn)(handle, m, n, A, lda, Workspace, devIpiv, devInfo);
     uint64_t cutap_w[8] = {(uint64_t)(uintptr_t)handle, (uint64_t)(int64_t)m, (uint64_t)(int64_t)n, (uint64_t)(uintptr_t)A, (uint64_t)(int64_t)lda, (uint64_t)(uintptr_t)Workspace, (uint64_t)(uintptr_t)devIpiv, (uint64_t)(uintptr_t)devInfo};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusolverDnZgetrf, cutap_w, thunk_cusolverDnZgetrf);
 }
@@ -3968,11 +2981,8 @@ static uint64_t thunk_cusolverDnZgetrf_bufferSize(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, int, int, void *, int, void *))fn)((void *)(uintptr_t)a[0], (int)a[1], (int)a[2], (void *)(uintptr_t)a[3], (int)a[4], (void *)(uintptr_t)a[5]);
 }
-CUTAP_EXPORT unsigned int cusolverDnZgetrf_bufferSize(void *handle, int m, int n, void *A, int lda, void *Lwork)
+CUTAP_SLOW unsigned int cutap_slow_cusolverDnZgetrf_bufferSize(void *handle, int m, int n, void *A, int lda, void *Lwork)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusolverDnZgetrf_bufferSize], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, int, int, void *, int, void *))cutap_fn)(handle, m, n, A, lda, Lwork);
     uint64_t cutap_w[6] = {(uint64_t)(uintptr_t)handle, (uint64_t)(int64_t)m, (uint64_t)(int64_t)n, (uint64_t)(uintptr_t)A, (uint64_t)(int64_t)lda, (uint64_t)(uintptr_t)Lwork};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusolverDnZgetrf_bufferSize, cutap_w, thunk_cusolverDnZgetrf_bufferSize);
 }
@@ -3980,11 +2990,8 @@ static uint64_t thunk_cusolverDnZgetrs(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, int, int, void *, int, void *, void *, int, void *))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (int)a[2], (int)a[3], (void *)(uintptr_t)a[4], (int)a[5], (void *)(uintptr_t)a[6], (void *)(uintptr_t)a[7], (int)a[8], (void *)(uintptr_t)a[9]);
 }
-CUTAP_EXPORT unsigned int cusolverDnZgetrs(void *handle, unsigned int trans, int n, int nrhs, void *A, int lda, void *devIpiv, void *B, int ldb, void *devInfo)
+CUTAP_SLOW unsigned int cutap_slow_cusolverDnZgetrs(void *handle, unsigned int trans, int n, int nrhs, void *A, int lda, void *devIpiv, void *B, int ldb, void *devInfo)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusolverDnZgetrs], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, int, int, void *, int, void *, void *, int, void *))cutap_fn)(handle, trans, n, nrhs, A, lda, devIpiv, B, ldb, devInfo);
     uint64_t cutap_w[10] = {(uint64_t)(uintptr_t)handle, (uint64_t)trans, (uint64_t)(int64_t)n, (uint64_t)(int64_t)nrhs, (uint64_t)(uintptr_t)A, (uint64_t)(int64_t)lda, (uint64_t)(uintptr_t)devIpiv, (uint64_t)(uintptr_t)B, (uint64_t)(int64_t)ldb, (uint64_t)(uintptr_t)devInfo};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusolverDnZgetrs, cutap_w, thunk_cusolverDnZgetrs);
 }
@@ -3992,11 +2999,8 @@ static uint64_t thunk_cusolverDnZheevd(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, unsigned int, int, void *, int, void *, void *, int, void *))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (unsigned int)a[2], (int)a[3], (void *)(uintptr_t)a[4], (int)a[5], (void *)(uintptr_t)a[6], (void *)(uintptr_t)a[7], (int)a[8], (void *)(uintptr_t)a[9]);
 }
-CUTAP_EXPORT unsigned int cusolverDnZheevd(void *handle, unsigned int jobz, unsigned int uplo, int n, void *A, int lda, void *W, void *work, int lwork, void *info)
+CUTAP_SLOW unsigned int cutap_slow_cusolverDnZheevd(void *handle, unsigned int jobz, unsigned int uplo, int n, void *A, int lda, void *W, void *work, int lwork, void *info)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusolverDnZheevd], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, unsigned int, int, void *, int, void *, void *, int, void *))cutap_fn)(handle, jobz, uplo, n, A, lda, W, work, lwork, info);
     uint64_t cutap_w[10] = {(uint64_t)(uintptr_t)handle, (uint64_t)jobz, (uint64_t)uplo, (uint64_t)(int64_t)n, (uint64_t)(uintptr_t)A, (uint64_t)(int64_t)lda, (uint64_t)(uintptr_t)W, (uint64_t)(uintptr_t)work, (uint64_t)(int64_t)lwork, (uint64_t)(uintptr_t)info};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusolverDnZheevd, cutap_w, thunk_cusolverDnZheevd);
 }
@@ -4004,11 +3008,8 @@ static uint64_t thunk_cusolverDnZheevd_bufferSize(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, unsigned int, int, void *, int, void *, void *))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (unsigned int)a[2], (int)a[3], (void *)(uintptr_t)a[4], (int)a[5], (void *)(uintptr_t)a[6], (void *)(uintptr_t)a[7]);
 }
-CUTAP_EXPORT unsigned int cusolverDnZheevd_bufferSize(void *handle, unsigned int jobz, unsigned int uplo, int n, void *A, int lda, void *W, void *lwork)
+CUTAP_SLOW unsigned int cutap_slow_cusolverDnZheevd_bufferSize(void *handle, unsigned int jobz, unsigned int uplo, int n, void *A, int lda, void *W, void *lwork)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusolverDnZheevd_bufferSize], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, unsigned int, int, void *, int, void *, void *))cutap_fn)(handle, jobz, uplo, n, A, lda, W, lwork);
     uint64_t cutap_w[8] = {(uint64_t)(uintptr_t)handle, (uint64_t)jobz, (uint64_t)uplo, (uint64_t)(int64_t)n, (uint64_t)(uintptr_t)A, (uint64_t)(int64_t)lda, (uint64_t)(uintptr_t)W, (uint64_t)(uintptr_t)lwork};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusolverDnZheevd_bufferSize, cutap_w, thunk_cusolverDnZheevd_bufferSize);
 }
@@ -4016,11 +3017,8 @@ static uint64_t thunk_cusolverDnZheevdx(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, unsigned int, unsigned int, int, void *, int, double, double, int, int, void *, void *, void *, int, void *))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (unsigned int)a[2], (unsigned int)a[3], (int)a[4], (void *)(uintptr_t)a[5], (int)a[6], cutap_w2d(a[7]), cutap_w2d(a[8]), (int)a[9], (int)a[10], (void *)(uintptr_t)a[11], (void *)(uintptr_t)a[12], (void *)(uintptr_t)a[13], (int)a[14], (void *)(uintptr_t)a[15]);
 }
-CUTAP_EXPORT unsigned int cusolverDnZheevdx(void *handle, unsigned int jobz, unsigned int range, unsigned int uplo, int n, void *A, int lda, double vl, double vu, int il, int iu, void *meig, void *W, void *work, int lwork, void *info)
+CUTAP_SLOW unsigned int cutap_slow_cusolverDnZheevdx(void *handle, unsigned int jobz, unsigned int range, unsigned int uplo, int n, void *A, int lda, double vl, double vu, int il, int iu, void *meig, void *W, void *work, int lwork, void *info)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusolverDnZheevdx], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, unsigned int, unsigned int, int, void *, int, double, double, int, int, void *, void *, void *, int, void *))cutap_fn)(handle, jobz, range, uplo, n, A, lda, vl, vu, il, iu, meig, W, work, lwork, info);
     uint64_t cutap_w[16] = {(uint64_t)(uintptr_t)handle, (uint64_t)jobz, (uint64_t)range, (uint64_t)uplo, (uint64_t)(int64_t)n, (uint64_t)(uintptr_t)A, (uint64_t)(int64_t)lda, cutap_d2w(vl), cutap_d2w(vu), (uint64_t)(int64_t)il, (uint64_t)(int64_t)iu, (uint64_t)(uintptr_t)meig, (uint64_t)(uintptr_t)W, (uint64_t)(uintptr_t)work, (uint64_t)(int64_t)lwork, (uint64_t)(uintptr_t)info};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusolverDnZheevdx, cutap_w, thunk_cusolverDnZheevdx);
 }
@@ -4028,11 +3026,8 @@ static uint64_t thunk_cusolverDnZheevdx_bufferSize(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, unsigned int, unsigned int, int, void *, int, double, double, int, int, void *, void *, void *))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (unsigned int)a[2], (unsigned int)a[3], (int)a[4], (void *)(uintptr_t)a[5], (int)a[6], cutap_w2d(a[7]), cutap_w2d(a[8]), (int)a[9], (int)a[10], (void *)(uintptr_t)a[11], (void *)(uintptr_t)a[12], (void *)(uintptr_t)a[13]);
 }
-CUTAP_EXPORT unsigned int cusolverDnZheevdx_bufferSize(void *handle, unsigned int jobz, unsigned int range, unsigned int uplo, int n, void *A, int lda, double vl, double vu, int il, int iu, void *meig, void *W, void *lwork)
+CUTAP_SLOW unsigned int cutap_slow_cusolverDnZheevdx_bufferSize(void *handle, unsigned int jobz, unsigned int range, unsigned int uplo, int n, void *A, int lda, double vl, double vu, int il, int iu, void *meig, void *W, void *lwork)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusolverDnZheevdx_bufferSize], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, unsigned int, unsigned int, int, void *, int, double, double, int, int, void *, void *, void *))cutap_fn)(handle, jobz, range, uplo, n, A, lda, vl, vu, il, iu, meig, W, lwork);
     uint64_t cutap_w[14] = {(uint64_t)(uintptr_t)handle, (uint64_t)jobz, (uint64_t)range, (uint64_t)uplo, (uint64_t)(int64_t)n, (uint64_t)(uintptr_t)A, (uint64_t)(int64_t)lda, cutap_d2w(vl), cutap_d2w(vu), (uint64_t)(int64_t)il, (uint64_t)(int64_t)iu, (uint64_t)(uintptr_t)meig, (uint64_t)(uintptr_t)W, (uint64_t)(uintptr_t)lwork};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusolverDnZheevdx_bufferSize, cutap_w, thunk_cusolverDnZheevdx_bufferSize);
 }
@@ -4040,11 +3035,8 @@ static uint64_t thunk_cusolverDnZheevj(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, unsigned int, int, void *, int, void *, void *, int, void *, void *))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (unsigned int)a[2], (int)a[3], (void *)(uintptr_t)a[4], (int)a[5], (void *)(uintptr_t)a[6], (void *)(uintptr_t)a[7], (int)a[8], (void *)(uintptr_t)a[9], (void *)(uintptr_t)a[10]);
 }
-CUTAP_EXPORT unsigned int cusolverDnZheevj(void *handle, unsigned int jobz, unsigned int uplo, int n, void *A, int lda, void *W, void *work, int lwork, void *info, void *params)
+CUTAP_SLOW unsigned int cutap_slow_cusolverDnZheevj(void *handle, unsigned int jobz, unsigned int uplo, int n, void *A, int lda, void *W, void *work, int lwork, void *info, void *params)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusolverDnZheevj], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, unsigned int, int, void *, int, void *, void *, int, void *, void *))cutap_fn)(handle, jobz, uplo, n, A, lda, W, work, lwork, info, params);
     uint64_t cutap_w[11] = {(uint64_t)(uintptr_t)handle, (uint64_t)jobz, (uint64_t)uplo, (uint64_t)(int64_t)n, (uint64_t)(uintptr_t)A, (uint64_t)(int64_t)lda, (uint64_t)(uintptr_t)W, (uint64_t)(uintptr_t)work, (uint64_t)(int64_t)lwork, (uint64_t)(uintptr_t)info, (uint64_t)(uintptr_t)params};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusolverDnZheevj, cutap_w, thunk_cusolverDnZheevj);
 }
@@ -4052,11 +3044,8 @@ static uint64_t thunk_cusolverDnZheevjBatched(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, unsigned int, int, void *, int, void *, void *, int, void *, void *, int))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (unsigned int)a[2], (int)a[3], (void *)(uintptr_t)a[4], (int)a[5], (void *)(uintptr_t)a[6], (void *)(uintptr_t)a[7], (int)a[8], (void *)(uintptr_t)a[9], (void *)(uintptr_t)a[10], (int)a[11]);
 }
-CUTAP_EXPORT unsigned int cusolverDnZheevjBatched(void *handle, unsigned int jobz, unsigned int uplo, int n, void *A, int lda, void *W, void *work, int lwork, void *info, void *params, int batchSize)
+CUTAP_SLOW unsigned int cutap_slow_cusolverDnZheevjBatched(void *handle, unsigned int jobz, unsigned int uplo, int n, void *A, int lda, void *W, void *work, int lwork, void *info, void *params, int batchSize)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusolverDnZheevjBatched], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, unsigned int, int, void *, int, void *, void *, int, void *, void *, int))cutap_fn)(handle, jobz, uplo, n, A, lda, W, work, lwork, info, params, batchSize);
     uint64_t cutap_w[12] = {(uint64_t)(uintptr_t)handle, (uint64_t)jobz, (uint64_t)uplo, (uint64_t)(int64_t)n, (uint64_t)(uintptr_t)A, (uint64_t)(int64_t)lda, (uint64_t)(uintptr_t)W, (uint64_t)(uintptr_t)work, (uint64_t)(int64_t)lwork, (uint64_t)(uintptr_t)info, (uint64_t)(uintptr_t)params, (uint64_t)(int64_t)batchSize};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusolverDnZheevjBatched, cutap_w, thunk_cusolverDnZheevjBatched);
 }
@@ -4064,11 +3053,8 @@ static uint64_t thunk_cusolverDnZheevjBatched_bufferSize(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, unsigned int, int, void *, int, void *, void *, void *, int))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (unsigned int)a[2], (int)a[3], (void *)(uintptr_t)a[4], (int)a[5], (void *)(uintptr_t)a[6], (void *)(uintptr_t)a[7], (void *)(uintptr_t)a[8], (int)a[9]);
 }
-CUTAP_EXPORT unsigned int cusolverDnZheevjBatched_bufferSize(void *handle, unsigned int jobz, unsigned int uplo, int n, void *A, int lda, void *W, void *lwork, void *params, int batchSize)
+CUTAP_SLOW unsigned int cutap_slow_cusolverDnZheevjBatched_bufferSize(void *handle, unsigned int jobz, unsigned int uplo, int n, void *A, int lda, void *W, void *lwork, void *params, int batchSize)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusolverDnZheevjBatched_bufferSize], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, unsigned int, int, void *, int, void *, void *, void *, int))cutap_fn)(handle, jobz, uplo, n, A, lda, W, lwork, params, batchSize);
     uint64_t cutap_w[10] = {(uint64_t)(uintptr_t)handle, (uint64_t)jobz, (uint64_t)uplo, (uint64_t)(int64_t)n, (uint64_t)(uintptr_t)A, (uint64_t)(int64_t)lda, (uint64_t)(uintptr_t)W, (uint64_t)(uintptr_t)lwork, (uint64_t)(uintptr_t)params, (uint64_t)(int64_t)batchSize};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusolverDnZheevjBatched_bufferSize, cutap_w, thunk_cusolverDnZheevjBatched_bufferSize);
 }
@@ -4076,11 +3062,8 @@ static uint64_t thunk_cusolverDnZheevj_bufferSize(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, unsigned int, int, void *, int, void *, void *, void *))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (unsigned int)a[2], (int)a[3], (void *)(uintptr_t)a[4], (int)a[5], (void *)(uintptr_t)a[6], (void *)(uintptr_t)a[7], (void *)(uintptr_t)a[8]);
 }
-CUTAP_EXPORT unsigned int cusolverDnZheevj_bufferSize(void *handle, unsigned int jobz, unsigned int uplo, int n, void *A, int lda, void *W, void *lwork, void *params)
+CUTAP_SLOW unsigned int cutap_slow_cusolverDnZheevj_bufferSize(void *handle, unsigned int jobz, unsigned int uplo, int n, void *A, int lda, void *W, void *lwork, void *params)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusolverDnZheevj_bufferSize], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, unsigned int, int, void *, int, void *, void *, void *))cutap_fn)(handle, jobz, uplo, n, A, lda, W, lwork, params);
     uint64_t cutap_w[9] = {(uint64_t)(uintptr_t)handle, (uint64_t)jobz, (uint64_t)uplo, (uint64_t)(int64_t)n, (uint64_t)(uintptr_t)A, (uint64_t)(int64_t)lda, (uint64_t)(uintptr_t)W, (uint64_t)(uintptr_t)lwork, (uint64_t)(uintptr_t)params};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusolverDnZheevj_bufferSize, cutap_w, thunk_cusolverDnZheevj_bufferSize);
 }
@@ -4088,11 +3071,8 @@ static uint64_t thunk_cusolverDnZhegvd(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, unsigned int, unsigned int, int, void *, int, void *, int, void *, void *, int, void *))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (unsigned int)a[2], (unsigned int)a[3], (int)a[4], (void *)(uintptr_t)a[5], (int)a[6], (void *)(uintptr_t)a[7], (int)a[8], (void *)(uintptr_t)a[9], (void *)(uintptr_t)a[10], (int)a[11], (void *)(uintptr_t)a[12]);
 }
-CUTAP_EXPORT unsigned int cusolverDnZhegvd(void *handle, unsigned int itype, unsigned int jobz, unsigned int uplo, int n, void *A, int lda, void *B, int ldb, void *W, void *work, int lwork, void *info)
+CUTAP_SLOW unsigned int cutap_slow_cusolverDnZhegvd(void *handle, unsigned int itype, unsigned int jobz, unsigned int uplo, int n, void *A, int lda, void *B, int ldb, void *W, void *work, int lwork, void *info)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusolverDnZhegvd], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, unsigned int, unsigned int, int, void *, int, void *, int, void *, void *, int, void *))cutap_fn)(handle, itype, jobz, uplo, n, A, lda, B, ldb, W, work, lwork, info);
     uint64_t cutap_w[13] = {(uint64_t)(uintptr_t)handle, (uint64_t)itype, (uint64_t)jobz, (uint64_t)uplo, (uint64_t)(int64_t)n, (uint64_t)(uintptr_t)A, (uint64_t)(int64_t)lda, (uint64_t)(uintptr_t)B, (uint64_t)(int64_t)ldb, (uint64_t)(uintptr_t)W, (uint64_t)(uintptr_t)work, (uint64_t)(int64_t)lwork, (uint64_t)(uintptr_t)info};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusolverDnZhegvd, cutap_w, thunk_cusolverDnZhegvd);
 }
@@ -4100,11 +3080,8 @@ static uint64_t thunk_cusolverDnZhegvd_bufferSize(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, unsigned int, unsigned int, int, void *, int, void *, int, void *, void *))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (unsigned int)a[2], (unsigned int)a[3], (int)a[4], (void *)(uintptr_t)a[5], (int)a[6], (void *)(uintptr_t)a[7], (int)a[8], (void *)(uintptr_t)a[9], (void *)(uintptr_t)a[10]);
 }
-CUTAP_EXPORT unsigned int cusolverDnZhegvd_bufferSize(void *handle, unsigned int itype, unsigned int jobz, unsigned int uplo, int n, void *A, int lda, void *B, int ldb, void *W, void *lwork)
+CUTAP_SLOW unsigned int cutap_slow_cusolverDnZhegvd_bufferSize(void *handle, unsigned int itype, unsigned int jobz, unsigned int uplo, int n, void *A, int lda, void *B, int ldb, void *W, void *lwork)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusolverDnZhegvd_bufferSize], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, unsigned int, unsigned int, int, void *, int, void *, int, void *, void *))cutap_fn)(handle, itype, jobz, uplo, n, A, lda, B, ldb, W, lwork);
     uint64_t cutap_w[11] = {(uint64_t)(uintptr_t)handle, (uint64_t)itype, (uint64_t)jobz, (uint64_t)uplo, (uint64_t)(int64_t)n, (uint64_t)(uintptr_t)A, (uint64_t)(int64_t)lda, (uint64_t)(uintptr_t)B, (uint64_t)(int64_t)ldb, (uint64_t)(uintptr_t)W, (uint64_t)(uintptr_t)lwork};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusolverDnZhegvd_bufferSize, cutap_w, thunk_cusolverDnZhegvd_bufferSize);
 }
@@ -4112,11 +3089,8 @@ static uint64_t thunk_cusolverDnZhegvdx(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, unsigned int, unsigned int, unsigned int, int, void *, int, void *, int, double, double, int, int, void *, void *, void *, int, void *))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (unsigned int)a[2], (unsigned int)a[3], (unsigned int)a[4], (int)a[5], (void *)(uintptr_t)a[6], (int)a[7], (void *)(uintptr_t)a[8], (int)a[9], cutap_w2d(a[10]), cutap_w2d(a[11]), (int)a[12], (int)a[13], (void *)(uintptr_t)a[14], (void *)(uintptr_t)a[15], (void *)(uintptr_t)a[16], (int)a[17], (void *)(uintptr_t)a[18]);
 }
-CUTAP_EXPORT unsigned int cusolverDnZhegvdx(void *handle, unsigned int itype, unsigned int jobz, unsigned int range, unsigned int uplo, int n, void *A, int lda, void *B, int ldb, double vl, double vu, int il, int iu, void *meig, void *W, void *work, int lwork, void *info)
+CUTAP_SLOW unsigned int cutap_slow_cusolverDnZhegvdx(void *handle, unsigned int itype, unsigned int jobz, unsigned int range, unsigned int uplo, int n, void *A, int lda, void *B, int ldb, double vl, double vu, int il, int iu, void *meig, void *W, void *work, int lwork, void *info)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusolverDnZhegvdx], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, unsigned int, unsigned int, unsigned int, int, void *, int, void *, int, double, double, int, int, void *, void *, void *, int, void *))cutap_fn)(handle, itype, jobz, range, uplo, n, A, lda, B, ldb, vl, vu, il, iu, meig, W, work, lwork, info);
     uint64_t cutap_w[19] = {(uint64_t)(uintptr_t)handle, (uint64_t)itype, (uint64_t)jobz, (uint64_t)range, (uint64_t)uplo, (uint64_t)(int64_t)n, (uint64_t)(uintptr_t)A, (uint64_t)(int64_t)lda, (uint64_t)(uintptr_t)B, (uint64_t)(int64_t)ldb, cutap_d2w(vl), cutap_d2w(vu), (uint64_t)(int64_t)il, (uint64_t)(int64_t)iu, (uint64_t)(uintptr_t)meig, (uint64_t)(uintptr_t)W, (uint64_t)(uintptr_t)work, (uint64_t)(int64_t)lwork, (uint64_t)(uintptr_t)info};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusolverDnZhegvdx, cutap_w, thunk_cusolverDnZhegvdx);
 }
@@ -4124,11 +3098,8 @@ static uint64_t thunk_cusolverDnZhegvdx_bufferSize(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, unsigned int, unsigned int, unsigned int, int, void *, int, void *, int, double, double, int, int, void *, void *, void *))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (unsigned int)a[2], (unsigned int)a[3], (unsigned int)a[4], (int)a[5], (void *)(uintptr_t)a[6], (int)a[7], (void *)(uintptr_t)a[8], (int)a[9], cutap_w2d(a[10]), cutap_w2d(a[11]), (int)a[12], (int)a[13], (void *)(uintptr_t)a[14], (void *)(uintptr_t)a[15], (void *)(uintptr_t)a[16]);
 }
-CUTAP_EXPORT unsigned int cusolverDnZhegvdx_bufferSize(void *handle, unsigned int itype, unsigned int jobz, unsigned int range, unsigned int uplo, int n, void *A, int lda, void *B, int ldb, double vl, double vu, int il, int iu, void *meig, void *W, void *lwork)
+CUTAP_SLOW unsigned int cutap_slow_cusolverDnZhegvdx_bufferSize(void *handle, unsigned int itype, unsigned int jobz, unsigned int range, unsigned int uplo, int n, void *A, int lda, void *B, int ldb, double vl, double vu, int il, int iu, void *meig, void *W, void *lwork)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusolverDnZhegvdx_bufferSize], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, unsigned int, unsigned int, unsigned int, int, void *, int, void *, int, double, double, int, int, void *, void *, void *))cutap_fn)(handle, itype, jobz, range, uplo, n, A, lda, B, ldb, vl, vu, il, iu, meig, W, lwork);
     uint64_t cutap_w[17] = {(uint64_t)(uintptr_t)handle, (uint64_t)itype, (uint64_t)jobz, (uint64_t)range, (uint64_t)uplo, (uint64_t)(int64_t)n, (uint64_t)(uintptr_t)A, (uint64_t)(int64_t)lda, (uint64_t)(uintptr_t)B, (uint64_t)(int64_t)ldb, cutap_d2w(vl), cutap_d2w(vu), (uint64_t)(int64_t)il, (uint64_t)(int64_t)iu, (uint64_t)(uintptr_t)meig, (uint64_t)(uintptr_t)W, (uint64_t)(uintptr_t)lwork};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusolverDnZhegvdx_bufferSize, cutap_w, thunk_cusolverDnZhegvdx_bufferSize);
 }
@@ -4136,11 +3107,8 @@ static uint64_t thunk_cusolverDnZhegvj(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, unsigned int, unsigned int, int, void *, int, void *, int, void *, void *, int, void *, void *))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (unsigned int)a[2], (unsigned int)a[3], (int)a[4], (void *)(uintptr_t)a[5], (int)a[6], (void *)(uintptr_t)a[7], (int)a[8], (void *)(uintptr_t)a[9], (void *)(uintptr_t)a[10], (int)a[11], (void *)(uintptr_t)a[12], (void *)(uintptr_t)a[13]);
 }
-CUTAP_EXPORT unsigned int cusolverDnZhegvj(void *handle, unsigned int itype, unsigned int jobz, unsigned int uplo, int n, void *A, int lda, void *B, int ldb, void *W, void *work, int lwork, void *info, void *params)
+CUTAP_SLOW unsigned int cutap_slow_cusolverDnZhegvj(void *handle, unsigned int itype, unsigned int jobz, unsigned int uplo, int n, void *A, int lda, void *B, int ldb, void *W, void *work, int lwork, void *info, void *params)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusolverDnZhegvj], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, unsigned int, unsigned int, int, void *, int, void *, int, void *, void *, int, void *, void *))cutap_fn)(handle, itype, jobz, uplo, n, A, lda, B, ldb, W, work, lwork, info, params);
     uint64_t cutap_w[14] = {(uint64_t)(uintptr_t)handle, (uint64_t)itype, (uint64_t)jobz, (uint64_t)uplo, (uint64_t)(int64_t)n, (uint64_t)(uintptr_t)A, (uint64_t)(int64_t)lda, (uint64_t)(uintptr_t)B, (uint64_t)(int64_t)ldb, (uint64_t)(uintptr_t)W, (uint64_t)(uintptr_t)work, (uint64_t)(int64_t)lwork, (uint64_t)(uintptr_t)info, (uint64_t)(uintptr_t)params};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusolverDnZhegvj, cutap_w, thunk_cusolverDnZhegvj);
 }
@@ -4148,11 +3116,8 @@ static uint64_t thunk_cusolverDnZhegvj_bufferSize(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, unsigned int, unsigned int, int, void *, int, void *, int, void *, void *, void *))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (unsigned int)a[2], (unsigned int)a[3], (int)a[4], (void *)(uintptr_t)a[5], (int)a[6], (void *)(uintptr_t)a[7], (int)a[8], (void *)(uintptr_t)a[9], (void *)(uintptr_t)a[10], (void *)(uintptr_t)a[11]);
 }
-CUTAP_EXPORT unsigned int cusolverDnZhegvj_bufferSize(void *handle, unsigned int itype, unsigned int jobz, unsigned int uplo, int n, void *A, int lda, void *B, int ldb, void *W, void *lwork, void *params)
+CUTAP_SLOW unsigned int cutap_slow_cusolverDnZhegvj_bufferSize(void *handle, unsigned int itype, unsigned int jobz, unsigned int uplo, int n, void *A, int lda, void *B, int ldb, void *W, void *lwork, void *params)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusolverDnZhegvj_bufferSize], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, unsigned int, unsigned int, int, void *, int, void *, int, void *, void *, void *))cutap_fn)(handle, itype, jobz, uplo, n, A, lda, B, ldb, W, lwork, params);
     uint64_t cutap_w[12] = {(uint64_t)(uintptr_t)handle, (uint64_t)itype, (uint64_t)jobz, (uint64_t)uplo, (uint64_t)(int64_t)n, (uint64_t)(uintptr_t)A, (uint64_t)(int64_t)lda, (uint64_t)(uintptr_t)B, (uint64_t)(int64_t)ldb, (uint64_t)(uintptr_t)W, (uint64_t)(uintptr_t)lwork, (uint64_t)(uintptr_t)params};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusolverDnZhegvj_bufferSize, cutap_w, thunk_cusolverDnZhegvj_bufferSize);
 }
@@ -4160,11 +3125,8 @@ static uint64_t thunk_cusolverDnZhetrd(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, int, void *, int, void *, void *, void *, void *, int, void *))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (int)a[2], (void *)(uintptr_t)a[3], (int)a[4], (void *)(uintptr_t)a[5], (void *)(uintptr_t)a[6], (void *)(uintptr_t)a[7], (void *)(uintptr_t)a[8], (int)a[9], (void *)(uintptr_t)a[10]);
 }
-CUTAP_EXPORT unsigned int cusolverDnZhetrd(void *handle, unsigned int uplo, int n, void *A, int lda, void *d, void *e, void *tau, void *work, int lwork, void *info)
+CUTAP_SLOW unsigned int cutap_slow_cusolverDnZhetrd(void *handle, unsigned int uplo, int n, void *A, int lda, void *d, void *e, void *tau, void *work, int lwork, void *info)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusolverDnZhetrd], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, int, void *, int, void *, void *, void *, void *, int, void *))cutap_fn)(handle, uplo, n, A, lda, d, e, tau, work, lwork, info);
     uint64_t cutap_w[11] = {(uint64_t)(uintptr_t)handle, (uint64_t)uplo, (uint64_t)(int64_t)n, (uint64_t)(uintptr_t)A, (uint64_t)(int64_t)lda, (uint64_t)(uintptr_t)d, (uint64_t)(uintptr_t)e, (uint64_t)(uintptr_t)tau, (uint64_t)(uintptr_t)work, (uint64_t)(int64_t)lwork, (uint64_t)(uintptr_t)info};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusolverDnZhetrd, cutap_w, thunk_cusolverDnZhetrd);
 }
@@ -4172,11 +3134,8 @@ static uint64_t thunk_cusolverDnZhetrd_bufferSize(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, int, void *, int, void *, void *, void *, void *))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (int)a[2], (void *)(uintptr_t)a[3], (int)a[4], (void *)(uintptr_t)a[5], (void *)(uintptr_t)a[6], (void *)(uintptr_t)a[7], (void *)(uintptr_t)a[8]);
 }
-CUTAP_EXPORT unsigned int cusolverDnZhetrd_bufferSize(void *handle, unsigned int uplo, int n, void *A, int lda, void *d, void *e, void *tau, void *lwork)
+CUTAP_SLOW unsigned int cutap_slow_cusolverDnZhetrd_bufferSize(void *handle, unsigned int uplo, int n, void *A, int lda, void *d, void *e, void *tau, void *lwork)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusolverDnZhetrd_bufferSize], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, int, void *, int, void *, void *, void *, void *))cutap_fn)(handle, uplo, n, A, lda, d, e, tau, lwork);
     uint64_t cutap_w[9] = {(uint64_t)(uintptr_t)handle, (uint64_t)uplo, (uint64_t)(int64_t)n, (uint64_t)(uintptr_t)A, (uint64_t)(int64_t)lda, (uint64_t)(uintptr_t)d, (uint64_t)(uintptr_t)e, (uint64_t)(uintptr_t)tau, (uint64_t)(uintptr_t)lwork};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusolverDnZhetrd_bufferSize, cutap_w, thunk_cusolverDnZhetrd_bufferSize);
 }
@@ -4184,11 +3143,8 @@ static uint64_t thunk_cusolverDnZlaswp(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, int, void *, int, int, int, void *, int))fn)((void *)(uintptr_t)a[0], (int)a[1], (void *)(uintptr_t)a[2], (int)a[3], (int)a[4], (int)a[5], (void *)(uintptr_t)a[6], (int)a[7]);
 }
-CUTAP_EXPORT unsigned int cusolverDnZlaswp(void *handle, int n, void *A, int lda, int k1, int k2, void *devIpiv, int incx)
+CUTAP_SLOW unsigned int cutap_slow_cusolverDnZlaswp(void *handle, int n, void *A, int lda, int k1, int k2, void *devIpiv, int incx)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusolverDnZlaswp], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, int, void *, int, int, int, void *, int))cutap_fn)(handle, n, A, lda, k1, k2, devIpiv, incx);
     uint64_t cutap_w[8] = {(uint64_t)(uintptr_t)handle, (uint64_t)(int64_t)n, (uint64_t)(uintptr_t)A, (uint64_t)(int64_t)lda, (uint64_t)(int64_t)k1, (uint64_t)(int64_t)k2, (uint64_t)(uintptr_t)devIpiv, (uint64_t)(int64_t)incx};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusolverDnZlaswp, cutap_w, thunk_cusolverDnZlaswp);
 }
@@ -4196,11 +3152,8 @@ static uint64_t thunk_cusolverDnZlauum(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, int, void *, int, void *, int, void *))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (int)a[2], (void *)(uintptr_t)a[3], (int)a[4], (void *)(uintptr_t)a[5], (int)a[6], (void *)(uintptr_t)a[7]);
 }
-CUTAP_EXPORT unsigned int cusolverDnZlauum(void *handle, unsigned int uplo, int n, void *A, int lda, void *work, int lwork, void *devInfo)
+CUTAP_SLOW unsigned int cutap_slow_cusolverDnZlauum(void *handle, unsigned int uplo, int n, void *A, int lda, void *work, int lwork, void *devInfo)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusolverDnZlauum], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, int, void *, int, void *, int, void *))cutap_fn)(handle, uplo, n, A, lda, work, lwork, devInfo);
     uint64_t cutap_w[8] = {(uint64_t)(uintptr_t)handle, (uint64_t)uplo, (uint64_t)(int64_t)n, (uint64_t)(uintptr_t)A, (uint64_t)(int64_t)lda, (uint64_t)(uintptr_t)work, (uint64_t)(int64_t)lwork, (uint64_t)(uintptr_t)devInfo};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusolverDnZlauum, cutap_w, thunk_cusolverDnZlauum);
 }
@@ -4208,11 +3161,8 @@ static uint64_t thunk_cusolverDnZlauum_bufferSize(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, int, void *, int, void *))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (int)a[2], (void *)(uintptr_t)a[3], (int)a[4], (void *)(uintptr_t)a[5]);
 }
-CUTAP_EXPORT unsigned int cusolverDnZlauum_bufferSize(void *handle, unsigned int uplo, int n, void *A, int lda, void *lwork)
+CUTAP_SLOW unsigned int cutap_slow_cusolverDnZlauum_bufferSize(void *handle, unsigned int uplo, int n, void *A, int lda, void *lwork)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusolverDnZlauum_bufferSize], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, int, void *, int, void *))cutap_fn)(handle, uplo, n, A, lda, lwork);
     uint64_t cutap_w[6] = {(uint64_t)(uintptr_t)handle, (uint64_t)uplo, (uint64_t)(int64_t)n, (uint64_t)(uintptr_t)A, (uint64_t)(int64_t)lda, (uint64_t)(uintptr_t)lwork};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusolverDnZlauum_bufferSize, cutap_w, thunk_cusolverDnZlauum_bufferSize);
 }
@@ -4220,11 +3170,8 @@ static uint64_t thunk_cusolverDnZpotrf(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, int, void *, int, void *, int, void *))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (int)a[2], (void *)(uintptr_t)a[3], (int)a[4], (void *)(uintptr_t)a[5], (int)a[6], (void *)(uintptr_t)a[7]);
 }
-CUTAP_EXPORT unsigned int cusolverDnZpotrf(void *handle, unsigned int uplo, int n, void *A, int lda, void *Workspace, int Lwork, void *devInfo)
+CUTAP_SLOW unsigned int cutap_slow_cusolverDnZpotrf(void *handle, unsigned int uplo, int n, void *A, int lda, void *Workspace, int Lwork, void *devInfo)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusolverDnZpotrf], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, int, void *, int, void *, int, void *))cutap_fn)(handle, uplo, n, A, lda, Workspace, Lwork, devInfo);
     uint64_t cutap_w[8] = {(uint64_t)(uintptr_t)handle, (uint64_t)uplo, (uint64_t)(int64_t)n, (uint64_t)(uintptr_t)A, (uint64_t)(int64_t)lda, (uint64_t)(uintptr_t)Workspace, (uint64_t)(int64_t)Lwork, (uint64_t)(uintptr_t)devInfo};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusolverDnZpotrf, cutap_w, thunk_cusolverDnZpotrf);
 }
@@ -4232,11 +3179,8 @@ static uint64_t thunk_cusolverDnZpotrfBatched(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, int, void *, int, void *, int))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (int)a[2], (void *)(uintptr_t)a[3], (int)a[4], (void *)(uintptr_t)a[5], (int)a[6]);
 }
-CUTAP_EXPORT unsigned int cusolverDnZpotrfBatched(void *handle, unsigned int uplo, int n, void *Aarray, int lda, void *infoArray, int batchSize)
+CUTAP_SLOW unsigned int cutap_slow_cusolverDnZpotrfBatched(void *handle, unsigned int uplo, int n, void *Aarray, int lda, void *infoArray, int batchSize)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusolverDnZpotrfBatched], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, int, void *, int, void *, int))cutap_fn)(handle, uplo, n, Aarray, lda, infoArray, batchSize);
     uint64_t cutap_w[7] = {(uint64_t)(uintptr_t)handle, (uint64_t)uplo, (uint64_t)(int64_t)n, (uint64_t)(uintptr_t)Aarray, (uint64_t)(int64_t)lda, (uint64_t)(uintptr_t)infoArray, (uint64_t)(int64_t)batchSize};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusolverDnZpotrfBatched, cutap_w, thunk_cusolverDnZpotrfBatched);
 }
@@ -4244,11 +3188,8 @@ static uint64_t thunk_cusolverDnZpotrf_bufferSize(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, int, void *, int, void *))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (int)a[2], (void *)(uintptr_t)a[3], (int)a[4], (void *)(uintptr_t)a[5]);
 }
-CUTAP_EXPORT unsigned int cusolverDnZpotrf_bufferSize(void *handle, unsigned int uplo, int n, void *A, int lda, void *Lwork)
+CUTAP_SLOW unsigned int cutap_slow_cusolverDnZpotrf_bufferSize(void *handle, unsigned int uplo, int n, void *A, int lda, void *Lwork)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusolverDnZpotrf_bufferSize], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, int, void *, int, void *))cutap_fn)(handle, uplo, n, A, lda, Lwork);
     uint64_t cutap_w[6] = {(uint64_t)(uintptr_t)handle, (uint64_t)uplo, (uint64_t)(int64_t)n, (uint64_t)(uintptr_t)A, (uint64_t)(int64_t)lda, (uint64_t)(uintptr_t)Lwork};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusolverDnZpotrf_bufferSize, cutap_w, thunk_cusolverDnZpotrf_bufferSize);
 }
@@ -4256,11 +3197,8 @@ static uint64_t thunk_cusolverDnZpotri(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, int, void *, int, void *, int, void *))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (int)a[2], (void *)(uintptr_t)a[3], (int)a[4], (void *)(uintptr_t)a[5], (int)a[6], (void *)(uintptr_t)a[7]);
 }
-CUTAP_EXPORT unsigned int cusolverDnZpotri(void *handle, unsigned int uplo, int n, void *A, int lda, void *work, int lwork, void *devInfo)
+CUTAP_SLOW unsigned int cutap_slow_cusolverDnZpotri(void *handle, unsigned int uplo, int n, void *A, int lda, void *work, int lwork, void *devInfo)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusolverDnZpotri], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, int, void *, int, void *, int, void *))cutap_fn)(handle, uplo, n, A, lda, work, lwork, devInfo);
     uint64_t cutap_w[8] = {(uint64_t)(uintptr_t)handle, (uint64_t)uplo, (uint64_t)(int64_t)n, (uint64_t)(uintptr_t)A, (uint64_t)(int64_t)lda, (uint64_t)(uintptr_t)work, (uint64_t)(int64_t)lwork, (uint64_t)(uintptr_t)devInfo};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusolverDnZpotri, cutap_w, thunk_cusolverDnZpotri);
 }
@@ -4268,11 +3206,8 @@ static uint64_t thunk_cusolverDnZpotri_bufferSize(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, int, void *, int, void *))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (int)a[2], (void *)(uintptr_t)a[3], (int)a[4], (void *)(uintptr_t)a[5]);
 }
-CUTAP_EXPORT unsigned int cusolverDnZpotri_bufferSize(void *handle, unsigned int uplo, int n, void *A, int lda, void *lwork)
+CUTAP_SLOW unsigned int cutap_slow_cusolverDnZpotri_bufferSize(void *handle, unsigned int uplo, int n, void *A, int lda, void *lwork)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusolverDnZpotri_bufferSize], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, int, void *, int, void *))cutap_fn)(handle, uplo, n, A, lda, lwork);
     uint64_t cutap_w[6] = {(uint64_t)(uintptr_t)handle, (uint64_t)uplo, (uint64_t)(int64_t)n, (uint64_t)(uintptr_t)A, (uint64_t)(int64_t)lda, (uint64_t)(uintptr_t)lwork};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusolverDnZpotri_bufferSize, cutap_w, thunk_cusolverDnZpotri_bufferSize);
 }
@@ -4280,11 +3215,8 @@ static uint64_t thunk_cusolverDnZpotrs(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, int, int, void *, int, void *, int, void *))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (int)a[2], (int)a[3], (void *)(uintptr_t)a[4], (int)a[5], (void *)(uintptr_t)a[6], (int)a[7], (void *)(uintptr_t)a[8]);
 }
-CUTAP_EXPORT unsigned int cusolverDnZpotrs(void *handle, unsigned int uplo, int n, int nrhs, void *A, int lda, void *B, int ldb, void *devInfo)
+CUTAP_SLOW unsigned int cutap_slow_cusolverDnZpotrs(void *handle, unsigned int uplo, int n, int nrhs, void *A, int lda, void *B, int ldb, void *devInfo)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusolverDnZpotrs], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, int, int, void *, int, void *, int, void *))cutap_fn)(handle, uplo, n, nrhs, A, lda, B, ldb, devInfo);
     uint64_t cutap_w[9] = {(uint64_t)(uintptr_t)handle, (uint64_t)uplo, (uint64_t)(int64_t)n, (uint64_t)(int64_t)nrhs, (uint64_t)(uintptr_t)A, (uint64_t)(int64_t)lda, (uint64_t)(uintptr_t)B, (uint64_t)(int64_t)ldb, (uint64_t)(uintptr_t)devInfo};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusolverDnZpotrs, cutap_w, thunk_cusolverDnZpotrs);
 }
@@ -4292,11 +3224,8 @@ static uint64_t thunk_cusolverDnZpotrsBatched(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, int, int, void *, int, void *, int, void *, int))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (int)a[2], (int)a[3], (void *)(uintptr_t)a[4], (int)a[5], (void *)(uintptr_t)a[6], (int)a[7], (void *)(uintptr_t)a[8], (int)a[9]);
 }
-CUTAP_EXPORT unsigned int cusolverDnZpotrsBatched(void *handle, unsigned int uplo, int n, int nrhs, void *A, int lda, void *B, int ldb, void *d_info, int batchSize)
+CUTAP_SLOW unsigned int cutap_slow_cusolverDnZpotrsBatched(void *handle, unsigned int uplo, int n, int nrhs, void *A, int lda, void *B, int ldb, void *d_info, int batchSize)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusolverDnZpotrsBatched], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, int, int, void *, int, void *, int, void *, int))cutap_fn)(handle, uplo, n, nrhs, A, lda, B, ldb, d_info, batchSize);
     uint64_t cutap_w[10] = {(uint64_t)(uintptr_t)handle, (uint64_t)uplo, (uint64_t)(int64_t)n, (uint64_t)(int64_t)nrhs, (uint64_t)(uintptr_t)A, (uint64_t)(int64_t)lda, (uint64_t)(uintptr_t)B, (uint64_t)(int64_t)ldb, (uint64_t)(uintptr_t)d_info, (uint64_t)(int64_t)batchSize};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusolverDnZpotrsBatched, cutap_w, thunk_cusolverDnZpotrsBatched);
 }
@@ -4304,11 +3233,8 @@ static uint64_t thunk_cusolverDnZsytrf(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, int, void *, int, void *, void *, int, void *))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (int)a[2], (void *)(uintptr_t)a[3], (int)a[4], (void *)(uintptr_t)a[5], (void *)(uintptr_t)a[6], (int)a[7], (void *)(uintptr_t)a[8]);
 }
-CUTAP_EXPORT unsigned int cusolverDnZsytrf(void *handle, unsigned int uplo, int n, void *A, int lda, void *ipiv, void *work, int lwork, void *info)
+CUTAP_SLOW unsigned int cutap_slow_cusolverDnZsytrf(void *handle, unsigned int uplo, int n, void *A, int lda, void *ipiv, void *work, int lwork, void *info)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusolverDnZsytrf], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, int, void *, int, void *, void *, int, void *))cutap_fn)(handle, uplo, n, A, lda, ipiv, work, lwork, info);
     uint64_t cutap_w[9] = {(uint64_t)(uintptr_t)handle, (uint64_t)uplo, (uint64_t)(int64_t)n, (uint64_t)(uintptr_t)A, (uint64_t)(int64_t)lda, (uint64_t)(uintptr_t)ipiv, (uint64_t)(uintptr_t)work, (uint64_t)(int64_t)lwork, (uint64_t)(uintptr_t)info};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusolverDnZsytrf, cutap_w, thunk_cusolverDnZsytrf);
 }
@@ -4316,11 +3242,8 @@ static uint64_t thunk_cusolverDnZsytrf_bufferSize(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, int, void *, int, void *))fn)((void *)(uintptr_t)a[0], (int)a[1], (void *)(uintptr_t)a[2], (int)a[3], (void *)(uintptr_t)a[4]);
 }
-CUTAP_EXPORT unsigned int cusolverDnZsytrf_bufferSize(void *handle, int n, void *A, int lda, void *lwork)
+CUTAP_SLOW unsigned int cutap_slow_cusolverDnZsytrf_bufferSize(void *handle, int n, void *A, int lda, void *lwork)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusolverDnZsytrf_bufferSize], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, int, void *, int, void *))cutap_fn)(handle, n, A, lda, lwork);
     uint64_t cutap_w[5] = {(uint64_t)(uintptr_t)handle, (uint64_t)(int64_t)n, (uint64_t)(uintptr_t)A, (uint64_t)(int64_t)lda, (uint64_t)(uintptr_t)lwork};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusolverDnZsytrf_bufferSize, cutap_w, thunk_cusolverDnZsytrf_bufferSize);
 }
@@ -4328,11 +3251,8 @@ static uint64_t thunk_cusolverDnZsytri(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, int, void *, int, void *, void *, int, void *))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (int)a[2], (void *)(uintptr_t)a[3], (int)a[4], (void *)(uintptr_t)a[5], (void *)(uintptr_t)a[6], (int)a[7], (void *)(uintptr_t)a[8]);
 }
-CUTAP_EXPORT unsigned int cusolverDnZsytri(void *handle, unsigned int uplo, int n, void *A, int lda, void *ipiv, void *work, int lwork, void *info)
+CUTAP_SLOW unsigned int cutap_slow_cusolverDnZsytri(void *handle, unsigned int uplo, int n, void *A, int lda, void *ipiv, void *work, int lwork, void *info)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusolverDnZsytri], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, int, void *, int, void *, void *, int, void *))cutap_fn)(handle, uplo, n, A, lda, ipiv, work, lwork, info);
     uint64_t cutap_w[9] = {(uint64_t)(uintptr_t)handle, (uint64_t)uplo, (uint64_t)(int64_t)n, (uint64_t)(uintptr_t)A, (uint64_t)(int64_t)lda, (uint64_t)(uintptr_t)ipiv, (uint64_t)(uintptr_t)work, (uint64_t)(int64_t)lwork, (uint64_t)(uintptr_t)info};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusolverDnZsytri, cutap_w, thunk_cusolverDnZsytri);
 }
@@ -4340,11 +3260,8 @@ static uint64_t thunk_cusolverDnZsytri_bufferSize(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, int, void *, int, void *, void *))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (int)a[2], (void *)(uintptr_t)a[3], (int)a[4], (void *)(uintptr_t)a[5], (void *)(uintptr_t)a[6]);
 }
-CUTAP_EXPORT unsigned int cusolverDnZsytri_bufferSize(void *handle, unsigned int uplo, int n, void *A, int lda, void *ipiv, void *lwork)
+CUTAP_SLOW unsigned int cutap_slow_cusolverDnZsytri_bufferSize(void *handle, unsigned int uplo, int n, void *A, int lda, void *ipiv, void *lwork)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusolverDnZsytri_bufferSize], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, int, void *, int, void *, void *))cutap_fn)(handle, uplo, n, A, lda, ipiv, lwork);
     uint64_t cutap_w[7] = {(uint64_t)(uintptr_t)handle, (uint64_t)uplo, (uint64_t)(int64_t)n, (uint64_t)(uintptr_t)A, (uint64_t)(int64_t)lda, (uint64_t)(uintptr_t)ipiv, (uint64_t)(uintptr_t)lwork};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusolverDnZsytri_bufferSize, cutap_w, thunk_cusolverDnZsytri_bufferSize);
 }
@@ -4352,11 +3269,8 @@ static uint64_t thunk_cusolverDnZungbr(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, int, int, int, void *, int, void *, void *, int, void *))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (int)a[2], (int)a[3], (int)a[4], (void *)(uintptr_t)a[5], (int)a[6], (void *)(uintptr_t)a[7], (void *)(uintptr_t)a[8], (int)a[9], (void *)(uintptr_t)a[10]);
 }
-CUTAP_EXPORT unsigned int cusolverDnZungbr(void *handle, unsigned int side, int m, int n, int k, void *A, int lda, void *tau, void *work, int lwork, void *info)
+CUTAP_SLOW unsigned int cutap_slow_cusolverDnZungbr(void *handle, unsigned int side, int m, int n, int k, void *A, int lda, void *tau, void *work, int lwork, void *info)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusolverDnZungbr], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, int, int, int, void *, int, void *, void *, int, void *))cutap_fn)(handle, side, m, n, k, A, lda, tau, work, lwork, info);
     uint64_t cutap_w[11] = {(uint64_t)(uintptr_t)handle, (uint64_t)side, (uint64_t)(int64_t)m, (uint64_t)(int64_t)n, (uint64_t)(int64_t)k, (uint64_t)(uintptr_t)A, (uint64_t)(int64_t)lda, (uint64_t)(uintptr_t)tau, (uint64_t)(uintptr_t)work, (uint64_t)(int64_t)lwork, (uint64_t)(uintptr_t)info};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusolverDnZungbr, cutap_w, thunk_cusolverDnZungbr);
 }
@@ -4364,11 +3278,8 @@ static uint64_t thunk_cusolverDnZungbr_bufferSize(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, int, int, int, void *, int, void *, void *))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (int)a[2], (int)a[3], (int)a[4], (void *)(uintptr_t)a[5], (int)a[6], (void *)(uintptr_t)a[7], (void *)(uintptr_t)a[8]);
 }
-CUTAP_EXPORT unsigned int cusolverDnZungbr_bufferSize(void *handle, unsigned int side, int m, int n, int k, void *A, int lda, void *tau, void *lwork)
+CUTAP_SLOW unsigned int cutap_slow_cusolverDnZungbr_bufferSize(void *handle, unsigned int side, int m, int n, int k, void *A, int lda, void *tau, void *lwork)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusolverDnZungbr_bufferSize], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, int, int, int, void *, int, void *, void *))cutap_fn)(handle, side, m, n, k, A, lda, tau, lwork);
     uint64_t cutap_w[9] = {(uint64_t)(uintptr_t)handle, (uint64_t)side, (uint64_t)(int64_t)m, (uint64_t)(int64_t)n, (uint64_t)(int64_t)k, (uint64_t)(uintptr_t)A, (uint64_t)(int64_t)lda, (uint64_t)(uintptr_t)tau, (uint64_t)(uintptr_t)lwork};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusolverDnZungbr_bufferSize, cutap_w, thunk_cusolverDnZungbr_bufferSize);
 }
@@ -4376,11 +3287,8 @@ static uint64_t thunk_cusolverDnZungqr(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, int, int, int, void *, int, void *, void *, int, void *))fn)((void *)(uintptr_t)a[0], (int)a[1], (int)a[2], (int)a[3], (void *)(uintptr_t)a[4], (int)a[5], (void *)(uintptr_t)a[6], (void *)(uintptr_t)a[7], (int)a[8], (void *)(uintptr_t)a[9]);
 }
-CUTAP_EXPORT unsigned int cusolverDnZungqr(void *handle, int m, int n, int k, void *A, int lda, void *tau, void *work, int lwork, void *info)
+CUTAP_SLOW unsigned int cutap_slow_cusolverDnZungqr(void *handle, int m, int n, int k, void *A, int lda, void *tau, void *work, int lwork, void *info)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusolverDnZungqr], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, int, int, int, void *, int, void *, void *, int, void *))cutap_fn)(handle, m, n, k, A, lda, tau, work, lwork, info);
     uint64_t cutap_w[10] = {(uint64_t)(uintptr_t)handle, (uint64_t)(int64_t)m, (uint64_t)(int64_t)n, (uint64_t)(int64_t)k, (uint64_t)(uintptr_t)A, (uint64_t)(int64_t)lda, (uint64_t)(uintptr_t)tau, (uint64_t)(uintptr_t)work, (uint64_t)(int64_t)lwork, (uint64_t)(uintptr_t)info};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusolverDnZungqr, cutap_w, thunk_cusolverDnZungqr);
 }
@@ -4388,11 +3296,8 @@ static uint64_t thunk_cusolverDnZungqr_bufferSize(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, int, int, int, void *, int, void *, void *))fn)((void *)(uintptr_t)a[0], (int)a[1], (int)a[2], (int)a[3], (void *)(uintptr_t)a[4], (int)a[5], (void *)(uintptr_t)a[6], (void *)(uintptr_t)a[7]);
 }
-CUTAP_EXPORT unsigned int cusolverDnZungqr_bufferSize(void *handle, int m, int n, int k, void *A, int lda, void *tau, void *lwork)
+CUTAP_SLOW unsigned int cutap_slow_cusolverDnZungqr_bufferSize(void *handle, int m, int n, int k, void *A, int lda, void *tau, void *lwork)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusolverDnZungqr_bufferSize], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, int, int, int, void *, int, void *, void *))cutap_fn)(handle, m, n, k, A, lda, tau, lwork);
     uint64_t cutap_w[8] = {(uint64_t)(uintptr_t)handle, (uint64_t)(int64_t)m, (uint64_t)(int64_t)n, (uint64_t)(int64_t)k, (uint64_t)(uintptr_t)A, (uint64_t)(int64_t)lda, (uint64_t)(uintptr_t)tau, (uint64_t)(uintptr_t)lwork};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusolverDnZungqr_bufferSize, cutap_w, thunk_cusolverDnZungqr_bufferSize);
 }
@@ -4400,11 +3305,8 @@ static uint64_t thunk_cusolverDnZungtr(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, int, void *, int, void *, void *, int, void *))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (int)a[2], (void *)(uintptr_t)a[3], (int)a[4], (void *)(uintptr_t)a[5], (void *)(uintptr_t)a[6], (int)a[7], (void *)(uintptr_t)a[8]);
 }
-CUTAP_EXPORT unsigned int cusolverDnZungtr(void *handle, unsigned int uplo, int n, void *A, int lda, void *tau, void *work, int lwork, void *info)
+CUTAP_SLOW unsigned int cutap_slow_cusolverDnZungtr(void *handle, unsigned int uplo, int n, void *A, int lda, void *tau, void *work, int lwork, void *info)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusolverDnZungtr], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, int, void *, int, void *, void *, int, void *))cutap_fn)(handle, uplo, n, A, lda, tau, work, lwork, info);
     uint64_t cutap_w[9] = {(uint64_t)(uintptr_t)handle, (uint64_t)uplo, (uint64_t)(int64_t)n, (uint64_t)(uintptr_t)A, (uint64_t)(int64_t)lda, (uint64_t)(uintptr_t)tau, (uint64_t)(uintptr_t)work, (uint64_t)(int64_t)lwork, (uint64_t)(uintptr_t)info};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusolverDnZungtr, cutap_w, thunk_cusolverDnZungtr);
 }
@@ -4412,11 +3314,8 @@ static uint64_t thunk_cusolverDnZungtr_bufferSize(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, int, void *, int, void *, void *))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (int)a[2], (void *)(uintptr_t)a[3], (int)a[4], (void *)(uintptr_t)a[5], (void *)(uintptr_t)a[6]);
 }
-CUTAP_EXPORT unsigned int cusolverDnZungtr_bufferSize(void *handle, unsigned int uplo, int n, void *A, int lda, void *tau, void *lwork)
+CUTAP_SLOW unsigned int cutap_slow_cusolverDnZungtr_bufferSize(void *handle, unsigned int uplo, int n, void *A, int lda, void *tau, void *lwork)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusolverDnZungtr_bufferSize], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, int, void *, int, void *, void *))cutap_fn)(handle, uplo, n, A, lda, tau, lwork);
     uint64_t cutap_w[7] = {(uint64_t)(uintptr_t)handle, (uint64_t)uplo, (uint64_t)(int64_t)n, (uint64_t)(uintptr_t)A, (uint64_t)(int64_t)lda, (uint64_t)(uintptr_t)tau, (uint64_t)(uintptr_t)lwork};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusolverDnZungtr_bufferSize, cutap_w, thunk_cusolverDnZungtr_bufferSize);
 }
@@ -4424,11 +3323,8 @@ static uint64_t thunk_cusolverDnZunmqr(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, unsigned int, int, int, int, void *, int, void *, void *, int, void *, int, void *))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (unsigned int)a[2], (int)a[3], (int)a[4], (int)a[5], (void *)(uintptr_t)a[6], (int)a[7], (void *)(uintptr_t)a[8], (void *)(uintptr_t)a[9], (int)a[10], (void *)(uintptr_t)a[11], (int)a[12], (void *)(uintptr_t)a[13]);
 }
-CUTAP_EXPORT unsigned int cusolverDnZunmqr(void *handle, unsigned int side, unsigned int trans, int m, int n, int k, void *A, int lda, void *tau, void *C, int ldc, void *work, int lwork, void *devInfo)
+CUTAP_SLOW unsigned int cutap_slow_cusolverDnZunmqr(void *handle, unsigned int side, unsigned int trans, int m, int n, int k, void *A, int lda, void *tau, void *C, int ldc, void *work, int lwork, void *devInfo)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusolverDnZunmqr], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, unsigned int, int, int, int, void *, int, void *, void *, int, void *, int, void *))cutap_fn)(handle, side, trans, m, n, k, A, lda, tau, C, ldc, work, lwork, devInfo);
     uint64_t cutap_w[14] = {(uint64_t)(uintptr_t)handle, (uint64_t)side, (uint64_t)trans, (uint64_t)(int64_t)m, (uint64_t)(int64_t)n, (uint64_t)(int64_t)k, (uint64_t)(uintptr_t)A, (uint64_t)(int64_t)lda, (uint64_t)(uintptr_t)tau, (uint64_t)(uintptr_t)C, (uint64_t)(int64_t)ldc, (uint64_t)(uintptr_t)work, (uint64_t)(int64_t)lwork, (uint64_t)(uintptr_t)devInfo};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusolverDnZunmqr, cutap_w, thunk_cusolverDnZunmqr);
 }
@@ -4436,11 +3332,8 @@ static uint64_t thunk_cusolverDnZunmqr_bufferSize(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, unsigned int, int, int, int, void *, int, void *, void *, int, void *))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (unsigned int)a[2], (int)a[3], (int)a[4], (int)a[5], (void *)(uintptr_t)a[6], (int)a[7], (void *)(uintptr_t)a[8], (void *)(uintptr_t)a[9], (int)a[10], (void *)(uintptr_t)a[11]);
 }
-CUTAP_EXPORT unsigned int cusolverDnZunmqr_bufferSize(void *handle, unsigned int side, unsigned int trans, int m, int n, int k, void *A, int lda, void *tau, void *C, int ldc, void *lwork)
+CUTAP_SLOW unsigned int cutap_slow_cusolverDnZunmqr_bufferSize(void *handle, unsigned int side, unsigned int trans, int m, int n, int k, void *A, int lda, void *tau, void *C, int ldc, void *lwork)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusolverDnZunmqr_bufferSize], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, unsigned int, int, int, int, void *, int, void *, void *, int, void *))cutap_fn)(handle, side, trans, m, n, k, A, lda, tau, C, ldc, lwork);
     uint64_t cutap_w[12] = {(uint64_t)(uintptr_t)handle, (uint64_t)side, (uint64_t)trans, (uint64_t)(int64_t)m, (uint64_t)(int64_t)n, (uint64_t)(int64_t)k, (uint64_t)(uintptr_t)A, (uint64_t)(int64_t)lda, (uint64_t)(uintptr_t)tau, (uint64_t)(uintptr_t)C, (uint64_t)(int64_t)ldc, (uint64_t)(uintptr_t)lwork};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusolverDnZunmqr_bufferSize, cutap_w, thunk_cusolverDnZunmqr_bufferSize);
 }
@@ -4448,11 +3341,8 @@ static uint64_t thunk_cusolverDnZunmtr(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, unsigned int, unsigned int, int, int, void *, int, void *, void *, int, void *, int, void *))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (unsigned int)a[2], (unsigned int)a[3], (int)a[4], (int)a[5], (void *)(uintptr_t)a[6], (int)a[7], (void *)(uintptr_t)a[8], (void *)(uintptr_t)a[9], (int)a[10], (void *)(uintptr_t)a[11], (int)a[12], (void *)(uintptr_t)a[13]);
 }
-CUTAP_EXPORT unsigned int cusolverDnZunmtr(void *handle, unsigned int side, unsigned int uplo, unsigned int trans, int m, int n, void *A, int lda, void *tau, void *C, int ldc, void *work, int lwork, void *info)
+CUTAP_SLOW unsigned int cutap_slow_cusolverDnZunmtr(void *handle, unsigned int side, unsigned int uplo, unsigned int trans, int m, int n, void *A, int lda, void *tau, void *C, int ldc, void *work, int lwork, void *info)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusolverDnZunmtr], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, unsigned int, unsigned int, int, int, void *, int, void *, void *, int, void *, int, void *))cutap_fn)(handle, side, uplo, trans, m, n, A, lda, tau, C, ldc, work, lwork, info);
     uint64_t cutap_w[14] = {(uint64_t)(uintptr_t)handle, (uint64_t)side, (uint64_t)uplo, (uint64_t)trans, (uint64_t)(int64_t)m, (uint64_t)(int64_t)n, (uint64_t)(uintptr_t)A, (uint64_t)(int64_t)lda, (uint64_t)(uintptr_t)tau, (uint64_t)(uintptr_t)C, (uint64_t)(int64_t)ldc, (uint64_t)(uintptr_t)work, (uint64_t)(int64_t)lwork, (uint64_t)(uintptr_t)info};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusolverDnZunmtr, cutap_w, thunk_cusolverDnZunmtr);
 }
@@ -4460,11 +3350,8 @@ static uint64_t thunk_cusolverDnZunmtr_bufferSize(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, unsigned int, unsigned int, int, int, void *, int, void *, void *, int, void *))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (unsigned int)a[2], (unsigned int)a[3], (int)a[4], (int)a[5], (void *)(uintptr_t)a[6], (int)a[7], (void *)(uintptr_t)a[8], (void *)(uintptr_t)a[9], (int)a[10], (void *)(uintptr_t)a[11]);
 }
-CUTAP_EXPORT unsigned int cusolverDnZunmtr_bufferSize(void *handle, unsigned int side, unsigned int uplo, unsigned int trans, int m, int n, void *A, int lda, void *tau, void *C, int ldc, void *lwork)
+CUTAP_SLOW unsigned int cutap_slow_cusolverDnZunmtr_bufferSize(void *handle, unsigned int side, unsigned int uplo, unsigned int trans, int m, int n, void *A, int lda, void *tau, void *C, int ldc, void *lwork)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusolverDnZunmtr_bufferSize], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, unsigned int, unsigned int, int, int, void *, int, void *, void *, int, void *))cutap_fn)(handle, side, uplo, trans, m, n, A, lda, tau, C, ldc, lwork);
     uint64_t cutap_w[12] = {(uint64_t)(uintptr_t)handle, (uint64_t)side, (uint64_t)uplo, (uint64_t)trans, (uint64_t)(int64_t)m, (uint64_t)(int64_t)n, (uint64_t)(uintptr_t)A, (uint64_t)(int64_t)lda, (uint64_t)(uintptr_t)tau, (uint64_t)(uintptr_t)C, (uint64_t)(int64_t)ldc, (uint64_t)(uintptr_t)lwork};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusolverDnZunmtr_bufferSize, cutap_w, thunk_cusolverDnZunmtr_bufferSize);
 }
@@ -4472,11 +3359,8 @@ static uint64_t thunk_cusolverGetProperty(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(unsigned int, void *))fn)((unsigned int)a[0], (void *)(uintptr_t)a[1]);
 }
-CUTAP_EXPORT unsigned int cusolverGetProperty(unsigned int type, void *value)
+CUTAP_SLOW unsigned int cutap_slow_cusolverGetProperty(unsigned int type, void *value)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusolverGetProperty], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(unsigned int, void *))cutap_fn)(type, value);
     uint64_t cutap_w[2] = {(uint64_t)type, (uint64_t)(uintptr_t)value};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusolverGetProperty, cutap_w, thunk_cusolverGetProperty);
 }
@@ -4484,11 +3368,8 @@ static uint64_t thunk_cusolverGetVersion(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *))fn)((void *)(uintptr_t)a[0]);
 }
-CUTAP_EXPORT unsigned int cusolverGetVersion(void *version)
+CUTAP_SLOW unsigned int cutap_slow_cusolverGetVersion(void *version)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusolverGetVersion], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *))cutap_fn)(version);
     uint64_t cutap_w[1] = {(uint64_t)(uintptr_t)version};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusolverGetVersion, cutap_w, thunk_cusolverGetVersion);
 }
@@ -4496,11 +3377,8 @@ static uint64_t thunk_cusolverRfAccessBundledFactorsDevice(void *fn, uint64_t *a
 {
     return (uint64_t)((unsigned int (*)(void *, void *, void *, void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1], (void *)(uintptr_t)a[2], (void *)(uintptr_t)a[3], (void *)(uintptr_t)a[4]);
 }
-CUTAP_EXPORT unsigned int cusolverRfAccessBundledFactorsDevice(void *handle, void *nnzM, void *Mp, void *Mi, void *Mx)
+CUTAP_SLOW unsigned int cutap_slow_cusolverRfAccessBundledFactorsDevice(void *handle, void *nnzM, void *Mp, void *Mi, void *Mx)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusolverRfAccessBundledFactorsDevice], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *, void *, void *, void *))cutap_fn)(handle, nnzM, Mp, Mi, Mx);
     uint64_t cutap_w[5] = {(uint64_t)(uintptr_t)handle, (uint64_t)(uintptr_t)nnzM, (uint64_t)(uintptr_t)Mp, (uint64_t)(uintptr_t)Mi, (uint64_t)(uintptr_t)Mx};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusolverRfAccessBundledFactorsDevice, cutap_w, thunk_cusolverRfAccessBundledFactorsDevice);
 }
@@ -4508,11 +3386,8 @@ static uint64_t thunk_cusolverRfAnalyze(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *))fn)((void *)(uintptr_t)a[0]);
 }
-CUTAP_EXPORT unsigned int cusolverRfAnalyze(void *handle)
+CUTAP_SLOW unsigned int cutap_slow_cusolverRfAnalyze(void *handle)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusolverRfAnalyze], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *))cutap_fn)(handle);
     uint64_t cutap_w[1] = {(uint64_t)(uintptr_t)handle};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusolverRfAnalyze, cutap_w, thunk_cusolverRfAnalyze);
 }
@@ -4520,11 +3395,8 @@ static uint64_t thunk_cusolverRfBatchAnalyze(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *))fn)((void *)(uintptr_t)a[0]);
 }
-CUTAP_EXPORT unsigned int cusolverRfBatchAnalyze(void *handle)
+CUTAP_SLOW unsigned int cutap_slow_cusolverRfBatchAnalyze(void *handle)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusolverRfBatchAnalyze], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *))cutap_fn)(handle);
     uint64_t cutap_w[1] = {(uint64_t)(uintptr_t)handle};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusolverRfBatchAnalyze, cutap_w, thunk_cusolverRfBatchAnalyze);
 }
@@ -4532,11 +3404,8 @@ static uint64_t thunk_cusolverRfBatchRefactor(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *))fn)((void *)(uintptr_t)a[0]);
 }
-CUTAP_EXPORT unsigned int cusolverRfBatchRefactor(void *handle)
+CUTAP_SLOW unsigned int cutap_slow_cusolverRfBatchRefactor(void *handle)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusolverRfBatchRefactor], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *))cutap_fn)(handle);
     uint64_t cutap_w[1] = {(uint64_t)(uintptr_t)handle};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusolverRfBatchRefactor, cutap_w, thunk_cusolverRfBatchRefactor);
 }
@@ -4544,11 +3413,8 @@ static uint64_t thunk_cusolverRfBatchResetValues(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(int, int, int, void *, void *, void *, void *, void *, void *))fn)((int)a[0], (int)a[1], (int)a[2], (void *)(uintptr_t)a[3], (void *)(uintptr_t)a[4], (void *)(uintptr_t)a[5], (void *)(uintptr_t)a[6], (void *)(uintptr_t)a[7], (void *)(uintptr_t)a[8]);
 }
-CUTAP_EXPORT unsigned int cusolverRfBatchResetValues(int batchSize, int n, int nnzA, void *csrRowPtrA, void *csrColIndA, void *csrValA_array, void *P, void *Q, void *handle)
+CUTAP_SLOW unsigned int cutap_slow_cusolverRfBatchResetValues(int batchSize, int n, int nnzA, void *csrRowPtrA, void *csrColIndA, void *csrValA_array, void *P, void *Q, void *handle)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusolverRfBatchResetValues], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(int, int, int, void *, void *, void *, void *, void *, void *))cutap_fn)(batchSize, n, nnzA, csrRowPtrA, csrColIndA, csrValA_array, P, Q, handle);
     uint64_t cutap_w[9] = {(uint64_t)(int64_t)batchSize, (uint64_t)(int64_t)n, (uint64_t)(int64_t)nnzA, (uint64_t)(uintptr_t)csrRowPtrA, (uint64_t)(uintptr_t)csrColIndA, (uint64_t)(uintptr_t)csrValA_array, (uint64_t)(uintptr_t)P, (uint64_t)(uintptr_t)Q, (uint64_t)(uintptr_t)handle};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusolverRfBatchResetValues, cutap_w, thunk_cusolverRfBatchResetValues);
 }
@@ -4556,11 +3422,8 @@ static uint64_t thunk_cusolverRfBatchSetupHost(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(int, int, int, void *, void *, void *, int, void *, void *, void *, int, void *, void *, void *, void *, void *, void *))fn)((int)a[0], (int)a[1], (int)a[2], (void *)(uintptr_t)a[3], (void *)(uintptr_t)a[4], (void *)(uintptr_t)a[5], (int)a[6], (void *)(uintptr_t)a[7], (void *)(uintptr_t)a[8], (void *)(uintptr_t)a[9], (int)a[10], (void *)(uintptr_t)a[11], (void *)(uintptr_t)a[12], (void *)(uintptr_t)a[13], (void *)(uintptr_t)a[14], (void *)(uintptr_t)a[15], (void *)(uintptr_t)a[16]);
 }
-CUTAP_EXPORT unsigned int cusolverRfBatchSetupHost(int batchSize, int n, int nnzA, void *h_csrRowPtrA, void *h_csrColIndA, void *h_csrValA_array, int nnzL, void *h_csrRowPtrL, void *h_csrColIndL, void *h_csrValL, int nnzU, void *h_csrRowPtrU, void *h_csrColIndU, void *h_csrValU, void *h_P, void *h_Q, void *handle)
+CUTAP_SLOW unsigned int cutap_slow_cusolverRfBatchSetupHost(int batchSize, int n, int nnzA, void *h_csrRowPtrA, void *h_csrColIndA, void *h_csrValA_array, int nnzL, void *h_csrRowPtrL, void *h_csrColIndL, void *h_csrValL, int nnzU, void *h_csrRowPtrU, void *h_csrColIndU, void *h_csrValU, void *h_P, void *h_Q, void *handle)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusolverRfBatchSetupHost], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(int, int, int, void *, void *, void *, int, void *, void *, void *, int, void *, void *, void *, void *, void *, void *))cutap_fn)(batchSize, n, nnzA, h_csrRowPtrA, h_csrColIndA, h_csrValA_array, nnzL, h_csrRowPtrL, h_csrColIndL, h_csrValL, nnzU, h_csrRowPtrU, h_csrColIndU, h_csrValU, h_P, h_Q, handle);
     uint64_t cutap_w[17] = {(uint64_t)(int64_t)batchSize, (uint64_t)(int64_t)n, (uint64_t)(int64_t)nnzA, (uint64_t)(uintptr_t)h_csrRowPtrA, (uint64_t)(uintptr_t)h_csrColIndA, (uint64_t)(uintptr_t)h_csrValA_array, (uint64_t)(int64_t)nnzL, (uint64_t)(uintptr_t)h_csrRowPtrL, (uint64_t)(uintptr_t)h_csrColIndL, (uint64_t)(uintptr_t)h_csrValL, (uint64_t)(int64_t)nnzU, (uint64_t)(uintptr_t)h_csrRowPtrU, (uint64_t)(uintptr_t)h_csrColIndU, (uint64_t)(uintptr_t)h_csrValU, (uint64_t)(uintptr_t)h_P, (uint64_t)(uintptr_t)h_Q, (uint64_t)(uintptr_t)handle};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusolverRfBatchSetupHost, cutap_w, thunk_cusolverRfBatchSetupHost);
 }
@@ -4568,11 +3431,8 @@ static uint64_t thunk_cusolverRfBatchSolve(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *, void *, int, void *, int, void *, int))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1], (void *)(uintptr_t)a[2], (int)a[3], (void *)(uintptr_t)a[4], (int)a[5], (void *)(uintptr_t)a[6], (int)a[7]);
 }
-CUTAP_EXPORT unsigned int cusolverRfBatchSolve(void *handle, void *P, void *Q, int nrhs, void *Temp, int ldt, void *XF_array, int ldxf)
+CUTAP_SLOW unsigned int cutap_slow_cusolverRfBatchSolve(void *handle, void *P, void *Q, int nrhs, void *Temp, int ldt, void *XF_array, int ldxf)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusolverRfBatchSolve], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *, void *, int, void *, int, void *, int))cutap_fn)(handle, P, Q, nrhs, Temp, ldt, XF_array, ldxf);
     uint64_t cutap_w[8] = {(uint64_t)(uintptr_t)handle, (uint64_t)(uintptr_t)P, (uint64_t)(uintptr_t)Q, (uint64_t)(int64_t)nrhs, (uint64_t)(uintptr_t)Temp, (uint64_t)(int64_t)ldt, (uint64_t)(uintptr_t)XF_array, (uint64_t)(int64_t)ldxf};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusolverRfBatchSolve, cutap_w, thunk_cusolverRfBatchSolve);
 }
@@ -4580,11 +3440,8 @@ static uint64_t thunk_cusolverRfBatchZeroPivot(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1]);
 }
-CUTAP_EXPORT unsigned int cusolverRfBatchZeroPivot(void *handle, void *position)
+CUTAP_SLOW unsigned int cutap_slow_cusolverRfBatchZeroPivot(void *handle, void *position)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusolverRfBatchZeroPivot], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *))cutap_fn)(handle, position);
     uint64_t cutap_w[2] = {(uint64_t)(uintptr_t)handle, (uint64_t)(uintptr_t)position};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusolverRfBatchZeroPivot, cutap_w, thunk_cusolverRfBatchZeroPivot);
 }
@@ -4592,11 +3449,8 @@ static uint64_t thunk_cusolverRfCreate(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *))fn)((void *)(uintptr_t)a[0]);
 }
-CUTAP_EXPORT unsigned int cusolverRfCreate(void *handle)
+CUTAP_SLOW unsigned int cutap_slow_cusolverRfCreate(void *handle)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusolverRfCreate], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *))cutap_fn)(handle);
     uint64_t cutap_w[1] = {(uint64_t)(uintptr_t)handle};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusolverRfCreate, cutap_w, thunk_cusolverRfCreate);
 }
@@ -4604,11 +3458,8 @@ static uint64_t thunk_cusolverRfDestroy(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *))fn)((void *)(uintptr_t)a[0]);
 }
-CUTAP_EXPORT unsigned int cusolverRfDestroy(void *handle)
+CUTAP_SLOW unsigned int cutap_slow_cusolverRfDestroy(void *handle)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusolverRfDestroy], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *))cutap_fn)(handle);
     uint64_t cutap_w[1] = {(uint64_t)(uintptr_t)handle};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusolverRfDestroy, cutap_w, thunk_cusolverRfDestroy);
 }
@@ -4616,11 +3467,8 @@ static uint64_t thunk_cusolverRfExtractBundledFactorsHost(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *, void *, void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1], (void *)(uintptr_t)a[2], (void *)(uintptr_t)a[3], (void *)(uintptr_t)a[4]);
 }
-CUTAP_EXPORT unsigned int cusolverRfExtractBundledFactorsHost(void *handle, void *h_nnzM, void *h_Mp, void *h_Mi, void *h_Mx)
+CUTAP_SLOW unsigned int cutap_slow_cusolverRfExtractBundledFactorsHost(void *handle, void *h_nnzM, void *h_Mp, void *h_Mi, void *h_Mx)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusolverRfExtractBundledFactorsHost], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *, void *, void *, void *))cutap_fn)(handle, h_nnzM, h_Mp, h_Mi, h_Mx);
     uint64_t cutap_w[5] = {(uint64_t)(uintptr_t)handle, (uint64_t)(uintptr_t)h_nnzM, (uint64_t)(uintptr_t)h_Mp, (uint64_t)(uintptr_t)h_Mi, (uint64_t)(uintptr_t)h_Mx};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusolverRfExtractBundledFactorsHost, cutap_w, thunk_cusolverRfExtractBundledFactorsHost);
 }
@@ -4628,11 +3476,8 @@ static uint64_t thunk_cusolverRfExtractSplitFactorsHost(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *, void *, void *, void *, void *, void *, void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1], (void *)(uintptr_t)a[2], (void *)(uintptr_t)a[3], (void *)(uintptr_t)a[4], (void *)(uintptr_t)a[5], (void *)(uintptr_t)a[6], (void *)(uintptr_t)a[7], (void *)(uintptr_t)a[8]);
 }
-CUTAP_EXPORT unsigned int cusolverRfExtractSplitFactorsHost(void *handle, void *h_nnzL, void *h_csrRowPtrL, void *h_csrColIndL, void *h_csrValL, void *h_nnzU, void *h_csrRowPtrU, void *h_csrColIndU, void *h_csrValU)
+CUTAP_SLOW unsigned int cutap_slow_cusolverRfExtractSplitFactorsHost(void *handle, void *h_nnzL, void *h_csrRowPtrL, void *h_csrColIndL, void *h_csrValL, void *h_nnzU, void *h_csrRowPtrU, void *h_csrColIndU, void *h_csrValU)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusolverRfExtractSplitFactorsHost], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *, void *, void *, void *, void *, void *, void *, void *))cutap_fn)(handle, h_nnzL, h_csrRowPtrL, h_csrColIndL, h_csrValL, h_nnzU, h_csrRowPtrU, h_csrColIndU, h_csrValU);
     uint64_t cutap_w[9] = {(uint64_t)(uintptr_t)handle, (uint64_t)(uintptr_t)h_nnzL, (uint64_t)(uintptr_t)h_csrRowPtrL, (uint64_t)(uintptr_t)h_csrColIndL, (uint64_t)(uintptr_t)h_csrValL, (uint64_t)(uintptr_t)h_nnzU, (uint64_t)(uintptr_t)h_csrRowPtrU, (uint64_t)(uintptr_t)h_csrColIndU, (uint64_t)(uintptr_t)h_csrValU};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusolverRfExtractSplitFactorsHost, cutap_w, thunk_cusolverRfExtractSplitFactorsHost);
 }
@@ -4640,11 +3485,8 @@ static uint64_t thunk_cusolverRfGetAlgs(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1], (void *)(uintptr_t)a[2]);
 }
-CUTAP_EXPORT unsigned int cusolverRfGetAlgs(void *handle, void *factAlg, void *solveAlg)
+CUTAP_SLOW unsigned int cutap_slow_cusolverRfGetAlgs(void *handle, void *factAlg, void *solveAlg)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusolverRfGetAlgs], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *, void *))cutap_fn)(handle, factAlg, solveAlg);
     uint64_t cutap_w[3] = {(uint64_t)(uintptr_t)handle, (uint64_t)(uintptr_t)factAlg, (uint64_t)(uintptr_t)solveAlg};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusolverRfGetAlgs, cutap_w, thunk_cusolverRfGetAlgs);
 }
@@ -4652,11 +3494,8 @@ static uint64_t thunk_cusolverRfGetMatrixFormat(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1], (void *)(uintptr_t)a[2]);
 }
-CUTAP_EXPORT unsigned int cusolverRfGetMatrixFormat(void *handle, void *format, void *diag)
+CUTAP_SLOW unsigned int cutap_slow_cusolverRfGetMatrixFormat(void *handle, void *format, void *diag)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusolverRfGetMatrixFormat], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *, void *))cutap_fn)(handle, format, diag);
     uint64_t cutap_w[3] = {(uint64_t)(uintptr_t)handle, (uint64_t)(uintptr_t)format, (uint64_t)(uintptr_t)diag};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusolverRfGetMatrixFormat, cutap_w, thunk_cusolverRfGetMatrixFormat);
 }
@@ -4664,11 +3503,8 @@ static uint64_t thunk_cusolverRfGetNumericBoostReport(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1]);
 }
-CUTAP_EXPORT unsigned int cusolverRfGetNumericBoostReport(void *handle, void *report)
+CUTAP_SLOW unsigned int cutap_slow_cusolverRfGetNumericBoostReport(void *handle, void *report)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusolverRfGetNumericBoostReport], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *))cutap_fn)(handle, report);
     uint64_t cutap_w[2] = {(uint64_t)(uintptr_t)handle, (uint64_t)(uintptr_t)report};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusolverRfGetNumericBoostReport, cutap_w, thunk_cusolverRfGetNumericBoostReport);
 }
@@ -4676,11 +3512,8 @@ static uint64_t thunk_cusolverRfGetNumericProperties(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1], (void *)(uintptr_t)a[2]);
 }
-CUTAP_EXPORT unsigned int cusolverRfGetNumericProperties(void *handle, void *zero, void *boost)
+CUTAP_SLOW unsigned int cutap_slow_cusolverRfGetNumericProperties(void *handle, void *zero, void *boost)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusolverRfGetNumericProperties], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *, void *))cutap_fn)(handle, zero, boost);
     uint64_t cutap_w[3] = {(uint64_t)(uintptr_t)handle, (uint64_t)(uintptr_t)zero, (uint64_t)(uintptr_t)boost};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusolverRfGetNumericProperties, cutap_w, thunk_cusolverRfGetNumericProperties);
 }
@@ -4688,11 +3521,8 @@ static uint64_t thunk_cusolverRfGetResetValuesFastMode(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1]);
 }
-CUTAP_EXPORT unsigned int cusolverRfGetResetValuesFastMode(void *handle, void *fastMode)
+CUTAP_SLOW unsigned int cutap_slow_cusolverRfGetResetValuesFastMode(void *handle, void *fastMode)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusolverRfGetResetValuesFastMode], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *))cutap_fn)(handle, fastMode);
     uint64_t cutap_w[2] = {(uint64_t)(uintptr_t)handle, (uint64_t)(uintptr_t)fastMode};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusolverRfGetResetValuesFastMode, cutap_w, thunk_cusolverRfGetResetValuesFastMode);
 }
@@ -4700,11 +3530,8 @@ static uint64_t thunk_cusolverRfRefactor(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *))fn)((void *)(uintptr_t)a[0]);
 }
-CUTAP_EXPORT unsigned int cusolverRfRefactor(void *handle)
+CUTAP_SLOW unsigned int cutap_slow_cusolverRfRefactor(void *handle)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusolverRfRefactor], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *))cutap_fn)(handle);
     uint64_t cutap_w[1] = {(uint64_t)(uintptr_t)handle};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusolverRfRefactor, cutap_w, thunk_cusolverRfRefactor);
 }
@@ -4712,11 +3539,8 @@ static uint64_t thunk_cusolverRfResetValues(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(int, int, void *, void *, void *, void *, void *, void *))fn)((int)a[0], (int)a[1], (void *)(uintptr_t)a[2], (void *)(uintptr_t)a[3], (void *)(uintptr_t)a[4], (void *)(uintptr_t)a[5], (void *)(uintptr_t)a[6], (void *)(uintptr_t)a[7]);
 }
-CUTAP_EXPORT unsigned int cusolverRfResetValues(int n, int nnzA, void *csrRowPtrA, void *csrColIndA, void *csrValA, void *P, void *Q, void *handle)
+CUTAP_SLOW unsigned int cutap_slow_cusolverRfResetValues(int n, int nnzA, void *csrRowPtrA, void *csrColIndA, void *csrValA, void *P, void *Q, void *handle)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusolverRfResetValues], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(int, int, void *, void *, void *, void *, void *, void *))cutap_fn)(n, nnzA, csrRowPtrA, csrColIndA, csrValA, P, Q, handle);
     uint64_t cutap_w[8] = {(uint64_t)(int64_t)n, (uint64_t)(int64_t)nnzA, (uint64_t)(uintptr_t)csrRowPtrA, (uint64_t)(uintptr_t)csrColIndA, (uint64_t)(uintptr_t)csrValA, (uint64_t)(uintptr_t)P, (uint64_t)(uintptr_t)Q, (uint64_t)(uintptr_t)handle};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusolverRfResetValues, cutap_w, thunk_cusolverRfResetValues);
 }
@@ -4724,11 +3548,8 @@ static uint64_t thunk_cusolverRfSetAlgs(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, unsigned int))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (unsigned int)a[2]);
 }
-CUTAP_EXPORT unsigned int cusolverRfSetAlgs(void *handle, unsigned int factAlg, unsigned int solveAlg)
+CUTAP_SLOW unsigned int cutap_slow_cusolverRfSetAlgs(void *handle, unsigned int factAlg, unsigned int solveAlg)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusolverRfSetAlgs], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, unsigned int))cutap_fn)(handle, factAlg, solveAlg);
     uint64_t cutap_w[3] = {(uint64_t)(uintptr_t)handle, (uint64_t)factAlg, (uint64_t)solveAlg};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusolverRfSetAlgs, cutap_w, thunk_cusolverRfSetAlgs);
 }
@@ -4736,11 +3557,8 @@ static uint64_t thunk_cusolverRfSetMatrixFormat(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, unsigned int))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (unsigned int)a[2]);
 }
-CUTAP_EXPORT unsigned int cusolverRfSetMatrixFormat(void *handle, unsigned int format, unsigned int diag)
+CUTAP_SLOW unsigned int cutap_slow_cusolverRfSetMatrixFormat(void *handle, unsigned int format, unsigned int diag)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusolverRfSetMatrixFormat], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, unsigned int))cutap_fn)(handle, format, diag);
     uint64_t cutap_w[3] = {(uint64_t)(uintptr_t)handle, (uint64_t)format, (uint64_t)diag};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusolverRfSetMatrixFormat, cutap_w, thunk_cusolverRfSetMatrixFormat);
 }
@@ -4748,11 +3566,8 @@ static uint64_t thunk_cusolverRfSetNumericProperties(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, double, double))fn)((void *)(uintptr_t)a[0], cutap_w2d(a[1]), cutap_w2d(a[2]));
 }
-CUTAP_EXPORT unsigned int cusolverRfSetNumericProperties(void *handle, double zero, double boost)
+CUTAP_SLOW unsigned int cutap_slow_cusolverRfSetNumericProperties(void *handle, double zero, double boost)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusolverRfSetNumericProperties], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, double, double))cutap_fn)(handle, zero, boost);
     uint64_t cutap_w[3] = {(uint64_t)(uintptr_t)handle, cutap_d2w(zero), cutap_d2w(boost)};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusolverRfSetNumericProperties, cutap_w, thunk_cusolverRfSetNumericProperties);
 }
@@ -4760,11 +3575,8 @@ static uint64_t thunk_cusolverRfSetResetValuesFastMode(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1]);
 }
-CUTAP_EXPORT unsigned int cusolverRfSetResetValuesFastMode(void *handle, unsigned int fastMode)
+CUTAP_SLOW unsigned int cutap_slow_cusolverRfSetResetValuesFastMode(void *handle, unsigned int fastMode)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusolverRfSetResetValuesFastMode], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int))cutap_fn)(handle, fastMode);
     uint64_t cutap_w[2] = {(uint64_t)(uintptr_t)handle, (uint64_t)fastMode};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusolverRfSetResetValuesFastMode, cutap_w, thunk_cusolverRfSetResetValuesFastMode);
 }
@@ -4772,11 +3584,8 @@ static uint64_t thunk_cusolverRfSetupDevice(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(int, int, void *, void *, void *, int, void *, void *, void *, int, void *, void *, void *, void *, void *, void *))fn)((int)a[0], (int)a[1], (void *)(uintptr_t)a[2], (void *)(uintptr_t)a[3], (void *)(uintptr_t)a[4], (int)a[5], (void *)(uintptr_t)a[6], (void *)(uintptr_t)a[7], (void *)(uintptr_t)a[8], (int)a[9], (void *)(uintptr_t)a[10], (void *)(uintptr_t)a[11], (void *)(uintptr_t)a[12], (void *)(uintptr_t)a[13], (void *)(uintptr_t)a[14], (void *)(uintptr_t)a[15]);
 }
-CUTAP_EXPORT unsigned int cusolverRfSetupDevice(int n, int nnzA, void *csrRowPtrA, void *csrColIndA, void *csrValA, int nnzL, void *csrRowPtrL, void *csrColIndL, void *csrValL, int nnzU, void *csrRowPtrU, void *csrColIndU, void *csrValU, void *P, void *Q, void *handle)
+CUTAP_SLOW unsigned int cutap_slow_cusolverRfSetupDevice(int n, int nnzA, void *csrRowPtrA, void *csrColIndA, void *csrValA, int nnzL, void *csrRowPtrL, void *csrColIndL, void *csrValL, int nnzU, void *csrRowPtrU, void *csrColIndU, void *csrValU, void *P, void *Q, void *handle)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusolverRfSetupDevice], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(int, int, void *, void *, void *, int, void *, void *, void *, int, void *, void *, void *, void *, void *, void *))cutap_fn)(n, nnzA, csrRowPtrA, csrColIndA, csrValA, nnzL, csrRowPtrL, csrColIndL, csrValL, nnzU, csrRowPtrU, csrColIndU, csrValU, P, Q, handle);
     uint64_t cutap_w[16] = {(uint64_t)(int64_t)n, (uint64_t)(int64_t)nnzA, (uint64_t)(uintptr_t)csrRowPtrA, (uint64_t)(uintptr_t)csrColIndA, (uint64_t)(uintptr_t)csrValA, (uint64_t)(int64_t)nnzL, (uint64_t)(uintptr_t)csrRowPtrL, (uint64_t)(uintptr_t)csrColIndL, (uint64_t)(uintptr_t)csrValL, (uint64_t)(int64_t)nnzU, (uint64_t)(uintptr_t)csrRowPtrU, (uint64_t)(uintptr_t)csrColIndU, (uint64_t)(uintptr_t)csrValU, (uint64_t)(uintptr_t)P, (uint64_t)(uintptr_t)Q, (uint64_t)(uintptr_t)handle};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusolverRfSetupDevice, cutap_w, thunk_cusolverRfSetupDevice);
 }
@@ -4784,11 +3593,8 @@ static uint64_t thunk_cusolverRfSetupHost(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(int, int, void *, void *, void *, int, void *, void *, void *, int, void *, void *, void *, void *, void *, void *))fn)((int)a[0], (int)a[1], (void *)(uintptr_t)a[2], (void *)(uintptr_t)a[3], (void *)(uintptr_t)a[4], (int)a[5], (void *)(uintptr_t)a[6], (void *)(uintptr_t)a[7], (void *)(uintptr_t)a[8], (int)a[9], (void *)(uintptr_t)a[10], (void *)(uintptr_t)a[11], (void *)(uintptr_t)a[12], (void *)(uintptr_t)a[13], (void *)(uintptr_t)a[14], (void *)(uintptr_t)a[15]);
 }
-CUTAP_EXPORT unsigned int cusolverRfSetupHost(int n, int nnzA, void *h_csrRowPtrA, void *h_csrColIndA, void *h_csrValA, int nnzL, void *h_csrRowPtrL, void *h_csrColIndL, void *h_csrValL, int nnzU, void *h_csrRowPtrU, void *h_csrColIndU, void *h_csrValU, void *h_P, void *h_Q, void *handle)
+CUTAP_SLOW unsigned int cutap_slow_cusolverRfSetupHost(int n, int nnzA, void *h_csrRowPtrA, void *h_csrColIndA, void *h_csrValA, int nnzL, void *h_csrRowPtrL, void *h_csrColIndL, void *h_csrValL, int nnzU, void *h_csrRowPtrU, void *h_csrColIndU, void *h_csrValU, void *h_P, void *h_Q, void *handle)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusolverRfSetupHost], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(int, int, void *, void *, void *, int, void *, void *, void *, int, void *, void *, void *, void *, void *, void *))cutap_fn)(n, nnzA, h_csrRowPtrA, h_csrColIndA, h_csrValA, nnzL, h_csrRowPtrL, h_csrColIndL, h_csrValL, nnzU, h_csrRowPtrU, h_csrColIndU, h_csrValU, h_P, h_Q, handle);
     uint64_t cutap_w[16] = {(uint64_t)(int64_t)n, (uint64_t)(int64_t)nnzA, (uint64_t)(uintptr_t)h_csrRowPtrA, (uint64_t)(uintptr_t)h_csrColIndA, (uint64_t)(uintptr_t)h_csrValA, (uint64_t)(int64_t)nnzL, (uint64_t)(uintptr_t)h_csrRowPtrL, (uint64_t)(uintptr_t)h_csrColIndL, (uint64_t)(uintptr_t)h_csrValL, (uint64_t)(int64_t)nnzU, (uint64_t)(uintptr_t)h_csrRowPtrU, (uint64_t)(uintptr_t)h_csrColIndU, (uint64_t)(uintptr_t)h_csrValU, (uint64_t)(uintptr_t)h_P, (uint64_t)(uintptr_t)h_Q, (uint64_t)(uintptr_t)handle};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusolverRfSetupHost, cutap_w, thunk_cusolverRfSetupHost);
 }
@@ -4796,11 +3602,8 @@ static uint64_t thunk_cusolverRfSolve(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *, void *, int, void *, int, void *, int))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1], (void *)(uintptr_t)a[2], (int)a[3], (void *)(uintptr_t)a[4], (int)a[5], (void *)(uintptr_t)a[6], (int)a[7]);
 }
-CUTAP_EXPORT unsigned int cusolverRfSolve(void *handle, void *P, void *Q, int nrhs, void *Temp, int ldt, void *XF, int ldxf)
+CUTAP_SLOW unsigned int cutap_slow_cusolverRfSolve(void *handle, void *P, void *Q, int nrhs, void *Temp, int ldt, void *XF, int ldxf)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusolverRfSolve], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *, void *, int, void *, int, void *, int))cutap_fn)(handle, P, Q, nrhs, Temp, ldt, XF, ldxf);
     uint64_t cutap_w[8] = {(uint64_t)(uintptr_t)handle, (uint64_t)(uintptr_t)P, (uint64_t)(uintptr_t)Q, (uint64_t)(int64_t)nrhs, (uint64_t)(uintptr_t)Temp, (uint64_t)(int64_t)ldt, (uint64_t)(uintptr_t)XF, (uint64_t)(int64_t)ldxf};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusolverRfSolve, cutap_w, thunk_cusolverRfSolve);
 }
@@ -4808,11 +3611,8 @@ static uint64_t thunk_cusolverSpCcsrcholBufferInfo(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, int, int, void *, void *, void *, void *, void *, void *, void *))fn)((void *)(uintptr_t)a[0], (int)a[1], (int)a[2], (void *)(uintptr_t)a[3], (void *)(uintptr_t)a[4], (void *)(uintptr_t)a[5], (void *)(uintptr_t)a[6], (void *)(uintptr_t)a[7], (void *)(uintptr_t)a[8], (void *)(uintptr_t)a[9]);
 }
-CUTAP_EXPORT unsigned int cusolverSpCcsrcholBufferInfo(void *handle, int n, int nnzA, void *descrA, void *csrValA, void *csrRowPtrA, void *csrColIndA, void *info, void *internalDataInBytes, void *workspaceInBytes)
+CUTAP_SLOW unsigned int cutap_slow_cusolverSpCcsrcholBufferInfo(void *handle, int n, int nnzA, void *descrA, void *csrValA, void *csrRowPtrA, void *csrColIndA, void *info, void *internalDataInBytes, void *workspaceInBytes)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusolverSpCcsrcholBufferInfo], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, int, int, void *, void *, void *, void *, void *, void *, void *))cutap_fn)(handle, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, info, internalDataInBytes, workspaceInBytes);
     uint64_t cutap_w[10] = {(uint64_t)(uintptr_t)handle, (uint64_t)(int64_t)n, (uint64_t)(int64_t)nnzA, (uint64_t)(uintptr_t)descrA, (uint64_t)(uintptr_t)csrValA, (uint64_t)(uintptr_t)csrRowPtrA, (uint64_t)(uintptr_t)csrColIndA, (uint64_t)(uintptr_t)info, (uint64_t)(uintptr_t)internalDataInBytes, (uint64_t)(uintptr_t)workspaceInBytes};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusolverSpCcsrcholBufferInfo, cutap_w, thunk_cusolverSpCcsrcholBufferInfo);
 }
@@ -4820,11 +3620,8 @@ static uint64_t thunk_cusolverSpCcsrcholBufferInfoHost(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, int, int, void *, void *, void *, void *, void *, void *, void *))fn)((void *)(uintptr_t)a[0], (int)a[1], (int)a[2], (void *)(uintptr_t)a[3], (void *)(uintptr_t)a[4], (void *)(uintptr_t)a[5], (void *)(uintptr_t)a[6], (void *)(uintptr_t)a[7], (void *)(uintptr_t)a[8], (void *)(uintptr_t)a[9]);
 }
-CUTAP_EXPORT unsigned int cusolverSpCcsrcholBufferInfoHost(void *handle, int n, int nnzA, void *descrA, void *csrValA, void *csrRowPtrA, void *csrColIndA, void *info, void *internalDataInBytes, void *workspaceInBytes)
+CUTAP_SLOW unsigned int cutap_slow_cusolverSpCcsrcholBufferInfoHost(void *handle, int n, int nnzA, void *descrA, void *csrValA, void *csrRowPtrA, void *csrColIndA, void *info, void *internalDataInBytes, void *workspaceInBytes)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusolverSpCcsrcholBufferInfoHost], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, int, int, void *, void *, void *, void *, void *, void *, void *))cutap_fn)(handle, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, info, internalDataInBytes, workspaceInBytes);
     uint64_t cutap_w[10] = {(uint64_t)(uintptr_t)handle, (uint64_t)(int64_t)n, (uint64_t)(int64_t)nnzA, (uint64_t)(uintptr_t)descrA, (uint64_t)(uintptr_t)csrValA, (uint64_t)(uintptr_t)csrRowPtrA, (uint64_t)(uintptr_t)csrColIndA, (uint64_t)(uintptr_t)info, (uint64_t)(uintptr_t)internalDataInBytes, (uint64_t)(uintptr_t)workspaceInBytes};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusolverSpCcsrcholBufferInfoHost, cutap_w, thunk_cusolverSpCcsrcholBufferInfoHost);
 }
@@ -4832,11 +3629,8 @@ static uint64_t thunk_cusolverSpCcsrcholDiag(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1], (void *)(uintptr_t)a[2]);
 }
-CUTAP_EXPORT unsigned int cusolverSpCcsrcholDiag(void *handle, void *info, void *diag)
+CUTAP_SLOW unsigned int cutap_slow_cusolverSpCcsrcholDiag(void *handle, void *info, void *diag)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusolverSpCcsrcholDiag], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *, void *))cutap_fn)(handle, info, diag);
     uint64_t cutap_w[3] = {(uint64_t)(uintptr_t)handle, (uint64_t)(uintptr_t)info, (uint64_t)(uintptr_t)diag};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusolverSpCcsrcholDiag, cutap_w, thunk_cusolverSpCcsrcholDiag);
 }
@@ -4844,11 +3638,8 @@ static uint64_t thunk_cusolverSpCcsrcholFactor(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, int, int, void *, void *, void *, void *, void *, void *))fn)((void *)(uintptr_t)a[0], (int)a[1], (int)a[2], (void *)(uintptr_t)a[3], (void *)(uintptr_t)a[4], (void *)(uintptr_t)a[5], (void *)(uintptr_t)a[6], (void *)(uintptr_t)a[7], (void *)(uintptr_t)a[8]);
 }
-CUTAP_EXPORT unsigned int cusolverSpCcsrcholFactor(void *handle, int n, int nnzA, void *descrA, void *csrValA, void *csrRowPtrA, void *csrColIndA, void *info, void *pBuffer)
+CUTAP_SLOW unsigned int cutap_slow_cusolverSpCcsrcholFactor(void *handle, int n, int nnzA, void *descrA, void *csrValA, void *csrRowPtrA, void *csrColIndA, void *info, void *pBuffer)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusolverSpCcsrcholFactor], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, int, int, void *, void *, void *, void *, void *, void *))cutap_fn)(handle, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, info, pBuffer);
     uint64_t cutap_w[9] = {(uint64_t)(uintptr_t)handle, (uint64_t)(int64_t)n, (uint64_t)(int64_t)nnzA, (uint64_t)(uintptr_t)descrA, (uint64_t)(uintptr_t)csrValA, (uint64_t)(uintptr_t)csrRowPtrA, (uint64_t)(uintptr_t)csrColIndA, (uint64_t)(uintptr_t)info, (uint64_t)(uintptr_t)pBuffer};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusolverSpCcsrcholFactor, cutap_w, thunk_cusolverSpCcsrcholFactor);
 }
@@ -4856,11 +3647,8 @@ static uint64_t thunk_cusolverSpCcsrcholFactorHost(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, int, int, void *, void *, void *, void *, void *, void *))fn)((void *)(uintptr_t)a[0], (int)a[1], (int)a[2], (void *)(uintptr_t)a[3], (void *)(uintptr_t)a[4], (void *)(uintptr_t)a[5], (void *)(uintptr_t)a[6], (void *)(uintptr_t)a[7], (void *)(uintptr_t)a[8]);
 }
-CUTAP_EXPORT unsigned int cusolverSpCcsrcholFactorHost(void *handle, int n, int nnzA, void *descrA, void *csrValA, void *csrRowPtrA, void *csrColIndA, void *info, void *pBuffer)
+CUTAP_SLOW unsigned int cutap_slow_cusolverSpCcsrcholFactorHost(void *handle, int n, int nnzA, void *descrA, void *csrValA, void *csrRowPtrA, void *csrColIndA, void *info, void *pBuffer)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusolverSpCcsrcholFactorHost], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, int, int, void *, void *, void *, void *, void *, void *))cutap_fn)(handle, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, info, pBuffer);
     uint64_t cutap_w[9] = {(uint64_t)(uintptr_t)handle, (uint64_t)(int64_t)n, (uint64_t)(int64_t)nnzA, (uint64_t)(uintptr_t)descrA, (uint64_t)(uintptr_t)csrValA, (uint64_t)(uintptr_t)csrRowPtrA, (uint64_t)(uintptr_t)csrColIndA, (uint64_t)(uintptr_t)info, (uint64_t)(uintptr_t)pBuffer};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusolverSpCcsrcholFactorHost, cutap_w, thunk_cusolverSpCcsrcholFactorHost);
 }
@@ -4868,11 +3656,8 @@ static uint64_t thunk_cusolverSpCcsrcholSolve(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, int, void *, void *, void *, void *))fn)((void *)(uintptr_t)a[0], (int)a[1], (void *)(uintptr_t)a[2], (void *)(uintptr_t)a[3], (void *)(uintptr_t)a[4], (void *)(uintptr_t)a[5]);
 }
-CUTAP_EXPORT unsigned int cusolverSpCcsrcholSolve(void *handle, int n, void *b, void *x, void *info, void *pBuffer)
+CUTAP_SLOW unsigned int cutap_slow_cusolverSpCcsrcholSolve(void *handle, int n, void *b, void *x, void *info, void *pBuffer)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusolverSpCcsrcholSolve], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, int, void *, void *, void *, void *))cutap_fn)(handle, n, b, x, info, pBuffer);
     uint64_t cutap_w[6] = {(uint64_t)(uintptr_t)handle, (uint64_t)(int64_t)n, (uint64_t)(uintptr_t)b, (uint64_t)(uintptr_t)x, (uint64_t)(uintptr_t)info, (uint64_t)(uintptr_t)pBuffer};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusolverSpCcsrcholSolve, cutap_w, thunk_cusolverSpCcsrcholSolve);
 }
@@ -4880,11 +3665,8 @@ static uint64_t thunk_cusolverSpCcsrcholSolveHost(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, int, void *, void *, void *, void *))fn)((void *)(uintptr_t)a[0], (int)a[1], (void *)(uintptr_t)a[2], (void *)(uintptr_t)a[3], (void *)(uintptr_t)a[4], (void *)(uintptr_t)a[5]);
 }
-CUTAP_EXPORT unsigned int cusolverSpCcsrcholSolveHost(void *handle, int n, void *b, void *x, void *info, void *pBuffer)
+CUTAP_SLOW unsigned int cutap_slow_cusolverSpCcsrcholSolveHost(void *handle, int n, void *b, void *x, void *info, void *pBuffer)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusolverSpCcsrcholSolveHost], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, int, void *, void *, void *, void *))cutap_fn)(handle, n, b, x, info, pBuffer);
     uint64_t cutap_w[6] = {(uint64_t)(uintptr_t)handle, (uint64_t)(int64_t)n, (uint64_t)(uintptr_t)b, (uint64_t)(uintptr_t)x, (uint64_t)(uintptr_t)info, (uint64_t)(uintptr_t)pBuffer};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusolverSpCcsrcholSolveHost, cutap_w, thunk_cusolverSpCcsrcholSolveHost);
 }
@@ -4892,11 +3674,8 @@ static uint64_t thunk_cusolverSpCcsrcholZeroPivot(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *, float, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1], cutap_w2f(a[2]), (void *)(uintptr_t)a[3]);
 }
-CUTAP_EXPORT unsigned int cusolverSpCcsrcholZeroPivot(void *handle, void *info, float tol, void *position)
+CUTAP_SLOW unsigned int cutap_slow_cusolverSpCcsrcholZeroPivot(void *handle, void *info, float tol, void *position)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusolverSpCcsrcholZeroPivot], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *, float, void *))cutap_fn)(handle, info, tol, position);
     uint64_t cutap_w[4] = {(uint64_t)(uintptr_t)handle, (uint64_t)(uintptr_t)info, cutap_f2w(tol), (uint64_t)(uintptr_t)position};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusolverSpCcsrcholZeroPivot, cutap_w, thunk_cusolverSpCcsrcholZeroPivot);
 }
@@ -4904,11 +3683,8 @@ static uint64_t thunk_cusolverSpCcsrcholZeroPivotHost(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *, float, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1], cutap_w2f(a[2]), (void *)(uintptr_t)a[3]);
 }
-CUTAP_EXPORT unsigned int cusolverSpCcsrcholZeroPivotHost(void *handle, void *info, float tol, void *position)
+CUTAP_SLOW unsigned int cutap_slow_cusolverSpCcsrcholZeroPivotHost(void *handle, void *info, float tol, void *position)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusolverSpCcsrcholZeroPivotHost], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *, float, void *))cutap_fn)(handle, info, tol, position);
     uint64_t cutap_w[4] = {(uint64_t)(uintptr_t)handle, (uint64_t)(uintptr_t)info, cutap_f2w(tol), (uint64_t)(uintptr_t)position};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusolverSpCcsrcholZeroPivotHost, cutap_w, thunk_cusolverSpCcsrcholZeroPivotHost);
 }
@@ -4916,11 +3692,8 @@ static uint64_t thunk_cusolverSpCcsreigsHost(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, int, int, void *, void *, void *, void *, struct cutap_sv_float2, struct cutap_sv_float2, void *))fn)((void *)(uintptr_t)a[0], (int)a[1], (int)a[2], (void *)(uintptr_t)a[3], (void *)(uintptr_t)a[4], (void *)(uintptr_t)a[5], (void *)(uintptr_t)a[6], *(struct cutap_sv_float2 *)(uintptr_t)a[7], *(struct cutap_sv_float2 *)(uintptr_t)a[8], (void *)(uintptr_t)a[9]);
 }
-CUTAP_EXPORT unsigned int cusolverSpCcsreigsHost(void *handle, int m, int nnz, void *descrA, void *csrValA, void *csrRowPtrA, void *csrColIndA, struct cutap_sv_float2 left_bottom_corner, struct cutap_sv_float2 right_upper_corner, void *num_eigs)
+CUTAP_SLOW unsigned int cutap_slow_cusolverSpCcsreigsHost(void *handle, int m, int nnz, void *descrA, void *csrValA, void *csrRowPtrA, void *csrColIndA, struct cutap_sv_float2 left_bottom_corner, struct cutap_sv_float2 right_upper_corner, void *num_eigs)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusolverSpCcsreigsHost], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, int, int, void *, void *, void *, void *, struct cutap_sv_float2, struct cutap_sv_float2, void *))cutap_fn)(handle, m, nnz, descrA, csrValA, csrRowPtrA, csrColIndA, left_bottom_corner, right_upper_corner, num_eigs);
     uint64_t cutap_w[10] = {(uint64_t)(uintptr_t)handle, (uint64_t)(int64_t)m, (uint64_t)(int64_t)nnz, (uint64_t)(uintptr_t)descrA, (uint64_t)(uintptr_t)csrValA, (uint64_t)(uintptr_t)csrRowPtrA, (uint64_t)(uintptr_t)csrColIndA, (uint64_t)(uintptr_t)&left_bottom_corner, (uint64_t)(uintptr_t)&right_upper_corner, (uint64_t)(uintptr_t)num_eigs};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusolverSpCcsreigsHost, cutap_w, thunk_cusolverSpCcsreigsHost);
 }
@@ -4928,11 +3701,8 @@ static uint64_t thunk_cusolverSpCcsreigvsi(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, int, int, void *, void *, void *, void *, struct cutap_sv_float2, void *, int, float, void *, void *))fn)((void *)(uintptr_t)a[0], (int)a[1], (int)a[2], (void *)(uintptr_t)a[3], (void *)(uintptr_t)a[4], (void *)(uintptr_t)a[5], (void *)(uintptr_t)a[6], *(struct cutap_sv_float2 *)(uintptr_t)a[7], (void *)(uintptr_t)a[8], (int)a[9], cutap_w2f(a[10]), (void *)(uintptr_t)a[11], (void *)(uintptr_t)a[12]);
 }
-CUTAP_EXPORT unsigned int cusolverSpCcsreigvsi(void *handle, int m, int nnz, void *descrA, void *csrValA, void *csrRowPtrA, void *csrColIndA, struct cutap_sv_float2 mu0, void *x0, int maxite, float eps, void *mu, void *x)
+CUTAP_SLOW unsigned int cutap_slow_cusolverSpCcsreigvsi(void *handle, int m, int nnz, void *descrA, void *csrValA, void *csrRowPtrA, void *csrColIndA, struct cutap_sv_float2 mu0, void *x0, int maxite, float eps, void *mu, void *x)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusolverSpCcsreigvsi], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, int, int, void *, void *, void *, void *, struct cutap_sv_float2, void *, int, float, void *, void *))cutap_fn)(handle, m, nnz, descrA, csrValA, csrRowPtrA, csrColIndA, mu0, x0, maxite, eps, mu, x);
     uint64_t cutap_w[13] = {(uint64_t)(uintptr_t)handle, (uint64_t)(int64_t)m, (uint64_t)(int64_t)nnz, (uint64_t)(uintptr_t)descrA, (uint64_t)(uintptr_t)csrValA, (uint64_t)(uintptr_t)csrRowPtrA, (uint64_t)(uintptr_t)csrColIndA, (uint64_t)(uintptr_t)&mu0, (uint64_t)(uintptr_t)x0, (uint64_t)(int64_t)maxite, cutap_f2w(eps), (uint64_t)(uintptr_t)mu, (uint64_t)(uintptr_t)x};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusolverSpCcsreigvsi, cutap_w, thunk_cusolverSpCcsreigvsi);
 }
@@ -4940,11 +3710,8 @@ static uint64_t thunk_cusolverSpCcsreigvsiHost(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, int, int, void *, void *, void *, void *, struct cutap_sv_float2, void *, int, float, void *, void *))fn)((void *)(uintptr_t)a[0], (int)a[1], (int)a[2], (void *)(uintptr_t)a[3], (void *)(uintptr_t)a[4], (void *)(uintptr_t)a[5], (void *)(uintptr_t)a[6], *(struct cutap_sv_float2 *)(uintptr_t)a[7], (void *)(uintptr_t)a[8], (int)a[9], cutap_w2f(a[10]), (void *)(uintptr_t)a[11], (void *)(uintptr_t)a[12]);
 }
-CUTAP_EXPORT unsigned int cusolverSpCcsreigvsiHost(void *handle, int m, int nnz, void *descrA, void *csrValA, void *csrRowPtrA, void *csrColIndA, struct cutap_sv_float2 mu0, void *x0, int maxite, float tol, void *mu, void *x)
+CUTAP_SLOW unsigned int cutap_slow_cusolverSpCcsreigvsiHost(void *handle, int m, int nnz, void *descrA, void *csrValA, void *csrRowPtrA, void *csrColIndA, struct cutap_sv_float2 mu0, void *x0, int maxite, float tol, void *mu, void *x)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusolverSpCcsreigvsiHost], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, int, int, void *, void *, void *, void *, struct cutap_sv_float2, void *, int, float, void *, void *))cutap_fn)(handle, m, nnz, descrA, csrValA, csrRowPtrA, csrColIndA, mu0, x0, maxite, tol, mu, x);
     uint64_t cutap_w[13] = {(uint64_t)(uintptr_t)handle, (uint64_t)(int64_t)m, (uint64_t)(int64_t)nnz, (uint64_t)(uintptr_t)descrA, (uint64_t)(uintptr_t)csrValA, (uint64_t)(uintptr_t)csrRowPtrA, (uint64_t)(uintptr_t)csrColIndA, (uint64_t)(uintptr_t)&mu0, (uint64_t)(uintptr_t)x0, (uint64_t)(int64_t)maxite, cutap_f2w(tol), (uint64_t)(uintptr_t)mu, (uint64_t)(uintptr_t)x};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusolverSpCcsreigvsiHost, cutap_w, thunk_cusolverSpCcsreigvsiHost);
 }
@@ -4952,11 +3719,8 @@ static uint64_t thunk_cusolverSpCcsrlsqvqrHost(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, int, int, int, void *, void *, void *, void *, void *, float, void *, void *, void *, void *))fn)((void *)(uintptr_t)a[0], (int)a[1], (int)a[2], (int)a[3], (void *)(uintptr_t)a[4], (void *)(uintptr_t)a[5], (void *)(uintptr_t)a[6], (void *)(uintptr_t)a[7], (void *)(uintptr_t)a[8], cutap_w2f(a[9]), (void *)(uintptr_t)a[10], (void *)(uintptr_t)a[11], (void *)(uintptr_t)a[12], (void *)(uintptr_t)a[13]);
 }
-CUTAP_EXPORT unsigned int cusolverSpCcsrlsqvqrHost(void *handle, int m, int n, int nnz, void *descrA, void *csrValA, void *csrRowPtrA, void *csrColIndA, void *b, float tol, void *rankA, void *x, void *p, void *min_norm)
+CUTAP_SLOW unsigned int cutap_slow_cusolverSpCcsrlsqvqrHost(void *handle, int m, int n, int nnz, void *descrA, void *csrValA, void *csrRowPtrA, void *csrColIndA, void *b, float tol, void *rankA, void *x, void *p, void *min_norm)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusolverSpCcsrlsqvqrHost], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, int, int, int, void *, void *, void *, void *, void *, float, void *, void *, void *, void *))cutap_fn)(handle, m, n, nnz, descrA, csrValA, csrRowPtrA, csrColIndA, b, tol, rankA, x, p, min_norm);
     uint64_t cutap_w[14] = {(uint64_t)(uintptr_t)handle, (uint64_t)(int64_t)m, (uint64_t)(int64_t)n, (uint64_t)(int64_t)nnz, (uint64_t)(uintptr_t)descrA, (uint64_t)(uintptr_t)csrValA, (uint64_t)(uintptr_t)csrRowPtrA, (uint64_t)(uintptr_t)csrColIndA, (uint64_t)(uintptr_t)b, cutap_f2w(tol), (uint64_t)(uintptr_t)rankA, (uint64_t)(uintptr_t)x, (uint64_t)(uintptr_t)p, (uint64_t)(uintptr_t)min_norm};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusolverSpCcsrlsqvqrHost, cutap_w, thunk_cusolverSpCcsrlsqvqrHost);
 }
@@ -4964,11 +3728,8 @@ static uint64_t thunk_cusolverSpCcsrlsvchol(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, int, int, void *, void *, void *, void *, void *, float, int, void *, void *))fn)((void *)(uintptr_t)a[0], (int)a[1], (int)a[2], (void *)(uintptr_t)a[3], (void *)(uintptr_t)a[4], (void *)(uintptr_t)a[5], (void *)(uintptr_t)a[6], (void *)(uintptr_t)a[7], cutap_w2f(a[8]), (int)a[9], (void *)(uintptr_t)a[10], (void *)(uintptr_t)a[11]);
 }
-CUTAP_EXPORT unsigned int cusolverSpCcsrlsvchol(void *handle, int m, int nnz, void *descrA, void *csrVal, void *csrRowPtr, void *csrColInd, void *b, float tol, int reorder, void *x, void *singularity)
+CUTAP_SLOW unsigned int cutap_slow_cusolverSpCcsrlsvchol(void *handle, int m, int nnz, void *descrA, void *csrVal, void *csrRowPtr, void *csrColInd, void *b, float tol, int reorder, void *x, void *singularity)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusolverSpCcsrlsvchol], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, int, int, void *, void *, void *, void *, void *, float, int, void *, void *))cutap_fn)(handle, m, nnz, descrA, csrVal, csrRowPtr, csrColInd, b, tol, reorder, x, singularity);
     uint64_t cutap_w[12] = {(uint64_t)(uintptr_t)handle, (uint64_t)(int64_t)m, (uint64_t)(int64_t)nnz, (uint64_t)(uintptr_t)descrA, (uint64_t)(uintptr_t)csrVal, (uint64_t)(uintptr_t)csrRowPtr, (uint64_t)(uintptr_t)csrColInd, (uint64_t)(uintptr_t)b, cutap_f2w(tol), (uint64_t)(int64_t)reorder, (uint64_t)(uintptr_t)x, (uint64_t)(uintptr_t)singularity};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusolverSpCcsrlsvchol, cutap_w, thunk_cusolverSpCcsrlsvchol);
 }
@@ -4976,11 +3737,8 @@ static uint64_t thunk_cusolverSpCcsrlsvcholHost(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, int, int, void *, void *, void *, void *, void *, float, int, void *, void *))fn)((void *)(uintptr_t)a[0], (int)a[1], (int)a[2], (void *)(uintptr_t)a[3], (void *)(uintptr_t)a[4], (void *)(uintptr_t)a[5], (void *)(uintptr_t)a[6], (void *)(uintptr_t)a[7], cutap_w2f(a[8]), (int)a[9], (void *)(uintptr_t)a[10], (void *)(uintptr_t)a[11]);
 }
-CUTAP_EXPORT unsigned int cusolverSpCcsrlsvcholHost(void *handle, int m, int nnz, void *descrA, void *csrVal, void *csrRowPtr, void *csrColInd, void *b, float tol, int reorder, void *x, void *singularity)
+CUTAP_SLOW unsigned int cutap_slow_cusolverSpCcsrlsvcholHost(void *handle, int m, int nnz, void *descrA, void *csrVal, void *csrRowPtr, void *csrColInd, void *b, float tol, int reorder, void *x, void *singularity)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusolverSpCcsrlsvcholHost], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, int, int, void *, void *, void *, void *, void *, float, int, void *, void *))cutap_fn)(handle, m, nnz, descrA, csrVal, csrRowPtr, csrColInd, b, tol, reorder, x, singularity);
     uint64_t cutap_w[12] = {(uint64_t)(uintptr_t)handle, (uint64_t)(int64_t)m, (uint64_t)(int64_t)nnz, (uint64_t)(uintptr_t)descrA, (uint64_t)(uintptr_t)csrVal, (uint64_t)(uintptr_t)csrRowPtr, (uint64_t)(uintptr_t)csrColInd, (uint64_t)(uintptr_t)b, cutap_f2w(tol), (uint64_t)(int64_t)reorder, (uint64_t)(uintptr_t)x, (uint64_t)(uintptr_t)singularity};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusolverSpCcsrlsvcholHost, cutap_w, thunk_cusolverSpCcsrlsvcholHost);
 }
@@ -4988,11 +3746,8 @@ static uint64_t thunk_cusolverSpCcsrlsvluHost(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, int, int, void *, void *, void *, void *, void *, float, int, void *, void *))fn)((void *)(uintptr_t)a[0], (int)a[1], (int)a[2], (void *)(uintptr_t)a[3], (void *)(uintptr_t)a[4], (void *)(uintptr_t)a[5], (void *)(uintptr_t)a[6], (void *)(uintptr_t)a[7], cutap_w2f(a[8]), (int)a[9], (void *)(uintptr_t)a[10], (void *)(uintptr_t)a[11]);
 }
-CUTAP_EXPORT unsigned int cusolverSpCcsrlsvluHost(void *handle, int n, int nnzA, void *descrA, void *csrValA, void *csrRowPtrA, void *csrColIndA, void *b, float tol, int reorder, void *x, void *singularity)
+CUTAP_SLOW unsigned int cutap_slow_cusolverSpCcsrlsvluHost(void *handle, int n, int nnzA, void *descrA, void *csrValA, void *csrRowPtrA, void *csrColIndA, void *b, float tol, int reorder, void *x, void *singularity)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusolverSpCcsrlsvluHost], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, int, int, void *, void *, void *, void *, void *, float, int, void *, void *))cutap_fn)(handle, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, b, tol, reorder, x, singularity);
     uint64_t cutap_w[12] = {(uint64_t)(uintptr_t)handle, (uint64_t)(int64_t)n, (uint64_t)(int64_t)nnzA, (uint64_t)(uintptr_t)descrA, (uint64_t)(uintptr_t)csrValA, (uint64_t)(uintptr_t)csrRowPtrA, (uint64_t)(uintptr_t)csrColIndA, (uint64_t)(uintptr_t)b, cutap_f2w(tol), (uint64_t)(int64_t)reorder, (uint64_t)(uintptr_t)x, (uint64_t)(uintptr_t)singularity};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusolverSpCcsrlsvluHost, cutap_w, thunk_cusolverSpCcsrlsvluHost);
 }
@@ -5000,11 +3755,8 @@ static uint64_t thunk_cusolverSpCcsrlsvqr(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, int, int, void *, void *, void *, void *, void *, float, int, void *, void *))fn)((void *)(uintptr_t)a[0], (int)a[1], (int)a[2], (void *)(uintptr_t)a[3], (void *)(uintptr_t)a[4], (void *)(uintptr_t)a[5], (void *)(uintptr_t)a[6], (void *)(uintptr_t)a[7], cutap_w2f(a[8]), (int)a[9], (void *)(uintptr_t)a[10], (void *)(uintptr_t)a[11]);
 }
-CUTAP_EXPORT unsigned int cusolverSpCcsrlsvqr(void *handle, int m, int nnz, void *descrA, void *csrVal, void *csrRowPtr, void *csrColInd, void *b, float tol, int reorder, void *x, void *singularity)
+CUTAP_SLOW unsigned int cutap_slow_cusolverSpCcsrlsvqr(void *handle, int m, int nnz, void *descrA, void *csrVal, void *csrRowPtr, void *csrColInd, void *b, float tol, int reorder, void *x, void *singularity)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusolverSpCcsrlsvqr], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, int, int, void *, void *, void *, void *, void *, float, int, void *, void *))cutap_fn)(handle, m, nnz, descrA, csrVal, csrRowPtr, csrColInd, b, tol, reorder, x, singularity);
     uint64_t cutap_w[12] = {(uint64_t)(uintptr_t)handle, (uint64_t)(int64_t)m, (uint64_t)(int64_t)nnz, (uint64_t)(uintptr_t)descrA, (uint64_t)(uintptr_t)csrVal, (uint64_t)(uintptr_t)csrRowPtr, (uint64_t)(uintptr_t)csrColInd, (uint64_t)(uintptr_t)b, cutap_f2w(tol), (uint64_t)(int64_t)reorder, (uint64_t)(uintptr_t)x, (uint64_t)(uintptr_t)singularity};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusolverSpCcsrlsvqr, cutap_w, thunk_cusolverSpCcsrlsvqr);
 }
@@ -5012,11 +3764,8 @@ static uint64_t thunk_cusolverSpCcsrlsvqrHost(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, int, int, void *, void *, void *, void *, void *, float, int, void *, void *))fn)((void *)(uintptr_t)a[0], (int)a[1], (int)a[2], (void *)(uintptr_t)a[3], (void *)(uintptr_t)a[4], (void *)(uintptr_t)a[5], (void *)(uintptr_t)a[6], (void *)(uintptr_t)a[7], cutap_w2f(a[8]), (int)a[9], (void *)(uintptr_t)a[10], (void *)(uintptr_t)a[11]);
 }
-CUTAP_EXPORT unsigned int cusolverSpCcsrlsvqrHost(void *handle, int m, int nnz, void *descrA, void *csrValA, void *csrRowPtrA, void *csrColIndA, void *b, float tol, int reorder, void *x, void *singularity)
+CUTAP_SLOW unsigned int cutap_slow_cusolverSpCcsrlsvqrHost(void *handle, int m, int nnz, void *descrA, void *csrValA, void *csrRowPtrA, void *csrColIndA, void *b, float tol, int reorder, void *x, void *singularity)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusolverSpCcsrlsvqrHost], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, int, int, void *, void *, void *, void *, void *, float, int, void *, void *))cutap_fn)(handle, m, nnz, descrA, csrValA, csrRowPtrA, csrColIndA, b, tol, reorder, x, singularity);
     uint64_t cutap_w[12] = {(uint64_t)(uintptr_t)handle, (uint64_t)(int64_t)m, (uint64_t)(int64_t)nnz, (uint64_t)(uintptr_t)descrA, (uint64_t)(uintptr_t)csrValA, (uint64_t)(uintptr_t)csrRowPtrA, (uint64_t)(uintptr_t)csrColIndA, (uint64_t)(uintptr_t)b, cutap_f2w(tol), (uint64_t)(int64_t)reorder, (uint64_t)(uintptr_t)x, (uint64_t)(uintptr_t)singularity};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusolverSpCcsrlsvqrHost, cutap_w, thunk_cusolverSpCcsrlsvqrHost);
 }
@@ -5024,11 +3773,8 @@ static uint64_t thunk_cusolverSpCcsrluBufferInfoHost(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, int, int, void *, void *, void *, void *, void *, void *, void *))fn)((void *)(uintptr_t)a[0], (int)a[1], (int)a[2], (void *)(uintptr_t)a[3], (void *)(uintptr_t)a[4], (void *)(uintptr_t)a[5], (void *)(uintptr_t)a[6], (void *)(uintptr_t)a[7], (void *)(uintptr_t)a[8], (void *)(uintptr_t)a[9]);
 }
-CUTAP_EXPORT unsigned int cusolverSpCcsrluBufferInfoHost(void *handle, int n, int nnzA, void *descrA, void *csrValA, void *csrRowPtrA, void *csrColIndA, void *info, void *internalDataInBytes, void *workspaceInBytes)
+CUTAP_SLOW unsigned int cutap_slow_cusolverSpCcsrluBufferInfoHost(void *handle, int n, int nnzA, void *descrA, void *csrValA, void *csrRowPtrA, void *csrColIndA, void *info, void *internalDataInBytes, void *workspaceInBytes)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusolverSpCcsrluBufferInfoHost], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, int, int, void *, void *, void *, void *, void *, void *, void *))cutap_fn)(handle, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, info, internalDataInBytes, workspaceInBytes);
     uint64_t cutap_w[10] = {(uint64_t)(uintptr_t)handle, (uint64_t)(int64_t)n, (uint64_t)(int64_t)nnzA, (uint64_t)(uintptr_t)descrA, (uint64_t)(uintptr_t)csrValA, (uint64_t)(uintptr_t)csrRowPtrA, (uint64_t)(uintptr_t)csrColIndA, (uint64_t)(uintptr_t)info, (uint64_t)(uintptr_t)internalDataInBytes, (uint64_t)(uintptr_t)workspaceInBytes};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusolverSpCcsrluBufferInfoHost, cutap_w, thunk_cusolverSpCcsrluBufferInfoHost);
 }
@@ -5036,11 +3782,8 @@ static uint64_t thunk_cusolverSpCcsrluExtractHost(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1], (void *)(uintptr_t)a[2], (void *)(uintptr_t)a[3], (void *)(uintptr_t)a[4], (void *)(uintptr_t)a[5], (void *)(uintptr_t)a[6], (void *)(uintptr_t)a[7], (void *)(uintptr_t)a[8], (void *)(uintptr_t)a[9], (void *)(uintptr_t)a[10], (void *)(uintptr_t)a[11], (void *)(uintptr_t)a[12]);
 }
-CUTAP_EXPORT unsigned int cusolverSpCcsrluExtractHost(void *handle, void *P, void *Q, void *descrL, void *csrValL, void *csrRowPtrL, void *csrColIndL, void *descrU, void *csrValU, void *csrRowPtrU, void *csrColIndU, void *info, void *pBuffer)
+CUTAP_SLOW unsigned int cutap_slow_cusolverSpCcsrluExtractHost(void *handle, void *P, void *Q, void *descrL, void *csrValL, void *csrRowPtrL, void *csrColIndL, void *descrU, void *csrValU, void *csrRowPtrU, void *csrColIndU, void *info, void *pBuffer)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusolverSpCcsrluExtractHost], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *))cutap_fn)(handle, P, Q, descrL, csrValL, csrRowPtrL, csrColIndL, descrU, csrValU, csrRowPtrU, csrColIndU, info, pBuffer);
     uint64_t cutap_w[13] = {(uint64_t)(uintptr_t)handle, (uint64_t)(uintptr_t)P, (uint64_t)(uintptr_t)Q, (uint64_t)(uintptr_t)descrL, (uint64_t)(uintptr_t)csrValL, (uint64_t)(uintptr_t)csrRowPtrL, (uint64_t)(uintptr_t)csrColIndL, (uint64_t)(uintptr_t)descrU, (uint64_t)(uintptr_t)csrValU, (uint64_t)(uintptr_t)csrRowPtrU, (uint64_t)(uintptr_t)csrColIndU, (uint64_t)(uintptr_t)info, (uint64_t)(uintptr_t)pBuffer};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusolverSpCcsrluExtractHost, cutap_w, thunk_cusolverSpCcsrluExtractHost);
 }
@@ -5048,11 +3791,8 @@ static uint64_t thunk_cusolverSpCcsrluFactorHost(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, int, int, void *, void *, void *, void *, void *, float, void *))fn)((void *)(uintptr_t)a[0], (int)a[1], (int)a[2], (void *)(uintptr_t)a[3], (void *)(uintptr_t)a[4], (void *)(uintptr_t)a[5], (void *)(uintptr_t)a[6], (void *)(uintptr_t)a[7], cutap_w2f(a[8]), (void *)(uintptr_t)a[9]);
 }
-CUTAP_EXPORT unsigned int cusolverSpCcsrluFactorHost(void *handle, int n, int nnzA, void *descrA, void *csrValA, void *csrRowPtrA, void *csrColIndA, void *info, float pivot_threshold, void *pBuffer)
+CUTAP_SLOW unsigned int cutap_slow_cusolverSpCcsrluFactorHost(void *handle, int n, int nnzA, void *descrA, void *csrValA, void *csrRowPtrA, void *csrColIndA, void *info, float pivot_threshold, void *pBuffer)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusolverSpCcsrluFactorHost], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, int, int, void *, void *, void *, void *, void *, float, void *))cutap_fn)(handle, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, info, pivot_threshold, pBuffer);
     uint64_t cutap_w[10] = {(uint64_t)(uintptr_t)handle, (uint64_t)(int64_t)n, (uint64_t)(int64_t)nnzA, (uint64_t)(uintptr_t)descrA, (uint64_t)(uintptr_t)csrValA, (uint64_t)(uintptr_t)csrRowPtrA, (uint64_t)(uintptr_t)csrColIndA, (uint64_t)(uintptr_t)info, cutap_f2w(pivot_threshold), (uint64_t)(uintptr_t)pBuffer};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusolverSpCcsrluFactorHost, cutap_w, thunk_cusolverSpCcsrluFactorHost);
 }
@@ -5060,11 +3800,8 @@ static uint64_t thunk_cusolverSpCcsrluSolveHost(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, int, void *, void *, void *, void *))fn)((void *)(uintptr_t)a[0], (int)a[1], (void *)(uintptr_t)a[2], (void *)(uintptr_t)a[3], (void *)(uintptr_t)a[4], (void *)(uintptr_t)a[5]);
 }
-CUTAP_EXPORT unsigned int cusolverSpCcsrluSolveHost(void *handle, int n, void *b, void *x, void *info, void *pBuffer)
+CUTAP_SLOW unsigned int cutap_slow_cusolverSpCcsrluSolveHost(void *handle, int n, void *b, void *x, void *info, void *pBuffer)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusolverSpCcsrluSolveHost], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, int, void *, void *, void *, void *))cutap_fn)(handle, n, b, x, info, pBuffer);
     uint64_t cutap_w[6] = {(uint64_t)(uintptr_t)handle, (uint64_t)(int64_t)n, (uint64_t)(uintptr_t)b, (uint64_t)(uintptr_t)x, (uint64_t)(uintptr_t)info, (uint64_t)(uintptr_t)pBuffer};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusolverSpCcsrluSolveHost, cutap_w, thunk_cusolverSpCcsrluSolveHost);
 }
@@ -5072,11 +3809,8 @@ static uint64_t thunk_cusolverSpCcsrluZeroPivotHost(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *, float, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1], cutap_w2f(a[2]), (void *)(uintptr_t)a[3]);
 }
-CUTAP_EXPORT unsigned int cusolverSpCcsrluZeroPivotHost(void *handle, void *info, float tol, void *position)
+CUTAP_SLOW unsigned int cutap_slow_cusolverSpCcsrluZeroPivotHost(void *handle, void *info, float tol, void *position)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusolverSpCcsrluZeroPivotHost], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *, float, void *))cutap_fn)(handle, info, tol, position);
     uint64_t cutap_w[4] = {(uint64_t)(uintptr_t)handle, (uint64_t)(uintptr_t)info, cutap_f2w(tol), (uint64_t)(uintptr_t)position};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusolverSpCcsrluZeroPivotHost, cutap_w, thunk_cusolverSpCcsrluZeroPivotHost);
 }
@@ -5084,11 +3818,8 @@ static uint64_t thunk_cusolverSpCcsrqrBufferInfo(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, int, int, int, void *, void *, void *, void *, void *, void *, void *))fn)((void *)(uintptr_t)a[0], (int)a[1], (int)a[2], (int)a[3], (void *)(uintptr_t)a[4], (void *)(uintptr_t)a[5], (void *)(uintptr_t)a[6], (void *)(uintptr_t)a[7], (void *)(uintptr_t)a[8], (void *)(uintptr_t)a[9], (void *)(uintptr_t)a[10]);
 }
-CUTAP_EXPORT unsigned int cusolverSpCcsrqrBufferInfo(void *handle, int m, int n, int nnzA, void *descrA, void *csrValA, void *csrRowPtrA, void *csrColIndA, void *info, void *internalDataInBytes, void *workspaceInBytes)
+CUTAP_SLOW unsigned int cutap_slow_cusolverSpCcsrqrBufferInfo(void *handle, int m, int n, int nnzA, void *descrA, void *csrValA, void *csrRowPtrA, void *csrColIndA, void *info, void *internalDataInBytes, void *workspaceInBytes)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusolverSpCcsrqrBufferInfo], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, int, int, int, void *, void *, void *, void *, void *, void *, void *))cutap_fn)(handle, m, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, info, internalDataInBytes, workspaceInBytes);
     uint64_t cutap_w[11] = {(uint64_t)(uintptr_t)handle, (uint64_t)(int64_t)m, (uint64_t)(int64_t)n, (uint64_t)(int64_t)nnzA, (uint64_t)(uintptr_t)descrA, (uint64_t)(uintptr_t)csrValA, (uint64_t)(uintptr_t)csrRowPtrA, (uint64_t)(uintptr_t)csrColIndA, (uint64_t)(uintptr_t)info, (uint64_t)(uintptr_t)internalDataInBytes, (uint64_t)(uintptr_t)workspaceInBytes};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusolverSpCcsrqrBufferInfo, cutap_w, thunk_cusolverSpCcsrqrBufferInfo);
 }
@@ -5096,11 +3827,8 @@ static uint64_t thunk_cusolverSpCcsrqrBufferInfoBatched(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, int, int, int, void *, void *, void *, void *, int, void *, void *, void *))fn)((void *)(uintptr_t)a[0], (int)a[1], (int)a[2], (int)a[3], (void *)(uintptr_t)a[4], (void *)(uintptr_t)a[5], (void *)(uintptr_t)a[6], (void *)(uintptr_t)a[7], (int)a[8], (void *)(uintptr_t)a[9], (void *)(uintptr_t)a[10], (void *)(uintptr_t)a[11]);
 }
-CUTAP_EXPORT unsigned int cusolverSpCcsrqrBufferInfoBatched(void *handle, int m, int n, int nnz, void *descrA, void *csrVal, void *csrRowPtr, void *csrColInd, int batchSize, void *info, void *internalDataInBytes, void *workspaceInBytes)
+CUTAP_SLOW unsigned int cutap_slow_cusolverSpCcsrqrBufferInfoBatched(void *handle, int m, int n, int nnz, void *descrA, void *csrVal, void *csrRowPtr, void *csrColInd, int batchSize, void *info, void *internalDataInBytes, void *workspaceInBytes)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusolverSpCcsrqrBufferInfoBatched], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, int, int, int, void *, void *, void *, void *, int, void *, void *, void *))cutap_fn)(handle, m, n, nnz, descrA, csrVal, csrRowPtr, csrColInd, batchSize, info, internalDataInBytes, workspaceInBytes);
     uint64_t cutap_w[12] = {(uint64_t)(uintptr_t)handle, (uint64_t)(int64_t)m, (uint64_t)(int64_t)n, (uint64_t)(int64_t)nnz, (uint64_t)(uintptr_t)descrA, (uint64_t)(uintptr_t)csrVal, (uint64_t)(uintptr_t)csrRowPtr, (uint64_t)(uintptr_t)csrColInd, (uint64_t)(int64_t)batchSize, (uint64_t)(uintptr_t)info, (uint64_t)(uintptr_t)internalDataInBytes, (uint64_t)(uintptr_t)workspaceInBytes};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusolverSpCcsrqrBufferInfoBatched, cutap_w, thunk_cusolverSpCcsrqrBufferInfoBatched);
 }
@@ -5108,11 +3836,8 @@ static uint64_t thunk_cusolverSpCcsrqrBufferInfoHost(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, int, int, int, void *, void *, void *, void *, void *, void *, void *))fn)((void *)(uintptr_t)a[0], (int)a[1], (int)a[2], (int)a[3], (void *)(uintptr_t)a[4], (void *)(uintptr_t)a[5], (void *)(uintptr_t)a[6], (void *)(uintptr_t)a[7], (void *)(uintptr_t)a[8], (void *)(uintptr_t)a[9], (void *)(uintptr_t)a[10]);
 }
-CUTAP_EXPORT unsigned int cusolverSpCcsrqrBufferInfoHost(void *handle, int m, int n, int nnzA, void *descrA, void *csrValA, void *csrRowPtrA, void *csrColIndA, void *info, void *internalDataInBytes, void *workspaceInBytes)
+CUTAP_SLOW unsigned int cutap_slow_cusolverSpCcsrqrBufferInfoHost(void *handle, int m, int n, int nnzA, void *descrA, void *csrValA, void *csrRowPtrA, void *csrColIndA, void *info, void *internalDataInBytes, void *workspaceInBytes)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusolverSpCcsrqrBufferInfoHost], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, int, int, int, void *, void *, void *, void *, void *, void *, void *))cutap_fn)(handle, m, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, info, internalDataInBytes, workspaceInBytes);
     uint64_t cutap_w[11] = {(uint64_t)(uintptr_t)handle, (uint64_t)(int64_t)m, (uint64_t)(int64_t)n, (uint64_t)(int64_t)nnzA, (uint64_t)(uintptr_t)descrA, (uint64_t)(uintptr_t)csrValA, (uint64_t)(uintptr_t)csrRowPtrA, (uint64_t)(uintptr_t)csrColIndA, (uint64_t)(uintptr_t)info, (uint64_t)(uintptr_t)internalDataInBytes, (uint64_t)(uintptr_t)workspaceInBytes};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusolverSpCcsrqrBufferInfoHost, cutap_w, thunk_cusolverSpCcsrqrBufferInfoHost);
 }
@@ -5120,11 +3845,8 @@ static uint64_t thunk_cusolverSpCcsrqrFactor(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, int, int, int, void *, void *, void *, void *))fn)((void *)(uintptr_t)a[0], (int)a[1], (int)a[2], (int)a[3], (void *)(uintptr_t)a[4], (void *)(uintptr_t)a[5], (void *)(uintptr_t)a[6], (void *)(uintptr_t)a[7]);
 }
-CUTAP_EXPORT unsigned int cusolverSpCcsrqrFactor(void *handle, int m, int n, int nnzA, void *b, void *x, void *info, void *pBuffer)
+CUTAP_SLOW unsigned int cutap_slow_cusolverSpCcsrqrFactor(void *handle, int m, int n, int nnzA, void *b, void *x, void *info, void *pBuffer)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusolverSpCcsrqrFactor], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, int, int, int, void *, void *, void *, void *))cutap_fn)(handle, m, n, nnzA, b, x, info, pBuffer);
     uint64_t cutap_w[8] = {(uint64_t)(uintptr_t)handle, (uint64_t)(int64_t)m, (uint64_t)(int64_t)n, (uint64_t)(int64_t)nnzA, (uint64_t)(uintptr_t)b, (uint64_t)(uintptr_t)x, (uint64_t)(uintptr_t)info, (uint64_t)(uintptr_t)pBuffer};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusolverSpCcsrqrFactor, cutap_w, thunk_cusolverSpCcsrqrFactor);
 }
@@ -5132,11 +3854,8 @@ static uint64_t thunk_cusolverSpCcsrqrFactorHost(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, int, int, int, void *, void *, void *, void *))fn)((void *)(uintptr_t)a[0], (int)a[1], (int)a[2], (int)a[3], (void *)(uintptr_t)a[4], (void *)(uintptr_t)a[5], (void *)(uintptr_t)a[6], (void *)(uintptr_t)a[7]);
 }
-CUTAP_EXPORT unsigned int cusolverSpCcsrqrFactorHost(void *handle, int m, int n, int nnzA, void *b, void *x, void *info, void *pBuffer)
+CUTAP_SLOW unsigned int cutap_slow_cusolverSpCcsrqrFactorHost(void *handle, int m, int n, int nnzA, void *b, void *x, void *info, void *pBuffer)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusolverSpCcsrqrFactorHost], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, int, int, int, void *, void *, void *, void *))cutap_fn)(handle, m, n, nnzA, b, x, info, pBuffer);
     uint64_t cutap_w[8] = {(uint64_t)(uintptr_t)handle, (uint64_t)(int64_t)m, (uint64_t)(int64_t)n, (uint64_t)(int64_t)nnzA, (uint64_t)(uintptr_t)b, (uint64_t)(uintptr_t)x, (uint64_t)(uintptr_t)info, (uint64_t)(uintptr_t)pBuffer};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusolverSpCcsrqrFactorHost, cutap_w, thunk_cusolverSpCcsrqrFactorHost);
 }
@@ -5144,11 +3863,8 @@ static uint64_t thunk_cusolverSpCcsrqrSetup(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, int, int, int, void *, void *, void *, void *, struct cutap_sv_float2, void *))fn)((void *)(uintptr_t)a[0], (int)a[1], (int)a[2], (int)a[3], (void *)(uintptr_t)a[4], (void *)(uintptr_t)a[5], (void *)(uintptr_t)a[6], (void *)(uintptr_t)a[7], *(struct cutap_sv_float2 *)(uintptr_t)a[8], (void *)(uintptr_t)a[9]);
 }
-CUTAP_EXPORT unsigned int cusolverSpCcsrqrSetup(void *handle, int m, int n, int nnzA, void *descrA, void *csrValA, void *csrRowPtrA, void *csrColIndA, struct cutap_sv_float2 mu, void *info)
+CUTAP_SLOW unsigned int cutap_slow_cusolverSpCcsrqrSetup(void *handle, int m, int n, int nnzA, void *descrA, void *csrValA, void *csrRowPtrA, void *csrColIndA, struct cutap_sv_float2 mu, void *info)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusolverSpCcsrqrSetup], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, int, int, int, void *, void *, void *, void *, struct cutap_sv_float2, void *))cutap_fn)(handle, m, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, mu, info);
     uint64_t cutap_w[10] = {(uint64_t)(uintptr_t)handle, (uint64_t)(int64_t)m, (uint64_t)(int64_t)n, (uint64_t)(int64_t)nnzA, (uint64_t)(uintptr_t)descrA, (uint64_t)(uintptr_t)csrValA, (uint64_t)(uintptr_t)csrRowPtrA, (uint64_t)(uintptr_t)csrColIndA, (uint64_t)(uintptr_t)&mu, (uint64_t)(uintptr_t)info};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusolverSpCcsrqrSetup, cutap_w, thunk_cusolverSpCcsrqrSetup);
 }
@@ -5156,11 +3872,8 @@ static uint64_t thunk_cusolverSpCcsrqrSetupHost(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, int, int, int, void *, void *, void *, void *, struct cutap_sv_float2, void *))fn)((void *)(uintptr_t)a[0], (int)a[1], (int)a[2], (int)a[3], (void *)(uintptr_t)a[4], (void *)(uintptr_t)a[5], (void *)(uintptr_t)a[6], (void *)(uintptr_t)a[7], *(struct cutap_sv_float2 *)(uintptr_t)a[8], (void *)(uintptr_t)a[9]);
 }
-CUTAP_EXPORT unsigned int cusolverSpCcsrqrSetupHost(void *handle, int m, int n, int nnzA, void *descrA, void *csrValA, void *csrRowPtrA, void *csrColIndA, struct cutap_sv_float2 mu, void *info)
+CUTAP_SLOW unsigned int cutap_slow_cusolverSpCcsrqrSetupHost(void *handle, int m, int n, int nnzA, void *descrA, void *csrValA, void *csrRowPtrA, void *csrColIndA, struct cutap_sv_float2 mu, void *info)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusolverSpCcsrqrSetupHost], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, int, int, int, void *, void *, void *, void *, struct cutap_sv_float2, void *))cutap_fn)(handle, m, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, mu, info);
     uint64_t cutap_w[10] = {(uint64_t)(uintptr_t)handle, (uint64_t)(int64_t)m, (uint64_t)(int64_t)n, (uint64_t)(int64_t)nnzA, (uint64_t)(uintptr_t)descrA, (uint64_t)(uintptr_t)csrValA, (uint64_t)(uintptr_t)csrRowPtrA, (uint64_t)(uintptr_t)csrColIndA, (uint64_t)(uintptr_t)&mu, (uint64_t)(uintptr_t)info};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusolverSpCcsrqrSetupHost, cutap_w, thunk_cusolverSpCcsrqrSetupHost);
 }
@@ -5168,11 +3881,8 @@ static uint64_t thunk_cusolverSpCcsrqrSolve(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, int, int, void *, void *, void *, void *))fn)((void *)(uintptr_t)a[0], (int)a[1], (int)a[2], (void *)(uintptr_t)a[3], (void *)(uintptr_t)a[4], (void *)(uintptr_t)a[5], (void *)(uintptr_t)a[6]);
 }
-CUTAP_EXPORT unsigned int cusolverSpCcsrqrSolve(void *handle, int m, int n, void *b, void *x, void *info, void *pBuffer)
+CUTAP_SLOW unsigned int cutap_slow_cusolverSpCcsrqrSolve(void *handle, int m, int n, void *b, void *x, void *info, void *pBuffer)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusolverSpCcsrqrSolve], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, int, int, void *, void *, void *, void *))cutap_fn)(handle, m, n, b, x, info, pBuffer);
     uint64_t cutap_w[7] = {(uint64_t)(uintptr_t)handle, (uint64_t)(int64_t)m, (uint64_t)(int64_t)n, (uint64_t)(uintptr_t)b, (uint64_t)(uintptr_t)x, (uint64_t)(uintptr_t)info, (uint64_t)(uintptr_t)pBuffer};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusolverSpCcsrqrSolve, cutap_w, thunk_cusolverSpCcsrqrSolve);
 }
@@ -5180,11 +3890,8 @@ static uint64_t thunk_cusolverSpCcsrqrSolveHost(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, int, int, void *, void *, void *, void *))fn)((void *)(uintptr_t)a[0], (int)a[1], (int)a[2], (void *)(uintptr_t)a[3], (void *)(uintptr_t)a[4], (void *)(uintptr_t)a[5], (void *)(uintptr_t)a[6]);
 }
-CUTAP_EXPORT unsigned int cusolverSpCcsrqrSolveHost(void *handle, int m, int n, void *b, void *x, void *info, void *pBuffer)
+CUTAP_SLOW unsigned int cutap_slow_cusolverSpCcsrqrSolveHost(void *handle, int m, int n, void *b, void *x, void *info, void *pBuffer)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusolverSpCcsrqrSolveHost], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, int, int, void *, void *, void *, void *))cutap_fn)(handle, m, n, b, x, info, pBuffer);
     uint64_t cutap_w[7] = {(uint64_t)(uintptr_t)handle, (uint64_t)(int64_t)m, (uint64_t)(int64_t)n, (uint64_t)(uintptr_t)b, (uint64_t)(uintptr_t)x, (uint64_t)(uintptr_t)info, (uint64_t)(uintptr_t)pBuffer};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusolverSpCcsrqrSolveHost, cutap_w, thunk_cusolverSpCcsrqrSolveHost);
 }
@@ -5192,11 +3899,8 @@ static uint64_t thunk_cusolverSpCcsrqrZeroPivot(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *, float, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1], cutap_w2f(a[2]), (void *)(uintptr_t)a[3]);
 }
-CUTAP_EXPORT unsigned int cusolverSpCcsrqrZeroPivot(void *handle, void *info, float tol, void *position)
+CUTAP_SLOW unsigned int cutap_slow_cusolverSpCcsrqrZeroPivot(void *handle, void *info, float tol, void *position)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusolverSpCcsrqrZeroPivot], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *, float, void *))cutap_fn)(handle, info, tol, position);
     uint64_t cutap_w[4] = {(uint64_t)(uintptr_t)handle, (uint64_t)(uintptr_t)info, cutap_f2w(tol), (uint64_t)(uintptr_t)position};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusolverSpCcsrqrZeroPivot, cutap_w, thunk_cusolverSpCcsrqrZeroPivot);
 }
@@ -5204,11 +3908,8 @@ static uint64_t thunk_cusolverSpCcsrqrZeroPivotHost(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *, float, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1], cutap_w2f(a[2]), (void *)(uintptr_t)a[3]);
 }
-CUTAP_EXPORT unsigned int cusolverSpCcsrqrZeroPivotHost(void *handle, void *info, float tol, void *position)
+CUTAP_SLOW unsigned int cutap_slow_cusolverSpCcsrqrZeroPivotHost(void *handle, void *info, float tol, void *position)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusolverSpCcsrqrZeroPivotHost], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *, float, void *))cutap_fn)(handle, info, tol, position);
     uint64_t cutap_w[4] = {(uint64_t)(uintptr_t)handle, (uint64_t)(uintptr_t)info, cutap_f2w(tol), (uint64_t)(uintptr_t)position};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusolverSpCcsrqrZeroPivotHost, cutap_w, thunk_cusolverSpCcsrqrZeroPivotHost);
 }
@@ -5216,11 +3917,8 @@ static uint64_t thunk_cusolverSpCcsrqrsvBatched(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, int, int, int, void *, void *, void *, void *, void *, void *, int, void *, void *))fn)((void *)(uintptr_t)a[0], (int)a[1], (int)a[2], (int)a[3], (void *)(uintptr_t)a[4], (void *)(uintptr_t)a[5], (void *)(uintptr_t)a[6], (void *)(uintptr_t)a[7], (void *)(uintptr_t)a[8], (void *)(uintptr_t)a[9], (int)a[10], (void *)(uintptr_t)a[11], (void *)(uintptr_t)a[12]);
 }
-CUTAP_EXPORT unsigned int cusolverSpCcsrqrsvBatched(void *handle, int m, int n, int nnz, void *descrA, void *csrValA, void *csrRowPtrA, void *csrColIndA, void *b, void *x, int batchSize, void *info, void *pBuffer)
+CUTAP_SLOW unsigned int cutap_slow_cusolverSpCcsrqrsvBatched(void *handle, int m, int n, int nnz, void *descrA, void *csrValA, void *csrRowPtrA, void *csrColIndA, void *b, void *x, int batchSize, void *info, void *pBuffer)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusolverSpCcsrqrsvBatched], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, int, int, int, void *, void *, void *, void *, void *, void *, int, void *, void *))cutap_fn)(handle, m, n, nnz, descrA, csrValA, csrRowPtrA, csrColIndA, b, x, batchSize, info, pBuffer);
     uint64_t cutap_w[13] = {(uint64_t)(uintptr_t)handle, (uint64_t)(int64_t)m, (uint64_t)(int64_t)n, (uint64_t)(int64_t)nnz, (uint64_t)(uintptr_t)descrA, (uint64_t)(uintptr_t)csrValA, (uint64_t)(uintptr_t)csrRowPtrA, (uint64_t)(uintptr_t)csrColIndA, (uint64_t)(uintptr_t)b, (uint64_t)(uintptr_t)x, (uint64_t)(int64_t)batchSize, (uint64_t)(uintptr_t)info, (uint64_t)(uintptr_t)pBuffer};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusolverSpCcsrqrsvBatched, cutap_w, thunk_cusolverSpCcsrqrsvBatched);
 }
@@ -5228,11 +3926,8 @@ static uint64_t thunk_cusolverSpCcsrzfdHost(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, int, int, void *, void *, void *, void *, void *, void *))fn)((void *)(uintptr_t)a[0], (int)a[1], (int)a[2], (void *)(uintptr_t)a[3], (void *)(uintptr_t)a[4], (void *)(uintptr_t)a[5], (void *)(uintptr_t)a[6], (void *)(uintptr_t)a[7], (void *)(uintptr_t)a[8]);
 }
-CUTAP_EXPORT unsigned int cusolverSpCcsrzfdHost(void *handle, int n, int nnz, void *descrA, void *csrValA, void *csrRowPtrA, void *csrColIndA, void *P, void *numnz)
+CUTAP_SLOW unsigned int cutap_slow_cusolverSpCcsrzfdHost(void *handle, int n, int nnz, void *descrA, void *csrValA, void *csrRowPtrA, void *csrColIndA, void *P, void *numnz)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusolverSpCcsrzfdHost], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, int, int, void *, void *, void *, void *, void *, void *))cutap_fn)(handle, n, nnz, descrA, csrValA, csrRowPtrA, csrColIndA, P, numnz);
     uint64_t cutap_w[9] = {(uint64_t)(uintptr_t)handle, (uint64_t)(int64_t)n, (uint64_t)(int64_t)nnz, (uint64_t)(uintptr_t)descrA, (uint64_t)(uintptr_t)csrValA, (uint64_t)(uintptr_t)csrRowPtrA, (uint64_t)(uintptr_t)csrColIndA, (uint64_t)(uintptr_t)P, (uint64_t)(uintptr_t)numnz};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusolverSpCcsrzfdHost, cutap_w, thunk_cusolverSpCcsrzfdHost);
 }
@@ -5240,11 +3935,8 @@ static uint64_t thunk_cusolverSpCreate(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *))fn)((void *)(uintptr_t)a[0]);
 }
-CUTAP_EXPORT unsigned int cusolverSpCreate(void *handle)
+CUTAP_SLOW unsigned int cutap_slow_cusolverSpCreate(void *handle)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusolverSpCreate], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *))cutap_fn)(handle);
     uint64_t cutap_w[1] = {(uint64_t)(uintptr_t)handle};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusolverSpCreate, cutap_w, thunk_cusolverSpCreate);
 }
@@ -5252,11 +3944,8 @@ static uint64_t thunk_cusolverSpCreateCsrcholInfo(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *))fn)((void *)(uintptr_t)a[0]);
 }
-CUTAP_EXPORT unsigned int cusolverSpCreateCsrcholInfo(void *info)
+CUTAP_SLOW unsigned int cutap_slow_cusolverSpCreateCsrcholInfo(void *info)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusolverSpCreateCsrcholInfo], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *))cutap_fn)(info);
     uint64_t cutap_w[1] = {(uint64_t)(uintptr_t)info};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusolverSpCreateCsrcholInfo, cutap_w, thunk_cusolverSpCreateCsrcholInfo);
 }
@@ -5264,11 +3953,8 @@ static uint64_t thunk_cusolverSpCreateCsrcholInfoHost(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *))fn)((void *)(uintptr_t)a[0]);
 }
-CUTAP_EXPORT unsigned int cusolverSpCreateCsrcholInfoHost(void *info)
+CUTAP_SLOW unsigned int cutap_slow_cusolverSpCreateCsrcholInfoHost(void *info)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusolverSpCreateCsrcholInfoHost], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *))cutap_fn)(info);
     uint64_t cutap_w[1] = {(uint64_t)(uintptr_t)info};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusolverSpCreateCsrcholInfoHost, cutap_w, thunk_cusolverSpCreateCsrcholInfoHost);
 }
@@ -5276,11 +3962,8 @@ static uint64_t thunk_cusolverSpCreateCsrluInfoHost(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *))fn)((void *)(uintptr_t)a[0]);
 }
-CUTAP_EXPORT unsigned int cusolverSpCreateCsrluInfoHost(void *info)
+CUTAP_SLOW unsigned int cutap_slow_cusolverSpCreateCsrluInfoHost(void *info)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusolverSpCreateCsrluInfoHost], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *))cutap_fn)(info);
     uint64_t cutap_w[1] = {(uint64_t)(uintptr_t)info};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusolverSpCreateCsrluInfoHost, cutap_w, thunk_cusolverSpCreateCsrluInfoHost);
 }
@@ -5288,11 +3971,8 @@ static uint64_t thunk_cusolverSpCreateCsrqrInfo(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *))fn)((void *)(uintptr_t)a[0]);
 }
-CUTAP_EXPORT unsigned int cusolverSpCreateCsrqrInfo(void *info)
+CUTAP_SLOW unsigned int cutap_slow_cusolverSpCreateCsrqrInfo(void *info)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusolverSpCreateCsrqrInfo], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *))cutap_fn)(info);
     uint64_t cutap_w[1] = {(uint64_t)(uintptr_t)info};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusolverSpCreateCsrqrInfo, cutap_w, thunk_cusolverSpCreateCsrqrInfo);
 }
@@ -5300,11 +3980,8 @@ static uint64_t thunk_cusolverSpCreateCsrqrInfoHost(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *))fn)((void *)(uintptr_t)a[0]);
 }
-CUTAP_EXPORT unsigned int cusolverSpCreateCsrqrInfoHost(void *info)
+CUTAP_SLOW unsigned int cutap_slow_cusolverSpCreateCsrqrInfoHost(void *info)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusolverSpCreateCsrqrInfoHost], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *))cutap_fn)(info);
     uint64_t cutap_w[1] = {(uint64_t)(uintptr_t)info};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusolverSpCreateCsrqrInfoHost, cutap_w, thunk_cusolverSpCreateCsrqrInfoHost);
 }
@@ -5312,11 +3989,8 @@ static uint64_t thunk_cusolverSpDcsrcholBufferInfo(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, int, int, void *, void *, void *, void *, void *, void *, void *))fn)((void *)(uintptr_t)a[0], (int)a[1], (int)a[2], (void *)(uintptr_t)a[3], (void *)(uintptr_t)a[4], (void *)(uintptr_t)a[5], (void *)(uintptr_t)a[6], (void *)(uintptr_t)a[7], (void *)(uintptr_t)a[8], (void *)(uintptr_t)a[9]);
 }
-CUTAP_EXPORT unsigned int cusolverSpDcsrcholBufferInfo(void *handle, int n, int nnzA, void *descrA, void *csrValA, void *csrRowPtrA, void *csrColIndA, void *info, void *internalDataInBytes, void *workspaceInBytes)
+CUTAP_SLOW unsigned int cutap_slow_cusolverSpDcsrcholBufferInfo(void *handle, int n, int nnzA, void *descrA, void *csrValA, void *csrRowPtrA, void *csrColIndA, void *info, void *internalDataInBytes, void *workspaceInBytes)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusolverSpDcsrcholBufferInfo], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, int, int, void *, void *, void *, void *, void *, void *, void *))cutap_fn)(handle, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, info, internalDataInBytes, workspaceInBytes);
     uint64_t cutap_w[10] = {(uint64_t)(uintptr_t)handle, (uint64_t)(int64_t)n, (uint64_t)(int64_t)nnzA, (uint64_t)(uintptr_t)descrA, (uint64_t)(uintptr_t)csrValA, (uint64_t)(uintptr_t)csrRowPtrA, (uint64_t)(uintptr_t)csrColIndA, (uint64_t)(uintptr_t)info, (uint64_t)(uintptr_t)internalDataInBytes, (uint64_t)(uintptr_t)workspaceInBytes};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusolverSpDcsrcholBufferInfo, cutap_w, thunk_cusolverSpDcsrcholBufferInfo);
 }
@@ -5324,11 +3998,8 @@ static uint64_t thunk_cusolverSpDcsrcholBufferInfoHost(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, int, int, void *, void *, void *, void *, void *, void *, void *))fn)((void *)(uintptr_t)a[0], (int)a[1], (int)a[2], (void *)(uintptr_t)a[3], (void *)(uintptr_t)a[4], (void *)(uintptr_t)a[5], (void *)(uintptr_t)a[6], (void *)(uintptr_t)a[7], (void *)(uintptr_t)a[8], (void *)(uintptr_t)a[9]);
 }
-CUTAP_EXPORT unsigned int cusolverSpDcsrcholBufferInfoHost(void *handle, int n, int nnzA, void *descrA, void *csrValA, void *csrRowPtrA, void *csrColIndA, void *info, void *internalDataInBytes, void *workspaceInBytes)
+CUTAP_SLOW unsigned int cutap_slow_cusolverSpDcsrcholBufferInfoHost(void *handle, int n, int nnzA, void *descrA, void *csrValA, void *csrRowPtrA, void *csrColIndA, void *info, void *internalDataInBytes, void *workspaceInBytes)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusolverSpDcsrcholBufferInfoHost], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, int, int, void *, void *, void *, void *, void *, void *, void *))cutap_fn)(handle, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, info, internalDataInBytes, workspaceInBytes);
     uint64_t cutap_w[10] = {(uint64_t)(uintptr_t)handle, (uint64_t)(int64_t)n, (uint64_t)(int64_t)nnzA, (uint64_t)(uintptr_t)descrA, (uint64_t)(uintptr_t)csrValA, (uint64_t)(uintptr_t)csrRowPtrA, (uint64_t)(uintptr_t)csrColIndA, (uint64_t)(uintptr_t)info, (uint64_t)(uintptr_t)internalDataInBytes, (uint64_t)(uintptr_t)workspaceInBytes};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusolverSpDcsrcholBufferInfoHost, cutap_w, thunk_cusolverSpDcsrcholBufferInfoHost);
 }
@@ -5336,11 +4007,8 @@ static uint64_t thunk_cusolverSpDcsrcholDiag(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1], (void *)(uintptr_t)a[2]);
 }
-CUTAP_EXPORT unsigned int cusolverSpDcsrcholDiag(void *handle, void *info, void *diag)
+CUTAP_SLOW unsigned int cutap_slow_cusolverSpDcsrcholDiag(void *handle, void *info, void *diag)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusolverSpDcsrcholDiag], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *, void *))cutap_fn)(handle, info, diag);
     uint64_t cutap_w[3] = {(uint64_t)(uintptr_t)handle, (uint64_t)(uintptr_t)info, (uint64_t)(uintptr_t)diag};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusolverSpDcsrcholDiag, cutap_w, thunk_cusolverSpDcsrcholDiag);
 }
@@ -5348,11 +4016,8 @@ static uint64_t thunk_cusolverSpDcsrcholFactor(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, int, int, void *, void *, void *, void *, void *, void *))fn)((void *)(uintptr_t)a[0], (int)a[1], (int)a[2], (void *)(uintptr_t)a[3], (void *)(uintptr_t)a[4], (void *)(uintptr_t)a[5], (void *)(uintptr_t)a[6], (void *)(uintptr_t)a[7], (void *)(uintptr_t)a[8]);
 }
-CUTAP_EXPORT unsigned int cusolverSpDcsrcholFactor(void *handle, int n, int nnzA, void *descrA, void *csrValA, void *csrRowPtrA, void *csrColIndA, void *info, void *pBuffer)
+CUTAP_SLOW unsigned int cutap_slow_cusolverSpDcsrcholFactor(void *handle, int n, int nnzA, void *descrA, void *csrValA, void *csrRowPtrA, void *csrColIndA, void *info, void *pBuffer)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusolverSpDcsrcholFactor], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, int, int, void *, void *, void *, void *, void *, void *))cutap_fn)(handle, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, info, pBuffer);
     uint64_t cutap_w[9] = {(uint64_t)(uintptr_t)handle, (uint64_t)(int64_t)n, (uint64_t)(int64_t)nnzA, (uint64_t)(uintptr_t)descrA, (uint64_t)(uintptr_t)csrValA, (uint64_t)(uintptr_t)csrRowPtrA, (uint64_t)(uintptr_t)csrColIndA, (uint64_t)(uintptr_t)info, (uint64_t)(uintptr_t)pBuffer};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusolverSpDcsrcholFactor, cutap_w, thunk_cusolverSpDcsrcholFactor);
 }
@@ -5360,11 +4025,8 @@ static uint64_t thunk_cusolverSpDcsrcholFactorHost(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, int, int, void *, void *, void *, void *, void *, void *))fn)((void *)(uintptr_t)a[0], (int)a[1], (int)a[2], (void *)(uintptr_t)a[3], (void *)(uintptr_t)a[4], (void *)(uintptr_t)a[5], (void *)(uintptr_t)a[6], (void *)(uintptr_t)a[7], (void *)(uintptr_t)a[8]);
 }
-CUTAP_EXPORT unsigned int cusolverSpDcsrcholFactorHost(void *handle, int n, int nnzA, void *descrA, void *csrValA, void *csrRowPtrA, void *csrColIndA, void *info, void *pBuffer)
+CUTAP_SLOW unsigned int cutap_slow_cusolverSpDcsrcholFactorHost(void *handle, int n, int nnzA, void *descrA, void *csrValA, void *csrRowPtrA, void *csrColIndA, void *info, void *pBuffer)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusolverSpDcsrcholFactorHost], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, int, int, void *, void *, void *, void *, void *, void *))cutap_fn)(handle, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, info, pBuffer);
     uint64_t cutap_w[9] = {(uint64_t)(uintptr_t)handle, (uint64_t)(int64_t)n, (uint64_t)(int64_t)nnzA, (uint64_t)(uintptr_t)descrA, (uint64_t)(uintptr_t)csrValA, (uint64_t)(uintptr_t)csrRowPtrA, (uint64_t)(uintptr_t)csrColIndA, (uint64_t)(uintptr_t)info, (uint64_t)(uintptr_t)pBuffer};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusolverSpDcsrcholFactorHost, cutap_w, thunk_cusolverSpDcsrcholFactorHost);
 }
@@ -5372,11 +4034,8 @@ static uint64_t thunk_cusolverSpDcsrcholSolve(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, int, void *, void *, void *, void *))fn)((void *)(uintptr_t)a[0], (int)a[1], (void *)(uintptr_t)a[2], (void *)(uintptr_t)a[3], (void *)(uintptr_t)a[4], (void *)(uintptr_t)a[5]);
 }
-CUTAP_EXPORT unsigned int cusolverSpDcsrcholSolve(void *handle, int n, void *b, void *x, void *info, void *pBuffer)
+CUTAP_SLOW unsigned int cutap_slow_cusolverSpDcsrcholSolve(void *handle, int n, void *b, void *x, void *info, void *pBuffer)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusolverSpDcsrcholSolve], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, int, void *, void *, void *, void *))cutap_fn)(handle, n, b, x, info, pBuffer);
     uint64_t cutap_w[6] = {(uint64_t)(uintptr_t)handle, (uint64_t)(int64_t)n, (uint64_t)(uintptr_t)b, (uint64_t)(uintptr_t)x, (uint64_t)(uintptr_t)info, (uint64_t)(uintptr_t)pBuffer};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusolverSpDcsrcholSolve, cutap_w, thunk_cusolverSpDcsrcholSolve);
 }
@@ -5384,11 +4043,8 @@ static uint64_t thunk_cusolverSpDcsrcholSolveHost(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, int, void *, void *, void *, void *))fn)((void *)(uintptr_t)a[0], (int)a[1], (void *)(uintptr_t)a[2], (void *)(uintptr_t)a[3], (void *)(uintptr_t)a[4], (void *)(uintptr_t)a[5]);
 }
-CUTAP_EXPORT unsigned int cusolverSpDcsrcholSolveHost(void *handle, int n, void *b, void *x, void *info, void *pBuffer)
+CUTAP_SLOW unsigned int cutap_slow_cusolverSpDcsrcholSolveHost(void *handle, int n, void *b, void *x, void *info, void *pBuffer)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusolverSpDcsrcholSolveHost], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, int, void *, void *, void *, void *))cutap_fn)(handle, n, b, x, info, pBuffer);
     uint64_t cutap_w[6] = {(uint64_t)(uintptr_t)handle, (uint64_t)(int64_t)n, (uint64_t)(uintptr_t)b, (uint64_t)(uintptr_t)x, (uint64_t)(uintptr_t)info, (uint64_t)(uintptr_t)pBuffer};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusolverSpDcsrcholSolveHost, cutap_w, thunk_cusolverSpDcsrcholSolveHost);
 }
@@ -5396,11 +4052,8 @@ static uint64_t thunk_cusolverSpDcsrcholZeroPivot(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *, double, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1], cutap_w2d(a[2]), (void *)(uintptr_t)a[3]);
 }
-CUTAP_EXPORT unsigned int cusolverSpDcsrcholZeroPivot(void *handle, void *info, double tol, void *position)
+CUTAP_SLOW unsigned int cutap_slow_cusolverSpDcsrcholZeroPivot(void *handle, void *info, double tol, void *position)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusolverSpDcsrcholZeroPivot], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *, double, void *))cutap_fn)(handle, info, tol, position);
     uint64_t cutap_w[4] = {(uint64_t)(uintptr_t)handle, (uint64_t)(uintptr_t)info, cutap_d2w(tol), (uint64_t)(uintptr_t)position};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusolverSpDcsrcholZeroPivot, cutap_w, thunk_cusolverSpDcsrcholZeroPivot);
 }
@@ -5408,11 +4061,8 @@ static uint64_t thunk_cusolverSpDcsrcholZeroPivotHost(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *, double, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1], cutap_w2d(a[2]), (void *)(uintptr_t)a[3]);
 }
-CUTAP_EXPORT unsigned int cusolverSpDcsrcholZeroPivotHost(void *handle, void *info, double tol, void *position)
+CUTAP_SLOW unsigned int cutap_slow_cusolverSpDcsrcholZeroPivotHost(void *handle, void *info, double tol, void *position)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusolverSpDcsrcholZeroPivotHost], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *, double, void *))cutap_fn)(handle, info, tol, position);
     uint64_t cutap_w[4] = {(uint64_t)(uintptr_t)handle, (uint64_t)(uintptr_t)info, cutap_d2w(tol), (uint64_t)(uintptr_t)position};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusolverSpDcsrcholZeroPivotHost, cutap_w, thunk_cusolverSpDcsrcholZeroPivotHost);
 }
@@ -5420,11 +4070,8 @@ static uint64_t thunk_cusolverSpDcsreigsHost(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, int, int, void *, void *, void *, void *, struct cutap_sv_double2, struct cutap_sv_double2, void *))fn)((void *)(uintptr_t)a[0], (int)a[1], (int)a[2], (void *)(uintptr_t)a[3], (void *)(uintptr_t)a[4], (void *)(uintptr_t)a[5], (void *)(uintptr_t)a[6], *(struct cutap_sv_double2 *)(uintptr_t)a[7], *(struct cutap_sv_double2 *)(uintptr_t)a[8], (void *)(uintptr_t)a[9]);
 }
-CUTAP_EXPORT unsigned int cusolverSpDcsreigsHost(void *handle, int m, int nnz, void *descrA, void *csrValA, void *csrRowPtrA, void *csrColIndA, struct cutap_sv_double2 left_bottom_corner, struct cutap_sv_double2 right_upper_corner, void *num_eigs)
+CUTAP_SLOW unsigned int cutap_slow_cusolverSpDcsreigsHost(void *handle, int m, int nnz, void *descrA, void *csrValA, void *csrRowPtrA, void *csrColIndA, struct cutap_sv_double2 left_bottom_corner, struct cutap_sv_double2 right_upper_corner, void *num_eigs)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusolverSpDcsreigsHost], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, int, int, void *, void *, void *, void *, struct cutap_sv_double2, struct cutap_sv_double2, void *))cutap_fn)(handle, m, nnz, descrA, csrValA, csrRowPtrA, csrColIndA, left_bottom_corner, right_upper_corner, num_eigs);
     uint64_t cutap_w[10] = {(uint64_t)(uintptr_t)handle, (uint64_t)(int64_t)m, (uint64_t)(int64_t)nnz, (uint64_t)(uintptr_t)descrA, (uint64_t)(uintptr_t)csrValA, (uint64_t)(uintptr_t)csrRowPtrA, (uint64_t)(uintptr_t)csrColIndA, (uint64_t)(uintptr_t)&left_bottom_corner, (uint64_t)(uintptr_t)&right_upper_corner, (uint64_t)(uintptr_t)num_eigs};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusolverSpDcsreigsHost, cutap_w, thunk_cusolverSpDcsreigsHost);
 }
@@ -5432,11 +4079,8 @@ static uint64_t thunk_cusolverSpDcsreigvsi(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, int, int, void *, void *, void *, void *, double, void *, int, double, void *, void *))fn)((void *)(uintptr_t)a[0], (int)a[1], (int)a[2], (void *)(uintptr_t)a[3], (void *)(uintptr_t)a[4], (void *)(uintptr_t)a[5], (void *)(uintptr_t)a[6], cutap_w2d(a[7]), (void *)(uintptr_t)a[8], (int)a[9], cutap_w2d(a[10]), (void *)(uintptr_t)a[11], (void *)(uintptr_t)a[12]);
 }
-CUTAP_EXPORT unsigned int cusolverSpDcsreigvsi(void *handle, int m, int nnz, void *descrA, void *csrValA, void *csrRowPtrA, void *csrColIndA, double mu0, void *x0, int maxite, double eps, void *mu, void *x)
+CUTAP_SLOW unsigned int cutap_slow_cusolverSpDcsreigvsi(void *handle, int m, int nnz, void *descrA, void *csrValA, void *csrRowPtrA, void *csrColIndA, double mu0, void *x0, int maxite, double eps, void *mu, void *x)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusolverSpDcsreigvsi], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, int, int, void *, void *, void *, void *, double, void *, int, double, void *, void *))cutap_fn)(handle, m, nnz, descrA, csrValA, csrRowPtrA, csrColIndA, mu0, x0, maxite, eps, mu, x);
     uint64_t cutap_w[13] = {(uint64_t)(uintptr_t)handle, (uint64_t)(int64_t)m, (uint64_t)(int64_t)nnz, (uint64_t)(uintptr_t)descrA, (uint64_t)(uintptr_t)csrValA, (uint64_t)(uintptr_t)csrRowPtrA, (uint64_t)(uintptr_t)csrColIndA, cutap_d2w(mu0), (uint64_t)(uintptr_t)x0, (uint64_t)(int64_t)maxite, cutap_d2w(eps), (uint64_t)(uintptr_t)mu, (uint64_t)(uintptr_t)x};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusolverSpDcsreigvsi, cutap_w, thunk_cusolverSpDcsreigvsi);
 }
@@ -5444,11 +4088,8 @@ static uint64_t thunk_cusolverSpDcsreigvsiHost(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, int, int, void *, void *, void *, void *, double, void *, int, double, void *, void *))fn)((void *)(uintptr_t)a[0], (int)a[1], (int)a[2], (void *)(uintptr_t)a[3], (void *)(uintptr_t)a[4], (void *)(uintptr_t)a[5], (void *)(uintptr_t)a[6], cutap_w2d(a[7]), (void *)(uintptr_t)a[8], (int)a[9], cutap_w2d(a[10]), (void *)(uintptr_t)a[11], (void *)(uintptr_t)a[12]);
 }
-CUTAP_EXPORT unsigned int cusolverSpDcsreigvsiHost(void *handle, int m, int nnz, void *descrA, void *csrValA, void *csrRowPtrA, void *csrColIndA, double mu0, void *x0, int maxite, double tol, void *mu, void *x)
+CUTAP_SLOW unsigned int cutap_slow_cusolverSpDcsreigvsiHost(void *handle, int m, int nnz, void *descrA, void *csrValA, void *csrRowPtrA, void *csrColIndA, double mu0, void *x0, int maxite, double tol, void *mu, void *x)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusolverSpDcsreigvsiHost], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, int, int, void *, void *, void *, void *, double, void *, int, double, void *, void *))cutap_fn)(handle, m, nnz, descrA, csrValA, csrRowPtrA, csrColIndA, mu0, x0, maxite, tol, mu, x);
     uint64_t cutap_w[13] = {(uint64_t)(uintptr_t)handle, (uint64_t)(int64_t)m, (uint64_t)(int64_t)nnz, (uint64_t)(uintptr_t)descrA, (uint64_t)(uintptr_t)csrValA, (uint64_t)(uintptr_t)csrRowPtrA, (uint64_t)(uintptr_t)csrColIndA, cutap_d2w(mu0), (uint64_t)(uintptr_t)x0, (uint64_t)(int64_t)maxite, cutap_d2w(tol), (uint64_t)(uintptr_t)mu, (uint64_t)(uintptr_t)x};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusolverSpDcsreigvsiHost, cutap_w, thunk_cusolverSpDcsreigvsiHost);
 }
@@ -5456,11 +4097,8 @@ static uint64_t thunk_cusolverSpDcsrlsqvqrHost(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, int, int, int, void *, void *, void *, void *, void *, double, void *, void *, void *, void *))fn)((void *)(uintptr_t)a[0], (int)a[1], (int)a[2], (int)a[3], (void *)(uintptr_t)a[4], (void *)(uintptr_t)a[5], (void *)(uintptr_t)a[6], (void *)(uintptr_t)a[7], (void *)(uintptr_t)a[8], cutap_w2d(a[9]), (void *)(uintptr_t)a[10], (void *)(uintptr_t)a[11], (void *)(uintptr_t)a[12], (void *)(uintptr_t)a[13]);
 }
-CUTAP_EXPORT unsigned int cusolverSpDcsrlsqvqrHost(void *handle, int m, int n, int nnz, void *descrA, void *csrValA, void *csrRowPtrA, void *csrColIndA, void *b, double tol, void *rankA, void *x, void *p, void *min_norm)
+CUTAP_SLOW unsigned int cutap_slow_cusolverSpDcsrlsqvqrHost(void *handle, int m, int n, int nnz, void *descrA, void *csrValA, void *csrRowPtrA, void *csrColIndA, void *b, double tol, void *rankA, void *x, void *p, void *min_norm)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusolverSpDcsrlsqvqrHost], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, int, int, int, void *, void *, void *, void *, void *, double, void *, void *, void *, void *))cutap_fn)(handle, m, n, nnz, descrA, csrValA, csrRowPtrA, csrColIndA, b, tol, rankA, x, p, min_norm);
     uint64_t cutap_w[14] = {(uint64_t)(uintptr_t)handle, (uint64_t)(int64_t)m, (uint64_t)(int64_t)n, (uint64_t)(int64_t)nnz, (uint64_t)(uintptr_t)descrA, (uint64_t)(uintptr_t)csrValA, (uint64_t)(uintptr_t)csrRowPtrA, (uint64_t)(uintptr_t)csrColIndA, (uint64_t)(uintptr_t)b, cutap_d2w(tol), (uint64_t)(uintptr_t)rankA, (uint64_t)(uintptr_t)x, (uint64_t)(uintptr_t)p, (uint64_t)(uintptr_t)min_norm};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusolverSpDcsrlsqvqrHost, cutap_w, thunk_cusolverSpDcsrlsqvqrHost);
 }
@@ -5468,11 +4106,8 @@ static uint64_t thunk_cusolverSpDcsrlsvchol(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, int, int, void *, void *, void *, void *, void *, double, int, void *, void *))fn)((void *)(uintptr_t)a[0], (int)a[1], (int)a[2], (void *)(uintptr_t)a[3], (void *)(uintptr_t)a[4], (void *)(uintptr_t)a[5], (void *)(uintptr_t)a[6], (void *)(uintptr_t)a[7], cutap_w2d(a[8]), (int)a[9], (void *)(uintptr_t)a[10], (void *)(uintptr_t)a[11]);
 }
-CUTAP_EXPORT unsigned int cusolverSpDcsrlsvchol(void *handle, int m, int nnz, void *descrA, void *csrVal, void *csrRowPtr, void *csrColInd, void *b, double tol, int reorder, void *x, void *singularity)
+CUTAP_SLOW unsigned int cutap_slow_cusolverSpDcsrlsvchol(void *handle, int m, int nnz, void *descrA, void *csrVal, void *csrRowPtr, void *csrColInd, void *b, double tol, int reorder, void *x, void *singularity)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusolverSpDcsrlsvchol], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, int, int, void *, void *, void *, void *, void *, double, int, void *, void *))cutap_fn)(handle, m, nnz, descrA, csrVal, csrRowPtr, csrColInd, b, tol, reorder, x, singularity);
     uint64_t cutap_w[12] = {(uint64_t)(uintptr_t)handle, (uint64_t)(int64_t)m, (uint64_t)(int64_t)nnz, (uint64_t)(uintptr_t)descrA, (uint64_t)(uintptr_t)csrVal, (uint64_t)(uintptr_t)csrRowPtr, (uint64_t)(uintptr_t)csrColInd, (uint64_t)(uintptr_t)b, cutap_d2w(tol), (uint64_t)(int64_t)reorder, (uint64_t)(uintptr_t)x, (uint64_t)(uintptr_t)singularity};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusolverSpDcsrlsvchol, cutap_w, thunk_cusolverSpDcsrlsvchol);
 }
@@ -5480,11 +4115,8 @@ static uint64_t thunk_cusolverSpDcsrlsvcholHost(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, int, int, void *, void *, void *, void *, void *, double, int, void *, void *))fn)((void *)(uintptr_t)a[0], (int)a[1], (int)a[2], (void *)(uintptr_t)a[3], (void *)(uintptr_t)a[4], (void *)(uintptr_t)a[5], (void *)(uintptr_t)a[6], (void *)(uintptr_t)a[7], cutap_w2d(a[8]), (int)a[9], (void *)(uintptr_t)a[10], (void *)(uintptr_t)a[11]);
 }
-CUTAP_EXPORT unsigned int cusolverSpDcsrlsvcholHost(void *handle, int m, int nnz, void *descrA, void *csrVal, void *csrRowPtr, void *csrColInd, void *b, double tol, int reorder, void *x, void *singularity)
+CUTAP_SLOW unsigned int cutap_slow_cusolverSpDcsrlsvcholHost(void *handle, int m, int nnz, void *descrA, void *csrVal, void *csrRowPtr, void *csrColInd, void *b, double tol, int reorder, void *x, void *singularity)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusolverSpDcsrlsvcholHost], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, int, int, void *, void *, void *, void *, void *, double, int, void *, void *))cutap_fn)(handle, m, nnz, descrA, csrVal, csrRowPtr, csrColInd, b, tol, reorder, x, singularity);
     uint64_t cutap_w[12] = {(uint64_t)(uintptr_t)handle, (uint64_t)(int64_t)m, (uint64_t)(int64_t)nnz, (uint64_t)(uintptr_t)descrA, (uint64_t)(uintptr_t)csrVal, (uint64_t)(uintptr_t)csrRowPtr, (uint64_t)(uintptr_t)csrColInd, (uint64_t)(uintptr_t)b, cutap_d2w(tol), (uint64_t)(int64_t)reorder, (uint64_t)(uintptr_t)x, (uint64_t)(uintptr_t)singularity};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusolverSpDcsrlsvcholHost, cutap_w, thunk_cusolverSpDcsrlsvcholHost);
 }
@@ -5492,11 +4124,8 @@ static uint64_t thunk_cusolverSpDcsrlsvluHost(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, int, int, void *, void *, void *, void *, void *, double, int, void *, void *))fn)((void *)(uintptr_t)a[0], (int)a[1], (int)a[2], (void *)(uintptr_t)a[3], (void *)(uintptr_t)a[4], (void *)(uintptr_t)a[5], (void *)(uintptr_t)a[6], (void *)(uintptr_t)a[7], cutap_w2d(a[8]), (int)a[9], (void *)(uintptr_t)a[10], (void *)(uintptr_t)a[11]);
 }
-CUTAP_EXPORT unsigned int cusolverSpDcsrlsvluHost(void *handle, int n, int nnzA, void *descrA, void *csrValA, void *csrRowPtrA, void *csrColIndA, void *b, double tol, int reorder, void *x, void *singularity)
+CUTAP_SLOW unsigned int cutap_slow_cusolverSpDcsrlsvluHost(void *handle, int n, int nnzA, void *descrA, void *csrValA, void *csrRowPtrA, void *csrColIndA, void *b, double tol, int reorder, void *x, void *singularity)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusolverSpDcsrlsvluHost], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, int, int, void *, void *, void *, void *, void *, double, int, void *, void *))cutap_fn)(handle, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, b, tol, reorder, x, singularity);
     uint64_t cutap_w[12] = {(uint64_t)(uintptr_t)handle, (uint64_t)(int64_t)n, (uint64_t)(int64_t)nnzA, (uint64_t)(uintptr_t)descrA, (uint64_t)(uintptr_t)csrValA, (uint64_t)(uintptr_t)csrRowPtrA, (uint64_t)(uintptr_t)csrColIndA, (uint64_t)(uintptr_t)b, cutap_d2w(tol), (uint64_t)(int64_t)reorder, (uint64_t)(uintptr_t)x, (uint64_t)(uintptr_t)singularity};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusolverSpDcsrlsvluHost, cutap_w, thunk_cusolverSpDcsrlsvluHost);
 }
@@ -5504,11 +4133,8 @@ static uint64_t thunk_cusolverSpDcsrlsvqr(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, int, int, void *, void *, void *, void *, void *, double, int, void *, void *))fn)((void *)(uintptr_t)a[0], (int)a[1], (int)a[2], (void *)(uintptr_t)a[3], (void *)(uintptr_t)a[4], (void *)(uintptr_t)a[5], (void *)(uintptr_t)a[6], (void *)(uintptr_t)a[7], cutap_w2d(a[8]), (int)a[9], (void *)(uintptr_t)a[10], (void *)(uintptr_t)a[11]);
 }
-CUTAP_EXPORT unsigned int cusolverSpDcsrlsvqr(void *handle, int m, int nnz, void *descrA, void *csrVal, void *csrRowPtr, void *csrColInd, void *b, double tol, int reorder, void *x, void *singularity)
+CUTAP_SLOW unsigned int cutap_slow_cusolverSpDcsrlsvqr(void *handle, int m, int nnz, void *descrA, void *csrVal, void *csrRowPtr, void *csrColInd, void *b, double tol, int reorder, void *x, void *singularity)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusolverSpDcsrlsvqr], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, int, int, void *, void *, void *, void *, void *, double, int, void *, void *))cutap_fn)(handle, m, nnz, descrA, csrVal, csrRowPtr, csrColInd, b, tol, reorder, x, singularity);
     uint64_t cutap_w[12] = {(uint64_t)(uintptr_t)handle, (uint64_t)(int64_t)m, (uint64_t)(int64_t)nnz, (uint64_t)(uintptr_t)descrA, (uint64_t)(uintptr_t)csrVal, (uint64_t)(uintptr_t)csrRowPtr, (uint64_t)(uintptr_t)csrColInd, (uint64_t)(uintptr_t)b, cutap_d2w(tol), (uint64_t)(int64_t)reorder, (uint64_t)(uintptr_t)x, (uint64_t)(uintptr_t)singularity};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusolverSpDcsrlsvqr, cutap_w, thunk_cusolverSpDcsrlsvqr);
 }
@@ -5516,11 +4142,8 @@ static uint64_t thunk_cusolverSpDcsrlsvqrHost(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, int, int, void *, void *, void *, void *, void *, double, int, void *, void *))fn)((void *)(uintptr_t)a[0], (int)a[1], (int)a[2], (void *)(uintptr_t)a[3], (void *)(uintptr_t)a[4], (void *)(uintptr_t)a[5], (void *)(uintptr_t)a[6], (void *)(uintptr_t)a[7], cutap_w2d(a[8]), (int)a[9], (void *)(uintptr_t)a[10], (void *)(uintptr_t)a[11]);
 }
-CUTAP_EXPORT unsigned int cusolverSpDcsrlsvqrHost(void *handle, int m, int nnz, void *descrA, void *csrValA, void *csrRowPtrA, void *csrColIndA, void *b, double tol, int reorder, void *x, void *singularity)
+CUTAP_SLOW unsigned int cutap_slow_cusolverSpDcsrlsvqrHost(void *handle, int m, int nnz, void *descrA, void *csrValA, void *csrRowPtrA, void *csrColIndA, void *b, double tol, int reorder, void *x, void *singularity)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusolverSpDcsrlsvqrHost], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, int, int, void *, void *, void *, void *, void *, double, int, void *, void *))cutap_fn)(handle, m, nnz, descrA, csrValA, csrRowPtrA, csrColIndA, b, tol, reorder, x, singularity);
     uint64_t cutap_w[12] = {(uint64_t)(uintptr_t)handle, (uint64_t)(int64_t)m, (uint64_t)(int64_t)nnz, (uint64_t)(uintptr_t)descrA, (uint64_t)(uintptr_t)csrValA, (uint64_t)(uintptr_t)csrRowPtrA, (uint64_t)(uintptr_t)csrColIndA, (uint64_t)(uintptr_t)b, cutap_d2w(tol), (uint64_t)(int64_t)reorder, (uint64_t)(uintptr_t)x, (uint64_t)(uintptr_t)singularity};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusolverSpDcsrlsvqrHost, cutap_w, thunk_cusolverSpDcsrlsvqrHost);
 }
@@ -5528,11 +4151,8 @@ static uint64_t thunk_cusolverSpDcsrluBufferInfoHost(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, int, int, void *, void *, void *, void *, void *, void *, void *))fn)((void *)(uintptr_t)a[0], (int)a[1], (int)a[2], (void *)(uintptr_t)a[3], (void *)(uintptr_t)a[4], (void *)(uintptr_t)a[5], (void *)(uintptr_t)a[6], (void *)(uintptr_t)a[7], (void *)(uintptr_t)a[8], (void *)(uintptr_t)a[9]);
 }
-CUTAP_EXPORT unsigned int cusolverSpDcsrluBufferInfoHost(void *handle, int n, int nnzA, void *descrA, void *csrValA, void *csrRowPtrA, void *csrColIndA, void *info, void *internalDataInBytes, void *workspaceInBytes)
+CUTAP_SLOW unsigned int cutap_slow_cusolverSpDcsrluBufferInfoHost(void *handle, int n, int nnzA, void *descrA, void *csrValA, void *csrRowPtrA, void *csrColIndA, void *info, void *internalDataInBytes, void *workspaceInBytes)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusolverSpDcsrluBufferInfoHost], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, int, int, void *, void *, void *, void *, void *, void *, void *))cutap_fn)(handle, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, info, internalDataInBytes, workspaceInBytes);
     uint64_t cutap_w[10] = {(uint64_t)(uintptr_t)handle, (uint64_t)(int64_t)n, (uint64_t)(int64_t)nnzA, (uint64_t)(uintptr_t)descrA, (uint64_t)(uintptr_t)csrValA, (uint64_t)(uintptr_t)csrRowPtrA, (uint64_t)(uintptr_t)csrColIndA, (uint64_t)(uintptr_t)info, (uint64_t)(uintptr_t)internalDataInBytes, (uint64_t)(uintptr_t)workspaceInBytes};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusolverSpDcsrluBufferInfoHost, cutap_w, thunk_cusolverSpDcsrluBufferInfoHost);
 }
@@ -5540,11 +4160,8 @@ static uint64_t thunk_cusolverSpDcsrluExtractHost(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1], (void *)(uintptr_t)a[2], (void *)(uintptr_t)a[3], (void *)(uintptr_t)a[4], (void *)(uintptr_t)a[5], (void *)(uintptr_t)a[6], (void *)(uintptr_t)a[7], (void *)(uintptr_t)a[8], (void *)(uintptr_t)a[9], (void *)(uintptr_t)a[10], (void *)(uintptr_t)a[11], (void *)(uintptr_t)a[12]);
 }
-CUTAP_EXPORT unsigned int cusolverSpDcsrluExtractHost(void *handle, void *P, void *Q, void *descrL, void *csrValL, void *csrRowPtrL, void *csrColIndL, void *descrU, void *csrValU, void *csrRowPtrU, void *csrColIndU, void *info, void *pBuffer)
+CUTAP_SLOW unsigned int cutap_slow_cusolverSpDcsrluExtractHost(void *handle, void *P, void *Q, void *descrL, void *csrValL, void *csrRowPtrL, void *csrColIndL, void *descrU, void *csrValU, void *csrRowPtrU, void *csrColIndU, void *info, void *pBuffer)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusolverSpDcsrluExtractHost], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *))cutap_fn)(handle, P, Q, descrL, csrValL, csrRowPtrL, csrColIndL, descrU, csrValU, csrRowPtrU, csrColIndU, info, pBuffer);
     uint64_t cutap_w[13] = {(uint64_t)(uintptr_t)handle, (uint64_t)(uintptr_t)P, (uint64_t)(uintptr_t)Q, (uint64_t)(uintptr_t)descrL, (uint64_t)(uintptr_t)csrValL, (uint64_t)(uintptr_t)csrRowPtrL, (uint64_t)(uintptr_t)csrColIndL, (uint64_t)(uintptr_t)descrU, (uint64_t)(uintptr_t)csrValU, (uint64_t)(uintptr_t)csrRowPtrU, (uint64_t)(uintptr_t)csrColIndU, (uint64_t)(uintptr_t)info, (uint64_t)(uintptr_t)pBuffer};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusolverSpDcsrluExtractHost, cutap_w, thunk_cusolverSpDcsrluExtractHost);
 }
@@ -5552,11 +4169,8 @@ static uint64_t thunk_cusolverSpDcsrluFactorHost(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, int, int, void *, void *, void *, void *, void *, double, void *))fn)((void *)(uintptr_t)a[0], (int)a[1], (int)a[2], (void *)(uintptr_t)a[3], (void *)(uintptr_t)a[4], (void *)(uintptr_t)a[5], (void *)(uintptr_t)a[6], (void *)(uintptr_t)a[7], cutap_w2d(a[8]), (void *)(uintptr_t)a[9]);
 }
-CUTAP_EXPORT unsigned int cusolverSpDcsrluFactorHost(void *handle, int n, int nnzA, void *descrA, void *csrValA, void *csrRowPtrA, void *csrColIndA, void *info, double pivot_threshold, void *pBuffer)
+CUTAP_SLOW unsigned int cutap_slow_cusolverSpDcsrluFactorHost(void *handle, int n, int nnzA, void *descrA, void *csrValA, void *csrRowPtrA, void *csrColIndA, void *info, double pivot_threshold, void *pBuffer)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusolverSpDcsrluFactorHost], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, int, int, void *, void *, void *, void *, void *, double, void *))cutap_fn)(handle, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, info, pivot_threshold, pBuffer);
     uint64_t cutap_w[10] = {(uint64_t)(uintptr_t)handle, (uint64_t)(int64_t)n, (uint64_t)(int64_t)nnzA, (uint64_t)(uintptr_t)descrA, (uint64_t)(uintptr_t)csrValA, (uint64_t)(uintptr_t)csrRowPtrA, (uint64_t)(uintptr_t)csrColIndA, (uint64_t)(uintptr_t)info, cutap_d2w(pivot_threshold), (uint64_t)(uintptr_t)pBuffer};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusolverSpDcsrluFactorHost, cutap_w, thunk_cusolverSpDcsrluFactorHost);
 }
@@ -5564,11 +4178,8 @@ static uint64_t thunk_cusolverSpDcsrluSolveHost(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, int, void *, void *, void *, void *))fn)((void *)(uintptr_t)a[0], (int)a[1], (void *)(uintptr_t)a[2], (void *)(uintptr_t)a[3], (void *)(uintptr_t)a[4], (void *)(uintptr_t)a[5]);
 }
-CUTAP_EXPORT unsigned int cusolverSpDcsrluSolveHost(void *handle, int n, void *b, void *x, void *info, void *pBuffer)
+CUTAP_SLOW unsigned int cutap_slow_cusolverSpDcsrluSolveHost(void *handle, int n, void *b, void *x, void *info, void *pBuffer)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusolverSpDcsrluSolveHost], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, int, void *, void *, void *, void *))cutap_fn)(handle, n, b, x, info, pBuffer);
     uint64_t cutap_w[6] = {(uint64_t)(uintptr_t)handle, (uint64_t)(int64_t)n, (uint64_t)(uintptr_t)b, (uint64_t)(uintptr_t)x, (uint64_t)(uintptr_t)info, (uint64_t)(uintptr_t)pBuffer};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusolverSpDcsrluSolveHost, cutap_w, thunk_cusolverSpDcsrluSolveHost);
 }
@@ -5576,11 +4187,8 @@ static uint64_t thunk_cusolverSpDcsrluZeroPivotHost(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *, double, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1], cutap_w2d(a[2]), (void *)(uintptr_t)a[3]);
 }
-CUTAP_EXPORT unsigned int cusolverSpDcsrluZeroPivotHost(void *handle, void *info, double tol, void *position)
+CUTAP_SLOW unsigned int cutap_slow_cusolverSpDcsrluZeroPivotHost(void *handle, void *info, double tol, void *position)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusolverSpDcsrluZeroPivotHost], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *, double, void *))cutap_fn)(handle, info, tol, position);
     uint64_t cutap_w[4] = {(uint64_t)(uintptr_t)handle, (uint64_t)(uintptr_t)info, cutap_d2w(tol), (uint64_t)(uintptr_t)position};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusolverSpDcsrluZeroPivotHost, cutap_w, thunk_cusolverSpDcsrluZeroPivotHost);
 }
@@ -5588,11 +4196,8 @@ static uint64_t thunk_cusolverSpDcsrqrBufferInfo(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, int, int, int, void *, void *, void *, void *, void *, void *, void *))fn)((void *)(uintptr_t)a[0], (int)a[1], (int)a[2], (int)a[3], (void *)(uintptr_t)a[4], (void *)(uintptr_t)a[5], (void *)(uintptr_t)a[6], (void *)(uintptr_t)a[7], (void *)(uintptr_t)a[8], (void *)(uintptr_t)a[9], (void *)(uintptr_t)a[10]);
 }
-CUTAP_EXPORT unsigned int cusolverSpDcsrqrBufferInfo(void *handle, int m, int n, int nnzA, void *descrA, void *csrValA, void *csrRowPtrA, void *csrColIndA, void *info, void *internalDataInBytes, void *workspaceInBytes)
+CUTAP_SLOW unsigned int cutap_slow_cusolverSpDcsrqrBufferInfo(void *handle, int m, int n, int nnzA, void *descrA, void *csrValA, void *csrRowPtrA, void *csrColIndA, void *info, void *internalDataInBytes, void *workspaceInBytes)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusolverSpDcsrqrBufferInfo], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, int, int, int, void *, void *, void *, void *, void *, void *, void *))cutap_fn)(handle, m, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, info, internalDataInBytes, workspaceInBytes);
     uint64_t cutap_w[11] = {(uint64_t)(uintptr_t)handle, (uint64_t)(int64_t)m, (uint64_t)(int64_t)n, (uint64_t)(int64_t)nnzA, (uint64_t)(uintptr_t)descrA, (uint64_t)(uintptr_t)csrValA, (uint64_t)(uintptr_t)csrRowPtrA, (uint64_t)(uintptr_t)csrColIndA, (uint64_t)(uintptr_t)info, (uint64_t)(uintptr_t)internalDataInBytes, (uint64_t)(uintptr_t)workspaceInBytes};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusolverSpDcsrqrBufferInfo, cutap_w, thunk_cusolverSpDcsrqrBufferInfo);
 }
@@ -5600,11 +4205,8 @@ static uint64_t thunk_cusolverSpDcsrqrBufferInfoBatched(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, int, int, int, void *, void *, void *, void *, int, void *, void *, void *))fn)((void *)(uintptr_t)a[0], (int)a[1], (int)a[2], (int)a[3], (void *)(uintptr_t)a[4], (void *)(uintptr_t)a[5], (void *)(uintptr_t)a[6], (void *)(uintptr_t)a[7], (int)a[8], (void *)(uintptr_t)a[9], (void *)(uintptr_t)a[10], (void *)(uintptr_t)a[11]);
 }
-CUTAP_EXPORT unsigned int cusolverSpDcsrqrBufferInfoBatched(void *handle, int m, int n, int nnz, void *descrA, void *csrVal, void *csrRowPtr, void *csrColInd, int batchSize, void *info, void *internalDataInBytes, void *workspaceInBytes)
+CUTAP_SLOW unsigned int cutap_slow_cusolverSpDcsrqrBufferInfoBatched(void *handle, int m, int n, int nnz, void *descrA, void *csrVal, void *csrRowPtr, void *csrColInd, int batchSize, void *info, void *internalDataInBytes, void *workspaceInBytes)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusolverSpDcsrqrBufferInfoBatched], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, int, int, int, void *, void *, void *, void *, int, void *, void *, void *))cutap_fn)(handle, m, n, nnz, descrA, csrVal, csrRowPtr, csrColInd, batchSize, info, internalDataInBytes, workspaceInBytes);
     uint64_t cutap_w[12] = {(uint64_t)(uintptr_t)handle, (uint64_t)(int64_t)m, (uint64_t)(int64_t)n, (uint64_t)(int64_t)nnz, (uint64_t)(uintptr_t)descrA, (uint64_t)(uintptr_t)csrVal, (uint64_t)(uintptr_t)csrRowPtr, (uint64_t)(uintptr_t)csrColInd, (uint64_t)(int64_t)batchSize, (uint64_t)(uintptr_t)info, (uint64_t)(uintptr_t)internalDataInBytes, (uint64_t)(uintptr_t)workspaceInBytes};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusolverSpDcsrqrBufferInfoBatched, cutap_w, thunk_cusolverSpDcsrqrBufferInfoBatched);
 }
@@ -5612,11 +4214,8 @@ static uint64_t thunk_cusolverSpDcsrqrBufferInfoHost(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, int, int, int, void *, void *, void *, void *, void *, void *, void *))fn)((void *)(uintptr_t)a[0], (int)a[1], (int)a[2], (int)a[3], (void *)(uintptr_t)a[4], (void *)(uintptr_t)a[5], (void *)(uintptr_t)a[6], (void *)(uintptr_t)a[7], (void *)(uintptr_t)a[8], (void *)(uintptr_t)a[9], (void *)(uintptr_t)a[10]);
 }
-CUTAP_EXPORT unsigned int cusolverSpDcsrqrBufferInfoHost(void *handle, int m, int n, int nnzA, void *descrA, void *csrValA, void *csrRowPtrA, void *csrColIndA, void *info, void *internalDataInBytes, void *workspaceInBytes)
+CUTAP_SLOW unsigned int cutap_slow_cusolverSpDcsrqrBufferInfoHost(void *handle, int m, int n, int nnzA, void *descrA, void *csrValA, void *csrRowPtrA, void *csrColIndA, void *info, void *internalDataInBytes, void *workspaceInBytes)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusolverSpDcsrqrBufferInfoHost], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, int, int, int, void *, void *, void *, void *, void *, void *, void *))cutap_fn)(handle, m, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, info, internalDataInBytes, workspaceInBytes);
     uint64_t cutap_w[11] = {(uint64_t)(uintptr_t)handle, (uint64_t)(int64_t)m, (uint64_t)(int64_t)n, (uint64_t)(int64_t)nnzA, (uint64_t)(uintptr_t)descrA, (uint64_t)(uintptr_t)csrValA, (uint64_t)(uintptr_t)csrRowPtrA, (uint64_t)(uintptr_t)csrColIndA, (uint64_t)(uintptr_t)info, (uint64_t)(uintptr_t)internalDataInBytes, (uint64_t)(uintptr_t)workspaceInBytes};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusolverSpDcsrqrBufferInfoHost, cutap_w, thunk_cusolverSpDcsrqrBufferInfoHost);
 }
@@ -5624,11 +4223,8 @@ static uint64_t thunk_cusolverSpDcsrqrFactor(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, int, int, int, void *, void *, void *, void *))fn)((void *)(uintptr_t)a[0], (int)a[1], (int)a[2], (int)a[3], (void *)(uintptr_t)a[4], (void *)(uintptr_t)a[5], (void *)(uintptr_t)a[6], (void *)(uintptr_t)a[7]);
 }
-CUTAP_EXPORT unsigned int cusolverSpDcsrqrFactor(void *handle, int m, int n, int nnzA, void *b, void *x, void *info, void *pBuffer)
+CUTAP_SLOW unsigned int cutap_slow_cusolverSpDcsrqrFactor(void *handle, int m, int n, int nnzA, void *b, void *x, void *info, void *pBuffer)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusolverSpDcsrqrFactor], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, int, int, int, void *, void *, void *, void *))cutap_fn)(handle, m, n, nnzA, b, x, info, pBuffer);
     uint64_t cutap_w[8] = {(uint64_t)(uintptr_t)handle, (uint64_t)(int64_t)m, (uint64_t)(int64_t)n, (uint64_t)(int64_t)nnzA, (uint64_t)(uintptr_t)b, (uint64_t)(uintptr_t)x, (uint64_t)(uintptr_t)info, (uint64_t)(uintptr_t)pBuffer};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusolverSpDcsrqrFactor, cutap_w, thunk_cusolverSpDcsrqrFactor);
 }
@@ -5636,11 +4232,8 @@ static uint64_t thunk_cusolverSpDcsrqrFactorHost(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, int, int, int, void *, void *, void *, void *))fn)((void *)(uintptr_t)a[0], (int)a[1], (int)a[2], (int)a[3], (void *)(uintptr_t)a[4], (void *)(uintptr_t)a[5], (void *)(uintptr_t)a[6], (void *)(uintptr_t)a[7]);
 }
-CUTAP_EXPORT unsigned int cusolverSpDcsrqrFactorHost(void *handle, int m, int n, int nnzA, void *b, void *x, void *info, void *pBuffer)
+CUTAP_SLOW unsigned int cutap_slow_cusolverSpDcsrqrFactorHost(void *handle, int m, int n, int nnzA, void *b, void *x, void *info, void *pBuffer)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusolverSpDcsrqrFactorHost], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, int, int, int, void *, void *, void *, void *))cutap_fn)(handle, m, n, nnzA, b, x, info, pBuffer);
     uint64_t cutap_w[8] = {(uint64_t)(uintptr_t)handle, (uint64_t)(int64_t)m, (uint64_t)(int64_t)n, (uint64_t)(int64_t)nnzA, (uint64_t)(uintptr_t)b, (uint64_t)(uintptr_t)x, (uint64_t)(uintptr_t)info, (uint64_t)(uintptr_t)pBuffer};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusolverSpDcsrqrFactorHost, cutap_w, thunk_cusolverSpDcsrqrFactorHost);
 }
@@ -5648,11 +4241,8 @@ static uint64_t thunk_cusolverSpDcsrqrSetup(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, int, int, int, void *, void *, void *, void *, double, void *))fn)((void *)(uintptr_t)a[0], (int)a[1], (int)a[2], (int)a[3], (void *)(uintptr_t)a[4], (void *)(uintptr_t)a[5], (void *)(uintptr_t)a[6], (void *)(uintptr_t)a[7], cutap_w2d(a[8]), (void *)(uintptr_t)a[9]);
 }
-CUTAP_EXPORT unsigned int cusolverSpDcsrqrSetup(void *handle, int m, int n, int nnzA, void *descrA, void *csrValA, void *csrRowPtrA, void *csrColIndA, double mu, void *info)
+CUTAP_SLOW unsigned int cutap_slow_cusolverSpDcsrqrSetup(void *handle, int m, int n, int nnzA, void *descrA, void *csrValA, void *csrRowPtrA, void *csrColIndA, double mu, void *info)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusolverSpDcsrqrSetup], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, int, int, int, void *, void *, void *, void *, double, void *))cutap_fn)(handle, m, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, mu, info);
     uint64_t cutap_w[10] = {(uint64_t)(uintptr_t)handle, (uint64_t)(int64_t)m, (uint64_t)(int64_t)n, (uint64_t)(int64_t)nnzA, (uint64_t)(uintptr_t)descrA, (uint64_t)(uintptr_t)csrValA, (uint64_t)(uintptr_t)csrRowPtrA, (uint64_t)(uintptr_t)csrColIndA, cutap_d2w(mu), (uint64_t)(uintptr_t)info};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusolverSpDcsrqrSetup, cutap_w, thunk_cusolverSpDcsrqrSetup);
 }
@@ -5660,11 +4250,8 @@ static uint64_t thunk_cusolverSpDcsrqrSetupHost(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, int, int, int, void *, void *, void *, void *, double, void *))fn)((void *)(uintptr_t)a[0], (int)a[1], (int)a[2], (int)a[3], (void *)(uintptr_t)a[4], (void *)(uintptr_t)a[5], (void *)(uintptr_t)a[6], (void *)(uintptr_t)a[7], cutap_w2d(a[8]), (void *)(uintptr_t)a[9]);
 }
-CUTAP_EXPORT unsigned int cusolverSpDcsrqrSetupHost(void *handle, int m, int n, int nnzA, void *descrA, void *csrValA, void *csrRowPtrA, void *csrColIndA, double mu, void *info)
+CUTAP_SLOW unsigned int cutap_slow_cusolverSpDcsrqrSetupHost(void *handle, int m, int n, int nnzA, void *descrA, void *csrValA, void *csrRowPtrA, void *csrColIndA, double mu, void *info)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusolverSpDcsrqrSetupHost], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, int, int, int, void *, void *, void *, void *, double, void *))cutap_fn)(handle, m, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, mu, info);
     uint64_t cutap_w[10] = {(uint64_t)(uintptr_t)handle, (uint64_t)(int64_t)m, (uint64_t)(int64_t)n, (uint64_t)(int64_t)nnzA, (uint64_t)(uintptr_t)descrA, (uint64_t)(uintptr_t)csrValA, (uint64_t)(uintptr_t)csrRowPtrA, (uint64_t)(uintptr_t)csrColIndA, cutap_d2w(mu), (uint64_t)(uintptr_t)info};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusolverSpDcsrqrSetupHost, cutap_w, thunk_cusolverSpDcsrqrSetupHost);
 }
@@ -5672,11 +4259,8 @@ static uint64_t thunk_cusolverSpDcsrqrSolve(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, int, int, void *, void *, void *, void *))fn)((void *)(uintptr_t)a[0], (int)a[1], (int)a[2], (void *)(uintptr_t)a[3], (void *)(uintptr_t)a[4], (void *)(uintptr_t)a[5], (void *)(uintptr_t)a[6]);
 }
-CUTAP_EXPORT unsigned int cusolverSpDcsrqrSolve(void *handle, int m, int n, void *b, void *x, void *info, void *pBuffer)
+CUTAP_SLOW unsigned int cutap_slow_cusolverSpDcsrqrSolve(void *handle, int m, int n, void *b, void *x, void *info, void *pBuffer)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusolverSpDcsrqrSolve], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, int, int, void *, void *, void *, void *))cutap_fn)(handle, m, n, b, x, info, pBuffer);
     uint64_t cutap_w[7] = {(uint64_t)(uintptr_t)handle, (uint64_t)(int64_t)m, (uint64_t)(int64_t)n, (uint64_t)(uintptr_t)b, (uint64_t)(uintptr_t)x, (uint64_t)(uintptr_t)info, (uint64_t)(uintptr_t)pBuffer};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusolverSpDcsrqrSolve, cutap_w, thunk_cusolverSpDcsrqrSolve);
 }
@@ -5684,11 +4268,8 @@ static uint64_t thunk_cusolverSpDcsrqrSolveHost(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, int, int, void *, void *, void *, void *))fn)((void *)(uintptr_t)a[0], (int)a[1], (int)a[2], (void *)(uintptr_t)a[3], (void *)(uintptr_t)a[4], (void *)(uintptr_t)a[5], (void *)(uintptr_t)a[6]);
 }
-CUTAP_EXPORT unsigned int cusolverSpDcsrqrSolveHost(void *handle, int m, int n, void *b, void *x, void *info, void *pBuffer)
+CUTAP_SLOW unsigned int cutap_slow_cusolverSpDcsrqrSolveHost(void *handle, int m, int n, void *b, void *x, void *info, void *pBuffer)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusolverSpDcsrqrSolveHost], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, int, int, void *, void *, void *, void *))cutap_fn)(handle, m, n, b, x, info, pBuffer);
     uint64_t cutap_w[7] = {(uint64_t)(uintptr_t)handle, (uint64_t)(int64_t)m, (uint64_t)(int64_t)n, (uint64_t)(uintptr_t)b, (uint64_t)(uintptr_t)x, (uint64_t)(uintptr_t)info, (uint64_t)(uintptr_t)pBuffer};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusolverSpDcsrqrSolveHost, cutap_w, thunk_cusolverSpDcsrqrSolveHost);
 }
@@ -5696,11 +4277,8 @@ static uint64_t thunk_cusolverSpDcsrqrZeroPivot(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *, double, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1], cutap_w2d(a[2]), (void *)(uintptr_t)a[3]);
 }
-CUTAP_EXPORT unsigned int cusolverSpDcsrqrZeroPivot(void *handle, void *info, double tol, void *position)
+CUTAP_SLOW unsigned int cutap_slow_cusolverSpDcsrqrZeroPivot(void *handle, void *info, double tol, void *position)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusolverSpDcsrqrZeroPivot], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *, double, void *))cutap_fn)(handle, info, tol, position);
     uint64_t cutap_w[4] = {(uint64_t)(uintptr_t)handle, (uint64_t)(uintptr_t)info, cutap_d2w(tol), (uint64_t)(uintptr_t)position};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusolverSpDcsrqrZeroPivot, cutap_w, thunk_cusolverSpDcsrqrZeroPivot);
 }
@@ -5708,11 +4286,8 @@ static uint64_t thunk_cusolverSpDcsrqrZeroPivotHost(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *, double, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1], cutap_w2d(a[2]), (void *)(uintptr_t)a[3]);
 }
-CUTAP_EXPORT unsigned int cusolverSpDcsrqrZeroPivotHost(void *handle, void *info, double tol, void *position)
+CUTAP_SLOW unsigned int cutap_slow_cusolverSpDcsrqrZeroPivotHost(void *handle, void *info, double tol, void *position)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusolverSpDcsrqrZeroPivotHost], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *, double, void *))cutap_fn)(handle, info, tol, position);
     uint64_t cutap_w[4] = {(uint64_t)(uintptr_t)handle, (uint64_t)(uintptr_t)info, cutap_d2w(tol), (uint64_t)(uintptr_t)position};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusolverSpDcsrqrZeroPivotHost, cutap_w, thunk_cusolverSpDcsrqrZeroPivotHost);
 }
@@ -5720,11 +4295,8 @@ static uint64_t thunk_cusolverSpDcsrqrsvBatched(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, int, int, int, void *, void *, void *, void *, void *, void *, int, void *, void *))fn)((void *)(uintptr_t)a[0], (int)a[1], (int)a[2], (int)a[3], (void *)(uintptr_t)a[4], (void *)(uintptr_t)a[5], (void *)(uintptr_t)a[6], (void *)(uintptr_t)a[7], (void *)(uintptr_t)a[8], (void *)(uintptr_t)a[9], (int)a[10], (void *)(uintptr_t)a[11], (void *)(uintptr_t)a[12]);
 }
-CUTAP_EXPORT unsigned int cusolverSpDcsrqrsvBatched(void *handle, int m, int n, int nnz, void *descrA, void *csrValA, void *csrRowPtrA, void *csrColIndA, void *b, void *x, int batchSize, void *info, void *pBuffer)
+CUTAP_SLOW unsigned int cutap_slow_cusolverSpDcsrqrsvBatched(void *handle, int m, int n, int nnz, void *descrA, void *csrValA, void *csrRowPtrA, void *csrColIndA, void *b, void *x, int batchSize, void *info, void *pBuffer)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusolverSpDcsrqrsvBatched], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, int, int, int, void *, void *, void *, void *, void *, void *, int, void *, void *))cutap_fn)(handle, m, n, nnz, descrA, csrValA, csrRowPtrA, csrColIndA, b, x, batchSize, info, pBuffer);
     uint64_t cutap_w[13] = {(uint64_t)(uintptr_t)handle, (uint64_t)(int64_t)m, (uint64_t)(int64_t)n, (uint64_t)(int64_t)nnz, (uint64_t)(uintptr_t)descrA, (uint64_t)(uintptr_t)csrValA, (uint64_t)(uintptr_t)csrRowPtrA, (uint64_t)(uintptr_t)csrColIndA, (uint64_t)(uintptr_t)b, (uint64_t)(uintptr_t)x, (uint64_t)(int64_t)batchSize, (uint64_t)(uintptr_t)info, (uint64_t)(uintptr_t)pBuffer};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusolverSpDcsrqrsvBatched, cutap_w, thunk_cusolverSpDcsrqrsvBatched);
 }
@@ -5732,11 +4304,8 @@ static uint64_t thunk_cusolverSpDcsrzfdHost(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, int, int, void *, void *, void *, void *, void *, void *))fn)((void *)(uintptr_t)a[0], (int)a[1], (int)a[2], (void *)(uintptr_t)a[3], (void *)(uintptr_t)a[4], (void *)(uintptr_t)a[5], (void *)(uintptr_t)a[6], (void *)(uintptr_t)a[7], (void *)(uintptr_t)a[8]);
 }
-CUTAP_EXPORT unsigned int cusolverSpDcsrzfdHost(void *handle, int n, int nnz, void *descrA, void *csrValA, void *csrRowPtrA, void *csrColIndA, void *P, void *numnz)
+CUTAP_SLOW unsigned int cutap_slow_cusolverSpDcsrzfdHost(void *handle, int n, int nnz, void *descrA, void *csrValA, void *csrRowPtrA, void *csrColIndA, void *P, void *numnz)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusolverSpDcsrzfdHost], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, int, int, void *, void *, void *, void *, void *, void *))cutap_fn)(handle, n, nnz, descrA, csrValA, csrRowPtrA, csrColIndA, P, numnz);
     uint64_t cutap_w[9] = {(uint64_t)(uintptr_t)handle, (uint64_t)(int64_t)n, (uint64_t)(int64_t)nnz, (uint64_t)(uintptr_t)descrA, (uint64_t)(uintptr_t)csrValA, (uint64_t)(uintptr_t)csrRowPtrA, (uint64_t)(uintptr_t)csrColIndA, (uint64_t)(uintptr_t)P, (uint64_t)(uintptr_t)numnz};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusolverSpDcsrzfdHost, cutap_w, thunk_cusolverSpDcsrzfdHost);
 }
@@ -5744,11 +4313,8 @@ static uint64_t thunk_cusolverSpDestroy(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *))fn)((void *)(uintptr_t)a[0]);
 }
-CUTAP_EXPORT unsigned int cusolverSpDestroy(void *handle)
+CUTAP_SLOW unsigned int cutap_slow_cusolverSpDestroy(void *handle)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusolverSpDestroy], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *))cutap_fn)(handle);
     uint64_t cutap_w[1] = {(uint64_t)(uintptr_t)handle};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusolverSpDestroy, cutap_w, thunk_cusolverSpDestroy);
 }
@@ -5756,11 +4322,8 @@ static uint64_t thunk_cusolverSpDestroyCsrcholInfo(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *))fn)((void *)(uintptr_t)a[0]);
 }
-CUTAP_EXPORT unsigned int cusolverSpDestroyCsrcholInfo(void *info)
+CUTAP_SLOW unsigned int cutap_slow_cusolverSpDestroyCsrcholInfo(void *info)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusolverSpDestroyCsrcholInfo], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *))cutap_fn)(info);
     uint64_t cutap_w[1] = {(uint64_t)(uintptr_t)info};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusolverSpDestroyCsrcholInfo, cutap_w, thunk_cusolverSpDestroyCsrcholInfo);
 }
@@ -5768,11 +4331,8 @@ static uint64_t thunk_cusolverSpDestroyCsrcholInfoHost(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *))fn)((void *)(uintptr_t)a[0]);
 }
-CUTAP_EXPORT unsigned int cusolverSpDestroyCsrcholInfoHost(void *info)
+CUTAP_SLOW unsigned int cutap_slow_cusolverSpDestroyCsrcholInfoHost(void *info)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusolverSpDestroyCsrcholInfoHost], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *))cutap_fn)(info);
     uint64_t cutap_w[1] = {(uint64_t)(uintptr_t)info};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusolverSpDestroyCsrcholInfoHost, cutap_w, thunk_cusolverSpDestroyCsrcholInfoHost);
 }
@@ -5780,11 +4340,8 @@ static uint64_t thunk_cusolverSpDestroyCsrluInfoHost(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *))fn)((void *)(uintptr_t)a[0]);
 }
-CUTAP_EXPORT unsigned int cusolverSpDestroyCsrluInfoHost(void *info)
+CUTAP_SLOW unsigned int cutap_slow_cusolverSpDestroyCsrluInfoHost(void *info)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusolverSpDestroyCsrluInfoHost], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *))cutap_fn)(info);
     uint64_t cutap_w[1] = {(uint64_t)(uintptr_t)info};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusolverSpDestroyCsrluInfoHost, cutap_w, thunk_cusolverSpDestroyCsrluInfoHost);
 }
@@ -5792,11 +4349,8 @@ static uint64_t thunk_cusolverSpDestroyCsrqrInfo(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *))fn)((void *)(uintptr_t)a[0]);
 }
-CUTAP_EXPORT unsigned int cusolverSpDestroyCsrqrInfo(void *info)
+CUTAP_SLOW unsigned int cutap_slow_cusolverSpDestroyCsrqrInfo(void *info)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusolverSpDestroyCsrqrInfo], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *))cutap_fn)(info);
     uint64_t cutap_w[1] = {(uint64_t)(uintptr_t)info};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusolverSpDestroyCsrqrInfo, cutap_w, thunk_cusolverSpDestroyCsrqrInfo);
 }
@@ -5804,11 +4358,8 @@ static uint64_t thunk_cusolverSpDestroyCsrqrInfoHost(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *))fn)((void *)(uintptr_t)a[0]);
 }
-CUTAP_EXPORT unsigned int cusolverSpDestroyCsrqrInfoHost(void *info)
+CUTAP_SLOW unsigned int cutap_slow_cusolverSpDestroyCsrqrInfoHost(void *info)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusolverSpDestroyCsrqrInfoHost], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *))cutap_fn)(info);
     uint64_t cutap_w[1] = {(uint64_t)(uintptr_t)info};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusolverSpDestroyCsrqrInfoHost, cutap_w, thunk_cusolverSpDestroyCsrqrInfoHost);
 }
@@ -5816,11 +4367,8 @@ static uint64_t thunk_cusolverSpGetStream(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1]);
 }
-CUTAP_EXPORT unsigned int cusolverSpGetStream(void *handle, void *streamId)
+CUTAP_SLOW unsigned int cutap_slow_cusolverSpGetStream(void *handle, void *streamId)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusolverSpGetStream], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *))cutap_fn)(handle, streamId);
     uint64_t cutap_w[2] = {(uint64_t)(uintptr_t)handle, (uint64_t)(uintptr_t)streamId};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusolverSpGetStream, cutap_w, thunk_cusolverSpGetStream);
 }
@@ -5828,11 +4376,8 @@ static uint64_t thunk_cusolverSpScsrcholBufferInfo(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, int, int, void *, void *, void *, void *, void *, void *, void *))fn)((void *)(uintptr_t)a[0], (int)a[1], (int)a[2], (void *)(uintptr_t)a[3], (void *)(uintptr_t)a[4], (void *)(uintptr_t)a[5], (void *)(uintptr_t)a[6], (void *)(uintptr_t)a[7], (void *)(uintptr_t)a[8], (void *)(uintptr_t)a[9]);
 }
-CUTAP_EXPORT unsigned int cusolverSpScsrcholBufferInfo(void *handle, int n, int nnzA, void *descrA, void *csrValA, void *csrRowPtrA, void *csrColIndA, void *info, void *internalDataInBytes, void *workspaceInBytes)
+CUTAP_SLOW unsigned int cutap_slow_cusolverSpScsrcholBufferInfo(void *handle, int n, int nnzA, void *descrA, void *csrValA, void *csrRowPtrA, void *csrColIndA, void *info, void *internalDataInBytes, void *workspaceInBytes)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusolverSpScsrcholBufferInfo], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, int, int, void *, void *, void *, void *, void *, void *, void *))cutap_fn)(handle, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, info, internalDataInBytes, workspaceInBytes);
     uint64_t cutap_w[10] = {(uint64_t)(uintptr_t)handle, (uint64_t)(int64_t)n, (uint64_t)(int64_t)nnzA, (uint64_t)(uintptr_t)descrA, (uint64_t)(uintptr_t)csrValA, (uint64_t)(uintptr_t)csrRowPtrA, (uint64_t)(uintptr_t)csrColIndA, (uint64_t)(uintptr_t)info, (uint64_t)(uintptr_t)internalDataInBytes, (uint64_t)(uintptr_t)workspaceInBytes};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusolverSpScsrcholBufferInfo, cutap_w, thunk_cusolverSpScsrcholBufferInfo);
 }
@@ -5840,11 +4385,8 @@ static uint64_t thunk_cusolverSpScsrcholBufferInfoHost(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, int, int, void *, void *, void *, void *, void *, void *, void *))fn)((void *)(uintptr_t)a[0], (int)a[1], (int)a[2], (void *)(uintptr_t)a[3], (void *)(uintptr_t)a[4], (void *)(uintptr_t)a[5], (void *)(uintptr_t)a[6], (void *)(uintptr_t)a[7], (void *)(uintptr_t)a[8], (void *)(uintptr_t)a[9]);
 }
-CUTAP_EXPORT unsigned int cusolverSpScsrcholBufferInfoHost(void *handle, int n, int nnzA, void *descrA, void *csrValA, void *csrRowPtrA, void *csrColIndA, void *info, void *internalDataInBytes, void *workspaceInBytes)
+CUTAP_SLOW unsigned int cutap_slow_cusolverSpScsrcholBufferInfoHost(void *handle, int n, int nnzA, void *descrA, void *csrValA, void *csrRowPtrA, void *csrColIndA, void *info, void *internalDataInBytes, void *workspaceInBytes)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusolverSpScsrcholBufferInfoHost], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, int, int, void *, void *, void *, void *, void *, void *, void *))cutap_fn)(handle, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, info, internalDataInBytes, workspaceInBytes);
     uint64_t cutap_w[10] = {(uint64_t)(uintptr_t)handle, (uint64_t)(int64_t)n, (uint64_t)(int64_t)nnzA, (uint64_t)(uintptr_t)descrA, (uint64_t)(uintptr_t)csrValA, (uint64_t)(uintptr_t)csrRowPtrA, (uint64_t)(uintptr_t)csrColIndA, (uint64_t)(uintptr_t)info, (uint64_t)(uintptr_t)internalDataInBytes, (uint64_t)(uintptr_t)workspaceInBytes};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusolverSpScsrcholBufferInfoHost, cutap_w, thunk_cusolverSpScsrcholBufferInfoHost);
 }
@@ -5852,11 +4394,8 @@ static uint64_t thunk_cusolverSpScsrcholDiag(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1], (void *)(uintptr_t)a[2]);
 }
-CUTAP_EXPORT unsigned int cusolverSpScsrcholDiag(void *handle, void *info, void *diag)
+CUTAP_SLOW unsigned int cutap_slow_cusolverSpScsrcholDiag(void *handle, void *info, void *diag)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusolverSpScsrcholDiag], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *, void *))cutap_fn)(handle, info, diag);
     uint64_t cutap_w[3] = {(uint64_t)(uintptr_t)handle, (uint64_t)(uintptr_t)info, (uint64_t)(uintptr_t)diag};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusolverSpScsrcholDiag, cutap_w, thunk_cusolverSpScsrcholDiag);
 }
@@ -5864,11 +4403,8 @@ static uint64_t thunk_cusolverSpScsrcholFactor(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, int, int, void *, void *, void *, void *, void *, void *))fn)((void *)(uintptr_t)a[0], (int)a[1], (int)a[2], (void *)(uintptr_t)a[3], (void *)(uintptr_t)a[4], (void *)(uintptr_t)a[5], (void *)(uintptr_t)a[6], (void *)(uintptr_t)a[7], (void *)(uintptr_t)a[8]);
 }
-CUTAP_EXPORT unsigned int cusolverSpScsrcholFactor(void *handle, int n, int nnzA, void *descrA, void *csrValA, void *csrRowPtrA, void *csrColIndA, void *info, void *pBuffer)
+CUTAP_SLOW unsigned int cutap_slow_cusolverSpScsrcholFactor(void *handle, int n, int nnzA, void *descrA, void *csrValA, void *csrRowPtrA, void *csrColIndA, void *info, void *pBuffer)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusolverSpScsrcholFactor], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, int, int, void *, void *, void *, void *, void *, void *))cutap_fn)(handle, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, info, pBuffer);
     uint64_t cutap_w[9] = {(uint64_t)(uintptr_t)handle, (uint64_t)(int64_t)n, (uint64_t)(int64_t)nnzA, (uint64_t)(uintptr_t)descrA, (uint64_t)(uintptr_t)csrValA, (uint64_t)(uintptr_t)csrRowPtrA, (uint64_t)(uintptr_t)csrColIndA, (uint64_t)(uintptr_t)info, (uint64_t)(uintptr_t)pBuffer};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusolverSpScsrcholFactor, cutap_w, thunk_cusolverSpScsrcholFactor);
 }
@@ -5876,11 +4412,8 @@ static uint64_t thunk_cusolverSpScsrcholFactorHost(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, int, int, void *, void *, void *, void *, void *, void *))fn)((void *)(uintptr_t)a[0], (int)a[1], (int)a[2], (void *)(uintptr_t)a[3], (void *)(uintptr_t)a[4], (void *)(uintptr_t)a[5], (void *)(uintptr_t)a[6], (void *)(uintptr_t)a[7], (void *)(uintptr_t)a[8]);
 }
-CUTAP_EXPORT unsigned int cusolverSpScsrcholFactorHost(void *handle, int n, int nnzA, void *descrA, void *csrValA, void *csrRowPtrA, void *csrColIndA, void *info, void *pBuffer)
+CUTAP_SLOW unsigned int cutap_slow_cusolverSpScsrcholFactorHost(void *handle, int n, int nnzA, void *descrA, void *csrValA, void *csrRowPtrA, void *csrColIndA, void *info, void *pBuffer)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusolverSpScsrcholFactorHost], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, int, int, void *, void *, void *, void *, void *, void *))cutap_fn)(handle, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, info, pBuffer);
     uint64_t cutap_w[9] = {(uint64_t)(uintptr_t)handle, (uint64_t)(int64_t)n, (uint64_t)(int64_t)nnzA, (uint64_t)(uintptr_t)descrA, (uint64_t)(uintptr_t)csrValA, (uint64_t)(uintptr_t)csrRowPtrA, (uint64_t)(uintptr_t)csrColIndA, (uint64_t)(uintptr_t)info, (uint64_t)(uintptr_t)pBuffer};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusolverSpScsrcholFactorHost, cutap_w, thunk_cusolverSpScsrcholFactorHost);
 }
@@ -5888,11 +4421,8 @@ static uint64_t thunk_cusolverSpScsrcholSolve(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, int, void *, void *, void *, void *))fn)((void *)(uintptr_t)a[0], (int)a[1], (void *)(uintptr_t)a[2], (void *)(uintptr_t)a[3], (void *)(uintptr_t)a[4], (void *)(uintptr_t)a[5]);
 }
-CUTAP_EXPORT unsigned int cusolverSpScsrcholSolve(void *handle, int n, void *b, void *x, void *info, void *pBuffer)
+CUTAP_SLOW unsigned int cutap_slow_cusolverSpScsrcholSolve(void *handle, int n, void *b, void *x, void *info, void *pBuffer)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusolverSpScsrcholSolve], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, int, void *, void *, void *, void *))cutap_fn)(handle, n, b, x, info, pBuffer);
     uint64_t cutap_w[6] = {(uint64_t)(uintptr_t)handle, (uint64_t)(int64_t)n, (uint64_t)(uintptr_t)b, (uint64_t)(uintptr_t)x, (uint64_t)(uintptr_t)info, (uint64_t)(uintptr_t)pBuffer};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusolverSpScsrcholSolve, cutap_w, thunk_cusolverSpScsrcholSolve);
 }
@@ -5900,11 +4430,8 @@ static uint64_t thunk_cusolverSpScsrcholSolveHost(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, int, void *, void *, void *, void *))fn)((void *)(uintptr_t)a[0], (int)a[1], (void *)(uintptr_t)a[2], (void *)(uintptr_t)a[3], (void *)(uintptr_t)a[4], (void *)(uintptr_t)a[5]);
 }
-CUTAP_EXPORT unsigned int cusolverSpScsrcholSolveHost(void *handle, int n, void *b, void *x, void *info, void *pBuffer)
+CUTAP_SLOW unsigned int cutap_slow_cusolverSpScsrcholSolveHost(void *handle, int n, void *b, void *x, void *info, void *pBuffer)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusolverSpScsrcholSolveHost], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, int, void *, void *, void *, void *))cutap_fn)(handle, n, b, x, info, pBuffer);
     uint64_t cutap_w[6] = {(uint64_t)(uintptr_t)handle, (uint64_t)(int64_t)n, (uint64_t)(uintptr_t)b, (uint64_t)(uintptr_t)x, (uint64_t)(uintptr_t)info, (uint64_t)(uintptr_t)pBuffer};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusolverSpScsrcholSolveHost, cutap_w, thunk_cusolverSpScsrcholSolveHost);
 }
@@ -5912,11 +4439,8 @@ static uint64_t thunk_cusolverSpScsrcholZeroPivot(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *, float, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1], cutap_w2f(a[2]), (void *)(uintptr_t)a[3]);
 }
-CUTAP_EXPORT unsigned int cusolverSpScsrcholZeroPivot(void *handle, void *info, float tol, void *position)
+CUTAP_SLOW unsigned int cutap_slow_cusolverSpScsrcholZeroPivot(void *handle, void *info, float tol, void *position)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusolverSpScsrcholZeroPivot], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *, float, void *))cutap_fn)(handle, info, tol, position);
     uint64_t cutap_w[4] = {(uint64_t)(uintptr_t)handle, (uint64_t)(uintptr_t)info, cutap_f2w(tol), (uint64_t)(uintptr_t)position};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusolverSpScsrcholZeroPivot, cutap_w, thunk_cusolverSpScsrcholZeroPivot);
 }
@@ -5924,11 +4448,8 @@ static uint64_t thunk_cusolverSpScsrcholZeroPivotHost(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *, float, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1], cutap_w2f(a[2]), (void *)(uintptr_t)a[3]);
 }
-CUTAP_EXPORT unsigned int cusolverSpScsrcholZeroPivotHost(void *handle, void *info, float tol, void *position)
+CUTAP_SLOW unsigned int cutap_slow_cusolverSpScsrcholZeroPivotHost(void *handle, void *info, float tol, void *position)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusolverSpScsrcholZeroPivotHost], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *, float, void *))cutap_fn)(handle, info, tol, position);
     uint64_t cutap_w[4] = {(uint64_t)(uintptr_t)handle, (uint64_t)(uintptr_t)info, cutap_f2w(tol), (uint64_t)(uintptr_t)position};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusolverSpScsrcholZeroPivotHost, cutap_w, thunk_cusolverSpScsrcholZeroPivotHost);
 }
@@ -5936,11 +4457,8 @@ static uint64_t thunk_cusolverSpScsreigsHost(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, int, int, void *, void *, void *, void *, struct cutap_sv_float2, struct cutap_sv_float2, void *))fn)((void *)(uintptr_t)a[0], (int)a[1], (int)a[2], (void *)(uintptr_t)a[3], (void *)(uintptr_t)a[4], (void *)(uintptr_t)a[5], (void *)(uintptr_t)a[6], *(struct cutap_sv_float2 *)(uintptr_t)a[7], *(struct cutap_sv_float2 *)(uintptr_t)a[8], (void *)(uintptr_t)a[9]);
 }
-CUTAP_EXPORT unsigned int cusolverSpScsreigsHost(void *handle, int m, int nnz, void *descrA, void *csrValA, void *csrRowPtrA, void *csrColIndA, struct cutap_sv_float2 left_bottom_corner, struct cutap_sv_float2 right_upper_corner, void *num_eigs)
+CUTAP_SLOW unsigned int cutap_slow_cusolverSpScsreigsHost(void *handle, int m, int nnz, void *descrA, void *csrValA, void *csrRowPtrA, void *csrColIndA, struct cutap_sv_float2 left_bottom_corner, struct cutap_sv_float2 right_upper_corner, void *num_eigs)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusolverSpScsreigsHost], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, int, int, void *, void *, void *, void *, struct cutap_sv_float2, struct cutap_sv_float2, void *))cutap_fn)(handle, m, nnz, descrA, csrValA, csrRowPtrA, csrColIndA, left_bottom_corner, right_upper_corner, num_eigs);
     uint64_t cutap_w[10] = {(uint64_t)(uintptr_t)handle, (uint64_t)(int64_t)m, (uint64_t)(int64_t)nnz, (uint64_t)(uintptr_t)descrA, (uint64_t)(uintptr_t)csrValA, (uint64_t)(uintptr_t)csrRowPtrA, (uint64_t)(uintptr_t)csrColIndA, (uint64_t)(uintptr_t)&left_bottom_corner, (uint64_t)(uintptr_t)&right_upper_corner, (uint64_t)(uintptr_t)num_eigs};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusolverSpScsreigsHost, cutap_w, thunk_cusolverSpScsreigsHost);
 }
@@ -5948,11 +4466,8 @@ static uint64_t thunk_cusolverSpScsreigvsi(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, int, int, void *, void *, void *, void *, float, void *, int, float, void *, void *))fn)((void *)(uintptr_t)a[0], (int)a[1], (int)a[2], (void *)(uintptr_t)a[3], (void *)(uintptr_t)a[4], (void *)(uintptr_t)a[5], (void *)(uintptr_t)a[6], cutap_w2f(a[7]), (void *)(uintptr_t)a[8], (int)a[9], cutap_w2f(a[10]), (void *)(uintptr_t)a[11], (void *)(uintptr_t)a[12]);
 }
-CUTAP_EXPORT unsigned int cusolverSpScsreigvsi(void *handle, int m, int nnz, void *descrA, void *csrValA, void *csrRowPtrA, void *csrColIndA, float mu0, void *x0, int maxite, float eps, void *mu, void *x)
+CUTAP_SLOW unsigned int cutap_slow_cusolverSpScsreigvsi(void *handle, int m, int nnz, void *descrA, void *csrValA, void *csrRowPtrA, void *csrColIndA, float mu0, void *x0, int maxite, float eps, void *mu, void *x)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusolverSpScsreigvsi], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, int, int, void *, void *, void *, void *, float, void *, int, float, void *, void *))cutap_fn)(handle, m, nnz, descrA, csrValA, csrRowPtrA, csrColIndA, mu0, x0, maxite, eps, mu, x);
     uint64_t cutap_w[13] = {(uint64_t)(uintptr_t)handle, (uint64_t)(int64_t)m, (uint64_t)(int64_t)nnz, (uint64_t)(uintptr_t)descrA, (uint64_t)(uintptr_t)csrValA, (uint64_t)(uintptr_t)csrRowPtrA, (uint64_t)(uintptr_t)csrColIndA, cutap_f2w(mu0), (uint64_t)(uintptr_t)x0, (uint64_t)(int64_t)maxite, cutap_f2w(eps), (uint64_t)(uintptr_t)mu, (uint64_t)(uintptr_t)x};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusolverSpScsreigvsi, cutap_w, thunk_cusolverSpScsreigvsi);
 }
@@ -5960,11 +4475,8 @@ static uint64_t thunk_cusolverSpScsreigvsiHost(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, int, int, void *, void *, void *, void *, float, void *, int, float, void *, void *))fn)((void *)(uintptr_t)a[0], (int)a[1], (int)a[2], (void *)(uintptr_t)a[3], (void *)(uintptr_t)a[4], (void *)(uintptr_t)a[5], (void *)(uintptr_t)a[6], cutap_w2f(a[7]), (void *)(uintptr_t)a[8], (int)a[9], cutap_w2f(a[10]), (void *)(uintptr_t)a[11], (void *)(uintptr_t)a[12]);
 }
-CUTAP_EXPORT unsigned int cusolverSpScsreigvsiHost(void *handle, int m, int nnz, void *descrA, void *csrValA, void *csrRowPtrA, void *csrColIndA, float mu0, void *x0, int maxite, float tol, void *mu, void *x)
+CUTAP_SLOW unsigned int cutap_slow_cusolverSpScsreigvsiHost(void *handle, int m, int nnz, void *descrA, void *csrValA, void *csrRowPtrA, void *csrColIndA, float mu0, void *x0, int maxite, float tol, void *mu, void *x)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusolverSpScsreigvsiHost], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, int, int, void *, void *, void *, void *, float, void *, int, float, void *, void *))cutap_fn)(handle, m, nnz, descrA, csrValA, csrRowPtrA, csrColIndA, mu0, x0, maxite, tol, mu, x);
     uint64_t cutap_w[13] = {(uint64_t)(uintptr_t)handle, (uint64_t)(int64_t)m, (uint64_t)(int64_t)nnz, (uint64_t)(uintptr_t)descrA, (uint64_t)(uintptr_t)csrValA, (uint64_t)(uintptr_t)csrRowPtrA, (uint64_t)(uintptr_t)csrColIndA, cutap_f2w(mu0), (uint64_t)(uintptr_t)x0, (uint64_t)(int64_t)maxite, cutap_f2w(tol), (uint64_t)(uintptr_t)mu, (uint64_t)(uintptr_t)x};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusolverSpScsreigvsiHost, cutap_w, thunk_cusolverSpScsreigvsiHost);
 }
@@ -5972,11 +4484,8 @@ static uint64_t thunk_cusolverSpScsrlsqvqrHost(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, int, int, int, void *, void *, void *, void *, void *, float, void *, void *, void *, void *))fn)((void *)(uintptr_t)a[0], (int)a[1], (int)a[2], (int)a[3], (void *)(uintptr_t)a[4], (void *)(uintptr_t)a[5], (void *)(uintptr_t)a[6], (void *)(uintptr_t)a[7], (void *)(uintptr_t)a[8], cutap_w2f(a[9]), (void *)(uintptr_t)a[10], (void *)(uintptr_t)a[11], (void *)(uintptr_t)a[12], (void *)(uintptr_t)a[13]);
 }
-CUTAP_EXPORT unsigned int cusolverSpScsrlsqvqrHost(void *handle, int m, int n, int nnz, void *descrA, void *csrValA, void *csrRowPtrA, void *csrColIndA, void *b, float tol, void *rankA, void *x, void *p, void *min_norm)
+CUTAP_SLOW unsigned int cutap_slow_cusolverSpScsrlsqvqrHost(void *handle, int m, int n, int nnz, void *descrA, void *csrValA, void *csrRowPtrA, void *csrColIndA, void *b, float tol, void *rankA, void *x, void *p, void *min_norm)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusolverSpScsrlsqvqrHost], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, int, int, int, void *, void *, void *, void *, void *, float, void *, void *, void *, void *))cutap_fn)(handle, m, n, nnz, descrA, csrValA, csrRowPtrA, csrColIndA, b, tol, rankA, x, p, min_norm);
     uint64_t cutap_w[14] = {(uint64_t)(uintptr_t)handle, (uint64_t)(int64_t)m, (uint64_t)(int64_t)n, (uint64_t)(int64_t)nnz, (uint64_t)(uintptr_t)descrA, (uint64_t)(uintptr_t)csrValA, (uint64_t)(uintptr_t)csrRowPtrA, (uint64_t)(uintptr_t)csrColIndA, (uint64_t)(uintptr_t)b, cutap_f2w(tol), (uint64_t)(uintptr_t)rankA, (uint64_t)(uintptr_t)x, (uint64_t)(uintptr_t)p, (uint64_t)(uintptr_t)min_norm};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusolverSpScsrlsqvqrHost, cutap_w, thunk_cusolverSpScsrlsqvqrHost);
 }
@@ -5984,11 +4493,8 @@ static uint64_t thunk_cusolverSpScsrlsvchol(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, int, int, void *, void *, void *, void *, void *, float, int, void *, void *))fn)((void *)(uintptr_t)a[0], (int)a[1], (int)a[2], (void *)(uintptr_t)a[3], (void *)(uintptr_t)a[4], (void *)(uintptr_t)a[5], (void *)(uintptr_t)a[6], (void *)(uintptr_t)a[7], cutap_w2f(a[8]), (int)a[9], (void *)(uintptr_t)a[10], (void *)(uintptr_t)a[11]);
 }
-CUTAP_EXPORT unsigned int cusolverSpScsrlsvchol(void *handle, int m, int nnz, void *descrA, void *csrVal, void *csrRowPtr, void *csrColInd, void *b, float tol, int reorder, void *x, void *singularity)
+CUTAP_SLOW unsigned int cutap_slow_cusolverSpScsrlsvchol(void *handle, int m, int nnz, void *descrA, void *csrVal, void *csrRowPtr, void *csrColInd, void *b, float tol, int reorder, void *x, void *singularity)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusolverSpScsrlsvchol], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, int, int, void *, void *, void *, void *, void *, float, int, void *, void *))cutap_fn)(handle, m, nnz, descrA, csrVal, csrRowPtr, csrColInd, b, tol, reorder, x, singularity);
     uint64_t cutap_w[12] = {(uint64_t)(uintptr_t)handle, (uint64_t)(int64_t)m, (uint64_t)(int64_t)nnz, (uint64_t)(uintptr_t)descrA, (uint64_t)(uintptr_t)csrVal, (uint64_t)(uintptr_t)csrRowPtr, (uint64_t)(uintptr_t)csrColInd, (uint64_t)(uintptr_t)b, cutap_f2w(tol), (uint64_t)(int64_t)reorder, (uint64_t)(uintptr_t)x, (uint64_t)(uintptr_t)singularity};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusolverSpScsrlsvchol, cutap_w, thunk_cusolverSpScsrlsvchol);
 }
@@ -5996,11 +4502,8 @@ static uint64_t thunk_cusolverSpScsrlsvcholHost(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, int, int, void *, void *, void *, void *, void *, float, int, void *, void *))fn)((void *)(uintptr_t)a[0], (int)a[1], (int)a[2], (void *)(uintptr_t)a[3], (void *)(uintptr_t)a[4], (void *)(uintptr_t)a[5], (void *)(uintptr_t)a[6], (void *)(uintptr_t)a[7], cutap_w2f(a[8]), (int)a[9], (void *)(uintptr_t)a[10], (void *)(uintptr_t)a[11]);
 }
-CUTAP_EXPORT unsigned int cusolverSpScsrlsvcholHost(void *handle, int m, int nnz, void *descrA, void *csrVal, void *csrRowPtr, void *csrColInd, void *b, float tol, int reorder, void *x, void *singularity)
+CUTAP_SLOW unsigned int cutap_slow_cusolverSpScsrlsvcholHost(void *handle, int m, int nnz, void *descrA, void *csrVal, void *csrRowPtr, void *csrColInd, void *b, float tol, int reorder, void *x, void *singularity)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusolverSpScsrlsvcholHost], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, int, int, void *, void *, void *, void *, void *, float, int, void *, void *))cutap_fn)(handle, m, nnz, descrA, csrVal, csrRowPtr, csrColInd, b, tol, reorder, x, singularity);
     uint64_t cutap_w[12] = {(uint64_t)(uintptr_t)handle, (uint64_t)(int64_t)m, (uint64_t)(int64_t)nnz, (uint64_t)(uintptr_t)descrA, (uint64_t)(uintptr_t)csrVal, (uint64_t)(uintptr_t)csrRowPtr, (uint64_t)(uintptr_t)csrColInd, (uint64_t)(uintptr_t)b, cutap_f2w(tol), (uint64_t)(int64_t)reorder, (uint64_t)(uintptr_t)x, (uint64_t)(uintptr_t)singularity};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusolverSpScsrlsvcholHost, cutap_w, thunk_cusolverSpScsrlsvcholHost);
 }
@@ -6008,11 +4511,8 @@ static uint64_t thunk_cusolverSpScsrlsvluHost(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, int, int, void *, void *, void *, void *, void *, float, int, void *, void *))fn)((void *)(uintptr_t)a[0], (int)a[1], (int)a[2], (void *)(uintptr_t)a[3], (void *)(uintptr_t)a[4], (void *)(uintptr_t)a[5], (void *)(uintptr_t)a[6], (void *)(uintptr_t)a[7], cutap_w2f(a[8]), (int)a[9], (void *)(uintptr_t)a[10], (void *)(uintptr_t)a[11]);
 }
-CUTAP_EXPORT unsigned int cusolverSpScsrlsvluHost(void *handle, int n, int nnzA, void *descrA, void *csrValA, void *csrRowPtrA, void *csrColIndA, void *b, float tol, int reorder, void *x, void *singularity)
+CUTAP_SLOW unsigned int cutap_slow_cusolverSpScsrlsvluHost(void *handle, int n, int nnzA, void *descrA, void *csrValA, void *csrRowPtrA, void *csrColIndA, void *b, float tol, int reorder, void *x, void *singularity)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusolverSpScsrlsvluHost], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, int, int, void *, void *, void *, void *, void *, float, int, void *, void *))cutap_fn)(handle, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, b, tol, reorder, x, singularity);
     uint64_t cutap_w[12] = {(uint64_t)(uintptr_t)handle, (uint64_t)(int64_t)n, (uint64_t)(int64_t)nnzA, (uint64_t)(uintptr_t)descrA, (uint64_t)(uintptr_t)csrValA, (uint64_t)(uintptr_t)csrRowPtrA, (uint64_t)(uintptr_t)csrColIndA, (uint64_t)(uintptr_t)b, cutap_f2w(tol), (uint64_t)(int64_t)reorder, (uint64_t)(uintptr_t)x, (uint64_t)(uintptr_t)singularity};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusolverSpScsrlsvluHost, cutap_w, thunk_cusolverSpScsrlsvluHost);
 }
@@ -6020,11 +4520,8 @@ static uint64_t thunk_cusolverSpScsrlsvqr(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, int, int, void *, void *, void *, void *, void *, float, int, void *, void *))fn)((void *)(uintptr_t)a[0], (int)a[1], (int)a[2], (void *)(uintptr_t)a[3], (void *)(uintptr_t)a[4], (void *)(uintptr_t)a[5], (void *)(uintptr_t)a[6], (void *)(uintptr_t)a[7], cutap_w2f(a[8]), (int)a[9], (void *)(uintptr_t)a[10], (void *)(uintptr_t)a[11]);
 }
-CUTAP_EXPORT unsigned int cusolverSpScsrlsvqr(void *handle, int m, int nnz, void *descrA, void *csrVal, void *csrRowPtr, void *csrColInd, void *b, float tol, int reorder, void *x, void *singularity)
+CUTAP_SLOW unsigned int cutap_slow_cusolverSpScsrlsvqr(void *handle, int m, int nnz, void *descrA, void *csrVal, void *csrRowPtr, void *csrColInd, void *b, float tol, int reorder, void *x, void *singularity)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusolverSpScsrlsvqr], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, int, int, void *, void *, void *, void *, void *, float, int, void *, void *))cutap_fn)(handle, m, nnz, descrA, csrVal, csrRowPtr, csrColInd, b, tol, reorder, x, singularity);
     uint64_t cutap_w[12] = {(uint64_t)(uintptr_t)handle, (uint64_t)(int64_t)m, (uint64_t)(int64_t)nnz, (uint64_t)(uintptr_t)descrA, (uint64_t)(uintptr_t)csrVal, (uint64_t)(uintptr_t)csrRowPtr, (uint64_t)(uintptr_t)csrColInd, (uint64_t)(uintptr_t)b, cutap_f2w(tol), (uint64_t)(int64_t)reorder, (uint64_t)(uintptr_t)x, (uint64_t)(uintptr_t)singularity};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusolverSpScsrlsvqr, cutap_w, thunk_cusolverSpScsrlsvqr);
 }
@@ -6032,11 +4529,8 @@ static uint64_t thunk_cusolverSpScsrlsvqrHost(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, int, int, void *, void *, void *, void *, void *, float, int, void *, void *))fn)((void *)(uintptr_t)a[0], (int)a[1], (int)a[2], (void *)(uintptr_t)a[3], (void *)(uintptr_t)a[4], (void *)(uintptr_t)a[5], (void *)(uintptr_t)a[6], (void *)(uintptr_t)a[7], cutap_w2f(a[8]), (int)a[9], (void *)(uintptr_t)a[10], (void *)(uintptr_t)a[11]);
 }
-CUTAP_EXPORT unsigned int cusolverSpScsrlsvqrHost(void *handle, int m, int nnz, void *descrA, void *csrValA, void *csrRowPtrA, void *csrColIndA, void *b, float tol, int reorder, void *x, void *singularity)
+CUTAP_SLOW unsigned int cutap_slow_cusolverSpScsrlsvqrHost(void *handle, int m, int nnz, void *descrA, void *csrValA, void *csrRowPtrA, void *csrColIndA, void *b, float tol, int reorder, void *x, void *singularity)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusolverSpScsrlsvqrHost], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, int, int, void *, void *, void *, void *, void *, float, int, void *, void *))cutap_fn)(handle, m, nnz, descrA, csrValA, csrRowPtrA, csrColIndA, b, tol, reorder, x, singularity);
     uint64_t cutap_w[12] = {(uint64_t)(uintptr_t)handle, (uint64_t)(int64_t)m, (uint64_t)(int64_t)nnz, (uint64_t)(uintptr_t)descrA, (uint64_t)(uintptr_t)csrValA, (uint64_t)(uintptr_t)csrRowPtrA, (uint64_t)(uintptr_t)csrColIndA, (uint64_t)(uintptr_t)b, cutap_f2w(tol), (uint64_t)(int64_t)reorder, (uint64_t)(uintptr_t)x, (uint64_t)(uintptr_t)singularity};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusolverSpScsrlsvqrHost, cutap_w, thunk_cusolverSpScsrlsvqrHost);
 }
@@ -6044,11 +4538,8 @@ static uint64_t thunk_cusolverSpScsrluBufferInfoHost(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, int, int, void *, void *, void *, void *, void *, void *, void *))fn)((void *)(uintptr_t)a[0], (int)a[1], (int)a[2], (void *)(uintptr_t)a[3], (void *)(uintptr_t)a[4], (void *)(uintptr_t)a[5], (void *)(uintptr_t)a[6], (void *)(uintptr_t)a[7], (void *)(uintptr_t)a[8], (void *)(uintptr_t)a[9]);
 }
-CUTAP_EXPORT unsigned int cusolverSpScsrluBufferInfoHost(void *handle, int n, int nnzA, void *descrA, void *csrValA, void *csrRowPtrA, void *csrColIndA, void *info, void *internalDataInBytes, void *workspaceInBytes)
+CUTAP_SLOW unsigned int cutap_slow_cusolverSpScsrluBufferInfoHost(void *handle, int n, int nnzA, void *descrA, void *csrValA, void *csrRowPtrA, void *csrColIndA, void *info, void *internalDataInBytes, void *workspaceInBytes)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusolverSpScsrluBufferInfoHost], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, int, int, void *, void *, void *, void *, void *, void *, void *))cutap_fn)(handle, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, info, internalDataInBytes, workspaceInBytes);
     uint64_t cutap_w[10] = {(uint64_t)(uintptr_t)handle, (uint64_t)(int64_t)n, (uint64_t)(int64_t)nnzA, (uint64_t)(uintptr_t)descrA, (uint64_t)(uintptr_t)csrValA, (uint64_t)(uintptr_t)csrRowPtrA, (uint64_t)(uintptr_t)csrColIndA, (uint64_t)(uintptr_t)info, (uint64_t)(uintptr_t)internalDataInBytes, (uint64_t)(uintptr_t)workspaceInBytes};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusolverSpScsrluBufferInfoHost, cutap_w, thunk_cusolverSpScsrluBufferInfoHost);
 }
@@ -6056,11 +4547,8 @@ static uint64_t thunk_cusolverSpScsrluExtractHost(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1], (void *)(uintptr_t)a[2], (void *)(uintptr_t)a[3], (void *)(uintptr_t)a[4], (void *)(uintptr_t)a[5], (void *)(uintptr_t)a[6], (void *)(uintptr_t)a[7], (void *)(uintptr_t)a[8], (void *)(uintptr_t)a[9], (void *)(uintptr_t)a[10], (void *)(uintptr_t)a[11], (void *)(uintptr_t)a[12]);
 }
-CUTAP_EXPORT unsigned int cusolverSpScsrluExtractHost(void *handle, void *P, void *Q, void *descrL, void *csrValL, void *csrRowPtrL, void *csrColIndL, void *descrU, void *csrValU, void *csrRowPtrU, void *csrColIndU, void *info, void *pBuffer)
+CUTAP_SLOW unsigned int cutap_slow_cusolverSpScsrluExtractHost(void *handle, void *P, void *Q, void *descrL, void *csrValL, void *csrRowPtrL, void *csrColIndL, void *descrU, void *csrValU, void *csrRowPtrU, void *csrColIndU, void *info, void *pBuffer)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusolverSpScsrluExtractHost], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *))cutap_fn)(handle, P, Q, descrL, csrValL, csrRowPtrL, csrColIndL, descrU, csrValU, csrRowPtrU, csrColIndU, info, pBuffer);
     uint64_t cutap_w[13] = {(uint64_t)(uintptr_t)handle, (uint64_t)(uintptr_t)P, (uint64_t)(uintptr_t)Q, (uint64_t)(uintptr_t)descrL, (uint64_t)(uintptr_t)csrValL, (uint64_t)(uintptr_t)csrRowPtrL, (uint64_t)(uintptr_t)csrColIndL, (uint64_t)(uintptr_t)descrU, (uint64_t)(uintptr_t)csrValU, (uint64_t)(uintptr_t)csrRowPtrU, (uint64_t)(uintptr_t)csrColIndU, (uint64_t)(uintptr_t)info, (uint64_t)(uintptr_t)pBuffer};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusolverSpScsrluExtractHost, cutap_w, thunk_cusolverSpScsrluExtractHost);
 }
@@ -6068,11 +4556,8 @@ static uint64_t thunk_cusolverSpScsrluFactorHost(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, int, int, void *, void *, void *, void *, void *, float, void *))fn)((void *)(uintptr_t)a[0], (int)a[1], (int)a[2], (void *)(uintptr_t)a[3], (void *)(uintptr_t)a[4], (void *)(uintptr_t)a[5], (void *)(uintptr_t)a[6], (void *)(uintptr_t)a[7], cutap_w2f(a[8]), (void *)(uintptr_t)a[9]);
 }
-CUTAP_EXPORT unsigned int cusolverSpScsrluFactorHost(void *handle, int n, int nnzA, void *descrA, void *csrValA, void *csrRowPtrA, void *csrColIndA, void *info, float pivot_threshold, void *pBuffer)
+CUTAP_SLOW unsigned int cutap_slow_cusolverSpScsrluFactorHost(void *handle, int n, int nnzA, void *descrA, void *csrValA, void *csrRowPtrA, void *csrColIndA, void *info, float pivot_threshold, void *pBuffer)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusolverSpScsrluFactorHost], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, int, int, void *, void *, void *, void *, void *, float, void *))cutap_fn)(handle, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, info, pivot_threshold, pBuffer);
     uint64_t cutap_w[10] = {(uint64_t)(uintptr_t)handle, (uint64_t)(int64_t)n, (uint64_t)(int64_t)nnzA, (uint64_t)(uintptr_t)descrA, (uint64_t)(uintptr_t)csrValA, (uint64_t)(uintptr_t)csrRowPtrA, (uint64_t)(uintptr_t)csrColIndA, (uint64_t)(uintptr_t)info, cutap_f2w(pivot_threshold), (uint64_t)(uintptr_t)pBuffer};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusolverSpScsrluFactorHost, cutap_w, thunk_cusolverSpScsrluFactorHost);
 }
@@ -6080,11 +4565,8 @@ static uint64_t thunk_cusolverSpScsrluSolveHost(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, int, void *, void *, void *, void *))fn)((void *)(uintptr_t)a[0], (int)a[1], (void *)(uintptr_t)a[2], (void *)(uintptr_t)a[3], (void *)(uintptr_t)a[4], (void *)(uintptr_t)a[5]);
 }
-CUTAP_EXPORT unsigned int cusolverSpScsrluSolveHost(void *handle, int n, void *b, void *x, void *info, void *pBuffer)
+CUTAP_SLOW unsigned int cutap_slow_cusolverSpScsrluSolveHost(void *handle, int n, void *b, void *x, void *info, void *pBuffer)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusolverSpScsrluSolveHost], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, int, void *, void *, void *, void *))cutap_fn)(handle, n, b, x, info, pBuffer);
     uint64_t cutap_w[6] = {(uint64_t)(uintptr_t)handle, (uint64_t)(int64_t)n, (uint64_t)(uintptr_t)b, (uint64_t)(uintptr_t)x, (uint64_t)(uintptr_t)info, (uint64_t)(uintptr_t)pBuffer};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusolverSpScsrluSolveHost, cutap_w, thunk_cusolverSpScsrluSolveHost);
 }
@@ -6092,11 +4574,8 @@ static uint64_t thunk_cusolverSpScsrluZeroPivotHost(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *, float, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1], cutap_w2f(a[2]), (void *)(uintptr_t)a[3]);
 }
-CUTAP_EXPORT unsigned int cusolverSpScsrluZeroPivotHost(void *handle, void *info, float tol, void *position)
+CUTAP_SLOW unsigned int cutap_slow_cusolverSpScsrluZeroPivotHost(void *handle, void *info, float tol, void *position)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusolverSpScsrluZeroPivotHost], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *, float, void *))cutap_fn)(handle, info, tol, position);
     uint64_t cutap_w[4] = {(uint64_t)(uintptr_t)handle, (uint64_t)(uintptr_t)info, cutap_f2w(tol), (uint64_t)(uintptr_t)position};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusolverSpScsrluZeroPivotHost, cutap_w, thunk_cusolverSpScsrluZeroPivotHost);
 }
@@ -6104,11 +4583,8 @@ static uint64_t thunk_cusolverSpScsrqrBufferInfo(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, int, int, int, void *, void *, void *, void *, void *, void *, void *))fn)((void *)(uintptr_t)a[0], (int)a[1], (int)a[2], (int)a[3], (void *)(uintptr_t)a[4], (void *)(uintptr_t)a[5], (void *)(uintptr_t)a[6], (void *)(uintptr_t)a[7], (void *)(uintptr_t)a[8], (void *)(uintptr_t)a[9], (void *)(uintptr_t)a[10]);
 }
-CUTAP_EXPORT unsigned int cusolverSpScsrqrBufferInfo(void *handle, int m, int n, int nnzA, void *descrA, void *csrValA, void *csrRowPtrA, void *csrColIndA, void *info, void *internalDataInBytes, void *workspaceInBytes)
+CUTAP_SLOW unsigned int cutap_slow_cusolverSpScsrqrBufferInfo(void *handle, int m, int n, int nnzA, void *descrA, void *csrValA, void *csrRowPtrA, void *csrColIndA, void *info, void *internalDataInBytes, void *workspaceInBytes)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusolverSpScsrqrBufferInfo], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, int, int, int, void *, void *, void *, void *, void *, void *, void *))cutap_fn)(handle, m, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, info, internalDataInBytes, workspaceInBytes);
     uint64_t cutap_w[11] = {(uint64_t)(uintptr_t)handle, (uint64_t)(int64_t)m, (uint64_t)(int64_t)n, (uint64_t)(int64_t)nnzA, (uint64_t)(uintptr_t)descrA, (uint64_t)(uintptr_t)csrValA, (uint64_t)(uintptr_t)csrRowPtrA, (uint64_t)(uintptr_t)csrColIndA, (uint64_t)(uintptr_t)info, (uint64_t)(uintptr_t)internalDataInBytes, (uint64_t)(uintptr_t)workspaceInBytes};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusolverSpScsrqrBufferInfo, cutap_w, thunk_cusolverSpScsrqrBufferInfo);
 }
@@ -6116,11 +4592,8 @@ static uint64_t thunk_cusolverSpScsrqrBufferInfoBatched(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, int, int, int, void *, void *, void *, void *, int, void *, void *, void *))fn)((void *)(uintptr_t)a[0], (int)a[1], (int)a[2], (int)a[3], (void *)(uintptr_t)a[4], (void *)(uintptr_t)a[5], (void *)(uintptr_t)a[6], (void *)(uintptr_t)a[7], (int)a[8], (void *)(uintptr_t)a[9], (void *)(uintptr_t)a[10], (void *)(uintptr_t)a[11]);
 }
-CUTAP_EXPORT unsigned int cusolverSpScsrqrBufferInfoBatched(void *handle, int m, int n, int nnz, void *descrA, void *csrVal, void *csrRowPtr, void *csrColInd, int batchSize, void *info, void *internalDataInBytes, void *workspaceInBytes)
+CUTAP_SLOW unsigned int cutap_slow_cusolverSpScsrqrBufferInfoBatched(void *handle, int m, int n, int nnz, void *descrA, void *csrVal, void *csrRowPtr, void *csrColInd, int batchSize, void *info, void *internalDataInBytes, void *workspaceInBytes)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusolverSpScsrqrBufferInfoBatched], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, int, int, int, void *, void *, void *, void *, int, void *, void *, void *))cutap_fn)(handle, m, n, nnz, descrA, csrVal, csrRowPtr, csrColInd, batchSize, info, internalDataInBytes, workspaceInBytes);
     uint64_t cutap_w[12] = {(uint64_t)(uintptr_t)handle, (uint64_t)(int64_t)m, (uint64_t)(int64_t)n, (uint64_t)(int64_t)nnz, (uint64_t)(uintptr_t)descrA, (uint64_t)(uintptr_t)csrVal, (uint64_t)(uintptr_t)csrRowPtr, (uint64_t)(uintptr_t)csrColInd, (uint64_t)(int64_t)batchSize, (uint64_t)(uintptr_t)info, (uint64_t)(uintptr_t)internalDataInBytes, (uint64_t)(uintptr_t)workspaceInBytes};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusolverSpScsrqrBufferInfoBatched, cutap_w, thunk_cusolverSpScsrqrBufferInfoBatched);
 }
@@ -6128,11 +4601,8 @@ static uint64_t thunk_cusolverSpScsrqrBufferInfoHost(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, int, int, int, void *, void *, void *, void *, void *, void *, void *))fn)((void *)(uintptr_t)a[0], (int)a[1], (int)a[2], (int)a[3], (void *)(uintptr_t)a[4], (void *)(uintptr_t)a[5], (void *)(uintptr_t)a[6], (void *)(uintptr_t)a[7], (void *)(uintptr_t)a[8], (void *)(uintptr_t)a[9], (void *)(uintptr_t)a[10]);
 }
-CUTAP_EXPORT unsigned int cusolverSpScsrqrBufferInfoHost(void *handle, int m, int n, int nnzA, void *descrA, void *csrValA, void *csrRowPtrA, void *csrColIndA, void *info, void *internalDataInBytes, void *workspaceInBytes)
+CUTAP_SLOW unsigned int cutap_slow_cusolverSpScsrqrBufferInfoHost(void *handle, int m, int n, int nnzA, void *descrA, void *csrValA, void *csrRowPtrA, void *csrColIndA, void *info, void *internalDataInBytes, void *workspaceInBytes)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusolverSpScsrqrBufferInfoHost], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, int, int, int, void *, void *, void *, void *, void *, void *, void *))cutap_fn)(handle, m, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, info, internalDataInBytes, workspaceInBytes);
     uint64_t cutap_w[11] = {(uint64_t)(uintptr_t)handle, (uint64_t)(int64_t)m, (uint64_t)(int64_t)n, (uint64_t)(int64_t)nnzA, (uint64_t)(uintptr_t)descrA, (uint64_t)(uintptr_t)csrValA, (uint64_t)(uintptr_t)csrRowPtrA, (uint64_t)(uintptr_t)csrColIndA, (uint64_t)(uintptr_t)info, (uint64_t)(uintptr_t)internalDataInBytes, (uint64_t)(uintptr_t)workspaceInBytes};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusolverSpScsrqrBufferInfoHost, cutap_w, thunk_cusolverSpScsrqrBufferInfoHost);
 }
@@ -6140,11 +4610,8 @@ static uint64_t thunk_cusolverSpScsrqrFactor(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, int, int, int, void *, void *, void *, void *))fn)((void *)(uintptr_t)a[0], (int)a[1], (int)a[2], (int)a[3], (void *)(uintptr_t)a[4], (void *)(uintptr_t)a[5], (void *)(uintptr_t)a[6], (void *)(uintptr_t)a[7]);
 }
-CUTAP_EXPORT unsigned int cusolverSpScsrqrFactor(void *handle, int m, int n, int nnzA, void *b, void *x, void *info, void *pBuffer)
+CUTAP_SLOW unsigned int cutap_slow_cusolverSpScsrqrFactor(void *handle, int m, int n, int nnzA, void *b, void *x, void *info, void *pBuffer)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusolverSpScsrqrFactor], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, int, int, int, void *, void *, void *, void *))cutap_fn)(handle, m, n, nnzA, b, x, info, pBuffer);
     uint64_t cutap_w[8] = {(uint64_t)(uintptr_t)handle, (uint64_t)(int64_t)m, (uint64_t)(int64_t)n, (uint64_t)(int64_t)nnzA, (uint64_t)(uintptr_t)b, (uint64_t)(uintptr_t)x, (uint64_t)(uintptr_t)info, (uint64_t)(uintptr_t)pBuffer};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusolverSpScsrqrFactor, cutap_w, thunk_cusolverSpScsrqrFactor);
 }
@@ -6152,11 +4619,8 @@ static uint64_t thunk_cusolverSpScsrqrFactorHost(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, int, int, int, void *, void *, void *, void *))fn)((void *)(uintptr_t)a[0], (int)a[1], (int)a[2], (int)a[3], (void *)(uintptr_t)a[4], (void *)(uintptr_t)a[5], (void *)(uintptr_t)a[6], (void *)(uintptr_t)a[7]);
 }
-CUTAP_EXPORT unsigned int cusolverSpScsrqrFactorHost(void *handle, int m, int n, int nnzA, void *b, void *x, void *info, void *pBuffer)
+CUTAP_SLOW unsigned int cutap_slow_cusolverSpScsrqrFactorHost(void *handle, int m, int n, int nnzA, void *b, void *x, void *info, void *pBuffer)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusolverSpScsrqrFactorHost], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, int, int, int, void *, void *, void *, void *))cutap_fn)(handle, m, n, nnzA, b, x, info, pBuffer);
     uint64_t cutap_w[8] = {(uint64_t)(uintptr_t)handle, (uint64_t)(int64_t)m, (uint64_t)(int64_t)n, (uint64_t)(int64_t)nnzA, (uint64_t)(uintptr_t)b, (uint64_t)(uintptr_t)x, (uint64_t)(uintptr_t)info, (uint64_t)(uintptr_t)pBuffer};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusolverSpScsrqrFactorHost, cutap_w, thunk_cusolverSpScsrqrFactorHost);
 }
@@ -6164,11 +4628,8 @@ static uint64_t thunk_cusolverSpScsrqrSetup(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, int, int, int, void *, void *, void *, void *, float, void *))fn)((void *)(uintptr_t)a[0], (int)a[1], (int)a[2], (int)a[3], (void *)(uintptr_t)a[4], (void *)(uintptr_t)a[5], (void *)(uintptr_t)a[6], (void *)(uintptr_t)a[7], cutap_w2f(a[8]), (void *)(uintptr_t)a[9]);
 }
-CUTAP_EXPORT unsigned int cusolverSpScsrqrSetup(void *handle, int m, int n, int nnzA, void *descrA, void *csrValA, void *csrRowPtrA, void *csrColIndA, float mu, void *info)
+CUTAP_SLOW unsigned int cutap_slow_cusolverSpScsrqrSetup(void *handle, int m, int n, int nnzA, void *descrA, void *csrValA, void *csrRowPtrA, void *csrColIndA, float mu, void *info)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusolverSpScsrqrSetup], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, int, int, int, void *, void *, void *, void *, float, void *))cutap_fn)(handle, m, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, mu, info);
     uint64_t cutap_w[10] = {(uint64_t)(uintptr_t)handle, (uint64_t)(int64_t)m, (uint64_t)(int64_t)n, (uint64_t)(int64_t)nnzA, (uint64_t)(uintptr_t)descrA, (uint64_t)(uintptr_t)csrValA, (uint64_t)(uintptr_t)csrRowPtrA, (uint64_t)(uintptr_t)csrColIndA, cutap_f2w(mu), (uint64_t)(uintptr_t)info};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusolverSpScsrqrSetup, cutap_w, thunk_cusolverSpScsrqrSetup);
 }
@@ -6176,11 +4637,8 @@ static uint64_t thunk_cusolverSpScsrqrSetupHost(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, int, int, int, void *, void *, void *, void *, float, void *))fn)((void *)(uintptr_t)a[0], (int)a[1], (int)a[2], (int)a[3], (void *)(uintptr_t)a[4], (void *)(uintptr_t)a[5], (void *)(uintptr_t)a[6], (void *)(uintptr_t)a[7], cutap_w2f(a[8]), (void *)(uintptr_t)a[9]);
 }
-CUTAP_EXPORT unsigned int cusolverSpScsrqrSetupHost(void *handle, int m, int n, int nnzA, void *descrA, void *csrValA, void *csrRowPtrA, void *csrColIndA, float mu, void *info)
+CUTAP_SLOW unsigned int cutap_slow_cusolverSpScsrqrSetupHost(void *handle, int m, int n, int nnzA, void *descrA, void *csrValA, void *csrRowPtrA, void *csrColIndA, float mu, void *info)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusolverSpScsrqrSetupHost], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, int, int, int, void *, void *, void *, void *, float, void *))cutap_fn)(handle, m, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, mu, info);
     uint64_t cutap_w[10] = {(uint64_t)(uintptr_t)handle, (uint64_t)(int64_t)m, (uint64_t)(int64_t)n, (uint64_t)(int64_t)nnzA, (uint64_t)(uintptr_t)descrA, (uint64_t)(uintptr_t)csrValA, (uint64_t)(uintptr_t)csrRowPtrA, (uint64_t)(uintptr_t)csrColIndA, cutap_f2w(mu), (uint64_t)(uintptr_t)info};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusolverSpScsrqrSetupHost, cutap_w, thunk_cusolverSpScsrqrSetupHost);
 }
@@ -6188,11 +4646,8 @@ static uint64_t thunk_cusolverSpScsrqrSolve(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, int, int, void *, void *, void *, void *))fn)((void *)(uintptr_t)a[0], (int)a[1], (int)a[2], (void *)(uintptr_t)a[3], (void *)(uintptr_t)a[4], (void *)(uintptr_t)a[5], (void *)(uintptr_t)a[6]);
 }
-CUTAP_EXPORT unsigned int cusolverSpScsrqrSolve(void *handle, int m, int n, void *b, void *x, void *info, void *pBuffer)
+CUTAP_SLOW unsigned int cutap_slow_cusolverSpScsrqrSolve(void *handle, int m, int n, void *b, void *x, void *info, void *pBuffer)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusolverSpScsrqrSolve], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, int, int, void *, void *, void *, void *))cutap_fn)(handle, m, n, b, x, info, pBuffer);
     uint64_t cutap_w[7] = {(uint64_t)(uintptr_t)handle, (uint64_t)(int64_t)m, (uint64_t)(int64_t)n, (uint64_t)(uintptr_t)b, (uint64_t)(uintptr_t)x, (uint64_t)(uintptr_t)info, (uint64_t)(uintptr_t)pBuffer};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusolverSpScsrqrSolve, cutap_w, thunk_cusolverSpScsrqrSolve);
 }
@@ -6200,11 +4655,8 @@ static uint64_t thunk_cusolverSpScsrqrSolveHost(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, int, int, void *, void *, void *, void *))fn)((void *)(uintptr_t)a[0], (int)a[1], (int)a[2], (void *)(uintptr_t)a[3], (void *)(uintptr_t)a[4], (void *)(uintptr_t)a[5], (void *)(uintptr_t)a[6]);
 }
-CUTAP_EXPORT unsigned int cusolverSpScsrqrSolveHost(void *handle, int m, int n, void *b, void *x, void *info, void *pBuffer)
+CUTAP_SLOW unsigned int cutap_slow_cusolverSpScsrqrSolveHost(void *handle, int m, int n, void *b, void *x, void *info, void *pBuffer)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusolverSpScsrqrSolveHost], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, int, int, void *, void *, void *, void *))cutap_fn)(handle, m, n, b, x, info, pBuffer);
     uint64_t cutap_w[7] = {(uint64_t)(uintptr_t)handle, (uint64_t)(int64_t)m, (uint64_t)(int64_t)n, (uint64_t)(uintptr_t)b, (uint64_t)(uintptr_t)x, (uint64_t)(uintptr_t)info, (uint64_t)(uintptr_t)pBuffer};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusolverSpScsrqrSolveHost, cutap_w, thunk_cusolverSpScsrqrSolveHost);
 }
@@ -6212,11 +4664,8 @@ static uint64_t thunk_cusolverSpScsrqrZeroPivot(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *, float, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1], cutap_w2f(a[2]), (void *)(uintptr_t)a[3]);
 }
-CUTAP_EXPORT unsigned int cusolverSpScsrqrZeroPivot(void *handle, void *info, float tol, void *position)
+CUTAP_SLOW unsigned int cutap_slow_cusolverSpScsrqrZeroPivot(void *handle, void *info, float tol, void *position)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusolverSpScsrqrZeroPivot], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *, float, void *))cutap_fn)(handle, info, tol, position);
     uint64_t cutap_w[4] = {(uint64_t)(uintptr_t)handle, (uint64_t)(uintptr_t)info, cutap_f2w(tol), (uint64_t)(uintptr_t)position};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusolverSpScsrqrZeroPivot, cutap_w, thunk_cusolverSpScsrqrZeroPivot);
 }
@@ -6224,11 +4673,8 @@ static uint64_t thunk_cusolverSpScsrqrZeroPivotHost(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *, float, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1], cutap_w2f(a[2]), (void *)(uintptr_t)a[3]);
 }
-CUTAP_EXPORT unsigned int cusolverSpScsrqrZeroPivotHost(void *handle, void *info, float tol, void *position)
+CUTAP_SLOW unsigned int cutap_slow_cusolverSpScsrqrZeroPivotHost(void *handle, void *info, float tol, void *position)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusolverSpScsrqrZeroPivotHost], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *, float, void *))cutap_fn)(handle, info, tol, position);
     uint64_t cutap_w[4] = {(uint64_t)(uintptr_t)handle, (uint64_t)(uintptr_t)info, cutap_f2w(tol), (uint64_t)(uintptr_t)position};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusolverSpScsrqrZeroPivotHost, cutap_w, thunk_cusolverSpScsrqrZeroPivotHost);
 }
@@ -6236,11 +4682,8 @@ static uint64_t thunk_cusolverSpScsrqrsvBatched(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, int, int, int, void *, void *, void *, void *, void *, void *, int, void *, void *))fn)((void *)(uintptr_t)a[0], (int)a[1], (int)a[2], (int)a[3], (void *)(uintptr_t)a[4], (void *)(uintptr_t)a[5], (void *)(uintptr_t)a[6], (void *)(uintptr_t)a[7], (void *)(uintptr_t)a[8], (void *)(uintptr_t)a[9], (int)a[10], (void *)(uintptr_t)a[11], (void *)(uintptr_t)a[12]);
 }
-CUTAP_EXPORT unsigned int cusolverSpScsrqrsvBatched(void *handle, int m, int n, int nnz, void *descrA, void *csrValA, void *csrRowPtrA, void *csrColIndA, void *b, void *x, int batchSize, void *info, void *pBuffer)
+CUTAP_SLOW unsigned int cutap_slow_cusolverSpScsrqrsvBatched(void *handle, int m, int n, int nnz, void *descrA, void *csrValA, void *csrRowPtrA, void *csrColIndA, void *b, void *x, int batchSize, void *info, void *pBuffer)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusolverSpScsrqrsvBatched], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, int, int, int, void *, void *, void *, void *, void *, void *, int, void *, void *))cutap_fn)(handle, m, n, nnz, descrA, csrValA, csrRowPtrA, csrColIndA, b, x, batchSize, info, pBuffer);
     uint64_t cutap_w[13] = {(uint64_t)(uintptr_t)handle, (uint64_t)(int64_t)m, (uint64_t)(int64_t)n, (uint64_t)(int64_t)nnz, (uint64_t)(uintptr_t)descrA, (uint64_t)(uintptr_t)csrValA, (uint64_t)(uintptr_t)csrRowPtrA, (uint64_t)(uintptr_t)csrColIndA, (uint64_t)(uintptr_t)b, (uint64_t)(uintptr_t)x, (uint64_t)(int64_t)batchSize, (uint64_t)(uintptr_t)info, (uint64_t)(uintptr_t)pBuffer};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusolverSpScsrqrsvBatched, cutap_w, thunk_cusolverSpScsrqrsvBatched);
 }
@@ -6248,11 +4691,8 @@ static uint64_t thunk_cusolverSpScsrzfdHost(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, int, int, void *, void *, void *, void *, void *, void *))fn)((void *)(uintptr_t)a[0], (int)a[1], (int)a[2], (void *)(uintptr_t)a[3], (void *)(uintptr_t)a[4], (void *)(uintptr_t)a[5], (void *)(uintptr_t)a[6], (void *)(uintptr_t)a[7], (void *)(uintptr_t)a[8]);
 }
-CUTAP_EXPORT unsigned int cusolverSpScsrzfdHost(void *handle, int n, int nnz, void *descrA, void *csrValA, void *csrRowPtrA, void *csrColIndA, void *P, void *numnz)
+CUTAP_SLOW unsigned int cutap_slow_cusolverSpScsrzfdHost(void *handle, int n, int nnz, void *descrA, void *csrValA, void *csrRowPtrA, void *csrColIndA, void *P, void *numnz)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusolverSpScsrzfdHost], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, int, int, void *, void *, void *, void *, void *, void *))cutap_fn)(handle, n, nnz, descrA, csrValA, csrRowPtrA, csrColIndA, P, numnz);
     uint64_t cutap_w[9] = {(uint64_t)(uintptr_t)handle, (uint64_t)(int64_t)n, (uint64_t)(int64_t)nnz, (uint64_t)(uintptr_t)descrA, (uint64_t)(uintptr_t)csrValA, (uint64_t)(uintptr_t)csrRowPtrA, (uint64_t)(uintptr_t)csrColIndA, (uint64_t)(uintptr_t)P, (uint64_t)(uintptr_t)numnz};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusolverSpScsrzfdHost, cutap_w, thunk_cusolverSpScsrzfdHost);
 }
@@ -6260,11 +4700,8 @@ static uint64_t thunk_cusolverSpSetStream(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1]);
 }
-CUTAP_EXPORT unsigned int cusolverSpSetStream(void *handle, void *streamId)
+CUTAP_SLOW unsigned int cutap_slow_cusolverSpSetStream(void *handle, void *streamId)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusolverSpSetStream], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *))cutap_fn)(handle, streamId);
     uint64_t cutap_w[2] = {(uint64_t)(uintptr_t)handle, (uint64_t)(uintptr_t)streamId};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusolverSpSetStream, cutap_w, thunk_cusolverSpSetStream);
 }
@@ -6272,11 +4709,8 @@ static uint64_t thunk_cusolverSpXcsrcholAnalysis(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, int, int, void *, void *, void *, void *))fn)((void *)(uintptr_t)a[0], (int)a[1], (int)a[2], (void *)(uintptr_t)a[3], (void *)(uintptr_t)a[4], (void *)(uintptr_t)a[5], (void *)(uintptr_t)a[6]);
 }
-CUTAP_EXPORT unsigned int cusolverSpXcsrcholAnalysis(void *handle, int n, int nnzA, void *descrA, void *csrRowPtrA, void *csrColIndA, void *info)
+CUTAP_SLOW unsigned int cutap_slow_cusolverSpXcsrcholAnalysis(void *handle, int n, int nnzA, void *descrA, void *csrRowPtrA, void *csrColIndA, void *info)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusolverSpXcsrcholAnalysis], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, int, int, void *, void *, void *, void *))cutap_fn)(handle, n, nnzA, descrA, csrRowPtrA, csrColIndA, info);
     uint64_t cutap_w[7] = {(uint64_t)(uintptr_t)handle, (uint64_t)(int64_t)n, (uint64_t)(int64_t)nnzA, (uint64_t)(uintptr_t)descrA, (uint64_t)(uintptr_t)csrRowPtrA, (uint64_t)(uintptr_t)csrColIndA, (uint64_t)(uintptr_t)info};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusolverSpXcsrcholAnalysis, cutap_w, thunk_cusolverSpXcsrcholAnalysis);
 }
@@ -6284,11 +4718,8 @@ static uint64_t thunk_cusolverSpXcsrcholAnalysisHost(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, int, int, void *, void *, void *, void *))fn)((void *)(uintptr_t)a[0], (int)a[1], (int)a[2], (void *)(uintptr_t)a[3], (void *)(uintptr_t)a[4], (void *)(uintptr_t)a[5], (void *)(uintptr_t)a[6]);
 }
-CUTAP_EXPORT unsigned int cusolverSpXcsrcholAnalysisHost(void *handle, int n, int nnzA, void *descrA, void *csrRowPtrA, void *csrColIndA, void *info)
+CUTAP_SLOW unsigned int cutap_slow_cusolverSpXcsrcholAnalysisHost(void *handle, int n, int nnzA, void *descrA, void *csrRowPtrA, void *csrColIndA, void *info)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusolverSpXcsrcholAnalysisHost], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, int, int, void *, void *, void *, void *))cutap_fn)(handle, n, nnzA, descrA, csrRowPtrA, csrColIndA, info);
     uint64_t cutap_w[7] = {(uint64_t)(uintptr_t)handle, (uint64_t)(int64_t)n, (uint64_t)(int64_t)nnzA, (uint64_t)(uintptr_t)descrA, (uint64_t)(uintptr_t)csrRowPtrA, (uint64_t)(uintptr_t)csrColIndA, (uint64_t)(uintptr_t)info};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusolverSpXcsrcholAnalysisHost, cutap_w, thunk_cusolverSpXcsrcholAnalysisHost);
 }
@@ -6296,11 +4727,8 @@ static uint64_t thunk_cusolverSpXcsrissymHost(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, int, int, void *, void *, void *, void *, void *))fn)((void *)(uintptr_t)a[0], (int)a[1], (int)a[2], (void *)(uintptr_t)a[3], (void *)(uintptr_t)a[4], (void *)(uintptr_t)a[5], (void *)(uintptr_t)a[6], (void *)(uintptr_t)a[7]);
 }
-CUTAP_EXPORT unsigned int cusolverSpXcsrissymHost(void *handle, int m, int nnzA, void *descrA, void *csrRowPtrA, void *csrEndPtrA, void *csrColIndA, void *issym)
+CUTAP_SLOW unsigned int cutap_slow_cusolverSpXcsrissymHost(void *handle, int m, int nnzA, void *descrA, void *csrRowPtrA, void *csrEndPtrA, void *csrColIndA, void *issym)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusolverSpXcsrissymHost], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, int, int, void *, void *, void *, void *, void *))cutap_fn)(handle, m, nnzA, descrA, csrRowPtrA, csrEndPtrA, csrColIndA, issym);
     uint64_t cutap_w[8] = {(uint64_t)(uintptr_t)handle, (uint64_t)(int64_t)m, (uint64_t)(int64_t)nnzA, (uint64_t)(uintptr_t)descrA, (uint64_t)(uintptr_t)csrRowPtrA, (uint64_t)(uintptr_t)csrEndPtrA, (uint64_t)(uintptr_t)csrColIndA, (uint64_t)(uintptr_t)issym};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusolverSpXcsrissymHost, cutap_w, thunk_cusolverSpXcsrissymHost);
 }
@@ -6308,11 +4736,8 @@ static uint64_t thunk_cusolverSpXcsrluAnalysisHost(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, int, int, void *, void *, void *, void *))fn)((void *)(uintptr_t)a[0], (int)a[1], (int)a[2], (void *)(uintptr_t)a[3], (void *)(uintptr_t)a[4], (void *)(uintptr_t)a[5], (void *)(uintptr_t)a[6]);
 }
-CUTAP_EXPORT unsigned int cusolverSpXcsrluAnalysisHost(void *handle, int n, int nnzA, void *descrA, void *csrRowPtrA, void *csrColIndA, void *info)
+CUTAP_SLOW unsigned int cutap_slow_cusolverSpXcsrluAnalysisHost(void *handle, int n, int nnzA, void *descrA, void *csrRowPtrA, void *csrColIndA, void *info)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusolverSpXcsrluAnalysisHost], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, int, int, void *, void *, void *, void *))cutap_fn)(handle, n, nnzA, descrA, csrRowPtrA, csrColIndA, info);
     uint64_t cutap_w[7] = {(uint64_t)(uintptr_t)handle, (uint64_t)(int64_t)n, (uint64_t)(int64_t)nnzA, (uint64_t)(uintptr_t)descrA, (uint64_t)(uintptr_t)csrRowPtrA, (uint64_t)(uintptr_t)csrColIndA, (uint64_t)(uintptr_t)info};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusolverSpXcsrluAnalysisHost, cutap_w, thunk_cusolverSpXcsrluAnalysisHost);
 }
@@ -6320,11 +4745,8 @@ static uint64_t thunk_cusolverSpXcsrluNnzHost(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *, void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1], (void *)(uintptr_t)a[2], (void *)(uintptr_t)a[3]);
 }
-CUTAP_EXPORT unsigned int cusolverSpXcsrluNnzHost(void *handle, void *nnzLRef, void *nnzURef, void *info)
+CUTAP_SLOW unsigned int cutap_slow_cusolverSpXcsrluNnzHost(void *handle, void *nnzLRef, void *nnzURef, void *info)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusolverSpXcsrluNnzHost], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *, void *, void *))cutap_fn)(handle, nnzLRef, nnzURef, info);
     uint64_t cutap_w[4] = {(uint64_t)(uintptr_t)handle, (uint64_t)(uintptr_t)nnzLRef, (uint64_t)(uintptr_t)nnzURef, (uint64_t)(uintptr_t)info};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusolverSpXcsrluNnzHost, cutap_w, thunk_cusolverSpXcsrluNnzHost);
 }
@@ -6332,11 +4754,8 @@ static uint64_t thunk_cusolverSpXcsrmetisndHost(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, int, int, void *, void *, void *, void *, void *))fn)((void *)(uintptr_t)a[0], (int)a[1], (int)a[2], (void *)(uintptr_t)a[3], (void *)(uintptr_t)a[4], (void *)(uintptr_t)a[5], (void *)(uintptr_t)a[6], (void *)(uintptr_t)a[7]);
 }
-CUTAP_EXPORT unsigned int cusolverSpXcsrmetisndHost(void *handle, int n, int nnzA, void *descrA, void *csrRowPtrA, void *csrColIndA, void *options, void *p)
+CUTAP_SLOW unsigned int cutap_slow_cusolverSpXcsrmetisndHost(void *handle, int n, int nnzA, void *descrA, void *csrRowPtrA, void *csrColIndA, void *options, void *p)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusolverSpXcsrmetisndHost], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, int, int, void *, void *, void *, void *, void *))cutap_fn)(handle, n, nnzA, descrA, csrRowPtrA, csrColIndA, options, p);
     uint64_t cutap_w[8] = {(uint64_t)(uintptr_t)handle, (uint64_t)(int64_t)n, (uint64_t)(int64_t)nnzA, (uint64_t)(uintptr_t)descrA, (uint64_t)(uintptr_t)csrRowPtrA, (uint64_t)(uintptr_t)csrColIndA, (uint64_t)(uintptr_t)options, (uint64_t)(uintptr_t)p};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusolverSpXcsrmetisndHost, cutap_w, thunk_cusolverSpXcsrmetisndHost);
 }
@@ -6344,11 +4763,8 @@ static uint64_t thunk_cusolverSpXcsrpermHost(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, int, int, int, void *, void *, void *, void *, void *, void *, void *))fn)((void *)(uintptr_t)a[0], (int)a[1], (int)a[2], (int)a[3], (void *)(uintptr_t)a[4], (void *)(uintptr_t)a[5], (void *)(uintptr_t)a[6], (void *)(uintptr_t)a[7], (void *)(uintptr_t)a[8], (void *)(uintptr_t)a[9], (void *)(uintptr_t)a[10]);
 }
-CUTAP_EXPORT unsigned int cusolverSpXcsrpermHost(void *handle, int m, int n, int nnzA, void *descrA, void *csrRowPtrA, void *csrColIndA, void *p, void *q, void *map, void *pBuffer)
+CUTAP_SLOW unsigned int cutap_slow_cusolverSpXcsrpermHost(void *handle, int m, int n, int nnzA, void *descrA, void *csrRowPtrA, void *csrColIndA, void *p, void *q, void *map, void *pBuffer)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusolverSpXcsrpermHost], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, int, int, int, void *, void *, void *, void *, void *, void *, void *))cutap_fn)(handle, m, n, nnzA, descrA, csrRowPtrA, csrColIndA, p, q, map, pBuffer);
     uint64_t cutap_w[11] = {(uint64_t)(uintptr_t)handle, (uint64_t)(int64_t)m, (uint64_t)(int64_t)n, (uint64_t)(int64_t)nnzA, (uint64_t)(uintptr_t)descrA, (uint64_t)(uintptr_t)csrRowPtrA, (uint64_t)(uintptr_t)csrColIndA, (uint64_t)(uintptr_t)p, (uint64_t)(uintptr_t)q, (uint64_t)(uintptr_t)map, (uint64_t)(uintptr_t)pBuffer};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusolverSpXcsrpermHost, cutap_w, thunk_cusolverSpXcsrpermHost);
 }
@@ -6356,11 +4772,8 @@ static uint64_t thunk_cusolverSpXcsrperm_bufferSizeHost(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, int, int, int, void *, void *, void *, void *, void *, void *))fn)((void *)(uintptr_t)a[0], (int)a[1], (int)a[2], (int)a[3], (void *)(uintptr_t)a[4], (void *)(uintptr_t)a[5], (void *)(uintptr_t)a[6], (void *)(uintptr_t)a[7], (void *)(uintptr_t)a[8], (void *)(uintptr_t)a[9]);
 }
-CUTAP_EXPORT unsigned int cusolverSpXcsrperm_bufferSizeHost(void *handle, int m, int n, int nnzA, void *descrA, void *csrRowPtrA, void *csrColIndA, void *p, void *q, void *bufferSizeInBytes)
+CUTAP_SLOW unsigned int cutap_slow_cusolverSpXcsrperm_bufferSizeHost(void *handle, int m, int n, int nnzA, void *descrA, void *csrRowPtrA, void *csrColIndA, void *p, void *q, void *bufferSizeInBytes)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusolverSpXcsrperm_bufferSizeHost], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, int, int, int, void *, void *, void *, void *, void *, void *))cutap_fn)(handle, m, n, nnzA, descrA, csrRowPtrA, csrColIndA, p, q, bufferSizeInBytes);
     uint64_t cutap_w[10] = {(uint64_t)(uintptr_t)handle, (uint64_t)(int64_t)m, (uint64_t)(int64_t)n, (uint64_t)(int64_t)nnzA, (uint64_t)(uintptr_t)descrA, (uint64_t)(uintptr_t)csrRowPtrA, (uint64_t)(uintptr_t)csrColIndA, (uint64_t)(uintptr_t)p, (uint64_t)(uintptr_t)q, (uint64_t)(uintptr_t)bufferSizeInBytes};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusolverSpXcsrperm_bufferSizeHost, cutap_w, thunk_cusolverSpXcsrperm_bufferSizeHost);
 }
@@ -6368,11 +4781,8 @@ static uint64_t thunk_cusolverSpXcsrqrAnalysis(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, int, int, int, void *, void *, void *, void *))fn)((void *)(uintptr_t)a[0], (int)a[1], (int)a[2], (int)a[3], (void *)(uintptr_t)a[4], (void *)(uintptr_t)a[5], (void *)(uintptr_t)a[6], (void *)(uintptr_t)a[7]);
 }
-CUTAP_EXPORT unsigned int cusolverSpXcsrqrAnalysis(void *handle, int m, int n, int nnzA, void *descrA, void *csrRowPtrA, void *csrColIndA, void *info)
+CUTAP_SLOW unsigned int cutap_slow_cusolverSpXcsrqrAnalysis(void *handle, int m, int n, int nnzA, void *descrA, void *csrRowPtrA, void *csrColIndA, void *info)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusolverSpXcsrqrAnalysis], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, int, int, int, void *, void *, void *, void *))cutap_fn)(handle, m, n, nnzA, descrA, csrRowPtrA, csrColIndA, info);
     uint64_t cutap_w[8] = {(uint64_t)(uintptr_t)handle, (uint64_t)(int64_t)m, (uint64_t)(int64_t)n, (uint64_t)(int64_t)nnzA, (uint64_t)(uintptr_t)descrA, (uint64_t)(uintptr_t)csrRowPtrA, (uint64_t)(uintptr_t)csrColIndA, (uint64_t)(uintptr_t)info};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusolverSpXcsrqrAnalysis, cutap_w, thunk_cusolverSpXcsrqrAnalysis);
 }
@@ -6380,11 +4790,8 @@ static uint64_t thunk_cusolverSpXcsrqrAnalysisBatched(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, int, int, int, void *, void *, void *, void *))fn)((void *)(uintptr_t)a[0], (int)a[1], (int)a[2], (int)a[3], (void *)(uintptr_t)a[4], (void *)(uintptr_t)a[5], (void *)(uintptr_t)a[6], (void *)(uintptr_t)a[7]);
 }
-CUTAP_EXPORT unsigned int cusolverSpXcsrqrAnalysisBatched(void *handle, int m, int n, int nnzA, void *descrA, void *csrRowPtrA, void *csrColIndA, void *info)
+CUTAP_SLOW unsigned int cutap_slow_cusolverSpXcsrqrAnalysisBatched(void *handle, int m, int n, int nnzA, void *descrA, void *csrRowPtrA, void *csrColIndA, void *info)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusolverSpXcsrqrAnalysisBatched], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, int, int, int, void *, void *, void *, void *))cutap_fn)(handle, m, n, nnzA, descrA, csrRowPtrA, csrColIndA, info);
     uint64_t cutap_w[8] = {(uint64_t)(uintptr_t)handle, (uint64_t)(int64_t)m, (uint64_t)(int64_t)n, (uint64_t)(int64_t)nnzA, (uint64_t)(uintptr_t)descrA, (uint64_t)(uintptr_t)csrRowPtrA, (uint64_t)(uintptr_t)csrColIndA, (uint64_t)(uintptr_t)info};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusolverSpXcsrqrAnalysisBatched, cutap_w, thunk_cusolverSpXcsrqrAnalysisBatched);
 }
@@ -6392,11 +4799,8 @@ static uint64_t thunk_cusolverSpXcsrqrAnalysisHost(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, int, int, int, void *, void *, void *, void *))fn)((void *)(uintptr_t)a[0], (int)a[1], (int)a[2], (int)a[3], (void *)(uintptr_t)a[4], (void *)(uintptr_t)a[5], (void *)(uintptr_t)a[6], (void *)(uintptr_t)a[7]);
 }
-CUTAP_EXPORT unsigned int cusolverSpXcsrqrAnalysisHost(void *handle, int m, int n, int nnzA, void *descrA, void *csrRowPtrA, void *csrColIndA, void *info)
+CUTAP_SLOW unsigned int cutap_slow_cusolverSpXcsrqrAnalysisHost(void *handle, int m, int n, int nnzA, void *descrA, void *csrRowPtrA, void *csrColIndA, void *info)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusolverSpXcsrqrAnalysisHost], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, int, int, int, void *, void *, void *, void *))cutap_fn)(handle, m, n, nnzA, descrA, csrRowPtrA, csrColIndA, info);
     uint64_t cutap_w[8] = {(uint64_t)(uintptr_t)handle, (uint64_t)(int64_t)m, (uint64_t)(int64_t)n, (uint64_t)(int64_t)nnzA, (uint64_t)(uintptr_t)descrA, (uint64_t)(uintptr_t)csrRowPtrA, (uint64_t)(uintptr_t)csrColIndA, (uint64_t)(uintptr_t)info};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusolverSpXcsrqrAnalysisHost, cutap_w, thunk_cusolverSpXcsrqrAnalysisHost);
 }
@@ -6404,11 +4808,8 @@ static uint64_t thunk_cusolverSpXcsrsymamdHost(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, int, int, void *, void *, void *, void *))fn)((void *)(uintptr_t)a[0], (int)a[1], (int)a[2], (void *)(uintptr_t)a[3], (void *)(uintptr_t)a[4], (void *)(uintptr_t)a[5], (void *)(uintptr_t)a[6]);
 }
-CUTAP_EXPORT unsigned int cusolverSpXcsrsymamdHost(void *handle, int n, int nnzA, void *descrA, void *csrRowPtrA, void *csrColIndA, void *p)
+CUTAP_SLOW unsigned int cutap_slow_cusolverSpXcsrsymamdHost(void *handle, int n, int nnzA, void *descrA, void *csrRowPtrA, void *csrColIndA, void *p)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusolverSpXcsrsymamdHost], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, int, int, void *, void *, void *, void *))cutap_fn)(handle, n, nnzA, descrA, csrRowPtrA, csrColIndA, p);
     uint64_t cutap_w[7] = {(uint64_t)(uintptr_t)handle, (uint64_t)(int64_t)n, (uint64_t)(int64_t)nnzA, (uint64_t)(uintptr_t)descrA, (uint64_t)(uintptr_t)csrRowPtrA, (uint64_t)(uintptr_t)csrColIndA, (uint64_t)(uintptr_t)p};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusolverSpXcsrsymamdHost, cutap_w, thunk_cusolverSpXcsrsymamdHost);
 }
@@ -6416,11 +4817,8 @@ static uint64_t thunk_cusolverSpXcsrsymmdqHost(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, int, int, void *, void *, void *, void *))fn)((void *)(uintptr_t)a[0], (int)a[1], (int)a[2], (void *)(uintptr_t)a[3], (void *)(uintptr_t)a[4], (void *)(uintptr_t)a[5], (void *)(uintptr_t)a[6]);
 }
-CUTAP_EXPORT unsigned int cusolverSpXcsrsymmdqHost(void *handle, int n, int nnzA, void *descrA, void *csrRowPtrA, void *csrColIndA, void *p)
+CUTAP_SLOW unsigned int cutap_slow_cusolverSpXcsrsymmdqHost(void *handle, int n, int nnzA, void *descrA, void *csrRowPtrA, void *csrColIndA, void *p)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusolverSpXcsrsymmdqHost], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, int, int, void *, void *, void *, void *))cutap_fn)(handle, n, nnzA, descrA, csrRowPtrA, csrColIndA, p);
     uint64_t cutap_w[7] = {(uint64_t)(uintptr_t)handle, (uint64_t)(int64_t)n, (uint64_t)(int64_t)nnzA, (uint64_t)(uintptr_t)descrA, (uint64_t)(uintptr_t)csrRowPtrA, (uint64_t)(uintptr_t)csrColIndA, (uint64_t)(uintptr_t)p};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusolverSpXcsrsymmdqHost, cutap_w, thunk_cusolverSpXcsrsymmdqHost);
 }
@@ -6428,11 +4826,8 @@ static uint64_t thunk_cusolverSpXcsrsymrcmHost(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, int, int, void *, void *, void *, void *))fn)((void *)(uintptr_t)a[0], (int)a[1], (int)a[2], (void *)(uintptr_t)a[3], (void *)(uintptr_t)a[4], (void *)(uintptr_t)a[5], (void *)(uintptr_t)a[6]);
 }
-CUTAP_EXPORT unsigned int cusolverSpXcsrsymrcmHost(void *handle, int n, int nnzA, void *descrA, void *csrRowPtrA, void *csrColIndA, void *p)
+CUTAP_SLOW unsigned int cutap_slow_cusolverSpXcsrsymrcmHost(void *handle, int n, int nnzA, void *descrA, void *csrRowPtrA, void *csrColIndA, void *p)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusolverSpXcsrsymrcmHost], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, int, int, void *, void *, void *, void *))cutap_fn)(handle, n, nnzA, descrA, csrRowPtrA, csrColIndA, p);
     uint64_t cutap_w[7] = {(uint64_t)(uintptr_t)handle, (uint64_t)(int64_t)n, (uint64_t)(int64_t)nnzA, (uint64_t)(uintptr_t)descrA, (uint64_t)(uintptr_t)csrRowPtrA, (uint64_t)(uintptr_t)csrColIndA, (uint64_t)(uintptr_t)p};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusolverSpXcsrsymrcmHost, cutap_w, thunk_cusolverSpXcsrsymrcmHost);
 }
@@ -6440,11 +4835,8 @@ static uint64_t thunk_cusolverSpZcsrcholBufferInfo(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, int, int, void *, void *, void *, void *, void *, void *, void *))fn)((void *)(uintptr_t)a[0], (int)a[1], (int)a[2], (void *)(uintptr_t)a[3], (void *)(uintptr_t)a[4], (void *)(uintptr_t)a[5], (void *)(uintptr_t)a[6], (void *)(uintptr_t)a[7], (void *)(uintptr_t)a[8], (void *)(uintptr_t)a[9]);
 }
-CUTAP_EXPORT unsigned int cusolverSpZcsrcholBufferInfo(void *handle, int n, int nnzA, void *descrA, void *csrValA, void *csrRowPtrA, void *csrColIndA, void *info, void *internalDataInBytes, void *workspaceInBytes)
+CUTAP_SLOW unsigned int cutap_slow_cusolverSpZcsrcholBufferInfo(void *handle, int n, int nnzA, void *descrA, void *csrValA, void *csrRowPtrA, void *csrColIndA, void *info, void *internalDataInBytes, void *workspaceInBytes)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusolverSpZcsrcholBufferInfo], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, int, int, void *, void *, void *, void *, void *, void *, void *))cutap_fn)(handle, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, info, internalDataInBytes, workspaceInBytes);
     uint64_t cutap_w[10] = {(uint64_t)(uintptr_t)handle, (uint64_t)(int64_t)n, (uint64_t)(int64_t)nnzA, (uint64_t)(uintptr_t)descrA, (uint64_t)(uintptr_t)csrValA, (uint64_t)(uintptr_t)csrRowPtrA, (uint64_t)(uintptr_t)csrColIndA, (uint64_t)(uintptr_t)info, (uint64_t)(uintptr_t)internalDataInBytes, (uint64_t)(uintptr_t)workspaceInBytes};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusolverSpZcsrcholBufferInfo, cutap_w, thunk_cusolverSpZcsrcholBufferInfo);
 }
@@ -6452,11 +4844,8 @@ static uint64_t thunk_cusolverSpZcsrcholBufferInfoHost(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, int, int, void *, void *, void *, void *, void *, void *, void *))fn)((void *)(uintptr_t)a[0], (int)a[1], (int)a[2], (void *)(uintptr_t)a[3], (void *)(uintptr_t)a[4], (void *)(uintptr_t)a[5], (void *)(uintptr_t)a[6], (void *)(uintptr_t)a[7], (void *)(uintptr_t)a[8], (void *)(uintptr_t)a[9]);
 }
-CUTAP_EXPORT unsigned int cusolverSpZcsrcholBufferInfoHost(void *handle, int n, int nnzA, void *descrA, void *csrValA, void *csrRowPtrA, void *csrColIndA, void *info, void *internalDataInBytes, void *workspaceInBytes)
+CUTAP_SLOW unsigned int cutap_slow_cusolverSpZcsrcholBufferInfoHost(void *handle, int n, int nnzA, void *descrA, void *csrValA, void *csrRowPtrA, void *csrColIndA, void *info, void *internalDataInBytes, void *workspaceInBytes)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusolverSpZcsrcholBufferInfoHost], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, int, int, void *, void *, void *, void *, void *, void *, void *))cutap_fn)(handle, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, info, internalDataInBytes, workspaceInBytes);
     uint64_t cutap_w[10] = {(uint64_t)(uintptr_t)handle, (uint64_t)(int64_t)n, (uint64_t)(int64_t)nnzA, (uint64_t)(uintptr_t)descrA, (uint64_t)(uintptr_t)csrValA, (uint64_t)(uintptr_t)csrRowPtrA, (uint64_t)(uintptr_t)csrColIndA, (uint64_t)(uintptr_t)info, (uint64_t)(uintptr_t)internalDataInBytes, (uint64_t)(uintptr_t)workspaceInBytes};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusolverSpZcsrcholBufferInfoHost, cutap_w, thunk_cusolverSpZcsrcholBufferInfoHost);
 }
@@ -6464,11 +4853,8 @@ static uint64_t thunk_cusolverSpZcsrcholDiag(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1], (void *)(uintptr_t)a[2]);
 }
-CUTAP_EXPORT unsigned int cusolverSpZcsrcholDiag(void *handle, void *info, void *diag)
+CUTAP_SLOW unsigned int cutap_slow_cusolverSpZcsrcholDiag(void *handle, void *info, void *diag)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusolverSpZcsrcholDiag], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *, void *))cutap_fn)(handle, info, diag);
     uint64_t cutap_w[3] = {(uint64_t)(uintptr_t)handle, (uint64_t)(uintptr_t)info, (uint64_t)(uintptr_t)diag};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusolverSpZcsrcholDiag, cutap_w, thunk_cusolverSpZcsrcholDiag);
 }
@@ -6476,11 +4862,8 @@ static uint64_t thunk_cusolverSpZcsrcholFactor(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, int, int, void *, void *, void *, void *, void *, void *))fn)((void *)(uintptr_t)a[0], (int)a[1], (int)a[2], (void *)(uintptr_t)a[3], (void *)(uintptr_t)a[4], (void *)(uintptr_t)a[5], (void *)(uintptr_t)a[6], (void *)(uintptr_t)a[7], (void *)(uintptr_t)a[8]);
 }
-CUTAP_EXPORT unsigned int cusolverSpZcsrcholFactor(void *handle, int n, int nnzA, void *descrA, void *csrValA, void *csrRowPtrA, void *csrColIndA, void *info, void *pBuffer)
+CUTAP_SLOW unsigned int cutap_slow_cusolverSpZcsrcholFactor(void *handle, int n, int nnzA, void *descrA, void *csrValA, void *csrRowPtrA, void *csrColIndA, void *info, void *pBuffer)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusolverSpZcsrcholFactor], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, int, int, void *, void *, void *, void *, void *, void *))cutap_fn)(handle, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, info, pBuffer);
     uint64_t cutap_w[9] = {(uint64_t)(uintptr_t)handle, (uint64_t)(int64_t)n, (uint64_t)(int64_t)nnzA, (uint64_t)(uintptr_t)descrA, (uint64_t)(uintptr_t)csrValA, (uint64_t)(uintptr_t)csrRowPtrA, (uint64_t)(uintptr_t)csrColIndA, (uint64_t)(uintptr_t)info, (uint64_t)(uintptr_t)pBuffer};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusolverSpZcsrcholFactor, cutap_w, thunk_cusolverSpZcsrcholFactor);
 }
@@ -6488,11 +4871,8 @@ static uint64_t thunk_cusolverSpZcsrcholFactorHost(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, int, int, void *, void *, void *, void *, void *, void *))fn)((void *)(uintptr_t)a[0], (int)a[1], (int)a[2], (void *)(uintptr_t)a[3], (void *)(uintptr_t)a[4], (void *)(uintptr_t)a[5], (void *)(uintptr_t)a[6], (void *)(uintptr_t)a[7], (void *)(uintptr_t)a[8]);
 }
-CUTAP_EXPORT unsigned int cusolverSpZcsrcholFactorHost(void *handle, int n, int nnzA, void *descrA, void *csrValA, void *csrRowPtrA, void *csrColIndA, void *info, void *pBuffer)
+CUTAP_SLOW unsigned int cutap_slow_cusolverSpZcsrcholFactorHost(void *handle, int n, int nnzA, void *descrA, void *csrValA, void *csrRowPtrA, void *csrColIndA, void *info, void *pBuffer)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusolverSpZcsrcholFactorHost], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, int, int, void *, void *, void *, void *, void *, void *))cutap_fn)(handle, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, info, pBuffer);
     uint64_t cutap_w[9] = {(uint64_t)(uintptr_t)handle, (uint64_t)(int64_t)n, (uint64_t)(int64_t)nnzA, (uint64_t)(uintptr_t)descrA, (uint64_t)(uintptr_t)csrValA, (uint64_t)(uintptr_t)csrRowPtrA, (uint64_t)(uintptr_t)csrColIndA, (uint64_t)(uintptr_t)info, (uint64_t)(uintptr_t)pBuffer};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusolverSpZcsrcholFactorHost, cutap_w, thunk_cusolverSpZcsrcholFactorHost);
 }
@@ -6500,11 +4880,8 @@ static uint64_t thunk_cusolverSpZcsrcholSolve(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, int, void *, void *, void *, void *))fn)((void *)(uintptr_t)a[0], (int)a[1], (void *)(uintptr_t)a[2], (void *)(uintptr_t)a[3], (void *)(uintptr_t)a[4], (void *)(uintptr_t)a[5]);
 }
-CUTAP_EXPORT unsigned int cusolverSpZcsrcholSolve(void *handle, int n, void *b, void *x, void *info, void *pBuffer)
+CUTAP_SLOW unsigned int cutap_slow_cusolverSpZcsrcholSolve(void *handle, int n, void *b, void *x, void *info, void *pBuffer)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusolverSpZcsrcholSolve], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, int, void *, void *, void *, void *))cutap_fn)(handle, n, b, x, info, pBuffer);
     uint64_t cutap_w[6] = {(uint64_t)(uintptr_t)handle, (uint64_t)(int64_t)n, (uint64_t)(uintptr_t)b, (uint64_t)(uintptr_t)x, (uint64_t)(uintptr_t)info, (uint64_t)(uintptr_t)pBuffer};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusolverSpZcsrcholSolve, cutap_w, thunk_cusolverSpZcsrcholSolve);
 }
@@ -6512,11 +4889,8 @@ static uint64_t thunk_cusolverSpZcsrcholSolveHost(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, int, void *, void *, void *, void *))fn)((void *)(uintptr_t)a[0], (int)a[1], (void *)(uintptr_t)a[2], (void *)(uintptr_t)a[3], (void *)(uintptr_t)a[4], (void *)(uintptr_t)a[5]);
 }
-CUTAP_EXPORT unsigned int cusolverSpZcsrcholSolveHost(void *handle, int n, void *b, void *x, void *info, void *pBuffer)
+CUTAP_SLOW unsigned int cutap_slow_cusolverSpZcsrcholSolveHost(void *handle, int n, void *b, void *x, void *info, void *pBuffer)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusolverSpZcsrcholSolveHost], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, int, void *, void *, void *, void *))cutap_fn)(handle, n, b, x, info, pBuffer);
     uint64_t cutap_w[6] = {(uint64_t)(uintptr_t)handle, (uint64_t)(int64_t)n, (uint64_t)(uintptr_t)b, (uint64_t)(uintptr_t)x, (uint64_t)(uintptr_t)info, (uint64_t)(uintptr_t)pBuffer};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusolverSpZcsrcholSolveHost, cutap_w, thunk_cusolverSpZcsrcholSolveHost);
 }
@@ -6524,11 +4898,8 @@ static uint64_t thunk_cusolverSpZcsrcholZeroPivot(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *, double, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1], cutap_w2d(a[2]), (void *)(uintptr_t)a[3]);
 }
-CUTAP_EXPORT unsigned int cusolverSpZcsrcholZeroPivot(void *handle, void *info, double tol, void *position)
+CUTAP_SLOW unsigned int cutap_slow_cusolverSpZcsrcholZeroPivot(void *handle, void *info, double tol, void *position)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusolverSpZcsrcholZeroPivot], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *, double, void *))cutap_fn)(handle, info, tol, position);
     uint64_t cutap_w[4] = {(uint64_t)(uintptr_t)handle, (uint64_t)(uintptr_t)info, cutap_d2w(tol), (uint64_t)(uintptr_t)position};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusolverSpZcsrcholZeroPivot, cutap_w, thunk_cusolverSpZcsrcholZeroPivot);
 }
@@ -6536,11 +4907,8 @@ static uint64_t thunk_cusolverSpZcsrcholZeroPivotHost(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *, double, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1], cutap_w2d(a[2]), (void *)(uintptr_t)a[3]);
 }
-CUTAP_EXPORT unsigned int cusolverSpZcsrcholZeroPivotHost(void *handle, void *info, double tol, void *position)
+CUTAP_SLOW unsigned int cutap_slow_cusolverSpZcsrcholZeroPivotHost(void *handle, void *info, double tol, void *position)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusolverSpZcsrcholZeroPivotHost], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *, double, void *))cutap_fn)(handle, info, tol, position);
     uint64_t cutap_w[4] = {(uint64_t)(uintptr_t)handle, (uint64_t)(uintptr_t)info, cutap_d2w(tol), (uint64_t)(uintptr_t)position};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusolverSpZcsrcholZeroPivotHost, cutap_w, thunk_cusolverSpZcsrcholZeroPivotHost);
 }
@@ -6548,11 +4916,8 @@ static uint64_t thunk_cusolverSpZcsreigsHost(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, int, int, void *, void *, void *, void *, struct cutap_sv_double2, struct cutap_sv_double2, void *))fn)((void *)(uintptr_t)a[0], (int)a[1], (int)a[2], (void *)(uintptr_t)a[3], (void *)(uintptr_t)a[4], (void *)(uintptr_t)a[5], (void *)(uintptr_t)a[6], *(struct cutap_sv_double2 *)(uintptr_t)a[7], *(struct cutap_sv_double2 *)(uintptr_t)a[8], (void *)(uintptr_t)a[9]);
 }
-CUTAP_EXPORT unsigned int cusolverSpZcsreigsHost(void *handle, int m, int nnz, void *descrA, void *csrValA, void *csrRowPtrA, void *csrColIndA, struct cutap_sv_double2 left_bottom_corner, struct cutap_sv_double2 right_upper_corner, void *num_eigs)
+CUTAP_SLOW unsigned int cutap_slow_cusolverSpZcsreigsHost(void *handle, int m, int nnz, void *descrA, void *csrValA, void *csrRowPtrA, void *csrColIndA, struct cutap_sv_double2 left_bottom_corner, struct cutap_sv_double2 right_upper_corner, void *num_eigs)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusolverSpZcsreigsHost], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, int, int, void *, void *, void *, void *, struct cutap_sv_double2, struct cutap_sv_double2, void *))cutap_fn)(handle, m, nnz, descrA, csrValA, csrRowPtrA, csrColIndA, left_bottom_corner, right_upper_corner, num_eigs);
     uint64_t cutap_w[10] = {(uint64_t)(uintptr_t)handle, (uint64_t)(int64_t)m, (uint64_t)(int64_t)nnz, (uint64_t)(uintptr_t)descrA, (uint64_t)(uintptr_t)csrValA, (uint64_t)(uintptr_t)csrRowPtrA, (uint64_t)(uintptr_t)csrColIndA, (uint64_t)(uintptr_t)&left_bottom_corner, (uint64_t)(uintptr_t)&right_upper_corner, (uint64_t)(uintptr_t)num_eigs};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusolverSpZcsreigsHost, cutap_w, thunk_cusolverSpZcsreigsHost);
 }
@@ -6560,11 +4925,8 @@ static uint64_t thunk_cusolverSpZcsreigvsi(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, int, int, void *, void *, void *, void *, struct cutap_sv_double2, void *, int, double, void *, void *))fn)((void *)(uintptr_t)a[0], (int)a[1], (int)a[2], (void *)(uintptr_t)a[3], (void *)(uintptr_t)a[4], (void *)(uintptr_t)a[5], (void *)(uintptr_t)a[6], *(struct cutap_sv_double2 *)(uintptr_t)a[7], (void *)(uintptr_t)a[8], (int)a[9], cutap_w2d(a[10]), (void *)(uintptr_t)a[11], (void *)(uintptr_t)a[12]);
 }
-CUTAP_EXPORT unsigned int cusolverSpZcsreigvsi(void *handle, int m, int nnz, void *descrA, void *csrValA, void *csrRowPtrA, void *csrColIndA, struct cutap_sv_double2 mu0, void *x0, int maxite, double eps, void *mu, void *x)
+CUTAP_SLOW unsigned int cutap_slow_cusolverSpZcsreigvsi(void *handle, int m, int nnz, void *descrA, void *csrValA, void *csrRowPtrA, void *csrColIndA, struct cutap_sv_double2 mu0, void *x0, int maxite, double eps, void *mu, void *x)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusolverSpZcsreigvsi], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, int, int, void *, void *, void *, void *, struct cutap_sv_double2, void *, int, double, void *, void *))cutap_fn)(handle, m, nnz, descrA, csrValA, csrRowPtrA, csrColIndA, mu0, x0, maxite, eps, mu, x);
     uint64_t cutap_w[13] = {(uint64_t)(uintptr_t)handle, (uint64_t)(int64_t)m, (uint64_t)(int64_t)nnz, (uint64_t)(uintptr_t)descrA, (uint64_t)(uintptr_t)csrValA, (uint64_t)(uintptr_t)csrRowPtrA, (uint64_t)(uintptr_t)csrColIndA, (uint64_t)(uintptr_t)&mu0, (uint64_t)(uintptr_t)x0, (uint64_t)(int64_t)maxite, cutap_d2w(eps), (uint64_t)(uintptr_t)mu, (uint64_t)(uintptr_t)x};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusolverSpZcsreigvsi, cutap_w, thunk_cusolverSpZcsreigvsi);
 }
@@ -6572,11 +4934,8 @@ static uint64_t thunk_cusolverSpZcsreigvsiHost(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, int, int, void *, void *, void *, void *, struct cutap_sv_double2, void *, int, double, void *, void *))fn)((void *)(uintptr_t)a[0], (int)a[1], (int)a[2], (void *)(uintptr_t)a[3], (void *)(uintptr_t)a[4], (void *)(uintptr_t)a[5], (void *)(uintptr_t)a[6], *(struct cutap_sv_double2 *)(uintptr_t)a[7], (void *)(uintptr_t)a[8], (int)a[9], cutap_w2d(a[10]), (void *)(uintptr_t)a[11], (void *)(uintptr_t)a[12]);
 }
-CUTAP_EXPORT unsigned int cusolverSpZcsreigvsiHost(void *handle, int m, int nnz, void *descrA, void *csrValA, void *csrRowPtrA, void *csrColIndA, struct cutap_sv_double2 mu0, void *x0, int maxite, double tol, void *mu, void *x)
+CUTAP_SLOW unsigned int cutap_slow_cusolverSpZcsreigvsiHost(void *handle, int m, int nnz, void *descrA, void *csrValA, void *csrRowPtrA, void *csrColIndA, struct cutap_sv_double2 mu0, void *x0, int maxite, double tol, void *mu, void *x)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusolverSpZcsreigvsiHost], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, int, int, void *, void *, void *, void *, struct cutap_sv_double2, void *, int, double, void *, void *))cutap_fn)(handle, m, nnz, descrA, csrValA, csrRowPtrA, csrColIndA, mu0, x0, maxite, tol, mu, x);
     uint64_t cutap_w[13] = {(uint64_t)(uintptr_t)handle, (uint64_t)(int64_t)m, (uint64_t)(int64_t)nnz, (uint64_t)(uintptr_t)descrA, (uint64_t)(uintptr_t)csrValA, (uint64_t)(uintptr_t)csrRowPtrA, (uint64_t)(uintptr_t)csrColIndA, (uint64_t)(uintptr_t)&mu0, (uint64_t)(uintptr_t)x0, (uint64_t)(int64_t)maxite, cutap_d2w(tol), (uint64_t)(uintptr_t)mu, (uint64_t)(uintptr_t)x};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusolverSpZcsreigvsiHost, cutap_w, thunk_cusolverSpZcsreigvsiHost);
 }
@@ -6584,11 +4943,8 @@ static uint64_t thunk_cusolverSpZcsrlsqvqrHost(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, int, int, int, void *, void *, void *, void *, void *, double, void *, void *, void *, void *))fn)((void *)(uintptr_t)a[0], (int)a[1], (int)a[2], (int)a[3], (void *)(uintptr_t)a[4], (void *)(uintptr_t)a[5], (void *)(uintptr_t)a[6], (void *)(uintptr_t)a[7], (void *)(uintptr_t)a[8], cutap_w2d(a[9]), (void *)(uintptr_t)a[10], (void *)(uintptr_t)a[11], (void *)(uintptr_t)a[12], (void *)(uintptr_t)a[13]);
 }
-CUTAP_EXPORT unsigned int cusolverSpZcsrlsqvqrHost(void *handle, int m, int n, int nnz, void *descrA, void *csrValA, void *csrRowPtrA, void *csrColIndA, void *b, double tol, void *rankA, void *x, void *p, void *min_norm)
+CUTAP_SLOW unsigned int cutap_slow_cusolverSpZcsrlsqvqrHost(void *handle, int m, int n, int nnz, void *descrA, void *csrValA, void *csrRowPtrA, void *csrColIndA, void *b, double tol, void *rankA, void *x, void *p, void *min_norm)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusolverSpZcsrlsqvqrHost], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, int, int, int, void *, void *, void *, void *, void *, double, void *, void *, void *, void *))cutap_fn)(handle, m, n, nnz, descrA, csrValA, csrRowPtrA, csrColIndA, b, tol, rankA, x, p, min_norm);
     uint64_t cutap_w[14] = {(uint64_t)(uintptr_t)handle, (uint64_t)(int64_t)m, (uint64_t)(int64_t)n, (uint64_t)(int64_t)nnz, (uint64_t)(uintptr_t)descrA, (uint64_t)(uintptr_t)csrValA, (uint64_t)(uintptr_t)csrRowPtrA, (uint64_t)(uintptr_t)csrColIndA, (uint64_t)(uintptr_t)b, cutap_d2w(tol), (uint64_t)(uintptr_t)rankA, (uint64_t)(uintptr_t)x, (uint64_t)(uintptr_t)p, (uint64_t)(uintptr_t)min_norm};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusolverSpZcsrlsqvqrHost, cutap_w, thunk_cusolverSpZcsrlsqvqrHost);
 }
@@ -6596,11 +4952,8 @@ static uint64_t thunk_cusolverSpZcsrlsvchol(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, int, int, void *, void *, void *, void *, void *, double, int, void *, void *))fn)((void *)(uintptr_t)a[0], (int)a[1], (int)a[2], (void *)(uintptr_t)a[3], (void *)(uintptr_t)a[4], (void *)(uintptr_t)a[5], (void *)(uintptr_t)a[6], (void *)(uintptr_t)a[7], cutap_w2d(a[8]), (int)a[9], (void *)(uintptr_t)a[10], (void *)(uintptr_t)a[11]);
 }
-CUTAP_EXPORT unsigned int cusolverSpZcsrlsvchol(void *handle, int m, int nnz, void *descrA, void *csrVal, void *csrRowPtr, void *csrColInd, void *b, double tol, int reorder, void *x, void *singularity)
+CUTAP_SLOW unsigned int cutap_slow_cusolverSpZcsrlsvchol(void *handle, int m, int nnz, void *descrA, void *csrVal, void *csrRowPtr, void *csrColInd, void *b, double tol, int reorder, void *x, void *singularity)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusolverSpZcsrlsvchol], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, int, int, void *, void *, void *, void *, void *, double, int, void *, void *))cutap_fn)(handle, m, nnz, descrA, csrVal, csrRowPtr, csrColInd, b, tol, reorder, x, singularity);
     uint64_t cutap_w[12] = {(uint64_t)(uintptr_t)handle, (uint64_t)(int64_t)m, (uint64_t)(int64_t)nnz, (uint64_t)(uintptr_t)descrA, (uint64_t)(uintptr_t)csrVal, (uint64_t)(uintptr_t)csrRowPtr, (uint64_t)(uintptr_t)csrColInd, (uint64_t)(uintptr_t)b, cutap_d2w(tol), (uint64_t)(int64_t)reorder, (uint64_t)(uintptr_t)x, (uint64_t)(uintptr_t)singularity};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusolverSpZcsrlsvchol, cutap_w, thunk_cusolverSpZcsrlsvchol);
 }
@@ -6608,11 +4961,8 @@ static uint64_t thunk_cusolverSpZcsrlsvcholHost(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, int, int, void *, void *, void *, void *, void *, double, int, void *, void *))fn)((void *)(uintptr_t)a[0], (int)a[1], (int)a[2], (void *)(uintptr_t)a[3], (void *)(uintptr_t)a[4], (void *)(uintptr_t)a[5], (void *)(uintptr_t)a[6], (void *)(uintptr_t)a[7], cutap_w2d(a[8]), (int)a[9], (void *)(uintptr_t)a[10], (void *)(uintptr_t)a[11]);
 }
-CUTAP_EXPORT unsigned int cusolverSpZcsrlsvcholHost(void *handle, int m, int nnz, void *descrA, void *csrVal, void *csrRowPtr, void *csrColInd, void *b, double tol, int reorder, void *x, void *singularity)
+CUTAP_SLOW unsigned int cutap_slow_cusolverSpZcsrlsvcholHost(void *handle, int m, int nnz, void *descrA, void *csrVal, void *csrRowPtr, void *csrColInd, void *b, double tol, int reorder, void *x, void *singularity)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusolverSpZcsrlsvcholHost], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, int, int, void *, void *, void *, void *, void *, double, int, void *, void *))cutap_fn)(handle, m, nnz, descrA, csrVal, csrRowPtr, csrColInd, b, tol, reorder, x, singularity);
     uint64_t cutap_w[12] = {(uint64_t)(uintptr_t)handle, (uint64_t)(int64_t)m, (uint64_t)(int64_t)nnz, (uint64_t)(uintptr_t)descrA, (uint64_t)(uintptr_t)csrVal, (uint64_t)(uintptr_t)csrRowPtr, (uint64_t)(uintptr_t)csrColInd, (uint64_t)(uintptr_t)b, cutap_d2w(tol), (uint64_t)(int64_t)reorder, (uint64_t)(uintptr_t)x, (uint64_t)(uintptr_t)singularity};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusolverSpZcsrlsvcholHost, cutap_w, thunk_cusolverSpZcsrlsvcholHost);
 }
@@ -6620,11 +4970,8 @@ static uint64_t thunk_cusolverSpZcsrlsvluHost(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, int, int, void *, void *, void *, void *, void *, double, int, void *, void *))fn)((void *)(uintptr_t)a[0], (int)a[1], (int)a[2], (void *)(uintptr_t)a[3], (void *)(uintptr_t)a[4], (void *)(uintptr_t)a[5], (void *)(uintptr_t)a[6], (void *)(uintptr_t)a[7], cutap_w2d(a[8]), (int)a[9], (void *)(uintptr_t)a[10], (void *)(uintptr_t)a[11]);
 }
-CUTAP_EXPORT unsigned int cusolverSpZcsrlsvluHost(void *handle, int n, int nnzA, void *descrA, void *csrValA, void *csrRowPtrA, void *csrColIndA, void *b, double tol, int reorder, void *x, void *singularity)
+CUTAP_SLOW unsigned int cutap_slow_cusolverSpZcsrlsvluHost(void *handle, int n, int nnzA, void *descrA, void *csrValA, void *csrRowPtrA, void *csrColIndA, void *b, double tol, int reorder, void *x, void *singularity)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusolverSpZcsrlsvluHost], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, int, int, void *, void *, void *, void *, void *, double, int, void *, void *))cutap_fn)(handle, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, b, tol, reorder, x, singularity);
     uint64_t cutap_w[12] = {(uint64_t)(uintptr_t)handle, (uint64_t)(int64_t)n, (uint64_t)(int64_t)nnzA, (uint64_t)(uintptr_t)descrA, (uint64_t)(uintptr_t)csrValA, (uint64_t)(uintptr_t)csrRowPtrA, (uint64_t)(uintptr_t)csrColIndA, (uint64_t)(uintptr_t)b, cutap_d2w(tol), (uint64_t)(int64_t)reorder, (uint64_t)(uintptr_t)x, (uint64_t)(uintptr_t)singularity};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusolverSpZcsrlsvluHost, cutap_w, thunk_cusolverSpZcsrlsvluHost);
 }
@@ -6632,11 +4979,8 @@ static uint64_t thunk_cusolverSpZcsrlsvqr(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, int, int, void *, void *, void *, void *, void *, double, int, void *, void *))fn)((void *)(uintptr_t)a[0], (int)a[1], (int)a[2], (void *)(uintptr_t)a[3], (void *)(uintptr_t)a[4], (void *)(uintptr_t)a[5], (void *)(uintptr_t)a[6], (void *)(uintptr_t)a[7], cutap_w2d(a[8]), (int)a[9], (void *)(uintptr_t)a[10], (void *)(uintptr_t)a[11]);
 }
-CUTAP_EXPORT unsigned int cusolverSpZcsrlsvqr(void *handle, int m, int nnz, void *descrA, void *csrVal, void *csrRowPtr, void *csrColInd, void *b, double tol, int reorder, void *x, void *singularity)
+CUTAP_SLOW unsigned int cutap_slow_cusolverSpZcsrlsvqr(void *handle, int m, int nnz, void *descrA, void *csrVal, void *csrRowPtr, void *csrColInd, void *b, double tol, int reorder, void *x, void *singularity)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusolverSpZcsrlsvqr], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, int, int, void *, void *, void *, void *, void *, double, int, void *, void *))cutap_fn)(handle, m, nnz, descrA, csrVal, csrRowPtr, csrColInd, b, tol, reorder, x, singularity);
     uint64_t cutap_w[12] = {(uint64_t)(uintptr_t)handle, (uint64_t)(int64_t)m, (uint64_t)(int64_t)nnz, (uint64_t)(uintptr_t)descrA, (uint64_t)(uintptr_t)csrVal, (uint64_t)(uintptr_t)csrRowPtr, (uint64_t)(uintptr_t)csrColInd, (uint64_t)(uintptr_t)b, cutap_d2w(tol), (uint64_t)(int64_t)reorder, (uint64_t)(uintptr_t)x, (uint64_t)(uintptr_t)singularity};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusolverSpZcsrlsvqr, cutap_w, thunk_cusolverSpZcsrlsvqr);
 }
@@ -6644,11 +4988,8 @@ static uint64_t thunk_cusolverSpZcsrlsvqrHost(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, int, int, void *, void *, void *, void *, void *, double, int, void *, void *))fn)((void *)(uintptr_t)a[0], (int)a[1], (int)a[2], (void *)(uintptr_t)a[3], (void *)(uintptr_t)a[4], (void *)(uintptr_t)a[5], (void *)(uintptr_t)a[6], (void *)(uintptr_t)a[7], cutap_w2d(a[8]), (int)a[9], (void *)(uintptr_t)a[10], (void *)(uintptr_t)a[11]);
 }
-CUTAP_EXPORT unsigned int cusolverSpZcsrlsvqrHost(void *handle, int m, int nnz, void *descrA, void *csrValA, void *csrRowPtrA, void *csrColIndA, void *b, double tol, int reorder, void *x, void *singularity)
+CUTAP_SLOW unsigned int cutap_slow_cusolverSpZcsrlsvqrHost(void *handle, int m, int nnz, void *descrA, void *csrValA, void *csrRowPtrA, void *csrColIndA, void *b, double tol, int reorder, void *x, void *singularity)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusolverSpZcsrlsvqrHost], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, int, int, void *, void *, void *, void *, void *, double, int, void *, void *))cutap_fn)(handle, m, nnz, descrA, csrValA, csrRowPtrA, csrColIndA, b, tol, reorder, x, singularity);
     uint64_t cutap_w[12] = {(uint64_t)(uintptr_t)handle, (uint64_t)(int64_t)m, (uint64_t)(int64_t)nnz, (uint64_t)(uintptr_t)descrA, (uint64_t)(uintptr_t)csrValA, (uint64_t)(uintptr_t)csrRowPtrA, (uint64_t)(uintptr_t)csrColIndA, (uint64_t)(uintptr_t)b, cutap_d2w(tol), (uint64_t)(int64_t)reorder, (uint64_t)(uintptr_t)x, (uint64_t)(uintptr_t)singularity};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusolverSpZcsrlsvqrHost, cutap_w, thunk_cusolverSpZcsrlsvqrHost);
 }
@@ -6656,11 +4997,8 @@ static uint64_t thunk_cusolverSpZcsrluBufferInfoHost(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, int, int, void *, void *, void *, void *, void *, void *, void *))fn)((void *)(uintptr_t)a[0], (int)a[1], (int)a[2], (void *)(uintptr_t)a[3], (void *)(uintptr_t)a[4], (void *)(uintptr_t)a[5], (void *)(uintptr_t)a[6], (void *)(uintptr_t)a[7], (void *)(uintptr_t)a[8], (void *)(uintptr_t)a[9]);
 }
-CUTAP_EXPORT unsigned int cusolverSpZcsrluBufferInfoHost(void *handle, int n, int nnzA, void *descrA, void *csrValA, void *csrRowPtrA, void *csrColIndA, void *info, void *internalDataInBytes, void *workspaceInBytes)
+CUTAP_SLOW unsigned int cutap_slow_cusolverSpZcsrluBufferInfoHost(void *handle, int n, int nnzA, void *descrA, void *csrValA, void *csrRowPtrA, void *csrColIndA, void *info, void *internalDataInBytes, void *workspaceInBytes)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusolverSpZcsrluBufferInfoHost], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, int, int, void *, void *, void *, void *, void *, void *, void *))cutap_fn)(handle, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, info, internalDataInBytes, workspaceInBytes);
     uint64_t cutap_w[10] = {(uint64_t)(uintptr_t)handle, (uint64_t)(int64_t)n, (uint64_t)(int64_t)nnzA, (uint64_t)(uintptr_t)descrA, (uint64_t)(uintptr_t)csrValA, (uint64_t)(uintptr_t)csrRowPtrA, (uint64_t)(uintptr_t)csrColIndA, (uint64_t)(uintptr_t)info, (uint64_t)(uintptr_t)internalDataInBytes, (uint64_t)(uintptr_t)workspaceInBytes};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusolverSpZcsrluBufferInfoHost, cutap_w, thunk_cusolverSpZcsrluBufferInfoHost);
 }
@@ -6668,11 +5006,8 @@ static uint64_t thunk_cusolverSpZcsrluExtractHost(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1], (void *)(uintptr_t)a[2], (void *)(uintptr_t)a[3], (void *)(uintptr_t)a[4], (void *)(uintptr_t)a[5], (void *)(uintptr_t)a[6], (void *)(uintptr_t)a[7], (void *)(uintptr_t)a[8], (void *)(uintptr_t)a[9], (void *)(uintptr_t)a[10], (void *)(uintptr_t)a[11], (void *)(uintptr_t)a[12]);
 }
-CUTAP_EXPORT unsigned int cusolverSpZcsrluExtractHost(void *handle, void *P, void *Q, void *descrL, void *csrValL, void *csrRowPtrL, void *csrColIndL, void *descrU, void *csrValU, void *csrRowPtrU, void *csrColIndU, void *info, void *pBuffer)
+CUTAP_SLOW unsigned int cutap_slow_cusolverSpZcsrluExtractHost(void *handle, void *P, void *Q, void *descrL, void *csrValL, void *csrRowPtrL, void *csrColIndL, void *descrU, void *csrValU, void *csrRowPtrU, void *csrColIndU, void *info, void *pBuffer)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusolverSpZcsrluExtractHost], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *))cutap_fn)(handle, P, Q, descrL, csrValL, csrRowPtrL, csrColIndL, descrU, csrValU, csrRowPtrU, csrColIndU, info, pBuffer);
     uint64_t cutap_w[13] = {(uint64_t)(uintptr_t)handle, (uint64_t)(uintptr_t)P, (uint64_t)(uintptr_t)Q, (uint64_t)(uintptr_t)descrL, (uint64_t)(uintptr_t)csrValL, (uint64_t)(uintptr_t)csrRowPtrL, (uint64_t)(uintptr_t)csrColIndL, (uint64_t)(uintptr_t)descrU, (uint64_t)(uintptr_t)csrValU, (uint64_t)(uintptr_t)csrRowPtrU, (uint64_t)(uintptr_t)csrColIndU, (uint64_t)(uintptr_t)info, (uint64_t)(uintptr_t)pBuffer};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusolverSpZcsrluExtractHost, cutap_w, thunk_cusolverSpZcsrluExtractHost);
 }
@@ -6680,11 +5015,8 @@ static uint64_t thunk_cusolverSpZcsrluFactorHost(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, int, int, void *, void *, void *, void *, void *, double, void *))fn)((void *)(uintptr_t)a[0], (int)a[1], (int)a[2], (void *)(uintptr_t)a[3], (void *)(uintptr_t)a[4], (void *)(uintptr_t)a[5], (void *)(uintptr_t)a[6], (void *)(uintptr_t)a[7], cutap_w2d(a[8]), (void *)(uintptr_t)a[9]);
 }
-CUTAP_EXPORT unsigned int cusolverSpZcsrluFactorHost(void *handle, int n, int nnzA, void *descrA, void *csrValA, void *csrRowPtrA, void *csrColIndA, void *info, double pivot_threshold, void *pBuffer)
+CUTAP_SLOW unsigned int cutap_slow_cusolverSpZcsrluFactorHost(void *handle, int n, int nnzA, void *descrA, void *csrValA, void *csrRowPtrA, void *csrColIndA, void *info, double pivot_threshold, void *pBuffer)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusolverSpZcsrluFactorHost], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, int, int, void *, void *, void *, void *, void *, double, void *))cutap_fn)(handle, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, info, pivot_threshold, pBuffer);
     uint64_t cutap_w[10] = {(uint64_t)(uintptr_t)handle, (uint64_t)(int64_t)n, (uint64_t)(int64_t)nnzA, (uint64_t)(uintptr_t)descrA, (uint64_t)(uintptr_t)csrValA, (uint64_t)(uintptr_t)csrRowPtrA, (uint64_t)(uintptr_t)csrColIndA, (uint64_t)(uintptr_t)info, cutap_d2w(pivot_threshold), (uint64_t)(uintptr_t)pBuffer};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusolverSpZcsrluFactorHost, cutap_w, thunk_cusolverSpZcsrluFactorHost);
 }
@@ -6692,11 +5024,8 @@ static uint64_t thunk_cusolverSpZcsrluSolveHost(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, int, void *, void *, void *, void *))fn)((void *)(uintptr_t)a[0], (int)a[1], (void *)(uintptr_t)a[2], (void *)(uintptr_t)a[3], (void *)(uintptr_t)a[4], (void *)(uintptr_t)a[5]);
 }
-CUTAP_EXPORT unsigned int cusolverSpZcsrluSolveHost(void *handle, int n, void *b, void *x, void *info, void *pBuffer)
+CUTAP_SLOW unsigned int cutap_slow_cusolverSpZcsrluSolveHost(void *handle, int n, void *b, void *x, void *info, void *pBuffer)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusolverSpZcsrluSolveHost], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, int, void *, void *, void *, void *))cutap_fn)(handle, n, b, x, info, pBuffer);
     uint64_t cutap_w[6] = {(uint64_t)(uintptr_t)handle, (uint64_t)(int64_t)n, (uint64_t)(uintptr_t)b, (uint64_t)(uintptr_t)x, (uint64_t)(uintptr_t)info, (uint64_t)(uintptr_t)pBuffer};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusolverSpZcsrluSolveHost, cutap_w, thunk_cusolverSpZcsrluSolveHost);
 }
@@ -6704,11 +5033,8 @@ static uint64_t thunk_cusolverSpZcsrluZeroPivotHost(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *, double, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1], cutap_w2d(a[2]), (void *)(uintptr_t)a[3]);
 }
-CUTAP_EXPORT unsigned int cusolverSpZcsrluZeroPivotHost(void *handle, void *info, double tol, void *position)
+CUTAP_SLOW unsigned int cutap_slow_cusolverSpZcsrluZeroPivotHost(void *handle, void *info, double tol, void *position)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusolverSpZcsrluZeroPivotHost], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *, double, void *))cutap_fn)(handle, info, tol, position);
     uint64_t cutap_w[4] = {(uint64_t)(uintptr_t)handle, (uint64_t)(uintptr_t)info, cutap_d2w(tol), (uint64_t)(uintptr_t)position};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusolverSpZcsrluZeroPivotHost, cutap_w, thunk_cusolverSpZcsrluZeroPivotHost);
 }
@@ -6716,11 +5042,8 @@ static uint64_t thunk_cusolverSpZcsrqrBufferInfo(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, int, int, int, void *, void *, void *, void *, void *, void *, void *))fn)((void *)(uintptr_t)a[0], (int)a[1], (int)a[2], (int)a[3], (void *)(uintptr_t)a[4], (void *)(uintptr_t)a[5], (void *)(uintptr_t)a[6], (void *)(uintptr_t)a[7], (void *)(uintptr_t)a[8], (void *)(uintptr_t)a[9], (void *)(uintptr_t)a[10]);
 }
-CUTAP_EXPORT unsigned int cusolverSpZcsrqrBufferInfo(void *handle, int m, int n, int nnzA, void *descrA, void *csrValA, void *csrRowPtrA, void *csrColIndA, void *info, void *internalDataInBytes, void *workspaceInBytes)
+CUTAP_SLOW unsigned int cutap_slow_cusolverSpZcsrqrBufferInfo(void *handle, int m, int n, int nnzA, void *descrA, void *csrValA, void *csrRowPtrA, void *csrColIndA, void *info, void *internalDataInBytes, void *workspaceInBytes)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusolverSpZcsrqrBufferInfo], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, int, int, int, void *, void *, void *, void *, void *, void *, void *))cutap_fn)(handle, m, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, info, internalDataInBytes, workspaceInBytes);
     uint64_t cutap_w[11] = {(uint64_t)(uintptr_t)handle, (uint64_t)(int64_t)m, (uint64_t)(int64_t)n, (uint64_t)(int64_t)nnzA, (uint64_t)(uintptr_t)descrA, (uint64_t)(uintptr_t)csrValA, (uint64_t)(uintptr_t)csrRowPtrA, (uint64_t)(uintptr_t)csrColIndA, (uint64_t)(uintptr_t)info, (uint64_t)(uintptr_t)internalDataInBytes, (uint64_t)(uintptr_t)workspaceInBytes};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusolverSpZcsrqrBufferInfo, cutap_w, thunk_cusolverSpZcsrqrBufferInfo);
 }
@@ -6728,11 +5051,8 @@ static uint64_t thunk_cusolverSpZcsrqrBufferInfoBatched(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, int, int, int, void *, void *, void *, void *, int, void *, void *, void *))fn)((void *)(uintptr_t)a[0], (int)a[1], (int)a[2], (int)a[3], (void *)(uintptr_t)a[4], (void *)(uintptr_t)a[5], (void *)(uintptr_t)a[6], (void *)(uintptr_t)a[7], (int)a[8], (void *)(uintptr_t)a[9], (void *)(uintptr_t)a[10], (void *)(uintptr_t)a[11]);
 }
-CUTAP_EXPORT unsigned int cusolverSpZcsrqrBufferInfoBatched(void *handle, int m, int n, int nnz, void *descrA, void *csrVal, void *csrRowPtr, void *csrColInd, int batchSize, void *info, void *internalDataInBytes, void *workspaceInBytes)
+CUTAP_SLOW unsigned int cutap_slow_cusolverSpZcsrqrBufferInfoBatched(void *handle, int m, int n, int nnz, void *descrA, void *csrVal, void *csrRowPtr, void *csrColInd, int batchSize, void *info, void *internalDataInBytes, void *workspaceInBytes)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusolverSpZcsrqrBufferInfoBatched], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, int, int, int, void *, void *, void *, void *, int, void *, void *, void *))cutap_fn)(handle, m, n, nnz, descrA, csrVal, csrRowPtr, csrColInd, batchSize, info, internalDataInBytes, workspaceInBytes);
     uint64_t cutap_w[12] = {(uint64_t)(uintptr_t)handle, (uint64_t)(int64_t)m, (uint64_t)(int64_t)n, (uint64_t)(int64_t)nnz, (uint64_t)(uintptr_t)descrA, (uint64_t)(uintptr_t)csrVal, (uint64_t)(uintptr_t)csrRowPtr, (uint64_t)(uintptr_t)csrColInd, (uint64_t)(int64_t)batchSize, (uint64_t)(uintptr_t)info, (uint64_t)(uintptr_t)internalDataInBytes, (uint64_t)(uintptr_t)workspaceInBytes};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusolverSpZcsrqrBufferInfoBatched, cutap_w, thunk_cusolverSpZcsrqrBufferInfoBatched);
 }
@@ -6740,11 +5060,8 @@ static uint64_t thunk_cusolverSpZcsrqrBufferInfoHost(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, int, int, int, void *, void *, void *, void *, void *, void *, void *))fn)((void *)(uintptr_t)a[0], (int)a[1], (int)a[2], (int)a[3], (void *)(uintptr_t)a[4], (void *)(uintptr_t)a[5], (void *)(uintptr_t)a[6], (void *)(uintptr_t)a[7], (void *)(uintptr_t)a[8], (void *)(uintptr_t)a[9], (void *)(uintptr_t)a[10]);
 }
-CUTAP_EXPORT unsigned int cusolverSpZcsrqrBufferInfoHost(void *handle, int m, int n, int nnzA, void *descrA, void *csrValA, void *csrRowPtrA, void *csrColIndA, void *info, void *internalDataInBytes, void *workspaceInBytes)
+CUTAP_SLOW unsigned int cutap_slow_cusolverSpZcsrqrBufferInfoHost(void *handle, int m, int n, int nnzA, void *descrA, void *csrValA, void *csrRowPtrA, void *csrColIndA, void *info, void *internalDataInBytes, void *workspaceInBytes)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusolverSpZcsrqrBufferInfoHost], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, int, int, int, void *, void *, void *, void *, void *, void *, void *))cutap_fn)(handle, m, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, info, internalDataInBytes, workspaceInBytes);
     uint64_t cutap_w[11] = {(uint64_t)(uintptr_t)handle, (uint64_t)(int64_t)m, (uint64_t)(int64_t)n, (uint64_t)(int64_t)nnzA, (uint64_t)(uintptr_t)descrA, (uint64_t)(uintptr_t)csrValA, (uint64_t)(uintptr_t)csrRowPtrA, (uint64_t)(uintptr_t)csrColIndA, (uint64_t)(uintptr_t)info, (uint64_t)(uintptr_t)internalDataInBytes, (uint64_t)(uintptr_t)workspaceInBytes};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusolverSpZcsrqrBufferInfoHost, cutap_w, thunk_cusolverSpZcsrqrBufferInfoHost);
 }
@@ -6752,11 +5069,8 @@ static uint64_t thunk_cusolverSpZcsrqrFactor(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, int, int, int, void *, void *, void *, void *))fn)((void *)(uintptr_t)a[0], (int)a[1], (int)a[2], (int)a[3], (void *)(uintptr_t)a[4], (void *)(uintptr_t)a[5], (void *)(uintptr_t)a[6], (void *)(uintptr_t)a[7]);
 }
-CUTAP_EXPORT unsigned int cusolverSpZcsrqrFactor(void *handle, int m, int n, int nnzA, void *b, void *x, void *info, void *pBuffer)
+CUTAP_SLOW unsigned int cutap_slow_cusolverSpZcsrqrFactor(void *handle, int m, int n, int nnzA, void *b, void *x, void *info, void *pBuffer)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusolverSpZcsrqrFactor], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, int, int, int, void *, void *, void *, void *))cutap_fn)(handle, m, n, nnzA, b, x, info, pBuffer);
     uint64_t cutap_w[8] = {(uint64_t)(uintptr_t)handle, (uint64_t)(int64_t)m, (uint64_t)(int64_t)n, (uint64_t)(int64_t)nnzA, (uint64_t)(uintptr_t)b, (uint64_t)(uintptr_t)x, (uint64_t)(uintptr_t)info, (uint64_t)(uintptr_t)pBuffer};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusolverSpZcsrqrFactor, cutap_w, thunk_cusolverSpZcsrqrFactor);
 }
@@ -6764,11 +5078,8 @@ static uint64_t thunk_cusolverSpZcsrqrFactorHost(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, int, int, int, void *, void *, void *, void *))fn)((void *)(uintptr_t)a[0], (int)a[1], (int)a[2], (int)a[3], (void *)(uintptr_t)a[4], (void *)(uintptr_t)a[5], (void *)(uintptr_t)a[6], (void *)(uintptr_t)a[7]);
 }
-CUTAP_EXPORT unsigned int cusolverSpZcsrqrFactorHost(void *handle, int m, int n, int nnzA, void *b, void *x, void *info, void *pBuffer)
+CUTAP_SLOW unsigned int cutap_slow_cusolverSpZcsrqrFactorHost(void *handle, int m, int n, int nnzA, void *b, void *x, void *info, void *pBuffer)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusolverSpZcsrqrFactorHost], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, int, int, int, void *, void *, void *, void *))cutap_fn)(handle, m, n, nnzA, b, x, info, pBuffer);
     uint64_t cutap_w[8] = {(uint64_t)(uintptr_t)handle, (uint64_t)(int64_t)m, (uint64_t)(int64_t)n, (uint64_t)(int64_t)nnzA, (uint64_t)(uintptr_t)b, (uint64_t)(uintptr_t)x, (uint64_t)(uintptr_t)info, (uint64_t)(uintptr_t)pBuffer};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusolverSpZcsrqrFactorHost, cutap_w, thunk_cusolverSpZcsrqrFactorHost);
 }
@@ -6776,11 +5087,8 @@ static uint64_t thunk_cusolverSpZcsrqrSetup(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, int, int, int, void *, void *, void *, void *, struct cutap_sv_double2, void *))fn)((void *)(uintptr_t)a[0], (int)a[1], (int)a[2], (int)a[3], (void *)(uintptr_t)a[4], (void *)(uintptr_t)a[5], (void *)(uintptr_t)a[6], (void *)(uintptr_t)a[7], *(struct cutap_sv_double2 *)(uintptr_t)a[8], (void *)(uintptr_t)a[9]);
 }
-CUTAP_EXPORT unsigned int cusolverSpZcsrqrSetup(void *handle, int m, int n, int nnzA, void *descrA, void *csrValA, void *csrRowPtrA, void *csrColIndA, struct cutap_sv_double2 mu, void *info)
+CUTAP_SLOW unsigned int cutap_slow_cusolverSpZcsrqrSetup(void *handle, int m, int n, int nnzA, void *descrA, void *csrValA, void *csrRowPtrA, void *csrColIndA, struct cutap_sv_double2 mu, void *info)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusolverSpZcsrqrSetup], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, int, int, int, void *, void *, void *, void *, struct cutap_sv_double2, void *))cutap_fn)(handle, m, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, mu, info);
     uint64_t cutap_w[10] = {(uint64_t)(uintptr_t)handle, (uint64_t)(int64_t)m, (uint64_t)(int64_t)n, (uint64_t)(int64_t)nnzA, (uint64_t)(uintptr_t)descrA, (uint64_t)(uintptr_t)csrValA, (uint64_t)(uintptr_t)csrRowPtrA, (uint64_t)(uintptr_t)csrColIndA, (uint64_t)(uintptr_t)&mu, (uint64_t)(uintptr_t)info};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusolverSpZcsrqrSetup, cutap_w, thunk_cusolverSpZcsrqrSetup);
 }
@@ -6788,11 +5096,8 @@ static uint64_t thunk_cusolverSpZcsrqrSetupHost(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, int, int, int, void *, void *, void *, void *, struct cutap_sv_double2, void *))fn)((void *)(uintptr_t)a[0], (int)a[1], (int)a[2], (int)a[3], (void *)(uintptr_t)a[4], (void *)(uintptr_t)a[5], (void *)(uintptr_t)a[6], (void *)(uintptr_t)a[7], *(struct cutap_sv_double2 *)(uintptr_t)a[8], (void *)(uintptr_t)a[9]);
 }
-CUTAP_EXPORT unsigned int cusolverSpZcsrqrSetupHost(void *handle, int m, int n, int nnzA, void *descrA, void *csrValA, void *csrRowPtrA, void *csrColIndA, struct cutap_sv_double2 mu, void *info)
+CUTAP_SLOW unsigned int cutap_slow_cusolverSpZcsrqrSetupHost(void *handle, int m, int n, int nnzA, void *descrA, void *csrValA, void *csrRowPtrA, void *csrColIndA, struct cutap_sv_double2 mu, void *info)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusolverSpZcsrqrSetupHost], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, int, int, int, void *, void *, void *, void *, struct cutap_sv_double2, void *))cutap_fn)(handle, m, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, mu, info);
     uint64_t cutap_w[10] = {(uint64_t)(uintptr_t)handle, (uint64_t)(int64_t)m, (uint64_t)(int64_t)n, (uint64_t)(int64_t)nnzA, (uint64_t)(uintptr_t)descrA, (uint64_t)(uintptr_t)csrValA, (uint64_t)(uintptr_t)csrRowPtrA, (uint64_t)(uintptr_t)csrColIndA, (uint64_t)(uintptr_t)&mu, (uint64_t)(uintptr_t)info};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusolverSpZcsrqrSetupHost, cutap_w, thunk_cusolverSpZcsrqrSetupHost);
 }
@@ -6800,11 +5105,8 @@ static uint64_t thunk_cusolverSpZcsrqrSolve(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, int, int, void *, void *, void *, void *))fn)((void *)(uintptr_t)a[0], (int)a[1], (int)a[2], (void *)(uintptr_t)a[3], (void *)(uintptr_t)a[4], (void *)(uintptr_t)a[5], (void *)(uintptr_t)a[6]);
 }
-CUTAP_EXPORT unsigned int cusolverSpZcsrqrSolve(void *handle, int m, int n, void *b, void *x, void *info, void *pBuffer)
+CUTAP_SLOW unsigned int cutap_slow_cusolverSpZcsrqrSolve(void *handle, int m, int n, void *b, void *x, void *info, void *pBuffer)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusolverSpZcsrqrSolve], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, int, int, void *, void *, void *, void *))cutap_fn)(handle, m, n, b, x, info, pBuffer);
     uint64_t cutap_w[7] = {(uint64_t)(uintptr_t)handle, (uint64_t)(int64_t)m, (uint64_t)(int64_t)n, (uint64_t)(uintptr_t)b, (uint64_t)(uintptr_t)x, (uint64_t)(uintptr_t)info, (uint64_t)(uintptr_t)pBuffer};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusolverSpZcsrqrSolve, cutap_w, thunk_cusolverSpZcsrqrSolve);
 }
@@ -6812,11 +5114,8 @@ static uint64_t thunk_cusolverSpZcsrqrSolveHost(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, int, int, void *, void *, void *, void *))fn)((void *)(uintptr_t)a[0], (int)a[1], (int)a[2], (void *)(uintptr_t)a[3], (void *)(uintptr_t)a[4], (void *)(uintptr_t)a[5], (void *)(uintptr_t)a[6]);
 }
-CUTAP_EXPORT unsigned int cusolverSpZcsrqrSolveHost(void *handle, int m, int n, void *b, void *x, void *info, void *pBuffer)
+CUTAP_SLOW unsigned int cutap_slow_cusolverSpZcsrqrSolveHost(void *handle, int m, int n, void *b, void *x, void *info, void *pBuffer)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusolverSpZcsrqrSolveHost], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, int, int, void *, void *, void *, void *))cutap_fn)(handle, m, n, b, x, info, pBuffer);
     uint64_t cutap_w[7] = {(uint64_t)(uintptr_t)handle, (uint64_t)(int64_t)m, (uint64_t)(int64_t)n, (uint64_t)(uintptr_t)b, (uint64_t)(uintptr_t)x, (uint64_t)(uintptr_t)info, (uint64_t)(uintptr_t)pBuffer};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusolverSpZcsrqrSolveHost, cutap_w, thunk_cusolverSpZcsrqrSolveHost);
 }
@@ -6824,11 +5123,8 @@ static uint64_t thunk_cusolverSpZcsrqrZeroPivot(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *, double, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1], cutap_w2d(a[2]), (void *)(uintptr_t)a[3]);
 }
-CUTAP_EXPORT unsigned int cusolverSpZcsrqrZeroPivot(void *handle, void *info, double tol, void *position)
+CUTAP_SLOW unsigned int cutap_slow_cusolverSpZcsrqrZeroPivot(void *handle, void *info, double tol, void *position)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusolverSpZcsrqrZeroPivot], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *, double, void *))cutap_fn)(handle, info, tol, position);
     uint64_t cutap_w[4] = {(uint64_t)(uintptr_t)handle, (uint64_t)(uintptr_t)info, cutap_d2w(tol), (uint64_t)(uintptr_t)position};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusolverSpZcsrqrZeroPivot, cutap_w, thunk_cusolverSpZcsrqrZeroPivot);
 }
@@ -6836,11 +5132,8 @@ static uint64_t thunk_cusolverSpZcsrqrZeroPivotHost(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *, double, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1], cutap_w2d(a[2]), (void *)(uintptr_t)a[3]);
 }
-CUTAP_EXPORT unsigned int cusolverSpZcsrqrZeroPivotHost(void *handle, void *info, double tol, void *position)
+CUTAP_SLOW unsigned int cutap_slow_cusolverSpZcsrqrZeroPivotHost(void *handle, void *info, double tol, void *position)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusolverSpZcsrqrZeroPivotHost], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *, double, void *))cutap_fn)(handle, info, tol, position);
     uint64_t cutap_w[4] = {(uint64_t)(uintptr_t)handle, (uint64_t)(uintptr_t)info, cutap_d2w(tol), (uint64_t)(uintptr_t)position};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusolverSpZcsrqrZeroPivotHost, cutap_w, thunk_cusolverSpZcsrqrZeroPivotHost);
 }
@@ -6848,11 +5141,8 @@ static uint64_t thunk_cusolverSpZcsrqrsvBatched(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, int, int, int, void *, void *, void *, void *, void *, void *, int, void *, void *))fn)((void *)(uintptr_t)a[0], (int)a[1], (int)a[2], (int)a[3], (void *)(uintptr_t)a[4], (void *)(uintptr_t)a[5], (void *)(uintptr_t)a[6], (void *)(uintptr_t)a[7], (void *)(uintptr_t)a[8], (void *)(uintptr_t)a[9], (int)a[10], (void *)(uintptr_t)a[11], (void *)(uintptr_t)a[12]);
 }
-CUTAP_EXPORT unsigned int cusolverSpZcsrqrsvBatched(void *handle, int m, int n, int nnz, void *descrA, void *csrValA, void *csrRowPtrA, void *csrColIndA, void *b, void *x, int batchSize, void *info, void *pBuffer)
+CUTAP_SLOW unsigned int cutap_slow_cusolverSpZcsrqrsvBatched(void *handle, int m, int n, int nnz, void *descrA, void *csrValA, void *csrRowPtrA, void *csrColIndA, void *b, void *x, int batchSize, void *info, void *pBuffer)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusolverSpZcsrqrsvBatched], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, int, int, int, void *, void *, void *, void *, void *, void *, int, void *, void *))cutap_fn)(handle, m, n, nnz, descrA, csrValA, csrRowPtrA, csrColIndA, b, x, batchSize, info, pBuffer);
     uint64_t cutap_w[13] = {(uint64_t)(uintptr_t)handle, (uint64_t)(int64_t)m, (uint64_t)(int64_t)n, (uint64_t)(int64_t)nnz, (uint64_t)(uintptr_t)descrA, (uint64_t)(uintptr_t)csrValA, (uint64_t)(uintptr_t)csrRowPtrA, (uint64_t)(uintptr_t)csrColIndA, (uint64_t)(uintptr_t)b, (uint64_t)(uintptr_t)x, (uint64_t)(int64_t)batchSize, (uint64_t)(uintptr_t)info, (uint64_t)(uintptr_t)pBuffer};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusolverSpZcsrqrsvBatched, cutap_w, thunk_cusolverSpZcsrqrsvBatched);
 }
@@ -6860,11 +5150,8 @@ static uint64_t thunk_cusolverSpZcsrzfdHost(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, int, int, void *, void *, void *, void *, void *, void *))fn)((void *)(uintptr_t)a[0], (int)a[1], (int)a[2], (void *)(uintptr_t)a[3], (void *)(uintptr_t)a[4], (void *)(uintptr_t)a[5], (void *)(uintptr_t)a[6], (void *)(uintptr_t)a[7], (void *)(uintptr_t)a[8]);
 }
-CUTAP_EXPORT unsigned int cusolverSpZcsrzfdHost(void *handle, int n, int nnz, void *descrA, void *csrValA, void *csrRowPtrA, void *csrColIndA, void *P, void *numnz)
+CUTAP_SLOW unsigned int cutap_slow_cusolverSpZcsrzfdHost(void *handle, int n, int nnz, void *descrA, void *csrValA, void *csrRowPtrA, void *csrColIndA, void *P, void *numnz)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusolverSpZcsrzfdHost], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, int, int, void *, void *, void *, void *, void *, void *))cutap_fn)(handle, n, nnz, descrA, csrValA, csrRowPtrA, csrColIndA, P, numnz);
     uint64_t cutap_w[9] = {(uint64_t)(uintptr_t)handle, (uint64_t)(int64_t)n, (uint64_t)(int64_t)nnz, (uint64_t)(uintptr_t)descrA, (uint64_t)(uintptr_t)csrValA, (uint64_t)(uintptr_t)csrRowPtrA, (uint64_t)(uintptr_t)csrColIndA, (uint64_t)(uintptr_t)P, (uint64_t)(uintptr_t)numnz};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusolverSpZcsrzfdHost, cutap_w, thunk_cusolverSpZcsrzfdHost);
 }

@@ -20,11 +20,8 @@ static uint64_t thunk_cusparseAxpby(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *, void *, void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1], (void *)(uintptr_t)a[2], (void *)(uintptr_t)a[3], (void *)(uintptr_t)a[4]);
 }
-CUTAP_EXPORT unsigned int cusparseAxpby(void *handle, void *alpha, void *vecX, void *beta, void *vecY)
+CUTAP_SLOW unsigned int cutap_slow_cusparseAxpby(void *handle, void *alpha, void *vecX, void *beta, void *vecY)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusparseAxpby], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *, void *, void *, void *))cutap_fn)(handle, alpha, vecX, beta, vecY);
     uint64_t cutap_w[5] = {(uint64_t)(uintptr_t)handle, (uint64_t)(uintptr_t)alpha, (uint64_t)(uintptr_t)vecX, (uint64_t)(uintptr_t)beta, (uint64_t)(uintptr_t)vecY};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusparseAxpby, cutap_w, thunk_cusparseAxpby);
 }
@@ -32,11 +29,8 @@ static uint64_t thunk_cusparseBlockedEllGet(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *, void *, void *, void *, void *, void *, void *, void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1], (void *)(uintptr_t)a[2], (void *)(uintptr_t)a[3], (void *)(uintptr_t)a[4], (void *)(uintptr_t)a[5], (void *)(uintptr_t)a[6], (void *)(uintptr_t)a[7], (void *)(uintptr_t)a[8], (void *)(uintptr_t)a[9]);
 }
-CUTAP_EXPORT unsigned int cusparseBlockedEllGet(void *spMatDescr, void *rows, void *cols, void *ellBlockSize, void *ellCols, void *ellColInd, void *ellValue, void *ellIdxType, void *idxBase, void *valueType)
+CUTAP_SLOW unsigned int cutap_slow_cusparseBlockedEllGet(void *spMatDescr, void *rows, void *cols, void *ellBlockSize, void *ellCols, void *ellColInd, void *ellValue, void *ellIdxType, void *idxBase, void *valueType)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusparseBlockedEllGet], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *, void *, void *, void *, void *, void *, void *, void *, void *))cutap_fn)(spMatDescr, rows, cols, ellBlockSize, ellCols, ellColInd, ellValue, ellIdxType, idxBase, valueType);
     uint64_t cutap_w[10] = {(uint64_t)(uintptr_t)spMatDescr, (uint64_t)(uintptr_t)rows, (uint64_t)(uintptr_t)cols, (uint64_t)(uintptr_t)ellBlockSize, (uint64_t)(uintptr_t)ellCols, (uint64_t)(uintptr_t)ellColInd, (uint64_t)(uintptr_t)ellValue, (uint64_t)(uintptr_t)ellIdxType, (uint64_t)(uintptr_t)idxBase, (uint64_t)(uintptr_t)valueType};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusparseBlockedEllGet, cutap_w, thunk_cusparseBlockedEllGet);
 }
@@ -44,11 +38,8 @@ static uint64_t thunk_cusparseBsrSetStridedBatch(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, int, long, long, long))fn)((void *)(uintptr_t)a[0], (int)a[1], (long)a[2], (long)a[3], (long)a[4]);
 }
-CUTAP_EXPORT unsigned int cusparseBsrSetStridedBatch(void *spMatDescr, int batchCount, long offsetsBatchStride, long columnsBatchStride, long ValuesBatchStride)
+CUTAP_SLOW unsigned int cutap_slow_cusparseBsrSetStridedBatch(void *spMatDescr, int batchCount, long offsetsBatchStride, long columnsBatchStride, long ValuesBatchStride)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusparseBsrSetStridedBatch], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, int, long, long, long))cutap_fn)(spMatDescr, batchCount, offsetsBatchStride, columnsBatchStride, ValuesBatchStride);
     uint64_t cutap_w[5] = {(uint64_t)(uintptr_t)spMatDescr, (uint64_t)(int64_t)batchCount, (uint64_t)(int64_t)offsetsBatchStride, (uint64_t)(int64_t)columnsBatchStride, (uint64_t)(int64_t)ValuesBatchStride};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusparseBsrSetStridedBatch, cutap_w, thunk_cusparseBsrSetStridedBatch);
 }
@@ -56,11 +47,8 @@ static uint64_t thunk_cusparseCbsr2csr(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, int, int, void *, void *, void *, void *, int, void *, void *, void *, void *))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (int)a[2], (int)a[3], (void *)(uintptr_t)a[4], (void *)(uintptr_t)a[5], (void *)(uintptr_t)a[6], (void *)(uintptr_t)a[7], (int)a[8], (void *)(uintptr_t)a[9], (void *)(uintptr_t)a[10], (void *)(uintptr_t)a[11], (void *)(uintptr_t)a[12]);
 }
-CUTAP_EXPORT unsigned int cusparseCbsr2csr(void *handle, unsigned int dirA, int mb, int nb, void *descrA, void *bsrSortedValA, void *bsrSortedRowPtrA, void *bsrSortedColIndA, int blockDim, void *descrC, void *csrSortedValC, void *csrSortedRowPtrC, void *csrSortedColIndC)
+CUTAP_SLOW unsigned int cutap_slow_cusparseCbsr2csr(void *handle, unsigned int dirA, int mb, int nb, void *descrA, void *bsrSortedValA, void *bsrSortedRowPtrA, void *bsrSortedColIndA, int blockDim, void *descrC, void *csrSortedValC, void *csrSortedRowPtrC, void *csrSortedColIndC)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusparseCbsr2csr], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, int, int, void *, void *, void *, void *, int, void *, void *, void *, void *))cutap_fn)(handle, dirA, mb, nb, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, blockDim, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC);
     uint64_t cutap_w[13] = {(uint64_t)(uintptr_t)handle, (uint64_t)dirA, (uint64_t)(int64_t)mb, (uint64_t)(int64_t)nb, (uint64_t)(uintptr_t)descrA, (uint64_t)(uintptr_t)bsrSortedValA, (uint64_t)(uintptr_t)bsrSortedRowPtrA, (uint64_t)(uintptr_t)bsrSortedColIndA, (uint64_t)(int64_t)blockDim, (uint64_t)(uintptr_t)descrC, (uint64_t)(uintptr_t)csrSortedValC, (uint64_t)(uintptr_t)csrSortedRowPtrC, (uint64_t)(uintptr_t)csrSortedColIndC};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusparseCbsr2csr, cutap_w, thunk_cusparseCbsr2csr);
 }
@@ -68,11 +56,8 @@ static uint64_t thunk_cusparseCbsric02(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, int, int, void *, void *, void *, void *, int, void *, unsigned int, void *))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (int)a[2], (int)a[3], (void *)(uintptr_t)a[4], (void *)(uintptr_t)a[5], (void *)(uintptr_t)a[6], (void *)(uintptr_t)a[7], (int)a[8], (void *)(uintptr_t)a[9], (unsigned int)a[10], (void *)(uintptr_t)a[11]);
 }
-CUTAP_EXPORT unsigned int cusparseCbsric02(void *handle, unsigned int dirA, int mb, int nnzb, void *descrA, void *bsrSortedVal, void *bsrSortedRowPtr, void *bsrSortedColInd, int blockDim, void *info, unsigned int policy, void *pBuffer)
+CUTAP_SLOW unsigned int cutap_slow_cusparseCbsric02(void *handle, unsigned int dirA, int mb, int nnzb, void *descrA, void *bsrSortedVal, void *bsrSortedRowPtr, void *bsrSortedColInd, int blockDim, void *info, unsigned int policy, void *pBuffer)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusparseCbsric02], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, int, int, void *, void *, void *, void *, int, void *, unsigned int, void *))cutap_fn)(handle, dirA, mb, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockDim, info, policy, pBuffer);
     uint64_t cutap_w[12] = {(uint64_t)(uintptr_t)handle, (uint64_t)dirA, (uint64_t)(int64_t)mb, (uint64_t)(int64_t)nnzb, (uint64_t)(uintptr_t)descrA, (uint64_t)(uintptr_t)bsrSortedVal, (uint64_t)(uintptr_t)bsrSortedRowPtr, (uint64_t)(uintptr_t)bsrSortedColInd, (uint64_t)(int64_t)blockDim, (uint64_t)(uintptr_t)info, (uint64_t)policy, (uint64_t)(uintptr_t)pBuffer};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusparseCbsric02, cutap_w, thunk_cusparseCbsric02);
 }
@@ -80,11 +65,8 @@ static uint64_t thunk_cusparseCbsric02_analysis(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, int, int, void *, void *, void *, void *, int, void *, unsigned int, void *))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (int)a[2], (int)a[3], (void *)(uintptr_t)a[4], (void *)(uintptr_t)a[5], (void *)(uintptr_t)a[6], (void *)(uintptr_t)a[7], (int)a[8], (void *)(uintptr_t)a[9], (unsigned int)a[10], (void *)(uintptr_t)a[11]);
 }
-CUTAP_EXPORT unsigned int cusparseCbsric02_analysis(void *handle, unsigned int dirA, int mb, int nnzb, void *descrA, void *bsrSortedVal, void *bsrSortedRowPtr, void *bsrSortedColInd, int blockDim, void *info, unsigned int policy, void *pInputBuffer)
+CUTAP_SLOW unsigned int cutap_slow_cusparseCbsric02_analysis(void *handle, unsigned int dirA, int mb, int nnzb, void *descrA, void *bsrSortedVal, void *bsrSortedRowPtr, void *bsrSortedColInd, int blockDim, void *info, unsigned int policy, void *pInputBuffer)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusparseCbsric02_analysis], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, int, int, void *, void *, void *, void *, int, void *, unsigned int, void *))cutap_fn)(handle, dirA, mb, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockDim, info, policy, pInputBuffer);
     uint64_t cutap_w[12] = {(uint64_t)(uintptr_t)handle, (uint64_t)dirA, (uint64_t)(int64_t)mb, (uint64_t)(int64_t)nnzb, (uint64_t)(uintptr_t)descrA, (uint64_t)(uintptr_t)bsrSortedVal, (uint64_t)(uintptr_t)bsrSortedRowPtr, (uint64_t)(uintptr_t)bsrSortedColInd, (uint64_t)(int64_t)blockDim, (uint64_t)(uintptr_t)info, (uint64_t)policy, (uint64_t)(uintptr_t)pInputBuffer};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusparseCbsric02_analysis, cutap_w, thunk_cusparseCbsric02_analysis);
 }
@@ -92,11 +74,8 @@ static uint64_t thunk_cusparseCbsric02_bufferSize(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, int, int, void *, void *, void *, void *, int, void *, void *))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (int)a[2], (int)a[3], (void *)(uintptr_t)a[4], (void *)(uintptr_t)a[5], (void *)(uintptr_t)a[6], (void *)(uintptr_t)a[7], (int)a[8], (void *)(uintptr_t)a[9], (void *)(uintptr_t)a[10]);
 }
-CUTAP_EXPORT unsigned int cusparseCbsric02_bufferSize(void *handle, unsigned int dirA, int mb, int nnzb, void *descrA, void *bsrSortedVal, void *bsrSortedRowPtr, void *bsrSortedColInd, int blockDim, void *info, void *pBufferSizeInBytes)
+CUTAP_SLOW unsigned int cutap_slow_cusparseCbsric02_bufferSize(void *handle, unsigned int dirA, int mb, int nnzb, void *descrA, void *bsrSortedVal, void *bsrSortedRowPtr, void *bsrSortedColInd, int blockDim, void *info, void *pBufferSizeInBytes)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusparseCbsric02_bufferSize], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, int, int, void *, void *, void *, void *, int, void *, void *))cutap_fn)(handle, dirA, mb, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockDim, info, pBufferSizeInBytes);
     uint64_t cutap_w[11] = {(uint64_t)(uintptr_t)handle, (uint64_t)dirA, (uint64_t)(int64_t)mb, (uint64_t)(int64_t)nnzb, (uint64_t)(uintptr_t)descrA, (uint64_t)(uintptr_t)bsrSortedVal, (uint64_t)(uintptr_t)bsrSortedRowPtr, (uint64_t)(uintptr_t)bsrSortedColInd, (uint64_t)(int64_t)blockDim, (uint64_t)(uintptr_t)info, (uint64_t)(uintptr_t)pBufferSizeInBytes};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusparseCbsric02_bufferSize, cutap_w, thunk_cusparseCbsric02_bufferSize);
 }
@@ -104,11 +83,8 @@ static uint64_t thunk_cusparseCbsrilu02(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, int, int, void *, void *, void *, void *, int, void *, unsigned int, void *))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (int)a[2], (int)a[3], (void *)(uintptr_t)a[4], (void *)(uintptr_t)a[5], (void *)(uintptr_t)a[6], (void *)(uintptr_t)a[7], (int)a[8], (void *)(uintptr_t)a[9], (unsigned int)a[10], (void *)(uintptr_t)a[11]);
 }
-CUTAP_EXPORT unsigned int cusparseCbsrilu02(void *handle, unsigned int dirA, int mb, int nnzb, void *descrA, void *bsrSortedVal, void *bsrSortedRowPtr, void *bsrSortedColInd, int blockDim, void *info, unsigned int policy, void *pBuffer)
+CUTAP_SLOW unsigned int cutap_slow_cusparseCbsrilu02(void *handle, unsigned int dirA, int mb, int nnzb, void *descrA, void *bsrSortedVal, void *bsrSortedRowPtr, void *bsrSortedColInd, int blockDim, void *info, unsigned int policy, void *pBuffer)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusparseCbsrilu02], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, int, int, void *, void *, void *, void *, int, void *, unsigned int, void *))cutap_fn)(handle, dirA, mb, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockDim, info, policy, pBuffer);
     uint64_t cutap_w[12] = {(uint64_t)(uintptr_t)handle, (uint64_t)dirA, (uint64_t)(int64_t)mb, (uint64_t)(int64_t)nnzb, (uint64_t)(uintptr_t)descrA, (uint64_t)(uintptr_t)bsrSortedVal, (uint64_t)(uintptr_t)bsrSortedRowPtr, (uint64_t)(uintptr_t)bsrSortedColInd, (uint64_t)(int64_t)blockDim, (uint64_t)(uintptr_t)info, (uint64_t)policy, (uint64_t)(uintptr_t)pBuffer};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusparseCbsrilu02, cutap_w, thunk_cusparseCbsrilu02);
 }
@@ -116,11 +92,8 @@ static uint64_t thunk_cusparseCbsrilu02_analysis(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, int, int, void *, void *, void *, void *, int, void *, unsigned int, void *))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (int)a[2], (int)a[3], (void *)(uintptr_t)a[4], (void *)(uintptr_t)a[5], (void *)(uintptr_t)a[6], (void *)(uintptr_t)a[7], (int)a[8], (void *)(uintptr_t)a[9], (unsigned int)a[10], (void *)(uintptr_t)a[11]);
 }
-CUTAP_EXPORT unsigned int cusparseCbsrilu02_analysis(void *handle, unsigned int dirA, int mb, int nnzb, void *descrA, void *bsrSortedVal, void *bsrSortedRowPtr, void *bsrSortedColInd, int blockDim, void *info, unsigned int policy, void *pBuffer)
+CUTAP_SLOW unsigned int cutap_slow_cusparseCbsrilu02_analysis(void *handle, unsigned int dirA, int mb, int nnzb, void *descrA, void *bsrSortedVal, void *bsrSortedRowPtr, void *bsrSortedColInd, int blockDim, void *info, unsigned int policy, void *pBuffer)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusparseCbsrilu02_analysis], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, int, int, void *, void *, void *, void *, int, void *, unsigned int, void *))cutap_fn)(handle, dirA, mb, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockDim, info, policy, pBuffer);
     uint64_t cutap_w[12] = {(uint64_t)(uintptr_t)handle, (uint64_t)dirA, (uint64_t)(int64_t)mb, (uint64_t)(int64_t)nnzb, (uint64_t)(uintptr_t)descrA, (uint64_t)(uintptr_t)bsrSortedVal, (uint64_t)(uintptr_t)bsrSortedRowPtr, (uint64_t)(uintptr_t)bsrSortedColInd, (uint64_t)(int64_t)blockDim, (uint64_t)(uintptr_t)info, (uint64_t)policy, (uint64_t)(uintptr_t)pBuffer};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusparseCbsrilu02_analysis, cutap_w, thunk_cusparseCbsrilu02_analysis);
 }
@@ -128,11 +101,8 @@ static uint64_t thunk_cusparseCbsrilu02_bufferSize(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, int, int, void *, void *, void *, void *, int, void *, void *))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (int)a[2], (int)a[3], (void *)(uintptr_t)a[4], (void *)(uintptr_t)a[5], (void *)(uintptr_t)a[6], (void *)(uintptr_t)a[7], (int)a[8], (void *)(uintptr_t)a[9], (void *)(uintptr_t)a[10]);
 }
-CUTAP_EXPORT unsigned int cusparseCbsrilu02_bufferSize(void *handle, unsigned int dirA, int mb, int nnzb, void *descrA, void *bsrSortedVal, void *bsrSortedRowPtr, void *bsrSortedColInd, int blockDim, void *info, void *pBufferSizeInBytes)
+CUTAP_SLOW unsigned int cutap_slow_cusparseCbsrilu02_bufferSize(void *handle, unsigned int dirA, int mb, int nnzb, void *descrA, void *bsrSortedVal, void *bsrSortedRowPtr, void *bsrSortedColInd, int blockDim, void *info, void *pBufferSizeInBytes)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusparseCbsrilu02_bufferSize], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, int, int, void *, void *, void *, void *, int, void *, void *))cutap_fn)(handle, dirA, mb, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockDim, info, pBufferSizeInBytes);
     uint64_t cutap_w[11] = {(uint64_t)(uintptr_t)handle, (uint64_t)dirA, (uint64_t)(int64_t)mb, (uint64_t)(int64_t)nnzb, (uint64_t)(uintptr_t)descrA, (uint64_t)(uintptr_t)bsrSortedVal, (uint64_t)(uintptr_t)bsrSortedRowPtr, (uint64_t)(uintptr_t)bsrSortedColInd, (uint64_t)(int64_t)blockDim, (uint64_t)(uintptr_t)info, (uint64_t)(uintptr_t)pBufferSizeInBytes};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusparseCbsrilu02_bufferSize, cutap_w, thunk_cusparseCbsrilu02_bufferSize);
 }
@@ -140,11 +110,8 @@ static uint64_t thunk_cusparseCbsrilu02_numericBoost(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *, int, void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1], (int)a[2], (void *)(uintptr_t)a[3], (void *)(uintptr_t)a[4]);
 }
-CUTAP_EXPORT unsigned int cusparseCbsrilu02_numericBoost(void *handle, void *info, int enable_boost, void *tol, void *boost_val)
+CUTAP_SLOW unsigned int cutap_slow_cusparseCbsrilu02_numericBoost(void *handle, void *info, int enable_boost, void *tol, void *boost_val)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusparseCbsrilu02_numericBoost], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *, int, void *, void *))cutap_fn)(handle, info, enable_boost, tol, boost_val);
     uint64_t cutap_w[5] = {(uint64_t)(uintptr_t)handle, (uint64_t)(uintptr_t)info, (uint64_t)(int64_t)enable_boost, (uint64_t)(uintptr_t)tol, (uint64_t)(uintptr_t)boost_val};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusparseCbsrilu02_numericBoost, cutap_w, thunk_cusparseCbsrilu02_numericBoost);
 }
@@ -152,11 +119,8 @@ static uint64_t thunk_cusparseCbsrmm(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, unsigned int, unsigned int, int, int, int, int, void *, void *, void *, void *, void *, int, void *, int, void *, void *, int))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (unsigned int)a[2], (unsigned int)a[3], (int)a[4], (int)a[5], (int)a[6], (int)a[7], (void *)(uintptr_t)a[8], (void *)(uintptr_t)a[9], (void *)(uintptr_t)a[10], (void *)(uintptr_t)a[11], (void *)(uintptr_t)a[12], (int)a[13], (void *)(uintptr_t)a[14], (int)a[15], (void *)(uintptr_t)a[16], (void *)(uintptr_t)a[17], (int)a[18]);
 }
-CUTAP_EXPORT unsigned int cusparseCbsrmm(void *handle, unsigned int dirA, unsigned int transA, unsigned int transB, int mb, int n, int kb, int nnzb, void *alpha, void *descrA, void *bsrSortedValA, void *bsrSortedRowPtrA, void *bsrSortedColIndA, int blockSize, void *B, int ldb, void *beta, void *C, int ldc)
+CUTAP_SLOW unsigned int cutap_slow_cusparseCbsrmm(void *handle, unsigned int dirA, unsigned int transA, unsigned int transB, int mb, int n, int kb, int nnzb, void *alpha, void *descrA, void *bsrSortedValA, void *bsrSortedRowPtrA, void *bsrSortedColIndA, int blockSize, void *B, int ldb, void *beta, void *C, int ldc)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusparseCbsrmm], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, unsigned int, unsigned int, int, int, int, int, void *, void *, void *, void *, void *, int, void *, int, void *, void *, int))cutap_fn)(handle, dirA, transA, transB, mb, n, kb, nnzb, alpha, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, blockSize, B, ldb, beta, C, ldc);
     uint64_t cutap_w[19] = {(uint64_t)(uintptr_t)handle, (uint64_t)dirA, (uint64_t)transA, (uint64_t)transB, (uint64_t)(int64_t)mb, (uint64_t)(int64_t)n, (uint64_t)(int64_t)kb, (uint64_t)(int64_t)nnzb, (uint64_t)(uintptr_t)alpha, (uint64_t)(uintptr_t)descrA, (uint64_t)(uintptr_t)bsrSortedValA, (uint64_t)(uintptr_t)bsrSortedRowPtrA, (uint64_t)(uintptr_t)bsrSortedColIndA, (uint64_t)(int64_t)blockSize, (uint64_t)(uintptr_t)B, (uint64_t)(int64_t)ldb, (uint64_t)(uintptr_t)beta, (uint64_t)(uintptr_t)C, (uint64_t)(int64_t)ldc};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusparseCbsrmm, cutap_w, thunk_cusparseCbsrmm);
 }
@@ -164,11 +128,8 @@ static uint64_t thunk_cusparseCbsrmv(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, unsigned int, int, int, int, void *, void *, void *, void *, void *, int, void *, void *, void *))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (unsigned int)a[2], (int)a[3], (int)a[4], (int)a[5], (void *)(uintptr_t)a[6], (void *)(uintptr_t)a[7], (void *)(uintptr_t)a[8], (void *)(uintptr_t)a[9], (void *)(uintptr_t)a[10], (int)a[11], (void *)(uintptr_t)a[12], (void *)(uintptr_t)a[13], (void *)(uintptr_t)a[14]);
 }
-CUTAP_EXPORT unsigned int cusparseCbsrmv(void *handle, unsigned int dirA, unsigned int transA, int mb, int nb, int nnzb, void *alpha, void *descrA, void *bsrSortedValA, void *bsrSortedRowPtrA, void *bsrSortedColIndA, int blockDim, void *x, void *beta, void *y)
+CUTAP_SLOW unsigned int cutap_slow_cusparseCbsrmv(void *handle, unsigned int dirA, unsigned int transA, int mb, int nb, int nnzb, void *alpha, void *descrA, void *bsrSortedValA, void *bsrSortedRowPtrA, void *bsrSortedColIndA, int blockDim, void *x, void *beta, void *y)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusparseCbsrmv], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, unsigned int, int, int, int, void *, void *, void *, void *, void *, int, void *, void *, void *))cutap_fn)(handle, dirA, transA, mb, nb, nnzb, alpha, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, blockDim, x, beta, y);
     uint64_t cutap_w[15] = {(uint64_t)(uintptr_t)handle, (uint64_t)dirA, (uint64_t)transA, (uint64_t)(int64_t)mb, (uint64_t)(int64_t)nb, (uint64_t)(int64_t)nnzb, (uint64_t)(uintptr_t)alpha, (uint64_t)(uintptr_t)descrA, (uint64_t)(uintptr_t)bsrSortedValA, (uint64_t)(uintptr_t)bsrSortedRowPtrA, (uint64_t)(uintptr_t)bsrSortedColIndA, (uint64_t)(int64_t)blockDim, (uint64_t)(uintptr_t)x, (uint64_t)(uintptr_t)beta, (uint64_t)(uintptr_t)y};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusparseCbsrmv, cutap_w, thunk_cusparseCbsrmv);
 }
@@ -176,11 +137,8 @@ static uint64_t thunk_cusparseCbsrsm2_analysis(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, unsigned int, unsigned int, int, int, int, void *, void *, void *, void *, int, void *, unsigned int, void *))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (unsigned int)a[2], (unsigned int)a[3], (int)a[4], (int)a[5], (int)a[6], (void *)(uintptr_t)a[7], (void *)(uintptr_t)a[8], (void *)(uintptr_t)a[9], (void *)(uintptr_t)a[10], (int)a[11], (void *)(uintptr_t)a[12], (unsigned int)a[13], (void *)(uintptr_t)a[14]);
 }
-CUTAP_EXPORT unsigned int cusparseCbsrsm2_analysis(void *handle, unsigned int dirA, unsigned int transA, unsigned int transXY, int mb, int n, int nnzb, void *descrA, void *bsrSortedVal, void *bsrSortedRowPtr, void *bsrSortedColInd, int blockSize, void *info, unsigned int policy, void *pBuffer)
+CUTAP_SLOW unsigned int cutap_slow_cusparseCbsrsm2_analysis(void *handle, unsigned int dirA, unsigned int transA, unsigned int transXY, int mb, int n, int nnzb, void *descrA, void *bsrSortedVal, void *bsrSortedRowPtr, void *bsrSortedColInd, int blockSize, void *info, unsigned int policy, void *pBuffer)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusparseCbsrsm2_analysis], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, unsigned int, unsigned int, int, int, int, void *, void *, void *, void *, int, void *, unsigned int, void *))cutap_fn)(handle, dirA, transA, transXY, mb, n, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockSize, info, policy, pBuffer);
     uint64_t cutap_w[15] = {(uint64_t)(uintptr_t)handle, (uint64_t)dirA, (uint64_t)transA, (uint64_t)transXY, (uint64_t)(int64_t)mb, (uint64_t)(int64_t)n, (uint64_t)(int64_t)nnzb, (uint64_t)(uintptr_t)descrA, (uint64_t)(uintptr_t)bsrSortedVal, (uint64_t)(uintptr_t)bsrSortedRowPtr, (uint64_t)(uintptr_t)bsrSortedColInd, (uint64_t)(int64_t)blockSize, (uint64_t)(uintptr_t)info, (uint64_t)policy, (uint64_t)(uintptr_t)pBuffer};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusparseCbsrsm2_analysis, cutap_w, thunk_cusparseCbsrsm2_analysis);
 }
@@ -188,11 +146,8 @@ static uint64_t thunk_cusparseCbsrsm2_bufferSize(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, unsigned int, unsigned int, int, int, int, void *, void *, void *, void *, int, void *, void *))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (unsigned int)a[2], (unsigned int)a[3], (int)a[4], (int)a[5], (int)a[6], (void *)(uintptr_t)a[7], (void *)(uintptr_t)a[8], (void *)(uintptr_t)a[9], (void *)(uintptr_t)a[10], (int)a[11], (void *)(uintptr_t)a[12], (void *)(uintptr_t)a[13]);
 }
-CUTAP_EXPORT unsigned int cusparseCbsrsm2_bufferSize(void *handle, unsigned int dirA, unsigned int transA, unsigned int transXY, int mb, int n, int nnzb, void *descrA, void *bsrSortedVal, void *bsrSortedRowPtr, void *bsrSortedColInd, int blockSize, void *info, void *pBufferSizeInBytes)
+CUTAP_SLOW unsigned int cutap_slow_cusparseCbsrsm2_bufferSize(void *handle, unsigned int dirA, unsigned int transA, unsigned int transXY, int mb, int n, int nnzb, void *descrA, void *bsrSortedVal, void *bsrSortedRowPtr, void *bsrSortedColInd, int blockSize, void *info, void *pBufferSizeInBytes)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusparseCbsrsm2_bufferSize], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, unsigned int, unsigned int, int, int, int, void *, void *, void *, void *, int, void *, void *))cutap_fn)(handle, dirA, transA, transXY, mb, n, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockSize, info, pBufferSizeInBytes);
     uint64_t cutap_w[14] = {(uint64_t)(uintptr_t)handle, (uint64_t)dirA, (uint64_t)transA, (uint64_t)transXY, (uint64_t)(int64_t)mb, (uint64_t)(int64_t)n, (uint64_t)(int64_t)nnzb, (uint64_t)(uintptr_t)descrA, (uint64_t)(uintptr_t)bsrSortedVal, (uint64_t)(uintptr_t)bsrSortedRowPtr, (uint64_t)(uintptr_t)bsrSortedColInd, (uint64_t)(int64_t)blockSize, (uint64_t)(uintptr_t)info, (uint64_t)(uintptr_t)pBufferSizeInBytes};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusparseCbsrsm2_bufferSize, cutap_w, thunk_cusparseCbsrsm2_bufferSize);
 }
@@ -200,11 +155,8 @@ static uint64_t thunk_cusparseCbsrsm2_solve(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, unsigned int, unsigned int, int, int, int, void *, void *, void *, void *, void *, int, void *, void *, int, void *, int, unsigned int, void *))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (unsigned int)a[2], (unsigned int)a[3], (int)a[4], (int)a[5], (int)a[6], (void *)(uintptr_t)a[7], (void *)(uintptr_t)a[8], (void *)(uintptr_t)a[9], (void *)(uintptr_t)a[10], (void *)(uintptr_t)a[11], (int)a[12], (void *)(uintptr_t)a[13], (void *)(uintptr_t)a[14], (int)a[15], (void *)(uintptr_t)a[16], (int)a[17], (unsigned int)a[18], (void *)(uintptr_t)a[19]);
 }
-CUTAP_EXPORT unsigned int cusparseCbsrsm2_solve(void *handle, unsigned int dirA, unsigned int transA, unsigned int transXY, int mb, int n, int nnzb, void *alpha, void *descrA, void *bsrSortedVal, void *bsrSortedRowPtr, void *bsrSortedColInd, int blockSize, void *info, void *B, int ldb, void *X, int ldx, unsigned int policy, void *pBuffer)
+CUTAP_SLOW unsigned int cutap_slow_cusparseCbsrsm2_solve(void *handle, unsigned int dirA, unsigned int transA, unsigned int transXY, int mb, int n, int nnzb, void *alpha, void *descrA, void *bsrSortedVal, void *bsrSortedRowPtr, void *bsrSortedColInd, int blockSize, void *info, void *B, int ldb, void *X, int ldx, unsigned int policy, void *pBuffer)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusparseCbsrsm2_solve], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, unsigned int, unsigned int, int, int, int, void *, void *, void *, void *, void *, int, void *, void *, int, void *, int, unsigned int, void *))cutap_fn)(handle, dirA, transA, transXY, mb, n, nnzb, alpha, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockSize, info, B, ldb, X, ldx, policy, pBuffer);
     uint64_t cutap_w[20] = {(uint64_t)(uintptr_t)handle, (uint64_t)dirA, (uint64_t)transA, (uint64_t)transXY, (uint64_t)(int64_t)mb, (uint64_t)(int64_t)n, (uint64_t)(int64_t)nnzb, (uint64_t)(uintptr_t)alpha, (uint64_t)(uintptr_t)descrA, (uint64_t)(uintptr_t)bsrSortedVal, (uint64_t)(uintptr_t)bsrSortedRowPtr, (uint64_t)(uintptr_t)bsrSortedColInd, (uint64_t)(int64_t)blockSize, (uint64_t)(uintptr_t)info, (uint64_t)(uintptr_t)B, (uint64_t)(int64_t)ldb, (uint64_t)(uintptr_t)X, (uint64_t)(int64_t)ldx, (uint64_t)policy, (uint64_t)(uintptr_t)pBuffer};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusparseCbsrsm2_solve, cutap_w, thunk_cusparseCbsrsm2_solve);
 }
@@ -212,11 +164,8 @@ static uint64_t thunk_cusparseCbsrsv2_analysis(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, unsigned int, int, int, void *, void *, void *, void *, int, void *, unsigned int, void *))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (unsigned int)a[2], (int)a[3], (int)a[4], (void *)(uintptr_t)a[5], (void *)(uintptr_t)a[6], (void *)(uintptr_t)a[7], (void *)(uintptr_t)a[8], (int)a[9], (void *)(uintptr_t)a[10], (unsigned int)a[11], (void *)(uintptr_t)a[12]);
 }
-CUTAP_EXPORT unsigned int cusparseCbsrsv2_analysis(void *handle, unsigned int dirA, unsigned int transA, int mb, int nnzb, void *descrA, void *bsrSortedValA, void *bsrSortedRowPtrA, void *bsrSortedColIndA, int blockDim, void *info, unsigned int policy, void *pBuffer)
+CUTAP_SLOW unsigned int cutap_slow_cusparseCbsrsv2_analysis(void *handle, unsigned int dirA, unsigned int transA, int mb, int nnzb, void *descrA, void *bsrSortedValA, void *bsrSortedRowPtrA, void *bsrSortedColIndA, int blockDim, void *info, unsigned int policy, void *pBuffer)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusparseCbsrsv2_analysis], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, unsigned int, int, int, void *, void *, void *, void *, int, void *, unsigned int, void *))cutap_fn)(handle, dirA, transA, mb, nnzb, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, blockDim, info, policy, pBuffer);
     uint64_t cutap_w[13] = {(uint64_t)(uintptr_t)handle, (uint64_t)dirA, (uint64_t)transA, (uint64_t)(int64_t)mb, (uint64_t)(int64_t)nnzb, (uint64_t)(uintptr_t)descrA, (uint64_t)(uintptr_t)bsrSortedValA, (uint64_t)(uintptr_t)bsrSortedRowPtrA, (uint64_t)(uintptr_t)bsrSortedColIndA, (uint64_t)(int64_t)blockDim, (uint64_t)(uintptr_t)info, (uint64_t)policy, (uint64_t)(uintptr_t)pBuffer};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusparseCbsrsv2_analysis, cutap_w, thunk_cusparseCbsrsv2_analysis);
 }
@@ -224,11 +173,8 @@ static uint64_t thunk_cusparseCbsrsv2_bufferSize(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, unsigned int, int, int, void *, void *, void *, void *, int, void *, void *))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (unsigned int)a[2], (int)a[3], (int)a[4], (void *)(uintptr_t)a[5], (void *)(uintptr_t)a[6], (void *)(uintptr_t)a[7], (void *)(uintptr_t)a[8], (int)a[9], (void *)(uintptr_t)a[10], (void *)(uintptr_t)a[11]);
 }
-CUTAP_EXPORT unsigned int cusparseCbsrsv2_bufferSize(void *handle, unsigned int dirA, unsigned int transA, int mb, int nnzb, void *descrA, void *bsrSortedValA, void *bsrSortedRowPtrA, void *bsrSortedColIndA, int blockDim, void *info, void *pBufferSizeInBytes)
+CUTAP_SLOW unsigned int cutap_slow_cusparseCbsrsv2_bufferSize(void *handle, unsigned int dirA, unsigned int transA, int mb, int nnzb, void *descrA, void *bsrSortedValA, void *bsrSortedRowPtrA, void *bsrSortedColIndA, int blockDim, void *info, void *pBufferSizeInBytes)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusparseCbsrsv2_bufferSize], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, unsigned int, int, int, void *, void *, void *, void *, int, void *, void *))cutap_fn)(handle, dirA, transA, mb, nnzb, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, blockDim, info, pBufferSizeInBytes);
     uint64_t cutap_w[12] = {(uint64_t)(uintptr_t)handle, (uint64_t)dirA, (uint64_t)transA, (uint64_t)(int64_t)mb, (uint64_t)(int64_t)nnzb, (uint64_t)(uintptr_t)descrA, (uint64_t)(uintptr_t)bsrSortedValA, (uint64_t)(uintptr_t)bsrSortedRowPtrA, (uint64_t)(uintptr_t)bsrSortedColIndA, (uint64_t)(int64_t)blockDim, (uint64_t)(uintptr_t)info, (uint64_t)(uintptr_t)pBufferSizeInBytes};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusparseCbsrsv2_bufferSize, cutap_w, thunk_cusparseCbsrsv2_bufferSize);
 }
@@ -236,11 +182,8 @@ static uint64_t thunk_cusparseCbsrsv2_solve(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, unsigned int, int, int, void *, void *, void *, void *, void *, int, void *, void *, void *, unsigned int, void *))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (unsigned int)a[2], (int)a[3], (int)a[4], (void *)(uintptr_t)a[5], (void *)(uintptr_t)a[6], (void *)(uintptr_t)a[7], (void *)(uintptr_t)a[8], (void *)(uintptr_t)a[9], (int)a[10], (void *)(uintptr_t)a[11], (void *)(uintptr_t)a[12], (void *)(uintptr_t)a[13], (unsigned int)a[14], (void *)(uintptr_t)a[15]);
 }
-CUTAP_EXPORT unsigned int cusparseCbsrsv2_solve(void *handle, unsigned int dirA, unsigned int transA, int mb, int nnzb, void *alpha, void *descrA, void *bsrSortedValA, void *bsrSortedRowPtrA, void *bsrSortedColIndA, int blockDim, void *info, void *f, void *x, unsigned int policy, void *pBuffer)
+CUTAP_SLOW unsigned int cutap_slow_cusparseCbsrsv2_solve(void *handle, unsigned int dirA, unsigned int transA, int mb, int nnzb, void *alpha, void *descrA, void *bsrSortedValA, void *bsrSortedRowPtrA, void *bsrSortedColIndA, int blockDim, void *info, void *f, void *x, unsigned int policy, void *pBuffer)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusparseCbsrsv2_solve], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, unsigned int, int, int, void *, void *, void *, void *, void *, int, void *, void *, void *, unsigned int, void *))cutap_fn)(handle, dirA, transA, mb, nnzb, alpha, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, blockDim, info, f, x, policy, pBuffer);
     uint64_t cutap_w[16] = {(uint64_t)(uintptr_t)handle, (uint64_t)dirA, (uint64_t)transA, (uint64_t)(int64_t)mb, (uint64_t)(int64_t)nnzb, (uint64_t)(uintptr_t)alpha, (uint64_t)(uintptr_t)descrA, (uint64_t)(uintptr_t)bsrSortedValA, (uint64_t)(uintptr_t)bsrSortedRowPtrA, (uint64_t)(uintptr_t)bsrSortedColIndA, (uint64_t)(int64_t)blockDim, (uint64_t)(uintptr_t)info, (uint64_t)(uintptr_t)f, (uint64_t)(uintptr_t)x, (uint64_t)policy, (uint64_t)(uintptr_t)pBuffer};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusparseCbsrsv2_solve, cutap_w, thunk_cusparseCbsrsv2_solve);
 }
@@ -248,11 +191,8 @@ static uint64_t thunk_cusparseCbsrxmv(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, unsigned int, int, int, int, int, void *, void *, void *, void *, void *, void *, void *, int, void *, void *, void *))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (unsigned int)a[2], (int)a[3], (int)a[4], (int)a[5], (int)a[6], (void *)(uintptr_t)a[7], (void *)(uintptr_t)a[8], (void *)(uintptr_t)a[9], (void *)(uintptr_t)a[10], (void *)(uintptr_t)a[11], (void *)(uintptr_t)a[12], (void *)(uintptr_t)a[13], (int)a[14], (void *)(uintptr_t)a[15], (void *)(uintptr_t)a[16], (void *)(uintptr_t)a[17]);
 }
-CUTAP_EXPORT unsigned int cusparseCbsrxmv(void *handle, unsigned int dirA, unsigned int transA, int sizeOfMask, int mb, int nb, int nnzb, void *alpha, void *descrA, void *bsrSortedValA, void *bsrSortedMaskPtrA, void *bsrSortedRowPtrA, void *bsrSortedEndPtrA, void *bsrSortedColIndA, int blockDim, void *x, void *beta, void *y)
+CUTAP_SLOW unsigned int cutap_slow_cusparseCbsrxmv(void *handle, unsigned int dirA, unsigned int transA, int sizeOfMask, int mb, int nb, int nnzb, void *alpha, void *descrA, void *bsrSortedValA, void *bsrSortedMaskPtrA, void *bsrSortedRowPtrA, void *bsrSortedEndPtrA, void *bsrSortedColIndA, int blockDim, void *x, void *beta, void *y)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusparseCbsrxmv], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, unsigned int, int, int, int, int, void *, void *, void *, void *, void *, void *, void *, int, void *, void *, void *))cutap_fn)(handle, dirA, transA, sizeOfMask, mb, nb, nnzb, alpha, descrA, bsrSortedValA, bsrSortedMaskPtrA, bsrSortedRowPtrA, bsrSortedEndPtrA, bsrSortedColIndA, blockDim, x, beta, y);
     uint64_t cutap_w[18] = {(uint64_t)(uintptr_t)handle, (uint64_t)dirA, (uint64_t)transA, (uint64_t)(int64_t)sizeOfMask, (uint64_t)(int64_t)mb, (uint64_t)(int64_t)nb, (uint64_t)(int64_t)nnzb, (uint64_t)(uintptr_t)alpha, (uint64_t)(uintptr_t)descrA, (uint64_t)(uintptr_t)bsrSortedValA, (uint64_t)(uintptr_t)bsrSortedMaskPtrA, (uint64_t)(uintptr_t)bsrSortedRowPtrA, (uint64_t)(uintptr_t)bsrSortedEndPtrA, (uint64_t)(uintptr_t)bsrSortedColIndA, (uint64_t)(int64_t)blockDim, (uint64_t)(uintptr_t)x, (uint64_t)(uintptr_t)beta, (uint64_t)(uintptr_t)y};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusparseCbsrxmv, cutap_w, thunk_cusparseCbsrxmv);
 }
@@ -260,11 +200,8 @@ static uint64_t thunk_cusparseCcsr2bsr(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, int, int, void *, void *, void *, void *, int, void *, void *, void *, void *))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (int)a[2], (int)a[3], (void *)(uintptr_t)a[4], (void *)(uintptr_t)a[5], (void *)(uintptr_t)a[6], (void *)(uintptr_t)a[7], (int)a[8], (void *)(uintptr_t)a[9], (void *)(uintptr_t)a[10], (void *)(uintptr_t)a[11], (void *)(uintptr_t)a[12]);
 }
-CUTAP_EXPORT unsigned int cusparseCcsr2bsr(void *handle, unsigned int dirA, int m, int n, void *descrA, void *csrSortedValA, void *csrSortedRowPtrA, void *csrSortedColIndA, int blockDim, void *descrC, void *bsrSortedValC, void *bsrSortedRowPtrC, void *bsrSortedColIndC)
+CUTAP_SLOW unsigned int cutap_slow_cusparseCcsr2bsr(void *handle, unsigned int dirA, int m, int n, void *descrA, void *csrSortedValA, void *csrSortedRowPtrA, void *csrSortedColIndA, int blockDim, void *descrC, void *bsrSortedValC, void *bsrSortedRowPtrC, void *bsrSortedColIndC)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusparseCcsr2bsr], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, int, int, void *, void *, void *, void *, int, void *, void *, void *, void *))cutap_fn)(handle, dirA, m, n, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, blockDim, descrC, bsrSortedValC, bsrSortedRowPtrC, bsrSortedColIndC);
     uint64_t cutap_w[13] = {(uint64_t)(uintptr_t)handle, (uint64_t)dirA, (uint64_t)(int64_t)m, (uint64_t)(int64_t)n, (uint64_t)(uintptr_t)descrA, (uint64_t)(uintptr_t)csrSortedValA, (uint64_t)(uintptr_t)csrSortedRowPtrA, (uint64_t)(uintptr_t)csrSortedColIndA, (uint64_t)(int64_t)blockDim, (uint64_t)(uintptr_t)descrC, (uint64_t)(uintptr_t)bsrSortedValC, (uint64_t)(uintptr_t)bsrSortedRowPtrC, (uint64_t)(uintptr_t)bsrSortedColIndC};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusparseCcsr2bsr, cutap_w, thunk_cusparseCcsr2bsr);
 }
@@ -272,11 +209,8 @@ static uint64_t thunk_cusparseCcsr2csr_compress(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, int, int, void *, void *, void *, void *, int, void *, void *, void *, void *, struct cutap_sv_float2))fn)((void *)(uintptr_t)a[0], (int)a[1], (int)a[2], (void *)(uintptr_t)a[3], (void *)(uintptr_t)a[4], (void *)(uintptr_t)a[5], (void *)(uintptr_t)a[6], (int)a[7], (void *)(uintptr_t)a[8], (void *)(uintptr_t)a[9], (void *)(uintptr_t)a[10], (void *)(uintptr_t)a[11], *(struct cutap_sv_float2 *)(uintptr_t)a[12]);
 }
-CUTAP_EXPORT unsigned int cusparseCcsr2csr_compress(void *handle, int m, int n, void *descrA, void *csrSortedValA, void *csrSortedColIndA, void *csrSortedRowPtrA, int nnzA, void *nnzPerRow, void *csrSortedValC, void *csrSortedColIndC, void *csrSortedRowPtrC, struct cutap_sv_float2 tol)
+CUTAP_SLOW unsigned int cutap_slow_cusparseCcsr2csr_compress(void *handle, int m, int n, void *descrA, void *csrSortedValA, void *csrSortedColIndA, void *csrSortedRowPtrA, int nnzA, void *nnzPerRow, void *csrSortedValC, void *csrSortedColIndC, void *csrSortedRowPtrC, struct cutap_sv_float2 tol)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusparseCcsr2csr_compress], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, int, int, void *, void *, void *, void *, int, void *, void *, void *, void *, struct cutap_sv_float2))cutap_fn)(handle, m, n, descrA, csrSortedValA, csrSortedColIndA, csrSortedRowPtrA, nnzA, nnzPerRow, csrSortedValC, csrSortedColIndC, csrSortedRowPtrC, tol);
     uint64_t cutap_w[13] = {(uint64_t)(uintptr_t)handle, (uint64_t)(int64_t)m, (uint64_t)(int64_t)n, (uint64_t)(uintptr_t)descrA, (uint64_t)(uintptr_t)csrSortedValA, (uint64_t)(uintptr_t)csrSortedColIndA, (uint64_t)(uintptr_t)csrSortedRowPtrA, (uint64_t)(int64_t)nnzA, (uint64_t)(uintptr_t)nnzPerRow, (uint64_t)(uintptr_t)csrSortedValC, (uint64_t)(uintptr_t)csrSortedColIndC, (uint64_t)(uintptr_t)csrSortedRowPtrC, (uint64_t)(uintptr_t)&tol};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusparseCcsr2csr_compress, cutap_w, thunk_cusparseCcsr2csr_compress);
 }
@@ -284,11 +218,8 @@ static uint64_t thunk_cusparseCcsr2csru(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, int, int, int, void *, void *, void *, void *, void *, void *))fn)((void *)(uintptr_t)a[0], (int)a[1], (int)a[2], (int)a[3], (void *)(uintptr_t)a[4], (void *)(uintptr_t)a[5], (void *)(uintptr_t)a[6], (void *)(uintptr_t)a[7], (void *)(uintptr_t)a[8], (void *)(uintptr_t)a[9]);
 }
-CUTAP_EXPORT unsigned int cusparseCcsr2csru(void *handle, int m, int n, int nnz, void *descrA, void *csrVal, void *csrRowPtr, void *csrColInd, void *info, void *pBuffer)
+CUTAP_SLOW unsigned int cutap_slow_cusparseCcsr2csru(void *handle, int m, int n, int nnz, void *descrA, void *csrVal, void *csrRowPtr, void *csrColInd, void *info, void *pBuffer)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusparseCcsr2csru], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, int, int, int, void *, void *, void *, void *, void *, void *))cutap_fn)(handle, m, n, nnz, descrA, csrVal, csrRowPtr, csrColInd, info, pBuffer);
     uint64_t cutap_w[10] = {(uint64_t)(uintptr_t)handle, (uint64_t)(int64_t)m, (uint64_t)(int64_t)n, (uint64_t)(int64_t)nnz, (uint64_t)(uintptr_t)descrA, (uint64_t)(uintptr_t)csrVal, (uint64_t)(uintptr_t)csrRowPtr, (uint64_t)(uintptr_t)csrColInd, (uint64_t)(uintptr_t)info, (uint64_t)(uintptr_t)pBuffer};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusparseCcsr2csru, cutap_w, thunk_cusparseCcsr2csru);
 }
@@ -296,11 +227,8 @@ static uint64_t thunk_cusparseCcsr2gebsr(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, int, int, void *, void *, void *, void *, void *, void *, void *, void *, int, int, void *))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (int)a[2], (int)a[3], (void *)(uintptr_t)a[4], (void *)(uintptr_t)a[5], (void *)(uintptr_t)a[6], (void *)(uintptr_t)a[7], (void *)(uintptr_t)a[8], (void *)(uintptr_t)a[9], (void *)(uintptr_t)a[10], (void *)(uintptr_t)a[11], (int)a[12], (int)a[13], (void *)(uintptr_t)a[14]);
 }
-CUTAP_EXPORT unsigned int cusparseCcsr2gebsr(void *handle, unsigned int dirA, int m, int n, void *descrA, void *csrSortedValA, void *csrSortedRowPtrA, void *csrSortedColIndA, void *descrC, void *bsrSortedValC, void *bsrSortedRowPtrC, void *bsrSortedColIndC, int rowBlockDim, int colBlockDim, void *pBuffer)
+CUTAP_SLOW unsigned int cutap_slow_cusparseCcsr2gebsr(void *handle, unsigned int dirA, int m, int n, void *descrA, void *csrSortedValA, void *csrSortedRowPtrA, void *csrSortedColIndA, void *descrC, void *bsrSortedValC, void *bsrSortedRowPtrC, void *bsrSortedColIndC, int rowBlockDim, int colBlockDim, void *pBuffer)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusparseCcsr2gebsr], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, int, int, void *, void *, void *, void *, void *, void *, void *, void *, int, int, void *))cutap_fn)(handle, dirA, m, n, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, descrC, bsrSortedValC, bsrSortedRowPtrC, bsrSortedColIndC, rowBlockDim, colBlockDim, pBuffer);
     uint64_t cutap_w[15] = {(uint64_t)(uintptr_t)handle, (uint64_t)dirA, (uint64_t)(int64_t)m, (uint64_t)(int64_t)n, (uint64_t)(uintptr_t)descrA, (uint64_t)(uintptr_t)csrSortedValA, (uint64_t)(uintptr_t)csrSortedRowPtrA, (uint64_t)(uintptr_t)csrSortedColIndA, (uint64_t)(uintptr_t)descrC, (uint64_t)(uintptr_t)bsrSortedValC, (uint64_t)(uintptr_t)bsrSortedRowPtrC, (uint64_t)(uintptr_t)bsrSortedColIndC, (uint64_t)(int64_t)rowBlockDim, (uint64_t)(int64_t)colBlockDim, (uint64_t)(uintptr_t)pBuffer};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusparseCcsr2gebsr, cutap_w, thunk_cusparseCcsr2gebsr);
 }
@@ -308,11 +236,8 @@ static uint64_t thunk_cusparseCcsr2gebsr_bufferSize(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, int, int, void *, void *, void *, void *, int, int, void *))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (int)a[2], (int)a[3], (void *)(uintptr_t)a[4], (void *)(uintptr_t)a[5], (void *)(uintptr_t)a[6], (void *)(uintptr_t)a[7], (int)a[8], (int)a[9], (void *)(uintptr_t)a[10]);
 }
-CUTAP_EXPORT unsigned int cusparseCcsr2gebsr_bufferSize(void *handle, unsigned int dirA, int m, int n, void *descrA, void *csrSortedValA, void *csrSortedRowPtrA, void *csrSortedColIndA, int rowBlockDim, int colBlockDim, void *pBufferSizeInBytes)
+CUTAP_SLOW unsigned int cutap_slow_cusparseCcsr2gebsr_bufferSize(void *handle, unsigned int dirA, int m, int n, void *descrA, void *csrSortedValA, void *csrSortedRowPtrA, void *csrSortedColIndA, int rowBlockDim, int colBlockDim, void *pBufferSizeInBytes)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusparseCcsr2gebsr_bufferSize], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, int, int, void *, void *, void *, void *, int, int, void *))cutap_fn)(handle, dirA, m, n, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, rowBlockDim, colBlockDim, pBufferSizeInBytes);
     uint64_t cutap_w[11] = {(uint64_t)(uintptr_t)handle, (uint64_t)dirA, (uint64_t)(int64_t)m, (uint64_t)(int64_t)n, (uint64_t)(uintptr_t)descrA, (uint64_t)(uintptr_t)csrSortedValA, (uint64_t)(uintptr_t)csrSortedRowPtrA, (uint64_t)(uintptr_t)csrSortedColIndA, (uint64_t)(int64_t)rowBlockDim, (uint64_t)(int64_t)colBlockDim, (uint64_t)(uintptr_t)pBufferSizeInBytes};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusparseCcsr2gebsr_bufferSize, cutap_w, thunk_cusparseCcsr2gebsr_bufferSize);
 }
@@ -320,11 +245,8 @@ static uint64_t thunk_cusparseCcsrcolor(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, int, int, void *, void *, void *, void *, void *, void *, void *, void *, void *))fn)((void *)(uintptr_t)a[0], (int)a[1], (int)a[2], (void *)(uintptr_t)a[3], (void *)(uintptr_t)a[4], (void *)(uintptr_t)a[5], (void *)(uintptr_t)a[6], (void *)(uintptr_t)a[7], (void *)(uintptr_t)a[8], (void *)(uintptr_t)a[9], (void *)(uintptr_t)a[10], (void *)(uintptr_t)a[11]);
 }
-CUTAP_EXPORT unsigned int cusparseCcsrcolor(void *handle, int m, int nnz, void *descrA, void *csrSortedValA, void *csrSortedRowPtrA, void *csrSortedColIndA, void *fractionToColor, void *ncolors, void *coloring, void *reordering, void *info)
+CUTAP_SLOW unsigned int cutap_slow_cusparseCcsrcolor(void *handle, int m, int nnz, void *descrA, void *csrSortedValA, void *csrSortedRowPtrA, void *csrSortedColIndA, void *fractionToColor, void *ncolors, void *coloring, void *reordering, void *info)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusparseCcsrcolor], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, int, int, void *, void *, void *, void *, void *, void *, void *, void *, void *))cutap_fn)(handle, m, nnz, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, fractionToColor, ncolors, coloring, reordering, info);
     uint64_t cutap_w[12] = {(uint64_t)(uintptr_t)handle, (uint64_t)(int64_t)m, (uint64_t)(int64_t)nnz, (uint64_t)(uintptr_t)descrA, (uint64_t)(uintptr_t)csrSortedValA, (uint64_t)(uintptr_t)csrSortedRowPtrA, (uint64_t)(uintptr_t)csrSortedColIndA, (uint64_t)(uintptr_t)fractionToColor, (uint64_t)(uintptr_t)ncolors, (uint64_t)(uintptr_t)coloring, (uint64_t)(uintptr_t)reordering, (uint64_t)(uintptr_t)info};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusparseCcsrcolor, cutap_w, thunk_cusparseCcsrcolor);
 }
@@ -332,11 +254,8 @@ static uint64_t thunk_cusparseCcsrgeam2(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, int, int, void *, void *, int, void *, void *, void *, void *, void *, int, void *, void *, void *, void *, void *, void *, void *, void *))fn)((void *)(uintptr_t)a[0], (int)a[1], (int)a[2], (void *)(uintptr_t)a[3], (void *)(uintptr_t)a[4], (int)a[5], (void *)(uintptr_t)a[6], (void *)(uintptr_t)a[7], (void *)(uintptr_t)a[8], (void *)(uintptr_t)a[9], (void *)(uintptr_t)a[10], (int)a[11], (void *)(uintptr_t)a[12], (void *)(uintptr_t)a[13], (void *)(uintptr_t)a[14], (void *)(uintptr_t)a[15], (void *)(uintptr_t)a[16], (void *)(uintptr_t)a[17], (void *)(uintptr_t)a[18], (void *)(uintptr_t)a[19]);
 }
-CUTAP_EXPORT unsigned int cusparseCcsrgeam2(void *handle, int m, int n, void *alpha, void *descrA, int nnzA, void *csrSortedValA, void *csrSortedRowPtrA, void *csrSortedColIndA, void *beta, void *descrB, int nnzB, void *csrSortedValB, void *csrSortedRowPtrB, void *csrSortedColIndB, void *descrC, void *csrSortedValC, void *csrSortedRowPtrC, void *csrSortedColIndC, void *pBuffer)
+CUTAP_SLOW unsigned int cutap_slow_cusparseCcsrgeam2(void *handle, int m, int n, void *alpha, void *descrA, int nnzA, void *csrSortedValA, void *csrSortedRowPtrA, void *csrSortedColIndA, void *beta, void *descrB, int nnzB, void *csrSortedValB, void *csrSortedRowPtrB, void *csrSortedColIndB, void *descrC, void *csrSortedValC, void *csrSortedRowPtrC, void *csrSortedColIndC, void *pBuffer)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusparseCcsrgeam2], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, int, int, void *, void *, int, void *, void *, void *, void *, void *, int, void *, void *, void *, void *, void *, void *, void *, void *))cutap_fn)(handle, m, n, alpha, descrA, nnzA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, beta, descrB, nnzB, csrSortedValB, csrSortedRowPtrB, csrSortedColIndB, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC, pBuffer);
     uint64_t cutap_w[20] = {(uint64_t)(uintptr_t)handle, (uint64_t)(int64_t)m, (uint64_t)(int64_t)n, (uint64_t)(uintptr_t)alpha, (uint64_t)(uintptr_t)descrA, (uint64_t)(int64_t)nnzA, (uint64_t)(uintptr_t)csrSortedValA, (uint64_t)(uintptr_t)csrSortedRowPtrA, (uint64_t)(uintptr_t)csrSortedColIndA, (uint64_t)(uintptr_t)beta, (uint64_t)(uintptr_t)descrB, (uint64_t)(int64_t)nnzB, (uint64_t)(uintptr_t)csrSortedValB, (uint64_t)(uintptr_t)csrSortedRowPtrB, (uint64_t)(uintptr_t)csrSortedColIndB, (uint64_t)(uintptr_t)descrC, (uint64_t)(uintptr_t)csrSortedValC, (uint64_t)(uintptr_t)csrSortedRowPtrC, (uint64_t)(uintptr_t)csrSortedColIndC, (uint64_t)(uintptr_t)pBuffer};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusparseCcsrgeam2, cutap_w, thunk_cusparseCcsrgeam2);
 }
@@ -344,11 +263,8 @@ static uint64_t thunk_cusparseCcsrgeam2_bufferSizeExt(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, int, int, void *, void *, int, void *, void *, void *, void *, void *, int, void *, void *, void *, void *, void *, void *, void *, void *))fn)((void *)(uintptr_t)a[0], (int)a[1], (int)a[2], (void *)(uintptr_t)a[3], (void *)(uintptr_t)a[4], (int)a[5], (void *)(uintptr_t)a[6], (void *)(uintptr_t)a[7], (void *)(uintptr_t)a[8], (void *)(uintptr_t)a[9], (void *)(uintptr_t)a[10], (int)a[11], (void *)(uintptr_t)a[12], (void *)(uintptr_t)a[13], (void *)(uintptr_t)a[14], (void *)(uintptr_t)a[15], (void *)(uintptr_t)a[16], (void *)(uintptr_t)a[17], (void *)(uintptr_t)a[18], (void *)(uintptr_t)a[19]);
 }
-CUTAP_EXPORT unsigned int cusparseCcsrgeam2_bufferSizeExt(void *handle, int m, int n, void *alpha, void *descrA, int nnzA, void *csrSortedValA, void *csrSortedRowPtrA, void *csrSortedColIndA, void *beta, void *descrB, int nnzB, void *csrSortedValB, void *csrSortedRowPtrB, void *csrSortedColIndB, void *descrC, void *csrSortedValC, void *csrSortedRowPtrC, void *csrSortedColIndC, void *pBufferSizeInBytes)
+CUTAP_SLOW unsigned int cutap_slow_cusparseCcsrgeam2_bufferSizeExt(void *handle, int m, int n, void *alpha, void *descrA, int nnzA, void *csrSortedValA, void *csrSortedRowPtrA, void *csrSortedColIndA, void *beta, void *descrB, int nnzB, void *csrSortedValB, void *csrSortedRowPtrB, void *csrSortedColIndB, void *descrC, void *csrSortedValC, void *csrSortedRowPtrC, void *csrSortedColIndC, void *pBufferSizeInBytes)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusparseCcsrgeam2_bufferSizeExt], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, int, int, void *, void *, int, void *, void *, void *, void *, void *, int, void *, void *, void *, void *, void *, void *, void *, void *))cutap_fn)(handle, m, n, alpha, descrA, nnzA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, beta, descrB, nnzB, csrSortedValB, csrSortedRowPtrB, csrSortedColIndB, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC, pBufferSizeInBytes);
     uint64_t cutap_w[20] = {(uint64_t)(uintptr_t)handle, (uint64_t)(int64_t)m, (uint64_t)(int64_t)n, (uint64_t)(uintptr_t)alpha, (uint64_t)(uintptr_t)descrA, (uint64_t)(int64_t)nnzA, (uint64_t)(uintptr_t)csrSortedValA, (uint64_t)(uintptr_t)csrSortedRowPtrA, (uint64_t)(uintptr_t)csrSortedColIndA, (uint64_t)(uintptr_t)beta, (uint64_t)(uintptr_t)descrB, (uint64_t)(int64_t)nnzB, (uint64_t)(uintptr_t)csrSortedValB, (uint64_t)(uintptr_t)csrSortedRowPtrB, (uint64_t)(uintptr_t)csrSortedColIndB, (uint64_t)(uintptr_t)descrC, (uint64_t)(uintptr_t)csrSortedValC, (uint64_t)(uintptr_t)csrSortedRowPtrC, (uint64_t)(uintptr_t)csrSortedColIndC, (uint64_t)(uintptr_t)pBufferSizeInBytes};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusparseCcsrgeam2_bufferSizeExt, cutap_w, thunk_cusparseCcsrgeam2_bufferSizeExt);
 }
@@ -356,11 +272,8 @@ static uint64_t thunk_cusparseCcsric02(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, int, int, void *, void *, void *, void *, void *, unsigned int, void *))fn)((void *)(uintptr_t)a[0], (int)a[1], (int)a[2], (void *)(uintptr_t)a[3], (void *)(uintptr_t)a[4], (void *)(uintptr_t)a[5], (void *)(uintptr_t)a[6], (void *)(uintptr_t)a[7], (unsigned int)a[8], (void *)(uintptr_t)a[9]);
 }
-CUTAP_EXPORT unsigned int cusparseCcsric02(void *handle, int m, int nnz, void *descrA, void *csrSortedValA_valM, void *csrSortedRowPtrA, void *csrSortedColIndA, void *info, unsigned int policy, void *pBuffer)
+CUTAP_SLOW unsigned int cutap_slow_cusparseCcsric02(void *handle, int m, int nnz, void *descrA, void *csrSortedValA_valM, void *csrSortedRowPtrA, void *csrSortedColIndA, void *info, unsigned int policy, void *pBuffer)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusparseCcsric02], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, int, int, void *, void *, void *, void *, void *, unsigned int, void *))cutap_fn)(handle, m, nnz, descrA, csrSortedValA_valM, csrSortedRowPtrA, csrSortedColIndA, info, policy, pBuffer);
     uint64_t cutap_w[10] = {(uint64_t)(uintptr_t)handle, (uint64_t)(int64_t)m, (uint64_t)(int64_t)nnz, (uint64_t)(uintptr_t)descrA, (uint64_t)(uintptr_t)csrSortedValA_valM, (uint64_t)(uintptr_t)csrSortedRowPtrA, (uint64_t)(uintptr_t)csrSortedColIndA, (uint64_t)(uintptr_t)info, (uint64_t)policy, (uint64_t)(uintptr_t)pBuffer};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusparseCcsric02, cutap_w, thunk_cusparseCcsric02);
 }
@@ -368,11 +281,8 @@ static uint64_t thunk_cusparseCcsric02_analysis(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, int, int, void *, void *, void *, void *, void *, unsigned int, void *))fn)((void *)(uintptr_t)a[0], (int)a[1], (int)a[2], (void *)(uintptr_t)a[3], (void *)(uintptr_t)a[4], (void *)(uintptr_t)a[5], (void *)(uintptr_t)a[6], (void *)(uintptr_t)a[7], (unsigned int)a[8], (void *)(uintptr_t)a[9]);
 }
-CUTAP_EXPORT unsigned int cusparseCcsric02_analysis(void *handle, int m, int nnz, void *descrA, void *csrSortedValA, void *csrSortedRowPtrA, void *csrSortedColIndA, void *info, unsigned int policy, void *pBuffer)
+CUTAP_SLOW unsigned int cutap_slow_cusparseCcsric02_analysis(void *handle, int m, int nnz, void *descrA, void *csrSortedValA, void *csrSortedRowPtrA, void *csrSortedColIndA, void *info, unsigned int policy, void *pBuffer)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusparseCcsric02_analysis], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, int, int, void *, void *, void *, void *, void *, unsigned int, void *))cutap_fn)(handle, m, nnz, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, info, policy, pBuffer);
     uint64_t cutap_w[10] = {(uint64_t)(uintptr_t)handle, (uint64_t)(int64_t)m, (uint64_t)(int64_t)nnz, (uint64_t)(uintptr_t)descrA, (uint64_t)(uintptr_t)csrSortedValA, (uint64_t)(uintptr_t)csrSortedRowPtrA, (uint64_t)(uintptr_t)csrSortedColIndA, (uint64_t)(uintptr_t)info, (uint64_t)policy, (uint64_t)(uintptr_t)pBuffer};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusparseCcsric02_analysis, cutap_w, thunk_cusparseCcsric02_analysis);
 }
@@ -380,11 +290,8 @@ static uint64_t thunk_cusparseCcsric02_bufferSize(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, int, int, void *, void *, void *, void *, void *, void *))fn)((void *)(uintptr_t)a[0], (int)a[1], (int)a[2], (void *)(uintptr_t)a[3], (void *)(uintptr_t)a[4], (void *)(uintptr_t)a[5], (void *)(uintptr_t)a[6], (void *)(uintptr_t)a[7], (void *)(uintptr_t)a[8]);
 }
-CUTAP_EXPORT unsigned int cusparseCcsric02_bufferSize(void *handle, int m, int nnz, void *descrA, void *csrSortedValA, void *csrSortedRowPtrA, void *csrSortedColIndA, void *info, void *pBufferSizeInBytes)
+CUTAP_SLOW unsigned int cutap_slow_cusparseCcsric02_bufferSize(void *handle, int m, int nnz, void *descrA, void *csrSortedValA, void *csrSortedRowPtrA, void *csrSortedColIndA, void *info, void *pBufferSizeInBytes)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusparseCcsric02_bufferSize], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, int, int, void *, void *, void *, void *, void *, void *))cutap_fn)(handle, m, nnz, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, info, pBufferSizeInBytes);
     uint64_t cutap_w[9] = {(uint64_t)(uintptr_t)handle, (uint64_t)(int64_t)m, (uint64_t)(int64_t)nnz, (uint64_t)(uintptr_t)descrA, (uint64_t)(uintptr_t)csrSortedValA, (uint64_t)(uintptr_t)csrSortedRowPtrA, (uint64_t)(uintptr_t)csrSortedColIndA, (uint64_t)(uintptr_t)info, (uint64_t)(uintptr_t)pBufferSizeInBytes};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusparseCcsric02_bufferSize, cutap_w, thunk_cusparseCcsric02_bufferSize);
 }
@@ -392,11 +299,8 @@ static uint64_t thunk_cusparseCcsrilu02(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, int, int, void *, void *, void *, void *, void *, unsigned int, void *))fn)((void *)(uintptr_t)a[0], (int)a[1], (int)a[2], (void *)(uintptr_t)a[3], (void *)(uintptr_t)a[4], (void *)(uintptr_t)a[5], (void *)(uintptr_t)a[6], (void *)(uintptr_t)a[7], (unsigned int)a[8], (void *)(uintptr_t)a[9]);
 }
-CUTAP_EXPORT unsigned int cusparseCcsrilu02(void *handle, int m, int nnz, void *descrA, void *csrSortedValA_valM, void *csrSortedRowPtrA, void *csrSortedColIndA, void *info, unsigned int policy, void *pBuffer)
+CUTAP_SLOW unsigned int cutap_slow_cusparseCcsrilu02(void *handle, int m, int nnz, void *descrA, void *csrSortedValA_valM, void *csrSortedRowPtrA, void *csrSortedColIndA, void *info, unsigned int policy, void *pBuffer)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusparseCcsrilu02], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, int, int, void *, void *, void *, void *, void *, unsigned int, void *))cutap_fn)(handle, m, nnz, descrA, csrSortedValA_valM, csrSortedRowPtrA, csrSortedColIndA, info, policy, pBuffer);
     uint64_t cutap_w[10] = {(uint64_t)(uintptr_t)handle, (uint64_t)(int64_t)m, (uint64_t)(int64_t)nnz, (uint64_t)(uintptr_t)descrA, (uint64_t)(uintptr_t)csrSortedValA_valM, (uint64_t)(uintptr_t)csrSortedRowPtrA, (uint64_t)(uintptr_t)csrSortedColIndA, (uint64_t)(uintptr_t)info, (uint64_t)policy, (uint64_t)(uintptr_t)pBuffer};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusparseCcsrilu02, cutap_w, thunk_cusparseCcsrilu02);
 }
@@ -404,11 +308,8 @@ static uint64_t thunk_cusparseCcsrilu02_analysis(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, int, int, void *, void *, void *, void *, void *, unsigned int, void *))fn)((void *)(uintptr_t)a[0], (int)a[1], (int)a[2], (void *)(uintptr_t)a[3], (void *)(uintptr_t)a[4], (void *)(uintptr_t)a[5], (void *)(uintptr_t)a[6], (void *)(uintptr_t)a[7], (unsigned int)a[8], (void *)(uintptr_t)a[9]);
 }
-CUTAP_EXPORT unsigned int cusparseCcsrilu02_analysis(void *handle, int m, int nnz, void *descrA, void *csrSortedValA, void *csrSortedRowPtrA, void *csrSortedColIndA, void *info, unsigned int policy, void *pBuffer)
+CUTAP_SLOW unsigned int cutap_slow_cusparseCcsrilu02_analysis(void *handle, int m, int nnz, void *descrA, void *csrSortedValA, void *csrSortedRowPtrA, void *csrSortedColIndA, void *info, unsigned int policy, void *pBuffer)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusparseCcsrilu02_analysis], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, int, int, void *, void *, void *, void *, void *, unsigned int, void *))cutap_fn)(handle, m, nnz, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, info, policy, pBuffer);
     uint64_t cutap_w[10] = {(uint64_t)(uintptr_t)handle, (uint64_t)(int64_t)m, (uint64_t)(int64_t)nnz, (uint64_t)(uintptr_t)descrA, (uint64_t)(uintptr_t)csrSortedValA, (uint64_t)(uintptr_t)csrSortedRowPtrA, (uint64_t)(uintptr_t)csrSortedColIndA, (uint64_t)(uintptr_t)info, (uint64_t)policy, (uint64_t)(uintptr_t)pBuffer};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusparseCcsrilu02_analysis, cutap_w, thunk_cusparseCcsrilu02_analysis);
 }
@@ -416,11 +317,8 @@ static uint64_t thunk_cusparseCcsrilu02_bufferSize(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, int, int, void *, void *, void *, void *, void *, void *))fn)((void *)(uintptr_t)a[0], (int)a[1], (int)a[2], (void *)(uintptr_t)a[3], (void *)(uintptr_t)a[4], (void *)(uintptr_t)a[5], (void *)(uintptr_t)a[6], (void *)(uintptr_t)a[7], (void *)(uintptr_t)a[8]);
 }
-CUTAP_EXPORT unsigned int cusparseCcsrilu02_bufferSize(void *handle, int m, int nnz, void *descrA, void *csrSortedValA, void *csrSortedRowPtrA, void *csrSortedColIndA, void *info, void *pBufferSizeInBytes)
+CUTAP_SLOW unsigned int cutap_slow_cusparseCcsrilu02_bufferSize(void *handle, int m, int nnz, void *descrA, void *csrSortedValA, void *csrSortedRowPtrA, void *csrSortedColIndA, void *info, void *pBufferSizeInBytes)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusparseCcsrilu02_bufferSize], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, int, int, void *, void *, void *, void *, void *, void *))cutap_fn)(handle, m, nnz, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, info, pBufferSizeInBytes);
     uint64_t cutap_w[9] = {(uint64_t)(uintptr_t)handle, (uint64_t)(int64_t)m, (uint64_t)(int64_t)nnz, (uint64_t)(uintptr_t)descrA, (uint64_t)(uintptr_t)csrSortedValA, (uint64_t)(uintptr_t)csrSortedRowPtrA, (uint64_t)(uintptr_t)csrSortedColIndA, (uint64_t)(uintptr_t)info, (uint64_t)(uintptr_t)pBufferSizeInBytes};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusparseCcsrilu02_bufferSize, cutap_w, thunk_cusparseCcsrilu02_bufferSize);
 }
@@ -428,11 +326,8 @@ static uint64_t thunk_cusparseCcsrilu02_numericBoost(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *, int, void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1], (int)a[2], (void *)(uintptr_t)a[3], (void *)(uintptr_t)a[4]);
 }
-CUTAP_EXPORT unsigned int cusparseCcsrilu02_numericBoost(void *handle, void *info, int enable_boost, void *tol, void *boost_val)
+CUTAP_SLOW unsigned int cutap_slow_cusparseCcsrilu02_numericBoost(void *handle, void *info, int enable_boost, void *tol, void *boost_val)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusparseCcsrilu02_numericBoost], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *, int, void *, void *))cutap_fn)(handle, info, enable_boost, tol, boost_val);
     uint64_t cutap_w[5] = {(uint64_t)(uintptr_t)handle, (uint64_t)(uintptr_t)info, (uint64_t)(int64_t)enable_boost, (uint64_t)(uintptr_t)tol, (uint64_t)(uintptr_t)boost_val};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusparseCcsrilu02_numericBoost, cutap_w, thunk_cusparseCcsrilu02_numericBoost);
 }
@@ -440,11 +335,8 @@ static uint64_t thunk_cusparseCcsru2csr(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, int, int, int, void *, void *, void *, void *, void *, void *))fn)((void *)(uintptr_t)a[0], (int)a[1], (int)a[2], (int)a[3], (void *)(uintptr_t)a[4], (void *)(uintptr_t)a[5], (void *)(uintptr_t)a[6], (void *)(uintptr_t)a[7], (void *)(uintptr_t)a[8], (void *)(uintptr_t)a[9]);
 }
-CUTAP_EXPORT unsigned int cusparseCcsru2csr(void *handle, int m, int n, int nnz, void *descrA, void *csrVal, void *csrRowPtr, void *csrColInd, void *info, void *pBuffer)
+CUTAP_SLOW unsigned int cutap_slow_cusparseCcsru2csr(void *handle, int m, int n, int nnz, void *descrA, void *csrVal, void *csrRowPtr, void *csrColInd, void *info, void *pBuffer)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusparseCcsru2csr], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, int, int, int, void *, void *, void *, void *, void *, void *))cutap_fn)(handle, m, n, nnz, descrA, csrVal, csrRowPtr, csrColInd, info, pBuffer);
     uint64_t cutap_w[10] = {(uint64_t)(uintptr_t)handle, (uint64_t)(int64_t)m, (uint64_t)(int64_t)n, (uint64_t)(int64_t)nnz, (uint64_t)(uintptr_t)descrA, (uint64_t)(uintptr_t)csrVal, (uint64_t)(uintptr_t)csrRowPtr, (uint64_t)(uintptr_t)csrColInd, (uint64_t)(uintptr_t)info, (uint64_t)(uintptr_t)pBuffer};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusparseCcsru2csr, cutap_w, thunk_cusparseCcsru2csr);
 }
@@ -452,11 +344,8 @@ static uint64_t thunk_cusparseCcsru2csr_bufferSizeExt(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, int, int, int, void *, void *, void *, void *, void *))fn)((void *)(uintptr_t)a[0], (int)a[1], (int)a[2], (int)a[3], (void *)(uintptr_t)a[4], (void *)(uintptr_t)a[5], (void *)(uintptr_t)a[6], (void *)(uintptr_t)a[7], (void *)(uintptr_t)a[8]);
 }
-CUTAP_EXPORT unsigned int cusparseCcsru2csr_bufferSizeExt(void *handle, int m, int n, int nnz, void *csrVal, void *csrRowPtr, void *csrColInd, void *info, void *pBufferSizeInBytes)
+CUTAP_SLOW unsigned int cutap_slow_cusparseCcsru2csr_bufferSizeExt(void *handle, int m, int n, int nnz, void *csrVal, void *csrRowPtr, void *csrColInd, void *info, void *pBufferSizeInBytes)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusparseCcsru2csr_bufferSizeExt], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, int, int, int, void *, void *, void *, void *, void *))cutap_fn)(handle, m, n, nnz, csrVal, csrRowPtr, csrColInd, info, pBufferSizeInBytes);
     uint64_t cutap_w[9] = {(uint64_t)(uintptr_t)handle, (uint64_t)(int64_t)m, (uint64_t)(int64_t)n, (uint64_t)(int64_t)nnz, (uint64_t)(uintptr_t)csrVal, (uint64_t)(uintptr_t)csrRowPtr, (uint64_t)(uintptr_t)csrColInd, (uint64_t)(uintptr_t)info, (uint64_t)(uintptr_t)pBufferSizeInBytes};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusparseCcsru2csr_bufferSizeExt, cutap_w, thunk_cusparseCcsru2csr_bufferSizeExt);
 }
@@ -464,11 +353,8 @@ static uint64_t thunk_cusparseCgebsr2csr(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, int, int, void *, void *, void *, void *, int, int, void *, void *, void *, void *))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (int)a[2], (int)a[3], (void *)(uintptr_t)a[4], (void *)(uintptr_t)a[5], (void *)(uintptr_t)a[6], (void *)(uintptr_t)a[7], (int)a[8], (int)a[9], (void *)(uintptr_t)a[10], (void *)(uintptr_t)a[11], (void *)(uintptr_t)a[12], (void *)(uintptr_t)a[13]);
 }
-CUTAP_EXPORT unsigned int cusparseCgebsr2csr(void *handle, unsigned int dirA, int mb, int nb, void *descrA, void *bsrSortedValA, void *bsrSortedRowPtrA, void *bsrSortedColIndA, int rowBlockDim, int colBlockDim, void *descrC, void *csrSortedValC, void *csrSortedRowPtrC, void *csrSortedColIndC)
+CUTAP_SLOW unsigned int cutap_slow_cusparseCgebsr2csr(void *handle, unsigned int dirA, int mb, int nb, void *descrA, void *bsrSortedValA, void *bsrSortedRowPtrA, void *bsrSortedColIndA, int rowBlockDim, int colBlockDim, void *descrC, void *csrSortedValC, void *csrSortedRowPtrC, void *csrSortedColIndC)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusparseCgebsr2csr], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, int, int, void *, void *, void *, void *, int, int, void *, void *, void *, void *))cutap_fn)(handle, dirA, mb, nb, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, rowBlockDim, colBlockDim, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC);
     uint64_t cutap_w[14] = {(uint64_t)(uintptr_t)handle, (uint64_t)dirA, (uint64_t)(int64_t)mb, (uint64_t)(int64_t)nb, (uint64_t)(uintptr_t)descrA, (uint64_t)(uintptr_t)bsrSortedValA, (uint64_t)(uintptr_t)bsrSortedRowPtrA, (uint64_t)(uintptr_t)bsrSortedColIndA, (uint64_t)(int64_t)rowBlockDim, (uint64_t)(int64_t)colBlockDim, (uint64_t)(uintptr_t)descrC, (uint64_t)(uintptr_t)csrSortedValC, (uint64_t)(uintptr_t)csrSortedRowPtrC, (uint64_t)(uintptr_t)csrSortedColIndC};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusparseCgebsr2csr, cutap_w, thunk_cusparseCgebsr2csr);
 }
@@ -476,11 +362,8 @@ static uint64_t thunk_cusparseCgebsr2gebsc(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, int, int, int, void *, void *, void *, int, int, void *, void *, void *, unsigned int, unsigned int, void *))fn)((void *)(uintptr_t)a[0], (int)a[1], (int)a[2], (int)a[3], (void *)(uintptr_t)a[4], (void *)(uintptr_t)a[5], (void *)(uintptr_t)a[6], (int)a[7], (int)a[8], (void *)(uintptr_t)a[9], (void *)(uintptr_t)a[10], (void *)(uintptr_t)a[11], (unsigned int)a[12], (unsigned int)a[13], (void *)(uintptr_t)a[14]);
 }
-CUTAP_EXPORT unsigned int cusparseCgebsr2gebsc(void *handle, int mb, int nb, int nnzb, void *bsrSortedVal, void *bsrSortedRowPtr, void *bsrSortedColInd, int rowBlockDim, int colBlockDim, void *bscVal, void *bscRowInd, void *bscColPtr, unsigned int copyValues, unsigned int idxBase, void *pBuffer)
+CUTAP_SLOW unsigned int cutap_slow_cusparseCgebsr2gebsc(void *handle, int mb, int nb, int nnzb, void *bsrSortedVal, void *bsrSortedRowPtr, void *bsrSortedColInd, int rowBlockDim, int colBlockDim, void *bscVal, void *bscRowInd, void *bscColPtr, unsigned int copyValues, unsigned int idxBase, void *pBuffer)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusparseCgebsr2gebsc], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, int, int, int, void *, void *, void *, int, int, void *, void *, void *, unsigned int, unsigned int, void *))cutap_fn)(handle, mb, nb, nnzb, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, rowBlockDim, colBlockDim, bscVal, bscRowInd, bscColPtr, copyValues, idxBase, pBuffer);
     uint64_t cutap_w[15] = {(uint64_t)(uintptr_t)handle, (uint64_t)(int64_t)mb, (uint64_t)(int64_t)nb, (uint64_t)(int64_t)nnzb, (uint64_t)(uintptr_t)bsrSortedVal, (uint64_t)(uintptr_t)bsrSortedRowPtr, (uint64_t)(uintptr_t)bsrSortedColInd, (uint64_t)(int64_t)rowBlockDim, (uint64_t)(int64_t)colBlockDim, (uint64_t)(uintptr_t)bscVal, (uint64_t)(uintptr_t)bscRowInd, (uint64_t)(uintptr_t)bscColPtr, (uint64_t)copyValues, (uint64_t)idxBase, (uint64_t)(uintptr_t)pBuffer};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusparseCgebsr2gebsc, cutap_w, thunk_cusparseCgebsr2gebsc);
 }
@@ -488,11 +371,8 @@ static uint64_t thunk_cusparseCgebsr2gebsc_bufferSize(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, int, int, int, void *, void *, void *, int, int, void *))fn)((void *)(uintptr_t)a[0], (int)a[1], (int)a[2], (int)a[3], (void *)(uintptr_t)a[4], (void *)(uintptr_t)a[5], (void *)(uintptr_t)a[6], (int)a[7], (int)a[8], (void *)(uintptr_t)a[9]);
 }
-CUTAP_EXPORT unsigned int cusparseCgebsr2gebsc_bufferSize(void *handle, int mb, int nb, int nnzb, void *bsrSortedVal, void *bsrSortedRowPtr, void *bsrSortedColInd, int rowBlockDim, int colBlockDim, void *pBufferSizeInBytes)
+CUTAP_SLOW unsigned int cutap_slow_cusparseCgebsr2gebsc_bufferSize(void *handle, int mb, int nb, int nnzb, void *bsrSortedVal, void *bsrSortedRowPtr, void *bsrSortedColInd, int rowBlockDim, int colBlockDim, void *pBufferSizeInBytes)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusparseCgebsr2gebsc_bufferSize], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, int, int, int, void *, void *, void *, int, int, void *))cutap_fn)(handle, mb, nb, nnzb, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, rowBlockDim, colBlockDim, pBufferSizeInBytes);
     uint64_t cutap_w[10] = {(uint64_t)(uintptr_t)handle, (uint64_t)(int64_t)mb, (uint64_t)(int64_t)nb, (uint64_t)(int64_t)nnzb, (uint64_t)(uintptr_t)bsrSortedVal, (uint64_t)(uintptr_t)bsrSortedRowPtr, (uint64_t)(uintptr_t)bsrSortedColInd, (uint64_t)(int64_t)rowBlockDim, (uint64_t)(int64_t)colBlockDim, (uint64_t)(uintptr_t)pBufferSizeInBytes};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusparseCgebsr2gebsc_bufferSize, cutap_w, thunk_cusparseCgebsr2gebsc_bufferSize);
 }
@@ -500,11 +380,8 @@ static uint64_t thunk_cusparseCgebsr2gebsr(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, int, int, int, void *, void *, void *, void *, int, int, void *, void *, void *, void *, int, int, void *))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (int)a[2], (int)a[3], (int)a[4], (void *)(uintptr_t)a[5], (void *)(uintptr_t)a[6], (void *)(uintptr_t)a[7], (void *)(uintptr_t)a[8], (int)a[9], (int)a[10], (void *)(uintptr_t)a[11], (void *)(uintptr_t)a[12], (void *)(uintptr_t)a[13], (void *)(uintptr_t)a[14], (int)a[15], (int)a[16], (void *)(uintptr_t)a[17]);
 }
-CUTAP_EXPORT unsigned int cusparseCgebsr2gebsr(void *handle, unsigned int dirA, int mb, int nb, int nnzb, void *descrA, void *bsrSortedValA, void *bsrSortedRowPtrA, void *bsrSortedColIndA, int rowBlockDimA, int colBlockDimA, void *descrC, void *bsrSortedValC, void *bsrSortedRowPtrC, void *bsrSortedColIndC, int rowBlockDimC, int colBlockDimC, void *pBuffer)
+CUTAP_SLOW unsigned int cutap_slow_cusparseCgebsr2gebsr(void *handle, unsigned int dirA, int mb, int nb, int nnzb, void *descrA, void *bsrSortedValA, void *bsrSortedRowPtrA, void *bsrSortedColIndA, int rowBlockDimA, int colBlockDimA, void *descrC, void *bsrSortedValC, void *bsrSortedRowPtrC, void *bsrSortedColIndC, int rowBlockDimC, int colBlockDimC, void *pBuffer)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusparseCgebsr2gebsr], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, int, int, int, void *, void *, void *, void *, int, int, void *, void *, void *, void *, int, int, void *))cutap_fn)(handle, dirA, mb, nb, nnzb, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, rowBlockDimA, colBlockDimA, descrC, bsrSortedValC, bsrSortedRowPtrC, bsrSortedColIndC, rowBlockDimC, colBlockDimC, pBuffer);
     uint64_t cutap_w[18] = {(uint64_t)(uintptr_t)handle, (uint64_t)dirA, (uint64_t)(int64_t)mb, (uint64_t)(int64_t)nb, (uint64_t)(int64_t)nnzb, (uint64_t)(uintptr_t)descrA, (uint64_t)(uintptr_t)bsrSortedValA, (uint64_t)(uintptr_t)bsrSortedRowPtrA, (uint64_t)(uintptr_t)bsrSortedColIndA, (uint64_t)(int64_t)rowBlockDimA, (uint64_t)(int64_t)colBlockDimA, (uint64_t)(uintptr_t)descrC, (uint64_t)(uintptr_t)bsrSortedValC, (uint64_t)(uintptr_t)bsrSortedRowPtrC, (uint64_t)(uintptr_t)bsrSortedColIndC, (uint64_t)(int64_t)rowBlockDimC, (uint64_t)(int64_t)colBlockDimC, (uint64_t)(uintptr_t)pBuffer};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusparseCgebsr2gebsr, cutap_w, thunk_cusparseCgebsr2gebsr);
 }
@@ -512,11 +389,8 @@ static uint64_t thunk_cusparseCgebsr2gebsr_bufferSize(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, int, int, int, void *, void *, void *, void *, int, int, int, int, void *))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (int)a[2], (int)a[3], (int)a[4], (void *)(uintptr_t)a[5], (void *)(uintptr_t)a[6], (void *)(uintptr_t)a[7], (void *)(uintptr_t)a[8], (int)a[9], (int)a[10], (int)a[11], (int)a[12], (void *)(uintptr_t)a[13]);
 }
-CUTAP_EXPORT unsigned int cusparseCgebsr2gebsr_bufferSize(void *handle, unsigned int dirA, int mb, int nb, int nnzb, void *descrA, void *bsrSortedValA, void *bsrSortedRowPtrA, void *bsrSortedColIndA, int rowBlockDimA, int colBlockDimA, int rowBlockDimC, int colBlockDimC, void *pBufferSizeInBytes)
+CUTAP_SLOW unsigned int cutap_slow_cusparseCgebsr2gebsr_bufferSize(void *handle, unsigned int dirA, int mb, int nb, int nnzb, void *descrA, void *bsrSortedValA, void *bsrSortedRowPtrA, void *bsrSortedColIndA, int rowBlockDimA, int colBlockDimA, int rowBlockDimC, int colBlockDimC, void *pBufferSizeInBytes)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusparseCgebsr2gebsr_bufferSize], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, int, int, int, void *, void *, void *, void *, int, int, int, int, void *))cutap_fn)(handle, dirA, mb, nb, nnzb, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, rowBlockDimA, colBlockDimA, rowBlockDimC, colBlockDimC, pBufferSizeInBytes);
     uint64_t cutap_w[14] = {(uint64_t)(uintptr_t)handle, (uint64_t)dirA, (uint64_t)(int64_t)mb, (uint64_t)(int64_t)nb, (uint64_t)(int64_t)nnzb, (uint64_t)(uintptr_t)descrA, (uint64_t)(uintptr_t)bsrSortedValA, (uint64_t)(uintptr_t)bsrSortedRowPtrA, (uint64_t)(uintptr_t)bsrSortedColIndA, (uint64_t)(int64_t)rowBlockDimA, (uint64_t)(int64_t)colBlockDimA, (uint64_t)(int64_t)rowBlockDimC, (uint64_t)(int64_t)colBlockDimC, (uint64_t)(uintptr_t)pBufferSizeInBytes};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusparseCgebsr2gebsr_bufferSize, cutap_w, thunk_cusparseCgebsr2gebsr_bufferSize);
 }
@@ -524,11 +398,8 @@ static uint64_t thunk_cusparseCgemvi(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, int, int, void *, void *, int, int, void *, void *, void *, void *, unsigned int, void *))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (int)a[2], (int)a[3], (void *)(uintptr_t)a[4], (void *)(uintptr_t)a[5], (int)a[6], (int)a[7], (void *)(uintptr_t)a[8], (void *)(uintptr_t)a[9], (void *)(uintptr_t)a[10], (void *)(uintptr_t)a[11], (unsigned int)a[12], (void *)(uintptr_t)a[13]);
 }
-CUTAP_EXPORT unsigned int cusparseCgemvi(void *handle, unsigned int transA, int m, int n, void *alpha, void *A, int lda, int nnz, void *xVal, void *xInd, void *beta, void *y, unsigned int idxBase, void *pBuffer)
+CUTAP_SLOW unsigned int cutap_slow_cusparseCgemvi(void *handle, unsigned int transA, int m, int n, void *alpha, void *A, int lda, int nnz, void *xVal, void *xInd, void *beta, void *y, unsigned int idxBase, void *pBuffer)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusparseCgemvi], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, int, int, void *, void *, int, int, void *, void *, void *, void *, unsigned int, void *))cutap_fn)(handle, transA, m, n, alpha, A, lda, nnz, xVal, xInd, beta, y, idxBase, pBuffer);
     uint64_t cutap_w[14] = {(uint64_t)(uintptr_t)handle, (uint64_t)transA, (uint64_t)(int64_t)m, (uint64_t)(int64_t)n, (uint64_t)(uintptr_t)alpha, (uint64_t)(uintptr_t)A, (uint64_t)(int64_t)lda, (uint64_t)(int64_t)nnz, (uint64_t)(uintptr_t)xVal, (uint64_t)(uintptr_t)xInd, (uint64_t)(uintptr_t)beta, (uint64_t)(uintptr_t)y, (uint64_t)idxBase, (uint64_t)(uintptr_t)pBuffer};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusparseCgemvi, cutap_w, thunk_cusparseCgemvi);
 }
@@ -536,11 +407,8 @@ static uint64_t thunk_cusparseCgemvi_bufferSize(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, int, int, int, void *))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (int)a[2], (int)a[3], (int)a[4], (void *)(uintptr_t)a[5]);
 }
-CUTAP_EXPORT unsigned int cusparseCgemvi_bufferSize(void *handle, unsigned int transA, int m, int n, int nnz, void *pBufferSize)
+CUTAP_SLOW unsigned int cutap_slow_cusparseCgemvi_bufferSize(void *handle, unsigned int transA, int m, int n, int nnz, void *pBufferSize)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusparseCgemvi_bufferSize], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, int, int, int, void *))cutap_fn)(handle, transA, m, n, nnz, pBufferSize);
     uint64_t cutap_w[6] = {(uint64_t)(uintptr_t)handle, (uint64_t)transA, (uint64_t)(int64_t)m, (uint64_t)(int64_t)n, (uint64_t)(int64_t)nnz, (uint64_t)(uintptr_t)pBufferSize};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusparseCgemvi_bufferSize, cutap_w, thunk_cusparseCgemvi_bufferSize);
 }
@@ -548,11 +416,8 @@ static uint64_t thunk_cusparseCgpsvInterleavedBatch(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, int, int, void *, void *, void *, void *, void *, void *, int, void *))fn)((void *)(uintptr_t)a[0], (int)a[1], (int)a[2], (void *)(uintptr_t)a[3], (void *)(uintptr_t)a[4], (void *)(uintptr_t)a[5], (void *)(uintptr_t)a[6], (void *)(uintptr_t)a[7], (void *)(uintptr_t)a[8], (int)a[9], (void *)(uintptr_t)a[10]);
 }
-CUTAP_EXPORT unsigned int cusparseCgpsvInterleavedBatch(void *handle, int algo, int m, void *ds, void *dl, void *d, void *du, void *dw, void *x, int batchCount, void *pBuffer)
+CUTAP_SLOW unsigned int cutap_slow_cusparseCgpsvInterleavedBatch(void *handle, int algo, int m, void *ds, void *dl, void *d, void *du, void *dw, void *x, int batchCount, void *pBuffer)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusparseCgpsvInterleavedBatch], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, int, int, void *, void *, void *, void *, void *, void *, int, void *))cutap_fn)(handle, algo, m, ds, dl, d, du, dw, x, batchCount, pBuffer);
     uint64_t cutap_w[11] = {(uint64_t)(uintptr_t)handle, (uint64_t)(int64_t)algo, (uint64_t)(int64_t)m, (uint64_t)(uintptr_t)ds, (uint64_t)(uintptr_t)dl, (uint64_t)(uintptr_t)d, (uint64_t)(uintptr_t)du, (uint64_t)(uintptr_t)dw, (uint64_t)(uintptr_t)x, (uint64_t)(int64_t)batchCount, (uint64_t)(uintptr_t)pBuffer};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusparseCgpsvInterleavedBatch, cutap_w, thunk_cusparseCgpsvInterleavedBatch);
 }
@@ -560,11 +425,8 @@ static uint64_t thunk_cusparseCgpsvInterleavedBatch_bufferSizeExt(void *fn, uint
 {
     return (uint64_t)((unsigned int (*)(void *, int, int, void *, void *, void *, void *, void *, void *, int, void *))fn)((void *)(uintptr_t)a[0], (int)a[1], (int)a[2], (void *)(uintptr_t)a[3], (void *)(uintptr_t)a[4], (void *)(uintptr_t)a[5], (void *)(uintptr_t)a[6], (void *)(uintptr_t)a[7], (void *)(uintptr_t)a[8], (int)a[9], (void *)(uintptr_t)a[10]);
 }
-CUTAP_EXPORT unsigned int cusparseCgpsvInterleavedBatch_bufferSizeExt(void *handle, int algo, int m, void *ds, void *dl, void *d, void *du, void *dw, void *x, int batchCount, void *pBufferSizeInBytes)
+CUTAP_SLOW unsigned int cutap_slow_cusparseCgpsvInterleavedBatch_bufferSizeExt(void *handle, int algo, int m, void *ds, void *dl, void *d, void *du, void *dw, void *x, int batchCount, void *pBufferSizeInBytes)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusparseCgpsvInterleavedBatch_bufferSizeExt], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, int, int, void *, void *, void *, void *, void *, void *, int, void *))cutap_fn)(handle, algo, m, ds, dl, d, du, dw, x, batchCount, pBufferSizeInBytes);
     uint64_t cutap_w[11] = {(uint64_t)(uintptr_t)handle, (uint64_t)(int64_t)algo, (uint64_t)(int64_t)m, (uint64_t)(uintptr_t)ds, (uint64_t)(uintptr_t)dl, (uint64_t)(uintptr_t)d, (uint64_t)(uintptr_t)du, (uint64_t)(uintptr_t)dw, (uint64_t)(uintptr_t)x, (uint64_t)(int64_t)batchCount, (uint64_t)(uintptr_t)pBufferSizeInBytes};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusparseCgpsvInterleavedBatch_bufferSizeExt, cutap_w, thunk_cusparseCgpsvInterleavedBatch_bufferSizeExt);
 }
@@ -572,11 +434,8 @@ static uint64_t thunk_cusparseCgtsv2(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, int, int, void *, void *, void *, void *, int, void *))fn)((void *)(uintptr_t)a[0], (int)a[1], (int)a[2], (void *)(uintptr_t)a[3], (void *)(uintptr_t)a[4], (void *)(uintptr_t)a[5], (void *)(uintptr_t)a[6], (int)a[7], (void *)(uintptr_t)a[8]);
 }
-CUTAP_EXPORT unsigned int cusparseCgtsv2(void *handle, int m, int n, void *dl, void *d, void *du, void *B, int ldb, void *pBuffer)
+CUTAP_SLOW unsigned int cutap_slow_cusparseCgtsv2(void *handle, int m, int n, void *dl, void *d, void *du, void *B, int ldb, void *pBuffer)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusparseCgtsv2], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, int, int, void *, void *, void *, void *, int, void *))cutap_fn)(handle, m, n, dl, d, du, B, ldb, pBuffer);
     uint64_t cutap_w[9] = {(uint64_t)(uintptr_t)handle, (uint64_t)(int64_t)m, (uint64_t)(int64_t)n, (uint64_t)(uintptr_t)dl, (uint64_t)(uintptr_t)d, (uint64_t)(uintptr_t)du, (uint64_t)(uintptr_t)B, (uint64_t)(int64_t)ldb, (uint64_t)(uintptr_t)pBuffer};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusparseCgtsv2, cutap_w, thunk_cusparseCgtsv2);
 }
@@ -584,11 +443,8 @@ static uint64_t thunk_cusparseCgtsv2StridedBatch(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, int, void *, void *, void *, void *, int, int, void *))fn)((void *)(uintptr_t)a[0], (int)a[1], (void *)(uintptr_t)a[2], (void *)(uintptr_t)a[3], (void *)(uintptr_t)a[4], (void *)(uintptr_t)a[5], (int)a[6], (int)a[7], (void *)(uintptr_t)a[8]);
 }
-CUTAP_EXPORT unsigned int cusparseCgtsv2StridedBatch(void *handle, int m, void *dl, void *d, void *du, void *x, int batchCount, int batchStride, void *pBuffer)
+CUTAP_SLOW unsigned int cutap_slow_cusparseCgtsv2StridedBatch(void *handle, int m, void *dl, void *d, void *du, void *x, int batchCount, int batchStride, void *pBuffer)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusparseCgtsv2StridedBatch], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, int, void *, void *, void *, void *, int, int, void *))cutap_fn)(handle, m, dl, d, du, x, batchCount, batchStride, pBuffer);
     uint64_t cutap_w[9] = {(uint64_t)(uintptr_t)handle, (uint64_t)(int64_t)m, (uint64_t)(uintptr_t)dl, (uint64_t)(uintptr_t)d, (uint64_t)(uintptr_t)du, (uint64_t)(uintptr_t)x, (uint64_t)(int64_t)batchCount, (uint64_t)(int64_t)batchStride, (uint64_t)(uintptr_t)pBuffer};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusparseCgtsv2StridedBatch, cutap_w, thunk_cusparseCgtsv2StridedBatch);
 }
@@ -596,11 +452,8 @@ static uint64_t thunk_cusparseCgtsv2StridedBatch_bufferSizeExt(void *fn, uint64_
 {
     return (uint64_t)((unsigned int (*)(void *, int, void *, void *, void *, void *, int, int, void *))fn)((void *)(uintptr_t)a[0], (int)a[1], (void *)(uintptr_t)a[2], (void *)(uintptr_t)a[3], (void *)(uintptr_t)a[4], (void *)(uintptr_t)a[5], (int)a[6], (int)a[7], (void *)(uintptr_t)a[8]);
 }
-CUTAP_EXPORT unsigned int cusparseCgtsv2StridedBatch_bufferSizeExt(void *handle, int m, void *dl, void *d, void *du, void *x, int batchCount, int batchStride, void *bufferSizeInBytes)
+CUTAP_SLOW unsigned int cutap_slow_cusparseCgtsv2StridedBatch_bufferSizeExt(void *handle, int m, void *dl, void *d, void *du, void *x, int batchCount, int batchStride, void *bufferSizeInBytes)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusparseCgtsv2StridedBatch_bufferSizeExt], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, int, void *, void *, void *, void *, int, int, void *))cutap_fn)(handle, m, dl, d, du, x, batchCount, batchStride, bufferSizeInBytes);
     uint64_t cutap_w[9] = {(uint64_t)(uintptr_t)handle, (uint64_t)(int64_t)m, (uint64_t)(uintptr_t)dl, (uint64_t)(uintptr_t)d, (uint64_t)(uintptr_t)du, (uint64_t)(uintptr_t)x, (uint64_t)(int64_t)batchCount, (uint64_t)(int64_t)batchStride, (uint64_t)(uintptr_t)bufferSizeInBytes};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusparseCgtsv2StridedBatch_bufferSizeExt, cutap_w, thunk_cusparseCgtsv2StridedBatch_bufferSizeExt);
 }
@@ -608,11 +461,8 @@ static uint64_t thunk_cusparseCgtsv2_bufferSizeExt(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, int, int, void *, void *, void *, void *, int, void *))fn)((void *)(uintptr_t)a[0], (int)a[1], (int)a[2], (void *)(uintptr_t)a[3], (void *)(uintptr_t)a[4], (void *)(uintptr_t)a[5], (void *)(uintptr_t)a[6], (int)a[7], (void *)(uintptr_t)a[8]);
 }
-CUTAP_EXPORT unsigned int cusparseCgtsv2_bufferSizeExt(void *handle, int m, int n, void *dl, void *d, void *du, void *B, int ldb, void *bufferSizeInBytes)
+CUTAP_SLOW unsigned int cutap_slow_cusparseCgtsv2_bufferSizeExt(void *handle, int m, int n, void *dl, void *d, void *du, void *B, int ldb, void *bufferSizeInBytes)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusparseCgtsv2_bufferSizeExt], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, int, int, void *, void *, void *, void *, int, void *))cutap_fn)(handle, m, n, dl, d, du, B, ldb, bufferSizeInBytes);
     uint64_t cutap_w[9] = {(uint64_t)(uintptr_t)handle, (uint64_t)(int64_t)m, (uint64_t)(int64_t)n, (uint64_t)(uintptr_t)dl, (uint64_t)(uintptr_t)d, (uint64_t)(uintptr_t)du, (uint64_t)(uintptr_t)B, (uint64_t)(int64_t)ldb, (uint64_t)(uintptr_t)bufferSizeInBytes};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusparseCgtsv2_bufferSizeExt, cutap_w, thunk_cusparseCgtsv2_bufferSizeExt);
 }
@@ -620,11 +470,8 @@ static uint64_t thunk_cusparseCgtsv2_nopivot(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, int, int, void *, void *, void *, void *, int, void *))fn)((void *)(uintptr_t)a[0], (int)a[1], (int)a[2], (void *)(uintptr_t)a[3], (void *)(uintptr_t)a[4], (void *)(uintptr_t)a[5], (void *)(uintptr_t)a[6], (int)a[7], (void *)(uintptr_t)a[8]);
 }
-CUTAP_EXPORT unsigned int cusparseCgtsv2_nopivot(void *handle, int m, int n, void *dl, void *d, void *du, void *B, int ldb, void *pBuffer)
+CUTAP_SLOW unsigned int cutap_slow_cusparseCgtsv2_nopivot(void *handle, int m, int n, void *dl, void *d, void *du, void *B, int ldb, void *pBuffer)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusparseCgtsv2_nopivot], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, int, int, void *, void *, void *, void *, int, void *))cutap_fn)(handle, m, n, dl, d, du, B, ldb, pBuffer);
     uint64_t cutap_w[9] = {(uint64_t)(uintptr_t)handle, (uint64_t)(int64_t)m, (uint64_t)(int64_t)n, (uint64_t)(uintptr_t)dl, (uint64_t)(uintptr_t)d, (uint64_t)(uintptr_t)du, (uint64_t)(uintptr_t)B, (uint64_t)(int64_t)ldb, (uint64_t)(uintptr_t)pBuffer};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusparseCgtsv2_nopivot, cutap_w, thunk_cusparseCgtsv2_nopivot);
 }
@@ -632,11 +479,8 @@ static uint64_t thunk_cusparseCgtsv2_nopivot_bufferSizeExt(void *fn, uint64_t *a
 {
     return (uint64_t)((unsigned int (*)(void *, int, int, void *, void *, void *, void *, int, void *))fn)((void *)(uintptr_t)a[0], (int)a[1], (int)a[2], (void *)(uintptr_t)a[3], (void *)(uintptr_t)a[4], (void *)(uintptr_t)a[5], (void *)(uintptr_t)a[6], (int)a[7], (void *)(uintptr_t)a[8]);
 }
-CUTAP_EXPORT unsigned int cusparseCgtsv2_nopivot_bufferSizeExt(void *handle, int m, int n, void *dl, void *d, void *du, void *B, int ldb, void *bufferSizeInBytes)
+CUTAP_SLOW unsigned int cutap_slow_cusparseCgtsv2_nopivot_bufferSizeExt(void *handle, int m, int n, void *dl, void *d, void *du, void *B, int ldb, void *bufferSizeInBytes)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusparseCgtsv2_nopivot_bufferSizeExt], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, int, int, void *, void *, void *, void *, int, void *))cutap_fn)(handle, m, n, dl, d, du, B, ldb, bufferSizeInBytes);
     uint64_t cutap_w[9] = {(uint64_t)(uintptr_t)handle, (uint64_t)(int64_t)m, (uint64_t)(int64_t)n, (uint64_t)(uintptr_t)dl, (uint64_t)(uintptr_t)d, (uint64_t)(uintptr_t)du, (uint64_t)(uintptr_t)B, (uint64_t)(int64_t)ldb, (uint64_t)(uintptr_t)bufferSizeInBytes};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusparseCgtsv2_nopivot_bufferSizeExt, cutap_w, thunk_cusparseCgtsv2_nopivot_bufferSizeExt);
 }
@@ -644,11 +488,8 @@ static uint64_t thunk_cusparseCgtsvInterleavedBatch(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, int, int, void *, void *, void *, void *, int, void *))fn)((void *)(uintptr_t)a[0], (int)a[1], (int)a[2], (void *)(uintptr_t)a[3], (void *)(uintptr_t)a[4], (void *)(uintptr_t)a[5], (void *)(uintptr_t)a[6], (int)a[7], (void *)(uintptr_t)a[8]);
 }
-CUTAP_EXPORT unsigned int cusparseCgtsvInterleavedBatch(void *handle, int algo, int m, void *dl, void *d, void *du, void *x, int batchCount, void *pBuffer)
+CUTAP_SLOW unsigned int cutap_slow_cusparseCgtsvInterleavedBatch(void *handle, int algo, int m, void *dl, void *d, void *du, void *x, int batchCount, void *pBuffer)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusparseCgtsvInterleavedBatch], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, int, int, void *, void *, void *, void *, int, void *))cutap_fn)(handle, algo, m, dl, d, du, x, batchCount, pBuffer);
     uint64_t cutap_w[9] = {(uint64_t)(uintptr_t)handle, (uint64_t)(int64_t)algo, (uint64_t)(int64_t)m, (uint64_t)(uintptr_t)dl, (uint64_t)(uintptr_t)d, (uint64_t)(uintptr_t)du, (uint64_t)(uintptr_t)x, (uint64_t)(int64_t)batchCount, (uint64_t)(uintptr_t)pBuffer};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusparseCgtsvInterleavedBatch, cutap_w, thunk_cusparseCgtsvInterleavedBatch);
 }
@@ -656,11 +497,8 @@ static uint64_t thunk_cusparseCgtsvInterleavedBatch_bufferSizeExt(void *fn, uint
 {
     return (uint64_t)((unsigned int (*)(void *, int, int, void *, void *, void *, void *, int, void *))fn)((void *)(uintptr_t)a[0], (int)a[1], (int)a[2], (void *)(uintptr_t)a[3], (void *)(uintptr_t)a[4], (void *)(uintptr_t)a[5], (void *)(uintptr_t)a[6], (int)a[7], (void *)(uintptr_t)a[8]);
 }
-CUTAP_EXPORT unsigned int cusparseCgtsvInterleavedBatch_bufferSizeExt(void *handle, int algo, int m, void *dl, void *d, void *du, void *x, int batchCount, void *pBufferSizeInBytes)
+CUTAP_SLOW unsigned int cutap_slow_cusparseCgtsvInterleavedBatch_bufferSizeExt(void *handle, int algo, int m, void *dl, void *d, void *du, void *x, int batchCount, void *pBufferSizeInBytes)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusparseCgtsvInterleavedBatch_bufferSizeExt], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, int, int, void *, void *, void *, void *, int, void *))cutap_fn)(handle, algo, m, dl, d, du, x, batchCount, pBufferSizeInBytes);
     uint64_t cutap_w[9] = {(uint64_t)(uintptr_t)handle, (uint64_t)(int64_t)algo, (uint64_t)(int64_t)m, (uint64_t)(uintptr_t)dl, (uint64_t)(uintptr_t)d, (uint64_t)(uintptr_t)du, (uint64_t)(uintptr_t)x, (uint64_t)(int64_t)batchCount, (uint64_t)(uintptr_t)pBufferSizeInBytes};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusparseCgtsvInterleavedBatch_bufferSizeExt, cutap_w, thunk_cusparseCgtsvInterleavedBatch_bufferSizeExt);
 }
@@ -668,11 +506,8 @@ static uint64_t thunk_cusparseCnnz(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, int, int, void *, void *, int, void *, void *))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (int)a[2], (int)a[3], (void *)(uintptr_t)a[4], (void *)(uintptr_t)a[5], (int)a[6], (void *)(uintptr_t)a[7], (void *)(uintptr_t)a[8]);
 }
-CUTAP_EXPORT unsigned int cusparseCnnz(void *handle, unsigned int dirA, int m, int n, void *descrA, void *A, int lda, void *nnzPerRowCol, void *nnzTotalDevHostPtr)
+CUTAP_SLOW unsigned int cutap_slow_cusparseCnnz(void *handle, unsigned int dirA, int m, int n, void *descrA, void *A, int lda, void *nnzPerRowCol, void *nnzTotalDevHostPtr)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusparseCnnz], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, int, int, void *, void *, int, void *, void *))cutap_fn)(handle, dirA, m, n, descrA, A, lda, nnzPerRowCol, nnzTotalDevHostPtr);
     uint64_t cutap_w[9] = {(uint64_t)(uintptr_t)handle, (uint64_t)dirA, (uint64_t)(int64_t)m, (uint64_t)(int64_t)n, (uint64_t)(uintptr_t)descrA, (uint64_t)(uintptr_t)A, (uint64_t)(int64_t)lda, (uint64_t)(uintptr_t)nnzPerRowCol, (uint64_t)(uintptr_t)nnzTotalDevHostPtr};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusparseCnnz, cutap_w, thunk_cusparseCnnz);
 }
@@ -680,11 +515,8 @@ static uint64_t thunk_cusparseCnnz_compress(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, int, void *, void *, void *, void *, void *, struct cutap_sv_float2))fn)((void *)(uintptr_t)a[0], (int)a[1], (void *)(uintptr_t)a[2], (void *)(uintptr_t)a[3], (void *)(uintptr_t)a[4], (void *)(uintptr_t)a[5], (void *)(uintptr_t)a[6], *(struct cutap_sv_float2 *)(uintptr_t)a[7]);
 }
-CUTAP_EXPORT unsigned int cusparseCnnz_compress(void *handle, int m, void *descr, void *csrSortedValA, void *csrSortedRowPtrA, void *nnzPerRow, void *nnzC, struct cutap_sv_float2 tol)
+CUTAP_SLOW unsigned int cutap_slow_cusparseCnnz_compress(void *handle, int m, void *descr, void *csrSortedValA, void *csrSortedRowPtrA, void *nnzPerRow, void *nnzC, struct cutap_sv_float2 tol)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusparseCnnz_compress], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, int, void *, void *, void *, void *, void *, struct cutap_sv_float2))cutap_fn)(handle, m, descr, csrSortedValA, csrSortedRowPtrA, nnzPerRow, nnzC, tol);
     uint64_t cutap_w[8] = {(uint64_t)(uintptr_t)handle, (uint64_t)(int64_t)m, (uint64_t)(uintptr_t)descr, (uint64_t)(uintptr_t)csrSortedValA, (uint64_t)(uintptr_t)csrSortedRowPtrA, (uint64_t)(uintptr_t)nnzPerRow, (uint64_t)(uintptr_t)nnzC, (uint64_t)(uintptr_t)&tol};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusparseCnnz_compress, cutap_w, thunk_cusparseCnnz_compress);
 }
@@ -692,11 +524,8 @@ static uint64_t thunk_cusparseConstBlockedEllGet(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *, void *, void *, void *, void *, void *, void *, void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1], (void *)(uintptr_t)a[2], (void *)(uintptr_t)a[3], (void *)(uintptr_t)a[4], (void *)(uintptr_t)a[5], (void *)(uintptr_t)a[6], (void *)(uintptr_t)a[7], (void *)(uintptr_t)a[8], (void *)(uintptr_t)a[9]);
 }
-CUTAP_EXPORT unsigned int cusparseConstBlockedEllGet(void *spMatDescr, void *rows, void *cols, void *ellBlockSize, void *ellCols, void *ellColInd, void *ellValue, void *ellIdxType, void *idxBase, void *valueType)
+CUTAP_SLOW unsigned int cutap_slow_cusparseConstBlockedEllGet(void *spMatDescr, void *rows, void *cols, void *ellBlockSize, void *ellCols, void *ellColInd, void *ellValue, void *ellIdxType, void *idxBase, void *valueType)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusparseConstBlockedEllGet], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *, void *, void *, void *, void *, void *, void *, void *, void *))cutap_fn)(spMatDescr, rows, cols, ellBlockSize, ellCols, ellColInd, ellValue, ellIdxType, idxBase, valueType);
     uint64_t cutap_w[10] = {(uint64_t)(uintptr_t)spMatDescr, (uint64_t)(uintptr_t)rows, (uint64_t)(uintptr_t)cols, (uint64_t)(uintptr_t)ellBlockSize, (uint64_t)(uintptr_t)ellCols, (uint64_t)(uintptr_t)ellColInd, (uint64_t)(uintptr_t)ellValue, (uint64_t)(uintptr_t)ellIdxType, (uint64_t)(uintptr_t)idxBase, (uint64_t)(uintptr_t)valueType};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusparseConstBlockedEllGet, cutap_w, thunk_cusparseConstBlockedEllGet);
 }
@@ -704,11 +533,8 @@ static uint64_t thunk_cusparseConstCooGet(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *, void *, void *, void *, void *, void *, void *, void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1], (void *)(uintptr_t)a[2], (void *)(uintptr_t)a[3], (void *)(uintptr_t)a[4], (void *)(uintptr_t)a[5], (void *)(uintptr_t)a[6], (void *)(uintptr_t)a[7], (void *)(uintptr_t)a[8], (void *)(uintptr_t)a[9]);
 }
-CUTAP_EXPORT unsigned int cusparseConstCooGet(void *spMatDescr, void *rows, void *cols, void *nnz, void *cooRowInd, void *cooColInd, void *cooValues, void *idxType, void *idxBase, void *valueType)
+CUTAP_SLOW unsigned int cutap_slow_cusparseConstCooGet(void *spMatDescr, void *rows, void *cols, void *nnz, void *cooRowInd, void *cooColInd, void *cooValues, void *idxType, void *idxBase, void *valueType)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusparseConstCooGet], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *, void *, void *, void *, void *, void *, void *, void *, void *))cutap_fn)(spMatDescr, rows, cols, nnz, cooRowInd, cooColInd, cooValues, idxType, idxBase, valueType);
     uint64_t cutap_w[10] = {(uint64_t)(uintptr_t)spMatDescr, (uint64_t)(uintptr_t)rows, (uint64_t)(uintptr_t)cols, (uint64_t)(uintptr_t)nnz, (uint64_t)(uintptr_t)cooRowInd, (uint64_t)(uintptr_t)cooColInd, (uint64_t)(uintptr_t)cooValues, (uint64_t)(uintptr_t)idxType, (uint64_t)(uintptr_t)idxBase, (uint64_t)(uintptr_t)valueType};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusparseConstCooGet, cutap_w, thunk_cusparseConstCooGet);
 }
@@ -716,11 +542,8 @@ static uint64_t thunk_cusparseConstCscGet(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1], (void *)(uintptr_t)a[2], (void *)(uintptr_t)a[3], (void *)(uintptr_t)a[4], (void *)(uintptr_t)a[5], (void *)(uintptr_t)a[6], (void *)(uintptr_t)a[7], (void *)(uintptr_t)a[8], (void *)(uintptr_t)a[9], (void *)(uintptr_t)a[10]);
 }
-CUTAP_EXPORT unsigned int cusparseConstCscGet(void *spMatDescr, void *rows, void *cols, void *nnz, void *cscColOffsets, void *cscRowInd, void *cscValues, void *cscColOffsetsType, void *cscRowIndType, void *idxBase, void *valueType)
+CUTAP_SLOW unsigned int cutap_slow_cusparseConstCscGet(void *spMatDescr, void *rows, void *cols, void *nnz, void *cscColOffsets, void *cscRowInd, void *cscValues, void *cscColOffsetsType, void *cscRowIndType, void *idxBase, void *valueType)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusparseConstCscGet], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *))cutap_fn)(spMatDescr, rows, cols, nnz, cscColOffsets, cscRowInd, cscValues, cscColOffsetsType, cscRowIndType, idxBase, valueType);
     uint64_t cutap_w[11] = {(uint64_t)(uintptr_t)spMatDescr, (uint64_t)(uintptr_t)rows, (uint64_t)(uintptr_t)cols, (uint64_t)(uintptr_t)nnz, (uint64_t)(uintptr_t)cscColOffsets, (uint64_t)(uintptr_t)cscRowInd, (uint64_t)(uintptr_t)cscValues, (uint64_t)(uintptr_t)cscColOffsetsType, (uint64_t)(uintptr_t)cscRowIndType, (uint64_t)(uintptr_t)idxBase, (uint64_t)(uintptr_t)valueType};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusparseConstCscGet, cutap_w, thunk_cusparseConstCscGet);
 }
@@ -728,11 +551,8 @@ static uint64_t thunk_cusparseConstCsrGet(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1], (void *)(uintptr_t)a[2], (void *)(uintptr_t)a[3], (void *)(uintptr_t)a[4], (void *)(uintptr_t)a[5], (void *)(uintptr_t)a[6], (void *)(uintptr_t)a[7], (void *)(uintptr_t)a[8], (void *)(uintptr_t)a[9], (void *)(uintptr_t)a[10]);
 }
-CUTAP_EXPORT unsigned int cusparseConstCsrGet(void *spMatDescr, void *rows, void *cols, void *nnz, void *csrRowOffsets, void *csrColInd, void *csrValues, void *csrRowOffsetsType, void *csrColIndType, void *idxBase, void *valueType)
+CUTAP_SLOW unsigned int cutap_slow_cusparseConstCsrGet(void *spMatDescr, void *rows, void *cols, void *nnz, void *csrRowOffsets, void *csrColInd, void *csrValues, void *csrRowOffsetsType, void *csrColIndType, void *idxBase, void *valueType)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusparseConstCsrGet], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *))cutap_fn)(spMatDescr, rows, cols, nnz, csrRowOffsets, csrColInd, csrValues, csrRowOffsetsType, csrColIndType, idxBase, valueType);
     uint64_t cutap_w[11] = {(uint64_t)(uintptr_t)spMatDescr, (uint64_t)(uintptr_t)rows, (uint64_t)(uintptr_t)cols, (uint64_t)(uintptr_t)nnz, (uint64_t)(uintptr_t)csrRowOffsets, (uint64_t)(uintptr_t)csrColInd, (uint64_t)(uintptr_t)csrValues, (uint64_t)(uintptr_t)csrRowOffsetsType, (uint64_t)(uintptr_t)csrColIndType, (uint64_t)(uintptr_t)idxBase, (uint64_t)(uintptr_t)valueType};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusparseConstCsrGet, cutap_w, thunk_cusparseConstCsrGet);
 }
@@ -740,11 +560,8 @@ static uint64_t thunk_cusparseConstDnMatGet(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *, void *, void *, void *, void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1], (void *)(uintptr_t)a[2], (void *)(uintptr_t)a[3], (void *)(uintptr_t)a[4], (void *)(uintptr_t)a[5], (void *)(uintptr_t)a[6]);
 }
-CUTAP_EXPORT unsigned int cusparseConstDnMatGet(void *dnMatDescr, void *rows, void *cols, void *ld, void *values, void *type, void *order)
+CUTAP_SLOW unsigned int cutap_slow_cusparseConstDnMatGet(void *dnMatDescr, void *rows, void *cols, void *ld, void *values, void *type, void *order)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusparseConstDnMatGet], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *, void *, void *, void *, void *, void *))cutap_fn)(dnMatDescr, rows, cols, ld, values, type, order);
     uint64_t cutap_w[7] = {(uint64_t)(uintptr_t)dnMatDescr, (uint64_t)(uintptr_t)rows, (uint64_t)(uintptr_t)cols, (uint64_t)(uintptr_t)ld, (uint64_t)(uintptr_t)values, (uint64_t)(uintptr_t)type, (uint64_t)(uintptr_t)order};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusparseConstDnMatGet, cutap_w, thunk_cusparseConstDnMatGet);
 }
@@ -752,11 +569,8 @@ static uint64_t thunk_cusparseConstDnMatGetValues(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1]);
 }
-CUTAP_EXPORT unsigned int cusparseConstDnMatGetValues(void *dnMatDescr, void *values)
+CUTAP_SLOW unsigned int cutap_slow_cusparseConstDnMatGetValues(void *dnMatDescr, void *values)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusparseConstDnMatGetValues], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *))cutap_fn)(dnMatDescr, values);
     uint64_t cutap_w[2] = {(uint64_t)(uintptr_t)dnMatDescr, (uint64_t)(uintptr_t)values};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusparseConstDnMatGetValues, cutap_w, thunk_cusparseConstDnMatGetValues);
 }
@@ -764,11 +578,8 @@ static uint64_t thunk_cusparseConstDnVecGet(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *, void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1], (void *)(uintptr_t)a[2], (void *)(uintptr_t)a[3]);
 }
-CUTAP_EXPORT unsigned int cusparseConstDnVecGet(void *dnVecDescr, void *size, void *values, void *valueType)
+CUTAP_SLOW unsigned int cutap_slow_cusparseConstDnVecGet(void *dnVecDescr, void *size, void *values, void *valueType)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusparseConstDnVecGet], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *, void *, void *))cutap_fn)(dnVecDescr, size, values, valueType);
     uint64_t cutap_w[4] = {(uint64_t)(uintptr_t)dnVecDescr, (uint64_t)(uintptr_t)size, (uint64_t)(uintptr_t)values, (uint64_t)(uintptr_t)valueType};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusparseConstDnVecGet, cutap_w, thunk_cusparseConstDnVecGet);
 }
@@ -776,11 +587,8 @@ static uint64_t thunk_cusparseConstDnVecGetValues(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1]);
 }
-CUTAP_EXPORT unsigned int cusparseConstDnVecGetValues(void *dnVecDescr, void *values)
+CUTAP_SLOW unsigned int cutap_slow_cusparseConstDnVecGetValues(void *dnVecDescr, void *values)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusparseConstDnVecGetValues], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *))cutap_fn)(dnVecDescr, values);
     uint64_t cutap_w[2] = {(uint64_t)(uintptr_t)dnVecDescr, (uint64_t)(uintptr_t)values};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusparseConstDnVecGetValues, cutap_w, thunk_cusparseConstDnVecGetValues);
 }
@@ -788,11 +596,8 @@ static uint64_t thunk_cusparseConstSpMatGetValues(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1]);
 }
-CUTAP_EXPORT unsigned int cusparseConstSpMatGetValues(void *spMatDescr, void *values)
+CUTAP_SLOW unsigned int cutap_slow_cusparseConstSpMatGetValues(void *spMatDescr, void *values)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusparseConstSpMatGetValues], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *))cutap_fn)(spMatDescr, values);
     uint64_t cutap_w[2] = {(uint64_t)(uintptr_t)spMatDescr, (uint64_t)(uintptr_t)values};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusparseConstSpMatGetValues, cutap_w, thunk_cusparseConstSpMatGetValues);
 }
@@ -800,11 +605,8 @@ static uint64_t thunk_cusparseConstSpVecGet(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *, void *, void *, void *, void *, void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1], (void *)(uintptr_t)a[2], (void *)(uintptr_t)a[3], (void *)(uintptr_t)a[4], (void *)(uintptr_t)a[5], (void *)(uintptr_t)a[6], (void *)(uintptr_t)a[7]);
 }
-CUTAP_EXPORT unsigned int cusparseConstSpVecGet(void *spVecDescr, void *size, void *nnz, void *indices, void *values, void *idxType, void *idxBase, void *valueType)
+CUTAP_SLOW unsigned int cutap_slow_cusparseConstSpVecGet(void *spVecDescr, void *size, void *nnz, void *indices, void *values, void *idxType, void *idxBase, void *valueType)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusparseConstSpVecGet], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *, void *, void *, void *, void *, void *, void *))cutap_fn)(spVecDescr, size, nnz, indices, values, idxType, idxBase, valueType);
     uint64_t cutap_w[8] = {(uint64_t)(uintptr_t)spVecDescr, (uint64_t)(uintptr_t)size, (uint64_t)(uintptr_t)nnz, (uint64_t)(uintptr_t)indices, (uint64_t)(uintptr_t)values, (uint64_t)(uintptr_t)idxType, (uint64_t)(uintptr_t)idxBase, (uint64_t)(uintptr_t)valueType};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusparseConstSpVecGet, cutap_w, thunk_cusparseConstSpVecGet);
 }
@@ -812,11 +614,8 @@ static uint64_t thunk_cusparseConstSpVecGetValues(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1]);
 }
-CUTAP_EXPORT unsigned int cusparseConstSpVecGetValues(void *spVecDescr, void *values)
+CUTAP_SLOW unsigned int cutap_slow_cusparseConstSpVecGetValues(void *spVecDescr, void *values)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusparseConstSpVecGetValues], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *))cutap_fn)(spVecDescr, values);
     uint64_t cutap_w[2] = {(uint64_t)(uintptr_t)spVecDescr, (uint64_t)(uintptr_t)values};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusparseConstSpVecGetValues, cutap_w, thunk_cusparseConstSpVecGetValues);
 }
@@ -824,11 +623,8 @@ static uint64_t thunk_cusparseCooGet(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *, void *, void *, void *, void *, void *, void *, void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1], (void *)(uintptr_t)a[2], (void *)(uintptr_t)a[3], (void *)(uintptr_t)a[4], (void *)(uintptr_t)a[5], (void *)(uintptr_t)a[6], (void *)(uintptr_t)a[7], (void *)(uintptr_t)a[8], (void *)(uintptr_t)a[9]);
 }
-CUTAP_EXPORT unsigned int cusparseCooGet(void *spMatDescr, void *rows, void *cols, void *nnz, void *cooRowInd, void *cooColInd, void *cooValues, void *idxType, void *idxBase, void *valueType)
+CUTAP_SLOW unsigned int cutap_slow_cusparseCooGet(void *spMatDescr, void *rows, void *cols, void *nnz, void *cooRowInd, void *cooColInd, void *cooValues, void *idxType, void *idxBase, void *valueType)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusparseCooGet], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *, void *, void *, void *, void *, void *, void *, void *, void *))cutap_fn)(spMatDescr, rows, cols, nnz, cooRowInd, cooColInd, cooValues, idxType, idxBase, valueType);
     uint64_t cutap_w[10] = {(uint64_t)(uintptr_t)spMatDescr, (uint64_t)(uintptr_t)rows, (uint64_t)(uintptr_t)cols, (uint64_t)(uintptr_t)nnz, (uint64_t)(uintptr_t)cooRowInd, (uint64_t)(uintptr_t)cooColInd, (uint64_t)(uintptr_t)cooValues, (uint64_t)(uintptr_t)idxType, (uint64_t)(uintptr_t)idxBase, (uint64_t)(uintptr_t)valueType};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusparseCooGet, cutap_w, thunk_cusparseCooGet);
 }
@@ -836,11 +632,8 @@ static uint64_t thunk_cusparseCooSetPointers(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *, void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1], (void *)(uintptr_t)a[2], (void *)(uintptr_t)a[3]);
 }
-CUTAP_EXPORT unsigned int cusparseCooSetPointers(void *spMatDescr, void *cooRows, void *cooColumns, void *cooValues)
+CUTAP_SLOW unsigned int cutap_slow_cusparseCooSetPointers(void *spMatDescr, void *cooRows, void *cooColumns, void *cooValues)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusparseCooSetPointers], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *, void *, void *))cutap_fn)(spMatDescr, cooRows, cooColumns, cooValues);
     uint64_t cutap_w[4] = {(uint64_t)(uintptr_t)spMatDescr, (uint64_t)(uintptr_t)cooRows, (uint64_t)(uintptr_t)cooColumns, (uint64_t)(uintptr_t)cooValues};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusparseCooSetPointers, cutap_w, thunk_cusparseCooSetPointers);
 }
@@ -848,11 +641,8 @@ static uint64_t thunk_cusparseCooSetStridedBatch(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, int, long))fn)((void *)(uintptr_t)a[0], (int)a[1], (long)a[2]);
 }
-CUTAP_EXPORT unsigned int cusparseCooSetStridedBatch(void *spMatDescr, int batchCount, long batchStride)
+CUTAP_SLOW unsigned int cutap_slow_cusparseCooSetStridedBatch(void *spMatDescr, int batchCount, long batchStride)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusparseCooSetStridedBatch], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, int, long))cutap_fn)(spMatDescr, batchCount, batchStride);
     uint64_t cutap_w[3] = {(uint64_t)(uintptr_t)spMatDescr, (uint64_t)(int64_t)batchCount, (uint64_t)(int64_t)batchStride};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusparseCooSetStridedBatch, cutap_w, thunk_cusparseCooSetStridedBatch);
 }
@@ -860,11 +650,8 @@ static uint64_t thunk_cusparseCreate(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *))fn)((void *)(uintptr_t)a[0]);
 }
-CUTAP_EXPORT unsigned int cusparseCreate(void *handle)
+CUTAP_SLOW unsigned int cutap_slow_cusparseCreate(void *handle)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusparseCreate], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *))cutap_fn)(handle);
     uint64_t cutap_w[1] = {(uint64_t)(uintptr_t)handle};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusparseCreate, cutap_w, thunk_cusparseCreate);
 }
@@ -872,11 +659,8 @@ static uint64_t thunk_cusparseCreateBlockedEll(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, long, long, long, long, void *, void *, unsigned int, unsigned int, unsigned int))fn)((void *)(uintptr_t)a[0], (long)a[1], (long)a[2], (long)a[3], (long)a[4], (void *)(uintptr_t)a[5], (void *)(uintptr_t)a[6], (unsigned int)a[7], (unsigned int)a[8], (unsigned int)a[9]);
 }
-CUTAP_EXPORT unsigned int cusparseCreateBlockedEll(void *spMatDescr, long rows, long cols, long ellBlockSize, long ellCols, void *ellColInd, void *ellValue, unsigned int ellIdxType, unsigned int idxBase, unsigned int valueType)
+CUTAP_SLOW unsigned int cutap_slow_cusparseCreateBlockedEll(void *spMatDescr, long rows, long cols, long ellBlockSize, long ellCols, void *ellColInd, void *ellValue, unsigned int ellIdxType, unsigned int idxBase, unsigned int valueType)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusparseCreateBlockedEll], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, long, long, long, long, void *, void *, unsigned int, unsigned int, unsigned int))cutap_fn)(spMatDescr, rows, cols, ellBlockSize, ellCols, ellColInd, ellValue, ellIdxType, idxBase, valueType);
     uint64_t cutap_w[10] = {(uint64_t)(uintptr_t)spMatDescr, (uint64_t)(int64_t)rows, (uint64_t)(int64_t)cols, (uint64_t)(int64_t)ellBlockSize, (uint64_t)(int64_t)ellCols, (uint64_t)(uintptr_t)ellColInd, (uint64_t)(uintptr_t)ellValue, (uint64_t)ellIdxType, (uint64_t)idxBase, (uint64_t)valueType};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusparseCreateBlockedEll, cutap_w, thunk_cusparseCreateBlockedEll);
 }
@@ -884,11 +668,8 @@ static uint64_t thunk_cusparseCreateBsr(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, long, long, long, long, long, void *, void *, void *, unsigned int, unsigned int, unsigned int, unsigned int, unsigned int))fn)((void *)(uintptr_t)a[0], (long)a[1], (long)a[2], (long)a[3], (long)a[4], (long)a[5], (void *)(uintptr_t)a[6], (void *)(uintptr_t)a[7], (void *)(uintptr_t)a[8], (unsigned int)a[9], (unsigned int)a[10], (unsigned int)a[11], (unsigned int)a[12], (unsigned int)a[13]);
 }
-CUTAP_EXPORT unsigned int cusparseCreateBsr(void *spMatDescr, long brows, long bcols, long bnnz, long rowBlockSize, long colBlockSize, void *bsrRowOffsets, void *bsrColInd, void *bsrValues, unsigned int bsrRowOffsetsType, unsigned int bsrColIndType, unsigned int idxBase, unsigned int valueType, unsigned int order)
+CUTAP_SLOW unsigned int cutap_slow_cusparseCreateBsr(void *spMatDescr, long brows, long bcols, long bnnz, long rowBlockSize, long colBlockSize, void *bsrRowOffsets, void *bsrColInd, void *bsrValues, unsigned int bsrRowOffsetsType, unsigned int bsrColIndType, unsigned int idxBase, unsigned int valueType, unsigned int order)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusparseCreateBsr], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, long, long, long, long, long, void *, void *, void *, unsigned int, unsigned int, unsigned int, unsigned int, unsigned int))cutap_fn)(spMatDescr, brows, bcols, bnnz, rowBlockSize, colBlockSize, bsrRowOffsets, bsrColInd, bsrValues, bsrRowOffsetsType, bsrColIndType, idxBase, valueType, order);
     uint64_t cutap_w[14] = {(uint64_t)(uintptr_t)spMatDescr, (uint64_t)(int64_t)brows, (uint64_t)(int64_t)bcols, (uint64_t)(int64_t)bnnz, (uint64_t)(int64_t)rowBlockSize, (uint64_t)(int64_t)colBlockSize, (uint64_t)(uintptr_t)bsrRowOffsets, (uint64_t)(uintptr_t)bsrColInd, (uint64_t)(uintptr_t)bsrValues, (uint64_t)bsrRowOffsetsType, (uint64_t)bsrColIndType, (uint64_t)idxBase, (uint64_t)valueType, (uint64_t)order};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusparseCreateBsr, cutap_w, thunk_cusparseCreateBsr);
 }
@@ -896,11 +677,8 @@ static uint64_t thunk_cusparseCreateBsric02Info(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *))fn)((void *)(uintptr_t)a[0]);
 }
-CUTAP_EXPORT unsigned int cusparseCreateBsric02Info(void *info)
+CUTAP_SLOW unsigned int cutap_slow_cusparseCreateBsric02Info(void *info)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusparseCreateBsric02Info], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *))cutap_fn)(info);
     uint64_t cutap_w[1] = {(uint64_t)(uintptr_t)info};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusparseCreateBsric02Info, cutap_w, thunk_cusparseCreateBsric02Info);
 }
@@ -908,11 +686,8 @@ static uint64_t thunk_cusparseCreateBsrilu02Info(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *))fn)((void *)(uintptr_t)a[0]);
 }
-CUTAP_EXPORT unsigned int cusparseCreateBsrilu02Info(void *info)
+CUTAP_SLOW unsigned int cutap_slow_cusparseCreateBsrilu02Info(void *info)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusparseCreateBsrilu02Info], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *))cutap_fn)(info);
     uint64_t cutap_w[1] = {(uint64_t)(uintptr_t)info};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusparseCreateBsrilu02Info, cutap_w, thunk_cusparseCreateBsrilu02Info);
 }
@@ -920,11 +695,8 @@ static uint64_t thunk_cusparseCreateBsrsm2Info(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *))fn)((void *)(uintptr_t)a[0]);
 }
-CUTAP_EXPORT unsigned int cusparseCreateBsrsm2Info(void *info)
+CUTAP_SLOW unsigned int cutap_slow_cusparseCreateBsrsm2Info(void *info)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusparseCreateBsrsm2Info], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *))cutap_fn)(info);
     uint64_t cutap_w[1] = {(uint64_t)(uintptr_t)info};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusparseCreateBsrsm2Info, cutap_w, thunk_cusparseCreateBsrsm2Info);
 }
@@ -932,11 +704,8 @@ static uint64_t thunk_cusparseCreateBsrsv2Info(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *))fn)((void *)(uintptr_t)a[0]);
 }
-CUTAP_EXPORT unsigned int cusparseCreateBsrsv2Info(void *info)
+CUTAP_SLOW unsigned int cutap_slow_cusparseCreateBsrsv2Info(void *info)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusparseCreateBsrsv2Info], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *))cutap_fn)(info);
     uint64_t cutap_w[1] = {(uint64_t)(uintptr_t)info};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusparseCreateBsrsv2Info, cutap_w, thunk_cusparseCreateBsrsv2Info);
 }
@@ -944,11 +713,8 @@ static uint64_t thunk_cusparseCreateColorInfo(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *))fn)((void *)(uintptr_t)a[0]);
 }
-CUTAP_EXPORT unsigned int cusparseCreateColorInfo(void *info)
+CUTAP_SLOW unsigned int cutap_slow_cusparseCreateColorInfo(void *info)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusparseCreateColorInfo], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *))cutap_fn)(info);
     uint64_t cutap_w[1] = {(uint64_t)(uintptr_t)info};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusparseCreateColorInfo, cutap_w, thunk_cusparseCreateColorInfo);
 }
@@ -956,11 +722,8 @@ static uint64_t thunk_cusparseCreateConstBlockedEll(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, long, long, long, long, void *, void *, unsigned int, unsigned int, unsigned int))fn)((void *)(uintptr_t)a[0], (long)a[1], (long)a[2], (long)a[3], (long)a[4], (void *)(uintptr_t)a[5], (void *)(uintptr_t)a[6], (unsigned int)a[7], (unsigned int)a[8], (unsigned int)a[9]);
 }
-CUTAP_EXPORT unsigned int cusparseCreateConstBlockedEll(void *spMatDescr, long rows, long cols, long ellBlockSize, long ellCols, void *ellColInd, void *ellValue, unsigned int ellIdxType, unsigned int idxBase, unsigned int valueType)
+CUTAP_SLOW unsigned int cutap_slow_cusparseCreateConstBlockedEll(void *spMatDescr, long rows, long cols, long ellBlockSize, long ellCols, void *ellColInd, void *ellValue, unsigned int ellIdxType, unsigned int idxBase, unsigned int valueType)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusparseCreateConstBlockedEll], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, long, long, long, long, void *, void *, unsigned int, unsigned int, unsigned int))cutap_fn)(spMatDescr, rows, cols, ellBlockSize, ellCols, ellColInd, ellValue, ellIdxType, idxBase, valueType);
     uint64_t cutap_w[10] = {(uint64_t)(uintptr_t)spMatDescr, (uint64_t)(int64_t)rows, (uint64_t)(int64_t)cols, (uint64_t)(int64_t)ellBlockSize, (uint64_t)(int64_t)ellCols, (uint64_t)(uintptr_t)ellColInd, (uint64_t)(uintptr_t)ellValue, (uint64_t)ellIdxType, (uint64_t)idxBase, (uint64_t)valueType};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusparseCreateConstBlockedEll, cutap_w, thunk_cusparseCreateConstBlockedEll);
 }
@@ -968,11 +731,8 @@ static uint64_t thunk_cusparseCreateConstBsr(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, long, long, long, long, long, void *, void *, void *, unsigned int, unsigned int, unsigned int, unsigned int, unsigned int))fn)((void *)(uintptr_t)a[0], (long)a[1], (long)a[2], (long)a[3], (long)a[4], (long)a[5], (void *)(uintptr_t)a[6], (void *)(uintptr_t)a[7], (void *)(uintptr_t)a[8], (unsigned int)a[9], (unsigned int)a[10], (unsigned int)a[11], (unsigned int)a[12], (unsigned int)a[13]);
 }
-CUTAP_EXPORT unsigned int cusparseCreateConstBsr(void *spMatDescr, long brows, long bcols, long bnnz, long rowBlockDim, long colBlockDim, void *bsrRowOffsets, void *bsrColInd, void *bsrValues, unsigned int bsrRowOffsetsType, unsigned int bsrColIndType, unsigned int idxBase, unsigned int valueType, unsigned int order)
+CUTAP_SLOW unsigned int cutap_slow_cusparseCreateConstBsr(void *spMatDescr, long brows, long bcols, long bnnz, long rowBlockDim, long colBlockDim, void *bsrRowOffsets, void *bsrColInd, void *bsrValues, unsigned int bsrRowOffsetsType, unsigned int bsrColIndType, unsigned int idxBase, unsigned int valueType, unsigned int order)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusparseCreateConstBsr], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, long, long, long, long, long, void *, void *, void *, unsigned int, unsigned int, unsigned int, unsigned int, unsigned int))cutap_fn)(spMatDescr, brows, bcols, bnnz, rowBlockDim, colBlockDim, bsrRowOffsets, bsrColInd, bsrValues, bsrRowOffsetsType, bsrColIndType, idxBase, valueType, order);
     uint64_t cutap_w[14] = {(uint64_t)(uintptr_t)spMatDescr, (uint64_t)(int64_t)brows, (uint64_t)(int64_t)bcols, (uint64_t)(int64_t)bnnz, (uint64_t)(int64_t)rowBlockDim, (uint64_t)(int64_t)colBlockDim, (uint64_t)(uintptr_t)bsrRowOffsets, (uint64_t)(uintptr_t)bsrColInd, (uint64_t)(uintptr_t)bsrValues, (uint64_t)bsrRowOffsetsType, (uint64_t)bsrColIndType, (uint64_t)idxBase, (uint64_t)valueType, (uint64_t)order};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusparseCreateConstBsr, cutap_w, thunk_cusparseCreateConstBsr);
 }
@@ -980,11 +740,8 @@ static uint64_t thunk_cusparseCreateConstCoo(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, long, long, long, void *, void *, void *, unsigned int, unsigned int, unsigned int))fn)((void *)(uintptr_t)a[0], (long)a[1], (long)a[2], (long)a[3], (void *)(uintptr_t)a[4], (void *)(uintptr_t)a[5], (void *)(uintptr_t)a[6], (unsigned int)a[7], (unsigned int)a[8], (unsigned int)a[9]);
 }
-CUTAP_EXPORT unsigned int cusparseCreateConstCoo(void *spMatDescr, long rows, long cols, long nnz, void *cooRowInd, void *cooColInd, void *cooValues, unsigned int cooIdxType, unsigned int idxBase, unsigned int valueType)
+CUTAP_SLOW unsigned int cutap_slow_cusparseCreateConstCoo(void *spMatDescr, long rows, long cols, long nnz, void *cooRowInd, void *cooColInd, void *cooValues, unsigned int cooIdxType, unsigned int idxBase, unsigned int valueType)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusparseCreateConstCoo], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, long, long, long, void *, void *, void *, unsigned int, unsigned int, unsigned int))cutap_fn)(spMatDescr, rows, cols, nnz, cooRowInd, cooColInd, cooValues, cooIdxType, idxBase, valueType);
     uint64_t cutap_w[10] = {(uint64_t)(uintptr_t)spMatDescr, (uint64_t)(int64_t)rows, (uint64_t)(int64_t)cols, (uint64_t)(int64_t)nnz, (uint64_t)(uintptr_t)cooRowInd, (uint64_t)(uintptr_t)cooColInd, (uint64_t)(uintptr_t)cooValues, (uint64_t)cooIdxType, (uint64_t)idxBase, (uint64_t)valueType};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusparseCreateConstCoo, cutap_w, thunk_cusparseCreateConstCoo);
 }
@@ -992,11 +749,8 @@ static uint64_t thunk_cusparseCreateConstCsc(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, long, long, long, void *, void *, void *, unsigned int, unsigned int, unsigned int, unsigned int))fn)((void *)(uintptr_t)a[0], (long)a[1], (long)a[2], (long)a[3], (void *)(uintptr_t)a[4], (void *)(uintptr_t)a[5], (void *)(uintptr_t)a[6], (unsigned int)a[7], (unsigned int)a[8], (unsigned int)a[9], (unsigned int)a[10]);
 }
-CUTAP_EXPORT unsigned int cusparseCreateConstCsc(void *spMatDescr, long rows, long cols, long nnz, void *cscColOffsets, void *cscRowInd, void *cscValues, unsigned int cscColOffsetsType, unsigned int cscRowIndType, unsigned int idxBase, unsigned int valueType)
+CUTAP_SLOW unsigned int cutap_slow_cusparseCreateConstCsc(void *spMatDescr, long rows, long cols, long nnz, void *cscColOffsets, void *cscRowInd, void *cscValues, unsigned int cscColOffsetsType, unsigned int cscRowIndType, unsigned int idxBase, unsigned int valueType)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusparseCreateConstCsc], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, long, long, long, void *, void *, void *, unsigned int, unsigned int, unsigned int, unsigned int))cutap_fn)(spMatDescr, rows, cols, nnz, cscColOffsets, cscRowInd, cscValues, cscColOffsetsType, cscRowIndType, idxBase, valueType);
     uint64_t cutap_w[11] = {(uint64_t)(uintptr_t)spMatDescr, (uint64_t)(int64_t)rows, (uint64_t)(int64_t)cols, (uint64_t)(int64_t)nnz, (uint64_t)(uintptr_t)cscColOffsets, (uint64_t)(uintptr_t)cscRowInd, (uint64_t)(uintptr_t)cscValues, (uint64_t)cscColOffsetsType, (uint64_t)cscRowIndType, (uint64_t)idxBase, (uint64_t)valueType};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusparseCreateConstCsc, cutap_w, thunk_cusparseCreateConstCsc);
 }
@@ -1004,11 +758,8 @@ static uint64_t thunk_cusparseCreateConstCsr(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, long, long, long, void *, void *, void *, unsigned int, unsigned int, unsigned int, unsigned int))fn)((void *)(uintptr_t)a[0], (long)a[1], (long)a[2], (long)a[3], (void *)(uintptr_t)a[4], (void *)(uintptr_t)a[5], (void *)(uintptr_t)a[6], (unsigned int)a[7], (unsigned int)a[8], (unsigned int)a[9], (unsigned int)a[10]);
 }
-CUTAP_EXPORT unsigned int cusparseCreateConstCsr(void *spMatDescr, long rows, long cols, long nnz, void *csrRowOffsets, void *csrColInd, void *csrValues, unsigned int csrRowOffsetsType, unsigned int csrColIndType, unsigned int idxBase, unsigned int valueType)
+CUTAP_SLOW unsigned int cutap_slow_cusparseCreateConstCsr(void *spMatDescr, long rows, long cols, long nnz, void *csrRowOffsets, void *csrColInd, void *csrValues, unsigned int csrRowOffsetsType, unsigned int csrColIndType, unsigned int idxBase, unsigned int valueType)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusparseCreateConstCsr], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, long, long, long, void *, void *, void *, unsigned int, unsigned int, unsigned int, unsigned int))cutap_fn)(spMatDescr, rows, cols, nnz, csrRowOffsets, csrColInd, csrValues, csrRowOffsetsType, csrColIndType, idxBase, valueType);
     uint64_t cutap_w[11] = {(uint64_t)(uintptr_t)spMatDescr, (uint64_t)(int64_t)rows, (uint64_t)(int64_t)cols, (uint64_t)(int64_t)nnz, (uint64_t)(uintptr_t)csrRowOffsets, (uint64_t)(uintptr_t)csrColInd, (uint64_t)(uintptr_t)csrValues, (uint64_t)csrRowOffsetsType, (uint64_t)csrColIndType, (uint64_t)idxBase, (uint64_t)valueType};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusparseCreateConstCsr, cutap_w, thunk_cusparseCreateConstCsr);
 }
@@ -1016,11 +767,8 @@ static uint64_t thunk_cusparseCreateConstDnMat(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, long, long, long, void *, unsigned int, unsigned int))fn)((void *)(uintptr_t)a[0], (long)a[1], (long)a[2], (long)a[3], (void *)(uintptr_t)a[4], (unsigned int)a[5], (unsigned int)a[6]);
 }
-CUTAP_EXPORT unsigned int cusparseCreateConstDnMat(void *dnMatDescr, long rows, long cols, long ld, void *values, unsigned int valueType, unsigned int order)
+CUTAP_SLOW unsigned int cutap_slow_cusparseCreateConstDnMat(void *dnMatDescr, long rows, long cols, long ld, void *values, unsigned int valueType, unsigned int order)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusparseCreateConstDnMat], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, long, long, long, void *, unsigned int, unsigned int))cutap_fn)(dnMatDescr, rows, cols, ld, values, valueType, order);
     uint64_t cutap_w[7] = {(uint64_t)(uintptr_t)dnMatDescr, (uint64_t)(int64_t)rows, (uint64_t)(int64_t)cols, (uint64_t)(int64_t)ld, (uint64_t)(uintptr_t)values, (uint64_t)valueType, (uint64_t)order};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusparseCreateConstDnMat, cutap_w, thunk_cusparseCreateConstDnMat);
 }
@@ -1028,11 +776,8 @@ static uint64_t thunk_cusparseCreateConstDnVec(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, long, void *, unsigned int))fn)((void *)(uintptr_t)a[0], (long)a[1], (void *)(uintptr_t)a[2], (unsigned int)a[3]);
 }
-CUTAP_EXPORT unsigned int cusparseCreateConstDnVec(void *dnVecDescr, long size, void *values, unsigned int valueType)
+CUTAP_SLOW unsigned int cutap_slow_cusparseCreateConstDnVec(void *dnVecDescr, long size, void *values, unsigned int valueType)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusparseCreateConstDnVec], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, long, void *, unsigned int))cutap_fn)(dnVecDescr, size, values, valueType);
     uint64_t cutap_w[4] = {(uint64_t)(uintptr_t)dnVecDescr, (uint64_t)(int64_t)size, (uint64_t)(uintptr_t)values, (uint64_t)valueType};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusparseCreateConstDnVec, cutap_w, thunk_cusparseCreateConstDnVec);
 }
@@ -1040,11 +785,8 @@ static uint64_t thunk_cusparseCreateConstSlicedEll(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, long, long, long, long, long, void *, void *, void *, unsigned int, unsigned int, unsigned int, unsigned int))fn)((void *)(uintptr_t)a[0], (long)a[1], (long)a[2], (long)a[3], (long)a[4], (long)a[5], (void *)(uintptr_t)a[6], (void *)(uintptr_t)a[7], (void *)(uintptr_t)a[8], (unsigned int)a[9], (unsigned int)a[10], (unsigned int)a[11], (unsigned int)a[12]);
 }
-CUTAP_EXPORT unsigned int cusparseCreateConstSlicedEll(void *spMatDescr, long rows, long cols, long nnz, long sellValuesSize, long sliceSize, void *sellSliceOffsets, void *sellColInd, void *sellValues, unsigned int sellSliceOffsetsType, unsigned int sellColIndType, unsigned int idxBase, unsigned int valueType)
+CUTAP_SLOW unsigned int cutap_slow_cusparseCreateConstSlicedEll(void *spMatDescr, long rows, long cols, long nnz, long sellValuesSize, long sliceSize, void *sellSliceOffsets, void *sellColInd, void *sellValues, unsigned int sellSliceOffsetsType, unsigned int sellColIndType, unsigned int idxBase, unsigned int valueType)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusparseCreateConstSlicedEll], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, long, long, long, long, long, void *, void *, void *, unsigned int, unsigned int, unsigned int, unsigned int))cutap_fn)(spMatDescr, rows, cols, nnz, sellValuesSize, sliceSize, sellSliceOffsets, sellColInd, sellValues, sellSliceOffsetsType, sellColIndType, idxBase, valueType);
     uint64_t cutap_w[13] = {(uint64_t)(uintptr_t)spMatDescr, (uint64_t)(int64_t)rows, (uint64_t)(int64_t)cols, (uint64_t)(int64_t)nnz, (uint64_t)(int64_t)sellValuesSize, (uint64_t)(int64_t)sliceSize, (uint64_t)(uintptr_t)sellSliceOffsets, (uint64_t)(uintptr_t)sellColInd, (uint64_t)(uintptr_t)sellValues, (uint64_t)sellSliceOffsetsType, (uint64_t)sellColIndType, (uint64_t)idxBase, (uint64_t)valueType};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusparseCreateConstSlicedEll, cutap_w, thunk_cusparseCreateConstSlicedEll);
 }
@@ -1052,11 +794,8 @@ static uint64_t thunk_cusparseCreateConstSpVec(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, long, long, void *, void *, unsigned int, unsigned int, unsigned int))fn)((void *)(uintptr_t)a[0], (long)a[1], (long)a[2], (void *)(uintptr_t)a[3], (void *)(uintptr_t)a[4], (unsigned int)a[5], (unsigned int)a[6], (unsigned int)a[7]);
 }
-CUTAP_EXPORT unsigned int cusparseCreateConstSpVec(void *spVecDescr, long size, long nnz, void *indices, void *values, unsigned int idxType, unsigned int idxBase, unsigned int valueType)
+CUTAP_SLOW unsigned int cutap_slow_cusparseCreateConstSpVec(void *spVecDescr, long size, long nnz, void *indices, void *values, unsigned int idxType, unsigned int idxBase, unsigned int valueType)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusparseCreateConstSpVec], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, long, long, void *, void *, unsigned int, unsigned int, unsigned int))cutap_fn)(spVecDescr, size, nnz, indices, values, idxType, idxBase, valueType);
     uint64_t cutap_w[8] = {(uint64_t)(uintptr_t)spVecDescr, (uint64_t)(int64_t)size, (uint64_t)(int64_t)nnz, (uint64_t)(uintptr_t)indices, (uint64_t)(uintptr_t)values, (uint64_t)idxType, (uint64_t)idxBase, (uint64_t)valueType};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusparseCreateConstSpVec, cutap_w, thunk_cusparseCreateConstSpVec);
 }
@@ -1064,11 +803,8 @@ static uint64_t thunk_cusparseCreateCoo(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, long, long, long, void *, void *, void *, unsigned int, unsigned int, unsigned int))fn)((void *)(uintptr_t)a[0], (long)a[1], (long)a[2], (long)a[3], (void *)(uintptr_t)a[4], (void *)(uintptr_t)a[5], (void *)(uintptr_t)a[6], (unsigned int)a[7], (unsigned int)a[8], (unsigned int)a[9]);
 }
-CUTAP_EXPORT unsigned int cusparseCreateCoo(void *spMatDescr, long rows, long cols, long nnz, void *cooRowInd, void *cooColInd, void *cooValues, unsigned int cooIdxType, unsigned int idxBase, unsigned int valueType)
+CUTAP_SLOW unsigned int cutap_slow_cusparseCreateCoo(void *spMatDescr, long rows, long cols, long nnz, void *cooRowInd, void *cooColInd, void *cooValues, unsigned int cooIdxType, unsigned int idxBase, unsigned int valueType)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusparseCreateCoo], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, long, long, long, void *, void *, void *, unsigned int, unsigned int, unsigned int))cutap_fn)(spMatDescr, rows, cols, nnz, cooRowInd, cooColInd, cooValues, cooIdxType, idxBase, valueType);
     uint64_t cutap_w[10] = {(uint64_t)(uintptr_t)spMatDescr, (uint64_t)(int64_t)rows, (uint64_t)(int64_t)cols, (uint64_t)(int64_t)nnz, (uint64_t)(uintptr_t)cooRowInd, (uint64_t)(uintptr_t)cooColInd, (uint64_t)(uintptr_t)cooValues, (uint64_t)cooIdxType, (uint64_t)idxBase, (uint64_t)valueType};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusparseCreateCoo, cutap_w, thunk_cusparseCreateCoo);
 }
@@ -1076,11 +812,8 @@ static uint64_t thunk_cusparseCreateCsc(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, long, long, long, void *, void *, void *, unsigned int, unsigned int, unsigned int, unsigned int))fn)((void *)(uintptr_t)a[0], (long)a[1], (long)a[2], (long)a[3], (void *)(uintptr_t)a[4], (void *)(uintptr_t)a[5], (void *)(uintptr_t)a[6], (unsigned int)a[7], (unsigned int)a[8], (unsigned int)a[9], (unsigned int)a[10]);
 }
-CUTAP_EXPORT unsigned int cusparseCreateCsc(void *spMatDescr, long rows, long cols, long nnz, void *cscColOffsets, void *cscRowInd, void *cscValues, unsigned int cscColOffsetsType, unsigned int cscRowIndType, unsigned int idxBase, unsigned int valueType)
+CUTAP_SLOW unsigned int cutap_slow_cusparseCreateCsc(void *spMatDescr, long rows, long cols, long nnz, void *cscColOffsets, void *cscRowInd, void *cscValues, unsigned int cscColOffsetsType, unsigned int cscRowIndType, unsigned int idxBase, unsigned int valueType)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusparseCreateCsc], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, long, long, long, void *, void *, void *, unsigned int, unsigned int, unsigned int, unsigned int))cutap_fn)(spMatDescr, rows, cols, nnz, cscColOffsets, cscRowInd, cscValues, cscColOffsetsType, cscRowIndType, idxBase, valueType);
     uint64_t cutap_w[11] = {(uint64_t)(uintptr_t)spMatDescr, (uint64_t)(int64_t)rows, (uint64_t)(int64_t)cols, (uint64_t)(int64_t)nnz, (uint64_t)(uintptr_t)cscColOffsets, (uint64_t)(uintptr_t)cscRowInd, (uint64_t)(uintptr_t)cscValues, (uint64_t)cscColOffsetsType, (uint64_t)cscRowIndType, (uint64_t)idxBase, (uint64_t)valueType};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusparseCreateCsc, cutap_w, thunk_cusparseCreateCsc);
 }
@@ -1088,11 +821,8 @@ static uint64_t thunk_cusparseCreateCsr(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, long, long, long, void *, void *, void *, unsigned int, unsigned int, unsigned int, unsigned int))fn)((void *)(uintptr_t)a[0], (long)a[1], (long)a[2], (long)a[3], (void *)(uintptr_t)a[4], (void *)(uintptr_t)a[5], (void *)(uintptr_t)a[6], (unsigned int)a[7], (unsigned int)a[8], (unsigned int)a[9], (unsigned int)a[10]);
 }
-CUTAP_EXPORT unsigned int cusparseCreateCsr(void *spMatDescr, long rows, long cols, long nnz, void *csrRowOffsets, void *csrColInd, void *csrValues, unsigned int csrRowOffsetsType, unsigned int csrColIndType, unsigned int idxBase, unsigned int valueType)
+CUTAP_SLOW unsigned int cutap_slow_cusparseCreateCsr(void *spMatDescr, long rows, long cols, long nnz, void *csrRowOffsets, void *csrColInd, void *csrValues, unsigned int csrRowOffsetsType, unsigned int csrColIndType, unsigned int idxBase, unsigned int valueType)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusparseCreateCsr], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, long, long, long, void *, void *, void *, unsigned int, unsigned int, unsigned int, unsigned int))cutap_fn)(spMatDescr, rows, cols, nnz, csrRowOffsets, csrColInd, csrValues, csrRowOffsetsType, csrColIndType, idxBase, valueType);
     uint64_t cutap_w[11] = {(uint64_t)(uintptr_t)spMatDescr, (uint64_t)(int64_t)rows, (uint64_t)(int64_t)cols, (uint64_t)(int64_t)nnz, (uint64_t)(uintptr_t)csrRowOffsets, (uint64_t)(uintptr_t)csrColInd, (uint64_t)(uintptr_t)csrValues, (uint64_t)csrRowOffsetsType, (uint64_t)csrColIndType, (uint64_t)idxBase, (uint64_t)valueType};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusparseCreateCsr, cutap_w, thunk_cusparseCreateCsr);
 }
@@ -1100,11 +830,8 @@ static uint64_t thunk_cusparseCreateCsric02Info(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *))fn)((void *)(uintptr_t)a[0]);
 }
-CUTAP_EXPORT unsigned int cusparseCreateCsric02Info(void *info)
+CUTAP_SLOW unsigned int cutap_slow_cusparseCreateCsric02Info(void *info)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusparseCreateCsric02Info], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *))cutap_fn)(info);
     uint64_t cutap_w[1] = {(uint64_t)(uintptr_t)info};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusparseCreateCsric02Info, cutap_w, thunk_cusparseCreateCsric02Info);
 }
@@ -1112,11 +839,8 @@ static uint64_t thunk_cusparseCreateCsrilu02Info(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *))fn)((void *)(uintptr_t)a[0]);
 }
-CUTAP_EXPORT unsigned int cusparseCreateCsrilu02Info(void *info)
+CUTAP_SLOW unsigned int cutap_slow_cusparseCreateCsrilu02Info(void *info)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusparseCreateCsrilu02Info], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *))cutap_fn)(info);
     uint64_t cutap_w[1] = {(uint64_t)(uintptr_t)info};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusparseCreateCsrilu02Info, cutap_w, thunk_cusparseCreateCsrilu02Info);
 }
@@ -1124,11 +848,8 @@ static uint64_t thunk_cusparseCreateCsru2csrInfo(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *))fn)((void *)(uintptr_t)a[0]);
 }
-CUTAP_EXPORT unsigned int cusparseCreateCsru2csrInfo(void *info)
+CUTAP_SLOW unsigned int cutap_slow_cusparseCreateCsru2csrInfo(void *info)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusparseCreateCsru2csrInfo], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *))cutap_fn)(info);
     uint64_t cutap_w[1] = {(uint64_t)(uintptr_t)info};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusparseCreateCsru2csrInfo, cutap_w, thunk_cusparseCreateCsru2csrInfo);
 }
@@ -1136,11 +857,8 @@ static uint64_t thunk_cusparseCreateDnMat(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, long, long, long, void *, unsigned int, unsigned int))fn)((void *)(uintptr_t)a[0], (long)a[1], (long)a[2], (long)a[3], (void *)(uintptr_t)a[4], (unsigned int)a[5], (unsigned int)a[6]);
 }
-CUTAP_EXPORT unsigned int cusparseCreateDnMat(void *dnMatDescr, long rows, long cols, long ld, void *values, unsigned int valueType, unsigned int order)
+CUTAP_SLOW unsigned int cutap_slow_cusparseCreateDnMat(void *dnMatDescr, long rows, long cols, long ld, void *values, unsigned int valueType, unsigned int order)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusparseCreateDnMat], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, long, long, long, void *, unsigned int, unsigned int))cutap_fn)(dnMatDescr, rows, cols, ld, values, valueType, order);
     uint64_t cutap_w[7] = {(uint64_t)(uintptr_t)dnMatDescr, (uint64_t)(int64_t)rows, (uint64_t)(int64_t)cols, (uint64_t)(int64_t)ld, (uint64_t)(uintptr_t)values, (uint64_t)valueType, (uint64_t)order};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusparseCreateDnMat, cutap_w, thunk_cusparseCreateDnMat);
 }
@@ -1148,11 +866,8 @@ static uint64_t thunk_cusparseCreateDnVec(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, long, void *, unsigned int))fn)((void *)(uintptr_t)a[0], (long)a[1], (void *)(uintptr_t)a[2], (unsigned int)a[3]);
 }
-CUTAP_EXPORT unsigned int cusparseCreateDnVec(void *dnVecDescr, long size, void *values, unsigned int valueType)
+CUTAP_SLOW unsigned int cutap_slow_cusparseCreateDnVec(void *dnVecDescr, long size, void *values, unsigned int valueType)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusparseCreateDnVec], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, long, void *, unsigned int))cutap_fn)(dnVecDescr, size, values, valueType);
     uint64_t cutap_w[4] = {(uint64_t)(uintptr_t)dnVecDescr, (uint64_t)(int64_t)size, (uint64_t)(uintptr_t)values, (uint64_t)valueType};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusparseCreateDnVec, cutap_w, thunk_cusparseCreateDnVec);
 }
@@ -1160,11 +875,8 @@ static uint64_t thunk_cusparseCreateIdentityPermutation(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, int, void *))fn)((void *)(uintptr_t)a[0], (int)a[1], (void *)(uintptr_t)a[2]);
 }
-CUTAP_EXPORT unsigned int cusparseCreateIdentityPermutation(void *handle, int n, void *p)
+CUTAP_SLOW unsigned int cutap_slow_cusparseCreateIdentityPermutation(void *handle, int n, void *p)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusparseCreateIdentityPermutation], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, int, void *))cutap_fn)(handle, n, p);
     uint64_t cutap_w[3] = {(uint64_t)(uintptr_t)handle, (uint64_t)(int64_t)n, (uint64_t)(uintptr_t)p};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusparseCreateIdentityPermutation, cutap_w, thunk_cusparseCreateIdentityPermutation);
 }
@@ -1172,11 +884,8 @@ static uint64_t thunk_cusparseCreateMatDescr(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *))fn)((void *)(uintptr_t)a[0]);
 }
-CUTAP_EXPORT unsigned int cusparseCreateMatDescr(void *descrA)
+CUTAP_SLOW unsigned int cutap_slow_cusparseCreateMatDescr(void *descrA)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusparseCreateMatDescr], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *))cutap_fn)(descrA);
     uint64_t cutap_w[1] = {(uint64_t)(uintptr_t)descrA};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusparseCreateMatDescr, cutap_w, thunk_cusparseCreateMatDescr);
 }
@@ -1184,11 +893,8 @@ static uint64_t thunk_cusparseCreatePruneInfo(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *))fn)((void *)(uintptr_t)a[0]);
 }
-CUTAP_EXPORT unsigned int cusparseCreatePruneInfo(void *info)
+CUTAP_SLOW unsigned int cutap_slow_cusparseCreatePruneInfo(void *info)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusparseCreatePruneInfo], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *))cutap_fn)(info);
     uint64_t cutap_w[1] = {(uint64_t)(uintptr_t)info};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusparseCreatePruneInfo, cutap_w, thunk_cusparseCreatePruneInfo);
 }
@@ -1196,11 +902,8 @@ static uint64_t thunk_cusparseCreateSlicedEll(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, long, long, long, long, long, void *, void *, void *, unsigned int, unsigned int, unsigned int, unsigned int))fn)((void *)(uintptr_t)a[0], (long)a[1], (long)a[2], (long)a[3], (long)a[4], (long)a[5], (void *)(uintptr_t)a[6], (void *)(uintptr_t)a[7], (void *)(uintptr_t)a[8], (unsigned int)a[9], (unsigned int)a[10], (unsigned int)a[11], (unsigned int)a[12]);
 }
-CUTAP_EXPORT unsigned int cusparseCreateSlicedEll(void *spMatDescr, long rows, long cols, long nnz, long sellValuesSize, long sliceSize, void *sellSliceOffsets, void *sellColInd, void *sellValues, unsigned int sellSliceOffsetsType, unsigned int sellColIndType, unsigned int idxBase, unsigned int valueType)
+CUTAP_SLOW unsigned int cutap_slow_cusparseCreateSlicedEll(void *spMatDescr, long rows, long cols, long nnz, long sellValuesSize, long sliceSize, void *sellSliceOffsets, void *sellColInd, void *sellValues, unsigned int sellSliceOffsetsType, unsigned int sellColIndType, unsigned int idxBase, unsigned int valueType)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusparseCreateSlicedEll], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, long, long, long, long, long, void *, void *, void *, unsigned int, unsigned int, unsigned int, unsigned int))cutap_fn)(spMatDescr, rows, cols, nnz, sellValuesSize, sliceSize, sellSliceOffsets, sellColInd, sellValues, sellSliceOffsetsType, sellColIndType, idxBase, valueType);
     uint64_t cutap_w[13] = {(uint64_t)(uintptr_t)spMatDescr, (uint64_t)(int64_t)rows, (uint64_t)(int64_t)cols, (uint64_t)(int64_t)nnz, (uint64_t)(int64_t)sellValuesSize, (uint64_t)(int64_t)sliceSize, (uint64_t)(uintptr_t)sellSliceOffsets, (uint64_t)(uintptr_t)sellColInd, (uint64_t)(uintptr_t)sellValues, (uint64_t)sellSliceOffsetsType, (uint64_t)sellColIndType, (uint64_t)idxBase, (uint64_t)valueType};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusparseCreateSlicedEll, cutap_w, thunk_cusparseCreateSlicedEll);
 }
@@ -1208,11 +911,8 @@ static uint64_t thunk_cusparseCreateSpVec(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, long, long, void *, void *, unsigned int, unsigned int, unsigned int))fn)((void *)(uintptr_t)a[0], (long)a[1], (long)a[2], (void *)(uintptr_t)a[3], (void *)(uintptr_t)a[4], (unsigned int)a[5], (unsigned int)a[6], (unsigned int)a[7]);
 }
-CUTAP_EXPORT unsigned int cusparseCreateSpVec(void *spVecDescr, long size, long nnz, void *indices, void *values, unsigned int idxType, unsigned int idxBase, unsigned int valueType)
+CUTAP_SLOW unsigned int cutap_slow_cusparseCreateSpVec(void *spVecDescr, long size, long nnz, void *indices, void *values, unsigned int idxType, unsigned int idxBase, unsigned int valueType)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusparseCreateSpVec], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, long, long, void *, void *, unsigned int, unsigned int, unsigned int))cutap_fn)(spVecDescr, size, nnz, indices, values, idxType, idxBase, valueType);
     uint64_t cutap_w[8] = {(uint64_t)(uintptr_t)spVecDescr, (uint64_t)(int64_t)size, (uint64_t)(int64_t)nnz, (uint64_t)(uintptr_t)indices, (uint64_t)(uintptr_t)values, (uint64_t)idxType, (uint64_t)idxBase, (uint64_t)valueType};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusparseCreateSpVec, cutap_w, thunk_cusparseCreateSpVec);
 }
@@ -1220,11 +920,8 @@ static uint64_t thunk_cusparseCscGet(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1], (void *)(uintptr_t)a[2], (void *)(uintptr_t)a[3], (void *)(uintptr_t)a[4], (void *)(uintptr_t)a[5], (void *)(uintptr_t)a[6], (void *)(uintptr_t)a[7], (void *)(uintptr_t)a[8], (void *)(uintptr_t)a[9], (void *)(uintptr_t)a[10]);
 }
-CUTAP_EXPORT unsigned int cusparseCscGet(void *spMatDescr, void *rows, void *cols, void *nnz, void *cscColOffsets, void *cscRowInd, void *cscValues, void *cscColOffsetsType, void *cscRowIndType, void *idxBase, void *valueType)
+CUTAP_SLOW unsigned int cutap_slow_cusparseCscGet(void *spMatDescr, void *rows, void *cols, void *nnz, void *cscColOffsets, void *cscRowInd, void *cscValues, void *cscColOffsetsType, void *cscRowIndType, void *idxBase, void *valueType)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusparseCscGet], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *))cutap_fn)(spMatDescr, rows, cols, nnz, cscColOffsets, cscRowInd, cscValues, cscColOffsetsType, cscRowIndType, idxBase, valueType);
     uint64_t cutap_w[11] = {(uint64_t)(uintptr_t)spMatDescr, (uint64_t)(uintptr_t)rows, (uint64_t)(uintptr_t)cols, (uint64_t)(uintptr_t)nnz, (uint64_t)(uintptr_t)cscColOffsets, (uint64_t)(uintptr_t)cscRowInd, (uint64_t)(uintptr_t)cscValues, (uint64_t)(uintptr_t)cscColOffsetsType, (uint64_t)(uintptr_t)cscRowIndType, (uint64_t)(uintptr_t)idxBase, (uint64_t)(uintptr_t)valueType};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusparseCscGet, cutap_w, thunk_cusparseCscGet);
 }
@@ -1232,11 +929,8 @@ static uint64_t thunk_cusparseCscSetPointers(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *, void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1], (void *)(uintptr_t)a[2], (void *)(uintptr_t)a[3]);
 }
-CUTAP_EXPORT unsigned int cusparseCscSetPointers(void *spMatDescr, void *cscColOffsets, void *cscRowInd, void *cscValues)
+CUTAP_SLOW unsigned int cutap_slow_cusparseCscSetPointers(void *spMatDescr, void *cscColOffsets, void *cscRowInd, void *cscValues)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusparseCscSetPointers], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *, void *, void *))cutap_fn)(spMatDescr, cscColOffsets, cscRowInd, cscValues);
     uint64_t cutap_w[4] = {(uint64_t)(uintptr_t)spMatDescr, (uint64_t)(uintptr_t)cscColOffsets, (uint64_t)(uintptr_t)cscRowInd, (uint64_t)(uintptr_t)cscValues};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusparseCscSetPointers, cutap_w, thunk_cusparseCscSetPointers);
 }
@@ -1244,11 +938,8 @@ static uint64_t thunk_cusparseCsr2cscEx2(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, int, int, int, void *, void *, void *, void *, void *, void *, unsigned int, unsigned int, unsigned int, unsigned int, void *))fn)((void *)(uintptr_t)a[0], (int)a[1], (int)a[2], (int)a[3], (void *)(uintptr_t)a[4], (void *)(uintptr_t)a[5], (void *)(uintptr_t)a[6], (void *)(uintptr_t)a[7], (void *)(uintptr_t)a[8], (void *)(uintptr_t)a[9], (unsigned int)a[10], (unsigned int)a[11], (unsigned int)a[12], (unsigned int)a[13], (void *)(uintptr_t)a[14]);
 }
-CUTAP_EXPORT unsigned int cusparseCsr2cscEx2(void *handle, int m, int n, int nnz, void *csrVal, void *csrRowPtr, void *csrColInd, void *cscVal, void *cscColPtr, void *cscRowInd, unsigned int valType, unsigned int copyValues, unsigned int idxBase, unsigned int alg, void *buffer)
+CUTAP_SLOW unsigned int cutap_slow_cusparseCsr2cscEx2(void *handle, int m, int n, int nnz, void *csrVal, void *csrRowPtr, void *csrColInd, void *cscVal, void *cscColPtr, void *cscRowInd, unsigned int valType, unsigned int copyValues, unsigned int idxBase, unsigned int alg, void *buffer)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusparseCsr2cscEx2], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, int, int, int, void *, void *, void *, void *, void *, void *, unsigned int, unsigned int, unsigned int, unsigned int, void *))cutap_fn)(handle, m, n, nnz, csrVal, csrRowPtr, csrColInd, cscVal, cscColPtr, cscRowInd, valType, copyValues, idxBase, alg, buffer);
     uint64_t cutap_w[15] = {(uint64_t)(uintptr_t)handle, (uint64_t)(int64_t)m, (uint64_t)(int64_t)n, (uint64_t)(int64_t)nnz, (uint64_t)(uintptr_t)csrVal, (uint64_t)(uintptr_t)csrRowPtr, (uint64_t)(uintptr_t)csrColInd, (uint64_t)(uintptr_t)cscVal, (uint64_t)(uintptr_t)cscColPtr, (uint64_t)(uintptr_t)cscRowInd, (uint64_t)valType, (uint64_t)copyValues, (uint64_t)idxBase, (uint64_t)alg, (uint64_t)(uintptr_t)buffer};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusparseCsr2cscEx2, cutap_w, thunk_cusparseCsr2cscEx2);
 }
@@ -1256,11 +947,8 @@ static uint64_t thunk_cusparseCsr2cscEx2_bufferSize(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, int, int, int, void *, void *, void *, void *, void *, void *, unsigned int, unsigned int, unsigned int, unsigned int, void *))fn)((void *)(uintptr_t)a[0], (int)a[1], (int)a[2], (int)a[3], (void *)(uintptr_t)a[4], (void *)(uintptr_t)a[5], (void *)(uintptr_t)a[6], (void *)(uintptr_t)a[7], (void *)(uintptr_t)a[8], (void *)(uintptr_t)a[9], (unsigned int)a[10], (unsigned int)a[11], (unsigned int)a[12], (unsigned int)a[13], (void *)(uintptr_t)a[14]);
 }
-CUTAP_EXPORT unsigned int cusparseCsr2cscEx2_bufferSize(void *handle, int m, int n, int nnz, void *csrVal, void *csrRowPtr, void *csrColInd, void *cscVal, void *cscColPtr, void *cscRowInd, unsigned int valType, unsigned int copyValues, unsigned int idxBase, unsigned int alg, void *bufferSize)
+CUTAP_SLOW unsigned int cutap_slow_cusparseCsr2cscEx2_bufferSize(void *handle, int m, int n, int nnz, void *csrVal, void *csrRowPtr, void *csrColInd, void *cscVal, void *cscColPtr, void *cscRowInd, unsigned int valType, unsigned int copyValues, unsigned int idxBase, unsigned int alg, void *bufferSize)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusparseCsr2cscEx2_bufferSize], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, int, int, int, void *, void *, void *, void *, void *, void *, unsigned int, unsigned int, unsigned int, unsigned int, void *))cutap_fn)(handle, m, n, nnz, csrVal, csrRowPtr, csrColInd, cscVal, cscColPtr, cscRowInd, valType, copyValues, idxBase, alg, bufferSize);
     uint64_t cutap_w[15] = {(uint64_t)(uintptr_t)handle, (uint64_t)(int64_t)m, (uint64_t)(int64_t)n, (uint64_t)(int64_t)nnz, (uint64_t)(uintptr_t)csrVal, (uint64_t)(uintptr_t)csrRowPtr, (uint64_t)(uintptr_t)csrColInd, (uint64_t)(uintptr_t)cscVal, (uint64_t)(uintptr_t)cscColPtr, (uint64_t)(uintptr_t)cscRowInd, (uint64_t)valType, (uint64_t)copyValues, (uint64_t)idxBase, (uint64_t)alg, (uint64_t)(uintptr_t)bufferSize};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusparseCsr2cscEx2_bufferSize, cutap_w, thunk_cusparseCsr2cscEx2_bufferSize);
 }
@@ -1268,11 +956,8 @@ static uint64_t thunk_cusparseCsrGet(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1], (void *)(uintptr_t)a[2], (void *)(uintptr_t)a[3], (void *)(uintptr_t)a[4], (void *)(uintptr_t)a[5], (void *)(uintptr_t)a[6], (void *)(uintptr_t)a[7], (void *)(uintptr_t)a[8], (void *)(uintptr_t)a[9], (void *)(uintptr_t)a[10]);
 }
-CUTAP_EXPORT unsigned int cusparseCsrGet(void *spMatDescr, void *rows, void *cols, void *nnz, void *csrRowOffsets, void *csrColInd, void *csrValues, void *csrRowOffsetsType, void *csrColIndType, void *idxBase, void *valueType)
+CUTAP_SLOW unsigned int cutap_slow_cusparseCsrGet(void *spMatDescr, void *rows, void *cols, void *nnz, void *csrRowOffsets, void *csrColInd, void *csrValues, void *csrRowOffsetsType, void *csrColIndType, void *idxBase, void *valueType)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusparseCsrGet], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *))cutap_fn)(spMatDescr, rows, cols, nnz, csrRowOffsets, csrColInd, csrValues, csrRowOffsetsType, csrColIndType, idxBase, valueType);
     uint64_t cutap_w[11] = {(uint64_t)(uintptr_t)spMatDescr, (uint64_t)(uintptr_t)rows, (uint64_t)(uintptr_t)cols, (uint64_t)(uintptr_t)nnz, (uint64_t)(uintptr_t)csrRowOffsets, (uint64_t)(uintptr_t)csrColInd, (uint64_t)(uintptr_t)csrValues, (uint64_t)(uintptr_t)csrRowOffsetsType, (uint64_t)(uintptr_t)csrColIndType, (uint64_t)(uintptr_t)idxBase, (uint64_t)(uintptr_t)valueType};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusparseCsrGet, cutap_w, thunk_cusparseCsrGet);
 }
@@ -1280,11 +965,8 @@ static uint64_t thunk_cusparseCsrSetPointers(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *, void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1], (void *)(uintptr_t)a[2], (void *)(uintptr_t)a[3]);
 }
-CUTAP_EXPORT unsigned int cusparseCsrSetPointers(void *spMatDescr, void *csrRowOffsets, void *csrColInd, void *csrValues)
+CUTAP_SLOW unsigned int cutap_slow_cusparseCsrSetPointers(void *spMatDescr, void *csrRowOffsets, void *csrColInd, void *csrValues)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusparseCsrSetPointers], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *, void *, void *))cutap_fn)(spMatDescr, csrRowOffsets, csrColInd, csrValues);
     uint64_t cutap_w[4] = {(uint64_t)(uintptr_t)spMatDescr, (uint64_t)(uintptr_t)csrRowOffsets, (uint64_t)(uintptr_t)csrColInd, (uint64_t)(uintptr_t)csrValues};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusparseCsrSetPointers, cutap_w, thunk_cusparseCsrSetPointers);
 }
@@ -1292,11 +974,8 @@ static uint64_t thunk_cusparseCsrSetStridedBatch(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, int, long, long))fn)((void *)(uintptr_t)a[0], (int)a[1], (long)a[2], (long)a[3]);
 }
-CUTAP_EXPORT unsigned int cusparseCsrSetStridedBatch(void *spMatDescr, int batchCount, long offsetsBatchStride, long columnsValuesBatchStride)
+CUTAP_SLOW unsigned int cutap_slow_cusparseCsrSetStridedBatch(void *spMatDescr, int batchCount, long offsetsBatchStride, long columnsValuesBatchStride)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusparseCsrSetStridedBatch], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, int, long, long))cutap_fn)(spMatDescr, batchCount, offsetsBatchStride, columnsValuesBatchStride);
     uint64_t cutap_w[4] = {(uint64_t)(uintptr_t)spMatDescr, (uint64_t)(int64_t)batchCount, (uint64_t)(int64_t)offsetsBatchStride, (uint64_t)(int64_t)columnsValuesBatchStride};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusparseCsrSetStridedBatch, cutap_w, thunk_cusparseCsrSetStridedBatch);
 }
@@ -1304,11 +983,8 @@ static uint64_t thunk_cusparseDbsr2csr(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, int, int, void *, void *, void *, void *, int, void *, void *, void *, void *))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (int)a[2], (int)a[3], (void *)(uintptr_t)a[4], (void *)(uintptr_t)a[5], (void *)(uintptr_t)a[6], (void *)(uintptr_t)a[7], (int)a[8], (void *)(uintptr_t)a[9], (void *)(uintptr_t)a[10], (void *)(uintptr_t)a[11], (void *)(uintptr_t)a[12]);
 }
-CUTAP_EXPORT unsigned int cusparseDbsr2csr(void *handle, unsigned int dirA, int mb, int nb, void *descrA, void *bsrSortedValA, void *bsrSortedRowPtrA, void *bsrSortedColIndA, int blockDim, void *descrC, void *csrSortedValC, void *csrSortedRowPtrC, void *csrSortedColIndC)
+CUTAP_SLOW unsigned int cutap_slow_cusparseDbsr2csr(void *handle, unsigned int dirA, int mb, int nb, void *descrA, void *bsrSortedValA, void *bsrSortedRowPtrA, void *bsrSortedColIndA, int blockDim, void *descrC, void *csrSortedValC, void *csrSortedRowPtrC, void *csrSortedColIndC)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusparseDbsr2csr], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, int, int, void *, void *, void *, void *, int, void *, void *, void *, void *))cutap_fn)(handle, dirA, mb, nb, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, blockDim, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC);
     uint64_t cutap_w[13] = {(uint64_t)(uintptr_t)handle, (uint64_t)dirA, (uint64_t)(int64_t)mb, (uint64_t)(int64_t)nb, (uint64_t)(uintptr_t)descrA, (uint64_t)(uintptr_t)bsrSortedValA, (uint64_t)(uintptr_t)bsrSortedRowPtrA, (uint64_t)(uintptr_t)bsrSortedColIndA, (uint64_t)(int64_t)blockDim, (uint64_t)(uintptr_t)descrC, (uint64_t)(uintptr_t)csrSortedValC, (uint64_t)(uintptr_t)csrSortedRowPtrC, (uint64_t)(uintptr_t)csrSortedColIndC};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusparseDbsr2csr, cutap_w, thunk_cusparseDbsr2csr);
 }
@@ -1316,11 +992,8 @@ static uint64_t thunk_cusparseDbsric02(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, int, int, void *, void *, void *, void *, int, void *, unsigned int, void *))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (int)a[2], (int)a[3], (void *)(uintptr_t)a[4], (void *)(uintptr_t)a[5], (void *)(uintptr_t)a[6], (void *)(uintptr_t)a[7], (int)a[8], (void *)(uintptr_t)a[9], (unsigned int)a[10], (void *)(uintptr_t)a[11]);
 }
-CUTAP_EXPORT unsigned int cusparseDbsric02(void *handle, unsigned int dirA, int mb, int nnzb, void *descrA, void *bsrSortedVal, void *bsrSortedRowPtr, void *bsrSortedColInd, int blockDim, void *info, unsigned int policy, void *pBuffer)
+CUTAP_SLOW unsigned int cutap_slow_cusparseDbsric02(void *handle, unsigned int dirA, int mb, int nnzb, void *descrA, void *bsrSortedVal, void *bsrSortedRowPtr, void *bsrSortedColInd, int blockDim, void *info, unsigned int policy, void *pBuffer)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusparseDbsric02], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, int, int, void *, void *, void *, void *, int, void *, unsigned int, void *))cutap_fn)(handle, dirA, mb, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockDim, info, policy, pBuffer);
     uint64_t cutap_w[12] = {(uint64_t)(uintptr_t)handle, (uint64_t)dirA, (uint64_t)(int64_t)mb, (uint64_t)(int64_t)nnzb, (uint64_t)(uintptr_t)descrA, (uint64_t)(uintptr_t)bsrSortedVal, (uint64_t)(uintptr_t)bsrSortedRowPtr, (uint64_t)(uintptr_t)bsrSortedColInd, (uint64_t)(int64_t)blockDim, (uint64_t)(uintptr_t)info, (uint64_t)policy, (uint64_t)(uintptr_t)pBuffer};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusparseDbsric02, cutap_w, thunk_cusparseDbsric02);
 }
@@ -1328,11 +1001,8 @@ static uint64_t thunk_cusparseDbsric02_analysis(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, int, int, void *, void *, void *, void *, int, void *, unsigned int, void *))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (int)a[2], (int)a[3], (void *)(uintptr_t)a[4], (void *)(uintptr_t)a[5], (void *)(uintptr_t)a[6], (void *)(uintptr_t)a[7], (int)a[8], (void *)(uintptr_t)a[9], (unsigned int)a[10], (void *)(uintptr_t)a[11]);
 }
-CUTAP_EXPORT unsigned int cusparseDbsric02_analysis(void *handle, unsigned int dirA, int mb, int nnzb, void *descrA, void *bsrSortedVal, void *bsrSortedRowPtr, void *bsrSortedColInd, int blockDim, void *info, unsigned int policy, void *pInputBuffer)
+CUTAP_SLOW unsigned int cutap_slow_cusparseDbsric02_analysis(void *handle, unsigned int dirA, int mb, int nnzb, void *descrA, void *bsrSortedVal, void *bsrSortedRowPtr, void *bsrSortedColInd, int blockDim, void *info, unsigned int policy, void *pInputBuffer)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusparseDbsric02_analysis], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, int, int, void *, void *, void *, void *, int, void *, unsigned int, void *))cutap_fn)(handle, dirA, mb, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockDim, info, policy, pInputBuffer);
     uint64_t cutap_w[12] = {(uint64_t)(uintptr_t)handle, (uint64_t)dirA, (uint64_t)(int64_t)mb, (uint64_t)(int64_t)nnzb, (uint64_t)(uintptr_t)descrA, (uint64_t)(uintptr_t)bsrSortedVal, (uint64_t)(uintptr_t)bsrSortedRowPtr, (uint64_t)(uintptr_t)bsrSortedColInd, (uint64_t)(int64_t)blockDim, (uint64_t)(uintptr_t)info, (uint64_t)policy, (uint64_t)(uintptr_t)pInputBuffer};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusparseDbsric02_analysis, cutap_w, thunk_cusparseDbsric02_analysis);
 }
@@ -1340,11 +1010,8 @@ static uint64_t thunk_cusparseDbsric02_bufferSize(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, int, int, void *, void *, void *, void *, int, void *, void *))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (int)a[2], (int)a[3], (void *)(uintptr_t)a[4], (void *)(uintptr_t)a[5], (void *)(uintptr_t)a[6], (void *)(uintptr_t)a[7], (int)a[8], (void *)(uintptr_t)a[9], (void *)(uintptr_t)a[10]);
 }
-CUTAP_EXPORT unsigned int cusparseDbsric02_bufferSize(void *handle, unsigned int dirA, int mb, int nnzb, void *descrA, void *bsrSortedVal, void *bsrSortedRowPtr, void *bsrSortedColInd, int blockDim, void *info, void *pBufferSizeInBytes)
+CUTAP_SLOW unsigned int cutap_slow_cusparseDbsric02_bufferSize(void *handle, unsigned int dirA, int mb, int nnzb, void *descrA, void *bsrSortedVal, void *bsrSortedRowPtr, void *bsrSortedColInd, int blockDim, void *info, void *pBufferSizeInBytes)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusparseDbsric02_bufferSize], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, int, int, void *, void *, void *, void *, int, void *, void *))cutap_fn)(handle, dirA, mb, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockDim, info, pBufferSizeInBytes);
     uint64_t cutap_w[11] = {(uint64_t)(uintptr_t)handle, (uint64_t)dirA, (uint64_t)(int64_t)mb, (uint64_t)(int64_t)nnzb, (uint64_t)(uintptr_t)descrA, (uint64_t)(uintptr_t)bsrSortedVal, (uint64_t)(uintptr_t)bsrSortedRowPtr, (uint64_t)(uintptr_t)bsrSortedColInd, (uint64_t)(int64_t)blockDim, (uint64_t)(uintptr_t)info, (uint64_t)(uintptr_t)pBufferSizeInBytes};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusparseDbsric02_bufferSize, cutap_w, thunk_cusparseDbsric02_bufferSize);
 }
@@ -1352,11 +1019,8 @@ static uint64_t thunk_cusparseDbsrilu02(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, int, int, void *, void *, void *, void *, int, void *, unsigned int, void *))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (int)a[2], (int)a[3], (void *)(uintptr_t)a[4], (void *)(uintptr_t)a[5], (void *)(uintptr_t)a[6], (void *)(uintptr_t)a[7], (int)a[8], (void *)(uintptr_t)a[9], (unsigned int)a[10], (void *)(uintptr_t)a[11]);
 }
-CUTAP_EXPORT unsigned int cusparseDbsrilu02(void *handle, unsigned int dirA, int mb, int nnzb, void *descrA, void *bsrSortedVal, void *bsrSortedRowPtr, void *bsrSortedColInd, int blockDim, void *info, unsigned int policy, void *pBuffer)
+CUTAP_SLOW unsigned int cutap_slow_cusparseDbsrilu02(void *handle, unsigned int dirA, int mb, int nnzb, void *descrA, void *bsrSortedVal, void *bsrSortedRowPtr, void *bsrSortedColInd, int blockDim, void *info, unsigned int policy, void *pBuffer)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusparseDbsrilu02], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, int, int, void *, void *, void *, void *, int, void *, unsigned int, void *))cutap_fn)(handle, dirA, mb, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockDim, info, policy, pBuffer);
     uint64_t cutap_w[12] = {(uint64_t)(uintptr_t)handle, (uint64_t)dirA, (uint64_t)(int64_t)mb, (uint64_t)(int64_t)nnzb, (uint64_t)(uintptr_t)descrA, (uint64_t)(uintptr_t)bsrSortedVal, (uint64_t)(uintptr_t)bsrSortedRowPtr, (uint64_t)(uintptr_t)bsrSortedColInd, (uint64_t)(int64_t)blockDim, (uint64_t)(uintptr_t)info, (uint64_t)policy, (uint64_t)(uintptr_t)pBuffer};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusparseDbsrilu02, cutap_w, thunk_cusparseDbsrilu02);
 }
@@ -1364,11 +1028,8 @@ static uint64_t thunk_cusparseDbsrilu02_analysis(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, int, int, void *, void *, void *, void *, int, void *, unsigned int, void *))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (int)a[2], (int)a[3], (void *)(uintptr_t)a[4], (void *)(uintptr_t)a[5], (void *)(uintptr_t)a[6], (void *)(uintptr_t)a[7], (int)a[8], (void *)(uintptr_t)a[9], (unsigned int)a[10], (void *)(uintptr_t)a[11]);
 }
-CUTAP_EXPORT unsigned int cusparseDbsrilu02_analysis(void *handle, unsigned int dirA, int mb, int nnzb, void *descrA, void *bsrSortedVal, void *bsrSortedRowPtr, void *bsrSortedColInd, int blockDim, void *info, unsigned int policy, void *pBuffer)
+CUTAP_SLOW unsigned int cutap_slow_cusparseDbsrilu02_analysis(void *handle, unsigned int dirA, int mb, int nnzb, void *descrA, void *bsrSortedVal, void *bsrSortedRowPtr, void *bsrSortedColInd, int blockDim, void *info, unsigned int policy, void *pBuffer)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusparseDbsrilu02_analysis], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, int, int, void *, void *, void *, void *, int, void *, unsigned int, void *))cutap_fn)(handle, dirA, mb, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockDim, info, policy, pBuffer);
     uint64_t cutap_w[12] = {(uint64_t)(uintptr_t)handle, (uint64_t)dirA, (uint64_t)(int64_t)mb, (uint64_t)(int64_t)nnzb, (uint64_t)(uintptr_t)descrA, (uint64_t)(uintptr_t)bsrSortedVal, (uint64_t)(uintptr_t)bsrSortedRowPtr, (uint64_t)(uintptr_t)bsrSortedColInd, (uint64_t)(int64_t)blockDim, (uint64_t)(uintptr_t)info, (uint64_t)policy, (uint64_t)(uintptr_t)pBuffer};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusparseDbsrilu02_analysis, cutap_w, thunk_cusparseDbsrilu02_analysis);
 }
@@ -1376,11 +1037,8 @@ static uint64_t thunk_cusparseDbsrilu02_bufferSize(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, int, int, void *, void *, void *, void *, int, void *, void *))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (int)a[2], (int)a[3], (void *)(uintptr_t)a[4], (void *)(uintptr_t)a[5], (void *)(uintptr_t)a[6], (void *)(uintptr_t)a[7], (int)a[8], (void *)(uintptr_t)a[9], (void *)(uintptr_t)a[10]);
 }
-CUTAP_EXPORT unsigned int cusparseDbsrilu02_bufferSize(void *handle, unsigned int dirA, int mb, int nnzb, void *descrA, void *bsrSortedVal, void *bsrSortedRowPtr, void *bsrSortedColInd, int blockDim, void *info, void *pBufferSizeInBytes)
+CUTAP_SLOW unsigned int cutap_slow_cusparseDbsrilu02_bufferSize(void *handle, unsigned int dirA, int mb, int nnzb, void *descrA, void *bsrSortedVal, void *bsrSortedRowPtr, void *bsrSortedColInd, int blockDim, void *info, void *pBufferSizeInBytes)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusparseDbsrilu02_bufferSize], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, int, int, void *, void *, void *, void *, int, void *, void *))cutap_fn)(handle, dirA, mb, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockDim, info, pBufferSizeInBytes);
     uint64_t cutap_w[11] = {(uint64_t)(uintptr_t)handle, (uint64_t)dirA, (uint64_t)(int64_t)mb, (uint64_t)(int64_t)nnzb, (uint64_t)(uintptr_t)descrA, (uint64_t)(uintptr_t)bsrSortedVal, (uint64_t)(uintptr_t)bsrSortedRowPtr, (uint64_t)(uintptr_t)bsrSortedColInd, (uint64_t)(int64_t)blockDim, (uint64_t)(uintptr_t)info, (uint64_t)(uintptr_t)pBufferSizeInBytes};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusparseDbsrilu02_bufferSize, cutap_w, thunk_cusparseDbsrilu02_bufferSize);
 }
@@ -1388,11 +1046,8 @@ static uint64_t thunk_cusparseDbsrilu02_numericBoost(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *, int, void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1], (int)a[2], (void *)(uintptr_t)a[3], (void *)(uintptr_t)a[4]);
 }
-CUTAP_EXPORT unsigned int cusparseDbsrilu02_numericBoost(void *handle, void *info, int enable_boost, void *tol, void *boost_val)
+CUTAP_SLOW unsigned int cutap_slow_cusparseDbsrilu02_numericBoost(void *handle, void *info, int enable_boost, void *tol, void *boost_val)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusparseDbsrilu02_numericBoost], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *, int, void *, void *))cutap_fn)(handle, info, enable_boost, tol, boost_val);
     uint64_t cutap_w[5] = {(uint64_t)(uintptr_t)handle, (uint64_t)(uintptr_t)info, (uint64_t)(int64_t)enable_boost, (uint64_t)(uintptr_t)tol, (uint64_t)(uintptr_t)boost_val};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusparseDbsrilu02_numericBoost, cutap_w, thunk_cusparseDbsrilu02_numericBoost);
 }
@@ -1400,11 +1055,8 @@ static uint64_t thunk_cusparseDbsrmm(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, unsigned int, unsigned int, int, int, int, int, void *, void *, void *, void *, void *, int, void *, int, void *, void *, int))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (unsigned int)a[2], (unsigned int)a[3], (int)a[4], (int)a[5], (int)a[6], (int)a[7], (void *)(uintptr_t)a[8], (void *)(uintptr_t)a[9], (void *)(uintptr_t)a[10], (void *)(uintptr_t)a[11], (void *)(uintptr_t)a[12], (int)a[13], (void *)(uintptr_t)a[14], (int)a[15], (void *)(uintptr_t)a[16], (void *)(uintptr_t)a[17], (int)a[18]);
 }
-CUTAP_EXPORT unsigned int cusparseDbsrmm(void *handle, unsigned int dirA, unsigned int transA, unsigned int transB, int mb, int n, int kb, int nnzb, void *alpha, void *descrA, void *bsrSortedValA, void *bsrSortedRowPtrA, void *bsrSortedColIndA, int blockSize, void *B, int ldb, void *beta, void *C, int ldc)
+CUTAP_SLOW unsigned int cutap_slow_cusparseDbsrmm(void *handle, unsigned int dirA, unsigned int transA, unsigned int transB, int mb, int n, int kb, int nnzb, void *alpha, void *descrA, void *bsrSortedValA, void *bsrSortedRowPtrA, void *bsrSortedColIndA, int blockSize, void *B, int ldb, void *beta, void *C, int ldc)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusparseDbsrmm], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, unsigned int, unsigned int, int, int, int, int, void *, void *, void *, void *, void *, int, void *, int, void *, void *, int))cutap_fn)(handle, dirA, transA, transB, mb, n, kb, nnzb, alpha, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, blockSize, B, ldb, beta, C, ldc);
     uint64_t cutap_w[19] = {(uint64_t)(uintptr_t)handle, (uint64_t)dirA, (uint64_t)transA, (uint64_t)transB, (uint64_t)(int64_t)mb, (uint64_t)(int64_t)n, (uint64_t)(int64_t)kb, (uint64_t)(int64_t)nnzb, (uint64_t)(uintptr_t)alpha, (uint64_t)(uintptr_t)descrA, (uint64_t)(uintptr_t)bsrSortedValA, (uint64_t)(uintptr_t)bsrSortedRowPtrA, (uint64_t)(uintptr_t)bsrSortedColIndA, (uint64_t)(int64_t)blockSize, (uint64_t)(uintptr_t)B, (uint64_t)(int64_t)ldb, (uint64_t)(uintptr_t)beta, (uint64_t)(uintptr_t)C, (uint64_t)(int64_t)ldc};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusparseDbsrmm, cutap_w, thunk_cusparseDbsrmm);
 }
@@ -1412,11 +1064,8 @@ static uint64_t thunk_cusparseDbsrmv(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, unsigned int, int, int, int, void *, void *, void *, void *, void *, int, void *, void *, void *))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (unsigned int)a[2], (int)a[3], (int)a[4], (int)a[5], (void *)(uintptr_t)a[6], (void *)(uintptr_t)a[7], (void *)(uintptr_t)a[8], (void *)(uintptr_t)a[9], (void *)(uintptr_t)a[10], (int)a[11], (void *)(uintptr_t)a[12], (void *)(uintptr_t)a[13], (void *)(uintptr_t)a[14]);
 }
-CUTAP_EXPORT unsigned int cusparseDbsrmv(void *handle, unsigned int dirA, unsigned int transA, int mb, int nb, int nnzb, void *alpha, void *descrA, void *bsrSortedValA, void *bsrSortedRowPtrA, void *bsrSortedColIndA, int blockDim, void *x, void *beta, void *y)
+CUTAP_SLOW unsigned int cutap_slow_cusparseDbsrmv(void *handle, unsigned int dirA, unsigned int transA, int mb, int nb, int nnzb, void *alpha, void *descrA, void *bsrSortedValA, void *bsrSortedRowPtrA, void *bsrSortedColIndA, int blockDim, void *x, void *beta, void *y)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusparseDbsrmv], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, unsigned int, int, int, int, void *, void *, void *, void *, void *, int, void *, void *, void *))cutap_fn)(handle, dirA, transA, mb, nb, nnzb, alpha, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, blockDim, x, beta, y);
     uint64_t cutap_w[15] = {(uint64_t)(uintptr_t)handle, (uint64_t)dirA, (uint64_t)transA, (uint64_t)(int64_t)mb, (uint64_t)(int64_t)nb, (uint64_t)(int64_t)nnzb, (uint64_t)(uintptr_t)alpha, (uint64_t)(uintptr_t)descrA, (uint64_t)(uintptr_t)bsrSortedValA, (uint64_t)(uintptr_t)bsrSortedRowPtrA, (uint64_t)(uintptr_t)bsrSortedColIndA, (uint64_t)(int64_t)blockDim, (uint64_t)(uintptr_t)x, (uint64_t)(uintptr_t)beta, (uint64_t)(uintptr_t)y};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusparseDbsrmv, cutap_w, thunk_cusparseDbsrmv);
 }
@@ -1424,11 +1073,8 @@ static uint64_t thunk_cusparseDbsrsm2_analysis(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, unsigned int, unsigned int, int, int, int, void *, void *, void *, void *, int, void *, unsigned int, void *))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (unsigned int)a[2], (unsigned int)a[3], (int)a[4], (int)a[5], (int)a[6], (void *)(uintptr_t)a[7], (void *)(uintptr_t)a[8], (void *)(uintptr_t)a[9], (void *)(uintptr_t)a[10], (int)a[11], (void *)(uintptr_t)a[12], (unsigned int)a[13], (void *)(uintptr_t)a[14]);
 }
-CUTAP_EXPORT unsigned int cusparseDbsrsm2_analysis(void *handle, unsigned int dirA, unsigned int transA, unsigned int transXY, int mb, int n, int nnzb, void *descrA, void *bsrSortedVal, void *bsrSortedRowPtr, void *bsrSortedColInd, int blockSize, void *info, unsigned int policy, void *pBuffer)
+CUTAP_SLOW unsigned int cutap_slow_cusparseDbsrsm2_analysis(void *handle, unsigned int dirA, unsigned int transA, unsigned int transXY, int mb, int n, int nnzb, void *descrA, void *bsrSortedVal, void *bsrSortedRowPtr, void *bsrSortedColInd, int blockSize, void *info, unsigned int policy, void *pBuffer)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusparseDbsrsm2_analysis], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, unsigned int, unsigned int, int, int, int, void *, void *, void *, void *, int, void *, unsigned int, void *))cutap_fn)(handle, dirA, transA, transXY, mb, n, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockSize, info, policy, pBuffer);
     uint64_t cutap_w[15] = {(uint64_t)(uintptr_t)handle, (uint64_t)dirA, (uint64_t)transA, (uint64_t)transXY, (uint64_t)(int64_t)mb, (uint64_t)(int64_t)n, (uint64_t)(int64_t)nnzb, (uint64_t)(uintptr_t)descrA, (uint64_t)(uintptr_t)bsrSortedVal, (uint64_t)(uintptr_t)bsrSortedRowPtr, (uint64_t)(uintptr_t)bsrSortedColInd, (uint64_t)(int64_t)blockSize, (uint64_t)(uintptr_t)info, (uint64_t)policy, (uint64_t)(uintptr_t)pBuffer};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusparseDbsrsm2_analysis, cutap_w, thunk_cusparseDbsrsm2_analysis);
 }
@@ -1436,11 +1082,8 @@ static uint64_t thunk_cusparseDbsrsm2_bufferSize(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, unsigned int, unsigned int, int, int, int, void *, void *, void *, void *, int, void *, void *))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (unsigned int)a[2], (unsigned int)a[3], (int)a[4], (int)a[5], (int)a[6], (void *)(uintptr_t)a[7], (void *)(uintptr_t)a[8], (void *)(uintptr_t)a[9], (void *)(uintptr_t)a[10], (int)a[11], (void *)(uintptr_t)a[12], (void *)(uintptr_t)a[13]);
 }
-CUTAP_EXPORT unsigned int cusparseDbsrsm2_bufferSize(void *handle, unsigned int dirA, unsigned int transA, unsigned int transXY, int mb, int n, int nnzb, void *descrA, void *bsrSortedVal, void *bsrSortedRowPtr, void *bsrSortedColInd, int blockSize, void *info, void *pBufferSizeInBytes)
+CUTAP_SLOW unsigned int cutap_slow_cusparseDbsrsm2_bufferSize(void *handle, unsigned int dirA, unsigned int transA, unsigned int transXY, int mb, int n, int nnzb, void *descrA, void *bsrSortedVal, void *bsrSortedRowPtr, void *bsrSortedColInd, int blockSize, void *info, void *pBufferSizeInBytes)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusparseDbsrsm2_bufferSize], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, unsigned int, unsigned int, int, int, int, void *, void *, void *, void *, int, void *, void *))cutap_fn)(handle, dirA, transA, transXY, mb, n, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockSize, info, pBufferSizeInBytes);
     uint64_t cutap_w[14] = {(uint64_t)(uintptr_t)handle, (uint64_t)dirA, (uint64_t)transA, (uint64_t)transXY, (uint64_t)(int64_t)mb, (uint64_t)(int64_t)n, (uint64_t)(int64_t)nnzb, (uint64_t)(uintptr_t)descrA, (uint64_t)(uintptr_t)bsrSortedVal, (uint64_t)(uintptr_t)bsrSortedRowPtr, (uint64_t)(uintptr_t)bsrSortedColInd, (uint64_t)(int64_t)blockSize, (uint64_t)(uintptr_t)info, (uint64_t)(uintptr_t)pBufferSizeInBytes};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusparseDbsrsm2_bufferSize, cutap_w, thunk_cusparseDbsrsm2_bufferSize);
 }
@@ -1448,11 +1091,8 @@ static uint64_t thunk_cusparseDbsrsm2_solve(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, unsigned int, unsigned int, int, int, int, void *, void *, void *, void *, void *, int, void *, void *, int, void *, int, unsigned int, void *))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (unsigned int)a[2], (unsigned int)a[3], (int)a[4], (int)a[5], (int)a[6], (void *)(uintptr_t)a[7], (void *)(uintptr_t)a[8], (void *)(uintptr_t)a[9], (void *)(uintptr_t)a[10], (void *)(uintptr_t)a[11], (int)a[12], (void *)(uintptr_t)a[13], (void *)(uintptr_t)a[14], (int)a[15], (void *)(uintptr_t)a[16], (int)a[17], (unsigned int)a[18], (void *)(uintptr_t)a[19]);
 }
-CUTAP_EXPORT unsigned int cusparseDbsrsm2_solve(void *handle, unsigned int dirA, unsigned int transA, unsigned int transXY, int mb, int n, int nnzb, void *alpha, void *descrA, void *bsrSortedVal, void *bsrSortedRowPtr, void *bsrSortedColInd, int blockSize, void *info, void *B, int ldb, void *X, int ldx, unsigned int policy, void *pBuffer)
+CUTAP_SLOW unsigned int cutap_slow_cusparseDbsrsm2_solve(void *handle, unsigned int dirA, unsigned int transA, unsigned int transXY, int mb, int n, int nnzb, void *alpha, void *descrA, void *bsrSortedVal, void *bsrSortedRowPtr, void *bsrSortedColInd, int blockSize, void *info, void *B, int ldb, void *X, int ldx, unsigned int policy, void *pBuffer)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusparseDbsrsm2_solve], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, unsigned int, unsigned int, int, int, int, void *, void *, void *, void *, void *, int, void *, void *, int, void *, int, unsigned int, void *))cutap_fn)(handle, dirA, transA, transXY, mb, n, nnzb, alpha, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockSize, info, B, ldb, X, ldx, policy, pBuffer);
     uint64_t cutap_w[20] = {(uint64_t)(uintptr_t)handle, (uint64_t)dirA, (uint64_t)transA, (uint64_t)transXY, (uint64_t)(int64_t)mb, (uint64_t)(int64_t)n, (uint64_t)(int64_t)nnzb, (uint64_t)(uintptr_t)alpha, (uint64_t)(uintptr_t)descrA, (uint64_t)(uintptr_t)bsrSortedVal, (uint64_t)(uintptr_t)bsrSortedRowPtr, (uint64_t)(uintptr_t)bsrSortedColInd, (uint64_t)(int64_t)blockSize, (uint64_t)(uintptr_t)info, (uint64_t)(uintptr_t)B, (uint64_t)(int64_t)ldb, (uint64_t)(uintptr_t)X, (uint64_t)(int64_t)ldx, (uint64_t)policy, (uint64_t)(uintptr_t)pBuffer};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusparseDbsrsm2_solve, cutap_w, thunk_cusparseDbsrsm2_solve);
 }
@@ -1460,11 +1100,8 @@ static uint64_t thunk_cusparseDbsrsv2_analysis(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, unsigned int, int, int, void *, void *, void *, void *, int, void *, unsigned int, void *))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (unsigned int)a[2], (int)a[3], (int)a[4], (void *)(uintptr_t)a[5], (void *)(uintptr_t)a[6], (void *)(uintptr_t)a[7], (void *)(uintptr_t)a[8], (int)a[9], (void *)(uintptr_t)a[10], (unsigned int)a[11], (void *)(uintptr_t)a[12]);
 }
-CUTAP_EXPORT unsigned int cusparseDbsrsv2_analysis(void *handle, unsigned int dirA, unsigned int transA, int mb, int nnzb, void *descrA, void *bsrSortedValA, void *bsrSortedRowPtrA, void *bsrSortedColIndA, int blockDim, void *info, unsigned int policy, void *pBuffer)
+CUTAP_SLOW unsigned int cutap_slow_cusparseDbsrsv2_analysis(void *handle, unsigned int dirA, unsigned int transA, int mb, int nnzb, void *descrA, void *bsrSortedValA, void *bsrSortedRowPtrA, void *bsrSortedColIndA, int blockDim, void *info, unsigned int policy, void *pBuffer)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusparseDbsrsv2_analysis], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, unsigned int, int, int, void *, void *, void *, void *, int, void *, unsigned int, void *))cutap_fn)(handle, dirA, transA, mb, nnzb, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, blockDim, info, policy, pBuffer);
     uint64_t cutap_w[13] = {(uint64_t)(uintptr_t)handle, (uint64_t)dirA, (uint64_t)transA, (uint64_t)(int64_t)mb, (uint64_t)(int64_t)nnzb, (uint64_t)(uintptr_t)descrA, (uint64_t)(uintptr_t)bsrSortedValA, (uint64_t)(uintptr_t)bsrSortedRowPtrA, (uint64_t)(uintptr_t)bsrSortedColIndA, (uint64_t)(int64_t)blockDim, (uint64_t)(uintptr_t)info, (uint64_t)policy, (uint64_t)(uintptr_t)pBuffer};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusparseDbsrsv2_analysis, cutap_w, thunk_cusparseDbsrsv2_analysis);
 }
@@ -1472,11 +1109,8 @@ static uint64_t thunk_cusparseDbsrsv2_bufferSize(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, unsigned int, int, int, void *, void *, void *, void *, int, void *, void *))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (unsigned int)a[2], (int)a[3], (int)a[4], (void *)(uintptr_t)a[5], (void *)(uintptr_t)a[6], (void *)(uintptr_t)a[7], (void *)(uintptr_t)a[8], (int)a[9], (void *)(uintptr_t)a[10], (void *)(uintptr_t)a[11]);
 }
-CUTAP_EXPORT unsigned int cusparseDbsrsv2_bufferSize(void *handle, unsigned int dirA, unsigned int transA, int mb, int nnzb, void *descrA, void *bsrSortedValA, void *bsrSortedRowPtrA, void *bsrSortedColIndA, int blockDim, void *info, void *pBufferSizeInBytes)
+CUTAP_SLOW unsigned int cutap_slow_cusparseDbsrsv2_bufferSize(void *handle, unsigned int dirA, unsigned int transA, int mb, int nnzb, void *descrA, void *bsrSortedValA, void *bsrSortedRowPtrA, void *bsrSortedColIndA, int blockDim, void *info, void *pBufferSizeInBytes)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusparseDbsrsv2_bufferSize], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, unsigned int, int, int, void *, void *, void *, void *, int, void *, void *))cutap_fn)(handle, dirA, transA, mb, nnzb, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, blockDim, info, pBufferSizeInBytes);
     uint64_t cutap_w[12] = {(uint64_t)(uintptr_t)handle, (uint64_t)dirA, (uint64_t)transA, (uint64_t)(int64_t)mb, (uint64_t)(int64_t)nnzb, (uint64_t)(uintptr_t)descrA, (uint64_t)(uintptr_t)bsrSortedValA, (uint64_t)(uintptr_t)bsrSortedRowPtrA, (uint64_t)(uintptr_t)bsrSortedColIndA, (uint64_t)(int64_t)blockDim, (uint64_t)(uintptr_t)info, (uint64_t)(uintptr_t)pBufferSizeInBytes};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusparseDbsrsv2_bufferSize, cutap_w, thunk_cusparseDbsrsv2_bufferSize);
 }
@@ -1484,11 +1118,8 @@ static uint64_t thunk_cusparseDbsrsv2_solve(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, unsigned int, int, int, void *, void *, void *, void *, void *, int, void *, void *, void *, unsigned int, void *))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (unsigned int)a[2], (int)a[3], (int)a[4], (void *)(uintptr_t)a[5], (void *)(uintptr_t)a[6], (void *)(uintptr_t)a[7], (void *)(uintptr_t)a[8], (void *)(uintptr_t)a[9], (int)a[10], (void *)(uintptr_t)a[11], (void *)(uintptr_t)a[12], (void *)(uintptr_t)a[13], (unsigned int)a[14], (void *)(uintptr_t)a[15]);
 }
-CUTAP_EXPORT unsigned int cusparseDbsrsv2_solve(void *handle, unsigned int dirA, unsigned int transA, int mb, int nnzb, void *alpha, void *descrA, void *bsrSortedValA, void *bsrSortedRowPtrA, void *bsrSortedColIndA, int blockDim, void *info, void *f, void *x, unsigned int policy, void *pBuffer)
+CUTAP_SLOW unsigned int cutap_slow_cusparseDbsrsv2_solve(void *handle, unsigned int dirA, unsigned int transA, int mb, int nnzb, void *alpha, void *descrA, void *bsrSortedValA, void *bsrSortedRowPtrA, void *bsrSortedColIndA, int blockDim, void *info, void *f, void *x, unsigned int policy, void *pBuffer)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusparseDbsrsv2_solve], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, unsigned int, int, int, void *, void *, void *, void *, void *, int, void *, void *, void *, unsigned int, void *))cutap_fn)(handle, dirA, transA, mb, nnzb, alpha, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, blockDim, info, f, x, policy, pBuffer);
     uint64_t cutap_w[16] = {(uint64_t)(uintptr_t)handle, (uint64_t)dirA, (uint64_t)transA, (uint64_t)(int64_t)mb, (uint64_t)(int64_t)nnzb, (uint64_t)(uintptr_t)alpha, (uint64_t)(uintptr_t)descrA, (uint64_t)(uintptr_t)bsrSortedValA, (uint64_t)(uintptr_t)bsrSortedRowPtrA, (uint64_t)(uintptr_t)bsrSortedColIndA, (uint64_t)(int64_t)blockDim, (uint64_t)(uintptr_t)info, (uint64_t)(uintptr_t)f, (uint64_t)(uintptr_t)x, (uint64_t)policy, (uint64_t)(uintptr_t)pBuffer};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusparseDbsrsv2_solve, cutap_w, thunk_cusparseDbsrsv2_solve);
 }
@@ -1496,11 +1127,8 @@ static uint64_t thunk_cusparseDbsrxmv(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, unsigned int, int, int, int, int, void *, void *, void *, void *, void *, void *, void *, int, void *, void *, void *))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (unsigned int)a[2], (int)a[3], (int)a[4], (int)a[5], (int)a[6], (void *)(uintptr_t)a[7], (void *)(uintptr_t)a[8], (void *)(uintptr_t)a[9], (void *)(uintptr_t)a[10], (void *)(uintptr_t)a[11], (void *)(uintptr_t)a[12], (void *)(uintptr_t)a[13], (int)a[14], (void *)(uintptr_t)a[15], (void *)(uintptr_t)a[16], (void *)(uintptr_t)a[17]);
 }
-CUTAP_EXPORT unsigned int cusparseDbsrxmv(void *handle, unsigned int dirA, unsigned int transA, int sizeOfMask, int mb, int nb, int nnzb, void *alpha, void *descrA, void *bsrSortedValA, void *bsrSortedMaskPtrA, void *bsrSortedRowPtrA, void *bsrSortedEndPtrA, void *bsrSortedColIndA, int blockDim, void *x, void *beta, void *y)
+CUTAP_SLOW unsigned int cutap_slow_cusparseDbsrxmv(void *handle, unsigned int dirA, unsigned int transA, int sizeOfMask, int mb, int nb, int nnzb, void *alpha, void *descrA, void *bsrSortedValA, void *bsrSortedMaskPtrA, void *bsrSortedRowPtrA, void *bsrSortedEndPtrA, void *bsrSortedColIndA, int blockDim, void *x, void *beta, void *y)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusparseDbsrxmv], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, unsigned int, int, int, int, int, void *, void *, void *, void *, void *, void *, void *, int, void *, void *, void *))cutap_fn)(handle, dirA, transA, sizeOfMask, mb, nb, nnzb, alpha, descrA, bsrSortedValA, bsrSortedMaskPtrA, bsrSortedRowPtrA, bsrSortedEndPtrA, bsrSortedColIndA, blockDim, x, beta, y);
     uint64_t cutap_w[18] = {(uint64_t)(uintptr_t)handle, (uint64_t)dirA, (uint64_t)transA, (uint64_t)(int64_t)sizeOfMask, (uint64_t)(int64_t)mb, (uint64_t)(int64_t)nb, (uint64_t)(int64_t)nnzb, (uint64_t)(uintptr_t)alpha, (uint64_t)(uintptr_t)descrA, (uint64_t)(uintptr_t)bsrSortedValA, (uint64_t)(uintptr_t)bsrSortedMaskPtrA, (uint64_t)(uintptr_t)bsrSortedRowPtrA, (uint64_t)(uintptr_t)bsrSortedEndPtrA, (uint64_t)(uintptr_t)bsrSortedColIndA, (uint64_t)(int64_t)blockDim, (uint64_t)(uintptr_t)x, (uint64_t)(uintptr_t)beta, (uint64_t)(uintptr_t)y};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusparseDbsrxmv, cutap_w, thunk_cusparseDbsrxmv);
 }
@@ -1508,11 +1136,8 @@ static uint64_t thunk_cusparseDcsr2bsr(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, int, int, void *, void *, void *, void *, int, void *, void *, void *, void *))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (int)a[2], (int)a[3], (void *)(uintptr_t)a[4], (void *)(uintptr_t)a[5], (void *)(uintptr_t)a[6], (void *)(uintptr_t)a[7], (int)a[8], (void *)(uintptr_t)a[9], (void *)(uintptr_t)a[10], (void *)(uintptr_t)a[11], (void *)(uintptr_t)a[12]);
 }
-CUTAP_EXPORT unsigned int cusparseDcsr2bsr(void *handle, unsigned int dirA, int m, int n, void *descrA, void *csrSortedValA, void *csrSortedRowPtrA, void *csrSortedColIndA, int blockDim, void *descrC, void *bsrSortedValC, void *bsrSortedRowPtrC, void *bsrSortedColIndC)
+CUTAP_SLOW unsigned int cutap_slow_cusparseDcsr2bsr(void *handle, unsigned int dirA, int m, int n, void *descrA, void *csrSortedValA, void *csrSortedRowPtrA, void *csrSortedColIndA, int blockDim, void *descrC, void *bsrSortedValC, void *bsrSortedRowPtrC, void *bsrSortedColIndC)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusparseDcsr2bsr], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, int, int, void *, void *, void *, void *, int, void *, void *, void *, void *))cutap_fn)(handle, dirA, m, n, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, blockDim, descrC, bsrSortedValC, bsrSortedRowPtrC, bsrSortedColIndC);
     uint64_t cutap_w[13] = {(uint64_t)(uintptr_t)handle, (uint64_t)dirA, (uint64_t)(int64_t)m, (uint64_t)(int64_t)n, (uint64_t)(uintptr_t)descrA, (uint64_t)(uintptr_t)csrSortedValA, (uint64_t)(uintptr_t)csrSortedRowPtrA, (uint64_t)(uintptr_t)csrSortedColIndA, (uint64_t)(int64_t)blockDim, (uint64_t)(uintptr_t)descrC, (uint64_t)(uintptr_t)bsrSortedValC, (uint64_t)(uintptr_t)bsrSortedRowPtrC, (uint64_t)(uintptr_t)bsrSortedColIndC};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusparseDcsr2bsr, cutap_w, thunk_cusparseDcsr2bsr);
 }
@@ -1520,11 +1145,8 @@ static uint64_t thunk_cusparseDcsr2csr_compress(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, int, int, void *, void *, void *, void *, int, void *, void *, void *, void *, double))fn)((void *)(uintptr_t)a[0], (int)a[1], (int)a[2], (void *)(uintptr_t)a[3], (void *)(uintptr_t)a[4], (void *)(uintptr_t)a[5], (void *)(uintptr_t)a[6], (int)a[7], (void *)(uintptr_t)a[8], (void *)(uintptr_t)a[9], (void *)(uintptr_t)a[10], (void *)(uintptr_t)a[11], cutap_w2d(a[12]));
 }
-CUTAP_EXPORT unsigned int cusparseDcsr2csr_compress(void *handle, int m, int n, void *descrA, void *csrSortedValA, void *csrSortedColIndA, void *csrSortedRowPtrA, int nnzA, void *nnzPerRow, void *csrSortedValC, void *csrSortedColIndC, void *csrSortedRowPtrC, double tol)
+CUTAP_SLOW unsigned int cutap_slow_cusparseDcsr2csr_compress(void *handle, int m, int n, void *descrA, void *csrSortedValA, void *csrSortedColIndA, void *csrSortedRowPtrA, int nnzA, void *nnzPerRow, void *csrSortedValC, void *csrSortedColIndC, void *csrSortedRowPtrC, double tol)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusparseDcsr2csr_compress], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, int, int, void *, void *, void *, void *, int, void *, void *, void *, void *, double))cutap_fn)(handle, m, n, descrA, csrSortedValA, csrSortedColIndA, csrSortedRowPtrA, nnzA, nnzPerRow, csrSortedValC, csrSortedColIndC, csrSortedRowPtrC, tol);
     uint64_t cutap_w[13] = {(uint64_t)(uintptr_t)handle, (uint64_t)(int64_t)m, (uint64_t)(int64_t)n, (uint64_t)(uintptr_t)descrA, (uint64_t)(uintptr_t)csrSortedValA, (uint64_t)(uintptr_t)csrSortedColIndA, (uint64_t)(uintptr_t)csrSortedRowPtrA, (uint64_t)(int64_t)nnzA, (uint64_t)(uintptr_t)nnzPerRow, (uint64_t)(uintptr_t)csrSortedValC, (uint64_t)(uintptr_t)csrSortedColIndC, (uint64_t)(uintptr_t)csrSortedRowPtrC, cutap_d2w(tol)};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusparseDcsr2csr_compress, cutap_w, thunk_cusparseDcsr2csr_compress);
 }
@@ -1532,11 +1154,8 @@ static uint64_t thunk_cusparseDcsr2csru(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, int, int, int, void *, void *, void *, void *, void *, void *))fn)((void *)(uintptr_t)a[0], (int)a[1], (int)a[2], (int)a[3], (void *)(uintptr_t)a[4], (void *)(uintptr_t)a[5], (void *)(uintptr_t)a[6], (void *)(uintptr_t)a[7], (void *)(uintptr_t)a[8], (void *)(uintptr_t)a[9]);
 }
-CUTAP_EXPORT unsigned int cusparseDcsr2csru(void *handle, int m, int n, int nnz, void *descrA, void *csrVal, void *csrRowPtr, void *csrColInd, void *info, void *pBuffer)
+CUTAP_SLOW unsigned int cutap_slow_cusparseDcsr2csru(void *handle, int m, int n, int nnz, void *descrA, void *csrVal, void *csrRowPtr, void *csrColInd, void *info, void *pBuffer)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusparseDcsr2csru], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, int, int, int, void *, void *, void *, void *, void *, void *))cutap_fn)(handle, m, n, nnz, descrA, csrVal, csrRowPtr, csrColInd, info, pBuffer);
     uint64_t cutap_w[10] = {(uint64_t)(uintptr_t)handle, (uint64_t)(int64_t)m, (uint64_t)(int64_t)n, (uint64_t)(int64_t)nnz, (uint64_t)(uintptr_t)descrA, (uint64_t)(uintptr_t)csrVal, (uint64_t)(uintptr_t)csrRowPtr, (uint64_t)(uintptr_t)csrColInd, (uint64_t)(uintptr_t)info, (uint64_t)(uintptr_t)pBuffer};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusparseDcsr2csru, cutap_w, thunk_cusparseDcsr2csru);
 }
@@ -1544,11 +1163,8 @@ static uint64_t thunk_cusparseDcsr2gebsr(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, int, int, void *, void *, void *, void *, void *, void *, void *, void *, int, int, void *))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (int)a[2], (int)a[3], (void *)(uintptr_t)a[4], (void *)(uintptr_t)a[5], (void *)(uintptr_t)a[6], (void *)(uintptr_t)a[7], (void *)(uintptr_t)a[8], (void *)(uintptr_t)a[9], (void *)(uintptr_t)a[10], (void *)(uintptr_t)a[11], (int)a[12], (int)a[13], (void *)(uintptr_t)a[14]);
 }
-CUTAP_EXPORT unsigned int cusparseDcsr2gebsr(void *handle, unsigned int dirA, int m, int n, void *descrA, void *csrSortedValA, void *csrSortedRowPtrA, void *csrSortedColIndA, void *descrC, void *bsrSortedValC, void *bsrSortedRowPtrC, void *bsrSortedColIndC, int rowBlockDim, int colBlockDim, void *pBuffer)
+CUTAP_SLOW unsigned int cutap_slow_cusparseDcsr2gebsr(void *handle, unsigned int dirA, int m, int n, void *descrA, void *csrSortedValA, void *csrSortedRowPtrA, void *csrSortedColIndA, void *descrC, void *bsrSortedValC, void *bsrSortedRowPtrC, void *bsrSortedColIndC, int rowBlockDim, int colBlockDim, void *pBuffer)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusparseDcsr2gebsr], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, int, int, void *, void *, void *, void *, void *, void *, void *, void *, int, int, void *))cutap_fn)(handle, dirA, m, n, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, descrC, bsrSortedValC, bsrSortedRowPtrC, bsrSortedColIndC, rowBlockDim, colBlockDim, pBuffer);
     uint64_t cutap_w[15] = {(uint64_t)(uintptr_t)handle, (uint64_t)dirA, (uint64_t)(int64_t)m, (uint64_t)(int64_t)n, (uint64_t)(uintptr_t)descrA, (uint64_t)(uintptr_t)csrSortedValA, (uint64_t)(uintptr_t)csrSortedRowPtrA, (uint64_t)(uintptr_t)csrSortedColIndA, (uint64_t)(uintptr_t)descrC, (uint64_t)(uintptr_t)bsrSortedValC, (uint64_t)(uintptr_t)bsrSortedRowPtrC, (uint64_t)(uintptr_t)bsrSortedColIndC, (uint64_t)(int64_t)rowBlockDim, (uint64_t)(int64_t)colBlockDim, (uint64_t)(uintptr_t)pBuffer};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusparseDcsr2gebsr, cutap_w, thunk_cusparseDcsr2gebsr);
 }
@@ -1556,11 +1172,8 @@ static uint64_t thunk_cusparseDcsr2gebsr_bufferSize(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, int, int, void *, void *, void *, void *, int, int, void *))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (int)a[2], (int)a[3], (void *)(uintptr_t)a[4], (void *)(uintptr_t)a[5], (void *)(uintptr_t)a[6], (void *)(uintptr_t)a[7], (int)a[8], (int)a[9], (void *)(uintptr_t)a[10]);
 }
-CUTAP_EXPORT unsigned int cusparseDcsr2gebsr_bufferSize(void *handle, unsigned int dirA, int m, int n, void *descrA, void *csrSortedValA, void *csrSortedRowPtrA, void *csrSortedColIndA, int rowBlockDim, int colBlockDim, void *pBufferSizeInBytes)
+CUTAP_SLOW unsigned int cutap_slow_cusparseDcsr2gebsr_bufferSize(void *handle, unsigned int dirA, int m, int n, void *descrA, void *csrSortedValA, void *csrSortedRowPtrA, void *csrSortedColIndA, int rowBlockDim, int colBlockDim, void *pBufferSizeInBytes)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusparseDcsr2gebsr_bufferSize], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, int, int, void *, void *, void *, void *, int, int, void *))cutap_fn)(handle, dirA, m, n, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, rowBlockDim, colBlockDim, pBufferSizeInBytes);
     uint64_t cutap_w[11] = {(uint64_t)(uintptr_t)handle, (uint64_t)dirA, (uint64_t)(int64_t)m, (uint64_t)(int64_t)n, (uint64_t)(uintptr_t)descrA, (uint64_t)(uintptr_t)csrSortedValA, (uint64_t)(uintptr_t)csrSortedRowPtrA, (uint64_t)(uintptr_t)csrSortedColIndA, (uint64_t)(int64_t)rowBlockDim, (uint64_t)(int64_t)colBlockDim, (uint64_t)(uintptr_t)pBufferSizeInBytes};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusparseDcsr2gebsr_bufferSize, cutap_w, thunk_cusparseDcsr2gebsr_bufferSize);
 }
@@ -1568,11 +1181,8 @@ static uint64_t thunk_cusparseDcsrcolor(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, int, int, void *, void *, void *, void *, void *, void *, void *, void *, void *))fn)((void *)(uintptr_t)a[0], (int)a[1], (int)a[2], (void *)(uintptr_t)a[3], (void *)(uintptr_t)a[4], (void *)(uintptr_t)a[5], (void *)(uintptr_t)a[6], (void *)(uintptr_t)a[7], (void *)(uintptr_t)a[8], (void *)(uintptr_t)a[9], (void *)(uintptr_t)a[10], (void *)(uintptr_t)a[11]);
 }
-CUTAP_EXPORT unsigned int cusparseDcsrcolor(void *handle, int m, int nnz, void *descrA, void *csrSortedValA, void *csrSortedRowPtrA, void *csrSortedColIndA, void *fractionToColor, void *ncolors, void *coloring, void *reordering, void *info)
+CUTAP_SLOW unsigned int cutap_slow_cusparseDcsrcolor(void *handle, int m, int nnz, void *descrA, void *csrSortedValA, void *csrSortedRowPtrA, void *csrSortedColIndA, void *fractionToColor, void *ncolors, void *coloring, void *reordering, void *info)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusparseDcsrcolor], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, int, int, void *, void *, void *, void *, void *, void *, void *, void *, void *))cutap_fn)(handle, m, nnz, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, fractionToColor, ncolors, coloring, reordering, info);
     uint64_t cutap_w[12] = {(uint64_t)(uintptr_t)handle, (uint64_t)(int64_t)m, (uint64_t)(int64_t)nnz, (uint64_t)(uintptr_t)descrA, (uint64_t)(uintptr_t)csrSortedValA, (uint64_t)(uintptr_t)csrSortedRowPtrA, (uint64_t)(uintptr_t)csrSortedColIndA, (uint64_t)(uintptr_t)fractionToColor, (uint64_t)(uintptr_t)ncolors, (uint64_t)(uintptr_t)coloring, (uint64_t)(uintptr_t)reordering, (uint64_t)(uintptr_t)info};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusparseDcsrcolor, cutap_w, thunk_cusparseDcsrcolor);
 }
@@ -1580,11 +1190,8 @@ static uint64_t thunk_cusparseDcsrgeam2(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, int, int, void *, void *, int, void *, void *, void *, void *, void *, int, void *, void *, void *, void *, void *, void *, void *, void *))fn)((void *)(uintptr_t)a[0], (int)a[1], (int)a[2], (void *)(uintptr_t)a[3], (void *)(uintptr_t)a[4], (int)a[5], (void *)(uintptr_t)a[6], (void *)(uintptr_t)a[7], (void *)(uintptr_t)a[8], (void *)(uintptr_t)a[9], (void *)(uintptr_t)a[10], (int)a[11], (void *)(uintptr_t)a[12], (void *)(uintptr_t)a[13], (void *)(uintptr_t)a[14], (void *)(uintptr_t)a[15], (void *)(uintptr_t)a[16], (void *)(uintptr_t)a[17], (void *)(uintptr_t)a[18], (void *)(uintptr_t)a[19]);
 }
-CUTAP_EXPORT unsigned int cusparseDcsrgeam2(void *handle, int m, int n, void *alpha, void *descrA, int nnzA, void *csrSortedValA, void *csrSortedRowPtrA, void *csrSortedColIndA, void *beta, void *descrB, int nnzB, void *csrSortedValB, void *csrSortedRowPtrB, void *csrSortedColIndB, void *descrC, void *csrSortedValC, void *csrSortedRowPtrC, void *csrSortedColIndC, void *pBuffer)
+CUTAP_SLOW unsigned int cutap_slow_cusparseDcsrgeam2(void *handle, int m, int n, void *alpha, void *descrA, int nnzA, void *csrSortedValA, void *csrSortedRowPtrA, void *csrSortedColIndA, void *beta, void *descrB, int nnzB, void *csrSortedValB, void *csrSortedRowPtrB, void *csrSortedColIndB, void *descrC, void *csrSortedValC, void *csrSortedRowPtrC, void *csrSortedColIndC, void *pBuffer)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusparseDcsrgeam2], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, int, int, void *, void *, int, void *, void *, void *, void *, void *, int, void *, void *, void *, void *, void *, void *, void *, void *))cutap_fn)(handle, m, n, alpha, descrA, nnzA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, beta, descrB, nnzB, csrSortedValB, csrSortedRowPtrB, csrSortedColIndB, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC, pBuffer);
     uint64_t cutap_w[20] = {(uint64_t)(uintptr_t)handle, (uint64_t)(int64_t)m, (uint64_t)(int64_t)n, (uint64_t)(uintptr_t)alpha, (uint64_t)(uintptr_t)descrA, (uint64_t)(int64_t)nnzA, (uint64_t)(uintptr_t)csrSortedValA, (uint64_t)(uintptr_t)csrSortedRowPtrA, (uint64_t)(uintptr_t)csrSortedColIndA, (uint64_t)(uintptr_t)beta, (uint64_t)(uintptr_t)descrB, (uint64_t)(int64_t)nnzB, (uint64_t)(uintptr_t)csrSortedValB, (uint64_t)(uintptr_t)csrSortedRowPtrB, (uint64_t)(uintptr_t)csrSortedColIndB, (uint64_t)(uintptr_t)descrC, (uint64_t)(uintptr_t)csrSortedValC, (uint64_t)(uintptr_t)csrSortedRowPtrC, (uint64_t)(uintptr_t)csrSortedColIndC, (uint64_t)(uintptr_t)pBuffer};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusparseDcsrgeam2, cutap_w, thunk_cusparseDcsrgeam2);
 }
@@ -1592,11 +1199,8 @@ static uint64_t thunk_cusparseDcsrgeam2_bufferSizeExt(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, int, int, void *, void *, int, void *, void *, void *, void *, void *, int, void *, void *, void *, void *, void *, void *, void *, void *))fn)((void *)(uintptr_t)a[0], (int)a[1], (int)a[2], (void *)(uintptr_t)a[3], (void *)(uintptr_t)a[4], (int)a[5], (void *)(uintptr_t)a[6], (void *)(uintptr_t)a[7], (void *)(uintptr_t)a[8], (void *)(uintptr_t)a[9], (void *)(uintptr_t)a[10], (int)a[11], (void *)(uintptr_t)a[12], (void *)(uintptr_t)a[13], (void *)(uintptr_t)a[14], (void *)(uintptr_t)a[15], (void *)(uintptr_t)a[16], (void *)(uintptr_t)a[17], (void *)(uintptr_t)a[18], (void *)(uintptr_t)a[19]);
 }
-CUTAP_EXPORT unsigned int cusparseDcsrgeam2_bufferSizeExt(void *handle, int m, int n, void *alpha, void *descrA, int nnzA, void *csrSortedValA, void *csrSortedRowPtrA, void *csrSortedColIndA, void *beta, void *descrB, int nnzB, void *csrSortedValB, void *csrSortedRowPtrB, void *csrSortedColIndB, void *descrC, void *csrSortedValC, void *csrSortedRowPtrC, void *csrSortedColIndC, void *pBufferSizeInBytes)
+CUTAP_SLOW unsigned int cutap_slow_cusparseDcsrgeam2_bufferSizeExt(void *handle, int m, int n, void *alpha, void *descrA, int nnzA, void *csrSortedValA, void *csrSortedRowPtrA, void *csrSortedColIndA, void *beta, void *descrB, int nnzB, void *csrSortedValB, void *csrSortedRowPtrB, void *csrSortedColIndB, void *descrC, void *csrSortedValC, void *csrSortedRowPtrC, void *csrSortedColIndC, void *pBufferSizeInBytes)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusparseDcsrgeam2_bufferSizeExt], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, int, int, void *, void *, int, void *, void *, void *, void *, void *, int, void *, void *, void *, void *, void *, void *, void *, void *))cutap_fn)(handle, m, n, alpha, descrA, nnzA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, beta, descrB, nnzB, csrSortedValB, csrSortedRowPtrB, csrSortedColIndB, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC, pBufferSizeInBytes);
     uint64_t cutap_w[20] = {(uint64_t)(uintptr_t)handle, (uint64_t)(int64_t)m, (uint64_t)(int64_t)n, (uint64_t)(uintptr_t)alpha, (uint64_t)(uintptr_t)descrA, (uint64_t)(int64_t)nnzA, (uint64_t)(uintptr_t)csrSortedValA, (uint64_t)(uintptr_t)csrSortedRowPtrA, (uint64_t)(uintptr_t)csrSortedColIndA, (uint64_t)(uintptr_t)beta, (uint64_t)(uintptr_t)descrB, (uint64_t)(int64_t)nnzB, (uint64_t)(uintptr_t)csrSortedValB, (uint64_t)(uintptr_t)csrSortedRowPtrB, (uint64_t)(uintptr_t)csrSortedColIndB, (uint64_t)(uintptr_t)descrC, (uint64_t)(uintptr_t)csrSortedValC, (uint64_t)(uintptr_t)csrSortedRowPtrC, (uint64_t)(uintptr_t)csrSortedColIndC, (uint64_t)(uintptr_t)pBufferSizeInBytes};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusparseDcsrgeam2_bufferSizeExt, cutap_w, thunk_cusparseDcsrgeam2_bufferSizeExt);
 }
@@ -1604,11 +1208,8 @@ static uint64_t thunk_cusparseDcsric02(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, int, int, void *, void *, void *, void *, void *, unsigned int, void *))fn)((void *)(uintptr_t)a[0], (int)a[1], (int)a[2], (void *)(uintptr_t)a[3], (void *)(uintptr_t)a[4], (void *)(uintptr_t)a[5], (void *)(uintptr_t)a[6], (void *)(uintptr_t)a[7], (unsigned int)a[8], (void *)(uintptr_t)a[9]);
 }
-CUTAP_EXPORT unsigned int cusparseDcsric02(void *handle, int m, int nnz, void *descrA, void *csrSortedValA_valM, void *csrSortedRowPtrA, void *csrSortedColIndA, void *info, unsigned int policy, void *pBuffer)
+CUTAP_SLOW unsigned int cutap_slow_cusparseDcsric02(void *handle, int m, int nnz, void *descrA, void *csrSortedValA_valM, void *csrSortedRowPtrA, void *csrSortedColIndA, void *info, unsigned int policy, void *pBuffer)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusparseDcsric02], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, int, int, void *, void *, void *, void *, void *, unsigned int, void *))cutap_fn)(handle, m, nnz, descrA, csrSortedValA_valM, csrSortedRowPtrA, csrSortedColIndA, info, policy, pBuffer);
     uint64_t cutap_w[10] = {(uint64_t)(uintptr_t)handle, (uint64_t)(int64_t)m, (uint64_t)(int64_t)nnz, (uint64_t)(uintptr_t)descrA, (uint64_t)(uintptr_t)csrSortedValA_valM, (uint64_t)(uintptr_t)csrSortedRowPtrA, (uint64_t)(uintptr_t)csrSortedColIndA, (uint64_t)(uintptr_t)info, (uint64_t)policy, (uint64_t)(uintptr_t)pBuffer};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusparseDcsric02, cutap_w, thunk_cusparseDcsric02);
 }
@@ -1616,11 +1217,8 @@ static uint64_t thunk_cusparseDcsric02_analysis(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, int, int, void *, void *, void *, void *, void *, unsigned int, void *))fn)((void *)(uintptr_t)a[0], (int)a[1], (int)a[2], (void *)(uintptr_t)a[3], (void *)(uintptr_t)a[4], (void *)(uintptr_t)a[5], (void *)(uintptr_t)a[6], (void *)(uintptr_t)a[7], (unsigned int)a[8], (void *)(uintptr_t)a[9]);
 }
-CUTAP_EXPORT unsigned int cusparseDcsric02_analysis(void *handle, int m, int nnz, void *descrA, void *csrSortedValA, void *csrSortedRowPtrA, void *csrSortedColIndA, void *info, unsigned int policy, void *pBuffer)
+CUTAP_SLOW unsigned int cutap_slow_cusparseDcsric02_analysis(void *handle, int m, int nnz, void *descrA, void *csrSortedValA, void *csrSortedRowPtrA, void *csrSortedColIndA, void *info, unsigned int policy, void *pBuffer)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusparseDcsric02_analysis], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, int, int, void *, void *, void *, void *, void *, unsigned int, void *))cutap_fn)(handle, m, nnz, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, info, policy, pBuffer);
     uint64_t cutap_w[10] = {(uint64_t)(uintptr_t)handle, (uint64_t)(int64_t)m, (uint64_t)(int64_t)nnz, (uint64_t)(uintptr_t)descrA, (uint64_t)(uintptr_t)csrSortedValA, (uint64_t)(uintptr_t)csrSortedRowPtrA, (uint64_t)(uintptr_t)csrSortedColIndA, (uint64_t)(uintptr_t)info, (uint64_t)policy, (uint64_t)(uintptr_t)pBuffer};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusparseDcsric02_analysis, cutap_w, thunk_cusparseDcsric02_analysis);
 }
@@ -1628,11 +1226,8 @@ static uint64_t thunk_cusparseDcsric02_bufferSize(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, int, int, void *, void *, void *, void *, void *, void *))fn)((void *)(uintptr_t)a[0], (int)a[1], (int)a[2], (void *)(uintptr_t)a[3], (void *)(uintptr_t)a[4], (void *)(uintptr_t)a[5], (void *)(uintptr_t)a[6], (void *)(uintptr_t)a[7], (void *)(uintptr_t)a[8]);
 }
-CUTAP_EXPORT unsigned int cusparseDcsric02_bufferSize(void *handle, int m, int nnz, void *descrA, void *csrSortedValA, void *csrSortedRowPtrA, void *csrSortedColIndA, void *info, void *pBufferSizeInBytes)
+CUTAP_SLOW unsigned int cutap_slow_cusparseDcsric02_bufferSize(void *handle, int m, int nnz, void *descrA, void *csrSortedValA, void *csrSortedRowPtrA, void *csrSortedColIndA, void *info, void *pBufferSizeInBytes)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusparseDcsric02_bufferSize], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, int, int, void *, void *, void *, void *, void *, void *))cutap_fn)(handle, m, nnz, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, info, pBufferSizeInBytes);
     uint64_t cutap_w[9] = {(uint64_t)(uintptr_t)handle, (uint64_t)(int64_t)m, (uint64_t)(int64_t)nnz, (uint64_t)(uintptr_t)descrA, (uint64_t)(uintptr_t)csrSortedValA, (uint64_t)(uintptr_t)csrSortedRowPtrA, (uint64_t)(uintptr_t)csrSortedColIndA, (uint64_t)(uintptr_t)info, (uint64_t)(uintptr_t)pBufferSizeInBytes};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusparseDcsric02_bufferSize, cutap_w, thunk_cusparseDcsric02_bufferSize);
 }
@@ -1640,11 +1235,8 @@ static uint64_t thunk_cusparseDcsrilu02(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, int, int, void *, void *, void *, void *, void *, unsigned int, void *))fn)((void *)(uintptr_t)a[0], (int)a[1], (int)a[2], (void *)(uintptr_t)a[3], (void *)(uintptr_t)a[4], (void *)(uintptr_t)a[5], (void *)(uintptr_t)a[6], (void *)(uintptr_t)a[7], (unsigned int)a[8], (void *)(uintptr_t)a[9]);
 }
-CUTAP_EXPORT unsigned int cusparseDcsrilu02(void *handle, int m, int nnz, void *descrA, void *csrSortedValA_valM, void *csrSortedRowPtrA, void *csrSortedColIndA, void *info, unsigned int policy, void *pBuffer)
+CUTAP_SLOW unsigned int cutap_slow_cusparseDcsrilu02(void *handle, int m, int nnz, void *descrA, void *csrSortedValA_valM, void *csrSortedRowPtrA, void *csrSortedColIndA, void *info, unsigned int policy, void *pBuffer)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusparseDcsrilu02], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, int, int, void *, void *, void *, void *, void *, unsigned int, void *))cutap_fn)(handle, m, nnz, descrA, csrSortedValA_valM, csrSortedRowPtrA, csrSortedColIndA, info, policy, pBuffer);
     uint64_t cutap_w[10] = {(uint64_t)(uintptr_t)handle, (uint64_t)(int64_t)m, (uint64_t)(int64_t)nnz, (uint64_t)(uintptr_t)descrA, (uint64_t)(uintptr_t)csrSortedValA_valM, (uint64_t)(uintptr_t)csrSortedRowPtrA, (uint64_t)(uintptr_t)csrSortedColIndA, (uint64_t)(uintptr_t)info, (uint64_t)policy, (uint64_t)(uintptr_t)pBuffer};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusparseDcsrilu02, cutap_w, thunk_cusparseDcsrilu02);
 }
@@ -1652,11 +1244,8 @@ static uint64_t thunk_cusparseDcsrilu02_analysis(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, int, int, void *, void *, void *, void *, void *, unsigned int, void *))fn)((void *)(uintptr_t)a[0], (int)a[1], (int)a[2], (void *)(uintptr_t)a[3], (void *)(uintptr_t)a[4], (void *)(uintptr_t)a[5], (void *)(uintptr_t)a[6], (void *)(uintptr_t)a[7], (unsigned int)a[8], (void *)(uintptr_t)a[9]);
 }
-CUTAP_EXPORT unsigned int cusparseDcsrilu02_analysis(void *handle, int m, int nnz, void *descrA, void *csrSortedValA, void *csrSortedRowPtrA, void *csrSortedColIndA, void *info, unsigned int policy, void *pBuffer)
+CUTAP_SLOW unsigned int cutap_slow_cusparseDcsrilu02_analysis(void *handle, int m, int nnz, void *descrA, void *csrSortedValA, void *csrSortedRowPtrA, void *csrSortedColIndA, void *info, unsigned int policy, void *pBuffer)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusparseDcsrilu02_analysis], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, int, int, void *, void *, void *, void *, void *, unsigned int, void *))cutap_fn)(handle, m, nnz, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, info, policy, pBuffer);
     uint64_t cutap_w[10] = {(uint64_t)(uintptr_t)handle, (uint64_t)(int64_t)m, (uint64_t)(int64_t)nnz, (uint64_t)(uintptr_t)descrA, (uint64_t)(uintptr_t)csrSortedValA, (uint64_t)(uintptr_t)csrSortedRowPtrA, (uint64_t)(uintptr_t)csrSortedColIndA, (uint64_t)(uintptr_t)info, (uint64_t)policy, (uint64_t)(uintptr_t)pBuffer};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusparseDcsrilu02_analysis, cutap_w, thunk_cusparseDcsrilu02_analysis);
 }
@@ -1664,11 +1253,8 @@ static uint64_t thunk_cusparseDcsrilu02_bufferSize(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, int, int, void *, void *, void *, void *, void *, void *))fn)((void *)(uintptr_t)a[0], (int)a[1], (int)a[2], (void *)(uintptr_t)a[3], (void *)(uintptr_t)a[4], (void *)(uintptr_t)a[5], (void *)(uintptr_t)a[6], (void *)(uintptr_t)a[7], (void *)(uintptr_t)a[8]);
 }
-CUTAP_EXPORT unsigned int cusparseDcsrilu02_bufferSize(void *handle, int m, int nnz, void *descrA, void *csrSortedValA, void *csrSortedRowPtrA, void *csrSortedColIndA, void *info, void *pBufferSizeInBytes)
+CUTAP_SLOW unsigned int cutap_slow_cusparseDcsrilu02_bufferSize(void *handle, int m, int nnz, void *descrA, void *csrSortedValA, void *csrSortedRowPtrA, void *csrSortedColIndA, void *info, void *pBufferSizeInBytes)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusparseDcsrilu02_bufferSize], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, int, int, void *, void *, void *, void *, void *, void *))cutap_fn)(handle, m, nnz, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, info, pBufferSizeInBytes);
     uint64_t cutap_w[9] = {(uint64_t)(uintptr_t)handle, (uint64_t)(int64_t)m, (uint64_t)(int64_t)nnz, (uint64_t)(uintptr_t)descrA, (uint64_t)(uintptr_t)csrSortedValA, (uint64_t)(uintptr_t)csrSortedRowPtrA, (uint64_t)(uintptr_t)csrSortedColIndA, (uint64_t)(uintptr_t)info, (uint64_t)(uintptr_t)pBufferSizeInBytes};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusparseDcsrilu02_bufferSize, cutap_w, thunk_cusparseDcsrilu02_bufferSize);
 }
@@ -1676,11 +1262,8 @@ static uint64_t thunk_cusparseDcsrilu02_numericBoost(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *, int, void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1], (int)a[2], (void *)(uintptr_t)a[3], (void *)(uintptr_t)a[4]);
 }
-CUTAP_EXPORT unsigned int cusparseDcsrilu02_numericBoost(void *handle, void *info, int enable_boost, void *tol, void *boost_val)
+CUTAP_SLOW unsigned int cutap_slow_cusparseDcsrilu02_numericBoost(void *handle, void *info, int enable_boost, void *tol, void *boost_val)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusparseDcsrilu02_numericBoost], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *, int, void *, void *))cutap_fn)(handle, info, enable_boost, tol, boost_val);
     uint64_t cutap_w[5] = {(uint64_t)(uintptr_t)handle, (uint64_t)(uintptr_t)info, (uint64_t)(int64_t)enable_boost, (uint64_t)(uintptr_t)tol, (uint64_t)(uintptr_t)boost_val};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusparseDcsrilu02_numericBoost, cutap_w, thunk_cusparseDcsrilu02_numericBoost);
 }
@@ -1688,11 +1271,8 @@ static uint64_t thunk_cusparseDcsru2csr(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, int, int, int, void *, void *, void *, void *, void *, void *))fn)((void *)(uintptr_t)a[0], (int)a[1], (int)a[2], (int)a[3], (void *)(uintptr_t)a[4], (void *)(uintptr_t)a[5], (void *)(uintptr_t)a[6], (void *)(uintptr_t)a[7], (void *)(uintptr_t)a[8], (void *)(uintptr_t)a[9]);
 }
-CUTAP_EXPORT unsigned int cusparseDcsru2csr(void *handle, int m, int n, int nnz, void *descrA, void *csrVal, void *csrRowPtr, void *csrColInd, void *info, void *pBuffer)
+CUTAP_SLOW unsigned int cutap_slow_cusparseDcsru2csr(void *handle, int m, int n, int nnz, void *descrA, void *csrVal, void *csrRowPtr, void *csrColInd, void *info, void *pBuffer)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusparseDcsru2csr], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, int, int, int, void *, void *, void *, void *, void *, void *))cutap_fn)(handle, m, n, nnz, descrA, csrVal, csrRowPtr, csrColInd, info, pBuffer);
     uint64_t cutap_w[10] = {(uint64_t)(uintptr_t)handle, (uint64_t)(int64_t)m, (uint64_t)(int64_t)n, (uint64_t)(int64_t)nnz, (uint64_t)(uintptr_t)descrA, (uint64_t)(uintptr_t)csrVal, (uint64_t)(uintptr_t)csrRowPtr, (uint64_t)(uintptr_t)csrColInd, (uint64_t)(uintptr_t)info, (uint64_t)(uintptr_t)pBuffer};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusparseDcsru2csr, cutap_w, thunk_cusparseDcsru2csr);
 }
@@ -1700,11 +1280,8 @@ static uint64_t thunk_cusparseDcsru2csr_bufferSizeExt(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, int, int, int, void *, void *, void *, void *, void *))fn)((void *)(uintptr_t)a[0], (int)a[1], (int)a[2], (int)a[3], (void *)(uintptr_t)a[4], (void *)(uintptr_t)a[5], (void *)(uintptr_t)a[6], (void *)(uintptr_t)a[7], (void *)(uintptr_t)a[8]);
 }
-CUTAP_EXPORT unsigned int cusparseDcsru2csr_bufferSizeExt(void *handle, int m, int n, int nnz, void *csrVal, void *csrRowPtr, void *csrColInd, void *info, void *pBufferSizeInBytes)
+CUTAP_SLOW unsigned int cutap_slow_cusparseDcsru2csr_bufferSizeExt(void *handle, int m, int n, int nnz, void *csrVal, void *csrRowPtr, void *csrColInd, void *info, void *pBufferSizeInBytes)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusparseDcsru2csr_bufferSizeExt], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, int, int, int, void *, void *, void *, void *, void *))cutap_fn)(handle, m, n, nnz, csrVal, csrRowPtr, csrColInd, info, pBufferSizeInBytes);
     uint64_t cutap_w[9] = {(uint64_t)(uintptr_t)handle, (uint64_t)(int64_t)m, (uint64_t)(int64_t)n, (uint64_t)(int64_t)nnz, (uint64_t)(uintptr_t)csrVal, (uint64_t)(uintptr_t)csrRowPtr, (uint64_t)(uintptr_t)csrColInd, (uint64_t)(uintptr_t)info, (uint64_t)(uintptr_t)pBufferSizeInBytes};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusparseDcsru2csr_bufferSizeExt, cutap_w, thunk_cusparseDcsru2csr_bufferSizeExt);
 }
@@ -1712,11 +1289,8 @@ static uint64_t thunk_cusparseDenseToSparse_analysis(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *, void *, unsigned int, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1], (void *)(uintptr_t)a[2], (unsigned int)a[3], (void *)(uintptr_t)a[4]);
 }
-CUTAP_EXPORT unsigned int cusparseDenseToSparse_analysis(void *handle, void *matA, void *matB, unsigned int alg, void *externalBuffer)
+CUTAP_SLOW unsigned int cutap_slow_cusparseDenseToSparse_analysis(void *handle, void *matA, void *matB, unsigned int alg, void *externalBuffer)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusparseDenseToSparse_analysis], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *, void *, unsigned int, void *))cutap_fn)(handle, matA, matB, alg, externalBuffer);
     uint64_t cutap_w[5] = {(uint64_t)(uintptr_t)handle, (uint64_t)(uintptr_t)matA, (uint64_t)(uintptr_t)matB, (uint64_t)alg, (uint64_t)(uintptr_t)externalBuffer};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusparseDenseToSparse_analysis, cutap_w, thunk_cusparseDenseToSparse_analysis);
 }
@@ -1724,11 +1298,8 @@ static uint64_t thunk_cusparseDenseToSparse_bufferSize(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *, void *, unsigned int, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1], (void *)(uintptr_t)a[2], (unsigned int)a[3], (void *)(uintptr_t)a[4]);
 }
-CUTAP_EXPORT unsigned int cusparseDenseToSparse_bufferSize(void *handle, void *matA, void *matB, unsigned int alg, void *bufferSize)
+CUTAP_SLOW unsigned int cutap_slow_cusparseDenseToSparse_bufferSize(void *handle, void *matA, void *matB, unsigned int alg, void *bufferSize)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusparseDenseToSparse_bufferSize], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *, void *, unsigned int, void *))cutap_fn)(handle, matA, matB, alg, bufferSize);
     uint64_t cutap_w[5] = {(uint64_t)(uintptr_t)handle, (uint64_t)(uintptr_t)matA, (uint64_t)(uintptr_t)matB, (uint64_t)alg, (uint64_t)(uintptr_t)bufferSize};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusparseDenseToSparse_bufferSize, cutap_w, thunk_cusparseDenseToSparse_bufferSize);
 }
@@ -1736,11 +1307,8 @@ static uint64_t thunk_cusparseDenseToSparse_convert(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *, void *, unsigned int, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1], (void *)(uintptr_t)a[2], (unsigned int)a[3], (void *)(uintptr_t)a[4]);
 }
-CUTAP_EXPORT unsigned int cusparseDenseToSparse_convert(void *handle, void *matA, void *matB, unsigned int alg, void *externalBuffer)
+CUTAP_SLOW unsigned int cutap_slow_cusparseDenseToSparse_convert(void *handle, void *matA, void *matB, unsigned int alg, void *externalBuffer)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusparseDenseToSparse_convert], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *, void *, unsigned int, void *))cutap_fn)(handle, matA, matB, alg, externalBuffer);
     uint64_t cutap_w[5] = {(uint64_t)(uintptr_t)handle, (uint64_t)(uintptr_t)matA, (uint64_t)(uintptr_t)matB, (uint64_t)alg, (uint64_t)(uintptr_t)externalBuffer};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusparseDenseToSparse_convert, cutap_w, thunk_cusparseDenseToSparse_convert);
 }
@@ -1748,11 +1316,8 @@ static uint64_t thunk_cusparseDestroy(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *))fn)((void *)(uintptr_t)a[0]);
 }
-CUTAP_EXPORT unsigned int cusparseDestroy(void *handle)
+CUTAP_SLOW unsigned int cutap_slow_cusparseDestroy(void *handle)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusparseDestroy], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *))cutap_fn)(handle);
     uint64_t cutap_w[1] = {(uint64_t)(uintptr_t)handle};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusparseDestroy, cutap_w, thunk_cusparseDestroy);
 }
@@ -1760,11 +1325,8 @@ static uint64_t thunk_cusparseDestroyBsric02Info(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *))fn)((void *)(uintptr_t)a[0]);
 }
-CUTAP_EXPORT unsigned int cusparseDestroyBsric02Info(void *info)
+CUTAP_SLOW unsigned int cutap_slow_cusparseDestroyBsric02Info(void *info)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusparseDestroyBsric02Info], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *))cutap_fn)(info);
     uint64_t cutap_w[1] = {(uint64_t)(uintptr_t)info};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusparseDestroyBsric02Info, cutap_w, thunk_cusparseDestroyBsric02Info);
 }
@@ -1772,11 +1334,8 @@ static uint64_t thunk_cusparseDestroyBsrilu02Info(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *))fn)((void *)(uintptr_t)a[0]);
 }
-CUTAP_EXPORT unsigned int cusparseDestroyBsrilu02Info(void *info)
+CUTAP_SLOW unsigned int cutap_slow_cusparseDestroyBsrilu02Info(void *info)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusparseDestroyBsrilu02Info], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *))cutap_fn)(info);
     uint64_t cutap_w[1] = {(uint64_t)(uintptr_t)info};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusparseDestroyBsrilu02Info, cutap_w, thunk_cusparseDestroyBsrilu02Info);
 }
@@ -1784,11 +1343,8 @@ static uint64_t thunk_cusparseDestroyBsrsm2Info(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *))fn)((void *)(uintptr_t)a[0]);
 }
-CUTAP_EXPORT unsigned int cusparseDestroyBsrsm2Info(void *info)
+CUTAP_SLOW unsigned int cutap_slow_cusparseDestroyBsrsm2Info(void *info)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusparseDestroyBsrsm2Info], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *))cutap_fn)(info);
     uint64_t cutap_w[1] = {(uint64_t)(uintptr_t)info};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusparseDestroyBsrsm2Info, cutap_w, thunk_cusparseDestroyBsrsm2Info);
 }
@@ -1796,11 +1352,8 @@ static uint64_t thunk_cusparseDestroyBsrsv2Info(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *))fn)((void *)(uintptr_t)a[0]);
 }
-CUTAP_EXPORT unsigned int cusparseDestroyBsrsv2Info(void *info)
+CUTAP_SLOW unsigned int cutap_slow_cusparseDestroyBsrsv2Info(void *info)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusparseDestroyBsrsv2Info], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *))cutap_fn)(info);
     uint64_t cutap_w[1] = {(uint64_t)(uintptr_t)info};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusparseDestroyBsrsv2Info, cutap_w, thunk_cusparseDestroyBsrsv2Info);
 }
@@ -1808,11 +1361,8 @@ static uint64_t thunk_cusparseDestroyColorInfo(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *))fn)((void *)(uintptr_t)a[0]);
 }
-CUTAP_EXPORT unsigned int cusparseDestroyColorInfo(void *info)
+CUTAP_SLOW unsigned int cutap_slow_cusparseDestroyColorInfo(void *info)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusparseDestroyColorInfo], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *))cutap_fn)(info);
     uint64_t cutap_w[1] = {(uint64_t)(uintptr_t)info};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusparseDestroyColorInfo, cutap_w, thunk_cusparseDestroyColorInfo);
 }
@@ -1820,11 +1370,8 @@ static uint64_t thunk_cusparseDestroyCsric02Info(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *))fn)((void *)(uintptr_t)a[0]);
 }
-CUTAP_EXPORT unsigned int cusparseDestroyCsric02Info(void *info)
+CUTAP_SLOW unsigned int cutap_slow_cusparseDestroyCsric02Info(void *info)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusparseDestroyCsric02Info], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *))cutap_fn)(info);
     uint64_t cutap_w[1] = {(uint64_t)(uintptr_t)info};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusparseDestroyCsric02Info, cutap_w, thunk_cusparseDestroyCsric02Info);
 }
@@ -1832,11 +1379,8 @@ static uint64_t thunk_cusparseDestroyCsrilu02Info(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *))fn)((void *)(uintptr_t)a[0]);
 }
-CUTAP_EXPORT unsigned int cusparseDestroyCsrilu02Info(void *info)
+CUTAP_SLOW unsigned int cutap_slow_cusparseDestroyCsrilu02Info(void *info)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusparseDestroyCsrilu02Info], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *))cutap_fn)(info);
     uint64_t cutap_w[1] = {(uint64_t)(uintptr_t)info};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusparseDestroyCsrilu02Info, cutap_w, thunk_cusparseDestroyCsrilu02Info);
 }
@@ -1844,11 +1388,8 @@ static uint64_t thunk_cusparseDestroyCsru2csrInfo(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *))fn)((void *)(uintptr_t)a[0]);
 }
-CUTAP_EXPORT unsigned int cusparseDestroyCsru2csrInfo(void *info)
+CUTAP_SLOW unsigned int cutap_slow_cusparseDestroyCsru2csrInfo(void *info)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusparseDestroyCsru2csrInfo], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *))cutap_fn)(info);
     uint64_t cutap_w[1] = {(uint64_t)(uintptr_t)info};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusparseDestroyCsru2csrInfo, cutap_w, thunk_cusparseDestroyCsru2csrInfo);
 }
@@ -1856,11 +1397,8 @@ static uint64_t thunk_cusparseDestroyDnMat(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *))fn)((void *)(uintptr_t)a[0]);
 }
-CUTAP_EXPORT unsigned int cusparseDestroyDnMat(void *dnMatDescr)
+CUTAP_SLOW unsigned int cutap_slow_cusparseDestroyDnMat(void *dnMatDescr)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusparseDestroyDnMat], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *))cutap_fn)(dnMatDescr);
     uint64_t cutap_w[1] = {(uint64_t)(uintptr_t)dnMatDescr};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusparseDestroyDnMat, cutap_w, thunk_cusparseDestroyDnMat);
 }
@@ -1868,11 +1406,8 @@ static uint64_t thunk_cusparseDestroyDnVec(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *))fn)((void *)(uintptr_t)a[0]);
 }
-CUTAP_EXPORT unsigned int cusparseDestroyDnVec(void *dnVecDescr)
+CUTAP_SLOW unsigned int cutap_slow_cusparseDestroyDnVec(void *dnVecDescr)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusparseDestroyDnVec], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *))cutap_fn)(dnVecDescr);
     uint64_t cutap_w[1] = {(uint64_t)(uintptr_t)dnVecDescr};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusparseDestroyDnVec, cutap_w, thunk_cusparseDestroyDnVec);
 }
@@ -1880,11 +1415,8 @@ static uint64_t thunk_cusparseDestroyMatDescr(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *))fn)((void *)(uintptr_t)a[0]);
 }
-CUTAP_EXPORT unsigned int cusparseDestroyMatDescr(void *descrA)
+CUTAP_SLOW unsigned int cutap_slow_cusparseDestroyMatDescr(void *descrA)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusparseDestroyMatDescr], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *))cutap_fn)(descrA);
     uint64_t cutap_w[1] = {(uint64_t)(uintptr_t)descrA};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusparseDestroyMatDescr, cutap_w, thunk_cusparseDestroyMatDescr);
 }
@@ -1892,11 +1424,8 @@ static uint64_t thunk_cusparseDestroyPruneInfo(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *))fn)((void *)(uintptr_t)a[0]);
 }
-CUTAP_EXPORT unsigned int cusparseDestroyPruneInfo(void *info)
+CUTAP_SLOW unsigned int cutap_slow_cusparseDestroyPruneInfo(void *info)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusparseDestroyPruneInfo], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *))cutap_fn)(info);
     uint64_t cutap_w[1] = {(uint64_t)(uintptr_t)info};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusparseDestroyPruneInfo, cutap_w, thunk_cusparseDestroyPruneInfo);
 }
@@ -1904,11 +1433,8 @@ static uint64_t thunk_cusparseDestroySpMat(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *))fn)((void *)(uintptr_t)a[0]);
 }
-CUTAP_EXPORT unsigned int cusparseDestroySpMat(void *spMatDescr)
+CUTAP_SLOW unsigned int cutap_slow_cusparseDestroySpMat(void *spMatDescr)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusparseDestroySpMat], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *))cutap_fn)(spMatDescr);
     uint64_t cutap_w[1] = {(uint64_t)(uintptr_t)spMatDescr};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusparseDestroySpMat, cutap_w, thunk_cusparseDestroySpMat);
 }
@@ -1916,11 +1442,8 @@ static uint64_t thunk_cusparseDestroySpVec(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *))fn)((void *)(uintptr_t)a[0]);
 }
-CUTAP_EXPORT unsigned int cusparseDestroySpVec(void *spVecDescr)
+CUTAP_SLOW unsigned int cutap_slow_cusparseDestroySpVec(void *spVecDescr)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusparseDestroySpVec], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *))cutap_fn)(spVecDescr);
     uint64_t cutap_w[1] = {(uint64_t)(uintptr_t)spVecDescr};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusparseDestroySpVec, cutap_w, thunk_cusparseDestroySpVec);
 }
@@ -1928,11 +1451,8 @@ static uint64_t thunk_cusparseDgebsr2csr(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, int, int, void *, void *, void *, void *, int, int, void *, void *, void *, void *))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (int)a[2], (int)a[3], (void *)(uintptr_t)a[4], (void *)(uintptr_t)a[5], (void *)(uintptr_t)a[6], (void *)(uintptr_t)a[7], (int)a[8], (int)a[9], (void *)(uintptr_t)a[10], (void *)(uintptr_t)a[11], (void *)(uintptr_t)a[12], (void *)(uintptr_t)a[13]);
 }
-CUTAP_EXPORT unsigned int cusparseDgebsr2csr(void *handle, unsigned int dirA, int mb, int nb, void *descrA, void *bsrSortedValA, void *bsrSortedRowPtrA, void *bsrSortedColIndA, int rowBlockDim, int colBlockDim, void *descrC, void *csrSortedValC, void *csrSortedRowPtrC, void *csrSortedColIndC)
+CUTAP_SLOW unsigned int cutap_slow_cusparseDgebsr2csr(void *handle, unsigned int dirA, int mb, int nb, void *descrA, void *bsrSortedValA, void *bsrSortedRowPtrA, void *bsrSortedColIndA, int rowBlockDim, int colBlockDim, void *descrC, void *csrSortedValC, void *csrSortedRowPtrC, void *csrSortedColIndC)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusparseDgebsr2csr], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, int, int, void *, void *, void *, void *, int, int, void *, void *, void *, void *))cutap_fn)(handle, dirA, mb, nb, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, rowBlockDim, colBlockDim, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC);
     uint64_t cutap_w[14] = {(uint64_t)(uintptr_t)handle, (uint64_t)dirA, (uint64_t)(int64_t)mb, (uint64_t)(int64_t)nb, (uint64_t)(uintptr_t)descrA, (uint64_t)(uintptr_t)bsrSortedValA, (uint64_t)(uintptr_t)bsrSortedRowPtrA, (uint64_t)(uintptr_t)bsrSortedColIndA, (uint64_t)(int64_t)rowBlockDim, (uint64_t)(int64_t)colBlockDim, (uint64_t)(uintptr_t)descrC, (uint64_t)(uintptr_t)csrSortedValC, (uint64_t)(uintptr_t)csrSortedRowPtrC, (uint64_t)(uintptr_t)csrSortedColIndC};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusparseDgebsr2csr, cutap_w, thunk_cusparseDgebsr2csr);
 }
@@ -1940,11 +1460,8 @@ static uint64_t thunk_cusparseDgebsr2gebsc(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, int, int, int, void *, void *, void *, int, int, void *, void *, void *, unsigned int, unsigned int, void *))fn)((void *)(uintptr_t)a[0], (int)a[1], (int)a[2], (int)a[3], (void *)(uintptr_t)a[4], (void *)(uintptr_t)a[5], (void *)(uintptr_t)a[6], (int)a[7], (int)a[8], (void *)(uintptr_t)a[9], (void *)(uintptr_t)a[10], (void *)(uintptr_t)a[11], (unsigned int)a[12], (unsigned int)a[13], (void *)(uintptr_t)a[14]);
 }
-CUTAP_EXPORT unsigned int cusparseDgebsr2gebsc(void *handle, int mb, int nb, int nnzb, void *bsrSortedVal, void *bsrSortedRowPtr, void *bsrSortedColInd, int rowBlockDim, int colBlockDim, void *bscVal, void *bscRowInd, void *bscColPtr, unsigned int copyValues, unsigned int idxBase, void *pBuffer)
+CUTAP_SLOW unsigned int cutap_slow_cusparseDgebsr2gebsc(void *handle, int mb, int nb, int nnzb, void *bsrSortedVal, void *bsrSortedRowPtr, void *bsrSortedColInd, int rowBlockDim, int colBlockDim, void *bscVal, void *bscRowInd, void *bscColPtr, unsigned int copyValues, unsigned int idxBase, void *pBuffer)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusparseDgebsr2gebsc], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, int, int, int, void *, void *, void *, int, int, void *, void *, void *, unsigned int, unsigned int, void *))cutap_fn)(handle, mb, nb, nnzb, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, rowBlockDim, colBlockDim, bscVal, bscRowInd, bscColPtr, copyValues, idxBase, pBuffer);
     uint64_t cutap_w[15] = {(uint64_t)(uintptr_t)handle, (uint64_t)(int64_t)mb, (uint64_t)(int64_t)nb, (uint64_t)(int64_t)nnzb, (uint64_t)(uintptr_t)bsrSortedVal, (uint64_t)(uintptr_t)bsrSortedRowPtr, (uint64_t)(uintptr_t)bsrSortedColInd, (uint64_t)(int64_t)rowBlockDim, (uint64_t)(int64_t)colBlockDim, (uint64_t)(uintptr_t)bscVal, (uint64_t)(uintptr_t)bscRowInd, (uint64_t)(uintptr_t)bscColPtr, (uint64_t)copyValues, (uint64_t)idxBase, (uint64_t)(uintptr_t)pBuffer};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusparseDgebsr2gebsc, cutap_w, thunk_cusparseDgebsr2gebsc);
 }
@@ -1952,11 +1469,8 @@ static uint64_t thunk_cusparseDgebsr2gebsc_bufferSize(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, int, int, int, void *, void *, void *, int, int, void *))fn)((void *)(uintptr_t)a[0], (int)a[1], (int)a[2], (int)a[3], (void *)(uintptr_t)a[4], (void *)(uintptr_t)a[5], (void *)(uintptr_t)a[6], (int)a[7], (int)a[8], (void *)(uintptr_t)a[9]);
 }
-CUTAP_EXPORT unsigned int cusparseDgebsr2gebsc_bufferSize(void *handle, int mb, int nb, int nnzb, void *bsrSortedVal, void *bsrSortedRowPtr, void *bsrSortedColInd, int rowBlockDim, int colBlockDim, void *pBufferSizeInBytes)
+CUTAP_SLOW unsigned int cutap_slow_cusparseDgebsr2gebsc_bufferSize(void *handle, int mb, int nb, int nnzb, void *bsrSortedVal, void *bsrSortedRowPtr, void *bsrSortedColInd, int rowBlockDim, int colBlockDim, void *pBufferSizeInBytes)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusparseDgebsr2gebsc_bufferSize], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, int, int, int, void *, void *, void *, int, int, void *))cutap_fn)(handle, mb, nb, nnzb, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, rowBlockDim, colBlockDim, pBufferSizeInBytes);
     uint64_t cutap_w[10] = {(uint64_t)(uintptr_t)handle, (uint64_t)(int64_t)mb, (uint64_t)(int64_t)nb, (uint64_t)(int64_t)nnzb, (uint64_t)(uintptr_t)bsrSortedVal, (uint64_t)(uintptr_t)bsrSortedRowPtr, (uint64_t)(uintptr_t)bsrSortedColInd, (uint64_t)(int64_t)rowBlockDim, (uint64_t)(int64_t)colBlockDim, (uint64_t)(uintptr_t)pBufferSizeInBytes};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusparseDgebsr2gebsc_bufferSize, cutap_w, thunk_cusparseDgebsr2gebsc_bufferSize);
 }
@@ -1964,11 +1478,8 @@ static uint64_t thunk_cusparseDgebsr2gebsr(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, int, int, int, void *, void *, void *, void *, int, int, void *, void *, void *, void *, int, int, void *))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (int)a[2], (int)a[3], (int)a[4], (void *)(uintptr_t)a[5], (void *)(uintptr_t)a[6], (void *)(uintptr_t)a[7], (void *)(uintptr_t)a[8], (int)a[9], (int)a[10], (void *)(uintptr_t)a[11], (void *)(uintptr_t)a[12], (void *)(uintptr_t)a[13], (void *)(uintptr_t)a[14], (int)a[15], (int)a[16], (void *)(uintptr_t)a[17]);
 }
-CUTAP_EXPORT unsigned int cusparseDgebsr2gebsr(void *handle, unsigned int dirA, int mb, int nb, int nnzb, void *descrA, void *bsrSortedValA, void *bsrSortedRowPtrA, void *bsrSortedColIndA, int rowBlockDimA, int colBlockDimA, void *descrC, void *bsrSortedValC, void *bsrSortedRowPtrC, void *bsrSortedColIndC, int rowBlockDimC, int colBlockDimC, void *pBuffer)
+CUTAP_SLOW unsigned int cutap_slow_cusparseDgebsr2gebsr(void *handle, unsigned int dirA, int mb, int nb, int nnzb, void *descrA, void *bsrSortedValA, void *bsrSortedRowPtrA, void *bsrSortedColIndA, int rowBlockDimA, int colBlockDimA, void *descrC, void *bsrSortedValC, void *bsrSortedRowPtrC, void *bsrSortedColIndC, int rowBlockDimC, int colBlockDimC, void *pBuffer)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusparseDgebsr2gebsr], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, int, int, int, void *, void *, void *, void *, int, int, void *, void *, void *, void *, int, int, void *))cutap_fn)(handle, dirA, mb, nb, nnzb, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, rowBlockDimA, colBlockDimA, descrC, bsrSortedValC, bsrSortedRowPtrC, bsrSortedColIndC, rowBlockDimC, colBlockDimC, pBuffer);
     uint64_t cutap_w[18] = {(uint64_t)(uintptr_t)handle, (uint64_t)dirA, (uint64_t)(int64_t)mb, (uint64_t)(int64_t)nb, (uint64_t)(int64_t)nnzb, (uint64_t)(uintptr_t)descrA, (uint64_t)(uintptr_t)bsrSortedValA, (uint64_t)(uintptr_t)bsrSortedRowPtrA, (uint64_t)(uintptr_t)bsrSortedColIndA, (uint64_t)(int64_t)rowBlockDimA, (uint64_t)(int64_t)colBlockDimA, (uint64_t)(uintptr_t)descrC, (uint64_t)(uintptr_t)bsrSortedValC, (uint64_t)(uintptr_t)bsrSortedRowPtrC, (uint64_t)(uintptr_t)bsrSortedColIndC, (uint64_t)(int64_t)rowBlockDimC, (uint64_t)(int64_t)colBlockDimC, (uint64_t)(uintptr_t)pBuffer};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusparseDgebsr2gebsr, cutap_w, thunk_cusparseDgebsr2gebsr);
 }
@@ -1976,11 +1487,8 @@ static uint64_t thunk_cusparseDgebsr2gebsr_bufferSize(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, int, int, int, void *, void *, void *, void *, int, int, int, int, void *))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (int)a[2], (int)a[3], (int)a[4], (void *)(uintptr_t)a[5], (void *)(uintptr_t)a[6], (void *)(uintptr_t)a[7], (void *)(uintptr_t)a[8], (int)a[9], (int)a[10], (int)a[11], (int)a[12], (void *)(uintptr_t)a[13]);
 }
-CUTAP_EXPORT unsigned int cusparseDgebsr2gebsr_bufferSize(void *handle, unsigned int dirA, int mb, int nb, int nnzb, void *descrA, void *bsrSortedValA, void *bsrSortedRowPtrA, void *bsrSortedColIndA, int rowBlockDimA, int colBlockDimA, int rowBlockDimC, int colBlockDimC, void *pBufferSizeInBytes)
+CUTAP_SLOW unsigned int cutap_slow_cusparseDgebsr2gebsr_bufferSize(void *handle, unsigned int dirA, int mb, int nb, int nnzb, void *descrA, void *bsrSortedValA, void *bsrSortedRowPtrA, void *bsrSortedColIndA, int rowBlockDimA, int colBlockDimA, int rowBlockDimC, int colBlockDimC, void *pBufferSizeInBytes)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusparseDgebsr2gebsr_bufferSize], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, int, int, int, void *, void *, void *, void *, int, int, int, int, void *))cutap_fn)(handle, dirA, mb, nb, nnzb, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, rowBlockDimA, colBlockDimA, rowBlockDimC, colBlockDimC, pBufferSizeInBytes);
     uint64_t cutap_w[14] = {(uint64_t)(uintptr_t)handle, (uint64_t)dirA, (uint64_t)(int64_t)mb, (uint64_t)(int64_t)nb, (uint64_t)(int64_t)nnzb, (uint64_t)(uintptr_t)descrA, (uint64_t)(uintptr_t)bsrSortedValA, (uint64_t)(uintptr_t)bsrSortedRowPtrA, (uint64_t)(uintptr_t)bsrSortedColIndA, (uint64_t)(int64_t)rowBlockDimA, (uint64_t)(int64_t)colBlockDimA, (uint64_t)(int64_t)rowBlockDimC, (uint64_t)(int64_t)colBlockDimC, (uint64_t)(uintptr_t)pBufferSizeInBytes};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusparseDgebsr2gebsr_bufferSize, cutap_w, thunk_cusparseDgebsr2gebsr_bufferSize);
 }
@@ -1988,11 +1496,8 @@ static uint64_t thunk_cusparseDgemvi(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, int, int, void *, void *, int, int, void *, void *, void *, void *, unsigned int, void *))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (int)a[2], (int)a[3], (void *)(uintptr_t)a[4], (void *)(uintptr_t)a[5], (int)a[6], (int)a[7], (void *)(uintptr_t)a[8], (void *)(uintptr_t)a[9], (void *)(uintptr_t)a[10], (void *)(uintptr_t)a[11], (unsigned int)a[12], (void *)(uintptr_t)a[13]);
 }
-CUTAP_EXPORT unsigned int cusparseDgemvi(void *handle, unsigned int transA, int m, int n, void *alpha, void *A, int lda, int nnz, void *xVal, void *xInd, void *beta, void *y, unsigned int idxBase, void *pBuffer)
+CUTAP_SLOW unsigned int cutap_slow_cusparseDgemvi(void *handle, unsigned int transA, int m, int n, void *alpha, void *A, int lda, int nnz, void *xVal, void *xInd, void *beta, void *y, unsigned int idxBase, void *pBuffer)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusparseDgemvi], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, int, int, void *, void *, int, int, void *, void *, void *, void *, unsigned int, void *))cutap_fn)(handle, transA, m, n, alpha, A, lda, nnz, xVal, xInd, beta, y, idxBase, pBuffer);
     uint64_t cutap_w[14] = {(uint64_t)(uintptr_t)handle, (uint64_t)transA, (uint64_t)(int64_t)m, (uint64_t)(int64_t)n, (uint64_t)(uintptr_t)alpha, (uint64_t)(uintptr_t)A, (uint64_t)(int64_t)lda, (uint64_t)(int64_t)nnz, (uint64_t)(uintptr_t)xVal, (uint64_t)(uintptr_t)xInd, (uint64_t)(uintptr_t)beta, (uint64_t)(uintptr_t)y, (uint64_t)idxBase, (uint64_t)(uintptr_t)pBuffer};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusparseDgemvi, cutap_w, thunk_cusparseDgemvi);
 }
@@ -2000,11 +1505,8 @@ static uint64_t thunk_cusparseDgemvi_bufferSize(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, int, int, int, void *))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (int)a[2], (int)a[3], (int)a[4], (void *)(uintptr_t)a[5]);
 }
-CUTAP_EXPORT unsigned int cusparseDgemvi_bufferSize(void *handle, unsigned int transA, int m, int n, int nnz, void *pBufferSize)
+CUTAP_SLOW unsigned int cutap_slow_cusparseDgemvi_bufferSize(void *handle, unsigned int transA, int m, int n, int nnz, void *pBufferSize)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusparseDgemvi_bufferSize], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, int, int, int, void *))cutap_fn)(handle, transA, m, n, nnz, pBufferSize);
     uint64_t cutap_w[6] = {(uint64_t)(uintptr_t)handle, (uint64_t)transA, (uint64_t)(int64_t)m, (uint64_t)(int64_t)n, (uint64_t)(int64_t)nnz, (uint64_t)(uintptr_t)pBufferSize};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusparseDgemvi_bufferSize, cutap_w, thunk_cusparseDgemvi_bufferSize);
 }
@@ -2012,11 +1514,8 @@ static uint64_t thunk_cusparseDgpsvInterleavedBatch(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, int, int, void *, void *, void *, void *, void *, void *, int, void *))fn)((void *)(uintptr_t)a[0], (int)a[1], (int)a[2], (void *)(uintptr_t)a[3], (void *)(uintptr_t)a[4], (void *)(uintptr_t)a[5], (void *)(uintptr_t)a[6], (void *)(uintptr_t)a[7], (void *)(uintptr_t)a[8], (int)a[9], (void *)(uintptr_t)a[10]);
 }
-CUTAP_EXPORT unsigned int cusparseDgpsvInterleavedBatch(void *handle, int algo, int m, void *ds, void *dl, void *d, void *du, void *dw, void *x, int batchCount, void *pBuffer)
+CUTAP_SLOW unsigned int cutap_slow_cusparseDgpsvInterleavedBatch(void *handle, int algo, int m, void *ds, void *dl, void *d, void *du, void *dw, void *x, int batchCount, void *pBuffer)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusparseDgpsvInterleavedBatch], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, int, int, void *, void *, void *, void *, void *, void *, int, void *))cutap_fn)(handle, algo, m, ds, dl, d, du, dw, x, batchCount, pBuffer);
     uint64_t cutap_w[11] = {(uint64_t)(uintptr_t)handle, (uint64_t)(int64_t)algo, (uint64_t)(int64_t)m, (uint64_t)(uintptr_t)ds, (uint64_t)(uintptr_t)dl, (uint64_t)(uintptr_t)d, (uint64_t)(uintptr_t)du, (uint64_t)(uintptr_t)dw, (uint64_t)(uintptr_t)x, (uint64_t)(int64_t)batchCount, (uint64_t)(uintptr_t)pBuffer};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusparseDgpsvInterleavedBatch, cutap_w, thunk_cusparseDgpsvInterleavedBatch);
 }
@@ -2024,11 +1523,8 @@ static uint64_t thunk_cusparseDgpsvInterleavedBatch_bufferSizeExt(void *fn, uint
 {
     return (uint64_t)((unsigned int (*)(void *, int, int, void *, void *, void *, void *, void *, void *, int, void *))fn)((void *)(uintptr_t)a[0], (int)a[1], (int)a[2], (void *)(uintptr_t)a[3], (void *)(uintptr_t)a[4], (void *)(uintptr_t)a[5], (void *)(uintptr_t)a[6], (void *)(uintptr_t)a[7], (void *)(uintptr_t)a[8], (int)a[9], (void *)(uintptr_t)a[10]);
 }
-CUTAP_EXPORT unsigned int cusparseDgpsvInterleavedBatch_bufferSizeExt(void *handle, int algo, int m, void *ds, void *dl, void *d, void *du, void *dw, void *x, int batchCount, void *pBufferSizeInBytes)
+CUTAP_SLOW unsigned int cutap_slow_cusparseDgpsvInterleavedBatch_bufferSizeExt(void *handle, int algo, int m, void *ds, void *dl, void *d, void *du, void *dw, void *x, int batchCount, void *pBufferSizeInBytes)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusparseDgpsvInterleavedBatch_bufferSizeExt], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, int, int, void *, void *, void *, void *, void *, void *, int, void *))cutap_fn)(handle, algo, m, ds, dl, d, du, dw, x, batchCount, pBufferSizeInBytes);
     uint64_t cutap_w[11] = {(uint64_t)(uintptr_t)handle, (uint64_t)(int64_t)algo, (uint64_t)(int64_t)m, (uint64_t)(uintptr_t)ds, (uint64_t)(uintptr_t)dl, (uint64_t)(uintptr_t)d, (uint64_t)(uintptr_t)du, (uint64_t)(uintptr_t)dw, (uint64_t)(uintptr_t)x, (uint64_t)(int64_t)batchCount, (uint64_t)(uintptr_t)pBufferSizeInBytes};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusparseDgpsvInterleavedBatch_bufferSizeExt, cutap_w, thunk_cusparseDgpsvInterleavedBatch_bufferSizeExt);
 }
@@ -2036,11 +1532,8 @@ static uint64_t thunk_cusparseDgtsv2(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, int, int, void *, void *, void *, void *, int, void *))fn)((void *)(uintptr_t)a[0], (int)a[1], (int)a[2], (void *)(uintptr_t)a[3], (void *)(uintptr_t)a[4], (void *)(uintptr_t)a[5], (void *)(uintptr_t)a[6], (int)a[7], (void *)(uintptr_t)a[8]);
 }
-CUTAP_EXPORT unsigned int cusparseDgtsv2(void *handle, int m, int n, void *dl, void *d, void *du, void *B, int ldb, void *pBuffer)
+CUTAP_SLOW unsigned int cutap_slow_cusparseDgtsv2(void *handle, int m, int n, void *dl, void *d, void *du, void *B, int ldb, void *pBuffer)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusparseDgtsv2], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, int, int, void *, void *, void *, void *, int, void *))cutap_fn)(handle, m, n, dl, d, du, B, ldb, pBuffer);
     uint64_t cutap_w[9] = {(uint64_t)(uintptr_t)handle, (uint64_t)(int64_t)m, (uint64_t)(int64_t)n, (uint64_t)(uintptr_t)dl, (uint64_t)(uintptr_t)d, (uint64_t)(uintptr_t)du, (uint64_t)(uintptr_t)B, (uint64_t)(int64_t)ldb, (uint64_t)(uintptr_t)pBuffer};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusparseDgtsv2, cutap_w, thunk_cusparseDgtsv2);
 }
@@ -2048,11 +1541,8 @@ static uint64_t thunk_cusparseDgtsv2StridedBatch(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, int, void *, void *, void *, void *, int, int, void *))fn)((void *)(uintptr_t)a[0], (int)a[1], (void *)(uintptr_t)a[2], (void *)(uintptr_t)a[3], (void *)(uintptr_t)a[4], (void *)(uintptr_t)a[5], (int)a[6], (int)a[7], (void *)(uintptr_t)a[8]);
 }
-CUTAP_EXPORT unsigned int cusparseDgtsv2StridedBatch(void *handle, int m, void *dl, void *d, void *du, void *x, int batchCount, int batchStride, void *pBuffer)
+CUTAP_SLOW unsigned int cutap_slow_cusparseDgtsv2StridedBatch(void *handle, int m, void *dl, void *d, void *du, void *x, int batchCount, int batchStride, void *pBuffer)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusparseDgtsv2StridedBatch], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, int, void *, void *, void *, void *, int, int, void *))cutap_fn)(handle, m, dl, d, du, x, batchCount, batchStride, pBuffer);
     uint64_t cutap_w[9] = {(uint64_t)(uintptr_t)handle, (uint64_t)(int64_t)m, (uint64_t)(uintptr_t)dl, (uint64_t)(uintptr_t)d, (uint64_t)(uintptr_t)du, (uint64_t)(uintptr_t)x, (uint64_t)(int64_t)batchCount, (uint64_t)(int64_t)batchStride, (uint64_t)(uintptr_t)pBuffer};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusparseDgtsv2StridedBatch, cutap_w, thunk_cusparseDgtsv2StridedBatch);
 }
@@ -2060,11 +1550,8 @@ static uint64_t thunk_cusparseDgtsv2StridedBatch_bufferSizeExt(void *fn, uint64_
 {
     return (uint64_t)((unsigned int (*)(void *, int, void *, void *, void *, void *, int, int, void *))fn)((void *)(uintptr_t)a[0], (int)a[1], (void *)(uintptr_t)a[2], (void *)(uintptr_t)a[3], (void *)(uintptr_t)a[4], (void *)(uintptr_t)a[5], (int)a[6], (int)a[7], (void *)(uintptr_t)a[8]);
 }
-CUTAP_EXPORT unsigned int cusparseDgtsv2StridedBatch_bufferSizeExt(void *handle, int m, void *dl, void *d, void *du, void *x, int batchCount, int batchStride, void *bufferSizeInBytes)
+CUTAP_SLOW unsigned int cutap_slow_cusparseDgtsv2StridedBatch_bufferSizeExt(void *handle, int m, void *dl, void *d, void *du, void *x, int batchCount, int batchStride, void *bufferSizeInBytes)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusparseDgtsv2StridedBatch_bufferSizeExt], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, int, void *, void *, void *, void *, int, int, void *))cutap_fn)(handle, m, dl, d, du, x, batchCount, batchStride, bufferSizeInBytes);
     uint64_t cutap_w[9] = {(uint64_t)(uintptr_t)handle, (uint64_t)(int64_t)m, (uint64_t)(uintptr_t)dl, (uint64_t)(uintptr_t)d, (uint64_t)(uintptr_t)du, (uint64_t)(uintptr_t)x, (uint64_t)(int64_t)batchCount, (uint64_t)(int64_t)batchStride, (uint64_t)(uintptr_t)bufferSizeInBytes};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusparseDgtsv2StridedBatch_bufferSizeExt, cutap_w, thunk_cusparseDgtsv2StridedBatch_bufferSizeExt);
 }
@@ -2072,11 +1559,8 @@ static uint64_t thunk_cusparseDgtsv2_bufferSizeExt(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, int, int, void *, void *, void *, void *, int, void *))fn)((void *)(uintptr_t)a[0], (int)a[1], (int)a[2], (void *)(uintptr_t)a[3], (void *)(uintptr_t)a[4], (void *)(uintptr_t)a[5], (void *)(uintptr_t)a[6], (int)a[7], (void *)(uintptr_t)a[8]);
 }
-CUTAP_EXPORT unsigned int cusparseDgtsv2_bufferSizeExt(void *handle, int m, int n, void *dl, void *d, void *du, void *B, int ldb, void *bufferSizeInBytes)
+CUTAP_SLOW unsigned int cutap_slow_cusparseDgtsv2_bufferSizeExt(void *handle, int m, int n, void *dl, void *d, void *du, void *B, int ldb, void *bufferSizeInBytes)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusparseDgtsv2_bufferSizeExt], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, int, int, void *, void *, void *, void *, int, void *))cutap_fn)(handle, m, n, dl, d, du, B, ldb, bufferSizeInBytes);
     uint64_t cutap_w[9] = {(uint64_t)(uintptr_t)handle, (uint64_t)(int64_t)m, (uint64_t)(int64_t)n, (uint64_t)(uintptr_t)dl, (uint64_t)(uintptr_t)d, (uint64_t)(uintptr_t)du, (uint64_t)(uintptr_t)B, (uint64_t)(int64_t)ldb, (uint64_t)(uintptr_t)bufferSizeInBytes};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusparseDgtsv2_bufferSizeExt, cutap_w, thunk_cusparseDgtsv2_bufferSizeExt);
 }
@@ -2084,11 +1568,8 @@ static uint64_t thunk_cusparseDgtsv2_nopivot(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, int, int, void *, void *, void *, void *, int, void *))fn)((void *)(uintptr_t)a[0], (int)a[1], (int)a[2], (void *)(uintptr_t)a[3], (void *)(uintptr_t)a[4], (void *)(uintptr_t)a[5], (void *)(uintptr_t)a[6], (int)a[7], (void *)(uintptr_t)a[8]);
 }
-CUTAP_EXPORT unsigned int cusparseDgtsv2_nopivot(void *handle, int m, int n, void *dl, void *d, void *du, void *B, int ldb, void *pBuffer)
+CUTAP_SLOW unsigned int cutap_slow_cusparseDgtsv2_nopivot(void *handle, int m, int n, void *dl, void *d, void *du, void *B, int ldb, void *pBuffer)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusparseDgtsv2_nopivot], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, int, int, void *, void *, void *, void *, int, void *))cutap_fn)(handle, m, n, dl, d, du, B, ldb, pBuffer);
     uint64_t cutap_w[9] = {(uint64_t)(uintptr_t)handle, (uint64_t)(int64_t)m, (uint64_t)(int64_t)n, (uint64_t)(uintptr_t)dl, (uint64_t)(uintptr_t)d, (uint64_t)(uintptr_t)du, (uint64_t)(uintptr_t)B, (uint64_t)(int64_t)ldb, (uint64_t)(uintptr_t)pBuffer};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusparseDgtsv2_nopivot, cutap_w, thunk_cusparseDgtsv2_nopivot);
 }
@@ -2096,11 +1577,8 @@ static uint64_t thunk_cusparseDgtsv2_nopivot_bufferSizeExt(void *fn, uint64_t *a
 {
     return (uint64_t)((unsigned int (*)(void *, int, int, void *, void *, void *, void *, int, void *))fn)((void *)(uintptr_t)a[0], (int)a[1], (int)a[2], (void *)(uintptr_t)a[3], (void *)(uintptr_t)a[4], (void *)(uintptr_t)a[5], (void *)(uintptr_t)a[6], (int)a[7], (void *)(uintptr_t)a[8]);
 }
-CUTAP_EXPORT unsigned int cusparseDgtsv2_nopivot_bufferSizeExt(void *handle, int m, int n, void *dl, void *d, void *du, void *B, int ldb, void *bufferSizeInBytes)
+CUTAP_SLOW unsigned int cutap_slow_cusparseDgtsv2_nopivot_bufferSizeExt(void *handle, int m, int n, void *dl, void *d, void *du, void *B, int ldb, void *bufferSizeInBytes)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusparseDgtsv2_nopivot_bufferSizeExt], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, int, int, void *, void *, void *, void *, int, void *))cutap_fn)(handle, m, n, dl, d, du, B, ldb, bufferSizeInBytes);
     uint64_t cutap_w[9] = {(uint64_t)(uintptr_t)handle, (uint64_t)(int64_t)m, (uint64_t)(int64_t)n, (uint64_t)(uintptr_t)dl, (uint64_t)(uintptr_t)d, (uint64_t)(uintptr_t)du, (uint64_t)(uintptr_t)B, (uint64_t)(int64_t)ldb, (uint64_t)(uintptr_t)bufferSizeInBytes};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusparseDgtsv2_nopivot_bufferSizeExt, cutap_w, thunk_cusparseDgtsv2_nopivot_bufferSizeExt);
 }
@@ -2108,11 +1586,8 @@ static uint64_t thunk_cusparseDgtsvInterleavedBatch(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, int, int, void *, void *, void *, void *, int, void *))fn)((void *)(uintptr_t)a[0], (int)a[1], (int)a[2], (void *)(uintptr_t)a[3], (void *)(uintptr_t)a[4], (void *)(uintptr_t)a[5], (void *)(uintptr_t)a[6], (int)a[7], (void *)(uintptr_t)a[8]);
 }
-CUTAP_EXPORT unsigned int cusparseDgtsvInterleavedBatch(void *handle, int algo, int m, void *dl, void *d, void *du, void *x, int batchCount, void *pBuffer)
+CUTAP_SLOW unsigned int cutap_slow_cusparseDgtsvInterleavedBatch(void *handle, int algo, int m, void *dl, void *d, void *du, void *x, int batchCount, void *pBuffer)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusparseDgtsvInterleavedBatch], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, int, int, void *, void *, void *, void *, int, void *))cutap_fn)(handle, algo, m, dl, d, du, x, batchCount, pBuffer);
     uint64_t cutap_w[9] = {(uint64_t)(uintptr_t)handle, (uint64_t)(int64_t)algo, (uint64_t)(int64_t)m, (uint64_t)(uintptr_t)dl, (uint64_t)(uintptr_t)d, (uint64_t)(uintptr_t)du, (uint64_t)(uintptr_t)x, (uint64_t)(int64_t)batchCount, (uint64_t)(uintptr_t)pBuffer};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusparseDgtsvInterleavedBatch, cutap_w, thunk_cusparseDgtsvInterleavedBatch);
 }
@@ -2120,11 +1595,8 @@ static uint64_t thunk_cusparseDgtsvInterleavedBatch_bufferSizeExt(void *fn, uint
 {
     return (uint64_t)((unsigned int (*)(void *, int, int, void *, void *, void *, void *, int, void *))fn)((void *)(uintptr_t)a[0], (int)a[1], (int)a[2], (void *)(uintptr_t)a[3], (void *)(uintptr_t)a[4], (void *)(uintptr_t)a[5], (void *)(uintptr_t)a[6], (int)a[7], (void *)(uintptr_t)a[8]);
 }
-CUTAP_EXPORT unsigned int cusparseDgtsvInterleavedBatch_bufferSizeExt(void *handle, int algo, int m, void *dl, void *d, void *du, void *x, int batchCount, void *pBufferSizeInBytes)
+CUTAP_SLOW unsigned int cutap_slow_cusparseDgtsvInterleavedBatch_bufferSizeExt(void *handle, int algo, int m, void *dl, void *d, void *du, void *x, int batchCount, void *pBufferSizeInBytes)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusparseDgtsvInterleavedBatch_bufferSizeExt], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, int, int, void *, void *, void *, void *, int, void *))cutap_fn)(handle, algo, m, dl, d, du, x, batchCount, pBufferSizeInBytes);
     uint64_t cutap_w[9] = {(uint64_t)(uintptr_t)handle, (uint64_t)(int64_t)algo, (uint64_t)(int64_t)m, (uint64_t)(uintptr_t)dl, (uint64_t)(uintptr_t)d, (uint64_t)(uintptr_t)du, (uint64_t)(uintptr_t)x, (uint64_t)(int64_t)batchCount, (uint64_t)(uintptr_t)pBufferSizeInBytes};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusparseDgtsvInterleavedBatch_bufferSizeExt, cutap_w, thunk_cusparseDgtsvInterleavedBatch_bufferSizeExt);
 }
@@ -2132,11 +1604,8 @@ static uint64_t thunk_cusparseDnMatGet(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *, void *, void *, void *, void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1], (void *)(uintptr_t)a[2], (void *)(uintptr_t)a[3], (void *)(uintptr_t)a[4], (void *)(uintptr_t)a[5], (void *)(uintptr_t)a[6]);
 }
-CUTAP_EXPORT unsigned int cusparseDnMatGet(void *dnMatDescr, void *rows, void *cols, void *ld, void *values, void *type, void *order)
+CUTAP_SLOW unsigned int cutap_slow_cusparseDnMatGet(void *dnMatDescr, void *rows, void *cols, void *ld, void *values, void *type, void *order)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusparseDnMatGet], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *, void *, void *, void *, void *, void *))cutap_fn)(dnMatDescr, rows, cols, ld, values, type, order);
     uint64_t cutap_w[7] = {(uint64_t)(uintptr_t)dnMatDescr, (uint64_t)(uintptr_t)rows, (uint64_t)(uintptr_t)cols, (uint64_t)(uintptr_t)ld, (uint64_t)(uintptr_t)values, (uint64_t)(uintptr_t)type, (uint64_t)(uintptr_t)order};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusparseDnMatGet, cutap_w, thunk_cusparseDnMatGet);
 }
@@ -2144,11 +1613,8 @@ static uint64_t thunk_cusparseDnMatGetStridedBatch(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1], (void *)(uintptr_t)a[2]);
 }
-CUTAP_EXPORT unsigned int cusparseDnMatGetStridedBatch(void *dnMatDescr, void *batchCount, void *batchStride)
+CUTAP_SLOW unsigned int cutap_slow_cusparseDnMatGetStridedBatch(void *dnMatDescr, void *batchCount, void *batchStride)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusparseDnMatGetStridedBatch], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *, void *))cutap_fn)(dnMatDescr, batchCount, batchStride);
     uint64_t cutap_w[3] = {(uint64_t)(uintptr_t)dnMatDescr, (uint64_t)(uintptr_t)batchCount, (uint64_t)(uintptr_t)batchStride};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusparseDnMatGetStridedBatch, cutap_w, thunk_cusparseDnMatGetStridedBatch);
 }
@@ -2156,11 +1622,8 @@ static uint64_t thunk_cusparseDnMatGetValues(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1]);
 }
-CUTAP_EXPORT unsigned int cusparseDnMatGetValues(void *dnMatDescr, void *values)
+CUTAP_SLOW unsigned int cutap_slow_cusparseDnMatGetValues(void *dnMatDescr, void *values)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusparseDnMatGetValues], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *))cutap_fn)(dnMatDescr, values);
     uint64_t cutap_w[2] = {(uint64_t)(uintptr_t)dnMatDescr, (uint64_t)(uintptr_t)values};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusparseDnMatGetValues, cutap_w, thunk_cusparseDnMatGetValues);
 }
@@ -2168,11 +1631,8 @@ static uint64_t thunk_cusparseDnMatSetStridedBatch(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, int, long))fn)((void *)(uintptr_t)a[0], (int)a[1], (long)a[2]);
 }
-CUTAP_EXPORT unsigned int cusparseDnMatSetStridedBatch(void *dnMatDescr, int batchCount, long batchStride)
+CUTAP_SLOW unsigned int cutap_slow_cusparseDnMatSetStridedBatch(void *dnMatDescr, int batchCount, long batchStride)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusparseDnMatSetStridedBatch], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, int, long))cutap_fn)(dnMatDescr, batchCount, batchStride);
     uint64_t cutap_w[3] = {(uint64_t)(uintptr_t)dnMatDescr, (uint64_t)(int64_t)batchCount, (uint64_t)(int64_t)batchStride};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusparseDnMatSetStridedBatch, cutap_w, thunk_cusparseDnMatSetStridedBatch);
 }
@@ -2180,11 +1640,8 @@ static uint64_t thunk_cusparseDnMatSetValues(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1]);
 }
-CUTAP_EXPORT unsigned int cusparseDnMatSetValues(void *dnMatDescr, void *values)
+CUTAP_SLOW unsigned int cutap_slow_cusparseDnMatSetValues(void *dnMatDescr, void *values)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusparseDnMatSetValues], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *))cutap_fn)(dnMatDescr, values);
     uint64_t cutap_w[2] = {(uint64_t)(uintptr_t)dnMatDescr, (uint64_t)(uintptr_t)values};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusparseDnMatSetValues, cutap_w, thunk_cusparseDnMatSetValues);
 }
@@ -2192,11 +1649,8 @@ static uint64_t thunk_cusparseDnVecGet(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *, void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1], (void *)(uintptr_t)a[2], (void *)(uintptr_t)a[3]);
 }
-CUTAP_EXPORT unsigned int cusparseDnVecGet(void *dnVecDescr, void *size, void *values, void *valueType)
+CUTAP_SLOW unsigned int cutap_slow_cusparseDnVecGet(void *dnVecDescr, void *size, void *values, void *valueType)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusparseDnVecGet], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *, void *, void *))cutap_fn)(dnVecDescr, size, values, valueType);
     uint64_t cutap_w[4] = {(uint64_t)(uintptr_t)dnVecDescr, (uint64_t)(uintptr_t)size, (uint64_t)(uintptr_t)values, (uint64_t)(uintptr_t)valueType};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusparseDnVecGet, cutap_w, thunk_cusparseDnVecGet);
 }
@@ -2204,11 +1658,8 @@ static uint64_t thunk_cusparseDnVecGetValues(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1]);
 }
-CUTAP_EXPORT unsigned int cusparseDnVecGetValues(void *dnVecDescr, void *values)
+CUTAP_SLOW unsigned int cutap_slow_cusparseDnVecGetValues(void *dnVecDescr, void *values)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusparseDnVecGetValues], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *))cutap_fn)(dnVecDescr, values);
     uint64_t cutap_w[2] = {(uint64_t)(uintptr_t)dnVecDescr, (uint64_t)(uintptr_t)values};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusparseDnVecGetValues, cutap_w, thunk_cusparseDnVecGetValues);
 }
@@ -2216,11 +1667,8 @@ static uint64_t thunk_cusparseDnVecSetValues(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1]);
 }
-CUTAP_EXPORT unsigned int cusparseDnVecSetValues(void *dnVecDescr, void *values)
+CUTAP_SLOW unsigned int cutap_slow_cusparseDnVecSetValues(void *dnVecDescr, void *values)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusparseDnVecSetValues], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *))cutap_fn)(dnVecDescr, values);
     uint64_t cutap_w[2] = {(uint64_t)(uintptr_t)dnVecDescr, (uint64_t)(uintptr_t)values};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusparseDnVecSetValues, cutap_w, thunk_cusparseDnVecSetValues);
 }
@@ -2228,11 +1676,8 @@ static uint64_t thunk_cusparseDnnz(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, int, int, void *, void *, int, void *, void *))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (int)a[2], (int)a[3], (void *)(uintptr_t)a[4], (void *)(uintptr_t)a[5], (int)a[6], (void *)(uintptr_t)a[7], (void *)(uintptr_t)a[8]);
 }
-CUTAP_EXPORT unsigned int cusparseDnnz(void *handle, unsigned int dirA, int m, int n, void *descrA, void *A, int lda, void *nnzPerRowCol, void *nnzTotalDevHostPtr)
+CUTAP_SLOW unsigned int cutap_slow_cusparseDnnz(void *handle, unsigned int dirA, int m, int n, void *descrA, void *A, int lda, void *nnzPerRowCol, void *nnzTotalDevHostPtr)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusparseDnnz], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, int, int, void *, void *, int, void *, void *))cutap_fn)(handle, dirA, m, n, descrA, A, lda, nnzPerRowCol, nnzTotalDevHostPtr);
     uint64_t cutap_w[9] = {(uint64_t)(uintptr_t)handle, (uint64_t)dirA, (uint64_t)(int64_t)m, (uint64_t)(int64_t)n, (uint64_t)(uintptr_t)descrA, (uint64_t)(uintptr_t)A, (uint64_t)(int64_t)lda, (uint64_t)(uintptr_t)nnzPerRowCol, (uint64_t)(uintptr_t)nnzTotalDevHostPtr};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusparseDnnz, cutap_w, thunk_cusparseDnnz);
 }
@@ -2240,11 +1685,8 @@ static uint64_t thunk_cusparseDnnz_compress(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, int, void *, void *, void *, void *, void *, double))fn)((void *)(uintptr_t)a[0], (int)a[1], (void *)(uintptr_t)a[2], (void *)(uintptr_t)a[3], (void *)(uintptr_t)a[4], (void *)(uintptr_t)a[5], (void *)(uintptr_t)a[6], cutap_w2d(a[7]));
 }
-CUTAP_EXPORT unsigned int cusparseDnnz_compress(void *handle, int m, void *descr, void *csrSortedValA, void *csrSortedRowPtrA, void *nnzPerRow, void *nnzC, double tol)
+CUTAP_SLOW unsigned int cutap_slow_cusparseDnnz_compress(void *handle, int m, void *descr, void *csrSortedValA, void *csrSortedRowPtrA, void *nnzPerRow, void *nnzC, double tol)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusparseDnnz_compress], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, int, void *, void *, void *, void *, void *, double))cutap_fn)(handle, m, descr, csrSortedValA, csrSortedRowPtrA, nnzPerRow, nnzC, tol);
     uint64_t cutap_w[8] = {(uint64_t)(uintptr_t)handle, (uint64_t)(int64_t)m, (uint64_t)(uintptr_t)descr, (uint64_t)(uintptr_t)csrSortedValA, (uint64_t)(uintptr_t)csrSortedRowPtrA, (uint64_t)(uintptr_t)nnzPerRow, (uint64_t)(uintptr_t)nnzC, cutap_d2w(tol)};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusparseDnnz_compress, cutap_w, thunk_cusparseDnnz_compress);
 }
@@ -2252,11 +1694,8 @@ static uint64_t thunk_cusparseDpruneCsr2csr(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, int, int, int, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *))fn)((void *)(uintptr_t)a[0], (int)a[1], (int)a[2], (int)a[3], (void *)(uintptr_t)a[4], (void *)(uintptr_t)a[5], (void *)(uintptr_t)a[6], (void *)(uintptr_t)a[7], (void *)(uintptr_t)a[8], (void *)(uintptr_t)a[9], (void *)(uintptr_t)a[10], (void *)(uintptr_t)a[11], (void *)(uintptr_t)a[12], (void *)(uintptr_t)a[13]);
 }
-CUTAP_EXPORT unsigned int cusparseDpruneCsr2csr(void *handle, int m, int n, int nnzA, void *descrA, void *csrSortedValA, void *csrSortedRowPtrA, void *csrSortedColIndA, void *threshold, void *descrC, void *csrSortedValC, void *csrSortedRowPtrC, void *csrSortedColIndC, void *pBuffer)
+CUTAP_SLOW unsigned int cutap_slow_cusparseDpruneCsr2csr(void *handle, int m, int n, int nnzA, void *descrA, void *csrSortedValA, void *csrSortedRowPtrA, void *csrSortedColIndA, void *threshold, void *descrC, void *csrSortedValC, void *csrSortedRowPtrC, void *csrSortedColIndC, void *pBuffer)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusparseDpruneCsr2csr], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, int, int, int, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *))cutap_fn)(handle, m, n, nnzA, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, threshold, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC, pBuffer);
     uint64_t cutap_w[14] = {(uint64_t)(uintptr_t)handle, (uint64_t)(int64_t)m, (uint64_t)(int64_t)n, (uint64_t)(int64_t)nnzA, (uint64_t)(uintptr_t)descrA, (uint64_t)(uintptr_t)csrSortedValA, (uint64_t)(uintptr_t)csrSortedRowPtrA, (uint64_t)(uintptr_t)csrSortedColIndA, (uint64_t)(uintptr_t)threshold, (uint64_t)(uintptr_t)descrC, (uint64_t)(uintptr_t)csrSortedValC, (uint64_t)(uintptr_t)csrSortedRowPtrC, (uint64_t)(uintptr_t)csrSortedColIndC, (uint64_t)(uintptr_t)pBuffer};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusparseDpruneCsr2csr, cutap_w, thunk_cusparseDpruneCsr2csr);
 }
@@ -2264,11 +1703,8 @@ static uint64_t thunk_cusparseDpruneCsr2csrByPercentage(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, int, int, int, void *, void *, void *, void *, float, void *, void *, void *, void *, void *, void *))fn)((void *)(uintptr_t)a[0], (int)a[1], (int)a[2], (int)a[3], (void *)(uintptr_t)a[4], (void *)(uintptr_t)a[5], (void *)(uintptr_t)a[6], (void *)(uintptr_t)a[7], cutap_w2f(a[8]), (void *)(uintptr_t)a[9], (void *)(uintptr_t)a[10], (void *)(uintptr_t)a[11], (void *)(uintptr_t)a[12], (void *)(uintptr_t)a[13], (void *)(uintptr_t)a[14]);
 }
-CUTAP_EXPORT unsigned int cusparseDpruneCsr2csrByPercentage(void *handle, int m, int n, int nnzA, void *descrA, void *csrSortedValA, void *csrSortedRowPtrA, void *csrSortedColIndA, float percentage, void *descrC, void *csrSortedValC, void *csrSortedRowPtrC, void *csrSortedColIndC, void *info, void *pBuffer)
+CUTAP_SLOW unsigned int cutap_slow_cusparseDpruneCsr2csrByPercentage(void *handle, int m, int n, int nnzA, void *descrA, void *csrSortedValA, void *csrSortedRowPtrA, void *csrSortedColIndA, float percentage, void *descrC, void *csrSortedValC, void *csrSortedRowPtrC, void *csrSortedColIndC, void *info, void *pBuffer)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusparseDpruneCsr2csrByPercentage], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, int, int, int, void *, void *, void *, void *, float, void *, void *, void *, void *, void *, void *))cutap_fn)(handle, m, n, nnzA, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, percentage, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC, info, pBuffer);
     uint64_t cutap_w[15] = {(uint64_t)(uintptr_t)handle, (uint64_t)(int64_t)m, (uint64_t)(int64_t)n, (uint64_t)(int64_t)nnzA, (uint64_t)(uintptr_t)descrA, (uint64_t)(uintptr_t)csrSortedValA, (uint64_t)(uintptr_t)csrSortedRowPtrA, (uint64_t)(uintptr_t)csrSortedColIndA, cutap_f2w(percentage), (uint64_t)(uintptr_t)descrC, (uint64_t)(uintptr_t)csrSortedValC, (uint64_t)(uintptr_t)csrSortedRowPtrC, (uint64_t)(uintptr_t)csrSortedColIndC, (uint64_t)(uintptr_t)info, (uint64_t)(uintptr_t)pBuffer};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusparseDpruneCsr2csrByPercentage, cutap_w, thunk_cusparseDpruneCsr2csrByPercentage);
 }
@@ -2276,11 +1712,8 @@ static uint64_t thunk_cusparseDpruneCsr2csrByPercentage_bufferSizeExt(void *fn, 
 {
     return (uint64_t)((unsigned int (*)(void *, int, int, int, void *, void *, void *, void *, float, void *, void *, void *, void *, void *, void *))fn)((void *)(uintptr_t)a[0], (int)a[1], (int)a[2], (int)a[3], (void *)(uintptr_t)a[4], (void *)(uintptr_t)a[5], (void *)(uintptr_t)a[6], (void *)(uintptr_t)a[7], cutap_w2f(a[8]), (void *)(uintptr_t)a[9], (void *)(uintptr_t)a[10], (void *)(uintptr_t)a[11], (void *)(uintptr_t)a[12], (void *)(uintptr_t)a[13], (void *)(uintptr_t)a[14]);
 }
-CUTAP_EXPORT unsigned int cusparseDpruneCsr2csrByPercentage_bufferSizeExt(void *handle, int m, int n, int nnzA, void *descrA, void *csrSortedValA, void *csrSortedRowPtrA, void *csrSortedColIndA, float percentage, void *descrC, void *csrSortedValC, void *csrSortedRowPtrC, void *csrSortedColIndC, void *info, void *pBufferSizeInBytes)
+CUTAP_SLOW unsigned int cutap_slow_cusparseDpruneCsr2csrByPercentage_bufferSizeExt(void *handle, int m, int n, int nnzA, void *descrA, void *csrSortedValA, void *csrSortedRowPtrA, void *csrSortedColIndA, float percentage, void *descrC, void *csrSortedValC, void *csrSortedRowPtrC, void *csrSortedColIndC, void *info, void *pBufferSizeInBytes)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusparseDpruneCsr2csrByPercentage_bufferSizeExt], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, int, int, int, void *, void *, void *, void *, float, void *, void *, void *, void *, void *, void *))cutap_fn)(handle, m, n, nnzA, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, percentage, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC, info, pBufferSizeInBytes);
     uint64_t cutap_w[15] = {(uint64_t)(uintptr_t)handle, (uint64_t)(int64_t)m, (uint64_t)(int64_t)n, (uint64_t)(int64_t)nnzA, (uint64_t)(uintptr_t)descrA, (uint64_t)(uintptr_t)csrSortedValA, (uint64_t)(uintptr_t)csrSortedRowPtrA, (uint64_t)(uintptr_t)csrSortedColIndA, cutap_f2w(percentage), (uint64_t)(uintptr_t)descrC, (uint64_t)(uintptr_t)csrSortedValC, (uint64_t)(uintptr_t)csrSortedRowPtrC, (uint64_t)(uintptr_t)csrSortedColIndC, (uint64_t)(uintptr_t)info, (uint64_t)(uintptr_t)pBufferSizeInBytes};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusparseDpruneCsr2csrByPercentage_bufferSizeExt, cutap_w, thunk_cusparseDpruneCsr2csrByPercentage_bufferSizeExt);
 }
@@ -2288,11 +1721,8 @@ static uint64_t thunk_cusparseDpruneCsr2csrNnz(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, int, int, int, void *, void *, void *, void *, void *, void *, void *, void *, void *))fn)((void *)(uintptr_t)a[0], (int)a[1], (int)a[2], (int)a[3], (void *)(uintptr_t)a[4], (void *)(uintptr_t)a[5], (void *)(uintptr_t)a[6], (void *)(uintptr_t)a[7], (void *)(uintptr_t)a[8], (void *)(uintptr_t)a[9], (void *)(uintptr_t)a[10], (void *)(uintptr_t)a[11], (void *)(uintptr_t)a[12]);
 }
-CUTAP_EXPORT unsigned int cusparseDpruneCsr2csrNnz(void *handle, int m, int n, int nnzA, void *descrA, void *csrSortedValA, void *csrSortedRowPtrA, void *csrSortedColIndA, void *threshold, void *descrC, void *csrSortedRowPtrC, void *nnzTotalDevHostPtr, void *pBuffer)
+CUTAP_SLOW unsigned int cutap_slow_cusparseDpruneCsr2csrNnz(void *handle, int m, int n, int nnzA, void *descrA, void *csrSortedValA, void *csrSortedRowPtrA, void *csrSortedColIndA, void *threshold, void *descrC, void *csrSortedRowPtrC, void *nnzTotalDevHostPtr, void *pBuffer)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusparseDpruneCsr2csrNnz], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, int, int, int, void *, void *, void *, void *, void *, void *, void *, void *, void *))cutap_fn)(handle, m, n, nnzA, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, threshold, descrC, csrSortedRowPtrC, nnzTotalDevHostPtr, pBuffer);
     uint64_t cutap_w[13] = {(uint64_t)(uintptr_t)handle, (uint64_t)(int64_t)m, (uint64_t)(int64_t)n, (uint64_t)(int64_t)nnzA, (uint64_t)(uintptr_t)descrA, (uint64_t)(uintptr_t)csrSortedValA, (uint64_t)(uintptr_t)csrSortedRowPtrA, (uint64_t)(uintptr_t)csrSortedColIndA, (uint64_t)(uintptr_t)threshold, (uint64_t)(uintptr_t)descrC, (uint64_t)(uintptr_t)csrSortedRowPtrC, (uint64_t)(uintptr_t)nnzTotalDevHostPtr, (uint64_t)(uintptr_t)pBuffer};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusparseDpruneCsr2csrNnz, cutap_w, thunk_cusparseDpruneCsr2csrNnz);
 }
@@ -2300,11 +1730,8 @@ static uint64_t thunk_cusparseDpruneCsr2csrNnzByPercentage(void *fn, uint64_t *a
 {
     return (uint64_t)((unsigned int (*)(void *, int, int, int, void *, void *, void *, void *, float, void *, void *, void *, void *, void *))fn)((void *)(uintptr_t)a[0], (int)a[1], (int)a[2], (int)a[3], (void *)(uintptr_t)a[4], (void *)(uintptr_t)a[5], (void *)(uintptr_t)a[6], (void *)(uintptr_t)a[7], cutap_w2f(a[8]), (void *)(uintptr_t)a[9], (void *)(uintptr_t)a[10], (void *)(uintptr_t)a[11], (void *)(uintptr_t)a[12], (void *)(uintptr_t)a[13]);
 }
-CUTAP_EXPORT unsigned int cusparseDpruneCsr2csrNnzByPercentage(void *handle, int m, int n, int nnzA, void *descrA, void *csrSortedValA, void *csrSortedRowPtrA, void *csrSortedColIndA, float percentage, void *descrC, void *csrSortedRowPtrC, void *nnzTotalDevHostPtr, void *info, void *pBuffer)
+CUTAP_SLOW unsigned int cutap_slow_cusparseDpruneCsr2csrNnzByPercentage(void *handle, int m, int n, int nnzA, void *descrA, void *csrSortedValA, void *csrSortedRowPtrA, void *csrSortedColIndA, float percentage, void *descrC, void *csrSortedRowPtrC, void *nnzTotalDevHostPtr, void *info, void *pBuffer)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusparseDpruneCsr2csrNnzByPercentage], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, int, int, int, void *, void *, void *, void *, float, void *, void *, void *, void *, void *))cutap_fn)(handle, m, n, nnzA, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, percentage, descrC, csrSortedRowPtrC, nnzTotalDevHostPtr, info, pBuffer);
     uint64_t cutap_w[14] = {(uint64_t)(uintptr_t)handle, (uint64_t)(int64_t)m, (uint64_t)(int64_t)n, (uint64_t)(int64_t)nnzA, (uint64_t)(uintptr_t)descrA, (uint64_t)(uintptr_t)csrSortedValA, (uint64_t)(uintptr_t)csrSortedRowPtrA, (uint64_t)(uintptr_t)csrSortedColIndA, cutap_f2w(percentage), (uint64_t)(uintptr_t)descrC, (uint64_t)(uintptr_t)csrSortedRowPtrC, (uint64_t)(uintptr_t)nnzTotalDevHostPtr, (uint64_t)(uintptr_t)info, (uint64_t)(uintptr_t)pBuffer};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusparseDpruneCsr2csrNnzByPercentage, cutap_w, thunk_cusparseDpruneCsr2csrNnzByPercentage);
 }
@@ -2312,11 +1739,8 @@ static uint64_t thunk_cusparseDpruneCsr2csr_bufferSizeExt(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, int, int, int, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *))fn)((void *)(uintptr_t)a[0], (int)a[1], (int)a[2], (int)a[3], (void *)(uintptr_t)a[4], (void *)(uintptr_t)a[5], (void *)(uintptr_t)a[6], (void *)(uintptr_t)a[7], (void *)(uintptr_t)a[8], (void *)(uintptr_t)a[9], (void *)(uintptr_t)a[10], (void *)(uintptr_t)a[11], (void *)(uintptr_t)a[12], (void *)(uintptr_t)a[13]);
 }
-CUTAP_EXPORT unsigned int cusparseDpruneCsr2csr_bufferSizeExt(void *handle, int m, int n, int nnzA, void *descrA, void *csrSortedValA, void *csrSortedRowPtrA, void *csrSortedColIndA, void *threshold, void *descrC, void *csrSortedValC, void *csrSortedRowPtrC, void *csrSortedColIndC, void *pBufferSizeInBytes)
+CUTAP_SLOW unsigned int cutap_slow_cusparseDpruneCsr2csr_bufferSizeExt(void *handle, int m, int n, int nnzA, void *descrA, void *csrSortedValA, void *csrSortedRowPtrA, void *csrSortedColIndA, void *threshold, void *descrC, void *csrSortedValC, void *csrSortedRowPtrC, void *csrSortedColIndC, void *pBufferSizeInBytes)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusparseDpruneCsr2csr_bufferSizeExt], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, int, int, int, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *))cutap_fn)(handle, m, n, nnzA, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, threshold, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC, pBufferSizeInBytes);
     uint64_t cutap_w[14] = {(uint64_t)(uintptr_t)handle, (uint64_t)(int64_t)m, (uint64_t)(int64_t)n, (uint64_t)(int64_t)nnzA, (uint64_t)(uintptr_t)descrA, (uint64_t)(uintptr_t)csrSortedValA, (uint64_t)(uintptr_t)csrSortedRowPtrA, (uint64_t)(uintptr_t)csrSortedColIndA, (uint64_t)(uintptr_t)threshold, (uint64_t)(uintptr_t)descrC, (uint64_t)(uintptr_t)csrSortedValC, (uint64_t)(uintptr_t)csrSortedRowPtrC, (uint64_t)(uintptr_t)csrSortedColIndC, (uint64_t)(uintptr_t)pBufferSizeInBytes};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusparseDpruneCsr2csr_bufferSizeExt, cutap_w, thunk_cusparseDpruneCsr2csr_bufferSizeExt);
 }
@@ -2324,11 +1748,8 @@ static uint64_t thunk_cusparseDpruneDense2csr(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, int, int, void *, int, void *, void *, void *, void *, void *, void *))fn)((void *)(uintptr_t)a[0], (int)a[1], (int)a[2], (void *)(uintptr_t)a[3], (int)a[4], (void *)(uintptr_t)a[5], (void *)(uintptr_t)a[6], (void *)(uintptr_t)a[7], (void *)(uintptr_t)a[8], (void *)(uintptr_t)a[9], (void *)(uintptr_t)a[10]);
 }
-CUTAP_EXPORT unsigned int cusparseDpruneDense2csr(void *handle, int m, int n, void *A, int lda, void *threshold, void *descrC, void *csrSortedValC, void *csrSortedRowPtrC, void *csrSortedColIndC, void *pBuffer)
+CUTAP_SLOW unsigned int cutap_slow_cusparseDpruneDense2csr(void *handle, int m, int n, void *A, int lda, void *threshold, void *descrC, void *csrSortedValC, void *csrSortedRowPtrC, void *csrSortedColIndC, void *pBuffer)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusparseDpruneDense2csr], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, int, int, void *, int, void *, void *, void *, void *, void *, void *))cutap_fn)(handle, m, n, A, lda, threshold, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC, pBuffer);
     uint64_t cutap_w[11] = {(uint64_t)(uintptr_t)handle, (uint64_t)(int64_t)m, (uint64_t)(int64_t)n, (uint64_t)(uintptr_t)A, (uint64_t)(int64_t)lda, (uint64_t)(uintptr_t)threshold, (uint64_t)(uintptr_t)descrC, (uint64_t)(uintptr_t)csrSortedValC, (uint64_t)(uintptr_t)csrSortedRowPtrC, (uint64_t)(uintptr_t)csrSortedColIndC, (uint64_t)(uintptr_t)pBuffer};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusparseDpruneDense2csr, cutap_w, thunk_cusparseDpruneDense2csr);
 }
@@ -2336,11 +1757,8 @@ static uint64_t thunk_cusparseDpruneDense2csrByPercentage(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, int, int, void *, int, float, void *, void *, void *, void *, void *, void *))fn)((void *)(uintptr_t)a[0], (int)a[1], (int)a[2], (void *)(uintptr_t)a[3], (int)a[4], cutap_w2f(a[5]), (void *)(uintptr_t)a[6], (void *)(uintptr_t)a[7], (void *)(uintptr_t)a[8], (void *)(uintptr_t)a[9], (void *)(uintptr_t)a[10], (void *)(uintptr_t)a[11]);
 }
-CUTAP_EXPORT unsigned int cusparseDpruneDense2csrByPercentage(void *handle, int m, int n, void *A, int lda, float percentage, void *descrC, void *csrSortedValC, void *csrSortedRowPtrC, void *csrSortedColIndC, void *info, void *pBuffer)
+CUTAP_SLOW unsigned int cutap_slow_cusparseDpruneDense2csrByPercentage(void *handle, int m, int n, void *A, int lda, float percentage, void *descrC, void *csrSortedValC, void *csrSortedRowPtrC, void *csrSortedColIndC, void *info, void *pBuffer)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusparseDpruneDense2csrByPercentage], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, int, int, void *, int, float, void *, void *, void *, void *, void *, void *))cutap_fn)(handle, m, n, A, lda, percentage, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC, info, pBuffer);
     uint64_t cutap_w[12] = {(uint64_t)(uintptr_t)handle, (uint64_t)(int64_t)m, (uint64_t)(int64_t)n, (uint64_t)(uintptr_t)A, (uint64_t)(int64_t)lda, cutap_f2w(percentage), (uint64_t)(uintptr_t)descrC, (uint64_t)(uintptr_t)csrSortedValC, (uint64_t)(uintptr_t)csrSortedRowPtrC, (uint64_t)(uintptr_t)csrSortedColIndC, (uint64_t)(uintptr_t)info, (uint64_t)(uintptr_t)pBuffer};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusparseDpruneDense2csrByPercentage, cutap_w, thunk_cusparseDpruneDense2csrByPercentage);
 }
@@ -2348,11 +1766,8 @@ static uint64_t thunk_cusparseDpruneDense2csrByPercentage_bufferSizeExt(void *fn
 {
     return (uint64_t)((unsigned int (*)(void *, int, int, void *, int, float, void *, void *, void *, void *, void *, void *))fn)((void *)(uintptr_t)a[0], (int)a[1], (int)a[2], (void *)(uintptr_t)a[3], (int)a[4], cutap_w2f(a[5]), (void *)(uintptr_t)a[6], (void *)(uintptr_t)a[7], (void *)(uintptr_t)a[8], (void *)(uintptr_t)a[9], (void *)(uintptr_t)a[10], (void *)(uintptr_t)a[11]);
 }
-CUTAP_EXPORT unsigned int cusparseDpruneDense2csrByPercentage_bufferSizeExt(void *handle, int m, int n, void *A, int lda, float percentage, void *descrC, void *csrSortedValC, void *csrSortedRowPtrC, void *csrSortedColIndC, void *info, void *pBufferSizeInBytes)
+CUTAP_SLOW unsigned int cutap_slow_cusparseDpruneDense2csrByPercentage_bufferSizeExt(void *handle, int m, int n, void *A, int lda, float percentage, void *descrC, void *csrSortedValC, void *csrSortedRowPtrC, void *csrSortedColIndC, void *info, void *pBufferSizeInBytes)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusparseDpruneDense2csrByPercentage_bufferSizeExt], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, int, int, void *, int, float, void *, void *, void *, void *, void *, void *))cutap_fn)(handle, m, n, A, lda, percentage, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC, info, pBufferSizeInBytes);
     uint64_t cutap_w[12] = {(uint64_t)(uintptr_t)handle, (uint64_t)(int64_t)m, (uint64_t)(int64_t)n, (uint64_t)(uintptr_t)A, (uint64_t)(int64_t)lda, cutap_f2w(percentage), (uint64_t)(uintptr_t)descrC, (uint64_t)(uintptr_t)csrSortedValC, (uint64_t)(uintptr_t)csrSortedRowPtrC, (uint64_t)(uintptr_t)csrSortedColIndC, (uint64_t)(uintptr_t)info, (uint64_t)(uintptr_t)pBufferSizeInBytes};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusparseDpruneDense2csrByPercentage_bufferSizeExt, cutap_w, thunk_cusparseDpruneDense2csrByPercentage_bufferSizeExt);
 }
@@ -2360,11 +1775,8 @@ static uint64_t thunk_cusparseDpruneDense2csrNnz(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, int, int, void *, int, void *, void *, void *, void *, void *))fn)((void *)(uintptr_t)a[0], (int)a[1], (int)a[2], (void *)(uintptr_t)a[3], (int)a[4], (void *)(uintptr_t)a[5], (void *)(uintptr_t)a[6], (void *)(uintptr_t)a[7], (void *)(uintptr_t)a[8], (void *)(uintptr_t)a[9]);
 }
-CUTAP_EXPORT unsigned int cusparseDpruneDense2csrNnz(void *handle, int m, int n, void *A, int lda, void *threshold, void *descrC, void *csrSortedRowPtrC, void *nnzTotalDevHostPtr, void *pBuffer)
+CUTAP_SLOW unsigned int cutap_slow_cusparseDpruneDense2csrNnz(void *handle, int m, int n, void *A, int lda, void *threshold, void *descrC, void *csrSortedRowPtrC, void *nnzTotalDevHostPtr, void *pBuffer)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusparseDpruneDense2csrNnz], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, int, int, void *, int, void *, void *, void *, void *, void *))cutap_fn)(handle, m, n, A, lda, threshold, descrC, csrSortedRowPtrC, nnzTotalDevHostPtr, pBuffer);
     uint64_t cutap_w[10] = {(uint64_t)(uintptr_t)handle, (uint64_t)(int64_t)m, (uint64_t)(int64_t)n, (uint64_t)(uintptr_t)A, (uint64_t)(int64_t)lda, (uint64_t)(uintptr_t)threshold, (uint64_t)(uintptr_t)descrC, (uint64_t)(uintptr_t)csrSortedRowPtrC, (uint64_t)(uintptr_t)nnzTotalDevHostPtr, (uint64_t)(uintptr_t)pBuffer};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusparseDpruneDense2csrNnz, cutap_w, thunk_cusparseDpruneDense2csrNnz);
 }
@@ -2372,11 +1784,8 @@ static uint64_t thunk_cusparseDpruneDense2csrNnzByPercentage(void *fn, uint64_t 
 {
     return (uint64_t)((unsigned int (*)(void *, int, int, void *, int, float, void *, void *, void *, void *, void *))fn)((void *)(uintptr_t)a[0], (int)a[1], (int)a[2], (void *)(uintptr_t)a[3], (int)a[4], cutap_w2f(a[5]), (void *)(uintptr_t)a[6], (void *)(uintptr_t)a[7], (void *)(uintptr_t)a[8], (void *)(uintptr_t)a[9], (void *)(uintptr_t)a[10]);
 }
-CUTAP_EXPORT unsigned int cusparseDpruneDense2csrNnzByPercentage(void *handle, int m, int n, void *A, int lda, float percentage, void *descrC, void *csrRowPtrC, void *nnzTotalDevHostPtr, void *info, void *pBuffer)
+CUTAP_SLOW unsigned int cutap_slow_cusparseDpruneDense2csrNnzByPercentage(void *handle, int m, int n, void *A, int lda, float percentage, void *descrC, void *csrRowPtrC, void *nnzTotalDevHostPtr, void *info, void *pBuffer)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusparseDpruneDense2csrNnzByPercentage], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, int, int, void *, int, float, void *, void *, void *, void *, void *))cutap_fn)(handle, m, n, A, lda, percentage, descrC, csrRowPtrC, nnzTotalDevHostPtr, info, pBuffer);
     uint64_t cutap_w[11] = {(uint64_t)(uintptr_t)handle, (uint64_t)(int64_t)m, (uint64_t)(int64_t)n, (uint64_t)(uintptr_t)A, (uint64_t)(int64_t)lda, cutap_f2w(percentage), (uint64_t)(uintptr_t)descrC, (uint64_t)(uintptr_t)csrRowPtrC, (uint64_t)(uintptr_t)nnzTotalDevHostPtr, (uint64_t)(uintptr_t)info, (uint64_t)(uintptr_t)pBuffer};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusparseDpruneDense2csrNnzByPercentage, cutap_w, thunk_cusparseDpruneDense2csrNnzByPercentage);
 }
@@ -2384,11 +1793,8 @@ static uint64_t thunk_cusparseDpruneDense2csr_bufferSizeExt(void *fn, uint64_t *
 {
     return (uint64_t)((unsigned int (*)(void *, int, int, void *, int, void *, void *, void *, void *, void *, void *))fn)((void *)(uintptr_t)a[0], (int)a[1], (int)a[2], (void *)(uintptr_t)a[3], (int)a[4], (void *)(uintptr_t)a[5], (void *)(uintptr_t)a[6], (void *)(uintptr_t)a[7], (void *)(uintptr_t)a[8], (void *)(uintptr_t)a[9], (void *)(uintptr_t)a[10]);
 }
-CUTAP_EXPORT unsigned int cusparseDpruneDense2csr_bufferSizeExt(void *handle, int m, int n, void *A, int lda, void *threshold, void *descrC, void *csrSortedValC, void *csrSortedRowPtrC, void *csrSortedColIndC, void *pBufferSizeInBytes)
+CUTAP_SLOW unsigned int cutap_slow_cusparseDpruneDense2csr_bufferSizeExt(void *handle, int m, int n, void *A, int lda, void *threshold, void *descrC, void *csrSortedValC, void *csrSortedRowPtrC, void *csrSortedColIndC, void *pBufferSizeInBytes)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusparseDpruneDense2csr_bufferSizeExt], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, int, int, void *, int, void *, void *, void *, void *, void *, void *))cutap_fn)(handle, m, n, A, lda, threshold, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC, pBufferSizeInBytes);
     uint64_t cutap_w[11] = {(uint64_t)(uintptr_t)handle, (uint64_t)(int64_t)m, (uint64_t)(int64_t)n, (uint64_t)(uintptr_t)A, (uint64_t)(int64_t)lda, (uint64_t)(uintptr_t)threshold, (uint64_t)(uintptr_t)descrC, (uint64_t)(uintptr_t)csrSortedValC, (uint64_t)(uintptr_t)csrSortedRowPtrC, (uint64_t)(uintptr_t)csrSortedColIndC, (uint64_t)(uintptr_t)pBufferSizeInBytes};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusparseDpruneDense2csr_bufferSizeExt, cutap_w, thunk_cusparseDpruneDense2csr_bufferSizeExt);
 }
@@ -2396,11 +1802,8 @@ static uint64_t thunk_cusparseGather(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1], (void *)(uintptr_t)a[2]);
 }
-CUTAP_EXPORT unsigned int cusparseGather(void *handle, void *vecY, void *vecX)
+CUTAP_SLOW unsigned int cutap_slow_cusparseGather(void *handle, void *vecY, void *vecX)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusparseGather], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *, void *))cutap_fn)(handle, vecY, vecX);
     uint64_t cutap_w[3] = {(uint64_t)(uintptr_t)handle, (uint64_t)(uintptr_t)vecY, (uint64_t)(uintptr_t)vecX};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusparseGather, cutap_w, thunk_cusparseGather);
 }
@@ -2408,11 +1811,8 @@ static uint64_t thunk_cusparseGetErrorName(void *fn, uint64_t *a)
 {
     return (uint64_t)(uintptr_t)((void * (*)(unsigned int))fn)((unsigned int)a[0]);
 }
-CUTAP_EXPORT void * cusparseGetErrorName(unsigned int status)
+CUTAP_SLOW void * cutap_slow_cusparseGetErrorName(unsigned int status)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusparseGetErrorName], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((void * (*)(unsigned int))cutap_fn)(status);
     uint64_t cutap_w[1] = {(uint64_t)status};
     return (void *)(uintptr_t)cutap_dispatch(CUTAP_ID_cusparseGetErrorName, cutap_w, thunk_cusparseGetErrorName);
 }
@@ -2420,11 +1820,8 @@ static uint64_t thunk_cusparseGetErrorString(void *fn, uint64_t *a)
 {
     return (uint64_t)(uintptr_t)((void * (*)(unsigned int))fn)((unsigned int)a[0]);
 }
-CUTAP_EXPORT void * cusparseGetErrorString(unsigned int status)
+CUTAP_SLOW void * cutap_slow_cusparseGetErrorString(unsigned int status)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusparseGetErrorString], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((void * (*)(unsigned int))cutap_fn)(status);
     uint64_t cutap_w[1] = {(uint64_t)status};
     return (void *)(uintptr_t)cutap_dispatch(CUTAP_ID_cusparseGetErrorString, cutap_w, thunk_cusparseGetErrorString);
 }
@@ -2432,11 +1829,8 @@ static uint64_t thunk_cusparseGetMatDiagType(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *))fn)((void *)(uintptr_t)a[0]);
 }
-CUTAP_EXPORT unsigned int cusparseGetMatDiagType(void *descrA)
+CUTAP_SLOW unsigned int cutap_slow_cusparseGetMatDiagType(void *descrA)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusparseGetMatDiagType], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *))cutap_fn)(descrA);
     uint64_t cutap_w[1] = {(uint64_t)(uintptr_t)descrA};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusparseGetMatDiagType, cutap_w, thunk_cusparseGetMatDiagType);
 }
@@ -2444,11 +1838,8 @@ static uint64_t thunk_cusparseGetMatFillMode(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *))fn)((void *)(uintptr_t)a[0]);
 }
-CUTAP_EXPORT unsigned int cusparseGetMatFillMode(void *descrA)
+CUTAP_SLOW unsigned int cutap_slow_cusparseGetMatFillMode(void *descrA)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusparseGetMatFillMode], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *))cutap_fn)(descrA);
     uint64_t cutap_w[1] = {(uint64_t)(uintptr_t)descrA};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusparseGetMatFillMode, cutap_w, thunk_cusparseGetMatFillMode);
 }
@@ -2456,11 +1847,8 @@ static uint64_t thunk_cusparseGetMatIndexBase(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *))fn)((void *)(uintptr_t)a[0]);
 }
-CUTAP_EXPORT unsigned int cusparseGetMatIndexBase(void *descrA)
+CUTAP_SLOW unsigned int cutap_slow_cusparseGetMatIndexBase(void *descrA)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusparseGetMatIndexBase], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *))cutap_fn)(descrA);
     uint64_t cutap_w[1] = {(uint64_t)(uintptr_t)descrA};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusparseGetMatIndexBase, cutap_w, thunk_cusparseGetMatIndexBase);
 }
@@ -2468,11 +1856,8 @@ static uint64_t thunk_cusparseGetMatType(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *))fn)((void *)(uintptr_t)a[0]);
 }
-CUTAP_EXPORT unsigned int cusparseGetMatType(void *descrA)
+CUTAP_SLOW unsigned int cutap_slow_cusparseGetMatType(void *descrA)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusparseGetMatType], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *))cutap_fn)(descrA);
     uint64_t cutap_w[1] = {(uint64_t)(uintptr_t)descrA};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusparseGetMatType, cutap_w, thunk_cusparseGetMatType);
 }
@@ -2480,11 +1865,8 @@ static uint64_t thunk_cusparseGetPointerMode(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1]);
 }
-CUTAP_EXPORT unsigned int cusparseGetPointerMode(void *handle, void *mode)
+CUTAP_SLOW unsigned int cutap_slow_cusparseGetPointerMode(void *handle, void *mode)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusparseGetPointerMode], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *))cutap_fn)(handle, mode);
     uint64_t cutap_w[2] = {(uint64_t)(uintptr_t)handle, (uint64_t)(uintptr_t)mode};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusparseGetPointerMode, cutap_w, thunk_cusparseGetPointerMode);
 }
@@ -2492,11 +1874,8 @@ static uint64_t thunk_cusparseGetProperty(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(unsigned int, void *))fn)((unsigned int)a[0], (void *)(uintptr_t)a[1]);
 }
-CUTAP_EXPORT unsigned int cusparseGetProperty(unsigned int type, void *value)
+CUTAP_SLOW unsigned int cutap_slow_cusparseGetProperty(unsigned int type, void *value)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusparseGetProperty], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(unsigned int, void *))cutap_fn)(type, value);
     uint64_t cutap_w[2] = {(uint64_t)type, (uint64_t)(uintptr_t)value};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusparseGetProperty, cutap_w, thunk_cusparseGetProperty);
 }
@@ -2504,11 +1883,8 @@ static uint64_t thunk_cusparseGetStream(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1]);
 }
-CUTAP_EXPORT unsigned int cusparseGetStream(void *handle, void *streamId)
+CUTAP_SLOW unsigned int cutap_slow_cusparseGetStream(void *handle, void *streamId)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusparseGetStream], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *))cutap_fn)(handle, streamId);
     uint64_t cutap_w[2] = {(uint64_t)(uintptr_t)handle, (uint64_t)(uintptr_t)streamId};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusparseGetStream, cutap_w, thunk_cusparseGetStream);
 }
@@ -2516,11 +1892,8 @@ static uint64_t thunk_cusparseGetVersion(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1]);
 }
-CUTAP_EXPORT unsigned int cusparseGetVersion(void *handle, void *version)
+CUTAP_SLOW unsigned int cutap_slow_cusparseGetVersion(void *handle, void *version)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusparseGetVersion], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *))cutap_fn)(handle, version);
     uint64_t cutap_w[2] = {(uint64_t)(uintptr_t)handle, (uint64_t)(uintptr_t)version};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusparseGetVersion, cutap_w, thunk_cusparseGetVersion);
 }
@@ -2529,11 +1902,8 @@ static uint64_t thunk_cusparseLoggerForceDisable(void *fn, uint64_t *a)
     (void)a;
     return (uint64_t)((unsigned int (*)(void))fn)();
 }
-CUTAP_EXPORT unsigned int cusparseLoggerForceDisable(void)
+CUTAP_SLOW unsigned int cutap_slow_cusparseLoggerForceDisable(void)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusparseLoggerForceDisable], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void))cutap_fn)();
     uint64_t cutap_w[1] = {0};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusparseLoggerForceDisable, cutap_w, thunk_cusparseLoggerForceDisable);
 }
@@ -2541,11 +1911,8 @@ static uint64_t thunk_cusparseLoggerOpenFile(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *))fn)((void *)(uintptr_t)a[0]);
 }
-CUTAP_EXPORT unsigned int cusparseLoggerOpenFile(void *logFile)
+CUTAP_SLOW unsigned int cutap_slow_cusparseLoggerOpenFile(void *logFile)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusparseLoggerOpenFile], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *))cutap_fn)(logFile);
     uint64_t cutap_w[1] = {(uint64_t)(uintptr_t)logFile};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusparseLoggerOpenFile, cutap_w, thunk_cusparseLoggerOpenFile);
 }
@@ -2553,11 +1920,8 @@ static uint64_t thunk_cusparseLoggerSetCallback(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *))fn)((void *)(uintptr_t)a[0]);
 }
-CUTAP_EXPORT unsigned int cusparseLoggerSetCallback(void *callback)
+CUTAP_SLOW unsigned int cutap_slow_cusparseLoggerSetCallback(void *callback)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusparseLoggerSetCallback], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *))cutap_fn)(callback);
     uint64_t cutap_w[1] = {(uint64_t)(uintptr_t)callback};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusparseLoggerSetCallback, cutap_w, thunk_cusparseLoggerSetCallback);
 }
@@ -2565,11 +1929,8 @@ static uint64_t thunk_cusparseLoggerSetFile(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *))fn)((void *)(uintptr_t)a[0]);
 }
-CUTAP_EXPORT unsigned int cusparseLoggerSetFile(void *file)
+CUTAP_SLOW unsigned int cutap_slow_cusparseLoggerSetFile(void *file)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusparseLoggerSetFile], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *))cutap_fn)(file);
     uint64_t cutap_w[1] = {(uint64_t)(uintptr_t)file};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusparseLoggerSetFile, cutap_w, thunk_cusparseLoggerSetFile);
 }
@@ -2577,11 +1938,8 @@ static uint64_t thunk_cusparseLoggerSetLevel(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(int))fn)((int)a[0]);
 }
-CUTAP_EXPORT unsigned int cusparseLoggerSetLevel(int level)
+CUTAP_SLOW unsigned int cutap_slow_cusparseLoggerSetLevel(int level)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusparseLoggerSetLevel], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(int))cutap_fn)(level);
     uint64_t cutap_w[1] = {(uint64_t)(int64_t)level};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusparseLoggerSetLevel, cutap_w, thunk_cusparseLoggerSetLevel);
 }
@@ -2589,11 +1947,8 @@ static uint64_t thunk_cusparseLoggerSetMask(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(int))fn)((int)a[0]);
 }
-CUTAP_EXPORT unsigned int cusparseLoggerSetMask(int mask)
+CUTAP_SLOW unsigned int cutap_slow_cusparseLoggerSetMask(int mask)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusparseLoggerSetMask], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(int))cutap_fn)(mask);
     uint64_t cutap_w[1] = {(uint64_t)(int64_t)mask};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusparseLoggerSetMask, cutap_w, thunk_cusparseLoggerSetMask);
 }
@@ -2601,11 +1956,8 @@ static uint64_t thunk_cusparseRot(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *, void *, void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1], (void *)(uintptr_t)a[2], (void *)(uintptr_t)a[3], (void *)(uintptr_t)a[4]);
 }
-CUTAP_EXPORT unsigned int cusparseRot(void *handle, void *c_coeff, void *s_coeff, void *vecX, void *vecY)
+CUTAP_SLOW unsigned int cutap_slow_cusparseRot(void *handle, void *c_coeff, void *s_coeff, void *vecX, void *vecY)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusparseRot], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *, void *, void *, void *))cutap_fn)(handle, c_coeff, s_coeff, vecX, vecY);
     uint64_t cutap_w[5] = {(uint64_t)(uintptr_t)handle, (uint64_t)(uintptr_t)c_coeff, (uint64_t)(uintptr_t)s_coeff, (uint64_t)(uintptr_t)vecX, (uint64_t)(uintptr_t)vecY};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusparseRot, cutap_w, thunk_cusparseRot);
 }
@@ -2613,11 +1965,8 @@ static uint64_t thunk_cusparseSDDMM(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, unsigned int, void *, void *, void *, void *, void *, unsigned int, unsigned int, void *))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (unsigned int)a[2], (void *)(uintptr_t)a[3], (void *)(uintptr_t)a[4], (void *)(uintptr_t)a[5], (void *)(uintptr_t)a[6], (void *)(uintptr_t)a[7], (unsigned int)a[8], (unsigned int)a[9], (void *)(uintptr_t)a[10]);
 }
-CUTAP_EXPORT unsigned int cusparseSDDMM(void *handle, unsigned int opA, unsigned int opB, void *alpha, void *matA, void *matB, void *beta, void *matC, unsigned int computeType, unsigned int alg, void *externalBuffer)
+CUTAP_SLOW unsigned int cutap_slow_cusparseSDDMM(void *handle, unsigned int opA, unsigned int opB, void *alpha, void *matA, void *matB, void *beta, void *matC, unsigned int computeType, unsigned int alg, void *externalBuffer)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusparseSDDMM], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, unsigned int, void *, void *, void *, void *, void *, unsigned int, unsigned int, void *))cutap_fn)(handle, opA, opB, alpha, matA, matB, beta, matC, computeType, alg, externalBuffer);
     uint64_t cutap_w[11] = {(uint64_t)(uintptr_t)handle, (uint64_t)opA, (uint64_t)opB, (uint64_t)(uintptr_t)alpha, (uint64_t)(uintptr_t)matA, (uint64_t)(uintptr_t)matB, (uint64_t)(uintptr_t)beta, (uint64_t)(uintptr_t)matC, (uint64_t)computeType, (uint64_t)alg, (uint64_t)(uintptr_t)externalBuffer};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusparseSDDMM, cutap_w, thunk_cusparseSDDMM);
 }
@@ -2625,11 +1974,8 @@ static uint64_t thunk_cusparseSDDMM_bufferSize(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, unsigned int, void *, void *, void *, void *, void *, unsigned int, unsigned int, void *))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (unsigned int)a[2], (void *)(uintptr_t)a[3], (void *)(uintptr_t)a[4], (void *)(uintptr_t)a[5], (void *)(uintptr_t)a[6], (void *)(uintptr_t)a[7], (unsigned int)a[8], (unsigned int)a[9], (void *)(uintptr_t)a[10]);
 }
-CUTAP_EXPORT unsigned int cusparseSDDMM_bufferSize(void *handle, unsigned int opA, unsigned int opB, void *alpha, void *matA, void *matB, void *beta, void *matC, unsigned int computeType, unsigned int alg, void *bufferSize)
+CUTAP_SLOW unsigned int cutap_slow_cusparseSDDMM_bufferSize(void *handle, unsigned int opA, unsigned int opB, void *alpha, void *matA, void *matB, void *beta, void *matC, unsigned int computeType, unsigned int alg, void *bufferSize)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusparseSDDMM_bufferSize], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, unsigned int, void *, void *, void *, void *, void *, unsigned int, unsigned int, void *))cutap_fn)(handle, opA, opB, alpha, matA, matB, beta, matC, computeType, alg, bufferSize);
     uint64_t cutap_w[11] = {(uint64_t)(uintptr_t)handle, (uint64_t)opA, (uint64_t)opB, (uint64_t)(uintptr_t)alpha, (uint64_t)(uintptr_t)matA, (uint64_t)(uintptr_t)matB, (uint64_t)(uintptr_t)beta, (uint64_t)(uintptr_t)matC, (uint64_t)computeType, (uint64_t)alg, (uint64_t)(uintptr_t)bufferSize};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusparseSDDMM_bufferSize, cutap_w, thunk_cusparseSDDMM_bufferSize);
 }
@@ -2637,11 +1983,8 @@ static uint64_t thunk_cusparseSDDMM_preprocess(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, unsigned int, void *, void *, void *, void *, void *, unsigned int, unsigned int, void *))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (unsigned int)a[2], (void *)(uintptr_t)a[3], (void *)(uintptr_t)a[4], (void *)(uintptr_t)a[5], (void *)(uintptr_t)a[6], (void *)(uintptr_t)a[7], (unsigned int)a[8], (unsigned int)a[9], (void *)(uintptr_t)a[10]);
 }
-CUTAP_EXPORT unsigned int cusparseSDDMM_preprocess(void *handle, unsigned int opA, unsigned int opB, void *alpha, void *matA, void *matB, void *beta, void *matC, unsigned int computeType, unsigned int alg, void *externalBuffer)
+CUTAP_SLOW unsigned int cutap_slow_cusparseSDDMM_preprocess(void *handle, unsigned int opA, unsigned int opB, void *alpha, void *matA, void *matB, void *beta, void *matC, unsigned int computeType, unsigned int alg, void *externalBuffer)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusparseSDDMM_preprocess], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, unsigned int, void *, void *, void *, void *, void *, unsigned int, unsigned int, void *))cutap_fn)(handle, opA, opB, alpha, matA, matB, beta, matC, computeType, alg, externalBuffer);
     uint64_t cutap_w[11] = {(uint64_t)(uintptr_t)handle, (uint64_t)opA, (uint64_t)opB, (uint64_t)(uintptr_t)alpha, (uint64_t)(uintptr_t)matA, (uint64_t)(uintptr_t)matB, (uint64_t)(uintptr_t)beta, (uint64_t)(uintptr_t)matC, (uint64_t)computeType, (uint64_t)alg, (uint64_t)(uintptr_t)externalBuffer};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusparseSDDMM_preprocess, cutap_w, thunk_cusparseSDDMM_preprocess);
 }
@@ -2649,11 +1992,8 @@ static uint64_t thunk_cusparseSbsr2csr(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, int, int, void *, void *, void *, void *, int, void *, void *, void *, void *))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (int)a[2], (int)a[3], (void *)(uintptr_t)a[4], (void *)(uintptr_t)a[5], (void *)(uintptr_t)a[6], (void *)(uintptr_t)a[7], (int)a[8], (void *)(uintptr_t)a[9], (void *)(uintptr_t)a[10], (void *)(uintptr_t)a[11], (void *)(uintptr_t)a[12]);
 }
-CUTAP_EXPORT unsigned int cusparseSbsr2csr(void *handle, unsigned int dirA, int mb, int nb, void *descrA, void *bsrSortedValA, void *bsrSortedRowPtrA, void *bsrSortedColIndA, int blockDim, void *descrC, void *csrSortedValC, void *csrSortedRowPtrC, void *csrSortedColIndC)
+CUTAP_SLOW unsigned int cutap_slow_cusparseSbsr2csr(void *handle, unsigned int dirA, int mb, int nb, void *descrA, void *bsrSortedValA, void *bsrSortedRowPtrA, void *bsrSortedColIndA, int blockDim, void *descrC, void *csrSortedValC, void *csrSortedRowPtrC, void *csrSortedColIndC)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusparseSbsr2csr], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, int, int, void *, void *, void *, void *, int, void *, void *, void *, void *))cutap_fn)(handle, dirA, mb, nb, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, blockDim, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC);
     uint64_t cutap_w[13] = {(uint64_t)(uintptr_t)handle, (uint64_t)dirA, (uint64_t)(int64_t)mb, (uint64_t)(int64_t)nb, (uint64_t)(uintptr_t)descrA, (uint64_t)(uintptr_t)bsrSortedValA, (uint64_t)(uintptr_t)bsrSortedRowPtrA, (uint64_t)(uintptr_t)bsrSortedColIndA, (uint64_t)(int64_t)blockDim, (uint64_t)(uintptr_t)descrC, (uint64_t)(uintptr_t)csrSortedValC, (uint64_t)(uintptr_t)csrSortedRowPtrC, (uint64_t)(uintptr_t)csrSortedColIndC};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusparseSbsr2csr, cutap_w, thunk_cusparseSbsr2csr);
 }
@@ -2661,11 +2001,8 @@ static uint64_t thunk_cusparseSbsric02(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, int, int, void *, void *, void *, void *, int, void *, unsigned int, void *))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (int)a[2], (int)a[3], (void *)(uintptr_t)a[4], (void *)(uintptr_t)a[5], (void *)(uintptr_t)a[6], (void *)(uintptr_t)a[7], (int)a[8], (void *)(uintptr_t)a[9], (unsigned int)a[10], (void *)(uintptr_t)a[11]);
 }
-CUTAP_EXPORT unsigned int cusparseSbsric02(void *handle, unsigned int dirA, int mb, int nnzb, void *descrA, void *bsrSortedVal, void *bsrSortedRowPtr, void *bsrSortedColInd, int blockDim, void *info, unsigned int policy, void *pBuffer)
+CUTAP_SLOW unsigned int cutap_slow_cusparseSbsric02(void *handle, unsigned int dirA, int mb, int nnzb, void *descrA, void *bsrSortedVal, void *bsrSortedRowPtr, void *bsrSortedColInd, int blockDim, void *info, unsigned int policy, void *pBuffer)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusparseSbsric02], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, int, int, void *, void *, void *, void *, int, void *, unsigned int, void *))cutap_fn)(handle, dirA, mb, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockDim, info, policy, pBuffer);
     uint64_t cutap_w[12] = {(uint64_t)(uintptr_t)handle, (uint64_t)dirA, (uint64_t)(int64_t)mb, (uint64_t)(int64_t)nnzb, (uint64_t)(uintptr_t)descrA, (uint64_t)(uintptr_t)bsrSortedVal, (uint64_t)(uintptr_t)bsrSortedRowPtr, (uint64_t)(uintptr_t)bsrSortedColInd, (uint64_t)(int64_t)blockDim, (uint64_t)(uintptr_t)info, (uint64_t)policy, (uint64_t)(uintptr_t)pBuffer};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusparseSbsric02, cutap_w, thunk_cusparseSbsric02);
 }
@@ -2673,11 +2010,8 @@ static uint64_t thunk_cusparseSbsric02_analysis(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, int, int, void *, void *, void *, void *, int, void *, unsigned int, void *))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (int)a[2], (int)a[3], (void *)(uintptr_t)a[4], (void *)(uintptr_t)a[5], (void *)(uintptr_t)a[6], (void *)(uintptr_t)a[7], (int)a[8], (void *)(uintptr_t)a[9], (unsigned int)a[10], (void *)(uintptr_t)a[11]);
 }
-CUTAP_EXPORT unsigned int cusparseSbsric02_analysis(void *handle, unsigned int dirA, int mb, int nnzb, void *descrA, void *bsrSortedVal, void *bsrSortedRowPtr, void *bsrSortedColInd, int blockDim, void *info, unsigned int policy, void *pInputBuffer)
+CUTAP_SLOW unsigned int cutap_slow_cusparseSbsric02_analysis(void *handle, unsigned int dirA, int mb, int nnzb, void *descrA, void *bsrSortedVal, void *bsrSortedRowPtr, void *bsrSortedColInd, int blockDim, void *info, unsigned int policy, void *pInputBuffer)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusparseSbsric02_analysis], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, int, int, void *, void *, void *, void *, int, void *, unsigned int, void *))cutap_fn)(handle, dirA, mb, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockDim, info, policy, pInputBuffer);
     uint64_t cutap_w[12] = {(uint64_t)(uintptr_t)handle, (uint64_t)dirA, (uint64_t)(int64_t)mb, (uint64_t)(int64_t)nnzb, (uint64_t)(uintptr_t)descrA, (uint64_t)(uintptr_t)bsrSortedVal, (uint64_t)(uintptr_t)bsrSortedRowPtr, (uint64_t)(uintptr_t)bsrSortedColInd, (uint64_t)(int64_t)blockDim, (uint64_t)(uintptr_t)info, (uint64_t)policy, (uint64_t)(uintptr_t)pInputBuffer};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusparseSbsric02_analysis, cutap_w, thunk_cusparseSbsric02_analysis);
 }
@@ -2685,11 +2019,8 @@ static uint64_t thunk_cusparseSbsric02_bufferSize(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, int, int, void *, void *, void *, void *, int, void *, void *))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (int)a[2], (int)a[3], (void *)(uintptr_t)a[4], (void *)(uintptr_t)a[5], (void *)(uintptr_t)a[6], (void *)(uintptr_t)a[7], (int)a[8], (void *)(uintptr_t)a[9], (void *)(uintptr_t)a[10]);
 }
-CUTAP_EXPORT unsigned int cusparseSbsric02_bufferSize(void *handle, unsigned int dirA, int mb, int nnzb, void *descrA, void *bsrSortedVal, void *bsrSortedRowPtr, void *bsrSortedColInd, int blockDim, void *info, void *pBufferSizeInBytes)
+CUTAP_SLOW unsigned int cutap_slow_cusparseSbsric02_bufferSize(void *handle, unsigned int dirA, int mb, int nnzb, void *descrA, void *bsrSortedVal, void *bsrSortedRowPtr, void *bsrSortedColInd, int blockDim, void *info, void *pBufferSizeInBytes)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusparseSbsric02_bufferSize], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, int, int, void *, void *, void *, void *, int, void *, void *))cutap_fn)(handle, dirA, mb, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockDim, info, pBufferSizeInBytes);
     uint64_t cutap_w[11] = {(uint64_t)(uintptr_t)handle, (uint64_t)dirA, (uint64_t)(int64_t)mb, (uint64_t)(int64_t)nnzb, (uint64_t)(uintptr_t)descrA, (uint64_t)(uintptr_t)bsrSortedVal, (uint64_t)(uintptr_t)bsrSortedRowPtr, (uint64_t)(uintptr_t)bsrSortedColInd, (uint64_t)(int64_t)blockDim, (uint64_t)(uintptr_t)info, (uint64_t)(uintptr_t)pBufferSizeInBytes};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusparseSbsric02_bufferSize, cutap_w, thunk_cusparseSbsric02_bufferSize);
 }
@@ -2697,11 +2028,8 @@ static uint64_t thunk_cusparseSbsrilu02(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, int, int, void *, void *, void *, void *, int, void *, unsigned int, void *))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (int)a[2], (int)a[3], (void *)(uintptr_t)a[4], (void *)(uintptr_t)a[5], (void *)(uintptr_t)a[6], (void *)(uintptr_t)a[7], (int)a[8], (void *)(uintptr_t)a[9], (unsigned int)a[10], (void *)(uintptr_t)a[11]);
 }
-CUTAP_EXPORT unsigned int cusparseSbsrilu02(void *handle, unsigned int dirA, int mb, int nnzb, void *descrA, void *bsrSortedVal, void *bsrSortedRowPtr, void *bsrSortedColInd, int blockDim, void *info, unsigned int policy, void *pBuffer)
+CUTAP_SLOW unsigned int cutap_slow_cusparseSbsrilu02(void *handle, unsigned int dirA, int mb, int nnzb, void *descrA, void *bsrSortedVal, void *bsrSortedRowPtr, void *bsrSortedColInd, int blockDim, void *info, unsigned int policy, void *pBuffer)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusparseSbsrilu02], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, int, int, void *, void *, void *, void *, int, void *, unsigned int, void *))cutap_fn)(handle, dirA, mb, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockDim, info, policy, pBuffer);
     uint64_t cutap_w[12] = {(uint64_t)(uintptr_t)handle, (uint64_t)dirA, (uint64_t)(int64_t)mb, (uint64_t)(int64_t)nnzb, (uint64_t)(uintptr_t)descrA, (uint64_t)(uintptr_t)bsrSortedVal, (uint64_t)(uintptr_t)bsrSortedRowPtr, (uint64_t)(uintptr_t)bsrSortedColInd, (uint64_t)(int64_t)blockDim, (uint64_t)(uintptr_t)info, (uint64_t)policy, (uint64_t)(uintptr_t)pBuffer};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusparseSbsrilu02, cutap_w, thunk_cusparseSbsrilu02);
 }
@@ -2709,11 +2037,8 @@ static uint64_t thunk_cusparseSbsrilu02_analysis(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, int, int, void *, void *, void *, void *, int, void *, unsigned int, void *))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (int)a[2], (int)a[3], (void *)(uintptr_t)a[4], (void *)(uintptr_t)a[5], (void *)(uintptr_t)a[6], (void *)(uintptr_t)a[7], (int)a[8], (void *)(uintptr_t)a[9], (unsigned int)a[10], (void *)(uintptr_t)a[11]);
 }
-CUTAP_EXPORT unsigned int cusparseSbsrilu02_analysis(void *handle, unsigned int dirA, int mb, int nnzb, void *descrA, void *bsrSortedVal, void *bsrSortedRowPtr, void *bsrSortedColInd, int blockDim, void *info, unsigned int policy, void *pBuffer)
+CUTAP_SLOW unsigned int cutap_slow_cusparseSbsrilu02_analysis(void *handle, unsigned int dirA, int mb, int nnzb, void *descrA, void *bsrSortedVal, void *bsrSortedRowPtr, void *bsrSortedColInd, int blockDim, void *info, unsigned int policy, void *pBuffer)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusparseSbsrilu02_analysis], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, int, int, void *, void *, void *, void *, int, void *, unsigned int, void *))cutap_fn)(handle, dirA, mb, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockDim, info, policy, pBuffer);
     uint64_t cutap_w[12] = {(uint64_t)(uintptr_t)handle, (uint64_t)dirA, (uint64_t)(int64_t)mb, (uint64_t)(int64_t)nnzb, (uint64_t)(uintptr_t)descrA, (uint64_t)(uintptr_t)bsrSortedVal, (uint64_t)(uintptr_t)bsrSortedRowPtr, (uint64_t)(uintptr_t)bsrSortedColInd, (uint64_t)(int64_t)blockDim, (uint64_t)(uintptr_t)info, (uint64_t)policy, (uint64_t)(uintptr_t)pBuffer};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusparseSbsrilu02_analysis, cutap_w, thunk_cusparseSbsrilu02_analysis);
 }
@@ -2721,11 +2046,8 @@ static uint64_t thunk_cusparseSbsrilu02_bufferSize(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, int, int, void *, void *, void *, void *, int, void *, void *))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (int)a[2], (int)a[3], (void *)(uintptr_t)a[4], (void *)(uintptr_t)a[5], (void *)(uintptr_t)a[6], (void *)(uintptr_t)a[7], (int)a[8], (void *)(uintptr_t)a[9], (void *)(uintptr_t)a[10]);
 }
-CUTAP_EXPORT unsigned int cusparseSbsrilu02_bufferSize(void *handle, unsigned int dirA, int mb, int nnzb, void *descrA, void *bsrSortedVal, void *bsrSortedRowPtr, void *bsrSortedColInd, int blockDim, void *info, void *pBufferSizeInBytes)
+CUTAP_SLOW unsigned int cutap_slow_cusparseSbsrilu02_bufferSize(void *handle, unsigned int dirA, int mb, int nnzb, void *descrA, void *bsrSortedVal, void *bsrSortedRowPtr, void *bsrSortedColInd, int blockDim, void *info, void *pBufferSizeInBytes)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusparseSbsrilu02_bufferSize], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, int, int, void *, void *, void *, void *, int, void *, void *))cutap_fn)(handle, dirA, mb, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockDim, info, pBufferSizeInBytes);
     uint64_t cutap_w[11] = {(uint64_t)(uintptr_t)handle, (uint64_t)dirA, (uint64_t)(int64_t)mb, (uint64_t)(int64_t)nnzb, (uint64_t)(uintptr_t)descrA, (uint64_t)(uintptr_t)bsrSortedVal, (uint64_t)(uintptr_t)bsrSortedRowPtr, (uint64_t)(uintptr_t)bsrSortedColInd, (uint64_t)(int64_t)blockDim, (uint64_t)(uintptr_t)info, (uint64_t)(uintptr_t)pBufferSizeInBytes};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusparseSbsrilu02_bufferSize, cutap_w, thunk_cusparseSbsrilu02_bufferSize);
 }
@@ -2733,11 +2055,8 @@ static uint64_t thunk_cusparseSbsrilu02_numericBoost(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *, int, void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1], (int)a[2], (void *)(uintptr_t)a[3], (void *)(uintptr_t)a[4]);
 }
-CUTAP_EXPORT unsigned int cusparseSbsrilu02_numericBoost(void *handle, void *info, int enable_boost, void *tol, void *boost_val)
+CUTAP_SLOW unsigned int cutap_slow_cusparseSbsrilu02_numericBoost(void *handle, void *info, int enable_boost, void *tol, void *boost_val)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusparseSbsrilu02_numericBoost], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *, int, void *, void *))cutap_fn)(handle, info, enable_boost, tol, boost_val);
     uint64_t cutap_w[5] = {(uint64_t)(uintptr_t)handle, (uint64_t)(uintptr_t)info, (uint64_t)(int64_t)enable_boost, (uint64_t)(uintptr_t)tol, (uint64_t)(uintptr_t)boost_val};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusparseSbsrilu02_numericBoost, cutap_w, thunk_cusparseSbsrilu02_numericBoost);
 }
@@ -2745,11 +2064,8 @@ static uint64_t thunk_cusparseSbsrmm(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, unsigned int, unsigned int, int, int, int, int, void *, void *, void *, void *, void *, int, void *, int, void *, void *, int))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (unsigned int)a[2], (unsigned int)a[3], (int)a[4], (int)a[5], (int)a[6], (int)a[7], (void *)(uintptr_t)a[8], (void *)(uintptr_t)a[9], (void *)(uintptr_t)a[10], (void *)(uintptr_t)a[11], (void *)(uintptr_t)a[12], (int)a[13], (void *)(uintptr_t)a[14], (int)a[15], (void *)(uintptr_t)a[16], (void *)(uintptr_t)a[17], (int)a[18]);
 }
-CUTAP_EXPORT unsigned int cusparseSbsrmm(void *handle, unsigned int dirA, unsigned int transA, unsigned int transB, int mb, int n, int kb, int nnzb, void *alpha, void *descrA, void *bsrSortedValA, void *bsrSortedRowPtrA, void *bsrSortedColIndA, int blockSize, void *B, int ldb, void *beta, void *C, int ldc)
+CUTAP_SLOW unsigned int cutap_slow_cusparseSbsrmm(void *handle, unsigned int dirA, unsigned int transA, unsigned int transB, int mb, int n, int kb, int nnzb, void *alpha, void *descrA, void *bsrSortedValA, void *bsrSortedRowPtrA, void *bsrSortedColIndA, int blockSize, void *B, int ldb, void *beta, void *C, int ldc)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusparseSbsrmm], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, unsigned int, unsigned int, int, int, int, int, void *, void *, void *, void *, void *, int, void *, int, void *, void *, int))cutap_fn)(handle, dirA, transA, transB, mb, n, kb, nnzb, alpha, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, blockSize, B, ldb, beta, C, ldc);
     uint64_t cutap_w[19] = {(uint64_t)(uintptr_t)handle, (uint64_t)dirA, (uint64_t)transA, (uint64_t)transB, (uint64_t)(int64_t)mb, (uint64_t)(int64_t)n, (uint64_t)(int64_t)kb, (uint64_t)(int64_t)nnzb, (uint64_t)(uintptr_t)alpha, (uint64_t)(uintptr_t)descrA, (uint64_t)(uintptr_t)bsrSortedValA, (uint64_t)(uintptr_t)bsrSortedRowPtrA, (uint64_t)(uintptr_t)bsrSortedColIndA, (uint64_t)(int64_t)blockSize, (uint64_t)(uintptr_t)B, (uint64_t)(int64_t)ldb, (uint64_t)(uintptr_t)beta, (uint64_t)(uintptr_t)C, (uint64_t)(int64_t)ldc};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusparseSbsrmm, cutap_w, thunk_cusparseSbsrmm);
 }
@@ -2757,11 +2073,8 @@ static uint64_t thunk_cusparseSbsrmv(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, unsigned int, int, int, int, void *, void *, void *, void *, void *, int, void *, void *, void *))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (unsigned int)a[2], (int)a[3], (int)a[4], (int)a[5], (void *)(uintptr_t)a[6], (void *)(uintptr_t)a[7], (void *)(uintptr_t)a[8], (void *)(uintptr_t)a[9], (void *)(uintptr_t)a[10], (int)a[11], (void *)(uintptr_t)a[12], (void *)(uintptr_t)a[13], (void *)(uintptr_t)a[14]);
 }
-CUTAP_EXPORT unsigned int cusparseSbsrmv(void *handle, unsigned int dirA, unsigned int transA, int mb, int nb, int nnzb, void *alpha, void *descrA, void *bsrSortedValA, void *bsrSortedRowPtrA, void *bsrSortedColIndA, int blockDim, void *x, void *beta, void *y)
+CUTAP_SLOW unsigned int cutap_slow_cusparseSbsrmv(void *handle, unsigned int dirA, unsigned int transA, int mb, int nb, int nnzb, void *alpha, void *descrA, void *bsrSortedValA, void *bsrSortedRowPtrA, void *bsrSortedColIndA, int blockDim, void *x, void *beta, void *y)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusparseSbsrmv], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, unsigned int, int, int, int, void *, void *, void *, void *, void *, int, void *, void *, void *))cutap_fn)(handle, dirA, transA, mb, nb, nnzb, alpha, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, blockDim, x, beta, y);
     uint64_t cutap_w[15] = {(uint64_t)(uintptr_t)handle, (uint64_t)dirA, (uint64_t)transA, (uint64_t)(int64_t)mb, (uint64_t)(int64_t)nb, (uint64_t)(int64_t)nnzb, (uint64_t)(uintptr_t)alpha, (uint64_t)(uintptr_t)descrA, (uint64_t)(uintptr_t)bsrSortedValA, (uint64_t)(uintptr_t)bsrSortedRowPtrA, (uint64_t)(uintptr_t)bsrSortedColIndA, (uint64_t)(int64_t)blockDim, (uint64_t)(uintptr_t)x, (uint64_t)(uintptr_t)beta, (uint64_t)(uintptr_t)y};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusparseSbsrmv, cutap_w, thunk_cusparseSbsrmv);
 }
@@ -2769,11 +2082,8 @@ static uint64_t thunk_cusparseSbsrsm2_analysis(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, unsigned int, unsigned int, int, int, int, void *, void *, void *, void *, int, void *, unsigned int, void *))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (unsigned int)a[2], (unsigned int)a[3], (int)a[4], (int)a[5], (int)a[6], (void *)(uintptr_t)a[7], (void *)(uintptr_t)a[8], (void *)(uintptr_t)a[9], (void *)(uintptr_t)a[10], (int)a[11], (void *)(uintptr_t)a[12], (unsigned int)a[13], (void *)(uintptr_t)a[14]);
 }
-CUTAP_EXPORT unsigned int cusparseSbsrsm2_analysis(void *handle, unsigned int dirA, unsigned int transA, unsigned int transXY, int mb, int n, int nnzb, void *descrA, void *bsrSortedVal, void *bsrSortedRowPtr, void *bsrSortedColInd, int blockSize, void *info, unsigned int policy, void *pBuffer)
+CUTAP_SLOW unsigned int cutap_slow_cusparseSbsrsm2_analysis(void *handle, unsigned int dirA, unsigned int transA, unsigned int transXY, int mb, int n, int nnzb, void *descrA, void *bsrSortedVal, void *bsrSortedRowPtr, void *bsrSortedColInd, int blockSize, void *info, unsigned int policy, void *pBuffer)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusparseSbsrsm2_analysis], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, unsigned int, unsigned int, int, int, int, void *, void *, void *, void *, int, void *, unsigned int, void *))cutap_fn)(handle, dirA, transA, transXY, mb, n, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockSize, info, policy, pBuffer);
     uint64_t cutap_w[15] = {(uint64_t)(uintptr_t)handle, (uint64_t)dirA, (uint64_t)transA, (uint64_t)transXY, (uint64_t)(int64_t)mb, (uint64_t)(int64_t)n, (uint64_t)(int64_t)nnzb, (uint64_t)(uintptr_t)descrA, (uint64_t)(uintptr_t)bsrSortedVal, (uint64_t)(uintptr_t)bsrSortedRowPtr, (uint64_t)(uintptr_t)bsrSortedColInd, (uint64_t)(int64_t)blockSize, (uint64_t)(uintptr_t)info, (uint64_t)policy, (uint64_t)(uintptr_t)pBuffer};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusparseSbsrsm2_analysis, cutap_w, thunk_cusparseSbsrsm2_analysis);
 }
@@ -2781,11 +2091,8 @@ static uint64_t thunk_cusparseSbsrsm2_bufferSize(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, unsigned int, unsigned int, int, int, int, void *, void *, void *, void *, int, void *, void *))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (unsigned int)a[2], (unsigned int)a[3], (int)a[4], (int)a[5], (int)a[6], (void *)(uintptr_t)a[7], (void *)(uintptr_t)a[8], (void *)(uintptr_t)a[9], (void *)(uintptr_t)a[10], (int)a[11], (void *)(uintptr_t)a[12], (void *)(uintptr_t)a[13]);
 }
-CUTAP_EXPORT unsigned int cusparseSbsrsm2_bufferSize(void *handle, unsigned int dirA, unsigned int transA, unsigned int transXY, int mb, int n, int nnzb, void *descrA, void *bsrSortedVal, void *bsrSortedRowPtr, void *bsrSortedColInd, int blockSize, void *info, void *pBufferSizeInBytes)
+CUTAP_SLOW unsigned int cutap_slow_cusparseSbsrsm2_bufferSize(void *handle, unsigned int dirA, unsigned int transA, unsigned int transXY, int mb, int n, int nnzb, void *descrA, void *bsrSortedVal, void *bsrSortedRowPtr, void *bsrSortedColInd, int blockSize, void *info, void *pBufferSizeInBytes)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusparseSbsrsm2_bufferSize], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, unsigned int, unsigned int, int, int, int, void *, void *, void *, void *, int, void *, void *))cutap_fn)(handle, dirA, transA, transXY, mb, n, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockSize, info, pBufferSizeInBytes);
     uint64_t cutap_w[14] = {(uint64_t)(uintptr_t)handle, (uint64_t)dirA, (uint64_t)transA, (uint64_t)transXY, (uint64_t)(int64_t)mb, (uint64_t)(int64_t)n, (uint64_t)(int64_t)nnzb, (uint64_t)(uintptr_t)descrA, (uint64_t)(uintptr_t)bsrSortedVal, (uint64_t)(uintptr_t)bsrSortedRowPtr, (uint64_t)(uintptr_t)bsrSortedColInd, (uint64_t)(int64_t)blockSize, (uint64_t)(uintptr_t)info, (uint64_t)(uintptr_t)pBufferSizeInBytes};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusparseSbsrsm2_bufferSize, cutap_w, thunk_cusparseSbsrsm2_bufferSize);
 }
@@ -2793,11 +2100,8 @@ static uint64_t thunk_cusparseSbsrsm2_solve(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, unsigned int, unsigned int, int, int, int, void *, void *, void *, void *, void *, int, void *, void *, int, void *, int, unsigned int, void *))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (unsigned int)a[2], (unsigned int)a[3], (int)a[4], (int)a[5], (int)a[6], (void *)(uintptr_t)a[7], (void *)(uintptr_t)a[8], (void *)(uintptr_t)a[9], (void *)(uintptr_t)a[10], (void *)(uintptr_t)a[11], (int)a[12], (void *)(uintptr_t)a[13], (void *)(uintptr_t)a[14], (int)a[15], (void *)(uintptr_t)a[16], (int)a[17], (unsigned int)a[18], (void *)(uintptr_t)a[19]);
 }
-CUTAP_EXPORT unsigned int cusparseSbsrsm2_solve(void *handle, unsigned int dirA, unsigned int transA, unsigned int transXY, int mb, int n, int nnzb, void *alpha, void *descrA, void *bsrSortedVal, void *bsrSortedRowPtr, void *bsrSortedColInd, int blockSize, void *info, void *B, int ldb, void *X, int ldx, unsigned int policy, void *pBuffer)
+CUTAP_SLOW unsigned int cutap_slow_cusparseSbsrsm2_solve(void *handle, unsigned int dirA, unsigned int transA, unsigned int transXY, int mb, int n, int nnzb, void *alpha, void *descrA, void *bsrSortedVal, void *bsrSortedRowPtr, void *bsrSortedColInd, int blockSize, void *info, void *B, int ldb, void *X, int ldx, unsigned int policy, void *pBuffer)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusparseSbsrsm2_solve], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, unsigned int, unsigned int, int, int, int, void *, void *, void *, void *, void *, int, void *, void *, int, void *, int, unsigned int, void *))cutap_fn)(handle, dirA, transA, transXY, mb, n, nnzb, alpha, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockSize, info, B, ldb, X, ldx, policy, pBuffer);
     uint64_t cutap_w[20] = {(uint64_t)(uintptr_t)handle, (uint64_t)dirA, (uint64_t)transA, (uint64_t)transXY, (uint64_t)(int64_t)mb, (uint64_t)(int64_t)n, (uint64_t)(int64_t)nnzb, (uint64_t)(uintptr_t)alpha, (uint64_t)(uintptr_t)descrA, (uint64_t)(uintptr_t)bsrSortedVal, (uint64_t)(uintptr_t)bsrSortedRowPtr, (uint64_t)(uintptr_t)bsrSortedColInd, (uint64_t)(int64_t)blockSize, (uint64_t)(uintptr_t)info, (uint64_t)(uintptr_t)B, (uint64_t)(int64_t)ldb, (uint64_t)(uintptr_t)X, (uint64_t)(int64_t)ldx, (uint64_t)policy, (uint64_t)(uintptr_t)pBuffer};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusparseSbsrsm2_solve, cutap_w, thunk_cusparseSbsrsm2_solve);
 }
@@ -2805,11 +2109,8 @@ static uint64_t thunk_cusparseSbsrsv2_analysis(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, unsigned int, int, int, void *, void *, void *, void *, int, void *, unsigned int, void *))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (unsigned int)a[2], (int)a[3], (int)a[4], (void *)(uintptr_t)a[5], (void *)(uintptr_t)a[6], (void *)(uintptr_t)a[7], (void *)(uintptr_t)a[8], (int)a[9], (void *)(uintptr_t)a[10], (unsigned int)a[11], (void *)(uintptr_t)a[12]);
 }
-CUTAP_EXPORT unsigned int cusparseSbsrsv2_analysis(void *handle, unsigned int dirA, unsigned int transA, int mb, int nnzb, void *descrA, void *bsrSortedValA, void *bsrSortedRowPtrA, void *bsrSortedColIndA, int blockDim, void *info, unsigned int policy, void *pBuffer)
+CUTAP_SLOW unsigned int cutap_slow_cusparseSbsrsv2_analysis(void *handle, unsigned int dirA, unsigned int transA, int mb, int nnzb, void *descrA, void *bsrSortedValA, void *bsrSortedRowPtrA, void *bsrSortedColIndA, int blockDim, void *info, unsigned int policy, void *pBuffer)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusparseSbsrsv2_analysis], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, unsigned int, int, int, void *, void *, void *, void *, int, void *, unsigned int, void *))cutap_fn)(handle, dirA, transA, mb, nnzb, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, blockDim, info, policy, pBuffer);
     uint64_t cutap_w[13] = {(uint64_t)(uintptr_t)handle, (uint64_t)dirA, (uint64_t)transA, (uint64_t)(int64_t)mb, (uint64_t)(int64_t)nnzb, (uint64_t)(uintptr_t)descrA, (uint64_t)(uintptr_t)bsrSortedValA, (uint64_t)(uintptr_t)bsrSortedRowPtrA, (uint64_t)(uintptr_t)bsrSortedColIndA, (uint64_t)(int64_t)blockDim, (uint64_t)(uintptr_t)info, (uint64_t)policy, (uint64_t)(uintptr_t)pBuffer};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusparseSbsrsv2_analysis, cutap_w, thunk_cusparseSbsrsv2_analysis);
 }
@@ -2817,11 +2118,8 @@ static uint64_t thunk_cusparseSbsrsv2_bufferSize(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, unsigned int, int, int, void *, void *, void *, void *, int, void *, void *))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (unsigned int)a[2], (int)a[3], (int)a[4], (void *)(uintptr_t)a[5], (void *)(uintptr_t)a[6], (void *)(uintptr_t)a[7], (void *)(uintptr_t)a[8], (int)a[9], (void *)(uintptr_t)a[10], (void *)(uintptr_t)a[11]);
 }
-CUTAP_EXPORT unsigned int cusparseSbsrsv2_bufferSize(void *handle, unsigned int dirA, unsigned int transA, int mb, int nnzb, void *descrA, void *bsrSortedValA, void *bsrSortedRowPtrA, void *bsrSortedColIndA, int blockDim, void *info, void *pBufferSizeInBytes)
+CUTAP_SLOW unsigned int cutap_slow_cusparseSbsrsv2_bufferSize(void *handle, unsigned int dirA, unsigned int transA, int mb, int nnzb, void *descrA, void *bsrSortedValA, void *bsrSortedRowPtrA, void *bsrSortedColIndA, int blockDim, void *info, void *pBufferSizeInBytes)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusparseSbsrsv2_bufferSize], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, unsigned int, int, int, void *, void *, void *, void *, int, void *, void *))cutap_fn)(handle, dirA, transA, mb, nnzb, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, blockDim, info, pBufferSizeInBytes);
     uint64_t cutap_w[12] = {(uint64_t)(uintptr_t)handle, (uint64_t)dirA, (uint64_t)transA, (uint64_t)(int64_t)mb, (uint64_t)(int64_t)nnzb, (uint64_t)(uintptr_t)descrA, (uint64_t)(uintptr_t)bsrSortedValA, (uint64_t)(uintptr_t)bsrSortedRowPtrA, (uint64_t)(uintptr_t)bsrSortedColIndA, (uint64_t)(int64_t)blockDim, (uint64_t)(uintptr_t)info, (uint64_t)(uintptr_t)pBufferSizeInBytes};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusparseSbsrsv2_bufferSize, cutap_w, thunk_cusparseSbsrsv2_bufferSize);
 }
@@ -2829,11 +2127,8 @@ static uint64_t thunk_cusparseSbsrsv2_solve(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, unsigned int, int, int, void *, void *, void *, void *, void *, int, void *, void *, void *, unsigned int, void *))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (unsigned int)a[2], (int)a[3], (int)a[4], (void *)(uintptr_t)a[5], (void *)(uintptr_t)a[6], (void *)(uintptr_t)a[7], (void *)(uintptr_t)a[8], (void *)(uintptr_t)a[9], (int)a[10], (void *)(uintptr_t)a[11], (void *)(uintptr_t)a[12], (void *)(uintptr_t)a[13], (unsigned int)a[14], (void *)(uintptr_t)a[15]);
 }
-CUTAP_EXPORT unsigned int cusparseSbsrsv2_solve(void *handle, unsigned int dirA, unsigned int transA, int mb, int nnzb, void *alpha, void *descrA, void *bsrSortedValA, void *bsrSortedRowPtrA, void *bsrSortedColIndA, int blockDim, void *info, void *f, void *x, unsigned int policy, void *pBuffer)
+CUTAP_SLOW unsigned int cutap_slow_cusparseSbsrsv2_solve(void *handle, unsigned int dirA, unsigned int transA, int mb, int nnzb, void *alpha, void *descrA, void *bsrSortedValA, void *bsrSortedRowPtrA, void *bsrSortedColIndA, int blockDim, void *info, void *f, void *x, unsigned int policy, void *pBuffer)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusparseSbsrsv2_solve], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, unsigned int, int, int, void *, void *, void *, void *, void *, int, void *, void *, void *, unsigned int, void *))cutap_fn)(handle, dirA, transA, mb, nnzb, alpha, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, blockDim, info, f, x, policy, pBuffer);
     uint64_t cutap_w[16] = {(uint64_t)(uintptr_t)handle, (uint64_t)dirA, (uint64_t)transA, (uint64_t)(int64_t)mb, (uint64_t)(int64_t)nnzb, (uint64_t)(uintptr_t)alpha, (uint64_t)(uintptr_t)descrA, (uint64_t)(uintptr_t)bsrSortedValA, (uint64_t)(uintptr_t)bsrSortedRowPtrA, (uint64_t)(uintptr_t)bsrSortedColIndA, (uint64_t)(int64_t)blockDim, (uint64_t)(uintptr_t)info, (uint64_t)(uintptr_t)f, (uint64_t)(uintptr_t)x, (uint64_t)policy, (uint64_t)(uintptr_t)pBuffer};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusparseSbsrsv2_solve, cutap_w, thunk_cusparseSbsrsv2_solve);
 }
@@ -2841,11 +2136,8 @@ static uint64_t thunk_cusparseSbsrxmv(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, unsigned int, int, int, int, int, void *, void *, void *, void *, void *, void *, void *, int, void *, void *, void *))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (unsigned int)a[2], (int)a[3], (int)a[4], (int)a[5], (int)a[6], (void *)(uintptr_t)a[7], (void *)(uintptr_t)a[8], (void *)(uintptr_t)a[9], (void *)(uintptr_t)a[10], (void *)(uintptr_t)a[11], (void *)(uintptr_t)a[12], (void *)(uintptr_t)a[13], (int)a[14], (void *)(uintptr_t)a[15], (void *)(uintptr_t)a[16], (void *)(uintptr_t)a[17]);
 }
-CUTAP_EXPORT unsigned int cusparseSbsrxmv(void *handle, unsigned int dirA, unsigned int transA, int sizeOfMask, int mb, int nb, int nnzb, void *alpha, void *descrA, void *bsrSortedValA, void *bsrSortedMaskPtrA, void *bsrSortedRowPtrA, void *bsrSortedEndPtrA, void *bsrSortedColIndA, int blockDim, void *x, void *beta, void *y)
+CUTAP_SLOW unsigned int cutap_slow_cusparseSbsrxmv(void *handle, unsigned int dirA, unsigned int transA, int sizeOfMask, int mb, int nb, int nnzb, void *alpha, void *descrA, void *bsrSortedValA, void *bsrSortedMaskPtrA, void *bsrSortedRowPtrA, void *bsrSortedEndPtrA, void *bsrSortedColIndA, int blockDim, void *x, void *beta, void *y)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusparseSbsrxmv], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, unsigned int, int, int, int, int, void *, void *, void *, void *, void *, void *, void *, int, void *, void *, void *))cutap_fn)(handle, dirA, transA, sizeOfMask, mb, nb, nnzb, alpha, descrA, bsrSortedValA, bsrSortedMaskPtrA, bsrSortedRowPtrA, bsrSortedEndPtrA, bsrSortedColIndA, blockDim, x, beta, y);
     uint64_t cutap_w[18] = {(uint64_t)(uintptr_t)handle, (uint64_t)dirA, (uint64_t)transA, (uint64_t)(int64_t)sizeOfMask, (uint64_t)(int64_t)mb, (uint64_t)(int64_t)nb, (uint64_t)(int64_t)nnzb, (uint64_t)(uintptr_t)alpha, (uint64_t)(uintptr_t)descrA, (uint64_t)(uintptr_t)bsrSortedValA, (uint64_t)(uintptr_t)bsrSortedMaskPtrA, (uint64_t)(uintptr_t)bsrSortedRowPtrA, (uint64_t)(uintptr_t)bsrSortedEndPtrA, (uint64_t)(uintptr_t)bsrSortedColIndA, (uint64_t)(int64_t)blockDim, (uint64_t)(uintptr_t)x, (uint64_t)(uintptr_t)beta, (uint64_t)(uintptr_t)y};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusparseSbsrxmv, cutap_w, thunk_cusparseSbsrxmv);
 }
@@ -2853,11 +2145,8 @@ static uint64_t thunk_cusparseScatter(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1], (void *)(uintptr_t)a[2]);
 }
-CUTAP_EXPORT unsigned int cusparseScatter(void *handle, void *vecX, void *vecY)
+CUTAP_SLOW unsigned int cutap_slow_cusparseScatter(void *handle, void *vecX, void *vecY)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusparseScatter], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *, void *))cutap_fn)(handle, vecX, vecY);
     uint64_t cutap_w[3] = {(uint64_t)(uintptr_t)handle, (uint64_t)(uintptr_t)vecX, (uint64_t)(uintptr_t)vecY};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusparseScatter, cutap_w, thunk_cusparseScatter);
 }
@@ -2865,11 +2154,8 @@ static uint64_t thunk_cusparseScsr2bsr(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, int, int, void *, void *, void *, void *, int, void *, void *, void *, void *))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (int)a[2], (int)a[3], (void *)(uintptr_t)a[4], (void *)(uintptr_t)a[5], (void *)(uintptr_t)a[6], (void *)(uintptr_t)a[7], (int)a[8], (void *)(uintptr_t)a[9], (void *)(uintptr_t)a[10], (void *)(uintptr_t)a[11], (void *)(uintptr_t)a[12]);
 }
-CUTAP_EXPORT unsigned int cusparseScsr2bsr(void *handle, unsigned int dirA, int m, int n, void *descrA, void *csrSortedValA, void *csrSortedRowPtrA, void *csrSortedColIndA, int blockDim, void *descrC, void *bsrSortedValC, void *bsrSortedRowPtrC, void *bsrSortedColIndC)
+CUTAP_SLOW unsigned int cutap_slow_cusparseScsr2bsr(void *handle, unsigned int dirA, int m, int n, void *descrA, void *csrSortedValA, void *csrSortedRowPtrA, void *csrSortedColIndA, int blockDim, void *descrC, void *bsrSortedValC, void *bsrSortedRowPtrC, void *bsrSortedColIndC)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusparseScsr2bsr], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, int, int, void *, void *, void *, void *, int, void *, void *, void *, void *))cutap_fn)(handle, dirA, m, n, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, blockDim, descrC, bsrSortedValC, bsrSortedRowPtrC, bsrSortedColIndC);
     uint64_t cutap_w[13] = {(uint64_t)(uintptr_t)handle, (uint64_t)dirA, (uint64_t)(int64_t)m, (uint64_t)(int64_t)n, (uint64_t)(uintptr_t)descrA, (uint64_t)(uintptr_t)csrSortedValA, (uint64_t)(uintptr_t)csrSortedRowPtrA, (uint64_t)(uintptr_t)csrSortedColIndA, (uint64_t)(int64_t)blockDim, (uint64_t)(uintptr_t)descrC, (uint64_t)(uintptr_t)bsrSortedValC, (uint64_t)(uintptr_t)bsrSortedRowPtrC, (uint64_t)(uintptr_t)bsrSortedColIndC};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusparseScsr2bsr, cutap_w, thunk_cusparseScsr2bsr);
 }
@@ -2877,11 +2163,8 @@ static uint64_t thunk_cusparseScsr2csr_compress(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, int, int, void *, void *, void *, void *, int, void *, void *, void *, void *, float))fn)((void *)(uintptr_t)a[0], (int)a[1], (int)a[2], (void *)(uintptr_t)a[3], (void *)(uintptr_t)a[4], (void *)(uintptr_t)a[5], (void *)(uintptr_t)a[6], (int)a[7], (void *)(uintptr_t)a[8], (void *)(uintptr_t)a[9], (void *)(uintptr_t)a[10], (void *)(uintptr_t)a[11], cutap_w2f(a[12]));
 }
-CUTAP_EXPORT unsigned int cusparseScsr2csr_compress(void *handle, int m, int n, void *descrA, void *csrSortedValA, void *csrSortedColIndA, void *csrSortedRowPtrA, int nnzA, void *nnzPerRow, void *csrSortedValC, void *csrSortedColIndC, void *csrSortedRowPtrC, float tol)
+CUTAP_SLOW unsigned int cutap_slow_cusparseScsr2csr_compress(void *handle, int m, int n, void *descrA, void *csrSortedValA, void *csrSortedColIndA, void *csrSortedRowPtrA, int nnzA, void *nnzPerRow, void *csrSortedValC, void *csrSortedColIndC, void *csrSortedRowPtrC, float tol)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusparseScsr2csr_compress], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, int, int, void *, void *, void *, void *, int, void *, void *, void *, void *, float))cutap_fn)(handle, m, n, descrA, csrSortedValA, csrSortedColIndA, csrSortedRowPtrA, nnzA, nnzPerRow, csrSortedValC, csrSortedColIndC, csrSortedRowPtrC, tol);
     uint64_t cutap_w[13] = {(uint64_t)(uintptr_t)handle, (uint64_t)(int64_t)m, (uint64_t)(int64_t)n, (uint64_t)(uintptr_t)descrA, (uint64_t)(uintptr_t)csrSortedValA, (uint64_t)(uintptr_t)csrSortedColIndA, (uint64_t)(uintptr_t)csrSortedRowPtrA, (uint64_t)(int64_t)nnzA, (uint64_t)(uintptr_t)nnzPerRow, (uint64_t)(uintptr_t)csrSortedValC, (uint64_t)(uintptr_t)csrSortedColIndC, (uint64_t)(uintptr_t)csrSortedRowPtrC, cutap_f2w(tol)};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusparseScsr2csr_compress, cutap_w, thunk_cusparseScsr2csr_compress);
 }
@@ -2889,11 +2172,8 @@ static uint64_t thunk_cusparseScsr2csru(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, int, int, int, void *, void *, void *, void *, void *, void *))fn)((void *)(uintptr_t)a[0], (int)a[1], (int)a[2], (int)a[3], (void *)(uintptr_t)a[4], (void *)(uintptr_t)a[5], (void *)(uintptr_t)a[6], (void *)(uintptr_t)a[7], (void *)(uintptr_t)a[8], (void *)(uintptr_t)a[9]);
 }
-CUTAP_EXPORT unsigned int cusparseScsr2csru(void *handle, int m, int n, int nnz, void *descrA, void *csrVal, void *csrRowPtr, void *csrColInd, void *info, void *pBuffer)
+CUTAP_SLOW unsigned int cutap_slow_cusparseScsr2csru(void *handle, int m, int n, int nnz, void *descrA, void *csrVal, void *csrRowPtr, void *csrColInd, void *info, void *pBuffer)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusparseScsr2csru], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, int, int, int, void *, void *, void *, void *, void *, void *))cutap_fn)(handle, m, n, nnz, descrA, csrVal, csrRowPtr, csrColInd, info, pBuffer);
     uint64_t cutap_w[10] = {(uint64_t)(uintptr_t)handle, (uint64_t)(int64_t)m, (uint64_t)(int64_t)n, (uint64_t)(int64_t)nnz, (uint64_t)(uintptr_t)descrA, (uint64_t)(uintptr_t)csrVal, (uint64_t)(uintptr_t)csrRowPtr, (uint64_t)(uintptr_t)csrColInd, (uint64_t)(uintptr_t)info, (uint64_t)(uintptr_t)pBuffer};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusparseScsr2csru, cutap_w, thunk_cusparseScsr2csru);
 }
@@ -2901,11 +2181,8 @@ static uint64_t thunk_cusparseScsr2gebsr(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, int, int, void *, void *, void *, void *, void *, void *, void *, void *, int, int, void *))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (int)a[2], (int)a[3], (void *)(uintptr_t)a[4], (void *)(uintptr_t)a[5], (void *)(uintptr_t)a[6], (void *)(uintptr_t)a[7], (void *)(uintptr_t)a[8], (void *)(uintptr_t)a[9], (void *)(uintptr_t)a[10], (void *)(uintptr_t)a[11], (int)a[12], (int)a[13], (void *)(uintptr_t)a[14]);
 }
-CUTAP_EXPORT unsigned int cusparseScsr2gebsr(void *handle, unsigned int dirA, int m, int n, void *descrA, void *csrSortedValA, void *csrSortedRowPtrA, void *csrSortedColIndA, void *descrC, void *bsrSortedValC, void *bsrSortedRowPtrC, void *bsrSortedColIndC, int rowBlockDim, int colBlockDim, void *pBuffer)
+CUTAP_SLOW unsigned int cutap_slow_cusparseScsr2gebsr(void *handle, unsigned int dirA, int m, int n, void *descrA, void *csrSortedValA, void *csrSortedRowPtrA, void *csrSortedColIndA, void *descrC, void *bsrSortedValC, void *bsrSortedRowPtrC, void *bsrSortedColIndC, int rowBlockDim, int colBlockDim, void *pBuffer)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusparseScsr2gebsr], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, int, int, void *, void *, void *, void *, void *, void *, void *, void *, int, int, void *))cutap_fn)(handle, dirA, m, n, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, descrC, bsrSortedValC, bsrSortedRowPtrC, bsrSortedColIndC, rowBlockDim, colBlockDim, pBuffer);
     uint64_t cutap_w[15] = {(uint64_t)(uintptr_t)handle, (uint64_t)dirA, (uint64_t)(int64_t)m, (uint64_t)(int64_t)n, (uint64_t)(uintptr_t)descrA, (uint64_t)(uintptr_t)csrSortedValA, (uint64_t)(uintptr_t)csrSortedRowPtrA, (uint64_t)(uintptr_t)csrSortedColIndA, (uint64_t)(uintptr_t)descrC, (uint64_t)(uintptr_t)bsrSortedValC, (uint64_t)(uintptr_t)bsrSortedRowPtrC, (uint64_t)(uintptr_t)bsrSortedColIndC, (uint64_t)(int64_t)rowBlockDim, (uint64_t)(int64_t)colBlockDim, (uint64_t)(uintptr_t)pBuffer};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusparseScsr2gebsr, cutap_w, thunk_cusparseScsr2gebsr);
 }
@@ -2913,11 +2190,8 @@ static uint64_t thunk_cusparseScsr2gebsr_bufferSize(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, int, int, void *, void *, void *, void *, int, int, void *))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (int)a[2], (int)a[3], (void *)(uintptr_t)a[4], (void *)(uintptr_t)a[5], (void *)(uintptr_t)a[6], (void *)(uintptr_t)a[7], (int)a[8], (int)a[9], (void *)(uintptr_t)a[10]);
 }
-CUTAP_EXPORT unsigned int cusparseScsr2gebsr_bufferSize(void *handle, unsigned int dirA, int m, int n, void *descrA, void *csrSortedValA, void *csrSortedRowPtrA, void *csrSortedColIndA, int rowBlockDim, int colBlockDim, void *pBufferSizeInBytes)
+CUTAP_SLOW unsigned int cutap_slow_cusparseScsr2gebsr_bufferSize(void *handle, unsigned int dirA, int m, int n, void *descrA, void *csrSortedValA, void *csrSortedRowPtrA, void *csrSortedColIndA, int rowBlockDim, int colBlockDim, void *pBufferSizeInBytes)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusparseScsr2gebsr_bufferSize], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, int, int, void *, void *, void *, void *, int, int, void *))cutap_fn)(handle, dirA, m, n, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, rowBlockDim, colBlockDim, pBufferSizeInBytes);
     uint64_t cutap_w[11] = {(uint64_t)(uintptr_t)handle, (uint64_t)dirA, (uint64_t)(int64_t)m, (uint64_t)(int64_t)n, (uint64_t)(uintptr_t)descrA, (uint64_t)(uintptr_t)csrSortedValA, (uint64_t)(uintptr_t)csrSortedRowPtrA, (uint64_t)(uintptr_t)csrSortedColIndA, (uint64_t)(int64_t)rowBlockDim, (uint64_t)(int64_t)colBlockDim, (uint64_t)(uintptr_t)pBufferSizeInBytes};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusparseScsr2gebsr_bufferSize, cutap_w, thunk_cusparseScsr2gebsr_bufferSize);
 }
@@ -2925,11 +2199,8 @@ static uint64_t thunk_cusparseScsrcolor(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, int, int, void *, void *, void *, void *, void *, void *, void *, void *, void *))fn)((void *)(uintptr_t)a[0], (int)a[1], (int)a[2], (void *)(uintptr_t)a[3], (void *)(uintptr_t)a[4], (void *)(uintptr_t)a[5], (void *)(uintptr_t)a[6], (void *)(uintptr_t)a[7], (void *)(uintptr_t)a[8], (void *)(uintptr_t)a[9], (void *)(uintptr_t)a[10], (void *)(uintptr_t)a[11]);
 }
-CUTAP_EXPORT unsigned int cusparseScsrcolor(void *handle, int m, int nnz, void *descrA, void *csrSortedValA, void *csrSortedRowPtrA, void *csrSortedColIndA, void *fractionToColor, void *ncolors, void *coloring, void *reordering, void *info)
+CUTAP_SLOW unsigned int cutap_slow_cusparseScsrcolor(void *handle, int m, int nnz, void *descrA, void *csrSortedValA, void *csrSortedRowPtrA, void *csrSortedColIndA, void *fractionToColor, void *ncolors, void *coloring, void *reordering, void *info)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusparseScsrcolor], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, int, int, void *, void *, void *, void *, void *, void *, void *, void *, void *))cutap_fn)(handle, m, nnz, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, fractionToColor, ncolors, coloring, reordering, info);
     uint64_t cutap_w[12] = {(uint64_t)(uintptr_t)handle, (uint64_t)(int64_t)m, (uint64_t)(int64_t)nnz, (uint64_t)(uintptr_t)descrA, (uint64_t)(uintptr_t)csrSortedValA, (uint64_t)(uintptr_t)csrSortedRowPtrA, (uint64_t)(uintptr_t)csrSortedColIndA, (uint64_t)(uintptr_t)fractionToColor, (uint64_t)(uintptr_t)ncolors, (uint64_t)(uintptr_t)coloring, (uint64_t)(uintptr_t)reordering, (uint64_t)(uintptr_t)info};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusparseScsrcolor, cutap_w, thunk_cusparseScsrcolor);
 }
@@ -2937,11 +2208,8 @@ static uint64_t thunk_cusparseScsrgeam2(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, int, int, void *, void *, int, void *, void *, void *, void *, void *, int, void *, void *, void *, void *, void *, void *, void *, void *))fn)((void *)(uintptr_t)a[0], (int)a[1], (int)a[2], (void *)(uintptr_t)a[3], (void *)(uintptr_t)a[4], (int)a[5], (void *)(uintptr_t)a[6], (void *)(uintptr_t)a[7], (void *)(uintptr_t)a[8], (void *)(uintptr_t)a[9], (void *)(uintptr_t)a[10], (int)a[11], (void *)(uintptr_t)a[12], (void *)(uintptr_t)a[13], (void *)(uintptr_t)a[14], (void *)(uintptr_t)a[15], (void *)(uintptr_t)a[16], (void *)(uintptr_t)a[17], (void *)(uintptr_t)a[18], (void *)(uintptr_t)a[19]);
 }
-CUTAP_EXPORT unsigned int cusparseScsrgeam2(void *handle, int m, int n, void *alpha, void *descrA, int nnzA, void *csrSortedValA, void *csrSortedRowPtrA, void *csrSortedColIndA, void *beta, void *descrB, int nnzB, void *csrSortedValB, void *csrSortedRowPtrB, void *csrSortedColIndB, void *descrC, void *csrSortedValC, void *csrSortedRowPtrC, void *csrSortedColIndC, void *pBuffer)
+CUTAP_SLOW unsigned int cutap_slow_cusparseScsrgeam2(void *handle, int m, int n, void *alpha, void *descrA, int nnzA, void *csrSortedValA, void *csrSortedRowPtrA, void *csrSortedColIndA, void *beta, void *descrB, int nnzB, void *csrSortedValB, void *csrSortedRowPtrB, void *csrSortedColIndB, void *descrC, void *csrSortedValC, void *csrSortedRowPtrC, void *csrSortedColIndC, void *pBuffer)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusparseScsrgeam2], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, int, int, void *, void *, int, void *, void *, void *, void *, void *, int, void *, void *, void *, void *, void *, void *, void *, void *))cutap_fn)(handle, m, n, alpha, descrA, nnzA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, beta, descrB, nnzB, csrSortedValB, csrSortedRowPtrB, csrSortedColIndB, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC, pBuffer);
     uint64_t cutap_w[20] = {(uint64_t)(uintptr_t)handle, (uint64_t)(int64_t)m, (uint64_t)(int64_t)n, (uint64_t)(uintptr_t)alpha, (uint64_t)(uintptr_t)descrA, (uint64_t)(int64_t)nnzA, (uint64_t)(uintptr_t)csrSortedValA, (uint64_t)(uintptr_t)csrSortedRowPtrA, (uint64_t)(uintptr_t)csrSortedColIndA, (uint64_t)(uintptr_t)beta, (uint64_t)(uintptr_t)descrB, (uint64_t)(int64_t)nnzB, (uint64_t)(uintptr_t)csrSortedValB, (uint64_t)(uintptr_t)csrSortedRowPtrB, (uint64_t)(uintptr_t)csrSortedColIndB, (uint64_t)(uintptr_t)descrC, (uint64_t)(uintptr_t)csrSortedValC, (uint64_t)(uintptr_t)csrSortedRowPtrC, (uint64_t)(uintptr_t)csrSortedColIndC, (uint64_t)(uintptr_t)pBuffer};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusparseScsrgeam2, cutap_w, thunk_cusparseScsrgeam2);
 }
@@ -2949,11 +2217,8 @@ static uint64_t thunk_cusparseScsrgeam2_bufferSizeExt(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, int, int, void *, void *, int, void *, void *, void *, void *, void *, int, void *, void *, void *, void *, void *, void *, void *, void *))fn)((void *)(uintptr_t)a[0], (int)a[1], (int)a[2], (void *)(uintptr_t)a[3], (void *)(uintptr_t)a[4], (int)a[5], (void *)(uintptr_t)a[6], (void *)(uintptr_t)a[7], (void *)(uintptr_t)a[8], (void *)(uintptr_t)a[9], (void *)(uintptr_t)a[10], (int)a[11], (void *)(uintptr_t)a[12], (void *)(uintptr_t)a[13], (void *)(uintptr_t)a[14], (void *)(uintptr_t)a[15], (void *)(uintptr_t)a[16], (void *)(uintptr_t)a[17], (void *)(uintptr_t)a[18], (void *)(uintptr_t)a[19]);
 }
-CUTAP_EXPORT unsigned int cusparseScsrgeam2_bufferSizeExt(void *handle, int m, int n, void *alpha, void *descrA, int nnzA, void *csrSortedValA, void *csrSortedRowPtrA, void *csrSortedColIndA, void *beta, void *descrB, int nnzB, void *csrSortedValB, void *csrSortedRowPtrB, void *csrSortedColIndB, void *descrC, void *csrSortedValC, void *csrSortedRowPtrC, void *csrSortedColIndC, void *pBufferSizeInBytes)
+CUTAP_SLOW unsigned int cutap_slow_cusparseScsrgeam2_bufferSizeExt(void *handle, int m, int n, void *alpha, void *descrA, int nnzA, void *csrSortedValA, void *csrSortedRowPtrA, void *csrSortedColIndA, void *beta, void *descrB, int nnzB, void *csrSortedValB, void *csrSortedRowPtrB, void *csrSortedColIndB, void *descrC, void *csrSortedValC, void *csrSortedRowPtrC, void *csrSortedColIndC, void *pBufferSizeInBytes)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusparseScsrgeam2_bufferSizeExt], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, int, int, void *, void *, int, void *, void *, void *, void *, void *, int, void *, void *, void *, void *, void *, void *, void *, void *))cutap_fn)(handle, m, n, alpha, descrA, nnzA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, beta, descrB, nnzB, csrSortedValB, csrSortedRowPtrB, csrSortedColIndB, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC, pBufferSizeInBytes);
     uint64_t cutap_w[20] = {(uint64_t)(uintptr_t)handle, (uint64_t)(int64_t)m, (uint64_t)(int64_t)n, (uint64_t)(uintptr_t)alpha, (uint64_t)(uintptr_t)descrA, (uint64_t)(int64_t)nnzA, (uint64_t)(uintptr_t)csrSortedValA, (uint64_t)(uintptr_t)csrSortedRowPtrA, (uint64_t)(uintptr_t)csrSortedColIndA, (uint64_t)(uintptr_t)beta, (uint64_t)(uintptr_t)descrB, (uint64_t)(int64_t)nnzB, (uint64_t)(uintptr_t)csrSortedValB, (uint64_t)(uintptr_t)csrSortedRowPtrB, (uint64_t)(uintptr_t)csrSortedColIndB, (uint64_t)(uintptr_t)descrC, (uint64_t)(uintptr_t)csrSortedValC, (uint64_t)(uintptr_t)csrSortedRowPtrC, (uint64_t)(uintptr_t)csrSortedColIndC, (uint64_t)(uintptr_t)pBufferSizeInBytes};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusparseScsrgeam2_bufferSizeExt, cutap_w, thunk_cusparseScsrgeam2_bufferSizeExt);
 }
@@ -2961,11 +2226,8 @@ static uint64_t thunk_cusparseScsric02(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, int, int, void *, void *, void *, void *, void *, unsigned int, void *))fn)((void *)(uintptr_t)a[0], (int)a[1], (int)a[2], (void *)(uintptr_t)a[3], (void *)(uintptr_t)a[4], (void *)(uintptr_t)a[5], (void *)(uintptr_t)a[6], (void *)(uintptr_t)a[7], (unsigned int)a[8], (void *)(uintptr_t)a[9]);
 }
-CUTAP_EXPORT unsigned int cusparseScsric02(void *handle, int m, int nnz, void *descrA, void *csrSortedValA_valM, void *csrSortedRowPtrA, void *csrSortedColIndA, void *info, unsigned int policy, void *pBuffer)
+CUTAP_SLOW unsigned int cutap_slow_cusparseScsric02(void *handle, int m, int nnz, void *descrA, void *csrSortedValA_valM, void *csrSortedRowPtrA, void *csrSortedColIndA, void *info, unsigned int policy, void *pBuffer)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusparseScsric02], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, int, int, void *, void *, void *, void *, void *, unsigned int, void *))cutap_fn)(handle, m, nnz, descrA, csrSortedValA_valM, csrSortedRowPtrA, csrSortedColIndA, info, policy, pBuffer);
     uint64_t cutap_w[10] = {(uint64_t)(uintptr_t)handle, (uint64_t)(int64_t)m, (uint64_t)(int64_t)nnz, (uint64_t)(uintptr_t)descrA, (uint64_t)(uintptr_t)csrSortedValA_valM, (uint64_t)(uintptr_t)csrSortedRowPtrA, (uint64_t)(uintptr_t)csrSortedColIndA, (uint64_t)(uintptr_t)info, (uint64_t)policy, (uint64_t)(uintptr_t)pBuffer};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusparseScsric02, cutap_w, thunk_cusparseScsric02);
 }
@@ -2973,11 +2235,8 @@ static uint64_t thunk_cusparseScsric02_analysis(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, int, int, void *, void *, void *, void *, void *, unsigned int, void *))fn)((void *)(uintptr_t)a[0], (int)a[1], (int)a[2], (void *)(uintptr_t)a[3], (void *)(uintptr_t)a[4], (void *)(uintptr_t)a[5], (void *)(uintptr_t)a[6], (void *)(uintptr_t)a[7], (unsigned int)a[8], (void *)(uintptr_t)a[9]);
 }
-CUTAP_EXPORT unsigned int cusparseScsric02_analysis(void *handle, int m, int nnz, void *descrA, void *csrSortedValA, void *csrSortedRowPtrA, void *csrSortedColIndA, void *info, unsigned int policy, void *pBuffer)
+CUTAP_SLOW unsigned int cutap_slow_cusparseScsric02_analysis(void *handle, int m, int nnz, void *descrA, void *csrSortedValA, void *csrSortedRowPtrA, void *csrSortedColIndA, void *info, unsigned int policy, void *pBuffer)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusparseScsric02_analysis], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, int, int, void *, void *, void *, void *, void *, unsigned int, void *))cutap_fn)(handle, m, nnz, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, info, policy, pBuffer);
     uint64_t cutap_w[10] = {(uint64_t)(uintptr_t)handle, (uint64_t)(int64_t)m, (uint64_t)(int64_t)nnz, (uint64_t)(uintptr_t)descrA, (uint64_t)(uintptr_t)csrSortedValA, (uint64_t)(uintptr_t)csrSortedRowPtrA, (uint64_t)(uintptr_t)csrSortedColIndA, (uint64_t)(uintptr_t)info, (uint64_t)policy, (uint64_t)(uintptr_t)pBuffer};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusparseScsric02_analysis, cutap_w, thunk_cusparseScsric02_analysis);
 }
@@ -2985,11 +2244,8 @@ static uint64_t thunk_cusparseScsric02_bufferSize(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, int, int, void *, void *, void *, void *, void *, void *))fn)((void *)(uintptr_t)a[0], (int)a[1], (int)a[2], (void *)(uintptr_t)a[3], (void *)(uintptr_t)a[4], (void *)(uintptr_t)a[5], (void *)(uintptr_t)a[6], (void *)(uintptr_t)a[7], (void *)(uintptr_t)a[8]);
 }
-CUTAP_EXPORT unsigned int cusparseScsric02_bufferSize(void *handle, int m, int nnz, void *descrA, void *csrSortedValA, void *csrSortedRowPtrA, void *csrSortedColIndA, void *info, void *pBufferSizeInBytes)
+CUTAP_SLOW unsigned int cutap_slow_cusparseScsric02_bufferSize(void *handle, int m, int nnz, void *descrA, void *csrSortedValA, void *csrSortedRowPtrA, void *csrSortedColIndA, void *info, void *pBufferSizeInBytes)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusparseScsric02_bufferSize], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, int, int, void *, void *, void *, void *, void *, void *))cutap_fn)(handle, m, nnz, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, info, pBufferSizeInBytes);
     uint64_t cutap_w[9] = {(uint64_t)(uintptr_t)handle, (uint64_t)(int64_t)m, (uint64_t)(int64_t)nnz, (uint64_t)(uintptr_t)descrA, (uint64_t)(uintptr_t)csrSortedValA, (uint64_t)(uintptr_t)csrSortedRowPtrA, (uint64_t)(uintptr_t)csrSortedColIndA, (uint64_t)(uintptr_t)info, (uint64_t)(uintptr_t)pBufferSizeInBytes};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusparseScsric02_bufferSize, cutap_w, thunk_cusparseScsric02_bufferSize);
 }
@@ -2997,11 +2253,8 @@ static uint64_t thunk_cusparseScsrilu02(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, int, int, void *, void *, void *, void *, void *, unsigned int, void *))fn)((void *)(uintptr_t)a[0], (int)a[1], (int)a[2], (void *)(uintptr_t)a[3], (void *)(uintptr_t)a[4], (void *)(uintptr_t)a[5], (void *)(uintptr_t)a[6], (void *)(uintptr_t)a[7], (unsigned int)a[8], (void *)(uintptr_t)a[9]);
 }
-CUTAP_EXPORT unsigned int cusparseScsrilu02(void *handle, int m, int nnz, void *descrA, void *csrSortedValA_valM, void *csrSortedRowPtrA, void *csrSortedColIndA, void *info, unsigned int policy, void *pBuffer)
+CUTAP_SLOW unsigned int cutap_slow_cusparseScsrilu02(void *handle, int m, int nnz, void *descrA, void *csrSortedValA_valM, void *csrSortedRowPtrA, void *csrSortedColIndA, void *info, unsigned int policy, void *pBuffer)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusparseScsrilu02], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, int, int, void *, void *, void *, void *, void *, unsigned int, void *))cutap_fn)(handle, m, nnz, descrA, csrSortedValA_valM, csrSortedRowPtrA, csrSortedColIndA, info, policy, pBuffer);
     uint64_t cutap_w[10] = {(uint64_t)(uintptr_t)handle, (uint64_t)(int64_t)m, (uint64_t)(int64_t)nnz, (uint64_t)(uintptr_t)descrA, (uint64_t)(uintptr_t)csrSortedValA_valM, (uint64_t)(uintptr_t)csrSortedRowPtrA, (uint64_t)(uintptr_t)csrSortedColIndA, (uint64_t)(uintptr_t)info, (uint64_t)policy, (uint64_t)(uintptr_t)pBuffer};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusparseScsrilu02, cutap_w, thunk_cusparseScsrilu02);
 }
@@ -3009,11 +2262,8 @@ static uint64_t thunk_cusparseScsrilu02_analysis(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, int, int, void *, void *, void *, void *, void *, unsigned int, void *))fn)((void *)(uintptr_t)a[0], (int)a[1], (int)a[2], (void *)(uintptr_t)a[3], (void *)(uintptr_t)a[4], (void *)(uintptr_t)a[5], (void *)(uintptr_t)a[6], (void *)(uintptr_t)a[7], (unsigned int)a[8], (void *)(uintptr_t)a[9]);
 }
-CUTAP_EXPORT unsigned int cusparseScsrilu02_analysis(void *handle, int m, int nnz, void *descrA, void *csrSortedValA, void *csrSortedRowPtrA, void *csrSortedColIndA, void *info, unsigned int policy, void *pBuffer)
+CUTAP_SLOW unsigned int cutap_slow_cusparseScsrilu02_analysis(void *handle, int m, int nnz, void *descrA, void *csrSortedValA, void *csrSortedRowPtrA, void *csrSortedColIndA, void *info, unsigned int policy, void *pBuffer)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusparseScsrilu02_analysis], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, int, int, void *, void *, void *, void *, void *, unsigned int, void *))cutap_fn)(handle, m, nnz, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, info, policy, pBuffer);
     uint64_t cutap_w[10] = {(uint64_t)(uintptr_t)handle, (uint64_t)(int64_t)m, (uint64_t)(int64_t)nnz, (uint64_t)(uintptr_t)descrA, (uint64_t)(uintptr_t)csrSortedValA, (uint64_t)(uintptr_t)csrSortedRowPtrA, (uint64_t)(uintptr_t)csrSortedColIndA, (uint64_t)(uintptr_t)info, (uint64_t)policy, (uint64_t)(uintptr_t)pBuffer};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusparseScsrilu02_analysis, cutap_w, thunk_cusparseScsrilu02_analysis);
 }
@@ -3021,11 +2271,8 @@ static uint64_t thunk_cusparseScsrilu02_bufferSize(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, int, int, void *, void *, void *, void *, void *, void *))fn)((void *)(uintptr_t)a[0], (int)a[1], (int)a[2], (void *)(uintptr_t)a[3], (void *)(uintptr_t)a[4], (void *)(uintptr_t)a[5], (void *)(uintptr_t)a[6], (void *)(uintptr_t)a[7], (void *)(uintptr_t)a[8]);
 }
-CUTAP_EXPORT unsigned int cusparseScsrilu02_bufferSize(void *handle, int m, int nnz, void *descrA, void *csrSortedValA, void *csrSortedRowPtrA, void *csrSortedColIndA, void *info, void *pBufferSizeInBytes)
+CUTAP_SLOW unsigned int cutap_slow_cusparseScsrilu02_bufferSize(void *handle, int m, int nnz, void *descrA, void *csrSortedValA, void *csrSortedRowPtrA, void *csrSortedColIndA, void *info, void *pBufferSizeInBytes)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusparseScsrilu02_bufferSize], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, int, int, void *, void *, void *, void *, void *, void *))cutap_fn)(handle, m, nnz, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, info, pBufferSizeInBytes);
     uint64_t cutap_w[9] = {(uint64_t)(uintptr_t)handle, (uint64_t)(int64_t)m, (uint64_t)(int64_t)nnz, (uint64_t)(uintptr_t)descrA, (uint64_t)(uintptr_t)csrSortedValA, (uint64_t)(uintptr_t)csrSortedRowPtrA, (uint64_t)(uintptr_t)csrSortedColIndA, (uint64_t)(uintptr_t)info, (uint64_t)(uintptr_t)pBufferSizeInBytes};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusparseScsrilu02_bufferSize, cutap_w, thunk_cusparseScsrilu02_bufferSize);
 }
@@ -3033,11 +2280,8 @@ static uint64_t thunk_cusparseScsrilu02_numericBoost(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *, int, void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1], (int)a[2], (void *)(uintptr_t)a[3], (void *)(uintptr_t)a[4]);
 }
-CUTAP_EXPORT unsigned int cusparseScsrilu02_numericBoost(void *handle, void *info, int enable_boost, void *tol, void *boost_val)
+CUTAP_SLOW unsigned int cutap_slow_cusparseScsrilu02_numericBoost(void *handle, void *info, int enable_boost, void *tol, void *boost_val)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusparseScsrilu02_numericBoost], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *, int, void *, void *))cutap_fn)(handle, info, enable_boost, tol, boost_val);
     uint64_t cutap_w[5] = {(uint64_t)(uintptr_t)handle, (uint64_t)(uintptr_t)info, (uint64_t)(int64_t)enable_boost, (uint64_t)(uintptr_t)tol, (uint64_t)(uintptr_t)boost_val};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusparseScsrilu02_numericBoost, cutap_w, thunk_cusparseScsrilu02_numericBoost);
 }
@@ -3045,11 +2289,8 @@ static uint64_t thunk_cusparseScsru2csr(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, int, int, int, void *, void *, void *, void *, void *, void *))fn)((void *)(uintptr_t)a[0], (int)a[1], (int)a[2], (int)a[3], (void *)(uintptr_t)a[4], (void *)(uintptr_t)a[5], (void *)(uintptr_t)a[6], (void *)(uintptr_t)a[7], (void *)(uintptr_t)a[8], (void *)(uintptr_t)a[9]);
 }
-CUTAP_EXPORT unsigned int cusparseScsru2csr(void *handle, int m, int n, int nnz, void *descrA, void *csrVal, void *csrRowPtr, void *csrColInd, void *info, void *pBuffer)
+CUTAP_SLOW unsigned int cutap_slow_cusparseScsru2csr(void *handle, int m, int n, int nnz, void *descrA, void *csrVal, void *csrRowPtr, void *csrColInd, void *info, void *pBuffer)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusparseScsru2csr], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, int, int, int, void *, void *, void *, void *, void *, void *))cutap_fn)(handle, m, n, nnz, descrA, csrVal, csrRowPtr, csrColInd, info, pBuffer);
     uint64_t cutap_w[10] = {(uint64_t)(uintptr_t)handle, (uint64_t)(int64_t)m, (uint64_t)(int64_t)n, (uint64_t)(int64_t)nnz, (uint64_t)(uintptr_t)descrA, (uint64_t)(uintptr_t)csrVal, (uint64_t)(uintptr_t)csrRowPtr, (uint64_t)(uintptr_t)csrColInd, (uint64_t)(uintptr_t)info, (uint64_t)(uintptr_t)pBuffer};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusparseScsru2csr, cutap_w, thunk_cusparseScsru2csr);
 }
@@ -3057,11 +2298,8 @@ static uint64_t thunk_cusparseScsru2csr_bufferSizeExt(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, int, int, int, void *, void *, void *, void *, void *))fn)((void *)(uintptr_t)a[0], (int)a[1], (int)a[2], (int)a[3], (void *)(uintptr_t)a[4], (void *)(uintptr_t)a[5], (void *)(uintptr_t)a[6], (void *)(uintptr_t)a[7], (void *)(uintptr_t)a[8]);
 }
-CUTAP_EXPORT unsigned int cusparseScsru2csr_bufferSizeExt(void *handle, int m, int n, int nnz, void *csrVal, void *csrRowPtr, void *csrColInd, void *info, void *pBufferSizeInBytes)
+CUTAP_SLOW unsigned int cutap_slow_cusparseScsru2csr_bufferSizeExt(void *handle, int m, int n, int nnz, void *csrVal, void *csrRowPtr, void *csrColInd, void *info, void *pBufferSizeInBytes)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusparseScsru2csr_bufferSizeExt], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, int, int, int, void *, void *, void *, void *, void *))cutap_fn)(handle, m, n, nnz, csrVal, csrRowPtr, csrColInd, info, pBufferSizeInBytes);
     uint64_t cutap_w[9] = {(uint64_t)(uintptr_t)handle, (uint64_t)(int64_t)m, (uint64_t)(int64_t)n, (uint64_t)(int64_t)nnz, (uint64_t)(uintptr_t)csrVal, (uint64_t)(uintptr_t)csrRowPtr, (uint64_t)(uintptr_t)csrColInd, (uint64_t)(uintptr_t)info, (uint64_t)(uintptr_t)pBufferSizeInBytes};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusparseScsru2csr_bufferSizeExt, cutap_w, thunk_cusparseScsru2csr_bufferSizeExt);
 }
@@ -3069,11 +2307,8 @@ static uint64_t thunk_cusparseSetMatDiagType(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1]);
 }
-CUTAP_EXPORT unsigned int cusparseSetMatDiagType(void *descrA, unsigned int diagType)
+CUTAP_SLOW unsigned int cutap_slow_cusparseSetMatDiagType(void *descrA, unsigned int diagType)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusparseSetMatDiagType], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int))cutap_fn)(descrA, diagType);
     uint64_t cutap_w[2] = {(uint64_t)(uintptr_t)descrA, (uint64_t)diagType};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusparseSetMatDiagType, cutap_w, thunk_cusparseSetMatDiagType);
 }
@@ -3081,11 +2316,8 @@ static uint64_t thunk_cusparseSetMatFillMode(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1]);
 }
-CUTAP_EXPORT unsigned int cusparseSetMatFillMode(void *descrA, unsigned int fillMode)
+CUTAP_SLOW unsigned int cutap_slow_cusparseSetMatFillMode(void *descrA, unsigned int fillMode)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusparseSetMatFillMode], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int))cutap_fn)(descrA, fillMode);
     uint64_t cutap_w[2] = {(uint64_t)(uintptr_t)descrA, (uint64_t)fillMode};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusparseSetMatFillMode, cutap_w, thunk_cusparseSetMatFillMode);
 }
@@ -3093,11 +2325,8 @@ static uint64_t thunk_cusparseSetMatIndexBase(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1]);
 }
-CUTAP_EXPORT unsigned int cusparseSetMatIndexBase(void *descrA, unsigned int base)
+CUTAP_SLOW unsigned int cutap_slow_cusparseSetMatIndexBase(void *descrA, unsigned int base)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusparseSetMatIndexBase], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int))cutap_fn)(descrA, base);
     uint64_t cutap_w[2] = {(uint64_t)(uintptr_t)descrA, (uint64_t)base};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusparseSetMatIndexBase, cutap_w, thunk_cusparseSetMatIndexBase);
 }
@@ -3105,11 +2334,8 @@ static uint64_t thunk_cusparseSetMatType(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1]);
 }
-CUTAP_EXPORT unsigned int cusparseSetMatType(void *descrA, unsigned int type)
+CUTAP_SLOW unsigned int cutap_slow_cusparseSetMatType(void *descrA, unsigned int type)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusparseSetMatType], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int))cutap_fn)(descrA, type);
     uint64_t cutap_w[2] = {(uint64_t)(uintptr_t)descrA, (uint64_t)type};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusparseSetMatType, cutap_w, thunk_cusparseSetMatType);
 }
@@ -3117,11 +2343,8 @@ static uint64_t thunk_cusparseSetPointerMode(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1]);
 }
-CUTAP_EXPORT unsigned int cusparseSetPointerMode(void *handle, unsigned int mode)
+CUTAP_SLOW unsigned int cutap_slow_cusparseSetPointerMode(void *handle, unsigned int mode)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusparseSetPointerMode], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int))cutap_fn)(handle, mode);
     uint64_t cutap_w[2] = {(uint64_t)(uintptr_t)handle, (uint64_t)mode};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusparseSetPointerMode, cutap_w, thunk_cusparseSetPointerMode);
 }
@@ -3129,11 +2352,8 @@ static uint64_t thunk_cusparseSetStream(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1]);
 }
-CUTAP_EXPORT unsigned int cusparseSetStream(void *handle, void *streamId)
+CUTAP_SLOW unsigned int cutap_slow_cusparseSetStream(void *handle, void *streamId)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusparseSetStream], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *))cutap_fn)(handle, streamId);
     uint64_t cutap_w[2] = {(uint64_t)(uintptr_t)handle, (uint64_t)(uintptr_t)streamId};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusparseSetStream, cutap_w, thunk_cusparseSetStream);
 }
@@ -3141,11 +2361,8 @@ static uint64_t thunk_cusparseSgebsr2csr(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, int, int, void *, void *, void *, void *, int, int, void *, void *, void *, void *))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (int)a[2], (int)a[3], (void *)(uintptr_t)a[4], (void *)(uintptr_t)a[5], (void *)(uintptr_t)a[6], (void *)(uintptr_t)a[7], (int)a[8], (int)a[9], (void *)(uintptr_t)a[10], (void *)(uintptr_t)a[11], (void *)(uintptr_t)a[12], (void *)(uintptr_t)a[13]);
 }
-CUTAP_EXPORT unsigned int cusparseSgebsr2csr(void *handle, unsigned int dirA, int mb, int nb, void *descrA, void *bsrSortedValA, void *bsrSortedRowPtrA, void *bsrSortedColIndA, int rowBlockDim, int colBlockDim, void *descrC, void *csrSortedValC, void *csrSortedRowPtrC, void *csrSortedColIndC)
+CUTAP_SLOW unsigned int cutap_slow_cusparseSgebsr2csr(void *handle, unsigned int dirA, int mb, int nb, void *descrA, void *bsrSortedValA, void *bsrSortedRowPtrA, void *bsrSortedColIndA, int rowBlockDim, int colBlockDim, void *descrC, void *csrSortedValC, void *csrSortedRowPtrC, void *csrSortedColIndC)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusparseSgebsr2csr], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, int, int, void *, void *, void *, void *, int, int, void *, void *, void *, void *))cutap_fn)(handle, dirA, mb, nb, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, rowBlockDim, colBlockDim, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC);
     uint64_t cutap_w[14] = {(uint64_t)(uintptr_t)handle, (uint64_t)dirA, (uint64_t)(int64_t)mb, (uint64_t)(int64_t)nb, (uint64_t)(uintptr_t)descrA, (uint64_t)(uintptr_t)bsrSortedValA, (uint64_t)(uintptr_t)bsrSortedRowPtrA, (uint64_t)(uintptr_t)bsrSortedColIndA, (uint64_t)(int64_t)rowBlockDim, (uint64_t)(int64_t)colBlockDim, (uint64_t)(uintptr_t)descrC, (uint64_t)(uintptr_t)csrSortedValC, (uint64_t)(uintptr_t)csrSortedRowPtrC, (uint64_t)(uintptr_t)csrSortedColIndC};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusparseSgebsr2csr, cutap_w, thunk_cusparseSgebsr2csr);
 }
@@ -3153,11 +2370,8 @@ static uint64_t thunk_cusparseSgebsr2gebsc(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, int, int, int, void *, void *, void *, int, int, void *, void *, void *, unsigned int, unsigned int, void *))fn)((void *)(uintptr_t)a[0], (int)a[1], (int)a[2], (int)a[3], (void *)(uintptr_t)a[4], (void *)(uintptr_t)a[5], (void *)(uintptr_t)a[6], (int)a[7], (int)a[8], (void *)(uintptr_t)a[9], (void *)(uintptr_t)a[10], (void *)(uintptr_t)a[11], (unsigned int)a[12], (unsigned int)a[13], (void *)(uintptr_t)a[14]);
 }
-CUTAP_EXPORT unsigned int cusparseSgebsr2gebsc(void *handle, int mb, int nb, int nnzb, void *bsrSortedVal, void *bsrSortedRowPtr, void *bsrSortedColInd, int rowBlockDim, int colBlockDim, void *bscVal, void *bscRowInd, void *bscColPtr, unsigned int copyValues, unsigned int idxBase, void *pBuffer)
+CUTAP_SLOW unsigned int cutap_slow_cusparseSgebsr2gebsc(void *handle, int mb, int nb, int nnzb, void *bsrSortedVal, void *bsrSortedRowPtr, void *bsrSortedColInd, int rowBlockDim, int colBlockDim, void *bscVal, void *bscRowInd, void *bscColPtr, unsigned int copyValues, unsigned int idxBase, void *pBuffer)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusparseSgebsr2gebsc], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, int, int, int, void *, void *, void *, int, int, void *, void *, void *, unsigned int, unsigned int, void *))cutap_fn)(handle, mb, nb, nnzb, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, rowBlockDim, colBlockDim, bscVal, bscRowInd, bscColPtr, copyValues, idxBase, pBuffer);
     uint64_t cutap_w[15] = {(uint64_t)(uintptr_t)handle, (uint64_t)(int64_t)mb, (uint64_t)(int64_t)nb, (uint64_t)(int64_t)nnzb, (uint64_t)(uintptr_t)bsrSortedVal, (uint64_t)(uintptr_t)bsrSortedRowPtr, (uint64_t)(uintptr_t)bsrSortedColInd, (uint64_t)(int64_t)rowBlockDim, (uint64_t)(int64_t)colBlockDim, (uint64_t)(uintptr_t)bscVal, (uint64_t)(uintptr_t)bscRowInd, (uint64_t)(uintptr_t)bscColPtr, (uint64_t)copyValues, (uint64_t)idxBase, (uint64_t)(uintptr_t)pBuffer};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusparseSgebsr2gebsc, cutap_w, thunk_cusparseSgebsr2gebsc);
 }
@@ -3165,11 +2379,8 @@ static uint64_t thunk_cusparseSgebsr2gebsc_bufferSize(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, int, int, int, void *, void *, void *, int, int, void *))fn)((void *)(uintptr_t)a[0], (int)a[1], (int)a[2], (int)a[3], (void *)(uintptr_t)a[4], (void *)(uintptr_t)a[5], (void *)(uintptr_t)a[6], (int)a[7], (int)a[8], (void *)(uintptr_t)a[9]);
 }
-CUTAP_EXPORT unsigned int cusparseSgebsr2gebsc_bufferSize(void *handle, int mb, int nb, int nnzb, void *bsrSortedVal, void *bsrSortedRowPtr, void *bsrSortedColInd, int rowBlockDim, int colBlockDim, void *pBufferSizeInBytes)
+CUTAP_SLOW unsigned int cutap_slow_cusparseSgebsr2gebsc_bufferSize(void *handle, int mb, int nb, int nnzb, void *bsrSortedVal, void *bsrSortedRowPtr, void *bsrSortedColInd, int rowBlockDim, int colBlockDim, void *pBufferSizeInBytes)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusparseSgebsr2gebsc_bufferSize], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, int, int, int, void *, void *, void *, int, int, void *))cutap_fn)(handle, mb, nb, nnzb, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, rowBlockDim, colBlockDim, pBufferSizeInBytes);
     uint64_t cutap_w[10] = {(uint64_t)(uintptr_t)handle, (uint64_t)(int64_t)mb, (uint64_t)(int64_t)nb, (uint64_t)(int64_t)nnzb, (uint64_t)(uintptr_t)bsrSortedVal, (uint64_t)(uintptr_t)bsrSortedRowPtr, (uint64_t)(uintptr_t)bsrSortedColInd, (uint64_t)(int64_t)rowBlockDim, (uint64_t)(int64_t)colBlockDim, (uint64_t)(uintptr_t)pBufferSizeInBytes};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusparseSgebsr2gebsc_bufferSize, cutap_w, thunk_cusparseSgebsr2gebsc_bufferSize);
 }
@@ -3177,11 +2388,8 @@ static uint64_t thunk_cusparseSgebsr2gebsr(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, int, int, int, void *, void *, void *, void *, int, int, void *, void *, void *, void *, int, int, void *))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (int)a[2], (int)a[3], (int)a[4], (void *)(uintptr_t)a[5], (void *)(uintptr_t)a[6], (void *)(uintptr_t)a[7], (void *)(uintptr_t)a[8], (int)a[9], (int)a[10], (void *)(uintptr_t)a[11], (void *)(uintptr_t)a[12], (void *)(uintptr_t)a[13], (void *)(uintptr_t)a[14], (int)a[15], (int)a[16], (void *)(uintptr_t)a[17]);
 }
-CUTAP_EXPORT unsigned int cusparseSgebsr2gebsr(void *handle, unsigned int dirA, int mb, int nb, int nnzb, void *descrA, void *bsrSortedValA, void *bsrSortedRowPtrA, void *bsrSortedColIndA, int rowBlockDimA, int colBlockDimA, void *descrC, void *bsrSortedValC, void *bsrSortedRowPtrC, void *bsrSortedColIndC, int rowBlockDimC, int colBlockDimC, void *pBuffer)
+CUTAP_SLOW unsigned int cutap_slow_cusparseSgebsr2gebsr(void *handle, unsigned int dirA, int mb, int nb, int nnzb, void *descrA, void *bsrSortedValA, void *bsrSortedRowPtrA, void *bsrSortedColIndA, int rowBlockDimA, int colBlockDimA, void *descrC, void *bsrSortedValC, void *bsrSortedRowPtrC, void *bsrSortedColIndC, int rowBlockDimC, int colBlockDimC, void *pBuffer)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusparseSgebsr2gebsr], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, int, int, int, void *, void *, void *, void *, int, int, void *, void *, void *, void *, int, int, void *))cutap_fn)(handle, dirA, mb, nb, nnzb, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, rowBlockDimA, colBlockDimA, descrC, bsrSortedValC, bsrSortedRowPtrC, bsrSortedColIndC, rowBlockDimC, colBlockDimC, pBuffer);
     uint64_t cutap_w[18] = {(uint64_t)(uintptr_t)handle, (uint64_t)dirA, (uint64_t)(int64_t)mb, (uint64_t)(int64_t)nb, (uint64_t)(int64_t)nnzb, (uint64_t)(uintptr_t)descrA, (uint64_t)(uintptr_t)bsrSortedValA, (uint64_t)(uintptr_t)bsrSortedRowPtrA, (uint64_t)(uintptr_t)bsrSortedColIndA, (uint64_t)(int64_t)rowBlockDimA, (uint64_t)(int64_t)colBlockDimA, (uint64_t)(uintptr_t)descrC, (uint64_t)(uintptr_t)bsrSortedValC, (uint64_t)(uintptr_t)bsrSortedRowPtrC, (uint64_t)(uintptr_t)bsrSortedColIndC, (uint64_t)(int64_t)rowBlockDimC, (uint64_t)(int64_t)colBlockDimC, (uint64_t)(uintptr_t)pBuffer};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusparseSgebsr2gebsr, cutap_w, thunk_cusparseSgebsr2gebsr);
 }
@@ -3189,11 +2397,8 @@ static uint64_t thunk_cusparseSgebsr2gebsr_bufferSize(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, int, int, int, void *, void *, void *, void *, int, int, int, int, void *))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (int)a[2], (int)a[3], (int)a[4], (void *)(uintptr_t)a[5], (void *)(uintptr_t)a[6], (void *)(uintptr_t)a[7], (void *)(uintptr_t)a[8], (int)a[9], (int)a[10], (int)a[11], (int)a[12], (void *)(uintptr_t)a[13]);
 }
-CUTAP_EXPORT unsigned int cusparseSgebsr2gebsr_bufferSize(void *handle, unsigned int dirA, int mb, int nb, int nnzb, void *descrA, void *bsrSortedValA, void *bsrSortedRowPtrA, void *bsrSortedColIndA, int rowBlockDimA, int colBlockDimA, int rowBlockDimC, int colBlockDimC, void *pBufferSizeInBytes)
+CUTAP_SLOW unsigned int cutap_slow_cusparseSgebsr2gebsr_bufferSize(void *handle, unsigned int dirA, int mb, int nb, int nnzb, void *descrA, void *bsrSortedValA, void *bsrSortedRowPtrA, void *bsrSortedColIndA, int rowBlockDimA, int colBlockDimA, int rowBlockDimC, int colBlockDimC, void *pBufferSizeInBytes)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusparseSgebsr2gebsr_bufferSize], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, int, int, int, void *, void *, void *, void *, int, int, int, int, void *))cutap_fn)(handle, dirA, mb, nb, nnzb, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, rowBlockDimA, colBlockDimA, rowBlockDimC, colBlockDimC, pBufferSizeInBytes);
     uint64_t cutap_w[14] = {(uint64_t)(uintptr_t)handle, (uint64_t)dirA, (uint64_t)(int64_t)mb, (uint64_t)(int64_t)nb, (uint64_t)(int64_t)nnzb, (uint64_t)(uintptr_t)descrA, (uint64_t)(uintptr_t)bsrSortedValA, (uint64_t)(uintptr_t)bsrSortedRowPtrA, (uint64_t)(uintptr_t)bsrSortedColIndA, (uint64_t)(int64_t)rowBlockDimA, (uint64_t)(int64_t)colBlockDimA, (uint64_t)(int64_t)rowBlockDimC, (uint64_t)(int64_t)colBlockDimC, (uint64_t)(uintptr_t)pBufferSizeInBytes};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusparseSgebsr2gebsr_bufferSize, cutap_w, thunk_cusparseSgebsr2gebsr_bufferSize);
 }
@@ -3201,11 +2406,8 @@ static uint64_t thunk_cusparseSgemvi(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, int, int, void *, void *, int, int, void *, void *, void *, void *, unsigned int, void *))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (int)a[2], (int)a[3], (void *)(uintptr_t)a[4], (void *)(uintptr_t)a[5], (int)a[6], (int)a[7], (void *)(uintptr_t)a[8], (void *)(uintptr_t)a[9], (void *)(uintptr_t)a[10], (void *)(uintptr_t)a[11], (unsigned int)a[12], (void *)(uintptr_t)a[13]);
 }
-CUTAP_EXPORT unsigned int cusparseSgemvi(void *handle, unsigned int transA, int m, int n, void *alpha, void *A, int lda, int nnz, void *xVal, void *xInd, void *beta, void *y, unsigned int idxBase, void *pBuffer)
+CUTAP_SLOW unsigned int cutap_slow_cusparseSgemvi(void *handle, unsigned int transA, int m, int n, void *alpha, void *A, int lda, int nnz, void *xVal, void *xInd, void *beta, void *y, unsigned int idxBase, void *pBuffer)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusparseSgemvi], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, int, int, void *, void *, int, int, void *, void *, void *, void *, unsigned int, void *))cutap_fn)(handle, transA, m, n, alpha, A, lda, nnz, xVal, xInd, beta, y, idxBase, pBuffer);
     uint64_t cutap_w[14] = {(uint64_t)(uintptr_t)handle, (uint64_t)transA, (uint64_t)(int64_t)m, (uint64_t)(int64_t)n, (uint64_t)(uintptr_t)alpha, (uint64_t)(uintptr_t)A, (uint64_t)(int64_t)lda, (uint64_t)(int64_t)nnz, (uint64_t)(uintptr_t)xVal, (uint64_t)(uintptr_t)xInd, (uint64_t)(uintptr_t)beta, (uint64_t)(uintptr_t)y, (uint64_t)idxBase, (uint64_t)(uintptr_t)pBuffer};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusparseSgemvi, cutap_w, thunk_cusparseSgemvi);
 }
@@ -3213,11 +2415,8 @@ static uint64_t thunk_cusparseSgemvi_bufferSize(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, int, int, int, void *))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (int)a[2], (int)a[3], (int)a[4], (void *)(uintptr_t)a[5]);
 }
-CUTAP_EXPORT unsigned int cusparseSgemvi_bufferSize(void *handle, unsigned int transA, int m, int n, int nnz, void *pBufferSize)
+CUTAP_SLOW unsigned int cutap_slow_cusparseSgemvi_bufferSize(void *handle, unsigned int transA, int m, int n, int nnz, void *pBufferSize)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusparseSgemvi_bufferSize], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, int, int, int, void *))cutap_fn)(handle, transA, m, n, nnz, pBufferSize);
     uint64_t cutap_w[6] = {(uint64_t)(uintptr_t)handle, (uint64_t)transA, (uint64_t)(int64_t)m, (uint64_t)(int64_t)n, (uint64_t)(int64_t)nnz, (uint64_t)(uintptr_t)pBufferSize};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusparseSgemvi_bufferSize, cutap_w, thunk_cusparseSgemvi_bufferSize);
 }
@@ -3225,11 +2424,8 @@ static uint64_t thunk_cusparseSgpsvInterleavedBatch(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, int, int, void *, void *, void *, void *, void *, void *, int, void *))fn)((void *)(uintptr_t)a[0], (int)a[1], (int)a[2], (void *)(uintptr_t)a[3], (void *)(uintptr_t)a[4], (void *)(uintptr_t)a[5], (void *)(uintptr_t)a[6], (void *)(uintptr_t)a[7], (void *)(uintptr_t)a[8], (int)a[9], (void *)(uintptr_t)a[10]);
 }
-CUTAP_EXPORT unsigned int cusparseSgpsvInterleavedBatch(void *handle, int algo, int m, void *ds, void *dl, void *d, void *du, void *dw, void *x, int batchCount, void *pBuffer)
+CUTAP_SLOW unsigned int cutap_slow_cusparseSgpsvInterleavedBatch(void *handle, int algo, int m, void *ds, void *dl, void *d, void *du, void *dw, void *x, int batchCount, void *pBuffer)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusparseSgpsvInterleavedBatch], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, int, int, void *, void *, void *, void *, void *, void *, int, void *))cutap_fn)(handle, algo, m, ds, dl, d, du, dw, x, batchCount, pBuffer);
     uint64_t cutap_w[11] = {(uint64_t)(uintptr_t)handle, (uint64_t)(int64_t)algo, (uint64_t)(int64_t)m, (uint64_t)(uintptr_t)ds, (uint64_t)(uintptr_t)dl, (uint64_t)(uintptr_t)d, (uint64_t)(uintptr_t)du, (uint64_t)(uintptr_t)dw, (uint64_t)(uintptr_t)x, (uint64_t)(int64_t)batchCount, (uint64_t)(uintptr_t)pBuffer};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusparseSgpsvInterleavedBatch, cutap_w, thunk_cusparseSgpsvInterleavedBatch);
 }
@@ -3237,11 +2433,8 @@ static uint64_t thunk_cusparseSgpsvInterleavedBatch_bufferSizeExt(void *fn, uint
 {
     return (uint64_t)((unsigned int (*)(void *, int, int, void *, void *, void *, void *, void *, void *, int, void *))fn)((void *)(uintptr_t)a[0], (int)a[1], (int)a[2], (void *)(uintptr_t)a[3], (void *)(uintptr_t)a[4], (void *)(uintptr_t)a[5], (void *)(uintptr_t)a[6], (void *)(uintptr_t)a[7], (void *)(uintptr_t)a[8], (int)a[9], (void *)(uintptr_t)a[10]);
 }
-CUTAP_EXPORT unsigned int cusparseSgpsvInterleavedBatch_bufferSizeExt(void *handle, int algo, int m, void *ds, void *dl, void *d, void *du, void *dw, void *x, int batchCount, void *pBufferSizeInBytes)
+CUTAP_SLOW unsigned int cutap_slow_cusparseSgpsvInterleavedBatch_bufferSizeExt(void *handle, int algo, int m, void *ds, void *dl, void *d, void *du, void *dw, void *x, int batchCount, void *pBufferSizeInBytes)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusparseSgpsvInterleavedBatch_bufferSizeExt], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, int, int, void *, void *, void *, void *, void *, void *, int, void *))cutap_fn)(handle, algo, m, ds, dl, d, du, dw, x, batchCount, pBufferSizeInBytes);
     uint64_t cutap_w[11] = {(uint64_t)(uintptr_t)handle, (uint64_t)(int64_t)algo, (uint64_t)(int64_t)m, (uint64_t)(uintptr_t)ds, (uint64_t)(uintptr_t)dl, (uint64_t)(uintptr_t)d, (uint64_t)(uintptr_t)du, (uint64_t)(uintptr_t)dw, (uint64_t)(uintptr_t)x, (uint64_t)(int64_t)batchCount, (uint64_t)(uintptr_t)pBufferSizeInBytes};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusparseSgpsvInterleavedBatch_bufferSizeExt, cutap_w, thunk_cusparseSgpsvInterleavedBatch_bufferSizeExt);
 }
@@ -3249,11 +2442,8 @@ static uint64_t thunk_cusparseSgtsv2(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, int, int, void *, void *, void *, void *, int, void *))fn)((void *)(uintptr_t)a[0], (int)a[1], (int)a[2], (void *)(uintptr_t)a[3], (void *)(uintptr_t)a[4], (void *)(uintptr_t)a[5], (void *)(uintptr_t)a[6], (int)a[7], (void *)(uintptr_t)a[8]);
 }
-CUTAP_EXPORT unsigned int cusparseSgtsv2(void *handle, int m, int n, void *dl, void *d, void *du, void *B, int ldb, void *pBuffer)
+CUTAP_SLOW unsigned int cutap_slow_cusparseSgtsv2(void *handle, int m, int n, void *dl, void *d, void *du, void *B, int ldb, void *pBuffer)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusparseSgtsv2], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, int, int, void *, void *, void *, void *, int, void *))cutap_fn)(handle, m, n, dl, d, du, B, ldb, pBuffer);
     uint64_t cutap_w[9] = {(uint64_t)(uintptr_t)handle, (uint64_t)(int64_t)m, (uint64_t)(int64_t)n, (uint64_t)(uintptr_t)dl, (uint64_t)(uintptr_t)d, (uint64_t)(uintptr_t)du, (uint64_t)(uintptr_t)B, (uint64_t)(int64_t)ldb, (uint64_t)(uintptr_t)pBuffer};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusparseSgtsv2, cutap_w, thunk_cusparseSgtsv2);
 }
@@ -3261,11 +2451,8 @@ static uint64_t thunk_cusparseSgtsv2StridedBatch(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, int, void *, void *, void *, void *, int, int, void *))fn)((void *)(uintptr_t)a[0], (int)a[1], (void *)(uintptr_t)a[2], (void *)(uintptr_t)a[3], (void *)(uintptr_t)a[4], (void *)(uintptr_t)a[5], (int)a[6], (int)a[7], (void *)(uintptr_t)a[8]);
 }
-CUTAP_EXPORT unsigned int cusparseSgtsv2StridedBatch(void *handle, int m, void *dl, void *d, void *du, void *x, int batchCount, int batchStride, void *pBuffer)
+CUTAP_SLOW unsigned int cutap_slow_cusparseSgtsv2StridedBatch(void *handle, int m, void *dl, void *d, void *du, void *x, int batchCount, int batchStride, void *pBuffer)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusparseSgtsv2StridedBatch], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, int, void *, void *, void *, void *, int, int, void *))cutap_fn)(handle, m, dl, d, du, x, batchCount, batchStride, pBuffer);
     uint64_t cutap_w[9] = {(uint64_t)(uintptr_t)handle, (uint64_t)(int64_t)m, (uint64_t)(uintptr_t)dl, (uint64_t)(uintptr_t)d, (uint64_t)(uintptr_t)du, (uint64_t)(uintptr_t)x, (uint64_t)(int64_t)batchCount, (uint64_t)(int64_t)batchStride, (uint64_t)(uintptr_t)pBuffer};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusparseSgtsv2StridedBatch, cutap_w, thunk_cusparseSgtsv2StridedBatch);
 }
@@ -3273,11 +2460,8 @@ static uint64_t thunk_cusparseSgtsv2StridedBatch_bufferSizeExt(void *fn, uint64_
 {
     return (uint64_t)((unsigned int (*)(void *, int, void *, void *, void *, void *, int, int, void *))fn)((void *)(uintptr_t)a[0], (int)a[1], (void *)(uintptr_t)a[2], (void *)(uintptr_t)a[3], (void *)(uintptr_t)a[4], (void *)(uintptr_t)a[5], (int)a[6], (int)a[7], (void *)(uintptr_t)a[8]);
 }
-CUTAP_EXPORT unsigned int cusparseSgtsv2StridedBatch_bufferSizeExt(void *handle, int m, void *dl, void *d, void *du, void *x, int batchCount, int batchStride, void *bufferSizeInBytes)
+CUTAP_SLOW unsigned int cutap_slow_cusparseSgtsv2StridedBatch_bufferSizeExt(void *handle, int m, void *dl, void *d, void *du, void *x, int batchCount, int batchStride, void *bufferSizeInBytes)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusparseSgtsv2StridedBatch_bufferSizeExt], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, int, void *, void *, void *, void *, int, int, void *))cutap_fn)(handle, m, dl, d, du, x, batchCount, batchStride, bufferSizeInBytes);
     uint64_t cutap_w[9] = {(uint64_t)(uintptr_t)handle, (uint64_t)(int64_t)m, (uint64_t)(uintptr_t)dl, (uint64_t)(uintptr_t)d, (uint64_t)(uintptr_t)du, (uint64_t)(uintptr_t)x, (uint64_t)(int64_t)batchCount, (uint64_t)(int64_t)batchStride, (uint64_t)(uintptr_t)bufferSizeInBytes};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusparseSgtsv2StridedBatch_bufferSizeExt, cutap_w, thunk_cusparseSgtsv2StridedBatch_bufferSizeExt);
 }
@@ -3285,11 +2469,8 @@ static uint64_t thunk_cusparseSgtsv2_bufferSizeExt(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, int, int, void *, void *, void *, void *, int, void *))fn)((void *)(uintptr_t)a[0], (int)a[1], (int)a[2], (void *)(uintptr_t)a[3], (void *)(uintptr_t)a[4], (void *)(uintptr_t)a[5], (void *)(uintptr_t)a[6], (int)a[7], (void *)(uintptr_t)a[8]);
 }
-CUTAP_EXPORT unsigned int cusparseSgtsv2_bufferSizeExt(void *handle, int m, int n, void *dl, void *d, void *du, void *B, int ldb, void *bufferSizeInBytes)
+CUTAP_SLOW unsigned int cutap_slow_cusparseSgtsv2_bufferSizeExt(void *handle, int m, int n, void *dl, void *d, void *du, void *B, int ldb, void *bufferSizeInBytes)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusparseSgtsv2_bufferSizeExt], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, int, int, void *, void *, void *, void *, int, void *))cutap_fn)(handle, m, n, dl, d, du, B, ldb, bufferSizeInBytes);
     uint64_t cutap_w[9] = {(uint64_t)(uintptr_t)handle, (uint64_t)(int64_t)m, (uint64_t)(int64_t)n, (uint64_t)(uintptr_t)dl, (uint64_t)(uintptr_t)d, (uint64_t)(uintptr_t)du, (uint64_t)(uintptr_t)B, (uint64_t)(int64_t)ldb, (uint64_t)(uintptr_t)bufferSizeInBytes};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusparseSgtsv2_bufferSizeExt, cutap_w, thunk_cusparseSgtsv2_bufferSizeExt);
 }
@@ -3297,11 +2478,8 @@ static uint64_t thunk_cusparseSgtsv2_nopivot(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, int, int, void *, void *, void *, void *, int, void *))fn)((void *)(uintptr_t)a[0], (int)a[1], (int)a[2], (void *)(uintptr_t)a[3], (void *)(uintptr_t)a[4], (void *)(uintptr_t)a[5], (void *)(uintptr_t)a[6], (int)a[7], (void *)(uintptr_t)a[8]);
 }
-CUTAP_EXPORT unsigned int cusparseSgtsv2_nopivot(void *handle, int m, int n, void *dl, void *d, void *du, void *B, int ldb, void *pBuffer)
+CUTAP_SLOW unsigned int cutap_slow_cusparseSgtsv2_nopivot(void *handle, int m, int n, void *dl, void *d, void *du, void *B, int ldb, void *pBuffer)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusparseSgtsv2_nopivot], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, int, int, void *, void *, void *, void *, int, void *))cutap_fn)(handle, m, n, dl, d, du, B, ldb, pBuffer);
     uint64_t cutap_w[9] = {(uint64_t)(uintptr_t)handle, (uint64_t)(int64_t)m, (uint64_t)(int64_t)n, (uint64_t)(uintptr_t)dl, (uint64_t)(uintptr_t)d, (uint64_t)(uintptr_t)du, (uint64_t)(uintptr_t)B, (uint64_t)(int64_t)ldb, (uint64_t)(uintptr_t)pBuffer};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusparseSgtsv2_nopivot, cutap_w, thunk_cusparseSgtsv2_nopivot);
 }
@@ -3309,11 +2487,8 @@ static uint64_t thunk_cusparseSgtsv2_nopivot_bufferSizeExt(void *fn, uint64_t *a
 {
     return (uint64_t)((unsigned int (*)(void *, int, int, void *, void *, void *, void *, int, void *))fn)((void *)(uintptr_t)a[0], (int)a[1], (int)a[2], (void *)(uintptr_t)a[3], (void *)(uintptr_t)a[4], (void *)(uintptr_t)a[5], (void *)(uintptr_t)a[6], (int)a[7], (void *)(uintptr_t)a[8]);
 }
-CUTAP_EXPORT unsigned int cusparseSgtsv2_nopivot_bufferSizeExt(void *handle, int m, int n, void *dl, void *d, void *du, void *B, int ldb, void *bufferSizeInBytes)
+CUTAP_SLOW unsigned int cutap_slow_cusparseSgtsv2_nopivot_bufferSizeExt(void *handle, int m, int n, void *dl, void *d, void *du, void *B, int ldb, void *bufferSizeInBytes)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusparseSgtsv2_nopivot_bufferSizeExt], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, int, int, void *, void *, void *, void *, int, void *))cutap_fn)(handle, m, n, dl, d, du, B, ldb, bufferSizeInBytes);
     uint64_t cutap_w[9] = {(uint64_t)(uintptr_t)handle, (uint64_t)(int64_t)m, (uint64_t)(int64_t)n, (uint64_t)(uintptr_t)dl, (uint64_t)(uintptr_t)d, (uint64_t)(uintptr_t)du, (uint64_t)(uintptr_t)B, (uint64_t)(int64_t)ldb, (uint64_t)(uintptr_t)bufferSizeInBytes};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusparseSgtsv2_nopivot_bufferSizeExt, cutap_w, thunk_cusparseSgtsv2_nopivot_bufferSizeExt);
 }
@@ -3321,11 +2496,8 @@ static uint64_t thunk_cusparseSgtsvInterleavedBatch(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, int, int, void *, void *, void *, void *, int, void *))fn)((void *)(uintptr_t)a[0], (int)a[1], (int)a[2], (void *)(uintptr_t)a[3], (void *)(uintptr_t)a[4], (void *)(uintptr_t)a[5], (void *)(uintptr_t)a[6], (int)a[7], (void *)(uintptr_t)a[8]);
 }
-CUTAP_EXPORT unsigned int cusparseSgtsvInterleavedBatch(void *handle, int algo, int m, void *dl, void *d, void *du, void *x, int batchCount, void *pBuffer)
+CUTAP_SLOW unsigned int cutap_slow_cusparseSgtsvInterleavedBatch(void *handle, int algo, int m, void *dl, void *d, void *du, void *x, int batchCount, void *pBuffer)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusparseSgtsvInterleavedBatch], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, int, int, void *, void *, void *, void *, int, void *))cutap_fn)(handle, algo, m, dl, d, du, x, batchCount, pBuffer);
     uint64_t cutap_w[9] = {(uint64_t)(uintptr_t)handle, (uint64_t)(int64_t)algo, (uint64_t)(int64_t)m, (uint64_t)(uintptr_t)dl, (uint64_t)(uintptr_t)d, (uint64_t)(uintptr_t)du, (uint64_t)(uintptr_t)x, (uint64_t)(int64_t)batchCount, (uint64_t)(uintptr_t)pBuffer};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusparseSgtsvInterleavedBatch, cutap_w, thunk_cusparseSgtsvInterleavedBatch);
 }
@@ -3333,11 +2505,8 @@ static uint64_t thunk_cusparseSgtsvInterleavedBatch_bufferSizeExt(void *fn, uint
 {
     return (uint64_t)((unsigned int (*)(void *, int, int, void *, void *, void *, void *, int, void *))fn)((void *)(uintptr_t)a[0], (int)a[1], (int)a[2], (void *)(uintptr_t)a[3], (void *)(uintptr_t)a[4], (void *)(uintptr_t)a[5], (void *)(uintptr_t)a[6], (int)a[7], (void *)(uintptr_t)a[8]);
 }
-CUTAP_EXPORT unsigned int cusparseSgtsvInterleavedBatch_bufferSizeExt(void *handle, int algo, int m, void *dl, void *d, void *du, void *x, int batchCount, void *pBufferSizeInBytes)
+CUTAP_SLOW unsigned int cutap_slow_cusparseSgtsvInterleavedBatch_bufferSizeExt(void *handle, int algo, int m, void *dl, void *d, void *du, void *x, int batchCount, void *pBufferSizeInBytes)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusparseSgtsvInterleavedBatch_bufferSizeExt], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, int, int, void *, void *, void *, void *, int, void *))cutap_fn)(handle, algo, m, dl, d, du, x, batchCount, pBufferSizeInBytes);
     uint64_t cutap_w[9] = {(uint64_t)(uintptr_t)handle, (uint64_t)(int64_t)algo, (uint64_t)(int64_t)m, (uint64_t)(uintptr_t)dl, (uint64_t)(uintptr_t)d, (uint64_t)(uintptr_t)du, (uint64_t)(uintptr_t)x, (uint64_t)(int64_t)batchCount, (uint64_t)(uintptr_t)pBufferSizeInBytes};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusparseSgtsvInterleavedBatch_bufferSizeExt, cutap_w, thunk_cusparseSgtsvInterleavedBatch_bufferSizeExt);
 }
@@ -3345,11 +2514,8 @@ static uint64_t thunk_cusparseSnnz(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, int, int, void *, void *, int, void *, void *))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (int)a[2], (int)a[3], (void *)(uintptr_t)a[4], (void *)(uintptr_t)a[5], (int)a[6], (void *)(uintptr_t)a[7], (void *)(uintptr_t)a[8]);
 }
-CUTAP_EXPORT unsigned int cusparseSnnz(void *handle, unsigned int dirA, int m, int n, void *descrA, void *A, int lda, void *nnzPerRowCol, void *nnzTotalDevHostPtr)
+CUTAP_SLOW unsigned int cutap_slow_cusparseSnnz(void *handle, unsigned int dirA, int m, int n, void *descrA, void *A, int lda, void *nnzPerRowCol, void *nnzTotalDevHostPtr)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusparseSnnz], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, int, int, void *, void *, int, void *, void *))cutap_fn)(handle, dirA, m, n, descrA, A, lda, nnzPerRowCol, nnzTotalDevHostPtr);
     uint64_t cutap_w[9] = {(uint64_t)(uintptr_t)handle, (uint64_t)dirA, (uint64_t)(int64_t)m, (uint64_t)(int64_t)n, (uint64_t)(uintptr_t)descrA, (uint64_t)(uintptr_t)A, (uint64_t)(int64_t)lda, (uint64_t)(uintptr_t)nnzPerRowCol, (uint64_t)(uintptr_t)nnzTotalDevHostPtr};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusparseSnnz, cutap_w, thunk_cusparseSnnz);
 }
@@ -3357,11 +2523,8 @@ static uint64_t thunk_cusparseSnnz_compress(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, int, void *, void *, void *, void *, void *, float))fn)((void *)(uintptr_t)a[0], (int)a[1], (void *)(uintptr_t)a[2], (void *)(uintptr_t)a[3], (void *)(uintptr_t)a[4], (void *)(uintptr_t)a[5], (void *)(uintptr_t)a[6], cutap_w2f(a[7]));
 }
-CUTAP_EXPORT unsigned int cusparseSnnz_compress(void *handle, int m, void *descr, void *csrSortedValA, void *csrSortedRowPtrA, void *nnzPerRow, void *nnzC, float tol)
+CUTAP_SLOW unsigned int cutap_slow_cusparseSnnz_compress(void *handle, int m, void *descr, void *csrSortedValA, void *csrSortedRowPtrA, void *nnzPerRow, void *nnzC, float tol)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusparseSnnz_compress], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, int, void *, void *, void *, void *, void *, float))cutap_fn)(handle, m, descr, csrSortedValA, csrSortedRowPtrA, nnzPerRow, nnzC, tol);
     uint64_t cutap_w[8] = {(uint64_t)(uintptr_t)handle, (uint64_t)(int64_t)m, (uint64_t)(uintptr_t)descr, (uint64_t)(uintptr_t)csrSortedValA, (uint64_t)(uintptr_t)csrSortedRowPtrA, (uint64_t)(uintptr_t)nnzPerRow, (uint64_t)(uintptr_t)nnzC, cutap_f2w(tol)};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusparseSnnz_compress, cutap_w, thunk_cusparseSnnz_compress);
 }
@@ -3369,11 +2532,8 @@ static uint64_t thunk_cusparseSpGEMM_compute(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, unsigned int, void *, void *, void *, void *, void *, unsigned int, unsigned int, void *, void *, void *))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (unsigned int)a[2], (void *)(uintptr_t)a[3], (void *)(uintptr_t)a[4], (void *)(uintptr_t)a[5], (void *)(uintptr_t)a[6], (void *)(uintptr_t)a[7], (unsigned int)a[8], (unsigned int)a[9], (void *)(uintptr_t)a[10], (void *)(uintptr_t)a[11], (void *)(uintptr_t)a[12]);
 }
-CUTAP_EXPORT unsigned int cusparseSpGEMM_compute(void *handle, unsigned int opA, unsigned int opB, void *alpha, void *matA, void *matB, void *beta, void *matC, unsigned int computeType, unsigned int alg, void *spgemmDescr, void *bufferSize2, void *externalBuffer2)
+CUTAP_SLOW unsigned int cutap_slow_cusparseSpGEMM_compute(void *handle, unsigned int opA, unsigned int opB, void *alpha, void *matA, void *matB, void *beta, void *matC, unsigned int computeType, unsigned int alg, void *spgemmDescr, void *bufferSize2, void *externalBuffer2)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusparseSpGEMM_compute], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, unsigned int, void *, void *, void *, void *, void *, unsigned int, unsigned int, void *, void *, void *))cutap_fn)(handle, opA, opB, alpha, matA, matB, beta, matC, computeType, alg, spgemmDescr, bufferSize2, externalBuffer2);
     uint64_t cutap_w[13] = {(uint64_t)(uintptr_t)handle, (uint64_t)opA, (uint64_t)opB, (uint64_t)(uintptr_t)alpha, (uint64_t)(uintptr_t)matA, (uint64_t)(uintptr_t)matB, (uint64_t)(uintptr_t)beta, (uint64_t)(uintptr_t)matC, (uint64_t)computeType, (uint64_t)alg, (uint64_t)(uintptr_t)spgemmDescr, (uint64_t)(uintptr_t)bufferSize2, (uint64_t)(uintptr_t)externalBuffer2};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusparseSpGEMM_compute, cutap_w, thunk_cusparseSpGEMM_compute);
 }
@@ -3381,11 +2541,8 @@ static uint64_t thunk_cusparseSpGEMM_copy(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, unsigned int, void *, void *, void *, void *, void *, unsigned int, unsigned int, void *))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (unsigned int)a[2], (void *)(uintptr_t)a[3], (void *)(uintptr_t)a[4], (void *)(uintptr_t)a[5], (void *)(uintptr_t)a[6], (void *)(uintptr_t)a[7], (unsigned int)a[8], (unsigned int)a[9], (void *)(uintptr_t)a[10]);
 }
-CUTAP_EXPORT unsigned int cusparseSpGEMM_copy(void *handle, unsigned int opA, unsigned int opB, void *alpha, void *matA, void *matB, void *beta, void *matC, unsigned int computeType, unsigned int alg, void *spgemmDescr)
+CUTAP_SLOW unsigned int cutap_slow_cusparseSpGEMM_copy(void *handle, unsigned int opA, unsigned int opB, void *alpha, void *matA, void *matB, void *beta, void *matC, unsigned int computeType, unsigned int alg, void *spgemmDescr)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusparseSpGEMM_copy], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, unsigned int, void *, void *, void *, void *, void *, unsigned int, unsigned int, void *))cutap_fn)(handle, opA, opB, alpha, matA, matB, beta, matC, computeType, alg, spgemmDescr);
     uint64_t cutap_w[11] = {(uint64_t)(uintptr_t)handle, (uint64_t)opA, (uint64_t)opB, (uint64_t)(uintptr_t)alpha, (uint64_t)(uintptr_t)matA, (uint64_t)(uintptr_t)matB, (uint64_t)(uintptr_t)beta, (uint64_t)(uintptr_t)matC, (uint64_t)computeType, (uint64_t)alg, (uint64_t)(uintptr_t)spgemmDescr};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusparseSpGEMM_copy, cutap_w, thunk_cusparseSpGEMM_copy);
 }
@@ -3393,11 +2550,8 @@ static uint64_t thunk_cusparseSpGEMM_createDescr(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *))fn)((void *)(uintptr_t)a[0]);
 }
-CUTAP_EXPORT unsigned int cusparseSpGEMM_createDescr(void *descr)
+CUTAP_SLOW unsigned int cutap_slow_cusparseSpGEMM_createDescr(void *descr)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusparseSpGEMM_createDescr], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *))cutap_fn)(descr);
     uint64_t cutap_w[1] = {(uint64_t)(uintptr_t)descr};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusparseSpGEMM_createDescr, cutap_w, thunk_cusparseSpGEMM_createDescr);
 }
@@ -3405,11 +2559,8 @@ static uint64_t thunk_cusparseSpGEMM_destroyDescr(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *))fn)((void *)(uintptr_t)a[0]);
 }
-CUTAP_EXPORT unsigned int cusparseSpGEMM_destroyDescr(void *descr)
+CUTAP_SLOW unsigned int cutap_slow_cusparseSpGEMM_destroyDescr(void *descr)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusparseSpGEMM_destroyDescr], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *))cutap_fn)(descr);
     uint64_t cutap_w[1] = {(uint64_t)(uintptr_t)descr};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusparseSpGEMM_destroyDescr, cutap_w, thunk_cusparseSpGEMM_destroyDescr);
 }
@@ -3417,11 +2568,8 @@ static uint64_t thunk_cusparseSpGEMM_estimateMemory(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, unsigned int, void *, void *, void *, void *, void *, unsigned int, unsigned int, void *, float, void *, void *, void *))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (unsigned int)a[2], (void *)(uintptr_t)a[3], (void *)(uintptr_t)a[4], (void *)(uintptr_t)a[5], (void *)(uintptr_t)a[6], (void *)(uintptr_t)a[7], (unsigned int)a[8], (unsigned int)a[9], (void *)(uintptr_t)a[10], cutap_w2f(a[11]), (void *)(uintptr_t)a[12], (void *)(uintptr_t)a[13], (void *)(uintptr_t)a[14]);
 }
-CUTAP_EXPORT unsigned int cusparseSpGEMM_estimateMemory(void *handle, unsigned int opA, unsigned int opB, void *alpha, void *matA, void *matB, void *beta, void *matC, unsigned int computeType, unsigned int alg, void *spgemmDescr, float chunk_fraction, void *bufferSize3, void *externalBuffer3, void *bufferSize2)
+CUTAP_SLOW unsigned int cutap_slow_cusparseSpGEMM_estimateMemory(void *handle, unsigned int opA, unsigned int opB, void *alpha, void *matA, void *matB, void *beta, void *matC, unsigned int computeType, unsigned int alg, void *spgemmDescr, float chunk_fraction, void *bufferSize3, void *externalBuffer3, void *bufferSize2)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusparseSpGEMM_estimateMemory], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, unsigned int, void *, void *, void *, void *, void *, unsigned int, unsigned int, void *, float, void *, void *, void *))cutap_fn)(handle, opA, opB, alpha, matA, matB, beta, matC, computeType, alg, spgemmDescr, chunk_fraction, bufferSize3, externalBuffer3, bufferSize2);
     uint64_t cutap_w[15] = {(uint64_t)(uintptr_t)handle, (uint64_t)opA, (uint64_t)opB, (uint64_t)(uintptr_t)alpha, (uint64_t)(uintptr_t)matA, (uint64_t)(uintptr_t)matB, (uint64_t)(uintptr_t)beta, (uint64_t)(uintptr_t)matC, (uint64_t)computeType, (uint64_t)alg, (uint64_t)(uintptr_t)spgemmDescr, cutap_f2w(chunk_fraction), (uint64_t)(uintptr_t)bufferSize3, (uint64_t)(uintptr_t)externalBuffer3, (uint64_t)(uintptr_t)bufferSize2};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusparseSpGEMM_estimateMemory, cutap_w, thunk_cusparseSpGEMM_estimateMemory);
 }
@@ -3429,11 +2577,8 @@ static uint64_t thunk_cusparseSpGEMM_getNumProducts(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1]);
 }
-CUTAP_EXPORT unsigned int cusparseSpGEMM_getNumProducts(void *spgemmDescr, void *num_prods)
+CUTAP_SLOW unsigned int cutap_slow_cusparseSpGEMM_getNumProducts(void *spgemmDescr, void *num_prods)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusparseSpGEMM_getNumProducts], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *))cutap_fn)(spgemmDescr, num_prods);
     uint64_t cutap_w[2] = {(uint64_t)(uintptr_t)spgemmDescr, (uint64_t)(uintptr_t)num_prods};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusparseSpGEMM_getNumProducts, cutap_w, thunk_cusparseSpGEMM_getNumProducts);
 }
@@ -3441,11 +2586,8 @@ static uint64_t thunk_cusparseSpGEMM_workEstimation(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, unsigned int, void *, void *, void *, void *, void *, unsigned int, unsigned int, void *, void *, void *))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (unsigned int)a[2], (void *)(uintptr_t)a[3], (void *)(uintptr_t)a[4], (void *)(uintptr_t)a[5], (void *)(uintptr_t)a[6], (void *)(uintptr_t)a[7], (unsigned int)a[8], (unsigned int)a[9], (void *)(uintptr_t)a[10], (void *)(uintptr_t)a[11], (void *)(uintptr_t)a[12]);
 }
-CUTAP_EXPORT unsigned int cusparseSpGEMM_workEstimation(void *handle, unsigned int opA, unsigned int opB, void *alpha, void *matA, void *matB, void *beta, void *matC, unsigned int computeType, unsigned int alg, void *spgemmDescr, void *bufferSize1, void *externalBuffer1)
+CUTAP_SLOW unsigned int cutap_slow_cusparseSpGEMM_workEstimation(void *handle, unsigned int opA, unsigned int opB, void *alpha, void *matA, void *matB, void *beta, void *matC, unsigned int computeType, unsigned int alg, void *spgemmDescr, void *bufferSize1, void *externalBuffer1)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusparseSpGEMM_workEstimation], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, unsigned int, void *, void *, void *, void *, void *, unsigned int, unsigned int, void *, void *, void *))cutap_fn)(handle, opA, opB, alpha, matA, matB, beta, matC, computeType, alg, spgemmDescr, bufferSize1, externalBuffer1);
     uint64_t cutap_w[13] = {(uint64_t)(uintptr_t)handle, (uint64_t)opA, (uint64_t)opB, (uint64_t)(uintptr_t)alpha, (uint64_t)(uintptr_t)matA, (uint64_t)(uintptr_t)matB, (uint64_t)(uintptr_t)beta, (uint64_t)(uintptr_t)matC, (uint64_t)computeType, (uint64_t)alg, (uint64_t)(uintptr_t)spgemmDescr, (uint64_t)(uintptr_t)bufferSize1, (uint64_t)(uintptr_t)externalBuffer1};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusparseSpGEMM_workEstimation, cutap_w, thunk_cusparseSpGEMM_workEstimation);
 }
@@ -3453,11 +2595,8 @@ static uint64_t thunk_cusparseSpGEMMreuse_compute(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, unsigned int, void *, void *, void *, void *, void *, unsigned int, unsigned int, void *))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (unsigned int)a[2], (void *)(uintptr_t)a[3], (void *)(uintptr_t)a[4], (void *)(uintptr_t)a[5], (void *)(uintptr_t)a[6], (void *)(uintptr_t)a[7], (unsigned int)a[8], (unsigned int)a[9], (void *)(uintptr_t)a[10]);
 }
-CUTAP_EXPORT unsigned int cusparseSpGEMMreuse_compute(void *handle, unsigned int opA, unsigned int opB, void *alpha, void *matA, void *matB, void *beta, void *matC, unsigned int computeType, unsigned int alg, void *spgemmDescr)
+CUTAP_SLOW unsigned int cutap_slow_cusparseSpGEMMreuse_compute(void *handle, unsigned int opA, unsigned int opB, void *alpha, void *matA, void *matB, void *beta, void *matC, unsigned int computeType, unsigned int alg, void *spgemmDescr)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusparseSpGEMMreuse_compute], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, unsigned int, void *, void *, void *, void *, void *, unsigned int, unsigned int, void *))cutap_fn)(handle, opA, opB, alpha, matA, matB, beta, matC, computeType, alg, spgemmDescr);
     uint64_t cutap_w[11] = {(uint64_t)(uintptr_t)handle, (uint64_t)opA, (uint64_t)opB, (uint64_t)(uintptr_t)alpha, (uint64_t)(uintptr_t)matA, (uint64_t)(uintptr_t)matB, (uint64_t)(uintptr_t)beta, (uint64_t)(uintptr_t)matC, (uint64_t)computeType, (uint64_t)alg, (uint64_t)(uintptr_t)spgemmDescr};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusparseSpGEMMreuse_compute, cutap_w, thunk_cusparseSpGEMMreuse_compute);
 }
@@ -3465,11 +2604,8 @@ static uint64_t thunk_cusparseSpGEMMreuse_copy(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, unsigned int, void *, void *, void *, unsigned int, void *, void *, void *))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (unsigned int)a[2], (void *)(uintptr_t)a[3], (void *)(uintptr_t)a[4], (void *)(uintptr_t)a[5], (unsigned int)a[6], (void *)(uintptr_t)a[7], (void *)(uintptr_t)a[8], (void *)(uintptr_t)a[9]);
 }
-CUTAP_EXPORT unsigned int cusparseSpGEMMreuse_copy(void *handle, unsigned int opA, unsigned int opB, void *matA, void *matB, void *matC, unsigned int alg, void *spgemmDescr, void *bufferSize5, void *externalBuffer5)
+CUTAP_SLOW unsigned int cutap_slow_cusparseSpGEMMreuse_copy(void *handle, unsigned int opA, unsigned int opB, void *matA, void *matB, void *matC, unsigned int alg, void *spgemmDescr, void *bufferSize5, void *externalBuffer5)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusparseSpGEMMreuse_copy], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, unsigned int, void *, void *, void *, unsigned int, void *, void *, void *))cutap_fn)(handle, opA, opB, matA, matB, matC, alg, spgemmDescr, bufferSize5, externalBuffer5);
     uint64_t cutap_w[10] = {(uint64_t)(uintptr_t)handle, (uint64_t)opA, (uint64_t)opB, (uint64_t)(uintptr_t)matA, (uint64_t)(uintptr_t)matB, (uint64_t)(uintptr_t)matC, (uint64_t)alg, (uint64_t)(uintptr_t)spgemmDescr, (uint64_t)(uintptr_t)bufferSize5, (uint64_t)(uintptr_t)externalBuffer5};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusparseSpGEMMreuse_copy, cutap_w, thunk_cusparseSpGEMMreuse_copy);
 }
@@ -3477,11 +2613,8 @@ static uint64_t thunk_cusparseSpGEMMreuse_nnz(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, unsigned int, void *, void *, void *, unsigned int, void *, void *, void *, void *, void *, void *, void *))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (unsigned int)a[2], (void *)(uintptr_t)a[3], (void *)(uintptr_t)a[4], (void *)(uintptr_t)a[5], (unsigned int)a[6], (void *)(uintptr_t)a[7], (void *)(uintptr_t)a[8], (void *)(uintptr_t)a[9], (void *)(uintptr_t)a[10], (void *)(uintptr_t)a[11], (void *)(uintptr_t)a[12], (void *)(uintptr_t)a[13]);
 }
-CUTAP_EXPORT unsigned int cusparseSpGEMMreuse_nnz(void *handle, unsigned int opA, unsigned int opB, void *matA, void *matB, void *matC, unsigned int alg, void *spgemmDescr, void *bufferSize2, void *externalBuffer2, void *bufferSize3, void *externalBuffer3, void *bufferSize4, void *externalBuffer4)
+CUTAP_SLOW unsigned int cutap_slow_cusparseSpGEMMreuse_nnz(void *handle, unsigned int opA, unsigned int opB, void *matA, void *matB, void *matC, unsigned int alg, void *spgemmDescr, void *bufferSize2, void *externalBuffer2, void *bufferSize3, void *externalBuffer3, void *bufferSize4, void *externalBuffer4)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusparseSpGEMMreuse_nnz], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, unsigned int, void *, void *, void *, unsigned int, void *, void *, void *, void *, void *, void *, void *))cutap_fn)(handle, opA, opB, matA, matB, matC, alg, spgemmDescr, bufferSize2, externalBuffer2, bufferSize3, externalBuffer3, bufferSize4, externalBuffer4);
     uint64_t cutap_w[14] = {(uint64_t)(uintptr_t)handle, (uint64_t)opA, (uint64_t)opB, (uint64_t)(uintptr_t)matA, (uint64_t)(uintptr_t)matB, (uint64_t)(uintptr_t)matC, (uint64_t)alg, (uint64_t)(uintptr_t)spgemmDescr, (uint64_t)(uintptr_t)bufferSize2, (uint64_t)(uintptr_t)externalBuffer2, (uint64_t)(uintptr_t)bufferSize3, (uint64_t)(uintptr_t)externalBuffer3, (uint64_t)(uintptr_t)bufferSize4, (uint64_t)(uintptr_t)externalBuffer4};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusparseSpGEMMreuse_nnz, cutap_w, thunk_cusparseSpGEMMreuse_nnz);
 }
@@ -3489,11 +2622,8 @@ static uint64_t thunk_cusparseSpGEMMreuse_workEstimation(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, unsigned int, void *, void *, void *, unsigned int, void *, void *, void *))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (unsigned int)a[2], (void *)(uintptr_t)a[3], (void *)(uintptr_t)a[4], (void *)(uintptr_t)a[5], (unsigned int)a[6], (void *)(uintptr_t)a[7], (void *)(uintptr_t)a[8], (void *)(uintptr_t)a[9]);
 }
-CUTAP_EXPORT unsigned int cusparseSpGEMMreuse_workEstimation(void *handle, unsigned int opA, unsigned int opB, void *matA, void *matB, void *matC, unsigned int alg, void *spgemmDescr, void *bufferSize1, void *externalBuffer1)
+CUTAP_SLOW unsigned int cutap_slow_cusparseSpGEMMreuse_workEstimation(void *handle, unsigned int opA, unsigned int opB, void *matA, void *matB, void *matC, unsigned int alg, void *spgemmDescr, void *bufferSize1, void *externalBuffer1)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusparseSpGEMMreuse_workEstimation], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, unsigned int, void *, void *, void *, unsigned int, void *, void *, void *))cutap_fn)(handle, opA, opB, matA, matB, matC, alg, spgemmDescr, bufferSize1, externalBuffer1);
     uint64_t cutap_w[10] = {(uint64_t)(uintptr_t)handle, (uint64_t)opA, (uint64_t)opB, (uint64_t)(uintptr_t)matA, (uint64_t)(uintptr_t)matB, (uint64_t)(uintptr_t)matC, (uint64_t)alg, (uint64_t)(uintptr_t)spgemmDescr, (uint64_t)(uintptr_t)bufferSize1, (uint64_t)(uintptr_t)externalBuffer1};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusparseSpGEMMreuse_workEstimation, cutap_w, thunk_cusparseSpGEMMreuse_workEstimation);
 }
@@ -3501,11 +2631,8 @@ static uint64_t thunk_cusparseSpMM(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, unsigned int, void *, void *, void *, void *, void *, unsigned int, unsigned int, void *))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (unsigned int)a[2], (void *)(uintptr_t)a[3], (void *)(uintptr_t)a[4], (void *)(uintptr_t)a[5], (void *)(uintptr_t)a[6], (void *)(uintptr_t)a[7], (unsigned int)a[8], (unsigned int)a[9], (void *)(uintptr_t)a[10]);
 }
-CUTAP_EXPORT unsigned int cusparseSpMM(void *handle, unsigned int opA, unsigned int opB, void *alpha, void *matA, void *matB, void *beta, void *matC, unsigned int computeType, unsigned int alg, void *externalBuffer)
+CUTAP_SLOW unsigned int cutap_slow_cusparseSpMM(void *handle, unsigned int opA, unsigned int opB, void *alpha, void *matA, void *matB, void *beta, void *matC, unsigned int computeType, unsigned int alg, void *externalBuffer)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusparseSpMM], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, unsigned int, void *, void *, void *, void *, void *, unsigned int, unsigned int, void *))cutap_fn)(handle, opA, opB, alpha, matA, matB, beta, matC, computeType, alg, externalBuffer);
     uint64_t cutap_w[11] = {(uint64_t)(uintptr_t)handle, (uint64_t)opA, (uint64_t)opB, (uint64_t)(uintptr_t)alpha, (uint64_t)(uintptr_t)matA, (uint64_t)(uintptr_t)matB, (uint64_t)(uintptr_t)beta, (uint64_t)(uintptr_t)matC, (uint64_t)computeType, (uint64_t)alg, (uint64_t)(uintptr_t)externalBuffer};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusparseSpMM, cutap_w, thunk_cusparseSpMM);
 }
@@ -3513,11 +2640,8 @@ static uint64_t thunk_cusparseSpMMOp(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1]);
 }
-CUTAP_EXPORT unsigned int cusparseSpMMOp(void *plan, void *externalBuffer)
+CUTAP_SLOW unsigned int cutap_slow_cusparseSpMMOp(void *plan, void *externalBuffer)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusparseSpMMOp], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *))cutap_fn)(plan, externalBuffer);
     uint64_t cutap_w[2] = {(uint64_t)(uintptr_t)plan, (uint64_t)(uintptr_t)externalBuffer};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusparseSpMMOp, cutap_w, thunk_cusparseSpMMOp);
 }
@@ -3525,11 +2649,8 @@ static uint64_t thunk_cusparseSpMMOp_createPlan(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *, unsigned int, unsigned int, void *, void *, void *, unsigned int, unsigned int, void *, unsigned long, void *, unsigned long, void *, unsigned long, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1], (unsigned int)a[2], (unsigned int)a[3], (void *)(uintptr_t)a[4], (void *)(uintptr_t)a[5], (void *)(uintptr_t)a[6], (unsigned int)a[7], (unsigned int)a[8], (void *)(uintptr_t)a[9], (unsigned long)a[10], (void *)(uintptr_t)a[11], (unsigned long)a[12], (void *)(uintptr_t)a[13], (unsigned long)a[14], (void *)(uintptr_t)a[15]);
 }
-CUTAP_EXPORT unsigned int cusparseSpMMOp_createPlan(void *handle, void *plan, unsigned int opA, unsigned int opB, void *matA, void *matB, void *matC, unsigned int computeType, unsigned int alg, void *addOperationNvvmBuffer, unsigned long addOperationBufferSize, void *mulOperationNvvmBuffer, unsigned long mulOperationBufferSize, void *epilogueNvvmBuffer, unsigned long epilogueBufferSize, void *SpMMWorkspaceSize)
+CUTAP_SLOW unsigned int cutap_slow_cusparseSpMMOp_createPlan(void *handle, void *plan, unsigned int opA, unsigned int opB, void *matA, void *matB, void *matC, unsigned int computeType, unsigned int alg, void *addOperationNvvmBuffer, unsigned long addOperationBufferSize, void *mulOperationNvvmBuffer, unsigned long mulOperationBufferSize, void *epilogueNvvmBuffer, unsigned long epilogueBufferSize, void *SpMMWorkspaceSize)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusparseSpMMOp_createPlan], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *, unsigned int, unsigned int, void *, void *, void *, unsigned int, unsigned int, void *, unsigned long, void *, unsigned long, void *, unsigned long, void *))cutap_fn)(handle, plan, opA, opB, matA, matB, matC, computeType, alg, addOperationNvvmBuffer, addOperationBufferSize, mulOperationNvvmBuffer, mulOperationBufferSize, epilogueNvvmBuffer, epilogueBufferSize, SpMMWorkspaceSize);
     uint64_t cutap_w[16] = {(uint64_t)(uintptr_t)handle, (uint64_t)(uintptr_t)plan, (uint64_t)opA, (uint64_t)opB, (uint64_t)(uintptr_t)matA, (uint64_t)(uintptr_t)matB, (uint64_t)(uintptr_t)matC, (uint64_t)computeType, (uint64_t)alg, (uint64_t)(uintptr_t)addOperationNvvmBuffer, (uint64_t)addOperationBufferSize, (uint64_t)(uintptr_t)mulOperationNvvmBuffer, (uint64_t)mulOperationBufferSize, (uint64_t)(uintptr_t)epilogueNvvmBuffer, (uint64_t)epilogueBufferSize, (uint64_t)(uintptr_t)SpMMWorkspaceSize};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusparseSpMMOp_createPlan, cutap_w, thunk_cusparseSpMMOp_createPlan);
 }
@@ -3537,11 +2658,8 @@ static uint64_t thunk_cusparseSpMMOp_destroyPlan(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *))fn)((void *)(uintptr_t)a[0]);
 }
-CUTAP_EXPORT unsigned int cusparseSpMMOp_destroyPlan(void *plan)
+CUTAP_SLOW unsigned int cutap_slow_cusparseSpMMOp_destroyPlan(void *plan)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusparseSpMMOp_destroyPlan], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *))cutap_fn)(plan);
     uint64_t cutap_w[1] = {(uint64_t)(uintptr_t)plan};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusparseSpMMOp_destroyPlan, cutap_w, thunk_cusparseSpMMOp_destroyPlan);
 }
@@ -3549,11 +2667,8 @@ static uint64_t thunk_cusparseSpMM_bufferSize(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, unsigned int, void *, void *, void *, void *, void *, unsigned int, unsigned int, void *))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (unsigned int)a[2], (void *)(uintptr_t)a[3], (void *)(uintptr_t)a[4], (void *)(uintptr_t)a[5], (void *)(uintptr_t)a[6], (void *)(uintptr_t)a[7], (unsigned int)a[8], (unsigned int)a[9], (void *)(uintptr_t)a[10]);
 }
-CUTAP_EXPORT unsigned int cusparseSpMM_bufferSize(void *handle, unsigned int opA, unsigned int opB, void *alpha, void *matA, void *matB, void *beta, void *matC, unsigned int computeType, unsigned int alg, void *bufferSize)
+CUTAP_SLOW unsigned int cutap_slow_cusparseSpMM_bufferSize(void *handle, unsigned int opA, unsigned int opB, void *alpha, void *matA, void *matB, void *beta, void *matC, unsigned int computeType, unsigned int alg, void *bufferSize)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusparseSpMM_bufferSize], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, unsigned int, void *, void *, void *, void *, void *, unsigned int, unsigned int, void *))cutap_fn)(handle, opA, opB, alpha, matA, matB, beta, matC, computeType, alg, bufferSize);
     uint64_t cutap_w[11] = {(uint64_t)(uintptr_t)handle, (uint64_t)opA, (uint64_t)opB, (uint64_t)(uintptr_t)alpha, (uint64_t)(uintptr_t)matA, (uint64_t)(uintptr_t)matB, (uint64_t)(uintptr_t)beta, (uint64_t)(uintptr_t)matC, (uint64_t)computeType, (uint64_t)alg, (uint64_t)(uintptr_t)bufferSize};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusparseSpMM_bufferSize, cutap_w, thunk_cusparseSpMM_bufferSize);
 }
@@ -3561,11 +2676,8 @@ static uint64_t thunk_cusparseSpMM_preprocess(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, unsigned int, void *, void *, void *, void *, void *, unsigned int, unsigned int, void *))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (unsigned int)a[2], (void *)(uintptr_t)a[3], (void *)(uintptr_t)a[4], (void *)(uintptr_t)a[5], (void *)(uintptr_t)a[6], (void *)(uintptr_t)a[7], (unsigned int)a[8], (unsigned int)a[9], (void *)(uintptr_t)a[10]);
 }
-CUTAP_EXPORT unsigned int cusparseSpMM_preprocess(void *handle, unsigned int opA, unsigned int opB, void *alpha, void *matA, void *matB, void *beta, void *matC, unsigned int computeType, unsigned int alg, void *externalBuffer)
+CUTAP_SLOW unsigned int cutap_slow_cusparseSpMM_preprocess(void *handle, unsigned int opA, unsigned int opB, void *alpha, void *matA, void *matB, void *beta, void *matC, unsigned int computeType, unsigned int alg, void *externalBuffer)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusparseSpMM_preprocess], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, unsigned int, void *, void *, void *, void *, void *, unsigned int, unsigned int, void *))cutap_fn)(handle, opA, opB, alpha, matA, matB, beta, matC, computeType, alg, externalBuffer);
     uint64_t cutap_w[11] = {(uint64_t)(uintptr_t)handle, (uint64_t)opA, (uint64_t)opB, (uint64_t)(uintptr_t)alpha, (uint64_t)(uintptr_t)matA, (uint64_t)(uintptr_t)matB, (uint64_t)(uintptr_t)beta, (uint64_t)(uintptr_t)matC, (uint64_t)computeType, (uint64_t)alg, (uint64_t)(uintptr_t)externalBuffer};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusparseSpMM_preprocess, cutap_w, thunk_cusparseSpMM_preprocess);
 }
@@ -3573,11 +2685,8 @@ static uint64_t thunk_cusparseSpMV(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, void *, void *, void *, void *, void *, unsigned int, unsigned int, void *))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (void *)(uintptr_t)a[2], (void *)(uintptr_t)a[3], (void *)(uintptr_t)a[4], (void *)(uintptr_t)a[5], (void *)(uintptr_t)a[6], (unsigned int)a[7], (unsigned int)a[8], (void *)(uintptr_t)a[9]);
 }
-CUTAP_EXPORT unsigned int cusparseSpMV(void *handle, unsigned int opA, void *alpha, void *matA, void *vecX, void *beta, void *vecY, unsigned int computeType, unsigned int alg, void *externalBuffer)
+CUTAP_SLOW unsigned int cutap_slow_cusparseSpMV(void *handle, unsigned int opA, void *alpha, void *matA, void *vecX, void *beta, void *vecY, unsigned int computeType, unsigned int alg, void *externalBuffer)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusparseSpMV], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, void *, void *, void *, void *, void *, unsigned int, unsigned int, void *))cutap_fn)(handle, opA, alpha, matA, vecX, beta, vecY, computeType, alg, externalBuffer);
     uint64_t cutap_w[10] = {(uint64_t)(uintptr_t)handle, (uint64_t)opA, (uint64_t)(uintptr_t)alpha, (uint64_t)(uintptr_t)matA, (uint64_t)(uintptr_t)vecX, (uint64_t)(uintptr_t)beta, (uint64_t)(uintptr_t)vecY, (uint64_t)computeType, (uint64_t)alg, (uint64_t)(uintptr_t)externalBuffer};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusparseSpMV, cutap_w, thunk_cusparseSpMV);
 }
@@ -3585,11 +2694,8 @@ static uint64_t thunk_cusparseSpMV_bufferSize(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, void *, void *, void *, void *, void *, unsigned int, unsigned int, void *))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (void *)(uintptr_t)a[2], (void *)(uintptr_t)a[3], (void *)(uintptr_t)a[4], (void *)(uintptr_t)a[5], (void *)(uintptr_t)a[6], (unsigned int)a[7], (unsigned int)a[8], (void *)(uintptr_t)a[9]);
 }
-CUTAP_EXPORT unsigned int cusparseSpMV_bufferSize(void *handle, unsigned int opA, void *alpha, void *matA, void *vecX, void *beta, void *vecY, unsigned int computeType, unsigned int alg, void *bufferSize)
+CUTAP_SLOW unsigned int cutap_slow_cusparseSpMV_bufferSize(void *handle, unsigned int opA, void *alpha, void *matA, void *vecX, void *beta, void *vecY, unsigned int computeType, unsigned int alg, void *bufferSize)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusparseSpMV_bufferSize], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, void *, void *, void *, void *, void *, unsigned int, unsigned int, void *))cutap_fn)(handle, opA, alpha, matA, vecX, beta, vecY, computeType, alg, bufferSize);
     uint64_t cutap_w[10] = {(uint64_t)(uintptr_t)handle, (uint64_t)opA, (uint64_t)(uintptr_t)alpha, (uint64_t)(uintptr_t)matA, (uint64_t)(uintptr_t)vecX, (uint64_t)(uintptr_t)beta, (uint64_t)(uintptr_t)vecY, (uint64_t)computeType, (uint64_t)alg, (uint64_t)(uintptr_t)bufferSize};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusparseSpMV_bufferSize, cutap_w, thunk_cusparseSpMV_bufferSize);
 }
@@ -3597,11 +2703,8 @@ static uint64_t thunk_cusparseSpMV_preprocess(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, void *, void *, void *, void *, void *, unsigned int, unsigned int, void *))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (void *)(uintptr_t)a[2], (void *)(uintptr_t)a[3], (void *)(uintptr_t)a[4], (void *)(uintptr_t)a[5], (void *)(uintptr_t)a[6], (unsigned int)a[7], (unsigned int)a[8], (void *)(uintptr_t)a[9]);
 }
-CUTAP_EXPORT unsigned int cusparseSpMV_preprocess(void *handle, unsigned int opA, void *alpha, void *matA, void *vecX, void *beta, void *vecY, unsigned int computeType, unsigned int alg, void *externalBuffer)
+CUTAP_SLOW unsigned int cutap_slow_cusparseSpMV_preprocess(void *handle, unsigned int opA, void *alpha, void *matA, void *vecX, void *beta, void *vecY, unsigned int computeType, unsigned int alg, void *externalBuffer)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusparseSpMV_preprocess], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, void *, void *, void *, void *, void *, unsigned int, unsigned int, void *))cutap_fn)(handle, opA, alpha, matA, vecX, beta, vecY, computeType, alg, externalBuffer);
     uint64_t cutap_w[10] = {(uint64_t)(uintptr_t)handle, (uint64_t)opA, (uint64_t)(uintptr_t)alpha, (uint64_t)(uintptr_t)matA, (uint64_t)(uintptr_t)vecX, (uint64_t)(uintptr_t)beta, (uint64_t)(uintptr_t)vecY, (uint64_t)computeType, (uint64_t)alg, (uint64_t)(uintptr_t)externalBuffer};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusparseSpMV_preprocess, cutap_w, thunk_cusparseSpMV_preprocess);
 }
@@ -3609,11 +2712,8 @@ static uint64_t thunk_cusparseSpMatGetAttribute(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, void *, unsigned long))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (void *)(uintptr_t)a[2], (unsigned long)a[3]);
 }
-CUTAP_EXPORT unsigned int cusparseSpMatGetAttribute(void *spMatDescr, unsigned int attribute, void *data, unsigned long dataSize)
+CUTAP_SLOW unsigned int cutap_slow_cusparseSpMatGetAttribute(void *spMatDescr, unsigned int attribute, void *data, unsigned long dataSize)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusparseSpMatGetAttribute], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, void *, unsigned long))cutap_fn)(spMatDescr, attribute, data, dataSize);
     uint64_t cutap_w[4] = {(uint64_t)(uintptr_t)spMatDescr, (uint64_t)attribute, (uint64_t)(uintptr_t)data, (uint64_t)dataSize};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusparseSpMatGetAttribute, cutap_w, thunk_cusparseSpMatGetAttribute);
 }
@@ -3621,11 +2721,8 @@ static uint64_t thunk_cusparseSpMatGetFormat(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1]);
 }
-CUTAP_EXPORT unsigned int cusparseSpMatGetFormat(void *spMatDescr, void *format)
+CUTAP_SLOW unsigned int cutap_slow_cusparseSpMatGetFormat(void *spMatDescr, void *format)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusparseSpMatGetFormat], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *))cutap_fn)(spMatDescr, format);
     uint64_t cutap_w[2] = {(uint64_t)(uintptr_t)spMatDescr, (uint64_t)(uintptr_t)format};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusparseSpMatGetFormat, cutap_w, thunk_cusparseSpMatGetFormat);
 }
@@ -3633,11 +2730,8 @@ static uint64_t thunk_cusparseSpMatGetIndexBase(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1]);
 }
-CUTAP_EXPORT unsigned int cusparseSpMatGetIndexBase(void *spMatDescr, void *idxBase)
+CUTAP_SLOW unsigned int cutap_slow_cusparseSpMatGetIndexBase(void *spMatDescr, void *idxBase)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusparseSpMatGetIndexBase], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *))cutap_fn)(spMatDescr, idxBase);
     uint64_t cutap_w[2] = {(uint64_t)(uintptr_t)spMatDescr, (uint64_t)(uintptr_t)idxBase};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusparseSpMatGetIndexBase, cutap_w, thunk_cusparseSpMatGetIndexBase);
 }
@@ -3645,11 +2739,8 @@ static uint64_t thunk_cusparseSpMatGetSize(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *, void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1], (void *)(uintptr_t)a[2], (void *)(uintptr_t)a[3]);
 }
-CUTAP_EXPORT unsigned int cusparseSpMatGetSize(void *spMatDescr, void *rows, void *cols, void *nnz)
+CUTAP_SLOW unsigned int cutap_slow_cusparseSpMatGetSize(void *spMatDescr, void *rows, void *cols, void *nnz)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusparseSpMatGetSize], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *, void *, void *))cutap_fn)(spMatDescr, rows, cols, nnz);
     uint64_t cutap_w[4] = {(uint64_t)(uintptr_t)spMatDescr, (uint64_t)(uintptr_t)rows, (uint64_t)(uintptr_t)cols, (uint64_t)(uintptr_t)nnz};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusparseSpMatGetSize, cutap_w, thunk_cusparseSpMatGetSize);
 }
@@ -3657,11 +2748,8 @@ static uint64_t thunk_cusparseSpMatGetStridedBatch(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1]);
 }
-CUTAP_EXPORT unsigned int cusparseSpMatGetStridedBatch(void *spMatDescr, void *batchCount)
+CUTAP_SLOW unsigned int cutap_slow_cusparseSpMatGetStridedBatch(void *spMatDescr, void *batchCount)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusparseSpMatGetStridedBatch], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *))cutap_fn)(spMatDescr, batchCount);
     uint64_t cutap_w[2] = {(uint64_t)(uintptr_t)spMatDescr, (uint64_t)(uintptr_t)batchCount};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusparseSpMatGetStridedBatch, cutap_w, thunk_cusparseSpMatGetStridedBatch);
 }
@@ -3669,11 +2757,8 @@ static uint64_t thunk_cusparseSpMatGetValues(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1]);
 }
-CUTAP_EXPORT unsigned int cusparseSpMatGetValues(void *spMatDescr, void *values)
+CUTAP_SLOW unsigned int cutap_slow_cusparseSpMatGetValues(void *spMatDescr, void *values)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusparseSpMatGetValues], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *))cutap_fn)(spMatDescr, values);
     uint64_t cutap_w[2] = {(uint64_t)(uintptr_t)spMatDescr, (uint64_t)(uintptr_t)values};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusparseSpMatGetValues, cutap_w, thunk_cusparseSpMatGetValues);
 }
@@ -3681,11 +2766,8 @@ static uint64_t thunk_cusparseSpMatSetAttribute(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, void *, unsigned long))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (void *)(uintptr_t)a[2], (unsigned long)a[3]);
 }
-CUTAP_EXPORT unsigned int cusparseSpMatSetAttribute(void *spMatDescr, unsigned int attribute, void *data, unsigned long dataSize)
+CUTAP_SLOW unsigned int cutap_slow_cusparseSpMatSetAttribute(void *spMatDescr, unsigned int attribute, void *data, unsigned long dataSize)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusparseSpMatSetAttribute], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, void *, unsigned long))cutap_fn)(spMatDescr, attribute, data, dataSize);
     uint64_t cutap_w[4] = {(uint64_t)(uintptr_t)spMatDescr, (uint64_t)attribute, (uint64_t)(uintptr_t)data, (uint64_t)dataSize};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusparseSpMatSetAttribute, cutap_w, thunk_cusparseSpMatSetAttribute);
 }
@@ -3693,11 +2775,8 @@ static uint64_t thunk_cusparseSpMatSetValues(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1]);
 }
-CUTAP_EXPORT unsigned int cusparseSpMatSetValues(void *spMatDescr, void *values)
+CUTAP_SLOW unsigned int cutap_slow_cusparseSpMatSetValues(void *spMatDescr, void *values)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusparseSpMatSetValues], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *))cutap_fn)(spMatDescr, values);
     uint64_t cutap_w[2] = {(uint64_t)(uintptr_t)spMatDescr, (uint64_t)(uintptr_t)values};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusparseSpMatSetValues, cutap_w, thunk_cusparseSpMatSetValues);
 }
@@ -3705,11 +2784,8 @@ static uint64_t thunk_cusparseSpSM_analysis(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, unsigned int, void *, void *, void *, void *, unsigned int, unsigned int, void *, void *))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (unsigned int)a[2], (void *)(uintptr_t)a[3], (void *)(uintptr_t)a[4], (void *)(uintptr_t)a[5], (void *)(uintptr_t)a[6], (unsigned int)a[7], (unsigned int)a[8], (void *)(uintptr_t)a[9], (void *)(uintptr_t)a[10]);
 }
-CUTAP_EXPORT unsigned int cusparseSpSM_analysis(void *handle, unsigned int opA, unsigned int opB, void *alpha, void *matA, void *matB, void *matC, unsigned int computeType, unsigned int alg, void *spsmDescr, void *externalBuffer)
+CUTAP_SLOW unsigned int cutap_slow_cusparseSpSM_analysis(void *handle, unsigned int opA, unsigned int opB, void *alpha, void *matA, void *matB, void *matC, unsigned int computeType, unsigned int alg, void *spsmDescr, void *externalBuffer)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusparseSpSM_analysis], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, unsigned int, void *, void *, void *, void *, unsigned int, unsigned int, void *, void *))cutap_fn)(handle, opA, opB, alpha, matA, matB, matC, computeType, alg, spsmDescr, externalBuffer);
     uint64_t cutap_w[11] = {(uint64_t)(uintptr_t)handle, (uint64_t)opA, (uint64_t)opB, (uint64_t)(uintptr_t)alpha, (uint64_t)(uintptr_t)matA, (uint64_t)(uintptr_t)matB, (uint64_t)(uintptr_t)matC, (uint64_t)computeType, (uint64_t)alg, (uint64_t)(uintptr_t)spsmDescr, (uint64_t)(uintptr_t)externalBuffer};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusparseSpSM_analysis, cutap_w, thunk_cusparseSpSM_analysis);
 }
@@ -3717,11 +2793,8 @@ static uint64_t thunk_cusparseSpSM_bufferSize(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, unsigned int, void *, void *, void *, void *, unsigned int, unsigned int, void *, void *))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (unsigned int)a[2], (void *)(uintptr_t)a[3], (void *)(uintptr_t)a[4], (void *)(uintptr_t)a[5], (void *)(uintptr_t)a[6], (unsigned int)a[7], (unsigned int)a[8], (void *)(uintptr_t)a[9], (void *)(uintptr_t)a[10]);
 }
-CUTAP_EXPORT unsigned int cusparseSpSM_bufferSize(void *handle, unsigned int opA, unsigned int opB, void *alpha, void *matA, void *matB, void *matC, unsigned int computeType, unsigned int alg, void *spsmDescr, void *bufferSize)
+CUTAP_SLOW unsigned int cutap_slow_cusparseSpSM_bufferSize(void *handle, unsigned int opA, unsigned int opB, void *alpha, void *matA, void *matB, void *matC, unsigned int computeType, unsigned int alg, void *spsmDescr, void *bufferSize)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusparseSpSM_bufferSize], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, unsigned int, void *, void *, void *, void *, unsigned int, unsigned int, void *, void *))cutap_fn)(handle, opA, opB, alpha, matA, matB, matC, computeType, alg, spsmDescr, bufferSize);
     uint64_t cutap_w[11] = {(uint64_t)(uintptr_t)handle, (uint64_t)opA, (uint64_t)opB, (uint64_t)(uintptr_t)alpha, (uint64_t)(uintptr_t)matA, (uint64_t)(uintptr_t)matB, (uint64_t)(uintptr_t)matC, (uint64_t)computeType, (uint64_t)alg, (uint64_t)(uintptr_t)spsmDescr, (uint64_t)(uintptr_t)bufferSize};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusparseSpSM_bufferSize, cutap_w, thunk_cusparseSpSM_bufferSize);
 }
@@ -3729,11 +2802,8 @@ static uint64_t thunk_cusparseSpSM_createDescr(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *))fn)((void *)(uintptr_t)a[0]);
 }
-CUTAP_EXPORT unsigned int cusparseSpSM_createDescr(void *descr)
+CUTAP_SLOW unsigned int cutap_slow_cusparseSpSM_createDescr(void *descr)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusparseSpSM_createDescr], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *))cutap_fn)(descr);
     uint64_t cutap_w[1] = {(uint64_t)(uintptr_t)descr};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusparseSpSM_createDescr, cutap_w, thunk_cusparseSpSM_createDescr);
 }
@@ -3741,11 +2811,8 @@ static uint64_t thunk_cusparseSpSM_destroyDescr(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *))fn)((void *)(uintptr_t)a[0]);
 }
-CUTAP_EXPORT unsigned int cusparseSpSM_destroyDescr(void *descr)
+CUTAP_SLOW unsigned int cutap_slow_cusparseSpSM_destroyDescr(void *descr)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusparseSpSM_destroyDescr], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *))cutap_fn)(descr);
     uint64_t cutap_w[1] = {(uint64_t)(uintptr_t)descr};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusparseSpSM_destroyDescr, cutap_w, thunk_cusparseSpSM_destroyDescr);
 }
@@ -3753,11 +2820,8 @@ static uint64_t thunk_cusparseSpSM_solve(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, unsigned int, void *, void *, void *, void *, unsigned int, unsigned int, void *))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (unsigned int)a[2], (void *)(uintptr_t)a[3], (void *)(uintptr_t)a[4], (void *)(uintptr_t)a[5], (void *)(uintptr_t)a[6], (unsigned int)a[7], (unsigned int)a[8], (void *)(uintptr_t)a[9]);
 }
-CUTAP_EXPORT unsigned int cusparseSpSM_solve(void *handle, unsigned int opA, unsigned int opB, void *alpha, void *matA, void *matB, void *matC, unsigned int computeType, unsigned int alg, void *spsmDescr)
+CUTAP_SLOW unsigned int cutap_slow_cusparseSpSM_solve(void *handle, unsigned int opA, unsigned int opB, void *alpha, void *matA, void *matB, void *matC, unsigned int computeType, unsigned int alg, void *spsmDescr)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusparseSpSM_solve], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, unsigned int, void *, void *, void *, void *, unsigned int, unsigned int, void *))cutap_fn)(handle, opA, opB, alpha, matA, matB, matC, computeType, alg, spsmDescr);
     uint64_t cutap_w[10] = {(uint64_t)(uintptr_t)handle, (uint64_t)opA, (uint64_t)opB, (uint64_t)(uintptr_t)alpha, (uint64_t)(uintptr_t)matA, (uint64_t)(uintptr_t)matB, (uint64_t)(uintptr_t)matC, (uint64_t)computeType, (uint64_t)alg, (uint64_t)(uintptr_t)spsmDescr};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusparseSpSM_solve, cutap_w, thunk_cusparseSpSM_solve);
 }
@@ -3765,11 +2829,8 @@ static uint64_t thunk_cusparseSpSM_updateMatrix(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *, void *, unsigned int))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1], (void *)(uintptr_t)a[2], (unsigned int)a[3]);
 }
-CUTAP_EXPORT unsigned int cusparseSpSM_updateMatrix(void *handle, void *spsmDescr, void *newValues, unsigned int updatePart)
+CUTAP_SLOW unsigned int cutap_slow_cusparseSpSM_updateMatrix(void *handle, void *spsmDescr, void *newValues, unsigned int updatePart)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusparseSpSM_updateMatrix], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *, void *, unsigned int))cutap_fn)(handle, spsmDescr, newValues, updatePart);
     uint64_t cutap_w[4] = {(uint64_t)(uintptr_t)handle, (uint64_t)(uintptr_t)spsmDescr, (uint64_t)(uintptr_t)newValues, (uint64_t)updatePart};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusparseSpSM_updateMatrix, cutap_w, thunk_cusparseSpSM_updateMatrix);
 }
@@ -3777,11 +2838,8 @@ static uint64_t thunk_cusparseSpSV_analysis(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, void *, void *, void *, void *, unsigned int, unsigned int, void *, void *))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (void *)(uintptr_t)a[2], (void *)(uintptr_t)a[3], (void *)(uintptr_t)a[4], (void *)(uintptr_t)a[5], (unsigned int)a[6], (unsigned int)a[7], (void *)(uintptr_t)a[8], (void *)(uintptr_t)a[9]);
 }
-CUTAP_EXPORT unsigned int cusparseSpSV_analysis(void *handle, unsigned int opA, void *alpha, void *matA, void *vecX, void *vecY, unsigned int computeType, unsigned int alg, void *spsvDescr, void *externalBuffer)
+CUTAP_SLOW unsigned int cutap_slow_cusparseSpSV_analysis(void *handle, unsigned int opA, void *alpha, void *matA, void *vecX, void *vecY, unsigned int computeType, unsigned int alg, void *spsvDescr, void *externalBuffer)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusparseSpSV_analysis], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, void *, void *, void *, void *, unsigned int, unsigned int, void *, void *))cutap_fn)(handle, opA, alpha, matA, vecX, vecY, computeType, alg, spsvDescr, externalBuffer);
     uint64_t cutap_w[10] = {(uint64_t)(uintptr_t)handle, (uint64_t)opA, (uint64_t)(uintptr_t)alpha, (uint64_t)(uintptr_t)matA, (uint64_t)(uintptr_t)vecX, (uint64_t)(uintptr_t)vecY, (uint64_t)computeType, (uint64_t)alg, (uint64_t)(uintptr_t)spsvDescr, (uint64_t)(uintptr_t)externalBuffer};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusparseSpSV_analysis, cutap_w, thunk_cusparseSpSV_analysis);
 }
@@ -3789,11 +2847,8 @@ static uint64_t thunk_cusparseSpSV_bufferSize(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, void *, void *, void *, void *, unsigned int, unsigned int, void *, void *))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (void *)(uintptr_t)a[2], (void *)(uintptr_t)a[3], (void *)(uintptr_t)a[4], (void *)(uintptr_t)a[5], (unsigned int)a[6], (unsigned int)a[7], (void *)(uintptr_t)a[8], (void *)(uintptr_t)a[9]);
 }
-CUTAP_EXPORT unsigned int cusparseSpSV_bufferSize(void *handle, unsigned int opA, void *alpha, void *matA, void *vecX, void *vecY, unsigned int computeType, unsigned int alg, void *spsvDescr, void *bufferSize)
+CUTAP_SLOW unsigned int cutap_slow_cusparseSpSV_bufferSize(void *handle, unsigned int opA, void *alpha, void *matA, void *vecX, void *vecY, unsigned int computeType, unsigned int alg, void *spsvDescr, void *bufferSize)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusparseSpSV_bufferSize], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, void *, void *, void *, void *, unsigned int, unsigned int, void *, void *))cutap_fn)(handle, opA, alpha, matA, vecX, vecY, computeType, alg, spsvDescr, bufferSize);
     uint64_t cutap_w[10] = {(uint64_t)(uintptr_t)handle, (uint64_t)opA, (uint64_t)(uintptr_t)alpha, (uint64_t)(uintptr_t)matA, (uint64_t)(uintptr_t)vecX, (uint64_t)(uintptr_t)vecY, (uint64_t)computeType, (uint64_t)alg, (uint64_t)(uintptr_t)spsvDescr, (uint64_t)(uintptr_t)bufferSize};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusparseSpSV_bufferSize, cutap_w, thunk_cusparseSpSV_bufferSize);
 }
@@ -3801,11 +2856,8 @@ static uint64_t thunk_cusparseSpSV_createDescr(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *))fn)((void *)(uintptr_t)a[0]);
 }
-CUTAP_EXPORT unsigned int cusparseSpSV_createDescr(void *descr)
+CUTAP_SLOW unsigned int cutap_slow_cusparseSpSV_createDescr(void *descr)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusparseSpSV_createDescr], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *))cutap_fn)(descr);
     uint64_t cutap_w[1] = {(uint64_t)(uintptr_t)descr};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusparseSpSV_createDescr, cutap_w, thunk_cusparseSpSV_createDescr);
 }
@@ -3813,11 +2865,8 @@ static uint64_t thunk_cusparseSpSV_destroyDescr(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *))fn)((void *)(uintptr_t)a[0]);
 }
-CUTAP_EXPORT unsigned int cusparseSpSV_destroyDescr(void *descr)
+CUTAP_SLOW unsigned int cutap_slow_cusparseSpSV_destroyDescr(void *descr)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusparseSpSV_destroyDescr], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *))cutap_fn)(descr);
     uint64_t cutap_w[1] = {(uint64_t)(uintptr_t)descr};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusparseSpSV_destroyDescr, cutap_w, thunk_cusparseSpSV_destroyDescr);
 }
@@ -3825,11 +2874,8 @@ static uint64_t thunk_cusparseSpSV_solve(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, void *, void *, void *, void *, unsigned int, unsigned int, void *))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (void *)(uintptr_t)a[2], (void *)(uintptr_t)a[3], (void *)(uintptr_t)a[4], (void *)(uintptr_t)a[5], (unsigned int)a[6], (unsigned int)a[7], (void *)(uintptr_t)a[8]);
 }
-CUTAP_EXPORT unsigned int cusparseSpSV_solve(void *handle, unsigned int opA, void *alpha, void *matA, void *vecX, void *vecY, unsigned int computeType, unsigned int alg, void *spsvDescr)
+CUTAP_SLOW unsigned int cutap_slow_cusparseSpSV_solve(void *handle, unsigned int opA, void *alpha, void *matA, void *vecX, void *vecY, unsigned int computeType, unsigned int alg, void *spsvDescr)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusparseSpSV_solve], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, void *, void *, void *, void *, unsigned int, unsigned int, void *))cutap_fn)(handle, opA, alpha, matA, vecX, vecY, computeType, alg, spsvDescr);
     uint64_t cutap_w[9] = {(uint64_t)(uintptr_t)handle, (uint64_t)opA, (uint64_t)(uintptr_t)alpha, (uint64_t)(uintptr_t)matA, (uint64_t)(uintptr_t)vecX, (uint64_t)(uintptr_t)vecY, (uint64_t)computeType, (uint64_t)alg, (uint64_t)(uintptr_t)spsvDescr};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusparseSpSV_solve, cutap_w, thunk_cusparseSpSV_solve);
 }
@@ -3837,11 +2883,8 @@ static uint64_t thunk_cusparseSpSV_updateMatrix(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *, void *, unsigned int))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1], (void *)(uintptr_t)a[2], (unsigned int)a[3]);
 }
-CUTAP_EXPORT unsigned int cusparseSpSV_updateMatrix(void *handle, void *spsvDescr, void *newValues, unsigned int updatePart)
+CUTAP_SLOW unsigned int cutap_slow_cusparseSpSV_updateMatrix(void *handle, void *spsvDescr, void *newValues, unsigned int updatePart)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusparseSpSV_updateMatrix], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *, void *, unsigned int))cutap_fn)(handle, spsvDescr, newValues, updatePart);
     uint64_t cutap_w[4] = {(uint64_t)(uintptr_t)handle, (uint64_t)(uintptr_t)spsvDescr, (uint64_t)(uintptr_t)newValues, (uint64_t)updatePart};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusparseSpSV_updateMatrix, cutap_w, thunk_cusparseSpSV_updateMatrix);
 }
@@ -3849,11 +2892,8 @@ static uint64_t thunk_cusparseSpVV(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, void *, void *, void *, unsigned int, void *))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (void *)(uintptr_t)a[2], (void *)(uintptr_t)a[3], (void *)(uintptr_t)a[4], (unsigned int)a[5], (void *)(uintptr_t)a[6]);
 }
-CUTAP_EXPORT unsigned int cusparseSpVV(void *handle, unsigned int opX, void *vecX, void *vecY, void *result, unsigned int computeType, void *externalBuffer)
+CUTAP_SLOW unsigned int cutap_slow_cusparseSpVV(void *handle, unsigned int opX, void *vecX, void *vecY, void *result, unsigned int computeType, void *externalBuffer)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusparseSpVV], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, void *, void *, void *, unsigned int, void *))cutap_fn)(handle, opX, vecX, vecY, result, computeType, externalBuffer);
     uint64_t cutap_w[7] = {(uint64_t)(uintptr_t)handle, (uint64_t)opX, (uint64_t)(uintptr_t)vecX, (uint64_t)(uintptr_t)vecY, (uint64_t)(uintptr_t)result, (uint64_t)computeType, (uint64_t)(uintptr_t)externalBuffer};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusparseSpVV, cutap_w, thunk_cusparseSpVV);
 }
@@ -3861,11 +2901,8 @@ static uint64_t thunk_cusparseSpVV_bufferSize(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, void *, void *, void *, unsigned int, void *))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (void *)(uintptr_t)a[2], (void *)(uintptr_t)a[3], (void *)(uintptr_t)a[4], (unsigned int)a[5], (void *)(uintptr_t)a[6]);
 }
-CUTAP_EXPORT unsigned int cusparseSpVV_bufferSize(void *handle, unsigned int opX, void *vecX, void *vecY, void *result, unsigned int computeType, void *bufferSize)
+CUTAP_SLOW unsigned int cutap_slow_cusparseSpVV_bufferSize(void *handle, unsigned int opX, void *vecX, void *vecY, void *result, unsigned int computeType, void *bufferSize)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusparseSpVV_bufferSize], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, void *, void *, void *, unsigned int, void *))cutap_fn)(handle, opX, vecX, vecY, result, computeType, bufferSize);
     uint64_t cutap_w[7] = {(uint64_t)(uintptr_t)handle, (uint64_t)opX, (uint64_t)(uintptr_t)vecX, (uint64_t)(uintptr_t)vecY, (uint64_t)(uintptr_t)result, (uint64_t)computeType, (uint64_t)(uintptr_t)bufferSize};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusparseSpVV_bufferSize, cutap_w, thunk_cusparseSpVV_bufferSize);
 }
@@ -3873,11 +2910,8 @@ static uint64_t thunk_cusparseSpVecGet(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *, void *, void *, void *, void *, void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1], (void *)(uintptr_t)a[2], (void *)(uintptr_t)a[3], (void *)(uintptr_t)a[4], (void *)(uintptr_t)a[5], (void *)(uintptr_t)a[6], (void *)(uintptr_t)a[7]);
 }
-CUTAP_EXPORT unsigned int cusparseSpVecGet(void *spVecDescr, void *size, void *nnz, void *indices, void *values, void *idxType, void *idxBase, void *valueType)
+CUTAP_SLOW unsigned int cutap_slow_cusparseSpVecGet(void *spVecDescr, void *size, void *nnz, void *indices, void *values, void *idxType, void *idxBase, void *valueType)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusparseSpVecGet], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *, void *, void *, void *, void *, void *, void *))cutap_fn)(spVecDescr, size, nnz, indices, values, idxType, idxBase, valueType);
     uint64_t cutap_w[8] = {(uint64_t)(uintptr_t)spVecDescr, (uint64_t)(uintptr_t)size, (uint64_t)(uintptr_t)nnz, (uint64_t)(uintptr_t)indices, (uint64_t)(uintptr_t)values, (uint64_t)(uintptr_t)idxType, (uint64_t)(uintptr_t)idxBase, (uint64_t)(uintptr_t)valueType};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusparseSpVecGet, cutap_w, thunk_cusparseSpVecGet);
 }
@@ -3885,11 +2919,8 @@ static uint64_t thunk_cusparseSpVecGetIndexBase(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1]);
 }
-CUTAP_EXPORT unsigned int cusparseSpVecGetIndexBase(void *spVecDescr, void *idxBase)
+CUTAP_SLOW unsigned int cutap_slow_cusparseSpVecGetIndexBase(void *spVecDescr, void *idxBase)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusparseSpVecGetIndexBase], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *))cutap_fn)(spVecDescr, idxBase);
     uint64_t cutap_w[2] = {(uint64_t)(uintptr_t)spVecDescr, (uint64_t)(uintptr_t)idxBase};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusparseSpVecGetIndexBase, cutap_w, thunk_cusparseSpVecGetIndexBase);
 }
@@ -3897,11 +2928,8 @@ static uint64_t thunk_cusparseSpVecGetValues(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1]);
 }
-CUTAP_EXPORT unsigned int cusparseSpVecGetValues(void *spVecDescr, void *values)
+CUTAP_SLOW unsigned int cutap_slow_cusparseSpVecGetValues(void *spVecDescr, void *values)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusparseSpVecGetValues], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *))cutap_fn)(spVecDescr, values);
     uint64_t cutap_w[2] = {(uint64_t)(uintptr_t)spVecDescr, (uint64_t)(uintptr_t)values};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusparseSpVecGetValues, cutap_w, thunk_cusparseSpVecGetValues);
 }
@@ -3909,11 +2937,8 @@ static uint64_t thunk_cusparseSpVecSetValues(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1]);
 }
-CUTAP_EXPORT unsigned int cusparseSpVecSetValues(void *spVecDescr, void *values)
+CUTAP_SLOW unsigned int cutap_slow_cusparseSpVecSetValues(void *spVecDescr, void *values)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusparseSpVecSetValues], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *))cutap_fn)(spVecDescr, values);
     uint64_t cutap_w[2] = {(uint64_t)(uintptr_t)spVecDescr, (uint64_t)(uintptr_t)values};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusparseSpVecSetValues, cutap_w, thunk_cusparseSpVecSetValues);
 }
@@ -3921,11 +2946,8 @@ static uint64_t thunk_cusparseSparseToDense(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *, void *, unsigned int, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1], (void *)(uintptr_t)a[2], (unsigned int)a[3], (void *)(uintptr_t)a[4]);
 }
-CUTAP_EXPORT unsigned int cusparseSparseToDense(void *handle, void *matA, void *matB, unsigned int alg, void *externalBuffer)
+CUTAP_SLOW unsigned int cutap_slow_cusparseSparseToDense(void *handle, void *matA, void *matB, unsigned int alg, void *externalBuffer)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusparseSparseToDense], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *, void *, unsigned int, void *))cutap_fn)(handle, matA, matB, alg, externalBuffer);
     uint64_t cutap_w[5] = {(uint64_t)(uintptr_t)handle, (uint64_t)(uintptr_t)matA, (uint64_t)(uintptr_t)matB, (uint64_t)alg, (uint64_t)(uintptr_t)externalBuffer};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusparseSparseToDense, cutap_w, thunk_cusparseSparseToDense);
 }
@@ -3933,11 +2955,8 @@ static uint64_t thunk_cusparseSparseToDense_bufferSize(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *, void *, unsigned int, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1], (void *)(uintptr_t)a[2], (unsigned int)a[3], (void *)(uintptr_t)a[4]);
 }
-CUTAP_EXPORT unsigned int cusparseSparseToDense_bufferSize(void *handle, void *matA, void *matB, unsigned int alg, void *bufferSize)
+CUTAP_SLOW unsigned int cutap_slow_cusparseSparseToDense_bufferSize(void *handle, void *matA, void *matB, unsigned int alg, void *bufferSize)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusparseSparseToDense_bufferSize], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *, void *, unsigned int, void *))cutap_fn)(handle, matA, matB, alg, bufferSize);
     uint64_t cutap_w[5] = {(uint64_t)(uintptr_t)handle, (uint64_t)(uintptr_t)matA, (uint64_t)(uintptr_t)matB, (uint64_t)alg, (uint64_t)(uintptr_t)bufferSize};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusparseSparseToDense_bufferSize, cutap_w, thunk_cusparseSparseToDense_bufferSize);
 }
@@ -3945,11 +2964,8 @@ static uint64_t thunk_cusparseSpruneCsr2csr(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, int, int, int, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *))fn)((void *)(uintptr_t)a[0], (int)a[1], (int)a[2], (int)a[3], (void *)(uintptr_t)a[4], (void *)(uintptr_t)a[5], (void *)(uintptr_t)a[6], (void *)(uintptr_t)a[7], (void *)(uintptr_t)a[8], (void *)(uintptr_t)a[9], (void *)(uintptr_t)a[10], (void *)(uintptr_t)a[11], (void *)(uintptr_t)a[12], (void *)(uintptr_t)a[13]);
 }
-CUTAP_EXPORT unsigned int cusparseSpruneCsr2csr(void *handle, int m, int n, int nnzA, void *descrA, void *csrSortedValA, void *csrSortedRowPtrA, void *csrSortedColIndA, void *threshold, void *descrC, void *csrSortedValC, void *csrSortedRowPtrC, void *csrSortedColIndC, void *pBuffer)
+CUTAP_SLOW unsigned int cutap_slow_cusparseSpruneCsr2csr(void *handle, int m, int n, int nnzA, void *descrA, void *csrSortedValA, void *csrSortedRowPtrA, void *csrSortedColIndA, void *threshold, void *descrC, void *csrSortedValC, void *csrSortedRowPtrC, void *csrSortedColIndC, void *pBuffer)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusparseSpruneCsr2csr], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, int, int, int, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *))cutap_fn)(handle, m, n, nnzA, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, threshold, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC, pBuffer);
     uint64_t cutap_w[14] = {(uint64_t)(uintptr_t)handle, (uint64_t)(int64_t)m, (uint64_t)(int64_t)n, (uint64_t)(int64_t)nnzA, (uint64_t)(uintptr_t)descrA, (uint64_t)(uintptr_t)csrSortedValA, (uint64_t)(uintptr_t)csrSortedRowPtrA, (uint64_t)(uintptr_t)csrSortedColIndA, (uint64_t)(uintptr_t)threshold, (uint64_t)(uintptr_t)descrC, (uint64_t)(uintptr_t)csrSortedValC, (uint64_t)(uintptr_t)csrSortedRowPtrC, (uint64_t)(uintptr_t)csrSortedColIndC, (uint64_t)(uintptr_t)pBuffer};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusparseSpruneCsr2csr, cutap_w, thunk_cusparseSpruneCsr2csr);
 }
@@ -3957,11 +2973,8 @@ static uint64_t thunk_cusparseSpruneCsr2csrByPercentage(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, int, int, int, void *, void *, void *, void *, float, void *, void *, void *, void *, void *, void *))fn)((void *)(uintptr_t)a[0], (int)a[1], (int)a[2], (int)a[3], (void *)(uintptr_t)a[4], (void *)(uintptr_t)a[5], (void *)(uintptr_t)a[6], (void *)(uintptr_t)a[7], cutap_w2f(a[8]), (void *)(uintptr_t)a[9], (void *)(uintptr_t)a[10], (void *)(uintptr_t)a[11], (void *)(uintptr_t)a[12], (void *)(uintptr_t)a[13], (void *)(uintptr_t)a[14]);
 }
-CUTAP_EXPORT unsigned int cusparseSpruneCsr2csrByPercentage(void *handle, int m, int n, int nnzA, void *descrA, void *csrSortedValA, void *csrSortedRowPtrA, void *csrSortedColIndA, float percentage, void *descrC, void *csrSortedValC, void *csrSortedRowPtrC, void *csrSortedColIndC, void *info, void *pBuffer)
+CUTAP_SLOW unsigned int cutap_slow_cusparseSpruneCsr2csrByPercentage(void *handle, int m, int n, int nnzA, void *descrA, void *csrSortedValA, void *csrSortedRowPtrA, void *csrSortedColIndA, float percentage, void *descrC, void *csrSortedValC, void *csrSortedRowPtrC, void *csrSortedColIndC, void *info, void *pBuffer)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusparseSpruneCsr2csrByPercentage], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, int, int, int, void *, void *, void *, void *, float, void *, void *, void *, void *, void *, void *))cutap_fn)(handle, m, n, nnzA, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, percentage, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC, info, pBuffer);
     uint64_t cutap_w[15] = {(uint64_t)(uintptr_t)handle, (uint64_t)(int64_t)m, (uint64_t)(int64_t)n, (uint64_t)(int64_t)nnzA, (uint64_t)(uintptr_t)descrA, (uint64_t)(uintptr_t)csrSortedValA, (uint64_t)(uintptr_t)csrSortedRowPtrA, (uint64_t)(uintptr_t)csrSortedColIndA, cutap_f2w(percentage), (uint64_t)(uintptr_t)descrC, (uint64_t)(uintptr_t)csrSortedValC, (uint64_t)(uintptr_t)csrSortedRowPtrC, (uint64_t)(uintptr_t)csrSortedColIndC, (uint64_t)(uintptr_t)info, (uint64_t)(uintptr_t)pBuffer};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusparseSpruneCsr2csrByPercentage, cutap_w, thunk_cusparseSpruneCsr2csrByPercentage);
 }
@@ -3969,11 +2982,8 @@ static uint64_t thunk_cusparseSpruneCsr2csrByPercentage_bufferSizeExt(void *fn, 
 {
     return (uint64_t)((unsigned int (*)(void *, int, int, int, void *, void *, void *, void *, float, void *, void *, void *, void *, void *, void *))fn)((void *)(uintptr_t)a[0], (int)a[1], (int)a[2], (int)a[3], (void *)(uintptr_t)a[4], (void *)(uintptr_t)a[5], (void *)(uintptr_t)a[6], (void *)(uintptr_t)a[7], cutap_w2f(a[8]), (void *)(uintptr_t)a[9], (void *)(uintptr_t)a[10], (void *)(uintptr_t)a[11], (void *)(uintptr_t)a[12], (void *)(uintptr_t)a[13], (void *)(uintptr_t)a[14]);
 }
-CUTAP_EXPORT unsigned int cusparseSpruneCsr2csrByPercentage_bufferSizeExt(void *handle, int m, int n, int nnzA, void *descrA, void *csrSortedValA, void *csrSortedRowPtrA, void *csrSortedColIndA, float percentage, void *descrC, void *csrSortedValC, void *csrSortedRowPtrC, void *csrSortedColIndC, void *info, void *pBufferSizeInBytes)
+CUTAP_SLOW unsigned int cutap_slow_cusparseSpruneCsr2csrByPercentage_bufferSizeExt(void *handle, int m, int n, int nnzA, void *descrA, void *csrSortedValA, void *csrSortedRowPtrA, void *csrSortedColIndA, float percentage, void *descrC, void *csrSortedValC, void *csrSortedRowPtrC, void *csrSortedColIndC, void *info, void *pBufferSizeInBytes)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusparseSpruneCsr2csrByPercentage_bufferSizeExt], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, int, int, int, void *, void *, void *, void *, float, void *, void *, void *, void *, void *, void *))cutap_fn)(handle, m, n, nnzA, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, percentage, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC, info, pBufferSizeInBytes);
     uint64_t cutap_w[15] = {(uint64_t)(uintptr_t)handle, (uint64_t)(int64_t)m, (uint64_t)(int64_t)n, (uint64_t)(int64_t)nnzA, (uint64_t)(uintptr_t)descrA, (uint64_t)(uintptr_t)csrSortedValA, (uint64_t)(uintptr_t)csrSortedRowPtrA, (uint64_t)(uintptr_t)csrSortedColIndA, cutap_f2w(percentage), (uint64_t)(uintptr_t)descrC, (uint64_t)(uintptr_t)csrSortedValC, (uint64_t)(uintptr_t)csrSortedRowPtrC, (uint64_t)(uintptr_t)csrSortedColIndC, (uint64_t)(uintptr_t)info, (uint64_t)(uintptr_t)pBufferSizeInBytes};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusparseSpruneCsr2csrByPercentage_bufferSizeExt, cutap_w, thunk_cusparseSpruneCsr2csrByPercentage_bufferSizeExt);
 }
@@ -3981,11 +2991,8 @@ static uint64_t thunk_cusparseSpruneCsr2csrNnz(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, int, int, int, void *, void *, void *, void *, void *, void *, void *, void *, void *))fn)((void *)(uintptr_t)a[0], (int)a[1], (int)a[2], (int)a[3], (void *)(uintptr_t)a[4], (void *)(uintptr_t)a[5], (void *)(uintptr_t)a[6], (void *)(uintptr_t)a[7], (void *)(uintptr_t)a[8], (void *)(uintptr_t)a[9], (void *)(uintptr_t)a[10], (void *)(uintptr_t)a[11], (void *)(uintptr_t)a[12]);
 }
-CUTAP_EXPORT unsigned int cusparseSpruneCsr2csrNnz(void *handle, int m, int n, int nnzA, void *descrA, void *csrSortedValA, void *csrSortedRowPtrA, void *csrSortedColIndA, void *threshold, void *descrC, void *csrSortedRowPtrC, void *nnzTotalDevHostPtr, void *pBuffer)
+CUTAP_SLOW unsigned int cutap_slow_cusparseSpruneCsr2csrNnz(void *handle, int m, int n, int nnzA, void *descrA, void *csrSortedValA, void *csrSortedRowPtrA, void *csrSortedColIndA, void *threshold, void *descrC, void *csrSortedRowPtrC, void *nnzTotalDevHostPtr, void *pBuffer)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusparseSpruneCsr2csrNnz], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, int, int, int, void *, void *, void *, void *, void *, void *, void *, void *, void *))cutap_fn)(handle, m, n, nnzA, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, threshold, descrC, csrSortedRowPtrC, nnzTotalDevHostPtr, pBuffer);
     uint64_t cutap_w[13] = {(uint64_t)(uintptr_t)handle, (uint64_t)(int64_t)m, (uint64_t)(int64_t)n, (uint64_t)(int64_t)nnzA, (uint64_t)(uintptr_t)descrA, (uint64_t)(uintptr_t)csrSortedValA, (uint64_t)(uintptr_t)csrSortedRowPtrA, (uint64_t)(uintptr_t)csrSortedColIndA, (uint64_t)(uintptr_t)threshold, (uint64_t)(uintptr_t)descrC, (uint64_t)(uintptr_t)csrSortedRowPtrC, (uint64_t)(uintptr_t)nnzTotalDevHostPtr, (uint64_t)(uintptr_t)pBuffer};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusparseSpruneCsr2csrNnz, cutap_w, thunk_cusparseSpruneCsr2csrNnz);
 }
@@ -3993,11 +3000,8 @@ static uint64_t thunk_cusparseSpruneCsr2csrNnzByPercentage(void *fn, uint64_t *a
 {
     return (uint64_t)((unsigned int (*)(void *, int, int, int, void *, void *, void *, void *, float, void *, void *, void *, void *, void *))fn)((void *)(uintptr_t)a[0], (int)a[1], (int)a[2], (int)a[3], (void *)(uintptr_t)a[4], (void *)(uintptr_t)a[5], (void *)(uintptr_t)a[6], (void *)(uintptr_t)a[7], cutap_w2f(a[8]), (void *)(uintptr_t)a[9], (void *)(uintptr_t)a[10], (void *)(uintptr_t)a[11], (void *)(uintptr_t)a[12], (void *)(uintptr_t)a[13]);
 }
-CUTAP_EXPORT unsigned int cusparseSpruneCsr2csrNnzByPercentage(void *handle, int m, int n, int nnzA, void *descrA, void *csrSortedValA, void *csrSortedRowPtrA, void *csrSortedColIndA, float percentage, void *descrC, void *csrSortedRowPtrC, void *nnzTotalDevHostPtr, void *info, void *pBuffer)
+CUTAP_SLOW unsigned int cutap_slow_cusparseSpruneCsr2csrNnzByPercentage(void *handle, int m, int n, int nnzA, void *descrA, void *csrSortedValA, void *csrSortedRowPtrA, void *csrSortedColIndA, float percentage, void *descrC, void *csrSortedRowPtrC, void *nnzTotalDevHostPtr, void *info, void *pBuffer)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusparseSpruneCsr2csrNnzByPercentage], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, int, int, int, void *, void *, void *, void *, float, void *, void *, void *, void *, void *))cutap_fn)(handle, m, n, nnzA, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, percentage, descrC, csrSortedRowPtrC, nnzTotalDevHostPtr, info, pBuffer);
     uint64_t cutap_w[14] = {(uint64_t)(uintptr_t)handle, (uint64_t)(int64_t)m, (uint64_t)(int64_t)n, (uint64_t)(int64_t)nnzA, (uint64_t)(uintptr_t)descrA, (uint64_t)(uintptr_t)csrSortedValA, (uint64_t)(uintptr_t)csrSortedRowPtrA, (uint64_t)(uintptr_t)csrSortedColIndA, cutap_f2w(percentage), (uint64_t)(uintptr_t)descrC, (uint64_t)(uintptr_t)csrSortedRowPtrC, (uint64_t)(uintptr_t)nnzTotalDevHostPtr, (uint64_t)(uintptr_t)info, (uint64_t)(uintptr_t)pBuffer};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusparseSpruneCsr2csrNnzByPercentage, cutap_w, thunk_cusparseSpruneCsr2csrNnzByPercentage);
 }
@@ -4005,11 +3009,8 @@ static uint64_t thunk_cusparseSpruneCsr2csr_bufferSizeExt(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, int, int, int, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *))fn)((void *)(uintptr_t)a[0], (int)a[1], (int)a[2], (int)a[3], (void *)(uintptr_t)a[4], (void *)(uintptr_t)a[5], (void *)(uintptr_t)a[6], (void *)(uintptr_t)a[7], (void *)(uintptr_t)a[8], (void *)(uintptr_t)a[9], (void *)(uintptr_t)a[10], (void *)(uintptr_t)a[11], (void *)(uintptr_t)a[12], (void *)(uintptr_t)a[13]);
 }
-CUTAP_EXPORT unsigned int cusparseSpruneCsr2csr_bufferSizeExt(void *handle, int m, int n, int nnzA, void *descrA, void *csrSortedValA, void *csrSortedRowPtrA, void *csrSortedColIndA, void *threshold, void *descrC, void *csrSortedValC, void *csrSortedRowPtrC, void *csrSortedColIndC, void *pBufferSizeInBytes)
+CUTAP_SLOW unsigned int cutap_slow_cusparseSpruneCsr2csr_bufferSizeExt(void *handle, int m, int n, int nnzA, void *descrA, void *csrSortedValA, void *csrSortedRowPtrA, void *csrSortedColIndA, void *threshold, void *descrC, void *csrSortedValC, void *csrSortedRowPtrC, void *csrSortedColIndC, void *pBufferSizeInBytes)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusparseSpruneCsr2csr_bufferSizeExt], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, int, int, int, void *, void *, void *, void *, void *, void *, void *, void *, void *, void *))cutap_fn)(handle, m, n, nnzA, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, threshold, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC, pBufferSizeInBytes);
     uint64_t cutap_w[14] = {(uint64_t)(uintptr_t)handle, (uint64_t)(int64_t)m, (uint64_t)(int64_t)n, (uint64_t)(int64_t)nnzA, (uint64_t)(uintptr_t)descrA, (uint64_t)(uintptr_t)csrSortedValA, (uint64_t)(uintptr_t)csrSortedRowPtrA, (uint64_t)(uintptr_t)csrSortedColIndA, (uint64_t)(uintptr_t)threshold, (uint64_t)(uintptr_t)descrC, (uint64_t)(uintptr_t)csrSortedValC, (uint64_t)(uintptr_t)csrSortedRowPtrC, (uint64_t)(uintptr_t)csrSortedColIndC, (uint64_t)(uintptr_t)pBufferSizeInBytes};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusparseSpruneCsr2csr_bufferSizeExt, cutap_w, thunk_cusparseSpruneCsr2csr_bufferSizeExt);
 }
@@ -4017,11 +3018,8 @@ static uint64_t thunk_cusparseSpruneDense2csr(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, int, int, void *, int, void *, void *, void *, void *, void *, void *))fn)((void *)(uintptr_t)a[0], (int)a[1], (int)a[2], (void *)(uintptr_t)a[3], (int)a[4], (void *)(uintptr_t)a[5], (void *)(uintptr_t)a[6], (void *)(uintptr_t)a[7], (void *)(uintptr_t)a[8], (void *)(uintptr_t)a[9], (void *)(uintptr_t)a[10]);
 }
-CUTAP_EXPORT unsigned int cusparseSpruneDense2csr(void *handle, int m, int n, void *A, int lda, void *threshold, void *descrC, void *csrSortedValC, void *csrSortedRowPtrC, void *csrSortedColIndC, void *pBuffer)
+CUTAP_SLOW unsigned int cutap_slow_cusparseSpruneDense2csr(void *handle, int m, int n, void *A, int lda, void *threshold, void *descrC, void *csrSortedValC, void *csrSortedRowPtrC, void *csrSortedColIndC, void *pBuffer)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusparseSpruneDense2csr], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, int, int, void *, int, void *, void *, void *, void *, void *, void *))cutap_fn)(handle, m, n, A, lda, threshold, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC, pBuffer);
     uint64_t cutap_w[11] = {(uint64_t)(uintptr_t)handle, (uint64_t)(int64_t)m, (uint64_t)(int64_t)n, (uint64_t)(uintptr_t)A, (uint64_t)(int64_t)lda, (uint64_t)(uintptr_t)threshold, (uint64_t)(uintptr_t)descrC, (uint64_t)(uintptr_t)csrSortedValC, (uint64_t)(uintptr_t)csrSortedRowPtrC, (uint64_t)(uintptr_t)csrSortedColIndC, (uint64_t)(uintptr_t)pBuffer};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusparseSpruneDense2csr, cutap_w, thunk_cusparseSpruneDense2csr);
 }
@@ -4029,11 +3027,8 @@ static uint64_t thunk_cusparseSpruneDense2csrByPercentage(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, int, int, void *, int, float, void *, void *, void *, void *, void *, void *))fn)((void *)(uintptr_t)a[0], (int)a[1], (int)a[2], (void *)(uintptr_t)a[3], (int)a[4], cutap_w2f(a[5]), (void *)(uintptr_t)a[6], (void *)(uintptr_t)a[7], (void *)(uintptr_t)a[8], (void *)(uintptr_t)a[9], (void *)(uintptr_t)a[10], (void *)(uintptr_t)a[11]);
 }
-CUTAP_EXPORT unsigned int cusparseSpruneDense2csrByPercentage(void *handle, int m, int n, void *A, int lda, float percentage, void *descrC, void *csrSortedValC, void *csrSortedRowPtrC, void *csrSortedColIndC, void *info, void *pBuffer)
+CUTAP_SLOW unsigned int cutap_slow_cusparseSpruneDense2csrByPercentage(void *handle, int m, int n, void *A, int lda, float percentage, void *descrC, void *csrSortedValC, void *csrSortedRowPtrC, void *csrSortedColIndC, void *info, void *pBuffer)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusparseSpruneDense2csrByPercentage], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, int, int, void *, int, float, void *, void *, void *, void *, void *, void *))cutap_fn)(handle, m, n, A, lda, percentage, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC, info, pBuffer);
     uint64_t cutap_w[12] = {(uint64_t)(uintptr_t)handle, (uint64_t)(int64_t)m, (uint64_t)(int64_t)n, (uint64_t)(uintptr_t)A, (uint64_t)(int64_t)lda, cutap_f2w(percentage), (uint64_t)(uintptr_t)descrC, (uint64_t)(uintptr_t)csrSortedValC, (uint64_t)(uintptr_t)csrSortedRowPtrC, (uint64_t)(uintptr_t)csrSortedColIndC, (uint64_t)(uintptr_t)info, (uint64_t)(uintptr_t)pBuffer};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusparseSpruneDense2csrByPercentage, cutap_w, thunk_cusparseSpruneDense2csrByPercentage);
 }
@@ -4041,11 +3036,8 @@ static uint64_t thunk_cusparseSpruneDense2csrByPercentage_bufferSizeExt(void *fn
 {
     return (uint64_t)((unsigned int (*)(void *, int, int, void *, int, float, void *, void *, void *, void *, void *, void *))fn)((void *)(uintptr_t)a[0], (int)a[1], (int)a[2], (void *)(uintptr_t)a[3], (int)a[4], cutap_w2f(a[5]), (void *)(uintptr_t)a[6], (void *)(uintptr_t)a[7], (void *)(uintptr_t)a[8], (void *)(uintptr_t)a[9], (void *)(uintptr_t)a[10], (void *)(uintptr_t)a[11]);
 }
-CUTAP_EXPORT unsigned int cusparseSpruneDense2csrByPercentage_bufferSizeExt(void *handle, int m, int n, void *A, int lda, float percentage, void *descrC, void *csrSortedValC, void *csrSortedRowPtrC, void *csrSortedColIndC, void *info, void *pBufferSizeInBytes)
+CUTAP_SLOW unsigned int cutap_slow_cusparseSpruneDense2csrByPercentage_bufferSizeExt(void *handle, int m, int n, void *A, int lda, float percentage, void *descrC, void *csrSortedValC, void *csrSortedRowPtrC, void *csrSortedColIndC, void *info, void *pBufferSizeInBytes)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusparseSpruneDense2csrByPercentage_bufferSizeExt], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, int, int, void *, int, float, void *, void *, void *, void *, void *, void *))cutap_fn)(handle, m, n, A, lda, percentage, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC, info, pBufferSizeInBytes);
     uint64_t cutap_w[12] = {(uint64_t)(uintptr_t)handle, (uint64_t)(int64_t)m, (uint64_t)(int64_t)n, (uint64_t)(uintptr_t)A, (uint64_t)(int64_t)lda, cutap_f2w(percentage), (uint64_t)(uintptr_t)descrC, (uint64_t)(uintptr_t)csrSortedValC, (uint64_t)(uintptr_t)csrSortedRowPtrC, (uint64_t)(uintptr_t)csrSortedColIndC, (uint64_t)(uintptr_t)info, (uint64_t)(uintptr_t)pBufferSizeInBytes};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusparseSpruneDense2csrByPercentage_bufferSizeExt, cutap_w, thunk_cusparseSpruneDense2csrByPercentage_bufferSizeExt);
 }
@@ -4053,11 +3045,8 @@ static uint64_t thunk_cusparseSpruneDense2csrNnz(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, int, int, void *, int, void *, void *, void *, void *, void *))fn)((void *)(uintptr_t)a[0], (int)a[1], (int)a[2], (void *)(uintptr_t)a[3], (int)a[4], (void *)(uintptr_t)a[5], (void *)(uintptr_t)a[6], (void *)(uintptr_t)a[7], (void *)(uintptr_t)a[8], (void *)(uintptr_t)a[9]);
 }
-CUTAP_EXPORT unsigned int cusparseSpruneDense2csrNnz(void *handle, int m, int n, void *A, int lda, void *threshold, void *descrC, void *csrRowPtrC, void *nnzTotalDevHostPtr, void *pBuffer)
+CUTAP_SLOW unsigned int cutap_slow_cusparseSpruneDense2csrNnz(void *handle, int m, int n, void *A, int lda, void *threshold, void *descrC, void *csrRowPtrC, void *nnzTotalDevHostPtr, void *pBuffer)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusparseSpruneDense2csrNnz], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, int, int, void *, int, void *, void *, void *, void *, void *))cutap_fn)(handle, m, n, A, lda, threshold, descrC, csrRowPtrC, nnzTotalDevHostPtr, pBuffer);
     uint64_t cutap_w[10] = {(uint64_t)(uintptr_t)handle, (uint64_t)(int64_t)m, (uint64_t)(int64_t)n, (uint64_t)(uintptr_t)A, (uint64_t)(int64_t)lda, (uint64_t)(uintptr_t)threshold, (uint64_t)(uintptr_t)descrC, (uint64_t)(uintptr_t)csrRowPtrC, (uint64_t)(uintptr_t)nnzTotalDevHostPtr, (uint64_t)(uintptr_t)pBuffer};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusparseSpruneDense2csrNnz, cutap_w, thunk_cusparseSpruneDense2csrNnz);
 }
@@ -4065,11 +3054,8 @@ static uint64_t thunk_cusparseSpruneDense2csrNnzByPercentage(void *fn, uint64_t 
 {
     return (uint64_t)((unsigned int (*)(void *, int, int, void *, int, float, void *, void *, void *, void *, void *))fn)((void *)(uintptr_t)a[0], (int)a[1], (int)a[2], (void *)(uintptr_t)a[3], (int)a[4], cutap_w2f(a[5]), (void *)(uintptr_t)a[6], (void *)(uintptr_t)a[7], (void *)(uintptr_t)a[8], (void *)(uintptr_t)a[9], (void *)(uintptr_t)a[10]);
 }
-CUTAP_EXPORT unsigned int cusparseSpruneDense2csrNnzByPercentage(void *handle, int m, int n, void *A, int lda, float percentage, void *descrC, void *csrRowPtrC, void *nnzTotalDevHostPtr, void *info, void *pBuffer)
+CUTAP_SLOW unsigned int cutap_slow_cusparseSpruneDense2csrNnzByPercentage(void *handle, int m, int n, void *A, int lda, float percentage, void *descrC, void *csrRowPtrC, void *nnzTotalDevHostPtr, void *info, void *pBuffer)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusparseSpruneDense2csrNnzByPercentage], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, int, int, void *, int, float, void *, void *, void *, void *, void *))cutap_fn)(handle, m, n, A, lda, percentage, descrC, csrRowPtrC, nnzTotalDevHostPtr, info, pBuffer);
     uint64_t cutap_w[11] = {(uint64_t)(uintptr_t)handle, (uint64_t)(int64_t)m, (uint64_t)(int64_t)n, (uint64_t)(uintptr_t)A, (uint64_t)(int64_t)lda, cutap_f2w(percentage), (uint64_t)(uintptr_t)descrC, (uint64_t)(uintptr_t)csrRowPtrC, (uint64_t)(uintptr_t)nnzTotalDevHostPtr, (uint64_t)(uintptr_t)info, (uint64_t)(uintptr_t)pBuffer};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusparseSpruneDense2csrNnzByPercentage, cutap_w, thunk_cusparseSpruneDense2csrNnzByPercentage);
 }
@@ -4077,11 +3063,8 @@ static uint64_t thunk_cusparseSpruneDense2csr_bufferSizeExt(void *fn, uint64_t *
 {
     return (uint64_t)((unsigned int (*)(void *, int, int, void *, int, void *, void *, void *, void *, void *, void *))fn)((void *)(uintptr_t)a[0], (int)a[1], (int)a[2], (void *)(uintptr_t)a[3], (int)a[4], (void *)(uintptr_t)a[5], (void *)(uintptr_t)a[6], (void *)(uintptr_t)a[7], (void *)(uintptr_t)a[8], (void *)(uintptr_t)a[9], (void *)(uintptr_t)a[10]);
 }
-CUTAP_EXPORT unsigned int cusparseSpruneDense2csr_bufferSizeExt(void *handle, int m, int n, void *A, int lda, void *threshold, void *descrC, void *csrSortedValC, void *csrSortedRowPtrC, void *csrSortedColIndC, void *pBufferSizeInBytes)
+CUTAP_SLOW unsigned int cutap_slow_cusparseSpruneDense2csr_bufferSizeExt(void *handle, int m, int n, void *A, int lda, void *threshold, void *descrC, void *csrSortedValC, void *csrSortedRowPtrC, void *csrSortedColIndC, void *pBufferSizeInBytes)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusparseSpruneDense2csr_bufferSizeExt], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, int, int, void *, int, void *, void *, void *, void *, void *, void *))cutap_fn)(handle, m, n, A, lda, threshold, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC, pBufferSizeInBytes);
     uint64_t cutap_w[11] = {(uint64_t)(uintptr_t)handle, (uint64_t)(int64_t)m, (uint64_t)(int64_t)n, (uint64_t)(uintptr_t)A, (uint64_t)(int64_t)lda, (uint64_t)(uintptr_t)threshold, (uint64_t)(uintptr_t)descrC, (uint64_t)(uintptr_t)csrSortedValC, (uint64_t)(uintptr_t)csrSortedRowPtrC, (uint64_t)(uintptr_t)csrSortedColIndC, (uint64_t)(uintptr_t)pBufferSizeInBytes};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusparseSpruneDense2csr_bufferSizeExt, cutap_w, thunk_cusparseSpruneDense2csr_bufferSizeExt);
 }
@@ -4089,11 +3072,8 @@ static uint64_t thunk_cusparseXbsric02_zeroPivot(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1], (void *)(uintptr_t)a[2]);
 }
-CUTAP_EXPORT unsigned int cusparseXbsric02_zeroPivot(void *handle, void *info, void *position)
+CUTAP_SLOW unsigned int cutap_slow_cusparseXbsric02_zeroPivot(void *handle, void *info, void *position)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusparseXbsric02_zeroPivot], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *, void *))cutap_fn)(handle, info, position);
     uint64_t cutap_w[3] = {(uint64_t)(uintptr_t)handle, (uint64_t)(uintptr_t)info, (uint64_t)(uintptr_t)position};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusparseXbsric02_zeroPivot, cutap_w, thunk_cusparseXbsric02_zeroPivot);
 }
@@ -4101,11 +3081,8 @@ static uint64_t thunk_cusparseXbsrilu02_zeroPivot(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1], (void *)(uintptr_t)a[2]);
 }
-CUTAP_EXPORT unsigned int cusparseXbsrilu02_zeroPivot(void *handle, void *info, void *position)
+CUTAP_SLOW unsigned int cutap_slow_cusparseXbsrilu02_zeroPivot(void *handle, void *info, void *position)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusparseXbsrilu02_zeroPivot], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *, void *))cutap_fn)(handle, info, position);
     uint64_t cutap_w[3] = {(uint64_t)(uintptr_t)handle, (uint64_t)(uintptr_t)info, (uint64_t)(uintptr_t)position};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusparseXbsrilu02_zeroPivot, cutap_w, thunk_cusparseXbsrilu02_zeroPivot);
 }
@@ -4113,11 +3090,8 @@ static uint64_t thunk_cusparseXbsrsm2_zeroPivot(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1], (void *)(uintptr_t)a[2]);
 }
-CUTAP_EXPORT unsigned int cusparseXbsrsm2_zeroPivot(void *handle, void *info, void *position)
+CUTAP_SLOW unsigned int cutap_slow_cusparseXbsrsm2_zeroPivot(void *handle, void *info, void *position)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusparseXbsrsm2_zeroPivot], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *, void *))cutap_fn)(handle, info, position);
     uint64_t cutap_w[3] = {(uint64_t)(uintptr_t)handle, (uint64_t)(uintptr_t)info, (uint64_t)(uintptr_t)position};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusparseXbsrsm2_zeroPivot, cutap_w, thunk_cusparseXbsrsm2_zeroPivot);
 }
@@ -4125,11 +3099,8 @@ static uint64_t thunk_cusparseXbsrsv2_zeroPivot(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1], (void *)(uintptr_t)a[2]);
 }
-CUTAP_EXPORT unsigned int cusparseXbsrsv2_zeroPivot(void *handle, void *info, void *position)
+CUTAP_SLOW unsigned int cutap_slow_cusparseXbsrsv2_zeroPivot(void *handle, void *info, void *position)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusparseXbsrsv2_zeroPivot], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *, void *))cutap_fn)(handle, info, position);
     uint64_t cutap_w[3] = {(uint64_t)(uintptr_t)handle, (uint64_t)(uintptr_t)info, (uint64_t)(uintptr_t)position};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusparseXbsrsv2_zeroPivot, cutap_w, thunk_cusparseXbsrsv2_zeroPivot);
 }
@@ -4137,11 +3108,8 @@ static uint64_t thunk_cusparseXcoo2csr(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *, int, int, void *, unsigned int))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1], (int)a[2], (int)a[3], (void *)(uintptr_t)a[4], (unsigned int)a[5]);
 }
-CUTAP_EXPORT unsigned int cusparseXcoo2csr(void *handle, void *cooRowInd, int nnz, int m, void *csrSortedRowPtr, unsigned int idxBase)
+CUTAP_SLOW unsigned int cutap_slow_cusparseXcoo2csr(void *handle, void *cooRowInd, int nnz, int m, void *csrSortedRowPtr, unsigned int idxBase)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusparseXcoo2csr], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *, int, int, void *, unsigned int))cutap_fn)(handle, cooRowInd, nnz, m, csrSortedRowPtr, idxBase);
     uint64_t cutap_w[6] = {(uint64_t)(uintptr_t)handle, (uint64_t)(uintptr_t)cooRowInd, (uint64_t)(int64_t)nnz, (uint64_t)(int64_t)m, (uint64_t)(uintptr_t)csrSortedRowPtr, (uint64_t)idxBase};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusparseXcoo2csr, cutap_w, thunk_cusparseXcoo2csr);
 }
@@ -4149,11 +3117,8 @@ static uint64_t thunk_cusparseXcoosortByColumn(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, int, int, int, void *, void *, void *, void *))fn)((void *)(uintptr_t)a[0], (int)a[1], (int)a[2], (int)a[3], (void *)(uintptr_t)a[4], (void *)(uintptr_t)a[5], (void *)(uintptr_t)a[6], (void *)(uintptr_t)a[7]);
 }
-CUTAP_EXPORT unsigned int cusparseXcoosortByColumn(void *handle, int m, int n, int nnz, void *cooRowsA, void *cooColsA, void *P, void *pBuffer)
+CUTAP_SLOW unsigned int cutap_slow_cusparseXcoosortByColumn(void *handle, int m, int n, int nnz, void *cooRowsA, void *cooColsA, void *P, void *pBuffer)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusparseXcoosortByColumn], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, int, int, int, void *, void *, void *, void *))cutap_fn)(handle, m, n, nnz, cooRowsA, cooColsA, P, pBuffer);
     uint64_t cutap_w[8] = {(uint64_t)(uintptr_t)handle, (uint64_t)(int64_t)m, (uint64_t)(int64_t)n, (uint64_t)(int64_t)nnz, (uint64_t)(uintptr_t)cooRowsA, (uint64_t)(uintptr_t)cooColsA, (uint64_t)(uintptr_t)P, (uint64_t)(uintptr_t)pBuffer};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusparseXcoosortByColumn, cutap_w, thunk_cusparseXcoosortByColumn);
 }
@@ -4161,11 +3126,8 @@ static uint64_t thunk_cusparseXcoosortByRow(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, int, int, int, void *, void *, void *, void *))fn)((void *)(uintptr_t)a[0], (int)a[1], (int)a[2], (int)a[3], (void *)(uintptr_t)a[4], (void *)(uintptr_t)a[5], (void *)(uintptr_t)a[6], (void *)(uintptr_t)a[7]);
 }
-CUTAP_EXPORT unsigned int cusparseXcoosortByRow(void *handle, int m, int n, int nnz, void *cooRowsA, void *cooColsA, void *P, void *pBuffer)
+CUTAP_SLOW unsigned int cutap_slow_cusparseXcoosortByRow(void *handle, int m, int n, int nnz, void *cooRowsA, void *cooColsA, void *P, void *pBuffer)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusparseXcoosortByRow], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, int, int, int, void *, void *, void *, void *))cutap_fn)(handle, m, n, nnz, cooRowsA, cooColsA, P, pBuffer);
     uint64_t cutap_w[8] = {(uint64_t)(uintptr_t)handle, (uint64_t)(int64_t)m, (uint64_t)(int64_t)n, (uint64_t)(int64_t)nnz, (uint64_t)(uintptr_t)cooRowsA, (uint64_t)(uintptr_t)cooColsA, (uint64_t)(uintptr_t)P, (uint64_t)(uintptr_t)pBuffer};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusparseXcoosortByRow, cutap_w, thunk_cusparseXcoosortByRow);
 }
@@ -4173,11 +3135,8 @@ static uint64_t thunk_cusparseXcoosort_bufferSizeExt(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, int, int, int, void *, void *, void *))fn)((void *)(uintptr_t)a[0], (int)a[1], (int)a[2], (int)a[3], (void *)(uintptr_t)a[4], (void *)(uintptr_t)a[5], (void *)(uintptr_t)a[6]);
 }
-CUTAP_EXPORT unsigned int cusparseXcoosort_bufferSizeExt(void *handle, int m, int n, int nnz, void *cooRowsA, void *cooColsA, void *pBufferSizeInBytes)
+CUTAP_SLOW unsigned int cutap_slow_cusparseXcoosort_bufferSizeExt(void *handle, int m, int n, int nnz, void *cooRowsA, void *cooColsA, void *pBufferSizeInBytes)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusparseXcoosort_bufferSizeExt], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, int, int, int, void *, void *, void *))cutap_fn)(handle, m, n, nnz, cooRowsA, cooColsA, pBufferSizeInBytes);
     uint64_t cutap_w[7] = {(uint64_t)(uintptr_t)handle, (uint64_t)(int64_t)m, (uint64_t)(int64_t)n, (uint64_t)(int64_t)nnz, (uint64_t)(uintptr_t)cooRowsA, (uint64_t)(uintptr_t)cooColsA, (uint64_t)(uintptr_t)pBufferSizeInBytes};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusparseXcoosort_bufferSizeExt, cutap_w, thunk_cusparseXcoosort_bufferSizeExt);
 }
@@ -4185,11 +3144,8 @@ static uint64_t thunk_cusparseXcscsort(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, int, int, int, void *, void *, void *, void *, void *))fn)((void *)(uintptr_t)a[0], (int)a[1], (int)a[2], (int)a[3], (void *)(uintptr_t)a[4], (void *)(uintptr_t)a[5], (void *)(uintptr_t)a[6], (void *)(uintptr_t)a[7], (void *)(uintptr_t)a[8]);
 }
-CUTAP_EXPORT unsigned int cusparseXcscsort(void *handle, int m, int n, int nnz, void *descrA, void *cscColPtrA, void *cscRowIndA, void *P, void *pBuffer)
+CUTAP_SLOW unsigned int cutap_slow_cusparseXcscsort(void *handle, int m, int n, int nnz, void *descrA, void *cscColPtrA, void *cscRowIndA, void *P, void *pBuffer)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusparseXcscsort], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, int, int, int, void *, void *, void *, void *, void *))cutap_fn)(handle, m, n, nnz, descrA, cscColPtrA, cscRowIndA, P, pBuffer);
     uint64_t cutap_w[9] = {(uint64_t)(uintptr_t)handle, (uint64_t)(int64_t)m, (uint64_t)(int64_t)n, (uint64_t)(int64_t)nnz, (uint64_t)(uintptr_t)descrA, (uint64_t)(uintptr_t)cscColPtrA, (uint64_t)(uintptr_t)cscRowIndA, (uint64_t)(uintptr_t)P, (uint64_t)(uintptr_t)pBuffer};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusparseXcscsort, cutap_w, thunk_cusparseXcscsort);
 }
@@ -4197,11 +3153,8 @@ static uint64_t thunk_cusparseXcscsort_bufferSizeExt(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, int, int, int, void *, void *, void *))fn)((void *)(uintptr_t)a[0], (int)a[1], (int)a[2], (int)a[3], (void *)(uintptr_t)a[4], (void *)(uintptr_t)a[5], (void *)(uintptr_t)a[6]);
 }
-CUTAP_EXPORT unsigned int cusparseXcscsort_bufferSizeExt(void *handle, int m, int n, int nnz, void *cscColPtrA, void *cscRowIndA, void *pBufferSizeInBytes)
+CUTAP_SLOW unsigned int cutap_slow_cusparseXcscsort_bufferSizeExt(void *handle, int m, int n, int nnz, void *cscColPtrA, void *cscRowIndA, void *pBufferSizeInBytes)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusparseXcscsort_bufferSizeExt], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, int, int, int, void *, void *, void *))cutap_fn)(handle, m, n, nnz, cscColPtrA, cscRowIndA, pBufferSizeInBytes);
     uint64_t cutap_w[7] = {(uint64_t)(uintptr_t)handle, (uint64_t)(int64_t)m, (uint64_t)(int64_t)n, (uint64_t)(int64_t)nnz, (uint64_t)(uintptr_t)cscColPtrA, (uint64_t)(uintptr_t)cscRowIndA, (uint64_t)(uintptr_t)pBufferSizeInBytes};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusparseXcscsort_bufferSizeExt, cutap_w, thunk_cusparseXcscsort_bufferSizeExt);
 }
@@ -4209,11 +3162,8 @@ static uint64_t thunk_cusparseXcsr2bsrNnz(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, int, int, void *, void *, void *, int, void *, void *, void *))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (int)a[2], (int)a[3], (void *)(uintptr_t)a[4], (void *)(uintptr_t)a[5], (void *)(uintptr_t)a[6], (int)a[7], (void *)(uintptr_t)a[8], (void *)(uintptr_t)a[9], (void *)(uintptr_t)a[10]);
 }
-CUTAP_EXPORT unsigned int cusparseXcsr2bsrNnz(void *handle, unsigned int dirA, int m, int n, void *descrA, void *csrSortedRowPtrA, void *csrSortedColIndA, int blockDim, void *descrC, void *bsrSortedRowPtrC, void *nnzTotalDevHostPtr)
+CUTAP_SLOW unsigned int cutap_slow_cusparseXcsr2bsrNnz(void *handle, unsigned int dirA, int m, int n, void *descrA, void *csrSortedRowPtrA, void *csrSortedColIndA, int blockDim, void *descrC, void *bsrSortedRowPtrC, void *nnzTotalDevHostPtr)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusparseXcsr2bsrNnz], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, int, int, void *, void *, void *, int, void *, void *, void *))cutap_fn)(handle, dirA, m, n, descrA, csrSortedRowPtrA, csrSortedColIndA, blockDim, descrC, bsrSortedRowPtrC, nnzTotalDevHostPtr);
     uint64_t cutap_w[11] = {(uint64_t)(uintptr_t)handle, (uint64_t)dirA, (uint64_t)(int64_t)m, (uint64_t)(int64_t)n, (uint64_t)(uintptr_t)descrA, (uint64_t)(uintptr_t)csrSortedRowPtrA, (uint64_t)(uintptr_t)csrSortedColIndA, (uint64_t)(int64_t)blockDim, (uint64_t)(uintptr_t)descrC, (uint64_t)(uintptr_t)bsrSortedRowPtrC, (uint64_t)(uintptr_t)nnzTotalDevHostPtr};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusparseXcsr2bsrNnz, cutap_w, thunk_cusparseXcsr2bsrNnz);
 }
@@ -4221,11 +3171,8 @@ static uint64_t thunk_cusparseXcsr2coo(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *, int, int, void *, unsigned int))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1], (int)a[2], (int)a[3], (void *)(uintptr_t)a[4], (unsigned int)a[5]);
 }
-CUTAP_EXPORT unsigned int cusparseXcsr2coo(void *handle, void *csrSortedRowPtr, int nnz, int m, void *cooRowInd, unsigned int idxBase)
+CUTAP_SLOW unsigned int cutap_slow_cusparseXcsr2coo(void *handle, void *csrSortedRowPtr, int nnz, int m, void *cooRowInd, unsigned int idxBase)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusparseXcsr2coo], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *, int, int, void *, unsigned int))cutap_fn)(handle, csrSortedRowPtr, nnz, m, cooRowInd, idxBase);
     uint64_t cutap_w[6] = {(uint64_t)(uintptr_t)handle, (uint64_t)(uintptr_t)csrSortedRowPtr, (uint64_t)(int64_t)nnz, (uint64_t)(int64_t)m, (uint64_t)(uintptr_t)cooRowInd, (uint64_t)idxBase};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusparseXcsr2coo, cutap_w, thunk_cusparseXcsr2coo);
 }
@@ -4233,11 +3180,8 @@ static uint64_t thunk_cusparseXcsr2gebsrNnz(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, int, int, void *, void *, void *, void *, void *, int, int, void *, void *))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (int)a[2], (int)a[3], (void *)(uintptr_t)a[4], (void *)(uintptr_t)a[5], (void *)(uintptr_t)a[6], (void *)(uintptr_t)a[7], (void *)(uintptr_t)a[8], (int)a[9], (int)a[10], (void *)(uintptr_t)a[11], (void *)(uintptr_t)a[12]);
 }
-CUTAP_EXPORT unsigned int cusparseXcsr2gebsrNnz(void *handle, unsigned int dirA, int m, int n, void *descrA, void *csrSortedRowPtrA, void *csrSortedColIndA, void *descrC, void *bsrSortedRowPtrC, int rowBlockDim, int colBlockDim, void *nnzTotalDevHostPtr, void *pBuffer)
+CUTAP_SLOW unsigned int cutap_slow_cusparseXcsr2gebsrNnz(void *handle, unsigned int dirA, int m, int n, void *descrA, void *csrSortedRowPtrA, void *csrSortedColIndA, void *descrC, void *bsrSortedRowPtrC, int rowBlockDim, int colBlockDim, void *nnzTotalDevHostPtr, void *pBuffer)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusparseXcsr2gebsrNnz], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, int, int, void *, void *, void *, void *, void *, int, int, void *, void *))cutap_fn)(handle, dirA, m, n, descrA, csrSortedRowPtrA, csrSortedColIndA, descrC, bsrSortedRowPtrC, rowBlockDim, colBlockDim, nnzTotalDevHostPtr, pBuffer);
     uint64_t cutap_w[13] = {(uint64_t)(uintptr_t)handle, (uint64_t)dirA, (uint64_t)(int64_t)m, (uint64_t)(int64_t)n, (uint64_t)(uintptr_t)descrA, (uint64_t)(uintptr_t)csrSortedRowPtrA, (uint64_t)(uintptr_t)csrSortedColIndA, (uint64_t)(uintptr_t)descrC, (uint64_t)(uintptr_t)bsrSortedRowPtrC, (uint64_t)(int64_t)rowBlockDim, (uint64_t)(int64_t)colBlockDim, (uint64_t)(uintptr_t)nnzTotalDevHostPtr, (uint64_t)(uintptr_t)pBuffer};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusparseXcsr2gebsrNnz, cutap_w, thunk_cusparseXcsr2gebsrNnz);
 }
@@ -4245,11 +3189,8 @@ static uint64_t thunk_cusparseXcsrgeam2Nnz(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, int, int, void *, int, void *, void *, void *, int, void *, void *, void *, void *, void *, void *))fn)((void *)(uintptr_t)a[0], (int)a[1], (int)a[2], (void *)(uintptr_t)a[3], (int)a[4], (void *)(uintptr_t)a[5], (void *)(uintptr_t)a[6], (void *)(uintptr_t)a[7], (int)a[8], (void *)(uintptr_t)a[9], (void *)(uintptr_t)a[10], (void *)(uintptr_t)a[11], (void *)(uintptr_t)a[12], (void *)(uintptr_t)a[13], (void *)(uintptr_t)a[14]);
 }
-CUTAP_EXPORT unsigned int cusparseXcsrgeam2Nnz(void *handle, int m, int n, void *descrA, int nnzA, void *csrSortedRowPtrA, void *csrSortedColIndA, void *descrB, int nnzB, void *csrSortedRowPtrB, void *csrSortedColIndB, void *descrC, void *csrSortedRowPtrC, void *nnzTotalDevHostPtr, void *workspace)
+CUTAP_SLOW unsigned int cutap_slow_cusparseXcsrgeam2Nnz(void *handle, int m, int n, void *descrA, int nnzA, void *csrSortedRowPtrA, void *csrSortedColIndA, void *descrB, int nnzB, void *csrSortedRowPtrB, void *csrSortedColIndB, void *descrC, void *csrSortedRowPtrC, void *nnzTotalDevHostPtr, void *workspace)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusparseXcsrgeam2Nnz], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, int, int, void *, int, void *, void *, void *, int, void *, void *, void *, void *, void *, void *))cutap_fn)(handle, m, n, descrA, nnzA, csrSortedRowPtrA, csrSortedColIndA, descrB, nnzB, csrSortedRowPtrB, csrSortedColIndB, descrC, csrSortedRowPtrC, nnzTotalDevHostPtr, workspace);
     uint64_t cutap_w[15] = {(uint64_t)(uintptr_t)handle, (uint64_t)(int64_t)m, (uint64_t)(int64_t)n, (uint64_t)(uintptr_t)descrA, (uint64_t)(int64_t)nnzA, (uint64_t)(uintptr_t)csrSortedRowPtrA, (uint64_t)(uintptr_t)csrSortedColIndA, (uint64_t)(uintptr_t)descrB, (uint64_t)(int64_t)nnzB, (uint64_t)(uintptr_t)csrSortedRowPtrB, (uint64_t)(uintptr_t)csrSortedColIndB, (uint64_t)(uintptr_t)descrC, (uint64_t)(uintptr_t)csrSortedRowPtrC, (uint64_t)(uintptr_t)nnzTotalDevHostPtr, (uint64_t)(uintptr_t)workspace};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusparseXcsrgeam2Nnz, cutap_w, thunk_cusparseXcsrgeam2Nnz);
 }
@@ -4257,11 +3198,8 @@ static uint64_t thunk_cusparseXcsric02_zeroPivot(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1], (void *)(uintptr_t)a[2]);
 }
-CUTAP_EXPORT unsigned int cusparseXcsric02_zeroPivot(void *handle, void *info, void *position)
+CUTAP_SLOW unsigned int cutap_slow_cusparseXcsric02_zeroPivot(void *handle, void *info, void *position)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusparseXcsric02_zeroPivot], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *, void *))cutap_fn)(handle, info, position);
     uint64_t cutap_w[3] = {(uint64_t)(uintptr_t)handle, (uint64_t)(uintptr_t)info, (uint64_t)(uintptr_t)position};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusparseXcsric02_zeroPivot, cutap_w, thunk_cusparseXcsric02_zeroPivot);
 }
@@ -4269,11 +3207,8 @@ static uint64_t thunk_cusparseXcsrilu02_zeroPivot(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1], (void *)(uintptr_t)a[2]);
 }
-CUTAP_EXPORT unsigned int cusparseXcsrilu02_zeroPivot(void *handle, void *info, void *position)
+CUTAP_SLOW unsigned int cutap_slow_cusparseXcsrilu02_zeroPivot(void *handle, void *info, void *position)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusparseXcsrilu02_zeroPivot], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *, void *))cutap_fn)(handle, info, position);
     uint64_t cutap_w[3] = {(uint64_t)(uintptr_t)handle, (uint64_t)(uintptr_t)info, (uint64_t)(uintptr_t)position};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusparseXcsrilu02_zeroPivot, cutap_w, thunk_cusparseXcsrilu02_zeroPivot);
 }
@@ -4281,11 +3216,8 @@ static uint64_t thunk_cusparseXcsrsort(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, int, int, int, void *, void *, void *, void *, void *))fn)((void *)(uintptr_t)a[0], (int)a[1], (int)a[2], (int)a[3], (void *)(uintptr_t)a[4], (void *)(uintptr_t)a[5], (void *)(uintptr_t)a[6], (void *)(uintptr_t)a[7], (void *)(uintptr_t)a[8]);
 }
-CUTAP_EXPORT unsigned int cusparseXcsrsort(void *handle, int m, int n, int nnz, void *descrA, void *csrRowPtrA, void *csrColIndA, void *P, void *pBuffer)
+CUTAP_SLOW unsigned int cutap_slow_cusparseXcsrsort(void *handle, int m, int n, int nnz, void *descrA, void *csrRowPtrA, void *csrColIndA, void *P, void *pBuffer)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusparseXcsrsort], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, int, int, int, void *, void *, void *, void *, void *))cutap_fn)(handle, m, n, nnz, descrA, csrRowPtrA, csrColIndA, P, pBuffer);
     uint64_t cutap_w[9] = {(uint64_t)(uintptr_t)handle, (uint64_t)(int64_t)m, (uint64_t)(int64_t)n, (uint64_t)(int64_t)nnz, (uint64_t)(uintptr_t)descrA, (uint64_t)(uintptr_t)csrRowPtrA, (uint64_t)(uintptr_t)csrColIndA, (uint64_t)(uintptr_t)P, (uint64_t)(uintptr_t)pBuffer};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusparseXcsrsort, cutap_w, thunk_cusparseXcsrsort);
 }
@@ -4293,11 +3225,8 @@ static uint64_t thunk_cusparseXcsrsort_bufferSizeExt(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, int, int, int, void *, void *, void *))fn)((void *)(uintptr_t)a[0], (int)a[1], (int)a[2], (int)a[3], (void *)(uintptr_t)a[4], (void *)(uintptr_t)a[5], (void *)(uintptr_t)a[6]);
 }
-CUTAP_EXPORT unsigned int cusparseXcsrsort_bufferSizeExt(void *handle, int m, int n, int nnz, void *csrRowPtrA, void *csrColIndA, void *pBufferSizeInBytes)
+CUTAP_SLOW unsigned int cutap_slow_cusparseXcsrsort_bufferSizeExt(void *handle, int m, int n, int nnz, void *csrRowPtrA, void *csrColIndA, void *pBufferSizeInBytes)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusparseXcsrsort_bufferSizeExt], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, int, int, int, void *, void *, void *))cutap_fn)(handle, m, n, nnz, csrRowPtrA, csrColIndA, pBufferSizeInBytes);
     uint64_t cutap_w[7] = {(uint64_t)(uintptr_t)handle, (uint64_t)(int64_t)m, (uint64_t)(int64_t)n, (uint64_t)(int64_t)nnz, (uint64_t)(uintptr_t)csrRowPtrA, (uint64_t)(uintptr_t)csrColIndA, (uint64_t)(uintptr_t)pBufferSizeInBytes};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusparseXcsrsort_bufferSizeExt, cutap_w, thunk_cusparseXcsrsort_bufferSizeExt);
 }
@@ -4305,11 +3234,8 @@ static uint64_t thunk_cusparseXgebsr2gebsrNnz(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, int, int, int, void *, void *, void *, int, int, void *, void *, int, int, void *, void *))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (int)a[2], (int)a[3], (int)a[4], (void *)(uintptr_t)a[5], (void *)(uintptr_t)a[6], (void *)(uintptr_t)a[7], (int)a[8], (int)a[9], (void *)(uintptr_t)a[10], (void *)(uintptr_t)a[11], (int)a[12], (int)a[13], (void *)(uintptr_t)a[14], (void *)(uintptr_t)a[15]);
 }
-CUTAP_EXPORT unsigned int cusparseXgebsr2gebsrNnz(void *handle, unsigned int dirA, int mb, int nb, int nnzb, void *descrA, void *bsrSortedRowPtrA, void *bsrSortedColIndA, int rowBlockDimA, int colBlockDimA, void *descrC, void *bsrSortedRowPtrC, int rowBlockDimC, int colBlockDimC, void *nnzTotalDevHostPtr, void *pBuffer)
+CUTAP_SLOW unsigned int cutap_slow_cusparseXgebsr2gebsrNnz(void *handle, unsigned int dirA, int mb, int nb, int nnzb, void *descrA, void *bsrSortedRowPtrA, void *bsrSortedColIndA, int rowBlockDimA, int colBlockDimA, void *descrC, void *bsrSortedRowPtrC, int rowBlockDimC, int colBlockDimC, void *nnzTotalDevHostPtr, void *pBuffer)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusparseXgebsr2gebsrNnz], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, int, int, int, void *, void *, void *, int, int, void *, void *, int, int, void *, void *))cutap_fn)(handle, dirA, mb, nb, nnzb, descrA, bsrSortedRowPtrA, bsrSortedColIndA, rowBlockDimA, colBlockDimA, descrC, bsrSortedRowPtrC, rowBlockDimC, colBlockDimC, nnzTotalDevHostPtr, pBuffer);
     uint64_t cutap_w[16] = {(uint64_t)(uintptr_t)handle, (uint64_t)dirA, (uint64_t)(int64_t)mb, (uint64_t)(int64_t)nb, (uint64_t)(int64_t)nnzb, (uint64_t)(uintptr_t)descrA, (uint64_t)(uintptr_t)bsrSortedRowPtrA, (uint64_t)(uintptr_t)bsrSortedColIndA, (uint64_t)(int64_t)rowBlockDimA, (uint64_t)(int64_t)colBlockDimA, (uint64_t)(uintptr_t)descrC, (uint64_t)(uintptr_t)bsrSortedRowPtrC, (uint64_t)(int64_t)rowBlockDimC, (uint64_t)(int64_t)colBlockDimC, (uint64_t)(uintptr_t)nnzTotalDevHostPtr, (uint64_t)(uintptr_t)pBuffer};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusparseXgebsr2gebsrNnz, cutap_w, thunk_cusparseXgebsr2gebsrNnz);
 }
@@ -4317,11 +3243,8 @@ static uint64_t thunk_cusparseZbsr2csr(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, int, int, void *, void *, void *, void *, int, void *, void *, void *, void *))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (int)a[2], (int)a[3], (void *)(uintptr_t)a[4], (void *)(uintptr_t)a[5], (void *)(uintptr_t)a[6], (void *)(uintptr_t)a[7], (int)a[8], (void *)(uintptr_t)a[9], (void *)(uintptr_t)a[10], (void *)(uintptr_t)a[11], (void *)(uintptr_t)a[12]);
 }
-CUTAP_EXPORT unsigned int cusparseZbsr2csr(void *handle, unsigned int dirA, int mb, int nb, void *descrA, void *bsrSortedValA, void *bsrSortedRowPtrA, void *bsrSortedColIndA, int blockDim, void *descrC, void *csrSortedValC, void *csrSortedRowPtrC, void *csrSortedColIndC)
+CUTAP_SLOW unsigned int cutap_slow_cusparseZbsr2csr(void *handle, unsigned int dirA, int mb, int nb, void *descrA, void *bsrSortedValA, void *bsrSortedRowPtrA, void *bsrSortedColIndA, int blockDim, void *descrC, void *csrSortedValC, void *csrSortedRowPtrC, void *csrSortedColIndC)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusparseZbsr2csr], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, int, int, void *, void *, void *, void *, int, void *, void *, void *, void *))cutap_fn)(handle, dirA, mb, nb, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, blockDim, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC);
     uint64_t cutap_w[13] = {(uint64_t)(uintptr_t)handle, (uint64_t)dirA, (uint64_t)(int64_t)mb, (uint64_t)(int64_t)nb, (uint64_t)(uintptr_t)descrA, (uint64_t)(uintptr_t)bsrSortedValA, (uint64_t)(uintptr_t)bsrSortedRowPtrA, (uint64_t)(uintptr_t)bsrSortedColIndA, (uint64_t)(int64_t)blockDim, (uint64_t)(uintptr_t)descrC, (uint64_t)(uintptr_t)csrSortedValC, (uint64_t)(uintptr_t)csrSortedRowPtrC, (uint64_t)(uintptr_t)csrSortedColIndC};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusparseZbsr2csr, cutap_w, thunk_cusparseZbsr2csr);
 }
@@ -4329,11 +3252,8 @@ static uint64_t thunk_cusparseZbsric02(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, int, int, void *, void *, void *, void *, int, void *, unsigned int, void *))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (int)a[2], (int)a[3], (void *)(uintptr_t)a[4], (void *)(uintptr_t)a[5], (void *)(uintptr_t)a[6], (void *)(uintptr_t)a[7], (int)a[8], (void *)(uintptr_t)a[9], (unsigned int)a[10], (void *)(uintptr_t)a[11]);
 }
-CUTAP_EXPORT unsigned int cusparseZbsric02(void *handle, unsigned int dirA, int mb, int nnzb, void *descrA, void *bsrSortedVal, void *bsrSortedRowPtr, void *bsrSortedColInd, int blockDim, void *info, unsigned int policy, void *pBuffer)
+CUTAP_SLOW unsigned int cutap_slow_cusparseZbsric02(void *handle, unsigned int dirA, int mb, int nnzb, void *descrA, void *bsrSortedVal, void *bsrSortedRowPtr, void *bsrSortedColInd, int blockDim, void *info, unsigned int policy, void *pBuffer)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusparseZbsric02], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, int, int, void *, void *, void *, void *, int, void *, unsigned int, void *))cutap_fn)(handle, dirA, mb, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockDim, info, policy, pBuffer);
     uint64_t cutap_w[12] = {(uint64_t)(uintptr_t)handle, (uint64_t)dirA, (uint64_t)(int64_t)mb, (uint64_t)(int64_t)nnzb, (uint64_t)(uintptr_t)descrA, (uint64_t)(uintptr_t)bsrSortedVal, (uint64_t)(uintptr_t)bsrSortedRowPtr, (uint64_t)(uintptr_t)bsrSortedColInd, (uint64_t)(int64_t)blockDim, (uint64_t)(uintptr_t)info, (uint64_t)policy, (uint64_t)(uintptr_t)pBuffer};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusparseZbsric02, cutap_w, thunk_cusparseZbsric02);
 }
@@ -4341,11 +3261,8 @@ static uint64_t thunk_cusparseZbsric02_analysis(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, int, int, void *, void *, void *, void *, int, void *, unsigned int, void *))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (int)a[2], (int)a[3], (void *)(uintptr_t)a[4], (void *)(uintptr_t)a[5], (void *)(uintptr_t)a[6], (void *)(uintptr_t)a[7], (int)a[8], (void *)(uintptr_t)a[9], (unsigned int)a[10], (void *)(uintptr_t)a[11]);
 }
-CUTAP_EXPORT unsigned int cusparseZbsric02_analysis(void *handle, unsigned int dirA, int mb, int nnzb, void *descrA, void *bsrSortedVal, void *bsrSortedRowPtr, void *bsrSortedColInd, int blockDim, void *info, unsigned int policy, void *pInputBuffer)
+CUTAP_SLOW unsigned int cutap_slow_cusparseZbsric02_analysis(void *handle, unsigned int dirA, int mb, int nnzb, void *descrA, void *bsrSortedVal, void *bsrSortedRowPtr, void *bsrSortedColInd, int blockDim, void *info, unsigned int policy, void *pInputBuffer)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusparseZbsric02_analysis], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, int, int, void *, void *, void *, void *, int, void *, unsigned int, void *))cutap_fn)(handle, dirA, mb, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockDim, info, policy, pInputBuffer);
     uint64_t cutap_w[12] = {(uint64_t)(uintptr_t)handle, (uint64_t)dirA, (uint64_t)(int64_t)mb, (uint64_t)(int64_t)nnzb, (uint64_t)(uintptr_t)descrA, (uint64_t)(uintptr_t)bsrSortedVal, (uint64_t)(uintptr_t)bsrSortedRowPtr, (uint64_t)(uintptr_t)bsrSortedColInd, (uint64_t)(int64_t)blockDim, (uint64_t)(uintptr_t)info, (uint64_t)policy, (uint64_t)(uintptr_t)pInputBuffer};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusparseZbsric02_analysis, cutap_w, thunk_cusparseZbsric02_analysis);
 }
@@ -4353,11 +3270,8 @@ static uint64_t thunk_cusparseZbsric02_bufferSize(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, int, int, void *, void *, void *, void *, int, void *, void *))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (int)a[2], (int)a[3], (void *)(uintptr_t)a[4], (void *)(uintptr_t)a[5], (void *)(uintptr_t)a[6], (void *)(uintptr_t)a[7], (int)a[8], (void *)(uintptr_t)a[9], (void *)(uintptr_t)a[10]);
 }
-CUTAP_EXPORT unsigned int cusparseZbsric02_bufferSize(void *handle, unsigned int dirA, int mb, int nnzb, void *descrA, void *bsrSortedVal, void *bsrSortedRowPtr, void *bsrSortedColInd, int blockDim, void *info, void *pBufferSizeInBytes)
+CUTAP_SLOW unsigned int cutap_slow_cusparseZbsric02_bufferSize(void *handle, unsigned int dirA, int mb, int nnzb, void *descrA, void *bsrSortedVal, void *bsrSortedRowPtr, void *bsrSortedColInd, int blockDim, void *info, void *pBufferSizeInBytes)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusparseZbsric02_bufferSize], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, int, int, void *, void *, void *, void *, int, void *, void *))cutap_fn)(handle, dirA, mb, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockDim, info, pBufferSizeInBytes);
     uint64_t cutap_w[11] = {(uint64_t)(uintptr_t)handle, (uint64_t)dirA, (uint64_t)(int64_t)mb, (uint64_t)(int64_t)nnzb, (uint64_t)(uintptr_t)descrA, (uint64_t)(uintptr_t)bsrSortedVal, (uint64_t)(uintptr_t)bsrSortedRowPtr, (uint64_t)(uintptr_t)bsrSortedColInd, (uint64_t)(int64_t)blockDim, (uint64_t)(uintptr_t)info, (uint64_t)(uintptr_t)pBufferSizeInBytes};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusparseZbsric02_bufferSize, cutap_w, thunk_cusparseZbsric02_bufferSize);
 }
@@ -4365,11 +3279,8 @@ static uint64_t thunk_cusparseZbsrilu02(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, int, int, void *, void *, void *, void *, int, void *, unsigned int, void *))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (int)a[2], (int)a[3], (void *)(uintptr_t)a[4], (void *)(uintptr_t)a[5], (void *)(uintptr_t)a[6], (void *)(uintptr_t)a[7], (int)a[8], (void *)(uintptr_t)a[9], (unsigned int)a[10], (void *)(uintptr_t)a[11]);
 }
-CUTAP_EXPORT unsigned int cusparseZbsrilu02(void *handle, unsigned int dirA, int mb, int nnzb, void *descrA, void *bsrSortedVal, void *bsrSortedRowPtr, void *bsrSortedColInd, int blockDim, void *info, unsigned int policy, void *pBuffer)
+CUTAP_SLOW unsigned int cutap_slow_cusparseZbsrilu02(void *handle, unsigned int dirA, int mb, int nnzb, void *descrA, void *bsrSortedVal, void *bsrSortedRowPtr, void *bsrSortedColInd, int blockDim, void *info, unsigned int policy, void *pBuffer)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusparseZbsrilu02], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, int, int, void *, void *, void *, void *, int, void *, unsigned int, void *))cutap_fn)(handle, dirA, mb, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockDim, info, policy, pBuffer);
     uint64_t cutap_w[12] = {(uint64_t)(uintptr_t)handle, (uint64_t)dirA, (uint64_t)(int64_t)mb, (uint64_t)(int64_t)nnzb, (uint64_t)(uintptr_t)descrA, (uint64_t)(uintptr_t)bsrSortedVal, (uint64_t)(uintptr_t)bsrSortedRowPtr, (uint64_t)(uintptr_t)bsrSortedColInd, (uint64_t)(int64_t)blockDim, (uint64_t)(uintptr_t)info, (uint64_t)policy, (uint64_t)(uintptr_t)pBuffer};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusparseZbsrilu02, cutap_w, thunk_cusparseZbsrilu02);
 }
@@ -4377,11 +3288,8 @@ static uint64_t thunk_cusparseZbsrilu02_analysis(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, int, int, void *, void *, void *, void *, int, void *, unsigned int, void *))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (int)a[2], (int)a[3], (void *)(uintptr_t)a[4], (void *)(uintptr_t)a[5], (void *)(uintptr_t)a[6], (void *)(uintptr_t)a[7], (int)a[8], (void *)(uintptr_t)a[9], (unsigned int)a[10], (void *)(uintptr_t)a[11]);
 }
-CUTAP_EXPORT unsigned int cusparseZbsrilu02_analysis(void *handle, unsigned int dirA, int mb, int nnzb, void *descrA, void *bsrSortedVal, void *bsrSortedRowPtr, void *bsrSortedColInd, int blockDim, void *info, unsigned int policy, void *pBuffer)
+CUTAP_SLOW unsigned int cutap_slow_cusparseZbsrilu02_analysis(void *handle, unsigned int dirA, int mb, int nnzb, void *descrA, void *bsrSortedVal, void *bsrSortedRowPtr, void *bsrSortedColInd, int blockDim, void *info, unsigned int policy, void *pBuffer)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusparseZbsrilu02_analysis], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, int, int, void *, void *, void *, void *, int, void *, unsigned int, void *))cutap_fn)(handle, dirA, mb, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockDim, info, policy, pBuffer);
     uint64_t cutap_w[12] = {(uint64_t)(uintptr_t)handle, (uint64_t)dirA, (uint64_t)(int64_t)mb, (uint64_t)(int64_t)nnzb, (uint64_t)(uintptr_t)descrA, (uint64_t)(uintptr_t)bsrSortedVal, (uint64_t)(uintptr_t)bsrSortedRowPtr, (uint64_t)(uintptr_t)bsrSortedColInd, (uint64_t)(int64_t)blockDim, (uint64_t)(uintptr_t)info, (uint64_t)policy, (uint64_t)(uintptr_t)pBuffer};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusparseZbsrilu02_analysis, cutap_w, thunk_cusparseZbsrilu02_analysis);
 }
@@ -4389,11 +3297,8 @@ static uint64_t thunk_cusparseZbsrilu02_bufferSize(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, int, int, void *, void *, void *, void *, int, void *, void *))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (int)a[2], (int)a[3], (void *)(uintptr_t)a[4], (void *)(uintptr_t)a[5], (void *)(uintptr_t)a[6], (void *)(uintptr_t)a[7], (int)a[8], (void *)(uintptr_t)a[9], (void *)(uintptr_t)a[10]);
 }
-CUTAP_EXPORT unsigned int cusparseZbsrilu02_bufferSize(void *handle, unsigned int dirA, int mb, int nnzb, void *descrA, void *bsrSortedVal, void *bsrSortedRowPtr, void *bsrSortedColInd, int blockDim, void *info, void *pBufferSizeInBytes)
+CUTAP_SLOW unsigned int cutap_slow_cusparseZbsrilu02_bufferSize(void *handle, unsigned int dirA, int mb, int nnzb, void *descrA, void *bsrSortedVal, void *bsrSortedRowPtr, void *bsrSortedColInd, int blockDim, void *info, void *pBufferSizeInBytes)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusparseZbsrilu02_bufferSize], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, int, int, void *, void *, void *, void *, int, void *, void *))cutap_fn)(handle, dirA, mb, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockDim, info, pBufferSizeInBytes);
     uint64_t cutap_w[11] = {(uint64_t)(uintptr_t)handle, (uint64_t)dirA, (uint64_t)(int64_t)mb, (uint64_t)(int64_t)nnzb, (uint64_t)(uintptr_t)descrA, (uint64_t)(uintptr_t)bsrSortedVal, (uint64_t)(uintptr_t)bsrSortedRowPtr, (uint64_t)(uintptr_t)bsrSortedColInd, (uint64_t)(int64_t)blockDim, (uint64_t)(uintptr_t)info, (uint64_t)(uintptr_t)pBufferSizeInBytes};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusparseZbsrilu02_bufferSize, cutap_w, thunk_cusparseZbsrilu02_bufferSize);
 }
@@ -4401,11 +3306,8 @@ static uint64_t thunk_cusparseZbsrilu02_numericBoost(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *, int, void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1], (int)a[2], (void *)(uintptr_t)a[3], (void *)(uintptr_t)a[4]);
 }
-CUTAP_EXPORT unsigned int cusparseZbsrilu02_numericBoost(void *handle, void *info, int enable_boost, void *tol, void *boost_val)
+CUTAP_SLOW unsigned int cutap_slow_cusparseZbsrilu02_numericBoost(void *handle, void *info, int enable_boost, void *tol, void *boost_val)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusparseZbsrilu02_numericBoost], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *, int, void *, void *))cutap_fn)(handle, info, enable_boost, tol, boost_val);
     uint64_t cutap_w[5] = {(uint64_t)(uintptr_t)handle, (uint64_t)(uintptr_t)info, (uint64_t)(int64_t)enable_boost, (uint64_t)(uintptr_t)tol, (uint64_t)(uintptr_t)boost_val};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusparseZbsrilu02_numericBoost, cutap_w, thunk_cusparseZbsrilu02_numericBoost);
 }
@@ -4413,11 +3315,8 @@ static uint64_t thunk_cusparseZbsrmm(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, unsigned int, unsigned int, int, int, int, int, void *, void *, void *, void *, void *, int, void *, int, void *, void *, int))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (unsigned int)a[2], (unsigned int)a[3], (int)a[4], (int)a[5], (int)a[6], (int)a[7], (void *)(uintptr_t)a[8], (void *)(uintptr_t)a[9], (void *)(uintptr_t)a[10], (void *)(uintptr_t)a[11], (void *)(uintptr_t)a[12], (int)a[13], (void *)(uintptr_t)a[14], (int)a[15], (void *)(uintptr_t)a[16], (void *)(uintptr_t)a[17], (int)a[18]);
 }
-CUTAP_EXPORT unsigned int cusparseZbsrmm(void *handle, unsigned int dirA, unsigned int transA, unsigned int transB, int mb, int n, int kb, int nnzb, void *alpha, void *descrA, void *bsrSortedValA, void *bsrSortedRowPtrA, void *bsrSortedColIndA, int blockSize, void *B, int ldb, void *beta, void *C, int ldc)
+CUTAP_SLOW unsigned int cutap_slow_cusparseZbsrmm(void *handle, unsigned int dirA, unsigned int transA, unsigned int transB, int mb, int n, int kb, int nnzb, void *alpha, void *descrA, void *bsrSortedValA, void *bsrSortedRowPtrA, void *bsrSortedColIndA, int blockSize, void *B, int ldb, void *beta, void *C, int ldc)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusparseZbsrmm], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, unsigned int, unsigned int, int, int, int, int, void *, void *, void *, void *, void *, int, void *, int, void *, void *, int))cutap_fn)(handle, dirA, transA, transB, mb, n, kb, nnzb, alpha, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, blockSize, B, ldb, beta, C, ldc);
     uint64_t cutap_w[19] = {(uint64_t)(uintptr_t)handle, (uint64_t)dirA, (uint64_t)transA, (uint64_t)transB, (uint64_t)(int64_t)mb, (uint64_t)(int64_t)n, (uint64_t)(int64_t)kb, (uint64_t)(int64_t)nnzb, (uint64_t)(uintptr_t)alpha, (uint64_t)(uintptr_t)descrA, (uint64_t)(uintptr_t)bsrSortedValA, (uint64_t)(uintptr_t)bsrSortedRowPtrA, (uint64_t)(uintptr_t)bsrSortedColIndA, (uint64_t)(int64_t)blockSize, (uint64_t)(uintptr_t)B, (uint64_t)(int64_t)ldb, (uint64_t)(uintptr_t)beta, (uint64_t)(uintptr_t)C, (uint64_t)(int64_t)ldc};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusparseZbsrmm, cutap_w, thunk_cusparseZbsrmm);
 }
@@ -4425,11 +3324,8 @@ static uint64_t thunk_cusparseZbsrmv(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, unsigned int, int, int, int, void *, void *, void *, void *, void *, int, void *, void *, void *))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (unsigned int)a[2], (int)a[3], (int)a[4], (int)a[5], (void *)(uintptr_t)a[6], (void *)(uintptr_t)a[7], (void *)(uintptr_t)a[8], (void *)(uintptr_t)a[9], (void *)(uintptr_t)a[10], (int)a[11], (void *)(uintptr_t)a[12], (void *)(uintptr_t)a[13], (void *)(uintptr_t)a[14]);
 }
-CUTAP_EXPORT unsigned int cusparseZbsrmv(void *handle, unsigned int dirA, unsigned int transA, int mb, int nb, int nnzb, void *alpha, void *descrA, void *bsrSortedValA, void *bsrSortedRowPtrA, void *bsrSortedColIndA, int blockDim, void *x, void *beta, void *y)
+CUTAP_SLOW unsigned int cutap_slow_cusparseZbsrmv(void *handle, unsigned int dirA, unsigned int transA, int mb, int nb, int nnzb, void *alpha, void *descrA, void *bsrSortedValA, void *bsrSortedRowPtrA, void *bsrSortedColIndA, int blockDim, void *x, void *beta, void *y)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusparseZbsrmv], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, unsigned int, int, int, int, void *, void *, void *, void *, void *, int, void *, void *, void *))cutap_fn)(handle, dirA, transA, mb, nb, nnzb, alpha, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, blockDim, x, beta, y);
     uint64_t cutap_w[15] = {(uint64_t)(uintptr_t)handle, (uint64_t)dirA, (uint64_t)transA, (uint64_t)(int64_t)mb, (uint64_t)(int64_t)nb, (uint64_t)(int64_t)nnzb, (uint64_t)(uintptr_t)alpha, (uint64_t)(uintptr_t)descrA, (uint64_t)(uintptr_t)bsrSortedValA, (uint64_t)(uintptr_t)bsrSortedRowPtrA, (uint64_t)(uintptr_t)bsrSortedColIndA, (uint64_t)(int64_t)blockDim, (uint64_t)(uintptr_t)x, (uint64_t)(uintptr_t)beta, (uint64_t)(uintptr_t)y};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusparseZbsrmv, cutap_w, thunk_cusparseZbsrmv);
 }
@@ -4437,11 +3333,8 @@ static uint64_t thunk_cusparseZbsrsm2_analysis(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, unsigned int, unsigned int, int, int, int, void *, void *, void *, void *, int, void *, unsigned int, void *))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (unsigned int)a[2], (unsigned int)a[3], (int)a[4], (int)a[5], (int)a[6], (void *)(uintptr_t)a[7], (void *)(uintptr_t)a[8], (void *)(uintptr_t)a[9], (void *)(uintptr_t)a[10], (int)a[11], (void *)(uintptr_t)a[12], (unsigned int)a[13], (void *)(uintptr_t)a[14]);
 }
-CUTAP_EXPORT unsigned int cusparseZbsrsm2_analysis(void *handle, unsigned int dirA, unsigned int transA, unsigned int transXY, int mb, int n, int nnzb, void *descrA, void *bsrSortedVal, void *bsrSortedRowPtr, void *bsrSortedColInd, int blockSize, void *info, unsigned int policy, void *pBuffer)
+CUTAP_SLOW unsigned int cutap_slow_cusparseZbsrsm2_analysis(void *handle, unsigned int dirA, unsigned int transA, unsigned int transXY, int mb, int n, int nnzb, void *descrA, void *bsrSortedVal, void *bsrSortedRowPtr, void *bsrSortedColInd, int blockSize, void *info, unsigned int policy, void *pBuffer)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusparseZbsrsm2_analysis], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, unsigned int, unsigned int, int, int, int, void *, void *, void *, void *, int, void *, unsigned int, void *))cutap_fn)(handle, dirA, transA, transXY, mb, n, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockSize, info, policy, pBuffer);
     uint64_t cutap_w[15] = {(uint64_t)(uintptr_t)handle, (uint64_t)dirA, (uint64_t)transA, (uint64_t)transXY, (uint64_t)(int64_t)mb, (uint64_t)(int64_t)n, (uint64_t)(int64_t)nnzb, (uint64_t)(uintptr_t)descrA, (uint64_t)(uintptr_t)bsrSortedVal, (uint64_t)(uintptr_t)bsrSortedRowPtr, (uint64_t)(uintptr_t)bsrSortedColInd, (uint64_t)(int64_t)blockSize, (uint64_t)(uintptr_t)info, (uint64_t)policy, (uint64_t)(uintptr_t)pBuffer};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusparseZbsrsm2_analysis, cutap_w, thunk_cusparseZbsrsm2_analysis);
 }
@@ -4449,11 +3342,8 @@ static uint64_t thunk_cusparseZbsrsm2_bufferSize(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, unsigned int, unsigned int, int, int, int, void *, void *, void *, void *, int, void *, void *))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (unsigned int)a[2], (unsigned int)a[3], (int)a[4], (int)a[5], (int)a[6], (void *)(uintptr_t)a[7], (void *)(uintptr_t)a[8], (void *)(uintptr_t)a[9], (void *)(uintptr_t)a[10], (int)a[11], (void *)(uintptr_t)a[12], (void *)(uintptr_t)a[13]);
 }
-CUTAP_EXPORT unsigned int cusparseZbsrsm2_bufferSize(void *handle, unsigned int dirA, unsigned int transA, unsigned int transXY, int mb, int n, int nnzb, void *descrA, void *bsrSortedVal, void *bsrSortedRowPtr, void *bsrSortedColInd, int blockSize, void *info, void *pBufferSizeInBytes)
+CUTAP_SLOW unsigned int cutap_slow_cusparseZbsrsm2_bufferSize(void *handle, unsigned int dirA, unsigned int transA, unsigned int transXY, int mb, int n, int nnzb, void *descrA, void *bsrSortedVal, void *bsrSortedRowPtr, void *bsrSortedColInd, int blockSize, void *info, void *pBufferSizeInBytes)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusparseZbsrsm2_bufferSize], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, unsigned int, unsigned int, int, int, int, void *, void *, void *, void *, int, void *, void *))cutap_fn)(handle, dirA, transA, transXY, mb, n, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockSize, info, pBufferSizeInBytes);
     uint64_t cutap_w[14] = {(uint64_t)(uintptr_t)handle, (uint64_t)dirA, (uint64_t)transA, (uint64_t)transXY, (uint64_t)(int64_t)mb, (uint64_t)(int64_t)n, (uint64_t)(int64_t)nnzb, (uint64_t)(uintptr_t)descrA, (uint64_t)(uintptr_t)bsrSortedVal, (uint64_t)(uintptr_t)bsrSortedRowPtr, (uint64_t)(uintptr_t)bsrSortedColInd, (uint64_t)(int64_t)blockSize, (uint64_t)(uintptr_t)info, (uint64_t)(uintptr_t)pBufferSizeInBytes};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusparseZbsrsm2_bufferSize, cutap_w, thunk_cusparseZbsrsm2_bufferSize);
 }
@@ -4461,11 +3351,8 @@ static uint64_t thunk_cusparseZbsrsm2_solve(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, unsigned int, unsigned int, int, int, int, void *, void *, void *, void *, void *, int, void *, void *, int, void *, int, unsigned int, void *))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (unsigned int)a[2], (unsigned int)a[3], (int)a[4], (int)a[5], (int)a[6], (void *)(uintptr_t)a[7], (void *)(uintptr_t)a[8], (void *)(uintptr_t)a[9], (void *)(uintptr_t)a[10], (void *)(uintptr_t)a[11], (int)a[12], (void *)(uintptr_t)a[13], (void *)(uintptr_t)a[14], (int)a[15], (void *)(uintptr_t)a[16], (int)a[17], (unsigned int)a[18], (void *)(uintptr_t)a[19]);
 }
-CUTAP_EXPORT unsigned int cusparseZbsrsm2_solve(void *handle, unsigned int dirA, unsigned int transA, unsigned int transXY, int mb, int n, int nnzb, void *alpha, void *descrA, void *bsrSortedVal, void *bsrSortedRowPtr, void *bsrSortedColInd, int blockSize, void *info, void *B, int ldb, void *X, int ldx, unsigned int policy, void *pBuffer)
+CUTAP_SLOW unsigned int cutap_slow_cusparseZbsrsm2_solve(void *handle, unsigned int dirA, unsigned int transA, unsigned int transXY, int mb, int n, int nnzb, void *alpha, void *descrA, void *bsrSortedVal, void *bsrSortedRowPtr, void *bsrSortedColInd, int blockSize, void *info, void *B, int ldb, void *X, int ldx, unsigned int policy, void *pBuffer)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusparseZbsrsm2_solve], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, unsigned int, unsigned int, int, int, int, void *, void *, void *, void *, void *, int, void *, void *, int, void *, int, unsigned int, void *))cutap_fn)(handle, dirA, transA, transXY, mb, n, nnzb, alpha, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockSize, info, B, ldb, X, ldx, policy, pBuffer);
     uint64_t cutap_w[20] = {(uint64_t)(uintptr_t)handle, (uint64_t)dirA, (uint64_t)transA, (uint64_t)transXY, (uint64_t)(int64_t)mb, (uint64_t)(int64_t)n, (uint64_t)(int64_t)nnzb, (uint64_t)(uintptr_t)alpha, (uint64_t)(uintptr_t)descrA, (uint64_t)(uintptr_t)bsrSortedVal, (uint64_t)(uintptr_t)bsrSortedRowPtr, (uint64_t)(uintptr_t)bsrSortedColInd, (uint64_t)(int64_t)blockSize, (uint64_t)(uintptr_t)info, (uint64_t)(uintptr_t)B, (uint64_t)(int64_t)ldb, (uint64_t)(uintptr_t)X, (uint64_t)(int64_t)ldx, (uint64_t)policy, (uint64_t)(uintptr_t)pBuffer};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusparseZbsrsm2_solve, cutap_w, thunk_cusparseZbsrsm2_solve);
 }
@@ -4473,11 +3360,8 @@ static uint64_t thunk_cusparseZbsrsv2_analysis(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, unsigned int, int, int, void *, void *, void *, void *, int, void *, unsigned int, void *))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (unsigned int)a[2], (int)a[3], (int)a[4], (void *)(uintptr_t)a[5], (void *)(uintptr_t)a[6], (void *)(uintptr_t)a[7], (void *)(uintptr_t)a[8], (int)a[9], (void *)(uintptr_t)a[10], (unsigned int)a[11], (void *)(uintptr_t)a[12]);
 }
-CUTAP_EXPORT unsigned int cusparseZbsrsv2_analysis(void *handle, unsigned int dirA, unsigned int transA, int mb, int nnzb, void *descrA, void *bsrSortedValA, void *bsrSortedRowPtrA, void *bsrSortedColIndA, int blockDim, void *info, unsigned int policy, void *pBuffer)
+CUTAP_SLOW unsigned int cutap_slow_cusparseZbsrsv2_analysis(void *handle, unsigned int dirA, unsigned int transA, int mb, int nnzb, void *descrA, void *bsrSortedValA, void *bsrSortedRowPtrA, void *bsrSortedColIndA, int blockDim, void *info, unsigned int policy, void *pBuffer)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusparseZbsrsv2_analysis], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, unsigned int, int, int, void *, void *, void *, void *, int, void *, unsigned int, void *))cutap_fn)(handle, dirA, transA, mb, nnzb, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, blockDim, info, policy, pBuffer);
     uint64_t cutap_w[13] = {(uint64_t)(uintptr_t)handle, (uint64_t)dirA, (uint64_t)transA, (uint64_t)(int64_t)mb, (uint64_t)(int64_t)nnzb, (uint64_t)(uintptr_t)descrA, (uint64_t)(uintptr_t)bsrSortedValA, (uint64_t)(uintptr_t)bsrSortedRowPtrA, (uint64_t)(uintptr_t)bsrSortedColIndA, (uint64_t)(int64_t)blockDim, (uint64_t)(uintptr_t)info, (uint64_t)policy, (uint64_t)(uintptr_t)pBuffer};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusparseZbsrsv2_analysis, cutap_w, thunk_cusparseZbsrsv2_analysis);
 }
@@ -4485,11 +3369,8 @@ static uint64_t thunk_cusparseZbsrsv2_bufferSize(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, unsigned int, int, int, void *, void *, void *, void *, int, void *, void *))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (unsigned int)a[2], (int)a[3], (int)a[4], (void *)(uintptr_t)a[5], (void *)(uintptr_t)a[6], (void *)(uintptr_t)a[7], (void *)(uintptr_t)a[8], (int)a[9], (void *)(uintptr_t)a[10], (void *)(uintptr_t)a[11]);
 }
-CUTAP_EXPORT unsigned int cusparseZbsrsv2_bufferSize(void *handle, unsigned int dirA, unsigned int transA, int mb, int nnzb, void *descrA, void *bsrSortedValA, void *bsrSortedRowPtrA, void *bsrSortedColIndA, int blockDim, void *info, void *pBufferSizeInBytes)
+CUTAP_SLOW unsigned int cutap_slow_cusparseZbsrsv2_bufferSize(void *handle, unsigned int dirA, unsigned int transA, int mb, int nnzb, void *descrA, void *bsrSortedValA, void *bsrSortedRowPtrA, void *bsrSortedColIndA, int blockDim, void *info, void *pBufferSizeInBytes)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusparseZbsrsv2_bufferSize], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, unsigned int, int, int, void *, void *, void *, void *, int, void *, void *))cutap_fn)(handle, dirA, transA, mb, nnzb, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, blockDim, info, pBufferSizeInBytes);
     uint64_t cutap_w[12] = {(uint64_t)(uintptr_t)handle, (uint64_t)dirA, (uint64_t)transA, (uint64_t)(int64_t)mb, (uint64_t)(int64_t)nnzb, (uint64_t)(uintptr_t)descrA, (uint64_t)(uintptr_t)bsrSortedValA, (uint64_t)(uintptr_t)bsrSortedRowPtrA, (uint64_t)(uintptr_t)bsrSortedColIndA, (uint64_t)(int64_t)blockDim, (uint64_t)(uintptr_t)info, (uint64_t)(uintptr_t)pBufferSizeInBytes};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusparseZbsrsv2_bufferSize, cutap_w, thunk_cusparseZbsrsv2_bufferSize);
 }
@@ -4497,11 +3378,8 @@ static uint64_t thunk_cusparseZbsrsv2_solve(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, unsigned int, int, int, void *, void *, void *, void *, void *, int, void *, void *, void *, unsigned int, void *))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (unsigned int)a[2], (int)a[3], (int)a[4], (void *)(uintptr_t)a[5], (void *)(uintptr_t)a[6], (void *)(uintptr_t)a[7], (void *)(uintptr_t)a[8], (void *)(uintptr_t)a[9], (int)a[10], (void *)(uintptr_t)a[11], (void *)(uintptr_t)a[12], (void *)(uintptr_t)a[13], (unsigned int)a[14], (void *)(uintptr_t)a[15]);
 }
-CUTAP_EXPORT unsigned int cusparseZbsrsv2_solve(void *handle, unsigned int dirA, unsigned int transA, int mb, int nnzb, void *alpha, void *descrA, void *bsrSortedValA, void *bsrSortedRowPtrA, void *bsrSortedColIndA, int blockDim, void *info, void *f, void *x, unsigned int policy, void *pBuffer)
+CUTAP_SLOW unsigned int cutap_slow_cusparseZbsrsv2_solve(void *handle, unsigned int dirA, unsigned int transA, int mb, int nnzb, void *alpha, void *descrA, void *bsrSortedValA, void *bsrSortedRowPtrA, void *bsrSortedColIndA, int blockDim, void *info, void *f, void *x, unsigned int policy, void *pBuffer)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusparseZbsrsv2_solve], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, unsigned int, int, int, void *, void *, void *, void *, void *, int, void *, void *, void *, unsigned int, void *))cutap_fn)(handle, dirA, transA, mb, nnzb, alpha, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, blockDim, info, f, x, policy, pBuffer);
     uint64_t cutap_w[16] = {(uint64_t)(uintptr_t)handle, (uint64_t)dirA, (uint64_t)transA, (uint64_t)(int64_t)mb, (uint64_t)(int64_t)nnzb, (uint64_t)(uintptr_t)alpha, (uint64_t)(uintptr_t)descrA, (uint64_t)(uintptr_t)bsrSortedValA, (uint64_t)(uintptr_t)bsrSortedRowPtrA, (uint64_t)(uintptr_t)bsrSortedColIndA, (uint64_t)(int64_t)blockDim, (uint64_t)(uintptr_t)info, (uint64_t)(uintptr_t)f, (uint64_t)(uintptr_t)x, (uint64_t)policy, (uint64_t)(uintptr_t)pBuffer};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusparseZbsrsv2_solve, cutap_w, thunk_cusparseZbsrsv2_solve);
 }
@@ -4509,11 +3387,8 @@ static uint64_t thunk_cusparseZbsrxmv(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, unsigned int, int, int, int, int, void *, void *, void *, void *, void *, void *, void *, int, void *, void *, void *))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (unsigned int)a[2], (int)a[3], (int)a[4], (int)a[5], (int)a[6], (void *)(uintptr_t)a[7], (void *)(uintptr_t)a[8], (void *)(uintptr_t)a[9], (void *)(uintptr_t)a[10], (void *)(uintptr_t)a[11], (void *)(uintptr_t)a[12], (void *)(uintptr_t)a[13], (int)a[14], (void *)(uintptr_t)a[15], (void *)(uintptr_t)a[16], (void *)(uintptr_t)a[17]);
 }
-CUTAP_EXPORT unsigned int cusparseZbsrxmv(void *handle, unsigned int dirA, unsigned int transA, int sizeOfMask, int mb, int nb, int nnzb, void *alpha, void *descrA, void *bsrSortedValA, void *bsrSortedMaskPtrA, void *bsrSortedRowPtrA, void *bsrSortedEndPtrA, void *bsrSortedColIndA, int blockDim, void *x, void *beta, void *y)
+CUTAP_SLOW unsigned int cutap_slow_cusparseZbsrxmv(void *handle, unsigned int dirA, unsigned int transA, int sizeOfMask, int mb, int nb, int nnzb, void *alpha, void *descrA, void *bsrSortedValA, void *bsrSortedMaskPtrA, void *bsrSortedRowPtrA, void *bsrSortedEndPtrA, void *bsrSortedColIndA, int blockDim, void *x, void *beta, void *y)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusparseZbsrxmv], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, unsigned int, int, int, int, int, void *, void *, void *, void *, void *, void *, void *, int, void *, void *, void *))cutap_fn)(handle, dirA, transA, sizeOfMask, mb, nb, nnzb, alpha, descrA, bsrSortedValA, bsrSortedMaskPtrA, bsrSortedRowPtrA, bsrSortedEndPtrA, bsrSortedColIndA, blockDim, x, beta, y);
     uint64_t cutap_w[18] = {(uint64_t)(uintptr_t)handle, (uint64_t)dirA, (uint64_t)transA, (uint64_t)(int64_t)sizeOfMask, (uint64_t)(int64_t)mb, (uint64_t)(int64_t)nb, (uint64_t)(int64_t)nnzb, (uint64_t)(uintptr_t)alpha, (uint64_t)(uintptr_t)descrA, (uint64_t)(uintptr_t)bsrSortedValA, (uint64_t)(uintptr_t)bsrSortedMaskPtrA, (uint64_t)(uintptr_t)bsrSortedRowPtrA, (uint64_t)(uintptr_t)bsrSortedEndPtrA, (uint64_t)(uintptr_t)bsrSortedColIndA, (uint64_t)(int64_t)blockDim, (uint64_t)(uintptr_t)x, (uint64_t)(uintptr_t)beta, (uint64_t)(uintptr_t)y};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusparseZbsrxmv, cutap_w, thunk_cusparseZbsrxmv);
 }
@@ -4521,11 +3396,8 @@ static uint64_t thunk_cusparseZcsr2bsr(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, int, int, void *, void *, void *, void *, int, void *, void *, void *, void *))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (int)a[2], (int)a[3], (void *)(uintptr_t)a[4], (void *)(uintptr_t)a[5], (void *)(uintptr_t)a[6], (void *)(uintptr_t)a[7], (int)a[8], (void *)(uintptr_t)a[9], (void *)(uintptr_t)a[10], (void *)(uintptr_t)a[11], (void *)(uintptr_t)a[12]);
 }
-CUTAP_EXPORT unsigned int cusparseZcsr2bsr(void *handle, unsigned int dirA, int m, int n, void *descrA, void *csrSortedValA, void *csrSortedRowPtrA, void *csrSortedColIndA, int blockDim, void *descrC, void *bsrSortedValC, void *bsrSortedRowPtrC, void *bsrSortedColIndC)
+CUTAP_SLOW unsigned int cutap_slow_cusparseZcsr2bsr(void *handle, unsigned int dirA, int m, int n, void *descrA, void *csrSortedValA, void *csrSortedRowPtrA, void *csrSortedColIndA, int blockDim, void *descrC, void *bsrSortedValC, void *bsrSortedRowPtrC, void *bsrSortedColIndC)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusparseZcsr2bsr], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, int, int, void *, void *, void *, void *, int, void *, void *, void *, void *))cutap_fn)(handle, dirA, m, n, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, blockDim, descrC, bsrSortedValC, bsrSortedRowPtrC, bsrSortedColIndC);
     uint64_t cutap_w[13] = {(uint64_t)(uintptr_t)handle, (uint64_t)dirA, (uint64_t)(int64_t)m, (uint64_t)(int64_t)n, (uint64_t)(uintptr_t)descrA, (uint64_t)(uintptr_t)csrSortedValA, (uint64_t)(uintptr_t)csrSortedRowPtrA, (uint64_t)(uintptr_t)csrSortedColIndA, (uint64_t)(int64_t)blockDim, (uint64_t)(uintptr_t)descrC, (uint64_t)(uintptr_t)bsrSortedValC, (uint64_t)(uintptr_t)bsrSortedRowPtrC, (uint64_t)(uintptr_t)bsrSortedColIndC};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusparseZcsr2bsr, cutap_w, thunk_cusparseZcsr2bsr);
 }
@@ -4533,11 +3405,8 @@ static uint64_t thunk_cusparseZcsr2csr_compress(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, int, int, void *, void *, void *, void *, int, void *, void *, void *, void *, struct cutap_sv_double2))fn)((void *)(uintptr_t)a[0], (int)a[1], (int)a[2], (void *)(uintptr_t)a[3], (void *)(uintptr_t)a[4], (void *)(uintptr_t)a[5], (void *)(uintptr_t)a[6], (int)a[7], (void *)(uintptr_t)a[8], (void *)(uintptr_t)a[9], (void *)(uintptr_t)a[10], (void *)(uintptr_t)a[11], *(struct cutap_sv_double2 *)(uintptr_t)a[12]);
 }
-CUTAP_EXPORT unsigned int cusparseZcsr2csr_compress(void *handle, int m, int n, void *descrA, void *csrSortedValA, void *csrSortedColIndA, void *csrSortedRowPtrA, int nnzA, void *nnzPerRow, void *csrSortedValC, void *csrSortedColIndC, void *csrSortedRowPtrC, struct cutap_sv_double2 tol)
+CUTAP_SLOW unsigned int cutap_slow_cusparseZcsr2csr_compress(void *handle, int m, int n, void *descrA, void *csrSortedValA, void *csrSortedColIndA, void *csrSortedRowPtrA, int nnzA, void *nnzPerRow, void *csrSortedValC, void *csrSortedColIndC, void *csrSortedRowPtrC, struct cutap_sv_double2 tol)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusparseZcsr2csr_compress], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, int, int, void *, void *, void *, void *, int, void *, void *, void *, void *, struct cutap_sv_double2))cutap_fn)(handle, m, n, descrA, csrSortedValA, csrSortedColIndA, csrSortedRowPtrA, nnzA, nnzPerRow, csrSortedValC, csrSortedColIndC, csrSortedRowPtrC, tol);
     uint64_t cutap_w[13] = {(uint64_t)(uintptr_t)handle, (uint64_t)(int64_t)m, (uint64_t)(int64_t)n, (uint64_t)(uintptr_t)descrA, (uint64_t)(uintptr_t)csrSortedValA, (uint64_t)(uintptr_t)csrSortedColIndA, (uint64_t)(uintptr_t)csrSortedRowPtrA, (uint64_t)(int64_t)nnzA, (uint64_t)(uintptr_t)nnzPerRow, (uint64_t)(uintptr_t)csrSortedValC, (uint64_t)(uintptr_t)csrSortedColIndC, (uint64_t)(uintptr_t)csrSortedRowPtrC, (uint64_t)(uintptr_t)&tol};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusparseZcsr2csr_compress, cutap_w, thunk_cusparseZcsr2csr_compress);
 }
@@ -4545,11 +3414,8 @@ static uint64_t thunk_cusparseZcsr2csru(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, int, int, int, void *, void *, void *, void *, void *, void *))fn)((void *)(uintptr_t)a[0], (int)a[1], (int)a[2], (int)a[3], (void *)(uintptr_t)a[4], (void *)(uintptr_t)a[5], (void *)(uintptr_t)a[6], (void *)(uintptr_t)a[7], (void *)(uintptr_t)a[8], (void *)(uintptr_t)a[9]);
 }
-CUTAP_EXPORT unsigned int cusparseZcsr2csru(void *handle, int m, int n, int nnz, void *descrA, void *csrVal, void *csrRowPtr, void *csrColInd, void *info, void *pBuffer)
+CUTAP_SLOW unsigned int cutap_slow_cusparseZcsr2csru(void *handle, int m, int n, int nnz, void *descrA, void *csrVal, void *csrRowPtr, void *csrColInd, void *info, void *pBuffer)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusparseZcsr2csru], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, int, int, int, void *, void *, void *, void *, void *, void *))cutap_fn)(handle, m, n, nnz, descrA, csrVal, csrRowPtr, csrColInd, info, pBuffer);
     uint64_t cutap_w[10] = {(uint64_t)(uintptr_t)handle, (uint64_t)(int64_t)m, (uint64_t)(int64_t)n, (uint64_t)(int64_t)nnz, (uint64_t)(uintptr_t)descrA, (uint64_t)(uintptr_t)csrVal, (uint64_t)(uintptr_t)csrRowPtr, (uint64_t)(uintptr_t)csrColInd, (uint64_t)(uintptr_t)info, (uint64_t)(uintptr_t)pBuffer};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusparseZcsr2csru, cutap_w, thunk_cusparseZcsr2csru);
 }
@@ -4557,11 +3423,8 @@ static uint64_t thunk_cusparseZcsr2gebsr(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, int, int, void *, void *, void *, void *, void *, void *, void *, void *, int, int, void *))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (int)a[2], (int)a[3], (void *)(uintptr_t)a[4], (void *)(uintptr_t)a[5], (void *)(uintptr_t)a[6], (void *)(uintptr_t)a[7], (void *)(uintptr_t)a[8], (void *)(uintptr_t)a[9], (void *)(uintptr_t)a[10], (void *)(uintptr_t)a[11], (int)a[12], (int)a[13], (void *)(uintptr_t)a[14]);
 }
-CUTAP_EXPORT unsigned int cusparseZcsr2gebsr(void *handle, unsigned int dirA, int m, int n, void *descrA, void *csrSortedValA, void *csrSortedRowPtrA, void *csrSortedColIndA, void *descrC, void *bsrSortedValC, void *bsrSortedRowPtrC, void *bsrSortedColIndC, int rowBlockDim, int colBlockDim, void *pBuffer)
+CUTAP_SLOW unsigned int cutap_slow_cusparseZcsr2gebsr(void *handle, unsigned int dirA, int m, int n, void *descrA, void *csrSortedValA, void *csrSortedRowPtrA, void *csrSortedColIndA, void *descrC, void *bsrSortedValC, void *bsrSortedRowPtrC, void *bsrSortedColIndC, int rowBlockDim, int colBlockDim, void *pBuffer)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusparseZcsr2gebsr], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, int, int, void *, void *, void *, void *, void *, void *, void *, void *, int, int, void *))cutap_fn)(handle, dirA, m, n, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, descrC, bsrSortedValC, bsrSortedRowPtrC, bsrSortedColIndC, rowBlockDim, colBlockDim, pBuffer);
     uint64_t cutap_w[15] = {(uint64_t)(uintptr_t)handle, (uint64_t)dirA, (uint64_t)(int64_t)m, (uint64_t)(int64_t)n, (uint64_t)(uintptr_t)descrA, (uint64_t)(uintptr_t)csrSortedValA, (uint64_t)(uintptr_t)csrSortedRowPtrA, (uint64_t)(uintptr_t)csrSortedColIndA, (uint64_t)(uintptr_t)descrC, (uint64_t)(uintptr_t)bsrSortedValC, (uint64_t)(uintptr_t)bsrSortedRowPtrC, (uint64_t)(uintptr_t)bsrSortedColIndC, (uint64_t)(int64_t)rowBlockDim, (uint64_t)(int64_t)colBlockDim, (uint64_t)(uintptr_t)pBuffer};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusparseZcsr2gebsr, cutap_w, thunk_cusparseZcsr2gebsr);
 }
@@ -4569,11 +3432,8 @@ static uint64_t thunk_cusparseZcsr2gebsr_bufferSize(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, int, int, void *, void *, void *, void *, int, int, void *))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (int)a[2], (int)a[3], (void *)(uintptr_t)a[4], (void *)(uintptr_t)a[5], (void *)(uintptr_t)a[6], (void *)(uintptr_t)a[7], (int)a[8], (int)a[9], (void *)(uintptr_t)a[10]);
 }
-CUTAP_EXPORT unsigned int cusparseZcsr2gebsr_bufferSize(void *handle, unsigned int dirA, int m, int n, void *descrA, void *csrSortedValA, void *csrSortedRowPtrA, void *csrSortedColIndA, int rowBlockDim, int colBlockDim, void *pBufferSizeInBytes)
+CUTAP_SLOW unsigned int cutap_slow_cusparseZcsr2gebsr_bufferSize(void *handle, unsigned int dirA, int m, int n, void *descrA, void *csrSortedValA, void *csrSortedRowPtrA, void *csrSortedColIndA, int rowBlockDim, int colBlockDim, void *pBufferSizeInBytes)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusparseZcsr2gebsr_bufferSize], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, int, int, void *, void *, void *, void *, int, int, void *))cutap_fn)(handle, dirA, m, n, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, rowBlockDim, colBlockDim, pBufferSizeInBytes);
     uint64_t cutap_w[11] = {(uint64_t)(uintptr_t)handle, (uint64_t)dirA, (uint64_t)(int64_t)m, (uint64_t)(int64_t)n, (uint64_t)(uintptr_t)descrA, (uint64_t)(uintptr_t)csrSortedValA, (uint64_t)(uintptr_t)csrSortedRowPtrA, (uint64_t)(uintptr_t)csrSortedColIndA, (uint64_t)(int64_t)rowBlockDim, (uint64_t)(int64_t)colBlockDim, (uint64_t)(uintptr_t)pBufferSizeInBytes};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusparseZcsr2gebsr_bufferSize, cutap_w, thunk_cusparseZcsr2gebsr_bufferSize);
 }
@@ -4581,11 +3441,8 @@ static uint64_t thunk_cusparseZcsrcolor(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, int, int, void *, void *, void *, void *, void *, void *, void *, void *, void *))fn)((void *)(uintptr_t)a[0], (int)a[1], (int)a[2], (void *)(uintptr_t)a[3], (void *)(uintptr_t)a[4], (void *)(uintptr_t)a[5], (void *)(uintptr_t)a[6], (void *)(uintptr_t)a[7], (void *)(uintptr_t)a[8], (void *)(uintptr_t)a[9], (void *)(uintptr_t)a[10], (void *)(uintptr_t)a[11]);
 }
-CUTAP_EXPORT unsigned int cusparseZcsrcolor(void *handle, int m, int nnz, void *descrA, void *csrSortedValA, void *csrSortedRowPtrA, void *csrSortedColIndA, void *fractionToColor, void *ncolors, void *coloring, void *reordering, void *info)
+CUTAP_SLOW unsigned int cutap_slow_cusparseZcsrcolor(void *handle, int m, int nnz, void *descrA, void *csrSortedValA, void *csrSortedRowPtrA, void *csrSortedColIndA, void *fractionToColor, void *ncolors, void *coloring, void *reordering, void *info)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusparseZcsrcolor], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, int, int, void *, void *, void *, void *, void *, void *, void *, void *, void *))cutap_fn)(handle, m, nnz, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, fractionToColor, ncolors, coloring, reordering, info);
     uint64_t cutap_w[12] = {(uint64_t)(uintptr_t)handle, (uint64_t)(int64_t)m, (uint64_t)(int64_t)nnz, (uint64_t)(uintptr_t)descrA, (uint64_t)(uintptr_t)csrSortedValA, (uint64_t)(uintptr_t)csrSortedRowPtrA, (uint64_t)(uintptr_t)csrSortedColIndA, (uint64_t)(uintptr_t)fractionToColor, (uint64_t)(uintptr_t)ncolors, (uint64_t)(uintptr_t)coloring, (uint64_t)(uintptr_t)reordering, (uint64_t)(uintptr_t)info};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusparseZcsrcolor, cutap_w, thunk_cusparseZcsrcolor);
 }
@@ -4593,11 +3450,8 @@ static uint64_t thunk_cusparseZcsrgeam2(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, int, int, void *, void *, int, void *, void *, void *, void *, void *, int, void *, void *, void *, void *, void *, void *, void *, void *))fn)((void *)(uintptr_t)a[0], (int)a[1], (int)a[2], (void *)(uintptr_t)a[3], (void *)(uintptr_t)a[4], (int)a[5], (void *)(uintptr_t)a[6], (void *)(uintptr_t)a[7], (void *)(uintptr_t)a[8], (void *)(uintptr_t)a[9], (void *)(uintptr_t)a[10], (int)a[11], (void *)(uintptr_t)a[12], (void *)(uintptr_t)a[13], (void *)(uintptr_t)a[14], (void *)(uintptr_t)a[15], (void *)(uintptr_t)a[16], (void *)(uintptr_t)a[17], (void *)(uintptr_t)a[18], (void *)(uintptr_t)a[19]);
 }
-CUTAP_EXPORT unsigned int cusparseZcsrgeam2(void *handle, int m, int n, void *alpha, void *descrA, int nnzA, void *csrSortedValA, void *csrSortedRowPtrA, void *csrSortedColIndA, void *beta, void *descrB, int nnzB, void *csrSortedValB, void *csrSortedRowPtrB, void *csrSortedColIndB, void *descrC, void *csrSortedValC, void *csrSortedRowPtrC, void *csrSortedColIndC, void *pBuffer)
+CUTAP_SLOW unsigned int cutap_slow_cusparseZcsrgeam2(void *handle, int m, int n, void *alpha, void *descrA, int nnzA, void *csrSortedValA, void *csrSortedRowPtrA, void *csrSortedColIndA, void *beta, void *descrB, int nnzB, void *csrSortedValB, void *csrSortedRowPtrB, void *csrSortedColIndB, void *descrC, void *csrSortedValC, void *csrSortedRowPtrC, void *csrSortedColIndC, void *pBuffer)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusparseZcsrgeam2], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, int, int, void *, void *, int, void *, void *, void *, void *, void *, int, void *, void *, void *, void *, void *, void *, void *, void *))cutap_fn)(handle, m, n, alpha, descrA, nnzA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, beta, descrB, nnzB, csrSortedValB, csrSortedRowPtrB, csrSortedColIndB, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC, pBuffer);
     uint64_t cutap_w[20] = {(uint64_t)(uintptr_t)handle, (uint64_t)(int64_t)m, (uint64_t)(int64_t)n, (uint64_t)(uintptr_t)alpha, (uint64_t)(uintptr_t)descrA, (uint64_t)(int64_t)nnzA, (uint64_t)(uintptr_t)csrSortedValA, (uint64_t)(uintptr_t)csrSortedRowPtrA, (uint64_t)(uintptr_t)csrSortedColIndA, (uint64_t)(uintptr_t)beta, (uint64_t)(uintptr_t)descrB, (uint64_t)(int64_t)nnzB, (uint64_t)(uintptr_t)csrSortedValB, (uint64_t)(uintptr_t)csrSortedRowPtrB, (uint64_t)(uintptr_t)csrSortedColIndB, (uint64_t)(uintptr_t)descrC, (uint64_t)(uintptr_t)csrSortedValC, (uint64_t)(uintptr_t)csrSortedRowPtrC, (uint64_t)(uintptr_t)csrSortedColIndC, (uint64_t)(uintptr_t)pBuffer};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusparseZcsrgeam2, cutap_w, thunk_cusparseZcsrgeam2);
 }
@@ -4605,11 +3459,8 @@ static uint64_t thunk_cusparseZcsrgeam2_bufferSizeExt(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, int, int, void *, void *, int, void *, void *, void *, void *, void *, int, void *, void *, void *, void *, void *, void *, void *, void *))fn)((void *)(uintptr_t)a[0], (int)a[1], (int)a[2], (void *)(uintptr_t)a[3], (void *)(uintptr_t)a[4], (int)a[5], (void *)(uintptr_t)a[6], (void *)(uintptr_t)a[7], (void *)(uintptr_t)a[8], (void *)(uintptr_t)a[9], (void *)(uintptr_t)a[10], (int)a[11], (void *)(uintptr_t)a[12], (void *)(uintptr_t)a[13], (void *)(uintptr_t)a[14], (void *)(uintptr_t)a[15], (void *)(uintptr_t)a[16], (void *)(uintptr_t)a[17], (void *)(uintptr_t)a[18], (void *)(uintptr_t)a[19]);
 }
-CUTAP_EXPORT unsigned int cusparseZcsrgeam2_bufferSizeExt(void *handle, int m, int n, void *alpha, void *descrA, int nnzA, void *csrSortedValA, void *csrSortedRowPtrA, void *csrSortedColIndA, void *beta, void *descrB, int nnzB, void *csrSortedValB, void *csrSortedRowPtrB, void *csrSortedColIndB, void *descrC, void *csrSortedValC, void *csrSortedRowPtrC, void *csrSortedColIndC, void *pBufferSizeInBytes)
+CUTAP_SLOW unsigned int cutap_slow_cusparseZcsrgeam2_bufferSizeExt(void *handle, int m, int n, void *alpha, void *descrA, int nnzA, void *csrSortedValA, void *csrSortedRowPtrA, void *csrSortedColIndA, void *beta, void *descrB, int nnzB, void *csrSortedValB, void *csrSortedRowPtrB, void *csrSortedColIndB, void *descrC, void *csrSortedValC, void *csrSortedRowPtrC, void *csrSortedColIndC, void *pBufferSizeInBytes)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusparseZcsrgeam2_bufferSizeExt], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, int, int, void *, void *, int, void *, void *, void *, void *, void *, int, void *, void *, void *, void *, void *, void *, void *, void *))cutap_fn)(handle, m, n, alpha, descrA, nnzA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, beta, descrB, nnzB, csrSortedValB, csrSortedRowPtrB, csrSortedColIndB, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC, pBufferSizeInBytes);
     uint64_t cutap_w[20] = {(uint64_t)(uintptr_t)handle, (uint64_t)(int64_t)m, (uint64_t)(int64_t)n, (uint64_t)(uintptr_t)alpha, (uint64_t)(uintptr_t)descrA, (uint64_t)(int64_t)nnzA, (uint64_t)(uintptr_t)csrSortedValA, (uint64_t)(uintptr_t)csrSortedRowPtrA, (uint64_t)(uintptr_t)csrSortedColIndA, (uint64_t)(uintptr_t)beta, (uint64_t)(uintptr_t)descrB, (uint64_t)(int64_t)nnzB, (uint64_t)(uintptr_t)csrSortedValB, (uint64_t)(uintptr_t)csrSortedRowPtrB, (uint64_t)(uintptr_t)csrSortedColIndB, (uint64_t)(uintptr_t)descrC, (uint64_t)(uintptr_t)csrSortedValC, (uint64_t)(uintptr_t)csrSortedRowPtrC, (uint64_t)(uintptr_t)csrSortedColIndC, (uint64_t)(uintptr_t)pBufferSizeInBytes};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusparseZcsrgeam2_bufferSizeExt, cutap_w, thunk_cusparseZcsrgeam2_bufferSizeExt);
 }
@@ -4617,11 +3468,8 @@ static uint64_t thunk_cusparseZcsric02(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, int, int, void *, void *, void *, void *, void *, unsigned int, void *))fn)((void *)(uintptr_t)a[0], (int)a[1], (int)a[2], (void *)(uintptr_t)a[3], (void *)(uintptr_t)a[4], (void *)(uintptr_t)a[5], (void *)(uintptr_t)a[6], (void *)(uintptr_t)a[7], (unsigned int)a[8], (void *)(uintptr_t)a[9]);
 }
-CUTAP_EXPORT unsigned int cusparseZcsric02(void *handle, int m, int nnz, void *descrA, void *csrSortedValA_valM, void *csrSortedRowPtrA, void *csrSortedColIndA, void *info, unsigned int policy, void *pBuffer)
+CUTAP_SLOW unsigned int cutap_slow_cusparseZcsric02(void *handle, int m, int nnz, void *descrA, void *csrSortedValA_valM, void *csrSortedRowPtrA, void *csrSortedColIndA, void *info, unsigned int policy, void *pBuffer)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusparseZcsric02], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, int, int, void *, void *, void *, void *, void *, unsigned int, void *))cutap_fn)(handle, m, nnz, descrA, csrSortedValA_valM, csrSortedRowPtrA, csrSortedColIndA, info, policy, pBuffer);
     uint64_t cutap_w[10] = {(uint64_t)(uintptr_t)handle, (uint64_t)(int64_t)m, (uint64_t)(int64_t)nnz, (uint64_t)(uintptr_t)descrA, (uint64_t)(uintptr_t)csrSortedValA_valM, (uint64_t)(uintptr_t)csrSortedRowPtrA, (uint64_t)(uintptr_t)csrSortedColIndA, (uint64_t)(uintptr_t)info, (uint64_t)policy, (uint64_t)(uintptr_t)pBuffer};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusparseZcsric02, cutap_w, thunk_cusparseZcsric02);
 }
@@ -4629,11 +3477,8 @@ static uint64_t thunk_cusparseZcsric02_analysis(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, int, int, void *, void *, void *, void *, void *, unsigned int, void *))fn)((void *)(uintptr_t)a[0], (int)a[1], (int)a[2], (void *)(uintptr_t)a[3], (void *)(uintptr_t)a[4], (void *)(uintptr_t)a[5], (void *)(uintptr_t)a[6], (void *)(uintptr_t)a[7], (unsigned int)a[8], (void *)(uintptr_t)a[9]);
 }
-CUTAP_EXPORT unsigned int cusparseZcsric02_analysis(void *handle, int m, int nnz, void *descrA, void *csrSortedValA, void *csrSortedRowPtrA, void *csrSortedColIndA, void *info, unsigned int policy, void *pBuffer)
+CUTAP_SLOW unsigned int cutap_slow_cusparseZcsric02_analysis(void *handle, int m, int nnz, void *descrA, void *csrSortedValA, void *csrSortedRowPtrA, void *csrSortedColIndA, void *info, unsigned int policy, void *pBuffer)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusparseZcsric02_analysis], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, int, int, void *, void *, void *, void *, void *, unsigned int, void *))cutap_fn)(handle, m, nnz, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, info, policy, pBuffer);
     uint64_t cutap_w[10] = {(uint64_t)(uintptr_t)handle, (uint64_t)(int64_t)m, (uint64_t)(int64_t)nnz, (uint64_t)(uintptr_t)descrA, (uint64_t)(uintptr_t)csrSortedValA, (uint64_t)(uintptr_t)csrSortedRowPtrA, (uint64_t)(uintptr_t)csrSortedColIndA, (uint64_t)(uintptr_t)info, (uint64_t)policy, (uint64_t)(uintptr_t)pBuffer};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusparseZcsric02_analysis, cutap_w, thunk_cusparseZcsric02_analysis);
 }
@@ -4641,11 +3486,8 @@ static uint64_t thunk_cusparseZcsric02_bufferSize(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, int, int, void *, void *, void *, void *, void *, void *))fn)((void *)(uintptr_t)a[0], (int)a[1], (int)a[2], (void *)(uintptr_t)a[3], (void *)(uintptr_t)a[4], (void *)(uintptr_t)a[5], (void *)(uintptr_t)a[6], (void *)(uintptr_t)a[7], (void *)(uintptr_t)a[8]);
 }
-CUTAP_EXPORT unsigned int cusparseZcsric02_bufferSize(void *handle, int m, int nnz, void *descrA, void *csrSortedValA, void *csrSortedRowPtrA, void *csrSortedColIndA, void *info, void *pBufferSizeInBytes)
+CUTAP_SLOW unsigned int cutap_slow_cusparseZcsric02_bufferSize(void *handle, int m, int nnz, void *descrA, void *csrSortedValA, void *csrSortedRowPtrA, void *csrSortedColIndA, void *info, void *pBufferSizeInBytes)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusparseZcsric02_bufferSize], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, int, int, void *, void *, void *, void *, void *, void *))cutap_fn)(handle, m, nnz, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, info, pBufferSizeInBytes);
     uint64_t cutap_w[9] = {(uint64_t)(uintptr_t)handle, (uint64_t)(int64_t)m, (uint64_t)(int64_t)nnz, (uint64_t)(uintptr_t)descrA, (uint64_t)(uintptr_t)csrSortedValA, (uint64_t)(uintptr_t)csrSortedRowPtrA, (uint64_t)(uintptr_t)csrSortedColIndA, (uint64_t)(uintptr_t)info, (uint64_t)(uintptr_t)pBufferSizeInBytes};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusparseZcsric02_bufferSize, cutap_w, thunk_cusparseZcsric02_bufferSize);
 }
@@ -4653,11 +3495,8 @@ static uint64_t thunk_cusparseZcsrilu02(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, int, int, void *, void *, void *, void *, void *, unsigned int, void *))fn)((void *)(uintptr_t)a[0], (int)a[1], (int)a[2], (void *)(uintptr_t)a[3], (void *)(uintptr_t)a[4], (void *)(uintptr_t)a[5], (void *)(uintptr_t)a[6], (void *)(uintptr_t)a[7], (unsigned int)a[8], (void *)(uintptr_t)a[9]);
 }
-CUTAP_EXPORT unsigned int cusparseZcsrilu02(void *handle, int m, int nnz, void *descrA, void *csrSortedValA_valM, void *csrSortedRowPtrA, void *csrSortedColIndA, void *info, unsigned int policy, void *pBuffer)
+CUTAP_SLOW unsigned int cutap_slow_cusparseZcsrilu02(void *handle, int m, int nnz, void *descrA, void *csrSortedValA_valM, void *csrSortedRowPtrA, void *csrSortedColIndA, void *info, unsigned int policy, void *pBuffer)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusparseZcsrilu02], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, int, int, void *, void *, void *, void *, void *, unsigned int, void *))cutap_fn)(handle, m, nnz, descrA, csrSortedValA_valM, csrSortedRowPtrA, csrSortedColIndA, info, policy, pBuffer);
     uint64_t cutap_w[10] = {(uint64_t)(uintptr_t)handle, (uint64_t)(int64_t)m, (uint64_t)(int64_t)nnz, (uint64_t)(uintptr_t)descrA, (uint64_t)(uintptr_t)csrSortedValA_valM, (uint64_t)(uintptr_t)csrSortedRowPtrA, (uint64_t)(uintptr_t)csrSortedColIndA, (uint64_t)(uintptr_t)info, (uint64_t)policy, (uint64_t)(uintptr_t)pBuffer};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusparseZcsrilu02, cutap_w, thunk_cusparseZcsrilu02);
 }
@@ -4665,11 +3504,8 @@ static uint64_t thunk_cusparseZcsrilu02_analysis(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, int, int, void *, void *, void *, void *, void *, unsigned int, void *))fn)((void *)(uintptr_t)a[0], (int)a[1], (int)a[2], (void *)(uintptr_t)a[3], (void *)(uintptr_t)a[4], (void *)(uintptr_t)a[5], (void *)(uintptr_t)a[6], (void *)(uintptr_t)a[7], (unsigned int)a[8], (void *)(uintptr_t)a[9]);
 }
-CUTAP_EXPORT unsigned int cusparseZcsrilu02_analysis(void *handle, int m, int nnz, void *descrA, void *csrSortedValA, void *csrSortedRowPtrA, void *csrSortedColIndA, void *info, unsigned int policy, void *pBuffer)
+CUTAP_SLOW unsigned int cutap_slow_cusparseZcsrilu02_analysis(void *handle, int m, int nnz, void *descrA, void *csrSortedValA, void *csrSortedRowPtrA, void *csrSortedColIndA, void *info, unsigned int policy, void *pBuffer)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusparseZcsrilu02_analysis], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, int, int, void *, void *, void *, void *, void *, unsigned int, void *))cutap_fn)(handle, m, nnz, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, info, policy, pBuffer);
     uint64_t cutap_w[10] = {(uint64_t)(uintptr_t)handle, (uint64_t)(int64_t)m, (uint64_t)(int64_t)nnz, (uint64_t)(uintptr_t)descrA, (uint64_t)(uintptr_t)csrSortedValA, (uint64_t)(uintptr_t)csrSortedRowPtrA, (uint64_t)(uintptr_t)csrSortedColIndA, (uint64_t)(uintptr_t)info, (uint64_t)policy, (uint64_t)(uintptr_t)pBuffer};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusparseZcsrilu02_analysis, cutap_w, thunk_cusparseZcsrilu02_analysis);
 }
@@ -4677,11 +3513,8 @@ static uint64_t thunk_cusparseZcsrilu02_bufferSize(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, int, int, void *, void *, void *, void *, void *, void *))fn)((void *)(uintptr_t)a[0], (int)a[1], (int)a[2], (void *)(uintptr_t)a[3], (void *)(uintptr_t)a[4], (void *)(uintptr_t)a[5], (void *)(uintptr_t)a[6], (void *)(uintptr_t)a[7], (void *)(uintptr_t)a[8]);
 }
-CUTAP_EXPORT unsigned int cusparseZcsrilu02_bufferSize(void *handle, int m, int nnz, void *descrA, void *csrSortedValA, void *csrSortedRowPtrA, void *csrSortedColIndA, void *info, void *pBufferSizeInBytes)
+CUTAP_SLOW unsigned int cutap_slow_cusparseZcsrilu02_bufferSize(void *handle, int m, int nnz, void *descrA, void *csrSortedValA, void *csrSortedRowPtrA, void *csrSortedColIndA, void *info, void *pBufferSizeInBytes)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusparseZcsrilu02_bufferSize], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, int, int, void *, void *, void *, void *, void *, void *))cutap_fn)(handle, m, nnz, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, info, pBufferSizeInBytes);
     uint64_t cutap_w[9] = {(uint64_t)(uintptr_t)handle, (uint64_t)(int64_t)m, (uint64_t)(int64_t)nnz, (uint64_t)(uintptr_t)descrA, (uint64_t)(uintptr_t)csrSortedValA, (uint64_t)(uintptr_t)csrSortedRowPtrA, (uint64_t)(uintptr_t)csrSortedColIndA, (uint64_t)(uintptr_t)info, (uint64_t)(uintptr_t)pBufferSizeInBytes};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusparseZcsrilu02_bufferSize, cutap_w, thunk_cusparseZcsrilu02_bufferSize);
 }
@@ -4689,11 +3522,8 @@ static uint64_t thunk_cusparseZcsrilu02_numericBoost(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *, int, void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1], (int)a[2], (void *)(uintptr_t)a[3], (void *)(uintptr_t)a[4]);
 }
-CUTAP_EXPORT unsigned int cusparseZcsrilu02_numericBoost(void *handle, void *info, int enable_boost, void *tol, void *boost_val)
+CUTAP_SLOW unsigned int cutap_slow_cusparseZcsrilu02_numericBoost(void *handle, void *info, int enable_boost, void *tol, void *boost_val)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusparseZcsrilu02_numericBoost], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *, int, void *, void *))cutap_fn)(handle, info, enable_boost, tol, boost_val);
     uint64_t cutap_w[5] = {(uint64_t)(uintptr_t)handle, (uint64_t)(uintptr_t)info, (uint64_t)(int64_t)enable_boost, (uint64_t)(uintptr_t)tol, (uint64_t)(uintptr_t)boost_val};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusparseZcsrilu02_numericBoost, cutap_w, thunk_cusparseZcsrilu02_numericBoost);
 }
@@ -4701,11 +3531,8 @@ static uint64_t thunk_cusparseZcsru2csr(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, int, int, int, void *, void *, void *, void *, void *, void *))fn)((void *)(uintptr_t)a[0], (int)a[1], (int)a[2], (int)a[3], (void *)(uintptr_t)a[4], (void *)(uintptr_t)a[5], (void *)(uintptr_t)a[6], (void *)(uintptr_t)a[7], (void *)(uintptr_t)a[8], (void *)(uintptr_t)a[9]);
 }
-CUTAP_EXPORT unsigned int cusparseZcsru2csr(void *handle, int m, int n, int nnz, void *descrA, void *csrVal, void *csrRowPtr, void *csrColInd, void *info, void *pBuffer)
+CUTAP_SLOW unsigned int cutap_slow_cusparseZcsru2csr(void *handle, int m, int n, int nnz, void *descrA, void *csrVal, void *csrRowPtr, void *csrColInd, void *info, void *pBuffer)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusparseZcsru2csr], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, int, int, int, void *, void *, void *, void *, void *, void *))cutap_fn)(handle, m, n, nnz, descrA, csrVal, csrRowPtr, csrColInd, info, pBuffer);
     uint64_t cutap_w[10] = {(uint64_t)(uintptr_t)handle, (uint64_t)(int64_t)m, (uint64_t)(int64_t)n, (uint64_t)(int64_t)nnz, (uint64_t)(uintptr_t)descrA, (uint64_t)(uintptr_t)csrVal, (uint64_t)(uintptr_t)csrRowPtr, (uint64_t)(uintptr_t)csrColInd, (uint64_t)(uintptr_t)info, (uint64_t)(uintptr_t)pBuffer};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusparseZcsru2csr, cutap_w, thunk_cusparseZcsru2csr);
 }
@@ -4713,11 +3540,8 @@ static uint64_t thunk_cusparseZcsru2csr_bufferSizeExt(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, int, int, int, void *, void *, void *, void *, void *))fn)((void *)(uintptr_t)a[0], (int)a[1], (int)a[2], (int)a[3], (void *)(uintptr_t)a[4], (void *)(uintptr_t)a[5], (void *)(uintptr_t)a[6], (void *)(uintptr_t)a[7], (void *)(uintptr_t)a[8]);
 }
-CUTAP_EXPORT unsigned int cusparseZcsru2csr_bufferSizeExt(void *handle, int m, int n, int nnz, void *csrVal, void *csrRowPtr, void *csrColInd, void *info, void *pBufferSizeInBytes)
+CUTAP_SLOW unsigned int cutap_slow_cusparseZcsru2csr_bufferSizeExt(void *handle, int m, int n, int nnz, void *csrVal, void *csrRowPtr, void *csrColInd, void *info, void *pBufferSizeInBytes)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusparseZcsru2csr_bufferSizeExt], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, int, int, int, void *, void *, void *, void *, void *))cutap_fn)(handle, m, n, nnz, csrVal, csrRowPtr, csrColInd, info, pBufferSizeInBytes);
     uint64_t cutap_w[9] = {(uint64_t)(uintptr_t)handle, (uint64_t)(int64_t)m, (uint64_t)(int64_t)n, (uint64_t)(int64_t)nnz, (uint64_t)(uintptr_t)csrVal, (uint64_t)(uintptr_t)csrRowPtr, (uint64_t)(uintptr_t)csrColInd, (uint64_t)(uintptr_t)info, (uint64_t)(uintptr_t)pBufferSizeInBytes};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusparseZcsru2csr_bufferSizeExt, cutap_w, thunk_cusparseZcsru2csr_bufferSizeExt);
 }
@@ -4725,11 +3549,8 @@ static uint64_t thunk_cusparseZgebsr2csr(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, int, int, void *, void *, void *, void *, int, int, void *, void *, void *, void *))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (int)a[2], (int)a[3], (void *)(uintptr_t)a[4], (void *)(uintptr_t)a[5], (void *)(uintptr_t)a[6], (void *)(uintptr_t)a[7], (int)a[8], (int)a[9], (void *)(uintptr_t)a[10], (void *)(uintptr_t)a[11], (void *)(uintptr_t)a[12], (void *)(uintptr_t)a[13]);
 }
-CUTAP_EXPORT unsigned int cusparseZgebsr2csr(void *handle, unsigned int dirA, int mb, int nb, void *descrA, void *bsrSortedValA, void *bsrSortedRowPtrA, void *bsrSortedColIndA, int rowBlockDim, int colBlockDim, void *descrC, void *csrSortedValC, void *csrSortedRowPtrC, void *csrSortedColIndC)
+CUTAP_SLOW unsigned int cutap_slow_cusparseZgebsr2csr(void *handle, unsigned int dirA, int mb, int nb, void *descrA, void *bsrSortedValA, void *bsrSortedRowPtrA, void *bsrSortedColIndA, int rowBlockDim, int colBlockDim, void *descrC, void *csrSortedValC, void *csrSortedRowPtrC, void *csrSortedColIndC)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusparseZgebsr2csr], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, int, int, void *, void *, void *, void *, int, int, void *, void *, void *, void *))cutap_fn)(handle, dirA, mb, nb, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, rowBlockDim, colBlockDim, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC);
     uint64_t cutap_w[14] = {(uint64_t)(uintptr_t)handle, (uint64_t)dirA, (uint64_t)(int64_t)mb, (uint64_t)(int64_t)nb, (uint64_t)(uintptr_t)descrA, (uint64_t)(uintptr_t)bsrSortedValA, (uint64_t)(uintptr_t)bsrSortedRowPtrA, (uint64_t)(uintptr_t)bsrSortedColIndA, (uint64_t)(int64_t)rowBlockDim, (uint64_t)(int64_t)colBlockDim, (uint64_t)(uintptr_t)descrC, (uint64_t)(uintptr_t)csrSortedValC, (uint64_t)(uintptr_t)csrSortedRowPtrC, (uint64_t)(uintptr_t)csrSortedColIndC};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusparseZgebsr2csr, cutap_w, thunk_cusparseZgebsr2csr);
 }
@@ -4737,11 +3558,8 @@ static uint64_t thunk_cusparseZgebsr2gebsc(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, int, int, int, void *, void *, void *, int, int, void *, void *, void *, unsigned int, unsigned int, void *))fn)((void *)(uintptr_t)a[0], (int)a[1], (int)a[2], (int)a[3], (void *)(uintptr_t)a[4], (void *)(uintptr_t)a[5], (void *)(uintptr_t)a[6], (int)a[7], (int)a[8], (void *)(uintptr_t)a[9], (void *)(uintptr_t)a[10], (void *)(uintptr_t)a[11], (unsigned int)a[12], (unsigned int)a[13], (void *)(uintptr_t)a[14]);
 }
-CUTAP_EXPORT unsigned int cusparseZgebsr2gebsc(void *handle, int mb, int nb, int nnzb, void *bsrSortedVal, void *bsrSortedRowPtr, void *bsrSortedColInd, int rowBlockDim, int colBlockDim, void *bscVal, void *bscRowInd, void *bscColPtr, unsigned int copyValues, unsigned int idxBase, void *pBuffer)
+CUTAP_SLOW unsigned int cutap_slow_cusparseZgebsr2gebsc(void *handle, int mb, int nb, int nnzb, void *bsrSortedVal, void *bsrSortedRowPtr, void *bsrSortedColInd, int rowBlockDim, int colBlockDim, void *bscVal, void *bscRowInd, void *bscColPtr, unsigned int copyValues, unsigned int idxBase, void *pBuffer)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusparseZgebsr2gebsc], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, int, int, int, void *, void *, void *, int, int, void *, void *, void *, unsigned int, unsigned int, void *))cutap_fn)(handle, mb, nb, nnzb, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, rowBlockDim, colBlockDim, bscVal, bscRowInd, bscColPtr, copyValues, idxBase, pBuffer);
     uint64_t cutap_w[15] = {(uint64_t)(uintptr_t)handle, (uint64_t)(int64_t)mb, (uint64_t)(int64_t)nb, (uint64_t)(int64_t)nnzb, (uint64_t)(uintptr_t)bsrSortedVal, (uint64_t)(uintptr_t)bsrSortedRowPtr, (uint64_t)(uintptr_t)bsrSortedColInd, (uint64_t)(int64_t)rowBlockDim, (uint64_t)(int64_t)colBlockDim, (uint64_t)(uintptr_t)bscVal, (uint64_t)(uintptr_t)bscRowInd, (uint64_t)(uintptr_t)bscColPtr, (uint64_t)copyValues, (uint64_t)idxBase, (uint64_t)(uintptr_t)pBuffer};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusparseZgebsr2gebsc, cutap_w, thunk_cusparseZgebsr2gebsc);
 }
@@ -4749,11 +3567,8 @@ static uint64_t thunk_cusparseZgebsr2gebsc_bufferSize(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, int, int, int, void *, void *, void *, int, int, void *))fn)((void *)(uintptr_t)a[0], (int)a[1], (int)a[2], (int)a[3], (void *)(uintptr_t)a[4], (void *)(uintptr_t)a[5], (void *)(uintptr_t)a[6], (int)a[7], (int)a[8], (void *)(uintptr_t)a[9]);
 }
-CUTAP_EXPORT unsigned int cusparseZgebsr2gebsc_bufferSize(void *handle, int mb, int nb, int nnzb, void *bsrSortedVal, void *bsrSortedRowPtr, void *bsrSortedColInd, int rowBlockDim, int colBlockDim, void *pBufferSizeInBytes)
+CUTAP_SLOW unsigned int cutap_slow_cusparseZgebsr2gebsc_bufferSize(void *handle, int mb, int nb, int nnzb, void *bsrSortedVal, void *bsrSortedRowPtr, void *bsrSortedColInd, int rowBlockDim, int colBlockDim, void *pBufferSizeInBytes)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusparseZgebsr2gebsc_bufferSize], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, int, int, int, void *, void *, void *, int, int, void *))cutap_fn)(handle, mb, nb, nnzb, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, rowBlockDim, colBlockDim, pBufferSizeInBytes);
     uint64_t cutap_w[10] = {(uint64_t)(uintptr_t)handle, (uint64_t)(int64_t)mb, (uint64_t)(int64_t)nb, (uint64_t)(int64_t)nnzb, (uint64_t)(uintptr_t)bsrSortedVal, (uint64_t)(uintptr_t)bsrSortedRowPtr, (uint64_t)(uintptr_t)bsrSortedColInd, (uint64_t)(int64_t)rowBlockDim, (uint64_t)(int64_t)colBlockDim, (uint64_t)(uintptr_t)pBufferSizeInBytes};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusparseZgebsr2gebsc_bufferSize, cutap_w, thunk_cusparseZgebsr2gebsc_bufferSize);
 }
@@ -4761,11 +3576,8 @@ static uint64_t thunk_cusparseZgebsr2gebsr(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, int, int, int, void *, void *, void *, void *, int, int, void *, void *, void *, void *, int, int, void *))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (int)a[2], (int)a[3], (int)a[4], (void *)(uintptr_t)a[5], (void *)(uintptr_t)a[6], (void *)(uintptr_t)a[7], (void *)(uintptr_t)a[8], (int)a[9], (int)a[10], (void *)(uintptr_t)a[11], (void *)(uintptr_t)a[12], (void *)(uintptr_t)a[13], (void *)(uintptr_t)a[14], (int)a[15], (int)a[16], (void *)(uintptr_t)a[17]);
 }
-CUTAP_EXPORT unsigned int cusparseZgebsr2gebsr(void *handle, unsigned int dirA, int mb, int nb, int nnzb, void *descrA, void *bsrSortedValA, void *bsrSortedRowPtrA, void *bsrSortedColIndA, int rowBlockDimA, int colBlockDimA, void *descrC, void *bsrSortedValC, void *bsrSortedRowPtrC, void *bsrSortedColIndC, int rowBlockDimC, int colBlockDimC, void *pBuffer)
+CUTAP_SLOW unsigned int cutap_slow_cusparseZgebsr2gebsr(void *handle, unsigned int dirA, int mb, int nb, int nnzb, void *descrA, void *bsrSortedValA, void *bsrSortedRowPtrA, void *bsrSortedColIndA, int rowBlockDimA, int colBlockDimA, void *descrC, void *bsrSortedValC, void *bsrSortedRowPtrC, void *bsrSortedColIndC, int rowBlockDimC, int colBlockDimC, void *pBuffer)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusparseZgebsr2gebsr], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, int, int, int, void *, void *, void *, void *, int, int, void *, void *, void *, void *, int, int, void *))cutap_fn)(handle, dirA, mb, nb, nnzb, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, rowBlockDimA, colBlockDimA, descrC, bsrSortedValC, bsrSortedRowPtrC, bsrSortedColIndC, rowBlockDimC, colBlockDimC, pBuffer);
     uint64_t cutap_w[18] = {(uint64_t)(uintptr_t)handle, (uint64_t)dirA, (uint64_t)(int64_t)mb, (uint64_t)(int64_t)nb, (uint64_t)(int64_t)nnzb, (uint64_t)(uintptr_t)descrA, (uint64_t)(uintptr_t)bsrSortedValA, (uint64_t)(uintptr_t)bsrSortedRowPtrA, (uint64_t)(uintptr_t)bsrSortedColIndA, (uint64_t)(int64_t)rowBlockDimA, (uint64_t)(int64_t)colBlockDimA, (uint64_t)(uintptr_t)descrC, (uint64_t)(uintptr_t)bsrSortedValC, (uint64_t)(uintptr_t)bsrSortedRowPtrC, (uint64_t)(uintptr_t)bsrSortedColIndC, (uint64_t)(int64_t)rowBlockDimC, (uint64_t)(int64_t)colBlockDimC, (uint64_t)(uintptr_t)pBuffer};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusparseZgebsr2gebsr, cutap_w, thunk_cusparseZgebsr2gebsr);
 }
@@ -4773,11 +3585,8 @@ static uint64_t thunk_cusparseZgebsr2gebsr_bufferSize(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, int, int, int, void *, void *, void *, void *, int, int, int, int, void *))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (int)a[2], (int)a[3], (int)a[4], (void *)(uintptr_t)a[5], (void *)(uintptr_t)a[6], (void *)(uintptr_t)a[7], (void *)(uintptr_t)a[8], (int)a[9], (int)a[10], (int)a[11], (int)a[12], (void *)(uintptr_t)a[13]);
 }
-CUTAP_EXPORT unsigned int cusparseZgebsr2gebsr_bufferSize(void *handle, unsigned int dirA, int mb, int nb, int nnzb, void *descrA, void *bsrSortedValA, void *bsrSortedRowPtrA, void *bsrSortedColIndA, int rowBlockDimA, int colBlockDimA, int rowBlockDimC, int colBlockDimC, void *pBufferSizeInBytes)
+CUTAP_SLOW unsigned int cutap_slow_cusparseZgebsr2gebsr_bufferSize(void *handle, unsigned int dirA, int mb, int nb, int nnzb, void *descrA, void *bsrSortedValA, void *bsrSortedRowPtrA, void *bsrSortedColIndA, int rowBlockDimA, int colBlockDimA, int rowBlockDimC, int colBlockDimC, void *pBufferSizeInBytes)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusparseZgebsr2gebsr_bufferSize], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, int, int, int, void *, void *, void *, void *, int, int, int, int, void *))cutap_fn)(handle, dirA, mb, nb, nnzb, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, rowBlockDimA, colBlockDimA, rowBlockDimC, colBlockDimC, pBufferSizeInBytes);
     uint64_t cutap_w[14] = {(uint64_t)(uintptr_t)handle, (uint64_t)dirA, (uint64_t)(int64_t)mb, (uint64_t)(int64_t)nb, (uint64_t)(int64_t)nnzb, (uint64_t)(uintptr_t)descrA, (uint64_t)(uintptr_t)bsrSortedValA, (uint64_t)(uintptr_t)bsrSortedRowPtrA, (uint64_t)(uintptr_t)bsrSortedColIndA, (uint64_t)(int64_t)rowBlockDimA, (uint64_t)(int64_t)colBlockDimA, (uint64_t)(int64_t)rowBlockDimC, (uint64_t)(int64_t)colBlockDimC, (uint64_t)(uintptr_t)pBufferSizeInBytes};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusparseZgebsr2gebsr_bufferSize, cutap_w, thunk_cusparseZgebsr2gebsr_bufferSize);
 }
@@ -4785,11 +3594,8 @@ static uint64_t thunk_cusparseZgemvi(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, int, int, void *, void *, int, int, void *, void *, void *, void *, unsigned int, void *))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (int)a[2], (int)a[3], (void *)(uintptr_t)a[4], (void *)(uintptr_t)a[5], (int)a[6], (int)a[7], (void *)(uintptr_t)a[8], (void *)(uintptr_t)a[9], (void *)(uintptr_t)a[10], (void *)(uintptr_t)a[11], (unsigned int)a[12], (void *)(uintptr_t)a[13]);
 }
-CUTAP_EXPORT unsigned int cusparseZgemvi(void *handle, unsigned int transA, int m, int n, void *alpha, void *A, int lda, int nnz, void *xVal, void *xInd, void *beta, void *y, unsigned int idxBase, void *pBuffer)
+CUTAP_SLOW unsigned int cutap_slow_cusparseZgemvi(void *handle, unsigned int transA, int m, int n, void *alpha, void *A, int lda, int nnz, void *xVal, void *xInd, void *beta, void *y, unsigned int idxBase, void *pBuffer)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusparseZgemvi], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, int, int, void *, void *, int, int, void *, void *, void *, void *, unsigned int, void *))cutap_fn)(handle, transA, m, n, alpha, A, lda, nnz, xVal, xInd, beta, y, idxBase, pBuffer);
     uint64_t cutap_w[14] = {(uint64_t)(uintptr_t)handle, (uint64_t)transA, (uint64_t)(int64_t)m, (uint64_t)(int64_t)n, (uint64_t)(uintptr_t)alpha, (uint64_t)(uintptr_t)A, (uint64_t)(int64_t)lda, (uint64_t)(int64_t)nnz, (uint64_t)(uintptr_t)xVal, (uint64_t)(uintptr_t)xInd, (uint64_t)(uintptr_t)beta, (uint64_t)(uintptr_t)y, (uint64_t)idxBase, (uint64_t)(uintptr_t)pBuffer};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusparseZgemvi, cutap_w, thunk_cusparseZgemvi);
 }
@@ -4797,11 +3603,8 @@ static uint64_t thunk_cusparseZgemvi_bufferSize(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, int, int, int, void *))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (int)a[2], (int)a[3], (int)a[4], (void *)(uintptr_t)a[5]);
 }
-CUTAP_EXPORT unsigned int cusparseZgemvi_bufferSize(void *handle, unsigned int transA, int m, int n, int nnz, void *pBufferSize)
+CUTAP_SLOW unsigned int cutap_slow_cusparseZgemvi_bufferSize(void *handle, unsigned int transA, int m, int n, int nnz, void *pBufferSize)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusparseZgemvi_bufferSize], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, int, int, int, void *))cutap_fn)(handle, transA, m, n, nnz, pBufferSize);
     uint64_t cutap_w[6] = {(uint64_t)(uintptr_t)handle, (uint64_t)transA, (uint64_t)(int64_t)m, (uint64_t)(int64_t)n, (uint64_t)(int64_t)nnz, (uint64_t)(uintptr_t)pBufferSize};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusparseZgemvi_bufferSize, cutap_w, thunk_cusparseZgemvi_bufferSize);
 }
@@ -4809,11 +3612,8 @@ static uint64_t thunk_cusparseZgpsvInterleavedBatch(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, int, int, void *, void *, void *, void *, void *, void *, int, void *))fn)((void *)(uintptr_t)a[0], (int)a[1], (int)a[2], (void *)(uintptr_t)a[3], (void *)(uintptr_t)a[4], (void *)(uintptr_t)a[5], (void *)(uintptr_t)a[6], (void *)(uintptr_t)a[7], (void *)(uintptr_t)a[8], (int)a[9], (void *)(uintptr_t)a[10]);
 }
-CUTAP_EXPORT unsigned int cusparseZgpsvInterleavedBatch(void *handle, int algo, int m, void *ds, void *dl, void *d, void *du, void *dw, void *x, int batchCount, void *pBuffer)
+CUTAP_SLOW unsigned int cutap_slow_cusparseZgpsvInterleavedBatch(void *handle, int algo, int m, void *ds, void *dl, void *d, void *du, void *dw, void *x, int batchCount, void *pBuffer)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusparseZgpsvInterleavedBatch], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, int, int, void *, void *, void *, void *, void *, void *, int, void *))cutap_fn)(handle, algo, m, ds, dl, d, du, dw, x, batchCount, pBuffer);
     uint64_t cutap_w[11] = {(uint64_t)(uintptr_t)handle, (uint64_t)(int64_t)algo, (uint64_t)(int64_t)m, (uint64_t)(uintptr_t)ds, (uint64_t)(uintptr_t)dl, (uint64_t)(uintptr_t)d, (uint64_t)(uintptr_t)du, (uint64_t)(uintptr_t)dw, (uint64_t)(uintptr_t)x, (uint64_t)(int64_t)batchCount, (uint64_t)(uintptr_t)pBuffer};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusparseZgpsvInterleavedBatch, cutap_w, thunk_cusparseZgpsvInterleavedBatch);
 }
@@ -4821,11 +3621,8 @@ static uint64_t thunk_cusparseZgpsvInterleavedBatch_bufferSizeExt(void *fn, uint
 {
     return (uint64_t)((unsigned int (*)(void *, int, int, void *, void *, void *, void *, void *, void *, int, void *))fn)((void *)(uintptr_t)a[0], (int)a[1], (int)a[2], (void *)(uintptr_t)a[3], (void *)(uintptr_t)a[4], (void *)(uintptr_t)a[5], (void *)(uintptr_t)a[6], (void *)(uintptr_t)a[7], (void *)(uintptr_t)a[8], (int)a[9], (void *)(uintptr_t)a[10]);
 }
-CUTAP_EXPORT unsigned int cusparseZgpsvInterleavedBatch_bufferSizeExt(void *handle, int algo, int m, void *ds, void *dl, void *d, void *du, void *dw, void *x, int batchCount, void *pBufferSizeInBytes)
+CUTAP_SLOW unsigned int cutap_slow_cusparseZgpsvInterleavedBatch_bufferSizeExt(void *handle, int algo, int m, void *ds, void *dl, void *d, void *du, void *dw, void *x, int batchCount, void *pBufferSizeInBytes)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusparseZgpsvInterleavedBatch_bufferSizeExt], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, int, int, void *, void *, void *, void *, void *, void *, int, void *))cutap_fn)(handle, algo, m, ds, dl, d, du, dw, x, batchCount, pBufferSizeInBytes);
     uint64_t cutap_w[11] = {(uint64_t)(uintptr_t)handle, (uint64_t)(int64_t)algo, (uint64_t)(int64_t)m, (uint64_t)(uintptr_t)ds, (uint64_t)(uintptr_t)dl, (uint64_t)(uintptr_t)d, (uint64_t)(uintptr_t)du, (uint64_t)(uintptr_t)dw, (uint64_t)(uintptr_t)x, (uint64_t)(int64_t)batchCount, (uint64_t)(uintptr_t)pBufferSizeInBytes};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusparseZgpsvInterleavedBatch_bufferSizeExt, cutap_w, thunk_cusparseZgpsvInterleavedBatch_bufferSizeExt);
 }
@@ -4833,11 +3630,8 @@ static uint64_t thunk_cusparseZgtsv2(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, int, int, void *, void *, void *, void *, int, void *))fn)((void *)(uintptr_t)a[0], (int)a[1], (int)a[2], (void *)(uintptr_t)a[3], (void *)(uintptr_t)a[4], (void *)(uintptr_t)a[5], (void *)(uintptr_t)a[6], (int)a[7], (void *)(uintptr_t)a[8]);
 }
-CUTAP_EXPORT unsigned int cusparseZgtsv2(void *handle, int m, int n, void *dl, void *d, void *du, void *B, int ldb, void *pBuffer)
+CUTAP_SLOW unsigned int cutap_slow_cusparseZgtsv2(void *handle, int m, int n, void *dl, void *d, void *du, void *B, int ldb, void *pBuffer)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusparseZgtsv2], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, int, int, void *, void *, void *, void *, int, void *))cutap_fn)(handle, m, n, dl, d, du, B, ldb, pBuffer);
     uint64_t cutap_w[9] = {(uint64_t)(uintptr_t)handle, (uint64_t)(int64_t)m, (uint64_t)(int64_t)n, (uint64_t)(uintptr_t)dl, (uint64_t)(uintptr_t)d, (uint64_t)(uintptr_t)du, (uint64_t)(uintptr_t)B, (uint64_t)(int64_t)ldb, (uint64_t)(uintptr_t)pBuffer};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusparseZgtsv2, cutap_w, thunk_cusparseZgtsv2);
 }
@@ -4845,11 +3639,8 @@ static uint64_t thunk_cusparseZgtsv2StridedBatch(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, int, void *, void *, void *, void *, int, int, void *))fn)((void *)(uintptr_t)a[0], (int)a[1], (void *)(uintptr_t)a[2], (void *)(uintptr_t)a[3], (void *)(uintptr_t)a[4], (void *)(uintptr_t)a[5], (int)a[6], (int)a[7], (void *)(uintptr_t)a[8]);
 }
-CUTAP_EXPORT unsigned int cusparseZgtsv2StridedBatch(void *handle, int m, void *dl, void *d, void *du, void *x, int batchCount, int batchStride, void *pBuffer)
+CUTAP_SLOW unsigned int cutap_slow_cusparseZgtsv2StridedBatch(void *handle, int m, void *dl, void *d, void *du, void *x, int batchCount, int batchStride, void *pBuffer)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusparseZgtsv2StridedBatch], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, int, void *, void *, void *, void *, int, int, void *))cutap_fn)(handle, m, dl, d, du, x, batchCount, batchStride, pBuffer);
     uint64_t cutap_w[9] = {(uint64_t)(uintptr_t)handle, (uint64_t)(int64_t)m, (uint64_t)(uintptr_t)dl, (uint64_t)(uintptr_t)d, (uint64_t)(uintptr_t)du, (uint64_t)(uintptr_t)x, (uint64_t)(int64_t)batchCount, (uint64_t)(int64_t)batchStride, (uint64_t)(uintptr_t)pBuffer};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusparseZgtsv2StridedBatch, cutap_w, thunk_cusparseZgtsv2StridedBatch);
 }
@@ -4857,11 +3648,8 @@ static uint64_t thunk_cusparseZgtsv2StridedBatch_bufferSizeExt(void *fn, uint64_
 {
     return (uint64_t)((unsigned int (*)(void *, int, void *, void *, void *, void *, int, int, void *))fn)((void *)(uintptr_t)a[0], (int)a[1], (void *)(uintptr_t)a[2], (void *)(uintptr_t)a[3], (void *)(uintptr_t)a[4], (void *)(uintptr_t)a[5], (int)a[6], (int)a[7], (void *)(uintptr_t)a[8]);
 }
-CUTAP_EXPORT unsigned int cusparseZgtsv2StridedBatch_bufferSizeExt(void *handle, int m, void *dl, void *d, void *du, void *x, int batchCount, int batchStride, void *bufferSizeInBytes)
+CUTAP_SLOW unsigned int cutap_slow_cusparseZgtsv2StridedBatch_bufferSizeExt(void *handle, int m, void *dl, void *d, void *du, void *x, int batchCount, int batchStride, void *bufferSizeInBytes)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusparseZgtsv2StridedBatch_bufferSizeExt], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, int, void *, void *, void *, void *, int, int, void *))cutap_fn)(handle, m, dl, d, du, x, batchCount, batchStride, bufferSizeInBytes);
     uint64_t cutap_w[9] = {(uint64_t)(uintptr_t)handle, (uint64_t)(int64_t)m, (uint64_t)(uintptr_t)dl, (uint64_t)(uintptr_t)d, (uint64_t)(uintptr_t)du, (uint64_t)(uintptr_t)x, (uint64_t)(int64_t)batchCount, (uint64_t)(int64_t)batchStride, (uint64_t)(uintptr_t)bufferSizeInBytes};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusparseZgtsv2StridedBatch_bufferSizeExt, cutap_w, thunk_cusparseZgtsv2StridedBatch_bufferSizeExt);
 }
@@ -4869,11 +3657,8 @@ static uint64_t thunk_cusparseZgtsv2_bufferSizeExt(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, int, int, void *, void *, void *, void *, int, void *))fn)((void *)(uintptr_t)a[0], (int)a[1], (int)a[2], (void *)(uintptr_t)a[3], (void *)(uintptr_t)a[4], (void *)(uintptr_t)a[5], (void *)(uintptr_t)a[6], (int)a[7], (void *)(uintptr_t)a[8]);
 }
-CUTAP_EXPORT unsigned int cusparseZgtsv2_bufferSizeExt(void *handle, int m, int n, void *dl, void *d, void *du, void *B, int ldb, void *bufferSizeInBytes)
+CUTAP_SLOW unsigned int cutap_slow_cusparseZgtsv2_bufferSizeExt(void *handle, int m, int n, void *dl, void *d, void *du, void *B, int ldb, void *bufferSizeInBytes)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusparseZgtsv2_bufferSizeExt], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, int, int, void *, void *, void *, void *, int, void *))cutap_fn)(handle, m, n, dl, d, du, B, ldb, bufferSizeInBytes);
     uint64_t cutap_w[9] = {(uint64_t)(uintptr_t)handle, (uint64_t)(int64_t)m, (uint64_t)(int64_t)n, (uint64_t)(uintptr_t)dl, (uint64_t)(uintptr_t)d, (uint64_t)(uintptr_t)du, (uint64_t)(uintptr_t)B, (uint64_t)(int64_t)ldb, (uint64_t)(uintptr_t)bufferSizeInBytes};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusparseZgtsv2_bufferSizeExt, cutap_w, thunk_cusparseZgtsv2_bufferSizeExt);
 }
@@ -4881,11 +3666,8 @@ static uint64_t thunk_cusparseZgtsv2_nopivot(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, int, int, void *, void *, void *, void *, int, void *))fn)((void *)(uintptr_t)a[0], (int)a[1], (int)a[2], (void *)(uintptr_t)a[3], (void *)(uintptr_t)a[4], (void *)(uintptr_t)a[5], (void *)(uintptr_t)a[6], (int)a[7], (void *)(uintptr_t)a[8]);
 }
-CUTAP_EXPORT unsigned int cusparseZgtsv2_nopivot(void *handle, int m, int n, void *dl, void *d, void *du, void *B, int ldb, void *pBuffer)
+CUTAP_SLOW unsigned int cutap_slow_cusparseZgtsv2_nopivot(void *handle, int m, int n, void *dl, void *d, void *du, void *B, int ldb, void *pBuffer)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusparseZgtsv2_nopivot], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, int, int, void *, void *, void *, void *, int, void *))cutap_fn)(handle, m, n, dl, d, du, B, ldb, pBuffer);
     uint64_t cutap_w[9] = {(uint64_t)(uintptr_t)handle, (uint64_t)(int64_t)m, (uint64_t)(int64_t)n, (uint64_t)(uintptr_t)dl, (uint64_t)(uintptr_t)d, (uint64_t)(uintptr_t)du, (uint64_t)(uintptr_t)B, (uint64_t)(int64_t)ldb, (uint64_t)(uintptr_t)pBuffer};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusparseZgtsv2_nopivot, cutap_w, thunk_cusparseZgtsv2_nopivot);
 }
@@ -4893,11 +3675,8 @@ static uint64_t thunk_cusparseZgtsv2_nopivot_bufferSizeExt(void *fn, uint64_t *a
 {
     return (uint64_t)((unsigned int (*)(void *, int, int, void *, void *, void *, void *, int, void *))fn)((void *)(uintptr_t)a[0], (int)a[1], (int)a[2], (void *)(uintptr_t)a[3], (void *)(uintptr_t)a[4], (void *)(uintptr_t)a[5], (void *)(uintptr_t)a[6], (int)a[7], (void *)(uintptr_t)a[8]);
 }
-CUTAP_EXPORT unsigned int cusparseZgtsv2_nopivot_bufferSizeExt(void *handle, int m, int n, void *dl, void *d, void *du, void *B, int ldb, void *bufferSizeInBytes)
+CUTAP_SLOW unsigned int cutap_slow_cusparseZgtsv2_nopivot_bufferSizeExt(void *handle, int m, int n, void *dl, void *d, void *du, void *B, int ldb, void *bufferSizeInBytes)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusparseZgtsv2_nopivot_bufferSizeExt], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, int, int, void *, void *, void *, void *, int, void *))cutap_fn)(handle, m, n, dl, d, du, B, ldb, bufferSizeInBytes);
     uint64_t cutap_w[9] = {(uint64_t)(uintptr_t)handle, (uint64_t)(int64_t)m, (uint64_t)(int64_t)n, (uint64_t)(uintptr_t)dl, (uint64_t)(uintptr_t)d, (uint64_t)(uintptr_t)du, (uint64_t)(uintptr_t)B, (uint64_t)(int64_t)ldb, (uint64_t)(uintptr_t)bufferSizeInBytes};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusparseZgtsv2_nopivot_bufferSizeExt, cutap_w, thunk_cusparseZgtsv2_nopivot_bufferSizeExt);
 }
@@ -4905,11 +3684,8 @@ static uint64_t thunk_cusparseZgtsvInterleavedBatch(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, int, int, void *, void *, void *, void *, int, void *))fn)((void *)(uintptr_t)a[0], (int)a[1], (int)a[2], (void *)(uintptr_t)a[3], (void *)(uintptr_t)a[4], (void *)(uintptr_t)a[5], (void *)(uintptr_t)a[6], (int)a[7], (void *)(uintptr_t)a[8]);
 }
-CUTAP_EXPORT unsigned int cusparseZgtsvInterleavedBatch(void *handle, int algo, int m, void *dl, void *d, void *du, void *x, int batchCount, void *pBuffer)
+CUTAP_SLOW unsigned int cutap_slow_cusparseZgtsvInterleavedBatch(void *handle, int algo, int m, void *dl, void *d, void *du, void *x, int batchCount, void *pBuffer)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusparseZgtsvInterleavedBatch], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, int, int, void *, void *, void *, void *, int, void *))cutap_fn)(handle, algo, m, dl, d, du, x, batchCount, pBuffer);
     uint64_t cutap_w[9] = {(uint64_t)(uintptr_t)handle, (uint64_t)(int64_t)algo, (uint64_t)(int64_t)m, (uint64_t)(uintptr_t)dl, (uint64_t)(uintptr_t)d, (uint64_t)(uintptr_t)du, (uint64_t)(uintptr_t)x, (uint64_t)(int64_t)batchCount, (uint64_t)(uintptr_t)pBuffer};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusparseZgtsvInterleavedBatch, cutap_w, thunk_cusparseZgtsvInterleavedBatch);
 }
@@ -4917,11 +3693,8 @@ static uint64_t thunk_cusparseZgtsvInterleavedBatch_bufferSizeExt(void *fn, uint
 {
     return (uint64_t)((unsigned int (*)(void *, int, int, void *, void *, void *, void *, int, void *))fn)((void *)(uintptr_t)a[0], (int)a[1], (int)a[2], (void *)(uintptr_t)a[3], (void *)(uintptr_t)a[4], (void *)(uintptr_t)a[5], (void *)(uintptr_t)a[6], (int)a[7], (void *)(uintptr_t)a[8]);
 }
-CUTAP_EXPORT unsigned int cusparseZgtsvInterleavedBatch_bufferSizeExt(void *handle, int algo, int m, void *dl, void *d, void *du, void *x, int batchCount, void *pBufferSizeInBytes)
+CUTAP_SLOW unsigned int cutap_slow_cusparseZgtsvInterleavedBatch_bufferSizeExt(void *handle, int algo, int m, void *dl, void *d, void *du, void *x, int batchCount, void *pBufferSizeInBytes)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusparseZgtsvInterleavedBatch_bufferSizeExt], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, int, int, void *, void *, void *, void *, int, void *))cutap_fn)(handle, algo, m, dl, d, du, x, batchCount, pBufferSizeInBytes);
     uint64_t cutap_w[9] = {(uint64_t)(uintptr_t)handle, (uint64_t)(int64_t)algo, (uint64_t)(int64_t)m, (uint64_t)(uintptr_t)dl, (uint64_t)(uintptr_t)d, (uint64_t)(uintptr_t)du, (uint64_t)(uintptr_t)x, (uint64_t)(int64_t)batchCount, (uint64_t)(uintptr_t)pBufferSizeInBytes};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusparseZgtsvInterleavedBatch_bufferSizeExt, cutap_w, thunk_cusparseZgtsvInterleavedBatch_bufferSizeExt);
 }
@@ -4929,11 +3702,8 @@ static uint64_t thunk_cusparseZnnz(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, int, int, void *, void *, int, void *, void *))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (int)a[2], (int)a[3], (void *)(uintptr_t)a[4], (void *)(uintptr_t)a[5], (int)a[6], (void *)(uintptr_t)a[7], (void *)(uintptr_t)a[8]);
 }
-CUTAP_EXPORT unsigned int cusparseZnnz(void *handle, unsigned int dirA, int m, int n, void *descrA, void *A, int lda, void *nnzPerRowCol, void *nnzTotalDevHostPtr)
+CUTAP_SLOW unsigned int cutap_slow_cusparseZnnz(void *handle, unsigned int dirA, int m, int n, void *descrA, void *A, int lda, void *nnzPerRowCol, void *nnzTotalDevHostPtr)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusparseZnnz], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, int, int, void *, void *, int, void *, void *))cutap_fn)(handle, dirA, m, n, descrA, A, lda, nnzPerRowCol, nnzTotalDevHostPtr);
     uint64_t cutap_w[9] = {(uint64_t)(uintptr_t)handle, (uint64_t)dirA, (uint64_t)(int64_t)m, (uint64_t)(int64_t)n, (uint64_t)(uintptr_t)descrA, (uint64_t)(uintptr_t)A, (uint64_t)(int64_t)lda, (uint64_t)(uintptr_t)nnzPerRowCol, (uint64_t)(uintptr_t)nnzTotalDevHostPtr};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusparseZnnz, cutap_w, thunk_cusparseZnnz);
 }
@@ -4941,11 +3711,8 @@ static uint64_t thunk_cusparseZnnz_compress(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, int, void *, void *, void *, void *, void *, struct cutap_sv_double2))fn)((void *)(uintptr_t)a[0], (int)a[1], (void *)(uintptr_t)a[2], (void *)(uintptr_t)a[3], (void *)(uintptr_t)a[4], (void *)(uintptr_t)a[5], (void *)(uintptr_t)a[6], *(struct cutap_sv_double2 *)(uintptr_t)a[7]);
 }
-CUTAP_EXPORT unsigned int cusparseZnnz_compress(void *handle, int m, void *descr, void *csrSortedValA, void *csrSortedRowPtrA, void *nnzPerRow, void *nnzC, struct cutap_sv_double2 tol)
+CUTAP_SLOW unsigned int cutap_slow_cusparseZnnz_compress(void *handle, int m, void *descr, void *csrSortedValA, void *csrSortedRowPtrA, void *nnzPerRow, void *nnzC, struct cutap_sv_double2 tol)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cusparseZnnz_compress], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, int, void *, void *, void *, void *, void *, struct cutap_sv_double2))cutap_fn)(handle, m, descr, csrSortedValA, csrSortedRowPtrA, nnzPerRow, nnzC, tol);
     uint64_t cutap_w[8] = {(uint64_t)(uintptr_t)handle, (uint64_t)(int64_t)m, (uint64_t)(uintptr_t)descr, (uint64_t)(uintptr_t)csrSortedValA, (uint64_t)(uintptr_t)csrSortedRowPtrA, (uint64_t)(uintptr_t)nnzPerRow, (uint64_t)(uintptr_t)nnzC, (uint64_t)(uintptr_t)&tol};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cusparseZnnz_compress, cutap_w, thunk_cusparseZnnz_compress);
 }

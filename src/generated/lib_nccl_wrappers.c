@@ -14,11 +14,8 @@ static uint64_t thunk_ncclAllGather(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *, unsigned long, unsigned int, void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1], (unsigned long)a[2], (unsigned int)a[3], (void *)(uintptr_t)a[4], (void *)(uintptr_t)a[5]);
 }
-CUTAP_EXPORT unsigned int ncclAllGather(void *sendbuff, void *recvbuff, unsigned long sendcount, unsigned int datatype, void *comm, void *stream)
+CUTAP_SLOW unsigned int cutap_slow_ncclAllGather(void *sendbuff, void *recvbuff, unsigned long sendcount, unsigned int datatype, void *comm, void *stream)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_ncclAllGather], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *, unsigned long, unsigned int, void *, void *))cutap_fn)(sendbuff, recvbuff, sendcount, datatype, comm, stream);
     uint64_t cutap_w[6] = {(uint64_t)(uintptr_t)sendbuff, (uint64_t)(uintptr_t)recvbuff, (uint64_t)sendcount, (uint64_t)datatype, (uint64_t)(uintptr_t)comm, (uint64_t)(uintptr_t)stream};
     return (unsigned int)cutap_dispatch(CUTAP_ID_ncclAllGather, cutap_w, thunk_ncclAllGather);
 }
@@ -26,11 +23,8 @@ static uint64_t thunk_ncclAllReduce(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *, unsigned long, unsigned int, unsigned int, void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1], (unsigned long)a[2], (unsigned int)a[3], (unsigned int)a[4], (void *)(uintptr_t)a[5], (void *)(uintptr_t)a[6]);
 }
-CUTAP_EXPORT unsigned int ncclAllReduce(void *sendbuff, void *recvbuff, unsigned long count, unsigned int datatype, unsigned int op, void *comm, void *stream)
+CUTAP_SLOW unsigned int cutap_slow_ncclAllReduce(void *sendbuff, void *recvbuff, unsigned long count, unsigned int datatype, unsigned int op, void *comm, void *stream)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_ncclAllReduce], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *, unsigned long, unsigned int, unsigned int, void *, void *))cutap_fn)(sendbuff, recvbuff, count, datatype, op, comm, stream);
     uint64_t cutap_w[7] = {(uint64_t)(uintptr_t)sendbuff, (uint64_t)(uintptr_t)recvbuff, (uint64_t)count, (uint64_t)datatype, (uint64_t)op, (uint64_t)(uintptr_t)comm, (uint64_t)(uintptr_t)stream};
     return (unsigned int)cutap_dispatch(CUTAP_ID_ncclAllReduce, cutap_w, thunk_ncclAllReduce);
 }
@@ -38,11 +32,8 @@ static uint64_t thunk_ncclAlltoAll(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *, unsigned long, unsigned int, void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1], (unsigned long)a[2], (unsigned int)a[3], (void *)(uintptr_t)a[4], (void *)(uintptr_t)a[5]);
 }
-CUTAP_EXPORT unsigned int ncclAlltoAll(void *sendbuff, void *recvbuff, unsigned long count, unsigned int datatype, void *comm, void *stream)
+CUTAP_SLOW unsigned int cutap_slow_ncclAlltoAll(void *sendbuff, void *recvbuff, unsigned long count, unsigned int datatype, void *comm, void *stream)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_ncclAlltoAll], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *, unsigned long, unsigned int, void *, void *))cutap_fn)(sendbuff, recvbuff, count, datatype, comm, stream);
     uint64_t cutap_w[6] = {(uint64_t)(uintptr_t)sendbuff, (uint64_t)(uintptr_t)recvbuff, (uint64_t)count, (uint64_t)datatype, (uint64_t)(uintptr_t)comm, (uint64_t)(uintptr_t)stream};
     return (unsigned int)cutap_dispatch(CUTAP_ID_ncclAlltoAll, cutap_w, thunk_ncclAlltoAll);
 }
@@ -50,11 +41,8 @@ static uint64_t thunk_ncclBcast(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned long, unsigned int, int, void *, void *))fn)((void *)(uintptr_t)a[0], (unsigned long)a[1], (unsigned int)a[2], (int)a[3], (void *)(uintptr_t)a[4], (void *)(uintptr_t)a[5]);
 }
-CUTAP_EXPORT unsigned int ncclBcast(void *buff, unsigned long count, unsigned int datatype, int root, void *comm, void *stream)
+CUTAP_SLOW unsigned int cutap_slow_ncclBcast(void *buff, unsigned long count, unsigned int datatype, int root, void *comm, void *stream)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_ncclBcast], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned long, unsigned int, int, void *, void *))cutap_fn)(buff, count, datatype, root, comm, stream);
     uint64_t cutap_w[6] = {(uint64_t)(uintptr_t)buff, (uint64_t)count, (uint64_t)datatype, (uint64_t)(int64_t)root, (uint64_t)(uintptr_t)comm, (uint64_t)(uintptr_t)stream};
     return (unsigned int)cutap_dispatch(CUTAP_ID_ncclBcast, cutap_w, thunk_ncclBcast);
 }
@@ -62,11 +50,8 @@ static uint64_t thunk_ncclBroadcast(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *, unsigned long, unsigned int, int, void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1], (unsigned long)a[2], (unsigned int)a[3], (int)a[4], (void *)(uintptr_t)a[5], (void *)(uintptr_t)a[6]);
 }
-CUTAP_EXPORT unsigned int ncclBroadcast(void *sendbuff, void *recvbuff, unsigned long count, unsigned int datatype, int root, void *comm, void *stream)
+CUTAP_SLOW unsigned int cutap_slow_ncclBroadcast(void *sendbuff, void *recvbuff, unsigned long count, unsigned int datatype, int root, void *comm, void *stream)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_ncclBroadcast], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *, unsigned long, unsigned int, int, void *, void *))cutap_fn)(sendbuff, recvbuff, count, datatype, root, comm, stream);
     uint64_t cutap_w[7] = {(uint64_t)(uintptr_t)sendbuff, (uint64_t)(uintptr_t)recvbuff, (uint64_t)count, (uint64_t)datatype, (uint64_t)(int64_t)root, (uint64_t)(uintptr_t)comm, (uint64_t)(uintptr_t)stream};
     return (unsigned int)cutap_dispatch(CUTAP_ID_ncclBroadcast, cutap_w, thunk_ncclBroadcast);
 }
@@ -74,11 +59,8 @@ static uint64_t thunk_ncclCommAbort(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *))fn)((void *)(uintptr_t)a[0]);
 }
-CUTAP_EXPORT unsigned int ncclCommAbort(void *comm)
+CUTAP_SLOW unsigned int cutap_slow_ncclCommAbort(void *comm)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_ncclCommAbort], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *))cutap_fn)(comm);
     uint64_t cutap_w[1] = {(uint64_t)(uintptr_t)comm};
     return (unsigned int)cutap_dispatch(CUTAP_ID_ncclCommAbort, cutap_w, thunk_ncclCommAbort);
 }
@@ -86,11 +68,8 @@ static uint64_t thunk_ncclCommCount(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1]);
 }
-CUTAP_EXPORT unsigned int ncclCommCount(void *comm, void *count)
+CUTAP_SLOW unsigned int cutap_slow_ncclCommCount(void *comm, void *count)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_ncclCommCount], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *))cutap_fn)(comm, count);
     uint64_t cutap_w[2] = {(uint64_t)(uintptr_t)comm, (uint64_t)(uintptr_t)count};
     return (unsigned int)cutap_dispatch(CUTAP_ID_ncclCommCount, cutap_w, thunk_ncclCommCount);
 }
@@ -98,11 +77,8 @@ static uint64_t thunk_ncclCommCuDevice(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1]);
 }
-CUTAP_EXPORT unsigned int ncclCommCuDevice(void *comm, void *device)
+CUTAP_SLOW unsigned int cutap_slow_ncclCommCuDevice(void *comm, void *device)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_ncclCommCuDevice], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *))cutap_fn)(comm, device);
     uint64_t cutap_w[2] = {(uint64_t)(uintptr_t)comm, (uint64_t)(uintptr_t)device};
     return (unsigned int)cutap_dispatch(CUTAP_ID_ncclCommCuDevice, cutap_w, thunk_ncclCommCuDevice);
 }
@@ -110,11 +86,8 @@ static uint64_t thunk_ncclCommDeregister(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1]);
 }
-CUTAP_EXPORT unsigned int ncclCommDeregister(void *comm, void *handle)
+CUTAP_SLOW unsigned int cutap_slow_ncclCommDeregister(void *comm, void *handle)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_ncclCommDeregister], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *))cutap_fn)(comm, handle);
     uint64_t cutap_w[2] = {(uint64_t)(uintptr_t)comm, (uint64_t)(uintptr_t)handle};
     return (unsigned int)cutap_dispatch(CUTAP_ID_ncclCommDeregister, cutap_w, thunk_ncclCommDeregister);
 }
@@ -122,11 +95,8 @@ static uint64_t thunk_ncclCommDestroy(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *))fn)((void *)(uintptr_t)a[0]);
 }
-CUTAP_EXPORT unsigned int ncclCommDestroy(void *comm)
+CUTAP_SLOW unsigned int cutap_slow_ncclCommDestroy(void *comm)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_ncclCommDestroy], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *))cutap_fn)(comm);
     uint64_t cutap_w[1] = {(uint64_t)(uintptr_t)comm};
     return (unsigned int)cutap_dispatch(CUTAP_ID_ncclCommDestroy, cutap_w, thunk_ncclCommDestroy);
 }
@@ -134,11 +104,8 @@ static uint64_t thunk_ncclCommFinalize(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *))fn)((void *)(uintptr_t)a[0]);
 }
-CUTAP_EXPORT unsigned int ncclCommFinalize(void *comm)
+CUTAP_SLOW unsigned int cutap_slow_ncclCommFinalize(void *comm)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_ncclCommFinalize], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *))cutap_fn)(comm);
     uint64_t cutap_w[1] = {(uint64_t)(uintptr_t)comm};
     return (unsigned int)cutap_dispatch(CUTAP_ID_ncclCommFinalize, cutap_w, thunk_ncclCommFinalize);
 }
@@ -146,11 +113,8 @@ static uint64_t thunk_ncclCommGetAsyncError(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1]);
 }
-CUTAP_EXPORT unsigned int ncclCommGetAsyncError(void *comm, void *asyncError)
+CUTAP_SLOW unsigned int cutap_slow_ncclCommGetAsyncError(void *comm, void *asyncError)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_ncclCommGetAsyncError], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *))cutap_fn)(comm, asyncError);
     uint64_t cutap_w[2] = {(uint64_t)(uintptr_t)comm, (uint64_t)(uintptr_t)asyncError};
     return (unsigned int)cutap_dispatch(CUTAP_ID_ncclCommGetAsyncError, cutap_w, thunk_ncclCommGetAsyncError);
 }
@@ -158,11 +122,8 @@ static uint64_t thunk_ncclCommInitAll(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, int, void *))fn)((void *)(uintptr_t)a[0], (int)a[1], (void *)(uintptr_t)a[2]);
 }
-CUTAP_EXPORT unsigned int ncclCommInitAll(void *comm, int ndev, void *devlist)
+CUTAP_SLOW unsigned int cutap_slow_ncclCommInitAll(void *comm, int ndev, void *devlist)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_ncclCommInitAll], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, int, void *))cutap_fn)(comm, ndev, devlist);
     uint64_t cutap_w[3] = {(uint64_t)(uintptr_t)comm, (uint64_t)(int64_t)ndev, (uint64_t)(uintptr_t)devlist};
     return (unsigned int)cutap_dispatch(CUTAP_ID_ncclCommInitAll, cutap_w, thunk_ncclCommInitAll);
 }
@@ -170,11 +131,8 @@ static uint64_t thunk_ncclCommInitRank(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, int, struct cutap_sv_anon, int))fn)((void *)(uintptr_t)a[0], (int)a[1], *(struct cutap_sv_anon *)(uintptr_t)a[2], (int)a[3]);
 }
-CUTAP_EXPORT unsigned int ncclCommInitRank(void *comm, int nranks, struct cutap_sv_anon commId, int rank)
+CUTAP_SLOW unsigned int cutap_slow_ncclCommInitRank(void *comm, int nranks, struct cutap_sv_anon commId, int rank)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_ncclCommInitRank], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, int, struct cutap_sv_anon, int))cutap_fn)(comm, nranks, commId, rank);
     uint64_t cutap_w[4] = {(uint64_t)(uintptr_t)comm, (uint64_t)(int64_t)nranks, (uint64_t)(uintptr_t)&commId, (uint64_t)(int64_t)rank};
     return (unsigned int)cutap_dispatch(CUTAP_ID_ncclCommInitRank, cutap_w, thunk_ncclCommInitRank);
 }
@@ -182,11 +140,8 @@ static uint64_t thunk_ncclCommInitRankConfig(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, int, struct cutap_sv_anon, int, void *))fn)((void *)(uintptr_t)a[0], (int)a[1], *(struct cutap_sv_anon *)(uintptr_t)a[2], (int)a[3], (void *)(uintptr_t)a[4]);
 }
-CUTAP_EXPORT unsigned int ncclCommInitRankConfig(void *comm, int nranks, struct cutap_sv_anon commId, int rank, void *config)
+CUTAP_SLOW unsigned int cutap_slow_ncclCommInitRankConfig(void *comm, int nranks, struct cutap_sv_anon commId, int rank, void *config)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_ncclCommInitRankConfig], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, int, struct cutap_sv_anon, int, void *))cutap_fn)(comm, nranks, commId, rank, config);
     uint64_t cutap_w[5] = {(uint64_t)(uintptr_t)comm, (uint64_t)(int64_t)nranks, (uint64_t)(uintptr_t)&commId, (uint64_t)(int64_t)rank, (uint64_t)(uintptr_t)config};
     return (unsigned int)cutap_dispatch(CUTAP_ID_ncclCommInitRankConfig, cutap_w, thunk_ncclCommInitRankConfig);
 }
@@ -194,11 +149,8 @@ static uint64_t thunk_ncclCommInitRankScalable(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, int, int, int, void *, void *))fn)((void *)(uintptr_t)a[0], (int)a[1], (int)a[2], (int)a[3], (void *)(uintptr_t)a[4], (void *)(uintptr_t)a[5]);
 }
-CUTAP_EXPORT unsigned int ncclCommInitRankScalable(void *newcomm, int nranks, int myrank, int nId, void *commIds, void *config)
+CUTAP_SLOW unsigned int cutap_slow_ncclCommInitRankScalable(void *newcomm, int nranks, int myrank, int nId, void *commIds, void *config)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_ncclCommInitRankScalable], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, int, int, int, void *, void *))cutap_fn)(newcomm, nranks, myrank, nId, commIds, config);
     uint64_t cutap_w[6] = {(uint64_t)(uintptr_t)newcomm, (uint64_t)(int64_t)nranks, (uint64_t)(int64_t)myrank, (uint64_t)(int64_t)nId, (uint64_t)(uintptr_t)commIds, (uint64_t)(uintptr_t)config};
     return (unsigned int)cutap_dispatch(CUTAP_ID_ncclCommInitRankScalable, cutap_w, thunk_ncclCommInitRankScalable);
 }
@@ -206,11 +158,8 @@ static uint64_t thunk_ncclCommRegister(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *, unsigned long, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1], (unsigned long)a[2], (void *)(uintptr_t)a[3]);
 }
-CUTAP_EXPORT unsigned int ncclCommRegister(void *comm, void *buff, unsigned long size, void *handle)
+CUTAP_SLOW unsigned int cutap_slow_ncclCommRegister(void *comm, void *buff, unsigned long size, void *handle)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_ncclCommRegister], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *, unsigned long, void *))cutap_fn)(comm, buff, size, handle);
     uint64_t cutap_w[4] = {(uint64_t)(uintptr_t)comm, (uint64_t)(uintptr_t)buff, (uint64_t)size, (uint64_t)(uintptr_t)handle};
     return (unsigned int)cutap_dispatch(CUTAP_ID_ncclCommRegister, cutap_w, thunk_ncclCommRegister);
 }
@@ -218,11 +167,8 @@ static uint64_t thunk_ncclCommRevoke(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, int))fn)((void *)(uintptr_t)a[0], (int)a[1]);
 }
-CUTAP_EXPORT unsigned int ncclCommRevoke(void *comm, int revokeFlags)
+CUTAP_SLOW unsigned int cutap_slow_ncclCommRevoke(void *comm, int revokeFlags)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_ncclCommRevoke], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, int))cutap_fn)(comm, revokeFlags);
     uint64_t cutap_w[2] = {(uint64_t)(uintptr_t)comm, (uint64_t)(int64_t)revokeFlags};
     return (unsigned int)cutap_dispatch(CUTAP_ID_ncclCommRevoke, cutap_w, thunk_ncclCommRevoke);
 }
@@ -230,11 +176,8 @@ static uint64_t thunk_ncclCommShrink(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *, int, void *, void *, int))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1], (int)a[2], (void *)(uintptr_t)a[3], (void *)(uintptr_t)a[4], (int)a[5]);
 }
-CUTAP_EXPORT unsigned int ncclCommShrink(void *comm, void *excludeRanksList, int excludeRanksCount, void *newcomm, void *config, int shrinkFlags)
+CUTAP_SLOW unsigned int cutap_slow_ncclCommShrink(void *comm, void *excludeRanksList, int excludeRanksCount, void *newcomm, void *config, int shrinkFlags)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_ncclCommShrink], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *, int, void *, void *, int))cutap_fn)(comm, excludeRanksList, excludeRanksCount, newcomm, config, shrinkFlags);
     uint64_t cutap_w[6] = {(uint64_t)(uintptr_t)comm, (uint64_t)(uintptr_t)excludeRanksList, (uint64_t)(int64_t)excludeRanksCount, (uint64_t)(uintptr_t)newcomm, (uint64_t)(uintptr_t)config, (uint64_t)(int64_t)shrinkFlags};
     return (unsigned int)cutap_dispatch(CUTAP_ID_ncclCommShrink, cutap_w, thunk_ncclCommShrink);
 }
@@ -242,11 +185,8 @@ static uint64_t thunk_ncclCommSplit(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, int, int, void *, void *))fn)((void *)(uintptr_t)a[0], (int)a[1], (int)a[2], (void *)(uintptr_t)a[3], (void *)(uintptr_t)a[4]);
 }
-CUTAP_EXPORT unsigned int ncclCommSplit(void *comm, int color, int key, void *newcomm, void *config)
+CUTAP_SLOW unsigned int cutap_slow_ncclCommSplit(void *comm, int color, int key, void *newcomm, void *config)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_ncclCommSplit], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, int, int, void *, void *))cutap_fn)(comm, color, key, newcomm, config);
     uint64_t cutap_w[5] = {(uint64_t)(uintptr_t)comm, (uint64_t)(int64_t)color, (uint64_t)(int64_t)key, (uint64_t)(uintptr_t)newcomm, (uint64_t)(uintptr_t)config};
     return (unsigned int)cutap_dispatch(CUTAP_ID_ncclCommSplit, cutap_w, thunk_ncclCommSplit);
 }
@@ -254,11 +194,8 @@ static uint64_t thunk_ncclCommUserRank(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1]);
 }
-CUTAP_EXPORT unsigned int ncclCommUserRank(void *comm, void *rank)
+CUTAP_SLOW unsigned int cutap_slow_ncclCommUserRank(void *comm, void *rank)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_ncclCommUserRank], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *))cutap_fn)(comm, rank);
     uint64_t cutap_w[2] = {(uint64_t)(uintptr_t)comm, (uint64_t)(uintptr_t)rank};
     return (unsigned int)cutap_dispatch(CUTAP_ID_ncclCommUserRank, cutap_w, thunk_ncclCommUserRank);
 }
@@ -266,11 +203,8 @@ static uint64_t thunk_ncclCommWindowDeregister(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1]);
 }
-CUTAP_EXPORT unsigned int ncclCommWindowDeregister(void *comm, void *win)
+CUTAP_SLOW unsigned int cutap_slow_ncclCommWindowDeregister(void *comm, void *win)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_ncclCommWindowDeregister], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *))cutap_fn)(comm, win);
     uint64_t cutap_w[2] = {(uint64_t)(uintptr_t)comm, (uint64_t)(uintptr_t)win};
     return (unsigned int)cutap_dispatch(CUTAP_ID_ncclCommWindowDeregister, cutap_w, thunk_ncclCommWindowDeregister);
 }
@@ -278,11 +212,8 @@ static uint64_t thunk_ncclCommWindowRegister(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *, unsigned long, void *, int))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1], (unsigned long)a[2], (void *)(uintptr_t)a[3], (int)a[4]);
 }
-CUTAP_EXPORT unsigned int ncclCommWindowRegister(void *comm, void *buff, unsigned long size, void *win, int winFlags)
+CUTAP_SLOW unsigned int cutap_slow_ncclCommWindowRegister(void *comm, void *buff, unsigned long size, void *win, int winFlags)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_ncclCommWindowRegister], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *, unsigned long, void *, int))cutap_fn)(comm, buff, size, win, winFlags);
     uint64_t cutap_w[5] = {(uint64_t)(uintptr_t)comm, (uint64_t)(uintptr_t)buff, (uint64_t)size, (uint64_t)(uintptr_t)win, (uint64_t)(int64_t)winFlags};
     return (unsigned int)cutap_dispatch(CUTAP_ID_ncclCommWindowRegister, cutap_w, thunk_ncclCommWindowRegister);
 }
@@ -290,11 +221,8 @@ static uint64_t thunk_ncclGather(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *, unsigned long, unsigned int, int, void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1], (unsigned long)a[2], (unsigned int)a[3], (int)a[4], (void *)(uintptr_t)a[5], (void *)(uintptr_t)a[6]);
 }
-CUTAP_EXPORT unsigned int ncclGather(void *sendbuff, void *recvbuff, unsigned long count, unsigned int datatype, int root, void *comm, void *stream)
+CUTAP_SLOW unsigned int cutap_slow_ncclGather(void *sendbuff, void *recvbuff, unsigned long count, unsigned int datatype, int root, void *comm, void *stream)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_ncclGather], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *, unsigned long, unsigned int, int, void *, void *))cutap_fn)(sendbuff, recvbuff, count, datatype, root, comm, stream);
     uint64_t cutap_w[7] = {(uint64_t)(uintptr_t)sendbuff, (uint64_t)(uintptr_t)recvbuff, (uint64_t)count, (uint64_t)datatype, (uint64_t)(int64_t)root, (uint64_t)(uintptr_t)comm, (uint64_t)(uintptr_t)stream};
     return (unsigned int)cutap_dispatch(CUTAP_ID_ncclGather, cutap_w, thunk_ncclGather);
 }
@@ -302,11 +230,8 @@ static uint64_t thunk_ncclGetErrorString(void *fn, uint64_t *a)
 {
     return (uint64_t)(uintptr_t)((void * (*)(unsigned int))fn)((unsigned int)a[0]);
 }
-CUTAP_EXPORT void * ncclGetErrorString(unsigned int result)
+CUTAP_SLOW void * cutap_slow_ncclGetErrorString(unsigned int result)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_ncclGetErrorString], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((void * (*)(unsigned int))cutap_fn)(result);
     uint64_t cutap_w[1] = {(uint64_t)result};
     return (void *)(uintptr_t)cutap_dispatch(CUTAP_ID_ncclGetErrorString, cutap_w, thunk_ncclGetErrorString);
 }
@@ -314,11 +239,8 @@ static uint64_t thunk_ncclGetLastError(void *fn, uint64_t *a)
 {
     return (uint64_t)(uintptr_t)((void * (*)(void *))fn)((void *)(uintptr_t)a[0]);
 }
-CUTAP_EXPORT void * ncclGetLastError(void *comm)
+CUTAP_SLOW void * cutap_slow_ncclGetLastError(void *comm)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_ncclGetLastError], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((void * (*)(void *))cutap_fn)(comm);
     uint64_t cutap_w[1] = {(uint64_t)(uintptr_t)comm};
     return (void *)(uintptr_t)cutap_dispatch(CUTAP_ID_ncclGetLastError, cutap_w, thunk_ncclGetLastError);
 }
@@ -326,11 +248,8 @@ static uint64_t thunk_ncclGetUniqueId(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *))fn)((void *)(uintptr_t)a[0]);
 }
-CUTAP_EXPORT unsigned int ncclGetUniqueId(void *uniqueId)
+CUTAP_SLOW unsigned int cutap_slow_ncclGetUniqueId(void *uniqueId)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_ncclGetUniqueId], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *))cutap_fn)(uniqueId);
     uint64_t cutap_w[1] = {(uint64_t)(uintptr_t)uniqueId};
     return (unsigned int)cutap_dispatch(CUTAP_ID_ncclGetUniqueId, cutap_w, thunk_ncclGetUniqueId);
 }
@@ -338,11 +257,8 @@ static uint64_t thunk_ncclGetVersion(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *))fn)((void *)(uintptr_t)a[0]);
 }
-CUTAP_EXPORT unsigned int ncclGetVersion(void *version)
+CUTAP_SLOW unsigned int cutap_slow_ncclGetVersion(void *version)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_ncclGetVersion], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *))cutap_fn)(version);
     uint64_t cutap_w[1] = {(uint64_t)(uintptr_t)version};
     return (unsigned int)cutap_dispatch(CUTAP_ID_ncclGetVersion, cutap_w, thunk_ncclGetVersion);
 }
@@ -351,11 +267,8 @@ static uint64_t thunk_ncclGroupEnd(void *fn, uint64_t *a)
     (void)a;
     return (uint64_t)((unsigned int (*)(void))fn)();
 }
-CUTAP_EXPORT unsigned int ncclGroupEnd(void)
+CUTAP_SLOW unsigned int cutap_slow_ncclGroupEnd(void)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_ncclGroupEnd], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void))cutap_fn)();
     uint64_t cutap_w[1] = {0};
     return (unsigned int)cutap_dispatch(CUTAP_ID_ncclGroupEnd, cutap_w, thunk_ncclGroupEnd);
 }
@@ -363,11 +276,8 @@ static uint64_t thunk_ncclGroupSimulateEnd(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *))fn)((void *)(uintptr_t)a[0]);
 }
-CUTAP_EXPORT unsigned int ncclGroupSimulateEnd(void *simInfo)
+CUTAP_SLOW unsigned int cutap_slow_ncclGroupSimulateEnd(void *simInfo)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_ncclGroupSimulateEnd], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *))cutap_fn)(simInfo);
     uint64_t cutap_w[1] = {(uint64_t)(uintptr_t)simInfo};
     return (unsigned int)cutap_dispatch(CUTAP_ID_ncclGroupSimulateEnd, cutap_w, thunk_ncclGroupSimulateEnd);
 }
@@ -376,11 +286,8 @@ static uint64_t thunk_ncclGroupStart(void *fn, uint64_t *a)
     (void)a;
     return (uint64_t)((unsigned int (*)(void))fn)();
 }
-CUTAP_EXPORT unsigned int ncclGroupStart(void)
+CUTAP_SLOW unsigned int cutap_slow_ncclGroupStart(void)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_ncclGroupStart], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void))cutap_fn)();
     uint64_t cutap_w[1] = {0};
     return (unsigned int)cutap_dispatch(CUTAP_ID_ncclGroupStart, cutap_w, thunk_ncclGroupStart);
 }
@@ -388,11 +295,8 @@ static uint64_t thunk_ncclMemAlloc(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned long))fn)((void *)(uintptr_t)a[0], (unsigned long)a[1]);
 }
-CUTAP_EXPORT unsigned int ncclMemAlloc(void *ptr, unsigned long size)
+CUTAP_SLOW unsigned int cutap_slow_ncclMemAlloc(void *ptr, unsigned long size)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_ncclMemAlloc], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned long))cutap_fn)(ptr, size);
     uint64_t cutap_w[2] = {(uint64_t)(uintptr_t)ptr, (uint64_t)size};
     return (unsigned int)cutap_dispatch(CUTAP_ID_ncclMemAlloc, cutap_w, thunk_ncclMemAlloc);
 }
@@ -400,11 +304,8 @@ static uint64_t thunk_ncclMemFree(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *))fn)((void *)(uintptr_t)a[0]);
 }
-CUTAP_EXPORT unsigned int ncclMemFree(void *ptr)
+CUTAP_SLOW unsigned int cutap_slow_ncclMemFree(void *ptr)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_ncclMemFree], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *))cutap_fn)(ptr);
     uint64_t cutap_w[1] = {(uint64_t)(uintptr_t)ptr};
     return (unsigned int)cutap_dispatch(CUTAP_ID_ncclMemFree, cutap_w, thunk_ncclMemFree);
 }
@@ -412,11 +313,8 @@ static uint64_t thunk_ncclRecv(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned long, unsigned int, int, void *, void *))fn)((void *)(uintptr_t)a[0], (unsigned long)a[1], (unsigned int)a[2], (int)a[3], (void *)(uintptr_t)a[4], (void *)(uintptr_t)a[5]);
 }
-CUTAP_EXPORT unsigned int ncclRecv(void *recvbuff, unsigned long count, unsigned int datatype, int peer, void *comm, void *stream)
+CUTAP_SLOW unsigned int cutap_slow_ncclRecv(void *recvbuff, unsigned long count, unsigned int datatype, int peer, void *comm, void *stream)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_ncclRecv], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned long, unsigned int, int, void *, void *))cutap_fn)(recvbuff, count, datatype, peer, comm, stream);
     uint64_t cutap_w[6] = {(uint64_t)(uintptr_t)recvbuff, (uint64_t)count, (uint64_t)datatype, (uint64_t)(int64_t)peer, (uint64_t)(uintptr_t)comm, (uint64_t)(uintptr_t)stream};
     return (unsigned int)cutap_dispatch(CUTAP_ID_ncclRecv, cutap_w, thunk_ncclRecv);
 }
@@ -424,11 +322,8 @@ static uint64_t thunk_ncclRedOpCreatePreMulSum(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *, unsigned int, unsigned int, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1], (unsigned int)a[2], (unsigned int)a[3], (void *)(uintptr_t)a[4]);
 }
-CUTAP_EXPORT unsigned int ncclRedOpCreatePreMulSum(void *op, void *scalar, unsigned int datatype, unsigned int residence, void *comm)
+CUTAP_SLOW unsigned int cutap_slow_ncclRedOpCreatePreMulSum(void *op, void *scalar, unsigned int datatype, unsigned int residence, void *comm)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_ncclRedOpCreatePreMulSum], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *, unsigned int, unsigned int, void *))cutap_fn)(op, scalar, datatype, residence, comm);
     uint64_t cutap_w[5] = {(uint64_t)(uintptr_t)op, (uint64_t)(uintptr_t)scalar, (uint64_t)datatype, (uint64_t)residence, (uint64_t)(uintptr_t)comm};
     return (unsigned int)cutap_dispatch(CUTAP_ID_ncclRedOpCreatePreMulSum, cutap_w, thunk_ncclRedOpCreatePreMulSum);
 }
@@ -436,11 +331,8 @@ static uint64_t thunk_ncclRedOpDestroy(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(unsigned int, void *))fn)((unsigned int)a[0], (void *)(uintptr_t)a[1]);
 }
-CUTAP_EXPORT unsigned int ncclRedOpDestroy(unsigned int op, void *comm)
+CUTAP_SLOW unsigned int cutap_slow_ncclRedOpDestroy(unsigned int op, void *comm)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_ncclRedOpDestroy], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(unsigned int, void *))cutap_fn)(op, comm);
     uint64_t cutap_w[2] = {(uint64_t)op, (uint64_t)(uintptr_t)comm};
     return (unsigned int)cutap_dispatch(CUTAP_ID_ncclRedOpDestroy, cutap_w, thunk_ncclRedOpDestroy);
 }
@@ -448,11 +340,8 @@ static uint64_t thunk_ncclReduce(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *, unsigned long, unsigned int, unsigned int, int, void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1], (unsigned long)a[2], (unsigned int)a[3], (unsigned int)a[4], (int)a[5], (void *)(uintptr_t)a[6], (void *)(uintptr_t)a[7]);
 }
-CUTAP_EXPORT unsigned int ncclReduce(void *sendbuff, void *recvbuff, unsigned long count, unsigned int datatype, unsigned int op, int root, void *comm, void *stream)
+CUTAP_SLOW unsigned int cutap_slow_ncclReduce(void *sendbuff, void *recvbuff, unsigned long count, unsigned int datatype, unsigned int op, int root, void *comm, void *stream)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_ncclReduce], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *, unsigned long, unsigned int, unsigned int, int, void *, void *))cutap_fn)(sendbuff, recvbuff, count, datatype, op, root, comm, stream);
     uint64_t cutap_w[8] = {(uint64_t)(uintptr_t)sendbuff, (uint64_t)(uintptr_t)recvbuff, (uint64_t)count, (uint64_t)datatype, (uint64_t)op, (uint64_t)(int64_t)root, (uint64_t)(uintptr_t)comm, (uint64_t)(uintptr_t)stream};
     return (unsigned int)cutap_dispatch(CUTAP_ID_ncclReduce, cutap_w, thunk_ncclReduce);
 }
@@ -460,11 +349,8 @@ static uint64_t thunk_ncclReduceScatter(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *, unsigned long, unsigned int, unsigned int, void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1], (unsigned long)a[2], (unsigned int)a[3], (unsigned int)a[4], (void *)(uintptr_t)a[5], (void *)(uintptr_t)a[6]);
 }
-CUTAP_EXPORT unsigned int ncclReduceScatter(void *sendbuff, void *recvbuff, unsigned long recvcount, unsigned int datatype, unsigned int op, void *comm, void *stream)
+CUTAP_SLOW unsigned int cutap_slow_ncclReduceScatter(void *sendbuff, void *recvbuff, unsigned long recvcount, unsigned int datatype, unsigned int op, void *comm, void *stream)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_ncclReduceScatter], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *, unsigned long, unsigned int, unsigned int, void *, void *))cutap_fn)(sendbuff, recvbuff, recvcount, datatype, op, comm, stream);
     uint64_t cutap_w[7] = {(uint64_t)(uintptr_t)sendbuff, (uint64_t)(uintptr_t)recvbuff, (uint64_t)recvcount, (uint64_t)datatype, (uint64_t)op, (uint64_t)(uintptr_t)comm, (uint64_t)(uintptr_t)stream};
     return (unsigned int)cutap_dispatch(CUTAP_ID_ncclReduceScatter, cutap_w, thunk_ncclReduceScatter);
 }
@@ -473,10 +359,8 @@ static uint64_t thunk_ncclResetDebugInit(void *fn, uint64_t *a)
     (void)a;
     return (((void (*)(void))fn)(), (uint64_t)0);
 }
-CUTAP_EXPORT void ncclResetDebugInit(void)
+CUTAP_SLOW void cutap_slow_ncclResetDebugInit(void)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_ncclResetDebugInit], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn)) { ((void (*)(void))cutap_fn)(); return; }
     uint64_t cutap_w[1] = {0};
     (void)cutap_dispatch(CUTAP_ID_ncclResetDebugInit, cutap_w, thunk_ncclResetDebugInit);
 }
@@ -484,11 +368,8 @@ static uint64_t thunk_ncclScatter(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *, unsigned long, unsigned int, int, void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1], (unsigned long)a[2], (unsigned int)a[3], (int)a[4], (void *)(uintptr_t)a[5], (void *)(uintptr_t)a[6]);
 }
-CUTAP_EXPORT unsigned int ncclScatter(void *sendbuff, void *recvbuff, unsigned long count, unsigned int datatype, int root, void *comm, void *stream)
+CUTAP_SLOW unsigned int cutap_slow_ncclScatter(void *sendbuff, void *recvbuff, unsigned long count, unsigned int datatype, int root, void *comm, void *stream)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_ncclScatter], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *, unsigned long, unsigned int, int, void *, void *))cutap_fn)(sendbuff, recvbuff, count, datatype, root, comm, stream);
     uint64_t cutap_w[7] = {(uint64_t)(uintptr_t)sendbuff, (uint64_t)(uintptr_t)recvbuff, (uint64_t)count, (uint64_t)datatype, (uint64_t)(int64_t)root, (uint64_t)(uintptr_t)comm, (uint64_t)(uintptr_t)stream};
     return (unsigned int)cutap_dispatch(CUTAP_ID_ncclScatter, cutap_w, thunk_ncclScatter);
 }
@@ -496,11 +377,8 @@ static uint64_t thunk_ncclSend(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned long, unsigned int, int, void *, void *))fn)((void *)(uintptr_t)a[0], (unsigned long)a[1], (unsigned int)a[2], (int)a[3], (void *)(uintptr_t)a[4], (void *)(uintptr_t)a[5]);
 }
-CUTAP_EXPORT unsigned int ncclSend(void *sendbuff, unsigned long count, unsigned int datatype, int peer, void *comm, void *stream)
+CUTAP_SLOW unsigned int cutap_slow_ncclSend(void *sendbuff, unsigned long count, unsigned int datatype, int peer, void *comm, void *stream)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_ncclSend], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned long, unsigned int, int, void *, void *))cutap_fn)(sendbuff, count, datatype, peer, comm, stream);
     uint64_t cutap_w[6] = {(uint64_t)(uintptr_t)sendbuff, (uint64_t)count, (uint64_t)datatype, (uint64_t)(int64_t)peer, (uint64_t)(uintptr_t)comm, (uint64_t)(uintptr_t)stream};
     return (unsigned int)cutap_dispatch(CUTAP_ID_ncclSend, cutap_w, thunk_ncclSend);
 }

@@ -11,11 +11,8 @@ static uint64_t thunk___nvJitLinkAddData_13_0(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, void *, unsigned long, void *))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (void *)(uintptr_t)a[2], (unsigned long)a[3], (void *)(uintptr_t)a[4]);
 }
-CUTAP_EXPORT unsigned int __nvJitLinkAddData_13_0(void *handle, unsigned int inputType, void *data, unsigned long size, void *name)
+CUTAP_SLOW unsigned int cutap_slow___nvJitLinkAddData_13_0(void *handle, unsigned int inputType, void *data, unsigned long size, void *name)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID___nvJitLinkAddData_13_0], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, void *, unsigned long, void *))cutap_fn)(handle, inputType, data, size, name);
     uint64_t cutap_w[5] = {(uint64_t)(uintptr_t)handle, (uint64_t)inputType, (uint64_t)(uintptr_t)data, (uint64_t)size, (uint64_t)(uintptr_t)name};
     return (unsigned int)cutap_dispatch(CUTAP_ID___nvJitLinkAddData_13_0, cutap_w, thunk___nvJitLinkAddData_13_0);
 }
@@ -23,11 +20,8 @@ static uint64_t thunk___nvJitLinkAddFile_13_0(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, void *))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (void *)(uintptr_t)a[2]);
 }
-CUTAP_EXPORT unsigned int __nvJitLinkAddFile_13_0(void *handle, unsigned int inputType, void *fileName)
+CUTAP_SLOW unsigned int cutap_slow___nvJitLinkAddFile_13_0(void *handle, unsigned int inputType, void *fileName)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID___nvJitLinkAddFile_13_0], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, void *))cutap_fn)(handle, inputType, fileName);
     uint64_t cutap_w[3] = {(uint64_t)(uintptr_t)handle, (uint64_t)inputType, (uint64_t)(uintptr_t)fileName};
     return (unsigned int)cutap_dispatch(CUTAP_ID___nvJitLinkAddFile_13_0, cutap_w, thunk___nvJitLinkAddFile_13_0);
 }
@@ -35,11 +29,8 @@ static uint64_t thunk___nvJitLinkComplete_13_0(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *))fn)((void *)(uintptr_t)a[0]);
 }
-CUTAP_EXPORT unsigned int __nvJitLinkComplete_13_0(void *handle)
+CUTAP_SLOW unsigned int cutap_slow___nvJitLinkComplete_13_0(void *handle)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID___nvJitLinkComplete_13_0], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *))cutap_fn)(handle);
     uint64_t cutap_w[1] = {(uint64_t)(uintptr_t)handle};
     return (unsigned int)cutap_dispatch(CUTAP_ID___nvJitLinkComplete_13_0, cutap_w, thunk___nvJitLinkComplete_13_0);
 }
@@ -47,11 +38,8 @@ static uint64_t thunk___nvJitLinkCreate_13_0(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, void *))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (void *)(uintptr_t)a[2]);
 }
-CUTAP_EXPORT unsigned int __nvJitLinkCreate_13_0(void *handle, unsigned int numOptions, void *options)
+CUTAP_SLOW unsigned int cutap_slow___nvJitLinkCreate_13_0(void *handle, unsigned int numOptions, void *options)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID___nvJitLinkCreate_13_0], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, void *))cutap_fn)(handle, numOptions, options);
     uint64_t cutap_w[3] = {(uint64_t)(uintptr_t)handle, (uint64_t)numOptions, (uint64_t)(uintptr_t)options};
     return (unsigned int)cutap_dispatch(CUTAP_ID___nvJitLinkCreate_13_0, cutap_w, thunk___nvJitLinkCreate_13_0);
 }
@@ -59,11 +47,8 @@ static uint64_t thunk___nvJitLinkDestroy_13_0(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *))fn)((void *)(uintptr_t)a[0]);
 }
-CUTAP_EXPORT unsigned int __nvJitLinkDestroy_13_0(void *handle)
+CUTAP_SLOW unsigned int cutap_slow___nvJitLinkDestroy_13_0(void *handle)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID___nvJitLinkDestroy_13_0], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *))cutap_fn)(handle);
     uint64_t cutap_w[1] = {(uint64_t)(uintptr_t)handle};
     return (unsigned int)cutap_dispatch(CUTAP_ID___nvJitLinkDestroy_13_0, cutap_w, thunk___nvJitLinkDestroy_13_0);
 }
@@ -71,11 +56,8 @@ static uint64_t thunk___nvJitLinkGetErrorLogSize_13_0(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1]);
 }
-CUTAP_EXPORT unsigned int __nvJitLinkGetErrorLogSize_13_0(void *handle, void *size)
+CUTAP_SLOW unsigned int cutap_slow___nvJitLinkGetErrorLogSize_13_0(void *handle, void *size)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID___nvJitLinkGetErrorLogSize_13_0], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *))cutap_fn)(handle, size);
     uint64_t cutap_w[2] = {(uint64_t)(uintptr_t)handle, (uint64_t)(uintptr_t)size};
     return (unsigned int)cutap_dispatch(CUTAP_ID___nvJitLinkGetErrorLogSize_13_0, cutap_w, thunk___nvJitLinkGetErrorLogSize_13_0);
 }
@@ -83,11 +65,8 @@ static uint64_t thunk___nvJitLinkGetErrorLog_13_0(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1]);
 }
-CUTAP_EXPORT unsigned int __nvJitLinkGetErrorLog_13_0(void *handle, void *log)
+CUTAP_SLOW unsigned int cutap_slow___nvJitLinkGetErrorLog_13_0(void *handle, void *log)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID___nvJitLinkGetErrorLog_13_0], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *))cutap_fn)(handle, log);
     uint64_t cutap_w[2] = {(uint64_t)(uintptr_t)handle, (uint64_t)(uintptr_t)log};
     return (unsigned int)cutap_dispatch(CUTAP_ID___nvJitLinkGetErrorLog_13_0, cutap_w, thunk___nvJitLinkGetErrorLog_13_0);
 }
@@ -95,11 +74,8 @@ static uint64_t thunk___nvJitLinkGetInfoLogSize_13_0(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1]);
 }
-CUTAP_EXPORT unsigned int __nvJitLinkGetInfoLogSize_13_0(void *handle, void *size)
+CUTAP_SLOW unsigned int cutap_slow___nvJitLinkGetInfoLogSize_13_0(void *handle, void *size)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID___nvJitLinkGetInfoLogSize_13_0], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *))cutap_fn)(handle, size);
     uint64_t cutap_w[2] = {(uint64_t)(uintptr_t)handle, (uint64_t)(uintptr_t)size};
     return (unsigned int)cutap_dispatch(CUTAP_ID___nvJitLinkGetInfoLogSize_13_0, cutap_w, thunk___nvJitLinkGetInfoLogSize_13_0);
 }
@@ -107,11 +83,8 @@ static uint64_t thunk___nvJitLinkGetInfoLog_13_0(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1]);
 }
-CUTAP_EXPORT unsigned int __nvJitLinkGetInfoLog_13_0(void *handle, void *log)
+CUTAP_SLOW unsigned int cutap_slow___nvJitLinkGetInfoLog_13_0(void *handle, void *log)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID___nvJitLinkGetInfoLog_13_0], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *))cutap_fn)(handle, log);
     uint64_t cutap_w[2] = {(uint64_t)(uintptr_t)handle, (uint64_t)(uintptr_t)log};
     return (unsigned int)cutap_dispatch(CUTAP_ID___nvJitLinkGetInfoLog_13_0, cutap_w, thunk___nvJitLinkGetInfoLog_13_0);
 }
@@ -119,11 +92,8 @@ static uint64_t thunk___nvJitLinkGetLinkedCubinSize_13_0(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1]);
 }
-CUTAP_EXPORT unsigned int __nvJitLinkGetLinkedCubinSize_13_0(void *handle, void *size)
+CUTAP_SLOW unsigned int cutap_slow___nvJitLinkGetLinkedCubinSize_13_0(void *handle, void *size)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID___nvJitLinkGetLinkedCubinSize_13_0], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *))cutap_fn)(handle, size);
     uint64_t cutap_w[2] = {(uint64_t)(uintptr_t)handle, (uint64_t)(uintptr_t)size};
     return (unsigned int)cutap_dispatch(CUTAP_ID___nvJitLinkGetLinkedCubinSize_13_0, cutap_w, thunk___nvJitLinkGetLinkedCubinSize_13_0);
 }
@@ -131,11 +101,8 @@ static uint64_t thunk___nvJitLinkGetLinkedCubin_13_0(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1]);
 }
-CUTAP_EXPORT unsigned int __nvJitLinkGetLinkedCubin_13_0(void *handle, void *cubin)
+CUTAP_SLOW unsigned int cutap_slow___nvJitLinkGetLinkedCubin_13_0(void *handle, void *cubin)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID___nvJitLinkGetLinkedCubin_13_0], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *))cutap_fn)(handle, cubin);
     uint64_t cutap_w[2] = {(uint64_t)(uintptr_t)handle, (uint64_t)(uintptr_t)cubin};
     return (unsigned int)cutap_dispatch(CUTAP_ID___nvJitLinkGetLinkedCubin_13_0, cutap_w, thunk___nvJitLinkGetLinkedCubin_13_0);
 }
@@ -143,11 +110,8 @@ static uint64_t thunk___nvJitLinkGetLinkedPtxSize_13_0(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1]);
 }
-CUTAP_EXPORT unsigned int __nvJitLinkGetLinkedPtxSize_13_0(void *handle, void *size)
+CUTAP_SLOW unsigned int cutap_slow___nvJitLinkGetLinkedPtxSize_13_0(void *handle, void *size)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID___nvJitLinkGetLinkedPtxSize_13_0], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *))cutap_fn)(handle, size);
     uint64_t cutap_w[2] = {(uint64_t)(uintptr_t)handle, (uint64_t)(uintptr_t)size};
     return (unsigned int)cutap_dispatch(CUTAP_ID___nvJitLinkGetLinkedPtxSize_13_0, cutap_w, thunk___nvJitLinkGetLinkedPtxSize_13_0);
 }
@@ -155,11 +119,8 @@ static uint64_t thunk___nvJitLinkGetLinkedPtx_13_0(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1]);
 }
-CUTAP_EXPORT unsigned int __nvJitLinkGetLinkedPtx_13_0(void *handle, void *ptx)
+CUTAP_SLOW unsigned int cutap_slow___nvJitLinkGetLinkedPtx_13_0(void *handle, void *ptx)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID___nvJitLinkGetLinkedPtx_13_0], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *))cutap_fn)(handle, ptx);
     uint64_t cutap_w[2] = {(uint64_t)(uintptr_t)handle, (uint64_t)(uintptr_t)ptx};
     return (unsigned int)cutap_dispatch(CUTAP_ID___nvJitLinkGetLinkedPtx_13_0, cutap_w, thunk___nvJitLinkGetLinkedPtx_13_0);
 }
@@ -167,11 +128,8 @@ static uint64_t thunk_nvJitLinkAddData(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, void *, unsigned long, void *))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (void *)(uintptr_t)a[2], (unsigned long)a[3], (void *)(uintptr_t)a[4]);
 }
-CUTAP_EXPORT unsigned int nvJitLinkAddData(void *handle, unsigned int inputType, void *data, unsigned long size, void *name)
+CUTAP_SLOW unsigned int cutap_slow_nvJitLinkAddData(void *handle, unsigned int inputType, void *data, unsigned long size, void *name)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_nvJitLinkAddData], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, void *, unsigned long, void *))cutap_fn)(handle, inputType, data, size, name);
     uint64_t cutap_w[5] = {(uint64_t)(uintptr_t)handle, (uint64_t)inputType, (uint64_t)(uintptr_t)data, (uint64_t)size, (uint64_t)(uintptr_t)name};
     return (unsigned int)cutap_dispatch(CUTAP_ID_nvJitLinkAddData, cutap_w, thunk_nvJitLinkAddData);
 }
@@ -179,11 +137,8 @@ static uint64_t thunk_nvJitLinkAddFile(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, void *))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (void *)(uintptr_t)a[2]);
 }
-CUTAP_EXPORT unsigned int nvJitLinkAddFile(void *handle, unsigned int inputType, void *fileName)
+CUTAP_SLOW unsigned int cutap_slow_nvJitLinkAddFile(void *handle, unsigned int inputType, void *fileName)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_nvJitLinkAddFile], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, void *))cutap_fn)(handle, inputType, fileName);
     uint64_t cutap_w[3] = {(uint64_t)(uintptr_t)handle, (uint64_t)inputType, (uint64_t)(uintptr_t)fileName};
     return (unsigned int)cutap_dispatch(CUTAP_ID_nvJitLinkAddFile, cutap_w, thunk_nvJitLinkAddFile);
 }
@@ -191,11 +146,8 @@ static uint64_t thunk_nvJitLinkComplete(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *))fn)((void *)(uintptr_t)a[0]);
 }
-CUTAP_EXPORT unsigned int nvJitLinkComplete(void *handle)
+CUTAP_SLOW unsigned int cutap_slow_nvJitLinkComplete(void *handle)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_nvJitLinkComplete], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *))cutap_fn)(handle);
     uint64_t cutap_w[1] = {(uint64_t)(uintptr_t)handle};
     return (unsigned int)cutap_dispatch(CUTAP_ID_nvJitLinkComplete, cutap_w, thunk_nvJitLinkComplete);
 }
@@ -203,11 +155,8 @@ static uint64_t thunk_nvJitLinkCreate(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, void *))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (void *)(uintptr_t)a[2]);
 }
-CUTAP_EXPORT unsigned int nvJitLinkCreate(void *handle, unsigned int numOptions, void *options)
+CUTAP_SLOW unsigned int cutap_slow_nvJitLinkCreate(void *handle, unsigned int numOptions, void *options)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_nvJitLinkCreate], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, void *))cutap_fn)(handle, numOptions, options);
     uint64_t cutap_w[3] = {(uint64_t)(uintptr_t)handle, (uint64_t)numOptions, (uint64_t)(uintptr_t)options};
     return (unsigned int)cutap_dispatch(CUTAP_ID_nvJitLinkCreate, cutap_w, thunk_nvJitLinkCreate);
 }
@@ -215,11 +164,8 @@ static uint64_t thunk_nvJitLinkDestroy(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *))fn)((void *)(uintptr_t)a[0]);
 }
-CUTAP_EXPORT unsigned int nvJitLinkDestroy(void *handle)
+CUTAP_SLOW unsigned int cutap_slow_nvJitLinkDestroy(void *handle)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_nvJitLinkDestroy], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *))cutap_fn)(handle);
     uint64_t cutap_w[1] = {(uint64_t)(uintptr_t)handle};
     return (unsigned int)cutap_dispatch(CUTAP_ID_nvJitLinkDestroy, cutap_w, thunk_nvJitLinkDestroy);
 }
@@ -227,11 +173,8 @@ static uint64_t thunk_nvJitLinkGetErrorLog(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1]);
 }
-CUTAP_EXPORT unsigned int nvJitLinkGetErrorLog(void *handle, void *log)
+CUTAP_SLOW unsigned int cutap_slow_nvJitLinkGetErrorLog(void *handle, void *log)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_nvJitLinkGetErrorLog], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *))cutap_fn)(handle, log);
     uint64_t cutap_w[2] = {(uint64_t)(uintptr_t)handle, (uint64_t)(uintptr_t)log};
     return (unsigned int)cutap_dispatch(CUTAP_ID_nvJitLinkGetErrorLog, cutap_w, thunk_nvJitLinkGetErrorLog);
 }
@@ -239,11 +182,8 @@ static uint64_t thunk_nvJitLinkGetErrorLogSize(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1]);
 }
-CUTAP_EXPORT unsigned int nvJitLinkGetErrorLogSize(void *handle, void *size)
+CUTAP_SLOW unsigned int cutap_slow_nvJitLinkGetErrorLogSize(void *handle, void *size)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_nvJitLinkGetErrorLogSize], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *))cutap_fn)(handle, size);
     uint64_t cutap_w[2] = {(uint64_t)(uintptr_t)handle, (uint64_t)(uintptr_t)size};
     return (unsigned int)cutap_dispatch(CUTAP_ID_nvJitLinkGetErrorLogSize, cutap_w, thunk_nvJitLinkGetErrorLogSize);
 }
@@ -251,11 +191,8 @@ static uint64_t thunk_nvJitLinkGetInfoLog(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1]);
 }
-CUTAP_EXPORT unsigned int nvJitLinkGetInfoLog(void *handle, void *log)
+CUTAP_SLOW unsigned int cutap_slow_nvJitLinkGetInfoLog(void *handle, void *log)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_nvJitLinkGetInfoLog], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *))cutap_fn)(handle, log);
     uint64_t cutap_w[2] = {(uint64_t)(uintptr_t)handle, (uint64_t)(uintptr_t)log};
     return (unsigned int)cutap_dispatch(CUTAP_ID_nvJitLinkGetInfoLog, cutap_w, thunk_nvJitLinkGetInfoLog);
 }
@@ -263,11 +200,8 @@ static uint64_t thunk_nvJitLinkGetInfoLogSize(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1]);
 }
-CUTAP_EXPORT unsigned int nvJitLinkGetInfoLogSize(void *handle, void *size)
+CUTAP_SLOW unsigned int cutap_slow_nvJitLinkGetInfoLogSize(void *handle, void *size)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_nvJitLinkGetInfoLogSize], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *))cutap_fn)(handle, size);
     uint64_t cutap_w[2] = {(uint64_t)(uintptr_t)handle, (uint64_t)(uintptr_t)size};
     return (unsigned int)cutap_dispatch(CUTAP_ID_nvJitLinkGetInfoLogSize, cutap_w, thunk_nvJitLinkGetInfoLogSize);
 }
@@ -275,11 +209,8 @@ static uint64_t thunk_nvJitLinkGetLinkedCubin(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1]);
 }
-CUTAP_EXPORT unsigned int nvJitLinkGetLinkedCubin(void *handle, void *cubin)
+CUTAP_SLOW unsigned int cutap_slow_nvJitLinkGetLinkedCubin(void *handle, void *cubin)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_nvJitLinkGetLinkedCubin], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *))cutap_fn)(handle, cubin);
     uint64_t cutap_w[2] = {(uint64_t)(uintptr_t)handle, (uint64_t)(uintptr_t)cubin};
     return (unsigned int)cutap_dispatch(CUTAP_ID_nvJitLinkGetLinkedCubin, cutap_w, thunk_nvJitLinkGetLinkedCubin);
 }
@@ -287,11 +218,8 @@ static uint64_t thunk_nvJitLinkGetLinkedCubinSize(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1]);
 }
-CUTAP_EXPORT unsigned int nvJitLinkGetLinkedCubinSize(void *handle, void *size)
+CUTAP_SLOW unsigned int cutap_slow_nvJitLinkGetLinkedCubinSize(void *handle, void *size)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_nvJitLinkGetLinkedCubinSize], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *))cutap_fn)(handle, size);
     uint64_t cutap_w[2] = {(uint64_t)(uintptr_t)handle, (uint64_t)(uintptr_t)size};
     return (unsigned int)cutap_dispatch(CUTAP_ID_nvJitLinkGetLinkedCubinSize, cutap_w, thunk_nvJitLinkGetLinkedCubinSize);
 }
@@ -299,11 +227,8 @@ static uint64_t thunk_nvJitLinkGetLinkedPtx(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1]);
 }
-CUTAP_EXPORT unsigned int nvJitLinkGetLinkedPtx(void *handle, void *ptx)
+CUTAP_SLOW unsigned int cutap_slow_nvJitLinkGetLinkedPtx(void *handle, void *ptx)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_nvJitLinkGetLinkedPtx], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *))cutap_fn)(handle, ptx);
     uint64_t cutap_w[2] = {(uint64_t)(uintptr_t)handle, (uint64_t)(uintptr_t)ptx};
     return (unsigned int)cutap_dispatch(CUTAP_ID_nvJitLinkGetLinkedPtx, cutap_w, thunk_nvJitLinkGetLinkedPtx);
 }
@@ -311,11 +236,8 @@ static uint64_t thunk_nvJitLinkGetLinkedPtxSize(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1]);
 }
-CUTAP_EXPORT unsigned int nvJitLinkGetLinkedPtxSize(void *handle, void *size)
+CUTAP_SLOW unsigned int cutap_slow_nvJitLinkGetLinkedPtxSize(void *handle, void *size)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_nvJitLinkGetLinkedPtxSize], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *))cutap_fn)(handle, size);
     uint64_t cutap_w[2] = {(uint64_t)(uintptr_t)handle, (uint64_t)(uintptr_t)size};
     return (unsigned int)cutap_dispatch(CUTAP_ID_nvJitLinkGetLinkedPtxSize, cutap_w, thunk_nvJitLinkGetLinkedPtxSize);
 }
@@ -323,11 +245,8 @@ static uint64_t thunk_nvJitLinkVersion(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1]);
 }
-CUTAP_EXPORT unsigned int nvJitLinkVersion(void *major, void *minor)
+CUTAP_SLOW unsigned int cutap_slow_nvJitLinkVersion(void *major, void *minor)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_nvJitLinkVersion], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *))cutap_fn)(major, minor);
     uint64_t cutap_w[2] = {(uint64_t)(uintptr_t)major, (uint64_t)(uintptr_t)minor};
     return (unsigned int)cutap_dispatch(CUTAP_ID_nvJitLinkVersion, cutap_w, thunk_nvJitLinkVersion);
 }

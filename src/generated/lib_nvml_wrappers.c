@@ -11,11 +11,8 @@ static uint64_t thunk_nvmlComputeInstanceDestroy(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *))fn)((void *)(uintptr_t)a[0]);
 }
-CUTAP_EXPORT unsigned int nvmlComputeInstanceDestroy(void *computeInstance)
+CUTAP_SLOW unsigned int cutap_slow_nvmlComputeInstanceDestroy(void *computeInstance)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_nvmlComputeInstanceDestroy], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *))cutap_fn)(computeInstance);
     uint64_t cutap_w[1] = {(uint64_t)(uintptr_t)computeInstance};
     return (unsigned int)cutap_dispatch(CUTAP_ID_nvmlComputeInstanceDestroy, cutap_w, thunk_nvmlComputeInstanceDestroy);
 }
@@ -23,11 +20,8 @@ static uint64_t thunk_nvmlComputeInstanceGetInfo_v2(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1]);
 }
-CUTAP_EXPORT unsigned int nvmlComputeInstanceGetInfo_v2(void *computeInstance, void *info)
+CUTAP_SLOW unsigned int cutap_slow_nvmlComputeInstanceGetInfo_v2(void *computeInstance, void *info)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_nvmlComputeInstanceGetInfo_v2], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *))cutap_fn)(computeInstance, info);
     uint64_t cutap_w[2] = {(uint64_t)(uintptr_t)computeInstance, (uint64_t)(uintptr_t)info};
     return (unsigned int)cutap_dispatch(CUTAP_ID_nvmlComputeInstanceGetInfo_v2, cutap_w, thunk_nvmlComputeInstanceGetInfo_v2);
 }
@@ -35,11 +29,8 @@ static uint64_t thunk_nvmlDeviceClearAccountingPids(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *))fn)((void *)(uintptr_t)a[0]);
 }
-CUTAP_EXPORT unsigned int nvmlDeviceClearAccountingPids(void *device)
+CUTAP_SLOW unsigned int cutap_slow_nvmlDeviceClearAccountingPids(void *device)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_nvmlDeviceClearAccountingPids], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *))cutap_fn)(device);
     uint64_t cutap_w[1] = {(uint64_t)(uintptr_t)device};
     return (unsigned int)cutap_dispatch(CUTAP_ID_nvmlDeviceClearAccountingPids, cutap_w, thunk_nvmlDeviceClearAccountingPids);
 }
@@ -47,11 +38,8 @@ static uint64_t thunk_nvmlDeviceClearCpuAffinity(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *))fn)((void *)(uintptr_t)a[0]);
 }
-CUTAP_EXPORT unsigned int nvmlDeviceClearCpuAffinity(void *device)
+CUTAP_SLOW unsigned int cutap_slow_nvmlDeviceClearCpuAffinity(void *device)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_nvmlDeviceClearCpuAffinity], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *))cutap_fn)(device);
     uint64_t cutap_w[1] = {(uint64_t)(uintptr_t)device};
     return (unsigned int)cutap_dispatch(CUTAP_ID_nvmlDeviceClearCpuAffinity, cutap_w, thunk_nvmlDeviceClearCpuAffinity);
 }
@@ -59,11 +47,8 @@ static uint64_t thunk_nvmlDeviceClearEccErrorCounts(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1]);
 }
-CUTAP_EXPORT unsigned int nvmlDeviceClearEccErrorCounts(void *device, unsigned int counterType)
+CUTAP_SLOW unsigned int cutap_slow_nvmlDeviceClearEccErrorCounts(void *device, unsigned int counterType)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_nvmlDeviceClearEccErrorCounts], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int))cutap_fn)(device, counterType);
     uint64_t cutap_w[2] = {(uint64_t)(uintptr_t)device, (uint64_t)counterType};
     return (unsigned int)cutap_dispatch(CUTAP_ID_nvmlDeviceClearEccErrorCounts, cutap_w, thunk_nvmlDeviceClearEccErrorCounts);
 }
@@ -71,11 +56,8 @@ static uint64_t thunk_nvmlDeviceClearFieldValues(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, int, void *))fn)((void *)(uintptr_t)a[0], (int)a[1], (void *)(uintptr_t)a[2]);
 }
-CUTAP_EXPORT unsigned int nvmlDeviceClearFieldValues(void *device, int valuesCount, void *values)
+CUTAP_SLOW unsigned int cutap_slow_nvmlDeviceClearFieldValues(void *device, int valuesCount, void *values)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_nvmlDeviceClearFieldValues], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, int, void *))cutap_fn)(device, valuesCount, values);
     uint64_t cutap_w[3] = {(uint64_t)(uintptr_t)device, (uint64_t)(int64_t)valuesCount, (uint64_t)(uintptr_t)values};
     return (unsigned int)cutap_dispatch(CUTAP_ID_nvmlDeviceClearFieldValues, cutap_w, thunk_nvmlDeviceClearFieldValues);
 }
@@ -83,11 +65,8 @@ static uint64_t thunk_nvmlDeviceCreateGpuInstance(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, void *))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (void *)(uintptr_t)a[2]);
 }
-CUTAP_EXPORT unsigned int nvmlDeviceCreateGpuInstance(void *device, unsigned int profileId, void *gpuInstance)
+CUTAP_SLOW unsigned int cutap_slow_nvmlDeviceCreateGpuInstance(void *device, unsigned int profileId, void *gpuInstance)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_nvmlDeviceCreateGpuInstance], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, void *))cutap_fn)(device, profileId, gpuInstance);
     uint64_t cutap_w[3] = {(uint64_t)(uintptr_t)device, (uint64_t)profileId, (uint64_t)(uintptr_t)gpuInstance};
     return (unsigned int)cutap_dispatch(CUTAP_ID_nvmlDeviceCreateGpuInstance, cutap_w, thunk_nvmlDeviceCreateGpuInstance);
 }
@@ -95,11 +74,8 @@ static uint64_t thunk_nvmlDeviceCreateGpuInstanceWithPlacement(void *fn, uint64_
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, void *, void *))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (void *)(uintptr_t)a[2], (void *)(uintptr_t)a[3]);
 }
-CUTAP_EXPORT unsigned int nvmlDeviceCreateGpuInstanceWithPlacement(void *device, unsigned int profileId, void *placement, void *gpuInstance)
+CUTAP_SLOW unsigned int cutap_slow_nvmlDeviceCreateGpuInstanceWithPlacement(void *device, unsigned int profileId, void *placement, void *gpuInstance)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_nvmlDeviceCreateGpuInstanceWithPlacement], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, void *, void *))cutap_fn)(device, profileId, placement, gpuInstance);
     uint64_t cutap_w[4] = {(uint64_t)(uintptr_t)device, (uint64_t)profileId, (uint64_t)(uintptr_t)placement, (uint64_t)(uintptr_t)gpuInstance};
     return (unsigned int)cutap_dispatch(CUTAP_ID_nvmlDeviceCreateGpuInstanceWithPlacement, cutap_w, thunk_nvmlDeviceCreateGpuInstanceWithPlacement);
 }
@@ -107,11 +83,8 @@ static uint64_t thunk_nvmlDeviceDiscoverGpus(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *))fn)((void *)(uintptr_t)a[0]);
 }
-CUTAP_EXPORT unsigned int nvmlDeviceDiscoverGpus(void *pciInfo)
+CUTAP_SLOW unsigned int cutap_slow_nvmlDeviceDiscoverGpus(void *pciInfo)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_nvmlDeviceDiscoverGpus], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *))cutap_fn)(pciInfo);
     uint64_t cutap_w[1] = {(uint64_t)(uintptr_t)pciInfo};
     return (unsigned int)cutap_dispatch(CUTAP_ID_nvmlDeviceDiscoverGpus, cutap_w, thunk_nvmlDeviceDiscoverGpus);
 }
@@ -119,11 +92,8 @@ static uint64_t thunk_nvmlDeviceFreezeNvLinkUtilizationCounter(void *fn, uint64_
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, unsigned int, unsigned int))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (unsigned int)a[2], (unsigned int)a[3]);
 }
-CUTAP_EXPORT unsigned int nvmlDeviceFreezeNvLinkUtilizationCounter(void *device, unsigned int link, unsigned int counter, unsigned int freeze)
+CUTAP_SLOW unsigned int cutap_slow_nvmlDeviceFreezeNvLinkUtilizationCounter(void *device, unsigned int link, unsigned int counter, unsigned int freeze)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_nvmlDeviceFreezeNvLinkUtilizationCounter], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, unsigned int, unsigned int))cutap_fn)(device, link, counter, freeze);
     uint64_t cutap_w[4] = {(uint64_t)(uintptr_t)device, (uint64_t)link, (uint64_t)counter, (uint64_t)freeze};
     return (unsigned int)cutap_dispatch(CUTAP_ID_nvmlDeviceFreezeNvLinkUtilizationCounter, cutap_w, thunk_nvmlDeviceFreezeNvLinkUtilizationCounter);
 }
@@ -131,11 +101,8 @@ static uint64_t thunk_nvmlDeviceGetAPIRestriction(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, void *))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (void *)(uintptr_t)a[2]);
 }
-CUTAP_EXPORT unsigned int nvmlDeviceGetAPIRestriction(void *device, unsigned int apiType, void *isRestricted)
+CUTAP_SLOW unsigned int cutap_slow_nvmlDeviceGetAPIRestriction(void *device, unsigned int apiType, void *isRestricted)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_nvmlDeviceGetAPIRestriction], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, void *))cutap_fn)(device, apiType, isRestricted);
     uint64_t cutap_w[3] = {(uint64_t)(uintptr_t)device, (uint64_t)apiType, (uint64_t)(uintptr_t)isRestricted};
     return (unsigned int)cutap_dispatch(CUTAP_ID_nvmlDeviceGetAPIRestriction, cutap_w, thunk_nvmlDeviceGetAPIRestriction);
 }
@@ -143,11 +110,8 @@ static uint64_t thunk_nvmlDeviceGetAccountingBufferSize(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1]);
 }
-CUTAP_EXPORT unsigned int nvmlDeviceGetAccountingBufferSize(void *device, void *bufferSize)
+CUTAP_SLOW unsigned int cutap_slow_nvmlDeviceGetAccountingBufferSize(void *device, void *bufferSize)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_nvmlDeviceGetAccountingBufferSize], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *))cutap_fn)(device, bufferSize);
     uint64_t cutap_w[2] = {(uint64_t)(uintptr_t)device, (uint64_t)(uintptr_t)bufferSize};
     return (unsigned int)cutap_dispatch(CUTAP_ID_nvmlDeviceGetAccountingBufferSize, cutap_w, thunk_nvmlDeviceGetAccountingBufferSize);
 }
@@ -155,11 +119,8 @@ static uint64_t thunk_nvmlDeviceGetAccountingMode(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1]);
 }
-CUTAP_EXPORT unsigned int nvmlDeviceGetAccountingMode(void *device, void *mode)
+CUTAP_SLOW unsigned int cutap_slow_nvmlDeviceGetAccountingMode(void *device, void *mode)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_nvmlDeviceGetAccountingMode], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *))cutap_fn)(device, mode);
     uint64_t cutap_w[2] = {(uint64_t)(uintptr_t)device, (uint64_t)(uintptr_t)mode};
     return (unsigned int)cutap_dispatch(CUTAP_ID_nvmlDeviceGetAccountingMode, cutap_w, thunk_nvmlDeviceGetAccountingMode);
 }
@@ -167,11 +128,8 @@ static uint64_t thunk_nvmlDeviceGetAccountingPids(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1], (void *)(uintptr_t)a[2]);
 }
-CUTAP_EXPORT unsigned int nvmlDeviceGetAccountingPids(void *device, void *count, void *pids)
+CUTAP_SLOW unsigned int cutap_slow_nvmlDeviceGetAccountingPids(void *device, void *count, void *pids)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_nvmlDeviceGetAccountingPids], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *, void *))cutap_fn)(device, count, pids);
     uint64_t cutap_w[3] = {(uint64_t)(uintptr_t)device, (uint64_t)(uintptr_t)count, (uint64_t)(uintptr_t)pids};
     return (unsigned int)cutap_dispatch(CUTAP_ID_nvmlDeviceGetAccountingPids, cutap_w, thunk_nvmlDeviceGetAccountingPids);
 }
@@ -179,11 +137,8 @@ static uint64_t thunk_nvmlDeviceGetAccountingStats(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, void *))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (void *)(uintptr_t)a[2]);
 }
-CUTAP_EXPORT unsigned int nvmlDeviceGetAccountingStats(void *device, unsigned int pid, void *stats)
+CUTAP_SLOW unsigned int cutap_slow_nvmlDeviceGetAccountingStats(void *device, unsigned int pid, void *stats)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_nvmlDeviceGetAccountingStats], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, void *))cutap_fn)(device, pid, stats);
     uint64_t cutap_w[3] = {(uint64_t)(uintptr_t)device, (uint64_t)pid, (uint64_t)(uintptr_t)stats};
     return (unsigned int)cutap_dispatch(CUTAP_ID_nvmlDeviceGetAccountingStats, cutap_w, thunk_nvmlDeviceGetAccountingStats);
 }
@@ -191,11 +146,8 @@ static uint64_t thunk_nvmlDeviceGetActiveVgpus(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1], (void *)(uintptr_t)a[2]);
 }
-CUTAP_EXPORT unsigned int nvmlDeviceGetActiveVgpus(void *device, void *vgpuCount, void *vgpuInstances)
+CUTAP_SLOW unsigned int cutap_slow_nvmlDeviceGetActiveVgpus(void *device, void *vgpuCount, void *vgpuInstances)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_nvmlDeviceGetActiveVgpus], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *, void *))cutap_fn)(device, vgpuCount, vgpuInstances);
     uint64_t cutap_w[3] = {(uint64_t)(uintptr_t)device, (uint64_t)(uintptr_t)vgpuCount, (uint64_t)(uintptr_t)vgpuInstances};
     return (unsigned int)cutap_dispatch(CUTAP_ID_nvmlDeviceGetActiveVgpus, cutap_w, thunk_nvmlDeviceGetActiveVgpus);
 }
@@ -203,11 +155,8 @@ static uint64_t thunk_nvmlDeviceGetAdaptiveClockInfoStatus(void *fn, uint64_t *a
 {
     return (uint64_t)((unsigned int (*)(void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1]);
 }
-CUTAP_EXPORT unsigned int nvmlDeviceGetAdaptiveClockInfoStatus(void *device, void *adaptiveClockStatus)
+CUTAP_SLOW unsigned int cutap_slow_nvmlDeviceGetAdaptiveClockInfoStatus(void *device, void *adaptiveClockStatus)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_nvmlDeviceGetAdaptiveClockInfoStatus], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *))cutap_fn)(device, adaptiveClockStatus);
     uint64_t cutap_w[2] = {(uint64_t)(uintptr_t)device, (uint64_t)(uintptr_t)adaptiveClockStatus};
     return (unsigned int)cutap_dispatch(CUTAP_ID_nvmlDeviceGetAdaptiveClockInfoStatus, cutap_w, thunk_nvmlDeviceGetAdaptiveClockInfoStatus);
 }
@@ -215,11 +164,8 @@ static uint64_t thunk_nvmlDeviceGetAddressingMode(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1]);
 }
-CUTAP_EXPORT unsigned int nvmlDeviceGetAddressingMode(void *device, void *mode)
+CUTAP_SLOW unsigned int cutap_slow_nvmlDeviceGetAddressingMode(void *device, void *mode)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_nvmlDeviceGetAddressingMode], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *))cutap_fn)(device, mode);
     uint64_t cutap_w[2] = {(uint64_t)(uintptr_t)device, (uint64_t)(uintptr_t)mode};
     return (unsigned int)cutap_dispatch(CUTAP_ID_nvmlDeviceGetAddressingMode, cutap_w, thunk_nvmlDeviceGetAddressingMode);
 }
@@ -227,11 +173,8 @@ static uint64_t thunk_nvmlDeviceGetApplicationsClock(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, void *))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (void *)(uintptr_t)a[2]);
 }
-CUTAP_EXPORT unsigned int nvmlDeviceGetApplicationsClock(void *device, unsigned int clockType, void *clockMHz)
+CUTAP_SLOW unsigned int cutap_slow_nvmlDeviceGetApplicationsClock(void *device, unsigned int clockType, void *clockMHz)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_nvmlDeviceGetApplicationsClock], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, void *))cutap_fn)(device, clockType, clockMHz);
     uint64_t cutap_w[3] = {(uint64_t)(uintptr_t)device, (uint64_t)clockType, (uint64_t)(uintptr_t)clockMHz};
     return (unsigned int)cutap_dispatch(CUTAP_ID_nvmlDeviceGetApplicationsClock, cutap_w, thunk_nvmlDeviceGetApplicationsClock);
 }
@@ -239,11 +182,8 @@ static uint64_t thunk_nvmlDeviceGetArchitecture(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1]);
 }
-CUTAP_EXPORT unsigned int nvmlDeviceGetArchitecture(void *device, void *arch)
+CUTAP_SLOW unsigned int cutap_slow_nvmlDeviceGetArchitecture(void *device, void *arch)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_nvmlDeviceGetArchitecture], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *))cutap_fn)(device, arch);
     uint64_t cutap_w[2] = {(uint64_t)(uintptr_t)device, (uint64_t)(uintptr_t)arch};
     return (unsigned int)cutap_dispatch(CUTAP_ID_nvmlDeviceGetArchitecture, cutap_w, thunk_nvmlDeviceGetArchitecture);
 }
@@ -251,11 +191,8 @@ static uint64_t thunk_nvmlDeviceGetAttributes_v2(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1]);
 }
-CUTAP_EXPORT unsigned int nvmlDeviceGetAttributes_v2(void *device, void *attributes)
+CUTAP_SLOW unsigned int cutap_slow_nvmlDeviceGetAttributes_v2(void *device, void *attributes)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_nvmlDeviceGetAttributes_v2], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *))cutap_fn)(device, attributes);
     uint64_t cutap_w[2] = {(uint64_t)(uintptr_t)device, (uint64_t)(uintptr_t)attributes};
     return (unsigned int)cutap_dispatch(CUTAP_ID_nvmlDeviceGetAttributes_v2, cutap_w, thunk_nvmlDeviceGetAttributes_v2);
 }
@@ -263,11 +200,8 @@ static uint64_t thunk_nvmlDeviceGetAutoBoostedClocksEnabled(void *fn, uint64_t *
 {
     return (uint64_t)((unsigned int (*)(void *, void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1], (void *)(uintptr_t)a[2]);
 }
-CUTAP_EXPORT unsigned int nvmlDeviceGetAutoBoostedClocksEnabled(void *device, void *isEnabled, void *defaultIsEnabled)
+CUTAP_SLOW unsigned int cutap_slow_nvmlDeviceGetAutoBoostedClocksEnabled(void *device, void *isEnabled, void *defaultIsEnabled)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_nvmlDeviceGetAutoBoostedClocksEnabled], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *, void *))cutap_fn)(device, isEnabled, defaultIsEnabled);
     uint64_t cutap_w[3] = {(uint64_t)(uintptr_t)device, (uint64_t)(uintptr_t)isEnabled, (uint64_t)(uintptr_t)defaultIsEnabled};
     return (unsigned int)cutap_dispatch(CUTAP_ID_nvmlDeviceGetAutoBoostedClocksEnabled, cutap_w, thunk_nvmlDeviceGetAutoBoostedClocksEnabled);
 }
@@ -275,11 +209,8 @@ static uint64_t thunk_nvmlDeviceGetBAR1MemoryInfo(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1]);
 }
-CUTAP_EXPORT unsigned int nvmlDeviceGetBAR1MemoryInfo(void *device, void *bar1Memory)
+CUTAP_SLOW unsigned int cutap_slow_nvmlDeviceGetBAR1MemoryInfo(void *device, void *bar1Memory)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_nvmlDeviceGetBAR1MemoryInfo], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *))cutap_fn)(device, bar1Memory);
     uint64_t cutap_w[2] = {(uint64_t)(uintptr_t)device, (uint64_t)(uintptr_t)bar1Memory};
     return (unsigned int)cutap_dispatch(CUTAP_ID_nvmlDeviceGetBAR1MemoryInfo, cutap_w, thunk_nvmlDeviceGetBAR1MemoryInfo);
 }
@@ -287,11 +218,8 @@ static uint64_t thunk_nvmlDeviceGetBoardId(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1]);
 }
-CUTAP_EXPORT unsigned int nvmlDeviceGetBoardId(void *device, void *boardId)
+CUTAP_SLOW unsigned int cutap_slow_nvmlDeviceGetBoardId(void *device, void *boardId)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_nvmlDeviceGetBoardId], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *))cutap_fn)(device, boardId);
     uint64_t cutap_w[2] = {(uint64_t)(uintptr_t)device, (uint64_t)(uintptr_t)boardId};
     return (unsigned int)cutap_dispatch(CUTAP_ID_nvmlDeviceGetBoardId, cutap_w, thunk_nvmlDeviceGetBoardId);
 }
@@ -299,11 +227,8 @@ static uint64_t thunk_nvmlDeviceGetBoardPartNumber(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *, unsigned int))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1], (unsigned int)a[2]);
 }
-CUTAP_EXPORT unsigned int nvmlDeviceGetBoardPartNumber(void *device, void *partNumber, unsigned int length)
+CUTAP_SLOW unsigned int cutap_slow_nvmlDeviceGetBoardPartNumber(void *device, void *partNumber, unsigned int length)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_nvmlDeviceGetBoardPartNumber], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *, unsigned int))cutap_fn)(device, partNumber, length);
     uint64_t cutap_w[3] = {(uint64_t)(uintptr_t)device, (uint64_t)(uintptr_t)partNumber, (uint64_t)length};
     return (unsigned int)cutap_dispatch(CUTAP_ID_nvmlDeviceGetBoardPartNumber, cutap_w, thunk_nvmlDeviceGetBoardPartNumber);
 }
@@ -311,11 +236,8 @@ static uint64_t thunk_nvmlDeviceGetBrand(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1]);
 }
-CUTAP_EXPORT unsigned int nvmlDeviceGetBrand(void *device, void *type)
+CUTAP_SLOW unsigned int cutap_slow_nvmlDeviceGetBrand(void *device, void *type)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_nvmlDeviceGetBrand], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *))cutap_fn)(device, type);
     uint64_t cutap_w[2] = {(uint64_t)(uintptr_t)device, (uint64_t)(uintptr_t)type};
     return (unsigned int)cutap_dispatch(CUTAP_ID_nvmlDeviceGetBrand, cutap_w, thunk_nvmlDeviceGetBrand);
 }
@@ -323,11 +245,8 @@ static uint64_t thunk_nvmlDeviceGetBridgeChipInfo(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1]);
 }
-CUTAP_EXPORT unsigned int nvmlDeviceGetBridgeChipInfo(void *device, void *bridgeHierarchy)
+CUTAP_SLOW unsigned int cutap_slow_nvmlDeviceGetBridgeChipInfo(void *device, void *bridgeHierarchy)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_nvmlDeviceGetBridgeChipInfo], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *))cutap_fn)(device, bridgeHierarchy);
     uint64_t cutap_w[2] = {(uint64_t)(uintptr_t)device, (uint64_t)(uintptr_t)bridgeHierarchy};
     return (unsigned int)cutap_dispatch(CUTAP_ID_nvmlDeviceGetBridgeChipInfo, cutap_w, thunk_nvmlDeviceGetBridgeChipInfo);
 }
@@ -335,11 +254,8 @@ static uint64_t thunk_nvmlDeviceGetBusType(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1]);
 }
-CUTAP_EXPORT unsigned int nvmlDeviceGetBusType(void *device, void *type)
+CUTAP_SLOW unsigned int cutap_slow_nvmlDeviceGetBusType(void *device, void *type)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_nvmlDeviceGetBusType], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *))cutap_fn)(device, type);
     uint64_t cutap_w[2] = {(uint64_t)(uintptr_t)device, (uint64_t)(uintptr_t)type};
     return (unsigned int)cutap_dispatch(CUTAP_ID_nvmlDeviceGetBusType, cutap_w, thunk_nvmlDeviceGetBusType);
 }
@@ -347,11 +263,8 @@ static uint64_t thunk_nvmlDeviceGetC2cModeInfoV(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1]);
 }
-CUTAP_EXPORT unsigned int nvmlDeviceGetC2cModeInfoV(void *device, void *c2cModeInfo)
+CUTAP_SLOW unsigned int cutap_slow_nvmlDeviceGetC2cModeInfoV(void *device, void *c2cModeInfo)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_nvmlDeviceGetC2cModeInfoV], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *))cutap_fn)(device, c2cModeInfo);
     uint64_t cutap_w[2] = {(uint64_t)(uintptr_t)device, (uint64_t)(uintptr_t)c2cModeInfo};
     return (unsigned int)cutap_dispatch(CUTAP_ID_nvmlDeviceGetC2cModeInfoV, cutap_w, thunk_nvmlDeviceGetC2cModeInfoV);
 }
@@ -359,11 +272,8 @@ static uint64_t thunk_nvmlDeviceGetCapabilities(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1]);
 }
-CUTAP_EXPORT unsigned int nvmlDeviceGetCapabilities(void *device, void *caps)
+CUTAP_SLOW unsigned int cutap_slow_nvmlDeviceGetCapabilities(void *device, void *caps)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_nvmlDeviceGetCapabilities], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *))cutap_fn)(device, caps);
     uint64_t cutap_w[2] = {(uint64_t)(uintptr_t)device, (uint64_t)(uintptr_t)caps};
     return (unsigned int)cutap_dispatch(CUTAP_ID_nvmlDeviceGetCapabilities, cutap_w, thunk_nvmlDeviceGetCapabilities);
 }
@@ -371,11 +281,8 @@ static uint64_t thunk_nvmlDeviceGetClkMonStatus(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1]);
 }
-CUTAP_EXPORT unsigned int nvmlDeviceGetClkMonStatus(void *device, void *status)
+CUTAP_SLOW unsigned int cutap_slow_nvmlDeviceGetClkMonStatus(void *device, void *status)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_nvmlDeviceGetClkMonStatus], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *))cutap_fn)(device, status);
     uint64_t cutap_w[2] = {(uint64_t)(uintptr_t)device, (uint64_t)(uintptr_t)status};
     return (unsigned int)cutap_dispatch(CUTAP_ID_nvmlDeviceGetClkMonStatus, cutap_w, thunk_nvmlDeviceGetClkMonStatus);
 }
@@ -383,11 +290,8 @@ static uint64_t thunk_nvmlDeviceGetClock(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, unsigned int, void *))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (unsigned int)a[2], (void *)(uintptr_t)a[3]);
 }
-CUTAP_EXPORT unsigned int nvmlDeviceGetClock(void *device, unsigned int clockType, unsigned int clockId, void *clockMHz)
+CUTAP_SLOW unsigned int cutap_slow_nvmlDeviceGetClock(void *device, unsigned int clockType, unsigned int clockId, void *clockMHz)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_nvmlDeviceGetClock], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, unsigned int, void *))cutap_fn)(device, clockType, clockId, clockMHz);
     uint64_t cutap_w[4] = {(uint64_t)(uintptr_t)device, (uint64_t)clockType, (uint64_t)clockId, (uint64_t)(uintptr_t)clockMHz};
     return (unsigned int)cutap_dispatch(CUTAP_ID_nvmlDeviceGetClock, cutap_w, thunk_nvmlDeviceGetClock);
 }
@@ -395,11 +299,8 @@ static uint64_t thunk_nvmlDeviceGetClockInfo(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, void *))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (void *)(uintptr_t)a[2]);
 }
-CUTAP_EXPORT unsigned int nvmlDeviceGetClockInfo(void *device, unsigned int type, void *clock)
+CUTAP_SLOW unsigned int cutap_slow_nvmlDeviceGetClockInfo(void *device, unsigned int type, void *clock)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_nvmlDeviceGetClockInfo], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, void *))cutap_fn)(device, type, clock);
     uint64_t cutap_w[3] = {(uint64_t)(uintptr_t)device, (uint64_t)type, (uint64_t)(uintptr_t)clock};
     return (unsigned int)cutap_dispatch(CUTAP_ID_nvmlDeviceGetClockInfo, cutap_w, thunk_nvmlDeviceGetClockInfo);
 }
@@ -407,11 +308,8 @@ static uint64_t thunk_nvmlDeviceGetClockOffsets(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1]);
 }
-CUTAP_EXPORT unsigned int nvmlDeviceGetClockOffsets(void *device, void *info)
+CUTAP_SLOW unsigned int cutap_slow_nvmlDeviceGetClockOffsets(void *device, void *info)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_nvmlDeviceGetClockOffsets], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *))cutap_fn)(device, info);
     uint64_t cutap_w[2] = {(uint64_t)(uintptr_t)device, (uint64_t)(uintptr_t)info};
     return (unsigned int)cutap_dispatch(CUTAP_ID_nvmlDeviceGetClockOffsets, cutap_w, thunk_nvmlDeviceGetClockOffsets);
 }
@@ -419,11 +317,8 @@ static uint64_t thunk_nvmlDeviceGetComputeInstanceId(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1]);
 }
-CUTAP_EXPORT unsigned int nvmlDeviceGetComputeInstanceId(void *device, void *id)
+CUTAP_SLOW unsigned int cutap_slow_nvmlDeviceGetComputeInstanceId(void *device, void *id)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_nvmlDeviceGetComputeInstanceId], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *))cutap_fn)(device, id);
     uint64_t cutap_w[2] = {(uint64_t)(uintptr_t)device, (uint64_t)(uintptr_t)id};
     return (unsigned int)cutap_dispatch(CUTAP_ID_nvmlDeviceGetComputeInstanceId, cutap_w, thunk_nvmlDeviceGetComputeInstanceId);
 }
@@ -431,11 +326,8 @@ static uint64_t thunk_nvmlDeviceGetComputeMode(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1]);
 }
-CUTAP_EXPORT unsigned int nvmlDeviceGetComputeMode(void *device, void *mode)
+CUTAP_SLOW unsigned int cutap_slow_nvmlDeviceGetComputeMode(void *device, void *mode)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_nvmlDeviceGetComputeMode], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *))cutap_fn)(device, mode);
     uint64_t cutap_w[2] = {(uint64_t)(uintptr_t)device, (uint64_t)(uintptr_t)mode};
     return (unsigned int)cutap_dispatch(CUTAP_ID_nvmlDeviceGetComputeMode, cutap_w, thunk_nvmlDeviceGetComputeMode);
 }
@@ -443,11 +335,8 @@ static uint64_t thunk_nvmlDeviceGetComputeRunningProcesses_v3(void *fn, uint64_t
 {
     return (uint64_t)((unsigned int (*)(void *, void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1], (void *)(uintptr_t)a[2]);
 }
-CUTAP_EXPORT unsigned int nvmlDeviceGetComputeRunningProcesses_v3(void *device, void *infoCount, void *infos)
+CUTAP_SLOW unsigned int cutap_slow_nvmlDeviceGetComputeRunningProcesses_v3(void *device, void *infoCount, void *infos)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_nvmlDeviceGetComputeRunningProcesses_v3], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *, void *))cutap_fn)(device, infoCount, infos);
     uint64_t cutap_w[3] = {(uint64_t)(uintptr_t)device, (uint64_t)(uintptr_t)infoCount, (uint64_t)(uintptr_t)infos};
     return (unsigned int)cutap_dispatch(CUTAP_ID_nvmlDeviceGetComputeRunningProcesses_v3, cutap_w, thunk_nvmlDeviceGetComputeRunningProcesses_v3);
 }
@@ -455,11 +344,8 @@ static uint64_t thunk_nvmlDeviceGetConfComputeGpuAttestationReport(void *fn, uin
 {
     return (uint64_t)((unsigned int (*)(void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1]);
 }
-CUTAP_EXPORT unsigned int nvmlDeviceGetConfComputeGpuAttestationReport(void *device, void *gpuAtstReport)
+CUTAP_SLOW unsigned int cutap_slow_nvmlDeviceGetConfComputeGpuAttestationReport(void *device, void *gpuAtstReport)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_nvmlDeviceGetConfComputeGpuAttestationReport], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *))cutap_fn)(device, gpuAtstReport);
     uint64_t cutap_w[2] = {(uint64_t)(uintptr_t)device, (uint64_t)(uintptr_t)gpuAtstReport};
     return (unsigned int)cutap_dispatch(CUTAP_ID_nvmlDeviceGetConfComputeGpuAttestationReport, cutap_w, thunk_nvmlDeviceGetConfComputeGpuAttestationReport);
 }
@@ -467,11 +353,8 @@ static uint64_t thunk_nvmlDeviceGetConfComputeGpuCertificate(void *fn, uint64_t 
 {
     return (uint64_t)((unsigned int (*)(void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1]);
 }
-CUTAP_EXPORT unsigned int nvmlDeviceGetConfComputeGpuCertificate(void *device, void *gpuCert)
+CUTAP_SLOW unsigned int cutap_slow_nvmlDeviceGetConfComputeGpuCertificate(void *device, void *gpuCert)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_nvmlDeviceGetConfComputeGpuCertificate], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *))cutap_fn)(device, gpuCert);
     uint64_t cutap_w[2] = {(uint64_t)(uintptr_t)device, (uint64_t)(uintptr_t)gpuCert};
     return (unsigned int)cutap_dispatch(CUTAP_ID_nvmlDeviceGetConfComputeGpuCertificate, cutap_w, thunk_nvmlDeviceGetConfComputeGpuCertificate);
 }
@@ -479,11 +362,8 @@ static uint64_t thunk_nvmlDeviceGetConfComputeMemSizeInfo(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1]);
 }
-CUTAP_EXPORT unsigned int nvmlDeviceGetConfComputeMemSizeInfo(void *device, void *memInfo)
+CUTAP_SLOW unsigned int cutap_slow_nvmlDeviceGetConfComputeMemSizeInfo(void *device, void *memInfo)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_nvmlDeviceGetConfComputeMemSizeInfo], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *))cutap_fn)(device, memInfo);
     uint64_t cutap_w[2] = {(uint64_t)(uintptr_t)device, (uint64_t)(uintptr_t)memInfo};
     return (unsigned int)cutap_dispatch(CUTAP_ID_nvmlDeviceGetConfComputeMemSizeInfo, cutap_w, thunk_nvmlDeviceGetConfComputeMemSizeInfo);
 }
@@ -491,11 +371,8 @@ static uint64_t thunk_nvmlDeviceGetConfComputeProtectedMemoryUsage(void *fn, uin
 {
     return (uint64_t)((unsigned int (*)(void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1]);
 }
-CUTAP_EXPORT unsigned int nvmlDeviceGetConfComputeProtectedMemoryUsage(void *device, void *memory)
+CUTAP_SLOW unsigned int cutap_slow_nvmlDeviceGetConfComputeProtectedMemoryUsage(void *device, void *memory)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_nvmlDeviceGetConfComputeProtectedMemoryUsage], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *))cutap_fn)(device, memory);
     uint64_t cutap_w[2] = {(uint64_t)(uintptr_t)device, (uint64_t)(uintptr_t)memory};
     return (unsigned int)cutap_dispatch(CUTAP_ID_nvmlDeviceGetConfComputeProtectedMemoryUsage, cutap_w, thunk_nvmlDeviceGetConfComputeProtectedMemoryUsage);
 }
@@ -503,11 +380,8 @@ static uint64_t thunk_nvmlDeviceGetCoolerInfo(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1]);
 }
-CUTAP_EXPORT unsigned int nvmlDeviceGetCoolerInfo(void *device, void *coolerInfo)
+CUTAP_SLOW unsigned int cutap_slow_nvmlDeviceGetCoolerInfo(void *device, void *coolerInfo)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_nvmlDeviceGetCoolerInfo], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *))cutap_fn)(device, coolerInfo);
     uint64_t cutap_w[2] = {(uint64_t)(uintptr_t)device, (uint64_t)(uintptr_t)coolerInfo};
     return (unsigned int)cutap_dispatch(CUTAP_ID_nvmlDeviceGetCoolerInfo, cutap_w, thunk_nvmlDeviceGetCoolerInfo);
 }
@@ -515,11 +389,8 @@ static uint64_t thunk_nvmlDeviceGetCount_v2(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *))fn)((void *)(uintptr_t)a[0]);
 }
-CUTAP_EXPORT unsigned int nvmlDeviceGetCount_v2(void *deviceCount)
+CUTAP_SLOW unsigned int cutap_slow_nvmlDeviceGetCount_v2(void *deviceCount)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_nvmlDeviceGetCount_v2], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *))cutap_fn)(deviceCount);
     uint64_t cutap_w[1] = {(uint64_t)(uintptr_t)deviceCount};
     return (unsigned int)cutap_dispatch(CUTAP_ID_nvmlDeviceGetCount_v2, cutap_w, thunk_nvmlDeviceGetCount_v2);
 }
@@ -527,11 +398,8 @@ static uint64_t thunk_nvmlDeviceGetCpuAffinity(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, void *))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (void *)(uintptr_t)a[2]);
 }
-CUTAP_EXPORT unsigned int nvmlDeviceGetCpuAffinity(void *device, unsigned int cpuSetSize, void *cpuSet)
+CUTAP_SLOW unsigned int cutap_slow_nvmlDeviceGetCpuAffinity(void *device, unsigned int cpuSetSize, void *cpuSet)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_nvmlDeviceGetCpuAffinity], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, void *))cutap_fn)(device, cpuSetSize, cpuSet);
     uint64_t cutap_w[3] = {(uint64_t)(uintptr_t)device, (uint64_t)cpuSetSize, (uint64_t)(uintptr_t)cpuSet};
     return (unsigned int)cutap_dispatch(CUTAP_ID_nvmlDeviceGetCpuAffinity, cutap_w, thunk_nvmlDeviceGetCpuAffinity);
 }
@@ -539,11 +407,8 @@ static uint64_t thunk_nvmlDeviceGetCpuAffinityWithinScope(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, void *, unsigned int))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (void *)(uintptr_t)a[2], (unsigned int)a[3]);
 }
-CUTAP_EXPORT unsigned int nvmlDeviceGetCpuAffinityWithinScope(void *device, unsigned int cpuSetSize, void *cpuSet, unsigned int scope)
+CUTAP_SLOW unsigned int cutap_slow_nvmlDeviceGetCpuAffinityWithinScope(void *device, unsigned int cpuSetSize, void *cpuSet, unsigned int scope)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_nvmlDeviceGetCpuAffinityWithinScope], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, void *, unsigned int))cutap_fn)(device, cpuSetSize, cpuSet, scope);
     uint64_t cutap_w[4] = {(uint64_t)(uintptr_t)device, (uint64_t)cpuSetSize, (uint64_t)(uintptr_t)cpuSet, (uint64_t)scope};
     return (unsigned int)cutap_dispatch(CUTAP_ID_nvmlDeviceGetCpuAffinityWithinScope, cutap_w, thunk_nvmlDeviceGetCpuAffinityWithinScope);
 }
@@ -551,11 +416,8 @@ static uint64_t thunk_nvmlDeviceGetCreatableVgpus(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1], (void *)(uintptr_t)a[2]);
 }
-CUTAP_EXPORT unsigned int nvmlDeviceGetCreatableVgpus(void *device, void *vgpuCount, void *vgpuTypeIds)
+CUTAP_SLOW unsigned int cutap_slow_nvmlDeviceGetCreatableVgpus(void *device, void *vgpuCount, void *vgpuTypeIds)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_nvmlDeviceGetCreatableVgpus], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *, void *))cutap_fn)(device, vgpuCount, vgpuTypeIds);
     uint64_t cutap_w[3] = {(uint64_t)(uintptr_t)device, (uint64_t)(uintptr_t)vgpuCount, (uint64_t)(uintptr_t)vgpuTypeIds};
     return (unsigned int)cutap_dispatch(CUTAP_ID_nvmlDeviceGetCreatableVgpus, cutap_w, thunk_nvmlDeviceGetCreatableVgpus);
 }
@@ -563,11 +425,8 @@ static uint64_t thunk_nvmlDeviceGetCudaComputeCapability(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1], (void *)(uintptr_t)a[2]);
 }
-CUTAP_EXPORT unsigned int nvmlDeviceGetCudaComputeCapability(void *device, void *major, void *minor)
+CUTAP_SLOW unsigned int cutap_slow_nvmlDeviceGetCudaComputeCapability(void *device, void *major, void *minor)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_nvmlDeviceGetCudaComputeCapability], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *, void *))cutap_fn)(device, major, minor);
     uint64_t cutap_w[3] = {(uint64_t)(uintptr_t)device, (uint64_t)(uintptr_t)major, (uint64_t)(uintptr_t)minor};
     return (unsigned int)cutap_dispatch(CUTAP_ID_nvmlDeviceGetCudaComputeCapability, cutap_w, thunk_nvmlDeviceGetCudaComputeCapability);
 }
@@ -575,11 +434,8 @@ static uint64_t thunk_nvmlDeviceGetCurrPcieLinkGeneration(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1]);
 }
-CUTAP_EXPORT unsigned int nvmlDeviceGetCurrPcieLinkGeneration(void *device, void *currLinkGen)
+CUTAP_SLOW unsigned int cutap_slow_nvmlDeviceGetCurrPcieLinkGeneration(void *device, void *currLinkGen)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_nvmlDeviceGetCurrPcieLinkGeneration], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *))cutap_fn)(device, currLinkGen);
     uint64_t cutap_w[2] = {(uint64_t)(uintptr_t)device, (uint64_t)(uintptr_t)currLinkGen};
     return (unsigned int)cutap_dispatch(CUTAP_ID_nvmlDeviceGetCurrPcieLinkGeneration, cutap_w, thunk_nvmlDeviceGetCurrPcieLinkGeneration);
 }
@@ -587,11 +443,8 @@ static uint64_t thunk_nvmlDeviceGetCurrPcieLinkWidth(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1]);
 }
-CUTAP_EXPORT unsigned int nvmlDeviceGetCurrPcieLinkWidth(void *device, void *currLinkWidth)
+CUTAP_SLOW unsigned int cutap_slow_nvmlDeviceGetCurrPcieLinkWidth(void *device, void *currLinkWidth)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_nvmlDeviceGetCurrPcieLinkWidth], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *))cutap_fn)(device, currLinkWidth);
     uint64_t cutap_w[2] = {(uint64_t)(uintptr_t)device, (uint64_t)(uintptr_t)currLinkWidth};
     return (unsigned int)cutap_dispatch(CUTAP_ID_nvmlDeviceGetCurrPcieLinkWidth, cutap_w, thunk_nvmlDeviceGetCurrPcieLinkWidth);
 }
@@ -599,11 +452,8 @@ static uint64_t thunk_nvmlDeviceGetCurrentClockFreqs(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1]);
 }
-CUTAP_EXPORT unsigned int nvmlDeviceGetCurrentClockFreqs(void *device, void *currentClockFreqs)
+CUTAP_SLOW unsigned int cutap_slow_nvmlDeviceGetCurrentClockFreqs(void *device, void *currentClockFreqs)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_nvmlDeviceGetCurrentClockFreqs], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *))cutap_fn)(device, currentClockFreqs);
     uint64_t cutap_w[2] = {(uint64_t)(uintptr_t)device, (uint64_t)(uintptr_t)currentClockFreqs};
     return (unsigned int)cutap_dispatch(CUTAP_ID_nvmlDeviceGetCurrentClockFreqs, cutap_w, thunk_nvmlDeviceGetCurrentClockFreqs);
 }
@@ -611,11 +461,8 @@ static uint64_t thunk_nvmlDeviceGetCurrentClocksEventReasons(void *fn, uint64_t 
 {
     return (uint64_t)((unsigned int (*)(void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1]);
 }
-CUTAP_EXPORT unsigned int nvmlDeviceGetCurrentClocksEventReasons(void *device, void *clocksEventReasons)
+CUTAP_SLOW unsigned int cutap_slow_nvmlDeviceGetCurrentClocksEventReasons(void *device, void *clocksEventReasons)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_nvmlDeviceGetCurrentClocksEventReasons], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *))cutap_fn)(device, clocksEventReasons);
     uint64_t cutap_w[2] = {(uint64_t)(uintptr_t)device, (uint64_t)(uintptr_t)clocksEventReasons};
     return (unsigned int)cutap_dispatch(CUTAP_ID_nvmlDeviceGetCurrentClocksEventReasons, cutap_w, thunk_nvmlDeviceGetCurrentClocksEventReasons);
 }
@@ -623,11 +470,8 @@ static uint64_t thunk_nvmlDeviceGetCurrentClocksThrottleReasons(void *fn, uint64
 {
     return (uint64_t)((unsigned int (*)(void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1]);
 }
-CUTAP_EXPORT unsigned int nvmlDeviceGetCurrentClocksThrottleReasons(void *device, void *clocksThrottleReasons)
+CUTAP_SLOW unsigned int cutap_slow_nvmlDeviceGetCurrentClocksThrottleReasons(void *device, void *clocksThrottleReasons)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_nvmlDeviceGetCurrentClocksThrottleReasons], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *))cutap_fn)(device, clocksThrottleReasons);
     uint64_t cutap_w[2] = {(uint64_t)(uintptr_t)device, (uint64_t)(uintptr_t)clocksThrottleReasons};
     return (unsigned int)cutap_dispatch(CUTAP_ID_nvmlDeviceGetCurrentClocksThrottleReasons, cutap_w, thunk_nvmlDeviceGetCurrentClocksThrottleReasons);
 }
@@ -635,11 +479,8 @@ static uint64_t thunk_nvmlDeviceGetDecoderUtilization(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1], (void *)(uintptr_t)a[2]);
 }
-CUTAP_EXPORT unsigned int nvmlDeviceGetDecoderUtilization(void *device, void *utilization, void *samplingPeriodUs)
+CUTAP_SLOW unsigned int cutap_slow_nvmlDeviceGetDecoderUtilization(void *device, void *utilization, void *samplingPeriodUs)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_nvmlDeviceGetDecoderUtilization], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *, void *))cutap_fn)(device, utilization, samplingPeriodUs);
     uint64_t cutap_w[3] = {(uint64_t)(uintptr_t)device, (uint64_t)(uintptr_t)utilization, (uint64_t)(uintptr_t)samplingPeriodUs};
     return (unsigned int)cutap_dispatch(CUTAP_ID_nvmlDeviceGetDecoderUtilization, cutap_w, thunk_nvmlDeviceGetDecoderUtilization);
 }
@@ -647,11 +488,8 @@ static uint64_t thunk_nvmlDeviceGetDefaultApplicationsClock(void *fn, uint64_t *
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, void *))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (void *)(uintptr_t)a[2]);
 }
-CUTAP_EXPORT unsigned int nvmlDeviceGetDefaultApplicationsClock(void *device, unsigned int clockType, void *clockMHz)
+CUTAP_SLOW unsigned int cutap_slow_nvmlDeviceGetDefaultApplicationsClock(void *device, unsigned int clockType, void *clockMHz)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_nvmlDeviceGetDefaultApplicationsClock], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, void *))cutap_fn)(device, clockType, clockMHz);
     uint64_t cutap_w[3] = {(uint64_t)(uintptr_t)device, (uint64_t)clockType, (uint64_t)(uintptr_t)clockMHz};
     return (unsigned int)cutap_dispatch(CUTAP_ID_nvmlDeviceGetDefaultApplicationsClock, cutap_w, thunk_nvmlDeviceGetDefaultApplicationsClock);
 }
@@ -659,11 +497,8 @@ static uint64_t thunk_nvmlDeviceGetDefaultEccMode(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1]);
 }
-CUTAP_EXPORT unsigned int nvmlDeviceGetDefaultEccMode(void *device, void *defaultMode)
+CUTAP_SLOW unsigned int cutap_slow_nvmlDeviceGetDefaultEccMode(void *device, void *defaultMode)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_nvmlDeviceGetDefaultEccMode], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *))cutap_fn)(device, defaultMode);
     uint64_t cutap_w[2] = {(uint64_t)(uintptr_t)device, (uint64_t)(uintptr_t)defaultMode};
     return (unsigned int)cutap_dispatch(CUTAP_ID_nvmlDeviceGetDefaultEccMode, cutap_w, thunk_nvmlDeviceGetDefaultEccMode);
 }
@@ -671,11 +506,8 @@ static uint64_t thunk_nvmlDeviceGetDetailedEccErrors(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, unsigned int, void *))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (unsigned int)a[2], (void *)(uintptr_t)a[3]);
 }
-CUTAP_EXPORT unsigned int nvmlDeviceGetDetailedEccErrors(void *device, unsigned int errorType, unsigned int counterType, void *eccCounts)
+CUTAP_SLOW unsigned int cutap_slow_nvmlDeviceGetDetailedEccErrors(void *device, unsigned int errorType, unsigned int counterType, void *eccCounts)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_nvmlDeviceGetDetailedEccErrors], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, unsigned int, void *))cutap_fn)(device, errorType, counterType, eccCounts);
     uint64_t cutap_w[4] = {(uint64_t)(uintptr_t)device, (uint64_t)errorType, (uint64_t)counterType, (uint64_t)(uintptr_t)eccCounts};
     return (unsigned int)cutap_dispatch(CUTAP_ID_nvmlDeviceGetDetailedEccErrors, cutap_w, thunk_nvmlDeviceGetDetailedEccErrors);
 }
@@ -683,11 +515,8 @@ static uint64_t thunk_nvmlDeviceGetDeviceHandleFromMigDeviceHandle(void *fn, uin
 {
     return (uint64_t)((unsigned int (*)(void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1]);
 }
-CUTAP_EXPORT unsigned int nvmlDeviceGetDeviceHandleFromMigDeviceHandle(void *migDevice, void *device)
+CUTAP_SLOW unsigned int cutap_slow_nvmlDeviceGetDeviceHandleFromMigDeviceHandle(void *migDevice, void *device)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_nvmlDeviceGetDeviceHandleFromMigDeviceHandle], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *))cutap_fn)(migDevice, device);
     uint64_t cutap_w[2] = {(uint64_t)(uintptr_t)migDevice, (uint64_t)(uintptr_t)device};
     return (unsigned int)cutap_dispatch(CUTAP_ID_nvmlDeviceGetDeviceHandleFromMigDeviceHandle, cutap_w, thunk_nvmlDeviceGetDeviceHandleFromMigDeviceHandle);
 }
@@ -695,11 +524,8 @@ static uint64_t thunk_nvmlDeviceGetDisplayActive(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1]);
 }
-CUTAP_EXPORT unsigned int nvmlDeviceGetDisplayActive(void *device, void *isActive)
+CUTAP_SLOW unsigned int cutap_slow_nvmlDeviceGetDisplayActive(void *device, void *isActive)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_nvmlDeviceGetDisplayActive], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *))cutap_fn)(device, isActive);
     uint64_t cutap_w[2] = {(uint64_t)(uintptr_t)device, (uint64_t)(uintptr_t)isActive};
     return (unsigned int)cutap_dispatch(CUTAP_ID_nvmlDeviceGetDisplayActive, cutap_w, thunk_nvmlDeviceGetDisplayActive);
 }
@@ -707,11 +533,8 @@ static uint64_t thunk_nvmlDeviceGetDisplayMode(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1]);
 }
-CUTAP_EXPORT unsigned int nvmlDeviceGetDisplayMode(void *device, void *display)
+CUTAP_SLOW unsigned int cutap_slow_nvmlDeviceGetDisplayMode(void *device, void *display)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_nvmlDeviceGetDisplayMode], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *))cutap_fn)(device, display);
     uint64_t cutap_w[2] = {(uint64_t)(uintptr_t)device, (uint64_t)(uintptr_t)display};
     return (unsigned int)cutap_dispatch(CUTAP_ID_nvmlDeviceGetDisplayMode, cutap_w, thunk_nvmlDeviceGetDisplayMode);
 }
@@ -719,11 +542,8 @@ static uint64_t thunk_nvmlDeviceGetDramEncryptionMode(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1], (void *)(uintptr_t)a[2]);
 }
-CUTAP_EXPORT unsigned int nvmlDeviceGetDramEncryptionMode(void *device, void *current, void *pending)
+CUTAP_SLOW unsigned int cutap_slow_nvmlDeviceGetDramEncryptionMode(void *device, void *current, void *pending)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_nvmlDeviceGetDramEncryptionMode], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *, void *))cutap_fn)(device, current, pending);
     uint64_t cutap_w[3] = {(uint64_t)(uintptr_t)device, (uint64_t)(uintptr_t)current, (uint64_t)(uintptr_t)pending};
     return (unsigned int)cutap_dispatch(CUTAP_ID_nvmlDeviceGetDramEncryptionMode, cutap_w, thunk_nvmlDeviceGetDramEncryptionMode);
 }
@@ -731,11 +551,8 @@ static uint64_t thunk_nvmlDeviceGetDriverModel_v2(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1], (void *)(uintptr_t)a[2]);
 }
-CUTAP_EXPORT unsigned int nvmlDeviceGetDriverModel_v2(void *device, void *current, void *pending)
+CUTAP_SLOW unsigned int cutap_slow_nvmlDeviceGetDriverModel_v2(void *device, void *current, void *pending)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_nvmlDeviceGetDriverModel_v2], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *, void *))cutap_fn)(device, current, pending);
     uint64_t cutap_w[3] = {(uint64_t)(uintptr_t)device, (uint64_t)(uintptr_t)current, (uint64_t)(uintptr_t)pending};
     return (unsigned int)cutap_dispatch(CUTAP_ID_nvmlDeviceGetDriverModel_v2, cutap_w, thunk_nvmlDeviceGetDriverModel_v2);
 }
@@ -743,11 +560,8 @@ static uint64_t thunk_nvmlDeviceGetDynamicPstatesInfo(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1]);
 }
-CUTAP_EXPORT unsigned int nvmlDeviceGetDynamicPstatesInfo(void *device, void *pDynamicPstatesInfo)
+CUTAP_SLOW unsigned int cutap_slow_nvmlDeviceGetDynamicPstatesInfo(void *device, void *pDynamicPstatesInfo)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_nvmlDeviceGetDynamicPstatesInfo], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *))cutap_fn)(device, pDynamicPstatesInfo);
     uint64_t cutap_w[2] = {(uint64_t)(uintptr_t)device, (uint64_t)(uintptr_t)pDynamicPstatesInfo};
     return (unsigned int)cutap_dispatch(CUTAP_ID_nvmlDeviceGetDynamicPstatesInfo, cutap_w, thunk_nvmlDeviceGetDynamicPstatesInfo);
 }
@@ -755,11 +569,8 @@ static uint64_t thunk_nvmlDeviceGetEccMode(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1], (void *)(uintptr_t)a[2]);
 }
-CUTAP_EXPORT unsigned int nvmlDeviceGetEccMode(void *device, void *current, void *pending)
+CUTAP_SLOW unsigned int cutap_slow_nvmlDeviceGetEccMode(void *device, void *current, void *pending)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_nvmlDeviceGetEccMode], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *, void *))cutap_fn)(device, current, pending);
     uint64_t cutap_w[3] = {(uint64_t)(uintptr_t)device, (uint64_t)(uintptr_t)current, (uint64_t)(uintptr_t)pending};
     return (unsigned int)cutap_dispatch(CUTAP_ID_nvmlDeviceGetEccMode, cutap_w, thunk_nvmlDeviceGetEccMode);
 }
@@ -767,11 +578,8 @@ static uint64_t thunk_nvmlDeviceGetEncoderCapacity(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, void *))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (void *)(uintptr_t)a[2]);
 }
-CUTAP_EXPORT unsigned int nvmlDeviceGetEncoderCapacity(void *device, unsigned int encoderQueryType, void *encoderCapacity)
+CUTAP_SLOW unsigned int cutap_slow_nvmlDeviceGetEncoderCapacity(void *device, unsigned int encoderQueryType, void *encoderCapacity)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_nvmlDeviceGetEncoderCapacity], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, void *))cutap_fn)(device, encoderQueryType, encoderCapacity);
     uint64_t cutap_w[3] = {(uint64_t)(uintptr_t)device, (uint64_t)encoderQueryType, (uint64_t)(uintptr_t)encoderCapacity};
     return (unsigned int)cutap_dispatch(CUTAP_ID_nvmlDeviceGetEncoderCapacity, cutap_w, thunk_nvmlDeviceGetEncoderCapacity);
 }
@@ -779,11 +587,8 @@ static uint64_t thunk_nvmlDeviceGetEncoderSessions(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1], (void *)(uintptr_t)a[2]);
 }
-CUTAP_EXPORT unsigned int nvmlDeviceGetEncoderSessions(void *device, void *sessionCount, void *sessionInfos)
+CUTAP_SLOW unsigned int cutap_slow_nvmlDeviceGetEncoderSessions(void *device, void *sessionCount, void *sessionInfos)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_nvmlDeviceGetEncoderSessions], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *, void *))cutap_fn)(device, sessionCount, sessionInfos);
     uint64_t cutap_w[3] = {(uint64_t)(uintptr_t)device, (uint64_t)(uintptr_t)sessionCount, (uint64_t)(uintptr_t)sessionInfos};
     return (unsigned int)cutap_dispatch(CUTAP_ID_nvmlDeviceGetEncoderSessions, cutap_w, thunk_nvmlDeviceGetEncoderSessions);
 }
@@ -791,11 +596,8 @@ static uint64_t thunk_nvmlDeviceGetEncoderStats(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *, void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1], (void *)(uintptr_t)a[2], (void *)(uintptr_t)a[3]);
 }
-CUTAP_EXPORT unsigned int nvmlDeviceGetEncoderStats(void *device, void *sessionCount, void *averageFps, void *averageLatency)
+CUTAP_SLOW unsigned int cutap_slow_nvmlDeviceGetEncoderStats(void *device, void *sessionCount, void *averageFps, void *averageLatency)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_nvmlDeviceGetEncoderStats], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *, void *, void *))cutap_fn)(device, sessionCount, averageFps, averageLatency);
     uint64_t cutap_w[4] = {(uint64_t)(uintptr_t)device, (uint64_t)(uintptr_t)sessionCount, (uint64_t)(uintptr_t)averageFps, (uint64_t)(uintptr_t)averageLatency};
     return (unsigned int)cutap_dispatch(CUTAP_ID_nvmlDeviceGetEncoderStats, cutap_w, thunk_nvmlDeviceGetEncoderStats);
 }
@@ -803,11 +605,8 @@ static uint64_t thunk_nvmlDeviceGetEncoderUtilization(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1], (void *)(uintptr_t)a[2]);
 }
-CUTAP_EXPORT unsigned int nvmlDeviceGetEncoderUtilization(void *device, void *utilization, void *samplingPeriodUs)
+CUTAP_SLOW unsigned int cutap_slow_nvmlDeviceGetEncoderUtilization(void *device, void *utilization, void *samplingPeriodUs)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_nvmlDeviceGetEncoderUtilization], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *, void *))cutap_fn)(device, utilization, samplingPeriodUs);
     uint64_t cutap_w[3] = {(uint64_t)(uintptr_t)device, (uint64_t)(uintptr_t)utilization, (uint64_t)(uintptr_t)samplingPeriodUs};
     return (unsigned int)cutap_dispatch(CUTAP_ID_nvmlDeviceGetEncoderUtilization, cutap_w, thunk_nvmlDeviceGetEncoderUtilization);
 }
@@ -815,11 +614,8 @@ static uint64_t thunk_nvmlDeviceGetEnforcedPowerLimit(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1]);
 }
-CUTAP_EXPORT unsigned int nvmlDeviceGetEnforcedPowerLimit(void *device, void *limit)
+CUTAP_SLOW unsigned int cutap_slow_nvmlDeviceGetEnforcedPowerLimit(void *device, void *limit)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_nvmlDeviceGetEnforcedPowerLimit], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *))cutap_fn)(device, limit);
     uint64_t cutap_w[2] = {(uint64_t)(uintptr_t)device, (uint64_t)(uintptr_t)limit};
     return (unsigned int)cutap_dispatch(CUTAP_ID_nvmlDeviceGetEnforcedPowerLimit, cutap_w, thunk_nvmlDeviceGetEnforcedPowerLimit);
 }
@@ -827,11 +623,8 @@ static uint64_t thunk_nvmlDeviceGetFBCSessions(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1], (void *)(uintptr_t)a[2]);
 }
-CUTAP_EXPORT unsigned int nvmlDeviceGetFBCSessions(void *device, void *sessionCount, void *sessionInfo)
+CUTAP_SLOW unsigned int cutap_slow_nvmlDeviceGetFBCSessions(void *device, void *sessionCount, void *sessionInfo)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_nvmlDeviceGetFBCSessions], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *, void *))cutap_fn)(device, sessionCount, sessionInfo);
     uint64_t cutap_w[3] = {(uint64_t)(uintptr_t)device, (uint64_t)(uintptr_t)sessionCount, (uint64_t)(uintptr_t)sessionInfo};
     return (unsigned int)cutap_dispatch(CUTAP_ID_nvmlDeviceGetFBCSessions, cutap_w, thunk_nvmlDeviceGetFBCSessions);
 }
@@ -839,11 +632,8 @@ static uint64_t thunk_nvmlDeviceGetFBCStats(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1]);
 }
-CUTAP_EXPORT unsigned int nvmlDeviceGetFBCStats(void *device, void *fbcStats)
+CUTAP_SLOW unsigned int cutap_slow_nvmlDeviceGetFBCStats(void *device, void *fbcStats)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_nvmlDeviceGetFBCStats], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *))cutap_fn)(device, fbcStats);
     uint64_t cutap_w[2] = {(uint64_t)(uintptr_t)device, (uint64_t)(uintptr_t)fbcStats};
     return (unsigned int)cutap_dispatch(CUTAP_ID_nvmlDeviceGetFBCStats, cutap_w, thunk_nvmlDeviceGetFBCStats);
 }
@@ -851,11 +641,8 @@ static uint64_t thunk_nvmlDeviceGetFanControlPolicy_v2(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, void *))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (void *)(uintptr_t)a[2]);
 }
-CUTAP_EXPORT unsigned int nvmlDeviceGetFanControlPolicy_v2(void *device, unsigned int fan, void *policy)
+CUTAP_SLOW unsigned int cutap_slow_nvmlDeviceGetFanControlPolicy_v2(void *device, unsigned int fan, void *policy)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_nvmlDeviceGetFanControlPolicy_v2], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, void *))cutap_fn)(device, fan, policy);
     uint64_t cutap_w[3] = {(uint64_t)(uintptr_t)device, (uint64_t)fan, (uint64_t)(uintptr_t)policy};
     return (unsigned int)cutap_dispatch(CUTAP_ID_nvmlDeviceGetFanControlPolicy_v2, cutap_w, thunk_nvmlDeviceGetFanControlPolicy_v2);
 }
@@ -863,11 +650,8 @@ static uint64_t thunk_nvmlDeviceGetFanSpeed(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1]);
 }
-CUTAP_EXPORT unsigned int nvmlDeviceGetFanSpeed(void *device, void *speed)
+CUTAP_SLOW unsigned int cutap_slow_nvmlDeviceGetFanSpeed(void *device, void *speed)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_nvmlDeviceGetFanSpeed], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *))cutap_fn)(device, speed);
     uint64_t cutap_w[2] = {(uint64_t)(uintptr_t)device, (uint64_t)(uintptr_t)speed};
     return (unsigned int)cutap_dispatch(CUTAP_ID_nvmlDeviceGetFanSpeed, cutap_w, thunk_nvmlDeviceGetFanSpeed);
 }
@@ -875,11 +659,8 @@ static uint64_t thunk_nvmlDeviceGetFanSpeedRPM(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1]);
 }
-CUTAP_EXPORT unsigned int nvmlDeviceGetFanSpeedRPM(void *device, void *fanSpeed)
+CUTAP_SLOW unsigned int cutap_slow_nvmlDeviceGetFanSpeedRPM(void *device, void *fanSpeed)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_nvmlDeviceGetFanSpeedRPM], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *))cutap_fn)(device, fanSpeed);
     uint64_t cutap_w[2] = {(uint64_t)(uintptr_t)device, (uint64_t)(uintptr_t)fanSpeed};
     return (unsigned int)cutap_dispatch(CUTAP_ID_nvmlDeviceGetFanSpeedRPM, cutap_w, thunk_nvmlDeviceGetFanSpeedRPM);
 }
@@ -887,11 +668,8 @@ static uint64_t thunk_nvmlDeviceGetFanSpeed_v2(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, void *))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (void *)(uintptr_t)a[2]);
 }
-CUTAP_EXPORT unsigned int nvmlDeviceGetFanSpeed_v2(void *device, unsigned int fan, void *speed)
+CUTAP_SLOW unsigned int cutap_slow_nvmlDeviceGetFanSpeed_v2(void *device, unsigned int fan, void *speed)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_nvmlDeviceGetFanSpeed_v2], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, void *))cutap_fn)(device, fan, speed);
     uint64_t cutap_w[3] = {(uint64_t)(uintptr_t)device, (uint64_t)fan, (uint64_t)(uintptr_t)speed};
     return (unsigned int)cutap_dispatch(CUTAP_ID_nvmlDeviceGetFanSpeed_v2, cutap_w, thunk_nvmlDeviceGetFanSpeed_v2);
 }
@@ -899,11 +677,8 @@ static uint64_t thunk_nvmlDeviceGetFieldValues(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, int, void *))fn)((void *)(uintptr_t)a[0], (int)a[1], (void *)(uintptr_t)a[2]);
 }
-CUTAP_EXPORT unsigned int nvmlDeviceGetFieldValues(void *device, int valuesCount, void *values)
+CUTAP_SLOW unsigned int cutap_slow_nvmlDeviceGetFieldValues(void *device, int valuesCount, void *values)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_nvmlDeviceGetFieldValues], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, int, void *))cutap_fn)(device, valuesCount, values);
     uint64_t cutap_w[3] = {(uint64_t)(uintptr_t)device, (uint64_t)(int64_t)valuesCount, (uint64_t)(uintptr_t)values};
     return (unsigned int)cutap_dispatch(CUTAP_ID_nvmlDeviceGetFieldValues, cutap_w, thunk_nvmlDeviceGetFieldValues);
 }
@@ -911,11 +686,8 @@ static uint64_t thunk_nvmlDeviceGetGpcClkMinMaxVfOffset(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1], (void *)(uintptr_t)a[2]);
 }
-CUTAP_EXPORT unsigned int nvmlDeviceGetGpcClkMinMaxVfOffset(void *device, void *minOffset, void *maxOffset)
+CUTAP_SLOW unsigned int cutap_slow_nvmlDeviceGetGpcClkMinMaxVfOffset(void *device, void *minOffset, void *maxOffset)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_nvmlDeviceGetGpcClkMinMaxVfOffset], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *, void *))cutap_fn)(device, minOffset, maxOffset);
     uint64_t cutap_w[3] = {(uint64_t)(uintptr_t)device, (uint64_t)(uintptr_t)minOffset, (uint64_t)(uintptr_t)maxOffset};
     return (unsigned int)cutap_dispatch(CUTAP_ID_nvmlDeviceGetGpcClkMinMaxVfOffset, cutap_w, thunk_nvmlDeviceGetGpcClkMinMaxVfOffset);
 }
@@ -923,11 +695,8 @@ static uint64_t thunk_nvmlDeviceGetGpcClkVfOffset(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1]);
 }
-CUTAP_EXPORT unsigned int nvmlDeviceGetGpcClkVfOffset(void *device, void *offset)
+CUTAP_SLOW unsigned int cutap_slow_nvmlDeviceGetGpcClkVfOffset(void *device, void *offset)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_nvmlDeviceGetGpcClkVfOffset], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *))cutap_fn)(device, offset);
     uint64_t cutap_w[2] = {(uint64_t)(uintptr_t)device, (uint64_t)(uintptr_t)offset};
     return (unsigned int)cutap_dispatch(CUTAP_ID_nvmlDeviceGetGpcClkVfOffset, cutap_w, thunk_nvmlDeviceGetGpcClkVfOffset);
 }
@@ -935,11 +704,8 @@ static uint64_t thunk_nvmlDeviceGetGpuFabricInfo(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1]);
 }
-CUTAP_EXPORT unsigned int nvmlDeviceGetGpuFabricInfo(void *device, void *gpuFabricInfo)
+CUTAP_SLOW unsigned int cutap_slow_nvmlDeviceGetGpuFabricInfo(void *device, void *gpuFabricInfo)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_nvmlDeviceGetGpuFabricInfo], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *))cutap_fn)(device, gpuFabricInfo);
     uint64_t cutap_w[2] = {(uint64_t)(uintptr_t)device, (uint64_t)(uintptr_t)gpuFabricInfo};
     return (unsigned int)cutap_dispatch(CUTAP_ID_nvmlDeviceGetGpuFabricInfo, cutap_w, thunk_nvmlDeviceGetGpuFabricInfo);
 }
@@ -947,11 +713,8 @@ static uint64_t thunk_nvmlDeviceGetGpuFabricInfoV(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1]);
 }
-CUTAP_EXPORT unsigned int nvmlDeviceGetGpuFabricInfoV(void *device, void *gpuFabricInfo)
+CUTAP_SLOW unsigned int cutap_slow_nvmlDeviceGetGpuFabricInfoV(void *device, void *gpuFabricInfo)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_nvmlDeviceGetGpuFabricInfoV], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *))cutap_fn)(device, gpuFabricInfo);
     uint64_t cutap_w[2] = {(uint64_t)(uintptr_t)device, (uint64_t)(uintptr_t)gpuFabricInfo};
     return (unsigned int)cutap_dispatch(CUTAP_ID_nvmlDeviceGetGpuFabricInfoV, cutap_w, thunk_nvmlDeviceGetGpuFabricInfoV);
 }
@@ -959,11 +722,8 @@ static uint64_t thunk_nvmlDeviceGetGpuInstanceById(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, void *))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (void *)(uintptr_t)a[2]);
 }
-CUTAP_EXPORT unsigned int nvmlDeviceGetGpuInstanceById(void *device, unsigned int id, void *gpuInstance)
+CUTAP_SLOW unsigned int cutap_slow_nvmlDeviceGetGpuInstanceById(void *device, unsigned int id, void *gpuInstance)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_nvmlDeviceGetGpuInstanceById], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, void *))cutap_fn)(device, id, gpuInstance);
     uint64_t cutap_w[3] = {(uint64_t)(uintptr_t)device, (uint64_t)id, (uint64_t)(uintptr_t)gpuInstance};
     return (unsigned int)cutap_dispatch(CUTAP_ID_nvmlDeviceGetGpuInstanceById, cutap_w, thunk_nvmlDeviceGetGpuInstanceById);
 }
@@ -971,11 +731,8 @@ static uint64_t thunk_nvmlDeviceGetGpuInstanceId(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1]);
 }
-CUTAP_EXPORT unsigned int nvmlDeviceGetGpuInstanceId(void *device, void *id)
+CUTAP_SLOW unsigned int cutap_slow_nvmlDeviceGetGpuInstanceId(void *device, void *id)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_nvmlDeviceGetGpuInstanceId], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *))cutap_fn)(device, id);
     uint64_t cutap_w[2] = {(uint64_t)(uintptr_t)device, (uint64_t)(uintptr_t)id};
     return (unsigned int)cutap_dispatch(CUTAP_ID_nvmlDeviceGetGpuInstanceId, cutap_w, thunk_nvmlDeviceGetGpuInstanceId);
 }
@@ -983,11 +740,8 @@ static uint64_t thunk_nvmlDeviceGetGpuInstancePossiblePlacements_v2(void *fn, ui
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, void *, void *))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (void *)(uintptr_t)a[2], (void *)(uintptr_t)a[3]);
 }
-CUTAP_EXPORT unsigned int nvmlDeviceGetGpuInstancePossiblePlacements_v2(void *device, unsigned int profileId, void *placements, void *count)
+CUTAP_SLOW unsigned int cutap_slow_nvmlDeviceGetGpuInstancePossiblePlacements_v2(void *device, unsigned int profileId, void *placements, void *count)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_nvmlDeviceGetGpuInstancePossiblePlacements_v2], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, void *, void *))cutap_fn)(device, profileId, placements, count);
     uint64_t cutap_w[4] = {(uint64_t)(uintptr_t)device, (uint64_t)profileId, (uint64_t)(uintptr_t)placements, (uint64_t)(uintptr_t)count};
     return (unsigned int)cutap_dispatch(CUTAP_ID_nvmlDeviceGetGpuInstancePossiblePlacements_v2, cutap_w, thunk_nvmlDeviceGetGpuInstancePossiblePlacements_v2);
 }
@@ -995,11 +749,8 @@ static uint64_t thunk_nvmlDeviceGetGpuInstanceProfileInfo(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, void *))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (void *)(uintptr_t)a[2]);
 }
-CUTAP_EXPORT unsigned int nvmlDeviceGetGpuInstanceProfileInfo(void *device, unsigned int profile, void *info)
+CUTAP_SLOW unsigned int cutap_slow_nvmlDeviceGetGpuInstanceProfileInfo(void *device, unsigned int profile, void *info)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_nvmlDeviceGetGpuInstanceProfileInfo], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, void *))cutap_fn)(device, profile, info);
     uint64_t cutap_w[3] = {(uint64_t)(uintptr_t)device, (uint64_t)profile, (uint64_t)(uintptr_t)info};
     return (unsigned int)cutap_dispatch(CUTAP_ID_nvmlDeviceGetGpuInstanceProfileInfo, cutap_w, thunk_nvmlDeviceGetGpuInstanceProfileInfo);
 }
@@ -1007,11 +758,8 @@ static uint64_t thunk_nvmlDeviceGetGpuInstanceProfileInfoByIdV(void *fn, uint64_
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, void *))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (void *)(uintptr_t)a[2]);
 }
-CUTAP_EXPORT unsigned int nvmlDeviceGetGpuInstanceProfileInfoByIdV(void *device, unsigned int profileId, void *info)
+CUTAP_SLOW unsigned int cutap_slow_nvmlDeviceGetGpuInstanceProfileInfoByIdV(void *device, unsigned int profileId, void *info)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_nvmlDeviceGetGpuInstanceProfileInfoByIdV], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, void *))cutap_fn)(device, profileId, info);
     uint64_t cutap_w[3] = {(uint64_t)(uintptr_t)device, (uint64_t)profileId, (uint64_t)(uintptr_t)info};
     return (unsigned int)cutap_dispatch(CUTAP_ID_nvmlDeviceGetGpuInstanceProfileInfoByIdV, cutap_w, thunk_nvmlDeviceGetGpuInstanceProfileInfoByIdV);
 }
@@ -1019,11 +767,8 @@ static uint64_t thunk_nvmlDeviceGetGpuInstanceProfileInfoV(void *fn, uint64_t *a
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, void *))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (void *)(uintptr_t)a[2]);
 }
-CUTAP_EXPORT unsigned int nvmlDeviceGetGpuInstanceProfileInfoV(void *device, unsigned int profile, void *info)
+CUTAP_SLOW unsigned int cutap_slow_nvmlDeviceGetGpuInstanceProfileInfoV(void *device, unsigned int profile, void *info)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_nvmlDeviceGetGpuInstanceProfileInfoV], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, void *))cutap_fn)(device, profile, info);
     uint64_t cutap_w[3] = {(uint64_t)(uintptr_t)device, (uint64_t)profile, (uint64_t)(uintptr_t)info};
     return (unsigned int)cutap_dispatch(CUTAP_ID_nvmlDeviceGetGpuInstanceProfileInfoV, cutap_w, thunk_nvmlDeviceGetGpuInstanceProfileInfoV);
 }
@@ -1031,11 +776,8 @@ static uint64_t thunk_nvmlDeviceGetGpuInstanceRemainingCapacity(void *fn, uint64
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, void *))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (void *)(uintptr_t)a[2]);
 }
-CUTAP_EXPORT unsigned int nvmlDeviceGetGpuInstanceRemainingCapacity(void *device, unsigned int profileId, void *count)
+CUTAP_SLOW unsigned int cutap_slow_nvmlDeviceGetGpuInstanceRemainingCapacity(void *device, unsigned int profileId, void *count)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_nvmlDeviceGetGpuInstanceRemainingCapacity], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, void *))cutap_fn)(device, profileId, count);
     uint64_t cutap_w[3] = {(uint64_t)(uintptr_t)device, (uint64_t)profileId, (uint64_t)(uintptr_t)count};
     return (unsigned int)cutap_dispatch(CUTAP_ID_nvmlDeviceGetGpuInstanceRemainingCapacity, cutap_w, thunk_nvmlDeviceGetGpuInstanceRemainingCapacity);
 }
@@ -1043,11 +785,8 @@ static uint64_t thunk_nvmlDeviceGetGpuInstances(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, void *, void *))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (void *)(uintptr_t)a[2], (void *)(uintptr_t)a[3]);
 }
-CUTAP_EXPORT unsigned int nvmlDeviceGetGpuInstances(void *device, unsigned int profileId, void *gpuInstances, void *count)
+CUTAP_SLOW unsigned int cutap_slow_nvmlDeviceGetGpuInstances(void *device, unsigned int profileId, void *gpuInstances, void *count)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_nvmlDeviceGetGpuInstances], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, void *, void *))cutap_fn)(device, profileId, gpuInstances, count);
     uint64_t cutap_w[4] = {(uint64_t)(uintptr_t)device, (uint64_t)profileId, (uint64_t)(uintptr_t)gpuInstances, (uint64_t)(uintptr_t)count};
     return (unsigned int)cutap_dispatch(CUTAP_ID_nvmlDeviceGetGpuInstances, cutap_w, thunk_nvmlDeviceGetGpuInstances);
 }
@@ -1055,11 +794,8 @@ static uint64_t thunk_nvmlDeviceGetGpuMaxPcieLinkGeneration(void *fn, uint64_t *
 {
     return (uint64_t)((unsigned int (*)(void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1]);
 }
-CUTAP_EXPORT unsigned int nvmlDeviceGetGpuMaxPcieLinkGeneration(void *device, void *maxLinkGenDevice)
+CUTAP_SLOW unsigned int cutap_slow_nvmlDeviceGetGpuMaxPcieLinkGeneration(void *device, void *maxLinkGenDevice)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_nvmlDeviceGetGpuMaxPcieLinkGeneration], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *))cutap_fn)(device, maxLinkGenDevice);
     uint64_t cutap_w[2] = {(uint64_t)(uintptr_t)device, (uint64_t)(uintptr_t)maxLinkGenDevice};
     return (unsigned int)cutap_dispatch(CUTAP_ID_nvmlDeviceGetGpuMaxPcieLinkGeneration, cutap_w, thunk_nvmlDeviceGetGpuMaxPcieLinkGeneration);
 }
@@ -1067,11 +803,8 @@ static uint64_t thunk_nvmlDeviceGetGpuOperationMode(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1], (void *)(uintptr_t)a[2]);
 }
-CUTAP_EXPORT unsigned int nvmlDeviceGetGpuOperationMode(void *device, void *current, void *pending)
+CUTAP_SLOW unsigned int cutap_slow_nvmlDeviceGetGpuOperationMode(void *device, void *current, void *pending)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_nvmlDeviceGetGpuOperationMode], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *, void *))cutap_fn)(device, current, pending);
     uint64_t cutap_w[3] = {(uint64_t)(uintptr_t)device, (uint64_t)(uintptr_t)current, (uint64_t)(uintptr_t)pending};
     return (unsigned int)cutap_dispatch(CUTAP_ID_nvmlDeviceGetGpuOperationMode, cutap_w, thunk_nvmlDeviceGetGpuOperationMode);
 }
@@ -1079,11 +812,8 @@ static uint64_t thunk_nvmlDeviceGetGraphicsRunningProcesses_v3(void *fn, uint64_
 {
     return (uint64_t)((unsigned int (*)(void *, void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1], (void *)(uintptr_t)a[2]);
 }
-CUTAP_EXPORT unsigned int nvmlDeviceGetGraphicsRunningProcesses_v3(void *device, void *infoCount, void *infos)
+CUTAP_SLOW unsigned int cutap_slow_nvmlDeviceGetGraphicsRunningProcesses_v3(void *device, void *infoCount, void *infos)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_nvmlDeviceGetGraphicsRunningProcesses_v3], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *, void *))cutap_fn)(device, infoCount, infos);
     uint64_t cutap_w[3] = {(uint64_t)(uintptr_t)device, (uint64_t)(uintptr_t)infoCount, (uint64_t)(uintptr_t)infos};
     return (unsigned int)cutap_dispatch(CUTAP_ID_nvmlDeviceGetGraphicsRunningProcesses_v3, cutap_w, thunk_nvmlDeviceGetGraphicsRunningProcesses_v3);
 }
@@ -1091,11 +821,8 @@ static uint64_t thunk_nvmlDeviceGetGridLicensableFeatures_v4(void *fn, uint64_t 
 {
     return (uint64_t)((unsigned int (*)(void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1]);
 }
-CUTAP_EXPORT unsigned int nvmlDeviceGetGridLicensableFeatures_v4(void *device, void *pGridLicensableFeatures)
+CUTAP_SLOW unsigned int cutap_slow_nvmlDeviceGetGridLicensableFeatures_v4(void *device, void *pGridLicensableFeatures)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_nvmlDeviceGetGridLicensableFeatures_v4], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *))cutap_fn)(device, pGridLicensableFeatures);
     uint64_t cutap_w[2] = {(uint64_t)(uintptr_t)device, (uint64_t)(uintptr_t)pGridLicensableFeatures};
     return (unsigned int)cutap_dispatch(CUTAP_ID_nvmlDeviceGetGridLicensableFeatures_v4, cutap_w, thunk_nvmlDeviceGetGridLicensableFeatures_v4);
 }
@@ -1103,11 +830,8 @@ static uint64_t thunk_nvmlDeviceGetGspFirmwareMode(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1], (void *)(uintptr_t)a[2]);
 }
-CUTAP_EXPORT unsigned int nvmlDeviceGetGspFirmwareMode(void *device, void *isEnabled, void *defaultMode)
+CUTAP_SLOW unsigned int cutap_slow_nvmlDeviceGetGspFirmwareMode(void *device, void *isEnabled, void *defaultMode)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_nvmlDeviceGetGspFirmwareMode], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *, void *))cutap_fn)(device, isEnabled, defaultMode);
     uint64_t cutap_w[3] = {(uint64_t)(uintptr_t)device, (uint64_t)(uintptr_t)isEnabled, (uint64_t)(uintptr_t)defaultMode};
     return (unsigned int)cutap_dispatch(CUTAP_ID_nvmlDeviceGetGspFirmwareMode, cutap_w, thunk_nvmlDeviceGetGspFirmwareMode);
 }
@@ -1115,11 +839,8 @@ static uint64_t thunk_nvmlDeviceGetGspFirmwareVersion(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1]);
 }
-CUTAP_EXPORT unsigned int nvmlDeviceGetGspFirmwareVersion(void *device, void *version)
+CUTAP_SLOW unsigned int cutap_slow_nvmlDeviceGetGspFirmwareVersion(void *device, void *version)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_nvmlDeviceGetGspFirmwareVersion], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *))cutap_fn)(device, version);
     uint64_t cutap_w[2] = {(uint64_t)(uintptr_t)device, (uint64_t)(uintptr_t)version};
     return (unsigned int)cutap_dispatch(CUTAP_ID_nvmlDeviceGetGspFirmwareVersion, cutap_w, thunk_nvmlDeviceGetGspFirmwareVersion);
 }
@@ -1127,11 +848,8 @@ static uint64_t thunk_nvmlDeviceGetHandleByIndex_v2(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(unsigned int, void *))fn)((unsigned int)a[0], (void *)(uintptr_t)a[1]);
 }
-CUTAP_EXPORT unsigned int nvmlDeviceGetHandleByIndex_v2(unsigned int index, void *device)
+CUTAP_SLOW unsigned int cutap_slow_nvmlDeviceGetHandleByIndex_v2(unsigned int index, void *device)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_nvmlDeviceGetHandleByIndex_v2], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(unsigned int, void *))cutap_fn)(index, device);
     uint64_t cutap_w[2] = {(uint64_t)index, (uint64_t)(uintptr_t)device};
     return (unsigned int)cutap_dispatch(CUTAP_ID_nvmlDeviceGetHandleByIndex_v2, cutap_w, thunk_nvmlDeviceGetHandleByIndex_v2);
 }
@@ -1139,11 +857,8 @@ static uint64_t thunk_nvmlDeviceGetHandleByPciBusId_v2(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1]);
 }
-CUTAP_EXPORT unsigned int nvmlDeviceGetHandleByPciBusId_v2(void *pciBusId, void *device)
+CUTAP_SLOW unsigned int cutap_slow_nvmlDeviceGetHandleByPciBusId_v2(void *pciBusId, void *device)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_nvmlDeviceGetHandleByPciBusId_v2], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *))cutap_fn)(pciBusId, device);
     uint64_t cutap_w[2] = {(uint64_t)(uintptr_t)pciBusId, (uint64_t)(uintptr_t)device};
     return (unsigned int)cutap_dispatch(CUTAP_ID_nvmlDeviceGetHandleByPciBusId_v2, cutap_w, thunk_nvmlDeviceGetHandleByPciBusId_v2);
 }
@@ -1151,11 +866,8 @@ static uint64_t thunk_nvmlDeviceGetHandleBySerial(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1]);
 }
-CUTAP_EXPORT unsigned int nvmlDeviceGetHandleBySerial(void *serial, void *device)
+CUTAP_SLOW unsigned int cutap_slow_nvmlDeviceGetHandleBySerial(void *serial, void *device)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_nvmlDeviceGetHandleBySerial], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *))cutap_fn)(serial, device);
     uint64_t cutap_w[2] = {(uint64_t)(uintptr_t)serial, (uint64_t)(uintptr_t)device};
     return (unsigned int)cutap_dispatch(CUTAP_ID_nvmlDeviceGetHandleBySerial, cutap_w, thunk_nvmlDeviceGetHandleBySerial);
 }
@@ -1163,11 +875,8 @@ static uint64_t thunk_nvmlDeviceGetHandleByUUID(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1]);
 }
-CUTAP_EXPORT unsigned int nvmlDeviceGetHandleByUUID(void *uuid, void *device)
+CUTAP_SLOW unsigned int cutap_slow_nvmlDeviceGetHandleByUUID(void *uuid, void *device)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_nvmlDeviceGetHandleByUUID], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *))cutap_fn)(uuid, device);
     uint64_t cutap_w[2] = {(uint64_t)(uintptr_t)uuid, (uint64_t)(uintptr_t)device};
     return (unsigned int)cutap_dispatch(CUTAP_ID_nvmlDeviceGetHandleByUUID, cutap_w, thunk_nvmlDeviceGetHandleByUUID);
 }
@@ -1175,11 +884,8 @@ static uint64_t thunk_nvmlDeviceGetHandleByUUIDV(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1]);
 }
-CUTAP_EXPORT unsigned int nvmlDeviceGetHandleByUUIDV(void *uuid, void *device)
+CUTAP_SLOW unsigned int cutap_slow_nvmlDeviceGetHandleByUUIDV(void *uuid, void *device)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_nvmlDeviceGetHandleByUUIDV], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *))cutap_fn)(uuid, device);
     uint64_t cutap_w[2] = {(uint64_t)(uintptr_t)uuid, (uint64_t)(uintptr_t)device};
     return (unsigned int)cutap_dispatch(CUTAP_ID_nvmlDeviceGetHandleByUUIDV, cutap_w, thunk_nvmlDeviceGetHandleByUUIDV);
 }
@@ -1187,11 +893,8 @@ static uint64_t thunk_nvmlDeviceGetHostVgpuMode(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1]);
 }
-CUTAP_EXPORT unsigned int nvmlDeviceGetHostVgpuMode(void *device, void *pHostVgpuMode)
+CUTAP_SLOW unsigned int cutap_slow_nvmlDeviceGetHostVgpuMode(void *device, void *pHostVgpuMode)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_nvmlDeviceGetHostVgpuMode], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *))cutap_fn)(device, pHostVgpuMode);
     uint64_t cutap_w[2] = {(uint64_t)(uintptr_t)device, (uint64_t)(uintptr_t)pHostVgpuMode};
     return (unsigned int)cutap_dispatch(CUTAP_ID_nvmlDeviceGetHostVgpuMode, cutap_w, thunk_nvmlDeviceGetHostVgpuMode);
 }
@@ -1199,11 +902,8 @@ static uint64_t thunk_nvmlDeviceGetHostname_v1(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1]);
 }
-CUTAP_EXPORT unsigned int nvmlDeviceGetHostname_v1(void *device, void *hostname)
+CUTAP_SLOW unsigned int cutap_slow_nvmlDeviceGetHostname_v1(void *device, void *hostname)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_nvmlDeviceGetHostname_v1], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *))cutap_fn)(device, hostname);
     uint64_t cutap_w[2] = {(uint64_t)(uintptr_t)device, (uint64_t)(uintptr_t)hostname};
     return (unsigned int)cutap_dispatch(CUTAP_ID_nvmlDeviceGetHostname_v1, cutap_w, thunk_nvmlDeviceGetHostname_v1);
 }
@@ -1211,11 +911,8 @@ static uint64_t thunk_nvmlDeviceGetIndex(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1]);
 }
-CUTAP_EXPORT unsigned int nvmlDeviceGetIndex(void *device, void *index)
+CUTAP_SLOW unsigned int cutap_slow_nvmlDeviceGetIndex(void *device, void *index)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_nvmlDeviceGetIndex], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *))cutap_fn)(device, index);
     uint64_t cutap_w[2] = {(uint64_t)(uintptr_t)device, (uint64_t)(uintptr_t)index};
     return (unsigned int)cutap_dispatch(CUTAP_ID_nvmlDeviceGetIndex, cutap_w, thunk_nvmlDeviceGetIndex);
 }
@@ -1223,11 +920,8 @@ static uint64_t thunk_nvmlDeviceGetInforomConfigurationChecksum(void *fn, uint64
 {
     return (uint64_t)((unsigned int (*)(void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1]);
 }
-CUTAP_EXPORT unsigned int nvmlDeviceGetInforomConfigurationChecksum(void *device, void *checksum)
+CUTAP_SLOW unsigned int cutap_slow_nvmlDeviceGetInforomConfigurationChecksum(void *device, void *checksum)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_nvmlDeviceGetInforomConfigurationChecksum], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *))cutap_fn)(device, checksum);
     uint64_t cutap_w[2] = {(uint64_t)(uintptr_t)device, (uint64_t)(uintptr_t)checksum};
     return (unsigned int)cutap_dispatch(CUTAP_ID_nvmlDeviceGetInforomConfigurationChecksum, cutap_w, thunk_nvmlDeviceGetInforomConfigurationChecksum);
 }
@@ -1235,11 +929,8 @@ static uint64_t thunk_nvmlDeviceGetInforomImageVersion(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *, unsigned int))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1], (unsigned int)a[2]);
 }
-CUTAP_EXPORT unsigned int nvmlDeviceGetInforomImageVersion(void *device, void *version, unsigned int length)
+CUTAP_SLOW unsigned int cutap_slow_nvmlDeviceGetInforomImageVersion(void *device, void *version, unsigned int length)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_nvmlDeviceGetInforomImageVersion], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *, unsigned int))cutap_fn)(device, version, length);
     uint64_t cutap_w[3] = {(uint64_t)(uintptr_t)device, (uint64_t)(uintptr_t)version, (uint64_t)length};
     return (unsigned int)cutap_dispatch(CUTAP_ID_nvmlDeviceGetInforomImageVersion, cutap_w, thunk_nvmlDeviceGetInforomImageVersion);
 }
@@ -1247,11 +938,8 @@ static uint64_t thunk_nvmlDeviceGetInforomVersion(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, void *, unsigned int))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (void *)(uintptr_t)a[2], (unsigned int)a[3]);
 }
-CUTAP_EXPORT unsigned int nvmlDeviceGetInforomVersion(void *device, unsigned int object, void *version, unsigned int length)
+CUTAP_SLOW unsigned int cutap_slow_nvmlDeviceGetInforomVersion(void *device, unsigned int object, void *version, unsigned int length)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_nvmlDeviceGetInforomVersion], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, void *, unsigned int))cutap_fn)(device, object, version, length);
     uint64_t cutap_w[4] = {(uint64_t)(uintptr_t)device, (uint64_t)object, (uint64_t)(uintptr_t)version, (uint64_t)length};
     return (unsigned int)cutap_dispatch(CUTAP_ID_nvmlDeviceGetInforomVersion, cutap_w, thunk_nvmlDeviceGetInforomVersion);
 }
@@ -1259,11 +947,8 @@ static uint64_t thunk_nvmlDeviceGetIrqNum(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1]);
 }
-CUTAP_EXPORT unsigned int nvmlDeviceGetIrqNum(void *device, void *irqNum)
+CUTAP_SLOW unsigned int cutap_slow_nvmlDeviceGetIrqNum(void *device, void *irqNum)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_nvmlDeviceGetIrqNum], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *))cutap_fn)(device, irqNum);
     uint64_t cutap_w[2] = {(uint64_t)(uintptr_t)device, (uint64_t)(uintptr_t)irqNum};
     return (unsigned int)cutap_dispatch(CUTAP_ID_nvmlDeviceGetIrqNum, cutap_w, thunk_nvmlDeviceGetIrqNum);
 }
@@ -1271,11 +956,8 @@ static uint64_t thunk_nvmlDeviceGetJpgUtilization(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1], (void *)(uintptr_t)a[2]);
 }
-CUTAP_EXPORT unsigned int nvmlDeviceGetJpgUtilization(void *device, void *utilization, void *samplingPeriodUs)
+CUTAP_SLOW unsigned int cutap_slow_nvmlDeviceGetJpgUtilization(void *device, void *utilization, void *samplingPeriodUs)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_nvmlDeviceGetJpgUtilization], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *, void *))cutap_fn)(device, utilization, samplingPeriodUs);
     uint64_t cutap_w[3] = {(uint64_t)(uintptr_t)device, (uint64_t)(uintptr_t)utilization, (uint64_t)(uintptr_t)samplingPeriodUs};
     return (unsigned int)cutap_dispatch(CUTAP_ID_nvmlDeviceGetJpgUtilization, cutap_w, thunk_nvmlDeviceGetJpgUtilization);
 }
@@ -1283,11 +965,8 @@ static uint64_t thunk_nvmlDeviceGetLastBBXFlushTime(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1], (void *)(uintptr_t)a[2]);
 }
-CUTAP_EXPORT unsigned int nvmlDeviceGetLastBBXFlushTime(void *device, void *timestamp, void *durationUs)
+CUTAP_SLOW unsigned int cutap_slow_nvmlDeviceGetLastBBXFlushTime(void *device, void *timestamp, void *durationUs)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_nvmlDeviceGetLastBBXFlushTime], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *, void *))cutap_fn)(device, timestamp, durationUs);
     uint64_t cutap_w[3] = {(uint64_t)(uintptr_t)device, (uint64_t)(uintptr_t)timestamp, (uint64_t)(uintptr_t)durationUs};
     return (unsigned int)cutap_dispatch(CUTAP_ID_nvmlDeviceGetLastBBXFlushTime, cutap_w, thunk_nvmlDeviceGetLastBBXFlushTime);
 }
@@ -1295,11 +974,8 @@ static uint64_t thunk_nvmlDeviceGetMPSComputeRunningProcesses_v3(void *fn, uint6
 {
     return (uint64_t)((unsigned int (*)(void *, void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1], (void *)(uintptr_t)a[2]);
 }
-CUTAP_EXPORT unsigned int nvmlDeviceGetMPSComputeRunningProcesses_v3(void *device, void *infoCount, void *infos)
+CUTAP_SLOW unsigned int cutap_slow_nvmlDeviceGetMPSComputeRunningProcesses_v3(void *device, void *infoCount, void *infos)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_nvmlDeviceGetMPSComputeRunningProcesses_v3], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *, void *))cutap_fn)(device, infoCount, infos);
     uint64_t cutap_w[3] = {(uint64_t)(uintptr_t)device, (uint64_t)(uintptr_t)infoCount, (uint64_t)(uintptr_t)infos};
     return (unsigned int)cutap_dispatch(CUTAP_ID_nvmlDeviceGetMPSComputeRunningProcesses_v3, cutap_w, thunk_nvmlDeviceGetMPSComputeRunningProcesses_v3);
 }
@@ -1307,11 +983,8 @@ static uint64_t thunk_nvmlDeviceGetMarginTemperature(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1]);
 }
-CUTAP_EXPORT unsigned int nvmlDeviceGetMarginTemperature(void *device, void *marginTempInfo)
+CUTAP_SLOW unsigned int cutap_slow_nvmlDeviceGetMarginTemperature(void *device, void *marginTempInfo)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_nvmlDeviceGetMarginTemperature], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *))cutap_fn)(device, marginTempInfo);
     uint64_t cutap_w[2] = {(uint64_t)(uintptr_t)device, (uint64_t)(uintptr_t)marginTempInfo};
     return (unsigned int)cutap_dispatch(CUTAP_ID_nvmlDeviceGetMarginTemperature, cutap_w, thunk_nvmlDeviceGetMarginTemperature);
 }
@@ -1319,11 +992,8 @@ static uint64_t thunk_nvmlDeviceGetMaxClockInfo(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, void *))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (void *)(uintptr_t)a[2]);
 }
-CUTAP_EXPORT unsigned int nvmlDeviceGetMaxClockInfo(void *device, unsigned int type, void *clock)
+CUTAP_SLOW unsigned int cutap_slow_nvmlDeviceGetMaxClockInfo(void *device, unsigned int type, void *clock)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_nvmlDeviceGetMaxClockInfo], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, void *))cutap_fn)(device, type, clock);
     uint64_t cutap_w[3] = {(uint64_t)(uintptr_t)device, (uint64_t)type, (uint64_t)(uintptr_t)clock};
     return (unsigned int)cutap_dispatch(CUTAP_ID_nvmlDeviceGetMaxClockInfo, cutap_w, thunk_nvmlDeviceGetMaxClockInfo);
 }
@@ -1331,11 +1001,8 @@ static uint64_t thunk_nvmlDeviceGetMaxCustomerBoostClock(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, void *))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (void *)(uintptr_t)a[2]);
 }
-CUTAP_EXPORT unsigned int nvmlDeviceGetMaxCustomerBoostClock(void *device, unsigned int clockType, void *clockMHz)
+CUTAP_SLOW unsigned int cutap_slow_nvmlDeviceGetMaxCustomerBoostClock(void *device, unsigned int clockType, void *clockMHz)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_nvmlDeviceGetMaxCustomerBoostClock], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, void *))cutap_fn)(device, clockType, clockMHz);
     uint64_t cutap_w[3] = {(uint64_t)(uintptr_t)device, (uint64_t)clockType, (uint64_t)(uintptr_t)clockMHz};
     return (unsigned int)cutap_dispatch(CUTAP_ID_nvmlDeviceGetMaxCustomerBoostClock, cutap_w, thunk_nvmlDeviceGetMaxCustomerBoostClock);
 }
@@ -1343,11 +1010,8 @@ static uint64_t thunk_nvmlDeviceGetMaxMigDeviceCount(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1]);
 }
-CUTAP_EXPORT unsigned int nvmlDeviceGetMaxMigDeviceCount(void *device, void *count)
+CUTAP_SLOW unsigned int cutap_slow_nvmlDeviceGetMaxMigDeviceCount(void *device, void *count)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_nvmlDeviceGetMaxMigDeviceCount], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *))cutap_fn)(device, count);
     uint64_t cutap_w[2] = {(uint64_t)(uintptr_t)device, (uint64_t)(uintptr_t)count};
     return (unsigned int)cutap_dispatch(CUTAP_ID_nvmlDeviceGetMaxMigDeviceCount, cutap_w, thunk_nvmlDeviceGetMaxMigDeviceCount);
 }
@@ -1355,11 +1019,8 @@ static uint64_t thunk_nvmlDeviceGetMaxPcieLinkGeneration(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1]);
 }
-CUTAP_EXPORT unsigned int nvmlDeviceGetMaxPcieLinkGeneration(void *device, void *maxLinkGen)
+CUTAP_SLOW unsigned int cutap_slow_nvmlDeviceGetMaxPcieLinkGeneration(void *device, void *maxLinkGen)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_nvmlDeviceGetMaxPcieLinkGeneration], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *))cutap_fn)(device, maxLinkGen);
     uint64_t cutap_w[2] = {(uint64_t)(uintptr_t)device, (uint64_t)(uintptr_t)maxLinkGen};
     return (unsigned int)cutap_dispatch(CUTAP_ID_nvmlDeviceGetMaxPcieLinkGeneration, cutap_w, thunk_nvmlDeviceGetMaxPcieLinkGeneration);
 }
@@ -1367,11 +1028,8 @@ static uint64_t thunk_nvmlDeviceGetMaxPcieLinkWidth(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1]);
 }
-CUTAP_EXPORT unsigned int nvmlDeviceGetMaxPcieLinkWidth(void *device, void *maxLinkWidth)
+CUTAP_SLOW unsigned int cutap_slow_nvmlDeviceGetMaxPcieLinkWidth(void *device, void *maxLinkWidth)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_nvmlDeviceGetMaxPcieLinkWidth], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *))cutap_fn)(device, maxLinkWidth);
     uint64_t cutap_w[2] = {(uint64_t)(uintptr_t)device, (uint64_t)(uintptr_t)maxLinkWidth};
     return (unsigned int)cutap_dispatch(CUTAP_ID_nvmlDeviceGetMaxPcieLinkWidth, cutap_w, thunk_nvmlDeviceGetMaxPcieLinkWidth);
 }
@@ -1379,11 +1037,8 @@ static uint64_t thunk_nvmlDeviceGetMemClkMinMaxVfOffset(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1], (void *)(uintptr_t)a[2]);
 }
-CUTAP_EXPORT unsigned int nvmlDeviceGetMemClkMinMaxVfOffset(void *device, void *minOffset, void *maxOffset)
+CUTAP_SLOW unsigned int cutap_slow_nvmlDeviceGetMemClkMinMaxVfOffset(void *device, void *minOffset, void *maxOffset)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_nvmlDeviceGetMemClkMinMaxVfOffset], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *, void *))cutap_fn)(device, minOffset, maxOffset);
     uint64_t cutap_w[3] = {(uint64_t)(uintptr_t)device, (uint64_t)(uintptr_t)minOffset, (uint64_t)(uintptr_t)maxOffset};
     return (unsigned int)cutap_dispatch(CUTAP_ID_nvmlDeviceGetMemClkMinMaxVfOffset, cutap_w, thunk_nvmlDeviceGetMemClkMinMaxVfOffset);
 }
@@ -1391,11 +1046,8 @@ static uint64_t thunk_nvmlDeviceGetMemClkVfOffset(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1]);
 }
-CUTAP_EXPORT unsigned int nvmlDeviceGetMemClkVfOffset(void *device, void *offset)
+CUTAP_SLOW unsigned int cutap_slow_nvmlDeviceGetMemClkVfOffset(void *device, void *offset)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_nvmlDeviceGetMemClkVfOffset], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *))cutap_fn)(device, offset);
     uint64_t cutap_w[2] = {(uint64_t)(uintptr_t)device, (uint64_t)(uintptr_t)offset};
     return (unsigned int)cutap_dispatch(CUTAP_ID_nvmlDeviceGetMemClkVfOffset, cutap_w, thunk_nvmlDeviceGetMemClkVfOffset);
 }
@@ -1403,11 +1055,8 @@ static uint64_t thunk_nvmlDeviceGetMemoryAffinity(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, void *, unsigned int))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (void *)(uintptr_t)a[2], (unsigned int)a[3]);
 }
-CUTAP_EXPORT unsigned int nvmlDeviceGetMemoryAffinity(void *device, unsigned int nodeSetSize, void *nodeSet, unsigned int scope)
+CUTAP_SLOW unsigned int cutap_slow_nvmlDeviceGetMemoryAffinity(void *device, unsigned int nodeSetSize, void *nodeSet, unsigned int scope)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_nvmlDeviceGetMemoryAffinity], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, void *, unsigned int))cutap_fn)(device, nodeSetSize, nodeSet, scope);
     uint64_t cutap_w[4] = {(uint64_t)(uintptr_t)device, (uint64_t)nodeSetSize, (uint64_t)(uintptr_t)nodeSet, (uint64_t)scope};
     return (unsigned int)cutap_dispatch(CUTAP_ID_nvmlDeviceGetMemoryAffinity, cutap_w, thunk_nvmlDeviceGetMemoryAffinity);
 }
@@ -1415,11 +1064,8 @@ static uint64_t thunk_nvmlDeviceGetMemoryBusWidth(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1]);
 }
-CUTAP_EXPORT unsigned int nvmlDeviceGetMemoryBusWidth(void *device, void *busWidth)
+CUTAP_SLOW unsigned int cutap_slow_nvmlDeviceGetMemoryBusWidth(void *device, void *busWidth)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_nvmlDeviceGetMemoryBusWidth], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *))cutap_fn)(device, busWidth);
     uint64_t cutap_w[2] = {(uint64_t)(uintptr_t)device, (uint64_t)(uintptr_t)busWidth};
     return (unsigned int)cutap_dispatch(CUTAP_ID_nvmlDeviceGetMemoryBusWidth, cutap_w, thunk_nvmlDeviceGetMemoryBusWidth);
 }
@@ -1427,11 +1073,8 @@ static uint64_t thunk_nvmlDeviceGetMemoryErrorCounter(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, unsigned int, unsigned int, void *))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (unsigned int)a[2], (unsigned int)a[3], (void *)(uintptr_t)a[4]);
 }
-CUTAP_EXPORT unsigned int nvmlDeviceGetMemoryErrorCounter(void *device, unsigned int errorType, unsigned int counterType, unsigned int locationType, void *count)
+CUTAP_SLOW unsigned int cutap_slow_nvmlDeviceGetMemoryErrorCounter(void *device, unsigned int errorType, unsigned int counterType, unsigned int locationType, void *count)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_nvmlDeviceGetMemoryErrorCounter], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, unsigned int, unsigned int, void *))cutap_fn)(device, errorType, counterType, locationType, count);
     uint64_t cutap_w[5] = {(uint64_t)(uintptr_t)device, (uint64_t)errorType, (uint64_t)counterType, (uint64_t)locationType, (uint64_t)(uintptr_t)count};
     return (unsigned int)cutap_dispatch(CUTAP_ID_nvmlDeviceGetMemoryErrorCounter, cutap_w, thunk_nvmlDeviceGetMemoryErrorCounter);
 }
@@ -1439,11 +1082,8 @@ static uint64_t thunk_nvmlDeviceGetMemoryInfo(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1]);
 }
-CUTAP_EXPORT unsigned int nvmlDeviceGetMemoryInfo(void *device, void *memory)
+CUTAP_SLOW unsigned int cutap_slow_nvmlDeviceGetMemoryInfo(void *device, void *memory)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_nvmlDeviceGetMemoryInfo], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *))cutap_fn)(device, memory);
     uint64_t cutap_w[2] = {(uint64_t)(uintptr_t)device, (uint64_t)(uintptr_t)memory};
     return (unsigned int)cutap_dispatch(CUTAP_ID_nvmlDeviceGetMemoryInfo, cutap_w, thunk_nvmlDeviceGetMemoryInfo);
 }
@@ -1451,11 +1091,8 @@ static uint64_t thunk_nvmlDeviceGetMemoryInfo_v2(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1]);
 }
-CUTAP_EXPORT unsigned int nvmlDeviceGetMemoryInfo_v2(void *device, void *memory)
+CUTAP_SLOW unsigned int cutap_slow_nvmlDeviceGetMemoryInfo_v2(void *device, void *memory)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_nvmlDeviceGetMemoryInfo_v2], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *))cutap_fn)(device, memory);
     uint64_t cutap_w[2] = {(uint64_t)(uintptr_t)device, (uint64_t)(uintptr_t)memory};
     return (unsigned int)cutap_dispatch(CUTAP_ID_nvmlDeviceGetMemoryInfo_v2, cutap_w, thunk_nvmlDeviceGetMemoryInfo_v2);
 }
@@ -1463,11 +1100,8 @@ static uint64_t thunk_nvmlDeviceGetMigDeviceHandleByIndex(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, void *))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (void *)(uintptr_t)a[2]);
 }
-CUTAP_EXPORT unsigned int nvmlDeviceGetMigDeviceHandleByIndex(void *device, unsigned int index, void *migDevice)
+CUTAP_SLOW unsigned int cutap_slow_nvmlDeviceGetMigDeviceHandleByIndex(void *device, unsigned int index, void *migDevice)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_nvmlDeviceGetMigDeviceHandleByIndex], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, void *))cutap_fn)(device, index, migDevice);
     uint64_t cutap_w[3] = {(uint64_t)(uintptr_t)device, (uint64_t)index, (uint64_t)(uintptr_t)migDevice};
     return (unsigned int)cutap_dispatch(CUTAP_ID_nvmlDeviceGetMigDeviceHandleByIndex, cutap_w, thunk_nvmlDeviceGetMigDeviceHandleByIndex);
 }
@@ -1475,11 +1109,8 @@ static uint64_t thunk_nvmlDeviceGetMigMode(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1], (void *)(uintptr_t)a[2]);
 }
-CUTAP_EXPORT unsigned int nvmlDeviceGetMigMode(void *device, void *currentMode, void *pendingMode)
+CUTAP_SLOW unsigned int cutap_slow_nvmlDeviceGetMigMode(void *device, void *currentMode, void *pendingMode)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_nvmlDeviceGetMigMode], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *, void *))cutap_fn)(device, currentMode, pendingMode);
     uint64_t cutap_w[3] = {(uint64_t)(uintptr_t)device, (uint64_t)(uintptr_t)currentMode, (uint64_t)(uintptr_t)pendingMode};
     return (unsigned int)cutap_dispatch(CUTAP_ID_nvmlDeviceGetMigMode, cutap_w, thunk_nvmlDeviceGetMigMode);
 }
@@ -1487,11 +1118,8 @@ static uint64_t thunk_nvmlDeviceGetMinMaxClockOfPState(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, unsigned int, void *, void *))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (unsigned int)a[2], (void *)(uintptr_t)a[3], (void *)(uintptr_t)a[4]);
 }
-CUTAP_EXPORT unsigned int nvmlDeviceGetMinMaxClockOfPState(void *device, unsigned int type, unsigned int pstate, void *minClockMHz, void *maxClockMHz)
+CUTAP_SLOW unsigned int cutap_slow_nvmlDeviceGetMinMaxClockOfPState(void *device, unsigned int type, unsigned int pstate, void *minClockMHz, void *maxClockMHz)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_nvmlDeviceGetMinMaxClockOfPState], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, unsigned int, void *, void *))cutap_fn)(device, type, pstate, minClockMHz, maxClockMHz);
     uint64_t cutap_w[5] = {(uint64_t)(uintptr_t)device, (uint64_t)type, (uint64_t)pstate, (uint64_t)(uintptr_t)minClockMHz, (uint64_t)(uintptr_t)maxClockMHz};
     return (unsigned int)cutap_dispatch(CUTAP_ID_nvmlDeviceGetMinMaxClockOfPState, cutap_w, thunk_nvmlDeviceGetMinMaxClockOfPState);
 }
@@ -1499,11 +1127,8 @@ static uint64_t thunk_nvmlDeviceGetMinMaxFanSpeed(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1], (void *)(uintptr_t)a[2]);
 }
-CUTAP_EXPORT unsigned int nvmlDeviceGetMinMaxFanSpeed(void *device, void *minSpeed, void *maxSpeed)
+CUTAP_SLOW unsigned int cutap_slow_nvmlDeviceGetMinMaxFanSpeed(void *device, void *minSpeed, void *maxSpeed)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_nvmlDeviceGetMinMaxFanSpeed], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *, void *))cutap_fn)(device, minSpeed, maxSpeed);
     uint64_t cutap_w[3] = {(uint64_t)(uintptr_t)device, (uint64_t)(uintptr_t)minSpeed, (uint64_t)(uintptr_t)maxSpeed};
     return (unsigned int)cutap_dispatch(CUTAP_ID_nvmlDeviceGetMinMaxFanSpeed, cutap_w, thunk_nvmlDeviceGetMinMaxFanSpeed);
 }
@@ -1511,11 +1136,8 @@ static uint64_t thunk_nvmlDeviceGetMinorNumber(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1]);
 }
-CUTAP_EXPORT unsigned int nvmlDeviceGetMinorNumber(void *device, void *minorNumber)
+CUTAP_SLOW unsigned int cutap_slow_nvmlDeviceGetMinorNumber(void *device, void *minorNumber)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_nvmlDeviceGetMinorNumber], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *))cutap_fn)(device, minorNumber);
     uint64_t cutap_w[2] = {(uint64_t)(uintptr_t)device, (uint64_t)(uintptr_t)minorNumber};
     return (unsigned int)cutap_dispatch(CUTAP_ID_nvmlDeviceGetMinorNumber, cutap_w, thunk_nvmlDeviceGetMinorNumber);
 }
@@ -1523,11 +1145,8 @@ static uint64_t thunk_nvmlDeviceGetModuleId(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1]);
 }
-CUTAP_EXPORT unsigned int nvmlDeviceGetModuleId(void *device, void *moduleId)
+CUTAP_SLOW unsigned int cutap_slow_nvmlDeviceGetModuleId(void *device, void *moduleId)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_nvmlDeviceGetModuleId], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *))cutap_fn)(device, moduleId);
     uint64_t cutap_w[2] = {(uint64_t)(uintptr_t)device, (uint64_t)(uintptr_t)moduleId};
     return (unsigned int)cutap_dispatch(CUTAP_ID_nvmlDeviceGetModuleId, cutap_w, thunk_nvmlDeviceGetModuleId);
 }
@@ -1535,11 +1154,8 @@ static uint64_t thunk_nvmlDeviceGetMultiGpuBoard(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1]);
 }
-CUTAP_EXPORT unsigned int nvmlDeviceGetMultiGpuBoard(void *device, void *multiGpuBool)
+CUTAP_SLOW unsigned int cutap_slow_nvmlDeviceGetMultiGpuBoard(void *device, void *multiGpuBool)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_nvmlDeviceGetMultiGpuBoard], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *))cutap_fn)(device, multiGpuBool);
     uint64_t cutap_w[2] = {(uint64_t)(uintptr_t)device, (uint64_t)(uintptr_t)multiGpuBool};
     return (unsigned int)cutap_dispatch(CUTAP_ID_nvmlDeviceGetMultiGpuBoard, cutap_w, thunk_nvmlDeviceGetMultiGpuBoard);
 }
@@ -1547,11 +1163,8 @@ static uint64_t thunk_nvmlDeviceGetName(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *, unsigned int))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1], (unsigned int)a[2]);
 }
-CUTAP_EXPORT unsigned int nvmlDeviceGetName(void *device, void *name, unsigned int length)
+CUTAP_SLOW unsigned int cutap_slow_nvmlDeviceGetName(void *device, void *name, unsigned int length)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_nvmlDeviceGetName], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *, unsigned int))cutap_fn)(device, name, length);
     uint64_t cutap_w[3] = {(uint64_t)(uintptr_t)device, (uint64_t)(uintptr_t)name, (uint64_t)length};
     return (unsigned int)cutap_dispatch(CUTAP_ID_nvmlDeviceGetName, cutap_w, thunk_nvmlDeviceGetName);
 }
@@ -1559,11 +1172,8 @@ static uint64_t thunk_nvmlDeviceGetNumFans(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1]);
 }
-CUTAP_EXPORT unsigned int nvmlDeviceGetNumFans(void *device, void *numFans)
+CUTAP_SLOW unsigned int cutap_slow_nvmlDeviceGetNumFans(void *device, void *numFans)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_nvmlDeviceGetNumFans], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *))cutap_fn)(device, numFans);
     uint64_t cutap_w[2] = {(uint64_t)(uintptr_t)device, (uint64_t)(uintptr_t)numFans};
     return (unsigned int)cutap_dispatch(CUTAP_ID_nvmlDeviceGetNumFans, cutap_w, thunk_nvmlDeviceGetNumFans);
 }
@@ -1571,11 +1181,8 @@ static uint64_t thunk_nvmlDeviceGetNumGpuCores(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1]);
 }
-CUTAP_EXPORT unsigned int nvmlDeviceGetNumGpuCores(void *device, void *numCores)
+CUTAP_SLOW unsigned int cutap_slow_nvmlDeviceGetNumGpuCores(void *device, void *numCores)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_nvmlDeviceGetNumGpuCores], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *))cutap_fn)(device, numCores);
     uint64_t cutap_w[2] = {(uint64_t)(uintptr_t)device, (uint64_t)(uintptr_t)numCores};
     return (unsigned int)cutap_dispatch(CUTAP_ID_nvmlDeviceGetNumGpuCores, cutap_w, thunk_nvmlDeviceGetNumGpuCores);
 }
@@ -1583,11 +1190,8 @@ static uint64_t thunk_nvmlDeviceGetNumaNodeId(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1]);
 }
-CUTAP_EXPORT unsigned int nvmlDeviceGetNumaNodeId(void *device, void *node)
+CUTAP_SLOW unsigned int cutap_slow_nvmlDeviceGetNumaNodeId(void *device, void *node)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_nvmlDeviceGetNumaNodeId], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *))cutap_fn)(device, node);
     uint64_t cutap_w[2] = {(uint64_t)(uintptr_t)device, (uint64_t)(uintptr_t)node};
     return (unsigned int)cutap_dispatch(CUTAP_ID_nvmlDeviceGetNumaNodeId, cutap_w, thunk_nvmlDeviceGetNumaNodeId);
 }
@@ -1595,11 +1199,8 @@ static uint64_t thunk_nvmlDeviceGetNvLinkCapability(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, unsigned int, void *))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (unsigned int)a[2], (void *)(uintptr_t)a[3]);
 }
-CUTAP_EXPORT unsigned int nvmlDeviceGetNvLinkCapability(void *device, unsigned int link, unsigned int capability, void *capResult)
+CUTAP_SLOW unsigned int cutap_slow_nvmlDeviceGetNvLinkCapability(void *device, unsigned int link, unsigned int capability, void *capResult)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_nvmlDeviceGetNvLinkCapability], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, unsigned int, void *))cutap_fn)(device, link, capability, capResult);
     uint64_t cutap_w[4] = {(uint64_t)(uintptr_t)device, (uint64_t)link, (uint64_t)capability, (uint64_t)(uintptr_t)capResult};
     return (unsigned int)cutap_dispatch(CUTAP_ID_nvmlDeviceGetNvLinkCapability, cutap_w, thunk_nvmlDeviceGetNvLinkCapability);
 }
@@ -1607,11 +1208,8 @@ static uint64_t thunk_nvmlDeviceGetNvLinkErrorCounter(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, unsigned int, void *))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (unsigned int)a[2], (void *)(uintptr_t)a[3]);
 }
-CUTAP_EXPORT unsigned int nvmlDeviceGetNvLinkErrorCounter(void *device, unsigned int link, unsigned int counter, void *counterValue)
+CUTAP_SLOW unsigned int cutap_slow_nvmlDeviceGetNvLinkErrorCounter(void *device, unsigned int link, unsigned int counter, void *counterValue)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_nvmlDeviceGetNvLinkErrorCounter], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, unsigned int, void *))cutap_fn)(device, link, counter, counterValue);
     uint64_t cutap_w[4] = {(uint64_t)(uintptr_t)device, (uint64_t)link, (uint64_t)counter, (uint64_t)(uintptr_t)counterValue};
     return (unsigned int)cutap_dispatch(CUTAP_ID_nvmlDeviceGetNvLinkErrorCounter, cutap_w, thunk_nvmlDeviceGetNvLinkErrorCounter);
 }
@@ -1619,11 +1217,8 @@ static uint64_t thunk_nvmlDeviceGetNvLinkInfo(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1]);
 }
-CUTAP_EXPORT unsigned int nvmlDeviceGetNvLinkInfo(void *device, void *info)
+CUTAP_SLOW unsigned int cutap_slow_nvmlDeviceGetNvLinkInfo(void *device, void *info)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_nvmlDeviceGetNvLinkInfo], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *))cutap_fn)(device, info);
     uint64_t cutap_w[2] = {(uint64_t)(uintptr_t)device, (uint64_t)(uintptr_t)info};
     return (unsigned int)cutap_dispatch(CUTAP_ID_nvmlDeviceGetNvLinkInfo, cutap_w, thunk_nvmlDeviceGetNvLinkInfo);
 }
@@ -1631,11 +1226,8 @@ static uint64_t thunk_nvmlDeviceGetNvLinkRemoteDeviceType(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, void *))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (void *)(uintptr_t)a[2]);
 }
-CUTAP_EXPORT unsigned int nvmlDeviceGetNvLinkRemoteDeviceType(void *device, unsigned int link, void *pNvLinkDeviceType)
+CUTAP_SLOW unsigned int cutap_slow_nvmlDeviceGetNvLinkRemoteDeviceType(void *device, unsigned int link, void *pNvLinkDeviceType)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_nvmlDeviceGetNvLinkRemoteDeviceType], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, void *))cutap_fn)(device, link, pNvLinkDeviceType);
     uint64_t cutap_w[3] = {(uint64_t)(uintptr_t)device, (uint64_t)link, (uint64_t)(uintptr_t)pNvLinkDeviceType};
     return (unsigned int)cutap_dispatch(CUTAP_ID_nvmlDeviceGetNvLinkRemoteDeviceType, cutap_w, thunk_nvmlDeviceGetNvLinkRemoteDeviceType);
 }
@@ -1643,11 +1235,8 @@ static uint64_t thunk_nvmlDeviceGetNvLinkRemotePciInfo_v2(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, void *))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (void *)(uintptr_t)a[2]);
 }
-CUTAP_EXPORT unsigned int nvmlDeviceGetNvLinkRemotePciInfo_v2(void *device, unsigned int link, void *pci)
+CUTAP_SLOW unsigned int cutap_slow_nvmlDeviceGetNvLinkRemotePciInfo_v2(void *device, unsigned int link, void *pci)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_nvmlDeviceGetNvLinkRemotePciInfo_v2], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, void *))cutap_fn)(device, link, pci);
     uint64_t cutap_w[3] = {(uint64_t)(uintptr_t)device, (uint64_t)link, (uint64_t)(uintptr_t)pci};
     return (unsigned int)cutap_dispatch(CUTAP_ID_nvmlDeviceGetNvLinkRemotePciInfo_v2, cutap_w, thunk_nvmlDeviceGetNvLinkRemotePciInfo_v2);
 }
@@ -1655,11 +1244,8 @@ static uint64_t thunk_nvmlDeviceGetNvLinkState(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, void *))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (void *)(uintptr_t)a[2]);
 }
-CUTAP_EXPORT unsigned int nvmlDeviceGetNvLinkState(void *device, unsigned int link, void *isActive)
+CUTAP_SLOW unsigned int cutap_slow_nvmlDeviceGetNvLinkState(void *device, unsigned int link, void *isActive)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_nvmlDeviceGetNvLinkState], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, void *))cutap_fn)(device, link, isActive);
     uint64_t cutap_w[3] = {(uint64_t)(uintptr_t)device, (uint64_t)link, (uint64_t)(uintptr_t)isActive};
     return (unsigned int)cutap_dispatch(CUTAP_ID_nvmlDeviceGetNvLinkState, cutap_w, thunk_nvmlDeviceGetNvLinkState);
 }
@@ -1667,11 +1253,8 @@ static uint64_t thunk_nvmlDeviceGetNvLinkUtilizationControl(void *fn, uint64_t *
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, unsigned int, void *))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (unsigned int)a[2], (void *)(uintptr_t)a[3]);
 }
-CUTAP_EXPORT unsigned int nvmlDeviceGetNvLinkUtilizationControl(void *device, unsigned int link, unsigned int counter, void *control)
+CUTAP_SLOW unsigned int cutap_slow_nvmlDeviceGetNvLinkUtilizationControl(void *device, unsigned int link, unsigned int counter, void *control)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_nvmlDeviceGetNvLinkUtilizationControl], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, unsigned int, void *))cutap_fn)(device, link, counter, control);
     uint64_t cutap_w[4] = {(uint64_t)(uintptr_t)device, (uint64_t)link, (uint64_t)counter, (uint64_t)(uintptr_t)control};
     return (unsigned int)cutap_dispatch(CUTAP_ID_nvmlDeviceGetNvLinkUtilizationControl, cutap_w, thunk_nvmlDeviceGetNvLinkUtilizationControl);
 }
@@ -1679,11 +1262,8 @@ static uint64_t thunk_nvmlDeviceGetNvLinkUtilizationCounter(void *fn, uint64_t *
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, unsigned int, void *, void *))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (unsigned int)a[2], (void *)(uintptr_t)a[3], (void *)(uintptr_t)a[4]);
 }
-CUTAP_EXPORT unsigned int nvmlDeviceGetNvLinkUtilizationCounter(void *device, unsigned int link, unsigned int counter, void *rxcounter, void *txcounter)
+CUTAP_SLOW unsigned int cutap_slow_nvmlDeviceGetNvLinkUtilizationCounter(void *device, unsigned int link, unsigned int counter, void *rxcounter, void *txcounter)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_nvmlDeviceGetNvLinkUtilizationCounter], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, unsigned int, void *, void *))cutap_fn)(device, link, counter, rxcounter, txcounter);
     uint64_t cutap_w[5] = {(uint64_t)(uintptr_t)device, (uint64_t)link, (uint64_t)counter, (uint64_t)(uintptr_t)rxcounter, (uint64_t)(uintptr_t)txcounter};
     return (unsigned int)cutap_dispatch(CUTAP_ID_nvmlDeviceGetNvLinkUtilizationCounter, cutap_w, thunk_nvmlDeviceGetNvLinkUtilizationCounter);
 }
@@ -1691,11 +1271,8 @@ static uint64_t thunk_nvmlDeviceGetNvLinkVersion(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, void *))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (void *)(uintptr_t)a[2]);
 }
-CUTAP_EXPORT unsigned int nvmlDeviceGetNvLinkVersion(void *device, unsigned int link, void *version)
+CUTAP_SLOW unsigned int cutap_slow_nvmlDeviceGetNvLinkVersion(void *device, unsigned int link, void *version)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_nvmlDeviceGetNvLinkVersion], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, void *))cutap_fn)(device, link, version);
     uint64_t cutap_w[3] = {(uint64_t)(uintptr_t)device, (uint64_t)link, (uint64_t)(uintptr_t)version};
     return (unsigned int)cutap_dispatch(CUTAP_ID_nvmlDeviceGetNvLinkVersion, cutap_w, thunk_nvmlDeviceGetNvLinkVersion);
 }
@@ -1703,11 +1280,8 @@ static uint64_t thunk_nvmlDeviceGetNvlinkBwMode(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1]);
 }
-CUTAP_EXPORT unsigned int nvmlDeviceGetNvlinkBwMode(void *device, void *getBwMode)
+CUTAP_SLOW unsigned int cutap_slow_nvmlDeviceGetNvlinkBwMode(void *device, void *getBwMode)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_nvmlDeviceGetNvlinkBwMode], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *))cutap_fn)(device, getBwMode);
     uint64_t cutap_w[2] = {(uint64_t)(uintptr_t)device, (uint64_t)(uintptr_t)getBwMode};
     return (unsigned int)cutap_dispatch(CUTAP_ID_nvmlDeviceGetNvlinkBwMode, cutap_w, thunk_nvmlDeviceGetNvlinkBwMode);
 }
@@ -1715,11 +1289,8 @@ static uint64_t thunk_nvmlDeviceGetNvlinkSupportedBwModes(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1]);
 }
-CUTAP_EXPORT unsigned int nvmlDeviceGetNvlinkSupportedBwModes(void *device, void *supportedBwMode)
+CUTAP_SLOW unsigned int cutap_slow_nvmlDeviceGetNvlinkSupportedBwModes(void *device, void *supportedBwMode)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_nvmlDeviceGetNvlinkSupportedBwModes], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *))cutap_fn)(device, supportedBwMode);
     uint64_t cutap_w[2] = {(uint64_t)(uintptr_t)device, (uint64_t)(uintptr_t)supportedBwMode};
     return (unsigned int)cutap_dispatch(CUTAP_ID_nvmlDeviceGetNvlinkSupportedBwModes, cutap_w, thunk_nvmlDeviceGetNvlinkSupportedBwModes);
 }
@@ -1727,11 +1298,8 @@ static uint64_t thunk_nvmlDeviceGetOfaUtilization(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1], (void *)(uintptr_t)a[2]);
 }
-CUTAP_EXPORT unsigned int nvmlDeviceGetOfaUtilization(void *device, void *utilization, void *samplingPeriodUs)
+CUTAP_SLOW unsigned int cutap_slow_nvmlDeviceGetOfaUtilization(void *device, void *utilization, void *samplingPeriodUs)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_nvmlDeviceGetOfaUtilization], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *, void *))cutap_fn)(device, utilization, samplingPeriodUs);
     uint64_t cutap_w[3] = {(uint64_t)(uintptr_t)device, (uint64_t)(uintptr_t)utilization, (uint64_t)(uintptr_t)samplingPeriodUs};
     return (unsigned int)cutap_dispatch(CUTAP_ID_nvmlDeviceGetOfaUtilization, cutap_w, thunk_nvmlDeviceGetOfaUtilization);
 }
@@ -1739,11 +1307,8 @@ static uint64_t thunk_nvmlDeviceGetP2PStatus(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *, unsigned int, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1], (unsigned int)a[2], (void *)(uintptr_t)a[3]);
 }
-CUTAP_EXPORT unsigned int nvmlDeviceGetP2PStatus(void *device1, void *device2, unsigned int p2pIndex, void *p2pStatus)
+CUTAP_SLOW unsigned int cutap_slow_nvmlDeviceGetP2PStatus(void *device1, void *device2, unsigned int p2pIndex, void *p2pStatus)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_nvmlDeviceGetP2PStatus], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *, unsigned int, void *))cutap_fn)(device1, device2, p2pIndex, p2pStatus);
     uint64_t cutap_w[4] = {(uint64_t)(uintptr_t)device1, (uint64_t)(uintptr_t)device2, (uint64_t)p2pIndex, (uint64_t)(uintptr_t)p2pStatus};
     return (unsigned int)cutap_dispatch(CUTAP_ID_nvmlDeviceGetP2PStatus, cutap_w, thunk_nvmlDeviceGetP2PStatus);
 }
@@ -1751,11 +1316,8 @@ static uint64_t thunk_nvmlDeviceGetPciInfoExt(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1]);
 }
-CUTAP_EXPORT unsigned int nvmlDeviceGetPciInfoExt(void *device, void *pci)
+CUTAP_SLOW unsigned int cutap_slow_nvmlDeviceGetPciInfoExt(void *device, void *pci)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_nvmlDeviceGetPciInfoExt], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *))cutap_fn)(device, pci);
     uint64_t cutap_w[2] = {(uint64_t)(uintptr_t)device, (uint64_t)(uintptr_t)pci};
     return (unsigned int)cutap_dispatch(CUTAP_ID_nvmlDeviceGetPciInfoExt, cutap_w, thunk_nvmlDeviceGetPciInfoExt);
 }
@@ -1763,11 +1325,8 @@ static uint64_t thunk_nvmlDeviceGetPciInfo_v3(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1]);
 }
-CUTAP_EXPORT unsigned int nvmlDeviceGetPciInfo_v3(void *device, void *pci)
+CUTAP_SLOW unsigned int cutap_slow_nvmlDeviceGetPciInfo_v3(void *device, void *pci)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_nvmlDeviceGetPciInfo_v3], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *))cutap_fn)(device, pci);
     uint64_t cutap_w[2] = {(uint64_t)(uintptr_t)device, (uint64_t)(uintptr_t)pci};
     return (unsigned int)cutap_dispatch(CUTAP_ID_nvmlDeviceGetPciInfo_v3, cutap_w, thunk_nvmlDeviceGetPciInfo_v3);
 }
@@ -1775,11 +1334,8 @@ static uint64_t thunk_nvmlDeviceGetPcieLinkMaxSpeed(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1]);
 }
-CUTAP_EXPORT unsigned int nvmlDeviceGetPcieLinkMaxSpeed(void *device, void *maxSpeed)
+CUTAP_SLOW unsigned int cutap_slow_nvmlDeviceGetPcieLinkMaxSpeed(void *device, void *maxSpeed)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_nvmlDeviceGetPcieLinkMaxSpeed], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *))cutap_fn)(device, maxSpeed);
     uint64_t cutap_w[2] = {(uint64_t)(uintptr_t)device, (uint64_t)(uintptr_t)maxSpeed};
     return (unsigned int)cutap_dispatch(CUTAP_ID_nvmlDeviceGetPcieLinkMaxSpeed, cutap_w, thunk_nvmlDeviceGetPcieLinkMaxSpeed);
 }
@@ -1787,11 +1343,8 @@ static uint64_t thunk_nvmlDeviceGetPcieReplayCounter(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1]);
 }
-CUTAP_EXPORT unsigned int nvmlDeviceGetPcieReplayCounter(void *device, void *value)
+CUTAP_SLOW unsigned int cutap_slow_nvmlDeviceGetPcieReplayCounter(void *device, void *value)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_nvmlDeviceGetPcieReplayCounter], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *))cutap_fn)(device, value);
     uint64_t cutap_w[2] = {(uint64_t)(uintptr_t)device, (uint64_t)(uintptr_t)value};
     return (unsigned int)cutap_dispatch(CUTAP_ID_nvmlDeviceGetPcieReplayCounter, cutap_w, thunk_nvmlDeviceGetPcieReplayCounter);
 }
@@ -1799,11 +1352,8 @@ static uint64_t thunk_nvmlDeviceGetPcieSpeed(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1]);
 }
-CUTAP_EXPORT unsigned int nvmlDeviceGetPcieSpeed(void *device, void *pcieSpeed)
+CUTAP_SLOW unsigned int cutap_slow_nvmlDeviceGetPcieSpeed(void *device, void *pcieSpeed)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_nvmlDeviceGetPcieSpeed], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *))cutap_fn)(device, pcieSpeed);
     uint64_t cutap_w[2] = {(uint64_t)(uintptr_t)device, (uint64_t)(uintptr_t)pcieSpeed};
     return (unsigned int)cutap_dispatch(CUTAP_ID_nvmlDeviceGetPcieSpeed, cutap_w, thunk_nvmlDeviceGetPcieSpeed);
 }
@@ -1811,11 +1361,8 @@ static uint64_t thunk_nvmlDeviceGetPcieThroughput(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, void *))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (void *)(uintptr_t)a[2]);
 }
-CUTAP_EXPORT unsigned int nvmlDeviceGetPcieThroughput(void *device, unsigned int counter, void *value)
+CUTAP_SLOW unsigned int cutap_slow_nvmlDeviceGetPcieThroughput(void *device, unsigned int counter, void *value)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_nvmlDeviceGetPcieThroughput], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, void *))cutap_fn)(device, counter, value);
     uint64_t cutap_w[3] = {(uint64_t)(uintptr_t)device, (uint64_t)counter, (uint64_t)(uintptr_t)value};
     return (unsigned int)cutap_dispatch(CUTAP_ID_nvmlDeviceGetPcieThroughput, cutap_w, thunk_nvmlDeviceGetPcieThroughput);
 }
@@ -1823,11 +1370,8 @@ static uint64_t thunk_nvmlDeviceGetPdi(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1]);
 }
-CUTAP_EXPORT unsigned int nvmlDeviceGetPdi(void *device, void *pdi)
+CUTAP_SLOW unsigned int cutap_slow_nvmlDeviceGetPdi(void *device, void *pdi)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_nvmlDeviceGetPdi], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *))cutap_fn)(device, pdi);
     uint64_t cutap_w[2] = {(uint64_t)(uintptr_t)device, (uint64_t)(uintptr_t)pdi};
     return (unsigned int)cutap_dispatch(CUTAP_ID_nvmlDeviceGetPdi, cutap_w, thunk_nvmlDeviceGetPdi);
 }
@@ -1835,11 +1379,8 @@ static uint64_t thunk_nvmlDeviceGetPerformanceModes(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1]);
 }
-CUTAP_EXPORT unsigned int nvmlDeviceGetPerformanceModes(void *device, void *perfModes)
+CUTAP_SLOW unsigned int cutap_slow_nvmlDeviceGetPerformanceModes(void *device, void *perfModes)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_nvmlDeviceGetPerformanceModes], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *))cutap_fn)(device, perfModes);
     uint64_t cutap_w[2] = {(uint64_t)(uintptr_t)device, (uint64_t)(uintptr_t)perfModes};
     return (unsigned int)cutap_dispatch(CUTAP_ID_nvmlDeviceGetPerformanceModes, cutap_w, thunk_nvmlDeviceGetPerformanceModes);
 }
@@ -1847,11 +1388,8 @@ static uint64_t thunk_nvmlDeviceGetPerformanceState(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1]);
 }
-CUTAP_EXPORT unsigned int nvmlDeviceGetPerformanceState(void *device, void *pState)
+CUTAP_SLOW unsigned int cutap_slow_nvmlDeviceGetPerformanceState(void *device, void *pState)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_nvmlDeviceGetPerformanceState], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *))cutap_fn)(device, pState);
     uint64_t cutap_w[2] = {(uint64_t)(uintptr_t)device, (uint64_t)(uintptr_t)pState};
     return (unsigned int)cutap_dispatch(CUTAP_ID_nvmlDeviceGetPerformanceState, cutap_w, thunk_nvmlDeviceGetPerformanceState);
 }
@@ -1859,11 +1397,8 @@ static uint64_t thunk_nvmlDeviceGetPersistenceMode(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1]);
 }
-CUTAP_EXPORT unsigned int nvmlDeviceGetPersistenceMode(void *device, void *mode)
+CUTAP_SLOW unsigned int cutap_slow_nvmlDeviceGetPersistenceMode(void *device, void *mode)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_nvmlDeviceGetPersistenceMode], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *))cutap_fn)(device, mode);
     uint64_t cutap_w[2] = {(uint64_t)(uintptr_t)device, (uint64_t)(uintptr_t)mode};
     return (unsigned int)cutap_dispatch(CUTAP_ID_nvmlDeviceGetPersistenceMode, cutap_w, thunk_nvmlDeviceGetPersistenceMode);
 }
@@ -1871,11 +1406,8 @@ static uint64_t thunk_nvmlDeviceGetPgpuMetadataString(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1], (void *)(uintptr_t)a[2]);
 }
-CUTAP_EXPORT unsigned int nvmlDeviceGetPgpuMetadataString(void *device, void *pgpuMetadata, void *bufferSize)
+CUTAP_SLOW unsigned int cutap_slow_nvmlDeviceGetPgpuMetadataString(void *device, void *pgpuMetadata, void *bufferSize)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_nvmlDeviceGetPgpuMetadataString], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *, void *))cutap_fn)(device, pgpuMetadata, bufferSize);
     uint64_t cutap_w[3] = {(uint64_t)(uintptr_t)device, (uint64_t)(uintptr_t)pgpuMetadata, (uint64_t)(uintptr_t)bufferSize};
     return (unsigned int)cutap_dispatch(CUTAP_ID_nvmlDeviceGetPgpuMetadataString, cutap_w, thunk_nvmlDeviceGetPgpuMetadataString);
 }
@@ -1883,11 +1415,8 @@ static uint64_t thunk_nvmlDeviceGetPlatformInfo(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1]);
 }
-CUTAP_EXPORT unsigned int nvmlDeviceGetPlatformInfo(void *device, void *platformInfo)
+CUTAP_SLOW unsigned int cutap_slow_nvmlDeviceGetPlatformInfo(void *device, void *platformInfo)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_nvmlDeviceGetPlatformInfo], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *))cutap_fn)(device, platformInfo);
     uint64_t cutap_w[2] = {(uint64_t)(uintptr_t)device, (uint64_t)(uintptr_t)platformInfo};
     return (unsigned int)cutap_dispatch(CUTAP_ID_nvmlDeviceGetPlatformInfo, cutap_w, thunk_nvmlDeviceGetPlatformInfo);
 }
@@ -1895,11 +1424,8 @@ static uint64_t thunk_nvmlDeviceGetPowerManagementDefaultLimit(void *fn, uint64_
 {
     return (uint64_t)((unsigned int (*)(void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1]);
 }
-CUTAP_EXPORT unsigned int nvmlDeviceGetPowerManagementDefaultLimit(void *device, void *defaultLimit)
+CUTAP_SLOW unsigned int cutap_slow_nvmlDeviceGetPowerManagementDefaultLimit(void *device, void *defaultLimit)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_nvmlDeviceGetPowerManagementDefaultLimit], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *))cutap_fn)(device, defaultLimit);
     uint64_t cutap_w[2] = {(uint64_t)(uintptr_t)device, (uint64_t)(uintptr_t)defaultLimit};
     return (unsigned int)cutap_dispatch(CUTAP_ID_nvmlDeviceGetPowerManagementDefaultLimit, cutap_w, thunk_nvmlDeviceGetPowerManagementDefaultLimit);
 }
@@ -1907,11 +1433,8 @@ static uint64_t thunk_nvmlDeviceGetPowerManagementLimit(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1]);
 }
-CUTAP_EXPORT unsigned int nvmlDeviceGetPowerManagementLimit(void *device, void *limit)
+CUTAP_SLOW unsigned int cutap_slow_nvmlDeviceGetPowerManagementLimit(void *device, void *limit)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_nvmlDeviceGetPowerManagementLimit], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *))cutap_fn)(device, limit);
     uint64_t cutap_w[2] = {(uint64_t)(uintptr_t)device, (uint64_t)(uintptr_t)limit};
     return (unsigned int)cutap_dispatch(CUTAP_ID_nvmlDeviceGetPowerManagementLimit, cutap_w, thunk_nvmlDeviceGetPowerManagementLimit);
 }
@@ -1919,11 +1442,8 @@ static uint64_t thunk_nvmlDeviceGetPowerManagementLimitConstraints(void *fn, uin
 {
     return (uint64_t)((unsigned int (*)(void *, void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1], (void *)(uintptr_t)a[2]);
 }
-CUTAP_EXPORT unsigned int nvmlDeviceGetPowerManagementLimitConstraints(void *device, void *minLimit, void *maxLimit)
+CUTAP_SLOW unsigned int cutap_slow_nvmlDeviceGetPowerManagementLimitConstraints(void *device, void *minLimit, void *maxLimit)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_nvmlDeviceGetPowerManagementLimitConstraints], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *, void *))cutap_fn)(device, minLimit, maxLimit);
     uint64_t cutap_w[3] = {(uint64_t)(uintptr_t)device, (uint64_t)(uintptr_t)minLimit, (uint64_t)(uintptr_t)maxLimit};
     return (unsigned int)cutap_dispatch(CUTAP_ID_nvmlDeviceGetPowerManagementLimitConstraints, cutap_w, thunk_nvmlDeviceGetPowerManagementLimitConstraints);
 }
@@ -1931,11 +1451,8 @@ static uint64_t thunk_nvmlDeviceGetPowerManagementMode(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1]);
 }
-CUTAP_EXPORT unsigned int nvmlDeviceGetPowerManagementMode(void *device, void *mode)
+CUTAP_SLOW unsigned int cutap_slow_nvmlDeviceGetPowerManagementMode(void *device, void *mode)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_nvmlDeviceGetPowerManagementMode], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *))cutap_fn)(device, mode);
     uint64_t cutap_w[2] = {(uint64_t)(uintptr_t)device, (uint64_t)(uintptr_t)mode};
     return (unsigned int)cutap_dispatch(CUTAP_ID_nvmlDeviceGetPowerManagementMode, cutap_w, thunk_nvmlDeviceGetPowerManagementMode);
 }
@@ -1943,11 +1460,8 @@ static uint64_t thunk_nvmlDeviceGetPowerMizerMode_v1(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1]);
 }
-CUTAP_EXPORT unsigned int nvmlDeviceGetPowerMizerMode_v1(void *device, void *powerMizerMode)
+CUTAP_SLOW unsigned int cutap_slow_nvmlDeviceGetPowerMizerMode_v1(void *device, void *powerMizerMode)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_nvmlDeviceGetPowerMizerMode_v1], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *))cutap_fn)(device, powerMizerMode);
     uint64_t cutap_w[2] = {(uint64_t)(uintptr_t)device, (uint64_t)(uintptr_t)powerMizerMode};
     return (unsigned int)cutap_dispatch(CUTAP_ID_nvmlDeviceGetPowerMizerMode_v1, cutap_w, thunk_nvmlDeviceGetPowerMizerMode_v1);
 }
@@ -1955,11 +1469,8 @@ static uint64_t thunk_nvmlDeviceGetPowerSource(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1]);
 }
-CUTAP_EXPORT unsigned int nvmlDeviceGetPowerSource(void *device, void *powerSource)
+CUTAP_SLOW unsigned int cutap_slow_nvmlDeviceGetPowerSource(void *device, void *powerSource)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_nvmlDeviceGetPowerSource], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *))cutap_fn)(device, powerSource);
     uint64_t cutap_w[2] = {(uint64_t)(uintptr_t)device, (uint64_t)(uintptr_t)powerSource};
     return (unsigned int)cutap_dispatch(CUTAP_ID_nvmlDeviceGetPowerSource, cutap_w, thunk_nvmlDeviceGetPowerSource);
 }
@@ -1967,11 +1478,8 @@ static uint64_t thunk_nvmlDeviceGetPowerState(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1]);
 }
-CUTAP_EXPORT unsigned int nvmlDeviceGetPowerState(void *device, void *pState)
+CUTAP_SLOW unsigned int cutap_slow_nvmlDeviceGetPowerState(void *device, void *pState)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_nvmlDeviceGetPowerState], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *))cutap_fn)(device, pState);
     uint64_t cutap_w[2] = {(uint64_t)(uintptr_t)device, (uint64_t)(uintptr_t)pState};
     return (unsigned int)cutap_dispatch(CUTAP_ID_nvmlDeviceGetPowerState, cutap_w, thunk_nvmlDeviceGetPowerState);
 }
@@ -1979,11 +1487,8 @@ static uint64_t thunk_nvmlDeviceGetPowerUsage(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1]);
 }
-CUTAP_EXPORT unsigned int nvmlDeviceGetPowerUsage(void *device, void *power)
+CUTAP_SLOW unsigned int cutap_slow_nvmlDeviceGetPowerUsage(void *device, void *power)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_nvmlDeviceGetPowerUsage], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *))cutap_fn)(device, power);
     uint64_t cutap_w[2] = {(uint64_t)(uintptr_t)device, (uint64_t)(uintptr_t)power};
     return (unsigned int)cutap_dispatch(CUTAP_ID_nvmlDeviceGetPowerUsage, cutap_w, thunk_nvmlDeviceGetPowerUsage);
 }
@@ -1991,11 +1496,8 @@ static uint64_t thunk_nvmlDeviceGetProcessUtilization(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *, void *, unsigned long long))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1], (void *)(uintptr_t)a[2], (unsigned long long)a[3]);
 }
-CUTAP_EXPORT unsigned int nvmlDeviceGetProcessUtilization(void *device, void *utilization, void *processSamplesCount, unsigned long long lastSeenTimeStamp)
+CUTAP_SLOW unsigned int cutap_slow_nvmlDeviceGetProcessUtilization(void *device, void *utilization, void *processSamplesCount, unsigned long long lastSeenTimeStamp)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_nvmlDeviceGetProcessUtilization], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *, void *, unsigned long long))cutap_fn)(device, utilization, processSamplesCount, lastSeenTimeStamp);
     uint64_t cutap_w[4] = {(uint64_t)(uintptr_t)device, (uint64_t)(uintptr_t)utilization, (uint64_t)(uintptr_t)processSamplesCount, (uint64_t)lastSeenTimeStamp};
     return (unsigned int)cutap_dispatch(CUTAP_ID_nvmlDeviceGetProcessUtilization, cutap_w, thunk_nvmlDeviceGetProcessUtilization);
 }
@@ -2003,11 +1505,8 @@ static uint64_t thunk_nvmlDeviceGetProcessesUtilizationInfo(void *fn, uint64_t *
 {
     return (uint64_t)((unsigned int (*)(void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1]);
 }
-CUTAP_EXPORT unsigned int nvmlDeviceGetProcessesUtilizationInfo(void *device, void *procesesUtilInfo)
+CUTAP_SLOW unsigned int cutap_slow_nvmlDeviceGetProcessesUtilizationInfo(void *device, void *procesesUtilInfo)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_nvmlDeviceGetProcessesUtilizationInfo], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *))cutap_fn)(device, procesesUtilInfo);
     uint64_t cutap_w[2] = {(uint64_t)(uintptr_t)device, (uint64_t)(uintptr_t)procesesUtilInfo};
     return (unsigned int)cutap_dispatch(CUTAP_ID_nvmlDeviceGetProcessesUtilizationInfo, cutap_w, thunk_nvmlDeviceGetProcessesUtilizationInfo);
 }
@@ -2015,11 +1514,8 @@ static uint64_t thunk_nvmlDeviceGetRemappedRows(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *, void *, void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1], (void *)(uintptr_t)a[2], (void *)(uintptr_t)a[3], (void *)(uintptr_t)a[4]);
 }
-CUTAP_EXPORT unsigned int nvmlDeviceGetRemappedRows(void *device, void *corrRows, void *uncRows, void *isPending, void *failureOccurred)
+CUTAP_SLOW unsigned int cutap_slow_nvmlDeviceGetRemappedRows(void *device, void *corrRows, void *uncRows, void *isPending, void *failureOccurred)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_nvmlDeviceGetRemappedRows], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *, void *, void *, void *))cutap_fn)(device, corrRows, uncRows, isPending, failureOccurred);
     uint64_t cutap_w[5] = {(uint64_t)(uintptr_t)device, (uint64_t)(uintptr_t)corrRows, (uint64_t)(uintptr_t)uncRows, (uint64_t)(uintptr_t)isPending, (uint64_t)(uintptr_t)failureOccurred};
     return (unsigned int)cutap_dispatch(CUTAP_ID_nvmlDeviceGetRemappedRows, cutap_w, thunk_nvmlDeviceGetRemappedRows);
 }
@@ -2027,11 +1523,8 @@ static uint64_t thunk_nvmlDeviceGetRepairStatus(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1]);
 }
-CUTAP_EXPORT unsigned int nvmlDeviceGetRepairStatus(void *device, void *repairStatus)
+CUTAP_SLOW unsigned int cutap_slow_nvmlDeviceGetRepairStatus(void *device, void *repairStatus)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_nvmlDeviceGetRepairStatus], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *))cutap_fn)(device, repairStatus);
     uint64_t cutap_w[2] = {(uint64_t)(uintptr_t)device, (uint64_t)(uintptr_t)repairStatus};
     return (unsigned int)cutap_dispatch(CUTAP_ID_nvmlDeviceGetRepairStatus, cutap_w, thunk_nvmlDeviceGetRepairStatus);
 }
@@ -2039,11 +1532,8 @@ static uint64_t thunk_nvmlDeviceGetRetiredPages(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, void *, void *))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (void *)(uintptr_t)a[2], (void *)(uintptr_t)a[3]);
 }
-CUTAP_EXPORT unsigned int nvmlDeviceGetRetiredPages(void *device, unsigned int cause, void *pageCount, void *addresses)
+CUTAP_SLOW unsigned int cutap_slow_nvmlDeviceGetRetiredPages(void *device, unsigned int cause, void *pageCount, void *addresses)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_nvmlDeviceGetRetiredPages], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, void *, void *))cutap_fn)(device, cause, pageCount, addresses);
     uint64_t cutap_w[4] = {(uint64_t)(uintptr_t)device, (uint64_t)cause, (uint64_t)(uintptr_t)pageCount, (uint64_t)(uintptr_t)addresses};
     return (unsigned int)cutap_dispatch(CUTAP_ID_nvmlDeviceGetRetiredPages, cutap_w, thunk_nvmlDeviceGetRetiredPages);
 }
@@ -2051,11 +1541,8 @@ static uint64_t thunk_nvmlDeviceGetRetiredPagesPendingStatus(void *fn, uint64_t 
 {
     return (uint64_t)((unsigned int (*)(void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1]);
 }
-CUTAP_EXPORT unsigned int nvmlDeviceGetRetiredPagesPendingStatus(void *device, void *isPending)
+CUTAP_SLOW unsigned int cutap_slow_nvmlDeviceGetRetiredPagesPendingStatus(void *device, void *isPending)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_nvmlDeviceGetRetiredPagesPendingStatus], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *))cutap_fn)(device, isPending);
     uint64_t cutap_w[2] = {(uint64_t)(uintptr_t)device, (uint64_t)(uintptr_t)isPending};
     return (unsigned int)cutap_dispatch(CUTAP_ID_nvmlDeviceGetRetiredPagesPendingStatus, cutap_w, thunk_nvmlDeviceGetRetiredPagesPendingStatus);
 }
@@ -2063,11 +1550,8 @@ static uint64_t thunk_nvmlDeviceGetRetiredPages_v2(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, void *, void *, void *))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (void *)(uintptr_t)a[2], (void *)(uintptr_t)a[3], (void *)(uintptr_t)a[4]);
 }
-CUTAP_EXPORT unsigned int nvmlDeviceGetRetiredPages_v2(void *device, unsigned int cause, void *pageCount, void *addresses, void *timestamps)
+CUTAP_SLOW unsigned int cutap_slow_nvmlDeviceGetRetiredPages_v2(void *device, unsigned int cause, void *pageCount, void *addresses, void *timestamps)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_nvmlDeviceGetRetiredPages_v2], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, void *, void *, void *))cutap_fn)(device, cause, pageCount, addresses, timestamps);
     uint64_t cutap_w[5] = {(uint64_t)(uintptr_t)device, (uint64_t)cause, (uint64_t)(uintptr_t)pageCount, (uint64_t)(uintptr_t)addresses, (uint64_t)(uintptr_t)timestamps};
     return (unsigned int)cutap_dispatch(CUTAP_ID_nvmlDeviceGetRetiredPages_v2, cutap_w, thunk_nvmlDeviceGetRetiredPages_v2);
 }
@@ -2075,11 +1559,8 @@ static uint64_t thunk_nvmlDeviceGetRowRemapperHistogram(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1]);
 }
-CUTAP_EXPORT unsigned int nvmlDeviceGetRowRemapperHistogram(void *device, void *values)
+CUTAP_SLOW unsigned int cutap_slow_nvmlDeviceGetRowRemapperHistogram(void *device, void *values)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_nvmlDeviceGetRowRemapperHistogram], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *))cutap_fn)(device, values);
     uint64_t cutap_w[2] = {(uint64_t)(uintptr_t)device, (uint64_t)(uintptr_t)values};
     return (unsigned int)cutap_dispatch(CUTAP_ID_nvmlDeviceGetRowRemapperHistogram, cutap_w, thunk_nvmlDeviceGetRowRemapperHistogram);
 }
@@ -2087,11 +1568,8 @@ static uint64_t thunk_nvmlDeviceGetRunningProcessDetailList(void *fn, uint64_t *
 {
     return (uint64_t)((unsigned int (*)(void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1]);
 }
-CUTAP_EXPORT unsigned int nvmlDeviceGetRunningProcessDetailList(void *device, void *plist)
+CUTAP_SLOW unsigned int cutap_slow_nvmlDeviceGetRunningProcessDetailList(void *device, void *plist)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_nvmlDeviceGetRunningProcessDetailList], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *))cutap_fn)(device, plist);
     uint64_t cutap_w[2] = {(uint64_t)(uintptr_t)device, (uint64_t)(uintptr_t)plist};
     return (unsigned int)cutap_dispatch(CUTAP_ID_nvmlDeviceGetRunningProcessDetailList, cutap_w, thunk_nvmlDeviceGetRunningProcessDetailList);
 }
@@ -2099,11 +1577,8 @@ static uint64_t thunk_nvmlDeviceGetSamples(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, unsigned long long, void *, void *, void *))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (unsigned long long)a[2], (void *)(uintptr_t)a[3], (void *)(uintptr_t)a[4], (void *)(uintptr_t)a[5]);
 }
-CUTAP_EXPORT unsigned int nvmlDeviceGetSamples(void *device, unsigned int type, unsigned long long lastSeenTimeStamp, void *sampleValType, void *sampleCount, void *samples)
+CUTAP_SLOW unsigned int cutap_slow_nvmlDeviceGetSamples(void *device, unsigned int type, unsigned long long lastSeenTimeStamp, void *sampleValType, void *sampleCount, void *samples)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_nvmlDeviceGetSamples], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, unsigned long long, void *, void *, void *))cutap_fn)(device, type, lastSeenTimeStamp, sampleValType, sampleCount, samples);
     uint64_t cutap_w[6] = {(uint64_t)(uintptr_t)device, (uint64_t)type, (uint64_t)lastSeenTimeStamp, (uint64_t)(uintptr_t)sampleValType, (uint64_t)(uintptr_t)sampleCount, (uint64_t)(uintptr_t)samples};
     return (unsigned int)cutap_dispatch(CUTAP_ID_nvmlDeviceGetSamples, cutap_w, thunk_nvmlDeviceGetSamples);
 }
@@ -2111,11 +1586,8 @@ static uint64_t thunk_nvmlDeviceGetSerial(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *, unsigned int))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1], (unsigned int)a[2]);
 }
-CUTAP_EXPORT unsigned int nvmlDeviceGetSerial(void *device, void *serial, unsigned int length)
+CUTAP_SLOW unsigned int cutap_slow_nvmlDeviceGetSerial(void *device, void *serial, unsigned int length)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_nvmlDeviceGetSerial], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *, unsigned int))cutap_fn)(device, serial, length);
     uint64_t cutap_w[3] = {(uint64_t)(uintptr_t)device, (uint64_t)(uintptr_t)serial, (uint64_t)length};
     return (unsigned int)cutap_dispatch(CUTAP_ID_nvmlDeviceGetSerial, cutap_w, thunk_nvmlDeviceGetSerial);
 }
@@ -2123,11 +1595,8 @@ static uint64_t thunk_nvmlDeviceGetSramEccErrorStatus(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1]);
 }
-CUTAP_EXPORT unsigned int nvmlDeviceGetSramEccErrorStatus(void *device, void *status)
+CUTAP_SLOW unsigned int cutap_slow_nvmlDeviceGetSramEccErrorStatus(void *device, void *status)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_nvmlDeviceGetSramEccErrorStatus], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *))cutap_fn)(device, status);
     uint64_t cutap_w[2] = {(uint64_t)(uintptr_t)device, (uint64_t)(uintptr_t)status};
     return (unsigned int)cutap_dispatch(CUTAP_ID_nvmlDeviceGetSramEccErrorStatus, cutap_w, thunk_nvmlDeviceGetSramEccErrorStatus);
 }
@@ -2135,11 +1604,8 @@ static uint64_t thunk_nvmlDeviceGetSramUniqueUncorrectedEccErrorCounts(void *fn,
 {
     return (uint64_t)((unsigned int (*)(void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1]);
 }
-CUTAP_EXPORT unsigned int nvmlDeviceGetSramUniqueUncorrectedEccErrorCounts(void *device, void *errorCounts)
+CUTAP_SLOW unsigned int cutap_slow_nvmlDeviceGetSramUniqueUncorrectedEccErrorCounts(void *device, void *errorCounts)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_nvmlDeviceGetSramUniqueUncorrectedEccErrorCounts], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *))cutap_fn)(device, errorCounts);
     uint64_t cutap_w[2] = {(uint64_t)(uintptr_t)device, (uint64_t)(uintptr_t)errorCounts};
     return (unsigned int)cutap_dispatch(CUTAP_ID_nvmlDeviceGetSramUniqueUncorrectedEccErrorCounts, cutap_w, thunk_nvmlDeviceGetSramUniqueUncorrectedEccErrorCounts);
 }
@@ -2147,11 +1613,8 @@ static uint64_t thunk_nvmlDeviceGetSupportedClocksEventReasons(void *fn, uint64_
 {
     return (uint64_t)((unsigned int (*)(void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1]);
 }
-CUTAP_EXPORT unsigned int nvmlDeviceGetSupportedClocksEventReasons(void *device, void *supportedClocksEventReasons)
+CUTAP_SLOW unsigned int cutap_slow_nvmlDeviceGetSupportedClocksEventReasons(void *device, void *supportedClocksEventReasons)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_nvmlDeviceGetSupportedClocksEventReasons], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *))cutap_fn)(device, supportedClocksEventReasons);
     uint64_t cutap_w[2] = {(uint64_t)(uintptr_t)device, (uint64_t)(uintptr_t)supportedClocksEventReasons};
     return (unsigned int)cutap_dispatch(CUTAP_ID_nvmlDeviceGetSupportedClocksEventReasons, cutap_w, thunk_nvmlDeviceGetSupportedClocksEventReasons);
 }
@@ -2159,11 +1622,8 @@ static uint64_t thunk_nvmlDeviceGetSupportedClocksThrottleReasons(void *fn, uint
 {
     return (uint64_t)((unsigned int (*)(void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1]);
 }
-CUTAP_EXPORT unsigned int nvmlDeviceGetSupportedClocksThrottleReasons(void *device, void *supportedClocksThrottleReasons)
+CUTAP_SLOW unsigned int cutap_slow_nvmlDeviceGetSupportedClocksThrottleReasons(void *device, void *supportedClocksThrottleReasons)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_nvmlDeviceGetSupportedClocksThrottleReasons], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *))cutap_fn)(device, supportedClocksThrottleReasons);
     uint64_t cutap_w[2] = {(uint64_t)(uintptr_t)device, (uint64_t)(uintptr_t)supportedClocksThrottleReasons};
     return (unsigned int)cutap_dispatch(CUTAP_ID_nvmlDeviceGetSupportedClocksThrottleReasons, cutap_w, thunk_nvmlDeviceGetSupportedClocksThrottleReasons);
 }
@@ -2171,11 +1631,8 @@ static uint64_t thunk_nvmlDeviceGetSupportedEventTypes(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1]);
 }
-CUTAP_EXPORT unsigned int nvmlDeviceGetSupportedEventTypes(void *device, void *eventTypes)
+CUTAP_SLOW unsigned int cutap_slow_nvmlDeviceGetSupportedEventTypes(void *device, void *eventTypes)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_nvmlDeviceGetSupportedEventTypes], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *))cutap_fn)(device, eventTypes);
     uint64_t cutap_w[2] = {(uint64_t)(uintptr_t)device, (uint64_t)(uintptr_t)eventTypes};
     return (unsigned int)cutap_dispatch(CUTAP_ID_nvmlDeviceGetSupportedEventTypes, cutap_w, thunk_nvmlDeviceGetSupportedEventTypes);
 }
@@ -2183,11 +1640,8 @@ static uint64_t thunk_nvmlDeviceGetSupportedGraphicsClocks(void *fn, uint64_t *a
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, void *, void *))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (void *)(uintptr_t)a[2], (void *)(uintptr_t)a[3]);
 }
-CUTAP_EXPORT unsigned int nvmlDeviceGetSupportedGraphicsClocks(void *device, unsigned int memoryClockMHz, void *count, void *clocksMHz)
+CUTAP_SLOW unsigned int cutap_slow_nvmlDeviceGetSupportedGraphicsClocks(void *device, unsigned int memoryClockMHz, void *count, void *clocksMHz)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_nvmlDeviceGetSupportedGraphicsClocks], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, void *, void *))cutap_fn)(device, memoryClockMHz, count, clocksMHz);
     uint64_t cutap_w[4] = {(uint64_t)(uintptr_t)device, (uint64_t)memoryClockMHz, (uint64_t)(uintptr_t)count, (uint64_t)(uintptr_t)clocksMHz};
     return (unsigned int)cutap_dispatch(CUTAP_ID_nvmlDeviceGetSupportedGraphicsClocks, cutap_w, thunk_nvmlDeviceGetSupportedGraphicsClocks);
 }
@@ -2195,11 +1649,8 @@ static uint64_t thunk_nvmlDeviceGetSupportedMemoryClocks(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1], (void *)(uintptr_t)a[2]);
 }
-CUTAP_EXPORT unsigned int nvmlDeviceGetSupportedMemoryClocks(void *device, void *count, void *clocksMHz)
+CUTAP_SLOW unsigned int cutap_slow_nvmlDeviceGetSupportedMemoryClocks(void *device, void *count, void *clocksMHz)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_nvmlDeviceGetSupportedMemoryClocks], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *, void *))cutap_fn)(device, count, clocksMHz);
     uint64_t cutap_w[3] = {(uint64_t)(uintptr_t)device, (uint64_t)(uintptr_t)count, (uint64_t)(uintptr_t)clocksMHz};
     return (unsigned int)cutap_dispatch(CUTAP_ID_nvmlDeviceGetSupportedMemoryClocks, cutap_w, thunk_nvmlDeviceGetSupportedMemoryClocks);
 }
@@ -2207,11 +1658,8 @@ static uint64_t thunk_nvmlDeviceGetSupportedPerformanceStates(void *fn, uint64_t
 {
     return (uint64_t)((unsigned int (*)(void *, void *, unsigned int))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1], (unsigned int)a[2]);
 }
-CUTAP_EXPORT unsigned int nvmlDeviceGetSupportedPerformanceStates(void *device, void *pstates, unsigned int size)
+CUTAP_SLOW unsigned int cutap_slow_nvmlDeviceGetSupportedPerformanceStates(void *device, void *pstates, unsigned int size)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_nvmlDeviceGetSupportedPerformanceStates], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *, unsigned int))cutap_fn)(device, pstates, size);
     uint64_t cutap_w[3] = {(uint64_t)(uintptr_t)device, (uint64_t)(uintptr_t)pstates, (uint64_t)size};
     return (unsigned int)cutap_dispatch(CUTAP_ID_nvmlDeviceGetSupportedPerformanceStates, cutap_w, thunk_nvmlDeviceGetSupportedPerformanceStates);
 }
@@ -2219,11 +1667,8 @@ static uint64_t thunk_nvmlDeviceGetSupportedVgpus(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1], (void *)(uintptr_t)a[2]);
 }
-CUTAP_EXPORT unsigned int nvmlDeviceGetSupportedVgpus(void *device, void *vgpuCount, void *vgpuTypeIds)
+CUTAP_SLOW unsigned int cutap_slow_nvmlDeviceGetSupportedVgpus(void *device, void *vgpuCount, void *vgpuTypeIds)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_nvmlDeviceGetSupportedVgpus], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *, void *))cutap_fn)(device, vgpuCount, vgpuTypeIds);
     uint64_t cutap_w[3] = {(uint64_t)(uintptr_t)device, (uint64_t)(uintptr_t)vgpuCount, (uint64_t)(uintptr_t)vgpuTypeIds};
     return (unsigned int)cutap_dispatch(CUTAP_ID_nvmlDeviceGetSupportedVgpus, cutap_w, thunk_nvmlDeviceGetSupportedVgpus);
 }
@@ -2231,11 +1676,8 @@ static uint64_t thunk_nvmlDeviceGetTargetFanSpeed(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, void *))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (void *)(uintptr_t)a[2]);
 }
-CUTAP_EXPORT unsigned int nvmlDeviceGetTargetFanSpeed(void *device, unsigned int fan, void *targetSpeed)
+CUTAP_SLOW unsigned int cutap_slow_nvmlDeviceGetTargetFanSpeed(void *device, unsigned int fan, void *targetSpeed)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_nvmlDeviceGetTargetFanSpeed], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, void *))cutap_fn)(device, fan, targetSpeed);
     uint64_t cutap_w[3] = {(uint64_t)(uintptr_t)device, (uint64_t)fan, (uint64_t)(uintptr_t)targetSpeed};
     return (unsigned int)cutap_dispatch(CUTAP_ID_nvmlDeviceGetTargetFanSpeed, cutap_w, thunk_nvmlDeviceGetTargetFanSpeed);
 }
@@ -2243,11 +1685,8 @@ static uint64_t thunk_nvmlDeviceGetTemperature(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, void *))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (void *)(uintptr_t)a[2]);
 }
-CUTAP_EXPORT unsigned int nvmlDeviceGetTemperature(void *device, unsigned int sensorType, void *temp)
+CUTAP_SLOW unsigned int cutap_slow_nvmlDeviceGetTemperature(void *device, unsigned int sensorType, void *temp)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_nvmlDeviceGetTemperature], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, void *))cutap_fn)(device, sensorType, temp);
     uint64_t cutap_w[3] = {(uint64_t)(uintptr_t)device, (uint64_t)sensorType, (uint64_t)(uintptr_t)temp};
     return (unsigned int)cutap_dispatch(CUTAP_ID_nvmlDeviceGetTemperature, cutap_w, thunk_nvmlDeviceGetTemperature);
 }
@@ -2255,11 +1694,8 @@ static uint64_t thunk_nvmlDeviceGetTemperatureThreshold(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, void *))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (void *)(uintptr_t)a[2]);
 }
-CUTAP_EXPORT unsigned int nvmlDeviceGetTemperatureThreshold(void *device, unsigned int thresholdType, void *temp)
+CUTAP_SLOW unsigned int cutap_slow_nvmlDeviceGetTemperatureThreshold(void *device, unsigned int thresholdType, void *temp)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_nvmlDeviceGetTemperatureThreshold], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, void *))cutap_fn)(device, thresholdType, temp);
     uint64_t cutap_w[3] = {(uint64_t)(uintptr_t)device, (uint64_t)thresholdType, (uint64_t)(uintptr_t)temp};
     return (unsigned int)cutap_dispatch(CUTAP_ID_nvmlDeviceGetTemperatureThreshold, cutap_w, thunk_nvmlDeviceGetTemperatureThreshold);
 }
@@ -2267,11 +1703,8 @@ static uint64_t thunk_nvmlDeviceGetTemperatureV(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1]);
 }
-CUTAP_EXPORT unsigned int nvmlDeviceGetTemperatureV(void *device, void *temperature)
+CUTAP_SLOW unsigned int cutap_slow_nvmlDeviceGetTemperatureV(void *device, void *temperature)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_nvmlDeviceGetTemperatureV], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *))cutap_fn)(device, temperature);
     uint64_t cutap_w[2] = {(uint64_t)(uintptr_t)device, (uint64_t)(uintptr_t)temperature};
     return (unsigned int)cutap_dispatch(CUTAP_ID_nvmlDeviceGetTemperatureV, cutap_w, thunk_nvmlDeviceGetTemperatureV);
 }
@@ -2279,11 +1712,8 @@ static uint64_t thunk_nvmlDeviceGetThermalSettings(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, void *))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (void *)(uintptr_t)a[2]);
 }
-CUTAP_EXPORT unsigned int nvmlDeviceGetThermalSettings(void *device, unsigned int sensorIndex, void *pThermalSettings)
+CUTAP_SLOW unsigned int cutap_slow_nvmlDeviceGetThermalSettings(void *device, unsigned int sensorIndex, void *pThermalSettings)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_nvmlDeviceGetThermalSettings], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, void *))cutap_fn)(device, sensorIndex, pThermalSettings);
     uint64_t cutap_w[3] = {(uint64_t)(uintptr_t)device, (uint64_t)sensorIndex, (uint64_t)(uintptr_t)pThermalSettings};
     return (unsigned int)cutap_dispatch(CUTAP_ID_nvmlDeviceGetThermalSettings, cutap_w, thunk_nvmlDeviceGetThermalSettings);
 }
@@ -2291,11 +1721,8 @@ static uint64_t thunk_nvmlDeviceGetTopologyCommonAncestor(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1], (void *)(uintptr_t)a[2]);
 }
-CUTAP_EXPORT unsigned int nvmlDeviceGetTopologyCommonAncestor(void *device1, void *device2, void *pathInfo)
+CUTAP_SLOW unsigned int cutap_slow_nvmlDeviceGetTopologyCommonAncestor(void *device1, void *device2, void *pathInfo)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_nvmlDeviceGetTopologyCommonAncestor], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *, void *))cutap_fn)(device1, device2, pathInfo);
     uint64_t cutap_w[3] = {(uint64_t)(uintptr_t)device1, (uint64_t)(uintptr_t)device2, (uint64_t)(uintptr_t)pathInfo};
     return (unsigned int)cutap_dispatch(CUTAP_ID_nvmlDeviceGetTopologyCommonAncestor, cutap_w, thunk_nvmlDeviceGetTopologyCommonAncestor);
 }
@@ -2303,11 +1730,8 @@ static uint64_t thunk_nvmlDeviceGetTopologyNearestGpus(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, void *, void *))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (void *)(uintptr_t)a[2], (void *)(uintptr_t)a[3]);
 }
-CUTAP_EXPORT unsigned int nvmlDeviceGetTopologyNearestGpus(void *device, unsigned int level, void *count, void *deviceArray)
+CUTAP_SLOW unsigned int cutap_slow_nvmlDeviceGetTopologyNearestGpus(void *device, unsigned int level, void *count, void *deviceArray)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_nvmlDeviceGetTopologyNearestGpus], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, void *, void *))cutap_fn)(device, level, count, deviceArray);
     uint64_t cutap_w[4] = {(uint64_t)(uintptr_t)device, (uint64_t)level, (uint64_t)(uintptr_t)count, (uint64_t)(uintptr_t)deviceArray};
     return (unsigned int)cutap_dispatch(CUTAP_ID_nvmlDeviceGetTopologyNearestGpus, cutap_w, thunk_nvmlDeviceGetTopologyNearestGpus);
 }
@@ -2315,11 +1739,8 @@ static uint64_t thunk_nvmlDeviceGetTotalEccErrors(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, unsigned int, void *))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (unsigned int)a[2], (void *)(uintptr_t)a[3]);
 }
-CUTAP_EXPORT unsigned int nvmlDeviceGetTotalEccErrors(void *device, unsigned int errorType, unsigned int counterType, void *eccCounts)
+CUTAP_SLOW unsigned int cutap_slow_nvmlDeviceGetTotalEccErrors(void *device, unsigned int errorType, unsigned int counterType, void *eccCounts)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_nvmlDeviceGetTotalEccErrors], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, unsigned int, void *))cutap_fn)(device, errorType, counterType, eccCounts);
     uint64_t cutap_w[4] = {(uint64_t)(uintptr_t)device, (uint64_t)errorType, (uint64_t)counterType, (uint64_t)(uintptr_t)eccCounts};
     return (unsigned int)cutap_dispatch(CUTAP_ID_nvmlDeviceGetTotalEccErrors, cutap_w, thunk_nvmlDeviceGetTotalEccErrors);
 }
@@ -2327,11 +1748,8 @@ static uint64_t thunk_nvmlDeviceGetTotalEnergyConsumption(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1]);
 }
-CUTAP_EXPORT unsigned int nvmlDeviceGetTotalEnergyConsumption(void *device, void *energy)
+CUTAP_SLOW unsigned int cutap_slow_nvmlDeviceGetTotalEnergyConsumption(void *device, void *energy)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_nvmlDeviceGetTotalEnergyConsumption], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *))cutap_fn)(device, energy);
     uint64_t cutap_w[2] = {(uint64_t)(uintptr_t)device, (uint64_t)(uintptr_t)energy};
     return (unsigned int)cutap_dispatch(CUTAP_ID_nvmlDeviceGetTotalEnergyConsumption, cutap_w, thunk_nvmlDeviceGetTotalEnergyConsumption);
 }
@@ -2339,11 +1757,8 @@ static uint64_t thunk_nvmlDeviceGetUUID(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *, unsigned int))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1], (unsigned int)a[2]);
 }
-CUTAP_EXPORT unsigned int nvmlDeviceGetUUID(void *device, void *uuid, unsigned int length)
+CUTAP_SLOW unsigned int cutap_slow_nvmlDeviceGetUUID(void *device, void *uuid, unsigned int length)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_nvmlDeviceGetUUID], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *, unsigned int))cutap_fn)(device, uuid, length);
     uint64_t cutap_w[3] = {(uint64_t)(uintptr_t)device, (uint64_t)(uintptr_t)uuid, (uint64_t)length};
     return (unsigned int)cutap_dispatch(CUTAP_ID_nvmlDeviceGetUUID, cutap_w, thunk_nvmlDeviceGetUUID);
 }
@@ -2351,11 +1766,8 @@ static uint64_t thunk_nvmlDeviceGetUtilizationRates(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1]);
 }
-CUTAP_EXPORT unsigned int nvmlDeviceGetUtilizationRates(void *device, void *utilization)
+CUTAP_SLOW unsigned int cutap_slow_nvmlDeviceGetUtilizationRates(void *device, void *utilization)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_nvmlDeviceGetUtilizationRates], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *))cutap_fn)(device, utilization);
     uint64_t cutap_w[2] = {(uint64_t)(uintptr_t)device, (uint64_t)(uintptr_t)utilization};
     return (unsigned int)cutap_dispatch(CUTAP_ID_nvmlDeviceGetUtilizationRates, cutap_w, thunk_nvmlDeviceGetUtilizationRates);
 }
@@ -2363,11 +1775,8 @@ static uint64_t thunk_nvmlDeviceGetVbiosVersion(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *, unsigned int))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1], (unsigned int)a[2]);
 }
-CUTAP_EXPORT unsigned int nvmlDeviceGetVbiosVersion(void *device, void *version, unsigned int length)
+CUTAP_SLOW unsigned int cutap_slow_nvmlDeviceGetVbiosVersion(void *device, void *version, unsigned int length)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_nvmlDeviceGetVbiosVersion], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *, unsigned int))cutap_fn)(device, version, length);
     uint64_t cutap_w[3] = {(uint64_t)(uintptr_t)device, (uint64_t)(uintptr_t)version, (uint64_t)length};
     return (unsigned int)cutap_dispatch(CUTAP_ID_nvmlDeviceGetVbiosVersion, cutap_w, thunk_nvmlDeviceGetVbiosVersion);
 }
@@ -2375,11 +1784,8 @@ static uint64_t thunk_nvmlDeviceGetVgpuCapabilities(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, void *))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (void *)(uintptr_t)a[2]);
 }
-CUTAP_EXPORT unsigned int nvmlDeviceGetVgpuCapabilities(void *device, unsigned int capability, void *capResult)
+CUTAP_SLOW unsigned int cutap_slow_nvmlDeviceGetVgpuCapabilities(void *device, unsigned int capability, void *capResult)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_nvmlDeviceGetVgpuCapabilities], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, void *))cutap_fn)(device, capability, capResult);
     uint64_t cutap_w[3] = {(uint64_t)(uintptr_t)device, (uint64_t)capability, (uint64_t)(uintptr_t)capResult};
     return (unsigned int)cutap_dispatch(CUTAP_ID_nvmlDeviceGetVgpuCapabilities, cutap_w, thunk_nvmlDeviceGetVgpuCapabilities);
 }
@@ -2387,11 +1793,8 @@ static uint64_t thunk_nvmlDeviceGetVgpuHeterogeneousMode(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1]);
 }
-CUTAP_EXPORT unsigned int nvmlDeviceGetVgpuHeterogeneousMode(void *device, void *pHeterogeneousMode)
+CUTAP_SLOW unsigned int cutap_slow_nvmlDeviceGetVgpuHeterogeneousMode(void *device, void *pHeterogeneousMode)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_nvmlDeviceGetVgpuHeterogeneousMode], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *))cutap_fn)(device, pHeterogeneousMode);
     uint64_t cutap_w[2] = {(uint64_t)(uintptr_t)device, (uint64_t)(uintptr_t)pHeterogeneousMode};
     return (unsigned int)cutap_dispatch(CUTAP_ID_nvmlDeviceGetVgpuHeterogeneousMode, cutap_w, thunk_nvmlDeviceGetVgpuHeterogeneousMode);
 }
@@ -2399,11 +1802,8 @@ static uint64_t thunk_nvmlDeviceGetVgpuInstancesUtilizationInfo(void *fn, uint64
 {
     return (uint64_t)((unsigned int (*)(void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1]);
 }
-CUTAP_EXPORT unsigned int nvmlDeviceGetVgpuInstancesUtilizationInfo(void *device, void *vgpuUtilInfo)
+CUTAP_SLOW unsigned int cutap_slow_nvmlDeviceGetVgpuInstancesUtilizationInfo(void *device, void *vgpuUtilInfo)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_nvmlDeviceGetVgpuInstancesUtilizationInfo], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *))cutap_fn)(device, vgpuUtilInfo);
     uint64_t cutap_w[2] = {(uint64_t)(uintptr_t)device, (uint64_t)(uintptr_t)vgpuUtilInfo};
     return (unsigned int)cutap_dispatch(CUTAP_ID_nvmlDeviceGetVgpuInstancesUtilizationInfo, cutap_w, thunk_nvmlDeviceGetVgpuInstancesUtilizationInfo);
 }
@@ -2411,11 +1811,8 @@ static uint64_t thunk_nvmlDeviceGetVgpuMetadata(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1], (void *)(uintptr_t)a[2]);
 }
-CUTAP_EXPORT unsigned int nvmlDeviceGetVgpuMetadata(void *device, void *pgpuMetadata, void *bufferSize)
+CUTAP_SLOW unsigned int cutap_slow_nvmlDeviceGetVgpuMetadata(void *device, void *pgpuMetadata, void *bufferSize)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_nvmlDeviceGetVgpuMetadata], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *, void *))cutap_fn)(device, pgpuMetadata, bufferSize);
     uint64_t cutap_w[3] = {(uint64_t)(uintptr_t)device, (uint64_t)(uintptr_t)pgpuMetadata, (uint64_t)(uintptr_t)bufferSize};
     return (unsigned int)cutap_dispatch(CUTAP_ID_nvmlDeviceGetVgpuMetadata, cutap_w, thunk_nvmlDeviceGetVgpuMetadata);
 }
@@ -2423,11 +1820,8 @@ static uint64_t thunk_nvmlDeviceGetVgpuProcessUtilization(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned long long, void *, void *))fn)((void *)(uintptr_t)a[0], (unsigned long long)a[1], (void *)(uintptr_t)a[2], (void *)(uintptr_t)a[3]);
 }
-CUTAP_EXPORT unsigned int nvmlDeviceGetVgpuProcessUtilization(void *device, unsigned long long lastSeenTimeStamp, void *vgpuProcessSamplesCount, void *utilizationSamples)
+CUTAP_SLOW unsigned int cutap_slow_nvmlDeviceGetVgpuProcessUtilization(void *device, unsigned long long lastSeenTimeStamp, void *vgpuProcessSamplesCount, void *utilizationSamples)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_nvmlDeviceGetVgpuProcessUtilization], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned long long, void *, void *))cutap_fn)(device, lastSeenTimeStamp, vgpuProcessSamplesCount, utilizationSamples);
     uint64_t cutap_w[4] = {(uint64_t)(uintptr_t)device, (uint64_t)lastSeenTimeStamp, (uint64_t)(uintptr_t)vgpuProcessSamplesCount, (uint64_t)(uintptr_t)utilizationSamples};
     return (unsigned int)cutap_dispatch(CUTAP_ID_nvmlDeviceGetVgpuProcessUtilization, cutap_w, thunk_nvmlDeviceGetVgpuProcessUtilization);
 }
@@ -2435,11 +1829,8 @@ static uint64_t thunk_nvmlDeviceGetVgpuProcessesUtilizationInfo(void *fn, uint64
 {
     return (uint64_t)((unsigned int (*)(void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1]);
 }
-CUTAP_EXPORT unsigned int nvmlDeviceGetVgpuProcessesUtilizationInfo(void *device, void *vgpuProcUtilInfo)
+CUTAP_SLOW unsigned int cutap_slow_nvmlDeviceGetVgpuProcessesUtilizationInfo(void *device, void *vgpuProcUtilInfo)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_nvmlDeviceGetVgpuProcessesUtilizationInfo], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *))cutap_fn)(device, vgpuProcUtilInfo);
     uint64_t cutap_w[2] = {(uint64_t)(uintptr_t)device, (uint64_t)(uintptr_t)vgpuProcUtilInfo};
     return (unsigned int)cutap_dispatch(CUTAP_ID_nvmlDeviceGetVgpuProcessesUtilizationInfo, cutap_w, thunk_nvmlDeviceGetVgpuProcessesUtilizationInfo);
 }
@@ -2447,11 +1838,8 @@ static uint64_t thunk_nvmlDeviceGetVgpuSchedulerCapabilities(void *fn, uint64_t 
 {
     return (uint64_t)((unsigned int (*)(void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1]);
 }
-CUTAP_EXPORT unsigned int nvmlDeviceGetVgpuSchedulerCapabilities(void *device, void *pCapabilities)
+CUTAP_SLOW unsigned int cutap_slow_nvmlDeviceGetVgpuSchedulerCapabilities(void *device, void *pCapabilities)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_nvmlDeviceGetVgpuSchedulerCapabilities], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *))cutap_fn)(device, pCapabilities);
     uint64_t cutap_w[2] = {(uint64_t)(uintptr_t)device, (uint64_t)(uintptr_t)pCapabilities};
     return (unsigned int)cutap_dispatch(CUTAP_ID_nvmlDeviceGetVgpuSchedulerCapabilities, cutap_w, thunk_nvmlDeviceGetVgpuSchedulerCapabilities);
 }
@@ -2459,11 +1847,8 @@ static uint64_t thunk_nvmlDeviceGetVgpuSchedulerLog(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1]);
 }
-CUTAP_EXPORT unsigned int nvmlDeviceGetVgpuSchedulerLog(void *device, void *pSchedulerLog)
+CUTAP_SLOW unsigned int cutap_slow_nvmlDeviceGetVgpuSchedulerLog(void *device, void *pSchedulerLog)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_nvmlDeviceGetVgpuSchedulerLog], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *))cutap_fn)(device, pSchedulerLog);
     uint64_t cutap_w[2] = {(uint64_t)(uintptr_t)device, (uint64_t)(uintptr_t)pSchedulerLog};
     return (unsigned int)cutap_dispatch(CUTAP_ID_nvmlDeviceGetVgpuSchedulerLog, cutap_w, thunk_nvmlDeviceGetVgpuSchedulerLog);
 }
@@ -2471,11 +1856,8 @@ static uint64_t thunk_nvmlDeviceGetVgpuSchedulerState(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1]);
 }
-CUTAP_EXPORT unsigned int nvmlDeviceGetVgpuSchedulerState(void *device, void *pSchedulerState)
+CUTAP_SLOW unsigned int cutap_slow_nvmlDeviceGetVgpuSchedulerState(void *device, void *pSchedulerState)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_nvmlDeviceGetVgpuSchedulerState], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *))cutap_fn)(device, pSchedulerState);
     uint64_t cutap_w[2] = {(uint64_t)(uintptr_t)device, (uint64_t)(uintptr_t)pSchedulerState};
     return (unsigned int)cutap_dispatch(CUTAP_ID_nvmlDeviceGetVgpuSchedulerState, cutap_w, thunk_nvmlDeviceGetVgpuSchedulerState);
 }
@@ -2483,11 +1865,8 @@ static uint64_t thunk_nvmlDeviceGetVgpuTypeCreatablePlacements(void *fn, uint64_
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, void *))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (void *)(uintptr_t)a[2]);
 }
-CUTAP_EXPORT unsigned int nvmlDeviceGetVgpuTypeCreatablePlacements(void *device, unsigned int vgpuTypeId, void *pPlacementList)
+CUTAP_SLOW unsigned int cutap_slow_nvmlDeviceGetVgpuTypeCreatablePlacements(void *device, unsigned int vgpuTypeId, void *pPlacementList)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_nvmlDeviceGetVgpuTypeCreatablePlacements], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, void *))cutap_fn)(device, vgpuTypeId, pPlacementList);
     uint64_t cutap_w[3] = {(uint64_t)(uintptr_t)device, (uint64_t)vgpuTypeId, (uint64_t)(uintptr_t)pPlacementList};
     return (unsigned int)cutap_dispatch(CUTAP_ID_nvmlDeviceGetVgpuTypeCreatablePlacements, cutap_w, thunk_nvmlDeviceGetVgpuTypeCreatablePlacements);
 }
@@ -2495,11 +1874,8 @@ static uint64_t thunk_nvmlDeviceGetVgpuTypeSupportedPlacements(void *fn, uint64_
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, void *))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (void *)(uintptr_t)a[2]);
 }
-CUTAP_EXPORT unsigned int nvmlDeviceGetVgpuTypeSupportedPlacements(void *device, unsigned int vgpuTypeId, void *pPlacementList)
+CUTAP_SLOW unsigned int cutap_slow_nvmlDeviceGetVgpuTypeSupportedPlacements(void *device, unsigned int vgpuTypeId, void *pPlacementList)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_nvmlDeviceGetVgpuTypeSupportedPlacements], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, void *))cutap_fn)(device, vgpuTypeId, pPlacementList);
     uint64_t cutap_w[3] = {(uint64_t)(uintptr_t)device, (uint64_t)vgpuTypeId, (uint64_t)(uintptr_t)pPlacementList};
     return (unsigned int)cutap_dispatch(CUTAP_ID_nvmlDeviceGetVgpuTypeSupportedPlacements, cutap_w, thunk_nvmlDeviceGetVgpuTypeSupportedPlacements);
 }
@@ -2507,11 +1883,8 @@ static uint64_t thunk_nvmlDeviceGetVgpuUtilization(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned long long, void *, void *, void *))fn)((void *)(uintptr_t)a[0], (unsigned long long)a[1], (void *)(uintptr_t)a[2], (void *)(uintptr_t)a[3], (void *)(uintptr_t)a[4]);
 }
-CUTAP_EXPORT unsigned int nvmlDeviceGetVgpuUtilization(void *device, unsigned long long lastSeenTimeStamp, void *sampleValType, void *vgpuInstanceSamplesCount, void *utilizationSamples)
+CUTAP_SLOW unsigned int cutap_slow_nvmlDeviceGetVgpuUtilization(void *device, unsigned long long lastSeenTimeStamp, void *sampleValType, void *vgpuInstanceSamplesCount, void *utilizationSamples)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_nvmlDeviceGetVgpuUtilization], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned long long, void *, void *, void *))cutap_fn)(device, lastSeenTimeStamp, sampleValType, vgpuInstanceSamplesCount, utilizationSamples);
     uint64_t cutap_w[5] = {(uint64_t)(uintptr_t)device, (uint64_t)lastSeenTimeStamp, (uint64_t)(uintptr_t)sampleValType, (uint64_t)(uintptr_t)vgpuInstanceSamplesCount, (uint64_t)(uintptr_t)utilizationSamples};
     return (unsigned int)cutap_dispatch(CUTAP_ID_nvmlDeviceGetVgpuUtilization, cutap_w, thunk_nvmlDeviceGetVgpuUtilization);
 }
@@ -2519,11 +1892,8 @@ static uint64_t thunk_nvmlDeviceGetViolationStatus(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, void *))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (void *)(uintptr_t)a[2]);
 }
-CUTAP_EXPORT unsigned int nvmlDeviceGetViolationStatus(void *device, unsigned int perfPolicyType, void *violTime)
+CUTAP_SLOW unsigned int cutap_slow_nvmlDeviceGetViolationStatus(void *device, unsigned int perfPolicyType, void *violTime)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_nvmlDeviceGetViolationStatus], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, void *))cutap_fn)(device, perfPolicyType, violTime);
     uint64_t cutap_w[3] = {(uint64_t)(uintptr_t)device, (uint64_t)perfPolicyType, (uint64_t)(uintptr_t)violTime};
     return (unsigned int)cutap_dispatch(CUTAP_ID_nvmlDeviceGetViolationStatus, cutap_w, thunk_nvmlDeviceGetViolationStatus);
 }
@@ -2531,11 +1901,8 @@ static uint64_t thunk_nvmlDeviceGetVirtualizationMode(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1]);
 }
-CUTAP_EXPORT unsigned int nvmlDeviceGetVirtualizationMode(void *device, void *pVirtualMode)
+CUTAP_SLOW unsigned int cutap_slow_nvmlDeviceGetVirtualizationMode(void *device, void *pVirtualMode)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_nvmlDeviceGetVirtualizationMode], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *))cutap_fn)(device, pVirtualMode);
     uint64_t cutap_w[2] = {(uint64_t)(uintptr_t)device, (uint64_t)(uintptr_t)pVirtualMode};
     return (unsigned int)cutap_dispatch(CUTAP_ID_nvmlDeviceGetVirtualizationMode, cutap_w, thunk_nvmlDeviceGetVirtualizationMode);
 }
@@ -2543,11 +1910,8 @@ static uint64_t thunk_nvmlDeviceIsMigDeviceHandle(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1]);
 }
-CUTAP_EXPORT unsigned int nvmlDeviceIsMigDeviceHandle(void *device, void *isMigDevice)
+CUTAP_SLOW unsigned int cutap_slow_nvmlDeviceIsMigDeviceHandle(void *device, void *isMigDevice)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_nvmlDeviceIsMigDeviceHandle], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *))cutap_fn)(device, isMigDevice);
     uint64_t cutap_w[2] = {(uint64_t)(uintptr_t)device, (uint64_t)(uintptr_t)isMigDevice};
     return (unsigned int)cutap_dispatch(CUTAP_ID_nvmlDeviceIsMigDeviceHandle, cutap_w, thunk_nvmlDeviceIsMigDeviceHandle);
 }
@@ -2555,11 +1919,8 @@ static uint64_t thunk_nvmlDeviceModifyDrainState(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1]);
 }
-CUTAP_EXPORT unsigned int nvmlDeviceModifyDrainState(void *pciInfo, unsigned int newState)
+CUTAP_SLOW unsigned int cutap_slow_nvmlDeviceModifyDrainState(void *pciInfo, unsigned int newState)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_nvmlDeviceModifyDrainState], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int))cutap_fn)(pciInfo, newState);
     uint64_t cutap_w[2] = {(uint64_t)(uintptr_t)pciInfo, (uint64_t)newState};
     return (unsigned int)cutap_dispatch(CUTAP_ID_nvmlDeviceModifyDrainState, cutap_w, thunk_nvmlDeviceModifyDrainState);
 }
@@ -2567,11 +1928,8 @@ static uint64_t thunk_nvmlDeviceOnSameBoard(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1], (void *)(uintptr_t)a[2]);
 }
-CUTAP_EXPORT unsigned int nvmlDeviceOnSameBoard(void *device1, void *device2, void *onSameBoard)
+CUTAP_SLOW unsigned int cutap_slow_nvmlDeviceOnSameBoard(void *device1, void *device2, void *onSameBoard)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_nvmlDeviceOnSameBoard], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *, void *))cutap_fn)(device1, device2, onSameBoard);
     uint64_t cutap_w[3] = {(uint64_t)(uintptr_t)device1, (uint64_t)(uintptr_t)device2, (uint64_t)(uintptr_t)onSameBoard};
     return (unsigned int)cutap_dispatch(CUTAP_ID_nvmlDeviceOnSameBoard, cutap_w, thunk_nvmlDeviceOnSameBoard);
 }
@@ -2579,11 +1937,8 @@ static uint64_t thunk_nvmlDevicePowerSmoothingActivatePresetProfile(void *fn, ui
 {
     return (uint64_t)((unsigned int (*)(void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1]);
 }
-CUTAP_EXPORT unsigned int nvmlDevicePowerSmoothingActivatePresetProfile(void *device, void *profile)
+CUTAP_SLOW unsigned int cutap_slow_nvmlDevicePowerSmoothingActivatePresetProfile(void *device, void *profile)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_nvmlDevicePowerSmoothingActivatePresetProfile], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *))cutap_fn)(device, profile);
     uint64_t cutap_w[2] = {(uint64_t)(uintptr_t)device, (uint64_t)(uintptr_t)profile};
     return (unsigned int)cutap_dispatch(CUTAP_ID_nvmlDevicePowerSmoothingActivatePresetProfile, cutap_w, thunk_nvmlDevicePowerSmoothingActivatePresetProfile);
 }
@@ -2591,11 +1946,8 @@ static uint64_t thunk_nvmlDevicePowerSmoothingSetState(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1]);
 }
-CUTAP_EXPORT unsigned int nvmlDevicePowerSmoothingSetState(void *device, void *state)
+CUTAP_SLOW unsigned int cutap_slow_nvmlDevicePowerSmoothingSetState(void *device, void *state)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_nvmlDevicePowerSmoothingSetState], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *))cutap_fn)(device, state);
     uint64_t cutap_w[2] = {(uint64_t)(uintptr_t)device, (uint64_t)(uintptr_t)state};
     return (unsigned int)cutap_dispatch(CUTAP_ID_nvmlDevicePowerSmoothingSetState, cutap_w, thunk_nvmlDevicePowerSmoothingSetState);
 }
@@ -2603,11 +1955,8 @@ static uint64_t thunk_nvmlDevicePowerSmoothingUpdatePresetProfileParam(void *fn,
 {
     return (uint64_t)((unsigned int (*)(void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1]);
 }
-CUTAP_EXPORT unsigned int nvmlDevicePowerSmoothingUpdatePresetProfileParam(void *device, void *profile)
+CUTAP_SLOW unsigned int cutap_slow_nvmlDevicePowerSmoothingUpdatePresetProfileParam(void *device, void *profile)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_nvmlDevicePowerSmoothingUpdatePresetProfileParam], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *))cutap_fn)(device, profile);
     uint64_t cutap_w[2] = {(uint64_t)(uintptr_t)device, (uint64_t)(uintptr_t)profile};
     return (unsigned int)cutap_dispatch(CUTAP_ID_nvmlDevicePowerSmoothingUpdatePresetProfileParam, cutap_w, thunk_nvmlDevicePowerSmoothingUpdatePresetProfileParam);
 }
@@ -2615,11 +1964,8 @@ static uint64_t thunk_nvmlDeviceQueryDrainState(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1]);
 }
-CUTAP_EXPORT unsigned int nvmlDeviceQueryDrainState(void *pciInfo, void *currentState)
+CUTAP_SLOW unsigned int cutap_slow_nvmlDeviceQueryDrainState(void *pciInfo, void *currentState)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_nvmlDeviceQueryDrainState], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *))cutap_fn)(pciInfo, currentState);
     uint64_t cutap_w[2] = {(uint64_t)(uintptr_t)pciInfo, (uint64_t)(uintptr_t)currentState};
     return (unsigned int)cutap_dispatch(CUTAP_ID_nvmlDeviceQueryDrainState, cutap_w, thunk_nvmlDeviceQueryDrainState);
 }
@@ -2627,11 +1973,8 @@ static uint64_t thunk_nvmlDeviceReadWritePRM_v1(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1]);
 }
-CUTAP_EXPORT unsigned int nvmlDeviceReadWritePRM_v1(void *device, void *buffer)
+CUTAP_SLOW unsigned int cutap_slow_nvmlDeviceReadWritePRM_v1(void *device, void *buffer)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_nvmlDeviceReadWritePRM_v1], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *))cutap_fn)(device, buffer);
     uint64_t cutap_w[2] = {(uint64_t)(uintptr_t)device, (uint64_t)(uintptr_t)buffer};
     return (unsigned int)cutap_dispatch(CUTAP_ID_nvmlDeviceReadWritePRM_v1, cutap_w, thunk_nvmlDeviceReadWritePRM_v1);
 }
@@ -2639,11 +1982,8 @@ static uint64_t thunk_nvmlDeviceRegisterEvents(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned long long, void *))fn)((void *)(uintptr_t)a[0], (unsigned long long)a[1], (void *)(uintptr_t)a[2]);
 }
-CUTAP_EXPORT unsigned int nvmlDeviceRegisterEvents(void *device, unsigned long long eventTypes, void *set)
+CUTAP_SLOW unsigned int cutap_slow_nvmlDeviceRegisterEvents(void *device, unsigned long long eventTypes, void *set)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_nvmlDeviceRegisterEvents], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned long long, void *))cutap_fn)(device, eventTypes, set);
     uint64_t cutap_w[3] = {(uint64_t)(uintptr_t)device, (uint64_t)eventTypes, (uint64_t)(uintptr_t)set};
     return (unsigned int)cutap_dispatch(CUTAP_ID_nvmlDeviceRegisterEvents, cutap_w, thunk_nvmlDeviceRegisterEvents);
 }
@@ -2651,11 +1991,8 @@ static uint64_t thunk_nvmlDeviceRemoveGpu_v2(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, unsigned int))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (unsigned int)a[2]);
 }
-CUTAP_EXPORT unsigned int nvmlDeviceRemoveGpu_v2(void *pciInfo, unsigned int gpuState, unsigned int linkState)
+CUTAP_SLOW unsigned int cutap_slow_nvmlDeviceRemoveGpu_v2(void *pciInfo, unsigned int gpuState, unsigned int linkState)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_nvmlDeviceRemoveGpu_v2], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, unsigned int))cutap_fn)(pciInfo, gpuState, linkState);
     uint64_t cutap_w[3] = {(uint64_t)(uintptr_t)pciInfo, (uint64_t)gpuState, (uint64_t)linkState};
     return (unsigned int)cutap_dispatch(CUTAP_ID_nvmlDeviceRemoveGpu_v2, cutap_w, thunk_nvmlDeviceRemoveGpu_v2);
 }
@@ -2663,11 +2000,8 @@ static uint64_t thunk_nvmlDeviceResetApplicationsClocks(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *))fn)((void *)(uintptr_t)a[0]);
 }
-CUTAP_EXPORT unsigned int nvmlDeviceResetApplicationsClocks(void *device)
+CUTAP_SLOW unsigned int cutap_slow_nvmlDeviceResetApplicationsClocks(void *device)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_nvmlDeviceResetApplicationsClocks], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *))cutap_fn)(device);
     uint64_t cutap_w[1] = {(uint64_t)(uintptr_t)device};
     return (unsigned int)cutap_dispatch(CUTAP_ID_nvmlDeviceResetApplicationsClocks, cutap_w, thunk_nvmlDeviceResetApplicationsClocks);
 }
@@ -2675,11 +2009,8 @@ static uint64_t thunk_nvmlDeviceResetGpuLockedClocks(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *))fn)((void *)(uintptr_t)a[0]);
 }
-CUTAP_EXPORT unsigned int nvmlDeviceResetGpuLockedClocks(void *device)
+CUTAP_SLOW unsigned int cutap_slow_nvmlDeviceResetGpuLockedClocks(void *device)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_nvmlDeviceResetGpuLockedClocks], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *))cutap_fn)(device);
     uint64_t cutap_w[1] = {(uint64_t)(uintptr_t)device};
     return (unsigned int)cutap_dispatch(CUTAP_ID_nvmlDeviceResetGpuLockedClocks, cutap_w, thunk_nvmlDeviceResetGpuLockedClocks);
 }
@@ -2687,11 +2018,8 @@ static uint64_t thunk_nvmlDeviceResetMemoryLockedClocks(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *))fn)((void *)(uintptr_t)a[0]);
 }
-CUTAP_EXPORT unsigned int nvmlDeviceResetMemoryLockedClocks(void *device)
+CUTAP_SLOW unsigned int cutap_slow_nvmlDeviceResetMemoryLockedClocks(void *device)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_nvmlDeviceResetMemoryLockedClocks], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *))cutap_fn)(device);
     uint64_t cutap_w[1] = {(uint64_t)(uintptr_t)device};
     return (unsigned int)cutap_dispatch(CUTAP_ID_nvmlDeviceResetMemoryLockedClocks, cutap_w, thunk_nvmlDeviceResetMemoryLockedClocks);
 }
@@ -2699,11 +2027,8 @@ static uint64_t thunk_nvmlDeviceResetNvLinkErrorCounters(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1]);
 }
-CUTAP_EXPORT unsigned int nvmlDeviceResetNvLinkErrorCounters(void *device, unsigned int link)
+CUTAP_SLOW unsigned int cutap_slow_nvmlDeviceResetNvLinkErrorCounters(void *device, unsigned int link)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_nvmlDeviceResetNvLinkErrorCounters], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int))cutap_fn)(device, link);
     uint64_t cutap_w[2] = {(uint64_t)(uintptr_t)device, (uint64_t)link};
     return (unsigned int)cutap_dispatch(CUTAP_ID_nvmlDeviceResetNvLinkErrorCounters, cutap_w, thunk_nvmlDeviceResetNvLinkErrorCounters);
 }
@@ -2711,11 +2036,8 @@ static uint64_t thunk_nvmlDeviceResetNvLinkUtilizationCounter(void *fn, uint64_t
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, unsigned int))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (unsigned int)a[2]);
 }
-CUTAP_EXPORT unsigned int nvmlDeviceResetNvLinkUtilizationCounter(void *device, unsigned int link, unsigned int counter)
+CUTAP_SLOW unsigned int cutap_slow_nvmlDeviceResetNvLinkUtilizationCounter(void *device, unsigned int link, unsigned int counter)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_nvmlDeviceResetNvLinkUtilizationCounter], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, unsigned int))cutap_fn)(device, link, counter);
     uint64_t cutap_w[3] = {(uint64_t)(uintptr_t)device, (uint64_t)link, (uint64_t)counter};
     return (unsigned int)cutap_dispatch(CUTAP_ID_nvmlDeviceResetNvLinkUtilizationCounter, cutap_w, thunk_nvmlDeviceResetNvLinkUtilizationCounter);
 }
@@ -2723,11 +2045,8 @@ static uint64_t thunk_nvmlDeviceSetAPIRestriction(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, unsigned int))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (unsigned int)a[2]);
 }
-CUTAP_EXPORT unsigned int nvmlDeviceSetAPIRestriction(void *device, unsigned int apiType, unsigned int isRestricted)
+CUTAP_SLOW unsigned int cutap_slow_nvmlDeviceSetAPIRestriction(void *device, unsigned int apiType, unsigned int isRestricted)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_nvmlDeviceSetAPIRestriction], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, unsigned int))cutap_fn)(device, apiType, isRestricted);
     uint64_t cutap_w[3] = {(uint64_t)(uintptr_t)device, (uint64_t)apiType, (uint64_t)isRestricted};
     return (unsigned int)cutap_dispatch(CUTAP_ID_nvmlDeviceSetAPIRestriction, cutap_w, thunk_nvmlDeviceSetAPIRestriction);
 }
@@ -2735,11 +2054,8 @@ static uint64_t thunk_nvmlDeviceSetAccountingMode(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1]);
 }
-CUTAP_EXPORT unsigned int nvmlDeviceSetAccountingMode(void *device, unsigned int mode)
+CUTAP_SLOW unsigned int cutap_slow_nvmlDeviceSetAccountingMode(void *device, unsigned int mode)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_nvmlDeviceSetAccountingMode], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int))cutap_fn)(device, mode);
     uint64_t cutap_w[2] = {(uint64_t)(uintptr_t)device, (uint64_t)mode};
     return (unsigned int)cutap_dispatch(CUTAP_ID_nvmlDeviceSetAccountingMode, cutap_w, thunk_nvmlDeviceSetAccountingMode);
 }
@@ -2747,11 +2063,8 @@ static uint64_t thunk_nvmlDeviceSetApplicationsClocks(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, unsigned int))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (unsigned int)a[2]);
 }
-CUTAP_EXPORT unsigned int nvmlDeviceSetApplicationsClocks(void *device, unsigned int memClockMHz, unsigned int graphicsClockMHz)
+CUTAP_SLOW unsigned int cutap_slow_nvmlDeviceSetApplicationsClocks(void *device, unsigned int memClockMHz, unsigned int graphicsClockMHz)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_nvmlDeviceSetApplicationsClocks], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, unsigned int))cutap_fn)(device, memClockMHz, graphicsClockMHz);
     uint64_t cutap_w[3] = {(uint64_t)(uintptr_t)device, (uint64_t)memClockMHz, (uint64_t)graphicsClockMHz};
     return (unsigned int)cutap_dispatch(CUTAP_ID_nvmlDeviceSetApplicationsClocks, cutap_w, thunk_nvmlDeviceSetApplicationsClocks);
 }
@@ -2759,11 +2072,8 @@ static uint64_t thunk_nvmlDeviceSetAutoBoostedClocksEnabled(void *fn, uint64_t *
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1]);
 }
-CUTAP_EXPORT unsigned int nvmlDeviceSetAutoBoostedClocksEnabled(void *device, unsigned int enabled)
+CUTAP_SLOW unsigned int cutap_slow_nvmlDeviceSetAutoBoostedClocksEnabled(void *device, unsigned int enabled)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_nvmlDeviceSetAutoBoostedClocksEnabled], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int))cutap_fn)(device, enabled);
     uint64_t cutap_w[2] = {(uint64_t)(uintptr_t)device, (uint64_t)enabled};
     return (unsigned int)cutap_dispatch(CUTAP_ID_nvmlDeviceSetAutoBoostedClocksEnabled, cutap_w, thunk_nvmlDeviceSetAutoBoostedClocksEnabled);
 }
@@ -2771,11 +2081,8 @@ static uint64_t thunk_nvmlDeviceSetClockOffsets(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1]);
 }
-CUTAP_EXPORT unsigned int nvmlDeviceSetClockOffsets(void *device, void *info)
+CUTAP_SLOW unsigned int cutap_slow_nvmlDeviceSetClockOffsets(void *device, void *info)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_nvmlDeviceSetClockOffsets], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *))cutap_fn)(device, info);
     uint64_t cutap_w[2] = {(uint64_t)(uintptr_t)device, (uint64_t)(uintptr_t)info};
     return (unsigned int)cutap_dispatch(CUTAP_ID_nvmlDeviceSetClockOffsets, cutap_w, thunk_nvmlDeviceSetClockOffsets);
 }
@@ -2783,11 +2090,8 @@ static uint64_t thunk_nvmlDeviceSetComputeMode(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1]);
 }
-CUTAP_EXPORT unsigned int nvmlDeviceSetComputeMode(void *device, unsigned int mode)
+CUTAP_SLOW unsigned int cutap_slow_nvmlDeviceSetComputeMode(void *device, unsigned int mode)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_nvmlDeviceSetComputeMode], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int))cutap_fn)(device, mode);
     uint64_t cutap_w[2] = {(uint64_t)(uintptr_t)device, (uint64_t)mode};
     return (unsigned int)cutap_dispatch(CUTAP_ID_nvmlDeviceSetComputeMode, cutap_w, thunk_nvmlDeviceSetComputeMode);
 }
@@ -2795,11 +2099,8 @@ static uint64_t thunk_nvmlDeviceSetConfComputeUnprotectedMemSize(void *fn, uint6
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned long long))fn)((void *)(uintptr_t)a[0], (unsigned long long)a[1]);
 }
-CUTAP_EXPORT unsigned int nvmlDeviceSetConfComputeUnprotectedMemSize(void *device, unsigned long long sizeKiB)
+CUTAP_SLOW unsigned int cutap_slow_nvmlDeviceSetConfComputeUnprotectedMemSize(void *device, unsigned long long sizeKiB)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_nvmlDeviceSetConfComputeUnprotectedMemSize], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned long long))cutap_fn)(device, sizeKiB);
     uint64_t cutap_w[2] = {(uint64_t)(uintptr_t)device, (uint64_t)sizeKiB};
     return (unsigned int)cutap_dispatch(CUTAP_ID_nvmlDeviceSetConfComputeUnprotectedMemSize, cutap_w, thunk_nvmlDeviceSetConfComputeUnprotectedMemSize);
 }
@@ -2807,11 +2108,8 @@ static uint64_t thunk_nvmlDeviceSetCpuAffinity(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *))fn)((void *)(uintptr_t)a[0]);
 }
-CUTAP_EXPORT unsigned int nvmlDeviceSetCpuAffinity(void *device)
+CUTAP_SLOW unsigned int cutap_slow_nvmlDeviceSetCpuAffinity(void *device)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_nvmlDeviceSetCpuAffinity], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *))cutap_fn)(device);
     uint64_t cutap_w[1] = {(uint64_t)(uintptr_t)device};
     return (unsigned int)cutap_dispatch(CUTAP_ID_nvmlDeviceSetCpuAffinity, cutap_w, thunk_nvmlDeviceSetCpuAffinity);
 }
@@ -2819,11 +2117,8 @@ static uint64_t thunk_nvmlDeviceSetDefaultAutoBoostedClocksEnabled(void *fn, uin
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, unsigned int))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (unsigned int)a[2]);
 }
-CUTAP_EXPORT unsigned int nvmlDeviceSetDefaultAutoBoostedClocksEnabled(void *device, unsigned int enabled, unsigned int flags)
+CUTAP_SLOW unsigned int cutap_slow_nvmlDeviceSetDefaultAutoBoostedClocksEnabled(void *device, unsigned int enabled, unsigned int flags)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_nvmlDeviceSetDefaultAutoBoostedClocksEnabled], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, unsigned int))cutap_fn)(device, enabled, flags);
     uint64_t cutap_w[3] = {(uint64_t)(uintptr_t)device, (uint64_t)enabled, (uint64_t)flags};
     return (unsigned int)cutap_dispatch(CUTAP_ID_nvmlDeviceSetDefaultAutoBoostedClocksEnabled, cutap_w, thunk_nvmlDeviceSetDefaultAutoBoostedClocksEnabled);
 }
@@ -2831,11 +2126,8 @@ static uint64_t thunk_nvmlDeviceSetDefaultFanSpeed_v2(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1]);
 }
-CUTAP_EXPORT unsigned int nvmlDeviceSetDefaultFanSpeed_v2(void *device, unsigned int fan)
+CUTAP_SLOW unsigned int cutap_slow_nvmlDeviceSetDefaultFanSpeed_v2(void *device, unsigned int fan)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_nvmlDeviceSetDefaultFanSpeed_v2], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int))cutap_fn)(device, fan);
     uint64_t cutap_w[2] = {(uint64_t)(uintptr_t)device, (uint64_t)fan};
     return (unsigned int)cutap_dispatch(CUTAP_ID_nvmlDeviceSetDefaultFanSpeed_v2, cutap_w, thunk_nvmlDeviceSetDefaultFanSpeed_v2);
 }
@@ -2843,11 +2135,8 @@ static uint64_t thunk_nvmlDeviceSetDramEncryptionMode(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1]);
 }
-CUTAP_EXPORT unsigned int nvmlDeviceSetDramEncryptionMode(void *device, void *dramEncryption)
+CUTAP_SLOW unsigned int cutap_slow_nvmlDeviceSetDramEncryptionMode(void *device, void *dramEncryption)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_nvmlDeviceSetDramEncryptionMode], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *))cutap_fn)(device, dramEncryption);
     uint64_t cutap_w[2] = {(uint64_t)(uintptr_t)device, (uint64_t)(uintptr_t)dramEncryption};
     return (unsigned int)cutap_dispatch(CUTAP_ID_nvmlDeviceSetDramEncryptionMode, cutap_w, thunk_nvmlDeviceSetDramEncryptionMode);
 }
@@ -2855,11 +2144,8 @@ static uint64_t thunk_nvmlDeviceSetDriverModel(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, unsigned int))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (unsigned int)a[2]);
 }
-CUTAP_EXPORT unsigned int nvmlDeviceSetDriverModel(void *device, unsigned int driverModel, unsigned int flags)
+CUTAP_SLOW unsigned int cutap_slow_nvmlDeviceSetDriverModel(void *device, unsigned int driverModel, unsigned int flags)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_nvmlDeviceSetDriverModel], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, unsigned int))cutap_fn)(device, driverModel, flags);
     uint64_t cutap_w[3] = {(uint64_t)(uintptr_t)device, (uint64_t)driverModel, (uint64_t)flags};
     return (unsigned int)cutap_dispatch(CUTAP_ID_nvmlDeviceSetDriverModel, cutap_w, thunk_nvmlDeviceSetDriverModel);
 }
@@ -2867,11 +2153,8 @@ static uint64_t thunk_nvmlDeviceSetEccMode(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1]);
 }
-CUTAP_EXPORT unsigned int nvmlDeviceSetEccMode(void *device, unsigned int ecc)
+CUTAP_SLOW unsigned int cutap_slow_nvmlDeviceSetEccMode(void *device, unsigned int ecc)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_nvmlDeviceSetEccMode], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int))cutap_fn)(device, ecc);
     uint64_t cutap_w[2] = {(uint64_t)(uintptr_t)device, (uint64_t)ecc};
     return (unsigned int)cutap_dispatch(CUTAP_ID_nvmlDeviceSetEccMode, cutap_w, thunk_nvmlDeviceSetEccMode);
 }
@@ -2879,11 +2162,8 @@ static uint64_t thunk_nvmlDeviceSetFanControlPolicy(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, unsigned int))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (unsigned int)a[2]);
 }
-CUTAP_EXPORT unsigned int nvmlDeviceSetFanControlPolicy(void *device, unsigned int fan, unsigned int policy)
+CUTAP_SLOW unsigned int cutap_slow_nvmlDeviceSetFanControlPolicy(void *device, unsigned int fan, unsigned int policy)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_nvmlDeviceSetFanControlPolicy], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, unsigned int))cutap_fn)(device, fan, policy);
     uint64_t cutap_w[3] = {(uint64_t)(uintptr_t)device, (uint64_t)fan, (uint64_t)policy};
     return (unsigned int)cutap_dispatch(CUTAP_ID_nvmlDeviceSetFanControlPolicy, cutap_w, thunk_nvmlDeviceSetFanControlPolicy);
 }
@@ -2891,11 +2171,8 @@ static uint64_t thunk_nvmlDeviceSetFanSpeed_v2(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, unsigned int))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (unsigned int)a[2]);
 }
-CUTAP_EXPORT unsigned int nvmlDeviceSetFanSpeed_v2(void *device, unsigned int fan, unsigned int speed)
+CUTAP_SLOW unsigned int cutap_slow_nvmlDeviceSetFanSpeed_v2(void *device, unsigned int fan, unsigned int speed)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_nvmlDeviceSetFanSpeed_v2], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, unsigned int))cutap_fn)(device, fan, speed);
     uint64_t cutap_w[3] = {(uint64_t)(uintptr_t)device, (uint64_t)fan, (uint64_t)speed};
     return (unsigned int)cutap_dispatch(CUTAP_ID_nvmlDeviceSetFanSpeed_v2, cutap_w, thunk_nvmlDeviceSetFanSpeed_v2);
 }
@@ -2903,11 +2180,8 @@ static uint64_t thunk_nvmlDeviceSetGpcClkVfOffset(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, int))fn)((void *)(uintptr_t)a[0], (int)a[1]);
 }
-CUTAP_EXPORT unsigned int nvmlDeviceSetGpcClkVfOffset(void *device, int offset)
+CUTAP_SLOW unsigned int cutap_slow_nvmlDeviceSetGpcClkVfOffset(void *device, int offset)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_nvmlDeviceSetGpcClkVfOffset], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, int))cutap_fn)(device, offset);
     uint64_t cutap_w[2] = {(uint64_t)(uintptr_t)device, (uint64_t)(int64_t)offset};
     return (unsigned int)cutap_dispatch(CUTAP_ID_nvmlDeviceSetGpcClkVfOffset, cutap_w, thunk_nvmlDeviceSetGpcClkVfOffset);
 }
@@ -2915,11 +2189,8 @@ static uint64_t thunk_nvmlDeviceSetGpuLockedClocks(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, unsigned int))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (unsigned int)a[2]);
 }
-CUTAP_EXPORT unsigned int nvmlDeviceSetGpuLockedClocks(void *device, unsigned int minGpuClockMHz, unsigned int maxGpuClockMHz)
+CUTAP_SLOW unsigned int cutap_slow_nvmlDeviceSetGpuLockedClocks(void *device, unsigned int minGpuClockMHz, unsigned int maxGpuClockMHz)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_nvmlDeviceSetGpuLockedClocks], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, unsigned int))cutap_fn)(device, minGpuClockMHz, maxGpuClockMHz);
     uint64_t cutap_w[3] = {(uint64_t)(uintptr_t)device, (uint64_t)minGpuClockMHz, (uint64_t)maxGpuClockMHz};
     return (unsigned int)cutap_dispatch(CUTAP_ID_nvmlDeviceSetGpuLockedClocks, cutap_w, thunk_nvmlDeviceSetGpuLockedClocks);
 }
@@ -2927,11 +2198,8 @@ static uint64_t thunk_nvmlDeviceSetGpuOperationMode(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1]);
 }
-CUTAP_EXPORT unsigned int nvmlDeviceSetGpuOperationMode(void *device, unsigned int mode)
+CUTAP_SLOW unsigned int cutap_slow_nvmlDeviceSetGpuOperationMode(void *device, unsigned int mode)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_nvmlDeviceSetGpuOperationMode], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int))cutap_fn)(device, mode);
     uint64_t cutap_w[2] = {(uint64_t)(uintptr_t)device, (uint64_t)mode};
     return (unsigned int)cutap_dispatch(CUTAP_ID_nvmlDeviceSetGpuOperationMode, cutap_w, thunk_nvmlDeviceSetGpuOperationMode);
 }
@@ -2939,11 +2207,8 @@ static uint64_t thunk_nvmlDeviceSetHostname_v1(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1]);
 }
-CUTAP_EXPORT unsigned int nvmlDeviceSetHostname_v1(void *device, void *hostname)
+CUTAP_SLOW unsigned int cutap_slow_nvmlDeviceSetHostname_v1(void *device, void *hostname)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_nvmlDeviceSetHostname_v1], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *))cutap_fn)(device, hostname);
     uint64_t cutap_w[2] = {(uint64_t)(uintptr_t)device, (uint64_t)(uintptr_t)hostname};
     return (unsigned int)cutap_dispatch(CUTAP_ID_nvmlDeviceSetHostname_v1, cutap_w, thunk_nvmlDeviceSetHostname_v1);
 }
@@ -2951,11 +2216,8 @@ static uint64_t thunk_nvmlDeviceSetMemClkVfOffset(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, int))fn)((void *)(uintptr_t)a[0], (int)a[1]);
 }
-CUTAP_EXPORT unsigned int nvmlDeviceSetMemClkVfOffset(void *device, int offset)
+CUTAP_SLOW unsigned int cutap_slow_nvmlDeviceSetMemClkVfOffset(void *device, int offset)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_nvmlDeviceSetMemClkVfOffset], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, int))cutap_fn)(device, offset);
     uint64_t cutap_w[2] = {(uint64_t)(uintptr_t)device, (uint64_t)(int64_t)offset};
     return (unsigned int)cutap_dispatch(CUTAP_ID_nvmlDeviceSetMemClkVfOffset, cutap_w, thunk_nvmlDeviceSetMemClkVfOffset);
 }
@@ -2963,11 +2225,8 @@ static uint64_t thunk_nvmlDeviceSetMemoryLockedClocks(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, unsigned int))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (unsigned int)a[2]);
 }
-CUTAP_EXPORT unsigned int nvmlDeviceSetMemoryLockedClocks(void *device, unsigned int minMemClockMHz, unsigned int maxMemClockMHz)
+CUTAP_SLOW unsigned int cutap_slow_nvmlDeviceSetMemoryLockedClocks(void *device, unsigned int minMemClockMHz, unsigned int maxMemClockMHz)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_nvmlDeviceSetMemoryLockedClocks], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, unsigned int))cutap_fn)(device, minMemClockMHz, maxMemClockMHz);
     uint64_t cutap_w[3] = {(uint64_t)(uintptr_t)device, (uint64_t)minMemClockMHz, (uint64_t)maxMemClockMHz};
     return (unsigned int)cutap_dispatch(CUTAP_ID_nvmlDeviceSetMemoryLockedClocks, cutap_w, thunk_nvmlDeviceSetMemoryLockedClocks);
 }
@@ -2975,11 +2234,8 @@ static uint64_t thunk_nvmlDeviceSetMigMode(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, void *))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (void *)(uintptr_t)a[2]);
 }
-CUTAP_EXPORT unsigned int nvmlDeviceSetMigMode(void *device, unsigned int mode, void *activationStatus)
+CUTAP_SLOW unsigned int cutap_slow_nvmlDeviceSetMigMode(void *device, unsigned int mode, void *activationStatus)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_nvmlDeviceSetMigMode], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, void *))cutap_fn)(device, mode, activationStatus);
     uint64_t cutap_w[3] = {(uint64_t)(uintptr_t)device, (uint64_t)mode, (uint64_t)(uintptr_t)activationStatus};
     return (unsigned int)cutap_dispatch(CUTAP_ID_nvmlDeviceSetMigMode, cutap_w, thunk_nvmlDeviceSetMigMode);
 }
@@ -2987,11 +2243,8 @@ static uint64_t thunk_nvmlDeviceSetNvLinkDeviceLowPowerThreshold(void *fn, uint6
 {
     return (uint64_t)((unsigned int (*)(void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1]);
 }
-CUTAP_EXPORT unsigned int nvmlDeviceSetNvLinkDeviceLowPowerThreshold(void *device, void *info)
+CUTAP_SLOW unsigned int cutap_slow_nvmlDeviceSetNvLinkDeviceLowPowerThreshold(void *device, void *info)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_nvmlDeviceSetNvLinkDeviceLowPowerThreshold], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *))cutap_fn)(device, info);
     uint64_t cutap_w[2] = {(uint64_t)(uintptr_t)device, (uint64_t)(uintptr_t)info};
     return (unsigned int)cutap_dispatch(CUTAP_ID_nvmlDeviceSetNvLinkDeviceLowPowerThreshold, cutap_w, thunk_nvmlDeviceSetNvLinkDeviceLowPowerThreshold);
 }
@@ -2999,11 +2252,8 @@ static uint64_t thunk_nvmlDeviceSetNvLinkUtilizationControl(void *fn, uint64_t *
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, unsigned int, void *, unsigned int))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (unsigned int)a[2], (void *)(uintptr_t)a[3], (unsigned int)a[4]);
 }
-CUTAP_EXPORT unsigned int nvmlDeviceSetNvLinkUtilizationControl(void *device, unsigned int link, unsigned int counter, void *control, unsigned int reset)
+CUTAP_SLOW unsigned int cutap_slow_nvmlDeviceSetNvLinkUtilizationControl(void *device, unsigned int link, unsigned int counter, void *control, unsigned int reset)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_nvmlDeviceSetNvLinkUtilizationControl], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, unsigned int, void *, unsigned int))cutap_fn)(device, link, counter, control, reset);
     uint64_t cutap_w[5] = {(uint64_t)(uintptr_t)device, (uint64_t)link, (uint64_t)counter, (uint64_t)(uintptr_t)control, (uint64_t)reset};
     return (unsigned int)cutap_dispatch(CUTAP_ID_nvmlDeviceSetNvLinkUtilizationControl, cutap_w, thunk_nvmlDeviceSetNvLinkUtilizationControl);
 }
@@ -3011,11 +2261,8 @@ static uint64_t thunk_nvmlDeviceSetNvlinkBwMode(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1]);
 }
-CUTAP_EXPORT unsigned int nvmlDeviceSetNvlinkBwMode(void *device, void *setBwMode)
+CUTAP_SLOW unsigned int cutap_slow_nvmlDeviceSetNvlinkBwMode(void *device, void *setBwMode)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_nvmlDeviceSetNvlinkBwMode], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *))cutap_fn)(device, setBwMode);
     uint64_t cutap_w[2] = {(uint64_t)(uintptr_t)device, (uint64_t)(uintptr_t)setBwMode};
     return (unsigned int)cutap_dispatch(CUTAP_ID_nvmlDeviceSetNvlinkBwMode, cutap_w, thunk_nvmlDeviceSetNvlinkBwMode);
 }
@@ -3023,11 +2270,8 @@ static uint64_t thunk_nvmlDeviceSetPersistenceMode(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1]);
 }
-CUTAP_EXPORT unsigned int nvmlDeviceSetPersistenceMode(void *device, unsigned int mode)
+CUTAP_SLOW unsigned int cutap_slow_nvmlDeviceSetPersistenceMode(void *device, unsigned int mode)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_nvmlDeviceSetPersistenceMode], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int))cutap_fn)(device, mode);
     uint64_t cutap_w[2] = {(uint64_t)(uintptr_t)device, (uint64_t)mode};
     return (unsigned int)cutap_dispatch(CUTAP_ID_nvmlDeviceSetPersistenceMode, cutap_w, thunk_nvmlDeviceSetPersistenceMode);
 }
@@ -3035,11 +2279,8 @@ static uint64_t thunk_nvmlDeviceSetPowerManagementLimit(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1]);
 }
-CUTAP_EXPORT unsigned int nvmlDeviceSetPowerManagementLimit(void *device, unsigned int limit)
+CUTAP_SLOW unsigned int cutap_slow_nvmlDeviceSetPowerManagementLimit(void *device, unsigned int limit)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_nvmlDeviceSetPowerManagementLimit], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int))cutap_fn)(device, limit);
     uint64_t cutap_w[2] = {(uint64_t)(uintptr_t)device, (uint64_t)limit};
     return (unsigned int)cutap_dispatch(CUTAP_ID_nvmlDeviceSetPowerManagementLimit, cutap_w, thunk_nvmlDeviceSetPowerManagementLimit);
 }
@@ -3047,11 +2288,8 @@ static uint64_t thunk_nvmlDeviceSetPowerManagementLimit_v2(void *fn, uint64_t *a
 {
     return (uint64_t)((unsigned int (*)(void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1]);
 }
-CUTAP_EXPORT unsigned int nvmlDeviceSetPowerManagementLimit_v2(void *device, void *powerValue)
+CUTAP_SLOW unsigned int cutap_slow_nvmlDeviceSetPowerManagementLimit_v2(void *device, void *powerValue)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_nvmlDeviceSetPowerManagementLimit_v2], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *))cutap_fn)(device, powerValue);
     uint64_t cutap_w[2] = {(uint64_t)(uintptr_t)device, (uint64_t)(uintptr_t)powerValue};
     return (unsigned int)cutap_dispatch(CUTAP_ID_nvmlDeviceSetPowerManagementLimit_v2, cutap_w, thunk_nvmlDeviceSetPowerManagementLimit_v2);
 }
@@ -3059,11 +2297,8 @@ static uint64_t thunk_nvmlDeviceSetPowerMizerMode_v1(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1]);
 }
-CUTAP_EXPORT unsigned int nvmlDeviceSetPowerMizerMode_v1(void *device, void *powerMizerMode)
+CUTAP_SLOW unsigned int cutap_slow_nvmlDeviceSetPowerMizerMode_v1(void *device, void *powerMizerMode)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_nvmlDeviceSetPowerMizerMode_v1], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *))cutap_fn)(device, powerMizerMode);
     uint64_t cutap_w[2] = {(uint64_t)(uintptr_t)device, (uint64_t)(uintptr_t)powerMizerMode};
     return (unsigned int)cutap_dispatch(CUTAP_ID_nvmlDeviceSetPowerMizerMode_v1, cutap_w, thunk_nvmlDeviceSetPowerMizerMode_v1);
 }
@@ -3071,11 +2306,8 @@ static uint64_t thunk_nvmlDeviceSetTemperatureThreshold(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, void *))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (void *)(uintptr_t)a[2]);
 }
-CUTAP_EXPORT unsigned int nvmlDeviceSetTemperatureThreshold(void *device, unsigned int thresholdType, void *temp)
+CUTAP_SLOW unsigned int cutap_slow_nvmlDeviceSetTemperatureThreshold(void *device, unsigned int thresholdType, void *temp)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_nvmlDeviceSetTemperatureThreshold], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, void *))cutap_fn)(device, thresholdType, temp);
     uint64_t cutap_w[3] = {(uint64_t)(uintptr_t)device, (uint64_t)thresholdType, (uint64_t)(uintptr_t)temp};
     return (unsigned int)cutap_dispatch(CUTAP_ID_nvmlDeviceSetTemperatureThreshold, cutap_w, thunk_nvmlDeviceSetTemperatureThreshold);
 }
@@ -3083,11 +2315,8 @@ static uint64_t thunk_nvmlDeviceSetVgpuCapabilities(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, unsigned int))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (unsigned int)a[2]);
 }
-CUTAP_EXPORT unsigned int nvmlDeviceSetVgpuCapabilities(void *device, unsigned int capability, unsigned int state)
+CUTAP_SLOW unsigned int cutap_slow_nvmlDeviceSetVgpuCapabilities(void *device, unsigned int capability, unsigned int state)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_nvmlDeviceSetVgpuCapabilities], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, unsigned int))cutap_fn)(device, capability, state);
     uint64_t cutap_w[3] = {(uint64_t)(uintptr_t)device, (uint64_t)capability, (uint64_t)state};
     return (unsigned int)cutap_dispatch(CUTAP_ID_nvmlDeviceSetVgpuCapabilities, cutap_w, thunk_nvmlDeviceSetVgpuCapabilities);
 }
@@ -3095,11 +2324,8 @@ static uint64_t thunk_nvmlDeviceSetVgpuHeterogeneousMode(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1]);
 }
-CUTAP_EXPORT unsigned int nvmlDeviceSetVgpuHeterogeneousMode(void *device, void *pHeterogeneousMode)
+CUTAP_SLOW unsigned int cutap_slow_nvmlDeviceSetVgpuHeterogeneousMode(void *device, void *pHeterogeneousMode)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_nvmlDeviceSetVgpuHeterogeneousMode], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *))cutap_fn)(device, pHeterogeneousMode);
     uint64_t cutap_w[2] = {(uint64_t)(uintptr_t)device, (uint64_t)(uintptr_t)pHeterogeneousMode};
     return (unsigned int)cutap_dispatch(CUTAP_ID_nvmlDeviceSetVgpuHeterogeneousMode, cutap_w, thunk_nvmlDeviceSetVgpuHeterogeneousMode);
 }
@@ -3107,11 +2333,8 @@ static uint64_t thunk_nvmlDeviceSetVgpuSchedulerState(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1]);
 }
-CUTAP_EXPORT unsigned int nvmlDeviceSetVgpuSchedulerState(void *device, void *pSchedulerState)
+CUTAP_SLOW unsigned int cutap_slow_nvmlDeviceSetVgpuSchedulerState(void *device, void *pSchedulerState)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_nvmlDeviceSetVgpuSchedulerState], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *))cutap_fn)(device, pSchedulerState);
     uint64_t cutap_w[2] = {(uint64_t)(uintptr_t)device, (uint64_t)(uintptr_t)pSchedulerState};
     return (unsigned int)cutap_dispatch(CUTAP_ID_nvmlDeviceSetVgpuSchedulerState, cutap_w, thunk_nvmlDeviceSetVgpuSchedulerState);
 }
@@ -3119,11 +2342,8 @@ static uint64_t thunk_nvmlDeviceSetVirtualizationMode(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1]);
 }
-CUTAP_EXPORT unsigned int nvmlDeviceSetVirtualizationMode(void *device, unsigned int virtualMode)
+CUTAP_SLOW unsigned int cutap_slow_nvmlDeviceSetVirtualizationMode(void *device, unsigned int virtualMode)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_nvmlDeviceSetVirtualizationMode], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int))cutap_fn)(device, virtualMode);
     uint64_t cutap_w[2] = {(uint64_t)(uintptr_t)device, (uint64_t)virtualMode};
     return (unsigned int)cutap_dispatch(CUTAP_ID_nvmlDeviceSetVirtualizationMode, cutap_w, thunk_nvmlDeviceSetVirtualizationMode);
 }
@@ -3131,11 +2351,8 @@ static uint64_t thunk_nvmlDeviceValidateInforom(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *))fn)((void *)(uintptr_t)a[0]);
 }
-CUTAP_EXPORT unsigned int nvmlDeviceValidateInforom(void *device)
+CUTAP_SLOW unsigned int cutap_slow_nvmlDeviceValidateInforom(void *device)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_nvmlDeviceValidateInforom], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *))cutap_fn)(device);
     uint64_t cutap_w[1] = {(uint64_t)(uintptr_t)device};
     return (unsigned int)cutap_dispatch(CUTAP_ID_nvmlDeviceValidateInforom, cutap_w, thunk_nvmlDeviceValidateInforom);
 }
@@ -3143,11 +2360,8 @@ static uint64_t thunk_nvmlDeviceWorkloadPowerProfileClearRequestedProfiles(void 
 {
     return (uint64_t)((unsigned int (*)(void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1]);
 }
-CUTAP_EXPORT unsigned int nvmlDeviceWorkloadPowerProfileClearRequestedProfiles(void *device, void *requestedProfiles)
+CUTAP_SLOW unsigned int cutap_slow_nvmlDeviceWorkloadPowerProfileClearRequestedProfiles(void *device, void *requestedProfiles)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_nvmlDeviceWorkloadPowerProfileClearRequestedProfiles], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *))cutap_fn)(device, requestedProfiles);
     uint64_t cutap_w[2] = {(uint64_t)(uintptr_t)device, (uint64_t)(uintptr_t)requestedProfiles};
     return (unsigned int)cutap_dispatch(CUTAP_ID_nvmlDeviceWorkloadPowerProfileClearRequestedProfiles, cutap_w, thunk_nvmlDeviceWorkloadPowerProfileClearRequestedProfiles);
 }
@@ -3155,11 +2369,8 @@ static uint64_t thunk_nvmlDeviceWorkloadPowerProfileGetCurrentProfiles(void *fn,
 {
     return (uint64_t)((unsigned int (*)(void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1]);
 }
-CUTAP_EXPORT unsigned int nvmlDeviceWorkloadPowerProfileGetCurrentProfiles(void *device, void *currentProfiles)
+CUTAP_SLOW unsigned int cutap_slow_nvmlDeviceWorkloadPowerProfileGetCurrentProfiles(void *device, void *currentProfiles)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_nvmlDeviceWorkloadPowerProfileGetCurrentProfiles], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *))cutap_fn)(device, currentProfiles);
     uint64_t cutap_w[2] = {(uint64_t)(uintptr_t)device, (uint64_t)(uintptr_t)currentProfiles};
     return (unsigned int)cutap_dispatch(CUTAP_ID_nvmlDeviceWorkloadPowerProfileGetCurrentProfiles, cutap_w, thunk_nvmlDeviceWorkloadPowerProfileGetCurrentProfiles);
 }
@@ -3167,11 +2378,8 @@ static uint64_t thunk_nvmlDeviceWorkloadPowerProfileGetProfilesInfo(void *fn, ui
 {
     return (uint64_t)((unsigned int (*)(void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1]);
 }
-CUTAP_EXPORT unsigned int nvmlDeviceWorkloadPowerProfileGetProfilesInfo(void *device, void *profilesInfo)
+CUTAP_SLOW unsigned int cutap_slow_nvmlDeviceWorkloadPowerProfileGetProfilesInfo(void *device, void *profilesInfo)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_nvmlDeviceWorkloadPowerProfileGetProfilesInfo], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *))cutap_fn)(device, profilesInfo);
     uint64_t cutap_w[2] = {(uint64_t)(uintptr_t)device, (uint64_t)(uintptr_t)profilesInfo};
     return (unsigned int)cutap_dispatch(CUTAP_ID_nvmlDeviceWorkloadPowerProfileGetProfilesInfo, cutap_w, thunk_nvmlDeviceWorkloadPowerProfileGetProfilesInfo);
 }
@@ -3179,11 +2387,8 @@ static uint64_t thunk_nvmlDeviceWorkloadPowerProfileSetRequestedProfiles(void *f
 {
     return (uint64_t)((unsigned int (*)(void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1]);
 }
-CUTAP_EXPORT unsigned int nvmlDeviceWorkloadPowerProfileSetRequestedProfiles(void *device, void *requestedProfiles)
+CUTAP_SLOW unsigned int cutap_slow_nvmlDeviceWorkloadPowerProfileSetRequestedProfiles(void *device, void *requestedProfiles)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_nvmlDeviceWorkloadPowerProfileSetRequestedProfiles], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *))cutap_fn)(device, requestedProfiles);
     uint64_t cutap_w[2] = {(uint64_t)(uintptr_t)device, (uint64_t)(uintptr_t)requestedProfiles};
     return (unsigned int)cutap_dispatch(CUTAP_ID_nvmlDeviceWorkloadPowerProfileSetRequestedProfiles, cutap_w, thunk_nvmlDeviceWorkloadPowerProfileSetRequestedProfiles);
 }
@@ -3191,11 +2396,8 @@ static uint64_t thunk_nvmlErrorString(void *fn, uint64_t *a)
 {
     return (uint64_t)(uintptr_t)((void * (*)(unsigned int))fn)((unsigned int)a[0]);
 }
-CUTAP_EXPORT void * nvmlErrorString(unsigned int result)
+CUTAP_SLOW void * cutap_slow_nvmlErrorString(unsigned int result)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_nvmlErrorString], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((void * (*)(unsigned int))cutap_fn)(result);
     uint64_t cutap_w[1] = {(uint64_t)result};
     return (void *)(uintptr_t)cutap_dispatch(CUTAP_ID_nvmlErrorString, cutap_w, thunk_nvmlErrorString);
 }
@@ -3203,11 +2405,8 @@ static uint64_t thunk_nvmlEventSetCreate(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *))fn)((void *)(uintptr_t)a[0]);
 }
-CUTAP_EXPORT unsigned int nvmlEventSetCreate(void *set)
+CUTAP_SLOW unsigned int cutap_slow_nvmlEventSetCreate(void *set)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_nvmlEventSetCreate], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *))cutap_fn)(set);
     uint64_t cutap_w[1] = {(uint64_t)(uintptr_t)set};
     return (unsigned int)cutap_dispatch(CUTAP_ID_nvmlEventSetCreate, cutap_w, thunk_nvmlEventSetCreate);
 }
@@ -3215,11 +2414,8 @@ static uint64_t thunk_nvmlEventSetFree(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *))fn)((void *)(uintptr_t)a[0]);
 }
-CUTAP_EXPORT unsigned int nvmlEventSetFree(void *set)
+CUTAP_SLOW unsigned int cutap_slow_nvmlEventSetFree(void *set)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_nvmlEventSetFree], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *))cutap_fn)(set);
     uint64_t cutap_w[1] = {(uint64_t)(uintptr_t)set};
     return (unsigned int)cutap_dispatch(CUTAP_ID_nvmlEventSetFree, cutap_w, thunk_nvmlEventSetFree);
 }
@@ -3227,11 +2423,8 @@ static uint64_t thunk_nvmlEventSetWait_v2(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *, unsigned int))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1], (unsigned int)a[2]);
 }
-CUTAP_EXPORT unsigned int nvmlEventSetWait_v2(void *set, void *data, unsigned int timeoutms)
+CUTAP_SLOW unsigned int cutap_slow_nvmlEventSetWait_v2(void *set, void *data, unsigned int timeoutms)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_nvmlEventSetWait_v2], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *, unsigned int))cutap_fn)(set, data, timeoutms);
     uint64_t cutap_w[3] = {(uint64_t)(uintptr_t)set, (uint64_t)(uintptr_t)data, (uint64_t)timeoutms};
     return (unsigned int)cutap_dispatch(CUTAP_ID_nvmlEventSetWait_v2, cutap_w, thunk_nvmlEventSetWait_v2);
 }
@@ -3239,11 +2432,8 @@ static uint64_t thunk_nvmlGetExcludedDeviceCount(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *))fn)((void *)(uintptr_t)a[0]);
 }
-CUTAP_EXPORT unsigned int nvmlGetExcludedDeviceCount(void *deviceCount)
+CUTAP_SLOW unsigned int cutap_slow_nvmlGetExcludedDeviceCount(void *deviceCount)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_nvmlGetExcludedDeviceCount], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *))cutap_fn)(deviceCount);
     uint64_t cutap_w[1] = {(uint64_t)(uintptr_t)deviceCount};
     return (unsigned int)cutap_dispatch(CUTAP_ID_nvmlGetExcludedDeviceCount, cutap_w, thunk_nvmlGetExcludedDeviceCount);
 }
@@ -3251,11 +2441,8 @@ static uint64_t thunk_nvmlGetExcludedDeviceInfoByIndex(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(unsigned int, void *))fn)((unsigned int)a[0], (void *)(uintptr_t)a[1]);
 }
-CUTAP_EXPORT unsigned int nvmlGetExcludedDeviceInfoByIndex(unsigned int index, void *info)
+CUTAP_SLOW unsigned int cutap_slow_nvmlGetExcludedDeviceInfoByIndex(unsigned int index, void *info)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_nvmlGetExcludedDeviceInfoByIndex], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(unsigned int, void *))cutap_fn)(index, info);
     uint64_t cutap_w[2] = {(uint64_t)index, (uint64_t)(uintptr_t)info};
     return (unsigned int)cutap_dispatch(CUTAP_ID_nvmlGetExcludedDeviceInfoByIndex, cutap_w, thunk_nvmlGetExcludedDeviceInfoByIndex);
 }
@@ -3263,11 +2450,8 @@ static uint64_t thunk_nvmlGetVgpuCompatibility(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1], (void *)(uintptr_t)a[2]);
 }
-CUTAP_EXPORT unsigned int nvmlGetVgpuCompatibility(void *vgpuMetadata, void *pgpuMetadata, void *compatibilityInfo)
+CUTAP_SLOW unsigned int cutap_slow_nvmlGetVgpuCompatibility(void *vgpuMetadata, void *pgpuMetadata, void *compatibilityInfo)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_nvmlGetVgpuCompatibility], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *, void *))cutap_fn)(vgpuMetadata, pgpuMetadata, compatibilityInfo);
     uint64_t cutap_w[3] = {(uint64_t)(uintptr_t)vgpuMetadata, (uint64_t)(uintptr_t)pgpuMetadata, (uint64_t)(uintptr_t)compatibilityInfo};
     return (unsigned int)cutap_dispatch(CUTAP_ID_nvmlGetVgpuCompatibility, cutap_w, thunk_nvmlGetVgpuCompatibility);
 }
@@ -3275,11 +2459,8 @@ static uint64_t thunk_nvmlGetVgpuDriverCapabilities(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(unsigned int, void *))fn)((unsigned int)a[0], (void *)(uintptr_t)a[1]);
 }
-CUTAP_EXPORT unsigned int nvmlGetVgpuDriverCapabilities(unsigned int capability, void *capResult)
+CUTAP_SLOW unsigned int cutap_slow_nvmlGetVgpuDriverCapabilities(unsigned int capability, void *capResult)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_nvmlGetVgpuDriverCapabilities], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(unsigned int, void *))cutap_fn)(capability, capResult);
     uint64_t cutap_w[2] = {(uint64_t)capability, (uint64_t)(uintptr_t)capResult};
     return (unsigned int)cutap_dispatch(CUTAP_ID_nvmlGetVgpuDriverCapabilities, cutap_w, thunk_nvmlGetVgpuDriverCapabilities);
 }
@@ -3287,11 +2468,8 @@ static uint64_t thunk_nvmlGetVgpuVersion(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1]);
 }
-CUTAP_EXPORT unsigned int nvmlGetVgpuVersion(void *supported, void *current)
+CUTAP_SLOW unsigned int cutap_slow_nvmlGetVgpuVersion(void *supported, void *current)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_nvmlGetVgpuVersion], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *))cutap_fn)(supported, current);
     uint64_t cutap_w[2] = {(uint64_t)(uintptr_t)supported, (uint64_t)(uintptr_t)current};
     return (unsigned int)cutap_dispatch(CUTAP_ID_nvmlGetVgpuVersion, cutap_w, thunk_nvmlGetVgpuVersion);
 }
@@ -3299,11 +2477,8 @@ static uint64_t thunk_nvmlGpmMetricsGet(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *))fn)((void *)(uintptr_t)a[0]);
 }
-CUTAP_EXPORT unsigned int nvmlGpmMetricsGet(void *metricsGet)
+CUTAP_SLOW unsigned int cutap_slow_nvmlGpmMetricsGet(void *metricsGet)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_nvmlGpmMetricsGet], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *))cutap_fn)(metricsGet);
     uint64_t cutap_w[1] = {(uint64_t)(uintptr_t)metricsGet};
     return (unsigned int)cutap_dispatch(CUTAP_ID_nvmlGpmMetricsGet, cutap_w, thunk_nvmlGpmMetricsGet);
 }
@@ -3311,11 +2486,8 @@ static uint64_t thunk_nvmlGpmMigSampleGet(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, void *))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (void *)(uintptr_t)a[2]);
 }
-CUTAP_EXPORT unsigned int nvmlGpmMigSampleGet(void *device, unsigned int gpuInstanceId, void *gpmSample)
+CUTAP_SLOW unsigned int cutap_slow_nvmlGpmMigSampleGet(void *device, unsigned int gpuInstanceId, void *gpmSample)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_nvmlGpmMigSampleGet], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, void *))cutap_fn)(device, gpuInstanceId, gpmSample);
     uint64_t cutap_w[3] = {(uint64_t)(uintptr_t)device, (uint64_t)gpuInstanceId, (uint64_t)(uintptr_t)gpmSample};
     return (unsigned int)cutap_dispatch(CUTAP_ID_nvmlGpmMigSampleGet, cutap_w, thunk_nvmlGpmMigSampleGet);
 }
@@ -3323,11 +2495,8 @@ static uint64_t thunk_nvmlGpmQueryDeviceSupport(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1]);
 }
-CUTAP_EXPORT unsigned int nvmlGpmQueryDeviceSupport(void *device, void *gpmSupport)
+CUTAP_SLOW unsigned int cutap_slow_nvmlGpmQueryDeviceSupport(void *device, void *gpmSupport)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_nvmlGpmQueryDeviceSupport], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *))cutap_fn)(device, gpmSupport);
     uint64_t cutap_w[2] = {(uint64_t)(uintptr_t)device, (uint64_t)(uintptr_t)gpmSupport};
     return (unsigned int)cutap_dispatch(CUTAP_ID_nvmlGpmQueryDeviceSupport, cutap_w, thunk_nvmlGpmQueryDeviceSupport);
 }
@@ -3335,11 +2504,8 @@ static uint64_t thunk_nvmlGpmQueryIfStreamingEnabled(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1]);
 }
-CUTAP_EXPORT unsigned int nvmlGpmQueryIfStreamingEnabled(void *device, void *state)
+CUTAP_SLOW unsigned int cutap_slow_nvmlGpmQueryIfStreamingEnabled(void *device, void *state)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_nvmlGpmQueryIfStreamingEnabled], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *))cutap_fn)(device, state);
     uint64_t cutap_w[2] = {(uint64_t)(uintptr_t)device, (uint64_t)(uintptr_t)state};
     return (unsigned int)cutap_dispatch(CUTAP_ID_nvmlGpmQueryIfStreamingEnabled, cutap_w, thunk_nvmlGpmQueryIfStreamingEnabled);
 }
@@ -3347,11 +2513,8 @@ static uint64_t thunk_nvmlGpmSampleAlloc(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *))fn)((void *)(uintptr_t)a[0]);
 }
-CUTAP_EXPORT unsigned int nvmlGpmSampleAlloc(void *gpmSample)
+CUTAP_SLOW unsigned int cutap_slow_nvmlGpmSampleAlloc(void *gpmSample)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_nvmlGpmSampleAlloc], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *))cutap_fn)(gpmSample);
     uint64_t cutap_w[1] = {(uint64_t)(uintptr_t)gpmSample};
     return (unsigned int)cutap_dispatch(CUTAP_ID_nvmlGpmSampleAlloc, cutap_w, thunk_nvmlGpmSampleAlloc);
 }
@@ -3359,11 +2522,8 @@ static uint64_t thunk_nvmlGpmSampleFree(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *))fn)((void *)(uintptr_t)a[0]);
 }
-CUTAP_EXPORT unsigned int nvmlGpmSampleFree(void *gpmSample)
+CUTAP_SLOW unsigned int cutap_slow_nvmlGpmSampleFree(void *gpmSample)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_nvmlGpmSampleFree], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *))cutap_fn)(gpmSample);
     uint64_t cutap_w[1] = {(uint64_t)(uintptr_t)gpmSample};
     return (unsigned int)cutap_dispatch(CUTAP_ID_nvmlGpmSampleFree, cutap_w, thunk_nvmlGpmSampleFree);
 }
@@ -3371,11 +2531,8 @@ static uint64_t thunk_nvmlGpmSampleGet(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1]);
 }
-CUTAP_EXPORT unsigned int nvmlGpmSampleGet(void *device, void *gpmSample)
+CUTAP_SLOW unsigned int cutap_slow_nvmlGpmSampleGet(void *device, void *gpmSample)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_nvmlGpmSampleGet], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *))cutap_fn)(device, gpmSample);
     uint64_t cutap_w[2] = {(uint64_t)(uintptr_t)device, (uint64_t)(uintptr_t)gpmSample};
     return (unsigned int)cutap_dispatch(CUTAP_ID_nvmlGpmSampleGet, cutap_w, thunk_nvmlGpmSampleGet);
 }
@@ -3383,11 +2540,8 @@ static uint64_t thunk_nvmlGpmSetStreamingEnabled(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1]);
 }
-CUTAP_EXPORT unsigned int nvmlGpmSetStreamingEnabled(void *device, unsigned int state)
+CUTAP_SLOW unsigned int cutap_slow_nvmlGpmSetStreamingEnabled(void *device, unsigned int state)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_nvmlGpmSetStreamingEnabled], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int))cutap_fn)(device, state);
     uint64_t cutap_w[2] = {(uint64_t)(uintptr_t)device, (uint64_t)state};
     return (unsigned int)cutap_dispatch(CUTAP_ID_nvmlGpmSetStreamingEnabled, cutap_w, thunk_nvmlGpmSetStreamingEnabled);
 }
@@ -3395,11 +2549,8 @@ static uint64_t thunk_nvmlGpuInstanceCreateComputeInstance(void *fn, uint64_t *a
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, void *))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (void *)(uintptr_t)a[2]);
 }
-CUTAP_EXPORT unsigned int nvmlGpuInstanceCreateComputeInstance(void *gpuInstance, unsigned int profileId, void *computeInstance)
+CUTAP_SLOW unsigned int cutap_slow_nvmlGpuInstanceCreateComputeInstance(void *gpuInstance, unsigned int profileId, void *computeInstance)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_nvmlGpuInstanceCreateComputeInstance], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, void *))cutap_fn)(gpuInstance, profileId, computeInstance);
     uint64_t cutap_w[3] = {(uint64_t)(uintptr_t)gpuInstance, (uint64_t)profileId, (uint64_t)(uintptr_t)computeInstance};
     return (unsigned int)cutap_dispatch(CUTAP_ID_nvmlGpuInstanceCreateComputeInstance, cutap_w, thunk_nvmlGpuInstanceCreateComputeInstance);
 }
@@ -3407,11 +2558,8 @@ static uint64_t thunk_nvmlGpuInstanceCreateComputeInstanceWithPlacement(void *fn
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, void *, void *))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (void *)(uintptr_t)a[2], (void *)(uintptr_t)a[3]);
 }
-CUTAP_EXPORT unsigned int nvmlGpuInstanceCreateComputeInstanceWithPlacement(void *gpuInstance, unsigned int profileId, void *placement, void *computeInstance)
+CUTAP_SLOW unsigned int cutap_slow_nvmlGpuInstanceCreateComputeInstanceWithPlacement(void *gpuInstance, unsigned int profileId, void *placement, void *computeInstance)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_nvmlGpuInstanceCreateComputeInstanceWithPlacement], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, void *, void *))cutap_fn)(gpuInstance, profileId, placement, computeInstance);
     uint64_t cutap_w[4] = {(uint64_t)(uintptr_t)gpuInstance, (uint64_t)profileId, (uint64_t)(uintptr_t)placement, (uint64_t)(uintptr_t)computeInstance};
     return (unsigned int)cutap_dispatch(CUTAP_ID_nvmlGpuInstanceCreateComputeInstanceWithPlacement, cutap_w, thunk_nvmlGpuInstanceCreateComputeInstanceWithPlacement);
 }
@@ -3419,11 +2567,8 @@ static uint64_t thunk_nvmlGpuInstanceDestroy(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *))fn)((void *)(uintptr_t)a[0]);
 }
-CUTAP_EXPORT unsigned int nvmlGpuInstanceDestroy(void *gpuInstance)
+CUTAP_SLOW unsigned int cutap_slow_nvmlGpuInstanceDestroy(void *gpuInstance)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_nvmlGpuInstanceDestroy], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *))cutap_fn)(gpuInstance);
     uint64_t cutap_w[1] = {(uint64_t)(uintptr_t)gpuInstance};
     return (unsigned int)cutap_dispatch(CUTAP_ID_nvmlGpuInstanceDestroy, cutap_w, thunk_nvmlGpuInstanceDestroy);
 }
@@ -3431,11 +2576,8 @@ static uint64_t thunk_nvmlGpuInstanceGetActiveVgpus(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1]);
 }
-CUTAP_EXPORT unsigned int nvmlGpuInstanceGetActiveVgpus(void *gpuInstance, void *pVgpuInstanceInfo)
+CUTAP_SLOW unsigned int cutap_slow_nvmlGpuInstanceGetActiveVgpus(void *gpuInstance, void *pVgpuInstanceInfo)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_nvmlGpuInstanceGetActiveVgpus], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *))cutap_fn)(gpuInstance, pVgpuInstanceInfo);
     uint64_t cutap_w[2] = {(uint64_t)(uintptr_t)gpuInstance, (uint64_t)(uintptr_t)pVgpuInstanceInfo};
     return (unsigned int)cutap_dispatch(CUTAP_ID_nvmlGpuInstanceGetActiveVgpus, cutap_w, thunk_nvmlGpuInstanceGetActiveVgpus);
 }
@@ -3443,11 +2585,8 @@ static uint64_t thunk_nvmlGpuInstanceGetComputeInstanceById(void *fn, uint64_t *
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, void *))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (void *)(uintptr_t)a[2]);
 }
-CUTAP_EXPORT unsigned int nvmlGpuInstanceGetComputeInstanceById(void *gpuInstance, unsigned int id, void *computeInstance)
+CUTAP_SLOW unsigned int cutap_slow_nvmlGpuInstanceGetComputeInstanceById(void *gpuInstance, unsigned int id, void *computeInstance)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_nvmlGpuInstanceGetComputeInstanceById], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, void *))cutap_fn)(gpuInstance, id, computeInstance);
     uint64_t cutap_w[3] = {(uint64_t)(uintptr_t)gpuInstance, (uint64_t)id, (uint64_t)(uintptr_t)computeInstance};
     return (unsigned int)cutap_dispatch(CUTAP_ID_nvmlGpuInstanceGetComputeInstanceById, cutap_w, thunk_nvmlGpuInstanceGetComputeInstanceById);
 }
@@ -3455,11 +2594,8 @@ static uint64_t thunk_nvmlGpuInstanceGetComputeInstancePossiblePlacements(void *
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, void *, void *))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (void *)(uintptr_t)a[2], (void *)(uintptr_t)a[3]);
 }
-CUTAP_EXPORT unsigned int nvmlGpuInstanceGetComputeInstancePossiblePlacements(void *gpuInstance, unsigned int profileId, void *placements, void *count)
+CUTAP_SLOW unsigned int cutap_slow_nvmlGpuInstanceGetComputeInstancePossiblePlacements(void *gpuInstance, unsigned int profileId, void *placements, void *count)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_nvmlGpuInstanceGetComputeInstancePossiblePlacements], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, void *, void *))cutap_fn)(gpuInstance, profileId, placements, count);
     uint64_t cutap_w[4] = {(uint64_t)(uintptr_t)gpuInstance, (uint64_t)profileId, (uint64_t)(uintptr_t)placements, (uint64_t)(uintptr_t)count};
     return (unsigned int)cutap_dispatch(CUTAP_ID_nvmlGpuInstanceGetComputeInstancePossiblePlacements, cutap_w, thunk_nvmlGpuInstanceGetComputeInstancePossiblePlacements);
 }
@@ -3467,11 +2603,8 @@ static uint64_t thunk_nvmlGpuInstanceGetComputeInstanceProfileInfo(void *fn, uin
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, unsigned int, void *))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (unsigned int)a[2], (void *)(uintptr_t)a[3]);
 }
-CUTAP_EXPORT unsigned int nvmlGpuInstanceGetComputeInstanceProfileInfo(void *gpuInstance, unsigned int profile, unsigned int engProfile, void *info)
+CUTAP_SLOW unsigned int cutap_slow_nvmlGpuInstanceGetComputeInstanceProfileInfo(void *gpuInstance, unsigned int profile, unsigned int engProfile, void *info)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_nvmlGpuInstanceGetComputeInstanceProfileInfo], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, unsigned int, void *))cutap_fn)(gpuInstance, profile, engProfile, info);
     uint64_t cutap_w[4] = {(uint64_t)(uintptr_t)gpuInstance, (uint64_t)profile, (uint64_t)engProfile, (uint64_t)(uintptr_t)info};
     return (unsigned int)cutap_dispatch(CUTAP_ID_nvmlGpuInstanceGetComputeInstanceProfileInfo, cutap_w, thunk_nvmlGpuInstanceGetComputeInstanceProfileInfo);
 }
@@ -3479,11 +2612,8 @@ static uint64_t thunk_nvmlGpuInstanceGetComputeInstanceProfileInfoV(void *fn, ui
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, unsigned int, void *))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (unsigned int)a[2], (void *)(uintptr_t)a[3]);
 }
-CUTAP_EXPORT unsigned int nvmlGpuInstanceGetComputeInstanceProfileInfoV(void *gpuInstance, unsigned int profile, unsigned int engProfile, void *info)
+CUTAP_SLOW unsigned int cutap_slow_nvmlGpuInstanceGetComputeInstanceProfileInfoV(void *gpuInstance, unsigned int profile, unsigned int engProfile, void *info)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_nvmlGpuInstanceGetComputeInstanceProfileInfoV], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, unsigned int, void *))cutap_fn)(gpuInstance, profile, engProfile, info);
     uint64_t cutap_w[4] = {(uint64_t)(uintptr_t)gpuInstance, (uint64_t)profile, (uint64_t)engProfile, (uint64_t)(uintptr_t)info};
     return (unsigned int)cutap_dispatch(CUTAP_ID_nvmlGpuInstanceGetComputeInstanceProfileInfoV, cutap_w, thunk_nvmlGpuInstanceGetComputeInstanceProfileInfoV);
 }
@@ -3491,11 +2621,8 @@ static uint64_t thunk_nvmlGpuInstanceGetComputeInstanceRemainingCapacity(void *f
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, void *))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (void *)(uintptr_t)a[2]);
 }
-CUTAP_EXPORT unsigned int nvmlGpuInstanceGetComputeInstanceRemainingCapacity(void *gpuInstance, unsigned int profileId, void *count)
+CUTAP_SLOW unsigned int cutap_slow_nvmlGpuInstanceGetComputeInstanceRemainingCapacity(void *gpuInstance, unsigned int profileId, void *count)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_nvmlGpuInstanceGetComputeInstanceRemainingCapacity], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, void *))cutap_fn)(gpuInstance, profileId, count);
     uint64_t cutap_w[3] = {(uint64_t)(uintptr_t)gpuInstance, (uint64_t)profileId, (uint64_t)(uintptr_t)count};
     return (unsigned int)cutap_dispatch(CUTAP_ID_nvmlGpuInstanceGetComputeInstanceRemainingCapacity, cutap_w, thunk_nvmlGpuInstanceGetComputeInstanceRemainingCapacity);
 }
@@ -3503,11 +2630,8 @@ static uint64_t thunk_nvmlGpuInstanceGetComputeInstances(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, void *, void *))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (void *)(uintptr_t)a[2], (void *)(uintptr_t)a[3]);
 }
-CUTAP_EXPORT unsigned int nvmlGpuInstanceGetComputeInstances(void *gpuInstance, unsigned int profileId, void *computeInstances, void *count)
+CUTAP_SLOW unsigned int cutap_slow_nvmlGpuInstanceGetComputeInstances(void *gpuInstance, unsigned int profileId, void *computeInstances, void *count)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_nvmlGpuInstanceGetComputeInstances], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, void *, void *))cutap_fn)(gpuInstance, profileId, computeInstances, count);
     uint64_t cutap_w[4] = {(uint64_t)(uintptr_t)gpuInstance, (uint64_t)profileId, (uint64_t)(uintptr_t)computeInstances, (uint64_t)(uintptr_t)count};
     return (unsigned int)cutap_dispatch(CUTAP_ID_nvmlGpuInstanceGetComputeInstances, cutap_w, thunk_nvmlGpuInstanceGetComputeInstances);
 }
@@ -3515,11 +2639,8 @@ static uint64_t thunk_nvmlGpuInstanceGetCreatableVgpus(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1]);
 }
-CUTAP_EXPORT unsigned int nvmlGpuInstanceGetCreatableVgpus(void *gpuInstance, void *pVgpus)
+CUTAP_SLOW unsigned int cutap_slow_nvmlGpuInstanceGetCreatableVgpus(void *gpuInstance, void *pVgpus)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_nvmlGpuInstanceGetCreatableVgpus], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *))cutap_fn)(gpuInstance, pVgpus);
     uint64_t cutap_w[2] = {(uint64_t)(uintptr_t)gpuInstance, (uint64_t)(uintptr_t)pVgpus};
     return (unsigned int)cutap_dispatch(CUTAP_ID_nvmlGpuInstanceGetCreatableVgpus, cutap_w, thunk_nvmlGpuInstanceGetCreatableVgpus);
 }
@@ -3527,11 +2648,8 @@ static uint64_t thunk_nvmlGpuInstanceGetInfo(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1]);
 }
-CUTAP_EXPORT unsigned int nvmlGpuInstanceGetInfo(void *gpuInstance, void *info)
+CUTAP_SLOW unsigned int cutap_slow_nvmlGpuInstanceGetInfo(void *gpuInstance, void *info)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_nvmlGpuInstanceGetInfo], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *))cutap_fn)(gpuInstance, info);
     uint64_t cutap_w[2] = {(uint64_t)(uintptr_t)gpuInstance, (uint64_t)(uintptr_t)info};
     return (unsigned int)cutap_dispatch(CUTAP_ID_nvmlGpuInstanceGetInfo, cutap_w, thunk_nvmlGpuInstanceGetInfo);
 }
@@ -3539,11 +2657,8 @@ static uint64_t thunk_nvmlGpuInstanceGetVgpuHeterogeneousMode(void *fn, uint64_t
 {
     return (uint64_t)((unsigned int (*)(void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1]);
 }
-CUTAP_EXPORT unsigned int nvmlGpuInstanceGetVgpuHeterogeneousMode(void *gpuInstance, void *pHeterogeneousMode)
+CUTAP_SLOW unsigned int cutap_slow_nvmlGpuInstanceGetVgpuHeterogeneousMode(void *gpuInstance, void *pHeterogeneousMode)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_nvmlGpuInstanceGetVgpuHeterogeneousMode], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *))cutap_fn)(gpuInstance, pHeterogeneousMode);
     uint64_t cutap_w[2] = {(uint64_t)(uintptr_t)gpuInstance, (uint64_t)(uintptr_t)pHeterogeneousMode};
     return (unsigned int)cutap_dispatch(CUTAP_ID_nvmlGpuInstanceGetVgpuHeterogeneousMode, cutap_w, thunk_nvmlGpuInstanceGetVgpuHeterogeneousMode);
 }
@@ -3551,11 +2666,8 @@ static uint64_t thunk_nvmlGpuInstanceGetVgpuSchedulerLog(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1]);
 }
-CUTAP_EXPORT unsigned int nvmlGpuInstanceGetVgpuSchedulerLog(void *gpuInstance, void *pSchedulerLogInfo)
+CUTAP_SLOW unsigned int cutap_slow_nvmlGpuInstanceGetVgpuSchedulerLog(void *gpuInstance, void *pSchedulerLogInfo)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_nvmlGpuInstanceGetVgpuSchedulerLog], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *))cutap_fn)(gpuInstance, pSchedulerLogInfo);
     uint64_t cutap_w[2] = {(uint64_t)(uintptr_t)gpuInstance, (uint64_t)(uintptr_t)pSchedulerLogInfo};
     return (unsigned int)cutap_dispatch(CUTAP_ID_nvmlGpuInstanceGetVgpuSchedulerLog, cutap_w, thunk_nvmlGpuInstanceGetVgpuSchedulerLog);
 }
@@ -3563,11 +2675,8 @@ static uint64_t thunk_nvmlGpuInstanceGetVgpuSchedulerState(void *fn, uint64_t *a
 {
     return (uint64_t)((unsigned int (*)(void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1]);
 }
-CUTAP_EXPORT unsigned int nvmlGpuInstanceGetVgpuSchedulerState(void *gpuInstance, void *pSchedulerStateInfo)
+CUTAP_SLOW unsigned int cutap_slow_nvmlGpuInstanceGetVgpuSchedulerState(void *gpuInstance, void *pSchedulerStateInfo)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_nvmlGpuInstanceGetVgpuSchedulerState], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *))cutap_fn)(gpuInstance, pSchedulerStateInfo);
     uint64_t cutap_w[2] = {(uint64_t)(uintptr_t)gpuInstance, (uint64_t)(uintptr_t)pSchedulerStateInfo};
     return (unsigned int)cutap_dispatch(CUTAP_ID_nvmlGpuInstanceGetVgpuSchedulerState, cutap_w, thunk_nvmlGpuInstanceGetVgpuSchedulerState);
 }
@@ -3575,11 +2684,8 @@ static uint64_t thunk_nvmlGpuInstanceGetVgpuTypeCreatablePlacements(void *fn, ui
 {
     return (uint64_t)((unsigned int (*)(void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1]);
 }
-CUTAP_EXPORT unsigned int nvmlGpuInstanceGetVgpuTypeCreatablePlacements(void *gpuInstance, void *pCreatablePlacementInfo)
+CUTAP_SLOW unsigned int cutap_slow_nvmlGpuInstanceGetVgpuTypeCreatablePlacements(void *gpuInstance, void *pCreatablePlacementInfo)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_nvmlGpuInstanceGetVgpuTypeCreatablePlacements], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *))cutap_fn)(gpuInstance, pCreatablePlacementInfo);
     uint64_t cutap_w[2] = {(uint64_t)(uintptr_t)gpuInstance, (uint64_t)(uintptr_t)pCreatablePlacementInfo};
     return (unsigned int)cutap_dispatch(CUTAP_ID_nvmlGpuInstanceGetVgpuTypeCreatablePlacements, cutap_w, thunk_nvmlGpuInstanceGetVgpuTypeCreatablePlacements);
 }
@@ -3587,11 +2693,8 @@ static uint64_t thunk_nvmlGpuInstanceSetVgpuHeterogeneousMode(void *fn, uint64_t
 {
     return (uint64_t)((unsigned int (*)(void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1]);
 }
-CUTAP_EXPORT unsigned int nvmlGpuInstanceSetVgpuHeterogeneousMode(void *gpuInstance, void *pHeterogeneousMode)
+CUTAP_SLOW unsigned int cutap_slow_nvmlGpuInstanceSetVgpuHeterogeneousMode(void *gpuInstance, void *pHeterogeneousMode)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_nvmlGpuInstanceSetVgpuHeterogeneousMode], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *))cutap_fn)(gpuInstance, pHeterogeneousMode);
     uint64_t cutap_w[2] = {(uint64_t)(uintptr_t)gpuInstance, (uint64_t)(uintptr_t)pHeterogeneousMode};
     return (unsigned int)cutap_dispatch(CUTAP_ID_nvmlGpuInstanceSetVgpuHeterogeneousMode, cutap_w, thunk_nvmlGpuInstanceSetVgpuHeterogeneousMode);
 }
@@ -3599,11 +2702,8 @@ static uint64_t thunk_nvmlGpuInstanceSetVgpuSchedulerState(void *fn, uint64_t *a
 {
     return (uint64_t)((unsigned int (*)(void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1]);
 }
-CUTAP_EXPORT unsigned int nvmlGpuInstanceSetVgpuSchedulerState(void *gpuInstance, void *pScheduler)
+CUTAP_SLOW unsigned int cutap_slow_nvmlGpuInstanceSetVgpuSchedulerState(void *gpuInstance, void *pScheduler)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_nvmlGpuInstanceSetVgpuSchedulerState], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *))cutap_fn)(gpuInstance, pScheduler);
     uint64_t cutap_w[2] = {(uint64_t)(uintptr_t)gpuInstance, (uint64_t)(uintptr_t)pScheduler};
     return (unsigned int)cutap_dispatch(CUTAP_ID_nvmlGpuInstanceSetVgpuSchedulerState, cutap_w, thunk_nvmlGpuInstanceSetVgpuSchedulerState);
 }
@@ -3611,11 +2711,8 @@ static uint64_t thunk_nvmlInitWithFlags(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(unsigned int))fn)((unsigned int)a[0]);
 }
-CUTAP_EXPORT unsigned int nvmlInitWithFlags(unsigned int flags)
+CUTAP_SLOW unsigned int cutap_slow_nvmlInitWithFlags(unsigned int flags)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_nvmlInitWithFlags], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(unsigned int))cutap_fn)(flags);
     uint64_t cutap_w[1] = {(uint64_t)flags};
     return (unsigned int)cutap_dispatch(CUTAP_ID_nvmlInitWithFlags, cutap_w, thunk_nvmlInitWithFlags);
 }
@@ -3624,11 +2721,8 @@ static uint64_t thunk_nvmlInit_v2(void *fn, uint64_t *a)
     (void)a;
     return (uint64_t)((unsigned int (*)(void))fn)();
 }
-CUTAP_EXPORT unsigned int nvmlInit_v2(void)
+CUTAP_SLOW unsigned int cutap_slow_nvmlInit_v2(void)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_nvmlInit_v2], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void))cutap_fn)();
     uint64_t cutap_w[1] = {0};
     return (unsigned int)cutap_dispatch(CUTAP_ID_nvmlInit_v2, cutap_w, thunk_nvmlInit_v2);
 }
@@ -3636,11 +2730,8 @@ static uint64_t thunk_nvmlSetVgpuVersion(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *))fn)((void *)(uintptr_t)a[0]);
 }
-CUTAP_EXPORT unsigned int nvmlSetVgpuVersion(void *vgpuVersion)
+CUTAP_SLOW unsigned int cutap_slow_nvmlSetVgpuVersion(void *vgpuVersion)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_nvmlSetVgpuVersion], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *))cutap_fn)(vgpuVersion);
     uint64_t cutap_w[1] = {(uint64_t)(uintptr_t)vgpuVersion};
     return (unsigned int)cutap_dispatch(CUTAP_ID_nvmlSetVgpuVersion, cutap_w, thunk_nvmlSetVgpuVersion);
 }
@@ -3649,11 +2740,8 @@ static uint64_t thunk_nvmlShutdown(void *fn, uint64_t *a)
     (void)a;
     return (uint64_t)((unsigned int (*)(void))fn)();
 }
-CUTAP_EXPORT unsigned int nvmlShutdown(void)
+CUTAP_SLOW unsigned int cutap_slow_nvmlShutdown(void)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_nvmlShutdown], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void))cutap_fn)();
     uint64_t cutap_w[1] = {0};
     return (unsigned int)cutap_dispatch(CUTAP_ID_nvmlShutdown, cutap_w, thunk_nvmlShutdown);
 }
@@ -3661,11 +2749,8 @@ static uint64_t thunk_nvmlSystemEventSetCreate(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *))fn)((void *)(uintptr_t)a[0]);
 }
-CUTAP_EXPORT unsigned int nvmlSystemEventSetCreate(void *request)
+CUTAP_SLOW unsigned int cutap_slow_nvmlSystemEventSetCreate(void *request)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_nvmlSystemEventSetCreate], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *))cutap_fn)(request);
     uint64_t cutap_w[1] = {(uint64_t)(uintptr_t)request};
     return (unsigned int)cutap_dispatch(CUTAP_ID_nvmlSystemEventSetCreate, cutap_w, thunk_nvmlSystemEventSetCreate);
 }
@@ -3673,11 +2758,8 @@ static uint64_t thunk_nvmlSystemEventSetFree(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *))fn)((void *)(uintptr_t)a[0]);
 }
-CUTAP_EXPORT unsigned int nvmlSystemEventSetFree(void *request)
+CUTAP_SLOW unsigned int cutap_slow_nvmlSystemEventSetFree(void *request)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_nvmlSystemEventSetFree], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *))cutap_fn)(request);
     uint64_t cutap_w[1] = {(uint64_t)(uintptr_t)request};
     return (unsigned int)cutap_dispatch(CUTAP_ID_nvmlSystemEventSetFree, cutap_w, thunk_nvmlSystemEventSetFree);
 }
@@ -3685,11 +2767,8 @@ static uint64_t thunk_nvmlSystemEventSetWait(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *))fn)((void *)(uintptr_t)a[0]);
 }
-CUTAP_EXPORT unsigned int nvmlSystemEventSetWait(void *request)
+CUTAP_SLOW unsigned int cutap_slow_nvmlSystemEventSetWait(void *request)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_nvmlSystemEventSetWait], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *))cutap_fn)(request);
     uint64_t cutap_w[1] = {(uint64_t)(uintptr_t)request};
     return (unsigned int)cutap_dispatch(CUTAP_ID_nvmlSystemEventSetWait, cutap_w, thunk_nvmlSystemEventSetWait);
 }
@@ -3697,11 +2776,8 @@ static uint64_t thunk_nvmlSystemGetConfComputeCapabilities(void *fn, uint64_t *a
 {
     return (uint64_t)((unsigned int (*)(void *))fn)((void *)(uintptr_t)a[0]);
 }
-CUTAP_EXPORT unsigned int nvmlSystemGetConfComputeCapabilities(void *capabilities)
+CUTAP_SLOW unsigned int cutap_slow_nvmlSystemGetConfComputeCapabilities(void *capabilities)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_nvmlSystemGetConfComputeCapabilities], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *))cutap_fn)(capabilities);
     uint64_t cutap_w[1] = {(uint64_t)(uintptr_t)capabilities};
     return (unsigned int)cutap_dispatch(CUTAP_ID_nvmlSystemGetConfComputeCapabilities, cutap_w, thunk_nvmlSystemGetConfComputeCapabilities);
 }
@@ -3709,11 +2785,8 @@ static uint64_t thunk_nvmlSystemGetConfComputeGpusReadyState(void *fn, uint64_t 
 {
     return (uint64_t)((unsigned int (*)(void *))fn)((void *)(uintptr_t)a[0]);
 }
-CUTAP_EXPORT unsigned int nvmlSystemGetConfComputeGpusReadyState(void *isAcceptingWork)
+CUTAP_SLOW unsigned int cutap_slow_nvmlSystemGetConfComputeGpusReadyState(void *isAcceptingWork)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_nvmlSystemGetConfComputeGpusReadyState], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *))cutap_fn)(isAcceptingWork);
     uint64_t cutap_w[1] = {(uint64_t)(uintptr_t)isAcceptingWork};
     return (unsigned int)cutap_dispatch(CUTAP_ID_nvmlSystemGetConfComputeGpusReadyState, cutap_w, thunk_nvmlSystemGetConfComputeGpusReadyState);
 }
@@ -3721,11 +2794,8 @@ static uint64_t thunk_nvmlSystemGetConfComputeKeyRotationThresholdInfo(void *fn,
 {
     return (uint64_t)((unsigned int (*)(void *))fn)((void *)(uintptr_t)a[0]);
 }
-CUTAP_EXPORT unsigned int nvmlSystemGetConfComputeKeyRotationThresholdInfo(void *pKeyRotationThrInfo)
+CUTAP_SLOW unsigned int cutap_slow_nvmlSystemGetConfComputeKeyRotationThresholdInfo(void *pKeyRotationThrInfo)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_nvmlSystemGetConfComputeKeyRotationThresholdInfo], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *))cutap_fn)(pKeyRotationThrInfo);
     uint64_t cutap_w[1] = {(uint64_t)(uintptr_t)pKeyRotationThrInfo};
     return (unsigned int)cutap_dispatch(CUTAP_ID_nvmlSystemGetConfComputeKeyRotationThresholdInfo, cutap_w, thunk_nvmlSystemGetConfComputeKeyRotationThresholdInfo);
 }
@@ -3733,11 +2803,8 @@ static uint64_t thunk_nvmlSystemGetConfComputeSettings(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *))fn)((void *)(uintptr_t)a[0]);
 }
-CUTAP_EXPORT unsigned int nvmlSystemGetConfComputeSettings(void *settings)
+CUTAP_SLOW unsigned int cutap_slow_nvmlSystemGetConfComputeSettings(void *settings)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_nvmlSystemGetConfComputeSettings], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *))cutap_fn)(settings);
     uint64_t cutap_w[1] = {(uint64_t)(uintptr_t)settings};
     return (unsigned int)cutap_dispatch(CUTAP_ID_nvmlSystemGetConfComputeSettings, cutap_w, thunk_nvmlSystemGetConfComputeSettings);
 }
@@ -3745,11 +2812,8 @@ static uint64_t thunk_nvmlSystemGetConfComputeState(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *))fn)((void *)(uintptr_t)a[0]);
 }
-CUTAP_EXPORT unsigned int nvmlSystemGetConfComputeState(void *state)
+CUTAP_SLOW unsigned int cutap_slow_nvmlSystemGetConfComputeState(void *state)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_nvmlSystemGetConfComputeState], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *))cutap_fn)(state);
     uint64_t cutap_w[1] = {(uint64_t)(uintptr_t)state};
     return (unsigned int)cutap_dispatch(CUTAP_ID_nvmlSystemGetConfComputeState, cutap_w, thunk_nvmlSystemGetConfComputeState);
 }
@@ -3757,11 +2821,8 @@ static uint64_t thunk_nvmlSystemGetCudaDriverVersion(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *))fn)((void *)(uintptr_t)a[0]);
 }
-CUTAP_EXPORT unsigned int nvmlSystemGetCudaDriverVersion(void *cudaDriverVersion)
+CUTAP_SLOW unsigned int cutap_slow_nvmlSystemGetCudaDriverVersion(void *cudaDriverVersion)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_nvmlSystemGetCudaDriverVersion], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *))cutap_fn)(cudaDriverVersion);
     uint64_t cutap_w[1] = {(uint64_t)(uintptr_t)cudaDriverVersion};
     return (unsigned int)cutap_dispatch(CUTAP_ID_nvmlSystemGetCudaDriverVersion, cutap_w, thunk_nvmlSystemGetCudaDriverVersion);
 }
@@ -3769,11 +2830,8 @@ static uint64_t thunk_nvmlSystemGetCudaDriverVersion_v2(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *))fn)((void *)(uintptr_t)a[0]);
 }
-CUTAP_EXPORT unsigned int nvmlSystemGetCudaDriverVersion_v2(void *cudaDriverVersion)
+CUTAP_SLOW unsigned int cutap_slow_nvmlSystemGetCudaDriverVersion_v2(void *cudaDriverVersion)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_nvmlSystemGetCudaDriverVersion_v2], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *))cutap_fn)(cudaDriverVersion);
     uint64_t cutap_w[1] = {(uint64_t)(uintptr_t)cudaDriverVersion};
     return (unsigned int)cutap_dispatch(CUTAP_ID_nvmlSystemGetCudaDriverVersion_v2, cutap_w, thunk_nvmlSystemGetCudaDriverVersion_v2);
 }
@@ -3781,11 +2839,8 @@ static uint64_t thunk_nvmlSystemGetDriverBranch(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1]);
 }
-CUTAP_EXPORT unsigned int nvmlSystemGetDriverBranch(void *branchInfo, unsigned int length)
+CUTAP_SLOW unsigned int cutap_slow_nvmlSystemGetDriverBranch(void *branchInfo, unsigned int length)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_nvmlSystemGetDriverBranch], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int))cutap_fn)(branchInfo, length);
     uint64_t cutap_w[2] = {(uint64_t)(uintptr_t)branchInfo, (uint64_t)length};
     return (unsigned int)cutap_dispatch(CUTAP_ID_nvmlSystemGetDriverBranch, cutap_w, thunk_nvmlSystemGetDriverBranch);
 }
@@ -3793,11 +2848,8 @@ static uint64_t thunk_nvmlSystemGetDriverVersion(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1]);
 }
-CUTAP_EXPORT unsigned int nvmlSystemGetDriverVersion(void *version, unsigned int length)
+CUTAP_SLOW unsigned int cutap_slow_nvmlSystemGetDriverVersion(void *version, unsigned int length)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_nvmlSystemGetDriverVersion], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int))cutap_fn)(version, length);
     uint64_t cutap_w[2] = {(uint64_t)(uintptr_t)version, (uint64_t)length};
     return (unsigned int)cutap_dispatch(CUTAP_ID_nvmlSystemGetDriverVersion, cutap_w, thunk_nvmlSystemGetDriverVersion);
 }
@@ -3805,11 +2857,8 @@ static uint64_t thunk_nvmlSystemGetHicVersion(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1]);
 }
-CUTAP_EXPORT unsigned int nvmlSystemGetHicVersion(void *hwbcCount, void *hwbcEntries)
+CUTAP_SLOW unsigned int cutap_slow_nvmlSystemGetHicVersion(void *hwbcCount, void *hwbcEntries)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_nvmlSystemGetHicVersion], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *))cutap_fn)(hwbcCount, hwbcEntries);
     uint64_t cutap_w[2] = {(uint64_t)(uintptr_t)hwbcCount, (uint64_t)(uintptr_t)hwbcEntries};
     return (unsigned int)cutap_dispatch(CUTAP_ID_nvmlSystemGetHicVersion, cutap_w, thunk_nvmlSystemGetHicVersion);
 }
@@ -3817,11 +2866,8 @@ static uint64_t thunk_nvmlSystemGetNVMLVersion(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1]);
 }
-CUTAP_EXPORT unsigned int nvmlSystemGetNVMLVersion(void *version, unsigned int length)
+CUTAP_SLOW unsigned int cutap_slow_nvmlSystemGetNVMLVersion(void *version, unsigned int length)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_nvmlSystemGetNVMLVersion], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int))cutap_fn)(version, length);
     uint64_t cutap_w[2] = {(uint64_t)(uintptr_t)version, (uint64_t)length};
     return (unsigned int)cutap_dispatch(CUTAP_ID_nvmlSystemGetNVMLVersion, cutap_w, thunk_nvmlSystemGetNVMLVersion);
 }
@@ -3829,11 +2875,8 @@ static uint64_t thunk_nvmlSystemGetNvlinkBwMode(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *))fn)((void *)(uintptr_t)a[0]);
 }
-CUTAP_EXPORT unsigned int nvmlSystemGetNvlinkBwMode(void *nvlinkBwMode)
+CUTAP_SLOW unsigned int cutap_slow_nvmlSystemGetNvlinkBwMode(void *nvlinkBwMode)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_nvmlSystemGetNvlinkBwMode], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *))cutap_fn)(nvlinkBwMode);
     uint64_t cutap_w[1] = {(uint64_t)(uintptr_t)nvlinkBwMode};
     return (unsigned int)cutap_dispatch(CUTAP_ID_nvmlSystemGetNvlinkBwMode, cutap_w, thunk_nvmlSystemGetNvlinkBwMode);
 }
@@ -3841,11 +2884,8 @@ static uint64_t thunk_nvmlSystemGetProcessName(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(unsigned int, void *, unsigned int))fn)((unsigned int)a[0], (void *)(uintptr_t)a[1], (unsigned int)a[2]);
 }
-CUTAP_EXPORT unsigned int nvmlSystemGetProcessName(unsigned int pid, void *name, unsigned int length)
+CUTAP_SLOW unsigned int cutap_slow_nvmlSystemGetProcessName(unsigned int pid, void *name, unsigned int length)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_nvmlSystemGetProcessName], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(unsigned int, void *, unsigned int))cutap_fn)(pid, name, length);
     uint64_t cutap_w[3] = {(uint64_t)pid, (uint64_t)(uintptr_t)name, (uint64_t)length};
     return (unsigned int)cutap_dispatch(CUTAP_ID_nvmlSystemGetProcessName, cutap_w, thunk_nvmlSystemGetProcessName);
 }
@@ -3853,11 +2893,8 @@ static uint64_t thunk_nvmlSystemGetTopologyGpuSet(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(unsigned int, void *, void *))fn)((unsigned int)a[0], (void *)(uintptr_t)a[1], (void *)(uintptr_t)a[2]);
 }
-CUTAP_EXPORT unsigned int nvmlSystemGetTopologyGpuSet(unsigned int cpuNumber, void *count, void *deviceArray)
+CUTAP_SLOW unsigned int cutap_slow_nvmlSystemGetTopologyGpuSet(unsigned int cpuNumber, void *count, void *deviceArray)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_nvmlSystemGetTopologyGpuSet], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(unsigned int, void *, void *))cutap_fn)(cpuNumber, count, deviceArray);
     uint64_t cutap_w[3] = {(uint64_t)cpuNumber, (uint64_t)(uintptr_t)count, (uint64_t)(uintptr_t)deviceArray};
     return (unsigned int)cutap_dispatch(CUTAP_ID_nvmlSystemGetTopologyGpuSet, cutap_w, thunk_nvmlSystemGetTopologyGpuSet);
 }
@@ -3865,11 +2902,8 @@ static uint64_t thunk_nvmlSystemRegisterEvents(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *))fn)((void *)(uintptr_t)a[0]);
 }
-CUTAP_EXPORT unsigned int nvmlSystemRegisterEvents(void *request)
+CUTAP_SLOW unsigned int cutap_slow_nvmlSystemRegisterEvents(void *request)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_nvmlSystemRegisterEvents], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *))cutap_fn)(request);
     uint64_t cutap_w[1] = {(uint64_t)(uintptr_t)request};
     return (unsigned int)cutap_dispatch(CUTAP_ID_nvmlSystemRegisterEvents, cutap_w, thunk_nvmlSystemRegisterEvents);
 }
@@ -3877,11 +2911,8 @@ static uint64_t thunk_nvmlSystemSetConfComputeGpusReadyState(void *fn, uint64_t 
 {
     return (uint64_t)((unsigned int (*)(unsigned int))fn)((unsigned int)a[0]);
 }
-CUTAP_EXPORT unsigned int nvmlSystemSetConfComputeGpusReadyState(unsigned int isAcceptingWork)
+CUTAP_SLOW unsigned int cutap_slow_nvmlSystemSetConfComputeGpusReadyState(unsigned int isAcceptingWork)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_nvmlSystemSetConfComputeGpusReadyState], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(unsigned int))cutap_fn)(isAcceptingWork);
     uint64_t cutap_w[1] = {(uint64_t)isAcceptingWork};
     return (unsigned int)cutap_dispatch(CUTAP_ID_nvmlSystemSetConfComputeGpusReadyState, cutap_w, thunk_nvmlSystemSetConfComputeGpusReadyState);
 }
@@ -3889,11 +2920,8 @@ static uint64_t thunk_nvmlSystemSetConfComputeKeyRotationThresholdInfo(void *fn,
 {
     return (uint64_t)((unsigned int (*)(void *))fn)((void *)(uintptr_t)a[0]);
 }
-CUTAP_EXPORT unsigned int nvmlSystemSetConfComputeKeyRotationThresholdInfo(void *pKeyRotationThrInfo)
+CUTAP_SLOW unsigned int cutap_slow_nvmlSystemSetConfComputeKeyRotationThresholdInfo(void *pKeyRotationThrInfo)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_nvmlSystemSetConfComputeKeyRotationThresholdInfo], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *))cutap_fn)(pKeyRotationThrInfo);
     uint64_t cutap_w[1] = {(uint64_t)(uintptr_t)pKeyRotationThrInfo};
     return (unsigned int)cutap_dispatch(CUTAP_ID_nvmlSystemSetConfComputeKeyRotationThresholdInfo, cutap_w, thunk_nvmlSystemSetConfComputeKeyRotationThresholdInfo);
 }
@@ -3901,11 +2929,8 @@ static uint64_t thunk_nvmlSystemSetNvlinkBwMode(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(unsigned int))fn)((unsigned int)a[0]);
 }
-CUTAP_EXPORT unsigned int nvmlSystemSetNvlinkBwMode(unsigned int nvlinkBwMode)
+CUTAP_SLOW unsigned int cutap_slow_nvmlSystemSetNvlinkBwMode(unsigned int nvlinkBwMode)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_nvmlSystemSetNvlinkBwMode], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(unsigned int))cutap_fn)(nvlinkBwMode);
     uint64_t cutap_w[1] = {(uint64_t)nvlinkBwMode};
     return (unsigned int)cutap_dispatch(CUTAP_ID_nvmlSystemSetNvlinkBwMode, cutap_w, thunk_nvmlSystemSetNvlinkBwMode);
 }
@@ -3913,11 +2938,8 @@ static uint64_t thunk_nvmlUnitGetCount(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *))fn)((void *)(uintptr_t)a[0]);
 }
-CUTAP_EXPORT unsigned int nvmlUnitGetCount(void *unitCount)
+CUTAP_SLOW unsigned int cutap_slow_nvmlUnitGetCount(void *unitCount)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_nvmlUnitGetCount], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *))cutap_fn)(unitCount);
     uint64_t cutap_w[1] = {(uint64_t)(uintptr_t)unitCount};
     return (unsigned int)cutap_dispatch(CUTAP_ID_nvmlUnitGetCount, cutap_w, thunk_nvmlUnitGetCount);
 }
@@ -3925,11 +2947,8 @@ static uint64_t thunk_nvmlUnitGetDevices(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1], (void *)(uintptr_t)a[2]);
 }
-CUTAP_EXPORT unsigned int nvmlUnitGetDevices(void *unit, void *deviceCount, void *devices)
+CUTAP_SLOW unsigned int cutap_slow_nvmlUnitGetDevices(void *unit, void *deviceCount, void *devices)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_nvmlUnitGetDevices], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *, void *))cutap_fn)(unit, deviceCount, devices);
     uint64_t cutap_w[3] = {(uint64_t)(uintptr_t)unit, (uint64_t)(uintptr_t)deviceCount, (uint64_t)(uintptr_t)devices};
     return (unsigned int)cutap_dispatch(CUTAP_ID_nvmlUnitGetDevices, cutap_w, thunk_nvmlUnitGetDevices);
 }
@@ -3937,11 +2956,8 @@ static uint64_t thunk_nvmlUnitGetFanSpeedInfo(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1]);
 }
-CUTAP_EXPORT unsigned int nvmlUnitGetFanSpeedInfo(void *unit, void *fanSpeeds)
+CUTAP_SLOW unsigned int cutap_slow_nvmlUnitGetFanSpeedInfo(void *unit, void *fanSpeeds)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_nvmlUnitGetFanSpeedInfo], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *))cutap_fn)(unit, fanSpeeds);
     uint64_t cutap_w[2] = {(uint64_t)(uintptr_t)unit, (uint64_t)(uintptr_t)fanSpeeds};
     return (unsigned int)cutap_dispatch(CUTAP_ID_nvmlUnitGetFanSpeedInfo, cutap_w, thunk_nvmlUnitGetFanSpeedInfo);
 }
@@ -3949,11 +2965,8 @@ static uint64_t thunk_nvmlUnitGetHandleByIndex(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(unsigned int, void *))fn)((unsigned int)a[0], (void *)(uintptr_t)a[1]);
 }
-CUTAP_EXPORT unsigned int nvmlUnitGetHandleByIndex(unsigned int index, void *unit)
+CUTAP_SLOW unsigned int cutap_slow_nvmlUnitGetHandleByIndex(unsigned int index, void *unit)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_nvmlUnitGetHandleByIndex], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(unsigned int, void *))cutap_fn)(index, unit);
     uint64_t cutap_w[2] = {(uint64_t)index, (uint64_t)(uintptr_t)unit};
     return (unsigned int)cutap_dispatch(CUTAP_ID_nvmlUnitGetHandleByIndex, cutap_w, thunk_nvmlUnitGetHandleByIndex);
 }
@@ -3961,11 +2974,8 @@ static uint64_t thunk_nvmlUnitGetLedState(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1]);
 }
-CUTAP_EXPORT unsigned int nvmlUnitGetLedState(void *unit, void *state)
+CUTAP_SLOW unsigned int cutap_slow_nvmlUnitGetLedState(void *unit, void *state)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_nvmlUnitGetLedState], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *))cutap_fn)(unit, state);
     uint64_t cutap_w[2] = {(uint64_t)(uintptr_t)unit, (uint64_t)(uintptr_t)state};
     return (unsigned int)cutap_dispatch(CUTAP_ID_nvmlUnitGetLedState, cutap_w, thunk_nvmlUnitGetLedState);
 }
@@ -3973,11 +2983,8 @@ static uint64_t thunk_nvmlUnitGetPsuInfo(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1]);
 }
-CUTAP_EXPORT unsigned int nvmlUnitGetPsuInfo(void *unit, void *psu)
+CUTAP_SLOW unsigned int cutap_slow_nvmlUnitGetPsuInfo(void *unit, void *psu)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_nvmlUnitGetPsuInfo], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *))cutap_fn)(unit, psu);
     uint64_t cutap_w[2] = {(uint64_t)(uintptr_t)unit, (uint64_t)(uintptr_t)psu};
     return (unsigned int)cutap_dispatch(CUTAP_ID_nvmlUnitGetPsuInfo, cutap_w, thunk_nvmlUnitGetPsuInfo);
 }
@@ -3985,11 +2992,8 @@ static uint64_t thunk_nvmlUnitGetTemperature(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, void *))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (void *)(uintptr_t)a[2]);
 }
-CUTAP_EXPORT unsigned int nvmlUnitGetTemperature(void *unit, unsigned int type, void *temp)
+CUTAP_SLOW unsigned int cutap_slow_nvmlUnitGetTemperature(void *unit, unsigned int type, void *temp)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_nvmlUnitGetTemperature], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, void *))cutap_fn)(unit, type, temp);
     uint64_t cutap_w[3] = {(uint64_t)(uintptr_t)unit, (uint64_t)type, (uint64_t)(uintptr_t)temp};
     return (unsigned int)cutap_dispatch(CUTAP_ID_nvmlUnitGetTemperature, cutap_w, thunk_nvmlUnitGetTemperature);
 }
@@ -3997,11 +3001,8 @@ static uint64_t thunk_nvmlUnitGetUnitInfo(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1]);
 }
-CUTAP_EXPORT unsigned int nvmlUnitGetUnitInfo(void *unit, void *info)
+CUTAP_SLOW unsigned int cutap_slow_nvmlUnitGetUnitInfo(void *unit, void *info)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_nvmlUnitGetUnitInfo], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *))cutap_fn)(unit, info);
     uint64_t cutap_w[2] = {(uint64_t)(uintptr_t)unit, (uint64_t)(uintptr_t)info};
     return (unsigned int)cutap_dispatch(CUTAP_ID_nvmlUnitGetUnitInfo, cutap_w, thunk_nvmlUnitGetUnitInfo);
 }
@@ -4009,11 +3010,8 @@ static uint64_t thunk_nvmlUnitSetLedState(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1]);
 }
-CUTAP_EXPORT unsigned int nvmlUnitSetLedState(void *unit, unsigned int color)
+CUTAP_SLOW unsigned int cutap_slow_nvmlUnitSetLedState(void *unit, unsigned int color)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_nvmlUnitSetLedState], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int))cutap_fn)(unit, color);
     uint64_t cutap_w[2] = {(uint64_t)(uintptr_t)unit, (uint64_t)color};
     return (unsigned int)cutap_dispatch(CUTAP_ID_nvmlUnitSetLedState, cutap_w, thunk_nvmlUnitSetLedState);
 }
@@ -4021,11 +3019,8 @@ static uint64_t thunk_nvmlVgpuInstanceClearAccountingPids(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(unsigned int))fn)((unsigned int)a[0]);
 }
-CUTAP_EXPORT unsigned int nvmlVgpuInstanceClearAccountingPids(unsigned int vgpuInstance)
+CUTAP_SLOW unsigned int cutap_slow_nvmlVgpuInstanceClearAccountingPids(unsigned int vgpuInstance)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_nvmlVgpuInstanceClearAccountingPids], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(unsigned int))cutap_fn)(vgpuInstance);
     uint64_t cutap_w[1] = {(uint64_t)vgpuInstance};
     return (unsigned int)cutap_dispatch(CUTAP_ID_nvmlVgpuInstanceClearAccountingPids, cutap_w, thunk_nvmlVgpuInstanceClearAccountingPids);
 }
@@ -4033,11 +3028,8 @@ static uint64_t thunk_nvmlVgpuInstanceGetAccountingMode(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(unsigned int, void *))fn)((unsigned int)a[0], (void *)(uintptr_t)a[1]);
 }
-CUTAP_EXPORT unsigned int nvmlVgpuInstanceGetAccountingMode(unsigned int vgpuInstance, void *mode)
+CUTAP_SLOW unsigned int cutap_slow_nvmlVgpuInstanceGetAccountingMode(unsigned int vgpuInstance, void *mode)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_nvmlVgpuInstanceGetAccountingMode], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(unsigned int, void *))cutap_fn)(vgpuInstance, mode);
     uint64_t cutap_w[2] = {(uint64_t)vgpuInstance, (uint64_t)(uintptr_t)mode};
     return (unsigned int)cutap_dispatch(CUTAP_ID_nvmlVgpuInstanceGetAccountingMode, cutap_w, thunk_nvmlVgpuInstanceGetAccountingMode);
 }
@@ -4045,11 +3037,8 @@ static uint64_t thunk_nvmlVgpuInstanceGetAccountingPids(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(unsigned int, void *, void *))fn)((unsigned int)a[0], (void *)(uintptr_t)a[1], (void *)(uintptr_t)a[2]);
 }
-CUTAP_EXPORT unsigned int nvmlVgpuInstanceGetAccountingPids(unsigned int vgpuInstance, void *count, void *pids)
+CUTAP_SLOW unsigned int cutap_slow_nvmlVgpuInstanceGetAccountingPids(unsigned int vgpuInstance, void *count, void *pids)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_nvmlVgpuInstanceGetAccountingPids], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(unsigned int, void *, void *))cutap_fn)(vgpuInstance, count, pids);
     uint64_t cutap_w[3] = {(uint64_t)vgpuInstance, (uint64_t)(uintptr_t)count, (uint64_t)(uintptr_t)pids};
     return (unsigned int)cutap_dispatch(CUTAP_ID_nvmlVgpuInstanceGetAccountingPids, cutap_w, thunk_nvmlVgpuInstanceGetAccountingPids);
 }
@@ -4057,11 +3046,8 @@ static uint64_t thunk_nvmlVgpuInstanceGetAccountingStats(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(unsigned int, unsigned int, void *))fn)((unsigned int)a[0], (unsigned int)a[1], (void *)(uintptr_t)a[2]);
 }
-CUTAP_EXPORT unsigned int nvmlVgpuInstanceGetAccountingStats(unsigned int vgpuInstance, unsigned int pid, void *stats)
+CUTAP_SLOW unsigned int cutap_slow_nvmlVgpuInstanceGetAccountingStats(unsigned int vgpuInstance, unsigned int pid, void *stats)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_nvmlVgpuInstanceGetAccountingStats], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(unsigned int, unsigned int, void *))cutap_fn)(vgpuInstance, pid, stats);
     uint64_t cutap_w[3] = {(uint64_t)vgpuInstance, (uint64_t)pid, (uint64_t)(uintptr_t)stats};
     return (unsigned int)cutap_dispatch(CUTAP_ID_nvmlVgpuInstanceGetAccountingStats, cutap_w, thunk_nvmlVgpuInstanceGetAccountingStats);
 }
@@ -4069,11 +3055,8 @@ static uint64_t thunk_nvmlVgpuInstanceGetEccMode(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(unsigned int, void *))fn)((unsigned int)a[0], (void *)(uintptr_t)a[1]);
 }
-CUTAP_EXPORT unsigned int nvmlVgpuInstanceGetEccMode(unsigned int vgpuInstance, void *eccMode)
+CUTAP_SLOW unsigned int cutap_slow_nvmlVgpuInstanceGetEccMode(unsigned int vgpuInstance, void *eccMode)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_nvmlVgpuInstanceGetEccMode], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(unsigned int, void *))cutap_fn)(vgpuInstance, eccMode);
     uint64_t cutap_w[2] = {(uint64_t)vgpuInstance, (uint64_t)(uintptr_t)eccMode};
     return (unsigned int)cutap_dispatch(CUTAP_ID_nvmlVgpuInstanceGetEccMode, cutap_w, thunk_nvmlVgpuInstanceGetEccMode);
 }
@@ -4081,11 +3064,8 @@ static uint64_t thunk_nvmlVgpuInstanceGetEncoderCapacity(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(unsigned int, void *))fn)((unsigned int)a[0], (void *)(uintptr_t)a[1]);
 }
-CUTAP_EXPORT unsigned int nvmlVgpuInstanceGetEncoderCapacity(unsigned int vgpuInstance, void *encoderCapacity)
+CUTAP_SLOW unsigned int cutap_slow_nvmlVgpuInstanceGetEncoderCapacity(unsigned int vgpuInstance, void *encoderCapacity)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_nvmlVgpuInstanceGetEncoderCapacity], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(unsigned int, void *))cutap_fn)(vgpuInstance, encoderCapacity);
     uint64_t cutap_w[2] = {(uint64_t)vgpuInstance, (uint64_t)(uintptr_t)encoderCapacity};
     return (unsigned int)cutap_dispatch(CUTAP_ID_nvmlVgpuInstanceGetEncoderCapacity, cutap_w, thunk_nvmlVgpuInstanceGetEncoderCapacity);
 }
@@ -4093,11 +3073,8 @@ static uint64_t thunk_nvmlVgpuInstanceGetEncoderSessions(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(unsigned int, void *, void *))fn)((unsigned int)a[0], (void *)(uintptr_t)a[1], (void *)(uintptr_t)a[2]);
 }
-CUTAP_EXPORT unsigned int nvmlVgpuInstanceGetEncoderSessions(unsigned int vgpuInstance, void *sessionCount, void *sessionInfo)
+CUTAP_SLOW unsigned int cutap_slow_nvmlVgpuInstanceGetEncoderSessions(unsigned int vgpuInstance, void *sessionCount, void *sessionInfo)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_nvmlVgpuInstanceGetEncoderSessions], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(unsigned int, void *, void *))cutap_fn)(vgpuInstance, sessionCount, sessionInfo);
     uint64_t cutap_w[3] = {(uint64_t)vgpuInstance, (uint64_t)(uintptr_t)sessionCount, (uint64_t)(uintptr_t)sessionInfo};
     return (unsigned int)cutap_dispatch(CUTAP_ID_nvmlVgpuInstanceGetEncoderSessions, cutap_w, thunk_nvmlVgpuInstanceGetEncoderSessions);
 }
@@ -4105,11 +3082,8 @@ static uint64_t thunk_nvmlVgpuInstanceGetEncoderStats(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(unsigned int, void *, void *, void *))fn)((unsigned int)a[0], (void *)(uintptr_t)a[1], (void *)(uintptr_t)a[2], (void *)(uintptr_t)a[3]);
 }
-CUTAP_EXPORT unsigned int nvmlVgpuInstanceGetEncoderStats(unsigned int vgpuInstance, void *sessionCount, void *averageFps, void *averageLatency)
+CUTAP_SLOW unsigned int cutap_slow_nvmlVgpuInstanceGetEncoderStats(unsigned int vgpuInstance, void *sessionCount, void *averageFps, void *averageLatency)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_nvmlVgpuInstanceGetEncoderStats], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(unsigned int, void *, void *, void *))cutap_fn)(vgpuInstance, sessionCount, averageFps, averageLatency);
     uint64_t cutap_w[4] = {(uint64_t)vgpuInstance, (uint64_t)(uintptr_t)sessionCount, (uint64_t)(uintptr_t)averageFps, (uint64_t)(uintptr_t)averageLatency};
     return (unsigned int)cutap_dispatch(CUTAP_ID_nvmlVgpuInstanceGetEncoderStats, cutap_w, thunk_nvmlVgpuInstanceGetEncoderStats);
 }
@@ -4117,11 +3091,8 @@ static uint64_t thunk_nvmlVgpuInstanceGetFBCSessions(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(unsigned int, void *, void *))fn)((unsigned int)a[0], (void *)(uintptr_t)a[1], (void *)(uintptr_t)a[2]);
 }
-CUTAP_EXPORT unsigned int nvmlVgpuInstanceGetFBCSessions(unsigned int vgpuInstance, void *sessionCount, void *sessionInfo)
+CUTAP_SLOW unsigned int cutap_slow_nvmlVgpuInstanceGetFBCSessions(unsigned int vgpuInstance, void *sessionCount, void *sessionInfo)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_nvmlVgpuInstanceGetFBCSessions], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(unsigned int, void *, void *))cutap_fn)(vgpuInstance, sessionCount, sessionInfo);
     uint64_t cutap_w[3] = {(uint64_t)vgpuInstance, (uint64_t)(uintptr_t)sessionCount, (uint64_t)(uintptr_t)sessionInfo};
     return (unsigned int)cutap_dispatch(CUTAP_ID_nvmlVgpuInstanceGetFBCSessions, cutap_w, thunk_nvmlVgpuInstanceGetFBCSessions);
 }
@@ -4129,11 +3100,8 @@ static uint64_t thunk_nvmlVgpuInstanceGetFBCStats(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(unsigned int, void *))fn)((unsigned int)a[0], (void *)(uintptr_t)a[1]);
 }
-CUTAP_EXPORT unsigned int nvmlVgpuInstanceGetFBCStats(unsigned int vgpuInstance, void *fbcStats)
+CUTAP_SLOW unsigned int cutap_slow_nvmlVgpuInstanceGetFBCStats(unsigned int vgpuInstance, void *fbcStats)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_nvmlVgpuInstanceGetFBCStats], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(unsigned int, void *))cutap_fn)(vgpuInstance, fbcStats);
     uint64_t cutap_w[2] = {(uint64_t)vgpuInstance, (uint64_t)(uintptr_t)fbcStats};
     return (unsigned int)cutap_dispatch(CUTAP_ID_nvmlVgpuInstanceGetFBCStats, cutap_w, thunk_nvmlVgpuInstanceGetFBCStats);
 }
@@ -4141,11 +3109,8 @@ static uint64_t thunk_nvmlVgpuInstanceGetFbUsage(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(unsigned int, void *))fn)((unsigned int)a[0], (void *)(uintptr_t)a[1]);
 }
-CUTAP_EXPORT unsigned int nvmlVgpuInstanceGetFbUsage(unsigned int vgpuInstance, void *fbUsage)
+CUTAP_SLOW unsigned int cutap_slow_nvmlVgpuInstanceGetFbUsage(unsigned int vgpuInstance, void *fbUsage)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_nvmlVgpuInstanceGetFbUsage], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(unsigned int, void *))cutap_fn)(vgpuInstance, fbUsage);
     uint64_t cutap_w[2] = {(uint64_t)vgpuInstance, (uint64_t)(uintptr_t)fbUsage};
     return (unsigned int)cutap_dispatch(CUTAP_ID_nvmlVgpuInstanceGetFbUsage, cutap_w, thunk_nvmlVgpuInstanceGetFbUsage);
 }
@@ -4153,11 +3118,8 @@ static uint64_t thunk_nvmlVgpuInstanceGetFrameRateLimit(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(unsigned int, void *))fn)((unsigned int)a[0], (void *)(uintptr_t)a[1]);
 }
-CUTAP_EXPORT unsigned int nvmlVgpuInstanceGetFrameRateLimit(unsigned int vgpuInstance, void *frameRateLimit)
+CUTAP_SLOW unsigned int cutap_slow_nvmlVgpuInstanceGetFrameRateLimit(unsigned int vgpuInstance, void *frameRateLimit)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_nvmlVgpuInstanceGetFrameRateLimit], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(unsigned int, void *))cutap_fn)(vgpuInstance, frameRateLimit);
     uint64_t cutap_w[2] = {(uint64_t)vgpuInstance, (uint64_t)(uintptr_t)frameRateLimit};
     return (unsigned int)cutap_dispatch(CUTAP_ID_nvmlVgpuInstanceGetFrameRateLimit, cutap_w, thunk_nvmlVgpuInstanceGetFrameRateLimit);
 }
@@ -4165,11 +3127,8 @@ static uint64_t thunk_nvmlVgpuInstanceGetGpuInstanceId(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(unsigned int, void *))fn)((unsigned int)a[0], (void *)(uintptr_t)a[1]);
 }
-CUTAP_EXPORT unsigned int nvmlVgpuInstanceGetGpuInstanceId(unsigned int vgpuInstance, void *gpuInstanceId)
+CUTAP_SLOW unsigned int cutap_slow_nvmlVgpuInstanceGetGpuInstanceId(unsigned int vgpuInstance, void *gpuInstanceId)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_nvmlVgpuInstanceGetGpuInstanceId], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(unsigned int, void *))cutap_fn)(vgpuInstance, gpuInstanceId);
     uint64_t cutap_w[2] = {(uint64_t)vgpuInstance, (uint64_t)(uintptr_t)gpuInstanceId};
     return (unsigned int)cutap_dispatch(CUTAP_ID_nvmlVgpuInstanceGetGpuInstanceId, cutap_w, thunk_nvmlVgpuInstanceGetGpuInstanceId);
 }
@@ -4177,11 +3136,8 @@ static uint64_t thunk_nvmlVgpuInstanceGetGpuPciId(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(unsigned int, void *, void *))fn)((unsigned int)a[0], (void *)(uintptr_t)a[1], (void *)(uintptr_t)a[2]);
 }
-CUTAP_EXPORT unsigned int nvmlVgpuInstanceGetGpuPciId(unsigned int vgpuInstance, void *vgpuPciId, void *length)
+CUTAP_SLOW unsigned int cutap_slow_nvmlVgpuInstanceGetGpuPciId(unsigned int vgpuInstance, void *vgpuPciId, void *length)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_nvmlVgpuInstanceGetGpuPciId], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(unsigned int, void *, void *))cutap_fn)(vgpuInstance, vgpuPciId, length);
     uint64_t cutap_w[3] = {(uint64_t)vgpuInstance, (uint64_t)(uintptr_t)vgpuPciId, (uint64_t)(uintptr_t)length};
     return (unsigned int)cutap_dispatch(CUTAP_ID_nvmlVgpuInstanceGetGpuPciId, cutap_w, thunk_nvmlVgpuInstanceGetGpuPciId);
 }
@@ -4189,11 +3145,8 @@ static uint64_t thunk_nvmlVgpuInstanceGetLicenseInfo_v2(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(unsigned int, void *))fn)((unsigned int)a[0], (void *)(uintptr_t)a[1]);
 }
-CUTAP_EXPORT unsigned int nvmlVgpuInstanceGetLicenseInfo_v2(unsigned int vgpuInstance, void *licenseInfo)
+CUTAP_SLOW unsigned int cutap_slow_nvmlVgpuInstanceGetLicenseInfo_v2(unsigned int vgpuInstance, void *licenseInfo)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_nvmlVgpuInstanceGetLicenseInfo_v2], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(unsigned int, void *))cutap_fn)(vgpuInstance, licenseInfo);
     uint64_t cutap_w[2] = {(uint64_t)vgpuInstance, (uint64_t)(uintptr_t)licenseInfo};
     return (unsigned int)cutap_dispatch(CUTAP_ID_nvmlVgpuInstanceGetLicenseInfo_v2, cutap_w, thunk_nvmlVgpuInstanceGetLicenseInfo_v2);
 }
@@ -4201,11 +3154,8 @@ static uint64_t thunk_nvmlVgpuInstanceGetLicenseStatus(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(unsigned int, void *))fn)((unsigned int)a[0], (void *)(uintptr_t)a[1]);
 }
-CUTAP_EXPORT unsigned int nvmlVgpuInstanceGetLicenseStatus(unsigned int vgpuInstance, void *licensed)
+CUTAP_SLOW unsigned int cutap_slow_nvmlVgpuInstanceGetLicenseStatus(unsigned int vgpuInstance, void *licensed)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_nvmlVgpuInstanceGetLicenseStatus], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(unsigned int, void *))cutap_fn)(vgpuInstance, licensed);
     uint64_t cutap_w[2] = {(uint64_t)vgpuInstance, (uint64_t)(uintptr_t)licensed};
     return (unsigned int)cutap_dispatch(CUTAP_ID_nvmlVgpuInstanceGetLicenseStatus, cutap_w, thunk_nvmlVgpuInstanceGetLicenseStatus);
 }
@@ -4213,11 +3163,8 @@ static uint64_t thunk_nvmlVgpuInstanceGetMdevUUID(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(unsigned int, void *, unsigned int))fn)((unsigned int)a[0], (void *)(uintptr_t)a[1], (unsigned int)a[2]);
 }
-CUTAP_EXPORT unsigned int nvmlVgpuInstanceGetMdevUUID(unsigned int vgpuInstance, void *mdevUuid, unsigned int size)
+CUTAP_SLOW unsigned int cutap_slow_nvmlVgpuInstanceGetMdevUUID(unsigned int vgpuInstance, void *mdevUuid, unsigned int size)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_nvmlVgpuInstanceGetMdevUUID], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(unsigned int, void *, unsigned int))cutap_fn)(vgpuInstance, mdevUuid, size);
     uint64_t cutap_w[3] = {(uint64_t)vgpuInstance, (uint64_t)(uintptr_t)mdevUuid, (uint64_t)size};
     return (unsigned int)cutap_dispatch(CUTAP_ID_nvmlVgpuInstanceGetMdevUUID, cutap_w, thunk_nvmlVgpuInstanceGetMdevUUID);
 }
@@ -4225,11 +3172,8 @@ static uint64_t thunk_nvmlVgpuInstanceGetMetadata(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(unsigned int, void *, void *))fn)((unsigned int)a[0], (void *)(uintptr_t)a[1], (void *)(uintptr_t)a[2]);
 }
-CUTAP_EXPORT unsigned int nvmlVgpuInstanceGetMetadata(unsigned int vgpuInstance, void *vgpuMetadata, void *bufferSize)
+CUTAP_SLOW unsigned int cutap_slow_nvmlVgpuInstanceGetMetadata(unsigned int vgpuInstance, void *vgpuMetadata, void *bufferSize)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_nvmlVgpuInstanceGetMetadata], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(unsigned int, void *, void *))cutap_fn)(vgpuInstance, vgpuMetadata, bufferSize);
     uint64_t cutap_w[3] = {(uint64_t)vgpuInstance, (uint64_t)(uintptr_t)vgpuMetadata, (uint64_t)(uintptr_t)bufferSize};
     return (unsigned int)cutap_dispatch(CUTAP_ID_nvmlVgpuInstanceGetMetadata, cutap_w, thunk_nvmlVgpuInstanceGetMetadata);
 }
@@ -4237,11 +3181,8 @@ static uint64_t thunk_nvmlVgpuInstanceGetPlacementId(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(unsigned int, void *))fn)((unsigned int)a[0], (void *)(uintptr_t)a[1]);
 }
-CUTAP_EXPORT unsigned int nvmlVgpuInstanceGetPlacementId(unsigned int vgpuInstance, void *pPlacement)
+CUTAP_SLOW unsigned int cutap_slow_nvmlVgpuInstanceGetPlacementId(unsigned int vgpuInstance, void *pPlacement)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_nvmlVgpuInstanceGetPlacementId], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(unsigned int, void *))cutap_fn)(vgpuInstance, pPlacement);
     uint64_t cutap_w[2] = {(uint64_t)vgpuInstance, (uint64_t)(uintptr_t)pPlacement};
     return (unsigned int)cutap_dispatch(CUTAP_ID_nvmlVgpuInstanceGetPlacementId, cutap_w, thunk_nvmlVgpuInstanceGetPlacementId);
 }
@@ -4249,11 +3190,8 @@ static uint64_t thunk_nvmlVgpuInstanceGetRuntimeStateSize(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(unsigned int, void *))fn)((unsigned int)a[0], (void *)(uintptr_t)a[1]);
 }
-CUTAP_EXPORT unsigned int nvmlVgpuInstanceGetRuntimeStateSize(unsigned int vgpuInstance, void *pState)
+CUTAP_SLOW unsigned int cutap_slow_nvmlVgpuInstanceGetRuntimeStateSize(unsigned int vgpuInstance, void *pState)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_nvmlVgpuInstanceGetRuntimeStateSize], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(unsigned int, void *))cutap_fn)(vgpuInstance, pState);
     uint64_t cutap_w[2] = {(uint64_t)vgpuInstance, (uint64_t)(uintptr_t)pState};
     return (unsigned int)cutap_dispatch(CUTAP_ID_nvmlVgpuInstanceGetRuntimeStateSize, cutap_w, thunk_nvmlVgpuInstanceGetRuntimeStateSize);
 }
@@ -4261,11 +3199,8 @@ static uint64_t thunk_nvmlVgpuInstanceGetType(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(unsigned int, void *))fn)((unsigned int)a[0], (void *)(uintptr_t)a[1]);
 }
-CUTAP_EXPORT unsigned int nvmlVgpuInstanceGetType(unsigned int vgpuInstance, void *vgpuTypeId)
+CUTAP_SLOW unsigned int cutap_slow_nvmlVgpuInstanceGetType(unsigned int vgpuInstance, void *vgpuTypeId)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_nvmlVgpuInstanceGetType], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(unsigned int, void *))cutap_fn)(vgpuInstance, vgpuTypeId);
     uint64_t cutap_w[2] = {(uint64_t)vgpuInstance, (uint64_t)(uintptr_t)vgpuTypeId};
     return (unsigned int)cutap_dispatch(CUTAP_ID_nvmlVgpuInstanceGetType, cutap_w, thunk_nvmlVgpuInstanceGetType);
 }
@@ -4273,11 +3208,8 @@ static uint64_t thunk_nvmlVgpuInstanceGetUUID(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(unsigned int, void *, unsigned int))fn)((unsigned int)a[0], (void *)(uintptr_t)a[1], (unsigned int)a[2]);
 }
-CUTAP_EXPORT unsigned int nvmlVgpuInstanceGetUUID(unsigned int vgpuInstance, void *uuid, unsigned int size)
+CUTAP_SLOW unsigned int cutap_slow_nvmlVgpuInstanceGetUUID(unsigned int vgpuInstance, void *uuid, unsigned int size)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_nvmlVgpuInstanceGetUUID], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(unsigned int, void *, unsigned int))cutap_fn)(vgpuInstance, uuid, size);
     uint64_t cutap_w[3] = {(uint64_t)vgpuInstance, (uint64_t)(uintptr_t)uuid, (uint64_t)size};
     return (unsigned int)cutap_dispatch(CUTAP_ID_nvmlVgpuInstanceGetUUID, cutap_w, thunk_nvmlVgpuInstanceGetUUID);
 }
@@ -4285,11 +3217,8 @@ static uint64_t thunk_nvmlVgpuInstanceGetVmDriverVersion(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(unsigned int, void *, unsigned int))fn)((unsigned int)a[0], (void *)(uintptr_t)a[1], (unsigned int)a[2]);
 }
-CUTAP_EXPORT unsigned int nvmlVgpuInstanceGetVmDriverVersion(unsigned int vgpuInstance, void *version, unsigned int length)
+CUTAP_SLOW unsigned int cutap_slow_nvmlVgpuInstanceGetVmDriverVersion(unsigned int vgpuInstance, void *version, unsigned int length)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_nvmlVgpuInstanceGetVmDriverVersion], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(unsigned int, void *, unsigned int))cutap_fn)(vgpuInstance, version, length);
     uint64_t cutap_w[3] = {(uint64_t)vgpuInstance, (uint64_t)(uintptr_t)version, (uint64_t)length};
     return (unsigned int)cutap_dispatch(CUTAP_ID_nvmlVgpuInstanceGetVmDriverVersion, cutap_w, thunk_nvmlVgpuInstanceGetVmDriverVersion);
 }
@@ -4297,11 +3226,8 @@ static uint64_t thunk_nvmlVgpuInstanceGetVmID(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(unsigned int, void *, unsigned int, void *))fn)((unsigned int)a[0], (void *)(uintptr_t)a[1], (unsigned int)a[2], (void *)(uintptr_t)a[3]);
 }
-CUTAP_EXPORT unsigned int nvmlVgpuInstanceGetVmID(unsigned int vgpuInstance, void *vmId, unsigned int size, void *vmIdType)
+CUTAP_SLOW unsigned int cutap_slow_nvmlVgpuInstanceGetVmID(unsigned int vgpuInstance, void *vmId, unsigned int size, void *vmIdType)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_nvmlVgpuInstanceGetVmID], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(unsigned int, void *, unsigned int, void *))cutap_fn)(vgpuInstance, vmId, size, vmIdType);
     uint64_t cutap_w[4] = {(uint64_t)vgpuInstance, (uint64_t)(uintptr_t)vmId, (uint64_t)size, (uint64_t)(uintptr_t)vmIdType};
     return (unsigned int)cutap_dispatch(CUTAP_ID_nvmlVgpuInstanceGetVmID, cutap_w, thunk_nvmlVgpuInstanceGetVmID);
 }
@@ -4309,11 +3235,8 @@ static uint64_t thunk_nvmlVgpuInstanceSetEncoderCapacity(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(unsigned int, unsigned int))fn)((unsigned int)a[0], (unsigned int)a[1]);
 }
-CUTAP_EXPORT unsigned int nvmlVgpuInstanceSetEncoderCapacity(unsigned int vgpuInstance, unsigned int encoderCapacity)
+CUTAP_SLOW unsigned int cutap_slow_nvmlVgpuInstanceSetEncoderCapacity(unsigned int vgpuInstance, unsigned int encoderCapacity)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_nvmlVgpuInstanceSetEncoderCapacity], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(unsigned int, unsigned int))cutap_fn)(vgpuInstance, encoderCapacity);
     uint64_t cutap_w[2] = {(uint64_t)vgpuInstance, (uint64_t)encoderCapacity};
     return (unsigned int)cutap_dispatch(CUTAP_ID_nvmlVgpuInstanceSetEncoderCapacity, cutap_w, thunk_nvmlVgpuInstanceSetEncoderCapacity);
 }
@@ -4321,11 +3244,8 @@ static uint64_t thunk_nvmlVgpuTypeGetBAR1Info(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(unsigned int, void *))fn)((unsigned int)a[0], (void *)(uintptr_t)a[1]);
 }
-CUTAP_EXPORT unsigned int nvmlVgpuTypeGetBAR1Info(unsigned int vgpuTypeId, void *bar1Info)
+CUTAP_SLOW unsigned int cutap_slow_nvmlVgpuTypeGetBAR1Info(unsigned int vgpuTypeId, void *bar1Info)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_nvmlVgpuTypeGetBAR1Info], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(unsigned int, void *))cutap_fn)(vgpuTypeId, bar1Info);
     uint64_t cutap_w[2] = {(uint64_t)vgpuTypeId, (uint64_t)(uintptr_t)bar1Info};
     return (unsigned int)cutap_dispatch(CUTAP_ID_nvmlVgpuTypeGetBAR1Info, cutap_w, thunk_nvmlVgpuTypeGetBAR1Info);
 }
@@ -4333,11 +3253,8 @@ static uint64_t thunk_nvmlVgpuTypeGetCapabilities(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(unsigned int, unsigned int, void *))fn)((unsigned int)a[0], (unsigned int)a[1], (void *)(uintptr_t)a[2]);
 }
-CUTAP_EXPORT unsigned int nvmlVgpuTypeGetCapabilities(unsigned int vgpuTypeId, unsigned int capability, void *capResult)
+CUTAP_SLOW unsigned int cutap_slow_nvmlVgpuTypeGetCapabilities(unsigned int vgpuTypeId, unsigned int capability, void *capResult)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_nvmlVgpuTypeGetCapabilities], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(unsigned int, unsigned int, void *))cutap_fn)(vgpuTypeId, capability, capResult);
     uint64_t cutap_w[3] = {(uint64_t)vgpuTypeId, (uint64_t)capability, (uint64_t)(uintptr_t)capResult};
     return (unsigned int)cutap_dispatch(CUTAP_ID_nvmlVgpuTypeGetCapabilities, cutap_w, thunk_nvmlVgpuTypeGetCapabilities);
 }
@@ -4345,11 +3262,8 @@ static uint64_t thunk_nvmlVgpuTypeGetClass(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(unsigned int, void *, void *))fn)((unsigned int)a[0], (void *)(uintptr_t)a[1], (void *)(uintptr_t)a[2]);
 }
-CUTAP_EXPORT unsigned int nvmlVgpuTypeGetClass(unsigned int vgpuTypeId, void *vgpuTypeClass, void *size)
+CUTAP_SLOW unsigned int cutap_slow_nvmlVgpuTypeGetClass(unsigned int vgpuTypeId, void *vgpuTypeClass, void *size)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_nvmlVgpuTypeGetClass], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(unsigned int, void *, void *))cutap_fn)(vgpuTypeId, vgpuTypeClass, size);
     uint64_t cutap_w[3] = {(uint64_t)vgpuTypeId, (uint64_t)(uintptr_t)vgpuTypeClass, (uint64_t)(uintptr_t)size};
     return (unsigned int)cutap_dispatch(CUTAP_ID_nvmlVgpuTypeGetClass, cutap_w, thunk_nvmlVgpuTypeGetClass);
 }
@@ -4357,11 +3271,8 @@ static uint64_t thunk_nvmlVgpuTypeGetDeviceID(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(unsigned int, void *, void *))fn)((unsigned int)a[0], (void *)(uintptr_t)a[1], (void *)(uintptr_t)a[2]);
 }
-CUTAP_EXPORT unsigned int nvmlVgpuTypeGetDeviceID(unsigned int vgpuTypeId, void *deviceID, void *subsystemID)
+CUTAP_SLOW unsigned int cutap_slow_nvmlVgpuTypeGetDeviceID(unsigned int vgpuTypeId, void *deviceID, void *subsystemID)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_nvmlVgpuTypeGetDeviceID], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(unsigned int, void *, void *))cutap_fn)(vgpuTypeId, deviceID, subsystemID);
     uint64_t cutap_w[3] = {(uint64_t)vgpuTypeId, (uint64_t)(uintptr_t)deviceID, (uint64_t)(uintptr_t)subsystemID};
     return (unsigned int)cutap_dispatch(CUTAP_ID_nvmlVgpuTypeGetDeviceID, cutap_w, thunk_nvmlVgpuTypeGetDeviceID);
 }
@@ -4369,11 +3280,8 @@ static uint64_t thunk_nvmlVgpuTypeGetFbReservation(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(unsigned int, void *))fn)((unsigned int)a[0], (void *)(uintptr_t)a[1]);
 }
-CUTAP_EXPORT unsigned int nvmlVgpuTypeGetFbReservation(unsigned int vgpuTypeId, void *fbReservation)
+CUTAP_SLOW unsigned int cutap_slow_nvmlVgpuTypeGetFbReservation(unsigned int vgpuTypeId, void *fbReservation)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_nvmlVgpuTypeGetFbReservation], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(unsigned int, void *))cutap_fn)(vgpuTypeId, fbReservation);
     uint64_t cutap_w[2] = {(uint64_t)vgpuTypeId, (uint64_t)(uintptr_t)fbReservation};
     return (unsigned int)cutap_dispatch(CUTAP_ID_nvmlVgpuTypeGetFbReservation, cutap_w, thunk_nvmlVgpuTypeGetFbReservation);
 }
@@ -4381,11 +3289,8 @@ static uint64_t thunk_nvmlVgpuTypeGetFrameRateLimit(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(unsigned int, void *))fn)((unsigned int)a[0], (void *)(uintptr_t)a[1]);
 }
-CUTAP_EXPORT unsigned int nvmlVgpuTypeGetFrameRateLimit(unsigned int vgpuTypeId, void *frameRateLimit)
+CUTAP_SLOW unsigned int cutap_slow_nvmlVgpuTypeGetFrameRateLimit(unsigned int vgpuTypeId, void *frameRateLimit)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_nvmlVgpuTypeGetFrameRateLimit], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(unsigned int, void *))cutap_fn)(vgpuTypeId, frameRateLimit);
     uint64_t cutap_w[2] = {(uint64_t)vgpuTypeId, (uint64_t)(uintptr_t)frameRateLimit};
     return (unsigned int)cutap_dispatch(CUTAP_ID_nvmlVgpuTypeGetFrameRateLimit, cutap_w, thunk_nvmlVgpuTypeGetFrameRateLimit);
 }
@@ -4393,11 +3298,8 @@ static uint64_t thunk_nvmlVgpuTypeGetFramebufferSize(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(unsigned int, void *))fn)((unsigned int)a[0], (void *)(uintptr_t)a[1]);
 }
-CUTAP_EXPORT unsigned int nvmlVgpuTypeGetFramebufferSize(unsigned int vgpuTypeId, void *fbSize)
+CUTAP_SLOW unsigned int cutap_slow_nvmlVgpuTypeGetFramebufferSize(unsigned int vgpuTypeId, void *fbSize)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_nvmlVgpuTypeGetFramebufferSize], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(unsigned int, void *))cutap_fn)(vgpuTypeId, fbSize);
     uint64_t cutap_w[2] = {(uint64_t)vgpuTypeId, (uint64_t)(uintptr_t)fbSize};
     return (unsigned int)cutap_dispatch(CUTAP_ID_nvmlVgpuTypeGetFramebufferSize, cutap_w, thunk_nvmlVgpuTypeGetFramebufferSize);
 }
@@ -4405,11 +3307,8 @@ static uint64_t thunk_nvmlVgpuTypeGetGpuInstanceProfileId(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(unsigned int, void *))fn)((unsigned int)a[0], (void *)(uintptr_t)a[1]);
 }
-CUTAP_EXPORT unsigned int nvmlVgpuTypeGetGpuInstanceProfileId(unsigned int vgpuTypeId, void *gpuInstanceProfileId)
+CUTAP_SLOW unsigned int cutap_slow_nvmlVgpuTypeGetGpuInstanceProfileId(unsigned int vgpuTypeId, void *gpuInstanceProfileId)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_nvmlVgpuTypeGetGpuInstanceProfileId], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(unsigned int, void *))cutap_fn)(vgpuTypeId, gpuInstanceProfileId);
     uint64_t cutap_w[2] = {(uint64_t)vgpuTypeId, (uint64_t)(uintptr_t)gpuInstanceProfileId};
     return (unsigned int)cutap_dispatch(CUTAP_ID_nvmlVgpuTypeGetGpuInstanceProfileId, cutap_w, thunk_nvmlVgpuTypeGetGpuInstanceProfileId);
 }
@@ -4417,11 +3316,8 @@ static uint64_t thunk_nvmlVgpuTypeGetGspHeapSize(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(unsigned int, void *))fn)((unsigned int)a[0], (void *)(uintptr_t)a[1]);
 }
-CUTAP_EXPORT unsigned int nvmlVgpuTypeGetGspHeapSize(unsigned int vgpuTypeId, void *gspHeapSize)
+CUTAP_SLOW unsigned int cutap_slow_nvmlVgpuTypeGetGspHeapSize(unsigned int vgpuTypeId, void *gspHeapSize)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_nvmlVgpuTypeGetGspHeapSize], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(unsigned int, void *))cutap_fn)(vgpuTypeId, gspHeapSize);
     uint64_t cutap_w[2] = {(uint64_t)vgpuTypeId, (uint64_t)(uintptr_t)gspHeapSize};
     return (unsigned int)cutap_dispatch(CUTAP_ID_nvmlVgpuTypeGetGspHeapSize, cutap_w, thunk_nvmlVgpuTypeGetGspHeapSize);
 }
@@ -4429,11 +3325,8 @@ static uint64_t thunk_nvmlVgpuTypeGetLicense(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(unsigned int, void *, unsigned int))fn)((unsigned int)a[0], (void *)(uintptr_t)a[1], (unsigned int)a[2]);
 }
-CUTAP_EXPORT unsigned int nvmlVgpuTypeGetLicense(unsigned int vgpuTypeId, void *vgpuTypeLicenseString, unsigned int size)
+CUTAP_SLOW unsigned int cutap_slow_nvmlVgpuTypeGetLicense(unsigned int vgpuTypeId, void *vgpuTypeLicenseString, unsigned int size)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_nvmlVgpuTypeGetLicense], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(unsigned int, void *, unsigned int))cutap_fn)(vgpuTypeId, vgpuTypeLicenseString, size);
     uint64_t cutap_w[3] = {(uint64_t)vgpuTypeId, (uint64_t)(uintptr_t)vgpuTypeLicenseString, (uint64_t)size};
     return (unsigned int)cutap_dispatch(CUTAP_ID_nvmlVgpuTypeGetLicense, cutap_w, thunk_nvmlVgpuTypeGetLicense);
 }
@@ -4441,11 +3334,8 @@ static uint64_t thunk_nvmlVgpuTypeGetMaxInstances(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, void *))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (void *)(uintptr_t)a[2]);
 }
-CUTAP_EXPORT unsigned int nvmlVgpuTypeGetMaxInstances(void *device, unsigned int vgpuTypeId, void *vgpuInstanceCount)
+CUTAP_SLOW unsigned int cutap_slow_nvmlVgpuTypeGetMaxInstances(void *device, unsigned int vgpuTypeId, void *vgpuInstanceCount)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_nvmlVgpuTypeGetMaxInstances], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, void *))cutap_fn)(device, vgpuTypeId, vgpuInstanceCount);
     uint64_t cutap_w[3] = {(uint64_t)(uintptr_t)device, (uint64_t)vgpuTypeId, (uint64_t)(uintptr_t)vgpuInstanceCount};
     return (unsigned int)cutap_dispatch(CUTAP_ID_nvmlVgpuTypeGetMaxInstances, cutap_w, thunk_nvmlVgpuTypeGetMaxInstances);
 }
@@ -4453,11 +3343,8 @@ static uint64_t thunk_nvmlVgpuTypeGetMaxInstancesPerGpuInstance(void *fn, uint64
 {
     return (uint64_t)((unsigned int (*)(void *))fn)((void *)(uintptr_t)a[0]);
 }
-CUTAP_EXPORT unsigned int nvmlVgpuTypeGetMaxInstancesPerGpuInstance(void *pMaxInstance)
+CUTAP_SLOW unsigned int cutap_slow_nvmlVgpuTypeGetMaxInstancesPerGpuInstance(void *pMaxInstance)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_nvmlVgpuTypeGetMaxInstancesPerGpuInstance], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *))cutap_fn)(pMaxInstance);
     uint64_t cutap_w[1] = {(uint64_t)(uintptr_t)pMaxInstance};
     return (unsigned int)cutap_dispatch(CUTAP_ID_nvmlVgpuTypeGetMaxInstancesPerGpuInstance, cutap_w, thunk_nvmlVgpuTypeGetMaxInstancesPerGpuInstance);
 }
@@ -4465,11 +3352,8 @@ static uint64_t thunk_nvmlVgpuTypeGetMaxInstancesPerVm(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(unsigned int, void *))fn)((unsigned int)a[0], (void *)(uintptr_t)a[1]);
 }
-CUTAP_EXPORT unsigned int nvmlVgpuTypeGetMaxInstancesPerVm(unsigned int vgpuTypeId, void *vgpuInstanceCountPerVm)
+CUTAP_SLOW unsigned int cutap_slow_nvmlVgpuTypeGetMaxInstancesPerVm(unsigned int vgpuTypeId, void *vgpuInstanceCountPerVm)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_nvmlVgpuTypeGetMaxInstancesPerVm], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(unsigned int, void *))cutap_fn)(vgpuTypeId, vgpuInstanceCountPerVm);
     uint64_t cutap_w[2] = {(uint64_t)vgpuTypeId, (uint64_t)(uintptr_t)vgpuInstanceCountPerVm};
     return (unsigned int)cutap_dispatch(CUTAP_ID_nvmlVgpuTypeGetMaxInstancesPerVm, cutap_w, thunk_nvmlVgpuTypeGetMaxInstancesPerVm);
 }
@@ -4477,11 +3361,8 @@ static uint64_t thunk_nvmlVgpuTypeGetName(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(unsigned int, void *, void *))fn)((unsigned int)a[0], (void *)(uintptr_t)a[1], (void *)(uintptr_t)a[2]);
 }
-CUTAP_EXPORT unsigned int nvmlVgpuTypeGetName(unsigned int vgpuTypeId, void *vgpuTypeName, void *size)
+CUTAP_SLOW unsigned int cutap_slow_nvmlVgpuTypeGetName(unsigned int vgpuTypeId, void *vgpuTypeName, void *size)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_nvmlVgpuTypeGetName], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(unsigned int, void *, void *))cutap_fn)(vgpuTypeId, vgpuTypeName, size);
     uint64_t cutap_w[3] = {(uint64_t)vgpuTypeId, (uint64_t)(uintptr_t)vgpuTypeName, (uint64_t)(uintptr_t)size};
     return (unsigned int)cutap_dispatch(CUTAP_ID_nvmlVgpuTypeGetName, cutap_w, thunk_nvmlVgpuTypeGetName);
 }
@@ -4489,11 +3370,8 @@ static uint64_t thunk_nvmlVgpuTypeGetNumDisplayHeads(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(unsigned int, void *))fn)((unsigned int)a[0], (void *)(uintptr_t)a[1]);
 }
-CUTAP_EXPORT unsigned int nvmlVgpuTypeGetNumDisplayHeads(unsigned int vgpuTypeId, void *numDisplayHeads)
+CUTAP_SLOW unsigned int cutap_slow_nvmlVgpuTypeGetNumDisplayHeads(unsigned int vgpuTypeId, void *numDisplayHeads)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_nvmlVgpuTypeGetNumDisplayHeads], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(unsigned int, void *))cutap_fn)(vgpuTypeId, numDisplayHeads);
     uint64_t cutap_w[2] = {(uint64_t)vgpuTypeId, (uint64_t)(uintptr_t)numDisplayHeads};
     return (unsigned int)cutap_dispatch(CUTAP_ID_nvmlVgpuTypeGetNumDisplayHeads, cutap_w, thunk_nvmlVgpuTypeGetNumDisplayHeads);
 }
@@ -4501,11 +3379,8 @@ static uint64_t thunk_nvmlVgpuTypeGetResolution(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(unsigned int, unsigned int, void *, void *))fn)((unsigned int)a[0], (unsigned int)a[1], (void *)(uintptr_t)a[2], (void *)(uintptr_t)a[3]);
 }
-CUTAP_EXPORT unsigned int nvmlVgpuTypeGetResolution(unsigned int vgpuTypeId, unsigned int displayIndex, void *xdim, void *ydim)
+CUTAP_SLOW unsigned int cutap_slow_nvmlVgpuTypeGetResolution(unsigned int vgpuTypeId, unsigned int displayIndex, void *xdim, void *ydim)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_nvmlVgpuTypeGetResolution], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(unsigned int, unsigned int, void *, void *))cutap_fn)(vgpuTypeId, displayIndex, xdim, ydim);
     uint64_t cutap_w[4] = {(uint64_t)vgpuTypeId, (uint64_t)displayIndex, (uint64_t)(uintptr_t)xdim, (uint64_t)(uintptr_t)ydim};
     return (unsigned int)cutap_dispatch(CUTAP_ID_nvmlVgpuTypeGetResolution, cutap_w, thunk_nvmlVgpuTypeGetResolution);
 }

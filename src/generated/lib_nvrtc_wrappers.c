@@ -11,11 +11,8 @@ static uint64_t thunk_nvrtcAddNameExpression(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1]);
 }
-CUTAP_EXPORT unsigned int nvrtcAddNameExpression(void *prog, void *name_expression)
+CUTAP_SLOW unsigned int cutap_slow_nvrtcAddNameExpression(void *prog, void *name_expression)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_nvrtcAddNameExpression], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *))cutap_fn)(prog, name_expression);
     uint64_t cutap_w[2] = {(uint64_t)(uintptr_t)prog, (uint64_t)(uintptr_t)name_expression};
     return (unsigned int)cutap_dispatch(CUTAP_ID_nvrtcAddNameExpression, cutap_w, thunk_nvrtcAddNameExpression);
 }
@@ -23,11 +20,8 @@ static uint64_t thunk_nvrtcCompileProgram(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, int, void *))fn)((void *)(uintptr_t)a[0], (int)a[1], (void *)(uintptr_t)a[2]);
 }
-CUTAP_EXPORT unsigned int nvrtcCompileProgram(void *prog, int numOptions, void *options)
+CUTAP_SLOW unsigned int cutap_slow_nvrtcCompileProgram(void *prog, int numOptions, void *options)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_nvrtcCompileProgram], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, int, void *))cutap_fn)(prog, numOptions, options);
     uint64_t cutap_w[3] = {(uint64_t)(uintptr_t)prog, (uint64_t)(int64_t)numOptions, (uint64_t)(uintptr_t)options};
     return (unsigned int)cutap_dispatch(CUTAP_ID_nvrtcCompileProgram, cutap_w, thunk_nvrtcCompileProgram);
 }
@@ -35,11 +29,8 @@ static uint64_t thunk_nvrtcCreateProgram(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *, void *, int, void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1], (void *)(uintptr_t)a[2], (int)a[3], (void *)(uintptr_t)a[4], (void *)(uintptr_t)a[5]);
 }
-CUTAP_EXPORT unsigned int nvrtcCreateProgram(void *prog, void *src, void *name, int numHeaders, void *headers, void *includeNames)
+CUTAP_SLOW unsigned int cutap_slow_nvrtcCreateProgram(void *prog, void *src, void *name, int numHeaders, void *headers, void *includeNames)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_nvrtcCreateProgram], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *, void *, int, void *, void *))cutap_fn)(prog, src, name, numHeaders, headers, includeNames);
     uint64_t cutap_w[6] = {(uint64_t)(uintptr_t)prog, (uint64_t)(uintptr_t)src, (uint64_t)(uintptr_t)name, (uint64_t)(int64_t)numHeaders, (uint64_t)(uintptr_t)headers, (uint64_t)(uintptr_t)includeNames};
     return (unsigned int)cutap_dispatch(CUTAP_ID_nvrtcCreateProgram, cutap_w, thunk_nvrtcCreateProgram);
 }
@@ -47,11 +38,8 @@ static uint64_t thunk_nvrtcDestroyProgram(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *))fn)((void *)(uintptr_t)a[0]);
 }
-CUTAP_EXPORT unsigned int nvrtcDestroyProgram(void *prog)
+CUTAP_SLOW unsigned int cutap_slow_nvrtcDestroyProgram(void *prog)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_nvrtcDestroyProgram], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *))cutap_fn)(prog);
     uint64_t cutap_w[1] = {(uint64_t)(uintptr_t)prog};
     return (unsigned int)cutap_dispatch(CUTAP_ID_nvrtcDestroyProgram, cutap_w, thunk_nvrtcDestroyProgram);
 }
@@ -59,11 +47,8 @@ static uint64_t thunk_nvrtcGetCUBIN(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1]);
 }
-CUTAP_EXPORT unsigned int nvrtcGetCUBIN(void *prog, void *cubin)
+CUTAP_SLOW unsigned int cutap_slow_nvrtcGetCUBIN(void *prog, void *cubin)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_nvrtcGetCUBIN], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *))cutap_fn)(prog, cubin);
     uint64_t cutap_w[2] = {(uint64_t)(uintptr_t)prog, (uint64_t)(uintptr_t)cubin};
     return (unsigned int)cutap_dispatch(CUTAP_ID_nvrtcGetCUBIN, cutap_w, thunk_nvrtcGetCUBIN);
 }
@@ -71,11 +56,8 @@ static uint64_t thunk_nvrtcGetCUBINSize(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1]);
 }
-CUTAP_EXPORT unsigned int nvrtcGetCUBINSize(void *prog, void *cubinSizeRet)
+CUTAP_SLOW unsigned int cutap_slow_nvrtcGetCUBINSize(void *prog, void *cubinSizeRet)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_nvrtcGetCUBINSize], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *))cutap_fn)(prog, cubinSizeRet);
     uint64_t cutap_w[2] = {(uint64_t)(uintptr_t)prog, (uint64_t)(uintptr_t)cubinSizeRet};
     return (unsigned int)cutap_dispatch(CUTAP_ID_nvrtcGetCUBINSize, cutap_w, thunk_nvrtcGetCUBINSize);
 }
@@ -83,11 +65,8 @@ static uint64_t thunk_nvrtcGetErrorString(void *fn, uint64_t *a)
 {
     return (uint64_t)(uintptr_t)((void * (*)(unsigned int))fn)((unsigned int)a[0]);
 }
-CUTAP_EXPORT void * nvrtcGetErrorString(unsigned int result)
+CUTAP_SLOW void * cutap_slow_nvrtcGetErrorString(unsigned int result)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_nvrtcGetErrorString], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((void * (*)(unsigned int))cutap_fn)(result);
     uint64_t cutap_w[1] = {(uint64_t)result};
     return (void *)(uintptr_t)cutap_dispatch(CUTAP_ID_nvrtcGetErrorString, cutap_w, thunk_nvrtcGetErrorString);
 }
@@ -95,11 +74,8 @@ static uint64_t thunk_nvrtcGetLTOIR(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1]);
 }
-CUTAP_EXPORT unsigned int nvrtcGetLTOIR(void *prog, void *LTOIR)
+CUTAP_SLOW unsigned int cutap_slow_nvrtcGetLTOIR(void *prog, void *LTOIR)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_nvrtcGetLTOIR], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *))cutap_fn)(prog, LTOIR);
     uint64_t cutap_w[2] = {(uint64_t)(uintptr_t)prog, (uint64_t)(uintptr_t)LTOIR};
     return (unsigned int)cutap_dispatch(CUTAP_ID_nvrtcGetLTOIR, cutap_w, thunk_nvrtcGetLTOIR);
 }
@@ -107,11 +83,8 @@ static uint64_t thunk_nvrtcGetLTOIRSize(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1]);
 }
-CUTAP_EXPORT unsigned int nvrtcGetLTOIRSize(void *prog, void *LTOIRSizeRet)
+CUTAP_SLOW unsigned int cutap_slow_nvrtcGetLTOIRSize(void *prog, void *LTOIRSizeRet)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_nvrtcGetLTOIRSize], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *))cutap_fn)(prog, LTOIRSizeRet);
     uint64_t cutap_w[2] = {(uint64_t)(uintptr_t)prog, (uint64_t)(uintptr_t)LTOIRSizeRet};
     return (unsigned int)cutap_dispatch(CUTAP_ID_nvrtcGetLTOIRSize, cutap_w, thunk_nvrtcGetLTOIRSize);
 }
@@ -119,11 +92,8 @@ static uint64_t thunk_nvrtcGetLoweredName(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1], (void *)(uintptr_t)a[2]);
 }
-CUTAP_EXPORT unsigned int nvrtcGetLoweredName(void *prog, void *name_expression, void *lowered_name)
+CUTAP_SLOW unsigned int cutap_slow_nvrtcGetLoweredName(void *prog, void *name_expression, void *lowered_name)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_nvrtcGetLoweredName], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *, void *))cutap_fn)(prog, name_expression, lowered_name);
     uint64_t cutap_w[3] = {(uint64_t)(uintptr_t)prog, (uint64_t)(uintptr_t)name_expression, (uint64_t)(uintptr_t)lowered_name};
     return (unsigned int)cutap_dispatch(CUTAP_ID_nvrtcGetLoweredName, cutap_w, thunk_nvrtcGetLoweredName);
 }
@@ -131,11 +101,8 @@ static uint64_t thunk_nvrtcGetNumSupportedArchs(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *))fn)((void *)(uintptr_t)a[0]);
 }
-CUTAP_EXPORT unsigned int nvrtcGetNumSupportedArchs(void *numArchs)
+CUTAP_SLOW unsigned int cutap_slow_nvrtcGetNumSupportedArchs(void *numArchs)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_nvrtcGetNumSupportedArchs], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *))cutap_fn)(numArchs);
     uint64_t cutap_w[1] = {(uint64_t)(uintptr_t)numArchs};
     return (unsigned int)cutap_dispatch(CUTAP_ID_nvrtcGetNumSupportedArchs, cutap_w, thunk_nvrtcGetNumSupportedArchs);
 }
@@ -143,11 +110,8 @@ static uint64_t thunk_nvrtcGetOptiXIR(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1]);
 }
-CUTAP_EXPORT unsigned int nvrtcGetOptiXIR(void *prog, void *optixir)
+CUTAP_SLOW unsigned int cutap_slow_nvrtcGetOptiXIR(void *prog, void *optixir)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_nvrtcGetOptiXIR], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *))cutap_fn)(prog, optixir);
     uint64_t cutap_w[2] = {(uint64_t)(uintptr_t)prog, (uint64_t)(uintptr_t)optixir};
     return (unsigned int)cutap_dispatch(CUTAP_ID_nvrtcGetOptiXIR, cutap_w, thunk_nvrtcGetOptiXIR);
 }
@@ -155,11 +119,8 @@ static uint64_t thunk_nvrtcGetOptiXIRSize(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1]);
 }
-CUTAP_EXPORT unsigned int nvrtcGetOptiXIRSize(void *prog, void *optixirSizeRet)
+CUTAP_SLOW unsigned int cutap_slow_nvrtcGetOptiXIRSize(void *prog, void *optixirSizeRet)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_nvrtcGetOptiXIRSize], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *))cutap_fn)(prog, optixirSizeRet);
     uint64_t cutap_w[2] = {(uint64_t)(uintptr_t)prog, (uint64_t)(uintptr_t)optixirSizeRet};
     return (unsigned int)cutap_dispatch(CUTAP_ID_nvrtcGetOptiXIRSize, cutap_w, thunk_nvrtcGetOptiXIRSize);
 }
@@ -167,11 +128,8 @@ static uint64_t thunk_nvrtcGetPCHCreateStatus(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *))fn)((void *)(uintptr_t)a[0]);
 }
-CUTAP_EXPORT unsigned int nvrtcGetPCHCreateStatus(void *prog)
+CUTAP_SLOW unsigned int cutap_slow_nvrtcGetPCHCreateStatus(void *prog)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_nvrtcGetPCHCreateStatus], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *))cutap_fn)(prog);
     uint64_t cutap_w[1] = {(uint64_t)(uintptr_t)prog};
     return (unsigned int)cutap_dispatch(CUTAP_ID_nvrtcGetPCHCreateStatus, cutap_w, thunk_nvrtcGetPCHCreateStatus);
 }
@@ -179,11 +137,8 @@ static uint64_t thunk_nvrtcGetPCHHeapSize(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *))fn)((void *)(uintptr_t)a[0]);
 }
-CUTAP_EXPORT unsigned int nvrtcGetPCHHeapSize(void *ret)
+CUTAP_SLOW unsigned int cutap_slow_nvrtcGetPCHHeapSize(void *ret)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_nvrtcGetPCHHeapSize], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *))cutap_fn)(ret);
     uint64_t cutap_w[1] = {(uint64_t)(uintptr_t)ret};
     return (unsigned int)cutap_dispatch(CUTAP_ID_nvrtcGetPCHHeapSize, cutap_w, thunk_nvrtcGetPCHHeapSize);
 }
@@ -191,11 +146,8 @@ static uint64_t thunk_nvrtcGetPCHHeapSizeRequired(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1]);
 }
-CUTAP_EXPORT unsigned int nvrtcGetPCHHeapSizeRequired(void *prog, void *size)
+CUTAP_SLOW unsigned int cutap_slow_nvrtcGetPCHHeapSizeRequired(void *prog, void *size)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_nvrtcGetPCHHeapSizeRequired], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *))cutap_fn)(prog, size);
     uint64_t cutap_w[2] = {(uint64_t)(uintptr_t)prog, (uint64_t)(uintptr_t)size};
     return (unsigned int)cutap_dispatch(CUTAP_ID_nvrtcGetPCHHeapSizeRequired, cutap_w, thunk_nvrtcGetPCHHeapSizeRequired);
 }
@@ -203,11 +155,8 @@ static uint64_t thunk_nvrtcGetPTX(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1]);
 }
-CUTAP_EXPORT unsigned int nvrtcGetPTX(void *prog, void *ptx)
+CUTAP_SLOW unsigned int cutap_slow_nvrtcGetPTX(void *prog, void *ptx)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_nvrtcGetPTX], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *))cutap_fn)(prog, ptx);
     uint64_t cutap_w[2] = {(uint64_t)(uintptr_t)prog, (uint64_t)(uintptr_t)ptx};
     return (unsigned int)cutap_dispatch(CUTAP_ID_nvrtcGetPTX, cutap_w, thunk_nvrtcGetPTX);
 }
@@ -215,11 +164,8 @@ static uint64_t thunk_nvrtcGetPTXSize(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1]);
 }
-CUTAP_EXPORT unsigned int nvrtcGetPTXSize(void *prog, void *ptxSizeRet)
+CUTAP_SLOW unsigned int cutap_slow_nvrtcGetPTXSize(void *prog, void *ptxSizeRet)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_nvrtcGetPTXSize], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *))cutap_fn)(prog, ptxSizeRet);
     uint64_t cutap_w[2] = {(uint64_t)(uintptr_t)prog, (uint64_t)(uintptr_t)ptxSizeRet};
     return (unsigned int)cutap_dispatch(CUTAP_ID_nvrtcGetPTXSize, cutap_w, thunk_nvrtcGetPTXSize);
 }
@@ -227,11 +173,8 @@ static uint64_t thunk_nvrtcGetProgramLog(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1]);
 }
-CUTAP_EXPORT unsigned int nvrtcGetProgramLog(void *prog, void *log)
+CUTAP_SLOW unsigned int cutap_slow_nvrtcGetProgramLog(void *prog, void *log)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_nvrtcGetProgramLog], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *))cutap_fn)(prog, log);
     uint64_t cutap_w[2] = {(uint64_t)(uintptr_t)prog, (uint64_t)(uintptr_t)log};
     return (unsigned int)cutap_dispatch(CUTAP_ID_nvrtcGetProgramLog, cutap_w, thunk_nvrtcGetProgramLog);
 }
@@ -239,11 +182,8 @@ static uint64_t thunk_nvrtcGetProgramLogSize(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1]);
 }
-CUTAP_EXPORT unsigned int nvrtcGetProgramLogSize(void *prog, void *logSizeRet)
+CUTAP_SLOW unsigned int cutap_slow_nvrtcGetProgramLogSize(void *prog, void *logSizeRet)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_nvrtcGetProgramLogSize], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *))cutap_fn)(prog, logSizeRet);
     uint64_t cutap_w[2] = {(uint64_t)(uintptr_t)prog, (uint64_t)(uintptr_t)logSizeRet};
     return (unsigned int)cutap_dispatch(CUTAP_ID_nvrtcGetProgramLogSize, cutap_w, thunk_nvrtcGetProgramLogSize);
 }
@@ -251,11 +191,8 @@ static uint64_t thunk_nvrtcGetSupportedArchs(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *))fn)((void *)(uintptr_t)a[0]);
 }
-CUTAP_EXPORT unsigned int nvrtcGetSupportedArchs(void *supportedArchs)
+CUTAP_SLOW unsigned int cutap_slow_nvrtcGetSupportedArchs(void *supportedArchs)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_nvrtcGetSupportedArchs], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *))cutap_fn)(supportedArchs);
     uint64_t cutap_w[1] = {(uint64_t)(uintptr_t)supportedArchs};
     return (unsigned int)cutap_dispatch(CUTAP_ID_nvrtcGetSupportedArchs, cutap_w, thunk_nvrtcGetSupportedArchs);
 }
@@ -263,11 +200,8 @@ static uint64_t thunk_nvrtcSetFlowCallback(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1], (void *)(uintptr_t)a[2]);
 }
-CUTAP_EXPORT unsigned int nvrtcSetFlowCallback(void *prog, void *callback, void *payload)
+CUTAP_SLOW unsigned int cutap_slow_nvrtcSetFlowCallback(void *prog, void *callback, void *payload)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_nvrtcSetFlowCallback], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *, void *))cutap_fn)(prog, callback, payload);
     uint64_t cutap_w[3] = {(uint64_t)(uintptr_t)prog, (uint64_t)(uintptr_t)callback, (uint64_t)(uintptr_t)payload};
     return (unsigned int)cutap_dispatch(CUTAP_ID_nvrtcSetFlowCallback, cutap_w, thunk_nvrtcSetFlowCallback);
 }
@@ -275,11 +209,8 @@ static uint64_t thunk_nvrtcSetPCHHeapSize(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(unsigned long))fn)((unsigned long)a[0]);
 }
-CUTAP_EXPORT unsigned int nvrtcSetPCHHeapSize(unsigned long size)
+CUTAP_SLOW unsigned int cutap_slow_nvrtcSetPCHHeapSize(unsigned long size)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_nvrtcSetPCHHeapSize], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(unsigned long))cutap_fn)(size);
     uint64_t cutap_w[1] = {(uint64_t)size};
     return (unsigned int)cutap_dispatch(CUTAP_ID_nvrtcSetPCHHeapSize, cutap_w, thunk_nvrtcSetPCHHeapSize);
 }
@@ -287,11 +218,8 @@ static uint64_t thunk_nvrtcVersion(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1]);
 }
-CUTAP_EXPORT unsigned int nvrtcVersion(void *major, void *minor)
+CUTAP_SLOW unsigned int cutap_slow_nvrtcVersion(void *major, void *minor)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_nvrtcVersion], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *))cutap_fn)(major, minor);
     uint64_t cutap_w[2] = {(uint64_t)(uintptr_t)major, (uint64_t)(uintptr_t)minor};
     return (unsigned int)cutap_dispatch(CUTAP_ID_nvrtcVersion, cutap_w, thunk_nvrtcVersion);
 }

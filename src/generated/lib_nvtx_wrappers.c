@@ -11,11 +11,8 @@ static uint64_t thunk_nvtxDomainCreateA(void *fn, uint64_t *a)
 {
     return (uint64_t)(uintptr_t)((void * (*)(void *))fn)((void *)(uintptr_t)a[0]);
 }
-CUTAP_EXPORT void * nvtxDomainCreateA(void *name)
+CUTAP_SLOW void * cutap_slow_nvtxDomainCreateA(void *name)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_nvtxDomainCreateA], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((void * (*)(void *))cutap_fn)(name);
     uint64_t cutap_w[1] = {(uint64_t)(uintptr_t)name};
     return (void *)(uintptr_t)cutap_dispatch(CUTAP_ID_nvtxDomainCreateA, cutap_w, thunk_nvtxDomainCreateA);
 }
@@ -23,11 +20,8 @@ static uint64_t thunk_nvtxDomainCreateA_impl_init_v3(void *fn, uint64_t *a)
 {
     return (uint64_t)(uintptr_t)((void * (*)(void *))fn)((void *)(uintptr_t)a[0]);
 }
-CUTAP_EXPORT void * nvtxDomainCreateA_impl_init_v3(void *message)
+CUTAP_SLOW void * cutap_slow_nvtxDomainCreateA_impl_init_v3(void *message)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_nvtxDomainCreateA_impl_init_v3], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((void * (*)(void *))cutap_fn)(message);
     uint64_t cutap_w[1] = {(uint64_t)(uintptr_t)message};
     return (void *)(uintptr_t)cutap_dispatch(CUTAP_ID_nvtxDomainCreateA_impl_init_v3, cutap_w, thunk_nvtxDomainCreateA_impl_init_v3);
 }
@@ -35,11 +29,8 @@ static uint64_t thunk_nvtxDomainCreateW(void *fn, uint64_t *a)
 {
     return (uint64_t)(uintptr_t)((void * (*)(void *))fn)((void *)(uintptr_t)a[0]);
 }
-CUTAP_EXPORT void * nvtxDomainCreateW(void *name)
+CUTAP_SLOW void * cutap_slow_nvtxDomainCreateW(void *name)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_nvtxDomainCreateW], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((void * (*)(void *))cutap_fn)(name);
     uint64_t cutap_w[1] = {(uint64_t)(uintptr_t)name};
     return (void *)(uintptr_t)cutap_dispatch(CUTAP_ID_nvtxDomainCreateW, cutap_w, thunk_nvtxDomainCreateW);
 }
@@ -47,11 +38,8 @@ static uint64_t thunk_nvtxDomainCreateW_impl_init_v3(void *fn, uint64_t *a)
 {
     return (uint64_t)(uintptr_t)((void * (*)(void *))fn)((void *)(uintptr_t)a[0]);
 }
-CUTAP_EXPORT void * nvtxDomainCreateW_impl_init_v3(void *message)
+CUTAP_SLOW void * cutap_slow_nvtxDomainCreateW_impl_init_v3(void *message)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_nvtxDomainCreateW_impl_init_v3], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((void * (*)(void *))cutap_fn)(message);
     uint64_t cutap_w[1] = {(uint64_t)(uintptr_t)message};
     return (void *)(uintptr_t)cutap_dispatch(CUTAP_ID_nvtxDomainCreateW_impl_init_v3, cutap_w, thunk_nvtxDomainCreateW_impl_init_v3);
 }
@@ -59,10 +47,8 @@ static uint64_t thunk_nvtxDomainDestroy(void *fn, uint64_t *a)
 {
     return (((void (*)(void *))fn)((void *)(uintptr_t)a[0]), (uint64_t)0);
 }
-CUTAP_EXPORT void nvtxDomainDestroy(void *domain)
+CUTAP_SLOW void cutap_slow_nvtxDomainDestroy(void *domain)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_nvtxDomainDestroy], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn)) { ((void (*)(void *))cutap_fn)(domain); return; }
     uint64_t cutap_w[1] = {(uint64_t)(uintptr_t)domain};
     (void)cutap_dispatch(CUTAP_ID_nvtxDomainDestroy, cutap_w, thunk_nvtxDomainDestroy);
 }
@@ -70,10 +56,8 @@ static uint64_t thunk_nvtxDomainDestroy_impl_init_v3(void *fn, uint64_t *a)
 {
     return (((void (*)(void *))fn)((void *)(uintptr_t)a[0]), (uint64_t)0);
 }
-CUTAP_EXPORT void nvtxDomainDestroy_impl_init_v3(void *domain)
+CUTAP_SLOW void cutap_slow_nvtxDomainDestroy_impl_init_v3(void *domain)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_nvtxDomainDestroy_impl_init_v3], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn)) { ((void (*)(void *))cutap_fn)(domain); return; }
     uint64_t cutap_w[1] = {(uint64_t)(uintptr_t)domain};
     (void)cutap_dispatch(CUTAP_ID_nvtxDomainDestroy_impl_init_v3, cutap_w, thunk_nvtxDomainDestroy_impl_init_v3);
 }
@@ -81,10 +65,8 @@ static uint64_t thunk_nvtxDomainMarkEx(void *fn, uint64_t *a)
 {
     return (((void (*)(void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1]), (uint64_t)0);
 }
-CUTAP_EXPORT void nvtxDomainMarkEx(void *domain, void *eventAttrib)
+CUTAP_SLOW void cutap_slow_nvtxDomainMarkEx(void *domain, void *eventAttrib)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_nvtxDomainMarkEx], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn)) { ((void (*)(void *, void *))cutap_fn)(domain, eventAttrib); return; }
     uint64_t cutap_w[2] = {(uint64_t)(uintptr_t)domain, (uint64_t)(uintptr_t)eventAttrib};
     (void)cutap_dispatch(CUTAP_ID_nvtxDomainMarkEx, cutap_w, thunk_nvtxDomainMarkEx);
 }
@@ -92,10 +74,8 @@ static uint64_t thunk_nvtxDomainMarkEx_impl_init_v3(void *fn, uint64_t *a)
 {
     return (((void (*)(void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1]), (uint64_t)0);
 }
-CUTAP_EXPORT void nvtxDomainMarkEx_impl_init_v3(void *domain, void *eventAttrib)
+CUTAP_SLOW void cutap_slow_nvtxDomainMarkEx_impl_init_v3(void *domain, void *eventAttrib)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_nvtxDomainMarkEx_impl_init_v3], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn)) { ((void (*)(void *, void *))cutap_fn)(domain, eventAttrib); return; }
     uint64_t cutap_w[2] = {(uint64_t)(uintptr_t)domain, (uint64_t)(uintptr_t)eventAttrib};
     (void)cutap_dispatch(CUTAP_ID_nvtxDomainMarkEx_impl_init_v3, cutap_w, thunk_nvtxDomainMarkEx_impl_init_v3);
 }
@@ -103,10 +83,8 @@ static uint64_t thunk_nvtxDomainNameCategoryA(void *fn, uint64_t *a)
 {
     return (((void (*)(void *, unsigned int, void *))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (void *)(uintptr_t)a[2]), (uint64_t)0);
 }
-CUTAP_EXPORT void nvtxDomainNameCategoryA(void *domain, unsigned int category, void *name)
+CUTAP_SLOW void cutap_slow_nvtxDomainNameCategoryA(void *domain, unsigned int category, void *name)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_nvtxDomainNameCategoryA], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn)) { ((void (*)(void *, unsigned int, void *))cutap_fn)(domain, category, name); return; }
     uint64_t cutap_w[3] = {(uint64_t)(uintptr_t)domain, (uint64_t)category, (uint64_t)(uintptr_t)name};
     (void)cutap_dispatch(CUTAP_ID_nvtxDomainNameCategoryA, cutap_w, thunk_nvtxDomainNameCategoryA);
 }
@@ -114,10 +92,8 @@ static uint64_t thunk_nvtxDomainNameCategoryA_impl_init_v3(void *fn, uint64_t *a
 {
     return (((void (*)(void *, unsigned int, void *))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (void *)(uintptr_t)a[2]), (uint64_t)0);
 }
-CUTAP_EXPORT void nvtxDomainNameCategoryA_impl_init_v3(void *domain, unsigned int category, void *name)
+CUTAP_SLOW void cutap_slow_nvtxDomainNameCategoryA_impl_init_v3(void *domain, unsigned int category, void *name)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_nvtxDomainNameCategoryA_impl_init_v3], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn)) { ((void (*)(void *, unsigned int, void *))cutap_fn)(domain, category, name); return; }
     uint64_t cutap_w[3] = {(uint64_t)(uintptr_t)domain, (uint64_t)category, (uint64_t)(uintptr_t)name};
     (void)cutap_dispatch(CUTAP_ID_nvtxDomainNameCategoryA_impl_init_v3, cutap_w, thunk_nvtxDomainNameCategoryA_impl_init_v3);
 }
@@ -125,10 +101,8 @@ static uint64_t thunk_nvtxDomainNameCategoryW(void *fn, uint64_t *a)
 {
     return (((void (*)(void *, unsigned int, void *))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (void *)(uintptr_t)a[2]), (uint64_t)0);
 }
-CUTAP_EXPORT void nvtxDomainNameCategoryW(void *domain, unsigned int category, void *name)
+CUTAP_SLOW void cutap_slow_nvtxDomainNameCategoryW(void *domain, unsigned int category, void *name)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_nvtxDomainNameCategoryW], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn)) { ((void (*)(void *, unsigned int, void *))cutap_fn)(domain, category, name); return; }
     uint64_t cutap_w[3] = {(uint64_t)(uintptr_t)domain, (uint64_t)category, (uint64_t)(uintptr_t)name};
     (void)cutap_dispatch(CUTAP_ID_nvtxDomainNameCategoryW, cutap_w, thunk_nvtxDomainNameCategoryW);
 }
@@ -136,10 +110,8 @@ static uint64_t thunk_nvtxDomainNameCategoryW_impl_init_v3(void *fn, uint64_t *a
 {
     return (((void (*)(void *, unsigned int, void *))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (void *)(uintptr_t)a[2]), (uint64_t)0);
 }
-CUTAP_EXPORT void nvtxDomainNameCategoryW_impl_init_v3(void *domain, unsigned int category, void *name)
+CUTAP_SLOW void cutap_slow_nvtxDomainNameCategoryW_impl_init_v3(void *domain, unsigned int category, void *name)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_nvtxDomainNameCategoryW_impl_init_v3], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn)) { ((void (*)(void *, unsigned int, void *))cutap_fn)(domain, category, name); return; }
     uint64_t cutap_w[3] = {(uint64_t)(uintptr_t)domain, (uint64_t)category, (uint64_t)(uintptr_t)name};
     (void)cutap_dispatch(CUTAP_ID_nvtxDomainNameCategoryW_impl_init_v3, cutap_w, thunk_nvtxDomainNameCategoryW_impl_init_v3);
 }
@@ -147,10 +119,8 @@ static uint64_t thunk_nvtxDomainRangeEnd(void *fn, uint64_t *a)
 {
     return (((void (*)(void *, unsigned long))fn)((void *)(uintptr_t)a[0], (unsigned long)a[1]), (uint64_t)0);
 }
-CUTAP_EXPORT void nvtxDomainRangeEnd(void *domain, unsigned long id)
+CUTAP_SLOW void cutap_slow_nvtxDomainRangeEnd(void *domain, unsigned long id)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_nvtxDomainRangeEnd], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn)) { ((void (*)(void *, unsigned long))cutap_fn)(domain, id); return; }
     uint64_t cutap_w[2] = {(uint64_t)(uintptr_t)domain, (uint64_t)id};
     (void)cutap_dispatch(CUTAP_ID_nvtxDomainRangeEnd, cutap_w, thunk_nvtxDomainRangeEnd);
 }
@@ -158,10 +128,8 @@ static uint64_t thunk_nvtxDomainRangeEnd_impl_init_v3(void *fn, uint64_t *a)
 {
     return (((void (*)(void *, unsigned long))fn)((void *)(uintptr_t)a[0], (unsigned long)a[1]), (uint64_t)0);
 }
-CUTAP_EXPORT void nvtxDomainRangeEnd_impl_init_v3(void *domain, unsigned long id)
+CUTAP_SLOW void cutap_slow_nvtxDomainRangeEnd_impl_init_v3(void *domain, unsigned long id)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_nvtxDomainRangeEnd_impl_init_v3], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn)) { ((void (*)(void *, unsigned long))cutap_fn)(domain, id); return; }
     uint64_t cutap_w[2] = {(uint64_t)(uintptr_t)domain, (uint64_t)id};
     (void)cutap_dispatch(CUTAP_ID_nvtxDomainRangeEnd_impl_init_v3, cutap_w, thunk_nvtxDomainRangeEnd_impl_init_v3);
 }
@@ -169,11 +137,8 @@ static uint64_t thunk_nvtxDomainRangePop(void *fn, uint64_t *a)
 {
     return (uint64_t)((int (*)(void *))fn)((void *)(uintptr_t)a[0]);
 }
-CUTAP_EXPORT int nvtxDomainRangePop(void *domain)
+CUTAP_SLOW int cutap_slow_nvtxDomainRangePop(void *domain)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_nvtxDomainRangePop], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((int (*)(void *))cutap_fn)(domain);
     uint64_t cutap_w[1] = {(uint64_t)(uintptr_t)domain};
     return (int)cutap_dispatch(CUTAP_ID_nvtxDomainRangePop, cutap_w, thunk_nvtxDomainRangePop);
 }
@@ -181,11 +146,8 @@ static uint64_t thunk_nvtxDomainRangePop_impl_init_v3(void *fn, uint64_t *a)
 {
     return (uint64_t)((int (*)(void *))fn)((void *)(uintptr_t)a[0]);
 }
-CUTAP_EXPORT int nvtxDomainRangePop_impl_init_v3(void *domain)
+CUTAP_SLOW int cutap_slow_nvtxDomainRangePop_impl_init_v3(void *domain)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_nvtxDomainRangePop_impl_init_v3], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((int (*)(void *))cutap_fn)(domain);
     uint64_t cutap_w[1] = {(uint64_t)(uintptr_t)domain};
     return (int)cutap_dispatch(CUTAP_ID_nvtxDomainRangePop_impl_init_v3, cutap_w, thunk_nvtxDomainRangePop_impl_init_v3);
 }
@@ -193,11 +155,8 @@ static uint64_t thunk_nvtxDomainRangePushEx(void *fn, uint64_t *a)
 {
     return (uint64_t)((int (*)(void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1]);
 }
-CUTAP_EXPORT int nvtxDomainRangePushEx(void *domain, void *eventAttrib)
+CUTAP_SLOW int cutap_slow_nvtxDomainRangePushEx(void *domain, void *eventAttrib)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_nvtxDomainRangePushEx], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((int (*)(void *, void *))cutap_fn)(domain, eventAttrib);
     uint64_t cutap_w[2] = {(uint64_t)(uintptr_t)domain, (uint64_t)(uintptr_t)eventAttrib};
     return (int)cutap_dispatch(CUTAP_ID_nvtxDomainRangePushEx, cutap_w, thunk_nvtxDomainRangePushEx);
 }
@@ -205,11 +164,8 @@ static uint64_t thunk_nvtxDomainRangePushEx_impl_init_v3(void *fn, uint64_t *a)
 {
     return (uint64_t)((int (*)(void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1]);
 }
-CUTAP_EXPORT int nvtxDomainRangePushEx_impl_init_v3(void *domain, void *eventAttrib)
+CUTAP_SLOW int cutap_slow_nvtxDomainRangePushEx_impl_init_v3(void *domain, void *eventAttrib)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_nvtxDomainRangePushEx_impl_init_v3], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((int (*)(void *, void *))cutap_fn)(domain, eventAttrib);
     uint64_t cutap_w[2] = {(uint64_t)(uintptr_t)domain, (uint64_t)(uintptr_t)eventAttrib};
     return (int)cutap_dispatch(CUTAP_ID_nvtxDomainRangePushEx_impl_init_v3, cutap_w, thunk_nvtxDomainRangePushEx_impl_init_v3);
 }
@@ -217,11 +173,8 @@ static uint64_t thunk_nvtxDomainRangeStartEx(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned long (*)(void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1]);
 }
-CUTAP_EXPORT unsigned long nvtxDomainRangeStartEx(void *domain, void *eventAttrib)
+CUTAP_SLOW unsigned long cutap_slow_nvtxDomainRangeStartEx(void *domain, void *eventAttrib)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_nvtxDomainRangeStartEx], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned long (*)(void *, void *))cutap_fn)(domain, eventAttrib);
     uint64_t cutap_w[2] = {(uint64_t)(uintptr_t)domain, (uint64_t)(uintptr_t)eventAttrib};
     return (unsigned long)cutap_dispatch(CUTAP_ID_nvtxDomainRangeStartEx, cutap_w, thunk_nvtxDomainRangeStartEx);
 }
@@ -229,11 +182,8 @@ static uint64_t thunk_nvtxDomainRangeStartEx_impl_init_v3(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned long (*)(void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1]);
 }
-CUTAP_EXPORT unsigned long nvtxDomainRangeStartEx_impl_init_v3(void *domain, void *eventAttrib)
+CUTAP_SLOW unsigned long cutap_slow_nvtxDomainRangeStartEx_impl_init_v3(void *domain, void *eventAttrib)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_nvtxDomainRangeStartEx_impl_init_v3], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned long (*)(void *, void *))cutap_fn)(domain, eventAttrib);
     uint64_t cutap_w[2] = {(uint64_t)(uintptr_t)domain, (uint64_t)(uintptr_t)eventAttrib};
     return (unsigned long)cutap_dispatch(CUTAP_ID_nvtxDomainRangeStartEx_impl_init_v3, cutap_w, thunk_nvtxDomainRangeStartEx_impl_init_v3);
 }
@@ -241,11 +191,8 @@ static uint64_t thunk_nvtxDomainRegisterStringA(void *fn, uint64_t *a)
 {
     return (uint64_t)(uintptr_t)((void * (*)(void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1]);
 }
-CUTAP_EXPORT void * nvtxDomainRegisterStringA(void *domain, void *string)
+CUTAP_SLOW void * cutap_slow_nvtxDomainRegisterStringA(void *domain, void *string)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_nvtxDomainRegisterStringA], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((void * (*)(void *, void *))cutap_fn)(domain, string);
     uint64_t cutap_w[2] = {(uint64_t)(uintptr_t)domain, (uint64_t)(uintptr_t)string};
     return (void *)(uintptr_t)cutap_dispatch(CUTAP_ID_nvtxDomainRegisterStringA, cutap_w, thunk_nvtxDomainRegisterStringA);
 }
@@ -253,11 +200,8 @@ static uint64_t thunk_nvtxDomainRegisterStringA_impl_init_v3(void *fn, uint64_t 
 {
     return (uint64_t)(uintptr_t)((void * (*)(void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1]);
 }
-CUTAP_EXPORT void * nvtxDomainRegisterStringA_impl_init_v3(void *domain, void *string)
+CUTAP_SLOW void * cutap_slow_nvtxDomainRegisterStringA_impl_init_v3(void *domain, void *string)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_nvtxDomainRegisterStringA_impl_init_v3], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((void * (*)(void *, void *))cutap_fn)(domain, string);
     uint64_t cutap_w[2] = {(uint64_t)(uintptr_t)domain, (uint64_t)(uintptr_t)string};
     return (void *)(uintptr_t)cutap_dispatch(CUTAP_ID_nvtxDomainRegisterStringA_impl_init_v3, cutap_w, thunk_nvtxDomainRegisterStringA_impl_init_v3);
 }
@@ -265,11 +209,8 @@ static uint64_t thunk_nvtxDomainRegisterStringW(void *fn, uint64_t *a)
 {
     return (uint64_t)(uintptr_t)((void * (*)(void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1]);
 }
-CUTAP_EXPORT void * nvtxDomainRegisterStringW(void *domain, void *string)
+CUTAP_SLOW void * cutap_slow_nvtxDomainRegisterStringW(void *domain, void *string)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_nvtxDomainRegisterStringW], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((void * (*)(void *, void *))cutap_fn)(domain, string);
     uint64_t cutap_w[2] = {(uint64_t)(uintptr_t)domain, (uint64_t)(uintptr_t)string};
     return (void *)(uintptr_t)cutap_dispatch(CUTAP_ID_nvtxDomainRegisterStringW, cutap_w, thunk_nvtxDomainRegisterStringW);
 }
@@ -277,11 +218,8 @@ static uint64_t thunk_nvtxDomainRegisterStringW_impl_init_v3(void *fn, uint64_t 
 {
     return (uint64_t)(uintptr_t)((void * (*)(void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1]);
 }
-CUTAP_EXPORT void * nvtxDomainRegisterStringW_impl_init_v3(void *domain, void *string)
+CUTAP_SLOW void * cutap_slow_nvtxDomainRegisterStringW_impl_init_v3(void *domain, void *string)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_nvtxDomainRegisterStringW_impl_init_v3], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((void * (*)(void *, void *))cutap_fn)(domain, string);
     uint64_t cutap_w[2] = {(uint64_t)(uintptr_t)domain, (uint64_t)(uintptr_t)string};
     return (void *)(uintptr_t)cutap_dispatch(CUTAP_ID_nvtxDomainRegisterStringW_impl_init_v3, cutap_w, thunk_nvtxDomainRegisterStringW_impl_init_v3);
 }
@@ -289,11 +227,8 @@ static uint64_t thunk_nvtxDomainResourceCreate(void *fn, uint64_t *a)
 {
     return (uint64_t)(uintptr_t)((void * (*)(void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1]);
 }
-CUTAP_EXPORT void * nvtxDomainResourceCreate(void *domain, void *attribs)
+CUTAP_SLOW void * cutap_slow_nvtxDomainResourceCreate(void *domain, void *attribs)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_nvtxDomainResourceCreate], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((void * (*)(void *, void *))cutap_fn)(domain, attribs);
     uint64_t cutap_w[2] = {(uint64_t)(uintptr_t)domain, (uint64_t)(uintptr_t)attribs};
     return (void *)(uintptr_t)cutap_dispatch(CUTAP_ID_nvtxDomainResourceCreate, cutap_w, thunk_nvtxDomainResourceCreate);
 }
@@ -301,11 +236,8 @@ static uint64_t thunk_nvtxDomainResourceCreate_impl_init_v3(void *fn, uint64_t *
 {
     return (uint64_t)(uintptr_t)((void * (*)(void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1]);
 }
-CUTAP_EXPORT void * nvtxDomainResourceCreate_impl_init_v3(void *domain, void *attribs)
+CUTAP_SLOW void * cutap_slow_nvtxDomainResourceCreate_impl_init_v3(void *domain, void *attribs)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_nvtxDomainResourceCreate_impl_init_v3], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((void * (*)(void *, void *))cutap_fn)(domain, attribs);
     uint64_t cutap_w[2] = {(uint64_t)(uintptr_t)domain, (uint64_t)(uintptr_t)attribs};
     return (void *)(uintptr_t)cutap_dispatch(CUTAP_ID_nvtxDomainResourceCreate_impl_init_v3, cutap_w, thunk_nvtxDomainResourceCreate_impl_init_v3);
 }
@@ -313,10 +245,8 @@ static uint64_t thunk_nvtxDomainResourceDestroy(void *fn, uint64_t *a)
 {
     return (((void (*)(void *))fn)((void *)(uintptr_t)a[0]), (uint64_t)0);
 }
-CUTAP_EXPORT void nvtxDomainResourceDestroy(void *resource)
+CUTAP_SLOW void cutap_slow_nvtxDomainResourceDestroy(void *resource)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_nvtxDomainResourceDestroy], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn)) { ((void (*)(void *))cutap_fn)(resource); return; }
     uint64_t cutap_w[1] = {(uint64_t)(uintptr_t)resource};
     (void)cutap_dispatch(CUTAP_ID_nvtxDomainResourceDestroy, cutap_w, thunk_nvtxDomainResourceDestroy);
 }
@@ -324,10 +254,8 @@ static uint64_t thunk_nvtxDomainResourceDestroy_impl_init_v3(void *fn, uint64_t 
 {
     return (((void (*)(void *))fn)((void *)(uintptr_t)a[0]), (uint64_t)0);
 }
-CUTAP_EXPORT void nvtxDomainResourceDestroy_impl_init_v3(void *resource)
+CUTAP_SLOW void cutap_slow_nvtxDomainResourceDestroy_impl_init_v3(void *resource)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_nvtxDomainResourceDestroy_impl_init_v3], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn)) { ((void (*)(void *))cutap_fn)(resource); return; }
     uint64_t cutap_w[1] = {(uint64_t)(uintptr_t)resource};
     (void)cutap_dispatch(CUTAP_ID_nvtxDomainResourceDestroy_impl_init_v3, cutap_w, thunk_nvtxDomainResourceDestroy_impl_init_v3);
 }
@@ -335,10 +263,8 @@ static uint64_t thunk_nvtxDomainSyncUserAcquireFailed_impl_init_v3(void *fn, uin
 {
     return (((void (*)(void *))fn)((void *)(uintptr_t)a[0]), (uint64_t)0);
 }
-CUTAP_EXPORT void nvtxDomainSyncUserAcquireFailed_impl_init_v3(void *handle)
+CUTAP_SLOW void cutap_slow_nvtxDomainSyncUserAcquireFailed_impl_init_v3(void *handle)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_nvtxDomainSyncUserAcquireFailed_impl_init_v3], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn)) { ((void (*)(void *))cutap_fn)(handle); return; }
     uint64_t cutap_w[1] = {(uint64_t)(uintptr_t)handle};
     (void)cutap_dispatch(CUTAP_ID_nvtxDomainSyncUserAcquireFailed_impl_init_v3, cutap_w, thunk_nvtxDomainSyncUserAcquireFailed_impl_init_v3);
 }
@@ -346,10 +272,8 @@ static uint64_t thunk_nvtxDomainSyncUserAcquireStart_impl_init_v3(void *fn, uint
 {
     return (((void (*)(void *))fn)((void *)(uintptr_t)a[0]), (uint64_t)0);
 }
-CUTAP_EXPORT void nvtxDomainSyncUserAcquireStart_impl_init_v3(void *handle)
+CUTAP_SLOW void cutap_slow_nvtxDomainSyncUserAcquireStart_impl_init_v3(void *handle)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_nvtxDomainSyncUserAcquireStart_impl_init_v3], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn)) { ((void (*)(void *))cutap_fn)(handle); return; }
     uint64_t cutap_w[1] = {(uint64_t)(uintptr_t)handle};
     (void)cutap_dispatch(CUTAP_ID_nvtxDomainSyncUserAcquireStart_impl_init_v3, cutap_w, thunk_nvtxDomainSyncUserAcquireStart_impl_init_v3);
 }
@@ -357,10 +281,8 @@ static uint64_t thunk_nvtxDomainSyncUserAcquireSuccess_impl_init_v3(void *fn, ui
 {
     return (((void (*)(void *))fn)((void *)(uintptr_t)a[0]), (uint64_t)0);
 }
-CUTAP_EXPORT void nvtxDomainSyncUserAcquireSuccess_impl_init_v3(void *handle)
+CUTAP_SLOW void cutap_slow_nvtxDomainSyncUserAcquireSuccess_impl_init_v3(void *handle)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_nvtxDomainSyncUserAcquireSuccess_impl_init_v3], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn)) { ((void (*)(void *))cutap_fn)(handle); return; }
     uint64_t cutap_w[1] = {(uint64_t)(uintptr_t)handle};
     (void)cutap_dispatch(CUTAP_ID_nvtxDomainSyncUserAcquireSuccess_impl_init_v3, cutap_w, thunk_nvtxDomainSyncUserAcquireSuccess_impl_init_v3);
 }
@@ -368,11 +290,8 @@ static uint64_t thunk_nvtxDomainSyncUserCreate_impl_init_v3(void *fn, uint64_t *
 {
     return (uint64_t)(uintptr_t)((void * (*)(void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1]);
 }
-CUTAP_EXPORT void * nvtxDomainSyncUserCreate_impl_init_v3(void *domain, void *attribs)
+CUTAP_SLOW void * cutap_slow_nvtxDomainSyncUserCreate_impl_init_v3(void *domain, void *attribs)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_nvtxDomainSyncUserCreate_impl_init_v3], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((void * (*)(void *, void *))cutap_fn)(domain, attribs);
     uint64_t cutap_w[2] = {(uint64_t)(uintptr_t)domain, (uint64_t)(uintptr_t)attribs};
     return (void *)(uintptr_t)cutap_dispatch(CUTAP_ID_nvtxDomainSyncUserCreate_impl_init_v3, cutap_w, thunk_nvtxDomainSyncUserCreate_impl_init_v3);
 }
@@ -380,10 +299,8 @@ static uint64_t thunk_nvtxDomainSyncUserDestroy_impl_init_v3(void *fn, uint64_t 
 {
     return (((void (*)(void *))fn)((void *)(uintptr_t)a[0]), (uint64_t)0);
 }
-CUTAP_EXPORT void nvtxDomainSyncUserDestroy_impl_init_v3(void *handle)
+CUTAP_SLOW void cutap_slow_nvtxDomainSyncUserDestroy_impl_init_v3(void *handle)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_nvtxDomainSyncUserDestroy_impl_init_v3], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn)) { ((void (*)(void *))cutap_fn)(handle); return; }
     uint64_t cutap_w[1] = {(uint64_t)(uintptr_t)handle};
     (void)cutap_dispatch(CUTAP_ID_nvtxDomainSyncUserDestroy_impl_init_v3, cutap_w, thunk_nvtxDomainSyncUserDestroy_impl_init_v3);
 }
@@ -391,10 +308,8 @@ static uint64_t thunk_nvtxDomainSyncUserReleasing_impl_init_v3(void *fn, uint64_
 {
     return (((void (*)(void *))fn)((void *)(uintptr_t)a[0]), (uint64_t)0);
 }
-CUTAP_EXPORT void nvtxDomainSyncUserReleasing_impl_init_v3(void *handle)
+CUTAP_SLOW void cutap_slow_nvtxDomainSyncUserReleasing_impl_init_v3(void *handle)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_nvtxDomainSyncUserReleasing_impl_init_v3], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn)) { ((void (*)(void *))cutap_fn)(handle); return; }
     uint64_t cutap_w[1] = {(uint64_t)(uintptr_t)handle};
     (void)cutap_dispatch(CUTAP_ID_nvtxDomainSyncUserReleasing_impl_init_v3, cutap_w, thunk_nvtxDomainSyncUserReleasing_impl_init_v3);
 }
@@ -402,11 +317,8 @@ static uint64_t thunk_nvtxEtiGetModuleFunctionTable_v3(void *fn, uint64_t *a)
 {
     return (uint64_t)((int (*)(unsigned int, void *, void *))fn)((unsigned int)a[0], (void *)(uintptr_t)a[1], (void *)(uintptr_t)a[2]);
 }
-CUTAP_EXPORT int nvtxEtiGetModuleFunctionTable_v3(unsigned int callback_module, void *out_table, void *out_size)
+CUTAP_SLOW int cutap_slow_nvtxEtiGetModuleFunctionTable_v3(unsigned int callback_module, void *out_table, void *out_size)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_nvtxEtiGetModuleFunctionTable_v3], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((int (*)(unsigned int, void *, void *))cutap_fn)(callback_module, out_table, out_size);
     uint64_t cutap_w[3] = {(uint64_t)callback_module, (uint64_t)(uintptr_t)out_table, (uint64_t)(uintptr_t)out_size};
     return (int)cutap_dispatch(CUTAP_ID_nvtxEtiGetModuleFunctionTable_v3, cutap_w, thunk_nvtxEtiGetModuleFunctionTable_v3);
 }
@@ -414,10 +326,8 @@ static uint64_t thunk_nvtxEtiSetInjectionNvtxVersion_v3(void *fn, uint64_t *a)
 {
     return (((void (*)(unsigned int))fn)((unsigned int)a[0]), (uint64_t)0);
 }
-CUTAP_EXPORT void nvtxEtiSetInjectionNvtxVersion_v3(unsigned int version)
+CUTAP_SLOW void cutap_slow_nvtxEtiSetInjectionNvtxVersion_v3(unsigned int version)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_nvtxEtiSetInjectionNvtxVersion_v3], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn)) { ((void (*)(unsigned int))cutap_fn)(version); return; }
     uint64_t cutap_w[1] = {(uint64_t)version};
     (void)cutap_dispatch(CUTAP_ID_nvtxEtiSetInjectionNvtxVersion_v3, cutap_w, thunk_nvtxEtiSetInjectionNvtxVersion_v3);
 }
@@ -425,11 +335,8 @@ static uint64_t thunk_nvtxGetExportTable_v3(void *fn, uint64_t *a)
 {
     return (uint64_t)(uintptr_t)((void * (*)(unsigned int))fn)((unsigned int)a[0]);
 }
-CUTAP_EXPORT void * nvtxGetExportTable_v3(unsigned int exportTableId)
+CUTAP_SLOW void * cutap_slow_nvtxGetExportTable_v3(unsigned int exportTableId)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_nvtxGetExportTable_v3], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((void * (*)(unsigned int))cutap_fn)(exportTableId);
     uint64_t cutap_w[1] = {(uint64_t)exportTableId};
     return (void *)(uintptr_t)cutap_dispatch(CUTAP_ID_nvtxGetExportTable_v3, cutap_w, thunk_nvtxGetExportTable_v3);
 }
@@ -438,10 +345,8 @@ static uint64_t thunk_nvtxInitOnce_v3(void *fn, uint64_t *a)
     (void)a;
     return (((void (*)(void))fn)(), (uint64_t)0);
 }
-CUTAP_EXPORT void nvtxInitOnce_v3(void)
+CUTAP_SLOW void cutap_slow_nvtxInitOnce_v3(void)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_nvtxInitOnce_v3], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn)) { ((void (*)(void))cutap_fn)(); return; }
     uint64_t cutap_w[1] = {0};
     (void)cutap_dispatch(CUTAP_ID_nvtxInitOnce_v3, cutap_w, thunk_nvtxInitOnce_v3);
 }
@@ -449,10 +354,8 @@ static uint64_t thunk_nvtxInitialize(void *fn, uint64_t *a)
 {
     return (((void (*)(void *))fn)((void *)(uintptr_t)a[0]), (uint64_t)0);
 }
-CUTAP_EXPORT void nvtxInitialize(void *reserved)
+CUTAP_SLOW void cutap_slow_nvtxInitialize(void *reserved)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_nvtxInitialize], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn)) { ((void (*)(void *))cutap_fn)(reserved); return; }
     uint64_t cutap_w[1] = {(uint64_t)(uintptr_t)reserved};
     (void)cutap_dispatch(CUTAP_ID_nvtxInitialize, cutap_w, thunk_nvtxInitialize);
 }
@@ -461,11 +364,8 @@ static uint64_t thunk_nvtxInitializeInjectionLibrary_v3(void *fn, uint64_t *a)
     (void)a;
     return (uint64_t)((int (*)(void))fn)();
 }
-CUTAP_EXPORT int nvtxInitializeInjectionLibrary_v3(void)
+CUTAP_SLOW int cutap_slow_nvtxInitializeInjectionLibrary_v3(void)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_nvtxInitializeInjectionLibrary_v3], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((int (*)(void))cutap_fn)();
     uint64_t cutap_w[1] = {0};
     return (int)cutap_dispatch(CUTAP_ID_nvtxInitializeInjectionLibrary_v3, cutap_w, thunk_nvtxInitializeInjectionLibrary_v3);
 }
@@ -473,10 +373,8 @@ static uint64_t thunk_nvtxInitialize_impl_init_v3(void *fn, uint64_t *a)
 {
     return (((void (*)(void *))fn)((void *)(uintptr_t)a[0]), (uint64_t)0);
 }
-CUTAP_EXPORT void nvtxInitialize_impl_init_v3(void *reserved)
+CUTAP_SLOW void cutap_slow_nvtxInitialize_impl_init_v3(void *reserved)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_nvtxInitialize_impl_init_v3], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn)) { ((void (*)(void *))cutap_fn)(reserved); return; }
     uint64_t cutap_w[1] = {(uint64_t)(uintptr_t)reserved};
     (void)cutap_dispatch(CUTAP_ID_nvtxInitialize_impl_init_v3, cutap_w, thunk_nvtxInitialize_impl_init_v3);
 }
@@ -484,10 +382,8 @@ static uint64_t thunk_nvtxMarkA(void *fn, uint64_t *a)
 {
     return (((void (*)(void *))fn)((void *)(uintptr_t)a[0]), (uint64_t)0);
 }
-CUTAP_EXPORT void nvtxMarkA(void *message)
+CUTAP_SLOW void cutap_slow_nvtxMarkA(void *message)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_nvtxMarkA], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn)) { ((void (*)(void *))cutap_fn)(message); return; }
     uint64_t cutap_w[1] = {(uint64_t)(uintptr_t)message};
     (void)cutap_dispatch(CUTAP_ID_nvtxMarkA, cutap_w, thunk_nvtxMarkA);
 }
@@ -495,10 +391,8 @@ static uint64_t thunk_nvtxMarkA_impl_init_v3(void *fn, uint64_t *a)
 {
     return (((void (*)(void *))fn)((void *)(uintptr_t)a[0]), (uint64_t)0);
 }
-CUTAP_EXPORT void nvtxMarkA_impl_init_v3(void *message)
+CUTAP_SLOW void cutap_slow_nvtxMarkA_impl_init_v3(void *message)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_nvtxMarkA_impl_init_v3], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn)) { ((void (*)(void *))cutap_fn)(message); return; }
     uint64_t cutap_w[1] = {(uint64_t)(uintptr_t)message};
     (void)cutap_dispatch(CUTAP_ID_nvtxMarkA_impl_init_v3, cutap_w, thunk_nvtxMarkA_impl_init_v3);
 }
@@ -506,10 +400,8 @@ static uint64_t thunk_nvtxMarkEx(void *fn, uint64_t *a)
 {
     return (((void (*)(void *))fn)((void *)(uintptr_t)a[0]), (uint64_t)0);
 }
-CUTAP_EXPORT void nvtxMarkEx(void *eventAttrib)
+CUTAP_SLOW void cutap_slow_nvtxMarkEx(void *eventAttrib)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_nvtxMarkEx], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn)) { ((void (*)(void *))cutap_fn)(eventAttrib); return; }
     uint64_t cutap_w[1] = {(uint64_t)(uintptr_t)eventAttrib};
     (void)cutap_dispatch(CUTAP_ID_nvtxMarkEx, cutap_w, thunk_nvtxMarkEx);
 }
@@ -517,10 +409,8 @@ static uint64_t thunk_nvtxMarkEx_impl_init_v3(void *fn, uint64_t *a)
 {
     return (((void (*)(void *))fn)((void *)(uintptr_t)a[0]), (uint64_t)0);
 }
-CUTAP_EXPORT void nvtxMarkEx_impl_init_v3(void *eventAttrib)
+CUTAP_SLOW void cutap_slow_nvtxMarkEx_impl_init_v3(void *eventAttrib)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_nvtxMarkEx_impl_init_v3], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn)) { ((void (*)(void *))cutap_fn)(eventAttrib); return; }
     uint64_t cutap_w[1] = {(uint64_t)(uintptr_t)eventAttrib};
     (void)cutap_dispatch(CUTAP_ID_nvtxMarkEx_impl_init_v3, cutap_w, thunk_nvtxMarkEx_impl_init_v3);
 }
@@ -528,10 +418,8 @@ static uint64_t thunk_nvtxMarkW(void *fn, uint64_t *a)
 {
     return (((void (*)(void *))fn)((void *)(uintptr_t)a[0]), (uint64_t)0);
 }
-CUTAP_EXPORT void nvtxMarkW(void *message)
+CUTAP_SLOW void cutap_slow_nvtxMarkW(void *message)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_nvtxMarkW], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn)) { ((void (*)(void *))cutap_fn)(message); return; }
     uint64_t cutap_w[1] = {(uint64_t)(uintptr_t)message};
     (void)cutap_dispatch(CUTAP_ID_nvtxMarkW, cutap_w, thunk_nvtxMarkW);
 }
@@ -539,10 +427,8 @@ static uint64_t thunk_nvtxMarkW_impl_init_v3(void *fn, uint64_t *a)
 {
     return (((void (*)(void *))fn)((void *)(uintptr_t)a[0]), (uint64_t)0);
 }
-CUTAP_EXPORT void nvtxMarkW_impl_init_v3(void *message)
+CUTAP_SLOW void cutap_slow_nvtxMarkW_impl_init_v3(void *message)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_nvtxMarkW_impl_init_v3], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn)) { ((void (*)(void *))cutap_fn)(message); return; }
     uint64_t cutap_w[1] = {(uint64_t)(uintptr_t)message};
     (void)cutap_dispatch(CUTAP_ID_nvtxMarkW_impl_init_v3, cutap_w, thunk_nvtxMarkW_impl_init_v3);
 }
@@ -550,10 +436,8 @@ static uint64_t thunk_nvtxNameCategoryA(void *fn, uint64_t *a)
 {
     return (((void (*)(unsigned int, void *))fn)((unsigned int)a[0], (void *)(uintptr_t)a[1]), (uint64_t)0);
 }
-CUTAP_EXPORT void nvtxNameCategoryA(unsigned int category, void *name)
+CUTAP_SLOW void cutap_slow_nvtxNameCategoryA(unsigned int category, void *name)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_nvtxNameCategoryA], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn)) { ((void (*)(unsigned int, void *))cutap_fn)(category, name); return; }
     uint64_t cutap_w[2] = {(uint64_t)category, (uint64_t)(uintptr_t)name};
     (void)cutap_dispatch(CUTAP_ID_nvtxNameCategoryA, cutap_w, thunk_nvtxNameCategoryA);
 }
@@ -561,10 +445,8 @@ static uint64_t thunk_nvtxNameCategoryA_impl_init_v3(void *fn, uint64_t *a)
 {
     return (((void (*)(unsigned int, void *))fn)((unsigned int)a[0], (void *)(uintptr_t)a[1]), (uint64_t)0);
 }
-CUTAP_EXPORT void nvtxNameCategoryA_impl_init_v3(unsigned int category, void *name)
+CUTAP_SLOW void cutap_slow_nvtxNameCategoryA_impl_init_v3(unsigned int category, void *name)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_nvtxNameCategoryA_impl_init_v3], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn)) { ((void (*)(unsigned int, void *))cutap_fn)(category, name); return; }
     uint64_t cutap_w[2] = {(uint64_t)category, (uint64_t)(uintptr_t)name};
     (void)cutap_dispatch(CUTAP_ID_nvtxNameCategoryA_impl_init_v3, cutap_w, thunk_nvtxNameCategoryA_impl_init_v3);
 }
@@ -572,10 +454,8 @@ static uint64_t thunk_nvtxNameCategoryW(void *fn, uint64_t *a)
 {
     return (((void (*)(unsigned int, void *))fn)((unsigned int)a[0], (void *)(uintptr_t)a[1]), (uint64_t)0);
 }
-CUTAP_EXPORT void nvtxNameCategoryW(unsigned int category, void *name)
+CUTAP_SLOW void cutap_slow_nvtxNameCategoryW(unsigned int category, void *name)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_nvtxNameCategoryW], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn)) { ((void (*)(unsigned int, void *))cutap_fn)(category, name); return; }
     uint64_t cutap_w[2] = {(uint64_t)category, (uint64_t)(uintptr_t)name};
     (void)cutap_dispatch(CUTAP_ID_nvtxNameCategoryW, cutap_w, thunk_nvtxNameCategoryW);
 }
@@ -583,10 +463,8 @@ static uint64_t thunk_nvtxNameCategoryW_impl_init_v3(void *fn, uint64_t *a)
 {
     return (((void (*)(unsigned int, void *))fn)((unsigned int)a[0], (void *)(uintptr_t)a[1]), (uint64_t)0);
 }
-CUTAP_EXPORT void nvtxNameCategoryW_impl_init_v3(unsigned int category, void *name)
+CUTAP_SLOW void cutap_slow_nvtxNameCategoryW_impl_init_v3(unsigned int category, void *name)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_nvtxNameCategoryW_impl_init_v3], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn)) { ((void (*)(unsigned int, void *))cutap_fn)(category, name); return; }
     uint64_t cutap_w[2] = {(uint64_t)category, (uint64_t)(uintptr_t)name};
     (void)cutap_dispatch(CUTAP_ID_nvtxNameCategoryW_impl_init_v3, cutap_w, thunk_nvtxNameCategoryW_impl_init_v3);
 }
@@ -594,10 +472,8 @@ static uint64_t thunk_nvtxNameClCommandQueueA_impl_init_v3(void *fn, uint64_t *a
 {
     return (((void (*)(void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1]), (uint64_t)0);
 }
-CUTAP_EXPORT void nvtxNameClCommandQueueA_impl_init_v3(void *command_queue, void *name)
+CUTAP_SLOW void cutap_slow_nvtxNameClCommandQueueA_impl_init_v3(void *command_queue, void *name)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_nvtxNameClCommandQueueA_impl_init_v3], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn)) { ((void (*)(void *, void *))cutap_fn)(command_queue, name); return; }
     uint64_t cutap_w[2] = {(uint64_t)(uintptr_t)command_queue, (uint64_t)(uintptr_t)name};
     (void)cutap_dispatch(CUTAP_ID_nvtxNameClCommandQueueA_impl_init_v3, cutap_w, thunk_nvtxNameClCommandQueueA_impl_init_v3);
 }
@@ -605,10 +481,8 @@ static uint64_t thunk_nvtxNameClCommandQueueW_impl_init_v3(void *fn, uint64_t *a
 {
     return (((void (*)(void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1]), (uint64_t)0);
 }
-CUTAP_EXPORT void nvtxNameClCommandQueueW_impl_init_v3(void *command_queue, void *name)
+CUTAP_SLOW void cutap_slow_nvtxNameClCommandQueueW_impl_init_v3(void *command_queue, void *name)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_nvtxNameClCommandQueueW_impl_init_v3], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn)) { ((void (*)(void *, void *))cutap_fn)(command_queue, name); return; }
     uint64_t cutap_w[2] = {(uint64_t)(uintptr_t)command_queue, (uint64_t)(uintptr_t)name};
     (void)cutap_dispatch(CUTAP_ID_nvtxNameClCommandQueueW_impl_init_v3, cutap_w, thunk_nvtxNameClCommandQueueW_impl_init_v3);
 }
@@ -616,10 +490,8 @@ static uint64_t thunk_nvtxNameClContextA_impl_init_v3(void *fn, uint64_t *a)
 {
     return (((void (*)(void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1]), (uint64_t)0);
 }
-CUTAP_EXPORT void nvtxNameClContextA_impl_init_v3(void *context, void *name)
+CUTAP_SLOW void cutap_slow_nvtxNameClContextA_impl_init_v3(void *context, void *name)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_nvtxNameClContextA_impl_init_v3], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn)) { ((void (*)(void *, void *))cutap_fn)(context, name); return; }
     uint64_t cutap_w[2] = {(uint64_t)(uintptr_t)context, (uint64_t)(uintptr_t)name};
     (void)cutap_dispatch(CUTAP_ID_nvtxNameClContextA_impl_init_v3, cutap_w, thunk_nvtxNameClContextA_impl_init_v3);
 }
@@ -627,10 +499,8 @@ static uint64_t thunk_nvtxNameClContextW_impl_init_v3(void *fn, uint64_t *a)
 {
     return (((void (*)(void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1]), (uint64_t)0);
 }
-CUTAP_EXPORT void nvtxNameClContextW_impl_init_v3(void *context, void *name)
+CUTAP_SLOW void cutap_slow_nvtxNameClContextW_impl_init_v3(void *context, void *name)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_nvtxNameClContextW_impl_init_v3], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn)) { ((void (*)(void *, void *))cutap_fn)(context, name); return; }
     uint64_t cutap_w[2] = {(uint64_t)(uintptr_t)context, (uint64_t)(uintptr_t)name};
     (void)cutap_dispatch(CUTAP_ID_nvtxNameClContextW_impl_init_v3, cutap_w, thunk_nvtxNameClContextW_impl_init_v3);
 }
@@ -638,10 +508,8 @@ static uint64_t thunk_nvtxNameClDeviceA_impl_init_v3(void *fn, uint64_t *a)
 {
     return (((void (*)(void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1]), (uint64_t)0);
 }
-CUTAP_EXPORT void nvtxNameClDeviceA_impl_init_v3(void *device, void *name)
+CUTAP_SLOW void cutap_slow_nvtxNameClDeviceA_impl_init_v3(void *device, void *name)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_nvtxNameClDeviceA_impl_init_v3], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn)) { ((void (*)(void *, void *))cutap_fn)(device, name); return; }
     uint64_t cutap_w[2] = {(uint64_t)(uintptr_t)device, (uint64_t)(uintptr_t)name};
     (void)cutap_dispatch(CUTAP_ID_nvtxNameClDeviceA_impl_init_v3, cutap_w, thunk_nvtxNameClDeviceA_impl_init_v3);
 }
@@ -649,10 +517,8 @@ static uint64_t thunk_nvtxNameClDeviceW_impl_init_v3(void *fn, uint64_t *a)
 {
     return (((void (*)(void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1]), (uint64_t)0);
 }
-CUTAP_EXPORT void nvtxNameClDeviceW_impl_init_v3(void *device, void *name)
+CUTAP_SLOW void cutap_slow_nvtxNameClDeviceW_impl_init_v3(void *device, void *name)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_nvtxNameClDeviceW_impl_init_v3], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn)) { ((void (*)(void *, void *))cutap_fn)(device, name); return; }
     uint64_t cutap_w[2] = {(uint64_t)(uintptr_t)device, (uint64_t)(uintptr_t)name};
     (void)cutap_dispatch(CUTAP_ID_nvtxNameClDeviceW_impl_init_v3, cutap_w, thunk_nvtxNameClDeviceW_impl_init_v3);
 }
@@ -660,10 +526,8 @@ static uint64_t thunk_nvtxNameClEventA_impl_init_v3(void *fn, uint64_t *a)
 {
     return (((void (*)(void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1]), (uint64_t)0);
 }
-CUTAP_EXPORT void nvtxNameClEventA_impl_init_v3(void *evnt, void *name)
+CUTAP_SLOW void cutap_slow_nvtxNameClEventA_impl_init_v3(void *evnt, void *name)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_nvtxNameClEventA_impl_init_v3], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn)) { ((void (*)(void *, void *))cutap_fn)(evnt, name); return; }
     uint64_t cutap_w[2] = {(uint64_t)(uintptr_t)evnt, (uint64_t)(uintptr_t)name};
     (void)cutap_dispatch(CUTAP_ID_nvtxNameClEventA_impl_init_v3, cutap_w, thunk_nvtxNameClEventA_impl_init_v3);
 }
@@ -671,10 +535,8 @@ static uint64_t thunk_nvtxNameClEventW_impl_init_v3(void *fn, uint64_t *a)
 {
     return (((void (*)(void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1]), (uint64_t)0);
 }
-CUTAP_EXPORT void nvtxNameClEventW_impl_init_v3(void *evnt, void *name)
+CUTAP_SLOW void cutap_slow_nvtxNameClEventW_impl_init_v3(void *evnt, void *name)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_nvtxNameClEventW_impl_init_v3], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn)) { ((void (*)(void *, void *))cutap_fn)(evnt, name); return; }
     uint64_t cutap_w[2] = {(uint64_t)(uintptr_t)evnt, (uint64_t)(uintptr_t)name};
     (void)cutap_dispatch(CUTAP_ID_nvtxNameClEventW_impl_init_v3, cutap_w, thunk_nvtxNameClEventW_impl_init_v3);
 }
@@ -682,10 +544,8 @@ static uint64_t thunk_nvtxNameClMemObjectA_impl_init_v3(void *fn, uint64_t *a)
 {
     return (((void (*)(void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1]), (uint64_t)0);
 }
-CUTAP_EXPORT void nvtxNameClMemObjectA_impl_init_v3(void *memobj, void *name)
+CUTAP_SLOW void cutap_slow_nvtxNameClMemObjectA_impl_init_v3(void *memobj, void *name)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_nvtxNameClMemObjectA_impl_init_v3], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn)) { ((void (*)(void *, void *))cutap_fn)(memobj, name); return; }
     uint64_t cutap_w[2] = {(uint64_t)(uintptr_t)memobj, (uint64_t)(uintptr_t)name};
     (void)cutap_dispatch(CUTAP_ID_nvtxNameClMemObjectA_impl_init_v3, cutap_w, thunk_nvtxNameClMemObjectA_impl_init_v3);
 }
@@ -693,10 +553,8 @@ static uint64_t thunk_nvtxNameClMemObjectW_impl_init_v3(void *fn, uint64_t *a)
 {
     return (((void (*)(void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1]), (uint64_t)0);
 }
-CUTAP_EXPORT void nvtxNameClMemObjectW_impl_init_v3(void *memobj, void *name)
+CUTAP_SLOW void cutap_slow_nvtxNameClMemObjectW_impl_init_v3(void *memobj, void *name)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_nvtxNameClMemObjectW_impl_init_v3], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn)) { ((void (*)(void *, void *))cutap_fn)(memobj, name); return; }
     uint64_t cutap_w[2] = {(uint64_t)(uintptr_t)memobj, (uint64_t)(uintptr_t)name};
     (void)cutap_dispatch(CUTAP_ID_nvtxNameClMemObjectW_impl_init_v3, cutap_w, thunk_nvtxNameClMemObjectW_impl_init_v3);
 }
@@ -704,10 +562,8 @@ static uint64_t thunk_nvtxNameClProgramA_impl_init_v3(void *fn, uint64_t *a)
 {
     return (((void (*)(void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1]), (uint64_t)0);
 }
-CUTAP_EXPORT void nvtxNameClProgramA_impl_init_v3(void *program, void *name)
+CUTAP_SLOW void cutap_slow_nvtxNameClProgramA_impl_init_v3(void *program, void *name)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_nvtxNameClProgramA_impl_init_v3], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn)) { ((void (*)(void *, void *))cutap_fn)(program, name); return; }
     uint64_t cutap_w[2] = {(uint64_t)(uintptr_t)program, (uint64_t)(uintptr_t)name};
     (void)cutap_dispatch(CUTAP_ID_nvtxNameClProgramA_impl_init_v3, cutap_w, thunk_nvtxNameClProgramA_impl_init_v3);
 }
@@ -715,10 +571,8 @@ static uint64_t thunk_nvtxNameClProgramW_impl_init_v3(void *fn, uint64_t *a)
 {
     return (((void (*)(void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1]), (uint64_t)0);
 }
-CUTAP_EXPORT void nvtxNameClProgramW_impl_init_v3(void *program, void *name)
+CUTAP_SLOW void cutap_slow_nvtxNameClProgramW_impl_init_v3(void *program, void *name)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_nvtxNameClProgramW_impl_init_v3], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn)) { ((void (*)(void *, void *))cutap_fn)(program, name); return; }
     uint64_t cutap_w[2] = {(uint64_t)(uintptr_t)program, (uint64_t)(uintptr_t)name};
     (void)cutap_dispatch(CUTAP_ID_nvtxNameClProgramW_impl_init_v3, cutap_w, thunk_nvtxNameClProgramW_impl_init_v3);
 }
@@ -726,10 +580,8 @@ static uint64_t thunk_nvtxNameClSamplerA_impl_init_v3(void *fn, uint64_t *a)
 {
     return (((void (*)(void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1]), (uint64_t)0);
 }
-CUTAP_EXPORT void nvtxNameClSamplerA_impl_init_v3(void *sampler, void *name)
+CUTAP_SLOW void cutap_slow_nvtxNameClSamplerA_impl_init_v3(void *sampler, void *name)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_nvtxNameClSamplerA_impl_init_v3], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn)) { ((void (*)(void *, void *))cutap_fn)(sampler, name); return; }
     uint64_t cutap_w[2] = {(uint64_t)(uintptr_t)sampler, (uint64_t)(uintptr_t)name};
     (void)cutap_dispatch(CUTAP_ID_nvtxNameClSamplerA_impl_init_v3, cutap_w, thunk_nvtxNameClSamplerA_impl_init_v3);
 }
@@ -737,10 +589,8 @@ static uint64_t thunk_nvtxNameClSamplerW_impl_init_v3(void *fn, uint64_t *a)
 {
     return (((void (*)(void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1]), (uint64_t)0);
 }
-CUTAP_EXPORT void nvtxNameClSamplerW_impl_init_v3(void *sampler, void *name)
+CUTAP_SLOW void cutap_slow_nvtxNameClSamplerW_impl_init_v3(void *sampler, void *name)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_nvtxNameClSamplerW_impl_init_v3], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn)) { ((void (*)(void *, void *))cutap_fn)(sampler, name); return; }
     uint64_t cutap_w[2] = {(uint64_t)(uintptr_t)sampler, (uint64_t)(uintptr_t)name};
     (void)cutap_dispatch(CUTAP_ID_nvtxNameClSamplerW_impl_init_v3, cutap_w, thunk_nvtxNameClSamplerW_impl_init_v3);
 }
@@ -748,10 +598,8 @@ static uint64_t thunk_nvtxNameCuContextA_impl_init_v3(void *fn, uint64_t *a)
 {
     return (((void (*)(void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1]), (uint64_t)0);
 }
-CUTAP_EXPORT void nvtxNameCuContextA_impl_init_v3(void *context, void *name)
+CUTAP_SLOW void cutap_slow_nvtxNameCuContextA_impl_init_v3(void *context, void *name)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_nvtxNameCuContextA_impl_init_v3], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn)) { ((void (*)(void *, void *))cutap_fn)(context, name); return; }
     uint64_t cutap_w[2] = {(uint64_t)(uintptr_t)context, (uint64_t)(uintptr_t)name};
     (void)cutap_dispatch(CUTAP_ID_nvtxNameCuContextA_impl_init_v3, cutap_w, thunk_nvtxNameCuContextA_impl_init_v3);
 }
@@ -759,10 +607,8 @@ static uint64_t thunk_nvtxNameCuContextW_impl_init_v3(void *fn, uint64_t *a)
 {
     return (((void (*)(void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1]), (uint64_t)0);
 }
-CUTAP_EXPORT void nvtxNameCuContextW_impl_init_v3(void *context, void *name)
+CUTAP_SLOW void cutap_slow_nvtxNameCuContextW_impl_init_v3(void *context, void *name)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_nvtxNameCuContextW_impl_init_v3], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn)) { ((void (*)(void *, void *))cutap_fn)(context, name); return; }
     uint64_t cutap_w[2] = {(uint64_t)(uintptr_t)context, (uint64_t)(uintptr_t)name};
     (void)cutap_dispatch(CUTAP_ID_nvtxNameCuContextW_impl_init_v3, cutap_w, thunk_nvtxNameCuContextW_impl_init_v3);
 }
@@ -770,10 +616,8 @@ static uint64_t thunk_nvtxNameCuDeviceA_impl_init_v3(void *fn, uint64_t *a)
 {
     return (((void (*)(int, void *))fn)((int)a[0], (void *)(uintptr_t)a[1]), (uint64_t)0);
 }
-CUTAP_EXPORT void nvtxNameCuDeviceA_impl_init_v3(int device, void *name)
+CUTAP_SLOW void cutap_slow_nvtxNameCuDeviceA_impl_init_v3(int device, void *name)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_nvtxNameCuDeviceA_impl_init_v3], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn)) { ((void (*)(int, void *))cutap_fn)(device, name); return; }
     uint64_t cutap_w[2] = {(uint64_t)(int64_t)device, (uint64_t)(uintptr_t)name};
     (void)cutap_dispatch(CUTAP_ID_nvtxNameCuDeviceA_impl_init_v3, cutap_w, thunk_nvtxNameCuDeviceA_impl_init_v3);
 }
@@ -781,10 +625,8 @@ static uint64_t thunk_nvtxNameCuDeviceW_impl_init_v3(void *fn, uint64_t *a)
 {
     return (((void (*)(int, void *))fn)((int)a[0], (void *)(uintptr_t)a[1]), (uint64_t)0);
 }
-CUTAP_EXPORT void nvtxNameCuDeviceW_impl_init_v3(int device, void *name)
+CUTAP_SLOW void cutap_slow_nvtxNameCuDeviceW_impl_init_v3(int device, void *name)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_nvtxNameCuDeviceW_impl_init_v3], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn)) { ((void (*)(int, void *))cutap_fn)(device, name); return; }
     uint64_t cutap_w[2] = {(uint64_t)(int64_t)device, (uint64_t)(uintptr_t)name};
     (void)cutap_dispatch(CUTAP_ID_nvtxNameCuDeviceW_impl_init_v3, cutap_w, thunk_nvtxNameCuDeviceW_impl_init_v3);
 }
@@ -792,10 +634,8 @@ static uint64_t thunk_nvtxNameCuEventA_impl_init_v3(void *fn, uint64_t *a)
 {
     return (((void (*)(void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1]), (uint64_t)0);
 }
-CUTAP_EXPORT void nvtxNameCuEventA_impl_init_v3(void *event, void *name)
+CUTAP_SLOW void cutap_slow_nvtxNameCuEventA_impl_init_v3(void *event, void *name)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_nvtxNameCuEventA_impl_init_v3], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn)) { ((void (*)(void *, void *))cutap_fn)(event, name); return; }
     uint64_t cutap_w[2] = {(uint64_t)(uintptr_t)event, (uint64_t)(uintptr_t)name};
     (void)cutap_dispatch(CUTAP_ID_nvtxNameCuEventA_impl_init_v3, cutap_w, thunk_nvtxNameCuEventA_impl_init_v3);
 }
@@ -803,10 +643,8 @@ static uint64_t thunk_nvtxNameCuEventW_impl_init_v3(void *fn, uint64_t *a)
 {
     return (((void (*)(void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1]), (uint64_t)0);
 }
-CUTAP_EXPORT void nvtxNameCuEventW_impl_init_v3(void *event, void *name)
+CUTAP_SLOW void cutap_slow_nvtxNameCuEventW_impl_init_v3(void *event, void *name)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_nvtxNameCuEventW_impl_init_v3], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn)) { ((void (*)(void *, void *))cutap_fn)(event, name); return; }
     uint64_t cutap_w[2] = {(uint64_t)(uintptr_t)event, (uint64_t)(uintptr_t)name};
     (void)cutap_dispatch(CUTAP_ID_nvtxNameCuEventW_impl_init_v3, cutap_w, thunk_nvtxNameCuEventW_impl_init_v3);
 }
@@ -814,10 +652,8 @@ static uint64_t thunk_nvtxNameCuStreamA_impl_init_v3(void *fn, uint64_t *a)
 {
     return (((void (*)(void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1]), (uint64_t)0);
 }
-CUTAP_EXPORT void nvtxNameCuStreamA_impl_init_v3(void *stream, void *name)
+CUTAP_SLOW void cutap_slow_nvtxNameCuStreamA_impl_init_v3(void *stream, void *name)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_nvtxNameCuStreamA_impl_init_v3], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn)) { ((void (*)(void *, void *))cutap_fn)(stream, name); return; }
     uint64_t cutap_w[2] = {(uint64_t)(uintptr_t)stream, (uint64_t)(uintptr_t)name};
     (void)cutap_dispatch(CUTAP_ID_nvtxNameCuStreamA_impl_init_v3, cutap_w, thunk_nvtxNameCuStreamA_impl_init_v3);
 }
@@ -825,10 +661,8 @@ static uint64_t thunk_nvtxNameCuStreamW_impl_init_v3(void *fn, uint64_t *a)
 {
     return (((void (*)(void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1]), (uint64_t)0);
 }
-CUTAP_EXPORT void nvtxNameCuStreamW_impl_init_v3(void *stream, void *name)
+CUTAP_SLOW void cutap_slow_nvtxNameCuStreamW_impl_init_v3(void *stream, void *name)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_nvtxNameCuStreamW_impl_init_v3], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn)) { ((void (*)(void *, void *))cutap_fn)(stream, name); return; }
     uint64_t cutap_w[2] = {(uint64_t)(uintptr_t)stream, (uint64_t)(uintptr_t)name};
     (void)cutap_dispatch(CUTAP_ID_nvtxNameCuStreamW_impl_init_v3, cutap_w, thunk_nvtxNameCuStreamW_impl_init_v3);
 }
@@ -836,10 +670,8 @@ static uint64_t thunk_nvtxNameCudaDeviceA_impl_init_v3(void *fn, uint64_t *a)
 {
     return (((void (*)(int, void *))fn)((int)a[0], (void *)(uintptr_t)a[1]), (uint64_t)0);
 }
-CUTAP_EXPORT void nvtxNameCudaDeviceA_impl_init_v3(int device, void *name)
+CUTAP_SLOW void cutap_slow_nvtxNameCudaDeviceA_impl_init_v3(int device, void *name)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_nvtxNameCudaDeviceA_impl_init_v3], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn)) { ((void (*)(int, void *))cutap_fn)(device, name); return; }
     uint64_t cutap_w[2] = {(uint64_t)(int64_t)device, (uint64_t)(uintptr_t)name};
     (void)cutap_dispatch(CUTAP_ID_nvtxNameCudaDeviceA_impl_init_v3, cutap_w, thunk_nvtxNameCudaDeviceA_impl_init_v3);
 }
@@ -847,10 +679,8 @@ static uint64_t thunk_nvtxNameCudaDeviceW_impl_init_v3(void *fn, uint64_t *a)
 {
     return (((void (*)(int, void *))fn)((int)a[0], (void *)(uintptr_t)a[1]), (uint64_t)0);
 }
-CUTAP_EXPORT void nvtxNameCudaDeviceW_impl_init_v3(int device, void *name)
+CUTAP_SLOW void cutap_slow_nvtxNameCudaDeviceW_impl_init_v3(int device, void *name)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_nvtxNameCudaDeviceW_impl_init_v3], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn)) { ((void (*)(int, void *))cutap_fn)(device, name); return; }
     uint64_t cutap_w[2] = {(uint64_t)(int64_t)device, (uint64_t)(uintptr_t)name};
     (void)cutap_dispatch(CUTAP_ID_nvtxNameCudaDeviceW_impl_init_v3, cutap_w, thunk_nvtxNameCudaDeviceW_impl_init_v3);
 }
@@ -858,10 +688,8 @@ static uint64_t thunk_nvtxNameCudaEventA_impl_init_v3(void *fn, uint64_t *a)
 {
     return (((void (*)(void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1]), (uint64_t)0);
 }
-CUTAP_EXPORT void nvtxNameCudaEventA_impl_init_v3(void *event, void *name)
+CUTAP_SLOW void cutap_slow_nvtxNameCudaEventA_impl_init_v3(void *event, void *name)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_nvtxNameCudaEventA_impl_init_v3], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn)) { ((void (*)(void *, void *))cutap_fn)(event, name); return; }
     uint64_t cutap_w[2] = {(uint64_t)(uintptr_t)event, (uint64_t)(uintptr_t)name};
     (void)cutap_dispatch(CUTAP_ID_nvtxNameCudaEventA_impl_init_v3, cutap_w, thunk_nvtxNameCudaEventA_impl_init_v3);
 }
@@ -869,10 +697,8 @@ static uint64_t thunk_nvtxNameCudaEventW_impl_init_v3(void *fn, uint64_t *a)
 {
     return (((void (*)(void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1]), (uint64_t)0);
 }
-CUTAP_EXPORT void nvtxNameCudaEventW_impl_init_v3(void *event, void *name)
+CUTAP_SLOW void cutap_slow_nvtxNameCudaEventW_impl_init_v3(void *event, void *name)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_nvtxNameCudaEventW_impl_init_v3], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn)) { ((void (*)(void *, void *))cutap_fn)(event, name); return; }
     uint64_t cutap_w[2] = {(uint64_t)(uintptr_t)event, (uint64_t)(uintptr_t)name};
     (void)cutap_dispatch(CUTAP_ID_nvtxNameCudaEventW_impl_init_v3, cutap_w, thunk_nvtxNameCudaEventW_impl_init_v3);
 }
@@ -880,10 +706,8 @@ static uint64_t thunk_nvtxNameCudaStreamA_impl_init_v3(void *fn, uint64_t *a)
 {
     return (((void (*)(void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1]), (uint64_t)0);
 }
-CUTAP_EXPORT void nvtxNameCudaStreamA_impl_init_v3(void *stream, void *name)
+CUTAP_SLOW void cutap_slow_nvtxNameCudaStreamA_impl_init_v3(void *stream, void *name)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_nvtxNameCudaStreamA_impl_init_v3], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn)) { ((void (*)(void *, void *))cutap_fn)(stream, name); return; }
     uint64_t cutap_w[2] = {(uint64_t)(uintptr_t)stream, (uint64_t)(uintptr_t)name};
     (void)cutap_dispatch(CUTAP_ID_nvtxNameCudaStreamA_impl_init_v3, cutap_w, thunk_nvtxNameCudaStreamA_impl_init_v3);
 }
@@ -891,10 +715,8 @@ static uint64_t thunk_nvtxNameCudaStreamW_impl_init_v3(void *fn, uint64_t *a)
 {
     return (((void (*)(void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1]), (uint64_t)0);
 }
-CUTAP_EXPORT void nvtxNameCudaStreamW_impl_init_v3(void *stream, void *name)
+CUTAP_SLOW void cutap_slow_nvtxNameCudaStreamW_impl_init_v3(void *stream, void *name)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_nvtxNameCudaStreamW_impl_init_v3], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn)) { ((void (*)(void *, void *))cutap_fn)(stream, name); return; }
     uint64_t cutap_w[2] = {(uint64_t)(uintptr_t)stream, (uint64_t)(uintptr_t)name};
     (void)cutap_dispatch(CUTAP_ID_nvtxNameCudaStreamW_impl_init_v3, cutap_w, thunk_nvtxNameCudaStreamW_impl_init_v3);
 }
@@ -902,10 +724,8 @@ static uint64_t thunk_nvtxNameOsThreadA(void *fn, uint64_t *a)
 {
     return (((void (*)(unsigned int, void *))fn)((unsigned int)a[0], (void *)(uintptr_t)a[1]), (uint64_t)0);
 }
-CUTAP_EXPORT void nvtxNameOsThreadA(unsigned int threadId, void *name)
+CUTAP_SLOW void cutap_slow_nvtxNameOsThreadA(unsigned int threadId, void *name)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_nvtxNameOsThreadA], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn)) { ((void (*)(unsigned int, void *))cutap_fn)(threadId, name); return; }
     uint64_t cutap_w[2] = {(uint64_t)threadId, (uint64_t)(uintptr_t)name};
     (void)cutap_dispatch(CUTAP_ID_nvtxNameOsThreadA, cutap_w, thunk_nvtxNameOsThreadA);
 }
@@ -913,10 +733,8 @@ static uint64_t thunk_nvtxNameOsThreadA_impl_init_v3(void *fn, uint64_t *a)
 {
     return (((void (*)(unsigned int, void *))fn)((unsigned int)a[0], (void *)(uintptr_t)a[1]), (uint64_t)0);
 }
-CUTAP_EXPORT void nvtxNameOsThreadA_impl_init_v3(unsigned int threadId, void *name)
+CUTAP_SLOW void cutap_slow_nvtxNameOsThreadA_impl_init_v3(unsigned int threadId, void *name)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_nvtxNameOsThreadA_impl_init_v3], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn)) { ((void (*)(unsigned int, void *))cutap_fn)(threadId, name); return; }
     uint64_t cutap_w[2] = {(uint64_t)threadId, (uint64_t)(uintptr_t)name};
     (void)cutap_dispatch(CUTAP_ID_nvtxNameOsThreadA_impl_init_v3, cutap_w, thunk_nvtxNameOsThreadA_impl_init_v3);
 }
@@ -924,10 +742,8 @@ static uint64_t thunk_nvtxNameOsThreadW(void *fn, uint64_t *a)
 {
     return (((void (*)(unsigned int, void *))fn)((unsigned int)a[0], (void *)(uintptr_t)a[1]), (uint64_t)0);
 }
-CUTAP_EXPORT void nvtxNameOsThreadW(unsigned int threadId, void *name)
+CUTAP_SLOW void cutap_slow_nvtxNameOsThreadW(unsigned int threadId, void *name)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_nvtxNameOsThreadW], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn)) { ((void (*)(unsigned int, void *))cutap_fn)(threadId, name); return; }
     uint64_t cutap_w[2] = {(uint64_t)threadId, (uint64_t)(uintptr_t)name};
     (void)cutap_dispatch(CUTAP_ID_nvtxNameOsThreadW, cutap_w, thunk_nvtxNameOsThreadW);
 }
@@ -935,10 +751,8 @@ static uint64_t thunk_nvtxNameOsThreadW_impl_init_v3(void *fn, uint64_t *a)
 {
     return (((void (*)(unsigned int, void *))fn)((unsigned int)a[0], (void *)(uintptr_t)a[1]), (uint64_t)0);
 }
-CUTAP_EXPORT void nvtxNameOsThreadW_impl_init_v3(unsigned int threadId, void *name)
+CUTAP_SLOW void cutap_slow_nvtxNameOsThreadW_impl_init_v3(unsigned int threadId, void *name)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_nvtxNameOsThreadW_impl_init_v3], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn)) { ((void (*)(unsigned int, void *))cutap_fn)(threadId, name); return; }
     uint64_t cutap_w[2] = {(uint64_t)threadId, (uint64_t)(uintptr_t)name};
     (void)cutap_dispatch(CUTAP_ID_nvtxNameOsThreadW_impl_init_v3, cutap_w, thunk_nvtxNameOsThreadW_impl_init_v3);
 }
@@ -946,10 +760,8 @@ static uint64_t thunk_nvtxRangeEnd(void *fn, uint64_t *a)
 {
     return (((void (*)(unsigned long))fn)((unsigned long)a[0]), (uint64_t)0);
 }
-CUTAP_EXPORT void nvtxRangeEnd(unsigned long id)
+CUTAP_SLOW void cutap_slow_nvtxRangeEnd(unsigned long id)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_nvtxRangeEnd], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn)) { ((void (*)(unsigned long))cutap_fn)(id); return; }
     uint64_t cutap_w[1] = {(uint64_t)id};
     (void)cutap_dispatch(CUTAP_ID_nvtxRangeEnd, cutap_w, thunk_nvtxRangeEnd);
 }
@@ -957,10 +769,8 @@ static uint64_t thunk_nvtxRangeEnd_impl_init_v3(void *fn, uint64_t *a)
 {
     return (((void (*)(unsigned long))fn)((unsigned long)a[0]), (uint64_t)0);
 }
-CUTAP_EXPORT void nvtxRangeEnd_impl_init_v3(unsigned long id)
+CUTAP_SLOW void cutap_slow_nvtxRangeEnd_impl_init_v3(unsigned long id)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_nvtxRangeEnd_impl_init_v3], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn)) { ((void (*)(unsigned long))cutap_fn)(id); return; }
     uint64_t cutap_w[1] = {(uint64_t)id};
     (void)cutap_dispatch(CUTAP_ID_nvtxRangeEnd_impl_init_v3, cutap_w, thunk_nvtxRangeEnd_impl_init_v3);
 }
@@ -969,11 +779,8 @@ static uint64_t thunk_nvtxRangePop(void *fn, uint64_t *a)
     (void)a;
     return (uint64_t)((int (*)(void))fn)();
 }
-CUTAP_EXPORT int nvtxRangePop(void)
+CUTAP_SLOW int cutap_slow_nvtxRangePop(void)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_nvtxRangePop], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((int (*)(void))cutap_fn)();
     uint64_t cutap_w[1] = {0};
     return (int)cutap_dispatch(CUTAP_ID_nvtxRangePop, cutap_w, thunk_nvtxRangePop);
 }
@@ -982,11 +789,8 @@ static uint64_t thunk_nvtxRangePop_impl_init_v3(void *fn, uint64_t *a)
     (void)a;
     return (uint64_t)((int (*)(void))fn)();
 }
-CUTAP_EXPORT int nvtxRangePop_impl_init_v3(void)
+CUTAP_SLOW int cutap_slow_nvtxRangePop_impl_init_v3(void)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_nvtxRangePop_impl_init_v3], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((int (*)(void))cutap_fn)();
     uint64_t cutap_w[1] = {0};
     return (int)cutap_dispatch(CUTAP_ID_nvtxRangePop_impl_init_v3, cutap_w, thunk_nvtxRangePop_impl_init_v3);
 }
@@ -994,11 +798,8 @@ static uint64_t thunk_nvtxRangePushA(void *fn, uint64_t *a)
 {
     return (uint64_t)((int (*)(void *))fn)((void *)(uintptr_t)a[0]);
 }
-CUTAP_EXPORT int nvtxRangePushA(void *message)
+CUTAP_SLOW int cutap_slow_nvtxRangePushA(void *message)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_nvtxRangePushA], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((int (*)(void *))cutap_fn)(message);
     uint64_t cutap_w[1] = {(uint64_t)(uintptr_t)message};
     return (int)cutap_dispatch(CUTAP_ID_nvtxRangePushA, cutap_w, thunk_nvtxRangePushA);
 }
@@ -1006,11 +807,8 @@ static uint64_t thunk_nvtxRangePushA_impl_init_v3(void *fn, uint64_t *a)
 {
     return (uint64_t)((int (*)(void *))fn)((void *)(uintptr_t)a[0]);
 }
-CUTAP_EXPORT int nvtxRangePushA_impl_init_v3(void *message)
+CUTAP_SLOW int cutap_slow_nvtxRangePushA_impl_init_v3(void *message)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_nvtxRangePushA_impl_init_v3], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((int (*)(void *))cutap_fn)(message);
     uint64_t cutap_w[1] = {(uint64_t)(uintptr_t)message};
     return (int)cutap_dispatch(CUTAP_ID_nvtxRangePushA_impl_init_v3, cutap_w, thunk_nvtxRangePushA_impl_init_v3);
 }
@@ -1018,11 +816,8 @@ static uint64_t thunk_nvtxRangePushEx(void *fn, uint64_t *a)
 {
     return (uint64_t)((int (*)(void *))fn)((void *)(uintptr_t)a[0]);
 }
-CUTAP_EXPORT int nvtxRangePushEx(void *eventAttrib)
+CUTAP_SLOW int cutap_slow_nvtxRangePushEx(void *eventAttrib)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_nvtxRangePushEx], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((int (*)(void *))cutap_fn)(eventAttrib);
     uint64_t cutap_w[1] = {(uint64_t)(uintptr_t)eventAttrib};
     return (int)cutap_dispatch(CUTAP_ID_nvtxRangePushEx, cutap_w, thunk_nvtxRangePushEx);
 }
@@ -1030,11 +825,8 @@ static uint64_t thunk_nvtxRangePushEx_impl_init_v3(void *fn, uint64_t *a)
 {
     return (uint64_t)((int (*)(void *))fn)((void *)(uintptr_t)a[0]);
 }
-CUTAP_EXPORT int nvtxRangePushEx_impl_init_v3(void *eventAttrib)
+CUTAP_SLOW int cutap_slow_nvtxRangePushEx_impl_init_v3(void *eventAttrib)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_nvtxRangePushEx_impl_init_v3], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((int (*)(void *))cutap_fn)(eventAttrib);
     uint64_t cutap_w[1] = {(uint64_t)(uintptr_t)eventAttrib};
     return (int)cutap_dispatch(CUTAP_ID_nvtxRangePushEx_impl_init_v3, cutap_w, thunk_nvtxRangePushEx_impl_init_v3);
 }
@@ -1042,11 +834,8 @@ static uint64_t thunk_nvtxRangePushW(void *fn, uint64_t *a)
 {
     return (uint64_t)((int (*)(void *))fn)((void *)(uintptr_t)a[0]);
 }
-CUTAP_EXPORT int nvtxRangePushW(void *message)
+CUTAP_SLOW int cutap_slow_nvtxRangePushW(void *message)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_nvtxRangePushW], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((int (*)(void *))cutap_fn)(message);
     uint64_t cutap_w[1] = {(uint64_t)(uintptr_t)message};
     return (int)cutap_dispatch(CUTAP_ID_nvtxRangePushW, cutap_w, thunk_nvtxRangePushW);
 }
@@ -1054,11 +843,8 @@ static uint64_t thunk_nvtxRangePushW_impl_init_v3(void *fn, uint64_t *a)
 {
     return (uint64_t)((int (*)(void *))fn)((void *)(uintptr_t)a[0]);
 }
-CUTAP_EXPORT int nvtxRangePushW_impl_init_v3(void *message)
+CUTAP_SLOW int cutap_slow_nvtxRangePushW_impl_init_v3(void *message)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_nvtxRangePushW_impl_init_v3], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((int (*)(void *))cutap_fn)(message);
     uint64_t cutap_w[1] = {(uint64_t)(uintptr_t)message};
     return (int)cutap_dispatch(CUTAP_ID_nvtxRangePushW_impl_init_v3, cutap_w, thunk_nvtxRangePushW_impl_init_v3);
 }
@@ -1066,11 +852,8 @@ static uint64_t thunk_nvtxRangeStartA(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned long (*)(void *))fn)((void *)(uintptr_t)a[0]);
 }
-CUTAP_EXPORT unsigned long nvtxRangeStartA(void *message)
+CUTAP_SLOW unsigned long cutap_slow_nvtxRangeStartA(void *message)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_nvtxRangeStartA], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned long (*)(void *))cutap_fn)(message);
     uint64_t cutap_w[1] = {(uint64_t)(uintptr_t)message};
     return (unsigned long)cutap_dispatch(CUTAP_ID_nvtxRangeStartA, cutap_w, thunk_nvtxRangeStartA);
 }
@@ -1078,11 +861,8 @@ static uint64_t thunk_nvtxRangeStartA_impl_init_v3(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned long (*)(void *))fn)((void *)(uintptr_t)a[0]);
 }
-CUTAP_EXPORT unsigned long nvtxRangeStartA_impl_init_v3(void *message)
+CUTAP_SLOW unsigned long cutap_slow_nvtxRangeStartA_impl_init_v3(void *message)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_nvtxRangeStartA_impl_init_v3], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned long (*)(void *))cutap_fn)(message);
     uint64_t cutap_w[1] = {(uint64_t)(uintptr_t)message};
     return (unsigned long)cutap_dispatch(CUTAP_ID_nvtxRangeStartA_impl_init_v3, cutap_w, thunk_nvtxRangeStartA_impl_init_v3);
 }
@@ -1090,11 +870,8 @@ static uint64_t thunk_nvtxRangeStartEx(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned long (*)(void *))fn)((void *)(uintptr_t)a[0]);
 }
-CUTAP_EXPORT unsigned long nvtxRangeStartEx(void *eventAttrib)
+CUTAP_SLOW unsigned long cutap_slow_nvtxRangeStartEx(void *eventAttrib)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_nvtxRangeStartEx], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned long (*)(void *))cutap_fn)(eventAttrib);
     uint64_t cutap_w[1] = {(uint64_t)(uintptr_t)eventAttrib};
     return (unsigned long)cutap_dispatch(CUTAP_ID_nvtxRangeStartEx, cutap_w, thunk_nvtxRangeStartEx);
 }
@@ -1102,11 +879,8 @@ static uint64_t thunk_nvtxRangeStartEx_impl_init_v3(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned long (*)(void *))fn)((void *)(uintptr_t)a[0]);
 }
-CUTAP_EXPORT unsigned long nvtxRangeStartEx_impl_init_v3(void *eventAttrib)
+CUTAP_SLOW unsigned long cutap_slow_nvtxRangeStartEx_impl_init_v3(void *eventAttrib)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_nvtxRangeStartEx_impl_init_v3], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned long (*)(void *))cutap_fn)(eventAttrib);
     uint64_t cutap_w[1] = {(uint64_t)(uintptr_t)eventAttrib};
     return (unsigned long)cutap_dispatch(CUTAP_ID_nvtxRangeStartEx_impl_init_v3, cutap_w, thunk_nvtxRangeStartEx_impl_init_v3);
 }
@@ -1114,11 +888,8 @@ static uint64_t thunk_nvtxRangeStartW(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned long (*)(void *))fn)((void *)(uintptr_t)a[0]);
 }
-CUTAP_EXPORT unsigned long nvtxRangeStartW(void *message)
+CUTAP_SLOW unsigned long cutap_slow_nvtxRangeStartW(void *message)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_nvtxRangeStartW], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned long (*)(void *))cutap_fn)(message);
     uint64_t cutap_w[1] = {(uint64_t)(uintptr_t)message};
     return (unsigned long)cutap_dispatch(CUTAP_ID_nvtxRangeStartW, cutap_w, thunk_nvtxRangeStartW);
 }
@@ -1126,11 +897,8 @@ static uint64_t thunk_nvtxRangeStartW_impl_init_v3(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned long (*)(void *))fn)((void *)(uintptr_t)a[0]);
 }
-CUTAP_EXPORT unsigned long nvtxRangeStartW_impl_init_v3(void *message)
+CUTAP_SLOW unsigned long cutap_slow_nvtxRangeStartW_impl_init_v3(void *message)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_nvtxRangeStartW_impl_init_v3], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned long (*)(void *))cutap_fn)(message);
     uint64_t cutap_w[1] = {(uint64_t)(uintptr_t)message};
     return (unsigned long)cutap_dispatch(CUTAP_ID_nvtxRangeStartW_impl_init_v3, cutap_w, thunk_nvtxRangeStartW_impl_init_v3);
 }
@@ -1138,10 +906,8 @@ static uint64_t thunk_nvtxSetInitFunctionsToNoops_v3(void *fn, uint64_t *a)
 {
     return (((void (*)(int))fn)((int)a[0]), (uint64_t)0);
 }
-CUTAP_EXPORT void nvtxSetInitFunctionsToNoops_v3(int forceAllToNoops)
+CUTAP_SLOW void cutap_slow_nvtxSetInitFunctionsToNoops_v3(int forceAllToNoops)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_nvtxSetInitFunctionsToNoops_v3], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn)) { ((void (*)(int))cutap_fn)(forceAllToNoops); return; }
     uint64_t cutap_w[1] = {(uint64_t)(int64_t)forceAllToNoops};
     (void)cutap_dispatch(CUTAP_ID_nvtxSetInitFunctionsToNoops_v3, cutap_w, thunk_nvtxSetInitFunctionsToNoops_v3);
 }

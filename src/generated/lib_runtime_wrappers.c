@@ -45,11 +45,8 @@ static uint64_t thunk___cudaGetKernel(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1]);
 }
-CUTAP_EXPORT unsigned int __cudaGetKernel(void *kernel, void *hostFun)
+CUTAP_SLOW unsigned int cutap_slow___cudaGetKernel(void *kernel, void *hostFun)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID___cudaGetKernel], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *))cutap_fn)(kernel, hostFun);
     uint64_t cutap_w[2] = {(uint64_t)(uintptr_t)kernel, (uint64_t)(uintptr_t)hostFun};
     return (unsigned int)cutap_dispatch(CUTAP_ID___cudaGetKernel, cutap_w, thunk___cudaGetKernel);
 }
@@ -57,11 +54,8 @@ static uint64_t thunk___cudaInitModule(void *fn, uint64_t *a)
 {
     return (uint64_t)((char (*)(void *))fn)((void *)(uintptr_t)a[0]);
 }
-CUTAP_EXPORT char __cudaInitModule(void *fatCubinHandle)
+CUTAP_SLOW char cutap_slow___cudaInitModule(void *fatCubinHandle)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID___cudaInitModule], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((char (*)(void *))cutap_fn)(fatCubinHandle);
     uint64_t cutap_w[1] = {(uint64_t)(uintptr_t)fatCubinHandle};
     return (char)cutap_dispatch(CUTAP_ID___cudaInitModule, cutap_w, thunk___cudaInitModule);
 }
@@ -69,11 +63,8 @@ static uint64_t thunk___cudaLaunchKernel(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, struct cutap_sv_dim3, struct cutap_sv_dim3, void *, unsigned long, void *))fn)((void *)(uintptr_t)a[0], *(struct cutap_sv_dim3 *)(uintptr_t)a[1], *(struct cutap_sv_dim3 *)(uintptr_t)a[2], (void *)(uintptr_t)a[3], (unsigned long)a[4], (void *)(uintptr_t)a[5]);
 }
-CUTAP_EXPORT unsigned int __cudaLaunchKernel(void *kernel, struct cutap_sv_dim3 gridDim, struct cutap_sv_dim3 blockDim, void *args, unsigned long sharedMem, void *stream)
+CUTAP_SLOW unsigned int cutap_slow___cudaLaunchKernel(void *kernel, struct cutap_sv_dim3 gridDim, struct cutap_sv_dim3 blockDim, void *args, unsigned long sharedMem, void *stream)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID___cudaLaunchKernel], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, struct cutap_sv_dim3, struct cutap_sv_dim3, void *, unsigned long, void *))cutap_fn)(kernel, gridDim, blockDim, args, sharedMem, stream);
     uint64_t cutap_w[6] = {(uint64_t)(uintptr_t)kernel, (uint64_t)(uintptr_t)&gridDim, (uint64_t)(uintptr_t)&blockDim, (uint64_t)(uintptr_t)args, (uint64_t)sharedMem, (uint64_t)(uintptr_t)stream};
     return (unsigned int)cutap_dispatch(CUTAP_ID___cudaLaunchKernel, cutap_w, thunk___cudaLaunchKernel);
 }
@@ -81,11 +72,8 @@ static uint64_t thunk___cudaLaunchKernel_ptsz(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, struct cutap_sv_dim3, struct cutap_sv_dim3, void *, unsigned long, void *))fn)((void *)(uintptr_t)a[0], *(struct cutap_sv_dim3 *)(uintptr_t)a[1], *(struct cutap_sv_dim3 *)(uintptr_t)a[2], (void *)(uintptr_t)a[3], (unsigned long)a[4], (void *)(uintptr_t)a[5]);
 }
-CUTAP_EXPORT unsigned int __cudaLaunchKernel_ptsz(void *kernel, struct cutap_sv_dim3 gridDim, struct cutap_sv_dim3 blockDim, void *args, unsigned long sharedMem, void *stream)
+CUTAP_SLOW unsigned int cutap_slow___cudaLaunchKernel_ptsz(void *kernel, struct cutap_sv_dim3 gridDim, struct cutap_sv_dim3 blockDim, void *args, unsigned long sharedMem, void *stream)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID___cudaLaunchKernel_ptsz], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, struct cutap_sv_dim3, struct cutap_sv_dim3, void *, unsigned long, void *))cutap_fn)(kernel, gridDim, blockDim, args, sharedMem, stream);
     uint64_t cutap_w[6] = {(uint64_t)(uintptr_t)kernel, (uint64_t)(uintptr_t)&gridDim, (uint64_t)(uintptr_t)&blockDim, (uint64_t)(uintptr_t)args, (uint64_t)sharedMem, (uint64_t)(uintptr_t)stream};
     return (unsigned int)cutap_dispatch(CUTAP_ID___cudaLaunchKernel_ptsz, cutap_w, thunk___cudaLaunchKernel_ptsz);
 }
@@ -93,11 +81,8 @@ static uint64_t thunk___cudaPopCallConfiguration(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *, void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1], (void *)(uintptr_t)a[2], (void *)(uintptr_t)a[3]);
 }
-CUTAP_EXPORT unsigned int __cudaPopCallConfiguration(void *gridDim, void *blockDim, void *sharedMem, void *stream)
+CUTAP_SLOW unsigned int cutap_slow___cudaPopCallConfiguration(void *gridDim, void *blockDim, void *sharedMem, void *stream)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID___cudaPopCallConfiguration], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *, void *, void *))cutap_fn)(gridDim, blockDim, sharedMem, stream);
     uint64_t cutap_w[4] = {(uint64_t)(uintptr_t)gridDim, (uint64_t)(uintptr_t)blockDim, (uint64_t)(uintptr_t)sharedMem, (uint64_t)(uintptr_t)stream};
     return (unsigned int)cutap_dispatch(CUTAP_ID___cudaPopCallConfiguration, cutap_w, thunk___cudaPopCallConfiguration);
 }
@@ -105,11 +90,8 @@ static uint64_t thunk___cudaPushCallConfiguration(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(struct cutap_sv_dim3, struct cutap_sv_dim3, unsigned long, void *))fn)(*(struct cutap_sv_dim3 *)(uintptr_t)a[0], *(struct cutap_sv_dim3 *)(uintptr_t)a[1], (unsigned long)a[2], (void *)(uintptr_t)a[3]);
 }
-CUTAP_EXPORT unsigned int __cudaPushCallConfiguration(struct cutap_sv_dim3 gridDim, struct cutap_sv_dim3 blockDim, unsigned long sharedMem, void *stream)
+CUTAP_SLOW unsigned int cutap_slow___cudaPushCallConfiguration(struct cutap_sv_dim3 gridDim, struct cutap_sv_dim3 blockDim, unsigned long sharedMem, void *stream)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID___cudaPushCallConfiguration], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(struct cutap_sv_dim3, struct cutap_sv_dim3, unsigned long, void *))cutap_fn)(gridDim, blockDim, sharedMem, stream);
     uint64_t cutap_w[4] = {(uint64_t)(uintptr_t)&gridDim, (uint64_t)(uintptr_t)&blockDim, (uint64_t)sharedMem, (uint64_t)(uintptr_t)stream};
     return (unsigned int)cutap_dispatch(CUTAP_ID___cudaPushCallConfiguration, cutap_w, thunk___cudaPushCallConfiguration);
 }
@@ -117,11 +99,8 @@ static uint64_t thunk___cudaRegisterFatBinary(void *fn, uint64_t *a)
 {
     return (uint64_t)(uintptr_t)((void * (*)(void *))fn)((void *)(uintptr_t)a[0]);
 }
-CUTAP_EXPORT void * __cudaRegisterFatBinary(void *fatCubin)
+CUTAP_SLOW void * cutap_slow___cudaRegisterFatBinary(void *fatCubin)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID___cudaRegisterFatBinary], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((void * (*)(void *))cutap_fn)(fatCubin);
     uint64_t cutap_w[1] = {(uint64_t)(uintptr_t)fatCubin};
     return (void *)(uintptr_t)cutap_dispatch(CUTAP_ID___cudaRegisterFatBinary, cutap_w, thunk___cudaRegisterFatBinary);
 }
@@ -129,10 +108,8 @@ static uint64_t thunk___cudaRegisterFatBinaryEnd(void *fn, uint64_t *a)
 {
     return (((void (*)(void *))fn)((void *)(uintptr_t)a[0]), (uint64_t)0);
 }
-CUTAP_EXPORT void __cudaRegisterFatBinaryEnd(void *fatCubinHandle)
+CUTAP_SLOW void cutap_slow___cudaRegisterFatBinaryEnd(void *fatCubinHandle)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID___cudaRegisterFatBinaryEnd], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn)) { ((void (*)(void *))cutap_fn)(fatCubinHandle); return; }
     uint64_t cutap_w[1] = {(uint64_t)(uintptr_t)fatCubinHandle};
     (void)cutap_dispatch(CUTAP_ID___cudaRegisterFatBinaryEnd, cutap_w, thunk___cudaRegisterFatBinaryEnd);
 }
@@ -140,10 +117,8 @@ static uint64_t thunk___cudaRegisterFunction(void *fn, uint64_t *a)
 {
     return (((void (*)(void *, void *, void *, void *, int, void *, void *, void *, void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1], (void *)(uintptr_t)a[2], (void *)(uintptr_t)a[3], (int)a[4], (void *)(uintptr_t)a[5], (void *)(uintptr_t)a[6], (void *)(uintptr_t)a[7], (void *)(uintptr_t)a[8], (void *)(uintptr_t)a[9]), (uint64_t)0);
 }
-CUTAP_EXPORT void __cudaRegisterFunction(void *fatCubinHandle, void *hostFun, void *deviceFun, void *deviceName, int thread_limit, void *tid, void *bid, void *bDim, void *gDim, void *wSize)
+CUTAP_SLOW void cutap_slow___cudaRegisterFunction(void *fatCubinHandle, void *hostFun, void *deviceFun, void *deviceName, int thread_limit, void *tid, void *bid, void *bDim, void *gDim, void *wSize)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID___cudaRegisterFunction], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn)) { ((void (*)(void *, void *, void *, void *, int, void *, void *, void *, void *, void *))cutap_fn)(fatCubinHandle, hostFun, deviceFun, deviceName, thread_limit, tid, bid, bDim, gDim, wSize); return; }
     uint64_t cutap_w[10] = {(uint64_t)(uintptr_t)fatCubinHandle, (uint64_t)(uintptr_t)hostFun, (uint64_t)(uintptr_t)deviceFun, (uint64_t)(uintptr_t)deviceName, (uint64_t)(int64_t)thread_limit, (uint64_t)(uintptr_t)tid, (uint64_t)(uintptr_t)bid, (uint64_t)(uintptr_t)bDim, (uint64_t)(uintptr_t)gDim, (uint64_t)(uintptr_t)wSize};
     (void)cutap_dispatch(CUTAP_ID___cudaRegisterFunction, cutap_w, thunk___cudaRegisterFunction);
 }
@@ -151,10 +126,8 @@ static uint64_t thunk___cudaRegisterManagedVar(void *fn, uint64_t *a)
 {
     return (((void (*)(void *, void *, void *, void *, int, unsigned long, int, int))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1], (void *)(uintptr_t)a[2], (void *)(uintptr_t)a[3], (int)a[4], (unsigned long)a[5], (int)a[6], (int)a[7]), (uint64_t)0);
 }
-CUTAP_EXPORT void __cudaRegisterManagedVar(void *fatCubinHandle, void *hostVarPtrAddress, void *deviceAddress, void *deviceName, int ext, unsigned long size, int constant, int global)
+CUTAP_SLOW void cutap_slow___cudaRegisterManagedVar(void *fatCubinHandle, void *hostVarPtrAddress, void *deviceAddress, void *deviceName, int ext, unsigned long size, int constant, int global)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID___cudaRegisterManagedVar], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn)) { ((void (*)(void *, void *, void *, void *, int, unsigned long, int, int))cutap_fn)(fatCubinHandle, hostVarPtrAddress, deviceAddress, deviceName, ext, size, constant, global); return; }
     uint64_t cutap_w[8] = {(uint64_t)(uintptr_t)fatCubinHandle, (uint64_t)(uintptr_t)hostVarPtrAddress, (uint64_t)(uintptr_t)deviceAddress, (uint64_t)(uintptr_t)deviceName, (uint64_t)(int64_t)ext, (uint64_t)size, (uint64_t)(int64_t)constant, (uint64_t)(int64_t)global};
     (void)cutap_dispatch(CUTAP_ID___cudaRegisterManagedVar, cutap_w, thunk___cudaRegisterManagedVar);
 }
@@ -162,10 +135,8 @@ static uint64_t thunk___cudaRegisterVar(void *fn, uint64_t *a)
 {
     return (((void (*)(void *, void *, void *, void *, int, unsigned long, int, int))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1], (void *)(uintptr_t)a[2], (void *)(uintptr_t)a[3], (int)a[4], (unsigned long)a[5], (int)a[6], (int)a[7]), (uint64_t)0);
 }
-CUTAP_EXPORT void __cudaRegisterVar(void *fatCubinHandle, void *hostVar, void *deviceAddress, void *deviceName, int ext, unsigned long size, int constant, int global)
+CUTAP_SLOW void cutap_slow___cudaRegisterVar(void *fatCubinHandle, void *hostVar, void *deviceAddress, void *deviceName, int ext, unsigned long size, int constant, int global)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID___cudaRegisterVar], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn)) { ((void (*)(void *, void *, void *, void *, int, unsigned long, int, int))cutap_fn)(fatCubinHandle, hostVar, deviceAddress, deviceName, ext, size, constant, global); return; }
     uint64_t cutap_w[8] = {(uint64_t)(uintptr_t)fatCubinHandle, (uint64_t)(uintptr_t)hostVar, (uint64_t)(uintptr_t)deviceAddress, (uint64_t)(uintptr_t)deviceName, (uint64_t)(int64_t)ext, (uint64_t)size, (uint64_t)(int64_t)constant, (uint64_t)(int64_t)global};
     (void)cutap_dispatch(CUTAP_ID___cudaRegisterVar, cutap_w, thunk___cudaRegisterVar);
 }
@@ -173,10 +144,8 @@ static uint64_t thunk___cudaUnregisterFatBinary(void *fn, uint64_t *a)
 {
     return (((void (*)(void *))fn)((void *)(uintptr_t)a[0]), (uint64_t)0);
 }
-CUTAP_EXPORT void __cudaUnregisterFatBinary(void *fatCubinHandle)
+CUTAP_SLOW void cutap_slow___cudaUnregisterFatBinary(void *fatCubinHandle)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID___cudaUnregisterFatBinary], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn)) { ((void (*)(void *))cutap_fn)(fatCubinHandle); return; }
     uint64_t cutap_w[1] = {(uint64_t)(uintptr_t)fatCubinHandle};
     (void)cutap_dispatch(CUTAP_ID___cudaUnregisterFatBinary, cutap_w, thunk___cudaUnregisterFatBinary);
 }
@@ -184,11 +153,8 @@ static uint64_t thunk_cudaArrayGetInfo(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *, void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1], (void *)(uintptr_t)a[2], (void *)(uintptr_t)a[3]);
 }
-CUTAP_EXPORT unsigned int cudaArrayGetInfo(void *desc, void *extent, void *flags, void *array)
+CUTAP_SLOW unsigned int cutap_slow_cudaArrayGetInfo(void *desc, void *extent, void *flags, void *array)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cudaArrayGetInfo], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *, void *, void *))cutap_fn)(desc, extent, flags, array);
     uint64_t cutap_w[4] = {(uint64_t)(uintptr_t)desc, (uint64_t)(uintptr_t)extent, (uint64_t)(uintptr_t)flags, (uint64_t)(uintptr_t)array};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cudaArrayGetInfo, cutap_w, thunk_cudaArrayGetInfo);
 }
@@ -196,11 +162,8 @@ static uint64_t thunk_cudaArrayGetMemoryRequirements(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *, int))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1], (int)a[2]);
 }
-CUTAP_EXPORT unsigned int cudaArrayGetMemoryRequirements(void *memoryRequirements, void *array, int device)
+CUTAP_SLOW unsigned int cutap_slow_cudaArrayGetMemoryRequirements(void *memoryRequirements, void *array, int device)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cudaArrayGetMemoryRequirements], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *, int))cutap_fn)(memoryRequirements, array, device);
     uint64_t cutap_w[3] = {(uint64_t)(uintptr_t)memoryRequirements, (uint64_t)(uintptr_t)array, (uint64_t)(int64_t)device};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cudaArrayGetMemoryRequirements, cutap_w, thunk_cudaArrayGetMemoryRequirements);
 }
@@ -208,11 +171,8 @@ static uint64_t thunk_cudaArrayGetPlane(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *, unsigned int))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1], (unsigned int)a[2]);
 }
-CUTAP_EXPORT unsigned int cudaArrayGetPlane(void *pPlaneArray, void *hArray, unsigned int planeIdx)
+CUTAP_SLOW unsigned int cutap_slow_cudaArrayGetPlane(void *pPlaneArray, void *hArray, unsigned int planeIdx)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cudaArrayGetPlane], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *, unsigned int))cutap_fn)(pPlaneArray, hArray, planeIdx);
     uint64_t cutap_w[3] = {(uint64_t)(uintptr_t)pPlaneArray, (uint64_t)(uintptr_t)hArray, (uint64_t)planeIdx};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cudaArrayGetPlane, cutap_w, thunk_cudaArrayGetPlane);
 }
@@ -220,11 +180,8 @@ static uint64_t thunk_cudaArrayGetSparseProperties(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1]);
 }
-CUTAP_EXPORT unsigned int cudaArrayGetSparseProperties(void *sparseProperties, void *array)
+CUTAP_SLOW unsigned int cutap_slow_cudaArrayGetSparseProperties(void *sparseProperties, void *array)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cudaArrayGetSparseProperties], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *))cutap_fn)(sparseProperties, array);
     uint64_t cutap_w[2] = {(uint64_t)(uintptr_t)sparseProperties, (uint64_t)(uintptr_t)array};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cudaArrayGetSparseProperties, cutap_w, thunk_cudaArrayGetSparseProperties);
 }
@@ -232,11 +189,8 @@ static uint64_t thunk_cudaChooseDevice(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1]);
 }
-CUTAP_EXPORT unsigned int cudaChooseDevice(void *device, void *prop)
+CUTAP_SLOW unsigned int cutap_slow_cudaChooseDevice(void *device, void *prop)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cudaChooseDevice], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *))cutap_fn)(device, prop);
     uint64_t cutap_w[2] = {(uint64_t)(uintptr_t)device, (uint64_t)(uintptr_t)prop};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cudaChooseDevice, cutap_w, thunk_cudaChooseDevice);
 }
@@ -244,11 +198,8 @@ static uint64_t thunk_cudaCreateSurfaceObject(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1]);
 }
-CUTAP_EXPORT unsigned int cudaCreateSurfaceObject(void *pSurfObject, void *pResDesc)
+CUTAP_SLOW unsigned int cutap_slow_cudaCreateSurfaceObject(void *pSurfObject, void *pResDesc)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cudaCreateSurfaceObject], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *))cutap_fn)(pSurfObject, pResDesc);
     uint64_t cutap_w[2] = {(uint64_t)(uintptr_t)pSurfObject, (uint64_t)(uintptr_t)pResDesc};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cudaCreateSurfaceObject, cutap_w, thunk_cudaCreateSurfaceObject);
 }
@@ -256,11 +207,8 @@ static uint64_t thunk_cudaCreateTextureObject(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *, void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1], (void *)(uintptr_t)a[2], (void *)(uintptr_t)a[3]);
 }
-CUTAP_EXPORT unsigned int cudaCreateTextureObject(void *pTexObject, void *pResDesc, void *pTexDesc, void *pResViewDesc)
+CUTAP_SLOW unsigned int cutap_slow_cudaCreateTextureObject(void *pTexObject, void *pResDesc, void *pTexDesc, void *pResViewDesc)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cudaCreateTextureObject], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *, void *, void *))cutap_fn)(pTexObject, pResDesc, pTexDesc, pResViewDesc);
     uint64_t cutap_w[4] = {(uint64_t)(uintptr_t)pTexObject, (uint64_t)(uintptr_t)pResDesc, (uint64_t)(uintptr_t)pTexDesc, (uint64_t)(uintptr_t)pResViewDesc};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cudaCreateTextureObject, cutap_w, thunk_cudaCreateTextureObject);
 }
@@ -269,11 +217,8 @@ static uint64_t thunk_cudaCtxResetPersistingL2Cache(void *fn, uint64_t *a)
     (void)a;
     return (uint64_t)((unsigned int (*)(void))fn)();
 }
-CUTAP_EXPORT unsigned int cudaCtxResetPersistingL2Cache(void)
+CUTAP_SLOW unsigned int cutap_slow_cudaCtxResetPersistingL2Cache(void)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cudaCtxResetPersistingL2Cache], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void))cutap_fn)();
     uint64_t cutap_w[1] = {0};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cudaCtxResetPersistingL2Cache, cutap_w, thunk_cudaCtxResetPersistingL2Cache);
 }
@@ -281,11 +226,8 @@ static uint64_t thunk_cudaDestroyExternalMemory(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *))fn)((void *)(uintptr_t)a[0]);
 }
-CUTAP_EXPORT unsigned int cudaDestroyExternalMemory(void *extMem)
+CUTAP_SLOW unsigned int cutap_slow_cudaDestroyExternalMemory(void *extMem)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cudaDestroyExternalMemory], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *))cutap_fn)(extMem);
     uint64_t cutap_w[1] = {(uint64_t)(uintptr_t)extMem};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cudaDestroyExternalMemory, cutap_w, thunk_cudaDestroyExternalMemory);
 }
@@ -293,11 +235,8 @@ static uint64_t thunk_cudaDestroyExternalSemaphore(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *))fn)((void *)(uintptr_t)a[0]);
 }
-CUTAP_EXPORT unsigned int cudaDestroyExternalSemaphore(void *extSem)
+CUTAP_SLOW unsigned int cutap_slow_cudaDestroyExternalSemaphore(void *extSem)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cudaDestroyExternalSemaphore], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *))cutap_fn)(extSem);
     uint64_t cutap_w[1] = {(uint64_t)(uintptr_t)extSem};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cudaDestroyExternalSemaphore, cutap_w, thunk_cudaDestroyExternalSemaphore);
 }
@@ -305,11 +244,8 @@ static uint64_t thunk_cudaDestroySurfaceObject(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(unsigned long long))fn)((unsigned long long)a[0]);
 }
-CUTAP_EXPORT unsigned int cudaDestroySurfaceObject(unsigned long long surfObject)
+CUTAP_SLOW unsigned int cutap_slow_cudaDestroySurfaceObject(unsigned long long surfObject)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cudaDestroySurfaceObject], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(unsigned long long))cutap_fn)(surfObject);
     uint64_t cutap_w[1] = {(uint64_t)surfObject};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cudaDestroySurfaceObject, cutap_w, thunk_cudaDestroySurfaceObject);
 }
@@ -317,11 +253,8 @@ static uint64_t thunk_cudaDestroyTextureObject(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(unsigned long long))fn)((unsigned long long)a[0]);
 }
-CUTAP_EXPORT unsigned int cudaDestroyTextureObject(unsigned long long texObject)
+CUTAP_SLOW unsigned int cutap_slow_cudaDestroyTextureObject(unsigned long long texObject)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cudaDestroyTextureObject], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(unsigned long long))cutap_fn)(texObject);
     uint64_t cutap_w[1] = {(uint64_t)texObject};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cudaDestroyTextureObject, cutap_w, thunk_cudaDestroyTextureObject);
 }
@@ -329,11 +262,8 @@ static uint64_t thunk_cudaDeviceCanAccessPeer(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, int, int))fn)((void *)(uintptr_t)a[0], (int)a[1], (int)a[2]);
 }
-CUTAP_EXPORT unsigned int cudaDeviceCanAccessPeer(void *canAccessPeer, int device, int peerDevice)
+CUTAP_SLOW unsigned int cutap_slow_cudaDeviceCanAccessPeer(void *canAccessPeer, int device, int peerDevice)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cudaDeviceCanAccessPeer], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, int, int))cutap_fn)(canAccessPeer, device, peerDevice);
     uint64_t cutap_w[3] = {(uint64_t)(uintptr_t)canAccessPeer, (uint64_t)(int64_t)device, (uint64_t)(int64_t)peerDevice};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cudaDeviceCanAccessPeer, cutap_w, thunk_cudaDeviceCanAccessPeer);
 }
@@ -341,11 +271,8 @@ static uint64_t thunk_cudaDeviceDisablePeerAccess(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(int))fn)((int)a[0]);
 }
-CUTAP_EXPORT unsigned int cudaDeviceDisablePeerAccess(int peerDevice)
+CUTAP_SLOW unsigned int cutap_slow_cudaDeviceDisablePeerAccess(int peerDevice)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cudaDeviceDisablePeerAccess], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(int))cutap_fn)(peerDevice);
     uint64_t cutap_w[1] = {(uint64_t)(int64_t)peerDevice};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cudaDeviceDisablePeerAccess, cutap_w, thunk_cudaDeviceDisablePeerAccess);
 }
@@ -353,11 +280,8 @@ static uint64_t thunk_cudaDeviceEnablePeerAccess(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(int, unsigned int))fn)((int)a[0], (unsigned int)a[1]);
 }
-CUTAP_EXPORT unsigned int cudaDeviceEnablePeerAccess(int peerDevice, unsigned int flags)
+CUTAP_SLOW unsigned int cutap_slow_cudaDeviceEnablePeerAccess(int peerDevice, unsigned int flags)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cudaDeviceEnablePeerAccess], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(int, unsigned int))cutap_fn)(peerDevice, flags);
     uint64_t cutap_w[2] = {(uint64_t)(int64_t)peerDevice, (uint64_t)flags};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cudaDeviceEnablePeerAccess, cutap_w, thunk_cudaDeviceEnablePeerAccess);
 }
@@ -365,11 +289,8 @@ static uint64_t thunk_cudaDeviceFlushGPUDirectRDMAWrites(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(unsigned int, unsigned int))fn)((unsigned int)a[0], (unsigned int)a[1]);
 }
-CUTAP_EXPORT unsigned int cudaDeviceFlushGPUDirectRDMAWrites(unsigned int target, unsigned int scope)
+CUTAP_SLOW unsigned int cutap_slow_cudaDeviceFlushGPUDirectRDMAWrites(unsigned int target, unsigned int scope)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cudaDeviceFlushGPUDirectRDMAWrites], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(unsigned int, unsigned int))cutap_fn)(target, scope);
     uint64_t cutap_w[2] = {(uint64_t)target, (uint64_t)scope};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cudaDeviceFlushGPUDirectRDMAWrites, cutap_w, thunk_cudaDeviceFlushGPUDirectRDMAWrites);
 }
@@ -377,11 +298,8 @@ static uint64_t thunk_cudaDeviceGetAttribute(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, int))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (int)a[2]);
 }
-CUTAP_EXPORT unsigned int cudaDeviceGetAttribute(void *value, unsigned int attr, int device)
+CUTAP_SLOW unsigned int cutap_slow_cudaDeviceGetAttribute(void *value, unsigned int attr, int device)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cudaDeviceGetAttribute], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, int))cutap_fn)(value, attr, device);
     uint64_t cutap_w[3] = {(uint64_t)(uintptr_t)value, (uint64_t)attr, (uint64_t)(int64_t)device};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cudaDeviceGetAttribute, cutap_w, thunk_cudaDeviceGetAttribute);
 }
@@ -389,11 +307,8 @@ static uint64_t thunk_cudaDeviceGetByPCIBusId(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1]);
 }
-CUTAP_EXPORT unsigned int cudaDeviceGetByPCIBusId(void *device, void *pciBusId)
+CUTAP_SLOW unsigned int cutap_slow_cudaDeviceGetByPCIBusId(void *device, void *pciBusId)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cudaDeviceGetByPCIBusId], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *))cutap_fn)(device, pciBusId);
     uint64_t cutap_w[2] = {(uint64_t)(uintptr_t)device, (uint64_t)(uintptr_t)pciBusId};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cudaDeviceGetByPCIBusId, cutap_w, thunk_cudaDeviceGetByPCIBusId);
 }
@@ -401,11 +316,8 @@ static uint64_t thunk_cudaDeviceGetCacheConfig(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *))fn)((void *)(uintptr_t)a[0]);
 }
-CUTAP_EXPORT unsigned int cudaDeviceGetCacheConfig(void *pCacheConfig)
+CUTAP_SLOW unsigned int cutap_slow_cudaDeviceGetCacheConfig(void *pCacheConfig)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cudaDeviceGetCacheConfig], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *))cutap_fn)(pCacheConfig);
     uint64_t cutap_w[1] = {(uint64_t)(uintptr_t)pCacheConfig};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cudaDeviceGetCacheConfig, cutap_w, thunk_cudaDeviceGetCacheConfig);
 }
@@ -413,11 +325,8 @@ static uint64_t thunk_cudaDeviceGetDefaultMemPool(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, int))fn)((void *)(uintptr_t)a[0], (int)a[1]);
 }
-CUTAP_EXPORT unsigned int cudaDeviceGetDefaultMemPool(void *memPool, int device)
+CUTAP_SLOW unsigned int cutap_slow_cudaDeviceGetDefaultMemPool(void *memPool, int device)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cudaDeviceGetDefaultMemPool], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, int))cutap_fn)(memPool, device);
     uint64_t cutap_w[2] = {(uint64_t)(uintptr_t)memPool, (uint64_t)(int64_t)device};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cudaDeviceGetDefaultMemPool, cutap_w, thunk_cudaDeviceGetDefaultMemPool);
 }
@@ -425,11 +334,8 @@ static uint64_t thunk_cudaDeviceGetGraphMemAttribute(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(int, unsigned int, void *))fn)((int)a[0], (unsigned int)a[1], (void *)(uintptr_t)a[2]);
 }
-CUTAP_EXPORT unsigned int cudaDeviceGetGraphMemAttribute(int device, unsigned int attr, void *value)
+CUTAP_SLOW unsigned int cutap_slow_cudaDeviceGetGraphMemAttribute(int device, unsigned int attr, void *value)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cudaDeviceGetGraphMemAttribute], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(int, unsigned int, void *))cutap_fn)(device, attr, value);
     uint64_t cutap_w[3] = {(uint64_t)(int64_t)device, (uint64_t)attr, (uint64_t)(uintptr_t)value};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cudaDeviceGetGraphMemAttribute, cutap_w, thunk_cudaDeviceGetGraphMemAttribute);
 }
@@ -437,11 +343,8 @@ static uint64_t thunk_cudaDeviceGetHostAtomicCapabilities(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *, unsigned int, int))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1], (unsigned int)a[2], (int)a[3]);
 }
-CUTAP_EXPORT unsigned int cudaDeviceGetHostAtomicCapabilities(void *capabilities, void *operations, unsigned int count, int device)
+CUTAP_SLOW unsigned int cutap_slow_cudaDeviceGetHostAtomicCapabilities(void *capabilities, void *operations, unsigned int count, int device)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cudaDeviceGetHostAtomicCapabilities], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *, unsigned int, int))cutap_fn)(capabilities, operations, count, device);
     uint64_t cutap_w[4] = {(uint64_t)(uintptr_t)capabilities, (uint64_t)(uintptr_t)operations, (uint64_t)count, (uint64_t)(int64_t)device};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cudaDeviceGetHostAtomicCapabilities, cutap_w, thunk_cudaDeviceGetHostAtomicCapabilities);
 }
@@ -449,11 +352,8 @@ static uint64_t thunk_cudaDeviceGetLimit(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1]);
 }
-CUTAP_EXPORT unsigned int cudaDeviceGetLimit(void *pValue, unsigned int limit)
+CUTAP_SLOW unsigned int cutap_slow_cudaDeviceGetLimit(void *pValue, unsigned int limit)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cudaDeviceGetLimit], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int))cutap_fn)(pValue, limit);
     uint64_t cutap_w[2] = {(uint64_t)(uintptr_t)pValue, (uint64_t)limit};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cudaDeviceGetLimit, cutap_w, thunk_cudaDeviceGetLimit);
 }
@@ -461,11 +361,8 @@ static uint64_t thunk_cudaDeviceGetMemPool(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, int))fn)((void *)(uintptr_t)a[0], (int)a[1]);
 }
-CUTAP_EXPORT unsigned int cudaDeviceGetMemPool(void *memPool, int device)
+CUTAP_SLOW unsigned int cutap_slow_cudaDeviceGetMemPool(void *memPool, int device)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cudaDeviceGetMemPool], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, int))cutap_fn)(memPool, device);
     uint64_t cutap_w[2] = {(uint64_t)(uintptr_t)memPool, (uint64_t)(int64_t)device};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cudaDeviceGetMemPool, cutap_w, thunk_cudaDeviceGetMemPool);
 }
@@ -473,11 +370,8 @@ static uint64_t thunk_cudaDeviceGetNvSciSyncAttributes(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, int, int))fn)((void *)(uintptr_t)a[0], (int)a[1], (int)a[2]);
 }
-CUTAP_EXPORT unsigned int cudaDeviceGetNvSciSyncAttributes(void *nvSciSyncAttrList, int device, int flags)
+CUTAP_SLOW unsigned int cutap_slow_cudaDeviceGetNvSciSyncAttributes(void *nvSciSyncAttrList, int device, int flags)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cudaDeviceGetNvSciSyncAttributes], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, int, int))cutap_fn)(nvSciSyncAttrList, device, flags);
     uint64_t cutap_w[3] = {(uint64_t)(uintptr_t)nvSciSyncAttrList, (uint64_t)(int64_t)device, (uint64_t)(int64_t)flags};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cudaDeviceGetNvSciSyncAttributes, cutap_w, thunk_cudaDeviceGetNvSciSyncAttributes);
 }
@@ -485,11 +379,8 @@ static uint64_t thunk_cudaDeviceGetP2PAtomicCapabilities(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *, unsigned int, int, int))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1], (unsigned int)a[2], (int)a[3], (int)a[4]);
 }
-CUTAP_EXPORT unsigned int cudaDeviceGetP2PAtomicCapabilities(void *capabilities, void *operations, unsigned int count, int srcDevice, int dstDevice)
+CUTAP_SLOW unsigned int cutap_slow_cudaDeviceGetP2PAtomicCapabilities(void *capabilities, void *operations, unsigned int count, int srcDevice, int dstDevice)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cudaDeviceGetP2PAtomicCapabilities], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *, unsigned int, int, int))cutap_fn)(capabilities, operations, count, srcDevice, dstDevice);
     uint64_t cutap_w[5] = {(uint64_t)(uintptr_t)capabilities, (uint64_t)(uintptr_t)operations, (uint64_t)count, (uint64_t)(int64_t)srcDevice, (uint64_t)(int64_t)dstDevice};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cudaDeviceGetP2PAtomicCapabilities, cutap_w, thunk_cudaDeviceGetP2PAtomicCapabilities);
 }
@@ -497,11 +388,8 @@ static uint64_t thunk_cudaDeviceGetP2PAttribute(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, int, int))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (int)a[2], (int)a[3]);
 }
-CUTAP_EXPORT unsigned int cudaDeviceGetP2PAttribute(void *value, unsigned int attr, int srcDevice, int dstDevice)
+CUTAP_SLOW unsigned int cutap_slow_cudaDeviceGetP2PAttribute(void *value, unsigned int attr, int srcDevice, int dstDevice)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cudaDeviceGetP2PAttribute], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, int, int))cutap_fn)(value, attr, srcDevice, dstDevice);
     uint64_t cutap_w[4] = {(uint64_t)(uintptr_t)value, (uint64_t)attr, (uint64_t)(int64_t)srcDevice, (uint64_t)(int64_t)dstDevice};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cudaDeviceGetP2PAttribute, cutap_w, thunk_cudaDeviceGetP2PAttribute);
 }
@@ -509,11 +397,8 @@ static uint64_t thunk_cudaDeviceGetPCIBusId(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, int, int))fn)((void *)(uintptr_t)a[0], (int)a[1], (int)a[2]);
 }
-CUTAP_EXPORT unsigned int cudaDeviceGetPCIBusId(void *pciBusId, int len, int device)
+CUTAP_SLOW unsigned int cutap_slow_cudaDeviceGetPCIBusId(void *pciBusId, int len, int device)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cudaDeviceGetPCIBusId], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, int, int))cutap_fn)(pciBusId, len, device);
     uint64_t cutap_w[3] = {(uint64_t)(uintptr_t)pciBusId, (uint64_t)(int64_t)len, (uint64_t)(int64_t)device};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cudaDeviceGetPCIBusId, cutap_w, thunk_cudaDeviceGetPCIBusId);
 }
@@ -521,11 +406,8 @@ static uint64_t thunk_cudaDeviceGetSharedMemConfig(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *))fn)((void *)(uintptr_t)a[0]);
 }
-CUTAP_EXPORT unsigned int cudaDeviceGetSharedMemConfig(void *pConfig)
+CUTAP_SLOW unsigned int cutap_slow_cudaDeviceGetSharedMemConfig(void *pConfig)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cudaDeviceGetSharedMemConfig], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *))cutap_fn)(pConfig);
     uint64_t cutap_w[1] = {(uint64_t)(uintptr_t)pConfig};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cudaDeviceGetSharedMemConfig, cutap_w, thunk_cudaDeviceGetSharedMemConfig);
 }
@@ -533,11 +415,8 @@ static uint64_t thunk_cudaDeviceGetStreamPriorityRange(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1]);
 }
-CUTAP_EXPORT unsigned int cudaDeviceGetStreamPriorityRange(void *leastPriority, void *greatestPriority)
+CUTAP_SLOW unsigned int cutap_slow_cudaDeviceGetStreamPriorityRange(void *leastPriority, void *greatestPriority)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cudaDeviceGetStreamPriorityRange], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *))cutap_fn)(leastPriority, greatestPriority);
     uint64_t cutap_w[2] = {(uint64_t)(uintptr_t)leastPriority, (uint64_t)(uintptr_t)greatestPriority};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cudaDeviceGetStreamPriorityRange, cutap_w, thunk_cudaDeviceGetStreamPriorityRange);
 }
@@ -545,11 +424,8 @@ static uint64_t thunk_cudaDeviceGetTexture1DLinearMaxWidth(void *fn, uint64_t *a
 {
     return (uint64_t)((unsigned int (*)(void *, void *, int))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1], (int)a[2]);
 }
-CUTAP_EXPORT unsigned int cudaDeviceGetTexture1DLinearMaxWidth(void *maxWidthInElements, void *fmtDesc, int device)
+CUTAP_SLOW unsigned int cutap_slow_cudaDeviceGetTexture1DLinearMaxWidth(void *maxWidthInElements, void *fmtDesc, int device)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cudaDeviceGetTexture1DLinearMaxWidth], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *, int))cutap_fn)(maxWidthInElements, fmtDesc, device);
     uint64_t cutap_w[3] = {(uint64_t)(uintptr_t)maxWidthInElements, (uint64_t)(uintptr_t)fmtDesc, (uint64_t)(int64_t)device};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cudaDeviceGetTexture1DLinearMaxWidth, cutap_w, thunk_cudaDeviceGetTexture1DLinearMaxWidth);
 }
@@ -557,11 +433,8 @@ static uint64_t thunk_cudaDeviceGraphMemTrim(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(int))fn)((int)a[0]);
 }
-CUTAP_EXPORT unsigned int cudaDeviceGraphMemTrim(int device)
+CUTAP_SLOW unsigned int cutap_slow_cudaDeviceGraphMemTrim(int device)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cudaDeviceGraphMemTrim], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(int))cutap_fn)(device);
     uint64_t cutap_w[1] = {(uint64_t)(int64_t)device};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cudaDeviceGraphMemTrim, cutap_w, thunk_cudaDeviceGraphMemTrim);
 }
@@ -569,11 +442,8 @@ static uint64_t thunk_cudaDeviceRegisterAsyncNotification(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(int, void *, void *, void *))fn)((int)a[0], (void *)(uintptr_t)a[1], (void *)(uintptr_t)a[2], (void *)(uintptr_t)a[3]);
 }
-CUTAP_EXPORT unsigned int cudaDeviceRegisterAsyncNotification(int device, void *callbackFunc, void *userData, void *callback)
+CUTAP_SLOW unsigned int cutap_slow_cudaDeviceRegisterAsyncNotification(int device, void *callbackFunc, void *userData, void *callback)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cudaDeviceRegisterAsyncNotification], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(int, void *, void *, void *))cutap_fn)(device, callbackFunc, userData, callback);
     uint64_t cutap_w[4] = {(uint64_t)(int64_t)device, (uint64_t)(uintptr_t)callbackFunc, (uint64_t)(uintptr_t)userData, (uint64_t)(uintptr_t)callback};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cudaDeviceRegisterAsyncNotification, cutap_w, thunk_cudaDeviceRegisterAsyncNotification);
 }
@@ -582,11 +452,8 @@ static uint64_t thunk_cudaDeviceReset(void *fn, uint64_t *a)
     (void)a;
     return (uint64_t)((unsigned int (*)(void))fn)();
 }
-CUTAP_EXPORT unsigned int cudaDeviceReset(void)
+CUTAP_SLOW unsigned int cutap_slow_cudaDeviceReset(void)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cudaDeviceReset], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void))cutap_fn)();
     uint64_t cutap_w[1] = {0};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cudaDeviceReset, cutap_w, thunk_cudaDeviceReset);
 }
@@ -594,11 +461,8 @@ static uint64_t thunk_cudaDeviceSetCacheConfig(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(unsigned int))fn)((unsigned int)a[0]);
 }
-CUTAP_EXPORT unsigned int cudaDeviceSetCacheConfig(unsigned int cacheConfig)
+CUTAP_SLOW unsigned int cutap_slow_cudaDeviceSetCacheConfig(unsigned int cacheConfig)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cudaDeviceSetCacheConfig], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(unsigned int))cutap_fn)(cacheConfig);
     uint64_t cutap_w[1] = {(uint64_t)cacheConfig};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cudaDeviceSetCacheConfig, cutap_w, thunk_cudaDeviceSetCacheConfig);
 }
@@ -606,11 +470,8 @@ static uint64_t thunk_cudaDeviceSetGraphMemAttribute(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(int, unsigned int, void *))fn)((int)a[0], (unsigned int)a[1], (void *)(uintptr_t)a[2]);
 }
-CUTAP_EXPORT unsigned int cudaDeviceSetGraphMemAttribute(int device, unsigned int attr, void *value)
+CUTAP_SLOW unsigned int cutap_slow_cudaDeviceSetGraphMemAttribute(int device, unsigned int attr, void *value)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cudaDeviceSetGraphMemAttribute], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(int, unsigned int, void *))cutap_fn)(device, attr, value);
     uint64_t cutap_w[3] = {(uint64_t)(int64_t)device, (uint64_t)attr, (uint64_t)(uintptr_t)value};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cudaDeviceSetGraphMemAttribute, cutap_w, thunk_cudaDeviceSetGraphMemAttribute);
 }
@@ -618,11 +479,8 @@ static uint64_t thunk_cudaDeviceSetLimit(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(unsigned int, unsigned long))fn)((unsigned int)a[0], (unsigned long)a[1]);
 }
-CUTAP_EXPORT unsigned int cudaDeviceSetLimit(unsigned int limit, unsigned long value)
+CUTAP_SLOW unsigned int cutap_slow_cudaDeviceSetLimit(unsigned int limit, unsigned long value)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cudaDeviceSetLimit], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(unsigned int, unsigned long))cutap_fn)(limit, value);
     uint64_t cutap_w[2] = {(uint64_t)limit, (uint64_t)value};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cudaDeviceSetLimit, cutap_w, thunk_cudaDeviceSetLimit);
 }
@@ -630,11 +488,8 @@ static uint64_t thunk_cudaDeviceSetMemPool(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(int, void *))fn)((int)a[0], (void *)(uintptr_t)a[1]);
 }
-CUTAP_EXPORT unsigned int cudaDeviceSetMemPool(int device, void *memPool)
+CUTAP_SLOW unsigned int cutap_slow_cudaDeviceSetMemPool(int device, void *memPool)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cudaDeviceSetMemPool], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(int, void *))cutap_fn)(device, memPool);
     uint64_t cutap_w[2] = {(uint64_t)(int64_t)device, (uint64_t)(uintptr_t)memPool};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cudaDeviceSetMemPool, cutap_w, thunk_cudaDeviceSetMemPool);
 }
@@ -642,11 +497,8 @@ static uint64_t thunk_cudaDeviceSetSharedMemConfig(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(unsigned int))fn)((unsigned int)a[0]);
 }
-CUTAP_EXPORT unsigned int cudaDeviceSetSharedMemConfig(unsigned int config)
+CUTAP_SLOW unsigned int cutap_slow_cudaDeviceSetSharedMemConfig(unsigned int config)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cudaDeviceSetSharedMemConfig], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(unsigned int))cutap_fn)(config);
     uint64_t cutap_w[1] = {(uint64_t)config};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cudaDeviceSetSharedMemConfig, cutap_w, thunk_cudaDeviceSetSharedMemConfig);
 }
@@ -655,11 +507,8 @@ static uint64_t thunk_cudaDeviceSynchronize(void *fn, uint64_t *a)
     (void)a;
     return (uint64_t)((unsigned int (*)(void))fn)();
 }
-CUTAP_EXPORT unsigned int cudaDeviceSynchronize(void)
+CUTAP_SLOW unsigned int cutap_slow_cudaDeviceSynchronize(void)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cudaDeviceSynchronize], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void))cutap_fn)();
     uint64_t cutap_w[1] = {0};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cudaDeviceSynchronize, cutap_w, thunk_cudaDeviceSynchronize);
 }
@@ -667,11 +516,8 @@ static uint64_t thunk_cudaDeviceUnregisterAsyncNotification(void *fn, uint64_t *
 {
     return (uint64_t)((unsigned int (*)(int, void *))fn)((int)a[0], (void *)(uintptr_t)a[1]);
 }
-CUTAP_EXPORT unsigned int cudaDeviceUnregisterAsyncNotification(int device, void *callback)
+CUTAP_SLOW unsigned int cutap_slow_cudaDeviceUnregisterAsyncNotification(int device, void *callback)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cudaDeviceUnregisterAsyncNotification], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(int, void *))cutap_fn)(device, callback);
     uint64_t cutap_w[2] = {(uint64_t)(int64_t)device, (uint64_t)(uintptr_t)callback};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cudaDeviceUnregisterAsyncNotification, cutap_w, thunk_cudaDeviceUnregisterAsyncNotification);
 }
@@ -679,11 +525,8 @@ static uint64_t thunk_cudaDriverGetVersion(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *))fn)((void *)(uintptr_t)a[0]);
 }
-CUTAP_EXPORT unsigned int cudaDriverGetVersion(void *driverVersion)
+CUTAP_SLOW unsigned int cutap_slow_cudaDriverGetVersion(void *driverVersion)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cudaDriverGetVersion], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *))cutap_fn)(driverVersion);
     uint64_t cutap_w[1] = {(uint64_t)(uintptr_t)driverVersion};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cudaDriverGetVersion, cutap_w, thunk_cudaDriverGetVersion);
 }
@@ -691,11 +534,8 @@ static uint64_t thunk_cudaEGLStreamConsumerAcquireFrame(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *, void *, unsigned int))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1], (void *)(uintptr_t)a[2], (unsigned int)a[3]);
 }
-CUTAP_EXPORT unsigned int cudaEGLStreamConsumerAcquireFrame(void *conn, void *pCudaResource, void *pStream, unsigned int timeout)
+CUTAP_SLOW unsigned int cutap_slow_cudaEGLStreamConsumerAcquireFrame(void *conn, void *pCudaResource, void *pStream, unsigned int timeout)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cudaEGLStreamConsumerAcquireFrame], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *, void *, unsigned int))cutap_fn)(conn, pCudaResource, pStream, timeout);
     uint64_t cutap_w[4] = {(uint64_t)(uintptr_t)conn, (uint64_t)(uintptr_t)pCudaResource, (uint64_t)(uintptr_t)pStream, (uint64_t)timeout};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cudaEGLStreamConsumerAcquireFrame, cutap_w, thunk_cudaEGLStreamConsumerAcquireFrame);
 }
@@ -703,11 +543,8 @@ static uint64_t thunk_cudaEGLStreamConsumerConnect(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1]);
 }
-CUTAP_EXPORT unsigned int cudaEGLStreamConsumerConnect(void *conn, void *eglStream)
+CUTAP_SLOW unsigned int cutap_slow_cudaEGLStreamConsumerConnect(void *conn, void *eglStream)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cudaEGLStreamConsumerConnect], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *))cutap_fn)(conn, eglStream);
     uint64_t cutap_w[2] = {(uint64_t)(uintptr_t)conn, (uint64_t)(uintptr_t)eglStream};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cudaEGLStreamConsumerConnect, cutap_w, thunk_cudaEGLStreamConsumerConnect);
 }
@@ -715,11 +552,8 @@ static uint64_t thunk_cudaEGLStreamConsumerConnectWithFlags(void *fn, uint64_t *
 {
     return (uint64_t)((unsigned int (*)(void *, void *, unsigned int))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1], (unsigned int)a[2]);
 }
-CUTAP_EXPORT unsigned int cudaEGLStreamConsumerConnectWithFlags(void *conn, void *eglStream, unsigned int flags)
+CUTAP_SLOW unsigned int cutap_slow_cudaEGLStreamConsumerConnectWithFlags(void *conn, void *eglStream, unsigned int flags)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cudaEGLStreamConsumerConnectWithFlags], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *, unsigned int))cutap_fn)(conn, eglStream, flags);
     uint64_t cutap_w[3] = {(uint64_t)(uintptr_t)conn, (uint64_t)(uintptr_t)eglStream, (uint64_t)flags};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cudaEGLStreamConsumerConnectWithFlags, cutap_w, thunk_cudaEGLStreamConsumerConnectWithFlags);
 }
@@ -727,11 +561,8 @@ static uint64_t thunk_cudaEGLStreamConsumerDisconnect(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *))fn)((void *)(uintptr_t)a[0]);
 }
-CUTAP_EXPORT unsigned int cudaEGLStreamConsumerDisconnect(void *conn)
+CUTAP_SLOW unsigned int cutap_slow_cudaEGLStreamConsumerDisconnect(void *conn)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cudaEGLStreamConsumerDisconnect], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *))cutap_fn)(conn);
     uint64_t cutap_w[1] = {(uint64_t)(uintptr_t)conn};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cudaEGLStreamConsumerDisconnect, cutap_w, thunk_cudaEGLStreamConsumerDisconnect);
 }
@@ -739,11 +570,8 @@ static uint64_t thunk_cudaEGLStreamConsumerReleaseFrame(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1], (void *)(uintptr_t)a[2]);
 }
-CUTAP_EXPORT unsigned int cudaEGLStreamConsumerReleaseFrame(void *conn, void *pCudaResource, void *pStream)
+CUTAP_SLOW unsigned int cutap_slow_cudaEGLStreamConsumerReleaseFrame(void *conn, void *pCudaResource, void *pStream)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cudaEGLStreamConsumerReleaseFrame], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *, void *))cutap_fn)(conn, pCudaResource, pStream);
     uint64_t cutap_w[3] = {(uint64_t)(uintptr_t)conn, (uint64_t)(uintptr_t)pCudaResource, (uint64_t)(uintptr_t)pStream};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cudaEGLStreamConsumerReleaseFrame, cutap_w, thunk_cudaEGLStreamConsumerReleaseFrame);
 }
@@ -751,11 +579,8 @@ static uint64_t thunk_cudaEGLStreamProducerConnect(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *, int, int))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1], (int)a[2], (int)a[3]);
 }
-CUTAP_EXPORT unsigned int cudaEGLStreamProducerConnect(void *conn, void *eglStream, int width, int height)
+CUTAP_SLOW unsigned int cutap_slow_cudaEGLStreamProducerConnect(void *conn, void *eglStream, int width, int height)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cudaEGLStreamProducerConnect], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *, int, int))cutap_fn)(conn, eglStream, width, height);
     uint64_t cutap_w[4] = {(uint64_t)(uintptr_t)conn, (uint64_t)(uintptr_t)eglStream, (uint64_t)(int64_t)width, (uint64_t)(int64_t)height};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cudaEGLStreamProducerConnect, cutap_w, thunk_cudaEGLStreamProducerConnect);
 }
@@ -763,11 +588,8 @@ static uint64_t thunk_cudaEGLStreamProducerDisconnect(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *))fn)((void *)(uintptr_t)a[0]);
 }
-CUTAP_EXPORT unsigned int cudaEGLStreamProducerDisconnect(void *conn)
+CUTAP_SLOW unsigned int cutap_slow_cudaEGLStreamProducerDisconnect(void *conn)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cudaEGLStreamProducerDisconnect], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *))cutap_fn)(conn);
     uint64_t cutap_w[1] = {(uint64_t)(uintptr_t)conn};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cudaEGLStreamProducerDisconnect, cutap_w, thunk_cudaEGLStreamProducerDisconnect);
 }
@@ -775,11 +597,8 @@ static uint64_t thunk_cudaEGLStreamProducerPresentFrame(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, struct cutap_sv_cudaEglFrame_st, void *))fn)((void *)(uintptr_t)a[0], *(struct cutap_sv_cudaEglFrame_st *)(uintptr_t)a[1], (void *)(uintptr_t)a[2]);
 }
-CUTAP_EXPORT unsigned int cudaEGLStreamProducerPresentFrame(void *conn, struct cutap_sv_cudaEglFrame_st eglframe, void *pStream)
+CUTAP_SLOW unsigned int cutap_slow_cudaEGLStreamProducerPresentFrame(void *conn, struct cutap_sv_cudaEglFrame_st eglframe, void *pStream)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cudaEGLStreamProducerPresentFrame], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, struct cutap_sv_cudaEglFrame_st, void *))cutap_fn)(conn, eglframe, pStream);
     uint64_t cutap_w[3] = {(uint64_t)(uintptr_t)conn, (uint64_t)(uintptr_t)&eglframe, (uint64_t)(uintptr_t)pStream};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cudaEGLStreamProducerPresentFrame, cutap_w, thunk_cudaEGLStreamProducerPresentFrame);
 }
@@ -787,11 +606,8 @@ static uint64_t thunk_cudaEGLStreamProducerReturnFrame(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1], (void *)(uintptr_t)a[2]);
 }
-CUTAP_EXPORT unsigned int cudaEGLStreamProducerReturnFrame(void *conn, void *eglframe, void *pStream)
+CUTAP_SLOW unsigned int cutap_slow_cudaEGLStreamProducerReturnFrame(void *conn, void *eglframe, void *pStream)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cudaEGLStreamProducerReturnFrame], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *, void *))cutap_fn)(conn, eglframe, pStream);
     uint64_t cutap_w[3] = {(uint64_t)(uintptr_t)conn, (uint64_t)(uintptr_t)eglframe, (uint64_t)(uintptr_t)pStream};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cudaEGLStreamProducerReturnFrame, cutap_w, thunk_cudaEGLStreamProducerReturnFrame);
 }
@@ -799,11 +615,8 @@ static uint64_t thunk_cudaEventCreate(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *))fn)((void *)(uintptr_t)a[0]);
 }
-CUTAP_EXPORT unsigned int cudaEventCreate(void *event)
+CUTAP_SLOW unsigned int cutap_slow_cudaEventCreate(void *event)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cudaEventCreate], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *))cutap_fn)(event);
     uint64_t cutap_w[1] = {(uint64_t)(uintptr_t)event};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cudaEventCreate, cutap_w, thunk_cudaEventCreate);
 }
@@ -811,11 +624,8 @@ static uint64_t thunk_cudaEventCreateFromEGLSync(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *, unsigned int))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1], (unsigned int)a[2]);
 }
-CUTAP_EXPORT unsigned int cudaEventCreateFromEGLSync(void *phEvent, void *eglSync, unsigned int flags)
+CUTAP_SLOW unsigned int cutap_slow_cudaEventCreateFromEGLSync(void *phEvent, void *eglSync, unsigned int flags)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cudaEventCreateFromEGLSync], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *, unsigned int))cutap_fn)(phEvent, eglSync, flags);
     uint64_t cutap_w[3] = {(uint64_t)(uintptr_t)phEvent, (uint64_t)(uintptr_t)eglSync, (uint64_t)flags};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cudaEventCreateFromEGLSync, cutap_w, thunk_cudaEventCreateFromEGLSync);
 }
@@ -823,11 +633,8 @@ static uint64_t thunk_cudaEventCreateWithFlags(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1]);
 }
-CUTAP_EXPORT unsigned int cudaEventCreateWithFlags(void *event, unsigned int flags)
+CUTAP_SLOW unsigned int cutap_slow_cudaEventCreateWithFlags(void *event, unsigned int flags)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cudaEventCreateWithFlags], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int))cutap_fn)(event, flags);
     uint64_t cutap_w[2] = {(uint64_t)(uintptr_t)event, (uint64_t)flags};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cudaEventCreateWithFlags, cutap_w, thunk_cudaEventCreateWithFlags);
 }
@@ -835,11 +642,8 @@ static uint64_t thunk_cudaEventDestroy(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *))fn)((void *)(uintptr_t)a[0]);
 }
-CUTAP_EXPORT unsigned int cudaEventDestroy(void *event)
+CUTAP_SLOW unsigned int cutap_slow_cudaEventDestroy(void *event)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cudaEventDestroy], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *))cutap_fn)(event);
     uint64_t cutap_w[1] = {(uint64_t)(uintptr_t)event};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cudaEventDestroy, cutap_w, thunk_cudaEventDestroy);
 }
@@ -847,11 +651,8 @@ static uint64_t thunk_cudaEventElapsedTime(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1], (void *)(uintptr_t)a[2]);
 }
-CUTAP_EXPORT unsigned int cudaEventElapsedTime(void *ms, void *start, void *end)
+CUTAP_SLOW unsigned int cutap_slow_cudaEventElapsedTime(void *ms, void *start, void *end)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cudaEventElapsedTime], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *, void *))cutap_fn)(ms, start, end);
     uint64_t cutap_w[3] = {(uint64_t)(uintptr_t)ms, (uint64_t)(uintptr_t)start, (uint64_t)(uintptr_t)end};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cudaEventElapsedTime, cutap_w, thunk_cudaEventElapsedTime);
 }
@@ -859,11 +660,8 @@ static uint64_t thunk_cudaEventQuery(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *))fn)((void *)(uintptr_t)a[0]);
 }
-CUTAP_EXPORT unsigned int cudaEventQuery(void *event)
+CUTAP_SLOW unsigned int cutap_slow_cudaEventQuery(void *event)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cudaEventQuery], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *))cutap_fn)(event);
     uint64_t cutap_w[1] = {(uint64_t)(uintptr_t)event};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cudaEventQuery, cutap_w, thunk_cudaEventQuery);
 }
@@ -871,11 +669,8 @@ static uint64_t thunk_cudaEventRecord(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1]);
 }
-CUTAP_EXPORT unsigned int cudaEventRecord(void *event, void *stream)
+CUTAP_SLOW unsigned int cutap_slow_cudaEventRecord(void *event, void *stream)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cudaEventRecord], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *))cutap_fn)(event, stream);
     uint64_t cutap_w[2] = {(uint64_t)(uintptr_t)event, (uint64_t)(uintptr_t)stream};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cudaEventRecord, cutap_w, thunk_cudaEventRecord);
 }
@@ -883,11 +678,8 @@ static uint64_t thunk_cudaEventRecordWithFlags(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *, unsigned int))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1], (unsigned int)a[2]);
 }
-CUTAP_EXPORT unsigned int cudaEventRecordWithFlags(void *event, void *stream, unsigned int flags)
+CUTAP_SLOW unsigned int cutap_slow_cudaEventRecordWithFlags(void *event, void *stream, unsigned int flags)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cudaEventRecordWithFlags], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *, unsigned int))cutap_fn)(event, stream, flags);
     uint64_t cutap_w[3] = {(uint64_t)(uintptr_t)event, (uint64_t)(uintptr_t)stream, (uint64_t)flags};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cudaEventRecordWithFlags, cutap_w, thunk_cudaEventRecordWithFlags);
 }
@@ -895,11 +687,8 @@ static uint64_t thunk_cudaEventRecordWithFlags_ptsz(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *, unsigned int))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1], (unsigned int)a[2]);
 }
-CUTAP_EXPORT unsigned int cudaEventRecordWithFlags_ptsz(void *event, void *stream, unsigned int flags)
+CUTAP_SLOW unsigned int cutap_slow_cudaEventRecordWithFlags_ptsz(void *event, void *stream, unsigned int flags)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cudaEventRecordWithFlags_ptsz], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *, unsigned int))cutap_fn)(event, stream, flags);
     uint64_t cutap_w[3] = {(uint64_t)(uintptr_t)event, (uint64_t)(uintptr_t)stream, (uint64_t)flags};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cudaEventRecordWithFlags_ptsz, cutap_w, thunk_cudaEventRecordWithFlags_ptsz);
 }
@@ -907,11 +696,8 @@ static uint64_t thunk_cudaEventRecord_ptsz(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1]);
 }
-CUTAP_EXPORT unsigned int cudaEventRecord_ptsz(void *event, void *stream)
+CUTAP_SLOW unsigned int cutap_slow_cudaEventRecord_ptsz(void *event, void *stream)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cudaEventRecord_ptsz], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *))cutap_fn)(event, stream);
     uint64_t cutap_w[2] = {(uint64_t)(uintptr_t)event, (uint64_t)(uintptr_t)stream};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cudaEventRecord_ptsz, cutap_w, thunk_cudaEventRecord_ptsz);
 }
@@ -919,11 +705,8 @@ static uint64_t thunk_cudaEventSynchronize(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *))fn)((void *)(uintptr_t)a[0]);
 }
-CUTAP_EXPORT unsigned int cudaEventSynchronize(void *event)
+CUTAP_SLOW unsigned int cutap_slow_cudaEventSynchronize(void *event)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cudaEventSynchronize], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *))cutap_fn)(event);
     uint64_t cutap_w[1] = {(uint64_t)(uintptr_t)event};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cudaEventSynchronize, cutap_w, thunk_cudaEventSynchronize);
 }
@@ -931,11 +714,8 @@ static uint64_t thunk_cudaExternalMemoryGetMappedBuffer(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1], (void *)(uintptr_t)a[2]);
 }
-CUTAP_EXPORT unsigned int cudaExternalMemoryGetMappedBuffer(void *devPtr, void *extMem, void *bufferDesc)
+CUTAP_SLOW unsigned int cutap_slow_cudaExternalMemoryGetMappedBuffer(void *devPtr, void *extMem, void *bufferDesc)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cudaExternalMemoryGetMappedBuffer], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *, void *))cutap_fn)(devPtr, extMem, bufferDesc);
     uint64_t cutap_w[3] = {(uint64_t)(uintptr_t)devPtr, (uint64_t)(uintptr_t)extMem, (uint64_t)(uintptr_t)bufferDesc};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cudaExternalMemoryGetMappedBuffer, cutap_w, thunk_cudaExternalMemoryGetMappedBuffer);
 }
@@ -943,11 +723,8 @@ static uint64_t thunk_cudaExternalMemoryGetMappedMipmappedArray(void *fn, uint64
 {
     return (uint64_t)((unsigned int (*)(void *, void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1], (void *)(uintptr_t)a[2]);
 }
-CUTAP_EXPORT unsigned int cudaExternalMemoryGetMappedMipmappedArray(void *mipmap, void *extMem, void *mipmapDesc)
+CUTAP_SLOW unsigned int cutap_slow_cudaExternalMemoryGetMappedMipmappedArray(void *mipmap, void *extMem, void *mipmapDesc)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cudaExternalMemoryGetMappedMipmappedArray], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *, void *))cutap_fn)(mipmap, extMem, mipmapDesc);
     uint64_t cutap_w[3] = {(uint64_t)(uintptr_t)mipmap, (uint64_t)(uintptr_t)extMem, (uint64_t)(uintptr_t)mipmapDesc};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cudaExternalMemoryGetMappedMipmappedArray, cutap_w, thunk_cudaExternalMemoryGetMappedMipmappedArray);
 }
@@ -955,11 +732,8 @@ static uint64_t thunk_cudaFree(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *))fn)((void *)(uintptr_t)a[0]);
 }
-CUTAP_EXPORT unsigned int cudaFree(void *devPtr)
+CUTAP_SLOW unsigned int cutap_slow_cudaFree(void *devPtr)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cudaFree], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *))cutap_fn)(devPtr);
     uint64_t cutap_w[1] = {(uint64_t)(uintptr_t)devPtr};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cudaFree, cutap_w, thunk_cudaFree);
 }
@@ -967,11 +741,8 @@ static uint64_t thunk_cudaFreeArray(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *))fn)((void *)(uintptr_t)a[0]);
 }
-CUTAP_EXPORT unsigned int cudaFreeArray(void *array)
+CUTAP_SLOW unsigned int cutap_slow_cudaFreeArray(void *array)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cudaFreeArray], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *))cutap_fn)(array);
     uint64_t cutap_w[1] = {(uint64_t)(uintptr_t)array};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cudaFreeArray, cutap_w, thunk_cudaFreeArray);
 }
@@ -979,11 +750,8 @@ static uint64_t thunk_cudaFreeAsync(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1]);
 }
-CUTAP_EXPORT unsigned int cudaFreeAsync(void *devPtr, void *hStream)
+CUTAP_SLOW unsigned int cutap_slow_cudaFreeAsync(void *devPtr, void *hStream)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cudaFreeAsync], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *))cutap_fn)(devPtr, hStream);
     uint64_t cutap_w[2] = {(uint64_t)(uintptr_t)devPtr, (uint64_t)(uintptr_t)hStream};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cudaFreeAsync, cutap_w, thunk_cudaFreeAsync);
 }
@@ -991,11 +759,8 @@ static uint64_t thunk_cudaFreeAsync_ptsz(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1]);
 }
-CUTAP_EXPORT unsigned int cudaFreeAsync_ptsz(void *devPtr, void *hStream)
+CUTAP_SLOW unsigned int cutap_slow_cudaFreeAsync_ptsz(void *devPtr, void *hStream)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cudaFreeAsync_ptsz], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *))cutap_fn)(devPtr, hStream);
     uint64_t cutap_w[2] = {(uint64_t)(uintptr_t)devPtr, (uint64_t)(uintptr_t)hStream};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cudaFreeAsync_ptsz, cutap_w, thunk_cudaFreeAsync_ptsz);
 }
@@ -1003,11 +768,8 @@ static uint64_t thunk_cudaFreeHost(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *))fn)((void *)(uintptr_t)a[0]);
 }
-CUTAP_EXPORT unsigned int cudaFreeHost(void *ptr)
+CUTAP_SLOW unsigned int cutap_slow_cudaFreeHost(void *ptr)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cudaFreeHost], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *))cutap_fn)(ptr);
     uint64_t cutap_w[1] = {(uint64_t)(uintptr_t)ptr};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cudaFreeHost, cutap_w, thunk_cudaFreeHost);
 }
@@ -1015,11 +777,8 @@ static uint64_t thunk_cudaFreeMipmappedArray(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *))fn)((void *)(uintptr_t)a[0]);
 }
-CUTAP_EXPORT unsigned int cudaFreeMipmappedArray(void *mipmappedArray)
+CUTAP_SLOW unsigned int cutap_slow_cudaFreeMipmappedArray(void *mipmappedArray)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cudaFreeMipmappedArray], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *))cutap_fn)(mipmappedArray);
     uint64_t cutap_w[1] = {(uint64_t)(uintptr_t)mipmappedArray};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cudaFreeMipmappedArray, cutap_w, thunk_cudaFreeMipmappedArray);
 }
@@ -1027,11 +786,8 @@ static uint64_t thunk_cudaFuncGetAttributes(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1]);
 }
-CUTAP_EXPORT unsigned int cudaFuncGetAttributes(void *attr, void *func)
+CUTAP_SLOW unsigned int cutap_slow_cudaFuncGetAttributes(void *attr, void *func)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cudaFuncGetAttributes], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *))cutap_fn)(attr, func);
     uint64_t cutap_w[2] = {(uint64_t)(uintptr_t)attr, (uint64_t)(uintptr_t)func};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cudaFuncGetAttributes, cutap_w, thunk_cudaFuncGetAttributes);
 }
@@ -1039,11 +795,8 @@ static uint64_t thunk_cudaFuncGetName(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1]);
 }
-CUTAP_EXPORT unsigned int cudaFuncGetName(void *name, void *func)
+CUTAP_SLOW unsigned int cutap_slow_cudaFuncGetName(void *name, void *func)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cudaFuncGetName], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *))cutap_fn)(name, func);
     uint64_t cutap_w[2] = {(uint64_t)(uintptr_t)name, (uint64_t)(uintptr_t)func};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cudaFuncGetName, cutap_w, thunk_cudaFuncGetName);
 }
@@ -1051,11 +804,8 @@ static uint64_t thunk_cudaFuncGetParamInfo(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned long, void *, void *))fn)((void *)(uintptr_t)a[0], (unsigned long)a[1], (void *)(uintptr_t)a[2], (void *)(uintptr_t)a[3]);
 }
-CUTAP_EXPORT unsigned int cudaFuncGetParamInfo(void *func, unsigned long paramIndex, void *paramOffset, void *paramSize)
+CUTAP_SLOW unsigned int cutap_slow_cudaFuncGetParamInfo(void *func, unsigned long paramIndex, void *paramOffset, void *paramSize)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cudaFuncGetParamInfo], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned long, void *, void *))cutap_fn)(func, paramIndex, paramOffset, paramSize);
     uint64_t cutap_w[4] = {(uint64_t)(uintptr_t)func, (uint64_t)paramIndex, (uint64_t)(uintptr_t)paramOffset, (uint64_t)(uintptr_t)paramSize};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cudaFuncGetParamInfo, cutap_w, thunk_cudaFuncGetParamInfo);
 }
@@ -1063,11 +813,8 @@ static uint64_t thunk_cudaFuncSetAttribute(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, int))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (int)a[2]);
 }
-CUTAP_EXPORT unsigned int cudaFuncSetAttribute(void *func, unsigned int attr, int value)
+CUTAP_SLOW unsigned int cutap_slow_cudaFuncSetAttribute(void *func, unsigned int attr, int value)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cudaFuncSetAttribute], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, int))cutap_fn)(func, attr, value);
     uint64_t cutap_w[3] = {(uint64_t)(uintptr_t)func, (uint64_t)attr, (uint64_t)(int64_t)value};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cudaFuncSetAttribute, cutap_w, thunk_cudaFuncSetAttribute);
 }
@@ -1075,11 +822,8 @@ static uint64_t thunk_cudaFuncSetCacheConfig(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1]);
 }
-CUTAP_EXPORT unsigned int cudaFuncSetCacheConfig(void *func, unsigned int cacheConfig)
+CUTAP_SLOW unsigned int cutap_slow_cudaFuncSetCacheConfig(void *func, unsigned int cacheConfig)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cudaFuncSetCacheConfig], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int))cutap_fn)(func, cacheConfig);
     uint64_t cutap_w[2] = {(uint64_t)(uintptr_t)func, (uint64_t)cacheConfig};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cudaFuncSetCacheConfig, cutap_w, thunk_cudaFuncSetCacheConfig);
 }
@@ -1087,11 +831,8 @@ static uint64_t thunk_cudaFuncSetSharedMemConfig(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1]);
 }
-CUTAP_EXPORT unsigned int cudaFuncSetSharedMemConfig(void *func, unsigned int config)
+CUTAP_SLOW unsigned int cutap_slow_cudaFuncSetSharedMemConfig(void *func, unsigned int config)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cudaFuncSetSharedMemConfig], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int))cutap_fn)(func, config);
     uint64_t cutap_w[2] = {(uint64_t)(uintptr_t)func, (uint64_t)config};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cudaFuncSetSharedMemConfig, cutap_w, thunk_cudaFuncSetSharedMemConfig);
 }
@@ -1099,11 +840,8 @@ static uint64_t thunk_cudaGLGetDevices(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *, unsigned int, unsigned int))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1], (unsigned int)a[2], (unsigned int)a[3]);
 }
-CUTAP_EXPORT unsigned int cudaGLGetDevices(void *pCudaDeviceCount, void *pCudaDevices, unsigned int cudaDeviceCount, unsigned int deviceList)
+CUTAP_SLOW unsigned int cutap_slow_cudaGLGetDevices(void *pCudaDeviceCount, void *pCudaDevices, unsigned int cudaDeviceCount, unsigned int deviceList)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cudaGLGetDevices], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *, unsigned int, unsigned int))cutap_fn)(pCudaDeviceCount, pCudaDevices, cudaDeviceCount, deviceList);
     uint64_t cutap_w[4] = {(uint64_t)(uintptr_t)pCudaDeviceCount, (uint64_t)(uintptr_t)pCudaDevices, (uint64_t)cudaDeviceCount, (uint64_t)deviceList};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cudaGLGetDevices, cutap_w, thunk_cudaGLGetDevices);
 }
@@ -1111,11 +849,8 @@ static uint64_t thunk_cudaGLMapBufferObject(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1]);
 }
-CUTAP_EXPORT unsigned int cudaGLMapBufferObject(void *devPtr, unsigned int bufObj)
+CUTAP_SLOW unsigned int cutap_slow_cudaGLMapBufferObject(void *devPtr, unsigned int bufObj)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cudaGLMapBufferObject], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int))cutap_fn)(devPtr, bufObj);
     uint64_t cutap_w[2] = {(uint64_t)(uintptr_t)devPtr, (uint64_t)bufObj};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cudaGLMapBufferObject, cutap_w, thunk_cudaGLMapBufferObject);
 }
@@ -1123,11 +858,8 @@ static uint64_t thunk_cudaGLMapBufferObjectAsync(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, void *))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (void *)(uintptr_t)a[2]);
 }
-CUTAP_EXPORT unsigned int cudaGLMapBufferObjectAsync(void *devPtr, unsigned int bufObj, void *stream)
+CUTAP_SLOW unsigned int cutap_slow_cudaGLMapBufferObjectAsync(void *devPtr, unsigned int bufObj, void *stream)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cudaGLMapBufferObjectAsync], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, void *))cutap_fn)(devPtr, bufObj, stream);
     uint64_t cutap_w[3] = {(uint64_t)(uintptr_t)devPtr, (uint64_t)bufObj, (uint64_t)(uintptr_t)stream};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cudaGLMapBufferObjectAsync, cutap_w, thunk_cudaGLMapBufferObjectAsync);
 }
@@ -1135,11 +867,8 @@ static uint64_t thunk_cudaGLRegisterBufferObject(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(unsigned int))fn)((unsigned int)a[0]);
 }
-CUTAP_EXPORT unsigned int cudaGLRegisterBufferObject(unsigned int bufObj)
+CUTAP_SLOW unsigned int cutap_slow_cudaGLRegisterBufferObject(unsigned int bufObj)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cudaGLRegisterBufferObject], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(unsigned int))cutap_fn)(bufObj);
     uint64_t cutap_w[1] = {(uint64_t)bufObj};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cudaGLRegisterBufferObject, cutap_w, thunk_cudaGLRegisterBufferObject);
 }
@@ -1147,11 +876,8 @@ static uint64_t thunk_cudaGLSetBufferObjectMapFlags(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(unsigned int, unsigned int))fn)((unsigned int)a[0], (unsigned int)a[1]);
 }
-CUTAP_EXPORT unsigned int cudaGLSetBufferObjectMapFlags(unsigned int bufObj, unsigned int flags)
+CUTAP_SLOW unsigned int cutap_slow_cudaGLSetBufferObjectMapFlags(unsigned int bufObj, unsigned int flags)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cudaGLSetBufferObjectMapFlags], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(unsigned int, unsigned int))cutap_fn)(bufObj, flags);
     uint64_t cutap_w[2] = {(uint64_t)bufObj, (uint64_t)flags};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cudaGLSetBufferObjectMapFlags, cutap_w, thunk_cudaGLSetBufferObjectMapFlags);
 }
@@ -1159,11 +885,8 @@ static uint64_t thunk_cudaGLSetGLDevice(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(int))fn)((int)a[0]);
 }
-CUTAP_EXPORT unsigned int cudaGLSetGLDevice(int device)
+CUTAP_SLOW unsigned int cutap_slow_cudaGLSetGLDevice(int device)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cudaGLSetGLDevice], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(int))cutap_fn)(device);
     uint64_t cutap_w[1] = {(uint64_t)(int64_t)device};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cudaGLSetGLDevice, cutap_w, thunk_cudaGLSetGLDevice);
 }
@@ -1171,11 +894,8 @@ static uint64_t thunk_cudaGLUnmapBufferObject(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(unsigned int))fn)((unsigned int)a[0]);
 }
-CUTAP_EXPORT unsigned int cudaGLUnmapBufferObject(unsigned int bufObj)
+CUTAP_SLOW unsigned int cutap_slow_cudaGLUnmapBufferObject(unsigned int bufObj)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cudaGLUnmapBufferObject], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(unsigned int))cutap_fn)(bufObj);
     uint64_t cutap_w[1] = {(uint64_t)bufObj};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cudaGLUnmapBufferObject, cutap_w, thunk_cudaGLUnmapBufferObject);
 }
@@ -1183,11 +903,8 @@ static uint64_t thunk_cudaGLUnmapBufferObjectAsync(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(unsigned int, void *))fn)((unsigned int)a[0], (void *)(uintptr_t)a[1]);
 }
-CUTAP_EXPORT unsigned int cudaGLUnmapBufferObjectAsync(unsigned int bufObj, void *stream)
+CUTAP_SLOW unsigned int cutap_slow_cudaGLUnmapBufferObjectAsync(unsigned int bufObj, void *stream)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cudaGLUnmapBufferObjectAsync], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(unsigned int, void *))cutap_fn)(bufObj, stream);
     uint64_t cutap_w[2] = {(uint64_t)bufObj, (uint64_t)(uintptr_t)stream};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cudaGLUnmapBufferObjectAsync, cutap_w, thunk_cudaGLUnmapBufferObjectAsync);
 }
@@ -1195,11 +912,8 @@ static uint64_t thunk_cudaGLUnregisterBufferObject(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(unsigned int))fn)((unsigned int)a[0]);
 }
-CUTAP_EXPORT unsigned int cudaGLUnregisterBufferObject(unsigned int bufObj)
+CUTAP_SLOW unsigned int cutap_slow_cudaGLUnregisterBufferObject(unsigned int bufObj)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cudaGLUnregisterBufferObject], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(unsigned int))cutap_fn)(bufObj);
     uint64_t cutap_w[1] = {(uint64_t)bufObj};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cudaGLUnregisterBufferObject, cutap_w, thunk_cudaGLUnregisterBufferObject);
 }
@@ -1207,11 +921,8 @@ static uint64_t thunk_cudaGetChannelDesc(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1]);
 }
-CUTAP_EXPORT unsigned int cudaGetChannelDesc(void *desc, void *array)
+CUTAP_SLOW unsigned int cutap_slow_cudaGetChannelDesc(void *desc, void *array)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cudaGetChannelDesc], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *))cutap_fn)(desc, array);
     uint64_t cutap_w[2] = {(uint64_t)(uintptr_t)desc, (uint64_t)(uintptr_t)array};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cudaGetChannelDesc, cutap_w, thunk_cudaGetChannelDesc);
 }
@@ -1219,11 +930,8 @@ static uint64_t thunk_cudaGetDevice(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *))fn)((void *)(uintptr_t)a[0]);
 }
-CUTAP_EXPORT unsigned int cudaGetDevice(void *device)
+CUTAP_SLOW unsigned int cutap_slow_cudaGetDevice(void *device)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cudaGetDevice], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *))cutap_fn)(device);
     uint64_t cutap_w[1] = {(uint64_t)(uintptr_t)device};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cudaGetDevice, cutap_w, thunk_cudaGetDevice);
 }
@@ -1231,11 +939,8 @@ static uint64_t thunk_cudaGetDeviceCount(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *))fn)((void *)(uintptr_t)a[0]);
 }
-CUTAP_EXPORT unsigned int cudaGetDeviceCount(void *count)
+CUTAP_SLOW unsigned int cutap_slow_cudaGetDeviceCount(void *count)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cudaGetDeviceCount], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *))cutap_fn)(count);
     uint64_t cutap_w[1] = {(uint64_t)(uintptr_t)count};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cudaGetDeviceCount, cutap_w, thunk_cudaGetDeviceCount);
 }
@@ -1243,11 +948,8 @@ static uint64_t thunk_cudaGetDeviceFlags(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *))fn)((void *)(uintptr_t)a[0]);
 }
-CUTAP_EXPORT unsigned int cudaGetDeviceFlags(void *flags)
+CUTAP_SLOW unsigned int cutap_slow_cudaGetDeviceFlags(void *flags)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cudaGetDeviceFlags], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *))cutap_fn)(flags);
     uint64_t cutap_w[1] = {(uint64_t)(uintptr_t)flags};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cudaGetDeviceFlags, cutap_w, thunk_cudaGetDeviceFlags);
 }
@@ -1255,11 +957,8 @@ static uint64_t thunk_cudaGetDeviceProperties(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, int))fn)((void *)(uintptr_t)a[0], (int)a[1]);
 }
-CUTAP_EXPORT unsigned int cudaGetDeviceProperties(void *prop, int device)
+CUTAP_SLOW unsigned int cutap_slow_cudaGetDeviceProperties(void *prop, int device)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cudaGetDeviceProperties], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, int))cutap_fn)(prop, device);
     uint64_t cutap_w[2] = {(uint64_t)(uintptr_t)prop, (uint64_t)(int64_t)device};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cudaGetDeviceProperties, cutap_w, thunk_cudaGetDeviceProperties);
 }
@@ -1267,11 +966,8 @@ static uint64_t thunk_cudaGetDriverEntryPoint(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *, unsigned long long, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1], (unsigned long long)a[2], (void *)(uintptr_t)a[3]);
 }
-CUTAP_EXPORT unsigned int cudaGetDriverEntryPoint(void *symbol, void *funcPtr, unsigned long long flags, void *driverStatus)
+CUTAP_SLOW unsigned int cutap_slow_cudaGetDriverEntryPoint(void *symbol, void *funcPtr, unsigned long long flags, void *driverStatus)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cudaGetDriverEntryPoint], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *, unsigned long long, void *))cutap_fn)(symbol, funcPtr, flags, driverStatus);
     uint64_t cutap_w[4] = {(uint64_t)(uintptr_t)symbol, (uint64_t)(uintptr_t)funcPtr, (uint64_t)flags, (uint64_t)(uintptr_t)driverStatus};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cudaGetDriverEntryPoint, cutap_w, thunk_cudaGetDriverEntryPoint);
 }
@@ -1279,11 +975,8 @@ static uint64_t thunk_cudaGetDriverEntryPointByVersion(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *, unsigned int, unsigned long long, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1], (unsigned int)a[2], (unsigned long long)a[3], (void *)(uintptr_t)a[4]);
 }
-CUTAP_EXPORT unsigned int cudaGetDriverEntryPointByVersion(void *symbol, void *funcPtr, unsigned int cudaVersion, unsigned long long flags, void *driverStatus)
+CUTAP_SLOW unsigned int cutap_slow_cudaGetDriverEntryPointByVersion(void *symbol, void *funcPtr, unsigned int cudaVersion, unsigned long long flags, void *driverStatus)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cudaGetDriverEntryPointByVersion], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *, unsigned int, unsigned long long, void *))cutap_fn)(symbol, funcPtr, cudaVersion, flags, driverStatus);
     uint64_t cutap_w[5] = {(uint64_t)(uintptr_t)symbol, (uint64_t)(uintptr_t)funcPtr, (uint64_t)cudaVersion, (uint64_t)flags, (uint64_t)(uintptr_t)driverStatus};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cudaGetDriverEntryPointByVersion, cutap_w, thunk_cudaGetDriverEntryPointByVersion);
 }
@@ -1291,11 +984,8 @@ static uint64_t thunk_cudaGetDriverEntryPointByVersion_ptsz(void *fn, uint64_t *
 {
     return (uint64_t)((unsigned int (*)(void *, void *, unsigned int, unsigned long long, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1], (unsigned int)a[2], (unsigned long long)a[3], (void *)(uintptr_t)a[4]);
 }
-CUTAP_EXPORT unsigned int cudaGetDriverEntryPointByVersion_ptsz(void *symbol, void *funcPtr, unsigned int cudaVersion, unsigned long long flags, void *driverStatus)
+CUTAP_SLOW unsigned int cutap_slow_cudaGetDriverEntryPointByVersion_ptsz(void *symbol, void *funcPtr, unsigned int cudaVersion, unsigned long long flags, void *driverStatus)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cudaGetDriverEntryPointByVersion_ptsz], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *, unsigned int, unsigned long long, void *))cutap_fn)(symbol, funcPtr, cudaVersion, flags, driverStatus);
     uint64_t cutap_w[5] = {(uint64_t)(uintptr_t)symbol, (uint64_t)(uintptr_t)funcPtr, (uint64_t)cudaVersion, (uint64_t)flags, (uint64_t)(uintptr_t)driverStatus};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cudaGetDriverEntryPointByVersion_ptsz, cutap_w, thunk_cudaGetDriverEntryPointByVersion_ptsz);
 }
@@ -1303,11 +993,8 @@ static uint64_t thunk_cudaGetDriverEntryPoint_ptsz(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *, unsigned long long, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1], (unsigned long long)a[2], (void *)(uintptr_t)a[3]);
 }
-CUTAP_EXPORT unsigned int cudaGetDriverEntryPoint_ptsz(void *symbol, void *funcPtr, unsigned long long flags, void *driverStatus)
+CUTAP_SLOW unsigned int cutap_slow_cudaGetDriverEntryPoint_ptsz(void *symbol, void *funcPtr, unsigned long long flags, void *driverStatus)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cudaGetDriverEntryPoint_ptsz], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *, unsigned long long, void *))cutap_fn)(symbol, funcPtr, flags, driverStatus);
     uint64_t cutap_w[4] = {(uint64_t)(uintptr_t)symbol, (uint64_t)(uintptr_t)funcPtr, (uint64_t)flags, (uint64_t)(uintptr_t)driverStatus};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cudaGetDriverEntryPoint_ptsz, cutap_w, thunk_cudaGetDriverEntryPoint_ptsz);
 }
@@ -1315,11 +1002,8 @@ static uint64_t thunk_cudaGetErrorName(void *fn, uint64_t *a)
 {
     return (uint64_t)(uintptr_t)((void * (*)(unsigned int))fn)((unsigned int)a[0]);
 }
-CUTAP_EXPORT void * cudaGetErrorName(unsigned int error)
+CUTAP_SLOW void * cutap_slow_cudaGetErrorName(unsigned int error)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cudaGetErrorName], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((void * (*)(unsigned int))cutap_fn)(error);
     uint64_t cutap_w[1] = {(uint64_t)error};
     return (void *)(uintptr_t)cutap_dispatch(CUTAP_ID_cudaGetErrorName, cutap_w, thunk_cudaGetErrorName);
 }
@@ -1327,11 +1011,8 @@ static uint64_t thunk_cudaGetErrorString(void *fn, uint64_t *a)
 {
     return (uint64_t)(uintptr_t)((void * (*)(unsigned int))fn)((unsigned int)a[0]);
 }
-CUTAP_EXPORT void * cudaGetErrorString(unsigned int error)
+CUTAP_SLOW void * cutap_slow_cudaGetErrorString(unsigned int error)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cudaGetErrorString], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((void * (*)(unsigned int))cutap_fn)(error);
     uint64_t cutap_w[1] = {(uint64_t)error};
     return (void *)(uintptr_t)cutap_dispatch(CUTAP_ID_cudaGetErrorString, cutap_w, thunk_cudaGetErrorString);
 }
@@ -1339,11 +1020,8 @@ static uint64_t thunk_cudaGetExportTable(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1]);
 }
-CUTAP_EXPORT unsigned int cudaGetExportTable(void *ppExportTable, void *pExportTableId)
+CUTAP_SLOW unsigned int cutap_slow_cudaGetExportTable(void *ppExportTable, void *pExportTableId)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cudaGetExportTable], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *))cutap_fn)(ppExportTable, pExportTableId);
     uint64_t cutap_w[2] = {(uint64_t)(uintptr_t)ppExportTable, (uint64_t)(uintptr_t)pExportTableId};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cudaGetExportTable, cutap_w, thunk_cudaGetExportTable);
 }
@@ -1351,11 +1029,8 @@ static uint64_t thunk_cudaGetFuncBySymbol(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1]);
 }
-CUTAP_EXPORT unsigned int cudaGetFuncBySymbol(void *functionPtr, void *symbolPtr)
+CUTAP_SLOW unsigned int cutap_slow_cudaGetFuncBySymbol(void *functionPtr, void *symbolPtr)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cudaGetFuncBySymbol], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *))cutap_fn)(functionPtr, symbolPtr);
     uint64_t cutap_w[2] = {(uint64_t)(uintptr_t)functionPtr, (uint64_t)(uintptr_t)symbolPtr};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cudaGetFuncBySymbol, cutap_w, thunk_cudaGetFuncBySymbol);
 }
@@ -1363,11 +1038,8 @@ static uint64_t thunk_cudaGetKernel(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1]);
 }
-CUTAP_EXPORT unsigned int cudaGetKernel(void *kernelPtr, void *entryFuncAddr)
+CUTAP_SLOW unsigned int cutap_slow_cudaGetKernel(void *kernelPtr, void *entryFuncAddr)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cudaGetKernel], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *))cutap_fn)(kernelPtr, entryFuncAddr);
     uint64_t cutap_w[2] = {(uint64_t)(uintptr_t)kernelPtr, (uint64_t)(uintptr_t)entryFuncAddr};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cudaGetKernel, cutap_w, thunk_cudaGetKernel);
 }
@@ -1376,11 +1048,8 @@ static uint64_t thunk_cudaGetLastError(void *fn, uint64_t *a)
     (void)a;
     return (uint64_t)((unsigned int (*)(void))fn)();
 }
-CUTAP_EXPORT unsigned int cudaGetLastError(void)
+CUTAP_SLOW unsigned int cutap_slow_cudaGetLastError(void)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cudaGetLastError], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void))cutap_fn)();
     uint64_t cutap_w[1] = {0};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cudaGetLastError, cutap_w, thunk_cudaGetLastError);
 }
@@ -1388,11 +1057,8 @@ static uint64_t thunk_cudaGetMipmappedArrayLevel(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *, unsigned int))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1], (unsigned int)a[2]);
 }
-CUTAP_EXPORT unsigned int cudaGetMipmappedArrayLevel(void *levelArray, void *mipmappedArray, unsigned int level)
+CUTAP_SLOW unsigned int cutap_slow_cudaGetMipmappedArrayLevel(void *levelArray, void *mipmappedArray, unsigned int level)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cudaGetMipmappedArrayLevel], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *, unsigned int))cutap_fn)(levelArray, mipmappedArray, level);
     uint64_t cutap_w[3] = {(uint64_t)(uintptr_t)levelArray, (uint64_t)(uintptr_t)mipmappedArray, (uint64_t)level};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cudaGetMipmappedArrayLevel, cutap_w, thunk_cudaGetMipmappedArrayLevel);
 }
@@ -1400,11 +1066,8 @@ static uint64_t thunk_cudaGetSurfaceObjectResourceDesc(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned long long))fn)((void *)(uintptr_t)a[0], (unsigned long long)a[1]);
 }
-CUTAP_EXPORT unsigned int cudaGetSurfaceObjectResourceDesc(void *pResDesc, unsigned long long surfObject)
+CUTAP_SLOW unsigned int cutap_slow_cudaGetSurfaceObjectResourceDesc(void *pResDesc, unsigned long long surfObject)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cudaGetSurfaceObjectResourceDesc], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned long long))cutap_fn)(pResDesc, surfObject);
     uint64_t cutap_w[2] = {(uint64_t)(uintptr_t)pResDesc, (uint64_t)surfObject};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cudaGetSurfaceObjectResourceDesc, cutap_w, thunk_cudaGetSurfaceObjectResourceDesc);
 }
@@ -1412,11 +1075,8 @@ static uint64_t thunk_cudaGetSymbolAddress(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1]);
 }
-CUTAP_EXPORT unsigned int cudaGetSymbolAddress(void *devPtr, void *symbol)
+CUTAP_SLOW unsigned int cutap_slow_cudaGetSymbolAddress(void *devPtr, void *symbol)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cudaGetSymbolAddress], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *))cutap_fn)(devPtr, symbol);
     uint64_t cutap_w[2] = {(uint64_t)(uintptr_t)devPtr, (uint64_t)(uintptr_t)symbol};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cudaGetSymbolAddress, cutap_w, thunk_cudaGetSymbolAddress);
 }
@@ -1424,11 +1084,8 @@ static uint64_t thunk_cudaGetSymbolSize(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1]);
 }
-CUTAP_EXPORT unsigned int cudaGetSymbolSize(void *size, void *symbol)
+CUTAP_SLOW unsigned int cutap_slow_cudaGetSymbolSize(void *size, void *symbol)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cudaGetSymbolSize], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *))cutap_fn)(size, symbol);
     uint64_t cutap_w[2] = {(uint64_t)(uintptr_t)size, (uint64_t)(uintptr_t)symbol};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cudaGetSymbolSize, cutap_w, thunk_cudaGetSymbolSize);
 }
@@ -1436,11 +1093,8 @@ static uint64_t thunk_cudaGetTextureObjectResourceDesc(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned long long))fn)((void *)(uintptr_t)a[0], (unsigned long long)a[1]);
 }
-CUTAP_EXPORT unsigned int cudaGetTextureObjectResourceDesc(void *pResDesc, unsigned long long texObject)
+CUTAP_SLOW unsigned int cutap_slow_cudaGetTextureObjectResourceDesc(void *pResDesc, unsigned long long texObject)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cudaGetTextureObjectResourceDesc], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned long long))cutap_fn)(pResDesc, texObject);
     uint64_t cutap_w[2] = {(uint64_t)(uintptr_t)pResDesc, (uint64_t)texObject};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cudaGetTextureObjectResourceDesc, cutap_w, thunk_cudaGetTextureObjectResourceDesc);
 }
@@ -1448,11 +1102,8 @@ static uint64_t thunk_cudaGetTextureObjectResourceViewDesc(void *fn, uint64_t *a
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned long long))fn)((void *)(uintptr_t)a[0], (unsigned long long)a[1]);
 }
-CUTAP_EXPORT unsigned int cudaGetTextureObjectResourceViewDesc(void *pResViewDesc, unsigned long long texObject)
+CUTAP_SLOW unsigned int cutap_slow_cudaGetTextureObjectResourceViewDesc(void *pResViewDesc, unsigned long long texObject)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cudaGetTextureObjectResourceViewDesc], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned long long))cutap_fn)(pResViewDesc, texObject);
     uint64_t cutap_w[2] = {(uint64_t)(uintptr_t)pResViewDesc, (uint64_t)texObject};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cudaGetTextureObjectResourceViewDesc, cutap_w, thunk_cudaGetTextureObjectResourceViewDesc);
 }
@@ -1460,11 +1111,8 @@ static uint64_t thunk_cudaGetTextureObjectTextureDesc(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned long long))fn)((void *)(uintptr_t)a[0], (unsigned long long)a[1]);
 }
-CUTAP_EXPORT unsigned int cudaGetTextureObjectTextureDesc(void *pTexDesc, unsigned long long texObject)
+CUTAP_SLOW unsigned int cutap_slow_cudaGetTextureObjectTextureDesc(void *pTexDesc, unsigned long long texObject)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cudaGetTextureObjectTextureDesc], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned long long))cutap_fn)(pTexDesc, texObject);
     uint64_t cutap_w[2] = {(uint64_t)(uintptr_t)pTexDesc, (uint64_t)texObject};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cudaGetTextureObjectTextureDesc, cutap_w, thunk_cudaGetTextureObjectTextureDesc);
 }
@@ -1472,11 +1120,8 @@ static uint64_t thunk_cudaGraphAddChildGraphNode(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *, void *, unsigned long, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1], (void *)(uintptr_t)a[2], (unsigned long)a[3], (void *)(uintptr_t)a[4]);
 }
-CUTAP_EXPORT unsigned int cudaGraphAddChildGraphNode(void *pGraphNode, void *graph, void *pDependencies, unsigned long numDependencies, void *childGraph)
+CUTAP_SLOW unsigned int cutap_slow_cudaGraphAddChildGraphNode(void *pGraphNode, void *graph, void *pDependencies, unsigned long numDependencies, void *childGraph)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cudaGraphAddChildGraphNode], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *, void *, unsigned long, void *))cutap_fn)(pGraphNode, graph, pDependencies, numDependencies, childGraph);
     uint64_t cutap_w[5] = {(uint64_t)(uintptr_t)pGraphNode, (uint64_t)(uintptr_t)graph, (uint64_t)(uintptr_t)pDependencies, (uint64_t)numDependencies, (uint64_t)(uintptr_t)childGraph};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cudaGraphAddChildGraphNode, cutap_w, thunk_cudaGraphAddChildGraphNode);
 }
@@ -1484,11 +1129,8 @@ static uint64_t thunk_cudaGraphAddDependencies(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *, void *, void *, unsigned long))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1], (void *)(uintptr_t)a[2], (void *)(uintptr_t)a[3], (unsigned long)a[4]);
 }
-CUTAP_EXPORT unsigned int cudaGraphAddDependencies(void *graph, void *from, void *to, void *edgeData, unsigned long numDependencies)
+CUTAP_SLOW unsigned int cutap_slow_cudaGraphAddDependencies(void *graph, void *from, void *to, void *edgeData, unsigned long numDependencies)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cudaGraphAddDependencies], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *, void *, void *, unsigned long))cutap_fn)(graph, from, to, edgeData, numDependencies);
     uint64_t cutap_w[5] = {(uint64_t)(uintptr_t)graph, (uint64_t)(uintptr_t)from, (uint64_t)(uintptr_t)to, (uint64_t)(uintptr_t)edgeData, (uint64_t)numDependencies};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cudaGraphAddDependencies, cutap_w, thunk_cudaGraphAddDependencies);
 }
@@ -1496,11 +1138,8 @@ static uint64_t thunk_cudaGraphAddEmptyNode(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *, void *, unsigned long))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1], (void *)(uintptr_t)a[2], (unsigned long)a[3]);
 }
-CUTAP_EXPORT unsigned int cudaGraphAddEmptyNode(void *pGraphNode, void *graph, void *pDependencies, unsigned long numDependencies)
+CUTAP_SLOW unsigned int cutap_slow_cudaGraphAddEmptyNode(void *pGraphNode, void *graph, void *pDependencies, unsigned long numDependencies)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cudaGraphAddEmptyNode], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *, void *, unsigned long))cutap_fn)(pGraphNode, graph, pDependencies, numDependencies);
     uint64_t cutap_w[4] = {(uint64_t)(uintptr_t)pGraphNode, (uint64_t)(uintptr_t)graph, (uint64_t)(uintptr_t)pDependencies, (uint64_t)numDependencies};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cudaGraphAddEmptyNode, cutap_w, thunk_cudaGraphAddEmptyNode);
 }
@@ -1508,11 +1147,8 @@ static uint64_t thunk_cudaGraphAddEventRecordNode(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *, void *, unsigned long, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1], (void *)(uintptr_t)a[2], (unsigned long)a[3], (void *)(uintptr_t)a[4]);
 }
-CUTAP_EXPORT unsigned int cudaGraphAddEventRecordNode(void *pGraphNode, void *graph, void *pDependencies, unsigned long numDependencies, void *event)
+CUTAP_SLOW unsigned int cutap_slow_cudaGraphAddEventRecordNode(void *pGraphNode, void *graph, void *pDependencies, unsigned long numDependencies, void *event)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cudaGraphAddEventRecordNode], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *, void *, unsigned long, void *))cutap_fn)(pGraphNode, graph, pDependencies, numDependencies, event);
     uint64_t cutap_w[5] = {(uint64_t)(uintptr_t)pGraphNode, (uint64_t)(uintptr_t)graph, (uint64_t)(uintptr_t)pDependencies, (uint64_t)numDependencies, (uint64_t)(uintptr_t)event};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cudaGraphAddEventRecordNode, cutap_w, thunk_cudaGraphAddEventRecordNode);
 }
@@ -1520,11 +1156,8 @@ static uint64_t thunk_cudaGraphAddEventWaitNode(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *, void *, unsigned long, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1], (void *)(uintptr_t)a[2], (unsigned long)a[3], (void *)(uintptr_t)a[4]);
 }
-CUTAP_EXPORT unsigned int cudaGraphAddEventWaitNode(void *pGraphNode, void *graph, void *pDependencies, unsigned long numDependencies, void *event)
+CUTAP_SLOW unsigned int cutap_slow_cudaGraphAddEventWaitNode(void *pGraphNode, void *graph, void *pDependencies, unsigned long numDependencies, void *event)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cudaGraphAddEventWaitNode], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *, void *, unsigned long, void *))cutap_fn)(pGraphNode, graph, pDependencies, numDependencies, event);
     uint64_t cutap_w[5] = {(uint64_t)(uintptr_t)pGraphNode, (uint64_t)(uintptr_t)graph, (uint64_t)(uintptr_t)pDependencies, (uint64_t)numDependencies, (uint64_t)(uintptr_t)event};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cudaGraphAddEventWaitNode, cutap_w, thunk_cudaGraphAddEventWaitNode);
 }
@@ -1532,11 +1165,8 @@ static uint64_t thunk_cudaGraphAddExternalSemaphoresSignalNode(void *fn, uint64_
 {
     return (uint64_t)((unsigned int (*)(void *, void *, void *, unsigned long, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1], (void *)(uintptr_t)a[2], (unsigned long)a[3], (void *)(uintptr_t)a[4]);
 }
-CUTAP_EXPORT unsigned int cudaGraphAddExternalSemaphoresSignalNode(void *pGraphNode, void *graph, void *pDependencies, unsigned long numDependencies, void *nodeParams)
+CUTAP_SLOW unsigned int cutap_slow_cudaGraphAddExternalSemaphoresSignalNode(void *pGraphNode, void *graph, void *pDependencies, unsigned long numDependencies, void *nodeParams)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cudaGraphAddExternalSemaphoresSignalNode], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *, void *, unsigned long, void *))cutap_fn)(pGraphNode, graph, pDependencies, numDependencies, nodeParams);
     uint64_t cutap_w[5] = {(uint64_t)(uintptr_t)pGraphNode, (uint64_t)(uintptr_t)graph, (uint64_t)(uintptr_t)pDependencies, (uint64_t)numDependencies, (uint64_t)(uintptr_t)nodeParams};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cudaGraphAddExternalSemaphoresSignalNode, cutap_w, thunk_cudaGraphAddExternalSemaphoresSignalNode);
 }
@@ -1544,11 +1174,8 @@ static uint64_t thunk_cudaGraphAddExternalSemaphoresWaitNode(void *fn, uint64_t 
 {
     return (uint64_t)((unsigned int (*)(void *, void *, void *, unsigned long, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1], (void *)(uintptr_t)a[2], (unsigned long)a[3], (void *)(uintptr_t)a[4]);
 }
-CUTAP_EXPORT unsigned int cudaGraphAddExternalSemaphoresWaitNode(void *pGraphNode, void *graph, void *pDependencies, unsigned long numDependencies, void *nodeParams)
+CUTAP_SLOW unsigned int cutap_slow_cudaGraphAddExternalSemaphoresWaitNode(void *pGraphNode, void *graph, void *pDependencies, unsigned long numDependencies, void *nodeParams)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cudaGraphAddExternalSemaphoresWaitNode], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *, void *, unsigned long, void *))cutap_fn)(pGraphNode, graph, pDependencies, numDependencies, nodeParams);
     uint64_t cutap_w[5] = {(uint64_t)(uintptr_t)pGraphNode, (uint64_t)(uintptr_t)graph, (uint64_t)(uintptr_t)pDependencies, (uint64_t)numDependencies, (uint64_t)(uintptr_t)nodeParams};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cudaGraphAddExternalSemaphoresWaitNode, cutap_w, thunk_cudaGraphAddExternalSemaphoresWaitNode);
 }
@@ -1556,11 +1183,8 @@ static uint64_t thunk_cudaGraphAddHostNode(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *, void *, unsigned long, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1], (void *)(uintptr_t)a[2], (unsigned long)a[3], (void *)(uintptr_t)a[4]);
 }
-CUTAP_EXPORT unsigned int cudaGraphAddHostNode(void *pGraphNode, void *graph, void *pDependencies, unsigned long numDependencies, void *pNodeParams)
+CUTAP_SLOW unsigned int cutap_slow_cudaGraphAddHostNode(void *pGraphNode, void *graph, void *pDependencies, unsigned long numDependencies, void *pNodeParams)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cudaGraphAddHostNode], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *, void *, unsigned long, void *))cutap_fn)(pGraphNode, graph, pDependencies, numDependencies, pNodeParams);
     uint64_t cutap_w[5] = {(uint64_t)(uintptr_t)pGraphNode, (uint64_t)(uintptr_t)graph, (uint64_t)(uintptr_t)pDependencies, (uint64_t)numDependencies, (uint64_t)(uintptr_t)pNodeParams};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cudaGraphAddHostNode, cutap_w, thunk_cudaGraphAddHostNode);
 }
@@ -1568,11 +1192,8 @@ static uint64_t thunk_cudaGraphAddKernelNode(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *, void *, unsigned long, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1], (void *)(uintptr_t)a[2], (unsigned long)a[3], (void *)(uintptr_t)a[4]);
 }
-CUTAP_EXPORT unsigned int cudaGraphAddKernelNode(void *pGraphNode, void *graph, void *pDependencies, unsigned long numDependencies, void *pNodeParams)
+CUTAP_SLOW unsigned int cutap_slow_cudaGraphAddKernelNode(void *pGraphNode, void *graph, void *pDependencies, unsigned long numDependencies, void *pNodeParams)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cudaGraphAddKernelNode], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *, void *, unsigned long, void *))cutap_fn)(pGraphNode, graph, pDependencies, numDependencies, pNodeParams);
     uint64_t cutap_w[5] = {(uint64_t)(uintptr_t)pGraphNode, (uint64_t)(uintptr_t)graph, (uint64_t)(uintptr_t)pDependencies, (uint64_t)numDependencies, (uint64_t)(uintptr_t)pNodeParams};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cudaGraphAddKernelNode, cutap_w, thunk_cudaGraphAddKernelNode);
 }
@@ -1580,11 +1201,8 @@ static uint64_t thunk_cudaGraphAddMemAllocNode(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *, void *, unsigned long, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1], (void *)(uintptr_t)a[2], (unsigned long)a[3], (void *)(uintptr_t)a[4]);
 }
-CUTAP_EXPORT unsigned int cudaGraphAddMemAllocNode(void *pGraphNode, void *graph, void *pDependencies, unsigned long numDependencies, void *nodeParams)
+CUTAP_SLOW unsigned int cutap_slow_cudaGraphAddMemAllocNode(void *pGraphNode, void *graph, void *pDependencies, unsigned long numDependencies, void *nodeParams)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cudaGraphAddMemAllocNode], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *, void *, unsigned long, void *))cutap_fn)(pGraphNode, graph, pDependencies, numDependencies, nodeParams);
     uint64_t cutap_w[5] = {(uint64_t)(uintptr_t)pGraphNode, (uint64_t)(uintptr_t)graph, (uint64_t)(uintptr_t)pDependencies, (uint64_t)numDependencies, (uint64_t)(uintptr_t)nodeParams};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cudaGraphAddMemAllocNode, cutap_w, thunk_cudaGraphAddMemAllocNode);
 }
@@ -1592,11 +1210,8 @@ static uint64_t thunk_cudaGraphAddMemFreeNode(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *, void *, unsigned long, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1], (void *)(uintptr_t)a[2], (unsigned long)a[3], (void *)(uintptr_t)a[4]);
 }
-CUTAP_EXPORT unsigned int cudaGraphAddMemFreeNode(void *pGraphNode, void *graph, void *pDependencies, unsigned long numDependencies, void *dptr)
+CUTAP_SLOW unsigned int cutap_slow_cudaGraphAddMemFreeNode(void *pGraphNode, void *graph, void *pDependencies, unsigned long numDependencies, void *dptr)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cudaGraphAddMemFreeNode], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *, void *, unsigned long, void *))cutap_fn)(pGraphNode, graph, pDependencies, numDependencies, dptr);
     uint64_t cutap_w[5] = {(uint64_t)(uintptr_t)pGraphNode, (uint64_t)(uintptr_t)graph, (uint64_t)(uintptr_t)pDependencies, (uint64_t)numDependencies, (uint64_t)(uintptr_t)dptr};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cudaGraphAddMemFreeNode, cutap_w, thunk_cudaGraphAddMemFreeNode);
 }
@@ -1604,11 +1219,8 @@ static uint64_t thunk_cudaGraphAddMemcpyNode(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *, void *, unsigned long, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1], (void *)(uintptr_t)a[2], (unsigned long)a[3], (void *)(uintptr_t)a[4]);
 }
-CUTAP_EXPORT unsigned int cudaGraphAddMemcpyNode(void *pGraphNode, void *graph, void *pDependencies, unsigned long numDependencies, void *pCopyParams)
+CUTAP_SLOW unsigned int cutap_slow_cudaGraphAddMemcpyNode(void *pGraphNode, void *graph, void *pDependencies, unsigned long numDependencies, void *pCopyParams)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cudaGraphAddMemcpyNode], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *, void *, unsigned long, void *))cutap_fn)(pGraphNode, graph, pDependencies, numDependencies, pCopyParams);
     uint64_t cutap_w[5] = {(uint64_t)(uintptr_t)pGraphNode, (uint64_t)(uintptr_t)graph, (uint64_t)(uintptr_t)pDependencies, (uint64_t)numDependencies, (uint64_t)(uintptr_t)pCopyParams};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cudaGraphAddMemcpyNode, cutap_w, thunk_cudaGraphAddMemcpyNode);
 }
@@ -1616,11 +1228,8 @@ static uint64_t thunk_cudaGraphAddMemcpyNode1D(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *, void *, unsigned long, void *, void *, unsigned long, unsigned int))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1], (void *)(uintptr_t)a[2], (unsigned long)a[3], (void *)(uintptr_t)a[4], (void *)(uintptr_t)a[5], (unsigned long)a[6], (unsigned int)a[7]);
 }
-CUTAP_EXPORT unsigned int cudaGraphAddMemcpyNode1D(void *pGraphNode, void *graph, void *pDependencies, unsigned long numDependencies, void *dst, void *src, unsigned long count, unsigned int kind)
+CUTAP_SLOW unsigned int cutap_slow_cudaGraphAddMemcpyNode1D(void *pGraphNode, void *graph, void *pDependencies, unsigned long numDependencies, void *dst, void *src, unsigned long count, unsigned int kind)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cudaGraphAddMemcpyNode1D], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *, void *, unsigned long, void *, void *, unsigned long, unsigned int))cutap_fn)(pGraphNode, graph, pDependencies, numDependencies, dst, src, count, kind);
     uint64_t cutap_w[8] = {(uint64_t)(uintptr_t)pGraphNode, (uint64_t)(uintptr_t)graph, (uint64_t)(uintptr_t)pDependencies, (uint64_t)numDependencies, (uint64_t)(uintptr_t)dst, (uint64_t)(uintptr_t)src, (uint64_t)count, (uint64_t)kind};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cudaGraphAddMemcpyNode1D, cutap_w, thunk_cudaGraphAddMemcpyNode1D);
 }
@@ -1628,11 +1237,8 @@ static uint64_t thunk_cudaGraphAddMemcpyNodeFromSymbol(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *, void *, unsigned long, void *, void *, unsigned long, unsigned long, unsigned int))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1], (void *)(uintptr_t)a[2], (unsigned long)a[3], (void *)(uintptr_t)a[4], (void *)(uintptr_t)a[5], (unsigned long)a[6], (unsigned long)a[7], (unsigned int)a[8]);
 }
-CUTAP_EXPORT unsigned int cudaGraphAddMemcpyNodeFromSymbol(void *pGraphNode, void *graph, void *pDependencies, unsigned long numDependencies, void *dst, void *symbol, unsigned long count, unsigned long offset, unsigned int kind)
+CUTAP_SLOW unsigned int cutap_slow_cudaGraphAddMemcpyNodeFromSymbol(void *pGraphNode, void *graph, void *pDependencies, unsigned long numDependencies, void *dst, void *symbol, unsigned long count, unsigned long offset, unsigned int kind)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cudaGraphAddMemcpyNodeFromSymbol], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *, void *, unsigned long, void *, void *, unsigned long, unsigned long, unsigned int))cutap_fn)(pGraphNode, graph, pDependencies, numDependencies, dst, symbol, count, offset, kind);
     uint64_t cutap_w[9] = {(uint64_t)(uintptr_t)pGraphNode, (uint64_t)(uintptr_t)graph, (uint64_t)(uintptr_t)pDependencies, (uint64_t)numDependencies, (uint64_t)(uintptr_t)dst, (uint64_t)(uintptr_t)symbol, (uint64_t)count, (uint64_t)offset, (uint64_t)kind};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cudaGraphAddMemcpyNodeFromSymbol, cutap_w, thunk_cudaGraphAddMemcpyNodeFromSymbol);
 }
@@ -1640,11 +1246,8 @@ static uint64_t thunk_cudaGraphAddMemcpyNodeToSymbol(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *, void *, unsigned long, void *, void *, unsigned long, unsigned long, unsigned int))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1], (void *)(uintptr_t)a[2], (unsigned long)a[3], (void *)(uintptr_t)a[4], (void *)(uintptr_t)a[5], (unsigned long)a[6], (unsigned long)a[7], (unsigned int)a[8]);
 }
-CUTAP_EXPORT unsigned int cudaGraphAddMemcpyNodeToSymbol(void *pGraphNode, void *graph, void *pDependencies, unsigned long numDependencies, void *symbol, void *src, unsigned long count, unsigned long offset, unsigned int kind)
+CUTAP_SLOW unsigned int cutap_slow_cudaGraphAddMemcpyNodeToSymbol(void *pGraphNode, void *graph, void *pDependencies, unsigned long numDependencies, void *symbol, void *src, unsigned long count, unsigned long offset, unsigned int kind)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cudaGraphAddMemcpyNodeToSymbol], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *, void *, unsigned long, void *, void *, unsigned long, unsigned long, unsigned int))cutap_fn)(pGraphNode, graph, pDependencies, numDependencies, symbol, src, count, offset, kind);
     uint64_t cutap_w[9] = {(uint64_t)(uintptr_t)pGraphNode, (uint64_t)(uintptr_t)graph, (uint64_t)(uintptr_t)pDependencies, (uint64_t)numDependencies, (uint64_t)(uintptr_t)symbol, (uint64_t)(uintptr_t)src, (uint64_t)count, (uint64_t)offset, (uint64_t)kind};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cudaGraphAddMemcpyNodeToSymbol, cutap_w, thunk_cudaGraphAddMemcpyNodeToSymbol);
 }
@@ -1652,11 +1255,8 @@ static uint64_t thunk_cudaGraphAddMemsetNode(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *, void *, unsigned long, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1], (void *)(uintptr_t)a[2], (unsigned long)a[3], (void *)(uintptr_t)a[4]);
 }
-CUTAP_EXPORT unsigned int cudaGraphAddMemsetNode(void *pGraphNode, void *graph, void *pDependencies, unsigned long numDependencies, void *pMemsetParams)
+CUTAP_SLOW unsigned int cutap_slow_cudaGraphAddMemsetNode(void *pGraphNode, void *graph, void *pDependencies, unsigned long numDependencies, void *pMemsetParams)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cudaGraphAddMemsetNode], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *, void *, unsigned long, void *))cutap_fn)(pGraphNode, graph, pDependencies, numDependencies, pMemsetParams);
     uint64_t cutap_w[5] = {(uint64_t)(uintptr_t)pGraphNode, (uint64_t)(uintptr_t)graph, (uint64_t)(uintptr_t)pDependencies, (uint64_t)numDependencies, (uint64_t)(uintptr_t)pMemsetParams};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cudaGraphAddMemsetNode, cutap_w, thunk_cudaGraphAddMemsetNode);
 }
@@ -1664,11 +1264,8 @@ static uint64_t thunk_cudaGraphAddNode(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *, void *, void *, unsigned long, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1], (void *)(uintptr_t)a[2], (void *)(uintptr_t)a[3], (unsigned long)a[4], (void *)(uintptr_t)a[5]);
 }
-CUTAP_EXPORT unsigned int cudaGraphAddNode(void *pGraphNode, void *graph, void *pDependencies, void *dependencyData, unsigned long numDependencies, void *nodeParams)
+CUTAP_SLOW unsigned int cutap_slow_cudaGraphAddNode(void *pGraphNode, void *graph, void *pDependencies, void *dependencyData, unsigned long numDependencies, void *nodeParams)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cudaGraphAddNode], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *, void *, void *, unsigned long, void *))cutap_fn)(pGraphNode, graph, pDependencies, dependencyData, numDependencies, nodeParams);
     uint64_t cutap_w[6] = {(uint64_t)(uintptr_t)pGraphNode, (uint64_t)(uintptr_t)graph, (uint64_t)(uintptr_t)pDependencies, (uint64_t)(uintptr_t)dependencyData, (uint64_t)numDependencies, (uint64_t)(uintptr_t)nodeParams};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cudaGraphAddNode, cutap_w, thunk_cudaGraphAddNode);
 }
@@ -1676,11 +1273,8 @@ static uint64_t thunk_cudaGraphChildGraphNodeGetGraph(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1]);
 }
-CUTAP_EXPORT unsigned int cudaGraphChildGraphNodeGetGraph(void *node, void *pGraph)
+CUTAP_SLOW unsigned int cutap_slow_cudaGraphChildGraphNodeGetGraph(void *node, void *pGraph)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cudaGraphChildGraphNodeGetGraph], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *))cutap_fn)(node, pGraph);
     uint64_t cutap_w[2] = {(uint64_t)(uintptr_t)node, (uint64_t)(uintptr_t)pGraph};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cudaGraphChildGraphNodeGetGraph, cutap_w, thunk_cudaGraphChildGraphNodeGetGraph);
 }
@@ -1688,11 +1282,8 @@ static uint64_t thunk_cudaGraphClone(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1]);
 }
-CUTAP_EXPORT unsigned int cudaGraphClone(void *pGraphClone, void *originalGraph)
+CUTAP_SLOW unsigned int cutap_slow_cudaGraphClone(void *pGraphClone, void *originalGraph)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cudaGraphClone], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *))cutap_fn)(pGraphClone, originalGraph);
     uint64_t cutap_w[2] = {(uint64_t)(uintptr_t)pGraphClone, (uint64_t)(uintptr_t)originalGraph};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cudaGraphClone, cutap_w, thunk_cudaGraphClone);
 }
@@ -1700,11 +1291,8 @@ static uint64_t thunk_cudaGraphConditionalHandleCreate(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *, unsigned int, unsigned int))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1], (unsigned int)a[2], (unsigned int)a[3]);
 }
-CUTAP_EXPORT unsigned int cudaGraphConditionalHandleCreate(void *pHandle_out, void *graph, unsigned int defaultLaunchValue, unsigned int flags)
+CUTAP_SLOW unsigned int cutap_slow_cudaGraphConditionalHandleCreate(void *pHandle_out, void *graph, unsigned int defaultLaunchValue, unsigned int flags)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cudaGraphConditionalHandleCreate], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *, unsigned int, unsigned int))cutap_fn)(pHandle_out, graph, defaultLaunchValue, flags);
     uint64_t cutap_w[4] = {(uint64_t)(uintptr_t)pHandle_out, (uint64_t)(uintptr_t)graph, (uint64_t)defaultLaunchValue, (uint64_t)flags};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cudaGraphConditionalHandleCreate, cutap_w, thunk_cudaGraphConditionalHandleCreate);
 }
@@ -1712,11 +1300,8 @@ static uint64_t thunk_cudaGraphCreate(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1]);
 }
-CUTAP_EXPORT unsigned int cudaGraphCreate(void *pGraph, unsigned int flags)
+CUTAP_SLOW unsigned int cutap_slow_cudaGraphCreate(void *pGraph, unsigned int flags)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cudaGraphCreate], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int))cutap_fn)(pGraph, flags);
     uint64_t cutap_w[2] = {(uint64_t)(uintptr_t)pGraph, (uint64_t)flags};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cudaGraphCreate, cutap_w, thunk_cudaGraphCreate);
 }
@@ -1724,11 +1309,8 @@ static uint64_t thunk_cudaGraphDebugDotPrint(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *, unsigned int))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1], (unsigned int)a[2]);
 }
-CUTAP_EXPORT unsigned int cudaGraphDebugDotPrint(void *graph, void *path, unsigned int flags)
+CUTAP_SLOW unsigned int cutap_slow_cudaGraphDebugDotPrint(void *graph, void *path, unsigned int flags)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cudaGraphDebugDotPrint], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *, unsigned int))cutap_fn)(graph, path, flags);
     uint64_t cutap_w[3] = {(uint64_t)(uintptr_t)graph, (uint64_t)(uintptr_t)path, (uint64_t)flags};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cudaGraphDebugDotPrint, cutap_w, thunk_cudaGraphDebugDotPrint);
 }
@@ -1736,11 +1318,8 @@ static uint64_t thunk_cudaGraphDestroy(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *))fn)((void *)(uintptr_t)a[0]);
 }
-CUTAP_EXPORT unsigned int cudaGraphDestroy(void *graph)
+CUTAP_SLOW unsigned int cutap_slow_cudaGraphDestroy(void *graph)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cudaGraphDestroy], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *))cutap_fn)(graph);
     uint64_t cutap_w[1] = {(uint64_t)(uintptr_t)graph};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cudaGraphDestroy, cutap_w, thunk_cudaGraphDestroy);
 }
@@ -1748,11 +1327,8 @@ static uint64_t thunk_cudaGraphDestroyNode(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *))fn)((void *)(uintptr_t)a[0]);
 }
-CUTAP_EXPORT unsigned int cudaGraphDestroyNode(void *node)
+CUTAP_SLOW unsigned int cutap_slow_cudaGraphDestroyNode(void *node)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cudaGraphDestroyNode], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *))cutap_fn)(node);
     uint64_t cutap_w[1] = {(uint64_t)(uintptr_t)node};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cudaGraphDestroyNode, cutap_w, thunk_cudaGraphDestroyNode);
 }
@@ -1760,11 +1336,8 @@ static uint64_t thunk_cudaGraphEventRecordNodeGetEvent(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1]);
 }
-CUTAP_EXPORT unsigned int cudaGraphEventRecordNodeGetEvent(void *node, void *event_out)
+CUTAP_SLOW unsigned int cutap_slow_cudaGraphEventRecordNodeGetEvent(void *node, void *event_out)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cudaGraphEventRecordNodeGetEvent], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *))cutap_fn)(node, event_out);
     uint64_t cutap_w[2] = {(uint64_t)(uintptr_t)node, (uint64_t)(uintptr_t)event_out};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cudaGraphEventRecordNodeGetEvent, cutap_w, thunk_cudaGraphEventRecordNodeGetEvent);
 }
@@ -1772,11 +1345,8 @@ static uint64_t thunk_cudaGraphEventRecordNodeSetEvent(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1]);
 }
-CUTAP_EXPORT unsigned int cudaGraphEventRecordNodeSetEvent(void *node, void *event)
+CUTAP_SLOW unsigned int cutap_slow_cudaGraphEventRecordNodeSetEvent(void *node, void *event)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cudaGraphEventRecordNodeSetEvent], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *))cutap_fn)(node, event);
     uint64_t cutap_w[2] = {(uint64_t)(uintptr_t)node, (uint64_t)(uintptr_t)event};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cudaGraphEventRecordNodeSetEvent, cutap_w, thunk_cudaGraphEventRecordNodeSetEvent);
 }
@@ -1784,11 +1354,8 @@ static uint64_t thunk_cudaGraphEventWaitNodeGetEvent(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1]);
 }
-CUTAP_EXPORT unsigned int cudaGraphEventWaitNodeGetEvent(void *node, void *event_out)
+CUTAP_SLOW unsigned int cutap_slow_cudaGraphEventWaitNodeGetEvent(void *node, void *event_out)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cudaGraphEventWaitNodeGetEvent], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *))cutap_fn)(node, event_out);
     uint64_t cutap_w[2] = {(uint64_t)(uintptr_t)node, (uint64_t)(uintptr_t)event_out};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cudaGraphEventWaitNodeGetEvent, cutap_w, thunk_cudaGraphEventWaitNodeGetEvent);
 }
@@ -1796,11 +1363,8 @@ static uint64_t thunk_cudaGraphEventWaitNodeSetEvent(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1]);
 }
-CUTAP_EXPORT unsigned int cudaGraphEventWaitNodeSetEvent(void *node, void *event)
+CUTAP_SLOW unsigned int cutap_slow_cudaGraphEventWaitNodeSetEvent(void *node, void *event)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cudaGraphEventWaitNodeSetEvent], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *))cutap_fn)(node, event);
     uint64_t cutap_w[2] = {(uint64_t)(uintptr_t)node, (uint64_t)(uintptr_t)event};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cudaGraphEventWaitNodeSetEvent, cutap_w, thunk_cudaGraphEventWaitNodeSetEvent);
 }
@@ -1808,11 +1372,8 @@ static uint64_t thunk_cudaGraphExecChildGraphNodeSetParams(void *fn, uint64_t *a
 {
     return (uint64_t)((unsigned int (*)(void *, void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1], (void *)(uintptr_t)a[2]);
 }
-CUTAP_EXPORT unsigned int cudaGraphExecChildGraphNodeSetParams(void *hGraphExec, void *node, void *childGraph)
+CUTAP_SLOW unsigned int cutap_slow_cudaGraphExecChildGraphNodeSetParams(void *hGraphExec, void *node, void *childGraph)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cudaGraphExecChildGraphNodeSetParams], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *, void *))cutap_fn)(hGraphExec, node, childGraph);
     uint64_t cutap_w[3] = {(uint64_t)(uintptr_t)hGraphExec, (uint64_t)(uintptr_t)node, (uint64_t)(uintptr_t)childGraph};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cudaGraphExecChildGraphNodeSetParams, cutap_w, thunk_cudaGraphExecChildGraphNodeSetParams);
 }
@@ -1820,11 +1381,8 @@ static uint64_t thunk_cudaGraphExecDestroy(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *))fn)((void *)(uintptr_t)a[0]);
 }
-CUTAP_EXPORT unsigned int cudaGraphExecDestroy(void *graphExec)
+CUTAP_SLOW unsigned int cutap_slow_cudaGraphExecDestroy(void *graphExec)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cudaGraphExecDestroy], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *))cutap_fn)(graphExec);
     uint64_t cutap_w[1] = {(uint64_t)(uintptr_t)graphExec};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cudaGraphExecDestroy, cutap_w, thunk_cudaGraphExecDestroy);
 }
@@ -1832,11 +1390,8 @@ static uint64_t thunk_cudaGraphExecEventRecordNodeSetEvent(void *fn, uint64_t *a
 {
     return (uint64_t)((unsigned int (*)(void *, void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1], (void *)(uintptr_t)a[2]);
 }
-CUTAP_EXPORT unsigned int cudaGraphExecEventRecordNodeSetEvent(void *hGraphExec, void *hNode, void *event)
+CUTAP_SLOW unsigned int cutap_slow_cudaGraphExecEventRecordNodeSetEvent(void *hGraphExec, void *hNode, void *event)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cudaGraphExecEventRecordNodeSetEvent], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *, void *))cutap_fn)(hGraphExec, hNode, event);
     uint64_t cutap_w[3] = {(uint64_t)(uintptr_t)hGraphExec, (uint64_t)(uintptr_t)hNode, (uint64_t)(uintptr_t)event};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cudaGraphExecEventRecordNodeSetEvent, cutap_w, thunk_cudaGraphExecEventRecordNodeSetEvent);
 }
@@ -1844,11 +1399,8 @@ static uint64_t thunk_cudaGraphExecEventWaitNodeSetEvent(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1], (void *)(uintptr_t)a[2]);
 }
-CUTAP_EXPORT unsigned int cudaGraphExecEventWaitNodeSetEvent(void *hGraphExec, void *hNode, void *event)
+CUTAP_SLOW unsigned int cutap_slow_cudaGraphExecEventWaitNodeSetEvent(void *hGraphExec, void *hNode, void *event)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cudaGraphExecEventWaitNodeSetEvent], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *, void *))cutap_fn)(hGraphExec, hNode, event);
     uint64_t cutap_w[3] = {(uint64_t)(uintptr_t)hGraphExec, (uint64_t)(uintptr_t)hNode, (uint64_t)(uintptr_t)event};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cudaGraphExecEventWaitNodeSetEvent, cutap_w, thunk_cudaGraphExecEventWaitNodeSetEvent);
 }
@@ -1856,11 +1408,8 @@ static uint64_t thunk_cudaGraphExecExternalSemaphoresSignalNodeSetParams(void *f
 {
     return (uint64_t)((unsigned int (*)(void *, void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1], (void *)(uintptr_t)a[2]);
 }
-CUTAP_EXPORT unsigned int cudaGraphExecExternalSemaphoresSignalNodeSetParams(void *hGraphExec, void *hNode, void *nodeParams)
+CUTAP_SLOW unsigned int cutap_slow_cudaGraphExecExternalSemaphoresSignalNodeSetParams(void *hGraphExec, void *hNode, void *nodeParams)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cudaGraphExecExternalSemaphoresSignalNodeSetParams], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *, void *))cutap_fn)(hGraphExec, hNode, nodeParams);
     uint64_t cutap_w[3] = {(uint64_t)(uintptr_t)hGraphExec, (uint64_t)(uintptr_t)hNode, (uint64_t)(uintptr_t)nodeParams};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cudaGraphExecExternalSemaphoresSignalNodeSetParams, cutap_w, thunk_cudaGraphExecExternalSemaphoresSignalNodeSetParams);
 }
@@ -1868,11 +1417,8 @@ static uint64_t thunk_cudaGraphExecExternalSemaphoresWaitNodeSetParams(void *fn,
 {
     return (uint64_t)((unsigned int (*)(void *, void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1], (void *)(uintptr_t)a[2]);
 }
-CUTAP_EXPORT unsigned int cudaGraphExecExternalSemaphoresWaitNodeSetParams(void *hGraphExec, void *hNode, void *nodeParams)
+CUTAP_SLOW unsigned int cutap_slow_cudaGraphExecExternalSemaphoresWaitNodeSetParams(void *hGraphExec, void *hNode, void *nodeParams)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cudaGraphExecExternalSemaphoresWaitNodeSetParams], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *, void *))cutap_fn)(hGraphExec, hNode, nodeParams);
     uint64_t cutap_w[3] = {(uint64_t)(uintptr_t)hGraphExec, (uint64_t)(uintptr_t)hNode, (uint64_t)(uintptr_t)nodeParams};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cudaGraphExecExternalSemaphoresWaitNodeSetParams, cutap_w, thunk_cudaGraphExecExternalSemaphoresWaitNodeSetParams);
 }
@@ -1880,11 +1426,8 @@ static uint64_t thunk_cudaGraphExecGetFlags(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1]);
 }
-CUTAP_EXPORT unsigned int cudaGraphExecGetFlags(void *graphExec, void *flags)
+CUTAP_SLOW unsigned int cutap_slow_cudaGraphExecGetFlags(void *graphExec, void *flags)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cudaGraphExecGetFlags], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *))cutap_fn)(graphExec, flags);
     uint64_t cutap_w[2] = {(uint64_t)(uintptr_t)graphExec, (uint64_t)(uintptr_t)flags};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cudaGraphExecGetFlags, cutap_w, thunk_cudaGraphExecGetFlags);
 }
@@ -1892,11 +1435,8 @@ static uint64_t thunk_cudaGraphExecHostNodeSetParams(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1], (void *)(uintptr_t)a[2]);
 }
-CUTAP_EXPORT unsigned int cudaGraphExecHostNodeSetParams(void *hGraphExec, void *node, void *pNodeParams)
+CUTAP_SLOW unsigned int cutap_slow_cudaGraphExecHostNodeSetParams(void *hGraphExec, void *node, void *pNodeParams)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cudaGraphExecHostNodeSetParams], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *, void *))cutap_fn)(hGraphExec, node, pNodeParams);
     uint64_t cutap_w[3] = {(uint64_t)(uintptr_t)hGraphExec, (uint64_t)(uintptr_t)node, (uint64_t)(uintptr_t)pNodeParams};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cudaGraphExecHostNodeSetParams, cutap_w, thunk_cudaGraphExecHostNodeSetParams);
 }
@@ -1904,11 +1444,8 @@ static uint64_t thunk_cudaGraphExecKernelNodeSetParams(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1], (void *)(uintptr_t)a[2]);
 }
-CUTAP_EXPORT unsigned int cudaGraphExecKernelNodeSetParams(void *hGraphExec, void *node, void *pNodeParams)
+CUTAP_SLOW unsigned int cutap_slow_cudaGraphExecKernelNodeSetParams(void *hGraphExec, void *node, void *pNodeParams)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cudaGraphExecKernelNodeSetParams], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *, void *))cutap_fn)(hGraphExec, node, pNodeParams);
     uint64_t cutap_w[3] = {(uint64_t)(uintptr_t)hGraphExec, (uint64_t)(uintptr_t)node, (uint64_t)(uintptr_t)pNodeParams};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cudaGraphExecKernelNodeSetParams, cutap_w, thunk_cudaGraphExecKernelNodeSetParams);
 }
@@ -1916,11 +1453,8 @@ static uint64_t thunk_cudaGraphExecMemcpyNodeSetParams(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1], (void *)(uintptr_t)a[2]);
 }
-CUTAP_EXPORT unsigned int cudaGraphExecMemcpyNodeSetParams(void *hGraphExec, void *node, void *pNodeParams)
+CUTAP_SLOW unsigned int cutap_slow_cudaGraphExecMemcpyNodeSetParams(void *hGraphExec, void *node, void *pNodeParams)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cudaGraphExecMemcpyNodeSetParams], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *, void *))cutap_fn)(hGraphExec, node, pNodeParams);
     uint64_t cutap_w[3] = {(uint64_t)(uintptr_t)hGraphExec, (uint64_t)(uintptr_t)node, (uint64_t)(uintptr_t)pNodeParams};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cudaGraphExecMemcpyNodeSetParams, cutap_w, thunk_cudaGraphExecMemcpyNodeSetParams);
 }
@@ -1928,11 +1462,8 @@ static uint64_t thunk_cudaGraphExecMemcpyNodeSetParams1D(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *, void *, void *, unsigned long, unsigned int))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1], (void *)(uintptr_t)a[2], (void *)(uintptr_t)a[3], (unsigned long)a[4], (unsigned int)a[5]);
 }
-CUTAP_EXPORT unsigned int cudaGraphExecMemcpyNodeSetParams1D(void *hGraphExec, void *node, void *dst, void *src, unsigned long count, unsigned int kind)
+CUTAP_SLOW unsigned int cutap_slow_cudaGraphExecMemcpyNodeSetParams1D(void *hGraphExec, void *node, void *dst, void *src, unsigned long count, unsigned int kind)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cudaGraphExecMemcpyNodeSetParams1D], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *, void *, void *, unsigned long, unsigned int))cutap_fn)(hGraphExec, node, dst, src, count, kind);
     uint64_t cutap_w[6] = {(uint64_t)(uintptr_t)hGraphExec, (uint64_t)(uintptr_t)node, (uint64_t)(uintptr_t)dst, (uint64_t)(uintptr_t)src, (uint64_t)count, (uint64_t)kind};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cudaGraphExecMemcpyNodeSetParams1D, cutap_w, thunk_cudaGraphExecMemcpyNodeSetParams1D);
 }
@@ -1940,11 +1471,8 @@ static uint64_t thunk_cudaGraphExecMemcpyNodeSetParamsFromSymbol(void *fn, uint6
 {
     return (uint64_t)((unsigned int (*)(void *, void *, void *, void *, unsigned long, unsigned long, unsigned int))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1], (void *)(uintptr_t)a[2], (void *)(uintptr_t)a[3], (unsigned long)a[4], (unsigned long)a[5], (unsigned int)a[6]);
 }
-CUTAP_EXPORT unsigned int cudaGraphExecMemcpyNodeSetParamsFromSymbol(void *hGraphExec, void *node, void *dst, void *symbol, unsigned long count, unsigned long offset, unsigned int kind)
+CUTAP_SLOW unsigned int cutap_slow_cudaGraphExecMemcpyNodeSetParamsFromSymbol(void *hGraphExec, void *node, void *dst, void *symbol, unsigned long count, unsigned long offset, unsigned int kind)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cudaGraphExecMemcpyNodeSetParamsFromSymbol], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *, void *, void *, unsigned long, unsigned long, unsigned int))cutap_fn)(hGraphExec, node, dst, symbol, count, offset, kind);
     uint64_t cutap_w[7] = {(uint64_t)(uintptr_t)hGraphExec, (uint64_t)(uintptr_t)node, (uint64_t)(uintptr_t)dst, (uint64_t)(uintptr_t)symbol, (uint64_t)count, (uint64_t)offset, (uint64_t)kind};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cudaGraphExecMemcpyNodeSetParamsFromSymbol, cutap_w, thunk_cudaGraphExecMemcpyNodeSetParamsFromSymbol);
 }
@@ -1952,11 +1480,8 @@ static uint64_t thunk_cudaGraphExecMemcpyNodeSetParamsToSymbol(void *fn, uint64_
 {
     return (uint64_t)((unsigned int (*)(void *, void *, void *, void *, unsigned long, unsigned long, unsigned int))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1], (void *)(uintptr_t)a[2], (void *)(uintptr_t)a[3], (unsigned long)a[4], (unsigned long)a[5], (unsigned int)a[6]);
 }
-CUTAP_EXPORT unsigned int cudaGraphExecMemcpyNodeSetParamsToSymbol(void *hGraphExec, void *node, void *symbol, void *src, unsigned long count, unsigned long offset, unsigned int kind)
+CUTAP_SLOW unsigned int cutap_slow_cudaGraphExecMemcpyNodeSetParamsToSymbol(void *hGraphExec, void *node, void *symbol, void *src, unsigned long count, unsigned long offset, unsigned int kind)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cudaGraphExecMemcpyNodeSetParamsToSymbol], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *, void *, void *, unsigned long, unsigned long, unsigned int))cutap_fn)(hGraphExec, node, symbol, src, count, offset, kind);
     uint64_t cutap_w[7] = {(uint64_t)(uintptr_t)hGraphExec, (uint64_t)(uintptr_t)node, (uint64_t)(uintptr_t)symbol, (uint64_t)(uintptr_t)src, (uint64_t)count, (uint64_t)offset, (uint64_t)kind};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cudaGraphExecMemcpyNodeSetParamsToSymbol, cutap_w, thunk_cudaGraphExecMemcpyNodeSetParamsToSymbol);
 }
@@ -1964,11 +1489,8 @@ static uint64_t thunk_cudaGraphExecMemsetNodeSetParams(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1], (void *)(uintptr_t)a[2]);
 }
-CUTAP_EXPORT unsigned int cudaGraphExecMemsetNodeSetParams(void *hGraphExec, void *node, void *pNodeParams)
+CUTAP_SLOW unsigned int cutap_slow_cudaGraphExecMemsetNodeSetParams(void *hGraphExec, void *node, void *pNodeParams)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cudaGraphExecMemsetNodeSetParams], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *, void *))cutap_fn)(hGraphExec, node, pNodeParams);
     uint64_t cutap_w[3] = {(uint64_t)(uintptr_t)hGraphExec, (uint64_t)(uintptr_t)node, (uint64_t)(uintptr_t)pNodeParams};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cudaGraphExecMemsetNodeSetParams, cutap_w, thunk_cudaGraphExecMemsetNodeSetParams);
 }
@@ -1976,11 +1498,8 @@ static uint64_t thunk_cudaGraphExecNodeSetParams(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1], (void *)(uintptr_t)a[2]);
 }
-CUTAP_EXPORT unsigned int cudaGraphExecNodeSetParams(void *graphExec, void *node, void *nodeParams)
+CUTAP_SLOW unsigned int cutap_slow_cudaGraphExecNodeSetParams(void *graphExec, void *node, void *nodeParams)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cudaGraphExecNodeSetParams], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *, void *))cutap_fn)(graphExec, node, nodeParams);
     uint64_t cutap_w[3] = {(uint64_t)(uintptr_t)graphExec, (uint64_t)(uintptr_t)node, (uint64_t)(uintptr_t)nodeParams};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cudaGraphExecNodeSetParams, cutap_w, thunk_cudaGraphExecNodeSetParams);
 }
@@ -1988,11 +1507,8 @@ static uint64_t thunk_cudaGraphExecUpdate(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1], (void *)(uintptr_t)a[2]);
 }
-CUTAP_EXPORT unsigned int cudaGraphExecUpdate(void *hGraphExec, void *hGraph, void *resultInfo)
+CUTAP_SLOW unsigned int cutap_slow_cudaGraphExecUpdate(void *hGraphExec, void *hGraph, void *resultInfo)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cudaGraphExecUpdate], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *, void *))cutap_fn)(hGraphExec, hGraph, resultInfo);
     uint64_t cutap_w[3] = {(uint64_t)(uintptr_t)hGraphExec, (uint64_t)(uintptr_t)hGraph, (uint64_t)(uintptr_t)resultInfo};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cudaGraphExecUpdate, cutap_w, thunk_cudaGraphExecUpdate);
 }
@@ -2000,11 +1516,8 @@ static uint64_t thunk_cudaGraphExternalSemaphoresSignalNodeGetParams(void *fn, u
 {
     return (uint64_t)((unsigned int (*)(void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1]);
 }
-CUTAP_EXPORT unsigned int cudaGraphExternalSemaphoresSignalNodeGetParams(void *hNode, void *params_out)
+CUTAP_SLOW unsigned int cutap_slow_cudaGraphExternalSemaphoresSignalNodeGetParams(void *hNode, void *params_out)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cudaGraphExternalSemaphoresSignalNodeGetParams], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *))cutap_fn)(hNode, params_out);
     uint64_t cutap_w[2] = {(uint64_t)(uintptr_t)hNode, (uint64_t)(uintptr_t)params_out};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cudaGraphExternalSemaphoresSignalNodeGetParams, cutap_w, thunk_cudaGraphExternalSemaphoresSignalNodeGetParams);
 }
@@ -2012,11 +1525,8 @@ static uint64_t thunk_cudaGraphExternalSemaphoresSignalNodeSetParams(void *fn, u
 {
     return (uint64_t)((unsigned int (*)(void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1]);
 }
-CUTAP_EXPORT unsigned int cudaGraphExternalSemaphoresSignalNodeSetParams(void *hNode, void *nodeParams)
+CUTAP_SLOW unsigned int cutap_slow_cudaGraphExternalSemaphoresSignalNodeSetParams(void *hNode, void *nodeParams)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cudaGraphExternalSemaphoresSignalNodeSetParams], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *))cutap_fn)(hNode, nodeParams);
     uint64_t cutap_w[2] = {(uint64_t)(uintptr_t)hNode, (uint64_t)(uintptr_t)nodeParams};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cudaGraphExternalSemaphoresSignalNodeSetParams, cutap_w, thunk_cudaGraphExternalSemaphoresSignalNodeSetParams);
 }
@@ -2024,11 +1534,8 @@ static uint64_t thunk_cudaGraphExternalSemaphoresWaitNodeGetParams(void *fn, uin
 {
     return (uint64_t)((unsigned int (*)(void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1]);
 }
-CUTAP_EXPORT unsigned int cudaGraphExternalSemaphoresWaitNodeGetParams(void *hNode, void *params_out)
+CUTAP_SLOW unsigned int cutap_slow_cudaGraphExternalSemaphoresWaitNodeGetParams(void *hNode, void *params_out)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cudaGraphExternalSemaphoresWaitNodeGetParams], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *))cutap_fn)(hNode, params_out);
     uint64_t cutap_w[2] = {(uint64_t)(uintptr_t)hNode, (uint64_t)(uintptr_t)params_out};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cudaGraphExternalSemaphoresWaitNodeGetParams, cutap_w, thunk_cudaGraphExternalSemaphoresWaitNodeGetParams);
 }
@@ -2036,11 +1543,8 @@ static uint64_t thunk_cudaGraphExternalSemaphoresWaitNodeSetParams(void *fn, uin
 {
     return (uint64_t)((unsigned int (*)(void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1]);
 }
-CUTAP_EXPORT unsigned int cudaGraphExternalSemaphoresWaitNodeSetParams(void *hNode, void *nodeParams)
+CUTAP_SLOW unsigned int cutap_slow_cudaGraphExternalSemaphoresWaitNodeSetParams(void *hNode, void *nodeParams)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cudaGraphExternalSemaphoresWaitNodeSetParams], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *))cutap_fn)(hNode, nodeParams);
     uint64_t cutap_w[2] = {(uint64_t)(uintptr_t)hNode, (uint64_t)(uintptr_t)nodeParams};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cudaGraphExternalSemaphoresWaitNodeSetParams, cutap_w, thunk_cudaGraphExternalSemaphoresWaitNodeSetParams);
 }
@@ -2048,11 +1552,8 @@ static uint64_t thunk_cudaGraphGetEdges(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *, void *, void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1], (void *)(uintptr_t)a[2], (void *)(uintptr_t)a[3], (void *)(uintptr_t)a[4]);
 }
-CUTAP_EXPORT unsigned int cudaGraphGetEdges(void *graph, void *from, void *to, void *edgeData, void *numEdges)
+CUTAP_SLOW unsigned int cutap_slow_cudaGraphGetEdges(void *graph, void *from, void *to, void *edgeData, void *numEdges)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cudaGraphGetEdges], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *, void *, void *, void *))cutap_fn)(graph, from, to, edgeData, numEdges);
     uint64_t cutap_w[5] = {(uint64_t)(uintptr_t)graph, (uint64_t)(uintptr_t)from, (uint64_t)(uintptr_t)to, (uint64_t)(uintptr_t)edgeData, (uint64_t)(uintptr_t)numEdges};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cudaGraphGetEdges, cutap_w, thunk_cudaGraphGetEdges);
 }
@@ -2060,11 +1561,8 @@ static uint64_t thunk_cudaGraphGetNodes(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1], (void *)(uintptr_t)a[2]);
 }
-CUTAP_EXPORT unsigned int cudaGraphGetNodes(void *graph, void *nodes, void *numNodes)
+CUTAP_SLOW unsigned int cutap_slow_cudaGraphGetNodes(void *graph, void *nodes, void *numNodes)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cudaGraphGetNodes], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *, void *))cutap_fn)(graph, nodes, numNodes);
     uint64_t cutap_w[3] = {(uint64_t)(uintptr_t)graph, (uint64_t)(uintptr_t)nodes, (uint64_t)(uintptr_t)numNodes};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cudaGraphGetNodes, cutap_w, thunk_cudaGraphGetNodes);
 }
@@ -2072,11 +1570,8 @@ static uint64_t thunk_cudaGraphGetRootNodes(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1], (void *)(uintptr_t)a[2]);
 }
-CUTAP_EXPORT unsigned int cudaGraphGetRootNodes(void *graph, void *pRootNodes, void *pNumRootNodes)
+CUTAP_SLOW unsigned int cutap_slow_cudaGraphGetRootNodes(void *graph, void *pRootNodes, void *pNumRootNodes)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cudaGraphGetRootNodes], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *, void *))cutap_fn)(graph, pRootNodes, pNumRootNodes);
     uint64_t cutap_w[3] = {(uint64_t)(uintptr_t)graph, (uint64_t)(uintptr_t)pRootNodes, (uint64_t)(uintptr_t)pNumRootNodes};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cudaGraphGetRootNodes, cutap_w, thunk_cudaGraphGetRootNodes);
 }
@@ -2084,11 +1579,8 @@ static uint64_t thunk_cudaGraphHostNodeGetParams(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1]);
 }
-CUTAP_EXPORT unsigned int cudaGraphHostNodeGetParams(void *node, void *pNodeParams)
+CUTAP_SLOW unsigned int cutap_slow_cudaGraphHostNodeGetParams(void *node, void *pNodeParams)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cudaGraphHostNodeGetParams], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *))cutap_fn)(node, pNodeParams);
     uint64_t cutap_w[2] = {(uint64_t)(uintptr_t)node, (uint64_t)(uintptr_t)pNodeParams};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cudaGraphHostNodeGetParams, cutap_w, thunk_cudaGraphHostNodeGetParams);
 }
@@ -2096,11 +1588,8 @@ static uint64_t thunk_cudaGraphHostNodeSetParams(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1]);
 }
-CUTAP_EXPORT unsigned int cudaGraphHostNodeSetParams(void *node, void *pNodeParams)
+CUTAP_SLOW unsigned int cutap_slow_cudaGraphHostNodeSetParams(void *node, void *pNodeParams)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cudaGraphHostNodeSetParams], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *))cutap_fn)(node, pNodeParams);
     uint64_t cutap_w[2] = {(uint64_t)(uintptr_t)node, (uint64_t)(uintptr_t)pNodeParams};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cudaGraphHostNodeSetParams, cutap_w, thunk_cudaGraphHostNodeSetParams);
 }
@@ -2108,11 +1597,8 @@ static uint64_t thunk_cudaGraphInstantiate(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *, unsigned long long))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1], (unsigned long long)a[2]);
 }
-CUTAP_EXPORT unsigned int cudaGraphInstantiate(void *pGraphExec, void *graph, unsigned long long flags)
+CUTAP_SLOW unsigned int cutap_slow_cudaGraphInstantiate(void *pGraphExec, void *graph, unsigned long long flags)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cudaGraphInstantiate], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *, unsigned long long))cutap_fn)(pGraphExec, graph, flags);
     uint64_t cutap_w[3] = {(uint64_t)(uintptr_t)pGraphExec, (uint64_t)(uintptr_t)graph, (uint64_t)flags};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cudaGraphInstantiate, cutap_w, thunk_cudaGraphInstantiate);
 }
@@ -2120,11 +1606,8 @@ static uint64_t thunk_cudaGraphInstantiateWithFlags(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *, unsigned long long))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1], (unsigned long long)a[2]);
 }
-CUTAP_EXPORT unsigned int cudaGraphInstantiateWithFlags(void *pGraphExec, void *graph, unsigned long long flags)
+CUTAP_SLOW unsigned int cutap_slow_cudaGraphInstantiateWithFlags(void *pGraphExec, void *graph, unsigned long long flags)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cudaGraphInstantiateWithFlags], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *, unsigned long long))cutap_fn)(pGraphExec, graph, flags);
     uint64_t cutap_w[3] = {(uint64_t)(uintptr_t)pGraphExec, (uint64_t)(uintptr_t)graph, (uint64_t)flags};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cudaGraphInstantiateWithFlags, cutap_w, thunk_cudaGraphInstantiateWithFlags);
 }
@@ -2132,11 +1615,8 @@ static uint64_t thunk_cudaGraphInstantiateWithParams(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1], (void *)(uintptr_t)a[2]);
 }
-CUTAP_EXPORT unsigned int cudaGraphInstantiateWithParams(void *pGraphExec, void *graph, void *instantiateParams)
+CUTAP_SLOW unsigned int cutap_slow_cudaGraphInstantiateWithParams(void *pGraphExec, void *graph, void *instantiateParams)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cudaGraphInstantiateWithParams], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *, void *))cutap_fn)(pGraphExec, graph, instantiateParams);
     uint64_t cutap_w[3] = {(uint64_t)(uintptr_t)pGraphExec, (uint64_t)(uintptr_t)graph, (uint64_t)(uintptr_t)instantiateParams};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cudaGraphInstantiateWithParams, cutap_w, thunk_cudaGraphInstantiateWithParams);
 }
@@ -2144,11 +1624,8 @@ static uint64_t thunk_cudaGraphInstantiateWithParams_ptsz(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1], (void *)(uintptr_t)a[2]);
 }
-CUTAP_EXPORT unsigned int cudaGraphInstantiateWithParams_ptsz(void *pGraphExec, void *graph, void *instantiateParams)
+CUTAP_SLOW unsigned int cutap_slow_cudaGraphInstantiateWithParams_ptsz(void *pGraphExec, void *graph, void *instantiateParams)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cudaGraphInstantiateWithParams_ptsz], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *, void *))cutap_fn)(pGraphExec, graph, instantiateParams);
     uint64_t cutap_w[3] = {(uint64_t)(uintptr_t)pGraphExec, (uint64_t)(uintptr_t)graph, (uint64_t)(uintptr_t)instantiateParams};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cudaGraphInstantiateWithParams_ptsz, cutap_w, thunk_cudaGraphInstantiateWithParams_ptsz);
 }
@@ -2156,11 +1633,8 @@ static uint64_t thunk_cudaGraphKernelNodeCopyAttributes(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1]);
 }
-CUTAP_EXPORT unsigned int cudaGraphKernelNodeCopyAttributes(void *hDst, void *hSrc)
+CUTAP_SLOW unsigned int cutap_slow_cudaGraphKernelNodeCopyAttributes(void *hDst, void *hSrc)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cudaGraphKernelNodeCopyAttributes], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *))cutap_fn)(hDst, hSrc);
     uint64_t cutap_w[2] = {(uint64_t)(uintptr_t)hDst, (uint64_t)(uintptr_t)hSrc};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cudaGraphKernelNodeCopyAttributes, cutap_w, thunk_cudaGraphKernelNodeCopyAttributes);
 }
@@ -2168,11 +1642,8 @@ static uint64_t thunk_cudaGraphKernelNodeGetAttribute(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, void *))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (void *)(uintptr_t)a[2]);
 }
-CUTAP_EXPORT unsigned int cudaGraphKernelNodeGetAttribute(void *hNode, unsigned int attr, void *value_out)
+CUTAP_SLOW unsigned int cutap_slow_cudaGraphKernelNodeGetAttribute(void *hNode, unsigned int attr, void *value_out)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cudaGraphKernelNodeGetAttribute], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, void *))cutap_fn)(hNode, attr, value_out);
     uint64_t cutap_w[3] = {(uint64_t)(uintptr_t)hNode, (uint64_t)attr, (uint64_t)(uintptr_t)value_out};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cudaGraphKernelNodeGetAttribute, cutap_w, thunk_cudaGraphKernelNodeGetAttribute);
 }
@@ -2180,11 +1651,8 @@ static uint64_t thunk_cudaGraphKernelNodeGetParams(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1]);
 }
-CUTAP_EXPORT unsigned int cudaGraphKernelNodeGetParams(void *node, void *pNodeParams)
+CUTAP_SLOW unsigned int cutap_slow_cudaGraphKernelNodeGetParams(void *node, void *pNodeParams)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cudaGraphKernelNodeGetParams], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *))cutap_fn)(node, pNodeParams);
     uint64_t cutap_w[2] = {(uint64_t)(uintptr_t)node, (uint64_t)(uintptr_t)pNodeParams};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cudaGraphKernelNodeGetParams, cutap_w, thunk_cudaGraphKernelNodeGetParams);
 }
@@ -2192,11 +1660,8 @@ static uint64_t thunk_cudaGraphKernelNodeSetAttribute(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, void *))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (void *)(uintptr_t)a[2]);
 }
-CUTAP_EXPORT unsigned int cudaGraphKernelNodeSetAttribute(void *hNode, unsigned int attr, void *value)
+CUTAP_SLOW unsigned int cutap_slow_cudaGraphKernelNodeSetAttribute(void *hNode, unsigned int attr, void *value)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cudaGraphKernelNodeSetAttribute], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, void *))cutap_fn)(hNode, attr, value);
     uint64_t cutap_w[3] = {(uint64_t)(uintptr_t)hNode, (uint64_t)attr, (uint64_t)(uintptr_t)value};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cudaGraphKernelNodeSetAttribute, cutap_w, thunk_cudaGraphKernelNodeSetAttribute);
 }
@@ -2204,11 +1669,8 @@ static uint64_t thunk_cudaGraphKernelNodeSetParams(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1]);
 }
-CUTAP_EXPORT unsigned int cudaGraphKernelNodeSetParams(void *node, void *pNodeParams)
+CUTAP_SLOW unsigned int cutap_slow_cudaGraphKernelNodeSetParams(void *node, void *pNodeParams)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cudaGraphKernelNodeSetParams], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *))cutap_fn)(node, pNodeParams);
     uint64_t cutap_w[2] = {(uint64_t)(uintptr_t)node, (uint64_t)(uintptr_t)pNodeParams};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cudaGraphKernelNodeSetParams, cutap_w, thunk_cudaGraphKernelNodeSetParams);
 }
@@ -2216,11 +1678,8 @@ static uint64_t thunk_cudaGraphLaunch(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1]);
 }
-CUTAP_EXPORT unsigned int cudaGraphLaunch(void *graphExec, void *stream)
+CUTAP_SLOW unsigned int cutap_slow_cudaGraphLaunch(void *graphExec, void *stream)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cudaGraphLaunch], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *))cutap_fn)(graphExec, stream);
     uint64_t cutap_w[2] = {(uint64_t)(uintptr_t)graphExec, (uint64_t)(uintptr_t)stream};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cudaGraphLaunch, cutap_w, thunk_cudaGraphLaunch);
 }
@@ -2228,11 +1687,8 @@ static uint64_t thunk_cudaGraphLaunch_ptsz(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1]);
 }
-CUTAP_EXPORT unsigned int cudaGraphLaunch_ptsz(void *graphExec, void *stream)
+CUTAP_SLOW unsigned int cutap_slow_cudaGraphLaunch_ptsz(void *graphExec, void *stream)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cudaGraphLaunch_ptsz], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *))cutap_fn)(graphExec, stream);
     uint64_t cutap_w[2] = {(uint64_t)(uintptr_t)graphExec, (uint64_t)(uintptr_t)stream};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cudaGraphLaunch_ptsz, cutap_w, thunk_cudaGraphLaunch_ptsz);
 }
@@ -2240,11 +1696,8 @@ static uint64_t thunk_cudaGraphMemAllocNodeGetParams(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1]);
 }
-CUTAP_EXPORT unsigned int cudaGraphMemAllocNodeGetParams(void *node, void *params_out)
+CUTAP_SLOW unsigned int cutap_slow_cudaGraphMemAllocNodeGetParams(void *node, void *params_out)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cudaGraphMemAllocNodeGetParams], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *))cutap_fn)(node, params_out);
     uint64_t cutap_w[2] = {(uint64_t)(uintptr_t)node, (uint64_t)(uintptr_t)params_out};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cudaGraphMemAllocNodeGetParams, cutap_w, thunk_cudaGraphMemAllocNodeGetParams);
 }
@@ -2252,11 +1705,8 @@ static uint64_t thunk_cudaGraphMemFreeNodeGetParams(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1]);
 }
-CUTAP_EXPORT unsigned int cudaGraphMemFreeNodeGetParams(void *node, void *dptr_out)
+CUTAP_SLOW unsigned int cutap_slow_cudaGraphMemFreeNodeGetParams(void *node, void *dptr_out)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cudaGraphMemFreeNodeGetParams], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *))cutap_fn)(node, dptr_out);
     uint64_t cutap_w[2] = {(uint64_t)(uintptr_t)node, (uint64_t)(uintptr_t)dptr_out};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cudaGraphMemFreeNodeGetParams, cutap_w, thunk_cudaGraphMemFreeNodeGetParams);
 }
@@ -2264,11 +1714,8 @@ static uint64_t thunk_cudaGraphMemcpyNodeGetParams(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1]);
 }
-CUTAP_EXPORT unsigned int cudaGraphMemcpyNodeGetParams(void *node, void *pNodeParams)
+CUTAP_SLOW unsigned int cutap_slow_cudaGraphMemcpyNodeGetParams(void *node, void *pNodeParams)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cudaGraphMemcpyNodeGetParams], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *))cutap_fn)(node, pNodeParams);
     uint64_t cutap_w[2] = {(uint64_t)(uintptr_t)node, (uint64_t)(uintptr_t)pNodeParams};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cudaGraphMemcpyNodeGetParams, cutap_w, thunk_cudaGraphMemcpyNodeGetParams);
 }
@@ -2276,11 +1723,8 @@ static uint64_t thunk_cudaGraphMemcpyNodeSetParams(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1]);
 }
-CUTAP_EXPORT unsigned int cudaGraphMemcpyNodeSetParams(void *node, void *pNodeParams)
+CUTAP_SLOW unsigned int cutap_slow_cudaGraphMemcpyNodeSetParams(void *node, void *pNodeParams)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cudaGraphMemcpyNodeSetParams], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *))cutap_fn)(node, pNodeParams);
     uint64_t cutap_w[2] = {(uint64_t)(uintptr_t)node, (uint64_t)(uintptr_t)pNodeParams};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cudaGraphMemcpyNodeSetParams, cutap_w, thunk_cudaGraphMemcpyNodeSetParams);
 }
@@ -2288,11 +1732,8 @@ static uint64_t thunk_cudaGraphMemcpyNodeSetParams1D(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *, void *, unsigned long, unsigned int))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1], (void *)(uintptr_t)a[2], (unsigned long)a[3], (unsigned int)a[4]);
 }
-CUTAP_EXPORT unsigned int cudaGraphMemcpyNodeSetParams1D(void *node, void *dst, void *src, unsigned long count, unsigned int kind)
+CUTAP_SLOW unsigned int cutap_slow_cudaGraphMemcpyNodeSetParams1D(void *node, void *dst, void *src, unsigned long count, unsigned int kind)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cudaGraphMemcpyNodeSetParams1D], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *, void *, unsigned long, unsigned int))cutap_fn)(node, dst, src, count, kind);
     uint64_t cutap_w[5] = {(uint64_t)(uintptr_t)node, (uint64_t)(uintptr_t)dst, (uint64_t)(uintptr_t)src, (uint64_t)count, (uint64_t)kind};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cudaGraphMemcpyNodeSetParams1D, cutap_w, thunk_cudaGraphMemcpyNodeSetParams1D);
 }
@@ -2300,11 +1741,8 @@ static uint64_t thunk_cudaGraphMemcpyNodeSetParamsFromSymbol(void *fn, uint64_t 
 {
     return (uint64_t)((unsigned int (*)(void *, void *, void *, unsigned long, unsigned long, unsigned int))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1], (void *)(uintptr_t)a[2], (unsigned long)a[3], (unsigned long)a[4], (unsigned int)a[5]);
 }
-CUTAP_EXPORT unsigned int cudaGraphMemcpyNodeSetParamsFromSymbol(void *node, void *dst, void *symbol, unsigned long count, unsigned long offset, unsigned int kind)
+CUTAP_SLOW unsigned int cutap_slow_cudaGraphMemcpyNodeSetParamsFromSymbol(void *node, void *dst, void *symbol, unsigned long count, unsigned long offset, unsigned int kind)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cudaGraphMemcpyNodeSetParamsFromSymbol], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *, void *, unsigned long, unsigned long, unsigned int))cutap_fn)(node, dst, symbol, count, offset, kind);
     uint64_t cutap_w[6] = {(uint64_t)(uintptr_t)node, (uint64_t)(uintptr_t)dst, (uint64_t)(uintptr_t)symbol, (uint64_t)count, (uint64_t)offset, (uint64_t)kind};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cudaGraphMemcpyNodeSetParamsFromSymbol, cutap_w, thunk_cudaGraphMemcpyNodeSetParamsFromSymbol);
 }
@@ -2312,11 +1750,8 @@ static uint64_t thunk_cudaGraphMemcpyNodeSetParamsToSymbol(void *fn, uint64_t *a
 {
     return (uint64_t)((unsigned int (*)(void *, void *, void *, unsigned long, unsigned long, unsigned int))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1], (void *)(uintptr_t)a[2], (unsigned long)a[3], (unsigned long)a[4], (unsigned int)a[5]);
 }
-CUTAP_EXPORT unsigned int cudaGraphMemcpyNodeSetParamsToSymbol(void *node, void *symbol, void *src, unsigned long count, unsigned long offset, unsigned int kind)
+CUTAP_SLOW unsigned int cutap_slow_cudaGraphMemcpyNodeSetParamsToSymbol(void *node, void *symbol, void *src, unsigned long count, unsigned long offset, unsigned int kind)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cudaGraphMemcpyNodeSetParamsToSymbol], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *, void *, unsigned long, unsigned long, unsigned int))cutap_fn)(node, symbol, src, count, offset, kind);
     uint64_t cutap_w[6] = {(uint64_t)(uintptr_t)node, (uint64_t)(uintptr_t)symbol, (uint64_t)(uintptr_t)src, (uint64_t)count, (uint64_t)offset, (uint64_t)kind};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cudaGraphMemcpyNodeSetParamsToSymbol, cutap_w, thunk_cudaGraphMemcpyNodeSetParamsToSymbol);
 }
@@ -2324,11 +1759,8 @@ static uint64_t thunk_cudaGraphMemsetNodeGetParams(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1]);
 }
-CUTAP_EXPORT unsigned int cudaGraphMemsetNodeGetParams(void *node, void *pNodeParams)
+CUTAP_SLOW unsigned int cutap_slow_cudaGraphMemsetNodeGetParams(void *node, void *pNodeParams)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cudaGraphMemsetNodeGetParams], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *))cutap_fn)(node, pNodeParams);
     uint64_t cutap_w[2] = {(uint64_t)(uintptr_t)node, (uint64_t)(uintptr_t)pNodeParams};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cudaGraphMemsetNodeGetParams, cutap_w, thunk_cudaGraphMemsetNodeGetParams);
 }
@@ -2336,11 +1768,8 @@ static uint64_t thunk_cudaGraphMemsetNodeSetParams(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1]);
 }
-CUTAP_EXPORT unsigned int cudaGraphMemsetNodeSetParams(void *node, void *pNodeParams)
+CUTAP_SLOW unsigned int cutap_slow_cudaGraphMemsetNodeSetParams(void *node, void *pNodeParams)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cudaGraphMemsetNodeSetParams], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *))cutap_fn)(node, pNodeParams);
     uint64_t cutap_w[2] = {(uint64_t)(uintptr_t)node, (uint64_t)(uintptr_t)pNodeParams};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cudaGraphMemsetNodeSetParams, cutap_w, thunk_cudaGraphMemsetNodeSetParams);
 }
@@ -2348,11 +1777,8 @@ static uint64_t thunk_cudaGraphNodeFindInClone(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1], (void *)(uintptr_t)a[2]);
 }
-CUTAP_EXPORT unsigned int cudaGraphNodeFindInClone(void *pNode, void *originalNode, void *clonedGraph)
+CUTAP_SLOW unsigned int cutap_slow_cudaGraphNodeFindInClone(void *pNode, void *originalNode, void *clonedGraph)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cudaGraphNodeFindInClone], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *, void *))cutap_fn)(pNode, originalNode, clonedGraph);
     uint64_t cutap_w[3] = {(uint64_t)(uintptr_t)pNode, (uint64_t)(uintptr_t)originalNode, (uint64_t)(uintptr_t)clonedGraph};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cudaGraphNodeFindInClone, cutap_w, thunk_cudaGraphNodeFindInClone);
 }
@@ -2360,11 +1786,8 @@ static uint64_t thunk_cudaGraphNodeGetDependencies(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *, void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1], (void *)(uintptr_t)a[2], (void *)(uintptr_t)a[3]);
 }
-CUTAP_EXPORT unsigned int cudaGraphNodeGetDependencies(void *node, void *pDependencies, void *edgeData, void *pNumDependencies)
+CUTAP_SLOW unsigned int cutap_slow_cudaGraphNodeGetDependencies(void *node, void *pDependencies, void *edgeData, void *pNumDependencies)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cudaGraphNodeGetDependencies], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *, void *, void *))cutap_fn)(node, pDependencies, edgeData, pNumDependencies);
     uint64_t cutap_w[4] = {(uint64_t)(uintptr_t)node, (uint64_t)(uintptr_t)pDependencies, (uint64_t)(uintptr_t)edgeData, (uint64_t)(uintptr_t)pNumDependencies};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cudaGraphNodeGetDependencies, cutap_w, thunk_cudaGraphNodeGetDependencies);
 }
@@ -2372,11 +1795,8 @@ static uint64_t thunk_cudaGraphNodeGetDependentNodes(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *, void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1], (void *)(uintptr_t)a[2], (void *)(uintptr_t)a[3]);
 }
-CUTAP_EXPORT unsigned int cudaGraphNodeGetDependentNodes(void *node, void *pDependentNodes, void *edgeData, void *pNumDependentNodes)
+CUTAP_SLOW unsigned int cutap_slow_cudaGraphNodeGetDependentNodes(void *node, void *pDependentNodes, void *edgeData, void *pNumDependentNodes)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cudaGraphNodeGetDependentNodes], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *, void *, void *))cutap_fn)(node, pDependentNodes, edgeData, pNumDependentNodes);
     uint64_t cutap_w[4] = {(uint64_t)(uintptr_t)node, (uint64_t)(uintptr_t)pDependentNodes, (uint64_t)(uintptr_t)edgeData, (uint64_t)(uintptr_t)pNumDependentNodes};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cudaGraphNodeGetDependentNodes, cutap_w, thunk_cudaGraphNodeGetDependentNodes);
 }
@@ -2384,11 +1804,8 @@ static uint64_t thunk_cudaGraphNodeGetEnabled(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1], (void *)(uintptr_t)a[2]);
 }
-CUTAP_EXPORT unsigned int cudaGraphNodeGetEnabled(void *hGraphExec, void *hNode, void *isEnabled)
+CUTAP_SLOW unsigned int cutap_slow_cudaGraphNodeGetEnabled(void *hGraphExec, void *hNode, void *isEnabled)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cudaGraphNodeGetEnabled], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *, void *))cutap_fn)(hGraphExec, hNode, isEnabled);
     uint64_t cutap_w[3] = {(uint64_t)(uintptr_t)hGraphExec, (uint64_t)(uintptr_t)hNode, (uint64_t)(uintptr_t)isEnabled};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cudaGraphNodeGetEnabled, cutap_w, thunk_cudaGraphNodeGetEnabled);
 }
@@ -2396,11 +1813,8 @@ static uint64_t thunk_cudaGraphNodeGetType(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1]);
 }
-CUTAP_EXPORT unsigned int cudaGraphNodeGetType(void *node, void *pType)
+CUTAP_SLOW unsigned int cutap_slow_cudaGraphNodeGetType(void *node, void *pType)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cudaGraphNodeGetType], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *))cutap_fn)(node, pType);
     uint64_t cutap_w[2] = {(uint64_t)(uintptr_t)node, (uint64_t)(uintptr_t)pType};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cudaGraphNodeGetType, cutap_w, thunk_cudaGraphNodeGetType);
 }
@@ -2408,11 +1822,8 @@ static uint64_t thunk_cudaGraphNodeSetEnabled(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *, unsigned int))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1], (unsigned int)a[2]);
 }
-CUTAP_EXPORT unsigned int cudaGraphNodeSetEnabled(void *hGraphExec, void *hNode, unsigned int isEnabled)
+CUTAP_SLOW unsigned int cutap_slow_cudaGraphNodeSetEnabled(void *hGraphExec, void *hNode, unsigned int isEnabled)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cudaGraphNodeSetEnabled], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *, unsigned int))cutap_fn)(hGraphExec, hNode, isEnabled);
     uint64_t cutap_w[3] = {(uint64_t)(uintptr_t)hGraphExec, (uint64_t)(uintptr_t)hNode, (uint64_t)isEnabled};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cudaGraphNodeSetEnabled, cutap_w, thunk_cudaGraphNodeSetEnabled);
 }
@@ -2420,11 +1831,8 @@ static uint64_t thunk_cudaGraphNodeSetParams(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1]);
 }
-CUTAP_EXPORT unsigned int cudaGraphNodeSetParams(void *node, void *nodeParams)
+CUTAP_SLOW unsigned int cutap_slow_cudaGraphNodeSetParams(void *node, void *nodeParams)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cudaGraphNodeSetParams], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *))cutap_fn)(node, nodeParams);
     uint64_t cutap_w[2] = {(uint64_t)(uintptr_t)node, (uint64_t)(uintptr_t)nodeParams};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cudaGraphNodeSetParams, cutap_w, thunk_cudaGraphNodeSetParams);
 }
@@ -2432,11 +1840,8 @@ static uint64_t thunk_cudaGraphReleaseUserObject(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *, unsigned int))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1], (unsigned int)a[2]);
 }
-CUTAP_EXPORT unsigned int cudaGraphReleaseUserObject(void *graph, void *object, unsigned int count)
+CUTAP_SLOW unsigned int cutap_slow_cudaGraphReleaseUserObject(void *graph, void *object, unsigned int count)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cudaGraphReleaseUserObject], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *, unsigned int))cutap_fn)(graph, object, count);
     uint64_t cutap_w[3] = {(uint64_t)(uintptr_t)graph, (uint64_t)(uintptr_t)object, (uint64_t)count};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cudaGraphReleaseUserObject, cutap_w, thunk_cudaGraphReleaseUserObject);
 }
@@ -2444,11 +1849,8 @@ static uint64_t thunk_cudaGraphRemoveDependencies(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *, void *, void *, unsigned long))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1], (void *)(uintptr_t)a[2], (void *)(uintptr_t)a[3], (unsigned long)a[4]);
 }
-CUTAP_EXPORT unsigned int cudaGraphRemoveDependencies(void *graph, void *from, void *to, void *edgeData, unsigned long numDependencies)
+CUTAP_SLOW unsigned int cutap_slow_cudaGraphRemoveDependencies(void *graph, void *from, void *to, void *edgeData, unsigned long numDependencies)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cudaGraphRemoveDependencies], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *, void *, void *, unsigned long))cutap_fn)(graph, from, to, edgeData, numDependencies);
     uint64_t cutap_w[5] = {(uint64_t)(uintptr_t)graph, (uint64_t)(uintptr_t)from, (uint64_t)(uintptr_t)to, (uint64_t)(uintptr_t)edgeData, (uint64_t)numDependencies};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cudaGraphRemoveDependencies, cutap_w, thunk_cudaGraphRemoveDependencies);
 }
@@ -2456,11 +1858,8 @@ static uint64_t thunk_cudaGraphRetainUserObject(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *, unsigned int, unsigned int))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1], (unsigned int)a[2], (unsigned int)a[3]);
 }
-CUTAP_EXPORT unsigned int cudaGraphRetainUserObject(void *graph, void *object, unsigned int count, unsigned int flags)
+CUTAP_SLOW unsigned int cutap_slow_cudaGraphRetainUserObject(void *graph, void *object, unsigned int count, unsigned int flags)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cudaGraphRetainUserObject], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *, unsigned int, unsigned int))cutap_fn)(graph, object, count, flags);
     uint64_t cutap_w[4] = {(uint64_t)(uintptr_t)graph, (uint64_t)(uintptr_t)object, (uint64_t)count, (uint64_t)flags};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cudaGraphRetainUserObject, cutap_w, thunk_cudaGraphRetainUserObject);
 }
@@ -2468,11 +1867,8 @@ static uint64_t thunk_cudaGraphUpload(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1]);
 }
-CUTAP_EXPORT unsigned int cudaGraphUpload(void *graphExec, void *stream)
+CUTAP_SLOW unsigned int cutap_slow_cudaGraphUpload(void *graphExec, void *stream)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cudaGraphUpload], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *))cutap_fn)(graphExec, stream);
     uint64_t cutap_w[2] = {(uint64_t)(uintptr_t)graphExec, (uint64_t)(uintptr_t)stream};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cudaGraphUpload, cutap_w, thunk_cudaGraphUpload);
 }
@@ -2480,11 +1876,8 @@ static uint64_t thunk_cudaGraphUpload_ptsz(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1]);
 }
-CUTAP_EXPORT unsigned int cudaGraphUpload_ptsz(void *graphExec, void *stream)
+CUTAP_SLOW unsigned int cutap_slow_cudaGraphUpload_ptsz(void *graphExec, void *stream)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cudaGraphUpload_ptsz], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *))cutap_fn)(graphExec, stream);
     uint64_t cutap_w[2] = {(uint64_t)(uintptr_t)graphExec, (uint64_t)(uintptr_t)stream};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cudaGraphUpload_ptsz, cutap_w, thunk_cudaGraphUpload_ptsz);
 }
@@ -2492,11 +1885,8 @@ static uint64_t thunk_cudaGraphicsEGLRegisterImage(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *, unsigned int))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1], (unsigned int)a[2]);
 }
-CUTAP_EXPORT unsigned int cudaGraphicsEGLRegisterImage(void *pCudaResource, void *image, unsigned int flags)
+CUTAP_SLOW unsigned int cutap_slow_cudaGraphicsEGLRegisterImage(void *pCudaResource, void *image, unsigned int flags)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cudaGraphicsEGLRegisterImage], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *, unsigned int))cutap_fn)(pCudaResource, image, flags);
     uint64_t cutap_w[3] = {(uint64_t)(uintptr_t)pCudaResource, (uint64_t)(uintptr_t)image, (uint64_t)flags};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cudaGraphicsEGLRegisterImage, cutap_w, thunk_cudaGraphicsEGLRegisterImage);
 }
@@ -2504,11 +1894,8 @@ static uint64_t thunk_cudaGraphicsGLRegisterBuffer(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, unsigned int))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (unsigned int)a[2]);
 }
-CUTAP_EXPORT unsigned int cudaGraphicsGLRegisterBuffer(void *resource, unsigned int buffer, unsigned int flags)
+CUTAP_SLOW unsigned int cutap_slow_cudaGraphicsGLRegisterBuffer(void *resource, unsigned int buffer, unsigned int flags)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cudaGraphicsGLRegisterBuffer], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, unsigned int))cutap_fn)(resource, buffer, flags);
     uint64_t cutap_w[3] = {(uint64_t)(uintptr_t)resource, (uint64_t)buffer, (uint64_t)flags};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cudaGraphicsGLRegisterBuffer, cutap_w, thunk_cudaGraphicsGLRegisterBuffer);
 }
@@ -2516,11 +1903,8 @@ static uint64_t thunk_cudaGraphicsGLRegisterImage(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, unsigned int, unsigned int))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (unsigned int)a[2], (unsigned int)a[3]);
 }
-CUTAP_EXPORT unsigned int cudaGraphicsGLRegisterImage(void *resource, unsigned int image, unsigned int target, unsigned int flags)
+CUTAP_SLOW unsigned int cutap_slow_cudaGraphicsGLRegisterImage(void *resource, unsigned int image, unsigned int target, unsigned int flags)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cudaGraphicsGLRegisterImage], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, unsigned int, unsigned int))cutap_fn)(resource, image, target, flags);
     uint64_t cutap_w[4] = {(uint64_t)(uintptr_t)resource, (uint64_t)image, (uint64_t)target, (uint64_t)flags};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cudaGraphicsGLRegisterImage, cutap_w, thunk_cudaGraphicsGLRegisterImage);
 }
@@ -2528,11 +1912,8 @@ static uint64_t thunk_cudaGraphicsMapResources(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(int, void *, void *))fn)((int)a[0], (void *)(uintptr_t)a[1], (void *)(uintptr_t)a[2]);
 }
-CUTAP_EXPORT unsigned int cudaGraphicsMapResources(int count, void *resources, void *stream)
+CUTAP_SLOW unsigned int cutap_slow_cudaGraphicsMapResources(int count, void *resources, void *stream)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cudaGraphicsMapResources], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(int, void *, void *))cutap_fn)(count, resources, stream);
     uint64_t cutap_w[3] = {(uint64_t)(int64_t)count, (uint64_t)(uintptr_t)resources, (uint64_t)(uintptr_t)stream};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cudaGraphicsMapResources, cutap_w, thunk_cudaGraphicsMapResources);
 }
@@ -2540,11 +1921,8 @@ static uint64_t thunk_cudaGraphicsResourceGetMappedEglFrame(void *fn, uint64_t *
 {
     return (uint64_t)((unsigned int (*)(void *, void *, unsigned int, unsigned int))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1], (unsigned int)a[2], (unsigned int)a[3]);
 }
-CUTAP_EXPORT unsigned int cudaGraphicsResourceGetMappedEglFrame(void *eglFrame, void *resource, unsigned int index, unsigned int mipLevel)
+CUTAP_SLOW unsigned int cutap_slow_cudaGraphicsResourceGetMappedEglFrame(void *eglFrame, void *resource, unsigned int index, unsigned int mipLevel)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cudaGraphicsResourceGetMappedEglFrame], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *, unsigned int, unsigned int))cutap_fn)(eglFrame, resource, index, mipLevel);
     uint64_t cutap_w[4] = {(uint64_t)(uintptr_t)eglFrame, (uint64_t)(uintptr_t)resource, (uint64_t)index, (uint64_t)mipLevel};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cudaGraphicsResourceGetMappedEglFrame, cutap_w, thunk_cudaGraphicsResourceGetMappedEglFrame);
 }
@@ -2552,11 +1930,8 @@ static uint64_t thunk_cudaGraphicsResourceGetMappedMipmappedArray(void *fn, uint
 {
     return (uint64_t)((unsigned int (*)(void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1]);
 }
-CUTAP_EXPORT unsigned int cudaGraphicsResourceGetMappedMipmappedArray(void *mipmappedArray, void *resource)
+CUTAP_SLOW unsigned int cutap_slow_cudaGraphicsResourceGetMappedMipmappedArray(void *mipmappedArray, void *resource)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cudaGraphicsResourceGetMappedMipmappedArray], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *))cutap_fn)(mipmappedArray, resource);
     uint64_t cutap_w[2] = {(uint64_t)(uintptr_t)mipmappedArray, (uint64_t)(uintptr_t)resource};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cudaGraphicsResourceGetMappedMipmappedArray, cutap_w, thunk_cudaGraphicsResourceGetMappedMipmappedArray);
 }
@@ -2564,11 +1939,8 @@ static uint64_t thunk_cudaGraphicsResourceGetMappedPointer(void *fn, uint64_t *a
 {
     return (uint64_t)((unsigned int (*)(void *, void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1], (void *)(uintptr_t)a[2]);
 }
-CUTAP_EXPORT unsigned int cudaGraphicsResourceGetMappedPointer(void *devPtr, void *size, void *resource)
+CUTAP_SLOW unsigned int cutap_slow_cudaGraphicsResourceGetMappedPointer(void *devPtr, void *size, void *resource)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cudaGraphicsResourceGetMappedPointer], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *, void *))cutap_fn)(devPtr, size, resource);
     uint64_t cutap_w[3] = {(uint64_t)(uintptr_t)devPtr, (uint64_t)(uintptr_t)size, (uint64_t)(uintptr_t)resource};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cudaGraphicsResourceGetMappedPointer, cutap_w, thunk_cudaGraphicsResourceGetMappedPointer);
 }
@@ -2576,11 +1948,8 @@ static uint64_t thunk_cudaGraphicsResourceSetMapFlags(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1]);
 }
-CUTAP_EXPORT unsigned int cudaGraphicsResourceSetMapFlags(void *resource, unsigned int flags)
+CUTAP_SLOW unsigned int cutap_slow_cudaGraphicsResourceSetMapFlags(void *resource, unsigned int flags)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cudaGraphicsResourceSetMapFlags], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int))cutap_fn)(resource, flags);
     uint64_t cutap_w[2] = {(uint64_t)(uintptr_t)resource, (uint64_t)flags};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cudaGraphicsResourceSetMapFlags, cutap_w, thunk_cudaGraphicsResourceSetMapFlags);
 }
@@ -2588,11 +1957,8 @@ static uint64_t thunk_cudaGraphicsSubResourceGetMappedArray(void *fn, uint64_t *
 {
     return (uint64_t)((unsigned int (*)(void *, void *, unsigned int, unsigned int))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1], (unsigned int)a[2], (unsigned int)a[3]);
 }
-CUTAP_EXPORT unsigned int cudaGraphicsSubResourceGetMappedArray(void *array, void *resource, unsigned int arrayIndex, unsigned int mipLevel)
+CUTAP_SLOW unsigned int cutap_slow_cudaGraphicsSubResourceGetMappedArray(void *array, void *resource, unsigned int arrayIndex, unsigned int mipLevel)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cudaGraphicsSubResourceGetMappedArray], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *, unsigned int, unsigned int))cutap_fn)(array, resource, arrayIndex, mipLevel);
     uint64_t cutap_w[4] = {(uint64_t)(uintptr_t)array, (uint64_t)(uintptr_t)resource, (uint64_t)arrayIndex, (uint64_t)mipLevel};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cudaGraphicsSubResourceGetMappedArray, cutap_w, thunk_cudaGraphicsSubResourceGetMappedArray);
 }
@@ -2600,11 +1966,8 @@ static uint64_t thunk_cudaGraphicsUnmapResources(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(int, void *, void *))fn)((int)a[0], (void *)(uintptr_t)a[1], (void *)(uintptr_t)a[2]);
 }
-CUTAP_EXPORT unsigned int cudaGraphicsUnmapResources(int count, void *resources, void *stream)
+CUTAP_SLOW unsigned int cutap_slow_cudaGraphicsUnmapResources(int count, void *resources, void *stream)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cudaGraphicsUnmapResources], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(int, void *, void *))cutap_fn)(count, resources, stream);
     uint64_t cutap_w[3] = {(uint64_t)(int64_t)count, (uint64_t)(uintptr_t)resources, (uint64_t)(uintptr_t)stream};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cudaGraphicsUnmapResources, cutap_w, thunk_cudaGraphicsUnmapResources);
 }
@@ -2612,11 +1975,8 @@ static uint64_t thunk_cudaGraphicsUnregisterResource(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *))fn)((void *)(uintptr_t)a[0]);
 }
-CUTAP_EXPORT unsigned int cudaGraphicsUnregisterResource(void *resource)
+CUTAP_SLOW unsigned int cutap_slow_cudaGraphicsUnregisterResource(void *resource)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cudaGraphicsUnregisterResource], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *))cutap_fn)(resource);
     uint64_t cutap_w[1] = {(uint64_t)(uintptr_t)resource};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cudaGraphicsUnregisterResource, cutap_w, thunk_cudaGraphicsUnregisterResource);
 }
@@ -2624,11 +1984,8 @@ static uint64_t thunk_cudaGraphicsVDPAURegisterOutputSurface(void *fn, uint64_t 
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, unsigned int))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (unsigned int)a[2]);
 }
-CUTAP_EXPORT unsigned int cudaGraphicsVDPAURegisterOutputSurface(void *resource, unsigned int vdpSurface, unsigned int flags)
+CUTAP_SLOW unsigned int cutap_slow_cudaGraphicsVDPAURegisterOutputSurface(void *resource, unsigned int vdpSurface, unsigned int flags)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cudaGraphicsVDPAURegisterOutputSurface], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, unsigned int))cutap_fn)(resource, vdpSurface, flags);
     uint64_t cutap_w[3] = {(uint64_t)(uintptr_t)resource, (uint64_t)vdpSurface, (uint64_t)flags};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cudaGraphicsVDPAURegisterOutputSurface, cutap_w, thunk_cudaGraphicsVDPAURegisterOutputSurface);
 }
@@ -2636,11 +1993,8 @@ static uint64_t thunk_cudaGraphicsVDPAURegisterVideoSurface(void *fn, uint64_t *
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, unsigned int))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (unsigned int)a[2]);
 }
-CUTAP_EXPORT unsigned int cudaGraphicsVDPAURegisterVideoSurface(void *resource, unsigned int vdpSurface, unsigned int flags)
+CUTAP_SLOW unsigned int cutap_slow_cudaGraphicsVDPAURegisterVideoSurface(void *resource, unsigned int vdpSurface, unsigned int flags)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cudaGraphicsVDPAURegisterVideoSurface], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, unsigned int))cutap_fn)(resource, vdpSurface, flags);
     uint64_t cutap_w[3] = {(uint64_t)(uintptr_t)resource, (uint64_t)vdpSurface, (uint64_t)flags};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cudaGraphicsVDPAURegisterVideoSurface, cutap_w, thunk_cudaGraphicsVDPAURegisterVideoSurface);
 }
@@ -2648,11 +2002,8 @@ static uint64_t thunk_cudaHostAlloc(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned long, unsigned int))fn)((void *)(uintptr_t)a[0], (unsigned long)a[1], (unsigned int)a[2]);
 }
-CUTAP_EXPORT unsigned int cudaHostAlloc(void *pHost, unsigned long size, unsigned int flags)
+CUTAP_SLOW unsigned int cutap_slow_cudaHostAlloc(void *pHost, unsigned long size, unsigned int flags)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cudaHostAlloc], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned long, unsigned int))cutap_fn)(pHost, size, flags);
     uint64_t cutap_w[3] = {(uint64_t)(uintptr_t)pHost, (uint64_t)size, (uint64_t)flags};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cudaHostAlloc, cutap_w, thunk_cudaHostAlloc);
 }
@@ -2660,11 +2011,8 @@ static uint64_t thunk_cudaHostGetDevicePointer(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *, unsigned int))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1], (unsigned int)a[2]);
 }
-CUTAP_EXPORT unsigned int cudaHostGetDevicePointer(void *pDevice, void *pHost, unsigned int flags)
+CUTAP_SLOW unsigned int cutap_slow_cudaHostGetDevicePointer(void *pDevice, void *pHost, unsigned int flags)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cudaHostGetDevicePointer], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *, unsigned int))cutap_fn)(pDevice, pHost, flags);
     uint64_t cutap_w[3] = {(uint64_t)(uintptr_t)pDevice, (uint64_t)(uintptr_t)pHost, (uint64_t)flags};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cudaHostGetDevicePointer, cutap_w, thunk_cudaHostGetDevicePointer);
 }
@@ -2672,11 +2020,8 @@ static uint64_t thunk_cudaHostGetFlags(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1]);
 }
-CUTAP_EXPORT unsigned int cudaHostGetFlags(void *pFlags, void *pHost)
+CUTAP_SLOW unsigned int cutap_slow_cudaHostGetFlags(void *pFlags, void *pHost)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cudaHostGetFlags], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *))cutap_fn)(pFlags, pHost);
     uint64_t cutap_w[2] = {(uint64_t)(uintptr_t)pFlags, (uint64_t)(uintptr_t)pHost};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cudaHostGetFlags, cutap_w, thunk_cudaHostGetFlags);
 }
@@ -2684,11 +2029,8 @@ static uint64_t thunk_cudaHostRegister(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned long, unsigned int))fn)((void *)(uintptr_t)a[0], (unsigned long)a[1], (unsigned int)a[2]);
 }
-CUTAP_EXPORT unsigned int cudaHostRegister(void *ptr, unsigned long size, unsigned int flags)
+CUTAP_SLOW unsigned int cutap_slow_cudaHostRegister(void *ptr, unsigned long size, unsigned int flags)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cudaHostRegister], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned long, unsigned int))cutap_fn)(ptr, size, flags);
     uint64_t cutap_w[3] = {(uint64_t)(uintptr_t)ptr, (uint64_t)size, (uint64_t)flags};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cudaHostRegister, cutap_w, thunk_cudaHostRegister);
 }
@@ -2696,11 +2038,8 @@ static uint64_t thunk_cudaHostUnregister(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *))fn)((void *)(uintptr_t)a[0]);
 }
-CUTAP_EXPORT unsigned int cudaHostUnregister(void *ptr)
+CUTAP_SLOW unsigned int cutap_slow_cudaHostUnregister(void *ptr)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cudaHostUnregister], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *))cutap_fn)(ptr);
     uint64_t cutap_w[1] = {(uint64_t)(uintptr_t)ptr};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cudaHostUnregister, cutap_w, thunk_cudaHostUnregister);
 }
@@ -2708,11 +2047,8 @@ static uint64_t thunk_cudaImportExternalMemory(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1]);
 }
-CUTAP_EXPORT unsigned int cudaImportExternalMemory(void *extMem_out, void *memHandleDesc)
+CUTAP_SLOW unsigned int cutap_slow_cudaImportExternalMemory(void *extMem_out, void *memHandleDesc)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cudaImportExternalMemory], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *))cutap_fn)(extMem_out, memHandleDesc);
     uint64_t cutap_w[2] = {(uint64_t)(uintptr_t)extMem_out, (uint64_t)(uintptr_t)memHandleDesc};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cudaImportExternalMemory, cutap_w, thunk_cudaImportExternalMemory);
 }
@@ -2720,11 +2056,8 @@ static uint64_t thunk_cudaImportExternalSemaphore(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1]);
 }
-CUTAP_EXPORT unsigned int cudaImportExternalSemaphore(void *extSem_out, void *semHandleDesc)
+CUTAP_SLOW unsigned int cutap_slow_cudaImportExternalSemaphore(void *extSem_out, void *semHandleDesc)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cudaImportExternalSemaphore], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *))cutap_fn)(extSem_out, semHandleDesc);
     uint64_t cutap_w[2] = {(uint64_t)(uintptr_t)extSem_out, (uint64_t)(uintptr_t)semHandleDesc};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cudaImportExternalSemaphore, cutap_w, thunk_cudaImportExternalSemaphore);
 }
@@ -2732,11 +2065,8 @@ static uint64_t thunk_cudaInitDevice(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(int, unsigned int, unsigned int))fn)((int)a[0], (unsigned int)a[1], (unsigned int)a[2]);
 }
-CUTAP_EXPORT unsigned int cudaInitDevice(int device, unsigned int deviceFlags, unsigned int flags)
+CUTAP_SLOW unsigned int cutap_slow_cudaInitDevice(int device, unsigned int deviceFlags, unsigned int flags)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cudaInitDevice], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(int, unsigned int, unsigned int))cutap_fn)(device, deviceFlags, flags);
     uint64_t cutap_w[3] = {(uint64_t)(int64_t)device, (uint64_t)deviceFlags, (uint64_t)flags};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cudaInitDevice, cutap_w, thunk_cudaInitDevice);
 }
@@ -2744,11 +2074,8 @@ static uint64_t thunk_cudaIpcCloseMemHandle(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *))fn)((void *)(uintptr_t)a[0]);
 }
-CUTAP_EXPORT unsigned int cudaIpcCloseMemHandle(void *devPtr)
+CUTAP_SLOW unsigned int cutap_slow_cudaIpcCloseMemHandle(void *devPtr)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cudaIpcCloseMemHandle], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *))cutap_fn)(devPtr);
     uint64_t cutap_w[1] = {(uint64_t)(uintptr_t)devPtr};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cudaIpcCloseMemHandle, cutap_w, thunk_cudaIpcCloseMemHandle);
 }
@@ -2756,11 +2083,8 @@ static uint64_t thunk_cudaIpcGetEventHandle(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1]);
 }
-CUTAP_EXPORT unsigned int cudaIpcGetEventHandle(void *handle, void *event)
+CUTAP_SLOW unsigned int cutap_slow_cudaIpcGetEventHandle(void *handle, void *event)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cudaIpcGetEventHandle], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *))cutap_fn)(handle, event);
     uint64_t cutap_w[2] = {(uint64_t)(uintptr_t)handle, (uint64_t)(uintptr_t)event};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cudaIpcGetEventHandle, cutap_w, thunk_cudaIpcGetEventHandle);
 }
@@ -2768,11 +2092,8 @@ static uint64_t thunk_cudaIpcGetMemHandle(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1]);
 }
-CUTAP_EXPORT unsigned int cudaIpcGetMemHandle(void *handle, void *devPtr)
+CUTAP_SLOW unsigned int cutap_slow_cudaIpcGetMemHandle(void *handle, void *devPtr)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cudaIpcGetMemHandle], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *))cutap_fn)(handle, devPtr);
     uint64_t cutap_w[2] = {(uint64_t)(uintptr_t)handle, (uint64_t)(uintptr_t)devPtr};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cudaIpcGetMemHandle, cutap_w, thunk_cudaIpcGetMemHandle);
 }
@@ -2780,11 +2101,8 @@ static uint64_t thunk_cudaIpcOpenEventHandle(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, struct cutap_sv_cudaIpcEventHandle_st))fn)((void *)(uintptr_t)a[0], *(struct cutap_sv_cudaIpcEventHandle_st *)(uintptr_t)a[1]);
 }
-CUTAP_EXPORT unsigned int cudaIpcOpenEventHandle(void *event, struct cutap_sv_cudaIpcEventHandle_st handle)
+CUTAP_SLOW unsigned int cutap_slow_cudaIpcOpenEventHandle(void *event, struct cutap_sv_cudaIpcEventHandle_st handle)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cudaIpcOpenEventHandle], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, struct cutap_sv_cudaIpcEventHandle_st))cutap_fn)(event, handle);
     uint64_t cutap_w[2] = {(uint64_t)(uintptr_t)event, (uint64_t)(uintptr_t)&handle};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cudaIpcOpenEventHandle, cutap_w, thunk_cudaIpcOpenEventHandle);
 }
@@ -2792,11 +2110,8 @@ static uint64_t thunk_cudaIpcOpenMemHandle(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, struct cutap_sv_cudaIpcMemHandle_st, unsigned int))fn)((void *)(uintptr_t)a[0], *(struct cutap_sv_cudaIpcMemHandle_st *)(uintptr_t)a[1], (unsigned int)a[2]);
 }
-CUTAP_EXPORT unsigned int cudaIpcOpenMemHandle(void *devPtr, struct cutap_sv_cudaIpcMemHandle_st handle, unsigned int flags)
+CUTAP_SLOW unsigned int cutap_slow_cudaIpcOpenMemHandle(void *devPtr, struct cutap_sv_cudaIpcMemHandle_st handle, unsigned int flags)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cudaIpcOpenMemHandle], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, struct cutap_sv_cudaIpcMemHandle_st, unsigned int))cutap_fn)(devPtr, handle, flags);
     uint64_t cutap_w[3] = {(uint64_t)(uintptr_t)devPtr, (uint64_t)(uintptr_t)&handle, (uint64_t)flags};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cudaIpcOpenMemHandle, cutap_w, thunk_cudaIpcOpenMemHandle);
 }
@@ -2804,11 +2119,8 @@ static uint64_t thunk_cudaKernelSetAttributeForDevice(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, int, int))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (int)a[2], (int)a[3]);
 }
-CUTAP_EXPORT unsigned int cudaKernelSetAttributeForDevice(void *kernel, unsigned int attr, int value, int device)
+CUTAP_SLOW unsigned int cutap_slow_cudaKernelSetAttributeForDevice(void *kernel, unsigned int attr, int value, int device)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cudaKernelSetAttributeForDevice], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, int, int))cutap_fn)(kernel, attr, value, device);
     uint64_t cutap_w[4] = {(uint64_t)(uintptr_t)kernel, (uint64_t)attr, (uint64_t)(int64_t)value, (uint64_t)(int64_t)device};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cudaKernelSetAttributeForDevice, cutap_w, thunk_cudaKernelSetAttributeForDevice);
 }
@@ -2816,11 +2128,8 @@ static uint64_t thunk_cudaLaunchCooperativeKernel(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, struct cutap_sv_dim3, struct cutap_sv_dim3, void *, unsigned long, void *))fn)((void *)(uintptr_t)a[0], *(struct cutap_sv_dim3 *)(uintptr_t)a[1], *(struct cutap_sv_dim3 *)(uintptr_t)a[2], (void *)(uintptr_t)a[3], (unsigned long)a[4], (void *)(uintptr_t)a[5]);
 }
-CUTAP_EXPORT unsigned int cudaLaunchCooperativeKernel(void *func, struct cutap_sv_dim3 gridDim, struct cutap_sv_dim3 blockDim, void *args, unsigned long sharedMem, void *stream)
+CUTAP_SLOW unsigned int cutap_slow_cudaLaunchCooperativeKernel(void *func, struct cutap_sv_dim3 gridDim, struct cutap_sv_dim3 blockDim, void *args, unsigned long sharedMem, void *stream)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cudaLaunchCooperativeKernel], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, struct cutap_sv_dim3, struct cutap_sv_dim3, void *, unsigned long, void *))cutap_fn)(func, gridDim, blockDim, args, sharedMem, stream);
     uint64_t cutap_w[6] = {(uint64_t)(uintptr_t)func, (uint64_t)(uintptr_t)&gridDim, (uint64_t)(uintptr_t)&blockDim, (uint64_t)(uintptr_t)args, (uint64_t)sharedMem, (uint64_t)(uintptr_t)stream};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cudaLaunchCooperativeKernel, cutap_w, thunk_cudaLaunchCooperativeKernel);
 }
@@ -2828,11 +2137,8 @@ static uint64_t thunk_cudaLaunchCooperativeKernel_ptsz(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, struct cutap_sv_dim3, struct cutap_sv_dim3, void *, unsigned long, void *))fn)((void *)(uintptr_t)a[0], *(struct cutap_sv_dim3 *)(uintptr_t)a[1], *(struct cutap_sv_dim3 *)(uintptr_t)a[2], (void *)(uintptr_t)a[3], (unsigned long)a[4], (void *)(uintptr_t)a[5]);
 }
-CUTAP_EXPORT unsigned int cudaLaunchCooperativeKernel_ptsz(void *func, struct cutap_sv_dim3 gridDim, struct cutap_sv_dim3 blockDim, void *args, unsigned long sharedMem, void *stream)
+CUTAP_SLOW unsigned int cutap_slow_cudaLaunchCooperativeKernel_ptsz(void *func, struct cutap_sv_dim3 gridDim, struct cutap_sv_dim3 blockDim, void *args, unsigned long sharedMem, void *stream)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cudaLaunchCooperativeKernel_ptsz], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, struct cutap_sv_dim3, struct cutap_sv_dim3, void *, unsigned long, void *))cutap_fn)(func, gridDim, blockDim, args, sharedMem, stream);
     uint64_t cutap_w[6] = {(uint64_t)(uintptr_t)func, (uint64_t)(uintptr_t)&gridDim, (uint64_t)(uintptr_t)&blockDim, (uint64_t)(uintptr_t)args, (uint64_t)sharedMem, (uint64_t)(uintptr_t)stream};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cudaLaunchCooperativeKernel_ptsz, cutap_w, thunk_cudaLaunchCooperativeKernel_ptsz);
 }
@@ -2840,11 +2146,8 @@ static uint64_t thunk_cudaLaunchHostFunc(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1], (void *)(uintptr_t)a[2]);
 }
-CUTAP_EXPORT unsigned int cudaLaunchHostFunc(void *stream, void *fn, void *userData)
+CUTAP_SLOW unsigned int cutap_slow_cudaLaunchHostFunc(void *stream, void *fn, void *userData)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cudaLaunchHostFunc], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *, void *))cutap_fn)(stream, fn, userData);
     uint64_t cutap_w[3] = {(uint64_t)(uintptr_t)stream, (uint64_t)(uintptr_t)fn, (uint64_t)(uintptr_t)userData};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cudaLaunchHostFunc, cutap_w, thunk_cudaLaunchHostFunc);
 }
@@ -2852,11 +2155,8 @@ static uint64_t thunk_cudaLaunchHostFunc_ptsz(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1], (void *)(uintptr_t)a[2]);
 }
-CUTAP_EXPORT unsigned int cudaLaunchHostFunc_ptsz(void *stream, void *fn, void *userData)
+CUTAP_SLOW unsigned int cutap_slow_cudaLaunchHostFunc_ptsz(void *stream, void *fn, void *userData)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cudaLaunchHostFunc_ptsz], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *, void *))cutap_fn)(stream, fn, userData);
     uint64_t cutap_w[3] = {(uint64_t)(uintptr_t)stream, (uint64_t)(uintptr_t)fn, (uint64_t)(uintptr_t)userData};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cudaLaunchHostFunc_ptsz, cutap_w, thunk_cudaLaunchHostFunc_ptsz);
 }
@@ -2864,11 +2164,8 @@ static uint64_t thunk_cudaLaunchKernel(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, struct cutap_sv_dim3, struct cutap_sv_dim3, void *, unsigned long, void *))fn)((void *)(uintptr_t)a[0], *(struct cutap_sv_dim3 *)(uintptr_t)a[1], *(struct cutap_sv_dim3 *)(uintptr_t)a[2], (void *)(uintptr_t)a[3], (unsigned long)a[4], (void *)(uintptr_t)a[5]);
 }
-CUTAP_EXPORT unsigned int cudaLaunchKernel(void *func, struct cutap_sv_dim3 gridDim, struct cutap_sv_dim3 blockDim, void *args, unsigned long sharedMem, void *stream)
+CUTAP_SLOW unsigned int cutap_slow_cudaLaunchKernel(void *func, struct cutap_sv_dim3 gridDim, struct cutap_sv_dim3 blockDim, void *args, unsigned long sharedMem, void *stream)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cudaLaunchKernel], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, struct cutap_sv_dim3, struct cutap_sv_dim3, void *, unsigned long, void *))cutap_fn)(func, gridDim, blockDim, args, sharedMem, stream);
     uint64_t cutap_w[6] = {(uint64_t)(uintptr_t)func, (uint64_t)(uintptr_t)&gridDim, (uint64_t)(uintptr_t)&blockDim, (uint64_t)(uintptr_t)args, (uint64_t)sharedMem, (uint64_t)(uintptr_t)stream};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cudaLaunchKernel, cutap_w, thunk_cudaLaunchKernel);
 }
@@ -2876,11 +2173,8 @@ static uint64_t thunk_cudaLaunchKernelExC(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1], (void *)(uintptr_t)a[2]);
 }
-CUTAP_EXPORT unsigned int cudaLaunchKernelExC(void *config, void *func, void *args)
+CUTAP_SLOW unsigned int cutap_slow_cudaLaunchKernelExC(void *config, void *func, void *args)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cudaLaunchKernelExC], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *, void *))cutap_fn)(config, func, args);
     uint64_t cutap_w[3] = {(uint64_t)(uintptr_t)config, (uint64_t)(uintptr_t)func, (uint64_t)(uintptr_t)args};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cudaLaunchKernelExC, cutap_w, thunk_cudaLaunchKernelExC);
 }
@@ -2888,11 +2182,8 @@ static uint64_t thunk_cudaLaunchKernelExC_ptsz(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1], (void *)(uintptr_t)a[2]);
 }
-CUTAP_EXPORT unsigned int cudaLaunchKernelExC_ptsz(void *config, void *func, void *args)
+CUTAP_SLOW unsigned int cutap_slow_cudaLaunchKernelExC_ptsz(void *config, void *func, void *args)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cudaLaunchKernelExC_ptsz], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *, void *))cutap_fn)(config, func, args);
     uint64_t cutap_w[3] = {(uint64_t)(uintptr_t)config, (uint64_t)(uintptr_t)func, (uint64_t)(uintptr_t)args};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cudaLaunchKernelExC_ptsz, cutap_w, thunk_cudaLaunchKernelExC_ptsz);
 }
@@ -2900,11 +2191,8 @@ static uint64_t thunk_cudaLaunchKernel_ptsz(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, struct cutap_sv_dim3, struct cutap_sv_dim3, void *, unsigned long, void *))fn)((void *)(uintptr_t)a[0], *(struct cutap_sv_dim3 *)(uintptr_t)a[1], *(struct cutap_sv_dim3 *)(uintptr_t)a[2], (void *)(uintptr_t)a[3], (unsigned long)a[4], (void *)(uintptr_t)a[5]);
 }
-CUTAP_EXPORT unsigned int cudaLaunchKernel_ptsz(void *func, struct cutap_sv_dim3 gridDim, struct cutap_sv_dim3 blockDim, void *args, unsigned long sharedMem, void *stream)
+CUTAP_SLOW unsigned int cutap_slow_cudaLaunchKernel_ptsz(void *func, struct cutap_sv_dim3 gridDim, struct cutap_sv_dim3 blockDim, void *args, unsigned long sharedMem, void *stream)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cudaLaunchKernel_ptsz], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, struct cutap_sv_dim3, struct cutap_sv_dim3, void *, unsigned long, void *))cutap_fn)(func, gridDim, blockDim, args, sharedMem, stream);
     uint64_t cutap_w[6] = {(uint64_t)(uintptr_t)func, (uint64_t)(uintptr_t)&gridDim, (uint64_t)(uintptr_t)&blockDim, (uint64_t)(uintptr_t)args, (uint64_t)sharedMem, (uint64_t)(uintptr_t)stream};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cudaLaunchKernel_ptsz, cutap_w, thunk_cudaLaunchKernel_ptsz);
 }
@@ -2912,11 +2200,8 @@ static uint64_t thunk_cudaLibraryEnumerateKernels(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, void *))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (void *)(uintptr_t)a[2]);
 }
-CUTAP_EXPORT unsigned int cudaLibraryEnumerateKernels(void *kernels, unsigned int numKernels, void *lib)
+CUTAP_SLOW unsigned int cutap_slow_cudaLibraryEnumerateKernels(void *kernels, unsigned int numKernels, void *lib)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cudaLibraryEnumerateKernels], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, void *))cutap_fn)(kernels, numKernels, lib);
     uint64_t cutap_w[3] = {(uint64_t)(uintptr_t)kernels, (uint64_t)numKernels, (uint64_t)(uintptr_t)lib};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cudaLibraryEnumerateKernels, cutap_w, thunk_cudaLibraryEnumerateKernels);
 }
@@ -2924,11 +2209,8 @@ static uint64_t thunk_cudaLibraryGetGlobal(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *, void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1], (void *)(uintptr_t)a[2], (void *)(uintptr_t)a[3]);
 }
-CUTAP_EXPORT unsigned int cudaLibraryGetGlobal(void *dptr, void *bytes, void *library, void *name)
+CUTAP_SLOW unsigned int cutap_slow_cudaLibraryGetGlobal(void *dptr, void *bytes, void *library, void *name)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cudaLibraryGetGlobal], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *, void *, void *))cutap_fn)(dptr, bytes, library, name);
     uint64_t cutap_w[4] = {(uint64_t)(uintptr_t)dptr, (uint64_t)(uintptr_t)bytes, (uint64_t)(uintptr_t)library, (uint64_t)(uintptr_t)name};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cudaLibraryGetGlobal, cutap_w, thunk_cudaLibraryGetGlobal);
 }
@@ -2936,11 +2218,8 @@ static uint64_t thunk_cudaLibraryGetKernel(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1], (void *)(uintptr_t)a[2]);
 }
-CUTAP_EXPORT unsigned int cudaLibraryGetKernel(void *pKernel, void *library, void *name)
+CUTAP_SLOW unsigned int cutap_slow_cudaLibraryGetKernel(void *pKernel, void *library, void *name)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cudaLibraryGetKernel], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *, void *))cutap_fn)(pKernel, library, name);
     uint64_t cutap_w[3] = {(uint64_t)(uintptr_t)pKernel, (uint64_t)(uintptr_t)library, (uint64_t)(uintptr_t)name};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cudaLibraryGetKernel, cutap_w, thunk_cudaLibraryGetKernel);
 }
@@ -2948,11 +2227,8 @@ static uint64_t thunk_cudaLibraryGetKernelCount(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1]);
 }
-CUTAP_EXPORT unsigned int cudaLibraryGetKernelCount(void *count, void *lib)
+CUTAP_SLOW unsigned int cutap_slow_cudaLibraryGetKernelCount(void *count, void *lib)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cudaLibraryGetKernelCount], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *))cutap_fn)(count, lib);
     uint64_t cutap_w[2] = {(uint64_t)(uintptr_t)count, (uint64_t)(uintptr_t)lib};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cudaLibraryGetKernelCount, cutap_w, thunk_cudaLibraryGetKernelCount);
 }
@@ -2960,11 +2236,8 @@ static uint64_t thunk_cudaLibraryGetManaged(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *, void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1], (void *)(uintptr_t)a[2], (void *)(uintptr_t)a[3]);
 }
-CUTAP_EXPORT unsigned int cudaLibraryGetManaged(void *dptr, void *bytes, void *library, void *name)
+CUTAP_SLOW unsigned int cutap_slow_cudaLibraryGetManaged(void *dptr, void *bytes, void *library, void *name)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cudaLibraryGetManaged], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *, void *, void *))cutap_fn)(dptr, bytes, library, name);
     uint64_t cutap_w[4] = {(uint64_t)(uintptr_t)dptr, (uint64_t)(uintptr_t)bytes, (uint64_t)(uintptr_t)library, (uint64_t)(uintptr_t)name};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cudaLibraryGetManaged, cutap_w, thunk_cudaLibraryGetManaged);
 }
@@ -2972,11 +2245,8 @@ static uint64_t thunk_cudaLibraryGetUnifiedFunction(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1], (void *)(uintptr_t)a[2]);
 }
-CUTAP_EXPORT unsigned int cudaLibraryGetUnifiedFunction(void *fptr, void *library, void *symbol)
+CUTAP_SLOW unsigned int cutap_slow_cudaLibraryGetUnifiedFunction(void *fptr, void *library, void *symbol)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cudaLibraryGetUnifiedFunction], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *, void *))cutap_fn)(fptr, library, symbol);
     uint64_t cutap_w[3] = {(uint64_t)(uintptr_t)fptr, (uint64_t)(uintptr_t)library, (uint64_t)(uintptr_t)symbol};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cudaLibraryGetUnifiedFunction, cutap_w, thunk_cudaLibraryGetUnifiedFunction);
 }
@@ -2984,11 +2254,8 @@ static uint64_t thunk_cudaLibraryLoadData(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *, void *, void *, unsigned int, void *, void *, unsigned int))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1], (void *)(uintptr_t)a[2], (void *)(uintptr_t)a[3], (unsigned int)a[4], (void *)(uintptr_t)a[5], (void *)(uintptr_t)a[6], (unsigned int)a[7]);
 }
-CUTAP_EXPORT unsigned int cudaLibraryLoadData(void *library, void *code, void *jitOptions, void *jitOptionsValues, unsigned int numJitOptions, void *libraryOptions, void *libraryOptionValues, unsigned int numLibraryOptions)
+CUTAP_SLOW unsigned int cutap_slow_cudaLibraryLoadData(void *library, void *code, void *jitOptions, void *jitOptionsValues, unsigned int numJitOptions, void *libraryOptions, void *libraryOptionValues, unsigned int numLibraryOptions)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cudaLibraryLoadData], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *, void *, void *, unsigned int, void *, void *, unsigned int))cutap_fn)(library, code, jitOptions, jitOptionsValues, numJitOptions, libraryOptions, libraryOptionValues, numLibraryOptions);
     uint64_t cutap_w[8] = {(uint64_t)(uintptr_t)library, (uint64_t)(uintptr_t)code, (uint64_t)(uintptr_t)jitOptions, (uint64_t)(uintptr_t)jitOptionsValues, (uint64_t)numJitOptions, (uint64_t)(uintptr_t)libraryOptions, (uint64_t)(uintptr_t)libraryOptionValues, (uint64_t)numLibraryOptions};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cudaLibraryLoadData, cutap_w, thunk_cudaLibraryLoadData);
 }
@@ -2996,11 +2263,8 @@ static uint64_t thunk_cudaLibraryLoadFromFile(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *, void *, void *, unsigned int, void *, void *, unsigned int))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1], (void *)(uintptr_t)a[2], (void *)(uintptr_t)a[3], (unsigned int)a[4], (void *)(uintptr_t)a[5], (void *)(uintptr_t)a[6], (unsigned int)a[7]);
 }
-CUTAP_EXPORT unsigned int cudaLibraryLoadFromFile(void *library, void *fileName, void *jitOptions, void *jitOptionsValues, unsigned int numJitOptions, void *libraryOptions, void *libraryOptionValues, unsigned int numLibraryOptions)
+CUTAP_SLOW unsigned int cutap_slow_cudaLibraryLoadFromFile(void *library, void *fileName, void *jitOptions, void *jitOptionsValues, unsigned int numJitOptions, void *libraryOptions, void *libraryOptionValues, unsigned int numLibraryOptions)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cudaLibraryLoadFromFile], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *, void *, void *, unsigned int, void *, void *, unsigned int))cutap_fn)(library, fileName, jitOptions, jitOptionsValues, numJitOptions, libraryOptions, libraryOptionValues, numLibraryOptions);
     uint64_t cutap_w[8] = {(uint64_t)(uintptr_t)library, (uint64_t)(uintptr_t)fileName, (uint64_t)(uintptr_t)jitOptions, (uint64_t)(uintptr_t)jitOptionsValues, (uint64_t)numJitOptions, (uint64_t)(uintptr_t)libraryOptions, (uint64_t)(uintptr_t)libraryOptionValues, (uint64_t)numLibraryOptions};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cudaLibraryLoadFromFile, cutap_w, thunk_cudaLibraryLoadFromFile);
 }
@@ -3008,11 +2272,8 @@ static uint64_t thunk_cudaLibraryUnload(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *))fn)((void *)(uintptr_t)a[0]);
 }
-CUTAP_EXPORT unsigned int cudaLibraryUnload(void *library)
+CUTAP_SLOW unsigned int cutap_slow_cudaLibraryUnload(void *library)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cudaLibraryUnload], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *))cutap_fn)(library);
     uint64_t cutap_w[1] = {(uint64_t)(uintptr_t)library};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cudaLibraryUnload, cutap_w, thunk_cudaLibraryUnload);
 }
@@ -3020,11 +2281,8 @@ static uint64_t thunk_cudaLogsCurrent(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1]);
 }
-CUTAP_EXPORT unsigned int cudaLogsCurrent(void *iterator_out, unsigned int flags)
+CUTAP_SLOW unsigned int cutap_slow_cudaLogsCurrent(void *iterator_out, unsigned int flags)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cudaLogsCurrent], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int))cutap_fn)(iterator_out, flags);
     uint64_t cutap_w[2] = {(uint64_t)(uintptr_t)iterator_out, (uint64_t)flags};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cudaLogsCurrent, cutap_w, thunk_cudaLogsCurrent);
 }
@@ -3032,11 +2290,8 @@ static uint64_t thunk_cudaLogsDumpToFile(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *, unsigned int))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1], (unsigned int)a[2]);
 }
-CUTAP_EXPORT unsigned int cudaLogsDumpToFile(void *iterator, void *pathToFile, unsigned int flags)
+CUTAP_SLOW unsigned int cutap_slow_cudaLogsDumpToFile(void *iterator, void *pathToFile, unsigned int flags)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cudaLogsDumpToFile], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *, unsigned int))cutap_fn)(iterator, pathToFile, flags);
     uint64_t cutap_w[3] = {(uint64_t)(uintptr_t)iterator, (uint64_t)(uintptr_t)pathToFile, (uint64_t)flags};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cudaLogsDumpToFile, cutap_w, thunk_cudaLogsDumpToFile);
 }
@@ -3044,11 +2299,8 @@ static uint64_t thunk_cudaLogsDumpToMemory(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *, void *, unsigned int))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1], (void *)(uintptr_t)a[2], (unsigned int)a[3]);
 }
-CUTAP_EXPORT unsigned int cudaLogsDumpToMemory(void *iterator, void *buffer, void *size, unsigned int flags)
+CUTAP_SLOW unsigned int cutap_slow_cudaLogsDumpToMemory(void *iterator, void *buffer, void *size, unsigned int flags)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cudaLogsDumpToMemory], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *, void *, unsigned int))cutap_fn)(iterator, buffer, size, flags);
     uint64_t cutap_w[4] = {(uint64_t)(uintptr_t)iterator, (uint64_t)(uintptr_t)buffer, (uint64_t)(uintptr_t)size, (uint64_t)flags};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cudaLogsDumpToMemory, cutap_w, thunk_cudaLogsDumpToMemory);
 }
@@ -3056,11 +2308,8 @@ static uint64_t thunk_cudaLogsRegisterCallback(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1], (void *)(uintptr_t)a[2]);
 }
-CUTAP_EXPORT unsigned int cudaLogsRegisterCallback(void *callbackFunc, void *userData, void *callback_out)
+CUTAP_SLOW unsigned int cutap_slow_cudaLogsRegisterCallback(void *callbackFunc, void *userData, void *callback_out)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cudaLogsRegisterCallback], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *, void *))cutap_fn)(callbackFunc, userData, callback_out);
     uint64_t cutap_w[3] = {(uint64_t)(uintptr_t)callbackFunc, (uint64_t)(uintptr_t)userData, (uint64_t)(uintptr_t)callback_out};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cudaLogsRegisterCallback, cutap_w, thunk_cudaLogsRegisterCallback);
 }
@@ -3068,11 +2317,8 @@ static uint64_t thunk_cudaLogsUnregisterCallback(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *))fn)((void *)(uintptr_t)a[0]);
 }
-CUTAP_EXPORT unsigned int cudaLogsUnregisterCallback(void *callback)
+CUTAP_SLOW unsigned int cutap_slow_cudaLogsUnregisterCallback(void *callback)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cudaLogsUnregisterCallback], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *))cutap_fn)(callback);
     uint64_t cutap_w[1] = {(uint64_t)(uintptr_t)callback};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cudaLogsUnregisterCallback, cutap_w, thunk_cudaLogsUnregisterCallback);
 }
@@ -3080,11 +2326,8 @@ static uint64_t thunk_cudaMalloc(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned long))fn)((void *)(uintptr_t)a[0], (unsigned long)a[1]);
 }
-CUTAP_EXPORT unsigned int cudaMalloc(void *devPtr, unsigned long size)
+CUTAP_SLOW unsigned int cutap_slow_cudaMalloc(void *devPtr, unsigned long size)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cudaMalloc], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned long))cutap_fn)(devPtr, size);
     uint64_t cutap_w[2] = {(uint64_t)(uintptr_t)devPtr, (uint64_t)size};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cudaMalloc, cutap_w, thunk_cudaMalloc);
 }
@@ -3092,11 +2335,8 @@ static uint64_t thunk_cudaMalloc3D(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, struct cutap_sv_cudaExtent))fn)((void *)(uintptr_t)a[0], *(struct cutap_sv_cudaExtent *)(uintptr_t)a[1]);
 }
-CUTAP_EXPORT unsigned int cudaMalloc3D(void *pitchedDevPtr, struct cutap_sv_cudaExtent extent)
+CUTAP_SLOW unsigned int cutap_slow_cudaMalloc3D(void *pitchedDevPtr, struct cutap_sv_cudaExtent extent)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cudaMalloc3D], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, struct cutap_sv_cudaExtent))cutap_fn)(pitchedDevPtr, extent);
     uint64_t cutap_w[2] = {(uint64_t)(uintptr_t)pitchedDevPtr, (uint64_t)(uintptr_t)&extent};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cudaMalloc3D, cutap_w, thunk_cudaMalloc3D);
 }
@@ -3104,11 +2344,8 @@ static uint64_t thunk_cudaMalloc3DArray(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *, struct cutap_sv_cudaExtent, unsigned int))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1], *(struct cutap_sv_cudaExtent *)(uintptr_t)a[2], (unsigned int)a[3]);
 }
-CUTAP_EXPORT unsigned int cudaMalloc3DArray(void *array, void *desc, struct cutap_sv_cudaExtent extent, unsigned int flags)
+CUTAP_SLOW unsigned int cutap_slow_cudaMalloc3DArray(void *array, void *desc, struct cutap_sv_cudaExtent extent, unsigned int flags)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cudaMalloc3DArray], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *, struct cutap_sv_cudaExtent, unsigned int))cutap_fn)(array, desc, extent, flags);
     uint64_t cutap_w[4] = {(uint64_t)(uintptr_t)array, (uint64_t)(uintptr_t)desc, (uint64_t)(uintptr_t)&extent, (uint64_t)flags};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cudaMalloc3DArray, cutap_w, thunk_cudaMalloc3DArray);
 }
@@ -3116,11 +2353,8 @@ static uint64_t thunk_cudaMallocArray(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *, unsigned long, unsigned long, unsigned int))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1], (unsigned long)a[2], (unsigned long)a[3], (unsigned int)a[4]);
 }
-CUTAP_EXPORT unsigned int cudaMallocArray(void *array, void *desc, unsigned long width, unsigned long height, unsigned int flags)
+CUTAP_SLOW unsigned int cutap_slow_cudaMallocArray(void *array, void *desc, unsigned long width, unsigned long height, unsigned int flags)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cudaMallocArray], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *, unsigned long, unsigned long, unsigned int))cutap_fn)(array, desc, width, height, flags);
     uint64_t cutap_w[5] = {(uint64_t)(uintptr_t)array, (uint64_t)(uintptr_t)desc, (uint64_t)width, (uint64_t)height, (uint64_t)flags};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cudaMallocArray, cutap_w, thunk_cudaMallocArray);
 }
@@ -3128,11 +2362,8 @@ static uint64_t thunk_cudaMallocAsync(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned long, void *))fn)((void *)(uintptr_t)a[0], (unsigned long)a[1], (void *)(uintptr_t)a[2]);
 }
-CUTAP_EXPORT unsigned int cudaMallocAsync(void *devPtr, unsigned long size, void *hStream)
+CUTAP_SLOW unsigned int cutap_slow_cudaMallocAsync(void *devPtr, unsigned long size, void *hStream)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cudaMallocAsync], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned long, void *))cutap_fn)(devPtr, size, hStream);
     uint64_t cutap_w[3] = {(uint64_t)(uintptr_t)devPtr, (uint64_t)size, (uint64_t)(uintptr_t)hStream};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cudaMallocAsync, cutap_w, thunk_cudaMallocAsync);
 }
@@ -3140,11 +2371,8 @@ static uint64_t thunk_cudaMallocAsync_ptsz(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned long, void *))fn)((void *)(uintptr_t)a[0], (unsigned long)a[1], (void *)(uintptr_t)a[2]);
 }
-CUTAP_EXPORT unsigned int cudaMallocAsync_ptsz(void *devPtr, unsigned long size, void *hStream)
+CUTAP_SLOW unsigned int cutap_slow_cudaMallocAsync_ptsz(void *devPtr, unsigned long size, void *hStream)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cudaMallocAsync_ptsz], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned long, void *))cutap_fn)(devPtr, size, hStream);
     uint64_t cutap_w[3] = {(uint64_t)(uintptr_t)devPtr, (uint64_t)size, (uint64_t)(uintptr_t)hStream};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cudaMallocAsync_ptsz, cutap_w, thunk_cudaMallocAsync_ptsz);
 }
@@ -3152,11 +2380,8 @@ static uint64_t thunk_cudaMallocFromPoolAsync(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned long, void *, void *))fn)((void *)(uintptr_t)a[0], (unsigned long)a[1], (void *)(uintptr_t)a[2], (void *)(uintptr_t)a[3]);
 }
-CUTAP_EXPORT unsigned int cudaMallocFromPoolAsync(void *ptr, unsigned long size, void *memPool, void *stream)
+CUTAP_SLOW unsigned int cutap_slow_cudaMallocFromPoolAsync(void *ptr, unsigned long size, void *memPool, void *stream)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cudaMallocFromPoolAsync], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned long, void *, void *))cutap_fn)(ptr, size, memPool, stream);
     uint64_t cutap_w[4] = {(uint64_t)(uintptr_t)ptr, (uint64_t)size, (uint64_t)(uintptr_t)memPool, (uint64_t)(uintptr_t)stream};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cudaMallocFromPoolAsync, cutap_w, thunk_cudaMallocFromPoolAsync);
 }
@@ -3164,11 +2389,8 @@ static uint64_t thunk_cudaMallocFromPoolAsync_ptsz(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned long, void *, void *))fn)((void *)(uintptr_t)a[0], (unsigned long)a[1], (void *)(uintptr_t)a[2], (void *)(uintptr_t)a[3]);
 }
-CUTAP_EXPORT unsigned int cudaMallocFromPoolAsync_ptsz(void *ptr, unsigned long size, void *memPool, void *stream)
+CUTAP_SLOW unsigned int cutap_slow_cudaMallocFromPoolAsync_ptsz(void *ptr, unsigned long size, void *memPool, void *stream)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cudaMallocFromPoolAsync_ptsz], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned long, void *, void *))cutap_fn)(ptr, size, memPool, stream);
     uint64_t cutap_w[4] = {(uint64_t)(uintptr_t)ptr, (uint64_t)size, (uint64_t)(uintptr_t)memPool, (uint64_t)(uintptr_t)stream};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cudaMallocFromPoolAsync_ptsz, cutap_w, thunk_cudaMallocFromPoolAsync_ptsz);
 }
@@ -3176,11 +2398,8 @@ static uint64_t thunk_cudaMallocHost(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned long))fn)((void *)(uintptr_t)a[0], (unsigned long)a[1]);
 }
-CUTAP_EXPORT unsigned int cudaMallocHost(void *ptr, unsigned long size)
+CUTAP_SLOW unsigned int cutap_slow_cudaMallocHost(void *ptr, unsigned long size)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cudaMallocHost], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned long))cutap_fn)(ptr, size);
     uint64_t cutap_w[2] = {(uint64_t)(uintptr_t)ptr, (uint64_t)size};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cudaMallocHost, cutap_w, thunk_cudaMallocHost);
 }
@@ -3188,11 +2407,8 @@ static uint64_t thunk_cudaMallocManaged(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned long, unsigned int))fn)((void *)(uintptr_t)a[0], (unsigned long)a[1], (unsigned int)a[2]);
 }
-CUTAP_EXPORT unsigned int cudaMallocManaged(void *devPtr, unsigned long size, unsigned int flags)
+CUTAP_SLOW unsigned int cutap_slow_cudaMallocManaged(void *devPtr, unsigned long size, unsigned int flags)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cudaMallocManaged], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned long, unsigned int))cutap_fn)(devPtr, size, flags);
     uint64_t cutap_w[3] = {(uint64_t)(uintptr_t)devPtr, (uint64_t)size, (uint64_t)flags};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cudaMallocManaged, cutap_w, thunk_cudaMallocManaged);
 }
@@ -3200,11 +2416,8 @@ static uint64_t thunk_cudaMallocMipmappedArray(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *, struct cutap_sv_cudaExtent, unsigned int, unsigned int))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1], *(struct cutap_sv_cudaExtent *)(uintptr_t)a[2], (unsigned int)a[3], (unsigned int)a[4]);
 }
-CUTAP_EXPORT unsigned int cudaMallocMipmappedArray(void *mipmappedArray, void *desc, struct cutap_sv_cudaExtent extent, unsigned int numLevels, unsigned int flags)
+CUTAP_SLOW unsigned int cutap_slow_cudaMallocMipmappedArray(void *mipmappedArray, void *desc, struct cutap_sv_cudaExtent extent, unsigned int numLevels, unsigned int flags)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cudaMallocMipmappedArray], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *, struct cutap_sv_cudaExtent, unsigned int, unsigned int))cutap_fn)(mipmappedArray, desc, extent, numLevels, flags);
     uint64_t cutap_w[5] = {(uint64_t)(uintptr_t)mipmappedArray, (uint64_t)(uintptr_t)desc, (uint64_t)(uintptr_t)&extent, (uint64_t)numLevels, (uint64_t)flags};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cudaMallocMipmappedArray, cutap_w, thunk_cudaMallocMipmappedArray);
 }
@@ -3212,11 +2425,8 @@ static uint64_t thunk_cudaMallocPitch(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *, unsigned long, unsigned long))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1], (unsigned long)a[2], (unsigned long)a[3]);
 }
-CUTAP_EXPORT unsigned int cudaMallocPitch(void *devPtr, void *pitch, unsigned long width, unsigned long height)
+CUTAP_SLOW unsigned int cutap_slow_cudaMallocPitch(void *devPtr, void *pitch, unsigned long width, unsigned long height)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cudaMallocPitch], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *, unsigned long, unsigned long))cutap_fn)(devPtr, pitch, width, height);
     uint64_t cutap_w[4] = {(uint64_t)(uintptr_t)devPtr, (uint64_t)(uintptr_t)pitch, (uint64_t)width, (uint64_t)height};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cudaMallocPitch, cutap_w, thunk_cudaMallocPitch);
 }
@@ -3224,11 +2434,8 @@ static uint64_t thunk_cudaMemAdvise(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned long, unsigned int, struct cutap_sv_cudaMemLocation))fn)((void *)(uintptr_t)a[0], (unsigned long)a[1], (unsigned int)a[2], *(struct cutap_sv_cudaMemLocation *)(uintptr_t)a[3]);
 }
-CUTAP_EXPORT unsigned int cudaMemAdvise(void *devPtr, unsigned long count, unsigned int advice, struct cutap_sv_cudaMemLocation location)
+CUTAP_SLOW unsigned int cutap_slow_cudaMemAdvise(void *devPtr, unsigned long count, unsigned int advice, struct cutap_sv_cudaMemLocation location)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cudaMemAdvise], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned long, unsigned int, struct cutap_sv_cudaMemLocation))cutap_fn)(devPtr, count, advice, location);
     uint64_t cutap_w[4] = {(uint64_t)(uintptr_t)devPtr, (uint64_t)count, (uint64_t)advice, (uint64_t)(uintptr_t)&location};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cudaMemAdvise, cutap_w, thunk_cudaMemAdvise);
 }
@@ -3236,11 +2443,8 @@ static uint64_t thunk_cudaMemDiscardAndPrefetchBatchAsync(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *, unsigned long, void *, void *, unsigned long, unsigned long long, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1], (unsigned long)a[2], (void *)(uintptr_t)a[3], (void *)(uintptr_t)a[4], (unsigned long)a[5], (unsigned long long)a[6], (void *)(uintptr_t)a[7]);
 }
-CUTAP_EXPORT unsigned int cudaMemDiscardAndPrefetchBatchAsync(void *dptrs, void *sizes, unsigned long count, void *prefetchLocs, void *prefetchLocIdxs, unsigned long numPrefetchLocs, unsigned long long flags, void *stream)
+CUTAP_SLOW unsigned int cutap_slow_cudaMemDiscardAndPrefetchBatchAsync(void *dptrs, void *sizes, unsigned long count, void *prefetchLocs, void *prefetchLocIdxs, unsigned long numPrefetchLocs, unsigned long long flags, void *stream)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cudaMemDiscardAndPrefetchBatchAsync], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *, unsigned long, void *, void *, unsigned long, unsigned long long, void *))cutap_fn)(dptrs, sizes, count, prefetchLocs, prefetchLocIdxs, numPrefetchLocs, flags, stream);
     uint64_t cutap_w[8] = {(uint64_t)(uintptr_t)dptrs, (uint64_t)(uintptr_t)sizes, (uint64_t)count, (uint64_t)(uintptr_t)prefetchLocs, (uint64_t)(uintptr_t)prefetchLocIdxs, (uint64_t)numPrefetchLocs, (uint64_t)flags, (uint64_t)(uintptr_t)stream};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cudaMemDiscardAndPrefetchBatchAsync, cutap_w, thunk_cudaMemDiscardAndPrefetchBatchAsync);
 }
@@ -3248,11 +2452,8 @@ static uint64_t thunk_cudaMemDiscardAndPrefetchBatchAsync_ptsz(void *fn, uint64_
 {
     return (uint64_t)((unsigned int (*)(void *, void *, unsigned long, void *, void *, unsigned long, unsigned long long, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1], (unsigned long)a[2], (void *)(uintptr_t)a[3], (void *)(uintptr_t)a[4], (unsigned long)a[5], (unsigned long long)a[6], (void *)(uintptr_t)a[7]);
 }
-CUTAP_EXPORT unsigned int cudaMemDiscardAndPrefetchBatchAsync_ptsz(void *dptrs, void *sizes, unsigned long count, void *prefetchLocs, void *prefetchLocIdxs, unsigned long numPrefetchLocs, unsigned long long flags, void *stream)
+CUTAP_SLOW unsigned int cutap_slow_cudaMemDiscardAndPrefetchBatchAsync_ptsz(void *dptrs, void *sizes, unsigned long count, void *prefetchLocs, void *prefetchLocIdxs, unsigned long numPrefetchLocs, unsigned long long flags, void *stream)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cudaMemDiscardAndPrefetchBatchAsync_ptsz], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *, unsigned long, void *, void *, unsigned long, unsigned long long, void *))cutap_fn)(dptrs, sizes, count, prefetchLocs, prefetchLocIdxs, numPrefetchLocs, flags, stream);
     uint64_t cutap_w[8] = {(uint64_t)(uintptr_t)dptrs, (uint64_t)(uintptr_t)sizes, (uint64_t)count, (uint64_t)(uintptr_t)prefetchLocs, (uint64_t)(uintptr_t)prefetchLocIdxs, (uint64_t)numPrefetchLocs, (uint64_t)flags, (uint64_t)(uintptr_t)stream};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cudaMemDiscardAndPrefetchBatchAsync_ptsz, cutap_w, thunk_cudaMemDiscardAndPrefetchBatchAsync_ptsz);
 }
@@ -3260,11 +2461,8 @@ static uint64_t thunk_cudaMemDiscardBatchAsync(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *, unsigned long, unsigned long long, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1], (unsigned long)a[2], (unsigned long long)a[3], (void *)(uintptr_t)a[4]);
 }
-CUTAP_EXPORT unsigned int cudaMemDiscardBatchAsync(void *dptrs, void *sizes, unsigned long count, unsigned long long flags, void *stream)
+CUTAP_SLOW unsigned int cutap_slow_cudaMemDiscardBatchAsync(void *dptrs, void *sizes, unsigned long count, unsigned long long flags, void *stream)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cudaMemDiscardBatchAsync], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *, unsigned long, unsigned long long, void *))cutap_fn)(dptrs, sizes, count, flags, stream);
     uint64_t cutap_w[5] = {(uint64_t)(uintptr_t)dptrs, (uint64_t)(uintptr_t)sizes, (uint64_t)count, (uint64_t)flags, (uint64_t)(uintptr_t)stream};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cudaMemDiscardBatchAsync, cutap_w, thunk_cudaMemDiscardBatchAsync);
 }
@@ -3272,11 +2470,8 @@ static uint64_t thunk_cudaMemDiscardBatchAsync_ptsz(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *, unsigned long, unsigned long long, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1], (unsigned long)a[2], (unsigned long long)a[3], (void *)(uintptr_t)a[4]);
 }
-CUTAP_EXPORT unsigned int cudaMemDiscardBatchAsync_ptsz(void *dptrs, void *sizes, unsigned long count, unsigned long long flags, void *stream)
+CUTAP_SLOW unsigned int cutap_slow_cudaMemDiscardBatchAsync_ptsz(void *dptrs, void *sizes, unsigned long count, unsigned long long flags, void *stream)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cudaMemDiscardBatchAsync_ptsz], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *, unsigned long, unsigned long long, void *))cutap_fn)(dptrs, sizes, count, flags, stream);
     uint64_t cutap_w[5] = {(uint64_t)(uintptr_t)dptrs, (uint64_t)(uintptr_t)sizes, (uint64_t)count, (uint64_t)flags, (uint64_t)(uintptr_t)stream};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cudaMemDiscardBatchAsync_ptsz, cutap_w, thunk_cudaMemDiscardBatchAsync_ptsz);
 }
@@ -3284,11 +2479,8 @@ static uint64_t thunk_cudaMemGetDefaultMemPool(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *, unsigned int))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1], (unsigned int)a[2]);
 }
-CUTAP_EXPORT unsigned int cudaMemGetDefaultMemPool(void *memPool, void *location, unsigned int type)
+CUTAP_SLOW unsigned int cutap_slow_cudaMemGetDefaultMemPool(void *memPool, void *location, unsigned int type)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cudaMemGetDefaultMemPool], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *, unsigned int))cutap_fn)(memPool, location, type);
     uint64_t cutap_w[3] = {(uint64_t)(uintptr_t)memPool, (uint64_t)(uintptr_t)location, (uint64_t)type};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cudaMemGetDefaultMemPool, cutap_w, thunk_cudaMemGetDefaultMemPool);
 }
@@ -3296,11 +2488,8 @@ static uint64_t thunk_cudaMemGetInfo(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1]);
 }
-CUTAP_EXPORT unsigned int cudaMemGetInfo(void *free, void *total)
+CUTAP_SLOW unsigned int cutap_slow_cudaMemGetInfo(void *free, void *total)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cudaMemGetInfo], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *))cutap_fn)(free, total);
     uint64_t cutap_w[2] = {(uint64_t)(uintptr_t)free, (uint64_t)(uintptr_t)total};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cudaMemGetInfo, cutap_w, thunk_cudaMemGetInfo);
 }
@@ -3308,11 +2497,8 @@ static uint64_t thunk_cudaMemGetMemPool(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *, unsigned int))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1], (unsigned int)a[2]);
 }
-CUTAP_EXPORT unsigned int cudaMemGetMemPool(void *memPool, void *location, unsigned int type)
+CUTAP_SLOW unsigned int cutap_slow_cudaMemGetMemPool(void *memPool, void *location, unsigned int type)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cudaMemGetMemPool], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *, unsigned int))cutap_fn)(memPool, location, type);
     uint64_t cutap_w[3] = {(uint64_t)(uintptr_t)memPool, (uint64_t)(uintptr_t)location, (uint64_t)type};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cudaMemGetMemPool, cutap_w, thunk_cudaMemGetMemPool);
 }
@@ -3320,11 +2506,8 @@ static uint64_t thunk_cudaMemPoolCreate(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1]);
 }
-CUTAP_EXPORT unsigned int cudaMemPoolCreate(void *memPool, void *poolProps)
+CUTAP_SLOW unsigned int cutap_slow_cudaMemPoolCreate(void *memPool, void *poolProps)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cudaMemPoolCreate], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *))cutap_fn)(memPool, poolProps);
     uint64_t cutap_w[2] = {(uint64_t)(uintptr_t)memPool, (uint64_t)(uintptr_t)poolProps};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cudaMemPoolCreate, cutap_w, thunk_cudaMemPoolCreate);
 }
@@ -3332,11 +2515,8 @@ static uint64_t thunk_cudaMemPoolDestroy(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *))fn)((void *)(uintptr_t)a[0]);
 }
-CUTAP_EXPORT unsigned int cudaMemPoolDestroy(void *memPool)
+CUTAP_SLOW unsigned int cutap_slow_cudaMemPoolDestroy(void *memPool)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cudaMemPoolDestroy], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *))cutap_fn)(memPool);
     uint64_t cutap_w[1] = {(uint64_t)(uintptr_t)memPool};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cudaMemPoolDestroy, cutap_w, thunk_cudaMemPoolDestroy);
 }
@@ -3344,11 +2524,8 @@ static uint64_t thunk_cudaMemPoolExportPointer(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1]);
 }
-CUTAP_EXPORT unsigned int cudaMemPoolExportPointer(void *exportData, void *ptr)
+CUTAP_SLOW unsigned int cutap_slow_cudaMemPoolExportPointer(void *exportData, void *ptr)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cudaMemPoolExportPointer], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *))cutap_fn)(exportData, ptr);
     uint64_t cutap_w[2] = {(uint64_t)(uintptr_t)exportData, (uint64_t)(uintptr_t)ptr};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cudaMemPoolExportPointer, cutap_w, thunk_cudaMemPoolExportPointer);
 }
@@ -3356,11 +2533,8 @@ static uint64_t thunk_cudaMemPoolExportToShareableHandle(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *, unsigned int, unsigned int))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1], (unsigned int)a[2], (unsigned int)a[3]);
 }
-CUTAP_EXPORT unsigned int cudaMemPoolExportToShareableHandle(void *shareableHandle, void *memPool, unsigned int handleType, unsigned int flags)
+CUTAP_SLOW unsigned int cutap_slow_cudaMemPoolExportToShareableHandle(void *shareableHandle, void *memPool, unsigned int handleType, unsigned int flags)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cudaMemPoolExportToShareableHandle], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *, unsigned int, unsigned int))cutap_fn)(shareableHandle, memPool, handleType, flags);
     uint64_t cutap_w[4] = {(uint64_t)(uintptr_t)shareableHandle, (uint64_t)(uintptr_t)memPool, (uint64_t)handleType, (uint64_t)flags};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cudaMemPoolExportToShareableHandle, cutap_w, thunk_cudaMemPoolExportToShareableHandle);
 }
@@ -3368,11 +2542,8 @@ static uint64_t thunk_cudaMemPoolGetAccess(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1], (void *)(uintptr_t)a[2]);
 }
-CUTAP_EXPORT unsigned int cudaMemPoolGetAccess(void *flags, void *memPool, void *location)
+CUTAP_SLOW unsigned int cutap_slow_cudaMemPoolGetAccess(void *flags, void *memPool, void *location)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cudaMemPoolGetAccess], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *, void *))cutap_fn)(flags, memPool, location);
     uint64_t cutap_w[3] = {(uint64_t)(uintptr_t)flags, (uint64_t)(uintptr_t)memPool, (uint64_t)(uintptr_t)location};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cudaMemPoolGetAccess, cutap_w, thunk_cudaMemPoolGetAccess);
 }
@@ -3380,11 +2551,8 @@ static uint64_t thunk_cudaMemPoolGetAttribute(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, void *))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (void *)(uintptr_t)a[2]);
 }
-CUTAP_EXPORT unsigned int cudaMemPoolGetAttribute(void *memPool, unsigned int attr, void *value)
+CUTAP_SLOW unsigned int cutap_slow_cudaMemPoolGetAttribute(void *memPool, unsigned int attr, void *value)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cudaMemPoolGetAttribute], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, void *))cutap_fn)(memPool, attr, value);
     uint64_t cutap_w[3] = {(uint64_t)(uintptr_t)memPool, (uint64_t)attr, (uint64_t)(uintptr_t)value};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cudaMemPoolGetAttribute, cutap_w, thunk_cudaMemPoolGetAttribute);
 }
@@ -3392,11 +2560,8 @@ static uint64_t thunk_cudaMemPoolImportFromShareableHandle(void *fn, uint64_t *a
 {
     return (uint64_t)((unsigned int (*)(void *, void *, unsigned int, unsigned int))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1], (unsigned int)a[2], (unsigned int)a[3]);
 }
-CUTAP_EXPORT unsigned int cudaMemPoolImportFromShareableHandle(void *memPool, void *shareableHandle, unsigned int handleType, unsigned int flags)
+CUTAP_SLOW unsigned int cutap_slow_cudaMemPoolImportFromShareableHandle(void *memPool, void *shareableHandle, unsigned int handleType, unsigned int flags)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cudaMemPoolImportFromShareableHandle], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *, unsigned int, unsigned int))cutap_fn)(memPool, shareableHandle, handleType, flags);
     uint64_t cutap_w[4] = {(uint64_t)(uintptr_t)memPool, (uint64_t)(uintptr_t)shareableHandle, (uint64_t)handleType, (uint64_t)flags};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cudaMemPoolImportFromShareableHandle, cutap_w, thunk_cudaMemPoolImportFromShareableHandle);
 }
@@ -3404,11 +2569,8 @@ static uint64_t thunk_cudaMemPoolImportPointer(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1], (void *)(uintptr_t)a[2]);
 }
-CUTAP_EXPORT unsigned int cudaMemPoolImportPointer(void *ptr, void *memPool, void *exportData)
+CUTAP_SLOW unsigned int cutap_slow_cudaMemPoolImportPointer(void *ptr, void *memPool, void *exportData)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cudaMemPoolImportPointer], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *, void *))cutap_fn)(ptr, memPool, exportData);
     uint64_t cutap_w[3] = {(uint64_t)(uintptr_t)ptr, (uint64_t)(uintptr_t)memPool, (uint64_t)(uintptr_t)exportData};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cudaMemPoolImportPointer, cutap_w, thunk_cudaMemPoolImportPointer);
 }
@@ -3416,11 +2578,8 @@ static uint64_t thunk_cudaMemPoolSetAccess(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *, unsigned long))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1], (unsigned long)a[2]);
 }
-CUTAP_EXPORT unsigned int cudaMemPoolSetAccess(void *memPool, void *descList, unsigned long count)
+CUTAP_SLOW unsigned int cutap_slow_cudaMemPoolSetAccess(void *memPool, void *descList, unsigned long count)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cudaMemPoolSetAccess], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *, unsigned long))cutap_fn)(memPool, descList, count);
     uint64_t cutap_w[3] = {(uint64_t)(uintptr_t)memPool, (uint64_t)(uintptr_t)descList, (uint64_t)count};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cudaMemPoolSetAccess, cutap_w, thunk_cudaMemPoolSetAccess);
 }
@@ -3428,11 +2587,8 @@ static uint64_t thunk_cudaMemPoolSetAttribute(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, void *))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (void *)(uintptr_t)a[2]);
 }
-CUTAP_EXPORT unsigned int cudaMemPoolSetAttribute(void *memPool, unsigned int attr, void *value)
+CUTAP_SLOW unsigned int cutap_slow_cudaMemPoolSetAttribute(void *memPool, unsigned int attr, void *value)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cudaMemPoolSetAttribute], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, void *))cutap_fn)(memPool, attr, value);
     uint64_t cutap_w[3] = {(uint64_t)(uintptr_t)memPool, (uint64_t)attr, (uint64_t)(uintptr_t)value};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cudaMemPoolSetAttribute, cutap_w, thunk_cudaMemPoolSetAttribute);
 }
@@ -3440,11 +2596,8 @@ static uint64_t thunk_cudaMemPoolTrimTo(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned long))fn)((void *)(uintptr_t)a[0], (unsigned long)a[1]);
 }
-CUTAP_EXPORT unsigned int cudaMemPoolTrimTo(void *memPool, unsigned long minBytesToKeep)
+CUTAP_SLOW unsigned int cutap_slow_cudaMemPoolTrimTo(void *memPool, unsigned long minBytesToKeep)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cudaMemPoolTrimTo], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned long))cutap_fn)(memPool, minBytesToKeep);
     uint64_t cutap_w[2] = {(uint64_t)(uintptr_t)memPool, (uint64_t)minBytesToKeep};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cudaMemPoolTrimTo, cutap_w, thunk_cudaMemPoolTrimTo);
 }
@@ -3452,11 +2605,8 @@ static uint64_t thunk_cudaMemPrefetchAsync(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned long, struct cutap_sv_cudaMemLocation, unsigned int, void *))fn)((void *)(uintptr_t)a[0], (unsigned long)a[1], *(struct cutap_sv_cudaMemLocation *)(uintptr_t)a[2], (unsigned int)a[3], (void *)(uintptr_t)a[4]);
 }
-CUTAP_EXPORT unsigned int cudaMemPrefetchAsync(void *devPtr, unsigned long count, struct cutap_sv_cudaMemLocation location, unsigned int flags, void *stream)
+CUTAP_SLOW unsigned int cutap_slow_cudaMemPrefetchAsync(void *devPtr, unsigned long count, struct cutap_sv_cudaMemLocation location, unsigned int flags, void *stream)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cudaMemPrefetchAsync], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned long, struct cutap_sv_cudaMemLocation, unsigned int, void *))cutap_fn)(devPtr, count, location, flags, stream);
     uint64_t cutap_w[5] = {(uint64_t)(uintptr_t)devPtr, (uint64_t)count, (uint64_t)(uintptr_t)&location, (uint64_t)flags, (uint64_t)(uintptr_t)stream};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cudaMemPrefetchAsync, cutap_w, thunk_cudaMemPrefetchAsync);
 }
@@ -3464,11 +2614,8 @@ static uint64_t thunk_cudaMemPrefetchAsync_ptsz(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned long, struct cutap_sv_cudaMemLocation, unsigned int, void *))fn)((void *)(uintptr_t)a[0], (unsigned long)a[1], *(struct cutap_sv_cudaMemLocation *)(uintptr_t)a[2], (unsigned int)a[3], (void *)(uintptr_t)a[4]);
 }
-CUTAP_EXPORT unsigned int cudaMemPrefetchAsync_ptsz(void *devPtr, unsigned long count, struct cutap_sv_cudaMemLocation location, unsigned int flags, void *stream)
+CUTAP_SLOW unsigned int cutap_slow_cudaMemPrefetchAsync_ptsz(void *devPtr, unsigned long count, struct cutap_sv_cudaMemLocation location, unsigned int flags, void *stream)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cudaMemPrefetchAsync_ptsz], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned long, struct cutap_sv_cudaMemLocation, unsigned int, void *))cutap_fn)(devPtr, count, location, flags, stream);
     uint64_t cutap_w[5] = {(uint64_t)(uintptr_t)devPtr, (uint64_t)count, (uint64_t)(uintptr_t)&location, (uint64_t)flags, (uint64_t)(uintptr_t)stream};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cudaMemPrefetchAsync_ptsz, cutap_w, thunk_cudaMemPrefetchAsync_ptsz);
 }
@@ -3476,11 +2623,8 @@ static uint64_t thunk_cudaMemPrefetchBatchAsync(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *, unsigned long, void *, void *, unsigned long, unsigned long long, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1], (unsigned long)a[2], (void *)(uintptr_t)a[3], (void *)(uintptr_t)a[4], (unsigned long)a[5], (unsigned long long)a[6], (void *)(uintptr_t)a[7]);
 }
-CUTAP_EXPORT unsigned int cudaMemPrefetchBatchAsync(void *dptrs, void *sizes, unsigned long count, void *prefetchLocs, void *prefetchLocIdxs, unsigned long numPrefetchLocs, unsigned long long flags, void *stream)
+CUTAP_SLOW unsigned int cutap_slow_cudaMemPrefetchBatchAsync(void *dptrs, void *sizes, unsigned long count, void *prefetchLocs, void *prefetchLocIdxs, unsigned long numPrefetchLocs, unsigned long long flags, void *stream)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cudaMemPrefetchBatchAsync], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *, unsigned long, void *, void *, unsigned long, unsigned long long, void *))cutap_fn)(dptrs, sizes, count, prefetchLocs, prefetchLocIdxs, numPrefetchLocs, flags, stream);
     uint64_t cutap_w[8] = {(uint64_t)(uintptr_t)dptrs, (uint64_t)(uintptr_t)sizes, (uint64_t)count, (uint64_t)(uintptr_t)prefetchLocs, (uint64_t)(uintptr_t)prefetchLocIdxs, (uint64_t)numPrefetchLocs, (uint64_t)flags, (uint64_t)(uintptr_t)stream};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cudaMemPrefetchBatchAsync, cutap_w, thunk_cudaMemPrefetchBatchAsync);
 }
@@ -3488,11 +2632,8 @@ static uint64_t thunk_cudaMemPrefetchBatchAsync_ptsz(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *, unsigned long, void *, void *, unsigned long, unsigned long long, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1], (unsigned long)a[2], (void *)(uintptr_t)a[3], (void *)(uintptr_t)a[4], (unsigned long)a[5], (unsigned long long)a[6], (void *)(uintptr_t)a[7]);
 }
-CUTAP_EXPORT unsigned int cudaMemPrefetchBatchAsync_ptsz(void *dptrs, void *sizes, unsigned long count, void *prefetchLocs, void *prefetchLocIdxs, unsigned long numPrefetchLocs, unsigned long long flags, void *stream)
+CUTAP_SLOW unsigned int cutap_slow_cudaMemPrefetchBatchAsync_ptsz(void *dptrs, void *sizes, unsigned long count, void *prefetchLocs, void *prefetchLocIdxs, unsigned long numPrefetchLocs, unsigned long long flags, void *stream)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cudaMemPrefetchBatchAsync_ptsz], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *, unsigned long, void *, void *, unsigned long, unsigned long long, void *))cutap_fn)(dptrs, sizes, count, prefetchLocs, prefetchLocIdxs, numPrefetchLocs, flags, stream);
     uint64_t cutap_w[8] = {(uint64_t)(uintptr_t)dptrs, (uint64_t)(uintptr_t)sizes, (uint64_t)count, (uint64_t)(uintptr_t)prefetchLocs, (uint64_t)(uintptr_t)prefetchLocIdxs, (uint64_t)numPrefetchLocs, (uint64_t)flags, (uint64_t)(uintptr_t)stream};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cudaMemPrefetchBatchAsync_ptsz, cutap_w, thunk_cudaMemPrefetchBatchAsync_ptsz);
 }
@@ -3500,11 +2641,8 @@ static uint64_t thunk_cudaMemRangeGetAttribute(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned long, unsigned int, void *, unsigned long))fn)((void *)(uintptr_t)a[0], (unsigned long)a[1], (unsigned int)a[2], (void *)(uintptr_t)a[3], (unsigned long)a[4]);
 }
-CUTAP_EXPORT unsigned int cudaMemRangeGetAttribute(void *data, unsigned long dataSize, unsigned int attribute, void *devPtr, unsigned long count)
+CUTAP_SLOW unsigned int cutap_slow_cudaMemRangeGetAttribute(void *data, unsigned long dataSize, unsigned int attribute, void *devPtr, unsigned long count)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cudaMemRangeGetAttribute], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned long, unsigned int, void *, unsigned long))cutap_fn)(data, dataSize, attribute, devPtr, count);
     uint64_t cutap_w[5] = {(uint64_t)(uintptr_t)data, (uint64_t)dataSize, (uint64_t)attribute, (uint64_t)(uintptr_t)devPtr, (uint64_t)count};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cudaMemRangeGetAttribute, cutap_w, thunk_cudaMemRangeGetAttribute);
 }
@@ -3512,11 +2650,8 @@ static uint64_t thunk_cudaMemRangeGetAttributes(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *, void *, unsigned long, void *, unsigned long))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1], (void *)(uintptr_t)a[2], (unsigned long)a[3], (void *)(uintptr_t)a[4], (unsigned long)a[5]);
 }
-CUTAP_EXPORT unsigned int cudaMemRangeGetAttributes(void *data, void *dataSizes, void *attributes, unsigned long numAttributes, void *devPtr, unsigned long count)
+CUTAP_SLOW unsigned int cutap_slow_cudaMemRangeGetAttributes(void *data, void *dataSizes, void *attributes, unsigned long numAttributes, void *devPtr, unsigned long count)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cudaMemRangeGetAttributes], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *, void *, unsigned long, void *, unsigned long))cutap_fn)(data, dataSizes, attributes, numAttributes, devPtr, count);
     uint64_t cutap_w[6] = {(uint64_t)(uintptr_t)data, (uint64_t)(uintptr_t)dataSizes, (uint64_t)(uintptr_t)attributes, (uint64_t)numAttributes, (uint64_t)(uintptr_t)devPtr, (uint64_t)count};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cudaMemRangeGetAttributes, cutap_w, thunk_cudaMemRangeGetAttributes);
 }
@@ -3524,11 +2659,8 @@ static uint64_t thunk_cudaMemSetMemPool(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, void *))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (void *)(uintptr_t)a[2]);
 }
-CUTAP_EXPORT unsigned int cudaMemSetMemPool(void *location, unsigned int type, void *memPool)
+CUTAP_SLOW unsigned int cutap_slow_cudaMemSetMemPool(void *location, unsigned int type, void *memPool)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cudaMemSetMemPool], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, void *))cutap_fn)(location, type, memPool);
     uint64_t cutap_w[3] = {(uint64_t)(uintptr_t)location, (uint64_t)type, (uint64_t)(uintptr_t)memPool};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cudaMemSetMemPool, cutap_w, thunk_cudaMemSetMemPool);
 }
@@ -3536,11 +2668,8 @@ static uint64_t thunk_cudaMemcpy(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *, unsigned long, unsigned int))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1], (unsigned long)a[2], (unsigned int)a[3]);
 }
-CUTAP_EXPORT unsigned int cudaMemcpy(void *dst, void *src, unsigned long count, unsigned int kind)
+CUTAP_SLOW unsigned int cutap_slow_cudaMemcpy(void *dst, void *src, unsigned long count, unsigned int kind)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cudaMemcpy], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *, unsigned long, unsigned int))cutap_fn)(dst, src, count, kind);
     uint64_t cutap_w[4] = {(uint64_t)(uintptr_t)dst, (uint64_t)(uintptr_t)src, (uint64_t)count, (uint64_t)kind};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cudaMemcpy, cutap_w, thunk_cudaMemcpy);
 }
@@ -3548,11 +2677,8 @@ static uint64_t thunk_cudaMemcpy2D(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned long, void *, unsigned long, unsigned long, unsigned long, unsigned int))fn)((void *)(uintptr_t)a[0], (unsigned long)a[1], (void *)(uintptr_t)a[2], (unsigned long)a[3], (unsigned long)a[4], (unsigned long)a[5], (unsigned int)a[6]);
 }
-CUTAP_EXPORT unsigned int cudaMemcpy2D(void *dst, unsigned long dpitch, void *src, unsigned long spitch, unsigned long width, unsigned long height, unsigned int kind)
+CUTAP_SLOW unsigned int cutap_slow_cudaMemcpy2D(void *dst, unsigned long dpitch, void *src, unsigned long spitch, unsigned long width, unsigned long height, unsigned int kind)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cudaMemcpy2D], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned long, void *, unsigned long, unsigned long, unsigned long, unsigned int))cutap_fn)(dst, dpitch, src, spitch, width, height, kind);
     uint64_t cutap_w[7] = {(uint64_t)(uintptr_t)dst, (uint64_t)dpitch, (uint64_t)(uintptr_t)src, (uint64_t)spitch, (uint64_t)width, (uint64_t)height, (uint64_t)kind};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cudaMemcpy2D, cutap_w, thunk_cudaMemcpy2D);
 }
@@ -3560,11 +2686,8 @@ static uint64_t thunk_cudaMemcpy2DArrayToArray(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned long, unsigned long, void *, unsigned long, unsigned long, unsigned long, unsigned long, unsigned int))fn)((void *)(uintptr_t)a[0], (unsigned long)a[1], (unsigned long)a[2], (void *)(uintptr_t)a[3], (unsigned long)a[4], (unsigned long)a[5], (unsigned long)a[6], (unsigned long)a[7], (unsigned int)a[8]);
 }
-CUTAP_EXPORT unsigned int cudaMemcpy2DArrayToArray(void *dst, unsigned long wOffsetDst, unsigned long hOffsetDst, void *src, unsigned long wOffsetSrc, unsigned long hOffsetSrc, unsigned long width, unsigned long height, unsigned int kind)
+CUTAP_SLOW unsigned int cutap_slow_cudaMemcpy2DArrayToArray(void *dst, unsigned long wOffsetDst, unsigned long hOffsetDst, void *src, unsigned long wOffsetSrc, unsigned long hOffsetSrc, unsigned long width, unsigned long height, unsigned int kind)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cudaMemcpy2DArrayToArray], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned long, unsigned long, void *, unsigned long, unsigned long, unsigned long, unsigned long, unsigned int))cutap_fn)(dst, wOffsetDst, hOffsetDst, src, wOffsetSrc, hOffsetSrc, width, height, kind);
     uint64_t cutap_w[9] = {(uint64_t)(uintptr_t)dst, (uint64_t)wOffsetDst, (uint64_t)hOffsetDst, (uint64_t)(uintptr_t)src, (uint64_t)wOffsetSrc, (uint64_t)hOffsetSrc, (uint64_t)width, (uint64_t)height, (uint64_t)kind};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cudaMemcpy2DArrayToArray, cutap_w, thunk_cudaMemcpy2DArrayToArray);
 }
@@ -3572,11 +2695,8 @@ static uint64_t thunk_cudaMemcpy2DArrayToArray_ptds(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned long, unsigned long, void *, unsigned long, unsigned long, unsigned long, unsigned long, unsigned int))fn)((void *)(uintptr_t)a[0], (unsigned long)a[1], (unsigned long)a[2], (void *)(uintptr_t)a[3], (unsigned long)a[4], (unsigned long)a[5], (unsigned long)a[6], (unsigned long)a[7], (unsigned int)a[8]);
 }
-CUTAP_EXPORT unsigned int cudaMemcpy2DArrayToArray_ptds(void *dst, unsigned long wOffsetDst, unsigned long hOffsetDst, void *src, unsigned long wOffsetSrc, unsigned long hOffsetSrc, unsigned long width, unsigned long height, unsigned int kind)
+CUTAP_SLOW unsigned int cutap_slow_cudaMemcpy2DArrayToArray_ptds(void *dst, unsigned long wOffsetDst, unsigned long hOffsetDst, void *src, unsigned long wOffsetSrc, unsigned long hOffsetSrc, unsigned long width, unsigned long height, unsigned int kind)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cudaMemcpy2DArrayToArray_ptds], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned long, unsigned long, void *, unsigned long, unsigned long, unsigned long, unsigned long, unsigned int))cutap_fn)(dst, wOffsetDst, hOffsetDst, src, wOffsetSrc, hOffsetSrc, width, height, kind);
     uint64_t cutap_w[9] = {(uint64_t)(uintptr_t)dst, (uint64_t)wOffsetDst, (uint64_t)hOffsetDst, (uint64_t)(uintptr_t)src, (uint64_t)wOffsetSrc, (uint64_t)hOffsetSrc, (uint64_t)width, (uint64_t)height, (uint64_t)kind};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cudaMemcpy2DArrayToArray_ptds, cutap_w, thunk_cudaMemcpy2DArrayToArray_ptds);
 }
@@ -3584,11 +2704,8 @@ static uint64_t thunk_cudaMemcpy2DAsync(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned long, void *, unsigned long, unsigned long, unsigned long, unsigned int, void *))fn)((void *)(uintptr_t)a[0], (unsigned long)a[1], (void *)(uintptr_t)a[2], (unsigned long)a[3], (unsigned long)a[4], (unsigned long)a[5], (unsigned int)a[6], (void *)(uintptr_t)a[7]);
 }
-CUTAP_EXPORT unsigned int cudaMemcpy2DAsync(void *dst, unsigned long dpitch, void *src, unsigned long spitch, unsigned long width, unsigned long height, unsigned int kind, void *stream)
+CUTAP_SLOW unsigned int cutap_slow_cudaMemcpy2DAsync(void *dst, unsigned long dpitch, void *src, unsigned long spitch, unsigned long width, unsigned long height, unsigned int kind, void *stream)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cudaMemcpy2DAsync], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned long, void *, unsigned long, unsigned long, unsigned long, unsigned int, void *))cutap_fn)(dst, dpitch, src, spitch, width, height, kind, stream);
     uint64_t cutap_w[8] = {(uint64_t)(uintptr_t)dst, (uint64_t)dpitch, (uint64_t)(uintptr_t)src, (uint64_t)spitch, (uint64_t)width, (uint64_t)height, (uint64_t)kind, (uint64_t)(uintptr_t)stream};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cudaMemcpy2DAsync, cutap_w, thunk_cudaMemcpy2DAsync);
 }
@@ -3596,11 +2713,8 @@ static uint64_t thunk_cudaMemcpy2DAsync_ptsz(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned long, void *, unsigned long, unsigned long, unsigned long, unsigned int, void *))fn)((void *)(uintptr_t)a[0], (unsigned long)a[1], (void *)(uintptr_t)a[2], (unsigned long)a[3], (unsigned long)a[4], (unsigned long)a[5], (unsigned int)a[6], (void *)(uintptr_t)a[7]);
 }
-CUTAP_EXPORT unsigned int cudaMemcpy2DAsync_ptsz(void *dst, unsigned long dpitch, void *src, unsigned long spitch, unsigned long width, unsigned long height, unsigned int kind, void *stream)
+CUTAP_SLOW unsigned int cutap_slow_cudaMemcpy2DAsync_ptsz(void *dst, unsigned long dpitch, void *src, unsigned long spitch, unsigned long width, unsigned long height, unsigned int kind, void *stream)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cudaMemcpy2DAsync_ptsz], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned long, void *, unsigned long, unsigned long, unsigned long, unsigned int, void *))cutap_fn)(dst, dpitch, src, spitch, width, height, kind, stream);
     uint64_t cutap_w[8] = {(uint64_t)(uintptr_t)dst, (uint64_t)dpitch, (uint64_t)(uintptr_t)src, (uint64_t)spitch, (uint64_t)width, (uint64_t)height, (uint64_t)kind, (uint64_t)(uintptr_t)stream};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cudaMemcpy2DAsync_ptsz, cutap_w, thunk_cudaMemcpy2DAsync_ptsz);
 }
@@ -3608,11 +2722,8 @@ static uint64_t thunk_cudaMemcpy2DFromArray(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned long, void *, unsigned long, unsigned long, unsigned long, unsigned long, unsigned int))fn)((void *)(uintptr_t)a[0], (unsigned long)a[1], (void *)(uintptr_t)a[2], (unsigned long)a[3], (unsigned long)a[4], (unsigned long)a[5], (unsigned long)a[6], (unsigned int)a[7]);
 }
-CUTAP_EXPORT unsigned int cudaMemcpy2DFromArray(void *dst, unsigned long dpitch, void *src, unsigned long wOffset, unsigned long hOffset, unsigned long width, unsigned long height, unsigned int kind)
+CUTAP_SLOW unsigned int cutap_slow_cudaMemcpy2DFromArray(void *dst, unsigned long dpitch, void *src, unsigned long wOffset, unsigned long hOffset, unsigned long width, unsigned long height, unsigned int kind)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cudaMemcpy2DFromArray], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned long, void *, unsigned long, unsigned long, unsigned long, unsigned long, unsigned int))cutap_fn)(dst, dpitch, src, wOffset, hOffset, width, height, kind);
     uint64_t cutap_w[8] = {(uint64_t)(uintptr_t)dst, (uint64_t)dpitch, (uint64_t)(uintptr_t)src, (uint64_t)wOffset, (uint64_t)hOffset, (uint64_t)width, (uint64_t)height, (uint64_t)kind};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cudaMemcpy2DFromArray, cutap_w, thunk_cudaMemcpy2DFromArray);
 }
@@ -3620,11 +2731,8 @@ static uint64_t thunk_cudaMemcpy2DFromArrayAsync(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned long, void *, unsigned long, unsigned long, unsigned long, unsigned long, unsigned int, void *))fn)((void *)(uintptr_t)a[0], (unsigned long)a[1], (void *)(uintptr_t)a[2], (unsigned long)a[3], (unsigned long)a[4], (unsigned long)a[5], (unsigned long)a[6], (unsigned int)a[7], (void *)(uintptr_t)a[8]);
 }
-CUTAP_EXPORT unsigned int cudaMemcpy2DFromArrayAsync(void *dst, unsigned long dpitch, void *src, unsigned long wOffset, unsigned long hOffset, unsigned long width, unsigned long height, unsigned int kind, void *stream)
+CUTAP_SLOW unsigned int cutap_slow_cudaMemcpy2DFromArrayAsync(void *dst, unsigned long dpitch, void *src, unsigned long wOffset, unsigned long hOffset, unsigned long width, unsigned long height, unsigned int kind, void *stream)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cudaMemcpy2DFromArrayAsync], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned long, void *, unsigned long, unsigned long, unsigned long, unsigned long, unsigned int, void *))cutap_fn)(dst, dpitch, src, wOffset, hOffset, width, height, kind, stream);
     uint64_t cutap_w[9] = {(uint64_t)(uintptr_t)dst, (uint64_t)dpitch, (uint64_t)(uintptr_t)src, (uint64_t)wOffset, (uint64_t)hOffset, (uint64_t)width, (uint64_t)height, (uint64_t)kind, (uint64_t)(uintptr_t)stream};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cudaMemcpy2DFromArrayAsync, cutap_w, thunk_cudaMemcpy2DFromArrayAsync);
 }
@@ -3632,11 +2740,8 @@ static uint64_t thunk_cudaMemcpy2DFromArrayAsync_ptsz(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned long, void *, unsigned long, unsigned long, unsigned long, unsigned long, unsigned int, void *))fn)((void *)(uintptr_t)a[0], (unsigned long)a[1], (void *)(uintptr_t)a[2], (unsigned long)a[3], (unsigned long)a[4], (unsigned long)a[5], (unsigned long)a[6], (unsigned int)a[7], (void *)(uintptr_t)a[8]);
 }
-CUTAP_EXPORT unsigned int cudaMemcpy2DFromArrayAsync_ptsz(void *dst, unsigned long dpitch, void *src, unsigned long wOffset, unsigned long hOffset, unsigned long width, unsigned long height, unsigned int kind, void *stream)
+CUTAP_SLOW unsigned int cutap_slow_cudaMemcpy2DFromArrayAsync_ptsz(void *dst, unsigned long dpitch, void *src, unsigned long wOffset, unsigned long hOffset, unsigned long width, unsigned long height, unsigned int kind, void *stream)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cudaMemcpy2DFromArrayAsync_ptsz], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned long, void *, unsigned long, unsigned long, unsigned long, unsigned long, unsigned int, void *))cutap_fn)(dst, dpitch, src, wOffset, hOffset, width, height, kind, stream);
     uint64_t cutap_w[9] = {(uint64_t)(uintptr_t)dst, (uint64_t)dpitch, (uint64_t)(uintptr_t)src, (uint64_t)wOffset, (uint64_t)hOffset, (uint64_t)width, (uint64_t)height, (uint64_t)kind, (uint64_t)(uintptr_t)stream};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cudaMemcpy2DFromArrayAsync_ptsz, cutap_w, thunk_cudaMemcpy2DFromArrayAsync_ptsz);
 }
@@ -3644,11 +2749,8 @@ static uint64_t thunk_cudaMemcpy2DFromArray_ptds(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned long, void *, unsigned long, unsigned long, unsigned long, unsigned long, unsigned int))fn)((void *)(uintptr_t)a[0], (unsigned long)a[1], (void *)(uintptr_t)a[2], (unsigned long)a[3], (unsigned long)a[4], (unsigned long)a[5], (unsigned long)a[6], (unsigned int)a[7]);
 }
-CUTAP_EXPORT unsigned int cudaMemcpy2DFromArray_ptds(void *dst, unsigned long dpitch, void *src, unsigned long wOffset, unsigned long hOffset, unsigned long width, unsigned long height, unsigned int kind)
+CUTAP_SLOW unsigned int cutap_slow_cudaMemcpy2DFromArray_ptds(void *dst, unsigned long dpitch, void *src, unsigned long wOffset, unsigned long hOffset, unsigned long width, unsigned long height, unsigned int kind)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cudaMemcpy2DFromArray_ptds], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned long, void *, unsigned long, unsigned long, unsigned long, unsigned long, unsigned int))cutap_fn)(dst, dpitch, src, wOffset, hOffset, width, height, kind);
     uint64_t cutap_w[8] = {(uint64_t)(uintptr_t)dst, (uint64_t)dpitch, (uint64_t)(uintptr_t)src, (uint64_t)wOffset, (uint64_t)hOffset, (uint64_t)width, (uint64_t)height, (uint64_t)kind};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cudaMemcpy2DFromArray_ptds, cutap_w, thunk_cudaMemcpy2DFromArray_ptds);
 }
@@ -3656,11 +2758,8 @@ static uint64_t thunk_cudaMemcpy2DToArray(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned long, unsigned long, void *, unsigned long, unsigned long, unsigned long, unsigned int))fn)((void *)(uintptr_t)a[0], (unsigned long)a[1], (unsigned long)a[2], (void *)(uintptr_t)a[3], (unsigned long)a[4], (unsigned long)a[5], (unsigned long)a[6], (unsigned int)a[7]);
 }
-CUTAP_EXPORT unsigned int cudaMemcpy2DToArray(void *dst, unsigned long wOffset, unsigned long hOffset, void *src, unsigned long spitch, unsigned long width, unsigned long height, unsigned int kind)
+CUTAP_SLOW unsigned int cutap_slow_cudaMemcpy2DToArray(void *dst, unsigned long wOffset, unsigned long hOffset, void *src, unsigned long spitch, unsigned long width, unsigned long height, unsigned int kind)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cudaMemcpy2DToArray], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned long, unsigned long, void *, unsigned long, unsigned long, unsigned long, unsigned int))cutap_fn)(dst, wOffset, hOffset, src, spitch, width, height, kind);
     uint64_t cutap_w[8] = {(uint64_t)(uintptr_t)dst, (uint64_t)wOffset, (uint64_t)hOffset, (uint64_t)(uintptr_t)src, (uint64_t)spitch, (uint64_t)width, (uint64_t)height, (uint64_t)kind};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cudaMemcpy2DToArray, cutap_w, thunk_cudaMemcpy2DToArray);
 }
@@ -3668,11 +2767,8 @@ static uint64_t thunk_cudaMemcpy2DToArrayAsync(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned long, unsigned long, void *, unsigned long, unsigned long, unsigned long, unsigned int, void *))fn)((void *)(uintptr_t)a[0], (unsigned long)a[1], (unsigned long)a[2], (void *)(uintptr_t)a[3], (unsigned long)a[4], (unsigned long)a[5], (unsigned long)a[6], (unsigned int)a[7], (void *)(uintptr_t)a[8]);
 }
-CUTAP_EXPORT unsigned int cudaMemcpy2DToArrayAsync(void *dst, unsigned long wOffset, unsigned long hOffset, void *src, unsigned long spitch, unsigned long width, unsigned long height, unsigned int kind, void *stream)
+CUTAP_SLOW unsigned int cutap_slow_cudaMemcpy2DToArrayAsync(void *dst, unsigned long wOffset, unsigned long hOffset, void *src, unsigned long spitch, unsigned long width, unsigned long height, unsigned int kind, void *stream)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cudaMemcpy2DToArrayAsync], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned long, unsigned long, void *, unsigned long, unsigned long, unsigned long, unsigned int, void *))cutap_fn)(dst, wOffset, hOffset, src, spitch, width, height, kind, stream);
     uint64_t cutap_w[9] = {(uint64_t)(uintptr_t)dst, (uint64_t)wOffset, (uint64_t)hOffset, (uint64_t)(uintptr_t)src, (uint64_t)spitch, (uint64_t)width, (uint64_t)height, (uint64_t)kind, (uint64_t)(uintptr_t)stream};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cudaMemcpy2DToArrayAsync, cutap_w, thunk_cudaMemcpy2DToArrayAsync);
 }
@@ -3680,11 +2776,8 @@ static uint64_t thunk_cudaMemcpy2DToArrayAsync_ptsz(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned long, unsigned long, void *, unsigned long, unsigned long, unsigned long, unsigned int, void *))fn)((void *)(uintptr_t)a[0], (unsigned long)a[1], (unsigned long)a[2], (void *)(uintptr_t)a[3], (unsigned long)a[4], (unsigned long)a[5], (unsigned long)a[6], (unsigned int)a[7], (void *)(uintptr_t)a[8]);
 }
-CUTAP_EXPORT unsigned int cudaMemcpy2DToArrayAsync_ptsz(void *dst, unsigned long wOffset, unsigned long hOffset, void *src, unsigned long spitch, unsigned long width, unsigned long height, unsigned int kind, void *stream)
+CUTAP_SLOW unsigned int cutap_slow_cudaMemcpy2DToArrayAsync_ptsz(void *dst, unsigned long wOffset, unsigned long hOffset, void *src, unsigned long spitch, unsigned long width, unsigned long height, unsigned int kind, void *stream)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cudaMemcpy2DToArrayAsync_ptsz], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned long, unsigned long, void *, unsigned long, unsigned long, unsigned long, unsigned int, void *))cutap_fn)(dst, wOffset, hOffset, src, spitch, width, height, kind, stream);
     uint64_t cutap_w[9] = {(uint64_t)(uintptr_t)dst, (uint64_t)wOffset, (uint64_t)hOffset, (uint64_t)(uintptr_t)src, (uint64_t)spitch, (uint64_t)width, (uint64_t)height, (uint64_t)kind, (uint64_t)(uintptr_t)stream};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cudaMemcpy2DToArrayAsync_ptsz, cutap_w, thunk_cudaMemcpy2DToArrayAsync_ptsz);
 }
@@ -3692,11 +2785,8 @@ static uint64_t thunk_cudaMemcpy2DToArray_ptds(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned long, unsigned long, void *, unsigned long, unsigned long, unsigned long, unsigned int))fn)((void *)(uintptr_t)a[0], (unsigned long)a[1], (unsigned long)a[2], (void *)(uintptr_t)a[3], (unsigned long)a[4], (unsigned long)a[5], (unsigned long)a[6], (unsigned int)a[7]);
 }
-CUTAP_EXPORT unsigned int cudaMemcpy2DToArray_ptds(void *dst, unsigned long wOffset, unsigned long hOffset, void *src, unsigned long spitch, unsigned long width, unsigned long height, unsigned int kind)
+CUTAP_SLOW unsigned int cutap_slow_cudaMemcpy2DToArray_ptds(void *dst, unsigned long wOffset, unsigned long hOffset, void *src, unsigned long spitch, unsigned long width, unsigned long height, unsigned int kind)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cudaMemcpy2DToArray_ptds], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned long, unsigned long, void *, unsigned long, unsigned long, unsigned long, unsigned int))cutap_fn)(dst, wOffset, hOffset, src, spitch, width, height, kind);
     uint64_t cutap_w[8] = {(uint64_t)(uintptr_t)dst, (uint64_t)wOffset, (uint64_t)hOffset, (uint64_t)(uintptr_t)src, (uint64_t)spitch, (uint64_t)width, (uint64_t)height, (uint64_t)kind};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cudaMemcpy2DToArray_ptds, cutap_w, thunk_cudaMemcpy2DToArray_ptds);
 }
@@ -3704,11 +2794,8 @@ static uint64_t thunk_cudaMemcpy2D_ptds(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned long, void *, unsigned long, unsigned long, unsigned long, unsigned int))fn)((void *)(uintptr_t)a[0], (unsigned long)a[1], (void *)(uintptr_t)a[2], (unsigned long)a[3], (unsigned long)a[4], (unsigned long)a[5], (unsigned int)a[6]);
 }
-CUTAP_EXPORT unsigned int cudaMemcpy2D_ptds(void *dst, unsigned long dpitch, void *src, unsigned long spitch, unsigned long width, unsigned long height, unsigned int kind)
+CUTAP_SLOW unsigned int cutap_slow_cudaMemcpy2D_ptds(void *dst, unsigned long dpitch, void *src, unsigned long spitch, unsigned long width, unsigned long height, unsigned int kind)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cudaMemcpy2D_ptds], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned long, void *, unsigned long, unsigned long, unsigned long, unsigned int))cutap_fn)(dst, dpitch, src, spitch, width, height, kind);
     uint64_t cutap_w[7] = {(uint64_t)(uintptr_t)dst, (uint64_t)dpitch, (uint64_t)(uintptr_t)src, (uint64_t)spitch, (uint64_t)width, (uint64_t)height, (uint64_t)kind};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cudaMemcpy2D_ptds, cutap_w, thunk_cudaMemcpy2D_ptds);
 }
@@ -3716,11 +2803,8 @@ static uint64_t thunk_cudaMemcpy3D(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *))fn)((void *)(uintptr_t)a[0]);
 }
-CUTAP_EXPORT unsigned int cudaMemcpy3D(void *p)
+CUTAP_SLOW unsigned int cutap_slow_cudaMemcpy3D(void *p)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cudaMemcpy3D], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *))cutap_fn)(p);
     uint64_t cutap_w[1] = {(uint64_t)(uintptr_t)p};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cudaMemcpy3D, cutap_w, thunk_cudaMemcpy3D);
 }
@@ -3728,11 +2812,8 @@ static uint64_t thunk_cudaMemcpy3DAsync(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1]);
 }
-CUTAP_EXPORT unsigned int cudaMemcpy3DAsync(void *p, void *stream)
+CUTAP_SLOW unsigned int cutap_slow_cudaMemcpy3DAsync(void *p, void *stream)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cudaMemcpy3DAsync], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *))cutap_fn)(p, stream);
     uint64_t cutap_w[2] = {(uint64_t)(uintptr_t)p, (uint64_t)(uintptr_t)stream};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cudaMemcpy3DAsync, cutap_w, thunk_cudaMemcpy3DAsync);
 }
@@ -3740,11 +2821,8 @@ static uint64_t thunk_cudaMemcpy3DAsync_ptsz(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1]);
 }
-CUTAP_EXPORT unsigned int cudaMemcpy3DAsync_ptsz(void *p, void *stream)
+CUTAP_SLOW unsigned int cutap_slow_cudaMemcpy3DAsync_ptsz(void *p, void *stream)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cudaMemcpy3DAsync_ptsz], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *))cutap_fn)(p, stream);
     uint64_t cutap_w[2] = {(uint64_t)(uintptr_t)p, (uint64_t)(uintptr_t)stream};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cudaMemcpy3DAsync_ptsz, cutap_w, thunk_cudaMemcpy3DAsync_ptsz);
 }
@@ -3752,11 +2830,8 @@ static uint64_t thunk_cudaMemcpy3DBatchAsync(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(unsigned long, void *, unsigned long long, void *))fn)((unsigned long)a[0], (void *)(uintptr_t)a[1], (unsigned long long)a[2], (void *)(uintptr_t)a[3]);
 }
-CUTAP_EXPORT unsigned int cudaMemcpy3DBatchAsync(unsigned long numOps, void *opList, unsigned long long flags, void *stream)
+CUTAP_SLOW unsigned int cutap_slow_cudaMemcpy3DBatchAsync(unsigned long numOps, void *opList, unsigned long long flags, void *stream)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cudaMemcpy3DBatchAsync], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(unsigned long, void *, unsigned long long, void *))cutap_fn)(numOps, opList, flags, stream);
     uint64_t cutap_w[4] = {(uint64_t)numOps, (uint64_t)(uintptr_t)opList, (uint64_t)flags, (uint64_t)(uintptr_t)stream};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cudaMemcpy3DBatchAsync, cutap_w, thunk_cudaMemcpy3DBatchAsync);
 }
@@ -3764,11 +2839,8 @@ static uint64_t thunk_cudaMemcpy3DBatchAsync_ptsz(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(unsigned long, void *, unsigned long long, void *))fn)((unsigned long)a[0], (void *)(uintptr_t)a[1], (unsigned long long)a[2], (void *)(uintptr_t)a[3]);
 }
-CUTAP_EXPORT unsigned int cudaMemcpy3DBatchAsync_ptsz(unsigned long numOps, void *opList, unsigned long long flags, void *stream)
+CUTAP_SLOW unsigned int cutap_slow_cudaMemcpy3DBatchAsync_ptsz(unsigned long numOps, void *opList, unsigned long long flags, void *stream)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cudaMemcpy3DBatchAsync_ptsz], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(unsigned long, void *, unsigned long long, void *))cutap_fn)(numOps, opList, flags, stream);
     uint64_t cutap_w[4] = {(uint64_t)numOps, (uint64_t)(uintptr_t)opList, (uint64_t)flags, (uint64_t)(uintptr_t)stream};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cudaMemcpy3DBatchAsync_ptsz, cutap_w, thunk_cudaMemcpy3DBatchAsync_ptsz);
 }
@@ -3776,11 +2848,8 @@ static uint64_t thunk_cudaMemcpy3DPeer(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *))fn)((void *)(uintptr_t)a[0]);
 }
-CUTAP_EXPORT unsigned int cudaMemcpy3DPeer(void *p)
+CUTAP_SLOW unsigned int cutap_slow_cudaMemcpy3DPeer(void *p)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cudaMemcpy3DPeer], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *))cutap_fn)(p);
     uint64_t cutap_w[1] = {(uint64_t)(uintptr_t)p};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cudaMemcpy3DPeer, cutap_w, thunk_cudaMemcpy3DPeer);
 }
@@ -3788,11 +2857,8 @@ static uint64_t thunk_cudaMemcpy3DPeerAsync(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1]);
 }
-CUTAP_EXPORT unsigned int cudaMemcpy3DPeerAsync(void *p, void *stream)
+CUTAP_SLOW unsigned int cutap_slow_cudaMemcpy3DPeerAsync(void *p, void *stream)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cudaMemcpy3DPeerAsync], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *))cutap_fn)(p, stream);
     uint64_t cutap_w[2] = {(uint64_t)(uintptr_t)p, (uint64_t)(uintptr_t)stream};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cudaMemcpy3DPeerAsync, cutap_w, thunk_cudaMemcpy3DPeerAsync);
 }
@@ -3800,11 +2866,8 @@ static uint64_t thunk_cudaMemcpy3DPeerAsync_ptsz(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1]);
 }
-CUTAP_EXPORT unsigned int cudaMemcpy3DPeerAsync_ptsz(void *p, void *stream)
+CUTAP_SLOW unsigned int cutap_slow_cudaMemcpy3DPeerAsync_ptsz(void *p, void *stream)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cudaMemcpy3DPeerAsync_ptsz], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *))cutap_fn)(p, stream);
     uint64_t cutap_w[2] = {(uint64_t)(uintptr_t)p, (uint64_t)(uintptr_t)stream};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cudaMemcpy3DPeerAsync_ptsz, cutap_w, thunk_cudaMemcpy3DPeerAsync_ptsz);
 }
@@ -3812,11 +2875,8 @@ static uint64_t thunk_cudaMemcpy3DPeer_ptds(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *))fn)((void *)(uintptr_t)a[0]);
 }
-CUTAP_EXPORT unsigned int cudaMemcpy3DPeer_ptds(void *p)
+CUTAP_SLOW unsigned int cutap_slow_cudaMemcpy3DPeer_ptds(void *p)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cudaMemcpy3DPeer_ptds], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *))cutap_fn)(p);
     uint64_t cutap_w[1] = {(uint64_t)(uintptr_t)p};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cudaMemcpy3DPeer_ptds, cutap_w, thunk_cudaMemcpy3DPeer_ptds);
 }
@@ -3824,11 +2884,8 @@ static uint64_t thunk_cudaMemcpy3D_ptds(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *))fn)((void *)(uintptr_t)a[0]);
 }
-CUTAP_EXPORT unsigned int cudaMemcpy3D_ptds(void *p)
+CUTAP_SLOW unsigned int cutap_slow_cudaMemcpy3D_ptds(void *p)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cudaMemcpy3D_ptds], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *))cutap_fn)(p);
     uint64_t cutap_w[1] = {(uint64_t)(uintptr_t)p};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cudaMemcpy3D_ptds, cutap_w, thunk_cudaMemcpy3D_ptds);
 }
@@ -3836,11 +2893,8 @@ static uint64_t thunk_cudaMemcpyArrayToArray(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned long, unsigned long, void *, unsigned long, unsigned long, unsigned long, unsigned int))fn)((void *)(uintptr_t)a[0], (unsigned long)a[1], (unsigned long)a[2], (void *)(uintptr_t)a[3], (unsigned long)a[4], (unsigned long)a[5], (unsigned long)a[6], (unsigned int)a[7]);
 }
-CUTAP_EXPORT unsigned int cudaMemcpyArrayToArray(void *dst, unsigned long wOffsetDst, unsigned long hOffsetDst, void *src, unsigned long wOffsetSrc, unsigned long hOffsetSrc, unsigned long count, unsigned int kind)
+CUTAP_SLOW unsigned int cutap_slow_cudaMemcpyArrayToArray(void *dst, unsigned long wOffsetDst, unsigned long hOffsetDst, void *src, unsigned long wOffsetSrc, unsigned long hOffsetSrc, unsigned long count, unsigned int kind)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cudaMemcpyArrayToArray], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned long, unsigned long, void *, unsigned long, unsigned long, unsigned long, unsigned int))cutap_fn)(dst, wOffsetDst, hOffsetDst, src, wOffsetSrc, hOffsetSrc, count, kind);
     uint64_t cutap_w[8] = {(uint64_t)(uintptr_t)dst, (uint64_t)wOffsetDst, (uint64_t)hOffsetDst, (uint64_t)(uintptr_t)src, (uint64_t)wOffsetSrc, (uint64_t)hOffsetSrc, (uint64_t)count, (uint64_t)kind};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cudaMemcpyArrayToArray, cutap_w, thunk_cudaMemcpyArrayToArray);
 }
@@ -3848,11 +2902,8 @@ static uint64_t thunk_cudaMemcpyArrayToArray_ptds(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned long, unsigned long, void *, unsigned long, unsigned long, unsigned long, unsigned int))fn)((void *)(uintptr_t)a[0], (unsigned long)a[1], (unsigned long)a[2], (void *)(uintptr_t)a[3], (unsigned long)a[4], (unsigned long)a[5], (unsigned long)a[6], (unsigned int)a[7]);
 }
-CUTAP_EXPORT unsigned int cudaMemcpyArrayToArray_ptds(void *dst, unsigned long wOffsetDst, unsigned long hOffsetDst, void *src, unsigned long wOffsetSrc, unsigned long hOffsetSrc, unsigned long count, unsigned int kind)
+CUTAP_SLOW unsigned int cutap_slow_cudaMemcpyArrayToArray_ptds(void *dst, unsigned long wOffsetDst, unsigned long hOffsetDst, void *src, unsigned long wOffsetSrc, unsigned long hOffsetSrc, unsigned long count, unsigned int kind)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cudaMemcpyArrayToArray_ptds], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned long, unsigned long, void *, unsigned long, unsigned long, unsigned long, unsigned int))cutap_fn)(dst, wOffsetDst, hOffsetDst, src, wOffsetSrc, hOffsetSrc, count, kind);
     uint64_t cutap_w[8] = {(uint64_t)(uintptr_t)dst, (uint64_t)wOffsetDst, (uint64_t)hOffsetDst, (uint64_t)(uintptr_t)src, (uint64_t)wOffsetSrc, (uint64_t)hOffsetSrc, (uint64_t)count, (uint64_t)kind};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cudaMemcpyArrayToArray_ptds, cutap_w, thunk_cudaMemcpyArrayToArray_ptds);
 }
@@ -3860,11 +2911,8 @@ static uint64_t thunk_cudaMemcpyAsync(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *, unsigned long, unsigned int, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1], (unsigned long)a[2], (unsigned int)a[3], (void *)(uintptr_t)a[4]);
 }
-CUTAP_EXPORT unsigned int cudaMemcpyAsync(void *dst, void *src, unsigned long count, unsigned int kind, void *stream)
+CUTAP_SLOW unsigned int cutap_slow_cudaMemcpyAsync(void *dst, void *src, unsigned long count, unsigned int kind, void *stream)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cudaMemcpyAsync], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *, unsigned long, unsigned int, void *))cutap_fn)(dst, src, count, kind, stream);
     uint64_t cutap_w[5] = {(uint64_t)(uintptr_t)dst, (uint64_t)(uintptr_t)src, (uint64_t)count, (uint64_t)kind, (uint64_t)(uintptr_t)stream};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cudaMemcpyAsync, cutap_w, thunk_cudaMemcpyAsync);
 }
@@ -3872,11 +2920,8 @@ static uint64_t thunk_cudaMemcpyAsync_ptsz(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *, unsigned long, unsigned int, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1], (unsigned long)a[2], (unsigned int)a[3], (void *)(uintptr_t)a[4]);
 }
-CUTAP_EXPORT unsigned int cudaMemcpyAsync_ptsz(void *dst, void *src, unsigned long count, unsigned int kind, void *stream)
+CUTAP_SLOW unsigned int cutap_slow_cudaMemcpyAsync_ptsz(void *dst, void *src, unsigned long count, unsigned int kind, void *stream)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cudaMemcpyAsync_ptsz], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *, unsigned long, unsigned int, void *))cutap_fn)(dst, src, count, kind, stream);
     uint64_t cutap_w[5] = {(uint64_t)(uintptr_t)dst, (uint64_t)(uintptr_t)src, (uint64_t)count, (uint64_t)kind, (uint64_t)(uintptr_t)stream};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cudaMemcpyAsync_ptsz, cutap_w, thunk_cudaMemcpyAsync_ptsz);
 }
@@ -3884,11 +2929,8 @@ static uint64_t thunk_cudaMemcpyBatchAsync(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *, void *, unsigned long, void *, void *, unsigned long, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1], (void *)(uintptr_t)a[2], (unsigned long)a[3], (void *)(uintptr_t)a[4], (void *)(uintptr_t)a[5], (unsigned long)a[6], (void *)(uintptr_t)a[7]);
 }
-CUTAP_EXPORT unsigned int cudaMemcpyBatchAsync(void *dsts, void *srcs, void *sizes, unsigned long count, void *attrs, void *attrsIdxs, unsigned long numAttrs, void *stream)
+CUTAP_SLOW unsigned int cutap_slow_cudaMemcpyBatchAsync(void *dsts, void *srcs, void *sizes, unsigned long count, void *attrs, void *attrsIdxs, unsigned long numAttrs, void *stream)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cudaMemcpyBatchAsync], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *, void *, unsigned long, void *, void *, unsigned long, void *))cutap_fn)(dsts, srcs, sizes, count, attrs, attrsIdxs, numAttrs, stream);
     uint64_t cutap_w[8] = {(uint64_t)(uintptr_t)dsts, (uint64_t)(uintptr_t)srcs, (uint64_t)(uintptr_t)sizes, (uint64_t)count, (uint64_t)(uintptr_t)attrs, (uint64_t)(uintptr_t)attrsIdxs, (uint64_t)numAttrs, (uint64_t)(uintptr_t)stream};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cudaMemcpyBatchAsync, cutap_w, thunk_cudaMemcpyBatchAsync);
 }
@@ -3896,11 +2938,8 @@ static uint64_t thunk_cudaMemcpyBatchAsync_ptsz(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *, void *, unsigned long, void *, void *, unsigned long, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1], (void *)(uintptr_t)a[2], (unsigned long)a[3], (void *)(uintptr_t)a[4], (void *)(uintptr_t)a[5], (unsigned long)a[6], (void *)(uintptr_t)a[7]);
 }
-CUTAP_EXPORT unsigned int cudaMemcpyBatchAsync_ptsz(void *dsts, void *srcs, void *sizes, unsigned long count, void *attrs, void *attrsIdxs, unsigned long numAttrs, void *stream)
+CUTAP_SLOW unsigned int cutap_slow_cudaMemcpyBatchAsync_ptsz(void *dsts, void *srcs, void *sizes, unsigned long count, void *attrs, void *attrsIdxs, unsigned long numAttrs, void *stream)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cudaMemcpyBatchAsync_ptsz], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *, void *, unsigned long, void *, void *, unsigned long, void *))cutap_fn)(dsts, srcs, sizes, count, attrs, attrsIdxs, numAttrs, stream);
     uint64_t cutap_w[8] = {(uint64_t)(uintptr_t)dsts, (uint64_t)(uintptr_t)srcs, (uint64_t)(uintptr_t)sizes, (uint64_t)count, (uint64_t)(uintptr_t)attrs, (uint64_t)(uintptr_t)attrsIdxs, (uint64_t)numAttrs, (uint64_t)(uintptr_t)stream};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cudaMemcpyBatchAsync_ptsz, cutap_w, thunk_cudaMemcpyBatchAsync_ptsz);
 }
@@ -3908,11 +2947,8 @@ static uint64_t thunk_cudaMemcpyFromArray(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *, unsigned long, unsigned long, unsigned long, unsigned int))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1], (unsigned long)a[2], (unsigned long)a[3], (unsigned long)a[4], (unsigned int)a[5]);
 }
-CUTAP_EXPORT unsigned int cudaMemcpyFromArray(void *dst, void *src, unsigned long wOffset, unsigned long hOffset, unsigned long count, unsigned int kind)
+CUTAP_SLOW unsigned int cutap_slow_cudaMemcpyFromArray(void *dst, void *src, unsigned long wOffset, unsigned long hOffset, unsigned long count, unsigned int kind)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cudaMemcpyFromArray], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *, unsigned long, unsigned long, unsigned long, unsigned int))cutap_fn)(dst, src, wOffset, hOffset, count, kind);
     uint64_t cutap_w[6] = {(uint64_t)(uintptr_t)dst, (uint64_t)(uintptr_t)src, (uint64_t)wOffset, (uint64_t)hOffset, (uint64_t)count, (uint64_t)kind};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cudaMemcpyFromArray, cutap_w, thunk_cudaMemcpyFromArray);
 }
@@ -3920,11 +2956,8 @@ static uint64_t thunk_cudaMemcpyFromArrayAsync(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *, unsigned long, unsigned long, unsigned long, unsigned int, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1], (unsigned long)a[2], (unsigned long)a[3], (unsigned long)a[4], (unsigned int)a[5], (void *)(uintptr_t)a[6]);
 }
-CUTAP_EXPORT unsigned int cudaMemcpyFromArrayAsync(void *dst, void *src, unsigned long wOffset, unsigned long hOffset, unsigned long count, unsigned int kind, void *stream)
+CUTAP_SLOW unsigned int cutap_slow_cudaMemcpyFromArrayAsync(void *dst, void *src, unsigned long wOffset, unsigned long hOffset, unsigned long count, unsigned int kind, void *stream)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cudaMemcpyFromArrayAsync], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *, unsigned long, unsigned long, unsigned long, unsigned int, void *))cutap_fn)(dst, src, wOffset, hOffset, count, kind, stream);
     uint64_t cutap_w[7] = {(uint64_t)(uintptr_t)dst, (uint64_t)(uintptr_t)src, (uint64_t)wOffset, (uint64_t)hOffset, (uint64_t)count, (uint64_t)kind, (uint64_t)(uintptr_t)stream};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cudaMemcpyFromArrayAsync, cutap_w, thunk_cudaMemcpyFromArrayAsync);
 }
@@ -3932,11 +2965,8 @@ static uint64_t thunk_cudaMemcpyFromArrayAsync_ptsz(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *, unsigned long, unsigned long, unsigned long, unsigned int, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1], (unsigned long)a[2], (unsigned long)a[3], (unsigned long)a[4], (unsigned int)a[5], (void *)(uintptr_t)a[6]);
 }
-CUTAP_EXPORT unsigned int cudaMemcpyFromArrayAsync_ptsz(void *dst, void *src, unsigned long wOffset, unsigned long hOffset, unsigned long count, unsigned int kind, void *stream)
+CUTAP_SLOW unsigned int cutap_slow_cudaMemcpyFromArrayAsync_ptsz(void *dst, void *src, unsigned long wOffset, unsigned long hOffset, unsigned long count, unsigned int kind, void *stream)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cudaMemcpyFromArrayAsync_ptsz], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *, unsigned long, unsigned long, unsigned long, unsigned int, void *))cutap_fn)(dst, src, wOffset, hOffset, count, kind, stream);
     uint64_t cutap_w[7] = {(uint64_t)(uintptr_t)dst, (uint64_t)(uintptr_t)src, (uint64_t)wOffset, (uint64_t)hOffset, (uint64_t)count, (uint64_t)kind, (uint64_t)(uintptr_t)stream};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cudaMemcpyFromArrayAsync_ptsz, cutap_w, thunk_cudaMemcpyFromArrayAsync_ptsz);
 }
@@ -3944,11 +2974,8 @@ static uint64_t thunk_cudaMemcpyFromArray_ptds(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *, unsigned long, unsigned long, unsigned long, unsigned int))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1], (unsigned long)a[2], (unsigned long)a[3], (unsigned long)a[4], (unsigned int)a[5]);
 }
-CUTAP_EXPORT unsigned int cudaMemcpyFromArray_ptds(void *dst, void *src, unsigned long wOffset, unsigned long hOffset, unsigned long count, unsigned int kind)
+CUTAP_SLOW unsigned int cutap_slow_cudaMemcpyFromArray_ptds(void *dst, void *src, unsigned long wOffset, unsigned long hOffset, unsigned long count, unsigned int kind)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cudaMemcpyFromArray_ptds], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *, unsigned long, unsigned long, unsigned long, unsigned int))cutap_fn)(dst, src, wOffset, hOffset, count, kind);
     uint64_t cutap_w[6] = {(uint64_t)(uintptr_t)dst, (uint64_t)(uintptr_t)src, (uint64_t)wOffset, (uint64_t)hOffset, (uint64_t)count, (uint64_t)kind};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cudaMemcpyFromArray_ptds, cutap_w, thunk_cudaMemcpyFromArray_ptds);
 }
@@ -3956,11 +2983,8 @@ static uint64_t thunk_cudaMemcpyFromSymbol(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *, unsigned long, unsigned long, unsigned int))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1], (unsigned long)a[2], (unsigned long)a[3], (unsigned int)a[4]);
 }
-CUTAP_EXPORT unsigned int cudaMemcpyFromSymbol(void *dst, void *symbol, unsigned long count, unsigned long offset, unsigned int kind)
+CUTAP_SLOW unsigned int cutap_slow_cudaMemcpyFromSymbol(void *dst, void *symbol, unsigned long count, unsigned long offset, unsigned int kind)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cudaMemcpyFromSymbol], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *, unsigned long, unsigned long, unsigned int))cutap_fn)(dst, symbol, count, offset, kind);
     uint64_t cutap_w[5] = {(uint64_t)(uintptr_t)dst, (uint64_t)(uintptr_t)symbol, (uint64_t)count, (uint64_t)offset, (uint64_t)kind};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cudaMemcpyFromSymbol, cutap_w, thunk_cudaMemcpyFromSymbol);
 }
@@ -3968,11 +2992,8 @@ static uint64_t thunk_cudaMemcpyFromSymbolAsync(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *, unsigned long, unsigned long, unsigned int, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1], (unsigned long)a[2], (unsigned long)a[3], (unsigned int)a[4], (void *)(uintptr_t)a[5]);
 }
-CUTAP_EXPORT unsigned int cudaMemcpyFromSymbolAsync(void *dst, void *symbol, unsigned long count, unsigned long offset, unsigned int kind, void *stream)
+CUTAP_SLOW unsigned int cutap_slow_cudaMemcpyFromSymbolAsync(void *dst, void *symbol, unsigned long count, unsigned long offset, unsigned int kind, void *stream)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cudaMemcpyFromSymbolAsync], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *, unsigned long, unsigned long, unsigned int, void *))cutap_fn)(dst, symbol, count, offset, kind, stream);
     uint64_t cutap_w[6] = {(uint64_t)(uintptr_t)dst, (uint64_t)(uintptr_t)symbol, (uint64_t)count, (uint64_t)offset, (uint64_t)kind, (uint64_t)(uintptr_t)stream};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cudaMemcpyFromSymbolAsync, cutap_w, thunk_cudaMemcpyFromSymbolAsync);
 }
@@ -3980,11 +3001,8 @@ static uint64_t thunk_cudaMemcpyFromSymbolAsync_ptsz(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *, unsigned long, unsigned long, unsigned int, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1], (unsigned long)a[2], (unsigned long)a[3], (unsigned int)a[4], (void *)(uintptr_t)a[5]);
 }
-CUTAP_EXPORT unsigned int cudaMemcpyFromSymbolAsync_ptsz(void *dst, void *symbol, unsigned long count, unsigned long offset, unsigned int kind, void *stream)
+CUTAP_SLOW unsigned int cutap_slow_cudaMemcpyFromSymbolAsync_ptsz(void *dst, void *symbol, unsigned long count, unsigned long offset, unsigned int kind, void *stream)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cudaMemcpyFromSymbolAsync_ptsz], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *, unsigned long, unsigned long, unsigned int, void *))cutap_fn)(dst, symbol, count, offset, kind, stream);
     uint64_t cutap_w[6] = {(uint64_t)(uintptr_t)dst, (uint64_t)(uintptr_t)symbol, (uint64_t)count, (uint64_t)offset, (uint64_t)kind, (uint64_t)(uintptr_t)stream};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cudaMemcpyFromSymbolAsync_ptsz, cutap_w, thunk_cudaMemcpyFromSymbolAsync_ptsz);
 }
@@ -3992,11 +3010,8 @@ static uint64_t thunk_cudaMemcpyFromSymbol_ptds(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *, unsigned long, unsigned long, unsigned int))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1], (unsigned long)a[2], (unsigned long)a[3], (unsigned int)a[4]);
 }
-CUTAP_EXPORT unsigned int cudaMemcpyFromSymbol_ptds(void *dst, void *symbol, unsigned long count, unsigned long offset, unsigned int kind)
+CUTAP_SLOW unsigned int cutap_slow_cudaMemcpyFromSymbol_ptds(void *dst, void *symbol, unsigned long count, unsigned long offset, unsigned int kind)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cudaMemcpyFromSymbol_ptds], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *, unsigned long, unsigned long, unsigned int))cutap_fn)(dst, symbol, count, offset, kind);
     uint64_t cutap_w[5] = {(uint64_t)(uintptr_t)dst, (uint64_t)(uintptr_t)symbol, (uint64_t)count, (uint64_t)offset, (uint64_t)kind};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cudaMemcpyFromSymbol_ptds, cutap_w, thunk_cudaMemcpyFromSymbol_ptds);
 }
@@ -4004,11 +3019,8 @@ static uint64_t thunk_cudaMemcpyPeer(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, int, void *, int, unsigned long))fn)((void *)(uintptr_t)a[0], (int)a[1], (void *)(uintptr_t)a[2], (int)a[3], (unsigned long)a[4]);
 }
-CUTAP_EXPORT unsigned int cudaMemcpyPeer(void *dst, int dstDevice, void *src, int srcDevice, unsigned long count)
+CUTAP_SLOW unsigned int cutap_slow_cudaMemcpyPeer(void *dst, int dstDevice, void *src, int srcDevice, unsigned long count)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cudaMemcpyPeer], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, int, void *, int, unsigned long))cutap_fn)(dst, dstDevice, src, srcDevice, count);
     uint64_t cutap_w[5] = {(uint64_t)(uintptr_t)dst, (uint64_t)(int64_t)dstDevice, (uint64_t)(uintptr_t)src, (uint64_t)(int64_t)srcDevice, (uint64_t)count};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cudaMemcpyPeer, cutap_w, thunk_cudaMemcpyPeer);
 }
@@ -4016,11 +3028,8 @@ static uint64_t thunk_cudaMemcpyPeerAsync(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, int, void *, int, unsigned long, void *))fn)((void *)(uintptr_t)a[0], (int)a[1], (void *)(uintptr_t)a[2], (int)a[3], (unsigned long)a[4], (void *)(uintptr_t)a[5]);
 }
-CUTAP_EXPORT unsigned int cudaMemcpyPeerAsync(void *dst, int dstDevice, void *src, int srcDevice, unsigned long count, void *stream)
+CUTAP_SLOW unsigned int cutap_slow_cudaMemcpyPeerAsync(void *dst, int dstDevice, void *src, int srcDevice, unsigned long count, void *stream)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cudaMemcpyPeerAsync], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, int, void *, int, unsigned long, void *))cutap_fn)(dst, dstDevice, src, srcDevice, count, stream);
     uint64_t cutap_w[6] = {(uint64_t)(uintptr_t)dst, (uint64_t)(int64_t)dstDevice, (uint64_t)(uintptr_t)src, (uint64_t)(int64_t)srcDevice, (uint64_t)count, (uint64_t)(uintptr_t)stream};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cudaMemcpyPeerAsync, cutap_w, thunk_cudaMemcpyPeerAsync);
 }
@@ -4028,11 +3037,8 @@ static uint64_t thunk_cudaMemcpyToArray(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned long, unsigned long, void *, unsigned long, unsigned int))fn)((void *)(uintptr_t)a[0], (unsigned long)a[1], (unsigned long)a[2], (void *)(uintptr_t)a[3], (unsigned long)a[4], (unsigned int)a[5]);
 }
-CUTAP_EXPORT unsigned int cudaMemcpyToArray(void *dst, unsigned long wOffset, unsigned long hOffset, void *src, unsigned long count, unsigned int kind)
+CUTAP_SLOW unsigned int cutap_slow_cudaMemcpyToArray(void *dst, unsigned long wOffset, unsigned long hOffset, void *src, unsigned long count, unsigned int kind)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cudaMemcpyToArray], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned long, unsigned long, void *, unsigned long, unsigned int))cutap_fn)(dst, wOffset, hOffset, src, count, kind);
     uint64_t cutap_w[6] = {(uint64_t)(uintptr_t)dst, (uint64_t)wOffset, (uint64_t)hOffset, (uint64_t)(uintptr_t)src, (uint64_t)count, (uint64_t)kind};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cudaMemcpyToArray, cutap_w, thunk_cudaMemcpyToArray);
 }
@@ -4040,11 +3046,8 @@ static uint64_t thunk_cudaMemcpyToArrayAsync(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned long, unsigned long, void *, unsigned long, unsigned int, void *))fn)((void *)(uintptr_t)a[0], (unsigned long)a[1], (unsigned long)a[2], (void *)(uintptr_t)a[3], (unsigned long)a[4], (unsigned int)a[5], (void *)(uintptr_t)a[6]);
 }
-CUTAP_EXPORT unsigned int cudaMemcpyToArrayAsync(void *dst, unsigned long wOffset, unsigned long hOffset, void *src, unsigned long count, unsigned int kind, void *stream)
+CUTAP_SLOW unsigned int cutap_slow_cudaMemcpyToArrayAsync(void *dst, unsigned long wOffset, unsigned long hOffset, void *src, unsigned long count, unsigned int kind, void *stream)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cudaMemcpyToArrayAsync], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned long, unsigned long, void *, unsigned long, unsigned int, void *))cutap_fn)(dst, wOffset, hOffset, src, count, kind, stream);
     uint64_t cutap_w[7] = {(uint64_t)(uintptr_t)dst, (uint64_t)wOffset, (uint64_t)hOffset, (uint64_t)(uintptr_t)src, (uint64_t)count, (uint64_t)kind, (uint64_t)(uintptr_t)stream};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cudaMemcpyToArrayAsync, cutap_w, thunk_cudaMemcpyToArrayAsync);
 }
@@ -4052,11 +3055,8 @@ static uint64_t thunk_cudaMemcpyToArrayAsync_ptsz(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned long, unsigned long, void *, unsigned long, unsigned int, void *))fn)((void *)(uintptr_t)a[0], (unsigned long)a[1], (unsigned long)a[2], (void *)(uintptr_t)a[3], (unsigned long)a[4], (unsigned int)a[5], (void *)(uintptr_t)a[6]);
 }
-CUTAP_EXPORT unsigned int cudaMemcpyToArrayAsync_ptsz(void *dst, unsigned long wOffset, unsigned long hOffset, void *src, unsigned long count, unsigned int kind, void *stream)
+CUTAP_SLOW unsigned int cutap_slow_cudaMemcpyToArrayAsync_ptsz(void *dst, unsigned long wOffset, unsigned long hOffset, void *src, unsigned long count, unsigned int kind, void *stream)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cudaMemcpyToArrayAsync_ptsz], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned long, unsigned long, void *, unsigned long, unsigned int, void *))cutap_fn)(dst, wOffset, hOffset, src, count, kind, stream);
     uint64_t cutap_w[7] = {(uint64_t)(uintptr_t)dst, (uint64_t)wOffset, (uint64_t)hOffset, (uint64_t)(uintptr_t)src, (uint64_t)count, (uint64_t)kind, (uint64_t)(uintptr_t)stream};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cudaMemcpyToArrayAsync_ptsz, cutap_w, thunk_cudaMemcpyToArrayAsync_ptsz);
 }
@@ -4064,11 +3064,8 @@ static uint64_t thunk_cudaMemcpyToArray_ptds(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned long, unsigned long, void *, unsigned long, unsigned int))fn)((void *)(uintptr_t)a[0], (unsigned long)a[1], (unsigned long)a[2], (void *)(uintptr_t)a[3], (unsigned long)a[4], (unsigned int)a[5]);
 }
-CUTAP_EXPORT unsigned int cudaMemcpyToArray_ptds(void *dst, unsigned long wOffset, unsigned long hOffset, void *src, unsigned long count, unsigned int kind)
+CUTAP_SLOW unsigned int cutap_slow_cudaMemcpyToArray_ptds(void *dst, unsigned long wOffset, unsigned long hOffset, void *src, unsigned long count, unsigned int kind)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cudaMemcpyToArray_ptds], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned long, unsigned long, void *, unsigned long, unsigned int))cutap_fn)(dst, wOffset, hOffset, src, count, kind);
     uint64_t cutap_w[6] = {(uint64_t)(uintptr_t)dst, (uint64_t)wOffset, (uint64_t)hOffset, (uint64_t)(uintptr_t)src, (uint64_t)count, (uint64_t)kind};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cudaMemcpyToArray_ptds, cutap_w, thunk_cudaMemcpyToArray_ptds);
 }
@@ -4076,11 +3073,8 @@ static uint64_t thunk_cudaMemcpyToSymbol(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *, unsigned long, unsigned long, unsigned int))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1], (unsigned long)a[2], (unsigned long)a[3], (unsigned int)a[4]);
 }
-CUTAP_EXPORT unsigned int cudaMemcpyToSymbol(void *symbol, void *src, unsigned long count, unsigned long offset, unsigned int kind)
+CUTAP_SLOW unsigned int cutap_slow_cudaMemcpyToSymbol(void *symbol, void *src, unsigned long count, unsigned long offset, unsigned int kind)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cudaMemcpyToSymbol], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *, unsigned long, unsigned long, unsigned int))cutap_fn)(symbol, src, count, offset, kind);
     uint64_t cutap_w[5] = {(uint64_t)(uintptr_t)symbol, (uint64_t)(uintptr_t)src, (uint64_t)count, (uint64_t)offset, (uint64_t)kind};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cudaMemcpyToSymbol, cutap_w, thunk_cudaMemcpyToSymbol);
 }
@@ -4088,11 +3082,8 @@ static uint64_t thunk_cudaMemcpyToSymbolAsync(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *, unsigned long, unsigned long, unsigned int, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1], (unsigned long)a[2], (unsigned long)a[3], (unsigned int)a[4], (void *)(uintptr_t)a[5]);
 }
-CUTAP_EXPORT unsigned int cudaMemcpyToSymbolAsync(void *symbol, void *src, unsigned long count, unsigned long offset, unsigned int kind, void *stream)
+CUTAP_SLOW unsigned int cutap_slow_cudaMemcpyToSymbolAsync(void *symbol, void *src, unsigned long count, unsigned long offset, unsigned int kind, void *stream)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cudaMemcpyToSymbolAsync], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *, unsigned long, unsigned long, unsigned int, void *))cutap_fn)(symbol, src, count, offset, kind, stream);
     uint64_t cutap_w[6] = {(uint64_t)(uintptr_t)symbol, (uint64_t)(uintptr_t)src, (uint64_t)count, (uint64_t)offset, (uint64_t)kind, (uint64_t)(uintptr_t)stream};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cudaMemcpyToSymbolAsync, cutap_w, thunk_cudaMemcpyToSymbolAsync);
 }
@@ -4100,11 +3091,8 @@ static uint64_t thunk_cudaMemcpyToSymbolAsync_ptsz(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *, unsigned long, unsigned long, unsigned int, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1], (unsigned long)a[2], (unsigned long)a[3], (unsigned int)a[4], (void *)(uintptr_t)a[5]);
 }
-CUTAP_EXPORT unsigned int cudaMemcpyToSymbolAsync_ptsz(void *symbol, void *src, unsigned long count, unsigned long offset, unsigned int kind, void *stream)
+CUTAP_SLOW unsigned int cutap_slow_cudaMemcpyToSymbolAsync_ptsz(void *symbol, void *src, unsigned long count, unsigned long offset, unsigned int kind, void *stream)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cudaMemcpyToSymbolAsync_ptsz], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *, unsigned long, unsigned long, unsigned int, void *))cutap_fn)(symbol, src, count, offset, kind, stream);
     uint64_t cutap_w[6] = {(uint64_t)(uintptr_t)symbol, (uint64_t)(uintptr_t)src, (uint64_t)count, (uint64_t)offset, (uint64_t)kind, (uint64_t)(uintptr_t)stream};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cudaMemcpyToSymbolAsync_ptsz, cutap_w, thunk_cudaMemcpyToSymbolAsync_ptsz);
 }
@@ -4112,11 +3100,8 @@ static uint64_t thunk_cudaMemcpyToSymbol_ptds(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *, unsigned long, unsigned long, unsigned int))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1], (unsigned long)a[2], (unsigned long)a[3], (unsigned int)a[4]);
 }
-CUTAP_EXPORT unsigned int cudaMemcpyToSymbol_ptds(void *symbol, void *src, unsigned long count, unsigned long offset, unsigned int kind)
+CUTAP_SLOW unsigned int cutap_slow_cudaMemcpyToSymbol_ptds(void *symbol, void *src, unsigned long count, unsigned long offset, unsigned int kind)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cudaMemcpyToSymbol_ptds], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *, unsigned long, unsigned long, unsigned int))cutap_fn)(symbol, src, count, offset, kind);
     uint64_t cutap_w[5] = {(uint64_t)(uintptr_t)symbol, (uint64_t)(uintptr_t)src, (uint64_t)count, (uint64_t)offset, (uint64_t)kind};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cudaMemcpyToSymbol_ptds, cutap_w, thunk_cudaMemcpyToSymbol_ptds);
 }
@@ -4124,11 +3109,8 @@ static uint64_t thunk_cudaMemcpy_ptds(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *, unsigned long, unsigned int))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1], (unsigned long)a[2], (unsigned int)a[3]);
 }
-CUTAP_EXPORT unsigned int cudaMemcpy_ptds(void *dst, void *src, unsigned long count, unsigned int kind)
+CUTAP_SLOW unsigned int cutap_slow_cudaMemcpy_ptds(void *dst, void *src, unsigned long count, unsigned int kind)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cudaMemcpy_ptds], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *, unsigned long, unsigned int))cutap_fn)(dst, src, count, kind);
     uint64_t cutap_w[4] = {(uint64_t)(uintptr_t)dst, (uint64_t)(uintptr_t)src, (uint64_t)count, (uint64_t)kind};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cudaMemcpy_ptds, cutap_w, thunk_cudaMemcpy_ptds);
 }
@@ -4136,11 +3118,8 @@ static uint64_t thunk_cudaMemset(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, int, unsigned long))fn)((void *)(uintptr_t)a[0], (int)a[1], (unsigned long)a[2]);
 }
-CUTAP_EXPORT unsigned int cudaMemset(void *devPtr, int value, unsigned long count)
+CUTAP_SLOW unsigned int cutap_slow_cudaMemset(void *devPtr, int value, unsigned long count)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cudaMemset], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, int, unsigned long))cutap_fn)(devPtr, value, count);
     uint64_t cutap_w[3] = {(uint64_t)(uintptr_t)devPtr, (uint64_t)(int64_t)value, (uint64_t)count};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cudaMemset, cutap_w, thunk_cudaMemset);
 }
@@ -4148,11 +3127,8 @@ static uint64_t thunk_cudaMemset2D(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned long, int, unsigned long, unsigned long))fn)((void *)(uintptr_t)a[0], (unsigned long)a[1], (int)a[2], (unsigned long)a[3], (unsigned long)a[4]);
 }
-CUTAP_EXPORT unsigned int cudaMemset2D(void *devPtr, unsigned long pitch, int value, unsigned long width, unsigned long height)
+CUTAP_SLOW unsigned int cutap_slow_cudaMemset2D(void *devPtr, unsigned long pitch, int value, unsigned long width, unsigned long height)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cudaMemset2D], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned long, int, unsigned long, unsigned long))cutap_fn)(devPtr, pitch, value, width, height);
     uint64_t cutap_w[5] = {(uint64_t)(uintptr_t)devPtr, (uint64_t)pitch, (uint64_t)(int64_t)value, (uint64_t)width, (uint64_t)height};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cudaMemset2D, cutap_w, thunk_cudaMemset2D);
 }
@@ -4160,11 +3136,8 @@ static uint64_t thunk_cudaMemset2DAsync(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned long, int, unsigned long, unsigned long, void *))fn)((void *)(uintptr_t)a[0], (unsigned long)a[1], (int)a[2], (unsigned long)a[3], (unsigned long)a[4], (void *)(uintptr_t)a[5]);
 }
-CUTAP_EXPORT unsigned int cudaMemset2DAsync(void *devPtr, unsigned long pitch, int value, unsigned long width, unsigned long height, void *stream)
+CUTAP_SLOW unsigned int cutap_slow_cudaMemset2DAsync(void *devPtr, unsigned long pitch, int value, unsigned long width, unsigned long height, void *stream)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cudaMemset2DAsync], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned long, int, unsigned long, unsigned long, void *))cutap_fn)(devPtr, pitch, value, width, height, stream);
     uint64_t cutap_w[6] = {(uint64_t)(uintptr_t)devPtr, (uint64_t)pitch, (uint64_t)(int64_t)value, (uint64_t)width, (uint64_t)height, (uint64_t)(uintptr_t)stream};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cudaMemset2DAsync, cutap_w, thunk_cudaMemset2DAsync);
 }
@@ -4172,11 +3145,8 @@ static uint64_t thunk_cudaMemset2DAsync_ptsz(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned long, int, unsigned long, unsigned long, void *))fn)((void *)(uintptr_t)a[0], (unsigned long)a[1], (int)a[2], (unsigned long)a[3], (unsigned long)a[4], (void *)(uintptr_t)a[5]);
 }
-CUTAP_EXPORT unsigned int cudaMemset2DAsync_ptsz(void *devPtr, unsigned long pitch, int value, unsigned long width, unsigned long height, void *stream)
+CUTAP_SLOW unsigned int cutap_slow_cudaMemset2DAsync_ptsz(void *devPtr, unsigned long pitch, int value, unsigned long width, unsigned long height, void *stream)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cudaMemset2DAsync_ptsz], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned long, int, unsigned long, unsigned long, void *))cutap_fn)(devPtr, pitch, value, width, height, stream);
     uint64_t cutap_w[6] = {(uint64_t)(uintptr_t)devPtr, (uint64_t)pitch, (uint64_t)(int64_t)value, (uint64_t)width, (uint64_t)height, (uint64_t)(uintptr_t)stream};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cudaMemset2DAsync_ptsz, cutap_w, thunk_cudaMemset2DAsync_ptsz);
 }
@@ -4184,11 +3154,8 @@ static uint64_t thunk_cudaMemset2D_ptds(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned long, int, unsigned long, unsigned long))fn)((void *)(uintptr_t)a[0], (unsigned long)a[1], (int)a[2], (unsigned long)a[3], (unsigned long)a[4]);
 }
-CUTAP_EXPORT unsigned int cudaMemset2D_ptds(void *devPtr, unsigned long pitch, int value, unsigned long width, unsigned long height)
+CUTAP_SLOW unsigned int cutap_slow_cudaMemset2D_ptds(void *devPtr, unsigned long pitch, int value, unsigned long width, unsigned long height)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cudaMemset2D_ptds], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned long, int, unsigned long, unsigned long))cutap_fn)(devPtr, pitch, value, width, height);
     uint64_t cutap_w[5] = {(uint64_t)(uintptr_t)devPtr, (uint64_t)pitch, (uint64_t)(int64_t)value, (uint64_t)width, (uint64_t)height};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cudaMemset2D_ptds, cutap_w, thunk_cudaMemset2D_ptds);
 }
@@ -4196,11 +3163,8 @@ static uint64_t thunk_cudaMemset3D(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(struct cutap_sv_cudaPitchedPtr, int, struct cutap_sv_cudaExtent))fn)(*(struct cutap_sv_cudaPitchedPtr *)(uintptr_t)a[0], (int)a[1], *(struct cutap_sv_cudaExtent *)(uintptr_t)a[2]);
 }
-CUTAP_EXPORT unsigned int cudaMemset3D(struct cutap_sv_cudaPitchedPtr pitchedDevPtr, int value, struct cutap_sv_cudaExtent extent)
+CUTAP_SLOW unsigned int cutap_slow_cudaMemset3D(struct cutap_sv_cudaPitchedPtr pitchedDevPtr, int value, struct cutap_sv_cudaExtent extent)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cudaMemset3D], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(struct cutap_sv_cudaPitchedPtr, int, struct cutap_sv_cudaExtent))cutap_fn)(pitchedDevPtr, value, extent);
     uint64_t cutap_w[3] = {(uint64_t)(uintptr_t)&pitchedDevPtr, (uint64_t)(int64_t)value, (uint64_t)(uintptr_t)&extent};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cudaMemset3D, cutap_w, thunk_cudaMemset3D);
 }
@@ -4208,11 +3172,8 @@ static uint64_t thunk_cudaMemset3DAsync(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(struct cutap_sv_cudaPitchedPtr, int, struct cutap_sv_cudaExtent, void *))fn)(*(struct cutap_sv_cudaPitchedPtr *)(uintptr_t)a[0], (int)a[1], *(struct cutap_sv_cudaExtent *)(uintptr_t)a[2], (void *)(uintptr_t)a[3]);
 }
-CUTAP_EXPORT unsigned int cudaMemset3DAsync(struct cutap_sv_cudaPitchedPtr pitchedDevPtr, int value, struct cutap_sv_cudaExtent extent, void *stream)
+CUTAP_SLOW unsigned int cutap_slow_cudaMemset3DAsync(struct cutap_sv_cudaPitchedPtr pitchedDevPtr, int value, struct cutap_sv_cudaExtent extent, void *stream)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cudaMemset3DAsync], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(struct cutap_sv_cudaPitchedPtr, int, struct cutap_sv_cudaExtent, void *))cutap_fn)(pitchedDevPtr, value, extent, stream);
     uint64_t cutap_w[4] = {(uint64_t)(uintptr_t)&pitchedDevPtr, (uint64_t)(int64_t)value, (uint64_t)(uintptr_t)&extent, (uint64_t)(uintptr_t)stream};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cudaMemset3DAsync, cutap_w, thunk_cudaMemset3DAsync);
 }
@@ -4220,11 +3181,8 @@ static uint64_t thunk_cudaMemset3DAsync_ptsz(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(struct cutap_sv_cudaPitchedPtr, int, struct cutap_sv_cudaExtent, void *))fn)(*(struct cutap_sv_cudaPitchedPtr *)(uintptr_t)a[0], (int)a[1], *(struct cutap_sv_cudaExtent *)(uintptr_t)a[2], (void *)(uintptr_t)a[3]);
 }
-CUTAP_EXPORT unsigned int cudaMemset3DAsync_ptsz(struct cutap_sv_cudaPitchedPtr pitchedDevPtr, int value, struct cutap_sv_cudaExtent extent, void *stream)
+CUTAP_SLOW unsigned int cutap_slow_cudaMemset3DAsync_ptsz(struct cutap_sv_cudaPitchedPtr pitchedDevPtr, int value, struct cutap_sv_cudaExtent extent, void *stream)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cudaMemset3DAsync_ptsz], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(struct cutap_sv_cudaPitchedPtr, int, struct cutap_sv_cudaExtent, void *))cutap_fn)(pitchedDevPtr, value, extent, stream);
     uint64_t cutap_w[4] = {(uint64_t)(uintptr_t)&pitchedDevPtr, (uint64_t)(int64_t)value, (uint64_t)(uintptr_t)&extent, (uint64_t)(uintptr_t)stream};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cudaMemset3DAsync_ptsz, cutap_w, thunk_cudaMemset3DAsync_ptsz);
 }
@@ -4232,11 +3190,8 @@ static uint64_t thunk_cudaMemset3D_ptds(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(struct cutap_sv_cudaPitchedPtr, int, struct cutap_sv_cudaExtent))fn)(*(struct cutap_sv_cudaPitchedPtr *)(uintptr_t)a[0], (int)a[1], *(struct cutap_sv_cudaExtent *)(uintptr_t)a[2]);
 }
-CUTAP_EXPORT unsigned int cudaMemset3D_ptds(struct cutap_sv_cudaPitchedPtr pitchedDevPtr, int value, struct cutap_sv_cudaExtent extent)
+CUTAP_SLOW unsigned int cutap_slow_cudaMemset3D_ptds(struct cutap_sv_cudaPitchedPtr pitchedDevPtr, int value, struct cutap_sv_cudaExtent extent)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cudaMemset3D_ptds], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(struct cutap_sv_cudaPitchedPtr, int, struct cutap_sv_cudaExtent))cutap_fn)(pitchedDevPtr, value, extent);
     uint64_t cutap_w[3] = {(uint64_t)(uintptr_t)&pitchedDevPtr, (uint64_t)(int64_t)value, (uint64_t)(uintptr_t)&extent};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cudaMemset3D_ptds, cutap_w, thunk_cudaMemset3D_ptds);
 }
@@ -4244,11 +3199,8 @@ static uint64_t thunk_cudaMemsetAsync(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, int, unsigned long, void *))fn)((void *)(uintptr_t)a[0], (int)a[1], (unsigned long)a[2], (void *)(uintptr_t)a[3]);
 }
-CUTAP_EXPORT unsigned int cudaMemsetAsync(void *devPtr, int value, unsigned long count, void *stream)
+CUTAP_SLOW unsigned int cutap_slow_cudaMemsetAsync(void *devPtr, int value, unsigned long count, void *stream)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cudaMemsetAsync], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, int, unsigned long, void *))cutap_fn)(devPtr, value, count, stream);
     uint64_t cutap_w[4] = {(uint64_t)(uintptr_t)devPtr, (uint64_t)(int64_t)value, (uint64_t)count, (uint64_t)(uintptr_t)stream};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cudaMemsetAsync, cutap_w, thunk_cudaMemsetAsync);
 }
@@ -4256,11 +3208,8 @@ static uint64_t thunk_cudaMemsetAsync_ptsz(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, int, unsigned long, void *))fn)((void *)(uintptr_t)a[0], (int)a[1], (unsigned long)a[2], (void *)(uintptr_t)a[3]);
 }
-CUTAP_EXPORT unsigned int cudaMemsetAsync_ptsz(void *devPtr, int value, unsigned long count, void *stream)
+CUTAP_SLOW unsigned int cutap_slow_cudaMemsetAsync_ptsz(void *devPtr, int value, unsigned long count, void *stream)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cudaMemsetAsync_ptsz], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, int, unsigned long, void *))cutap_fn)(devPtr, value, count, stream);
     uint64_t cutap_w[4] = {(uint64_t)(uintptr_t)devPtr, (uint64_t)(int64_t)value, (uint64_t)count, (uint64_t)(uintptr_t)stream};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cudaMemsetAsync_ptsz, cutap_w, thunk_cudaMemsetAsync_ptsz);
 }
@@ -4268,11 +3217,8 @@ static uint64_t thunk_cudaMemset_ptds(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, int, unsigned long))fn)((void *)(uintptr_t)a[0], (int)a[1], (unsigned long)a[2]);
 }
-CUTAP_EXPORT unsigned int cudaMemset_ptds(void *devPtr, int value, unsigned long count)
+CUTAP_SLOW unsigned int cutap_slow_cudaMemset_ptds(void *devPtr, int value, unsigned long count)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cudaMemset_ptds], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, int, unsigned long))cutap_fn)(devPtr, value, count);
     uint64_t cutap_w[3] = {(uint64_t)(uintptr_t)devPtr, (uint64_t)(int64_t)value, (uint64_t)count};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cudaMemset_ptds, cutap_w, thunk_cudaMemset_ptds);
 }
@@ -4280,11 +3226,8 @@ static uint64_t thunk_cudaMipmappedArrayGetMemoryRequirements(void *fn, uint64_t
 {
     return (uint64_t)((unsigned int (*)(void *, void *, int))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1], (int)a[2]);
 }
-CUTAP_EXPORT unsigned int cudaMipmappedArrayGetMemoryRequirements(void *memoryRequirements, void *mipmap, int device)
+CUTAP_SLOW unsigned int cutap_slow_cudaMipmappedArrayGetMemoryRequirements(void *memoryRequirements, void *mipmap, int device)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cudaMipmappedArrayGetMemoryRequirements], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *, int))cutap_fn)(memoryRequirements, mipmap, device);
     uint64_t cutap_w[3] = {(uint64_t)(uintptr_t)memoryRequirements, (uint64_t)(uintptr_t)mipmap, (uint64_t)(int64_t)device};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cudaMipmappedArrayGetMemoryRequirements, cutap_w, thunk_cudaMipmappedArrayGetMemoryRequirements);
 }
@@ -4292,11 +3235,8 @@ static uint64_t thunk_cudaMipmappedArrayGetSparseProperties(void *fn, uint64_t *
 {
     return (uint64_t)((unsigned int (*)(void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1]);
 }
-CUTAP_EXPORT unsigned int cudaMipmappedArrayGetSparseProperties(void *sparseProperties, void *mipmap)
+CUTAP_SLOW unsigned int cutap_slow_cudaMipmappedArrayGetSparseProperties(void *sparseProperties, void *mipmap)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cudaMipmappedArrayGetSparseProperties], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *))cutap_fn)(sparseProperties, mipmap);
     uint64_t cutap_w[2] = {(uint64_t)(uintptr_t)sparseProperties, (uint64_t)(uintptr_t)mipmap};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cudaMipmappedArrayGetSparseProperties, cutap_w, thunk_cudaMipmappedArrayGetSparseProperties);
 }
@@ -4304,11 +3244,8 @@ static uint64_t thunk_cudaOccupancyAvailableDynamicSMemPerBlock(void *fn, uint64
 {
     return (uint64_t)((unsigned int (*)(void *, void *, int, int))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1], (int)a[2], (int)a[3]);
 }
-CUTAP_EXPORT unsigned int cudaOccupancyAvailableDynamicSMemPerBlock(void *dynamicSmemSize, void *func, int numBlocks, int blockSize)
+CUTAP_SLOW unsigned int cutap_slow_cudaOccupancyAvailableDynamicSMemPerBlock(void *dynamicSmemSize, void *func, int numBlocks, int blockSize)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cudaOccupancyAvailableDynamicSMemPerBlock], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *, int, int))cutap_fn)(dynamicSmemSize, func, numBlocks, blockSize);
     uint64_t cutap_w[4] = {(uint64_t)(uintptr_t)dynamicSmemSize, (uint64_t)(uintptr_t)func, (uint64_t)(int64_t)numBlocks, (uint64_t)(int64_t)blockSize};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cudaOccupancyAvailableDynamicSMemPerBlock, cutap_w, thunk_cudaOccupancyAvailableDynamicSMemPerBlock);
 }
@@ -4316,11 +3253,8 @@ static uint64_t thunk_cudaOccupancyMaxActiveBlocksPerMultiprocessor(void *fn, ui
 {
     return (uint64_t)((unsigned int (*)(void *, void *, int, unsigned long))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1], (int)a[2], (unsigned long)a[3]);
 }
-CUTAP_EXPORT unsigned int cudaOccupancyMaxActiveBlocksPerMultiprocessor(void *numBlocks, void *func, int blockSize, unsigned long dynamicSMemSize)
+CUTAP_SLOW unsigned int cutap_slow_cudaOccupancyMaxActiveBlocksPerMultiprocessor(void *numBlocks, void *func, int blockSize, unsigned long dynamicSMemSize)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cudaOccupancyMaxActiveBlocksPerMultiprocessor], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *, int, unsigned long))cutap_fn)(numBlocks, func, blockSize, dynamicSMemSize);
     uint64_t cutap_w[4] = {(uint64_t)(uintptr_t)numBlocks, (uint64_t)(uintptr_t)func, (uint64_t)(int64_t)blockSize, (uint64_t)dynamicSMemSize};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cudaOccupancyMaxActiveBlocksPerMultiprocessor, cutap_w, thunk_cudaOccupancyMaxActiveBlocksPerMultiprocessor);
 }
@@ -4328,11 +3262,8 @@ static uint64_t thunk_cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(voi
 {
     return (uint64_t)((unsigned int (*)(void *, void *, int, unsigned long, unsigned int))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1], (int)a[2], (unsigned long)a[3], (unsigned int)a[4]);
 }
-CUTAP_EXPORT unsigned int cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(void *numBlocks, void *func, int blockSize, unsigned long dynamicSMemSize, unsigned int flags)
+CUTAP_SLOW unsigned int cutap_slow_cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(void *numBlocks, void *func, int blockSize, unsigned long dynamicSMemSize, unsigned int flags)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *, int, unsigned long, unsigned int))cutap_fn)(numBlocks, func, blockSize, dynamicSMemSize, flags);
     uint64_t cutap_w[5] = {(uint64_t)(uintptr_t)numBlocks, (uint64_t)(uintptr_t)func, (uint64_t)(int64_t)blockSize, (uint64_t)dynamicSMemSize, (uint64_t)flags};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags, cutap_w, thunk_cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags);
 }
@@ -4340,11 +3271,8 @@ static uint64_t thunk_cudaOccupancyMaxActiveClusters(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1], (void *)(uintptr_t)a[2]);
 }
-CUTAP_EXPORT unsigned int cudaOccupancyMaxActiveClusters(void *numClusters, void *func, void *launchConfig)
+CUTAP_SLOW unsigned int cutap_slow_cudaOccupancyMaxActiveClusters(void *numClusters, void *func, void *launchConfig)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cudaOccupancyMaxActiveClusters], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *, void *))cutap_fn)(numClusters, func, launchConfig);
     uint64_t cutap_w[3] = {(uint64_t)(uintptr_t)numClusters, (uint64_t)(uintptr_t)func, (uint64_t)(uintptr_t)launchConfig};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cudaOccupancyMaxActiveClusters, cutap_w, thunk_cudaOccupancyMaxActiveClusters);
 }
@@ -4352,11 +3280,8 @@ static uint64_t thunk_cudaOccupancyMaxPotentialClusterSize(void *fn, uint64_t *a
 {
     return (uint64_t)((unsigned int (*)(void *, void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1], (void *)(uintptr_t)a[2]);
 }
-CUTAP_EXPORT unsigned int cudaOccupancyMaxPotentialClusterSize(void *clusterSize, void *func, void *launchConfig)
+CUTAP_SLOW unsigned int cutap_slow_cudaOccupancyMaxPotentialClusterSize(void *clusterSize, void *func, void *launchConfig)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cudaOccupancyMaxPotentialClusterSize], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *, void *))cutap_fn)(clusterSize, func, launchConfig);
     uint64_t cutap_w[3] = {(uint64_t)(uintptr_t)clusterSize, (uint64_t)(uintptr_t)func, (uint64_t)(uintptr_t)launchConfig};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cudaOccupancyMaxPotentialClusterSize, cutap_w, thunk_cudaOccupancyMaxPotentialClusterSize);
 }
@@ -4365,11 +3290,8 @@ static uint64_t thunk_cudaPeekAtLastError(void *fn, uint64_t *a)
     (void)a;
     return (uint64_t)((unsigned int (*)(void))fn)();
 }
-CUTAP_EXPORT unsigned int cudaPeekAtLastError(void)
+CUTAP_SLOW unsigned int cutap_slow_cudaPeekAtLastError(void)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cudaPeekAtLastError], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void))cutap_fn)();
     uint64_t cutap_w[1] = {0};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cudaPeekAtLastError, cutap_w, thunk_cudaPeekAtLastError);
 }
@@ -4377,11 +3299,8 @@ static uint64_t thunk_cudaPointerGetAttributes(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1]);
 }
-CUTAP_EXPORT unsigned int cudaPointerGetAttributes(void *attributes, void *ptr)
+CUTAP_SLOW unsigned int cutap_slow_cudaPointerGetAttributes(void *attributes, void *ptr)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cudaPointerGetAttributes], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *))cutap_fn)(attributes, ptr);
     uint64_t cutap_w[2] = {(uint64_t)(uintptr_t)attributes, (uint64_t)(uintptr_t)ptr};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cudaPointerGetAttributes, cutap_w, thunk_cudaPointerGetAttributes);
 }
@@ -4390,11 +3309,8 @@ static uint64_t thunk_cudaProfilerStart(void *fn, uint64_t *a)
     (void)a;
     return (uint64_t)((unsigned int (*)(void))fn)();
 }
-CUTAP_EXPORT unsigned int cudaProfilerStart(void)
+CUTAP_SLOW unsigned int cutap_slow_cudaProfilerStart(void)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cudaProfilerStart], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void))cutap_fn)();
     uint64_t cutap_w[1] = {0};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cudaProfilerStart, cutap_w, thunk_cudaProfilerStart);
 }
@@ -4403,11 +3319,8 @@ static uint64_t thunk_cudaProfilerStop(void *fn, uint64_t *a)
     (void)a;
     return (uint64_t)((unsigned int (*)(void))fn)();
 }
-CUTAP_EXPORT unsigned int cudaProfilerStop(void)
+CUTAP_SLOW unsigned int cutap_slow_cudaProfilerStop(void)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cudaProfilerStop], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void))cutap_fn)();
     uint64_t cutap_w[1] = {0};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cudaProfilerStop, cutap_w, thunk_cudaProfilerStop);
 }
@@ -4415,11 +3328,8 @@ static uint64_t thunk_cudaRuntimeGetVersion(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *))fn)((void *)(uintptr_t)a[0]);
 }
-CUTAP_EXPORT unsigned int cudaRuntimeGetVersion(void *runtimeVersion)
+CUTAP_SLOW unsigned int cutap_slow_cudaRuntimeGetVersion(void *runtimeVersion)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cudaRuntimeGetVersion], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *))cutap_fn)(runtimeVersion);
     uint64_t cutap_w[1] = {(uint64_t)(uintptr_t)runtimeVersion};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cudaRuntimeGetVersion, cutap_w, thunk_cudaRuntimeGetVersion);
 }
@@ -4427,11 +3337,8 @@ static uint64_t thunk_cudaSetDevice(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(int))fn)((int)a[0]);
 }
-CUTAP_EXPORT unsigned int cudaSetDevice(int device)
+CUTAP_SLOW unsigned int cutap_slow_cudaSetDevice(int device)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cudaSetDevice], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(int))cutap_fn)(device);
     uint64_t cutap_w[1] = {(uint64_t)(int64_t)device};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cudaSetDevice, cutap_w, thunk_cudaSetDevice);
 }
@@ -4439,11 +3346,8 @@ static uint64_t thunk_cudaSetDeviceFlags(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(unsigned int))fn)((unsigned int)a[0]);
 }
-CUTAP_EXPORT unsigned int cudaSetDeviceFlags(unsigned int flags)
+CUTAP_SLOW unsigned int cutap_slow_cudaSetDeviceFlags(unsigned int flags)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cudaSetDeviceFlags], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(unsigned int))cutap_fn)(flags);
     uint64_t cutap_w[1] = {(uint64_t)flags};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cudaSetDeviceFlags, cutap_w, thunk_cudaSetDeviceFlags);
 }
@@ -4451,11 +3355,8 @@ static uint64_t thunk_cudaSetValidDevices(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, int))fn)((void *)(uintptr_t)a[0], (int)a[1]);
 }
-CUTAP_EXPORT unsigned int cudaSetValidDevices(void *device_arr, int len)
+CUTAP_SLOW unsigned int cutap_slow_cudaSetValidDevices(void *device_arr, int len)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cudaSetValidDevices], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, int))cutap_fn)(device_arr, len);
     uint64_t cutap_w[2] = {(uint64_t)(uintptr_t)device_arr, (uint64_t)(int64_t)len};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cudaSetValidDevices, cutap_w, thunk_cudaSetValidDevices);
 }
@@ -4463,11 +3364,8 @@ static uint64_t thunk_cudaSignalExternalSemaphoresAsync(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *, unsigned int, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1], (unsigned int)a[2], (void *)(uintptr_t)a[3]);
 }
-CUTAP_EXPORT unsigned int cudaSignalExternalSemaphoresAsync(void *extSemArray, void *paramsArray, unsigned int numExtSems, void *stream)
+CUTAP_SLOW unsigned int cutap_slow_cudaSignalExternalSemaphoresAsync(void *extSemArray, void *paramsArray, unsigned int numExtSems, void *stream)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cudaSignalExternalSemaphoresAsync], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *, unsigned int, void *))cutap_fn)(extSemArray, paramsArray, numExtSems, stream);
     uint64_t cutap_w[4] = {(uint64_t)(uintptr_t)extSemArray, (uint64_t)(uintptr_t)paramsArray, (uint64_t)numExtSems, (uint64_t)(uintptr_t)stream};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cudaSignalExternalSemaphoresAsync, cutap_w, thunk_cudaSignalExternalSemaphoresAsync);
 }
@@ -4475,11 +3373,8 @@ static uint64_t thunk_cudaSignalExternalSemaphoresAsync_ptsz(void *fn, uint64_t 
 {
     return (uint64_t)((unsigned int (*)(void *, void *, unsigned int, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1], (unsigned int)a[2], (void *)(uintptr_t)a[3]);
 }
-CUTAP_EXPORT unsigned int cudaSignalExternalSemaphoresAsync_ptsz(void *extSemArray, void *paramsArray, unsigned int numExtSems, void *stream)
+CUTAP_SLOW unsigned int cutap_slow_cudaSignalExternalSemaphoresAsync_ptsz(void *extSemArray, void *paramsArray, unsigned int numExtSems, void *stream)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cudaSignalExternalSemaphoresAsync_ptsz], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *, unsigned int, void *))cutap_fn)(extSemArray, paramsArray, numExtSems, stream);
     uint64_t cutap_w[4] = {(uint64_t)(uintptr_t)extSemArray, (uint64_t)(uintptr_t)paramsArray, (uint64_t)numExtSems, (uint64_t)(uintptr_t)stream};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cudaSignalExternalSemaphoresAsync_ptsz, cutap_w, thunk_cudaSignalExternalSemaphoresAsync_ptsz);
 }
@@ -4487,11 +3382,8 @@ static uint64_t thunk_cudaStreamAddCallback(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *, void *, unsigned int))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1], (void *)(uintptr_t)a[2], (unsigned int)a[3]);
 }
-CUTAP_EXPORT unsigned int cudaStreamAddCallback(void *stream, void *callback, void *userData, unsigned int flags)
+CUTAP_SLOW unsigned int cutap_slow_cudaStreamAddCallback(void *stream, void *callback, void *userData, unsigned int flags)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cudaStreamAddCallback], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *, void *, unsigned int))cutap_fn)(stream, callback, userData, flags);
     uint64_t cutap_w[4] = {(uint64_t)(uintptr_t)stream, (uint64_t)(uintptr_t)callback, (uint64_t)(uintptr_t)userData, (uint64_t)flags};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cudaStreamAddCallback, cutap_w, thunk_cudaStreamAddCallback);
 }
@@ -4499,11 +3391,8 @@ static uint64_t thunk_cudaStreamAddCallback_ptsz(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *, void *, unsigned int))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1], (void *)(uintptr_t)a[2], (unsigned int)a[3]);
 }
-CUTAP_EXPORT unsigned int cudaStreamAddCallback_ptsz(void *stream, void *callback, void *userData, unsigned int flags)
+CUTAP_SLOW unsigned int cutap_slow_cudaStreamAddCallback_ptsz(void *stream, void *callback, void *userData, unsigned int flags)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cudaStreamAddCallback_ptsz], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *, void *, unsigned int))cutap_fn)(stream, callback, userData, flags);
     uint64_t cutap_w[4] = {(uint64_t)(uintptr_t)stream, (uint64_t)(uintptr_t)callback, (uint64_t)(uintptr_t)userData, (uint64_t)flags};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cudaStreamAddCallback_ptsz, cutap_w, thunk_cudaStreamAddCallback_ptsz);
 }
@@ -4511,11 +3400,8 @@ static uint64_t thunk_cudaStreamAttachMemAsync(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *, unsigned long, unsigned int))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1], (unsigned long)a[2], (unsigned int)a[3]);
 }
-CUTAP_EXPORT unsigned int cudaStreamAttachMemAsync(void *stream, void *devPtr, unsigned long length, unsigned int flags)
+CUTAP_SLOW unsigned int cutap_slow_cudaStreamAttachMemAsync(void *stream, void *devPtr, unsigned long length, unsigned int flags)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cudaStreamAttachMemAsync], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *, unsigned long, unsigned int))cutap_fn)(stream, devPtr, length, flags);
     uint64_t cutap_w[4] = {(uint64_t)(uintptr_t)stream, (uint64_t)(uintptr_t)devPtr, (uint64_t)length, (uint64_t)flags};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cudaStreamAttachMemAsync, cutap_w, thunk_cudaStreamAttachMemAsync);
 }
@@ -4523,11 +3409,8 @@ static uint64_t thunk_cudaStreamAttachMemAsync_ptsz(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *, unsigned long, unsigned int))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1], (unsigned long)a[2], (unsigned int)a[3]);
 }
-CUTAP_EXPORT unsigned int cudaStreamAttachMemAsync_ptsz(void *stream, void *devPtr, unsigned long length, unsigned int flags)
+CUTAP_SLOW unsigned int cutap_slow_cudaStreamAttachMemAsync_ptsz(void *stream, void *devPtr, unsigned long length, unsigned int flags)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cudaStreamAttachMemAsync_ptsz], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *, unsigned long, unsigned int))cutap_fn)(stream, devPtr, length, flags);
     uint64_t cutap_w[4] = {(uint64_t)(uintptr_t)stream, (uint64_t)(uintptr_t)devPtr, (uint64_t)length, (uint64_t)flags};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cudaStreamAttachMemAsync_ptsz, cutap_w, thunk_cudaStreamAttachMemAsync_ptsz);
 }
@@ -4535,11 +3418,8 @@ static uint64_t thunk_cudaStreamBeginCapture(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1]);
 }
-CUTAP_EXPORT unsigned int cudaStreamBeginCapture(void *stream, unsigned int mode)
+CUTAP_SLOW unsigned int cutap_slow_cudaStreamBeginCapture(void *stream, unsigned int mode)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cudaStreamBeginCapture], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int))cutap_fn)(stream, mode);
     uint64_t cutap_w[2] = {(uint64_t)(uintptr_t)stream, (uint64_t)mode};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cudaStreamBeginCapture, cutap_w, thunk_cudaStreamBeginCapture);
 }
@@ -4547,11 +3427,8 @@ static uint64_t thunk_cudaStreamBeginCaptureToGraph(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *, void *, void *, unsigned long, unsigned int))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1], (void *)(uintptr_t)a[2], (void *)(uintptr_t)a[3], (unsigned long)a[4], (unsigned int)a[5]);
 }
-CUTAP_EXPORT unsigned int cudaStreamBeginCaptureToGraph(void *stream, void *graph, void *dependencies, void *dependencyData, unsigned long numDependencies, unsigned int mode)
+CUTAP_SLOW unsigned int cutap_slow_cudaStreamBeginCaptureToGraph(void *stream, void *graph, void *dependencies, void *dependencyData, unsigned long numDependencies, unsigned int mode)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cudaStreamBeginCaptureToGraph], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *, void *, void *, unsigned long, unsigned int))cutap_fn)(stream, graph, dependencies, dependencyData, numDependencies, mode);
     uint64_t cutap_w[6] = {(uint64_t)(uintptr_t)stream, (uint64_t)(uintptr_t)graph, (uint64_t)(uintptr_t)dependencies, (uint64_t)(uintptr_t)dependencyData, (uint64_t)numDependencies, (uint64_t)mode};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cudaStreamBeginCaptureToGraph, cutap_w, thunk_cudaStreamBeginCaptureToGraph);
 }
@@ -4559,11 +3436,8 @@ static uint64_t thunk_cudaStreamBeginCaptureToGraph_ptsz(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *, void *, void *, unsigned long, unsigned int))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1], (void *)(uintptr_t)a[2], (void *)(uintptr_t)a[3], (unsigned long)a[4], (unsigned int)a[5]);
 }
-CUTAP_EXPORT unsigned int cudaStreamBeginCaptureToGraph_ptsz(void *stream, void *graph, void *dependencies, void *dependencyData, unsigned long numDependencies, unsigned int mode)
+CUTAP_SLOW unsigned int cutap_slow_cudaStreamBeginCaptureToGraph_ptsz(void *stream, void *graph, void *dependencies, void *dependencyData, unsigned long numDependencies, unsigned int mode)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cudaStreamBeginCaptureToGraph_ptsz], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *, void *, void *, unsigned long, unsigned int))cutap_fn)(stream, graph, dependencies, dependencyData, numDependencies, mode);
     uint64_t cutap_w[6] = {(uint64_t)(uintptr_t)stream, (uint64_t)(uintptr_t)graph, (uint64_t)(uintptr_t)dependencies, (uint64_t)(uintptr_t)dependencyData, (uint64_t)numDependencies, (uint64_t)mode};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cudaStreamBeginCaptureToGraph_ptsz, cutap_w, thunk_cudaStreamBeginCaptureToGraph_ptsz);
 }
@@ -4571,11 +3445,8 @@ static uint64_t thunk_cudaStreamBeginCapture_ptsz(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1]);
 }
-CUTAP_EXPORT unsigned int cudaStreamBeginCapture_ptsz(void *stream, unsigned int mode)
+CUTAP_SLOW unsigned int cutap_slow_cudaStreamBeginCapture_ptsz(void *stream, unsigned int mode)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cudaStreamBeginCapture_ptsz], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int))cutap_fn)(stream, mode);
     uint64_t cutap_w[2] = {(uint64_t)(uintptr_t)stream, (uint64_t)mode};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cudaStreamBeginCapture_ptsz, cutap_w, thunk_cudaStreamBeginCapture_ptsz);
 }
@@ -4583,11 +3454,8 @@ static uint64_t thunk_cudaStreamCopyAttributes(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1]);
 }
-CUTAP_EXPORT unsigned int cudaStreamCopyAttributes(void *dst, void *src)
+CUTAP_SLOW unsigned int cutap_slow_cudaStreamCopyAttributes(void *dst, void *src)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cudaStreamCopyAttributes], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *))cutap_fn)(dst, src);
     uint64_t cutap_w[2] = {(uint64_t)(uintptr_t)dst, (uint64_t)(uintptr_t)src};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cudaStreamCopyAttributes, cutap_w, thunk_cudaStreamCopyAttributes);
 }
@@ -4595,11 +3463,8 @@ static uint64_t thunk_cudaStreamCopyAttributes_ptsz(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1]);
 }
-CUTAP_EXPORT unsigned int cudaStreamCopyAttributes_ptsz(void *dst, void *src)
+CUTAP_SLOW unsigned int cutap_slow_cudaStreamCopyAttributes_ptsz(void *dst, void *src)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cudaStreamCopyAttributes_ptsz], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *))cutap_fn)(dst, src);
     uint64_t cutap_w[2] = {(uint64_t)(uintptr_t)dst, (uint64_t)(uintptr_t)src};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cudaStreamCopyAttributes_ptsz, cutap_w, thunk_cudaStreamCopyAttributes_ptsz);
 }
@@ -4607,11 +3472,8 @@ static uint64_t thunk_cudaStreamCreate(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *))fn)((void *)(uintptr_t)a[0]);
 }
-CUTAP_EXPORT unsigned int cudaStreamCreate(void *pStream)
+CUTAP_SLOW unsigned int cutap_slow_cudaStreamCreate(void *pStream)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cudaStreamCreate], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *))cutap_fn)(pStream);
     uint64_t cutap_w[1] = {(uint64_t)(uintptr_t)pStream};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cudaStreamCreate, cutap_w, thunk_cudaStreamCreate);
 }
@@ -4619,11 +3481,8 @@ static uint64_t thunk_cudaStreamCreateWithFlags(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1]);
 }
-CUTAP_EXPORT unsigned int cudaStreamCreateWithFlags(void *pStream, unsigned int flags)
+CUTAP_SLOW unsigned int cutap_slow_cudaStreamCreateWithFlags(void *pStream, unsigned int flags)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cudaStreamCreateWithFlags], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int))cutap_fn)(pStream, flags);
     uint64_t cutap_w[2] = {(uint64_t)(uintptr_t)pStream, (uint64_t)flags};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cudaStreamCreateWithFlags, cutap_w, thunk_cudaStreamCreateWithFlags);
 }
@@ -4631,11 +3490,8 @@ static uint64_t thunk_cudaStreamCreateWithPriority(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, int))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (int)a[2]);
 }
-CUTAP_EXPORT unsigned int cudaStreamCreateWithPriority(void *pStream, unsigned int flags, int priority)
+CUTAP_SLOW unsigned int cutap_slow_cudaStreamCreateWithPriority(void *pStream, unsigned int flags, int priority)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cudaStreamCreateWithPriority], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, int))cutap_fn)(pStream, flags, priority);
     uint64_t cutap_w[3] = {(uint64_t)(uintptr_t)pStream, (uint64_t)flags, (uint64_t)(int64_t)priority};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cudaStreamCreateWithPriority, cutap_w, thunk_cudaStreamCreateWithPriority);
 }
@@ -4643,11 +3499,8 @@ static uint64_t thunk_cudaStreamDestroy(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *))fn)((void *)(uintptr_t)a[0]);
 }
-CUTAP_EXPORT unsigned int cudaStreamDestroy(void *stream)
+CUTAP_SLOW unsigned int cutap_slow_cudaStreamDestroy(void *stream)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cudaStreamDestroy], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *))cutap_fn)(stream);
     uint64_t cutap_w[1] = {(uint64_t)(uintptr_t)stream};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cudaStreamDestroy, cutap_w, thunk_cudaStreamDestroy);
 }
@@ -4655,11 +3508,8 @@ static uint64_t thunk_cudaStreamEndCapture(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1]);
 }
-CUTAP_EXPORT unsigned int cudaStreamEndCapture(void *stream, void *pGraph)
+CUTAP_SLOW unsigned int cutap_slow_cudaStreamEndCapture(void *stream, void *pGraph)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cudaStreamEndCapture], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *))cutap_fn)(stream, pGraph);
     uint64_t cutap_w[2] = {(uint64_t)(uintptr_t)stream, (uint64_t)(uintptr_t)pGraph};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cudaStreamEndCapture, cutap_w, thunk_cudaStreamEndCapture);
 }
@@ -4667,11 +3517,8 @@ static uint64_t thunk_cudaStreamEndCapture_ptsz(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1]);
 }
-CUTAP_EXPORT unsigned int cudaStreamEndCapture_ptsz(void *stream, void *pGraph)
+CUTAP_SLOW unsigned int cutap_slow_cudaStreamEndCapture_ptsz(void *stream, void *pGraph)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cudaStreamEndCapture_ptsz], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *))cutap_fn)(stream, pGraph);
     uint64_t cutap_w[2] = {(uint64_t)(uintptr_t)stream, (uint64_t)(uintptr_t)pGraph};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cudaStreamEndCapture_ptsz, cutap_w, thunk_cudaStreamEndCapture_ptsz);
 }
@@ -4679,11 +3526,8 @@ static uint64_t thunk_cudaStreamGetAttribute(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, void *))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (void *)(uintptr_t)a[2]);
 }
-CUTAP_EXPORT unsigned int cudaStreamGetAttribute(void *hStream, unsigned int attr, void *value_out)
+CUTAP_SLOW unsigned int cutap_slow_cudaStreamGetAttribute(void *hStream, unsigned int attr, void *value_out)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cudaStreamGetAttribute], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, void *))cutap_fn)(hStream, attr, value_out);
     uint64_t cutap_w[3] = {(uint64_t)(uintptr_t)hStream, (uint64_t)attr, (uint64_t)(uintptr_t)value_out};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cudaStreamGetAttribute, cutap_w, thunk_cudaStreamGetAttribute);
 }
@@ -4691,11 +3535,8 @@ static uint64_t thunk_cudaStreamGetAttribute_ptsz(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, void *))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (void *)(uintptr_t)a[2]);
 }
-CUTAP_EXPORT unsigned int cudaStreamGetAttribute_ptsz(void *hStream, unsigned int attr, void *value_out)
+CUTAP_SLOW unsigned int cutap_slow_cudaStreamGetAttribute_ptsz(void *hStream, unsigned int attr, void *value_out)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cudaStreamGetAttribute_ptsz], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, void *))cutap_fn)(hStream, attr, value_out);
     uint64_t cutap_w[3] = {(uint64_t)(uintptr_t)hStream, (uint64_t)attr, (uint64_t)(uintptr_t)value_out};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cudaStreamGetAttribute_ptsz, cutap_w, thunk_cudaStreamGetAttribute_ptsz);
 }
@@ -4703,11 +3544,8 @@ static uint64_t thunk_cudaStreamGetCaptureInfo(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *, void *, void *, void *, void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1], (void *)(uintptr_t)a[2], (void *)(uintptr_t)a[3], (void *)(uintptr_t)a[4], (void *)(uintptr_t)a[5], (void *)(uintptr_t)a[6]);
 }
-CUTAP_EXPORT unsigned int cudaStreamGetCaptureInfo(void *stream, void *captureStatus_out, void *id_out, void *graph_out, void *dependencies_out, void *edgeData_out, void *numDependencies_out)
+CUTAP_SLOW unsigned int cutap_slow_cudaStreamGetCaptureInfo(void *stream, void *captureStatus_out, void *id_out, void *graph_out, void *dependencies_out, void *edgeData_out, void *numDependencies_out)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cudaStreamGetCaptureInfo], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *, void *, void *, void *, void *, void *))cutap_fn)(stream, captureStatus_out, id_out, graph_out, dependencies_out, edgeData_out, numDependencies_out);
     uint64_t cutap_w[7] = {(uint64_t)(uintptr_t)stream, (uint64_t)(uintptr_t)captureStatus_out, (uint64_t)(uintptr_t)id_out, (uint64_t)(uintptr_t)graph_out, (uint64_t)(uintptr_t)dependencies_out, (uint64_t)(uintptr_t)edgeData_out, (uint64_t)(uintptr_t)numDependencies_out};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cudaStreamGetCaptureInfo, cutap_w, thunk_cudaStreamGetCaptureInfo);
 }
@@ -4715,11 +3553,8 @@ static uint64_t thunk_cudaStreamGetCaptureInfo_ptsz(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *, void *, void *, void *, void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1], (void *)(uintptr_t)a[2], (void *)(uintptr_t)a[3], (void *)(uintptr_t)a[4], (void *)(uintptr_t)a[5], (void *)(uintptr_t)a[6]);
 }
-CUTAP_EXPORT unsigned int cudaStreamGetCaptureInfo_ptsz(void *stream, void *captureStatus_out, void *id_out, void *graph_out, void *dependencies_out, void *edgeData_out, void *numDependencies_out)
+CUTAP_SLOW unsigned int cutap_slow_cudaStreamGetCaptureInfo_ptsz(void *stream, void *captureStatus_out, void *id_out, void *graph_out, void *dependencies_out, void *edgeData_out, void *numDependencies_out)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cudaStreamGetCaptureInfo_ptsz], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *, void *, void *, void *, void *, void *))cutap_fn)(stream, captureStatus_out, id_out, graph_out, dependencies_out, edgeData_out, numDependencies_out);
     uint64_t cutap_w[7] = {(uint64_t)(uintptr_t)stream, (uint64_t)(uintptr_t)captureStatus_out, (uint64_t)(uintptr_t)id_out, (uint64_t)(uintptr_t)graph_out, (uint64_t)(uintptr_t)dependencies_out, (uint64_t)(uintptr_t)edgeData_out, (uint64_t)(uintptr_t)numDependencies_out};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cudaStreamGetCaptureInfo_ptsz, cutap_w, thunk_cudaStreamGetCaptureInfo_ptsz);
 }
@@ -4727,11 +3562,8 @@ static uint64_t thunk_cudaStreamGetDevice(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1]);
 }
-CUTAP_EXPORT unsigned int cudaStreamGetDevice(void *hStream, void *device)
+CUTAP_SLOW unsigned int cutap_slow_cudaStreamGetDevice(void *hStream, void *device)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cudaStreamGetDevice], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *))cutap_fn)(hStream, device);
     uint64_t cutap_w[2] = {(uint64_t)(uintptr_t)hStream, (uint64_t)(uintptr_t)device};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cudaStreamGetDevice, cutap_w, thunk_cudaStreamGetDevice);
 }
@@ -4739,11 +3571,8 @@ static uint64_t thunk_cudaStreamGetDevice_ptsz(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1]);
 }
-CUTAP_EXPORT unsigned int cudaStreamGetDevice_ptsz(void *hStream, void *device)
+CUTAP_SLOW unsigned int cutap_slow_cudaStreamGetDevice_ptsz(void *hStream, void *device)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cudaStreamGetDevice_ptsz], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *))cutap_fn)(hStream, device);
     uint64_t cutap_w[2] = {(uint64_t)(uintptr_t)hStream, (uint64_t)(uintptr_t)device};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cudaStreamGetDevice_ptsz, cutap_w, thunk_cudaStreamGetDevice_ptsz);
 }
@@ -4751,11 +3580,8 @@ static uint64_t thunk_cudaStreamGetFlags(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1]);
 }
-CUTAP_EXPORT unsigned int cudaStreamGetFlags(void *hStream, void *flags)
+CUTAP_SLOW unsigned int cutap_slow_cudaStreamGetFlags(void *hStream, void *flags)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cudaStreamGetFlags], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *))cutap_fn)(hStream, flags);
     uint64_t cutap_w[2] = {(uint64_t)(uintptr_t)hStream, (uint64_t)(uintptr_t)flags};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cudaStreamGetFlags, cutap_w, thunk_cudaStreamGetFlags);
 }
@@ -4763,11 +3589,8 @@ static uint64_t thunk_cudaStreamGetFlags_ptsz(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1]);
 }
-CUTAP_EXPORT unsigned int cudaStreamGetFlags_ptsz(void *hStream, void *flags)
+CUTAP_SLOW unsigned int cutap_slow_cudaStreamGetFlags_ptsz(void *hStream, void *flags)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cudaStreamGetFlags_ptsz], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *))cutap_fn)(hStream, flags);
     uint64_t cutap_w[2] = {(uint64_t)(uintptr_t)hStream, (uint64_t)(uintptr_t)flags};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cudaStreamGetFlags_ptsz, cutap_w, thunk_cudaStreamGetFlags_ptsz);
 }
@@ -4775,11 +3598,8 @@ static uint64_t thunk_cudaStreamGetId(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1]);
 }
-CUTAP_EXPORT unsigned int cudaStreamGetId(void *hStream, void *streamId)
+CUTAP_SLOW unsigned int cutap_slow_cudaStreamGetId(void *hStream, void *streamId)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cudaStreamGetId], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *))cutap_fn)(hStream, streamId);
     uint64_t cutap_w[2] = {(uint64_t)(uintptr_t)hStream, (uint64_t)(uintptr_t)streamId};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cudaStreamGetId, cutap_w, thunk_cudaStreamGetId);
 }
@@ -4787,11 +3607,8 @@ static uint64_t thunk_cudaStreamGetId_ptsz(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1]);
 }
-CUTAP_EXPORT unsigned int cudaStreamGetId_ptsz(void *hStream, void *streamId)
+CUTAP_SLOW unsigned int cutap_slow_cudaStreamGetId_ptsz(void *hStream, void *streamId)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cudaStreamGetId_ptsz], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *))cutap_fn)(hStream, streamId);
     uint64_t cutap_w[2] = {(uint64_t)(uintptr_t)hStream, (uint64_t)(uintptr_t)streamId};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cudaStreamGetId_ptsz, cutap_w, thunk_cudaStreamGetId_ptsz);
 }
@@ -4799,11 +3616,8 @@ static uint64_t thunk_cudaStreamGetPriority(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1]);
 }
-CUTAP_EXPORT unsigned int cudaStreamGetPriority(void *hStream, void *priority)
+CUTAP_SLOW unsigned int cutap_slow_cudaStreamGetPriority(void *hStream, void *priority)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cudaStreamGetPriority], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *))cutap_fn)(hStream, priority);
     uint64_t cutap_w[2] = {(uint64_t)(uintptr_t)hStream, (uint64_t)(uintptr_t)priority};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cudaStreamGetPriority, cutap_w, thunk_cudaStreamGetPriority);
 }
@@ -4811,11 +3625,8 @@ static uint64_t thunk_cudaStreamGetPriority_ptsz(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1]);
 }
-CUTAP_EXPORT unsigned int cudaStreamGetPriority_ptsz(void *hStream, void *priority)
+CUTAP_SLOW unsigned int cutap_slow_cudaStreamGetPriority_ptsz(void *hStream, void *priority)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cudaStreamGetPriority_ptsz], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *))cutap_fn)(hStream, priority);
     uint64_t cutap_w[2] = {(uint64_t)(uintptr_t)hStream, (uint64_t)(uintptr_t)priority};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cudaStreamGetPriority_ptsz, cutap_w, thunk_cudaStreamGetPriority_ptsz);
 }
@@ -4823,11 +3634,8 @@ static uint64_t thunk_cudaStreamIsCapturing(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1]);
 }
-CUTAP_EXPORT unsigned int cudaStreamIsCapturing(void *stream, void *pCaptureStatus)
+CUTAP_SLOW unsigned int cutap_slow_cudaStreamIsCapturing(void *stream, void *pCaptureStatus)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cudaStreamIsCapturing], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *))cutap_fn)(stream, pCaptureStatus);
     uint64_t cutap_w[2] = {(uint64_t)(uintptr_t)stream, (uint64_t)(uintptr_t)pCaptureStatus};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cudaStreamIsCapturing, cutap_w, thunk_cudaStreamIsCapturing);
 }
@@ -4835,11 +3643,8 @@ static uint64_t thunk_cudaStreamIsCapturing_ptsz(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1]);
 }
-CUTAP_EXPORT unsigned int cudaStreamIsCapturing_ptsz(void *stream, void *pCaptureStatus)
+CUTAP_SLOW unsigned int cutap_slow_cudaStreamIsCapturing_ptsz(void *stream, void *pCaptureStatus)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cudaStreamIsCapturing_ptsz], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *))cutap_fn)(stream, pCaptureStatus);
     uint64_t cutap_w[2] = {(uint64_t)(uintptr_t)stream, (uint64_t)(uintptr_t)pCaptureStatus};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cudaStreamIsCapturing_ptsz, cutap_w, thunk_cudaStreamIsCapturing_ptsz);
 }
@@ -4847,11 +3652,8 @@ static uint64_t thunk_cudaStreamQuery(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *))fn)((void *)(uintptr_t)a[0]);
 }
-CUTAP_EXPORT unsigned int cudaStreamQuery(void *stream)
+CUTAP_SLOW unsigned int cutap_slow_cudaStreamQuery(void *stream)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cudaStreamQuery], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *))cutap_fn)(stream);
     uint64_t cutap_w[1] = {(uint64_t)(uintptr_t)stream};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cudaStreamQuery, cutap_w, thunk_cudaStreamQuery);
 }
@@ -4859,11 +3661,8 @@ static uint64_t thunk_cudaStreamQuery_ptsz(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *))fn)((void *)(uintptr_t)a[0]);
 }
-CUTAP_EXPORT unsigned int cudaStreamQuery_ptsz(void *stream)
+CUTAP_SLOW unsigned int cutap_slow_cudaStreamQuery_ptsz(void *stream)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cudaStreamQuery_ptsz], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *))cutap_fn)(stream);
     uint64_t cutap_w[1] = {(uint64_t)(uintptr_t)stream};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cudaStreamQuery_ptsz, cutap_w, thunk_cudaStreamQuery_ptsz);
 }
@@ -4871,11 +3670,8 @@ static uint64_t thunk_cudaStreamSetAttribute(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, void *))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (void *)(uintptr_t)a[2]);
 }
-CUTAP_EXPORT unsigned int cudaStreamSetAttribute(void *hStream, unsigned int attr, void *value)
+CUTAP_SLOW unsigned int cutap_slow_cudaStreamSetAttribute(void *hStream, unsigned int attr, void *value)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cudaStreamSetAttribute], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, void *))cutap_fn)(hStream, attr, value);
     uint64_t cutap_w[3] = {(uint64_t)(uintptr_t)hStream, (uint64_t)attr, (uint64_t)(uintptr_t)value};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cudaStreamSetAttribute, cutap_w, thunk_cudaStreamSetAttribute);
 }
@@ -4883,11 +3679,8 @@ static uint64_t thunk_cudaStreamSetAttribute_ptsz(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, void *))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (void *)(uintptr_t)a[2]);
 }
-CUTAP_EXPORT unsigned int cudaStreamSetAttribute_ptsz(void *hStream, unsigned int attr, void *value)
+CUTAP_SLOW unsigned int cutap_slow_cudaStreamSetAttribute_ptsz(void *hStream, unsigned int attr, void *value)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cudaStreamSetAttribute_ptsz], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, void *))cutap_fn)(hStream, attr, value);
     uint64_t cutap_w[3] = {(uint64_t)(uintptr_t)hStream, (uint64_t)attr, (uint64_t)(uintptr_t)value};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cudaStreamSetAttribute_ptsz, cutap_w, thunk_cudaStreamSetAttribute_ptsz);
 }
@@ -4895,11 +3688,8 @@ static uint64_t thunk_cudaStreamSynchronize(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *))fn)((void *)(uintptr_t)a[0]);
 }
-CUTAP_EXPORT unsigned int cudaStreamSynchronize(void *stream)
+CUTAP_SLOW unsigned int cutap_slow_cudaStreamSynchronize(void *stream)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cudaStreamSynchronize], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *))cutap_fn)(stream);
     uint64_t cutap_w[1] = {(uint64_t)(uintptr_t)stream};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cudaStreamSynchronize, cutap_w, thunk_cudaStreamSynchronize);
 }
@@ -4907,11 +3697,8 @@ static uint64_t thunk_cudaStreamSynchronize_ptsz(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *))fn)((void *)(uintptr_t)a[0]);
 }
-CUTAP_EXPORT unsigned int cudaStreamSynchronize_ptsz(void *stream)
+CUTAP_SLOW unsigned int cutap_slow_cudaStreamSynchronize_ptsz(void *stream)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cudaStreamSynchronize_ptsz], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *))cutap_fn)(stream);
     uint64_t cutap_w[1] = {(uint64_t)(uintptr_t)stream};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cudaStreamSynchronize_ptsz, cutap_w, thunk_cudaStreamSynchronize_ptsz);
 }
@@ -4919,11 +3706,8 @@ static uint64_t thunk_cudaStreamUpdateCaptureDependencies(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *, void *, unsigned long, unsigned int))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1], (void *)(uintptr_t)a[2], (unsigned long)a[3], (unsigned int)a[4]);
 }
-CUTAP_EXPORT unsigned int cudaStreamUpdateCaptureDependencies(void *stream, void *dependencies, void *dependencyData, unsigned long numDependencies, unsigned int flags)
+CUTAP_SLOW unsigned int cutap_slow_cudaStreamUpdateCaptureDependencies(void *stream, void *dependencies, void *dependencyData, unsigned long numDependencies, unsigned int flags)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cudaStreamUpdateCaptureDependencies], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *, void *, unsigned long, unsigned int))cutap_fn)(stream, dependencies, dependencyData, numDependencies, flags);
     uint64_t cutap_w[5] = {(uint64_t)(uintptr_t)stream, (uint64_t)(uintptr_t)dependencies, (uint64_t)(uintptr_t)dependencyData, (uint64_t)numDependencies, (uint64_t)flags};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cudaStreamUpdateCaptureDependencies, cutap_w, thunk_cudaStreamUpdateCaptureDependencies);
 }
@@ -4931,11 +3715,8 @@ static uint64_t thunk_cudaStreamUpdateCaptureDependencies_ptsz(void *fn, uint64_
 {
     return (uint64_t)((unsigned int (*)(void *, void *, void *, unsigned long, unsigned int))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1], (void *)(uintptr_t)a[2], (unsigned long)a[3], (unsigned int)a[4]);
 }
-CUTAP_EXPORT unsigned int cudaStreamUpdateCaptureDependencies_ptsz(void *stream, void *dependencies, void *dependencyData, unsigned long numDependencies, unsigned int flags)
+CUTAP_SLOW unsigned int cutap_slow_cudaStreamUpdateCaptureDependencies_ptsz(void *stream, void *dependencies, void *dependencyData, unsigned long numDependencies, unsigned int flags)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cudaStreamUpdateCaptureDependencies_ptsz], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *, void *, unsigned long, unsigned int))cutap_fn)(stream, dependencies, dependencyData, numDependencies, flags);
     uint64_t cutap_w[5] = {(uint64_t)(uintptr_t)stream, (uint64_t)(uintptr_t)dependencies, (uint64_t)(uintptr_t)dependencyData, (uint64_t)numDependencies, (uint64_t)flags};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cudaStreamUpdateCaptureDependencies_ptsz, cutap_w, thunk_cudaStreamUpdateCaptureDependencies_ptsz);
 }
@@ -4943,11 +3724,8 @@ static uint64_t thunk_cudaStreamWaitEvent(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *, unsigned int))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1], (unsigned int)a[2]);
 }
-CUTAP_EXPORT unsigned int cudaStreamWaitEvent(void *stream, void *event, unsigned int flags)
+CUTAP_SLOW unsigned int cutap_slow_cudaStreamWaitEvent(void *stream, void *event, unsigned int flags)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cudaStreamWaitEvent], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *, unsigned int))cutap_fn)(stream, event, flags);
     uint64_t cutap_w[3] = {(uint64_t)(uintptr_t)stream, (uint64_t)(uintptr_t)event, (uint64_t)flags};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cudaStreamWaitEvent, cutap_w, thunk_cudaStreamWaitEvent);
 }
@@ -4955,11 +3733,8 @@ static uint64_t thunk_cudaStreamWaitEvent_ptsz(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *, unsigned int))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1], (unsigned int)a[2]);
 }
-CUTAP_EXPORT unsigned int cudaStreamWaitEvent_ptsz(void *stream, void *event, unsigned int flags)
+CUTAP_SLOW unsigned int cutap_slow_cudaStreamWaitEvent_ptsz(void *stream, void *event, unsigned int flags)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cudaStreamWaitEvent_ptsz], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *, unsigned int))cutap_fn)(stream, event, flags);
     uint64_t cutap_w[3] = {(uint64_t)(uintptr_t)stream, (uint64_t)(uintptr_t)event, (uint64_t)flags};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cudaStreamWaitEvent_ptsz, cutap_w, thunk_cudaStreamWaitEvent_ptsz);
 }
@@ -4967,11 +3742,8 @@ static uint64_t thunk_cudaThreadExchangeStreamCaptureMode(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *))fn)((void *)(uintptr_t)a[0]);
 }
-CUTAP_EXPORT unsigned int cudaThreadExchangeStreamCaptureMode(void *mode)
+CUTAP_SLOW unsigned int cutap_slow_cudaThreadExchangeStreamCaptureMode(void *mode)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cudaThreadExchangeStreamCaptureMode], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *))cutap_fn)(mode);
     uint64_t cutap_w[1] = {(uint64_t)(uintptr_t)mode};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cudaThreadExchangeStreamCaptureMode, cutap_w, thunk_cudaThreadExchangeStreamCaptureMode);
 }
@@ -4979,11 +3751,8 @@ static uint64_t thunk_cudaUserObjectCreate(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *, void *, unsigned int, unsigned int))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1], (void *)(uintptr_t)a[2], (unsigned int)a[3], (unsigned int)a[4]);
 }
-CUTAP_EXPORT unsigned int cudaUserObjectCreate(void *object_out, void *ptr, void *destroy, unsigned int initialRefcount, unsigned int flags)
+CUTAP_SLOW unsigned int cutap_slow_cudaUserObjectCreate(void *object_out, void *ptr, void *destroy, unsigned int initialRefcount, unsigned int flags)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cudaUserObjectCreate], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *, void *, unsigned int, unsigned int))cutap_fn)(object_out, ptr, destroy, initialRefcount, flags);
     uint64_t cutap_w[5] = {(uint64_t)(uintptr_t)object_out, (uint64_t)(uintptr_t)ptr, (uint64_t)(uintptr_t)destroy, (uint64_t)initialRefcount, (uint64_t)flags};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cudaUserObjectCreate, cutap_w, thunk_cudaUserObjectCreate);
 }
@@ -4991,11 +3760,8 @@ static uint64_t thunk_cudaUserObjectRelease(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1]);
 }
-CUTAP_EXPORT unsigned int cudaUserObjectRelease(void *object, unsigned int count)
+CUTAP_SLOW unsigned int cutap_slow_cudaUserObjectRelease(void *object, unsigned int count)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cudaUserObjectRelease], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int))cutap_fn)(object, count);
     uint64_t cutap_w[2] = {(uint64_t)(uintptr_t)object, (uint64_t)count};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cudaUserObjectRelease, cutap_w, thunk_cudaUserObjectRelease);
 }
@@ -5003,11 +3769,8 @@ static uint64_t thunk_cudaUserObjectRetain(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1]);
 }
-CUTAP_EXPORT unsigned int cudaUserObjectRetain(void *object, unsigned int count)
+CUTAP_SLOW unsigned int cutap_slow_cudaUserObjectRetain(void *object, unsigned int count)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cudaUserObjectRetain], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int))cutap_fn)(object, count);
     uint64_t cutap_w[2] = {(uint64_t)(uintptr_t)object, (uint64_t)count};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cudaUserObjectRetain, cutap_w, thunk_cudaUserObjectRetain);
 }
@@ -5015,11 +3778,8 @@ static uint64_t thunk_cudaVDPAUGetDevice(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, unsigned int, void *))fn)((void *)(uintptr_t)a[0], (unsigned int)a[1], (void *)(uintptr_t)a[2]);
 }
-CUTAP_EXPORT unsigned int cudaVDPAUGetDevice(void *device, unsigned int vdpDevice, void *vdpGetProcAddress)
+CUTAP_SLOW unsigned int cutap_slow_cudaVDPAUGetDevice(void *device, unsigned int vdpDevice, void *vdpGetProcAddress)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cudaVDPAUGetDevice], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, unsigned int, void *))cutap_fn)(device, vdpDevice, vdpGetProcAddress);
     uint64_t cutap_w[3] = {(uint64_t)(uintptr_t)device, (uint64_t)vdpDevice, (uint64_t)(uintptr_t)vdpGetProcAddress};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cudaVDPAUGetDevice, cutap_w, thunk_cudaVDPAUGetDevice);
 }
@@ -5027,11 +3787,8 @@ static uint64_t thunk_cudaVDPAUSetVDPAUDevice(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(int, unsigned int, void *))fn)((int)a[0], (unsigned int)a[1], (void *)(uintptr_t)a[2]);
 }
-CUTAP_EXPORT unsigned int cudaVDPAUSetVDPAUDevice(int device, unsigned int vdpDevice, void *vdpGetProcAddress)
+CUTAP_SLOW unsigned int cutap_slow_cudaVDPAUSetVDPAUDevice(int device, unsigned int vdpDevice, void *vdpGetProcAddress)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cudaVDPAUSetVDPAUDevice], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(int, unsigned int, void *))cutap_fn)(device, vdpDevice, vdpGetProcAddress);
     uint64_t cutap_w[3] = {(uint64_t)(int64_t)device, (uint64_t)vdpDevice, (uint64_t)(uintptr_t)vdpGetProcAddress};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cudaVDPAUSetVDPAUDevice, cutap_w, thunk_cudaVDPAUSetVDPAUDevice);
 }
@@ -5039,11 +3796,8 @@ static uint64_t thunk_cudaWaitExternalSemaphoresAsync(void *fn, uint64_t *a)
 {
     return (uint64_t)((unsigned int (*)(void *, void *, unsigned int, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1], (unsigned int)a[2], (void *)(uintptr_t)a[3]);
 }
-CUTAP_EXPORT unsigned int cudaWaitExternalSemaphoresAsync(void *extSemArray, void *paramsArray, unsigned int numExtSems, void *stream)
+CUTAP_SLOW unsigned int cutap_slow_cudaWaitExternalSemaphoresAsync(void *extSemArray, void *paramsArray, unsigned int numExtSems, void *stream)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cudaWaitExternalSemaphoresAsync], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *, unsigned int, void *))cutap_fn)(extSemArray, paramsArray, numExtSems, stream);
     uint64_t cutap_w[4] = {(uint64_t)(uintptr_t)extSemArray, (uint64_t)(uintptr_t)paramsArray, (uint64_t)numExtSems, (uint64_t)(uintptr_t)stream};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cudaWaitExternalSemaphoresAsync, cutap_w, thunk_cudaWaitExternalSemaphoresAsync);
 }
@@ -5051,11 +3805,8 @@ static uint64_t thunk_cudaWaitExternalSemaphoresAsync_ptsz(void *fn, uint64_t *a
 {
     return (uint64_t)((unsigned int (*)(void *, void *, unsigned int, void *))fn)((void *)(uintptr_t)a[0], (void *)(uintptr_t)a[1], (unsigned int)a[2], (void *)(uintptr_t)a[3]);
 }
-CUTAP_EXPORT unsigned int cudaWaitExternalSemaphoresAsync_ptsz(void *extSemArray, void *paramsArray, unsigned int numExtSems, void *stream)
+CUTAP_SLOW unsigned int cutap_slow_cudaWaitExternalSemaphoresAsync_ptsz(void *extSemArray, void *paramsArray, unsigned int numExtSems, void *stream)
 {
-    void *cutap_fn = atomic_load_explicit(&cutap_hot[CUTAP_ID_cudaWaitExternalSemaphoresAsync_ptsz], memory_order_relaxed);
-    if (CUTAP_LIKELY(cutap_fn))
-        return ((unsigned int (*)(void *, void *, unsigned int, void *))cutap_fn)(extSemArray, paramsArray, numExtSems, stream);
     uint64_t cutap_w[4] = {(uint64_t)(uintptr_t)extSemArray, (uint64_t)(uintptr_t)paramsArray, (uint64_t)numExtSems, (uint64_t)(uintptr_t)stream};
     return (unsigned int)cutap_dispatch(CUTAP_ID_cudaWaitExternalSemaphoresAsync_ptsz, cutap_w, thunk_cudaWaitExternalSemaphoresAsync_ptsz);
 }

@@ -14,7 +14,23 @@
  *
  * One copy per layer: if a second object with the same soname is loaded
  * (two CUDA versions in one process), lookups that land in it are left
- * unwrapped (cutap_wrap_pointer finds no id for them), never misrouted. */
+ * unwrapped (cutap_wrap_pointer finds no id for them), never misrouted.
+ *
+ * Another major. A layer accepts any libX.so.N, but its typed wrappers
+ * carry the signatures of the pinned headers (CUDA 13.0), and majors do
+ * change signatures under the same name (cudaStreamGetCaptureInfo takes 3
+ * arguments in CUDA 11 and 12.0, 7 in 13.0; cudaMemcpyBatchAsync 9 in 12.8,
+ * 8 in 13.0). A soname is the library's ABI promise, so the signatures are
+ * vouched for only when the object's DT_SONAME is the pinned one (the
+ * layer's sonames[0]: libcudart.so.13, libcudnn.so.9, libcufft.so.12...).
+ * Bound to any other, every typed function of the layer runs through the
+ * generic trampoline instead (its own context and stub per id): registers
+ * and stack arguments pass untouched, and name, duration, result and
+ * nesting are recorded, the arguments as raw register words, no output
+ * read. Until a layer is adopted, its typed functions enter through their
+ * resolver stubs (lib_resolve.S), which adopt it before any typed code
+ * sees the arguments; the exported entries are assembly fronts
+ * (fronts.S) that jump there with the caller's registers untouched. */
 #define _GNU_SOURCE
 #include <dlfcn.h>
 #include <elf.h>
@@ -27,6 +43,17 @@
 #include "cutap_internal.h"
 
 _Atomic int cutap_lib_state[CUTAP_LIB_LAYERS];
+/* What each adopted layer is bound to; route contexts and stubs of a layer
+ * of another major (count entries, indexed by id - first), set before the
+ * layer's state becomes 1 and never freed (stubs may be called until the
+ * process ends). */
+static struct {
+    char soname[64];
+    int vouched;
+    struct cutap_tramp_ctx *ctx;
+    void **stub;
+} bound[CUTAP_LIB_LAYERS];
+extern void *_Atomic cutap_hot[];
 static void *lib_handle[CUTAP_LIB_LAYERS];   /* our reference: never closed */
 static pthread_mutex_t lib_lock = PTHREAD_MUTEX_INITIALIZER;
 CUTAP_FORK_SAFE(lib_lock)
@@ -81,6 +108,7 @@ struct find {
     void **real;               /* d->count addresses */
     unsigned found;
     char path[512];
+    char soname[64];
     int done;
 };
 
@@ -107,9 +135,13 @@ static int find_cb(struct dl_phdr_info *info, size_t size, void *data)
     if (!f->found)
         return f->done;   /* same name, none of the API: not it */
     snprintf(f->path, sizeof f->path, "%s", info->dlpi_name && *info->dlpi_name ? info->dlpi_name : "(main program)");
+    snprintf(f->soname, sizeof f->soname, "%s", so ? so : base_name(info->dlpi_name));
     f->done = 1;
     return 1;
 }
+
+static int make_routes(const struct cutap_layer_desc *d, void *const *real, struct cutap_tramp_ctx **ctx_out,
+                       void ***stub_out);
 
 /* Adopts the layer's library: the object holding addr, or (addr 0) the
  * first loaded one with the layer's soname. 1 when the layer is ready. */
@@ -127,11 +159,33 @@ static int adopt(int k, uintptr_t addr)
     /* Keep the object mapped for good: the program may dlclose its handle
      * while our wrappers still point into it. */
     void *h = strcmp(f.path, "(main program)") ? dlopen(f.path, RTLD_LAZY | RTLD_NOLOAD) : NULL;
+    int vouched = !strcmp(f.soname, d->sonames[0]);
+    struct cutap_tramp_ctx *ctx = NULL;
+    void **stub = NULL;
+    if (!vouched && !make_routes(d, f.real, &ctx, &stub)) {
+        /* Without a route, typed code would run with a signature nobody
+         * vouched for: leave the layer unadopted (its calls fail with the
+         * layer's "unavailable" status, recorded). */
+        cutap_warn("layer %s: %s is not %s and cutap could not route its calls: they are not made",
+                   d->name, f.soname, d->sonames[0]);
+        if (h)
+            dlclose(h);
+        free(f.real);
+        return 0;
+    }
     int won = 0;
     pthread_mutex_lock(&lib_lock);
     if (atomic_load(&cutap_lib_state[k]) != 1) {
         won = 1;
         lib_handle[k] = h;
+        snprintf(bound[k].soname, sizeof bound[k].soname, "%s", f.soname);
+        bound[k].vouched = vouched;
+        if (!vouched) {
+            bound[k].ctx = ctx;
+            __atomic_store_n(&bound[k].stub, stub, __ATOMIC_RELEASE);
+            ctx = NULL;
+            stub = NULL;
+        }
         for (uint32_t i = 0; i < d->count; i++) {
             uint32_t id = d->first + i;
             cutap_real[id] = f.real[i];
@@ -147,12 +201,108 @@ static int adopt(int k, uintptr_t addr)
     if (won) {
         for (uint32_t i = 0; i < d->count; i++)
             cutap_refresh_id(d->first + i);
-        cutap_log_debug("layer %s: %s, %u of %u functions resolved", d->name, f.path, f.found, d->count);
+        cutap_log_debug("layer %s: %s, %u of %u functions resolved%s", d->name, f.path, f.found, d->count,
+                        vouched ? "" : " (another major: calls recorded untyped)");
     } else if (h) {
         dlclose(h);
     }
+    /* A route made by a thread that lost the race is never handed out. */
+    free(ctx);
+    free(stub);
     free(f.real);
     return 1;
+}
+
+/* Contexts and stubs for every typed function of a layer bound to another
+ * major. Untyped ids already have exported trampoline stubs. */
+static int make_routes(const struct cutap_layer_desc *d, void *const *real, struct cutap_tramp_ctx **ctx_out,
+                       void ***stub_out)
+{
+    struct cutap_tramp_ctx *ctx = calloc(d->count, sizeof *ctx);
+    void **stub = calloc(d->count, sizeof *stub);
+    if (!ctx || !stub)
+        goto fail;
+    for (uint32_t i = 0; i < d->count; i++) {
+        uint32_t id = d->first + i;
+        ctx[i].id = id;
+        ctx[i].active = 1;
+        ctx[i].real = real[i];
+        if (cutap_fn(id)->typed && !(stub[i] = cutap_tramp_make_stub(&ctx[i])))
+            goto fail;
+    }
+    *ctx_out = ctx;
+    *stub_out = stub;
+    return 1;
+fail:
+    free(ctx);   /* stubs already made keep pointing here: never called */
+    free(stub);
+    return 0;
+}
+
+struct cutap_tramp_ctx *cutap_lib_route_ctx(uint32_t id)
+{
+    if (id < CUTAP_DRIVER_COUNT || id >= CUTAP_STATIC_COUNT)
+        return NULL;
+    int k = cutap_fn(id)->layer - CUTAP_FIRST_LIB_LAYER;
+    void **stub = __atomic_load_n(&bound[k].stub, __ATOMIC_ACQUIRE);
+    return stub && stub[id - cutap_layers[k].first] ? &bound[k].ctx[id - cutap_layers[k].first] : NULL;
+}
+
+void *cutap_lib_route_stub(uint32_t id)
+{
+    if (id < CUTAP_DRIVER_COUNT || id >= CUTAP_STATIC_COUNT)
+        return NULL;
+    int k = cutap_fn(id)->layer - CUTAP_FIRST_LIB_LAYER;
+    void **stub = __atomic_load_n(&bound[k].stub, __ATOMIC_ACQUIRE);
+    return stub ? stub[id - cutap_layers[k].first] : NULL;
+}
+
+const char *cutap_lib_bound(int layer, int *vouched)
+{
+    int k = layer - CUTAP_FIRST_LIB_LAYER;
+    if (k < 0 || k >= CUTAP_LIB_LAYERS || atomic_load_explicit(&cutap_lib_state[k], memory_order_acquire) != 1 ||
+        !bound[k].soname[0])
+        return NULL;
+    if (vouched)
+        *vouched = bound[k].vouched;
+    return bound[k].soname;
+}
+
+/* Resolver stubs: the initial cutap_hot entries of typed layer ids
+ * (src/generated/lib_resolve.S). */
+extern void *const cutap_hot_initial[];
+void *cutap_lib_resolver(uint32_t id)
+{
+    return id >= CUTAP_DRIVER_COUNT && id < CUTAP_STATIC_COUNT ? cutap_hot_initial[id] : NULL;
+}
+
+static uint64_t resolve_zero(void) { return 0; }
+static __thread uint32_t unavailable_status __attribute__((tls_model("initial-exec")));
+static uint64_t resolve_unavailable(void) { return unavailable_status; }
+
+/* The first call of a typed layer function (lib_resolve.S, with every
+ * argument register saved): adopt the layer, then say where the call goes.
+ * The caller's registers and stack are untouched until it gets there. */
+void *cutap_lib_resolve(uint32_t id);
+void *cutap_lib_resolve(uint32_t id)
+{
+    int layer = cutap_fn(id)->layer, k = layer - CUTAP_FIRST_LIB_LAYER;
+    void *resolver = cutap_lib_resolver(id);
+    cutap_lib_ensure(layer);
+    for (;;) {
+        void *hot = atomic_load(&cutap_hot[id]);
+        if (hot != resolver)
+            return hot ? hot : cutap_static_wrapper(id);   /* NULL: the typed slow path */
+        if (atomic_load_explicit(&cutap_lib_state[k], memory_order_acquire) == 0) {
+            /* This thread is adopting the layer (the library called its own
+             * API from code we ran): as before the layer is found. */
+            if (cutap_fn(id)->nostatus)
+                return (void *)resolve_zero;
+            unavailable_status = cutap_layers[k].unavailable;
+            return (void *)resolve_unavailable;
+        }
+        cutap_refresh_id(id);   /* adopted, not yet refreshed by its adopter */
+    }
 }
 
 int cutap_lib_ensure(int layer)

@@ -17,6 +17,7 @@
  * returns to us; we save rax/rdx/xmm0/xmm1, call cutap_tramp_exit(rax),
  * which gives back the caller's return address, restore and return there.
  */
+#include "arg_regs.inc"
 	.text
 	.globl cutap_tramp_common
 	.hidden cutap_tramp_common
@@ -33,42 +34,13 @@ cutap_tramp_common:
 	.cfi_offset %rbp, -16
 	movq %rsp, %rbp
 	.cfi_def_cfa_register %rbp
-	subq $192, %rsp            /* 7 GPRs (56) + pad (8) + 8 xmm (128); 16-aligned */
-	movq %rdi, 0(%rsp)
-	movq %rsi, 8(%rsp)
-	movq %rdx, 16(%rsp)
-	movq %rcx, 24(%rsp)
-	movq %r8, 32(%rsp)
-	movq %r9, 40(%rsp)
-	movq %rax, 48(%rsp)
-	movdqu %xmm0, 64(%rsp)
-	movdqu %xmm1, 80(%rsp)
-	movdqu %xmm2, 96(%rsp)
-	movdqu %xmm3, 112(%rsp)
-	movdqu %xmm4, 128(%rsp)
-	movdqu %xmm5, 144(%rsp)
-	movdqu %xmm6, 160(%rsp)
-	movdqu %xmm7, 176(%rsp)
+	save_arg_regs
 	movq %r11, %rdi            /* ctx */
 	leaq 8(%rbp), %rsi         /* the caller's return-address slot */
 	movq %rsp, %rdx            /* saved integer argument registers */
 	call cutap_tramp_enter
 	movq %rax, %r11            /* function to run */
-	movq 0(%rsp), %rdi
-	movq 8(%rsp), %rsi
-	movq 16(%rsp), %rdx
-	movq 24(%rsp), %rcx
-	movq 32(%rsp), %r8
-	movq 40(%rsp), %r9
-	movq 48(%rsp), %rax
-	movdqu 64(%rsp), %xmm0
-	movdqu 80(%rsp), %xmm1
-	movdqu 96(%rsp), %xmm2
-	movdqu 112(%rsp), %xmm3
-	movdqu 128(%rsp), %xmm4
-	movdqu 144(%rsp), %xmm5
-	movdqu 160(%rsp), %xmm6
-	movdqu 176(%rsp), %xmm7
+	restore_arg_regs
 	leave
 	.cfi_def_cfa %rsp, 8
 	jmp *%r11

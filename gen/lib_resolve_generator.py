@@ -1,0 +1,63 @@
+"""Generates src/generated/lib_resolve.S: the fast-path table cutap_hot
+with its initial values, and one resolver stub per typed function of a
+layer that has a library.
+
+Before a layer's library is adopted, cutap cannot know whether the typed
+signature of a function applies: the program may be built against another
+major of the library (libcudart.so.12, libcudnn.so.8), where the same name
+takes other arguments. A typed C wrapper that took the slow path would
+then lose arguments (more than the generated signature declares) or read
+outputs the caller never passed. So every such function's cutap_hot entry
+starts at its resolver stub, which the wrapper reaches by a tail jump with
+the caller's registers and stack untouched: the stub loads the id into
+%r11 and enters cutap_lib_resolve_common (src/arch/x86_64/lib_resolve.S),
+which saves every argument register, adopts the layer
+(src/resolve/libs.c) and jumps to what the function's entry now is: the
+real function, the generic trampoline (a layer of another major), or the
+typed wrapper's slow path (a layer of the generated major). The table is
+initialised here, as data, so that it is right before any constructor
+runs: a library's constructor may call its own API before cutap's runs."""
+import cuda_model
+
+
+def resolved(model):
+    """Ids (from model.driver_count on) of the typed functions of layers
+    with a library."""
+    first = model.driver_count
+    out = []
+    for l in model.layers:
+        for i, f in enumerate(l.functions):
+            if f.typed and l.spec["sonames"]:
+                out.append((first + i, f.name))
+        first += len(l.functions)
+    return out, first
+
+
+def generate(model):
+    ids, count = resolved(model)
+    out = [cuda_model.banner("lib_resolve_generator.py"), "\t.text"]
+    for id_, name in ids:
+        out += ["\t.p2align 4",
+                "cutap_rs_%s:" % name,
+                "\tmovl $%d, %%r11d" % id_,
+                "\tjmp cutap_lib_resolve_common"]
+    at = dict(ids)
+    # cutap_hot (written at run time) and cutap_hot_initial (read-only
+    # after relocation): the same values.
+    for sym, section in (("cutap_hot", ".data"), ("cutap_hot_initial", ".data.rel.ro")):
+        out += ["",
+                "\t.section %s,\"aw\"" % section,
+                "\t.globl %s" % sym,
+                "\t.hidden %s" % sym,
+                "\t.type %s,@object" % sym,
+                "\t.p2align 6",
+                "%s:" % sym,
+                "\t.zero %d" % (8 * model.driver_count)]
+        for i in range(model.driver_count, count):
+            out.append("\t.quad cutap_rs_%s" % at[i] if i in at else "\t.quad 0")
+        out.append("\t.size %s,.-%s" % (sym, sym))
+    out.append('\t.section .note.GNU-stack,"",@progbits')
+    return "\n".join(out) + "\n"
+
+
+OUTPUT = "src/generated/lib_resolve.S"
