@@ -13,6 +13,7 @@ import sys
 import tempfile
 
 import cuda_model
+import cupti_cbid_generator
 import decode_generator
 import decode_layers_generator
 import exact_test_generator
@@ -37,7 +38,8 @@ GENERATORS = [ids_generator, table_generator, wrappers_generator, untyped_genera
               exports_generator, fake_generator, exact_test_generator,
               procaddr_tsv_generator, decode_generator,
               lib_table_generator, lib_untyped_generator, lib_wrappers_generator, lib_resolve_generator, fronts_generator,
-              decode_layers_generator, lib_fake_generator, lib_exact_test_generator, old_major_generator]
+              decode_layers_generator, lib_fake_generator, lib_exact_test_generator, old_major_generator,
+              cupti_cbid_generator]
 
 
 def outputs(g, model):

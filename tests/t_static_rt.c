@@ -24,7 +24,8 @@
  * alignment, sign), cudaLaunchKernel (dim3 by value), cudaMemAdvise (an
  * 8-byte struct aligned to 4 after an enum), cudaGetDevice
  * reported with no parameters, a function CUPTI names but the runtime API
- * has not, cudaFree named with a version suffix, cudaDeviceSynchronize
+ * has not, cudaFree named with a version suffix, cudaStreamGetCaptureInfo
+ * as an older runtime reports it, cudaDeviceSynchronize
  * nested 70 deep (each level but the innermost calls cuDriverGetVersion
  * after the level inside it returned: it nests under the level's call, or
  * under the 64th for the levels cutap does not follow), cudaMalloc again,
@@ -38,6 +39,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
 
 #include "cuda_min.h"
 
@@ -246,6 +249,36 @@ static cudaError_t rt_cudaFree(void *ptr)
     return rt_end(&c, r);
 }
 
+/* A runtime of an older major than the pinned headers: CUDA 10.1 to 12.x
+ * report cudaStreamGetCaptureInfo with 3 parameters under callback id 324
+ * (cudaStreamGetCaptureInfo_v10010), 13.0 with 7 under 461. Its parameter
+ * struct ends a page whose next page is inaccessible: read with 13.0's
+ * layout (and its output pointers followed), it would fault. */
+static cudaError_t rt_old_capture_info(void)
+{
+    long ps = sysconf(_SC_PAGESIZE);
+    unsigned char *pg = mmap(NULL, 2 * (size_t)ps, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (pg == MAP_FAILED || mprotect(pg + ps, (size_t)ps, PROT_NONE))
+        abort();
+    struct old_params {
+        CUstream stream;
+        int *pCaptureStatus;
+        unsigned long long *pId;
+    } *p = (struct old_params *)(pg + ps - sizeof *p);
+    int status = 0;
+    unsigned long long cid = 0;
+    *p = (struct old_params){NULL, &status, &cid};
+    struct rt_call c = {324, "cudaStreamGetCaptureInfo", p, 0, 0};
+    int d = rt_begin(&c);
+    CUcontext ctx;
+    cudaError_t r = from_cu(cuCtxGetCurrent(&ctx));
+    called("cuCtxGetCurrent");
+    expect(&c, "cudaStreamGetCaptureInfo", d);
+    r = rt_end(&c, r);
+    munmap(pg, 2 * (size_t)ps);
+    return r;
+}
+
 /* Nested levels deep, the innermost synchronises the context. */
 static cudaError_t rt_cudaDeviceSynchronize(int levels)
 {
@@ -296,6 +329,7 @@ int main(void)
     printf("cudaGetDevice = %d\n", rt_cudaGetDevice(&dev));
     printf("unknown = %d\n", rt_unknown());
     printf("cudaFree = %d\n", rt_cudaFree(p));
+    printf("cudaStreamGetCaptureInfo (CUDA 12) = %d\n", rt_old_capture_info());
     printf("cudaDeviceSynchronize x70 = %d\n", rt_cudaDeviceSynchronize(70));
     printf("cudaMalloc(100) = %d\n", rt_cudaMalloc(&p, 100));
     pthread_t t[4];

@@ -248,7 +248,7 @@ struct cutap_external {
     uint8_t mask;
     uint8_t hook;     /* entered from inside an export-table hook call */
 };
-void cutap_external_enter(struct cutap_external *x, uint32_t id, uint64_t *args, uint32_t nargs);
+void cutap_external_enter(struct cutap_external *x, uint32_t id, uint64_t *args, uint32_t nargs, uint16_t flags);
 void cutap_external_exit(struct cutap_external *x, uint64_t result);
 /* CUTAP_RUNTIME: "cupti" takes those calls from CUPTI's runtime callbacks
  * (static cudart), "symbols" or unset: our wrappers only. */

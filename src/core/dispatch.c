@@ -296,7 +296,7 @@ void *cutap_tramp_exit(uint64_t rax)
 /* Calls cutap learns of at entry and exit without calling them itself
  * (CUPTI's runtime callbacks for a statically linked cudart): the same
  * callbacks, depth and parent as an intercepted call; never skipped. */
-void cutap_external_enter(struct cutap_external *x, uint32_t id, uint64_t *args, uint32_t nargs)
+void cutap_external_enter(struct cutap_external *x, uint32_t id, uint64_t *args, uint32_t nargs, uint16_t flags)
 {
     struct cutap_thread *t = &cutap_tls;
     cutap_call_t *c = &x->call, *h = t->current;
@@ -310,7 +310,7 @@ void cutap_external_enter(struct cutap_external *x, uint32_t id, uint64_t *args,
     x->mask = id < CUTAP_MAX_IDS ? atomic_load_explicit(&cutap_mask[id], memory_order_relaxed) : 0;
     c->id = id;
     c->layer = (uint16_t)cutap_call_layer(id);
-    c->flags = 0;
+    c->flags = flags;
     c->nargs = nargs;
     c->depth = x->hook ? h->depth : t->depth;
     c->args = args;

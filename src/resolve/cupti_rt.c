@@ -155,16 +155,49 @@ static uint32_t id_of_name(const char *name)
     return id;
 }
 
+/* Callback ids whose parameters are those of the pinned headers
+ * (src/generated/cupti_rt_cbid.c). A runtime of another version than the
+ * headers (an nvcc 12 program's static cudart) reports a function whose
+ * signature changed under an older id: cudaStreamGetCaptureInfo_v10010
+ * (3 parameters) rather than _v12030 (13.0's 7). Such a report is recorded
+ * under an id of its own, made once per callback id: same name and layer,
+ * untyped, no argument words, its parameter struct never read (13.0's
+ * layout would read past it and take integers for output pointers). */
+extern const uint32_t cutap_rt_cbid_count;
+extern const uint8_t cutap_rt_cbid_current[];
+static _Atomic uint32_t static_of[CUTAP_MAX_IDS - CUTAP_STATIC_COUNT];   /* dynamic id -> its static id + 1 */
+
+static int cbid_current(uint32_t cbid)
+{
+    return cbid < cutap_rt_cbid_count && (cutap_rt_cbid_current[cbid / 8] >> (cbid % 8) & 1);
+}
+
 static uint32_t id_of(uint32_t cbid, const char *name)
 {
     if (cbid >= CBID_CACHE)
-        return id_of_name(name);
+        return CUTAP_ID_ALL;   /* none so high in any CUPTI: not ours */
     uint32_t v = atomic_load_explicit(&cbid_cache[cbid], memory_order_relaxed);
     if (v)
         return v == NOT_OURS ? CUTAP_ID_ALL : v - 1;
     uint32_t id = id_of_name(name);
+    if (id != CUTAP_ID_ALL && !cbid_current(cbid)) {
+        struct cutap_tramp_ctx *ctx;
+        uint32_t st = id;
+        id = cutap_id_new(cutap_fn(st)->name, CUTAP_LAYER_RUNTIME, &ctx);
+        if (id != CUTAP_ID_ALL)
+            atomic_store(&static_of[id - CUTAP_STATIC_COUNT], st + 1);
+    }
+    /* Two threads may get here at once for one callback id: the second
+     * store wins, the first id is used for the calls already made. */
     atomic_store_explicit(&cbid_cache[cbid], id == CUTAP_ID_ALL ? NOT_OURS : id + 1, memory_order_relaxed);
     return id;
+}
+
+/* The static id of a function (a callback id of another signature has an
+ * id of its own, see above). */
+static uint32_t static_id(uint32_t id)
+{
+    return id < CUTAP_STATIC_COUNT ? id : atomic_load(&static_of[id - CUTAP_STATIC_COUNT]) - 1;
 }
 
 /* --- parameters -> argument words ---------------------------------------- */
@@ -234,7 +267,8 @@ static void params_to_words(const struct cutap_fninfo *fi, const unsigned char *
 static void rt_enter(uint32_t id, const struct cutap_cupti_cbdata *cb)
 {
     uint64_t *corr = cb->correlationData;
-    const struct cutap_fninfo *fi = cutap_fn(id);
+    int typed = id < CUTAP_STATIC_COUNT;
+    const struct cutap_fninfo *fi = cutap_fn(static_id(id));
     /* The shared libcudart is in use: our wrapper records this call. */
     int shared = atomic_load_explicit(&cutap_lib_state[CUTAP_LAYER_RUNTIME - CUTAP_FIRST_LIB_LAYER],
                                       memory_order_acquire) == 1;
@@ -253,10 +287,11 @@ static void rt_enter(uint32_t id, const struct cutap_cupti_cbdata *cb)
     }
     unsigned k = s->top++;
     struct rt_frame *f = &s->f[k];
-    params_to_words(fi, cb->functionParams, f->words);
+    if (typed)
+        params_to_words(fi, cb->functionParams, f->words);
     if (corr)
         *corr = TAG_PUSHED;
-    cutap_external_enter(&f->x, id, f->words, fi->nargs);
+    cutap_external_enter(&f->x, id, f->words, typed ? fi->nargs : 0, typed ? 0 : CUTAP_CALL_UNTYPED);
 }
 
 static void rt_exit(uint32_t id, const struct cutap_cupti_cbdata *cb)
@@ -280,7 +315,7 @@ static void rt_exit(uint32_t id, const struct cutap_cupti_cbdata *cb)
     uint64_t result = 0;
     /* Runtime calls return cudaError_t; the few that return something
      * else (a string, a struct) are recorded with 0 rather than a guess. */
-    if (cb->functionReturnValue && !cutap_fn(id)->nostatus) {
+    if (cb->functionReturnValue && !cutap_fn(static_id(id))->nostatus) {
         int32_t r;
         memcpy(&r, cb->functionReturnValue, sizeof r);
         result = (uint32_t)r;
