@@ -175,6 +175,18 @@ enum {
      * clock = record clock, text = thread name. A chunk whose thread
      * exited passes the rest of its room to a new thread this way. */
     CUTAP_META_THREAD = 3,
+    /* Version 3. What a runtime or library layer is bound to, written
+     * before the first record of one of its calls: aux = layer, key =
+     * CUTAP_LAYER_* flags, text = the library's soname. */
+    CUTAP_META_LAYER = 4,
+};
+
+/* CUTAP_META_LAYER key flags. */
+enum {
+    /* The library is not of the major the generated signatures belong to
+     * (libcudart.so.12 under headers of CUDA 13.0): its typed functions are
+     * recorded untyped, arguments as the six argument registers. */
+    CUTAP_LAYER_OTHER_MAJOR = 1u << 0,
 };
 struct cutap_rec_meta {
     uint8_t kind;               /* CUTAP_REC_META; written last */
