@@ -26,6 +26,16 @@ int report_tree(const struct trace *tr, FILE *out, int format);
 void dump_call_args(FILE *f, const struct trace *tr, const struct tr_call *c);
 void dump_call_status(FILE *f, const struct trace *tr, const struct tr_call *c);
 
+/* procs.c: the -o directory's checks (create: mkdir it first; 0 or -1
+ * after a message), the process registry made before the command runs,
+ * the exec note of the command itself (in the forked child), and the
+ * summary on stderr at the end (trace: with the "N processes traced"
+ * line); returns the number of processes with losses or never traced. */
+int procs_check_dir(const char *dir, int create);
+int procs_create(const char *dir);
+void procs_note_exec(const char *path);
+int procs_summary(const char *dir, int trace);
+
 /* util.c */
 const char *layer_str(int layer);            /* "driver", "hidden", "runtime", ...; "layer<N>" if unknown */
 /* A finished call whose result is a status other than success (report's

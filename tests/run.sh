@@ -55,8 +55,9 @@ case_exports() {
     # Every API export of the real driver (580) and every export of the
     # runtime and libraries (pinned lists in gen/exports/, the names with
     # each layer's prefixes from gen/layers.py) is exported by libcutap.so,
-    # plus dlsym/dlvsym, the public API and InitializeInjectionNvtx2 (the
-    # NVTX injection entry point), and nothing else.
+    # plus dlsym/dlvsym, the public API, InitializeInjectionNvtx2 (the
+    # NVTX injection entry point) and the exec family (noted in the trace
+    # registry, src/core/exec.c), and nothing else.
     nm -D --defined-only "$LIB" | awk '{print $3}' | sort >"$WORK/ours"
     grep -v '^cudbg' gen/libcuda-580.159.04-exports.txt | sort >"$WORK/driver"
     /usr/bin/python3 -c '
@@ -70,7 +71,8 @@ for l in LAYERS:
     local missing; missing=$(comm -13 "$WORK/ours" "$WORK/api")
     [ -z "$missing" ] || { say "  not exported: $missing"; return 1; }
     local extra; extra=$(comm -23 "$WORK/ours" "$WORK/api" | grep -v -e '^cutap_' -e '^dlsym$' -e '^dlvsym$' \
-        -e '^InitializeInjectionNvtx2$' -e '^cuEventCreateFromEGLSync$')
+        -e '^InitializeInjectionNvtx2$' -e '^cuEventCreateFromEGLSync$' \
+        -e '^execl[ep]\?$' -e '^execv\(e\|p\|pe\)\?$' -e '^fexecve$' -e '^posix_spawnp\?$')
     [ -z "$extra" ] || { say "  exported but not API: $extra"; return 1; }
     say "  $(wc -l <"$WORK/driver") driver entry points and $(wc -l <"$WORK/layers") runtime/library functions exported"
 }
@@ -510,7 +512,7 @@ set_counter() {
 import struct, sys
 f, vals = sys.argv[1], [int(v) for v in sys.argv[2:]]
 d = bytearray(open(f, "rb").read())
-assert struct.unpack_from("<I", d, 8)[0] == 2
+assert struct.unpack_from("<I", d, 8)[0] in (2, 3)   # format version 3 since issue #11
 cs = struct.unpack_from("<I", d, 16)[0]
 hits = 0
 for c in range(4096, len(d), cs):

@@ -92,11 +92,38 @@ static _Atomic uint8_t named[CUTAP_MAX_IDS];
 static _Atomic uint64_t funcs[FUNC_SLOTS];
 static _Atomic int funcs_full;
 
-static void fail(const char *what)
+/* Calls not recorded while the process has no trace file (it could not be
+ * made); with a file, the header's lost_calls counts them. */
+static _Atomic uint64_t lost_nofile;
+
+/* Recording stops for this process (the program goes on): the header says
+ * why and when, cutap's registry too, and every later call is counted as
+ * lost. Called on failure paths only. */
+static void stop(int reason, int err, const char *what)
 {
     int expect = 0;
-    if (atomic_compare_exchange_strong(&F.dead, &expect, 1))
-        cutap_warn("trace recording stopped: %s: %s", what, strerror(errno));
+    if (!atomic_compare_exchange_strong(&F.dead, &expect, 1))
+        return;
+    struct cutap_file_header *h = F.hdr;
+    if (h) {
+        h->stop_errno = err;
+        h->stop_reason = (uint32_t)reason;
+        h->stop_clock = cutap_rec_clock();
+        __atomic_or_fetch(&h->flags, CUTAP_FILE_STOPPED, __ATOMIC_RELEASE);
+    }
+    cutap_reg_stop(reason, err);
+    cutap_warn("recording stopped: %s: %s", what, strerror(err));
+}
+
+/* A call that could not be recorded. Returns NULL for rec_begin. */
+static __attribute__((noinline, cold)) void *lost_call(void)
+{
+    struct cutap_file_header *h = F.hdr;
+    if (h)
+        __atomic_fetch_add(&h->lost_calls, 1, __ATOMIC_RELAXED);
+    else
+        atomic_fetch_add_explicit(&lost_nofile, 1, memory_order_relaxed);
+    return NULL;
 }
 
 /* --- file ------------------------------------------------------------ */
@@ -179,6 +206,7 @@ static int file_open(void)
         if (*p == '/')
             *p = '_';
     mkdir(F.dir, 0700);   /* the CLI makes it; plain CUTAP_TRACE users may not */
+    cutap_reg_attach(F.dir, 1);
     int fd = -1;
     for (int n = 0; n < 1000 && fd < 0; n++) {
         if (n)
@@ -190,19 +218,27 @@ static int file_open(void)
             break;
     }
     if (fd < 0) {
-        cutap_warn("cannot create a trace file in %s: %s", F.dir, strerror(errno));
+        int e = errno;
+        cutap_reg_file(e);
+        cutap_warn("cannot create a trace file in %s: %s; nothing is recorded", F.dir, strerror(e));
         return -1;
     }
-    if (ftruncate(fd, CUTAP_HEADER_SIZE) ||
-        (F.hdr = mmap(NULL, CUTAP_HEADER_SIZE, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0)) == MAP_FAILED) {
-        cutap_warn("cannot map trace file %s: %s", path, strerror(errno));
+    /* The header page is backed (allocated, or written) before it is
+     * mapped: a store into an unbacked page of a full filesystem would be
+     * a SIGBUS in the program. */
+    int rc = cutap_back_range(fd, 0, CUTAP_HEADER_SIZE);
+    if (rc || (F.hdr = mmap(NULL, CUTAP_HEADER_SIZE, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0)) == MAP_FAILED) {
+        int e = rc ? rc : errno;
         F.hdr = NULL;
         close(fd);
         unlink(path);
+        cutap_reg_file(e);
+        cutap_warn("cannot make trace file %s: %s; nothing is recorded", path, strerror(e));
         return -1;
     }
     F.fd = fd;
     fill_header(F.hdr);
+    cutap_reg_file(0);
     cutap_log_debug("tracing to %s", path);
     return 0;
 }
@@ -213,7 +249,7 @@ static uint64_t seg_chunks(unsigned s)
 }
 
 /* Address of chunk i, mapping its segment first if no thread has. */
-static char *chunk_addr(uint64_t i)
+static char *chunk_addr(uint64_t i, int *why)
 {
     unsigned s = 0;
     uint64_t first = 0;
@@ -221,6 +257,7 @@ static char *chunk_addr(uint64_t i)
         first += seg_chunks(s++);
     if (s >= MAX_SEGS) {
         errno = EFBIG;
+        *why = CUTAP_STOP_LIMIT;
         return NULL;
     }
     size_t seg_size = seg_chunks(s) * CHUNK_SIZE;
@@ -230,24 +267,20 @@ static char *chunk_addr(uint64_t i)
         base = atomic_load(&F.seg[s]);
         off_t off = CUTAP_HEADER_SIZE + (off_t)(first * CHUNK_SIZE);
         if (!base) {
-            /* fallocate reserves the blocks: a full disk is an error here,
-             * not a SIGBUS on some later store. */
-            int rc = posix_fallocate(F.fd, off, (off_t)seg_size);
-            if (rc == EOPNOTSUPP || rc == EINVAL) {
-                /* No fallocate here: grow the file, never shrink it (a
-                 * later segment may be mapped already); a full disk may
-                 * then show as SIGBUS, as with any file mapping. */
-                struct stat st;
-                rc = fstat(F.fd, &st) ? errno : 0;
-                if (!rc && st.st_size < off + (off_t)seg_size)
-                    rc = ftruncate(F.fd, off + (off_t)seg_size) ? errno : 0;
-            }
+            /* Every block of the segment is allocated (fallocate, or
+             * zeros written where it is not supported) before it is
+             * mapped: a full disk is an error here, never a SIGBUS on
+             * some later store. The segment's range was never written. */
+            int rc = cutap_back_range(F.fd, off, (off_t)seg_size);
             if (rc)
-                errno = rc;
-            else if ((base = mmap(NULL, seg_size, PROT_READ | PROT_WRITE, MAP_SHARED, F.fd, off)) == MAP_FAILED)
+                *why = CUTAP_STOP_SPACE;
+            else if ((base = mmap(NULL, seg_size, PROT_READ | PROT_WRITE, MAP_SHARED, F.fd, off)) == MAP_FAILED) {
+                rc = errno;
                 base = NULL;
-            else
+                *why = CUTAP_STOP_MAP;
+            } else
                 atomic_store_explicit(&F.seg[s], base, memory_order_release);
+            errno = rc;
         }
         pthread_mutex_unlock(&grow_lock);
         if (!base)
@@ -293,9 +326,10 @@ static void *chunk_take(struct rec_thread *t, int type, uint32_t first_id)
         return NULL;
     if (CUTAP_UNLIKELY(!t->tid))
         thread_init(t);
-    char *c = chunk_addr(atomic_fetch_add(&F.next_chunk, 1));
+    int why = CUTAP_STOP_OTHER;
+    char *c = chunk_addr(atomic_fetch_add(&F.next_chunk, 1), &why);
     if (!c) {
-        fail("cannot extend the trace file");
+        stop(why, errno, "cannot extend the trace file");
         return NULL;
     }
 #ifndef MADV_POPULATE_WRITE
@@ -367,7 +401,9 @@ static inline void name_id(uint32_t id)
  * function), asked directly, not through our wrappers. */
 static void name_function(uint64_t f)
 {
-    if (!f || atomic_load_explicit(&funcs_full, memory_order_relaxed))
+    if (!f)
+        return;
+    if (atomic_load_explicit(&funcs_full, memory_order_relaxed))
         return;
     uint64_t h = (f >> 4) * 0x9e3779b97f4a7c15ull;
     for (unsigned probe = 0; probe < 64; probe++) {
@@ -394,6 +430,8 @@ static void name_function(uint64_t f)
             write_meta(CUTAP_META_FUNC_NAME, 0, f, name);
         return;
     }
+    if (F.hdr)
+        __atomic_fetch_add(&F.hdr->lost_names, 1, __ATOMIC_RELAXED);
     if (!atomic_exchange(&funcs_full, 1))
         cutap_warn("more kernels than cutap can name (%d); later ones are shown by handle only", FUNC_SLOTS);
 }
@@ -552,10 +590,10 @@ static __attribute__((noinline)) struct cutap_rec_call *rec_begin_caps(uint32_t 
     }
     unsigned n = slots_for(bytes);
     if (n > MAX_REC_SLOTS)
-        return NULL;
+        return lost_call();
     struct cutap_rec_call *r = reserve(n);
     if (!r)
-        return NULL;
+        return lost_call();
     for (unsigned i = 0; i < nargs; i++)
         r->words[i] = args[i];
     write_captures(id, args, r, instr_room);
@@ -574,7 +612,7 @@ static inline __attribute__((always_inline)) struct cutap_rec_call *rec_begin(ui
     struct cutap_rec_call *r;
     if (CUTAP_LIKELY(!(pl->flags & (PLAN_INSTR | PLAN_IN | PLAN_OUT)) || (pl->flags & PLAN_SIMPLE))) {
         if (CUTAP_UNLIKELY(!(r = reserve(n))))
-            return NULL;
+            return lost_call();
         for (unsigned i = 0; i < nargs; i++)
             r->words[i] = args[i];
         for (unsigned k = 0; k < pl->nsimple; k++)
@@ -797,8 +835,10 @@ static void count_post(cutap_call_t *call, void *ctx)
     (void)ctx;
     uint64_t s = call->scratch[client], t1 = s ? cutap_rec_clock() : 0;
     struct cutap_counter *c = counter_of(&rt, call->id);
-    if (!c)
+    if (!c) {
+        lost_call();
         return;
+    }
     if (s)
         count_timed_end(c, t1 - (s & ~SCRATCH_SAMPLE), s & SCRATCH_SAMPLE ? TIMED_SAMPLE : TIMED_EXACT);
     count_call(c, cutap_call_is_error(call));
@@ -834,7 +874,8 @@ static __attribute__((noinline)) uint64_t count_fast_timed(cutap_call_t *call, c
     if (c) {
         count_timed_end(c, t1 - t0, how);
         count_call(c, cutap_result_is_error(call->id, result));
-    }
+    } else
+        lost_call();
     return result;
 }
 
@@ -883,6 +924,7 @@ uint64_t cutap_record_fast(cutap_call_t *call, cutap_thunk_t thunk)
 static void at_exit(void)
 {
     struct cutap_file_header *h = F.hdr;
+    cutap_reg_exit(atomic_load(&lost_nofile));
     if (!h)
         return;
     clock_pair(&h->end_clock, &h->end_mono_ns);
@@ -907,6 +949,7 @@ static void child_after_fork(void)
     F.fd = -1;
     atomic_store(&F.next_chunk, 0);
     atomic_store(&F.dead, 0);
+    atomic_store(&lost_nofile, 0);
     pthread_mutex_init(&grow_lock, NULL);
     for (unsigned i = 0; i < CUTAP_MAX_IDS; i++)
         atomic_store_explicit(&named[i], 0, memory_order_relaxed);
@@ -967,4 +1010,10 @@ void cutap_record_start(const char *dir, int counts, const char *filter)
         atomic_store(&cutap_fast_mask, (uint8_t)(1u << client));
     pthread_atfork(NULL, NULL, child_after_fork);
     atexit(at_exit);
+    /* From here on, warnings go to the registry of the directory (made
+     * when missing), never to the program's stderr. */
+    snprintf(cutap_rec_dir, PATH_MAX, "%s", F.dir);
+    cutap_warn_quiet = 1;
 }
+
+char cutap_rec_dir[PATH_MAX];
