@@ -274,7 +274,7 @@ int procs_summary(const char *dir, int trace)
     char a[32], b[32], c[32];
     uint64_t calls = 0, bytes = 0;
     int nfiles = 0, troubles = 0;
-    char report[8192];
+    char report[8192] = "";
     size_t rlen = 0;
 #define ADD(...) do { int k_ = snprintf(report + rlen, sizeof report - rlen, __VA_ARGS__); \
         if (k_ > 0) rlen = rlen + (size_t)k_ < sizeof report ? rlen + (size_t)k_ : sizeof report - 1; } while (0)

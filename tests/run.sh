@@ -1730,6 +1730,178 @@ print(hasattr(g, "cublasCreate_v2"))'
     [ "$got" = "$want" ] || { say "  bare: $(echo $want) / under cutap: $(echo $got)"; return 1; }
 }
 
+# --- issue #11: full disks, losses said, output safety, threads (recorder) ---
+# A tmpfs of size $2 at $1, unmounted when the case ends; 77 (skip) where
+# mounting is refused (not root, no tmpfs).
+small_fs() {
+    mkdir -p "$1" && mount -t tmpfs -o "size=$2,mode=0755" tmpfs "$1" 2>/dev/null \
+        || { say "  cannot mount a tmpfs here (needs root): skipped"; return 77; }
+    SMALL_FS+=("$1")
+    trap 'for m in "${SMALL_FS[@]}"; do umount -l "$m"; done' EXIT
+}
+fill_fs() { dd if=/dev/zero of="$1/fill.$RANDOM" bs=4k >/dev/null 2>&1; sync; }
+# bare_same NAME CMD...: run CMD bare, then with the environment given in
+# $UNDER (words for env); its stdout, stderr and exit status must be the
+# bare run's.
+bare_same() {
+    local name=$1; shift
+    "$@" >"$WORK/$name.bo" 2>"$WORK/$name.be"; local want=$?
+    env $UNDER "$@" >"$WORK/$name.o" 2>"$WORK/$name.e"; local got=$?
+    [ $got = $want ] || { say "  $name: exit $got under cutap, $want bare"; tail -3 "$WORK/$name.e" >&2; return 1; }
+    cmp -s "$WORK/$name.bo" "$WORK/$name.o" || { say "  $name: stdout differs"; return 1; }
+    cmp -s "$WORK/$name.be" "$WORK/$name.e" || { say "  $name: stderr differs:"; head -3 "$WORK/$name.e" >&2; return 1; }
+}
+# Header fields of a trace file: flags stop_errno stop_reason lost_calls
+hdr_loss() {
+    python3 - "$1" <<'PY'
+import struct, sys
+d = open(sys.argv[1], "rb").read(4096)
+ver, = struct.unpack_from("<I", d, 8); flags, = struct.unpack_from("<I", d, 20)
+# stop_errno: after magic, ten 32-bit fields, seven 64-bit ones, exit_code
+# and reserved1, host, exe, cmdline and cutap_version
+off = 8 + 4 * 10 + 8 * 7 + 8 + 64 + 256 + 1024 + 32
+err, reason, clock, lost, names = struct.unpack_from("<iIQQQ", d, off)
+print(ver, flags, err, reason, lost)
+PY
+}
+
+case_rec_full_disk_before_start() {
+    # The trace directory on a filesystem full before the program starts:
+    # the program runs to its end as it does bare (same output, same
+    # status, nothing on its stderr), with and without fallocate, trace and
+    # count modes; cutap trace says no file could be made.
+    local m=$WORK/fullfs; small_fs "$m" 1m || return $?
+    mkdir -p "$m/t" "$m/c" "$m/n"; fill_fs "$m"
+    UNDER="CUTAP_TRACE=$m/t LD_PRELOAD=$LIB" bare_same ff1 $T/t_record many 3000 || return 1
+    UNDER="CUTAP_COUNT=$m/c LD_PRELOAD=$LIB" bare_same ff2 $T/t_record many 3000 || return 1
+    UNDER="CUTAP_TRACE=$m/n LD_PRELOAD=$LIB:$T/libnofalloc.so" bare_same ff3 $T/t_record many 3000 || return 1
+    UNDER="CUTAP_COUNT=$m/n LD_PRELOAD=$LIB:$T/libnofalloc.so" bare_same ff4 $T/t_record mix 300 || return 1
+    "$CUTAP" trace -o "$m/cli" -- $T/t_record many 3000 >"$WORK/ff5.out" 2>"$WORK/ff5.err"; local rc=$?
+    [ $rc = 0 ] && cmp -s "$WORK/ff1.bo" "$WORK/ff5.out" || { say "  cutap trace: exit $rc"; cat "$WORK/ff5.err" >&2; return 1; }
+    grep -q 'No space left on device' "$WORK/ff5.err" || { cat "$WORK/ff5.err" >&2; return 1; }
+}
+
+case_rec_enospc_mid_run() {
+    # The trace outgrows its filesystem: recording stops, the program goes
+    # on (same output and status as bare), the header says why and how
+    # many calls were lost (recorded + lost = made), cutap trace says so.
+    # Also without fallocate (zeros written first: no SIGBUS).
+    local m=$WORK/midfs; small_fs "$m" 4m || return $?
+    local pre
+    for pre in "" ":$T/libnofalloc.so"; do
+        rm -rf "$m"/*
+        UNDER="CUTAP_TRACE=$m/p LD_PRELOAD=$LIB$pre" bare_same mr $T/t_record many 200000 || { say "  (preload $LIB$pre)"; return 1; }
+        local f; f=$(ls "$m"/p/*.cutap) || return 1
+        read -r ver flags err reason lost <<<"$(hdr_loss "$f")"
+        [ "$ver" = 3 ] && [ $((flags & 4)) = 4 ] && [ "$err" = 28 ] && [ "$reason" = 1 ] \
+            || { say "  header: version $ver flags $flags errno $err reason $reason"; return 1; }
+        local rec; rec=$("$CUTAP" report --format csv "$m/p" 2>/dev/null | awk -F, '$2 == "cuCtxGetCurrent" {print $3}')
+        [ -n "$rec" ] && [ $((rec + lost)) = 200000 ] && [ "$lost" -gt 0 ] \
+            || { say "  recorded $rec + lost $lost != 200000"; return 1; }
+        rm -rf "$m"/*
+        "$CUTAP" trace -o "$m/cli" -- env LD_PRELOAD="$LIB$pre" $T/t_record many 200000 >"$WORK/mr2.out" 2>"$WORK/mr2.err"
+        local rc=$?
+        [ $rc = 0 ] && cmp -s "$WORK/mr.bo" "$WORK/mr2.out" || { say "  cutap trace: exit $rc"; cat "$WORK/mr2.err" >&2; return 1; }
+        grep -Eq "^cutap: process [0-9]+ \(.*t_record\): recording stopped after [0-9,]+ calls: the trace file could not be extended: No space left on device; [0-9,]+ calls not recorded$" \
+            "$WORK/mr2.err" || { cat "$WORK/mr2.err" >&2; return 1; }
+    done
+}
+
+case_rec_warnings_not_on_program_fd2() {
+    # A program that put a data file on fd 2 and then hits a recording
+    # failure: its data file is unchanged (warnings go to cutap's own
+    # channel: cutap trace prints them on its stderr).
+    local m=$WORK/wfs; small_fs "$m" 4m || return $?
+    printf 'precious\n' >"$WORK/data"
+    "$CUTAP" trace -o "$m/t" -- sh -c "exec 2>>$WORK/data; $T/t_record many 200000 >/dev/null" 2>"$WORK/wf.err" || return 1
+    [ "$(cat "$WORK/data")" = precious ] || { say "  data file changed:"; cat "$WORK/data" >&2; return 1; }
+    grep -q 'warning: recording stopped: cannot extend the trace file: No space left on device' "$WORK/wf.err" \
+        || { cat "$WORK/wf.err" >&2; return 1; }
+    # Plain CUTAP_TRACE on a full disk: no registry can be made; silent.
+    rm -rf "$m"/*; fill_fs "$m"
+    CUTAP_TRACE=$m/p LD_PRELOAD=$LIB sh -c "exec 2>>$WORK/data; $T/t_record many 2000 >/dev/null" || return 1
+    [ "$(cat "$WORK/data")" = precious ] || { say "  data file changed (plain CUTAP_TRACE):"; cat "$WORK/data" >&2; return 1; }
+}
+
+case_rec_odd_output_dirs() {
+    # CUTAP_TRACE at /proc, at a regular file, in another user's
+    # directory: the program runs as bare (output, status, stderr).
+    printf 'x\n' >"$WORK/regular"
+    mkdir -p "$WORK/other" && chown 65534:65534 "$WORK/other" && chmod 0755 "$WORK/other"
+    local d
+    for d in /proc/self/cutap-x /proc/cutap-x "$WORK/regular" "$WORK/regular/sub" "$WORK/other/t"; do
+        UNDER="CUTAP_TRACE=$d LD_PRELOAD=$LIB" bare_same od $T/t_record many 300 || { say "  CUTAP_TRACE=$d"; return 1; }
+        UNDER="CUTAP_COUNT=$d LD_PRELOAD=$LIB" bare_same od $T/t_record many 300 || { say "  CUTAP_COUNT=$d"; return 1; }
+    done
+    [ "$(cat "$WORK/regular")" = x ] || return 1
+}
+
+case_rec_trace_dir_checks() {
+    # cutap trace refuses, before the command runs, an -o that is not a
+    # directory of ours that only we can write (and whose parent nobody
+    # else owns): /proc, a regular file, a symlink, another user's
+    # directory or a directory in one, a directory others may write.
+    printf 'x\n' >"$WORK/reg"
+    mkdir -p "$WORK/real" "$WORK/theirs" "$WORK/open" "$WORK/their_parent"
+    ln -sfn "$WORK/real" "$WORK/link"
+    chown 65534 "$WORK/theirs" "$WORK/their_parent"; chmod 0777 "$WORK/open"
+    local d rc
+    for d in /proc/cutap-x "$WORK/reg" "$WORK/link" "$WORK/theirs" "$WORK/their_parent/t" "$WORK/open"; do
+        rm -f "$WORK/ran"
+        "$CUTAP" trace -o "$d" -- touch "$WORK/ran" 2>"$WORK/dc.err"; rc=$?
+        [ $rc = 1 ] && [ ! -e "$WORK/ran" ] || { say "  -o $d: exit $rc, command run: $([ -e "$WORK/ran" ] && echo yes)"; return 1; }
+        grep -q "^cutap: \(refusing -o\|cannot create\) $d" "$WORK/dc.err" || { cat "$WORK/dc.err" >&2; return 1; }
+    done
+    [ "$(cat "$WORK/reg")" = x ] && [ -z "$(ls -A "$WORK/real")" ] || return 1
+    # Ours: directory 0700, files 0600.
+    "$CUTAP" trace -o "$WORK/mine" -- $T/t_record many 3 >/dev/null 2>&1 || return 1
+    [ "$(stat -c %a "$WORK/mine")" = 700 ] && [ "$(stat -c %a "$WORK/mine"/*.cutap "$WORK/mine/.cutap-procs" | sort -u)" = 600 ] \
+        || { stat -c '%a %n' "$WORK/mine" "$WORK/mine"/* "$WORK/mine"/.cutap-procs >&2; return 1; }
+}
+
+case_rec_not_traced_named() {
+    # Processes started but never traced, named with the reason: a static
+    # child, a child exec'd with an empty environment, a setuid child; a
+    # static command itself. The traced ones are not listed.
+    [ -x $T/t_static ] || { say "  no static libc: skipped"; return 77; }
+    cp /bin/true "$WORK/suid_true" && chown 65534 "$WORK/suid_true" && chmod 4755 "$WORK/suid_true" || return 1
+    "$CUTAP" trace -o "$WORK/nt" -- sh -c "$T/t_static a; env -i LD_LIBRARY_PATH=$LD_LIBRARY_PATH $T/t_record many 1 >/dev/null; $WORK/suid_true; $T/t_record many 2" \
+        >"$WORK/nt.out" 2>"$WORK/nt.err" || { cat "$WORK/nt.err" >&2; return 1; }
+    local line; line=$(grep '^cutap: .* not traced: ' "$WORK/nt.err")
+    [[ $line == "cutap: 3 processes not traced: "* ]] \
+        && [[ $line == *"$T/t_static (pid "[0-9]*"): statically linked"* ]] \
+        && [[ $line == *"$T/t_record (pid "[0-9]*"): its environment has no LD_PRELOAD of libcutap"* ]] \
+        && [[ $line == *"$WORK/suid_true (pid "[0-9]*"): setuid"* ]] || { cat "$WORK/nt.err" >&2; return 1; }
+    grep -q '^cutap: 1 process traced into ' "$WORK/nt.err" || { cat "$WORK/nt.err" >&2; return 1; }
+    "$CUTAP" trace -o "$WORK/nt2" -- $T/t_static b >/dev/null 2>"$WORK/nt2.err" || return 1
+    grep -q "^cutap: 1 process not traced: $T/t_static (pid [0-9]*): statically linked$" "$WORK/nt2.err" \
+        || { cat "$WORK/nt2.err" >&2; return 1; }
+    # The normal case says nothing of it.
+    "$CUTAP" trace -o "$WORK/nt3" -- sh -c "$T/t_record many 2; true" >/dev/null 2>"$WORK/nt3.err" || return 1
+    [ "$(wc -l <"$WORK/nt3.err")" = 1 ] && grep -q '^cutap: 1 process traced into .*: 2 calls, ' "$WORK/nt3.err" \
+        || { cat "$WORK/nt3.err" >&2; return 1; }
+}
+
+case_rec_stat_output_file() {
+    # cutap stat -o FILE: never through a symlink, never over an existing
+    # file without --force, 0600, and left as it was (a new one not made)
+    # when the command cannot run.
+    printf 'target\n' >"$WORK/so_target"; ln -sfn "$WORK/so_target" "$WORK/so_link"
+    "$CUTAP" stat -o "$WORK/so_link" -- $T/t_record many 3 >/dev/null 2>"$WORK/so.err"; [ $? = 1 ] || return 1
+    "$CUTAP" stat --force -o "$WORK/so_link" -- $T/t_record many 3 >/dev/null 2>>"$WORK/so.err"; [ $? = 1 ] || return 1
+    [ "$(cat "$WORK/so_target")" = target ] || { say "  symlink target changed"; return 1; }
+    printf 'old\n' >"$WORK/so_old"
+    "$CUTAP" stat -o "$WORK/so_old" -- $T/t_record many 3 >/dev/null 2>>"$WORK/so.err"; [ $? = 1 ] || return 1
+    grep -q 'exists (--force replaces it)' "$WORK/so.err" && [ "$(cat "$WORK/so_old")" = old ] || { cat "$WORK/so.err" >&2; return 1; }
+    "$CUTAP" stat --force -o "$WORK/so_old" -- "$WORK/no-such-program" 2>/dev/null; [ $? = 127 ] || return 1
+    [ "$(cat "$WORK/so_old")" = old ] || { say "  truncated although the command did not run"; return 1; }
+    "$CUTAP" stat -o "$WORK/so_new" -- "$WORK/no-such-program" 2>/dev/null; [ $? = 127 ] && [ ! -e "$WORK/so_new" ] || return 1
+    "$CUTAP" stat --force -o "$WORK/so_old" -- $T/t_record many 3 >/dev/null 2>&1 || return 1
+    grep -q cuCtxGetCurrent "$WORK/so_old" && ! grep -q old "$WORK/so_old" || return 1
+    "$CUTAP" stat -o "$WORK/so_new" -- $T/t_record many 3 >/dev/null 2>&1 || return 1
+    [ "$(stat -c %a "$WORK/so_new")" = 600 ] && grep -q cuCtxGetCurrent "$WORK/so_new"
+}
+
 # --- run -------------------------------------------------------------------
 all=$(declare -F | awk '{print $3}' | sed -n 's/^case_//p')
 sel=()

@@ -64,6 +64,15 @@ $(T)/libshim.so: tests/lib_shim.c
 	@mkdir -p $(T)
 	$(CC) $(TCFLAGS) -fPIC -shared -o $@ $< -ldl
 
+# Issue #11: a filesystem without fallocate (preloaded), and a statically
+# linked program (no PT_INTERP).
+$(T)/libnofalloc.so: tests/lib_nofalloc.c
+	@mkdir -p $(T)
+	$(CC) $(TCFLAGS) -fPIC -shared -o $@ $<
+$(T)/t_static: tests/t_static.c
+	@mkdir -p $(T)
+	$(CC) $(TCFLAGS) -static -o $@ $< || $(CC) $(TCFLAGS) -o $@.dyn $<
+
 $(T)/libearly.so: tests/lib_early.c
 	@mkdir -p $(T)
 	$(CC) $(TCFLAGS) -fPIC -shared -o $@ $< -ldl
@@ -139,6 +148,7 @@ TEST_BINS := $(T)/libshim.so $(T)/t_nodriver $(BUILD)/examples/demo $(FAKE)/libc
              $(BUILD)/examples/memlimit.so $(T)/t_memlimit $(T)/t_record $(BUILD)/cutap
 
 TEST_BINS += $(T)/fuzz_reader $(BUILD)/asan/cutap
+TEST_BINS += $(T)/libnofalloc.so $(T)/t_static
 TEST_BINS += $(FAKE)/libcupti.so.13 $(T)/t_static_rt $(T)/t_shared_rt
 
 # NVTX annotations for the nvtx_* cases: nvtx3 is header-only (the CUDA

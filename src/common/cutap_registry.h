@@ -22,7 +22,7 @@
 #define CUTAP_REG_MAGIC "CUTAPREG"          /* 8 bytes, no NUL */
 #define CUTAP_REG_VERSION 1
 #define CUTAP_REG_SLOT 1024
-#define CUTAP_REG_SLOTS 2048                /* slot 0 is the header: 2 MiB */
+#define CUTAP_REG_SLOTS 1024                /* slot 0 is the header: 1 MiB */
 #define CUTAP_REG_SIZE ((uint64_t)CUTAP_REG_SLOT * CUTAP_REG_SLOTS)
 
 /* Slot 0. The creator writes the header, magic last, before the file is
