@@ -148,7 +148,7 @@ TEST_BINS := $(T)/libshim.so $(T)/t_nodriver $(BUILD)/examples/demo $(FAKE)/libc
              $(BUILD)/examples/memlimit.so $(T)/t_memlimit $(T)/t_record $(BUILD)/cutap
 
 TEST_BINS += $(T)/fuzz_reader $(BUILD)/asan/cutap
-TEST_BINS += $(T)/libnofalloc.so $(T)/t_static
+TEST_BINS += $(T)/libnofalloc.so $(T)/t_static $(T)/t_thread_churn
 TEST_BINS += $(FAKE)/libcupti.so.13 $(T)/t_static_rt $(T)/t_shared_rt
 
 # NVTX annotations for the nvtx_* cases: nvtx3 is header-only (the CUDA
