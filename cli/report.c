@@ -255,9 +255,17 @@ static void csv_group(FILE *f, const struct trace *tr, int by, int64_t g)
 static void json_group(FILE *f, const struct trace *tr, int by, int64_t g)
 {
     if (by == BY_PROCESS) {
+        const struct tr_proc *p = &tr->procs[g];
         fputs(",\"host\":", f);
-        json_str(f, tr->procs[g].h.host);
-        fprintf(f, ",\"pid\":%d", tr->procs[g].h.pid);
+        json_str(f, p->h.host);
+        fprintf(f, ",\"pid\":%d", p->h.pid);
+        char loss[256];
+        if (tr_loss_text(p, loss, sizeof loss)) {   /* only when it lost something */
+            fprintf(f, ",\"stopped\":%s,\"lost_calls\":%llu,\"lost_names\":%llu,\"loss\":",
+                    p->h.flags & CUTAP_FILE_STOPPED ? "true" : "false", (unsigned long long)p->h.lost_calls,
+                    (unsigned long long)p->h.lost_names);
+            json_str(f, loss);
+        }
     } else if (by == BY_THREAD) {
         const struct tr_proc *p = &tr->procs[tr->threads[g].proc];
         fputs(",\"host\":", f);

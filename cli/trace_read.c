@@ -211,7 +211,47 @@ const struct cutap_capture *tr_capture(const struct tr_call *c, unsigned i)
 struct pending {            /* a record kept until the file's names are known */
     const struct cutap_rec_call *rec;
     uint32_t thread;
+    uint64_t run;           /* the thread's run number: chunk seq or THREAD meta key */
+    size_t pos;             /* file order */
 };
+
+/* A thread's records in the order it wrote them: by run number (chunk
+ * headers' seq, THREAD metas' key), then by position. */
+static int cmp_pend_run(const void *a, const void *b)
+{
+    const struct pending *x = a, *y = b;
+    if (x->thread != y->thread)
+        return x->thread < y->thread ? -1 : 1;
+    if (x->run != y->run)
+        return x->run < y->run ? -1 : 1;
+    return x->pos < y->pos ? -1 : x->pos > y->pos;
+}
+static int cmp_pend_pos(const void *a, const void *b)
+{
+    const struct pending *x = a, *y = b;
+    if (x->thread != y->thread)
+        return x->thread < y->thread ? -1 : 1;
+    return x->pos < y->pos ? -1 : x->pos > y->pos;
+}
+
+/* A version 2 counter as read (v1 converted), or 0 when it counted nothing. */
+static void add_counter(struct trace *tr, const struct tr_proc *p, struct cutap_counter k, uint64_t id, uint32_t ti)
+{
+    if (!k.calls)
+        return;
+    if (k.timed > k.calls)
+        k.timed = k.calls;   /* killed between the two stores (or damaged) */
+    tr->counters = grow(tr->counters, &tr->cap_counters, tr->ncounters + 1, sizeof *tr->counters);
+    struct tr_counter *o = &tr->counters[tr->ncounters++];
+    o->name = id_name(tr, p, id);
+    o->thread = ti;
+    o->calls = k.calls;
+    o->errors = k.errors;
+    o->timed = k.timed;
+    o->total_ns = counter_total_ns(&k, p->rate);
+    o->min_ns = k.timed ? ticks_to_ns(k.min, p->rate) : 0;
+    o->max_ns = k.timed ? ticks_to_ns(k.max, p->rate) : 0;
+}
 
 /* One pass over the chunks of a file: metas first (names, kernels, clock
  * pairs), so that records can be named whatever their order. */
@@ -233,7 +273,9 @@ static int scan_file(struct trace *tr, struct tr_proc *p, uint32_t pi)
             const struct cutap_chunk_header *ch = (const void *)c;
             if (!ch->magic)
                 continue;   /* taken but never filled in: the process died */
-            if (ch->magic != CUTAP_CHUNK_MAGIC || (ch->type != CUTAP_CHUNK_RECORDS && ch->type != CUTAP_CHUNK_COUNTERS)) {
+            if (ch->magic != CUTAP_CHUNK_MAGIC ||
+                (ch->type != CUTAP_CHUNK_RECORDS && ch->type != CUTAP_CHUNK_COUNTERS &&
+                 (ch->type != CUTAP_CHUNK_COUNTER_ENTRIES || h->version < 3))) {
                 if (pass == 0)
                     complain(tr, p->path, "chunk %zu: bad chunk header (magic %08x, type %u); chunk skipped", ci,
                              ch->magic, ch->type);
@@ -246,7 +288,30 @@ static int scan_file(struct trace *tr, struct tr_proc *p, uint32_t pi)
             char tname[16];
             memcpy(tname, ch->thread_name, sizeof tname);
             tname[15] = 0;
+            if (ch->type == CUTAP_CHUNK_COUNTER_ENTRIES) {
+                /* version 3: entries of any threads, two slots each from
+                 * slot 1; magic is stored last */
+                for (size_t s = 1; s + 2 <= slots; s += 2) {
+                    struct cutap_counter_entry e;
+                    memcpy(&e, c + s * CUTAP_SLOT, sizeof e);
+                    if (e.magic != CUTAP_ENTRY_MAGIC)
+                        continue;
+                    if (!pass) {
+                        if (e.mono_ns > far_mono && e.clock) {
+                            far_mono = e.mono_ns;
+                            far_clock = e.clock;
+                        }
+                        continue;
+                    }
+                    char en[16];
+                    memcpy(en, e.thread_name, sizeof en);
+                    en[15] = 0;
+                    add_counter(tr, p, e.c, e.id, thread_index(tr, pi, e.tid, en));
+                }
+                continue;
+            }
             uint32_t ti = pass ? thread_index(tr, pi, ch->tid, tname) : 0;
+            uint64_t run = ch->seq;
             if (ch->type == CUTAP_CHUNK_COUNTERS) {
                 if (!pass)
                     continue;
@@ -256,22 +321,9 @@ static int scan_file(struct trace *tr, struct tr_proc *p, uint32_t pi)
                 for (size_t i = 0; i < n; i++) {
                     struct cutap_counter k = {0};
                     memcpy(&k, c + CUTAP_SLOT + i * size, size);
-                    if (!k.calls)
-                        continue;
                     if (h->version == 1)
                         k.timed = k.calls;
-                    else if (k.timed > k.calls)
-                        k.timed = k.calls;   /* killed between the two stores (or damaged) */
-                    tr->counters = grow(tr->counters, &tr->cap_counters, tr->ncounters + 1, sizeof *tr->counters);
-                    struct tr_counter *o = &tr->counters[tr->ncounters++];
-                    o->name = id_name(tr, p, (uint64_t)ch->first_id + i);
-                    o->thread = ti;
-                    o->calls = k.calls;
-                    o->errors = k.errors;
-                    o->timed = k.timed;
-                    o->total_ns = counter_total_ns(&k, p->rate);
-                    o->min_ns = k.timed ? ticks_to_ns(k.min, p->rate) : 0;
-                    o->max_ns = k.timed ? ticks_to_ns(k.max, p->rate) : 0;
+                    add_counter(tr, p, k, (uint64_t)ch->first_id + i, ti);
                 }
                 continue;
             }
@@ -316,9 +368,19 @@ static int scan_file(struct trace *tr, struct tr_proc *p, uint32_t pi)
                         p->funcs = grow(p->funcs, &nfunc_cap, p->nfuncs + 1, sizeof *p->funcs);
                         p->funcs[p->nfuncs++] = (struct tr_func){m->key, m->text};
                     }
+                } else if (r->kind == CUTAP_REC_META && pass == 1 && h->version >= 3 &&
+                           ((const struct cutap_rec_meta *)r)->sub == CUTAP_META_THREAD) {
+                    /* version 3: the chunk passes to another thread */
+                    const struct cutap_rec_meta *m = (const void *)r;
+                    char mn[16];
+                    memcpy(mn, m->text, sizeof mn - 1);   /* NUL-terminated within nslots: checked */
+                    mn[sizeof mn - 1] = 0;
+                    ti = thread_index(tr, pi, (int32_t)m->aux, mn);
+                    run = m->key;
                 } else if (r->kind == CUTAP_REC_CALL && pass == 1) {
                     pend = grow(pend, &cap_pend, npend + 1, sizeof *pend);
-                    pend[npend++] = (struct pending){r, ti};
+                    pend[npend] = (struct pending){r, ti, run, npend};
+                    npend++;
                 }
                 s += r->nslots;
             }
@@ -338,10 +400,34 @@ static int scan_file(struct trace *tr, struct tr_proc *p, uint32_t pi)
                 qsort(p->funcs, p->nfuncs, sizeof *p->funcs, cmp_func);
         }
     }
+    /* Each thread's records in its run order (version 3: a thread's runs
+     * may lie in any order in the file). The calls of a thread keep the
+     * load-order numbers (seq) of its records in file order, given to its
+     * records in run order: nothing moves between threads, and files
+     * whose threads' records lie in run order (versions 1 and 2) load as
+     * before. */
+    size_t *slot_of = NULL;
+    if (npend && h->version >= 3) {
+        struct pending *byrun = malloc(npend * sizeof *byrun);
+        slot_of = malloc(npend * sizeof *slot_of);
+        if (!byrun || !slot_of) {
+            fprintf(stderr, "cutap: out of memory\n");
+            exit(1);
+        }
+        memcpy(byrun, pend, npend * sizeof *pend);
+        qsort(byrun, npend, sizeof *byrun, cmp_pend_run);
+        qsort(pend, npend, sizeof *pend, cmp_pend_pos);
+        for (size_t i = 0; i < npend; i++)
+            slot_of[i] = pend[i].pos;
+        memcpy(pend, byrun, npend * sizeof *pend);
+        free(byrun);
+    }
     tr->calls = grow(tr->calls, &tr->cap_calls, tr->ncalls + npend, sizeof *tr->calls);
+    size_t base = tr->ncalls;
     for (size_t i = 0; i < npend; i++) {
         const struct cutap_rec_call *r = pend[i].rec;
-        struct tr_call *o = &tr->calls[tr->ncalls];
+        size_t at = base + (slot_of ? slot_of[i] : i);
+        struct tr_call *o = &tr->calls[at];
         uint32_t nm = id_name(tr, p, r->id);
         int done = r->flags & CUTAP_RF_DONE;
         o->t0 = p->base_ns + ticks_to_ns(r->t0 > p->clock0 ? r->t0 - p->clock0 : 0, p->rate);
@@ -351,14 +437,17 @@ static int scan_file(struct trace *tr, struct tr_proc *p, uint32_t pi)
         if (done && o->t1 < o->t0)
             o->t1 = o->t0;
         o->result = r->result;
-        o->seq = tr->ncalls;
+        o->seq = at;
         o->name = nm;
         o->thread = pend[i].thread;
         o->depth = r->depth;
-        o->flags = r->flags;
+        /* on-disk flags only: the reader's own (TR_RF_*) live in the
+         * same byte and must never come from a file */
+        o->flags = r->flags & TR_RF_DISK_MASK;
         o->rec = r;
-        tr->ncalls++;
     }
+    tr->ncalls += npend;
+    free(slot_of);
     free(pend);
     return 0;
 }
@@ -427,6 +516,13 @@ static int load_file(struct trace *tr, const char *path)
     h.exe[sizeof h.exe - 1] = 0;
     h.cmdline[sizeof h.cmdline - 1] = 0;
     h.cutap_version[sizeof h.cutap_version - 1] = 0;
+    if (h.version < 3) {
+        /* the loss fields are version 3's: older headers have other bytes there */
+        h.flags &= ~(uint32_t)CUTAP_FILE_STOPPED;
+        h.stop_errno = 0;
+        h.stop_reason = 0;
+        h.stop_clock = h.lost_calls = h.lost_names = 0;
+    }
     tr->procs = grow(tr->procs, &tr->cap_procs, tr->nprocs + 1, sizeof *tr->procs);
     struct tr_proc *p = &tr->procs[tr->nprocs];
     memset(p, 0, sizeof *p);
@@ -438,7 +534,64 @@ static int load_file(struct trace *tr, const char *path)
     if ((p->size - h.header_size) % h.chunk_size)
         complain(tr, path, "size is not a whole number of chunks; the partial chunk is ignored");
     tr->nprocs++;
+    char loss[256];
+    if (tr_loss_text(p, loss, sizeof loss)) {
+        char host[4 * sizeof h.host];
+        tr_escape(host, sizeof host, h.host);
+        fprintf(stderr, "cutap: warning: process %d (%s): %s\n", h.pid, host, loss);
+    }
     return scan_file(tr, p, (uint32_t)(tr->nprocs - 1));
+}
+
+size_t tr_escape(char *out, size_t size, const char *s)
+{
+    size_t n = 0;
+    for (const unsigned char *q = (const unsigned char *)s; *q && n + 5 < size; q++) {
+        if (*q < 0x20 || *q == 0x7f || *q == '\\')
+            n += (size_t)snprintf(out + n, size - n, *q == '\\' ? "\\\\" : "\\x%02x", *q);
+        else
+            out[n++] = (char)*q;
+    }
+    if (size)
+        out[n < size ? n : size - 1] = 0;
+    return n;
+}
+
+/* What a process lost (version 3 header), in words; 0 when nothing. */
+int tr_loss_text(const struct tr_proc *p, char *buf, size_t size)
+{
+    const struct cutap_file_header *h = &p->h;
+    int stopped = !!(h->flags & CUTAP_FILE_STOPPED);
+    if (!stopped && !h->lost_calls && !h->lost_names)
+        return 0;
+    size_t n = 0;
+    buf[0] = 0;
+#define ADD(...) (n += n < size ? (size_t)snprintf(buf + n, size - n, __VA_ARGS__) : 0)
+    if (stopped) {
+        const char *why = h->stop_reason == CUTAP_STOP_SPACE   ? "the file could not be extended"
+                          : h->stop_reason == CUTAP_STOP_MAP   ? "a segment could not be mapped"
+                          : h->stop_reason == CUTAP_STOP_LIMIT ? "the file reached cutap's size limit"
+                                                               : NULL;
+        ADD("recording stopped early");
+        if (h->stop_errno > 0 && h->stop_errno < 4096)
+            ADD(" (%s)", strerror(h->stop_errno));
+        else if (why)
+            ADD(" (%s)", why);
+    }
+    if (h->lost_calls)
+        ADD("%s%llu call%s not recorded", stopped ? ": " : "", (unsigned long long)h->lost_calls,
+            h->lost_calls == 1 ? "" : "s");
+    if (h->lost_names)
+        ADD("%s%llu kernel name%s not recorded", stopped || h->lost_calls ? ", " : "",
+            (unsigned long long)h->lost_names, h->lost_names == 1 ? "" : "s");
+#undef ADD
+    return 1;
+}
+
+const char *tr_stop_reason_str(uint32_t reason)
+{
+    static const char *const s[] = {"none", "space", "map", "limit", "other"};
+    return reason < sizeof s / sizeof *s ? s[reason] : "other";
 }
 
 int tr_is_trace_name(const char *name)

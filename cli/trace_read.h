@@ -70,6 +70,9 @@ enum {
     TR_RF_RANGE = 1u << 7,     /* not a call: an NVTX range or mark */
     TR_RF_ASYNC = 1u << 6,     /* a range that does not nest on its thread */
 };
+/* The record flags a file may set (CUTAP_RF_*); the others are dropped
+ * when a file is read. */
+#define TR_RF_DISK_MASK (CUTAP_RF_DONE | CUTAP_RF_SKIPPED | CUTAP_RF_UNTYPED | CUTAP_RF_NOSTATUS)
 #define TR_LAYER_RANGE (-2)    /* tr_name.layer of range names: layer_str gives "range" */
 #define TR_LAYER_MARK (-3)     /* marks: "mark" */
 enum { TR_RANGE_PUSH = 1, TR_RANGE_START = 2, TR_RANGE_MARK = 3 };
@@ -135,6 +138,18 @@ static inline const struct tr_range *tr_range_of(const struct tr_call *c)
 {
     return c->flags & TR_RF_RANGE ? (const struct tr_range *)(const void *)c->rec : NULL;
 }
+/* A string from the traced process (names, host, exe, ...) for text
+ * output: control characters (and the backslash) as \xNN (\\), so no
+ * escape sequence reaches a terminal. Writes at most size bytes with the
+ * NUL (cut short if needed); returns the length written. */
+size_t tr_escape(char *out, size_t size, const char *s);
+/* What a process lost (version 3 header: STOPPED, lost_calls, lost_names)
+ * in words, e.g. "recording stopped early (No space left on device): 95000
+ * calls not recorded"; returns 0 (buf untouched) when it lost nothing. */
+int tr_loss_text(const struct tr_proc *p, char *buf, size_t size);
+/* CUTAP_STOP_* as a word: "none", "space", "map", "limit", "other". */
+const char *tr_stop_reason_str(uint32_t reason);
+
 /* Kernel name of a function handle in a process, or NULL. */
 const char *tr_func_name(const struct tr_proc *p, uint64_t handle);
 

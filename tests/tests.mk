@@ -172,6 +172,12 @@ $(T)/t_layers: tests/t_layers.c $(LAYERS_LIBS)
 	$(CC) $(TCFLAGS) -o $@ $< $(LAYERS_LIBS) -Wl,-rpath-link,$(FAKE) -Wl,-rpath,'$$ORIGIN/rt'
 TEST_BINS += $(T)/t_layers
 
+# Crafted trace files for the reader's cases (tests/mk_trace.c).
+$(T)/mk_trace: tests/mk_trace.c include/cutap_format.h
+	@mkdir -p $(T)
+	$(CC) $(TCFLAGS) -o $@ $<
+TEST_BINS += $(T)/mk_trace
+
 .PHONY: test-build
 test-build: lib $(TEST_BINS)
 
