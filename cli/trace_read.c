@@ -14,7 +14,6 @@
 
 #include "trace_read.h"
 
-#define MAX_IDS_IN_FILE (1u << 20)
 
 static void complain(struct trace *tr, const char *path, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
@@ -92,11 +91,49 @@ static uint32_t name_index(struct trace *tr, const char *name, int layer)
     return (uint32_t)tr->nnames++;
 }
 
+/* A file's id -> name index: a hash table of the ids its ID_NAME records
+ * name (not an array indexed by id: a file naming id 4,000,000,000 must
+ * cost what it holds, one entry). */
+static size_t id_hash(uint32_t id, size_t cap) { return (size_t)((id * 0x9e3779b97f4a7c15ull) >> 20) & (cap - 1); }
+
+static struct tr_idslot *id_find(const struct tr_proc *p, uint32_t id)
+{
+    size_t k = id_hash(id, p->idcap);
+    while (p->idmap[k].name1 && p->idmap[k].id != id)
+        k = (k + 1) & (p->idcap - 1);
+    return &p->idmap[k];
+}
+
+static void id_put(struct tr_proc *p, uint32_t id, uint32_t name)
+{
+    if ((p->nids + 1) * 2 > p->idcap) {
+        size_t cap = p->idcap ? p->idcap * 2 : 64;
+        struct tr_idslot *old = p->idmap;
+        size_t ocap = p->idcap;
+        p->idmap = calloc(cap, sizeof *p->idmap);
+        if (!p->idmap) {
+            fprintf(stderr, "cutap: out of memory\n");
+            exit(1);
+        }
+        p->idcap = cap;
+        for (size_t i = 0; i < ocap; i++)
+            if (old[i].name1)
+                *id_find(p, old[i].id) = old[i];
+        free(old);
+    }
+    struct tr_idslot *s = id_find(p, id);
+    if (!s->name1)
+        p->nids++;
+    s->id = id;
+    s->name1 = name + 1;
+}
+
 /* The name index of a file's id; "id#N" when the file never named it. */
 static uint32_t id_name(struct trace *tr, const struct tr_proc *p, uint64_t id)
 {
-    if (id < p->nids && p->idmap[id] != UINT32_MAX)
-        return p->idmap[id];
+    const struct tr_idslot *slot = id <= UINT32_MAX && p->idcap ? id_find(p, (uint32_t)id) : NULL;
+    if (slot && slot->name1)
+        return slot->name1 - 1;
     char s[32];
     snprintf(s, sizeof s, "id#%llu", (unsigned long long)id);
     return name_index(tr, s, 0);
@@ -255,7 +292,37 @@ static void add_counter(struct trace *tr, const struct tr_proc *p, struct cutap_
 
 /* One pass over the chunks of a file: metas first (names, kernels, clock
  * pairs), so that records can be named whatever their order. */
-static int scan_file(struct trace *tr, struct tr_proc *p, uint32_t pi)
+/* The next chunk from ci on whose first byte holds data (SEEK_DATA), with
+ * *data_end the end of that data: a sparse file's holes (zeros never
+ * written, which read as chunks never taken) are skipped, not read.
+ * Without a file descriptor (or SEEK_DATA), every chunk. */
+static size_t next_data_chunk(int fd, const struct cutap_file_header *h, size_t ci, size_t nchunks, off_t *data_end)
+{
+    off_t off = (off_t)h->header_size + (off_t)ci * h->chunk_size;
+    if (fd < 0 || off < *data_end || ci >= nchunks)
+        return ci;
+    off_t d = lseek(fd, off, SEEK_DATA);
+    if (d < 0) {
+        if (errno == ENXIO)
+            return nchunks;   /* only a hole is left */
+        *data_end = INT64_MAX;   /* no SEEK_DATA here: read everything */
+        return ci;
+    }
+    off_t e = lseek(fd, d, SEEK_HOLE);
+    *data_end = e < 0 ? INT64_MAX : e;
+    /* the chunk holding d, or the next one when d is past its start
+     * (its header, at its start, is in the hole: never taken) */
+    size_t c = (size_t)((d - h->header_size) / h->chunk_size);
+    if ((off_t)h->header_size + (off_t)c * h->chunk_size < d)
+        c++;
+    if (c >= nchunks)
+        return nchunks;
+    if ((off_t)h->header_size + (off_t)c * h->chunk_size >= *data_end)
+        return next_data_chunk(fd, h, c, nchunks, data_end);
+    return c;
+}
+
+static int scan_file(struct trace *tr, struct tr_proc *p, uint32_t pi, int fd)
 {
     const struct cutap_file_header *h = &p->h;
     size_t nchunks = (p->size - h->header_size) / h->chunk_size;
@@ -268,7 +335,8 @@ static int scan_file(struct trace *tr, struct tr_proc *p, uint32_t pi)
     struct pending *pend = NULL;
     size_t npend = 0, cap_pend = 0;
     for (int pass = 0; pass < 2; pass++) {
-        for (size_t ci = 0; ci < nchunks; ci++) {
+        off_t data_end = 0;
+        for (size_t ci = 0; (ci = next_data_chunk(fd, h, ci, nchunks, &data_end)) < nchunks; ci++) {
             const uint8_t *c = p->map + h->header_size + ci * h->chunk_size;
             const struct cutap_chunk_header *ch = (const void *)c;
             if (!ch->magic)
@@ -347,23 +415,11 @@ static int scan_file(struct trace *tr, struct tr_proc *p, uint32_t pi)
                 }
                 if (r->kind == CUTAP_REC_META && pass == 0) {
                     const struct cutap_rec_meta *m = (const void *)r;
-                    if (m->sub == CUTAP_META_ID_NAME && m->aux < MAX_IDS_IN_FILE) {
-                        if (m->aux >= p->nids) {
-                            uint32_t n = m->aux + 1 > 1024 ? m->aux + 1 : 1024;
-                            uint32_t *map = realloc(p->idmap, n * sizeof *map);
-                            if (!map) {
-                                fprintf(stderr, "cutap: out of memory\n");
-                                exit(1);
-                            }
-                            for (uint32_t i = p->nids; i < n; i++)
-                                map[i] = UINT32_MAX;
-                            p->idmap = map;
-                            p->nids = n;
-                        }
+                    if (m->sub == CUTAP_META_ID_NAME) {
                         /* The layer as written (CUTAP_LAYER_*): a number
                          * this reader does not know stays that number
                          * (printed as layer<N>), bounded to an int. */
-                        p->idmap[m->aux] = name_index(tr, m->text, m->key > INT_MAX ? INT_MAX : (int)m->key);
+                        id_put(p, m->aux, name_index(tr, m->text, m->key > INT_MAX ? INT_MAX : (int)m->key));
                     } else if (m->sub == CUTAP_META_FUNC_NAME) {
                         p->funcs = grow(p->funcs, &nfunc_cap, p->nfuncs + 1, sizeof *p->funcs);
                         p->funcs[p->nfuncs++] = (struct tr_func){m->key, m->text};
@@ -452,37 +508,54 @@ static int scan_file(struct trace *tr, struct tr_proc *p, uint32_t pi)
     return 0;
 }
 
+struct tr_mem_file tr_mem_file;
+
 static int load_file(struct trace *tr, const char *path)
 {
-    /* O_NONBLOCK: a FIFO named *.cutap must not block the open (it is
-     * then refused as not a regular file); no effect on regular files. */
-    int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
-    if (fd < 0) {
-        complain(tr, path, "cannot open: %s", strerror(errno));
-        return -1;
-    }
-    struct stat st;
-    if (fstat(fd, &st) || !S_ISREG(st.st_mode)) {
-        complain(tr, path, "not a regular file");
-        close(fd);
-        return -1;
-    }
-    if (st.st_size == 0) {
-        /* made, but its process ended before the header was written */
-        fprintf(stderr, "cutap: %s: empty trace file (no header); skipped\n", path);
-        close(fd);
-        return -1;
-    }
-    if ((size_t)st.st_size < CUTAP_HEADER_SIZE) {
-        complain(tr, path, "not a cutap trace (%lld bytes, shorter than the header)", (long long)st.st_size);
-        close(fd);
-        return -1;
-    }
-    const uint8_t *map = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
-    close(fd);
-    if (map == MAP_FAILED) {
-        complain(tr, path, "cannot map: %s", strerror(errno));
-        return -1;
+    const uint8_t *map;
+    size_t size;
+    int fd = -1, owned = 1;
+    if (tr_mem_file.path && !strcmp(path, tr_mem_file.path)) {
+        /* a file in memory (the fuzzer's): read where it lies */
+        map = tr_mem_file.data;
+        size = tr_mem_file.size;
+        owned = 0;
+        if (size < CUTAP_HEADER_SIZE) {
+            complain(tr, path, "not a cutap trace (%zu bytes, shorter than the header)", size);
+            return -1;
+        }
+    } else {
+        /* O_NONBLOCK: a FIFO named *.cutap must not block the open (it is
+         * then refused as not a regular file); no effect on regular files. */
+        fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+        if (fd < 0) {
+            complain(tr, path, "cannot open: %s", strerror(errno));
+            return -1;
+        }
+        struct stat st;
+        if (fstat(fd, &st) || !S_ISREG(st.st_mode)) {
+            complain(tr, path, "not a regular file");
+            close(fd);
+            return -1;
+        }
+        if (st.st_size == 0) {
+            /* made, but its process ended before the header was written */
+            fprintf(stderr, "cutap: %s: empty trace file (no header); skipped\n", path);
+            close(fd);
+            return -1;
+        }
+        if ((size_t)st.st_size < CUTAP_HEADER_SIZE) {
+            complain(tr, path, "not a cutap trace (%lld bytes, shorter than the header)", (long long)st.st_size);
+            close(fd);
+            return -1;
+        }
+        size = (size_t)st.st_size;
+        map = mmap(NULL, size, PROT_READ, MAP_PRIVATE, fd, 0);
+        if (map == MAP_FAILED) {
+            complain(tr, path, "cannot map: %s", strerror(errno));
+            close(fd);
+            return -1;
+        }
     }
     struct cutap_file_header h;
     memcpy(&h, map, sizeof h);
@@ -492,7 +565,10 @@ static int load_file(struct trace *tr, const char *path)
     if (!memcmp(h.magic, zero, 8)) {
         /* made, but its process ended before the header was written */
         fprintf(stderr, "cutap: %s: empty trace file (no header); skipped\n", path);
-        munmap((void *)map, (size_t)st.st_size);
+        if (owned) {
+            munmap((void *)map, size);
+            close(fd);
+        }
         return -1;
     }
     if (memcmp(h.magic, CUTAP_FILE_MAGIC, 8))
@@ -509,7 +585,10 @@ static int load_file(struct trace *tr, const char *path)
         bad = "unknown clock kind";
     if (bad) {
         complain(tr, path, "%s", bad);
-        munmap((void *)map, (size_t)st.st_size);
+        if (owned) {
+            munmap((void *)map, size);
+            close(fd);
+        }
         return -1;
     }
     h.host[sizeof h.host - 1] = 0;
@@ -529,7 +608,8 @@ static int load_file(struct trace *tr, const char *path)
     p->path = strdup(path);
     p->h = h;
     p->map = map;
-    p->size = (size_t)st.st_size;
+    p->size = size;
+    p->mapped = owned;
     p->complete = !!(h.flags & CUTAP_FILE_CLOSED);
     if ((p->size - h.header_size) % h.chunk_size)
         complain(tr, path, "size is not a whole number of chunks; the partial chunk is ignored");
@@ -540,7 +620,10 @@ static int load_file(struct trace *tr, const char *path)
         tr_escape(host, sizeof host, h.host);
         fprintf(stderr, "cutap: warning: process %d (%s): %s\n", h.pid, host, loss);
     }
-    return scan_file(tr, p, (uint32_t)(tr->nprocs - 1));
+    int rc = scan_file(tr, p, (uint32_t)(tr->nprocs - 1), fd);
+    if (fd >= 0)
+        close(fd);
+    return rc;
 }
 
 size_t tr_escape(char *out, size_t size, const char *s)
@@ -1062,7 +1145,8 @@ int tr_load(struct trace *tr, const char *path)
 void tr_free(struct trace *tr)
 {
     for (size_t i = 0; i < tr->nprocs; i++) {
-        munmap((void *)tr->procs[i].map, tr->procs[i].size);
+        if (tr->procs[i].mapped)
+            munmap((void *)tr->procs[i].map, tr->procs[i].size);
         free(tr->procs[i].path);
         free(tr->procs[i].idmap);
         free(tr->procs[i].funcs);

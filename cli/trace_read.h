@@ -25,11 +25,14 @@ struct tr_proc {
     double rate;
     uint64_t clock0;
     uint64_t base_ns;
-    uint32_t *idmap;           /* file id -> name index; UINT32_MAX unnamed */
-    uint32_t nids;
+    struct tr_idslot {         /* file id -> name index (hash table) */
+        uint32_t id, name1;    /* name1 = name index + 1; 0: empty slot */
+    } *idmap;
+    size_t nids, idcap;
     struct tr_func *funcs;     /* sorted by handle */
     size_t nfuncs;
     int complete;              /* CLOSED flag: reached exit */
+    int mapped;                /* map is the reader's mapping (not tr_mem_file's) */
 };
 
 struct tr_thread {
@@ -124,6 +127,15 @@ struct trace {
  * returns -1 when nothing could be read at all. */
 int tr_load(struct trace *tr, const char *path);
 void tr_free(struct trace *tr);
+
+/* For the fuzzer (tests/fuzz/fuzz_trace.c): a file of this path is read
+ * from these bytes (exactly size of them, so that AddressSanitizer sees
+ * any read past its end) instead of from the file system. */
+extern struct tr_mem_file {
+    const char *path;
+    const uint8_t *data;
+    size_t size;
+} tr_mem_file;
 
 /* Whether a directory entry's name is a trace file's (*.cutap). */
 int tr_is_trace_name(const char *name);

@@ -226,8 +226,8 @@ static void mk_hostile(const char *dir)
     unsigned char *c = chunk(f, 0, CUTAP_CHUNK_RECORDS, 66, 0, "\033]0;pwned\007");
     unsigned s = 1;
     meta(c, &s, CUTAP_META_ID_NAME, 1, 0, "cuInit\033[1m\xc3");
-    meta(c, &s, CUTAP_META_ID_NAME, 2, 12, "nvtxRangePushA");   /* layer 12: NVTX */
-    meta(c, &s, CUTAP_META_ID_NAME, 3, 12, "nvtxRangePop");
+    meta(c, &s, CUTAP_META_ID_NAME, 2, 13, "nvtxRangePushA");   /* layer 12: NVTX */
+    meta(c, &s, CUTAP_META_ID_NAME, 3, 13, "nvtxRangePop");
     meta(c, &s, CUTAP_META_FUNC_NAME, 0, 0xabc, "kern\033[5m\xe2\x82");
     call(c, &s, 1, 1100, 1200, 0, 0);
     call_str(c, &s, 2, 1300, 1310, "range\033]0;pwned\007\x80\"q\\");
@@ -241,9 +241,18 @@ static void mk_flags(const char *dir)
     unsigned char *c = chunk(f, 0, CUTAP_CHUNK_RECORDS, 7, 0, "main");
     unsigned s = 1;
     meta(c, &s, CUTAP_META_ID_NAME, 1, 0, "cuInit");
-    call(c, &s, 1, 1100, 1200, 0, 0x80);
-    call(c, &s, 1, 1300, 1400, 0, 0xff);
-    call(c, &s, 1, 1500, 0, 1, 0x80);
+    /* an NVTX range: the reader then has range entries of its own */
+    meta(c, &s, CUTAP_META_ID_NAME, 2, 13, "nvtxRangePushA");
+    meta(c, &s, CUTAP_META_ID_NAME, 3, 13, "nvtxRangePop");
+    call_str(c, &s, 2, 1001, 1002, "r");
+    call(c, &s, 3, 1003, 1004, 0, 0);
+    /* the damaged records last in the file: a reader taking them for its
+     * own range entries reads past the end of the mapping */
+    while (s < SLOTS - 3)
+        call(c, &s, 1, 1000 + 10 * s, 1005 + 10 * s, 0, 0);
+    call(c, &s, 1, 2000, 0, 1, 0x80);
+    call(c, &s, 1, 2100, 2200, 0, 0xff);
+    call(c, &s, 1, 2300, 2400, 0, 0x80);
     write_file(f, dir, "host.77.cutap");
 }
 
