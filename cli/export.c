@@ -5,7 +5,9 @@
  *
  * The output is written to FILE.tmp.<pid> and moved to FILE only when
  * complete, so an export that fails (or is interrupted) leaves no half
- * file. An existing FILE is never replaced without --force.
+ * file. An existing FILE is never replaced without --force; with --force
+ * it is replaced by a rename, so a symbolic link at FILE is replaced, never
+ * followed. The file is created with mode 0600.
  *
  * Times are nanoseconds relative to the trace origin (the earliest process
  * start, struct trace.origin_ns) unless said otherwise.
@@ -909,8 +911,10 @@ static int export_to(const struct trace *tr, int format, const char *out, int fo
         fprintf(stderr, "cutap export: output path too long\n");
         return -1;
     }
-    /* O_EXCL: never write through a link or into someone else's file. */
-    int fd = open(tmp_path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+    /* O_EXCL (and O_NOFOLLOW): never write through a link or into someone
+     * else's file; 0600: the output holds the traced processes' data,
+     * like the trace (publish() moves this very file to its name). */
+    int fd = open(tmp_path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
     if (fd < 0) {
         fprintf(stderr, "cutap export: cannot create %s: %s\n", tmp_path, strerror(errno));
         return -1;

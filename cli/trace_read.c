@@ -21,7 +21,9 @@ static void complain(struct trace *tr, const char *path, const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
-    fprintf(stderr, "cutap: %s: ", path);
+    char p[1024];
+    tr_escape(p, sizeof p, path);   /* a file name holds the traced host's name */
+    fprintf(stderr, "cutap: %s: ", p);
     vfprintf(stderr, fmt, ap);
     fputc('\n', stderr);
     va_end(ap);
@@ -626,17 +628,53 @@ static int load_file(struct trace *tr, const char *path)
     return rc;
 }
 
+/* Length of the well-formed UTF-8 sequence of 2 to 4 bytes at p (RFC 3629:
+ * no overlong forms, no surrogates, nothing above U+10FFFF), or 0. */
+int tr_utf8_len(const unsigned char *p)
+{
+    int n = p[0] >= 0xc2 && p[0] <= 0xdf ? 2 : p[0] >= 0xe0 && p[0] <= 0xef ? 3 : p[0] >= 0xf0 && p[0] <= 0xf4 ? 4 : 0;
+    unsigned lo = p[0] == 0xe0 ? 0xa0 : p[0] == 0xf0 ? 0x90 : 0x80;
+    unsigned hi = p[0] == 0xed ? 0x9f : p[0] == 0xf4 ? 0x8f : 0xbf;
+    if (!n || p[1] < lo || p[1] > hi)
+        return 0;
+    for (int i = 2; i < n; i++)
+        if (p[i] < 0x80 || p[i] > 0xbf)   /* also stops at the NUL */
+            return 0;
+    return n;
+}
+
+size_t tr_escape_one(const unsigned char *p, char out[5], size_t *used)
+{
+    int n;
+    if (*p >= 0x80 && (n = tr_utf8_len(p)) && !(p[0] == 0xc2 && p[1] < 0xa0)) {
+        memcpy(out, p, (size_t)n);   /* UTF-8, but not the C1 controls U+0080..U+009F */
+        *used = (size_t)n;
+        return (size_t)n;
+    }
+    *used = 1;
+    if (*p < 0x20 || *p >= 0x7f)
+        return (size_t)snprintf(out, 5, "\\x%02x", *p);
+    if (*p == '\\') {
+        memcpy(out, "\\\\", 2);
+        return 2;
+    }
+    out[0] = (char)*p;
+    return 1;
+}
+
 size_t tr_escape(char *out, size_t size, const char *s)
 {
-    size_t n = 0;
-    for (const unsigned char *q = (const unsigned char *)s; *q && n + 5 < size; q++) {
-        if (*q < 0x20 || *q == 0x7f || *q == '\\')
-            n += (size_t)snprintf(out + n, size - n, *q == '\\' ? "\\\\" : "\\x%02x", *q);
-        else
-            out[n++] = (char)*q;
+    size_t n = 0, used;
+    char one[5];
+    for (const unsigned char *q = (const unsigned char *)s; *q; q += used) {
+        size_t k = tr_escape_one(q, one, &used);
+        if (n + k >= size)
+            break;
+        memcpy(out + n, one, k);
+        n += k;
     }
     if (size)
-        out[n < size ? n : size - 1] = 0;
+        out[n] = 0;
     return n;
 }
 
@@ -1089,11 +1127,12 @@ int tr_load(struct trace *tr, const char *path)
 {
     memset(tr, 0, sizeof *tr);
     struct stat st;
-    if (stat(path, &st)) {
+    if (tr_mem_file.path && !strcmp(path, tr_mem_file.path)) {
+        load_file(tr, path);
+    } else if (stat(path, &st)) {
         fprintf(stderr, "cutap: %s: %s\n", path, strerror(errno));
         return -1;
-    }
-    if (S_ISDIR(st.st_mode)) {
+    } else if (S_ISDIR(st.st_mode)) {
         DIR *d = opendir(path);
         if (!d) {
             fprintf(stderr, "cutap: %s: %s\n", path, strerror(errno));

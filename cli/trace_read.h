@@ -151,10 +151,18 @@ static inline const struct tr_range *tr_range_of(const struct tr_call *c)
     return c->flags & TR_RF_RANGE ? (const struct tr_range *)(const void *)c->rec : NULL;
 }
 /* A string from the traced process (names, host, exe, ...) for text
- * output: control characters (and the backslash) as \xNN (\\), so no
+ * output: control characters, bytes that are not UTF-8 (and the
+ * backslash) as \xNN (\\), so no
  * escape sequence reaches a terminal. Writes at most size bytes with the
  * NUL (cut short if needed); returns the length written. */
 size_t tr_escape(char *out, size_t size, const char *s);
+/* One character of that: the escaped form of the character at p (at most 4
+ * bytes, not NUL-terminated) and its length; *used: the bytes of p it took.
+ * Well-formed UTF-8 stays as it is, but for the C1 controls (U+0080 to
+ * U+009F); other bytes >= 0x7f and control characters become \xNN. */
+size_t tr_escape_one(const unsigned char *p, char out[5], size_t *used);
+/* Length of the well-formed UTF-8 sequence (2 to 4 bytes) at p, or 0. */
+int tr_utf8_len(const unsigned char *p);
 /* What a process lost (version 3 header: STOPPED, lost_calls, lost_names)
  * in words, e.g. "recording stopped early (No space left on device): 95000
  * calls not recorded"; returns 0 (buf untouched) when it lost nothing. */

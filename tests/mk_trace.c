@@ -230,6 +230,12 @@ static void mk_hostile(const char *dir)
     meta(c, &s, CUTAP_META_ID_NAME, 3, 13, "nvtxRangePop");
     meta(c, &s, CUTAP_META_FUNC_NAME, 0, 0xabc, "kern\033[5m\xe2\x82");
     call(c, &s, 1, 1100, 1200, 0, 0);
+    meta(c, &s, CUTAP_META_ID_NAME, 4, 0, "cuLaunchKernel");
+    struct cutap_rec_call *k = call(c, &s, 4, 1250, 1260, 0, 0);
+    k->nslots = 2;   /* 11 argument words: the function handle first */
+    k->nargs = 11;
+    k->words[0] = 0xabc;
+    s += 1;
     call_str(c, &s, 2, 1300, 1310, "range\033]0;pwned\007\x80\"q\\");
     call(c, &s, 3, 1400, 1410, 0, 0);
     write_file(f, dir, "host.666.cutap");

@@ -1845,6 +1845,87 @@ case_reader_sparse_file_bounded() {
     rm -f "$f"
 }
 
+# No byte of a text output may start a terminal escape: control characters
+# but newline, DEL, and bytes that are not UTF-8 (or are C1 controls) fail.
+text_is_safe() {   # text_is_safe FILE
+    python3 - "$1" <<'PY'
+import re, sys
+b = open(sys.argv[1], "rb").read()
+bad = re.search(rb"[\x00-\x09\x0b-\x1f\x7f]", b)
+try:
+    t = b.decode("utf-8")
+except UnicodeDecodeError as e:
+    sys.exit("not UTF-8 at byte %d" % e.start)
+c1 = re.search("[\x80-\x9f]", t)
+if bad or c1:
+    sys.exit("raw control character at %d" % (bad or c1).start())
+PY
+}
+
+case_reader_hostile_strings_escaped() {
+    # Strings from the traced process (host, exe, cmdline, thread name,
+    # call and kernel names, captured strings, NVTX messages) with terminal
+    # escapes and bytes that are not UTF-8: text output shows them as
+    # \xNN, CSV quotes and escapes them, JSON stays valid and keeps them.
+    [ -x $MK ] || return 77
+    local d=$WORK/ho c i=0; rm -rf "$d"; mkdir -p "$d"
+    $MK hostile "$d" || return 1
+    for c in "dump" "report" "report --by thread" "report --by process" "report --tree" \
+             "report --format csv" "report --by thread --format csv" "report --tree --format csv"; do
+        i=$((i + 1))
+        "$CUTAP" $c "$d" >"$WORK/ho.$i" 2>&1 || { say "  $c failed"; return 1; }
+        text_is_safe "$WORK/ho.$i" || { say "  $c:"; cat -v "$WORK/ho.$i" >&2; return 1; }
+    done
+    "$CUTAP" report --by thread "$d" | grep -Fq '== thread 66 (\x1b]0;pwned\x07) of process 666 on h\x1b]0;pwned\x07ost ==' \
+        || { say "  thread label not escaped as expected"; return 1; }
+    "$CUTAP" dump "$d" | grep -Fq 'f=0xabc<kern\x1b[5m\xe2\x82>' || { say "  kernel name"; "$CUTAP" dump "$d" | cat -v >&2; return 1; }
+    "$CUTAP" dump "$d" | grep -Fq ' cuInit\x1b[1m\xc3()' || { say "  call name"; return 1; }
+    "$CUTAP" report --format csv "$d" | grep -Fq 'driver,"cuInit\x1b[1m\xc3",1,' || { say "  CSV"; return 1; }
+    # JSON: valid, and the strings come back as written (bytes that are
+    # not UTF-8 as the code points of their values)
+    "$CUTAP" export --format jsonl -o "$WORK/ho.jsonl" "$d" 2>/dev/null || return 1
+    "$CUTAP" export --format perfetto -o "$WORK/ho.json" "$d" 2>/dev/null || return 1
+    "$CUTAP" report --by thread --format json "$d" >"$WORK/ho.rj" 2>/dev/null || return 1
+    python3 - "$WORK/ho.jsonl" "$WORK/ho.json" "$WORK/ho.rj" <<'PY' || return 1
+import json, sys
+lines = [json.loads(l) for l in open(sys.argv[1], encoding="utf-8")]
+names = {l["name"] for l in lines if "name" in l}
+assert "cuInit\x1b[1m\xc3" in names, names
+assert "range\x1b]0;pwned\x07\x80\"q\\" in names, names
+assert any(l.get("kernel") == "kern\x1b[5m\u00e2\u0082" for l in lines), lines
+p = json.load(open(sys.argv[2], encoding="utf-8"))
+assert any(e.get("args", {}).get("name") == "\x1b]0;pwned\x07" for e in p["traceEvents"] if e.get("ph") == "M")
+r = json.load(open(sys.argv[3], encoding="utf-8"))
+assert r["rows"][0]["host"] == "h\x1b]0;pwned\x07ost", r["rows"][0]
+PY
+}
+
+case_export_output_safety() {
+    # Export outputs: mode 0600; an existing name (a symbolic link too) is
+    # not replaced without --force; with --force a symbolic link is
+    # replaced by the file, its target left as it was.
+    [ -x $MK ] || return 77
+    local d=$WORK/os f; rm -rf "$d"; mkdir -p "$d/t"
+    $MK v3 "$d/t" || return 1
+    for f in jsonl perfetto sqlite; do
+        [ $f = sqlite ] && { "$CUTAP" export --format sqlite -o "$d/probe.db" "$d/t" 2>/dev/null || continue; }
+        (umask 022; "$CUTAP" export --format $f -o "$d/out.$f" "$d/t" 2>/dev/null) || { say "  export $f failed"; return 1; }
+        [ "$(stat -c %a "$d/out.$f")" = 600 ] || { say "  $f: mode $(stat -c %a "$d/out.$f")"; return 1; }
+        echo precious >"$d/target.$f"
+        ln -s "$d/target.$f" "$d/link.$f"
+        "$CUTAP" export --format $f -o "$d/link.$f" "$d/t" 2>"$d/err"; [ $? = 1 ] || { say "  $f: replaced a link without --force"; return 1; }
+        grep -q 'exists (use --force' "$d/err" || { cat "$d/err" >&2; return 1; }
+        "$CUTAP" export --format $f --force -o "$d/link.$f" "$d/t" 2>/dev/null || { say "  $f --force failed"; return 1; }
+        [ ! -L "$d/link.$f" ] && [ -f "$d/link.$f" ] || { say "  $f: the link is still there"; return 1; }
+        [ "$(cat "$d/target.$f")" = precious ] || { say "  $f: wrote through the link"; return 1; }
+        [ "$(stat -c %a "$d/link.$f")" = 600 ] || { say "  $f --force: mode $(stat -c %a "$d/link.$f")"; return 1; }
+        # a dangling link: not created through it either
+        ln -s "$d/nowhere.$f" "$d/dangling.$f"
+        "$CUTAP" export --format $f -o "$d/dangling.$f" "$d/t" 2>/dev/null; [ $? = 1 ] || return 1
+        [ ! -e "$d/nowhere.$f" ] || { say "  $f: created the link's target"; return 1; }
+    done
+}
+
 # --- run -------------------------------------------------------------------
 all=$(declare -F | awk '{print $3}' | sed -n 's/^case_//p')
 sel=()
