@@ -115,8 +115,11 @@ static void dm_free(void)
 static void put_kernel(const struct dump *d, uint64_t handle)
 {
     const char *name = handle ? tr_func_name(d->proc, handle) : NULL;
-    if (name)
-        fprintf(d->out, "<%s>", d->demangle ? kernel_display(name) : name);
+    if (name) {
+        fputc('<', d->out);
+        text_str(d->out, d->demangle ? kernel_display(name) : name);
+        fputc('>', d->out);
+    }
 }
 
 /* A by-value handle type that names a kernel. */
@@ -679,8 +682,10 @@ static void put_call(struct dump *d, const struct tr_call *c, const char *label)
         return;
     }
     d->proc = &tr->procs[tr->threads[c->thread].proc];
-    fprintf(f, "%" PRIu64 ".%06" PRIu64 " %s %*s%s(", t / 1000000000u, t % 1000000000u / 1000u, label,
-            2 * c->depth, "", tr->names[c->name].name);
+    fprintf(f, "%" PRIu64 ".%06" PRIu64 " %s %*s", t / 1000000000u, t % 1000000000u / 1000u, label,
+            2 * c->depth, "");
+    text_str(f, tr->names[c->name].name);
+    fputc('(', f);
     const struct dec_fn *fn = signature(d, c);
     if (fn)
         put_args(d, c, fn);
@@ -711,10 +716,11 @@ static char (*thread_labels(const struct trace *tr))[96]
     int hosts = several_hosts(tr);
     for (size_t i = 0; i < tr->nthreads; i++) {
         const struct tr_proc *p = &tr->procs[tr->threads[i].proc];
-        char rank[16] = "";
+        char rank[16] = "", host[64];
         if (p->h.rank >= 0)
             snprintf(rank, sizeof rank, "r%d ", p->h.rank);
-        snprintf(lab[i], sizeof lab[i], "[%s%s%s%d/%d]", rank, hosts ? p->h.host : "", hosts ? ":" : "", p->h.pid,
+        tr_escape(host, sizeof host, p->h.host);
+        snprintf(lab[i], sizeof lab[i], "[%s%s%s%d/%d]", rank, hosts ? host : "", hosts ? ":" : "", p->h.pid,
                  tr->threads[i].tid);
     }
     return lab;

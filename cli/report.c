@@ -216,13 +216,19 @@ static void group_label(const struct trace *tr, int by, int64_t g, char *buf, si
 {
     if (by == BY_PROCESS) {
         const struct tr_proc *p = &tr->procs[g];
-        int n = snprintf(buf, size, "process %d on %s (%s)", p->h.pid, p->h.host, exe_base(p));
+        char host[4 * sizeof p->h.host], exe[4 * sizeof p->h.exe];
+        tr_escape(host, sizeof host, p->h.host);
+        tr_escape(exe, sizeof exe, exe_base(p));
+        int n = snprintf(buf, size, "process %d on %s (%s)", p->h.pid, host, exe);
         if (p->h.rank >= 0 && n > 0 && (size_t)n < size)
             snprintf(buf + n, size - (size_t)n, " rank %d", p->h.rank);
     } else if (by == BY_THREAD) {
         const struct tr_thread *t = &tr->threads[g];
         const struct tr_proc *p = &tr->procs[t->proc];
-        snprintf(buf, size, "thread %d (%s) of process %d on %s", t->tid, t->name, p->h.pid, p->h.host);
+        char host[4 * sizeof p->h.host], name[4 * sizeof t->name];
+        tr_escape(host, sizeof host, p->h.host);
+        tr_escape(name, sizeof name, t->name);
+        snprintf(buf, size, "thread %d (%s) of process %d on %s", t->tid, name, p->h.pid, host);
     } else if (by == BY_RANK) {
         if (g >= 0)
             snprintf(buf, size, "rank %lld", (long long)g);
@@ -255,9 +261,17 @@ static void csv_group(FILE *f, const struct trace *tr, int by, int64_t g)
 static void json_group(FILE *f, const struct trace *tr, int by, int64_t g)
 {
     if (by == BY_PROCESS) {
+        const struct tr_proc *p = &tr->procs[g];
         fputs(",\"host\":", f);
-        json_str(f, tr->procs[g].h.host);
-        fprintf(f, ",\"pid\":%d", tr->procs[g].h.pid);
+        json_str(f, p->h.host);
+        fprintf(f, ",\"pid\":%d", p->h.pid);
+        char loss[256];
+        if (tr_loss_text(p, loss, sizeof loss)) {   /* only when it lost something */
+            fprintf(f, ",\"stopped\":%s,\"lost_calls\":%llu,\"lost_names\":%llu,\"loss\":",
+                    p->h.flags & CUTAP_FILE_STOPPED ? "true" : "false", (unsigned long long)p->h.lost_calls,
+                    (unsigned long long)p->h.lost_names);
+            json_str(f, loss);
+        }
     } else if (by == BY_THREAD) {
         const struct tr_proc *p = &tr->procs[tr->threads[g].proc];
         fputs(",\"host\":", f);
@@ -317,7 +331,7 @@ int report_print(const struct trace *tr, FILE *f, int format, int by)
         while (j < nr && rows[j].group == rows[i].group)
             gtotal += rows[j++].total;
         if (format == FMT_TEXT) {
-            char label[512];
+            char label[2048];
             group_label(tr, by, rows[i].group, label, sizeof label);
             if (by != BY_NONE)
                 fprintf(f, "\n== %s ==\n", label);
@@ -360,9 +374,10 @@ int report_print(const struct trace *tr, FILE *f, int format, int by)
                 if (r->has_med)
                     snprintf(medbuf, sizeof medbuf, "%llu", med);
                 snprintf(totbuf, sizeof totbuf, "%s%llu", r->estimated ? "~" : "", (unsigned long long)r->total);
-                fprintf(f, "%8.2f %14s %10llu %7llu %11llu %11s %11llu %11llu  %-9s %s", pct, totbuf,
+                fprintf(f, "%8.2f %14s %10llu %7llu %11llu %11s %11llu %11llu  %-9s ", pct, totbuf,
                         (unsigned long long)r->calls, (unsigned long long)r->errors, avg, medbuf, mn, mx,
-                        layer_str(n->layer), n->name);
+                        layer_str(n->layer));
+                text_str(f, n->name);
                 if (r->unfinished)
                     fprintf(f, " (%llu unfinished)", (unsigned long long)r->unfinished);
                 fputc('\n', f);

@@ -137,9 +137,10 @@ static void walk(FILE *f, const struct trace *tr, const struct tree *t, int form
         const struct node *n = &t->n[k];
         const char *layer = layer_str(tr->names[n->name].layer), *name = tr->names[n->name].name;
         if (format == FMT_TEXT) {
-            fprintf(f, "%10llu %14llu %14llu %6s%*s  %s", (unsigned long long)n->calls,
+            fprintf(f, "%10llu %14llu %14llu %6s%*s  ", (unsigned long long)n->calls,
                     (unsigned long long)n->total_ns, (unsigned long long)self_ns(n), layer,
-                    (int)(2 * (n->depth - 1)), "", name);
+                    (int)(2 * (n->depth - 1)), "");
+            text_str(f, name);
             if (n->unfinished)
                 fprintf(f, " (%llu unfinished)", (unsigned long long)n->unfinished);
             fputc('\n', f);

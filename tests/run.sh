@@ -512,7 +512,7 @@ set_counter() {
 import struct, sys
 f, vals = sys.argv[1], [int(v) for v in sys.argv[2:]]
 d = bytearray(open(f, "rb").read())
-assert struct.unpack_from("<I", d, 8)[0] in (2, 3)   # format version 3 since issue #11
+assert struct.unpack_from("<I", d, 8)[0] in (2, 3)   # version 2 counter chunks (a version 3 recorder still writes them)
 cs = struct.unpack_from("<I", d, 16)[0]
 hits = 0
 for c in range(4096, len(d), cs):
@@ -1900,6 +1900,204 @@ case_rec_stat_output_file() {
     grep -q cuCtxGetCurrent "$WORK/so_old" && ! grep -q old "$WORK/so_old" || return 1
     "$CUTAP" stat -o "$WORK/so_new" -- $T/t_record many 3 >/dev/null 2>&1 || return 1
     [ "$(stat -c %a "$WORK/so_new")" = 600 ] && grep -q cuCtxGetCurrent "$WORK/so_new"
+}
+
+# --- reader: format version 3, damaged and hostile files, output safety ------
+# (issue #11, parts 4-6, reader side). $T/mk_trace crafts the files
+# (tests/mk_trace.c): the recorder does not write all of version 3 yet.
+MK=$T/mk_trace
+
+case_reader_v3_threads_and_loss() {
+    # A version 3 trace: a chunk passed to a second thread by a THREAD meta
+    # (that thread's run 1, earlier in the file than its run 0): its calls
+    # are its thread's, in run order (the child, starting at the same time
+    # as its parent, after it and indented); the loss fields give one
+    # warning per command on stderr.
+    [ -x $MK ] || return 77
+    local d=$WORK/v3; rm -rf "$d"; mkdir -p "$d"
+    $MK v3 "$d" || return 1
+    "$CUTAP" dump "$d" >"$WORK/v3.dump" 2>"$WORK/v3.err" || { say "  dump failed"; cat "$WORK/v3.err" >&2; return 1; }
+    local want='[1234/100] cuInit(
+[1234/200] cuCtxSynchronize(
+[1234/200]   cuMemAlloc_v2(
+[1234/200] cuCtxSynchronize('
+    local got; got=$(sed 's/^[0-9.]* //; s/(.*/(/' "$WORK/v3.dump")
+    [ "$got" = "$want" ] || { say "  dump:"; cat "$WORK/v3.dump" >&2; return 1; }
+    local w='cutap: warning: process 1234 (host): recording stopped early (No space left on device): 95000 calls not recorded, 3 kernel names not recorded'
+    one_warning() { [ "$(grep -c '^cutap: warning' "$1")" = 1 ] && grep -Fxq "$2" "$1"; }
+    one_warning "$WORK/v3.err" "$w" || { say "  dump stderr:"; cat "$WORK/v3.err" >&2; return 1; }
+    local c
+    for c in "report" "report --tree" "report --format json" "export --format jsonl -o $WORK/v3.jsonl" \
+             "export --format perfetto -o $WORK/v3.json"; do
+        "$CUTAP" $c "$d" >/dev/null 2>"$WORK/v3.err" || { say "  $c failed"; cat "$WORK/v3.err" >&2; return 1; }
+        one_warning "$WORK/v3.err" "$w" || { say "  $c stderr:"; cat "$WORK/v3.err" >&2; return 1; }
+    done
+    # the per-process places of the exports carry the loss
+    grep -q '"type":"process".*"pid":1234.*"stopped":true.*"stop_reason":"space".*"stop_errno":28.*"lost_calls":95000.*"lost_names":3' \
+        "$WORK/v3.jsonl" || { say "  no loss line in JSON lines"; grep -v '"call"' "$WORK/v3.jsonl" >&2; return 1; }
+    grep -q '"process_labels".*95000 calls not recorded' "$WORK/v3.json" \
+        || { say "  no loss label in the Perfetto JSON"; return 1; }
+    "$CUTAP" report --by process --format json "$d" 2>/dev/null | grep -q '"lost_calls":95000' \
+        || { say "  report --by process --format json has no lost_calls"; return 1; }
+    if "$CUTAP" export --format sqlite -o "$WORK/v3.db" "$d" 2>/dev/null; then
+        command -v sqlite3 >/dev/null || return 0
+        local row; row=$(sqlite3 "$WORK/v3.db" 'SELECT pid, stopped, stop_reason, stop_errno, lost_calls, lost_names FROM processes')
+        [ "$row" = "1234|1|space|28|95000|3" ] || { say "  SQLite processes row: $row"; return 1; }
+    fi
+}
+
+case_reader_v3_counter_entries() {
+    # Version 3 counting mode: COUNTER_ENTRIES chunks, entries of any
+    # thread; one without its magic is not counted. lost_calls alone warns.
+    [ -x $MK ] || return 77
+    local d=$WORK/v3c; rm -rf "$d"; mkdir -p "$d"
+    $MK v3counts "$d" || return 1
+    "$CUTAP" report --by thread --format csv "$d" >"$WORK/v3c.csv" 2>"$WORK/v3c.err" || return 1
+    local want='layer,name,calls,errors,total_ns,avg_ns,min_ns,max_ns,med_ns,time_pct,unfinished,timed,host,pid,tid
+driver,cuMemAlloc_v2,10,0,1000,100,100,100,,66.67,0,10,host,4321,10
+driver,cuInit,1,0,500,500,500,500,,33.33,0,1,host,4321,10
+driver,cuMemAlloc_v2,40,2,4000,100,100,100,,100.00,0,40,host,4321,11'
+    [ "$(cat "$WORK/v3c.csv")" = "$want" ] || { say "  report:"; cat "$WORK/v3c.csv" >&2; return 1; }
+    grep -Fxq 'cutap: warning: process 4321 (host): 7 calls not recorded' "$WORK/v3c.err" \
+        || { say "  stderr:"; cat "$WORK/v3c.err" >&2; return 1; }
+}
+
+case_reader_disk_flags_not_internal() {
+    # A call record's flags byte with bits the format does not define
+    # (0x80 is the reader's own range flag in memory): read as a call, no
+    # crash in any command (was SIGSEGV in report --tree, dump, export).
+    [ -x $MK ] || return 77
+    # (under AddressSanitizer too, where built: the plain command may read
+    # a stray address that happens to be mapped)
+    local d=$WORK/fl c x; rm -rf "$d"; mkdir -p "$d"
+    $MK flags "$d" || return 1
+    for x in "$CUTAP" "$B/asan/cutap"; do
+        [ -x "$x" ] || continue
+        for c in "dump" "report" "report --tree" "report --by thread --format json" \
+                 "export --format jsonl -o $WORK/fl.jsonl" "export --format perfetto -o $WORK/fl.json"; do
+            rm -f "$WORK/fl.jsonl" "$WORK/fl.json"
+            SAN_LEAKS=0 sanitized "$x" $c "$d" >/dev/null 2>"$WORK/fl.err" \
+                || { say "  $x $c: exit $?"; head -20 "$WORK/fl.err" >&2; return 1; }
+        done
+    done
+    [ "$("$CUTAP" dump "$d" | grep -c cuInit)" = 58 ] || { "$CUTAP" dump "$d" >&2; return 1; }
+}
+
+# Max RSS (KiB) of a command, its output discarded; "" without GNU time.
+max_rss() { /usr/bin/time -f '%M' -o "$WORK/rss" "$@" >/dev/null 2>&1; local rc=$?; cat "$WORK/rss" 2>/dev/null | tail -1; return $rc; }
+
+case_reader_huge_ids_bounded() {
+    # 500 crafted 12 KiB files naming ids near 2^20 and 2^32 (and a
+    # counter chunk whose first id is near 2^32): memory follows what the
+    # files hold, not the id numbers (was 2 GB for report and dump).
+    [ -x $MK ] && [ -x /usr/bin/time ] || return 77
+    local d=$WORK/huge c rss; rm -rf "$d"; mkdir -p "$d"
+    $MK hugeids "$d" 500 || return 1
+    for c in dump report "report --tree" "export --format jsonl -o $WORK/huge.jsonl"; do
+        rm -f "$WORK/huge.jsonl"
+        rss=$(max_rss "$CUTAP" $c "$d") || { say "  $c failed"; return 1; }
+        say "  $c: max RSS $rss KiB"
+        [ "$rss" -lt 204800 ] || { say "  $c: max RSS $rss KiB, bound 200 MiB"; return 1; }
+    done
+    "$CUTAP" report --format csv "$d" | grep -q '^driver,id#4294967295,500,' || { say "  unnamed id not reported"; return 1; }
+}
+
+case_reader_sparse_file_bounded() {
+    # A 64 GiB sparse trace file (a chunk at each end, holes between):
+    # the holes are skipped, not read (was 84 s and 20 GB).
+    [ -x $MK ] && [ -x /usr/bin/time ] || return 77
+    local f=$WORK/sparse.cutap c rss
+    $MK sparse "$f" || return 1
+    [ "$(stat -c %s "$f")" = 68719476736 ] || return 1
+    [ "$(du -k "$f" | cut -f1)" -lt 1024 ] || { say "  this file system does not keep holes"; rm -f "$f"; return 77; }
+    for c in dump report; do
+        rss=$(max_rss "$CUTAP" $c "$f") || { say "  $c failed"; return 1; }
+        say "  $c: max RSS $rss KiB"
+        [ "$rss" -lt 204800 ] || { say "  $c: max RSS $rss KiB, bound 200 MiB"; rm -f "$f"; return 1; }
+    done
+    [ "$("$CUTAP" dump "$f" | grep -c cuInit)" = 2 ] || { say "  both chunks' calls expected"; return 1; }
+    rm -f "$f"
+}
+
+# No byte of a text output may start a terminal escape: control characters
+# but newline, DEL, and bytes that are not UTF-8 (or are C1 controls) fail.
+text_is_safe() {   # text_is_safe FILE
+    python3 - "$1" <<'PY'
+import re, sys
+b = open(sys.argv[1], "rb").read()
+bad = re.search(rb"[\x00-\x09\x0b-\x1f\x7f]", b)
+try:
+    t = b.decode("utf-8")
+except UnicodeDecodeError as e:
+    sys.exit("not UTF-8 at byte %d" % e.start)
+c1 = re.search("[\x80-\x9f]", t)
+if bad or c1:
+    sys.exit("raw control character at %d" % (bad or c1).start())
+PY
+}
+
+case_reader_hostile_strings_escaped() {
+    # Strings from the traced process (host, exe, cmdline, thread name,
+    # call and kernel names, captured strings, NVTX messages) with terminal
+    # escapes and bytes that are not UTF-8: text output shows them as
+    # \xNN, CSV quotes and escapes them, JSON stays valid and keeps them.
+    [ -x $MK ] || return 77
+    local d=$WORK/ho c i=0; rm -rf "$d"; mkdir -p "$d"
+    $MK hostile "$d" || return 1
+    for c in "dump" "report" "report --by thread" "report --by process" "report --tree" \
+             "report --format csv" "report --by thread --format csv" "report --tree --format csv"; do
+        i=$((i + 1))
+        "$CUTAP" $c "$d" >"$WORK/ho.$i" 2>&1 || { say "  $c failed"; return 1; }
+        text_is_safe "$WORK/ho.$i" || { say "  $c:"; cat -v "$WORK/ho.$i" >&2; return 1; }
+    done
+    "$CUTAP" report --by thread "$d" | grep -Fq '== thread 66 (\x1b]0;pwned\x07) of process 666 on h\x1b]0;pwned\x07ost ==' \
+        || { say "  thread label not escaped as expected"; return 1; }
+    "$CUTAP" dump "$d" | grep -Fq 'f=0xabc<kern\x1b[5m\xe2\x82>' || { say "  kernel name"; "$CUTAP" dump "$d" | cat -v >&2; return 1; }
+    "$CUTAP" dump "$d" | grep -Fq ' cuInit\x1b[1m\xc3()' || { say "  call name"; return 1; }
+    "$CUTAP" report --format csv "$d" | grep -Fq 'driver,"cuInit\x1b[1m\xc3",1,' || { say "  CSV"; return 1; }
+    # JSON: valid, and the strings come back as written (bytes that are
+    # not UTF-8 as the code points of their values)
+    "$CUTAP" export --format jsonl -o "$WORK/ho.jsonl" "$d" 2>/dev/null || return 1
+    "$CUTAP" export --format perfetto -o "$WORK/ho.json" "$d" 2>/dev/null || return 1
+    "$CUTAP" report --by thread --format json "$d" >"$WORK/ho.rj" 2>/dev/null || return 1
+    python3 - "$WORK/ho.jsonl" "$WORK/ho.json" "$WORK/ho.rj" <<'PY' || return 1
+import json, sys
+lines = [json.loads(l) for l in open(sys.argv[1], encoding="utf-8")]
+names = {l["name"] for l in lines if "name" in l}
+assert "cuInit\x1b[1m\xc3" in names, names
+assert "range\x1b]0;pwned\x07\x80\"q\\" in names, names
+assert any(l.get("kernel") == "kern\x1b[5m\u00e2\u0082" for l in lines), lines
+p = json.load(open(sys.argv[2], encoding="utf-8"))
+assert any(e.get("args", {}).get("name") == "\x1b]0;pwned\x07" for e in p["traceEvents"] if e.get("ph") == "M")
+r = json.load(open(sys.argv[3], encoding="utf-8"))
+assert r["rows"][0]["host"] == "h\x1b]0;pwned\x07ost", r["rows"][0]
+PY
+}
+
+case_export_output_safety() {
+    # Export outputs: mode 0600; an existing name (a symbolic link too) is
+    # not replaced without --force; with --force a symbolic link is
+    # replaced by the file, its target left as it was.
+    [ -x $MK ] || return 77
+    local d=$WORK/os f; rm -rf "$d"; mkdir -p "$d/t"
+    $MK v3 "$d/t" || return 1
+    for f in jsonl perfetto sqlite; do
+        [ $f = sqlite ] && { "$CUTAP" export --format sqlite -o "$d/probe.db" "$d/t" 2>/dev/null || continue; }
+        (umask 022; "$CUTAP" export --format $f -o "$d/out.$f" "$d/t" 2>/dev/null) || { say "  export $f failed"; return 1; }
+        [ "$(stat -c %a "$d/out.$f")" = 600 ] || { say "  $f: mode $(stat -c %a "$d/out.$f")"; return 1; }
+        echo precious >"$d/target.$f"
+        ln -s "$d/target.$f" "$d/link.$f"
+        "$CUTAP" export --format $f -o "$d/link.$f" "$d/t" 2>"$d/err"; [ $? = 1 ] || { say "  $f: replaced a link without --force"; return 1; }
+        grep -q 'exists (use --force' "$d/err" || { cat "$d/err" >&2; return 1; }
+        "$CUTAP" export --format $f --force -o "$d/link.$f" "$d/t" 2>/dev/null || { say "  $f --force failed"; return 1; }
+        [ ! -L "$d/link.$f" ] && [ -f "$d/link.$f" ] || { say "  $f: the link is still there"; return 1; }
+        [ "$(cat "$d/target.$f")" = precious ] || { say "  $f: wrote through the link"; return 1; }
+        [ "$(stat -c %a "$d/link.$f")" = 600 ] || { say "  $f --force: mode $(stat -c %a "$d/link.$f")"; return 1; }
+        # a dangling link: not created through it either
+        ln -s "$d/nowhere.$f" "$d/dangling.$f"
+        "$CUTAP" export --format $f -o "$d/dangling.$f" "$d/t" 2>/dev/null; [ $? = 1 ] || return 1
+        [ ! -e "$d/nowhere.$f" ] || { say "  $f: created the link's target"; return 1; }
+    done
 }
 
 # --- run -------------------------------------------------------------------

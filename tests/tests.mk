@@ -182,6 +182,26 @@ $(T)/t_layers: tests/t_layers.c $(LAYERS_LIBS)
 	$(CC) $(TCFLAGS) -o $@ $< $(LAYERS_LIBS) -Wl,-rpath-link,$(FAKE) -Wl,-rpath,'$$ORIGIN/rt'
 TEST_BINS += $(T)/t_layers
 
+# Crafted trace files for the reader's cases (tests/mk_trace.c).
+$(T)/mk_trace: tests/mk_trace.c include/cutap_format.h
+	@mkdir -p $(T)
+	$(CC) $(TCFLAGS) -o $@ $<
+TEST_BINS += $(T)/mk_trace
+
+# The coverage-guided fuzz target (tests/fuzz/fuzz_trace.c): clang's
+# libFuzzer with AddressSanitizer and UBSan, over cli/ but main.c. Without
+# clang or its fuzzer runtime it is not built and reader_libfuzzer skips.
+FUZZ_CC    ?= $(shell command -v clang-14 || command -v clang)
+FUZZ_FLAGS := -g -O1 -fno-omit-frame-pointer -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all \
+              -Wall -Wextra -std=gnu11
+$(T)/fuzz_trace: tests/fuzz/fuzz_trace.c $(CLI_C) $(CLI_H)
+	@mkdir -p $(T)
+	@rm -f $@; if [ -n "$(FUZZ_CC)" ] && echo 'int LLVMFuzzerTestOneInput(const char *d, long n){(void)d;(void)n;return 0;}' \
+	    | $(FUZZ_CC) $(FUZZ_FLAGS) -x c - -o $@.probe 2>/dev/null; then rm -f $@.probe; set -x; \
+	    $(FUZZ_CC) $(FUZZ_FLAGS) $(SAN_INC) -o $@ $< $(filter-out cli/main.c,$(CLI_C)) -ldl; \
+	else rm -f $@.probe; echo "$@: no clang with -fsanitize=fuzzer; reader_libfuzzer is skipped"; fi
+TEST_BINS += $(T)/fuzz_trace
+
 .PHONY: test-build
 test-build: lib $(TEST_BINS)
 
