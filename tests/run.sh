@@ -373,6 +373,14 @@ for f in glob.glob(sys.argv[1] + "/*.cutap"):
                     s = sums.setdefault(first + i, [0, 0, 0, 0])
                     for k, v in enumerate((calls, errors, timed, sampled)):
                         s[k] += v
+        elif magic == 0x4b4e4843 and typ == 3:   # version 3: counter entries, 128 bytes
+            for e in range(c + 64, c + cs - 127, 128):
+                emagic, tid, eid = struct.unpack_from("<IiI", d, e)
+                calls, errors, total, mn, mx, timed, sampled, st = struct.unpack_from("<8Q", d, e + 64)
+                if emagic == 0x544e4543 and calls:
+                    s = sums.setdefault(eid, [0, 0, 0, 0])
+                    for k, v in enumerate((calls, errors, timed, sampled)):
+                        s[k] += v
 for i in sorted(sums):
     print("id", i, *sums[i])
 PY
@@ -517,7 +525,7 @@ cs = struct.unpack_from("<I", d, 16)[0]
 hits = 0
 for c in range(4096, len(d), cs):
     magic, typ = struct.unpack_from("<IH", d, c)
-    if magic != 0x4b4e4843 or typ != 2:
+    if magic != 0x4b4e4843 or typ not in (2, 3):   # counters, or (v3) counter entries
         continue
     for off in range(c + 64, c + cs - 63, 64):
         if struct.unpack_from("<Q", d, off)[0] == 100:
@@ -1900,6 +1908,46 @@ case_rec_stat_output_file() {
     grep -q cuCtxGetCurrent "$WORK/so_old" && ! grep -q old "$WORK/so_old" || return 1
     "$CUTAP" stat -o "$WORK/so_new" -- $T/t_record many 3 >/dev/null 2>&1 || return 1
     [ "$(stat -c %a "$WORK/so_new")" = 600 ] && grep -q cuCtxGetCurrent "$WORK/so_new"
+}
+
+# churn_check NAME DIR: every thread t_thread_churn named (TID lines in
+# $WORK/NAME.out) has exactly its calls in DIR, and no other thread any.
+churn_check() {
+    sed -n 's/^TID \([0-9]*\) \([0-9]*\)$/\1 \2/p' "$WORK/$1.out" | sort >"$WORK/$1.want"
+    "$CUTAP" report --by thread --format csv "$2" 2>/dev/null | awk -F, 'NR > 1 { print $15, $3 }' | sort >"$WORK/$1.got"
+    [ -s "$WORK/$1.want" ] && diff "$WORK/$1.want" "$WORK/$1.got" >"$WORK/$1.diff" \
+        || { say "  $1: calls per thread, made (<) and recorded (>):"; head -5 "$WORK/$1.diff" >&2; return 1; }
+}
+case_rec_thread_churn() {
+    # 2000 short-lived threads of one call each (one after another, and 20
+    # waves of 100 alive at once): every call recorded once, under its
+    # thread; the trace of the 2000 in sequence stays small (an exited
+    # thread's chunk passes to the next, marked by a THREAD meta record:
+    # it was 512 MiB), counting mode too. A call from a key destructor run
+    # after cutap's is recorded (a fresh chunk), not lost.
+    local mode args kib
+    for mode in TRACE COUNT; do
+        for args in "seq 2000" "waves 20 100" "seq 200 dtor" "waves 4 50 dtor"; do
+            local n=churn_${mode}_${args// /_}
+            rm -rf "$WORK/$n"
+            env CUTAP_$mode="$WORK/$n" LD_PRELOAD=$LIB $T/t_thread_churn $args >"$WORK/$n.out" 2>/dev/null \
+                || { say "  $mode $args failed"; return 1; }
+            churn_check "$n" "$WORK/$n" || return 1
+            kib=$(du -sk --apparent-size "$WORK/$n" | cut -f1)
+            if [ "$args" = "seq 2000" ] || [ $mode = COUNT ]; then
+                [ "$kib" -le 8192 ] || { say "  $mode $args: $kib KiB of trace (at most 8 MiB)"; return 1; }
+            fi
+        done
+    done
+}
+
+case_rec_small_process_small_file() {
+    # A process with a handful of calls: its trace is one 4 KiB header and
+    # one 256 KiB chunk (was 1 MiB), and reads back whole.
+    rm -rf "$WORK/sp"
+    CUTAP_TRACE=$WORK/sp LD_PRELOAD=$LIB $T/t_record many 5 >/dev/null || return 1
+    [ "$(stat -c %s "$WORK"/sp/*.cutap)" = $((4096 + 262144)) ] || { stat -c '%s %n' "$WORK"/sp/*.cutap >&2; return 1; }
+    "$CUTAP" report --format csv "$WORK/sp" | grep -q '^driver,cuCtxGetCurrent,5,0,'
 }
 
 # --- reader: format version 3, damaged and hostile files, output safety ------

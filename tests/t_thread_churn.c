@@ -1,5 +1,5 @@
 /* Many short-lived threads (issue #11 part 5): each makes one call and
- * ends; with "dtor", its pthread key destructor (run after cutap's, whose
+ * ends (in waves: once every thread of its wave has made its call); with "dtor", its pthread key destructor (run after cutap's, whose
  * key is older) makes a second call. Prints "TID <tid> <calls>" per
  * thread, then the process's peak RSS.
  *
@@ -20,6 +20,7 @@
 static pthread_key_t key;
 static int dtor;
 static pthread_mutex_t out = PTHREAD_MUTEX_INITIALIZER;
+static pthread_barrier_t wave;   /* waves: all K threads alive at once */
 
 static void late_call(void *arg)
 {
@@ -38,6 +39,7 @@ static void *worker(void *arg)
     pthread_mutex_lock(&out);
     printf("TID %ld %d\n", (long)syscall(SYS_gettid), dtor ? 2 : 1);
     pthread_mutex_unlock(&out);
+    pthread_barrier_wait(&wave);
     return (void *)(intptr_t)bad;
 }
 
@@ -56,6 +58,7 @@ int main(int argc, char **argv)
     } else
         return 2;
     pthread_key_create(&key, late_call);
+    pthread_barrier_init(&wave, NULL, (unsigned)per);
     pthread_t *t = calloc((size_t)per, sizeof *t);
     for (int w = 0; w < waves; w++) {
         for (int i = 0; i < per; i++)

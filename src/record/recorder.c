@@ -37,14 +37,20 @@
 #include "record_internal.h"
 
 #define CHUNK_SIZE (256u * 1024)
-/* The file grows by segments of 1, 2, 4 … 64 MiB: a process with a
- * handful of calls costs 1 MiB of disk, a long run few mappings. */
-#define SEG_MIN_CHUNKS 4u
+/* The file grows by segments of 256 KiB, 512 KiB, 1, 2 … 64 MiB: a
+ * process with a handful of calls costs 260 KiB of disk, a long run few
+ * mappings. */
+#define SEG_MIN_CHUNKS 1u
 #define SEG_MAX_CHUNKS 256u
-#define MAX_SEGS 1100                       /* > 64 GiB per process */
+#define MAX_SEGS 1100                       /* > 64 GiB per process (segments 8 on: 64 MiB) */
 #define SLOTS_PER_CHUNK (CHUNK_SIZE / CUTAP_SLOT)
-#define COUNTERS_PER_CHUNK ((CHUNK_SIZE - CUTAP_SLOT) / sizeof(struct cutap_counter))
-#define COUNTER_CHUNKS ((CUTAP_MAX_IDS + COUNTERS_PER_CHUNK - 1) / COUNTERS_PER_CHUNK)
+#define ENTRIES_PER_CHUNK ((CHUNK_SIZE - CUTAP_SLOT) / sizeof(struct cutap_counter_entry))
+/* A thread's id -> counter table (counting mode), its own mapping */
+#define TAB_BYTES ((size_t)CUTAP_MAX_IDS * sizeof(struct cutap_counter *))
+/* The rest of an exited thread's record chunk is passed on when it has at
+ * least this many slots; at most TAILS_MAX such tails wait for a thread. */
+#define TAIL_MIN 16
+#define TAILS_MAX 4096
 #define MAX_REC_SLOTS 64                    /* 4 KiB: longest record */
 
 int cutap_rec_tsc;   /* 1: record clock is the TSC */
@@ -74,15 +80,18 @@ static int time_all;
 static int fixed_seed;
 static uint64_t seed, slow_ns = 1000;
 
-/* Per thread: the current record chunk and counter chunks, and the
- * sampling countdown of counting mode with its generator. */
+/* Per thread: the room left in its record chunk, its counters (counting
+ * mode: id -> counter of a COUNTER_ENTRIES entry), and the sampling
+ * countdown of counting mode with its generator. */
 struct rec_thread {
     int32_t tid;
-    uint32_t seq_rec, seq_cnt;
+    uint32_t seq_rec, seq_cnt;    /* record runs (chunks and THREAD metas); counter chunks */
     uint32_t countdown;           /* calls until the next sampled one */
     uint64_t rng;                 /* xorshift64 state, never 0 once set */
     struct cutap_rec_call *pos, *end;
-    struct cutap_counter *cnt[COUNTER_CHUNKS];
+    struct cutap_counter **tab;   /* CUTAP_MAX_IDS pointers, mapped on first use */
+    uint8_t gone;                 /* its exit destructor ran: it takes fresh
+                                     chunks only and gives nothing away again */
 };
 static __thread struct rec_thread rt __attribute__((tls_model("initial-exec")));
 
@@ -91,6 +100,22 @@ static _Atomic uint8_t named[CUTAP_MAX_IDS];
 #define FUNC_SLOTS 65536   /* 512 KiB, touched only where used */
 static _Atomic uint64_t funcs[FUNC_SLOTS];
 static _Atomic int funcs_full;
+
+/* Thread exit (a key destructor, registered when a thread first records):
+ * the rest of its record chunk waits here for a new thread (which marks
+ * it with a THREAD meta record), its counter table is unmapped. */
+static pthread_key_t exit_key;
+static int have_exit_key;
+static struct {
+    struct cutap_rec_call *pos, *end;
+} tails[TAILS_MAX];
+static unsigned ntails;
+static pthread_mutex_t tail_lock = PTHREAD_MUTEX_INITIALIZER;
+/* Counting mode: entries are cut from the current COUNTER_ENTRIES chunk,
+ * shared by every thread, under a lock (once per thread and id). */
+static char *ent_chunk;
+static unsigned ent_next;
+static pthread_mutex_t ent_lock = PTHREAD_MUTEX_INITIALIZER;
 
 /* Calls not recorded while the process has no trace file (it could not be
  * made); with a file, the header's lost_calls counts them. */
@@ -245,7 +270,7 @@ static int file_open(void)
 
 static uint64_t seg_chunks(unsigned s)
 {
-    return s >= 6 ? SEG_MAX_CHUNKS : SEG_MIN_CHUNKS << s;
+    return s >= 8 ? SEG_MAX_CHUNKS : SEG_MIN_CHUNKS << s;   /* 1, 2, 4 ... 128, then 256 chunks */
 }
 
 /* Address of chunk i, mapping its segment first if no thread has. */
@@ -302,6 +327,31 @@ static void thread_init(struct rec_thread *t)
     x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
     t->rng = (x ^ (x >> 31)) | 1;
     t->countdown = next_interval(t);
+    if (have_exit_key)
+        pthread_setspecific(exit_key, (void *)1);
+}
+
+/* A thread's destructor. A later destructor of the same thread may still
+ * call CUDA: the thread then starts afresh (a new chunk; its tail, given
+ * away, is never written again by it). */
+static void thread_exit(void *v)
+{
+    (void)v;
+    struct rec_thread *t = &rt;
+    if (t->pos && t->end - t->pos >= TAIL_MIN && !atomic_load(&F.dead)) {
+        pthread_mutex_lock(&tail_lock);
+        if (ntails < TAILS_MAX) {
+            tails[ntails].pos = t->pos;
+            tails[ntails].end = t->end;
+            ntails++;
+        }
+        pthread_mutex_unlock(&tail_lock);
+    }
+    t->pos = t->end = NULL;
+    if (t->tab)
+        munmap(t->tab, TAB_BYTES);
+    t->tab = NULL;
+    t->gone = 1;
 }
 
 /* The file is made when the process records its first call: a process
@@ -349,19 +399,64 @@ static void *chunk_take(struct rec_thread *t, int type, uint32_t first_id)
     return c;
 }
 
+/* The tail of an exited thread's chunk with room for a THREAD meta record
+ * and n slots, taken; or 0. */
+static int tail_take(struct rec_thread *t, unsigned n)
+{
+    if (!ntails)   /* read without the lock: a miss only costs a new chunk */
+        return 0;
+    struct cutap_rec_call *pos = NULL, *end = NULL;
+    pthread_mutex_lock(&tail_lock);
+    if (ntails && tails[ntails - 1].end - tails[ntails - 1].pos > (ptrdiff_t)n) {
+        ntails--;
+        pos = tails[ntails].pos;
+        end = tails[ntails].end;
+    }
+    pthread_mutex_unlock(&tail_lock);
+    if (!pos)
+        return 0;
+    /* From here on the chunk's records are this thread's. */
+    struct cutap_rec_meta *m = (struct cutap_rec_meta *)pos;
+    m->sub = CUTAP_META_THREAD;
+    m->nslots = 1;
+    m->aux = (uint32_t)t->tid;
+    m->key = t->seq_rec++;
+    m->clock = cutap_rec_clock();
+    char name[17] = {0};
+    prctl(PR_GET_NAME, name);
+    memcpy(m->text, name, 16);
+    __atomic_store_n(&m->kind, CUTAP_REC_META, __ATOMIC_RELEASE);
+    t->pos = pos + 1;
+    t->end = end;
+    return 1;
+}
+
+static __attribute__((noinline)) struct cutap_rec_call *reserve_slow(struct rec_thread *t, unsigned n)
+{
+    if (atomic_load_explicit(&F.dead, memory_order_relaxed) || file_ensure())
+        return NULL;
+    if (CUTAP_UNLIKELY(!t->tid))
+        thread_init(t);
+    if (t->gone || !tail_take(t, n)) {
+        char *c = chunk_take(t, CUTAP_CHUNK_RECORDS, 0);
+        if (!c)
+            return NULL;
+        t->pos = (struct cutap_rec_call *)(c + CUTAP_SLOT);
+        t->end = (struct cutap_rec_call *)(c + CHUNK_SIZE);
+    }
+    struct cutap_rec_call *r = t->pos;
+    t->pos = r + n;
+    return r;
+}
+
 /* Room for a record of n slots in the thread's chunk. A record never spans
  * two chunks: the rest of a chunk that cannot hold it stays zero. */
 static inline struct cutap_rec_call *reserve(unsigned n)
 {
     struct rec_thread *t = &rt;
     struct cutap_rec_call *r = t->pos;
-    if (CUTAP_UNLIKELY((size_t)(t->end - r) < n)) {
-        char *c = chunk_take(t, CUTAP_CHUNK_RECORDS, 0);
-        if (!c)
-            return NULL;
-        r = (struct cutap_rec_call *)(c + CUTAP_SLOT);
-        t->end = (struct cutap_rec_call *)(c + CHUNK_SIZE);
-    }
+    if (CUTAP_UNLIKELY((size_t)(t->end - r) < n))
+        return reserve_slow(t, n);
     t->pos = r + n;
     return r;
 }
@@ -746,27 +841,46 @@ static uint32_t next_interval(struct rec_thread *t)
     return 1 + (uint32_t)(((x >> 32) * 63) >> 32);
 }
 
-/* Ids of the second chunk on (dynamic ids past 4094), or a chunk not
- * taken yet. */
+/* A thread's first call of an id (or its first call): a table, if it has
+ * none, and an entry cut from the shared COUNTER_ENTRIES chunk. */
 static __attribute__((noinline)) struct cutap_counter *counter_slow(struct rec_thread *t, uint32_t id)
 {
-    uint32_t k = id / (uint32_t)COUNTERS_PER_CHUNK;
-    if (!t->cnt[k]) {
-        char *ch = chunk_take(t, CUTAP_CHUNK_COUNTERS, k * (uint32_t)COUNTERS_PER_CHUNK);
-        if (!ch)
+    if (id >= CUTAP_MAX_IDS || atomic_load_explicit(&F.dead, memory_order_relaxed) || file_ensure())
+        return NULL;
+    if (CUTAP_UNLIKELY(!t->tid))
+        thread_init(t);
+    if (!t->tab) {
+        void *m = mmap(NULL, TAB_BYTES, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+        if (m == MAP_FAILED)
             return NULL;
-        t->cnt[k] = (struct cutap_counter *)(ch + CUTAP_SLOT);
+        t->tab = m;
     }
-    return t->cnt[k] + id % COUNTERS_PER_CHUNK;
+    struct cutap_counter_entry *e = NULL;
+    pthread_mutex_lock(&ent_lock);
+    if (!ent_chunk || ent_next >= ENTRIES_PER_CHUNK) {
+        ent_chunk = chunk_take(t, CUTAP_CHUNK_COUNTER_ENTRIES, 0);
+        ent_next = 0;
+    }
+    if (ent_chunk)
+        e = (struct cutap_counter_entry *)(ent_chunk + CUTAP_SLOT) + ent_next++;
+    pthread_mutex_unlock(&ent_lock);
+    if (!e)
+        return NULL;
+    e->tid = t->tid;
+    e->id = id;
+    clock_pair(&e->clock, &e->mono_ns);
+    prctl(PR_GET_NAME, e->thread_name);
+    __atomic_store_n(&e->magic, CUTAP_ENTRY_MAGIC, __ATOMIC_RELEASE);
+    t->tab[id] = &e->c;
+    return &e->c;
 }
 
-/* The thread's counter of an id; NULL when recording has stopped. Every
- * driver id is in the first chunk. */
+/* The thread's counter of an id; NULL when recording has stopped. */
 static inline struct cutap_counter *counter_of(struct rec_thread *t, uint32_t id)
 {
-    struct cutap_counter *c = t->cnt[0];
-    if (CUTAP_LIKELY(id < COUNTERS_PER_CHUNK && c))
-        return c + id;
+    struct cutap_counter **tab = t->tab, *c;
+    if (CUTAP_LIKELY(tab && (c = tab[id])))
+        return c;
     return counter_slow(t, id);
 }
 
@@ -957,8 +1071,16 @@ static void child_after_fork(void)
         atomic_store_explicit(&funcs[i], 0, memory_order_relaxed);
     atomic_store(&funcs_full, 0);
     /* The forking thread is the child's only thread: its chunk pointers
-     * still point into the unmapped parent segments. */
+     * and counters still point into the unmapped parent segments, and so
+     * do the tails and the entry chunk. */
+    if (rt.tab)
+        munmap(rt.tab, TAB_BYTES);
     memset(&rt, 0, sizeof rt);
+    ntails = 0;
+    pthread_mutex_init(&tail_lock, NULL);
+    ent_chunk = NULL;
+    ent_next = 0;
+    pthread_mutex_init(&ent_lock, NULL);
     memset(plans, 0, sizeof plans);
     atomic_store(&F.opened, 0);
 }
@@ -1010,6 +1132,7 @@ void cutap_record_start(const char *dir, int counts, const char *filter)
         atomic_store(&cutap_fast_mask, (uint8_t)(1u << client));
     pthread_atfork(NULL, NULL, child_after_fork);
     atexit(at_exit);
+    have_exit_key = !pthread_key_create(&exit_key, thread_exit);
     /* From here on, warnings go to the registry of the directory (made
      * when missing), never to the program's stderr. */
     snprintf(cutap_rec_dir, PATH_MAX, "%s", F.dir);
