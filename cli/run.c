@@ -451,7 +451,7 @@ int cmd_stat(int argc, char **argv)
         remove_dir(dir);
         return 1;
     }
-    procs_create(dir);
+    int no_registry = procs_create(dir) != 0;
     int not_run;
     int code = run_command(o.cmd, &not_run);
     struct trace tr;
@@ -467,9 +467,9 @@ int cmd_stat(int argc, char **argv)
     }
     if (out != stderr)
         (void)!ftruncate(fileno(out), 0);
-    procs_summary(dir, 0);
+    int lossy = procs_summary(dir, 0) > 0 || no_registry;
     if (!count_traces(dir))
-        fprintf(out, "cutap stat: no CUDA calls\n");
+        fprintf(out, lossy ? "cutap stat: no CUDA calls recorded (see the messages above)\n" : "cutap stat: no CUDA calls\n");
     else if (!tr_load(&tr, dir)) {
         report_print(&tr, out, FMT_TEXT, BY_NONE);
         tr_free(&tr);

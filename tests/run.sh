@@ -1787,6 +1787,12 @@ case_rec_full_disk_before_start() {
     "$CUTAP" trace -o "$m/cli" -- $T/t_record many 3000 >"$WORK/ff5.out" 2>"$WORK/ff5.err"; local rc=$?
     [ $rc = 0 ] && cmp -s "$WORK/ff1.bo" "$WORK/ff5.out" || { say "  cutap trace: exit $rc"; cat "$WORK/ff5.err" >&2; return 1; }
     grep -q 'No space left on device' "$WORK/ff5.err" || { cat "$WORK/ff5.err" >&2; return 1; }
+    # cutap stat with its temporary directory there: the program as bare,
+    # and no claim that no call was made.
+    TMPDIR=$m "$CUTAP" stat -- $T/t_record many 3000 >"$WORK/ff6.out" 2>"$WORK/ff6.err"; rc=$?
+    [ $rc = 0 ] && cmp -s "$WORK/ff1.bo" "$WORK/ff6.out" || { say "  cutap stat: exit $rc"; cat "$WORK/ff6.err" >&2; return 1; }
+    grep -q 'No space left on device' "$WORK/ff6.err" && ! grep -q 'no CUDA calls$' "$WORK/ff6.err" \
+        || { cat "$WORK/ff6.err" >&2; return 1; }
 }
 
 case_rec_enospc_mid_run() {

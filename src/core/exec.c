@@ -24,10 +24,20 @@ extern char **environ;
 
 #define EXPORT __attribute__((visibility("default")))
 
-static void *next(const char *name)
+/* The real function, looked up once (an exec in a vfork child then makes
+ * no lookup). */
+#define next(name) next_cached(#name, &real_##name##_ptr)
+static void *next_cached(const char *name, void **cache)
 {
-    return cutap_libc_dlsym(RTLD_NEXT, name);
+    void *f = __atomic_load_n(cache, __ATOMIC_ACQUIRE);
+    if (!f) {
+        f = cutap_libc_dlsym(RTLD_NEXT, name);
+        __atomic_store_n(cache, f, __ATOMIC_RELEASE);
+    }
+    return f;
 }
+static void *real_execve_ptr, *real_execv_ptr, *real_execvp_ptr, *real_execvpe_ptr, *real_fexecve_ptr,
+    *real_posix_spawn_ptr, *real_posix_spawnp_ptr;
 
 /* Where execvp would find file (the first executable on PATH), for the
  * note only: the real function searches by itself. */
@@ -81,7 +91,7 @@ static int real_missing(void)
 
 EXPORT int execve(const char *path, char *const argv[], char *const envp[])
 {
-    execve_fn f = (execve_fn)next("execve");
+    execve_fn f = (execve_fn)next(execve);
     if (!f)
         return real_missing();
     NOTED(cutap_reg_exec_note(path, envp), f(path, argv, envp));
@@ -89,7 +99,7 @@ EXPORT int execve(const char *path, char *const argv[], char *const envp[])
 
 EXPORT int execv(const char *path, char *const argv[])
 {
-    execv_fn f = (execv_fn)next("execv");
+    execv_fn f = (execv_fn)next(execv);
     if (!f)
         return real_missing();
     NOTED(cutap_reg_exec_note(path, environ), f(path, argv));
@@ -98,7 +108,7 @@ EXPORT int execv(const char *path, char *const argv[])
 EXPORT int execvp(const char *file, char *const argv[])
 {
     char buf[PATH_MAX];
-    execv_fn f = (execv_fn)next("execvp");
+    execv_fn f = (execv_fn)next(execvp);
     if (!f)
         return real_missing();
     NOTED(cutap_reg_exec_note(search(file, buf, sizeof buf), environ), f(file, argv));
@@ -107,7 +117,7 @@ EXPORT int execvp(const char *file, char *const argv[])
 EXPORT int execvpe(const char *file, char *const argv[], char *const envp[])
 {
     char buf[PATH_MAX];
-    execve_fn f = (execve_fn)next("execvpe");
+    execve_fn f = (execve_fn)next(execvpe);
     if (!f)
         return real_missing();
     NOTED(cutap_reg_exec_note(search(file, buf, sizeof buf), envp), f(file, argv, envp));
@@ -116,7 +126,7 @@ EXPORT int execvpe(const char *file, char *const argv[], char *const envp[])
 EXPORT int fexecve(int fd, char *const argv[], char *const envp[])
 {
     char link[64], path[PATH_MAX];
-    fexecve_fn f = (fexecve_fn)next("fexecve");
+    fexecve_fn f = (fexecve_fn)next(fexecve);
     if (!f)
         return real_missing();
     snprintf(link, sizeof link, "/proc/self/fd/%d", fd);
@@ -145,7 +155,7 @@ EXPORT int execl(const char *path, const char *arg, ...)
 {
     va_list ap;
     GATHER(arg, ap, argv, (void)0);
-    execve_fn f = (execve_fn)next("execve");
+    execve_fn f = (execve_fn)next(execve);
     if (!f)
         return real_missing();
     NOTED(cutap_reg_exec_note(path, environ), f(path, argv, environ));
@@ -156,7 +166,7 @@ EXPORT int execle(const char *path, const char *arg, ...)
     va_list ap;
     char **envp;
     GATHER(arg, ap, argv, envp = va_arg(ap, char **));
-    execve_fn f = (execve_fn)next("execve");
+    execve_fn f = (execve_fn)next(execve);
     if (!f)
         return real_missing();
     NOTED(cutap_reg_exec_note(path, envp), f(path, argv, envp));
@@ -167,7 +177,7 @@ EXPORT int execlp(const char *file, const char *arg, ...)
     va_list ap;
     char buf[PATH_MAX];
     GATHER(arg, ap, argv, (void)0);
-    execv_fn f = (execv_fn)next("execvp");
+    execv_fn f = (execv_fn)next(execvp);
     if (!f)
         return real_missing();
     NOTED(cutap_reg_exec_note(search(file, buf, sizeof buf), environ), f(file, argv));
@@ -175,11 +185,11 @@ EXPORT int execlp(const char *file, const char *arg, ...)
 
 /* posix_spawn: the note is the child's (its pid once known); posix_spawn
  * returns an error number rather than setting errno. */
-static int spawn(const char *name, pid_t *pid, const char *file, const char *noted,
+static int spawn(void *real, pid_t *pid, const char *file, const char *noted,
                  const posix_spawn_file_actions_t *fa, const posix_spawnattr_t *attr, char *const argv[],
                  char *const envp[])
 {
-    spawn_fn f = (spawn_fn)next(name);
+    spawn_fn f = (spawn_fn)real;
     if (!f)
         return ENOSYS;
     pid_t child = 0;
@@ -197,12 +207,12 @@ static int spawn(const char *name, pid_t *pid, const char *file, const char *not
 EXPORT int posix_spawn(pid_t *pid, const char *path, const posix_spawn_file_actions_t *fa,
                        const posix_spawnattr_t *attr, char *const argv[], char *const envp[])
 {
-    return spawn("posix_spawn", pid, path, path, fa, attr, argv, envp);
+    return spawn(next(posix_spawn), pid, path, path, fa, attr, argv, envp);
 }
 
 EXPORT int posix_spawnp(pid_t *pid, const char *file, const posix_spawn_file_actions_t *fa,
                         const posix_spawnattr_t *attr, char *const argv[], char *const envp[])
 {
     char buf[PATH_MAX];
-    return spawn("posix_spawnp", pid, file, search(file, buf, sizeof buf), fa, attr, argv, envp);
+    return spawn(next(posix_spawnp), pid, file, search(file, buf, sizeof buf), fa, attr, argv, envp);
 }
