@@ -1947,6 +1947,17 @@ case_rec_thread_churn() {
     done
 }
 
+case_rec_count_fork() {
+    # Counting mode across fork: the child's counters (its own table and
+    # entries) in its own file, none of the parent's calls in it.
+    rm -rf "$WORK/cf"
+    CUTAP_COUNT=$WORK/cf LD_PRELOAD=$LIB $T/t_fork >"$WORK/cf.out" || return 1
+    local child parent
+    parent=$(sed -n 's/^parent \([0-9]*\):.*/\1/p' "$WORK/cf.out"); child=$(sed -n 's/^child \([0-9]*\):.*/\1/p' "$WORK/cf.out")
+    "$CUTAP" report --by process --format csv "$WORK/cf" 2>/dev/null | awk -F, 'NR > 1 { print $2, $3, $NF }' | sort >"$WORK/cf.got"
+    printf '%s\n' "cuDriverGetVersion 1 $parent" "cuInit 1 $parent" "cuMemAlloc_v2 3 $child" | sort | diff - "$WORK/cf.got" >&2
+}
+
 case_rec_small_process_small_file() {
     # A process with a handful of calls: its trace is one 4 KiB header and
     # one 256 KiB chunk (was 1 MiB), and reads back whole.
