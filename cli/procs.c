@@ -25,6 +25,14 @@
 
 /* --- the -o directory -------------------------------------------------- */
 
+/* Writable by users other than us: by all, or by a group that is not our
+ * own primary group (umask 002 with user private groups gives 0775 to
+ * directories nobody else can write). */
+static int others_write(const struct stat *st)
+{
+    return (st->st_mode & S_IWOTH) || ((st->st_mode & S_IWGRP) && st->st_gid != getegid());
+}
+
 /* A directory in which another user could replace what we write: one they
  * own, or one anybody may write into without the sticky bit. */
 static const char *unsafe_parent(const char *dir)
@@ -37,7 +45,7 @@ static const char *unsafe_parent(const char *dir)
         return NULL;   /* mkdir will say */
     if (st.st_uid != geteuid() && st.st_uid != 0)
         return "its parent directory belongs to another user";
-    if ((st.st_mode & (S_IWGRP | S_IWOTH)) && !(st.st_mode & S_ISVTX))
+    if (others_write(&st) && !(st.st_mode & S_ISVTX))
         return "its parent directory is writable by other users";
     return NULL;
 }
@@ -64,7 +72,7 @@ int procs_check_dir(const char *dir, int create)
         why = "it is not a directory";
     else if (st.st_uid != geteuid())
         why = "it belongs to another user";
-    else if (st.st_mode & (S_IWGRP | S_IWOTH))
+    else if (others_write(&st))
         why = "it is writable by other users";
     else if (access(dir, W_OK | X_OK))
         why = strerror(errno);

@@ -1867,6 +1867,11 @@ case_rec_trace_dir_checks() {
         grep -q "^cutap: \(refusing -o\|cannot create\) $d" "$WORK/dc.err" || { cat "$WORK/dc.err" >&2; return 1; }
     done
     [ "$(cat "$WORK/reg")" = x ] && [ -z "$(ls -A "$WORK/real")" ] || return 1
+    # Writable by a group other than ours: refused; by our own group
+    # (umask 002 with user private groups): accepted.
+    mkdir -p "$WORK/grp" "$WORK/owngrp"; chgrp 65534 "$WORK/grp"; chmod 0770 "$WORK/grp" "$WORK/owngrp"
+    "$CUTAP" trace -o "$WORK/grp" -- true 2>"$WORK/dc.err"; [ $? = 1 ] && grep -q 'writable by other users' "$WORK/dc.err" || return 1
+    "$CUTAP" trace -o "$WORK/owngrp" -- true 2>"$WORK/dc.err" || { cat "$WORK/dc.err" >&2; return 1; }
     # Ours: directory 0700, files 0600.
     "$CUTAP" trace -o "$WORK/mine" -- $T/t_record many 3 >/dev/null 2>&1 || return 1
     [ "$(stat -c %a "$WORK/mine")" = 700 ] && [ "$(stat -c %a "$WORK/mine"/*.cutap "$WORK/mine/.cutap-procs" | sort -u)" = 600 ] \
