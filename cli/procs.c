@@ -93,6 +93,10 @@ int procs_create(const char *dir)
 {
     char path[PATH_MAX + 64];
     snprintf(path, sizeof path, "%s/%s", dir, CUTAP_REG_NAME);
+    /* one left by an earlier run that traced nothing: replaced (the
+     * directory is ours, checked, and holds no trace) */
+    if (unlink(path) && errno != ENOENT)
+        fprintf(stderr, "cutap: warning: cannot remove %s: %s\n", path, strerror(errno));
     int fd = open(path, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
     int rc = fd < 0 ? errno : 0;
     if (!rc) {
