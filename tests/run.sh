@@ -1895,6 +1895,17 @@ case_rec_not_traced_named() {
     "$CUTAP" trace -o "$WORK/nt2" -- $T/t_static b >/dev/null 2>"$WORK/nt2.err" || return 1
     grep -q "^cutap: 1 process not traced: $T/t_static (pid [0-9]*): statically linked$" "$WORK/nt2.err" \
         || { cat "$WORK/nt2.err" >&2; return 1; }
+    # posix_spawn (Python's os.posix_spawn): the static child named, the
+    # traced one not; an exec that failed (no such program) is no process.
+    if command -v python3 >/dev/null; then
+        "$CUTAP" trace -o "$WORK/nt4" -- python3 -c "
+import os
+for p in ('$T/t_static', '$T/t_record'):
+    os.waitpid(os.posix_spawn(p, [p, 'many', '1'], os.environ), 0)
+os.system('/nonexistent/prog 2>/dev/null')" >/dev/null 2>"$WORK/nt4.err" || { cat "$WORK/nt4.err" >&2; return 1; }
+        grep -q "^cutap: 1 process not traced: $T/t_static (pid [0-9]*): statically linked$" "$WORK/nt4.err" \
+            && grep -q '^cutap: 1 process traced into ' "$WORK/nt4.err" || { cat "$WORK/nt4.err" >&2; return 1; }
+    fi
     # The normal case says nothing of it.
     "$CUTAP" trace -o "$WORK/nt3" -- sh -c "$T/t_record many 2; true" >/dev/null 2>"$WORK/nt3.err" || return 1
     [ "$(wc -l <"$WORK/nt3.err")" = 1 ] && grep -q '^cutap: 1 process traced into .*: 2 calls, ' "$WORK/nt3.err" \
