@@ -426,10 +426,10 @@ int cmd_stat(int argc, char **argv)
         }
         if (fd < 0) {
             int e = errno;
-            fprintf(stderr, "cutap: cannot write %s: %s%s\n", o.out,
+            fprintf(stderr, "cutap: cannot write %s: %s\n", o.out,
                     e == EEXIST ? "it exists (--force replaces it)"
                     : e == ELOOP ? "it is a symbolic link"
-                    : e == EINVAL ? "not a regular file" : strerror(e), "");
+                    : e == EINVAL ? "not a regular file" : strerror(e));
             return 1;
         }
         if (!(out = fdopen(fd, "w"))) {

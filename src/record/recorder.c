@@ -14,9 +14,15 @@
  * Each process writes DIR/<host>.<pid>[.<n>].cutap. The file is mapped and
  * written in place: what a thread completed is in the page cache the moment
  * it is written, so SIGKILL, abort or _exit lose nothing completed. Each
- * thread owns its chunks: the hot path takes no lock and makes no system
- * call; a new chunk costs one atomic add, a new segment (1 to 64 MiB) one
- * fallocate and one mmap under a lock. Nothing is decoded here. */
+ * thread owns its chunk: the hot path takes no lock and makes no system
+ * call; a new chunk costs one atomic add, a new segment (256 KiB to 64 MiB)
+ * one fallocate (or zeros written) and one mmap under a lock: every page
+ * is backed before it is mapped, so a full disk stops recording (the
+ * header says why, and counts the calls lost) and never raises SIGBUS.
+ * When a thread ends, the rest of its chunk passes to the next new thread
+ * (a THREAD meta record marks where); counting mode keeps one entry per
+ * thread and id in shared COUNTER_ENTRIES chunks. Nothing is decoded
+ * here. */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
