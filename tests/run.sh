@@ -1821,6 +1821,27 @@ case_rec_enospc_mid_run() {
     done
 }
 
+case_rec_ext2_without_fallocate() {
+    # A real filesystem without fallocate (ext2 on a loop device): full
+    # before the start, and outgrown mid-run; the program as bare, the
+    # header says it stopped for lack of space.
+    command -v mkfs.ext2 >/dev/null || { say "  no mkfs.ext2: skipped"; return 77; }
+    local m=$WORK/e2m img=$WORK/e2.img
+    truncate -s 6M "$img" && mkfs.ext2 -q -F "$img" >/dev/null 2>&1 && mkdir -p "$m" \
+        && mount -o loop "$img" "$m" 2>/dev/null || { say "  cannot loop-mount ext2 here: skipped"; return 77; }
+    SMALL_FS+=("$m")
+    trap 'for m in "${SMALL_FS[@]}"; do umount -l "$m"; done' EXIT
+    fallocate -l 64k "$m/probe" 2>/dev/null && { say "  this ext2 has fallocate: skipped"; return 77; }
+    UNDER="CUTAP_TRACE=$m/p LD_PRELOAD=$LIB" bare_same e2a $T/t_record many 200000 || return 1
+    local f; f=$(ls "$m"/p/*.cutap) || return 1
+    read -r ver flags err reason lost <<<"$(hdr_loss "$f")"
+    [ $((flags & 4)) = 4 ] && [ "$err" = 28 ] && [ "$reason" = 1 ] && [ "$lost" -gt 0 ] \
+        || { say "  header: flags $flags errno $err reason $reason lost $lost"; return 1; }
+    rm -rf "$m/p"; fill_fs "$m"
+    UNDER="CUTAP_TRACE=$m/q LD_PRELOAD=$LIB" bare_same e2b $T/t_record many 3000 || return 1
+    UNDER="CUTAP_COUNT=$m/r LD_PRELOAD=$LIB" bare_same e2c $T/t_record many 3000
+}
+
 case_rec_warnings_not_on_program_fd2() {
     # A program that put a data file on fd 2 and then hits a recording
     # failure: its data file is unchanged (warnings go to cutap's own
