@@ -349,7 +349,7 @@ static void thread_exit(void *v)
         if (ntails < TAILS_MAX) {
             tails[ntails].pos = t->pos;
             tails[ntails].end = t->end;
-            ntails++;
+            __atomic_store_n(&ntails, ntails + 1, __ATOMIC_RELAXED);
         }
         pthread_mutex_unlock(&tail_lock);
     }
@@ -409,12 +409,12 @@ static void *chunk_take(struct rec_thread *t, int type, uint32_t first_id)
  * and n slots, taken; or 0. */
 static int tail_take(struct rec_thread *t, unsigned n)
 {
-    if (!ntails)   /* read without the lock: a miss only costs a new chunk */
+    if (!__atomic_load_n(&ntails, __ATOMIC_RELAXED))   /* without the lock: a miss costs a new chunk */
         return 0;
     struct cutap_rec_call *pos = NULL, *end = NULL;
     pthread_mutex_lock(&tail_lock);
     if (ntails && tails[ntails - 1].end - tails[ntails - 1].pos > (ptrdiff_t)n) {
-        ntails--;
+        __atomic_store_n(&ntails, ntails - 1, __ATOMIC_RELAXED);
         pos = tails[ntails].pos;
         end = tails[ntails].end;
     }
