@@ -1958,6 +1958,41 @@ case_reader_libfuzzer() {
     grep -E 'stat::number_of_executed_units' "$d/fuzz.log" >&2
 }
 
+case_reader_median_bounded() {
+    # report's median: exact up to 4096 calls of a row, then from a
+    # log-linear histogram within 1/256 of the true value (README).
+    [ -x $MK ] || return 77
+    local d=$WORK/med n want got
+    for n in 4096:3047 20001:11000 200001:101000; do
+        want=${n#*:}; n=${n%:*}
+        rm -rf "$d"; mkdir -p "$d"
+        $MK durations "$d" $n || return 1
+        got=$("$CUTAP" report --format csv "$d" 2>/dev/null | sed -n 's/^driver,cuCtxSynchronize,'$n',0,[0-9]*,[0-9]*,1000,[0-9]*,\([0-9]*\),.*/\1/p')
+        [ -n "$got" ] || { say "  n=$n: no row"; "$CUTAP" report --format csv "$d" >&2; return 1; }
+        if [ $n -le 4096 ]; then [ "$got" = "$want" ] || { say "  n=$n: median $got, exact $want"; return 1; }
+        else [ $(( (got > want ? got - want : want - got) * 256 )) -le "$want" ] || { say "  n=$n: median $got, true $want"; return 1; }; fi
+        say "  $n calls: median $got (true $want)"
+    done
+}
+
+case_reader_memory_2m_calls() {
+    # 2,000,000 recorded calls (a 128 MiB trace): report, --tree, dump and
+    # the JSON lines export stay under 200 MiB (the reader drops the
+    # file's pages as it goes; report keeps rows, not samples). The
+    # previous reader took 268-328 MiB.
+    [ -x /usr/bin/time ] || return 77
+    local d=$WORK/m2 c rss
+    rm -rf "$d"
+    "$CUTAP" trace -o "$d" -- $T/t_record many 2000000 >/dev/null 2>&1 || return 1
+    for c in report "report --tree" dump "export --format jsonl -o $WORK/m2.jsonl"; do
+        rm -f "$WORK/m2.jsonl"
+        rss=$(max_rss "$CUTAP" $c "$d") || { say "  $c failed"; return 1; }
+        say "  $c: max RSS $rss KiB"
+        [ "$rss" -lt 204800 ] || { say "  $c: max RSS $rss KiB, bound 200 MiB"; return 1; }
+    done
+    rm -rf "$d" "$WORK/m2.jsonl"
+}
+
 # --- run -------------------------------------------------------------------
 all=$(declare -F | awk '{print $3}' | sed -n 's/^case_//p')
 sel=()
