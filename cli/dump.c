@@ -775,6 +775,7 @@ static int dump_calls(struct dump *d, const unsigned char *show)
     int err = 0;
     for (size_t i = 0; i < tr->ncalls; i++) {
         const struct tr_call *c = &tr->calls[i];
+        tr_progress(tr, i, "dump");
         if (show[c->thread])
             put_call(d, c, labels[c->thread]);
         if ((i & 1023) == 1023 && ferror(d->out)) {
@@ -783,6 +784,7 @@ static int dump_calls(struct dump *d, const unsigned char *show)
         }
     }
     free(labels);
+    tr_progress_done(tr);
     errno = 0;
     if (fflush(d->out) == EOF)
         err = errno;               /* fresher than the one saved above */

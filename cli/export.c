@@ -399,6 +399,7 @@ static void write_perfetto(const struct trace *tr, FILE *f)
         const struct tr_call *c = &tr->calls[i];
         const struct tr_thread *t = &tr->threads[c->thread];
         const struct tr_name *nm = &tr->names[c->name];
+        tr_progress(tr, i, "export");
         SEP();
         if (c->flags & TR_RF_RANGE) {
             pf_range(f, tr, c, i, pp[t->proc].pid, t->tid);
@@ -517,6 +518,7 @@ static void write_jsonl(const struct trace *tr, FILE *f)
     for (size_t i = 0; i < tr->ncalls; i++) {
         const struct tr_call *c = &tr->calls[i];
         const struct tr_thread *t = &tr->threads[c->thread];
+        tr_progress(tr, i, "export");
         if (c->flags & TR_RF_RANGE) {
             jsonl_range(f, tr, c, i, jhost[t->proc], jname[c->name]);
             continue;
@@ -771,6 +773,7 @@ static int write_sqlite(const struct trace *tr, const char *path)
     char args[256 * 20];
     for (size_t i = 0; i < tr->ncalls; i++) {
         const struct tr_call *c = &tr->calls[i];
+        tr_progress(tr, i, "export");
         const uint64_t *w = tr_args(c);
         size_t len = 0;
         args[0] = 0;
@@ -961,6 +964,7 @@ static int export_to(const struct trace *tr, int format, const char *out, int fo
         ok = 0;
     if (!ok)
         unlink(tmp_path);
+    tr_progress_done(tr);
     catch_signals(0);
     return ok ? 0 : -1;
 }

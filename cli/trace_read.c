@@ -247,30 +247,72 @@ const struct cutap_capture *tr_capture(const struct tr_call *c, unsigned i)
     return (const struct cutap_capture *)p;
 }
 
-struct pending {            /* a record kept until the file's names are known */
-    const struct cutap_rec_call *rec;
+/* A run of a thread's records: what a chunk header or a THREAD meta
+ * starts, up to the next one (calls first .. first + count - 1 of
+ * tr->calls, in file order). */
+struct run {
     uint32_t thread;
-    uint64_t run;           /* the thread's run number: chunk seq or THREAD meta key */
-    size_t pos;             /* file order */
+    uint64_t run;            /* the thread's run number: chunk seq or THREAD meta key */
+    size_t first, count;
 };
 
-/* A thread's records in the order it wrote them: by run number (chunk
- * headers' seq, THREAD metas' key), then by position. */
-static int cmp_pend_run(const void *a, const void *b)
+static int cmp_run_thread(const void *a, const void *b)   /* by thread, then file order */
 {
-    const struct pending *x = a, *y = b;
+    const struct run *x = a, *y = b;
     if (x->thread != y->thread)
         return x->thread < y->thread ? -1 : 1;
+    return x->first < y->first ? -1 : x->first > y->first;
+}
+
+static int cmp_run_number(const void *a, const void *b)   /* within a thread: by run number, then file order */
+{
+    const struct run *x = a, *y = b;
     if (x->run != y->run)
         return x->run < y->run ? -1 : 1;
-    return x->pos < y->pos ? -1 : x->pos > y->pos;
+    return x->first < y->first ? -1 : x->first > y->first;
 }
-static int cmp_pend_pos(const void *a, const void *b)
+
+/* Each thread's calls in its run order (version 3: a thread's runs may
+ * lie in any order in the file). A thread whose runs are out of order
+ * gets its calls rearranged within the places (and load-order numbers,
+ * seq) they took in file order: nothing moves between threads, and files
+ * whose threads' runs lie in order (all of versions 1 and 2) stay as
+ * read. */
+static void order_runs(struct trace *tr, struct run *runs, size_t nruns)
 {
-    const struct pending *x = a, *y = b;
-    if (x->thread != y->thread)
-        return x->thread < y->thread ? -1 : 1;
-    return x->pos < y->pos ? -1 : x->pos > y->pos;
+    qsort(runs, nruns, sizeof *runs, cmp_run_thread);
+    for (size_t i = 0; i < nruns;) {
+        size_t j = i, n = 0;
+        int sorted = 1;
+        for (; j < nruns && runs[j].thread == runs[i].thread; j++) {
+            n += runs[j].count;
+            sorted &= j == i || runs[j].run >= runs[j - 1].run;
+        }
+        if (!sorted) {
+            struct tr_call *tmp = malloc(n * sizeof *tmp);
+            size_t *at = malloc(n * sizeof *at);
+            if (!tmp || !at) {
+                fprintf(stderr, "cutap: out of memory\n");
+                exit(1);
+            }
+            size_t k = 0;
+            for (size_t r = i; r < j; r++)   /* the places, in file order */
+                for (size_t c = 0; c < runs[r].count; c++)
+                    at[k++] = runs[r].first + c;
+            qsort(runs + i, j - i, sizeof *runs, cmp_run_number);
+            k = 0;
+            for (size_t r = i; r < j; r++)   /* the calls, in run order */
+                for (size_t c = 0; c < runs[r].count; c++)
+                    tmp[k++] = tr->calls[runs[r].first + c];
+            for (k = 0; k < n; k++) {
+                tr->calls[at[k]] = tmp[k];
+                tr->calls[at[k]].seq = at[k];
+            }
+            free(tmp);
+            free(at);
+        }
+        i = j;
+    }
 }
 
 /* A version 2 counter as read (v1 converted), or 0 when it counted nothing. */
@@ -294,6 +336,98 @@ static void add_counter(struct trace *tr, const struct tr_proc *p, struct cutap_
 
 /* One pass over the chunks of a file: metas first (names, kernels, clock
  * pairs), so that records can be named whatever their order. */
+#define RELEASE_BYTES ((size_t)16 << 20)
+
+/* Room for exactly need elements (the count is known): no doubling. */
+static void *grow_exact(void *p, size_t *cap, size_t need, size_t elem)
+{
+    if (need <= *cap)
+        return p;
+    void *q = realloc(p, (need ? need : 1) * elem);
+    if (!q) {
+        fprintf(stderr, "cutap: out of memory\n");
+        exit(1);
+    }
+    *cap = need;
+    return q;
+}
+
+/* Drops the pages of a file's mapping from this process (they are read
+ * again from the page cache when touched): what the reader and the
+ * commands have passed over does not stay in memory. */
+static void release_pages(const struct tr_proc *p)
+{
+    if (p->mapped)
+        madvise((void *)p->map, p->size, MADV_DONTNEED);
+}
+
+void tr_release(const struct trace *tr)
+{
+    for (size_t i = 0; i < tr->nprocs; i++)
+        release_pages(&tr->procs[i]);
+}
+
+/* Progress of a long command: every 2^18 calls, the trace files' pages
+ * are dropped from memory (tr_release) and, when stderr is a terminal, a
+ * progress line is drawn (and erased by tr_progress_done). */
+static int progress_shown;
+
+void tr_progress(const struct trace *tr, size_t i, const char *what)
+{
+    if (i & ((1u << 18) - 1) || !i)
+        return;
+    tr_release(tr);
+    if (isatty(2)) {
+        fprintf(stderr, "\rcutap: %s: %zu of %zu calls (%zu%%) ", what, i, tr->ncalls,
+                tr->ncalls ? i * 100 / tr->ncalls : 100);
+        progress_shown = 1;
+    }
+}
+
+void tr_progress_done(const struct trace *tr)
+{
+    (void)tr;
+    if (progress_shown)
+        fputs("\r\033[K", stderr);
+    progress_shown = 0;
+}
+
+/* While reading: the bytes of the file read so far, on a terminal. */
+static void read_progress(const struct tr_proc *p, size_t at, int pass)
+{
+    if (!isatty(2))
+        return;
+    char path[256];
+    tr_escape(path, sizeof path, p->path);
+    fprintf(stderr, "\rcutap: reading %s: %zu of %zu MiB (pass %d of 2) ", path, at >> 20, p->size >> 20, pass + 1);
+    progress_shown = 1;
+}
+
+/* A call record (validated) as tr->calls' next entry. */
+static void add_call(struct trace *tr, const struct tr_proc *p, const struct cutap_rec_call *r, uint32_t ti)
+{
+    tr->calls = grow(tr->calls, &tr->cap_calls, tr->ncalls + 1, sizeof *tr->calls);
+    struct tr_call *o = &tr->calls[tr->ncalls];
+    int done = r->flags & CUTAP_RF_DONE;
+    o->t0 = p->base_ns + ticks_to_ns(r->t0 > p->clock0 ? r->t0 - p->clock0 : 0, p->rate);
+    /* t1 by the same mapping as t0 (not t0 + duration): nested calls
+     * keep ending no later than their parent. */
+    o->t1 = done ? p->base_ns + ticks_to_ns(r->t1 > p->clock0 && r->t1 >= r->t0 ? r->t1 - p->clock0 : 0, p->rate) : 0;
+    if (done && o->t1 < o->t0)
+        o->t1 = o->t0;
+    o->result = r->result;
+    o->seq = tr->ncalls;
+    o->name = id_name(tr, p, r->id);
+    o->thread = ti;
+    o->parent = 0;
+    o->depth = r->depth;
+    /* on-disk flags only: the reader's own (TR_RF_*) live in the same
+     * byte and must never come from a file */
+    o->flags = r->flags & TR_RF_DISK_MASK;
+    o->rec = r;
+    tr->ncalls++;
+}
+
 /* The next chunk from ci on whose first byte holds data (SEEK_DATA), with
  * *data_end the end of that data: a sparse file's holes (zeros never
  * written, which read as chunks never taken) are skipped, not read.
@@ -334,12 +468,23 @@ static int scan_file(struct trace *tr, struct tr_proc *p, uint32_t pi, int fd)
         far_clock = h->end_clock;
         far_mono = h->end_mono_ns;
     }
-    struct pending *pend = NULL;
-    size_t npend = 0, cap_pend = 0;
+    struct run *runs = NULL;
+    size_t nruns = 0, cap_runs = 0, ncalls = 0, base = tr->ncalls;
     for (int pass = 0; pass < 2; pass++) {
         off_t data_end = 0;
+        size_t released = 0;   /* chunks before this one are dropped from memory */
         for (size_t ci = 0; (ci = next_data_chunk(fd, h, ci, nchunks, &data_end)) < nchunks; ci++) {
             const uint8_t *c = p->map + h->header_size + ci * h->chunk_size;
+            if (p->mapped && (ci - released) * h->chunk_size >= RELEASE_BYTES) {
+                /* the pages already read, every 16 MiB: a pass holds no more */
+                size_t from = h->header_size + released * h->chunk_size;
+                size_t pg = (size_t)sysconf(_SC_PAGESIZE), a = (from + pg - 1) / pg * pg;
+                size_t e = (size_t)(c - p->map) / pg * pg;
+                if (e > a)
+                    madvise((void *)(p->map + a), e - a, MADV_DONTNEED);
+                released = ci;
+                read_progress(p, (size_t)(c - p->map), pass);
+            }
             const struct cutap_chunk_header *ch = (const void *)c;
             if (!ch->magic)
                 continue;   /* taken but never filled in: the process died */
@@ -435,10 +580,16 @@ static int scan_file(struct trace *tr, struct tr_proc *p, uint32_t pi, int fd)
                     mn[sizeof mn - 1] = 0;
                     ti = thread_index(tr, pi, (int32_t)m->aux, mn);
                     run = m->key;
+                } else if (r->kind == CUTAP_REC_CALL && pass == 0) {
+                    ncalls++;
                 } else if (r->kind == CUTAP_REC_CALL && pass == 1) {
-                    pend = grow(pend, &cap_pend, npend + 1, sizeof *pend);
-                    pend[npend] = (struct pending){r, ti, run, npend};
-                    npend++;
+                    if (!nruns || runs[nruns - 1].thread != ti || runs[nruns - 1].run != run ||
+                        runs[nruns - 1].first + runs[nruns - 1].count != tr->ncalls) {
+                        runs = grow(runs, &cap_runs, nruns + 1, sizeof *runs);
+                        runs[nruns++] = (struct run){ti, run, tr->ncalls, 0};
+                    }
+                    runs[nruns - 1].count++;
+                    add_call(tr, p, r, ti);
                 }
                 s += r->nslots;
             }
@@ -456,57 +607,15 @@ static int scan_file(struct trace *tr, struct tr_proc *p, uint32_t pi, int fd)
             p->base_ns = h->start_realtime_ns;
             if (p->nfuncs)
                 qsort(p->funcs, p->nfuncs, sizeof *p->funcs, cmp_func);
+            /* the calls' room, once: counted, not grown by doubling */
+            tr->calls = grow_exact(tr->calls, &tr->cap_calls, tr->ncalls + ncalls, sizeof *tr->calls);
         }
+        release_pages(p);   /* what a pass read is not kept in memory */
     }
-    /* Each thread's records in its run order (version 3: a thread's runs
-     * may lie in any order in the file). The calls of a thread keep the
-     * load-order numbers (seq) of its records in file order, given to its
-     * records in run order: nothing moves between threads, and files
-     * whose threads' records lie in run order (versions 1 and 2) load as
-     * before. */
-    size_t *slot_of = NULL;
-    if (npend && h->version >= 3) {
-        struct pending *byrun = malloc(npend * sizeof *byrun);
-        slot_of = malloc(npend * sizeof *slot_of);
-        if (!byrun || !slot_of) {
-            fprintf(stderr, "cutap: out of memory\n");
-            exit(1);
-        }
-        memcpy(byrun, pend, npend * sizeof *pend);
-        qsort(byrun, npend, sizeof *byrun, cmp_pend_run);
-        qsort(pend, npend, sizeof *pend, cmp_pend_pos);
-        for (size_t i = 0; i < npend; i++)
-            slot_of[i] = pend[i].pos;
-        memcpy(pend, byrun, npend * sizeof *pend);
-        free(byrun);
-    }
-    tr->calls = grow(tr->calls, &tr->cap_calls, tr->ncalls + npend, sizeof *tr->calls);
-    size_t base = tr->ncalls;
-    for (size_t i = 0; i < npend; i++) {
-        const struct cutap_rec_call *r = pend[i].rec;
-        size_t at = base + (slot_of ? slot_of[i] : i);
-        struct tr_call *o = &tr->calls[at];
-        uint32_t nm = id_name(tr, p, r->id);
-        int done = r->flags & CUTAP_RF_DONE;
-        o->t0 = p->base_ns + ticks_to_ns(r->t0 > p->clock0 ? r->t0 - p->clock0 : 0, p->rate);
-        /* t1 by the same mapping as t0 (not t0 + duration): nested calls
-         * keep ending no later than their parent. */
-        o->t1 = done ? p->base_ns + ticks_to_ns(r->t1 > p->clock0 && r->t1 >= r->t0 ? r->t1 - p->clock0 : 0, p->rate) : 0;
-        if (done && o->t1 < o->t0)
-            o->t1 = o->t0;
-        o->result = r->result;
-        o->seq = at;
-        o->name = nm;
-        o->thread = pend[i].thread;
-        o->depth = r->depth;
-        /* on-disk flags only: the reader's own (TR_RF_*) live in the
-         * same byte and must never come from a file */
-        o->flags = r->flags & TR_RF_DISK_MASK;
-        o->rec = r;
-    }
-    tr->ncalls += npend;
-    free(slot_of);
-    free(pend);
+    (void)base;
+    if (h->version >= 3 && nruns > 1)
+        order_runs(tr, runs, nruns);
+    free(runs);
     return 0;
 }
 
@@ -1170,6 +1279,7 @@ int tr_load(struct trace *tr, const char *path)
     for (size_t i = 0; i < tr->nprocs; i++)
         if (tr->procs[i].base_ns < tr->origin_ns)
             tr->origin_ns = tr->procs[i].base_ns;
+    tr_progress_done(tr);
     if (tr->ncalls) {
         qsort(tr->calls, tr->ncalls, sizeof *tr->calls, cmp_call);
         assign_parents(tr);

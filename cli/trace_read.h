@@ -127,6 +127,15 @@ struct trace {
  * returns -1 when nothing could be read at all. */
 int tr_load(struct trace *tr, const char *path);
 void tr_free(struct trace *tr);
+/* Drops the trace files' pages from memory (they are read again when
+ * touched): commands call it as they go through long traces. */
+void tr_release(const struct trace *tr);
+/* Commands going through the calls call this for each (i: its index,
+ * what: the command): every 2^18 calls it releases the files' pages and,
+ * on a terminal, shows how far it is on stderr; tr_progress_done erases
+ * that line. */
+void tr_progress(const struct trace *tr, size_t i, const char *what);
+void tr_progress_done(const struct trace *tr);
 
 /* For the fuzzer (tests/fuzz/fuzz_trace.c): a file of this path is read
  * from these bytes (exactly size of them, so that AddressSanitizer sees

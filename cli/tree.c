@@ -65,6 +65,7 @@ static void build(struct tree *t, const struct trace *tr)
     uint32_t *node_of = xcalloc(tr->ncalls, sizeof *node_of);
     for (size_t i = 0; i < tr->ncalls; i++) {
         const struct tr_call *c = &tr->calls[i];
+        tr_progress(tr, i, "report");
         /* A parent always comes first (it started earlier, or at the same
          * time and was recorded first); anything else counts as none. */
         uint32_t p = c->parent && c->parent - 1 < i ? node_of[c->parent - 1] : 0;
@@ -174,6 +175,7 @@ int report_tree(const struct trace *tr, FILE *f, int format)
 {
     struct tree t = {0};
     build(&t, tr);
+    tr_progress_done(tr);
     if (format == FMT_TEXT) {
         size_t calls = 0;   /* not the NVTX ranges and marks (trace_read.h) */
         for (size_t i = 0; i < tr->ncalls; i++)

@@ -15,6 +15,7 @@
  *   mk_trace flags DIR       a call record whose flags byte is 0x80 (the
  *                            reader's own range flag) or 0xff
  *   mk_trace hugeids DIR N   N files of 12 KiB naming ids near 2^32
+ *   mk_trace durations DIR N N calls of one id, durations 1000 .. 999 + N ns
  *   mk_trace sparse FILE     a 64 GiB sparse file: header, one chunk at
  *                            the start and one at the end, holes between
  *
@@ -283,6 +284,27 @@ static void mk_hugeids(const char *dir, int n)
     }
 }
 
+/* n calls of one id on one thread, durations 1000, 1001, ... ns (in
+ * shuffled order), 63 a chunk */
+static void mk_durations(const char *dir, unsigned n)
+{
+    unsigned per = SLOTS - 1, nchunks = (n + per - 1) / per + 1;
+    struct file *f = new_file(nchunks, CUTAP_FILE_CLOSED, 99);
+    unsigned char *c = chunk(f, 0, CUTAP_CHUNK_RECORDS, 9, 0, "main");
+    unsigned s = 1;
+    meta(c, &s, CUTAP_META_ID_NAME, 1, 0, "cuCtxSynchronize");
+    uint64_t t = 10000;
+    for (unsigned i = 0, ci = 1; i < n; ci++) {
+        c = chunk(f, ci, CUTAP_CHUNK_RECORDS, 9, ci, "main");
+        for (s = 1; s < SLOTS && i < n; i++) {
+            uint64_t d = 1000 + (uint64_t)i * 7919 % n;   /* a permutation of 0..n-1 (n not a multiple of 7919) */
+            call(c, &s, 1, t, t + d, 0, 0);
+            t += d + 10;
+        }
+    }
+    write_file(f, dir, "host.99.cutap");
+}
+
 static void mk_sparse(const char *path)
 {
     struct file *f = new_file(1, CUTAP_FILE_CLOSED, 88);
@@ -332,6 +354,8 @@ int main(int argc, char **argv)
         mk_flags(d);
     else if (!strcmp(m, "hugeids"))
         mk_hugeids(d, argc > 3 ? atoi(argv[3]) : 500);
+    else if (!strcmp(m, "durations"))
+        mk_durations(d, argc > 3 ? (unsigned)atoi(argv[3]) : 10000);
     else if (!strcmp(m, "sparse"))
         mk_sparse(d);
     else {

@@ -2202,6 +2202,73 @@ case_export_output_safety() {
     done
 }
 
+FUZZ_SECONDS=${FUZZ_SECONDS:-60}
+case_reader_libfuzzer() {
+    # The coverage-guided fuzz target (tests/fuzz/fuzz_trace.c: the reader,
+    # report in every format and grouping, --tree, dump, exports) for
+    # FUZZ_SECONDS (60) from tests/fuzz/corpus, whose inputs (the seeds and
+    # every input that once failed) must all pass first. A crash, leak,
+    # sanitizer report, timeout (20 s) or use of over 2 GiB fails; the
+    # input is kept in $B/fuzz_trace-failure.
+    local F=$T/fuzz_trace d=$WORK/lf
+    [ -x $F ] || { say "  $F not built (no clang with -fsanitize=fuzzer): skipped"; return 77; }
+    rm -rf "$d"; mkdir -p "$d/corpus" "$d/art"
+    cp tests/fuzz/corpus/* "$d/corpus/" || return 1
+    # (LeakSanitizer usable? asked of the sanitized command: the fuzz
+    # target takes every argument as an input)
+    local leaks=0; [ -x "$B/asan/cutap" ] && leaks=$(SAN_LEAKS= san_leaks "$B/asan/cutap")
+    # every corpus input, alone
+    (cd "$d" && UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 $F -detect_leaks=$leaks -timeout=20 \
+        -rss_limit_mb=2048 -close_fd_mask=2 "$ROOT"/tests/fuzz/corpus/* >"$d/replay.log" 2>&1) \
+        || { say "  a corpus input fails:"; grep -E 'ERROR|SUMMARY|Running|#[0-9] ' "$d/replay.log" | head -30 >&2; return 1; }
+    (cd "$d" && UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 $F -detect_leaks=$leaks -timeout=20 \
+        -rss_limit_mb=2048 -max_len=65536 -max_total_time=$FUZZ_SECONDS -print_final_stats=1 -close_fd_mask=2 \
+        -artifact_prefix="$d/art/" corpus >"$d/fuzz.log" 2>&1)
+    local rc=$?
+    if [ $rc != 0 ]; then
+        say "  fuzz_trace exit $rc:"; grep -E 'ERROR|SUMMARY|#[0-9] |Test unit written' "$d/fuzz.log" | head -30 >&2
+        cp "$d"/art/* "$B/" 2>/dev/null && say "  the input is kept in $B/ ($(ls "$d/art" | tr '\n' ' '))"
+        return 1
+    fi
+    grep -E '^#[0-9]+ *DONE' "$d/fuzz.log" | tail -1 >&2
+    grep -E 'stat::number_of_executed_units' "$d/fuzz.log" >&2
+}
+
+case_reader_median_bounded() {
+    # report's median: exact up to 4096 calls of a row, then from a
+    # log-linear histogram within 1/256 of the true value (README).
+    [ -x $MK ] || return 77
+    local d=$WORK/med n want got
+    for n in 4096:3047 20001:11000 200001:101000; do
+        want=${n#*:}; n=${n%:*}
+        rm -rf "$d"; mkdir -p "$d"
+        $MK durations "$d" $n || return 1
+        got=$("$CUTAP" report --format csv "$d" 2>/dev/null | sed -n 's/^driver,cuCtxSynchronize,'$n',0,[0-9]*,[0-9]*,1000,[0-9]*,\([0-9]*\),.*/\1/p')
+        [ -n "$got" ] || { say "  n=$n: no row"; "$CUTAP" report --format csv "$d" >&2; return 1; }
+        if [ $n -le 4096 ]; then [ "$got" = "$want" ] || { say "  n=$n: median $got, exact $want"; return 1; }
+        else [ $(( (got > want ? got - want : want - got) * 256 )) -le "$want" ] || { say "  n=$n: median $got, true $want"; return 1; }; fi
+        say "  $n calls: median $got (true $want)"
+    done
+}
+
+case_reader_memory_2m_calls() {
+    # 2,000,000 recorded calls (a 128 MiB trace): report, --tree, dump and
+    # the JSON lines export stay under 200 MiB (the reader drops the
+    # file's pages as it goes; report keeps rows, not samples). The
+    # previous reader took 268-328 MiB.
+    [ -x /usr/bin/time ] || return 77
+    local d=$WORK/m2 c rss
+    rm -rf "$d"
+    "$CUTAP" trace -o "$d" -- $T/t_record many 2000000 >/dev/null 2>&1 || return 1
+    for c in report "report --tree" dump "export --format jsonl -o $WORK/m2.jsonl"; do
+        rm -f "$WORK/m2.jsonl"
+        rss=$(max_rss "$CUTAP" $c "$d") || { say "  $c failed"; return 1; }
+        say "  $c: max RSS $rss KiB"
+        [ "$rss" -lt 204800 ] || { say "  $c: max RSS $rss KiB, bound 200 MiB"; return 1; }
+    done
+    rm -rf "$d" "$WORK/m2.jsonl"
+}
+
 # --- run -------------------------------------------------------------------
 all=$(declare -F | awk '{print $3}' | sed -n 's/^case_//p')
 sel=()
