@@ -231,6 +231,7 @@ void cutap_reg_exit(uint64_t lost_without_file);
 void *cutap_reg_exec_note(const char *path, char *const envp[]);
 void cutap_reg_exec_failed(void *note);
 void cutap_reg_exec_spawned(void *note, int child);
+void cutap_exec_init(void);   /* core/exec.c: the real exec family, looked up once */
 /* Set once the recorder runs (CUTAP_TRACE/CUTAP_COUNT accepted): from then
  * on warnings never go to the program's stderr; they go to the registry,
  * or nowhere (the losses stay in the trace header). */

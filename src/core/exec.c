@@ -39,6 +39,14 @@ static void *next_cached(const char *name, void **cache)
 static void *real_execve_ptr, *real_execv_ptr, *real_execvp_ptr, *real_execvpe_ptr, *real_fexecve_ptr,
     *real_posix_spawn_ptr, *real_posix_spawnp_ptr;
 
+/* At start-up (cutap_init): an exec from a signal handler or a vfork
+ * child then makes no lookup. */
+void cutap_exec_init(void)
+{
+    (void)next(execve), (void)next(execv), (void)next(execvp), (void)next(execvpe), (void)next(fexecve);
+    (void)next(posix_spawn), (void)next(posix_spawnp);
+}
+
 /* Where execvp would find file (the first executable on PATH), for the
  * note only: the real function searches by itself. */
 static const char *search(const char *file, char *buf, size_t size)

@@ -111,8 +111,10 @@ __attribute__((constructor)) void cutap_init(void)
     const char *rd = getenv("CUTAP_TRACE");
     if (!rd || !*rd)
         rd = getenv("CUTAP_COUNT");
-    if (rd && *rd)
+    if (rd && *rd) {
         cutap_reg_attach(rd, 0);
+        cutap_exec_init();
+    }
     cutap_cupti_rt_configure(getenv("CUTAP_RUNTIME"));
     if ((v = getenv("CUTAP_STAT")) && *v)
         cutap_stat_start(v);
