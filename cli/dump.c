@@ -667,7 +667,7 @@ static void put_range(FILE *f, const struct trace *tr, const struct tr_call *c, 
     }
     if (r->kind == TR_RANGE_START)
         fputs(" (start/end)", f);
-    else if (r->kind == TR_RANGE_PUSH && (c->flags & TR_RF_ASYNC))
+    else if (r->kind == TR_RANGE_PUSH && (c->rflags & TR_RF_ASYNC))
         fputs(" (not nested)", f);
     fputc('\n', f);
 }
@@ -677,7 +677,7 @@ static void put_call(struct dump *d, const struct tr_call *c, const char *label)
     const struct trace *tr = d->tr;
     FILE *f = d->out;
     uint64_t t = c->t0 > tr->origin_ns ? c->t0 - tr->origin_ns : 0;
-    if (c->flags & TR_RF_RANGE) {
+    if (c->rflags & TR_RF_RANGE) {
         put_range(f, tr, c, label, t);
         return;
     }

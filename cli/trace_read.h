@@ -54,14 +54,15 @@ struct tr_call {
     uint32_t thread;           /* index into threads */
     uint32_t parent;           /* index + 1 of the call this one ran inside, 0: none known */
     uint16_t depth;            /* nesting on the thread, NVTX ranges counted (= recorded depth without them) */
-    uint8_t flags;             /* CUTAP_RF_*, TR_RF_* */
+    uint8_t flags;             /* CUTAP_RF_* as recorded (those TR_RF_DISK_MASK lets through) */
+    uint8_t rflags;            /* TR_RF_*: the reader's own, never from a file */
     const struct cutap_rec_call *rec;   /* validated record in the mapping */
 };
 
 /* NVTX ranges and marks (docs/FORMAT.md, "NVTX ranges"): the reader adds
  * an entry to calls for each range (a push and its pop, a start and its
  * end) and each mark, made from the recorded nvtx* calls. Such an entry
- * has TR_RF_RANGE, the message as its name (layer TR_LAYER_RANGE or
+ * has TR_RF_RANGE (in rflags), the message as its name (layer TR_LAYER_RANGE or
  * TR_LAYER_MARK), t0 at the push/start, t1 at the end of the pop/end (0:
  * never ended; a mark: t1 = t0), and rec points to an empty record (no
  * argument words, no captures). A push/pop range is the parent of the
@@ -157,7 +158,7 @@ static inline const uint64_t *tr_args(const struct tr_call *c) { return c->rec->
 /* The range of a TR_RF_RANGE entry, NULL for a call. */
 static inline const struct tr_range *tr_range_of(const struct tr_call *c)
 {
-    return c->flags & TR_RF_RANGE ? (const struct tr_range *)(const void *)c->rec : NULL;
+    return c->rflags & TR_RF_RANGE ? (const struct tr_range *)(const void *)c->rec : NULL;
 }
 /* A string from the traced process (names, host, exe, ...) for text
  * output: control characters, bytes that are not UTF-8 (and the
