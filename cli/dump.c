@@ -558,7 +558,7 @@ static void put_status(const struct dump *d, const struct tr_call *c, const stru
     FILE *f = d->out;
     switch (fn ? fn->result_kind : -1) {
     case DEC_ENUM: {
-        uint32_t r = (uint32_t)c->result;
+        uint32_t r = (uint32_t)tr_result(c);
         const struct dec_enum *e = enum_at(d, fn->result_enum);
         const char *name = e ? enum_name(e, r) : NULL;
         if (!name)
@@ -569,11 +569,11 @@ static void put_status(const struct dump *d, const struct tr_call *c, const stru
             fputs(name, f);
         break;
     }
-    case DEC_PTR: put_ptr(f, c->result); break;
-    case DEC_INT: fprintf(f, "%" PRId64, (int64_t)c->result); break;   /* sign-extended by the wrapper */
-    case DEC_UINT: fprintf(f, "%" PRIu64, c->result); break;
+    case DEC_PTR: put_ptr(f, tr_result(c)); break;
+    case DEC_INT: fprintf(f, "%" PRId64, (int64_t)tr_result(c)); break;   /* sign-extended by the wrapper */
+    case DEC_UINT: fprintf(f, "%" PRIu64, tr_result(c)); break;
     case DEC_VOID: fputs("void", f); break;
-    default: fprintf(f, "0x%" PRIx64, c->result);
+    default: fprintf(f, "0x%" PRIx64, tr_result(c));
     }
 }
 

@@ -426,10 +426,10 @@ static void write_perfetto(const struct trace *tr, FILE *f)
          * be rounded, so it goes out as hex. */
         if (!c->t1)
             ;
-        else if (c->result < (1ull << 53))
-            fprintf(f, "\"result\":%llu,", (unsigned long long)c->result);
+        else if (tr_result(c) < (1ull << 53))
+            fprintf(f, "\"result\":%llu,", (unsigned long long)tr_result(c));
         else
-            fprintf(f, "\"result\":\"0x%llx\",", (unsigned long long)c->result);
+            fprintf(f, "\"result\":\"0x%llx\",", (unsigned long long)tr_result(c));
         decode_call(&dec, tr, c);
         if (c->t1) {
             fputs("\"status\":", f);
@@ -527,7 +527,7 @@ static void write_jsonl(const struct trace *tr, FILE *f)
         fprintf(f, ",\"layer\":\"%s\",\"name\":%s,\"depth\":%u,", layer_str(tr->names[c->name].layer),
                 jname[c->name], c->depth);
         if (c->t1)
-            fprintf(f, "\"result\":%llu,\"args\":[", (unsigned long long)c->result);
+            fprintf(f, "\"result\":%llu,\"args\":[", (unsigned long long)tr_result(c));
         else
             fputs("\"result\":null,\"args\":[", f);   /* it never returned */
         const uint64_t *w = tr_args(c);
@@ -791,7 +791,7 @@ static int write_sqlite(const struct trace *tr, const char *path)
         CK(sq->bind_int64(st_call, 6, name_id[c->name]));
         CK(sq->bind_int(st_call, 7, c->depth));
         int call = !(c->rflags & TR_RF_RANGE);   /* NVTX ranges and marks: no result, no status */
-        CK(c->t1 && call ? sq->bind_int64(st_call, 8, (int64_t)c->result) : sq->bind_null(st_call, 8));
+        CK(c->t1 && call ? sq->bind_int64(st_call, 8, (int64_t)tr_result(c)) : sq->bind_null(st_call, 8));
         decode_call(&dec, tr, c);
         CK(sq->bind_text(st_call, 9, args, (int)len, SQLITE_STATIC));
         CK(k ? sq->bind_int64(st_call, 10, kid) : sq->bind_null(st_call, 10));

@@ -415,7 +415,6 @@ static void add_call(struct trace *tr, const struct tr_proc *p, const struct cut
     o->t1 = done ? p->base_ns + ticks_to_ns(r->t1 > p->clock0 && r->t1 >= r->t0 ? r->t1 - p->clock0 : 0, p->rate) : 0;
     if (done && o->t1 < o->t0)
         o->t1 = o->t0;
-    o->result = r->result;
     o->seq = tr->ncalls;
     o->name = id_name(tr, p, r->id);
     o->thread = ti;
@@ -1124,7 +1123,7 @@ static int add_ranges(struct trace *tr)
         switch (f->op) {
         case NV_REGISTER:
             if (c->t1 && captured_str(c, f->arg, buf))
-                pair_put(&strs, proc, c->result, name_index(tr, buf, TR_LAYER_RANGE) + 1);
+                pair_put(&strs, proc, tr_result(c), name_index(tr, buf, TR_LAYER_RANGE) + 1);
             break;
         case NV_PUSH:
         case NV_START:
@@ -1145,7 +1144,7 @@ static int add_ranges(struct trace *tr)
             } else if (f->op == NV_START) {
                 r->async = 1;
                 if (c->t1)   /* its id is its result */
-                    pair_put(&ids, proc, c->result, (uint32_t)nr);
+                    pair_put(&ids, proc, tr_result(c), (uint32_t)nr);
             } else {
                 r->async = c->depth >= MAX_TREE_DEPTH;
                 r->below = pair_get(&stacks, t, dom);

@@ -48,7 +48,6 @@ struct tr_name {
 
 struct tr_call {
     uint64_t t0, t1;           /* realtime ns; t1 = 0: unfinished */
-    uint64_t result;
     uint64_t seq;              /* load order: ties in time keep record order */
     uint32_t name;             /* index into names */
     uint32_t thread;           /* index into threads */
@@ -153,6 +152,8 @@ int tr_is_trace_name(const char *name);
 /* Capture i of a call (0 .. rec->ncap-1); NULL when absent. The bytes
  * follow the header; the loader checked they lie inside the record. */
 const struct cutap_capture *tr_capture(const struct tr_call *c, unsigned i);
+/* The result of a call as recorded (0 for an NVTX range entry). */
+static inline uint64_t tr_result(const struct tr_call *c) { return c->rec->result; }
 /* The argument words of a call (rec->nargs of them). */
 static inline const uint64_t *tr_args(const struct tr_call *c) { return c->rec->words; }
 /* The range of a TR_RF_RANGE entry, NULL for a call. */
