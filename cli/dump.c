@@ -558,7 +558,7 @@ static void put_status(const struct dump *d, const struct tr_call *c, const stru
     FILE *f = d->out;
     switch (fn ? fn->result_kind : -1) {
     case DEC_ENUM: {
-        uint32_t r = (uint32_t)c->result;
+        uint32_t r = (uint32_t)tr_result(c);
         const struct dec_enum *e = enum_at(d, fn->result_enum);
         const char *name = e ? enum_name(e, r) : NULL;
         if (!name)
@@ -569,11 +569,11 @@ static void put_status(const struct dump *d, const struct tr_call *c, const stru
             fputs(name, f);
         break;
     }
-    case DEC_PTR: put_ptr(f, c->result); break;
-    case DEC_INT: fprintf(f, "%" PRId64, (int64_t)c->result); break;   /* sign-extended by the wrapper */
-    case DEC_UINT: fprintf(f, "%" PRIu64, c->result); break;
+    case DEC_PTR: put_ptr(f, tr_result(c)); break;
+    case DEC_INT: fprintf(f, "%" PRId64, (int64_t)tr_result(c)); break;   /* sign-extended by the wrapper */
+    case DEC_UINT: fprintf(f, "%" PRIu64, tr_result(c)); break;
     case DEC_VOID: fputs("void", f); break;
-    default: fprintf(f, "0x%" PRIx64, c->result);
+    default: fprintf(f, "0x%" PRIx64, tr_result(c));
     }
 }
 
@@ -667,7 +667,7 @@ static void put_range(FILE *f, const struct trace *tr, const struct tr_call *c, 
     }
     if (r->kind == TR_RANGE_START)
         fputs(" (start/end)", f);
-    else if (r->kind == TR_RANGE_PUSH && (c->flags & TR_RF_ASYNC))
+    else if (r->kind == TR_RANGE_PUSH && (c->rflags & TR_RF_ASYNC))
         fputs(" (not nested)", f);
     fputc('\n', f);
 }
@@ -677,7 +677,7 @@ static void put_call(struct dump *d, const struct tr_call *c, const char *label)
     const struct trace *tr = d->tr;
     FILE *f = d->out;
     uint64_t t = c->t0 > tr->origin_ns ? c->t0 - tr->origin_ns : 0;
-    if (c->flags & TR_RF_RANGE) {
+    if (c->rflags & TR_RF_RANGE) {
         put_range(f, tr, c, label, t);
         return;
     }

@@ -303,7 +303,7 @@ static void pf_range(FILE *f, const struct trace *tr, const struct tr_call *c, s
     if (r->kind == TR_RANGE_MARK) {
         fprintf(f, "{\"ph\":\"i\",\"s\":\"t\",\"pid\":%lld,\"tid\":%d,\"ts\":", (long long)pid, tid);
         put_us(f, c->t0 - tr->origin_ns);
-    } else if (c->flags & TR_RF_ASYNC) {
+    } else if (c->rflags & TR_RF_ASYNC) {
         fprintf(f, "{\"ph\":\"b\",\"id\":\"0x%zx\",\"pid\":%lld,\"tid\":%d,\"ts\":", i + 1, (long long)pid, tid);
         put_us(f, c->t0 - tr->origin_ns);
         fputs(",\"name\":", f);
@@ -401,7 +401,7 @@ static void write_perfetto(const struct trace *tr, FILE *f)
         const struct tr_name *nm = &tr->names[c->name];
         tr_progress(tr, i, "export");
         SEP();
-        if (c->flags & TR_RF_RANGE) {
+        if (c->rflags & TR_RF_RANGE) {
             pf_range(f, tr, c, i, pp[t->proc].pid, t->tid);
             continue;
         }
@@ -426,10 +426,10 @@ static void write_perfetto(const struct trace *tr, FILE *f)
          * be rounded, so it goes out as hex. */
         if (!c->t1)
             ;
-        else if (c->result < (1ull << 53))
-            fprintf(f, "\"result\":%llu,", (unsigned long long)c->result);
+        else if (tr_result(c) < (1ull << 53))
+            fprintf(f, "\"result\":%llu,", (unsigned long long)tr_result(c));
         else
-            fprintf(f, "\"result\":\"0x%llx\",", (unsigned long long)c->result);
+            fprintf(f, "\"result\":\"0x%llx\",", (unsigned long long)tr_result(c));
         decode_call(&dec, tr, c);
         if (c->t1) {
             fputs("\"status\":", f);
@@ -499,7 +499,7 @@ static void jsonl_range(FILE *f, const struct trace *tr, const struct tr_call *c
     fprintf(f, ",\"layer\":\"%s\",\"name\":%s,\"depth\":%u,", layer_str(tr->names[c->name].layer), jname, c->depth);
     if (r->kind != TR_RANGE_MARK)
         fprintf(f, "\"kind\":\"%s\",\"nested\":%s,", r->kind == TR_RANGE_PUSH ? "push" : "start",
-                c->flags & TR_RF_ASYNC ? "false" : "true");
+                c->rflags & TR_RF_ASYNC ? "false" : "true");
     fprintf(f, "\"domain\":\"0x%llx\"%s}\n", (unsigned long long)r->domain, c->t1 ? "" : ",\"unfinished\":true");
 }
 
@@ -519,7 +519,7 @@ static void write_jsonl(const struct trace *tr, FILE *f)
         const struct tr_call *c = &tr->calls[i];
         const struct tr_thread *t = &tr->threads[c->thread];
         tr_progress(tr, i, "export");
-        if (c->flags & TR_RF_RANGE) {
+        if (c->rflags & TR_RF_RANGE) {
             jsonl_range(f, tr, c, i, jhost[t->proc], jname[c->name]);
             continue;
         }
@@ -527,7 +527,7 @@ static void write_jsonl(const struct trace *tr, FILE *f)
         fprintf(f, ",\"layer\":\"%s\",\"name\":%s,\"depth\":%u,", layer_str(tr->names[c->name].layer),
                 jname[c->name], c->depth);
         if (c->t1)
-            fprintf(f, "\"result\":%llu,\"args\":[", (unsigned long long)c->result);
+            fprintf(f, "\"result\":%llu,\"args\":[", (unsigned long long)tr_result(c));
         else
             fputs("\"result\":null,\"args\":[", f);   /* it never returned */
         const uint64_t *w = tr_args(c);
@@ -790,8 +790,8 @@ static int write_sqlite(const struct trace *tr, const char *path)
         CK(sq->bind_text(st_call, 5, layer_str(tr->names[c->name].layer), -1, SQLITE_STATIC));
         CK(sq->bind_int64(st_call, 6, name_id[c->name]));
         CK(sq->bind_int(st_call, 7, c->depth));
-        int call = !(c->flags & TR_RF_RANGE);   /* NVTX ranges and marks: no result, no status */
-        CK(c->t1 && call ? sq->bind_int64(st_call, 8, (int64_t)c->result) : sq->bind_null(st_call, 8));
+        int call = !(c->rflags & TR_RF_RANGE);   /* NVTX ranges and marks: no result, no status */
+        CK(c->t1 && call ? sq->bind_int64(st_call, 8, (int64_t)tr_result(c)) : sq->bind_null(st_call, 8));
         decode_call(&dec, tr, c);
         CK(sq->bind_text(st_call, 9, args, (int)len, SQLITE_STATIC));
         CK(k ? sq->bind_int64(st_call, 10, kid) : sq->bind_null(st_call, 10));

@@ -199,7 +199,7 @@ static size_t build_rows(const struct trace *tr, int by, struct row **out)
     struct row_index ix = {NULL, 0};
     for (size_t i = 0; i < tr->ncalls; i++) {
         const struct tr_call *c = &tr->calls[i];
-        if (c->flags & TR_RF_RANGE)
+        if (c->rflags & TR_RF_RANGE)
             continue;   /* an NVTX range or mark, not a call: report --tree, dump and the exports show them */
         tr_progress(tr, i, "report");
         int64_t g = group_of(tr, c->thread, by);

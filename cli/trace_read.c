@@ -415,14 +415,14 @@ static void add_call(struct trace *tr, const struct tr_proc *p, const struct cut
     o->t1 = done ? p->base_ns + ticks_to_ns(r->t1 > p->clock0 && r->t1 >= r->t0 ? r->t1 - p->clock0 : 0, p->rate) : 0;
     if (done && o->t1 < o->t0)
         o->t1 = o->t0;
-    o->result = r->result;
     o->seq = tr->ncalls;
     o->name = id_name(tr, p, r->id);
     o->thread = ti;
     o->parent = 0;
+    o->rflags = 0;
     o->depth = r->depth;
-    /* on-disk flags only: the reader's own (TR_RF_*) live in the same
-     * byte and must never come from a file */
+    /* the flags the format defines; the reader's own (TR_RF_*) are in
+     * rflags and never come from a file */
     o->flags = r->flags & TR_RF_DISK_MASK;
     o->rec = r;
     tr->ncalls++;
@@ -839,7 +839,7 @@ static int cmp_call(const void *a, const void *b)
         return x->seq < y->seq ? -1 : 1;
     /* an NVTX range and the push it was made from: the range first (it is
      * the push's parent) */
-    return !!(y->flags & TR_RF_RANGE) - !!(x->flags & TR_RF_RANGE);
+    return !!(y->rflags & TR_RF_RANGE) - !!(x->rflags & TR_RF_RANGE);
 }
 
 static void *alloc0(size_t n, size_t size)
@@ -855,7 +855,7 @@ static void *alloc0(size_t n, size_t size)
 /* The range of a TR_RF_RANGE entry, writable (the reader's own). */
 static struct tr_range *range_of(struct trace *tr, const struct tr_call *c)
 {
-    return c->flags & TR_RF_RANGE ? &tr->ranges[tr_range_of(c) - tr->ranges] : NULL;
+    return c->rflags & TR_RF_RANGE ? &tr->ranges[tr_range_of(c) - tr->ranges] : NULL;
 }
 
 /* Parents, from the nesting depth: on a thread, calls come in start order
@@ -907,10 +907,10 @@ static void assign_parents(struct trace *tr)
         if (!r)
             open[depth] = (uint32_t)i + 1;
         if (shift) {
-            shift[i] = parent ? shift[parent - 1] + !!(tr->calls[parent - 1].flags & TR_RF_RANGE) : 0;
+            shift[i] = parent ? shift[parent - 1] + !!(tr->calls[parent - 1].rflags & TR_RF_RANGE) : 0;
             c->depth = depth + shift[i] > UINT16_MAX ? UINT16_MAX : (uint16_t)(depth + shift[i]);
         }
-        if (r && r->kind == TR_RANGE_PUSH && !(c->flags & TR_RF_ASYNC)) {
+        if (r && r->kind == TR_RANGE_PUSH && !(c->rflags & TR_RF_ASYNC)) {
             r->below = range_at[c->thread][depth];
             range_at[c->thread][depth] = (uint32_t)i + 1;
             r->outer = top[c->thread];
@@ -1123,7 +1123,7 @@ static int add_ranges(struct trace *tr)
         switch (f->op) {
         case NV_REGISTER:
             if (c->t1 && captured_str(c, f->arg, buf))
-                pair_put(&strs, proc, c->result, name_index(tr, buf, TR_LAYER_RANGE) + 1);
+                pair_put(&strs, proc, tr_result(c), name_index(tr, buf, TR_LAYER_RANGE) + 1);
             break;
         case NV_PUSH:
         case NV_START:
@@ -1144,7 +1144,7 @@ static int add_ranges(struct trace *tr)
             } else if (f->op == NV_START) {
                 r->async = 1;
                 if (c->t1)   /* its id is its result */
-                    pair_put(&ids, proc, c->result, (uint32_t)nr);
+                    pair_put(&ids, proc, tr_result(c), (uint32_t)nr);
             } else {
                 r->async = c->depth >= MAX_TREE_DEPTH;
                 r->below = pair_get(&stacks, t, dom);
@@ -1213,8 +1213,8 @@ static int add_ranges(struct trace *tr)
                               .name = r->name,
                               .thread = r->thread,
                               .depth = r->depth,
-                              .flags = (uint8_t)(TR_RF_RANGE | (r->ended ? CUTAP_RF_DONE : 0) |
-                                                 (r->async ? TR_RF_ASYNC : 0)),
+                              .flags = r->ended ? CUTAP_RF_DONE : 0,
+                              .rflags = (uint8_t)(TR_RF_RANGE | (r->async ? TR_RF_ASYNC : 0)),
                               .rec = &r->rec};
         r->below = r->outer = 0;   /* assign_parents's links from here on */
     }

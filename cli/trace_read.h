@@ -48,20 +48,20 @@ struct tr_name {
 
 struct tr_call {
     uint64_t t0, t1;           /* realtime ns; t1 = 0: unfinished */
-    uint64_t result;
     uint64_t seq;              /* load order: ties in time keep record order */
     uint32_t name;             /* index into names */
     uint32_t thread;           /* index into threads */
     uint32_t parent;           /* index + 1 of the call this one ran inside, 0: none known */
     uint16_t depth;            /* nesting on the thread, NVTX ranges counted (= recorded depth without them) */
-    uint8_t flags;             /* CUTAP_RF_*, TR_RF_* */
+    uint8_t flags;             /* CUTAP_RF_* as recorded (those TR_RF_DISK_MASK lets through) */
+    uint8_t rflags;            /* TR_RF_*: the reader's own, never from a file */
     const struct cutap_rec_call *rec;   /* validated record in the mapping */
 };
 
 /* NVTX ranges and marks (docs/FORMAT.md, "NVTX ranges"): the reader adds
  * an entry to calls for each range (a push and its pop, a start and its
  * end) and each mark, made from the recorded nvtx* calls. Such an entry
- * has TR_RF_RANGE, the message as its name (layer TR_LAYER_RANGE or
+ * has TR_RF_RANGE (in rflags), the message as its name (layer TR_LAYER_RANGE or
  * TR_LAYER_MARK), t0 at the push/start, t1 at the end of the pop/end (0:
  * never ended; a mark: t1 = t0), and rec points to an empty record (no
  * argument words, no captures). A push/pop range is the parent of the
@@ -152,12 +152,14 @@ int tr_is_trace_name(const char *name);
 /* Capture i of a call (0 .. rec->ncap-1); NULL when absent. The bytes
  * follow the header; the loader checked they lie inside the record. */
 const struct cutap_capture *tr_capture(const struct tr_call *c, unsigned i);
+/* The result of a call as recorded (0 for an NVTX range entry). */
+static inline uint64_t tr_result(const struct tr_call *c) { return c->rec->result; }
 /* The argument words of a call (rec->nargs of them). */
 static inline const uint64_t *tr_args(const struct tr_call *c) { return c->rec->words; }
 /* The range of a TR_RF_RANGE entry, NULL for a call. */
 static inline const struct tr_range *tr_range_of(const struct tr_call *c)
 {
-    return c->flags & TR_RF_RANGE ? (const struct tr_range *)(const void *)c->rec : NULL;
+    return c->rflags & TR_RF_RANGE ? (const struct tr_range *)(const void *)c->rec : NULL;
 }
 /* A string from the traced process (names, host, exe, ...) for text
  * output: control characters, bytes that are not UTF-8 (and the

@@ -179,7 +179,7 @@ int report_tree(const struct trace *tr, FILE *f, int format)
     if (format == FMT_TEXT) {
         size_t calls = 0;   /* not the NVTX ranges and marks (trace_read.h) */
         for (size_t i = 0; i < tr->ncalls; i++)
-            calls += !(tr->calls[i].flags & TR_RF_RANGE);
+            calls += !(tr->calls[i].rflags & TR_RF_RANGE);
         fprintf(f, "cutap: %zu process%s, %zu calls, by call path: self = time not spent in the calls "
                 "made inside\n", tr->nprocs, tr->nprocs == 1 ? "" : "es", calls);
         fprintf(f, "%10s %14s %14s %6s  %s\n", "Calls", "Total(ns)", "Self(ns)", "Layer", "Name");

@@ -43,7 +43,7 @@ int call_is_error(const struct trace *tr, const struct tr_call *c)
 {
     int layer = tr->names[c->name].layer;
     return c->t1 && !(c->flags & (CUTAP_RF_UNTYPED | CUTAP_RF_NOSTATUS)) && layer != CUTAP_LAYER_HIDDEN &&
-           layer != CUTAP_LAYER_NVTX && (uint32_t)c->result != 0;
+           layer != CUTAP_LAYER_NVTX && (uint32_t)tr_result(c) != 0;
 }
 
 void json_str(FILE *f, const char *s)

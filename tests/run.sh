@@ -2269,6 +2269,35 @@ case_reader_memory_2m_calls() {
     rm -rf "$d" "$WORK/m2.jsonl"
 }
 
+case_reader_progress_on_terminal() {
+    # Long commands draw a progress line on stderr when it is a terminal
+    # (erased at the end), and print nothing of it otherwise.
+    command -v python3 >/dev/null || return 77
+    local d=$WORK/pg
+    rm -rf "$d"
+    "$CUTAP" trace -o "$d" -- $T/t_record many 600000 >/dev/null 2>&1 || return 1
+    "$CUTAP" dump "$d" 2>"$WORK/pg.err" >/dev/null || return 1
+    [ ! -s "$WORK/pg.err" ] || { say "  stderr not a terminal, yet:"; cat -v "$WORK/pg.err" >&2; return 1; }
+    python3 - "$CUTAP" "$d" <<'PY' || return 1
+import os, pty, subprocess, sys
+m, s = pty.openpty()
+p = subprocess.run([sys.argv[1], "dump", sys.argv[2]], stdout=subprocess.DEVNULL, stderr=s)
+os.close(s)
+out = b""
+while True:
+    try:
+        b = os.read(m, 65536)
+    except OSError:
+        break
+    if not b:
+        break
+    out += b
+assert p.returncode == 0, p.returncode
+assert b"cutap: dump: 262144 of 600000 calls" in out, out[:300]
+assert out.endswith(b"\r\x1b[K"), out[-40:]
+PY
+}
+
 # --- run -------------------------------------------------------------------
 all=$(declare -F | awk '{print $3}' | sed -n 's/^case_//p')
 sel=()
