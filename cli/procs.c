@@ -242,23 +242,24 @@ static const struct cutap_reg_slot *slot_at(const struct cutap_reg_header *h, ui
     return (const struct cutap_reg_slot *)((const char *)h + (size_t)i * CUTAP_REG_SLOT);
 }
 
-/* Why the program at path, exec'd with flags f, did not load cutap. */
-static const char *why_not(const struct cutap_reg_slot *e, int stat_mode)
+/* Why the program at path (the note's, NUL-terminated), exec'd as the
+ * note says, did not load cutap. */
+static const char *why_not(const struct cutap_reg_slot *e, const char *path, int stat_mode)
 {
     if (!(e->flags & CUTAP_REGF_PRELOAD))
         return "its environment has no LD_PRELOAD of libcutap";
     if (!(e->flags & CUTAP_REGF_MODE))
         return stat_mode ? "its environment has no CUTAP_COUNT" : "its environment has no CUTAP_TRACE";
     struct stat st;
-    if (stat(e->path, &st))
+    if (stat(path, &st))
         return "it could not be inspected";
     if (st.st_mode & S_ISUID)
         return "setuid";
     if (st.st_mode & S_ISGID)
         return "setgid";
-    if (getxattr(e->path, "security.capability", NULL, 0) > 0)
+    if (getxattr(path, "security.capability", NULL, 0) > 0)
         return "it has file capabilities";
-    int fd = open(e->path, O_RDONLY | O_CLOEXEC);
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
     if (fd < 0)
         return "it could not be inspected";
     Elf64_Ehdr eh;
@@ -366,7 +367,7 @@ int procs_summary(const char *dir, int trace)
                 continue;
             not_traced++;
             int k = snprintf(nt + ntlen, sizeof nt - ntlen, "%s%s (pid %d): %s", not_traced > 1 ? "; " : "", path,
-                             s->pid, why_not(s, !trace));
+                             s->pid, why_not(s, path, !trace));
             if (k > 0)
                 ntlen = ntlen + (size_t)k < sizeof nt ? ntlen + (size_t)k : sizeof nt - 1;
         }
