@@ -434,28 +434,26 @@ static void add_call(struct trace *tr, const struct tr_proc *p, const struct cut
  * Without a file descriptor (or SEEK_DATA), every chunk. */
 static size_t next_data_chunk(int fd, const struct cutap_file_header *h, size_t ci, size_t nchunks, off_t *data_end)
 {
-    off_t off = (off_t)h->header_size + (off_t)ci * h->chunk_size;
-    if (fd < 0 || off < *data_end || ci >= nchunks)
-        return ci;
-    off_t d = lseek(fd, off, SEEK_DATA);
-    if (d < 0) {
-        if (errno == ENXIO)
-            return nchunks;   /* only a hole is left */
-        *data_end = INT64_MAX;   /* no SEEK_DATA here: read everything */
-        return ci;
+    for (;;) {
+        off_t off = (off_t)h->header_size + (off_t)ci * h->chunk_size;
+        if (fd < 0 || off < *data_end || ci >= nchunks)
+            return ci;
+        off_t d = lseek(fd, off, SEEK_DATA);
+        if (d < 0) {
+            if (errno == ENXIO)
+                return nchunks;   /* only a hole is left */
+            *data_end = INT64_MAX;   /* no SEEK_DATA here: read everything */
+            return ci;
+        }
+        off_t e = lseek(fd, d, SEEK_HOLE);
+        *data_end = e < 0 ? INT64_MAX : e;
+        /* the chunk holding d, or the next one when d is past its start
+         * (its header, at its start, is in the hole: never taken); if
+         * that one starts past the data, look again from there */
+        ci = (size_t)((d - h->header_size) / h->chunk_size);
+        if ((off_t)h->header_size + (off_t)ci * h->chunk_size < d)
+            ci++;
     }
-    off_t e = lseek(fd, d, SEEK_HOLE);
-    *data_end = e < 0 ? INT64_MAX : e;
-    /* the chunk holding d, or the next one when d is past its start
-     * (its header, at its start, is in the hole: never taken) */
-    size_t c = (size_t)((d - h->header_size) / h->chunk_size);
-    if ((off_t)h->header_size + (off_t)c * h->chunk_size < d)
-        c++;
-    if (c >= nchunks)
-        return nchunks;
-    if ((off_t)h->header_size + (off_t)c * h->chunk_size >= *data_end)
-        return next_data_chunk(fd, h, c, nchunks, data_end);
-    return c;
 }
 
 static int scan_file(struct trace *tr, struct tr_proc *p, uint32_t pi, int fd)
