@@ -26,13 +26,24 @@ int report_tree(const struct trace *tr, FILE *out, int format);
 void dump_call_args(FILE *f, const struct trace *tr, const struct tr_call *c);
 void dump_call_status(FILE *f, const struct trace *tr, const struct tr_call *c);
 
+/* procs.c: the -o directory's checks (create: mkdir it first; 0 or -1
+ * after a message), the process registry made before the command runs,
+ * the exec note of the command itself (in the forked child), and the
+ * summary on stderr at the end (trace: with the "N processes traced"
+ * line); returns the number of processes with losses or never traced. */
+int procs_check_dir(const char *dir, int create);
+int procs_create(const char *dir);
+void procs_note_exec(const char *path);
+int procs_summary(const char *dir, int trace);
+
 /* util.c */
 const char *layer_str(int layer);            /* "driver", "hidden", "runtime", ...; "layer<N>" if unknown */
 /* A finished call whose result is a status other than success (report's
  * Errors): for every layer but the export-table slots and NVTX. */
 int call_is_error(const struct trace *tr, const struct tr_call *c);
 void json_str(FILE *f, const char *s);       /* a JSON string literal, escaped */
-void csv_str(FILE *f, const char *s);        /* a CSV field, quoted when needed */
+void csv_str(FILE *f, const char *s);        /* a CSV field, quoted when needed, control characters as \xNN */
+void text_str(FILE *f, const char *s);       /* a traced process's string in text output: control characters as \xNN */
 void *xcalloc(size_t n, size_t size);         /* calloc; exits when out of memory (n = 0: one element) */
 /* After option parsing: the one DIR (or file) operand, loaded into tr.
  * Returns 0, 1 when nothing could be read, 2 for a usage error. */

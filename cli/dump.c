@@ -115,8 +115,11 @@ static void dm_free(void)
 static void put_kernel(const struct dump *d, uint64_t handle)
 {
     const char *name = handle ? tr_func_name(d->proc, handle) : NULL;
-    if (name)
-        fprintf(d->out, "<%s>", d->demangle ? kernel_display(name) : name);
+    if (name) {
+        fputc('<', d->out);
+        text_str(d->out, d->demangle ? kernel_display(name) : name);
+        fputc('>', d->out);
+    }
 }
 
 /* A by-value handle type that names a kernel. */
@@ -555,7 +558,7 @@ static void put_status(const struct dump *d, const struct tr_call *c, const stru
     FILE *f = d->out;
     switch (fn ? fn->result_kind : -1) {
     case DEC_ENUM: {
-        uint32_t r = (uint32_t)c->result;
+        uint32_t r = (uint32_t)tr_result(c);
         const struct dec_enum *e = enum_at(d, fn->result_enum);
         const char *name = e ? enum_name(e, r) : NULL;
         if (!name)
@@ -566,11 +569,11 @@ static void put_status(const struct dump *d, const struct tr_call *c, const stru
             fputs(name, f);
         break;
     }
-    case DEC_PTR: put_ptr(f, c->result); break;
-    case DEC_INT: fprintf(f, "%" PRId64, (int64_t)c->result); break;   /* sign-extended by the wrapper */
-    case DEC_UINT: fprintf(f, "%" PRIu64, c->result); break;
+    case DEC_PTR: put_ptr(f, tr_result(c)); break;
+    case DEC_INT: fprintf(f, "%" PRId64, (int64_t)tr_result(c)); break;   /* sign-extended by the wrapper */
+    case DEC_UINT: fprintf(f, "%" PRIu64, tr_result(c)); break;
     case DEC_VOID: fputs("void", f); break;
-    default: fprintf(f, "0x%" PRIx64, c->result);
+    default: fprintf(f, "0x%" PRIx64, tr_result(c));
     }
 }
 
@@ -664,7 +667,7 @@ static void put_range(FILE *f, const struct trace *tr, const struct tr_call *c, 
     }
     if (r->kind == TR_RANGE_START)
         fputs(" (start/end)", f);
-    else if (r->kind == TR_RANGE_PUSH && (c->flags & TR_RF_ASYNC))
+    else if (r->kind == TR_RANGE_PUSH && (c->rflags & TR_RF_ASYNC))
         fputs(" (not nested)", f);
     fputc('\n', f);
 }
@@ -674,13 +677,15 @@ static void put_call(struct dump *d, const struct tr_call *c, const char *label)
     const struct trace *tr = d->tr;
     FILE *f = d->out;
     uint64_t t = c->t0 > tr->origin_ns ? c->t0 - tr->origin_ns : 0;
-    if (c->flags & TR_RF_RANGE) {
+    if (c->rflags & TR_RF_RANGE) {
         put_range(f, tr, c, label, t);
         return;
     }
     d->proc = &tr->procs[tr->threads[c->thread].proc];
-    fprintf(f, "%" PRIu64 ".%06" PRIu64 " %s %*s%s(", t / 1000000000u, t % 1000000000u / 1000u, label,
-            2 * c->depth, "", tr->names[c->name].name);
+    fprintf(f, "%" PRIu64 ".%06" PRIu64 " %s %*s", t / 1000000000u, t % 1000000000u / 1000u, label,
+            2 * c->depth, "");
+    text_str(f, tr->names[c->name].name);
+    fputc('(', f);
     const struct dec_fn *fn = signature(d, c);
     if (fn)
         put_args(d, c, fn);
@@ -711,10 +716,11 @@ static char (*thread_labels(const struct trace *tr))[96]
     int hosts = several_hosts(tr);
     for (size_t i = 0; i < tr->nthreads; i++) {
         const struct tr_proc *p = &tr->procs[tr->threads[i].proc];
-        char rank[16] = "";
+        char rank[16] = "", host[64];
         if (p->h.rank >= 0)
             snprintf(rank, sizeof rank, "r%d ", p->h.rank);
-        snprintf(lab[i], sizeof lab[i], "[%s%s%s%d/%d]", rank, hosts ? p->h.host : "", hosts ? ":" : "", p->h.pid,
+        tr_escape(host, sizeof host, p->h.host);
+        snprintf(lab[i], sizeof lab[i], "[%s%s%s%d/%d]", rank, hosts ? host : "", hosts ? ":" : "", p->h.pid,
                  tr->threads[i].tid);
     }
     return lab;
@@ -769,6 +775,7 @@ static int dump_calls(struct dump *d, const unsigned char *show)
     int err = 0;
     for (size_t i = 0; i < tr->ncalls; i++) {
         const struct tr_call *c = &tr->calls[i];
+        tr_progress(tr, i, "dump");
         if (show[c->thread])
             put_call(d, c, labels[c->thread]);
         if ((i & 1023) == 1023 && ferror(d->out)) {
@@ -777,6 +784,7 @@ static int dump_calls(struct dump *d, const unsigned char *show)
         }
     }
     free(labels);
+    tr_progress_done(tr);
     errno = 0;
     if (fflush(d->out) == EOF)
         err = errno;               /* fresher than the one saved above */

@@ -5,7 +5,9 @@
  *
  * The output is written to FILE.tmp.<pid> and moved to FILE only when
  * complete, so an export that fails (or is interrupted) leaves no half
- * file. An existing FILE is never replaced without --force.
+ * file. An existing FILE is never replaced without --force; with --force
+ * it is replaced by a rename, so a symbolic link at FILE is replaced, never
+ * followed. The file is created with mode 0600.
  *
  * Times are nanoseconds relative to the trace origin (the earliest process
  * start, struct trace.origin_ns) unless said otherwise.
@@ -20,7 +22,12 @@
  *       exe TEXT, cmdline TEXT,
  *       start_ns INTEGER,          -- CLOCK_REALTIME ns; MIN(start_ns) is the origin
  *       complete INTEGER,          -- 1: the process reached exit
- *       file TEXT);                -- the trace file it came from
+ *       file TEXT,                 -- the trace file it came from
+ *       stopped INTEGER,           -- 1: recording stopped before the process ended
+ *       stop_reason TEXT,          -- why: 'none', 'space', 'map', 'limit', 'other'
+ *       stop_errno INTEGER,        -- the errno of the failure (0: none)
+ *       lost_calls INTEGER,        -- calls counted but not recorded
+ *       lost_names INTEGER);       -- kernel names not recorded
  *   CREATE TABLE threads(
  *       id INTEGER PRIMARY KEY,
  *       process_id INTEGER REFERENCES processes(id),
@@ -267,6 +274,16 @@ static void put_us(FILE *f, uint64_t ns)
     fprintf(f, "%llu.%03u", (unsigned long long)(ns / 1000), (unsigned)(ns % 1000));
 }
 
+/* A process's losses as JSON members (no braces): stopped, stop_reason,
+ * stop_errno, lost_calls, lost_names, loss (the words of the warning). */
+static void json_loss(FILE *f, const struct tr_proc *p, const char *loss)
+{
+    fprintf(f, "\"stopped\":%s,\"stop_reason\":\"%s\",\"stop_errno\":%d,\"lost_calls\":%llu,\"lost_names\":%llu,\"loss\":",
+            p->h.flags & CUTAP_FILE_STOPPED ? "true" : "false", tr_stop_reason_str(p->h.stop_reason), p->h.stop_errno,
+            (unsigned long long)p->h.lost_calls, (unsigned long long)p->h.lost_names);
+    json_str(f, loss);
+}
+
 /* An NVTX range or mark (the reader's, trace_read.h) as Perfetto events:
  * a push/pop range that nests is a slice on its thread's track, like the
  * calls inside it (one never ended is drawn to where tr_range.draw_t1
@@ -286,7 +303,7 @@ static void pf_range(FILE *f, const struct trace *tr, const struct tr_call *c, s
     if (r->kind == TR_RANGE_MARK) {
         fprintf(f, "{\"ph\":\"i\",\"s\":\"t\",\"pid\":%lld,\"tid\":%d,\"ts\":", (long long)pid, tid);
         put_us(f, c->t0 - tr->origin_ns);
-    } else if (c->flags & TR_RF_ASYNC) {
+    } else if (c->rflags & TR_RF_ASYNC) {
         fprintf(f, "{\"ph\":\"b\",\"id\":\"0x%zx\",\"pid\":%lld,\"tid\":%d,\"ts\":", i + 1, (long long)pid, tid);
         put_us(f, c->t0 - tr->origin_ns);
         fputs(",\"name\":", f);
@@ -351,6 +368,17 @@ static void write_perfetto(const struct trace *tr, FILE *f)
         SEP();
         fprintf(f, "{\"ph\":\"M\",\"pid\":%lld,\"name\":\"process_sort_index\",\"args\":{\"sort_index\":%zu}}",
                 (long long)pp[i].pid, pp[i].sort_index);
+        char loss[256];
+        if (tr_loss_text(&tr->procs[i], loss, sizeof loss)) {
+            /* shown beside the process name; the numbers as args */
+            SEP();
+            fprintf(f, "{\"ph\":\"M\",\"pid\":%lld,\"name\":\"process_labels\",\"args\":{\"labels\":",
+                    (long long)pp[i].pid);
+            json_str(f, loss);
+            fputc(',', f);
+            json_loss(f, &tr->procs[i], loss);
+            fputs("}}", f);
+        }
         for (size_t k = tstart[i]; k < tstart[i + 1]; k++) {
             const struct tr_thread *t = &tr->threads[tord[k]];
             char tname[32];
@@ -371,8 +399,9 @@ static void write_perfetto(const struct trace *tr, FILE *f)
         const struct tr_call *c = &tr->calls[i];
         const struct tr_thread *t = &tr->threads[c->thread];
         const struct tr_name *nm = &tr->names[c->name];
+        tr_progress(tr, i, "export");
         SEP();
-        if (c->flags & TR_RF_RANGE) {
+        if (c->rflags & TR_RF_RANGE) {
             pf_range(f, tr, c, i, pp[t->proc].pid, t->tid);
             continue;
         }
@@ -397,10 +426,10 @@ static void write_perfetto(const struct trace *tr, FILE *f)
          * be rounded, so it goes out as hex. */
         if (!c->t1)
             ;
-        else if (c->result < (1ull << 53))
-            fprintf(f, "\"result\":%llu,", (unsigned long long)c->result);
+        else if (tr_result(c) < (1ull << 53))
+            fprintf(f, "\"result\":%llu,", (unsigned long long)tr_result(c));
         else
-            fprintf(f, "\"result\":\"0x%llx\",", (unsigned long long)c->result);
+            fprintf(f, "\"result\":\"0x%llx\",", (unsigned long long)tr_result(c));
         decode_call(&dec, tr, c);
         if (c->t1) {
             fputs("\"status\":", f);
@@ -470,7 +499,7 @@ static void jsonl_range(FILE *f, const struct trace *tr, const struct tr_call *c
     fprintf(f, ",\"layer\":\"%s\",\"name\":%s,\"depth\":%u,", layer_str(tr->names[c->name].layer), jname, c->depth);
     if (r->kind != TR_RANGE_MARK)
         fprintf(f, "\"kind\":\"%s\",\"nested\":%s,", r->kind == TR_RANGE_PUSH ? "push" : "start",
-                c->flags & TR_RF_ASYNC ? "false" : "true");
+                c->rflags & TR_RF_ASYNC ? "false" : "true");
     fprintf(f, "\"domain\":\"0x%llx\"%s}\n", (unsigned long long)r->domain, c->t1 ? "" : ",\"unfinished\":true");
 }
 
@@ -489,7 +518,8 @@ static void write_jsonl(const struct trace *tr, FILE *f)
     for (size_t i = 0; i < tr->ncalls; i++) {
         const struct tr_call *c = &tr->calls[i];
         const struct tr_thread *t = &tr->threads[c->thread];
-        if (c->flags & TR_RF_RANGE) {
+        tr_progress(tr, i, "export");
+        if (c->rflags & TR_RF_RANGE) {
             jsonl_range(f, tr, c, i, jhost[t->proc], jname[c->name]);
             continue;
         }
@@ -497,7 +527,7 @@ static void write_jsonl(const struct trace *tr, FILE *f)
         fprintf(f, ",\"layer\":\"%s\",\"name\":%s,\"depth\":%u,", layer_str(tr->names[c->name].layer),
                 jname[c->name], c->depth);
         if (c->t1)
-            fprintf(f, "\"result\":%llu,\"args\":[", (unsigned long long)c->result);
+            fprintf(f, "\"result\":%llu,\"args\":[", (unsigned long long)tr_result(c));
         else
             fputs("\"result\":null,\"args\":[", f);   /* it never returned */
         const uint64_t *w = tr_args(c);
@@ -533,6 +563,16 @@ static void write_jsonl(const struct trace *tr, FILE *f)
                 (unsigned long long)k->total_ns, (unsigned long long)k->min_ns, (unsigned long long)k->max_ns,
                 (unsigned long long)k->timed);
     }
+    /* Processes whose recording lost calls or names (version 3 header). */
+    for (size_t i = 0; i < tr->nprocs; i++) {
+        const struct tr_proc *p = &tr->procs[i];
+        char loss[256];
+        if (!tr_loss_text(p, loss, sizeof loss))
+            continue;
+        fprintf(f, "{\"type\":\"process\",\"host\":%s,\"pid\":%d,", jhost[i], p->h.pid);
+        json_loss(f, p, loss);
+        fputs("}\n", f);
+    }
     free_strs(jhost, tr->nprocs);
     free_strs(jname, tr->nnames);
     decoded_free(&dec);
@@ -546,7 +586,8 @@ static const struct sqlite_dl *sq;
 
 static const char schema[] =
     "CREATE TABLE processes(id INTEGER PRIMARY KEY, host TEXT, pid INTEGER, ppid INTEGER, rank INTEGER,"
-    " local_rank INTEGER, exe TEXT, cmdline TEXT, start_ns INTEGER, complete INTEGER, file TEXT);"
+    " local_rank INTEGER, exe TEXT, cmdline TEXT, start_ns INTEGER, complete INTEGER, file TEXT, stopped INTEGER,"
+    " stop_reason TEXT, stop_errno INTEGER, lost_calls INTEGER, lost_names INTEGER);"
     "CREATE TABLE threads(id INTEGER PRIMARY KEY, process_id INTEGER REFERENCES processes(id), tid INTEGER,"
     " name TEXT);"
     "CREATE TABLE strings(id INTEGER PRIMARY KEY, value TEXT UNIQUE);"
@@ -678,7 +719,8 @@ static int write_sqlite(const struct trace *tr, const char *path)
     CK(sq->prepare_v2(db, "INSERT INTO strings(id, value) VALUES(?1, ?2)", -1, &strs.ins, NULL));
     CK(sq->prepare_v2(db,
                       "INSERT INTO processes(id, host, pid, ppid, rank, local_rank, exe, cmdline, start_ns,"
-                      " complete, file) VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)",
+                      " complete, file, stopped, stop_reason, stop_errno, lost_calls, lost_names)"
+                      " VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16)",
                       -1, &st_proc, NULL));
     CK(sq->prepare_v2(db, "INSERT INTO threads(id, process_id, tid, name) VALUES(?1, ?2, ?3, ?4)", -1, &st_thr, NULL));
     CK(sq->prepare_v2(db,
@@ -706,6 +748,11 @@ static int write_sqlite(const struct trace *tr, const char *path)
         CK(sq->bind_int64(st_proc, 9, (int64_t)p->h.start_realtime_ns));
         CK(sq->bind_int(st_proc, 10, p->complete));
         CK(sq->bind_text(st_proc, 11, p->path, -1, SQLITE_STATIC));
+        CK(sq->bind_int(st_proc, 12, !!(p->h.flags & CUTAP_FILE_STOPPED)));
+        CK(sq->bind_text(st_proc, 13, tr_stop_reason_str(p->h.stop_reason), -1, SQLITE_STATIC));
+        CK(sq->bind_int(st_proc, 14, p->h.stop_errno));
+        CK(sq->bind_int64(st_proc, 15, (int64_t)(p->h.lost_calls > INT64_MAX ? INT64_MAX : p->h.lost_calls)));
+        CK(sq->bind_int64(st_proc, 16, (int64_t)(p->h.lost_names > INT64_MAX ? INT64_MAX : p->h.lost_names)));
         CK(step_reset(st_proc));
     }
     for (size_t i = 0; i < tr->nthreads; i++) {
@@ -726,6 +773,7 @@ static int write_sqlite(const struct trace *tr, const char *path)
     char args[256 * 20];
     for (size_t i = 0; i < tr->ncalls; i++) {
         const struct tr_call *c = &tr->calls[i];
+        tr_progress(tr, i, "export");
         const uint64_t *w = tr_args(c);
         size_t len = 0;
         args[0] = 0;
@@ -742,8 +790,8 @@ static int write_sqlite(const struct trace *tr, const char *path)
         CK(sq->bind_text(st_call, 5, layer_str(tr->names[c->name].layer), -1, SQLITE_STATIC));
         CK(sq->bind_int64(st_call, 6, name_id[c->name]));
         CK(sq->bind_int(st_call, 7, c->depth));
-        int call = !(c->flags & TR_RF_RANGE);   /* NVTX ranges and marks: no result, no status */
-        CK(c->t1 && call ? sq->bind_int64(st_call, 8, (int64_t)c->result) : sq->bind_null(st_call, 8));
+        int call = !(c->rflags & TR_RF_RANGE);   /* NVTX ranges and marks: no result, no status */
+        CK(c->t1 && call ? sq->bind_int64(st_call, 8, (int64_t)tr_result(c)) : sq->bind_null(st_call, 8));
         decode_call(&dec, tr, c);
         CK(sq->bind_text(st_call, 9, args, (int)len, SQLITE_STATIC));
         CK(k ? sq->bind_int64(st_call, 10, kid) : sq->bind_null(st_call, 10));
@@ -866,8 +914,10 @@ static int export_to(const struct trace *tr, int format, const char *out, int fo
         fprintf(stderr, "cutap export: output path too long\n");
         return -1;
     }
-    /* O_EXCL: never write through a link or into someone else's file. */
-    int fd = open(tmp_path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+    /* O_EXCL (and O_NOFOLLOW): never write through a link or into someone
+     * else's file; 0600: the output holds the traced processes' data,
+     * like the trace (publish() moves this very file to its name). */
+    int fd = open(tmp_path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
     if (fd < 0) {
         fprintf(stderr, "cutap export: cannot create %s: %s\n", tmp_path, strerror(errno));
         return -1;
@@ -914,6 +964,7 @@ static int export_to(const struct trace *tr, int format, const char *out, int fo
         ok = 0;
     if (!ok)
         unlink(tmp_path);
+    tr_progress_done(tr);
     catch_signals(0);
     return ok ? 0 : -1;
 }

@@ -19,13 +19,6 @@
 #include "cli.h"
 #include "cutap.h"
 
-struct sample {
-    int64_t group;
-    uint32_t name;
-    uint32_t error;
-    uint64_t dur;
-};
-
 struct row {
     int64_t group;
     uint32_t name;
@@ -34,16 +27,6 @@ struct row {
     uint64_t calls, errors, total, min, max, med, unfinished;
     uint64_t timed;  /* calls whose time is in min, max and (before any estimate) total */
 };
-
-static int cmp_sample(const void *a, const void *b)
-{
-    const struct sample *x = a, *y = b;
-    if (x->group != y->group)
-        return x->group < y->group ? -1 : 1;
-    if (x->name != y->name)
-        return x->name < y->name ? -1 : 1;
-    return x->dur < y->dur ? -1 : x->dur > y->dur;
-}
 
 static int cmp_row(const void *a, const void *b)
 {
@@ -118,57 +101,151 @@ static uint64_t sat_add(uint64_t a, uint64_t b)
 }
 
 /* Builds the rows; returns their number. */
+/* The median of a row in bounded memory: exact (the durations kept and
+ * sorted) up to MED_EXACT calls, then a log-linear histogram: durations
+ * below 256 ns counted exactly, longer ones in 128 bins per power of two,
+ * the median taken as the middle of its bin (clamped to min..max): within
+ * 1/256 (0.4 %) of the true value. A row holds at most MED_EXACT * 8
+ * bytes of durations, or 256 + 128 counts per power of two its durations
+ * span. */
+#define MED_EXACT 4096
+struct med {
+    uint64_t *v;          /* durations while n <= MED_EXACT, else NULL */
+    uint64_t *bins[57];   /* [0]: 256 counts of 0..255 ns; [k]: 128 bins of [2^(k+7), 2^(k+8)) */
+    size_t n, cap;
+};
+
+static void med_bin(struct med *m, uint64_t d)
+{
+    unsigned k = 0, i = (unsigned)d;
+    if (d >= 256) {
+        unsigned e = 63u - (unsigned)__builtin_clzll(d);   /* 8..63 */
+        k = e - 7;
+        i = (unsigned)(d >> (e - 7)) & 127u;
+    }
+    if (!m->bins[k])
+        m->bins[k] = xcalloc(k ? 128 : 256, sizeof **m->bins);
+    m->bins[k][i]++;
+}
+
+static void med_add(struct med *m, uint64_t d)
+{
+    if (m->n < MED_EXACT) {
+        if (m->n == m->cap) {
+            m->cap = m->cap ? m->cap * 4 : 4;
+            m->v = realloc(m->v, m->cap * sizeof *m->v);
+            if (!m->v) {
+                fprintf(stderr, "cutap: out of memory\n");
+                exit(1);
+            }
+        }
+        m->v[m->n++] = d;
+        return;
+    }
+    if (m->v) {   /* past MED_EXACT: to the histogram */
+        for (size_t i = 0; i < m->n; i++)
+            med_bin(m, m->v[i]);
+        free(m->v);
+        m->v = NULL;
+    }
+    med_bin(m, d);
+    m->n++;
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+    return x < y ? -1 : x > y;
+}
+
+static uint64_t med_get(struct med *m, uint64_t min, uint64_t max)
+{
+    if (m->v) {
+        qsort(m->v, m->n, sizeof *m->v, cmp_u64);
+        return m->n % 2 ? m->v[m->n / 2] : (m->v[m->n / 2 - 1] + m->v[m->n / 2]) / 2;
+    }
+    size_t rank = (m->n - 1) / 2, seen = 0;   /* the lower middle */
+    for (unsigned k = 0; k < 57; k++) {
+        if (!m->bins[k])
+            continue;
+        for (unsigned i = 0; i < (k ? 128u : 256u); i++) {
+            seen += m->bins[k][i];
+            if (seen > rank) {
+                if (!k)
+                    return i;
+                unsigned sh = k;   /* bin width 2^(e-7) = 2^k */
+                uint64_t lo = (uint64_t)(128 + i) << sh, mid = lo + ((uint64_t)1 << sh) / 2;
+                return mid < min ? min : mid > max ? max : mid;
+            }
+        }
+    }
+    return max;
+}
+
+static void med_free(struct med *m)
+{
+    free(m->v);
+    for (unsigned k = 0; k < 57; k++)
+        free(m->bins[k]);
+}
+
+/* One pass over the calls, a row per (group, name) found by hash: memory
+ * follows the rows, not the calls. */
 static size_t build_rows(const struct trace *tr, int by, struct row **out)
 {
-    struct sample *s = xcalloc(tr->ncalls, sizeof *s);
-    size_t ns = 0;
-    for (size_t i = 0; i < tr->ncalls; i++) {
-        const struct tr_call *c = &tr->calls[i];
-        if (c->flags & TR_RF_RANGE)
-            continue;   /* an NVTX range or mark, not a call: report --tree, dump and the exports show them */
-        s[ns].group = group_of(tr, c->thread, by);
-        s[ns].name = c->name;
-        s[ns].error = (uint32_t)call_is_error(tr, c);
-        s[ns].dur = c->t1 ? c->t1 - c->t0 : UINT64_MAX;   /* unfinished sort last */
-        ns++;
-    }
-    qsort(s, ns, sizeof *s, cmp_sample);
     size_t cap = 64, nr = 0;
     struct row *rows = xcalloc(cap, sizeof *rows);
-    for (size_t i = 0; i < ns;) {
-        size_t j = i, done = 0;
-        while (j < ns && s[j].group == s[i].group && s[j].name == s[i].name)
-            j++;
-        if (nr == cap) {
-            rows = realloc(rows, (cap *= 2) * sizeof *rows);
-            if (!rows)
-                exit(1);
-        }
-        struct row *r = &rows[nr++];
-        memset(r, 0, sizeof *r);
-        r->group = s[i].group;
-        r->name = s[i].name;
-        for (size_t k = i; k < j; k++) {
-            if (s[k].dur == UINT64_MAX) {
-                r->unfinished++;
-                continue;
+    struct med *meds = xcalloc(cap, sizeof *meds);
+    struct row_index ix = {NULL, 0};
+    for (size_t i = 0; i < tr->ncalls; i++) {
+        const struct tr_call *c = &tr->calls[i];
+        if (c->rflags & TR_RF_RANGE)
+            continue;   /* an NVTX range or mark, not a call: report --tree, dump and the exports show them */
+        tr_progress(tr, i, "report");
+        int64_t g = group_of(tr, c->thread, by);
+        index_rows(&ix, rows, nr);
+        size_t hole = 0;
+        struct row *r = find_row(&ix, rows, g, c->name, &hole);
+        if (!r) {
+            if (nr == cap) {
+                rows = realloc(rows, cap * 2 * sizeof *rows);
+                meds = realloc(meds, cap * 2 * sizeof *meds);
+                if (!rows || !meds)
+                    exit(1);
+                memset(meds + cap, 0, cap * sizeof *meds);
+                cap *= 2;
             }
-            done++;
-            r->errors += s[k].error;
-            r->total += s[k].dur;
+            ix.slot[hole] = nr + 1;
+            r = &rows[nr++];
+            memset(r, 0, sizeof *r);
+            r->group = g;
+            r->name = c->name;
         }
-        r->calls = done;
-        r->timed = done;
-        if (done) {
-            r->min = s[i].dur;
-            r->max = s[i + done - 1].dur;
-            r->med = done % 2 ? s[i + done / 2].dur : (s[i + done / 2 - 1].dur + s[i + done / 2].dur) / 2;
+        if (!c->t1) {
+            r->unfinished++;
+            continue;
+        }
+        uint64_t d = c->t1 - c->t0;
+        r->errors += (uint64_t)call_is_error(tr, c);
+        r->total += d;
+        if (!r->calls || d < r->min)
+            r->min = d;
+        if (d > r->max)
+            r->max = d;
+        r->calls++;
+        med_add(&meds[r - rows], d);
+    }
+    tr_progress_done(tr);
+    for (size_t i = 0; i < nr; i++) {
+        struct row *r = &rows[i];
+        r->timed = r->calls;
+        if (r->calls) {
+            r->med = med_get(&meds[i], r->min, r->max);
             r->has_med = 1;
         }
-        i = j;
+        med_free(&meds[i]);
     }
-    free(s);
-    struct row_index ix = {NULL, 0};
+    free(meds);
     for (size_t i = 0; i < tr->ncounters; i++) {
         const struct tr_counter *c = &tr->counters[i];
         int64_t g = group_of(tr, c->thread, by);
@@ -216,13 +293,19 @@ static void group_label(const struct trace *tr, int by, int64_t g, char *buf, si
 {
     if (by == BY_PROCESS) {
         const struct tr_proc *p = &tr->procs[g];
-        int n = snprintf(buf, size, "process %d on %s (%s)", p->h.pid, p->h.host, exe_base(p));
+        char host[4 * sizeof p->h.host], exe[4 * sizeof p->h.exe];
+        tr_escape(host, sizeof host, p->h.host);
+        tr_escape(exe, sizeof exe, exe_base(p));
+        int n = snprintf(buf, size, "process %d on %s (%s)", p->h.pid, host, exe);
         if (p->h.rank >= 0 && n > 0 && (size_t)n < size)
             snprintf(buf + n, size - (size_t)n, " rank %d", p->h.rank);
     } else if (by == BY_THREAD) {
         const struct tr_thread *t = &tr->threads[g];
         const struct tr_proc *p = &tr->procs[t->proc];
-        snprintf(buf, size, "thread %d (%s) of process %d on %s", t->tid, t->name, p->h.pid, p->h.host);
+        char host[4 * sizeof p->h.host], name[4 * sizeof t->name];
+        tr_escape(host, sizeof host, p->h.host);
+        tr_escape(name, sizeof name, t->name);
+        snprintf(buf, size, "thread %d (%s) of process %d on %s", t->tid, name, p->h.pid, host);
     } else if (by == BY_RANK) {
         if (g >= 0)
             snprintf(buf, size, "rank %lld", (long long)g);
@@ -255,9 +338,17 @@ static void csv_group(FILE *f, const struct trace *tr, int by, int64_t g)
 static void json_group(FILE *f, const struct trace *tr, int by, int64_t g)
 {
     if (by == BY_PROCESS) {
+        const struct tr_proc *p = &tr->procs[g];
         fputs(",\"host\":", f);
-        json_str(f, tr->procs[g].h.host);
-        fprintf(f, ",\"pid\":%d", tr->procs[g].h.pid);
+        json_str(f, p->h.host);
+        fprintf(f, ",\"pid\":%d", p->h.pid);
+        char loss[256];
+        if (tr_loss_text(p, loss, sizeof loss)) {   /* only when it lost something */
+            fprintf(f, ",\"stopped\":%s,\"lost_calls\":%llu,\"lost_names\":%llu,\"loss\":",
+                    p->h.flags & CUTAP_FILE_STOPPED ? "true" : "false", (unsigned long long)p->h.lost_calls,
+                    (unsigned long long)p->h.lost_names);
+            json_str(f, loss);
+        }
     } else if (by == BY_THREAD) {
         const struct tr_proc *p = &tr->procs[tr->threads[g].proc];
         fputs(",\"host\":", f);
@@ -317,7 +408,7 @@ int report_print(const struct trace *tr, FILE *f, int format, int by)
         while (j < nr && rows[j].group == rows[i].group)
             gtotal += rows[j++].total;
         if (format == FMT_TEXT) {
-            char label[512];
+            char label[2048];
             group_label(tr, by, rows[i].group, label, sizeof label);
             if (by != BY_NONE)
                 fprintf(f, "\n== %s ==\n", label);
@@ -360,9 +451,10 @@ int report_print(const struct trace *tr, FILE *f, int format, int by)
                 if (r->has_med)
                     snprintf(medbuf, sizeof medbuf, "%llu", med);
                 snprintf(totbuf, sizeof totbuf, "%s%llu", r->estimated ? "~" : "", (unsigned long long)r->total);
-                fprintf(f, "%8.2f %14s %10llu %7llu %11llu %11s %11llu %11llu  %-9s %s", pct, totbuf,
+                fprintf(f, "%8.2f %14s %10llu %7llu %11llu %11s %11llu %11llu  %-9s ", pct, totbuf,
                         (unsigned long long)r->calls, (unsigned long long)r->errors, avg, medbuf, mn, mx,
-                        layer_str(n->layer), n->name);
+                        layer_str(n->layer));
+                text_str(f, n->name);
                 if (r->unfinished)
                     fprintf(f, " (%llu unfinished)", (unsigned long long)r->unfinished);
                 fputc('\n', f);

@@ -8,6 +8,7 @@
 #define _GNU_SOURCE
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
 #include <limits.h>
 #include <signal.h>
@@ -94,8 +95,30 @@ static void forward(int sig)
         stop_waiting = 1;
 }
 
-/* Runs argv with the environment prepared; returns the exit status to give. */
-static int run_command(char **argv)
+/* Where execvp finds file, for the exec note. */
+static const char *search_path(const char *file, char *buf, size_t size)
+{
+    if (strchr(file, '/'))
+        return file;
+    const char *path = getenv("PATH");
+    if (!path)
+        path = "/bin:/usr/bin";
+    for (const char *p = path;; p++) {
+        const char *e = strchr(p, ':');
+        size_t n = e ? (size_t)(e - p) : strlen(p);
+        snprintf(buf, size, "%.*s%s%s", (int)n, p, n ? "/" : "", file);
+        if (!access(buf, X_OK))
+            return buf;
+        if (!e)
+            break;
+        p = e;
+    }
+    return file;
+}
+
+/* Runs argv with the environment prepared; returns the exit status to
+ * give. *not_run: set when the command could not be started at all. */
+static int run_command(char **argv, int *not_run)
 {
     prctl(PR_SET_CHILD_SUBREAPER, 1);
     /* Like system(): the terminal's SIGINT/SIGQUIT reach the command's
@@ -107,9 +130,21 @@ static int run_command(char **argv)
     sigaction(SIGTERM, &fwd, NULL);
     sigaction(SIGHUP, &fwd, NULL);
     fflush(NULL);
+    /* the child says through this pipe (closed by a successful exec)
+     * that the command could not be run */
+    int ep[2];
+    *not_run = 0;
+    if (pipe2(ep, O_CLOEXEC)) {
+        fprintf(stderr, "cutap: pipe: %s\n", strerror(errno));
+        *not_run = 1;
+        return 127;
+    }
     child_pid = fork();
     if (child_pid < 0) {
         fprintf(stderr, "cutap: fork: %s\n", strerror(errno));
+        close(ep[0]);
+        close(ep[1]);
+        *not_run = 1;
         return 127;
     }
     if (child_pid == 0) {
@@ -117,10 +152,21 @@ static int run_command(char **argv)
         sigaction(SIGQUIT, &oquit, NULL);
         signal(SIGTERM, SIG_DFL);
         signal(SIGHUP, SIG_DFL);
+        close(ep[0]);
+        char buf[PATH_MAX];
+        procs_note_exec(search_path(argv[0], buf, sizeof buf));
         execvp(argv[0], argv);
-        fprintf(stderr, "cutap: cannot run %s: %s\n", argv[0], strerror(errno));
+        int e = errno;
+        (void)!write(ep[1], &e, sizeof e);
+        fprintf(stderr, "cutap: cannot run %s: %s\n", argv[0], strerror(e));
         _exit(127);
     }
+    close(ep[1]);
+    int e;
+    ssize_t got;
+    while ((got = read(ep[0], &e, sizeof e)) < 0 && errno == EINTR) {}
+    *not_run = got == (ssize_t)sizeof e;
+    close(ep[0]);
     int status = 0, code = 0;
     pid_t cmd = child_pid;
     for (;;) {
@@ -148,6 +194,7 @@ struct run_opts {
     const char *filter;
     int time_all;              /* stat --time-all */
     int no_nvtx;               /* trace --no-nvtx */
+    int force;                 /* stat --force: replace an existing -o FILE */
     const char *runtime;       /* --runtime=symbols|cupti, NULL: symbols */
     char **cmd;
 };
@@ -160,6 +207,7 @@ static int parse(int argc, char **argv, struct run_opts *o, const char *usage, i
                                              {"time-all", no_argument, 0, 'T'},
                                              {"no-nvtx", no_argument, 0, 'N'},
                                              {"runtime", required_argument, 0, 'R'},
+                                             {"force", no_argument, 0, 'F'},
                                              {"help", no_argument, 0, 'h'},
                                              {0, 0, 0, 0}};
     memset(o, 0, sizeof *o);
@@ -170,6 +218,10 @@ static int parse(int argc, char **argv, struct run_opts *o, const char *usage, i
             fprintf(stderr, "cutap: --time-all is an option of cutap stat\n");
             c = '?';
         }
+        if (c == 'F' && !stat) {
+            fprintf(stderr, "cutap: --force is an option of cutap stat\n");
+            c = '?';
+        }
         if (c == 'N' && stat) {
             fprintf(stderr, "cutap: --no-nvtx is an option of cutap trace\n");
             c = '?';
@@ -178,6 +230,7 @@ static int parse(int argc, char **argv, struct run_opts *o, const char *usage, i
         case 'o': o->out = optarg; break;
         case 'T': o->time_all = 1; break;
         case 'N': o->no_nvtx = 1; break;
+        case 'F': o->force = 1; break;
         case 'R':
             if (strcmp(optarg, "symbols") && strcmp(optarg, "cupti")) {
                 fprintf(stderr, "cutap: --runtime=%s: takes symbols or cupti\n%s", optarg, usage);
@@ -253,7 +306,9 @@ static const char trace_usage[] =
     "  --no-nvtx                do not record NVTX ranges and marks (by default cutap is the NVTX\n"
     "                           injection library, NVTX_INJECTION64_PATH, unless that is set already)\n";
 static const char stat_usage[] =
-    "usage: cutap stat [-o FILE] [-e FILTER] [--time-all] [--runtime=symbols|cupti] -- CMD [ARGS...]\n" RUNTIME_HELP;
+    "usage: cutap stat [-o FILE [--force]] [-e FILTER] [--time-all] [--runtime=symbols|cupti] -- CMD [ARGS...]\n"
+    "  -o FILE                  the summary into FILE (made 0600; never through a symbolic link)\n"
+    "  --force                  replace FILE when it exists\n" RUNTIME_HELP;
 
 /* cutap as the NVTX injection library (src/resolve/nvtx.c): at a
  * program's first NVTX call, NVTX loads the library NVTX_INJECTION64_PATH
@@ -284,10 +339,9 @@ int cmd_trace(int argc, char **argv)
     char dir[PATH_MAX];
     if (o.out) {
         snprintf(dir, sizeof dir, "%s", o.out);
-        if (mkdir(dir, 0700) && errno != EEXIST) {
-            fprintf(stderr, "cutap: cannot create %s: %s\n", dir, strerror(errno));
+        /* a directory of ours that nobody else can write into or swap */
+        if (procs_check_dir(dir, 1))
             return 1;
-        }
         if (count_traces(dir)) {
             fprintf(stderr, "cutap: %s already holds a trace; choose another -o\n", dir);
             return 1;
@@ -306,12 +360,15 @@ int cmd_trace(int argc, char **argv)
             }
             snprintf(dir, sizeof dir, "%s-%d", base, n);
         }
+        if (procs_check_dir(dir, 0))
+            return 1;
     }
     if (prepare_env("CUTAP_TRACE", dir, o.filter, o.runtime) || (!o.no_nvtx && set_nvtx_injection()))
         return 1;
-    int code = run_command(o.cmd);
-    int n = count_traces(dir);
-    fprintf(stderr, "cutap: %d process%s traced into %s (cutap report %s)\n", n, n == 1 ? "" : "es", dir, dir);
+    procs_create(dir);
+    int not_run;
+    int code = run_command(o.cmd, &not_run);
+    procs_summary(dir, 1);
     return code;
 }
 
@@ -349,10 +406,39 @@ int cmd_stat(int argc, char **argv)
         fprintf(stderr, "cutap: invalid CUTAP_STAT_TIMING '%s': takes all or sample\n%s", timing, stat_usage);
         return 2;
     }
+    /* -o FILE: opened before the command runs (a refusal costs no run),
+     * never through a symbolic link, never over an existing file unless
+     * --force, 0600; written, and an existing one truncated, only at the
+     * end, when the command ran. */
     FILE *out = stderr;
-    if (o.out && !(out = fopen(o.out, "we"))) {   /* not inherited by the command */
-        fprintf(stderr, "cutap: cannot write %s: %s\n", o.out, strerror(errno));
-        return 1;
+    int made = 0;
+    if (o.out) {
+        int fd = open(o.out, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+        made = fd >= 0;
+        if (fd < 0 && errno == EEXIST && o.force) {
+            struct stat st;
+            if (!lstat(o.out, &st) && S_ISLNK(st.st_mode))
+                errno = ELOOP;
+            else if (!lstat(o.out, &st) && !S_ISREG(st.st_mode))
+                errno = EINVAL;
+            else
+                fd = open(o.out, O_WRONLY | O_NOFOLLOW | O_CLOEXEC);
+        }
+        if (fd < 0) {
+            int e = errno;
+            fprintf(stderr, "cutap: cannot write %s: %s\n", o.out,
+                    e == EEXIST ? "it exists (--force replaces it)"
+                    : e == ELOOP ? "it is a symbolic link"
+                    : e == EINVAL ? "not a regular file" : strerror(e));
+            return 1;
+        }
+        if (!(out = fdopen(fd, "w"))) {
+            fprintf(stderr, "cutap: cannot write %s: %s\n", o.out, strerror(errno));
+            close(fd);
+            if (made)
+                unlink(o.out);
+            return 1;
+        }
     }
     const char *tmp = getenv("TMPDIR");
     char dir[PATH_MAX];
@@ -365,10 +451,25 @@ int cmd_stat(int argc, char **argv)
         remove_dir(dir);
         return 1;
     }
-    int code = run_command(o.cmd);
+    int no_registry = procs_create(dir) != 0;
+    int not_run;
+    int code = run_command(o.cmd, &not_run);
     struct trace tr;
+    if (not_run) {
+        /* nothing ran: the file is left as it was (a new one removed) */
+        if (out != stderr) {
+            fclose(out);
+            if (made)
+                unlink(o.out);
+        }
+        remove_dir(dir);
+        return code;
+    }
+    if (out != stderr)
+        (void)!ftruncate(fileno(out), 0);
+    int lossy = procs_summary(dir, 0) > 0 || no_registry;
     if (!count_traces(dir))
-        fprintf(out, "cutap stat: no CUDA calls\n");
+        fprintf(out, lossy ? "cutap stat: no CUDA calls recorded (see the messages above)\n" : "cutap stat: no CUDA calls\n");
     else if (!tr_load(&tr, dir)) {
         report_print(&tr, out, FMT_TEXT, BY_NONE);
         tr_free(&tr);

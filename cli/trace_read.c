@@ -14,7 +14,6 @@
 
 #include "trace_read.h"
 
-#define MAX_IDS_IN_FILE (1u << 20)
 
 static void complain(struct trace *tr, const char *path, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
@@ -22,7 +21,9 @@ static void complain(struct trace *tr, const char *path, const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
-    fprintf(stderr, "cutap: %s: ", path);
+    char p[1024];
+    tr_escape(p, sizeof p, path);   /* a file name holds the traced host's name */
+    fprintf(stderr, "cutap: %s: ", p);
     vfprintf(stderr, fmt, ap);
     fputc('\n', stderr);
     va_end(ap);
@@ -92,11 +93,49 @@ static uint32_t name_index(struct trace *tr, const char *name, int layer)
     return (uint32_t)tr->nnames++;
 }
 
+/* A file's id -> name index: a hash table of the ids its ID_NAME records
+ * name (not an array indexed by id: a file naming id 4,000,000,000 must
+ * cost what it holds, one entry). */
+static size_t id_hash(uint32_t id, size_t cap) { return (size_t)((id * 0x9e3779b97f4a7c15ull) >> 20) & (cap - 1); }
+
+static struct tr_idslot *id_find(const struct tr_proc *p, uint32_t id)
+{
+    size_t k = id_hash(id, p->idcap);
+    while (p->idmap[k].name1 && p->idmap[k].id != id)
+        k = (k + 1) & (p->idcap - 1);
+    return &p->idmap[k];
+}
+
+static void id_put(struct tr_proc *p, uint32_t id, uint32_t name)
+{
+    if ((p->nids + 1) * 2 > p->idcap) {
+        size_t cap = p->idcap ? p->idcap * 2 : 64;
+        struct tr_idslot *old = p->idmap;
+        size_t ocap = p->idcap;
+        p->idmap = calloc(cap, sizeof *p->idmap);
+        if (!p->idmap) {
+            fprintf(stderr, "cutap: out of memory\n");
+            exit(1);
+        }
+        p->idcap = cap;
+        for (size_t i = 0; i < ocap; i++)
+            if (old[i].name1)
+                *id_find(p, old[i].id) = old[i];
+        free(old);
+    }
+    struct tr_idslot *s = id_find(p, id);
+    if (!s->name1)
+        p->nids++;
+    s->id = id;
+    s->name1 = name + 1;
+}
+
 /* The name index of a file's id; "id#N" when the file never named it. */
 static uint32_t id_name(struct trace *tr, const struct tr_proc *p, uint64_t id)
 {
-    if (id < p->nids && p->idmap[id] != UINT32_MAX)
-        return p->idmap[id];
+    const struct tr_idslot *slot = id <= UINT32_MAX && p->idcap ? id_find(p, (uint32_t)id) : NULL;
+    if (slot && slot->name1)
+        return slot->name1 - 1;
     char s[32];
     snprintf(s, sizeof s, "id#%llu", (unsigned long long)id);
     return name_index(tr, s, 0);
@@ -208,14 +247,216 @@ const struct cutap_capture *tr_capture(const struct tr_call *c, unsigned i)
     return (const struct cutap_capture *)p;
 }
 
-struct pending {            /* a record kept until the file's names are known */
-    const struct cutap_rec_call *rec;
+/* A run of a thread's records: what a chunk header or a THREAD meta
+ * starts, up to the next one (calls first .. first + count - 1 of
+ * tr->calls, in file order). */
+struct run {
     uint32_t thread;
+    uint64_t run;            /* the thread's run number: chunk seq or THREAD meta key */
+    size_t first, count;
 };
+
+static int cmp_run_thread(const void *a, const void *b)   /* by thread, then file order */
+{
+    const struct run *x = a, *y = b;
+    if (x->thread != y->thread)
+        return x->thread < y->thread ? -1 : 1;
+    return x->first < y->first ? -1 : x->first > y->first;
+}
+
+static int cmp_run_number(const void *a, const void *b)   /* within a thread: by run number, then file order */
+{
+    const struct run *x = a, *y = b;
+    if (x->run != y->run)
+        return x->run < y->run ? -1 : 1;
+    return x->first < y->first ? -1 : x->first > y->first;
+}
+
+/* Each thread's calls in its run order (version 3: a thread's runs may
+ * lie in any order in the file). A thread whose runs are out of order
+ * gets its calls rearranged within the places (and load-order numbers,
+ * seq) they took in file order: nothing moves between threads, and files
+ * whose threads' runs lie in order (all of versions 1 and 2) stay as
+ * read. */
+static void order_runs(struct trace *tr, struct run *runs, size_t nruns)
+{
+    qsort(runs, nruns, sizeof *runs, cmp_run_thread);
+    for (size_t i = 0; i < nruns;) {
+        size_t j = i, n = 0;
+        int sorted = 1;
+        for (; j < nruns && runs[j].thread == runs[i].thread; j++) {
+            n += runs[j].count;
+            sorted &= j == i || runs[j].run >= runs[j - 1].run;
+        }
+        if (!sorted) {
+            struct tr_call *tmp = malloc(n * sizeof *tmp);
+            size_t *at = malloc(n * sizeof *at);
+            if (!tmp || !at) {
+                fprintf(stderr, "cutap: out of memory\n");
+                exit(1);
+            }
+            size_t k = 0;
+            for (size_t r = i; r < j; r++)   /* the places, in file order */
+                for (size_t c = 0; c < runs[r].count; c++)
+                    at[k++] = runs[r].first + c;
+            qsort(runs + i, j - i, sizeof *runs, cmp_run_number);
+            k = 0;
+            for (size_t r = i; r < j; r++)   /* the calls, in run order */
+                for (size_t c = 0; c < runs[r].count; c++)
+                    tmp[k++] = tr->calls[runs[r].first + c];
+            for (k = 0; k < n; k++) {
+                tr->calls[at[k]] = tmp[k];
+                tr->calls[at[k]].seq = at[k];
+            }
+            free(tmp);
+            free(at);
+        }
+        i = j;
+    }
+}
+
+/* A version 2 counter as read (v1 converted), or 0 when it counted nothing. */
+static void add_counter(struct trace *tr, const struct tr_proc *p, struct cutap_counter k, uint64_t id, uint32_t ti)
+{
+    if (!k.calls)
+        return;
+    if (k.timed > k.calls)
+        k.timed = k.calls;   /* killed between the two stores (or damaged) */
+    tr->counters = grow(tr->counters, &tr->cap_counters, tr->ncounters + 1, sizeof *tr->counters);
+    struct tr_counter *o = &tr->counters[tr->ncounters++];
+    o->name = id_name(tr, p, id);
+    o->thread = ti;
+    o->calls = k.calls;
+    o->errors = k.errors;
+    o->timed = k.timed;
+    o->total_ns = counter_total_ns(&k, p->rate);
+    o->min_ns = k.timed ? ticks_to_ns(k.min, p->rate) : 0;
+    o->max_ns = k.timed ? ticks_to_ns(k.max, p->rate) : 0;
+}
 
 /* One pass over the chunks of a file: metas first (names, kernels, clock
  * pairs), so that records can be named whatever their order. */
-static int scan_file(struct trace *tr, struct tr_proc *p, uint32_t pi)
+#define RELEASE_BYTES ((size_t)16 << 20)
+
+/* Room for exactly need elements (the count is known): no doubling. */
+static void *grow_exact(void *p, size_t *cap, size_t need, size_t elem)
+{
+    if (need <= *cap)
+        return p;
+    void *q = realloc(p, (need ? need : 1) * elem);
+    if (!q) {
+        fprintf(stderr, "cutap: out of memory\n");
+        exit(1);
+    }
+    *cap = need;
+    return q;
+}
+
+/* Drops the pages of a file's mapping from this process (they are read
+ * again from the page cache when touched): what the reader and the
+ * commands have passed over does not stay in memory. */
+static void release_pages(const struct tr_proc *p)
+{
+    if (p->mapped)
+        madvise((void *)p->map, p->size, MADV_DONTNEED);
+}
+
+void tr_release(const struct trace *tr)
+{
+    for (size_t i = 0; i < tr->nprocs; i++)
+        release_pages(&tr->procs[i]);
+}
+
+/* Progress of a long command: every 2^18 calls, the trace files' pages
+ * are dropped from memory (tr_release) and, when stderr is a terminal, a
+ * progress line is drawn (and erased by tr_progress_done). */
+static int progress_shown;
+
+void tr_progress(const struct trace *tr, size_t i, const char *what)
+{
+    if (i & ((1u << 18) - 1) || !i)
+        return;
+    tr_release(tr);
+    if (isatty(2)) {
+        fprintf(stderr, "\rcutap: %s: %zu of %zu calls (%zu%%) ", what, i, tr->ncalls,
+                tr->ncalls ? i * 100 / tr->ncalls : 100);
+        progress_shown = 1;
+    }
+}
+
+void tr_progress_done(const struct trace *tr)
+{
+    (void)tr;
+    if (progress_shown)
+        fputs("\r\033[K", stderr);
+    progress_shown = 0;
+}
+
+/* While reading: the bytes of the file read so far, on a terminal. */
+static void read_progress(const struct tr_proc *p, size_t at, int pass)
+{
+    if (!isatty(2))
+        return;
+    char path[256];
+    tr_escape(path, sizeof path, p->path);
+    fprintf(stderr, "\rcutap: reading %s: %zu of %zu MiB (pass %d of 2) ", path, at >> 20, p->size >> 20, pass + 1);
+    progress_shown = 1;
+}
+
+/* A call record (validated) as tr->calls' next entry. */
+static void add_call(struct trace *tr, const struct tr_proc *p, const struct cutap_rec_call *r, uint32_t ti)
+{
+    tr->calls = grow(tr->calls, &tr->cap_calls, tr->ncalls + 1, sizeof *tr->calls);
+    struct tr_call *o = &tr->calls[tr->ncalls];
+    int done = r->flags & CUTAP_RF_DONE;
+    o->t0 = p->base_ns + ticks_to_ns(r->t0 > p->clock0 ? r->t0 - p->clock0 : 0, p->rate);
+    /* t1 by the same mapping as t0 (not t0 + duration): nested calls
+     * keep ending no later than their parent. */
+    o->t1 = done ? p->base_ns + ticks_to_ns(r->t1 > p->clock0 && r->t1 >= r->t0 ? r->t1 - p->clock0 : 0, p->rate) : 0;
+    if (done && o->t1 < o->t0)
+        o->t1 = o->t0;
+    o->seq = tr->ncalls;
+    o->name = id_name(tr, p, r->id);
+    o->thread = ti;
+    o->parent = 0;
+    o->rflags = 0;
+    o->depth = r->depth;
+    /* the flags the format defines; the reader's own (TR_RF_*) are in
+     * rflags and never come from a file */
+    o->flags = r->flags & TR_RF_DISK_MASK;
+    o->rec = r;
+    tr->ncalls++;
+}
+
+/* The next chunk from ci on whose first byte holds data (SEEK_DATA), with
+ * *data_end the end of that data: a sparse file's holes (zeros never
+ * written, which read as chunks never taken) are skipped, not read.
+ * Without a file descriptor (or SEEK_DATA), every chunk. */
+static size_t next_data_chunk(int fd, const struct cutap_file_header *h, size_t ci, size_t nchunks, off_t *data_end)
+{
+    for (;;) {
+        off_t off = (off_t)h->header_size + (off_t)ci * h->chunk_size;
+        if (fd < 0 || off < *data_end || ci >= nchunks)
+            return ci;
+        off_t d = lseek(fd, off, SEEK_DATA);
+        if (d < 0) {
+            if (errno == ENXIO)
+                return nchunks;   /* only a hole is left */
+            *data_end = INT64_MAX;   /* no SEEK_DATA here: read everything */
+            return ci;
+        }
+        off_t e = lseek(fd, d, SEEK_HOLE);
+        *data_end = e < 0 ? INT64_MAX : e;
+        /* the chunk holding d, or the next one when d is past its start
+         * (its header, at its start, is in the hole: never taken); if
+         * that one starts past the data, look again from there */
+        ci = (size_t)((d - h->header_size) / h->chunk_size);
+        if ((off_t)h->header_size + (off_t)ci * h->chunk_size < d)
+            ci++;
+    }
+}
+
+static int scan_file(struct trace *tr, struct tr_proc *p, uint32_t pi, int fd)
 {
     const struct cutap_file_header *h = &p->h;
     size_t nchunks = (p->size - h->header_size) / h->chunk_size;
@@ -225,15 +466,29 @@ static int scan_file(struct trace *tr, struct tr_proc *p, uint32_t pi)
         far_clock = h->end_clock;
         far_mono = h->end_mono_ns;
     }
-    struct pending *pend = NULL;
-    size_t npend = 0, cap_pend = 0;
+    struct run *runs = NULL;
+    size_t nruns = 0, cap_runs = 0, ncalls = 0, base = tr->ncalls;
     for (int pass = 0; pass < 2; pass++) {
-        for (size_t ci = 0; ci < nchunks; ci++) {
+        off_t data_end = 0;
+        size_t released = 0;   /* chunks before this one are dropped from memory */
+        for (size_t ci = 0; (ci = next_data_chunk(fd, h, ci, nchunks, &data_end)) < nchunks; ci++) {
             const uint8_t *c = p->map + h->header_size + ci * h->chunk_size;
+            if (p->mapped && (ci - released) * h->chunk_size >= RELEASE_BYTES) {
+                /* the pages already read, every 16 MiB: a pass holds no more */
+                size_t from = h->header_size + released * h->chunk_size;
+                size_t pg = (size_t)sysconf(_SC_PAGESIZE), a = (from + pg - 1) / pg * pg;
+                size_t e = (size_t)(c - p->map) / pg * pg;
+                if (e > a)
+                    madvise((void *)(p->map + a), e - a, MADV_DONTNEED);
+                released = ci;
+                read_progress(p, (size_t)(c - p->map), pass);
+            }
             const struct cutap_chunk_header *ch = (const void *)c;
             if (!ch->magic)
                 continue;   /* taken but never filled in: the process died */
-            if (ch->magic != CUTAP_CHUNK_MAGIC || (ch->type != CUTAP_CHUNK_RECORDS && ch->type != CUTAP_CHUNK_COUNTERS)) {
+            if (ch->magic != CUTAP_CHUNK_MAGIC ||
+                (ch->type != CUTAP_CHUNK_RECORDS && ch->type != CUTAP_CHUNK_COUNTERS &&
+                 (ch->type != CUTAP_CHUNK_COUNTER_ENTRIES || h->version < 3))) {
                 if (pass == 0)
                     complain(tr, p->path, "chunk %zu: bad chunk header (magic %08x, type %u); chunk skipped", ci,
                              ch->magic, ch->type);
@@ -246,7 +501,30 @@ static int scan_file(struct trace *tr, struct tr_proc *p, uint32_t pi)
             char tname[16];
             memcpy(tname, ch->thread_name, sizeof tname);
             tname[15] = 0;
+            if (ch->type == CUTAP_CHUNK_COUNTER_ENTRIES) {
+                /* version 3: entries of any threads, two slots each from
+                 * slot 1; magic is stored last */
+                for (size_t s = 1; s + 2 <= slots; s += 2) {
+                    struct cutap_counter_entry e;
+                    memcpy(&e, c + s * CUTAP_SLOT, sizeof e);
+                    if (e.magic != CUTAP_ENTRY_MAGIC)
+                        continue;
+                    if (!pass) {
+                        if (e.mono_ns > far_mono && e.clock) {
+                            far_mono = e.mono_ns;
+                            far_clock = e.clock;
+                        }
+                        continue;
+                    }
+                    char en[16];
+                    memcpy(en, e.thread_name, sizeof en);
+                    en[15] = 0;
+                    add_counter(tr, p, e.c, e.id, thread_index(tr, pi, e.tid, en));
+                }
+                continue;
+            }
             uint32_t ti = pass ? thread_index(tr, pi, ch->tid, tname) : 0;
+            uint64_t run = ch->seq;
             if (ch->type == CUTAP_CHUNK_COUNTERS) {
                 if (!pass)
                     continue;
@@ -256,22 +534,9 @@ static int scan_file(struct trace *tr, struct tr_proc *p, uint32_t pi)
                 for (size_t i = 0; i < n; i++) {
                     struct cutap_counter k = {0};
                     memcpy(&k, c + CUTAP_SLOT + i * size, size);
-                    if (!k.calls)
-                        continue;
                     if (h->version == 1)
                         k.timed = k.calls;
-                    else if (k.timed > k.calls)
-                        k.timed = k.calls;   /* killed between the two stores (or damaged) */
-                    tr->counters = grow(tr->counters, &tr->cap_counters, tr->ncounters + 1, sizeof *tr->counters);
-                    struct tr_counter *o = &tr->counters[tr->ncounters++];
-                    o->name = id_name(tr, p, (uint64_t)ch->first_id + i);
-                    o->thread = ti;
-                    o->calls = k.calls;
-                    o->errors = k.errors;
-                    o->timed = k.timed;
-                    o->total_ns = counter_total_ns(&k, p->rate);
-                    o->min_ns = k.timed ? ticks_to_ns(k.min, p->rate) : 0;
-                    o->max_ns = k.timed ? ticks_to_ns(k.max, p->rate) : 0;
+                    add_counter(tr, p, k, (uint64_t)ch->first_id + i, ti);
                 }
                 continue;
             }
@@ -295,30 +560,34 @@ static int scan_file(struct trace *tr, struct tr_proc *p, uint32_t pi)
                 }
                 if (r->kind == CUTAP_REC_META && pass == 0) {
                     const struct cutap_rec_meta *m = (const void *)r;
-                    if (m->sub == CUTAP_META_ID_NAME && m->aux < MAX_IDS_IN_FILE) {
-                        if (m->aux >= p->nids) {
-                            uint32_t n = m->aux + 1 > 1024 ? m->aux + 1 : 1024;
-                            uint32_t *map = realloc(p->idmap, n * sizeof *map);
-                            if (!map) {
-                                fprintf(stderr, "cutap: out of memory\n");
-                                exit(1);
-                            }
-                            for (uint32_t i = p->nids; i < n; i++)
-                                map[i] = UINT32_MAX;
-                            p->idmap = map;
-                            p->nids = n;
-                        }
+                    if (m->sub == CUTAP_META_ID_NAME) {
                         /* The layer as written (CUTAP_LAYER_*): a number
                          * this reader does not know stays that number
                          * (printed as layer<N>), bounded to an int. */
-                        p->idmap[m->aux] = name_index(tr, m->text, m->key > INT_MAX ? INT_MAX : (int)m->key);
+                        id_put(p, m->aux, name_index(tr, m->text, m->key > INT_MAX ? INT_MAX : (int)m->key));
                     } else if (m->sub == CUTAP_META_FUNC_NAME) {
                         p->funcs = grow(p->funcs, &nfunc_cap, p->nfuncs + 1, sizeof *p->funcs);
                         p->funcs[p->nfuncs++] = (struct tr_func){m->key, m->text};
                     }
+                } else if (r->kind == CUTAP_REC_META && pass == 1 && h->version >= 3 &&
+                           ((const struct cutap_rec_meta *)r)->sub == CUTAP_META_THREAD) {
+                    /* version 3: the chunk passes to another thread */
+                    const struct cutap_rec_meta *m = (const void *)r;
+                    char mn[16];
+                    memcpy(mn, m->text, sizeof mn - 1);   /* NUL-terminated within nslots: checked */
+                    mn[sizeof mn - 1] = 0;
+                    ti = thread_index(tr, pi, (int32_t)m->aux, mn);
+                    run = m->key;
+                } else if (r->kind == CUTAP_REC_CALL && pass == 0) {
+                    ncalls++;
                 } else if (r->kind == CUTAP_REC_CALL && pass == 1) {
-                    pend = grow(pend, &cap_pend, npend + 1, sizeof *pend);
-                    pend[npend++] = (struct pending){r, ti};
+                    if (!nruns || runs[nruns - 1].thread != ti || runs[nruns - 1].run != run ||
+                        runs[nruns - 1].first + runs[nruns - 1].count != tr->ncalls) {
+                        runs = grow(runs, &cap_runs, nruns + 1, sizeof *runs);
+                        runs[nruns++] = (struct run){ti, run, tr->ncalls, 0};
+                    }
+                    runs[nruns - 1].count++;
+                    add_call(tr, p, r, ti);
                 }
                 s += r->nslots;
             }
@@ -336,64 +605,66 @@ static int scan_file(struct trace *tr, struct tr_proc *p, uint32_t pi)
             p->base_ns = h->start_realtime_ns;
             if (p->nfuncs)
                 qsort(p->funcs, p->nfuncs, sizeof *p->funcs, cmp_func);
+            /* the calls' room, once: counted, not grown by doubling */
+            tr->calls = grow_exact(tr->calls, &tr->cap_calls, tr->ncalls + ncalls, sizeof *tr->calls);
         }
+        release_pages(p);   /* what a pass read is not kept in memory */
     }
-    tr->calls = grow(tr->calls, &tr->cap_calls, tr->ncalls + npend, sizeof *tr->calls);
-    for (size_t i = 0; i < npend; i++) {
-        const struct cutap_rec_call *r = pend[i].rec;
-        struct tr_call *o = &tr->calls[tr->ncalls];
-        uint32_t nm = id_name(tr, p, r->id);
-        int done = r->flags & CUTAP_RF_DONE;
-        o->t0 = p->base_ns + ticks_to_ns(r->t0 > p->clock0 ? r->t0 - p->clock0 : 0, p->rate);
-        /* t1 by the same mapping as t0 (not t0 + duration): nested calls
-         * keep ending no later than their parent. */
-        o->t1 = done ? p->base_ns + ticks_to_ns(r->t1 > p->clock0 && r->t1 >= r->t0 ? r->t1 - p->clock0 : 0, p->rate) : 0;
-        if (done && o->t1 < o->t0)
-            o->t1 = o->t0;
-        o->result = r->result;
-        o->seq = tr->ncalls;
-        o->name = nm;
-        o->thread = pend[i].thread;
-        o->depth = r->depth;
-        o->flags = r->flags;
-        o->rec = r;
-        tr->ncalls++;
-    }
-    free(pend);
+    (void)base;
+    if (h->version >= 3 && nruns > 1)
+        order_runs(tr, runs, nruns);
+    free(runs);
     return 0;
 }
 
+struct tr_mem_file tr_mem_file;
+
 static int load_file(struct trace *tr, const char *path)
 {
-    /* O_NONBLOCK: a FIFO named *.cutap must not block the open (it is
-     * then refused as not a regular file); no effect on regular files. */
-    int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
-    if (fd < 0) {
-        complain(tr, path, "cannot open: %s", strerror(errno));
-        return -1;
-    }
-    struct stat st;
-    if (fstat(fd, &st) || !S_ISREG(st.st_mode)) {
-        complain(tr, path, "not a regular file");
-        close(fd);
-        return -1;
-    }
-    if (st.st_size == 0) {
-        /* made, but its process ended before the header was written */
-        fprintf(stderr, "cutap: %s: empty trace file (no header); skipped\n", path);
-        close(fd);
-        return -1;
-    }
-    if ((size_t)st.st_size < CUTAP_HEADER_SIZE) {
-        complain(tr, path, "not a cutap trace (%lld bytes, shorter than the header)", (long long)st.st_size);
-        close(fd);
-        return -1;
-    }
-    const uint8_t *map = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
-    close(fd);
-    if (map == MAP_FAILED) {
-        complain(tr, path, "cannot map: %s", strerror(errno));
-        return -1;
+    const uint8_t *map;
+    size_t size;
+    int fd = -1, owned = 1;
+    if (tr_mem_file.path && !strcmp(path, tr_mem_file.path)) {
+        /* a file in memory (the fuzzer's): read where it lies */
+        map = tr_mem_file.data;
+        size = tr_mem_file.size;
+        owned = 0;
+        if (size < CUTAP_HEADER_SIZE) {
+            complain(tr, path, "not a cutap trace (%zu bytes, shorter than the header)", size);
+            return -1;
+        }
+    } else {
+        /* O_NONBLOCK: a FIFO named *.cutap must not block the open (it is
+         * then refused as not a regular file); no effect on regular files. */
+        fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+        if (fd < 0) {
+            complain(tr, path, "cannot open: %s", strerror(errno));
+            return -1;
+        }
+        struct stat st;
+        if (fstat(fd, &st) || !S_ISREG(st.st_mode)) {
+            complain(tr, path, "not a regular file");
+            close(fd);
+            return -1;
+        }
+        if (st.st_size == 0) {
+            /* made, but its process ended before the header was written */
+            fprintf(stderr, "cutap: %s: empty trace file (no header); skipped\n", path);
+            close(fd);
+            return -1;
+        }
+        if ((size_t)st.st_size < CUTAP_HEADER_SIZE) {
+            complain(tr, path, "not a cutap trace (%lld bytes, shorter than the header)", (long long)st.st_size);
+            close(fd);
+            return -1;
+        }
+        size = (size_t)st.st_size;
+        map = mmap(NULL, size, PROT_READ, MAP_PRIVATE, fd, 0);
+        if (map == MAP_FAILED) {
+            complain(tr, path, "cannot map: %s", strerror(errno));
+            close(fd);
+            return -1;
+        }
     }
     struct cutap_file_header h;
     memcpy(&h, map, sizeof h);
@@ -403,7 +674,10 @@ static int load_file(struct trace *tr, const char *path)
     if (!memcmp(h.magic, zero, 8)) {
         /* made, but its process ended before the header was written */
         fprintf(stderr, "cutap: %s: empty trace file (no header); skipped\n", path);
-        munmap((void *)map, (size_t)st.st_size);
+        if (owned) {
+            munmap((void *)map, size);
+            close(fd);
+        }
         return -1;
     }
     if (memcmp(h.magic, CUTAP_FILE_MAGIC, 8))
@@ -420,25 +694,132 @@ static int load_file(struct trace *tr, const char *path)
         bad = "unknown clock kind";
     if (bad) {
         complain(tr, path, "%s", bad);
-        munmap((void *)map, (size_t)st.st_size);
+        if (owned) {
+            munmap((void *)map, size);
+            close(fd);
+        }
         return -1;
     }
     h.host[sizeof h.host - 1] = 0;
     h.exe[sizeof h.exe - 1] = 0;
     h.cmdline[sizeof h.cmdline - 1] = 0;
     h.cutap_version[sizeof h.cutap_version - 1] = 0;
+    if (h.version < 3) {
+        /* the loss fields are version 3's: older headers have other bytes there */
+        h.flags &= ~(uint32_t)CUTAP_FILE_STOPPED;
+        h.stop_errno = 0;
+        h.stop_reason = 0;
+        h.stop_clock = h.lost_calls = h.lost_names = 0;
+    }
     tr->procs = grow(tr->procs, &tr->cap_procs, tr->nprocs + 1, sizeof *tr->procs);
     struct tr_proc *p = &tr->procs[tr->nprocs];
     memset(p, 0, sizeof *p);
     p->path = strdup(path);
     p->h = h;
     p->map = map;
-    p->size = (size_t)st.st_size;
+    p->size = size;
+    p->mapped = owned;
     p->complete = !!(h.flags & CUTAP_FILE_CLOSED);
     if ((p->size - h.header_size) % h.chunk_size)
         complain(tr, path, "size is not a whole number of chunks; the partial chunk is ignored");
     tr->nprocs++;
-    return scan_file(tr, p, (uint32_t)(tr->nprocs - 1));
+    char loss[256];
+    if (tr_loss_text(p, loss, sizeof loss)) {
+        char host[4 * sizeof h.host];
+        tr_escape(host, sizeof host, h.host);
+        fprintf(stderr, "cutap: warning: process %d (%s): %s\n", h.pid, host, loss);
+    }
+    int rc = scan_file(tr, p, (uint32_t)(tr->nprocs - 1), fd);
+    if (fd >= 0)
+        close(fd);
+    return rc;
+}
+
+/* Length of the well-formed UTF-8 sequence of 2 to 4 bytes at p (RFC 3629:
+ * no overlong forms, no surrogates, nothing above U+10FFFF), or 0. */
+int tr_utf8_len(const unsigned char *p)
+{
+    int n = p[0] >= 0xc2 && p[0] <= 0xdf ? 2 : p[0] >= 0xe0 && p[0] <= 0xef ? 3 : p[0] >= 0xf0 && p[0] <= 0xf4 ? 4 : 0;
+    unsigned lo = p[0] == 0xe0 ? 0xa0 : p[0] == 0xf0 ? 0x90 : 0x80;
+    unsigned hi = p[0] == 0xed ? 0x9f : p[0] == 0xf4 ? 0x8f : 0xbf;
+    if (!n || p[1] < lo || p[1] > hi)
+        return 0;
+    for (int i = 2; i < n; i++)
+        if (p[i] < 0x80 || p[i] > 0xbf)   /* also stops at the NUL */
+            return 0;
+    return n;
+}
+
+size_t tr_escape_one(const unsigned char *p, char out[5], size_t *used)
+{
+    int n;
+    if (*p >= 0x80 && (n = tr_utf8_len(p)) && !(p[0] == 0xc2 && p[1] < 0xa0)) {
+        memcpy(out, p, (size_t)n);   /* UTF-8, but not the C1 controls U+0080..U+009F */
+        *used = (size_t)n;
+        return (size_t)n;
+    }
+    *used = 1;
+    if (*p < 0x20 || *p >= 0x7f)
+        return (size_t)snprintf(out, 5, "\\x%02x", *p);
+    if (*p == '\\') {
+        memcpy(out, "\\\\", 2);
+        return 2;
+    }
+    out[0] = (char)*p;
+    return 1;
+}
+
+size_t tr_escape(char *out, size_t size, const char *s)
+{
+    size_t n = 0, used;
+    char one[5];
+    for (const unsigned char *q = (const unsigned char *)s; *q; q += used) {
+        size_t k = tr_escape_one(q, one, &used);
+        if (n + k >= size)
+            break;
+        memcpy(out + n, one, k);
+        n += k;
+    }
+    if (size)
+        out[n] = 0;
+    return n;
+}
+
+/* What a process lost (version 3 header), in words; 0 when nothing. */
+int tr_loss_text(const struct tr_proc *p, char *buf, size_t size)
+{
+    const struct cutap_file_header *h = &p->h;
+    int stopped = !!(h->flags & CUTAP_FILE_STOPPED);
+    if (!stopped && !h->lost_calls && !h->lost_names)
+        return 0;
+    size_t n = 0;
+    buf[0] = 0;
+#define ADD(...) (n += n < size ? (size_t)snprintf(buf + n, size - n, __VA_ARGS__) : 0)
+    if (stopped) {
+        const char *why = h->stop_reason == CUTAP_STOP_SPACE   ? "the file could not be extended"
+                          : h->stop_reason == CUTAP_STOP_MAP   ? "a segment could not be mapped"
+                          : h->stop_reason == CUTAP_STOP_LIMIT ? "the file reached cutap's size limit"
+                                                               : NULL;
+        ADD("recording stopped early");
+        if (h->stop_errno > 0 && h->stop_errno < 4096)
+            ADD(" (%s)", strerror(h->stop_errno));
+        else if (why)
+            ADD(" (%s)", why);
+    }
+    if (h->lost_calls)
+        ADD("%s%llu call%s not recorded", stopped ? ": " : "", (unsigned long long)h->lost_calls,
+            h->lost_calls == 1 ? "" : "s");
+    if (h->lost_names)
+        ADD("%s%llu kernel name%s not recorded", stopped || h->lost_calls ? ", " : "",
+            (unsigned long long)h->lost_names, h->lost_names == 1 ? "" : "s");
+#undef ADD
+    return 1;
+}
+
+const char *tr_stop_reason_str(uint32_t reason)
+{
+    static const char *const s[] = {"none", "space", "map", "limit", "other"};
+    return reason < sizeof s / sizeof *s ? s[reason] : "other";
 }
 
 int tr_is_trace_name(const char *name)
@@ -456,7 +837,7 @@ static int cmp_call(const void *a, const void *b)
         return x->seq < y->seq ? -1 : 1;
     /* an NVTX range and the push it was made from: the range first (it is
      * the push's parent) */
-    return !!(y->flags & TR_RF_RANGE) - !!(x->flags & TR_RF_RANGE);
+    return !!(y->rflags & TR_RF_RANGE) - !!(x->rflags & TR_RF_RANGE);
 }
 
 static void *alloc0(size_t n, size_t size)
@@ -472,7 +853,7 @@ static void *alloc0(size_t n, size_t size)
 /* The range of a TR_RF_RANGE entry, writable (the reader's own). */
 static struct tr_range *range_of(struct trace *tr, const struct tr_call *c)
 {
-    return c->flags & TR_RF_RANGE ? &tr->ranges[tr_range_of(c) - tr->ranges] : NULL;
+    return c->rflags & TR_RF_RANGE ? &tr->ranges[tr_range_of(c) - tr->ranges] : NULL;
 }
 
 /* Parents, from the nesting depth: on a thread, calls come in start order
@@ -524,10 +905,10 @@ static void assign_parents(struct trace *tr)
         if (!r)
             open[depth] = (uint32_t)i + 1;
         if (shift) {
-            shift[i] = parent ? shift[parent - 1] + !!(tr->calls[parent - 1].flags & TR_RF_RANGE) : 0;
+            shift[i] = parent ? shift[parent - 1] + !!(tr->calls[parent - 1].rflags & TR_RF_RANGE) : 0;
             c->depth = depth + shift[i] > UINT16_MAX ? UINT16_MAX : (uint16_t)(depth + shift[i]);
         }
-        if (r && r->kind == TR_RANGE_PUSH && !(c->flags & TR_RF_ASYNC)) {
+        if (r && r->kind == TR_RANGE_PUSH && !(c->rflags & TR_RF_ASYNC)) {
             r->below = range_at[c->thread][depth];
             range_at[c->thread][depth] = (uint32_t)i + 1;
             r->outer = top[c->thread];
@@ -740,7 +1121,7 @@ static int add_ranges(struct trace *tr)
         switch (f->op) {
         case NV_REGISTER:
             if (c->t1 && captured_str(c, f->arg, buf))
-                pair_put(&strs, proc, c->result, name_index(tr, buf, TR_LAYER_RANGE) + 1);
+                pair_put(&strs, proc, tr_result(c), name_index(tr, buf, TR_LAYER_RANGE) + 1);
             break;
         case NV_PUSH:
         case NV_START:
@@ -761,7 +1142,7 @@ static int add_ranges(struct trace *tr)
             } else if (f->op == NV_START) {
                 r->async = 1;
                 if (c->t1)   /* its id is its result */
-                    pair_put(&ids, proc, c->result, (uint32_t)nr);
+                    pair_put(&ids, proc, tr_result(c), (uint32_t)nr);
             } else {
                 r->async = c->depth >= MAX_TREE_DEPTH;
                 r->below = pair_get(&stacks, t, dom);
@@ -830,8 +1211,8 @@ static int add_ranges(struct trace *tr)
                               .name = r->name,
                               .thread = r->thread,
                               .depth = r->depth,
-                              .flags = (uint8_t)(TR_RF_RANGE | (r->ended ? CUTAP_RF_DONE : 0) |
-                                                 (r->async ? TR_RF_ASYNC : 0)),
+                              .flags = r->ended ? CUTAP_RF_DONE : 0,
+                              .rflags = (uint8_t)(TR_RF_RANGE | (r->async ? TR_RF_ASYNC : 0)),
                               .rec = &r->rec};
         r->below = r->outer = 0;   /* assign_parents's links from here on */
     }
@@ -853,11 +1234,12 @@ int tr_load(struct trace *tr, const char *path)
 {
     memset(tr, 0, sizeof *tr);
     struct stat st;
-    if (stat(path, &st)) {
+    if (tr_mem_file.path && !strcmp(path, tr_mem_file.path)) {
+        load_file(tr, path);
+    } else if (stat(path, &st)) {
         fprintf(stderr, "cutap: %s: %s\n", path, strerror(errno));
         return -1;
-    }
-    if (S_ISDIR(st.st_mode)) {
+    } else if (S_ISDIR(st.st_mode)) {
         DIR *d = opendir(path);
         if (!d) {
             fprintf(stderr, "cutap: %s: %s\n", path, strerror(errno));
@@ -895,6 +1277,7 @@ int tr_load(struct trace *tr, const char *path)
     for (size_t i = 0; i < tr->nprocs; i++)
         if (tr->procs[i].base_ns < tr->origin_ns)
             tr->origin_ns = tr->procs[i].base_ns;
+    tr_progress_done(tr);
     if (tr->ncalls) {
         qsort(tr->calls, tr->ncalls, sizeof *tr->calls, cmp_call);
         assign_parents(tr);
@@ -909,7 +1292,8 @@ int tr_load(struct trace *tr, const char *path)
 void tr_free(struct trace *tr)
 {
     for (size_t i = 0; i < tr->nprocs; i++) {
-        munmap((void *)tr->procs[i].map, tr->procs[i].size);
+        if (tr->procs[i].mapped)
+            munmap((void *)tr->procs[i].map, tr->procs[i].size);
         free(tr->procs[i].path);
         free(tr->procs[i].idmap);
         free(tr->procs[i].funcs);

@@ -25,11 +25,14 @@ struct tr_proc {
     double rate;
     uint64_t clock0;
     uint64_t base_ns;
-    uint32_t *idmap;           /* file id -> name index; UINT32_MAX unnamed */
-    uint32_t nids;
+    struct tr_idslot {         /* file id -> name index (hash table) */
+        uint32_t id, name1;    /* name1 = name index + 1; 0: empty slot */
+    } *idmap;
+    size_t nids, idcap;
     struct tr_func *funcs;     /* sorted by handle */
     size_t nfuncs;
     int complete;              /* CLOSED flag: reached exit */
+    int mapped;                /* map is the reader's mapping (not tr_mem_file's) */
 };
 
 struct tr_thread {
@@ -45,20 +48,20 @@ struct tr_name {
 
 struct tr_call {
     uint64_t t0, t1;           /* realtime ns; t1 = 0: unfinished */
-    uint64_t result;
     uint64_t seq;              /* load order: ties in time keep record order */
     uint32_t name;             /* index into names */
     uint32_t thread;           /* index into threads */
     uint32_t parent;           /* index + 1 of the call this one ran inside, 0: none known */
     uint16_t depth;            /* nesting on the thread, NVTX ranges counted (= recorded depth without them) */
-    uint8_t flags;             /* CUTAP_RF_*, TR_RF_* */
+    uint8_t flags;             /* CUTAP_RF_* as recorded (those TR_RF_DISK_MASK lets through) */
+    uint8_t rflags;            /* TR_RF_*: the reader's own, never from a file */
     const struct cutap_rec_call *rec;   /* validated record in the mapping */
 };
 
 /* NVTX ranges and marks (docs/FORMAT.md, "NVTX ranges"): the reader adds
  * an entry to calls for each range (a push and its pop, a start and its
  * end) and each mark, made from the recorded nvtx* calls. Such an entry
- * has TR_RF_RANGE, the message as its name (layer TR_LAYER_RANGE or
+ * has TR_RF_RANGE (in rflags), the message as its name (layer TR_LAYER_RANGE or
  * TR_LAYER_MARK), t0 at the push/start, t1 at the end of the pop/end (0:
  * never ended; a mark: t1 = t0), and rec points to an empty record (no
  * argument words, no captures). A push/pop range is the parent of the
@@ -70,6 +73,9 @@ enum {
     TR_RF_RANGE = 1u << 7,     /* not a call: an NVTX range or mark */
     TR_RF_ASYNC = 1u << 6,     /* a range that does not nest on its thread */
 };
+/* The record flags a file may set (CUTAP_RF_*); the others are dropped
+ * when a file is read. */
+#define TR_RF_DISK_MASK (CUTAP_RF_DONE | CUTAP_RF_SKIPPED | CUTAP_RF_UNTYPED | CUTAP_RF_NOSTATUS)
 #define TR_LAYER_RANGE (-2)    /* tr_name.layer of range names: layer_str gives "range" */
 #define TR_LAYER_MARK (-3)     /* marks: "mark" */
 enum { TR_RANGE_PUSH = 1, TR_RANGE_START = 2, TR_RANGE_MARK = 3 };
@@ -121,6 +127,24 @@ struct trace {
  * returns -1 when nothing could be read at all. */
 int tr_load(struct trace *tr, const char *path);
 void tr_free(struct trace *tr);
+/* Drops the trace files' pages from memory (they are read again when
+ * touched): commands call it as they go through long traces. */
+void tr_release(const struct trace *tr);
+/* Commands going through the calls call this for each (i: its index,
+ * what: the command): every 2^18 calls it releases the files' pages and,
+ * on a terminal, shows how far it is on stderr; tr_progress_done erases
+ * that line. */
+void tr_progress(const struct trace *tr, size_t i, const char *what);
+void tr_progress_done(const struct trace *tr);
+
+/* For the fuzzer (tests/fuzz/fuzz_trace.c): a file of this path is read
+ * from these bytes (exactly size of them, so that AddressSanitizer sees
+ * any read past its end) instead of from the file system. */
+extern struct tr_mem_file {
+    const char *path;
+    const uint8_t *data;
+    size_t size;
+} tr_mem_file;
 
 /* Whether a directory entry's name is a trace file's (*.cutap). */
 int tr_is_trace_name(const char *name);
@@ -128,13 +152,35 @@ int tr_is_trace_name(const char *name);
 /* Capture i of a call (0 .. rec->ncap-1); NULL when absent. The bytes
  * follow the header; the loader checked they lie inside the record. */
 const struct cutap_capture *tr_capture(const struct tr_call *c, unsigned i);
+/* The result of a call as recorded (0 for an NVTX range entry). */
+static inline uint64_t tr_result(const struct tr_call *c) { return c->rec->result; }
 /* The argument words of a call (rec->nargs of them). */
 static inline const uint64_t *tr_args(const struct tr_call *c) { return c->rec->words; }
 /* The range of a TR_RF_RANGE entry, NULL for a call. */
 static inline const struct tr_range *tr_range_of(const struct tr_call *c)
 {
-    return c->flags & TR_RF_RANGE ? (const struct tr_range *)(const void *)c->rec : NULL;
+    return c->rflags & TR_RF_RANGE ? (const struct tr_range *)(const void *)c->rec : NULL;
 }
+/* A string from the traced process (names, host, exe, ...) for text
+ * output: control characters, bytes that are not UTF-8 (and the
+ * backslash) as \xNN (\\), so no
+ * escape sequence reaches a terminal. Writes at most size bytes with the
+ * NUL (cut short if needed); returns the length written. */
+size_t tr_escape(char *out, size_t size, const char *s);
+/* One character of that: the escaped form of the character at p (at most 4
+ * bytes, not NUL-terminated) and its length; *used: the bytes of p it took.
+ * Well-formed UTF-8 stays as it is, but for the C1 controls (U+0080 to
+ * U+009F); other bytes >= 0x7f and control characters become \xNN. */
+size_t tr_escape_one(const unsigned char *p, char out[5], size_t *used);
+/* Length of the well-formed UTF-8 sequence (2 to 4 bytes) at p, or 0. */
+int tr_utf8_len(const unsigned char *p);
+/* What a process lost (version 3 header: STOPPED, lost_calls, lost_names)
+ * in words, e.g. "recording stopped early (No space left on device): 95000
+ * calls not recorded"; returns 0 (buf untouched) when it lost nothing. */
+int tr_loss_text(const struct tr_proc *p, char *buf, size_t size);
+/* CUTAP_STOP_* as a word: "none", "space", "map", "limit", "other". */
+const char *tr_stop_reason_str(uint32_t reason);
+
 /* Kernel name of a function handle in a process, or NULL. */
 const char *tr_func_name(const struct tr_proc *p, uint64_t handle);
 

@@ -65,6 +65,7 @@ static void build(struct tree *t, const struct trace *tr)
     uint32_t *node_of = xcalloc(tr->ncalls, sizeof *node_of);
     for (size_t i = 0; i < tr->ncalls; i++) {
         const struct tr_call *c = &tr->calls[i];
+        tr_progress(tr, i, "report");
         /* A parent always comes first (it started earlier, or at the same
          * time and was recorded first); anything else counts as none. */
         uint32_t p = c->parent && c->parent - 1 < i ? node_of[c->parent - 1] : 0;
@@ -137,9 +138,10 @@ static void walk(FILE *f, const struct trace *tr, const struct tree *t, int form
         const struct node *n = &t->n[k];
         const char *layer = layer_str(tr->names[n->name].layer), *name = tr->names[n->name].name;
         if (format == FMT_TEXT) {
-            fprintf(f, "%10llu %14llu %14llu %6s%*s  %s", (unsigned long long)n->calls,
+            fprintf(f, "%10llu %14llu %14llu %6s%*s  ", (unsigned long long)n->calls,
                     (unsigned long long)n->total_ns, (unsigned long long)self_ns(n), layer,
-                    (int)(2 * (n->depth - 1)), "", name);
+                    (int)(2 * (n->depth - 1)), "");
+            text_str(f, name);
             if (n->unfinished)
                 fprintf(f, " (%llu unfinished)", (unsigned long long)n->unfinished);
             fputc('\n', f);
@@ -173,10 +175,11 @@ int report_tree(const struct trace *tr, FILE *f, int format)
 {
     struct tree t = {0};
     build(&t, tr);
+    tr_progress_done(tr);
     if (format == FMT_TEXT) {
         size_t calls = 0;   /* not the NVTX ranges and marks (trace_read.h) */
         for (size_t i = 0; i < tr->ncalls; i++)
-            calls += !(tr->calls[i].flags & TR_RF_RANGE);
+            calls += !(tr->calls[i].rflags & TR_RF_RANGE);
         fprintf(f, "cutap: %zu process%s, %zu calls, by call path: self = time not spent in the calls "
                 "made inside\n", tr->nprocs, tr->nprocs == 1 ? "" : "es", calls);
         fprintf(f, "%10s %14s %14s %6s  %s\n", "Calls", "Total(ns)", "Self(ns)", "Layer", "Name");

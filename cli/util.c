@@ -43,22 +43,7 @@ int call_is_error(const struct trace *tr, const struct tr_call *c)
 {
     int layer = tr->names[c->name].layer;
     return c->t1 && !(c->flags & (CUTAP_RF_UNTYPED | CUTAP_RF_NOSTATUS)) && layer != CUTAP_LAYER_HIDDEN &&
-           layer != CUTAP_LAYER_NVTX && (uint32_t)c->result != 0;
-}
-
-/* Length of the well-formed UTF-8 sequence of 2 to 4 bytes at p (RFC 3629:
- * no overlong forms, no surrogates, nothing above U+10FFFF), or 0. */
-static int utf8_len(const unsigned char *p)
-{
-    int n = p[0] >= 0xc2 && p[0] <= 0xdf ? 2 : p[0] >= 0xe0 && p[0] <= 0xef ? 3 : p[0] >= 0xf0 && p[0] <= 0xf4 ? 4 : 0;
-    unsigned lo = p[0] == 0xe0 ? 0xa0 : p[0] == 0xf0 ? 0x90 : 0x80;
-    unsigned hi = p[0] == 0xed ? 0x9f : p[0] == 0xf4 ? 0x8f : 0xbf;
-    if (!n || p[1] < lo || p[1] > hi)
-        return 0;
-    for (int i = 2; i < n; i++)
-        if (p[i] < 0x80 || p[i] > 0xbf)   /* also stops at the NUL */
-            return 0;
-    return n;
+           layer != CUTAP_LAYER_NVTX && (uint32_t)tr_result(c) != 0;
 }
 
 void json_str(FILE *f, const char *s)
@@ -68,7 +53,7 @@ void json_str(FILE *f, const char *s)
         int n;
         if (*p == '"' || *p == '\\')
             fprintf(f, "\\%c", *p);
-        else if (*p >= 0x80 && (n = utf8_len(p))) {
+        else if (*p >= 0x80 && (n = tr_utf8_len(p))) {
             fwrite(p, 1, (size_t)n, f);   /* UTF-8 (the decoder's → and …) as is */
             p += n - 1;
         } else if (*p < 0x20 || *p >= 0x7f)
@@ -79,17 +64,38 @@ void json_str(FILE *f, const char *s)
     fputc('"', f);
 }
 
+/* A string from the traced process in text output (tr_escape_one):
+ * control characters (escape sequences start with one) and bytes that are
+ * not UTF-8 as \xNN, the backslash as \\; UTF-8 as it is. */
+void text_str(FILE *f, const char *s)
+{
+    char one[5];
+    size_t used;
+    for (const unsigned char *p = (const unsigned char *)s; *p; p += used)
+        fwrite(one, 1, tr_escape_one(p, one, &used), f);
+}
+
+/* RFC 4180 quoting, and characters escaped as in text output (a CSV file
+ * is read in terminals too): a field with a comma, a quote or anything
+ * escaped is quoted. */
 void csv_str(FILE *f, const char *s)
 {
-    if (!strpbrk(s, ",\"\n\r")) {
+    char one[5];
+    size_t used, n;
+    int plain = 1;
+    for (const unsigned char *p = (const unsigned char *)s; *p && plain; p += used)
+        plain = (n = tr_escape_one(p, one, &used)) == used && memcmp(one, p, n) == 0 && *p != ',' && *p != '"';
+    if (plain) {
         fputs(s, f);
         return;
     }
     fputc('"', f);
-    for (; *s; s++) {
-        if (*s == '"')
-            fputc('"', f);
-        fputc(*s, f);
+    for (const unsigned char *p = (const unsigned char *)s; *p; p += used) {
+        if (*p == '"') {
+            fputs("\"\"", f);
+            used = 1;
+        } else
+            fwrite(one, 1, tr_escape_one(p, one, &used), f);
     }
     fputc('"', f);
 }

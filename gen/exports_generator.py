@@ -15,7 +15,10 @@ def generate(model):
         for f in l.functions:
             out.append("    %s;" % f.name)
     # InitializeInjectionNvtx2: cutap as the NVTX injection library (src/resolve/nvtx.c)
-    out += ["    dlsym;", "    dlvsym;", "    InitializeInjectionNvtx2;", "    cutap_*;", "  local:", "    *;", "};"]
+    out += ["    dlsym;", "    dlvsym;", "    InitializeInjectionNvtx2;",
+            # the exec family: noted in the trace registry (src/core/exec.c)
+            "    execve;", "    execv;", "    execvp;", "    execvpe;", "    execl;", "    execle;", "    execlp;",
+            "    fexecve;", "    posix_spawn;", "    posix_spawnp;", "    cutap_*;", "  local:", "    *;", "};"]
     return "\n".join(out) + "\n"
 
 

@@ -55,8 +55,9 @@ case_exports() {
     # Every API export of the real driver (580) and every export of the
     # runtime and libraries (pinned lists in gen/exports/, the names with
     # each layer's prefixes from gen/layers.py) is exported by libcutap.so,
-    # plus dlsym/dlvsym, the public API and InitializeInjectionNvtx2 (the
-    # NVTX injection entry point), and nothing else.
+    # plus dlsym/dlvsym, the public API, InitializeInjectionNvtx2 (the
+    # NVTX injection entry point) and the exec family (noted in the trace
+    # registry, src/core/exec.c), and nothing else.
     nm -D --defined-only "$LIB" | awk '{print $3}' | sort >"$WORK/ours"
     grep -v '^cudbg' gen/libcuda-580.159.04-exports.txt | sort >"$WORK/driver"
     /usr/bin/python3 -c '
@@ -70,7 +71,8 @@ for l in LAYERS:
     local missing; missing=$(comm -13 "$WORK/ours" "$WORK/api")
     [ -z "$missing" ] || { say "  not exported: $missing"; return 1; }
     local extra; extra=$(comm -23 "$WORK/ours" "$WORK/api" | grep -v -e '^cutap_' -e '^dlsym$' -e '^dlvsym$' \
-        -e '^InitializeInjectionNvtx2$' -e '^cuEventCreateFromEGLSync$')
+        -e '^InitializeInjectionNvtx2$' -e '^cuEventCreateFromEGLSync$' \
+        -e '^execl[ep]\?$' -e '^execv\(e\|p\|pe\)\?$' -e '^fexecve$' -e '^posix_spawnp\?$')
     [ -z "$extra" ] || { say "  exported but not API: $extra"; return 1; }
     say "  $(wc -l <"$WORK/driver") driver entry points and $(wc -l <"$WORK/layers") runtime/library functions exported"
 }
@@ -369,6 +371,14 @@ for f in glob.glob(sys.argv[1] + "/*.cutap"):
                 calls, errors, total, mn, mx, timed, sampled, st = struct.unpack_from("<8Q", d, c + 64 + 64 * i)
                 if calls:
                     s = sums.setdefault(first + i, [0, 0, 0, 0])
+                    for k, v in enumerate((calls, errors, timed, sampled)):
+                        s[k] += v
+        elif magic == 0x4b4e4843 and typ == 3:   # version 3: counter entries, 128 bytes
+            for e in range(c + 64, c + cs - 127, 128):
+                emagic, tid, eid = struct.unpack_from("<IiI", d, e)
+                calls, errors, total, mn, mx, timed, sampled, st = struct.unpack_from("<8Q", d, e + 64)
+                if emagic == 0x544e4543 and calls:
+                    s = sums.setdefault(eid, [0, 0, 0, 0])
                     for k, v in enumerate((calls, errors, timed, sampled)):
                         s[k] += v
 for i in sorted(sums):
@@ -1786,6 +1796,566 @@ PY
 for v in 12_plt 12_dl 11_plt 11_dl; do
     eval "case_old_major_$v() { old_major $v; }"
 done
+
+# --- issue #11: full disks, losses said, output safety, threads (recorder) ---
+# A tmpfs of size $2 at $1, unmounted when the case ends; 77 (skip) where
+# mounting is refused (not root, no tmpfs).
+small_fs() {
+    mkdir -p "$1" && mount -t tmpfs -o "size=$2,mode=0755" tmpfs "$1" 2>/dev/null \
+        || { say "  cannot mount a tmpfs here (needs root): skipped"; return 77; }
+    SMALL_FS+=("$1")
+    trap 'for m in "${SMALL_FS[@]}"; do umount -l "$m"; done' EXIT
+}
+fill_fs() { dd if=/dev/zero of="$1/fill.$RANDOM" bs=4k >/dev/null 2>&1; sync; }
+# bare_same NAME CMD...: run CMD bare, then with the environment given in
+# $UNDER (words for env); its stdout, stderr and exit status must be the
+# bare run's.
+bare_same() {
+    local name=$1; shift
+    "$@" >"$WORK/$name.bo" 2>"$WORK/$name.be"; local want=$?
+    env $UNDER "$@" >"$WORK/$name.o" 2>"$WORK/$name.e"; local got=$?
+    [ $got = $want ] || { say "  $name: exit $got under cutap, $want bare"; tail -3 "$WORK/$name.e" >&2; return 1; }
+    cmp -s "$WORK/$name.bo" "$WORK/$name.o" || { say "  $name: stdout differs"; return 1; }
+    cmp -s "$WORK/$name.be" "$WORK/$name.e" || { say "  $name: stderr differs:"; head -3 "$WORK/$name.e" >&2; return 1; }
+}
+# Header fields of a trace file: flags stop_errno stop_reason lost_calls
+hdr_loss() {
+    python3 - "$1" <<'PY'
+import struct, sys
+d = open(sys.argv[1], "rb").read(4096)
+ver, = struct.unpack_from("<I", d, 8); flags, = struct.unpack_from("<I", d, 20)
+# stop_errno: after magic, ten 32-bit fields, seven 64-bit ones, exit_code
+# and reserved1, host, exe, cmdline and cutap_version
+off = 8 + 4 * 10 + 8 * 7 + 8 + 64 + 256 + 1024 + 32
+err, reason, clock, lost, names = struct.unpack_from("<iIQQQ", d, off)
+print(ver, flags, err, reason, lost)
+PY
+}
+
+case_rec_full_disk_before_start() {
+    # The trace directory on a filesystem full before the program starts:
+    # the program runs to its end as it does bare (same output, same
+    # status, nothing on its stderr), with and without fallocate, trace and
+    # count modes; cutap trace says no file could be made.
+    local m=$WORK/fullfs; small_fs "$m" 1m || return $?
+    mkdir -p "$m/t" "$m/c" "$m/n"; fill_fs "$m"
+    UNDER="CUTAP_TRACE=$m/t LD_PRELOAD=$LIB" bare_same ff1 $T/t_record many 3000 || return 1
+    UNDER="CUTAP_COUNT=$m/c LD_PRELOAD=$LIB" bare_same ff2 $T/t_record many 3000 || return 1
+    UNDER="CUTAP_TRACE=$m/n LD_PRELOAD=$LIB:$T/libnofalloc.so" bare_same ff3 $T/t_record many 3000 || return 1
+    UNDER="CUTAP_COUNT=$m/n LD_PRELOAD=$LIB:$T/libnofalloc.so" bare_same ff4 $T/t_record mix 300 || return 1
+    "$CUTAP" trace -o "$m/cli" -- $T/t_record many 3000 >"$WORK/ff5.out" 2>"$WORK/ff5.err"; local rc=$?
+    [ $rc = 0 ] && cmp -s "$WORK/ff1.bo" "$WORK/ff5.out" || { say "  cutap trace: exit $rc"; cat "$WORK/ff5.err" >&2; return 1; }
+    grep -q 'No space left on device' "$WORK/ff5.err" || { cat "$WORK/ff5.err" >&2; return 1; }
+    # cutap stat with its temporary directory there: the program as bare,
+    # and no claim that no call was made.
+    TMPDIR=$m "$CUTAP" stat -- $T/t_record many 3000 >"$WORK/ff6.out" 2>"$WORK/ff6.err"; rc=$?
+    [ $rc = 0 ] && cmp -s "$WORK/ff1.bo" "$WORK/ff6.out" || { say "  cutap stat: exit $rc"; cat "$WORK/ff6.err" >&2; return 1; }
+    grep -q 'No space left on device' "$WORK/ff6.err" && ! grep -q 'no CUDA calls$' "$WORK/ff6.err" \
+        || { cat "$WORK/ff6.err" >&2; return 1; }
+}
+
+case_rec_enospc_mid_run() {
+    # The trace outgrows its filesystem: recording stops, the program goes
+    # on (same output and status as bare), the header says why and how
+    # many calls were lost (recorded + lost = made), cutap trace says so.
+    # Also without fallocate (zeros written first: no SIGBUS).
+    local m=$WORK/midfs; small_fs "$m" 4m || return $?
+    local pre
+    for pre in "" ":$T/libnofalloc.so"; do
+        rm -rf "$m"/*
+        UNDER="CUTAP_TRACE=$m/p LD_PRELOAD=$LIB$pre" bare_same mr $T/t_record many 200000 || { say "  (preload $LIB$pre)"; return 1; }
+        local f; f=$(ls "$m"/p/*.cutap) || return 1
+        read -r ver flags err reason lost <<<"$(hdr_loss "$f")"
+        [ "$ver" = 3 ] && [ $((flags & 4)) = 4 ] && [ "$err" = 28 ] && [ "$reason" = 1 ] \
+            || { say "  header: version $ver flags $flags errno $err reason $reason"; return 1; }
+        local rec; rec=$("$CUTAP" report --format csv "$m/p" 2>/dev/null | awk -F, '$2 == "cuCtxGetCurrent" {print $3}')
+        [ -n "$rec" ] && [ $((rec + lost)) = 200000 ] && [ "$lost" -gt 0 ] \
+            || { say "  recorded $rec + lost $lost != 200000"; return 1; }
+        rm -rf "$m"/*
+        "$CUTAP" trace -o "$m/cli" -- env LD_PRELOAD="$LIB$pre" $T/t_record many 200000 >"$WORK/mr2.out" 2>"$WORK/mr2.err"
+        local rc=$?
+        [ $rc = 0 ] && cmp -s "$WORK/mr.bo" "$WORK/mr2.out" || { say "  cutap trace: exit $rc"; cat "$WORK/mr2.err" >&2; return 1; }
+        grep -Eq "^cutap: process [0-9]+ \(.*t_record\): recording stopped after [0-9,]+ calls: the trace file could not be extended: No space left on device; [0-9,]+ calls not recorded$" \
+            "$WORK/mr2.err" || { cat "$WORK/mr2.err" >&2; return 1; }
+    done
+}
+
+case_rec_ext2_without_fallocate() {
+    # A real filesystem without fallocate (ext2 on a loop device): full
+    # before the start, and outgrown mid-run; the program as bare, the
+    # header says it stopped for lack of space.
+    command -v mkfs.ext2 >/dev/null || { say "  no mkfs.ext2: skipped"; return 77; }
+    local m=$WORK/e2m img=$WORK/e2.img
+    truncate -s 6M "$img" && mkfs.ext2 -q -F "$img" >/dev/null 2>&1 && mkdir -p "$m" \
+        && mount -o loop "$img" "$m" 2>/dev/null || { say "  cannot loop-mount ext2 here: skipped"; return 77; }
+    SMALL_FS+=("$m")
+    trap 'for m in "${SMALL_FS[@]}"; do umount -l "$m"; done' EXIT
+    fallocate -l 64k "$m/probe" 2>/dev/null && { say "  this ext2 has fallocate: skipped"; return 77; }
+    UNDER="CUTAP_TRACE=$m/p LD_PRELOAD=$LIB" bare_same e2a $T/t_record many 200000 || return 1
+    local f; f=$(ls "$m"/p/*.cutap) || return 1
+    read -r ver flags err reason lost <<<"$(hdr_loss "$f")"
+    [ $((flags & 4)) = 4 ] && [ "$err" = 28 ] && [ "$reason" = 1 ] && [ "$lost" -gt 0 ] \
+        || { say "  header: flags $flags errno $err reason $reason lost $lost"; return 1; }
+    rm -rf "$m/p"; fill_fs "$m"
+    UNDER="CUTAP_TRACE=$m/q LD_PRELOAD=$LIB" bare_same e2b $T/t_record many 3000 || return 1
+    UNDER="CUTAP_COUNT=$m/r LD_PRELOAD=$LIB" bare_same e2c $T/t_record many 3000
+}
+
+case_rec_warnings_not_on_program_fd2() {
+    # A program that put a data file on fd 2 and then hits a recording
+    # failure: its data file is unchanged (warnings go to cutap's own
+    # channel: cutap trace prints them on its stderr).
+    local m=$WORK/wfs; small_fs "$m" 4m || return $?
+    printf 'precious\n' >"$WORK/data"
+    "$CUTAP" trace -o "$m/t" -- sh -c "exec 2>>$WORK/data; $T/t_record many 200000 >/dev/null" 2>"$WORK/wf.err" || return 1
+    [ "$(cat "$WORK/data")" = precious ] || { say "  data file changed:"; cat "$WORK/data" >&2; return 1; }
+    grep -q 'warning: recording stopped: cannot extend the trace file: No space left on device' "$WORK/wf.err" \
+        || { cat "$WORK/wf.err" >&2; return 1; }
+    # Plain CUTAP_TRACE on a full disk: no registry can be made; silent.
+    rm -rf "$m"/*; fill_fs "$m"
+    CUTAP_TRACE=$m/p LD_PRELOAD=$LIB sh -c "exec 2>>$WORK/data; $T/t_record many 2000 >/dev/null" || return 1
+    [ "$(cat "$WORK/data")" = precious ] || { say "  data file changed (plain CUTAP_TRACE):"; cat "$WORK/data" >&2; return 1; }
+}
+
+case_rec_odd_output_dirs() {
+    # CUTAP_TRACE at /proc, at a regular file, in another user's
+    # directory: the program runs as bare (output, status, stderr).
+    printf 'x\n' >"$WORK/regular"
+    mkdir -p "$WORK/other" && chown 65534:65534 "$WORK/other" && chmod 0755 "$WORK/other"
+    local d
+    for d in /proc/self/cutap-x /proc/cutap-x "$WORK/regular" "$WORK/regular/sub" "$WORK/other/t"; do
+        UNDER="CUTAP_TRACE=$d LD_PRELOAD=$LIB" bare_same od $T/t_record many 300 || { say "  CUTAP_TRACE=$d"; return 1; }
+        UNDER="CUTAP_COUNT=$d LD_PRELOAD=$LIB" bare_same od $T/t_record many 300 || { say "  CUTAP_COUNT=$d"; return 1; }
+    done
+    [ "$(cat "$WORK/regular")" = x ] || return 1
+}
+
+case_rec_trace_dir_checks() {
+    # cutap trace refuses, before the command runs, an -o that is not a
+    # directory of ours that only we can write (and whose parent nobody
+    # else owns): /proc, a regular file, a symlink, another user's
+    # directory or a directory in one, a directory others may write.
+    printf 'x\n' >"$WORK/reg"
+    mkdir -p "$WORK/real" "$WORK/theirs" "$WORK/open" "$WORK/their_parent"
+    ln -sfn "$WORK/real" "$WORK/link"
+    chown 65534 "$WORK/theirs" "$WORK/their_parent"; chmod 0777 "$WORK/open"
+    local d rc
+    for d in /proc/cutap-x "$WORK/reg" "$WORK/link" "$WORK/theirs" "$WORK/their_parent/t" "$WORK/open"; do
+        rm -f "$WORK/ran"
+        "$CUTAP" trace -o "$d" -- touch "$WORK/ran" 2>"$WORK/dc.err"; rc=$?
+        [ $rc = 1 ] && [ ! -e "$WORK/ran" ] || { say "  -o $d: exit $rc, command run: $([ -e "$WORK/ran" ] && echo yes)"; return 1; }
+        grep -q "^cutap: \(refusing -o\|cannot create\) $d" "$WORK/dc.err" || { cat "$WORK/dc.err" >&2; return 1; }
+    done
+    [ "$(cat "$WORK/reg")" = x ] && [ -z "$(ls -A "$WORK/real")" ] || return 1
+    # Writable by a group other than ours: refused; by our own group
+    # (umask 002 with user private groups): accepted.
+    mkdir -p "$WORK/grp" "$WORK/owngrp"; chgrp 65534 "$WORK/grp"; chmod 0770 "$WORK/grp" "$WORK/owngrp"
+    "$CUTAP" trace -o "$WORK/grp" -- true 2>"$WORK/dc.err"; [ $? = 1 ] && grep -q 'writable by other users' "$WORK/dc.err" || return 1
+    "$CUTAP" trace -o "$WORK/owngrp" -- true 2>"$WORK/dc.err" || { cat "$WORK/dc.err" >&2; return 1; }
+    # Ours: directory 0700, files 0600.
+    "$CUTAP" trace -o "$WORK/mine" -- $T/t_record many 3 >/dev/null 2>&1 || return 1
+    [ "$(stat -c %a "$WORK/mine")" = 700 ] && [ "$(stat -c %a "$WORK/mine"/*.cutap "$WORK/mine/.cutap-procs" | sort -u)" = 600 ] \
+        || { stat -c '%a %n' "$WORK/mine" "$WORK/mine"/* "$WORK/mine"/.cutap-procs >&2; return 1; }
+}
+
+case_rec_not_traced_named() {
+    # Processes started but never traced, named with the reason: a static
+    # child, a child exec'd with an empty environment, a setuid child; a
+    # static command itself. The traced ones are not listed.
+    [ -x $T/t_static ] || { say "  no static libc: skipped"; return 77; }
+    cp /bin/true "$WORK/suid_true" && chown 65534 "$WORK/suid_true" && chmod 4755 "$WORK/suid_true" || return 1
+    "$CUTAP" trace -o "$WORK/nt" -- sh -c "$T/t_static a; env -i LD_LIBRARY_PATH=$LD_LIBRARY_PATH $T/t_record many 1 >/dev/null; $WORK/suid_true; $T/t_record many 2" \
+        >"$WORK/nt.out" 2>"$WORK/nt.err" || { cat "$WORK/nt.err" >&2; return 1; }
+    local line; line=$(grep '^cutap: .* not traced: ' "$WORK/nt.err")
+    [[ $line == "cutap: 3 processes not traced: "* ]] \
+        && [[ $line == *"$T/t_static (pid "[0-9]*"): statically linked"* ]] \
+        && [[ $line == *"$T/t_record (pid "[0-9]*"): its environment has no LD_PRELOAD of libcutap"* ]] \
+        && [[ $line == *"$WORK/suid_true (pid "[0-9]*"): setuid"* ]] || { cat "$WORK/nt.err" >&2; return 1; }
+    grep -q '^cutap: 1 process traced into ' "$WORK/nt.err" || { cat "$WORK/nt.err" >&2; return 1; }
+    "$CUTAP" trace -o "$WORK/nt2" -- $T/t_static b >/dev/null 2>"$WORK/nt2.err" || return 1
+    grep -q "^cutap: 1 process not traced: $T/t_static (pid [0-9]*): statically linked$" "$WORK/nt2.err" \
+        || { cat "$WORK/nt2.err" >&2; return 1; }
+    # posix_spawn (Python's os.posix_spawn): the static child named, the
+    # traced one not; an exec that failed (no such program) is no process.
+    if command -v python3 >/dev/null; then
+        "$CUTAP" trace -o "$WORK/nt4" -- python3 -c "
+import os
+for p in ('$T/t_static', '$T/t_record'):
+    os.waitpid(os.posix_spawn(p, [p, 'many', '1'], os.environ), 0)
+os.system('/nonexistent/prog 2>/dev/null')" >/dev/null 2>"$WORK/nt4.err" || { cat "$WORK/nt4.err" >&2; return 1; }
+        grep -q "^cutap: 1 process not traced: $T/t_static (pid [0-9]*): statically linked$" "$WORK/nt4.err" \
+            && grep -q '^cutap: 1 process traced into ' "$WORK/nt4.err" || { cat "$WORK/nt4.err" >&2; return 1; }
+    fi
+    # The normal case says nothing of it.
+    "$CUTAP" trace -o "$WORK/nt3" -- sh -c "$T/t_record many 2; true" >/dev/null 2>"$WORK/nt3.err" || return 1
+    [ "$(wc -l <"$WORK/nt3.err")" = 1 ] && grep -q '^cutap: 1 process traced into .*: 2 calls, ' "$WORK/nt3.err" \
+        || { cat "$WORK/nt3.err" >&2; return 1; }
+}
+
+case_rec_stat_output_file() {
+    # cutap stat -o FILE: never through a symlink, never over an existing
+    # file without --force, 0600, and left as it was (a new one not made)
+    # when the command cannot run.
+    printf 'target\n' >"$WORK/so_target"; ln -sfn "$WORK/so_target" "$WORK/so_link"
+    "$CUTAP" stat -o "$WORK/so_link" -- $T/t_record many 3 >/dev/null 2>"$WORK/so.err"; [ $? = 1 ] || return 1
+    "$CUTAP" stat --force -o "$WORK/so_link" -- $T/t_record many 3 >/dev/null 2>>"$WORK/so.err"; [ $? = 1 ] || return 1
+    [ "$(cat "$WORK/so_target")" = target ] || { say "  symlink target changed"; return 1; }
+    printf 'old\n' >"$WORK/so_old"
+    "$CUTAP" stat -o "$WORK/so_old" -- $T/t_record many 3 >/dev/null 2>>"$WORK/so.err"; [ $? = 1 ] || return 1
+    grep -q 'exists (--force replaces it)' "$WORK/so.err" && [ "$(cat "$WORK/so_old")" = old ] || { cat "$WORK/so.err" >&2; return 1; }
+    "$CUTAP" stat --force -o "$WORK/so_old" -- "$WORK/no-such-program" 2>/dev/null; [ $? = 127 ] || return 1
+    [ "$(cat "$WORK/so_old")" = old ] || { say "  truncated although the command did not run"; return 1; }
+    "$CUTAP" stat -o "$WORK/so_new" -- "$WORK/no-such-program" 2>/dev/null; [ $? = 127 ] && [ ! -e "$WORK/so_new" ] || return 1
+    "$CUTAP" stat --force -o "$WORK/so_old" -- $T/t_record many 3 >/dev/null 2>&1 || return 1
+    grep -q cuCtxGetCurrent "$WORK/so_old" && ! grep -q old "$WORK/so_old" || return 1
+    "$CUTAP" stat -o "$WORK/so_new" -- $T/t_record many 3 >/dev/null 2>&1 || return 1
+    [ "$(stat -c %a "$WORK/so_new")" = 600 ] && grep -q cuCtxGetCurrent "$WORK/so_new"
+}
+
+# churn_check NAME DIR: every thread t_thread_churn named (TID lines in
+# $WORK/NAME.out) has exactly its calls in DIR, and no other thread any.
+churn_check() {
+    sed -n 's/^TID \([0-9]*\) \([0-9]*\)$/\1 \2/p' "$WORK/$1.out" | sort >"$WORK/$1.want"
+    "$CUTAP" report --by thread --format csv "$2" 2>/dev/null | awk -F, 'NR > 1 { print $15, $3 }' | sort >"$WORK/$1.got"
+    [ -s "$WORK/$1.want" ] && diff "$WORK/$1.want" "$WORK/$1.got" >"$WORK/$1.diff" \
+        || { say "  $1: calls per thread, made (<) and recorded (>):"; head -5 "$WORK/$1.diff" >&2; return 1; }
+}
+case_rec_thread_churn() {
+    # 2000 short-lived threads of one call each (one after another, and 20
+    # waves of 100 alive at once): every call recorded once, under its
+    # thread; the trace of the 2000 in sequence stays small (an exited
+    # thread's chunk passes to the next, marked by a THREAD meta record:
+    # it was 512 MiB), counting mode too. A call from a key destructor run
+    # after cutap's is recorded (a fresh chunk), not lost.
+    local mode args kib
+    for mode in TRACE COUNT; do
+        for args in "seq 2000" "waves 20 100" "seq 200 dtor" "waves 4 50 dtor"; do
+            local n=churn_${mode}_${args// /_}
+            rm -rf "$WORK/$n"
+            env CUTAP_$mode="$WORK/$n" LD_PRELOAD=$LIB $T/t_thread_churn $args >"$WORK/$n.out" 2>/dev/null \
+                || { say "  $mode $args failed"; return 1; }
+            churn_check "$n" "$WORK/$n" || return 1
+            kib=$(du -sk --apparent-size "$WORK/$n" | cut -f1)
+            if [ "$args" = "seq 2000" ] || [ $mode = COUNT ]; then
+                [ "$kib" -le 8192 ] || { say "  $mode $args: $kib KiB of trace (at most 8 MiB)"; return 1; }
+            fi
+        done
+    done
+}
+
+case_rec_count_fork() {
+    # Counting mode across fork: the child's counters (its own table and
+    # entries) in its own file, none of the parent's calls in it.
+    rm -rf "$WORK/cf"
+    CUTAP_COUNT=$WORK/cf LD_PRELOAD=$LIB $T/t_fork >"$WORK/cf.out" || return 1
+    local child parent
+    parent=$(sed -n 's/^parent \([0-9]*\):.*/\1/p' "$WORK/cf.out"); child=$(sed -n 's/^child \([0-9]*\):.*/\1/p' "$WORK/cf.out")
+    "$CUTAP" report --by process --format csv "$WORK/cf" 2>/dev/null | awk -F, 'NR > 1 { print $2, $3, $NF }' | sort >"$WORK/cf.got"
+    printf '%s\n' "cuDriverGetVersion 1 $parent" "cuInit 1 $parent" "cuMemAlloc_v2 3 $child" | sort | diff - "$WORK/cf.got" >&2
+}
+
+case_rec_small_process_small_file() {
+    # A process with a handful of calls: its trace is one 4 KiB header and
+    # one 256 KiB chunk (was 1 MiB), and reads back whole.
+    rm -rf "$WORK/sp"
+    CUTAP_TRACE=$WORK/sp LD_PRELOAD=$LIB $T/t_record many 5 >/dev/null || return 1
+    [ "$(stat -c %s "$WORK"/sp/*.cutap)" = $((4096 + 262144)) ] || { stat -c '%s %n' "$WORK"/sp/*.cutap >&2; return 1; }
+    "$CUTAP" report --format csv "$WORK/sp" | grep -q '^driver,cuCtxGetCurrent,5,0,'
+}
+
+# --- reader: format version 3, damaged and hostile files, output safety ------
+# (issue #11, parts 4-6, reader side). $T/mk_trace crafts the files
+# (tests/mk_trace.c): the recorder does not write all of version 3 yet.
+MK=$T/mk_trace
+
+case_reader_v3_threads_and_loss() {
+    # A version 3 trace: a chunk passed to a second thread by a THREAD meta
+    # (that thread's run 1, earlier in the file than its run 0): its calls
+    # are its thread's, in run order (the child, starting at the same time
+    # as its parent, after it and indented); the loss fields give one
+    # warning per command on stderr.
+    [ -x $MK ] || return 77
+    local d=$WORK/v3; rm -rf "$d"; mkdir -p "$d"
+    $MK v3 "$d" || return 1
+    "$CUTAP" dump "$d" >"$WORK/v3.dump" 2>"$WORK/v3.err" || { say "  dump failed"; cat "$WORK/v3.err" >&2; return 1; }
+    local want='[1234/100] cuInit(
+[1234/200] cuCtxSynchronize(
+[1234/200]   cuMemAlloc_v2(
+[1234/200] cuCtxSynchronize('
+    local got; got=$(sed 's/^[0-9.]* //; s/(.*/(/' "$WORK/v3.dump")
+    [ "$got" = "$want" ] || { say "  dump:"; cat "$WORK/v3.dump" >&2; return 1; }
+    local w='cutap: warning: process 1234 (host): recording stopped early (No space left on device): 95000 calls not recorded, 3 kernel names not recorded'
+    one_warning() { [ "$(grep -c '^cutap: warning' "$1")" = 1 ] && grep -Fxq "$2" "$1"; }
+    one_warning "$WORK/v3.err" "$w" || { say "  dump stderr:"; cat "$WORK/v3.err" >&2; return 1; }
+    local c
+    for c in "report" "report --tree" "report --format json" "export --format jsonl -o $WORK/v3.jsonl" \
+             "export --format perfetto -o $WORK/v3.json"; do
+        "$CUTAP" $c "$d" >/dev/null 2>"$WORK/v3.err" || { say "  $c failed"; cat "$WORK/v3.err" >&2; return 1; }
+        one_warning "$WORK/v3.err" "$w" || { say "  $c stderr:"; cat "$WORK/v3.err" >&2; return 1; }
+    done
+    # the per-process places of the exports carry the loss
+    grep -q '"type":"process".*"pid":1234.*"stopped":true.*"stop_reason":"space".*"stop_errno":28.*"lost_calls":95000.*"lost_names":3' \
+        "$WORK/v3.jsonl" || { say "  no loss line in JSON lines"; grep -v '"call"' "$WORK/v3.jsonl" >&2; return 1; }
+    grep -q '"process_labels".*95000 calls not recorded' "$WORK/v3.json" \
+        || { say "  no loss label in the Perfetto JSON"; return 1; }
+    "$CUTAP" report --by process --format json "$d" 2>/dev/null | grep -q '"lost_calls":95000' \
+        || { say "  report --by process --format json has no lost_calls"; return 1; }
+    if "$CUTAP" export --format sqlite -o "$WORK/v3.db" "$d" 2>/dev/null; then
+        command -v sqlite3 >/dev/null || return 0
+        local row; row=$(sqlite3 "$WORK/v3.db" 'SELECT pid, stopped, stop_reason, stop_errno, lost_calls, lost_names FROM processes')
+        [ "$row" = "1234|1|space|28|95000|3" ] || { say "  SQLite processes row: $row"; return 1; }
+    fi
+}
+
+case_reader_v3_counter_entries() {
+    # Version 3 counting mode: COUNTER_ENTRIES chunks, entries of any
+    # thread; one without its magic is not counted. lost_calls alone warns.
+    [ -x $MK ] || return 77
+    local d=$WORK/v3c; rm -rf "$d"; mkdir -p "$d"
+    $MK v3counts "$d" || return 1
+    "$CUTAP" report --by thread --format csv "$d" >"$WORK/v3c.csv" 2>"$WORK/v3c.err" || return 1
+    local want='layer,name,calls,errors,total_ns,avg_ns,min_ns,max_ns,med_ns,time_pct,unfinished,timed,host,pid,tid
+driver,cuMemAlloc_v2,10,0,1000,100,100,100,,66.67,0,10,host,4321,10
+driver,cuInit,1,0,500,500,500,500,,33.33,0,1,host,4321,10
+driver,cuMemAlloc_v2,40,2,4000,100,100,100,,100.00,0,40,host,4321,11'
+    [ "$(cat "$WORK/v3c.csv")" = "$want" ] || { say "  report:"; cat "$WORK/v3c.csv" >&2; return 1; }
+    grep -Fxq 'cutap: warning: process 4321 (host): 7 calls not recorded' "$WORK/v3c.err" \
+        || { say "  stderr:"; cat "$WORK/v3c.err" >&2; return 1; }
+}
+
+case_reader_disk_flags_not_internal() {
+    # A call record's flags byte with bits the format does not define
+    # (0x80 is the reader's own range flag in memory): read as a call, no
+    # crash in any command (was SIGSEGV in report --tree, dump, export).
+    [ -x $MK ] || return 77
+    # (under AddressSanitizer too, where built: the plain command may read
+    # a stray address that happens to be mapped)
+    local d=$WORK/fl c x; rm -rf "$d"; mkdir -p "$d"
+    $MK flags "$d" || return 1
+    for x in "$CUTAP" "$B/asan/cutap"; do
+        [ -x "$x" ] || continue
+        for c in "dump" "report" "report --tree" "report --by thread --format json" \
+                 "export --format jsonl -o $WORK/fl.jsonl" "export --format perfetto -o $WORK/fl.json"; do
+            rm -f "$WORK/fl.jsonl" "$WORK/fl.json"
+            SAN_LEAKS=0 sanitized "$x" $c "$d" >/dev/null 2>"$WORK/fl.err" \
+                || { say "  $x $c: exit $?"; head -20 "$WORK/fl.err" >&2; return 1; }
+        done
+    done
+    [ "$("$CUTAP" dump "$d" | grep -c cuInit)" = 58 ] || { "$CUTAP" dump "$d" >&2; return 1; }
+}
+
+# Max RSS (KiB) of a command, its output discarded; "" without GNU time.
+max_rss() { /usr/bin/time -f '%M' -o "$WORK/rss" "$@" >/dev/null 2>&1; local rc=$?; cat "$WORK/rss" 2>/dev/null | tail -1; return $rc; }
+
+case_reader_huge_ids_bounded() {
+    # 500 crafted 12 KiB files naming ids near 2^20 and 2^32 (and a
+    # counter chunk whose first id is near 2^32): memory follows what the
+    # files hold, not the id numbers (was 2 GB for report and dump).
+    [ -x $MK ] && [ -x /usr/bin/time ] || return 77
+    local d=$WORK/huge c rss; rm -rf "$d"; mkdir -p "$d"
+    $MK hugeids "$d" 500 || return 1
+    for c in dump report "report --tree" "export --format jsonl -o $WORK/huge.jsonl"; do
+        rm -f "$WORK/huge.jsonl"
+        rss=$(max_rss "$CUTAP" $c "$d") || { say "  $c failed"; return 1; }
+        say "  $c: max RSS $rss KiB"
+        [ "$rss" -lt 204800 ] || { say "  $c: max RSS $rss KiB, bound 200 MiB"; return 1; }
+    done
+    "$CUTAP" report --format csv "$d" | grep -q '^driver,id#4294967295,500,' || { say "  unnamed id not reported"; return 1; }
+}
+
+case_reader_sparse_file_bounded() {
+    # A 64 GiB sparse trace file (a chunk at each end, holes between):
+    # the holes are skipped, not read (was 84 s and 20 GB).
+    [ -x $MK ] && [ -x /usr/bin/time ] || return 77
+    local f=$WORK/sparse.cutap c rss
+    $MK sparse "$f" || return 1
+    [ "$(stat -c %s "$f")" = 68719476736 ] || return 1
+    [ "$(du -k "$f" | cut -f1)" -lt 1024 ] || { say "  this file system does not keep holes"; rm -f "$f"; return 77; }
+    for c in dump report; do
+        rss=$(max_rss "$CUTAP" $c "$f") || { say "  $c failed"; return 1; }
+        say "  $c: max RSS $rss KiB"
+        [ "$rss" -lt 204800 ] || { say "  $c: max RSS $rss KiB, bound 200 MiB"; rm -f "$f"; return 1; }
+    done
+    [ "$("$CUTAP" dump "$f" | grep -c cuInit)" = 2 ] || { say "  both chunks' calls expected"; return 1; }
+    rm -f "$f"
+}
+
+# No byte of a text output may start a terminal escape: control characters
+# but newline, DEL, and bytes that are not UTF-8 (or are C1 controls) fail.
+text_is_safe() {   # text_is_safe FILE
+    python3 - "$1" <<'PY'
+import re, sys
+b = open(sys.argv[1], "rb").read()
+bad = re.search(rb"[\x00-\x09\x0b-\x1f\x7f]", b)
+try:
+    t = b.decode("utf-8")
+except UnicodeDecodeError as e:
+    sys.exit("not UTF-8 at byte %d" % e.start)
+c1 = re.search("[\x80-\x9f]", t)
+if bad or c1:
+    sys.exit("raw control character at %d" % (bad or c1).start())
+PY
+}
+
+case_reader_hostile_strings_escaped() {
+    # Strings from the traced process (host, exe, cmdline, thread name,
+    # call and kernel names, captured strings, NVTX messages) with terminal
+    # escapes and bytes that are not UTF-8: text output shows them as
+    # \xNN, CSV quotes and escapes them, JSON stays valid and keeps them.
+    [ -x $MK ] || return 77
+    local d=$WORK/ho c i=0; rm -rf "$d"; mkdir -p "$d"
+    $MK hostile "$d" || return 1
+    for c in "dump" "report" "report --by thread" "report --by process" "report --tree" \
+             "report --format csv" "report --by thread --format csv" "report --tree --format csv"; do
+        i=$((i + 1))
+        "$CUTAP" $c "$d" >"$WORK/ho.$i" 2>&1 || { say "  $c failed"; return 1; }
+        text_is_safe "$WORK/ho.$i" || { say "  $c:"; cat -v "$WORK/ho.$i" >&2; return 1; }
+    done
+    "$CUTAP" report --by thread "$d" | grep -Fq '== thread 66 (\x1b]0;pwned\x07) of process 666 on h\x1b]0;pwned\x07ost ==' \
+        || { say "  thread label not escaped as expected"; return 1; }
+    "$CUTAP" dump "$d" | grep -Fq 'f=0xabc<kern\x1b[5m\xe2\x82>' || { say "  kernel name"; "$CUTAP" dump "$d" | cat -v >&2; return 1; }
+    "$CUTAP" dump "$d" | grep -Fq ' cuInit\x1b[1m\xc3()' || { say "  call name"; return 1; }
+    "$CUTAP" report --format csv "$d" | grep -Fq 'driver,"cuInit\x1b[1m\xc3",1,' || { say "  CSV"; return 1; }
+    # JSON: valid, and the strings come back as written (bytes that are
+    # not UTF-8 as the code points of their values)
+    "$CUTAP" export --format jsonl -o "$WORK/ho.jsonl" "$d" 2>/dev/null || return 1
+    "$CUTAP" export --format perfetto -o "$WORK/ho.json" "$d" 2>/dev/null || return 1
+    "$CUTAP" report --by thread --format json "$d" >"$WORK/ho.rj" 2>/dev/null || return 1
+    python3 - "$WORK/ho.jsonl" "$WORK/ho.json" "$WORK/ho.rj" <<'PY' || return 1
+import json, sys
+lines = [json.loads(l) for l in open(sys.argv[1], encoding="utf-8")]
+names = {l["name"] for l in lines if "name" in l}
+assert "cuInit\x1b[1m\xc3" in names, names
+assert "range\x1b]0;pwned\x07\x80\"q\\" in names, names
+assert any(l.get("kernel") == "kern\x1b[5m\u00e2\u0082" for l in lines), lines
+p = json.load(open(sys.argv[2], encoding="utf-8"))
+assert any(e.get("args", {}).get("name") == "\x1b]0;pwned\x07" for e in p["traceEvents"] if e.get("ph") == "M")
+r = json.load(open(sys.argv[3], encoding="utf-8"))
+assert r["rows"][0]["host"] == "h\x1b]0;pwned\x07ost", r["rows"][0]
+PY
+}
+
+case_export_output_safety() {
+    # Export outputs: mode 0600; an existing name (a symbolic link too) is
+    # not replaced without --force; with --force a symbolic link is
+    # replaced by the file, its target left as it was.
+    [ -x $MK ] || return 77
+    local d=$WORK/os f; rm -rf "$d"; mkdir -p "$d/t"
+    $MK v3 "$d/t" || return 1
+    for f in jsonl perfetto sqlite; do
+        [ $f = sqlite ] && { "$CUTAP" export --format sqlite -o "$d/probe.db" "$d/t" 2>/dev/null || continue; }
+        (umask 022; "$CUTAP" export --format $f -o "$d/out.$f" "$d/t" 2>/dev/null) || { say "  export $f failed"; return 1; }
+        [ "$(stat -c %a "$d/out.$f")" = 600 ] || { say "  $f: mode $(stat -c %a "$d/out.$f")"; return 1; }
+        echo precious >"$d/target.$f"
+        ln -s "$d/target.$f" "$d/link.$f"
+        "$CUTAP" export --format $f -o "$d/link.$f" "$d/t" 2>"$d/err"; [ $? = 1 ] || { say "  $f: replaced a link without --force"; return 1; }
+        grep -q 'exists (use --force' "$d/err" || { cat "$d/err" >&2; return 1; }
+        "$CUTAP" export --format $f --force -o "$d/link.$f" "$d/t" 2>/dev/null || { say "  $f --force failed"; return 1; }
+        [ ! -L "$d/link.$f" ] && [ -f "$d/link.$f" ] || { say "  $f: the link is still there"; return 1; }
+        [ "$(cat "$d/target.$f")" = precious ] || { say "  $f: wrote through the link"; return 1; }
+        [ "$(stat -c %a "$d/link.$f")" = 600 ] || { say "  $f --force: mode $(stat -c %a "$d/link.$f")"; return 1; }
+        # a dangling link: not created through it either
+        ln -s "$d/nowhere.$f" "$d/dangling.$f"
+        "$CUTAP" export --format $f -o "$d/dangling.$f" "$d/t" 2>/dev/null; [ $? = 1 ] || return 1
+        [ ! -e "$d/nowhere.$f" ] || { say "  $f: created the link's target"; return 1; }
+    done
+}
+
+FUZZ_SECONDS=${FUZZ_SECONDS:-60}
+case_reader_libfuzzer() {
+    # The coverage-guided fuzz target (tests/fuzz/fuzz_trace.c: the reader,
+    # report in every format and grouping, --tree, dump, exports) for
+    # FUZZ_SECONDS (60) from tests/fuzz/corpus, whose inputs (the seeds and
+    # every input that once failed) must all pass first. A crash, leak,
+    # sanitizer report, timeout (20 s) or use of over 2 GiB fails; the
+    # input is kept in $B/fuzz_trace-failure.
+    local F=$T/fuzz_trace d=$WORK/lf
+    [ -x $F ] || { say "  $F not built (no clang with -fsanitize=fuzzer): skipped"; return 77; }
+    rm -rf "$d"; mkdir -p "$d/corpus" "$d/art"
+    cp tests/fuzz/corpus/* "$d/corpus/" || return 1
+    # (LeakSanitizer usable? asked of the sanitized command: the fuzz
+    # target takes every argument as an input)
+    local leaks=0; [ -x "$B/asan/cutap" ] && leaks=$(SAN_LEAKS= san_leaks "$B/asan/cutap")
+    # every corpus input, alone
+    (cd "$d" && UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 $F -detect_leaks=$leaks -timeout=20 \
+        -rss_limit_mb=2048 -close_fd_mask=2 "$ROOT"/tests/fuzz/corpus/* >"$d/replay.log" 2>&1) \
+        || { say "  a corpus input fails:"; grep -E 'ERROR|SUMMARY|Running|#[0-9] ' "$d/replay.log" | head -30 >&2; return 1; }
+    (cd "$d" && UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 $F -detect_leaks=$leaks -timeout=20 \
+        -rss_limit_mb=2048 -max_len=65536 -max_total_time=$FUZZ_SECONDS -print_final_stats=1 -close_fd_mask=2 \
+        -artifact_prefix="$d/art/" corpus >"$d/fuzz.log" 2>&1)
+    local rc=$?
+    if [ $rc != 0 ]; then
+        say "  fuzz_trace exit $rc:"; grep -E 'ERROR|SUMMARY|#[0-9] |Test unit written' "$d/fuzz.log" | head -30 >&2
+        cp "$d"/art/* "$B/" 2>/dev/null && say "  the input is kept in $B/ ($(ls "$d/art" | tr '\n' ' '))"
+        return 1
+    fi
+    grep -E '^#[0-9]+ *DONE' "$d/fuzz.log" | tail -1 >&2
+    grep -E 'stat::number_of_executed_units' "$d/fuzz.log" >&2
+}
+
+case_reader_median_bounded() {
+    # report's median: exact up to 4096 calls of a row, then from a
+    # log-linear histogram within 1/256 of the true value (README).
+    [ -x $MK ] || return 77
+    local d=$WORK/med n want got
+    for n in 4096:3047 20001:11000 200001:101000; do
+        want=${n#*:}; n=${n%:*}
+        rm -rf "$d"; mkdir -p "$d"
+        $MK durations "$d" $n || return 1
+        got=$("$CUTAP" report --format csv "$d" 2>/dev/null | sed -n 's/^driver,cuCtxSynchronize,'$n',0,[0-9]*,[0-9]*,1000,[0-9]*,\([0-9]*\),.*/\1/p')
+        [ -n "$got" ] || { say "  n=$n: no row"; "$CUTAP" report --format csv "$d" >&2; return 1; }
+        if [ $n -le 4096 ]; then [ "$got" = "$want" ] || { say "  n=$n: median $got, exact $want"; return 1; }
+        else [ $(( (got > want ? got - want : want - got) * 256 )) -le "$want" ] || { say "  n=$n: median $got, true $want"; return 1; }; fi
+        say "  $n calls: median $got (true $want)"
+    done
+}
+
+case_reader_memory_2m_calls() {
+    # 2,000,000 recorded calls (a 128 MiB trace): report, --tree, dump and
+    # the JSON lines export stay under 200 MiB (the reader drops the
+    # file's pages as it goes; report keeps rows, not samples). The
+    # previous reader took 268-328 MiB.
+    [ -x /usr/bin/time ] || return 77
+    local d=$WORK/m2 c rss
+    rm -rf "$d"
+    "$CUTAP" trace -o "$d" -- $T/t_record many 2000000 >/dev/null 2>&1 || return 1
+    for c in report "report --tree" dump "export --format jsonl -o $WORK/m2.jsonl"; do
+        rm -f "$WORK/m2.jsonl"
+        rss=$(max_rss "$CUTAP" $c "$d") || { say "  $c failed"; return 1; }
+        say "  $c: max RSS $rss KiB"
+        [ "$rss" -lt 204800 ] || { say "  $c: max RSS $rss KiB, bound 200 MiB"; return 1; }
+    done
+    rm -rf "$d" "$WORK/m2.jsonl"
+}
+
+case_reader_progress_on_terminal() {
+    # Long commands draw a progress line on stderr when it is a terminal
+    # (erased at the end), and print nothing of it otherwise.
+    command -v python3 >/dev/null || return 77
+    local d=$WORK/pg
+    rm -rf "$d"
+    "$CUTAP" trace -o "$d" -- $T/t_record many 600000 >/dev/null 2>&1 || return 1
+    "$CUTAP" dump "$d" 2>"$WORK/pg.err" >/dev/null || return 1
+    [ ! -s "$WORK/pg.err" ] || { say "  stderr not a terminal, yet:"; cat -v "$WORK/pg.err" >&2; return 1; }
+    python3 - "$CUTAP" "$d" <<'PY' || return 1
+import os, pty, subprocess, sys
+m, s = pty.openpty()
+p = subprocess.run([sys.argv[1], "dump", sys.argv[2]], stdout=subprocess.DEVNULL, stderr=s)
+os.close(s)
+out = b""
+while True:
+    try:
+        b = os.read(m, 65536)
+    except OSError:
+        break
+    if not b:
+        break
+    out += b
+assert p.returncode == 0, p.returncode
+assert b"cutap: dump: 262144 of 600000 calls" in out, out[:300]
+assert out.endswith(b"\r\x1b[K"), out[-40:]
+PY
+}
 
 # --- run -------------------------------------------------------------------
 all=$(declare -F | awk '{print $3}' | sed -n 's/^case_//p')

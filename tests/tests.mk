@@ -64,6 +64,15 @@ $(T)/libshim.so: tests/lib_shim.c
 	@mkdir -p $(T)
 	$(CC) $(TCFLAGS) -fPIC -shared -o $@ $< -ldl
 
+# Issue #11: a filesystem without fallocate (preloaded), and a statically
+# linked program (no PT_INTERP).
+$(T)/libnofalloc.so: tests/lib_nofalloc.c
+	@mkdir -p $(T)
+	$(CC) $(TCFLAGS) -fPIC -shared -o $@ $<
+$(T)/t_static: tests/t_static.c
+	@mkdir -p $(T)
+	$(CC) $(TCFLAGS) -static -o $@ $< || $(CC) $(TCFLAGS) -o $@.dyn $<
+
 $(T)/libearly.so: tests/lib_early.c
 	@mkdir -p $(T)
 	$(CC) $(TCFLAGS) -fPIC -shared -o $@ $< -ldl
@@ -139,6 +148,7 @@ TEST_BINS := $(T)/libshim.so $(T)/t_nodriver $(BUILD)/examples/demo $(FAKE)/libc
              $(BUILD)/examples/memlimit.so $(T)/t_memlimit $(T)/t_record $(BUILD)/cutap
 
 TEST_BINS += $(T)/fuzz_reader $(BUILD)/asan/cutap
+TEST_BINS += $(T)/libnofalloc.so $(T)/t_static $(T)/t_thread_churn
 TEST_BINS += $(FAKE)/libcupti.so.13 $(T)/t_static_rt $(T)/t_shared_rt
 
 # NVTX annotations for the nvtx_* cases: nvtx3 is header-only (the CUDA
@@ -171,6 +181,26 @@ LAYERS_LIBS := $(T)/rt/libcudart.so.13 $(T)/rt/libcublas.so.13 $(T)/rt/libnccl.s
 $(T)/t_layers: tests/t_layers.c $(LAYERS_LIBS)
 	$(CC) $(TCFLAGS) -o $@ $< $(LAYERS_LIBS) -Wl,-rpath-link,$(FAKE) -Wl,-rpath,'$$ORIGIN/rt'
 TEST_BINS += $(T)/t_layers
+
+# Crafted trace files for the reader's cases (tests/mk_trace.c).
+$(T)/mk_trace: tests/mk_trace.c include/cutap_format.h
+	@mkdir -p $(T)
+	$(CC) $(TCFLAGS) -o $@ $<
+TEST_BINS += $(T)/mk_trace
+
+# The coverage-guided fuzz target (tests/fuzz/fuzz_trace.c): clang's
+# libFuzzer with AddressSanitizer and UBSan, over cli/ but main.c. Without
+# clang or its fuzzer runtime it is not built and reader_libfuzzer skips.
+FUZZ_CC    ?= $(shell command -v clang-14 || command -v clang)
+FUZZ_FLAGS := -g -O1 -fno-omit-frame-pointer -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all \
+              -Wall -Wextra -std=gnu11
+$(T)/fuzz_trace: tests/fuzz/fuzz_trace.c $(CLI_C) $(CLI_H)
+	@mkdir -p $(T)
+	@rm -f $@; if [ -n "$(FUZZ_CC)" ] && echo 'int LLVMFuzzerTestOneInput(const char *d, long n){(void)d;(void)n;return 0;}' \
+	    | $(FUZZ_CC) $(FUZZ_FLAGS) -x c - -o $@.probe 2>/dev/null; then rm -f $@.probe; set -x; \
+	    $(FUZZ_CC) $(FUZZ_FLAGS) $(SAN_INC) -o $@ $< $(filter-out cli/main.c,$(CLI_C)) -ldl; \
+	else rm -f $@.probe; echo "$@: no clang with -fsanitize=fuzzer; reader_libfuzzer is skipped"; fi
+TEST_BINS += $(T)/fuzz_trace
 
 .PHONY: test-build
 test-build: lib $(TEST_BINS)

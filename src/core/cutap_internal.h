@@ -231,6 +231,28 @@ extern _Atomic uint8_t cutap_fast_mask;
 uint64_t cutap_record_fast(cutap_call_t *call, cutap_thunk_t thunk);
 int cutap_open_output(const char *pattern, int append);
 
+/* core/registry.c: the trace directory's process registry
+ * (src/common/cutap_registry.h), cutap's channel for warnings and losses.
+ * attach maps DIR/.cutap-procs (create: make it, and DIR, when missing)
+ * and claims this image's slot; 0 or -1. warn appends a line to the slot
+ * (-1: no registry). back_range allocates every block of a file range
+ * (fallocate, else zeros written); 0 or an errno. */
+int cutap_back_range(int fd, long off, long len);
+int cutap_reg_attach(const char *dir, int create);
+int cutap_reg_warn(const char *line, size_t n);
+void cutap_reg_file(int err);
+void cutap_reg_stop(int reason, int err);
+void cutap_reg_exit(uint64_t lost_without_file);
+void *cutap_reg_exec_note(const char *path, char *const envp[]);
+void cutap_reg_exec_failed(void *note);
+void cutap_reg_exec_spawned(void *note, int child);
+void cutap_exec_init(void);   /* core/exec.c: the real exec family, looked up once */
+/* Set once the recorder runs (CUTAP_TRACE/CUTAP_COUNT accepted): from then
+ * on warnings never go to the program's stderr; they go to the registry,
+ * or nowhere (the losses stay in the trace header). */
+extern int cutap_warn_quiet;
+extern char cutap_rec_dir[];
+
 /* Thread state. Kept tiny and initial-exec: it is touched on every slow-path
  * call, and libcutap.so is preloaded, so static TLS is available. */
 struct cutap_thread {

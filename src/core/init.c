@@ -14,7 +14,11 @@
 
 int cutap_debug;
 
-static void vsay(const char *tag, const char *fmt, va_list ap)
+int cutap_warn_quiet;
+
+/* warn: a warning (cutap's channel); else a CUTAP_DEBUG line, on stderr
+ * as the user asked. */
+static void vsay(const char *tag, int warn, const char *fmt, va_list ap)
 {
     char buf[1024];
     int n = snprintf(buf, sizeof buf, "cutap[%d]: %s", (int)getpid(), tag);
@@ -25,14 +29,29 @@ static void vsay(const char *tag, const char *fmt, va_list ap)
         return;
     n += m < (int)(sizeof buf - (size_t)n - 1) ? m : (int)(sizeof buf - (size_t)n - 2);
     buf[n++] = '\n';
-    (void)!write(2, buf, (size_t)n);
+    /* cutap's own channel when there is one: the registry of the trace
+     * directory, which `cutap trace` prints from. Once the recorder runs,
+     * never the program's fd 2 (it may be a data file the program put
+     * there): without a registry (one that cannot be made), the warning is
+     * dropped; the trace header keeps what was lost. */
+    if (!warn) {
+        (void)!write(2, buf, (size_t)n);
+        return;
+    }
+    if (!cutap_reg_warn(buf, (size_t)n))
+        return;
+    if (cutap_warn_quiet && cutap_rec_dir[0] && !cutap_reg_attach(cutap_rec_dir, 1) &&
+        !cutap_reg_warn(buf, (size_t)n))
+        return;
+    if (!cutap_warn_quiet)
+        (void)!write(2, buf, (size_t)n);
 }
 
 void cutap_warn(const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
-    vsay("warning: ", fmt, ap);
+    vsay("warning: ", 1, fmt, ap);
     va_end(ap);
 }
 
@@ -42,7 +61,7 @@ void cutap_log_debug(const char *fmt, ...)
         return;
     va_list ap;
     va_start(ap, fmt);
-    vsay("", fmt, ap);
+    vsay("", 0, fmt, ap);
     va_end(ap);
 }
 
@@ -87,6 +106,15 @@ __attribute__((constructor)) void cutap_init(void)
     cutap_debug = v && *v && strcmp(v, "0");
     cutap_exporttable_configure(getenv("CUTAP_HIDDEN"));
     cutap_driver_configure(getenv("CUTAP_DRIVER"));
+    /* A registry made by `cutap trace`/`cutap stat` takes the warnings
+     * from the start (the recorder makes one later when it is missing). */
+    const char *rd = getenv("CUTAP_TRACE");
+    if (!rd || !*rd)
+        rd = getenv("CUTAP_COUNT");
+    if (rd && *rd) {
+        cutap_reg_attach(rd, 0);
+        cutap_exec_init();
+    }
     cutap_cupti_rt_configure(getenv("CUTAP_RUNTIME"));
     if ((v = getenv("CUTAP_STAT")) && *v)
         cutap_stat_start(v);

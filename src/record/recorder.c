@@ -14,9 +14,15 @@
  * Each process writes DIR/<host>.<pid>[.<n>].cutap. The file is mapped and
  * written in place: what a thread completed is in the page cache the moment
  * it is written, so SIGKILL, abort or _exit lose nothing completed. Each
- * thread owns its chunks: the hot path takes no lock and makes no system
- * call; a new chunk costs one atomic add, a new segment (1 to 64 MiB) one
- * fallocate and one mmap under a lock. Nothing is decoded here. */
+ * thread owns its chunk: the hot path takes no lock and makes no system
+ * call; a new chunk costs one atomic add, a new segment (256 KiB to 64 MiB)
+ * one fallocate (or zeros written) and one mmap under a lock: every page
+ * is backed before it is mapped, so a full disk stops recording (the
+ * header says why, and counts the calls lost) and never raises SIGBUS.
+ * When a thread ends, the rest of its chunk passes to the next new thread
+ * (a THREAD meta record marks where); counting mode keeps one entry per
+ * thread and id in shared COUNTER_ENTRIES chunks. Nothing is decoded
+ * here. */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
@@ -37,14 +43,20 @@
 #include "record_internal.h"
 
 #define CHUNK_SIZE (256u * 1024)
-/* The file grows by segments of 1, 2, 4 … 64 MiB: a process with a
- * handful of calls costs 1 MiB of disk, a long run few mappings. */
-#define SEG_MIN_CHUNKS 4u
+/* The file grows by segments of 256 KiB, 512 KiB, 1, 2 … 64 MiB: a
+ * process with a handful of calls costs 260 KiB of disk, a long run few
+ * mappings. */
+#define SEG_MIN_CHUNKS 1u
 #define SEG_MAX_CHUNKS 256u
-#define MAX_SEGS 1100                       /* > 64 GiB per process */
+#define MAX_SEGS 1100                       /* > 64 GiB per process (segments 8 on: 64 MiB) */
 #define SLOTS_PER_CHUNK (CHUNK_SIZE / CUTAP_SLOT)
-#define COUNTERS_PER_CHUNK ((CHUNK_SIZE - CUTAP_SLOT) / sizeof(struct cutap_counter))
-#define COUNTER_CHUNKS ((CUTAP_MAX_IDS + COUNTERS_PER_CHUNK - 1) / COUNTERS_PER_CHUNK)
+#define ENTRIES_PER_CHUNK ((CHUNK_SIZE - CUTAP_SLOT) / sizeof(struct cutap_counter_entry))
+/* A thread's id -> counter table (counting mode), its own mapping */
+#define TAB_BYTES ((size_t)CUTAP_MAX_IDS * sizeof(struct cutap_counter *))
+/* The rest of an exited thread's record chunk is passed on when it has at
+ * least this many slots; at most TAILS_MAX such tails wait for a thread. */
+#define TAIL_MIN 16
+#define TAILS_MAX 4096
 #define MAX_REC_SLOTS 64                    /* 4 KiB: longest record */
 
 int cutap_rec_tsc;   /* 1: record clock is the TSC */
@@ -74,15 +86,18 @@ static int time_all;
 static int fixed_seed;
 static uint64_t seed, slow_ns = 1000;
 
-/* Per thread: the current record chunk and counter chunks, and the
- * sampling countdown of counting mode with its generator. */
+/* Per thread: the room left in its record chunk, its counters (counting
+ * mode: id -> counter of a COUNTER_ENTRIES entry), and the sampling
+ * countdown of counting mode with its generator. */
 struct rec_thread {
     int32_t tid;
-    uint32_t seq_rec, seq_cnt;
+    uint32_t seq_rec, seq_cnt;    /* record runs (chunks and THREAD metas); counter chunks */
     uint32_t countdown;           /* calls until the next sampled one */
     uint64_t rng;                 /* xorshift64 state, never 0 once set */
     struct cutap_rec_call *pos, *end;
-    struct cutap_counter *cnt[COUNTER_CHUNKS];
+    struct cutap_counter **tab;   /* CUTAP_MAX_IDS pointers, mapped on first use */
+    uint8_t gone;                 /* its exit destructor ran: it takes fresh
+                                     chunks only and gives nothing away again */
 };
 static __thread struct rec_thread rt __attribute__((tls_model("initial-exec")));
 
@@ -92,11 +107,54 @@ static _Atomic uint8_t named[CUTAP_MAX_IDS];
 static _Atomic uint64_t funcs[FUNC_SLOTS];
 static _Atomic int funcs_full;
 
-static void fail(const char *what)
+/* Thread exit (a key destructor, registered when a thread first records):
+ * the rest of its record chunk waits here for a new thread (which marks
+ * it with a THREAD meta record), its counter table is unmapped. */
+static pthread_key_t exit_key;
+static int have_exit_key;
+static struct {
+    struct cutap_rec_call *pos, *end;
+} tails[TAILS_MAX];
+static unsigned ntails;
+static pthread_mutex_t tail_lock = PTHREAD_MUTEX_INITIALIZER;
+/* Counting mode: entries are cut from the current COUNTER_ENTRIES chunk,
+ * shared by every thread, under a lock (once per thread and id). */
+static char *ent_chunk;
+static unsigned ent_next;
+static pthread_mutex_t ent_lock = PTHREAD_MUTEX_INITIALIZER;
+
+/* Calls not recorded while the process has no trace file (it could not be
+ * made); with a file, the header's lost_calls counts them. */
+static _Atomic uint64_t lost_nofile;
+
+/* Recording stops for this process (the program goes on): the header says
+ * why and when, cutap's registry too, and every later call is counted as
+ * lost. Called on failure paths only. */
+static void stop(int reason, int err, const char *what)
 {
     int expect = 0;
-    if (atomic_compare_exchange_strong(&F.dead, &expect, 1))
-        cutap_warn("trace recording stopped: %s: %s", what, strerror(errno));
+    if (!atomic_compare_exchange_strong(&F.dead, &expect, 1))
+        return;
+    struct cutap_file_header *h = F.hdr;
+    if (h) {
+        h->stop_errno = err;
+        h->stop_reason = (uint32_t)reason;
+        h->stop_clock = cutap_rec_clock();
+        __atomic_or_fetch(&h->flags, CUTAP_FILE_STOPPED, __ATOMIC_RELEASE);
+    }
+    cutap_reg_stop(reason, err);
+    cutap_warn("recording stopped: %s: %s", what, strerror(err));
+}
+
+/* A call that could not be recorded. Returns NULL for rec_begin. */
+static __attribute__((noinline, cold)) void *lost_call(void)
+{
+    struct cutap_file_header *h = F.hdr;
+    if (h)
+        __atomic_fetch_add(&h->lost_calls, 1, __ATOMIC_RELAXED);
+    else
+        atomic_fetch_add_explicit(&lost_nofile, 1, memory_order_relaxed);
+    return NULL;
 }
 
 /* --- file ------------------------------------------------------------ */
@@ -105,6 +163,26 @@ static void clock_pair(uint64_t *clk, uint64_t *mono)
 {
     *clk = cutap_rec_clock();
     *mono = cutap_now_ns();
+}
+
+/* A pair whose two reads are close: the clock read between two monotonic
+ * reads at most 2 us apart (the tightest of up to 16 tries), the monotonic
+ * time their middle. The header's calibration pairs give the tick rate
+ * (and counting mode's 1 us threshold) before any other pair exists: a
+ * thread preempted between the two reads of a plain pair made the rate
+ * wrong by the length of the preemption (milliseconds on a loaded host,
+ * every call then timed). */
+static void clock_pair_tight(uint64_t *clk, uint64_t *mono)
+{
+    uint64_t best = UINT64_MAX;
+    for (int i = 0; i < 16 && best > 2000; i++) {
+        uint64_t m0 = cutap_now_ns(), c = cutap_rec_clock(), m1 = cutap_now_ns();
+        if (m1 - m0 < best) {
+            best = m1 - m0;
+            *clk = c;
+            *mono = m0 + (m1 - m0) / 2;
+        }
+    }
 }
 
 static int env_int(const char *const *names)
@@ -138,7 +216,7 @@ static void fill_header(struct cutap_file_header *h)
     struct timespec ts;
     clock_gettime(CLOCK_REALTIME, &ts);
     h->start_realtime_ns = (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-    clock_pair(&h->start_clock, &h->start_mono_ns);
+    clock_pair_tight(&h->start_clock, &h->start_mono_ns);
     gethostname(h->host, sizeof h->host - 1);
     ssize_t n = readlink("/proc/self/exe", h->exe, sizeof h->exe - 1);
     h->exe[n > 0 ? n : 0] = 0;
@@ -151,9 +229,9 @@ static void fill_header(struct cutap_file_header *h)
      * dies before any other pair is written. */
     if (cutap_rec_tsc) {
         uint64_t until = h->start_mono_ns + 200000, c, m;
-        do
-            clock_pair(&c, &m);
-        while (m < until);
+        while (cutap_now_ns() < until) {
+        }
+        clock_pair_tight(&c, &m);
         h->calib_clock = c;
         h->calib_mono_ns = m;
         slow_ticks = (uint64_t)((double)(c - h->start_clock) * (double)slow_ns / (double)(m - h->start_mono_ns));
@@ -179,6 +257,7 @@ static int file_open(void)
         if (*p == '/')
             *p = '_';
     mkdir(F.dir, 0700);   /* the CLI makes it; plain CUTAP_TRACE users may not */
+    cutap_reg_attach(F.dir, 1);
     int fd = -1;
     for (int n = 0; n < 1000 && fd < 0; n++) {
         if (n)
@@ -190,30 +269,38 @@ static int file_open(void)
             break;
     }
     if (fd < 0) {
-        cutap_warn("cannot create a trace file in %s: %s", F.dir, strerror(errno));
+        int e = errno;
+        cutap_reg_file(e);
+        cutap_warn("cannot create a trace file in %s: %s; nothing is recorded", F.dir, strerror(e));
         return -1;
     }
-    if (ftruncate(fd, CUTAP_HEADER_SIZE) ||
-        (F.hdr = mmap(NULL, CUTAP_HEADER_SIZE, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0)) == MAP_FAILED) {
-        cutap_warn("cannot map trace file %s: %s", path, strerror(errno));
+    /* The header page is backed (allocated, or written) before it is
+     * mapped: a store into an unbacked page of a full filesystem would be
+     * a SIGBUS in the program. */
+    int rc = cutap_back_range(fd, 0, CUTAP_HEADER_SIZE);
+    if (rc || (F.hdr = mmap(NULL, CUTAP_HEADER_SIZE, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0)) == MAP_FAILED) {
+        int e = rc ? rc : errno;
         F.hdr = NULL;
         close(fd);
         unlink(path);
+        cutap_reg_file(e);
+        cutap_warn("cannot make trace file %s: %s; nothing is recorded", path, strerror(e));
         return -1;
     }
     F.fd = fd;
     fill_header(F.hdr);
+    cutap_reg_file(0);
     cutap_log_debug("tracing to %s", path);
     return 0;
 }
 
 static uint64_t seg_chunks(unsigned s)
 {
-    return s >= 6 ? SEG_MAX_CHUNKS : SEG_MIN_CHUNKS << s;
+    return s >= 8 ? SEG_MAX_CHUNKS : SEG_MIN_CHUNKS << s;   /* 1, 2, 4 ... 128, then 256 chunks */
 }
 
 /* Address of chunk i, mapping its segment first if no thread has. */
-static char *chunk_addr(uint64_t i)
+static char *chunk_addr(uint64_t i, int *why)
 {
     unsigned s = 0;
     uint64_t first = 0;
@@ -221,6 +308,7 @@ static char *chunk_addr(uint64_t i)
         first += seg_chunks(s++);
     if (s >= MAX_SEGS) {
         errno = EFBIG;
+        *why = CUTAP_STOP_LIMIT;
         return NULL;
     }
     size_t seg_size = seg_chunks(s) * CHUNK_SIZE;
@@ -230,24 +318,20 @@ static char *chunk_addr(uint64_t i)
         base = atomic_load(&F.seg[s]);
         off_t off = CUTAP_HEADER_SIZE + (off_t)(first * CHUNK_SIZE);
         if (!base) {
-            /* fallocate reserves the blocks: a full disk is an error here,
-             * not a SIGBUS on some later store. */
-            int rc = posix_fallocate(F.fd, off, (off_t)seg_size);
-            if (rc == EOPNOTSUPP || rc == EINVAL) {
-                /* No fallocate here: grow the file, never shrink it (a
-                 * later segment may be mapped already); a full disk may
-                 * then show as SIGBUS, as with any file mapping. */
-                struct stat st;
-                rc = fstat(F.fd, &st) ? errno : 0;
-                if (!rc && st.st_size < off + (off_t)seg_size)
-                    rc = ftruncate(F.fd, off + (off_t)seg_size) ? errno : 0;
-            }
+            /* Every block of the segment is allocated (fallocate, or
+             * zeros written where it is not supported) before it is
+             * mapped: a full disk is an error here, never a SIGBUS on
+             * some later store. The segment's range was never written. */
+            int rc = cutap_back_range(F.fd, off, (off_t)seg_size);
             if (rc)
-                errno = rc;
-            else if ((base = mmap(NULL, seg_size, PROT_READ | PROT_WRITE, MAP_SHARED, F.fd, off)) == MAP_FAILED)
+                *why = CUTAP_STOP_SPACE;
+            else if ((base = mmap(NULL, seg_size, PROT_READ | PROT_WRITE, MAP_SHARED, F.fd, off)) == MAP_FAILED) {
+                rc = errno;
                 base = NULL;
-            else
+                *why = CUTAP_STOP_MAP;
+            } else
                 atomic_store_explicit(&F.seg[s], base, memory_order_release);
+            errno = rc;
         }
         pthread_mutex_unlock(&grow_lock);
         if (!base)
@@ -269,6 +353,31 @@ static void thread_init(struct rec_thread *t)
     x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
     t->rng = (x ^ (x >> 31)) | 1;
     t->countdown = next_interval(t);
+    if (have_exit_key)
+        pthread_setspecific(exit_key, (void *)1);
+}
+
+/* A thread's destructor. A later destructor of the same thread may still
+ * call CUDA: the thread then starts afresh (a new chunk; its tail, given
+ * away, is never written again by it). */
+static void thread_exit(void *v)
+{
+    (void)v;
+    struct rec_thread *t = &rt;
+    if (t->pos && t->end - t->pos >= TAIL_MIN && !atomic_load(&F.dead)) {
+        pthread_mutex_lock(&tail_lock);
+        if (ntails < TAILS_MAX) {
+            tails[ntails].pos = t->pos;
+            tails[ntails].end = t->end;
+            __atomic_store_n(&ntails, ntails + 1, __ATOMIC_RELAXED);
+        }
+        pthread_mutex_unlock(&tail_lock);
+    }
+    t->pos = t->end = NULL;
+    if (t->tab)
+        munmap(t->tab, TAB_BYTES);
+    t->tab = NULL;
+    t->gone = 1;
 }
 
 /* The file is made when the process records its first call: a process
@@ -293,9 +402,10 @@ static void *chunk_take(struct rec_thread *t, int type, uint32_t first_id)
         return NULL;
     if (CUTAP_UNLIKELY(!t->tid))
         thread_init(t);
-    char *c = chunk_addr(atomic_fetch_add(&F.next_chunk, 1));
+    int why = CUTAP_STOP_OTHER;
+    char *c = chunk_addr(atomic_fetch_add(&F.next_chunk, 1), &why);
     if (!c) {
-        fail("cannot extend the trace file");
+        stop(why, errno, "cannot extend the trace file");
         return NULL;
     }
 #ifndef MADV_POPULATE_WRITE
@@ -315,19 +425,64 @@ static void *chunk_take(struct rec_thread *t, int type, uint32_t first_id)
     return c;
 }
 
+/* The tail of an exited thread's chunk with room for a THREAD meta record
+ * and n slots, taken; or 0. */
+static int tail_take(struct rec_thread *t, unsigned n)
+{
+    if (!__atomic_load_n(&ntails, __ATOMIC_RELAXED))   /* without the lock: a miss costs a new chunk */
+        return 0;
+    struct cutap_rec_call *pos = NULL, *end = NULL;
+    pthread_mutex_lock(&tail_lock);
+    if (ntails && tails[ntails - 1].end - tails[ntails - 1].pos > (ptrdiff_t)n) {
+        __atomic_store_n(&ntails, ntails - 1, __ATOMIC_RELAXED);
+        pos = tails[ntails].pos;
+        end = tails[ntails].end;
+    }
+    pthread_mutex_unlock(&tail_lock);
+    if (!pos)
+        return 0;
+    /* From here on the chunk's records are this thread's. */
+    struct cutap_rec_meta *m = (struct cutap_rec_meta *)pos;
+    m->sub = CUTAP_META_THREAD;
+    m->nslots = 1;
+    m->aux = (uint32_t)t->tid;
+    m->key = t->seq_rec++;
+    m->clock = cutap_rec_clock();
+    char name[17] = {0};
+    prctl(PR_GET_NAME, name);
+    memcpy(m->text, name, 16);
+    __atomic_store_n(&m->kind, CUTAP_REC_META, __ATOMIC_RELEASE);
+    t->pos = pos + 1;
+    t->end = end;
+    return 1;
+}
+
+static __attribute__((noinline)) struct cutap_rec_call *reserve_slow(struct rec_thread *t, unsigned n)
+{
+    if (atomic_load_explicit(&F.dead, memory_order_relaxed) || file_ensure())
+        return NULL;
+    if (CUTAP_UNLIKELY(!t->tid))
+        thread_init(t);
+    if (t->gone || !tail_take(t, n)) {
+        char *c = chunk_take(t, CUTAP_CHUNK_RECORDS, 0);
+        if (!c)
+            return NULL;
+        t->pos = (struct cutap_rec_call *)(c + CUTAP_SLOT);
+        t->end = (struct cutap_rec_call *)(c + CHUNK_SIZE);
+    }
+    struct cutap_rec_call *r = t->pos;
+    t->pos = r + n;
+    return r;
+}
+
 /* Room for a record of n slots in the thread's chunk. A record never spans
  * two chunks: the rest of a chunk that cannot hold it stays zero. */
 static inline struct cutap_rec_call *reserve(unsigned n)
 {
     struct rec_thread *t = &rt;
     struct cutap_rec_call *r = t->pos;
-    if (CUTAP_UNLIKELY((size_t)(t->end - r) < n)) {
-        char *c = chunk_take(t, CUTAP_CHUNK_RECORDS, 0);
-        if (!c)
-            return NULL;
-        r = (struct cutap_rec_call *)(c + CUTAP_SLOT);
-        t->end = (struct cutap_rec_call *)(c + CHUNK_SIZE);
-    }
+    if (CUTAP_UNLIKELY((size_t)(t->end - r) < n))
+        return reserve_slow(t, n);
     t->pos = r + n;
     return r;
 }
@@ -367,7 +522,9 @@ static inline void name_id(uint32_t id)
  * function), asked directly, not through our wrappers. */
 static void name_function(uint64_t f)
 {
-    if (!f || atomic_load_explicit(&funcs_full, memory_order_relaxed))
+    if (!f)
+        return;
+    if (atomic_load_explicit(&funcs_full, memory_order_relaxed))
         return;
     uint64_t h = (f >> 4) * 0x9e3779b97f4a7c15ull;
     for (unsigned probe = 0; probe < 64; probe++) {
@@ -394,6 +551,8 @@ static void name_function(uint64_t f)
             write_meta(CUTAP_META_FUNC_NAME, 0, f, name);
         return;
     }
+    if (F.hdr)
+        __atomic_fetch_add(&F.hdr->lost_names, 1, __ATOMIC_RELAXED);
     if (!atomic_exchange(&funcs_full, 1))
         cutap_warn("more kernels than cutap can name (%d); later ones are shown by handle only", FUNC_SLOTS);
 }
@@ -552,10 +711,10 @@ static __attribute__((noinline)) struct cutap_rec_call *rec_begin_caps(uint32_t 
     }
     unsigned n = slots_for(bytes);
     if (n > MAX_REC_SLOTS)
-        return NULL;
+        return lost_call();
     struct cutap_rec_call *r = reserve(n);
     if (!r)
-        return NULL;
+        return lost_call();
     for (unsigned i = 0; i < nargs; i++)
         r->words[i] = args[i];
     write_captures(id, args, r, instr_room);
@@ -574,7 +733,7 @@ static inline __attribute__((always_inline)) struct cutap_rec_call *rec_begin(ui
     struct cutap_rec_call *r;
     if (CUTAP_LIKELY(!(pl->flags & (PLAN_INSTR | PLAN_IN | PLAN_OUT)) || (pl->flags & PLAN_SIMPLE))) {
         if (CUTAP_UNLIKELY(!(r = reserve(n))))
-            return NULL;
+            return lost_call();
         for (unsigned i = 0; i < nargs; i++)
             r->words[i] = args[i];
         for (unsigned k = 0; k < pl->nsimple; k++)
@@ -708,27 +867,46 @@ static uint32_t next_interval(struct rec_thread *t)
     return 1 + (uint32_t)(((x >> 32) * 63) >> 32);
 }
 
-/* Ids of the second chunk on (dynamic ids past 4094), or a chunk not
- * taken yet. */
+/* A thread's first call of an id (or its first call): a table, if it has
+ * none, and an entry cut from the shared COUNTER_ENTRIES chunk. */
 static __attribute__((noinline)) struct cutap_counter *counter_slow(struct rec_thread *t, uint32_t id)
 {
-    uint32_t k = id / (uint32_t)COUNTERS_PER_CHUNK;
-    if (!t->cnt[k]) {
-        char *ch = chunk_take(t, CUTAP_CHUNK_COUNTERS, k * (uint32_t)COUNTERS_PER_CHUNK);
-        if (!ch)
+    if (id >= CUTAP_MAX_IDS || atomic_load_explicit(&F.dead, memory_order_relaxed) || file_ensure())
+        return NULL;
+    if (CUTAP_UNLIKELY(!t->tid))
+        thread_init(t);
+    if (!t->tab) {
+        void *m = mmap(NULL, TAB_BYTES, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+        if (m == MAP_FAILED)
             return NULL;
-        t->cnt[k] = (struct cutap_counter *)(ch + CUTAP_SLOT);
+        t->tab = m;
     }
-    return t->cnt[k] + id % COUNTERS_PER_CHUNK;
+    struct cutap_counter_entry *e = NULL;
+    pthread_mutex_lock(&ent_lock);
+    if (!ent_chunk || ent_next >= ENTRIES_PER_CHUNK) {
+        ent_chunk = chunk_take(t, CUTAP_CHUNK_COUNTER_ENTRIES, 0);
+        ent_next = 0;
+    }
+    if (ent_chunk)
+        e = (struct cutap_counter_entry *)(ent_chunk + CUTAP_SLOT) + ent_next++;
+    pthread_mutex_unlock(&ent_lock);
+    if (!e)
+        return NULL;
+    e->tid = t->tid;
+    e->id = id;
+    clock_pair(&e->clock, &e->mono_ns);
+    prctl(PR_GET_NAME, e->thread_name);
+    __atomic_store_n(&e->magic, CUTAP_ENTRY_MAGIC, __ATOMIC_RELEASE);
+    t->tab[id] = &e->c;
+    return &e->c;
 }
 
-/* The thread's counter of an id; NULL when recording has stopped. Every
- * driver id is in the first chunk. */
+/* The thread's counter of an id; NULL when recording has stopped. */
 static inline struct cutap_counter *counter_of(struct rec_thread *t, uint32_t id)
 {
-    struct cutap_counter *c = t->cnt[0];
-    if (CUTAP_LIKELY(id < COUNTERS_PER_CHUNK && c))
-        return c + id;
+    struct cutap_counter **tab = t->tab, *c;
+    if (CUTAP_LIKELY(tab && (c = tab[id])))
+        return c;
     return counter_slow(t, id);
 }
 
@@ -797,8 +975,10 @@ static void count_post(cutap_call_t *call, void *ctx)
     (void)ctx;
     uint64_t s = call->scratch[client], t1 = s ? cutap_rec_clock() : 0;
     struct cutap_counter *c = counter_of(&rt, call->id);
-    if (!c)
+    if (!c) {
+        lost_call();
         return;
+    }
     if (s)
         count_timed_end(c, t1 - (s & ~SCRATCH_SAMPLE), s & SCRATCH_SAMPLE ? TIMED_SAMPLE : TIMED_EXACT);
     count_call(c, cutap_call_is_error(call));
@@ -834,7 +1014,8 @@ static __attribute__((noinline)) uint64_t count_fast_timed(cutap_call_t *call, c
     if (c) {
         count_timed_end(c, t1 - t0, how);
         count_call(c, cutap_result_is_error(call->id, result));
-    }
+    } else
+        lost_call();
     return result;
 }
 
@@ -883,6 +1064,7 @@ uint64_t cutap_record_fast(cutap_call_t *call, cutap_thunk_t thunk)
 static void at_exit(void)
 {
     struct cutap_file_header *h = F.hdr;
+    cutap_reg_exit(atomic_load(&lost_nofile));
     if (!h)
         return;
     clock_pair(&h->end_clock, &h->end_mono_ns);
@@ -907,6 +1089,7 @@ static void child_after_fork(void)
     F.fd = -1;
     atomic_store(&F.next_chunk, 0);
     atomic_store(&F.dead, 0);
+    atomic_store(&lost_nofile, 0);
     pthread_mutex_init(&grow_lock, NULL);
     for (unsigned i = 0; i < CUTAP_MAX_IDS; i++)
         atomic_store_explicit(&named[i], 0, memory_order_relaxed);
@@ -914,8 +1097,16 @@ static void child_after_fork(void)
         atomic_store_explicit(&funcs[i], 0, memory_order_relaxed);
     atomic_store(&funcs_full, 0);
     /* The forking thread is the child's only thread: its chunk pointers
-     * still point into the unmapped parent segments. */
+     * and counters still point into the unmapped parent segments, and so
+     * do the tails and the entry chunk. */
+    if (rt.tab)
+        munmap(rt.tab, TAB_BYTES);
     memset(&rt, 0, sizeof rt);
+    ntails = 0;
+    pthread_mutex_init(&tail_lock, NULL);
+    ent_chunk = NULL;
+    ent_next = 0;
+    pthread_mutex_init(&ent_lock, NULL);
     memset(plans, 0, sizeof plans);
     atomic_store(&F.opened, 0);
 }
@@ -967,4 +1158,11 @@ void cutap_record_start(const char *dir, int counts, const char *filter)
         atomic_store(&cutap_fast_mask, (uint8_t)(1u << client));
     pthread_atfork(NULL, NULL, child_after_fork);
     atexit(at_exit);
+    have_exit_key = !pthread_key_create(&exit_key, thread_exit);
+    /* From here on, warnings go to the registry of the directory (made
+     * when missing), never to the program's stderr. */
+    snprintf(cutap_rec_dir, PATH_MAX, "%s", F.dir);
+    cutap_warn_quiet = 1;
 }
+
+char cutap_rec_dir[PATH_MAX];

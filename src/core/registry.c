@@ -1,0 +1,228 @@
+/* The process registry of the trace directory (src/common/cutap_registry.h):
+ * cutap's own channel for what a traced process has to say (its warnings,
+ * its losses) and for the exec notes from which `cutap trace` tells which
+ * processes were never traced. Nothing here writes to the program's file
+ * descriptors, and nothing here can fault: the file's blocks are all
+ * allocated before it is given its name and mapped. */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "cutap_format.h"
+#include "cutap_internal.h"
+#include "cutap_registry.h"
+
+static struct cutap_reg_header *_Atomic reg;   /* the mapping, or NULL */
+static struct cutap_reg_slot *_Atomic mine;    /* this image's slot */
+static _Atomic pid_t mine_pid;                 /* the process that claimed it */
+static _Atomic int attaching;
+
+int cutap_back_range(int fd, long off, long len)
+{
+    int rc = posix_fallocate(fd, off, len);
+    if (rc != EOPNOTSUPP && rc != EINVAL && rc != ENOSYS)
+        return rc;
+    /* No fallocate on this filesystem: write the zeros, so that every page
+     * is backed before it is mapped (an unbacked page of a shared mapping
+     * is a SIGBUS when the filesystem is full). */
+    static const char zero[16384];
+    while (len > 0) {
+        ssize_t w = pwrite(fd, zero, len < (off_t)sizeof zero ? (size_t)len : sizeof zero, off);
+        if (w < 0 && errno == EINTR)
+            continue;
+        if (w <= 0)
+            return w < 0 ? errno : ENOSPC;
+        off += w;
+        len -= w;
+    }
+    return 0;
+}
+
+/* A registry made whole under a private name, then linked to its name:
+ * another process sees the finished file or none. */
+static int reg_create(const char *dir, const char *path)
+{
+    char tmp[PATH_MAX + 64];
+    snprintf(tmp, sizeof tmp, "%s/%s.%d", dir, CUTAP_REG_NAME, (int)getpid());
+    int fd = open(tmp, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+    if (fd < 0)
+        return -1;
+    struct cutap_reg_header h = {.version = CUTAP_REG_VERSION, .slot_size = CUTAP_REG_SLOT,
+                                 .nslots = CUTAP_REG_SLOTS, .next = 1};
+    memcpy(h.magic, CUTAP_REG_MAGIC, 8);
+    int rc = cutap_back_range(fd, 0, (off_t)CUTAP_REG_SIZE);
+    if (!rc && pwrite(fd, &h, sizeof h, 0) != (ssize_t)sizeof h)
+        rc = errno ? errno : ENOSPC;
+    if (!rc && link(tmp, path) && errno != EEXIST)
+        rc = errno;
+    unlink(tmp);
+    close(fd);
+    errno = rc;
+    return rc ? -1 : 0;
+}
+
+static struct cutap_reg_slot *claim(uint32_t kind, const char *path, uint32_t flags)
+{
+    struct cutap_reg_header *h = atomic_load(&reg);
+    if (!h)
+        return NULL;
+    uint32_t i = __atomic_fetch_add(&h->next, 1, __ATOMIC_RELAXED);
+    if (i >= h->nslots) {
+        __atomic_fetch_add(&h->overflow, 1, __ATOMIC_RELAXED);
+        return NULL;
+    }
+    struct cutap_reg_slot *s = (struct cutap_reg_slot *)((char *)h + (size_t)i * CUTAP_REG_SLOT);
+    s->pid = (int32_t)getpid();
+    s->ppid = (int32_t)getppid();
+    if (path)
+        snprintf(s->path, sizeof s->path, "%s", path);
+    else {
+        ssize_t n = readlink("/proc/self/exe", s->path, sizeof s->path - 1);
+        s->path[n > 0 ? n : 0] = 0;
+    }
+    __atomic_or_fetch(&s->flags, flags, __ATOMIC_RELAXED);
+    __atomic_store_n(&s->kind, kind, __ATOMIC_RELEASE);
+    return s;
+}
+
+/* This process's IMAGE slot; a forked child claims its own. */
+static struct cutap_reg_slot *me(void)
+{
+    if (!atomic_load(&reg))
+        return NULL;
+    pid_t p = getpid();
+    if (atomic_load(&mine_pid) != p) {
+        atomic_store(&mine, claim(CUTAP_REG_IMAGE, NULL, 0));
+        atomic_store(&mine_pid, p);
+    }
+    return atomic_load(&mine);
+}
+
+int cutap_reg_attach(const char *dir, int create)
+{
+    if (atomic_load(&reg))
+        return 0;
+    int expect = 0;
+    if (!atomic_compare_exchange_strong(&attaching, &expect, 1))
+        return -1;
+    char path[PATH_MAX + 64];
+    snprintf(path, sizeof path, "%s/%s", dir, CUTAP_REG_NAME);
+    int fd = open(path, O_RDWR | O_NOFOLLOW | O_CLOEXEC);
+    if (fd < 0 && errno == ENOENT && create) {
+        mkdir(dir, 0700);
+        if (!reg_create(dir, path))
+            fd = open(path, O_RDWR | O_NOFOLLOW | O_CLOEXEC);
+    }
+    struct stat st;
+    void *m = MAP_FAILED;
+    /* Only a whole registry of ours: the size it was made with (all of
+     * its blocks allocated by its maker), owned by this user. */
+    if (fd >= 0 && !fstat(fd, &st) && S_ISREG(st.st_mode) && st.st_uid == geteuid() &&
+        (uint64_t)st.st_size == CUTAP_REG_SIZE)
+        m = mmap(NULL, CUTAP_REG_SIZE, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+    if (fd >= 0)
+        close(fd);
+    if (m != MAP_FAILED) {
+        struct cutap_reg_header *h = m;
+        if (memcmp(h->magic, CUTAP_REG_MAGIC, 8) || h->version != CUTAP_REG_VERSION ||
+            h->slot_size != CUTAP_REG_SLOT || h->nslots != CUTAP_REG_SLOTS) {
+            munmap(m, CUTAP_REG_SIZE);
+            m = MAP_FAILED;
+        }
+    }
+    if (m != MAP_FAILED) {
+        atomic_store(&reg, (struct cutap_reg_header *)m);
+        me();
+    }
+    atomic_store(&attaching, 0);
+    return m == MAP_FAILED ? -1 : 0;
+}
+
+int cutap_reg_warn(const char *line, size_t n)
+{
+    struct cutap_reg_slot *s = me();
+    if (!s)
+        return -1;
+    uint32_t at = __atomic_fetch_add(&s->warn_len, (uint32_t)n, __ATOMIC_RELAXED);
+    if (at < sizeof s->warn) {
+        size_t k = n < sizeof s->warn - at ? n : sizeof s->warn - at;
+        memcpy(s->warn + at, line, k);
+    }
+    return 0;
+}
+
+void cutap_reg_file(int err)
+{
+    struct cutap_reg_slot *s = me();
+    if (!s)
+        return;
+    if (err)
+        s->err = err;
+    __atomic_or_fetch(&s->flags, err ? CUTAP_REGF_NOFILE : CUTAP_REGF_FILE, __ATOMIC_RELEASE);
+}
+
+void cutap_reg_stop(int reason, int err)
+{
+    struct cutap_reg_slot *s = me();
+    if (!s)
+        return;
+    s->err = err;
+    s->stop_reason = (uint32_t)reason;
+    __atomic_or_fetch(&s->flags, CUTAP_REGF_STOPPED, __ATOMIC_RELEASE);
+}
+
+void cutap_reg_exit(uint64_t lost_without_file)
+{
+    struct cutap_reg_slot *s = me();
+    if (!s)
+        return;
+    s->lost_calls = lost_without_file;
+    __atomic_or_fetch(&s->flags, CUTAP_REGF_EXITED, __ATOMIC_RELEASE);
+}
+
+/* --- exec notes ------------------------------------------------------ */
+
+static int env_has(char *const envp[], const char *name, const char *part)
+{
+    size_t n = strlen(name);
+    for (char *const *e = envp; e && *e; e++)
+        if (!strncmp(*e, name, n) && (*e)[n] == '=')
+            return (*e)[n + 1] && (!part || strstr(*e + n + 1, part));
+    return 0;
+}
+
+void *cutap_reg_exec_note(const char *path, char *const envp[])
+{
+    if (!atomic_load(&reg))
+        return NULL;
+    uint32_t f = 0;
+    if (env_has(envp, "LD_PRELOAD", "libcutap"))
+        f |= CUTAP_REGF_PRELOAD;
+    if (env_has(envp, "CUTAP_TRACE", NULL) || env_has(envp, "CUTAP_COUNT", NULL))
+        f |= CUTAP_REGF_MODE;
+    return claim(CUTAP_REG_EXEC, path, f);
+}
+
+void cutap_reg_exec_failed(void *note)
+{
+    struct cutap_reg_slot *s = note;
+    if (s)
+        __atomic_or_fetch(&s->flags, CUTAP_REGF_EXEC_FAILED, __ATOMIC_RELEASE);
+}
+
+void cutap_reg_exec_spawned(void *note, int child)
+{
+    struct cutap_reg_slot *s = note;
+    if (!s)
+        return;
+    s->pid = (int32_t)child;
+    s->ppid = (int32_t)getpid();
+    __atomic_or_fetch(&s->flags, CUTAP_REGF_SPAWN, __ATOMIC_RELEASE);
+}
