@@ -103,6 +103,8 @@ static __thread struct rec_thread rt __attribute__((tls_model("initial-exec")));
 
 /* Ids and kernel handles already named in this file. */
 static _Atomic uint8_t named[CUTAP_MAX_IDS];
+/* Layers whose binding (CUTAP_META_LAYER) is written in this file. */
+static _Atomic uint8_t layer_noted[CUTAP_LAYER_COUNT];
 #define FUNC_SLOTS 65536   /* 512 KiB, touched only where used */
 static _Atomic uint64_t funcs[FUNC_SLOTS];
 static _Atomic int funcs_full;
@@ -506,6 +508,19 @@ static void write_meta(int sub, uint32_t aux, uint64_t key, const char *text)
     __atomic_store_n(&m->kind, CUTAP_REC_META, __ATOMIC_RELEASE);
 }
 
+/* What a runtime or library layer is bound to, once per file: its
+ * soname, and whether its calls are recorded untyped because the library
+ * is of another major than the generated signatures (resolve/libs.c). */
+static void note_layer(int layer)
+{
+    int vouched = 1;
+    const char *so = layer >= 0 && layer < CUTAP_LAYER_COUNT ? cutap_lib_bound(layer, &vouched) : NULL;
+    uint8_t expect = 0;
+    if (!so || !atomic_compare_exchange_strong(&layer_noted[layer], &expect, 1))
+        return;
+    write_meta(CUTAP_META_LAYER, (uint32_t)layer, vouched ? 0 : CUTAP_LAYER_OTHER_MAJOR, so);
+}
+
 static inline void name_id(uint32_t id)
 {
     if (CUTAP_LIKELY(atomic_load_explicit(&named[id], memory_order_relaxed)))
@@ -514,7 +529,9 @@ static inline void name_id(uint32_t id)
     if (!atomic_compare_exchange_strong(&named[id], &expect, 1))
         return;
     const char *name = cutap_call_name(id);
-    write_meta(CUTAP_META_ID_NAME, id, (uint64_t)cutap_call_layer(id), name ? name : "?");
+    int layer = cutap_call_layer(id);
+    write_meta(CUTAP_META_ID_NAME, id, (uint64_t)layer, name ? name : "?");
+    note_layer(layer);
 }
 
 /* The kernel behind a launch, named once per handle: the driver's own name
@@ -1093,6 +1110,8 @@ static void child_after_fork(void)
     pthread_mutex_init(&grow_lock, NULL);
     for (unsigned i = 0; i < CUTAP_MAX_IDS; i++)
         atomic_store_explicit(&named[i], 0, memory_order_relaxed);
+    for (unsigned i = 0; i < CUTAP_LAYER_COUNT; i++)
+        atomic_store_explicit(&layer_noted[i], 0, memory_order_relaxed);
     for (unsigned i = 0; i < FUNC_SLOTS; i++)
         atomic_store_explicit(&funcs[i], 0, memory_order_relaxed);
     atomic_store(&funcs_full, 0);
