@@ -568,6 +568,9 @@ static int scan_file(struct trace *tr, struct tr_proc *p, uint32_t pi, int fd)
                     } else if (m->sub == CUTAP_META_FUNC_NAME) {
                         p->funcs = grow(p->funcs, &nfunc_cap, p->nfuncs + 1, sizeof *p->funcs);
                         p->funcs[p->nfuncs++] = (struct tr_func){m->key, m->text};
+                    } else if (m->sub == CUTAP_META_LAYER && m->aux >= CUTAP_LAYER_RUNTIME && m->aux < CUTAP_LAYER_COUNT) {
+                        p->layer_so[m->aux] = m->text;   /* NUL-terminated within the record: checked */
+                        p->layer_flags[m->aux] = (uint32_t)m->key;
                     }
                 } else if (r->kind == CUTAP_REC_META && pass == 1 && h->version >= 3 &&
                            ((const struct cutap_rec_meta *)r)->sub == CUTAP_META_THREAD) {
@@ -618,6 +621,28 @@ static int scan_file(struct trace *tr, struct tr_proc *p, uint32_t pi, int fd)
 }
 
 struct tr_mem_file tr_mem_file;
+
+/* On stderr: the layers of a process bound to a library of another major
+ * than the headers cutap's signatures come from (CUTAP_META_LAYER), whose
+ * calls are recorded untyped: arguments as raw register words. */
+static void note_other_majors(const struct tr_proc *p)
+{
+    int n = 0;
+    for (int l = CUTAP_LAYER_RUNTIME; l < CUTAP_LAYER_COUNT; l++) {
+        if (!p->layer_so[l] || !(p->layer_flags[l] & CUTAP_LAYER_OTHER_MAJOR))
+            continue;
+        char so[4 * 64];
+        tr_escape(so, sizeof so, p->layer_so[l]);
+        if (!n++)
+            fprintf(stderr, "cutap: note: process %d: %s", (int)p->h.pid, so);
+        else
+            fprintf(stderr, ", %s", so);
+    }
+    if (n)
+        fprintf(stderr, " %s not of the CUDA major cutap's signatures come from: %s calls are recorded untyped, "
+                        "arguments shown as raw register words\n",
+                n > 1 ? "are" : "is", n > 1 ? "their" : "its");
+}
 
 static int load_file(struct trace *tr, const char *path)
 {
@@ -732,6 +757,7 @@ static int load_file(struct trace *tr, const char *path)
     int rc = scan_file(tr, p, (uint32_t)(tr->nprocs - 1), fd);
     if (fd >= 0)
         close(fd);
+    note_other_majors(&tr->procs[tr->nprocs - 1]);
     return rc;
 }
 

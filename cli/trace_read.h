@@ -10,6 +10,7 @@
 #include <stdint.h>
 
 #include "cutap_format.h"
+#include "generated/cutap_ids.h"   /* CUTAP_LAYER_* */
 
 struct tr_func {
     uint64_t handle;
@@ -32,6 +33,11 @@ struct tr_proc {
     struct tr_func *funcs;     /* sorted by handle */
     size_t nfuncs;
     int complete;              /* CLOSED flag: reached exit */
+    /* What each runtime/library layer was bound to (CUTAP_META_LAYER, format
+     * version 3): its soname in the mapping, NULL when not said, and its
+     * CUTAP_LAYER_* flags (OTHER_MAJOR: its calls are untyped). */
+    const char *layer_so[CUTAP_LAYER_COUNT];
+    uint32_t layer_flags[CUTAP_LAYER_COUNT];
     int mapped;                /* map is the reader's mapping (not tr_mem_file's) */
 };
 

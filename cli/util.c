@@ -42,9 +42,15 @@ const char *layer_str(int layer)
 int call_is_error(const struct trace *tr, const struct tr_call *c)
 {
     int layer = tr->names[c->name].layer;
-    return c->t1 && !(c->flags & (CUTAP_RF_UNTYPED | CUTAP_RF_NOSTATUS)) && layer != CUTAP_LAYER_HIDDEN &&
-           layer != CUTAP_LAYER_NVTX && (uint32_t)tr_result(c) != 0;
+    /* Untyped calls have no known result type, except those of a layer of
+     * another major (CUTAP_META_LAYER): result types do not change between
+     * majors, and the recorder marks the results that are no status. */
+    int untyped_ok = (c->flags & CUTAP_RF_UNTYPED) && layer >= CUTAP_LAYER_RUNTIME && layer < CUTAP_LAYER_COUNT &&
+                     (tr->procs[tr->threads[c->thread].proc].layer_flags[layer] & CUTAP_LAYER_OTHER_MAJOR);
+    return c->t1 && (!(c->flags & CUTAP_RF_UNTYPED) || untyped_ok) && !(c->flags & CUTAP_RF_NOSTATUS) &&
+           layer != CUTAP_LAYER_HIDDEN && layer != CUTAP_LAYER_NVTX && (uint32_t)tr_result(c) != 0;
 }
+
 
 void json_str(FILE *f, const char *s)
 {

@@ -12,7 +12,8 @@ fake than CUDA 13.0 declares, as real functions did between majors:
   out    13.0 declares output pointers the old function does not take
          (it ends before 13.0's last output), like cudaStreamGetCaptureInfo
          (3 in 12.0, 7 in 13.0): the old caller leaves anything in those
-         registers.
+         registers. It fails (status 1): the call must still count as an
+         error, its result type being the same in every major.
 
 Both are picked from the model by rule (the first typed function of the
 layer, by name, that returns a status and takes only integers, enums and
@@ -87,7 +88,7 @@ def fake_c(model):
         ints = [i for i in range(no) if o.params[i].kind != "ptr"]
         out.append('    printf("fake %s:%s\\n"%s);' % (o.name, "".join(" %llx" for _ in ints),
                                                       "".join(", (unsigned long long)a%d" % i for i in ints)))
-        out.append("    fflush(stdout);\n    return 0;\n}")
+        out.append("    fflush(stdout);\n    return 1;   /* a failure: counted as an error though untyped */\n}")
         out.append("#endif\n")
     return "\n".join(out)
 

@@ -1767,7 +1767,7 @@ case_wrapper_abi() {
 # recorded exactly once, the nested calls under their callers, and the
 # calls of those layers recorded untyped (raw argument words).
 old_major() {
-    local prog=$T/t_old$1 d=$WORK/old$1
+    local prog=$T/t_old$1 d=$WORK/old$1 major=${1%_*}
     libs_env "$prog" >"$d.bare" 2>"$d.bare.err" || { say "  bare run failed"; tail -5 "$d.bare.err" >&2; return 1; }
     rm -rf "$d.tr" "$d.st"
     libs_env "$CUTAP" trace -o "$d.tr" -- "$prog" >"$d.out" 2>"$d.err" || { say "  cutap trace: status $?"; tail -5 "$d.err" >&2; return 1; }
@@ -1778,6 +1778,19 @@ old_major() {
     { called "$d.bare"; echo cublasLtMatmul; } >"$d.called"
     "$CUTAP" report --format csv "$d.tr" | awk -F, 'NR > 1 && $1 != "driver" { for (i = 0; i < $3; i++) print $2 }' >"$d.seen"
     same_counts "$d.called" "$d.seen" || return 1
+    # the calls that failed (each layer's 'out' function returns 1) are
+    # errors in the trace and in counting mode, untyped as they are
+    sed -n 's/^\([A-Za-z_0-9]*\) = 1$/\1/p' "$d.bare" | sort >"$d.failed"
+    [ "$(wc -l <"$d.failed")" -ge 8 ] || { say "  fewer failing calls than layers"; return 1; }
+    rm -rf "$d.cnt"
+    CUTAP_COUNT=$d.cnt LD_PRELOAD=$LIB libs_env "$prog" >/dev/null 2>&1 || return 1
+    local m
+    for m in tr cnt; do
+        "$CUTAP" report --format csv "$d.$m" 2>/dev/null | awk -F, 'NR > 1 && $1 != "driver" && $4 > 0 { print $2 }' | sort >"$d.$m.err"
+        diff "$d.failed" "$d.$m.err" >&2 || { say "  $m: calls that failed (<) and calls counted as errors (>) differ"; return 1; }
+    done
+    "$CUTAP" report "$d.tr" 2>&1 >/dev/null | grep -q "note: process [0-9]*: libcudart.so.$major" \
+        || { say "  report does not say the runtime layer is of another major"; return 1; }
     "$CUTAP" report --tree --format csv "$d.tr" | cut -d, -f1 >"$d.tree"
     for path in "cudaMalloc > cuMemAlloc_v2" "cudaFree > cuMemFree_v2" "cublasSgemm_v2 > cublasLtMatmul > cuLaunchKernel"; do
         grep -qx "$path" "$d.tree" || { say "  no call path '$path' in the tree"; cat "$d.tree" >&2; return 1; }

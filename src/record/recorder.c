@@ -626,6 +626,11 @@ static struct plan make_plan(uint32_t id, unsigned nargs, int untyped)
     memset(&p, 0, sizeof p);
     p.flags = PLAN_READY;
     size_t bytes = (size_t)nargs * 8;
+    /* An untyped call of a typed function (a layer of another major) still
+     * says whether its result is a status: result types do not change
+     * between majors. */
+    if (id < CUTAP_STATIC_COUNT && untyped && cutap_fn(id)->typed && cutap_fn(id)->nostatus)
+        p.flags |= PLAN_NOSTATUS;
     if (id < CUTAP_STATIC_COUNT && !untyped) {
         const struct cutap_fninfo *fi = cutap_fn(id);
         if (fi->nostatus)
