@@ -32,7 +32,7 @@ $(BUILD)/libcutap.so: $(LIB_O) src/generated/libcutap.map
 # The cutap command. Links no SQLite: export --format sqlite loads
 # libsqlite3.so.0 at run time (cli/sqlite_dl.c), so building needs no SQLite
 # header or library. libcutap.so links nothing but libc.
-CLI_C := $(wildcard cli/*.c cli/generated/*.c) src/common/export_tables.c src/common/filter_expr.c
+CLI_C := $(wildcard cli/*.c cli/generated/*.c) src/common/export_tables.c src/common/filter_expr.c src/common/path_search.c
 CLI_H := $(wildcard cli/*.h) include/cutap_format.h $(wildcard src/common/*.h)
 cli: $(BUILD)/cutap
 

@@ -21,6 +21,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "path_search.h"
 #include "cli.h"
 #include "filter_expr.h"
 
@@ -95,27 +96,6 @@ static void forward(int sig)
         stop_waiting = 1;
 }
 
-/* Where execvp finds file, for the exec note. */
-static const char *search_path(const char *file, char *buf, size_t size)
-{
-    if (strchr(file, '/'))
-        return file;
-    const char *path = getenv("PATH");
-    if (!path)
-        path = "/bin:/usr/bin";
-    for (const char *p = path;; p++) {
-        const char *e = strchr(p, ':');
-        size_t n = e ? (size_t)(e - p) : strlen(p);
-        snprintf(buf, size, "%.*s%s%s", (int)n, p, n ? "/" : "", file);
-        if (!access(buf, X_OK))
-            return buf;
-        if (!e)
-            break;
-        p = e;
-    }
-    return file;
-}
-
 /* Runs argv with the environment prepared; returns the exit status to
  * give. *not_run: set when the command could not be started at all. */
 static int run_command(char **argv, int *not_run)
@@ -154,7 +134,7 @@ static int run_command(char **argv, int *not_run)
         signal(SIGHUP, SIG_DFL);
         close(ep[0]);
         char buf[PATH_MAX];
-        procs_note_exec(search_path(argv[0], buf, sizeof buf));
+        procs_note_exec(cutap_path_search(argv[0], buf, sizeof buf));
         execvp(argv[0], argv);
         int e = errno;
         (void)!write(ep[1], &e, sizeof e);

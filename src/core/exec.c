@@ -18,6 +18,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "path_search.h"
 #include "cutap_internal.h"
 
 extern char **environ;
@@ -45,33 +46,6 @@ void cutap_exec_init(void)
 {
     (void)next(execve), (void)next(execv), (void)next(execvp), (void)next(execvpe), (void)next(fexecve);
     (void)next(posix_spawn), (void)next(posix_spawnp);
-}
-
-/* Where execvp would find file (the first executable on PATH), for the
- * note only: the real function searches by itself. */
-static const char *search(const char *file, char *buf, size_t size)
-{
-    if (!file || strchr(file, '/'))
-        return file;
-    const char *path = getenv("PATH");
-    if (!path)
-        path = "/bin:/usr/bin";
-    for (const char *p = path;; p++) {
-        const char *e = strchr(p, ':');
-        size_t n = e ? (size_t)(e - p) : strlen(p);
-        if (n + strlen(file) + 2 <= size) {
-            if (n)
-                snprintf(buf, size, "%.*s/%s", (int)n, p, file);
-            else
-                snprintf(buf, size, "%s", file);
-            if (!access(buf, X_OK))
-                return buf;
-        }
-        if (!e)
-            break;
-        p = e;
-    }
-    return file;
 }
 
 typedef int (*execve_fn)(const char *, char *const[], char *const[]);
@@ -119,7 +93,7 @@ EXPORT int execvp(const char *file, char *const argv[])
     execv_fn f = (execv_fn)next(execvp);
     if (!f)
         return real_missing();
-    NOTED(cutap_reg_exec_note(search(file, buf, sizeof buf), environ), f(file, argv));
+    NOTED(cutap_reg_exec_note(cutap_path_search(file, buf, sizeof buf), environ), f(file, argv));
 }
 
 EXPORT int execvpe(const char *file, char *const argv[], char *const envp[])
@@ -128,7 +102,7 @@ EXPORT int execvpe(const char *file, char *const argv[], char *const envp[])
     execve_fn f = (execve_fn)next(execvpe);
     if (!f)
         return real_missing();
-    NOTED(cutap_reg_exec_note(search(file, buf, sizeof buf), envp), f(file, argv, envp));
+    NOTED(cutap_reg_exec_note(cutap_path_search(file, buf, sizeof buf), envp), f(file, argv, envp));
 }
 
 EXPORT int fexecve(int fd, char *const argv[], char *const envp[])
@@ -188,7 +162,7 @@ EXPORT int execlp(const char *file, const char *arg, ...)
     execv_fn f = (execv_fn)next(execvp);
     if (!f)
         return real_missing();
-    NOTED(cutap_reg_exec_note(search(file, buf, sizeof buf), environ), f(file, argv));
+    NOTED(cutap_reg_exec_note(cutap_path_search(file, buf, sizeof buf), environ), f(file, argv));
 }
 
 /* posix_spawn: the note is the child's (its pid once known); posix_spawn
@@ -222,5 +196,5 @@ EXPORT int posix_spawnp(pid_t *pid, const char *file, const posix_spawn_file_act
                         const posix_spawnattr_t *attr, char *const argv[], char *const envp[])
 {
     char buf[PATH_MAX];
-    return spawn(next(posix_spawnp), pid, file, search(file, buf, sizeof buf), fa, attr, argv, envp);
+    return spawn(next(posix_spawnp), pid, file, cutap_path_search(file, buf, sizeof buf), fa, attr, argv, envp);
 }
