@@ -40,8 +40,8 @@ static void *next_cached(const char *name, void **cache)
 static void *real_execve_ptr, *real_execv_ptr, *real_execvp_ptr, *real_execvpe_ptr, *real_fexecve_ptr,
     *real_posix_spawn_ptr, *real_posix_spawnp_ptr;
 
-/* At start-up (cutap_init): an exec from a signal handler or a vfork
- * child then makes no lookup. */
+/* At start-up (cutap_init, in every mode): an exec from a signal handler
+ * or a vfork child then makes no lookup. */
 void cutap_exec_init(void)
 {
     (void)next(execve), (void)next(execv), (void)next(execvp), (void)next(execvpe), (void)next(fexecve);

@@ -111,10 +111,12 @@ __attribute__((constructor)) void cutap_init(void)
     const char *rd = getenv("CUTAP_TRACE");
     if (!rd || !*rd)
         rd = getenv("CUTAP_COUNT");
-    if (rd && *rd) {
+    if (rd && *rd)
         cutap_reg_attach(rd, 0);
-        cutap_exec_init();
-    }
+    /* Always, not only when recording: the exec wrappers are exported in
+     * every mode, and an exec from a vfork child or a signal handler must
+     * find the real function without a lookup. */
+    cutap_exec_init();
     cutap_cupti_rt_configure(getenv("CUTAP_RUNTIME"));
     if ((v = getenv("CUTAP_STAT")) && *v)
         cutap_stat_start(v);
