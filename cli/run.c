@@ -21,6 +21,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "cutap_registry.h"
 #include "path_search.h"
 #include "cli.h"
 #include "filter_expr.h"
@@ -348,6 +349,15 @@ int cmd_trace(int argc, char **argv)
     procs_create(dir);
     int not_run;
     int code = run_command(o.cmd, &not_run);
+    if (not_run) {
+        /* nothing ran (said above): no trace, no summary; the directory
+         * goes if it holds nothing else */
+        char reg[PATH_MAX + 64];
+        snprintf(reg, sizeof reg, "%s/%s", dir, CUTAP_REG_NAME);
+        unlink(reg);
+        rmdir(dir);
+        return code;
+    }
     procs_summary(dir, 1);
     return code;
 }
@@ -396,13 +406,20 @@ int cmd_stat(int argc, char **argv)
         int fd = open(o.out, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
         made = fd >= 0;
         if (fd < 0 && errno == EEXIST && o.force) {
+            /* What is opened is checked, not the name before: no symbolic
+             * link (O_NOFOLLOW: ELOOP), and not a FIFO or device swapped in
+             * (O_NONBLOCK: a FIFO does not block the open). */
             struct stat st;
-            if (!lstat(o.out, &st) && S_ISLNK(st.st_mode))
-                errno = ELOOP;
-            else if (!lstat(o.out, &st) && !S_ISREG(st.st_mode))
+            fd = open(o.out, O_WRONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+            if (fd < 0 && errno == ENXIO)
+                errno = EINVAL;   /* a FIFO nobody reads */
+            if (fd >= 0 && (fstat(fd, &st) || !S_ISREG(st.st_mode))) {
+                close(fd);
+                fd = -1;
                 errno = EINVAL;
-            else
-                fd = open(o.out, O_WRONLY | O_NOFOLLOW | O_CLOEXEC);
+            }
+            if (fd >= 0)
+                (void)fcntl(fd, F_SETFL, 0);
         }
         if (fd < 0) {
             int e = errno;

@@ -16,7 +16,16 @@ which saves every argument register, adopts the layer
 real function, the generic trampoline (a layer of another major), or the
 typed wrapper's slow path (a layer of the generated major). The table is
 initialised here, as data, so that it is right before any constructor
-runs: a library's constructor may call its own API before cutap's runs."""
+runs: a library's constructor may call its own API before cutap's runs.
+
+It also generates the route stubs: one per layer id, 16 bytes each, in id
+order from cutap_route_stubs (so id's stub is at cutap_route_stubs +
+16 * (id - driver count)), each loading the address of its context in
+cutap_route_ctx (bss, 24 bytes each, same order) and entering the generic
+trampoline. A layer bound to another major than the generated headers
+runs its typed functions through them (src/resolve/libs.c): no code is
+made at run time, so routing cannot fail where memory may not be made
+executable."""
 import cuda_model
 
 
@@ -41,6 +50,33 @@ def generate(model):
                 "cutap_rs_%s:" % name,
                 "\tmovl $%d, %%r11d" % id_,
                 "\tjmp cutap_lib_resolve_common"]
+    # Route stubs: exactly 16 bytes each (lea rip-relative 7, jmp rel32 5
+    # written as bytes so that its size is fixed, 4 of int3), checked by
+    # the assembler.
+    n = count - model.driver_count
+    out += ["",
+            "\t.globl cutap_route_stubs",
+            "\t.hidden cutap_route_stubs",
+            "\t.p2align 4",
+            "cutap_route_stubs:"]
+    for k in range(n):
+        out += ["\tleaq cutap_route_ctx+%d(%%rip), %%r11" % (24 * k),
+                "\t.byte 0xe9",
+                "\t.long cutap_tramp_common - . - 4",
+                "\t.fill 4, 1, 0xcc"]
+    out += [".if . - cutap_route_stubs - %d" % (16 * n),
+            ".error \"route stubs are not 16 bytes each\"",
+            ".endif",
+            "\t.size cutap_route_stubs,.-cutap_route_stubs",
+            "",
+            "\t.bss",
+            "\t.globl cutap_route_ctx",
+            "\t.hidden cutap_route_ctx",
+            "\t.type cutap_route_ctx,@object",
+            "\t.p2align 6",
+            "cutap_route_ctx:",
+            "\t.zero %d" % (24 * n),
+            "\t.size cutap_route_ctx,.-cutap_route_ctx"]
     at = dict(ids)
     # cutap_hot (written at run time) and cutap_hot_initial (read-only
     # after relocation): the same values.

@@ -18,6 +18,11 @@ failed_names=()
 say() { printf '%s\n' "$*" >&2; }
 
 # --- helpers -----------------------------------------------------------
+# reg_says DIR PATTERN: a warning of a traced process in DIR's registry
+# (the library's channel when it is not started by cutap trace/stat).
+reg_says() {
+    grep -aq "$2" "$1/.cutap-procs" 2>/dev/null || { say "  no '$2' in $1/.cutap-procs"; return 1; }
+}
 # Names of the outermost (depth 0) calls in a CUTAP_LOG file, one a line.
 top_names() { sed -n 's/^\[[0-9/]*\] t=[0-9]* \([A-Za-z_0-9#]*\)(.*/\1/p' "$@"; }
 # Names of the calls at depth d (2*d spaces of indentation).
@@ -325,10 +330,11 @@ case_trace_filter() {
     report_names "$WORK/f3" >"$WORK/f3.seen" && same_counts "$WORK/f3.called" "$WORK/f3.seen" || return 1
     "$CUTAP" trace -o "$WORK/f4" -e 'layer=bogus' -- true 2>"$WORK/f4.err"; [ $? = 2 ] && grep -q 'layer= takes' "$WORK/f4.err" || return 1
     "$CUTAP" trace -o "$WORK/f5" -e 'cuMem*,' -- true 2>"$WORK/f5.err"; [ $? = 2 ] && grep -q 'empty term' "$WORK/f5.err" || return 1
-    # The library, given the same language directly, refuses the same way.
+    # The library, given the same language directly, refuses the same way,
+    # in the directory's registry, not on the program's stderr; no trace.
     CUTAP_FILTER='cuMem*,layer=bogus' CUTAP_TRACE=$WORK/f6 LD_PRELOAD=$LIB $T/t_record many 2 >/dev/null 2>"$WORK/f6.err" || return 1
-    grep -q "invalid filter 'cuMem\*,layer=bogus': layer= takes driver, hidden, runtime, cublas, .*, nvtx" "$WORK/f6.err" \
-        && [ ! -e "$WORK/f6" ]
+    reg_says "$WORK/f6" "invalid filter 'cuMem\*,layer=bogus': layer= takes driver, hidden, runtime, cublas, .*, nvtx" \
+        && [ ! -s "$WORK/f6.err" ] && ! ls "$WORK/f6"/*.cutap 2>/dev/null
 }
 
 case_fused_path_same_records() {
@@ -508,8 +514,8 @@ case_stat_time_all() {
     grep -q "invalid CUTAP_STAT_TIMING 'most': takes all or sample" "$WORK/ta3.err" && [ ! -s "$WORK/ta3.out" ] \
         || { cat "$WORK/ta3.err" >&2; return 1; }
     CUTAP_STAT_TIMING=most CUTAP_COUNT=$WORK/ta4 LD_PRELOAD=$LIB $T/t_record many 3 >/dev/null 2>"$WORK/ta4.err" || return 1
-    grep -q "invalid CUTAP_STAT_TIMING 'most': takes all or sample; nothing is recorded" "$WORK/ta4.err" \
-        && [ ! -e "$WORK/ta4" ] || { cat "$WORK/ta4.err" >&2; return 1; }
+    reg_says "$WORK/ta4" "invalid CUTAP_STAT_TIMING 'most': takes all or sample; nothing is recorded" \
+        && [ ! -s "$WORK/ta4.err" ] && ! ls "$WORK/ta4"/*.cutap 2>/dev/null || { cat "$WORK/ta4.err" >&2; return 1; }
     "$CUTAP" trace --time-all -o "$WORK/ta5" -- true 2>"$WORK/ta5.err"; [ $? = 2 ] && grep -q 'option of cutap stat' "$WORK/ta5.err"
 }
 
@@ -1110,9 +1116,10 @@ case_cupti_runtime_off_by_default() {
     "$CUTAP" trace --runtime=bogus -o "$WORK/co4" -- true 2>"$WORK/co4.err"; [ $? = 2 ] || return 1
     grep -q -- '--runtime=bogus: takes symbols or cupti' "$WORK/co4.err" || return 1
     "$CUTAP" trace --help | grep -q -- '--runtime=symbols|cupti' || return 1
-    # the library warns about a bad CUTAP_RUNTIME and goes on
+    # the library warns about a bad CUTAP_RUNTIME (into the directory's
+    # registry, not on the program's stderr) and goes on
     CUTAP_RUNTIME=bogus CUTAP_TRACE=$WORK/co5 LD_PRELOAD=$LIB $T/t_static_rt >"$WORK/co5.out" 2>"$WORK/co5.err" || return 1
-    grep -q 'CUTAP_RUNTIME=bogus: takes symbols or cupti' "$WORK/co5.err" && srt_same_output co5
+    reg_says "$WORK/co5" 'CUTAP_RUNTIME=bogus: takes symbols or cupti' && ! grep -q cutap "$WORK/co5.err" && srt_same_output co5
 }
 
 case_cupti_runtime_busy() {
@@ -1766,8 +1773,8 @@ case_wrapper_abi() {
 # and cutap stat: the output and status of the bare run, every call
 # recorded exactly once, the nested calls under their callers, and the
 # calls of those layers recorded untyped (raw argument words).
-old_major() {
-    local prog=$T/t_old$1 d=$WORK/old$1 major=${1%_*}
+old_major() {   # old_major ERA_MODE [WORK-NAME]
+    local prog=$T/t_old$1 d=$WORK/${2:-old$1} major=${1%_*}
     libs_env "$prog" >"$d.bare" 2>"$d.bare.err" || { say "  bare run failed"; tail -5 "$d.bare.err" >&2; return 1; }
     rm -rf "$d.tr" "$d.st"
     libs_env "$CUTAP" trace -o "$d.tr" -- "$prog" >"$d.out" 2>"$d.err" || { say "  cutap trace: status $?"; tail -5 "$d.err" >&2; return 1; }
@@ -1810,6 +1817,124 @@ for v in 12_plt 12_dl 11_plt 11_dl; do
     eval "case_old_major_$v() { old_major $v; }"
 done
 
+case_old_major_no_execmem() {
+    # The same under a W^X policy (tests/lib_nowx.c: no executable memory
+    # made at run time): the routes of another major's functions are
+    # static code, so its calls are made and recorded (before: not made).
+    LD_PRELOAD=$T/libnowx.so old_major 12_dl oldnowx
+}
+
+# A layer's library of another major arriving late (tests/t_old_late.c,
+# tests/lib_cublas_min.c). no_cache CMD...: CMD in a mount namespace where
+# the loader's cache is empty, so that no libcublas.so.13 of the system
+# (the toolkit's) can be found: 77 where that cannot be made.
+no_cache() { unshare -m sh -c 'mount --bind /dev/null /etc/ld.so.cache && exec "$0" "$@"' "$@"; }
+no_cache_ok() {
+    no_cache true 2>/dev/null || { say "  cannot make a mount namespace here (needs root): skipped"; return 77; }
+}
+# jsonl_calls FILE NAME: "result nargs" of each call of NAME, in order.
+jsonl_calls() {
+    python3 - "$1" "$2" <<'PY'
+import json, sys
+for c in map(json.loads, open(sys.argv[1])):
+    if c.get("type") == "call" and c["name"] == sys.argv[2]:
+        print(c["result"], len(c["args"]))
+PY
+}
+
+# late_trace NAME ARGS...: t_old_late ARGS traced into $WORK/NAME.tr with
+# the loader cache hidden; output in $WORK/NAME.out.
+late_trace() {
+    local d=$WORK/$1; shift
+    rm -rf "$d.tr"
+    no_cache "$CUTAP" trace -o "$d.tr" -- $T/t_old_late "$@" >"$d.out" 2>"$d.err" \
+        || { say "  cutap trace: status $?"; tail -5 "$d.err" >&2; return 1; }
+}
+
+case_old_major_late() {
+    # cublasAlloc called with 13.0's 3 arguments while no cuBLAS is loaded
+    # (a typed call, not made), then libcublas.so.12's 9-argument one: the
+    # untyped calls of the id do not use the typed calls' record plan (its
+    # output capture would read the unmapped address the 12.x caller's
+    # register holds: SIGSEGV before the fix).
+    no_cache_ok || return 77
+    local d=$WORK/oldlate
+    late_trace oldlate late $T/min12/libcublas.so.12 || return 1
+    [ "$(grep -c '^min12 cublasAlloc: 5a00 5a11 18 5a33 5a44 5a55 5a66 5a77 5a88$' "$d.out")" = 2 ] \
+        || { say "  the 12.x library did not get the caller's 9 words twice"; cat "$d.out" >&2; return 1; }
+    grep -qx 'cublasAlloc = 1' "$d.out" || { say "  the call before the library was loaded: status 1 expected"; return 1; }
+    "$CUTAP" export --format jsonl -o "$d.jsonl" "$d.tr" || return 1
+    # typed (3 words, status 1), then two untyped (6 raw words, status 0)
+    [ "$(jsonl_calls "$d.jsonl" cublasAlloc | tr '\n' ,)" = "1 3,0 6,0 6," ] \
+        || { say "  recorded calls (result nargs):"; jsonl_calls "$d.jsonl" cublasAlloc >&2; return 1; }
+    "$CUTAP" report "$d.tr" 2>&1 >/dev/null | grep -q "note: process [0-9]*: libcublas.so.12" \
+        || { say "  report does not say the cublas layer is of another major"; return 1; }
+}
+
+case_old_major_adopt_race() {
+    # 4 threads call cublasAlloc with 9 arguments through the program's
+    # reference while the main thread opens libcublas.so.12: a call that
+    # took the typed path (the layer had no library) just before the layer
+    # was adopted must not be made with 13.0's 3-argument signature; every
+    # call made gets the caller's 9 words. Pass-through and trace, 3 runs each.
+    no_cache_ok || return 77
+    local d=$WORK/oldrace so=$T/min12/libcublas.so.12 i mode
+    for i in 1 2 3; do
+        for mode in pass trace; do
+            rm -rf "$d.tr"
+            if [ $mode = pass ]; then
+                no_cache env LD_PRELOAD=$LIB $T/t_old_late race "$so" 4 >"$d.out" 2>"$d.err"
+            else
+                no_cache "$CUTAP" trace -o "$d.tr" -- $T/t_old_late race "$so" 4 >"$d.out" 2>"$d.err"
+            fi || { say "  $mode run $i: status $?"; tail -5 "$d.err" >&2; return 1; }
+            grep -q '^race: [1-9][0-9]* made, [1-9][0-9]* refused, 0 other$' "$d.out" \
+                || { say "  $mode run $i: $(grep '^race' "$d.out")"; return 1; }
+            if grep '^min12 cublasAlloc' "$d.out" | grep -vqx 'min12 cublasAlloc: 5a00 5a11 18 5a33 5a44 5a55 5a66 5a77 5a88'; then
+                say "  $mode run $i: a call reached the library without the caller's words:"
+                grep '^min12 cublasAlloc' "$d.out" | sort | uniq -c | sort -n | head -3 >&2
+                return 1
+            fi
+        done
+        # every call recorded: the refused ones and the ones made
+        local made refused
+        made=$(sed -n 's/^race: \([0-9]*\) made, \([0-9]*\) refused.*/\1/p' "$d.out")
+        refused=$(sed -n 's/^race: \([0-9]*\) made, \([0-9]*\) refused.*/\2/p' "$d.out")
+        [ "$("$CUTAP" report --format csv "$d.tr" | awk -F, '$2 == "cublasAlloc" { print $3 }')" = $((made + refused)) ] \
+            || { say "  trace run $i: $((made + refused)) calls made, recorded:"; "$CUTAP" report --format csv "$d.tr" >&2; return 1; }
+    done
+}
+
+case_old_major_reenter() {
+    # A cuBLAS whose constructor calls its own API, loaded by cutap for the
+    # program's first call: the constructor's call (cutap still adopting
+    # the layer) is not made, gets status 1, and is recorded; the
+    # program's call is made.
+    local d=$WORK/oldre
+    rm -rf "$d.tr"
+    LD_LIBRARY_PATH=$T/min13 "$CUTAP" trace -o "$d.tr" -- $T/t_old_late reenter >"$d.out" 2>"$d.err" \
+        || { say "  cutap trace: status $?"; tail -5 "$d.err" >&2; return 1; }
+    printf '%s\n' 'CALL cublasGetVersion_v2' 'min13 constructor: cublasGetVersion_v2 = 1' \
+        'cublasGetVersion_v2 = 0' 'version 13' done | diff - "$d.out" >&2 || { say "  output differs"; return 1; }
+    "$CUTAP" export --format jsonl -o "$d.jsonl" "$d.tr" || return 1
+    [ "$(jsonl_calls "$d.jsonl" cublasGetVersion_v2 | cut -d' ' -f1 | sort | tr '\n' ,)" = "0,1," ] \
+        || { say "  recorded calls (result nargs):"; jsonl_calls "$d.jsonl" cublasGetVersion_v2 >&2; return 1; }
+}
+
+case_old_major_missing() {
+    # Functions of 13.0 missing from the libcublas.so.12 the layer is bound
+    # to: the layer's status (1) for cublasCreate_v2, 0 for
+    # cublasGetCudartVersion (it has no status; was 500), both recorded.
+    no_cache_ok || return 77
+    local d=$WORK/oldmiss
+    late_trace oldmiss missing $T/min12/libcublas.so.12 || return 1
+    grep -qx 'cublasCreate_v2 = 1' "$d.out" && grep -qx 'cublasGetCudartVersion = 0' "$d.out" \
+        || { say "  statuses:"; grep ' = ' "$d.out" >&2; return 1; }
+    "$CUTAP" export --format jsonl -o "$d.jsonl" "$d.tr" || return 1
+    [ "$(jsonl_calls "$d.jsonl" cublasCreate_v2 | cut -d' ' -f1)" = 1 ] \
+        && [ "$(jsonl_calls "$d.jsonl" cublasGetCudartVersion | cut -d' ' -f1)" = 0 ] \
+        || { say "  missing functions' calls not recorded with their statuses"; return 1; }
+}
+
 # --- issue #11: full disks, losses said, output safety, threads (recorder) ---
 # A tmpfs of size $2 at $1, unmounted when the case ends; 77 (skip) where
 # mounting is refused (not root, no tmpfs).
@@ -1843,6 +1968,26 @@ off = 8 + 4 * 10 + 8 * 7 + 8 + 64 + 256 + 1024 + 32
 err, reason, clock, lost, names = struct.unpack_from("<iIQQQ", d, off)
 print(ver, flags, err, reason, lost)
 PY
+}
+
+case_rec_bad_settings_silent() {
+    # A trace directory whose name is too long (absolute, or relative
+    # under a deep working directory, where it cannot be made absolute)
+    # and a bad CUTAP_STAT_TIMING, given to the library directly (cutap
+    # trace and cutap stat refuse them before the command starts): the
+    # program's output and stderr are the bare run's, nothing recorded
+    # into a wrong place (was a warning on the program's stderr, and a
+    # relative directory followed the program's chdir).
+    local long deep rel
+    long=/tmp/$(python3 -c "print('x' * 5000)")
+    UNDER="CUTAP_TRACE=$long LD_PRELOAD=$LIB" bare_same bs1 $T/t_record many 300 || return 1
+    UNDER="CUTAP_COUNT=$long LD_PRELOAD=$LIB" bare_same bs2 $T/t_record many 300 || return 1
+    deep=$WORK/$(python3 -c "print('/'.join(['d' * 200] * 3))")
+    rel=$(python3 -c "print('/'.join(['r' * 200] * 19))")
+    mkdir -p "$deep" || return 1
+    (cd "$deep" && UNDER="CUTAP_TRACE=$rel LD_PRELOAD=$LIB" bare_same bs3 $T/t_record many 300) || return 1
+    [ ! -e "$deep/${rel%%/*}" ] || { say "  a relative directory was made"; return 1; }
+    UNDER="CUTAP_COUNT=$WORK/bs4 CUTAP_STAT_TIMING=bogus LD_PRELOAD=$LIB" bare_same bs4 $T/t_record many 300 || return 1
 }
 
 case_rec_full_disk_before_start() {
@@ -2005,6 +2150,20 @@ os.system('/nonexistent/prog 2>/dev/null')" >/dev/null 2>"$WORK/nt4.err" || { ca
         || { cat "$WORK/nt3.err" >&2; return 1; }
 }
 
+case_rec_many_execs_registry() {
+    # 1,500 short programs without CUDA (a shell loop, as in a build) then
+    # a static one: the registry (1,023 slots) does not fill: programs
+    # that started with cutap free their exec notes and claim nothing
+    # more, so the static program is still named and nothing is "not
+    # listed" (was full after ~500 programs).
+    [ -x $T/t_static ] || { say "  no static libc: skipped"; return 77; }
+    "$CUTAP" trace -o "$WORK/mx" -- sh -c "i=0; while [ \$i -lt 1500 ]; do /bin/true; i=\$((i + 1)); done; $T/t_static a; $T/t_record many 2" \
+        >/dev/null 2>"$WORK/mx.err" || { cat "$WORK/mx.err" >&2; return 1; }
+    grep -q "^cutap: 1 process not traced: $T/t_static (pid [0-9]*): statically linked$" "$WORK/mx.err" \
+        && ! grep -q 'not listed' "$WORK/mx.err" && grep -q '^cutap: 1 process traced into .*: 2 calls, ' "$WORK/mx.err" \
+        || { cat "$WORK/mx.err" >&2; return 1; }
+}
+
 case_rec_stat_output_file() {
     # cutap stat -o FILE: never through a symlink, never over an existing
     # file without --force, 0600, and left as it was (a new one not made)
@@ -2022,7 +2181,22 @@ case_rec_stat_output_file() {
     "$CUTAP" stat --force -o "$WORK/so_old" -- $T/t_record many 3 >/dev/null 2>&1 || return 1
     grep -q cuCtxGetCurrent "$WORK/so_old" && ! grep -q old "$WORK/so_old" || return 1
     "$CUTAP" stat -o "$WORK/so_new" -- $T/t_record many 3 >/dev/null 2>&1 || return 1
-    [ "$(stat -c %a "$WORK/so_new")" = 600 ] && grep -q cuCtxGetCurrent "$WORK/so_new"
+    [ "$(stat -c %a "$WORK/so_new")" = 600 ] && grep -q cuCtxGetCurrent "$WORK/so_new" || return 1
+    # --force on a FIFO (what was opened is checked: the open neither
+    # blocks nor writes into it)
+    rm -f "$WORK/so_fifo"; mkfifo "$WORK/so_fifo" || return 1
+    timeout 10 "$CUTAP" stat --force -o "$WORK/so_fifo" -- $T/t_record many 3 >/dev/null 2>"$WORK/so.err"
+    [ $? = 1 ] && grep -q 'not a regular file' "$WORK/so.err" || { say "  --force onto a FIFO:"; cat "$WORK/so.err" >&2; return 1; }
+}
+
+case_cli_trace_command_not_found() {
+    # cutap trace of a command that cannot run: its message and status 127,
+    # no summary, no trace directory left behind.
+    rm -rf "$WORK/cnf"
+    "$CUTAP" trace -o "$WORK/cnf" -- "$WORK/no-such-program" >/dev/null 2>"$WORK/cnf.err"; [ $? = 127 ] || return 1
+    [ "$(cat "$WORK/cnf.err")" = "cutap: cannot run $WORK/no-such-program: No such file or directory" ] \
+        || { say "  stderr:"; cat "$WORK/cnf.err" >&2; return 1; }
+    [ ! -e "$WORK/cnf" ] || { say "  $WORK/cnf left behind"; return 1; }
 }
 
 # churn_check NAME DIR: every thread t_thread_churn named (TID lines in

@@ -207,3 +207,21 @@ test-build: lib $(TEST_BINS)
 
 test: test-build
 	@CUTAP_TEST_BUILD=$(abspath $(BUILD)) tests/run.sh $(TESTS)
+
+# A layer's library of another major arriving late (tests/t_old_late.c),
+# with minimal cuBLAS libraries of both majors (tests/lib_cublas_min.c),
+# each alone in its directory.
+$(T)/min12/libcublas.so.12: tests/lib_cublas_min.c
+	@mkdir -p $(T)/min12
+	$(CC) $(TCFLAGS) -fPIC -shared -fvisibility=hidden -Wl,-soname,libcublas.so.12 -o $@ $<
+$(T)/min13/libcublas.so.13: tests/lib_cublas_min.c
+	@mkdir -p $(T)/min13
+	$(CC) $(TCFLAGS) -DPINNED -fPIC -shared -fvisibility=hidden -Wl,-soname,libcublas.so.13 -o $@ $<
+$(T)/t_old_late: tests/t_old_late.c
+	@mkdir -p $(T)
+	$(CC) $(TCFLAGS) -o $@ $< -ldl -lpthread
+TEST_BINS += $(T)/min12/libcublas.so.12 $(T)/min13/libcublas.so.13 $(T)/t_old_late
+$(T)/libnowx.so: tests/lib_nowx.c
+	@mkdir -p $(T)
+	$(CC) $(TCFLAGS) -fPIC -shared -o $@ $< -ldl
+TEST_BINS += $(T)/libnowx.so

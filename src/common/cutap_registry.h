@@ -9,7 +9,9 @@
  * never traced. The command creates the file before it starts anything,
  * with every block allocated (so it works when the disk fills later); a
  * process started by plain CUTAP_TRACE/CUTAP_COUNT creates it when it is
- * missing. Each process maps it and claims slots with one atomic add.
+ * missing. Each process maps it and claims slots with one atomic add (a
+ * process image only when it has something to say; an exec note is freed
+ * when its program starts with cutap, and reused once all are taken).
  * Private to cutap (the library and the command); not a trace file (its
  * name does not end in .cutap), and not part of include/cutap_format.h.
  */
@@ -39,9 +41,12 @@ struct cutap_reg_header {
 /* Slot kinds; kind is stored last, with release order. */
 enum {
     CUTAP_REG_IMAGE = 1,        /* a process image with the library loaded (pid, exe) */
-    CUTAP_REG_EXEC = 2,         /* pid is about to exec path: traced when the
-                                   next slot of that pid is an IMAGE (SPAWN:
-                                   when any IMAGE has that pid) */
+    CUTAP_REG_EXEC = 2,         /* pid is about to exec path: freed by the new
+                                   image when it starts with cutap; left, it is
+                                   traced when the next slot of that pid is an
+                                   IMAGE (SPAWN: when any IMAGE has that pid) */
+    CUTAP_REG_FREE = 3,         /* an exec note that served: claimed again once
+                                   every slot has been used */
 };
 
 /* Slot flags (atomic or). */

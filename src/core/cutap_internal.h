@@ -182,6 +182,13 @@ void *cutap_static_real(uint32_t id);
  * with its own context and stub (resolve/libs.c). NULL for every other id. */
 struct cutap_tramp_ctx *cutap_lib_route_ctx(uint32_t id);
 void *cutap_lib_route_stub(uint32_t id);
+/* Whether a layer's typed functions are routed (another major); index:
+ * layer - CUTAP_FIRST_LIB_LAYER. */
+extern _Atomic uint8_t cutap_lib_routed[CUTAP_LIB_LAYERS];
+/* What a call of id returns when its function is missing or its layer has
+ * no library: CUDA_ERROR_NOT_FOUND for the driver, the layer's
+ * "unavailable" status, 0 for a layer function without a status. */
+uint64_t cutap_missing_status(uint32_t id);
 /* What a layer is bound to: its soname (NULL before it is adopted) and
  * whether the generated signatures apply (1) or its calls are untyped (0). */
 const char *cutap_lib_bound(int layer, int *vouched);

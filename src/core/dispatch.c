@@ -39,8 +39,11 @@ static void refresh_locked(uint32_t id)
     if (id >= CUTAP_DRIVER_COUNT && id < CUTAP_STATIC_COUNT && cutap_fn(id)->typed) {
         int k = cutap_fn(id)->layer - CUTAP_FIRST_LIB_LAYER;
         void *resolver = cutap_lib_resolver(id);
+        /* The state first: a layer's route is set before its state becomes
+         * 1, so a state read as adopted comes with its route. */
+        int state = atomic_load(&cutap_lib_state[k]);
         struct cutap_tramp_ctx *route = cutap_lib_route_ctx(id);
-        if (resolver && atomic_load(&cutap_lib_state[k]) == 0) {
+        if (resolver && state == 0) {
             /* Not adopted yet: the first call must find out which major
              * the layer is before any typed code touches its arguments. */
             atomic_store(&cutap_hot[id], resolver);
@@ -177,10 +180,20 @@ uint64_t cutap_dispatch(uint32_t id, uint64_t *args, cutap_thunk_t thunk)
     call.depth = t->depth;
     call.args = args;
     /* What the caller gets when the real function is missing. */
-    call.result = id < CUTAP_DRIVER_COUNT ? CUTAP_CUDA_ERROR_NOT_FOUND
-                  : fi->nostatus ? 0 : cutap_layers[fi->layer - CUTAP_FIRST_LIB_LAYER].unavailable;
+    call.result = cutap_missing_status(id);
     call.fn = ready ? cutap_real[id] : NULL;
     call.parent = t->current;
+    if (id >= CUTAP_DRIVER_COUNT &&
+        CUTAP_UNLIKELY(atomic_load_explicit(&cutap_lib_routed[fi->layer - CUTAP_FIRST_LIB_LAYER], memory_order_relaxed))) {
+        /* Typed code of a layer of another major: the words were taken
+         * with the generated signature, which nobody vouches for there (a
+         * call that found this path just before the layer was adopted and
+         * its entry became the route). Not made, as if made before the
+         * layer was found; recorded untyped, no argument word trusted. */
+        call.fn = NULL;
+        call.flags = CUTAP_CALL_UNTYPED;
+        call.nargs = 0;
+    }
     if (CUTAP_LIKELY(mask == atomic_load_explicit(&cutap_fast_mask, memory_order_relaxed)) && mask && call.fn &&
         !cutap_fixup[id])
         return cutap_record_fast(&call, thunk);
@@ -236,7 +249,23 @@ static struct shadow_stack *shadow_get(void)
     return shadow;
 }
 
-static uint64_t not_found(void) { return CUTAP_CUDA_ERROR_NOT_FOUND; }
+uint64_t cutap_missing_status(uint32_t id)
+{
+    int layer = cutap_call_layer(id);
+    if (layer < CUTAP_FIRST_LIB_LAYER || layer >= CUTAP_FIRST_LIB_LAYER + CUTAP_LIB_LAYERS)
+        return CUTAP_CUDA_ERROR_NOT_FOUND;
+    if (id < CUTAP_STATIC_COUNT && cutap_fn(id)->nostatus)
+        return 0;
+    return cutap_layers[layer - CUTAP_FIRST_LIB_LAYER].unavailable;
+}
+
+/* A function the trampoline cannot run (not resolved, or missing from the
+ * library bound): the caller gets cutap_missing_status of its id, through
+ * this, so that the call is recorded like one made. Set by
+ * cutap_tramp_enter just before it returns this address, read when the
+ * caller's jump gets here: nothing runs on the thread in between. */
+static __thread uint64_t missing_status __attribute__((tls_model("initial-exec")));
+static uint64_t missing(void) { return missing_status; }
 
 void *cutap_tramp_enter(struct cutap_tramp_ctx *ctx, void **retslot, uint64_t *regs);
 void *cutap_tramp_enter(struct cutap_tramp_ctx *ctx, void **retslot, uint64_t *regs)
@@ -244,8 +273,10 @@ void *cutap_tramp_enter(struct cutap_tramp_ctx *ctx, void **retslot, uint64_t *r
     int ready = ctx->id < CUTAP_STATIC_COUNT ? cutap_id_ready(ctx->id)
                 : atomic_load_explicit(&cutap_driver_state, memory_order_acquire) == 1 || !cutap_driver_ensure();
     void *real = ready ? __atomic_load_n(&ctx->real, __ATOMIC_ACQUIRE) : NULL;
-    if (!real)
-        return (void *)not_found;
+    if (!real) {
+        missing_status = cutap_missing_status(ctx->id);
+        real = (void *)missing;
+    }
     uint8_t mask = atomic_load_explicit(&cutap_mask[ctx->id], memory_order_relaxed);
     if (!mask)
         return real;   /* nothing to record: run it without a frame */

@@ -4,6 +4,7 @@
  * constructors before ours are intercepted too. */
 #define _GNU_SOURCE
 #include <dlfcn.h>
+#include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -111,8 +112,21 @@ __attribute__((constructor)) void cutap_init(void)
     const char *rd = getenv("CUTAP_TRACE");
     if (!rd || !*rd)
         rd = getenv("CUTAP_COUNT");
-    if (rd && *rd)
-        cutap_reg_attach(rd, 0);
+    if (rd && *rd) {
+        /* Recording: from the first warning on (a trace directory name
+         * too long, a bad setting), never the program's stderr, but the
+         * registry of the directory (made when missing, at the first
+         * warning), named absolute as the recorder will name it. */
+        cutap_warn_quiet = 1;
+        char cwd[PATH_MAX];
+        size_t n = strlen(rd);
+        if (rd[0] == '/' && n < PATH_MAX)
+            memcpy(cutap_rec_dir, rd, n + 1);
+        else if (rd[0] != '/' && getcwd(cwd, sizeof cwd) && strlen(cwd) + n + 2 <= PATH_MAX)
+            snprintf(cutap_rec_dir, PATH_MAX, "%s/%s", cwd, rd);
+        if (cutap_rec_dir[0])
+            cutap_reg_attach(cutap_rec_dir, 0);
+    }
     /* Always, not only when recording: the exec wrappers are exported in
      * every mode, and an exec from a vfork child or a signal handler must
      * find the real function without a lookup. */

@@ -8,6 +8,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -74,11 +75,26 @@ static struct cutap_reg_slot *claim(uint32_t kind, const char *path, uint32_t fl
     if (!h)
         return NULL;
     uint32_t i = __atomic_fetch_add(&h->next, 1, __ATOMIC_RELAXED);
-    if (i >= h->nslots) {
-        __atomic_fetch_add(&h->overflow, 1, __ATOMIC_RELAXED);
-        return NULL;
+    struct cutap_reg_slot *s = NULL;
+    if (i < h->nslots) {
+        s = (struct cutap_reg_slot *)((char *)h + (size_t)i * CUTAP_REG_SLOT);
+    } else {
+        /* All used once: a slot freed since (an exec note whose program
+         * arrived), emptied for its new owner. */
+        for (uint32_t j = 1; j < h->nslots && !s; j++) {
+            struct cutap_reg_slot *f = (struct cutap_reg_slot *)((char *)h + (size_t)j * CUTAP_REG_SLOT);
+            uint32_t expect = CUTAP_REG_FREE;
+            if (__atomic_load_n(&f->kind, __ATOMIC_RELAXED) == CUTAP_REG_FREE &&
+                __atomic_compare_exchange_n(&f->kind, &expect, 0, 0, __ATOMIC_ACQUIRE, __ATOMIC_RELAXED)) {
+                memset((char *)f + sizeof f->kind, 0, sizeof *f - sizeof f->kind);
+                s = f;
+            }
+        }
+        if (!s) {
+            __atomic_fetch_add(&h->overflow, 1, __ATOMIC_RELAXED);
+            return NULL;
+        }
     }
-    struct cutap_reg_slot *s = (struct cutap_reg_slot *)((char *)h + (size_t)i * CUTAP_REG_SLOT);
     s->pid = (int32_t)getpid();
     s->ppid = (int32_t)getppid();
     if (path)
@@ -92,17 +108,53 @@ static struct cutap_reg_slot *claim(uint32_t kind, const char *path, uint32_t fl
     return s;
 }
 
-/* This process's IMAGE slot; a forked child claims its own. */
+/* This process's IMAGE slot, claimed when it first has something to say
+ * (a warning, its trace file, a stop, calls lost without a file): a
+ * process that only passes through (a shell, a compiler driver run under
+ * cutap) takes no slot. A forked child claims its own. Under a lock: two
+ * threads saying something at once claim one slot. */
+static pthread_mutex_t me_lock = PTHREAD_MUTEX_INITIALIZER;
+CUTAP_FORK_SAFE(me_lock)
+
 static struct cutap_reg_slot *me(void)
 {
     if (!atomic_load(&reg))
         return NULL;
     pid_t p = getpid();
+    if (atomic_load_explicit(&mine_pid, memory_order_acquire) == p)
+        return atomic_load(&mine);
+    pthread_mutex_lock(&me_lock);
     if (atomic_load(&mine_pid) != p) {
         atomic_store(&mine, claim(CUTAP_REG_IMAGE, NULL, 0));
-        atomic_store(&mine_pid, p);
+        atomic_store_explicit(&mine_pid, p, memory_order_release);
     }
+    pthread_mutex_unlock(&me_lock);
     return atomic_load(&mine);
+}
+
+/* This image has started with cutap: the exec note its predecessor wrote
+ * (the latest of this pid) has served (`cutap trace` lists the notes left
+ * as programs not traced) and is freed for reuse; without one (a
+ * posix_spawn child that got here before its parent wrote its pid), an
+ * IMAGE slot says that this pid arrived. So a run of many short programs
+ * (a build, a shell script) does not fill the registry. */
+static void arrive(void)
+{
+    struct cutap_reg_header *h = atomic_load(&reg);
+    uint32_t used = __atomic_load_n(&h->next, __ATOMIC_ACQUIRE);
+    if (used > h->nslots)
+        used = h->nslots;
+    int32_t p = (int32_t)getpid();
+    for (uint32_t i = used; i-- > 1;) {
+        struct cutap_reg_slot *s = (struct cutap_reg_slot *)((char *)h + (size_t)i * CUTAP_REG_SLOT);
+        if (__atomic_load_n(&s->kind, __ATOMIC_ACQUIRE) != CUTAP_REG_EXEC || s->pid != p)
+            continue;
+        if (__atomic_load_n(&s->flags, __ATOMIC_ACQUIRE) & CUTAP_REGF_EXEC_FAILED)
+            break;   /* an older note of this pid: not ours */
+        __atomic_store_n(&s->kind, CUTAP_REG_FREE, __ATOMIC_RELEASE);
+        return;
+    }
+    me();
 }
 
 int cutap_reg_attach(const char *dir, int create)
@@ -139,7 +191,7 @@ int cutap_reg_attach(const char *dir, int create)
     }
     if (m != MAP_FAILED) {
         atomic_store(&reg, (struct cutap_reg_header *)m);
-        me();
+        arrive();
     }
     atomic_store(&attaching, 0);
     return m == MAP_FAILED ? -1 : 0;
@@ -180,6 +232,9 @@ void cutap_reg_stop(int reason, int err)
 
 void cutap_reg_exit(uint64_t lost_without_file)
 {
+    /* A process that had nothing to say exits without a slot. */
+    if (!lost_without_file && atomic_load(&mine_pid) != getpid())
+        return;
     struct cutap_reg_slot *s = me();
     if (!s)
         return;

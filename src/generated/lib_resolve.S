@@ -11723,6 +11723,14052 @@ cutap_rs_nvmlVgpuTypeGetResolution:
 	movl $4181, %r11d
 	jmp cutap_lib_resolve_common
 
+	.globl cutap_route_stubs
+	.hidden cutap_route_stubs
+	.p2align 4
+cutap_route_stubs:
+	leaq cutap_route_ctx+0(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+24(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+48(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+72(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+96(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+120(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+144(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+168(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+192(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+216(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+240(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+264(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+288(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+312(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+336(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+360(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+384(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+408(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+432(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+456(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+480(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+504(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+528(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+552(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+576(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+600(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+624(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+648(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+672(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+696(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+720(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+744(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+768(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+792(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+816(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+840(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+864(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+888(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+912(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+936(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+960(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+984(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+1008(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+1032(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+1056(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+1080(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+1104(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+1128(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+1152(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+1176(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+1200(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+1224(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+1248(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+1272(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+1296(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+1320(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+1344(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+1368(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+1392(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+1416(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+1440(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+1464(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+1488(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+1512(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+1536(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+1560(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+1584(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+1608(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+1632(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+1656(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+1680(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+1704(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+1728(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+1752(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+1776(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+1800(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+1824(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+1848(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+1872(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+1896(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+1920(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+1944(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+1968(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+1992(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+2016(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+2040(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+2064(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+2088(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+2112(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+2136(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+2160(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+2184(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+2208(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+2232(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+2256(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+2280(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+2304(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+2328(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+2352(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+2376(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+2400(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+2424(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+2448(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+2472(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+2496(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+2520(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+2544(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+2568(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+2592(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+2616(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+2640(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+2664(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+2688(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+2712(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+2736(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+2760(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+2784(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+2808(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+2832(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+2856(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+2880(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+2904(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+2928(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+2952(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+2976(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+3000(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+3024(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+3048(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+3072(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+3096(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+3120(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+3144(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+3168(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+3192(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+3216(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+3240(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+3264(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+3288(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+3312(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+3336(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+3360(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+3384(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+3408(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+3432(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+3456(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+3480(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+3504(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+3528(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+3552(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+3576(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+3600(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+3624(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+3648(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+3672(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+3696(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+3720(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+3744(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+3768(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+3792(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+3816(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+3840(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+3864(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+3888(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+3912(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+3936(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+3960(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+3984(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+4008(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+4032(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+4056(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+4080(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+4104(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+4128(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+4152(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+4176(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+4200(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+4224(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+4248(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+4272(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+4296(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+4320(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+4344(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+4368(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+4392(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+4416(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+4440(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+4464(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+4488(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+4512(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+4536(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+4560(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+4584(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+4608(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+4632(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+4656(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+4680(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+4704(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+4728(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+4752(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+4776(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+4800(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+4824(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+4848(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+4872(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+4896(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+4920(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+4944(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+4968(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+4992(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+5016(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+5040(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+5064(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+5088(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+5112(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+5136(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+5160(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+5184(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+5208(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+5232(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+5256(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+5280(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+5304(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+5328(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+5352(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+5376(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+5400(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+5424(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+5448(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+5472(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+5496(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+5520(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+5544(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+5568(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+5592(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+5616(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+5640(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+5664(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+5688(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+5712(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+5736(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+5760(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+5784(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+5808(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+5832(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+5856(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+5880(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+5904(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+5928(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+5952(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+5976(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+6000(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+6024(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+6048(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+6072(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+6096(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+6120(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+6144(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+6168(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+6192(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+6216(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+6240(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+6264(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+6288(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+6312(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+6336(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+6360(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+6384(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+6408(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+6432(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+6456(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+6480(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+6504(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+6528(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+6552(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+6576(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+6600(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+6624(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+6648(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+6672(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+6696(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+6720(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+6744(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+6768(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+6792(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+6816(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+6840(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+6864(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+6888(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+6912(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+6936(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+6960(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+6984(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+7008(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+7032(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+7056(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+7080(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+7104(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+7128(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+7152(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+7176(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+7200(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+7224(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+7248(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+7272(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+7296(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+7320(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+7344(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+7368(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+7392(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+7416(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+7440(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+7464(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+7488(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+7512(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+7536(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+7560(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+7584(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+7608(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+7632(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+7656(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+7680(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+7704(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+7728(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+7752(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+7776(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+7800(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+7824(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+7848(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+7872(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+7896(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+7920(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+7944(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+7968(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+7992(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+8016(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+8040(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+8064(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+8088(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+8112(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+8136(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+8160(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+8184(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+8208(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+8232(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+8256(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+8280(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+8304(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+8328(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+8352(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+8376(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+8400(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+8424(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+8448(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+8472(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+8496(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+8520(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+8544(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+8568(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+8592(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+8616(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+8640(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+8664(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+8688(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+8712(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+8736(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+8760(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+8784(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+8808(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+8832(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+8856(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+8880(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+8904(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+8928(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+8952(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+8976(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+9000(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+9024(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+9048(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+9072(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+9096(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+9120(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+9144(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+9168(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+9192(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+9216(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+9240(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+9264(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+9288(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+9312(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+9336(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+9360(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+9384(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+9408(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+9432(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+9456(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+9480(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+9504(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+9528(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+9552(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+9576(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+9600(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+9624(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+9648(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+9672(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+9696(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+9720(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+9744(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+9768(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+9792(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+9816(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+9840(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+9864(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+9888(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+9912(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+9936(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+9960(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+9984(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+10008(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+10032(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+10056(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+10080(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+10104(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+10128(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+10152(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+10176(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+10200(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+10224(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+10248(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+10272(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+10296(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+10320(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+10344(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+10368(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+10392(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+10416(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+10440(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+10464(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+10488(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+10512(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+10536(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+10560(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+10584(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+10608(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+10632(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+10656(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+10680(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+10704(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+10728(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+10752(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+10776(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+10800(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+10824(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+10848(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+10872(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+10896(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+10920(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+10944(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+10968(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+10992(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+11016(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+11040(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+11064(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+11088(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+11112(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+11136(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+11160(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+11184(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+11208(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+11232(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+11256(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+11280(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+11304(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+11328(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+11352(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+11376(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+11400(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+11424(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+11448(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+11472(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+11496(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+11520(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+11544(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+11568(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+11592(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+11616(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+11640(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+11664(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+11688(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+11712(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+11736(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+11760(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+11784(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+11808(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+11832(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+11856(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+11880(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+11904(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+11928(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+11952(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+11976(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+12000(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+12024(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+12048(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+12072(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+12096(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+12120(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+12144(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+12168(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+12192(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+12216(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+12240(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+12264(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+12288(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+12312(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+12336(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+12360(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+12384(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+12408(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+12432(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+12456(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+12480(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+12504(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+12528(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+12552(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+12576(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+12600(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+12624(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+12648(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+12672(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+12696(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+12720(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+12744(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+12768(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+12792(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+12816(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+12840(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+12864(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+12888(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+12912(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+12936(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+12960(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+12984(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+13008(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+13032(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+13056(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+13080(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+13104(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+13128(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+13152(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+13176(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+13200(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+13224(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+13248(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+13272(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+13296(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+13320(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+13344(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+13368(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+13392(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+13416(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+13440(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+13464(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+13488(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+13512(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+13536(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+13560(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+13584(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+13608(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+13632(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+13656(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+13680(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+13704(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+13728(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+13752(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+13776(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+13800(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+13824(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+13848(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+13872(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+13896(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+13920(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+13944(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+13968(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+13992(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+14016(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+14040(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+14064(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+14088(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+14112(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+14136(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+14160(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+14184(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+14208(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+14232(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+14256(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+14280(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+14304(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+14328(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+14352(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+14376(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+14400(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+14424(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+14448(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+14472(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+14496(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+14520(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+14544(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+14568(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+14592(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+14616(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+14640(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+14664(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+14688(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+14712(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+14736(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+14760(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+14784(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+14808(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+14832(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+14856(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+14880(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+14904(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+14928(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+14952(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+14976(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+15000(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+15024(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+15048(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+15072(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+15096(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+15120(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+15144(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+15168(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+15192(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+15216(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+15240(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+15264(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+15288(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+15312(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+15336(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+15360(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+15384(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+15408(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+15432(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+15456(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+15480(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+15504(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+15528(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+15552(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+15576(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+15600(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+15624(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+15648(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+15672(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+15696(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+15720(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+15744(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+15768(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+15792(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+15816(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+15840(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+15864(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+15888(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+15912(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+15936(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+15960(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+15984(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+16008(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+16032(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+16056(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+16080(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+16104(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+16128(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+16152(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+16176(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+16200(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+16224(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+16248(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+16272(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+16296(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+16320(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+16344(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+16368(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+16392(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+16416(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+16440(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+16464(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+16488(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+16512(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+16536(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+16560(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+16584(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+16608(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+16632(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+16656(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+16680(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+16704(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+16728(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+16752(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+16776(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+16800(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+16824(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+16848(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+16872(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+16896(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+16920(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+16944(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+16968(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+16992(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+17016(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+17040(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+17064(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+17088(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+17112(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+17136(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+17160(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+17184(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+17208(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+17232(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+17256(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+17280(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+17304(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+17328(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+17352(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+17376(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+17400(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+17424(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+17448(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+17472(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+17496(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+17520(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+17544(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+17568(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+17592(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+17616(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+17640(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+17664(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+17688(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+17712(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+17736(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+17760(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+17784(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+17808(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+17832(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+17856(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+17880(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+17904(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+17928(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+17952(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+17976(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+18000(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+18024(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+18048(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+18072(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+18096(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+18120(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+18144(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+18168(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+18192(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+18216(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+18240(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+18264(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+18288(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+18312(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+18336(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+18360(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+18384(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+18408(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+18432(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+18456(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+18480(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+18504(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+18528(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+18552(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+18576(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+18600(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+18624(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+18648(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+18672(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+18696(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+18720(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+18744(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+18768(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+18792(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+18816(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+18840(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+18864(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+18888(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+18912(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+18936(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+18960(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+18984(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+19008(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+19032(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+19056(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+19080(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+19104(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+19128(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+19152(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+19176(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+19200(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+19224(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+19248(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+19272(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+19296(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+19320(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+19344(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+19368(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+19392(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+19416(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+19440(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+19464(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+19488(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+19512(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+19536(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+19560(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+19584(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+19608(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+19632(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+19656(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+19680(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+19704(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+19728(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+19752(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+19776(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+19800(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+19824(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+19848(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+19872(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+19896(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+19920(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+19944(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+19968(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+19992(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+20016(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+20040(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+20064(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+20088(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+20112(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+20136(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+20160(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+20184(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+20208(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+20232(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+20256(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+20280(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+20304(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+20328(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+20352(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+20376(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+20400(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+20424(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+20448(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+20472(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+20496(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+20520(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+20544(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+20568(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+20592(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+20616(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+20640(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+20664(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+20688(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+20712(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+20736(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+20760(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+20784(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+20808(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+20832(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+20856(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+20880(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+20904(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+20928(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+20952(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+20976(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+21000(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+21024(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+21048(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+21072(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+21096(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+21120(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+21144(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+21168(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+21192(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+21216(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+21240(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+21264(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+21288(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+21312(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+21336(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+21360(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+21384(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+21408(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+21432(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+21456(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+21480(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+21504(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+21528(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+21552(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+21576(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+21600(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+21624(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+21648(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+21672(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+21696(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+21720(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+21744(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+21768(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+21792(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+21816(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+21840(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+21864(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+21888(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+21912(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+21936(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+21960(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+21984(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+22008(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+22032(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+22056(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+22080(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+22104(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+22128(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+22152(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+22176(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+22200(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+22224(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+22248(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+22272(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+22296(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+22320(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+22344(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+22368(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+22392(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+22416(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+22440(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+22464(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+22488(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+22512(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+22536(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+22560(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+22584(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+22608(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+22632(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+22656(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+22680(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+22704(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+22728(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+22752(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+22776(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+22800(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+22824(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+22848(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+22872(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+22896(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+22920(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+22944(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+22968(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+22992(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+23016(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+23040(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+23064(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+23088(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+23112(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+23136(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+23160(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+23184(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+23208(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+23232(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+23256(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+23280(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+23304(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+23328(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+23352(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+23376(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+23400(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+23424(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+23448(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+23472(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+23496(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+23520(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+23544(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+23568(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+23592(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+23616(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+23640(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+23664(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+23688(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+23712(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+23736(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+23760(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+23784(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+23808(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+23832(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+23856(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+23880(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+23904(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+23928(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+23952(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+23976(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+24000(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+24024(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+24048(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+24072(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+24096(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+24120(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+24144(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+24168(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+24192(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+24216(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+24240(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+24264(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+24288(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+24312(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+24336(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+24360(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+24384(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+24408(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+24432(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+24456(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+24480(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+24504(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+24528(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+24552(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+24576(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+24600(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+24624(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+24648(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+24672(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+24696(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+24720(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+24744(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+24768(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+24792(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+24816(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+24840(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+24864(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+24888(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+24912(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+24936(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+24960(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+24984(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+25008(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+25032(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+25056(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+25080(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+25104(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+25128(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+25152(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+25176(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+25200(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+25224(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+25248(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+25272(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+25296(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+25320(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+25344(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+25368(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+25392(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+25416(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+25440(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+25464(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+25488(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+25512(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+25536(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+25560(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+25584(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+25608(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+25632(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+25656(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+25680(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+25704(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+25728(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+25752(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+25776(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+25800(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+25824(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+25848(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+25872(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+25896(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+25920(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+25944(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+25968(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+25992(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+26016(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+26040(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+26064(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+26088(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+26112(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+26136(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+26160(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+26184(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+26208(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+26232(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+26256(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+26280(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+26304(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+26328(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+26352(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+26376(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+26400(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+26424(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+26448(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+26472(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+26496(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+26520(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+26544(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+26568(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+26592(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+26616(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+26640(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+26664(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+26688(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+26712(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+26736(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+26760(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+26784(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+26808(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+26832(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+26856(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+26880(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+26904(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+26928(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+26952(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+26976(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+27000(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+27024(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+27048(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+27072(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+27096(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+27120(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+27144(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+27168(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+27192(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+27216(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+27240(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+27264(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+27288(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+27312(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+27336(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+27360(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+27384(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+27408(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+27432(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+27456(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+27480(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+27504(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+27528(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+27552(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+27576(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+27600(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+27624(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+27648(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+27672(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+27696(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+27720(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+27744(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+27768(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+27792(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+27816(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+27840(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+27864(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+27888(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+27912(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+27936(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+27960(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+27984(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+28008(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+28032(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+28056(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+28080(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+28104(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+28128(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+28152(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+28176(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+28200(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+28224(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+28248(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+28272(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+28296(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+28320(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+28344(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+28368(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+28392(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+28416(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+28440(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+28464(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+28488(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+28512(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+28536(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+28560(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+28584(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+28608(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+28632(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+28656(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+28680(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+28704(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+28728(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+28752(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+28776(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+28800(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+28824(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+28848(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+28872(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+28896(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+28920(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+28944(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+28968(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+28992(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+29016(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+29040(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+29064(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+29088(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+29112(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+29136(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+29160(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+29184(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+29208(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+29232(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+29256(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+29280(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+29304(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+29328(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+29352(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+29376(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+29400(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+29424(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+29448(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+29472(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+29496(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+29520(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+29544(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+29568(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+29592(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+29616(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+29640(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+29664(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+29688(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+29712(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+29736(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+29760(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+29784(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+29808(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+29832(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+29856(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+29880(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+29904(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+29928(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+29952(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+29976(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+30000(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+30024(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+30048(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+30072(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+30096(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+30120(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+30144(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+30168(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+30192(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+30216(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+30240(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+30264(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+30288(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+30312(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+30336(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+30360(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+30384(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+30408(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+30432(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+30456(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+30480(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+30504(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+30528(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+30552(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+30576(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+30600(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+30624(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+30648(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+30672(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+30696(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+30720(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+30744(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+30768(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+30792(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+30816(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+30840(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+30864(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+30888(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+30912(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+30936(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+30960(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+30984(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+31008(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+31032(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+31056(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+31080(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+31104(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+31128(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+31152(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+31176(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+31200(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+31224(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+31248(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+31272(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+31296(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+31320(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+31344(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+31368(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+31392(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+31416(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+31440(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+31464(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+31488(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+31512(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+31536(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+31560(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+31584(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+31608(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+31632(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+31656(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+31680(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+31704(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+31728(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+31752(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+31776(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+31800(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+31824(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+31848(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+31872(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+31896(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+31920(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+31944(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+31968(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+31992(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+32016(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+32040(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+32064(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+32088(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+32112(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+32136(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+32160(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+32184(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+32208(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+32232(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+32256(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+32280(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+32304(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+32328(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+32352(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+32376(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+32400(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+32424(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+32448(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+32472(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+32496(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+32520(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+32544(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+32568(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+32592(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+32616(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+32640(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+32664(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+32688(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+32712(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+32736(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+32760(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+32784(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+32808(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+32832(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+32856(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+32880(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+32904(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+32928(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+32952(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+32976(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+33000(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+33024(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+33048(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+33072(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+33096(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+33120(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+33144(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+33168(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+33192(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+33216(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+33240(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+33264(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+33288(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+33312(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+33336(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+33360(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+33384(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+33408(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+33432(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+33456(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+33480(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+33504(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+33528(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+33552(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+33576(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+33600(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+33624(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+33648(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+33672(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+33696(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+33720(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+33744(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+33768(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+33792(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+33816(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+33840(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+33864(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+33888(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+33912(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+33936(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+33960(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+33984(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+34008(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+34032(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+34056(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+34080(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+34104(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+34128(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+34152(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+34176(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+34200(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+34224(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+34248(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+34272(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+34296(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+34320(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+34344(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+34368(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+34392(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+34416(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+34440(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+34464(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+34488(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+34512(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+34536(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+34560(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+34584(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+34608(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+34632(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+34656(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+34680(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+34704(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+34728(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+34752(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+34776(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+34800(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+34824(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+34848(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+34872(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+34896(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+34920(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+34944(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+34968(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+34992(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+35016(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+35040(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+35064(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+35088(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+35112(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+35136(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+35160(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+35184(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+35208(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+35232(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+35256(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+35280(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+35304(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+35328(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+35352(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+35376(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+35400(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+35424(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+35448(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+35472(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+35496(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+35520(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+35544(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+35568(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+35592(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+35616(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+35640(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+35664(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+35688(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+35712(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+35736(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+35760(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+35784(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+35808(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+35832(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+35856(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+35880(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+35904(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+35928(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+35952(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+35976(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+36000(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+36024(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+36048(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+36072(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+36096(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+36120(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+36144(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+36168(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+36192(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+36216(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+36240(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+36264(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+36288(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+36312(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+36336(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+36360(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+36384(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+36408(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+36432(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+36456(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+36480(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+36504(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+36528(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+36552(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+36576(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+36600(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+36624(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+36648(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+36672(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+36696(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+36720(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+36744(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+36768(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+36792(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+36816(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+36840(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+36864(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+36888(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+36912(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+36936(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+36960(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+36984(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+37008(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+37032(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+37056(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+37080(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+37104(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+37128(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+37152(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+37176(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+37200(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+37224(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+37248(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+37272(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+37296(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+37320(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+37344(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+37368(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+37392(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+37416(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+37440(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+37464(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+37488(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+37512(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+37536(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+37560(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+37584(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+37608(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+37632(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+37656(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+37680(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+37704(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+37728(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+37752(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+37776(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+37800(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+37824(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+37848(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+37872(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+37896(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+37920(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+37944(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+37968(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+37992(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+38016(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+38040(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+38064(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+38088(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+38112(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+38136(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+38160(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+38184(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+38208(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+38232(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+38256(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+38280(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+38304(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+38328(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+38352(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+38376(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+38400(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+38424(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+38448(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+38472(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+38496(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+38520(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+38544(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+38568(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+38592(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+38616(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+38640(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+38664(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+38688(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+38712(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+38736(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+38760(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+38784(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+38808(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+38832(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+38856(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+38880(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+38904(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+38928(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+38952(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+38976(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+39000(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+39024(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+39048(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+39072(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+39096(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+39120(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+39144(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+39168(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+39192(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+39216(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+39240(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+39264(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+39288(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+39312(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+39336(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+39360(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+39384(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+39408(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+39432(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+39456(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+39480(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+39504(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+39528(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+39552(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+39576(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+39600(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+39624(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+39648(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+39672(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+39696(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+39720(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+39744(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+39768(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+39792(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+39816(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+39840(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+39864(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+39888(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+39912(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+39936(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+39960(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+39984(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+40008(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+40032(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+40056(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+40080(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+40104(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+40128(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+40152(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+40176(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+40200(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+40224(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+40248(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+40272(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+40296(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+40320(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+40344(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+40368(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+40392(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+40416(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+40440(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+40464(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+40488(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+40512(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+40536(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+40560(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+40584(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+40608(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+40632(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+40656(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+40680(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+40704(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+40728(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+40752(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+40776(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+40800(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+40824(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+40848(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+40872(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+40896(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+40920(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+40944(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+40968(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+40992(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+41016(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+41040(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+41064(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+41088(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+41112(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+41136(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+41160(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+41184(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+41208(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+41232(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+41256(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+41280(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+41304(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+41328(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+41352(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+41376(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+41400(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+41424(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+41448(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+41472(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+41496(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+41520(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+41544(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+41568(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+41592(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+41616(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+41640(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+41664(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+41688(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+41712(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+41736(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+41760(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+41784(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+41808(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+41832(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+41856(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+41880(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+41904(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+41928(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+41952(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+41976(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+42000(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+42024(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+42048(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+42072(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+42096(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+42120(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+42144(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+42168(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+42192(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+42216(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+42240(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+42264(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+42288(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+42312(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+42336(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+42360(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+42384(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+42408(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+42432(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+42456(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+42480(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+42504(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+42528(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+42552(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+42576(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+42600(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+42624(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+42648(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+42672(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+42696(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+42720(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+42744(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+42768(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+42792(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+42816(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+42840(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+42864(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+42888(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+42912(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+42936(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+42960(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+42984(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+43008(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+43032(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+43056(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+43080(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+43104(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+43128(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+43152(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+43176(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+43200(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+43224(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+43248(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+43272(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+43296(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+43320(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+43344(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+43368(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+43392(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+43416(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+43440(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+43464(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+43488(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+43512(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+43536(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+43560(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+43584(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+43608(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+43632(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+43656(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+43680(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+43704(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+43728(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+43752(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+43776(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+43800(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+43824(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+43848(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+43872(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+43896(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+43920(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+43944(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+43968(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+43992(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+44016(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+44040(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+44064(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+44088(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+44112(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+44136(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+44160(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+44184(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+44208(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+44232(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+44256(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+44280(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+44304(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+44328(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+44352(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+44376(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+44400(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+44424(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+44448(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+44472(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+44496(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+44520(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+44544(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+44568(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+44592(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+44616(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+44640(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+44664(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+44688(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+44712(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+44736(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+44760(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+44784(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+44808(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+44832(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+44856(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+44880(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+44904(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+44928(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+44952(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+44976(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+45000(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+45024(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+45048(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+45072(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+45096(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+45120(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+45144(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+45168(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+45192(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+45216(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+45240(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+45264(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+45288(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+45312(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+45336(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+45360(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+45384(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+45408(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+45432(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+45456(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+45480(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+45504(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+45528(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+45552(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+45576(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+45600(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+45624(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+45648(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+45672(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+45696(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+45720(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+45744(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+45768(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+45792(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+45816(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+45840(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+45864(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+45888(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+45912(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+45936(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+45960(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+45984(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+46008(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+46032(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+46056(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+46080(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+46104(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+46128(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+46152(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+46176(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+46200(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+46224(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+46248(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+46272(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+46296(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+46320(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+46344(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+46368(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+46392(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+46416(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+46440(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+46464(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+46488(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+46512(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+46536(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+46560(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+46584(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+46608(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+46632(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+46656(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+46680(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+46704(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+46728(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+46752(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+46776(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+46800(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+46824(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+46848(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+46872(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+46896(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+46920(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+46944(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+46968(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+46992(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+47016(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+47040(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+47064(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+47088(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+47112(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+47136(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+47160(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+47184(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+47208(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+47232(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+47256(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+47280(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+47304(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+47328(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+47352(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+47376(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+47400(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+47424(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+47448(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+47472(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+47496(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+47520(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+47544(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+47568(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+47592(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+47616(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+47640(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+47664(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+47688(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+47712(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+47736(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+47760(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+47784(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+47808(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+47832(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+47856(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+47880(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+47904(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+47928(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+47952(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+47976(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+48000(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+48024(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+48048(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+48072(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+48096(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+48120(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+48144(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+48168(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+48192(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+48216(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+48240(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+48264(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+48288(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+48312(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+48336(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+48360(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+48384(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+48408(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+48432(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+48456(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+48480(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+48504(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+48528(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+48552(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+48576(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+48600(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+48624(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+48648(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+48672(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+48696(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+48720(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+48744(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+48768(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+48792(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+48816(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+48840(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+48864(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+48888(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+48912(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+48936(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+48960(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+48984(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+49008(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+49032(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+49056(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+49080(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+49104(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+49128(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+49152(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+49176(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+49200(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+49224(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+49248(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+49272(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+49296(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+49320(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+49344(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+49368(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+49392(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+49416(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+49440(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+49464(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+49488(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+49512(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+49536(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+49560(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+49584(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+49608(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+49632(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+49656(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+49680(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+49704(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+49728(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+49752(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+49776(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+49800(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+49824(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+49848(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+49872(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+49896(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+49920(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+49944(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+49968(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+49992(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+50016(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+50040(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+50064(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+50088(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+50112(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+50136(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+50160(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+50184(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+50208(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+50232(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+50256(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+50280(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+50304(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+50328(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+50352(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+50376(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+50400(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+50424(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+50448(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+50472(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+50496(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+50520(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+50544(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+50568(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+50592(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+50616(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+50640(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+50664(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+50688(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+50712(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+50736(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+50760(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+50784(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+50808(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+50832(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+50856(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+50880(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+50904(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+50928(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+50952(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+50976(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+51000(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+51024(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+51048(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+51072(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+51096(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+51120(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+51144(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+51168(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+51192(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+51216(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+51240(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+51264(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+51288(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+51312(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+51336(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+51360(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+51384(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+51408(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+51432(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+51456(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+51480(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+51504(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+51528(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+51552(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+51576(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+51600(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+51624(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+51648(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+51672(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+51696(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+51720(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+51744(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+51768(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+51792(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+51816(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+51840(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+51864(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+51888(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+51912(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+51936(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+51960(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+51984(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+52008(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+52032(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+52056(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+52080(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+52104(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+52128(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+52152(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+52176(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+52200(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+52224(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+52248(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+52272(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+52296(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+52320(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+52344(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+52368(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+52392(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+52416(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+52440(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+52464(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+52488(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+52512(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+52536(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+52560(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+52584(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+52608(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+52632(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+52656(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+52680(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+52704(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+52728(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+52752(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+52776(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+52800(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+52824(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+52848(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+52872(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+52896(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+52920(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+52944(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+52968(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+52992(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+53016(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+53040(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+53064(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+53088(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+53112(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+53136(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+53160(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+53184(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+53208(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+53232(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+53256(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+53280(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+53304(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+53328(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+53352(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+53376(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+53400(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+53424(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+53448(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+53472(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+53496(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+53520(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+53544(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+53568(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+53592(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+53616(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+53640(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+53664(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+53688(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+53712(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+53736(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+53760(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+53784(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+53808(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+53832(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+53856(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+53880(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+53904(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+53928(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+53952(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+53976(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+54000(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+54024(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+54048(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+54072(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+54096(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+54120(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+54144(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+54168(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+54192(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+54216(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+54240(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+54264(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+54288(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+54312(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+54336(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+54360(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+54384(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+54408(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+54432(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+54456(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+54480(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+54504(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+54528(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+54552(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+54576(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+54600(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+54624(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+54648(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+54672(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+54696(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+54720(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+54744(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+54768(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+54792(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+54816(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+54840(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+54864(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+54888(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+54912(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+54936(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+54960(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+54984(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+55008(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+55032(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+55056(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+55080(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+55104(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+55128(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+55152(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+55176(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+55200(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+55224(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+55248(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+55272(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+55296(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+55320(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+55344(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+55368(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+55392(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+55416(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+55440(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+55464(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+55488(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+55512(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+55536(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+55560(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+55584(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+55608(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+55632(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+55656(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+55680(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+55704(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+55728(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+55752(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+55776(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+55800(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+55824(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+55848(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+55872(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+55896(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+55920(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+55944(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+55968(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+55992(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+56016(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+56040(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+56064(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+56088(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+56112(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+56136(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+56160(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+56184(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+56208(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+56232(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+56256(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+56280(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+56304(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+56328(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+56352(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+56376(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+56400(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+56424(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+56448(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+56472(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+56496(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+56520(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+56544(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+56568(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+56592(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+56616(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+56640(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+56664(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+56688(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+56712(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+56736(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+56760(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+56784(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+56808(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+56832(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+56856(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+56880(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+56904(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+56928(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+56952(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+56976(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+57000(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+57024(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+57048(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+57072(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+57096(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+57120(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+57144(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+57168(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+57192(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+57216(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+57240(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+57264(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+57288(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+57312(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+57336(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+57360(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+57384(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+57408(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+57432(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+57456(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+57480(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+57504(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+57528(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+57552(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+57576(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+57600(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+57624(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+57648(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+57672(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+57696(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+57720(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+57744(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+57768(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+57792(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+57816(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+57840(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+57864(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+57888(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+57912(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+57936(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+57960(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+57984(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+58008(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+58032(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+58056(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+58080(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+58104(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+58128(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+58152(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+58176(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+58200(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+58224(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+58248(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+58272(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+58296(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+58320(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+58344(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+58368(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+58392(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+58416(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+58440(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+58464(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+58488(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+58512(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+58536(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+58560(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+58584(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+58608(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+58632(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+58656(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+58680(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+58704(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+58728(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+58752(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+58776(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+58800(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+58824(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+58848(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+58872(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+58896(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+58920(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+58944(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+58968(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+58992(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+59016(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+59040(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+59064(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+59088(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+59112(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+59136(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+59160(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+59184(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+59208(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+59232(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+59256(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+59280(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+59304(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+59328(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+59352(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+59376(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+59400(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+59424(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+59448(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+59472(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+59496(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+59520(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+59544(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+59568(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+59592(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+59616(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+59640(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+59664(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+59688(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+59712(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+59736(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+59760(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+59784(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+59808(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+59832(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+59856(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+59880(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+59904(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+59928(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+59952(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+59976(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+60000(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+60024(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+60048(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+60072(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+60096(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+60120(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+60144(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+60168(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+60192(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+60216(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+60240(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+60264(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+60288(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+60312(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+60336(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+60360(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+60384(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+60408(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+60432(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+60456(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+60480(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+60504(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+60528(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+60552(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+60576(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+60600(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+60624(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+60648(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+60672(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+60696(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+60720(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+60744(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+60768(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+60792(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+60816(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+60840(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+60864(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+60888(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+60912(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+60936(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+60960(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+60984(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+61008(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+61032(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+61056(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+61080(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+61104(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+61128(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+61152(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+61176(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+61200(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+61224(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+61248(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+61272(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+61296(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+61320(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+61344(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+61368(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+61392(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+61416(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+61440(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+61464(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+61488(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+61512(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+61536(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+61560(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+61584(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+61608(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+61632(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+61656(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+61680(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+61704(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+61728(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+61752(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+61776(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+61800(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+61824(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+61848(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+61872(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+61896(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+61920(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+61944(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+61968(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+61992(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+62016(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+62040(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+62064(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+62088(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+62112(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+62136(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+62160(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+62184(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+62208(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+62232(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+62256(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+62280(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+62304(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+62328(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+62352(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+62376(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+62400(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+62424(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+62448(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+62472(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+62496(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+62520(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+62544(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+62568(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+62592(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+62616(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+62640(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+62664(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+62688(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+62712(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+62736(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+62760(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+62784(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+62808(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+62832(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+62856(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+62880(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+62904(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+62928(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+62952(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+62976(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+63000(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+63024(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+63048(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+63072(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+63096(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+63120(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+63144(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+63168(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+63192(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+63216(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+63240(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+63264(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+63288(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+63312(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+63336(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+63360(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+63384(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+63408(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+63432(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+63456(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+63480(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+63504(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+63528(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+63552(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+63576(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+63600(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+63624(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+63648(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+63672(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+63696(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+63720(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+63744(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+63768(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+63792(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+63816(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+63840(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+63864(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+63888(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+63912(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+63936(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+63960(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+63984(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+64008(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+64032(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+64056(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+64080(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+64104(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+64128(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+64152(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+64176(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+64200(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+64224(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+64248(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+64272(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+64296(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+64320(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+64344(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+64368(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+64392(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+64416(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+64440(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+64464(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+64488(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+64512(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+64536(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+64560(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+64584(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+64608(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+64632(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+64656(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+64680(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+64704(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+64728(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+64752(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+64776(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+64800(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+64824(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+64848(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+64872(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+64896(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+64920(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+64944(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+64968(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+64992(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+65016(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+65040(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+65064(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+65088(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+65112(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+65136(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+65160(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+65184(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+65208(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+65232(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+65256(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+65280(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+65304(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+65328(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+65352(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+65376(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+65400(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+65424(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+65448(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+65472(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+65496(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+65520(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+65544(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+65568(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+65592(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+65616(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+65640(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+65664(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+65688(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+65712(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+65736(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+65760(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+65784(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+65808(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+65832(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+65856(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+65880(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+65904(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+65928(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+65952(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+65976(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+66000(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+66024(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+66048(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+66072(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+66096(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+66120(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+66144(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+66168(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+66192(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+66216(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+66240(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+66264(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+66288(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+66312(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+66336(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+66360(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+66384(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+66408(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+66432(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+66456(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+66480(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+66504(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+66528(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+66552(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+66576(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+66600(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+66624(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+66648(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+66672(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+66696(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+66720(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+66744(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+66768(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+66792(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+66816(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+66840(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+66864(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+66888(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+66912(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+66936(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+66960(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+66984(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+67008(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+67032(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+67056(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+67080(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+67104(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+67128(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+67152(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+67176(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+67200(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+67224(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+67248(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+67272(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+67296(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+67320(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+67344(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+67368(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+67392(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+67416(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+67440(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+67464(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+67488(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+67512(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+67536(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+67560(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+67584(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+67608(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+67632(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+67656(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+67680(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+67704(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+67728(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+67752(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+67776(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+67800(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+67824(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+67848(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+67872(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+67896(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+67920(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+67944(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+67968(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+67992(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+68016(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+68040(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+68064(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+68088(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+68112(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+68136(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+68160(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+68184(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+68208(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+68232(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+68256(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+68280(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+68304(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+68328(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+68352(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+68376(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+68400(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+68424(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+68448(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+68472(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+68496(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+68520(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+68544(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+68568(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+68592(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+68616(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+68640(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+68664(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+68688(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+68712(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+68736(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+68760(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+68784(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+68808(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+68832(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+68856(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+68880(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+68904(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+68928(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+68952(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+68976(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+69000(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+69024(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+69048(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+69072(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+69096(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+69120(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+69144(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+69168(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+69192(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+69216(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+69240(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+69264(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+69288(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+69312(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+69336(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+69360(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+69384(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+69408(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+69432(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+69456(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+69480(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+69504(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+69528(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+69552(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+69576(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+69600(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+69624(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+69648(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+69672(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+69696(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+69720(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+69744(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+69768(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+69792(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+69816(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+69840(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+69864(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+69888(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+69912(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+69936(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+69960(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+69984(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+70008(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+70032(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+70056(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+70080(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+70104(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+70128(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+70152(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+70176(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+70200(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+70224(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+70248(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+70272(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+70296(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+70320(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+70344(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+70368(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+70392(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+70416(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+70440(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+70464(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+70488(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+70512(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+70536(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+70560(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+70584(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+70608(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+70632(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+70656(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+70680(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+70704(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+70728(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+70752(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+70776(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+70800(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+70824(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+70848(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+70872(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+70896(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+70920(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+70944(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+70968(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+70992(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+71016(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+71040(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+71064(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+71088(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+71112(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+71136(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+71160(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+71184(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+71208(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+71232(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+71256(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+71280(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+71304(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+71328(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+71352(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+71376(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+71400(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+71424(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+71448(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+71472(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+71496(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+71520(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+71544(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+71568(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+71592(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+71616(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+71640(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+71664(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+71688(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+71712(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+71736(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+71760(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+71784(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+71808(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+71832(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+71856(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+71880(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+71904(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+71928(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+71952(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+71976(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+72000(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+72024(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+72048(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+72072(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+72096(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+72120(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+72144(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+72168(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+72192(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+72216(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+72240(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+72264(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+72288(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+72312(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+72336(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+72360(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+72384(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+72408(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+72432(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+72456(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+72480(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+72504(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+72528(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+72552(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+72576(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+72600(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+72624(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+72648(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+72672(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+72696(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+72720(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+72744(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+72768(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+72792(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+72816(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+72840(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+72864(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+72888(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+72912(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+72936(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+72960(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+72984(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+73008(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+73032(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+73056(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+73080(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+73104(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+73128(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+73152(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+73176(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+73200(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+73224(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+73248(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+73272(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+73296(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+73320(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+73344(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+73368(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+73392(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+73416(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+73440(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+73464(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+73488(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+73512(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+73536(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+73560(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+73584(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+73608(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+73632(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+73656(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+73680(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+73704(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+73728(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+73752(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+73776(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+73800(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+73824(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+73848(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+73872(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+73896(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+73920(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+73944(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+73968(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+73992(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+74016(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+74040(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+74064(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+74088(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+74112(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+74136(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+74160(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+74184(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+74208(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+74232(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+74256(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+74280(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+74304(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+74328(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+74352(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+74376(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+74400(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+74424(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+74448(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+74472(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+74496(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+74520(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+74544(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+74568(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+74592(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+74616(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+74640(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+74664(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+74688(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+74712(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+74736(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+74760(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+74784(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+74808(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+74832(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+74856(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+74880(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+74904(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+74928(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+74952(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+74976(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+75000(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+75024(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+75048(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+75072(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+75096(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+75120(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+75144(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+75168(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+75192(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+75216(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+75240(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+75264(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+75288(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+75312(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+75336(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+75360(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+75384(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+75408(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+75432(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+75456(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+75480(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+75504(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+75528(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+75552(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+75576(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+75600(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+75624(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+75648(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+75672(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+75696(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+75720(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+75744(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+75768(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+75792(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+75816(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+75840(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+75864(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+75888(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+75912(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+75936(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+75960(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+75984(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+76008(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+76032(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+76056(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+76080(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+76104(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+76128(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+76152(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+76176(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+76200(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+76224(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+76248(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+76272(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+76296(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+76320(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+76344(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+76368(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+76392(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+76416(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+76440(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+76464(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+76488(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+76512(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+76536(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+76560(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+76584(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+76608(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+76632(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+76656(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+76680(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+76704(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+76728(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+76752(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+76776(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+76800(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+76824(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+76848(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+76872(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+76896(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+76920(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+76944(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+76968(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+76992(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+77016(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+77040(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+77064(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+77088(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+77112(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+77136(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+77160(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+77184(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+77208(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+77232(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+77256(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+77280(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+77304(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+77328(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+77352(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+77376(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+77400(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+77424(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+77448(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+77472(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+77496(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+77520(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+77544(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+77568(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+77592(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+77616(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+77640(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+77664(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+77688(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+77712(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+77736(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+77760(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+77784(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+77808(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+77832(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+77856(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+77880(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+77904(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+77928(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+77952(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+77976(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+78000(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+78024(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+78048(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+78072(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+78096(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+78120(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+78144(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+78168(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+78192(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+78216(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+78240(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+78264(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+78288(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+78312(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+78336(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+78360(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+78384(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+78408(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+78432(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+78456(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+78480(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+78504(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+78528(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+78552(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+78576(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+78600(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+78624(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+78648(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+78672(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+78696(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+78720(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+78744(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+78768(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+78792(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+78816(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+78840(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+78864(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+78888(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+78912(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+78936(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+78960(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+78984(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+79008(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+79032(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+79056(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+79080(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+79104(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+79128(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+79152(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+79176(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+79200(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+79224(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+79248(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+79272(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+79296(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+79320(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+79344(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+79368(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+79392(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+79416(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+79440(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+79464(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+79488(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+79512(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+79536(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+79560(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+79584(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+79608(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+79632(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+79656(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+79680(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+79704(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+79728(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+79752(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+79776(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+79800(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+79824(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+79848(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+79872(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+79896(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+79920(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+79944(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+79968(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+79992(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+80016(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+80040(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+80064(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+80088(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+80112(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+80136(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+80160(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+80184(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+80208(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+80232(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+80256(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+80280(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+80304(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+80328(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+80352(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+80376(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+80400(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+80424(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+80448(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+80472(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+80496(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+80520(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+80544(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+80568(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+80592(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+80616(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+80640(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+80664(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+80688(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+80712(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+80736(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+80760(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+80784(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+80808(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+80832(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+80856(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+80880(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+80904(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+80928(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+80952(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+80976(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+81000(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+81024(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+81048(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+81072(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+81096(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+81120(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+81144(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+81168(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+81192(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+81216(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+81240(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+81264(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+81288(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+81312(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+81336(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+81360(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+81384(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+81408(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+81432(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+81456(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+81480(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+81504(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+81528(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+81552(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+81576(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+81600(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+81624(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+81648(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+81672(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+81696(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+81720(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+81744(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+81768(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+81792(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+81816(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+81840(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+81864(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+81888(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+81912(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+81936(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+81960(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+81984(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+82008(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+82032(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+82056(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+82080(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+82104(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+82128(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+82152(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+82176(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+82200(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+82224(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+82248(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+82272(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+82296(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+82320(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+82344(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+82368(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+82392(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+82416(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+82440(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+82464(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+82488(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+82512(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+82536(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+82560(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+82584(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+82608(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+82632(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+82656(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+82680(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+82704(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+82728(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+82752(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+82776(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+82800(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+82824(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+82848(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+82872(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+82896(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+82920(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+82944(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+82968(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+82992(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+83016(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+83040(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+83064(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+83088(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+83112(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+83136(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+83160(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+83184(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+83208(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+83232(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+83256(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+83280(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+83304(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+83328(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+83352(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+83376(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+83400(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+83424(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+83448(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+83472(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+83496(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+83520(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+83544(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+83568(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+83592(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+83616(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+83640(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+83664(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+83688(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+83712(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+83736(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+83760(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+83784(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+83808(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+83832(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+83856(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+83880(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+83904(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+83928(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+83952(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+83976(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+84000(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+84024(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+84048(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+84072(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+84096(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+84120(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+	leaq cutap_route_ctx+84144(%rip), %r11
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
+.if . - cutap_route_stubs - 56112
+.error "route stubs are not 16 bytes each"
+.endif
+	.size cutap_route_stubs,.-cutap_route_stubs
+
+	.bss
+	.globl cutap_route_ctx
+	.hidden cutap_route_ctx
+	.type cutap_route_ctx,@object
+	.p2align 6
+cutap_route_ctx:
+	.zero 84168
+	.size cutap_route_ctx,.-cutap_route_ctx
+
 	.section .data,"aw"
 	.globl cutap_hot
 	.hidden cutap_hot

@@ -626,11 +626,8 @@ static struct plan make_plan(uint32_t id, unsigned nargs, int untyped)
     memset(&p, 0, sizeof p);
     p.flags = PLAN_READY;
     size_t bytes = (size_t)nargs * 8;
-    /* An untyped call of a typed function (a layer of another major) still
-     * says whether its result is a status: result types do not change
-     * between majors. */
-    if (id < CUTAP_STATIC_COUNT && untyped && cutap_fn(id)->typed && cutap_fn(id)->nostatus)
-        p.flags |= PLAN_NOSTATUS;
+    /* Static ids: typed calls only (rec_begin_raw records the untyped
+     * ones); dynamic ids: untyped, argument words only. */
     if (id < CUTAP_STATIC_COUNT && !untyped) {
         const struct cutap_fninfo *fi = cutap_fn(id);
         if (fi->nostatus)
@@ -744,10 +741,42 @@ static __attribute__((noinline)) struct cutap_rec_call *rec_begin_caps(uint32_t 
     return r;
 }
 
+/* An untyped call of a static id (a layer of another major, a call not
+ * made, a CUPTI report of an older callback id): its argument words only.
+ * Never the id's plan, which is its typed calls' (captures read behind
+ * the generated signature's pointers): one id may have calls of both
+ * kinds in one process (a typed call made before the library of another
+ * major was loaded). */
+static __attribute__((noinline)) struct cutap_rec_call *rec_begin_raw(uint32_t id, const uint64_t *args,
+                                                                       unsigned nargs, unsigned depth)
+{
+    name_id(id);
+    /* The layer may have been adopted after the id was named (its first
+     * call made before the library was loaded). */
+    int layer = cutap_call_layer(id);
+    if (layer >= 0 && layer < CUTAP_LAYER_COUNT && !atomic_load_explicit(&layer_noted[layer], memory_order_relaxed))
+        note_layer(layer);
+    unsigned n = slots_for((size_t)nargs * 8);
+    struct cutap_rec_call *r = reserve(n);
+    if (!r)
+        return lost_call();
+    for (unsigned i = 0; i < nargs; i++)
+        r->words[i] = args[i];
+    uint32_t dnc = (uint32_t)(uint16_t)depth | nargs << 16;
+    memcpy(&r->depth, &dnc, sizeof dnc);
+    r->t0 = cutap_rec_clock();
+    unsigned rf = CUTAP_RF_UNTYPED | (cutap_fn(id)->typed && cutap_fn(id)->nostatus ? CUTAP_RF_NOSTATUS : 0);
+    uint64_t head = CUTAP_REC_CALL | (uint64_t)rf << 8 | (uint64_t)n << 16 | (uint64_t)id << 32;
+    __atomic_store_n((uint64_t *)r, head, __ATOMIC_RELEASE);
+    return r;
+}
+
 /* Writes the start of a call record; NULL when it cannot be recorded. */
 static inline __attribute__((always_inline)) struct cutap_rec_call *rec_begin(uint32_t id, const uint64_t *args, unsigned nargs, unsigned depth,
                                                int untyped)
 {
+    if (CUTAP_UNLIKELY(untyped) && id < CUTAP_STATIC_COUNT)
+        return rec_begin_raw(id, args, nargs, depth);
     struct plan *pl = &plans[id];
     if (CUTAP_UNLIKELY(!__atomic_load_n(&pl->flags, __ATOMIC_ACQUIRE)))
         publish_plan(id, nargs, untyped);
@@ -814,6 +843,10 @@ static inline __attribute__((always_inline)) void rec_end(struct cutap_rec_call 
     r->t1 = t1;
     r->result = result;
     uint8_t fl = r->flags | CUTAP_RF_DONE | (skipped ? CUTAP_RF_SKIPPED : 0);
+    if (CUTAP_UNLIKELY(fl & CUTAP_RF_UNTYPED) && id < CUTAP_STATIC_COUNT) {
+        __atomic_store_n(&r->flags, fl, __ATOMIC_RELEASE);   /* rec_begin_raw's: no outputs */
+        return;
+    }
     const struct plan *pl = &plans[id];
     uint8_t pf = pl->flags;
     /* a skipped call: the driver wrote nothing */
@@ -1144,14 +1177,20 @@ void cutap_record_start(const char *dir, int counts, const char *filter)
     /* Made absolute now, and passed on so: the process or its children
      * may change directory before their first call. */
     char cwd[PATH_MAX];
-    if (dir[0] != '/' && getcwd(cwd, sizeof cwd) && strlen(cwd) + strlen(dir) + 2 <= sizeof F.dir) {
+    if (dir[0] == '/') {
+        snprintf(F.dir, sizeof F.dir, "%s", dir);
+    } else if ((errno = 0, getcwd(cwd, sizeof cwd)) && (errno = ENAMETOOLONG, strlen(cwd) + strlen(dir) + 2 <= sizeof F.dir)) {
         size_t a = strlen(cwd), b = strlen(dir);
         memcpy(F.dir, cwd, a);
         F.dir[a] = '/';
         memcpy(F.dir + a + 1, dir, b + 1);
         setenv(counts ? "CUTAP_COUNT" : "CUTAP_TRACE", F.dir, 1);
     } else {
-        snprintf(F.dir, sizeof F.dir, "%s", dir);
+        /* Kept relative, it would name another directory once the
+         * program changes directory: nothing is recorded. */
+        cutap_warn("trace directory %s cannot be made absolute (%s); nothing is recorded", dir, strerror(errno));
+        F.dir[0] = 0;
+        return;
     }
     F.counts = counts;
     if (counts) {

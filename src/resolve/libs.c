@@ -43,16 +43,17 @@
 #include "cutap_internal.h"
 
 _Atomic int cutap_lib_state[CUTAP_LIB_LAYERS];
-/* What each adopted layer is bound to; route contexts and stubs of a layer
- * of another major (count entries, indexed by id - first), set before the
- * layer's state becomes 1 and never freed (stubs may be called until the
- * process ends). */
+/* What each adopted layer is bound to. cutap_lib_routed: a layer of another
+ * major, whose typed functions run through their route stubs and contexts
+ * (src/generated/lib_resolve.S, indexed by id - CUTAP_DRIVER_COUNT): the
+ * contexts are filled, then routed set, then the layer's state becomes 1. */
 static struct {
     char soname[64];
     int vouched;
-    struct cutap_tramp_ctx *ctx;
-    void **stub;
 } bound[CUTAP_LIB_LAYERS];
+_Atomic uint8_t cutap_lib_routed[CUTAP_LIB_LAYERS];
+extern struct cutap_tramp_ctx cutap_route_ctx[];
+extern const unsigned char cutap_route_stubs[];
 extern void *_Atomic cutap_hot[];
 static void *lib_handle[CUTAP_LIB_LAYERS];   /* our reference: never closed */
 static pthread_mutex_t lib_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -140,9 +141,6 @@ static int find_cb(struct dl_phdr_info *info, size_t size, void *data)
     return 1;
 }
 
-static int make_routes(const struct cutap_layer_desc *d, void *const *real, struct cutap_tramp_ctx **ctx_out,
-                       void ***stub_out);
-
 /* Adopts the layer's library: the object holding addr, or (addr 0) the
  * first loaded one with the layer's soname. 1 when the layer is ready. */
 static int adopt(int k, uintptr_t addr)
@@ -160,19 +158,6 @@ static int adopt(int k, uintptr_t addr)
      * while our wrappers still point into it. */
     void *h = strcmp(f.path, "(main program)") ? dlopen(f.path, RTLD_LAZY | RTLD_NOLOAD) : NULL;
     int vouched = !strcmp(f.soname, d->sonames[0]);
-    struct cutap_tramp_ctx *ctx = NULL;
-    void **stub = NULL;
-    if (!vouched && !make_routes(d, f.real, &ctx, &stub)) {
-        /* Without a route, typed code would run with a signature nobody
-         * vouched for: leave the layer unadopted (its calls fail with the
-         * layer's "unavailable" status, recorded). */
-        cutap_warn("layer %s: %s is not %s and cutap could not route its calls: they are not made",
-                   d->name, f.soname, d->sonames[0]);
-        if (h)
-            dlclose(h);
-        free(f.real);
-        return 0;
-    }
     int won = 0;
     pthread_mutex_lock(&lib_lock);
     if (atomic_load(&cutap_lib_state[k]) != 1) {
@@ -180,12 +165,6 @@ static int adopt(int k, uintptr_t addr)
         lib_handle[k] = h;
         snprintf(bound[k].soname, sizeof bound[k].soname, "%s", f.soname);
         bound[k].vouched = vouched;
-        if (!vouched) {
-            bound[k].ctx = ctx;
-            __atomic_store_n(&bound[k].stub, stub, __ATOMIC_RELEASE);
-            ctx = NULL;
-            stub = NULL;
-        }
         for (uint32_t i = 0; i < d->count; i++) {
             uint32_t id = d->first + i;
             cutap_real[id] = f.real[i];
@@ -194,7 +173,16 @@ static int adopt(int k, uintptr_t addr)
             int t = cutap_fn(id)->tramp;
             if (t >= 0)
                 __atomic_store_n(&cutap_lib_untyped_ctx[t].real, f.real[i], __ATOMIC_RELEASE);
+            if (!vouched && cutap_fn(id)->typed) {
+                /* Until refreshed, the route takes the slow path. */
+                struct cutap_tramp_ctx *c = &cutap_route_ctx[id - CUTAP_DRIVER_COUNT];
+                c->id = id;
+                __atomic_store_n(&c->active, 1, __ATOMIC_RELAXED);
+                __atomic_store_n(&c->real, f.real[i], __ATOMIC_RELEASE);
+            }
         }
+        if (!vouched)
+            atomic_store_explicit(&cutap_lib_routed[k], 1, memory_order_release);
         atomic_store_explicit(&cutap_lib_state[k], 1, memory_order_release);
     }
     pthread_mutex_unlock(&lib_lock);
@@ -206,55 +194,24 @@ static int adopt(int k, uintptr_t addr)
     } else if (h) {
         dlclose(h);
     }
-    /* A route made by a thread that lost the race is never handed out. */
-    free(ctx);
-    free(stub);
     free(f.real);
     return 1;
 }
 
-/* Contexts and stubs for every typed function of a layer bound to another
- * major. Untyped ids already have exported trampoline stubs. */
-static int make_routes(const struct cutap_layer_desc *d, void *const *real, struct cutap_tramp_ctx **ctx_out,
-                       void ***stub_out)
-{
-    struct cutap_tramp_ctx *ctx = calloc(d->count, sizeof *ctx);
-    void **stub = calloc(d->count, sizeof *stub);
-    if (!ctx || !stub)
-        goto fail;
-    for (uint32_t i = 0; i < d->count; i++) {
-        uint32_t id = d->first + i;
-        ctx[i].id = id;
-        ctx[i].active = 1;
-        ctx[i].real = real[i];
-        if (cutap_fn(id)->typed && !(stub[i] = cutap_tramp_make_stub(&ctx[i])))
-            goto fail;
-    }
-    *ctx_out = ctx;
-    *stub_out = stub;
-    return 1;
-fail:
-    free(ctx);   /* stubs already made keep pointing here: never called */
-    free(stub);
-    return 0;
-}
-
+/* The route of a typed function of a layer bound to another major; NULL
+ * for every other id. */
 struct cutap_tramp_ctx *cutap_lib_route_ctx(uint32_t id)
 {
-    if (id < CUTAP_DRIVER_COUNT || id >= CUTAP_STATIC_COUNT)
+    if (id < CUTAP_DRIVER_COUNT || id >= CUTAP_STATIC_COUNT || !cutap_fn(id)->typed)
         return NULL;
     int k = cutap_fn(id)->layer - CUTAP_FIRST_LIB_LAYER;
-    void **stub = __atomic_load_n(&bound[k].stub, __ATOMIC_ACQUIRE);
-    return stub && stub[id - cutap_layers[k].first] ? &bound[k].ctx[id - cutap_layers[k].first] : NULL;
+    return atomic_load_explicit(&cutap_lib_routed[k], memory_order_acquire) ? &cutap_route_ctx[id - CUTAP_DRIVER_COUNT]
+                                                                         : NULL;
 }
 
 void *cutap_lib_route_stub(uint32_t id)
 {
-    if (id < CUTAP_DRIVER_COUNT || id >= CUTAP_STATIC_COUNT)
-        return NULL;
-    int k = cutap_fn(id)->layer - CUTAP_FIRST_LIB_LAYER;
-    void **stub = __atomic_load_n(&bound[k].stub, __ATOMIC_ACQUIRE);
-    return stub ? stub[id - cutap_layers[k].first] : NULL;
+    return cutap_lib_route_ctx(id) ? (void *)(cutap_route_stubs + 16 * (size_t)(id - CUTAP_DRIVER_COUNT)) : NULL;
 }
 
 const char *cutap_lib_bound(int layer, int *vouched)
@@ -276,10 +233,6 @@ void *cutap_lib_resolver(uint32_t id)
     return id >= CUTAP_DRIVER_COUNT && id < CUTAP_STATIC_COUNT ? cutap_hot_initial[id] : NULL;
 }
 
-static uint64_t resolve_zero(void) { return 0; }
-static __thread uint32_t unavailable_status __attribute__((tls_model("initial-exec")));
-static uint64_t resolve_unavailable(void) { return unavailable_status; }
-
 /* The first call of a typed layer function (lib_resolve.S, with every
  * argument register saved): adopt the layer, then say where the call goes.
  * The caller's registers and stack are untouched until it gets there. */
@@ -295,11 +248,14 @@ void *cutap_lib_resolve(uint32_t id)
             return hot ? hot : cutap_static_wrapper(id);   /* NULL: the typed slow path */
         if (atomic_load_explicit(&cutap_lib_state[k], memory_order_acquire) == 0) {
             /* This thread is adopting the layer (the library called its own
-             * API from code we ran): as before the layer is found. */
-            if (cutap_fn(id)->nostatus)
-                return (void *)resolve_zero;
-            unavailable_status = cutap_layers[k].unavailable;
-            return (void *)resolve_unavailable;
+             * API from code we ran): the call is not made, as if made before
+             * the layer was found (its "unavailable" status, 0 for a function
+             * without one), and recorded untyped through its route, whose
+             * context has no real function yet. */
+            struct cutap_tramp_ctx *c = &cutap_route_ctx[id - CUTAP_DRIVER_COUNT];
+            c->id = id;
+            __atomic_store_n(&c->active, 1, __ATOMIC_RELEASE);
+            return (void *)(cutap_route_stubs + 16 * (size_t)(id - CUTAP_DRIVER_COUNT));
         }
         cutap_refresh_id(id);   /* adopted, not yet refreshed by its adopter */
     }

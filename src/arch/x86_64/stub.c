@@ -10,6 +10,7 @@
  * Handing out a stub writes only the data page, so no page is ever
  * writable and executable at once, and threads running other stubs of the
  * block are never disturbed. */
+#include <errno.h>
 #include <pthread.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -59,7 +60,17 @@ void *cutap_tramp_make_stub(struct cutap_tramp_ctx *ctx)
 {
     pthread_mutex_lock(&stub_lock);
     if ((!code || used >= per_block) && new_block()) {
+        static int said;
+        int err = errno, first = !said;
+        said = 1;
         pthread_mutex_unlock(&stub_lock);
+        /* The caller hands out the function itself: its calls are made,
+         * not recorded. Said once, with the reason (a W^X policy refuses
+         * executable memory made at run time). */
+        if (first)
+            cutap_warn("cannot make executable memory for trampolines (%s): entry points cutap does not know "
+                       "(newer driver exports, export-table slots) are called unrecorded",
+                       strerror(err));
         return NULL;
     }
     unsigned k = used++;
