@@ -10,16 +10,19 @@ PYTHON  ?= /usr/bin/python3
 LIB_C := $(wildcard src/common/*.c src/core/*.c src/record/*.c src/resolve/*.c src/arch/x86_64/*.c src/generated/*.c)
 LIB_S := $(wildcard src/arch/x86_64/*.S src/generated/*.S)
 LIB_O := $(patsubst %,$(BUILD)/obj/%.o,$(LIB_C) $(LIB_S))
-HDRS  := $(wildcard include/*.h include/generated/*.h src/common/*.h src/core/*.h src/record/*.h)
 
-.PHONY: all lib cli test demo regen regen-check clean bench bench-instr
+.PHONY: all lib cli test demo regen regen-check clean bench bench-instr install uninstall
 all: lib cli
 
 lib: $(BUILD)/libcutap.so
 
-$(BUILD)/obj/%.c.o: %.c $(HDRS)
+# Header dependencies are found by the compiler (-MMD -MP): touching one
+# internal header rebuilds only the objects that include it. An object
+# without its .d file (built before) is rebuilt once to get one.
+DEPFLAGS = -MMD -MP
+$(BUILD)/obj/%.c.o: %.c $(BUILD)/obj/%.c.d
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) $(LIBFLAGS) -c $< -o $@
+	$(CC) $(CFLAGS) $(LIBFLAGS) $(DEPFLAGS) -c $< -o $@
 
 $(BUILD)/obj/%.S.o: %.S src/arch/x86_64/arg_regs.inc
 	@mkdir -p $(dir $@)
@@ -33,12 +36,48 @@ $(BUILD)/libcutap.so: $(LIB_O) src/generated/libcutap.map
 # libsqlite3.so.0 at run time (cli/sqlite_dl.c), so building needs no SQLite
 # header or library. libcutap.so links nothing but libc.
 CLI_C := $(wildcard cli/*.c cli/generated/*.c) src/common/export_tables.c src/common/filter_expr.c src/common/path_search.c
-CLI_H := $(wildcard cli/*.h) include/cutap_format.h $(wildcard src/common/*.h)
+CLI_H := $(wildcard cli/*.h) include/cutap_format.h include/cutap.h $(wildcard src/common/*.h)
+CLI_O := $(patsubst %,$(BUILD)/obj/cutap/%.o,$(CLI_C))
 cli: $(BUILD)/cutap
 
-$(BUILD)/cutap: $(CLI_C) $(CLI_H)
-	@mkdir -p $(BUILD)
-	$(CC) $(CFLAGS) $(WARN) -Iinclude -Icli -Isrc/common -o $@ $(CLI_C) -ldl
+$(BUILD)/obj/cutap/%.c.o: %.c $(BUILD)/obj/cutap/%.c.d
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) $(WARN) -Iinclude -Icli -Isrc/common $(DEPFLAGS) -c $< -o $@
+
+$(BUILD)/cutap: $(CLI_O)
+	$(CC) $(CFLAGS) -o $@ $(CLI_O) -ldl
+
+DEP_FILES := $(patsubst %.o,%.d,$(filter %.c.o,$(LIB_O)) $(CLI_O))
+$(DEP_FILES):
+-include $(DEP_FILES)
+
+# make install [PREFIX=/usr/local] [DESTDIR=...]: the command, the library
+# beside it in ../lib (where cutap trace looks for it), the public headers,
+# a pkg-config file, the man page and bash completion.
+PREFIX  ?= /usr/local
+BINDIR  := $(PREFIX)/bin
+LIBDIR  := $(PREFIX)/lib
+INCDIR  := $(PREFIX)/include
+MANDIR  := $(PREFIX)/share/man/man1
+COMPDIR := $(PREFIX)/share/bash-completion/completions
+PCDIR   := $(LIBDIR)/pkgconfig
+CUTAP_VERSION := $(shell sed -n 's/^\#define CUTAP_VERSION "\(.*\)"$$/\1/p' include/cutap.h)
+install: lib cli
+	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(LIBDIR) $(DESTDIR)$(INCDIR) $(DESTDIR)$(MANDIR) \
+	    $(DESTDIR)$(COMPDIR) $(DESTDIR)$(PCDIR)
+	install -m 0755 $(BUILD)/cutap $(DESTDIR)$(BINDIR)/cutap
+	install -m 0755 $(BUILD)/libcutap.so $(DESTDIR)$(LIBDIR)/libcutap.so
+	install -m 0644 include/cutap.h include/cutap_format.h $(DESTDIR)$(INCDIR)/
+	install -m 0644 docs/cutap.1 $(DESTDIR)$(MANDIR)/cutap.1
+	install -m 0644 contrib/cutap.bash $(DESTDIR)$(COMPDIR)/cutap
+	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@LIBDIR@|$(LIBDIR)|' -e 's|@INCDIR@|$(INCDIR)|' \
+	    -e 's|@VERSION@|$(CUTAP_VERSION)|' contrib/cutap.pc.in >$(DESTDIR)$(PCDIR)/cutap.pc
+	chmod 0644 $(DESTDIR)$(PCDIR)/cutap.pc
+
+uninstall:
+	rm -f $(DESTDIR)$(BINDIR)/cutap $(DESTDIR)$(LIBDIR)/libcutap.so $(DESTDIR)$(INCDIR)/cutap.h \
+	    $(DESTDIR)$(INCDIR)/cutap_format.h $(DESTDIR)$(MANDIR)/cutap.1 $(DESTDIR)$(COMPDIR)/cutap \
+	    $(DESTDIR)$(PCDIR)/cutap.pc
 
 # Regenerate src/generated, include/generated and tests/fake/generated from
 # the CUDA headers (needs python3-clang-14 and the CUDA toolkit headers).

@@ -20,6 +20,7 @@
 
 #include "cli.h"
 #include "cutap.h"
+#include "generated/cutap_ids.h"
 #include "export_tables.h"
 #include "decode_tables.h"
 

@@ -3,6 +3,9 @@
 #include <string.h>
 
 #include "cli.h"
+#include "cutap.h"
+#include "cutap_format.h"
+#include "generated/cutap_ids.h"
 
 static const char usage[] =
     "usage: cutap COMMAND [OPTIONS]\n"
@@ -25,6 +28,8 @@ static const char usage[] =
     "        one line per call in time order, arguments decoded (DIR may be one .cutap file)\n"
     "  export --format perfetto|sqlite|jsonl -o FILE DIR\n"
     "        Chrome/Perfetto JSON, SQLite database, or JSON lines\n"
+    "  --version\n"
+    "        cutap's release, its trace format and plugin API versions\n"
     "\n"
     "FILTER: comma-separated terms, each a glob on the entry point name\n"
     "(cuMem*, cudaMemcpy*, cublasGemm*) or layer=LAYER; a leading ! excludes.\n"
@@ -36,6 +41,11 @@ int main(int argc, char **argv)
     if (argc < 2 || !strcmp(argv[1], "help") || !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
         fputs(usage, argc < 2 ? stderr : stdout);
         return argc < 2 ? 2 : 0;
+    }
+    if (!strcmp(argv[1], "--version") || !strcmp(argv[1], "version")) {
+        printf("cutap %s (trace format %d, plugin API %d, CUDA %d.%d headers)\n", CUTAP_VERSION, CUTAP_FILE_VERSION,
+               CUTAP_API_VERSION, CUTAP_HEADER_CUDA_VERSION / 1000, CUTAP_HEADER_CUDA_VERSION % 1000 / 10);
+        return 0;
     }
     static const struct {
         const char *name;

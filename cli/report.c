@@ -18,6 +18,7 @@
 
 #include "cli.h"
 #include "cutap.h"
+#include "generated/cutap_ids.h"
 
 struct row {
     int64_t group;

@@ -318,6 +318,7 @@ int cmd_trace(int argc, char **argv)
     if (rc)
         return rc;
     char dir[PATH_MAX];
+    int auto_dir = !o.out;
     if (o.out) {
         snprintf(dir, sizeof dir, "%s", o.out);
         /* a directory of ours that nobody else can write into or swap */
@@ -352,6 +353,17 @@ int cmd_trace(int argc, char **argv)
     if (not_run) {
         /* nothing ran (said above): no trace, no summary; the directory
          * goes if it holds nothing else */
+        char reg[PATH_MAX + 64];
+        snprintf(reg, sizeof reg, "%s/%s", dir, CUTAP_REG_NAME);
+        unlink(reg);
+        rmdir(dir);
+        return code;
+    }
+    if (auto_dir && !count_traces(dir)) {
+        /* nothing recorded into the directory cutap named: the summary
+         * without it, and the directory goes */
+        procs_summary(dir, 0);
+        fprintf(stderr, "cutap: no CUDA call was recorded (%s not kept)\n", dir);
         char reg[PATH_MAX + 64];
         snprintf(reg, sizeof reg, "%s/%s", dir, CUTAP_REG_NAME);
         unlink(reg);

@@ -5,6 +5,7 @@
 
 #include "cli.h"
 #include "cutap.h"
+#include "generated/cutap_ids.h"
 
 /* The layer numbers the library writes (cutap_layer_t); the runtime layer
  * is recorded by --runtime=cupti and the symbol wrappers alike. */

@@ -1,17 +1,22 @@
 /*
- * cutap — public C API of libcutap.so.
+ * cutap — public C API of libcutap.so (API version 2).
  *
  * libcutap.so is preloaded into a process (LD_PRELOAD, or by `cutap`). It
- * intercepts every CUDA driver entry point, whichever way the program or its
- * libraries reach it, and runs the callbacks that clients registered here
- * before and after the real call. The built-in tracer, the counters and
- * plugins (CUTAP_PLUGINS) are all clients of this API.
+ * intercepts every CUDA driver entry point, and the runtime and library
+ * functions, whichever way the program or its libraries reach them, and
+ * runs the callbacks that clients registered here before and after the
+ * real call. The built-in tracer, the counters and plugins
+ * (CUTAP_PLUGINS) are all clients of this API.
  *
- * Call ids: every entry point the generator knows (driver exports, then the
- * functions of the runtime and library layers) has a fixed id
- * (CUTAP_ID_<exported name>, include/generated/cutap_ids.h). Functions found
- * at run time (entry points newer than the tables, export-table slots) get
- * ids from CUTAP_ID_DYNAMIC_BASE on; cutap_call_name() names every id.
+ * Names are the ABI. A call id is a number valid in one process only:
+ * ask for it by name (cutap_lookup, cutap_enable_name, cutap_enable_filter)
+ * and compare call->id with what you were given; never compile an id in
+ * (cutap's tables change with every CUDA header update, and with them the
+ * numbers). Layers likewise: cutap_layer_lookup("cublas"). Nothing in
+ * this header is a number that changes between cutap builds.
+ *
+ * Plugins negotiate the interface version with cutap, as Vulkan layers do
+ * with the loader: see cutap_plugin_negotiate below.
  */
 #ifndef CUTAP_H
 #define CUTAP_H
@@ -19,27 +24,28 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "generated/cutap_ids.h"
-
 #ifdef __cplusplus
 extern "C" {
 #endif
 
-#define CUTAP_API_VERSION 1
+/* The interface this header describes; cutap serves CUTAP_API_VERSION_MIN
+ * to CUTAP_API_VERSION. Version 1 (ids compiled in from generated tables,
+ * a scratch array sized by a client limit in cutap_call) is no longer
+ * served. */
+#define CUTAP_API_VERSION 2
+#define CUTAP_API_VERSION_MIN 2
+/* The release, as `cutap --version` and every trace header give it. */
+#define CUTAP_VERSION "0.3.0"
 
 #define CUTAP_PUBLIC __attribute__((visibility("default")))
 
-/* Upper bound of call ids, static and dynamic together. */
-#define CUTAP_MAX_IDS 16384
-#define CUTAP_ID_DYNAMIC_BASE CUTAP_STATIC_COUNT
 /* Pass to cutap_enable() to mean every id, present and future. */
 #define CUTAP_ID_ALL 0xffffffffu
-/* At most this many clients (built-in ones included). */
-#define CUTAP_MAX_CLIENTS 8
 
-/* Layers: the driver, export-table slots, then the runtime and the
- * libraries (CUTAP_LAYER_RUNTIME, CUTAP_LAYER_CUBLAS, ... CUTAP_LAYER_NVTX,
- * generated in cutap_ids.h with CUTAP_LAYER_NAMES). */
+/* The two layers below the libraries, stable by construction; every other
+ * layer by name (cutap_layer_lookup): "runtime", "cublas", "cublasLt",
+ * "cudnn", "nccl", "cufft", "curand", "cusparse", "cusolver", "nvrtc",
+ * "nvJitLink", "nvtx", "nvml". */
 typedef enum cutap_layer {
     CUTAP_LAYER_DRIVER = 0,   /* libcuda.so.1 entry points */
     CUTAP_LAYER_HIDDEN = 1,   /* slots of cuGetExportTable tables */
@@ -47,8 +53,9 @@ typedef enum cutap_layer {
 
 /* Flags of a cutap_call. */
 enum {
-    /* The signature is unknown (generic trampoline): args[] holds the six
-     * integer argument registers as they were, nargs is 6, a pre callback
+    /* The signature is unknown (generic trampoline, or a layer of another
+     * CUDA major): args[] holds the six integer argument registers as they
+     * were, nargs is 6 (0 for a call that was not made), a pre callback
      * cannot change them nor skip the call. */
     CUTAP_CALL_UNTYPED = 1u << 0,
     /* A pre callback skipped the real call; result is what it supplied. */
@@ -66,9 +73,11 @@ enum {
     CUTAP_ARG_STRUCT = 6,  /* struct passed by value: the word is its address */
 };
 
+/* One intercepted call, as callbacks see it. cutap owns it: a client never
+ * allocates one nor takes its size. */
 typedef struct cutap_call {
-    uint32_t id;          /* call id */
-    uint16_t layer;       /* cutap_layer_t */
+    uint32_t id;          /* call id (cutap_lookup) */
+    uint16_t layer;       /* cutap_layer_t, or a layer from cutap_layer_lookup */
     uint16_t flags;       /* CUTAP_CALL_* */
     uint32_t nargs;       /* number of words in args */
     uint32_t depth;       /* nesting depth on this thread: 0 = outermost call */
@@ -80,7 +89,6 @@ typedef struct cutap_call {
                              callback skips the call */
     void *fn;             /* the real function */
     struct cutap_call *parent;  /* enclosing intercepted call on this thread */
-    uint64_t scratch[CUTAP_MAX_CLIENTS];  /* one word per client, zero before pre */
 } cutap_call_t;
 
 /* Return values of a pre callback. */
@@ -89,8 +97,10 @@ enum {
     CUTAP_SKIP = 1,       /* do not; the caller gets call->result */
 };
 
-typedef int (*cutap_pre_fn)(cutap_call_t *call, void *ctx);
-typedef void (*cutap_post_fn)(cutap_call_t *call, void *ctx);
+/* scratch: one word of this client's for this call, zero before pre, kept
+ * until its post (e.g. a start time). */
+typedef int (*cutap_pre_fn)(cutap_call_t *call, void *ctx, uint64_t *scratch);
+typedef void (*cutap_post_fn)(cutap_call_t *call, void *ctx, uint64_t *scratch);
 
 typedef struct cutap_arg_info {
     const char *name;     /* parameter name from the header */
@@ -101,23 +111,38 @@ typedef struct cutap_arg_info {
 /*
  * Register a client. pre and/or post may be NULL. Pre callbacks run in
  * registration order, post callbacks in reverse order. Returns the client
- * handle (>= 0, also its index into cutap_call.scratch) or -1 when the table
- * is full. A new client is enabled for no id: call cutap_enable().
+ * handle (>= 0), or -1 when no more clients can be registered (cutap has
+ * a small fixed number of slots, built-in clients included; a slot is
+ * never reused in a process). A new client is enabled for no id.
  */
 CUTAP_PUBLIC int cutap_register(const char *name, cutap_pre_fn pre, cutap_post_fn post, void *ctx);
+
+/* Stop a client: none of its callbacks starts after this returns (those
+ * already running on other threads finish; keep the plugin loaded). */
+CUTAP_PUBLIC int cutap_unregister(int client);
 
 /* Turn a client's callbacks on or off for one id or CUTAP_ID_ALL. Ids with
  * no enabled client cost only the pass-through. Returns 0, or -1 for a bad
  * client or id. */
 CUTAP_PUBLIC int cutap_enable(int client, uint32_t id, int on);
+/* The same by name: 0, or -1 when cutap knows no function of that name. */
+CUTAP_PUBLIC int cutap_enable_name(int client, const char *name, int on);
+/* Turn a client on for the functions a filter selects, present and
+ * future (dynamic ids made later too): cutap's filter language
+ * (`cutap trace -e`): comma-separated globs on names, layer=NAME, and
+ * exclusions with a leading '!'. Returns 0, or -1 for a bad filter (the
+ * message goes to cutap's warning channel). */
+CUTAP_PUBLIC int cutap_enable_filter(int client, const char *filter);
 
 /* Names and metadata. */
 CUTAP_PUBLIC uint32_t cutap_call_count(void);                 /* ids in use, dynamic ones included */
 CUTAP_PUBLIC const char *cutap_call_name(uint32_t id);        /* exported name, "<TABLE>#<slot>", … */
-CUTAP_PUBLIC int cutap_call_layer(uint32_t id);               /* cutap_layer_t, -1 if unknown */
+CUTAP_PUBLIC int cutap_call_layer(uint32_t id);               /* its layer, -1 if unknown */
 CUTAP_PUBLIC int cutap_call_nargs(uint32_t id);               /* -1 when the signature is unknown */
 CUTAP_PUBLIC const cutap_arg_info_t *cutap_call_arg(uint32_t id, unsigned index);
 CUTAP_PUBLIC uint32_t cutap_lookup(const char *name);         /* CUTAP_ID_ALL when unknown */
+CUTAP_PUBLIC int cutap_layer_lookup(const char *name);        /* -1 when unknown */
+CUTAP_PUBLIC const char *cutap_layer_name(int layer);         /* NULL when unknown */
 
 /* Name of a cuGetExportTable UUID (16 bytes), or NULL if cutap does not know it. */
 CUTAP_PUBLIC const char *cutap_export_table_name(const void *uuid16);
@@ -125,9 +150,44 @@ CUTAP_PUBLIC const char *cutap_export_table_name(const void *uuid16);
 /* Nesting depth of the calling thread: intercepted calls now on its stack. */
 CUTAP_PUBLIC unsigned cutap_thread_depth(void);
 
-/* Plugins named in CUTAP_PLUGINS export this; it returns 0 on success. */
+/*
+ * Plugins (CUTAP_PLUGINS=a.so:b.so) export two functions:
+ *
+ *   int cutap_plugin_negotiate(cutap_plugin_negotiate_t *n);
+ *       cutap fills struct_size, api_version (the newest it serves),
+ *       api_version_min (the oldest) and cutap_version; the plugin sets
+ *       api_version to the version it speaks (within the range) and
+ *       returns 0, or returns non-zero to decline. Only the fields up to
+ *       struct_size exist: a later cutap may add fields at the end.
+ *       CUTAP_PLUGIN_NEGOTIATE() defines the usual one (speaks this
+ *       header's CUTAP_API_VERSION).
+ *   int cutap_plugin_init(unsigned api_version);
+ *       called with the negotiated version; returns 0 on success.
+ *
+ * A plugin without cutap_plugin_negotiate is of API version 1 and is not
+ * loaded (its call ids were compiled in): cutap says so.
+ */
+typedef struct cutap_plugin_negotiate {
+    uint32_t struct_size;
+    uint32_t api_version;        /* in: newest served; out: the plugin's */
+    uint32_t api_version_min;    /* in: oldest served */
+    uint32_t reserved;
+    const char *cutap_version;   /* in: CUTAP_VERSION of the library */
+} cutap_plugin_negotiate_t;
+typedef int (*cutap_plugin_negotiate_fn)(cutap_plugin_negotiate_t *n);
 typedef int (*cutap_plugin_init_fn)(unsigned api_version);
 #define CUTAP_PLUGIN_ENTRY "cutap_plugin_init"
+#define CUTAP_PLUGIN_NEGOTIATE_ENTRY "cutap_plugin_negotiate"
+#define CUTAP_PLUGIN_NEGOTIATE()                                                                  \
+    __attribute__((visibility("default"))) int cutap_plugin_negotiate(cutap_plugin_negotiate_t *n); \
+    __attribute__((visibility("default"))) int cutap_plugin_negotiate(cutap_plugin_negotiate_t *n)  \
+    {                                                                                             \
+        if (!n || n->struct_size < 12 || n->api_version < CUTAP_API_VERSION ||                    \
+            n->api_version_min > CUTAP_API_VERSION)                                               \
+            return -1;                                                                            \
+        n->api_version = CUTAP_API_VERSION;                                                       \
+        return 0;                                                                                 \
+    }
 
 #ifdef __cplusplus
 }

@@ -180,6 +180,66 @@ case_callback_api() {
         || { cat "$WORK/api.err" >&2; return 1; }
 }
 
+case_callback_api_clients() {
+    # API version 2 clients (tests/plugins/apitest.c): a second client
+    # enabled by a filter sees the one cuDeviceGetCount the first did not
+    # skip; a third, unregistered at once, sees no call and cannot be
+    # enabled again; names and layers looked up.
+    CUTAP_PLUGINS=$T/apitest.so LD_PRELOAD=$LIB $T/t_api >"$WORK/apic.out" 2>"$WORK/apic.err" \
+        || { cat "$WORK/apic.out" "$WORK/apic.err" >&2; return 1; }
+    grep -qx 'apitest: modified=1 skipped=1 nested_depth=1 parent=cuProfilerStart posts=[0-9]* scratch=ok inner=14 pairs=ok second=1 unregistered=0' "$WORK/apic.err" \
+        || { cat "$WORK/apic.err" >&2; return 1; }
+}
+
+case_cli_version_install() {
+    # cutap --version names the release, the trace format and the plugin
+    # API; make install (DESTDIR, PREFIX) puts the command, the library
+    # beside it in ../lib (found there by cutap trace), the headers, the
+    # pkg-config file, the man page and the bash completion; the installed
+    # command traces the demo; the trace header names the release.
+    local v; v=$(sed -n 's/^#define CUTAP_VERSION "\(.*\)"$/\1/p' include/cutap.h)
+    "$CUTAP" --version | grep -qx "cutap $v (trace format [0-9]*, plugin API [0-9]*, CUDA [0-9]*\.[0-9]* headers)" || return 1
+    local inst=$WORK/inst
+    make -s install DESTDIR="$inst" PREFIX=/opt/cutap BUILD="$B" >/dev/null || return 1
+    local f
+    for f in bin/cutap lib/libcutap.so include/cutap.h include/cutap_format.h lib/pkgconfig/cutap.pc \
+        share/man/man1/cutap.1 share/bash-completion/completions/cutap; do
+        [ -f "$inst/opt/cutap/$f" ] || { say "  $f not installed"; return 1; }
+    done
+    grep -qx "Version: $v" "$inst/opt/cutap/lib/pkgconfig/cutap.pc" && grep -qx 'Cflags: -I${includedir}' "$inst/opt/cutap/lib/pkgconfig/cutap.pc" || return 1
+    bash -n "$inst/opt/cutap/share/bash-completion/completions/cutap" || return 1
+    if command -v man >/dev/null; then man -l "$inst/opt/cutap/share/man/man1/cutap.1" 2>/dev/null | grep -q 'cutap trace' || return 1; fi
+    "$inst/opt/cutap/bin/cutap" trace -o "$WORK/inst.tr" -- $T/t_record many 3 >/dev/null 2>"$WORK/inst.err" || { cat "$WORK/inst.err" >&2; return 1; }
+    grep -q ': 3 calls, ' "$WORK/inst.err" || { cat "$WORK/inst.err" >&2; return 1; }
+    grep -aq "cutap $v" "$WORK/inst.tr"/*.cutap || { say "  the trace header does not name cutap $v"; return 1; }
+}
+
+case_trace_default_dir_nothing_traced() {
+    # A command that makes no CUDA call: cutap says so and leaves no
+    # directory of its own naming behind (an -o directory stays).
+    (cd "$WORK" && mkdir -p nt0 && cd nt0 && "$CUTAP" trace -- true 2>"$WORK/nt0.err") || return 1
+    grep -q '^cutap: no CUDA call was recorded (cutap-20[0-9-]* not kept)$' "$WORK/nt0.err" \
+        && [ -z "$(ls -A "$WORK/nt0")" ] || { cat "$WORK/nt0.err" >&2; ls -A "$WORK/nt0" >&2; return 1; }
+    "$CUTAP" trace -o "$WORK/nt0o" -- true 2>/dev/null && [ -d "$WORK/nt0o" ]
+}
+
+case_api_ids_by_name() {
+    # Plugin ABI version 2: a plugin built against the ids of another build
+    # (every id one higher, tests/tests.mk) that asks for cuCtxGetCurrent by
+    # name sees exactly its 5 calls; the same plugin with the id compiled in
+    # from those tables (what version 1 plugins did) sees none of them (so
+    # the case can fail); a version 1 plugin is refused with a message and
+    # the program runs as bare.
+    CUTAP_PLUGINS=$T/abi_names.so LD_PRELOAD=$LIB $T/t_record many 5 >/dev/null 2>"$WORK/abi1.err" || return 1
+    grep -qx 'abi-names: watched=5 other=0' "$WORK/abi1.err" || { cat "$WORK/abi1.err" >&2; return 1; }
+    CUTAP_PLUGINS=$T/abi_numbers.so LD_PRELOAD=$LIB $T/t_record many 5 >/dev/null 2>"$WORK/abi2.err" || return 1
+    grep -q '^abi-numbers: watched=0 ' "$WORK/abi2.err" || { cat "$WORK/abi2.err" >&2; return 1; }
+    $T/t_record many 5 >"$WORK/abi3.want" 2>&1 || return 1
+    CUTAP_PLUGINS=$T/api_v1.so LD_PRELOAD=$LIB $T/t_record many 5 >"$WORK/abi3.out" 2>"$WORK/abi3.err" || return 1
+    grep -q "plugin $T/api_v1.so not used: it is of cutap API version 1" "$WORK/abi3.err" && ! grep -q 'init called' "$WORK/abi3.err" \
+        && cmp -s "$WORK/abi3.want" "$WORK/abi3.out" || { cat "$WORK/abi3.err" >&2; return 1; }
+}
+
 case_driver_env_reentry() {
     # CUTAP_DRIVER names a shim whose constructor opens the real driver and
     # calls it while cutap is adopting: no deadlock, the shim (no driver

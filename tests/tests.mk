@@ -225,3 +225,19 @@ $(T)/libnowx.so: tests/lib_nowx.c
 	@mkdir -p $(T)
 	$(CC) $(TCFLAGS) -fPIC -shared -o $@ $< -ldl
 TEST_BINS += $(T)/libnowx.so
+
+# The plugin ABI by name (tests/plugins/abi_names.c): the ids of "another
+# build" (every id one higher, as after a header update that added a
+# function early), included ahead of cutap.h; a plugin asking by name, and
+# one with the id compiled in from those tables (it must watch the wrong
+# function: the case proves it can fail); a plugin of API version 1.
+$(T)/prev/cutap_ids.h: include/generated/cutap_ids.h
+	@mkdir -p $(T)/prev
+	awk '{ if (match($$0, /^    CUTAP_ID_[A-Za-z0-9_]+ = [0-9]+,$$/)) { split($$0, a, " = "); n = a[2] + 1; print a[1] " = " n ","; } else print }' $< >$@
+$(T)/abi_names.so: tests/plugins/abi_names.c include/cutap.h $(T)/prev/cutap_ids.h
+	$(CC) $(TCFLAGS) -fPIC -shared -DBY_NAME -DLABEL='"names"' -include $(T)/prev/cutap_ids.h -o $@ $<
+$(T)/abi_numbers.so: tests/plugins/abi_names.c include/cutap.h $(T)/prev/cutap_ids.h
+	$(CC) $(TCFLAGS) -fPIC -shared -DLABEL='"numbers"' -include $(T)/prev/cutap_ids.h -o $@ $<
+$(T)/api_v1.so: tests/plugins/api_v1.c
+	$(CC) $(TCFLAGS) -fPIC -shared -o $@ $<
+TEST_BINS += $(T)/abi_names.so $(T)/abi_numbers.so $(T)/api_v1.so

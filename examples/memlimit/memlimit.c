@@ -16,6 +16,10 @@
 
 #include "cutap.h"
 
+/* cutap API version 2: the interface is negotiated, and functions are
+ * asked for by name (their ids are looked up once, at start). */
+CUTAP_PLUGIN_NEGOTIATE()
+
 #define CUDA_ERROR_OUT_OF_MEMORY 2
 #define MAXALLOC 4096
 
@@ -23,11 +27,12 @@ static uint64_t limit, used;
 static struct { uint64_t ptr, size; } live[MAXALLOC];
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static int me;
+static uint32_t id_alloc, id_free;
 
-static int pre(cutap_call_t *c, void *ctx)
+static int pre(cutap_call_t *c, void *ctx, uint64_t *scratch)
 {
-    (void)ctx;
-    if (c->id != CUTAP_ID_cuMemAlloc_v2)
+    (void)ctx, (void)scratch;
+    if (c->id != id_alloc)
         return CUTAP_PROCEED;
     uint64_t size = c->args[1];
     pthread_mutex_lock(&lock);
@@ -41,13 +46,13 @@ static int pre(cutap_call_t *c, void *ctx)
     return CUTAP_SKIP;
 }
 
-static void post(cutap_call_t *c, void *ctx)
+static void post(cutap_call_t *c, void *ctx, uint64_t *scratch)
 {
-    (void)ctx;
+    (void)ctx, (void)scratch;
     if (c->flags & CUTAP_CALL_SKIPPED)
         return;
     pthread_mutex_lock(&lock);
-    if (c->id == CUTAP_ID_cuMemAlloc_v2) {
+    if (c->id == id_alloc) {
         uint64_t *dptr = (uint64_t *)(uintptr_t)c->args[0];
         if (c->result != 0 || !dptr) {
             used -= c->args[1];   /* failed: give the reservation back */
@@ -58,7 +63,7 @@ static void post(cutap_call_t *c, void *ctx)
                     break;
                 }
         }
-    } else if (c->id == CUTAP_ID_cuMemFree_v2 && c->result == 0) {
+    } else if (c->id == id_free && c->result == 0) {
         for (int i = 0; i < MAXALLOC; i++)
             if (live[i].ptr == c->args[0]) {
                 used -= live[i].size;
@@ -80,7 +85,9 @@ int cutap_plugin_init(unsigned api_version)
     limit = strtoull(s, NULL, 0);
     if ((me = cutap_register("memlimit", pre, post, NULL)) < 0)
         return 2;
-    cutap_enable(me, CUTAP_ID_cuMemAlloc_v2, 1);
-    cutap_enable(me, CUTAP_ID_cuMemFree_v2, 1);
+    id_alloc = cutap_lookup("cuMemAlloc_v2");
+    id_free = cutap_lookup("cuMemFree_v2");
+    if (cutap_enable_name(me, "cuMemAlloc_v2", 1) || cutap_enable_name(me, "cuMemFree_v2", 1))
+        return 3;
     return 0;
 }

@@ -6,6 +6,7 @@
 #include <strings.h>
 
 #include "cutap.h"
+#include "generated/cutap_ids.h"
 #include "filter_expr.h"
 
 static const char *const layer_names[] = CUTAP_LAYER_NAMES;

@@ -8,6 +8,20 @@
 #include <string.h>
 
 #include "cutap.h"
+#include "generated/cutap_ids.h"
+
+/* Inside cutap only (the public header has no numbers that change between
+ * builds): upper bound of call ids, static and dynamic together; client
+ * slots, built-in clients included. */
+#define CUTAP_MAX_IDS 16384
+#define CUTAP_MAX_CLIENTS 8
+
+/* A call with the clients' scratch words: what cutap_call_t handed to a
+ * callback is the first member of. */
+struct cutap_icall {
+    cutap_call_t c;
+    uint64_t scratch[CUTAP_MAX_CLIENTS];
+};
 
 #define CUTAP_EXPORT __attribute__((visibility("default")))
 /* Typed slow paths (generated *_wrappers.c), entered from the exported
@@ -131,8 +145,6 @@ extern cutap_fixup_fn cutap_fixup[CUTAP_STATIC_COUNT];
 /* Dynamic ids: a client that is not enabled for CUTAP_ID_ALL may still want
  * some of the ids made later (the recorder's -e filter): want() is asked,
  * under cutap's registration lock, for each new id. */
-typedef int (*cutap_want_fn)(const char *name, int layer);
-void cutap_client_set_filter(int client, cutap_want_fn want);
 void cutap_dispatch_new_id(uint32_t id, const char *name, int layer);
 
 /* --- core/ids.c: dynamic ids --- */
@@ -273,7 +285,7 @@ extern __thread struct cutap_thread cutap_tls __attribute__((tls_model("initial-
  * thread's current one, so calls made inside nest under it; exit, with the
  * result, restores and runs the post callbacks. Strictly nested per thread. */
 struct cutap_external {
-    cutap_call_t call;
+    struct cutap_icall call;
     uint8_t mask;
     uint8_t hook;     /* entered from inside an export-table hook call */
 };

@@ -3,8 +3,10 @@
  * resolved). The fast path lives in the generated wrappers. */
 #include <pthread.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "cutap_internal.h"
+#include "filter_expr.h"
 
 /* cutap_hot[CUTAP_STATIC_COUNT] is defined, with its initial values, in
  * src/generated/lib_resolve.S. */
@@ -19,7 +21,8 @@ struct client {
     cutap_post_fn post;
     void *ctx;
     int all;           /* enabled for CUTAP_ID_ALL: ids made later get it too */
-    cutap_want_fn want;   /* or: ids made later that this accepts */
+    char *filter;      /* or: ids made later that this filter selects */
+    int gone;          /* unregistered: never enabled again */
 };
 static struct client clients[CUTAP_MAX_CLIENTS];
 static _Atomic int nclients;
@@ -82,7 +85,7 @@ int cutap_register(const char *name, cutap_pre_fn pre, cutap_post_fn post, void 
         cutap_warn("cannot register client '%s': %d clients already", name ? name : "?", n);
         return -1;
     }
-    clients[n] = (struct client){name, pre, post, ctx, 0, NULL};
+    clients[n] = (struct client){name, pre, post, ctx, 0, NULL, 0};
     atomic_store(&nclients, n + 1);
     pthread_mutex_unlock(&reg_lock);
     return n;
@@ -100,7 +103,7 @@ static void set_bit(uint32_t id, int client, int on)
 
 int cutap_enable(int client, uint32_t id, int on)
 {
-    if (client < 0 || client >= atomic_load(&nclients))
+    if (client < 0 || client >= atomic_load(&nclients) || (on && clients[client].gone))
         return -1;
     if (id == CUTAP_ID_ALL) {
         pthread_mutex_lock(&reg_lock);
@@ -117,12 +120,59 @@ int cutap_enable(int client, uint32_t id, int on)
     return 0;
 }
 
-void cutap_client_set_filter(int client, cutap_want_fn want)
+int cutap_enable_name(int client, const char *name, int on)
+{
+    uint32_t id = cutap_lookup(name);
+    return id == CUTAP_ID_ALL ? -1 : cutap_enable(client, id, on);
+}
+
+int cutap_enable_filter(int client, const char *filter)
+{
+    const char *why = NULL;
+    if (!filter || cutap_filter_eval(filter, "", CUTAP_LAYER_DRIVER, &why) < 0) {
+        cutap_warn("invalid filter '%s': %s (terms: GLOB, !GLOB, layer=NAME)", filter ? filter : "(null)",
+                   why ? why : "missing");
+        return -1;
+    }
+    char *copy = strdup(filter);
+    if (!copy)
+        return -1;
+    pthread_mutex_lock(&reg_lock);
+    if (client < 0 || client >= atomic_load(&nclients) || clients[client].gone) {
+        pthread_mutex_unlock(&reg_lock);
+        free(copy);
+        return -1;
+    }
+    /* first: no id made meanwhile is missed (a filter is never freed: a
+     * concurrent cutap_dispatch_new_id may be reading the old one) */
+    clients[client].filter = copy;
+    uint32_t n = cutap_call_count();
+    for (uint32_t id = 0; id < n; id++)
+        if (cutap_filter_eval(copy, cutap_call_name(id), cutap_call_layer(id), NULL) == 1)
+            set_bit(id, client, 1);
+    pthread_mutex_unlock(&reg_lock);
+    return 0;
+}
+
+int cutap_unregister(int client)
 {
     pthread_mutex_lock(&reg_lock);
-    if (client >= 0 && client < atomic_load(&nclients))
-        clients[client].want = want;
+    if (client < 0 || client >= atomic_load(&nclients) || clients[client].gone) {
+        pthread_mutex_unlock(&reg_lock);
+        return -1;
+    }
+    clients[client].gone = 1;
+    clients[client].all = 0;
+    clients[client].filter = NULL;
+    uint32_t n = cutap_call_count();
+    for (uint32_t id = 0; id < n; id++)
+        if (atomic_load_explicit(&cutap_mask[id], memory_order_relaxed) & (1u << client))
+            set_bit(id, client, 0);
+    /* The fused path serves one client: not this one any more. */
+    uint8_t bit = (uint8_t)(1u << client), fast = bit;
+    atomic_compare_exchange_strong(&cutap_fast_mask, &fast, 0);
     pthread_mutex_unlock(&reg_lock);
+    return 0;
 }
 
 /* A dynamic id was just made: clients enabled for every id get it too, and
@@ -133,7 +183,7 @@ void cutap_dispatch_new_id(uint32_t id, const char *name, int layer)
     pthread_mutex_lock(&reg_lock);   /* against a concurrent cutap_enable(ALL) */
     int n = atomic_load(&nclients);
     for (int c = 0; c < n; c++)
-        if (clients[c].all || (clients[c].want && clients[c].want(name, layer)))
+        if (clients[c].all || (clients[c].filter && cutap_filter_eval(clients[c].filter, name, layer, NULL) == 1))
             m |= (uint8_t)(1u << c);
     atomic_store(&cutap_mask[id], m);
     pthread_mutex_unlock(&reg_lock);
@@ -143,7 +193,7 @@ void cutap_dispatch_new_id(uint32_t id, const char *name, int layer)
  * the call, the later clients' pre callbacks do not run, and neither will
  * their post callbacks (*mask loses their bits): a client never sees a post
  * without its pre. The loops visit only the set bits of the mask. */
-static inline int run_pre(cutap_call_t *call, uint8_t *mask, int can_skip)
+static inline int run_pre(struct cutap_icall *call, uint8_t *mask, int can_skip)
 {
     int skip = 0;
     for (unsigned m = *mask; m; m &= m - 1) {
@@ -151,18 +201,18 @@ static inline int run_pre(cutap_call_t *call, uint8_t *mask, int can_skip)
         if (skip)
             *mask &= (uint8_t)~(1u << c);
         else if (clients[c].pre)
-            skip = clients[c].pre(call, clients[c].ctx) == CUTAP_SKIP && can_skip;
+            skip = clients[c].pre(&call->c, clients[c].ctx, &call->scratch[c]) == CUTAP_SKIP && can_skip;
     }
     return skip;
 }
 
-static inline void run_post(cutap_call_t *call, unsigned mask)
+static inline void run_post(struct cutap_icall *call, unsigned mask)
 {
     while (mask) {
         int c = 31 - __builtin_clz(mask);
         mask &= ~(1u << c);
         if (clients[c].post)
-            clients[c].post(call, clients[c].ctx);
+            clients[c].post(&call->c, clients[c].ctx, &call->scratch[c]);
     }
 }
 
@@ -172,17 +222,17 @@ uint64_t cutap_dispatch(uint32_t id, uint64_t *args, cutap_thunk_t thunk)
     struct cutap_thread *t = &cutap_tls;
     uint8_t mask = atomic_load_explicit(&cutap_mask[id], memory_order_relaxed);
     const struct cutap_fninfo *fi = cutap_fn(id);
-    cutap_call_t call;
-    call.id = id;
-    call.layer = fi->layer;
-    call.flags = 0;
-    call.nargs = fi->nargs;
-    call.depth = t->depth;
-    call.args = args;
+    struct cutap_icall ic;
+    ic.c.id = id;
+    ic.c.layer = fi->layer;
+    ic.c.flags = 0;
+    ic.c.nargs = fi->nargs;
+    ic.c.depth = t->depth;
+    ic.c.args = args;
     /* What the caller gets when the real function is missing. */
-    call.result = cutap_missing_status(id);
-    call.fn = ready ? cutap_real[id] : NULL;
-    call.parent = t->current;
+    ic.c.result = cutap_missing_status(id);
+    ic.c.fn = ready ? cutap_real[id] : NULL;
+    ic.c.parent = t->current;
     if (id >= CUTAP_DRIVER_COUNT &&
         CUTAP_UNLIKELY(atomic_load_explicit(&cutap_lib_routed[fi->layer - CUTAP_FIRST_LIB_LAYER], memory_order_relaxed))) {
         /* Typed code of a layer of another major: the words were taken
@@ -190,34 +240,34 @@ uint64_t cutap_dispatch(uint32_t id, uint64_t *args, cutap_thunk_t thunk)
          * call that found this path just before the layer was adopted and
          * its entry became the route). Not made, as if made before the
          * layer was found; recorded untyped, no argument word trusted. */
-        call.fn = NULL;
-        call.flags = CUTAP_CALL_UNTYPED;
-        call.nargs = 0;
+        ic.c.fn = NULL;
+        ic.c.flags = CUTAP_CALL_UNTYPED;
+        ic.c.nargs = 0;
     }
-    if (CUTAP_LIKELY(mask == atomic_load_explicit(&cutap_fast_mask, memory_order_relaxed)) && mask && call.fn &&
+    if (CUTAP_LIKELY(mask == atomic_load_explicit(&cutap_fast_mask, memory_order_relaxed)) && mask && ic.c.fn &&
         !cutap_fixup[id])
-        return cutap_record_fast(&call, thunk);
+        return cutap_record_fast(&ic.c, thunk);
     /* Only the scratch words of clients that run are promised zero. */
     for (unsigned m = mask; m; m &= m - 1)
-        call.scratch[__builtin_ctz(m)] = 0;
+        ic.scratch[__builtin_ctz(m)] = 0;
 
-    int skip = mask ? run_pre(&call, &mask, 1) : 0;
+    int skip = mask ? run_pre(&ic, &mask, 1) : 0;
     t->depth++;
-    t->current = &call;
+    t->current = &ic.c;
     if (skip)
-        call.flags |= CUTAP_CALL_SKIPPED;
-    else if (call.fn)
-        call.result = thunk(call.fn, args);
+        ic.c.flags |= CUTAP_CALL_SKIPPED;
+    else if (ic.c.fn)
+        ic.c.result = thunk(ic.c.fn, args);
     /* else: the driver lacks this export (older driver), or the layer's
      * library is missing; the caller gets CUDA_ERROR_NOT_FOUND or the
      * layer's "not initialised" status rather than a jump to NULL. */
     t->depth--;
-    t->current = call.parent;
+    t->current = ic.c.parent;
     if (CUTAP_UNLIKELY(cutap_fixup[id] != NULL) && !skip)
-        cutap_fixup[id](&call);
+        cutap_fixup[id](&ic.c);
     if (mask)
-        run_post(&call, mask);
-    return call.result;
+        run_post(&ic, mask);
+    return ic.c.result;
 }
 
 /* Generic trampoline, C side. enter() runs on the way in with the saved
@@ -227,7 +277,7 @@ uint64_t cutap_dispatch(uint32_t id, uint64_t *args, cutap_thunk_t thunk)
 #define SHADOW_DEPTH 256
 struct shadow_frame {
     void *ret;
-    cutap_call_t call;
+    struct cutap_icall call;
     uint64_t regs[6];
     uint8_t mask;
 };
@@ -289,7 +339,7 @@ void *cutap_tramp_enter(struct cutap_tramp_ctx *ctx, void **retslot, uint64_t *r
     fr->ret = *retslot;
     fr->mask = mask;
     memcpy(fr->regs, regs, sizeof fr->regs);
-    cutap_call_t *c = &fr->call;
+    cutap_call_t *c = &fr->call.c;
     c->id = ctx->id;
     c->layer = (uint16_t)cutap_call_layer(ctx->id);
     c->flags = CUTAP_CALL_UNTYPED;
@@ -299,8 +349,8 @@ void *cutap_tramp_enter(struct cutap_tramp_ctx *ctx, void **retslot, uint64_t *r
     c->result = 0;
     c->fn = real;
     c->parent = t->current;
-    memset(c->scratch, 0, sizeof c->scratch);
-    run_pre(c, &fr->mask, 0);   /* an untyped call cannot be skipped */
+    memset(fr->call.scratch, 0, sizeof fr->call.scratch);
+    run_pre(&fr->call, &fr->mask, 0);   /* an untyped call cannot be skipped */
     t->depth++;
     t->current = c;
     extern void cutap_tramp_return(void);
@@ -316,8 +366,8 @@ void *cutap_tramp_exit(uint64_t rax)
     struct shadow_frame *fr = &shadow->f[shadow->top - 1];
     struct cutap_thread *t = &cutap_tls;
     t->depth--;
-    t->current = fr->call.parent;
-    fr->call.result = rax;
+    t->current = fr->call.c.parent;
+    fr->call.c.result = rax;
     run_post(&fr->call, fr->mask);
     void *ret = fr->ret;
     shadow->top--;
@@ -330,7 +380,7 @@ void *cutap_tramp_exit(uint64_t rax)
 void cutap_external_enter(struct cutap_external *x, uint32_t id, uint64_t *args, uint32_t nargs, uint16_t flags)
 {
     struct cutap_thread *t = &cutap_tls;
-    cutap_call_t *c = &x->call, *h = t->current;
+    cutap_call_t *c = &x->call.c, *h = t->current;
     /* CUPTI runs its runtime callbacks from inside a call the runtime makes
      * through an export table (TOOLS_RUNTIME_CALLBACK_HOOKS#1, recorded as
      * layer hidden when that table is wrapped). That hook returns right
@@ -348,9 +398,9 @@ void cutap_external_enter(struct cutap_external *x, uint32_t id, uint64_t *args,
     c->result = 0;
     c->fn = NULL;
     c->parent = x->hook ? h->parent : t->current;
-    memset(c->scratch, 0, sizeof c->scratch);
+    memset(x->call.scratch, 0, sizeof x->call.scratch);
     if (x->mask)
-        run_pre(c, &x->mask, 0);
+        run_pre(&x->call, &x->mask, 0);
     t->depth++;
     if (x->hook)
         h->parent = c;       /* the hook's return makes c current, at c's depth + 1 */
@@ -363,11 +413,11 @@ void cutap_external_exit(struct cutap_external *x, uint64_t result)
     struct cutap_thread *t = &cutap_tls;
     cutap_call_t *h = t->current;
     t->depth--;
-    if (h && h != &x->call && h->layer == CUTAP_LAYER_HIDDEN && h->parent == &x->call)
-        h->parent = x->call.parent;   /* inside the exit hook: its return restores x's parent */
+    if (h && h != &x->call.c && h->layer == CUTAP_LAYER_HIDDEN && h->parent == &x->call.c)
+        h->parent = x->call.c.parent;   /* inside the exit hook: its return restores x's parent */
     else
-        t->current = x->call.parent;
-    x->call.result = result;
+        t->current = x->call.c.parent;
+    x->call.c.result = result;
     if (x->mask)
         run_post(&x->call, x->mask);
 }

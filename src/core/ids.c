@@ -5,6 +5,7 @@
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "cutap_internal.h"
 
@@ -132,4 +133,19 @@ uint32_t cutap_lookup(const char *name)
         if (!strcmp(dyn[k]->name, name))
             return CUTAP_STATIC_COUNT + k;
     return CUTAP_ID_ALL;
+}
+
+static const char *const layer_names[] = CUTAP_LAYER_NAMES;
+
+const char *cutap_layer_name(int layer)
+{
+    return layer >= 0 && layer < CUTAP_LAYER_COUNT ? layer_names[layer] : NULL;
+}
+
+int cutap_layer_lookup(const char *name)
+{
+    for (int l = 0; name && l < CUTAP_LAYER_COUNT; l++)
+        if (!strcasecmp(name, layer_names[l]))
+            return l;
+    return -1;
 }

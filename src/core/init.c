@@ -66,29 +66,49 @@ void cutap_log_debug(const char *fmt, ...)
     va_end(ap);
 }
 
+/* Loads one plugin: negotiates the interface version (the plugin's
+ * cutap_plugin_negotiate), then runs its cutap_plugin_init. */
+static void load_plugin(const char *p)
+{
+    void *h = dlopen(p, RTLD_NOW | RTLD_LOCAL);
+    if (!h) {
+        cutap_warn("plugin %s not loaded: %s", p, dlerror());
+        return;
+    }
+    cutap_plugin_negotiate_fn neg = (cutap_plugin_negotiate_fn)cutap_libc_dlsym(h, CUTAP_PLUGIN_NEGOTIATE_ENTRY);
+    cutap_plugin_init_fn init = (cutap_plugin_init_fn)cutap_libc_dlsym(h, CUTAP_PLUGIN_ENTRY);
+    const char *why = NULL;
+    cutap_plugin_negotiate_t n = {.struct_size = sizeof n, .api_version = CUTAP_API_VERSION,
+                                  .api_version_min = CUTAP_API_VERSION_MIN, .cutap_version = CUTAP_VERSION};
+    if (!init)
+        why = "it has no " CUTAP_PLUGIN_ENTRY "()";
+    else if (!neg)
+        why = "it is of cutap API version 1 (no " CUTAP_PLUGIN_NEGOTIATE_ENTRY "(); its call ids were compiled in "
+              "and change with every CUDA header update): rebuild it against cutap.h version 2, which names functions";
+    else if (neg(&n))
+        why = "it declined every interface version this cutap serves";
+    else if (n.api_version < CUTAP_API_VERSION_MIN || n.api_version > CUTAP_API_VERSION)
+        why = "it chose an interface version this cutap does not serve";
+    if (why) {
+        cutap_warn("plugin %s not used: %s (cutap %s serves API versions %d to %d)", p, why, CUTAP_VERSION,
+                   CUTAP_API_VERSION_MIN, CUTAP_API_VERSION);
+        dlclose(h);
+        return;
+    }
+    int rc = init(n.api_version);
+    if (rc)
+        cutap_warn("plugin %s: %s() returned %d", p, CUTAP_PLUGIN_ENTRY, rc);
+    else
+        cutap_log_debug("plugin %s loaded (API version %u)", p, n.api_version);
+}
+
 static void load_plugins(const char *list)
 {
     char *copy = strdup(list), *save = NULL;
     if (!copy)
         return;
-    for (char *p = strtok_r(copy, ":", &save); p; p = strtok_r(NULL, ":", &save)) {
-        void *h = dlopen(p, RTLD_NOW | RTLD_LOCAL);
-        if (!h) {
-            cutap_warn("plugin %s not loaded: %s", p, dlerror());
-            continue;
-        }
-        cutap_plugin_init_fn init = (cutap_plugin_init_fn)cutap_libc_dlsym(h, CUTAP_PLUGIN_ENTRY);
-        if (!init) {
-            cutap_warn("plugin %s has no %s(); not used", p, CUTAP_PLUGIN_ENTRY);
-            dlclose(h);
-            continue;
-        }
-        int rc = init(CUTAP_API_VERSION);
-        if (rc)
-            cutap_warn("plugin %s: %s() returned %d", p, CUTAP_PLUGIN_ENTRY, rc);
-        else
-            cutap_log_debug("plugin %s loaded", p);
-    }
+    for (char *p = strtok_r(copy, ":", &save); p; p = strtok_r(NULL, ":", &save))
+        load_plugin(p);
     free(copy);
 }
 

@@ -23,10 +23,11 @@ static _Atomic pid_t fd_pid;
 static pthread_mutex_t fd_lock = PTHREAD_MUTEX_INITIALIZER;
 CUTAP_FORK_SAFE(fd_lock)
 
-static int pre(cutap_call_t *call, void *ctx)
+static int pre(cutap_call_t *call, void *ctx, uint64_t *scratch)
 {
     (void)ctx;
-    call->scratch[client] = cutap_now_ns();
+    (void)call;
+    *scratch = cutap_now_ns();
     return CUTAP_PROCEED;
 }
 
@@ -52,10 +53,10 @@ static int out_fd(void)
     return atomic_load(&fd);
 }
 
-static void post(cutap_call_t *call, void *ctx)
+static void post(cutap_call_t *call, void *ctx, uint64_t *scratch)
 {
     (void)ctx;
-    uint64_t t1 = cutap_now_ns(), t0 = call->scratch[client];
+    uint64_t t1 = cutap_now_ns(), t0 = *scratch;
     char line[2048];
     size_t n = 0, cap = sizeof line - 2;
 #define PUT(...) do { int k_ = snprintf(line + n, cap - n, __VA_ARGS__); if (k_ > 0) n = n + (size_t)k_ < cap ? n + (size_t)k_ : cap; } while (0)

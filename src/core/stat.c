@@ -20,17 +20,18 @@ static struct counter *cnt;
 static int client = -1;
 static const char *dest;
 
-static int pre(cutap_call_t *call, void *ctx)
+static int pre(cutap_call_t *call, void *ctx, uint64_t *scratch)
 {
     (void)ctx;
-    call->scratch[client] = cutap_now_ns();
+    (void)call;
+    *scratch = cutap_now_ns();
     return CUTAP_PROCEED;
 }
 
-static void post(cutap_call_t *call, void *ctx)
+static void post(cutap_call_t *call, void *ctx, uint64_t *scratch)
 {
     (void)ctx;
-    uint64_t dt = cutap_now_ns() - call->scratch[client];
+    uint64_t dt = cutap_now_ns() - *scratch;
     struct counter *c = &cnt[call->id];
     atomic_fetch_add_explicit(&c->calls, 1, memory_order_relaxed);
     if (cutap_call_is_error(call))

@@ -9,13 +9,6 @@
 #include "filter_expr.h"
 #include "record_internal.h"
 
-static char *active;   /* the expression in force, for ids made later */
-
-static int want(const char *name, int layer)
-{
-    return cutap_filter_eval(active, name, layer, NULL) == 1;
-}
-
 int cutap_filter_apply(int client, const char *expr)
 {
     if (!expr || !*expr)
@@ -25,12 +18,5 @@ int cutap_filter_apply(int client, const char *expr)
         cutap_warn("invalid filter '%s': %s (terms: GLOB, !GLOB, layer=NAME); nothing is recorded", expr, why);
         return -1;
     }
-    if (!(active = strdup(expr)))
-        return -1;
-    cutap_client_set_filter(client, want);   /* first: no id made meanwhile is missed */
-    uint32_t n = cutap_call_count();
-    for (uint32_t id = 0; id < n; id++)
-        if (want(cutap_call_name(id), cutap_call_layer(id)))
-            cutap_enable(client, id, 1);
-    return 0;
+    return cutap_enable_filter(client, expr);
 }

@@ -226,7 +226,7 @@ static void fill_header(struct cutap_file_header *h)
     for (long i = 0; i < n_cmd - 1; i++)   /* arguments are NUL-separated */
         if (!h->cmdline[i])
             h->cmdline[i] = ' ';
-    snprintf(h->cutap_version, sizeof h->cutap_version, "cutap %d", CUTAP_API_VERSION);
+    snprintf(h->cutap_version, sizeof h->cutap_version, "cutap %s", CUTAP_VERSION);
     /* A second pair a little later gives the tick rate even if the process
      * dies before any other pair is written. */
     if (cutap_rec_tsc) {
@@ -874,19 +874,19 @@ static inline __attribute__((always_inline)) void rec_end(struct cutap_rec_call 
         name_function(args[cutap_fn(id)->func_arg]);
 }
 
-static int trace_pre(cutap_call_t *call, void *ctx)
+static int trace_pre(cutap_call_t *call, void *ctx, uint64_t *scratch)
 {
     (void)ctx;
-    call->scratch[client] = (uintptr_t)rec_begin(call->id, call->args, call->nargs, call->depth,
+    *scratch = (uintptr_t)rec_begin(call->id, call->args, call->nargs, call->depth,
                                                  !!(call->flags & CUTAP_CALL_UNTYPED));
     return CUTAP_PROCEED;
 }
 
-static void trace_post(cutap_call_t *call, void *ctx)
+static void trace_post(cutap_call_t *call, void *ctx, uint64_t *scratch)
 {
     (void)ctx;
     uint64_t t1 = cutap_rec_clock();
-    struct cutap_rec_call *r = (struct cutap_rec_call *)(uintptr_t)call->scratch[client];
+    struct cutap_rec_call *r = (struct cutap_rec_call *)(uintptr_t)*scratch;
     if (r)
         rec_end(r, call->id, call->args, call->result, !!(call->flags & CUTAP_CALL_SKIPPED), t1);
 }
@@ -1010,25 +1010,25 @@ static inline void count_call(struct cutap_counter *c, int error)
 /* scratch: 0 for an untimed call; else the start time, bit 63 set for a
  * sample (the clocks are far from 0 and from 2^63 while a process runs). */
 #define SCRATCH_SAMPLE (1ull << 63)
-static int count_pre(cutap_call_t *call, void *ctx)
+static int count_pre(cutap_call_t *call, void *ctx, uint64_t *scratch)
 {
     (void)ctx;
     struct rec_thread *t = &rt;
     struct cutap_counter *c = counter_of(t, call->id);
     unsigned how = c ? count_is_timed(t, c) : 0;
     if (!how) {
-        call->scratch[client] = 0;
+        *scratch = 0;
         return CUTAP_PROCEED;
     }
     count_timed_begin(t, call->id);
-    call->scratch[client] = cutap_rec_clock() | (how == TIMED_SAMPLE ? SCRATCH_SAMPLE : 0);
+    *scratch = cutap_rec_clock() | (how == TIMED_SAMPLE ? SCRATCH_SAMPLE : 0);
     return CUTAP_PROCEED;
 }
 
-static void count_post(cutap_call_t *call, void *ctx)
+static void count_post(cutap_call_t *call, void *ctx, uint64_t *scratch)
 {
     (void)ctx;
-    uint64_t s = call->scratch[client], t1 = s ? cutap_rec_clock() : 0;
+    uint64_t s = *scratch, t1 = s ? cutap_rec_clock() : 0;
     struct cutap_counter *c = counter_of(&rt, call->id);
     if (!c) {
         lost_call();

@@ -91,7 +91,7 @@ static result_string_fn p_result_string;
 #define RT_MAXARGS 16   /* the runtime API has at most 10 parameters */
 struct rt_frame {
     struct cutap_external x;
-    uint64_t words[RT_MAXARGS];   /* x.call.args points here until the exit */
+    uint64_t words[RT_MAXARGS];   /* x.call.c.args points here until the exit */
 };
 struct rt_stack {
     unsigned top;
@@ -309,7 +309,7 @@ static void rt_exit(uint32_t id, const struct cutap_cupti_cbdata *cb)
     }
     /* Pop only our own frame: an exit whose entry we missed (made before
      * the subscription) finds another call, or none, on top. */
-    if (!s->top || s->f[s->top - 1].x.call.id != id)
+    if (!s->top || s->f[s->top - 1].x.call.c.id != id)
         return;
     struct rt_frame *f = &s->f[s->top - 1];
     uint64_t result = 0;
