@@ -8,7 +8,7 @@
 #include "generated/cutap_ids.h"
 
 static const char usage[] =
-    "usage: cutap COMMAND [OPTIONS]\n"
+    "usage: cutap COMMAND [OPTIONS]      (cutap COMMAND --help for each)\n"
     "\n"
     "  trace [-o DIR] [-e FILTER] [--runtime=symbols|cupti] [--no-nvtx] -- CMD [ARGS...]\n"
     "        run CMD and every process it starts with every CUDA call recorded,\n"
@@ -22,19 +22,28 @@ static const char usage[] =
     "        count calls only (cheapest); print the summary at exit (stderr or FILE,\n"
     "        made 0600; an existing FILE only with --force);\n"
     "        times some calls and estimates the rest (~), or all with --time-all\n"
-    "  report [--format text|csv|json] [--by process|thread|rank] DIR\n"
-    "        per layer and entry point: calls, errors, total/avg/median/min/max time\n"
+    "  report [--format text|csv|json] [--by process|thread|rank | --tree] DIR\n"
+    "        per layer and entry point: calls, errors, total/avg/median/min/max time;\n"
+    "        --tree: the call tree, each call under the call it was made in, self time\n"
     "  dump [--pid P] [--tid T] [--no-demangle] DIR\n"
     "        one line per call in time order, arguments decoded (DIR may be one .cutap file)\n"
-    "  export --format perfetto|sqlite|jsonl -o FILE DIR\n"
-    "        Chrome/Perfetto JSON, SQLite database, or JSON lines\n"
+    "  export --format perfetto|sqlite|jsonl -o FILE [--force] DIR\n"
+    "        Chrome/Perfetto JSON, SQLite database, or JSON lines; --force replaces FILE\n"
     "  --version\n"
     "        cutap's release, its trace format and plugin API versions\n"
     "\n"
     "FILTER: comma-separated terms, each a glob on the entry point name\n"
     "(cuMem*, cudaMemcpy*, cublasGemm*) or layer=LAYER; a leading ! excludes.\n"
     "LAYER: driver, hidden (export-table slots), runtime, cublas, cublasLt, cudnn,\n"
-    "nccl, cufft, curand, cusparse, cusolver, nvrtc, nvJitLink, nvtx.\n";
+    "nccl, cufft, curand, cusparse, cusolver, nvrtc, nvJitLink, nvtx, nvml.\n"
+    "\n"
+    "examples:\n"
+    "  cutap trace -o run1 -- python3 train.py\n"
+    "  cutap report run1\n"
+    "  cutap report --tree run1\n"
+    "  cutap dump --pid 1234 run1 | less\n"
+    "  cutap export --format perfetto -o run1.json run1     # open in ui.perfetto.dev\n"
+    "  cutap stat -- ./app\n";
 
 int main(int argc, char **argv)
 {

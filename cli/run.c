@@ -282,14 +282,39 @@ static int prepare_env(const char *mode_var, const char *dir, const char *filter
     "                           libcupti (CUTAP_CUPTI_LIB, libcupti.so.13, $CUDA_HOME); calls made\n"     \
     "                           before the first cuInit returns are not seen; with a shared libcudart\n"  \
     "                           its calls are recorded once, through the symbols\n"
+#define FILTER_HELP                                                                                   \
+    "  -e FILTER                record only the calls FILTER selects: comma-separated globs on the\n"     \
+    "                           function name (cuMem*, cudaMemcpy*, cublasGemm*), layer=NAME (driver,\n" \
+    "                           hidden, runtime, cublas, cublasLt, cudnn, nccl, cufft, curand,\n"        \
+    "                           cusparse, cusolver, nvrtc, nvJitLink, nvtx, nvml); a leading ! excludes\n"
 static const char trace_usage[] =
-    "usage: cutap trace [-o DIR] [-e FILTER] [--runtime=symbols|cupti] [--no-nvtx] -- CMD [ARGS...]\n" RUNTIME_HELP
+    "usage: cutap trace [-o DIR] [-e FILTER] [--runtime=symbols|cupti] [--no-nvtx] -- CMD [ARGS...]\n"
+    "Runs CMD, and every process it starts, with every CUDA call recorded: one trace file per\n"
+    "process in DIR; ends with a summary (processes, calls, losses, processes not traced) and\n"
+    "exits with CMD's status.\n"
+    "  -o DIR                   the trace directory (default: cutap-YYYYMMDD-HHMMSS, not kept when\n"
+    "                           nothing was recorded); refused if it holds a trace, is a symbolic\n"
+    "                           link, belongs to another user or others can write it\n"
+    FILTER_HELP RUNTIME_HELP
     "  --no-nvtx                do not record NVTX ranges and marks (by default cutap is the NVTX\n"
-    "                           injection library, NVTX_INJECTION64_PATH, unless that is set already)\n";
+    "                           injection library, NVTX_INJECTION64_PATH, unless that is set already)\n"
+    "examples:\n"
+    "  cutap trace -o run1 -- python3 train.py\n"
+    "  cutap trace -e 'layer=runtime,layer=cudnn,!cudaGetDevice' -- ./app --size 4096\n"
+    "  cutap trace --runtime=cupti -- ./nvcc_built_app     # static cudart\n"
+    "then: cutap report run1; cutap dump run1; cutap export --format perfetto -o run1.json run1\n";
 static const char stat_usage[] =
     "usage: cutap stat [-o FILE [--force]] [-e FILTER] [--time-all] [--runtime=symbols|cupti] -- CMD [ARGS...]\n"
+    "Runs CMD counting calls only (the cheapest mode) and prints, per function, calls, errors and\n"
+    "time (total, average, min, max) at exit; exits with CMD's status.\n"
     "  -o FILE                  the summary into FILE (made 0600; never through a symbolic link)\n"
-    "  --force                  replace FILE when it exists\n" RUNTIME_HELP;
+    "  --force                  replace FILE when it exists\n"
+    "  --time-all               time every call (by default some are timed and the rest estimated,\n"
+    "                           marked ~; CUTAP_STAT_TIMING=all does the same)\n"
+    FILTER_HELP RUNTIME_HELP
+    "examples:\n"
+    "  cutap stat -- python3 -c 'import torch; torch.zeros(1, device=\"cuda\")'\n"
+    "  cutap stat -o counts.txt -e 'layer=cublas' -- ./app\n";
 
 /* cutap as the NVTX injection library (src/resolve/nvtx.c): at a
  * program's first NVTX call, NVTX loads the library NVTX_INJECTION64_PATH

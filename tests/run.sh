@@ -214,6 +214,21 @@ case_cli_version_install() {
     grep -aq "cutap $v" "$WORK/inst.tr"/*.cutap || { say "  the trace header does not name cutap $v"; return 1; }
 }
 
+case_cli_help_complete() {
+    # cutap --help and each command's --help: status 0 on stdout, every
+    # option the command takes named, examples given; the top help names
+    # every layer of the filter language (nvml included) and --tree/--force.
+    local c o
+    "$CUTAP" --help >"$WORK/h.top" || return 1
+    for o in --tree --force --version nvml examples:; do grep -q -- "$o" "$WORK/h.top" || { say "  top help lacks $o"; return 1; }; done
+    declare -A opts=([trace]="-o -e --runtime=symbols|cupti --no-nvtx examples:"
+                     [stat]="-o --force -e --time-all --runtime=symbols|cupti examples:")
+    for c in "${!opts[@]}"; do
+        "$CUTAP" $c --help >"$WORK/h.$c" || { say "  $c --help: status $?"; return 1; }
+        for o in ${opts[$c]}; do grep -q -- "$o" "$WORK/h.$c" || { say "  $c --help lacks $o"; return 1; }; done
+    done
+}
+
 case_trace_default_dir_nothing_traced() {
     # A command that makes no CUDA call: cutap says so and leaves no
     # directory of its own naming behind (an -o directory stays).
