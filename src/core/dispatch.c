@@ -229,8 +229,7 @@ uint64_t cutap_dispatch(uint32_t id, uint64_t *args, cutap_thunk_t thunk)
     ic.c.nargs = fi->nargs;
     ic.c.depth = t->depth;
     ic.c.args = args;
-    /* What the caller gets when the real function is missing. */
-    ic.c.result = cutap_missing_status(id);
+    ic.c.result = 0;
     ic.c.fn = ready ? cutap_real[id] : NULL;
     ic.c.parent = t->current;
     if (id >= CUTAP_DRIVER_COUNT &&
@@ -247,6 +246,8 @@ uint64_t cutap_dispatch(uint32_t id, uint64_t *args, cutap_thunk_t thunk)
     if (CUTAP_LIKELY(mask == atomic_load_explicit(&cutap_fast_mask, memory_order_relaxed)) && mask && ic.c.fn &&
         !cutap_fixup[id])
         return cutap_record_fast(&ic.c, thunk);
+    /* What the caller gets when the real function is missing. */
+    ic.c.result = cutap_missing_status(id);
     /* Only the scratch words of clients that run are promised zero. */
     for (unsigned m = mask; m; m &= m - 1)
         ic.scratch[__builtin_ctz(m)] = 0;
