@@ -18,6 +18,7 @@ import decode_generator
 import decode_layers_generator
 import exact_test_generator
 import exports_generator
+import fastpath_generator
 import fake_generator
 import fronts_generator
 import ids_generator
@@ -39,7 +40,7 @@ GENERATORS = [ids_generator, table_generator, wrappers_generator, untyped_genera
               procaddr_tsv_generator, decode_generator,
               lib_table_generator, lib_untyped_generator, lib_wrappers_generator, lib_resolve_generator, fronts_generator,
               decode_layers_generator, lib_fake_generator, lib_exact_test_generator, old_major_generator,
-              cupti_cbid_generator]
+              cupti_cbid_generator, fastpath_generator]
 
 
 def outputs(g, model):

@@ -7,6 +7,7 @@
 
 #include "cutap_internal.h"
 #include "filter_expr.h"
+#include "record_internal.h"
 
 /* cutap_hot[CUTAP_STATIC_COUNT] is defined, with its initial values, in
  * src/generated/lib_resolve.S. */
@@ -61,6 +62,11 @@ static void refresh_locked(uint32_t id)
     if (id < CUTAP_STATIC_COUNT && cutap_fn(id)->typed) {
         void *real = cutap_static_real(id);
         void *hot = (!want && real && !cutap_fixup[id]) ? real : NULL;
+        /* The recorder alone wants it: its generated fast path, if any. */
+        uint8_t mask = atomic_load(&cutap_mask[id]);
+        int kind = __atomic_load_n(&cutap_fast_kind, __ATOMIC_ACQUIRE);
+        if (want && real && !cutap_fixup[id] && kind && mask == atomic_load(&cutap_fast_mask))
+            hot = kind == 1 ? cutap_fast_trace[id] : cutap_fast_count[id];
         atomic_store(&cutap_hot[id], hot);
         return;
     }

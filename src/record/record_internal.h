@@ -26,4 +26,83 @@ long cutap_read_small(const char *path, char *buf, size_t size);
  * enables the ids it selects, now and those made later. Returns 0, or -1
  * after a warning when the expression is invalid (nothing is enabled). */
 int cutap_filter_apply(int client, const char *expr);
+
+/* --- the generated fast paths (src/generated/fast_paths.c) ------------ */
+/* While the built-in recorder is the only client an id has (and nothing
+ * else must run around its calls), the id's fast-path entry (cutap_hot) is
+ * a generated function with the exact signature (gen/fastpath_generator.py):
+ * trace mode writes the record in place, with the layout the generator
+ * knew (argument words, up to two 4- or 8-byte outputs), and calls the
+ * real function directly; counting mode counts an untimed call. Anything
+ * else (the id's first call in the file, a full chunk, a timed count, a
+ * call with other captures) takes the general path, cutap_slow_<name>. */
+#include "cutap_format.h"
+
+/* A thread's recorder state. */
+struct rec_thread {
+    int32_t tid;
+    uint32_t seq_rec, seq_cnt;    /* record runs (chunks and THREAD metas); counter chunks */
+    uint32_t countdown;           /* calls until the next sampled one */
+    uint64_t rng;                 /* xorshift64 state, never 0 once set */
+    struct cutap_rec_call *pos, *end;
+    struct cutap_counter **tab;   /* CUTAP_MAX_IDS pointers, mapped on first use */
+    uint8_t gone;                 /* its exit destructor ran: it takes fresh
+                                     chunks only and gives nothing away again */
+};
+
+extern __thread struct rec_thread cutap_rt __attribute__((tls_model("initial-exec")));
+extern _Atomic uint8_t cutap_named[];   /* ids named in this file */
+extern int cutap_no_kernel_names;
+extern uint64_t cutap_slow_ticks;
+/* Which fast paths refresh may hand out: 0 none, 1 trace, 2 counting. */
+extern int cutap_fast_kind;
+extern void *const cutap_fast_trace[];    /* per static id, NULL: none */
+extern void *const cutap_fast_count[];
+void cutap_fp_name_function(uint64_t handle);
+
+/* n slots for a call of id, or NULL (the general path must take it). */
+static inline __attribute__((always_inline)) struct cutap_rec_call *cutap_fp_reserve(uint32_t id, unsigned n)
+{
+    struct rec_thread *t = &cutap_rt;
+    struct cutap_rec_call *r = t->pos;
+    if (__builtin_expect((size_t)(t->end - r) < n, 0) ||
+        __builtin_expect(!atomic_load_explicit(&cutap_named[id], memory_order_relaxed), 0))
+        return 0;
+    t->pos = r + n;
+    return r;
+}
+
+/* How the fast path counts a call of id: 0 it does not (the general path
+ * decides and counts), 1 untimed, 2 timed as the countdown's sample; *c
+ * its counter. The recorder tags a table entry (bit 0) once its counter's
+ * calls are past the first 16 and its id is not slow, after each timed
+ * call (count_retag), so that this is count_is_timed's decision. */
+static inline __attribute__((always_inline)) int cutap_fp_counter(uint32_t id, struct cutap_counter **c)
+{
+    struct rec_thread *t = &cutap_rt;
+    struct cutap_counter **tab = t->tab;
+    uintptr_t p;
+    uint32_t cd;
+    if (__builtin_expect(!tab || !((p = (uintptr_t)tab[id]) & 1) || !(cd = t->countdown), 0))
+        return 0;
+    t->countdown = cd - 1;
+    *c = (struct cutap_counter *)(p - 1);
+    return cd == 1 ? 2 : 1;
+}
+/* A sample: before the call (restarts the countdown; the start time), and
+ * after it (its time, the call counted, the tag updated). */
+uint64_t cutap_fp_sample_begin(uint32_t id);
+void cutap_fp_sample_end(uint32_t id, struct cutap_counter *c, uint64_t t0, int error);
+
+static inline __attribute__((always_inline)) void cutap_fp_count(struct cutap_counter *c, int error)
+{
+    c->errors += (unsigned)error;
+    __atomic_store_n(&c->calls, c->calls + 1, __ATOMIC_RELEASE);
+}
+
+/* A capture header as written before the call (room 8 bytes) and after
+ * it succeeded (len bytes in). */
+#define CUTAP_FP_CAP(arg, len, state) \
+    ((uint64_t)(len) | (uint64_t)8 << 16 | (uint64_t)(arg) << 32 | (uint64_t)CUTAP_CAP_OUT_BYTES << 40 | \
+     (uint64_t)(state) << 48)
 #endif

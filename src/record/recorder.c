@@ -74,11 +74,11 @@ static struct {
 } F = {.fd = -1};
 static pthread_mutex_t grow_lock = PTHREAD_MUTEX_INITIALIZER;
 static int client = -1;
-static int no_kernel_names;   /* CUTAP_KERNEL_NAMES=0: the recorder makes no driver call of its own */
+int cutap_no_kernel_names;   /* CUTAP_KERNEL_NAMES=0: the recorder makes no driver call of its own */
 /* Counting mode: the mean duration, in clock units, from which every call
  * of an id is timed (1 us; set with the file's calibration pair, before
  * any counter exists), and CUTAP_STAT_TIMING=all (every call timed). */
-static uint64_t slow_ticks = 1000;
+uint64_t cutap_slow_ticks = 1000;
 static int time_all;
 /* Tests: CUTAP_STAT_SEED=N starts every thread's countdowns from N, and
  * CUTAP_STAT_SLOW_NS=N puts the slow mean at N ns instead of 1 us, so two
@@ -89,20 +89,10 @@ static uint64_t seed, slow_ns = 1000;
 /* Per thread: the room left in its record chunk, its counters (counting
  * mode: id -> counter of a COUNTER_ENTRIES entry), and the sampling
  * countdown of counting mode with its generator. */
-struct rec_thread {
-    int32_t tid;
-    uint32_t seq_rec, seq_cnt;    /* record runs (chunks and THREAD metas); counter chunks */
-    uint32_t countdown;           /* calls until the next sampled one */
-    uint64_t rng;                 /* xorshift64 state, never 0 once set */
-    struct cutap_rec_call *pos, *end;
-    struct cutap_counter **tab;   /* CUTAP_MAX_IDS pointers, mapped on first use */
-    uint8_t gone;                 /* its exit destructor ran: it takes fresh
-                                     chunks only and gives nothing away again */
-};
-static __thread struct rec_thread rt __attribute__((tls_model("initial-exec")));
+__thread struct rec_thread cutap_rt __attribute__((tls_model("initial-exec")));
 
 /* Ids and kernel handles already named in this file. */
-static _Atomic uint8_t named[CUTAP_MAX_IDS];
+_Atomic uint8_t cutap_named[CUTAP_MAX_IDS];
 /* Layers whose binding (CUTAP_META_LAYER) is written in this file. */
 static _Atomic uint8_t layer_noted[CUTAP_LAYER_COUNT];
 #define FUNC_SLOTS 65536   /* 512 KiB, touched only where used */
@@ -236,14 +226,14 @@ static void fill_header(struct cutap_file_header *h)
         clock_pair_tight(&c, &m);
         h->calib_clock = c;
         h->calib_mono_ns = m;
-        slow_ticks = (uint64_t)((double)(c - h->start_clock) * (double)slow_ns / (double)(m - h->start_mono_ns));
+        cutap_slow_ticks = (uint64_t)((double)(c - h->start_clock) * (double)slow_ns / (double)(m - h->start_mono_ns));
     } else {
-        slow_ticks = slow_ns;
+        cutap_slow_ticks = slow_ns;
     }
     /* 0: the mean of any timed call reaches it, so after its first
      * (always timed) call every call of an id is timed. */
     if (time_all)
-        slow_ticks = 0;
+        cutap_slow_ticks = 0;
     memcpy(h->magic, CUTAP_FILE_MAGIC, 8);
 }
 
@@ -365,7 +355,7 @@ static void thread_init(struct rec_thread *t)
 static void thread_exit(void *v)
 {
     (void)v;
-    struct rec_thread *t = &rt;
+    struct rec_thread *t = &cutap_rt;
     if (t->pos && t->end - t->pos >= TAIL_MIN && !atomic_load(&F.dead)) {
         pthread_mutex_lock(&tail_lock);
         if (ntails < TAILS_MAX) {
@@ -481,7 +471,7 @@ static __attribute__((noinline)) struct cutap_rec_call *reserve_slow(struct rec_
  * two chunks: the rest of a chunk that cannot hold it stays zero. */
 static inline struct cutap_rec_call *reserve(unsigned n)
 {
-    struct rec_thread *t = &rt;
+    struct rec_thread *t = &cutap_rt;
     struct cutap_rec_call *r = t->pos;
     if (CUTAP_UNLIKELY((size_t)(t->end - r) < n))
         return reserve_slow(t, n);
@@ -523,10 +513,10 @@ static void note_layer(int layer)
 
 static inline void name_id(uint32_t id)
 {
-    if (CUTAP_LIKELY(atomic_load_explicit(&named[id], memory_order_relaxed)))
+    if (CUTAP_LIKELY(atomic_load_explicit(&cutap_named[id], memory_order_relaxed)))
         return;
     uint8_t expect = 0;
-    if (!atomic_compare_exchange_strong(&named[id], &expect, 1))
+    if (!atomic_compare_exchange_strong(&cutap_named[id], &expect, 1))
         return;
     const char *name = cutap_call_name(id);
     int layer = cutap_call_layer(id);
@@ -573,6 +563,13 @@ static void name_function(uint64_t f)
     if (!atomic_exchange(&funcs_full, 1))
         cutap_warn("more kernels than cutap can name (%d); later ones are shown by handle only", FUNC_SLOTS);
 }
+
+void cutap_fp_name_function(uint64_t handle)
+{
+    name_function(handle);
+}
+
+int cutap_fast_kind;
 
 /* --- trace mode ----------------------------------------------------- */
 
@@ -652,7 +649,7 @@ static struct plan make_plan(uint32_t id, unsigned nargs, int untyped)
             p.flags |= PLAN_SIMPLE;
             p.nsimple = fi->ncap;
         }
-        if (fi->func_arg >= 0 && !no_kernel_names)
+        if (fi->func_arg >= 0 && !cutap_no_kernel_names)
             p.flags |= PLAN_FUNC;
     }
     p.nslots = (uint16_t)slots_for(bytes);
@@ -898,7 +895,7 @@ static void trace_post(cutap_call_t *call, void *ctx, uint64_t *scratch)
  * every call is timed. A call is timed when, on its thread:
  *   - its id has had fewer than 16 calls (rare calls are timed exactly);
  *   - its id is slow: the mean of its timed calls is at least 1 us
- *     (total >= slow_ticks * timed), where two clock reads cost little;
+ *     (total >= cutap_slow_ticks * timed), where two clock reads cost little;
  *   - or the thread's countdown, which every call decrements, reaches
  *     zero; it restarts at a pseudo-random 1..63 (mean 32), so periodic
  *     call patterns cannot alias with the sampling.
@@ -906,7 +903,7 @@ static void trace_post(cutap_call_t *call, void *ctx, uint64_t *scratch)
  * is a sample that stands for the calls timed by neither (`sampled`,
  * `sampled_total`): the reader adds the exact part and the samples
  * scaled up (docs/FORMAT.md), so a slow first call is not scaled up with
- * them. With CUTAP_STAT_TIMING=all every call is timed (slow_ticks = 0).
+ * them. With CUTAP_STAT_TIMING=all every call is timed (cutap_slow_ticks = 0).
  * The decision is made before the call from the counter and the countdown
  * alone: an untimed call reads no clock and divides nothing. Both paths,
  * the callbacks and the fused path, use the functions below. */
@@ -956,13 +953,27 @@ static __attribute__((noinline)) struct cutap_counter *counter_slow(struct rec_t
     return &e->c;
 }
 
-/* The thread's counter of an id; NULL when recording has stopped. */
+/* The thread's counter of an id; NULL when recording has stopped. A
+ * table entry's bit 0 says that the counter's next calls are untimed
+ * unless the countdown says otherwise (record_internal.h, the generated
+ * counting fast paths). */
 static inline struct cutap_counter *counter_of(struct rec_thread *t, uint32_t id)
 {
     struct cutap_counter **tab = t->tab, *c;
     if (CUTAP_LIKELY(tab && (c = tab[id])))
-        return c;
+        return (struct cutap_counter *)((uintptr_t)c & ~(uintptr_t)1);
     return counter_slow(t, id);
+}
+
+/* After a timed call of id (the only calls that change what decides
+ * timing, besides the countdown): whether its next calls may be untimed
+ * (not among its first 16, not a slow id), as count_is_timed decides. */
+static inline void count_retag(struct rec_thread *t, uint32_t id, struct cutap_counter *c)
+{
+    if (!t->tab || id >= CUTAP_MAX_IDS)
+        return;
+    int fast = c->calls >= 16 && c->total < cutap_slow_ticks * c->timed;
+    t->tab[id] = (struct cutap_counter *)((uintptr_t)c | (uintptr_t)fast);
 }
 
 /* Before the call: 0 untimed, else TIMED_EXACT (first calls, slow id)
@@ -972,7 +983,7 @@ static inline unsigned count_is_timed(struct rec_thread *t, const struct cutap_c
 {
     uint32_t cd = t->countdown - 1;
     t->countdown = cd;
-    unsigned exact = (c->calls < 16) | (c->total >= slow_ticks * c->timed);
+    unsigned exact = (c->calls < 16) | (c->total >= cutap_slow_ticks * c->timed);
     return exact | (unsigned)(cd == 0) << 1;
 }
 
@@ -1013,7 +1024,7 @@ static inline void count_call(struct cutap_counter *c, int error)
 static int count_pre(cutap_call_t *call, void *ctx, uint64_t *scratch)
 {
     (void)ctx;
-    struct rec_thread *t = &rt;
+    struct rec_thread *t = &cutap_rt;
     struct cutap_counter *c = counter_of(t, call->id);
     unsigned how = c ? count_is_timed(t, c) : 0;
     if (!how) {
@@ -1029,7 +1040,7 @@ static void count_post(cutap_call_t *call, void *ctx, uint64_t *scratch)
 {
     (void)ctx;
     uint64_t s = *scratch, t1 = s ? cutap_rec_clock() : 0;
-    struct cutap_counter *c = counter_of(&rt, call->id);
+    struct cutap_counter *c = counter_of(&cutap_rt, call->id);
     if (!c) {
         lost_call();
         return;
@@ -1037,6 +1048,22 @@ static void count_post(cutap_call_t *call, void *ctx, uint64_t *scratch)
     if (s)
         count_timed_end(c, t1 - (s & ~SCRATCH_SAMPLE), s & SCRATCH_SAMPLE ? TIMED_SAMPLE : TIMED_EXACT);
     count_call(c, cutap_call_is_error(call));
+    if (s)
+        count_retag(&cutap_rt, call->id, c);
+}
+
+uint64_t cutap_fp_sample_begin(uint32_t id)
+{
+    count_timed_begin(&cutap_rt, id);
+    return cutap_rec_clock();
+}
+
+void cutap_fp_sample_end(uint32_t id, struct cutap_counter *c, uint64_t t0, int error)
+{
+    uint64_t t1 = cutap_rec_clock();
+    count_timed_end(c, t1 - t0, TIMED_SAMPLE);
+    count_call(c, error);
+    count_retag(&cutap_rt, id, c);
 }
 
 /* --- fused path ------------------------------------------------------ */
@@ -1069,6 +1096,7 @@ static __attribute__((noinline)) uint64_t count_fast_timed(cutap_call_t *call, c
     if (c) {
         count_timed_end(c, t1 - t0, how);
         count_call(c, cutap_result_is_error(call->id, result));
+        count_retag(r, call->id, c);
     } else
         lost_call();
     return result;
@@ -1095,7 +1123,7 @@ static __attribute__((noinline)) uint64_t trace_fast(cutap_call_t *call, cutap_t
 static __attribute__((noinline)) uint64_t count_fast(cutap_call_t *call, cutap_thunk_t thunk)
 {
     struct cutap_thread *t = &cutap_tls;
-    struct rec_thread *r = &rt;
+    struct rec_thread *r = &cutap_rt;
     struct cutap_counter *c = counter_of(r, call->id);
     unsigned how;
     if (CUTAP_UNLIKELY(!c || (how = count_is_timed(r, c))))
@@ -1147,7 +1175,7 @@ static void child_after_fork(void)
     atomic_store(&lost_nofile, 0);
     pthread_mutex_init(&grow_lock, NULL);
     for (unsigned i = 0; i < CUTAP_MAX_IDS; i++)
-        atomic_store_explicit(&named[i], 0, memory_order_relaxed);
+        atomic_store_explicit(&cutap_named[i], 0, memory_order_relaxed);
     for (unsigned i = 0; i < CUTAP_LAYER_COUNT; i++)
         atomic_store_explicit(&layer_noted[i], 0, memory_order_relaxed);
     for (unsigned i = 0; i < FUNC_SLOTS; i++)
@@ -1156,9 +1184,9 @@ static void child_after_fork(void)
     /* The forking thread is the child's only thread: its chunk pointers
      * and counters still point into the unmapped parent segments, and so
      * do the tails and the entry chunk. */
-    if (rt.tab)
-        munmap(rt.tab, TAB_BYTES);
-    memset(&rt, 0, sizeof rt);
+    if (cutap_rt.tab)
+        munmap(cutap_rt.tab, TAB_BYTES);
+    memset(&cutap_rt, 0, sizeof cutap_rt);
     ntails = 0;
     pthread_mutex_init(&tail_lock, NULL);
     ent_chunk = NULL;
@@ -1208,17 +1236,25 @@ void cutap_record_start(const char *dir, int counts, const char *filter)
             slow_ns = strtoull(sn, NULL, 0);
     }
     const char *kn = getenv("CUTAP_KERNEL_NAMES");
-    no_kernel_names = kn && !strcmp(kn, "0");
+    cutap_no_kernel_names = kn && !strcmp(kn, "0");
     cutap_rec_tsc = cutap_tsc_usable();
     client = counts ? cutap_register("count", count_pre, count_post, NULL)
                     : cutap_register("trace", trace_pre, trace_post, NULL);
     if (client < 0)
         return;
+    /* The fused path (and the generated fast paths) serve this client:
+     * said before its ids are enabled, so that each id's refresh can hand
+     * out its fast path. Tests compare with the callbacks only
+     * (CUTAP_NO_FUSED=1) and with the fused path in dispatch only
+     * (CUTAP_NO_FASTPATH=1). */
+    const char *nf = getenv("CUTAP_NO_FUSED"), *nfp = getenv("CUTAP_NO_FASTPATH");
+    if (!nf || strcmp(nf, "1")) {
+        atomic_store(&cutap_fast_mask, (uint8_t)(1u << client));
+        if (!nfp || strcmp(nfp, "1"))
+            __atomic_store_n(&cutap_fast_kind, counts ? 2 : 1, __ATOMIC_RELEASE);
+    }
     if (cutap_filter_apply(client, filter))
         return;
-    const char *nf = getenv("CUTAP_NO_FUSED");   /* tests: callbacks only */
-    if (!nf || strcmp(nf, "1"))
-        atomic_store(&cutap_fast_mask, (uint8_t)(1u << client));
     pthread_atfork(NULL, NULL, child_after_fork);
     atexit(at_exit);
     have_exit_key = !pthread_key_create(&exit_key, thread_exit);
