@@ -4,11 +4,16 @@
 # 1. build/gpu/overhead: ns per cuCtxGetCurrent and per empty kernel launch,
 #    bare / libcutap.so with no client / cutap stat / cutap trace / CUPTI.
 # 2. PyTorch training steps per second (bench/gpu/torch_steps.py), bare,
-#    under `cutap trace` and under `cutap stat`, in turn, CYCLES times
-#    (default 6), each process pinned to the same 8 cores; the median over
-#    cycles of each process's fastest window, and the change against bare;
-#    then the same, bare and under `cutap trace`, for a GPU-bound MLP
-#    (width 2048, batch 1024).
+#    under `cutap trace`, under `cutap stat`, under a bare CUPTI callback
+#    subscriber (driver and runtime domains: tests/gpu/cupti_ref.c through
+#    CUDA_INJECTION64_PATH) and under `nsys profile -t cuda` where an nsys
+#    binary is found, in turn, CYCLES times (default 6), each process
+#    pinned to the same 8 cores; the median over cycles of each process's
+#    fastest window, the spread (min..max), and the change against bare;
+#    then the same, bare, trace and stat, for a GPU-bound MLP (width 2048,
+#    batch 1024).
+# 3. Start-up: `import torch; torch.zeros(1, device="cuda")`, wall time
+#    bare and under cutap trace, CYCLES times each, medians.
 set -u
 cd "$(dirname "$0")/../.."
 B=build/gpu
@@ -22,33 +27,58 @@ T=$(mktemp -d /tmp/cutap-bench.XXXXXX)
 declare -A V
 PIN="taskset -c 4-11"
 $PIN true 2>/dev/null || PIN=
-for c in $(seq "$CYC"); do
-  V[bare]+=" $($PIN python3 bench/gpu/torch_steps.py | awk '{print $2}')"
-  V[trace]+=" $($PIN build/cutap trace -o "$T/t$c" -- python3 bench/gpu/torch_steps.py | awk '{print $2}')"
-  V[stat]+=" $($PIN build/cutap stat -o "$T/s$c.txt" -- python3 bench/gpu/torch_steps.py | awk '{print $2}')"
-done
-calls=$(build/cutap report --format csv "$T/t1" | awk -F, 'NR>1 {s+=$3} END {print s}')
+NSYS=$(ls /opt/nvidia/nsight-compute/*/host/target-linux-x64/nsys /usr/local/cuda/bin/nsys 2>/dev/null | head -1)
+REF=$PWD/$B/libcupti_ref.so
+rate() { grep -o 'steps_per_s [0-9.]*' | awk '{print $2}' | tail -1; }
+run_mode() {   # MODE CYCLE ARGS...: one process, its steps/s
+  local m=$1 c=$2; shift 2
+  case $m in
+    bare) $PIN python3 bench/gpu/torch_steps.py "$@" ;;
+    trace) $PIN build/cutap trace -o "$T/$m$c.$#" -- python3 bench/gpu/torch_steps.py "$@" 2>/dev/null ;;
+    stat) $PIN build/cutap stat -o "$T/$m$c.$#.txt" -- python3 bench/gpu/torch_steps.py "$@" ;;
+    cupti) mkdir -p "$T/ref$c"; CUDA_INJECTION64_PATH=$REF CUTAP_REF_MARK=$T/ref$c $PIN python3 bench/gpu/torch_steps.py "$@" ;;
+    nsys) $PIN "$NSYS" profile -t cuda -o "$T/n$c.$#" python3 bench/gpu/torch_steps.py "$@" 2>/dev/null ;;
+  esac | rate
+}
 med() { tr ' ' '\n' | grep . | sort -g | awk '{a[NR]=$1} END {print (NR%2 ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2)}'; }
-for m in bare trace stat; do [ "$(echo ${V[$m]} | wc -w)" = "$CYC" ] || { echo "torch_steps: $m failed in some cycles"; BAD=1; }; done
-b=$(echo ${V[bare]} | med)
-echo "PyTorch MLP steps/s (median of $CYC processes' fastest windows; all: bare${V[bare]} | trace${V[trace]} | stat${V[stat]})"
-for m in bare trace stat; do
-  v=$(echo ${V[$m]} | med)
-  awk -v m=$m -v v="$v" -v b="$b" 'BEGIN {printf "  %-6s %9.1f steps/s  %+6.2f %%\n", m, v, (v - b) / b * 100}'
+mm() { tr ' ' '\n' | grep . | sort -g | awk 'NR==1{a=$1} {b=$1} END {printf "%s..%s", a, b}'; }
+table() {   # TITLE MODES...: the table of V
+  local title=$1; shift
+  local b; b=$(echo ${V[bare]} | med)
+  echo "$title (median of $CYC processes' fastest windows, spread min..max)"
+  for m in "$@"; do
+    [ "$(echo ${V[$m]} | wc -w)" = "$CYC" ] || { echo "  $m: failed in some cycles (${V[$m]})"; BAD=1; continue; }
+    v=$(echo ${V[$m]} | med)
+    awk -v m=$m -v v="$v" -v b="$b" -v s="$(echo ${V[$m]} | mm)" \
+      'BEGIN {printf "  %-6s %9.1f steps/s  %+6.2f %%   (%s)\n", m, v, (v - b) / b * 100, s}'
+  done
+}
+MODES="bare trace stat cupti"
+[ -n "$NSYS" ] && MODES+=" nsys"
+for c in $(seq "$CYC"); do
+  for m in $MODES; do V[$m]+=" $(run_mode $m $c)"; done
 done
+[ -n "$(ls "$T"/ref1/injected.* 2>/dev/null)" ] || { echo "cupti: the subscriber was not loaded"; BAD=1; }
+table "PyTorch CPU-bound MLP steps/s" $MODES
+[ -n "$NSYS" ] || echo "  (no nsys binary found: no nsys row)"
+calls=$(build/cutap report --format csv "$T/trace1.0" | awk -F, 'NR>1 {s+=$3} END {print s}')
 echo "  calls recorded in one traced run (2,200 steps + start-up): $calls; the most frequent:"
-build/cutap report --format csv "$T/t1" | awk -F, 'NR>1 {print $3, $1, $2, $6}' | sort -rn | head -8 |
+build/cutap report --format csv "$T/trace1.0" | awk -F, 'NR>1 {print $3, $1, $2, $6}' | sort -rn | head -8 |
   awk '{printf "    %8d %-7s %-34s avg %s ns\n", $1, $2, $3, $4}'
 V=()
 for c in $(seq "$CYC"); do
-  V[bare]+=" $($PIN python3 bench/gpu/torch_steps.py 60 2048 1024 | awk '{print $2}')"
-  V[trace]+=" $($PIN build/cutap trace -o "$T/g$c" -- python3 bench/gpu/torch_steps.py 60 2048 1024 | awk '{print $2}')"
+  for m in bare trace stat; do V[$m]+=" $(run_mode $m $c 60 2048 1024)"; done
 done
-b=$(echo ${V[bare]} | med)
-echo "GPU-bound MLP (width 2048, batch 1024) steps/s (all: bare${V[bare]} | trace${V[trace]})"
-for m in bare trace; do
-  v=$(echo ${V[$m]} | med)
-  awk -v m=$m -v v="$v" -v b="$b" 'BEGIN {printf "  %-6s %9.1f steps/s  %+6.2f %%\n", m, v, (v - b) / b * 100}'
+table "GPU-bound MLP (width 2048, batch 1024) steps/s" bare trace stat
+V=()
+st() { local t0 t1; t0=$(date +%s%N); "$@" >/dev/null 2>&1; t1=$(date +%s%N); echo $(( (t1 - t0) / 1000000 )); }
+Z='import torch; torch.zeros(1, device="cuda")'
+for c in $(seq "$CYC"); do
+  V[bare]+=" $(st $PIN python3 -c "$Z")"
+  V[trace]+=" $(st $PIN build/cutap trace -o "$T/z$c" -- python3 -c "$Z")"
 done
+b=$(echo ${V[bare]} | med); t=$(echo ${V[trace]} | med)
+awk -v b="$b" -v t="$t" -v sb="$(echo ${V[bare]} | mm)" -v stt="$(echo ${V[trace]} | mm)" \
+  'BEGIN {printf "Start-up (import torch; zeros on the GPU), median ms: bare %d (%s), trace %d (%s): %+.1f %%\n", b, sb, t, stt, (t - b) / b * 100}'
 rm -rf "$T"
 [ -z "${BAD:-}" ] || { echo "bench/gpu: FAILED (see above)"; exit 1; }
