@@ -33,11 +33,11 @@ rate() { grep -o 'steps_per_s [0-9.]*' | awk '{print $2}' | tail -1; }
 run_mode() {   # MODE CYCLE ARGS...: one process, its steps/s
   local m=$1 c=$2; shift 2
   case $m in
-    bare) $PIN python3 bench/gpu/torch_steps.py "$@" ;;
-    trace) $PIN build/cutap trace -o "$T/$m$c.$#" -- python3 bench/gpu/torch_steps.py "$@" 2>/dev/null ;;
-    stat) $PIN build/cutap stat -o "$T/$m$c.$#.txt" -- python3 bench/gpu/torch_steps.py "$@" ;;
-    cupti) mkdir -p "$T/ref$c"; CUDA_INJECTION64_PATH=$REF CUTAP_REF_MARK=$T/ref$c $PIN python3 bench/gpu/torch_steps.py "$@" ;;
-    nsys) $PIN "$NSYS" profile -t cuda -o "$T/n$c.$#" python3 bench/gpu/torch_steps.py "$@" 2>/dev/null ;;
+    bare) timeout 200 $PIN python3 bench/gpu/torch_steps.py "$@" ;;
+    trace) timeout 200 $PIN build/cutap trace -o "$T/$m$c.$#" -- python3 bench/gpu/torch_steps.py "$@" 2>/dev/null ;;
+    stat) timeout 200 $PIN build/cutap stat -o "$T/$m$c.$#.txt" -- python3 bench/gpu/torch_steps.py "$@" ;;
+    cupti) mkdir -p "$T/ref$c"; CUDA_INJECTION64_PATH=$REF CUTAP_REF_MARK=$T/ref$c timeout 200 $PIN python3 bench/gpu/torch_steps.py "$@" ;;
+    nsys) timeout 150 $PIN "$NSYS" profile -t cuda -o "$T/n$c.$#" python3 bench/gpu/torch_steps.py "$@" 2>/dev/null ;;
   esac | rate
 }
 med() { tr ' ' '\n' | grep . | sort -g | awk '{a[NR]=$1} END {print (NR%2 ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2)}'; }
@@ -56,7 +56,7 @@ table() {   # TITLE MODES...: the table of V
 MODES="bare trace stat cupti"
 [ -n "$NSYS" ] && MODES+=" nsys"
 for c in $(seq "$CYC"); do
-  for m in $MODES; do V[$m]+=" $(run_mode $m $c)"; done
+  for m in $MODES; do V[$m]+=" $(run_mode $m $c)"; echo "  cycle $c $m: ${V[$m]##* } ($(date +%T))" >&2; done
 done
 [ -n "$(ls "$T"/ref1/injected.* 2>/dev/null)" ] || { echo "cupti: the subscriber was not loaded"; BAD=1; }
 table "PyTorch CPU-bound MLP steps/s" $MODES
