@@ -6,8 +6,8 @@
 # 2. PyTorch training steps per second (bench/gpu/torch_steps.py), bare,
 #    under `cutap trace`, under `cutap stat`, under a bare CUPTI callback
 #    subscriber (driver and runtime domains: tests/gpu/cupti_ref.c through
-#    CUDA_INJECTION64_PATH) and under `nsys profile -t cuda` where an nsys
-#    binary is found, in turn, CYCLES times (default 6), each process
+#    CUDA_INJECTION64_PATH) and, with BENCH_NSYS=1, under `nsys profile -t
+#    cuda` where an nsys binary is found (about 3 minutes a run there), in turn, CYCLES times (default 6), each process
 #    pinned to the same 8 cores; the median over cycles of each process's
 #    fastest window, the spread (min..max), and the change against bare;
 #    then the same, bare, trace and stat, for a GPU-bound MLP (width 2048,
@@ -27,7 +27,7 @@ T=$(mktemp -d /tmp/cutap-bench.XXXXXX)
 declare -A V
 PIN="taskset -c 4-11"
 $PIN true 2>/dev/null || PIN=
-NSYS=$(ls /opt/nvidia/nsight-compute/*/host/target-linux-x64/nsys /usr/local/cuda/bin/nsys 2>/dev/null | head -1)
+NSYS=${BENCH_NSYS:+$(ls /opt/nvidia/nsight-compute/*/host/target-linux-x64/nsys /usr/local/cuda/bin/nsys 2>/dev/null | head -1)}
 REF=$PWD/$B/libcupti_ref.so
 rate() { grep -o 'steps_per_s [0-9.]*' | awk '{print $2}' | tail -1; }
 run_mode() {   # MODE CYCLE ARGS...: one process, its steps/s
@@ -60,7 +60,7 @@ for c in $(seq "$CYC"); do
 done
 [ -n "$(ls "$T"/ref1/injected.* 2>/dev/null)" ] || { echo "cupti: the subscriber was not loaded"; BAD=1; }
 table "PyTorch CPU-bound MLP steps/s" $MODES
-[ -n "$NSYS" ] || echo "  (no nsys binary found: no nsys row)"
+[ -n "$NSYS" ] || echo "  (no nsys row: BENCH_NSYS=1 not set, or no nsys binary)"
 calls=$(build/cutap report --format csv "$T/trace1.0" | awk -F, 'NR>1 {s+=$3} END {print s}')
 echo "  calls recorded in one traced run (2,200 steps + start-up): $calls; the most frequent:"
 build/cutap report --format csv "$T/trace1.0" | awk -F, 'NR>1 {print $3, $1, $2, $6}' | sort -rn | head -8 |
