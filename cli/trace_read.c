@@ -961,23 +961,7 @@ struct nvtx_fn {
     uint8_t msg;
 };
 static const struct nvtx_fn nvtx_fns[] = {
-    {"nvtxRangePushA", NV_PUSH, -1, 0, MSG_STR},
-    {"nvtxRangePushW", NV_PUSH, -1, 0, MSG_NONE},
-    {"nvtxRangePushEx", NV_PUSH, -1, 0, MSG_ATTR},
-    {"nvtxDomainRangePushEx", NV_PUSH, 0, 1, MSG_ATTR},
-    {"nvtxRangePop", NV_POP, -1, -1, MSG_NONE},
-    {"nvtxDomainRangePop", NV_POP, 0, -1, MSG_NONE},
-    {"nvtxRangeStartA", NV_START, -1, 0, MSG_STR},
-    {"nvtxRangeStartW", NV_START, -1, 0, MSG_NONE},
-    {"nvtxRangeStartEx", NV_START, -1, 0, MSG_ATTR},
-    {"nvtxDomainRangeStartEx", NV_START, 0, 1, MSG_ATTR},
-    {"nvtxRangeEnd", NV_END, -1, 0, MSG_NONE},
-    {"nvtxDomainRangeEnd", NV_END, 0, 1, MSG_NONE},
-    {"nvtxMarkA", NV_MARK, -1, 0, MSG_STR},
-    {"nvtxMarkW", NV_MARK, -1, 0, MSG_NONE},
-    {"nvtxMarkEx", NV_MARK, -1, 0, MSG_ATTR},
-    {"nvtxDomainMarkEx", NV_MARK, 0, 1, MSG_ATTR},
-    {"nvtxDomainRegisterStringA", NV_REGISTER, 0, 1, MSG_STR},
+#include "generated/nvtx_roles.inc"   /* from gen/specs/nvtx.py "nvtx_range" */
 };
 /* nvtxEventAttributes_t (nvtx3/nvToolsExt.h, 48 bytes): messageType (i32)
  * at 32, the message (a pointer or a registered string's handle) at 40. */

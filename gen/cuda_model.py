@@ -10,6 +10,10 @@ returns:
   * the cuGetProcAddress version table: for each base name, version and
     per-thread-stream flavour, which exported variant the driver hands out.
 
+What the headers do not say (which prefixes, which exports are no API,
+which arguments are inputs, which one is a launch's kernel, corrections to
+the version table) comes from the driver's spec, gen/specs/driver.py.
+
 Only generators import this module; the normal build never runs Python.
 """
 import hashlib
@@ -17,6 +21,8 @@ import json
 import os
 import re
 import sys
+
+import spec
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
@@ -41,9 +47,6 @@ CUDA_INCLUDE = os.environ.get("CUTAP_CUDA_INCLUDE", KNOWN_GOOD["cuda_include"])
 HEADERS = ["cuda.h", "cudaProfiler.h", "cudaGL.h", "cudaEGL.h", "cudaVDPAU.h",
            "cudaTypedefs.h", "cudaGLTypedefs.h", "cudaEGLTypedefs.h",
            "cudaVDPAUTypedefs.h", "cudaProfilerTypedefs.h"]
-
-# Names exported by libcuda that are no API (debugger rendezvous points).
-NOT_API = re.compile(r"^cudbg")
 
 INT_KINDS = {
     ci.TypeKind.BOOL: "_Bool",
@@ -122,10 +125,10 @@ class Model:
         self.header_digest = None
 
 
-def _parse(defines):
+def _parse(header, defines):
     idx = ci.Index.create()
     args = ["-x", "c", "-std=c11", "-I" + os.path.join(HERE, "stub"), "-I" + CUDA_INCLUDE] + defines
-    tu = idx.parse(os.path.join(HERE, "cuda_api.h"), args=args)
+    tu = idx.parse(os.path.join(HERE, header), args=args)
     errors = [str(d) for d in tu.diagnostics if d.severity >= ci.Diagnostic.Error]
     if errors:
         raise SystemExit("gen: libclang could not parse the CUDA headers:\n  " + "\n  ".join(errors))
@@ -254,14 +257,14 @@ class _Builder:
         return f
 
 
-def _declared(tu, builder, out, pfns):
+def _declared(tu, builder, out, pfns, prefixes):
     for c in tu.cursor.get_children():
-        if c.kind == ci.CursorKind.FUNCTION_DECL and c.spelling.startswith("cu"):
+        if c.kind == ci.CursorKind.FUNCTION_DECL and c.spelling.startswith(prefixes):
             if c.is_definition():   # static inline helpers (cuGetProcAddress_v2_ptsz) are no exports
                 continue
             if c.spelling not in out:
                 out[c.spelling] = builder.function(c)
-        elif c.kind == ci.CursorKind.TYPEDEF_DECL and c.spelling.startswith("PFN_cu"):
+        elif c.kind == ci.CursorKind.TYPEDEF_DECL and c.spelling.startswith(tuple("PFN_" + p for p in prefixes)):
             pfns.add(c.spelling)
 
 
@@ -288,8 +291,9 @@ def _version_table(pfns, exports, overrides):
     export list gives the variants. Plain variants sorted by their _vN suffix
     pair with the plain versions in ascending order; a _ptds/_ptsz version
     goes to the newest plain variant at or below it plus that suffix. Cases
-    where that rule is wrong are corrected in procaddr_overrides.json, each
-    checked against a real driver by tests/gpu (procaddr check).
+    where that rule is wrong are corrected by the "procaddr" rules of
+    gen/specs/driver.py, each checked against a real driver by tests/gpu
+    (procaddr check).
     """
     plain, flav = {}, {}
     for p in sorted(pfns):
@@ -350,20 +354,31 @@ def build():
     if model.header_version != KNOWN_GOOD["cuda_version"]:
         raise SystemExit("gen: headers at %s are CUDA %d, known_good.json pins %d"
                          % (CUDA_INCLUDE, model.header_version, KNOWN_GOOD["cuda_version"]))
+    s = spec.load("driver")
+    prefixes = tuple(s.get("prefixes"))
     b = _Builder(model)
     declared, pfns = {}, set()
-    for defines in ([], ["-D__CUDA_API_VERSION_INTERNAL"], ["-DCUDA_API_PER_THREAD_DEFAULT_STREAM"]):
-        _declared(_parse(defines), b, declared, pfns)
+    for headers, defines in s.get("parses"):
+        for h in headers:
+            _declared(_parse(h, defines), b, declared, pfns, prefixes)
     ref = [l.strip() for l in open(os.path.join(HERE, KNOWN_GOOD["driver_exports"])) if l.strip()]
-    api = [n for n in ref if not NOT_API.match(n)]
+    api = [n for n in ref if not n.startswith(tuple(s.get("not_api_prefixes", [])))]
     funcs = [declared[n] for n in declared]
     for n in api:
         if n not in declared:
             funcs.append(Function(n, "CUresult", "int", [], typed=False))
+            funcs[-1].untyped_why = "exported by the driver, declared in no parsed header"
     model.functions = sorted(funcs, key=lambda f: f.name)
-    overrides = json.load(open(os.path.join(HERE, "procaddr_overrides.json")))
+    spec.apply(s, model.functions, "CUresult")
+    for f in model.functions:
+        if f.typed and not f.status:
+            raise SystemExit("gen: %s returns %s, not one of the driver's status_types (gen/specs/driver.py): "
+                             "the driver's tables have no place for a result that is no status"
+                             % (f.name, f.ret_spelled))
+    overrides = [dict(o, base=base) for base, r in s.functions.items() for o in r.get("procaddr", [])]
     exports = set(f.name for f in model.functions)
     model.versions, model.version_problems = _version_table(pfns, exports, overrides)
+    model.procaddr_bases = set(m.group(1) for m in map(PFN_RE.match, pfns) if m)
     return model
 
 

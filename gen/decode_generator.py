@@ -7,9 +7,10 @@ functions here."""
 import re
 
 import cuda_model
+import spec
 from gen_common import c_str, capture
 
-RESULT_ENUM = "cudaError_enum"      # CUresult
+RESULT_ENUM = spec.load("driver").get("status_enum")     # CUresult's enum
 KIND = {"int": "DEC_INT", "uint": "DEC_UINT", "ptr": "DEC_PTR", "enum": "DEC_ENUM",
         "float": "DEC_FLOAT", "double": "DEC_DOUBLE", "struct": "DEC_STRUCT", "record": "DEC_STRUCT"}
 SHORT_ARRAY = 4                     # arrays up to this many elements: a field per element

@@ -1,6 +1,6 @@
 """Generates cli/generated/decode_layers.c (declared in cli/decode_tables.h):
 the decoding tables of decode_generator.py for the runtime and library
-layers (gen/layers.py), all in one set: every function by name with its
+layers (gen/specs/), all in one set: every function by name with its
 layer, parameters and result, and the enums and structs they reach, the
 status enums of the results included (cublasStatus_t, ncclResult_t, ...:
 no parameter needs most of them; lib_model names each result's enum). Names are unique across the layers, and

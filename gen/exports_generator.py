@@ -1,8 +1,10 @@
 """Generates src/generated/libcutap.map: the linker version script. It
 exports exactly the intercepted names and the public API; everything else
 is local. The node is anonymous on purpose: unversioned definitions satisfy
-versioned references (dlsym@GLIBC_2.34) of preloaded-over objects."""
+versioned references (dlsym@GLIBC_2.34) of preloaded-over objects. The names
+besides the layers' are libcutap.so's own (gen/specs/libcutap.py EXPORTS)."""
 import cuda_model
+import spec
 
 
 def generate(model):
@@ -14,11 +16,8 @@ def generate(model):
             continue   # NVTX: reached through the injection table only
         for f in l.functions:
             out.append("    %s;" % f.name)
-    # InitializeInjectionNvtx2: cutap as the NVTX injection library (src/resolve/nvtx.c)
-    out += ["    dlsym;", "    dlvsym;", "    InitializeInjectionNvtx2;",
-            # the exec family: noted in the trace registry (src/core/exec.c)
-            "    execve;", "    execv;", "    execvp;", "    execvpe;", "    execl;", "    execle;", "    execlp;",
-            "    fexecve;", "    posix_spawn;", "    posix_spawnp;", "    cutap_*;", "  local:", "    *;", "};"]
+    out += ["    %s;" % e["name"] for e in spec.load("libcutap").data["EXPORTS"]]
+    out += ["  local:", "    *;", "};"]
     return "\n".join(out) + "\n"
 
 

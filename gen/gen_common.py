@@ -78,53 +78,68 @@ def word_to_result(f, expr):
     return "(%s)%s" % (f.ret_abi, expr)
 
 
-# Non-const pointer parameters the callee only reads (input arrays and
-# structs the headers declare without const): the pointer rules would
-# capture them as outputs. A struct among them is copied before the call.
-INPUT_POINTERS = {
-    "kernelParams", "extra",                                   # launches
-    "options", "optionValues", "jitOptions", "jitOptionsValues",  # JIT/library options
-    "libraryOptions", "libraryOptionValues",
-    "dsts", "srcs", "sizes", "attrsIdxs", "attrs",             # cuMemcpyBatchAsync
-    "paramArray", "paramsArray", "launchParamsList",           # batches
-    "prefetchLocs", "resources", "attributes", "pBorderColor",
-    "dependencies", "location", "ctxCreateParams", "args",
-}
 CAPTURE_RECORD_MAX = 64     # largest struct/union copied through a pointer
 SCALARS = ("int", "uint", "enum", "float", "double", "ptr")
 
 
-def capture(p, device_arrays=False):
-    """(CUTAP_CAP_* name, size) of what the recorder copies for parameter p, or None.
+def capture_rule(p, device_arrays=False, roles=None):
+    """((CUTAP_CAP_* name, size) or None, why) of what the recorder copies
+    for parameter p.
+
+    The generic rules, from the parameter's type; roles (parameter name ->
+    'in', 'none' or 'out': the function's "args" in its spec,
+    gen/specs/<layer>.py) override them for the parameters they name.
 
     device_arrays: the function belongs to a library whose non-const
     pointers to numbers or structs are mostly arrays in device memory
     (cuBLAS's float *C, cuSOLVER's int *devInfo, cuComplex *x): reading
     them from the host would fault. There only strings and pointers to
     handles or pointers (cublasHandle_t *, void **) are copied."""
+    role = (roles or {}).get(p.name)
+    spec = " (spec: args %r)" % role if role else ""
     t = p.type
     if t.kind != "ptr" or t.pointee is None:
-        return None
+        return None, "a value: its word"
+    if role == "none":
+        return None, "never copied" + spec
     pt = t.pointee
     if pt.char:
-        return ("CUTAP_CAP_IN_STR" if pt.const else "CUTAP_CAP_OUT_STRBUF"), 0
+        if pt.const:
+            return ("CUTAP_CAP_IN_STR", 0), "a string, copied before the call"
+        return ("CUTAP_CAP_OUT_STRBUF", 0), "a string buffer, copied after a successful call"
     if pt.kind == "ptr" and not pt.const and pt.pointee is not None and pt.pointee.char and pt.pointee.const:
-        return "CUTAP_CAP_OUT_STRPTR", 0
-    if device_arrays:
-        if pt.kind == "ptr" and not pt.const and pt.size == 8 and p.name not in INPUT_POINTERS:
-            return "CUTAP_CAP_OUT_BYTES", 8
-        return None
+        return ("CUTAP_CAP_OUT_STRPTR", 0), "a string output, copied after a successful call"
+    if device_arrays and role != "out":
+        if pt.kind == "ptr" and not pt.const and pt.size == 8 and role != "in":
+            return ("CUTAP_CAP_OUT_BYTES", 8), "a handle or pointer output, copied after a successful call"
+        cap, why = capture_rule(p, False, roles)
+        return None, why if cap is None else "not read: may be device memory (device_arrays)"
     if pt.kind == "record" and 0 < pt.size <= CAPTURE_RECORD_MAX:
-        inp = pt.const or p.name in INPUT_POINTERS
-        return ("CUTAP_CAP_IN_BYTES" if inp else "CUTAP_CAP_OUT_BYTES"), pt.size
-    if pt.kind in SCALARS and 1 <= pt.size <= 8 and not pt.const and p.name not in INPUT_POINTERS:
-        return "CUTAP_CAP_OUT_BYTES", pt.size
-    return None
+        if (pt.const or role == "in") and role != "out":
+            return ("CUTAP_CAP_IN_BYTES", pt.size), "a struct the callee reads, copied before the call" + spec
+        return ("CUTAP_CAP_OUT_BYTES", pt.size), "a struct output, copied after a successful call" + spec
+    if pt.kind in SCALARS and 1 <= pt.size <= 8 and (not pt.const or role == "out") and role != "in":
+        return ("CUTAP_CAP_OUT_BYTES", pt.size), "an output, copied after a successful call" + spec
+    if role == "in":
+        return None, "read by the callee, not copied" + spec
+    if pt.kind == "record":
+        return None, ("a handle (pointer to an opaque struct)" if pt.size <= 0 else
+                      "a struct over %d bytes: not copied" % CAPTURE_RECORD_MAX)
+    if pt.kind in ("void", "func"):
+        return None, "a pointer to %s: its word" % ("code" if pt.kind == "func" else "anything")
+    if pt.const:
+        return None, "a pointer to const data (an input array): not copied"
+    return None, "not copied"
+
+
+def capture(p, device_arrays=False, roles=None):
+    """(CUTAP_CAP_* name, size) of what the recorder copies for parameter p, or None."""
+    return capture_rule(p, device_arrays, roles)[0]
 
 
 def captures(f):
     """[(argument index, CUTAP_CAP_* name, size)] of a function, in argument order."""
     if not f.typed:
         return []
-    dev = getattr(f, "device_arrays", False)
-    return [(i,) + c for i, p in enumerate(f.params) for c in [capture(p, dev)] if c]
+    dev, roles = getattr(f, "device_arrays", False), getattr(f, "arg_roles", {})
+    return [(i,) + c for i, p in enumerate(f.params) for c in [capture(p, dev, roles)] if c]

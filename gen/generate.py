@@ -5,6 +5,12 @@
   gen/generate.py --out DIR  write them under DIR instead
   gen/generate.py --verify   regenerate into a temporary directory and
                              byte-compare with the committed files
+
+What the headers do not say comes from the specs, gen/specs/<layer>.py
+(gen/spec.py reads them; `gen/spec.py show NAME` answers what cutap does
+with NAME). Rules naming functions or parameters the headers do not have
+stop the generation; a hand-written C file that no longer holds the place
+a spec points to (handled_in) is a warning here and fails --verify.
 """
 import argparse
 import filecmp
@@ -21,6 +27,7 @@ import exports_generator
 import fastpath_generator
 import fake_generator
 import fronts_generator
+import hidden_tables_generator
 import ids_generator
 import lib_exact_test_generator
 import lib_fake_generator
@@ -29,8 +36,11 @@ import lib_resolve_generator
 import lib_table_generator
 import lib_untyped_generator
 import lib_wrappers_generator
+import nvtx_roles_generator
+import nvtx_slots_generator
 import old_major_generator
 import procaddr_tsv_generator
+import spec
 import table_generator
 import untyped_generator
 import wrappers_generator
@@ -40,7 +50,8 @@ GENERATORS = [ids_generator, table_generator, wrappers_generator, untyped_genera
               procaddr_tsv_generator, decode_generator,
               lib_table_generator, lib_untyped_generator, lib_wrappers_generator, lib_resolve_generator, fronts_generator,
               decode_layers_generator, lib_fake_generator, lib_exact_test_generator, old_major_generator,
-              cupti_cbid_generator, fastpath_generator]
+              cupti_cbid_generator, fastpath_generator, hidden_tables_generator, nvtx_slots_generator,
+              nvtx_roles_generator]
 
 
 def outputs(g, model):
@@ -54,7 +65,15 @@ def build_model():
     model = cuda_model.build()
     model.driver_count = len(model.functions)
     model.layers = lib_model.build()
+    problems = spec.validate(model)
+    if problems:
+        raise SystemExit("gen: the specs do not match the headers:\n  " + "\n  ".join(problems))
     return model
+
+
+def spec_warnings():
+    """Places in hand-written C the specs point to that are gone."""
+    return spec.check_pointers() + spec.check_dl_letters()
 
 
 def run(root):
@@ -74,6 +93,9 @@ def main():
     ap.add_argument("--out", default=cuda_model.ROOT)
     ap.add_argument("--verify", action="store_true")
     a = ap.parse_args()
+    stale = spec_warnings()
+    for p in stale:
+        print("gen: %s: spec: %s" % ("error" if a.verify else "warning", p), file=sys.stderr)
     if not a.verify:
         m, _ = run(a.out)
         print("gen: %d entry points (%d typed), %d cuGetProcAddress versions, CUDA %d headers"
@@ -88,6 +110,10 @@ def main():
                or not filecmp.cmp(os.path.join(tmp, p), os.path.join(cuda_model.ROOT, p), shallow=False)]
     if bad:
         print("regen-check: generated files differ from the generators' output: " + ", ".join(bad))
+        return 1
+    if stale:
+        print("regen-check: the specs point to places in hand-written C that are gone (above): "
+              "fix gen/specs/ (handled_in)")
         return 1
     print("regen-check: %d generated files match" % len(paths))
     return 0

@@ -1,7 +1,8 @@
 """Generates include/generated/cutap_ids.h: one call id per driver export,
-then one per function of each runtime and library layer (gen/layers.py),
+then one per function of each runtime and library layer (gen/specs/),
 and the layer numbers."""
 import cuda_model
+import spec
 
 
 def generate(model):
@@ -29,7 +30,7 @@ def generate(model):
     out.append("};")
     out.append("#define CUTAP_LIB_LAYERS %d" % len(model.layers))
     out.append("#define CUTAP_LAYER_NAMES \\")
-    out.append("    {\"driver\", \"hidden\", %s}" % ", ".join('"%s"' % l.name for l in model.layers))
+    out.append("    {%s}" % ", ".join('"%s"' % s.name for s in spec.layers()))
     out.append("\n#define CUTAP_HEADER_CUDA_VERSION %d\n" % model.header_version)
     out.append("#endif")
     return "\n".join(out) + "\n"

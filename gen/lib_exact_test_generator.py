@@ -1,5 +1,5 @@
 """Generates tests/generated/exact_lib_calls.c: for every function of every
-runtime and library layer that has a library (gen/layers.py), a case that
+runtime and library layer that has a library (gen/specs/), a case that
 takes the function with dlsym from a handle of the fake library
 (tests/fake/generated/fake_<layer>.c, opened by soname, RTLD_LOCAL: under
 cutap that gives cutap's wrapper), calls it with distinct argument

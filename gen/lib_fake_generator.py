@@ -1,5 +1,5 @@
 """Generates the fake runtime and libraries used by the tests, one per
-runtime or library layer that has a library (gen/layers.py; NVTX has none):
+runtime or library layer that has a library (gen/specs/; NVTX has none):
 
   tests/fake/generated/fake_<layer>.c    every function the real library
       exports with the layer's prefixes: typed ones with their signature,
@@ -12,18 +12,13 @@ runtime or library layer that has a library (gen/layers.py; NVTX has none):
       one version node named like the real library's (libcudart.so.13
       exports cudaMalloc@@libcudart.so.13), so that programs linked against
       the fake make versioned references, as they do against the real one.
-      NCCL's real library versions nothing: neither does its fake.
+      NCCL's and NVML's real libraries version nothing ("versioned" in
+      their specs): neither do their fakes.
   tests/fake/generated/fakelibs.mk       the layers and sonames, for
       tests/tests.mk (each fake is built as $(BUILD)/fakelibs/<soname>).
 """
 import cuda_model
 from gen_common import fake_word, proto, struct_defs, word_to_result
-
-# Real libraries whose exports carry no symbol version (checked with
-# `nm -D` on the CUDA 13.0 toolkit's libraries: every other one versions all
-# its exports with a node named like its soname; libnvidia-ml.so.1 of
-# driver 580.159.04 versions none either: gen/exports/ lists its names bare).
-UNVERSIONED = {"libnccl.so.2", "libnvidia-ml.so.1"}
 
 
 def fake_layers(model):
@@ -74,7 +69,10 @@ def fake_c(layer):
 
 
 def version_map(layer):
-    node = "" if soname(layer) in UNVERSIONED else soname(layer) + " "
+    # "versioned" in the layer's spec: whether the real library puts its
+    # exports in a version node named like its soname (nm -D on the CUDA
+    # 13.0 toolkit's libraries; libnccl.so.2 and libnvidia-ml.so.1 do not)
+    node = soname(layer) + " " if layer.spec["versioned"] else ""
     out = [cuda_model.banner("lib_fake_generator.py"), node + "{", "  global:"]
     out += ["    %s;" % f.name for f in layer.functions]
     out += ["    fake_lib_api;", "  local: *;", "};"]

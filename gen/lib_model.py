@@ -1,6 +1,7 @@
-"""Models of the runtime and library layers (gen/layers.py), built like the
-driver's (cuda_model.py): each layer's pinned headers parsed with libclang,
-paired with the pinned export list of its real library.
+"""Models of the runtime and library layers (their specs: gen/specs/<layer>.py,
+layer number 2 on), built like the driver's (cuda_model.py): each layer's
+pinned headers parsed with libclang, paired with the pinned export list of
+its real library, with the rules of its spec attached to its functions.
 
 A layer's functions are the exports whose names carry one of its
 prefixes. Those a header declares with a signature the wrappers can pass
@@ -12,8 +13,8 @@ import os
 import sys
 
 import cuda_model
+import spec as specs
 from cuda_model import ci, Enum, Field, Function, Model, Param, Record, TypeInfo, _Builder
-from layers import FIRST_LAYER, LAYERS
 
 
 # Results a typed wrapper passes back: integers, enums and pointers (a
@@ -22,13 +23,15 @@ RETURNS = ("enum", "int", "uint", "void", "ptr")
 
 
 class Layer:
-    def __init__(self, index, spec):
+    def __init__(self, index, spec_file):
         self.index = index                 # layer number (cutap_layer_t)
-        self.name = spec["name"]
-        self.spec = spec
+        self.spec_file = spec_file         # its spec (gen/spec.py Spec)
+        self.spec = spec_file.layer        # the spec's LAYER dict
+        self.name = self.spec["name"]
         self.model = Model()               # functions, structs, enums, records
         self.unavailable = 0               # status of a call when the library is missing
         self.untyped_reasons = {}          # name -> why it has no typed wrapper
+        self.constants = {}                # enum constant -> value, of the parsed headers
 
     @property
     def functions(self):
@@ -112,8 +115,9 @@ def _parse_declarations(layer, spec, include=None):
     return declared, constants
 
 
-def build_layer(index, spec):
-    layer = Layer(index, spec)
+def build_layer(spec_file):
+    layer = Layer(spec_file.layer["number"], spec_file)
+    spec = layer.spec
     if spec.get("snapshot"):
         snap = json.load(open(snapshot_path(spec)), object_hook=_decode)
         declared, constants = snap["declared"], snap["constants"]
@@ -122,6 +126,7 @@ def build_layer(index, spec):
         layer.model.enums, layer.model.records = snap["enums"], snap["records"]
     else:
         declared, constants = _parse_declarations(layer, spec)
+    layer.constants = constants
     if spec["exports"] is None:
         exports = sorted(declared)
     else:
@@ -139,12 +144,15 @@ def build_layer(index, spec):
             funcs.append(Function(n, f.ret_spelled, f.ret_abi, f.params))
             funcs[-1].ret_kind = f.ret_kind
             funcs[-1].ret_enum = getattr(f, "ret_enum", None)
+            funcs[-1].alias_of = alias
         else:
             layer.untyped_reasons.setdefault(n, "declared in no parsed header")
             funcs.append(Function(n, "int", "int", [], typed=False))
     layer.model.functions = sorted(funcs, key=lambda f: f.name)
     for f in funcs:
-        f.device_arrays = spec.get("device_arrays", True)
+        if not f.typed:
+            f.untyped_why = layer.untyped_reasons.get(f.name)
+    specs.apply(spec_file, layer.model.functions, "int")
     v = constants.get(spec["unavailable"]) if spec["unavailable"] else 0
     if v is None:
         raise SystemExit("gen: layer %s: status %s not found in its headers" % (layer.name, spec["unavailable"]))
@@ -153,12 +161,13 @@ def build_layer(index, spec):
 
 
 def build():
-    return [build_layer(FIRST_LAYER + i, s) for i, s in enumerate(LAYERS)]
+    return [build_layer(s) for s in specs.library_layers()]
 
 
 def write_snapshot(name, include):
-    spec = next(s for s in LAYERS if s["name"] == name)
-    layer = Layer(0, spec)
+    spec_file = next(s for s in specs.library_layers() if s.name == name)
+    spec = spec_file.layer
+    layer = Layer(0, spec_file)
     declared, constants = _parse_declarations(layer, spec, include)
     snap = dict(declared=declared, untyped_reasons=layer.untyped_reasons,
                 constants={spec["unavailable"]: constants[spec["unavailable"]]},

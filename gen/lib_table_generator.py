@@ -4,21 +4,18 @@ and library layers, its name, layer, parameter metadata and captures
 trampoline contexts of the untyped ones, and one descriptor per layer
 (first id, count, sonames, the status of a call when the library is
 missing)."""
-import re
-
 import cuda_model
 from gen_common import c_str, captures
 from lib_untyped_generator import untyped
 from table_generator import metadata_arrays
 
 
-# Result types that are status codes (0 = success). Other enum results
-# (cusparseGetMatType's cusparseMatrixType_t, ...) are values.
-STATUS_TYPE = re.compile(r"^(cudaError_t|cudaError|\w*(Status|Result|Return)(_t)?)$")
-
-
 def is_status(f):
-    return f.typed and f.ret_kind == "enum" and bool(STATUS_TYPE.match(f.ret_spelled.replace("enum ", "").strip()))
+    """Whether f's result is a status code (0 = success): its layer's
+    "status_types" in its spec, or the function's own "status" rule. Other
+    results (cusparseGetMatType's cusparseMatrixType_t, pointers, counts)
+    are values: nostatus."""
+    return f.status
 
 
 def generate(model):

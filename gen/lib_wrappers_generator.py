@@ -1,5 +1,5 @@
 """Generates src/generated/lib_<layer>_wrappers.c, one file per runtime or
-library layer (gen/layers.py): the same typed slow paths as the driver's
+library layer (gen/specs/): the same typed slow paths as the driver's
 (wrappers_generator.py), one per typed function; the exported entries are
 in assembly (fronts_generator.py)."""
 from wrappers_generator import wrappers

@@ -3,7 +3,7 @@ calls them (issue #11: a program built against CUDA 11 or 12 must run
 unchanged under cutap, every call recorded once).
 
 For each layer whose library changed its soname with older majors
-(gen/layers.py "older"), two functions get another signature in the old
+("older" in gen/specs/<layer>.py), two functions get another signature in the old
 fake than CUDA 13.0 declares, as real functions did between majors:
 
   more   the old function takes more arguments than 13.0 declares (9 in

@@ -11,12 +11,9 @@ FLAVOUR = {"": "CUTAP_FLAVOUR_PLAIN", "ptds": "CUTAP_FLAVOUR_PTDS", "ptsz": "CUT
 
 
 def func_arg(f):
-    """Launches: index of the CUfunction parameter (the kernel), else -1."""
-    if f.name.startswith("cuLaunch"):
-        for i, p in enumerate(f.params):
-            if p.spelled.replace("const", "").strip() == "CUfunction":
-                return i
-    return -1
+    """Launches: index of the parameter holding the kernel, whose name the
+    recorder records ("kernel" in gen/specs/driver.py), else -1."""
+    return getattr(f, "kernel_arg", -1)
 
 
 def abi_size(p):

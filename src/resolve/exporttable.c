@@ -23,20 +23,16 @@
 
 #include "cutap_internal.h"
 #include "export_tables.h"
+#include "hidden_tables.h"
 
 
 
-/* Tables wrapped when CUTAP_HIDDEN is unset: those that real-GPU runs showed
- * can be handed out as copies without changing any workload's result
- * (tests/gpu/hidden_probe.sh; H100, driver 580.159.04, 2026-11-21; see
- * docs/HIDDEN_API.md), and the fake driver's. CUDART_INTERFACE and
+/* Tables wrapped when CUTAP_HIDDEN is unset: "wrap" in gen/specs/hidden.py,
+ * with the evidence for each (tests/gpu/hidden_probe.sh, docs/HIDDEN_API.md),
+ * generated into src/generated/hidden_tables.h. CUDART_INTERFACE and
  * INTEGRITY_CHECK are not: the runtime hashes their addresses and fails
  * with error 103 "integrity checks failed" when given copies. */
-static const char *const default_wrap[] = {
-    "TOOLS_RUNTIME_CALLBACK_HOOKS", "TOOLS_TLS", "CONTEXT_LOCAL_STORAGE", "CONTEXT_CHECKS", "TOOLS_CONTEXT",
-    "f8cff95121468b4eb9e2fb469e7c0dd9", "69a28e9f24498b47b030c5da330ea4e9", "1734dc26800d47458726c0f1e7dd8bca",
-    "FAKE_SIZED", "FAKE_NOSIZE",
-};
+static const char *const default_wrap[] = {CUTAP_DEFAULT_WRAP};
 
 const char *cutap_export_table_name(const void *uuid16)
 {

@@ -46,6 +46,7 @@
 #include <stdint.h>
 
 #include "cutap_internal.h"
+#include "nvtx_slots.h"
 
 /* --- from nvtx3/nvtxDetail/nvtxTypes.h ------------------------------------ */
 typedef void (*cutap_nvtx_fn)(void);                 /* NvtxFunctionPointer */
@@ -69,42 +70,11 @@ struct cutap_nvtx_versioninfo {                      /* NvtxExportTableVersionIn
     uint32_t reserved0;
     void (*SetInjectionNvtxVersion)(uint32_t version);
 };
-/* NvtxCallbackIdCore: index in the CORE table -> id of our wrapper. */
-static const uint16_t core_ids[] = {
-    [1] = CUTAP_ID_nvtxMarkEx,            /* NVTX_CBID_CORE_MarkEx */
-    [2] = CUTAP_ID_nvtxMarkA,             /* NVTX_CBID_CORE_MarkA */
-    [3] = CUTAP_ID_nvtxMarkW,             /* NVTX_CBID_CORE_MarkW */
-    [4] = CUTAP_ID_nvtxRangeStartEx,      /* NVTX_CBID_CORE_RangeStartEx */
-    [5] = CUTAP_ID_nvtxRangeStartA,       /* NVTX_CBID_CORE_RangeStartA */
-    [6] = CUTAP_ID_nvtxRangeStartW,       /* NVTX_CBID_CORE_RangeStartW */
-    [7] = CUTAP_ID_nvtxRangeEnd,          /* NVTX_CBID_CORE_RangeEnd */
-    [8] = CUTAP_ID_nvtxRangePushEx,       /* NVTX_CBID_CORE_RangePushEx */
-    [9] = CUTAP_ID_nvtxRangePushA,        /* NVTX_CBID_CORE_RangePushA */
-    [10] = CUTAP_ID_nvtxRangePushW,       /* NVTX_CBID_CORE_RangePushW */
-    [11] = CUTAP_ID_nvtxRangePop,         /* NVTX_CBID_CORE_RangePop */
-    [12] = CUTAP_ID_nvtxNameCategoryA,    /* NVTX_CBID_CORE_NameCategoryA */
-    [13] = CUTAP_ID_nvtxNameCategoryW,    /* NVTX_CBID_CORE_NameCategoryW */
-    [14] = CUTAP_ID_nvtxNameOsThreadA,    /* NVTX_CBID_CORE_NameOsThreadA */
-    [15] = CUTAP_ID_nvtxNameOsThreadW,    /* NVTX_CBID_CORE_NameOsThreadW */
-};
-/* NvtxCallbackIdCore2 */
-static const uint16_t core2_ids[] = {
-    [1] = CUTAP_ID_nvtxDomainMarkEx,              /* NVTX_CBID_CORE2_DomainMarkEx */
-    [2] = CUTAP_ID_nvtxDomainRangeStartEx,        /* NVTX_CBID_CORE2_DomainRangeStartEx */
-    [3] = CUTAP_ID_nvtxDomainRangeEnd,            /* NVTX_CBID_CORE2_DomainRangeEnd */
-    [4] = CUTAP_ID_nvtxDomainRangePushEx,         /* NVTX_CBID_CORE2_DomainRangePushEx */
-    [5] = CUTAP_ID_nvtxDomainRangePop,            /* NVTX_CBID_CORE2_DomainRangePop */
-    [6] = CUTAP_ID_nvtxDomainResourceCreate,      /* NVTX_CBID_CORE2_DomainResourceCreate */
-    [7] = CUTAP_ID_nvtxDomainResourceDestroy,     /* NVTX_CBID_CORE2_DomainResourceDestroy */
-    [8] = CUTAP_ID_nvtxDomainNameCategoryA,       /* NVTX_CBID_CORE2_DomainNameCategoryA */
-    [9] = CUTAP_ID_nvtxDomainNameCategoryW,       /* NVTX_CBID_CORE2_DomainNameCategoryW */
-    [10] = CUTAP_ID_nvtxDomainRegisterStringA,    /* NVTX_CBID_CORE2_DomainRegisterStringA */
-    [11] = CUTAP_ID_nvtxDomainRegisterStringW,    /* NVTX_CBID_CORE2_DomainRegisterStringW */
-    [12] = CUTAP_ID_nvtxDomainCreateA,            /* NVTX_CBID_CORE2_DomainCreateA */
-    [13] = CUTAP_ID_nvtxDomainCreateW,            /* NVTX_CBID_CORE2_DomainCreateW */
-    [14] = CUTAP_ID_nvtxDomainDestroy,            /* NVTX_CBID_CORE2_DomainDestroy */
-    [15] = CUTAP_ID_nvtxInitialize,               /* NVTX_CBID_CORE2_Initialize */
-};
+/* NvtxCallbackIdCore, NvtxCallbackIdCore2: index in the CORE and CORE2
+ * tables -> id of our wrapper (src/generated/nvtx_slots.h, from the header's
+ * enums by the rule in gen/specs/nvtx.py). */
+static const uint16_t core_ids[] = {CUTAP_NVTX_CORE_IDS};
+static const uint16_t core2_ids[] = {CUTAP_NVTX_CORE2_IDS};
 
 /* --- from nvtx3/nvToolsExt.h ---------------------------------------------- */
 #define CUTAP_NVTX_VERSION 3                 /* NVTX_VERSION */

@@ -1,0 +1,26 @@
+"""Layer 4, cuBLASLt (libcublasLt.so.13): what cutap does with its functions beyond
+what the headers say.
+
+Data only (gen/specs/README.md; keys: gen/spec.py LAYER_KEYS and
+FUNCTION_KEYS). `/usr/bin/python3 gen/spec.py show NAME` prints every rule
+of a function. No function of this layer has rules of its own: the
+generic capture rules apply (gen/gen_common.py capture_rule()), with
+device_arrays below.
+"""
+
+LAYER = {
+    "name": "cublasLt",
+    "number": 4,
+    "parses": [(["cublasLt.h"], [])],
+    "exports": "libcublasLt.so.13",
+    "sonames": ["libcublasLt.so.13", "libcublasLt.so"],
+    "versioned": True,
+    "older": {"12": "libcublasLt.so.12", "11": "libcublasLt.so.11"},
+    "prefixes": ["cublasLt"],
+    "unavailable": "CUBLAS_STATUS_NOT_INITIALIZED",
+    "status_types": ["cublasStatus_t"],
+    # non-const pointers to numbers and structs are mostly arrays in device
+    # memory (float *C, int *devInfo): only strings and pointers to handles
+    # or pointers are copied
+    "device_arrays": True,
+}

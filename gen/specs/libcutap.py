@@ -1,0 +1,39 @@
+"""libcutap.so's own names: what it exports besides the entry points of
+the layers (gen/specs/<layer>.py), and which dlsym lookups it looks at.
+Not a layer: no LAYER, no FUNCTIONS.
+
+Data only (gen/specs/README.md). exports_generator.py writes EXPORTS, in
+this order, into the version script src/generated/libcutap.map after the
+layers' functions; everything else is local.
+
+EXPORTS: {name, file, text, what}: the name (a glob for the public API),
+the hand-written file that defines it, a text found there, what it does.
+DL_FIRST_LETTERS: the first letters of every name cutap wraps;
+src/resolve/dl.c maybe_ours() lets only these through to the search (a
+switch on the first letters, kept by hand on the hot path of every
+dlsym). gen/spec.py checks that every layer's prefixes start with one.
+"""
+
+EXPORTS = [
+    {"name": "dlsym", "file": "src/arch/x86_64/dlsym_entry.S", "text": ".globl dlsym",
+     "what": "lookups of CUDA names on any handle get cutap's wrappers; others go to glibc by a jump, so that "
+             "RTLD_NEXT stays relative to the caller"},
+    {"name": "dlvsym", "file": "src/arch/x86_64/dlsym_entry.S", "text": ".globl dlvsym", "what": "as dlsym"},
+    {"name": "InitializeInjectionNvtx2", "file": "src/resolve/nvtx.c", "text": "InitializeInjectionNvtx2(",
+     "what": "cutap as the NVTX injection library (gen/specs/nvtx.py)"},
+    {"name": "execve", "file": "src/core/exec.c", "text": "EXPORT int execve(",
+     "what": "the exec family: the new program is noted in the trace registry"},
+    {"name": "execv", "file": "src/core/exec.c", "text": "EXPORT int execv(", "what": "as execve"},
+    {"name": "execvp", "file": "src/core/exec.c", "text": "EXPORT int execvp(", "what": "as execve"},
+    {"name": "execvpe", "file": "src/core/exec.c", "text": "EXPORT int execvpe(", "what": "as execve"},
+    {"name": "execl", "file": "src/core/exec.c", "text": "EXPORT int execl(", "what": "as execve"},
+    {"name": "execle", "file": "src/core/exec.c", "text": "EXPORT int execle(", "what": "as execve"},
+    {"name": "execlp", "file": "src/core/exec.c", "text": "EXPORT int execlp(", "what": "as execve"},
+    {"name": "fexecve", "file": "src/core/exec.c", "text": "EXPORT int fexecve(", "what": "as execve"},
+    {"name": "posix_spawn", "file": "src/core/exec.c", "text": "EXPORT int posix_spawn(", "what": "as execve"},
+    {"name": "posix_spawnp", "file": "src/core/exec.c", "text": "EXPORT int posix_spawnp(", "what": "as execve"},
+    {"name": "cutap_*", "file": "include/cutap.h", "text": "CUTAP_PUBLIC",
+     "what": "the public C API (include/cutap.h)"},
+]
+
+DL_FIRST_LETTERS = ["cu", "nc", "nv", "__c", "__n"]
