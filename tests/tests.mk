@@ -203,8 +203,8 @@ $(T)/fuzz_trace: tests/fuzz/fuzz_trace.c $(CLI_C) $(CLI_H)
 TEST_BINS += $(T)/fuzz_trace
 
 .PHONY: test-build
-test-build: lib $(TEST_BINS)
-
+# test-build's prerequisites are fixed when make reads its rule: it comes
+# last in this file (after every TEST_BINS +=), see the end.
 test: test-build
 	@CUTAP_TEST_BUILD=$(abspath $(BUILD)) tests/run.sh $(TESTS)
 
@@ -241,3 +241,6 @@ $(T)/abi_numbers.so: tests/plugins/abi_names.c include/cutap.h $(T)/prev/cutap_i
 $(T)/api_v1.so: tests/plugins/api_v1.c
 	$(CC) $(TCFLAGS) -fPIC -shared -o $@ $<
 TEST_BINS += $(T)/abi_names.so $(T)/abi_numbers.so $(T)/api_v1.so
+
+# Last: every TEST_BINS += above is in.
+test-build: lib $(TEST_BINS)
