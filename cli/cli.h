@@ -48,4 +48,12 @@ void *xcalloc(size_t n, size_t size);         /* calloc; exits when out of memor
 /* After option parsing: the one DIR (or file) operand, loaded into tr.
  * Returns 0, 1 when nothing could be read, 2 for a usage error. */
 int load_operand(int argc, char **argv, const char *usage, struct trace *tr);
+
+/* Every function cutap knows, with its layer (cli/generated/known_names.c). */
+struct cli_known_name {
+    const char *name;
+    int layer;
+};
+extern const struct cli_known_name cli_known_names[];
+extern const unsigned cli_nknown_names;
 #endif

@@ -21,6 +21,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "cutap.h"
 #include "cutap_registry.h"
 #include "path_search.h"
 #include "cli.h"
@@ -181,6 +182,21 @@ struct run_opts {
 };
 
 /* stat: whether --time-all is accepted */
+/* A filter that selects no function cutap knows is most likely a typo
+ * (cuMemalloc*): said at start; the command still runs, since functions
+ * met at run time (newer driver exports, export-table slots) may match. */
+static void filter_check_known(const char *filter)
+{
+    for (unsigned i = 0; i < cli_nknown_names; i++)
+        if (cutap_filter_eval(filter, cli_known_names[i].name, cli_known_names[i].layer, NULL) == 1)
+            return;
+    /* layer=hidden selects export-table slots, named at run time */
+    if (cutap_filter_eval(filter, NULL, CUTAP_LAYER_HIDDEN, NULL) == 1)
+        return;
+    fprintf(stderr, "cutap: warning: -e '%s' selects none of the %u functions cutap knows "
+                    "(functions met at run time may still match)\n", filter, cli_nknown_names);
+}
+
 static int parse(int argc, char **argv, struct run_opts *o, const char *usage, int stat)
 {
     static const struct option longopts[] = {{"output", required_argument, 0, 'o'},
@@ -226,6 +242,7 @@ static int parse(int argc, char **argv, struct run_opts *o, const char *usage, i
                 return 2;
             }
             o->filter = optarg;
+            filter_check_known(optarg);
             break;
         }
         case 'h': fputs(usage, stdout); exit(0);

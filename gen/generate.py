@@ -18,6 +18,7 @@ import os
 import sys
 import tempfile
 
+import cli_names_generator
 import cuda_model
 import cupti_cbid_generator
 import decode_generator
@@ -50,7 +51,7 @@ GENERATORS = [ids_generator, table_generator, wrappers_generator, untyped_genera
               procaddr_tsv_generator, decode_generator,
               lib_table_generator, lib_untyped_generator, lib_wrappers_generator, lib_resolve_generator, fronts_generator,
               decode_layers_generator, lib_fake_generator, lib_exact_test_generator, old_major_generator,
-              cupti_cbid_generator, fastpath_generator, hidden_tables_generator, nvtx_slots_generator,
+              cupti_cbid_generator, fastpath_generator, cli_names_generator, hidden_tables_generator, nvtx_slots_generator,
               nvtx_roles_generator]
 
 
