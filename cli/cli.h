@@ -48,6 +48,21 @@ void *xcalloc(size_t n, size_t size);         /* calloc; exits when out of memor
 /* After option parsing: the one DIR (or file) operand, loaded into tr.
  * Returns 0, 1 when nothing could be read, 2 for a usage error. */
 int load_operand(int argc, char **argv, const char *usage, struct trace *tr);
+/* Selection at read time, for report, dump and export: -e FILTER (the
+ * trace -e language), --from S and --to S (seconds from the start of the
+ * trace, time 0 of dump and the exports). cli_select_opt takes one option
+ * (c: 'e', CLI_OPT_FROM or CLI_OPT_TO), printing what is wrong (-1);
+ * load_operand applies them, or cli_select_apply after a tr_load. */
+enum { CLI_OPT_FROM = 1001, CLI_OPT_TO = 1002 };
+#define CLI_SELECT_LONGOPTS {"filter", required_argument, 0, 'e'}, {"from", required_argument, 0, CLI_OPT_FROM}, \
+                            {"to", required_argument, 0, CLI_OPT_TO}
+#define CLI_SELECT_HELP                                                                                    \
+    "  -e FILTER           only the calls FILTER selects (the language of cutap trace -e); a call left\n" \
+    "                      out leaves the calls it made under its nearest caller kept\n"                  \
+    "  --from S, --to S    only the calls that start in that window, S in seconds from the start\n"      \
+    "                      of the trace (as dump prints it)\n"
+int cli_select_opt(int c, const char *arg, const char *cmd);
+int cli_select_apply(struct trace *tr);
 
 /* Every function cutap knows, with its layer (cli/generated/known_names.c). */
 struct cli_known_name {

@@ -765,7 +765,17 @@ static unsigned char *thread_filter(const struct trace *tr, long pid, long tid)
 
 /* --- the command -------------------------------------------------------- */
 
-static const char dump_usage[] = "usage: cutap dump [--pid P] [--tid T] [--no-demangle] DIR|FILE.cutap\n";
+static const char dump_usage[] =
+    "usage: cutap dump [--pid P] [--tid T] [--no-demangle] [-e FILTER] [--from S] [--to S] DIR|FILE.cutap\n"
+    "One line per call in time order: seconds from the start, [pid/tid], name, decoded arguments\n"
+    "and outputs, result, duration; calls made inside a call indented under it.\n"
+    "  --pid P, --tid T    only that process or thread\n"
+    "  --no-demangle       kernel names as recorded\n"
+    CLI_SELECT_HELP
+    "examples:\n"
+    "  cutap dump run1 | less\n"
+    "  cutap dump --pid 1234 -e 'cuMem*,cudaMalloc*' run1\n"
+    "  cutap dump --from 2 --to 2.1 run1\n";
 
 /* Prints the calls; returns 0, or -1 when stdout failed for another
  * reason than a reader that went away (`| head`). */
@@ -801,11 +811,17 @@ int cmd_dump(int argc, char **argv)
                                          {"tid", required_argument, NULL, 't'},
                                          {"no-demangle", no_argument, NULL, 'n'},
                                          {"help", no_argument, NULL, 'h'},
+                                         CLI_SELECT_LONGOPTS,
                                          {NULL, 0, NULL, 0}};
     long pid = -1, tid = -1;
     int demangle = 1, o;
     optind = 1;
-    while ((o = getopt_long(argc, argv, "p:t:nh", opts, NULL)) != -1) {
+    while ((o = getopt_long(argc, argv, "p:t:nhe:", opts, NULL)) != -1) {
+        if (o == 'e' || o == CLI_OPT_FROM || o == CLI_OPT_TO) {
+            if (cli_select_opt(o, optarg, "dump"))
+                return 2;
+            continue;
+        }
         if (o == 'h') {
             fputs(dump_usage, stdout);
             return 0;

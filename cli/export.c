@@ -85,14 +85,20 @@
 #include "cli.h"
 #include "sqlite_dl.h"
 
-#define USAGE_LINE "usage: cutap export --format perfetto|sqlite|jsonl -o FILE [--force] DIR\n"
+#define USAGE_LINE "usage: cutap export --format perfetto|sqlite|jsonl -o FILE [--force] [-e FILTER] [--from S] [--to S] DIR\n"
 static const char usage[] =
     USAGE_LINE
     "  perfetto  Chrome trace-event JSON (ui.perfetto.dev, chrome://tracing)\n"
     "  sqlite    SQLite database (tables processes, threads, strings, calls,\n"
     "            counters; view calls_named)\n"
     "  jsonl     one JSON object per line: calls in time order, then counters\n"
-    "  --force   replace FILE if it exists\n";
+    "  -o FILE             the file to write (made 0600, never through a symbolic link)\n"
+    "  --force             replace FILE if it exists\n"
+    CLI_SELECT_HELP
+    "examples:\n"
+    "  cutap export --format perfetto -o run1.json run1     # open in ui.perfetto.dev\n"
+    "  cutap export --format jsonl -o mem.jsonl -e 'cuMem*,cudaMalloc*,cudaFree' run1\n"
+    "  cutap export --format sqlite -o window.db --from 30 --to 31 run1\n";
 
 enum { EXP_PERFETTO, EXP_SQLITE, EXP_JSONL };
 
@@ -975,13 +981,20 @@ int cmd_export(int argc, char **argv)
                                              {"output", required_argument, 0, 'o'},
                                              {"force", no_argument, 0, 'F'},
                                              {"help", no_argument, 0, 'h'},
+                                             CLI_SELECT_LONGOPTS,
                                              {0, 0, 0, 0}};
     int format = -1, force = 0, c;
     const char *out = NULL;
     optind = 1;
     opterr = 0;   /* our own messages, naming the command */
-    while ((c = getopt_long(argc, argv, ":f:o:h", longopts, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, ":f:o:he:", longopts, NULL)) != -1) {
         switch (c) {
+        case 'e':
+        case CLI_OPT_FROM:
+        case CLI_OPT_TO:
+            if (cli_select_opt(c, optarg, "export"))
+                return 2;
+            break;
         case 'f':
             if (!strcmp(optarg, "perfetto"))
                 format = EXP_PERFETTO;
@@ -1037,7 +1050,7 @@ int cmd_export(int argc, char **argv)
     }
 
     struct trace tr;
-    if (tr_load(&tr, dir)) {
+    if (tr_load(&tr, dir) || cli_select_apply(&tr)) {
         tr_free(&tr);
         return 1;
     }

@@ -504,7 +504,18 @@ static void runtime_note(const struct trace *tr, FILE *f)
     free(seen);
 }
 
-static const char usage[] = "usage: cutap report [--format text|csv|json] [--by process|thread|rank | --tree] DIR\n";
+static const char usage[] =
+    "usage: cutap report [--format text|csv|json] [--by process|thread|rank | --tree] [-e FILTER]\n"
+    "                    [--from S] [--to S] DIR\n"
+    "Per layer and function: calls, errors, total/avg/median/min/max time.\n"
+    "  --format F          text (default), csv or json\n"
+    "  --by G              one table per process, thread or rank (RANK, OMPI_COMM_WORLD_RANK, ...)\n"
+    "  --tree              the call tree: each call under the call it was made in, with self time\n"
+    CLI_SELECT_HELP
+    "examples:\n"
+    "  cutap report run1\n"
+    "  cutap report --tree -e 'layer=runtime,layer=driver' run1\n"
+    "  cutap report --by thread --format csv --from 10 --to 12.5 run1\n";
 
 int cmd_report(int argc, char **argv)
 {
@@ -512,11 +523,15 @@ int cmd_report(int argc, char **argv)
                                              {"by", required_argument, 0, 'b'},
                                              {"tree", no_argument, 0, 't'},
                                              {"help", no_argument, 0, 'h'},
+                                             CLI_SELECT_LONGOPTS,
                                              {0, 0, 0, 0}};
     int format = FMT_TEXT, by = BY_NONE, tree = 0, c;
     optind = 1;
-    while ((c = getopt_long(argc, argv, "f:b:th", longopts, NULL)) != -1) {
-        if (c == 'f') {
+    while ((c = getopt_long(argc, argv, "f:b:the:", longopts, NULL)) != -1) {
+        if (c == 'e' || c == CLI_OPT_FROM || c == CLI_OPT_TO) {
+            if (cli_select_opt(c, optarg, "report"))
+                return 2;
+        } else if (c == 'f') {
             if (!strcmp(optarg, "text"))
                 format = FMT_TEXT;
             else if (!strcmp(optarg, "csv"))

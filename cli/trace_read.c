@@ -12,6 +12,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "filter_expr.h"
 #include "trace_read.h"
 
 
@@ -1318,4 +1319,62 @@ void tr_free(struct trace *tr)
     free(tr->name_hash);
     free(tr->ranges);
     memset(tr, 0, sizeof *tr);
+}
+
+/* --- selection at read time (-e, --from, --to) ------------------------- */
+
+int tr_select(struct trace *tr, const char *filter, uint64_t from_ns, uint64_t to_ns)
+{
+    size_t n = tr->ncalls;
+    if (!filter && !from_ns && to_ns == UINT64_MAX)
+        return 0;
+    /* keep[i]: new index + 1, 0 when left out; gone[i]: the callers of i
+     * left out (its depth drops by as many); up[i]: i's nearest kept
+     * caller (index + 1), or i itself when kept. Callers come before
+     * their calls in the array, so one pass in order fills them. */
+    uint32_t *keep = n ? calloc(n, sizeof *keep) : NULL, *up = n ? calloc(n, sizeof *up) : NULL;
+    uint16_t *gone = n ? calloc(n, sizeof *gone) : NULL;
+    if (n && (!keep || !up || !gone)) {
+        free(keep), free(up), free(gone);
+        fprintf(stderr, "cutap: out of memory\n");
+        return -1;
+    }
+    size_t k = 0;
+    for (size_t i = 0; i < n; i++) {
+        const struct tr_call *c = &tr->calls[i];
+        int in = 1;
+        if (filter && !(c->rflags & TR_RF_RANGE))
+            in = cutap_filter_eval(filter, tr->names[c->name].name, tr->names[c->name].layer, NULL) == 1;
+        if (in && (c->t0 < from_ns || c->t0 > to_ns))
+            in = 0;
+        if (in)
+            keep[i] = (uint32_t)++k;
+        uint32_t p = c->parent && c->parent - 1 < i ? c->parent : 0;
+        up[i] = in ? (uint32_t)(i + 1) : p ? up[p - 1] : 0;
+        gone[i] = p ? (uint16_t)(gone[p - 1] + !keep[p - 1]) : 0;
+    }
+    for (size_t i = 0; i < n; i++) {
+        if (!keep[i])
+            continue;
+        struct tr_call c = tr->calls[i];
+        uint32_t p = c.parent && c.parent - 1 < i ? up[c.parent - 1] : 0;
+        c.parent = p ? keep[p - 1] : 0;
+        c.depth = c.depth >= gone[i] ? (uint16_t)(c.depth - gone[i]) : 0;
+        tr->calls[keep[i] - 1] = c;
+    }
+    tr->ncalls = k;
+    free(keep), free(up), free(gone);
+    if (filter) {
+        size_t m = 0;
+        for (size_t i = 0; i < tr->ncounters; i++) {
+            const struct tr_counter *c = &tr->counters[i];
+            if (cutap_filter_eval(filter, tr->names[c->name].name, tr->names[c->name].layer, NULL) == 1)
+                tr->counters[m++] = *c;
+        }
+        tr->ncounters = m;
+    }
+    if ((from_ns || to_ns != UINT64_MAX) && tr->ncounters)
+        fprintf(stderr, "cutap: note: --from/--to select calls; the counters of counting-mode files (cutap stat) "
+                        "have no times and are all kept\n");
+    return 0;
 }

@@ -187,6 +187,14 @@ int tr_loss_text(const struct tr_proc *p, char *buf, size_t size);
 /* CUTAP_STOP_* as a word: "none", "space", "map", "limit", "other". */
 const char *tr_stop_reason_str(uint32_t reason);
 
+/* Keeps only the calls FILTER selects (the -e language; NULL: all) that
+ * start in [from_ns, to_ns] (realtime ns), and the counters FILTER
+ * selects; NVTX ranges and marks are kept when they start in the window.
+ * A kept call's parent becomes its nearest kept caller and its depth
+ * drops by its callers left out, as if recorded with that filter.
+ * Returns 0, -1 when out of memory. */
+int tr_select(struct trace *tr, const char *filter, uint64_t from_ns, uint64_t to_ns);
+
 /* Kernel name of a function handle in a process, or NULL. */
 const char *tr_func_name(const struct tr_proc *p, uint64_t handle);
 

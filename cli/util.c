@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "filter_expr.h"
 #include "cutap.h"
 #include "generated/cutap_ids.h"
 
@@ -114,7 +115,46 @@ int load_operand(int argc, char **argv, const char *usage, struct trace *tr)
         fputs(usage, stderr);
         return 2;
     }
-    return tr_load(tr, argv[optind]) ? 1 : 0;
+    if (tr_load(tr, argv[optind]))
+        return 1;
+    return cli_select_apply(tr) ? 1 : 0;
+}
+
+/* -e, --from, --to of report, dump and export. */
+static const char *sel_filter;
+static double sel_from = -1, sel_to = -1;
+
+int cli_select_opt(int c, const char *arg, const char *cmd)
+{
+    if (c == 'e') {
+        const char *why = NULL;
+        if (cutap_filter_eval(arg, NULL, 0, &why) < 0) {
+            fprintf(stderr, "cutap %s: -e '%s': %s\n", cmd, arg, why);
+            return -1;
+        }
+        sel_filter = arg;
+        return 0;
+    }
+    char *end;
+    double v = strtod(arg, &end);
+    if (end == arg || *end || !(v >= 0) || v > 1e9) {
+        fprintf(stderr, "cutap %s: --%s '%s': seconds from the start of the trace (e.g. 1.5)\n", cmd,
+                c == CLI_OPT_FROM ? "from" : "to", arg);
+        return -1;
+    }
+    *(c == CLI_OPT_FROM ? &sel_from : &sel_to) = v;
+    if (sel_from >= 0 && sel_to >= 0 && sel_to < sel_from) {
+        fprintf(stderr, "cutap %s: --to is before --from\n", cmd);
+        return -1;
+    }
+    return 0;
+}
+
+int cli_select_apply(struct trace *tr)
+{
+    uint64_t from = sel_from >= 0 ? tr->origin_ns + (uint64_t)(sel_from * 1e9) : 0;
+    uint64_t to = sel_to >= 0 ? tr->origin_ns + (uint64_t)(sel_to * 1e9) : UINT64_MAX;
+    return tr_select(tr, sel_filter, from, to);
 }
 
 /* calloc that never returns NULL: out of memory ends the command. */

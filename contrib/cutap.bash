@@ -41,9 +41,9 @@ _cutap()
     case $cmd in
         trace) opts="-o -e --runtime=symbols --runtime=cupti --no-nvtx --help --" ;;
         stat) opts="-o --force -e --time-all --runtime=symbols --runtime=cupti --help --" ;;
-        report) opts="--format --by --tree --help" ;;
-        dump) opts="--pid --tid --no-demangle --help" ;;
-        export) opts="--format -o --force --help" ;;
+        report) opts="--format --by --tree -e --from --to --help" ;;
+        dump) opts="--pid --tid --no-demangle -e --from --to --help" ;;
+        export) opts="--format -o --force -e --from --to --help" ;;
     esac
     if [[ $cur == -* ]]; then
         COMPREPLY=($(compgen -W "$opts" -- "$cur"))

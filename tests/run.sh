@@ -246,6 +246,50 @@ case_cli_filter_matches_nothing() {
     done
 }
 
+case_cli_select_at_read_time() {
+    # report, dump and export take -e, --from and --to: selecting with -e
+    # when reading gives the calls, depths and callers of a trace recorded
+    # with that -e (nested runtime > cuBLAS > driver calls of the fakes);
+    # a time window keeps the calls that start in it; bad values refused.
+    local f
+    libs_env env EXPECT_CUTAP=1 "$CUTAP" trace -o "$WORK/selA" -- $T/t_libs_now link >/dev/null 2>&1 || return 1
+    for f in 'layer=driver' 'layer=cublas,layer=driver' '!cuCtxGetCurrent' 'cuMem*'; do
+        rm -rf "$WORK/selB" "$WORK/selA.jsonl" "$WORK/selB.jsonl"
+        libs_env env EXPECT_CUTAP=1 "$CUTAP" trace -o "$WORK/selB" -e "$f" -- $T/t_libs_now link >/dev/null 2>&1 || return 1
+        "$CUTAP" export --format jsonl -o "$WORK/selA.jsonl" -e "$f" "$WORK/selA" || return 1
+        "$CUTAP" export --format jsonl -o "$WORK/selB.jsonl" "$WORK/selB" || return 1
+        python3 - "$WORK/selA.jsonl" "$WORK/selB.jsonl" <<'PY' || { say "  -e '$f' at read time differs from recording with it"; return 1; }
+import json, sys
+def calls(p):
+    cs = [c for c in map(json.loads, open(p)) if c.get("type") == "call"]
+    by = {c["id"]: c for c in cs}
+    return [(c["name"], c["depth"], by[c["parent"]]["name"] if c["parent"] else None) for c in cs]
+a, b = calls(sys.argv[1]), calls(sys.argv[2])
+assert a and a == b, (len(a), len(b))
+PY
+        [ "$("$CUTAP" report -e "$f" --format csv "$WORK/selA" | sort | md5sum | cut -c1-8)" != "" ] || return 1
+    done
+    # the same names and counts in report -e as in the trace recorded with -e
+    diff <("$CUTAP" report -e 'cuMem*' --format csv "$WORK/selA" | cut -d, -f1-4 | sort) \
+         <("$CUTAP" report --format csv "$WORK/selB" | cut -d, -f1-4 | sort) >&2 || return 1
+    "$CUTAP" dump "$WORK/selA" | awk '{print $1}' >"$WORK/sel.t" || return 1
+    # a window between printed times (dump prints microseconds): from
+    # halfway between two distinct start times to halfway between two later
+    local from to
+    from=$(awk 'NR > 3 && p != "" && $1 > p { printf "%.7f\n", (p + $1) / 2; exit } { p = $1 }' "$WORK/sel.t")
+    to=$(awk -v f="$from" '$1 > f { n++ } n > 4 && p != "" && $1 > p { printf "%.7f\n", (p + $1) / 2; exit } { p = $1 }' "$WORK/sel.t")
+    [ -n "$from" ] && [ -n "$to" ] || { say "  no window found"; return 1; }
+    "$CUTAP" dump --from "$from" --to "$to" "$WORK/selA" | awk '{print $1}' >"$WORK/sel.w" || return 1
+    awk -v f="$from" -v t="$to" '$1 > f && $1 < t' "$WORK/sel.t" | diff - "$WORK/sel.w" >&2 \
+        || { say "  --from $from --to $to: not the calls that start in the window"; return 1; }
+    [ -s "$WORK/sel.w" ] || return 1
+    "$CUTAP" dump --from 2 --to 1 "$WORK/selA" >/dev/null 2>"$WORK/sel.err"; [ $? = 2 ] && grep -q 'before --from' "$WORK/sel.err" || return 1
+    "$CUTAP" report -e 'layer=bogus' "$WORK/selA" >/dev/null 2>"$WORK/sel.err"; [ $? = 2 ] && grep -q "layer= takes" "$WORK/sel.err" || return 1
+    "$CUTAP" export --format jsonl -o "$WORK/sel.x" --from abc "$WORK/selA" 2>/dev/null; [ $? = 2 ] || return 1
+    local c
+    for c in report dump export; do "$CUTAP" $c --help | grep -q -- '--from S' || { say "  $c --help lacks --from"; return 1; }; done
+}
+
 case_trace_default_dir_nothing_traced() {
     # A command that makes no CUDA call: cutap says so and leaves no
     # directory of its own naming behind (an -o directory stays).
