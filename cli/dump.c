@@ -529,11 +529,36 @@ static void put_args(const struct dump *d, const struct tr_call *c, const struct
 
 /* Untyped or unknown calls: the raw words (for untyped ones, the six
  * integer argument registers). */
-static void put_raw_args(FILE *f, const struct tr_call *c)
+/* Raw words; named and by kind when the file describes the function
+ * (format version 4) and this command's tables do not know it (a newer
+ * cutap's function): name=decimal for integers and enumerations,
+ * name=0x... for the rest. */
+static void put_raw_args(FILE *f, const struct trace *tr, const struct tr_call *c)
 {
     const uint64_t *w = tr_args(c);
-    for (unsigned i = 0; i < c->rec->nargs; i++)
-        fprintf(f, "%s0x%" PRIx64, i ? ", " : "", w[i]);
+    const char *sig = (c->flags & CUTAP_RF_UNTYPED) ? NULL : tr->names[c->name].sig;
+    for (unsigned i = 0; i < c->rec->nargs; i++) {
+        fputs(i ? ", " : "", f);
+        const char *colon = sig && sig[0] && sig[1] == ':' ? strchr(sig + 2, ':') : NULL;
+        if (colon) {
+            char name[64];
+            size_t n = (size_t)(colon - sig - 2) < sizeof name - 1 ? (size_t)(colon - sig - 2) : sizeof name - 1;
+            memcpy(name, sig + 2, n);
+            name[n] = 0;
+            text_str(f, name);
+            if (sig[0] == 'i')
+                fprintf(f, "=%" PRId64, (int64_t)w[i]);
+            else if (sig[0] == 'u' || sig[0] == 'e')
+                fprintf(f, "=%" PRIu64, w[i]);
+            else
+                fprintf(f, "=0x%" PRIx64, w[i]);
+            sig = strchr(colon, ';');
+            sig = sig ? sig + 1 : NULL;
+        } else {
+            sig = NULL;
+            fprintf(f, "0x%" PRIx64, w[i]);
+        }
+    }
 }
 
 /* --- one line ----------------------------------------------------------- */
@@ -636,7 +661,7 @@ void dump_call_args(FILE *f, const struct trace *tr, const struct tr_call *c)
     if (fn)
         put_args(&d, c, fn);
     else
-        put_raw_args(f, c);
+        put_raw_args(f, tr, c);
 }
 
 void dump_call_status(FILE *f, const struct trace *tr, const struct tr_call *c)
@@ -691,7 +716,7 @@ static void put_call(struct dump *d, const struct tr_call *c, const char *label)
     if (fn)
         put_args(d, c, fn);
     else
-        put_raw_args(f, c);
+        put_raw_args(f, tr, c);
     fputc(')', f);
     put_result(d, c, fn);
     if (c->flags & CUTAP_RF_SKIPPED)

@@ -58,6 +58,47 @@ static size_t name_hash_of(const char *name, int layer)
 
 /* Index of a (name, layer), added if new. A hash table: a damaged file
  * can name a million ids. */
+/* Layers by name (format version 4): this reader's (CUTAP_LAYER_NAMES),
+ * then names it does not know, numbered from CUTAP_LAYER_COUNT on, for
+ * the life of the command (layer_str prints them). */
+static char *extra_layers[64];
+static unsigned nextra_layers;
+
+int tr_layer_by_name(const char *name)
+{
+    static const char *const names[] = CUTAP_LAYER_NAMES;
+    for (int l = 0; l < CUTAP_LAYER_COUNT; l++)
+        if (!strcmp(names[l], name))
+            return l;
+    for (unsigned i = 0; i < nextra_layers; i++)
+        if (!strcmp(extra_layers[i], name))
+            return CUTAP_LAYER_COUNT + (int)i;
+    if (nextra_layers == sizeof extra_layers / sizeof *extra_layers || !(extra_layers[nextra_layers] = strdup(name)))
+        return CUTAP_LAYER_COUNT + (int)(sizeof extra_layers / sizeof *extra_layers);   /* printed as layer<N> */
+    return CUTAP_LAYER_COUNT + (int)nextra_layers++;
+}
+
+const char *tr_layer_extra_name(int layer)
+{
+    unsigned i = (unsigned)(layer - CUTAP_LAYER_COUNT);
+    return layer >= CUTAP_LAYER_COUNT && i < nextra_layers ? extra_layers[i] : NULL;
+}
+
+/* The fields after an ID_NAME's name (version 4): the layer name and the
+ * signature, each NUL-terminated within the record, else NULL. */
+static void id_fields(const struct cutap_rec_meta *m, const char **ln, const char **sig)
+{
+    const char *end = (const char *)m + (size_t)m->nslots * CUTAP_SLOT;
+    const char *p = m->text + strlen(m->text) + 1;   /* the name's NUL is within the record: checked */
+    const char *z = p < end ? memchr(p, 0, (size_t)(end - p)) : NULL;
+    if (!z)
+        return;
+    *ln = p;
+    p = z + 1;
+    if (p < end && memchr(p, 0, (size_t)(end - p)))
+        *sig = p;
+}
+
 static uint32_t name_index(struct trace *tr, const char *name, int layer)
 {
     if ((tr->nnames + 1) * 2 > tr->name_hash_cap) {
@@ -86,6 +127,7 @@ static uint32_t name_index(struct trace *tr, const char *name, int layer)
     tr->names = grow(tr->names, &tr->cap_names, tr->nnames + 1, sizeof *tr->names);
     tr->names[tr->nnames].name = strdup(name);
     tr->names[tr->nnames].layer = layer;
+    tr->names[tr->nnames].sig = NULL;
     if (!tr->names[tr->nnames].name) {
         fprintf(stderr, "cutap: out of memory\n");
         exit(1);
@@ -564,8 +606,19 @@ static int scan_file(struct trace *tr, struct tr_proc *p, uint32_t pi, int fd)
                     if (m->sub == CUTAP_META_ID_NAME) {
                         /* The layer as written (CUTAP_LAYER_*): a number
                          * this reader does not know stays that number
-                         * (printed as layer<N>), bounded to an int. */
-                        id_put(p, m->aux, name_index(tr, m->text, m->key > INT_MAX ? INT_MAX : (int)m->key));
+                         * (printed as layer<N>), bounded to an int.
+                         * Version 4 also names it, and the name wins: a
+                         * reader of other tables reads it right. */
+                        int layer = m->key > INT_MAX ? INT_MAX : (int)m->key;
+                        const char *ln = NULL, *sig = NULL;
+                        if (h->version >= 4)
+                            id_fields(m, &ln, &sig);
+                        if (ln && *ln)
+                            layer = tr_layer_by_name(ln);
+                        uint32_t ni = name_index(tr, m->text, layer);
+                        if (sig && *sig && !tr->names[ni].sig)
+                            tr->names[ni].sig = sig;   /* in the mapping, NUL-terminated: checked */
+                        id_put(p, m->aux, ni);
                     } else if (m->sub == CUTAP_META_FUNC_NAME) {
                         p->funcs = grow(p->funcs, &nfunc_cap, p->nfuncs + 1, sizeof *p->funcs);
                         p->funcs[p->nfuncs++] = (struct tr_func){m->key, m->text};

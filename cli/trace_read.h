@@ -49,8 +49,16 @@ struct tr_thread {
 
 struct tr_name {
     char *name;
-    int layer;                 /* CUTAP_LAYER_* (0 driver, 1 hidden, 2 runtime, ...), as recorded */
+    int layer;                 /* CUTAP_LAYER_* (0 driver, 1 hidden, 2 runtime, ...): by name in
+                                  version 4 files, else as recorded; a name this reader does not
+                                  know gets a number from CUTAP_LAYER_COUNT on */
+    const char *sig;           /* version 4: its arguments as the file describes them,
+                                  "k:name:type;..." (k one of i u p e f d s), or NULL */
 };
+/* A layer by its name (version 4 files), and the name of such a layer this
+ * reader does not know (NULL for the others). */
+int tr_layer_by_name(const char *name);
+const char *tr_layer_extra_name(int layer);
 
 struct tr_call {
     uint64_t t0, t1;           /* realtime ns; t1 = 0: unfinished */

@@ -17,6 +17,9 @@ const char *layer_str(int layer)
         return layer == TR_LAYER_RANGE ? "range" : "mark";   /* the reader's NVTX entries (trace_read.h) */
     if (layer >= 0 && layer < (int)(sizeof names / sizeof names[0]))
         return names[layer];
+    const char *x = tr_layer_extra_name(layer);   /* named by a version 4 file */
+    if (x)
+        return x;
     /* A newer library's layer or a damaged file: "layer<N>", kept for the
      * life of the command (callers print it later, several per line), one
      * string per distinct number; past the table's size, the last one is

@@ -19,7 +19,7 @@
 #include <stdint.h>
 
 #define CUTAP_FILE_MAGIC "CUTAPTRC"      /* 8 bytes, no NUL */
-#define CUTAP_FILE_VERSION 3
+#define CUTAP_FILE_VERSION 4
 #define CUTAP_FILE_VERSION_MIN 1    /* the oldest version readers accept */
 #define CUTAP_HEADER_SIZE 4096
 #define CUTAP_SLOT 64

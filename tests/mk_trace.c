@@ -337,10 +337,55 @@ static void mk_sparse(const char *path)
     free(f);
 }
 
+/* Format version 4: a file that describes its ids (name, layer name,
+ * signature). cuFutureCall of a layer "futurelayer" this reader has never
+ * heard of, with two described arguments; cuInit written with a layer
+ * number (7) that is not the driver's, its name "driver" winning; a
+ * runtime call with the runtime's name and number. */
+static void meta_n(unsigned char *c, unsigned *slot, uint8_t sub, uint32_t aux, uint64_t key, const char *text,
+                   size_t len)
+{
+    unsigned nslots = len + 1 <= 40 ? 1 : 1 + (unsigned)((len + 1 - 40 + CUTAP_SLOT - 1) / CUTAP_SLOT);
+    struct cutap_rec_meta *m = (void *)(c + (size_t)*slot * CUTAP_SLOT);
+    m->sub = sub;
+    m->nslots = (uint16_t)nslots;
+    m->aux = aux;
+    m->key = key;
+    m->clock = 1500;
+    memcpy(m->text, text, len);
+    m->kind = CUTAP_REC_META;
+    *slot += nslots;
+}
+
+static void mk_v4names(const char *dir)
+{
+    struct file *f = new_file(1, CUTAP_FILE_CLOSED, 4321);
+    unsigned char *c = chunk(f, 0, CUTAP_CHUNK_RECORDS, 400, 0, "main");
+    unsigned s = 1;
+    static const char fut[] = "cuFutureCall\0futurelayer\0p:ctx:CUcontext;i:count:int";
+    static const char ini[] = "cuInit\0driver\0u:Flags:unsigned int";
+    static const char rt[] = "cudaGetDevice\0runtime\0p:device:int *";
+    meta_n(c, &s, CUTAP_META_ID_NAME, 1, 99, fut, sizeof fut - 1);
+    meta_n(c, &s, CUTAP_META_ID_NAME, 2, 7, ini, sizeof ini - 1);
+    meta_n(c, &s, CUTAP_META_ID_NAME, 3, 2, rt, sizeof rt - 1);
+    struct cutap_rec_call *r = call(c, &s, 2, 1100, 1200, 0, 0);
+    r->nargs = 1;
+    r->words[0] = 0;
+    r = call(c, &s, 1, 1300, 1400, 0, 0);
+    r->nargs = 2;
+    r->words[0] = 0xc0ffee;
+    r->words[1] = (uint64_t)-5;
+    r->result = 3;
+    r = call(c, &s, 3, 1500, 1600, 0, 0);
+    r->nargs = 1;
+    r->words[0] = 0x7000;
+    write_file(f, dir, "host.4321.cutap");
+}
+
 int main(int argc, char **argv)
 {
     if (argc < 3) {
-        fprintf(stderr, "usage: mk_trace v3|v3counts|hostile|flags|hugeids|sparse DIR|FILE [N]\n");
+        fprintf(stderr, "usage: mk_trace v3|v3counts|hostile|flags|hugeids|sparse|v4names DIR|FILE [N]\n");
         return 2;
     }
     const char *m = argv[1], *d = argv[2];
@@ -358,6 +403,8 @@ int main(int argc, char **argv)
         mk_durations(d, argc > 3 ? (unsigned)atoi(argv[3]) : 10000);
     else if (!strcmp(m, "sparse"))
         mk_sparse(d);
+    else if (!strcmp(m, "v4names"))
+        mk_v4names(d);
     else {
         fprintf(stderr, "mk_trace: unknown mode %s\n", m);
         return 2;

@@ -290,6 +290,33 @@ PY
     for c in report dump export; do "$CUTAP" $c --help | grep -q -- '--from S' || { say "  $c --help lacks --from"; return 1; }; done
 }
 
+case_reader_v4_self_describing() {
+    # Format version 4: a file names its layers and describes its ids
+    # (tests/mk_trace.c v4names): a layer this reader never heard of is
+    # reported by its name, a layer number that disagrees with the name
+    # loses to the name, and a function unknown to the reader's tables is
+    # dumped with the argument names and kinds the file gives. The library
+    # writes version 4 with every typed id's signature; version 3 files of
+    # the fixtures still read (reader_* cases).
+    [ -x $MK ] || return 77
+    rm -rf "$WORK/v4"; mkdir -p "$WORK/v4"
+    $MK v4names "$WORK/v4" || return 1
+    "$CUTAP" report --format csv "$WORK/v4" | cut -d, -f1-3 | sort >"$WORK/v4.csv" || return 1
+    printf '%s\n' 'driver,cuInit,1' 'futurelayer,cuFutureCall,1' 'layer,name,calls' 'runtime,cudaGetDevice,1' \
+        | diff - "$WORK/v4.csv" >&2 || return 1
+    "$CUTAP" dump "$WORK/v4" | grep -q 'cuFutureCall(ctx=0xc0ffee, count=-5) = 0x3' || { "$CUTAP" dump "$WORK/v4" >&2; return 1; }
+    "$CUTAP" export --format jsonl -o "$WORK/v4.jsonl" "$WORK/v4" && grep -q '"layer":"futurelayer"' "$WORK/v4.jsonl" || return 1
+    # the library's own files: version 4, a signature in each typed id's name record
+    rm -rf "$WORK/v4r"
+    CUTAP_TRACE=$WORK/v4r LD_PRELOAD=$LIB $T/t_record many 2 >/dev/null || return 1
+    python3 - "$WORK/v4r" <<'PY' || return 1
+import glob, struct, sys
+d = open(glob.glob(sys.argv[1] + "/*.cutap")[0], "rb").read()
+assert struct.unpack_from("<I", d, 8)[0] == 4, "not version 4"
+assert b"cuCtxGetCurrent\x00driver\x00p:pctx:CUcontext *" in d, "no self-description of cuCtxGetCurrent"
+PY
+}
+
 case_trace_default_dir_nothing_traced() {
     # A command that makes no CUDA call: cutap says so and leaves no
     # directory of its own naming behind (an -o directory stays).
@@ -696,7 +723,7 @@ set_counter() {
 import struct, sys
 f, vals = sys.argv[1], [int(v) for v in sys.argv[2:]]
 d = bytearray(open(f, "rb").read())
-assert struct.unpack_from("<I", d, 8)[0] in (2, 3)
+assert struct.unpack_from("<I", d, 8)[0] in (2, 3, 4)
 cs = struct.unpack_from("<I", d, 16)[0]
 hits = 0
 for c in range(4096, len(d), cs):
@@ -1879,12 +1906,16 @@ case_report_runtime_note() {
 
 case_layers_unknown_layer_number() {
     # A layer number this command does not know (a newer library, a damaged
-    # file) prints as layer<N>, its calls undecoded, nothing crashes.
+    # file) prints as layer<N>, its calls undecoded, nothing crashes. The
+    # file is made a version 3 one (version 4 names its layers, and the
+    # name wins: case reader_v4_self_describing).
     command -v python3 >/dev/null || return 77
     layers_trace lu || return 1
     python3 - "$WORK"/lu/*.cutap <<'PY' || return 1
 import struct, sys
 d = bytearray(open(sys.argv[1], "rb").read())
+assert struct.unpack_from("<I", d, 8)[0] == 4
+struct.pack_into("<I", d, 8, 3)
 done = set()
 for off in range(4096, len(d) - 64, 64):
     # meta record (kind 2), ID_NAME (sub 1): the key (offset 8) is the layer
@@ -2194,7 +2225,7 @@ case_rec_enospc_mid_run() {
         UNDER="CUTAP_TRACE=$m/p LD_PRELOAD=$LIB$pre" bare_same mr $T/t_record many 200000 || { say "  (preload $LIB$pre)"; return 1; }
         local f; f=$(ls "$m"/p/*.cutap) || return 1
         read -r ver flags err reason lost <<<"$(hdr_loss "$f")"
-        [ "$ver" = 3 ] && [ $((flags & 4)) = 4 ] && [ "$err" = 28 ] && [ "$reason" = 1 ] \
+        [ "$ver" -ge 3 ] && [ $((flags & 4)) = 4 ] && [ "$err" = 28 ] && [ "$reason" = 1 ] \
             || { say "  header: version $ver flags $flags errno $err reason $reason"; return 1; }
         local rec; rec=$("$CUTAP" report --format csv "$m/p" 2>/dev/null | awk -F, '$2 == "cuCtxGetCurrent" {print $3}')
         [ -n "$rec" ] && [ $((rec + lost)) = 200000 ] && [ "$lost" -gt 0 ] \

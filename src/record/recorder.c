@@ -481,9 +481,12 @@ static inline struct cutap_rec_call *reserve(unsigned n)
 
 /* --- meta records --------------------------------------------------- */
 
-static void write_meta(int sub, uint32_t aux, uint64_t key, const char *text)
+/* A meta record whose text is len bytes (NUL-separated fields allowed),
+ * NUL-terminated in the record. */
+static void write_meta_n(int sub, uint32_t aux, uint64_t key, const char *text, size_t len)
 {
-    size_t len = strnlen(text, (size_t)MAX_REC_SLOTS * CUTAP_SLOT - 64);
+    if (len > (size_t)MAX_REC_SLOTS * CUTAP_SLOT - 64)
+        len = (size_t)MAX_REC_SLOTS * CUTAP_SLOT - 64;
     unsigned n = (unsigned)((offsetof(struct cutap_rec_meta, text) + len + 1 + CUTAP_SLOT - 1) / CUTAP_SLOT);
     struct cutap_rec_meta *m = (struct cutap_rec_meta *)reserve(n);
     if (!m)
@@ -496,6 +499,11 @@ static void write_meta(int sub, uint32_t aux, uint64_t key, const char *text)
     memcpy(m->text, text, len);
     m->text[len] = 0;
     __atomic_store_n(&m->kind, CUTAP_REC_META, __ATOMIC_RELEASE);
+}
+
+static void write_meta(int sub, uint32_t aux, uint64_t key, const char *text)
+{
+    write_meta_n(sub, aux, key, text, strnlen(text, (size_t)MAX_REC_SLOTS * CUTAP_SLOT - 64));
 }
 
 /* What a runtime or library layer is bound to, once per file: its
@@ -520,7 +528,24 @@ static inline void name_id(uint32_t id)
         return;
     const char *name = cutap_call_name(id);
     int layer = cutap_call_layer(id);
-    write_meta(CUTAP_META_ID_NAME, id, (uint64_t)layer, name ? name : "?");
+    /* Format version 4: the file describes its ids itself (docs/FORMAT.md):
+     * name, layer name, then each argument as kind:name:type (kind one of
+     * i u p e f d s, CUTAP_ARG_*), ';'-separated, for a typed function. */
+    char text[3072];
+    const char *ln = cutap_layer_name(layer);
+    size_t len = (size_t)snprintf(text, sizeof text, "%s%c%s%c", name ? name : "?", 0, ln ? ln : "?", 0);
+    int na = cutap_call_nargs(id);
+    for (int i = 0; i < na && len < sizeof text - 256; i++) {
+        const cutap_arg_info_t *a = cutap_call_arg(id, (unsigned)i);
+        if (!a)
+            break;
+        int k = snprintf(text + len, sizeof text - len - 1, "%s%c:%s:%s", i ? ";" : "", "iupefds"[a->kind % 7],
+                         a->name, a->type);
+        if (k < 0 || (size_t)k >= sizeof text - len - 1)
+            break;
+        len += (size_t)k;
+    }
+    write_meta_n(CUTAP_META_ID_NAME, id, (uint64_t)layer, text, len);
     note_layer(layer);
 }
 
