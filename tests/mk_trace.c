@@ -87,11 +87,12 @@ static unsigned char *chunk(struct file *f, unsigned ci, uint16_t type, int32_t 
     return c;
 }
 
-/* Appends records at *slot of chunk c. */
-static void meta(unsigned char *c, unsigned *slot, uint8_t sub, uint32_t aux, uint64_t key, const char *text)
+/* Appends records at *slot of chunk c. A meta record's text: len bytes
+ * (NUL-separated fields allowed), NUL-terminated. */
+static void meta_n(unsigned char *c, unsigned *slot, uint8_t sub, uint32_t aux, uint64_t key, const char *text,
+                   size_t len)
 {
-    size_t len = strlen(text) + 1;
-    unsigned nslots = len <= 40 ? 1 : 1 + (unsigned)((len - 40 + CUTAP_SLOT - 1) / CUTAP_SLOT);
+    unsigned nslots = len + 1 <= 40 ? 1 : 1 + (unsigned)((len + 1 - 40 + CUTAP_SLOT - 1) / CUTAP_SLOT);
     struct cutap_rec_meta *m = (void *)(c + (size_t)*slot * CUTAP_SLOT);
     m->sub = sub;
     m->nslots = (uint16_t)nslots;
@@ -101,6 +102,11 @@ static void meta(unsigned char *c, unsigned *slot, uint8_t sub, uint32_t aux, ui
     memcpy(m->text, text, len);
     m->kind = CUTAP_REC_META;
     *slot += nslots;
+}
+
+static void meta(unsigned char *c, unsigned *slot, uint8_t sub, uint32_t aux, uint64_t key, const char *text)
+{
+    meta_n(c, slot, sub, aux, key, text, strlen(text));
 }
 
 static struct cutap_rec_call *call(unsigned char *c, unsigned *slot, uint32_t id, uint64_t t0, uint64_t t1,
@@ -342,20 +348,6 @@ static void mk_sparse(const char *path)
  * heard of, with two described arguments; cuInit written with a layer
  * number (7) that is not the driver's, its name "driver" winning; a
  * runtime call with the runtime's name and number. */
-static void meta_n(unsigned char *c, unsigned *slot, uint8_t sub, uint32_t aux, uint64_t key, const char *text,
-                   size_t len)
-{
-    unsigned nslots = len + 1 <= 40 ? 1 : 1 + (unsigned)((len + 1 - 40 + CUTAP_SLOT - 1) / CUTAP_SLOT);
-    struct cutap_rec_meta *m = (void *)(c + (size_t)*slot * CUTAP_SLOT);
-    m->sub = sub;
-    m->nslots = (uint16_t)nslots;
-    m->aux = aux;
-    m->key = key;
-    m->clock = 1500;
-    memcpy(m->text, text, len);
-    m->kind = CUTAP_REC_META;
-    *slot += nslots;
-}
 
 static void mk_v4names(const char *dir)
 {
