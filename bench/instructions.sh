@@ -34,3 +34,6 @@ printf '%-34s %8d %8d\n' "cutap, no client (pass-through)" "$pass" $((pass - bar
 printf '%-34s %8d %8d\n' "cutap stat (counters)" "$stat" $((stat - bare))
 printf '%-34s %8d %8d\n' "cutap stat --time-all" "$statall" $((statall - bare))
 printf '%-34s %8d %8d\n' "cutap trace (records)" "$trace" $((trace - bare))
+# issue #13's targets, instructions added per call
+mark() { [ "$2" -le "$3" ] && echo "met" || echo "NOT met"; }
+echo "targets (issue #13): trace <= 100 added: $(mark trace $((trace - bare)) 100); stat <= 15 added: $(mark stat $((stat - bare)) 15)"
