@@ -809,16 +809,17 @@ static int dump_calls(struct dump *d, const unsigned char *show)
     const struct trace *tr = d->tr;
     char(*labels)[96] = thread_labels(tr);
     int err = 0;
-    for (size_t i = 0; i < tr->ncalls; i++) {
-        const struct tr_call *c = &tr->calls[i];
-        tr_progress(tr, i, "dump");
+    struct tr_iter it;
+    tr_iter_init(&it, tr, "dump");
+    for (const struct tr_call *c; (c = tr_iter_next(&it));) {
         if (show[c->thread])
             put_call(d, c, labels[c->thread]);
-        if ((i & 1023) == 1023 && ferror(d->out)) {
+        if ((it.index & 1023) == 1023 && ferror(d->out)) {
             err = errno;           /* stop early: nobody reads the rest */
             break;
         }
     }
+    tr_iter_free(&it);
     free(labels);
     tr_progress_done(tr);
     errno = 0;

@@ -401,11 +401,12 @@ static void write_perfetto(const struct trace *tr, FILE *f)
     }
     free(tstart);
     free(tord);
-    for (size_t i = 0; i < tr->ncalls; i++) {
-        const struct tr_call *c = &tr->calls[i];
+    struct tr_iter it;
+    tr_iter_init(&it, tr, "export");
+    for (const struct tr_call *c; (c = tr_iter_next(&it));) {
+        size_t i = it.index;
         const struct tr_thread *t = &tr->threads[c->thread];
         const struct tr_name *nm = &tr->names[c->name];
-        tr_progress(tr, i, "export");
         SEP();
         if (c->rflags & TR_RF_RANGE) {
             pf_range(f, tr, c, i, pp[t->proc].pid, t->tid);
@@ -454,6 +455,7 @@ static void write_perfetto(const struct trace *tr, FILE *f)
         }
         fputs("}}", f);
     }
+    tr_iter_free(&it);
     fputs("\n]}\n", f);
 #undef SEP
     if (tr->ncounters)
@@ -521,10 +523,11 @@ static void write_jsonl(const struct trace *tr, FILE *f)
         jhost[i] = json_dup(tr->procs[i].h.host);
     struct decoded dec = {0};
 
-    for (size_t i = 0; i < tr->ncalls; i++) {
-        const struct tr_call *c = &tr->calls[i];
+    struct tr_iter it;
+    tr_iter_init(&it, tr, "export");
+    for (const struct tr_call *c; (c = tr_iter_next(&it));) {
+        size_t i = it.index;
         const struct tr_thread *t = &tr->threads[c->thread];
-        tr_progress(tr, i, "export");
         if (c->rflags & TR_RF_RANGE) {
             jsonl_range(f, tr, c, i, jhost[t->proc], jname[c->name]);
             continue;
@@ -558,6 +561,7 @@ static void write_jsonl(const struct trace *tr, FILE *f)
             fputs(",\"unfinished\":true", f);
         fputs("}\n", f);
     }
+    tr_iter_free(&it);
     for (size_t i = 0; i < tr->ncounters; i++) {
         const struct tr_counter *k = &tr->counters[i];
         const struct tr_thread *t = &tr->threads[k->thread];
@@ -708,6 +712,7 @@ static int write_sqlite(const struct trace *tr, const char *path)
     sqlite3_stmt *st_proc = NULL, *st_thr = NULL, *st_call = NULL, *st_cnt = NULL;
     struct strtab strs = {0};
     struct decoded dec = {0};
+    struct tr_iter it = {0};   /* freed at out: (a no-op before it starts) */
     int64_t *name_id = calloc(tr->nnames ? tr->nnames : 1, sizeof *name_id);
     int rc = name_id ? SQLITE_OK : SQLITE_NOMEM;
     if (rc != SQLITE_OK)
@@ -777,9 +782,9 @@ static int write_sqlite(const struct trace *tr, const char *path)
      * finalized. The decoded text is copied (TRANSIENT): the next call's
      * decoding may move its buffer while the binding still points to it. */
     char args[256 * 20];
-    for (size_t i = 0; i < tr->ncalls; i++) {
-        const struct tr_call *c = &tr->calls[i];
-        tr_progress(tr, i, "export");
+    tr_iter_init(&it, tr, "export");
+    for (const struct tr_call *c; (c = tr_iter_next(&it));) {
+        size_t i = it.index;
         const uint64_t *w = tr_args(c);
         size_t len = 0;
         args[0] = 0;
@@ -823,6 +828,7 @@ static int write_sqlite(const struct trace *tr, const char *path)
     CK(sq->exec(db, "COMMIT", NULL, NULL, NULL));
 
 out:
+    tr_iter_free(&it);
     if (rc != SQLITE_OK) {
         /* "disk I/O error" alone does not say the disk is full. */
         int sys = db ? sq->system_errno(db) : 0;

@@ -198,11 +198,11 @@ static size_t build_rows(const struct trace *tr, int by, struct row **out)
     struct row *rows = xcalloc(cap, sizeof *rows);
     struct med *meds = xcalloc(cap, sizeof *meds);
     struct row_index ix = {NULL, 0};
-    for (size_t i = 0; i < tr->ncalls; i++) {
-        const struct tr_call *c = &tr->calls[i];
+    struct tr_iter it;
+    tr_iter_init(&it, tr, "report");
+    for (const struct tr_call *c; (c = tr_iter_next(&it));) {
         if (c->rflags & TR_RF_RANGE)
             continue;   /* an NVTX range or mark, not a call: report --tree, dump and the exports show them */
-        tr_progress(tr, i, "report");
         int64_t g = group_of(tr, c->thread, by);
         index_rows(&ix, rows, nr);
         size_t hole = 0;
@@ -236,7 +236,7 @@ static size_t build_rows(const struct trace *tr, int by, struct row **out)
         r->calls++;
         med_add(&meds[r - rows], d);
     }
-    tr_progress_done(tr);
+    tr_iter_free(&it);
     for (size_t i = 0; i < nr; i++) {
         struct row *r = &rows[i];
         r->timed = r->calls;
@@ -479,11 +479,11 @@ int report_print(const struct trace *tr, FILE *f, int format, int by)
  * few of the processes. */
 static void runtime_note(const struct trace *tr, FILE *f)
 {
-    unsigned char *seen = xcalloc(tr->nprocs, 1);   /* bit 0: driver call, bit 1: runtime call */
-    for (size_t i = 0; i < tr->ncalls; i++) {
-        int layer = tr->names[tr->calls[i].name].layer;
-        seen[tr->threads[tr->calls[i].thread].proc] |= layer == CUTAP_LAYER_DRIVER ? 1 : layer == CUTAP_LAYER_RUNTIME ? 2 : 0;
-    }
+    /* bit 0: driver call, bit 1: runtime call; what the files hold (the
+     * reader notes it while loading), whatever -e selects */
+    unsigned char *seen = xcalloc(tr->nprocs, 1);
+    for (size_t i = 0; i < tr->nprocs; i++)
+        seen[i] = tr->procs[i].call_layers;
     for (size_t i = 0; i < tr->ncounters; i++) {
         int layer = tr->names[tr->counters[i].name].layer;
         seen[tr->threads[tr->counters[i].thread].proc] |= layer == CUTAP_LAYER_DRIVER ? 1 : layer == CUTAP_LAYER_RUNTIME ? 2 : 0;

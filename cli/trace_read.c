@@ -12,6 +12,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "cutap.h"   /* CUTAP_LAYER_DRIVER, CUTAP_LAYER_RUNTIME */
 #include "filter_expr.h"
 #include "trace_read.h"
 
@@ -198,6 +199,7 @@ static uint32_t thread_index(struct trace *tr, uint32_t proc, int32_t tid, const
     t->tid = tid;
     memcpy(t->name, tname, sizeof t->name);
     t->name[sizeof t->name - 1] = 0;
+    t->run0 = t->nrun = 0;   /* its runs: order_runs */
     return (uint32_t)tr->nthreads++;
 }
 
@@ -290,73 +292,29 @@ const struct cutap_capture *tr_capture(const struct tr_call *c, unsigned i)
     return (const struct cutap_capture *)p;
 }
 
-/* A run of a thread's records: what a chunk header or a THREAD meta
- * starts, up to the next one (calls first .. first + count - 1 of
- * tr->calls, in file order). */
-struct run {
+/* A file's counters as read, turned into tr->counters once the file's
+ * names and tick rate are known (the end of its scan). */
+struct raw_counter {
+    struct cutap_counter k;
+    uint64_t id;
     uint32_t thread;
-    uint64_t run;            /* the thread's run number: chunk seq or THREAD meta key */
-    size_t first, count;
 };
 
-static int cmp_run_thread(const void *a, const void *b)   /* by thread, then file order */
+static void raw_counter_add(struct raw_counter **v, size_t *n, size_t *cap, const struct cutap_counter *k, uint64_t id,
+                            uint32_t ti)
 {
-    const struct run *x = a, *y = b;
-    if (x->thread != y->thread)
-        return x->thread < y->thread ? -1 : 1;
-    return x->first < y->first ? -1 : x->first > y->first;
+    if (!k->calls)
+        return;   /* counted nothing */
+    *v = grow(*v, cap, *n + 1, sizeof **v);
+    (*v)[(*n)++] = (struct raw_counter){*k, id, ti};
 }
 
-static int cmp_run_number(const void *a, const void *b)   /* within a thread: by run number, then file order */
-{
-    const struct run *x = a, *y = b;
-    if (x->run != y->run)
-        return x->run < y->run ? -1 : 1;
-    return x->first < y->first ? -1 : x->first > y->first;
-}
-
-/* Each thread's calls in its run order (version 3: a thread's runs may
- * lie in any order in the file). A thread whose runs are out of order
- * gets its calls rearranged within the places (and load-order numbers,
- * seq) they took in file order: nothing moves between threads, and files
- * whose threads' runs lie in order (all of versions 1 and 2) stay as
- * read. */
-static void order_runs(struct trace *tr, struct run *runs, size_t nruns)
-{
-    qsort(runs, nruns, sizeof *runs, cmp_run_thread);
-    for (size_t i = 0; i < nruns;) {
-        size_t j = i, n = 0;
-        int sorted = 1;
-        for (; j < nruns && runs[j].thread == runs[i].thread; j++) {
-            n += runs[j].count;
-            sorted &= j == i || runs[j].run >= runs[j - 1].run;
-        }
-        if (!sorted) {
-            struct tr_call *tmp = malloc(n * sizeof *tmp);
-            size_t *at = malloc(n * sizeof *at);
-            if (!tmp || !at) {
-                fprintf(stderr, "cutap: out of memory\n");
-                exit(1);
-            }
-            size_t k = 0;
-            for (size_t r = i; r < j; r++)   /* the places, in file order */
-                for (size_t c = 0; c < runs[r].count; c++)
-                    at[k++] = runs[r].first + c;
-            qsort(runs + i, j - i, sizeof *runs, cmp_run_number);
-            k = 0;
-            for (size_t r = i; r < j; r++)   /* the calls, in run order */
-                for (size_t c = 0; c < runs[r].count; c++)
-                    tmp[k++] = tr->calls[runs[r].first + c];
-            for (k = 0; k < n; k++) {
-                tr->calls[at[k]] = tmp[k];
-                tr->calls[at[k]].seq = at[k];
-            }
-            free(tmp);
-            free(at);
-        }
-        i = j;
-    }
-}
+/* Ids of call records whose name the file has not given (yet): noted with
+ * this name1 while scanning, given "id#N" at the end. At most
+ * MAX_UNNAMED_IDS per file (a damaged file can hold millions of distinct
+ * ids); the ids past that are all named "id#?". */
+#define ID_PENDING UINT32_MAX
+#define MAX_UNNAMED_IDS 65536u
 
 /* A version 2 counter as read (v1 converted), or 0 when it counted nothing. */
 static void add_counter(struct trace *tr, const struct tr_proc *p, struct cutap_counter k, uint64_t id, uint32_t ti)
@@ -377,23 +335,8 @@ static void add_counter(struct trace *tr, const struct tr_proc *p, struct cutap_
     o->max_ns = k.timed ? ticks_to_ns(k.max, p->rate) : 0;
 }
 
-/* One pass over the chunks of a file: metas first (names, kernels, clock
- * pairs), so that records can be named whatever their order. */
+/* The scan drops the pages it has read every RELEASE_BYTES. */
 #define RELEASE_BYTES ((size_t)16 << 20)
-
-/* Room for exactly need elements (the count is known): no doubling. */
-static void *grow_exact(void *p, size_t *cap, size_t need, size_t elem)
-{
-    if (need <= *cap)
-        return p;
-    void *q = realloc(p, (need ? need : 1) * elem);
-    if (!q) {
-        fprintf(stderr, "cutap: out of memory\n");
-        exit(1);
-    }
-    *cap = need;
-    return q;
-}
 
 /* Drops the pages of a file's mapping from this process (they are read
  * again from the page cache when touched): what the reader and the
@@ -436,21 +379,55 @@ void tr_progress_done(const struct trace *tr)
 }
 
 /* While reading: the bytes of the file read so far, on a terminal. */
-static void read_progress(const struct tr_proc *p, size_t at, int pass)
+static void read_progress(const struct tr_proc *p, size_t at)
 {
     if (!isatty(2))
         return;
     char path[256];
     tr_escape(path, sizeof path, p->path);
-    fprintf(stderr, "\rcutap: reading %s: %zu of %zu MiB (pass %d of 2) ", path, at >> 20, p->size >> 20, pass + 1);
+    fprintf(stderr, "\rcutap: reading %s: %zu of %zu MiB ", path, at >> 20, p->size >> 20);
     progress_shown = 1;
 }
 
-/* A call record (validated) as tr->calls' next entry. */
-static void add_call(struct trace *tr, const struct tr_proc *p, const struct cutap_rec_call *r, uint32_t ti)
+/* The next call record of a run from *off (metas skipped), checked again
+ * as it is read (the file may have changed since the scan: a trace being
+ * written); NULL at the end of the chunk's records or at a bad record. */
+static const struct cutap_rec_call *next_call_record(const struct tr_proc *p, size_t *off, size_t end)
 {
-    tr->calls = grow(tr->calls, &tr->cap_calls, tr->ncalls + 1, sizeof *tr->calls);
-    struct tr_call *o = &tr->calls[tr->ncalls];
+    if (end > p->size)
+        return NULL;
+    while (*off + CUTAP_SLOT <= end) {
+        const struct cutap_rec_call *r = (const void *)(p->map + *off);
+        size_t room = (end - *off) / CUTAP_SLOT;
+        if (!r->kind || (r->kind != CUTAP_REC_CALL && r->kind != CUTAP_REC_META) || !r->nslots || r->nslots > room)
+            return NULL;
+        if (r->kind == CUTAP_REC_CALL ? check_call(r) != NULL
+                                      : !memchr(((const struct cutap_rec_meta *)r)->text, 0,
+                                                40 + (size_t)CUTAP_SLOT * (r->nslots - 1u)))
+            return NULL;
+        *off += (size_t)r->nslots * CUTAP_SLOT;
+        if (r->kind == CUTAP_REC_CALL)
+            return r;
+    }
+    return NULL;
+}
+
+/* The name index of a file's id (every id of a call record was given one
+ * by the scan). */
+static uint32_t id_lookup(const struct trace *tr, const struct tr_proc *p, uint32_t id)
+{
+    if (p->idcap) {
+        const struct tr_idslot *s = id_find(p, id);
+        if (s->name1 && s->name1 != ID_PENDING)
+            return s->name1 - 1;
+    }
+    return tr->id_unknown ? tr->id_unknown - 1 : 0;   /* 0: only if the file changed under us */
+}
+
+/* A call record (validated) as an entry. */
+static void fill_call(const struct trace *tr, const struct tr_proc *p, const struct cutap_rec_call *r, uint32_t ti,
+                      uint64_t seq, struct tr_call *o)
+{
     int done = r->flags & CUTAP_RF_DONE;
     o->t0 = p->base_ns + ticks_to_ns(r->t0 > p->clock0 ? r->t0 - p->clock0 : 0, p->rate);
     /* t1 by the same mapping as t0 (not t0 + duration): nested calls
@@ -458,8 +435,8 @@ static void add_call(struct trace *tr, const struct tr_proc *p, const struct cut
     o->t1 = done ? p->base_ns + ticks_to_ns(r->t1 > p->clock0 && r->t1 >= r->t0 ? r->t1 - p->clock0 : 0, p->rate) : 0;
     if (done && o->t1 < o->t0)
         o->t1 = o->t0;
-    o->seq = tr->ncalls;
-    o->name = id_name(tr, p, r->id);
+    o->seq = seq;
+    o->name = id_lookup(tr, p, r->id);
     o->thread = ti;
     o->parent = 0;
     o->rflags = 0;
@@ -468,7 +445,7 @@ static void add_call(struct trace *tr, const struct tr_proc *p, const struct cut
      * rflags and never come from a file */
     o->flags = r->flags & TR_RF_DISK_MASK;
     o->rec = r;
-    tr->ncalls++;
+    o->range = NULL;
 }
 
 /* The next chunk from ci on whose first byte holds data (SEEK_DATA), with
@@ -499,178 +476,208 @@ static size_t next_data_chunk(int fd, const struct cutap_file_header *h, size_t 
     }
 }
 
+/* A call record's id, noted while scanning: an id without a name gets a
+ * pending entry (named at the end of the scan, when every ID_NAME of the
+ * file has been seen). */
+static void id_note(struct tr_proc *p, uint32_t id, size_t *nunnamed, int *overflow)
+{
+    struct tr_idslot *s = p->idcap ? id_find(p, id) : NULL;
+    if (s && s->name1) {
+        s->used = 1;
+        return;
+    }
+    if (*nunnamed >= MAX_UNNAMED_IDS) {
+        *overflow = 1;
+        return;
+    }
+    id_put(p, id, ID_PENDING - 1);
+    id_find(p, id)->used = 1;
+    ++*nunnamed;
+}
+
+/* One pass over the chunks of a file: metas (names, kernels, clock
+ * pairs), counters, and where each thread's call records lie (runs,
+ * tr->runs). No call is kept: the iterator reads them from the mapping. */
 static int scan_file(struct trace *tr, struct tr_proc *p, uint32_t pi, int fd)
 {
     const struct cutap_file_header *h = &p->h;
     size_t nchunks = (p->size - h->header_size) / h->chunk_size;
-    size_t slots = h->chunk_size / CUTAP_SLOT, nfunc_cap = 0;
+    size_t slots = h->chunk_size / CUTAP_SLOT, nfunc_cap = 0, nunnamed = 0;
     uint64_t far_clock = h->calib_clock, far_mono = h->calib_mono_ns;
     if (h->end_mono_ns > far_mono && h->end_clock) {
         far_clock = h->end_clock;
         far_mono = h->end_mono_ns;
     }
-    struct run *runs = NULL;
-    size_t nruns = 0, cap_runs = 0, ncalls = 0, base = tr->ncalls;
-    for (int pass = 0; pass < 2; pass++) {
-        off_t data_end = 0;
-        size_t released = 0;   /* chunks before this one are dropped from memory */
-        for (size_t ci = 0; (ci = next_data_chunk(fd, h, ci, nchunks, &data_end)) < nchunks; ci++) {
-            const uint8_t *c = p->map + h->header_size + ci * h->chunk_size;
-            if (p->mapped && (ci - released) * h->chunk_size >= RELEASE_BYTES) {
-                /* the pages already read, every 16 MiB: a pass holds no more */
-                size_t from = h->header_size + released * h->chunk_size;
-                size_t pg = (size_t)sysconf(_SC_PAGESIZE), a = (from + pg - 1) / pg * pg;
-                size_t e = (size_t)(c - p->map) / pg * pg;
-                if (e > a)
-                    madvise((void *)(p->map + a), e - a, MADV_DONTNEED);
-                released = ci;
-                read_progress(p, (size_t)(c - p->map), pass);
-            }
-            const struct cutap_chunk_header *ch = (const void *)c;
-            if (!ch->magic)
-                continue;   /* taken but never filled in: the process died */
-            if (ch->magic != CUTAP_CHUNK_MAGIC ||
-                (ch->type != CUTAP_CHUNK_RECORDS && ch->type != CUTAP_CHUNK_COUNTERS &&
-                 (ch->type != CUTAP_CHUNK_COUNTER_ENTRIES || h->version < 3))) {
-                if (pass == 0)
-                    complain(tr, p->path, "chunk %zu: bad chunk header (magic %08x, type %u); chunk skipped", ci,
-                             ch->magic, ch->type);
-                continue;
-            }
-            if (pass == 0 && ch->mono_ns > far_mono && ch->clock) {
-                far_mono = ch->mono_ns;
-                far_clock = ch->clock;
-            }
-            char tname[16];
-            memcpy(tname, ch->thread_name, sizeof tname);
-            tname[15] = 0;
-            if (ch->type == CUTAP_CHUNK_COUNTER_ENTRIES) {
-                /* version 3: entries of any threads, two slots each from
-                 * slot 1; magic is stored last */
-                for (size_t s = 1; s + 2 <= slots; s += 2) {
-                    struct cutap_counter_entry e;
-                    memcpy(&e, c + s * CUTAP_SLOT, sizeof e);
-                    if (e.magic != CUTAP_ENTRY_MAGIC)
-                        continue;
-                    if (!pass) {
-                        if (e.mono_ns > far_mono && e.clock) {
-                            far_mono = e.mono_ns;
-                            far_clock = e.clock;
-                        }
-                        continue;
-                    }
-                    char en[16];
-                    memcpy(en, e.thread_name, sizeof en);
-                    en[15] = 0;
-                    add_counter(tr, p, e.c, e.id, thread_index(tr, pi, e.tid, en));
-                }
-                continue;
-            }
-            uint32_t ti = pass ? thread_index(tr, pi, ch->tid, tname) : 0;
-            uint64_t run = ch->seq;
-            if (ch->type == CUTAP_CHUNK_COUNTERS) {
-                if (!pass)
+    struct raw_counter *rc = NULL;
+    size_t nrc = 0, caprc = 0;
+    int overflow = 0;
+    off_t data_end = 0;
+    size_t released = 0;   /* chunks before this one are dropped from memory */
+    for (size_t ci = 0; (ci = next_data_chunk(fd, h, ci, nchunks, &data_end)) < nchunks; ci++) {
+        const uint8_t *c = p->map + h->header_size + ci * h->chunk_size;
+        if (p->mapped && (ci - released) * h->chunk_size >= RELEASE_BYTES) {
+            /* the pages already read, every 16 MiB: a scan holds no more */
+            size_t from = h->header_size + released * h->chunk_size;
+            size_t pg = (size_t)sysconf(_SC_PAGESIZE), a = (from + pg - 1) / pg * pg;
+            size_t e = (size_t)(c - p->map) / pg * pg;
+            if (e > a)
+                madvise((void *)(p->map + a), e - a, MADV_DONTNEED);
+            released = ci;
+            read_progress(p, (size_t)(c - p->map));
+        }
+        const struct cutap_chunk_header *ch = (const void *)c;
+        if (!ch->magic)
+            continue;   /* taken but never filled in: the process died */
+        if (ch->magic != CUTAP_CHUNK_MAGIC ||
+            (ch->type != CUTAP_CHUNK_RECORDS && ch->type != CUTAP_CHUNK_COUNTERS &&
+             (ch->type != CUTAP_CHUNK_COUNTER_ENTRIES || h->version < 3))) {
+            complain(tr, p->path, "chunk %zu: bad chunk header (magic %08x, type %u); chunk skipped", ci, ch->magic,
+                     ch->type);
+            continue;
+        }
+        if (ch->mono_ns > far_mono && ch->clock) {
+            far_mono = ch->mono_ns;
+            far_clock = ch->clock;
+        }
+        char tname[16];
+        memcpy(tname, ch->thread_name, sizeof tname);
+        tname[15] = 0;
+        if (ch->type == CUTAP_CHUNK_COUNTER_ENTRIES) {
+            /* version 3: entries of any threads, two slots each from
+             * slot 1; magic is stored last */
+            for (size_t s = 1; s + 2 <= slots; s += 2) {
+                struct cutap_counter_entry e;
+                memcpy(&e, c + s * CUTAP_SLOT, sizeof e);
+                if (e.magic != CUTAP_ENTRY_MAGIC)
                     continue;
-                /* version 1: 40-byte counters, every call timed */
-                size_t size = h->version == 1 ? sizeof(struct cutap_counter_v1) : sizeof(struct cutap_counter);
-                size_t n = (h->chunk_size - CUTAP_SLOT) / size;
-                for (size_t i = 0; i < n; i++) {
-                    struct cutap_counter k = {0};
-                    memcpy(&k, c + CUTAP_SLOT + i * size, size);
-                    if (h->version == 1)
-                        k.timed = k.calls;
-                    add_counter(tr, p, k, (uint64_t)ch->first_id + i, ti);
+                if (e.mono_ns > far_mono && e.clock) {
+                    far_mono = e.mono_ns;
+                    far_clock = e.clock;
                 }
-                continue;
+                char en[16];
+                memcpy(en, e.thread_name, sizeof en);
+                en[15] = 0;
+                raw_counter_add(&rc, &nrc, &caprc, &e.c, e.id, thread_index(tr, pi, e.tid, en));
             }
-            for (size_t s = 1; s < slots;) {
-                const struct cutap_rec_call *r = (const void *)(c + s * CUTAP_SLOT);
-                if (!r->kind)
-                    break;
-                const char *bad = NULL;
-                if (r->kind != CUTAP_REC_CALL && r->kind != CUTAP_REC_META)
-                    bad = "unknown record kind";
-                else if (!r->nslots || r->nslots > slots - s)
-                    bad = "record longer than its chunk";
-                else if (r->kind == CUTAP_REC_CALL)
-                    bad = check_call(r);
-                else if (!memchr(((const struct cutap_rec_meta *)r)->text, 0, 40 + (size_t)CUTAP_SLOT * (r->nslots - 1u)))
-                    bad = "meta record without its terminating NUL";
-                if (bad) {
-                    if (pass == 0)
-                        complain(tr, p->path, "chunk %zu slot %zu: %s; rest of the chunk skipped", ci, s, bad);
-                    break;
-                }
-                if (r->kind == CUTAP_REC_META && pass == 0) {
-                    const struct cutap_rec_meta *m = (const void *)r;
-                    if (m->sub == CUTAP_META_ID_NAME) {
-                        /* The layer as written (CUTAP_LAYER_*): a number
-                         * this reader does not know stays that number
-                         * (printed as layer<N>), bounded to an int.
-                         * Version 4 also names it, and the name wins: a
-                         * reader of other tables reads it right. */
-                        int layer = m->key > INT_MAX ? INT_MAX : (int)m->key;
-                        const char *ln = NULL, *sig = NULL;
-                        if (h->version >= 4)
-                            id_fields(m, &ln, &sig);
-                        if (ln && *ln)
-                            layer = tr_layer_by_name(ln);
-                        uint32_t ni = name_index(tr, m->text, layer);
-                        if (sig && *sig && !tr->names[ni].sig)
-                            tr->names[ni].sig = sig;   /* in the mapping, NUL-terminated: checked */
-                        id_put(p, m->aux, ni);
-                    } else if (m->sub == CUTAP_META_FUNC_NAME) {
-                        p->funcs = grow(p->funcs, &nfunc_cap, p->nfuncs + 1, sizeof *p->funcs);
-                        p->funcs[p->nfuncs++] = (struct tr_func){m->key, m->text};
-                    } else if (m->sub == CUTAP_META_LAYER && m->aux >= CUTAP_LAYER_RUNTIME && m->aux < CUTAP_LAYER_COUNT) {
-                        p->layer_so[m->aux] = m->text;   /* NUL-terminated within the record: checked */
-                        p->layer_flags[m->aux] = (uint32_t)m->key;
-                    }
-                } else if (r->kind == CUTAP_REC_META && pass == 1 && h->version >= 3 &&
-                           ((const struct cutap_rec_meta *)r)->sub == CUTAP_META_THREAD) {
+            continue;
+        }
+        uint32_t ti = thread_index(tr, pi, ch->tid, tname);
+        uint64_t run = ch->seq;
+        if (ch->type == CUTAP_CHUNK_COUNTERS) {
+            /* version 1: 40-byte counters, every call timed */
+            size_t size = h->version == 1 ? sizeof(struct cutap_counter_v1) : sizeof(struct cutap_counter);
+            size_t n = (h->chunk_size - CUTAP_SLOT) / size;
+            for (size_t i = 0; i < n; i++) {
+                struct cutap_counter k = {0};
+                memcpy(&k, c + CUTAP_SLOT + i * size, size);
+                if (h->version == 1)
+                    k.timed = k.calls;
+                raw_counter_add(&rc, &nrc, &caprc, &k, (uint64_t)ch->first_id + i, ti);
+            }
+            continue;
+        }
+        size_t cur = SIZE_MAX;   /* the run this chunk's calls go to (index into tr->runs) */
+        for (size_t s = 1; s < slots;) {
+            const struct cutap_rec_call *r = (const void *)(c + s * CUTAP_SLOT);
+            if (!r->kind)
+                break;
+            const char *bad = NULL;
+            if (r->kind != CUTAP_REC_CALL && r->kind != CUTAP_REC_META)
+                bad = "unknown record kind";
+            else if (!r->nslots || r->nslots > slots - s)
+                bad = "record longer than its chunk";
+            else if (r->kind == CUTAP_REC_CALL)
+                bad = check_call(r);
+            else if (!memchr(((const struct cutap_rec_meta *)r)->text, 0, 40 + (size_t)CUTAP_SLOT * (r->nslots - 1u)))
+                bad = "meta record without its terminating NUL";
+            if (bad) {
+                complain(tr, p->path, "chunk %zu slot %zu: %s; rest of the chunk skipped", ci, s, bad);
+                break;
+            }
+            if (r->kind == CUTAP_REC_META) {
+                const struct cutap_rec_meta *m = (const void *)r;
+                if (m->sub == CUTAP_META_ID_NAME) {
+                    /* The layer as written (CUTAP_LAYER_*): a number
+                     * this reader does not know stays that number
+                     * (printed as layer<N>), bounded to an int.
+                     * Version 4 also names it, and the name wins: a
+                     * reader of other tables reads it right. */
+                    int layer = m->key > INT_MAX ? INT_MAX : (int)m->key;
+                    const char *ln = NULL, *sig = NULL;
+                    if (h->version >= 4)
+                        id_fields(m, &ln, &sig);
+                    if (ln && *ln)
+                        layer = tr_layer_by_name(ln);
+                    uint32_t ni = name_index(tr, m->text, layer);
+                    if (sig && *sig && !tr->names[ni].sig)
+                        tr->names[ni].sig = sig;   /* in the mapping, NUL-terminated: checked */
+                    id_put(p, m->aux, ni);
+                } else if (m->sub == CUTAP_META_FUNC_NAME) {
+                    p->funcs = grow(p->funcs, &nfunc_cap, p->nfuncs + 1, sizeof *p->funcs);
+                    p->funcs[p->nfuncs++] = (struct tr_func){m->key, m->text};
+                } else if (m->sub == CUTAP_META_LAYER && m->aux >= CUTAP_LAYER_RUNTIME && m->aux < CUTAP_LAYER_COUNT) {
+                    p->layer_so[m->aux] = m->text;   /* NUL-terminated within the record: checked */
+                    p->layer_flags[m->aux] = (uint32_t)m->key;
+                } else if (m->sub == CUTAP_META_THREAD && h->version >= 3) {
                     /* version 3: the chunk passes to another thread */
-                    const struct cutap_rec_meta *m = (const void *)r;
                     char mn[16];
                     memcpy(mn, m->text, sizeof mn - 1);   /* NUL-terminated within nslots: checked */
                     mn[sizeof mn - 1] = 0;
                     ti = thread_index(tr, pi, (int32_t)m->aux, mn);
                     run = m->key;
-                } else if (r->kind == CUTAP_REC_CALL && pass == 0) {
-                    ncalls++;
-                } else if (r->kind == CUTAP_REC_CALL && pass == 1) {
-                    if (!nruns || runs[nruns - 1].thread != ti || runs[nruns - 1].run != run ||
-                        runs[nruns - 1].first + runs[nruns - 1].count != tr->ncalls) {
-                        runs = grow(runs, &cap_runs, nruns + 1, sizeof *runs);
-                        runs[nruns++] = (struct run){ti, run, tr->ncalls, 0};
-                    }
-                    runs[nruns - 1].count++;
-                    add_call(tr, p, r, ti);
+                    cur = SIZE_MAX;
                 }
-                s += r->nslots;
+            } else {
+                id_note(p, r->id, &nunnamed, &overflow);
+                if (cur == SIZE_MAX || tr->runs[cur].count == UINT32_MAX) {
+                    tr->runs = grow(tr->runs, &tr->cap_runs, tr->nruns + 1, sizeof *tr->runs);
+                    cur = tr->nruns++;
+                    tr->runs[cur] = (struct tr_run){.off = (size_t)((const uint8_t *)r - p->map),
+                                                    .end = (size_t)(c - p->map) + h->chunk_size,
+                                                    .runno = run,
+                                                    .seq0 = tr->ncalls,
+                                                    .proc = pi,
+                                                    .thread = ti};
+                }
+                tr->runs[cur].count++;
+                tr->ncalls++;
             }
+            s += r->nslots;
         }
-        if (pass == 0) {
-            /* Tick rate from the two pairs farthest apart. */
-            if (h->clock == CUTAP_CLOCK_TSC && far_clock > h->start_clock && far_mono > h->start_mono_ns)
-                p->rate = (double)(far_mono - h->start_mono_ns) / (double)(far_clock - h->start_clock);
-            else if (h->clock == CUTAP_CLOCK_TSC) {
-                fprintf(stderr, "cutap: %s: no second clock reading; times assume 1 tick = 1 ns\n", p->path);
-                p->rate = 1.0;
-            } else
-                p->rate = 1.0;
-            p->clock0 = h->start_clock;
-            p->base_ns = h->start_realtime_ns;
-            if (p->nfuncs)
-                qsort(p->funcs, p->nfuncs, sizeof *p->funcs, cmp_func);
-            /* the calls' room, once: counted, not grown by doubling */
-            tr->calls = grow_exact(tr->calls, &tr->cap_calls, tr->ncalls + ncalls, sizeof *tr->calls);
-        }
-        release_pages(p);   /* what a pass read is not kept in memory */
     }
-    (void)base;
-    if (h->version >= 3 && nruns > 1)
-        order_runs(tr, runs, nruns);
-    free(runs);
+    /* Tick rate from the two pairs farthest apart. */
+    if (h->clock == CUTAP_CLOCK_TSC && far_clock > h->start_clock && far_mono > h->start_mono_ns)
+        p->rate = (double)(far_mono - h->start_mono_ns) / (double)(far_clock - h->start_clock);
+    else if (h->clock == CUTAP_CLOCK_TSC) {
+        fprintf(stderr, "cutap: %s: no second clock reading; times assume 1 tick = 1 ns\n", p->path);
+        p->rate = 1.0;
+    } else
+        p->rate = 1.0;
+    p->clock0 = h->start_clock;
+    p->base_ns = h->start_realtime_ns;
+    if (p->nfuncs)
+        qsort(p->funcs, p->nfuncs, sizeof *p->funcs, cmp_func);
+    /* names for the ids the file used but never named; the layers its
+     * calls are of */
+    for (size_t k = 0; k < p->idcap; k++) {
+        if (p->idmap[k].name1 == ID_PENDING) {
+            char s[32];
+            snprintf(s, sizeof s, "id#%u", p->idmap[k].id);
+            p->idmap[k].name1 = name_index(tr, s, 0) + 1;
+        }
+        if (p->idmap[k].name1 && p->idmap[k].used) {
+            int layer = tr->names[p->idmap[k].name1 - 1].layer;
+            p->call_layers |= layer == CUTAP_LAYER_DRIVER ? 1 : layer == CUTAP_LAYER_RUNTIME ? 2 : 0;
+        }
+    }
+    if (overflow)
+        p->call_layers |= 1;   /* "id#?" is of layer 0 */
+    if (overflow && !tr->id_unknown)
+        tr->id_unknown = name_index(tr, "id#?", 0) + 1;
+    for (size_t i = 0; i < nrc; i++)
+        add_counter(tr, p, rc[i].k, rc[i].id, rc[i].thread);
+    free(rc);
+    release_pages(p);   /* what the scan read is not kept in memory */
     return 0;
 }
 
@@ -908,18 +915,6 @@ int tr_is_trace_name(const char *name)
     return l > sl && !strcmp(name + l - sl, CUTAP_FILE_SUFFIX);
 }
 
-static int cmp_call(const void *a, const void *b)
-{
-    const struct tr_call *x = a, *y = b;
-    if (x->t0 != y->t0)
-        return x->t0 < y->t0 ? -1 : 1;
-    if (x->seq != y->seq)
-        return x->seq < y->seq ? -1 : 1;
-    /* an NVTX range and the push it was made from: the range first (it is
-     * the push's parent) */
-    return !!(y->rflags & TR_RF_RANGE) - !!(x->rflags & TR_RF_RANGE);
-}
-
 static void *alloc0(size_t n, size_t size)
 {
     void *p = calloc(n ? n : 1, size);
@@ -928,77 +923,6 @@ static void *alloc0(size_t n, size_t size)
         exit(1);
     }
     return p;
-}
-
-/* The range of a TR_RF_RANGE entry, writable (the reader's own). */
-static struct tr_range *range_of(struct trace *tr, const struct tr_call *c)
-{
-    return c->rflags & TR_RF_RANGE ? &tr->ranges[tr_range_of(c) - tr->ranges] : NULL;
-}
-
-/* Parents, from the nesting depth: on a thread, calls come in start order
- * (tr->calls is sorted by start, then record order), and a call at depth d
- * ran inside the latest call at depth d-1 before it, if that one had not
- * returned when this one started (else, a damaged file: none known).
- *
- * With NVTX ranges (add_ranges): a push/pop range open on the thread at
- * the call's recorded depth, and opened after that call (inside it), is
- * the parent instead; ranges close after their pop (by record order on the
- * thread). Depths are then made to count the ranges: a call's depth is its
- * recorded depth plus the number of ranges among its ancestors. */
-#define MAX_TREE_DEPTH 256   /* deeper calls get no parent; 1 KiB a thread (a thread has a 256 KiB chunk at least) */
-static void assign_parents(struct trace *tr)
-{
-    size_t nt = tr->nthreads ? tr->nthreads : 1;
-    uint32_t (*open_at)[MAX_TREE_DEPTH] = alloc0(nt, sizeof *open_at);
-    /* ranges: innermost open push/pop range per thread and recorded depth,
-     * each linking to the one it hid (tr_range.below); the thread's open
-     * ranges innermost first (top, tr_range.outer); entries as index + 1 */
-    uint32_t (*range_at)[MAX_TREE_DEPTH] = tr->nranges ? alloc0(nt, sizeof *range_at) : NULL;
-    uint32_t *top = tr->nranges ? alloc0(nt, sizeof *top) : NULL;
-    uint32_t *shift = tr->nranges ? alloc0(tr->ncalls, sizeof *shift) : NULL;
-    for (size_t i = 0; i < tr->ncalls; i++) {
-        struct tr_call *c = &tr->calls[i];
-        uint32_t *open = open_at[c->thread];
-        struct tr_range *r = range_of(tr, c);
-        uint32_t depth = r ? r->depth : c->depth;
-        c->parent = 0;
-        while (top && top[c->thread]) {
-            struct tr_range *o = range_of(tr, &tr->calls[top[c->thread] - 1]);
-            if (o->end_seq >= c->seq)
-                break;   /* its pop is this call or later */
-            top[c->thread] = o->outer;
-            range_at[c->thread][o->depth] = o->below;
-        }
-        if (depth >= MAX_TREE_DEPTH)
-            continue;
-        uint32_t parent = 0;
-        if (depth) {
-            uint32_t p = open[depth - 1];
-            const struct tr_call *pc = p ? &tr->calls[p - 1] : NULL;
-            if (pc && (!pc->t1 || pc->t1 >= c->t0))
-                parent = p;
-        }
-        if (range_at && range_at[c->thread][depth] > parent)
-            parent = range_at[c->thread][depth];
-        c->parent = parent;
-        if (!r)
-            open[depth] = (uint32_t)i + 1;
-        if (shift) {
-            shift[i] = parent ? shift[parent - 1] + !!(tr->calls[parent - 1].rflags & TR_RF_RANGE) : 0;
-            c->depth = depth + shift[i] > UINT16_MAX ? UINT16_MAX : (uint16_t)(depth + shift[i]);
-        }
-        if (r && r->kind == TR_RANGE_PUSH && !(c->rflags & TR_RF_ASYNC)) {
-            r->below = range_at[c->thread][depth];
-            range_at[c->thread][depth] = (uint32_t)i + 1;
-            r->outer = top[c->thread];
-            top[c->thread] = (uint32_t)i + 1;
-        }
-    }
-    free(open_at);
-    free(range_at);
-    free(top);
-    free(shift);
 }
 
 /* --- NVTX ranges (trace_read.h; docs/FORMAT.md, "NVTX ranges") --------- */
@@ -1127,8 +1051,344 @@ static uint32_t message_name(struct trace *tr, const struct tr_call *c, const st
     return name_index(tr, s, layer);
 }
 
-/* Makes the range and mark entries from the nvtx* calls (tr->calls sorted,
- * parents from depths assigned). Returns whether it added any.
+/* --- the calls in time order (trace_read.h, tr_iter) -------------------- */
+
+/* Parents, from the nesting depth: on a thread, calls come in start order
+ * (its records in run order), and a call at depth d ran inside the latest
+ * call at depth d-1 before it, if that one had not returned when this one
+ * started (else, a damaged file: none known).
+ *
+ * With NVTX ranges: a push/pop range open on the thread at the call's
+ * recorded depth, and opened after that call (inside it), is the parent
+ * instead; ranges close after their pop (by record order on the thread).
+ * Depths are then made to count the ranges: a call's depth is its
+ * recorded depth plus the number of ranges among its ancestors.
+ *
+ * Selection (tr_select): an entry left out is still a parent for the
+ * stack; a returned entry's parent is its nearest returned caller, and its
+ * depth drops by the callers left out. */
+#define MAX_TREE_DEPTH 256   /* deeper calls get no parent */
+
+/* An entry as a parent: a call open at its depth on its thread, or a range. */
+struct tr_slot {
+    uint64_t raw1;             /* entry number + 1 (order of the merge, selected or not); 0: empty */
+    uint64_t t1;               /* a call's end (0: unfinished) */
+    uint64_t user;             /* user word of the nearest returned entry among it and its callers */
+    uint32_t up;               /* index + 1 of that entry (0: none) */
+    uint32_t shift;            /* ranges among its callers */
+    uint16_t gone;             /* callers not returned */
+    uint8_t kept, is_range;
+};
+
+struct tr_rstate {             /* a range during an iteration */
+    struct tr_slot slot;
+    uint32_t below, outer;     /* the open range it hid at its depth; the next outer open range (index + 1) */
+};
+
+struct tr_cursor {             /* a thread's records, read in run order */
+    const struct tr_proc *p;
+    size_t off, end;           /* next slot of the current run, end of its chunk */
+    uint32_t rk, left;         /* next run (index in the thread's run_order slice), calls left in this one */
+    uint32_t pk, pleft;        /* load order numbers: the places of the thread's runs in file order */
+    uint64_t pseq;
+    int has_head;
+    struct tr_call head;       /* the thread's next call */
+    uint32_t next_range;       /* its next range not yet returned (index + 1) */
+    struct tr_slot *open;      /* latest call at each depth */
+    uint32_t nopen;
+    uint32_t *range_at;        /* innermost open push/pop range at each recorded depth (index + 1) */
+    uint32_t nrange_at;
+    uint32_t top;              /* innermost open push/pop range of the thread (index + 1) */
+};
+
+static void *xrealloc0(void *p, size_t oldn, size_t n, size_t size)
+{
+    void *q = realloc(p, n * size);
+    if (!q) {
+        fprintf(stderr, "cutap: out of memory\n");
+        exit(1);
+    }
+    memset((char *)q + oldn * size, 0, (n - oldn) * size);
+    return q;
+}
+
+/* Room for index d (< MAX_TREE_DEPTH) in a thread's per-depth arrays. */
+static void need_open(struct tr_cursor *c, uint32_t d)
+{
+    if (d < c->nopen)
+        return;
+    uint32_t n = c->nopen ? c->nopen : 8;
+    while (n <= d)
+        n *= 2;
+    if (n > MAX_TREE_DEPTH)
+        n = MAX_TREE_DEPTH;
+    c->open = xrealloc0(c->open, c->nopen, n, sizeof *c->open);
+    c->nopen = n;
+}
+
+static void need_range_at(struct tr_cursor *c, uint32_t d)
+{
+    if (d < c->nrange_at)
+        return;
+    uint32_t n = c->nrange_at ? c->nrange_at : 8;
+    while (n <= d)
+        n *= 2;
+    if (n > MAX_TREE_DEPTH)
+        n = MAX_TREE_DEPTH;
+    c->range_at = xrealloc0(c->range_at, c->nrange_at, n, sizeof *c->range_at);
+    c->nrange_at = n;
+}
+
+/* The cursor's next call as its head; 0 when the thread has no more. */
+static int cursor_load(const struct trace *tr, struct tr_cursor *c, uint32_t t)
+{
+    const struct tr_thread *th = &tr->threads[t];
+    for (;;) {
+        if (!c->left) {
+            if (c->rk >= th->nrun)
+                return c->has_head = 0;
+            const struct tr_run *r = &tr->runs[tr->run_order[th->run0 + c->rk++]];
+            c->p = &tr->procs[r->proc];
+            c->off = r->off;
+            c->end = r->end;
+            c->left = r->count;
+            continue;
+        }
+        const struct cutap_rec_call *rec = next_call_record(c->p, &c->off, c->end);
+        if (!rec) {
+            c->left = 0;   /* the run ends early: its file changed since the scan */
+            continue;
+        }
+        c->left--;
+        if (!c->pleft && c->pk < th->nrun) {
+            const struct tr_run *q = &tr->runs[tr->place_order[th->run0 + c->pk++]];
+            c->pseq = q->seq0;
+            c->pleft = q->count;
+        }
+        if (c->pleft)
+            c->pleft--;
+        fill_call(tr, c->p, rec, t, c->pseq++, &c->head);
+        return c->has_head = 1;
+    }
+}
+
+static int head_before(const struct tr_iter *it, uint32_t a, uint32_t b)
+{
+    const struct tr_call *x = &it->cur[a].head, *y = &it->cur[b].head;
+    if (x->t0 != y->t0)
+        return x->t0 < y->t0;
+    if (x->seq != y->seq)
+        return x->seq < y->seq;
+    return a < b;
+}
+
+static void heap_down(struct tr_iter *it, size_t i)
+{
+    for (;;) {
+        size_t l = 2 * i + 1, m = i;
+        if (l < it->nheap && head_before(it, it->heap[l], it->heap[m]))
+            m = l;
+        if (l + 1 < it->nheap && head_before(it, it->heap[l + 1], it->heap[m]))
+            m = l + 1;
+        if (m == i)
+            return;
+        uint32_t x = it->heap[i];
+        it->heap[i] = it->heap[m];
+        it->heap[m] = x;
+        i = m;
+    }
+}
+
+static void iter_start(struct tr_iter *it, const struct trace *tr, const char *what, int mode)
+{
+    memset(it, 0, sizeof *it);
+    it->tr = tr;
+    it->what = what;
+    it->mode = mode;
+    it->cur = alloc0(tr->nthreads, sizeof *it->cur);
+    it->heap = alloc0(tr->nthreads, sizeof *it->heap);
+    if (mode == 0 && tr->nranges) {
+        it->rs = alloc0(tr->nranges, sizeof *it->rs);
+        for (size_t k = tr->nranges; k-- > 0;)
+            if (tr->ranges[k].thread < tr->nthreads)
+                it->cur[tr->ranges[k].thread].next_range = (uint32_t)k + 1;
+    }
+    for (uint32_t t = 0; t < tr->nthreads; t++)
+        if (tr->threads[t].nrun && cursor_load(tr, &it->cur[t], t))
+            it->heap[it->nheap++] = t;
+    for (size_t i = it->nheap / 2; i-- > 0;)
+        heap_down(it, i);
+}
+
+void tr_iter_init(struct tr_iter *it, const struct trace *tr, const char *what)
+{
+    iter_start(it, tr, what, 0);
+}
+
+void tr_iter_free(struct tr_iter *it)
+{
+    for (size_t t = 0; it->cur && t < it->tr->nthreads; t++) {
+        free(it->cur[t].open);
+        free(it->cur[t].range_at);
+    }
+    free(it->cur);
+    free(it->heap);
+    free(it->rs);
+    memset(it, 0, sizeof *it);
+}
+
+void tr_iter_set_user(struct tr_iter *it, uint64_t v)
+{
+    if (it->out_slot)
+        ((struct tr_slot *)it->out_slot)->user = v;
+}
+
+static int selected(const struct trace *tr, const struct tr_call *e)
+{
+    if (e->t0 < tr->sel_from || e->t0 > tr->sel_to)
+        return 0;
+    return !tr->name_keep || (e->rflags & TR_RF_RANGE) || tr->name_keep[e->name];
+}
+
+/* Parent, depth and selection of entry e of thread cursor c (r: its range,
+ * ri its index, for a range entry); whether it is returned. */
+static int place(struct tr_iter *it, struct tr_cursor *c, struct tr_call *e, const struct tr_range *r, size_t ri)
+{
+    const struct trace *tr = it->tr;
+    uint32_t depth = r ? r->depth : e->depth;
+    while (c->top) {   /* ranges whose pop came before this entry are closed */
+        const struct tr_range *o = &tr->ranges[c->top - 1];
+        if (o->end_seq >= e->seq)
+            break;   /* its pop is this call or later */
+        const struct tr_rstate *os = &it->rs[c->top - 1];
+        c->top = os->outer;
+        if (o->depth < c->nrange_at)
+            c->range_at[o->depth] = os->below;
+    }
+    const struct tr_slot *ps = NULL;
+    if (depth < MAX_TREE_DEPTH) {
+        if (depth && depth - 1 < c->nopen) {
+            const struct tr_slot *s = &c->open[depth - 1];
+            if (s->raw1 && (!s->t1 || s->t1 >= e->t0))
+                ps = s;
+        }
+        if (depth < c->nrange_at && c->range_at[depth]) {
+            const struct tr_slot *s = &it->rs[c->range_at[depth] - 1].slot;
+            if (!ps || s->raw1 > ps->raw1)
+                ps = s;
+        }
+    }
+    struct tr_slot me = {.raw1 = it->raw, .t1 = r ? 0 : e->t1, .is_range = !!r};
+    me.kept = (uint8_t)selected(tr, e);
+    if (depth < MAX_TREE_DEPTH) {
+        me.shift = ps ? ps->shift + ps->is_range : 0;
+        e->depth = depth + me.shift > UINT16_MAX ? UINT16_MAX : (uint16_t)(depth + me.shift);
+    }
+    me.gone = ps ? (uint16_t)(ps->gone + !ps->kept) : 0;
+    e->parent = ps ? ps->up : 0;
+    e->depth = e->depth >= me.gone ? (uint16_t)(e->depth - me.gone) : 0;
+    me.up = me.kept ? (uint32_t)(it->kept + 1) : ps ? ps->up : 0;
+    me.user = ps ? ps->user : 0;
+    it->parent_user = me.user;
+    if (me.kept)
+        me.user = 0;   /* its own, set by tr_iter_set_user */
+    it->out_slot = NULL;
+    if (!r) {
+        if (depth < MAX_TREE_DEPTH) {
+            need_open(c, depth);
+            c->open[depth] = me;
+            it->out_slot = &c->open[depth];
+        }
+    } else {
+        struct tr_rstate *rs = &it->rs[ri];
+        rs->slot = me;
+        it->out_slot = &rs->slot;
+        if (r->kind == TR_RANGE_PUSH && !r->async && depth < MAX_TREE_DEPTH) {
+            need_range_at(c, depth);
+            rs->below = c->range_at[depth];
+            c->range_at[depth] = (uint32_t)ri + 1;
+            rs->outer = c->top;
+            c->top = (uint32_t)ri + 1;
+        }
+    }
+    return me.kept;
+}
+
+/* Mode 1 (loading NVTX ranges): calls only, parents from depths alone;
+ * parent = entry number + 1, it->parent_t1 its end. */
+static void place_calls_only(struct tr_iter *it, struct tr_cursor *c, struct tr_call *e)
+{
+    uint32_t depth = e->depth;
+    const struct tr_slot *ps = NULL;
+    if (depth < MAX_TREE_DEPTH && depth && depth - 1 < c->nopen) {
+        const struct tr_slot *s = &c->open[depth - 1];
+        if (s->raw1 && (!s->t1 || s->t1 >= e->t0))
+            ps = s;
+    }
+    e->parent = ps ? (uint32_t)ps->raw1 : 0;
+    it->parent_t1 = ps ? ps->t1 : 0;
+    if (depth < MAX_TREE_DEPTH) {
+        need_open(c, depth);
+        c->open[depth] = (struct tr_slot){.raw1 = it->raw, .t1 = e->t1};
+    }
+}
+
+static const struct cutap_rec_call empty_rec = {.kind = CUTAP_REC_CALL, .nslots = 1};
+
+const struct tr_call *tr_iter_next(struct tr_iter *it)
+{
+    const struct trace *tr = it->tr;
+    while (it->nheap) {
+        uint32_t t = it->heap[0];
+        struct tr_cursor *c = &it->cur[t];
+        struct tr_call e;
+        const struct tr_range *r = NULL;
+        size_t ri = 0;
+        /* a range comes just before the push or start it was made from
+         * (ranges whose call is gone, a file changed under us, are dropped) */
+        while (c->next_range && tr->ranges[c->next_range - 1].seq < c->head.seq)
+            c->next_range = tr->ranges[c->next_range - 1].next_on_thread;
+        if (c->next_range && tr->ranges[c->next_range - 1].seq == c->head.seq) {
+            ri = c->next_range - 1;
+            r = &tr->ranges[ri];
+            c->next_range = r->next_on_thread;
+            e = (struct tr_call){.t0 = r->t0,
+                                 .t1 = r->ended ? r->t1 : 0,
+                                 .seq = r->seq,
+                                 .name = r->name,
+                                 .thread = r->thread,
+                                 .depth = r->depth,
+                                 .flags = r->ended ? CUTAP_RF_DONE : 0,
+                                 .rflags = (uint8_t)(TR_RF_RANGE | (r->async ? TR_RF_ASYNC : 0)),
+                                 .rec = &empty_rec,
+                                 .range = r};
+        } else {
+            e = c->head;
+            if (!cursor_load(tr, c, t))
+                it->heap[0] = it->heap[--it->nheap];
+            if (it->nheap)
+                heap_down(it, 0);
+        }
+        it->raw++;
+        if (!(it->raw & ((1u << 18) - 1)))
+            tr_progress(tr, it->raw, it->what);
+        if (it->mode == 1) {
+            place_calls_only(it, c, &e);
+        } else if (!place(it, c, &e, r, ri))
+            continue;
+        it->out = e;
+        it->index = it->kept++;
+        return &it->out;
+    }
+    tr_progress_done(tr);
+    return NULL;
+}
+
+/* Makes the ranges and marks (tr->ranges) from the nvtx* calls, in one
+ * iteration over the calls alone (parents from depths; it adds names for
+ * the messages, so it runs before any command's iteration). Each range
+ * keeps what its entry needs; the iterator puts it just before the call it
+ * was made from. Memory: one struct tr_range per range and mark.
  *
  * Per thread and domain, a pop ends the latest push not yet ended; a pop
  * with none open ends nothing. RangeEnd ends the range whose RangeStart
@@ -1137,44 +1397,36 @@ static uint32_t message_name(struct trace *tr, const struct tr_call *c, const st
  * and the same parent call, and no range opened inside it is still open
  * at its pop (those cross its end and do not nest: TR_RF_ASYNC). A range
  * never ended has t1 = 0. */
-static int add_ranges(struct trace *tr)
+static void build_ranges(struct trace *tr)
 {
-    uint8_t *fn_of = alloc0(tr->nnames, 1);   /* nvtx_fns index + 1 per name */
+    size_t nnames = tr->nnames;   /* the calls' names (message names are added after) */
+    uint8_t *fn_of = alloc0(nnames, 1);   /* nvtx_fns index + 1 per name */
     int any = 0;
-    for (size_t i = 0; i < tr->nnames; i++)
+    for (size_t i = 0; i < nnames; i++)
         if (!strncmp(tr->names[i].name, "nvtx", 4))
             for (size_t k = 0; k < sizeof nvtx_fns / sizeof *nvtx_fns; k++)
                 if (!strcmp(tr->names[i].name, nvtx_fns[k].name)) {
                     fn_of[i] = (uint8_t)(k + 1);
                     any = 1;
                 }
-    size_t n = 0;
-    for (size_t i = 0; any && i < tr->ncalls; i++) {
-        uint8_t k = fn_of[tr->calls[i].name];
-        n += k && (nvtx_fns[k - 1].op == NV_PUSH || nvtx_fns[k - 1].op == NV_START || nvtx_fns[k - 1].op == NV_MARK);
-    }
-    if (!n) {
+    if (!any || !tr->nthreads) {
         free(fn_of);
-        return 0;
+        return;
     }
-    /* the entries' records point in here: allocated once, never moved */
-    tr->ranges = alloc0(n, sizeof *tr->ranges);
     uint64_t *last = alloc0(tr->nthreads, sizeof *last);   /* latest time seen on each thread */
     uint32_t *top = alloc0(tr->nthreads, sizeof *top);     /* open push ranges, innermost first (outer) */
-    for (size_t i = 0; i < tr->ncalls; i++) {
-        const struct tr_call *c = &tr->calls[i];
-        uint64_t e = c->t1 > c->t0 ? c->t1 : c->t0;
-        if (e > last[c->thread])
-            last[c->thread] = e;
-    }
+    uint32_t *tail = alloc0(tr->nthreads, sizeof *tail);   /* each thread's latest range (index + 1) */
     struct pairmap stacks = {0};   /* (thread, domain) -> latest open push (range + 1) */
     struct pairmap ids = {0};      /* (process, range id) -> range + 1 */
     struct pairmap strs = {0};     /* (process, string handle) -> name + 1 */
-    size_t nr = 0;
     char buf[CUTAP_CAP_STR_MAX + 1];
-    for (size_t i = 0; i < tr->ncalls; i++) {
-        const struct tr_call *c = &tr->calls[i];
-        uint8_t k = fn_of[c->name];
+    struct tr_iter it;
+    iter_start(&it, tr, "reading", 1);
+    for (const struct tr_call *c; (c = tr_iter_next(&it));) {
+        uint64_t e = c->t1 > c->t0 ? c->t1 : c->t0;
+        if (e > last[c->thread])
+            last[c->thread] = e;
+        uint8_t k = c->name < nnames ? fn_of[c->name] : 0;
         if (!k)
             continue;
         const struct nvtx_fn *f = &nvtx_fns[k - 1];
@@ -1189,33 +1441,44 @@ static int add_ranges(struct trace *tr)
             break;
         case NV_PUSH:
         case NV_START:
-        case NV_MARK:
-            r = &tr->ranges[nr++];
-            r->rec.kind = CUTAP_REC_CALL;
-            r->rec.nslots = 1;
+        case NV_MARK: {
+            if (tr->nranges >= UINT32_MAX - 1)
+                break;
+            uint32_t name = message_name(tr, c, f, f->op == NV_MARK ? TR_LAYER_MARK : TR_LAYER_RANGE, &strs);
+            tr->ranges = grow(tr->ranges, &tr->cap_ranges, tr->nranges + 1, sizeof *tr->ranges);
+            uint32_t nr = (uint32_t)++tr->nranges;   /* this range's index + 1 */
+            r = &tr->ranges[nr - 1];
+            memset(r, 0, sizeof *r);
             r->kind = f->op == NV_PUSH ? TR_RANGE_PUSH : f->op == NV_START ? TR_RANGE_START : TR_RANGE_MARK;
             r->domain = dom;
             r->depth = c->depth;
             r->thread = t;
-            r->call = (uint32_t)i;
+            r->t0 = c->t0;
+            r->seq = c->seq;
+            r->push_parent = c->parent;
+            r->in_t1 = c->parent ? it.parent_t1 : 0;
             r->end_seq = UINT64_MAX;
-            r->name = message_name(tr, c, f, f->op == NV_MARK ? TR_LAYER_MARK : TR_LAYER_RANGE, &strs);
+            r->name = name;
+            if (tail[t])
+                tr->ranges[tail[t] - 1].next_on_thread = nr;
+            tail[t] = nr;
             if (f->op == NV_MARK) {
                 r->ended = 1;
                 r->t1 = c->t0;
             } else if (f->op == NV_START) {
                 r->async = 1;
                 if (c->t1)   /* its id is its result */
-                    pair_put(&ids, proc, tr_result(c), (uint32_t)nr);
+                    pair_put(&ids, proc, tr_result(c), nr);
             } else {
                 r->async = c->depth >= MAX_TREE_DEPTH;
                 r->below = pair_get(&stacks, t, dom);
-                pair_put(&stacks, t, dom, (uint32_t)nr);
+                pair_put(&stacks, t, dom, nr);
                 r->outer = top[t];
-                top[t] = (uint32_t)nr;
+                top[t] = nr;
                 r->in_stack = 1;
             }
             break;
+        }
         case NV_POP:
             if (!(ri = pair_get(&stacks, t, dom)))
                 break;   /* nothing open to end */
@@ -1224,7 +1487,7 @@ static int add_ranges(struct trace *tr)
             r->ended = 1;
             r->t1 = end;
             r->end_seq = c->seq;
-            if (c->depth != r->depth || tr->calls[r->call].parent != c->parent) {
+            if (c->depth != r->depth || r->push_parent != c->parent) {
                 /* pushed and popped in different calls: no parent of
                  * anything (left in top; taken out by a later pop below) */
                 r->async = 1;
@@ -1252,41 +1515,29 @@ static int add_ranges(struct trace *tr)
             break;
         }
     }
-    tr->nranges = nr;
-    tr->calls = grow(tr->calls, &tr->cap_calls, tr->ncalls + nr, sizeof *tr->calls);
-    for (size_t k = 0; k < nr; k++) {
+    tr_iter_free(&it);
+    for (size_t k = 0; k < tr->nranges; k++) {
         struct tr_range *r = &tr->ranges[k];
-        const struct tr_call *pc = &tr->calls[r->call];
         if (r->ended) {
-            if (r->t1 < pc->t0)
-                r->t1 = pc->t0;   /* an end on another thread, or a damaged file */
+            if (r->t1 < r->t0)
+                r->t1 = r->t0;   /* an end on another thread, or a damaged file */
             r->draw_t1 = r->t1;
         } else {
             /* never ended: drawn to the end of the call it was pushed in, else its thread's last call */
-            const struct tr_call *in = r->kind == TR_RANGE_PUSH && pc->parent ? &tr->calls[pc->parent - 1] : NULL;
-            r->draw_t1 = in && in->t1 ? in->t1 : last[r->thread];
-            if (r->draw_t1 < pc->t0)
-                r->draw_t1 = pc->t0;
+            r->draw_t1 = r->kind == TR_RANGE_PUSH && r->in_t1 ? r->in_t1 : last[r->thread];
+            if (r->draw_t1 < r->t0)
+                r->draw_t1 = r->t0;
         }
-        struct tr_call *o = &tr->calls[tr->ncalls++];
-        *o = (struct tr_call){.t0 = pc->t0,
-                              .t1 = r->ended ? r->t1 : 0,
-                              .seq = pc->seq,
-                              .name = r->name,
-                              .thread = r->thread,
-                              .depth = r->depth,
-                              .flags = r->ended ? CUTAP_RF_DONE : 0,
-                              .rflags = (uint8_t)(TR_RF_RANGE | (r->async ? TR_RF_ASYNC : 0)),
-                              .rec = &r->rec};
-        r->below = r->outer = 0;   /* assign_parents's links from here on */
+        r->below = r->outer = 0;
     }
+    tr->ncalls += tr->nranges;
     free(fn_of);
     free(last);
     free(top);
+    free(tail);
     free(stacks.s);
     free(ids.s);
     free(strs.s);
-    return 1;
 }
 
 static int cmp_str(const void *a, const void *b)
@@ -1294,9 +1545,57 @@ static int cmp_str(const void *a, const void *b)
     return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
+/* Run orders: by thread then run number then file order (the order a
+ * thread's records are read in), and by thread then file order (the load
+ * order numbers they take: a thread whose runs lie out of order in the
+ * file gets its calls in run order in the places its runs took, so nothing
+ * moves between threads, and files whose runs lie in order, all of
+ * versions 1 and 2, read as they lie). */
+static int cmp_run_order(const void *a, const void *b, void *ctx)
+{
+    const struct tr_run *runs = ctx, *x = &runs[*(const uint32_t *)a], *y = &runs[*(const uint32_t *)b];
+    if (x->thread != y->thread)
+        return x->thread < y->thread ? -1 : 1;
+    if (x->runno != y->runno)
+        return x->runno < y->runno ? -1 : 1;
+    return x->seq0 < y->seq0 ? -1 : x->seq0 > y->seq0;
+}
+
+static int cmp_place_order(const void *a, const void *b, void *ctx)
+{
+    const struct tr_run *runs = ctx, *x = &runs[*(const uint32_t *)a], *y = &runs[*(const uint32_t *)b];
+    if (x->thread != y->thread)
+        return x->thread < y->thread ? -1 : 1;
+    return x->seq0 < y->seq0 ? -1 : x->seq0 > y->seq0;
+}
+
+static void order_runs(struct trace *tr)
+{
+    if (tr->nruns > UINT32_MAX) {
+        fprintf(stderr, "cutap: too many record runs (%zu)\n", tr->nruns);
+        exit(1);
+    }
+    tr->run_order = alloc0(tr->nruns, sizeof *tr->run_order);
+    tr->place_order = alloc0(tr->nruns, sizeof *tr->place_order);
+    for (size_t i = 0; i < tr->nruns; i++)
+        tr->run_order[i] = tr->place_order[i] = (uint32_t)i;
+    qsort_r(tr->run_order, tr->nruns, sizeof *tr->run_order, cmp_run_order, tr->runs);
+    qsort_r(tr->place_order, tr->nruns, sizeof *tr->place_order, cmp_place_order, tr->runs);
+    for (size_t i = 0; i < tr->nruns;) {
+        uint32_t t = tr->runs[tr->run_order[i]].thread;
+        size_t j = i;
+        while (j < tr->nruns && tr->runs[tr->run_order[j]].thread == t)
+            j++;
+        tr->threads[t].run0 = (uint32_t)i;
+        tr->threads[t].nrun = (uint32_t)(j - i);
+        i = j;
+    }
+}
+
 int tr_load(struct trace *tr, const char *path)
 {
     memset(tr, 0, sizeof *tr);
+    tr->sel_to = UINT64_MAX;
     struct stat st;
     if (tr_mem_file.path && !strcmp(path, tr_mem_file.path)) {
         load_file(tr, path);
@@ -1341,15 +1640,9 @@ int tr_load(struct trace *tr, const char *path)
     for (size_t i = 0; i < tr->nprocs; i++)
         if (tr->procs[i].base_ns < tr->origin_ns)
             tr->origin_ns = tr->procs[i].base_ns;
+    order_runs(tr);
+    build_ranges(tr);   /* NVTX: ranges join the calls, as parents */
     tr_progress_done(tr);
-    if (tr->ncalls) {
-        qsort(tr->calls, tr->ncalls, sizeof *tr->calls, cmp_call);
-        assign_parents(tr);
-        if (add_ranges(tr)) {   /* NVTX: ranges join the calls, as parents */
-            qsort(tr->calls, tr->ncalls, sizeof *tr->calls, cmp_call);
-            assign_parents(tr);
-        }
-    }
     return 0;
 }
 
@@ -1367,10 +1660,13 @@ void tr_free(struct trace *tr)
     free(tr->procs);
     free(tr->threads);
     free(tr->names);
-    free(tr->calls);
     free(tr->counters);
     free(tr->name_hash);
     free(tr->ranges);
+    free(tr->runs);
+    free(tr->run_order);
+    free(tr->place_order);
+    free(tr->name_keep);
     memset(tr, 0, sizeof *tr);
 }
 
@@ -1378,50 +1674,24 @@ void tr_free(struct trace *tr)
 
 int tr_select(struct trace *tr, const char *filter, uint64_t from_ns, uint64_t to_ns)
 {
-    size_t n = tr->ncalls;
     if (!filter && !from_ns && to_ns == UINT64_MAX)
         return 0;
-    /* keep[i]: new index + 1, 0 when left out; gone[i]: the callers of i
-     * left out (its depth drops by as many); up[i]: i's nearest kept
-     * caller (index + 1), or i itself when kept. Callers come before
-     * their calls in the array, so one pass in order fills them. */
-    uint32_t *keep = n ? calloc(n, sizeof *keep) : NULL, *up = n ? calloc(n, sizeof *up) : NULL;
-    uint16_t *gone = n ? calloc(n, sizeof *gone) : NULL;
-    if (n && (!keep || !up || !gone)) {
-        free(keep), free(up), free(gone);
-        fprintf(stderr, "cutap: out of memory\n");
-        return -1;
-    }
-    size_t k = 0;
-    for (size_t i = 0; i < n; i++) {
-        const struct tr_call *c = &tr->calls[i];
-        int in = 1;
-        if (filter && !(c->rflags & TR_RF_RANGE))
-            in = cutap_filter_eval(filter, tr->names[c->name].name, tr->names[c->name].layer, NULL) == 1;
-        if (in && (c->t0 < from_ns || c->t0 > to_ns))
-            in = 0;
-        if (in)
-            keep[i] = (uint32_t)++k;
-        uint32_t p = c->parent && c->parent - 1 < i ? c->parent : 0;
-        up[i] = in ? (uint32_t)(i + 1) : p ? up[p - 1] : 0;
-        gone[i] = p ? (uint16_t)(gone[p - 1] + !keep[p - 1]) : 0;
-    }
-    for (size_t i = 0; i < n; i++) {
-        if (!keep[i])
-            continue;
-        struct tr_call c = tr->calls[i];
-        uint32_t p = c.parent && c.parent - 1 < i ? up[c.parent - 1] : 0;
-        c.parent = p ? keep[p - 1] : 0;
-        c.depth = c.depth >= gone[i] ? (uint16_t)(c.depth - gone[i]) : 0;
-        tr->calls[keep[i] - 1] = c;
-    }
-    tr->ncalls = k;
-    free(keep), free(up), free(gone);
+    tr->sel_from = from_ns;
+    tr->sel_to = to_ns;
     if (filter) {
+        /* by name, once: the iterator asks per call */
+        free(tr->name_keep);
+        tr->name_keep = calloc(tr->nnames ? tr->nnames : 1, 1);
+        if (!tr->name_keep) {
+            fprintf(stderr, "cutap: out of memory\n");
+            return -1;
+        }
+        for (size_t i = 0; i < tr->nnames; i++)
+            tr->name_keep[i] = cutap_filter_eval(filter, tr->names[i].name, tr->names[i].layer, NULL) == 1;
         size_t m = 0;
         for (size_t i = 0; i < tr->ncounters; i++) {
             const struct tr_counter *c = &tr->counters[i];
-            if (cutap_filter_eval(filter, tr->names[c->name].name, tr->names[c->name].layer, NULL) == 1)
+            if (tr->name_keep[c->name])
                 tr->counters[m++] = *c;
         }
         tr->ncounters = m;

@@ -1,8 +1,14 @@
-/* Reading trace directories (include/cutap_format.h, docs/FORMAT.md) into
- * memory: processes, threads, names, calls and counters of every file.
- * Files are mapped read-only; call records point into the mappings. Every
- * check a corrupt or foreign file could fail is made here, once: the
- * commands built on this never see an out-of-bounds record. */
+/* Reading trace directories (include/cutap_format.h, docs/FORMAT.md).
+ * tr_load reads every file once: processes, threads, names, counters, NVTX
+ * ranges, and where each thread's call records lie (runs); it keeps no
+ * call. The calls are then streamed in time order by an iterator
+ * (tr_iter_*): a merge of the threads' record streams, parents and depths
+ * computed on the way from per-thread stacks, so that the memory of a
+ * command does not grow with the number of calls (a few hundred bytes per
+ * thread and per NVTX range, and the names and counters). Files are
+ * mapped read-only; the records returned point into the mappings. Every
+ * check a corrupt or foreign file could fail is made where the record is
+ * read: the commands built on this never see an out-of-bounds record. */
 #ifndef CUTAP_TRACE_READ_H
 #define CUTAP_TRACE_READ_H
 
@@ -28,6 +34,7 @@ struct tr_proc {
     uint64_t base_ns;
     struct tr_idslot {         /* file id -> name index (hash table) */
         uint32_t id, name1;    /* name1 = name index + 1; 0: empty slot */
+        uint32_t used;         /* a call record has this id */
     } *idmap;
     size_t nids, idcap;
     struct tr_func *funcs;     /* sorted by handle */
@@ -39,12 +46,14 @@ struct tr_proc {
     const char *layer_so[CUTAP_LAYER_COUNT];
     uint32_t layer_flags[CUTAP_LAYER_COUNT];
     int mapped;                /* map is the reader's mapping (not tr_mem_file's) */
+    uint8_t call_layers;       /* its call records hold: 1 driver calls, 2 runtime calls */
 };
 
 struct tr_thread {
     uint32_t proc;
     int32_t tid;
     char name[16];
+    uint32_t run0, nrun;       /* reader internal: its runs (trace.run_order from run0) */
 };
 
 struct tr_name {
@@ -60,16 +69,19 @@ struct tr_name {
 int tr_layer_by_name(const char *name);
 const char *tr_layer_extra_name(int layer);
 
+struct tr_range;
+/* A call, or an NVTX range or mark entry, as the iterator returns it. */
 struct tr_call {
     uint64_t t0, t1;           /* realtime ns; t1 = 0: unfinished */
     uint64_t seq;              /* load order: ties in time keep record order */
     uint32_t name;             /* index into names */
     uint32_t thread;           /* index into threads */
-    uint32_t parent;           /* index + 1 of the call this one ran inside, 0: none known */
+    uint32_t parent;           /* index + 1 of the entry returned before that this one ran inside, 0: none known */
     uint16_t depth;            /* nesting on the thread, NVTX ranges counted (= recorded depth without them) */
     uint8_t flags;             /* CUTAP_RF_* as recorded (those TR_RF_DISK_MASK lets through) */
     uint8_t rflags;            /* TR_RF_*: the reader's own, never from a file */
-    const struct cutap_rec_call *rec;   /* validated record in the mapping */
+    const struct cutap_rec_call *rec;   /* validated record in the mapping (an empty one for a range) */
+    const struct tr_range *range;       /* TR_RF_RANGE entries: the range; NULL for a call */
 };
 
 /* NVTX ranges and marks (docs/FORMAT.md, "NVTX ranges"): the reader adds
@@ -94,16 +106,19 @@ enum {
 #define TR_LAYER_MARK (-3)     /* marks: "mark" */
 enum { TR_RANGE_PUSH = 1, TR_RANGE_START = 2, TR_RANGE_MARK = 3 };
 struct tr_range {
-    struct cutap_rec_call rec; /* what the entry's rec points to: empty */
     uint64_t draw_t1;          /* where a viewer ends it: t1, or for a range never ended the end
                                   of the call it was pushed in, else of its thread's last call */
     uint64_t domain;           /* NVTX domain handle in its process (0: the default domain) */
     uint8_t kind;              /* TR_RANGE_* */
-    /* reader internals */
+    /* reader internals (tr_load) */
     uint8_t ended, in_stack, async;
     uint16_t depth;            /* recorded depth of the push/start */
-    uint32_t name, thread, call, below, outer;
-    uint64_t t1, end_seq;
+    uint32_t name, thread;
+    uint32_t below, outer;     /* while loading: links of open ranges (range index + 1) */
+    uint32_t next_on_thread;   /* the next range of its thread (index + 1), in stream order */
+    uint64_t t0, seq, t1, end_seq;
+    uint64_t push_parent;      /* entry number + 1 of the call the push ran inside (calls only) */
+    uint64_t in_t1;            /* that call's end (0: none, or unfinished) */
 };
 
 /* A thread's counter of an id (counting mode). calls and errors count
@@ -115,6 +130,16 @@ struct tr_counter {
     uint64_t calls, errors, timed, total_ns, min_ns, max_ns;
 };
 
+/* Where a thread's call records lie: count call records from offset off
+ * (a call record, or metas before one) up to end (the end of its chunk)
+ * in file procs[proc]. runno: the thread's run number (chunk seq or THREAD
+ * meta key); seq0: the load order number of its first call. */
+struct tr_run {
+    size_t off, end;
+    uint64_t runno, seq0;
+    uint32_t proc, thread, count;
+};
+
 struct trace {
     struct tr_proc *procs;
     size_t nprocs;
@@ -122,19 +147,66 @@ struct trace {
     size_t nthreads;
     struct tr_name *names;
     size_t nnames;
-    struct tr_call *calls;     /* sorted by t0, then seq */
-    size_t ncalls;
+    size_t ncalls;             /* entries a full iteration goes through: call records and NVTX
+                                  entries, before -e/--from/--to (progress is counted on these) */
     struct tr_counter *counters;
     size_t ncounters;
     uint64_t origin_ns;        /* earliest process start: time 0 of dump/export */
     int problems;              /* files rejected or damaged (messages printed) */
     /* internal: capacities of the arrays above, (name, layer) -> index + 1 */
-    size_t cap_procs, cap_threads, cap_names, cap_calls, cap_counters;
+    size_t cap_procs, cap_threads, cap_names, cap_counters;
     uint32_t *name_hash;
     size_t name_hash_cap;
-    struct tr_range *ranges;   /* what the TR_RF_RANGE entries of calls point to */
-    size_t nranges;
+    struct tr_range *ranges;   /* what the TR_RF_RANGE entries point to */
+    size_t nranges, cap_ranges;
+    struct tr_run *runs;       /* in file order */
+    size_t nruns, cap_runs;
+    uint32_t *run_order;       /* runs by thread, run number, file order */
+    uint32_t *place_order;     /* runs by thread, file order */
+    uint32_t id_unknown;       /* name index + 1 of "id#?" (unnamed ids past a file's bound), 0: none */
+    /* selection (tr_select), applied by the iterator */
+    uint8_t *name_keep;        /* per name: kept by the filter; NULL: every name */
+    uint64_t sel_from, sel_to;
 };
+
+/* The calls in time order (start, then load order; an NVTX range just
+ * before the push or start it was made from), with what tr_select keeps:
+ *
+ *     struct tr_iter it;
+ *     tr_iter_init(&it, tr, "dump");
+ *     for (const struct tr_call *c; (c = tr_iter_next(&it));)
+ *         ... it.index is c's number (0, 1, ...): parents name index + 1
+ *     tr_iter_free(&it);
+ *
+ * The entry returned is valid until the next call. Memory: a cursor and a
+ * stack of open calls per thread. Every 2^18 entries the files' pages are
+ * dropped and, on a terminal, progress is shown, labelled with what. A
+ * trace can be iterated any number of times. */
+struct tr_cursor;
+struct tr_rstate;
+struct tr_iter {
+    const struct trace *tr;
+    const char *what;
+    size_t index;              /* of the entry last returned */
+    /* internal */
+    size_t raw, kept;          /* entries merged so far (selected or not), returned so far */
+    int mode;                  /* 0: ranges and selection; 1: calls only (loading NVTX ranges) */
+    struct tr_cursor *cur;
+    uint32_t *heap;
+    size_t nheap;
+    struct tr_rstate *rs;      /* per range */
+    struct tr_call out;
+    void *out_slot;            /* where out's own user word goes */
+    uint64_t parent_user, parent_t1;
+};
+void tr_iter_init(struct tr_iter *it, const struct trace *tr, const char *what);
+const struct tr_call *tr_iter_next(struct tr_iter *it);
+void tr_iter_free(struct tr_iter *it);
+/* A word a command keeps with each entry, for the entries returned later
+ * inside it: tr_iter_set_user sets the current entry's (default 0);
+ * tr_iter_parent_user gives its parent's (0 without one). */
+void tr_iter_set_user(struct tr_iter *it, uint64_t v);
+static inline uint64_t tr_iter_parent_user(const struct tr_iter *it) { return it->parent_user; }
 
 /* Loads a trace directory (every *.cutap in it) or one trace file. Prints
  * a message naming the file for each problem and goes on with the rest;
@@ -142,12 +214,12 @@ struct trace {
 int tr_load(struct trace *tr, const char *path);
 void tr_free(struct trace *tr);
 /* Drops the trace files' pages from memory (they are read again when
- * touched): commands call it as they go through long traces. */
+ * touched): the iterator calls it as it goes through long traces. */
 void tr_release(const struct trace *tr);
-/* Commands going through the calls call this for each (i: its index,
- * what: the command): every 2^18 calls it releases the files' pages and,
- * on a terminal, shows how far it is on stderr; tr_progress_done erases
- * that line. */
+/* Progress of a long command (the iterator calls it: i entries of
+ * tr->ncalls passed): every 2^18 it releases the files' pages and, on a
+ * terminal, shows how far it is on stderr; tr_progress_done erases that
+ * line (tr_iter_next does at the end). */
 void tr_progress(const struct trace *tr, size_t i, const char *what);
 void tr_progress_done(const struct trace *tr);
 
@@ -173,7 +245,7 @@ static inline const uint64_t *tr_args(const struct tr_call *c) { return c->rec->
 /* The range of a TR_RF_RANGE entry, NULL for a call. */
 static inline const struct tr_range *tr_range_of(const struct tr_call *c)
 {
-    return c->rflags & TR_RF_RANGE ? (const struct tr_range *)(const void *)c->rec : NULL;
+    return c->range;
 }
 /* A string from the traced process (names, host, exe, ...) for text
  * output: control characters, bytes that are not UTF-8 (and the
@@ -195,12 +267,12 @@ int tr_loss_text(const struct tr_proc *p, char *buf, size_t size);
 /* CUTAP_STOP_* as a word: "none", "space", "map", "limit", "other". */
 const char *tr_stop_reason_str(uint32_t reason);
 
-/* Keeps only the calls FILTER selects (the -e language; NULL: all) that
- * start in [from_ns, to_ns] (realtime ns), and the counters FILTER
- * selects; NVTX ranges and marks are kept when they start in the window.
- * A kept call's parent becomes its nearest kept caller and its depth
- * drops by its callers left out, as if recorded with that filter.
- * Returns 0, -1 when out of memory. */
+/* Iterations return only the calls FILTER selects (the -e language; NULL:
+ * all) that start in [from_ns, to_ns] (realtime ns); the counters FILTER
+ * does not select are dropped. NVTX ranges and marks are kept when they
+ * start in the window. A kept call's parent becomes its nearest kept
+ * caller and its depth drops by its callers left out, as if recorded with
+ * that filter. Returns 0, -1 when out of memory. */
 int tr_select(struct trace *tr, const char *filter, uint64_t from_ns, uint64_t to_ns);
 
 /* Kernel name of a function handle in a process, or NULL. */

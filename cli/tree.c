@@ -5,6 +5,7 @@
  * of the calls made inside), unfinished calls. Children are listed under
  * their parent, by total time. */
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -26,8 +27,33 @@ struct tree {
     uint32_t *kid_at;
 };
 
+static void grow_nodes(struct tree *t)
+{
+    if (t->count == t->cap) {
+        t->cap = t->cap ? t->cap * 2 : 1024;
+        t->n = realloc(t->n, t->cap * sizeof *t->n);
+        if (!t->n) {
+            fprintf(stderr, "cutap: out of memory\n");
+            exit(1);
+        }
+    }
+    if (2 * (t->count + 1) > t->nslots) {   /* the hash at most half full */
+        free(t->slot);
+        t->nslots = t->nslots ? t->nslots * 2 : 1024;
+        t->slot = xcalloc(t->nslots, sizeof *t->slot);
+        for (uint32_t k = 1; k < t->count; k++) {
+            uint64_t h = ((uint64_t)t->n[k].parent * 0x9e3779b97f4a7c15ull) ^ ((uint64_t)t->n[k].name * 0xc2b2ae3d27d4eb4full);
+            size_t i = (size_t)(h >> 17) & (t->nslots - 1);
+            while (t->slot[i])
+                i = (i + 1) & (t->nslots - 1);
+            t->slot[i] = k;
+        }
+    }
+}
+
 static uint32_t node_for(struct tree *t, uint32_t parent, uint32_t name)
 {
+    grow_nodes(t);   /* room for one more node first: the hash may be rebuilt */
     uint64_t h = ((uint64_t)parent * 0x9e3779b97f4a7c15ull) ^ ((uint64_t)name * 0xc2b2ae3d27d4eb4full);
     for (size_t i = (size_t)(h >> 17) & (t->nslots - 1);; i = (i + 1) & (t->nslots - 1)) {
         uint32_t k = t->slot[i];
@@ -53,23 +79,27 @@ static int by_total(const void *a, const void *b)
     return strcmp(sort_tr->names[x->name].name, sort_tr->names[y->name].name);
 }
 
-static void build(struct tree *t, const struct trace *tr)
+/* One pass over the calls in time order: each call's node is found from
+ * its caller's (kept with the caller by the iterator, tr_iter_set_user):
+ * memory follows the paths, not the calls. Returns the number of calls
+ * (not counting NVTX ranges and marks). */
+static size_t build(struct tree *t, const struct trace *tr)
 {
-    /* At most one node per call, plus the root. */
-    t->cap = tr->ncalls + 1;
-    t->n = xcalloc(t->cap, sizeof *t->n);
     t->count = 1;
-    for (t->nslots = 16; t->nslots < 2 * t->cap; t->nslots *= 2)
-        ;
+    t->cap = 1024;
+    t->n = xcalloc(t->cap, sizeof *t->n);
+    t->nslots = 2048;
     t->slot = xcalloc(t->nslots, sizeof *t->slot);
-    uint32_t *node_of = xcalloc(tr->ncalls, sizeof *node_of);
-    for (size_t i = 0; i < tr->ncalls; i++) {
-        const struct tr_call *c = &tr->calls[i];
-        tr_progress(tr, i, "report");
+    size_t calls = 0;
+    struct tr_iter it;
+    tr_iter_init(&it, tr, "report");
+    for (const struct tr_call *c; (c = tr_iter_next(&it));) {
+        calls += !(c->rflags & TR_RF_RANGE);
         /* A parent always comes first (it started earlier, or at the same
-         * time and was recorded first); anything else counts as none. */
-        uint32_t p = c->parent && c->parent - 1 < i ? node_of[c->parent - 1] : 0;
-        uint32_t k = node_of[i] = node_for(t, p, c->name);
+         * time and was recorded first): its node is the one kept with it. */
+        uint32_t p = c->parent ? (uint32_t)tr_iter_parent_user(&it) : 0;
+        uint32_t k = node_for(t, p, c->name);
+        tr_iter_set_user(&it, k);
         struct node *n = &t->n[k];
         n->calls++;
         if (!c->t1) {
@@ -81,7 +111,7 @@ static void build(struct tree *t, const struct trace *tr)
         if (p)
             t->n[p].child_ns += d;
     }
-    free(node_of);
+    tr_iter_free(&it);
     /* Children lists, each sorted by total time. */
     t->kid_at = xcalloc(t->count + 1, sizeof *t->kid_at);
     t->kids = xcalloc(t->count, sizeof *t->kids);
@@ -99,6 +129,7 @@ static void build(struct tree *t, const struct trace *tr)
     sort_nodes = t->n;
     for (size_t k = 0; k < t->count; k++)
         qsort(t->kids + t->kid_at[k], t->kid_at[k + 1] - t->kid_at[k], sizeof *t->kids, by_total);
+    return calls;
 }
 
 static uint64_t self_ns(const struct node *n)
@@ -174,12 +205,9 @@ static void walk(FILE *f, const struct trace *tr, const struct tree *t, int form
 int report_tree(const struct trace *tr, FILE *f, int format)
 {
     struct tree t = {0};
-    build(&t, tr);
+    size_t calls = build(&t, tr);   /* not the NVTX ranges and marks (trace_read.h) */
     tr_progress_done(tr);
     if (format == FMT_TEXT) {
-        size_t calls = 0;   /* not the NVTX ranges and marks (trace_read.h) */
-        for (size_t i = 0; i < tr->ncalls; i++)
-            calls += !(tr->calls[i].rflags & TR_RF_RANGE);
         fprintf(f, "cutap: %zu process%s, %zu calls, by call path: self = time not spent in the calls "
                 "made inside\n", tr->nprocs, tr->nprocs == 1 ? "" : "es", calls);
         fprintf(f, "%10s %14s %14s %6s  %s\n", "Calls", "Total(ns)", "Self(ns)", "Layer", "Name");
