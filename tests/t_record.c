@@ -12,7 +12,12 @@
  *   t_record die_inside N   N calls, then cuProfilerStart (which nests a call)
  *                           and cuCtxSynchronize, inside which the process
  *                           dies when FAKE_SYNC_DIES is set
+ *   t_record threads T N    T threads at once, each N rounds of
+ *                           cuCtxGetCurrent and cuProfilerStart (which nests
+ *                           cuDriverGetVersion): 3 N T calls, only their
+ *                           count printed ("CALLS n")
  */
+#include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -112,6 +117,36 @@ static int die(long n, const char *how)
 
 CUresult cuCtxSynchronize(void);
 
+static long rounds;
+static void *round_thread(void *arg)
+{
+    (void)arg;
+    CUcontext c;
+    long bad = 0;
+    for (long i = 0; i < rounds; i++)
+        bad += (cuCtxGetCurrent(&c) != 0) + (cuProfilerStart() != 0);
+    return (void *)bad;
+}
+
+static int threads(int t, long n)
+{
+    pthread_t th[64];
+    if (t < 1 || t > 64)
+        return 2;
+    rounds = n;
+    long bad = 0;
+    for (int i = 0; i < t; i++)
+        if (pthread_create(&th[i], NULL, round_thread, NULL))
+            return 1;
+    for (int i = 0; i < t; i++) {
+        void *r;
+        pthread_join(th[i], &r);
+        bad += (long)r;
+    }
+    printf("CALLS %ld\n", 3 * n * t);
+    return bad != 0;
+}
+
 static int die_inside(long n)
 {
     if (many(n))
@@ -138,6 +173,8 @@ int main(int argc, char **argv)
         return die_inside(atol(argv[2]));
     if (argc >= 4 && !strcmp(argv[1], "die"))
         return die(atol(argv[2]), argv[3]);
-    fprintf(stderr, "usage: t_record kernels|errors|many N|mix N|die N kill|abort|segv|_exit\n");
+    if (argc >= 4 && !strcmp(argv[1], "threads"))
+        return threads(atoi(argv[2]), atol(argv[3]));
+    fprintf(stderr, "usage: t_record kernels|errors|many N|mix N|die N kill|abort|segv|_exit|threads T N\n");
     return 2;
 }
