@@ -1112,31 +1112,21 @@ static void *xrealloc0(void *p, size_t oldn, size_t n, size_t size)
     return q;
 }
 
-/* Room for index d (< MAX_TREE_DEPTH) in a thread's per-depth arrays. */
-static void need_open(struct tr_cursor *c, uint32_t d)
+/* Room for index d (< MAX_TREE_DEPTH) in one of a thread's per-depth
+ * arrays (arr, of *n elements of size bytes, grown by doubling, zeroed);
+ * returns the array, maybe moved. */
+static void *need_depth(void *arr, uint32_t *n, uint32_t d, size_t size)
 {
-    if (d < c->nopen)
-        return;
-    uint32_t n = c->nopen ? c->nopen : 8;
-    while (n <= d)
-        n *= 2;
-    if (n > MAX_TREE_DEPTH)
-        n = MAX_TREE_DEPTH;
-    c->open = xrealloc0(c->open, c->nopen, n, sizeof *c->open);
-    c->nopen = n;
-}
-
-static void need_range_at(struct tr_cursor *c, uint32_t d)
-{
-    if (d < c->nrange_at)
-        return;
-    uint32_t n = c->nrange_at ? c->nrange_at : 8;
-    while (n <= d)
-        n *= 2;
-    if (n > MAX_TREE_DEPTH)
-        n = MAX_TREE_DEPTH;
-    c->range_at = xrealloc0(c->range_at, c->nrange_at, n, sizeof *c->range_at);
-    c->nrange_at = n;
+    if (d < *n)
+        return arr;
+    uint32_t m = *n ? *n : 8;
+    while (m <= d)
+        m *= 2;
+    if (m > MAX_TREE_DEPTH)
+        m = MAX_TREE_DEPTH;
+    arr = xrealloc0(arr, *n, m, size);
+    *n = m;
+    return arr;
 }
 
 /* The cursor's next call as its head; 0 when the thread has no more. */
@@ -1295,7 +1285,7 @@ static int place(struct tr_iter *it, struct tr_cursor *c, struct tr_call *e, con
     it->out_slot = NULL;
     if (!r) {
         if (depth < MAX_TREE_DEPTH) {
-            need_open(c, depth);
+            c->open = need_depth(c->open, &c->nopen, depth, sizeof *c->open);
             c->open[depth] = me;
             it->out_slot = &c->open[depth];
         }
@@ -1304,7 +1294,7 @@ static int place(struct tr_iter *it, struct tr_cursor *c, struct tr_call *e, con
         rs->slot = me;
         it->out_slot = &rs->slot;
         if (r->kind == TR_RANGE_PUSH && !r->async && depth < MAX_TREE_DEPTH) {
-            need_range_at(c, depth);
+            c->range_at = need_depth(c->range_at, &c->nrange_at, depth, sizeof *c->range_at);
             rs->below = c->range_at[depth];
             c->range_at[depth] = (uint32_t)ri + 1;
             rs->outer = c->top;
@@ -1328,7 +1318,7 @@ static void place_calls_only(struct tr_iter *it, struct tr_cursor *c, struct tr_
     e->parent = ps ? (uint32_t)ps->raw1 : 0;
     it->parent_t1 = ps ? ps->t1 : 0;
     if (depth < MAX_TREE_DEPTH) {
-        need_open(c, depth);
+        c->open = need_depth(c->open, &c->nopen, depth, sizeof *c->open);
         c->open[depth] = (struct tr_slot){.raw1 = it->raw, .t1 = e->t1};
     }
 }
