@@ -3,8 +3,16 @@ $(BUILD)/bench/passthrough: bench/passthrough.c bench/bench_util.h src/core/cloc
 	@mkdir -p $(BUILD)/bench
 	$(CC) -O2 -g $(WARN) -o $@ $< -ldl
 
-bench: lib $(BUILD)/fake/libcuda.so.1 $(BUILD)/bench/passthrough $(FAKELIBS)
+# What a fresh page of a trace file costs (faults, populated per chunk, or
+# populated beforehand: the recorder's helper thread), in /tmp.
+$(BUILD)/bench/pages: bench/pages.c
+	@mkdir -p $(BUILD)/bench
+	$(CC) -O2 -g $(WARN) -o $@ $<
+
+bench: lib $(BUILD)/fake/libcuda.so.1 $(BUILD)/bench/passthrough $(BUILD)/bench/pages $(FAKELIBS)
+	$(BUILD)/bench/pages /tmp 128
 	LD_LIBRARY_PATH=$(BUILD)/fake $(BUILD)/bench/passthrough
+	CUTAP_PREFAULT=0 LD_LIBRARY_PATH=$(BUILD)/fake $(BUILD)/bench/passthrough
 	BENCH_LIB=libcudart.so.13 BENCH_SYM=cudaGetDevice LD_LIBRARY_PATH=$(FL):$(BUILD)/fake $(BUILD)/bench/passthrough
 
 # Instructions per call under valgrind (deterministic; no perf counters needed).

@@ -12,6 +12,8 @@
  *   t_record die_inside N   N calls, then cuProfilerStart (which nests a call)
  *                           and cuCtxSynchronize, inside which the process
  *                           dies when FAKE_SYNC_DIES is set
+ *   t_record wait N         N calls, then "ready" on stdout, then waits for a
+ *                           signal (the test looks at its threads meanwhile)
  *   t_record threads T N    T threads at once, each N rounds of
  *                           cuCtxGetCurrent and cuProfilerStart (which nests
  *                           cuDriverGetVersion): 3 N T calls, only their
@@ -173,6 +175,16 @@ int main(int argc, char **argv)
         return die_inside(atol(argv[2]));
     if (argc >= 4 && !strcmp(argv[1], "die"))
         return die(atol(argv[2]), argv[3]);
+    if (argc >= 3 && !strcmp(argv[1], "wait")) {
+        CUcontext c;
+        for (long i = atol(argv[2]); i > 0; i--)
+            if (cuCtxGetCurrent(&c))
+                return 1;
+        printf("ready\n");
+        fflush(stdout);
+        for (;;)
+            pause();
+    }
     if (argc >= 4 && !strcmp(argv[1], "threads"))
         return threads(atoi(argv[2]), atol(argv[3]));
     fprintf(stderr, "usage: t_record kernels|errors|many N|mix N|die N kill|abort|segv|_exit|threads T N\n");
