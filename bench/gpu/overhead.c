@@ -138,8 +138,10 @@ static int child(void)
     return cur == ctx ? 0 : 1;
 }
 
-enum { BARE, PASS, STAT, TRACE, CUPTI, NMODES };
-static const char *const mode_name[NMODES] = {"bare", "pass", "stat", "trace", "cupti"};
+/* trace0: trace with the record pages populated on the calling thread
+ * (CUTAP_PREFAULT=0), as before the recorder's helper thread */
+enum { BARE, PASS, STAT, TRACE, TRACE0, CUPTI, NMODES };
+static const char *const mode_name[NMODES] = {"bare", "pass", "stat", "trace", "trace0", "cupti"};
 
 /* Runs one child in a mode; appends its rounds to ctx[] and launch[]. */
 static int run_mode(const char *self, int m, const char *lib, const char *ref, const char *tmp,
@@ -158,8 +160,10 @@ static int run_mode(const char *self, int m, const char *lib, const char *ref, c
             setenv("LD_PRELOAD", lib, 1);
         if (m == STAT)
             setenv("CUTAP_COUNT", tmp, 1);
-        if (m == TRACE)
+        if (m == TRACE || m == TRACE0)
             setenv("CUTAP_TRACE", tmp, 1);
+        if (m == TRACE0)
+            setenv("CUTAP_PREFAULT", "0", 1);
         if (m == CUPTI) {
             setenv("CUDA_INJECTION64_PATH", ref, 1);
             setenv("CUTAP_REF_MARK", tmp, 1);   /* the referee says it was loaded */

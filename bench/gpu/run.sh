@@ -12,6 +12,8 @@
 #    fastest window, the spread (min..max), and the change against bare;
 #    then the same, bare, trace and stat, for a GPU-bound MLP (width 2048,
 #    batch 1024).
+#    BENCH_TRACE0=1 adds trace0: cutap trace with CUTAP_PREFAULT=0 (trace
+#    pages populated on the calling thread, as before issue #13's helper).
 # 3. Start-up: `import torch; torch.zeros(1, device="cuda")`, wall time
 #    bare and under cutap trace, CYCLES times each, medians.
 set -u
@@ -35,6 +37,7 @@ run_mode() {   # MODE CYCLE ARGS...: one process, its steps/s
   case $m in
     bare) timeout 200 $PIN python3 bench/gpu/torch_steps.py "$@" ;;
     trace) timeout 200 $PIN build/cutap trace -o "$T/$m$c.$#" -- python3 bench/gpu/torch_steps.py "$@" 2>/dev/null ;;
+    trace0) CUTAP_PREFAULT=0 timeout 200 $PIN build/cutap trace -o "$T/$m$c.$#" -- python3 bench/gpu/torch_steps.py "$@" 2>/dev/null ;;
     stat) timeout 200 $PIN build/cutap stat -o "$T/$m$c.$#.txt" -- python3 bench/gpu/torch_steps.py "$@" ;;
     cupti) mkdir -p "$T/ref$c"; CUDA_INJECTION64_PATH=$REF CUTAP_REF_MARK=$T/ref$c timeout 200 $PIN python3 bench/gpu/torch_steps.py "$@" ;;
     nsys) timeout 150 $PIN "$NSYS" profile -t cuda -o "$T/n$c.$#" python3 bench/gpu/torch_steps.py "$@" 2>/dev/null ;;
@@ -54,6 +57,8 @@ table() {   # TITLE MODES...: the table of V
   done
 }
 MODES="bare trace stat cupti"
+# trace0: trace with the pages populated on the calling thread (CUTAP_PREFAULT=0)
+[ -n "${BENCH_TRACE0:-}" ] && MODES="bare trace trace0 stat cupti"
 [ -n "$NSYS" ] && MODES+=" nsys"
 for c in $(seq "$CYC"); do
   for m in $MODES; do V[$m]+=" $(run_mode $m $c)"; echo "  cycle $c $m: ${V[$m]##* } ($(date +%T))" >&2; done

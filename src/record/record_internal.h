@@ -60,6 +60,18 @@ extern void *const cutap_fast_trace[];    /* per static id, NULL: none */
 extern void *const cutap_fast_count[];
 void cutap_fp_name_function(uint64_t handle);
 
+/* The slots a thread writes are asked for, for writing, this many slots
+ * ahead: the pages were populated by the recorder's helper thread, on
+ * another CPU, so their lines are not in this CPU's cache (on the H100
+ * host a record into such a page cost 8.7 ns more than one into a page
+ * this thread populated itself: bench/pages). A prefetch never faults, so
+ * past the chunk's end it is harmless. */
+#define CUTAP_PREFETCH_SLOTS 4
+static inline __attribute__((always_inline)) void cutap_rec_prefetch(const struct cutap_rec_call *next)
+{
+    __builtin_prefetch(next + CUTAP_PREFETCH_SLOTS, 1, 3);
+}
+
 /* n slots for a call of id, or NULL (the general path must take it). */
 static inline __attribute__((always_inline)) struct cutap_rec_call *cutap_fp_reserve(uint32_t id, unsigned n)
 {
@@ -69,6 +81,7 @@ static inline __attribute__((always_inline)) struct cutap_rec_call *cutap_fp_res
         __builtin_expect(!atomic_load_explicit(&cutap_named[id], memory_order_relaxed), 0))
         return 0;
     t->pos = r + n;
+    cutap_rec_prefetch(r + n);
     return r;
 }
 

@@ -563,6 +563,7 @@ static inline struct cutap_rec_call *reserve(unsigned n)
     if (CUTAP_UNLIKELY((size_t)(t->end - r) < n))
         return reserve_slow(t, n);
     t->pos = r + n;
+    cutap_rec_prefetch(r + n);
     return r;
 }
 
