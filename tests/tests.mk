@@ -242,5 +242,17 @@ $(T)/api_v1.so: tests/plugins/api_v1.c
 	$(CC) $(TCFLAGS) -fPIC -shared -o $@ $<
 TEST_BINS += $(T)/abi_names.so $(T)/abi_numbers.so $(T)/api_v1.so
 
+# C unit tests (tests/unit, harness in unit.h): in-process, on pure
+# functions of the filter language (src/common/filter_expr.c), of the
+# reader (cli/trace_read.c, linked as the command links it: escaping,
+# UTF-8, loss texts, layers by name) and of src/common's lookups; each case
+# of tests/cases/unit runs one suite.
+UNIT_SRC := $(wildcard tests/unit/*.c)
+UNIT_LIB := cli/trace_read.c src/common/filter_expr.c src/common/path_search.c src/common/export_tables.c
+$(T)/unit: $(UNIT_SRC) tests/unit/unit.h $(UNIT_LIB) $(CLI_H)
+	@mkdir -p $(T)
+	$(CC) -O1 -g $(WARN) -Iinclude -Icli -Isrc/common -Itests/unit -o $@ $(UNIT_SRC) $(UNIT_LIB)
+TEST_BINS += $(T)/unit
+
 # Last: every TEST_BINS += above is in.
 test-build: lib $(TEST_BINS)
