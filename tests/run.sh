@@ -7,8 +7,9 @@
 # build/tests/logs/SUBSYSTEM/NAME.log. It prints PASS/FAIL/SKIP, the name
 # and the time of each case as it ends (a failure with the tail of its
 # log) and closes with "N passed, N failed, N skipped"; exit status 0 when
-# none failed. A case exits 0 (pass), 77 (skip) or else (fail). Cases
-# marked "# serial" never run two at a time; "# slow" ones start first.
+# none failed. A case exits 0 (pass), 77 (skip) or else (fail). A case
+# marked "# serial" in its header runs alone, before the others; "# slow"
+# ones start first among the others.
 # -k keeps every work directory (a failed case's is always kept); --list
 # prints the cases selected. Built by `make test-build`; `make test` runs it.
 set -u
@@ -41,6 +42,8 @@ dups=$(cut -f1 <<<"$all" | sort | uniq -d)
 [ -z "$dups" ] || { echo "run.sh: case names used twice: $dups" >&2; exit 2; }
 names=() subs=() scripts=() argss=() tagss=()
 while IFS=$'\t' read -r n s script args tags; do
+    [ "$args" = - ] && args=
+    [ "$tags" = - ] && tags=
     if [ ${#pats[@]} -gt 0 ]; then
         hit=0
         for p in "${pats[@]}"; do
@@ -57,15 +60,25 @@ if [ $list = 1 ]; then
     exit 0
 fi
 
-# The order: slow cases first (they bound the wall time), then the others
-# as listed.
+# The order: the serial cases, each alone; then the longest first (the
+# times of the last run, $LOGS/durations; without them, the slow cases
+# first), the rest as listed.
+is() { [[ ,${tagss[$2]}, == *,$1,* ]]; }   # is TAG I
+declare -A last_ms=()
+if [ -r "$LOGS/durations" ]; then
+    while read -r n ms; do [[ $ms =~ ^[0-9]+$ ]] && last_ms[$n]=$ms; done <"$LOGS/durations"
+fi
 queue=()
-for i in "${!names[@]}"; do [[ ,${tagss[$i]}, == *,slow,* ]] && queue+=("$i"); done
-for i in "${!names[@]}"; do [[ ,${tagss[$i]}, == *,slow,* ]] || queue+=("$i"); done
+for i in "${!names[@]}"; do is serial "$i" && queue+=("$i"); done
+queue+=($(for i in "${!names[@]}"; do
+    is serial "$i" && continue
+    k=${last_ms[${names[$i]}]:-}; [ -n "$k" ] || { is slow "$i" && k=999999999 || k=-1; }
+    echo "$k $i"
+done | sort -s -k1,1nr | cut -d' ' -f2))
 
 WROOT=$(mktemp -d /tmp/cutap-tests.XXXXXX) || exit 2
 RES=$WROOT/.results
-mkdir -p "$RES" && mkfifo "$WROOT/.ended" && exec 3<>"$WROOT/.ended" || exit 2
+mkdir -p "$RES" "$LOGS" && mkfifo "$WROOT/.ended" && exec 3<>"$WROOT/.ended" || exit 2
 
 # run_case I: case I in the background; its status and time go to $RES/I,
 # its number to the pipe the runner waits on (fd 3).
@@ -89,6 +102,7 @@ declare -A pid_of=()
 finish() {   # finish I: report case I, which has ended
     local i=$1 n=${names[$1]} rc ms
     read -r rc ms <"$RES/$i"
+    last_ms[$n]=$ms
     local log=$LOGS/${subs[$i]}/$n.log
     if [ "$rc" = 0 ]; then pass=$((pass + 1)); printf 'PASS %-38s %7d ms\n' "$n" "$ms"
     elif [ "$rc" = 77 ]; then skip=$((skip + 1)); printf 'SKIP %-38s %7d ms\n' "$n" "$ms"
@@ -98,7 +112,7 @@ finish() {   # finish I: report case I, which has ended
         tail -n 40 "$log" | sed 's/^/    /'
     fi
     [ "$rc" != 0 ] && [ "$rc" != 77 ] || [ $keep = 1 ] || rm -rf "${WROOT:?}/$n"
-    [[ ,${tagss[$i]}, == *,serial,* ]] && serial_on=0
+    is serial "$i" && serial_on=0
 }
 reap() {   # reap I: case I has ended: report it, drop it from running
     local j still=()
@@ -118,18 +132,12 @@ trap stop INT TERM
 
 echo "${#queue[@]} cases, $jobs at a time; logs in $LOGS"
 while [ ${#queue[@]} -gt 0 ] || [ ${#running[@]} -gt 0 ]; do
-    # start what may start: a free slot, and a serial case only while no
-    # other serial case runs
-    while [ ${#running[@]} -lt "$jobs" ] && [ ${#queue[@]} -gt 0 ]; do
-        pick=-1
-        for k in "${!queue[@]}"; do
-            i=${queue[$k]}
-            if [[ ,${tagss[$i]}, == *,serial,* ]]; then [ $serial_on = 0 ] || continue; serial_on=1; fi
-            pick=$k; break
-        done
-        [ $pick -ge 0 ] || break
-        i=${queue[$pick]}
-        unset "queue[$pick]"; queue=(${queue[@]+"${queue[@]}"})
+    # start what may start: the next case while a slot is free, a serial
+    # case only when nothing runs, nothing beside a serial case
+    while [ ${#running[@]} -lt "$jobs" ] && [ ${#queue[@]} -gt 0 ] && [ $serial_on = 0 ]; do
+        i=${queue[0]}
+        if is serial "$i"; then [ ${#running[@]} = 0 ] || break; serial_on=1; fi
+        queue=(${queue[@]+"${queue[@]:1}"})
         run_case "$i" &
         pid_of[$i]=$!
         running+=("$i")
@@ -138,6 +146,7 @@ while [ ${#queue[@]} -gt 0 ] || [ ${#running[@]} -gt 0 ]; do
     reap "$ended"
 done
 
+for n in "${!last_ms[@]}"; do echo "$n ${last_ms[$n]}"; done | sort >"$LOGS/durations.new" && mv "$LOGS/durations.new" "$LOGS/durations"
 [ $fail -eq 0 ] && { [ $keep = 1 ] || rm -rf "$WROOT"; } || echo "failed: ${failed_names[*]}"
 echo "$pass passed, $fail failed, $skip skipped"
 [ $fail -eq 0 ]

@@ -119,9 +119,9 @@ demo: lib cli $(FAKE)/libcuda.so.1 $(BUILD)/examples/demo
 	@$(BUILD)/cutap dump $(BUILD)/demo-trace
 
 # AddressSanitizer + UBSan builds: the cutap command from the sources of
-# $(BUILD)/cutap (case_cli_under_asan), and the trace-reader fuzzer,
+# $(BUILD)/cutap (the case cli_under_asan), and the trace-reader fuzzer,
 # tests/fuzz_reader.c, linked with all of them but cli/main.c
-# (case_reader_fuzz_asan); the fuzzer replaces the reader's mmap with heap
+# (the case reader_fuzz_asan); the fuzzer replaces the reader's mmap with heap
 # copies (see the file). A compiler without -fsanitize=address builds
 # neither and both cases are skipped.
 SAN_FLAGS := -O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=all

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The reader's NVTX pairing on damaged files: the fuzzer (see
 # reader_fuzz_asan) on traces with ranges, marks and registered strings.
+# slow
 . "$(dirname "$0")/../../lib/init.sh"
 
 [ -x $T/fuzz_reader ] && [ -x $T/t_nvtx ] || exit 77

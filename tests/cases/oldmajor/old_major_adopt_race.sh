@@ -4,6 +4,7 @@
 # took the typed path (the layer had no library) just before the layer
 # was adopted must not be made with 13.0's 3-argument signature; every
 # call made gets the caller's 9 words. Pass-through and trace, 3 runs each.
+# serial: a 30 ms race between its threads and a dlopen, which a loaded machine can starve (seen: 0 calls made at -j 10)
 . "$(dirname "$0")/../../lib/init.sh"
 
 no_cache_ok || exit 77

@@ -4,6 +4,7 @@
 # UndefinedBehaviorSanitizer, from seeds of every kind of trace (kernels,
 # errors, many chunks, export-table slots, 16 threads, counting mode,
 # version 1 files).
+# slow
 . "$(dirname "$0")/../../lib/init.sh"
 
 [ -x $T/fuzz_reader ] || exit 77

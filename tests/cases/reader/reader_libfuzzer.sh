@@ -1,10 +1,18 @@
 #!/usr/bin/env bash
-# The coverage-guided fuzz target (tests/fuzz/fuzz_trace.c: the reader,
-# report in every format and grouping, --tree, dump, exports) for
-# FUZZ_SECONDS (60) from tests/fuzz/corpus, whose inputs (the seeds and
-# every input that once failed) must all pass first. A crash, leak,
-# sanitizer report, timeout (20 s) or use of over 2 GiB fails; the
-# input is kept in $B/fuzz_trace-failure.
+# The coverage-guided fuzz target (clang's libFuzzer,
+# tests/fuzz/fuzz_trace.c, built with -fsanitize=fuzzer,address,undefined:
+# the reader, report in every format and grouping, --tree, dump, the JSON
+# lines and Perfetto exports (SQLite with FUZZ_SQLITE=1), each input read
+# from memory so that AddressSanitizer sees any read past its end) for
+# FUZZ_SECONDS (60) from tests/fuzz/corpus (recorder traces cut to 4 KiB
+# chunks by tests/fuzz/rechunk.py, version 1 fixtures, crafted version 3,
+# hostile and damaged files; add every input that once failed), whose inputs
+# must all pass first. A crash, leak, sanitizer report, timeout (20 s) or
+# use of over 2 GiB fails; the input is kept in $B/fuzz_trace-failure.
+# Skipped without clang's fuzzer runtime. A longer run: cd /tmp &&
+# build/tests/fuzz_trace -close_fd_mask=2 -max_len=65536 -timeout=20
+# -max_total_time=1800 CORPUS_COPY.
+# slow
 . "$(dirname "$0")/../../lib/init.sh"
 
 FUZZ_SECONDS=${FUZZ_SECONDS:-60}

@@ -3,6 +3,7 @@
 # the JSON lines export stay under 200 MiB (the reader drops the
 # file's pages as it goes; report keeps rows, not samples). The
 # previous reader took 268-328 MiB.
+# slow
 . "$(dirname "$0")/../../lib/init.sh"
 
 [ -x /usr/bin/time ] || exit 77

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # cuDriverGetVersion takes 2 us (FAKE_SLOW): every call of it is timed
 # and its total is exact; the cheap calls beside it are sampled.
+# serial: a stall of the machine in the first calls of a cheap function makes it slow, every call timed
 . "$(dirname "$0")/../../lib/init.sh"
 
 for nf in 0 1; do
