@@ -80,6 +80,10 @@ WROOT=$(mktemp -d /tmp/cutap-tests.XXXXXX) || exit 2
 RES=$WROOT/.results
 mkdir -p "$RES" "$LOGS" && mkfifo "$WROOT/.ended" && exec 3<>"$WROOT/.ended" || exit 2
 
+# tree PID: PID and every process below it (cases start commands under
+# timeout, each in a process group of its own, so no one group holds all)
+tree() { local c; echo "$1"; for c in $(pgrep -P "$1"); do tree "$c"; done; }
+
 # run_case I: case I in the background; its status and time go to $RES/I,
 # its number to the pipe the runner waits on (fd 3).
 run_case() {
@@ -88,9 +92,13 @@ run_case() {
     local words=(); read -r -a words <<<"$args"
     mkdir -p "${log%/*}" && rm -rf "$work" && mkdir -p "$work" || { echo "1 0" >"$RES/$i"; echo "$i" >&3; return; }
     local start; start=$(date +%s%N)
-    CUTAP_TEST_WORK=$work CUTAP_TEST_NAME=$n timeout -k 10 "$TIMEOUT" \
-        bash "tests/cases/${scripts[$i]}" ${words[@]+"${words[@]}"} </dev/null >"$log" 2>&1 3>&-
-    local rc=$?
+    CUTAP_TEST_WORK=$work timeout -k 10 "$TIMEOUT" \
+        bash "tests/cases/${scripts[$i]}" ${words[@]+"${words[@]}"} </dev/null >"$log" 2>&1 3>&- &
+    local tpid=$! rc
+    # interrupted: the case and everything it started
+    trap 'kill -TERM $(tree $tpid) 2>/dev/null' TERM
+    wait $tpid; rc=$?
+    while kill -0 $tpid 2>/dev/null; do wait $tpid; rc=$?; done
     [ $rc = 124 ] && echo "run.sh: $n killed after $TIMEOUT s (CUTAP_TEST_TIMEOUT)" >>"$log"
     echo "$rc $(( ($(date +%s%N) - start) / 1000000 ))" >"$RES/$i"
     echo "$i" >&3
@@ -142,7 +150,8 @@ while [ ${#queue[@]} -gt 0 ] || [ ${#running[@]} -gt 0 ]; do
         pid_of[$i]=$!
         running+=("$i")
     done
-    read -r -u 3 ended || break
+    # (a timeout, so that a TERM or INT trapped meanwhile is acted on)
+    read -r -t 1 -u 3 ended || continue
     reap "$ended"
 done
 
