@@ -85,7 +85,7 @@ mkdir -p "$RES" "$LOGS" && mkfifo "$WROOT/.ended" && exec 3<>"$WROOT/.ended" || 
 tree() { local c; echo "$1"; for c in $(pgrep -P "$1"); do tree "$c"; done; }
 
 # run_case I: case I in the background; its status and time go to $RES/I,
-# its number to the pipe the runner waits on (fd 3).
+# then a line to the pipe the runner waits on (fd 3).
 run_case() {
     local i=$1 n=${names[$1]}
     local log=$LOGS/${subs[$i]}/$n.log work=$WROOT/$n args=${argss[$i]//\{B\}/$B}
@@ -150,9 +150,12 @@ while [ ${#queue[@]} -gt 0 ] || [ ${#running[@]} -gt 0 ]; do
         pid_of[$i]=$!
         running+=("$i")
     done
-    # (a timeout, so that a TERM or INT trapped meanwhile is acted on)
-    read -r -t 1 -u 3 ended || continue
-    reap "$ended"
+    # Woken by a case that ended (or after a second, so that a TERM or INT
+    # trapped meanwhile is acted on), reap every case whose result is
+    # there: what the pipe says is only a wake-up (a line may come cut in
+    # two by the timeout).
+    read -r -t 1 -u 3 _ || true
+    for i in ${running[@]+"${running[@]}"}; do [ -e "$RES/$i" ] && reap "$i"; done
 done
 
 for n in "${!last_ms[@]}"; do echo "$n ${last_ms[$n]}"; done | sort >"$LOGS/durations.new" && mv "$LOGS/durations.new" "$LOGS/durations"
