@@ -1,6 +1,6 @@
 """The runtime and library layers, as read from their specs (gen/specs/,
-layer number 2 on): a view kept for scripts that import it (tests/run.sh's
-exports case). It holds no rules of its own: change gen/specs/<layer>.py.
+layer number 2 on): a view kept for scripts that import it (tests/lib/layer_exports.py,
+for the exports case). It holds no rules of its own: change gen/specs/<layer>.py.
 
   LAYERS       each layer's LAYER dict (name, parses, exports, sonames,
                prefixes, exclude_prefixes, unavailable, device_arrays, ...:

@@ -1,5 +1,5 @@
 /* Crafts trace files the recorder does not (yet) write, for the reader's
- * tests (tests/run.sh, reader cases at the end):
+ * tests (the reader_* cases, tests/cases/reader/):
  *
  *   mk_trace v3 DIR          version 3, trace mode: loss fields (STOPPED,
  *                            ENOSPC, 95000 lost calls, 3 lost names), a

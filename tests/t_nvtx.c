@@ -1,6 +1,6 @@
 /* NVTX under cutap (cutap as the NVTX injection library): a program that
  * annotates its driver calls with NVTX 3 (header-only, nvtx3/nvToolsExt.h),
- * for tests/run.sh's nvtx_* cases. It prints "CALL <name>" for each driver
+ * for the nvtx_* cases (tests/cases/nvtx/). It prints "CALL <name>" for each driver
  * call and "NVTX <what>" for each annotation, the same with and without
  * cutap. With EXPECT_NVTX=1 (cutap attached) it also checks the values NVTX
  * returns (levels, ids), and fails if they are wrong.

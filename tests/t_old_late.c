@@ -1,5 +1,5 @@
-/* A layer whose library of another major arrives late (tests/run.sh,
- * case_old_major_late_*). Built like a CUDA 13 program that references
+/* A layer whose library of another major arrives late (the cases
+ * old_major_late, _adopt_race, _reenter, _missing). Built like a CUDA 13 program that references
  * cuBLAS weakly: the references bind to libcutap.so's exports (preloaded),
  * with no libcublas loaded until the program opens one.
  *

@@ -119,9 +119,9 @@ demo: lib cli $(FAKE)/libcuda.so.1 $(BUILD)/examples/demo
 	@$(BUILD)/cutap dump $(BUILD)/demo-trace
 
 # AddressSanitizer + UBSan builds: the cutap command from the sources of
-# $(BUILD)/cutap (case_cli_under_asan), and the trace-reader fuzzer,
+# $(BUILD)/cutap (the case cli_under_asan), and the trace-reader fuzzer,
 # tests/fuzz_reader.c, linked with all of them but cli/main.c
-# (case_reader_fuzz_asan); the fuzzer replaces the reader's mmap with heap
+# (the case reader_fuzz_asan); the fuzzer replaces the reader's mmap with heap
 # copies (see the file). A compiler without -fsanitize=address builds
 # neither and both cases are skipped.
 SAN_FLAGS := -O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=all
@@ -241,6 +241,18 @@ $(T)/abi_numbers.so: tests/plugins/abi_names.c include/cutap.h $(T)/prev/cutap_i
 $(T)/api_v1.so: tests/plugins/api_v1.c
 	$(CC) $(TCFLAGS) -fPIC -shared -o $@ $<
 TEST_BINS += $(T)/abi_names.so $(T)/abi_numbers.so $(T)/api_v1.so
+
+# C unit tests (tests/unit, harness in unit.h): in-process, on pure
+# functions of the filter language (src/common/filter_expr.c), of the
+# reader (cli/trace_read.c, linked as the command links it: escaping,
+# UTF-8, loss texts, layers by name) and of src/common's lookups; each case
+# of tests/cases/unit runs one suite.
+UNIT_SRC := $(wildcard tests/unit/*.c)
+UNIT_LIB := cli/trace_read.c src/common/filter_expr.c src/common/path_search.c src/common/export_tables.c
+$(T)/unit: $(UNIT_SRC) tests/unit/unit.h $(UNIT_LIB) $(CLI_H)
+	@mkdir -p $(T)
+	$(CC) -O1 -g $(WARN) -Iinclude -Icli -Isrc/common -Itests/unit -o $@ $(UNIT_SRC) $(UNIT_LIB)
+TEST_BINS += $(T)/unit
 
 # Last: every TEST_BINS += above is in.
 test-build: lib $(TEST_BINS)

@@ -52,7 +52,7 @@ LAYER = {
          "the injection entry point: fills each NVTX copy's CORE and CORE2 tables (src/generated/nvtx_slots.h)"),
         ("src/resolve/nvtx.c", "real_nothing",
          "the stand-in of every function not given another below: does nothing, returns 0"),
-        ("cli/trace_read.c", "add_ranges",
+        ("cli/trace_read.c", "build_ranges",
          "the reader turns the nvtx_range calls into ranges and marks (cli/generated/nvtx_roles.inc)"),
     ],
 }

@@ -1,0 +1,20 @@
+#!/usr/bin/env bash
+# Every API export of the real driver (580) and every export of the
+# runtime and libraries (pinned lists in gen/exports/, the names with
+# each layer's prefixes from gen/layers.py) is exported by libcutap.so,
+# plus dlsym/dlvsym, the public API, InitializeInjectionNvtx2 (the
+# NVTX injection entry point) and the exec family (noted in the trace
+# registry, src/core/exec.c), and nothing else.
+. "$(dirname "$0")/../../lib/init.sh"
+
+nm -D --defined-only "$LIB" | awk '{print $3}' | sort >"$WORK/ours"
+grep -v '^cudbg' gen/libcuda-580.159.04-exports.txt | sort >"$WORK/driver"
+/usr/bin/python3 "$TL/layer_exports.py" | sort >"$WORK/layers"
+sort -m "$WORK/driver" "$WORK/layers" >"$WORK/api"
+missing=$(comm -13 "$WORK/ours" "$WORK/api")
+[ -z "$missing" ] || { say "  not exported: $missing"; exit 1; }
+extra=$(comm -23 "$WORK/ours" "$WORK/api" | grep -v -e '^cutap_' -e '^dlsym$' -e '^dlvsym$' \
+    -e '^InitializeInjectionNvtx2$' -e '^cuEventCreateFromEGLSync$' \
+    -e '^execl[ep]\?$' -e '^execv\(e\|p\|pe\)\?$' -e '^fexecve$' -e '^posix_spawnp\?$')
+[ -z "$extra" ] || { say "  exported but not API: $extra"; exit 1; }
+say "  $(wc -l <"$WORK/driver") driver entry points and $(wc -l <"$WORK/layers") runtime/library functions exported"

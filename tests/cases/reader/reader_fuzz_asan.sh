@@ -1,0 +1,37 @@
+#!/usr/bin/env bash
+# A mutation fuzzer (tests/fuzz_reader.c) runs the reader, report, dump and
+# export on damaged files under AddressSanitizer and
+# UndefinedBehaviorSanitizer, from seeds of every kind of trace (kernels,
+# errors, many chunks, export-table slots, 16 threads, counting mode,
+# version 1 files).
+# slow
+. "$(dirname "$0")/../../lib/init.sh"
+
+[ -x $T/fuzz_reader ] || exit 77
+d=$WORK/fz i=0
+rm -rf "$d"; mkdir -p "$d/seeds"
+# seeds: calls with kernels, failing calls and strings, many chunks,
+# export-table slots, 16 threads, and a counting-mode file
+for m in "t_record kernels" "t_record errors" "t_record many 5000" "t_paths_pie hidden" "t_threads"; do
+    i=$((i + 1))
+    "$CUTAP" trace -o "$d/t$i" -- $T/$m >/dev/null 2>&1 || { say "  cutap trace $m failed"; exit 1; }
+    for f in "$d/t$i"/*.cutap; do cp "$f" "$d/seeds/$i-${f##*/}"; done
+done
+CUTAP_COUNT=$d/count LD_PRELOAD=$LIB $T/t_threads >/dev/null 2>&1 || exit 1
+for f in "$d/count"/*.cutap; do cp "$f" "$d/seeds/count-${f##*/}"; done
+# and files of format version 1 (40-byte counters)
+gzip -dc tests/fixtures/v1-count.cutap.gz >"$d/seeds/v1-count.cutap" || exit 1
+gzip -dc tests/fixtures/v1-trace.cutap.gz >"$d/seeds/v1-trace.cutap" || exit 1
+[ "$(ls "$d/seeds" | wc -l)" -ge 8 ] || { ls "$d/seeds" >&2; exit 1; }
+SAN_LEAKS=$(san_leaks $T/fuzz_reader)
+sanitized timeout 300 $T/fuzz_reader -d "$d/run" $FUZZ_SEED $FUZZ_ITERATIONS "$d/seeds"/*.cutap 2>"$d/fuzz.err"
+rc=$?
+if [ $rc != 0 ] || ! grep -q "^fuzz: $FUZZ_ITERATIONS iterations, " "$d/fuzz.err"; then
+    say "  fuzz_reader exit $rc"; head -60 "$d/fuzz.err" >&2
+    [ $rc = 124 ] && say "  (killed by timeout 300)"
+    if [ -f "$d/run/last.cutap" ]; then
+        cp "$d/run/last.cutap" "$B/fuzz_reader-failure.cutap" && say "  the input is kept in $B/fuzz_reader-failure.cutap"
+    fi
+    exit 1
+fi
+grep '^fuzz: ' "$d/fuzz.err" >&2
