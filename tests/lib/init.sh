@@ -53,18 +53,27 @@ same_counts() {
         say "  calls made (<) and calls cutap recorded (>) differ:"; head -20 "$WORK/diff" >&2; return 1
     fi
 }
-# Run a program bare (must pass), then under cutap with CUTAP_LOG; every
-# call the program says it made must be in the log, exactly once.
+# Run a program bare (must pass), then under the recorder (CUTAP_TRACE)
+# twice: on the generated fast paths, and on the callback path
+# (CUTAP_NO_FUSED=1: the dispatch and callbacks every client goes
+# through). In each, the calls the program says it made (its CALL lines)
+# must be the outermost calls of the JSON lines export, each exactly once.
+# Leaves $WORK/NAME.jsonl (the fast-path run's export), NAME.out, NAME.err.
 traced_equal() {
-    local name=$1; shift
+    local name=$1 mode; shift
     "$@" >"$WORK/$name.bare" 2>"$WORK/$name.bare.err" || { say "  bare run failed:"; tail -5 "$WORK/$name.bare.err" >&2; return 1; }
-    rm -f "$WORK/$name.log"
-    EXPECT_CUTAP=1 CUTAP_LOG="$WORK/$name.log" LD_PRELOAD=$LIB "$@" >"$WORK/$name.out" 2>"$WORK/$name.err" \
-        || { say "  run under cutap failed:"; tail -5 "$WORK/$name.err" >&2; return 1; }
-    called "$WORK/$name.out" >"$WORK/$name.called"
-    [ -s "$WORK/$name.called" ] || { say "  the program reported no calls"; return 1; }
-    top_names "$WORK/$name.log" >"$WORK/$name.seen"
-    same_counts "$WORK/$name.called" "$WORK/$name.seen"
+    for mode in callbacks fast; do
+        rm -rf "$WORK/$name.$mode.tr"
+        env $([ $mode = callbacks ] && echo CUTAP_NO_FUSED=1) EXPECT_CUTAP=1 CUTAP_TRACE="$WORK/$name.$mode.tr" \
+            LD_PRELOAD=$LIB "$@" >"$WORK/$name.out" 2>"$WORK/$name.err" \
+            || { say "  run under cutap ($mode) failed:"; tail -5 "$WORK/$name.err" >&2; return 1; }
+        called "$WORK/$name.out" >"$WORK/$name.called"
+        [ -s "$WORK/$name.called" ] || { say "  the program reported no calls"; return 1; }
+        "$CUTAP" export --format jsonl --force -o "$WORK/$name.jsonl" "$WORK/$name.$mode.tr" 2>"$WORK/$name.export.err" \
+            || { say "  export ($mode) failed:"; cat "$WORK/$name.export.err" >&2; return 1; }
+        python3 "$TL/jsonl_count.py" --names "$WORK/$name.jsonl" type=call depth=0 >"$WORK/$name.seen" || return 1
+        same_counts "$WORK/$name.called" "$WORK/$name.seen" || { say "  ($mode)"; return 1; }
+    done
 }
 # Calls per name in a trace, from `cutap report --format csv`, one name per
 # call (a multiset, comparable with `called`).

@@ -4,8 +4,9 @@
 # real ones, and cutap's unversioned definitions bind them: under cutap
 # trace its output is the bare run's and the call tree is exact (each call
 # once, in its layer, under its caller: tree report, JSON lines parents,
-# dump indentation); under CUTAP_LOG every call is logged once. One case
-# per link mode in tests/cases/variants.tsv.
+# dump indentation); the outermost calls the program made are recorded
+# once each on the fast paths and on the callback path (traced_equal). One
+# case per link mode in tests/cases/variants.tsv.
 . "$(dirname "$0")/../../lib/init.sh"
 
 link=$1

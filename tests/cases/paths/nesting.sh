@@ -5,4 +5,5 @@
 . "$(dirname "$0")/../../lib/init.sh"
 
 traced_equal nested $T/t_paths_pie nested || exit 1
-[ "$(depth_names 1 "$WORK/nested.log")" = cuDriverGetVersion ] || { say "  no nested call at depth 1"; exit 1; }
+[ "$(python3 "$TL/jsonl_count.py" --names "$WORK/nested.jsonl" type=call depth=1)" = cuDriverGetVersion ] \
+    || { say "  no nested call at depth 1"; exit 1; }
