@@ -14,6 +14,8 @@
  *                           dies when FAKE_SYNC_DIES is set
  *   t_record wait N         N calls, then "ready" on stdout, then waits for a
  *                           signal (the test looks at its threads meanwhile)
+ *   t_record slots N        N calls through slot 1 of the fake's FAKE_SIZED
+ *                           export table (an untyped call, no status)
  *   t_record threads T N    T threads at once, each N rounds of
  *                           cuCtxGetCurrent and cuProfilerStart (which nests
  *                           cuDriverGetVersion): 3 N T calls, only their
@@ -119,6 +121,19 @@ static int die(long n, const char *how)
 
 CUresult cuCtxSynchronize(void);
 
+static int slots(long n)
+{
+    static const unsigned char sized[16] = {0xfa, 0x4e, 0x00, 0x01, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0x01};
+    const uintptr_t *t = NULL;
+    if (cuGetExportTable((const void **)&t, sized) || !t)
+        return 1;
+    long bad = 0;
+    for (long i = 0; i < n; i++)
+        bad += ((int (*)(int))t[1])((int)(i & 0xffff)) != (int)(i & 0xffff) + 1;
+    printf("CALLS %ld\n", n);
+    return bad != 0;
+}
+
 static long rounds;
 static void *round_thread(void *arg)
 {
@@ -185,6 +200,8 @@ int main(int argc, char **argv)
         for (;;)
             pause();
     }
+    if (argc >= 3 && !strcmp(argv[1], "slots"))
+        return slots(atol(argv[2]));
     if (argc >= 4 && !strcmp(argv[1], "threads"))
         return threads(atoi(argv[2]), atol(argv[3]));
     fprintf(stderr, "usage: t_record kernels|errors|many N|mix N|die N kill|abort|segv|_exit|threads T N\n");

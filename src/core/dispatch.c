@@ -337,6 +337,13 @@ void *cutap_tramp_enter(struct cutap_tramp_ctx *ctx, void **retslot, uint64_t *r
     uint8_t mask = atomic_load_explicit(&cutap_mask[ctx->id], memory_order_relaxed);
     if (!mask)
         return real;   /* nothing to record: run it without a frame */
+    /* Only the recorder, counting, and a result that cannot be an error
+     * (cutap_call_is_error): the call is counted here and runs without a
+     * frame (no shadow frame, callbacks or return hook), unless it is to be
+     * timed. */
+    if (mask == atomic_load_explicit(&cutap_fast_mask, memory_order_relaxed) && real != (void *)missing &&
+        (ctx->id >= CUTAP_STATIC_COUNT || !cutap_fn(ctx->id)->typed) && cutap_rec_count_untyped(ctx->id))
+        return real;
     if (!shadow_get())
         return real;
     if (shadow->top >= SHADOW_DEPTH)

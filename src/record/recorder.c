@@ -1165,6 +1165,22 @@ static void count_post(cutap_call_t *call, void *ctx, uint64_t *scratch)
         count_retag(&cutap_rt, call->id, c);
 }
 
+int cutap_rec_count_untyped(uint32_t id)
+{
+    struct rec_thread *t = &cutap_rt;
+    struct cutap_counter **tab = t->tab;
+    uintptr_t p;
+    uint32_t cd = t->countdown;
+    /* as cutap_fp_counter, but a countdown about to pick this call (1), or
+     * not started (0), leaves the call to the general path, which samples */
+    if (__atomic_load_n(&cutap_fast_kind, __ATOMIC_RELAXED) != 2 || !tab || id >= CUTAP_MAX_IDS ||
+        !((p = (uintptr_t)tab[id]) & 1) || cd <= 1)
+        return 0;
+    t->countdown = cd - 1;
+    count_call((struct cutap_counter *)(p - 1), 0);
+    return 1;
+}
+
 uint64_t cutap_fp_sample_begin(uint32_t id)
 {
     count_timed_begin(&cutap_rt, id);

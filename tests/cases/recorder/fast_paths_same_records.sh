@@ -5,7 +5,8 @@
 # and thread ids aside; the same environment size, so the same stack
 # addresses) and, in counting mode, the same counts, errors, timed and
 # sampled calls, on the driver (errors, outputs, launches with kernel
-# names) and on the layers of the fakes.
+# names), on export-table slot calls (counted by the trampoline itself in
+# counting mode) and on the layers of the fakes.
 . "$(dirname "$0")/../../lib/init.sh"
 
 norand="setarch $(uname -m) -R"
@@ -21,7 +22,7 @@ for k in 0 1 2; do
     # (stack addresses in calls made inside calls: the frames below
     # them differ from path to path)
     "$CUTAP" dump "$WORK/fp$k" | sed 's/^[0-9.]* \[[0-9/]*\] //; s/ <[^>]*>$//; s/0x7ffffff[0-9a-f]*/STACK/g' >"$WORK/fp$k.txt" || exit 1
-    for m in "many 3000" "mix 2000" errors; do
+    for m in "many 3000" "mix 2000" errors "slots 3000"; do
         env ${envs[$k]} CUTAP_STAT_SEED=12345 CUTAP_STAT_SLOW_NS=1000000000 CUTAP_COUNT="$WORK/fpc$k" LD_PRELOAD=$LIB \
             $T/t_record $m >/dev/null || exit 1
     done
