@@ -12,6 +12,8 @@
 #    fastest window, the spread (min..max), and the change against bare;
 #    then the same, bare, trace and stat, for a GPU-bound MLP (width 2048,
 #    batch 1024).
+#    BENCH_CPU_ONLY=1 stops after the CPU-bound table (more cycles of it in
+#    one call's time).
 #    BENCH_TRACE0=1 adds trace0: cutap trace with CUTAP_PREFAULT=0 (trace
 #    pages populated on the calling thread, as before issue #13's helper).
 # 3. Start-up: `import torch; torch.zeros(1, device="cuda")`, wall time
@@ -70,6 +72,7 @@ calls=$(build/cutap report --format csv "$T/trace1.0" | awk -F, 'NR>1 {s+=$3} EN
 echo "  calls recorded in one traced run (2,200 steps + start-up): $calls; the most frequent:"
 build/cutap report --format csv "$T/trace1.0" | awk -F, 'NR>1 {print $3, $1, $2, $6}' | sort -rn | head -8 |
   awk '{printf "    %8d %-7s %-34s avg %s ns\n", $1, $2, $3, $4}'
+[ -n "${BENCH_CPU_ONLY:-}" ] && { rm -rf "$T"; [ -z "${BAD:-}" ] || exit 1; exit 0; }
 V=()
 for c in $(seq "$CYC"); do
   for m in bare trace stat; do V[$m]+=" $(run_mode $m $c 60 2048 1024)"; done
