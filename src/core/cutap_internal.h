@@ -280,9 +280,25 @@ extern char cutap_rec_dir[];
 
 /* Thread state. Kept tiny and initial-exec: it is touched on every slow-path
  * call, and libcutap.so is preloaded, so static TLS is available. */
+/* A thread's recorder state (record/recorder.c), kept in cutap_tls. */
+struct cutap_rec_call;
+struct cutap_counter;
+struct rec_thread {
+    int32_t tid;
+    uint32_t seq_rec, seq_cnt;    /* record runs (chunks and THREAD metas); counter chunks */
+    uint32_t countdown;           /* calls until the next sampled one */
+    uint64_t rng;                 /* xorshift64 state, never 0 once set */
+    struct cutap_rec_call *pos, *end;
+    struct cutap_counter **tab;   /* CUTAP_MAX_IDS pointers, mapped on first use */
+    uint8_t gone;                 /* its exit destructor ran: it takes fresh
+                                     chunks only and gives nothing away again */
+};
+
+/* Everything cutap keeps per thread, in one initial-exec TLS block. */
 struct cutap_thread {
     uint32_t depth;
     cutap_call_t *current;
+    struct rec_thread rec;
 };
 extern __thread struct cutap_thread cutap_tls __attribute__((tls_model("initial-exec")));
 

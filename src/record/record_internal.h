@@ -38,19 +38,13 @@ int cutap_filter_apply(int client, const char *expr);
  * call with other captures) takes the general path, cutap_slow_<name>. */
 #include "cutap_format.h"
 
-/* A thread's recorder state. */
-struct rec_thread {
-    int32_t tid;
-    uint32_t seq_rec, seq_cnt;    /* record runs (chunks and THREAD metas); counter chunks */
-    uint32_t countdown;           /* calls until the next sampled one */
-    uint64_t rng;                 /* xorshift64 state, never 0 once set */
-    struct cutap_rec_call *pos, *end;
-    struct cutap_counter **tab;   /* CUTAP_MAX_IDS pointers, mapped on first use */
-    uint8_t gone;                 /* its exit destructor ran: it takes fresh
-                                     chunks only and gives nothing away again */
-};
-
-extern __thread struct rec_thread cutap_rt __attribute__((tls_model("initial-exec")));
+/* A thread's recorder state (struct rec_thread, in cutap_internal.h) is
+ * part of the thread's one TLS block, cutap_tls: a fast path that counts
+ * or records a call and keeps the nesting depth loads the block's offset
+ * once (in a shared library each initial-exec TLS variable costs a load of
+ * its offset from the GOT). */
+#include "cutap_internal.h"
+#define cutap_rt (cutap_tls.rec)
 extern _Atomic uint8_t cutap_named[];   /* ids named in this file */
 extern int cutap_no_kernel_names;
 extern uint64_t cutap_slow_ticks;

@@ -114,7 +114,7 @@ static uint64_t seed, slow_ns = 1000;
 /* Per thread: the room left in its record chunk, its counters (counting
  * mode: id -> counter of a COUNTER_ENTRIES entry), and the sampling
  * countdown of counting mode with its generator. */
-__thread struct rec_thread cutap_rt __attribute__((tls_model("initial-exec")));
+/* (cutap_rt: the thread's recorder state, a member of cutap_tls) */
 
 /* Ids and kernel handles already named in this file. */
 _Atomic uint8_t cutap_named[CUTAP_MAX_IDS];
