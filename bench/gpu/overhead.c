@@ -271,6 +271,17 @@ int main(int argc, char **argv)
     double t = mc[TRACE] - mc[BARE], s = mc[STAT] - mc[BARE], cu = mc[CUPTI] - mc[BARE];
     if (t > 0 && s > 0)
         printf("cuCtxGetCurrent: CUPTI adds %.1fx what trace adds, %.1fx what stat adds\n", cu / t, cu / s);
+    /* issue #13's targets */
+    double clk = tsc_read_ns();
+    double tr = mr[TRACE] - mr[BARE], cr = mr[CUPTI] - mr[BARE], tl = ml[TRACE] - ml[BARE], cl = ml[CUPTI] - ml[BARE];
+    printf("one rdtsc here: %.1f ns\n", clk);
+    printf("targets (issue #13): cuCtxGetCurrent trace <= 2 clock reads + 15 ns (%.1f): %s; trace <= 55 %% of CUPTI: "
+           "cuCtxGetCurrent %.0f %% %s, cudaGetDevice %.0f %% %s, empty launch %.0f %% %s%s; stat <= 3 ns per driver "
+           "call: %s; <= 5 ns per runtime call: %s\n",
+           2 * clk + 15, mark(t <= 2 * clk + 15), cu > 0 ? 100 * t / cu : 0, mark(cu > 0 && t <= 0.55 * cu),
+           cr > 0 ? 100 * tr / cr : 0, mark(cr > 0 && tr <= 0.55 * cr), cl > 0 ? 100 * tl / cl : 0,
+           mark(cl > 0 && tl <= 0.55 * cl), cl > 0 ? "" : " (launch: CUPTI added nothing measurable)", mark(s <= 3),
+           mark(mr[STAT] - mr[BARE] <= 5));
     if (failed)
         printf("SOME MODES FAILED: the table above is not to be trusted\n");
     return failed;
