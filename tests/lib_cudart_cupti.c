@@ -6,6 +6,7 @@
  * The caller initialises the driver. */
 #define _GNU_SOURCE
 #include <dlfcn.h>
+#include <stdatomic.h>
 #include <stdint.h>
 #include <stdio.h>
 
@@ -14,8 +15,14 @@
 #define EXPORT __attribute__((visibility("default")))
 
 typedef int (*hook_fn)(int site, uint32_t cbid, const char *name, const void *params, void *ret, uint64_t *corr);
-static int delivered;
+static _Atomic int delivered;   /* threads call in at once (t_rt_mix) */
 
+#ifdef VIA_TOOLS_HOOK
+/* Built as build/tests/cudart_hook/libcudart.so.13: reports through the
+ * driver's tools hook, as the real runtime does (tests/rt_copy.h). */
+#include "rt_copy.h"
+static hook_fn hook(void) { return rt_copy_report; }
+#else
 static hook_fn hook(void)
 {
     void *lib = dlopen("libcupti.so.13", RTLD_NOW | RTLD_NOLOAD);   /* loaded by a tool, or not at all */
@@ -24,6 +31,7 @@ static hook_fn hook(void)
         dlclose(lib);
     return h;
 }
+#endif
 
 EXPORT int cudaMalloc(void **ptr, size_t size)
 {

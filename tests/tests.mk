@@ -21,6 +21,18 @@ $(FAKE)/libcupti.so.13: tests/fake/fake_cupti.c
 $(T)/cudart/libcudart.so.13: tests/lib_cudart_cupti.c tests/cuda_min.h $(FAKE)/libcuda.so.1
 	@mkdir -p $(T)/cudart
 	$(CC) $(TCFLAGS) -fPIC -shared -Wl,-soname,libcudart.so.13 -o $@ $< -L$(FAKE) -lcuda -ldl
+# Issue #14: the same shared runtime reporting through the driver's tools
+# hook (tests/rt_copy.h), a library with its own static runtime copy
+# reporting the same way, and a program using both from many threads.
+$(T)/cudart_hook/libcudart.so.13: tests/lib_cudart_cupti.c tests/rt_copy.h tests/cuda_min.h $(FAKE)/libcuda.so.1
+	@mkdir -p $(T)/cudart_hook
+	$(CC) $(TCFLAGS) -DVIA_TOOLS_HOOK -fPIC -shared -Wl,-soname,libcudart.so.13 -o $@ $< -L$(FAKE) -lcuda -ldl
+$(T)/dnn/libfakednn.so: tests/lib_dnn_static_rt.c tests/rt_copy.h tests/cuda_min.h $(FAKE)/libcuda.so.1
+	@mkdir -p $(T)/dnn
+	$(CC) $(TCFLAGS) -fPIC -shared -Wl,-soname,libfakednn.so -o $@ $< -L$(FAKE) -lcuda
+$(T)/t_rt_mix: tests/t_rt_mix.c $(T)/cudart_hook/libcudart.so.13 $(T)/dnn/libfakednn.so
+	$(CC) $(TCFLAGS) -o $@ $< $(T)/cudart_hook/libcudart.so.13 $(T)/dnn/libfakednn.so -L$(FAKE) -lcuda -lpthread \
+	    -Wl,-rpath,'$$ORIGIN/cudart_hook:$$ORIGIN/dnn'
 $(T)/t_shared_rt: tests/t_shared_rt.c $(T)/cudart/libcudart.so.13
 	$(CC) $(TCFLAGS) -o $@ $< $(T)/cudart/libcudart.so.13 -L$(FAKE) -lcuda -ldl -Wl,-rpath,'$$ORIGIN/cudart'
 
@@ -149,7 +161,7 @@ TEST_BINS := $(T)/libshim.so $(T)/t_nodriver $(BUILD)/examples/demo $(FAKE)/libc
 
 TEST_BINS += $(T)/fuzz_reader $(BUILD)/asan/cutap
 TEST_BINS += $(T)/libnofalloc.so $(T)/t_static $(T)/t_thread_churn
-TEST_BINS += $(FAKE)/libcupti.so.13 $(T)/t_static_rt $(T)/t_shared_rt
+TEST_BINS += $(FAKE)/libcupti.so.13 $(T)/t_static_rt $(T)/t_shared_rt $(T)/t_rt_mix
 
 # NVTX annotations for the nvtx_* cases: nvtx3 is header-only (the CUDA
 # toolkit's); without the header t_nvtx is not built and they are skipped.

@@ -253,6 +253,14 @@ extern _Atomic uint8_t cutap_fast_mask;
  * are past, so that the trampoline runs it without a frame; 0: the
  * general path must take it (record/recorder.c). */
 int cutap_rec_count_untyped(uint32_t id);
+/* --runtime=cupti is on (resolve/cupti_rt.c): export-table slot calls keep
+ * their frames, since CUPTI's reports come from inside one (see
+ * cutap_hook_caller). */
+extern int cutap_rt_cupti;
+/* When the thread's innermost call is a framed export-table slot call (the
+ * driver's tools hook, from inside which CUPTI reports a runtime call):
+ * the address that call returns to, in the code that made it; else NULL. */
+void *cutap_hook_caller(void);
 uint64_t cutap_record_fast(cutap_call_t *call, cutap_thunk_t thunk);
 int cutap_open_output(const char *pattern, int append);
 

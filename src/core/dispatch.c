@@ -341,7 +341,7 @@ void *cutap_tramp_enter(struct cutap_tramp_ctx *ctx, void **retslot, uint64_t *r
      * (cutap_call_is_error): the call is counted here and runs without a
      * frame (no shadow frame, callbacks or return hook), unless it is to be
      * timed. */
-    if (mask == atomic_load_explicit(&cutap_fast_mask, memory_order_relaxed) && real != (void *)missing &&
+    if (!cutap_rt_cupti && mask == atomic_load_explicit(&cutap_fast_mask, memory_order_relaxed) && real != (void *)missing &&
         (ctx->id >= CUTAP_STATIC_COUNT || !cutap_fn(ctx->id)->typed) && cutap_rec_count_untyped(ctx->id))
         return real;
     if (!shadow_get())
@@ -370,6 +370,15 @@ void *cutap_tramp_enter(struct cutap_tramp_ctx *ctx, void **retslot, uint64_t *r
     extern void cutap_tramp_return(void);
     *retslot = (void *)cutap_tramp_return;
     return real;
+}
+
+void *cutap_hook_caller(void)
+{
+    const cutap_call_t *h = cutap_tls.current;
+    if (!h || h->layer != CUTAP_LAYER_HIDDEN || !shadow || !shadow->top)
+        return NULL;
+    const struct shadow_frame *fr = &shadow->f[shadow->top - 1];
+    return &fr->call.c == h ? fr->ret : NULL;
 }
 
 void *cutap_tramp_exit(uint64_t rax);

@@ -28,9 +28,17 @@
  * subscription (those that run before the runtime's first cuInit returns,
  * usually the entry of the first runtime call) are not seen.
  *
- * One call, one record: when the runtime layer was adopted from a shared
- * libcudart (resolve/libs.c), its calls already reach our wrappers, so the
- * CUPTI reports are ignored; this mode is meant for a static cudart. */
+ * One call, one record. A shared libcudart adopted as the runtime layer
+ * (resolve/libs.c) reports its calls to CUPTI too, and they already reach
+ * our wrappers; copies of the runtime linked statically into the program
+ * or into libraries (cuDNN, cuBLAS, NCCL, PyTorch's, XLA's) reach no
+ * wrapper. The runtime reports a call from inside a call it makes to the
+ * driver's TOOLS_RUNTIME_CALLBACK_HOOKS slot 1 (docs/HIDDEN_API.md), which
+ * cutap wraps: that frame's return address lies in the copy that made the
+ * call. A report from the shared libcudart is dropped; one from any other
+ * object is recorded. Without such a frame (the table not wrapped, or
+ * `-e` leaving out layer hidden) the copy is not known, and every report
+ * is dropped once a shared libcudart is in use, as none may count twice. */
 #define _GNU_SOURCE
 #include <dlfcn.h>
 #include <pthread.h>
@@ -263,6 +271,50 @@ static void params_to_words(const struct cutap_fninfo *fi, const unsigned char *
     }
 }
 
+/* --- which runtime copy reported ------------------------------------------ */
+int cutap_rt_cupti;
+/* The load address of the shared libcudart adopted as the runtime layer
+ * (found once, from one of its functions), and the answer per return
+ * address of the hook call, whether it is in that object: an entry is
+ * (address << 1 | answer), one atomic word (user addresses are below
+ * 2^47), so no lock is held around dladdr, which takes the loader's (a
+ * library constructor making a runtime call inside dlopen holds it). */
+static void *_Atomic shared_base;
+#define RET_CACHE 512
+static _Atomic uint64_t ret_cache[RET_CACHE];
+
+static int in_object(const void *addr, void **base)
+{
+    Dl_info di;
+    if (!addr || !dladdr(addr, &di))
+        return 0;
+    *base = di.dli_fbase;
+    return 1;
+}
+
+/* Whether this report comes from the shared libcudart (1), from another
+ * runtime copy (0); unknown copies count as the shared one. */
+static int from_shared_runtime(uint32_t static_id_of_call)
+{
+    void *ret = cutap_hook_caller();
+    if (!ret)
+        return 1;
+    void *base = atomic_load_explicit(&shared_base, memory_order_acquire), *b = NULL;
+    if (!base) {
+        if (!in_object(__atomic_load_n(&cutap_real[static_id_of_call], __ATOMIC_ACQUIRE), &base) || !base)
+            return 1;
+        atomic_store_explicit(&shared_base, base, memory_order_release);
+    }
+    uint64_t key = (uint64_t)(uintptr_t)ret << 1;
+    _Atomic uint64_t *e = &ret_cache[((uintptr_t)ret >> 4) % RET_CACHE];
+    uint64_t v = atomic_load_explicit(e, memory_order_relaxed);
+    if ((v & ~1ull) == key)
+        return (int)(v & 1);
+    int shared = !in_object(ret, &b) || b == base;   /* in no object: as unknown */
+    atomic_store_explicit(e, key | (uint64_t)shared, memory_order_relaxed);
+    return shared;
+}
+
 /* --- the callback -------------------------------------------------------- */
 static void rt_enter(uint32_t id, const struct cutap_cupti_cbdata *cb)
 {
@@ -272,7 +324,7 @@ static void rt_enter(uint32_t id, const struct cutap_cupti_cbdata *cb)
     /* The shared libcudart is in use: our wrapper records this call. */
     int shared = atomic_load_explicit(&cutap_lib_state[CUTAP_LAYER_RUNTIME - CUTAP_FIRST_LIB_LAYER],
                                       memory_order_acquire) == 1;
-    if (shared || fi->nargs > RT_MAXARGS) {
+    if ((shared && from_shared_runtime(static_id(id))) || fi->nargs > RT_MAXARGS) {
         if (corr)
             *corr = TAG_NONE;
         return;
@@ -451,6 +503,7 @@ void cutap_cupti_rt_configure(const char *mode)
         cutap_warn("CUTAP_RUNTIME=%s: takes symbols or cupti; runtime calls are taken from symbols only", mode);
         return;
     }
+    cutap_rt_cupti = 1;
     cutap_fixup[CUTAP_ID_cuInit] = after_cuinit;
     cutap_refresh_id(CUTAP_ID_cuInit);   /* cuInit must leave its fast path now */
 }

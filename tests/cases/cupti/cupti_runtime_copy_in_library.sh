@@ -1,0 +1,35 @@
+#!/usr/bin/env bash
+# Issue #14: a library carrying its own static runtime copy
+# (tests/lib_dnn_static_rt.c, as cuDNN and PyTorch's libraries do) beside a
+# shared libcudart, both reporting each call to CUPTI from inside the
+# driver's tools hook, as on a GPU (tests/rt_copy.h), from 16 threads at
+# once (t_rt_mix.c). Under --runtime=cupti every runtime call is recorded
+# exactly once: the shared cudart's by our wrapper (its CUPTI reports
+# dropped: 2400 before, counted twice), the library copy's from CUPTI (800
+# were missing before), each cudaMalloc with its cuMemAlloc_v2 nested
+# under it; with and without correlationData, in trace and in stat. The
+# symbols-only mode sees the shared calls only; with layer hidden left out
+# by -e the reporting copy cannot be told, and no call counts twice.
+. "$(dirname "$0")/../../lib/init.sh"
+
+prog=$T/t_rt_mix
+n=$((2 * 16 * 50))
+$prog 16 50 >"$WORK/bare.out" || exit 1
+rows() { "$CUTAP" report --format csv "$1" | awk -F, -v n="$2" '$2 == n { print $3 }'; }
+for corr in 0 1; do
+    rm -rf "$WORK/c$corr"
+    FAKE_CUPTI_NO_CORR=$corr "$CUTAP" trace --runtime=cupti -o "$WORK/c$corr" -- $prog 16 50 >"$WORK/c.out" 2>"$WORK/c.err" \
+        || { cat "$WORK/c.err" >&2; exit 1; }
+    diff "$WORK/bare.out" "$WORK/c.out" >&2 || { say "  output changed"; exit 1; }
+    [ "$(rows "$WORK/c$corr" cudaMalloc)" = $n ] && [ "$(rows "$WORK/c$corr" cuMemAlloc_v2)" = $n ] \
+        || { say "  corr $corr: cudaMalloc $(rows "$WORK/c$corr" cudaMalloc), cuMemAlloc_v2 $(rows "$WORK/c$corr" cuMemAlloc_v2), want $n"; exit 1; }
+    "$CUTAP" report --tree --format csv "$WORK/c$corr" >"$WORK/c.csv" || exit 1
+    grep -q "^cudaMalloc > cuMemAlloc_v2,driver,cuMemAlloc_v2,1,$n," "$WORK/c.csv" && ! grep -q '^cuMemAlloc_v2,' "$WORK/c.csv" \
+        || { say "  corr $corr: not every cuMemAlloc_v2 under its cudaMalloc"; cat "$WORK/c.csv" >&2; exit 1; }
+    FAKE_CUPTI_NO_CORR=$corr "$CUTAP" stat --runtime=cupti -o "$WORK/s$corr.txt" -- $prog 16 50 >/dev/null 2>&1 || exit 1
+    grep -Eq " $n +0 .* runtime +cudaMalloc\$" "$WORK/s$corr.txt" || { say "  stat, corr $corr:"; cat "$WORK/s$corr.txt" >&2; exit 1; }
+done
+"$CUTAP" trace -o "$WORK/sym" -- $prog 16 50 >/dev/null 2>&1 || exit 1
+[ "$(rows "$WORK/sym" cudaMalloc)" = $((n / 2)) ] || { say "  symbols only: $(rows "$WORK/sym" cudaMalloc)"; exit 1; }
+"$CUTAP" trace --runtime=cupti -e '!layer=hidden' -o "$WORK/nh" -- $prog 16 50 >/dev/null 2>&1 || exit 1
+[ "$(rows "$WORK/nh" cudaMalloc)" = $((n / 2)) ] || { say "  hidden left out: $(rows "$WORK/nh" cudaMalloc)"; exit 1; }
