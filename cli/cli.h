@@ -14,7 +14,7 @@ int cmd_export(int argc, char **argv);    /* export.c */
 
 /* report.c: the summary table, also printed by `cutap stat`. */
 enum { FMT_TEXT, FMT_CSV, FMT_JSON };
-enum { BY_NONE, BY_PROCESS, BY_THREAD, BY_RANK };
+enum { BY_NONE, BY_PROCESS, BY_THREAD, BY_RANK, BY_OBJECT };
 int report_print(const struct trace *tr, FILE *out, int format, int by);
 /* tree.c: report --tree, the calls by call path */
 int report_tree(const struct trace *tr, FILE *out, int format);

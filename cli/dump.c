@@ -721,6 +721,12 @@ static void put_call(struct dump *d, const struct tr_call *c, const char *label)
     put_result(d, c, fn);
     if (c->flags & CUTAP_RF_SKIPPED)
         fputs(" (skipped)", f);
+    if (c->object >= 0) {   /* reported through CUPTI by the runtime copy in this object */
+        const char *o = tr->names[c->object].name, *b = strrchr(o, '/');
+        fputs(" [", f);
+        text_str(f, b ? b + 1 : o);
+        fputc(']', f);
+    }
     fputc('\n', f);
 }
 

@@ -55,8 +55,11 @@
  *       status TEXT,               -- result decoded: 'CUDA_SUCCESS',
  *                                  -- 'cudaErrorMemoryAllocation', '0x7f…' (a
  *                                  -- pointer), 'void'; NULL if unfinished
- *       decoded TEXT);             -- the arguments as cutap dump prints them:
+ *       decoded TEXT,              -- the arguments as cutap dump prints them:
  *                                  -- 'dptr=0x7ffd…→0x7f…, bytesize=4096'
+ *       object_id INTEGER REFERENCES strings(id));  -- a runtime call reported
+ *                                  -- through CUPTI by a copy cutap does not
+ *                                  -- wrap: its object's path; else NULL
  *   CREATE TABLE counters(         -- counting-mode traces (cutap stat)
  *       thread_id INTEGER REFERENCES threads(id),
  *       layer TEXT,
@@ -453,6 +456,10 @@ static void write_perfetto(const struct trace *tr, FILE *f)
             fputs(",\"kernel\":", f);
             json_str(f, k);
         }
+        if (c->object >= 0) {
+            fputs(",\"object\":", f);
+            json_str(f, tr->names[c->object].name);
+        }
         fputs("}}", f);
     }
     tr_iter_free(&it);
@@ -557,6 +564,10 @@ static void write_jsonl(const struct trace *tr, FILE *f)
             fputs(",\"kernel\":", f);
             json_str(f, k);
         }
+        if (c->object >= 0) {
+            fputs(",\"object\":", f);
+            json_str(f, tr->names[c->object].name);
+        }
         if (!c->t1)
             fputs(",\"unfinished\":true", f);
         fputs("}\n", f);
@@ -604,7 +615,7 @@ static const char schema[] =
     "CREATE TABLE calls(id INTEGER PRIMARY KEY, thread_id INTEGER REFERENCES threads(id), start_ns INTEGER,"
     " dur_ns INTEGER, layer TEXT, name_id INTEGER REFERENCES strings(id), depth INTEGER, result INTEGER,"
     " args TEXT, kernel_id INTEGER REFERENCES strings(id), parent_id INTEGER REFERENCES calls(id), status TEXT,"
-    " decoded TEXT);"
+    " decoded TEXT, object_id INTEGER REFERENCES strings(id));"
     "CREATE TABLE counters(thread_id INTEGER REFERENCES threads(id), layer TEXT,"
     " name_id INTEGER REFERENCES strings(id), calls INTEGER, errors INTEGER, total_ns INTEGER, min_ns INTEGER,"
     " max_ns INTEGER, timed INTEGER);"
@@ -736,8 +747,8 @@ static int write_sqlite(const struct trace *tr, const char *path)
     CK(sq->prepare_v2(db, "INSERT INTO threads(id, process_id, tid, name) VALUES(?1, ?2, ?3, ?4)", -1, &st_thr, NULL));
     CK(sq->prepare_v2(db,
                       "INSERT INTO calls(id, thread_id, start_ns, dur_ns, layer, name_id, depth, result, args,"
-                      " kernel_id, parent_id, status, decoded) VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11,"
-                      " ?12, ?13)",
+                      " kernel_id, parent_id, status, decoded, object_id) VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9,"
+                      " ?10, ?11, ?12, ?13, ?14)",
                       -1, &st_call, NULL));
     CK(sq->prepare_v2(db,
                       "INSERT INTO counters(thread_id, layer, name_id, calls, errors, total_ns, min_ns, max_ns, timed)"
@@ -810,6 +821,7 @@ static int write_sqlite(const struct trace *tr, const char *path)
         CK(c->t1 && call ? sq->bind_text(st_call, 12, dec.buf + dec.status_at, -1, SQLITE_TRANSIENT)
                          : sq->bind_null(st_call, 12));
         CK(sq->bind_text(st_call, 13, dec.buf, -1, SQLITE_TRANSIENT));
+        CK(c->object >= 0 ? sq->bind_int64(st_call, 14, name_id[c->object]) : sq->bind_null(st_call, 14));
         CK(step_reset(st_call));
     }
     for (size_t i = 0; i < tr->ncounters; i++) {

@@ -41,13 +41,16 @@ static int cmp_row(const void *a, const void *b)
     return x->name < y->name ? -1 : x->name > y->name;
 }
 
-static int64_t group_of(const struct trace *tr, uint32_t thread, int by)
+/* object: the name index of the object whose runtime copy reported the
+ * call through CUPTI, -1 for the others (and counters) */
+static int64_t group_of(const struct trace *tr, uint32_t thread, int32_t object, int by)
 {
     const struct tr_thread *t = &tr->threads[thread];
     switch (by) {
     case BY_PROCESS: return t->proc;
     case BY_THREAD: return thread;
     case BY_RANK: return tr->procs[t->proc].h.rank;
+    case BY_OBJECT: return object;
     default: return 0;
     }
 }
@@ -203,7 +206,7 @@ static size_t build_rows(const struct trace *tr, int by, struct row **out)
     for (const struct tr_call *c; (c = tr_iter_next(&it));) {
         if (c->rflags & TR_RF_RANGE)
             continue;   /* an NVTX range or mark, not a call: report --tree, dump and the exports show them */
-        int64_t g = group_of(tr, c->thread, by);
+        int64_t g = group_of(tr, c->thread, c->object, by);
         index_rows(&ix, rows, nr);
         size_t hole = 0;
         struct row *r = find_row(&ix, rows, g, c->name, &hole);
@@ -249,7 +252,7 @@ static size_t build_rows(const struct trace *tr, int by, struct row **out)
     free(meds);
     for (size_t i = 0; i < tr->ncounters; i++) {
         const struct tr_counter *c = &tr->counters[i];
-        int64_t g = group_of(tr, c->thread, by);
+        int64_t g = group_of(tr, c->thread, -1, by);
         index_rows(&ix, rows, nr);
         size_t hole = 0;
         struct row *r = find_row(&ix, rows, g, c->name, &hole);
@@ -312,6 +315,13 @@ static void group_label(const struct trace *tr, int by, int64_t g, char *buf, si
             snprintf(buf, size, "rank %lld", (long long)g);
         else
             snprintf(buf, size, "no rank");
+    } else if (by == BY_OBJECT) {
+        if (g >= 0) {
+            char o[1024];
+            tr_escape(o, sizeof o, tr->names[g].name);
+            snprintf(buf, size, "runtime copy in %s (reported through CUPTI)", o);
+        } else
+            snprintf(buf, size, "calls cutap intercepts");
     } else {
         buf[0] = 0;
     }
@@ -333,6 +343,10 @@ static void csv_group(FILE *f, const struct trace *tr, int by, int64_t g)
             fprintf(f, ",%lld", (long long)g);
         else
             fputs(",", f);
+    } else if (by == BY_OBJECT) {
+        fputc(',', f);
+        if (g >= 0)
+            csv_str(f, tr->names[g].name);
     }
 }
 
@@ -360,6 +374,12 @@ static void json_group(FILE *f, const struct trace *tr, int by, int64_t g)
             fprintf(f, ",\"rank\":%lld", (long long)g);
         else
             fputs(",\"rank\":null", f);
+    } else if (by == BY_OBJECT) {
+        fputs(",\"object\":", f);
+        if (g >= 0)
+            json_str(f, tr->names[g].name);
+        else
+            fputs("null", f);
     }
 }
 
@@ -367,7 +387,7 @@ int report_print(const struct trace *tr, FILE *f, int format, int by)
 {
     struct row *rows;
     size_t nr = build_rows(tr, by, &rows);
-    static const char *const by_names[] = {"none", "process", "thread", "rank"};
+    static const char *const by_names[] = {"none", "process", "thread", "rank", "object"};
     uint64_t calls = 0, unfinished = 0, est_calls = 0, est_timed = 0;
     size_t hosts = 0;
     for (size_t i = 0; i < nr; i++) {
@@ -385,7 +405,7 @@ int report_print(const struct trace *tr, FILE *f, int format, int by)
         hosts += j == i;
     }
     if (format == FMT_CSV) {
-        static const char *const extra[] = {"", ",host,pid", ",host,pid,tid", ",rank"};
+        static const char *const extra[] = {"", ",host,pid", ",host,pid,tid", ",rank", ",object"};
         fprintf(f, "layer,name,calls,errors,total_ns,avg_ns,min_ns,max_ns,med_ns,time_pct,unfinished,timed%s\n",
                 extra[by]);
     } else if (format == FMT_JSON) {
@@ -505,11 +525,12 @@ static void runtime_note(const struct trace *tr, FILE *f)
 }
 
 static const char usage[] =
-    "usage: cutap report [--format text|csv|json] [--by process|thread|rank | --tree] [-e FILTER]\n"
+    "usage: cutap report [--format text|csv|json] [--by process|thread|rank|object | --tree] [-e FILTER]\n"
     "                    [--from S] [--to S] DIR\n"
     "Per layer and function: calls, errors, total/avg/median/min/max time.\n"
     "  --format F          text (default), csv or json\n"
-    "  --by G              one table per process, thread or rank (RANK, OMPI_COMM_WORLD_RANK, ...)\n"
+    "  --by G              one table per process, thread or rank (RANK, OMPI_COMM_WORLD_RANK, ...), or\n"
+    "                      object: the runtime calls each library's own runtime copy made (--runtime=cupti)\n"
     "  --tree              the call tree: each call under the call it was made in, with self time\n"
     CLI_SELECT_HELP
     "examples:\n"
@@ -549,8 +570,10 @@ int cmd_report(int argc, char **argv)
                 by = BY_THREAD;
             else if (!strcmp(optarg, "rank"))
                 by = BY_RANK;
+            else if (!strcmp(optarg, "object"))
+                by = BY_OBJECT;
             else {
-                fprintf(stderr, "cutap report: unknown grouping '%s' (process, thread, rank)\n", optarg);
+                fprintf(stderr, "cutap report: unknown grouping '%s' (process, thread, rank, object)\n", optarg);
                 return 2;
             }
         } else if (c == 't') {

@@ -49,6 +49,18 @@ static void *grow(void *p, size_t *cap, size_t need, size_t elem)
 }
 
 
+/* realloc to n elements, the new ones zeroed; out of memory ends the command. */
+static void *xrealloc0(void *p, size_t oldn, size_t n, size_t size)
+{
+    void *q = realloc(p, n * size);
+    if (!q) {
+        fprintf(stderr, "cutap: out of memory\n");
+        exit(1);
+    }
+    memset((char *)q + oldn * size, 0, (n - oldn) * size);
+    return q;
+}
+
 static size_t name_hash_of(const char *name, int layer)
 {
     size_t h = 1469598103934665603u ^ (size_t)layer;
@@ -446,6 +458,8 @@ static void fill_call(const struct trace *tr, const struct tr_proc *p, const str
     o->flags = r->flags & TR_RF_DISK_MASK;
     o->rec = r;
     o->range = NULL;
+    o->object = r->origin && r->origin - 1 < p->nobjects && p->objects[r->origin - 1]
+                    ? (int32_t)(p->objects[r->origin - 1] - 1) : -1;
 }
 
 /* The next chunk from ci on whose first byte holds data (SEEK_DATA), with
@@ -618,6 +632,13 @@ static int scan_file(struct trace *tr, struct tr_proc *p, uint32_t pi, int fd)
                 } else if (m->sub == CUTAP_META_LAYER && m->aux >= CUTAP_LAYER_RUNTIME && m->aux < CUTAP_LAYER_COUNT) {
                     p->layer_so[m->aux] = m->text;   /* NUL-terminated within the record: checked */
                     p->layer_flags[m->aux] = (uint32_t)m->key;
+                } else if (m->sub == CUTAP_META_OBJECT && m->aux < TR_MAX_OBJECTS) {
+                    if (m->aux >= p->nobjects) {
+                        size_t n = (size_t)m->aux + 1;
+                        p->objects = xrealloc0(p->objects, p->nobjects, n, sizeof *p->objects);
+                        p->nobjects = n;
+                    }
+                    p->objects[m->aux] = name_index(tr, m->text, TR_LAYER_OBJECT) + 1;
                 } else if (m->sub == CUTAP_META_THREAD && h->version >= 3) {
                     /* version 3: the chunk passes to another thread */
                     char mn[16];
@@ -1101,16 +1122,6 @@ struct tr_cursor {             /* a thread's records, read in run order */
     uint32_t top;              /* innermost open push/pop range of the thread (index + 1) */
 };
 
-static void *xrealloc0(void *p, size_t oldn, size_t n, size_t size)
-{
-    void *q = realloc(p, n * size);
-    if (!q) {
-        fprintf(stderr, "cutap: out of memory\n");
-        exit(1);
-    }
-    memset((char *)q + oldn * size, 0, (n - oldn) * size);
-    return q;
-}
 
 /* Room for index d (< MAX_TREE_DEPTH) in one of a thread's per-depth
  * arrays (arr, of *n elements of size bytes, grown by doubling, zeroed);
@@ -1351,7 +1362,8 @@ const struct tr_call *tr_iter_next(struct tr_iter *it)
                                  .flags = r->ended ? CUTAP_RF_DONE : 0,
                                  .rflags = (uint8_t)(TR_RF_RANGE | (r->async ? TR_RF_ASYNC : 0)),
                                  .rec = &empty_rec,
-                                 .range = r};
+                                 .range = r,
+                                 .object = -1};
         } else {
             e = c->head;
             if (!cursor_load(tr, c, t))
@@ -1644,6 +1656,7 @@ void tr_free(struct trace *tr)
         free(tr->procs[i].path);
         free(tr->procs[i].idmap);
         free(tr->procs[i].funcs);
+        free(tr->procs[i].objects);
     }
     for (size_t i = 0; i < tr->nnames; i++)
         free(tr->names[i].name);

@@ -47,6 +47,10 @@ struct tr_proc {
     uint32_t layer_flags[CUTAP_LAYER_COUNT];
     int mapped;                /* map is the reader's mapping (not tr_mem_file's) */
     uint8_t call_layers;       /* its call records hold: 1 driver calls, 2 runtime calls */
+    /* CUTAP_META_OBJECT (issue #14): object index in the file -> name
+     * index + 1 of its path (layer TR_LAYER_OBJECT); 0: not named */
+    uint32_t *objects;
+    size_t nobjects;
 };
 
 struct tr_thread {
@@ -82,6 +86,8 @@ struct tr_call {
     uint8_t rflags;            /* TR_RF_*: the reader's own, never from a file */
     const struct cutap_rec_call *rec;   /* validated record in the mapping (an empty one for a range) */
     const struct tr_range *range;       /* TR_RF_RANGE entries: the range; NULL for a call */
+    int32_t object;            /* a runtime call reported through CUPTI by a copy cutap does not wrap:
+                                  the name index of that copy's object (its path); -1: none */
 };
 
 /* NVTX ranges and marks (docs/FORMAT.md, "NVTX ranges"): the reader adds
@@ -104,6 +110,8 @@ enum {
 #define TR_RF_DISK_MASK (CUTAP_RF_DONE | CUTAP_RF_SKIPPED | CUTAP_RF_UNTYPED | CUTAP_RF_NOSTATUS)
 #define TR_LAYER_RANGE (-2)    /* tr_name.layer of range names: layer_str gives "range" */
 #define TR_LAYER_MARK (-3)     /* marks: "mark" */
+#define TR_LAYER_OBJECT (-4)   /* object paths (tr_call.object): "object" */
+#define TR_MAX_OBJECTS 4096    /* object indices a file may name */
 enum { TR_RANGE_PUSH = 1, TR_RANGE_START = 2, TR_RANGE_MARK = 3 };
 struct tr_range {
     uint64_t draw_t1;          /* where a viewer ends it: t1, or for a range never ended the end

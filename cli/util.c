@@ -15,6 +15,8 @@ const char *layer_str(int layer)
     static const char *const names[] = CUTAP_LAYER_NAMES;
     if (layer == TR_LAYER_RANGE || layer == TR_LAYER_MARK)
         return layer == TR_LAYER_RANGE ? "range" : "mark";   /* the reader's NVTX entries (trace_read.h) */
+    if (layer == TR_LAYER_OBJECT)
+        return "object";
     if (layer >= 0 && layer < (int)(sizeof names / sizeof names[0]))
         return names[layer];
     const char *x = tr_layer_extra_name(layer);   /* named by a version 4 file */

@@ -35,7 +35,7 @@ _cutap()
                 *) COMPREPLY=($(compgen -W "text csv json" -- "$cur")) ;;
             esac
             return ;;
-        --by) COMPREPLY=($(compgen -W "process thread rank" -- "$cur")); return ;;
+        --by) COMPREPLY=($(compgen -W "process thread rank object" -- "$cur")); return ;;
     esac
     local opts
     case $cmd in

@@ -60,6 +60,12 @@ enum {
     CUTAP_CALL_UNTYPED = 1u << 0,
     /* A pre callback skipped the real call; result is what it supplied. */
     CUTAP_CALL_SKIPPED = 1u << 1,
+    /* A call cutap did not intercept but was told of: a runtime call
+     * reported through CUPTI (--runtime=cupti) by a copy of the runtime
+     * linked into the program or a library. fn is then an address in that
+     * copy's code (dladdr names its object), or NULL when not known; the
+     * call cannot be skipped. */
+    CUTAP_CALL_REPORTED = 1u << 2,
 };
 
 /* Kinds of argument words (cutap_arg_info.kind). */
@@ -87,7 +93,7 @@ typedef struct cutap_call {
                              driver calls, cudaError_t, cublasStatus_t, a
                              pointer, ...); pre: result to return when the
                              callback skips the call */
-    void *fn;             /* the real function */
+    void *fn;             /* the real function (CUTAP_CALL_REPORTED: see there) */
     struct cutap_call *parent;  /* enclosing intercepted call on this thread */
 } cutap_call_t;
 

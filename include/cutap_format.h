@@ -133,7 +133,8 @@ struct cutap_rec_call {
     uint64_t result;            /* CUresult (driver) or the raw return register */
     uint16_t depth;             /* nesting depth on the thread, 0 = outermost */
     uint8_t nargs, ncap;
-    uint32_t reserved;
+    uint32_t origin;            /* a call reported through CUPTI by a runtime copy cutap does not
+                                   wrap: its object's index + 1 (CUTAP_META_OBJECT); else 0 */
     uint64_t words[3];
 };
 
@@ -179,6 +180,11 @@ enum {
      * before the first record of one of its calls: aux = layer, key =
      * CUTAP_LAYER_* flags, text = the library's soname. */
     CUTAP_META_LAYER = 4,
+    /* Version 4 (issue #14). An object whose runtime copy reported calls
+     * (through CUPTI, --runtime=cupti), written before the first record
+     * naming it: aux = its index in this file (what call records' origin
+     * holds, minus one), key = its load address, text = its path. */
+    CUTAP_META_OBJECT = 5,
 };
 
 /* CUTAP_META_LAYER key flags. */

@@ -319,7 +319,17 @@ struct cutap_external {
     uint8_t mask;
     uint8_t hook;     /* entered from inside an export-table hook call */
 };
-void cutap_external_enter(struct cutap_external *x, uint32_t id, uint64_t *args, uint32_t nargs, uint16_t flags);
+/* origin: an address in the code of the copy that reported the call (fn
+ * of a CUTAP_CALL_REPORTED call), or NULL. */
+void cutap_external_enter(struct cutap_external *x, uint32_t id, uint64_t *args, uint32_t nargs, uint16_t flags,
+                          void *origin);
+
+/* --- core/objects.c: the loaded objects calls are attributed to ---------- */
+/* The object holding addr, as index + 1 in the process's table (0: none,
+ * or the table is full); its load address and path. Cached per address,
+ * lock-free; dladdr runs outside any lock of cutap's. */
+uint32_t cutap_object_of(const void *addr);
+const char *cutap_object_path(uint32_t index1, uint64_t *base);
 void cutap_external_exit(struct cutap_external *x, uint64_t result);
 /* CUTAP_RUNTIME: "cupti" takes those calls from CUPTI's runtime callbacks
  * (static cudart), "symbols" or unset: our wrappers only. */

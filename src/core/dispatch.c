@@ -400,7 +400,8 @@ void *cutap_tramp_exit(uint64_t rax)
 /* Calls cutap learns of at entry and exit without calling them itself
  * (CUPTI's runtime callbacks for a statically linked cudart): the same
  * callbacks, depth and parent as an intercepted call; never skipped. */
-void cutap_external_enter(struct cutap_external *x, uint32_t id, uint64_t *args, uint32_t nargs, uint16_t flags)
+void cutap_external_enter(struct cutap_external *x, uint32_t id, uint64_t *args, uint32_t nargs, uint16_t flags,
+                          void *origin)
 {
     struct cutap_thread *t = &cutap_tls;
     cutap_call_t *c = &x->call.c, *h = t->current;
@@ -414,12 +415,12 @@ void cutap_external_enter(struct cutap_external *x, uint32_t id, uint64_t *args,
     x->mask = id < CUTAP_MAX_IDS ? atomic_load_explicit(&cutap_mask[id], memory_order_relaxed) : 0;
     c->id = id;
     c->layer = (uint16_t)cutap_call_layer(id);
-    c->flags = flags;
+    c->flags = flags | CUTAP_CALL_REPORTED;
     c->nargs = nargs;
     c->depth = x->hook ? h->depth : t->depth;
     c->args = args;
     c->result = 0;
-    c->fn = NULL;
+    c->fn = origin;
     c->parent = x->hook ? h->parent : t->current;
     memset(x->call.scratch, 0, sizeof x->call.scratch);
     if (x->mask)

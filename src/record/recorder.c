@@ -984,11 +984,34 @@ static inline __attribute__((always_inline)) void rec_end(struct cutap_rec_call 
         name_function(args[cutap_fn(id)->func_arg]);
 }
 
+/* Objects that runtime calls reported through CUPTI came from (issue #14):
+ * named in the file (CUTAP_META_OBJECT) before the first record of one. */
+#define MAX_NOTED_OBJECTS 1024
+static _Atomic uint8_t object_noted[MAX_NOTED_OBJECTS];
+
+static __attribute__((noinline)) uint32_t origin_of(const void *fn)
+{
+    uint32_t o = cutap_object_of(fn);
+    if (!o || o > MAX_NOTED_OBJECTS)
+        return 0;
+    if (!atomic_load_explicit(&object_noted[o - 1], memory_order_acquire) &&
+        !atomic_exchange(&object_noted[o - 1], 1)) {
+        uint64_t base = 0;
+        const char *path = cutap_object_path(o, &base);
+        write_meta_n(CUTAP_META_OBJECT, o - 1, base, path ? path : "?", strlen(path ? path : "?"));
+    }
+    return o;
+}
+
 static int trace_pre(cutap_call_t *call, void *ctx, uint64_t *scratch)
 {
     (void)ctx;
-    *scratch = (uintptr_t)rec_begin(call->id, call->args, call->nargs, call->depth,
-                                                 !!(call->flags & CUTAP_CALL_UNTYPED));
+    uint32_t origin = CUTAP_UNLIKELY((call->flags & CUTAP_CALL_REPORTED) && call->fn) ? origin_of(call->fn) : 0;
+    struct cutap_rec_call *r = rec_begin(call->id, call->args, call->nargs, call->depth,
+                                         !!(call->flags & CUTAP_CALL_UNTYPED));
+    if (r && origin)
+        r->origin = origin;
+    *scratch = (uintptr_t)r;
     return CUTAP_PROCEED;
 }
 
@@ -1312,6 +1335,8 @@ static void child_after_fork(void)
         atomic_store_explicit(&cutap_named[i], 0, memory_order_relaxed);
     for (unsigned i = 0; i < CUTAP_LAYER_COUNT; i++)
         atomic_store_explicit(&layer_noted[i], 0, memory_order_relaxed);
+    for (unsigned i = 0; i < MAX_NOTED_OBJECTS; i++)
+        atomic_store_explicit(&object_noted[i], 0, memory_order_relaxed);
     for (unsigned i = 0; i < FUNC_SLOTS; i++)
         atomic_store_explicit(&funcs[i], 0, memory_order_relaxed);
     atomic_store(&funcs_full, 0);

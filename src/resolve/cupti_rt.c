@@ -273,46 +273,29 @@ static void params_to_words(const struct cutap_fninfo *fi, const unsigned char *
 
 /* --- which runtime copy reported ------------------------------------------ */
 int cutap_rt_cupti;
-/* The load address of the shared libcudart adopted as the runtime layer
- * (found once, from one of its functions), and the answer per return
- * address of the hook call, whether it is in that object: an entry is
- * (address << 1 | answer), one atomic word (user addresses are below
- * 2^47), so no lock is held around dladdr, which takes the loader's (a
- * library constructor making a runtime call inside dlopen holds it). */
-static void *_Atomic shared_base;
-#define RET_CACHE 512
-static _Atomic uint64_t ret_cache[RET_CACHE];
+/* Which copy reported the call: the object of the hook call's return
+ * address (core/objects.c). The shared libcudart's is found once, from
+ * one of its functions. Returns whether the report is the shared
+ * libcudart's (or its copy is not known: counted as the shared one, so
+ * that no call counts twice); *origin: an address in the reporting copy
+ * (NULL when not known). */
+static _Atomic uint32_t shared_object;   /* index + 1 */
 
-static int in_object(const void *addr, void **base)
-{
-    Dl_info di;
-    if (!addr || !dladdr(addr, &di))
-        return 0;
-    *base = di.dli_fbase;
-    return 1;
-}
-
-/* Whether this report comes from the shared libcudart (1), from another
- * runtime copy (0); unknown copies count as the shared one. */
-static int from_shared_runtime(uint32_t static_id_of_call)
+static int from_shared_runtime(uint32_t static_id_of_call, void **origin)
 {
     void *ret = cutap_hook_caller();
+    *origin = ret;
     if (!ret)
         return 1;
-    void *base = atomic_load_explicit(&shared_base, memory_order_acquire), *b = NULL;
-    if (!base) {
-        if (!in_object(__atomic_load_n(&cutap_real[static_id_of_call], __ATOMIC_ACQUIRE), &base) || !base)
+    uint32_t so = atomic_load_explicit(&shared_object, memory_order_acquire);
+    if (!so) {
+        so = cutap_object_of(__atomic_load_n(&cutap_real[static_id_of_call], __ATOMIC_ACQUIRE));
+        if (!so)
             return 1;
-        atomic_store_explicit(&shared_base, base, memory_order_release);
+        atomic_store_explicit(&shared_object, so, memory_order_release);
     }
-    uint64_t key = (uint64_t)(uintptr_t)ret << 1;
-    _Atomic uint64_t *e = &ret_cache[((uintptr_t)ret >> 4) % RET_CACHE];
-    uint64_t v = atomic_load_explicit(e, memory_order_relaxed);
-    if ((v & ~1ull) == key)
-        return (int)(v & 1);
-    int shared = !in_object(ret, &b) || b == base;   /* in no object: as unknown */
-    atomic_store_explicit(e, key | (uint64_t)shared, memory_order_relaxed);
-    return shared;
+    uint32_t o = cutap_object_of(ret);
+    return !o || o == so;   /* in no object: as unknown */
 }
 
 /* --- the callback -------------------------------------------------------- */
@@ -324,7 +307,8 @@ static void rt_enter(uint32_t id, const struct cutap_cupti_cbdata *cb)
     /* The shared libcudart is in use: our wrapper records this call. */
     int shared = atomic_load_explicit(&cutap_lib_state[CUTAP_LAYER_RUNTIME - CUTAP_FIRST_LIB_LAYER],
                                       memory_order_acquire) == 1;
-    if ((shared && from_shared_runtime(static_id(id))) || fi->nargs > RT_MAXARGS) {
+    void *origin = NULL;
+    if ((shared && from_shared_runtime(static_id(id), &origin)) || fi->nargs > RT_MAXARGS) {
         if (corr)
             *corr = TAG_NONE;
         return;
@@ -343,7 +327,9 @@ static void rt_enter(uint32_t id, const struct cutap_cupti_cbdata *cb)
         params_to_words(fi, cb->functionParams, f->words);
     if (corr)
         *corr = TAG_PUSHED;
-    cutap_external_enter(&f->x, id, f->words, typed ? fi->nargs : 0, typed ? 0 : CUTAP_CALL_UNTYPED);
+    if (!shared)
+        origin = cutap_hook_caller();   /* a static cudart alone: still named by its object */
+    cutap_external_enter(&f->x, id, f->words, typed ? fi->nargs : 0, typed ? 0 : CUTAP_CALL_UNTYPED, origin);
 }
 
 static void rt_exit(uint32_t id, const struct cutap_cupti_cbdata *cb)

@@ -79,7 +79,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     struct trace tr;
     if (tr_load(&tr, PATH) == 0) {
         for (int fmt = FMT_TEXT; fmt <= FMT_JSON; fmt++) {
-            for (int by = BY_NONE; by <= BY_RANK; by++)
+            for (int by = BY_NONE; by <= BY_OBJECT; by++)
                 report_print(&tr, devnull, fmt, by);
             report_tree(&tr, devnull, fmt);
         }

@@ -9,7 +9,9 @@
 # were missing before), each cudaMalloc with its cuMemAlloc_v2 nested
 # under it; with and without correlationData, in trace and in stat. The
 # symbols-only mode sees the shared calls only; with layer hidden left out
-# by -e the reporting copy cannot be told, and no call counts twice.
+# by -e the reporting copy cannot be told, and no call counts twice. The
+# library copy's calls are named by their object (libfakednn.so) in dump,
+# the JSON lines, SQLite and report --by object; the shared ones are not.
 . "$(dirname "$0")/../../lib/init.sh"
 
 prog=$T/t_rt_mix
@@ -26,6 +28,22 @@ for corr in 0 1; do
     "$CUTAP" report --tree --format csv "$WORK/c$corr" >"$WORK/c.csv" || exit 1
     grep -q "^cudaMalloc > cuMemAlloc_v2,driver,cuMemAlloc_v2,1,$n," "$WORK/c.csv" && ! grep -q '^cuMemAlloc_v2,' "$WORK/c.csv" \
         || { say "  corr $corr: not every cuMemAlloc_v2 under its cudaMalloc"; cat "$WORK/c.csv" >&2; exit 1; }
+    # attributed to the object whose copy reported them, and only those
+    obj=$(cd "$T/dnn" && pwd -P)/libfakednn.so
+    "$CUTAP" export --format jsonl -o "$WORK/c$corr.jsonl" "$WORK/c$corr" || exit 1
+    count() { python3 "$TL/jsonl_count.py" "$WORK/c$corr.jsonl" type=call name=cudaMalloc "$@"; }
+    [ "$(count "object=$obj")" = $((n / 2)) ] && [ "$(count '!object')" = $((n / 2)) ] \
+        || { say "  corr $corr: objects $(count "object=$obj") / $(count '!object')"; exit 1; }
+    [ "$("$CUTAP" dump "$WORK/c$corr" | grep -c ' cudaMalloc(.* \[libfakednn.so\]$')" = $((n / 2)) ] || { say "  dump"; exit 1; }
+    "$CUTAP" report --by object --format csv "$WORK/c$corr" >"$WORK/c.obj.csv" || exit 1
+    grep -qx "runtime,cudaMalloc,$((n / 2)),0,.*,$obj" "$WORK/c.obj.csv" && grep -qx "runtime,cudaMalloc,$((n / 2)),0,.*," "$WORK/c.obj.csv" \
+        || { cat "$WORK/c.obj.csv" >&2; exit 1; }
+    if python3 -c 'import sqlite3' 2>/dev/null && "$CUTAP" export --format sqlite -o "$WORK/c$corr.db" "$WORK/c$corr" 2>/dev/null; then
+        got=$(python3 -c 'import sqlite3, sys; print(sqlite3.connect(sys.argv[1]).execute(
+            "SELECT count(*) FROM calls_named c JOIN strings o ON o.id = c.object_id WHERE c.name = ? AND o.value = ?",
+            ("cudaMalloc", sys.argv[2])).fetchone()[0])' "$WORK/c$corr.db" "$obj")
+        [ "$got" = $((n / 2)) ] || { say "  sqlite: $got"; exit 1; }
+    fi
     FAKE_CUPTI_NO_CORR=$corr "$CUTAP" stat --runtime=cupti -o "$WORK/s$corr.txt" -- $prog 16 50 >/dev/null 2>&1 || exit 1
     grep -Eq " $n +0 .* runtime +cudaMalloc\$" "$WORK/s$corr.txt" || { say "  stat, corr $corr:"; cat "$WORK/s$corr.txt" >&2; exit 1; }
 done
