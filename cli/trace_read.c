@@ -197,14 +197,37 @@ static uint32_t id_name(struct trace *tr, const struct tr_proc *p, uint64_t id)
     return name_index(tr, s, 0);
 }
 
+static uint32_t thread_new(struct trace *tr, uint32_t proc, int32_t tid, const char *tname);
+
 static uint32_t thread_index(struct trace *tr, uint32_t proc, int32_t tid, const char *tname)
 {
-    for (size_t i = tr->nthreads; i-- > 0;) {
+    for (size_t i = tr->nthreads; i-- > 0;) {   /* the latest thread of that tid */
         if (tr->threads[i].proc != proc)
             break;   /* threads of one process are added together */
         if (tr->threads[i].tid == tid)
             return (uint32_t)i;
     }
+    return thread_new(tr, proc, tid, tname);
+}
+
+/* The thread a run of records (a chunk header's seq, a THREAD meta's key)
+ * belongs to. Run numbers restart at 0 for every thread, so a second run 0
+ * of a tid is a thread that got the tid of one that had exited (the
+ * kernel reuses them): a thread of its own, or the two threads' runs would
+ * interleave out of time order. */
+static uint32_t thread_of_run(struct trace *tr, uint32_t proc, int32_t tid, const char *tname, uint64_t runno)
+{
+    uint32_t i = thread_index(tr, proc, tid, tname);
+    if (runno == 0) {
+        if (tr->threads[i].had_run0)
+            i = thread_new(tr, proc, tid, tname);
+        tr->threads[i].had_run0 = 1;
+    }
+    return i;
+}
+
+static uint32_t thread_new(struct trace *tr, uint32_t proc, int32_t tid, const char *tname)
+{
     tr->threads = grow(tr->threads, &tr->cap_threads, tr->nthreads + 1, sizeof *tr->threads);
     struct tr_thread *t = &tr->threads[tr->nthreads];
     t->proc = proc;
@@ -212,6 +235,7 @@ static uint32_t thread_index(struct trace *tr, uint32_t proc, int32_t tid, const
     memcpy(t->name, tname, sizeof t->name);
     t->name[sizeof t->name - 1] = 0;
     t->run0 = t->nrun = 0;   /* its runs: order_runs */
+    t->had_run0 = 0;
     return (uint32_t)tr->nthreads++;
 }
 
@@ -575,8 +599,9 @@ static int scan_file(struct trace *tr, struct tr_proc *p, uint32_t pi, int fd)
             }
             continue;
         }
-        uint32_t ti = thread_index(tr, pi, ch->tid, tname);
         uint64_t run = ch->seq;
+        uint32_t ti = ch->type == CUTAP_CHUNK_RECORDS ? thread_of_run(tr, pi, ch->tid, tname, run)
+                                                      : thread_index(tr, pi, ch->tid, tname);
         if (ch->type == CUTAP_CHUNK_COUNTERS) {
             /* version 1: 40-byte counters, every call timed */
             size_t size = h->version == 1 ? sizeof(struct cutap_counter_v1) : sizeof(struct cutap_counter);
@@ -644,8 +669,8 @@ static int scan_file(struct trace *tr, struct tr_proc *p, uint32_t pi, int fd)
                     char mn[16];
                     memcpy(mn, m->text, sizeof mn - 1);   /* NUL-terminated within nslots: checked */
                     mn[sizeof mn - 1] = 0;
-                    ti = thread_index(tr, pi, (int32_t)m->aux, mn);
                     run = m->key;
+                    ti = thread_of_run(tr, pi, (int32_t)m->aux, mn, run);
                     cur = SIZE_MAX;
                 }
             } else {

@@ -58,6 +58,8 @@ struct tr_thread {
     int32_t tid;
     char name[16];
     uint32_t run0, nrun;       /* reader internal: its runs (trace.run_order from run0) */
+    uint8_t had_run0;          /* reader internal: a run numbered 0 was seen (a later one is another
+                                  thread that got the same tid: run numbers restart per thread) */
 };
 
 struct tr_name {

@@ -18,6 +18,8 @@
  *   mk_trace durations DIR N N calls of one id, durations 1000 .. 999 + N ns
  *   mk_trace sparse FILE     a 64 GiB sparse file: header, one chunk at
  *                            the start and one at the end, holes between
+ *   mk_trace tidreuse DIR    two threads of one tid, one after the other,
+ *                            each numbering its runs from 0
  *
  * Files are written with the struct layouts of include/cutap_format.h. */
 #define _GNU_SOURCE
@@ -374,10 +376,38 @@ static void mk_v4names(const char *dir)
     write_file(f, dir, "host.4321.cutap");
 }
 
+/* tidreuse: thread 300's runs 0 and 1 (chunks 0, 1), then, after it
+ * exited, another thread that got tid 300 and numbered its runs from 0
+ * again (chunks 2, 3): an outer call at 3000..3500 in its run 0, a call
+ * inside it (depth 1) in its run 1. Read by tid alone, the runs
+ * interleave (0, 0, 1, 1): out of time order, the inner call without its
+ * parent. */
+static void mk_tidreuse(const char *dir)
+{
+    struct file *f = new_file(4, CUTAP_FILE_CLOSED, 777);
+    unsigned char *c = chunk(f, 0, CUTAP_CHUNK_RECORDS, 300, 0, "first");
+    unsigned s = 1;
+    meta(c, &s, CUTAP_META_ID_NAME, 1, 0, "cuInit");
+    meta(c, &s, CUTAP_META_ID_NAME, 2, 0, "cuCtxSynchronize");
+    meta(c, &s, CUTAP_META_ID_NAME, 3, 0, "cuLaunchKernel");
+    meta(c, &s, CUTAP_META_ID_NAME, 4, 0, "cuCtxGetCurrent");
+    call(c, &s, 1, 1100, 1200, 0, 0);
+    c = chunk(f, 1, CUTAP_CHUNK_RECORDS, 300, 1, "first");
+    s = 1;
+    call(c, &s, 2, 2000, 2100, 0, 0);
+    c = chunk(f, 2, CUTAP_CHUNK_RECORDS, 300, 0, "second");
+    s = 1;
+    call(c, &s, 3, 3000, 3500, 0, 0);
+    c = chunk(f, 3, CUTAP_CHUNK_RECORDS, 300, 1, "second");
+    s = 1;
+    call(c, &s, 4, 3100, 3200, 1, 0);
+    write_file(f, dir, "host.777.cutap");
+}
+
 int main(int argc, char **argv)
 {
     if (argc < 3) {
-        fprintf(stderr, "usage: mk_trace v3|v3counts|hostile|flags|hugeids|sparse|v4names DIR|FILE [N]\n");
+        fprintf(stderr, "usage: mk_trace v3|v3counts|hostile|flags|hugeids|sparse|v4names|tidreuse DIR|FILE [N]\n");
         return 2;
     }
     const char *m = argv[1], *d = argv[2];
@@ -397,6 +427,8 @@ int main(int argc, char **argv)
         mk_sparse(d);
     else if (!strcmp(m, "v4names"))
         mk_v4names(d);
+    else if (!strcmp(m, "tidreuse"))
+        mk_tidreuse(d);
     else {
         fprintf(stderr, "mk_trace: unknown mode %s\n", m);
         return 2;

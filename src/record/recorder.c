@@ -84,16 +84,17 @@ static pthread_mutex_t grow_lock = PTHREAD_MUTEX_INITIALIZER;
  * it is written: on the dev VM 12 ns per 64-byte record even when a whole
  * chunk is populated at once (bench/pages: 784 ns a page), against 3 ns to
  * write the record into a page populated already. So a helper thread
- * (made at the first record chunk a process takes, every signal blocked,
- * named cutap-pages, from the second record chunk a process takes;
- * CUTAP_PREFAULT=0: none) keeps the next PF_AHEAD
- * chunks of the file populated (and their segments mapped and allocated),
- * and a thread taking a chunk populates it itself only when the helper is
- * behind, absent or could not be made. The kernel's work is the same; it
- * runs on another CPU instead of inside the traced program's calls. */
+ * (made at the second record chunk a process takes, every signal blocked,
+ * named cutap-pages; CUTAP_PREFAULT=0: none) keeps the next PF_AHEAD
+ * chunks of the file populated, within the segments mapped already (the
+ * file grows only as chunks are taken), and a thread taking a chunk
+ * populates it itself only when the helper did not. The kernel's work is
+ * the same; it runs on another CPU instead of inside the traced program's
+ * calls. */
 #define PF_AHEAD 4
 static struct {
-    _Atomic uint64_t done;        /* chunks below this one are populated */
+    _Atomic uint64_t from;        /* chunks from this one ... */
+    _Atomic uint64_t done;        /* ... to below this one are populated */
     _Atomic uint32_t kick;        /* futex word: bumped to wake the helper */
     _Atomic int state;            /* 0 not made, 1 running, 2 being made, -1 none (off, failed, stopped) */
     int off;                      /* CUTAP_PREFAULT=0 */
@@ -312,6 +313,7 @@ static int file_open(void)
 }
 
 static char *chunk_addr(uint64_t i, int *why);
+static char *chunk_addr_mapped(uint64_t i);
 
 static void *pf_main(void *arg)
 {
@@ -323,14 +325,19 @@ static void *pf_main(void *arg)
             if (atomic_load_explicit(&F.dead, memory_order_relaxed))
                 goto out;
             uint64_t d = atomic_load(&PF.done), next = atomic_load(&F.next_chunk);
-            if (d < next)   /* behind: those chunks' takers populated them */
+            if (d < next) {   /* behind: those chunks' takers populate them */
                 d = next;
+                atomic_store(&PF.from, d);
+                atomic_store(&PF.done, d);
+            }
             if (d >= next + PF_AHEAD)
                 break;
-            int why;
-            char *c = chunk_addr(d, &why);
+            /* only in segments mapped already: mapping one allocates all
+             * its blocks (up to 64 MiB), which stays the taker's to do, as
+             * the file's size stays that of the chunks taken */
+            char *c = chunk_addr_mapped(d);
             if (!c)
-                goto out;   /* no room or the size limit: the taker of that chunk meets it and says so */
+                break;
             madvise(c, CHUNK_SIZE, MADV_POPULATE_WRITE);
             atomic_store(&PF.done, d + 1);
         }
@@ -339,6 +346,14 @@ static void *pf_main(void *arg)
 out:
     atomic_store(&PF.state, -1);
     return NULL;
+}
+
+/* Whether the helper populated chunk i (it may have skipped chunks taken
+ * while it was behind). */
+static int pf_populated(uint64_t i)
+{
+    return i >= atomic_load_explicit(&PF.from, memory_order_acquire) &&
+           i < atomic_load_explicit(&PF.done, memory_order_acquire);
 }
 
 /* After chunk i was taken: the helper, made if need be, told to go on. */
@@ -354,12 +369,13 @@ static void pf_kick(uint64_t i)
          * the program is ever delivered to it */
         pthread_sigmask(SIG_SETMASK, &all, &old);
         int ok = !pthread_attr_init(&a);
-        ok = ok && !pthread_attr_setdetachstate(&a, PTHREAD_CREATE_DETACHED) &&
-             !pthread_attr_setstacksize(&a, 64 << 10) && !pthread_create(&th, &a, pf_main, NULL);
+        /* (the default stack: glibc carves static TLS out of it) */
+        ok = ok && !pthread_attr_setdetachstate(&a, PTHREAD_CREATE_DETACHED) && !pthread_create(&th, &a, pf_main, NULL);
         pthread_sigmask(SIG_SETMASK, &old, NULL);
         if (ok)
             pthread_attr_destroy(&a);
-        atomic_store(&PF.state, ok ? 1 : -1);
+        int making = 2;   /* a helper that stopped already (no room) has said -1: that stays */
+        atomic_compare_exchange_strong(&PF.state, &making, ok ? 1 : -1);
         return;
     }
     if (st == 1 && atomic_load_explicit(&PF.done, memory_order_relaxed) < i + 1 + PF_AHEAD) {
@@ -371,6 +387,17 @@ static void pf_kick(uint64_t i)
 static uint64_t seg_chunks(unsigned s)
 {
     return s >= 8 ? SEG_MAX_CHUNKS : SEG_MIN_CHUNKS << s;   /* 1, 2, 4 ... 128, then 256 chunks */
+}
+
+/* Address of chunk i if its segment is mapped already, else NULL. */
+static char *chunk_addr_mapped(uint64_t i)
+{
+    unsigned s = 0;
+    uint64_t first = 0;
+    while (s < MAX_SEGS && i - first >= seg_chunks(s))
+        first += seg_chunks(s++);
+    char *base = s < MAX_SEGS ? atomic_load_explicit(&F.seg[s], memory_order_acquire) : NULL;
+    return base ? base + (i - first) * CHUNK_SIZE : NULL;
 }
 
 /* Address of chunk i, mapping its segment first if no thread has. */
@@ -486,11 +513,11 @@ static void *chunk_take(struct rec_thread *t, int type, uint32_t first_id)
     /* Fault the chunk's pages in now, in one system call, rather than one
      * page fault per 4 KiB on the hot path (Linux 5.14+; else ignored),
      * unless the helper did already. */
-    if (i >= atomic_load_explicit(&PF.done, memory_order_acquire))
+    if (!pf_populated(i))
         madvise(c, CHUNK_SIZE, MADV_POPULATE_WRITE);
-    /* from the process's second chunk on: one that records a handful of
-     * calls keeps a file of one chunk (the helper maps and allocates
-     * ahead, up to PF_AHEAD chunks, 1 MiB, that may stay empty) */
+    /* from the process's second chunk on (one that records a handful of
+     * calls makes no thread); the helper populates chunks of segments
+     * already mapped, so the file grows only as chunks are taken */
     if (type == CUTAP_CHUNK_RECORDS && !F.counts && i >= 1)
         pf_kick(i);
     struct cutap_chunk_header *h = (struct cutap_chunk_header *)c;
@@ -1326,6 +1353,7 @@ static void child_after_fork(void)
     atomic_store(&F.dead, 0);
     /* no helper in the child (only the forking thread is): made again at
      * the child's first chunk */
+    atomic_store(&PF.from, 0);
     atomic_store(&PF.done, 0);
     atomic_store(&PF.kick, 0);
     atomic_store(&PF.state, 0);

@@ -5,7 +5,9 @@
 # with SIGINT, SIGTERM, SIGUSR1, SIGCHLD and SIGALRM blocked (no signal
 # meant for the program is delivered to it); a process of a handful of
 # calls has none (its file stays one chunk); CUTAP_PREFAULT=0 makes none;
-# every call is recorded in each case.
+# every call is recorded in each case, and the file is no larger with the
+# helper than without (it populates chunks of segments mapped already; it
+# used to map and allocate the next segment, up to 64 MiB, ahead).
 . "$(dirname "$0")/../../lib/init.sh"
 
 for v in 20000:1:1 5:1:0 20000:0:0; do
@@ -26,4 +28,6 @@ for v in 20000:1:1 5:1:0 20000:0:0; do
     fi
     "$CUTAP" report --format csv "$WORK/pf" 2>/dev/null | grep -q "^driver,cuCtxGetCurrent,$n,0," \
         || { say "  $n calls, CUTAP_PREFAULT=$pf: not all recorded"; "$CUTAP" report "$WORK/pf" >&2; exit 1; }
+    [ "$n" = 20000 ] && eval "size$pf=$(stat -c %s "$WORK"/pf/*.cutap)"
 done
+[ "$size1" = "$size0" ] || { say "  file with the helper $size1 bytes, without $size0"; exit 1; }

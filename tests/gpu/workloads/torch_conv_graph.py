@@ -1,0 +1,51 @@
+"""PyTorch: cuDNN convolutions (forward and backward) and a CUDA graph of
+the same step, the case of issue #14 (runtime calls made by the runtime
+copies inside cuDNN and libtorch_cuda). Deterministic: CPU generator, no
+TF32, deterministic algorithms. Prints the losses (%.5f) and "OK"."""
+import os
+
+os.environ.setdefault("CUBLAS_WORKSPACE_CONFIG", ":4096:8")
+import torch  # noqa: E402
+import torch.nn as nn  # noqa: E402
+import torch.nn.functional as F  # noqa: E402
+
+
+def main():
+    torch.backends.cuda.matmul.allow_tf32 = False
+    torch.backends.cudnn.allow_tf32 = False
+    torch.use_deterministic_algorithms(True)
+    torch.manual_seed(0)
+    dev = torch.device("cuda", 0)
+    model = nn.Sequential(nn.Conv2d(3, 16, 3, padding=1), nn.ReLU(), nn.Conv2d(16, 8, 3, padding=1), nn.ReLU(),
+                          nn.Flatten(), nn.Linear(8 * 16 * 16, 10)).to(dev)
+    opt = torch.optim.SGD(model.parameters(), lr=0.01)
+    x = torch.randn(32, 3, 16, 16).to(dev)
+    y = torch.randint(0, 10, (32,)).to(dev)
+    for _ in range(3):
+        opt.zero_grad(set_to_none=True)
+        loss = F.cross_entropy(model(x), y)
+        loss.backward()
+        opt.step()
+        print("%.5f" % loss.item())
+    s = torch.cuda.Stream()
+    s.wait_stream(torch.cuda.current_stream())
+    with torch.cuda.stream(s):
+        for _ in range(2):
+            opt.zero_grad(set_to_none=True)
+            F.cross_entropy(model(x), y).backward()
+            opt.step()
+    torch.cuda.current_stream().wait_stream(s)
+    g = torch.cuda.CUDAGraph()
+    opt.zero_grad(set_to_none=True)
+    with torch.cuda.graph(g):
+        sl = F.cross_entropy(model(x), y)
+        sl.backward()
+        opt.step()
+    for _ in range(4):
+        g.replay()
+    torch.cuda.synchronize()
+    print("OK")
+
+
+if __name__ == "__main__":
+    main()
