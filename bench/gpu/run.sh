@@ -39,6 +39,7 @@ run_mode() {   # MODE CYCLE ARGS...: one process, its steps/s
   case $m in
     bare) timeout 200 $PIN python3 bench/gpu/torch_steps.py "$@" ;;
     trace) timeout 200 $PIN build/cutap trace -o "$T/$m$c.$#" -- python3 bench/gpu/torch_steps.py "$@" 2>/dev/null ;;
+    tracecupti) timeout 200 $PIN build/cutap trace --runtime=cupti -o "$T/$m$c.$#" -- python3 bench/gpu/torch_steps.py "$@" 2>/dev/null ;;
     trace0) CUTAP_PREFAULT=0 timeout 200 $PIN build/cutap trace -o "$T/$m$c.$#" -- python3 bench/gpu/torch_steps.py "$@" 2>/dev/null ;;
     stat) timeout 200 $PIN build/cutap stat -o "$T/$m$c.$#.txt" -- python3 bench/gpu/torch_steps.py "$@" ;;
     cupti) mkdir -p "$T/ref$c"; CUDA_INJECTION64_PATH=$REF CUTAP_REF_MARK=$T/ref$c timeout 200 $PIN python3 bench/gpu/torch_steps.py "$@" ;;
@@ -61,6 +62,8 @@ table() {   # TITLE MODES...: the table of V
 MODES="bare trace stat cupti"
 # trace0: trace with the pages populated on the calling thread (CUTAP_PREFAULT=0)
 [ -n "${BENCH_TRACE0:-}" ] && MODES="bare trace trace0 stat cupti"
+# tracecupti: cutap trace --runtime=cupti (issue #14: the runtime copies in libraries too)
+[ -n "${BENCH_MODES:-}" ] && MODES=$BENCH_MODES
 [ -n "$NSYS" ] && MODES+=" nsys"
 for c in $(seq "$CYC"); do
   for m in $MODES; do V[$m]+=" $(run_mode $m $c)"; echo "  cycle $c $m: ${V[$m]##* } ($(date +%T))" >&2; done

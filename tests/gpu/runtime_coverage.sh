@@ -17,14 +17,15 @@ ORDER=${*:-vecadd_static vecadd_shared cublas_gemm torch_step torch_graph torch_
 echo "== $(date -u +%Y-%m-%dT%H:%MZ) $(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader | head -1)"
 for n in $ORDER; do
   timeout 300 ${CMD[$n]} >"$R/$n.bare" 2>"$R/$n.bare.err"; brc=$?
-  if [ $brc != 0 ] || grep -qx NOGPU "$R/$n.bare"; then echo "$n: bare run failed or no GPU ($brc): skipped"; tail -2 "$R/$n.bare.err"; continue; fi
+  if [ $brc != 0 ] || grep -qx NOGPU "$R/$n.bare"; then echo "$n: bare run failed or no GPU ($brc): skipped"; grep -m3 -i 'error' "$R/$n.bare.err"; continue; fi
   mkdir -p "$R/$n.ref"
   CUDA_INJECTION64_PATH=$PWD/$B/libcupti_ref.so CUTAP_REF_DIR="$R/$n.ref" timeout 300 ${CMD[$n]} >"$R/$n.refout" 2>/dev/null
   timeout 300 $C trace --runtime=cupti -o "$R/$n.tr" -- ${CMD[$n]} >"$R/$n.out" 2>"$R/$n.err"
   same=no; cmp -s "$R/$n.bare" "$R/$n.out" && cmp -s "$R/$n.bare" "$R/$n.refout" && same=yes
   $C export --format sqlite -o "$R/$n.db" "$R/$n.tr" 2>>"$R/$n.err"
-  echo "$(python3 tests/gpu/runtime_coverage.py "$n" "$R/$n.ref" "$R/$n.db" | head -1) output_same=$same"
-  python3 tests/gpu/runtime_coverage.py "$n" "$R/$n.ref" "$R/$n.db" | tail -n +2
+  python3 tests/gpu/runtime_coverage.py "$n" "$R/$n.ref" "$R/$n.db" >"$R/$n.cov" 2>&1
+  echo "$(head -1 "$R/$n.cov") output_same=$same"
+  tail -n +2 "$R/$n.cov"
   grep -i 'cupti' "$R/$n.err" | head -2
 done
 rm -rf "$R"
