@@ -491,7 +491,7 @@ static void jsonl_head(FILE *f, const struct trace *tr, const struct tr_call *c,
     const struct cutap_file_header *h = &tr->procs[t->proc].h;
     fprintf(f, "{\"type\":\"%s\",\"id\":%zu,", type, i + 1);
     if (c->parent)
-        fprintf(f, "\"parent\":%u,", c->parent);
+        fprintf(f, "\"parent\":%llu,", (unsigned long long)c->parent);
     else
         fputs("\"parent\":null,", f);
     fprintf(f, "\"t_ns\":%llu,", (unsigned long long)(c->t0 - tr->origin_ns));
@@ -817,7 +817,7 @@ static int write_sqlite(const struct trace *tr, const char *path)
         decode_call(&dec, tr, c);
         CK(sq->bind_text(st_call, 9, args, (int)len, SQLITE_STATIC));
         CK(k ? sq->bind_int64(st_call, 10, kid) : sq->bind_null(st_call, 10));
-        CK(c->parent ? sq->bind_int64(st_call, 11, c->parent) : sq->bind_null(st_call, 11));
+        CK(c->parent ? sq->bind_int64(st_call, 11, (int64_t)c->parent) : sq->bind_null(st_call, 11));
         CK(c->t1 && call ? sq->bind_text(st_call, 12, dec.buf + dec.status_at, -1, SQLITE_TRANSIENT)
                          : sq->bind_null(st_call, 12));
         CK(sq->bind_text(st_call, 13, dec.buf, -1, SQLITE_TRANSIENT));

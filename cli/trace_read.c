@@ -1120,7 +1120,7 @@ struct tr_slot {
     uint64_t raw1;             /* entry number + 1 (order of the merge, selected or not); 0: empty */
     uint64_t t1;               /* a call's end (0: unfinished) */
     uint64_t user;             /* user word of the nearest returned entry among it and its callers */
-    uint32_t up;               /* index + 1 of that entry (0: none) */
+    uint64_t up;               /* index + 1 of that entry (0: none) */
     uint32_t shift;            /* ranges among its callers */
     uint16_t gone;             /* callers not returned */
     uint8_t kept, is_range;
@@ -1313,7 +1313,7 @@ static int place(struct tr_iter *it, struct tr_cursor *c, struct tr_call *e, con
     me.gone = ps ? (uint16_t)(ps->gone + !ps->kept) : 0;
     e->parent = ps ? ps->up : 0;
     e->depth = e->depth >= me.gone ? (uint16_t)(e->depth - me.gone) : 0;
-    me.up = me.kept ? (uint32_t)(it->kept + 1) : ps ? ps->up : 0;
+    me.up = me.kept ? (uint64_t)it->kept + 1 : ps ? ps->up : 0;
     me.user = ps ? ps->user : 0;
     it->parent_user = me.user;
     if (me.kept)
@@ -1351,7 +1351,7 @@ static void place_calls_only(struct tr_iter *it, struct tr_cursor *c, struct tr_
         if (s->raw1 && (!s->t1 || s->t1 >= e->t0))
             ps = s;
     }
-    e->parent = ps ? (uint32_t)ps->raw1 : 0;
+    e->parent = ps ? ps->raw1 : 0;
     it->parent_t1 = ps ? ps->t1 : 0;
     if (depth < MAX_TREE_DEPTH) {
         c->open = need_depth(c->open, &c->nopen, depth, sizeof *c->open);

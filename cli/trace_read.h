@@ -82,7 +82,7 @@ struct tr_call {
     uint64_t seq;              /* load order: ties in time keep record order */
     uint32_t name;             /* index into names */
     uint32_t thread;           /* index into threads */
-    uint32_t parent;           /* index + 1 of the entry returned before that this one ran inside, 0: none known */
+    uint64_t parent;           /* index + 1 of the entry returned before that this one ran inside, 0: none known */
     uint16_t depth;            /* nesting on the thread, NVTX ranges counted (= recorded depth without them) */
     uint8_t flags;             /* CUTAP_RF_* as recorded (those TR_RF_DISK_MASK lets through) */
     uint8_t rflags;            /* TR_RF_*: the reader's own, never from a file */
