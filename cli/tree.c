@@ -14,6 +14,7 @@
 struct node {
     uint32_t parent;            /* node index; 0 = the root (no call) */
     uint32_t name;              /* index into tr->names */
+    int32_t object;             /* tr_call.object: the runtime copy that reported it, -1: none */
     uint32_t depth;
     uint64_t calls, unfinished, total_ns, child_ns;
 };
@@ -21,11 +22,17 @@ struct node {
 struct tree {
     struct node *n;             /* n[0] is the root */
     size_t count, cap;
-    uint32_t *slot;             /* hash of (parent, name) -> node index; 0 empty */
+    uint32_t *slot;             /* hash of (parent, name, object) -> node index; 0 empty */
     size_t nslots;
     uint32_t *kids;             /* children of each node, contiguous: kid_at[i] .. kid_at[i+1] */
     uint32_t *kid_at;
 };
+
+static uint64_t node_hash(uint32_t parent, uint32_t name, int32_t object)
+{
+    return ((uint64_t)parent * 0x9e3779b97f4a7c15ull) ^ ((uint64_t)name * 0xc2b2ae3d27d4eb4full) ^
+           ((uint64_t)(uint32_t)object * 0x165667b19e3779f9ull);
+}
 
 static void grow_nodes(struct tree *t)
 {
@@ -42,7 +49,7 @@ static void grow_nodes(struct tree *t)
         t->nslots = t->nslots ? t->nslots * 2 : 1024;
         t->slot = xcalloc(t->nslots, sizeof *t->slot);
         for (uint32_t k = 1; k < t->count; k++) {
-            uint64_t h = ((uint64_t)t->n[k].parent * 0x9e3779b97f4a7c15ull) ^ ((uint64_t)t->n[k].name * 0xc2b2ae3d27d4eb4full);
+            uint64_t h = node_hash(t->n[k].parent, t->n[k].name, t->n[k].object);
             size_t i = (size_t)(h >> 17) & (t->nslots - 1);
             while (t->slot[i])
                 i = (i + 1) & (t->nslots - 1);
@@ -51,18 +58,18 @@ static void grow_nodes(struct tree *t)
     }
 }
 
-static uint32_t node_for(struct tree *t, uint32_t parent, uint32_t name)
+static uint32_t node_for(struct tree *t, uint32_t parent, uint32_t name, int32_t object)
 {
     grow_nodes(t);   /* room for one more node first: the hash may be rebuilt */
-    uint64_t h = ((uint64_t)parent * 0x9e3779b97f4a7c15ull) ^ ((uint64_t)name * 0xc2b2ae3d27d4eb4full);
+    uint64_t h = node_hash(parent, name, object);
     for (size_t i = (size_t)(h >> 17) & (t->nslots - 1);; i = (i + 1) & (t->nslots - 1)) {
         uint32_t k = t->slot[i];
         if (!k) {
             k = t->slot[i] = (uint32_t)t->count++;
-            t->n[k] = (struct node){.parent = parent, .name = name, .depth = t->n[parent].depth + 1};
+            t->n[k] = (struct node){.parent = parent, .name = name, .object = object, .depth = t->n[parent].depth + 1};
             return k;
         }
-        if (t->n[k].parent == parent && t->n[k].name == name)
+        if (t->n[k].parent == parent && t->n[k].name == name && t->n[k].object == object)
             return k;
     }
 }
@@ -76,7 +83,8 @@ static int by_total(const void *a, const void *b)
         return x->total_ns > y->total_ns ? -1 : 1;
     if (x->calls != y->calls)
         return x->calls > y->calls ? -1 : 1;
-    return strcmp(sort_tr->names[x->name].name, sort_tr->names[y->name].name);
+    int d = strcmp(sort_tr->names[x->name].name, sort_tr->names[y->name].name);
+    return d ? d : (x->object > y->object) - (x->object < y->object);
 }
 
 /* One pass over the calls in time order: each call's node is found from
@@ -98,7 +106,7 @@ static size_t build(struct tree *t, const struct trace *tr)
         /* A parent always comes first (it started earlier, or at the same
          * time and was recorded first): its node is the one kept with it. */
         uint32_t p = c->parent ? (uint32_t)tr_iter_parent_user(&it) : 0;
-        uint32_t k = node_for(t, p, c->name);
+        uint32_t k = node_for(t, p, c->name, c->object);
         tr_iter_set_user(&it, k);
         struct node *n = &t->n[k];
         n->calls++;
@@ -137,6 +145,13 @@ static uint64_t self_ns(const struct node *n)
     return n->total_ns > n->child_ns ? n->total_ns - n->child_ns : 0;
 }
 
+/* A runtime copy's object by its file name (tr_call.object). */
+static const char *object_base(const struct trace *tr, int32_t object)
+{
+    const char *o = tr->names[object].name, *b = strrchr(o, '/');
+    return b ? b + 1 : o;
+}
+
 static void path_csv(FILE *f, const struct trace *tr, const struct tree *t, uint32_t k)
 {
     /* The names from the outermost call down, joined by " > ". */
@@ -146,11 +161,14 @@ static void path_csv(FILE *f, const struct trace *tr, const struct tree *t, uint
         chain[n++] = i;
     size_t len = 0;
     for (unsigned j = n; j-- > 0;)
-        len += strlen(tr->names[t->n[chain[j]].name].name) + 3;
+        len += strlen(tr->names[t->n[chain[j]].name].name) + 3 +
+               (t->n[chain[j]].object >= 0 ? strlen(object_base(tr, t->n[chain[j]].object)) + 3 : 0);
     char *s = xcalloc(len + 1, 1), *w = s;
     for (unsigned j = n; j-- > 0;) {
-        const char *nm = tr->names[t->n[chain[j]].name].name;
-        w += sprintf(w, "%s%s", j + 1 == n ? "" : " > ", nm);
+        const struct node *e = &t->n[chain[j]];
+        w += sprintf(w, "%s%s", j + 1 == n ? "" : " > ", tr->names[e->name].name);
+        if (e->object >= 0)
+            w += sprintf(w, " [%s]", object_base(tr, e->object));
     }
     csv_str(f, s);
     free(s);
@@ -173,6 +191,11 @@ static void walk(FILE *f, const struct trace *tr, const struct tree *t, int form
                     (unsigned long long)n->total_ns, (unsigned long long)self_ns(n), layer,
                     (int)(2 * (n->depth - 1)), "");
             text_str(f, name);
+            if (n->object >= 0) {
+                fputs(" [", f);
+                text_str(f, object_base(tr, n->object));
+                fputc(']', f);
+            }
             if (n->unfinished)
                 fprintf(f, " (%llu unfinished)", (unsigned long long)n->unfinished);
             fputc('\n', f);
@@ -193,6 +216,10 @@ static void walk(FILE *f, const struct trace *tr, const struct tree *t, int form
                 fprintf(f, "%u", n->parent);
             else
                 fputs("null", f);
+            if (n->object >= 0) {
+                fputs(",\"object\":", f);
+                json_str(f, tr->names[n->object].name);
+            }
             fprintf(f, ",\"id\":%u}", k);
         }
         first = 0;

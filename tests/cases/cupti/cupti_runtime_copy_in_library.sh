@@ -11,7 +11,8 @@
 # symbols-only mode sees the shared calls only; with layer hidden left out
 # by -e the reporting copy cannot be told, and no call counts twice. The
 # library copy's calls are named by their object (libfakednn.so) in dump,
-# the JSON lines, SQLite and report --by object; the shared ones are not.
+# the JSON lines, SQLite, report --by object and report --tree (a path
+# element of their own); the shared ones are not.
 . "$(dirname "$0")/../../lib/init.sh"
 
 prog=$T/t_rt_mix
@@ -26,7 +27,11 @@ for corr in 0 1; do
     [ "$(rows "$WORK/c$corr" cudaMalloc)" = $n ] && [ "$(rows "$WORK/c$corr" cuMemAlloc_v2)" = $n ] \
         || { say "  corr $corr: cudaMalloc $(rows "$WORK/c$corr" cudaMalloc), cuMemAlloc_v2 $(rows "$WORK/c$corr" cuMemAlloc_v2), want $n"; exit 1; }
     "$CUTAP" report --tree --format csv "$WORK/c$corr" >"$WORK/c.csv" || exit 1
-    grep -q "^cudaMalloc > cuMemAlloc_v2,driver,cuMemAlloc_v2,1,$n," "$WORK/c.csv" && ! grep -q '^cuMemAlloc_v2,' "$WORK/c.csv" \
+    # the tree keeps the two apart: the library copy's calls are path
+    # elements of their own, named by the object
+    grep -q "^cudaMalloc > cuMemAlloc_v2,driver,cuMemAlloc_v2,1,$((n / 2))," "$WORK/c.csv" \
+        && grep -q "^cudaMalloc \[libfakednn.so\] > cuMemAlloc_v2,driver,cuMemAlloc_v2,1,$((n / 2))," "$WORK/c.csv" \
+        && ! grep -q '^cuMemAlloc_v2,' "$WORK/c.csv" \
         || { say "  corr $corr: not every cuMemAlloc_v2 under its cudaMalloc"; cat "$WORK/c.csv" >&2; exit 1; }
     # attributed to the object whose copy reported them, and only those
     obj=$(cd "$T/dnn" && pwd -P)/libfakednn.so
