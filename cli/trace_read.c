@@ -1555,7 +1555,6 @@ static void build_ranges(struct trace *tr)
             if (r->draw_t1 < r->t0)
                 r->draw_t1 = r->t0;
         }
-        r->below = r->outer = 0;
     }
     tr->ncalls += tr->nranges;
     free(fn_of);

@@ -124,7 +124,7 @@ struct tr_range {
     uint8_t ended, in_stack, async;
     uint16_t depth;            /* recorded depth of the push/start */
     uint32_t name, thread;
-    uint32_t below, outer;     /* while loading: links of open ranges (range index + 1) */
+    uint32_t below, outer;     /* while loading only: links of open ranges (range index + 1) */
     uint32_t next_on_thread;   /* the next range of its thread (index + 1), in stream order */
     uint64_t t0, seq, t1, end_seq;
     uint64_t push_parent;      /* entry number + 1 of the call the push ran inside (calls only) */

@@ -247,8 +247,9 @@ void cutap_record_start(const char *dir, int counts, const char *filter);
 /* The recorder's fused path: taken by typed calls whose only client is the
  * recorder (mask == cutap_fast_mask); same records as its callbacks. */
 extern _Atomic uint8_t cutap_fast_mask;
-/* Counting mode's fast path for an untyped call whose result is never an
- * error (an export-table slot, an undeclared export): counts it, untimed,
+/* Counting mode's fast path (cutap_fast_kind 2) for an untyped call whose
+ * result is never an error (an export-table slot, an undeclared export):
+ * counts it, untimed,
  * and returns 1 when the countdown does not pick it and its first calls
  * are past, so that the trampoline runs it without a frame; 0: the
  * general path must take it (record/recorder.c). */

@@ -341,7 +341,8 @@ void *cutap_tramp_enter(struct cutap_tramp_ctx *ctx, void **retslot, uint64_t *r
      * (cutap_call_is_error): the call is counted here and runs without a
      * frame (no shadow frame, callbacks or return hook), unless it is to be
      * timed. */
-    if (!cutap_rt_cupti && mask == atomic_load_explicit(&cutap_fast_mask, memory_order_relaxed) && real != (void *)missing &&
+    if (__atomic_load_n(&cutap_fast_kind, __ATOMIC_RELAXED) == 2 && !cutap_rt_cupti &&
+        mask == atomic_load_explicit(&cutap_fast_mask, memory_order_relaxed) && real != (void *)missing &&
         (ctx->id >= CUTAP_STATIC_COUNT || !cutap_fn(ctx->id)->typed) && cutap_rec_count_untyped(ctx->id))
         return real;
     if (!shadow_get())

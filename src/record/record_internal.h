@@ -63,7 +63,8 @@ void cutap_fp_name_function(uint64_t handle);
 #define CUTAP_PREFETCH_SLOTS 4
 static inline __attribute__((always_inline)) void cutap_rec_prefetch(const struct cutap_rec_call *next)
 {
-    __builtin_prefetch(next + CUTAP_PREFETCH_SLOTS, 1, 3);
+    /* (as an integer: the address may lie past the chunk's object) */
+    __builtin_prefetch((const void *)((uintptr_t)next + CUTAP_PREFETCH_SLOTS * CUTAP_SLOT), 1, 3);
 }
 
 /* n slots for a call of id, or NULL (the general path must take it). */

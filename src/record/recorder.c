@@ -389,13 +389,22 @@ static uint64_t seg_chunks(unsigned s)
     return s >= 8 ? SEG_MAX_CHUNKS : SEG_MIN_CHUNKS << s;   /* 1, 2, 4 ... 128, then 256 chunks */
 }
 
+/* The segment holding chunk i (MAX_SEGS: past the last one); *first:
+ * the segment's first chunk. */
+static unsigned seg_of(uint64_t i, uint64_t *first)
+{
+    unsigned s = 0;
+    *first = 0;
+    while (s < MAX_SEGS && i - *first >= seg_chunks(s))
+        *first += seg_chunks(s++);
+    return s;
+}
+
 /* Address of chunk i if its segment is mapped already, else NULL. */
 static char *chunk_addr_mapped(uint64_t i)
 {
-    unsigned s = 0;
-    uint64_t first = 0;
-    while (s < MAX_SEGS && i - first >= seg_chunks(s))
-        first += seg_chunks(s++);
+    uint64_t first;
+    unsigned s = seg_of(i, &first);
     char *base = s < MAX_SEGS ? atomic_load_explicit(&F.seg[s], memory_order_acquire) : NULL;
     return base ? base + (i - first) * CHUNK_SIZE : NULL;
 }
@@ -403,10 +412,8 @@ static char *chunk_addr_mapped(uint64_t i)
 /* Address of chunk i, mapping its segment first if no thread has. */
 static char *chunk_addr(uint64_t i, int *why)
 {
-    unsigned s = 0;
-    uint64_t first = 0;
-    while (s < MAX_SEGS && i - first >= seg_chunks(s))
-        first += seg_chunks(s++);
+    uint64_t first;
+    unsigned s = seg_of(i, &first);
     if (s >= MAX_SEGS) {
         errno = EFBIG;
         *why = CUTAP_STOP_LIMIT;
@@ -1223,7 +1230,7 @@ int cutap_rec_count_untyped(uint32_t id)
     uint32_t cd = t->countdown;
     /* as cutap_fp_counter, but a countdown about to pick this call (1), or
      * not started (0), leaves the call to the general path, which samples */
-    if (__atomic_load_n(&cutap_fast_kind, __ATOMIC_RELAXED) != 2 || !tab || id >= CUTAP_MAX_IDS ||
+    if (!tab || id >= CUTAP_MAX_IDS ||
         !((p = (uintptr_t)tab[id]) & 1) || cd <= 1)
         return 0;
     t->countdown = cd - 1;

@@ -273,18 +273,15 @@ static void params_to_words(const struct cutap_fninfo *fi, const unsigned char *
 
 /* --- which runtime copy reported ------------------------------------------ */
 int cutap_rt_cupti;
-/* Which copy reported the call: the object of the hook call's return
- * address (core/objects.c). The shared libcudart's is found once, from
- * one of its functions. Returns whether the report is the shared
- * libcudart's (or its copy is not known: counted as the shared one, so
- * that no call counts twice); *origin: an address in the reporting copy
- * (NULL when not known). */
+/* Which copy reported the call: the object of origin, the hook call's
+ * return address (core/objects.c). The shared libcudart's is found once,
+ * from one of its functions. Returns whether the report is the shared
+ * libcudart's, or its copy is not known (NULL origin): counted as the
+ * shared one, so that no call counts twice. */
 static _Atomic uint32_t shared_object;   /* index + 1 */
 
-static int from_shared_runtime(uint32_t static_id_of_call, void **origin)
+static int from_shared_runtime(uint32_t static_id_of_call, const void *ret)
 {
-    void *ret = cutap_hook_caller();
-    *origin = ret;
     if (!ret)
         return 1;
     uint32_t so = atomic_load_explicit(&shared_object, memory_order_acquire);
@@ -307,8 +304,8 @@ static void rt_enter(uint32_t id, const struct cutap_cupti_cbdata *cb)
     /* The shared libcudart is in use: our wrapper records this call. */
     int shared = atomic_load_explicit(&cutap_lib_state[CUTAP_LAYER_RUNTIME - CUTAP_FIRST_LIB_LAYER],
                                       memory_order_acquire) == 1;
-    void *origin = NULL;
-    if ((shared && from_shared_runtime(static_id(id), &origin)) || fi->nargs > RT_MAXARGS) {
+    void *origin = cutap_hook_caller();   /* an address in the copy that reported it, or NULL */
+    if ((shared && from_shared_runtime(static_id(id), origin)) || fi->nargs > RT_MAXARGS) {
         if (corr)
             *corr = TAG_NONE;
         return;
@@ -327,8 +324,6 @@ static void rt_enter(uint32_t id, const struct cutap_cupti_cbdata *cb)
         params_to_words(fi, cb->functionParams, f->words);
     if (corr)
         *corr = TAG_PUSHED;
-    if (!shared)
-        origin = cutap_hook_caller();   /* a static cudart alone: still named by its object */
     cutap_external_enter(&f->x, id, f->words, typed ? fi->nargs : 0, typed ? 0 : CUTAP_CALL_UNTYPED, origin);
 }
 
