@@ -9,8 +9,19 @@ $(BUILD)/bench/pages: bench/pages.c
 	@mkdir -p $(BUILD)/bench
 	$(CC) -O2 -g $(WARN) -o $@ $<
 
-bench: lib $(BUILD)/fake/libcuda.so.1 $(BUILD)/bench/passthrough $(BUILD)/bench/pages $(FAKELIBS)
+# What the ioctl layer costs the ioctls, closes and mappings it passes on.
+$(BUILD)/bench/ioctl: bench/ioctl.c bench/bench_util.h src/core/clock_internal.h
+	@mkdir -p $(BUILD)/bench
+	$(CC) -O2 -g $(WARN) -o $@ $<
+
+$(BUILD)/bench/libnosys.so: bench/nosys.c
+	@mkdir -p $(BUILD)/bench
+	$(CC) -O2 -g $(WARN) -fPIC -shared -o $@ $<
+
+bench: lib $(BUILD)/fake/libcuda.so.1 $(BUILD)/bench/passthrough $(BUILD)/bench/pages $(BUILD)/bench/ioctl \
+       $(BUILD)/bench/libnosys.so $(FAKELIBS)
 	$(BUILD)/bench/pages /tmp 128
+	$(BUILD)/bench/ioctl
 	LD_LIBRARY_PATH=$(BUILD)/fake $(BUILD)/bench/passthrough
 	CUTAP_PREFAULT=0 LD_LIBRARY_PATH=$(BUILD)/fake $(BUILD)/bench/passthrough
 	BENCH_LIB=libcudart.so.13 BENCH_SYM=cudaGetDevice LD_LIBRARY_PATH=$(FL):$(BUILD)/fake $(BUILD)/bench/passthrough

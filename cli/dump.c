@@ -19,6 +19,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "ioctl_decode.h"
 #include "cutap.h"
 #include "generated/cutap_ids.h"
 #include "export_tables.h"
@@ -537,25 +538,56 @@ static void put_raw_args(FILE *f, const struct trace *tr, const struct tr_call *
 {
     const uint64_t *w = tr_args(c);
     const char *sig = (c->flags & CUTAP_RF_UNTYPED) ? NULL : tr->names[c->name].sig;
+    int first = 1, ioctl = ioctl_is(tr, c), unread = 0;
+    if (ioctl && c->t1 && (int64_t)tr_result(c) < 0) {
+        /* A request the kernel refused: its block was not read (the words
+         * from it are all 0, unless the driver wrote it back). */
+        unread = 1;
+        const char *p = sig;
+        for (unsigned i = 0; p && i < c->rec->nargs; i++) {
+            const char *a = strchr(p, ':'), *t = a ? strchr(a + 1, ':') : NULL, *e = t ? strchr(t, ';') : NULL;
+            if (t && w[i] && ioctl_type_after(t + 1, e ? (size_t)(e - t - 1) : strlen(t + 1)))
+                unread = 0;
+            p = e ? e + 1 : NULL;
+        }
+    }
     for (unsigned i = 0; i < c->rec->nargs; i++) {
-        fputs(i ? ", " : "", f);
         const char *colon = sig && sig[0] && sig[1] == ':' ? strchr(sig + 2, ':') : NULL;
         if (colon) {
             char name[64];
             size_t n = (size_t)(colon - sig - 2) < sizeof name - 1 ? (size_t)(colon - sig - 2) : sizeof name - 1;
             memcpy(name, sig + 2, n);
             name[n] = 0;
+            const char *type = colon + 1, *next = strchr(colon, ';');
+            size_t tlen = next ? (size_t)(next - type) : strlen(type);
+            char kind = sig[0];
+            sig = next ? next + 1 : NULL;
+            /* the ioctl layer's own types (cli/ioctl_decode.c); an
+             * NV_STR_CONT word was printed with the NV_STR32 before it */
+            if (ioctl && tlen == 11 && !memcmp(type, "NV_STR_CONT", 11))
+                continue;
+            if (unread && ioctl_type_after(type, tlen)) {
+                if (unread == 1)
+                    fputs(", (block not read)", f);
+                unread = 2;
+                continue;
+            }
+            fputs(first ? "" : ", ", f);
+            first = 0;
             text_str(f, name);
-            if (sig[0] == 'i')
-                fprintf(f, "=%" PRId64, (int64_t)w[i]);
-            else if (sig[0] == 'u' || sig[0] == 'e')
-                fprintf(f, "=%" PRIu64, w[i]);
+            fputc('=', f);
+            if (ioctl && ioctl_put_arg(f, type, tlen, w, i, c->rec->nargs))
+                continue;
+            if (kind == 'i')
+                fprintf(f, "%" PRId64, (int64_t)w[i]);
+            else if (kind == 'u' || kind == 'e')
+                fprintf(f, "%" PRIu64, w[i]);
             else
-                fprintf(f, "=0x%" PRIx64, w[i]);
-            sig = strchr(colon, ';');
-            sig = sig ? sig + 1 : NULL;
+                fprintf(f, "0x%" PRIx64, w[i]);
         } else {
             sig = NULL;
+            fputs(first ? "" : ", ", f);
+            first = 0;
             fprintf(f, "0x%" PRIx64, w[i]);
         }
     }
@@ -582,6 +614,10 @@ static void put_duration(FILE *f, uint64_t ns)
 static void put_status(const struct dump *d, const struct tr_call *c, const struct dec_fn *fn, int with_value)
 {
     FILE *f = d->out;
+    if (!fn && ioctl_is(d->tr, c)) {
+        ioctl_put_status(f, d->tr, c);
+        return;
+    }
     switch (fn ? fn->result_kind : -1) {
     case DEC_ENUM: {
         uint32_t r = (uint32_t)tr_result(c);

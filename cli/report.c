@@ -17,6 +17,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "ioctl_decode.h"
 #include "cutap.h"
 #include "generated/cutap_ids.h"
 
@@ -195,6 +196,10 @@ static void med_free(struct med *m)
 
 /* One pass over the calls, a row per (group, name) found by hash: memory
  * follows the rows, not the calls. */
+/* report --requests: the ioctl layer's requests one row per control
+ * command or class (cli/ioctl_decode.c) */
+static int split_requests;
+
 static size_t build_rows(const struct trace *tr, int by, struct row **out)
 {
     size_t cap = 64, nr = 0;
@@ -209,7 +214,8 @@ static size_t build_rows(const struct trace *tr, int by, struct row **out)
         int64_t g = group_of(tr, c->thread, c->object, by);
         index_rows(&ix, rows, nr);
         size_t hole = 0;
-        struct row *r = find_row(&ix, rows, g, c->name, &hole);
+        uint32_t name = split_requests ? ioctl_request_name((struct trace *)tr, c) : c->name;
+        struct row *r = find_row(&ix, rows, g, name, &hole);
         if (!r) {
             if (nr == cap) {
                 rows = realloc(rows, cap * 2 * sizeof *rows);
@@ -223,7 +229,7 @@ static size_t build_rows(const struct trace *tr, int by, struct row **out)
             r = &rows[nr++];
             memset(r, 0, sizeof *r);
             r->group = g;
-            r->name = c->name;
+            r->name = name;
         }
         if (!c->t1) {
             r->unfinished++;
@@ -519,7 +525,7 @@ static void runtime_note(const struct trace *tr, FILE *f)
         if (n > shown)
             fprintf(f, " and %zu more", n - shown);
         fprintf(f, " made CUDA driver calls but no runtime (cudart) calls were recorded: a statically linked "
-                   "cudart (nvcc's default) is not interposed by symbol; trace with --runtime=cupti to see them\n");
+                   "cudart (nvcc's default) is not interposed by symbol; trace with --runtime=all to see them\n");
     }
     free(seen);
 }
@@ -532,6 +538,8 @@ static const char usage[] =
     "  --by G              one table per process, thread or rank (RANK, OMPI_COMM_WORLD_RANK, ...), or\n"
     "                      object: the runtime calls each library's own runtime copy made (--runtime=cupti)\n"
     "  --tree              the call tree: each call under the call it was made in, with self time\n"
+    "  --requests          the ioctl layer's requests one row per RM control command or class\n"
+    "                      (RM_CONTROL(NV2080_CTRL_CMD_GPU_GET_INFO_V2)), not one per escape\n"
     CLI_SELECT_HELP
     "examples:\n"
     "  cutap report run1\n"
@@ -543,6 +551,7 @@ int cmd_report(int argc, char **argv)
     static const struct option longopts[] = {{"format", required_argument, 0, 'f'},
                                              {"by", required_argument, 0, 'b'},
                                              {"tree", no_argument, 0, 't'},
+                                             {"requests", no_argument, 0, 'R'},
                                              {"help", no_argument, 0, 'h'},
                                              CLI_SELECT_LONGOPTS,
                                              {0, 0, 0, 0}};
@@ -578,6 +587,8 @@ int cmd_report(int argc, char **argv)
             }
         } else if (c == 't') {
             tree = 1;
+        } else if (c == 'R') {
+            split_requests = 1;
         } else if (c == 'h') {
             fputs(usage, stdout);
             return 0;

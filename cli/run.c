@@ -229,11 +229,12 @@ static int parse(int argc, char **argv, struct run_opts *o, const char *usage, i
         case 'N': o->no_nvtx = 1; break;
         case 'F': o->force = 1; break;
         case 'R':
-            if (strcmp(optarg, "symbols") && strcmp(optarg, "cupti")) {
-                fprintf(stderr, "cutap: --runtime=%s: takes symbols or cupti\n%s", optarg, usage);
+            if (strcmp(optarg, "symbols") && strcmp(optarg, "cupti") && strcmp(optarg, "all")) {
+                fprintf(stderr, "cutap: --runtime=%s: takes all, symbols or cupti\n%s", optarg, usage);
                 return 2;
             }
-            o->runtime = optarg;
+            /* all: the documented name (issue #14) of what cupti does */
+            o->runtime = strcmp(optarg, "all") ? optarg : "cupti";
             break;
         case 'e': {
             const char *bad = NULL;
@@ -293,19 +294,20 @@ static int prepare_env(const char *mode_var, const char *dir, const char *filter
 }
 
 #define RUNTIME_HELP                                                                                  \
-    "  --runtime=symbols|cupti  where runtime-API calls (cudaMalloc, ...) come from: symbols (default)\n" \
-    "                           intercepts a shared libcudart; cupti takes them from CUPTI's runtime\n"   \
-    "                           callbacks, for a statically linked cudart (nvcc's default). Needs\n"     \
-    "                           libcupti (CUTAP_CUPTI_LIB, libcupti.so.13, $CUDA_HOME); calls made\n"     \
-    "                           before the first cuInit returns are not seen; with a shared libcudart\n"  \
-    "                           its calls are recorded once, through the symbols\n"
+    "  --runtime=all|symbols    where runtime-API calls (cudaMalloc, ...) come from: symbols (default)\n" \
+    "                           intercepts a shared libcudart only; all (also spelled cupti) adds the\n" \
+    "                           runtimes linked statically into the program and into libraries (cuDNN,\n" \
+    "                           cuBLAS, libtorch_cuda, XLA), from CUPTI's runtime callbacks, each call\n" \
+    "                           once, named by its object. Needs libcupti (CUTAP_CUPTI_LIB,\n"            \
+    "                           libcupti.so.13, $CUDA_HOME); calls made before the first cuInit returns\n" \
+    "                           are not seen\n"
 #define FILTER_HELP                                                                                   \
     "  -e FILTER                record only the calls FILTER selects: comma-separated globs on the\n"     \
     "                           function name (cuMem*, cudaMemcpy*, cublasGemm*), layer=NAME (driver,\n" \
     "                           hidden, runtime, cublas, cublasLt, cudnn, nccl, cufft, curand,\n"        \
     "                           cusparse, cusolver, nvrtc, nvJitLink, nvtx, nvml); a leading ! excludes\n"
 static const char trace_usage[] =
-    "usage: cutap trace [-o DIR] [-e FILTER] [--runtime=symbols|cupti] [--no-nvtx] -- CMD [ARGS...]\n"
+    "usage: cutap trace [-o DIR] [-e FILTER] [--runtime=all|symbols] [--no-nvtx] -- CMD [ARGS...]\n"
     "Runs CMD, and every process it starts, with every CUDA call recorded: one trace file per\n"
     "process in DIR; ends with a summary (processes, calls, losses, processes not traced) and\n"
     "exits with CMD's status.\n"
@@ -318,10 +320,10 @@ static const char trace_usage[] =
     "examples:\n"
     "  cutap trace -o run1 -- python3 train.py\n"
     "  cutap trace -e 'layer=runtime,layer=cudnn,!cudaGetDevice' -- ./app --size 4096\n"
-    "  cutap trace --runtime=cupti -- ./nvcc_built_app     # static cudart\n"
+    "  cutap trace --runtime=all -- ./nvcc_built_app       # static cudart, runtimes inside libraries\n"
     "then: cutap report run1; cutap dump run1; cutap export --format perfetto -o run1.json run1\n";
 static const char stat_usage[] =
-    "usage: cutap stat [-o FILE [--force]] [-e FILTER] [--time-all] [--runtime=symbols|cupti] -- CMD [ARGS...]\n"
+    "usage: cutap stat [-o FILE [--force]] [-e FILTER] [--time-all] [--runtime=all|symbols] -- CMD [ARGS...]\n"
     "Runs CMD counting calls only (the cheapest mode) and prints, per function, calls, errors and\n"
     "time (total, average, min, max) at exit; exits with CMD's status.\n"
     "  -o FILE                  the summary into FILE (made 0600; never through a symbolic link)\n"

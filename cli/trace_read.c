@@ -72,29 +72,35 @@ static size_t name_hash_of(const char *name, int layer)
 /* Index of a (name, layer), added if new. A hash table: a damaged file
  * can name a million ids. */
 /* Layers by name (format version 4): this reader's (CUTAP_LAYER_NAMES),
- * then names it does not know, numbered from CUTAP_LAYER_COUNT on, for
+ * then names it does not know, numbered from CUTAP_NLAYERS on, for
  * the life of the command (layer_str prints them). */
+static uint32_t name_index(struct trace *tr, const char *name, int layer);
 static char *extra_layers[64];
 static unsigned nextra_layers;
 
 int tr_layer_by_name(const char *name)
 {
     static const char *const names[] = CUTAP_LAYER_NAMES;
-    for (int l = 0; l < CUTAP_LAYER_COUNT; l++)
+    for (int l = 0; l < CUTAP_NLAYERS; l++)
         if (!strcmp(names[l], name))
             return l;
     for (unsigned i = 0; i < nextra_layers; i++)
         if (!strcmp(extra_layers[i], name))
-            return CUTAP_LAYER_COUNT + (int)i;
+            return CUTAP_NLAYERS + (int)i;
     if (nextra_layers == sizeof extra_layers / sizeof *extra_layers || !(extra_layers[nextra_layers] = strdup(name)))
-        return CUTAP_LAYER_COUNT + (int)(sizeof extra_layers / sizeof *extra_layers);   /* printed as layer<N> */
-    return CUTAP_LAYER_COUNT + (int)nextra_layers++;
+        return CUTAP_NLAYERS + (int)(sizeof extra_layers / sizeof *extra_layers);   /* printed as layer<N> */
+    return CUTAP_NLAYERS + (int)nextra_layers++;
+}
+
+uint32_t tr_name_intern(struct trace *tr, const char *name, int layer)
+{
+    return name_index(tr, name, layer);
 }
 
 const char *tr_layer_extra_name(int layer)
 {
-    unsigned i = (unsigned)(layer - CUTAP_LAYER_COUNT);
-    return layer >= CUTAP_LAYER_COUNT && i < nextra_layers ? extra_layers[i] : NULL;
+    unsigned i = (unsigned)(layer - CUTAP_NLAYERS);
+    return layer >= CUTAP_NLAYERS && i < nextra_layers ? extra_layers[i] : NULL;
 }
 
 /* The fields after an ID_NAME's name (version 4): the layer name and the

@@ -66,7 +66,7 @@ struct tr_name {
     char *name;
     int layer;                 /* CUTAP_LAYER_* (0 driver, 1 hidden, 2 runtime, ...): by name in
                                   version 4 files, else as recorded; a name this reader does not
-                                  know gets a number from CUTAP_LAYER_COUNT on */
+                                  know gets a number from CUTAP_NLAYERS on */
     const char *sig;           /* version 4: its arguments as the file describes them,
                                   "k:name:type;..." (k one of i u p e f d s), or NULL */
 };
@@ -248,6 +248,9 @@ int tr_is_trace_name(const char *name);
 /* Capture i of a call (0 .. rec->ncap-1); NULL when absent. The bytes
  * follow the header; the loader checked they lie inside the record. */
 const struct cutap_capture *tr_capture(const struct tr_call *c, unsigned i);
+/* The index of a name of a layer in tr->names, added when new (names the
+ * commands make up, such as the ioctl layer's "RM_CONTROL(<command>)"). */
+uint32_t tr_name_intern(struct trace *tr, const char *name, int layer);
 /* The result of a call as recorded (0 for an NVTX range entry). */
 static inline uint64_t tr_result(const struct tr_call *c) { return c->rec->result; }
 /* The argument words of a call (rec->nargs of them). */

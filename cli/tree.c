@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "ioctl_decode.h"
 
 struct node {
     uint32_t parent;            /* node index; 0 = the root (no call) */
@@ -106,7 +107,9 @@ static size_t build(struct tree *t, const struct trace *tr)
         /* A parent always comes first (it started earlier, or at the same
          * time and was recorded first): its node is the one kept with it. */
         uint32_t p = c->parent ? (uint32_t)tr_iter_parent_user(&it) : 0;
-        uint32_t k = node_for(t, p, c->name, c->object);
+        /* an ioctl request by its command or class: "RM_ALLOC(NV01_MEMORY_LOCAL_USER)" */
+        uint32_t name = ioctl_request_name((struct trace *)tr, c);
+        uint32_t k = node_for(t, p, name, c->object);
         tr_iter_set_user(&it, k);
         struct node *n = &t->n[k];
         n->calls++;

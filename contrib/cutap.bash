@@ -5,7 +5,7 @@ _cutap()
     cur=${COMP_WORDS[COMP_CWORD]}
     prev=${COMP_WORDS[COMP_CWORD-1]}
     cmd=${COMP_WORDS[1]}
-    local layers="driver hidden runtime cublas cublasLt cudnn nccl cufft curand cusparse cusolver nvrtc nvJitLink nvtx nvml"
+    local layers="driver hidden runtime cublas cublasLt cudnn nccl cufft curand cusparse cusolver nvrtc nvJitLink nvtx nvml ioctl"
     if [ "$COMP_CWORD" -eq 1 ]; then
         COMPREPLY=($(compgen -W "trace stat report dump export help --version --help" -- "$cur"))
         return
@@ -39,8 +39,8 @@ _cutap()
     esac
     local opts
     case $cmd in
-        trace) opts="-o -e --runtime=symbols --runtime=cupti --no-nvtx --help --" ;;
-        stat) opts="-o --force -e --time-all --runtime=symbols --runtime=cupti --help --" ;;
+        trace) opts="-o -e --runtime=all --runtime=symbols --runtime=cupti --no-nvtx --help --" ;;
+        stat) opts="-o --force -e --time-all --runtime=all --runtime=symbols --runtime=cupti --help --" ;;
         report) opts="--format --by --tree -e --from --to --help" ;;
         dump) opts="--pid --tid --no-demangle -e --from --to --help" ;;
         export) opts="--format -o --force -e --from --to --help" ;;

@@ -29,8 +29,16 @@ def generate(model):
     out.append("    CUTAP_LAYER_COUNT = %d" % (model.layers[-1].index + 1))
     out.append("};")
     out.append("#define CUTAP_LIB_LAYERS %d" % len(model.layers))
+    # Layers of cutap's own, below the driver, after the generated ones:
+    # no library, no generated entry points; their ids are dynamic ones
+    # with signatures of cutap's (src/resolve/ioctl.c).
+    native = ["ioctl"]
+    n = model.layers[-1].index + 1
+    for i, name in enumerate(native):
+        out.append("#define CUTAP_LAYER_%s %d" % (name.upper(), n + i))
+    out.append("#define CUTAP_NLAYERS %d   /* every layer, those above included */" % (n + len(native)))
     out.append("#define CUTAP_LAYER_NAMES \\")
-    out.append("    {%s}" % ", ".join('"%s"' % s.name for s in spec.layers()))
+    out.append("    {%s}" % ", ".join('"%s"' % s for s in [l.name for l in spec.layers()] + native))
     out.append("\n#define CUTAP_HEADER_CUDA_VERSION %d\n" % model.header_version)
     out.append("#endif")
     return "\n".join(out) + "\n"

@@ -5,9 +5,9 @@ FAKE     := $(BUILD)/fake
 TCFLAGS  := -O1 -g $(WARN) -Iinclude -Itests -Itests/fake
 FAKE_SRC := tests/fake/fake_core.c tests/fake/generated/fake_driver.c
 
-$(FAKE)/libcuda.so.1: $(FAKE_SRC) tests/fake/fake_internal.h include/generated/cutap_ids.h
+$(FAKE)/libcuda.so.1: $(FAKE_SRC) tests/fake/fake_internal.h tests/fake/fake_nvkernel.c include/generated/cutap_ids.h
 	@mkdir -p $(FAKE)
-	$(CC) $(TCFLAGS) -fPIC -shared -Wl,-soname,libcuda.so.1 -Wl,-Bsymbolic -o $@ $(FAKE_SRC) -ldl
+	$(CC) $(TCFLAGS) -fPIC -shared -Wl,-soname,libcuda.so.1 -Wl,-Bsymbolic -o $@ $(FAKE_SRC) -ldl -lpthread
 	ln -sf libcuda.so.1 $(FAKE)/libcuda.so
 
 # A fake libcupti (CUPTI's subscriber API and a test hook through which
@@ -38,10 +38,10 @@ $(T)/t_shared_rt: tests/t_shared_rt.c $(T)/cudart/libcudart.so.13
 
 # A second export variant: another file name, symbols versioned (for
 # dlvsym), opened only by absolute path by a program that never links it.
-$(BUILD)/fake-alt/libcuda-alt.so: $(FAKE_SRC) tests/fake/fake_internal.h tests/fake/alt.map
+$(BUILD)/fake-alt/libcuda-alt.so: $(FAKE_SRC) tests/fake/fake_internal.h tests/fake/fake_nvkernel.c tests/fake/alt.map
 	@mkdir -p $(BUILD)/fake-alt
 	$(CC) $(TCFLAGS) -fPIC -shared -Wl,-soname,libcuda-alt.so -Wl,-Bsymbolic -Wl,--version-script=tests/fake/alt.map \
-	    -o $@ $(FAKE_SRC) -ldl
+	    -o $@ $(FAKE_SRC) -ldl -lpthread
 
 # Linker modes of the main end-to-end program: lazy non-PIE, -z now with
 # full RELRO, PIE.
@@ -257,14 +257,29 @@ TEST_BINS += $(T)/abi_names.so $(T)/abi_numbers.so $(T)/api_v1.so
 # C unit tests (tests/unit, harness in unit.h): in-process, on pure
 # functions of the filter language (src/common/filter_expr.c), of the
 # reader (cli/trace_read.c, linked as the command links it: escaping,
-# UTF-8, loss texts, layers by name) and of src/common's lookups; each case
+# UTF-8, loss texts, layers by name) and of src/common's lookups (the NVIDIA
+# ioctl tables among them); each case
 # of tests/cases/unit runs one suite.
 UNIT_SRC := $(wildcard tests/unit/*.c)
-UNIT_LIB := cli/trace_read.c src/common/filter_expr.c src/common/path_search.c src/common/export_tables.c
+UNIT_LIB := cli/trace_read.c src/common/filter_expr.c src/common/path_search.c src/common/export_tables.c \
+            src/common/nv_ioctl.c src/generated/nv_ioctl_tables.c
 $(T)/unit: $(UNIT_SRC) tests/unit/unit.h $(UNIT_LIB) $(CLI_H)
 	@mkdir -p $(T)
 	$(CC) -O1 -g $(WARN) -Iinclude -Icli -Isrc/common -Itests/unit -o $@ $(UNIT_SRC) $(UNIT_LIB)
 TEST_BINS += $(T)/unit
+
+# The ioctl layer (issue #15): a fake NVIDIA kernel driver (an ioctl
+# preloaded after libcutap: tests/fake/fake_nvkernel.c says how) that the
+# fake libcuda talks to when FAKE_NV_DEVDIR is set, and a program making
+# requests through the fake libcuda, directly, and on other files
+# (tests/t_ioctl.c; it includes the fake kernel's parameter layouts).
+$(FAKE)/libfakenvkernel.so: tests/fake/fake_nvkernel.c
+	@mkdir -p $(FAKE)
+	$(CC) $(TCFLAGS) -fPIC -shared -Wl,-soname,libfakenvkernel.so -o $@ $< -ldl -lpthread
+$(T)/t_ioctl: tests/t_ioctl.c tests/fake/fake_nvkernel.c tests/cuda_min.h $(FAKE)/libcuda.so.1
+	@mkdir -p $(T)
+	$(CC) $(TCFLAGS) -o $@ $< -L$(FAKE) -lcuda -ldl -lpthread
+TEST_BINS += $(FAKE)/libfakenvkernel.so $(T)/t_ioctl
 
 # Last: every TEST_BINS += above is in.
 test-build: lib $(TEST_BINS)

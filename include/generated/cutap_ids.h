@@ -4212,8 +4212,10 @@ enum cutap_lib_layer {
     CUTAP_LAYER_COUNT = 15
 };
 #define CUTAP_LIB_LAYERS 13
+#define CUTAP_LAYER_IOCTL 15
+#define CUTAP_NLAYERS 16   /* every layer, those above included */
 #define CUTAP_LAYER_NAMES \
-    {"driver", "hidden", "runtime", "cublas", "cublasLt", "cudnn", "nccl", "cufft", "curand", "cusparse", "cusolver", "nvrtc", "nvJitLink", "nvtx", "nvml"}
+    {"driver", "hidden", "runtime", "cublas", "cublasLt", "cudnn", "nccl", "cufft", "curand", "cusparse", "cusolver", "nvrtc", "nvJitLink", "nvtx", "nvml", "ioctl"}
 
 #define CUTAP_HEADER_CUDA_VERSION 13000
 

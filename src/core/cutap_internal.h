@@ -149,6 +149,15 @@ void cutap_dispatch_new_id(uint32_t id, const char *name, int layer);
 
 /* --- core/ids.c: dynamic ids --- */
 uint32_t cutap_id_new(const char *name, int layer, struct cutap_tramp_ctx **ctx_out);
+/* A dynamic id with a signature of cutap's own (the ioctl layer): args
+ * must live as long as the process. CUTAP_DYN_WORDS_AFTER: the callee
+ * fills some argument words after the call (decoded from what the kernel
+ * accepted), so the recorder copies the words again when the call ends;
+ * CUTAP_DYN_STATUS: the result is a status (0 success), counted as an
+ * error otherwise. */
+enum { CUTAP_DYN_WORDS_AFTER = 1, CUTAP_DYN_STATUS = 2 };
+uint32_t cutap_id_new_typed(const char *name, int layer, unsigned nargs, const cutap_arg_info_t *args, unsigned flags);
+unsigned cutap_id_flags(uint32_t id);   /* CUTAP_DYN_* of a dynamic id; 0 for the others */
 struct cutap_tramp_ctx *cutap_id_ctx(uint32_t id);
 
 /* --- resolve/driver.c --- */
@@ -332,6 +341,13 @@ void cutap_external_enter(struct cutap_external *x, uint32_t id, uint64_t *args,
 uint32_t cutap_object_of(const void *addr);
 const char *cutap_object_path(uint32_t index1, uint64_t *base);
 void cutap_external_exit(struct cutap_external *x, uint64_t result);
+/* The same for calls cutap makes itself on the caller's behalf (the ioctl
+ * layer's libc wrappers): a pre callback may skip them (returns 1; the
+ * caller gets x->call.c.result). */
+int cutap_native_enter(struct cutap_external *x, uint32_t id, uint64_t *args, uint32_t nargs, void *fn);
+void cutap_native_exit(struct cutap_external *x, uint64_t result);
+/* --- resolve/ioctl.c: the ioctl layer --- */
+void cutap_ioctl_init(void);
 /* CUTAP_RUNTIME: "cupti" takes those calls from CUPTI's runtime callbacks
  * (static cudart), "symbols" or unset: our wrappers only. */
 void cutap_cupti_rt_configure(const char *mode);
@@ -341,7 +357,7 @@ void cutap_cupti_rt_configure(const char *mode);
  * succeed, and then no table is read (the counting fast path runs this). */
 static inline int cutap_result_is_error(uint32_t id, uint64_t result)
 {
-    return (uint32_t)result && id < CUTAP_STATIC_COUNT && !cutap_fn(id)->nostatus;
+    return (uint32_t)result && (id < CUTAP_STATIC_COUNT ? !cutap_fn(id)->nostatus : (cutap_id_flags(id) & CUTAP_DYN_STATUS));
 }
 static inline int cutap_call_is_error(const cutap_call_t *call)
 {

@@ -447,6 +447,45 @@ void cutap_external_exit(struct cutap_external *x, uint64_t result)
         run_post(&x->call, x->mask);
 }
 
+/* Calls cutap makes for the caller itself (the ioctl layer's libc
+ * wrappers, resolve/ioctl.c): the callbacks, depth and parent of any
+ * intercepted call; a pre callback may skip the call (the caller then
+ * gets call.c.result). Returns 1 when skipped. */
+int cutap_native_enter(struct cutap_external *x, uint32_t id, uint64_t *args, uint32_t nargs, void *fn)
+{
+    struct cutap_thread *t = &cutap_tls;
+    cutap_call_t *c = &x->call.c;
+    x->hook = 0;
+    x->mask = atomic_load_explicit(&cutap_mask[id], memory_order_relaxed);
+    c->id = id;
+    c->layer = (uint16_t)cutap_call_layer(id);
+    c->flags = 0;
+    c->nargs = nargs;
+    c->depth = t->depth;
+    c->args = args;
+    c->result = 0;
+    c->fn = fn;
+    c->parent = t->current;
+    for (unsigned m = x->mask; m; m &= m - 1)
+        x->call.scratch[__builtin_ctz(m)] = 0;
+    int skip = x->mask ? run_pre(&x->call, &x->mask, 1) : 0;
+    if (skip)
+        c->flags |= CUTAP_CALL_SKIPPED;
+    t->depth++;
+    t->current = c;
+    return skip;
+}
+
+void cutap_native_exit(struct cutap_external *x, uint64_t result)
+{
+    struct cutap_thread *t = &cutap_tls;
+    t->depth--;
+    t->current = x->call.c.parent;
+    x->call.c.result = result;
+    if (x->mask)
+        run_post(&x->call, x->mask);
+}
+
 unsigned cutap_thread_depth(void)
 {
     return cutap_tls.depth;

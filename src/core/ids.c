@@ -13,6 +13,10 @@ struct dyn {
     char *name;
     int layer;
     struct cutap_tramp_ctx ctx;
+    /* typed dynamic ids (cutap_id_new_typed): a signature of cutap's own */
+    int nargs;                       /* -1: untyped */
+    const cutap_arg_info_t *args;
+    unsigned flags;                  /* CUTAP_DYN_* */
 };
 static struct dyn *dyn[CUTAP_MAX_IDS - CUTAP_STATIC_COUNT];
 static _Atomic uint32_t ndyn;
@@ -20,7 +24,8 @@ static pthread_mutex_t dyn_lock = PTHREAD_MUTEX_INITIALIZER;
 CUTAP_FORK_SAFE(dyn_lock)
 
 
-uint32_t cutap_id_new(const char *name, int layer, struct cutap_tramp_ctx **ctx_out)
+static uint32_t id_new(const char *name, int layer, int nargs, const cutap_arg_info_t *args, unsigned flags,
+                       struct cutap_tramp_ctx **ctx_out)
 {
     struct dyn *d = calloc(1, sizeof *d);
     if (!d || !(d->name = strdup(name))) {
@@ -28,6 +33,9 @@ uint32_t cutap_id_new(const char *name, int layer, struct cutap_tramp_ctx **ctx_
         return CUTAP_ID_ALL;
     }
     d->layer = layer;
+    d->nargs = nargs;
+    d->args = args;
+    d->flags = flags;
     pthread_mutex_lock(&dyn_lock);
     uint32_t k = atomic_load(&ndyn);
     if (k >= CUTAP_MAX_IDS - CUTAP_STATIC_COUNT) {
@@ -44,8 +52,31 @@ uint32_t cutap_id_new(const char *name, int layer, struct cutap_tramp_ctx **ctx_
     cutap_dispatch_new_id(id, d->name, layer);
     atomic_store(&ndyn, k + 1);
     pthread_mutex_unlock(&dyn_lock);
-    *ctx_out = &d->ctx;
+    if (ctx_out)
+        *ctx_out = &d->ctx;
     return id;
+}
+
+uint32_t cutap_id_new(const char *name, int layer, struct cutap_tramp_ctx **ctx_out)
+{
+    return id_new(name, layer, -1, NULL, 0, ctx_out);
+}
+
+uint32_t cutap_id_new_typed(const char *name, int layer, unsigned nargs, const cutap_arg_info_t *args, unsigned flags)
+{
+    return id_new(name, layer, (int)nargs, args, flags, NULL);
+}
+
+static const struct dyn *dyn_of(uint32_t id)
+{
+    uint32_t k = id - CUTAP_STATIC_COUNT;
+    return id >= CUTAP_STATIC_COUNT && id != CUTAP_ID_ALL && k < atomic_load(&ndyn) ? dyn[k] : NULL;
+}
+
+unsigned cutap_id_flags(uint32_t id)
+{
+    const struct dyn *d = dyn_of(id);
+    return d ? d->flags : 0;
 }
 
 struct cutap_tramp_ctx *cutap_id_ctx(uint32_t id)
@@ -92,14 +123,16 @@ int cutap_call_nargs(uint32_t id)
 {
     if (id < CUTAP_STATIC_COUNT && cutap_fn(id)->typed && !cutap_lib_route_ctx(id))
         return cutap_fn(id)->nargs;
-    return -1;
+    const struct dyn *d = dyn_of(id);
+    return d ? d->nargs : -1;
 }
 
 const cutap_arg_info_t *cutap_call_arg(uint32_t id, unsigned index)
 {
-    if (cutap_call_nargs(id) < 0 || index >= cutap_fn(id)->nargs)
+    int n = cutap_call_nargs(id);
+    if (n < 0 || index >= (unsigned)n)
         return NULL;
-    return &cutap_fn(id)->args[index];
+    return id < CUTAP_STATIC_COUNT ? &cutap_fn(id)->args[index] : &dyn_of(id)->args[index];
 }
 
 /* Binary search over generated names sorted in [lo, hi]. */
@@ -139,12 +172,12 @@ static const char *const layer_names[] = CUTAP_LAYER_NAMES;
 
 const char *cutap_layer_name(int layer)
 {
-    return layer >= 0 && layer < CUTAP_LAYER_COUNT ? layer_names[layer] : NULL;
+    return layer >= 0 && layer < CUTAP_NLAYERS ? layer_names[layer] : NULL;
 }
 
 int cutap_layer_lookup(const char *name)
 {
-    for (int l = 0; name && l < CUTAP_LAYER_COUNT; l++)
+    for (int l = 0; name && l < CUTAP_NLAYERS; l++)
         if (!strcasecmp(name, layer_names[l]))
             return l;
     return -1;

@@ -151,6 +151,8 @@ __attribute__((constructor)) void cutap_init(void)
      * every mode, and an exec from a vfork child or a signal handler must
      * find the real function without a lookup. */
     cutap_exec_init();
+    /* The ioctl layer's ids and glibc's functions, before anything records. */
+    cutap_ioctl_init();
     cutap_cupti_rt_configure(getenv("CUTAP_RUNTIME"));
     if ((v = getenv("CUTAP_STAT")) && *v)
         cutap_stat_start(v);

@@ -52,7 +52,7 @@ static int by_total(const void *a, const void *b)
 static const char *layer_name(int l)
 {
     static const char *const names[] = CUTAP_LAYER_NAMES;
-    return l >= 0 && l < CUTAP_LAYER_COUNT ? names[l] : "?";
+    return l >= 0 && l < CUTAP_NLAYERS ? names[l] : "?";
 }
 
 static void report(void)

@@ -727,7 +727,8 @@ int cutap_fast_kind;
  * reused), so the writer stores only what is not zero. */
 /* PLAN_NOSTATUS: the result is no status code (a pointer, a count, void):
  * outputs are read whatever it is. */
-enum { PLAN_READY = 1, PLAN_INSTR = 2, PLAN_IN = 4, PLAN_OUT = 8, PLAN_FUNC = 16, PLAN_SIMPLE = 32, PLAN_NOSTATUS = 64 };
+enum { PLAN_READY = 1, PLAN_INSTR = 2, PLAN_IN = 4, PLAN_OUT = 8, PLAN_FUNC = 16, PLAN_SIMPLE = 32, PLAN_NOSTATUS = 64,
+       PLAN_WORDS = 128 };
 /* SIMPLE: every capture is a 4- or 8-byte output (cuCtxGetCurrent,
  * cuMemAlloc, cuDeviceGetAttribute…: most calls that have captures), at
  * most two: their headers and offsets are kept here, so the hot path
@@ -798,6 +799,8 @@ static struct plan make_plan(uint32_t id, unsigned nargs, int untyped)
         }
         if (fi->func_arg >= 0 && !cutap_no_kernel_names)
             p.flags |= PLAN_FUNC;
+    } else if (id >= CUTAP_STATIC_COUNT && !untyped && (cutap_id_flags(id) & CUTAP_DYN_WORDS_AFTER)) {
+        p.flags |= PLAN_WORDS;   /* words the callee fills after the call (ioctl layer) */
     }
     p.nslots = (uint16_t)slots_for(bytes);
     return p;
@@ -993,6 +996,8 @@ static inline __attribute__((always_inline)) void rec_end(struct cutap_rec_call 
     }
     const struct plan *pl = &plans[id];
     uint8_t pf = pl->flags;
+    if (CUTAP_UNLIKELY(pf & PLAN_WORDS))
+        memcpy(r->words, args, (size_t)r->nargs * 8);
     /* a skipped call: the driver wrote nothing */
     int ok = !skipped && ((pf & PLAN_NOSTATUS) || (uint32_t)result == CUTAP_CUDA_SUCCESS);
     if ((pf & PLAN_SIMPLE) && ok) {

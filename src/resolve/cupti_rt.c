@@ -480,8 +480,8 @@ void cutap_cupti_rt_configure(const char *mode)
 {
     if (!mode || !*mode || !strcmp(mode, "symbols"))
         return;
-    if (strcmp(mode, "cupti")) {
-        cutap_warn("CUTAP_RUNTIME=%s: takes symbols or cupti; runtime calls are taken from symbols only", mode);
+    if (strcmp(mode, "cupti") && strcmp(mode, "all")) {
+        cutap_warn("CUTAP_RUNTIME=%s: takes all, symbols or cupti; runtime calls are taken from symbols only", mode);
         return;
     }
     cutap_rt_cupti = 1;

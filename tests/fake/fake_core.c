@@ -1,14 +1,20 @@
 /* Behaviour of the fake driver; see fake_internal.h. */
 #define _GNU_SOURCE
 #include <dlfcn.h>
+#include <fcntl.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "fake_internal.h"
+#define FAKE_NVKERNEL_TYPES_ONLY
+#include "fake_nvkernel.c"   /* the kernel driver's parameter layouts */
 
 #define NIDS (CUTAP_DRIVER_COUNT + 16)
 #define CUDA_SUCCESS 0
@@ -107,7 +113,247 @@ void *fake_real_address(const char *name)
 /* --- entry points with behaviour --- */
 #define P(i, T) ((T)(uintptr_t)a[i])
 
-static uint64_t do_init(const uint64_t *a) { (void)a; return CUDA_SUCCESS; }
+/* --- the kernel driver under the fake (FAKE_NV_DEVDIR=DIR) ---------------
+ * With FAKE_NV_DEVDIR set, cuInit, cuMemAlloc_v2 and cuMemFree_v2 talk to
+ * "the kernel" as the real libcuda does, through plain open, ioctl, mmap,
+ * munmap and close of the files DIR/nvidiactl, DIR/nvidia0 and
+ * DIR/nvidia-uvm (called through the PLT, so that a preloaded libcutap
+ * sees them; the fake kernel, tests/fake/fake_nvkernel.c, answers). The
+ * requests, in order:
+ *   cuInit (the first; later ones return the first one's result):
+ *     open nvidiactl; CHECK_VERSION_STR (strict, "580.159.04"); CARD_INFO
+ *     (32 cards); RM_ALLOC NV01_ROOT (NVOS21) -> client; RM_ALLOC
+ *     NV01_DEVICE_0 (NVOS64) -> device; RM_ALLOC NV20_SUBDEVICE_0 (NVOS21)
+ *     -> subdevice; open nvidia0; REGISTER_FD on it (nvidiactl's fd);
+ *     open nvidia-uvm; UVM_INITIALIZE; IOCTL_XFER_CMD carrying RM_CONTROL
+ *     NV0000_CTRL_CMD_SYSTEM_GET_BUILD_VERSION (on the client); RM_CONTROL
+ *     0x20800142 on the subdevice (NV_ERR_NOT_SUPPORTED, ignored); then a
+ *     detached thread of its own issues 3 RM_CONTROL 0x20800101 on the
+ *     subdevice and ends (fake_nv_background_wait waits for it).
+ *   cuMemAlloc_v2: RM_ALLOC NV01_MEMORY_LOCAL_USER (NVOS21); RM_MAP_MEMORY
+ *     on nvidiactl for nvidia0's fd (the driver takes it on nvidiactl only);
+ *     mmap of nvidia0's fd (MAP_SHARED, the size rounded up to 4096,
+ *     offset 0), kept with the allocation.
+ *   cuMemFree_v2: munmap of that mapping; RM_FREE of the memory object.
+ * Errors: cuInit CUDA_ERROR_NO_DEVICE when a file cannot be opened,
+ * CUDA_ERROR_SYSTEM_DRIVER_MISMATCH when the version check fails,
+ * CUDA_ERROR_OPERATING_SYSTEM when another request fails; cuMemAlloc_v2
+ * CUDA_ERROR_NOT_INITIALIZED before a successful cuInit,
+ * CUDA_ERROR_OUT_OF_MEMORY when a request fails; cuMemFree_v2
+ * CUDA_ERROR_INVALID_VALUE for a pointer it did not hand out. Without
+ * FAKE_NV_DEVDIR none of this happens. */
+#define CUDA_ERROR_OUT_OF_MEMORY 2
+#define CUDA_ERROR_NOT_INITIALIZED 3
+#define CUDA_ERROR_NO_DEVICE 100
+#define CUDA_ERROR_OPERATING_SYSTEM 304
+#define CUDA_ERROR_SYSTEM_DRIVER_MISMATCH 803
+
+static const char *nv_dir;           /* FAKE_NV_DEVDIR, or NULL */
+static pthread_mutex_t nv_lock = PTHREAD_MUTEX_INITIALIZER;
+static int nv_ctl = -1, nv_gpu = -1, nv_uvm = -1;
+static uint32_t nv_client, nv_device, nv_subdevice;
+static int nv_init_done;             /* under nv_lock */
+static uint64_t nv_init_result;
+static _Atomic int nv_ready;         /* cuInit succeeded */
+
+#define NV_ALLOCS 64
+static struct {
+    uint64_t dptr;   /* 0: free */
+    uint32_t hmem;
+    void *map;
+    size_t len;
+} nv_allocs[NV_ALLOCS];
+
+static pthread_mutex_t nv_bg_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t nv_bg_cond = PTHREAD_COND_INITIALIZER;
+static int nv_bg_started, nv_bg_done, nv_bg_issued;
+
+static int nv_open(const char *name)
+{
+    char path[4096];
+    snprintf(path, sizeof path, "%s/%s", nv_dir, name);
+    return open(path, O_RDWR | O_CLOEXEC);
+}
+
+/* An escape on fd with its block: 0 when the ioctl returned 0. */
+static int nv_esc(int fd, unsigned nr, void *blk, size_t size)
+{
+    return ioctl(fd, FNV_IOWR(nr, size), blk);
+}
+
+/* RM_ALLOC of hClass under parent (NVOS64 when wide): the new handle, or 0. */
+static uint32_t nv_alloc(uint32_t parent, uint32_t hclass, int wide)
+{
+    if (wide) {
+        struct fnv_nvos64 a = {.hRoot = nv_client, .hObjectParent = parent, .hClass = hclass};
+        return nv_esc(nv_ctl, FNV_ESC_RM_ALLOC, &a, sizeof a) || a.status ? 0 : a.hObjectNew;
+    }
+    struct fnv_nvos21 a = {.hRoot = nv_client, .hObjectParent = parent, .hClass = hclass};
+    return nv_esc(nv_ctl, FNV_ESC_RM_ALLOC, &a, sizeof a) || a.status ? 0 : a.hObjectNew;
+}
+
+/* RM_CONTROL cmd on hObject: the ioctl's -1 as ~0u, else the status. */
+static uint32_t nv_control(uint32_t hobject, uint32_t cmd, void *params, uint32_t size)
+{
+    struct fnv_nvos54 c = {.hClient = nv_client, .hObject = hobject, .cmd = cmd,
+                           .params = (uintptr_t)params, .paramsSize = size};
+    return nv_esc(nv_ctl, FNV_ESC_RM_CONTROL, &c, sizeof c) ? ~0u : c.status;
+}
+
+static void *nv_background(void *unused)
+{
+    (void)unused;
+    int n = 0;
+    for (int i = 0; i < 3; i++)
+        if (nv_control(nv_subdevice, FNV_CTRL_BACKGROUND, NULL, 0) != ~0u)
+            n++;
+    pthread_mutex_lock(&nv_bg_lock);
+    nv_bg_issued = n;
+    nv_bg_done = 1;
+    pthread_cond_broadcast(&nv_bg_cond);
+    pthread_mutex_unlock(&nv_bg_lock);
+    return NULL;
+}
+
+/* Test hook: waits for cuInit's background thread to end; the number of
+ * its requests that the kernel took (-1: none was started). */
+FAKE_EXPORT int fake_nv_background_wait(void)
+{
+    pthread_mutex_lock(&nv_bg_lock);
+    int r = -1;
+    if (nv_bg_started) {
+        while (!nv_bg_done)
+            pthread_cond_wait(&nv_bg_cond, &nv_bg_lock);
+        r = nv_bg_issued;
+    }
+    pthread_mutex_unlock(&nv_bg_lock);
+    return r;
+}
+
+static uint64_t nv_init_locked(void)
+{
+    if ((nv_ctl = nv_open("nvidiactl")) < 0)
+        return CUDA_ERROR_NO_DEVICE;
+    struct fnv_api_version v = {.cmd = FNV_VERSION_CMD_STRICT};
+    memcpy(v.versionString, FNV_VERSION, sizeof FNV_VERSION);
+    if (nv_esc(nv_ctl, FNV_ESC_CHECK_VERSION_STR, &v, sizeof v) || v.reply != 1)
+        return CUDA_ERROR_SYSTEM_DRIVER_MISMATCH;
+    static struct fnv_card_info cards[32];
+    if (nv_esc(nv_ctl, FNV_ESC_CARD_INFO, cards, sizeof cards) || !cards[0].valid)
+        return CUDA_ERROR_NO_DEVICE;
+    struct fnv_nvos21 root = {.hClass = FNV_NV01_ROOT};
+    if (nv_esc(nv_ctl, FNV_ESC_RM_ALLOC, &root, sizeof root) || root.status || !root.hObjectNew)
+        return CUDA_ERROR_OPERATING_SYSTEM;
+    nv_client = root.hObjectNew;
+    if (!(nv_device = nv_alloc(nv_client, FNV_NV01_DEVICE_0, 1)) ||
+        !(nv_subdevice = nv_alloc(nv_device, FNV_NV20_SUBDEVICE_0, 0)))
+        return CUDA_ERROR_OPERATING_SYSTEM;
+    if ((nv_gpu = nv_open("nvidia0")) < 0)
+        return CUDA_ERROR_NO_DEVICE;
+    struct fnv_register_fd reg = {.ctl_fd = nv_ctl};
+    if (nv_esc(nv_gpu, FNV_ESC_REGISTER_FD, &reg, sizeof reg))
+        return CUDA_ERROR_OPERATING_SYSTEM;
+    if ((nv_uvm = nv_open("nvidia-uvm")) < 0)
+        return CUDA_ERROR_NO_DEVICE;
+    struct fnv_uvm_initialize ui = {0};
+    if (ioctl(nv_uvm, FNV_UVM_INITIALIZE, &ui) || ui.rmStatus)
+        return CUDA_ERROR_OPERATING_SYSTEM;
+    /* The build version, its block passed through IOCTL_XFER_CMD. */
+    char drv[64] = {0}, ver[64] = {0}, title[64] = {0};
+    struct fnv_build_version bv = {.sizeOfStrings = 64, .pDriverVersionBuffer = (uintptr_t)drv,
+                                   .pVersionBuffer = (uintptr_t)ver, .pTitleBuffer = (uintptr_t)title};
+    struct fnv_nvos54 c = {.hClient = nv_client, .hObject = nv_client, .cmd = FNV_CTRL_SYSTEM_GET_BUILD_VERSION,
+                           .params = (uintptr_t)&bv, .paramsSize = sizeof bv};
+    struct fnv_xfer x = {.cmd = FNV_ESC_RM_CONTROL, .size = sizeof c, .ptr = (uintptr_t)&c};
+    if (nv_esc(nv_ctl, FNV_ESC_IOCTL_XFER_CMD, &x, sizeof x) || c.status || strcmp(drv, FNV_VERSION))
+        return CUDA_ERROR_SYSTEM_DRIVER_MISMATCH;
+    /* An optional query the GPU does not support: its failure is ignored. */
+    (void)nv_control(nv_subdevice, FNV_CTRL_UNSUPPORTED, NULL, 0);
+    pthread_t t;
+    pthread_attr_t at;
+    pthread_attr_init(&at);
+    pthread_attr_setdetachstate(&at, PTHREAD_CREATE_DETACHED);
+    pthread_mutex_lock(&nv_bg_lock);
+    if (!pthread_create(&t, &at, nv_background, NULL))
+        nv_bg_started = 1;
+    pthread_mutex_unlock(&nv_bg_lock);
+    pthread_attr_destroy(&at);
+    return CUDA_SUCCESS;
+}
+
+static uint64_t do_init(const uint64_t *a)
+{
+    (void)a;
+    if (!nv_dir)
+        return CUDA_SUCCESS;
+    pthread_mutex_lock(&nv_lock);
+    if (!nv_init_done) {
+        nv_init_result = nv_init_locked();
+        nv_init_done = 1;
+        atomic_store(&nv_ready, nv_init_result == CUDA_SUCCESS);
+    }
+    uint64_t r = nv_init_result;
+    pthread_mutex_unlock(&nv_lock);
+    return r;
+}
+
+/* The kernel's side of an allocation at dptr of size bytes. */
+static uint64_t nv_mem_alloc(uint64_t dptr, uint64_t size)
+{
+    if (!atomic_load(&nv_ready))
+        return CUDA_ERROR_NOT_INITIALIZED;
+    size_t len = (size_t)((size + 4095) & ~4095ULL);
+    uint32_t hmem = nv_alloc(nv_device, FNV_NV01_MEMORY_LOCAL_USER, 0);
+    if (!hmem)
+        return CUDA_ERROR_OUT_OF_MEMORY;
+    struct fnv_nvos33_fd m = {.params = {.hClient = nv_client, .hDevice = nv_device, .hMemory = hmem,
+                                         .offset = 0, .length = len},
+                              .fd = nv_gpu};
+    void *p = MAP_FAILED;
+    if (!nv_esc(nv_ctl, FNV_ESC_RM_MAP_MEMORY, &m, sizeof m) && !m.params.status)
+        p = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, nv_gpu, 0);
+    int slot = -1;
+    if (p != MAP_FAILED) {
+        pthread_mutex_lock(&nv_lock);
+        for (int i = 0; i < NV_ALLOCS && slot < 0; i++)
+            if (!nv_allocs[i].dptr) {
+                nv_allocs[i].dptr = dptr, nv_allocs[i].hmem = hmem, nv_allocs[i].map = p, nv_allocs[i].len = len;
+                slot = i;
+            }
+        pthread_mutex_unlock(&nv_lock);
+        if (slot < 0)
+            munmap(p, len);
+    }
+    if (slot < 0) {
+        struct fnv_nvos00 f = {.hRoot = nv_client, .hObjectParent = nv_device, .hObjectOld = hmem};
+        (void)nv_esc(nv_ctl, FNV_ESC_RM_FREE, &f, sizeof f);
+        return CUDA_ERROR_OUT_OF_MEMORY;
+    }
+    return CUDA_SUCCESS;
+}
+
+/* cuMemFree_v2, with FAKE_NV_DEVDIR only. */
+static uint64_t do_mem_free(const uint64_t *a)
+{
+    uint32_t hmem = 0;
+    void *map = NULL;
+    size_t len = 0;
+    pthread_mutex_lock(&nv_lock);
+    for (int i = 0; i < NV_ALLOCS; i++)
+        if (a[0] && nv_allocs[i].dptr == a[0]) {
+            hmem = nv_allocs[i].hmem, map = nv_allocs[i].map, len = nv_allocs[i].len;
+            nv_allocs[i].dptr = 0;
+            break;
+        }
+    pthread_mutex_unlock(&nv_lock);
+    if (!hmem)
+        return CUDA_ERROR_INVALID_VALUE;
+    munmap(map, len);
+    struct fnv_nvos00 f = {.hRoot = nv_client, .hObjectParent = nv_device, .hObjectOld = hmem};
+    if (nv_esc(nv_ctl, FNV_ESC_RM_FREE, &f, sizeof f) || f.status)
+        return CUDA_ERROR_OPERATING_SYSTEM;
+    return CUDA_SUCCESS;
+}
 
 static uint64_t do_driver_version(const uint64_t *a)
 {
@@ -139,6 +385,12 @@ static uint64_t do_mem_alloc(const uint64_t *a)
     if (!P(0, uint64_t *) || !a[1])
         return CUDA_ERROR_INVALID_VALUE;
     *P(0, uint64_t *) = atomic_fetch_add(&next_dptr, (a[1] + 255) & ~255ULL);
+    if (nv_dir) {
+        uint64_t r = nv_mem_alloc(*P(0, uint64_t *), a[1]);
+        if (r)
+            *P(0, uint64_t *) = 0;
+        return r;
+    }
     return CUDA_SUCCESS;
 }
 
@@ -369,4 +621,9 @@ __attribute__((constructor)) static void setup(void)
     special[CUTAP_ID_cuModuleGetFunction] = do_module_get_function;
     special[CUTAP_ID_cuFuncGetName] = do_func_get_name;
     special[CUTAP_ID_cuKernelGetName] = do_func_get_name;
+    const char *nv = getenv("FAKE_NV_DEVDIR");
+    if (nv && *nv) {
+        nv_dir = nv;
+        special[CUTAP_ID_cuMemFree_v2] = do_mem_free;
+    }
 }

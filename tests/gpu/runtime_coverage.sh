@@ -2,30 +2,81 @@
 # Issue #14 on the GPU: for each workload, the runtime calls an independent
 # CUPTI counting run saw (the referee alone: CUPTI allows one subscriber)
 # against those `cutap trace --runtime=cupti` recorded in a run of its own
-# (tests/gpu/runtime_coverage.py), and the outputs of both runs against the
-# bare run's. Prints a line per workload.   tests/gpu/runtime_coverage.sh [WORKLOAD...]
+# (tests/gpu/runtime_coverage.py), summed over processes and process by
+# process (the processes of the two runs matched by their place in the
+# process tree), and the outputs of both runs against the bare run's.
+# Prints a line per workload, then one per process and the differences.
+#   tests/gpu/runtime_coverage.sh [WORKLOAD...]
+# Multi-process workloads: torch_dataloader (forked workers), ptds (4
+# threads, one process), torchrun_2gpu (launcher + 2 ranks; only with 2 or
+# more GPUs; its ranks print in any order, so outputs are compared sorted).
+# RTCOV_REPEAT=1: a second referee run per workload, and a "repeat" line:
+# how much two referee runs differ, and whether cutap is within that.
 set -u
 cd "$(dirname "$0")/../.."
 B=build/gpu W=tests/gpu/workloads C=build/cutap
-[ -f $B/libcupti_ref.so ] || tests/gpu/build.sh >/dev/null || exit 1
+export PATH=/usr/local/cuda/bin:$PATH
+export NCCL_NVLS_ENABLE=0 TORCH_SYMM_MEM_DISABLE_MULTICAST=1 NVSHMEM_DISABLE_NVLS=1
+for f in libcupti_ref.so vecadd_static vecadd_shared ptds cublas_gemm nccl_allreduce; do
+  [ -f $B/$f ] || { tests/gpu/build.sh >/dev/null || exit 1; break; }
+done
+[ -x $C ] || { echo "no $C: run make"; exit 1; }
 R=$(mktemp -d /tmp/cutap-rtcov.XXXXXX)
+trap 'rm -rf "$R"' EXIT
+NGPU=$(nvidia-smi -L 2>/dev/null | grep -c '^GPU')
 declare -A CMD=([vecadd_static]="$B/vecadd_static" [vecadd_shared]="$B/vecadd_shared" [cublas_gemm]="$B/cublas_gemm"
-  [torch_step]="python3 $W/torch_step.py" [torch_graph]="python3 $W/torch_graph.py"
+  [ptds]="$B/ptds" [torch_step]="python3 $W/torch_step.py" [torch_graph]="python3 $W/torch_graph.py"
+  [torch_dataloader]="python3 $W/torch_dataloader.py"
   [torch_conv_graph]="python3 $W/torch_conv_graph.py" [torch_compile]="python3 $W/torch_compile.py"
-  [jax_step]="python3 $W/jax_step.py" [nccl_allreduce]="$B/nccl_allreduce")
-ORDER=${*:-vecadd_static vecadd_shared cublas_gemm torch_step torch_graph torch_conv_graph torch_compile jax_step nccl_allreduce}
-echo "== $(date -u +%Y-%m-%dT%H:%MZ) $(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader | head -1)"
+  [jax_step]="python3 $W/jax_step.py" [nccl_allreduce]="$B/nccl_allreduce"
+  [torchrun_2gpu]="torchrun --standalone --nproc_per_node=2 $W/ddp_allreduce.py")
+ORDER="vecadd_static vecadd_shared ptds cublas_gemm torch_step torch_graph torch_dataloader torch_conv_graph
+  torch_compile jax_step nccl_allreduce"
+[ "$NGPU" -ge 2 ] && ORDER="$ORDER torchrun_2gpu"
+[ $# -gt 0 ] && ORDER="$*"
+echo "== $(date -u +%Y-%m-%dT%H:%MZ) $NGPU x $(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader | head -1)"
+
+# Runs workload $1's command with stdout to $2 (sorted for torchrun, whose
+# ranks print in any order), stderr to $3; the rest: a prefix command.
+# Returns the command's status.
+run() {
+  local n=$1 out=$2 err=$3 rc; shift 3
+  timeout 300 "$@" ${CMD[$n]} >"$out.raw" 2>"$err"; rc=$?
+  if [ "$n" = torchrun_2gpu ]; then sort "$out.raw" >"$out"; else mv "$out.raw" "$out"; fi
+  rm -f "$out.raw"
+  return $rc
+}
+ref() {   # a referee run of workload $1 into directory $2, stdout to $3
+  mkdir -p "$2"
+  run "$1" "$3" /dev/null env CUDA_INJECTION64_PATH="$PWD/$B/libcupti_ref.so" CUTAP_REF_DIR="$2"
+}
+
 for n in $ORDER; do
-  timeout 300 ${CMD[$n]} >"$R/$n.bare" 2>"$R/$n.bare.err"; brc=$?
+  [ -n "${CMD[$n]:-}" ] || { echo "$n: unknown workload"; continue; }
+  [ "$n" = torchrun_2gpu ] && [ "$NGPU" -lt 2 ] && { echo "$n: needs 2 GPUs ($NGPU here): skipped"; continue; }
+  run "$n" "$R/$n.bare" "$R/$n.bare.err"; brc=$?
   if [ $brc != 0 ] || grep -qx NOGPU "$R/$n.bare"; then echo "$n: bare run failed or no GPU ($brc): skipped"; grep -m3 -i 'error' "$R/$n.bare.err"; continue; fi
-  mkdir -p "$R/$n.ref"
-  CUDA_INJECTION64_PATH=$PWD/$B/libcupti_ref.so CUTAP_REF_DIR="$R/$n.ref" timeout 300 ${CMD[$n]} >"$R/$n.refout" 2>/dev/null
-  timeout 300 $C trace --runtime=cupti -o "$R/$n.tr" -- ${CMD[$n]} >"$R/$n.out" 2>"$R/$n.err"
+  ref "$n" "$R/$n.ref" "$R/$n.refout"
+  run "$n" "$R/$n.out" "$R/$n.err" $C trace --runtime=cupti -o "$R/$n.tr" --
   same=no; cmp -s "$R/$n.bare" "$R/$n.out" && cmp -s "$R/$n.bare" "$R/$n.refout" && same=yes
+  ref2=
+  if [ "${RTCOV_REPEAT:-0}" = 1 ]; then
+    ref "$n" "$R/$n.ref2" "$R/$n.refout2"
+    cmp -s "$R/$n.bare" "$R/$n.refout2" || same=no
+    ref2=$R/$n.ref2
+  fi
   $C export --format sqlite -o "$R/$n.db" "$R/$n.tr" 2>>"$R/$n.err"
-  python3 tests/gpu/runtime_coverage.py "$n" "$R/$n.ref" "$R/$n.db" >"$R/$n.cov" 2>&1
+  python3 tests/gpu/runtime_coverage.py "$n" "$R/$n.ref" "$R/$n.db" $ref2 >"$R/$n.cov" 2>&1
   echo "$(head -1 "$R/$n.cov") output_same=$same"
   tail -n +2 "$R/$n.cov"
   grep -i 'cupti' "$R/$n.err" | head -2
 done
-rm -rf "$R"
+echo "columns: procs = processes with runtime calls matched between the referee's run and cutap's / all"
+echo "(per side, processes without runtime calls are counted as idle); pp_coverage = coverage per"
+echo "process and API; role: main, rankN (cutap's RANK), rootN, .../childN (by ppid, in the tree of"
+echo "processes with runtime calls); match=fit: siblings paired by least difference (start order"
+echo "is a race between ranks), match=only: the one candidate."
+[ "${RTCOV_REPEAT:-0}" = 1 ] && echo "repeat: ref_diff = sum over APIs of |referee2 - referee| (summed over processes; _pp_: per
+matched process), cutap_diff the same for cutap against the first referee run; within: cutap_diff <= ref_diff
+in both; apis_beyond: APIs where |cutap - referee| > |referee2 - referee|."
+exit 0

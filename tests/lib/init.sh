@@ -251,3 +251,25 @@ hdr_loss() { python3 "$TL/hdr_loss.py" "$1"; }
 MK=$T/mk_trace
 # Max RSS (KiB) of a command, its output discarded; "" without GNU time.
 max_rss() { /usr/bin/time -f '%M' -o "$WORK/rss" "$@" >/dev/null 2>&1; local rc=$?; cat "$WORK/rss" 2>/dev/null | tail -1; return $rc; }
+
+# The ioctl layer's fake NVIDIA kernel (tests/fake/fake_nvkernel.c): a
+# device directory with nvidiactl, nvidia0 and nvidia-uvm (plain files)
+# that cutap (CUTAP_NV_DEVDIR) and the fake libcuda (FAKE_NV_DEVDIR) use,
+# the fake driver preloaded after libcutap, its log of every request it
+# served in $WORK/nvk.log. nvk_run NAME ARGS...: t_ioctl ARGS bare
+# (NAME.bare) and under cutap trace into $WORK/NAME (NAME.out, NAME.err,
+# NAME.log: the fake's log of the traced run).
+nvk_env() {
+    NVDEV=$WORK/dev
+    mkdir -p "$NVDEV" && touch "$NVDEV/nvidiactl" "$NVDEV/nvidia0" "$NVDEV/nvidia-uvm"
+    export CUTAP_NV_DEVDIR=$NVDEV FAKE_NV_DEVDIR=$NVDEV
+    NVK=$B/fake/libfakenvkernel.so
+}
+nvk_run() {
+    local n=$1; shift
+    rm -rf "$WORK/$n" "$WORK/$n.log"
+    LD_PRELOAD=$NVK "$T/t_ioctl" "$@" >"$WORK/$n.bare" 2>&1 || { say "  bare t_ioctl $* failed"; return 1; }
+    FAKE_NVKERNEL_LOG=$WORK/$n.log LD_PRELOAD=$NVK "$CUTAP" trace -o "$WORK/$n" -- "$T/t_ioctl" "$@" \
+        >"$WORK/$n.out" 2>"$WORK/$n.err" || { say "  traced t_ioctl $* failed"; cat "$WORK/$n.err" >&2; return 1; }
+    diff "$WORK/$n.bare" "$WORK/$n.out" >&2 || { say "  output changed under cutap"; return 1; }
+}

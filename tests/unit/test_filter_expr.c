@@ -70,6 +70,9 @@ TESTCASE(layer_terms)
     CHECK_INT(eval("!layer=runtime", "cudaMalloc", RT), 0);
     CHECK_INT(eval("!layer=runtime", "cuMemAlloc_v2", D), 1);
     CHECK_INT(eval("layer=nvml", "nvmlInit_v2", CUTAP_LAYER_NVML), 1);
+    CHECK_INT(eval("layer=ioctl", "RM_CONTROL", CUTAP_LAYER_IOCTL), 1);
+    CHECK_INT(eval("!layer=ioctl", "RM_CONTROL", CUTAP_LAYER_IOCTL), 0);
+    CHECK_INT(eval("!layer=ioctl", "cuInit", CUTAP_LAYER_DRIVER), 1);
 }
 
 TESTCASE(layer_names_any_case)
@@ -86,11 +89,11 @@ TESTCASE(every_layer_name_is_known)
 {
     static const char *const names[] = CUTAP_LAYER_NAMES;
     char expr[64];
-    CHECK_INT(sizeof names / sizeof *names, CUTAP_LAYER_COUNT);
-    for (int l = 0; l < CUTAP_LAYER_COUNT; l++) {
+    CHECK_INT(sizeof names / sizeof *names, CUTAP_NLAYERS);
+    for (int l = 0; l < CUTAP_NLAYERS; l++) {
         snprintf(expr, sizeof expr, "layer=%s", names[l]);
         CHECK_INT(eval(expr, "x", l), 1);
-        CHECK_INT(eval(expr, "x", (l + 1) % CUTAP_LAYER_COUNT), 0);
+        CHECK_INT(eval(expr, "x", (l + 1) % CUTAP_NLAYERS), 0);
     }
 }
 
@@ -148,7 +151,7 @@ TESTCASE(unknown_layer_refused_with_the_names)
     const char *w = why("layer=cudart");
     CHECK(w != NULL);
     CHECK_STR(w, "layer= takes driver, hidden, runtime, cublas, cublasLt, cudnn, nccl, cufft, curand, cusparse, "
-                 "cusolver, nvrtc, nvJitLink, nvtx, nvml");
+                 "cusolver, nvrtc, nvJitLink, nvtx, nvml, ioctl");
     CHECK(why("layer=") != NULL);               /* no name */
     CHECK(why("!layer=bogus") != NULL);
     CHECK(why("layer=driver ") != NULL);        /* a name exactly, no blanks */

@@ -6,8 +6,9 @@
 
 #include "unit.h"
 
-extern const struct unit_suite unit_suite_filter_expr, unit_suite_trace_text, unit_suite_common;
-static const struct unit_suite *const suites[] = {&unit_suite_filter_expr, &unit_suite_trace_text, &unit_suite_common};
+extern const struct unit_suite unit_suite_filter_expr, unit_suite_trace_text, unit_suite_common, unit_suite_nv_ioctl;
+static const struct unit_suite *const suites[] = {&unit_suite_filter_expr, &unit_suite_trace_text, &unit_suite_common,
+                                                  &unit_suite_nv_ioctl};
 
 struct unit_state unit_state;
 

@@ -5,7 +5,7 @@
 
 "$CUTAP" trace -o "$WORK/rn" -- $T/t_paths_pie plt >/dev/null 2>&1 || exit 1
 pid=$("$CUTAP" report --by process --format csv "$WORK/rn" | awk -F, 'NR == 2 {print $14}')
-want="^note: process $pid made CUDA driver calls but no runtime (cudart) calls were recorded: .*--runtime=cupti"
+want="^note: process $pid made CUDA driver calls but no runtime (cudart) calls were recorded: .*--runtime=all"
 "$CUTAP" report "$WORK/rn" >"$WORK/rn.txt" 2>"$WORK/rn.err" || exit 1
 tail -1 "$WORK/rn.txt" | grep -q "$want" || { cat "$WORK/rn.txt" >&2; exit 1; }
 "$CUTAP" report --tree "$WORK/rn" | tail -1 | grep -q "$want" || exit 1
