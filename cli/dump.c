@@ -539,18 +539,8 @@ static void put_raw_args(FILE *f, const struct trace *tr, const struct tr_call *
     const uint64_t *w = tr_args(c);
     const char *sig = (c->flags & CUTAP_RF_UNTYPED) ? NULL : tr->names[c->name].sig;
     int first = 1, ioctl = ioctl_is(tr, c), unread = 0;
-    if (ioctl && c->t1 && (int64_t)tr_result(c) < 0) {
-        /* A request the kernel refused: its block was not read (the words
-         * from it are all 0, unless the driver wrote it back). */
-        unread = 1;
-        const char *p = sig;
-        for (unsigned i = 0; p && i < c->rec->nargs; i++) {
-            const char *a = strchr(p, ':'), *t = a ? strchr(a + 1, ':') : NULL, *e = t ? strchr(t, ';') : NULL;
-            if (t && w[i] && ioctl_type_after(t + 1, e ? (size_t)(e - t - 1) : strlen(t + 1)))
-                unread = 0;
-            p = e ? e + 1 : NULL;
-        }
-    }
+    if (ioctl && !ioctl_block_read(tr, c))
+        unread = 1;   /* the words from the block mean nothing: not shown */
     for (unsigned i = 0; i < c->rec->nargs; i++) {
         const char *colon = sig && sig[0] && sig[1] == ':' ? strchr(sig + 2, ':') : NULL;
         if (colon) {

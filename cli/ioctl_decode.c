@@ -177,6 +177,26 @@ int ioctl_is(const struct trace *tr, const struct tr_call *c)
     return tr->names[c->name].layer == CUTAP_LAYER_IOCTL;
 }
 
+/* The call's dev word (type NV_DEV), or -1 when it has none. */
+static int64_t dev_word(const struct trace *tr, const struct tr_call *c)
+{
+    for (unsigned k = 0; k < c->rec->nargs; k++) {
+        size_t len;
+        const char *t = arg_type(tr->names[c->name].sig, k, &len);
+        if (!t)
+            break;
+        if (is(t, len, "NV_DEV"))
+            return (int64_t)(tr_args(c)[k] & 0xffffffffu);
+    }
+    return -1;
+}
+
+int ioctl_block_read(const struct trace *tr, const struct tr_call *c)
+{
+    int64_t d = dev_word(tr, c);
+    return d < 0 || (c->t1 && (d & CUTAP_NVDEV_DECODED));
+}
+
 void ioctl_put_status(FILE *f, const struct trace *tr, const struct tr_call *c)
 {
     int64_t r = (int64_t)tr_result(c);
@@ -185,7 +205,7 @@ void ioctl_put_status(FILE *f, const struct trace *tr, const struct tr_call *c)
         if (e)
             fprintf(f, "-1 %s", e);
         else
-            fprintf(f, "-1 (errno %" PRId64 ")", -r);
+            fprintf(f, "-1 (errno %" PRIu64 ")", 0 - (uint64_t)r);   /* -INT64_MIN would overflow */
     } else if (has_status(tr->names[c->name].sig))
         put_named(f, cutap_nv_status_name((uint32_t)r), (uint64_t)r);
     else
@@ -195,8 +215,8 @@ void ioctl_put_status(FILE *f, const struct trace *tr, const struct tr_call *c)
 uint32_t ioctl_request_name(struct trace *tr, const struct tr_call *c)
 {
     const struct tr_name *n = &tr->names[c->name];
-    if (n->layer != CUTAP_LAYER_IOCTL || !c->t1 || (c->flags & CUTAP_RF_UNTYPED))
-        return c->name;
+    if (n->layer != CUTAP_LAYER_IOCTL || !c->t1 || (c->flags & CUTAP_RF_UNTYPED) || !ioctl_block_read(tr, c))
+        return c->name;   /* a block not read: its command or class is not known */
     for (unsigned k = 0; k < c->rec->nargs; k++) {
         size_t len;
         const char *t = arg_type(n->sig, k, &len);

@@ -15,6 +15,9 @@ int ioctl_put_arg(FILE *f, const char *type, size_t tlen, const uint64_t *w, uns
 /* Whether words of this type are read from the parameter block after the
  * call (0 when it was not read: the request failed). */
 int ioctl_type_after(const char *type, size_t tlen);
+/* Whether the words of a call from the parameter block were read (the
+ * DECODED bit of its dev word; 1 for a call without a dev word). */
+int ioctl_block_read(const struct trace *tr, const struct tr_call *c);
 /* Whether a call is of the ioctl layer. */
 int ioctl_is(const struct trace *tr, const struct tr_call *c);
 /* A finished ioctl-layer call's result: its NV_STATUS by name, "-1 EFAULT"

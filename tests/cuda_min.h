@@ -10,6 +10,8 @@ typedef void *CUcontext;
 CUresult cuInit(unsigned int flags);
 CUresult cuDriverGetVersion(int *v);
 CUresult cuDeviceGetCount(int *n);
+CUresult cuDeviceGetUuid(void *uuid16, int dev);
+CUresult cuDeviceGetAttribute(int *v, int attr, int dev);
 CUresult cuCtxGetCurrent(CUcontext *ctx);
 CUresult cuMemAlloc_v2(CUdeviceptr *p, size_t n);
 CUresult cuMemFree_v2(CUdeviceptr p);

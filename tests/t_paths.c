@@ -16,12 +16,15 @@
  */
 #define _GNU_SOURCE
 #include <dlfcn.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "cuda_min.h"
+#include "../src/common/integrity_hash.h"
 #include "dl_util.h"
 #include "fake/fake_internal.h"
 
@@ -345,6 +348,38 @@ static void mode_hidden(void)
     called("cuGetExportTable");
     if (getenv("EXPECT_WRAPPED_CUDART"))
         printf("CALL CUDART_INTERFACE#1\n");
+
+    /* The runtime's integrity check, as the real runtime makes it: the
+     * driver's answer must be the hash of the tables this program holds
+     * (copies, when cutap wraps them), else a runtime refuses them (error
+     * 103). */
+    static const unsigned char integrity[16] = {0xd4, 0x08, 0x20, 0x55, 0xbd, 0xe6, 0x70, 0x4b,
+                                                0x8d, 0x34, 0xba, 0x12, 0x3c, 0x66, 0xe1, 0xf2};
+    const uintptr_t *ic = NULL;
+    CHECK(cuGetExportTable((const void **)&ic, integrity) == 0 && ic && ic[0] == 24, "INTEGRITY_CHECK table");
+    called("cuGetExportTable");
+    if (ic && c) {
+        uint64_t got[2] = {0, 0}, want[2], secs = (uint64_t)time(NULL);
+        CHECK(((int (*)(uint32_t, uint64_t, uint64_t *))ic[1])(13002, secs, got) == 0, "integrity_check");
+        if (getenv("EXPECT_WRAPPED_CUDART"))
+            printf("CALL INTEGRITY_CHECK#1\n");
+        int dv = 0, n = 0;
+        CHECK(cuDriverGetVersion(&dv) == 0 && cuDeviceGetCount(&n) == 0 && n == 1, "driver version, devices");
+        called("cuDriverGetVersion");
+        called("cuDeviceGetCount");
+        struct cutap_integrity_dev dev;
+        CHECK(cuDeviceGetUuid(dev.uuid, 0) == 0 && cuDeviceGetAttribute(&dev.pci_domain, 50, 0) == 0 &&
+                  cuDeviceGetAttribute(&dev.pci_bus, 33, 0) == 0 && cuDeviceGetAttribute(&dev.pci_device, 34, 0) == 0,
+              "device uuid, PCI location");
+        called("cuDeviceGetUuid");
+        for (int k = 0; k < 3; k++)
+            called("cuDeviceGetAttribute");
+        cutap_integrity_hash((uint32_t)dv, 13002, (uint32_t)getpid(), (uint32_t)(uintptr_t)pthread_self(),
+                             (uint64_t)(uintptr_t)c, (uint64_t)(uintptr_t)ic, (uint64_t)ic[1], secs, &dev, 1, want);
+        if (getenv("FAKE_INTEGRITY_OTHER"))
+            want[0] ^= 1;   /* the fake driver's other hash, which this "runtime" knows too */
+        CHECK(!memcmp(got, want, sizeof got), "the integrity check passes for the tables this program holds");
+    }
 
     const void *u = (const void *)1;
     CHECK(cuGetExportTable(&u, unknown) == CUDA_ERROR_NOT_FOUND && u == NULL, "unknown table");

@@ -3,9 +3,9 @@
 T        := $(BUILD)/tests
 FAKE     := $(BUILD)/fake
 TCFLAGS  := -O1 -g $(WARN) -Iinclude -Itests -Itests/fake
-FAKE_SRC := tests/fake/fake_core.c tests/fake/generated/fake_driver.c
+FAKE_SRC := tests/fake/fake_core.c tests/fake/generated/fake_driver.c src/common/integrity_hash.c
 
-$(FAKE)/libcuda.so.1: $(FAKE_SRC) tests/fake/fake_internal.h tests/fake/fake_nvkernel.c include/generated/cutap_ids.h
+$(FAKE)/libcuda.so.1: $(FAKE_SRC) src/common/integrity_hash.h tests/fake/fake_internal.h tests/fake/fake_nvkernel.c include/generated/cutap_ids.h
 	@mkdir -p $(FAKE)
 	$(CC) $(TCFLAGS) -fPIC -shared -Wl,-soname,libcuda.so.1 -Wl,-Bsymbolic -o $@ $(FAKE_SRC) -ldl -lpthread
 	ln -sf libcuda.so.1 $(FAKE)/libcuda.so
@@ -45,15 +45,15 @@ $(BUILD)/fake-alt/libcuda-alt.so: $(FAKE_SRC) tests/fake/fake_internal.h tests/f
 
 # Linker modes of the main end-to-end program: lazy non-PIE, -z now with
 # full RELRO, PIE.
-$(T)/t_paths_lazy: tests/t_paths.c tests/cuda_min.h $(FAKE)/libcuda.so.1
+$(T)/t_paths_lazy: tests/t_paths.c tests/cuda_min.h src/common/integrity_hash.c $(FAKE)/libcuda.so.1
 	@mkdir -p $(T)
-	$(CC) $(TCFLAGS) -no-pie -fno-pie -Wl,-z,lazy -o $@ $< -L$(FAKE) -lcuda -ldl
-$(T)/t_paths_now: tests/t_paths.c tests/cuda_min.h $(FAKE)/libcuda.so.1
+	$(CC) $(TCFLAGS) -no-pie -fno-pie -Wl,-z,lazy -o $@ $< src/common/integrity_hash.c -L$(FAKE) -lcuda -ldl -lpthread
+$(T)/t_paths_now: tests/t_paths.c tests/cuda_min.h src/common/integrity_hash.c $(FAKE)/libcuda.so.1
 	@mkdir -p $(T)
-	$(CC) $(TCFLAGS) -no-pie -fno-pie -Wl,-z,now -Wl,-z,relro -o $@ $< -L$(FAKE) -lcuda -ldl
-$(T)/t_paths_pie: tests/t_paths.c tests/cuda_min.h $(FAKE)/libcuda.so.1
+	$(CC) $(TCFLAGS) -no-pie -fno-pie -Wl,-z,now -Wl,-z,relro -o $@ $< src/common/integrity_hash.c -L$(FAKE) -lcuda -ldl -lpthread
+$(T)/t_paths_pie: tests/t_paths.c tests/cuda_min.h src/common/integrity_hash.c $(FAKE)/libcuda.so.1
 	@mkdir -p $(T)
-	$(CC) $(TCFLAGS) -fPIE -pie -Wl,-z,lazy -o $@ $< -L$(FAKE) -lcuda -ldl
+	$(CC) $(TCFLAGS) -fPIE -pie -Wl,-z,lazy -o $@ $< src/common/integrity_hash.c -L$(FAKE) -lcuda -ldl -lpthread
 
 $(T)/exact: tests/exact_main.c tests/generated/exact_calls.c tests/exact_internal.h $(FAKE)/libcuda.so.1
 	@mkdir -p $(T)
@@ -262,7 +262,7 @@ TEST_BINS += $(T)/abi_names.so $(T)/abi_numbers.so $(T)/api_v1.so
 # of tests/cases/unit runs one suite.
 UNIT_SRC := $(wildcard tests/unit/*.c)
 UNIT_LIB := cli/trace_read.c src/common/filter_expr.c src/common/path_search.c src/common/export_tables.c \
-            src/common/nv_ioctl.c src/generated/nv_ioctl_tables.c
+            src/common/nv_ioctl.c src/generated/nv_ioctl_tables.c src/common/integrity_hash.c
 $(T)/unit: $(UNIT_SRC) tests/unit/unit.h $(UNIT_LIB) $(CLI_H)
 	@mkdir -p $(T)
 	$(CC) -O1 -g $(WARN) -Iinclude -Icli -Isrc/common -Itests/unit -o $@ $(UNIT_SRC) $(UNIT_LIB)
@@ -276,6 +276,10 @@ TEST_BINS += $(T)/unit
 $(FAKE)/libfakenvkernel.so: tests/fake/fake_nvkernel.c
 	@mkdir -p $(FAKE)
 	$(CC) $(TCFLAGS) -fPIC -shared -Wl,-soname,libfakenvkernel.so -o $@ $< -ldl -lpthread
+$(T)/t_ioctl_harm: tests/t_ioctl_harm.c
+	@mkdir -p $(T)
+	$(CC) $(TCFLAGS) -o $@ $<
+TEST_BINS += $(T)/t_ioctl_harm
 $(T)/t_ioctl: tests/t_ioctl.c tests/fake/fake_nvkernel.c tests/cuda_min.h $(FAKE)/libcuda.so.1
 	@mkdir -p $(T)
 	$(CC) $(TCFLAGS) -o $@ $< -L$(FAKE) -lcuda -ldl -lpthread

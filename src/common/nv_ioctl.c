@@ -5,7 +5,7 @@
 
 const char *cutap_nvdev_str(uint64_t dev, char *buf, size_t size)
 {
-    unsigned kind = (unsigned)(dev >> 16) & 0xff, minor = (unsigned)dev & 0xffff;
+    unsigned kind = (unsigned)(dev >> 16) & 0xff, minor = (unsigned)dev & 0xffff;   /* flag bits aside */
     const char *x = (dev & CUTAP_NVDEV_XFER) ? " (xfer)" : "";
     switch (kind) {
     case CUTAP_NVDEV_CTL: snprintf(buf, size, "nvidiactl%s", x); break;

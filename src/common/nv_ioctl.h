@@ -13,7 +13,8 @@
 
 /* The device files libcuda, NVML and friends open. The "dev" argument word
  * of every ioctl-layer record is kind << 16 | minor, ORed with
- * CUTAP_NVDEV_XFER for a request that came wrapped in IOCTL_XFER_CMD. */
+ * CUTAP_NVDEV_XFER for a request that came wrapped in IOCTL_XFER_CMD and
+ * CUTAP_NVDEV_DECODED when its block was decoded. */
 enum {
     CUTAP_NVDEV_NONE = 0,
     CUTAP_NVDEV_CTL = 1,        /* nvidiactl */
@@ -26,6 +27,9 @@ enum {
     CUTAP_NVDEV_KINDS = 8,
 };
 #define CUTAP_NVDEV_XFER 0x80000000u
+/* The words after fd and dev were read from the parameter block (the
+ * kernel accepted it): without it they are 0 and mean nothing. */
+#define CUTAP_NVDEV_DECODED 0x40000000u
 
 /* The ioctl magic and number layout of nvidiactl/nvidiaN requests
  * (_IOWR('F', nr, params)); /dev/nvidia-uvm takes plain command numbers. */

@@ -317,6 +317,10 @@ struct cutap_thread {
     uint32_t depth;
     cutap_call_t *current;
     struct rec_thread rec;
+    /* non-zero while cutap's own code opens, maps or closes files (the
+     * recorder growing its trace file): the ioctl layer's wrappers, which
+     * those calls reach, then only pass through */
+    uint32_t internal;
 };
 extern __thread struct cutap_thread cutap_tls __attribute__((tls_model("initial-exec")));
 
@@ -346,6 +350,11 @@ void cutap_external_exit(struct cutap_external *x, uint64_t result);
  * caller gets x->call.c.result). */
 int cutap_native_enter(struct cutap_external *x, uint32_t id, uint64_t *args, uint32_t nargs, void *fn);
 void cutap_native_exit(struct cutap_external *x, uint64_t result);
+/* --- resolve/integrity.c: the two tables the runtime verifies --- */
+int cutap_integrity_table(const void *uuid16);   /* CUDART_INTERFACE or INTEGRITY_CHECK */
+int cutap_integrity_copies_ok(void);             /* decided once per process (may call the driver) */
+void cutap_integrity_given(const void *uuid16, const void *table, void *slot1);
+void *cutap_integrity_slot1_fn(void);            /* what INTEGRITY_CHECK's copied slot 1 runs */
 /* --- resolve/ioctl.c: the ioctl layer --- */
 void cutap_ioctl_init(void);
 /* CUTAP_RUNTIME: "cupti" takes those calls from CUPTI's runtime callbacks

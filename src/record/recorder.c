@@ -423,6 +423,7 @@ static char *chunk_addr(uint64_t i, int *why)
     char *base = atomic_load_explicit(&F.seg[s], memory_order_acquire);
     if (!base) {
         pthread_mutex_lock(&grow_lock);
+        cutap_tls.internal++;
         base = atomic_load(&F.seg[s]);
         off_t off = CUTAP_HEADER_SIZE + (off_t)(first * CHUNK_SIZE);
         if (!base) {
@@ -441,6 +442,7 @@ static char *chunk_addr(uint64_t i, int *why)
                 atomic_store_explicit(&F.seg[s], base, memory_order_release);
             errno = rc;
         }
+        cutap_tls.internal--;
         pthread_mutex_unlock(&grow_lock);
         if (!base)
             return NULL;
@@ -495,11 +497,13 @@ static int file_ensure(void)
     if (CUTAP_LIKELY(atomic_load_explicit(&F.opened, memory_order_acquire)))
         return 0;
     pthread_mutex_lock(&grow_lock);
+    cutap_tls.internal++;
     if (!atomic_load(&F.opened)) {
         if (file_open())
             atomic_store(&F.dead, 1);
         atomic_store_explicit(&F.opened, 1, memory_order_release);
     }
+    cutap_tls.internal--;
     pthread_mutex_unlock(&grow_lock);
     return atomic_load(&F.dead) ? -1 : 0;
 }

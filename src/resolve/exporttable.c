@@ -8,12 +8,14 @@
  *
  * Table layout (see docs/HIDDEN_API.md): word 0 is usually the table size in
  * bytes (size word included), then function pointers; some tables have no
- * size word. The runtime verifies some tables (INTEGRITY_CHECK hashes table
- * and function addresses), so handing out copies is opt-in per table:
+ * size word. The runtime verifies two tables (INTEGRITY_CHECK hashes their
+ * addresses: resolve/integrity.c wraps them only where it has shown that it
+ * recomputes the driver's answer), so handing out copies is per table:
  *   CUTAP_HIDDEN unset        the tables in default_wrap[] (checked on GPUs)
  *   CUTAP_HIDDEN=observe      no table is wrapped
  *   CUTAP_HIDDEN=all          every table whose length is known
  *   CUTAP_HIDDEN=A,B,...      these names or 32-hex-digit UUIDs
+ *   CUTAP_HIDDEN=+A,+B,...    the default tables and these
  */
 #define _GNU_SOURCE
 #include <pthread.h>
@@ -57,16 +59,19 @@ void cutap_exporttable_configure(const char *policy)
 static int policy_says_wrap(const char *name, const char *hex)
 {
     const char *p = hidden_policy;
-    if (!p) {
+    /* unset, or "+A,+B": the default tables (and those named) */
+    if (!p || *p == '+') {
         for (size_t i = 0; i < sizeof default_wrap / sizeof *default_wrap; i++)
             if (!strcmp(default_wrap[i], name ? name : hex))
                 return 1;
-        return 0;
+        if (!p)
+            return 0;
     }
     if (!strcmp(p, "all"))
         return 1;
     size_t nl = name ? strlen(name) : 0;
     for (const char *s = p; *s;) {
+        s += *s == '+';
         const char *e = strchr(s, ',');
         size_t len = e ? (size_t)(e - s) : strlen(s);
         if ((name && len == nl && !strncmp(s, name, len)) || (len == 32 && !strncasecmp(s, hex, 32)))
@@ -87,7 +92,7 @@ static unsigned ntables;
 static pthread_mutex_t tab_lock = PTHREAD_MUTEX_INITIALIZER;
 CUTAP_FORK_SAFE(tab_lock)
 
-static const void *make_copy(const void *real, const char *tname, int nosize_slots)
+static const void *make_copy(const void *real, const char *tname, int nosize_slots, int integrity)
 {
     const uintptr_t *w = real;
     size_t nwords, first;
@@ -120,6 +125,10 @@ static const void *make_copy(const void *real, const char *tname, int nosize_slo
         if (!stub)
             continue;   /* that slot stays the real function */
         ctx->reserved = (uint64_t)(uintptr_t)stub;
+        /* INTEGRITY_CHECK#1: the driver's answer recomputed for the copies
+         * (resolve/integrity.c), recorded like any slot */
+        if (integrity && s == 1)
+            fn = cutap_integrity_slot1_fn();
         __atomic_store_n(&ctx->real, fn, __ATOMIC_RELEASE);
         cutap_refresh_id(id);
         copy[s] = (uintptr_t)stub;
@@ -140,6 +149,11 @@ static void fix(cutap_call_t *call)
     cutap_log_debug("export table %s at %p: word 0 = %#lx", tname, *pp, (unsigned long)*(const uintptr_t *)*pp);
     if (!policy_says_wrap(k ? k->name : NULL, hex))
         return;
+    /* The two tables the runtime verifies: only where this process has
+     * shown that cutap computes the driver's answer (resolve/integrity.c). */
+    int verified = cutap_integrity_table(uuid);
+    if (verified && !cutap_integrity_copies_ok())
+        return;
     /* Made outside the lock (make_copy asks the loader about addresses);
      * if two threads race, the first copy published wins and the other is
      * dropped (its stubs stay valid, unused). */
@@ -150,7 +164,8 @@ static void fix(cutap_call_t *call)
             copy = tables[i].copy;
     pthread_mutex_unlock(&tab_lock);
     if (!copy) {
-        const void *made = make_copy(real, tname, k ? k->nslots_nosize : 0);
+        const void *made = make_copy(real, tname, k ? k->nslots_nosize : 0,
+                                     verified && !strcmp(tname, "INTEGRITY_CHECK"));
         pthread_mutex_lock(&tab_lock);
         for (unsigned i = 0; i < ntables; i++)
             if (tables[i].real == real)
@@ -159,6 +174,8 @@ static void fix(cutap_call_t *call)
             tables[ntables].real = real;
             tables[ntables++].copy = made;
             copy = made;
+            if (verified)
+                cutap_integrity_given(uuid, made, (void *)((const uintptr_t *)made)[1]);
         }
         pthread_mutex_unlock(&tab_lock);
     }

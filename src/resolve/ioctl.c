@@ -39,6 +39,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/uio.h>
 #include <unistd.h>
 
@@ -50,9 +52,37 @@
 
 /* --- device files ------------------------------------------------------ */
 
-/* Per descriptor: kind (CUTAP_NVDEV_*, 0 for any other file) and minor. */
+/* Per descriptor: kind (CUTAP_NVDEV_*, 0 for any other file), minor, and
+ * the file's identity (st_dev, st_ino) when it was marked: a descriptor
+ * closed where cutap cannot see it (closefrom, a raw close system call)
+ * and reused for another file is found out by fstat on the slow path
+ * before anything is recorded for it. */
 static _Atomic uint8_t fd_kind[NV_FD_MAX];
 static _Atomic uint16_t fd_minor[NV_FD_MAX];
+static _Atomic uint64_t fd_ident[NV_FD_MAX];
+
+static uint64_t ident_of(int fd)
+{
+    struct stat st;
+    if (fstat(fd, &st))
+        return 0;
+    return ((uint64_t)st.st_dev * 0x9e3779b97f4a7c15ull) ^ (uint64_t)st.st_ino ^ ((uint64_t)st.st_rdev << 32) ^ 1;
+}
+
+/* A vfork child shares this memory with its parent: what it opens,
+ * closes or dups (subprocess closes the parent's descriptors in the
+ * child) is not the parent's, and must not change the parent's marks. */
+static _Atomic pid_t own_pid;
+static void pid_after_fork(void) { atomic_store(&own_pid, (pid_t)syscall(SYS_getpid)); }
+static int foreign(void)
+{
+    pid_t p = atomic_load_explicit(&own_pid, memory_order_relaxed), now = (pid_t)syscall(SYS_getpid);
+    if (!p) {
+        atomic_store(&own_pid, now);
+        return 0;
+    }
+    return p != now;
+}
 
 static const char *devdir(size_t *len)
 {
@@ -120,8 +150,24 @@ static void mark(int fd, unsigned kind, unsigned minor)
 {
     if ((unsigned)fd >= NV_FD_MAX)
         return;
+    atomic_store_explicit(&fd_ident[fd], kind ? ident_of(fd) : 0, memory_order_relaxed);
     atomic_store_explicit(&fd_minor[fd], (uint16_t)minor, memory_order_relaxed);
     atomic_store_explicit(&fd_kind[fd], (uint8_t)kind, memory_order_release);
+}
+
+/* On the slow path of a marked descriptor: still the device it was
+ * marked for? If not, the mark is dropped (and nothing recorded). Not
+ * while cutap itself is at work on the thread (its trace file). */
+static int still_device(int fd)
+{
+    if (cutap_tls.internal)
+        return 0;
+    uint64_t want = atomic_load_explicit(&fd_ident[fd], memory_order_relaxed);
+    if (want && ident_of(fd) == want)
+        return 1;
+    if (!foreign())
+        mark(fd, 0, 0);
+    return 0;
 }
 
 static inline uint64_t dev_word(int fd)
@@ -303,7 +349,8 @@ static uint32_t escape_id(unsigned nr)
     uint32_t v = atomic_load_explicit(&esc_id[nr], memory_order_acquire);
     if (CUTAP_LIKELY(v))
         return v - 1;
-    pthread_mutex_lock(&new_lock);
+    if (pthread_mutex_trylock(&new_lock))
+        return CUTAP_ID_ALL;   /* busy (a signal handler on the thread that holds it): not recorded */
     if (!(v = atomic_load(&esc_id[nr]))) {
         char name[32];
         snprintf(name, sizeof name, "NV_ESC_0x%02x", nr);
@@ -324,15 +371,16 @@ static uint32_t uvm_cmd_id(uint32_t cmd, int *known)
         return v ? v - 1 : CUTAP_ID_ALL;
     }
     for (unsigned i = 0; i < MAX_UNKNOWN_UVM; i++) {
-        uint32_t c = atomic_load_explicit(&unknown_uvm[i].cmd, memory_order_acquire);
-        uint32_t v = atomic_load_explicit(&unknown_uvm[i].id1, memory_order_acquire);
+        uint32_t v = atomic_load_explicit(&unknown_uvm[i].id1, memory_order_acquire);   /* stored last */
+        uint32_t c = atomic_load_explicit(&unknown_uvm[i].cmd, memory_order_relaxed);
         if (v && c == cmd)
             return v - 1;
         if (!v)
             break;
     }
-    pthread_mutex_lock(&new_lock);
     uint32_t id = CUTAP_ID_ALL;
+    if (pthread_mutex_trylock(&new_lock))
+        return id;   /* as above */
     for (unsigned i = 0; i < MAX_UNKNOWN_UVM; i++) {
         uint32_t v = atomic_load(&unknown_uvm[i].id1);
         if (v && atomic_load(&unknown_uvm[i].cmd) == cmd) {
@@ -412,13 +460,13 @@ _Static_assert(offsetof(struct card_info, minor_number) == CUTAP_NV_NV_IOCTL_CAR
 
 /* Fills w[2..] from the parameter block p of size bytes (what the kernel
  * accepted) and returns the request's status (NV_STATUS), 0 when it has
- * none. Blocks of another size than the one decoded are left undecoded. */
-static uint32_t decode(unsigned sig, const void *p, size_t size, uint64_t *w)
+ * none; -1 for a block too small for the layout (left undecoded). */
+static int64_t decode_block(unsigned sig, const void *p, size_t size, uint64_t *w)
 {
 #define TAKE(type, v)                       \
     struct type v;                          \
     if (size < sizeof v)                    \
-        return 0;                           \
+        return -1;                          \
     memcpy(&v, p, sizeof v)
     switch (sig) {
     case S_CONTROL: {
@@ -490,7 +538,7 @@ static uint32_t decode(unsigned sig, const void *p, size_t size, uint64_t *w)
     case S_REGISTER_FD: {
         int fd;
         if (size < sizeof fd)
-            return 0;
+            return -1;
         memcpy(&fd, p, sizeof fd);
         w[2] = (uint64_t)(int64_t)fd;
         return 0;
@@ -501,9 +549,21 @@ static uint32_t decode(unsigned sig, const void *p, size_t size, uint64_t *w)
         return (uint32_t)(w[5] = s.Status);
     }
     default:
-        return 0;
+        return -1;
     }
 #undef TAKE
+}
+
+/* Decodes into w; 1 when done (*outcome set to the status when use is
+ * set: the request was accepted), 0 when the block was not decoded. */
+static int decode(unsigned sig, const void *p, size_t size, uint64_t *w, uint64_t *outcome, int use)
+{
+    int64_t st = decode_block(sig, p, size, w);
+    if (st < 0)
+        return 0;
+    if (use)
+        *outcome = (uint64_t)st;
+    return 1;
 }
 
 /* --- the wrappers -------------------------------------------------------- */
@@ -531,7 +591,7 @@ static __attribute__((noinline)) int nv_ioctl(int fd, unsigned long req, void *a
         errno = ENOSYS;
         return -1;
     }
-    if (!atomic_load_explicit(&ids_ready, memory_order_acquire))
+    if (!atomic_load_explicit(&ids_ready, memory_order_acquire) || !still_device(fd))
         return f(fd, req, arg);
     uint64_t w[MAX_WORDS] = {(uint64_t)(int64_t)fd, dev_word(fd)};
     uint32_t id;
@@ -602,18 +662,17 @@ static __attribute__((noinline)) int nv_ioctl(int fd, unsigned long req, void *a
             const struct cutap_nv_uvm *u = cutap_nv_uvm_of((uint32_t)req);
             uint32_t st;
             if (u->params_size && u->status_off + sizeof st <= u->params_size &&
-                !read_accepted(&st, (const char *)arg + u->status_off, sizeof st))
+                !read_accepted(&st, (const char *)arg + u->status_off, sizeof st)) {
                 outcome = w[3] = st;
+                w[1] |= CUTAP_NVDEV_DECODED;
+            }
         } else if (sig != S_GENERIC && block) {
             /* Accepted: the kernel copied the block in and out. Bounded:
              * a CARD_INFO array of 35 cards at most. */
             unsigned char buf[2560] __attribute__((aligned(8)));
             size_t n = size < sizeof buf ? size : sizeof buf;
-            if (!read_accepted(buf, block, n)) {
-                uint32_t st = decode(sig, buf, n, w);
-                if (ret == 0)
-                    outcome = st;
-            }
+            if (!read_accepted(buf, block, n) && decode(sig, buf, n, w, &outcome, ret == 0))
+                w[1] |= CUTAP_NVDEV_DECODED;
         }
     }
     cutap_native_exit(&x, outcome);
@@ -638,58 +697,56 @@ int cutap_ioctl_wrapper(int fd, unsigned long req, void *arg)
     return nv_ioctl(fd, req, arg, kind);
 }
 
-/* An open of a device file: recorded around the call (opening nvidiaN
- * initialises the GPU: it can be the slowest part of cuInit), marked. */
-struct open_rec {
-    struct cutap_external x;
-    uint64_t w[3];
-    int on;
-};
-
-static int open_enter(struct open_rec *o, int kind, unsigned minor, int flags)
-{
-    o->on = atomic_load_explicit(&ids_ready, memory_order_acquire) && id_open != CUTAP_ID_ALL &&
-            atomic_load_explicit(&cutap_mask[id_open], memory_order_relaxed);
-    if (!o->on)
-        return 0;
-    o->w[0] = (uint64_t)kind << 16 | minor, o->w[1] = (uint64_t)(unsigned)flags, o->w[2] = (uint64_t)-1;
-    if (!cutap_native_enter(&o->x, id_open, o->w, 3, NULL))
-        return 0;
-    return 1;   /* skipped: the caller gets -1 with the errno the result names */
-}
-
-static int open_exit(struct open_rec *o, int fd, int err, int kind, unsigned minor)
+/* An open of a device file. The path is looked at only after the open
+ * succeeded (the kernel read it: a bad pointer stays the program's own
+ * EFAULT), or, when it failed, through a read that cannot fault. So the
+ * open is recorded when it returned, with no duration of its own. */
+static int kind_after_open(int fd, const char *path, unsigned *minor)
 {
     if (fd >= 0)
+        return path_kind(path, minor);
+    /* failed: the path copied without faulting, a page at a time */
+    char buf[96];
+    size_t got = 0;
+    while (got < sizeof buf - 1) {
+        uintptr_t at = (uintptr_t)path + got, page_end = (at | 4095) + 1;
+        size_t n = page_end - at < sizeof buf - 1 - got ? page_end - at : sizeof buf - 1 - got;
+        if (safe_read(buf + got, (const void *)at, n))
+            break;
+        got += n;
+        if (memchr(buf + got - n, 0, n))
+            break;
+    }
+    buf[got] = 0;
+    return got && memchr(buf, 0, got + 1) ? path_kind(buf, minor) : 0;
+}
+
+static int opened(int fd, int err, const char *path, int flags)
+{
+    unsigned minor;
+    int kind = kind_after_open(fd, path, &minor);
+    if (!kind || cutap_tls.internal || foreign()) {
+        errno = err;
+        return fd;
+    }
+    if (fd >= 0)
         mark(fd, (unsigned)kind, minor);
-    if (o->on) {
-        o->w[2] = (uint64_t)(int64_t)fd;
-        cutap_native_exit(&o->x, fd < 0 ? failed(err) : 0);
+    if (atomic_load_explicit(&ids_ready, memory_order_acquire) && id_open != CUTAP_ID_ALL &&
+        atomic_load_explicit(&cutap_mask[id_open], memory_order_relaxed)) {
+        uint64_t w[3] = {(uint64_t)kind << 16 | minor, (uint64_t)(unsigned)flags, (uint64_t)(int64_t)fd};
+        struct cutap_external x;
+        cutap_native_enter(&x, id_open, w, 3, NULL);   /* after the fact: nothing to skip */
+        cutap_native_exit(&x, fd < 0 ? failed(err) : 0);
     }
     errno = err;
     return fd;
 }
 
-static int open_skipped(struct open_rec *o)
-{
-    int64_t r = (int64_t)o->x.call.c.result;
-    cutap_native_exit(&o->x, o->x.call.c.result);
-    errno = r < 0 ? (int)-r : EPERM;
-    return -1;
-}
-
 static inline int need_mode(int flags) { return (flags & O_CREAT) || (flags & O_TMPFILE) == O_TMPFILE; }
 
-#define OPEN_BODY(k, path, flags, call)              \
-    unsigned minor;                                  \
-    int kind = path_kind(path, &minor);              \
-    if (CUTAP_LIKELY(!kind))                         \
-        return (call);                               \
-    struct open_rec o;                               \
-    if (open_enter(&o, kind, minor, flags))          \
-        return open_skipped(&o);                     \
-    int fd = (call);                                 \
-    return open_exit(&o, fd, errno, kind, minor)
+#define OPEN_BODY(k, path, flags, call) \
+    int fd = (call);                    \
+    return opened(fd, errno, path, flags)
 
 #define GET_MODE(flags)                 \
     mode_t mode = 0;                    \
@@ -751,16 +808,20 @@ int cutap_openat64_2_wrapper(int dirfd, const char *path, int flags)
 
 static __attribute__((noinline)) int nv_close(int fd, unsigned kind)
 {
-    uint64_t w[2] = {(uint64_t)(int64_t)fd, dev_word(fd)};
-    /* Cleared first: once closed, the number may be another thread's new
-     * descriptor at once. */
-    mark(fd, 0, 0);
     close_fn f = REAL(R_CLOSE, close_fn);
     if (!f) {
         errno = ENOSYS;
         return -1;
     }
-    if (!atomic_load_explicit(&ids_ready, memory_order_acquire) || id_close == CUTAP_ID_ALL ||
+    /* a vfork child closing its parent's descriptor: not the parent's close */
+    if (foreign())
+        return f(fd);
+    int real = still_device(fd);
+    uint64_t w[2] = {(uint64_t)(int64_t)fd, dev_word(fd)};
+    /* Cleared first: once closed, the number may be another thread's new
+     * descriptor at once. */
+    mark(fd, 0, 0);
+    if (!real || !atomic_load_explicit(&ids_ready, memory_order_acquire) || id_close == CUTAP_ID_ALL ||
         !atomic_load_explicit(&cutap_mask[id_close], memory_order_relaxed))
         return f(fd);
     (void)kind;
@@ -789,17 +850,23 @@ int cutap_close_wrapper(int fd)
 EXPORT int cutap_close_range_wrapper(unsigned first, unsigned last, int flags) __asm__("close_range");
 int cutap_close_range_wrapper(unsigned first, unsigned last, int flags)
 {
-    if (!(flags & CLOSE_RANGE_CLOEXEC))
+    int r = CALL_OR_ENOSYS(R_CLOSE_RANGE, close_range_fn, first, last, flags), err = errno;
+    int checked = 0;
+    if (!r && !(flags & CLOSE_RANGE_CLOEXEC))
         for (unsigned fd = first; fd <= last && fd < NV_FD_MAX; fd++)
-            if (atomic_load_explicit(&fd_kind[fd], memory_order_relaxed))
+            if (atomic_load_explicit(&fd_kind[fd], memory_order_relaxed)) {
+                if (!checked++ && foreign())
+                    break;   /* a vfork child closing its parent's descriptors */
                 mark((int)fd, 0, 0);
-    return CALL_OR_ENOSYS(R_CLOSE_RANGE, close_range_fn, first, last, flags);
+            }
+    errno = err;
+    return r;
 }
 
 /* A duplicate is the same device; the descriptor it replaces is not. */
 static int duped(int oldfd, int newfd)
 {
-    if (newfd >= 0 && newfd != oldfd)
+    if (newfd >= 0 && newfd != oldfd && (kind_of(oldfd) || kind_of(newfd)) && !foreign())
         mark(newfd, kind_of(oldfd), kind_of(oldfd) ? atomic_load(&fd_minor[oldfd]) : 0);
     return newfd;
 }
@@ -845,58 +912,77 @@ int cutap_fcntl_wrapper(int fd, int cmd, long arg) { return fcntl_common(R_FCNTL
 EXPORT int cutap_fcntl64_wrapper(int fd, int cmd, long arg) __asm__("fcntl64");
 int cutap_fcntl64_wrapper(int fd, int cmd, long arg) { return fcntl_common(R_FCNTL64, fd, cmd, arg); }
 
-/* Mappings of device files, by start address, so that an munmap of one is
- * recognised: open addressing, looked up without a lock (an munmap of any
- * other memory costs one test while none is mapped, a probe or two else). */
-#define MAP_SLOTS 8192
-static struct {
-    _Atomic uintptr_t addr;   /* 0 free, 1 deleted */
-    _Atomic uint64_t dev;
-} maps[MAP_SLOTS];
+/* Mappings of device files, so that their munmap is recognised: ranges
+ * sorted by start, under a lock taken with trylock (a signal handler that
+ * unmaps on the thread holding it passes through unrecorded rather than
+ * waiting). An munmap of any other memory costs one test while no device
+ * mapping exists, a lock and a binary search else. A mapping or unmapping
+ * that overlaps a range (MAP_FIXED over it, an munmap from another start)
+ * drops the range: it is recorded only when it starts exactly there. */
+#define MAX_MAPS 4096
+static struct map_range {
+    uintptr_t start, end;
+    uint64_t dev;
+} maps[MAX_MAPS];
 static _Atomic unsigned nmaps;
 static pthread_mutex_t map_lock = PTHREAD_MUTEX_INITIALIZER;
 CUTAP_FORK_SAFE(map_lock)
 
-static inline unsigned map_hash(uintptr_t a) { return (unsigned)((a >> 12) * 0x9e3779b1u) % MAP_SLOTS; }
-
-static void map_put(uintptr_t a, uint64_t dev)
+/* The first range whose end is past a (lock held). */
+static unsigned map_find(uintptr_t a)
 {
-    pthread_mutex_lock(&map_lock);
-    if (atomic_load(&nmaps) < MAP_SLOTS / 2) {
-        for (unsigned i = map_hash(a), k = 0; k < MAP_SLOTS; k++, i = (i + 1) % MAP_SLOTS) {
-            uintptr_t v = atomic_load(&maps[i].addr);
-            if (v <= 1 || v == a) {
-                atomic_store(&maps[i].dev, dev);
-                atomic_store(&maps[i].addr, a);
-                if (v != a)
-                    atomic_fetch_add(&nmaps, 1);
-                break;
-            }
-        }
+    unsigned lo = 0, hi = atomic_load_explicit(&nmaps, memory_order_relaxed);
+    while (lo < hi) {
+        unsigned mid = (lo + hi) / 2;
+        if (maps[mid].end <= a)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo;
+}
+
+/* Drops the ranges overlapping [a, a + len) (lock held); returns the
+ * device of one that started exactly at a, or 0. */
+static uint64_t map_drop(uintptr_t a, size_t len)
+{
+    unsigned n = atomic_load_explicit(&nmaps, memory_order_relaxed), i = map_find(a), j = i;
+    uint64_t dev = 0;
+    while (j < n && maps[j].start < a + len) {
+        if (maps[j].start == a)
+            dev = maps[j].dev;
+        j++;
+    }
+    if (j > i) {
+        memmove(&maps[i], &maps[j], (n - j) * sizeof *maps);
+        atomic_store_explicit(&nmaps, n - (j - i), memory_order_relaxed);
+    }
+    return dev;
+}
+
+static void map_put(uintptr_t a, size_t len, uint64_t dev)
+{
+    if (!len || pthread_mutex_trylock(&map_lock))
+        return;
+    map_drop(a, len);
+    unsigned n = atomic_load_explicit(&nmaps, memory_order_relaxed), i = map_find(a);
+    if (n < MAX_MAPS) {
+        memmove(&maps[i + 1], &maps[i], (n - i) * sizeof *maps);
+        maps[i] = (struct map_range){a, a + len, dev};
+        atomic_store_explicit(&nmaps, n + 1, memory_order_release);
     }
     pthread_mutex_unlock(&map_lock);
 }
 
-/* The device of a mapping starting at a (and forgets it), or 0. */
-static uint64_t map_take(uintptr_t a)
+/* The device of a mapping starting at a (and forgets every range the
+ * unmapping overlaps), or 0. */
+static uint64_t map_take(uintptr_t a, size_t len)
 {
-    for (unsigned i = map_hash(a), k = 0; k < MAP_SLOTS; k++, i = (i + 1) % MAP_SLOTS) {
-        uintptr_t v = atomic_load_explicit(&maps[i].addr, memory_order_acquire);
-        if (!v)
-            return 0;
-        if (v != a)
-            continue;
-        uint64_t dev = 0;
-        pthread_mutex_lock(&map_lock);
-        if (atomic_load(&maps[i].addr) == a) {
-            dev = atomic_load(&maps[i].dev);
-            atomic_store(&maps[i].addr, 1);
-            atomic_fetch_sub(&nmaps, 1);
-        }
-        pthread_mutex_unlock(&map_lock);
-        return dev;
-    }
-    return 0;
+    if (pthread_mutex_trylock(&map_lock))
+        return 0;
+    uint64_t dev = map_drop(a, len ? len : 1);
+    pthread_mutex_unlock(&map_lock);
+    return dev;
 }
 
 static __attribute__((noinline)) void *nv_mmap(int k, void *addr, size_t len, int prot, int flags, int fd, off_t off)
@@ -906,6 +992,8 @@ static __attribute__((noinline)) void *nv_mmap(int k, void *addr, size_t len, in
         errno = ENOSYS;
         return MAP_FAILED;
     }
+    if (!still_device(fd) || foreign())
+        return f(addr, len, prot, flags, fd, off);
     uint64_t dev = dev_word(fd);
     uint64_t w[7] = {(uint64_t)(int64_t)fd, dev, len, (uint64_t)(unsigned)prot, (uint64_t)(unsigned)flags,
                      (uint64_t)off, 0};
@@ -921,7 +1009,7 @@ static __attribute__((noinline)) void *nv_mmap(int k, void *addr, size_t len, in
     void *p = f(addr, len, prot, flags, fd, off);
     int err = errno;
     if (p != MAP_FAILED)
-        map_put((uintptr_t)p, dev);
+        map_put((uintptr_t)p, len, dev);
     if (rec) {
         w[6] = (uintptr_t)p;
         cutap_native_exit(&x, p == MAP_FAILED ? failed(err) : 0);
@@ -930,10 +1018,18 @@ static __attribute__((noinline)) void *nv_mmap(int k, void *addr, size_t len, in
     return p;
 }
 
+static __attribute__((noinline)) void fixed_over(void *addr, size_t len)
+{
+    if (!cutap_tls.internal)
+        map_take((uintptr_t)addr, len);   /* a mapping laid over a device range ends it */
+}
+
 static inline void *mmap_common(int k, void *addr, size_t len, int prot, int flags, int fd, off_t off)
 {
     if (CUTAP_UNLIKELY(kind_of(fd)) && !(flags & MAP_ANONYMOUS))
         return nv_mmap(k, addr, len, prot, flags, fd, off);
+    if (CUTAP_UNLIKELY(flags & MAP_FIXED) && atomic_load_explicit(&nmaps, memory_order_relaxed))
+        fixed_over(addr, len);
     mmap_fn f = REAL(k, mmap_fn);
     if (CUTAP_UNLIKELY(!f)) {
         errno = ENOSYS;
@@ -980,8 +1076,8 @@ EXPORT int cutap_munmap_wrapper(void *addr, size_t len) __asm__("munmap");
 int cutap_munmap_wrapper(void *addr, size_t len)
 {
     uint64_t dev;
-    if (CUTAP_UNLIKELY(atomic_load_explicit(&nmaps, memory_order_relaxed)) && (uintptr_t)addr > 1 &&
-        (dev = map_take((uintptr_t)addr)))
+    if (CUTAP_UNLIKELY(atomic_load_explicit(&nmaps, memory_order_relaxed)) && !cutap_tls.internal &&
+        (dev = map_take((uintptr_t)addr, len)))
         return nv_munmap(addr, len, dev);
     munmap_fn f = REAL(R_MUNMAP, munmap_fn);
     if (CUTAP_UNLIKELY(!f)) {
@@ -1022,6 +1118,8 @@ static void scan_inherited(void)
 
 void cutap_ioctl_init(void)
 {
+    pid_after_fork();
+    pthread_atfork(NULL, NULL, pid_after_fork);
     for (int k = 0; k < R_COUNT; k++)
         (void)real(k);
     scan_inherited();

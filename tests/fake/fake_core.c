@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "fake_internal.h"
+#include "../../src/common/integrity_hash.h"
 #define FAKE_NVKERNEL_TYPES_ONLY
 #include "fake_nvkernel.c"   /* the kernel driver's parameter layouts */
 
@@ -562,6 +563,61 @@ static int tools_report(int site, uint32_t cbid, const char *name, const void *p
     return h(site, cbid, name, params, ret, corr);
 }
 static const uintptr_t table_tools[] = {2 * sizeof(uintptr_t), (uintptr_t)tools_report};
+
+/* Devices as the fake describes them (one): a UUID and a PCI location,
+ * which INTEGRITY_CHECK hashes. */
+static uint64_t do_device_get_uuid(const uint64_t *a)
+{
+    unsigned char *u = P(0, unsigned char *);
+    if (!u || a[1] != 0)
+        return CUDA_ERROR_INVALID_VALUE;
+    for (int i = 0; i < 16; i++)
+        u[i] = (unsigned char)(0xa0 + i);
+    return CUDA_SUCCESS;
+}
+static uint64_t do_device_get_attribute(const uint64_t *a)
+{
+    int *v = P(0, int *);
+    if (!v || a[2] != 0)
+        return CUDA_ERROR_INVALID_VALUE;
+    int attr = (int)a[1];
+    *v = attr == 33 ? 0x65 : attr == 34 ? 0x3 : attr == 50 ? 0 : 1;   /* PCI bus, device, domain */
+    return CUDA_SUCCESS;
+}
+
+/* INTEGRITY_CHECK, as the real driver's (docs/HIDDEN_API.md): slot 1
+ * answers with the hash of its own table addresses (and of
+ * CUDART_INTERFACE's), the process, the thread, the time and the device;
+ * the runtime (t_paths hidden) computes the same over the tables it holds
+ * and refuses them when the two differ. */
+static int integrity_slot1(uint32_t version, uint64_t secs, uint64_t *res);
+static const uintptr_t table_integrity[] = {3 * sizeof(uintptr_t), (uintptr_t)integrity_slot1, (uintptr_t)nslot1};
+static const unsigned char uuid_integrity[16] = {0xd4, 0x08, 0x20, 0x55, 0xbd, 0xe6, 0x70, 0x4b,
+                                                 0x8d, 0x34, 0xba, 0x12, 0x3c, 0x66, 0xe1, 0xf2};
+static int integrity_slot1(uint32_t version, uint64_t secs, uint64_t *res)
+{
+    uint64_t w[3] = {version, secs, (uint64_t)(uintptr_t)res};
+    record(FAKE_ID_SLOT_BASE + 5, w, 3);
+    if (!res)
+        return CUDA_ERROR_INVALID_VALUE;
+    if (cutap_integrity_fixed(version, res))
+        return CUDA_SUCCESS;
+    struct cutap_integrity_dev dev;
+    uint64_t u[1] = {(uint64_t)(uintptr_t)dev.uuid}, q[3] = {0, 0, 0};
+    do_device_get_uuid((const uint64_t[]){u[0], 0});
+    q[0] = (uint64_t)(uintptr_t)&dev.pci_domain, q[1] = 50;
+    do_device_get_attribute(q);
+    q[0] = (uint64_t)(uintptr_t)&dev.pci_bus, q[1] = 33;
+    do_device_get_attribute(q);
+    q[0] = (uint64_t)(uintptr_t)&dev.pci_device, q[1] = 34;
+    do_device_get_attribute(q);
+    cutap_integrity_hash(13000, version, (uint32_t)getpid(), (uint32_t)(uintptr_t)pthread_self(),
+                         (uint64_t)(uintptr_t)table_cudart, (uint64_t)(uintptr_t)table_integrity,
+                         (uint64_t)(uintptr_t)integrity_slot1, secs, &dev, 1, res);
+    if (getenv("FAKE_INTEGRITY_OTHER"))
+        res[0] ^= 1;   /* a driver whose hash is not the one cutap knows (its runtime knows it) */
+    return CUDA_SUCCESS;
+}
 static const unsigned char uuid_tools[16] = {0xa0, 0x94, 0x79, 0x8c, 0x2e, 0x74, 0x2e, 0x74, 0x93, 0xf2, 0x08, 0x00, 0x20, 0x0c, 0x0a, 0x66};
 
 static uint64_t do_export_table(const uint64_t *a)
@@ -578,6 +634,8 @@ static uint64_t do_export_table(const uint64_t *a)
         *pp = table_cudart;
     else if (!memcmp(u, uuid_tools, 16))
         *pp = table_tools;
+    else if (!memcmp(u, uuid_integrity, 16))
+        *pp = table_integrity;
     else {
         *pp = NULL;
         return CUDA_ERROR_NOT_FOUND;
@@ -611,6 +669,8 @@ __attribute__((constructor)) static void setup(void)
     special[CUTAP_ID_cuDriverGetVersion] = do_driver_version;
     special[CUTAP_ID_cuCtxGetCurrent] = do_ctx_get_current;
     special[CUTAP_ID_cuDeviceGetCount] = do_device_get_count;
+    special[CUTAP_ID_cuDeviceGetUuid] = do_device_get_uuid;
+    special[CUTAP_ID_cuDeviceGetAttribute] = do_device_get_attribute;
     special[CUTAP_ID_cuMemAlloc_v2] = do_mem_alloc;
     special[CUTAP_ID_cuGetErrorName] = do_error_name;
     special[CUTAP_ID_cuProfilerStart] = do_profiler_start;

@@ -24,7 +24,7 @@
 # (bench/gpu/torch_steps.py): bare, `cutap trace`, `cutap trace -e
 # '!layer=ioctl'`, 3 alternating runs each, medians in ms per step.
 # Environment: IOCTL_WORKLOADS (the list), IOCTL_COST=0 (no cost runs),
-# IOCTL_COST_STEPS (steps per window, default 300), IOCTL_COUNTER_ALONE=0 (no
+# IOCTL_COST_STEPS (steps per window, default 300), IOCTL_COST_RUNS (alternating runs, default 3), IOCTL_COUNTER_ALONE=0 (no
 # run 2), IOCTL_JSONL=0 (no JSON-lines export: SQLite only), IOCTL_TIMEOUT (seconds per run, default 300), IOCTL_KEEP=1 (keep the
 # work directory). Results (small files, no traces) go to
 # ${OUT:-/tmp/cutap-gpu}/ioctl-results.tgz. Exit status 1 when a workload's
@@ -132,7 +132,7 @@ if [ "${IOCTL_COST:-1}" = 1 ]; then
   $PIN true 2>/dev/null || PIN=
   rate() { grep -o 'steps_per_s [0-9.]*' | awk '{print $2}' | tail -1; }
   S=${IOCTL_COST_STEPS:-300} TB="" TT="" TX=""
-  for i in 1 2 3; do
+  for i in $(seq "${IOCTL_COST_RUNS:-3}"); do
     TB+=" $(timeout 300 $PIN python3 bench/gpu/torch_steps.py "$S" 2>>"$R/cost.err" | rate)"
     TT+=" $(timeout 300 $PIN "$C" trace -o "$R/cost.t$i" -- python3 bench/gpu/torch_steps.py "$S" 2>>"$R/cost.err" |
       rate)"
@@ -140,7 +140,7 @@ if [ "${IOCTL_COST:-1}" = 1 ]; then
       2>>"$R/cost.err" | rate)"
     echo "  run $i steps/s: bare ${TB##* } trace ${TT##* } trace-no-ioctl ${TX##* } ($(date +%T))"
   done
-  [ "$(echo $TB $TT $TX | wc -w)" = 9 ] || { echo "  some runs failed:"; grep -v '^cutap: ' "$R/cost.err" | tail -5; }
+  [ "$(echo $TB $TT $TX | wc -w)" = $((3 * ${IOCTL_COST_RUNS:-3})) ] || { echo "  some runs failed:"; grep -v '^cutap: ' "$R/cost.err" | tail -5; }
   calls() { "$C" report --format csv "$1" 2>/dev/null | awk -F, 'NR > 1 {a += $3; if ($1 == "ioctl") i += $3}
     END {print i + 0, a + 0}'; }
   python3 tests/gpu/ioctl_layer.py cost --bare $TB --trace $TT --noioctl $TX \

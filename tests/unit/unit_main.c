@@ -6,9 +6,10 @@
 
 #include "unit.h"
 
-extern const struct unit_suite unit_suite_filter_expr, unit_suite_trace_text, unit_suite_common, unit_suite_nv_ioctl;
+extern const struct unit_suite unit_suite_filter_expr, unit_suite_trace_text, unit_suite_common, unit_suite_nv_ioctl,
+    unit_suite_integrity;
 static const struct unit_suite *const suites[] = {&unit_suite_filter_expr, &unit_suite_trace_text, &unit_suite_common,
-                                                  &unit_suite_nv_ioctl};
+                                                  &unit_suite_nv_ioctl, &unit_suite_integrity};
 
 struct unit_state unit_state;
 

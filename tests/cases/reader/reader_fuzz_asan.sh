@@ -17,6 +17,10 @@ for m in "t_record kernels" "t_record errors" "t_record many 5000" "t_paths_pie 
     "$CUTAP" trace -o "$d/t$i" -- $T/$m >/dev/null 2>&1 || { say "  cutap trace $m failed"; exit 1; }
     for f in "$d/t$i"/*.cutap; do cp "$f" "$d/seeds/$i-${f##*/}"; done
 done
+# the ioctl layer's records (decoded types, the dev word's flags)
+( nvk_env && LD_PRELOAD=$NVK "$CUTAP" trace -o "$d/io" -- $T/t_ioctl raw "$NVDEV" >/dev/null 2>&1 ) \
+    || { say "  t_ioctl raw"; exit 1; }
+for f in "$d/io"/*.cutap; do cp "$f" "$d/seeds/io-${f##*/}"; done
 CUTAP_COUNT=$d/count LD_PRELOAD=$LIB $T/t_threads >/dev/null 2>&1 || exit 1
 for f in "$d/count"/*.cutap; do cp "$f" "$d/seeds/count-${f##*/}"; done
 # and files of format version 1 (40-byte counters)

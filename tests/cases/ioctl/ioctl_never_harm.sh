@@ -1,0 +1,30 @@
+#!/usr/bin/env bash
+# Issue #15: the ioctl layer's libc wrappers never harm the program, and
+# are not fooled by what it does with descriptors and mappings
+# (t_ioctl_harm): open() of bad path pointers stays EFAULT (cutap looks at a
+# path only once the kernel has read it); a device descriptor closed where
+# no wrapper sees it (a forked child's closefrom) and its number reused for
+# the child's trace file: no hang (the recorder's own file I/O passes
+# through), nothing recorded for the wrong file; a vfork child closing its
+# parent's descriptors before exec (subprocess does) leaves the parent's
+# marks alone: its later requests are recorded; device mappings replaced by
+# MAP_FIXED or partly unmapped are forgotten, so a later munmap of other
+# memory at that address is not taken for a device's. Outputs are the bare
+# runs' in every mode.
+. "$(dirname "$0")/../../lib/init.sh"
+
+nvk_env
+for m in badpath stale vfork maps; do
+    LD_PRELOAD=$NVK "$T/t_ioctl_harm" $m "$NVDEV" >"$WORK/$m.bare" 2>&1 || { say "  bare $m failed"; exit 1; }
+    LD_PRELOAD=$NVK timeout 60 "$CUTAP" trace -o "$WORK/$m" -- "$T/t_ioctl_harm" $m "$NVDEV" >"$WORK/$m.out" 2>"$WORK/$m.err" \
+        || { say "  $m under cutap: status $?"; cat "$WORK/$m.err" >&2; exit 1; }
+    diff "$WORK/$m.bare" "$WORK/$m.out" >&2 || { say "  $m: output changed"; exit 1; }
+done
+grep -q 'Bad address.*Bad address.*Bad address' "$WORK/badpath.out" || exit 1
+rows() { "$CUTAP" report --format csv -e layer=ioctl "$WORK/$1" | awk -F, -v n="$2" '$2 == n { print $3 }'; }
+# stale: the parent's two requests, the child's one, on the right files
+[ "$(rows stale RM_FREE)" = 3 ] && [ "$(rows stale open)" = 2 ] || { "$CUTAP" dump "$WORK/stale" >&2; exit 1; }
+# vfork: the three requests of the parent
+[ "$(rows vfork RM_FREE)" = 3 ] || { say "  vfork: parent's requests lost"; "$CUTAP" dump "$WORK/vfork" >&2; exit 1; }
+# maps: two device mappings, no munmap taken for a device's
+[ "$(rows maps mmap)" = 2 ] && [ -z "$(rows maps munmap)" ] || { say "  maps"; "$CUTAP" dump "$WORK/maps" >&2; exit 1; }

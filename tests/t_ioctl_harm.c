@@ -1,0 +1,110 @@
+/* The ioctl layer must never harm (issue #15), whatever the program does
+ * with its descriptors and mappings; run by tests/cases/ioctl/
+ * ioctl_never_harm.sh, bare and under cutap, outputs compared.
+ *   badpath     open*() of bad path pointers: EFAULT, as without cutap
+ *   stale DIR   a device descriptor closed where cutap cannot see it (a
+ *               forked child's closefrom), its number reused for the trace
+ *               file of the child: no hang, nothing misrecorded
+ *   vfork DIR   a vfork child closing its parent's descriptors before exec
+ *               (what subprocess does): the parent's later requests on its
+ *               still-open device descriptor are still recorded
+ *   maps DIR    device mappings replaced by MAP_FIXED and unmapped from
+ *               another start: a later munmap of other memory at the same
+ *               address is not taken for a device's
+ * DIR: the device directory (CUTAP_NV_DEVDIR) with nvidiactl and nvidia0. */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+/* An RM_FREE (NVOS00: 16 bytes) on a handle the fake driver knows nothing of. */
+#define RM_FREE 0xc0104629ul
+
+static int dev_open(const char *dir, const char *name)
+{
+    char p[512];
+    snprintf(p, sizeof p, "%s/%s", dir, name);
+    return open(p, O_RDWR | O_CLOEXEC);
+}
+
+static void rm_free(int fd, const char *what)
+{
+    unsigned char b[16] = {0};
+    int r = ioctl(fd, RM_FREE, b);
+    printf("%s: %d %s\n", what, r, r ? strerror(errno) : "ok");
+}
+
+int main(int argc, char **argv)
+{
+    setvbuf(stdout, NULL, _IOLBF, 0);
+    const char *mode = argc > 1 ? argv[1] : "", *dir = argc > 2 ? argv[2] : ".";
+    if (!strcmp(mode, "badpath")) {
+        char *none = mmap(NULL, 4096, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+        errno = 0;
+        int a = open(none, O_RDONLY), ea = errno;
+        errno = 0;
+        int b = openat(AT_FDCWD, (const char *)8, O_RDONLY), eb = errno;
+        errno = 0;
+        int c = open((const char *)8, O_RDWR | O_CREAT, 0600), ec = errno;
+        printf("open(PROT_NONE page) %d %s; openat((char *)8) %d %s; open(O_CREAT, (char *)8) %d %s\n", a,
+               strerror(ea), b, strerror(eb), c, strerror(ec));
+    } else if (!strcmp(mode, "stale")) {
+        int fd = dev_open(dir, "nvidiactl");
+        rm_free(fd, "parent, before");
+        fflush(stdout);
+        pid_t pid = fork();
+        if (!pid) {
+            closefrom(3);   /* glibc's close_range system call: no wrapper sees it */
+            int g;
+            while ((g = open("/dev/null", O_RDONLY)) >= 0 && g < fd - 1) {
+            }
+            int h = dev_open(dir, "nvidiactl");
+            rm_free(h, "child");
+            _exit(h >= 0 ? 0 : 1);
+        }
+        int st = 0;
+        waitpid(pid, &st, 0);
+        printf("child status %d\n", WIFEXITED(st) ? WEXITSTATUS(st) : -1);
+        rm_free(fd, "parent, after");
+    } else if (!strcmp(mode, "vfork")) {
+        int fd = dev_open(dir, "nvidiactl");
+        rm_free(fd, "before");
+        pid_t pid = vfork();
+        if (!pid) {
+            close_range(3, ~0u, 0);
+            execl("/bin/true", "true", (char *)NULL);
+            _exit(127);
+        }
+        waitpid(pid, NULL, 0);
+        rm_free(fd, "after 1");
+        rm_free(fd, "after 2");
+        close(fd);
+    } else if (!strcmp(mode, "maps")) {
+        int fd = dev_open(dir, "nvidia0");
+        if (ftruncate(fd, 1 << 20))
+            return 1;
+        char *d = mmap(NULL, 65536, PROT_READ, MAP_SHARED, fd, 0);
+        /* anonymous memory laid over the device mapping, then unmapped */
+        char *a = mmap(d, 65536, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1, 0);
+        printf("fixed over: %s\n", a == d ? "same address" : "moved");
+        munmap(a, 65536);
+        /* a device mapping unmapped from inside, then its start reused */
+        char *e = mmap(NULL, 65536, PROT_READ, MAP_SHARED, fd, 0);
+        munmap(e + 4096, 8192);
+        munmap(e, 65536);
+        char *f = mmap(e, 4096, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1, 0);
+        munmap(f, 4096);
+        close(fd);
+        printf("maps done\n");
+    } else {
+        fprintf(stderr, "t_ioctl_harm: unknown mode\n");
+        return 2;
+    }
+    return 0;
+}
