@@ -28,17 +28,17 @@ LAYER = {
     "name": "hidden",
     "number": 1,
     "tables": [
-        {"uuid": "6bd5fb6c5bf4e74a8987d93912fd9df9", "name": "CUDART_INTERFACE", "nosize_slots": 0, "wrap": False,
-         "why": "the runtime hashes its addresses (INTEGRITY_CHECK) and fails with error 103 \"integrity checks "
-                "failed\" when given a copy"},
+        {"uuid": "6bd5fb6c5bf4e74a8987d93912fd9df9", "name": "CUDART_INTERFACE", "nosize_slots": 0, "wrap": True,
+         "why": "the runtime hashes its address (INTEGRITY_CHECK): wrapped only once src/resolve/integrity.c has "
+                "matched the driver's integrity answer in the process; copies passed on the GPU (docs/HIDDEN_API.md)"},
         {"uuid": "a094798c2e742e7493f20800200c0a66", "name": "TOOLS_RUNTIME_CALLBACK_HOOKS", "nosize_slots": 0,
          "wrap": True, "why": "copy safe on the GPU (docs/HIDDEN_API.md)"},
         {"uuid": "42d85a8123f6cb478298f6e78a3aecdc", "name": "TOOLS_TLS", "nosize_slots": 0, "wrap": True,
          "why": "copy safe on the GPU (docs/HIDDEN_API.md)"},
         {"uuid": "c693336e1121df11a8c368f355d89593", "name": "CONTEXT_LOCAL_STORAGE", "nosize_slots": 3,
          "wrap": True, "why": "word 0 is a pointer, no size word; 3 slots known; copy safe on the GPU"},
-        {"uuid": "d4082055bde6704b8d34ba123c66e1f2", "name": "INTEGRITY_CHECK", "nosize_slots": 0, "wrap": False,
-         "why": "the runtime hashes its addresses: a copy fails with error 103"},
+        {"uuid": "d4082055bde6704b8d34ba123c66e1f2", "name": "INTEGRITY_CHECK", "nosize_slots": 0, "wrap": True,
+         "why": "as CUDART_INTERFACE; slot 1's answer is recomputed for the copies (src/resolve/integrity.c)"},
         {"uuid": "263e88607cd2614392f6bbd5006dfa7e", "name": "CONTEXT_CHECKS", "nosize_slots": 0, "wrap": True,
          "why": "copy safe on the GPU (docs/HIDDEN_API.md)"},
         {"uuid": "0ca50b8c1004929a89a7d0df10e77286", "name": "CTX_CREATE_BYPASS", "nosize_slots": 0, "wrap": False,

@@ -360,6 +360,10 @@ void cutap_ioctl_init(void);
 /* CUTAP_RUNTIME: "cupti" takes those calls from CUPTI's runtime callbacks
  * (static cudart), "symbols" or unset: our wrappers only. */
 void cutap_cupti_rt_configure(const char *mode);
+/* A slot of TOOLS_RUNTIME_CALLBACK_HOOKS was wrapped (resolve/exporttable.c):
+ * under --runtime=cupti, #1 and #4 are not recorded, #1 keeps its frame. */
+void cutap_cupti_hook_slot(uint32_t id, unsigned slot);
+int cutap_rec_client(void);   /* record/recorder.c: the recorder's client, -1 if none */
 
 /* Whether a call failed: a typed function of a static id whose result is
  * a status code other than 0. The result is tested first: most calls

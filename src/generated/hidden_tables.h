@@ -27,9 +27,11 @@
 /* The tables wrapped when CUTAP_HIDDEN is unset ("wrap" in
  * gen/specs/hidden.py): names, or the UUID in hex of an unnamed one. */
 #define CUTAP_DEFAULT_WRAP \
+    "CUDART_INTERFACE", \
     "TOOLS_RUNTIME_CALLBACK_HOOKS", \
     "TOOLS_TLS", \
     "CONTEXT_LOCAL_STORAGE", \
+    "INTEGRITY_CHECK", \
     "CONTEXT_CHECKS", \
     "TOOLS_CONTEXT", \
     "f8cff95121468b4eb9e2fb469e7c0dd9", \

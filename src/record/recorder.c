@@ -1470,3 +1470,8 @@ void cutap_record_start(const char *dir, int counts, const char *filter)
 }
 
 char cutap_rec_dir[PATH_MAX];
+
+int cutap_rec_client(void)
+{
+    return client;
+}

@@ -476,6 +476,28 @@ static void after_cuinit(cutap_call_t *call)
     subscribe();
 }
 
+/* The runtime reports each call from inside two calls it makes through
+ * TOOLS_RUNTIME_CALLBACK_HOOKS at its entry and again at its exit (#4,
+ * then #1, CUPTI calling back from inside #1: docs/HIDDEN_API.md). Four
+ * slot calls per runtime call: recorded, they cost about 1 us a runtime
+ * call on the H100 (bench/gpu/rtcall.sh), more than CUPTI itself. In this
+ * mode they are not recorded (CUTAP_HOOK_CALLS=1 records them), but #1
+ * keeps its trampoline frame, through a client of cutap's own with no
+ * callback: that frame is how a report is told to come from a copy in a
+ * library or from the shared libcudart (cutap_hook_caller). */
+static int hook_client = -1, record_hooks;
+
+void cutap_cupti_hook_slot(uint32_t id, unsigned slot)
+{
+    if (!cutap_rt_cupti || (slot != 1 && slot != 4) || record_hooks)
+        return;
+    int rec = cutap_rec_client();
+    if (rec >= 0)
+        cutap_enable(rec, id, 0);
+    if (slot == 1 && hook_client >= 0)
+        cutap_enable(hook_client, id, 1);
+}
+
 void cutap_cupti_rt_configure(const char *mode)
 {
     if (!mode || !*mode || !strcmp(mode, "symbols"))
@@ -485,6 +507,10 @@ void cutap_cupti_rt_configure(const char *mode)
         return;
     }
     cutap_rt_cupti = 1;
+    const char *hc = getenv("CUTAP_HOOK_CALLS");
+    record_hooks = hc && !strcmp(hc, "1");
+    if (!record_hooks)
+        hook_client = cutap_register("cupti-hook-frames", NULL, NULL, NULL);
     cutap_fixup[CUTAP_ID_cuInit] = after_cuinit;
     cutap_refresh_id(CUTAP_ID_cuInit);   /* cuInit must leave its fast path now */
 }

@@ -131,6 +131,8 @@ static const void *make_copy(const void *real, const char *tname, int nosize_slo
             fn = cutap_integrity_slot1_fn();
         __atomic_store_n(&ctx->real, fn, __ATOMIC_RELEASE);
         cutap_refresh_id(id);
+        if (!strcmp(tname, "TOOLS_RUNTIME_CALLBACK_HOOKS"))
+            cutap_cupti_hook_slot(id, (unsigned)s);
         copy[s] = (uintptr_t)stub;
     }
     return copy;

@@ -643,6 +643,13 @@ static uint64_t do_export_table(const uint64_t *a)
     return CUDA_SUCCESS;
 }
 
+const void *fake_export_table(const void *uuid16)
+{
+    const void *t = NULL;
+    uint64_t a[2] = {(uint64_t)(uintptr_t)&t, (uint64_t)(uintptr_t)uuid16};
+    return do_export_table(a) == CUDA_SUCCESS ? t : NULL;
+}
+
 /* Not in cutap's tables: an entry point "added by a newer driver". */
 uint64_t cuFutureFunction(FAKE_UNTYPED_PARAMS)
 {

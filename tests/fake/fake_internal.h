@@ -54,5 +54,6 @@ FAKE_EXPORT unsigned fake_last(uint32_t *id, uint64_t *args);   /* this thread's
 FAKE_EXPORT void fake_set_result(uint32_t id, int result);
 FAKE_EXPORT int fake_is_special(uint32_t id);
 FAKE_EXPORT void *fake_real_address(const char *name);
+FAKE_EXPORT const void *fake_export_table(const void *uuid16);   /* the fake's own table, or NULL */
 FAKE_EXPORT int fake_last_stack_aligned(void);
 #endif

@@ -8,8 +8,9 @@
 # dropped: 2400 before, counted twice), the library copy's from CUPTI (800
 # were missing before), each cudaMalloc with its cuMemAlloc_v2 nested
 # under it; with and without correlationData, in trace and in stat. The
-# symbols-only mode sees the shared calls only; with layer hidden left out
-# by -e the reporting copy cannot be told, and no call counts twice. The
+# symbols-only mode sees the shared calls only. The hook calls that carry
+# the reports are not recorded (CUTAP_HOOK_CALLS=1 records them), their
+# frames still tell the copies apart, also with layer hidden left out. The
 # library copy's calls are named by their object (libfakednn.so) in dump,
 # the JSON lines, SQLite, report --by object and report --tree (a path
 # element of their own); the shared ones are not.
@@ -54,5 +55,13 @@ for corr in 0 1; do
 done
 "$CUTAP" trace -o "$WORK/sym" -- $prog 16 50 >/dev/null 2>&1 || exit 1
 [ "$(rows "$WORK/sym" cudaMalloc)" = $((n / 2)) ] || { say "  symbols only: $(rows "$WORK/sym" cudaMalloc)"; exit 1; }
+# the hook calls that carry the reports are not recorded in this mode
+# (CUTAP_HOOK_CALLS=1 records them: one at the entry and one at the exit
+# of each runtime call), yet the copy is told apart by their frames, also
+# with layer hidden left out
+[ -z "$(rows "$WORK/c0" 'TOOLS_RUNTIME_CALLBACK_HOOKS#1')" ] || { say "  hook calls recorded"; exit 1; }
+CUTAP_HOOK_CALLS=1 "$CUTAP" trace --runtime=cupti -o "$WORK/hk" -- $prog 16 50 >/dev/null 2>&1 || exit 1
+[ "$(rows "$WORK/hk" 'TOOLS_RUNTIME_CALLBACK_HOOKS#1')" = $((2 * n)) ] && [ "$(rows "$WORK/hk" cudaMalloc)" = $n ] \
+    || { say "  CUTAP_HOOK_CALLS=1: $(rows "$WORK/hk" 'TOOLS_RUNTIME_CALLBACK_HOOKS#1') hook calls"; exit 1; }
 "$CUTAP" trace --runtime=cupti -e '!layer=hidden' -o "$WORK/nh" -- $prog 16 50 >/dev/null 2>&1 || exit 1
-[ "$(rows "$WORK/nh" cudaMalloc)" = $((n / 2)) ] || { say "  hidden left out: $(rows "$WORK/nh" cudaMalloc)"; exit 1; }
+[ "$(rows "$WORK/nh" cudaMalloc)" = $n ] || { say "  hidden left out: $(rows "$WORK/nh" cudaMalloc)"; exit 1; }

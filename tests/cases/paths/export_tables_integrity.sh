@@ -9,7 +9,8 @@
 # the answer for its copies. A driver whose hash is not the one cutap knows
 # (FAKE_INTEGRITY_OTHER): cutap finds out before handing out anything,
 # keeps both tables real (nothing of them recorded), says so, and the
-# program's check passes. (export_tables_all: the same with CUTAP_HIDDEN=all.)
+# program's check passes; so by default (export_tables: copies by default
+# where the answer is the known one; export_tables_all: CUTAP_HIDDEN=all).
 . "$(dirname "$0")/../../lib/init.sh"
 
 EXPECT_WRAPPED_CUDART=1 CUTAP_HIDDEN=+CUDART_INTERFACE,+INTEGRITY_CHECK traced_equal integ $T/t_paths_pie hidden || exit 1
@@ -27,3 +28,7 @@ grep -q 'integrity check is not the hash cutap knows' "$WORK/other.err" || { say
 "$CUTAP" export --format jsonl -o "$WORK/other.jsonl" "$WORK/other" || exit 1
 [ "$(count "$WORK/other.jsonl" 'name~^(INTEGRITY_CHECK|CUDART_INTERFACE)#')" = 0 ] \
     && [ "$(count "$WORK/other.jsonl" name=FAKE_SIZED#1)" = 1 ] || { say "  copies made anyway"; exit 1; }
+# by default too
+rm -rf "$WORK/other2"
+FAKE_INTEGRITY_OTHER=1 "$CUTAP" trace -o "$WORK/other2" -- $T/t_paths_pie hidden >"$WORK/other2.out" 2>&1 || exit 1
+! grep -q FAIL "$WORK/other2.out" && grep -q 'integrity check is not the hash cutap knows' "$WORK/other2.out" || exit 1
