@@ -364,6 +364,9 @@ void cutap_cupti_rt_configure(const char *mode);
  * under --runtime=cupti, #1 and #4 are not recorded, #1 keeps its frame. */
 void cutap_cupti_hook_slot(uint32_t id, unsigned slot);
 int cutap_rec_client(void);   /* record/recorder.c: the recorder's client, -1 if none */
+/* Under --runtime=cupti, the object (index + 1) of the libcupti cutap
+ * loaded: slot calls it makes are not recorded; 0 otherwise. */
+extern _Atomic uint32_t cutap_cupti_object;
 
 /* Whether a call failed: a typed function of a static id whose result is
  * a status code other than 0. The result is tested first: most calls

@@ -337,6 +337,11 @@ void *cutap_tramp_enter(struct cutap_tramp_ctx *ctx, void **retslot, uint64_t *r
     uint8_t mask = atomic_load_explicit(&cutap_mask[ctx->id], memory_order_relaxed);
     if (!mask)
         return real;   /* nothing to record: run it without a frame */
+    /* --runtime=cupti: the libcupti cutap subscribed through calling an
+     * export-table slot: the instrument's call, not the program's */
+    uint32_t co = atomic_load_explicit(&cutap_cupti_object, memory_order_relaxed);
+    if (CUTAP_UNLIKELY(co) && ctx->id >= CUTAP_STATIC_COUNT && cutap_object_of(*retslot) == co)
+        return real;
     /* Only the recorder, counting, and a result that cannot be an error
      * (cutap_call_is_error): the call is counted here and runs without a
      * frame (no shadow frame, callbacks or return hook), unless it is to be

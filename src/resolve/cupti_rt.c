@@ -436,6 +436,11 @@ static void subscribe(void)
     p_enable_domain = (enable_domain_fn)cutap_libc_dlsym(h, "cuptiEnableDomain");
     p_unsubscribe = (unsubscribe_fn)cutap_libc_dlsym(h, "cuptiUnsubscribe");
     p_result_string = (result_string_fn)cutap_libc_dlsym(h, "cuptiGetResultString");
+    /* CUPTI's own calls through the export tables are the instrument's,
+     * not the program's (docs/HIDDEN_API.md: a subscriber makes dozens per
+     * runtime call): slot calls made from libcupti pass through unrecorded. */
+    if (p_subscribe)
+        atomic_store(&cutap_cupti_object, cutap_object_of((const void *)p_subscribe));
     if (!p_subscribe || !p_enable_domain || !p_unsubscribe) {
         cutap_warn("--runtime=cupti: %s lacks cuptiSubscribe/cuptiEnableDomain/cuptiUnsubscribe; runtime calls are "
                    "not recorded", cupti_path);
@@ -486,6 +491,7 @@ static void after_cuinit(cutap_call_t *call)
  * callback: that frame is how a report is told to come from a copy in a
  * library or from the shared libcudart (cutap_hook_caller). */
 static int hook_client = -1, record_hooks;
+_Atomic uint32_t cutap_cupti_object;
 
 void cutap_cupti_hook_slot(uint32_t id, unsigned slot)
 {

@@ -5,7 +5,8 @@
 #   bare;
 #   under `cutap trace` with the CUPTI referee loaded by the driver
 #     (CUDA_INJECTION64_PATH=libcupti_ref.so) in the same process, kernel
-#     naming off so that cutap makes no driver call of its own;
+#     naming and the integrity self-check off (CUTAP_KERNEL_NAMES=0,
+#     CUTAP_INTEGRITY=0) so that cutap makes no driver call of its own;
 #   under plain `cutap trace` and under `cutap stat`;
 # compares stdout and exit status with the bare run, and compares, process
 # by process and API by API, the driver calls CUPTI counted with the ones
@@ -66,7 +67,7 @@ for n in $ORDER; do
   [ -n "${CMD[$n]:-}" ] || { echo "$n: unknown workload"; continue; }
   mkdir -p "$R/$n.cupti"
   run "$n" bare
-  run "$n" ref env CUDA_INJECTION64_PATH="$B/libcupti_ref.so" CUTAP_REF_DIR="$R/$n.cupti" CUTAP_KERNEL_NAMES=0 \
+  run "$n" ref env CUDA_INJECTION64_PATH="$B/libcupti_ref.so" CUTAP_REF_DIR="$R/$n.cupti" CUTAP_KERNEL_NAMES=0 CUTAP_INTEGRITY=0 \
     "$C" trace -o "$R/$n.reftrace" --
   run "$n" trace "$C" trace -o "$R/$n.trace" --
   run "$n" stat "$C" stat -o "$R/$n.stat.txt" --
