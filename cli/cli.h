@@ -36,6 +36,11 @@ int procs_create(const char *dir);
 void procs_note_exec(const char *path);
 int procs_summary(const char *dir, int trace);
 
+/* export.c, export_proto.c */
+const char *basename_of(const char *path);
+void proc_display_name(const struct cutap_file_header *h, char *name, size_t size);
+void write_perfetto_proto(const struct trace *tr, FILE *f);   /* --format perfetto-proto */
+
 /* util.c */
 const char *layer_str(int layer);            /* "driver", "hidden", "runtime", ...; "layer<N>" if unknown */
 /* A finished call whose result is a status other than success (report's

@@ -108,7 +108,10 @@ const char *tr_layer_extra_name(int layer)
 static void id_fields(const struct cutap_rec_meta *m, const char **ln, const char **sig)
 {
     const char *end = (const char *)m + (size_t)m->nslots * CUTAP_SLOT;
-    const char *p = m->text + strlen(m->text) + 1;   /* the name's NUL is within the record: checked */
+    /* The text goes on past the member's 40 bytes, into the record's other
+     * slots: walked through a plain pointer, not by indexing the array. */
+    const char *text = (const char *)m + offsetof(struct cutap_rec_meta, text);
+    const char *p = text + strlen(text) + 1;   /* the name's NUL is within the record: checked */
     const char *z = p < end ? memchr(p, 0, (size_t)(end - p)) : NULL;
     if (!z)
         return;

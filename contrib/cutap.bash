@@ -31,7 +31,7 @@ _cutap()
             return ;;
         --format)
             case $cmd in
-                export) COMPREPLY=($(compgen -W "perfetto sqlite jsonl" -- "$cur")) ;;
+                export) COMPREPLY=($(compgen -W "perfetto perfetto-proto sqlite jsonl" -- "$cur")) ;;
                 *) COMPREPLY=($(compgen -W "text csv json" -- "$cur")) ;;
             esac
             return ;;

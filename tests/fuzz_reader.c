@@ -635,8 +635,8 @@ static void run_one(const char *path, FILE *devnull)
     default: run_cmd(cmd_dump, 2, (const char *const[]){"dump", path}); break;
     }
     fflush(stdout);
-    static const char *const formats[] = {"jsonl", "perfetto", "sqlite"};
-    for (size_t i = 0; i < 3; i++) {
+    static const char *const formats[] = {"jsonl", "perfetto", "sqlite", "perfetto-proto"};
+    for (size_t i = 0; i < 4; i++) {
         char out[4400];
         snprintf(out, sizeof out, "%s/out.%s", dir, formats[i]);
         run_cmd(cmd_export, 7, (const char *const[]){"export", "--format", formats[i], "-o", out, "--force", path});

@@ -1,0 +1,407 @@
+/* cutap export --format perfetto-proto: Perfetto's native trace format
+ * (a protobuf `Trace`: repeated TracePacket, field 1), streamed, for traces
+ * too long for the JSON export (about 700 bytes a call there).
+ *
+ * The encoder is ours; the field numbers are Perfetto's
+ * (protos/perfetto/trace/trace_packet.proto, track_event/ protos):
+ *   TracePacket   timestamp 8, trusted_packet_sequence_id 10, track_event 11,
+ *                 interned_data 12, sequence_flags 13,
+ *                 trace_packet_defaults 59, track_descriptor 60
+ *   TrackEvent    category_iids 3, type 9 (1 SLICE_BEGIN, 2 SLICE_END,
+ *                 3 INSTANT), name_iid 10, track_uuid 11
+ *   TrackDescriptor uuid 1, name 2, process 3, thread 4, parent_uuid 5
+ *   ProcessDescriptor pid 1, process_name 6; ThreadDescriptor pid 1, tid 2,
+ *                 thread_name 5
+ *   InternedData  event_categories 1, event_names 2 (iid 1, name 2)
+ *   TracePacketDefaults track_event_defaults 11 (TrackEventDefaults
+ *                 track_uuid 11)
+ *   sequence_flags 1 INCREMENTAL_STATE_CLEARED, 2 NEEDS_INCREMENTAL_STATE
+ *
+ * Layout: a track per process and per thread (descriptors first); one
+ * packet sequence per thread, whose defaults name the thread's track, so
+ * an event carries no track; a call is a SLICE_BEGIN (name and category by
+ * interned id, emitted the first time the sequence uses them) and a
+ * SLICE_END (none for a call that never returned: the viewer shows it
+ * "did not end"). Ends are emitted from a per-thread stack when the next
+ * call of the thread starts outside them, so each sequence is in time
+ * order and nesting is exact. Timestamps: ns from the trace's start. NVTX
+ * push/pop ranges are slices like calls (category "range"), marks
+ * instants, a range that does not nest a slice on a track of its own.
+ * About 38 bytes a call; no argument words (the JSON lines and SQLite
+ * exports have them). */
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "trace_read.h"
+
+/* --- wire format ---------------------------------------------------- */
+
+struct pb {
+    unsigned char *b;
+    size_t n, cap;
+};
+
+static void pb_room(struct pb *p, size_t more)
+{
+    if (p->n + more <= p->cap)
+        return;
+    size_t cap = p->cap ? p->cap : 256;
+    while (cap < p->n + more)
+        cap *= 2;
+    unsigned char *b = realloc(p->b, cap);
+    if (!b) {
+        fprintf(stderr, "cutap: out of memory\n");
+        exit(1);
+    }
+    p->b = b, p->cap = cap;
+}
+
+static void pb_varint(struct pb *p, uint64_t v)
+{
+    pb_room(p, 10);
+    while (v >= 0x80) {
+        p->b[p->n++] = (unsigned char)(v | 0x80);
+        v >>= 7;
+    }
+    p->b[p->n++] = (unsigned char)v;
+}
+
+static void pb_uint(struct pb *p, unsigned field, uint64_t v)
+{
+    pb_varint(p, (uint64_t)field << 3);   /* wire type 0 */
+    pb_varint(p, v);
+}
+
+static void pb_bytes(struct pb *p, unsigned field, const void *s, size_t len)
+{
+    pb_varint(p, (uint64_t)field << 3 | 2);
+    pb_varint(p, len);
+    pb_room(p, len);
+    memcpy(p->b + p->n, s, len);
+    p->n += len;
+}
+
+static void pb_str(struct pb *p, unsigned field, const char *s)
+{
+    pb_bytes(p, field, s, strlen(s));
+}
+
+static void pb_msg(struct pb *p, unsigned field, const struct pb *m)
+{
+    pb_bytes(p, field, m->b, m->n);
+}
+
+/* --- the writer ------------------------------------------------------ */
+
+struct open_slice {
+    uint64_t t1;          /* 0: never ended */
+    uint16_t depth;
+};
+
+struct seq {
+    int started;
+    size_t nopen, capopen;
+    struct open_slice *open;
+    unsigned char *named;   /* bit per name index: interned on this sequence */
+    uint32_t cats;          /* bit per layer + 4 (see cat_iid): interned */
+};
+
+struct writer {
+    FILE *f;
+    unsigned char *out;     /* packets gathered, written 1 MiB at a time */
+    size_t nout;
+    const struct trace *tr;
+    struct pb pkt, ev, in, tmp;
+    struct seq *seqs;
+    size_t named_bytes;
+    uint64_t async_uuid;
+};
+
+#define OUT_SIZE (1u << 20)
+
+static void out_flush(struct writer *w)
+{
+    fwrite(w->out, 1, w->nout, w->f);
+    w->nout = 0;
+}
+
+static void out_bytes(struct writer *w, const void *b, size_t n)
+{
+    if (w->nout + n > OUT_SIZE) {
+        out_flush(w);
+        if (n > OUT_SIZE) {
+            fwrite(b, 1, n, w->f);
+            return;
+        }
+    }
+    memcpy(w->out + w->nout, b, n);
+    w->nout += n;
+}
+
+static size_t put_varint(unsigned char *b, uint64_t v)
+{
+    size_t n = 0;
+    while (v >= 0x80) {
+        b[n++] = (unsigned char)(v | 0x80);
+        v >>= 7;
+    }
+    b[n++] = (unsigned char)v;
+    return n;
+}
+
+/* A packet as Trace.packet (field 1). */
+static void emit(struct writer *w, const struct pb *packet)
+{
+    unsigned char head[11];
+    head[0] = 1u << 3 | 2;
+    size_t n = 1 + put_varint(head + 1, packet->n);
+    out_bytes(w, head, n);
+    out_bytes(w, packet->b, packet->n);
+}
+
+/* The common packet, encoded at once: an event on the sequence's default
+ * track with nothing to intern (a begin with its name and category ids,
+ * an end). Same bytes as event() would make. */
+static void emit_small(struct writer *w, uint64_t seq, unsigned type, uint64_t ns, uint64_t name_iid, uint64_t cat)
+{
+    unsigned char e[32], p[64];
+    size_t ne = 0, np = 0;
+    if (name_iid) {
+        if (cat) {
+            e[ne++] = 3 << 3;
+            ne += put_varint(e + ne, cat);
+        }
+        e[ne++] = 10 << 3;
+        ne += put_varint(e + ne, name_iid);
+    }
+    e[ne++] = 9 << 3;
+    e[ne++] = (unsigned char)type;
+    p[np++] = 8 << 3;
+    np += put_varint(p + np, ns);
+    p[np++] = 10 << 3;
+    np += put_varint(p + np, seq);
+    p[np++] = 11 << 3 | 2;
+    p[np++] = (unsigned char)ne;
+    memcpy(p + np, e, ne);
+    np += ne;
+    p[np++] = 13 << 3;
+    p[np++] = 2;
+    unsigned char head[11];
+    head[0] = 1u << 3 | 2;
+    size_t nh = 1 + put_varint(head + 1, np);
+    if (w->nout + nh + np > OUT_SIZE)
+        out_flush(w);
+    memcpy(w->out + w->nout, head, nh);
+    memcpy(w->out + w->nout + nh, p, np);
+    w->nout += nh + np;
+}
+
+static uint64_t proc_uuid(size_t p) { return (uint64_t)p << 32 | 0xffffffffu; }
+static uint64_t thread_uuid(size_t t) { return t + 1; }
+
+/* Categories by layer: interned id = layer + 5 (the reader's own layers
+ * are negative, down to -4). */
+static uint64_t cat_iid(int layer) { return (uint64_t)(layer + 5); }
+
+static void seq_start(struct writer *w, size_t t)
+{
+    struct seq *s = &w->seqs[t];
+    if (s->started)
+        return;
+    s->started = 1;
+    struct pb *p = &w->pkt, *d = &w->tmp, *e = &w->ev;
+    p->n = d->n = e->n = 0;
+    pb_uint(e, 11, thread_uuid(t));          /* TrackEventDefaults.track_uuid */
+    pb_msg(d, 11, e);                        /* TracePacketDefaults.track_event_defaults */
+    pb_uint(p, 10, t + 1);                   /* trusted_packet_sequence_id */
+    pb_uint(p, 13, 1);                       /* SEQ_INCREMENTAL_STATE_CLEARED */
+    pb_msg(p, 59, d);                        /* trace_packet_defaults */
+    emit(w, p);
+}
+
+/* One event on thread t's sequence: type, at time ns, named (BEGIN,
+ * INSTANT) by name index name with category layer; track: 0 for the
+ * sequence's default (the thread's), or a track uuid. */
+static void event(struct writer *w, size_t t, unsigned type, uint64_t ns, int64_t name, int layer, uint64_t track)
+{
+    struct seq *s = &w->seqs[t];
+    seq_start(w, t);
+    if (!track) {
+        uint64_t ci = name >= 0 ? cat_iid(layer) : 0;
+        int known = name < 0 || ((s->named[(size_t)name / 8] >> (name % 8) & 1) && (ci >= 32 || (s->cats >> ci & 1)));
+        if (known) {
+            emit_small(w, t + 1, type, ns, name >= 0 ? (uint64_t)name + 1 : 0, ci < 32 ? ci : 0);
+            return;
+        }
+    }
+    struct pb *p = &w->pkt, *e = &w->ev, *in = &w->in, *tmp = &w->tmp;
+    p->n = e->n = in->n = 0;
+    if (name >= 0) {
+        unsigned char *bit = &s->named[(size_t)name / 8], m = (unsigned char)(1u << (name % 8));
+        if (!(*bit & m)) {
+            *bit |= m;
+            tmp->n = 0;
+            pb_uint(tmp, 1, (uint64_t)name + 1);
+            pb_str(tmp, 2, w->tr->names[name].name);
+            pb_msg(in, 2, tmp);              /* InternedData.event_names */
+        }
+        uint64_t ci = cat_iid(layer);
+        if (ci < 32 && !(s->cats & (1u << ci))) {
+            s->cats |= 1u << ci;
+            tmp->n = 0;
+            pb_uint(tmp, 1, ci);
+            pb_str(tmp, 2, layer_str(layer));
+            pb_msg(in, 1, tmp);              /* InternedData.event_categories */
+        }
+        if (ci < 32)
+            pb_uint(e, 3, ci);               /* category_iids */
+        pb_uint(e, 10, (uint64_t)name + 1);  /* name_iid */
+    }
+    pb_uint(e, 9, type);
+    if (track)
+        pb_uint(e, 11, track);
+    pb_uint(p, 8, ns);                       /* timestamp */
+    pb_uint(p, 10, t + 1);                   /* trusted_packet_sequence_id */
+    pb_msg(p, 11, e);
+    if (in->n)
+        pb_msg(p, 12, in);
+    pb_uint(p, 13, 2);                       /* SEQ_NEEDS_INCREMENTAL_STATE */
+    emit(w, p);
+}
+
+/* Ends the slices of thread t open at depth >= depth. */
+static void close_to(struct writer *w, size_t t, unsigned depth)
+{
+    struct seq *s = &w->seqs[t];
+    while (s->nopen && s->open[s->nopen - 1].depth >= depth) {
+        struct open_slice *o = &s->open[--s->nopen];
+        if (o->t1)
+            event(w, t, 2, o->t1 - w->tr->origin_ns, -1, 0, 0);
+    }
+}
+
+static void push(struct writer *w, size_t t, uint64_t t1, unsigned depth)
+{
+    struct seq *s = &w->seqs[t];
+    if (s->nopen == s->capopen) {
+        s->capopen = s->capopen ? s->capopen * 2 : 16;
+        s->open = realloc(s->open, s->capopen * sizeof *s->open);
+        if (!s->open) {
+            fprintf(stderr, "cutap: out of memory\n");
+            exit(1);
+        }
+    }
+    s->open[s->nopen++] = (struct open_slice){t1, (uint16_t)depth};
+}
+
+static void descriptors(struct writer *w)
+{
+    const struct trace *tr = w->tr;
+    struct pb *p = &w->pkt, *d = &w->ev, *x = &w->tmp;
+    for (size_t i = 0; i < tr->nprocs; i++) {
+        const struct cutap_file_header *h = &tr->procs[i].h;
+        char name[512];
+        proc_display_name(h, name, sizeof name);
+        p->n = d->n = x->n = 0;
+        pb_uint(x, 1, (uint64_t)(uint32_t)h->pid);
+        pb_str(x, 6, name);
+        pb_uint(d, 1, proc_uuid(i));
+        pb_msg(d, 3, x);
+        pb_msg(p, 60, d);
+        emit(w, p);
+    }
+    for (size_t t = 0; t < tr->nthreads; t++) {
+        const struct tr_thread *th = &tr->threads[t];
+        char tname[32];
+        if (th->name[0])
+            snprintf(tname, sizeof tname, "%s", th->name);
+        else
+            snprintf(tname, sizeof tname, "tid %d", th->tid);
+        p->n = d->n = x->n = 0;
+        pb_uint(x, 1, (uint64_t)(uint32_t)tr->procs[th->proc].h.pid);
+        pb_uint(x, 2, (uint64_t)(uint32_t)th->tid);
+        pb_str(x, 5, tname);
+        pb_uint(d, 1, thread_uuid(t));
+        pb_uint(d, 5, proc_uuid(th->proc));
+        pb_msg(d, 4, x);
+        pb_msg(p, 60, d);
+        emit(w, p);
+    }
+}
+
+/* A range that does not nest: a slice on a track of its own, under its
+ * process, on a packet sequence of its own (its end may come long after
+ * later events of its thread's sequence), named inline (TrackEvent.name,
+ * 23), nothing interned. */
+static void async_range(struct writer *w, const struct tr_call *c)
+{
+    const struct trace *tr = w->tr;
+    const struct tr_thread *th = &tr->threads[c->thread];
+    uint64_t uuid = ++w->async_uuid, seq = tr->nthreads + 1 + (uuid - ((uint64_t)1 << 62));
+    struct pb *p = &w->pkt, *d = &w->ev;
+    p->n = d->n = 0;
+    pb_uint(d, 1, uuid);
+    pb_str(d, 2, tr->names[c->name].name);
+    pb_uint(d, 5, proc_uuid(th->proc));
+    pb_msg(p, 60, d);
+    emit(w, p);
+    uint64_t end = c->t1 ? c->t1 : tr_range_of(c)->draw_t1;
+    for (int k = 0; k < 2; k++) {
+        p->n = d->n = 0;
+        if (!k)
+            pb_str(d, 23, tr->names[c->name].name);
+        pb_uint(d, 9, k ? 2 : 1);
+        pb_uint(d, 11, uuid);
+        pb_uint(p, 8, (k ? end : c->t0) - tr->origin_ns);
+        pb_uint(p, 10, seq);
+        pb_msg(p, 11, d);
+        emit(w, p);
+    }
+}
+
+void write_perfetto_proto(const struct trace *tr, FILE *f)
+{
+    struct writer w = {.f = f, .tr = tr, .async_uuid = (uint64_t)1 << 62};
+    w.seqs = xcalloc(tr->nthreads, sizeof *w.seqs);
+    w.out = xcalloc(OUT_SIZE, 1);
+    descriptors(&w);
+    struct tr_iter it;
+    tr_iter_init(&it, tr, "export");
+    w.named_bytes = (tr->nnames + 7) / 8;   /* the names are all known: nothing interns during the walk */
+    for (const struct tr_call *c; (c = tr_iter_next(&it));) {
+        struct seq *s = &w.seqs[c->thread];
+        if (!s->named)
+            s->named = xcalloc(w.named_bytes, 1);
+        close_to(&w, c->thread, c->depth);
+        int layer = tr->names[c->name].layer;
+        if (c->rflags & TR_RF_RANGE) {
+            const struct tr_range *r = tr_range_of(c);
+            if (r->kind == TR_RANGE_MARK) {
+                event(&w, c->thread, 3, c->t0 - tr->origin_ns, c->name, layer, 0);
+                continue;
+            }
+            if (c->rflags & TR_RF_ASYNC) {
+                async_range(&w, c);
+                continue;
+            }
+        }
+        event(&w, c->thread, 1, c->t0 - tr->origin_ns, c->name, layer, 0);
+        push(&w, c->thread, c->t1, c->depth);
+    }
+    tr_iter_free(&it);
+    for (size_t t = 0; t < tr->nthreads; t++)
+        close_to(&w, t, 0);
+    for (size_t t = 0; t < tr->nthreads; t++) {
+        free(w.seqs[t].open);
+        free(w.seqs[t].named);
+    }
+    free(w.seqs);
+    out_flush(&w);
+    free(w.out);
+    free(w.pkt.b), free(w.ev.b), free(w.in.b), free(w.tmp.b);
+    if (tr->ncounters)
+        fprintf(stderr, "cutap export: %zu counters not exported (use --format jsonl or sqlite)\n", tr->ncounters);
+}
