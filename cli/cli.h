@@ -11,6 +11,7 @@ int cmd_stat(int argc, char **argv);      /* run.c */
 int cmd_report(int argc, char **argv);    /* report.c */
 int cmd_dump(int argc, char **argv);      /* dump.c */
 int cmd_export(int argc, char **argv);    /* export.c */
+int cmd_ps(int argc, char **argv);        /* ps.c */
 
 /* report.c: the summary table, also printed by `cutap stat`. */
 enum { FMT_TEXT, FMT_CSV, FMT_JSON };

@@ -10,15 +10,15 @@
 static const char usage[] =
     "usage: cutap COMMAND [OPTIONS]      (cutap COMMAND --help for each)\n"
     "\n"
-    "  trace [-o DIR] [-e FILTER] [--runtime=symbols|cupti] [--no-nvtx] -- CMD [ARGS...]\n"
+    "  trace [-o DIR] [-e FILTER] [--runtime=all|symbols] [--no-nvtx] -- CMD [ARGS...]\n"
     "        run CMD and every process it starts with every CUDA call recorded,\n"
     "        NVTX ranges and marks too (unless --no-nvtx),\n"
     "        one file per process in DIR (default: cutap-YYYYMMDD-HHMMSS; a directory\n"
     "        of yours that only you can write); ends with what was recorded, lost,\n"
     "        and which processes were not traced and why;\n"
-    "        exits with CMD's status; --runtime=cupti records the runtime API of a\n"
-    "        statically linked cudart through CUPTI (see cutap trace --help)\n"
-    "  stat [-o FILE [--force]] [-e FILTER] [--time-all] [--runtime=symbols|cupti] -- CMD [ARGS...]\n"
+    "        exits with CMD's status; --runtime=all also records the runtimes linked\n"
+    "        statically into the program and libraries, through CUPTI (cutap trace --help)\n"
+    "  stat [-o FILE [--force]] [-e FILTER] [--time-all] [--runtime=all|symbols] -- CMD [ARGS...]\n"
     "        count calls only (cheapest); print the summary at exit (stderr or FILE,\n"
     "        made 0600; an existing FILE only with --force);\n"
     "        times some calls and estimates the rest (~), or all with --time-all\n"
@@ -27,8 +27,12 @@ static const char usage[] =
     "        --tree: the call tree, each call under the call it was made in, self time\n"
     "  dump [--pid P] [--tid T] [--no-demangle] DIR\n"
     "        one line per call in time order, arguments decoded (DIR may be one .cutap file)\n"
-    "  export --format perfetto|sqlite|jsonl -o FILE [--force] DIR\n"
-    "        Chrome/Perfetto JSON, SQLite database, or JSON lines; --force replaces FILE\n"
+    "  export --format perfetto|perfetto-proto|sqlite|jsonl -o FILE [--force] DIR\n"
+    "        Chrome/Perfetto JSON, Perfetto protobuf, SQLite database, or JSON lines;\n"
+    "        --force replaces FILE\n"
+    "  ps [--format text|json] [--stuck S] [--watch] DIR | --pid PID\n"
+    "        what every traced process and thread is doing now: the calls in progress,\n"
+    "        since when, the last call completed; NCCL collectives per rank\n"
     "  --version\n"
     "        cutap's release, its trace format and plugin API versions\n"
     "\n"
@@ -60,7 +64,7 @@ int main(int argc, char **argv)
         const char *name;
         int (*fn)(int, char **);
     } cmds[] = {{"trace", cmd_trace}, {"stat", cmd_stat}, {"report", cmd_report}, {"dump", cmd_dump},
-                {"export", cmd_export}};
+                {"export", cmd_export}, {"ps", cmd_ps}};
     for (size_t i = 0; i < sizeof cmds / sizeof cmds[0]; i++)
         if (!strcmp(argv[1], cmds[i].name))
             return cmds[i].fn(argc - 1, argv + 1);

@@ -276,6 +276,10 @@ TEST_BINS += $(T)/unit
 $(FAKE)/libfakenvkernel.so: tests/fake/fake_nvkernel.c
 	@mkdir -p $(FAKE)
 	$(CC) $(TCFLAGS) -fPIC -shared -Wl,-soname,libfakenvkernel.so -o $@ $< -ldl -lpthread
+$(T)/t_ranks: tests/t_ranks.c $(FAKE)/libcuda.so.1
+	@mkdir -p $(T)
+	$(CC) $(TCFLAGS) -o $@ $< -L$(FAKE) -lcuda -ldl
+TEST_BINS += $(T)/t_ranks
 $(T)/t_ioctl_harm: tests/t_ioctl_harm.c
 	@mkdir -p $(T)
 	$(CC) $(TCFLAGS) -o $@ $<

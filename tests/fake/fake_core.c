@@ -38,6 +38,10 @@ static special_fn special[NIDS];
  * before it returns: a call slow enough for cutap stat to time them all. */
 static int slow_id = -1;
 static uint64_t slow_ns;
+/* FAKE_BLOCK=NAME:FILE: calls of NAME wait until FILE exists (a call that
+ * hangs until the test releases it; 120 s at most) */
+static int block_id = -1;
+static char block_file[512];
 
 static uint64_t mono_ns(void)
 {
@@ -63,6 +67,11 @@ uint64_t fake_call(uint32_t id, const uint64_t *a, unsigned n)
     if ((int)id == slow_id)
         for (uint64_t until = mono_ns() + slow_ns; mono_ns() < until;)
             ;
+    if ((int)id == block_id)
+        for (int i = 0; i < 12000 && access(block_file, F_OK); i++) {
+            struct timespec ts = {0, 10000000};
+            nanosleep(&ts, NULL);
+        }
     int f = atomic_load(&forced[id]);
     if (f)
         return (uint64_t)(uint32_t)f;
@@ -671,6 +680,19 @@ __attribute__((constructor)) static void setup(void)
         slow_id = id_of(name);
         if (slow_id < 0)
             fprintf(stderr, "fake libcuda: FAKE_SLOW=%s: no such entry point\n", slow);
+    }
+    const char *blk = getenv("FAKE_BLOCK");
+    if (blk && *blk) {
+        char name[128];
+        snprintf(name, sizeof name, "%s", blk);
+        char *colon = strchr(name, ':');
+        if (colon) {
+            *colon = 0;
+            snprintf(block_file, sizeof block_file, "%s", strchr(blk, ':') + 1);
+            block_id = id_of(name);
+        }
+        if (block_id < 0)
+            fprintf(stderr, "fake libcuda: FAKE_BLOCK=%s: NAME:FILE of an entry point\n", blk);
     }
     special[CUTAP_ID_cuInit] = do_init;
     special[CUTAP_ID_cuDriverGetVersion] = do_driver_version;
