@@ -12,6 +12,10 @@ int cmd_report(int argc, char **argv);    /* report.c */
 int cmd_dump(int argc, char **argv);      /* dump.c */
 int cmd_export(int argc, char **argv);    /* export.c */
 int cmd_ps(int argc, char **argv);        /* ps.c */
+/* ps.c: the view of a loaded trace into f; returns the number of calls
+ * running longer than stuck_s seconds (stuck_s < 0: not counted). */
+struct trace;
+int ps_view(const struct trace *tr, FILE *f, int json, double stuck_s, int only_pid);
 
 /* report.c: the summary table, also printed by `cutap stat`. */
 enum { FMT_TEXT, FMT_CSV, FMT_JSON };

@@ -143,7 +143,7 @@ static const char *call_name(const struct trace *tr, const struct tr_call *c, ch
 
 /* The view of the trace: returns how many calls have been running longer
  * than stuck_s (ranges not counted), stuck_s < 0: none. */
-static int show(const struct trace *tr, FILE *f, int json, double stuck_s, pid_t only_pid)
+int ps_view(const struct trace *tr, FILE *f, int json, double stuck_s, int only_pid)
 {
     struct ps_thread *th = xcalloc(tr->nthreads, sizeof *th);
     struct ps_proc *pr = xcalloc(tr->nprocs, sizeof *pr);
@@ -459,7 +459,7 @@ int cmd_ps(int argc, char **argv)
         }
         if (watch)
             fputs("\033[H\033[2J", stdout);
-        stuck = show(&tr, stdout, json, stuck_s, pid);
+        stuck = ps_view(&tr, stdout, json, stuck_s, pid);
         tr_free(&tr);
         fflush(stdout);
         if (watch && !stop) {

@@ -11,6 +11,7 @@
 #include <fcntl.h>
 #include <getopt.h>
 #include <limits.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -100,6 +101,88 @@ static void forward(int sig)
 
 /* Runs argv with the environment prepared; returns the exit status to
  * give. *not_run: set when the command could not be started at all. */
+/* cutap trace --stuck SECONDS: a thread of this command (never of the
+ * traced processes) reads the trace directory every SECONDS/4 (1 s at
+ * least, 10 s at most) and, when a call has been running longer than
+ * SECONDS, writes the `cutap ps` view of every process into
+ * DIR/cutap-stuck-<unix seconds>.txt, once per episode (again only after
+ * no call was stuck at one look). */
+static double watch_stuck = -1;
+static const char *watch_dir;
+static pthread_t watch_thread;
+static int watch_running;
+static pthread_mutex_t watch_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t watch_cond = PTHREAD_COND_INITIALIZER;
+static int watch_quit;
+
+static void *watchdog(void *arg)
+{
+    (void)arg;
+    tr_quiet = 1;   /* the only reader of traces in this process */
+    double step = watch_stuck / 4 < 1 ? 1 : watch_stuck / 4 > 10 ? 10 : watch_stuck / 4;
+    int armed = 1;
+    pthread_mutex_lock(&watch_lock);
+    while (!watch_quit) {
+        struct timespec until;
+        clock_gettime(CLOCK_REALTIME, &until);
+        until.tv_sec += (time_t)step;
+        until.tv_nsec += (long)((step - (double)(time_t)step) * 1e9);
+        if (until.tv_nsec >= 1000000000L)
+            until.tv_sec++, until.tv_nsec -= 1000000000L;
+        pthread_cond_timedwait(&watch_cond, &watch_lock, &until);
+        if (watch_quit)
+            break;
+        pthread_mutex_unlock(&watch_lock);
+        struct trace tr;
+        int stuck = 0;
+        char *text = NULL;
+        size_t len = 0;
+        if (!tr_load(&tr, watch_dir)) {
+            FILE *m = open_memstream(&text, &len);
+            if (m) {
+                stuck = ps_view(&tr, m, 0, watch_stuck, 0);
+                fclose(m);
+            }
+            tr_free(&tr);
+        }
+        if (stuck && armed && text) {
+            char path[PATH_MAX + 64];
+            snprintf(path, sizeof path, "%s/cutap-stuck-%lld.txt", watch_dir, (long long)time(NULL));
+            int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+            if (fd >= 0) {
+                (void)!write(fd, text, len);
+                close(fd);
+                fprintf(stderr, "cutap: a call has been running longer than %g s: %s\n", watch_stuck, path);
+                armed = 0;
+            }
+        } else if (!stuck) {
+            armed = 1;
+        }
+        free(text);
+        pthread_mutex_lock(&watch_lock);
+    }
+    pthread_mutex_unlock(&watch_lock);
+    return NULL;
+}
+
+static void watchdog_start(void)
+{
+    if (watch_stuck > 0 && watch_dir && !pthread_create(&watch_thread, NULL, watchdog, NULL))
+        watch_running = 1;
+}
+
+static void watchdog_stop(void)
+{
+    if (!watch_running)
+        return;
+    pthread_mutex_lock(&watch_lock);
+    watch_quit = 1;
+    pthread_cond_signal(&watch_cond);
+    pthread_mutex_unlock(&watch_lock);
+    pthread_join(watch_thread, NULL);
+    watch_running = 0;
+}
+
 static int run_command(char **argv, int *not_run)
 {
     prctl(PR_SET_CHILD_SUBREAPER, 1);
@@ -144,6 +227,7 @@ static int run_command(char **argv, int *not_run)
         _exit(127);
     }
     close(ep[1]);
+    watchdog_start();   /* after the fork: the child never inherits its thread */
     int e;
     ssize_t got;
     while ((got = read(ep[0], &e, sizeof e)) < 0 && errno == EINTR) {}
@@ -164,6 +248,7 @@ static int run_command(char **argv, int *not_run)
             child_pid = 0;
         }
     }
+    watchdog_stop();
     if (WIFEXITED(status))
         code = WEXITSTATUS(status);
     else if (WIFSIGNALED(status))
@@ -178,6 +263,7 @@ struct run_opts {
     int no_nvtx;               /* trace --no-nvtx */
     int force;                 /* stat --force: replace an existing -o FILE */
     const char *runtime;       /* --runtime=symbols|cupti, NULL: symbols */
+    double stuck;              /* trace --stuck SECONDS; < 0: off */
     char **cmd;
 };
 
@@ -203,11 +289,13 @@ static int parse(int argc, char **argv, struct run_opts *o, const char *usage, i
                                              {"filter", required_argument, 0, 'e'},
                                              {"time-all", no_argument, 0, 'T'},
                                              {"no-nvtx", no_argument, 0, 'N'},
+                                             {"stuck", required_argument, 0, 'K'},
                                              {"runtime", required_argument, 0, 'R'},
                                              {"force", no_argument, 0, 'F'},
                                              {"help", no_argument, 0, 'h'},
                                              {0, 0, 0, 0}};
     memset(o, 0, sizeof *o);
+    o->stuck = -1;
     optind = 1;
     int c;
     while ((c = getopt_long(argc, argv, "+o:e:h", longopts, NULL)) != -1) {
@@ -227,6 +315,15 @@ static int parse(int argc, char **argv, struct run_opts *o, const char *usage, i
         case 'o': o->out = optarg; break;
         case 'T': o->time_all = 1; break;
         case 'N': o->no_nvtx = 1; break;
+        case 'K': {
+            char *end;
+            o->stuck = strtod(optarg, &end);
+            if (stat || *end || o->stuck <= 0) {
+                fprintf(stderr, "cutap: --stuck takes seconds (trace only), not '%s'\n%s", optarg, usage);
+                return 2;
+            }
+            break;
+        }
         case 'F': o->force = 1; break;
         case 'R':
             if (strcmp(optarg, "symbols") && strcmp(optarg, "cupti") && strcmp(optarg, "all")) {
@@ -307,7 +404,7 @@ static int prepare_env(const char *mode_var, const char *dir, const char *filter
     "                           hidden, runtime, cublas, cublasLt, cudnn, nccl, cufft, curand,\n"        \
     "                           cusparse, cusolver, nvrtc, nvJitLink, nvtx, nvml); a leading ! excludes\n"
 static const char trace_usage[] =
-    "usage: cutap trace [-o DIR] [-e FILTER] [--runtime=all|symbols] [--no-nvtx] -- CMD [ARGS...]\n"
+    "usage: cutap trace [-o DIR] [-e FILTER] [--runtime=all|symbols] [--no-nvtx] [--stuck S] -- CMD [ARGS...]\n"
     "Runs CMD, and every process it starts, with every CUDA call recorded: one trace file per\n"
     "process in DIR; ends with a summary (processes, calls, losses, processes not traced) and\n"
     "exits with CMD's status.\n"
@@ -315,6 +412,9 @@ static const char trace_usage[] =
     "                           nothing was recorded); refused if it holds a trace, is a symbolic\n"
     "                           link, belongs to another user or others can write it\n"
     FILTER_HELP RUNTIME_HELP
+    "  --stuck S                when a call has been running longer than S seconds, write what\n"
+    "                           every process is doing (cutap ps) into DIR/cutap-stuck-TIME.txt,\n"
+    "                           once per episode; watched from this command, not the program\n"
     "  --no-nvtx                do not record NVTX ranges and marks (by default cutap is the NVTX\n"
     "                           injection library, NVTX_INJECTION64_PATH, unless that is set already)\n"
     "examples:\n"
@@ -393,6 +493,7 @@ int cmd_trace(int argc, char **argv)
         return 1;
     procs_create(dir);
     int not_run;
+    watch_stuck = o.stuck, watch_dir = dir;
     int code = run_command(o.cmd, &not_run);
     if (not_run) {
         /* nothing ran (said above): no trace, no summary; the directory

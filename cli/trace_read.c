@@ -19,8 +19,14 @@
 
 static void complain(struct trace *tr, const char *path, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
+int tr_quiet;
+
 static void complain(struct trace *tr, const char *path, const char *fmt, ...)
 {
+    if (tr_quiet) {
+        tr->problems++;
+        return;
+    }
     va_list ap;
     va_start(ap, fmt);
     char p[1024];
@@ -408,7 +414,7 @@ void tr_progress(const struct trace *tr, size_t i, const char *what)
     if (i & ((1u << 18) - 1) || !i)
         return;
     tr_release(tr);
-    if (isatty(2)) {
+    if (isatty(2) && !tr_quiet) {
         fprintf(stderr, "\rcutap: %s: %zu of %zu calls (%zu%%) ", what, i, tr->ncalls,
                 tr->ncalls ? i * 100 / tr->ncalls : 100);
         progress_shown = 1;
@@ -426,7 +432,7 @@ void tr_progress_done(const struct trace *tr)
 /* While reading: the bytes of the file read so far, on a terminal. */
 static void read_progress(const struct tr_proc *p, size_t at)
 {
-    if (!isatty(2))
+    if (!isatty(2) || tr_quiet)
         return;
     char path[256];
     tr_escape(path, sizeof path, p->path);

@@ -222,6 +222,9 @@ static inline uint64_t tr_iter_parent_user(const struct tr_iter *it) { return it
  * a message naming the file for each problem and goes on with the rest;
  * returns -1 when nothing could be read at all. */
 int tr_load(struct trace *tr, const char *path);
+/* Non-zero: loading and iterating say nothing on stderr (problems are
+ * still counted): cutap trace --stuck's watchdog. */
+extern int tr_quiet;
 void tr_free(struct trace *tr);
 /* Drops the trace files' pages from memory (they are read again when
  * touched): the iterator calls it as it goes through long traces. */
