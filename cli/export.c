@@ -234,6 +234,7 @@ struct pf_proc {
     int64_t pid;
     size_t sort_index;
 };
+struct pf_proc *pf_procs(const struct trace *tr);
 
 static int cmp_by_pid(const void *a, const void *b, void *ctx)
 {
@@ -261,7 +262,7 @@ static int cmp_display(const void *a, const void *b, void *ctx)
     return *(const size_t *)a < *(const size_t *)b ? -1 : 1;
 }
 
-static struct pf_proc *pf_procs(const struct trace *tr)
+struct pf_proc *pf_procs(const struct trace *tr)
 {
     size_t n = tr->nprocs;
     struct pf_proc *pp = calloc(n ? n : 1, sizeof *pp);

@@ -109,8 +109,17 @@ struct seq {
     uint32_t cats;          /* bit per layer + 4 (see cat_iid): interned */
 };
 
+/* export.c: the pid each process shows (a repeated pid, of an exec'd
+ * image or another host, gets a made-up one: the viewer would merge them) */
+struct pf_proc {
+    int64_t pid;
+    size_t sort_index;
+};
+struct pf_proc *pf_procs(const struct trace *tr);
+
 struct writer {
     FILE *f;
+    struct pf_proc *pp;
     unsigned char *out;     /* packets gathered, written 1 MiB at a time */
     size_t nout;
     const struct trace *tr;
@@ -199,6 +208,9 @@ static void emit_small(struct writer *w, uint64_t seq, unsigned type, uint64_t n
     w->nout += nh + np;
 }
 
+/* ns from the trace's start; a damaged time before it is 0 */
+static uint64_t rel(const struct trace *tr, uint64_t t) { return t > tr->origin_ns ? t - tr->origin_ns : 0; }
+
 static uint64_t proc_uuid(size_t p) { return (uint64_t)p << 32 | 0xffffffffu; }
 static uint64_t thread_uuid(size_t t) { return t + 1; }
 
@@ -272,14 +284,23 @@ static void event(struct writer *w, size_t t, unsigned type, uint64_t ns, int64_
     emit(w, p);
 }
 
-/* Ends the slices of thread t open at depth >= depth. */
-static void close_to(struct writer *w, size_t t, unsigned depth)
+/* Ends the slices of thread t open at depth >= depth. A call that never
+ * returned gets no end, unless something shows it cannot still be running
+ * (a damaged record): a later call of the thread at its depth or above
+ * (bound, its start), or an enclosing call that returned (its end); the
+ * viewer's end would otherwise close the wrong slice. */
+static void close_to(struct writer *w, size_t t, unsigned depth, uint64_t bound)
 {
     struct seq *s = &w->seqs[t];
     while (s->nopen && s->open[s->nopen - 1].depth >= depth) {
         struct open_slice *o = &s->open[--s->nopen];
-        if (o->t1)
-            event(w, t, 2, o->t1 - w->tr->origin_ns, -1, 0, 0);
+        uint64_t end = o->t1;
+        for (size_t k = s->nopen; !end && k-- > 0;)
+            end = s->open[k].t1;   /* the nearest enclosing call that returned */
+        if (!o->t1 && bound)
+            end = bound;
+        if (end)
+            event(w, t, 2, rel(w->tr, end), -1, 0, 0);
     }
 }
 
@@ -306,7 +327,7 @@ static void descriptors(struct writer *w)
         char name[512];
         proc_display_name(h, name, sizeof name);
         p->n = d->n = x->n = 0;
-        pb_uint(x, 1, (uint64_t)(uint32_t)h->pid);
+        pb_uint(x, 1, (uint64_t)w->pp[i].pid);
         pb_str(x, 6, name);
         pb_uint(d, 1, proc_uuid(i));
         pb_msg(d, 3, x);
@@ -321,8 +342,11 @@ static void descriptors(struct writer *w)
         else
             snprintf(tname, sizeof tname, "tid %d", th->tid);
         p->n = d->n = x->n = 0;
-        pb_uint(x, 1, (uint64_t)(uint32_t)tr->procs[th->proc].h.pid);
-        pb_uint(x, 2, (uint64_t)(uint32_t)th->tid);
+        pb_uint(x, 1, (uint64_t)w->pp[th->proc].pid);
+        /* a thread of a process shown under a made-up pid gets a made-up
+         * tid too: the viewer keys threads by tid */
+        int64_t tid = w->pp[th->proc].pid == tr->procs[th->proc].h.pid ? th->tid : w->pp[th->proc].pid * 64 + (int64_t)t;
+        pb_uint(x, 2, (uint64_t)tid);
         pb_str(x, 5, tname);
         pb_uint(d, 1, thread_uuid(t));
         pb_uint(d, 5, proc_uuid(th->proc));
@@ -355,7 +379,7 @@ static void async_range(struct writer *w, const struct tr_call *c)
             pb_str(d, 23, tr->names[c->name].name);
         pb_uint(d, 9, k ? 2 : 1);
         pb_uint(d, 11, uuid);
-        pb_uint(p, 8, (k ? end : c->t0) - tr->origin_ns);
+        pb_uint(p, 8, rel(tr, k ? end : c->t0));
         pb_uint(p, 10, seq);
         pb_msg(p, 11, d);
         emit(w, p);
@@ -367,6 +391,7 @@ void write_perfetto_proto(const struct trace *tr, FILE *f)
     struct writer w = {.f = f, .tr = tr, .async_uuid = (uint64_t)1 << 62};
     w.seqs = xcalloc(tr->nthreads, sizeof *w.seqs);
     w.out = xcalloc(OUT_SIZE, 1);
+    w.pp = pf_procs(tr);
     descriptors(&w);
     struct tr_iter it;
     tr_iter_init(&it, tr, "export");
@@ -375,12 +400,12 @@ void write_perfetto_proto(const struct trace *tr, FILE *f)
         struct seq *s = &w.seqs[c->thread];
         if (!s->named)
             s->named = xcalloc(w.named_bytes, 1);
-        close_to(&w, c->thread, c->depth);
+        close_to(&w, c->thread, c->depth, c->t0);
         int layer = tr->names[c->name].layer;
         if (c->rflags & TR_RF_RANGE) {
             const struct tr_range *r = tr_range_of(c);
             if (r->kind == TR_RANGE_MARK) {
-                event(&w, c->thread, 3, c->t0 - tr->origin_ns, c->name, layer, 0);
+                event(&w, c->thread, 3, rel(tr, c->t0), c->name, layer, 0);
                 continue;
             }
             if (c->rflags & TR_RF_ASYNC) {
@@ -388,12 +413,12 @@ void write_perfetto_proto(const struct trace *tr, FILE *f)
                 continue;
             }
         }
-        event(&w, c->thread, 1, c->t0 - tr->origin_ns, c->name, layer, 0);
+        event(&w, c->thread, 1, rel(tr, c->t0), c->name, layer, 0);
         push(&w, c->thread, c->t1, c->depth);
     }
     tr_iter_free(&it);
     for (size_t t = 0; t < tr->nthreads; t++)
-        close_to(&w, t, 0);
+        close_to(&w, t, 0, 0);
     for (size_t t = 0; t < tr->nthreads; t++) {
         free(w.seqs[t].open);
         free(w.seqs[t].named);
@@ -401,6 +426,7 @@ void write_perfetto_proto(const struct trace *tr, FILE *f)
     free(w.seqs);
     out_flush(&w);
     free(w.out);
+    free(w.pp);
     free(w.pkt.b), free(w.ev.b), free(w.in.b), free(w.tmp.b);
     if (tr->ncounters)
         fprintf(stderr, "cutap export: %zu counters not exported (use --format jsonl or sqlite)\n", tr->ncounters);

@@ -53,9 +53,9 @@ struct ps_thread {
 /* NCCL's collectives (and point-to-point calls) counted per communicator. */
 static int is_collective(const char *n)
 {
+    /* collectives only: point-to-point counts differ between ranks by design */
     static const char *const c[] = {"ncclAllReduce", "ncclBroadcast", "ncclBcast", "ncclReduce", "ncclAllGather",
-                                    "ncclReduceScatter", "ncclAlltoAll", "ncclGather", "ncclScatter", "ncclSend",
-                                    "ncclRecv"};
+                                    "ncclReduceScatter", "ncclAlltoAll", "ncclGather", "ncclScatter"};
     for (size_t i = 0; i < sizeof c / sizeof *c; i++)
         if (!strcmp(n, c[i]))
             return 1;
@@ -358,15 +358,27 @@ int ps_view(const struct trace *tr, FILE *f, int json, double stuck_s, int only_
  * environment, relative to its working directory. */
 static int dir_of_pid(pid_t pid, char *dir, size_t size)
 {
-    char path[64], buf[1 << 16];
+    char path[64];
     snprintf(path, sizeof path, "/proc/%d/environ", (int)pid);
     FILE *e = fopen(path, "r");
     if (!e)
         return -1;
-    size_t n = fread(buf, 1, sizeof buf - 1, e);
+    /* all of it: setenv puts a variable last */
+    size_t n = 0, cap = 1 << 16;
+    char *buf = xcalloc(cap + 1, 1);
+    for (size_t got; (got = fread(buf + n, 1, cap - n, e)) > 0;) {
+        n += got;
+        if (n == cap) {
+            char *b = realloc(buf, 2 * cap + 1);
+            if (!b)
+                break;
+            buf = b, cap *= 2;
+        }
+    }
     fclose(e);
     buf[n] = 0;
-    for (size_t i = 0; i < n; i += strlen(buf + i) + 1)
+    int found = -1;
+    for (size_t i = 0; i < n && found; i += strlen(buf + i) + 1)
         if (!strncmp(buf + i, "CUTAP_TRACE=", 12) && buf[i + 12]) {
             const char *v = buf + i + 12;
             if (v[0] == '/')
@@ -376,13 +388,14 @@ static int dir_of_pid(pid_t pid, char *dir, size_t size)
                 snprintf(link, sizeof link, "/proc/%d/cwd", (int)pid);
                 ssize_t k = readlink(link, cwd, sizeof cwd - 1);
                 if (k <= 0)
-                    return -1;
+                    break;
                 cwd[k] = 0;
-                snprintf(dir, size, "%s/%s", cwd, v);
+                snprintf(dir, size, "%s/%s", cwd, v);   /* its working directory now */
             }
-            return 0;
+            found = 0;
         }
-    return -1;
+    free(buf);
+    return found;
 }
 
 static volatile sig_atomic_t stop;
@@ -457,7 +470,7 @@ int cmd_ps(int argc, char **argv)
             fprintf(stderr, "cutap ps: nothing to read in %s\n", dir);
             return 1;
         }
-        if (watch)
+        if (watch && !json && isatty(1))
             fputs("\033[H\033[2J", stdout);
         stuck = ps_view(&tr, stdout, json, stuck_s, pid);
         tr_free(&tr);

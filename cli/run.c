@@ -133,6 +133,8 @@ static void *watchdog(void *arg)
         if (watch_quit)
             break;
         pthread_mutex_unlock(&watch_lock);
+        struct timespec l0, l1;
+        clock_gettime(CLOCK_MONOTONIC, &l0);
         struct trace tr;
         int stuck = 0;
         char *text = NULL;
@@ -159,6 +161,12 @@ static void *watchdog(void *arg)
             armed = 1;
         }
         free(text);
+        /* a look reads the whole trace: on a long one, wait ten times what
+         * it took, so that the watch takes at most a tenth of a core */
+        clock_gettime(CLOCK_MONOTONIC, &l1);
+        double took = (double)(l1.tv_sec - l0.tv_sec) + (double)(l1.tv_nsec - l0.tv_nsec) / 1e9;
+        double base = watch_stuck / 4 < 1 ? 1 : watch_stuck / 4 > 10 ? 10 : watch_stuck / 4;
+        step = 10 * took > base ? 10 * took : base;
         pthread_mutex_lock(&watch_lock);
     }
     pthread_mutex_unlock(&watch_lock);
@@ -167,8 +175,15 @@ static void *watchdog(void *arg)
 
 static void watchdog_start(void)
 {
-    if (watch_stuck > 0 && watch_dir && !pthread_create(&watch_thread, NULL, watchdog, NULL))
+    if (watch_stuck <= 0 || !watch_dir)
+        return;
+    /* signals stay with the main thread (it forwards them to the command) */
+    sigset_t all, old;
+    sigfillset(&all);
+    pthread_sigmask(SIG_BLOCK, &all, &old);
+    if (!pthread_create(&watch_thread, NULL, watchdog, NULL))
         watch_running = 1;
+    pthread_sigmask(SIG_SETMASK, &old, NULL);
 }
 
 static void watchdog_stop(void)

@@ -20,6 +20,12 @@
 static void complain(struct trace *tr, const char *path, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 int tr_quiet;
+/* What the reader says on stderr; nothing at all while tr_quiet is set. */
+#define TR_ERR(...)                           \
+    do {                                      \
+        if (!tr_quiet)                        \
+            fprintf(stderr, __VA_ARGS__);     \
+    } while (0)
 
 static void complain(struct trace *tr, const char *path, const char *fmt, ...)
 {
@@ -31,7 +37,7 @@ static void complain(struct trace *tr, const char *path, const char *fmt, ...)
     va_start(ap, fmt);
     char p[1024];
     tr_escape(p, sizeof p, path);   /* a file name holds the traced host's name */
-    fprintf(stderr, "cutap: %s: ", p);
+    TR_ERR("cutap: %s: ", p);
     vfprintf(stderr, fmt, ap);
     fputc('\n', stderr);
     va_end(ap);
@@ -47,7 +53,7 @@ static void *grow(void *p, size_t *cap, size_t need, size_t elem)
         n *= 2;
     void *q = realloc(p, n * elem);
     if (!q) {
-        fprintf(stderr, "cutap: out of memory\n");
+        TR_ERR("cutap: out of memory\n");
         exit(1);
     }
     *cap = n;
@@ -60,7 +66,7 @@ static void *xrealloc0(void *p, size_t oldn, size_t n, size_t size)
 {
     void *q = realloc(p, n * size);
     if (!q) {
-        fprintf(stderr, "cutap: out of memory\n");
+        TR_ERR("cutap: out of memory\n");
         exit(1);
     }
     memset((char *)q + oldn * size, 0, (n - oldn) * size);
@@ -133,7 +139,7 @@ static uint32_t name_index(struct trace *tr, const char *name, int layer)
         size_t cap = tr->name_hash_cap ? tr->name_hash_cap * 2 : 1024;
         uint32_t *h = calloc(cap, sizeof *h);
         if (!h) {
-            fprintf(stderr, "cutap: out of memory\n");
+            TR_ERR("cutap: out of memory\n");
             exit(1);
         }
         for (size_t i = 0; i < tr->nnames; i++) {
@@ -157,7 +163,7 @@ static uint32_t name_index(struct trace *tr, const char *name, int layer)
     tr->names[tr->nnames].layer = layer;
     tr->names[tr->nnames].sig = NULL;
     if (!tr->names[tr->nnames].name) {
-        fprintf(stderr, "cutap: out of memory\n");
+        TR_ERR("cutap: out of memory\n");
         exit(1);
     }
     tr->name_hash[k] = (uint32_t)tr->nnames + 1;
@@ -185,7 +191,7 @@ static void id_put(struct tr_proc *p, uint32_t id, uint32_t name)
         size_t ocap = p->idcap;
         p->idmap = calloc(cap, sizeof *p->idmap);
         if (!p->idmap) {
-            fprintf(stderr, "cutap: out of memory\n");
+            TR_ERR("cutap: out of memory\n");
             exit(1);
         }
         p->idcap = cap;
@@ -415,7 +421,7 @@ void tr_progress(const struct trace *tr, size_t i, const char *what)
         return;
     tr_release(tr);
     if (isatty(2) && !tr_quiet) {
-        fprintf(stderr, "\rcutap: %s: %zu of %zu calls (%zu%%) ", what, i, tr->ncalls,
+        TR_ERR("\rcutap: %s: %zu of %zu calls (%zu%%) ", what, i, tr->ncalls,
                 tr->ncalls ? i * 100 / tr->ncalls : 100);
         progress_shown = 1;
     }
@@ -436,7 +442,7 @@ static void read_progress(const struct tr_proc *p, size_t at)
         return;
     char path[256];
     tr_escape(path, sizeof path, p->path);
-    fprintf(stderr, "\rcutap: reading %s: %zu of %zu MiB ", path, at >> 20, p->size >> 20);
+    TR_ERR("\rcutap: reading %s: %zu of %zu MiB ", path, at >> 20, p->size >> 20);
     progress_shown = 1;
 }
 
@@ -710,7 +716,7 @@ static int scan_file(struct trace *tr, struct tr_proc *p, uint32_t pi, int fd)
     if (h->clock == CUTAP_CLOCK_TSC && far_clock > h->start_clock && far_mono > h->start_mono_ns)
         p->rate = (double)(far_mono - h->start_mono_ns) / (double)(far_clock - h->start_clock);
     else if (h->clock == CUTAP_CLOCK_TSC) {
-        fprintf(stderr, "cutap: %s: no second clock reading; times assume 1 tick = 1 ns\n", p->path);
+        TR_ERR("cutap: %s: no second clock reading; times assume 1 tick = 1 ns\n", p->path);
         p->rate = 1.0;
     } else
         p->rate = 1.0;
@@ -756,12 +762,12 @@ static void note_other_majors(const struct tr_proc *p)
         char so[4 * 64];
         tr_escape(so, sizeof so, p->layer_so[l]);
         if (!n++)
-            fprintf(stderr, "cutap: note: process %d: %s", (int)p->h.pid, so);
+            TR_ERR("cutap: note: process %d: %s", (int)p->h.pid, so);
         else
-            fprintf(stderr, ", %s", so);
+            TR_ERR(", %s", so);
     }
     if (n)
-        fprintf(stderr, " %s not of the CUDA major cutap's signatures come from: %s calls are recorded untyped, "
+        TR_ERR(" %s not of the CUDA major cutap's signatures come from: %s calls are recorded untyped, "
                         "arguments shown as raw register words\n",
                 n > 1 ? "are" : "is", n > 1 ? "their" : "its");
 }
@@ -796,7 +802,7 @@ static int load_file(struct trace *tr, const char *path)
         }
         if (st.st_size == 0) {
             /* made, but its process ended before the header was written */
-            fprintf(stderr, "cutap: %s: empty trace file (no header); skipped\n", path);
+            TR_ERR("cutap: %s: empty trace file (no header); skipped\n", path);
             close(fd);
             return -1;
         }
@@ -820,7 +826,7 @@ static int load_file(struct trace *tr, const char *path)
     static const char zero[8];
     if (!memcmp(h.magic, zero, 8)) {
         /* made, but its process ended before the header was written */
-        fprintf(stderr, "cutap: %s: empty trace file (no header); skipped\n", path);
+        TR_ERR("cutap: %s: empty trace file (no header); skipped\n", path);
         if (owned) {
             munmap((void *)map, size);
             close(fd);
@@ -874,7 +880,7 @@ static int load_file(struct trace *tr, const char *path)
     if (tr_loss_text(p, loss, sizeof loss)) {
         char host[4 * sizeof h.host];
         tr_escape(host, sizeof host, h.host);
-        fprintf(stderr, "cutap: warning: process %d (%s): %s\n", h.pid, host, loss);
+        TR_ERR("cutap: warning: process %d (%s): %s\n", h.pid, host, loss);
     }
     int rc = scan_file(tr, p, (uint32_t)(tr->nprocs - 1), fd);
     if (fd >= 0)
@@ -980,7 +986,7 @@ static void *alloc0(size_t n, size_t size)
 {
     void *p = calloc(n ? n : 1, size);
     if (!p) {
-        fprintf(stderr, "cutap: out of memory\n");
+        TR_ERR("cutap: out of memory\n");
         exit(1);
     }
     return p;
@@ -1613,7 +1619,7 @@ static int cmp_place_order(const void *a, const void *b, void *ctx)
 static void order_runs(struct trace *tr)
 {
     if (tr->nruns > UINT32_MAX) {
-        fprintf(stderr, "cutap: too many record runs (%zu)\n", tr->nruns);
+        TR_ERR("cutap: too many record runs (%zu)\n", tr->nruns);
         exit(1);
     }
     tr->run_order = alloc0(tr->nruns, sizeof *tr->run_order);
@@ -1641,12 +1647,12 @@ int tr_load(struct trace *tr, const char *path)
     if (tr_mem_file.path && !strcmp(path, tr_mem_file.path)) {
         load_file(tr, path);
     } else if (stat(path, &st)) {
-        fprintf(stderr, "cutap: %s: %s\n", path, strerror(errno));
+        TR_ERR("cutap: %s: %s\n", path, strerror(errno));
         return -1;
     } else if (S_ISDIR(st.st_mode)) {
         DIR *d = opendir(path);
         if (!d) {
-            fprintf(stderr, "cutap: %s: %s\n", path, strerror(errno));
+            TR_ERR("cutap: %s: %s\n", path, strerror(errno));
             return -1;
         }
         char **files = NULL;
@@ -1669,7 +1675,7 @@ int tr_load(struct trace *tr, const char *path)
         }
         free(files);
         if (!n) {
-            fprintf(stderr, "cutap: %s: no trace files (*%s) in this directory\n", path, CUTAP_FILE_SUFFIX);
+            TR_ERR("cutap: %s: no trace files (*%s) in this directory\n", path, CUTAP_FILE_SUFFIX);
             return -1;
         }
     } else {
@@ -1725,7 +1731,7 @@ int tr_select(struct trace *tr, const char *filter, uint64_t from_ns, uint64_t t
         free(tr->name_keep);
         tr->name_keep = calloc(tr->nnames ? tr->nnames : 1, 1);
         if (!tr->name_keep) {
-            fprintf(stderr, "cutap: out of memory\n");
+            TR_ERR("cutap: out of memory\n");
             return -1;
         }
         for (size_t i = 0; i < tr->nnames; i++)
@@ -1739,7 +1745,7 @@ int tr_select(struct trace *tr, const char *filter, uint64_t from_ns, uint64_t t
         tr->ncounters = m;
     }
     if ((from_ns || to_ns != UINT64_MAX) && tr->ncounters)
-        fprintf(stderr, "cutap: note: --from/--to select calls; the counters of counting-mode files (cutap stat) "
+        TR_ERR("cutap: note: --from/--to select calls; the counters of counting-mode files (cutap stat) "
                         "have no times and are all kept\n");
     return 0;
 }

@@ -58,6 +58,10 @@ def main():
     defaults = {}          # sequence -> default track
     names = collections.defaultdict(dict)   # sequence -> iid -> name
     begins = collections.Counter()          # (tid, name)
+    begin_ts = collections.Counter()        # (tid, name, ts) on thread tracks
+    end_ts = collections.Counter()          # (tid, ts) on thread tracks
+    cats = collections.defaultdict(set)     # sequence -> interned category iids
+    cleared = set()
     instants = collections.Counter()
     ends = 0
     last_ts = {}
@@ -79,6 +83,9 @@ def main():
                 tracks[get(t, 1)] = ("other", None, None)
             continue
         seq = get(p, 10)
+        flags = get(p, 13, 0)
+        if flags & 1:
+            cleared.add(seq)
         d = get(p, 59)
         if d is not None:
             defaults[seq] = get(fields(get(fields(d), 11)), 11)
@@ -88,11 +95,22 @@ def main():
                 if k == 2:
                     e = fields(v)
                     names[seq][get(e, 1)] = get(e, 2).decode("utf-8", "replace")
+                elif k == 1:
+                    cats[seq].add(get(fields(v), 1))
         ev = get(p, 11)
         if ev is None:
             continue
         e = fields(ev)
         ts = get(p, 8)
+        # interned names or categories, or the sequence's default track: the
+        # sequence must have been cleared first and the packet must say it
+        # needs that state (else trace_processor skips it)
+        needs = get(e, 10) is not None or get(e, 3) is not None or get(e, 11) is None
+        if needs and (seq not in cleared or not flags & 2):
+            bad.append("event on sequence %d without cleared/needs-incremental-state flags" % seq)
+        for k, v in e:
+            if k == 3 and v not in cats[seq]:
+                bad.append("category iid %d not interned on sequence %d" % (v, seq))
         if ts < last_ts.get(seq, 0):
             bad.append("sequence %d goes back in time at %d" % (seq, ts))
         last_ts[seq] = ts
@@ -117,14 +135,18 @@ def main():
                 begins[(tid if kind == "thread" else None, name)] += 1
                 if kind == "thread":
                     depth_of[(tid, name, len(stacks[track]))] += 1
+                    begin_ts[(tid, name, ts)] += 1
                 stacks[track].append(name)
         elif typ == 2:
             ends += 1
+            if kind == "thread":
+                end_ts[(tid, ts)] += 1
             if not stacks[track]:
                 bad.append("an end without a begin on track %s" % track)
             else:
                 stacks[track].pop()
     want_b, want_i, want_d = collections.Counter(), collections.Counter(), collections.Counter()
+    want_bt, want_et = collections.Counter(), collections.Counter()
     finished = calls = 0
     for line in open(sys.argv[2]):
         x = json.loads(line)
@@ -138,9 +160,13 @@ def main():
         want_b[(x["tid"] if nested else None, x["name"])] += 1
         if nested:
             want_d[(x["tid"], x["name"], x["depth"])] += 1
+            want_bt[(x["tid"], x["name"], x["t_ns"])] += 1
+            if x.get("dur_ns") is not None:
+                want_et[(x["tid"], x["t_ns"] + x["dur_ns"])] += 1
         if x.get("dur_ns") is not None or not nested:
             finished += 1
-    for what, got, want in (("slices", begins, want_b), ("instants", instants, want_i), ("depths", depth_of, want_d)):
+    for what, got, want in (("slices", begins, want_b), ("instants", instants, want_i), ("depths", depth_of, want_d),
+                            ("begin times", begin_ts, want_bt), ("end times", end_ts, want_et)):
         if got != want:
             diff = (got - want) + (want - got)
             bad.append("%s differ: %s" % (what, list(diff.items())[:6]))
