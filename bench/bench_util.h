@@ -37,6 +37,24 @@ static inline double tsc_read_ns(void)
     return median(v, 5);
 }
 
+/* Runs SELF --child N as a child (LD_PRELOAD=preload when not NULL, mode:
+ * VAR=VALUE or NULL) and reads nv numbers from its output; 0 when it
+ * exited 0 having printed them all. */
+#include <stdio.h>
+static inline int bench_child(const char *self, const char *preload, const char *mode, long n, double *v, int nv)
+{
+    char cmd[8192];
+    snprintf(cmd, sizeof cmd, "env %s%s %s %s --child %ld", preload ? "LD_PRELOAD=" : "", preload ? preload : "",
+             mode ? mode : "", self, n);
+    FILE *p = popen(cmd, "r");
+    if (!p)
+        return -1;
+    int ok = 1;
+    for (int i = 0; i < nv; i++)
+        ok &= fscanf(p, "%lf", &v[i]) == 1;
+    return pclose(p) == 0 && ok ? 0 : -1;
+}
+
 /* "met" or "NOT met": issue #13's marks. */
 static inline const char *mark(int met) { return met ? "met" : "NOT met"; }
 #endif

@@ -77,16 +77,12 @@ static int child(long n)
 
 static int measure(const char *self, const char *preload, const char *mode, long n, double *ns, double *ins)
 {
-    char cmd[8192];
-    snprintf(cmd, sizeof cmd, "env %s%s %s %s --child %ld", preload ? "LD_PRELOAD=" : "", preload ? preload : "",
-             mode ? mode : "", self, n);
-    FILE *p = popen(cmd, "r");
-    if (!p)
+    double v[2 * NOPS];
+    if (bench_child(self, preload, mode, n, v, 2 * NOPS))
         return -1;
-    int ok = 1;
     for (int op = 0; op < NOPS; op++)
-        ok &= fscanf(p, "%lf %lf", &ns[op], &ins[op]) == 2;
-    return pclose(p) == 0 && ok ? 0 : -1;
+        ns[op] = v[2 * op], ins[op] = v[2 * op + 1];
+    return 0;
 }
 
 int main(int argc, char **argv)

@@ -7,7 +7,8 @@
  *               file of the child: no hang, nothing misrecorded
  *   vfork DIR   a vfork child closing its parent's descriptors before exec
  *               (what subprocess does): the parent's later requests on its
- *               still-open device descriptor are still recorded
+ *               still-open device descriptor are still recorded, and on a
+ *               duplicate made by fcntl(F_DUPFD_CLOEXEC)
  *   maps DIR    device mappings replaced by MAP_FIXED and unmapped from
  *               another start: a later munmap of other memory at the same
  *               address is not taken for a device's
@@ -84,6 +85,9 @@ int main(int argc, char **argv)
         waitpid(pid, NULL, 0);
         rm_free(fd, "after 1");
         rm_free(fd, "after 2");
+        int d = fcntl(fd, F_DUPFD_CLOEXEC, 100);   /* a duplicate made by fcntl is the device too */
+        rm_free(d, "fcntl(F_DUPFD_CLOEXEC) duplicate");
+        close(d);
         close(fd);
     } else if (!strcmp(mode, "maps")) {
         int fd = dev_open(dir, "nvidia0");

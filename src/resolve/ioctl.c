@@ -591,25 +591,20 @@ static __attribute__((noinline)) int nv_ioctl(int fd, unsigned long req, void *a
         errno = ENOSYS;
         return -1;
     }
-    if (!atomic_load_explicit(&ids_ready, memory_order_acquire) || !still_device(fd))
+    if (!atomic_load_explicit(&ids_ready, memory_order_acquire))
         return f(fd, req, arg);
     uint64_t w[MAX_WORDS] = {(uint64_t)(int64_t)fd, dev_word(fd)};
-    uint32_t id;
-    unsigned sig = S_GENERIC, nw, uvm = 0;
-    const cutap_arg_info_t *sigargs;
+    uint32_t id = id_other;
+    unsigned sig = S_GENERIC, nw = 4;
+    int unknown = 1, uvm = 0;   /* unknown: recorded as request and arg, nothing decoded */
     struct xfer xf = {0, 0, 0};
     size_t size = CUTAP_NV_IOC_SIZE(req);
     const void *block = arg;
     if (kind == CUTAP_NVDEV_UVM || kind == CUTAP_NVDEV_UVM_TOOLS) {
-        int known;
-        id = uvm_cmd_id((uint32_t)req, &known);
-        uvm = known ? 1 : 2;
-        if (known) {
-            nw = 4, sigargs = sig_uvm;
+        id = uvm_cmd_id((uint32_t)req, &uvm);
+        if (uvm) {
+            unknown = 0;
             w[2] = cutap_nv_uvm_of((uint32_t)req)->params_size;
-        } else {
-            nw = 4, sigargs = sig_unknown;
-            w[2] = req, w[3] = (uintptr_t)arg;
         }
     } else if (CUTAP_NV_IOC_TYPE(req) == CUTAP_NV_IOCTL_MAGIC && (kind == CUTAP_NVDEV_CTL || kind == CUTAP_NVDEV_GPU)) {
         unsigned nr = CUTAP_NV_IOC_NR(req);
@@ -625,21 +620,18 @@ static __attribute__((noinline)) int nv_ioctl(int fd, unsigned long req, void *a
         }
         id = escape_id(nr);
         if (e) {
+            unknown = 0;
             sig = esc_sig[nr];
-            nw = sigs[sig].n, sigargs = sigs[sig].a;
+            nw = sigs[sig].n;
             if (sig == S_GENERIC)
                 w[2] = size;
-        } else {
-            nw = 4, sigargs = sig_unknown;
-            w[2] = req, w[3] = (uintptr_t)arg;
         }
-    } else {
-        id = id_other;
-        nw = 4, sigargs = sig_unknown;
-        w[2] = req, w[3] = (uintptr_t)arg;
     }
-    (void)sigargs;
-    if (id == CUTAP_ID_ALL || !atomic_load_explicit(&cutap_mask[id], memory_order_relaxed))
+    if (unknown)
+        w[2] = req, w[3] = (uintptr_t)arg;
+    /* not wanted (the layer filtered out), or the descriptor is no longer
+     * the device it was marked for: nothing recorded */
+    if (id == CUTAP_ID_ALL || !atomic_load_explicit(&cutap_mask[id], memory_order_relaxed) || !still_device(fd))
         return f(fd, req, arg);
     struct cutap_external x;
     int ret, err = errno;
@@ -656,9 +648,9 @@ static __attribute__((noinline)) int nv_ioctl(int fd, unsigned long req, void *a
     uint64_t outcome = ret == -1 ? failed(err) : 0;
     /* A version mismatch is refused with EINVAL after the driver wrote
      * its own version into the block: read it then too. */
-    int accepted = ret == 0 || (ret == -1 && err == EINVAL && sig == S_VERSION && uvm == 0);
-    if (accepted && sigargs != sig_unknown) {
-        if (uvm == 1) {
+    int accepted = ret == 0 || (ret == -1 && err == EINVAL && sig == S_VERSION);
+    if (accepted && !unknown) {
+        if (uvm) {
             const struct cutap_nv_uvm *u = cutap_nv_uvm_of((uint32_t)req);
             uint32_t st;
             if (u->params_size && u->status_off + sizeof st <= u->params_size &&
@@ -697,34 +689,24 @@ int cutap_ioctl_wrapper(int fd, unsigned long req, void *arg)
     return nv_ioctl(fd, req, arg, kind);
 }
 
-/* An open of a device file. The path is looked at only after the open
- * succeeded (the kernel read it: a bad pointer stays the program's own
- * EFAULT), or, when it failed, through a read that cannot fault. So the
- * open is recorded when it returned, with no duration of its own. */
-static int kind_after_open(int fd, const char *path, unsigned *minor)
+/* An open of a device file. The path is looked at only once the kernel
+ * has read it (a bad pointer stays the program's own EFAULT), so the open
+ * is recorded when it returned, with no duration of its own. */
+static int kind_after_open(int fd, int err, const char *path, unsigned *minor)
 {
-    if (fd >= 0)
-        return path_kind(path, minor);
-    /* failed: the path copied without faulting, a page at a time */
-    char buf[96];
-    size_t got = 0;
-    while (got < sizeof buf - 1) {
-        uintptr_t at = (uintptr_t)path + got, page_end = (at | 4095) + 1;
-        size_t n = page_end - at < sizeof buf - 1 - got ? page_end - at : sizeof buf - 1 - got;
-        if (safe_read(buf + got, (const void *)at, n))
-            break;
-        got += n;
-        if (memchr(buf + got - n, 0, n))
-            break;
-    }
-    buf[got] = 0;
-    return got && memchr(buf, 0, got + 1) ? path_kind(buf, minor) : 0;
+    /* Succeeded, or failed for another reason than the path itself: the
+     * kernel copied the whole path (up to its NUL), so it is readable.
+     * EFAULT (a bad pointer) and ENAMETOOLONG (no NUL within PATH_MAX):
+     * not looked at. */
+    if (fd < 0 && (err == EFAULT || err == ENAMETOOLONG))
+        return 0;
+    return path_kind(path, minor);
 }
 
 static int opened(int fd, int err, const char *path, int flags)
 {
     unsigned minor;
-    int kind = kind_after_open(fd, path, &minor);
+    int kind = kind_after_open(fd, err, path, &minor);
     if (!kind || cutap_tls.internal || foreign()) {
         errno = err;
         return fd;
@@ -806,7 +788,7 @@ int cutap_openat64_2_wrapper(int dirfd, const char *path, int flags)
     OPEN_BODY(R_OPENAT64_2, path, flags, CALL_OR_ENOSYS(R_OPENAT64_2, openat2_fn, dirfd, path, flags));
 }
 
-static __attribute__((noinline)) int nv_close(int fd, unsigned kind)
+static __attribute__((noinline)) int nv_close(int fd)
 {
     close_fn f = REAL(R_CLOSE, close_fn);
     if (!f) {
@@ -824,7 +806,6 @@ static __attribute__((noinline)) int nv_close(int fd, unsigned kind)
     if (!real || !atomic_load_explicit(&ids_ready, memory_order_acquire) || id_close == CUTAP_ID_ALL ||
         !atomic_load_explicit(&cutap_mask[id_close], memory_order_relaxed))
         return f(fd);
-    (void)kind;
     struct cutap_external x;
     if (cutap_native_enter(&x, id_close, w, 2, (void *)f)) {
         int ret = skipped_ret(&x), err = errno;
@@ -841,9 +822,8 @@ static __attribute__((noinline)) int nv_close(int fd, unsigned kind)
 EXPORT int cutap_close_wrapper(int fd) __asm__("close");
 int cutap_close_wrapper(int fd)
 {
-    unsigned kind = kind_of(fd);
-    if (CUTAP_UNLIKELY(kind))
-        return nv_close(fd, kind);
+    if (CUTAP_UNLIKELY(kind_of(fd)))
+        return nv_close(fd);
     return CALL_OR_ENOSYS(R_CLOSE, close_fn, fd);
 }
 

@@ -12,6 +12,8 @@
  *   FAKE_CUPTI_NO_CORR=1  reports carry no correlationData pointer
  */
 #include <stddef.h>
+#include <dlfcn.h>
+#include <stdatomic.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -94,11 +96,34 @@ EXPORT int cuptiGetResultString(int result, const char **str)
 /* Test hook: the program's runtime reports the entry (site 0) or exit
  * (site 1) of one call. corr is the call's correlation word, shared by its
  * entry and exit. Returns 1 when a subscriber's callback got the report. */
+/* FAKE_CUPTI_TABLE_CALLS=1: as the real CUPTI does, a call through a
+ * driver export table (the fake's FAKE_SIZED, slot 1) with each report:
+ * the instrument's calls, which cutap must not record as the program's. */
+static void table_call(void)
+{
+    static int (*_Atomic slot)(int);
+    const char *e = getenv("FAKE_CUPTI_TABLE_CALLS");
+    if (!e || strcmp(e, "1"))
+        return;
+    int (*f)(int) = atomic_load(&slot);
+    if (!f) {
+        static const unsigned char sized[16] = {0xfa, 0x4e, 0x00, 0x01, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0x01};
+        void *h = dlopen("libcuda.so.1", RTLD_NOW | RTLD_NOLOAD);
+        int (*get)(const void **, const void *) = h ? (int (*)(const void **, const void *))dlsym(h, "cuGetExportTable") : NULL;
+        const uintptr_t *t = NULL;
+        if (!get || get((const void **)&t, sized) || !t)
+            return;
+        atomic_store(&slot, f = (int (*)(int))t[1]);
+    }
+    f(1);
+}
+
 EXPORT int fake_cupti_runtime_api(int site, uint32_t cbid, const char *name, const void *params, void *ret,
                                   uint64_t *corr)
 {
     if (!callback || !runtime_enabled)
         return 0;
+    table_call();
     const char *nc = getenv("FAKE_CUPTI_NO_CORR");
     struct callback_data d = {
         .callbackSite = site,

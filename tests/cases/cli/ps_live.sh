@@ -5,7 +5,7 @@
 # run longer than asked, 0 below; --pid finds the trace of a running
 # process; JSON is valid and says the same; calls in progress are shown
 # outermost first (ncclAllReduce > cuLaunchKernelEx) and the collective in
-# progress is named per communicator; released, the thread has no call in
+# progress is named per communicator; --watch repeats the view; released, the thread has no call in
 # progress and its last completed call is named; killed (SIGKILL), the
 # view still says where the thread was. Two ranks, one of which issued one
 # all-reduce fewer before hanging: the communicator line marks it behind.
@@ -35,6 +35,11 @@ assert d["processes"][0]["state"] == "running", d
 assert [c["name"] for c in t["in_progress"]] == ["cuCtxSynchronize"], t
 assert t["in_progress"][0]["running_s"] > 0.2 and t["last"]["name"] == "ncclAllReduce", t
 PY
+# --watch: the view again and again until interrupted (no screen clearing
+# into a file)
+timeout -s INT 1.5 "$CUTAP" ps --watch --interval 0.2 "$WORK/a" >"$WORK/a.watch" 2>&1
+[ "$(grep -c 'cuCtxSynchronize() <running' "$WORK/a.watch")" -ge 3 ] && ! grep -q $'\033' "$WORK/a.watch" \
+    || { say "  --watch"; cat -v "$WORK/a.watch" | head >&2; exit 1; }
 touch "$rel"; wait
 "$CUTAP" ps "$WORK/a" >"$WORK/a2.ps" || exit 1
 grep -q 'no call in progress' "$WORK/a2.ps" && grep -q 'last completed: cuCtxSynchronize' "$WORK/a2.ps" \

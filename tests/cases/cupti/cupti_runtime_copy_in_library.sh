@@ -10,7 +10,9 @@
 # under it; with and without correlationData, in trace and in stat. The
 # symbols-only mode sees the shared calls only. The hook calls that carry
 # the reports are not recorded (CUTAP_HOOK_CALLS=1 records them), their
-# frames still tell the copies apart, also with layer hidden left out. The
+# frames still tell the copies apart, also with layer hidden left out.
+# The calls libcupti itself makes through the export tables are not
+# recorded. The
 # library copy's calls are named by their object (libfakednn.so) in dump,
 # the JSON lines, SQLite, report --by object and report --tree (a path
 # element of their own); the shared ones are not.
@@ -65,3 +67,10 @@ CUTAP_HOOK_CALLS=1 "$CUTAP" trace --runtime=cupti -o "$WORK/hk" -- $prog 16 50 >
     || { say "  CUTAP_HOOK_CALLS=1: $(rows "$WORK/hk" 'TOOLS_RUNTIME_CALLBACK_HOOKS#1') hook calls"; exit 1; }
 "$CUTAP" trace --runtime=cupti -e '!layer=hidden' -o "$WORK/nh" -- $prog 16 50 >/dev/null 2>&1 || exit 1
 [ "$(rows "$WORK/nh" cudaMalloc)" = $n ] || { say "  hidden left out: $(rows "$WORK/nh" cudaMalloc)"; exit 1; }
+# libcupti's own calls through the export tables (the real one makes
+# dozens per runtime call; the fake one slot call per report) are the
+# instrument's, not recorded; the program's calls are unchanged
+rm -rf "$WORK/tc"
+FAKE_CUPTI_TABLE_CALLS=1 "$CUTAP" trace --runtime=cupti -o "$WORK/tc" -- $prog 16 50 >/dev/null 2>&1 || exit 1
+[ -z "$(rows "$WORK/tc" 'FAKE_SIZED#1')" ] && [ "$(rows "$WORK/tc" cudaMalloc)" = $n ] \
+    || { say "  libcupti's slot calls: $(rows "$WORK/tc" 'FAKE_SIZED#1')"; exit 1; }

@@ -9,7 +9,7 @@
 # the answer for its copies. A driver whose hash is not the one cutap knows
 # (FAKE_INTEGRITY_OTHER): cutap finds out before handing out anything,
 # keeps both tables real (nothing of them recorded), says so, and the
-# program's check passes; so by default (export_tables: copies by default
+# program's check passes; so by default; CUTAP_INTEGRITY=0 keeps them real (export_tables: copies by default
 # where the answer is the known one; export_tables_all: CUTAP_HIDDEN=all).
 . "$(dirname "$0")/../../lib/init.sh"
 
@@ -32,3 +32,10 @@ grep -q 'integrity check is not the hash cutap knows' "$WORK/other.err" || { say
 rm -rf "$WORK/other2"
 FAKE_INTEGRITY_OTHER=1 "$CUTAP" trace -o "$WORK/other2" -- $T/t_paths_pie hidden >"$WORK/other2.out" 2>&1 || exit 1
 ! grep -q FAIL "$WORK/other2.out" && grep -q 'integrity check is not the hash cutap knows' "$WORK/other2.out" || exit 1
+# CUTAP_INTEGRITY=0: the check (and so the copies) off
+rm -rf "$WORK/off"
+CUTAP_INTEGRITY=0 "$CUTAP" trace -o "$WORK/off" -- $T/t_paths_pie hidden >"$WORK/off.out" 2>&1 || exit 1
+! grep -q FAIL "$WORK/off.out" || exit 1
+"$CUTAP" export --format jsonl -o "$WORK/off.jsonl" "$WORK/off" || exit 1
+[ "$(count "$WORK/off.jsonl" 'name~^(INTEGRITY_CHECK|CUDART_INTERFACE)#')" = 0 ] \
+    && [ "$(count "$WORK/off.jsonl" name=cuDeviceGetUuid)" = 1 ] || { say "  CUTAP_INTEGRITY=0"; exit 1; }
