@@ -12,6 +12,10 @@ int cmd_report(int argc, char **argv);    /* report.c */
 int cmd_dump(int argc, char **argv);      /* dump.c */
 int cmd_export(int argc, char **argv);    /* export.c */
 int cmd_ps(int argc, char **argv);        /* ps.c */
+int cmd_freeze(int argc, char **argv);    /* run.c */
+/* Asks every process tracing into dir to freeze (CUTAP_FREEZE_*);
+ * returns how many, -1 when dir cannot be read. */
+int cli_freeze_dir(const char *dir, uint32_t reason);
 /* ps.c: the view of a loaded trace into f; returns the number of calls
  * running longer than stuck_s seconds (stuck_s < 0: not counted). */
 struct trace;

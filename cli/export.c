@@ -304,6 +304,13 @@ static void json_loss(FILE *f, const struct tr_proc *p, const char *loss)
             p->h.flags & CUTAP_FILE_STOPPED ? "true" : "false", tr_stop_reason_str(p->h.stop_reason), p->h.stop_errno,
             (unsigned long long)p->h.lost_calls, (unsigned long long)p->h.lost_names);
     json_str(f, loss);
+    if (p->h.ring_chunks || p->h.freeze_clock || p->h.capture) {
+        static const char *const fz[] = {"none", "request", "error", "peer"};
+        fprintf(f, ",\"ring_bytes\":%llu,\"overwritten_calls\":%llu,\"frozen\":\"%s\",\"capture_ranges\":%u",
+                (unsigned long long)p->h.ring_chunks * p->h.chunk_size, (unsigned long long)p->h.overwritten_calls,
+                !p->h.freeze_clock ? "no" : p->h.freeze_reason < 4 ? fz[p->h.freeze_reason] : "other",
+                p->h.capture_ranges);
+    }
 }
 
 /* An NVTX range or mark (the reader's, trace_read.h) as Perfetto events:
@@ -386,8 +393,15 @@ static void write_perfetto(const struct trace *tr, FILE *f)
         SEP();
         fprintf(f, "{\"ph\":\"M\",\"pid\":%lld,\"name\":\"process_sort_index\",\"args\":{\"sort_index\":%zu}}",
                 (long long)pp[i].pid, pp[i].sort_index);
-        char loss[256];
-        if (tr_loss_text(&tr->procs[i], loss, sizeof loss)) {
+        char loss[1024];
+        int lost = tr_loss_text(&tr->procs[i], loss, 256);
+        size_t ll = lost ? strlen(loss) : 0;
+        if (tr_window_text(tr, &tr->procs[i], loss + ll + (lost ? 2 : 0), sizeof loss - ll - 2)) {
+            if (lost)
+                memcpy(loss + ll, "; ", 2);
+            lost = 1;
+        }
+        if (lost) {
             /* shown beside the process name; the numbers as args */
             SEP();
             fprintf(f, "{\"ph\":\"M\",\"pid\":%lld,\"name\":\"process_labels\",\"args\":{\"labels\":",
@@ -596,8 +610,15 @@ static void write_jsonl(const struct trace *tr, FILE *f)
     /* Processes whose recording lost calls or names (version 3 header). */
     for (size_t i = 0; i < tr->nprocs; i++) {
         const struct tr_proc *p = &tr->procs[i];
-        char loss[256];
-        if (!tr_loss_text(p, loss, sizeof loss))
+        char loss[1024];
+        int lost = tr_loss_text(p, loss, 256);
+        size_t ll = lost ? strlen(loss) : 0;
+        if (tr_window_text(tr, p, loss + ll + (lost ? 2 : 0), sizeof loss - ll - 2)) {
+            if (lost)
+                memcpy(loss + ll, "; ", 2);
+            lost = 1;
+        }
+        if (!lost)
             continue;
         fprintf(f, "{\"type\":\"process\",\"host\":%s,\"pid\":%d,", jhost[i], p->h.pid);
         json_loss(f, p, loss);

@@ -10,14 +10,16 @@
 static const char usage[] =
     "usage: cutap COMMAND [OPTIONS]      (cutap COMMAND --help for each)\n"
     "\n"
-    "  trace [-o DIR] [-e FILTER] [--runtime=all|symbols] [--no-nvtx] -- CMD [ARGS...]\n"
+    "  trace [-o DIR] [-e FILTER] [--runtime=all|symbols] [--no-nvtx] [--stuck S] [--ring SIZE]\n"
+    "        [--until-error FILTER] [--delay S] [--duration S] [--capture-range WHAT] -- CMD [ARGS...]\n"
     "        run CMD and every process it starts with every CUDA call recorded,\n"
     "        NVTX ranges and marks too (unless --no-nvtx),\n"
     "        one file per process in DIR (default: cutap-YYYYMMDD-HHMMSS; a directory\n"
     "        of yours that only you can write); ends with what was recorded, lost,\n"
     "        and which processes were not traced and why;\n"
     "        exits with CMD's status; --runtime=all also records the runtimes linked\n"
-    "        statically into the program and libraries, through CUPTI (cutap trace --help)\n"
+    "        statically into the program and libraries, through CUPTI; --ring: a flight\n"
+    "        recorder keeping each process's newest SIZE of records (cutap trace --help)\n"
     "  stat [-o FILE [--force]] [-e FILTER] [--time-all] [--runtime=all|symbols] -- CMD [ARGS...]\n"
     "        count calls only (cheapest); print the summary at exit (stderr or FILE,\n"
     "        made 0600; an existing FILE only with --force);\n"
@@ -33,6 +35,8 @@ static const char usage[] =
     "  ps [--format text|json] [--stuck S] [--watch] DIR | --pid PID\n"
     "        what every traced process and thread is doing now: the calls in progress,\n"
     "        since when, the last call completed; NCCL collectives per rank\n"
+    "  freeze DIR\n"
+    "        stop the traced processes of DIR overwriting their rings (later calls counted)\n"
     "  --version\n"
     "        cutap's release, its trace format and plugin API versions\n"
     "\n"
@@ -64,7 +68,7 @@ int main(int argc, char **argv)
         const char *name;
         int (*fn)(int, char **);
     } cmds[] = {{"trace", cmd_trace}, {"stat", cmd_stat}, {"report", cmd_report}, {"dump", cmd_dump},
-                {"export", cmd_export}, {"ps", cmd_ps}};
+                {"export", cmd_export}, {"ps", cmd_ps}, {"freeze", cmd_freeze}};
     for (size_t i = 0; i < sizeof cmds / sizeof cmds[0]; i++)
         if (!strcmp(argv[1], cmds[i].name))
             return cmds[i].fn(argc - 1, argv + 1);

@@ -16,6 +16,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <stdatomic.h>
+#include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -23,6 +25,7 @@
 #include <unistd.h>
 
 #include "cutap.h"
+#include "cutap_format.h"
 #include "cutap_registry.h"
 #include "path_search.h"
 #include "cli.h"
@@ -88,6 +91,106 @@ static int set_preload(const char *lib)
 
 static volatile sig_atomic_t child_pid;     /* 0 once the command is reaped */
 static volatile sig_atomic_t stop_waiting;
+static volatile sig_atomic_t freeze_asked;   /* SIGUSR2 to cutap trace */
+static const char *freeze_dir_name;          /* trace: the directory SIGUSR2 freezes */
+
+static void on_usr2(int sig)
+{
+    (void)sig;
+    freeze_asked = 1;
+}
+
+/* Freezes every traced process of a trace directory (issue #16): each
+ * file's header gets freeze_request (through a mapping of its header
+ * page, the field only readers write), and DIR/.cutap-freeze makes
+ * processes that start later start frozen. A process sees the request
+ * when it next needs a chunk: nothing recorded before is overwritten
+ * after. Returns the files asked, -1 when the directory cannot be read. */
+int cli_freeze_dir(const char *dir, uint32_t reason)
+{
+    char path[PATH_MAX + 256];
+    snprintf(path, sizeof path, "%s/%s", dir, CUTAP_FREEZE_FILE);
+    int mk = open(path, O_WRONLY | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600);
+    if (mk >= 0)
+        close(mk);
+    DIR *d = opendir(dir);
+    if (!d)
+        return -1;
+    int n = 0;
+    struct dirent *e;
+    while ((e = readdir(d))) {
+        if (!tr_is_trace_name(e->d_name))
+            continue;
+        snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
+        int fd = open(path, O_RDWR | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK);
+        if (fd < 0)
+            continue;
+        struct stat st;
+        if (!fstat(fd, &st) && S_ISREG(st.st_mode) && st.st_size >= CUTAP_HEADER_SIZE) {
+            struct cutap_file_header *h = mmap(NULL, CUTAP_HEADER_SIZE, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+            if (h != MAP_FAILED) {
+                if (!memcmp(h->magic, CUTAP_FILE_MAGIC, 8) && h->version >= 5 && !(h->flags & CUTAP_FILE_CLOSED) &&
+                    !h->freeze_clock && !h->freeze_request) {
+                    __atomic_store_n(&h->freeze_request, reason, __ATOMIC_RELEASE);
+                    n++;
+                }
+                munmap(h, CUTAP_HEADER_SIZE);
+            }
+        }
+        close(fd);
+    }
+    closedir(d);
+    return n;
+}
+
+/* --until-error: when a process froze on its first failing call, the
+ * others are frozen too (every rank keeps what led there). Looked for
+ * every 100 ms in the headers, from a thread of this command. */
+static const char *peer_dir;
+static pthread_t peer_thread;
+static int peer_running;
+static _Atomic int peer_quit;
+
+static int any_error_freeze(const char *dir)
+{
+    DIR *d = opendir(dir);
+    if (!d)
+        return 0;
+    int found = 0;
+    struct dirent *e;
+    while (!found && (e = readdir(d))) {
+        if (!tr_is_trace_name(e->d_name))
+            continue;
+        char path[PATH_MAX + 256];
+        snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
+        int fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK);
+        if (fd < 0)
+            continue;
+        struct cutap_file_header h;
+        if (pread(fd, &h, sizeof h, 0) == (ssize_t)sizeof h && !memcmp(h.magic, CUTAP_FILE_MAGIC, 8) &&
+            h.version >= 5 && h.freeze_clock && h.freeze_reason == CUTAP_FREEZE_ERROR)
+            found = 1;
+        close(fd);
+    }
+    closedir(d);
+    return found;
+}
+
+static void *peer_main(void *arg)
+{
+    (void)arg;
+    while (!atomic_load(&peer_quit)) {
+        if (any_error_freeze(peer_dir)) {
+            int n = cli_freeze_dir(peer_dir, CUTAP_FREEZE_PEER);
+            fprintf(stderr, "cutap: a process froze on its first failing call (--until-error): %d other "
+                            "process%s asked to freeze\n", n < 0 ? 0 : n, n == 1 ? "" : "es");
+            break;
+        }
+        struct timespec ts = {0, 100000000};
+        nanosleep(&ts, NULL);
+    }
+    return NULL;
+}
 
 /* SIGTERM/SIGHUP: passed on to the command while it runs; once it has
  * exited (cutap only waits for orphaned descendants), they end the wait. */
@@ -209,6 +312,9 @@ static int run_command(char **argv, int *not_run)
     sigaction(SIGQUIT, &ign, &oquit);
     sigaction(SIGTERM, &fwd, NULL);
     sigaction(SIGHUP, &fwd, NULL);
+    struct sigaction u2 = {.sa_handler = on_usr2}, ousr2;
+    if (freeze_dir_name)
+        sigaction(SIGUSR2, &u2, &ousr2);
     fflush(NULL);
     /* the child says through this pipe (closed by a successful exec)
      * that the command could not be run */
@@ -232,6 +338,8 @@ static int run_command(char **argv, int *not_run)
         sigaction(SIGQUIT, &oquit, NULL);
         signal(SIGTERM, SIG_DFL);
         signal(SIGHUP, SIG_DFL);
+        if (freeze_dir_name)
+            sigaction(SIGUSR2, &ousr2, NULL);
         close(ep[0]);
         char buf[PATH_MAX];
         procs_note_exec(cutap_path_search(argv[0], buf, sizeof buf));
@@ -243,6 +351,13 @@ static int run_command(char **argv, int *not_run)
     }
     close(ep[1]);
     watchdog_start();   /* after the fork: the child never inherits its thread */
+    if (peer_dir) {
+        sigset_t all, old;
+        sigfillset(&all);
+        pthread_sigmask(SIG_BLOCK, &all, &old);
+        peer_running = !pthread_create(&peer_thread, NULL, peer_main, NULL);
+        pthread_sigmask(SIG_SETMASK, &old, NULL);
+    }
     int e;
     ssize_t got;
     while ((got = read(ep[0], &e, sizeof e)) < 0 && errno == EINTR) {}
@@ -253,6 +368,12 @@ static int run_command(char **argv, int *not_run)
     for (;;) {
         int st;
         pid_t p = waitpid(-1, &st, 0);
+        if (freeze_asked) {
+            freeze_asked = 0;
+            int n = cli_freeze_dir(freeze_dir_name, CUTAP_FREEZE_REQUEST);
+            fprintf(stderr, "cutap: SIGUSR2: %d process%s asked to freeze (recorded calls are kept; later "
+                            "ones are counted)\n", n < 0 ? 0 : n, n == 1 ? "" : "es");
+        }
         if (p < 0) {
             if (errno == EINTR && !stop_waiting)
                 continue;
@@ -264,6 +385,13 @@ static int run_command(char **argv, int *not_run)
         }
     }
     watchdog_stop();
+    if (peer_running) {
+        atomic_store(&peer_quit, 1);
+        pthread_join(peer_thread, NULL);
+        peer_running = 0;
+    }
+    if (freeze_dir_name)
+        sigaction(SIGUSR2, &ousr2, NULL);
     if (WIFEXITED(status))
         code = WEXITSTATUS(status);
     else if (WIFSIGNALED(status))
@@ -279,8 +407,47 @@ struct run_opts {
     int force;                 /* stat --force: replace an existing -o FILE */
     const char *runtime;       /* --runtime=symbols|cupti, NULL: symbols */
     double stuck;              /* trace --stuck SECONDS; < 0: off */
+    unsigned long long ring;   /* trace --ring SIZE, bytes; 0: off */
+    double delay, duration;    /* trace --delay / --duration, seconds; < 0: not given */
+    const char *capture_range; /* trace --capture-range */
+    const char *until_error;   /* trace --until-error FILTER */
     char **cmd;
 };
+
+/* A size: a number of bytes with an optional K, M, G (powers of 1024,
+ * optionally followed by iB or B); 0 when it is not one. */
+static unsigned long long parse_size(const char *s)
+{
+    char *end;
+    errno = 0;
+    double v = strtod(s, &end);
+    if (errno || end == s || v <= 0)
+        return 0;
+    double m = 1;
+    if (*end == 'K' || *end == 'k')
+        m = 1024.0, end++;
+    else if (*end == 'M' || *end == 'm')
+        m = 1024.0 * 1024, end++;
+    else if (*end == 'G' || *end == 'g')
+        m = 1024.0 * 1024 * 1024, end++;
+    if (m > 1 && (!strcmp(end, "iB") || !strcmp(end, "B")))
+        end += strlen(end);
+    if (*end || v * m > 1e15)
+        return 0;
+    return (unsigned long long)(v * m);
+}
+
+static int parse_seconds(const char *opt, const char *arg, double *v, const char *usage)
+{
+    char *end;
+    errno = 0;
+    *v = strtod(arg, &end);
+    if (errno || end == arg || *end || *v < 0 || *v > 1e9 || *v != *v) {
+        fprintf(stderr, "cutap: %s takes seconds (0 or more), not '%s'\n%s", opt, arg, usage);
+        return 2;
+    }
+    return 0;
+}
 
 /* stat: whether --time-all is accepted */
 /* A filter that selects no function cutap knows is most likely a typo
@@ -307,10 +474,16 @@ static int parse(int argc, char **argv, struct run_opts *o, const char *usage, i
                                              {"stuck", required_argument, 0, 'K'},
                                              {"runtime", required_argument, 0, 'R'},
                                              {"force", no_argument, 0, 'F'},
+                                             {"ring", required_argument, 0, 'g'},
+                                             {"delay", required_argument, 0, 'y'},
+                                             {"duration", required_argument, 0, 'u'},
+                                             {"capture-range", required_argument, 0, 'c'},
+                                             {"until-error", required_argument, 0, 'E'},
                                              {"help", no_argument, 0, 'h'},
                                              {0, 0, 0, 0}};
     memset(o, 0, sizeof *o);
     o->stuck = -1;
+    o->delay = o->duration = -1;
     optind = 1;
     int c;
     while ((c = getopt_long(argc, argv, "+o:e:h", longopts, NULL)) != -1) {
@@ -324,6 +497,11 @@ static int parse(int argc, char **argv, struct run_opts *o, const char *usage, i
         }
         if (c == 'N' && stat) {
             fprintf(stderr, "cutap: --no-nvtx is an option of cutap trace\n");
+            c = '?';
+        }
+        if (stat && (c == 'g' || c == 'y' || c == 'u' || c == 'c' || c == 'E')) {
+            fprintf(stderr, "cutap: --ring, --delay, --duration, --capture-range and --until-error are options of "
+                            "cutap trace\n");
             c = '?';
         }
         switch (c) {
@@ -340,6 +518,44 @@ static int parse(int argc, char **argv, struct run_opts *o, const char *usage, i
             break;
         }
         case 'F': o->force = 1; break;
+        case 'g':
+            o->ring = parse_size(optarg);
+            if (o->ring < (1ull << 20) || o->ring > (64ull << 30)) {
+                fprintf(stderr, "cutap: --ring takes a size from 1M to 64G (4M, 512M, 1G), not '%s'\n%s", optarg,
+                        usage);
+                return 2;
+            }
+            break;
+        case 'y':
+            if (parse_seconds("--delay", optarg, &o->delay, usage))
+                return 2;
+            break;
+        case 'u':
+            if (parse_seconds("--duration", optarg, &o->duration, usage))
+                return 2;
+            if (o->duration <= 0) {
+                fprintf(stderr, "cutap: --duration takes seconds (more than 0), not '%s'\n%s", optarg, usage);
+                return 2;
+            }
+            break;
+        case 'c':
+            if (strcmp(optarg, "cudaProfilerApi") && (strncmp(optarg, "nvtx:", 5) || !optarg[5] || strlen(optarg) > 255)) {
+                fprintf(stderr, "cutap: --capture-range takes cudaProfilerApi or nvtx:NAME (a range's message, up "
+                                "to 250 bytes), not '%s'\n%s", optarg, usage);
+                return 2;
+            }
+            o->capture_range = optarg;
+            break;
+        case 'E': {
+            const char *bad = NULL;
+            if (cutap_filter_eval(optarg, NULL, 0, &bad) < 0) {
+                fprintf(stderr, "cutap: --until-error '%s': %s\n", optarg, bad);
+                return 2;
+            }
+            o->until_error = optarg;
+            filter_check_known(optarg);
+            break;
+        }
         case 'R':
             if (strcmp(optarg, "symbols") && strcmp(optarg, "cupti") && strcmp(optarg, "all")) {
                 fprintf(stderr, "cutap: --runtime=%s: takes all, symbols or cupti\n%s", optarg, usage);
@@ -361,6 +577,10 @@ static int parse(int argc, char **argv, struct run_opts *o, const char *usage, i
         case 'h': fputs(usage, stdout); exit(0);
         default: fputs(usage, stderr); return 2;
         }
+    }
+    if (o->capture_range && !strncmp(o->capture_range, "nvtx:", 5) && o->no_nvtx) {
+        fprintf(stderr, "cutap: --capture-range nvtx:NAME needs NVTX ranges: not with --no-nvtx\n");
+        return 2;
     }
     if (optind >= argc) {
         fprintf(stderr, "cutap: no command to run\n%s", usage);
@@ -419,7 +639,9 @@ static int prepare_env(const char *mode_var, const char *dir, const char *filter
     "                           hidden, runtime, cublas, cublasLt, cudnn, nccl, cufft, curand,\n"        \
     "                           cusparse, cusolver, nvrtc, nvJitLink, nvtx, nvml); a leading ! excludes\n"
 static const char trace_usage[] =
-    "usage: cutap trace [-o DIR] [-e FILTER] [--runtime=all|symbols] [--no-nvtx] [--stuck S] -- CMD [ARGS...]\n"
+    "usage: cutap trace [-o DIR] [-e FILTER] [--runtime=all|symbols] [--no-nvtx] [--stuck S]\n"
+    "                   [--ring SIZE] [--delay S] [--duration S] [--capture-range WHAT]\n"
+    "                   [--until-error FILTER] -- CMD [ARGS...]\n"
     "Runs CMD, and every process it starts, with every CUDA call recorded: one trace file per\n"
     "process in DIR; ends with a summary (processes, calls, losses, processes not traced) and\n"
     "exits with CMD's status.\n"
@@ -430,12 +652,26 @@ static const char trace_usage[] =
     "  --stuck S                when a call has been running longer than S seconds, write what\n"
     "                           every process is doing (cutap ps) into DIR/cutap-stuck-TIME.txt,\n"
     "                           once per episode; watched from this command, not the program\n"
+    "  --ring SIZE              flight recorder: each process keeps only its newest SIZE (1M..64G;\n"
+    "                           4M, 1G) of call records, overwriting the oldest; report, dump and\n"
+    "                           export say how many were overwritten. SIGUSR2 to this command (or\n"
+    "                           cutap freeze DIR) freezes every process's trace: nothing recorded is\n"
+    "                           overwritten any more, later calls are counted\n"
+    "  --until-error FILTER     freeze a process at the first failing call FILTER selects ('*': any),\n"
+    "                           and then every other process of the command\n"
+    "  --delay S, --duration S  record only from S seconds after the start, for S seconds; calls\n"
+    "                           outside are counted, not recorded\n"
+    "  --capture-range WHAT     record only between cudaProfilerStart and cudaProfilerStop\n"
+    "                           (cudaProfilerApi; cuProfilerStart/Stop too), or inside the NVTX ranges\n"
+    "                           whose message is NAME (nvtx:NAME); calls outside are counted\n"
     "  --no-nvtx                do not record NVTX ranges and marks (by default cutap is the NVTX\n"
     "                           injection library, NVTX_INJECTION64_PATH, unless that is set already)\n"
     "examples:\n"
     "  cutap trace -o run1 -- python3 train.py\n"
     "  cutap trace -e 'layer=runtime,layer=cudnn,!cudaGetDevice' -- ./app --size 4096\n"
     "  cutap trace --runtime=all -- ./nvcc_built_app       # static cudart, runtimes inside libraries\n"
+    "  cutap trace --ring 64M --until-error 'layer=nccl' -- torchrun --nproc-per-node 2 train.py\n"
+    "  cutap trace --capture-range nvtx:step_10 -- python3 train.py\n"
     "then: cutap report run1; cutap dump run1; cutap export --format perfetto -o run1.json run1\n";
 static const char stat_usage[] =
     "usage: cutap stat [-o FILE [--force]] [-e FILTER] [--time-all] [--runtime=all|symbols] -- CMD [ARGS...]\n"
@@ -468,6 +704,42 @@ static int set_nvtx_injection(void)
         return -1;
     }
     return 0;
+}
+
+/* The flight recorder and capture control, for every process of the
+ * command (src/record/capture.c reads them). Each variable is set or
+ * removed: the options decide, not an inherited environment. */
+static int capture_env(const struct run_opts *o)
+{
+    static const char *const vars[] = {"CUTAP_RING", "CUTAP_CAPTURE_T0", "CUTAP_CAPTURE_DELAY",
+                                       "CUTAP_CAPTURE_DURATION", "CUTAP_CAPTURE_RANGE", "CUTAP_UNTIL_ERROR"};
+    for (size_t i = 0; i < sizeof vars / sizeof *vars; i++)
+        unsetenv(vars[i]);
+    char v[64];
+    int bad = 0;
+    if (o->ring) {
+        snprintf(v, sizeof v, "%llu", o->ring);
+        bad |= setenv("CUTAP_RING", v, 1);
+    }
+    if (o->delay >= 0 || o->duration > 0) {
+        struct timespec ts;
+        clock_gettime(CLOCK_MONOTONIC, &ts);
+        snprintf(v, sizeof v, "%llu", (unsigned long long)ts.tv_sec * 1000000000ull + (unsigned long long)ts.tv_nsec);
+        bad |= setenv("CUTAP_CAPTURE_T0", v, 1);
+        snprintf(v, sizeof v, "%llu", (unsigned long long)((o->delay > 0 ? o->delay : 0) * 1e9));
+        bad |= setenv("CUTAP_CAPTURE_DELAY", v, 1);
+        if (o->duration > 0) {
+            snprintf(v, sizeof v, "%llu", (unsigned long long)(o->duration * 1e9));
+            bad |= setenv("CUTAP_CAPTURE_DURATION", v, 1);
+        }
+    }
+    if (o->capture_range)
+        bad |= setenv("CUTAP_CAPTURE_RANGE", o->capture_range, 1);
+    if (o->until_error)
+        bad |= setenv("CUTAP_UNTIL_ERROR", o->until_error, 1);
+    if (bad)
+        fprintf(stderr, "cutap: cannot set the environment\n");
+    return bad ? -1 : 0;
 }
 
 int cmd_trace(int argc, char **argv)
@@ -506,9 +778,13 @@ int cmd_trace(int argc, char **argv)
     }
     if (prepare_env("CUTAP_TRACE", dir, o.filter, o.runtime) || (!o.no_nvtx && set_nvtx_injection()))
         return 1;
+    if (capture_env(&o))
+        return 1;
     procs_create(dir);
     int not_run;
     watch_stuck = o.stuck, watch_dir = dir;
+    freeze_dir_name = dir;
+    peer_dir = o.until_error ? dir : NULL;
     int code = run_command(o.cmd, &not_run);
     if (not_run) {
         /* nothing ran (said above): no trace, no summary; the directory
@@ -647,4 +923,35 @@ int cmd_stat(int argc, char **argv)
         fclose(out);
     remove_dir(dir);
     return code;
+}
+
+static const char freeze_usage[] =
+    "usage: cutap freeze DIR\n"
+    "Freezes every process still tracing into DIR (cutap trace, usually with --ring): each stops\n"
+    "recording at the next chunk it needs, so nothing it recorded is overwritten any more; later\n"
+    "calls are counted. Processes that start afterwards start frozen. The same as SIGUSR2 to the\n"
+    "cutap trace command.\n";
+
+int cmd_freeze(int argc, char **argv)
+{
+    if (argc == 2 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))) {
+        fputs(freeze_usage, stdout);
+        return 0;
+    }
+    if (argc != 2 || argv[1][0] == '-') {
+        fputs(freeze_usage, stderr);
+        return 2;
+    }
+    struct stat st;
+    if (stat(argv[1], &st) || !S_ISDIR(st.st_mode)) {
+        fprintf(stderr, "cutap: %s: not a trace directory\n", argv[1]);
+        return 1;
+    }
+    int n = cli_freeze_dir(argv[1], CUTAP_FREEZE_REQUEST);
+    if (n < 0) {
+        fprintf(stderr, "cutap: %s: %s\n", argv[1], strerror(errno));
+        return 1;
+    }
+    printf("cutap: %d process%s asked to freeze\n", n, n == 1 ? "" : "es");
+    return 0;
 }

@@ -589,7 +589,8 @@ static int scan_file(struct trace *tr, struct tr_proc *p, uint32_t pi, int fd)
             continue;   /* taken but never filled in: the process died */
         if (ch->magic != CUTAP_CHUNK_MAGIC ||
             (ch->type != CUTAP_CHUNK_RECORDS && ch->type != CUTAP_CHUNK_COUNTERS &&
-             (ch->type != CUTAP_CHUNK_COUNTER_ENTRIES || h->version < 3))) {
+             (ch->type != CUTAP_CHUNK_COUNTER_ENTRIES || h->version < 3) &&
+             (ch->type != CUTAP_CHUNK_META || h->version < 5))) {
             complain(tr, p->path, "chunk %zu: bad chunk header (magic %08x, type %u); chunk skipped", ci, ch->magic,
                      ch->type);
             continue;
@@ -621,7 +622,9 @@ static int scan_file(struct trace *tr, struct tr_proc *p, uint32_t pi, int fd)
             continue;
         }
         uint64_t run = ch->seq;
-        uint32_t ti = ch->type == CUTAP_CHUNK_RECORDS ? thread_of_run(tr, pi, ch->tid, tname, run)
+        int meta_only = ch->type == CUTAP_CHUNK_META;   /* version 5: names of any thread, no calls */
+        uint32_t ti = meta_only ? UINT32_MAX
+                      : ch->type == CUTAP_CHUNK_RECORDS ? thread_of_run(tr, pi, ch->tid, tname, run)
                                                       : thread_index(tr, pi, ch->tid, tname);
         if (ch->type == CUTAP_CHUNK_COUNTERS) {
             /* version 1: 40-byte counters, every call timed */
@@ -646,6 +649,8 @@ static int scan_file(struct trace *tr, struct tr_proc *p, uint32_t pi, int fd)
                 bad = "unknown record kind";
             else if (!r->nslots || r->nslots > slots - s)
                 bad = "record longer than its chunk";
+            else if (r->kind == CUTAP_REC_CALL && meta_only)
+                bad = "call record in a meta chunk";
             else if (r->kind == CUTAP_REC_CALL)
                 bad = check_call(r);
             else if (!memchr(((const struct cutap_rec_meta *)r)->text, 0, 40 + (size_t)CUTAP_SLOT * (r->nslots - 1u)))
@@ -685,7 +690,7 @@ static int scan_file(struct trace *tr, struct tr_proc *p, uint32_t pi, int fd)
                         p->nobjects = n;
                     }
                     p->objects[m->aux] = name_index(tr, m->text, TR_LAYER_OBJECT) + 1;
-                } else if (m->sub == CUTAP_META_THREAD && h->version >= 3) {
+                } else if (m->sub == CUTAP_META_THREAD && h->version >= 3 && !meta_only) {
                     /* version 3: the chunk passes to another thread */
                     char mn[16];
                     memcpy(mn, m->text, sizeof mn - 1);   /* NUL-terminated within nslots: checked */
@@ -772,11 +777,39 @@ static void note_other_majors(const struct tr_proc *p)
                 n > 1 ? "are" : "is", n > 1 ? "their" : "its");
 }
 
+/* A ring file (version 5) whose process may still be writing: its ring
+ * chunks are cleared and reused while we read. Read into memory instead,
+ * chunk by chunk; a chunk whose header (magic, take) changed while it was
+ * copied is dropped (zeroed: the scan skips it), so a record is either
+ * one the process wrote or absent, never a mix. NULL: not enough memory. */
+static uint8_t *ring_copy(int fd, size_t size, uint32_t cs)
+{
+    uint8_t *buf = malloc(size);
+    if (!buf)
+        return NULL;
+    if (pread(fd, buf, CUTAP_HEADER_SIZE, 0) != CUTAP_HEADER_SIZE) {
+        free(buf);
+        return NULL;
+    }
+    size_t off = CUTAP_HEADER_SIZE;
+    for (; off + cs <= size; off += cs) {
+        struct cutap_chunk_header after;
+        if (pread(fd, buf + off, cs, (off_t)off) != (ssize_t)cs ||
+            pread(fd, &after, sizeof after, (off_t)off) != (ssize_t)sizeof after)
+            break;
+        if (memcmp(buf + off, &after, sizeof after))
+            memset(buf + off, 0, cs);
+    }
+    memset(buf + off, 0, size - off);
+    return buf;
+}
+
 static int load_file(struct trace *tr, const char *path)
 {
     const uint8_t *map;
     size_t size;
     int fd = -1, owned = 1;
+    uint8_t *copied = NULL;   /* a live ring file's copy (map), freed with the trace */
     if (tr_mem_file.path && !strcmp(path, tr_mem_file.path)) {
         /* a file in memory (the fuzzer's): read where it lies */
         map = tr_mem_file.data;
@@ -818,6 +851,17 @@ static int load_file(struct trace *tr, const char *path)
             close(fd);
             return -1;
         }
+        const struct cutap_file_header *hp = (const void *)map;
+        if (!memcmp(hp->magic, CUTAP_FILE_MAGIC, 8) && hp->version >= 5 && hp->version <= CUTAP_FILE_VERSION &&
+            hp->ring_chunks && !(hp->flags & CUTAP_FILE_CLOSED) && hp->chunk_size >= 4096 &&
+            hp->chunk_size <= (64u << 20) && !(hp->chunk_size & (hp->chunk_size - 1))) {
+            uint8_t *copy = ring_copy(fd, size, hp->chunk_size);
+            if (copy) {
+                munmap((void *)map, size);
+                map = copy;
+                copied = copy;
+            }
+        }
     }
     struct cutap_file_header h;
     memcpy(&h, map, sizeof h);
@@ -828,7 +872,10 @@ static int load_file(struct trace *tr, const char *path)
         /* made, but its process ended before the header was written */
         TR_ERR("cutap: %s: empty trace file (no header); skipped\n", path);
         if (owned) {
-            munmap((void *)map, size);
+            if (copied)
+                free(copied);
+            else
+                munmap((void *)map, size);
             close(fd);
         }
         return -1;
@@ -848,7 +895,10 @@ static int load_file(struct trace *tr, const char *path)
     if (bad) {
         complain(tr, path, "%s", bad);
         if (owned) {
-            munmap((void *)map, size);
+            if (copied)
+                free(copied);
+            else
+                munmap((void *)map, size);
             close(fd);
         }
         return -1;
@@ -864,6 +914,11 @@ static int load_file(struct trace *tr, const char *path)
         h.stop_reason = 0;
         h.stop_clock = h.lost_calls = h.lost_names = 0;
     }
+    if (h.version < 5) {
+        /* the flight recorder's and capture control's fields are version 5's */
+        size_t from = offsetof(struct cutap_file_header, ring_chunks);
+        memset((char *)&h + from, 0, sizeof h - from);
+    }
     tr->procs = grow(tr->procs, &tr->cap_procs, tr->nprocs + 1, sizeof *tr->procs);
     struct tr_proc *p = &tr->procs[tr->nprocs];
     memset(p, 0, sizeof *p);
@@ -871,7 +926,8 @@ static int load_file(struct trace *tr, const char *path)
     p->h = h;
     p->map = map;
     p->size = size;
-    p->mapped = owned;
+    p->mapped = owned && !copied;
+    p->copy = copied;
     p->complete = !!(h.flags & CUTAP_FILE_CLOSED);
     if ((p->size - h.header_size) % h.chunk_size)
         complain(tr, path, "size is not a whole number of chunks; the partial chunk is ignored");
@@ -885,6 +941,12 @@ static int load_file(struct trace *tr, const char *path)
     int rc = scan_file(tr, p, (uint32_t)(tr->nprocs - 1), fd);
     if (fd >= 0)
         close(fd);
+    char win[512];
+    if (tr_window_text(tr, &tr->procs[tr->nprocs - 1], win, sizeof win)) {
+        char host[4 * sizeof h.host];
+        tr_escape(host, sizeof host, h.host);
+        TR_ERR("cutap: note: process %d (%s): %s\n", h.pid, host, win);
+    }
     note_other_majors(&tr->procs[tr->nprocs - 1]);
     return rc;
 }
@@ -966,6 +1028,51 @@ int tr_loss_text(const struct tr_proc *p, char *buf, size_t size)
     if (h->lost_names)
         ADD("%s%llu kernel name%s not recorded", stopped || h->lost_calls ? ", " : "",
             (unsigned long long)h->lost_names, h->lost_names == 1 ? "" : "s");
+#undef ADD
+    return 1;
+}
+
+/* What a version 5 file's flight recorder and capture control left out,
+ * in words; 0 when neither was used. Not a loss: what the user asked for. */
+int tr_window_text(const struct trace *tr, const struct tr_proc *p, char *buf, size_t size)
+{
+    const struct cutap_file_header *h = &p->h;
+    if (!h->ring_chunks && !h->freeze_clock && !h->capture)
+        return 0;
+    size_t n = 0;
+    buf[0] = 0;
+#define ADD(...) (n += n < size ? (size_t)snprintf(buf + n, size - n, __VA_ARGS__) : 0)
+    if (h->ring_chunks) {
+        double mib = (double)h->ring_chunks * h->chunk_size / (1 << 20);
+        ADD("ring of %.4g MiB: %llu older call%s overwritten", mib, (unsigned long long)h->overwritten_calls,
+            h->overwritten_calls == 1 ? "" : "s");
+    }
+    if (h->freeze_clock) {
+        uint64_t at = h->freeze_clock > p->clock0 ? ticks_to_ns(h->freeze_clock - p->clock0, p->rate) : 0;
+        ADD("%sfrozen %.3f s after its start", n ? "; " : "", (double)at / 1e9);
+        if (h->freeze_reason == CUTAP_FREEZE_ERROR) {
+            uint32_t ni = id_lookup(tr, p, h->freeze_id);
+            ADD(" by its first failing %s (result %lld)", ni < tr->nnames ? tr->names[ni].name : "call",
+                (long long)(int64_t)h->freeze_result);
+        } else if (h->freeze_reason == CUTAP_FREEZE_PEER)
+            ADD(" because another process froze on an error");
+        else
+            ADD(" on request (cutap freeze, or the signal to cutap trace)");
+        ADD(": later calls counted, not recorded");
+    }
+    if (h->capture) {
+        const char *how[3] = {0};
+        int k = 0;
+        if (h->capture & CUTAP_CAPTURE_WINDOW)
+            how[k++] = "--delay/--duration";
+        if (h->capture & CUTAP_CAPTURE_PROFILER)
+            how[k++] = "cudaProfilerApi";
+        if (h->capture & CUTAP_CAPTURE_NVTX)
+            how[k++] = "nvtx";
+        ADD("%srecorded only inside %u capture range%s (%s%s%s%s%s), other calls counted", n ? "; " : "",
+            h->capture_ranges, h->capture_ranges == 1 ? "" : "s", k > 0 ? how[0] : "", k > 1 ? ", " : "",
+            k > 1 ? how[1] : "", k > 2 ? ", " : "", k > 2 ? how[2] : "");
+    }
 #undef ADD
     return 1;
 }
@@ -1698,6 +1805,7 @@ void tr_free(struct trace *tr)
     for (size_t i = 0; i < tr->nprocs; i++) {
         if (tr->procs[i].mapped)
             munmap((void *)tr->procs[i].map, tr->procs[i].size);
+        free(tr->procs[i].copy);
         free(tr->procs[i].path);
         free(tr->procs[i].idmap);
         free(tr->procs[i].funcs);

@@ -46,6 +46,7 @@ struct tr_proc {
     const char *layer_so[CUTAP_LAYER_COUNT];
     uint32_t layer_flags[CUTAP_LAYER_COUNT];
     int mapped;                /* map is the reader's mapping (not tr_mem_file's) */
+    uint8_t *copy;             /* or map is this copy (a live ring file), freed with the trace */
     uint8_t call_layers;       /* its call records hold: 1 driver calls, 2 runtime calls */
     /* CUTAP_META_OBJECT (issue #14): object index in the file -> name
      * index + 1 of its path (layer TR_LAYER_OBJECT); 0: not named */
@@ -280,6 +281,9 @@ int tr_utf8_len(const unsigned char *p);
  * in words, e.g. "recording stopped early (No space left on device): 95000
  * calls not recorded"; returns 0 (buf untouched) when it lost nothing. */
 int tr_loss_text(const struct tr_proc *p, char *buf, size_t size);
+/* Version 5: what a ring, a freeze or capture control left out (not a
+ * loss), in words; 0 when none was used. After the file's scan. */
+int tr_window_text(const struct trace *tr, const struct tr_proc *p, char *buf, size_t size);
 /* CUTAP_STOP_* as a word: "none", "space", "map", "limit", "other". */
 const char *tr_stop_reason_str(uint32_t reason);
 

@@ -19,7 +19,7 @@
 #include <stdint.h>
 
 #define CUTAP_FILE_MAGIC "CUTAPTRC"      /* 8 bytes, no NUL */
-#define CUTAP_FILE_VERSION 4
+#define CUTAP_FILE_VERSION 5
 #define CUTAP_FILE_VERSION_MIN 1    /* the oldest version readers accept */
 #define CUTAP_HEADER_SIZE 4096
 #define CUTAP_SLOT 64
@@ -42,6 +42,27 @@ enum {
     CUTAP_STOP_MAP = 2,        /* a segment could not be mapped */
     CUTAP_STOP_LIMIT = 3,      /* the file reached cutap's size limit */
     CUTAP_STOP_OTHER = 4,
+};
+
+/* Why a process froze (header freeze_reason, version 5): from then on it
+ * records nothing (calls are counted), and nothing recorded is overwritten. */
+enum {
+    CUTAP_FREEZE_NONE = 0,
+    CUTAP_FREEZE_REQUEST = 1,  /* asked from outside: cutap freeze, or a signal to cutap trace */
+    CUTAP_FREEZE_ERROR = 2,    /* --until-error: a call it selects failed (freeze_id, freeze_result) */
+    CUTAP_FREEZE_PEER = 3,     /* asked by cutap trace because another process froze on an error */
+};
+
+/* A file of a trace directory whose existence makes processes that start
+ * afterwards start frozen (cutap freeze, SIGUSR2 to cutap trace). */
+#define CUTAP_FREEZE_FILE ".cutap-freeze"
+
+/* Capture control (header capture, version 5): calls outside a capture
+ * are counted (COUNTER_ENTRIES chunks in the trace file), not recorded. */
+enum {
+    CUTAP_CAPTURE_WINDOW = 1u << 0,    /* --delay / --duration */
+    CUTAP_CAPTURE_PROFILER = 1u << 1,  /* between cuProfilerStart/cudaProfilerStart and ...Stop */
+    CUTAP_CAPTURE_NVTX = 1u << 2,      /* inside NVTX ranges of one name */
 };
 
 /* How record times are kept. */
@@ -82,6 +103,22 @@ struct cutap_file_header {
                                    could not be recorded: counted, not recorded
                                    (updated while the process runs) */
     uint64_t lost_names;        /* kernel names not recorded (name table full) */
+    /* Version 5: the flight recorder (trace --ring) and capture control.
+     * Zero in other files. */
+    uint32_t ring_chunks;       /* chunks 0 .. ring_chunks-1 are the ring: reused, the oldest
+                                   first; 0: no ring (the file only grows) */
+    uint32_t freeze_request;    /* written by another process (cutap) through its own
+                                   mapping, never by the traced one: non-zero asks it to
+                                   freeze (CUTAP_FREEZE_*) */
+    uint64_t overwritten_calls; /* call records overwritten by newer ones (ring) */
+    uint64_t overwritten_chunks;
+    uint64_t freeze_clock;      /* record clock when the process froze; 0: never */
+    uint32_t freeze_reason;     /* CUTAP_FREEZE_* */
+    uint32_t freeze_id;         /* ERROR: the failing call's id */
+    uint64_t freeze_result;     /* ERROR: its result */
+    uint32_t capture;           /* CUTAP_CAPTURE_* bits: how calls were selected for recording;
+                                   calls outside are in COUNTER_ENTRIES chunks */
+    uint32_t capture_ranges;    /* capture ranges (windows) entered */
 };
 
 /* RECORDS: call and meta records of one thread (version 3: the chunk may
@@ -90,7 +127,10 @@ struct cutap_file_header {
  * still read them). COUNTER_ENTRIES (version 3): cutap_counter_entry
  * records of any threads, each naming its thread and id, allocated as
  * threads first call an id. */
-enum { CUTAP_CHUNK_RECORDS = 1, CUTAP_CHUNK_COUNTERS = 2, CUTAP_CHUNK_COUNTER_ENTRIES = 3 };
+/* META (version 5, ring files): meta records only (names, layers, kernels,
+ * objects) of any thread, kept out of the ring so that no name is ever
+ * overwritten. */
+enum { CUTAP_CHUNK_RECORDS = 1, CUTAP_CHUNK_COUNTERS = 2, CUTAP_CHUNK_COUNTER_ENTRIES = 3, CUTAP_CHUNK_META = 4 };
 
 /* Slot 0 of every chunk. The writer sets magic last. */
 struct cutap_chunk_header {
@@ -104,6 +144,9 @@ struct cutap_chunk_header {
     uint32_t first_id;          /* counter chunks: id of the first counter */
     uint32_t reserved2;
     char thread_name[16];       /* comm of the thread when the chunk was taken */
+    uint64_t take;              /* version 5: 1 + the number of this take in the file (a
+                                   ring chunk taken again gets a new one; magic is 0
+                                   while it is cleared) */
 };
 
 /* Record kinds (first byte of a record). 0 = no record: the rest of the
@@ -257,6 +300,10 @@ _Static_assert(sizeof(struct cutap_capture) == 8, "capture header");
 _Static_assert(sizeof(struct cutap_counter) == CUTAP_SLOT, "counter: one cache line");
 _Static_assert(sizeof(struct cutap_counter_v1) == 40, "version 1 counter");
 _Static_assert(sizeof(struct cutap_file_header) <= CUTAP_HEADER_SIZE, "file header");
+_Static_assert(__builtin_offsetof(struct cutap_file_header, ring_chunks) == 1520 &&
+                   __builtin_offsetof(struct cutap_file_header, capture_ranges) == 1572,
+               "version 5 header fields where docs/FORMAT.md says");
+_Static_assert(__builtin_offsetof(struct cutap_chunk_header, take) == 56, "chunk header take");
 _Static_assert(sizeof(struct cutap_counter_entry) == 2 * CUTAP_SLOT, "counter entry: two slots");
 
 #endif

@@ -280,6 +280,16 @@ $(T)/t_ranks: tests/t_ranks.c $(FAKE)/libcuda.so.1
 	@mkdir -p $(T)
 	$(CC) $(TCFLAGS) -o $@ $< -L$(FAKE) -lcuda -ldl
 TEST_BINS += $(T)/t_ranks
+$(T)/t_ring: tests/t_ring.c $(FAKE)/libcuda.so.1
+	@mkdir -p $(T)
+	$(CC) $(TCFLAGS) -o $@ $< -L$(FAKE) -lcuda -ldl -lpthread
+TEST_BINS += $(T)/t_ring
+$(T)/t_ring_nvtx: tests/t_ring.c $(FAKE)/libcuda.so.1
+	@mkdir -p $(T)
+	@if [ -f $(NVTX_INC)/nvtx3/nvToolsExt.h ]; then set -x; \
+	    $(CC) $(TCFLAGS) -DWITH_NVTX -isystem $(NVTX_INC) -o $@ $< -L$(FAKE) -lcuda -ldl -lpthread; \
+	else rm -f $@; echo "$@: no $(NVTX_INC)/nvtx3/nvToolsExt.h; the NVTX capture range is not tested"; fi
+TEST_BINS += $(T)/t_ring_nvtx
 $(T)/t_ioctl_harm: tests/t_ioctl_harm.c
 	@mkdir -p $(T)
 	$(CC) $(TCFLAGS) -o $@ $<

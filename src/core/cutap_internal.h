@@ -308,6 +308,8 @@ struct rec_thread {
     uint64_t rng;                 /* xorshift64 state, never 0 once set */
     struct cutap_rec_call *pos, *end;
     struct cutap_counter **tab;   /* CUTAP_MAX_IDS pointers, mapped on first use */
+    uint32_t ring_cur1;           /* ring files: its current ring chunk, index + 1 */
+    uint32_t ring_pins1;          /* the first of the others it holds (recorder.c) */
     uint8_t gone;                 /* its exit destructor ran: it takes fresh
                                      chunks only and gives nothing away again */
 };

@@ -113,4 +113,29 @@ static inline __attribute__((always_inline)) void cutap_fp_count(struct cutap_co
 #define CUTAP_FP_CAP(arg, len, state) \
     ((uint64_t)(len) | (uint64_t)8 << 16 | (uint64_t)(arg) << 32 | (uint64_t)CUTAP_CAP_OUT_BYTES << 40 | \
      (uint64_t)(state) << 48)
+
+/* --- capture control and freezing (capture.c, recorder.c) ------------- */
+/* Calls are recorded while no reason blocks it; otherwise counted (the
+ * counting client's counters, in the trace file's COUNTER_ENTRIES
+ * chunks). FROZEN is never cleared. */
+enum { CB_BEFORE = 1, CB_AFTER = 2, CB_OUTSIDE = 4, CB_FROZEN = 8 };
+extern _Atomic uint32_t cutap_cap_block;
+/* Sets and clears reasons; when recording turns on or off, every id the
+ * recorder has is refreshed to the fast paths of the new mode. */
+void cutap_capture_update(uint32_t set, uint32_t clear);
+/* The process stops recording for good and its ring is never overwritten
+ * again (header freeze_*; reason CUTAP_FREEZE_*). Once per process. */
+void cutap_rec_freeze(uint32_t reason, uint32_t id, uint64_t result);
+/* capture.c: reads CUTAP_CAPTURE_* and CUTAP_UNTIL_ERROR, registers its
+ * clients (before the recorder's, so that their pre callbacks run first
+ * and their post callbacks last); returns the reasons that block
+ * recording at start, or -1 after a warning (bad settings: nothing is
+ * recorded). */
+int cutap_capture_start(void);
+/* capture.c: the process made its trace file (header h): the capture
+ * modes and ranges are written, the window's timer started. */
+void cutap_capture_file_made(struct cutap_file_header *h);
+uint32_t cutap_capture_modes(void);
+/* After fork, in the child (its capture state starts again). */
+void cutap_capture_child(void);
 #endif

@@ -51,8 +51,7 @@
 #define SEG_MIN_CHUNKS 1u
 #define SEG_MAX_CHUNKS 256u
 #define MAX_SEGS 1100                       /* > 64 GiB per process (segments 8 on: 64 MiB) */
-#define SLOTS_PER_CHUNK (CHUNK_SIZE / CUTAP_SLOT)
-#define ENTRIES_PER_CHUNK ((CHUNK_SIZE - CUTAP_SLOT) / sizeof(struct cutap_counter_entry))
+#define ENTRIES_PER_CHUNK ((F.csize - CUTAP_SLOT) / sizeof(struct cutap_counter_entry))
 /* A thread's id -> counter table (counting mode), its own mapping */
 #define TAB_BYTES ((size_t)CUTAP_MAX_IDS * sizeof(struct cutap_counter *))
 /* The rest of an exited thread's record chunk is passed on when it has at
@@ -70,13 +69,48 @@ int cutap_rec_tsc;   /* 1: record clock is the TSC */
 static struct {
     int fd;
     int counts;
+    uint32_t csize;               /* chunk size: CHUNK_SIZE, or the ring's */
     struct cutap_file_header *hdr;
     _Atomic uint64_t next_chunk;
     char *_Atomic seg[MAX_SEGS];
     _Atomic int dead;             /* an error stopped recording */
     _Atomic int opened;           /* the file exists (made by the first record) */
     char dir[PATH_MAX];
-} F = {.fd = -1};
+} F = {.fd = -1, .csize = CHUNK_SIZE};
+static int client = -1;
+
+/* The flight recorder (CUTAP_RING=BYTES, cutap trace --ring): record
+ * chunks 0 .. n-1 of the file are a ring, mapped once; a thread that needs
+ * a chunk takes the next one after the cursor that no thread holds, and
+ * its old records are counted (header overwritten_calls) and cleared. A
+ * thread holds its current chunk, and the chunks that hold a record of a
+ * call it is still inside (its end is still to be written there): the
+ * recorder never reuses them. Names, layers, kernels and counters go to
+ * chunks after the ring (META, COUNTER_ENTRIES), which grow as in a plain
+ * trace: nothing a record refers to is ever overwritten. The helper thread
+ * clears the next RING_AHEAD chunks ahead of the cursor, off the program's
+ * threads. */
+#define RING_AHEAD 2
+enum { RS_CLEAN = 0, RS_DIRTY = 1, RS_HELD = 2, RS_PREP = 3 };
+static struct {
+    uint32_t n;                   /* ring chunks; 0: no ring */
+    char *base;                   /* the ring's mapping */
+    _Atomic uint8_t *state;       /* RS_* per chunk */
+    uint32_t *next_pin;           /* a thread's held chunks, chained (index + 1) */
+    _Atomic uint64_t cursor;      /* takes so far: the next chunk is cursor % n */
+    _Atomic uint64_t takes;
+    _Atomic uint64_t populated;   /* first lap: chunks below this one are populated */
+    _Atomic int warned;
+} R;
+
+/* Capture control (capture.c decides; record_internal.h). */
+_Atomic uint32_t cutap_cap_block;
+static _Atomic int cap_on = 1;         /* no reason blocks recording */
+static int fast_rec;                   /* the generated fast paths serve the recorder */
+static pthread_mutex_t cap_lock = PTHREAD_MUTEX_INITIALIZER;
+static int client;
+static uint32_t ranges_entered;   /* recording turned on (header capture_ranges) */
+static void freeze_write(struct cutap_file_header *h);
 static pthread_mutex_t grow_lock = PTHREAD_MUTEX_INITIALIZER;
 
 /* Page population off the calling thread (trace mode). A record lands in
@@ -99,7 +133,6 @@ static struct {
     _Atomic int state;            /* 0 not made, 1 running, 2 being made, -1 none (off, failed, stopped) */
     int off;                      /* CUTAP_PREFAULT=0 */
 } PF;
-static int client = -1;
 int cutap_no_kernel_names;   /* CUTAP_KERNEL_NAMES=0: the recorder makes no driver call of its own */
 /* Counting mode: the mean duration, in clock units, from which every call
  * of an id is timed (1 us; set with the file's calibration pair, before
@@ -224,7 +257,9 @@ static void fill_header(struct cutap_file_header *h)
                                              "SLURM_LOCALID", NULL};
     h->version = CUTAP_FILE_VERSION;
     h->header_size = CUTAP_HEADER_SIZE;
-    h->chunk_size = CHUNK_SIZE;
+    h->chunk_size = F.csize;
+    h->ring_chunks = R.n;
+    h->capture = cutap_capture_modes();
     h->flags = F.counts ? CUTAP_FILE_COUNTS : 0;
     h->clock = cutap_rec_tsc ? CUTAP_CLOCK_TSC : CUTAP_CLOCK_NS;
     h->pid = (int32_t)getpid();
@@ -309,11 +344,32 @@ static int file_open(void)
     fill_header(F.hdr);
     cutap_reg_file(0);
     cutap_log_debug("tracing to %s", path);
+    if (R.n) {
+        /* the whole ring is backed and mapped now: it never grows */
+        size_t rs = (size_t)R.n * F.csize;
+        int rrc = cutap_back_range(fd, CUTAP_HEADER_SIZE, (off_t)rs);
+        void *m = rrc ? MAP_FAILED : mmap(NULL, rs, PROT_READ | PROT_WRITE, MAP_SHARED, fd, CUTAP_HEADER_SIZE);
+        if (m == MAP_FAILED) {
+            int e = rrc ? rrc : errno;
+            stop(rrc ? CUTAP_STOP_SPACE : CUTAP_STOP_MAP, e, "cannot make the ring");
+        } else
+            R.base = m;
+    }
+    /* a freeze asked for before this process made its file (cutap freeze,
+     * the signal to cutap trace): it starts frozen */
+    char fz[PATH_MAX + 32];
+    snprintf(fz, sizeof fz, "%s/%s", F.dir, CUTAP_FREEZE_FILE);
+    if (!access(fz, F_OK))
+        cutap_rec_freeze(CUTAP_FREEZE_REQUEST, 0, 0);
+    F.hdr->capture_ranges = ranges_entered;
+    freeze_write(F.hdr);
+    cutap_capture_file_made(F.hdr);
     return 0;
 }
 
 static char *chunk_addr(uint64_t i, int *why);
 static char *chunk_addr_mapped(uint64_t i);
+static int ring_prepare(void);
 
 static void *pf_main(void *arg)
 {
@@ -321,6 +377,14 @@ static void *pf_main(void *arg)
     prctl(PR_SET_NAME, "cutap-pages");
     for (;;) {
         uint32_t seen = atomic_load(&PF.kick);
+        if (R.n) {
+            if (atomic_load_explicit(&F.dead, memory_order_relaxed))
+                goto out;
+            while (ring_prepare()) {
+            }
+            syscall(SYS_futex, &PF.kick, FUTEX_WAIT_PRIVATE, seen, NULL, NULL, 0);
+            continue;
+        }
         for (;;) {
             if (atomic_load_explicit(&F.dead, memory_order_relaxed))
                 goto out;
@@ -338,7 +402,7 @@ static void *pf_main(void *arg)
             char *c = chunk_addr_mapped(d);
             if (!c)
                 break;
-            madvise(c, CHUNK_SIZE, MADV_POPULATE_WRITE);
+            madvise(c, F.csize, MADV_POPULATE_WRITE);
             atomic_store(&PF.done, d + 1);
         }
         syscall(SYS_futex, &PF.kick, FUTEX_WAIT_PRIVATE, seen, NULL, NULL, 0);
@@ -378,7 +442,7 @@ static void pf_kick(uint64_t i)
         atomic_compare_exchange_strong(&PF.state, &making, ok ? 1 : -1);
         return;
     }
-    if (st == 1 && atomic_load_explicit(&PF.done, memory_order_relaxed) < i + 1 + PF_AHEAD) {
+    if (st == 1 && (R.n || atomic_load_explicit(&PF.done, memory_order_relaxed) < i + 1 + PF_AHEAD)) {
         atomic_fetch_add(&PF.kick, 1);
         syscall(SYS_futex, &PF.kick, FUTEX_WAKE_PRIVATE, 1, NULL, NULL, 0);
     }
@@ -406,7 +470,7 @@ static char *chunk_addr_mapped(uint64_t i)
     uint64_t first;
     unsigned s = seg_of(i, &first);
     char *base = s < MAX_SEGS ? atomic_load_explicit(&F.seg[s], memory_order_acquire) : NULL;
-    return base ? base + (i - first) * CHUNK_SIZE : NULL;
+    return base ? base + (i - first) * F.csize : NULL;
 }
 
 /* Address of chunk i, mapping its segment first if no thread has. */
@@ -419,13 +483,14 @@ static char *chunk_addr(uint64_t i, int *why)
         *why = CUTAP_STOP_LIMIT;
         return NULL;
     }
-    size_t seg_size = seg_chunks(s) * CHUNK_SIZE;
+    size_t seg_size = seg_chunks(s) * F.csize;
     char *base = atomic_load_explicit(&F.seg[s], memory_order_acquire);
     if (!base) {
         pthread_mutex_lock(&grow_lock);
         cutap_tls.internal++;
         base = atomic_load(&F.seg[s]);
-        off_t off = CUTAP_HEADER_SIZE + (off_t)(first * CHUNK_SIZE);
+        /* (in a ring file, the growing chunks come after the ring) */
+        off_t off = CUTAP_HEADER_SIZE + (off_t)((R.n + first) * F.csize);
         if (!base) {
             /* Every block of the segment is allocated (fallocate, or
              * zeros written where it is not supported) before it is
@@ -447,7 +512,181 @@ static char *chunk_addr(uint64_t i, int *why)
         if (!base)
             return NULL;
     }
-    return base + (i - first) * CHUNK_SIZE;
+    return base + (i - first) * F.csize;
+}
+
+/* --- the ring (flight recorder) --------------------------------------- */
+
+static char *ring_chunk(uint32_t j)
+{
+    return R.base + (size_t)j * F.csize;
+}
+
+/* Ring chunk j is about to hold new records: its old ones are counted as
+ * overwritten, then it is cleared (a fresh record's bytes must be zero).
+ * Its magic goes first, so that a reader copying it sees the change
+ * (docs/FORMAT.md, "Rings"). */
+static void ring_clear(uint32_t j)
+{
+    char *c = ring_chunk(j);
+    struct cutap_chunk_header *h = (struct cutap_chunk_header *)c;
+    int had = __atomic_load_n(&h->magic, __ATOMIC_RELAXED) == CUTAP_CHUNK_MAGIC;
+    __atomic_store_n(&h->magic, 0, __ATOMIC_RELEASE);
+    __atomic_thread_fence(__ATOMIC_RELEASE);
+    uint64_t calls = 0;
+    unsigned slots = F.csize / CUTAP_SLOT;
+    for (unsigned s = 1; had && s < slots;) {
+        const struct cutap_rec_call *r = (const struct cutap_rec_call *)(c + (size_t)s * CUTAP_SLOT);
+        if (!r->kind || !r->nslots)
+            break;
+        calls += r->kind == CUTAP_REC_CALL;
+        s += r->nslots;
+    }
+    memset(c, 0, F.csize);
+    if (had && F.hdr) {
+        __atomic_fetch_add(&F.hdr->overwritten_calls, calls, __ATOMIC_RELAXED);
+        __atomic_fetch_add(&F.hdr->overwritten_chunks, 1, __ATOMIC_RELAXED);
+    }
+}
+
+/* Of a thread's held chunks (list, in the order it took them), which hold
+ * the record of a call it is still inside (keep[i] = 1): the last record at
+ * each depth, from the outermost, whose DONE flag is not set. Only the
+ * thread itself writes them: no race. */
+#define RING_MAX_PINS 48
+static void ring_open_chunks(const uint32_t *list, unsigned nl, uint8_t *keep)
+{
+    struct {
+        unsigned li;
+        const struct cutap_rec_call *r;
+    } st[64];
+    unsigned top = 0, slots = F.csize / CUTAP_SLOT;
+    for (unsigned i = 0; i < nl; i++) {
+        const char *c = ring_chunk(list[i]);
+        for (unsigned s = 1; s < slots;) {
+            const struct cutap_rec_call *r = (const struct cutap_rec_call *)(c + (size_t)s * CUTAP_SLOT);
+            if (!r->kind || !r->nslots)
+                break;
+            if (r->kind == CUTAP_REC_CALL && r->depth < 64) {
+                unsigned d = r->depth;
+                for (unsigned x = top; x < d; x++)
+                    st[x].r = NULL;   /* a level no record of this thread holds */
+                st[d].li = i;
+                st[d].r = r;
+                top = d + 1;
+            }
+            s += r->nslots;
+        }
+    }
+    for (unsigned x = 0; x < top; x++)
+        if (st[x].r && !(__atomic_load_n(&st[x].r->flags, __ATOMIC_RELAXED) & CUTAP_RF_DONE))
+            keep[st[x].li] = 1;
+}
+
+/* A thread leaves its current ring chunk: it and the chunks it held before
+ * go back to the ring, except those still holding a record of a call the
+ * thread is inside (cutap_tls.depth > 0; none at depth 0). */
+static void ring_leave(struct rec_thread *t, int all)
+{
+    uint32_t list[RING_MAX_PINS + 1];
+    unsigned nl = 0;
+    for (uint32_t p = t->ring_pins1; p && nl < RING_MAX_PINS; p = R.next_pin[p - 1])
+        list[nl++] = p - 1;
+    if (t->ring_cur1)
+        list[nl++] = t->ring_cur1 - 1;
+    t->ring_pins1 = t->ring_cur1 = 0;
+    uint8_t keep[RING_MAX_PINS + 1] = {0};
+    if (!all && cutap_tls.depth)
+        ring_open_chunks(list, nl, keep);
+    uint32_t head = 0, *link = &head;
+    for (unsigned i = 0; i < nl; i++) {
+        if (keep[i] && i + 1 < RING_MAX_PINS) {
+            *link = list[i] + 1;
+            link = &R.next_pin[list[i]];
+        } else
+            atomic_store_explicit(&R.state[list[i]], RS_DIRTY, memory_order_release);
+    }
+    *link = 0;
+    t->ring_pins1 = head;
+}
+
+static void ring_release_all(struct rec_thread *t)
+{
+    if (R.state)
+        ring_leave(t, 1);
+}
+
+/* After a take: the helper clears (or, on the first lap, populates) the
+ * chunks ahead of the cursor. */
+static void ring_kick(void)
+{
+    pf_kick(1);
+}
+
+/* The helper's work in a ring file: the next RING_AHEAD chunks after the
+ * cursor made ready (populated on the first lap; cleared after, unless the
+ * ring is frozen). Returns whether it did anything. */
+static int ring_prepare(void)
+{
+    int did = 0;
+    uint64_t cur = atomic_load(&R.cursor);
+    for (uint64_t pos = cur; pos < cur + RING_AHEAD; pos++) {
+        uint32_t j = (uint32_t)(pos % R.n);
+        if (pos < R.n) {
+            uint64_t p = atomic_load(&R.populated);
+            if (pos >= p) {
+                madvise(ring_chunk(j), F.csize, MADV_POPULATE_WRITE);
+                atomic_store(&R.populated, pos + 1);
+                did = 1;
+            }
+            continue;
+        }
+        uint8_t s = RS_DIRTY;
+        if (atomic_load(&cutap_cap_block) & CB_FROZEN)
+            break;
+        if (atomic_load(&R.state[j]) == RS_DIRTY && atomic_compare_exchange_strong(&R.state[j], &s, RS_PREP)) {
+            ring_clear(j);
+            atomic_store_explicit(&R.state[j], RS_CLEAN, memory_order_release);
+            did = 1;
+        }
+    }
+    return did;
+}
+
+/* The next ring chunk for thread t (taken, cleared, its header not yet
+ * written); NULL when every chunk is held (more threads inside calls than
+ * the ring has chunks) or the ring is frozen and has no fresh chunk. */
+static char *ring_take(struct rec_thread *t)
+{
+    if (!R.base)
+        return NULL;
+    struct cutap_file_header *fh = F.hdr;
+    uint32_t req = fh ? __atomic_load_n(&fh->freeze_request, __ATOMIC_ACQUIRE) : 0;
+    if (CUTAP_UNLIKELY(req) && !(atomic_load(&cutap_cap_block) & CB_FROZEN))
+        cutap_rec_freeze(req == CUTAP_FREEZE_PEER ? CUTAP_FREEZE_PEER : CUTAP_FREEZE_REQUEST, 0, 0);
+    ring_leave(t, 0);
+    int frozen = !!(atomic_load(&cutap_cap_block) & CB_FROZEN);
+    for (uint32_t k = 0; k < 2 * R.n; k++) {
+        uint64_t pos = atomic_fetch_add(&R.cursor, 1);
+        uint32_t j = (uint32_t)(pos % R.n);
+        uint8_t s = atomic_load(&R.state[j]);
+        if ((s != RS_CLEAN && s != RS_DIRTY) || (s == RS_DIRTY && frozen))
+            continue;
+        if (!atomic_compare_exchange_strong(&R.state[j], &s, RS_HELD))
+            continue;
+        if (s == RS_DIRTY)
+            ring_clear(j);
+        else if (pos < R.n && pos >= atomic_load(&R.populated))
+            madvise(ring_chunk(j), F.csize, MADV_POPULATE_WRITE);
+        t->ring_cur1 = j + 1;
+        if (!frozen)
+            ring_kick();
+        return ring_chunk(j);
+    }
+    if (!frozen && !atomic_exchange(&R.warned, 1))
+        cutap_warn("the ring (%u chunks of %u KiB) is too small for the threads that hold its chunks: "
+                   "calls not recorded", R.n, F.csize >> 10);
+    return NULL;
 }
 
 static uint32_t next_interval(struct rec_thread *t);
@@ -474,7 +713,9 @@ static void thread_exit(void *v)
 {
     (void)v;
     struct rec_thread *t = &cutap_rt;
-    if (t->pos && t->end - t->pos >= TAIL_MIN && !atomic_load(&F.dead)) {
+    if (R.n) {
+        ring_release_all(t);   /* a ring's chunks are never passed on: they are reused */
+    } else if (t->pos && t->end - t->pos >= TAIL_MIN && !atomic_load(&F.dead)) {
         pthread_mutex_lock(&tail_lock);
         if (ntails < TAILS_MAX) {
             tails[ntails].pos = t->pos;
@@ -508,12 +749,30 @@ static int file_ensure(void)
     return atomic_load(&F.dead) ? -1 : 0;
 }
 
+static char *ring_take(struct rec_thread *t);
+static _Atomic uint32_t meta_seq;
+
 static void *chunk_take(struct rec_thread *t, int type, uint32_t first_id)
 {
     if (atomic_load_explicit(&F.dead, memory_order_relaxed) || file_ensure())
         return NULL;
     if (CUTAP_UNLIKELY(!t->tid))
         thread_init(t);
+    if (R.n && type == CUTAP_CHUNK_RECORDS) {
+        char *rc = ring_take(t);
+        if (!rc)
+            return NULL;
+        struct cutap_chunk_header *h = (struct cutap_chunk_header *)rc;
+        h->type = CUTAP_CHUNK_RECORDS;
+        h->tid = t->tid;
+        h->seq = t->seq_rec++;
+        h->first_id = 0;
+        h->take = atomic_fetch_add(&R.takes, 1) + 1;
+        clock_pair(&h->clock, &h->mono_ns);
+        prctl(PR_GET_NAME, h->thread_name);
+        __atomic_store_n(&h->magic, CUTAP_CHUNK_MAGIC, __ATOMIC_RELEASE);
+        return rc;
+    }
     int why = CUTAP_STOP_OTHER;
     uint64_t i = atomic_fetch_add(&F.next_chunk, 1);
     char *c = chunk_addr(i, &why);
@@ -525,17 +784,19 @@ static void *chunk_take(struct rec_thread *t, int type, uint32_t first_id)
      * page fault per 4 KiB on the hot path (Linux 5.14+; else ignored),
      * unless the helper did already. */
     if (!pf_populated(i))
-        madvise(c, CHUNK_SIZE, MADV_POPULATE_WRITE);
+        madvise(c, F.csize, MADV_POPULATE_WRITE);
     /* from the process's second chunk on (one that records a handful of
      * calls makes no thread); the helper populates chunks of segments
      * already mapped, so the file grows only as chunks are taken */
-    if (type == CUTAP_CHUNK_RECORDS && !F.counts && i >= 1)
+    if (type == CUTAP_CHUNK_RECORDS && !F.counts && i >= 1 && !R.n)
         pf_kick(i);
     struct cutap_chunk_header *h = (struct cutap_chunk_header *)c;
     h->type = (uint16_t)type;
     h->tid = t->tid;
-    h->seq = type == CUTAP_CHUNK_RECORDS ? t->seq_rec++ : t->seq_cnt++;
+    h->seq = type == CUTAP_CHUNK_RECORDS ? t->seq_rec++ : type == CUTAP_CHUNK_META ? atomic_fetch_add(&meta_seq, 1)
+                                                                                 : t->seq_cnt++;
     h->first_id = first_id;
+    h->take = atomic_fetch_add(&R.takes, 1) + 1;
     clock_pair(&h->clock, &h->mono_ns);
     prctl(PR_GET_NAME, h->thread_name);
     __atomic_store_n(&h->magic, CUTAP_CHUNK_MAGIC, __ATOMIC_RELEASE);
@@ -585,7 +846,7 @@ static __attribute__((noinline)) struct cutap_rec_call *reserve_slow(struct rec_
         if (!c)
             return NULL;
         t->pos = (struct cutap_rec_call *)(c + CUTAP_SLOT);
-        t->end = (struct cutap_rec_call *)(c + CHUNK_SIZE);
+        t->end = (struct cutap_rec_call *)(c + F.csize);
     }
     struct cutap_rec_call *r = t->pos;
     t->pos = r + n;
@@ -607,6 +868,28 @@ static inline struct cutap_rec_call *reserve(unsigned n)
 
 /* --- meta records --------------------------------------------------- */
 
+/* Ring files: meta records go to META chunks after the ring, shared by
+ * every thread (names are written once per file: rare). */
+static char *meta_chunk;
+static unsigned meta_pos;
+static pthread_mutex_t meta_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static struct cutap_rec_call *meta_reserve(unsigned n)
+{
+    struct cutap_rec_call *r = NULL;
+    pthread_mutex_lock(&meta_lock);
+    if (!meta_chunk || meta_pos + n > F.csize / CUTAP_SLOT) {
+        meta_chunk = chunk_take(&cutap_rt, CUTAP_CHUNK_META, 0);
+        meta_pos = 1;
+    }
+    if (meta_chunk) {
+        r = (struct cutap_rec_call *)(meta_chunk + (size_t)meta_pos * CUTAP_SLOT);
+        meta_pos += n;
+    }
+    pthread_mutex_unlock(&meta_lock);
+    return r;
+}
+
 /* A meta record whose text is len bytes (NUL-separated fields allowed),
  * NUL-terminated in the record. */
 static void write_meta_n(int sub, uint32_t aux, uint64_t key, const char *text, size_t len)
@@ -614,7 +897,7 @@ static void write_meta_n(int sub, uint32_t aux, uint64_t key, const char *text, 
     if (len > (size_t)MAX_REC_SLOTS * CUTAP_SLOT - 64)
         len = (size_t)MAX_REC_SLOTS * CUTAP_SLOT - 64;
     unsigned n = (unsigned)((offsetof(struct cutap_rec_meta, text) + len + 1 + CUTAP_SLOT - 1) / CUTAP_SLOT);
-    struct cutap_rec_meta *m = (struct cutap_rec_meta *)reserve(n);
+    struct cutap_rec_meta *m = (struct cutap_rec_meta *)(R.n ? meta_reserve(n) : reserve(n));
     if (!m)
         return;
     m->sub = (uint8_t)sub;
@@ -1046,8 +1329,19 @@ static __attribute__((noinline)) uint32_t origin_of(const void *fn)
     return o;
 }
 
+static int count_pre(cutap_call_t *call, void *ctx, uint64_t *scratch);
+static void count_post(cutap_call_t *call, void *ctx, uint64_t *scratch);
+/* trace_pre's scratch for a call counted (outside a capture), not recorded:
+ * never a record's address (user space), never a start time */
+#define SCRATCH_COUNTED (1ull << 62)
+
 static int trace_pre(cutap_call_t *call, void *ctx, uint64_t *scratch)
 {
+    if (CUTAP_UNLIKELY(!atomic_load_explicit(&cap_on, memory_order_relaxed))) {
+        count_pre(call, ctx, scratch);
+        *scratch |= SCRATCH_COUNTED;
+        return CUTAP_PROCEED;
+    }
     (void)ctx;
     uint32_t origin = CUTAP_UNLIKELY((call->flags & CUTAP_CALL_REPORTED) && call->fn) ? origin_of(call->fn) : 0;
     struct cutap_rec_call *r = rec_begin(call->id, call->args, call->nargs, call->depth,
@@ -1060,6 +1354,11 @@ static int trace_pre(cutap_call_t *call, void *ctx, uint64_t *scratch)
 
 static void trace_post(cutap_call_t *call, void *ctx, uint64_t *scratch)
 {
+    if (CUTAP_UNLIKELY(*scratch & SCRATCH_COUNTED)) {
+        *scratch &= ~SCRATCH_COUNTED;
+        count_post(call, ctx, scratch);
+        return;
+    }
     (void)ctx;
     uint64_t t1 = cutap_rec_clock();
     struct cutap_rec_call *r = (struct cutap_rec_call *)(uintptr_t)*scratch;
@@ -1334,7 +1633,77 @@ static __attribute__((noinline)) uint64_t count_fast(cutap_call_t *call, cutap_t
 
 uint64_t cutap_record_fast(cutap_call_t *call, cutap_thunk_t thunk)
 {
-    return F.counts ? count_fast(call, thunk) : trace_fast(call, thunk);
+    return F.counts || CUTAP_UNLIKELY(!atomic_load_explicit(&cap_on, memory_order_relaxed)) ? count_fast(call, thunk)
+                                                                                          : trace_fast(call, thunk);
+}
+
+/* --- capture control ----------------------------------------------- */
+
+void cutap_capture_update(uint32_t set, uint32_t clear)
+{
+    if (F.counts)
+        return;
+    pthread_mutex_lock(&cap_lock);
+    uint32_t old = atomic_load(&cutap_cap_block);
+    uint32_t now = ((old | set) & ~clear) | (old & CB_FROZEN);
+    atomic_store(&cutap_cap_block, now);
+    int on = !now, was = atomic_load(&cap_on);
+    if (on != was) {
+        atomic_store(&cap_on, on);
+        if (on) {
+            ranges_entered++;
+            if (F.hdr)
+                __atomic_store_n(&F.hdr->capture_ranges, ranges_entered, __ATOMIC_RELAXED);
+        }
+        /* every id the recorder has gets the fast path of the new mode:
+         * recording costs nothing more than before, counting what
+         * counting costs */
+        if (fast_rec) {
+            __atomic_store_n(&cutap_fast_kind, on ? 1 : 2, __ATOMIC_RELEASE);
+            uint8_t bit = client >= 0 ? (uint8_t)(1u << client) : 0;
+            for (uint32_t id = 0; bit && id < CUTAP_MAX_IDS; id++)
+                if (atomic_load_explicit(&cutap_mask[id], memory_order_relaxed) & bit)
+                    cutap_refresh_id(id);
+        }
+    }
+    pthread_mutex_unlock(&cap_lock);
+}
+
+static struct {
+    _Atomic int done;
+    uint32_t reason, id;
+    uint64_t result, clock;
+} FZ;
+
+/* The freeze fields, once the file exists. */
+static void freeze_write(struct cutap_file_header *h)
+{
+    if (!h || !atomic_load(&FZ.done))
+        return;
+    h->freeze_id = FZ.id;
+    h->freeze_result = FZ.result;
+    h->freeze_reason = FZ.reason;
+    __atomic_store_n(&h->freeze_clock, FZ.clock ? FZ.clock : 1, __ATOMIC_RELEASE);
+}
+
+void cutap_rec_freeze(uint32_t reason, uint32_t id, uint64_t result)
+{
+    if (F.counts)
+        return;
+    int expect = 0;
+    if (!atomic_compare_exchange_strong(&FZ.done, &expect, 1))
+        return;
+    FZ.reason = reason;
+    FZ.id = id;
+    FZ.result = result;
+    FZ.clock = cutap_rec_clock();
+    freeze_write(F.hdr);
+    cutap_capture_update(CB_FROZEN, 0);
+}
+
+uint32_t cutap_capture_ranges(void)
+{
+    return ranges_entered;
 }
 
 /* --- life cycle ----------------------------------------------------- */
@@ -1356,7 +1725,7 @@ static void child_after_fork(void)
     for (unsigned s = 0; s < MAX_SEGS; s++) {
         char *b = atomic_load(&F.seg[s]);
         if (b)
-            munmap(b, seg_chunks(s) * CHUNK_SIZE);
+            munmap(b, seg_chunks(s) * F.csize);
         atomic_store(&F.seg[s], NULL);
     }
     if (F.hdr)
@@ -1396,7 +1765,62 @@ static void child_after_fork(void)
     ent_next = 0;
     pthread_mutex_init(&ent_lock, NULL);
     memset(plans, 0, sizeof plans);
+    /* the ring: the child maps its own */
+    if (R.base)
+        munmap(R.base, (size_t)R.n * F.csize);
+    R.base = NULL;
+    if (R.state) {
+        for (uint32_t j = 0; j < R.n; j++)
+            atomic_store_explicit(&R.state[j], RS_CLEAN, memory_order_relaxed);
+        memset(R.next_pin, 0, (size_t)R.n * sizeof *R.next_pin);
+    }
+    atomic_store(&R.cursor, 0);
+    atomic_store(&R.takes, 0);
+    atomic_store(&R.populated, 0);
+    atomic_store(&R.warned, 0);
+    meta_chunk = NULL;
+    meta_pos = 0;
+    atomic_store(&meta_seq, 0);
+    pthread_mutex_init(&meta_lock, NULL);
+    pthread_mutex_init(&cap_lock, NULL);
+    /* a frozen parent's child is frozen too; its own capture starts again */
+    ranges_entered = atomic_load(&cap_on) ? 1 : 0;
+    if (atomic_load(&FZ.done))
+        FZ.clock = cutap_rec_clock();
+    cutap_capture_child();
     atomic_store(&F.opened, 0);
+}
+
+/* CUTAP_RING=BYTES (cutap trace --ring): a ring of that size, in chunks
+ * of SIZE/64 rounded down to a power of two, 16 to 256 KiB (a thread
+ * holds at least one: small rings keep many chunks). Returns -1 after a
+ * warning (nothing is recorded). */
+static int ring_setup(void)
+{
+    const char *v = getenv("CUTAP_RING");
+    if (!v || !*v)
+        return 0;
+    char *end;
+    errno = 0;
+    unsigned long long bytes = strtoull(v, &end, 10);
+    if (errno || *end || bytes < (1ull << 20) || bytes > (64ull << 30)) {
+        cutap_warn("invalid CUTAP_RING '%s': takes a size in bytes, 1 MiB to 64 GiB; nothing is recorded", v);
+        return -1;
+    }
+    uint32_t cs = 256u * 1024;
+    while (cs > 16u * 1024 && (unsigned long long)cs * 64 > bytes)
+        cs /= 2;
+    uint32_t n = (uint32_t)(bytes / cs);
+    void *st = mmap(NULL, (size_t)n * (1 + sizeof(uint32_t)), PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (st == MAP_FAILED) {
+        cutap_warn("cannot make the ring's table: %s; nothing is recorded", strerror(errno));
+        return -1;
+    }
+    R.next_pin = st;
+    R.state = (_Atomic uint8_t *)((char *)st + (size_t)n * sizeof(uint32_t));
+    R.n = n;
+    F.csize = cs;
+    return 0;
 }
 
 void cutap_record_start(const char *dir, int counts, const char *filter)
@@ -1443,6 +1867,16 @@ void cutap_record_start(const char *dir, int counts, const char *filter)
     const char *kn = getenv("CUTAP_KERNEL_NAMES");
     cutap_no_kernel_names = kn && !strcmp(kn, "0");
     cutap_rec_tsc = cutap_tsc_usable();
+    if (!counts && ring_setup())
+        return;
+    /* capture control's clients come first (their pre callbacks run
+     * before the recorder's, their post callbacks after) */
+    int block = counts ? 0 : cutap_capture_start();
+    if (block < 0)
+        return;
+    atomic_store(&cutap_cap_block, (uint32_t)block);
+    atomic_store(&cap_on, !block);
+    ranges_entered = !block && cutap_capture_modes() ? 1 : 0;
     client = counts ? cutap_register("count", count_pre, count_post, NULL)
                     : cutap_register("trace", trace_pre, trace_post, NULL);
     if (client < 0)
@@ -1455,8 +1889,10 @@ void cutap_record_start(const char *dir, int counts, const char *filter)
     const char *nf = getenv("CUTAP_NO_FUSED"), *nfp = getenv("CUTAP_NO_FASTPATH");
     if (!nf || strcmp(nf, "1")) {
         atomic_store(&cutap_fast_mask, (uint8_t)(1u << client));
-        if (!nfp || strcmp(nfp, "1"))
-            __atomic_store_n(&cutap_fast_kind, counts ? 2 : 1, __ATOMIC_RELEASE);
+        if (!nfp || strcmp(nfp, "1")) {
+            fast_rec = !counts;
+            __atomic_store_n(&cutap_fast_kind, counts || block ? 2 : 1, __ATOMIC_RELEASE);
+        }
     }
     if (cutap_filter_apply(client, filter))
         return;

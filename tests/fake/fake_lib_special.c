@@ -210,11 +210,25 @@ struct launch_config {   /* CUlaunchConfig */
 };
 
 /* ncclAllReduce(sendbuff, recvbuff, count, datatype, op, comm, stream) */
+/* FAKE_NCCL_LAUNCHES=K: K launches per all-reduce (default 1); on the
+ * communicator 0xb10c it then synchronizes the context (cuCtxSynchronize,
+ * which FAKE_BLOCK can make hang): a call that stays open while many
+ * nested calls were recorded inside it (tests/t_ring.c). */
 static uint64_t do_all_reduce(const uint64_t *a)
 {
     int (*launch_ex)(const struct launch_config *, uint64_t, void **, void **) = driver_sym("cuLaunchKernelEx");
     struct launch_config c = {{8, 1, 1}, {512, 1, 1}, 0, a[6], NULL, 0};
-    return launch_ex && !launch_ex(&c, 0xfa4e0100ULL, NULL, NULL) ? 0 : 1;   /* ncclUnhandledCudaError */
+    const char *k = getenv("FAKE_NCCL_LAUNCHES");
+    long n = k && *k ? atol(k) : 1;
+    for (long i = 0; i < n; i++)
+        if (!launch_ex || launch_ex(&c, 0xfa4e0100ULL, NULL, NULL))
+            return 1;   /* ncclUnhandledCudaError */
+    if (a[5] == 0xb10c) {
+        int (*sync)(void) = driver_sym("cuCtxSynchronize");
+        if (!sync || sync())
+            return 1;
+    }
+    return 0;
 }
 
 const struct fake_lib_special fake_lib_specials[] = {
