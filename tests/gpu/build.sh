@@ -40,5 +40,7 @@ try rtcall_shared nvcc -O2 -arch=sm_90 -cudart shared bench/gpu/rtcall.cu -o $B/
 try entrypoint nvcc -O2 -arch=sm_90 $W/entrypoint.cu -o $B/entrypoint
 try nccl_allreduce nvcc -O2 -arch=sm_90 ${NCCL_INC:+-I"$NCCL_INC"} $W/nccl_allreduce.cu -o $B/nccl_allreduce \
   -L"$NCCL_LIB" -l:libnccl.so.2 -Xlinker -rpath -Xlinker "$NCCL_LIB"
+try hang_rank nvcc -O2 -arch=sm_90 -cudart shared ${NCCL_INC:+-I"$NCCL_INC"} $W/hang_rank.cu -o $B/hang_rank \
+  -L"$NCCL_LIB" -l:libnccl.so.2 -Xlinker -rpath -Xlinker "$NCCL_LIB"
 wait
 exit 0
