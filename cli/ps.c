@@ -411,6 +411,7 @@ int cmd_ps(int argc, char **argv)
     double stuck_s = -1, interval = 1;
     pid_t pid = 0;
     char *end;
+    tr_no_notes = 1;   /* the view says what is live; rings and captures are report's to explain */
     while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
         switch (c) {
         case 'f':

@@ -20,6 +20,7 @@
 static void complain(struct trace *tr, const char *path, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 int tr_quiet;
+int tr_no_notes;
 /* What the reader says on stderr; nothing at all while tr_quiet is set. */
 #define TR_ERR(...)                           \
     do {                                      \
@@ -942,7 +943,7 @@ static int load_file(struct trace *tr, const char *path)
     if (fd >= 0)
         close(fd);
     char win[512];
-    if (tr_window_text(tr, &tr->procs[tr->nprocs - 1], win, sizeof win)) {
+    if (!tr_no_notes && tr_window_text(tr, &tr->procs[tr->nprocs - 1], win, sizeof win)) {
         char host[4 * sizeof h.host];
         tr_escape(host, sizeof host, h.host);
         TR_ERR("cutap: note: process %d (%s): %s\n", h.pid, host, win);

@@ -226,6 +226,7 @@ int tr_load(struct trace *tr, const char *path);
 /* Non-zero: loading and iterating say nothing on stderr (problems are
  * still counted): cutap trace --stuck's watchdog. */
 extern int tr_quiet;
+extern int tr_no_notes;   /* no note about rings, freezes and capture ranges (cutap ps) */
 void tr_free(struct trace *tr);
 /* Drops the trace files' pages from memory (they are read again when
  * touched): the iterator calls it as it goes through long traces. */

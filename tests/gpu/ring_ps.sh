@@ -11,6 +11,8 @@
 #   nvtx     NCCL's own NVTX ranges in nccl_allreduce: every NVTX call, to
 #            see how ncclCommInitRankConfig's range ends (issue #16's
 #            phantom unfinished range).
+#   nsys     the same program under nsys (-t nvtx), its NVTX_EVENTS table: an
+#            independent account of which ranges NCCL ends.
 #   capture  PyTorch with torch.cuda.profiler.start/stop and an NVTX range:
 #            --capture-range cudaProfilerApi and nvtx:NAME record only inside.
 #   exact    torch_step.py traced plain and with --ring 8M: kept + overwritten
@@ -23,7 +25,7 @@ set -u
 cd "$(dirname "$0")/../.." || exit 1
 ROOT=$PWD B=$ROOT/build/gpu W=$ROOT/tests/gpu/workloads C=$ROOT/build/cutap
 R=${OUT:-/tmp/cutap-gpu}/ring; rm -rf "$R"; mkdir -p "$R"
-PARTS=${RP_PARTS:-hang nvtx capture exact cost ioctl}
+PARTS=${RP_PARTS:-hang nvtx nsys capture exact cost ioctl}
 export PATH=/usr/local/cuda/bin:$PATH NCCL_NVLS_ENABLE=0
 has() { case " $PARTS " in *" $1 "*) return 0;; esac; return 1; }
 [ -x "$B/hang_rank" ] && [ -x "$C" ] || tests/gpu/build.sh || exit 1
@@ -40,7 +42,7 @@ if has hang; then
   sleep 8
   "$C" ps "$D" >"$R/ps.txt" 2>&1; echo "cutap ps: exit $?"; cat "$R/ps.txt"
   "$C" ps --stuck 5 "$D" >/dev/null 2>&1; echo "cutap ps --stuck 5: exit $? (1: a call has run longer)"
-  "$C" ps --format json "$D" >"$R/ps.json" 2>&1
+  "$C" ps --format json "$D" >"$R/ps.json" 2>"$R/ps.json.err"
   python3 -c "import json,sys; d=json.load(open(sys.argv[1])); print('ps json:', [(p['rank'], [[c['name'] for c in t['in_progress']] for t in p['threads'] if t['in_progress']]) for p in d['processes']])" "$R/ps.json" 2>&1 | head -3
   ls "$D"/cutap-stuck-*.txt 2>/dev/null | sed 's/^/watchdog wrote: /'
   pkill -f "$B/hang_rank"; wait $CP
@@ -62,6 +64,25 @@ rs = [json.loads(l) for l in open(sys.argv[1])]
 rs = [x for x in rs if x.get("type") == "range"]
 print("ranges:", len(rs), "unfinished:", [(x.get("name"), x.get("tid"), x.get("domain")) for x in rs if x.get("unfinished")][:10])
 PY
+fi
+
+if has nsys; then
+  echo; echo "== nsys: NCCL's NVTX ranges in nccl_allreduce, as nsys records them"
+  NSYS=$(command -v nsys || find /opt/nvidia /usr/local -name nsys -type f -perm -u+x 2>/dev/null | head -1)
+  if [ -z "$NSYS" ]; then echo "no nsys"; else
+    echo "nsys: $NSYS"
+    timeout 200 "$NSYS" profile -t nvtx -o "$R/nsys_nccl" --force-overwrite true "$B/nccl_allreduce" >"$R/nsys.log" 2>&1
+    timeout 100 "$NSYS" export --type sqlite -o "$R/nsys_nccl.sqlite" --force-overwrite true "$R/nsys_nccl.nsys-rep" >>"$R/nsys.log" 2>&1
+    python3 - "$R/nsys_nccl.sqlite" <<'PY' || tail -5 "$R/nsys.log"
+import sqlite3, sys
+db = sqlite3.connect(sys.argv[1])
+rows = db.execute("SELECT e.eventType, COALESCE(e.text, s.value), e.start, e.end, e.globalTid FROM NVTX_EVENTS e "
+                  "LEFT JOIN StringIds s ON e.textId = s.id WHERE e.eventType IN (59, 60) ORDER BY e.start").fetchall()
+print("ranges:", len(rows))
+for r in rows:
+    print("  type %d %-24s start %d end %s tid %d" % (r[0], r[1], r[2], r[3], r[4] & 0xffffff))
+PY
+  fi
 fi
 
 if has capture; then
