@@ -88,15 +88,19 @@ int main(int argc, char **argv)
     snprintf(slash, sizeof lib - (size_t)(slash - lib), "/libcutap.so");
     /* The recorders write to a scratch directory, removed at the end: the
      * trace mode writes 64 bytes per call, so it runs fewer calls. */
-    char dir[] = "/tmp/cutap-bench-XXXXXX", count_env[128], trace_env[128], rm[160];
+    char dir[] = "/tmp/cutap-bench-XXXXXX", count_env[128], trace_env[128], ring_env[160], rm[160];
     if (!mkdtemp(dir))
         return 1;
     snprintf(count_env, sizeof count_env, "CUTAP_COUNT=%s/count", dir);
     snprintf(trace_env, sizeof trace_env, "CUTAP_TRACE=%s/trace", dir);
-    double b, bi, p, pi, c, ci, t, ti, s, si;
+    /* the flight recorder (issue #16): a 4 MiB ring, overwritten about
+     * eight times by the n/40 calls */
+    snprintf(ring_env, sizeof ring_env, "CUTAP_TRACE=%s/ring CUTAP_RING=4194304", dir);
+    double b, bi, p, pi, c, ci, t, ti, s, si, g, gi;
     int bad = measure(self, NULL, NULL, n, &b, &bi) || measure(self, lib, NULL, n, &p, &pi) ||
               measure(self, lib, count_env, n / 10, &c, &ci) || measure(self, lib, trace_env, n / 40, &t, &ti) ||
-              measure(self, lib, "CUTAP_STAT=/dev/null", n / 10, &s, &si);
+              measure(self, lib, "CUTAP_STAT=/dev/null", n / 10, &s, &si) ||
+              measure(self, lib, ring_env, n / 40, &g, &gi);
     snprintf(rm, sizeof rm, "rm -rf %s", dir);
     if (system(rm) || bad) {
         fprintf(stderr, "bench: a run failed\n");
@@ -109,11 +113,12 @@ int main(int argc, char **argv)
     printf("%-40s %10.2f %12.2f %14.1f\n", "cutap, no client (pass-through)", p, p - b, pi);
     printf("%-40s %10.2f %12.2f %14.1f\n", "cutap stat (CUTAP_COUNT counters)", c, c - b, ci);
     printf("%-40s %10.2f %12.2f %14.1f\n", "cutap trace (CUTAP_TRACE records)", t, t - b, ti);
+    printf("%-40s %10.2f %12.2f %14.1f\n", "cutap trace --ring 4M (CUTAP_RING)", g, g - b, gi);
     printf("%-40s %10.2f %12.2f %14.1f\n", "CUTAP_STAT text table (atomics)", s, s - b, si);
     if (bi >= 0)
         printf("added instructions per call: pass-through %.1f, stat %.1f, trace %.1f\n", pi - bi, ci - bi,
                ti - bi);
-    printf("ratio pass-through/bare: %.3f\n", p / b);
+    printf("ratio pass-through/bare: %.3f; ring/trace: %.3f\n", p / b, g / t);
     /* issue #13's targets for the time added per call (the CUPTI ratio
      * is bench/gpu/overhead's: CUPTI needs a GPU) */
     int runtime = getenv("BENCH_SYM") != NULL;

@@ -11,6 +11,9 @@
 #   nvtx     NCCL's own NVTX ranges in nccl_allreduce: every NVTX call, to
 #            see how ncclCommInitRankConfig's range ends (issue #16's
 #            phantom unfinished range).
+#   nvtxref  the same program with tests/gpu/nvtx_count.c as the NVTX
+#            injection library instead of cutap: pushes, pops and the ranges
+#            left open per thread, counted independently.
 #   nsys     the same program under nsys (-t nvtx), its NVTX_EVENTS table: an
 #            independent account of which ranges NCCL ends.
 #   capture  PyTorch with torch.cuda.profiler.start/stop and an NVTX range:
@@ -63,6 +66,21 @@ import json, sys
 rs = [json.loads(l) for l in open(sys.argv[1])]
 rs = [x for x in rs if x.get("type") == "range"]
 print("ranges:", len(rs), "unfinished:", [(x.get("name"), x.get("tid"), x.get("domain")) for x in rs if x.get("unfinished")][:10])
+PY
+fi
+
+if has nvtxref; then
+  echo; echo "== nvtxref: NCCL's NVTX push/pop per thread, counted by an injection library of its own (no cutap)"
+  gcc -O2 -shared -fPIC -I/usr/local/cuda/include tests/gpu/nvtx_count.c -o "$B/libnvtx_count.so" -lpthread &&
+    NVTX_INJECTION64_PATH=$B/libnvtx_count.so "$B/nccl_allreduce" 2>&1 | grep -E 'nvtx_count|OK|FAIL'
+  echo "-- the same under cutap trace (cutap is the injection library):"
+  "$C" trace -o "$R/nv2" -- "$B/nccl_allreduce" >/dev/null 2>&1
+  "$C" export --format jsonl -o "$R/nv2.jsonl" "$R/nv2" 2>/dev/null
+  python3 - "$R/nv2.jsonl" <<'PY'
+import json, sys
+rs = [json.loads(l) for l in open(sys.argv[1])]
+rs = [x for x in rs if x.get("type") == "range"]
+print("ranges:", len(rs), "unfinished:", [(x.get("name"), x.get("tid")) for x in rs if x.get("unfinished")])
 PY
 fi
 
