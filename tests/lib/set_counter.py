@@ -6,7 +6,7 @@ of one function)."""
 import struct, sys
 f, vals = sys.argv[1], [int(v) for v in sys.argv[2:]]
 d = bytearray(open(f, "rb").read())
-assert struct.unpack_from("<I", d, 8)[0] in (2, 3, 4)
+assert struct.unpack_from("<I", d, 8)[0] in (2, 3, 4, 5)
 cs = struct.unpack_from("<I", d, 16)[0]
 hits = 0
 for c in range(4096, len(d), cs):

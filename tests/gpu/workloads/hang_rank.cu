@@ -15,20 +15,7 @@
 #include <cstring>
 #include <unistd.h>
 #include <cuda_runtime.h>
-#if __has_include(<nccl.h>)
-#include <nccl.h>
-#else
-extern "C" {
-typedef struct ncclComm *ncclComm_t;
-typedef int ncclResult_t;
-enum { ncclSuccess = 0 };
-typedef enum { ncclSum = 0 } ncclRedOp_t;
-typedef enum { ncclFloat = 7 } ncclDataType_t;
-ncclResult_t ncclCommInitAll(ncclComm_t *comm, int ndev, const int *devlist);
-ncclResult_t ncclAllReduce(const void *sendbuff, void *recvbuff, size_t count, ncclDataType_t datatype,
-                           ncclRedOp_t op, ncclComm_t comm, cudaStream_t stream);
-}
-#endif
+#include "nccl_min.h"
 
 __global__ void wait_flag(volatile int *flag)
 {

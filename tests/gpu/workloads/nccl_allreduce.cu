@@ -6,26 +6,7 @@
 #include <cstdlib>
 #include <vector>
 #include <cuda_runtime.h>
-#if __has_include(<nccl.h>)
-#include <nccl.h>
-#else
-// PyTorch's NCCL wheel ships the library without its header: the few
-// declarations used here (NCCL 2.x ABI: ncclSum = 0, ncclFloat = 7).
-extern "C" {
-typedef struct ncclComm *ncclComm_t;
-typedef int ncclResult_t;
-enum { ncclSuccess = 0 };
-typedef enum { ncclSum = 0 } ncclRedOp_t;
-typedef enum { ncclFloat = 7 } ncclDataType_t;
-ncclResult_t ncclCommInitAll(ncclComm_t *comm, int ndev, const int *devlist);
-ncclResult_t ncclCommDestroy(ncclComm_t comm);
-ncclResult_t ncclAllReduce(const void *sendbuff, void *recvbuff, size_t count, ncclDataType_t datatype,
-                           ncclRedOp_t op, ncclComm_t comm, cudaStream_t stream);
-ncclResult_t ncclGroupStart(void);
-ncclResult_t ncclGroupEnd(void);
-const char *ncclGetErrorString(ncclResult_t result);
-}
-#endif
+#include "nccl_min.h"
 
 #define CK(call) do { cudaError_t e_ = (call); if (e_ != cudaSuccess) { \
   printf("CUDA error %d (%s) at line %d: %s\n", (int)e_, cudaGetErrorString(e_), __LINE__, #call); exit(1); } } while (0)
