@@ -166,6 +166,32 @@ PY
   rm -rf "$R"/k.*
 fi
 
+if has costab; then
+  echo; echo "== costab: cutap trace against cutap trace --ring 64M only, ${RP_RUNS:-12} alternating runs (order swapped every run)"
+  PIN="taskset -c 4-11"; $PIN true 2>/dev/null || PIN=
+  rate() { grep -o 'steps_per_s [0-9.]*' | awk '{print $2}' | tail -1; }
+  TT="" TR=""
+  for i in $(seq "${RP_RUNS:-12}"); do
+    for m in $( [ $((i % 2)) = 1 ] && echo "t r" || echo "r t"); do
+      if [ $m = t ]; then TT+=" $(timeout 300 $PIN "$C" trace -o "$R/k.t" -- python3 bench/gpu/torch_steps.py 300 2>/dev/null | rate)"
+      else TR+=" $(timeout 300 $PIN "$C" trace --ring 64M -o "$R/k.r" -- python3 bench/gpu/torch_steps.py 300 2>/dev/null | rate)"; fi
+      rm -rf "$R/k.t" "$R/k.r"
+    done
+    echo "  run $i: trace ${TT##* } ring ${TR##* }"
+  done
+  python3 - $TT -- $TR <<'PY'
+import statistics, sys
+a = " ".join(sys.argv[1:]).split("--")
+t, r = [[1000.0 / float(v) for v in s.split()] for s in a]
+for name, xs in (("trace", t), ("ring 64M", r)):
+    print("  %-9s %.3f ms/step median [%.3f..%.3f], mean %.3f" % (name, statistics.median(xs), min(xs), max(xs), statistics.mean(xs)))
+# rank-sum: how often a ring run was slower than a trace run
+pairs = [(x > y) - (x < y) for x in r for y in t]
+print("  ring slower in %d of %d (ring, trace) pairs; median ring/trace %.3f" % (sum(p > 0 for p in pairs), len(pairs),
+      statistics.median(r) / statistics.median(t)))
+PY
+fi
+
 if has ioctl; then
   echo; echo "== ioctl layer after the self-review edits"
   IOCTL_WORKLOADS="vecadd_static torch_step nccl_allreduce" IOCTL_COST=0 IOCTL_COUNTER_ALONE=0 IOCTL_JSONL=0 \
