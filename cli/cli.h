@@ -13,6 +13,7 @@ int cmd_dump(int argc, char **argv);      /* dump.c */
 int cmd_export(int argc, char **argv);    /* export.c */
 int cmd_ps(int argc, char **argv);        /* ps.c */
 int cmd_freeze(int argc, char **argv);    /* run.c */
+int cmd_run(int argc, char **argv);       /* run.c */
 /* Asks every process tracing into dir to freeze (CUTAP_FREEZE_*);
  * returns how many, -1 when dir cannot be read. */
 int cli_freeze_dir(const char *dir, uint32_t reason);

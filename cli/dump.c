@@ -745,7 +745,9 @@ static void put_call(struct dump *d, const struct tr_call *c, const char *label)
         put_raw_args(f, tr, c);
     fputc(')', f);
     put_result(d, c, fn);
-    if (c->flags & CUTAP_RF_SKIPPED)
+    if (c->flags & CUTAP_RF_INJECTED)
+        fputs(c->flags & CUTAP_RF_SKIPPED ? " INJECTED (not made)" : " INJECTED (delayed)", f);
+    else if (c->flags & CUTAP_RF_SKIPPED)
         fputs(" (skipped)", f);
     if (c->object >= 0) {   /* reported through CUPTI by the runtime copy in this object */
         const char *o = tr->names[c->object].name, *b = strrchr(o, '/');

@@ -464,6 +464,8 @@ static void write_perfetto(const struct trace *tr, FILE *f)
         else
             fprintf(f, "\"result\":\"0x%llx\",", (unsigned long long)tr_result(c));
         decode_call(&dec, tr, c);
+        if (c->flags & CUTAP_RF_INJECTED)
+            fputs(c->flags & CUTAP_RF_SKIPPED ? "\"injected\":\"not made\"," : "\"injected\":\"delayed\",", f);
         if (c->t1) {
             fputs("\"status\":", f);
             json_str(f, dec.buf + dec.status_at);
@@ -593,6 +595,8 @@ static void write_jsonl(const struct trace *tr, FILE *f)
         }
         if (!c->t1)
             fputs(",\"unfinished\":true", f);
+        if (c->flags & CUTAP_RF_INJECTED)
+            fputs(c->flags & CUTAP_RF_SKIPPED ? ",\"injected\":\"not made\"" : ",\"injected\":\"delayed\"", f);
         fputs("}\n", f);
     }
     tr_iter_free(&it);

@@ -35,6 +35,9 @@ static const char usage[] =
     "  ps [--format text|json] [--stuck S] [--watch] DIR | --pid PID\n"
     "        what every traced process and thread is doing now: the calls in progress,\n"
     "        since when, the last call completed; NCCL collectives per rank\n"
+    "  run --inject SPEC [--inject SPEC]... -- CMD [ARGS...]\n"
+    "        run CMD with faults injected (an error, a value or a delay at chosen calls), nothing\n"
+    "        recorded; --inject is also an option of trace (injected calls marked) and stat\n"
     "  freeze DIR\n"
     "        stop the traced processes of DIR overwriting their rings (later calls counted)\n"
     "  --version\n"
@@ -68,7 +71,7 @@ int main(int argc, char **argv)
         const char *name;
         int (*fn)(int, char **);
     } cmds[] = {{"trace", cmd_trace}, {"stat", cmd_stat}, {"report", cmd_report}, {"dump", cmd_dump},
-                {"export", cmd_export}, {"ps", cmd_ps}, {"freeze", cmd_freeze}};
+                {"export", cmd_export}, {"ps", cmd_ps}, {"freeze", cmd_freeze}, {"run", cmd_run}};
     for (size_t i = 0; i < sizeof cmds / sizeof cmds[0]; i++)
         if (!strcmp(argv[1], cmds[i].name))
             return cmds[i].fn(argc - 1, argv + 1);

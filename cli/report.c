@@ -27,6 +27,7 @@ struct row {
     int has_med;
     int estimated;   /* total estimated from some of the calls (timed < calls) */
     uint64_t calls, errors, total, min, max, med, unfinished;
+    uint64_t injected;         /* calls fault injection chose (--inject): their errors not in errors */
     uint64_t timed;  /* calls whose time is in min, max and (before any estimate) total */
 };
 
@@ -236,7 +237,10 @@ static size_t build_rows(const struct trace *tr, int by, struct row **out)
             continue;
         }
         uint64_t d = c->t1 - c->t0;
-        r->errors += (uint64_t)call_is_error(tr, c);
+        if (c->flags & CUTAP_RF_INJECTED)
+            r->injected++;
+        else
+            r->errors += (uint64_t)call_is_error(tr, c);
         r->total += d;
         if (!r->calls || d < r->min)
             r->min = d;
@@ -412,7 +416,7 @@ int report_print(const struct trace *tr, FILE *f, int format, int by)
     }
     if (format == FMT_CSV) {
         static const char *const extra[] = {"", ",host,pid", ",host,pid,tid", ",rank", ",object"};
-        fprintf(f, "layer,name,calls,errors,total_ns,avg_ns,min_ns,max_ns,med_ns,time_pct,unfinished,timed%s\n",
+        fprintf(f, "layer,name,calls,errors,total_ns,avg_ns,min_ns,max_ns,med_ns,time_pct,unfinished,timed%s,injected\n",
                 extra[by]);
     } else if (format == FMT_JSON) {
         fprintf(f, "{\"processes\":%zu,\"hosts\":%zu,\"calls\":%llu,\"unfinished\":%llu,\"by\":", tr->nprocs, hosts,
@@ -457,7 +461,7 @@ int report_print(const struct trace *tr, FILE *f, int format, int by)
                     fprintf(f, "%llu", med);
                 fprintf(f, ",%.2f,%llu,%llu", pct, (unsigned long long)r->unfinished, (unsigned long long)r->timed);
                 csv_group(f, tr, by, r->group);
-                fputc('\n', f);
+                fprintf(f, ",%llu\n", (unsigned long long)r->injected);
             } else if (format == FMT_JSON) {
                 fprintf(f, "%s{\"layer\":\"%s\",\"name\":", k ? "," : "", layer_str(n->layer));
                 json_str(f, n->name);
@@ -469,8 +473,9 @@ int report_print(const struct trace *tr, FILE *f, int format, int by)
                     fprintf(f, "%llu", med);
                 else
                     fputs("null", f);
-                fprintf(f, ",\"time_pct\":%.2f,\"unfinished\":%llu,\"timed\":%llu", pct,
-                        (unsigned long long)r->unfinished, (unsigned long long)r->timed);
+                fprintf(f, ",\"time_pct\":%.2f,\"unfinished\":%llu,\"timed\":%llu,\"injected\":%llu", pct,
+                        (unsigned long long)r->unfinished, (unsigned long long)r->timed,
+                        (unsigned long long)r->injected);
                 json_group(f, tr, by, r->group);
                 fputc('}', f);
             } else {
@@ -484,6 +489,8 @@ int report_print(const struct trace *tr, FILE *f, int format, int by)
                 text_str(f, n->name);
                 if (r->unfinished)
                     fprintf(f, " (%llu unfinished)", (unsigned long long)r->unfinished);
+                if (r->injected)
+                    fprintf(f, " (%llu injected)", (unsigned long long)r->injected);
                 fputc('\n', f);
             }
         }

@@ -30,6 +30,9 @@
 #include "path_search.h"
 #include "cli.h"
 #include "filter_expr.h"
+#include "inject_spec.h"
+#include "decode_tables.h"
+#include "generated/cutap_ids.h"
 
 /* libcutap.so: $CUTAP_LIBRARY, else beside the cutap binary (build/), else
  * ../lib/ of it (an installed layout). */
@@ -411,8 +414,106 @@ struct run_opts {
     double delay, duration;    /* trace --delay / --duration, seconds; < 0: not given */
     const char *capture_range; /* trace --capture-range */
     const char *until_error;   /* trace --until-error FILTER */
+    char inject[8192];         /* --inject SPECs, canonical, one a line (CUTAP_INJECT) */
+    int ninject;
     char **cmd;
 };
+
+/* A --inject SPEC (src/common/inject_spec.h), checked against every
+ * function cutap knows before anything runs: NAMES must select at least
+ * one, each of a layer whose calls can be skipped (not hidden, ioctl,
+ * nvtx) and known by signature; error= needs functions that return a
+ * status, and a status name must be one of each selected function's
+ * status type (CUDA_ERROR_OUT_OF_MEMORY for the driver, cudaError... for
+ * the runtime, CUBLAS_STATUS_... for cuBLAS, ncclSystemError for NCCL).
+ * Appends the canonical form, names turned into numbers, to o->inject.
+ * Returns 0, or 2 after saying which part is wrong. */
+static int inject_add(struct run_opts *o, const char *arg)
+{
+    struct cutap_inject_spec sp;
+    char why[400];
+    if (o->ninject >= CUTAP_INJECT_MAX) {
+        fprintf(stderr, "cutap: --inject: at most %d specs\n", CUTAP_INJECT_MAX);
+        return 2;
+    }
+    if (cutap_inject_parse(arg, strlen(arg), &sp, why, sizeof why)) {
+        fprintf(stderr, "cutap: --inject '%s': %s\n", arg, why);
+        return 2;
+    }
+    static const char *const lnames[] = CUTAP_LAYER_NAMES;
+    unsigned nsel = 0;
+    int resolved = !sp.value_name[0];
+    uint64_t val = sp.value;
+    const char *first = NULL;
+    for (unsigned i = 0; i < cli_nknown_names; i++) {
+        const char *name = cli_known_names[i].name;
+        int layer = cli_known_names[i].layer;
+        if (cutap_filter_eval(sp.names, name, layer, NULL) != 1)
+            continue;
+        nsel++;
+        const char *ln = layer >= 0 && layer < (int)(sizeof lnames / sizeof *lnames) ? lnames[layer] : "?";
+        if (layer == CUTAP_LAYER_HIDDEN || layer == CUTAP_LAYER_IOCTL || layer == CUTAP_LAYER_NVTX) {
+            fprintf(stderr, "cutap: --inject '%s': '%s' selects %s, of layer %s, whose calls cannot be injected "
+                            "(driver, runtime and library calls can)\n", arg, sp.names, name, ln);
+            return 2;
+        }
+        const struct dec_set *set = layer == CUTAP_LAYER_DRIVER ? &dec_driver : &dec_layers;
+        const struct dec_fn *f = dec_find_fn(set, name);
+        if (!f) {
+            fprintf(stderr, "cutap: --inject '%s': %s has no known signature: it cannot be injected\n", arg, name);
+            return 2;
+        }
+        if (!sp.has_value)
+            continue;
+        int has_status = f->result_kind == DEC_ENUM && f->result_enum >= 0;
+        if (sp.is_error && !has_status) {
+            fprintf(stderr, "cutap: --inject '%s': error= needs functions that return a status; %s does not "
+                            "(retval= sets any result)\n", arg, name);
+            return 2;
+        }
+        if (!sp.value_name[0])
+            continue;
+        const struct dec_enum *e = has_status ? &set->enums[f->result_enum] : NULL;
+        int found = 0;
+        for (unsigned k = 0; e && k < e->nvals; k++)
+            if (!strcmp(e->vals[k].name, sp.value_name)) {
+                if (resolved && (uint64_t)e->vals[k].value != val) {
+                    fprintf(stderr, "cutap: --inject '%s': %s means %lld for %s but %llu for %s: give a number, or one "
+                                    "spec per layer\n", arg, sp.value_name, (long long)e->vals[k].value, name,
+                            (unsigned long long)val, first);
+                    return 2;
+                }
+                val = (uint64_t)e->vals[k].value;
+                found = resolved = 1;
+                first = first ? first : name;
+                break;
+            }
+        if (!found) {
+            fprintf(stderr, "cutap: --inject '%s': '%s' is not a status of %s (layer %s%s%s%s)\n", arg,
+                    sp.value_name, name, ln, e ? ", type " : "", e ? e->name : "", e && e->nvals > 1 ? ", e.g. " : "");
+            if (e && e->nvals > 1)
+                fprintf(stderr, "       %s\n", e->vals[1].name);
+            return 2;
+        }
+    }
+    if (!nsel) {
+        fprintf(stderr, "cutap: --inject '%s': '%s' selects none of the %u functions cutap knows\n", arg, sp.names,
+                cli_nknown_names);
+        return 2;
+    }
+    sp.value = val;
+    sp.value_name[0] = 0;
+    size_t used = strlen(o->inject);
+    int n = cutap_inject_format(&sp, o->inject + used, sizeof o->inject - used - 1);
+    if (n < 0) {
+        fprintf(stderr, "cutap: --inject: the specs are too long together\n");
+        return 2;
+    }
+    o->inject[used + (size_t)n] = '\n';
+    o->inject[used + (size_t)n + 1] = 0;
+    o->ninject++;
+    return 0;
+}
 
 /* A size: a number of bytes with an optional K, M, G (powers of 1024,
  * optionally followed by iB or B); 0 when it is not one. */
@@ -479,6 +580,7 @@ static int parse(int argc, char **argv, struct run_opts *o, const char *usage, i
                                              {"duration", required_argument, 0, 'u'},
                                              {"capture-range", required_argument, 0, 'c'},
                                              {"until-error", required_argument, 0, 'E'},
+                                             {"inject", required_argument, 0, 'J'},
                                              {"help", no_argument, 0, 'h'},
                                              {0, 0, 0, 0}};
     memset(o, 0, sizeof *o);
@@ -545,6 +647,10 @@ static int parse(int argc, char **argv, struct run_opts *o, const char *usage, i
                 return 2;
             }
             o->capture_range = optarg;
+            break;
+        case 'J':
+            if (inject_add(o, optarg))
+                return 2;
             break;
         case 'E': {
             const char *bad = NULL;
@@ -706,6 +812,14 @@ static int set_nvtx_injection(void)
     return 0;
 }
 
+/* CUTAP_INJECT for every process of the command: the checked specs, or
+ * none (an inherited value is removed). */
+static int inject_env(const struct run_opts *o)
+{
+    unsetenv("CUTAP_INJECT");
+    return o->ninject ? setenv("CUTAP_INJECT", o->inject, 1) : 0;
+}
+
 /* The flight recorder and capture control, for every process of the
  * command (src/record/capture.c reads them). Each variable is set or
  * removed: the options decide, not an inherited environment. */
@@ -737,6 +851,7 @@ static int capture_env(const struct run_opts *o)
         bad |= setenv("CUTAP_CAPTURE_RANGE", o->capture_range, 1);
     if (o->until_error)
         bad |= setenv("CUTAP_UNTIL_ERROR", o->until_error, 1);
+    bad |= inject_env(o);
     if (bad)
         fprintf(stderr, "cutap: cannot set the environment\n");
     return bad ? -1 : 0;
@@ -892,7 +1007,7 @@ int cmd_stat(int argc, char **argv)
         fprintf(stderr, "cutap: cannot make a directory for the counters: %s\n", strerror(errno));
         return 1;
     }
-    if (prepare_env("CUTAP_COUNT", dir, o.filter, o.runtime)) {
+    if (prepare_env("CUTAP_COUNT", dir, o.filter, o.runtime) || inject_env(&o)) {
         remove_dir(dir);
         return 1;
     }
@@ -954,4 +1069,60 @@ int cmd_freeze(int argc, char **argv)
     }
     printf("cutap: %d process%s asked to freeze\n", n, n == 1 ? "" : "es");
     return 0;
+}
+
+static const char run_usage[] =
+    "usage: cutap run --inject SPEC [--inject SPEC]... -- CMD [ARGS...]\n"
+    "Runs CMD, and every process it starts, with faults injected and nothing recorded; exits with\n"
+    "CMD's status. SPEC (also an option of cutap trace and cutap stat, where injected calls are\n"
+    "marked):\n"
+    "  NAMES:error=STATUS[:when=WHEN][:rank=N[,N...]][:delay=D]   the call is not made; the caller\n"
+    "                           gets STATUS (a name of the function's status type, or a number)\n"
+    "  NAMES:retval=VALUE[...]  the same, any value\n"
+    "  NAMES:delay=D[...]       the call is made D later (500ms, 2s, 10us)\n"
+    "  NAMES                    the filter language of -e (cuMemAlloc*, layer=nccl, cublasGemmEx)\n"
+    "  WHEN                     N (the Nth call only), N+ (from the Nth on), N+S (N, N+S, ...),\n"
+    "                           N..M; counted per process over the calls NAMES selects\n"
+    "  rank=                    only in processes of these ranks (RANK, OMPI_COMM_WORLD_RANK, ...)\n"
+    "Driver, runtime and library calls can be injected; runtime calls taken from CUPTI\n"
+    "(--runtime=all: static runtimes) only delayed.\n"
+    "examples:\n"
+    "  cutap run --inject 'cuMemAlloc*:error=CUDA_ERROR_OUT_OF_MEMORY:when=3' -- python3 train.py\n"
+    "  cutap trace --inject 'ncclAllReduce:delay=2s:rank=1:when=10' -- torchrun --nproc-per-node 2 train.py\n";
+
+int cmd_run(int argc, char **argv)
+{
+    struct run_opts o;
+    memset(&o, 0, sizeof o);
+    static const struct option longopts[] = {{"inject", required_argument, 0, 'J'}, {"help", no_argument, 0, 'h'},
+                                             {0, 0, 0, 0}};
+    optind = 1;
+    int c;
+    while ((c = getopt_long(argc, argv, "+h", longopts, NULL)) != -1) {
+        switch (c) {
+        case 'J':
+            if (inject_add(&o, optarg))
+                return 2;
+            break;
+        case 'h': fputs(run_usage, stdout); return 0;
+        default: fputs(run_usage, stderr); return 2;
+        }
+    }
+    if (optind >= argc || !o.ninject) {
+        fprintf(stderr, "cutap: %s\n%s", optind >= argc ? "no command to run" : "nothing to inject", run_usage);
+        return 2;
+    }
+    char lib[PATH_MAX];
+    if (find_library(lib, sizeof lib))
+        return 1;
+    static const char *const vars[] = {"CUTAP_TRACE", "CUTAP_COUNT", "CUTAP_FILTER", "CUTAP_RING", "CUTAP_UNTIL_ERROR",
+                                       "CUTAP_CAPTURE_RANGE", "CUTAP_CAPTURE_DELAY", "CUTAP_CAPTURE_DURATION"};
+    for (size_t i = 0; i < sizeof vars / sizeof *vars; i++)
+        unsetenv(vars[i]);
+    if (set_preload(lib) || inject_env(&o)) {
+        fprintf(stderr, "cutap: cannot set the environment\n");
+        return 1;
+    }
+    int not_run;
+    return run_command(argv + optind, &not_run);
 }

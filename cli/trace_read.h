@@ -110,7 +110,7 @@ enum {
 };
 /* The record flags a file may set (CUTAP_RF_*); the others are dropped
  * when a file is read. */
-#define TR_RF_DISK_MASK (CUTAP_RF_DONE | CUTAP_RF_SKIPPED | CUTAP_RF_UNTYPED | CUTAP_RF_NOSTATUS)
+#define TR_RF_DISK_MASK (CUTAP_RF_DONE | CUTAP_RF_SKIPPED | CUTAP_RF_UNTYPED | CUTAP_RF_NOSTATUS | CUTAP_RF_INJECTED)
 #define TR_LAYER_RANGE (-2)    /* tr_name.layer of range names: layer_str gives "range" */
 #define TR_LAYER_MARK (-3)     /* marks: "mark" */
 #define TR_LAYER_OBJECT (-4)   /* object paths (tr_call.object): "object" */

@@ -66,6 +66,9 @@ enum {
      * copy's code (dladdr names its object), or NULL when not known; the
      * call cannot be skipped. */
     CUTAP_CALL_REPORTED = 1u << 2,
+    /* Fault injection (cutap trace --inject) chose this call: it was
+     * delayed, or skipped with the value injected as its result. */
+    CUTAP_CALL_INJECTED = 1u << 3,
 };
 
 /* Kinds of argument words (cutap_arg_info.kind). */

@@ -159,6 +159,8 @@ enum {
     CUTAP_RF_SKIPPED = 1u << 1,   /* a client skipped the real call */
     CUTAP_RF_UNTYPED = 1u << 2,   /* unknown signature: args are the 6 argument registers */
     CUTAP_RF_NOSTATUS = 1u << 3,  /* the result is no status code (pointer, count, void) */
+    CUTAP_RF_INJECTED = 1u << 4,  /* version 5: fault injection chose the call (delayed, or
+                                     skipped with an injected result: then SKIPPED too) */
 };
 
 /*

@@ -284,6 +284,10 @@ $(T)/t_ring: tests/t_ring.c $(FAKE)/libcuda.so.1
 	@mkdir -p $(T)
 	$(CC) $(TCFLAGS) -o $@ $< -L$(FAKE) -lcuda -ldl -lpthread
 TEST_BINS += $(T)/t_ring
+$(T)/t_inject: tests/t_inject.c $(FAKE)/libcuda.so.1
+	@mkdir -p $(T)
+	$(CC) $(TCFLAGS) -o $@ $< -L$(FAKE) -lcuda -ldl -lpthread
+TEST_BINS += $(T)/t_inject
 $(T)/t_ring_nvtx: tests/t_ring.c $(FAKE)/libcuda.so.1
 	@mkdir -p $(T)
 	@if [ -f $(NVTX_INC)/nvtx3/nvToolsExt.h ]; then set -x; \

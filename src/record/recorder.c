@@ -1276,7 +1276,8 @@ static inline __attribute__((always_inline)) void rec_end(struct cutap_rec_call 
 {
     r->t1 = t1;
     r->result = result;
-    uint8_t fl = r->flags | CUTAP_RF_DONE | (skipped ? CUTAP_RF_SKIPPED : 0);
+    /* skipped: the CUTAP_RF_SKIPPED and CUTAP_RF_INJECTED bits to set */
+    uint8_t fl = r->flags | CUTAP_RF_DONE | (uint8_t)skipped;
     if (CUTAP_UNLIKELY(fl & CUTAP_RF_UNTYPED) && id < CUTAP_STATIC_COUNT) {
         __atomic_store_n(&r->flags, fl, __ATOMIC_RELEASE);   /* rec_begin_raw's: no outputs */
         return;
@@ -1363,7 +1364,9 @@ static void trace_post(cutap_call_t *call, void *ctx, uint64_t *scratch)
     uint64_t t1 = cutap_rec_clock();
     struct cutap_rec_call *r = (struct cutap_rec_call *)(uintptr_t)*scratch;
     if (r)
-        rec_end(r, call->id, call->args, call->result, !!(call->flags & CUTAP_CALL_SKIPPED), t1);
+        rec_end(r, call->id, call->args, call->result,
+                (call->flags & CUTAP_CALL_SKIPPED ? CUTAP_RF_SKIPPED : 0) |
+                    (call->flags & CUTAP_CALL_INJECTED ? CUTAP_RF_INJECTED : 0), t1);
 }
 
 /* --- counting mode -------------------------------------------------- */
