@@ -26,6 +26,8 @@ int ps_view(const struct trace *tr, FILE *f, int json, double stuck_s, int only_
 enum { FMT_TEXT, FMT_CSV, FMT_JSON };
 enum { BY_NONE, BY_PROCESS, BY_THREAD, BY_RANK, BY_OBJECT };
 int report_print(const struct trace *tr, FILE *out, int format, int by);
+/* errors.c: report --errors, where errors began */
+int report_errors(const struct trace *tr, FILE *out);
 /* tree.c: report --tree, the calls by call path */
 int report_tree(const struct trace *tr, FILE *out, int format);
 

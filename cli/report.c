@@ -545,6 +545,10 @@ static const char usage[] =
     "  --by G              one table per process, thread or rank (RANK, OMPI_COMM_WORLD_RANK, ...), or\n"
     "                      object: the runtime calls each library's own runtime copy made (--runtime=cupti)\n"
     "  --tree              the call tree: each call under the call it was made in, with self time\n"
+    "  --errors            where errors began: per process and thread the first failing call of each\n"
+    "                      function (arguments, result, INJECTED), the first sticky error (illegal\n"
+    "                      address, launch failure...) and what failed after it, and the kernel\n"
+    "                      launches since the last successful synchronisation before it\n"
     "  --requests          the ioctl layer's requests one row per RM control command or class\n"
     "                      (RM_CONTROL(NV2080_CTRL_CMD_GPU_GET_INFO_V2)), not one per escape\n"
     CLI_SELECT_HELP
@@ -559,10 +563,11 @@ int cmd_report(int argc, char **argv)
                                              {"by", required_argument, 0, 'b'},
                                              {"tree", no_argument, 0, 't'},
                                              {"requests", no_argument, 0, 'R'},
+                                             {"errors", no_argument, 0, 'E'},
                                              {"help", no_argument, 0, 'h'},
                                              CLI_SELECT_LONGOPTS,
                                              {0, 0, 0, 0}};
-    int format = FMT_TEXT, by = BY_NONE, tree = 0, c;
+    int format = FMT_TEXT, by = BY_NONE, tree = 0, errors = 0, c;
     optind = 1;
     while ((c = getopt_long(argc, argv, "f:b:the:", longopts, NULL)) != -1) {
         if (c == 'e' || c == CLI_OPT_FROM || c == CLI_OPT_TO) {
@@ -596,6 +601,8 @@ int cmd_report(int argc, char **argv)
             tree = 1;
         } else if (c == 'R') {
             split_requests = 1;
+        } else if (c == 'E') {
+            errors = 1;
         } else if (c == 'h') {
             fputs(usage, stdout);
             return 0;
@@ -603,6 +610,10 @@ int cmd_report(int argc, char **argv)
             fputs(usage, stderr);
             return 2;
         }
+    }
+    if (errors && (tree || by != BY_NONE || format != FMT_TEXT)) {
+        fprintf(stderr, "cutap report: --errors is a text report of its own: not with --tree, --by or --format\n");
+        return 2;
     }
     if (tree && by != BY_NONE) {
         fprintf(stderr, "cutap report: --tree merges every process and thread; it does not go with --by\n");
@@ -615,7 +626,9 @@ int cmd_report(int argc, char **argv)
     if (tree && tr.ncounters)
         fprintf(stderr, "cutap report: --tree needs call records; the %zu counters of counting-mode files "
                 "(cutap stat) have no nesting and are left out\n", tr.ncounters);
-    if (tree)
+    if (errors)
+        report_errors(&tr, stdout);
+    else if (tree)
         report_tree(&tr, stdout, format);
     else
         report_print(&tr, stdout, format, by);

@@ -41,7 +41,7 @@ echo "traced, cudaMalloc when=5+: $("$C" trace -o "$R/t1" --inject 'cudaMalloc:e
 "$C" dump "$R/t1" 2>/dev/null | grep -E 'INJECTED' | head -3 | cut -c1-200 | sed 's/^/   /'
 echo; echo "== 2. cuBLAS"
 echo "bare:     $(python3 "$R/gemm.py" 2>&1 | tail -1)"
-echo "injected: $("$C" trace -o "$R/t2" --inject 'cublasLtMatmul,cublas*gemm*,cublas*Gemm*:error=CUBLAS_STATUS_EXECUTION_FAILED' -- python3 "$R/gemm.py" 2>/dev/null | tail -1)"
+echo "injected: $("$C" trace -o "$R/t2" --inject 'cublasLtMatmul,cublas*gemm*_v2*,cublasGemm*:error=CUBLAS_STATUS_EXECUTION_FAILED' -- python3 "$R/gemm.py" 2>"$R/t2.err" | tail -1)"; tail -2 "$R/t2.err" | sed "s/^/   /"
 "$C" dump "$R/t2" 2>/dev/null | grep -E 'INJECTED' | head -3 | cut -c1-220 | sed 's/^/   /'
 echo; echo "== 3. a delayed all-reduce"
 "$C" trace -o "$R/t3" --inject 'ncclAllReduce:delay=1s:when=2' -- "$B/nccl_allreduce" 2>/dev/null | tail -1
