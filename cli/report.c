@@ -416,7 +416,7 @@ int report_print(const struct trace *tr, FILE *f, int format, int by)
     }
     if (format == FMT_CSV) {
         static const char *const extra[] = {"", ",host,pid", ",host,pid,tid", ",rank", ",object"};
-        fprintf(f, "layer,name,calls,errors,total_ns,avg_ns,min_ns,max_ns,med_ns,time_pct,unfinished,timed%s,injected\n",
+        fprintf(f, "layer,name,calls,errors,total_ns,avg_ns,min_ns,max_ns,med_ns,time_pct,unfinished,timed%s\n",
                 extra[by]);
     } else if (format == FMT_JSON) {
         fprintf(f, "{\"processes\":%zu,\"hosts\":%zu,\"calls\":%llu,\"unfinished\":%llu,\"by\":", tr->nprocs, hosts,
@@ -461,7 +461,7 @@ int report_print(const struct trace *tr, FILE *f, int format, int by)
                     fprintf(f, "%llu", med);
                 fprintf(f, ",%.2f,%llu,%llu", pct, (unsigned long long)r->unfinished, (unsigned long long)r->timed);
                 csv_group(f, tr, by, r->group);
-                fprintf(f, ",%llu\n", (unsigned long long)r->injected);
+                fputc('\n', f);
             } else if (format == FMT_JSON) {
                 fprintf(f, "%s{\"layer\":\"%s\",\"name\":", k ? "," : "", layer_str(n->layer));
                 json_str(f, n->name);

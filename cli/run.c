@@ -414,6 +414,7 @@ struct run_opts {
     double delay, duration;    /* trace --delay / --duration, seconds; < 0: not given */
     const char *capture_range; /* trace --capture-range */
     const char *until_error;   /* trace --until-error FILTER */
+    const char *sync_launches; /* trace --sync-launches FILTER */
     char inject[8192];         /* --inject SPECs, canonical, one a line (CUTAP_INJECT) */
     int ninject;
     char **cmd;
@@ -581,6 +582,7 @@ static int parse(int argc, char **argv, struct run_opts *o, const char *usage, i
                                              {"capture-range", required_argument, 0, 'c'},
                                              {"until-error", required_argument, 0, 'E'},
                                              {"inject", required_argument, 0, 'J'},
+                                             {"sync-launches", required_argument, 0, 'Y'},
                                              {"help", no_argument, 0, 'h'},
                                              {0, 0, 0, 0}};
     memset(o, 0, sizeof *o);
@@ -652,6 +654,16 @@ static int parse(int argc, char **argv, struct run_opts *o, const char *usage, i
             if (inject_add(o, optarg))
                 return 2;
             break;
+        case 'Y': {
+            const char *bad = NULL;
+            if (stat || cutap_filter_eval(optarg, NULL, 0, &bad) < 0) {
+                fprintf(stderr, "cutap: --sync-launches '%s': %s\n", optarg, stat ? "an option of cutap trace" : bad);
+                return 2;
+            }
+            o->sync_launches = optarg;
+            filter_check_known(optarg);
+            break;
+        }
         case 'E': {
             const char *bad = NULL;
             if (cutap_filter_eval(optarg, NULL, 0, &bad) < 0) {
@@ -770,6 +782,10 @@ static const char trace_usage[] =
     "  --capture-range WHAT     record only between cudaProfilerStart and cudaProfilerStop\n"
     "                           (cudaProfilerApi; cuProfilerStart/Stop too), or inside the NVTX ranges\n"
     "                           whose message is NAME (nvtx:NAME); calls outside are counted\n"
+    "  --inject SPEC            fault injection (see cutap run --help); injected calls are marked\n"
+    "  --sync-launches FILTER   synchronise after each launch FILTER selects (cuLaunchKernel*,\n"
+    "                           cudaLaunchKernel): a kernel's error is returned by its own launch, as\n"
+    "                           with CUDA_LAUNCH_BLOCKING=1 for those launches only (report --errors)\n"
     "  --no-nvtx                do not record NVTX ranges and marks (by default cutap is the NVTX\n"
     "                           injection library, NVTX_INJECTION64_PATH, unless that is set already)\n"
     "examples:\n"
@@ -852,6 +868,9 @@ static int capture_env(const struct run_opts *o)
     if (o->until_error)
         bad |= setenv("CUTAP_UNTIL_ERROR", o->until_error, 1);
     bad |= inject_env(o);
+    unsetenv("CUTAP_SYNC_LAUNCHES");
+    if (o->sync_launches)
+        bad |= setenv("CUTAP_SYNC_LAUNCHES", o->sync_launches, 1);
     if (bad)
         fprintf(stderr, "cutap: cannot set the environment\n");
     return bad ? -1 : 0;

@@ -254,6 +254,7 @@ void cutap_log_start(const char *dest);
  * CUTAP_COUNT=DIR keeps counters only; CUTAP_FILTER selects the ids. */
 /* record/inject.c: fault injection from CUTAP_INJECT (after the recorder started). */
 void cutap_inject_start(const char *env);
+void cutap_sync_launches_start(const char *filter);   /* CUTAP_SYNC_LAUNCHES */
 void cutap_record_start(const char *dir, int counts, const char *filter);
 /* The recorder's fused path: taken by typed calls whose only client is the
  * recorder (mask == cutap_fast_mask); same records as its callbacks. */

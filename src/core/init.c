@@ -164,6 +164,8 @@ __attribute__((constructor)) void cutap_init(void)
         cutap_record_start(v, 1, getenv("CUTAP_FILTER"));
     if ((v = getenv("CUTAP_INJECT")) && *v)
         cutap_inject_start(v);
+    if ((v = getenv("CUTAP_SYNC_LAUNCHES")) && *v)
+        cutap_sync_launches_start(v);
     if ((v = getenv("CUTAP_PLUGINS")) && *v)
         load_plugins(v);
     /* If the driver is loaded already (linked, or opened by an earlier

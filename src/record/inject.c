@@ -127,3 +127,38 @@ void cutap_inject_start(const char *env)
     }
     pthread_atfork(NULL, NULL, child);
 }
+
+/* --- CUTAP_SYNC_LAUNCHES (cutap trace --sync-launches FILTER) -------------
+ * After each successful call FILTER selects (kernel launches), the context
+ * is synchronised, directly through the driver (not recorded), and an
+ * error it returns becomes the launch's result: the launch that made an
+ * asynchronous kernel error fails itself, as under CUDA_LAUNCH_BLOCKING=1,
+ * but only for the selected launches. A driver call gets the driver's
+ * status; a runtime call only the sticky ones (700, 702, 710, 714..719),
+ * whose numbers cudaError_t and CUresult share. */
+static int sticky_code(uint64_t r)
+{
+    return r == 700 || r == 702 || r == 710 || (r >= 714 && r <= 719);
+}
+
+static void sync_post(cutap_call_t *call, void *ctx, uint64_t *scratch)
+{
+    (void)ctx;
+    (void)scratch;
+    if ((call->flags & (CUTAP_CALL_SKIPPED | CUTAP_CALL_UNTYPED)) || (uint32_t)call->result != 0)
+        return;
+    if (call->layer != CUTAP_LAYER_DRIVER && call->layer != CUTAP_LAYER_RUNTIME)
+        return;
+    typedef int (*sync_fn)(void);
+    sync_fn fn = (sync_fn)cutap_driver_real(CUTAP_ID_cuCtxSynchronize);
+    int r = fn ? fn() : 0;
+    if (r && (call->layer == CUTAP_LAYER_DRIVER || sticky_code((uint64_t)r)))
+        call->result = (uint64_t)(uint32_t)r;
+}
+
+void cutap_sync_launches_start(const char *filter)
+{
+    int c = cutap_register("sync-launches", NULL, sync_post, NULL);
+    if (c < 0 || cutap_filter_apply(c, filter))
+        cutap_warn("--sync-launches could not start: launches are not synchronised");
+}

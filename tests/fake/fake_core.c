@@ -471,12 +471,27 @@ static uint64_t do_profiler_start(const uint64_t *a)
 
 /* cuCtxSynchronize never returns when FAKE_SYNC_DIES is set: the process
  * kills itself inside the call (a call in progress when a process dies). */
+/* FAKE_LAUNCH_FAULT=K: the K-th kernel launch of the process (cuLaunchKernel,
+ * cuLaunchKernelEx) "faults" on the GPU: from then on cuCtxSynchronize
+ * returns CUDA_ERROR_ILLEGAL_ADDRESS (700), as a real context does after an
+ * illegal address (the launch itself succeeded). */
+static long fault_at;
+static _Atomic long launches_made;
+static _Atomic int faulted;
+static uint64_t do_launch(const uint64_t *a)
+{
+    (void)a;
+    if (atomic_fetch_add(&launches_made, 1) + 1 == fault_at)
+        atomic_store(&faulted, 1);
+    return CUDA_SUCCESS;
+}
+
 static uint64_t do_ctx_synchronize(const uint64_t *a)
 {
     (void)a;
     if (getenv("FAKE_SYNC_DIES"))
         raise(SIGKILL);
-    return CUDA_SUCCESS;
+    return atomic_load(&faulted) ? 700 : CUDA_SUCCESS;
 }
 
 /* cuGetProcAddress: the highest version at or below the one asked for; with
@@ -704,6 +719,11 @@ __attribute__((constructor)) static void setup(void)
     special[CUTAP_ID_cuGetErrorName] = do_error_name;
     special[CUTAP_ID_cuProfilerStart] = do_profiler_start;
     special[CUTAP_ID_cuCtxSynchronize] = do_ctx_synchronize;
+    const char *lf = getenv("FAKE_LAUNCH_FAULT");
+    if (lf && *lf && (fault_at = atol(lf)) > 0) {
+        special[CUTAP_ID_cuLaunchKernel] = do_launch;
+        special[CUTAP_ID_cuLaunchKernelEx] = do_launch;
+    }
     special[CUTAP_ID_cuGetProcAddress] = do_get_proc_address;
     special[CUTAP_ID_cuGetProcAddress_v2] = do_get_proc_address_v2;
     special[CUTAP_ID_cuGetExportTable] = do_export_table;
