@@ -7,7 +7,8 @@
  * launches made since the last successful synchronisation before it
  * (where an asynchronous kernel error comes from: one of them). Calls fault
  * injection made fail are marked. Stacks are not recorded (--stack is not
- * done). */
+ * done). `cutap trace --sync-launches` makes the launch that made a kernel
+ * error return it itself. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -195,8 +196,8 @@ int report_errors(const struct trace *tr, FILE *f)
         for (uint64_t k = from; k < n; k++)
             line(f, tr, &s->at_sticky[k % LAUNCHES_KEPT], "    ");
         if (n)
-            fputs("    one of these made the kernel error (cutap trace --sync-launches is not done: run with\n"
-                  "    CUDA_LAUNCH_BLOCKING=1 to pin it)\n", f);
+            fputs("    one of these made the kernel error (cutap trace --sync-launches 'cuLaunchKernel*,cudaLaunchKernel'\n"
+                  "    makes the launch that made it return it)\n", f);
     }
     tr_iter_free(&it);
     for (size_t p = 0; p < tr->nprocs; p++)
