@@ -53,6 +53,13 @@ const char *basename_of(const char *path);
 void proc_display_name(const struct cutap_file_header *h, char *name, size_t size);
 void write_perfetto_proto(const struct trace *tr, FILE *f);   /* --format perfetto-proto */
 
+/* symbols.c: a stack frame (object path, offset from its load address)
+ * as "function+0xNN (object)", from the object file's symbols; exe: the
+ * process's executable, for its own frames. */
+void sym_frame(const char *path, const char *exe, uint64_t offset, char *out, size_t size);
+/* dump.c: a call's recorded stack (--stack), one "at ..." line a frame */
+void dump_call_stack(FILE *f, const struct trace *tr, const struct tr_call *c, const char *indent);
+
 /* util.c */
 const char *layer_str(int layer);            /* "driver", "hidden", "runtime", ...; "layer<N>" if unknown */
 /* A finished call whose result is a status other than success (report's

@@ -690,6 +690,24 @@ void dump_call_args(FILE *f, const struct trace *tr, const struct tr_call *c)
         put_raw_args(f, tr, c);
 }
 
+void dump_call_stack(FILE *f, const struct trace *tr, const struct tr_call *c, const char *indent)
+{
+    const struct cutap_stack_frame *fr;
+    unsigned n = tr_call_stack(tr, c, &fr);
+    const struct tr_proc *p = &tr->procs[tr->threads[c->thread].proc];
+    for (unsigned i = 0; i < n; i++) {
+        struct cutap_stack_frame x;
+        memcpy(&x, &fr[i], sizeof x);
+        const char *path = x.object && x.object - 1 < p->nobjects && p->objects[x.object - 1]
+                               ? tr->names[p->objects[x.object - 1] - 1].name : NULL;
+        char buf[512];
+        sym_frame(path, p->h.exe, x.offset, buf, sizeof buf);
+        fprintf(f, "%sat ", indent);
+        text_str(f, buf);
+        fputc('\n', f);
+    }
+}
+
 void dump_call_status(FILE *f, const struct trace *tr, const struct tr_call *c)
 {
     struct dump d = {.tr = tr, .out = f, .proc = &tr->procs[tr->threads[c->thread].proc]};
@@ -756,6 +774,11 @@ static void put_call(struct dump *d, const struct tr_call *c, const char *label)
         fputc(']', f);
     }
     fputc('\n', f);
+    char pad[160];
+    int w = 2 * (int)c->depth + 4 < 150 ? 2 * (int)c->depth + 4 : 150;
+    memset(pad, ' ', (size_t)w);
+    pad[w] = 0;
+    dump_call_stack(f, tr, c, pad);
 }
 
 /* --- threads: labels and the filter ------------------------------------- */

@@ -6,8 +6,8 @@
  * fails with it) and the calls that returned one after it, and the kernel
  * launches made since the last successful synchronisation before it
  * (where an asynchronous kernel error comes from: one of them). Calls fault
- * injection made fail are marked. Stacks are not recorded (--stack is not
- * done). `cutap trace --sync-launches` makes the launch that made a kernel
+ * injection made fail are marked; each call's native stack follows it
+ * when one was recorded (cutap trace --stack). `cutap trace --sync-launches` makes the launch that made a kernel
  * error return it itself. */
 #include <stdio.h>
 #include <stdlib.h>
@@ -76,6 +76,9 @@ static void line(FILE *f, const struct trace *tr, const struct tr_call *c, const
     if (c->flags & CUTAP_RF_INJECTED)
         fputs(" INJECTED", f);
     fputc('\n', f);
+    char pad[64];
+    snprintf(pad, sizeof pad, "%s    ", indent);
+    dump_call_stack(f, tr, c, pad);
 }
 
 int report_errors(const struct trace *tr, FILE *f)
@@ -142,7 +145,10 @@ int report_errors(const struct trace *tr, FILE *f)
     }
     fprintf(f, "cutap report --errors: %zu process%s, %llu failing call%s", tr->nprocs, tr->nprocs == 1 ? "" : "es",
             (unsigned long long)failing, failing == 1 ? "" : "s");
-    fprintf(f, " (stacks: not recorded)\n");
+    int stacks = 0;
+    for (size_t p = 0; p < tr->nprocs; p++)
+        stacks |= tr->procs[p].nstacks > 0;
+    fprintf(f, "%s\n", stacks ? "" : " (no stacks recorded: cutap trace --stack errors)");
     for (size_t p = 0; p < tr->nprocs; p++) {
         const struct cutap_file_header *h = &tr->procs[p].h;
         int any = ps[p].has_sticky;

@@ -415,6 +415,7 @@ struct run_opts {
     const char *capture_range; /* trace --capture-range */
     const char *until_error;   /* trace --until-error FILTER */
     const char *sync_launches; /* trace --sync-launches FILTER */
+    const char *stack;         /* trace --stack FILTER (the term errors: failing calls) */
     char inject[8192];         /* --inject SPECs, canonical, one a line (CUTAP_INJECT) */
     int ninject;
     char **cmd;
@@ -583,6 +584,7 @@ static int parse(int argc, char **argv, struct run_opts *o, const char *usage, i
                                              {"until-error", required_argument, 0, 'E'},
                                              {"inject", required_argument, 0, 'J'},
                                              {"sync-launches", required_argument, 0, 'Y'},
+                                             {"stack", required_argument, 0, 'S'},
                                              {"help", no_argument, 0, 'h'},
                                              {0, 0, 0, 0}};
     memset(o, 0, sizeof *o);
@@ -654,6 +656,33 @@ static int parse(int argc, char **argv, struct run_opts *o, const char *usage, i
             if (inject_add(o, optarg))
                 return 2;
             break;
+        case 'S': {
+            /* the filter language, plus the term errors */
+            char expr[1024] = "";
+            size_t n = 0;
+            for (const char *p = optarg; *p;) {
+                const char *cm = strchr(p, ',');
+                size_t l = cm ? (size_t)(cm - p) : strlen(p);
+                if (!(l == 6 && !strncmp(p, "errors", 6)) && l && n + l + 2 < sizeof expr) {
+                    memcpy(expr + n, p, l);
+                    n += l;
+                    expr[n++] = ',';
+                }
+                p = cm ? cm + 1 : p + l;
+            }
+            if (n)
+                expr[n - 1] = 0;
+            const char *bad = NULL;
+            if (stat || !*optarg || (n && cutap_filter_eval(expr, NULL, 0, &bad) < 0)) {
+                fprintf(stderr, "cutap: --stack '%s': %s\n", optarg,
+                        stat ? "an option of cutap trace" : bad ? bad : "no filter");
+                return 2;
+            }
+            if (n)
+                filter_check_known(expr);
+            o->stack = optarg;
+            break;
+        }
         case 'Y': {
             const char *bad = NULL;
             if (stat || cutap_filter_eval(optarg, NULL, 0, &bad) < 0) {
@@ -783,6 +812,9 @@ static const char trace_usage[] =
     "                           (cudaProfilerApi; cuProfilerStart/Stop too), or inside the NVTX ranges\n"
     "                           whose message is NAME (nvtx:NAME); calls outside are counted\n"
     "  --inject SPEC            fault injection (see cutap run --help); injected calls are marked\n"
+    "  --stack FILTER           the native stack of each call FILTER selects, and with the term\n"
+    "                           errors of each failing call ('errors', 'cuMemAlloc*,errors'): dump\n"
+    "                           and report --errors show them, named from the objects' symbols\n"
     "  --sync-launches FILTER   synchronise after each launch FILTER selects (cuLaunchKernel*,\n"
     "                           cudaLaunchKernel): a kernel's error is returned by its own launch, as\n"
     "                           with CUDA_LAUNCH_BLOCKING=1 for those launches only (report --errors)\n"
@@ -869,6 +901,9 @@ static int capture_env(const struct run_opts *o)
         bad |= setenv("CUTAP_UNTIL_ERROR", o->until_error, 1);
     bad |= inject_env(o);
     unsetenv("CUTAP_SYNC_LAUNCHES");
+    unsetenv("CUTAP_STACK");
+    if (o->stack)
+        bad |= setenv("CUTAP_STACK", o->stack, 1);
     if (o->sync_launches)
         bad |= setenv("CUTAP_SYNC_LAUNCHES", o->sync_launches, 1);
     if (bad)

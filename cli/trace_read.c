@@ -555,6 +555,29 @@ static void id_note(struct tr_proc *p, uint32_t id, size_t *nunnamed, int *overf
     ++*nunnamed;
 }
 
+static int cmp_stack(const void *a, const void *b)
+{
+    const struct tr_stack *x = a, *y = b;
+    if (x->tid != y->tid)
+        return x->tid < y->tid ? -1 : 1;
+    if (x->id != y->id)
+        return x->id < y->id ? -1 : 1;
+    return x->t0 < y->t0 ? -1 : x->t0 > y->t0;
+}
+
+unsigned tr_call_stack(const struct trace *tr, const struct tr_call *c, const struct cutap_stack_frame **frames)
+{
+    const struct tr_proc *p = &tr->procs[tr->threads[c->thread].proc];
+    if (!p->nstacks || !c->rec)
+        return 0;
+    struct tr_stack key = {tr->threads[c->thread].tid, c->rec->id, 0, c->rec->t0, NULL};
+    const struct tr_stack *s = bsearch(&key, p->stacks, p->nstacks, sizeof *p->stacks, cmp_stack);
+    if (!s)
+        return 0;
+    *frames = s->frames;
+    return s->nframes;
+}
+
 /* One pass over the chunks of a file: metas (names, kernels, clock
  * pairs), counters, and where each thread's call records lie (runs,
  * tr->runs). No call is kept: the iterator reads them from the mapping. */
@@ -562,7 +585,7 @@ static int scan_file(struct trace *tr, struct tr_proc *p, uint32_t pi, int fd)
 {
     const struct cutap_file_header *h = &p->h;
     size_t nchunks = (p->size - h->header_size) / h->chunk_size;
-    size_t slots = h->chunk_size / CUTAP_SLOT, nfunc_cap = 0, nunnamed = 0;
+    size_t slots = h->chunk_size / CUTAP_SLOT, nfunc_cap = 0, nunnamed = 0, nstack_cap = 0;
     uint64_t far_clock = h->calib_clock, far_mono = h->calib_mono_ns;
     if (h->end_mono_ns > far_mono && h->end_clock) {
         far_clock = h->end_clock;
@@ -691,6 +714,19 @@ static int scan_file(struct trace *tr, struct tr_proc *p, uint32_t pi, int fd)
                         p->nobjects = n;
                     }
                     p->objects[m->aux] = name_index(tr, m->text, TR_LAYER_OBJECT) + 1;
+                } else if (m->sub == CUTAP_META_STACK && h->version >= 5) {
+                    /* head and frames within the record (its text reaches the record's end) */
+                    size_t room = 40 + (size_t)CUTAP_SLOT * (r->nslots - 1u);
+                    struct cutap_stack_head sh;
+                    if (room >= sizeof sh) {
+                        memcpy(&sh, m->text, sizeof sh);
+                        if (sh.nframes <= (room - sizeof sh) / sizeof(struct cutap_stack_frame)) {
+                            p->stacks = grow(p->stacks, &nstack_cap, p->nstacks + 1, sizeof *p->stacks);
+                            p->stacks[p->nstacks++] = (struct tr_stack){
+                                sh.tid, m->aux, sh.nframes, m->key,
+                                (const struct cutap_stack_frame *)(const void *)(m->text + sizeof sh)};
+                        }
+                    }
                 } else if (m->sub == CUTAP_META_THREAD && h->version >= 3 && !meta_only) {
                     /* version 3: the chunk passes to another thread */
                     char mn[16];
@@ -730,6 +766,8 @@ static int scan_file(struct trace *tr, struct tr_proc *p, uint32_t pi, int fd)
     p->base_ns = h->start_realtime_ns;
     if (p->nfuncs)
         qsort(p->funcs, p->nfuncs, sizeof *p->funcs, cmp_func);
+    if (p->nstacks)
+        qsort(p->stacks, p->nstacks, sizeof *p->stacks, cmp_stack);
     /* names for the ids the file used but never named; the layers its
      * calls are of */
     for (size_t k = 0; k < p->idcap; k++) {
@@ -1811,6 +1849,7 @@ void tr_free(struct trace *tr)
         free(tr->procs[i].idmap);
         free(tr->procs[i].funcs);
         free(tr->procs[i].objects);
+        free(tr->procs[i].stacks);
     }
     for (size_t i = 0; i < tr->nnames; i++)
         free(tr->names[i].name);

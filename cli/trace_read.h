@@ -52,6 +52,14 @@ struct tr_proc {
      * index + 1 of its path (layer TR_LAYER_OBJECT); 0: not named */
     uint32_t *objects;
     size_t nobjects;
+    /* CUTAP_META_STACK (version 5, --stack): sorted by (tid, id, t0) */
+    struct tr_stack {
+        int32_t tid;
+        uint32_t id, nframes;
+        uint64_t t0;
+        const struct cutap_stack_frame *frames;   /* in the mapping */
+    } *stacks;
+    size_t nstacks;
 };
 
 struct tr_thread {
@@ -282,6 +290,9 @@ int tr_utf8_len(const unsigned char *p);
  * in words, e.g. "recording stopped early (No space left on device): 95000
  * calls not recorded"; returns 0 (buf untouched) when it lost nothing. */
 int tr_loss_text(const struct tr_proc *p, char *buf, size_t size);
+/* The native stack recorded for a call (--stack), innermost frame first:
+ * the number of frames (0: none), *frames set. */
+unsigned tr_call_stack(const struct trace *tr, const struct tr_call *c, const struct cutap_stack_frame **frames);
 /* Version 5: what a ring, a freeze or capture control left out (not a
  * loss), in words; 0 when none was used. After the file's scan. */
 int tr_window_text(const struct trace *tr, const struct tr_proc *p, char *buf, size_t size);

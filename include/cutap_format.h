@@ -230,6 +230,21 @@ enum {
      * naming it: aux = its index in this file (what call records' origin
      * holds, minus one), key = its load address, text = its path. */
     CUTAP_META_OBJECT = 5,
+    /* Version 5 (issue #17, --stack): the native stack of a call: aux = the
+     * call's id, key = its t0 (the pair names the call on its thread);
+     * text = struct cutap_stack_head, then nframes cutap_stack_frame, then
+     * a zero word. Written into the thread's chunk (a ring file's META
+     * chunks: the thread is in the head). */
+    CUTAP_META_STACK = 6,
+};
+struct cutap_stack_head {
+    int32_t tid;
+    uint32_t nframes;
+};
+struct cutap_stack_frame {
+    uint32_t object;            /* CUTAP_META_OBJECT index + 1 of the frame's object; 0: unknown */
+    uint32_t reserved;
+    uint64_t offset;            /* from the object's load address (its key); the absolute address when object is 0 */
 };
 
 /* CUTAP_META_LAYER key flags. */

@@ -43,6 +43,7 @@
 #include "cutap_format.h"
 #include "cutap_internal.h"
 #include "record_internal.h"
+#include "filter_expr.h"
 
 #define CHUNK_SIZE (256u * 1024)
 /* The file grows by segments of 256 KiB, 512 KiB, 1, 2 … 64 MiB: a
@@ -1330,6 +1331,97 @@ static __attribute__((noinline)) uint32_t origin_of(const void *fn)
     return o;
 }
 
+/* --- native stacks (CUTAP_STACK, cutap trace --stack FILTER) ------------
+ * For the calls FILTER selects, at their start, and with the term
+ * "errors", for every call that fails, at its end: the return addresses of
+ * the thread's stack (glibc's backtrace: the unwind tables, no frame
+ * pointers needed), cutap's own frames (libcutap.so's) left out, each as its object
+ * (named once in the file, CUTAP_META_OBJECT) and the offset in it. The
+ * reader names them from the objects' symbol tables. Only those calls pay
+ * (a few microseconds each); they leave the fast paths. */
+#include <execinfo.h>
+#define STACK_FRAMES 32
+static uint8_t stack_ids[CUTAP_MAX_IDS];
+static int stack_errors, stack_on;
+static uint32_t self_obj;   /* libcutap.so's object (cutap_object_of): its frames are left out */
+
+static __attribute__((noinline, cold)) void write_stack(const struct cutap_rec_call *r, uint32_t id)
+{
+    void *pc[STACK_FRAMES + 8];
+    int n = backtrace(pc, STACK_FRAMES + 8);
+    char buf[sizeof(struct cutap_stack_head) + STACK_FRAMES * sizeof(struct cutap_stack_frame) + 8];
+    struct cutap_stack_head *h = (struct cutap_stack_head *)buf;
+    struct cutap_stack_frame *f = (struct cutap_stack_frame *)(h + 1);
+    unsigned k = 0;
+    for (int i = 0; i < n && k < STACK_FRAMES; i++) {
+        uintptr_t a = (uintptr_t)pc[i];
+        uint32_t o = origin_of(pc[i]);
+        if (o && o == self_obj)
+            continue;   /* cutap's own: its wrappers and recorder are not the program's */
+        uint64_t base = 0;
+        if (o)
+            cutap_object_path(o, &base);
+        f[k].object = o;
+        f[k].reserved = 0;
+        f[k].offset = o ? (uint64_t)a - base : (uint64_t)a;
+        k++;
+    }
+    h->tid = cutap_rt.tid;
+    h->nframes = k;
+    size_t len = sizeof *h + k * sizeof *f;
+    memset(buf + len, 0, 8);
+    write_meta_n(CUTAP_META_STACK, id, r->t0, buf, len + 7);
+}
+
+/* CUTAP_STACK: the ids selected; "errors" as a term: failing calls. The
+ * stack client has no callbacks: enabled for those ids, it keeps them off
+ * the fast paths, so that trace_pre and trace_post see them. */
+static void stack_setup(void)
+{
+    const char *v = getenv("CUTAP_STACK");
+    if (!v || !*v)
+        return;
+    char expr[1024] = "";
+    size_t n = 0;
+    for (const char *p = v; *p;) {
+        const char *c = strchr(p, ',');
+        size_t l = c ? (size_t)(c - p) : strlen(p);
+        if (l == 6 && !strncmp(p, "errors", 6))
+            stack_errors = 1;
+        else if (l && n + l + 2 < sizeof expr) {
+            memcpy(expr + n, p, l);
+            n += l;
+            expr[n++] = ',';
+        }
+        p = c ? c + 1 : p + l;
+    }
+    if (n)
+        expr[n - 1] = 0;
+    const char *why = NULL;
+    if (n && cutap_filter_eval(expr, "", CUTAP_LAYER_DRIVER, &why) < 0) {
+        cutap_warn("invalid CUTAP_STACK '%s': %s; no stack is recorded", v, why);
+        return;
+    }
+    self_obj = cutap_object_of((const void *)stack_setup);
+    void *warm[2];
+    backtrace(warm, 2);   /* loads the unwinder now, not inside a call */
+    int c = cutap_register("stack", NULL, NULL, NULL);
+    if (c < 0)
+        return;
+    if (stack_errors)
+        cutap_enable(c, CUTAP_ID_ALL, 1);
+    uint32_t count = cutap_call_count();
+    for (uint32_t id = 0; n && id < count && id < CUTAP_MAX_IDS; id++) {
+        const char *name = cutap_call_name(id);
+        if (name && cutap_filter_eval(expr, name, cutap_call_layer(id), NULL) == 1) {
+            stack_ids[id] = 1;
+            if (!stack_errors)
+                cutap_enable(c, id, 1);
+        }
+    }
+    stack_on = 1;
+}
+
 static int count_pre(cutap_call_t *call, void *ctx, uint64_t *scratch);
 static void count_post(cutap_call_t *call, void *ctx, uint64_t *scratch);
 /* trace_pre's scratch for a call counted (outside a capture), not recorded:
@@ -1349,6 +1441,8 @@ static int trace_pre(cutap_call_t *call, void *ctx, uint64_t *scratch)
                                          !!(call->flags & CUTAP_CALL_UNTYPED));
     if (r && origin)
         r->origin = origin;
+    if (CUTAP_UNLIKELY(stack_on) && r && call->id < CUTAP_MAX_IDS && stack_ids[call->id])
+        write_stack(r, call->id);
     *scratch = (uintptr_t)r;
     return CUTAP_PROCEED;
 }
@@ -1367,6 +1461,9 @@ static void trace_post(cutap_call_t *call, void *ctx, uint64_t *scratch)
         rec_end(r, call->id, call->args, call->result,
                 (call->flags & CUTAP_CALL_SKIPPED ? CUTAP_RF_SKIPPED : 0) |
                     (call->flags & CUTAP_CALL_INJECTED ? CUTAP_RF_INJECTED : 0), t1);
+    if (CUTAP_UNLIKELY(stack_errors) && r && !(call->id < CUTAP_MAX_IDS && stack_ids[call->id]) &&
+        cutap_call_is_error(call))
+        write_stack(r, call->id);
 }
 
 /* --- counting mode -------------------------------------------------- */
@@ -1899,6 +1996,8 @@ void cutap_record_start(const char *dir, int counts, const char *filter)
     }
     if (cutap_filter_apply(client, filter))
         return;
+    if (!counts)
+        stack_setup();
     pthread_atfork(NULL, NULL, child_after_fork);
     atexit(at_exit);
     have_exit_key = !pthread_key_create(&exit_key, thread_exit);

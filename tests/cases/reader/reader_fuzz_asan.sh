@@ -3,7 +3,7 @@
 # export on damaged files under AddressSanitizer and
 # UndefinedBehaviorSanitizer, from seeds of every kind of trace (kernels,
 # errors, many chunks, export-table slots, 16 threads, counting mode,
-# version 1 files, a ring, a capture range).
+# version 1 files, a ring, a capture range, stacks and injected calls).
 # slow
 . "$(dirname "$0")/../../lib/init.sh"
 
@@ -25,9 +25,11 @@ for f in "$d/io"/*.cutap; do cp "$f" "$d/seeds/io-${f##*/}"; done
 # ring fields) and a capture range (counters in a trace file)
 ( export LD_LIBRARY_PATH=$FL:$LD_LIBRARY_PATH FAKE_NCCL_LAUNCHES=5
   "$CUTAP" trace --ring 1M -o "$d/ring" -- $T/t_ring 2 1500 &&
-  "$CUTAP" trace --capture-range cudaProfilerApi -o "$d/cap" -- $T/t_ring 2 50 phase,prof ) >/dev/null 2>&1 \
+  "$CUTAP" trace --capture-range cudaProfilerApi -o "$d/cap" -- $T/t_ring 2 50 phase,prof &&
+  "$CUTAP" trace --stack 'cuLaunchKernelEx,errors' --inject 'cuCtxSynchronize:error=700' -o "$d/stk" -- sh -c "$T/t_ranks 2; true" ) \
+    >/dev/null 2>&1 \
     || { say "  t_ring seeds"; exit 1; }
-for f in "$d/ring"/*.cutap "$d/cap"/*.cutap; do cp "$f" "$d/seeds/rc-${f##*/}"; done
+for f in "$d/ring"/*.cutap "$d/cap"/*.cutap "$d/stk"/*.cutap; do cp "$f" "$d/seeds/rc-${f##*/}"; done
 CUTAP_COUNT=$d/count LD_PRELOAD=$LIB $T/t_threads >/dev/null 2>&1 || exit 1
 for f in "$d/count"/*.cutap; do cp "$f" "$d/seeds/count-${f##*/}"; done
 # and files of format version 1 (40-byte counters)
