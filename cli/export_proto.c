@@ -216,7 +216,7 @@ static uint64_t thread_uuid(size_t t) { return t + 1; }
 
 /* Categories by layer: interned id = layer + 5 (the reader's own layers
  * are negative, down to -4). */
-static uint64_t cat_iid(int layer) { return (uint64_t)(layer + 5); }
+static uint64_t cat_iid(int layer) { return (uint64_t)((int64_t)layer + 5); }   /* (a damaged file: any int) */
 
 static void seq_start(struct writer *w, size_t t)
 {
