@@ -5,6 +5,7 @@
  * function symbols only; every read is bounds-checked, so a file that is
  * not ELF, or a damaged or hostile one, names nothing and harms nothing.
  * Files are read once per command (a small cache). */
+#include <dlfcn.h>
 #include <elf.h>
 #include <fcntl.h>
 #include <stdint.h>
@@ -123,6 +124,20 @@ static struct elf_syms *get(const char *path)
     return e;
 }
 
+/* C++ names demangled with libstdc++'s __cxa_demangle when it can be
+ * loaded (the command links no C++ runtime); else shown as recorded. */
+typedef char *(*demangle_fn)(const char *mangled, char *buf, size_t *len, int *status);
+static demangle_fn demangle(void)
+{
+    static int tried;
+    static demangle_fn fn;
+    if (!tried++) {
+        void *h = dlopen("libstdc++.so.6", RTLD_LAZY | RTLD_LOCAL);
+        fn = h ? (demangle_fn)dlsym(h, "__cxa_demangle") : NULL;
+    }
+    return fn;
+}
+
 void sym_frame(const char *path, const char *exe, uint64_t offset, char *out, size_t size)
 {
     /* a program's own frames: dladdr names it by how it was started (maybe
@@ -149,7 +164,11 @@ void sym_frame(const char *path, const char *exe, uint64_t offset, char *out, si
         if (lo) {
             const struct sym *s = &e->syms[lo - 1];
             if (!s->size || v < s->value + s->size) {
-                snprintf(out, size, "%s+0x%llx (%s)", s->name, (unsigned long long)(offset + e->bias - s->value), base);
+                int st = -1;
+                char *dm = !strncmp(s->name, "_Z", 2) && demangle() ? demangle()(s->name, NULL, NULL, &st) : NULL;
+                snprintf(out, size, "%s+0x%llx (%s)", dm && !st ? dm : s->name,
+                         (unsigned long long)(offset + e->bias - s->value), base);
+                free(dm);
                 return;
             }
         }

@@ -7,6 +7,7 @@
 #   2. cuBLAS: a matmul with cublasLtMatmul / cublas*gemm* made to fail
 #      with CUBLAS_STATUS_EXECUTION_FAILED: PyTorch's error.
 #   3. a delayed all-reduce (nccl_allreduce, its 2nd ncclAllReduce 1 s late).
+#   4. the OOM traced with --stack errors: report --errors with the stack.
 set -u
 cd "$(dirname "$0")/../.." || exit 1
 ROOT=$PWD B=$ROOT/build/gpu C=$ROOT/build/cutap
@@ -47,4 +48,7 @@ echo; echo "== 3. a delayed all-reduce"
 "$C" trace -o "$R/t3" --inject 'ncclAllReduce:delay=1s:when=2' -- "$B/nccl_allreduce" 2>/dev/null | tail -1
 "$C" dump "$R/t3" 2>/dev/null | grep -E '^[0-9.]* \[[0-9/]*\] *ncclAllReduce' | cut -c1-60,200- | sed 's/^/   /'
 "$C" dump "$R/t3" 2>/dev/null | grep -E 'ncclAllReduce.*INJECTED' | sed 's/.*\(<[^>]*> INJECTED.*\)/   \1/'
+echo; echo "== 4. where the error began: --stack errors, report --errors"
+"$C" trace -o "$R/t4" --stack errors --inject 'cudaMalloc:error=cudaErrorMemoryAllocation:when=5+' -- python3 "$R/oom.py" 2>/dev/null | tail -1
+"$C" report --errors "$R/t4" 2>/dev/null | head -40 | cut -c1-220
 echo "done $(date -u +%T)"
