@@ -696,12 +696,8 @@ void dump_call_stack(FILE *f, const struct trace *tr, const struct tr_call *c, c
     unsigned n = tr_call_stack(tr, c, &fr);
     const struct tr_proc *p = &tr->procs[tr->threads[c->thread].proc];
     for (unsigned i = 0; i < n; i++) {
-        struct cutap_stack_frame x;
-        memcpy(&x, &fr[i], sizeof x);
-        const char *path = x.object && x.object - 1 < p->nobjects && p->objects[x.object - 1]
-                               ? tr->names[p->objects[x.object - 1] - 1].name : NULL;
         char buf[512];
-        sym_frame(path, p->h.exe, x.offset, buf, sizeof buf);
+        sym_stack_frame(tr, p, &fr[i], buf, sizeof buf);
         fprintf(f, "%sat ", indent);
         text_str(f, buf);
         fputc('\n', f);

@@ -603,12 +603,8 @@ static void write_jsonl(const struct trace *tr, FILE *f)
             const struct tr_proc *sp = &tr->procs[t->proc];
             fputs(",\"stack\":[", f);
             for (unsigned k = 0; k < nfr; k++) {
-                struct cutap_stack_frame x;
-                memcpy(&x, &fr[k], sizeof x);
-                const char *path = x.object && x.object - 1 < sp->nobjects && sp->objects[x.object - 1]
-                                       ? tr->names[sp->objects[x.object - 1] - 1].name : NULL;
                 char buf[512];
-                sym_frame(path, sp->h.exe, x.offset, buf, sizeof buf);
+                sym_stack_frame(tr, sp, &fr[k], buf, sizeof buf);
                 if (k)
                     fputc(',', f);
                 json_str(f, buf);

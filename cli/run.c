@@ -658,20 +658,9 @@ static int parse(int argc, char **argv, struct run_opts *o, const char *usage, i
             break;
         case 'S': {
             /* the filter language, plus the term errors */
-            char expr[1024] = "";
-            size_t n = 0;
-            for (const char *p = optarg; *p;) {
-                const char *cm = strchr(p, ',');
-                size_t l = cm ? (size_t)(cm - p) : strlen(p);
-                if (!(l == 6 && !strncmp(p, "errors", 6)) && l && n + l + 2 < sizeof expr) {
-                    memcpy(expr + n, p, l);
-                    n += l;
-                    expr[n++] = ',';
-                }
-                p = cm ? cm + 1 : p + l;
-            }
-            if (n)
-                expr[n - 1] = 0;
+            char expr[1024];
+            cutap_stack_filter_split(optarg, expr, sizeof expr);
+            size_t n = strlen(expr);
             const char *bad = NULL;
             if (stat || !*optarg || (n && cutap_filter_eval(expr, NULL, 0, &bad) < 0)) {
                 fprintf(stderr, "cutap: --stack '%s': %s\n", optarg,

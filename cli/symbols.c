@@ -175,3 +175,13 @@ void sym_frame(const char *path, const char *exe, uint64_t offset, char *out, si
     }
     snprintf(out, size, "0x%llx (%s)", (unsigned long long)offset, base);
 }
+
+void sym_stack_frame(const struct trace *tr, const struct tr_proc *p, const struct cutap_stack_frame *frame, char *out,
+                     size_t size)
+{
+    struct cutap_stack_frame x;
+    memcpy(&x, frame, sizeof x);   /* (in the mapping: any alignment a damaged file gives) */
+    const char *path = x.object && x.object - 1 < p->nobjects && p->objects[x.object - 1]
+                           ? tr->names[p->objects[x.object - 1] - 1].name : NULL;
+    sym_frame(path, p->h.exe, x.offset, out, size);
+}

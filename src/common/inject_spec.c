@@ -186,3 +186,26 @@ int cutap_inject_format(const struct cutap_inject_spec *o, char *buf, size_t siz
 #undef ADD
     return n < size ? (int)n : -1;
 }
+
+int cutap_stack_filter_split(const char *filter, char *expr, size_t size)
+{
+    int errors = 0;
+    size_t n = 0;
+    if (size)
+        expr[0] = 0;
+    for (const char *p = filter; *p;) {
+        const char *c = strchr(p, ',');
+        size_t l = c ? (size_t)(c - p) : strlen(p);
+        if (l == 6 && !strncmp(p, "errors", 6))
+            errors = 1;
+        else if (l && n + l + 2 < size) {
+            memcpy(expr + n, p, l);
+            n += l;
+            expr[n++] = ',';
+        }
+        p = c ? c + 1 : p + l;
+    }
+    if (n)
+        expr[n - 1] = 0;
+    return errors;
+}

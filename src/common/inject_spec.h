@@ -52,4 +52,8 @@ int cutap_inject_when(const struct cutap_inject_spec *o, uint64_t k);
 /* The canonical text of a spec with value resolved (what CUTAP_INJECT
  * holds); returns the length written (< size), or -1 when it does not fit. */
 int cutap_inject_format(const struct cutap_inject_spec *o, char *buf, size_t size);
+
+/* --stack FILTER (CUTAP_STACK): FILTER without its "errors" terms into
+ * expr (size bytes, "" when none is left); returns whether it had one. */
+int cutap_stack_filter_split(const char *filter, char *expr, size_t size);
 #endif

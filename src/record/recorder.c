@@ -44,6 +44,7 @@
 #include "cutap_internal.h"
 #include "record_internal.h"
 #include "filter_expr.h"
+#include "inject_spec.h"
 
 #define CHUNK_SIZE (256u * 1024)
 /* The file grows by segments of 256 KiB, 512 KiB, 1, 2 … 64 MiB: a
@@ -1381,22 +1382,9 @@ static void stack_setup(void)
     const char *v = getenv("CUTAP_STACK");
     if (!v || !*v)
         return;
-    char expr[1024] = "";
-    size_t n = 0;
-    for (const char *p = v; *p;) {
-        const char *c = strchr(p, ',');
-        size_t l = c ? (size_t)(c - p) : strlen(p);
-        if (l == 6 && !strncmp(p, "errors", 6))
-            stack_errors = 1;
-        else if (l && n + l + 2 < sizeof expr) {
-            memcpy(expr + n, p, l);
-            n += l;
-            expr[n++] = ',';
-        }
-        p = c ? c + 1 : p + l;
-    }
-    if (n)
-        expr[n - 1] = 0;
+    char expr[1024];
+    stack_errors = cutap_stack_filter_split(v, expr, sizeof expr);
+    size_t n = strlen(expr);
     const char *why = NULL;
     if (n && cutap_filter_eval(expr, "", CUTAP_LAYER_DRIVER, &why) < 0) {
         cutap_warn("invalid CUTAP_STACK '%s': %s; no stack is recorded", v, why);
