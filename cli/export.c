@@ -27,7 +27,11 @@
  *       stop_reason TEXT,          -- why: 'none', 'space', 'map', 'limit', 'other'
  *       stop_errno INTEGER,        -- the errno of the failure (0: none)
  *       lost_calls INTEGER,        -- calls counted but not recorded
- *       lost_names INTEGER);       -- kernel names not recorded
+ *       lost_names INTEGER,        -- kernel names not recorded
+ *       ring_bytes INTEGER,        -- format 5: the ring's size (--ring), NULL if none
+ *       overwritten_calls INTEGER, -- calls the ring overwrote
+ *       frozen TEXT,               -- 'request', 'error', 'peer'; NULL if never frozen
+ *       capture_ranges INTEGER);   -- capture ranges entered; NULL without capture control
  *   CREATE TABLE threads(
  *       id INTEGER PRIMARY KEY,
  *       process_id INTEGER REFERENCES processes(id),
@@ -57,9 +61,11 @@
  *                                  -- pointer), 'void'; NULL if unfinished
  *       decoded TEXT,              -- the arguments as cutap dump prints them:
  *                                  -- 'dptr=0x7ffd…→0x7f…, bytesize=4096'
- *       object_id INTEGER REFERENCES strings(id));  -- a runtime call reported
+ *       object_id INTEGER REFERENCES strings(id),   -- a runtime call reported
  *                                  -- through CUPTI by a copy cutap does not
  *                                  -- wrap: its object's path; else NULL
+ *       injected TEXT);            -- fault injection (--inject): 'not made' or
+ *                                  -- 'delayed'; NULL for every other call
  *   CREATE TABLE counters(         -- counting-mode traces (cutap stat)
  *       thread_id INTEGER REFERENCES threads(id),
  *       layer TEXT,
@@ -656,14 +662,15 @@ static const struct sqlite_dl *sq;
 static const char schema[] =
     "CREATE TABLE processes(id INTEGER PRIMARY KEY, host TEXT, pid INTEGER, ppid INTEGER, rank INTEGER,"
     " local_rank INTEGER, exe TEXT, cmdline TEXT, start_ns INTEGER, complete INTEGER, file TEXT, stopped INTEGER,"
-    " stop_reason TEXT, stop_errno INTEGER, lost_calls INTEGER, lost_names INTEGER);"
+    " stop_reason TEXT, stop_errno INTEGER, lost_calls INTEGER, lost_names INTEGER, ring_bytes INTEGER,"
+    " overwritten_calls INTEGER, frozen TEXT, capture_ranges INTEGER);"
     "CREATE TABLE threads(id INTEGER PRIMARY KEY, process_id INTEGER REFERENCES processes(id), tid INTEGER,"
     " name TEXT);"
     "CREATE TABLE strings(id INTEGER PRIMARY KEY, value TEXT UNIQUE);"
     "CREATE TABLE calls(id INTEGER PRIMARY KEY, thread_id INTEGER REFERENCES threads(id), start_ns INTEGER,"
     " dur_ns INTEGER, layer TEXT, name_id INTEGER REFERENCES strings(id), depth INTEGER, result INTEGER,"
     " args TEXT, kernel_id INTEGER REFERENCES strings(id), parent_id INTEGER REFERENCES calls(id), status TEXT,"
-    " decoded TEXT, object_id INTEGER REFERENCES strings(id));"
+    " decoded TEXT, object_id INTEGER REFERENCES strings(id), injected TEXT);"
     "CREATE TABLE counters(thread_id INTEGER REFERENCES threads(id), layer TEXT,"
     " name_id INTEGER REFERENCES strings(id), calls INTEGER, errors INTEGER, total_ns INTEGER, min_ns INTEGER,"
     " max_ns INTEGER, timed INTEGER);"
@@ -789,14 +796,15 @@ static int write_sqlite(const struct trace *tr, const char *path)
     CK(sq->prepare_v2(db, "INSERT INTO strings(id, value) VALUES(?1, ?2)", -1, &strs.ins, NULL));
     CK(sq->prepare_v2(db,
                       "INSERT INTO processes(id, host, pid, ppid, rank, local_rank, exe, cmdline, start_ns,"
-                      " complete, file, stopped, stop_reason, stop_errno, lost_calls, lost_names)"
-                      " VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16)",
+                      " complete, file, stopped, stop_reason, stop_errno, lost_calls, lost_names, ring_bytes,"
+                      " overwritten_calls, frozen, capture_ranges)"
+                      " VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20)",
                       -1, &st_proc, NULL));
     CK(sq->prepare_v2(db, "INSERT INTO threads(id, process_id, tid, name) VALUES(?1, ?2, ?3, ?4)", -1, &st_thr, NULL));
     CK(sq->prepare_v2(db,
                       "INSERT INTO calls(id, thread_id, start_ns, dur_ns, layer, name_id, depth, result, args,"
-                      " kernel_id, parent_id, status, decoded, object_id) VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9,"
-                      " ?10, ?11, ?12, ?13, ?14)",
+                      " kernel_id, parent_id, status, decoded, object_id, injected) VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7,"
+                      " ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15)",
                       -1, &st_call, NULL));
     CK(sq->prepare_v2(db,
                       "INSERT INTO counters(thread_id, layer, name_id, calls, errors, total_ns, min_ns, max_ns, timed)"
@@ -823,6 +831,16 @@ static int write_sqlite(const struct trace *tr, const char *path)
         CK(sq->bind_int(st_proc, 14, p->h.stop_errno));
         CK(sq->bind_int64(st_proc, 15, (int64_t)(p->h.lost_calls > INT64_MAX ? INT64_MAX : p->h.lost_calls)));
         CK(sq->bind_int64(st_proc, 16, (int64_t)(p->h.lost_names > INT64_MAX ? INT64_MAX : p->h.lost_names)));
+        static const char *const fz[] = {"none", "request", "error", "peer"};
+        uint64_t rb = (uint64_t)p->h.ring_chunks * p->h.chunk_size;
+        CK(rb ? sq->bind_int64(st_proc, 17, (int64_t)rb) : sq->bind_null(st_proc, 17));
+        CK(rb ? sq->bind_int64(st_proc, 18, (int64_t)(p->h.overwritten_calls > INT64_MAX ? INT64_MAX
+                                                                                      : p->h.overwritten_calls))
+              : sq->bind_null(st_proc, 18));
+        CK(p->h.freeze_clock ? sq->bind_text(st_proc, 19, p->h.freeze_reason < 4 ? fz[p->h.freeze_reason] : "other", -1,
+                                             SQLITE_STATIC)
+                             : sq->bind_null(st_proc, 19));
+        CK(p->h.capture ? sq->bind_int64(st_proc, 20, p->h.capture_ranges) : sq->bind_null(st_proc, 20));
         CK(step_reset(st_proc));
     }
     for (size_t i = 0; i < tr->nthreads; i++) {
@@ -870,6 +888,9 @@ static int write_sqlite(const struct trace *tr, const char *path)
                          : sq->bind_null(st_call, 12));
         CK(sq->bind_text(st_call, 13, dec.buf, -1, SQLITE_TRANSIENT));
         CK(c->object >= 0 ? sq->bind_int64(st_call, 14, name_id[c->object]) : sq->bind_null(st_call, 14));
+        CK(c->flags & CUTAP_RF_INJECTED
+               ? sq->bind_text(st_call, 15, c->flags & CUTAP_RF_SKIPPED ? "not made" : "delayed", -1, SQLITE_STATIC)
+               : sq->bind_null(st_call, 15));
         CK(step_reset(st_call));
     }
     for (size_t i = 0; i < tr->ncounters; i++) {

@@ -74,6 +74,16 @@ assert sorted(x["name"] for x in made) == ["cuMemAlloc_v2", "ncclAllReduce"], ma
 assert len(late) == 2 and all(x["dur_ns"] >= 300e6 for x in late), late
 assert all(x["name"] == "ncclAllReduce" for x in late)
 PY
+if python3 -c 'import sqlite3' 2>/dev/null && ldconfig -p | grep -q 'libsqlite3.so.0'; then
+    "$CUTAP" export --format sqlite -o "$WORK/tr.db" "$WORK/tr" 2>/dev/null || exit 1
+    python3 - "$WORK/tr.db" <<'PY' || exit 1
+import sqlite3, sys
+db = sqlite3.connect(sys.argv[1])
+rows = db.execute("SELECT name, injected FROM calls_named WHERE injected IS NOT NULL ORDER BY id").fetchall()
+assert sorted(rows) == sorted([("cuMemAlloc_v2", "not made"), ("ncclAllReduce", "not made"), ("ncclAllReduce", "delayed"),
+                               ("ncclAllReduce", "delayed")]), rows
+PY
+fi
 "$CUTAP" report --format json "$WORK/tr" >"$WORK/tr.json" 2>/dev/null || exit 1
 python3 - "$WORK/tr.json" <<'PY' || exit 1
 import json, sys

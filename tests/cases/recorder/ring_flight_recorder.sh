@@ -39,6 +39,11 @@ grep -q "ring of 1 MiB: $over older calls overwritten" "$WORK/r.rep.err" || { ca
 ! grep -q 'id#' "$WORK/r.rep" || { say "  unnamed ids in a ring trace"; cat "$WORK/r.rep" >&2; exit 1; }
 python3 "$TL/jsonl_count.py" "$WORK/r.jsonl" type=process overwritten_calls="$over" ring_bytes=1048576 | grep -qx 1 \
     || { say "  no process line with the overwritten calls"; grep '"process"' "$WORK/r.jsonl" >&2; exit 1; }
+if python3 -c 'import sqlite3' 2>/dev/null && ldconfig -p | grep -q 'libsqlite3.so.0'; then
+    "$CUTAP" export --format sqlite -o "$WORK/r.db" "$WORK/r" 2>/dev/null || exit 1
+    python3 -c 'import sqlite3, sys; r = sqlite3.connect(sys.argv[1]).execute("SELECT ring_bytes, overwritten_calls, frozen FROM processes").fetchall(); assert r == [(1048576, int(sys.argv[2]), None)], r' \
+        "$WORK/r.db" "$over" || exit 1
+fi
 # every record kept is one the program made: all-reduces on its
 # communicators, launches with their one grid
 python3 - "$WORK/r.jsonl" <<'PY' || exit 1
