@@ -47,8 +47,12 @@ static int in(size_t size, uint64_t off, uint64_t len)
 
 static void load(struct elf_syms *e)
 {
-    int fd = open(e->path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+    /* a regular file only: a device named by a hostile trace is never
+     * opened (opening some acts: a watchdog, a tape) */
     struct stat st;
+    if (stat(e->path, &st) || !S_ISREG(st.st_mode))
+        return;
+    int fd = open(e->path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
     if (fd < 0)
         return;
     if (fstat(fd, &st) || !S_ISREG(st.st_mode) || st.st_size < (off_t)sizeof(Elf64_Ehdr) || st.st_size > (1LL << 32)) {
@@ -81,7 +85,8 @@ static void load(struct elf_syms *e)
     }
     /* .symtab when there is one, else .dynsym */
     for (int want = SHT_SYMTAB; want >= 0 && !e->n; want = want == SHT_SYMTAB ? SHT_DYNSYM : -1) {
-        for (unsigned i = 0; i < eh.e_shnum && !e->n; i++) {
+        int tried = 0;   /* the first section of the type only: a hostile file's thousands cost nothing */
+        for (unsigned i = 0; i < eh.e_shnum && !e->n && !tried; i++) {
             Elf64_Shdr sh, str;
             memcpy(&sh, m + eh.e_shoff + (uint64_t)i * sizeof sh, sizeof sh);
             if ((int)sh.sh_type != want || sh.sh_entsize != sizeof(Elf64_Sym) || sh.sh_link >= eh.e_shnum ||
@@ -90,7 +95,9 @@ static void load(struct elf_syms *e)
             memcpy(&str, m + eh.e_shoff + (uint64_t)sh.sh_link * sizeof str, sizeof str);
             if (!in(size, str.sh_offset, str.sh_size) || !str.sh_size || m[str.sh_offset + str.sh_size - 1])
                 continue;   /* the string table must end with a NUL: every name then does */
+            tried = 1;
             size_t count = sh.sh_size / sizeof(Elf64_Sym), k = 0;
+            free(e->syms);
             e->syms = calloc(count ? count : 1, sizeof *e->syms);
             if (!e->syms)
                 continue;
@@ -165,7 +172,8 @@ void sym_frame(const char *path, const char *exe, uint64_t offset, char *out, si
             const struct sym *s = &e->syms[lo - 1];
             if (!s->size || v < s->value + s->size) {
                 int st = -1;
-                char *dm = !strncmp(s->name, "_Z", 2) && demangle() ? demangle()(s->name, NULL, NULL, &st) : NULL;
+                char *dm = !strncmp(s->name, "_Z", 2) && strlen(s->name) < 4096 && demangle()
+                               ? demangle()(s->name, NULL, NULL, &st) : NULL;
                 snprintf(out, size, "%s+0x%llx (%s)", dm && !st ? dm : s->name,
                          (unsigned long long)(offset + e->bias - s->value), base);
                 free(dm);

@@ -816,7 +816,8 @@ static void note_other_majors(const struct tr_proc *p)
                 n > 1 ? "are" : "is", n > 1 ? "their" : "its");
 }
 
-/* A ring file (version 5) whose process may still be writing: its ring
+/* A ring file (version 5), whose process may still be writing (CLOSED is
+ * set at exit while other threads may still run: every ring file): its ring
  * chunks are cleared and reused while we read. Read into memory instead,
  * chunk by chunk; a chunk whose header (magic, take) changed while it was
  * copied is dropped (zeroed: the scan skips it), so a record is either
@@ -892,7 +893,7 @@ static int load_file(struct trace *tr, const char *path)
         }
         const struct cutap_file_header *hp = (const void *)map;
         if (!memcmp(hp->magic, CUTAP_FILE_MAGIC, 8) && hp->version >= 5 && hp->version <= CUTAP_FILE_VERSION &&
-            hp->ring_chunks && !(hp->flags & CUTAP_FILE_CLOSED) && hp->chunk_size >= 4096 &&
+            hp->ring_chunks && hp->chunk_size >= 4096 &&
             hp->chunk_size <= (64u << 20) && !(hp->chunk_size & (hp->chunk_size - 1))) {
             uint8_t *copy = ring_copy(fd, size, hp->chunk_size);
             if (copy) {

@@ -22,6 +22,13 @@
  *                                     popped, cuProfilerStop; phase 3: ITERS
  *                                     all-reduces of the main thread on
  *                                     0xe0000; "done"
+ *   t_ring THREADS ITERS dtor         THREADS threads one after the other, each
+ *                                     making a cuDeviceGetCount and another
+ *                                     from a thread-specific destructor
+ *                                     (a key made after libcutap's: it runs
+ *                                     after cutap's own exit destructor);
+ *                                     then ITERS cuDeviceGetCount of the
+ *                                     main thread; "done"
  * nvtx needs the binary built with NVTX (t_ring_nvtx). */
 #include <dlfcn.h>
 #include <pthread.h>
@@ -84,6 +91,21 @@ static void wait_file(const char *var)
         usleep(10000);
 }
 
+static pthread_key_t late_key;
+static void late_dtor(void *v)
+{
+    int n;
+    (void)v;
+    cuDeviceGetCount(&n);
+}
+static void *late_worker(void *arg)
+{
+    int n;
+    pthread_setspecific(late_key, (void *)1);
+    cuDeviceGetCount(&n);
+    return arg;
+}
+
 int main(int argc, char **argv)
 {
     nt = argc > 1 ? atoi(argv[1]) : 2;
@@ -91,7 +113,22 @@ int main(int argc, char **argv)
     const char *mode = argc > 3 ? argv[3] : "";
     void *h = dlopen("libnccl.so.2", RTLD_NOW | RTLD_LOCAL);
     all_reduce = h ? (all_reduce_fn)dlsym(h, "ncclAllReduce") : NULL;
-    if (!all_reduce || cuInit(0) || nt < 1 || nt > 64)
+    if (!all_reduce || cuInit(0) || nt < 1 || nt > 1000)
+        return 1;
+    if (!strcmp(mode, "dtor")) {
+        pthread_key_create(&late_key, late_dtor);
+        for (int t = 0; t < nt; t++) {
+            pthread_t w;
+            if (pthread_create(&w, NULL, late_worker, NULL) || pthread_join(w, NULL))
+                return 1;
+        }
+        int n;
+        for (int i = 0; i < iters; i++)
+            cuDeviceGetCount(&n);
+        printf("done\n");
+        return 0;
+    }
+    if (nt > 64)
         return 1;
     if (start_workers())
         return 1;

@@ -106,9 +106,11 @@ uint32_t cutap_capture_modes(void)
     return modes;
 }
 
+static void ranges_child(void);
 void cutap_capture_child(void)
 {
     atomic_store(&timer_state, 0);   /* the parent's timer thread is not in the child */
+    ranges_child();
 }
 
 /* --- ranges ------------------------------------------------------------ */
@@ -116,6 +118,7 @@ void cutap_capture_child(void)
 /* Threads inside a range (profiler: 0 or 1). Recording is on while > 0. */
 static _Atomic int active;
 static pthread_mutex_t range_lock = PTHREAD_MUTEX_INITIALIZER;
+CUTAP_FORK_SAFE(range_lock)
 
 static void range_enter(void)
 {
@@ -146,6 +149,19 @@ static __thread struct {
 static _Atomic uint64_t nv_started[NV_TAB];     /* range ids + 0 */
 static _Atomic uint64_t nv_strings[NV_TAB];     /* registered string handles */
 static __thread uint8_t nv_start_pending __attribute__((tls_model("initial-exec")));
+
+/* A forked child has only the forking thread: the ranges other threads
+ * were inside are not its own. Recording outside them goes on as the
+ * forking thread left it (its own push range, if any, is kept). */
+static void ranges_child(void)
+{
+    for (unsigned i = 0; i < NV_TAB; i++)
+        atomic_store(&nv_started[i], 0);
+    int mine = nv_push.armed && !nv_push.pending;
+    atomic_store(&active, mine);
+    if (modes & (CUTAP_CAPTURE_PROFILER | CUTAP_CAPTURE_NVTX))
+        cutap_capture_update(mine ? 0 : CB_OUTSIDE, mine ? CB_OUTSIDE : 0);
+}
 
 static int tab_has(_Atomic uint64_t *tab, uint64_t v)
 {

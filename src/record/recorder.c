@@ -569,7 +569,10 @@ static void ring_open_chunks(const uint32_t *list, unsigned nl, uint8_t *keep)
             const struct cutap_rec_call *r = (const struct cutap_rec_call *)(c + (size_t)s * CUTAP_SLOT);
             if (!r->kind || !r->nslots)
                 break;
-            if (r->kind == CUTAP_REC_CALL && r->depth < 64) {
+            if (r->kind == CUTAP_REC_CALL && r->depth >= 64) {
+                if (!(__atomic_load_n(&r->flags, __ATOMIC_RELAXED) & CUTAP_RF_DONE))
+                    keep[i] = 1;   /* too deep to follow: kept while open */
+            } else if (r->kind == CUTAP_REC_CALL) {
                 unsigned d = r->depth;
                 for (unsigned x = top; x < d; x++)
                     st[x].r = NULL;   /* a level no record of this thread holds */
@@ -598,7 +601,10 @@ static void ring_leave(struct rec_thread *t, int all)
         list[nl++] = t->ring_cur1 - 1;
     t->ring_pins1 = t->ring_cur1 = 0;
     uint8_t keep[RING_MAX_PINS + 1] = {0};
-    if (!all && cutap_tls.depth)
+    /* (always looked for: a call made from another client's post callback,
+     * or from a signal handler, can come at the depth of a call whose
+     * record is still open) */
+    if (!all)
         ring_open_chunks(list, nl, keep);
     uint32_t head = 0, *link = &head;
     for (unsigned i = 0; i < nl; i++) {
@@ -667,6 +673,13 @@ static char *ring_take(struct rec_thread *t)
     if (CUTAP_UNLIKELY(req) && !(atomic_load(&cutap_cap_block) & CB_FROZEN))
         cutap_rec_freeze(req == CUTAP_FREEZE_PEER ? CUTAP_FREEZE_PEER : CUTAP_FREEZE_REQUEST, 0, 0);
     ring_leave(t, 0);
+    /* the chunk given back is no longer this thread's to write, whether or
+     * not a new one is found */
+    t->pos = t->end = NULL;
+    /* a thread whose exit destructor ran already (a later destructor makes
+     * a CUDA call): asked again, so that this chunk goes back too */
+    if (t->gone && have_exit_key)
+        pthread_setspecific(exit_key, (void *)1);
     int frozen = !!(atomic_load(&cutap_cap_block) & CB_FROZEN);
     for (uint32_t k = 0; k < 2 * R.n; k++) {
         uint64_t pos = atomic_fetch_add(&R.cursor, 1);

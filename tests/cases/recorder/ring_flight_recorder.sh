@@ -107,6 +107,19 @@ $T/t_ring 64 300 >"$WORK/m.bare" 2>&1 || exit 1
 "$CUTAP" trace --ring 1M -o "$WORK/m" -- $T/t_ring 64 300 >"$WORK/m.out" 2>"$WORK/m.err" || { cat "$WORK/m.err" >&2; exit 1; }
 diff "$WORK/m.bare" "$WORK/m.out" >&2 || exit 1
 
+# threads calling CUDA from a destructor that runs after cutap's own exit
+# destructor: their chunks go back to the ring too (100 threads, 64
+# chunks: nothing lost, the main thread's 1000 later calls recorded)
+"$CUTAP" trace --ring 1M -o "$WORK/d" -- $T/t_ring 100 1000 dtor >"$WORK/d.out" 2>"$WORK/d.err" || exit 1
+n=$(python3 "$TL/hdr_loss.py" "$WORK"/d/*.cutap | awk '{print $5}')
+[ "$n" = 0 ] && ! grep -q 'too small' "$WORK/d.err" "$WORK/d/.cutap-procs" 2>/dev/null \
+    || { say "  calls lost ($n) with late destructors"; cat "$WORK/d.err" >&2; exit 1; }
+kept=$("$CUTAP" report --format csv "$WORK/d" 2>/dev/null | awk -F, 'NR > 1 { s += $3 } END { print s + 0 }')
+over=$(python3 "$TL/hdr_field.py" "$WORK"/d/*.cutap overwritten_calls)
+[ $((kept + over)) = 1201 ] || { say "  kept $kept + overwritten $over, want 1201 (with cuInit)"; exit 1; }
+main=$("$CUTAP" dump "$WORK/d" 2>/dev/null | grep -c '^[0-9.]* \[\([0-9]*\)/\1\] cuDeviceGetCount(')
+[ "$main" = 1000 ] || { say "  $main of the main thread's 1000 later calls kept"; exit 1; }
+
 # 4. refused before anything runs
 for bad in 100K 0 abc 65G 1Q; do
     "$CUTAP" trace --ring "$bad" -o "$WORK/bad" -- true 2>"$WORK/bad.err"; rc=$?
