@@ -2,6 +2,7 @@
  * bench/gpu/overhead.c). */
 #ifndef CUTAP_BENCH_UTIL_H
 #define CUTAP_BENCH_UTIL_H
+#include <stdio.h>
 #include <stdlib.h>
 
 #include "../src/core/clock_internal.h"   /* cutap_now_ns: CLOCK_MONOTONIC ns */
@@ -37,10 +38,32 @@ static inline double tsc_read_ns(void)
     return median(v, 5);
 }
 
+/* This program's path (self) and the libcutap.so of its build directory
+ * (lib: build/bench/x -> build/libcutap.so); -1 when /proc/self/exe cannot
+ * be read. */
+#include <string.h>
+#include <unistd.h>
+static inline int bench_paths(char *self, char *lib, size_t size)
+{
+    ssize_t k = readlink("/proc/self/exe", self, size - 1);
+    if (k <= 0)
+        return -1;
+    self[k] = 0;
+    snprintf(lib, size, "%s", self);
+    char *slash = strrchr(lib, '/');
+    if (!slash)
+        return -1;
+    *slash = 0;
+    slash = strrchr(lib, '/');   /* build/bench -> build */
+    if (!slash)
+        return -1;
+    snprintf(slash, size - (size_t)(slash - lib), "/libcutap.so");
+    return 0;
+}
+
 /* Runs SELF --child N as a child (LD_PRELOAD=preload when not NULL, mode:
  * VAR=VALUE or NULL) and reads nv numbers from its output; 0 when it
  * exited 0 having printed them all. */
-#include <stdio.h>
 static inline int bench_child(const char *self, const char *preload, const char *mode, long n, double *v, int nv)
 {
     char cmd[8192];

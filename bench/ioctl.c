@@ -91,15 +91,8 @@ int main(int argc, char **argv)
         return child(atol(argv[2]));
     long n = argc > 1 ? atol(argv[1]) : 2000000;
     char self[4096], lib[4096];
-    ssize_t k = readlink("/proc/self/exe", self, sizeof self - 1);
-    if (k <= 0)
+    if (bench_paths(self, lib, sizeof self))
         return 1;
-    self[k] = 0;
-    snprintf(lib, sizeof lib, "%s", self);
-    char *slash = strrchr(lib, '/');
-    *slash = 0;
-    slash = strrchr(lib, '/');   /* build/bench -> build */
-    snprintf(slash, sizeof lib - (size_t)(slash - lib), "/libcutap.so");
     char dir[] = "/tmp/cutap-bench-XXXXXX", trace_env[128], rm[160];
     if (!mkdtemp(dir))
         return 1;
