@@ -57,6 +57,9 @@ void write_perfetto_proto(const struct trace *tr, FILE *f);   /* --format perfet
  * as "function+0xNN (object)", from the object file's symbols; exe: the
  * process's executable, for its own frames. */
 void sym_frame(const char *path, const char *exe, uint64_t offset, char *out, size_t size);
+/* A C++ name demangled (libstdc++'s __cxa_demangle, loaded at run time),
+ * to free; NULL when not mangled or not possible. */
+char *cli_demangle(const char *mangled);
 /* The same for a recorded frame of process p (its objects named in the file). */
 void sym_stack_frame(const struct trace *tr, const struct tr_proc *p, const struct cutap_stack_frame *frame, char *out,
                      size_t size);

@@ -36,11 +36,6 @@ struct dump {
 
 /* --- kernel names ----------------------------------------------------- */
 
-/* __cxa_demangle, found at run time: the CLI is C and must not link
- * libstdc++, yet C++ kernel names are unreadable mangled. NULL: print
- * names as recorded. */
-typedef char *(*demangle_fn)(const char *mangled, char *buf, size_t *len, int *status);
-static demangle_fn cxa_demangle;
 
 /* Demangled names by the address of the recorded name: every launch of
  * one handle finds the same string in the mapping, so a kernel launched a
@@ -52,12 +47,6 @@ struct dm_slot {
 static struct dm_slot *dm_tab;
 static size_t dm_cap, dm_used;
 
-static void demangle_init(void)
-{
-    void *h = dlopen("libstdc++.so.6", RTLD_LAZY | RTLD_LOCAL);
-    if (h)
-        cxa_demangle = (demangle_fn)dlsym(h, "__cxa_demangle");
-}
 
 static size_t dm_hash(const char *p, size_t cap)
 {
@@ -86,19 +75,14 @@ static void dm_grow(void)
 
 static const char *kernel_display(const char *raw)
 {
-    if (!cxa_demangle || strncmp(raw, "_Z", 2))
+    if (strncmp(raw, "_Z", 2))
         return raw;               /* extern "C" kernels are not mangled */
     if (2 * (dm_used + 1) > dm_cap)
         dm_grow();
     struct dm_slot *s = dm_find(raw);
     if (!s->raw) {
-        int status = -1;
         s->raw = raw;
-        s->demangled = cxa_demangle(raw, NULL, NULL, &status);
-        if (status) {
-            free(s->demangled);
-            s->demangled = NULL;
-        }
+        s->demangled = cli_demangle(raw);
         dm_used++;
     }
     return s->demangled ? s->demangled : raw;
@@ -927,8 +911,6 @@ int cmd_dump(int argc, char **argv)
     }
     if (!tr.ncalls && tr.ncounters)
         fprintf(stderr, "cutap: dump: %s holds counters only (cutap stat); try cutap report\n", argv[optind]);
-    if (demangle)
-        demangle_init();
     /* Dumps run to millions of lines: a large buffer, and a closed pipe
      * is an error to notice, not a signal that kills us mid-line. */
     static char obuf[1 << 20];

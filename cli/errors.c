@@ -16,18 +16,13 @@
 #include "cli.h"
 #include "cutap.h"
 #include "cutap_format.h"
+#include "cutap_cuda_abi.h"
 
-/* The statuses after which a CUDA context is unusable: cudaError_t and
- * CUresult share these numbers (illegal address, launch timeout, assert,
- * hardware stack error, illegal instruction, misaligned address, invalid
- * address space, invalid pc, launch failed). */
+/* A sticky error of the driver or the runtime (cutap_cuda_abi.h). */
 static int sticky(const struct trace *tr, const struct tr_call *c)
 {
     int layer = tr->names[c->name].layer;
-    if (layer != CUTAP_LAYER_DRIVER && layer != CUTAP_LAYER_RUNTIME)
-        return 0;
-    uint32_t r = (uint32_t)tr_result(c);
-    return r == 700 || r == 702 || r == 710 || (r >= 714 && r <= 719);
+    return (layer == CUTAP_LAYER_DRIVER || layer == CUTAP_LAYER_RUNTIME) && cutap_status_is_sticky((uint32_t)tr_result(c));
 }
 
 static int name_is(const char *n, const char *const *list)

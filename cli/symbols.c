@@ -132,17 +132,26 @@ static struct elf_syms *get(const char *path)
 }
 
 /* C++ names demangled with libstdc++'s __cxa_demangle when it can be
- * loaded (the command links no C++ runtime); else shown as recorded. */
-typedef char *(*demangle_fn)(const char *mangled, char *buf, size_t *len, int *status);
-static demangle_fn demangle(void)
+ * loaded (the command links no C++ runtime): a string to free, or NULL
+ * (not mangled, not loadable, or not a valid name). */
+char *cli_demangle(const char *mangled)
 {
+    typedef char *(*demangle_fn)(const char *mangled, char *buf, size_t *len, int *status);
     static int tried;
     static demangle_fn fn;
     if (!tried++) {
         void *h = dlopen("libstdc++.so.6", RTLD_LAZY | RTLD_LOCAL);
         fn = h ? (demangle_fn)dlsym(h, "__cxa_demangle") : NULL;
     }
-    return fn;
+    if (!fn || strncmp(mangled, "_Z", 2) || strlen(mangled) >= 4096)
+        return NULL;
+    int status = -1;
+    char *d = fn(mangled, NULL, NULL, &status);
+    if (status) {
+        free(d);
+        return NULL;
+    }
+    return d;
 }
 
 void sym_frame(const char *path, const char *exe, uint64_t offset, char *out, size_t size)
@@ -171,10 +180,8 @@ void sym_frame(const char *path, const char *exe, uint64_t offset, char *out, si
         if (lo) {
             const struct sym *s = &e->syms[lo - 1];
             if (!s->size || v < s->value + s->size) {
-                int st = -1;
-                char *dm = !strncmp(s->name, "_Z", 2) && strlen(s->name) < 4096 && demangle()
-                               ? demangle()(s->name, NULL, NULL, &st) : NULL;
-                snprintf(out, size, "%s+0x%llx (%s)", dm && !st ? dm : s->name,
+                char *dm = cli_demangle(s->name);
+                snprintf(out, size, "%s+0x%llx (%s)", dm ? dm : s->name,
                          (unsigned long long)(offset + e->bias - s->value), base);
                 free(dm);
                 return;

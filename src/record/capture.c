@@ -33,6 +33,7 @@
 #include "cutap_format.h"
 #include "cutap_internal.h"
 #include "record_internal.h"
+#include "cutap_cuda_abi.h"
 
 static uint32_t modes;                 /* CUTAP_CAPTURE_* */
 static uint64_t win_on, win_off;       /* CLOCK_MONOTONIC ns; win_off 0: no end */
@@ -42,12 +43,6 @@ static int range_client = -1, error_client = -1;
 
 /* --- window ------------------------------------------------------------ */
 
-static uint64_t mono_now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
 
 static void sleep_until(uint64_t ns)
 {
@@ -60,7 +55,7 @@ static void *timer_main(void *arg)
 {
     (void)arg;
     prctl(PR_SET_NAME, "cutap-capture");
-    if (mono_now() < win_on) {
+    if (cutap_now_ns() < win_on) {
         sleep_until(win_on);
         cutap_capture_update(0, CB_BEFORE);
     }
@@ -76,7 +71,7 @@ static void *timer_main(void *arg)
  * blocked, sleeping until each edge. */
 static void timer_start(void)
 {
-    uint64_t now = mono_now();
+    uint64_t now = cutap_now_ns();
     if (!(modes & CUTAP_CAPTURE_WINDOW) || (win_off && now >= win_off) || (now >= win_on && !win_off))
         return;
     int expect = 0;
@@ -197,28 +192,18 @@ static int tab_take(_Atomic uint64_t *tab, uint64_t v)
  * implementation would. */
 static int msg_is(const char *s)
 {
-    return s && !strncmp(s, nvtx_name, sizeof nvtx_name) ;
+    return s && !strncmp(s, nvtx_name, sizeof nvtx_name);
 }
 
-struct nv_attr {   /* nvtxEventAttributes_t (v2): see resolve/nvtx.c */
-    uint16_t version, size;
-    uint32_t category;
-    int32_t colorType;
-    uint32_t color;
-    int32_t payloadType, reserved0;
-    uint64_t payload;
-    int32_t messageType;
-    const void *message;
-};
 
 static int attr_is(uint64_t a)
 {
-    const struct nv_attr *at = (const struct nv_attr *)(uintptr_t)a;
+    const struct cutap_nvtx_attr *at = (const struct cutap_nvtx_attr *)(uintptr_t)a;
     if (!at || at->size < sizeof *at)
         return 0;
-    if (at->messageType == 1)
+    if (at->messageType == CUTAP_NVTX_MESSAGE_TYPE_ASCII)
         return msg_is(at->message);
-    if (at->messageType == 3)
+    if (at->messageType == CUTAP_NVTX_MESSAGE_TYPE_REGISTERED)
         return tab_has(nv_strings, (uint64_t)(uintptr_t)at->message);
     return 0;
 }
@@ -334,11 +319,11 @@ int cutap_capture_start(void)
     int block = 0;
     if (b > 0 || c > 0) {
         if (!t0)
-            t0 = mono_now();   /* (CUTAP_TRACE users without cutap trace: from this process's start) */
+            t0 = cutap_now_ns();   /* (CUTAP_TRACE users without cutap trace: from this process's start) */
         modes |= CUTAP_CAPTURE_WINDOW;
         win_on = t0 + delay;
         win_off = c > 0 ? win_on + duration : 0;
-        uint64_t now = mono_now();
+        uint64_t now = cutap_now_ns();
         if (now < win_on)
             block |= CB_BEFORE;
         else if (win_off && now >= win_off)

@@ -24,6 +24,7 @@
 #include "filter_expr.h"
 #include "inject_spec.h"
 #include "record_internal.h"
+#include "cutap_cuda_abi.h"
 
 static struct cutap_inject_spec specs[CUTAP_INJECT_MAX];
 static _Atomic uint64_t counts[CUTAP_INJECT_MAX];
@@ -70,24 +71,10 @@ static int inject_pre(cutap_call_t *call, void *ctx, uint64_t *scratch)
     return skip ? CUTAP_SKIP : CUTAP_PROCEED;
 }
 
-static int my_rank(void)
-{
-    static const char *const vars[] = {"RANK", "OMPI_COMM_WORLD_RANK", "PMI_RANK", "SLURM_PROCID"};
-    for (size_t i = 0; i < sizeof vars / sizeof *vars; i++) {
-        const char *v = getenv(vars[i]);
-        char *end;
-        if (v && *v) {
-            long x = strtol(v, &end, 10);
-            if (!*end && x >= 0 && x < 2000000000)
-                return (int)x;
-        }
-    }
-    return -1;
-}
 
 void cutap_inject_start(const char *env)
 {
-    int rank = my_rank();
+    int rank = cutap_rec_rank();
     for (const char *p = env; *p && nspecs < CUTAP_INJECT_MAX;) {
         const char *nl = strchr(p, '\n');
         size_t len = nl ? (size_t)(nl - p) : strlen(p);
@@ -134,12 +121,8 @@ void cutap_inject_start(const char *env)
  * error it returns becomes the launch's result: the launch that made an
  * asynchronous kernel error fails itself, as under CUDA_LAUNCH_BLOCKING=1,
  * but only for the selected launches. A driver call gets the driver's
- * status; a runtime call only the sticky ones (700, 702, 710, 714..719),
+ * status; a runtime call only the sticky ones (cutap_status_is_sticky),
  * whose numbers cudaError_t and CUresult share. */
-static int sticky_code(uint64_t r)
-{
-    return r == 700 || r == 702 || r == 710 || (r >= 714 && r <= 719);
-}
 
 static void sync_post(cutap_call_t *call, void *ctx, uint64_t *scratch)
 {
@@ -152,7 +135,7 @@ static void sync_post(cutap_call_t *call, void *ctx, uint64_t *scratch)
     typedef int (*sync_fn)(void);
     sync_fn fn = (sync_fn)cutap_driver_real(CUTAP_ID_cuCtxSynchronize);
     int r = fn ? fn() : 0;
-    if (r && (call->layer == CUTAP_LAYER_DRIVER || sticky_code((uint64_t)r)))
+    if (r && (call->layer == CUTAP_LAYER_DRIVER || cutap_status_is_sticky((uint64_t)r)))
         call->result = (uint64_t)(uint32_t)r;
 }
 

@@ -114,6 +114,10 @@ static inline __attribute__((always_inline)) void cutap_fp_count(struct cutap_co
     ((uint64_t)(len) | (uint64_t)8 << 16 | (uint64_t)(arg) << 32 | (uint64_t)CUTAP_CAP_OUT_BYTES << 40 | \
      (uint64_t)(state) << 48)
 
+/* The process's rank: RANK, OMPI_COMM_WORLD_RANK, PMI_RANK, SLURM_PROCID
+ * (the first set); -1 when none is. */
+int cutap_rec_rank(void);
+
 /* --- capture control and freezing (capture.c, recorder.c) ------------- */
 /* Calls are recorded while no reason blocks it; otherwise counted (the
  * counting client's counters, in the trace file's COUNTER_ENTRIES

@@ -252,9 +252,14 @@ static int env_int(const char *const *names)
     return -1;
 }
 
-static void fill_header(struct cutap_file_header *h)
+int cutap_rec_rank(void)
 {
     static const char *const rank_vars[] = {"RANK", "OMPI_COMM_WORLD_RANK", "PMI_RANK", "SLURM_PROCID", NULL};
+    return env_int(rank_vars);
+}
+
+static void fill_header(struct cutap_file_header *h)
+{
     static const char *const local_vars[] = {"LOCAL_RANK", "OMPI_COMM_WORLD_LOCAL_RANK", "MPI_LOCALRANKID",
                                              "SLURM_LOCALID", NULL};
     h->version = CUTAP_FILE_VERSION;
@@ -266,7 +271,7 @@ static void fill_header(struct cutap_file_header *h)
     h->clock = cutap_rec_tsc ? CUTAP_CLOCK_TSC : CUTAP_CLOCK_NS;
     h->pid = (int32_t)getpid();
     h->ppid = (int32_t)getppid();
-    h->rank = env_int(rank_vars);
+    h->rank = cutap_rec_rank();
     h->local_rank = env_int(local_vars);
     struct timespec ts;
     clock_gettime(CLOCK_REALTIME, &ts);

@@ -47,6 +47,7 @@
 
 #include "cutap_internal.h"
 #include "nvtx_slots.h"
+#include "cutap_cuda_abi.h"
 
 /* --- from nvtx3/nvtxDetail/nvtxTypes.h ------------------------------------ */
 typedef void (*cutap_nvtx_fn)(void);                 /* NvtxFunctionPointer */
@@ -76,23 +77,7 @@ struct cutap_nvtx_versioninfo {                      /* NvtxExportTableVersionIn
 static const uint16_t core_ids[] = {CUTAP_NVTX_CORE_IDS};
 static const uint16_t core2_ids[] = {CUTAP_NVTX_CORE2_IDS};
 
-/* --- from nvtx3/nvToolsExt.h ---------------------------------------------- */
-#define CUTAP_NVTX_VERSION 3                 /* NVTX_VERSION */
-enum { CUTAP_NVTX_MESSAGE_TYPE_ASCII = 1, CUTAP_NVTX_MESSAGE_TYPE_REGISTERED = 3 };   /* nvtxMessageType_t */
-struct cutap_nvtx_attr {                     /* nvtxEventAttributes_t (v2), 48 bytes */
-    uint16_t version;
-    uint16_t size;
-    uint32_t category;
-    int32_t colorType;
-    uint32_t color;
-    int32_t payloadType;
-    int32_t reserved0;
-    uint64_t payload;
-    int32_t messageType;
-    const void *message;                     /* nvtxMessageValue_t: ascii, unicode or registered */
-};
-_Static_assert(sizeof(struct cutap_nvtx_attr) == 48, "nvtxEventAttributes_t is 48 bytes");
-_Static_assert(offsetof(struct cutap_nvtx_attr, messageType) == 32, "nvtxEventAttributes_t.messageType");
+/* nvtxEventAttributes_t: cutap_cuda_abi.h */
 
 /* --- cutap's implementation (the "real" functions) ------------------------- */
 
