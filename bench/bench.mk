@@ -29,3 +29,13 @@ bench: lib $(BUILD)/fake/libcuda.so.1 $(BUILD)/bench/passthrough $(BUILD)/bench/
 # Instructions per call under valgrind (deterministic; no perf counters needed).
 bench-instr: lib $(BUILD)/fake/libcuda.so.1 $(BUILD)/bench/passthrough
 	bench/instructions.sh
+
+# What cutap adds to every exec of a process that makes no CUDA call
+# (fork + exec of /bin/true, a 300-exec shell loop, 15,000 inherited
+# descriptors), bare, trace and stat side by side.
+$(BUILD)/bench/startup: bench/startup.c bench/bench_util.h src/core/clock_internal.h
+	@mkdir -p $(BUILD)/bench
+	$(CC) -O2 -g $(WARN) -o $@ $<
+
+bench-startup: lib $(BUILD)/bench/startup
+	$(BUILD)/bench/startup
