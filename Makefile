@@ -11,7 +11,7 @@ LIB_C := $(wildcard src/common/*.c src/core/*.c src/record/*.c src/resolve/*.c s
 LIB_S := $(wildcard src/arch/x86_64/*.S src/generated/*.S)
 LIB_O := $(patsubst %,$(BUILD)/obj/%.o,$(LIB_C) $(LIB_S))
 
-.PHONY: all lib cli test demo regen regen-check clean bench bench-instr install uninstall
+.PHONY: all lib cli test demo regen regen-check clean bench bench-instr bench-startup install uninstall
 all: lib cli
 
 lib: $(BUILD)/libcutap.so

@@ -14,10 +14,13 @@
  *                made reaches the library with exactly the caller's 9
  *                words (a call that took the typed path before the layer
  *                was adopted must not be made with 13.0's signature).
- *   reenter      call cublasGetVersion_v2 with no cuBLAS loaded: cutap
- *                loads libcublas.so.13 (a minimal one on LD_LIBRARY_PATH)
- *                whose constructor calls cublasGetVersion_v2 while cutap
- *                adopts the layer for the first call.
+ *   reenter      call cublasGetVersion_v2 with no cuBLAS loaded (not
+ *                made, status 1; cutap must not load one: the program
+ *                did not), say whether a libcublas is mapped, then open
+ *                libcublas.so.13 (a minimal one on LD_LIBRARY_PATH) whose
+ *                constructor calls cublasGetVersion_v2 through the
+ *                global scope: the layer is adopted from inside the
+ *                loader, and that call and the next are made.
  *   missing SO12 open SO12 (no cublasCreate_v2, no cublasGetCudartVersion
  *                in it) and call both through the references: the
  *                layer's status 1 and 0 (no status), recorded.
@@ -67,6 +70,19 @@ static void need(void *p, const char *name)
         printf("no %s (not under cutap)\n", name);
         exit(3);
     }
+}
+
+/* Whether an object whose path holds name is mapped (/proc/self/maps). */
+static int mapped(const char *name)
+{
+    char line[4096];
+    int found = 0;
+    FILE *f = fopen("/proc/self/maps", "r");
+    while (f && fgets(line, sizeof line, f))
+        found |= strstr(line, name) != NULL;
+    if (f)
+        fclose(f);
+    return found;
 }
 
 static atomic_int stop, made, refused, other;
@@ -122,6 +138,11 @@ int main(int argc, char **argv)
     } else if (!strcmp(mode, "reenter")) {
         need((void *)(uintptr_t)cublasGetVersion_v2, "cublasGetVersion_v2");
         int v = -1;
+        OLD_CALL("cublasGetVersion_v2", cublasGetVersion_v2(NULL, &v));
+        printf("version %d\n", v);
+        printf("libcublas mapped: %s\n", mapped("libcublas") ? "yes" : "no");
+        fflush(stdout);
+        open_so("libcublas.so.13");
         OLD_CALL("cublasGetVersion_v2", cublasGetVersion_v2(NULL, &v));
         printf("version %d\n", v);
     } else if (!strcmp(mode, "missing") && argc > 2) {

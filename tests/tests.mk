@@ -111,6 +111,12 @@ $(T)/t_dlonly: tests/t_dlonly.c
 	@mkdir -p $(T)
 	$(CC) $(TCFLAGS) -o $@ $< -ldl
 
+# Issue #24: probes for CUDA in every lookup form and through weak
+# references, linked against no CUDA library.
+$(T)/t_probe: tests/t_probe.c $(FAKE)/libcuda.so.1 $(FAKELIBS)
+	@mkdir -p $(T)
+	$(CC) $(TCFLAGS) -o $@ $< -ldl
+
 $(T)/t_nodriver: tests/t_nodriver.c $(BUILD)/libcutap.so
 	@mkdir -p $(T)
 	$(CC) $(TCFLAGS) -o $@ $< -L$(BUILD) -lcutap -Wl,-rpath,'$$ORIGIN/..'
@@ -155,7 +161,7 @@ $(BUILD)/asan/cutap: $(CLI_C) $(CLI_H)
 	    $(CC) $(SAN_FLAGS) $(WARN) $(SAN_INC) -o $@ $(CLI_C) -ldl; \
 	else $(san_none); fi
 
-TEST_BINS := $(T)/libshim.so $(T)/t_nodriver $(BUILD)/examples/demo $(FAKE)/libcuda.so.1 $(BUILD)/fake-alt/libcuda-alt.so $(T)/t_dlonly $(T)/t_paths_lazy $(T)/t_paths_now $(T)/t_paths_pie $(T)/exact \
+TEST_BINS := $(T)/libshim.so $(T)/t_nodriver $(T)/t_probe $(BUILD)/examples/demo $(FAKE)/libcuda.so.1 $(BUILD)/fake-alt/libcuda-alt.so $(T)/t_dlonly $(T)/t_paths_lazy $(T)/t_paths_now $(T)/t_paths_pie $(T)/exact \
              $(T)/t_threads $(T)/t_fork $(T)/t_rtldnext $(T)/t_early $(T)/t_omp $(T)/t_api $(T)/apitest.so \
              $(BUILD)/examples/memlimit.so $(T)/t_memlimit $(T)/t_record $(BUILD)/cutap
 

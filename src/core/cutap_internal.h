@@ -164,6 +164,7 @@ struct cutap_tramp_ctx *cutap_id_ctx(uint32_t id);
 /* Resolves every export from the driver's own handle, once. Returns 0 when
  * a driver is in use, -1 when none could be found. */
 int cutap_driver_ensure(void);
+unsigned long long cutap_dl_adds(void);   /* objects loaded so far (resolve/dl.c) */
 /* Adopts the object that holds addr as the driver, if none is yet. */
 void cutap_driver_adopt_from(void *addr);
 extern _Atomic int cutap_driver_state;   /* 0 none yet, 1 ready, -1 none found */

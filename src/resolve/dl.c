@@ -109,6 +109,22 @@ static void *libc_function(const char *name)
     return w.addr;
 }
 
+static int adds_cb(struct dl_phdr_info *info, size_t size, void *data)
+{
+    (void)size;
+    *(unsigned long long *)data = info->dlpi_adds;
+    return 1;   /* the first object tells: the count is the loader's */
+}
+
+/* How many objects the dynamic loader has loaded so far (it never goes
+ * down): tells whether a library found missing may have arrived since. */
+unsigned long long cutap_dl_adds(void)
+{
+    unsigned long long n = 0;
+    dl_iterate_phdr(adds_cb, &n);
+    return n;
+}
+
 /* Resolved before any constructor (ours or anyone's) can call dlsym:
  * preinit is not available to shared objects, so the first dlsym through
  * us resolves them too (cutap_dl_divert). */
@@ -208,16 +224,19 @@ void *cutap_dl_lookup(void *handle, const char *name, const char *version, void 
     if (!r)
         return NULL;   /* dlerror() keeps glibc's message */
     uint32_t id = cutap_lookup(name);
+    if (id < CUTAP_STATIC_COUNT && r == cutap_static_wrapper(id)) {
+        /* A lookup through a scope that holds libcutap.so (RTLD_DEFAULT,
+         * the main program's handle, ctypes.CDLL(None), RTLD_NEXT from the
+         * program) found our own export: answer as the scope after us
+         * would. Programs probe this way whether CUDA is loaded
+         * (optional-GPU code, frameworks); our export would say yes when
+         * no driver or library is there, and the program would then call
+         * into nothing. The driver's names as the libraries' (issue #24). */
+        r = version ? cutap_libc_dlvsym_ptr(RTLD_NEXT, name, version) : cutap_libc_dlsym_ptr(RTLD_NEXT, name);
+        if (!r)
+            return NULL;
+    }
     if (id >= CUTAP_DRIVER_COUNT && id < CUTAP_STATIC_COUNT) {
-        if (r == cutap_static_wrapper(id)) {
-            /* A global-scope lookup found our own export: answer as the
-             * scope after us would. Programs probe this way whether a
-             * library is loaded (ctypes.CDLL(None), dlsym(RTLD_DEFAULT));
-             * our export would say yes when it is not. */
-            r = version ? cutap_libc_dlvsym_ptr(RTLD_NEXT, name, version) : cutap_libc_dlsym_ptr(RTLD_NEXT, name);
-            if (!r)
-                return NULL;
-        }
         /* A runtime or library function: its object becomes the layer's
          * library if none is yet (frameworks dlopen them RTLD_LOCAL). */
         cutap_lib_adopt_from(id, r);

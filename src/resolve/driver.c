@@ -165,18 +165,23 @@ static int adopt(void *handle)
 
 static const char *driver_env;
 
-/* Adopts CUTAP_DRIVER if set and usable, else libcuda.so.1 (the one loaded
- * already, or a fresh RTLD_LOCAL load). */
-static void open_and_adopt(void)
+/* Adopts CUTAP_DRIVER if set and usable, else the libcuda.so.1 the
+ * process has loaded. Never a driver the program did not load: our export
+ * reached while none is loaded (a weak reference, a lookup before the
+ * program opened one) answers CUDA_ERROR_NOT_FOUND, as the program would
+ * have found nothing to call without cutap; loading the machine's
+ * libcuda.so.1 in its place would run a driver the program never chose
+ * (issue #24). The driver loaded later is adopted then. */
+static void open_and_adopt(int first)
 {
     void *h;
-    if (driver_env && *driver_env) {
+    if (first && driver_env && *driver_env) {   /* tried once: it stays refused */
         if ((h = dlopen(driver_env, RTLD_LAZY | RTLD_LOCAL)) && adopt(h))
             return;
         if (!h)
             cutap_warn("CUTAP_DRIVER=%s cannot be opened: %s", driver_env, dlerror());
     }
-    if ((h = dlopen("libcuda.so.1", RTLD_LAZY | RTLD_NOLOAD)) || (h = dlopen("libcuda.so.1", RTLD_LAZY | RTLD_LOCAL)))
+    if ((h = dlopen("libcuda.so.1", RTLD_LAZY | RTLD_NOLOAD)))
         adopt(h);
 }
 
@@ -185,22 +190,31 @@ void cutap_driver_configure(const char *driver)
     driver_env = driver && *driver ? strdup(driver) : NULL;
 }
 
+/* The loader's count of objects loaded when the driver was last found
+ * missing: a driver call made then is answered "not found" without
+ * another look until the program has loaded something. */
+static _Atomic unsigned long long missing_at;
+
 int cutap_driver_ensure(void)
 {
     cutap_init();
     int s = atomic_load_explicit(&cutap_driver_state, memory_order_acquire);
-    if (s)
-        return s == 1 ? 0 : -1;
+    if (s == 1)
+        return 0;
+    unsigned long long adds = cutap_dl_adds();
+    if (s == -1 && adds == atomic_load_explicit(&missing_at, memory_order_relaxed))
+        return -1;
     if (adopting)
         return -1;
     adopting = 1;
-    open_and_adopt();
+    open_and_adopt(s == 0);
     adopting = 0;
     if (atomic_load(&cutap_driver_state) != 1) {
         pthread_mutex_lock(&drv_lock);
         int first = atomic_load(&cutap_driver_state) == 0;
         if (first)
             atomic_store(&cutap_driver_state, -1);
+        atomic_store_explicit(&missing_at, adds, memory_order_relaxed);
         pthread_mutex_unlock(&drv_lock);
         if (first)
             cutap_warn("no CUDA driver found (libcuda.so.1%s): driver calls return CUDA_ERROR_NOT_FOUND",

@@ -261,6 +261,10 @@ void *cutap_lib_resolve(uint32_t id)
     }
 }
 
+/* Per layer, the loader's count of objects loaded when the library was
+ * last found missing (as for the driver, resolve/driver.c). */
+static _Atomic unsigned long long lib_missing_at[CUTAP_LIB_LAYERS];
+
 int cutap_lib_ensure(int layer)
 {
     cutap_init();
@@ -268,36 +272,31 @@ int cutap_lib_ensure(int layer)
     if (k < 0 || k >= CUTAP_LIB_LAYERS)
         return -1;
     int s = atomic_load_explicit(&cutap_lib_state[k], memory_order_acquire);
-    if (s)
-        return s == 1 ? 0 : -1;
+    if (s == 1)
+        return 0;
+    unsigned long long adds = cutap_dl_adds();
+    if (s == -1 && adds == atomic_load_explicit(&lib_missing_at[k], memory_order_relaxed))
+        return -1;
     if (lib_adopting)
         return -1;
+    /* Our wrapper was called and no such library may be loaded: the
+     * caller bound our export (a weak reference, a lookup before the
+     * library was loaded). It is never loaded here: the program did not
+     * load it, and a library of the machine's in its place (another
+     * version, a system copy) would run code the program never chose
+     * (issue #24). The call gets the layer's "unavailable" status. */
     lib_adopting = 1;
-    if (!adopt(k, 0)) {
-        /* Our wrapper was called and no such library is loaded: the
-         * caller found the name through the global scope (dlsym on
-         * RTLD_DEFAULT) where, without cutap, it would have found the
-         * library only if loaded. Load it as the real lookup would not
-         * have: RTLD_LOCAL, and say so. */
-        for (const char *const *n = cutap_layers[k].sonames; *n; n++) {
-            void *h = dlopen(*n, RTLD_LAZY | RTLD_LOCAL);
-            if (h) {
-                cutap_log_debug("layer %s: loaded %s for a call made before it was loaded", cutap_layers[k].name, *n);
-                adopt(k, 0);
-                dlclose(h);   /* adopt() took its own reference */
-                break;
-            }
-        }
-    }
+    adopt(k, 0);
     lib_adopting = 0;
     if (atomic_load(&cutap_lib_state[k]) != 1) {
         pthread_mutex_lock(&lib_lock);
         int first = atomic_load(&cutap_lib_state[k]) == 0;
         if (first)
             atomic_store(&cutap_lib_state[k], -1);
+        atomic_store_explicit(&lib_missing_at[k], adds, memory_order_relaxed);
         pthread_mutex_unlock(&lib_lock);
         if (first && cutap_layers[k].sonames[0])
-            cutap_warn("no %s library found (%s): its calls return status %u", cutap_layers[k].name,
+            cutap_warn("no %s library loaded (%s): its calls return status %u", cutap_layers[k].name,
                        cutap_layers[k].sonames[0], cutap_layers[k].unavailable);
     }
     return atomic_load(&cutap_lib_state[k]) == 1 ? 0 : -1;
