@@ -190,6 +190,7 @@ static const char *reason_str(uint32_t r)
     case CUTAP_STOP_SPACE: return "the trace file could not be extended";
     case CUTAP_STOP_MAP: return "the trace file could not be mapped";
     case CUTAP_STOP_LIMIT: return "the trace file reached cutap's size limit";
+    case CUTAP_STOP_FILE: return "the program closed cutap's descriptor of the trace file and it could not be opened again";
     default: return "recording failed";
     }
 }
@@ -345,6 +346,11 @@ int procs_summary(const char *dir, int trace)
                 if (s->lost_calls)
                     ADD("; %s calls not recorded", num(s->lost_calls, a));
                 ADD("\n");
+            } else if (kind == CUTAP_REG_IMAGE && (s->flags & CUTAP_REGF_STOPPED) && s->stop_reason == CUTAP_STOP_FILE) {
+                /* its file is gone: the registry says what its header would */
+                troubles++;
+                ADD("cutap: process %d (%s): recording stopped: %s: %s; %s calls not recorded\n", s->pid, path,
+                    reason_str(s->stop_reason), strerror(s->err), num(s->lost_calls, a));
             }
             if (kind != CUTAP_REG_EXEC || (s->flags & CUTAP_REGF_EXEC_FAILED))
                 continue;

@@ -1055,6 +1055,7 @@ int tr_loss_text(const struct tr_proc *p, char *buf, size_t size)
         const char *why = h->stop_reason == CUTAP_STOP_SPACE   ? "the file could not be extended"
                           : h->stop_reason == CUTAP_STOP_MAP   ? "a segment could not be mapped"
                           : h->stop_reason == CUTAP_STOP_LIMIT ? "the file reached cutap's size limit"
+                          : h->stop_reason == CUTAP_STOP_FILE  ? "the program closed cutap's descriptor of the file"
                                                                : NULL;
         ADD("recording stopped early");
         if (h->stop_errno > 0 && h->stop_errno < 4096)

@@ -42,6 +42,7 @@ enum {
     CUTAP_STOP_MAP = 2,        /* a segment could not be mapped */
     CUTAP_STOP_LIMIT = 3,      /* the file reached cutap's size limit */
     CUTAP_STOP_OTHER = 4,
+    CUTAP_STOP_FILE = 5,       /* the program closed cutap's descriptor and the path no longer names the file */
 };
 
 /* Why a process froze (header freeze_reason, version 5): from then on it

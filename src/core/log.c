@@ -15,11 +15,12 @@
 
 #include "clock_internal.h"
 #include "cutap_internal.h"
+#include "fd_internal.h"
 
 static int client = -1;
 static const char *dest;
-static _Atomic int fd = -1;
-static _Atomic pid_t fd_pid;
+static struct cutap_fd out = {.fd = -1};   /* under fd_lock */
+static pid_t fd_pid;
 static pthread_mutex_t fd_lock = PTHREAD_MUTEX_INITIALIZER;
 CUTAP_FORK_SAFE(fd_lock)
 
@@ -34,23 +35,31 @@ static int pre(cutap_call_t *call, void *ctx, uint64_t *scratch)
 /* The file is opened once per process, by the first line written: several
  * threads may get there at once, so under a lock. A forked child (one
  * thread, its parent's descriptor inherited) opens its own file and closes
- * the inherited one. */
+ * the inherited one. Each line is written through a private duplicate
+ * checked to name the file (src/core/fd.c): a program that closed our
+ * descriptor and got its number back never receives our lines; the file
+ * is then opened again (appending), or, for "stderr", no longer written.
+ * Returns a descriptor the caller closes, or -1. (A text line per call
+ * is slow anyway: the lock and the checks cost a few system calls.) */
 static int out_fd(void)
 {
     pid_t me = getpid();
-    if (CUTAP_LIKELY(atomic_load_explicit(&fd_pid, memory_order_acquire) == me))
-        return atomic_load_explicit(&fd, memory_order_relaxed);
     pthread_mutex_lock(&fd_lock);
-    if (atomic_load(&fd_pid) != me) {
-        int old = atomic_load(&fd);
-        int nfd = cutap_open_output(dest, 1);
-        atomic_store(&fd, nfd);
-        if (old > 2 && atomic_load(&fd_pid) != 0)
-            close(old);   /* only ever in a forked child: no other thread */
-        atomic_store_explicit(&fd_pid, me, memory_order_release);
+    if (fd_pid != me) {
+        cutap_fd_close(&out);   /* a forked child's inherited copy, if still ours */
+        out.fd = cutap_open_output(dest, 1);
+        if (out.fd >= 0 && cutap_fd_remember(&out))
+            out.fd = -1;
+        fd_pid = me;
+    } else if (out.fd >= 0 && !cutap_fd_is_ours(&out)) {
+        /* the program took the number: forgotten, never closed */
+        out.fd = strcmp(dest, "stderr") ? cutap_open_output(dest, 1) : -1;
+        if (out.fd >= 0 && cutap_fd_remember(&out))
+            out.fd = -1;
     }
+    int d = cutap_fd_dup_checked(&out);
     pthread_mutex_unlock(&fd_lock);
-    return atomic_load(&fd);
+    return d;
 }
 
 static void post(cutap_call_t *call, void *ctx, uint64_t *scratch)
@@ -89,8 +98,10 @@ static void post(cutap_call_t *call, void *ctx, uint64_t *scratch)
     if (n && line[n - 1] != '\n')
         line[n++] = '\n';   /* a truncated line still ends */
     int f = out_fd();
-    if (f >= 0)
-        (void)!write(f, line, n);
+    if (f >= 0) {
+        (void)cutap_write_all(f, line, n);
+        close(f);
+    }
 }
 
 void cutap_log_start(const char *d)

@@ -8,11 +8,12 @@
 #include <unistd.h>
 
 #include "cutap_internal.h"
+#include "fd_internal.h"
 
 int cutap_open_output(const char *pattern, int append)
 {
     if (!strcmp(pattern, "stderr"))
-        return fcntl(2, F_DUPFD_CLOEXEC, 3);
+        return cutap_fd_hide(fcntl(2, F_DUPFD_CLOEXEC, 3));
     char path[4096];
     size_t o = 0;
     for (const char *s = pattern; *s && o + 24 < sizeof path; s++) {
@@ -24,7 +25,7 @@ int cutap_open_output(const char *pattern, int append)
         }
     }
     path[o] = 0;
-    int fd = open(path, O_WRONLY | O_CREAT | O_CLOEXEC | O_NOFOLLOW | (append ? O_APPEND : O_TRUNC), 0600);
+    int fd = cutap_fd_open(path, O_WRONLY | O_CREAT | O_NOFOLLOW | (append ? O_APPEND : O_TRUNC), 0600);
     if (fd < 0)
         cutap_warn("cannot open %s: %m", path);
     return fd;

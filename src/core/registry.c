@@ -19,13 +19,19 @@
 #include "cutap_format.h"
 #include "cutap_internal.h"
 #include "cutap_registry.h"
+#include "fd_internal.h"
 
 static struct cutap_reg_header *_Atomic reg;   /* the mapping, or NULL */
 static struct cutap_reg_slot *_Atomic mine;    /* this image's slot */
 static _Atomic pid_t mine_pid;                 /* the process that claimed it */
 static _Atomic int attaching;
 
-int cutap_back_range(int fd, long off, long len)
+/* Every block of [off, off + len) allocated, so that stores through a
+ * mapping of it can never fault. Past a file-size limit this fails with
+ * EFBIG like a full disk, and the SIGXFSZ the kernel raises for it is
+ * taken back (src/core/fd.c): the program is never killed for cutap's
+ * file. */
+static int back_range(int fd, long off, long len)
 {
     int rc = posix_fallocate(fd, off, len);
     if (rc != EOPNOTSUPP && rc != EINVAL && rc != ENOSYS)
@@ -46,20 +52,29 @@ int cutap_back_range(int fd, long off, long len)
     return 0;
 }
 
+int cutap_back_range(int fd, long off, long len)
+{
+    struct cutap_xfsz g;
+    cutap_xfsz_hold(&g);
+    int rc = back_range(fd, off, len);
+    cutap_xfsz_release(&g);
+    return rc;
+}
+
 /* A registry made whole under a private name, then linked to its name:
  * another process sees the finished file or none. */
 static int reg_create(const char *dir, const char *path)
 {
     char tmp[PATH_MAX + 64];
     snprintf(tmp, sizeof tmp, "%s/%s.%d", dir, CUTAP_REG_NAME, (int)getpid());
-    int fd = open(tmp, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+    int fd = cutap_fd_open(tmp, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW, 0600);
     if (fd < 0)
         return -1;
     struct cutap_reg_header h = {.version = CUTAP_REG_VERSION, .slot_size = CUTAP_REG_SLOT,
                                  .nslots = CUTAP_REG_SLOTS, .next = 1};
     memcpy(h.magic, CUTAP_REG_MAGIC, 8);
     int rc = cutap_back_range(fd, 0, (off_t)CUTAP_REG_SIZE);
-    if (!rc && pwrite(fd, &h, sizeof h, 0) != (ssize_t)sizeof h)
+    if (!rc && pwrite(fd, &h, sizeof h, 0) != (ssize_t)sizeof h)   /* within the blocks just allocated */
         rc = errno ? errno : ENOSPC;
     if (!rc && link(tmp, path) && errno != EEXIST)
         rc = errno;
@@ -166,11 +181,11 @@ int cutap_reg_attach(const char *dir, int create)
         return -1;
     char path[PATH_MAX + 64];
     snprintf(path, sizeof path, "%s/%s", dir, CUTAP_REG_NAME);
-    int fd = open(path, O_RDWR | O_NOFOLLOW | O_CLOEXEC);
+    int fd = cutap_fd_open(path, O_RDWR | O_NOFOLLOW, 0);
     if (fd < 0 && errno == ENOENT && create) {
         mkdir(dir, 0700);
         if (!reg_create(dir, path))
-            fd = open(path, O_RDWR | O_NOFOLLOW | O_CLOEXEC);
+            fd = cutap_fd_open(path, O_RDWR | O_NOFOLLOW, 0);
     }
     struct stat st;
     void *m = MAP_FAILED;

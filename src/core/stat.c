@@ -3,6 +3,7 @@
  * goes to DEST ("stderr" or a path, %p = pid) when the process exits,
  * sorted by total time, like `strace -c`. A forked child starts from zero. */
 #define _GNU_SOURCE
+#include <errno.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -11,6 +12,7 @@
 
 #include "clock_internal.h"
 #include "cutap_internal.h"
+#include "fd_internal.h"
 
 struct counter {
     _Atomic uint64_t calls, errors, total, max;
@@ -70,14 +72,12 @@ static void report(void)
             errors += cnt[i].errors;
         }
     qsort(ids, used, sizeof *ids, by_total);
-    int fd = cutap_open_output(dest, 1);
-    if (fd < 0) {
-        free(ids);
-        return;
-    }
-    FILE *f = fdopen(fd, "a");
+    /* The table is made in memory and written in one write: a full disk
+     * or a file-size limit loses it, never kills the program. */
+    char *text = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&text, &len);
     if (!f) {
-        close(fd);
         free(ids);
         return;
     }
@@ -95,6 +95,13 @@ static void report(void)
             (unsigned long long)calls, (unsigned long long)errors);
     fclose(f);
     free(ids);
+    int fd = cutap_open_output(dest, 1);
+    if (fd >= 0) {
+        if (cutap_write_all(fd, text, len))
+            cutap_warn("the stat table could not be written: %s", strerror(errno));
+        close(fd);
+    }
+    free(text);
 }
 
 static void child_reset(void)

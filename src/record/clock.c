@@ -6,12 +6,13 @@
 #include <unistd.h>
 
 #include "cutap_internal.h"
+#include "fd_internal.h"
 #include "record_internal.h"
 
 long cutap_read_small(const char *path, char *buf, size_t size)
 {
     buf[0] = 0;
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    int fd = cutap_fd_open(path, O_RDONLY, 0);
     if (fd < 0)
         return -1;
     ssize_t n = read(fd, buf, size - 1);

@@ -42,6 +42,7 @@
 
 #include "cutap_format.h"
 #include "cutap_internal.h"
+#include "fd_internal.h"
 #include "record_internal.h"
 #include "filter_expr.h"
 #include "inject_spec.h"
@@ -69,7 +70,8 @@ int cutap_rec_tsc;   /* 1: record clock is the TSC */
 
 /* The process's trace file. Replaced in a forked child. */
 static struct {
-    int fd;
+    struct cutap_fd file;         /* kept above the program's numbers, checked before each use */
+    char path[PATH_MAX + 128];    /* to open it again if the program closed our descriptor */
     int counts;
     uint32_t csize;               /* chunk size: CHUNK_SIZE, or the ring's */
     struct cutap_file_header *hdr;
@@ -78,7 +80,7 @@ static struct {
     _Atomic int dead;             /* an error stopped recording */
     _Atomic int opened;           /* the file exists (made by the first record) */
     char dir[PATH_MAX];
-} F = {.fd = -1, .csize = CHUNK_SIZE};
+} F = {.file = {.fd = -1}, .csize = CHUNK_SIZE};
 static int client = -1;
 
 /* The flight recorder (CUTAP_RING=BYTES, cutap trace --ring): record
@@ -324,7 +326,7 @@ static int file_open(void)
             snprintf(path, sizeof path, "%s/%s.%d.%d%s", F.dir, host, (int)getpid(), n, CUTAP_FILE_SUFFIX);
         else
             snprintf(path, sizeof path, "%s/%s.%d%s", F.dir, host, (int)getpid(), CUTAP_FILE_SUFFIX);
-        fd = open(path, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+        fd = cutap_fd_open(path, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW, 0600);
         if (fd < 0 && errno != EEXIST)
             break;
     }
@@ -347,7 +349,9 @@ static int file_open(void)
         cutap_warn("cannot make trace file %s: %s; nothing is recorded", path, strerror(e));
         return -1;
     }
-    F.fd = fd;
+    F.file.fd = fd;
+    cutap_fd_remember(&F.file);
+    memcpy(F.path, path, sizeof F.path);
     fill_header(F.hdr);
     cutap_reg_file(0);
     cutap_log_debug("tracing to %s", path);
@@ -480,6 +484,32 @@ static char *chunk_addr_mapped(uint64_t i)
     return base ? base + (i - first) * F.csize : NULL;
 }
 
+/* A descriptor of the trace file to extend and map it with (the caller
+ * closes it), or -1 with *why set. The program may have closed ours and
+ * got its number back for a file of its own: the number is never trusted
+ * alone (a private duplicate, checked to name our file, is used), and when
+ * it is no longer ours the file is opened again by its path, which must
+ * still name the same file. Under grow_lock. */
+static int file_fd(int *why)
+{
+    int d = cutap_fd_dup_checked(&F.file);
+    if (d >= 0)
+        return d;
+    struct cutap_fd again = {.fd = cutap_fd_open(F.path, O_RDWR | O_NOFOLLOW, 0)};
+    struct stat st;
+    if (again.fd >= 0 && !fstat(again.fd, &st) && st.st_dev == F.file.dev && st.st_ino == F.file.ino) {
+        F.file.fd = again.fd;   /* the old number is the program's now: forgotten, not closed */
+        d = cutap_fd_dup_checked(&F.file);
+        if (d >= 0)
+            return d;
+    } else if (again.fd >= 0) {
+        close(again.fd);
+    }
+    *why = CUTAP_STOP_FILE;
+    errno = again.fd >= 0 ? ESTALE : errno ? errno : EBADF;
+    return -1;
+}
+
 /* Address of chunk i, mapping its segment first if no thread has. */
 static char *chunk_addr(uint64_t i, int *why)
 {
@@ -503,15 +533,19 @@ static char *chunk_addr(uint64_t i, int *why)
              * zeros written where it is not supported) before it is
              * mapped: a full disk is an error here, never a SIGBUS on
              * some later store. The segment's range was never written. */
-            int rc = cutap_back_range(F.fd, off, (off_t)seg_size);
-            if (rc)
+            int fd = file_fd(why), rc = fd < 0 ? errno : cutap_back_range(fd, off, (off_t)seg_size);
+            if (fd < 0)
+                base = NULL;
+            else if (rc)
                 *why = CUTAP_STOP_SPACE;
-            else if ((base = mmap(NULL, seg_size, PROT_READ | PROT_WRITE, MAP_SHARED, F.fd, off)) == MAP_FAILED) {
+            else if ((base = mmap(NULL, seg_size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, off)) == MAP_FAILED) {
                 rc = errno;
                 base = NULL;
                 *why = CUTAP_STOP_MAP;
             } else
                 atomic_store_explicit(&F.seg[s], base, memory_order_release);
+            if (fd >= 0)
+                close(fd);
             errno = rc;
         }
         cutap_tls.internal--;
@@ -797,7 +831,9 @@ static void *chunk_take(struct rec_thread *t, int type, uint32_t first_id)
     uint64_t i = atomic_fetch_add(&F.next_chunk, 1);
     char *c = chunk_addr(i, &why);
     if (!c) {
-        stop(why, errno, "cannot extend the trace file");
+        stop(why, errno,
+             why == CUTAP_STOP_FILE ? "the program closed cutap's descriptor of the trace file, which cannot be opened again"
+                                    : "cannot extend the trace file");
         return NULL;
     }
     /* Fault the chunk's pages in now, in one system call, rather than one
@@ -1817,7 +1853,10 @@ uint32_t cutap_capture_ranges(void)
 static void at_exit(void)
 {
     struct cutap_file_header *h = F.hdr;
-    cutap_reg_exit(atomic_load(&lost_nofile));
+    /* a file no reader will find (closed by the program, then removed):
+     * its losses are said through the registry */
+    uint64_t gone = h && h->stop_reason == CUTAP_STOP_FILE ? h->lost_calls : 0;
+    cutap_reg_exit(atomic_load(&lost_nofile) + gone);
     if (!h)
         return;
     clock_pair(&h->end_clock, &h->end_mono_ns);
@@ -1837,9 +1876,7 @@ static void child_after_fork(void)
     if (F.hdr)
         munmap(F.hdr, CUTAP_HEADER_SIZE);
     F.hdr = NULL;
-    if (F.fd >= 0)
-        close(F.fd);
-    F.fd = -1;
+    cutap_fd_close(&F.file);   /* the parent's, inherited: only if still ours */
     atomic_store(&F.next_chunk, 0);
     atomic_store(&F.dead, 0);
     /* no helper in the child (only the forking thread is): made again at
