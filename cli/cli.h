@@ -2,11 +2,13 @@
 #ifndef CUTAP_CLI_H
 #define CUTAP_CLI_H
 
+#include <signal.h>
 #include <stdio.h>
 
 #include "trace_read.h"
 
 int cmd_trace(int argc, char **argv);     /* run.c */
+extern struct sigaction cli_xfsz_default;  /* SIGXFSZ as cutap was started with (main.c), for its command */
 int cmd_stat(int argc, char **argv);      /* run.c */
 int cmd_report(int argc, char **argv);    /* report.c */
 int cmd_dump(int argc, char **argv);      /* dump.c */

@@ -24,7 +24,7 @@
  *       complete INTEGER,          -- 1: the process reached exit
  *       file TEXT,                 -- the trace file it came from
  *       stopped INTEGER,           -- 1: recording stopped before the process ended
- *       stop_reason TEXT,          -- why: 'none', 'space', 'map', 'limit', 'other'
+ *       stop_reason TEXT,          -- why: 'none', 'space', 'map', 'limit', 'other', 'file'
  *       stop_errno INTEGER,        -- the errno of the failure (0: none)
  *       lost_calls INTEGER,        -- calls counted but not recorded
  *       lost_names INTEGER,        -- kernel names not recorded

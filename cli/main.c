@@ -1,4 +1,5 @@
 /* cutap — see `cutap help`. */
+#include <signal.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -56,8 +57,15 @@ static const char usage[] =
     "  cutap export --format perfetto -o run1.json run1     # open in ui.perfetto.dev\n"
     "  cutap stat -- ./app\n";
 
+struct sigaction cli_xfsz_default;
+
 int main(int argc, char **argv)
 {
+    /* A file-size limit (ulimit -f) must not kill cutap with SIGXFSZ: its
+     * writes past the limit fail with EFBIG and are reported like a full
+     * disk. The command cutap runs gets the disposition back (run.c). */
+    struct sigaction ign = {.sa_handler = SIG_IGN};
+    sigaction(SIGXFSZ, &ign, &cli_xfsz_default);
     if (argc < 2 || !strcmp(argv[1], "help") || !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
         fputs(usage, argc < 2 ? stderr : stdout);
         return argc < 2 ? 2 : 0;

@@ -97,20 +97,23 @@ int procs_create(const char *dir)
      * directory is ours, checked, and holds no trace) */
     if (unlink(path) && errno != ENOENT)
         fprintf(stderr, "cutap: warning: cannot remove %s: %s\n", path, strerror(errno));
-    int fd = open(path, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
-    int rc = fd < 0 ? errno : 0;
+    /* smaller under a file-size limit below its full size (ulimit -f) */
+    uint32_t nslots = cutap_reg_slots_now();
+    off_t size = (off_t)nslots * CUTAP_REG_SLOT;
+    int fd = nslots ? open(path, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600) : -1;
+    int rc = !nslots ? EFBIG : fd < 0 ? errno : 0;
     if (!rc) {
-        rc = posix_fallocate(fd, 0, (off_t)CUTAP_REG_SIZE);
+        rc = posix_fallocate(fd, 0, size);
         if (rc == EOPNOTSUPP || rc == EINVAL) {   /* no fallocate: zeros written */
-            static const char zero[65536];
+            static const char zero[CUTAP_REG_SLOT];
             rc = 0;
-            for (off_t o = 0; o < (off_t)CUTAP_REG_SIZE && !rc; o += sizeof zero)
+            for (off_t o = 0; o < size && !rc; o += sizeof zero)
                 if (pwrite(fd, zero, sizeof zero, o) != (ssize_t)sizeof zero)
                     rc = errno ? errno : ENOSPC;
         }
     }
     void *m = MAP_FAILED;
-    if (!rc && (m = mmap(NULL, CUTAP_REG_SIZE, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0)) == MAP_FAILED)
+    if (!rc && (m = mmap(NULL, (size_t)size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0)) == MAP_FAILED)
         rc = errno;
     if (fd >= 0)
         close(fd);
@@ -124,7 +127,7 @@ int procs_create(const char *dir)
     struct cutap_reg_header *h = m;
     h->version = CUTAP_REG_VERSION;
     h->slot_size = CUTAP_REG_SLOT;
-    h->nslots = CUTAP_REG_SLOTS;
+    h->nslots = nslots;
     h->next = 1;
     memcpy(h->magic, CUTAP_REG_MAGIC, 8);
     reg = h;

@@ -341,6 +341,7 @@ static int run_command(char **argv, int *not_run)
         sigaction(SIGQUIT, &oquit, NULL);
         signal(SIGTERM, SIG_DFL);
         signal(SIGHUP, SIG_DFL);
+        sigaction(SIGXFSZ, &cli_xfsz_default, NULL);
         if (freeze_dir_name)
             sigaction(SIGUSR2, &ousr2, NULL);
         close(ep[0]);

@@ -1120,7 +1120,7 @@ int tr_window_text(const struct trace *tr, const struct tr_proc *p, char *buf, s
 
 const char *tr_stop_reason_str(uint32_t reason)
 {
-    static const char *const s[] = {"none", "space", "map", "limit", "other"};
+    static const char *const s[] = {"none", "space", "map", "limit", "other", "file"};
     return reason < sizeof s / sizeof *s ? s[reason] : "other";
 }
 

@@ -19,6 +19,7 @@
 #define CUTAP_REGISTRY_H
 
 #include <stdint.h>
+#include <sys/resource.h>
 
 #define CUTAP_REG_NAME ".cutap-procs"
 #define CUTAP_REG_MAGIC "CUTAPREG"          /* 8 bytes, no NUL */
@@ -26,6 +27,20 @@
 #define CUTAP_REG_SLOT 1024
 #define CUTAP_REG_SLOTS 1024                /* slot 0 is the header: 1 MiB */
 #define CUTAP_REG_SIZE ((uint64_t)CUTAP_REG_SLOT * CUTAP_REG_SLOTS)
+#define CUTAP_REG_MIN_SLOTS 16
+
+/* Slots of a registry made now: fewer under a file-size limit (ulimit -f)
+ * below 1 MiB, so that one can still be made (0: none fits). Readers take
+ * the header's nslots, any from CUTAP_REG_MIN_SLOTS to CUTAP_REG_SLOTS, with
+ * a file of exactly that many slots. */
+static inline uint32_t cutap_reg_slots_now(void)
+{
+    struct rlimit rl;
+    if (getrlimit(RLIMIT_FSIZE, &rl) || rl.rlim_cur == RLIM_INFINITY || rl.rlim_cur >= CUTAP_REG_SIZE)
+        return CUTAP_REG_SLOTS;
+    uint32_t n = (uint32_t)(rl.rlim_cur / CUTAP_REG_SLOT);
+    return n >= CUTAP_REG_MIN_SLOTS ? n : 0;
+}
 
 /* Slot 0. The creator writes the header, magic last, before the file is
  * given its name. */

@@ -67,13 +67,18 @@ static int reg_create(const char *dir, const char *path)
 {
     char tmp[PATH_MAX + 64];
     snprintf(tmp, sizeof tmp, "%s/%s.%d", dir, CUTAP_REG_NAME, (int)getpid());
+    uint32_t nslots = cutap_reg_slots_now();
+    if (!nslots) {
+        errno = EFBIG;
+        return -1;
+    }
     int fd = cutap_fd_open(tmp, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW, 0600);
     if (fd < 0)
         return -1;
     struct cutap_reg_header h = {.version = CUTAP_REG_VERSION, .slot_size = CUTAP_REG_SLOT,
-                                 .nslots = CUTAP_REG_SLOTS, .next = 1};
+                                 .nslots = nslots, .next = 1};
     memcpy(h.magic, CUTAP_REG_MAGIC, 8);
-    int rc = cutap_back_range(fd, 0, (off_t)CUTAP_REG_SIZE);
+    int rc = cutap_back_range(fd, 0, (off_t)nslots * CUTAP_REG_SLOT);
     if (!rc && pwrite(fd, &h, sizeof h, 0) != (ssize_t)sizeof h)   /* within the blocks just allocated */
         rc = errno ? errno : ENOSPC;
     if (!rc && link(tmp, path) && errno != EEXIST)
@@ -189,18 +194,22 @@ int cutap_reg_attach(const char *dir, int create)
     }
     struct stat st;
     void *m = MAP_FAILED;
+    uint64_t size = 0;
     /* Only a whole registry of ours: the size it was made with (all of
      * its blocks allocated by its maker), owned by this user. */
     if (fd >= 0 && !fstat(fd, &st) && S_ISREG(st.st_mode) && st.st_uid == geteuid() &&
-        (uint64_t)st.st_size == CUTAP_REG_SIZE)
-        m = mmap(NULL, CUTAP_REG_SIZE, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+        st.st_size >= (off_t)CUTAP_REG_MIN_SLOTS * CUTAP_REG_SLOT && (uint64_t)st.st_size <= CUTAP_REG_SIZE &&
+        st.st_size % CUTAP_REG_SLOT == 0) {
+        size = (uint64_t)st.st_size;
+        m = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+    }
     if (fd >= 0)
         close(fd);
     if (m != MAP_FAILED) {
         struct cutap_reg_header *h = m;
         if (memcmp(h->magic, CUTAP_REG_MAGIC, 8) || h->version != CUTAP_REG_VERSION ||
-            h->slot_size != CUTAP_REG_SLOT || h->nslots != CUTAP_REG_SLOTS) {
-            munmap(m, CUTAP_REG_SIZE);
+            h->slot_size != CUTAP_REG_SLOT || (uint64_t)h->nslots * CUTAP_REG_SLOT != size) {
+            munmap(m, size);
             m = MAP_FAILED;
         }
     }
