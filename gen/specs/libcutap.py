@@ -52,6 +52,10 @@ EXPORTS = [
     {"name": "munmap", "file": "src/resolve/ioctl.c", "text": '__asm__("munmap")', "what": "as ioctl (device files marked, opened/closed/mapped ones recorded)"},
     {"name": "fcntl", "file": "src/resolve/ioctl.c", "text": '__asm__("fcntl")', "what": "as ioctl (F_DUPFD of a device file carries its mark)"},
     {"name": "fcntl64", "file": "src/resolve/ioctl.c", "text": '__asm__("fcntl64")', "what": "as ioctl (F_DUPFD of a device file carries its mark)"},
+    {"name": "prctl", "file": "src/core/forbid.c", "text": "EXPORT int prctl(",
+     "what": "a process forbidding the time-stamp counter or entering seccomp strict mode is seen before it does"},
+    {"name": "syscall", "file": "src/arch/x86_64/syscall_entry.S", "text": ".globl syscall",
+     "what": "as prctl (SYS_prctl, SYS_seccomp); every call jumps to glibc's with the caller's stack untouched"},
     {"name": "cutap_*", "file": "include/cutap.h", "text": "CUTAP_PUBLIC",
      "what": "the public C API (include/cutap.h)"},
 ]

@@ -164,6 +164,8 @@ struct cutap_tramp_ctx *cutap_id_ctx(uint32_t id);
 /* Resolves every export from the driver's own handle, once. Returns 0 when
  * a driver is in use, -1 when none could be found. */
 int cutap_driver_ensure(void);
+void cutap_forbid_init(void);          /* core/forbid.c: what the process forbade before cutap started */
+void cutap_rec_stop_strict(void);      /* record/recorder.c: the process enters seccomp strict mode */
 unsigned long long cutap_dl_adds(void);   /* objects loaded so far (resolve/dl.c) */
 /* Adopts the object that holds addr as the driver, if none is yet. */
 void cutap_driver_adopt_from(void *addr);

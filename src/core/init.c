@@ -154,6 +154,9 @@ __attribute__((constructor)) void cutap_init(void)
     /* The ioctl layer's ids and glibc's functions, before anything records. */
     cutap_ioctl_init();
     cutap_cupti_rt_configure(getenv("CUTAP_RUNTIME"));
+    /* a counter forbidden to this process already (inherited), before the
+     * recorder chooses its clock */
+    cutap_forbid_init();
     if ((v = getenv("CUTAP_STAT")) && *v)
         cutap_stat_start(v);
     if ((v = getenv("CUTAP_LOG")) && *v)

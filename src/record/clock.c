@@ -1,9 +1,11 @@
-/* Choice of the record clock (record_internal.h). */
+/* Choice of the record clock (record_internal.h), and how it is read once
+ * the process forbids the time-stamp counter (src/core/forbid.c). */
 #define _GNU_SOURCE
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <x86intrin.h>
 
 #include "cutap_internal.h"
 #include "fd_internal.h"
@@ -62,4 +64,62 @@ int cutap_tsc_usable(void)
         return 0;
     *end = 0;
     return has_word(flags, "constant_tsc") && has_word(flags, "nonstop_tsc");
+}
+
+int cutap_rclk;
+int cutap_tsc_forbidden;
+uint64_t cutap_frozen_ns;
+/* A (ticks, ns) pair taken when the TSC was chosen; from the forbidding
+ * on, an anchor pair and the rate, measured over the process's life so
+ * far, that turn CLOCK_MONOTONIC into ticks continuing the counter. */
+static uint64_t start_tsc, start_ns, anchor_tsc, anchor_ns;
+static double ticks_per_ns;
+
+void cutap_rec_clock_choose(void)
+{
+    cutap_rec_tsc = !__atomic_load_n(&cutap_tsc_forbidden, __ATOMIC_ACQUIRE) && cutap_tsc_usable();
+    if (cutap_rec_tsc) {
+        start_ns = cutap_now_ns();
+        start_tsc = __rdtsc();
+    }
+    __atomic_store_n(&cutap_rclk, cutap_rec_tsc ? CUTAP_RCLK_TSC : CUTAP_RCLK_NS, __ATOMIC_RELEASE);
+}
+
+uint64_t cutap_rec_clock_converted(void)
+{
+    uint64_t ns = cutap_now_ns();   /* a system call, or the frozen time */
+    return anchor_tsc + (uint64_t)((double)(int64_t)(ns - anchor_ns) * ticks_per_ns);
+}
+
+/* Called before the program's own call that forbids the counter, by the
+ * thread making it: the counter can still be read here. */
+void cutap_clock_forbid_tsc(void)
+{
+    if (__atomic_load_n(&cutap_tsc_forbidden, __ATOMIC_ACQUIRE))
+        return;
+    if (__atomic_load_n(&cutap_rclk, __ATOMIC_ACQUIRE) == CUTAP_RCLK_TSC) {
+        /* the rate over at least a millisecond (a process that forbids the
+         * counter right after its first call waits that long, once) */
+        uint64_t ns, t;
+        do {
+            ns = cutap_now_ns();
+            t = __rdtsc();
+        } while (ns - start_ns < 1000000);
+        ticks_per_ns = (double)(t - start_tsc) / (double)(ns - start_ns);
+        anchor_tsc = t;
+        anchor_ns = ns;
+        __atomic_store_n(&cutap_tsc_forbidden, 1, __ATOMIC_RELEASE);
+        __atomic_store_n(&cutap_rclk, CUTAP_RCLK_CONVERTED, __ATOMIC_RELEASE);
+    } else {
+        __atomic_store_n(&cutap_tsc_forbidden, 1, __ATOMIC_RELEASE);
+    }
+}
+
+/* Seccomp strict mode: no counter and no system call; the clock stands
+ * still at this reading. */
+void cutap_clock_freeze(void)
+{
+    cutap_clock_forbid_tsc();
+    __atomic_store_n(&cutap_frozen_ns, cutap_now_ns(), __ATOMIC_RELEASE);
+    __atomic_store_n(&cutap_tsc_forbidden, 2, __ATOMIC_RELEASE);
 }

@@ -12,12 +12,25 @@
  * CLOCK_MONOTONIC. Reading the TSC costs about half of a vDSO
  * clock_gettime; the reader turns ticks into ns with the (tsc, ns) pairs
  * stored in the file. */
-extern int cutap_rec_tsc;
+extern int cutap_rec_tsc;   /* the file's clock is the TSC (ticks), else ns */
+/* How the clock is read now: the counter, CLOCK_MONOTONIC, or (a TSC file
+ * in a process that has since forbidden the counter: src/core/forbid.c)
+ * CLOCK_MONOTONIC turned into ticks. One load and one test on the common
+ * path, as before. */
+enum { CUTAP_RCLK_NS = 0, CUTAP_RCLK_TSC = 1, CUTAP_RCLK_CONVERTED = 2 };
+extern int cutap_rclk;
+uint64_t cutap_rec_clock_converted(void);
 static inline uint64_t cutap_rec_clock(void)
 {
-    return cutap_rec_tsc ? __rdtsc() : cutap_now_ns();
+    int m = __atomic_load_n(&cutap_rclk, __ATOMIC_RELAXED);
+    if (__builtin_expect(m == CUTAP_RCLK_TSC, 1))
+        return __rdtsc();
+    return m == CUTAP_RCLK_NS ? cutap_now_ns() : cutap_rec_clock_converted();
 }
 int cutap_tsc_usable(void);
+/* The record clock chosen (at the recorder's start, and for a file made
+ * after the counter was forbidden): TSC when usable and allowed. */
+void cutap_rec_clock_choose(void);
 /* Reads up to size-1 bytes of a small file (/proc, /sys) into buf,
  * NUL-terminated; returns the bytes read, or -1. */
 long cutap_read_small(const char *path, char *buf, size_t size);

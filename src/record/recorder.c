@@ -275,9 +275,7 @@ static void fill_header(struct cutap_file_header *h)
     h->ppid = (int32_t)getppid();
     h->rank = cutap_rec_rank();
     h->local_rank = env_int(local_vars);
-    struct timespec ts;
-    clock_gettime(CLOCK_REALTIME, &ts);
-    h->start_realtime_ns = (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+    h->start_realtime_ns = cutap_clock_ns(CLOCK_REALTIME);
     clock_pair_tight(&h->start_clock, &h->start_mono_ns);
     gethostname(h->host, sizeof h->host - 1);
     ssize_t n = readlink("/proc/self/exe", h->exe, sizeof h->exe - 1);
@@ -351,6 +349,8 @@ static int file_open(void)
     }
     F.file.fd = fd;
     cutap_fd_remember(&F.file);
+    if (cutap_rec_tsc && __atomic_load_n(&cutap_tsc_forbidden, __ATOMIC_ACQUIRE))
+        cutap_rec_clock_choose();   /* forbidden before any record: a file in ns */
     memcpy(F.path, path, sizeof F.path);
     fill_header(F.hdr);
     cutap_reg_file(0);
@@ -1850,9 +1850,26 @@ uint32_t cutap_capture_ranges(void)
 
 /* --- life cycle ----------------------------------------------------- */
 
+/* The process is about to enter seccomp strict mode (src/core/forbid.c):
+ * said now, while a system call is still allowed; nothing is recorded
+ * after it. */
+void cutap_rec_stop_strict(void)
+{
+    if (client < 0)
+        return;
+    stop(CUTAP_STOP_OTHER, EPERM,
+         "the process entered seccomp strict mode (no system call but read, write and exit): nothing more is recorded");
+}
+
 static void at_exit(void)
 {
     struct cutap_file_header *h = F.hdr;
+    if (__atomic_load_n(&cutap_tsc_forbidden, __ATOMIC_ACQUIRE) == 2) {
+        /* seccomp strict: no system call (the registry's would be one) */
+        if (h)
+            __atomic_or_fetch(&h->flags, CUTAP_FILE_CLOSED, __ATOMIC_RELEASE);
+        return;
+    }
     /* a file no reader will find (closed by the program, then removed):
      * its losses are said through the registry */
     uint64_t gone = h && h->stop_reason == CUTAP_STOP_FILE ? h->lost_calls : 0;
@@ -2009,7 +2026,7 @@ void cutap_record_start(const char *dir, int counts, const char *filter)
     PF.off = pf && !strcmp(pf, "0");
     const char *kn = getenv("CUTAP_KERNEL_NAMES");
     cutap_no_kernel_names = kn && !strcmp(kn, "0");
-    cutap_rec_tsc = cutap_tsc_usable();
+    cutap_rec_clock_choose();
     if (!counts && ring_setup())
         return;
     /* capture control's clients come first (their pre callbacks run
