@@ -84,6 +84,12 @@ struct dec_fn {
                                    or DEC_VOID */
     int16_t result_enum;        /* -1: none */
     const struct dec_arg *args;
+    const char *result_type;    /* as the header spells it, by its public name
+                                   (CUresult, cudaError_t, not their enum tags),
+                                   NULL for exports no header declares */
+    uint8_t result_size;        /* bytes of the result as the caller receives it
+                                   (0: void), result_signed: of a signed type; */
+    uint8_t result_signed;      /* the values it can hold (fault injection) */
 };
 
 /* One set of tables. The enum_idx and struct_idx of its functions, args

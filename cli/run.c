@@ -422,6 +422,60 @@ struct run_opts {
     char **cmd;
 };
 
+/* A status to show as an example of a status type: its first failure
+ * (vals[0] is the success), or NULL. */
+static const struct dec_enum_val *status_example(const struct dec_enum *e)
+{
+    for (unsigned k = 0; e && k < e->nvals; k++)
+        if (e->vals[k].value)
+            return &e->vals[k];
+    return NULL;
+}
+
+/* Whether sp's number fits f's result type (e: its status enum, or NULL).
+ * The library hands the caller the value in the return register, where
+ * a caller of a 32-bit CUresult reads only the low half: 4294967296 would
+ * arrive as 0, CUDA_SUCCESS, and the call seem to succeed without having
+ * been made. Returns 0, or -1 after saying what the type holds. */
+static int inject_in_range(const char *arg, const struct cutap_inject_spec *sp, const struct dec_fn *f,
+                           const struct dec_enum *e)
+{
+    unsigned bits = 8u * f->result_size;
+    uint64_t mask = bits >= 64 ? UINT64_MAX : ((uint64_t)1 << bits) - 1;
+    int64_t v = (int64_t)sp->value, lo = 0;
+    uint64_t hi = mask;
+    if (f->result_signed) {
+        lo = bits >= 64 ? INT64_MIN : -((int64_t)1 << (bits - 1));
+        hi = mask >> 1;
+    }
+    if (sp->value_neg ? f->result_signed && v >= lo : sp->value <= hi)
+        return 0;
+    /* what the caller would receive instead: the low bits, sign-extended
+     * for a signed type */
+    uint64_t low = sp->value & mask;
+    char given[32], got[32];
+    if (sp->value_neg)
+        snprintf(given, sizeof given, "%lld", (long long)v);
+    else
+        snprintf(given, sizeof given, "%llu", (unsigned long long)sp->value);
+    if (f->result_signed && bits < 64 && (low >> (bits - 1)))
+        snprintf(got, sizeof got, "%lld", (long long)(int64_t)(low | ~mask));
+    else
+        snprintf(got, sizeof got, "%llu", (unsigned long long)low);
+    const char *got_name = NULL;
+    for (unsigned k = 0; e && k < e->nvals && !got_name; k++)
+        if ((uint64_t)e->vals[k].value == low)
+            got_name = e->vals[k].name;
+    fprintf(stderr, "cutap: --inject '%s': %s is out of the range of %s, the result type of %s (%lld..%llu): the "
+                    "caller would get %s%s%s\n", arg, given, f->result_type, f->name, (long long)lo,
+            (unsigned long long)hi, got, got_name ? ", " : "", got_name ? got_name : "");
+    const struct dec_enum_val *ex = status_example(e);
+    if (ex)
+        fprintf(stderr, "       give a status of %s, by name or number: e.g. %s (%lld)\n", f->result_type, ex->name,
+                (long long)ex->value);
+    return -1;
+}
+
 /* A --inject SPEC (src/common/inject_spec.h), checked against every
  * function cutap knows before anything runs: NAMES must select at least
  * one, each of a layer whose calls can be skipped (not hidden, ioctl,
@@ -468,15 +522,29 @@ static int inject_add(struct run_opts *o, const char *arg)
         }
         if (!sp.has_value)
             continue;
+        if (!f->result_type) {
+            /* the library cannot skip such a call (src/record/inject.c) */
+            fprintf(stderr, "cutap: --inject '%s': no header declares %s: its result cannot be set "
+                            "(delay= can still be injected)\n", arg, name);
+            return 2;
+        }
+        if (!f->result_size) {
+            fprintf(stderr, "cutap: --inject '%s': %s returns nothing (void): error= and retval= have no "
+                            "result to set\n", arg, name);
+            return 2;
+        }
         int has_status = f->result_kind == DEC_ENUM && f->result_enum >= 0;
         if (sp.is_error && !has_status) {
             fprintf(stderr, "cutap: --inject '%s': error= needs functions that return a status; %s does not "
                             "(retval= sets any result)\n", arg, name);
             return 2;
         }
-        if (!sp.value_name[0])
-            continue;
         const struct dec_enum *e = has_status ? &set->enums[f->result_enum] : NULL;
+        if (!sp.value_name[0]) {
+            if (inject_in_range(arg, &sp, f, e))
+                return 2;
+            continue;
+        }
         int found = 0;
         for (unsigned k = 0; e && k < e->nvals; k++)
             if (!strcmp(e->vals[k].name, sp.value_name)) {
@@ -492,10 +560,10 @@ static int inject_add(struct run_opts *o, const char *arg)
                 break;
             }
         if (!found) {
-            fprintf(stderr, "cutap: --inject '%s': '%s' is not a status of %s (layer %s%s%s%s)\n", arg,
-                    sp.value_name, name, ln, e ? ", type " : "", e ? e->name : "", e && e->nvals > 1 ? ", e.g. " : "");
-            if (e && e->nvals > 1)
-                fprintf(stderr, "       %s\n", e->vals[1].name);
+            const struct dec_enum_val *ex = status_example(e);
+            fprintf(stderr, "cutap: --inject '%s': '%s' is not a status of %s (layer %s%s%s%s%s)\n", arg,
+                    sp.value_name, name, ln, e ? ", type " : "", e ? f->result_type : "", ex ? ", e.g. " : "",
+                    ex ? ex->name : "");
             return 2;
         }
     }
@@ -1122,7 +1190,7 @@ static const char run_usage[] =
     "marked):\n"
     "  NAMES:error=STATUS[:when=WHEN][:rank=N[,N...]][:delay=D]   the call is not made; the caller\n"
     "                           gets STATUS (a name of the function's status type, or a number)\n"
-    "  NAMES:retval=VALUE[...]  the same, any value\n"
+    "  NAMES:retval=VALUE[...]  the same, any value the result type holds (decimal, 0x hex, -N)\n"
     "  NAMES:delay=D[...]       the call is made D later (500ms, 2s, 10us)\n"
     "  NAMES                    the filter language of -e (cuMemAlloc*, layer=nccl, cublasGemmEx)\n"
     "  WHEN                     N (the Nth call only), N+ (from the Nth on), N+S (N, N+S, ...),\n"

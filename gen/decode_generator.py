@@ -72,6 +72,24 @@ class Fn:
 
 
 RESULT_KIND = {"enum": "DEC_ENUM", "int": "DEC_INT", "uint": "DEC_UINT", "ptr": "DEC_PTR", "void": "DEC_VOID"}
+# Bytes and signedness of the ABI types a result can have (cuda_model.abi;
+# x86-64 LP64): the range of values a caller can receive, which fault
+# injection (cutap --inject retval=, error=) must stay within, since a
+# value the type cannot hold reaches the caller truncated (4294967296 as
+# CUresult is 0, CUDA_SUCCESS).
+ABI_RANGE = {"_Bool": (1, 0), "char": (1, 1), "signed char": (1, 1), "unsigned char": (1, 0),
+             "short": (2, 1), "unsigned short": (2, 0), "int": (4, 1), "unsigned int": (4, 0),
+             "long": (8, 1), "unsigned long": (8, 0), "long long": (8, 1), "unsigned long long": (8, 0),
+             "void *": (8, 0), "void": (0, 0)}
+
+
+def result_type(f):
+    """(C string of the result type as the header spells it, bytes,
+    signed) of a function; ("0", 0, 0) when no header declares it."""
+    if not f.typed:
+        return "0", 0, 0
+    size, signed = ABI_RANGE[f.ret_abi]
+    return c_str(re.sub(r"^enum\s+", "", f.ret_spelled)), size, signed
 
 
 def tables(generator, fns, enums_of, records_of, set_name, by_value_max=None):
@@ -145,8 +163,9 @@ def tables(generator, fns, enums_of, records_of, set_name, by_value_max=None):
     out.append("static const struct dec_fn fns[] = {")
     for x in sorted(fns, key=lambda x: x.f.name):
         f = x.f
-        out.append("    {%s, %d, %d, %s, %d, %s}," % (c_str(f.name), len(f.params), x.layer, x.result_kind,
-                                                     idx(eidx, x.result_enum), "args_" + f.name if f.params else "0"))
+        out.append("    {%s, %d, %d, %s, %d, %s, %s, %d, %d}," % ((c_str(f.name), len(f.params), x.layer, x.result_kind,
+                                                             idx(eidx, x.result_enum),
+                                                             "args_" + f.name if f.params else "0") + result_type(f)))
     out.append("};\n")
     out.append("const struct dec_set %s = {fns, %d, enums, %d, structs, %d};"
                % (set_name, len(fns), len(enums), len(structs)))

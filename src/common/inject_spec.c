@@ -8,7 +8,9 @@
 
 #include "filter_expr.h"
 
-/* An unsigned decimal (or 0x hex) number of the whole of s[0..len). */
+/* An unsigned decimal (or 0x hex) number of the whole of s[0..len) that
+ * fits in 64 bits. It must start with a digit: strtoull would also take
+ * leading blanks and a sign, and wrap "-1" to 2^64-1. */
 static int num(const char *s, size_t len, uint64_t *v)
 {
     char b[64];
@@ -16,7 +18,7 @@ static int num(const char *s, size_t len, uint64_t *v)
         return -1;
     memcpy(b, s, len);
     b[len] = 0;
-    if (b[0] == '-' || b[0] == '+')
+    if (b[0] < '0' || b[0] > '9')
         return -1;
     char *end;
     errno = 0;
@@ -88,7 +90,18 @@ int cutap_inject_parse(const char *s, size_t len, struct cutap_inject_spec *o, c
             o->is_error = kl == 5;
             if (!vl)
                 return bad(why_buf, why_size, "'%.*s': no value", p, pl);
-            if (num(v, vl, &o->value)) {
+            if ((v[0] >= '0' && v[0] <= '9') || v[0] == '-' || v[0] == '+') {
+                /* A number (no status name starts so): all of it, in 64
+                 * bits, a negative one as its two's complement (value_neg
+                 * says which, for the command's check against the result
+                 * type's range), never a name of digits and junk. */
+                int neg = v[0] == '-';
+                uint64_t x;
+                if (num(v + neg, vl - (size_t)neg, &x) || (neg && x > (uint64_t)1 << 63))
+                    return bad(why_buf, why_size, "'%.*s': not a number (decimal or 0x hex, 64 bits at most)", p, pl);
+                o->value = neg ? 0 - x : x;
+                o->value_neg = neg && x;
+            } else {
                 if (vl >= sizeof o->value_name)
                     return bad(why_buf, why_size, "'%.*s': name too long", p, pl);
                 for (size_t i = 0; i < vl; i++)
@@ -169,7 +182,9 @@ int cutap_inject_format(const struct cutap_inject_spec *o, char *buf, size_t siz
     size_t n = 0;
 #define ADD(...) (n += n < size ? (size_t)snprintf(buf + n, size - n, __VA_ARGS__) : 0)
     ADD("%s", o->names);
-    if (o->has_value)
+    if (o->has_value && o->value_neg)
+        ADD(":%s=%lld", o->is_error ? "error" : "retval", (long long)o->value);
+    else if (o->has_value)
         ADD(":%s=%llu", o->is_error ? "error" : "retval", (unsigned long long)o->value);
     if (o->when == CUTAP_WHEN_ONE)
         ADD(":when=%llu", (unsigned long long)o->n);

@@ -9,6 +9,9 @@
  *                      real call is skipped, the caller gets it
  *           | retval   any value, returned the same way (a number, or a
  *                      status name)
+ *                      A number is decimal or 0x hex, negative with '-';
+ *                      the command refuses one the selected functions'
+ *                      result type cannot hold.
  *           | when     N (the Nth call only), N+ (from the Nth on), N+S (N,
  *                      N+S, N+2S...), N..M; counted per process over the
  *                      calls NAMES selects (default: every call)
@@ -32,7 +35,8 @@ struct cutap_inject_spec {
     char names[512];           /* the filter expression */
     int has_value;             /* error= or retval= given */
     int is_error;              /* the value came as error= */
-    uint64_t value;
+    uint64_t value;            /* a negative number as its two's complement */
+    int value_neg;             /* the value was a negative number (-1) */
     char value_name[128];      /* a status name not resolved yet (the command's), or "" */
     int when;                  /* CUTAP_WHEN_* */
     uint64_t n, m;             /* ONE/FROM: n; STEP: n, step m; RANGE: n..m */

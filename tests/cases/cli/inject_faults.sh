@@ -14,7 +14,14 @@
 #  - bad specs refused before the command starts, naming the wrong part:
 #    a status of another layer, no function selected, a layer that cannot
 #    be injected, a function that returns no status, bad when/rank/delay,
-#    an unknown key.
+#    an unknown key;
+#  - numbers the selected functions' result type cannot hold (issue #24
+#    item 8: error=4294967296 reached a CUresult caller as 0, CUDA_SUCCESS,
+#    the call skipped and its pointer never written): too large, negative
+#    for an unsigned type, beyond 64 bits, with trailing junk; the
+#    message names the type by its public name (CUresult, cudaError_t, not
+#    the enum tags cudaError_enum, cudaError) and shows a status of it;
+#    retval= on a function that returns nothing or that no header declares.
 . "$(dirname "$0")/../../lib/init.sh"
 
 export LD_LIBRARY_PATH=$FL:$LD_LIBRARY_PATH
@@ -106,7 +113,36 @@ refuse() {   # SPEC TEXT
         || { say "  trace took '$1'"; exit 1; }
 }
 refuse 'cuMemAlloc_v2:error=cudaErrorMemoryAllocation' "'cudaErrorMemoryAllocation' is not a status of cuMemAlloc_v2"
+said() { grep -qF -- "$1" "$WORK/r.err" || { say "  want '$1' in:"; cat "$WORK/r.err" >&2; exit 1; }; }
+said "(layer driver, type CUresult, e.g. CUDA_ERROR_INVALID_VALUE)"
 refuse 'cudaMalloc:error=CUDA_ERROR_OUT_OF_MEMORY' "is not a status of cudaMalloc"
+said "(layer runtime, type cudaError_t, e.g. cudaErrorInvalidValue)"
+# out of the result type's range: refused, not truncated
+refuse 'cuMemAlloc*:error=4294967296' "4294967296 is out of the range of CUresult, the result type of cuMemAlloc"
+said "(0..4294967295): the caller would get 0, CUDA_SUCCESS"
+said "give a status of CUresult, by name or number: e.g. CUDA_ERROR_INVALID_VALUE (1)"
+refuse 'cuMemAlloc_v2:retval=0x100000000' "4294967296 is out of the range of CUresult"
+refuse 'cuMemAlloc_v2:error=-1' "-1 is out of the range of CUresult"
+refuse 'cudaMalloc:error=4294967298' "4294967298 is out of the range of cudaError_t"
+said "e.g. cudaErrorInvalidValue (1)"
+refuse 'ncclAllReduce:error=0x100000002' "out of the range of ncclResult_t"
+said "the caller would get 2, ncclSystemError"
+refuse 'cublasSgemm_v2:error=4294967299' "out of the range of cublasStatus_t"
+refuse 'cublasIsamax:retval=2147483648' "2147483648 is out of the range of int, the result type of cublasIsamax (-2147483648..2147483647): the caller would get -2147483648"
+refuse 'cublasIsamax:retval=-2147483649' "out of the range of int"
+refuse 'cudaGetErrorString:retval=-1' "out of the range of const char *"
+refuse 'cuMemAlloc*:error=18446744073709551616' "not a number (decimal or 0x hex, 64 bits at most)"
+refuse 'cuMemAlloc*:retval=-9223372036854775809' "not a number"
+refuse 'cuMemAlloc*:error=4x' "'error=4x': not a number"
+refuse 'cuMemAlloc*:error=0x' "not a number"
+refuse 'cuMemAlloc*:error=+2' "not a number"
+refuse '__cudaRegisterFunction:retval=0' "__cudaRegisterFunction returns nothing (void)"
+refuse 'cuMemGetAttribute:retval=1' "no header declares cuMemGetAttribute: its result cannot be set"
+# the edges of the ranges are taken
+for ok in 'cuMemAlloc*:error=4294967295' 'cuMemAlloc*:error=0xffffffff' 'cublasIsamax:retval=-2147483648' \
+          'cublasIsamax:retval=2147483647' 'cudaGetErrorString:retval=18446744073709551615' 'cuMemGetAttribute:delay=1ms'; do
+    "$CUTAP" run --inject "$ok" -- true 2>"$WORK/ok.err" || { say "  '$ok' refused:"; cat "$WORK/ok.err" >&2; exit 1; }
+done
 refuse 'cuNoSuchThing*:error=1' "selects none of the"
 refuse 'layer=nvtx:delay=1s' "cannot be injected"
 refuse 'cudaGetErrorString:error=1' "error= needs functions that return a status"
@@ -120,4 +156,7 @@ refuse ':error=2' "no function names"
 # retval: any value, named or not
 "$CUTAP" run --inject 'cuMemAlloc*:retval=999:when=1' -- $T/t_inject alloc 1 >"$WORK/rv.out" 2>&1
 grep -qx 'alloc 1 = 999 0x0' "$WORK/rv.out" || { cat "$WORK/rv.out" >&2; exit 1; }
+# the largest CUresult reaches the caller whole (t_inject prints it as an int)
+"$CUTAP" run --inject 'cuMemAlloc*:error=0xffffffff:when=1' -- $T/t_inject alloc 1 >"$WORK/rv.out" 2>&1
+grep -qx 'alloc 1 = -1 0x0' "$WORK/rv.out" || { cat "$WORK/rv.out" >&2; exit 1; }
 exit 0
