@@ -46,6 +46,10 @@ void dump_call_status(FILE *f, const struct trace *tr, const struct tr_call *c);
  * summary on stderr at the end (trace: with the "N processes traced"
  * line); returns the number of processes with losses or never traced. */
 int procs_check_dir(const char *dir, int create);
+/* The same rules for a directory to read (cutap ps --pid: one another
+ * user named): why dir is not to be trusted, NULL when it is; mode: what
+ * access(2) must grant us (R_OK | X_OK). */
+const char *procs_dir_untrusted(const char *dir, int mode);
 int procs_create(const char *dir);
 void procs_note_exec(const char *path);
 int procs_summary(const char *dir, int trace);

@@ -50,10 +50,64 @@ static const char *unsafe_parent(const char *dir)
     return NULL;
 }
 
-int procs_check_dir(const char *dir, int create)
+/* A symbolic link on the way to dir (one of its leading components) that
+ * another user owns (neither we nor root): that user decides where dir
+ * really is, and could point it at any directory of ours. */
+static const char *foreign_link(const char *dir)
+{
+    static char why[PATH_MAX + 64];
+    char prefix[PATH_MAX];
+    size_t n = strlen(dir);
+    if (n >= sizeof prefix)
+        return NULL;   /* mkdir and lstat will say */
+    for (size_t i = 1; i < n; i++) {
+        if (dir[i] != '/' || dir[i - 1] == '/')
+            continue;
+        memcpy(prefix, dir, i);
+        prefix[i] = 0;
+        struct stat st;
+        if (!lstat(prefix, &st) && S_ISLNK(st.st_mode) && st.st_uid != geteuid() && st.st_uid != 0) {
+            snprintf(why, sizeof why, "it is reached through %s, a symbolic link of another user", prefix);
+            return why;
+        }
+    }
+    return NULL;
+}
+
+/* What makes dir (once it exists) unfit to hold or give a trace: a
+ * symbolic link itself, not a directory, not ours, writable by others,
+ * or not open to us for mode (access(2)); NULL when it is fit. */
+static const char *unfit_dir(const char *dir, int mode)
 {
     struct stat st;
+    if (lstat(dir, &st))
+        return strerror(errno);
+    if (S_ISLNK(st.st_mode))
+        return "it is a symbolic link";
+    if (!S_ISDIR(st.st_mode))
+        return "it is not a directory";
+    if (st.st_uid != geteuid())
+        return "it belongs to another user";
+    if (others_write(&st))
+        return "it is writable by other users";
+    if (access(dir, mode))
+        return strerror(errno);
+    return NULL;
+}
+
+const char *procs_dir_untrusted(const char *dir, int mode)
+{
     const char *why = unsafe_parent(dir);
+    if (!why)
+        why = foreign_link(dir);
+    return why ? why : unfit_dir(dir, mode);
+}
+
+int procs_check_dir(const char *dir, int create)
+{
+    const char *why = unsafe_parent(dir);
+    if (!why)
+        why = foreign_link(dir);
     if (why) {
         fprintf(stderr, "cutap: refusing -o %s: %s\n", dir, why);
         return -1;
@@ -62,20 +116,7 @@ int procs_check_dir(const char *dir, int create)
         fprintf(stderr, "cutap: cannot create %s: %s\n", dir, strerror(errno));
         return -1;
     }
-    if (lstat(dir, &st)) {
-        fprintf(stderr, "cutap: %s: %s\n", dir, strerror(errno));
-        return -1;
-    }
-    if (S_ISLNK(st.st_mode))
-        why = "it is a symbolic link";
-    else if (!S_ISDIR(st.st_mode))
-        why = "it is not a directory";
-    else if (st.st_uid != geteuid())
-        why = "it belongs to another user";
-    else if (others_write(&st))
-        why = "it is writable by other users";
-    else if (access(dir, W_OK | X_OK))
-        why = strerror(errno);
+    why = unfit_dir(dir, W_OK | X_OK);
     if (why) {
         fprintf(stderr, "cutap: refusing -o %s: %s\n", dir, why);
         return -1;

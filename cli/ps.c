@@ -457,6 +457,20 @@ int cmd_ps(int argc, char **argv)
                             "not readable\n", (int)pid);
             return 1;
         }
+        /* The directory is whatever the process's user put in CUTAP_TRACE:
+         * read by root, a link of theirs would lead it into files only root
+         * may read. The rules of trace -o apply: ours, reached through no
+         * other user's link, writable by nobody else; and in it, only our
+         * files, no link followed. */
+        const char *why = procs_dir_untrusted(dir, R_OK | X_OK);
+        if (why) {
+            fprintf(stderr, "cutap ps: refusing to read %s, the trace directory of process %d (its CUTAP_TRACE): "
+                            "%s\n"
+                            "          cutap ps --pid reads only a directory of the user running it: run it as the "
+                            "directory's owner\n", dir, (int)pid, why);
+            return 1;
+        }
+        tr_own_only = 1;
     } else if (optind + 1 == argc) {
         snprintf(dir, sizeof dir, "%s", argv[optind]);
     } else {

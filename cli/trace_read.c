@@ -21,6 +21,7 @@ static void complain(struct trace *tr, const char *path, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 int tr_quiet;
 int tr_no_notes;
+int tr_own_only;
 /* What the reader says on stderr; nothing at all while tr_quiet is set. */
 #define TR_ERR(...)                           \
     do {                                      \
@@ -862,14 +863,22 @@ static int load_file(struct trace *tr, const char *path)
     } else {
         /* O_NONBLOCK: a FIFO named *.cutap must not block the open (it is
          * then refused as not a regular file); no effect on regular files. */
-        fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+        fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | (tr_own_only ? O_NOFOLLOW : 0));
         if (fd < 0) {
-            complain(tr, path, "cannot open: %s", strerror(errno));
+            if (tr_own_only && errno == ELOOP)
+                complain(tr, path, "a symbolic link: not followed");
+            else
+                complain(tr, path, "cannot open: %s", strerror(errno));
             return -1;
         }
         struct stat st;
         if (fstat(fd, &st) || !S_ISREG(st.st_mode)) {
             complain(tr, path, "not a regular file");
+            close(fd);
+            return -1;
+        }
+        if (tr_own_only && st.st_uid != geteuid()) {
+            complain(tr, path, "belongs to another user: not read");
             close(fd);
             return -1;
         }
@@ -1794,8 +1803,12 @@ int tr_load(struct trace *tr, const char *path)
     struct stat st;
     if (tr_mem_file.path && !strcmp(path, tr_mem_file.path)) {
         load_file(tr, path);
-    } else if (stat(path, &st)) {
+    } else if (tr_own_only ? lstat(path, &st) : stat(path, &st)) {
         TR_ERR("cutap: %s: %s\n", path, strerror(errno));
+        return -1;
+    } else if (tr_own_only && (!S_ISDIR(st.st_mode) || st.st_uid != geteuid())) {
+        /* checked by the caller; swapped since, or never one of ours */
+        TR_ERR("cutap: %s: not a directory of ours: not read\n", path);
         return -1;
     } else if (S_ISDIR(st.st_mode)) {
         DIR *d = opendir(path);

@@ -235,6 +235,10 @@ int tr_load(struct trace *tr, const char *path);
  * still counted): cutap trace --stuck's watchdog. */
 extern int tr_quiet;
 extern int tr_no_notes;   /* no note about rings, freezes and capture ranges (cutap ps) */
+/* Non-zero: tr_load reads only a directory (not reached as a symbolic
+ * link) and files (opened without following one) that the effective user
+ * owns: cutap ps --pid, whose directory another user's process named. */
+extern int tr_own_only;
 void tr_free(struct trace *tr);
 /* Drops the trace files' pages from memory (they are read again when
  * touched): the iterator calls it as it goes through long traces. */
