@@ -17,6 +17,7 @@
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/xattr.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "cli.h"
@@ -193,6 +194,9 @@ void procs_note_exec(const char *path)
     struct cutap_reg_slot *s = (struct cutap_reg_slot *)((char *)reg + (size_t)i * CUTAP_REG_SLOT);
     s->pid = (int32_t)getpid();
     s->ppid = (int32_t)getppid();
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);   /* the library's clock (cutap_now_ns) */
+    s->mono_ns = (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
     snprintf(s->path, sizeof s->path, "%s", path);
     s->flags = (env_has("LD_PRELOAD", "libcutap") ? CUTAP_REGF_PRELOAD : 0) |
                (env_has("CUTAP_TRACE", NULL) || env_has("CUTAP_COUNT", NULL) ? CUTAP_REGF_MODE : 0);
@@ -325,6 +329,50 @@ static const char *why_not(const struct cutap_reg_slot *e, const char *path, int
     return why ? why : "not known (it may have ended before cutap started in it)";
 }
 
+/* The trace files of this host's processes: pid and when each image made
+ * its file (CLOCK_MONOTONIC, as the registry's slots are stamped). */
+struct file_seen {
+    int32_t pid;
+    uint64_t start_mono_ns;
+};
+
+/* Whether the image that an exec note (slot i) announced started with
+ * cutap. Its pid's slots in the order they were claimed (their times: a
+ * slot reused once the registry was full lies anywhere in the file): the
+ * first one after the note, an exec that failed aside, is its image's
+ * (a spawn: any image of the child's pid). A trace file of that pid made
+ * after the note and before the pid's next slot says the same: an image
+ * that could not map the registry (an address-space limit) has no slot,
+ * but its file (and what it lost) is listed already. */
+static int note_served(const struct cutap_reg_header *h, uint32_t used, uint32_t i, const struct file_seen *files,
+                       size_t nfiles)
+{
+    const struct cutap_reg_slot *s = slot_at(h, i);
+    int spawn = (s->flags & CUTAP_REGF_SPAWN) != 0;
+    const struct cutap_reg_slot *next = NULL;
+    for (uint32_t j = 1; j < used; j++) {
+        const struct cutap_reg_slot *t = slot_at(h, j);
+        uint32_t k = __atomic_load_n(&t->kind, __ATOMIC_ACQUIRE);
+        if (j == i || t->pid != s->pid || !k || (k == CUTAP_REG_EXEC && (t->flags & CUTAP_REGF_EXEC_FAILED)))
+            continue;
+        if (spawn) {
+            if (k == CUTAP_REG_IMAGE)
+                return 1;
+            continue;
+        }
+        int after = t->mono_ns > s->mono_ns || (t->mono_ns == s->mono_ns && j > i);
+        if (after && (!next || t->mono_ns < next->mono_ns || (t->mono_ns == next->mono_ns && t < next)))
+            next = t;
+    }
+    if (next && __atomic_load_n(&next->kind, __ATOMIC_ACQUIRE) == CUTAP_REG_IMAGE)
+        return 1;
+    for (size_t f = 0; f < nfiles; f++)
+        if (files[f].pid == s->pid && files[f].start_mono_ns >= s->mono_ns &&
+            (spawn || !next || files[f].start_mono_ns < next->mono_ns))
+            return 1;
+    return 0;
+}
+
 /* Prints the summary on stderr. trace: also the "N processes traced" line.
  * Returns the number of processes with losses or never traced. */
 int procs_summary(const char *dir, int trace)
@@ -336,6 +384,10 @@ int procs_summary(const char *dir, int trace)
     size_t rlen = 0;
 #define ADD(...) do { int k_ = snprintf(report + rlen, sizeof report - rlen, __VA_ARGS__); \
         if (k_ > 0) rlen = rlen + (size_t)k_ < sizeof report ? rlen + (size_t)k_ : sizeof report - 1; } while (0)
+    struct file_seen *files = NULL;
+    size_t nseen = 0, cap = 0;
+    char host[sizeof ((struct cutap_file_header *)0)->host] = "";
+    gethostname(host, sizeof host - 1);
     DIR *d = opendir(dir);
     struct dirent *de;
     while (d && (de = readdir(d))) {
@@ -356,6 +408,18 @@ int procs_summary(const char *dir, int trace)
             uint64_t n = file_calls(fd, &h, st.st_size);
             calls += n;
             h.exe[sizeof h.exe - 1] = 0;
+            h.host[sizeof h.host - 1] = 0;
+            if (!strcmp(h.host, host)) {   /* pids and clocks are per host */
+                if (nseen == cap) {
+                    cap = cap ? 2 * cap : 64;
+                    files = realloc(files, cap * sizeof *files);
+                    if (!files) {
+                        fprintf(stderr, "cutap: out of memory\n");
+                        exit(1);
+                    }
+                }
+                files[nseen++] = (struct file_seen){h.pid, h.start_mono_ns};
+            }
             if (h.version >= 3 && (h.flags & CUTAP_FILE_STOPPED)) {
                 troubles++;
                 ADD("cutap: process %d (%s): recording stopped after %s calls: %s: %s; %s calls not recorded\n",
@@ -396,24 +460,8 @@ int procs_summary(const char *dir, int trace)
                 ADD("cutap: process %d (%s): recording stopped: %s: %s; %s calls not recorded\n", s->pid, path,
                     reason_str(s->stop_reason), strerror(s->err), num(s->lost_calls, a));
             }
-            if (kind != CUTAP_REG_EXEC || (s->flags & CUTAP_REGF_EXEC_FAILED))
-                continue;
-            /* traced: the next slot of that pid is its new image (a spawn:
-             * any image with the child's pid) */
-            int traced = 0;
-            for (uint32_t j = (s->flags & CUTAP_REGF_SPAWN) ? 1 : i + 1; j < used; j++) {
-                const struct cutap_reg_slot *t = slot_at(h, j);
-                uint32_t k = __atomic_load_n(&t->kind, __ATOMIC_ACQUIRE);
-                if (j == i || t->pid != s->pid || (k == CUTAP_REG_EXEC && (t->flags & CUTAP_REGF_EXEC_FAILED)))
-                    continue;
-                if (k == CUTAP_REG_IMAGE) {
-                    traced = 1;
-                    break;
-                }
-                if (!(s->flags & CUTAP_REGF_SPAWN))
-                    break;
-            }
-            if (traced)
+            if (kind != CUTAP_REG_EXEC || (s->flags & CUTAP_REGF_EXEC_FAILED) ||
+                note_served(h, used, i, files, nseen))
                 continue;
             not_traced++;
             int k = snprintf(nt + ntlen, sizeof nt - ntlen, "%s%s (pid %d): %s", not_traced > 1 ? "; " : "", path,
@@ -446,5 +494,6 @@ int procs_summary(const char *dir, int trace)
         }
     }
 #undef ADD
+    free(files);
     return troubles + not_traced;
 }

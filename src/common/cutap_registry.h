@@ -23,7 +23,7 @@
 
 #define CUTAP_REG_NAME ".cutap-procs"
 #define CUTAP_REG_MAGIC "CUTAPREG"          /* 8 bytes, no NUL */
-#define CUTAP_REG_VERSION 1
+#define CUTAP_REG_VERSION 2                 /* 2: slots carry mono_ns */
 #define CUTAP_REG_SLOT 1024
 #define CUTAP_REG_SLOTS 1024                /* slot 0 is the header: 1 MiB */
 #define CUTAP_REG_SIZE ((uint64_t)CUTAP_REG_SLOT * CUTAP_REG_SLOTS)
@@ -85,8 +85,12 @@ struct cutap_reg_slot {
     uint64_t lost_calls;        /* IMAGE without a trace file: calls not recorded */
     uint32_t warn_len;          /* atomic: bytes of warn claimed */
     uint32_t reserved;
+    uint64_t mono_ns;           /* CLOCK_MONOTONIC when claimed: the order of one
+                                   pid's slots (a slot reused once all were taken
+                                   lies anywhere in the file), and which image of
+                                   a pid made a trace file (its start_mono_ns) */
     char path[256];             /* IMAGE: /proc/self/exe; EXEC: the program exec'd */
-    char warn[CUTAP_REG_SLOT - 296];   /* warning lines, each ending in \n */
+    char warn[CUTAP_REG_SLOT - 304];   /* warning lines, each ending in \n */
 };
 
 _Static_assert(sizeof(struct cutap_reg_slot) == CUTAP_REG_SLOT, "registry slot");

@@ -9,6 +9,7 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <pthread.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,6 +17,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "clock_internal.h"
 #include "cutap_format.h"
 #include "cutap_internal.h"
 #include "cutap_registry.h"
@@ -117,6 +119,7 @@ static struct cutap_reg_slot *claim(uint32_t kind, const char *path, uint32_t fl
     }
     s->pid = (int32_t)getpid();
     s->ppid = (int32_t)getppid();
+    s->mono_ns = cutap_now_ns();
     if (path)
         snprintf(s->path, sizeof s->path, "%s", path);
     else {
@@ -177,6 +180,36 @@ static void arrive(void)
     me();
 }
 
+/* arrive() for an image that cannot map the registry (an address-space
+ * limit: RLIMIT_AS): its exec note is freed all the same, through the
+ * file, or `cutap trace` would list as never traced a process that
+ * started with cutap (and, when its trace file says it lost calls, list
+ * it twice). Safe without the mapping: once the exec has succeeded, only
+ * the new image writes its note (the old one is gone; a posix_spawn
+ * parent writes pid and flags, never kind), and a claimer takes a slot
+ * back only after it is FREE. The same search as arrive(). */
+static void arrive_unmapped(int fd, uint64_t size)
+{
+    struct cutap_reg_slot s;
+    const size_t head = offsetof(struct cutap_reg_slot, path);   /* kind .. mono_ns */
+    struct cutap_reg_header h;
+    if (pread(fd, &h, sizeof h, 0) != (ssize_t)sizeof h || memcmp(h.magic, CUTAP_REG_MAGIC, 8) ||
+        h.version != CUTAP_REG_VERSION || h.slot_size != CUTAP_REG_SLOT || (uint64_t)h.nslots * CUTAP_REG_SLOT != size)
+        return;
+    uint32_t used = h.next < h.nslots ? h.next : h.nslots;
+    int32_t p = (int32_t)getpid();
+    for (uint32_t i = used; i-- > 1;) {
+        off_t at = (off_t)i * CUTAP_REG_SLOT;
+        if (pread(fd, &s, head, at) != (ssize_t)head || s.kind != CUTAP_REG_EXEC || s.pid != p)
+            continue;
+        if (s.flags & CUTAP_REGF_EXEC_FAILED)
+            return;   /* an older note of this pid: not ours */
+        uint32_t k = CUTAP_REG_FREE;
+        (void)!pwrite(fd, &k, sizeof k, at + (off_t)offsetof(struct cutap_reg_slot, kind));
+        return;
+    }
+}
+
 int cutap_reg_attach(const char *dir, int create)
 {
     if (atomic_load(&reg))
@@ -202,6 +235,11 @@ int cutap_reg_attach(const char *dir, int create)
         st.st_size % CUTAP_REG_SLOT == 0) {
         size = (uint64_t)st.st_size;
         m = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+        /* once per image (attach is tried again at each warning), and
+         * not in its forked children: only an exec brings a note */
+        static _Atomic int unmapped_arrived;
+        if (m == MAP_FAILED && !atomic_exchange(&unmapped_arrived, 1))
+            arrive_unmapped(fd, size);
     }
     if (fd >= 0)
         close(fd);
