@@ -57,8 +57,6 @@ static const char usage[] =
     "  cutap export --format perfetto -o run1.json run1     # open in ui.perfetto.dev\n"
     "  cutap stat -- ./app\n";
 
-struct sigaction cli_xfsz_default;
-
 int main(int argc, char **argv)
 {
     /* A file-size limit (ulimit -f) must not kill cutap with SIGXFSZ: its

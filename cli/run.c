@@ -304,6 +304,8 @@ static void watchdog_stop(void)
     watch_running = 0;
 }
 
+struct sigaction cli_xfsz_default;   /* set by main() */
+
 static int run_command(char **argv, int *not_run)
 {
     prctl(PR_SET_CHILD_SUBREAPER, 1);

@@ -4,8 +4,9 @@
 # each layer's prefixes from gen/layers.py) is exported by libcutap.so,
 # plus dlsym/dlvsym, the public API, InitializeInjectionNvtx2 (the
 # NVTX injection entry point), the exec family (noted in the trace
-# registry, src/core/exec.c) and the ioctl layer's libc functions
-# (src/resolve/ioctl.c), and nothing else.
+# registry, src/core/exec.c), the ioctl layer's libc functions
+# (src/resolve/ioctl.c) and prctl/syscall (a process forbidding the
+# time-stamp counter, src/core/forbid.c), and nothing else.
 . "$(dirname "$0")/../../lib/init.sh"
 
 nm -D --defined-only "$LIB" | awk '{print $3}' | sort >"$WORK/ours"
@@ -18,6 +19,6 @@ extra=$(comm -23 "$WORK/ours" "$WORK/api" | grep -v -e '^cutap_' -e '^dlsym$' -e
     -e '^InitializeInjectionNvtx2$' -e '^cuEventCreateFromEGLSync$' \
     -e '^execl[ep]\?$' -e '^execv\(e\|p\|pe\)\?$' -e '^fexecve$' -e '^posix_spawnp\?$' \
     -e '^ioctl$' -e '^\(__\)\?open\(at\)\?\(64\)\?\(_2\)\?$' -e '^close\(_range\)\?$' -e '^dup[23]\?$' \
-    -e '^mmap\(64\)\?$' -e '^munmap$' -e '^fcntl\(64\)\?$')
+    -e '^mmap\(64\)\?$' -e '^munmap$' -e '^fcntl\(64\)\?$' -e '^prctl$' -e '^syscall$')
 [ -z "$extra" ] || { say "  exported but not API: $extra"; exit 1; }
 say "  $(wc -l <"$WORK/driver") driver entry points and $(wc -l <"$WORK/layers") runtime/library functions exported"
