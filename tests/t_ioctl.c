@@ -17,6 +17,12 @@
  *                       DIR/nvidiactl when DIR is given: a plain file
  *                       outside the device directory); nothing of it may be
  *                       recorded in the ioctl layer.
+ *   t_ioctl inherit DIR opens DIR/nvidiactl without O_CLOEXEC (under
+ *                       another number than libcuda would get: 100) and
+ *                       execs itself as "inherited 100": the new image
+ *                       makes a CHECK_VERSION_STR request on the
+ *                       descriptor it inherited, opened where no cutap of
+ *                       its own saw it.
  * Exit status 0 when every result is the one expected, 1 otherwise. */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -432,9 +438,40 @@ static int run_other(const char *dir)
     return failures ? 1 : 0;
 }
 
+static int run_inherit(const char *dir)
+{
+    char p[4096], self[4096];
+    snprintf(p, sizeof p, "%s/nvidiactl", dir);
+    int fd = open(p, O_RDWR);
+    ssize_t k = readlink("/proc/self/exe", self, sizeof self - 1);
+    if (fd < 0 || dup2(fd, 100) != 100 || k <= 0)
+        return 1;
+    close(fd);
+    self[k] = 0;
+    execl(self, self, "inherited", "100", (char *)NULL);
+    return 1;
+}
+
+static int run_inherited(int fd)
+{
+    struct fnv_api_version v = {.cmd = FNV_VERSION_CMD_STRICT};
+    snprintf(v.versionString, sizeof v.versionString, "%s", FNV_VERSION);
+    int r = ESC(fd, FNV_ESC_CHECK_VERSION_STR, &v);
+    show("CHECK_VERSION_STR (inherited)", r, errno, "ok", "reply %u version %s", v.reply, v.versionString);
+    int n = 0;
+    r = ioctl(fd, FIONREAD, &n);   /* on the device (marked by now): recorded like any of its requests */
+    show("FIONREAD (inherited)", r, errno, "enotty", "%d", n);
+    printf("%s\n", failures ? "FAILED" : "ok");
+    return failures ? 1 : 0;
+}
+
 int main(int argc, char **argv)
 {
     setvbuf(stdout, NULL, _IOLBF, 0);
+    if (argc >= 3 && !strcmp(argv[1], "inherit"))
+        return run_inherit(argv[2]);
+    if (argc >= 3 && !strcmp(argv[1], "inherited"))
+        return run_inherited(atoi(argv[2]));
     if (argc >= 2 && !strcmp(argv[1], "driver"))
         return run_driver();
     if (argc >= 3 && !strcmp(argv[1], "raw"))

@@ -34,6 +34,12 @@ enum {
 /* The ioctl magic and number layout of nvidiactl/nvidiaN requests
  * (_IOWR('F', nr, params)); /dev/nvidia-uvm takes plain command numbers. */
 #define CUTAP_NV_IOCTL_MAGIC 'F'
+/* Could req be a request to an NVIDIA device file: an escape ('F'), or a
+ * UVM command (small numbers, and 0x3000000N)? A descriptor cutap has not
+ * marked (inherited across exec) is looked at only for such a request. */
+#define CUTAP_NV_REQUEST_LOOKS(req)                                                               \
+    (CUTAP_NV_IOC_TYPE(req) == CUTAP_NV_IOCTL_MAGIC || (unsigned long)(req) < 0x1000ul ||       \
+     ((unsigned long)(req) & ~0xfful) == 0x30000000ul)
 #define CUTAP_NV_IOC_NR(req) ((unsigned)((req) & 0xff))
 #define CUTAP_NV_IOC_TYPE(req) ((unsigned)(((req) >> 8) & 0xff))
 #define CUTAP_NV_IOC_SIZE(req) ((unsigned)(((req) >> 16) & 0x3fff))

@@ -14,8 +14,10 @@
  * A descriptor is an NVIDIA device's when it was opened by a path of the
  * device directory (/dev, or CUTAP_NV_DEVDIR for tests and containers that
  * mount the nodes elsewhere) named nvidiactl, nvidiaN, nvidia-uvm, ...;
- * dup/dup2/dup3/fcntl(F_DUPFD) carry the mark, close/close_range clear it, and at start-up
- * the descriptors inherited across exec are found in /proc/self/fd.
+ * dup/dup2/dup3/fcntl(F_DUPFD) carry the mark, close/close_range clear it. A
+ * descriptor inherited across exec is looked at (its /proc/self/fd link)
+ * at its first request that could be an NVIDIA one (CUTAP_NV_REQUEST_LOOKS),
+ * once: start-up reads no descriptor (a process may inherit thousands).
  * Descriptors of 65,536 and above are never marked (not recorded).
  *
  * What the kernel is given is read only after it accepted it: the
@@ -60,6 +62,9 @@
 static _Atomic uint8_t fd_kind[NV_FD_MAX];
 static _Atomic uint16_t fd_minor[NV_FD_MAX];
 static _Atomic uint64_t fd_ident[NV_FD_MAX];
+/* Looked at already (an unmarked descriptor found not to be a device):
+ * one bit each, cleared with its mark. */
+static _Atomic uint64_t fd_seen[NV_FD_MAX / 64];
 
 static uint64_t ident_of(int fd)
 {
@@ -150,9 +155,39 @@ static void mark(int fd, unsigned kind, unsigned minor)
 {
     if ((unsigned)fd >= NV_FD_MAX)
         return;
+    atomic_fetch_and_explicit(&fd_seen[fd / 64], ~(1ull << (fd % 64)), memory_order_relaxed);
     atomic_store_explicit(&fd_ident[fd], kind ? ident_of(fd) : 0, memory_order_relaxed);
     atomic_store_explicit(&fd_minor[fd], (uint16_t)minor, memory_order_relaxed);
     atomic_store_explicit(&fd_kind[fd], (uint8_t)kind, memory_order_release);
+}
+
+
+/* An unmarked descriptor's first request that could be an NVIDIA one: is
+ * it a device file (one inherited across exec, opened where cutap did not
+ * see it)? Looked at once, by the path its /proc/self/fd link names, as an
+ * open's path would be. */
+static __attribute__((noinline)) unsigned classify(int fd)
+{
+    if ((unsigned)fd >= NV_FD_MAX || cutap_tls.internal ||
+        (atomic_load_explicit(&fd_seen[fd / 64], memory_order_relaxed) >> (fd % 64) & 1))
+        return 0;
+    char link[64], target[512];
+    snprintf(link, sizeof link, "/proc/self/fd/%d", fd);
+    int err = errno;
+    ssize_t n = readlink(link, target, sizeof target - 1);
+    errno = err;
+    unsigned minor, kind = 0;
+    if (n > 0) {
+        target[n] = 0;
+        kind = (unsigned)path_kind(target, &minor);
+    }
+    if (foreign())
+        return 0;   /* a vfork child: the parent's marks are not its to change */
+    if (kind)
+        mark(fd, kind, minor);
+    else
+        atomic_fetch_or_explicit(&fd_seen[fd / 64], 1ull << (fd % 64), memory_order_relaxed);
+    return kind;
 }
 
 /* On the slow path of a marked descriptor: still the device it was
@@ -679,6 +714,8 @@ EXPORT int cutap_ioctl_wrapper(int fd, unsigned long req, void *arg) __asm__("io
 int cutap_ioctl_wrapper(int fd, unsigned long req, void *arg)
 {
     unsigned kind = kind_of(fd);
+    if (CUTAP_UNLIKELY(!kind && CUTAP_NV_REQUEST_LOOKS(req)))
+        kind = classify(fd);
     if (CUTAP_LIKELY(!kind)) {
         ioctl_fn f = REAL(R_IOCTL, ioctl_fn);
         if (CUTAP_LIKELY(f != NULL))
@@ -1069,40 +1106,12 @@ int cutap_munmap_wrapper(void *addr, size_t len)
 
 /* --- start-up ------------------------------------------------------------ */
 
-/* Descriptors this image inherited (an exec keeps those without
- * O_CLOEXEC): marked from /proc/self/fd. */
-static void scan_inherited(void)
-{
-    DIR *d = opendir("/proc/self/fd");
-    if (!d)
-        return;
-    int self = dirfd(d);
-    struct dirent *e;
-    while ((e = readdir(d))) {
-        char *end, link[64], target[512];
-        long fd = strtol(e->d_name, &end, 10);
-        if (*end || fd < 0 || fd >= NV_FD_MAX || fd == self)
-            continue;
-        snprintf(link, sizeof link, "/proc/self/fd/%ld", fd);
-        ssize_t n = readlink(link, target, sizeof target - 1);
-        if (n <= 0)
-            continue;
-        target[n] = 0;
-        unsigned minor;
-        int kind = path_kind(target, &minor);
-        if (kind && !kind_of((int)fd))
-            mark((int)fd, (unsigned)kind, minor);
-    }
-    closedir(d);
-}
-
 void cutap_ioctl_init(void)
 {
     pid_after_fork();
     pthread_atfork(NULL, NULL, pid_after_fork);
     for (int k = 0; k < R_COUNT; k++)
         (void)real(k);
-    scan_inherited();
     for (unsigned i = 0; i < cutap_nv_nescapes; i++) {
         const struct cutap_nv_escape *e = &cutap_nv_escapes[i];
         if (atomic_load(&esc_id[e->nr]))
