@@ -304,6 +304,7 @@ $(T)/t_ioctl_harm: tests/t_ioctl_harm.c
 	@mkdir -p $(T)
 	$(CC) $(TCFLAGS) -o $@ $<
 TEST_BINS += $(T)/t_ioctl_harm
+TEST_BINS += $(T)/t_exec_fault
 $(T)/t_ioctl: tests/t_ioctl.c tests/fake/fake_nvkernel.c tests/cuda_min.h $(FAKE)/libcuda.so.1
 	@mkdir -p $(T)
 	$(CC) $(TCFLAGS) -o $@ $< -L$(FAKE) -lcuda -ldl -lpthread

@@ -292,6 +292,9 @@ int cutap_reg_warn(const char *line, size_t n);
 void cutap_reg_file(int err);
 void cutap_reg_stop(int reason, int err);
 void cutap_reg_exit(uint64_t lost_without_file);
+/* exec_note reads path and envp: exec.c checks first that they can be read
+ * (attached: a registry is mapped, notes can be made). */
+int cutap_reg_attached(void);
 void *cutap_reg_exec_note(const char *path, char *const envp[]);
 void cutap_reg_exec_failed(void *note);
 void cutap_reg_exec_spawned(void *note, int child);

@@ -306,6 +306,11 @@ void cutap_reg_exit(uint64_t lost_without_file)
 
 /* --- exec notes ------------------------------------------------------ */
 
+int cutap_reg_attached(void)
+{
+    return atomic_load(&reg) != NULL;
+}
+
 static int env_has(char *const envp[], const char *name, const char *part)
 {
     size_t n = strlen(name);
@@ -315,6 +320,8 @@ static int env_has(char *const envp[], const char *name, const char *part)
     return 0;
 }
 
+/* Reads path and envp, the program's memory: exec.c calls it only once
+ * it has found every byte of them readable (issue #24). */
 void *cutap_reg_exec_note(const char *path, char *const envp[])
 {
     if (!atomic_load(&reg))
