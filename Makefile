@@ -4,17 +4,27 @@ CFLAGS  ?= -O2 -g
 WARN    := -Wall -Wextra -Werror -std=gnu11
 BUILD   := build
 LIBFLAGS := $(WARN) -fPIC -fvisibility=hidden -Iinclude -Isrc/common -Isrc/core -Isrc/record -Isrc/generated \
-            -fno-plt -fno-semantic-interposition
+            -Isrc/front -fno-plt -fno-semantic-interposition
 PYTHON  ?= /usr/bin/python3
 
-LIB_C := $(wildcard src/common/*.c src/core/*.c src/record/*.c src/resolve/*.c src/arch/x86_64/*.c src/generated/*.c)
-LIB_S := $(wildcard src/arch/x86_64/*.S src/generated/*.S)
+# Two libraries (src/front/front_internal.h). libcutap.so, the front, is
+# what LD_PRELOAD names: every intercepted name's entry, the exec family,
+# the registry, the libc functions of the ioctl layer, the thread state;
+# small and without writable relocations, so that every process started
+# under cutap pays little for it. libcutap_core.so, beside it, is all the
+# rest, loaded by the front at the first call that needs it.
+FRONT_C := $(wildcard src/front/*.c) src/generated/front_tables.c src/common/path_search.c
+FRONT_S := $(wildcard src/front/*.S) src/generated/fronts.S
+FRONT_O := $(patsubst %,$(BUILD)/obj/%.o,$(FRONT_C) $(FRONT_S))
+LIB_C := $(filter-out $(FRONT_C),$(wildcard src/common/*.c src/core/*.c src/record/*.c src/resolve/*.c \
+                                              src/arch/x86_64/*.c src/generated/*.c))
+LIB_S := $(filter-out $(FRONT_S),$(wildcard src/arch/x86_64/*.S src/generated/*.S))
 LIB_O := $(patsubst %,$(BUILD)/obj/%.o,$(LIB_C) $(LIB_S))
 
 .PHONY: all lib cli test demo regen regen-check clean bench bench-instr bench-startup install uninstall
 all: lib cli
 
-lib: $(BUILD)/libcutap.so
+lib: $(BUILD)/libcutap.so $(BUILD)/libcutap_core.so
 
 # Header dependencies are found by the compiler (-MMD -MP): touching one
 # internal header rebuilds only the objects that include it. An object
@@ -28,9 +38,16 @@ $(BUILD)/obj/%.S.o: %.S src/arch/x86_64/arg_regs.inc
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -c $< -o $@
 
-$(BUILD)/libcutap.so: $(LIB_O) src/generated/libcutap.map
-	$(CC) -shared -o $@ $(LIB_O) -Wl,--version-script=src/generated/libcutap.map \
+$(BUILD)/libcutap.so: $(FRONT_O) src/generated/libcutap.map
+	$(CC) -shared -o $@ $(FRONT_O) -Wl,-soname,libcutap.so -Wl,--version-script=src/generated/libcutap.map \
 	    -Wl,-z,now -Wl,-z,relro -Wl,--no-undefined -ldl -lpthread
+
+# Linked against the front (its thread state, its table of where calls go,
+# the registry): found loaded already, by its soname, when the front loads
+# this one. Exports nothing.
+$(BUILD)/libcutap_core.so: $(LIB_O) $(BUILD)/libcutap.so src/core/libcutap_core.map
+	$(CC) -shared -o $@ $(LIB_O) -Wl,-soname,libcutap_core.so -Wl,--version-script=src/core/libcutap_core.map \
+	    -Wl,-z,now -Wl,-z,relro -Wl,--no-undefined $(BUILD)/libcutap.so -ldl -lpthread
 
 # The cutap command. Links no SQLite: export --format sqlite loads
 # libsqlite3.so.0 at run time (cli/sqlite_dl.c), so building needs no SQLite
@@ -49,7 +66,7 @@ $(BUILD)/obj/cutap/%.c.o: %.c $(BUILD)/obj/cutap/%.c.d
 $(BUILD)/cutap: $(CLI_O)
 	$(CC) $(CFLAGS) -o $@ $(CLI_O) -ldl
 
-DEP_FILES := $(patsubst %.o,%.d,$(filter %.c.o,$(LIB_O)) $(CLI_O))
+DEP_FILES := $(patsubst %.o,%.d,$(filter %.c.o,$(LIB_O) $(FRONT_O)) $(CLI_O))
 $(DEP_FILES):
 -include $(DEP_FILES)
 
@@ -69,6 +86,7 @@ install: lib cli
 	    $(DESTDIR)$(COMPDIR) $(DESTDIR)$(PCDIR)
 	install -m 0755 $(BUILD)/cutap $(DESTDIR)$(BINDIR)/cutap
 	install -m 0755 $(BUILD)/libcutap.so $(DESTDIR)$(LIBDIR)/libcutap.so
+	install -m 0755 $(BUILD)/libcutap_core.so $(DESTDIR)$(LIBDIR)/libcutap_core.so
 	install -m 0644 include/cutap.h include/cutap_format.h $(DESTDIR)$(INCDIR)/
 	install -m 0644 docs/cutap.1 $(DESTDIR)$(MANDIR)/cutap.1
 	install -m 0644 contrib/cutap.bash $(DESTDIR)$(COMPDIR)/cutap
@@ -77,7 +95,8 @@ install: lib cli
 	chmod 0644 $(DESTDIR)$(PCDIR)/cutap.pc
 
 uninstall:
-	rm -f $(DESTDIR)$(BINDIR)/cutap $(DESTDIR)$(LIBDIR)/libcutap.so $(DESTDIR)$(INCDIR)/cutap.h \
+	rm -f $(DESTDIR)$(BINDIR)/cutap $(DESTDIR)$(LIBDIR)/libcutap.so $(DESTDIR)$(LIBDIR)/libcutap_core.so \
+	    $(DESTDIR)$(INCDIR)/cutap.h \
 	    $(DESTDIR)$(INCDIR)/cutap_format.h $(DESTDIR)$(MANDIR)/cutap.1 $(DESTDIR)$(COMPDIR)/cutap \
 	    $(DESTDIR)$(PCDIR)/cutap.pc
 

@@ -3,12 +3,14 @@
  * 300-exec shell loop within 1.5x bare, 15,000 inherited descriptors
  * within 3x bare).
  *
- *   build/bench/startup [ROUNDS]
+ *   build/bench/startup [ROUNDS [OTHER_LIBCUTAP]]
  *
  * Modes, each an environment the program is started with:
  *   bare    nothing of cutap
  *   trace   LD_PRELOAD=libcutap.so CUTAP_TRACE=DIR (what `cutap trace` sets)
  *   stat    LD_PRELOAD=libcutap.so CUTAP_COUNT=DIR (what `cutap stat` sets)
+ *   trace', stat'   the same with OTHER_LIBCUTAP (another build, say the one
+ *                   before a change: both measured in the same run)
  * DIR is a fresh directory (made here, as the command makes it).
  *
  * Workloads, the modes interleaved round by round (ROUNDS, default 7) so
@@ -34,9 +36,10 @@
 
 #include "bench_util.h"
 
-enum { BARE, TRACE, STAT, NMODES };
-static const char *const mode_name[NMODES] = {"bare", "trace", "stat"};
+enum { BARE, TRACE, STAT, TRACE2, STAT2, NMODES };
+static const char *const mode_name[NMODES] = {"bare", "trace", "stat", "trace'", "stat'"};
 static char *envs[NMODES][8];
+static int nmodes = 3;
 
 static int spawn_wait(char *const argv[], char *const envp[])
 {
@@ -75,7 +78,7 @@ struct work {
 static void row(struct work *w, int rounds)
 {
     double med[NMODES], lo[NMODES], hi[NMODES];
-    for (int m = 0; m < NMODES; m++) {
+    for (int m = 0; m < nmodes; m++) {
         lo[m] = hi[m] = w->v[m][0];
         for (int r = 1; r < rounds; r++) {
             lo[m] = w->v[m][r] < lo[m] ? w->v[m][r] : lo[m];
@@ -83,7 +86,7 @@ static void row(struct work *w, int rounds)
         }
         med[m] = median(w->v[m], rounds);
     }
-    for (int m = 0; m < NMODES; m++)
+    for (int m = 0; m < nmodes; m++)
         printf("%-6s %-6s %9.3f %s  (%.3f..%.3f)  added per exec %+7.3f ms  x%.2f\n", w->name, mode_name[m], med[m],
                w->unit, lo[m], hi[m], (med[m] - med[BARE]) / w->per, med[m] / med[BARE]);
 }
@@ -100,13 +103,23 @@ int main(int argc, char **argv)
     }
     if (!mkdtemp(dir))
         return 1;
-    static char pre[4200], tr[4200], ct[4200], path[] = "PATH=/usr/bin:/bin";
+    static char pre[4200], pre2[4200], tr[4200], ct[4200], path[] = "PATH=/usr/bin:/bin";
     snprintf(pre, sizeof pre, "LD_PRELOAD=%s", lib);
     snprintf(tr, sizeof tr, "CUTAP_TRACE=%s/trace", dir);
     snprintf(ct, sizeof ct, "CUTAP_COUNT=%s/stat", dir);
     envs[BARE][0] = path;
     envs[TRACE][0] = path, envs[TRACE][1] = pre, envs[TRACE][2] = tr;
     envs[STAT][0] = path, envs[STAT][1] = pre, envs[STAT][2] = ct;
+    if (argc > 2) {
+        if (access(argv[2], R_OK)) {
+            fprintf(stderr, "startup: %s: cannot read\n", argv[2]);
+            return 1;
+        }
+        snprintf(pre2, sizeof pre2, "LD_PRELOAD=%s", argv[2]);
+        envs[TRACE2][0] = path, envs[TRACE2][1] = pre2, envs[TRACE2][2] = tr;
+        envs[STAT2][0] = path, envs[STAT2][1] = pre2, envs[STAT2][2] = ct;
+        nmodes = NMODES;
+    }
     char sub[4200];
     snprintf(sub, sizeof sub, "%s/trace", dir);
     mkdir(sub, 0700);
@@ -128,7 +141,7 @@ int main(int argc, char **argv)
     int have_fds = want.rlim_cur >= 15100 && !setrlimit(RLIMIT_NOFILE, &want);
 
     for (int r = 0; r < rounds; r++) {
-        for (int m = 0; m < NMODES; m++) {
+        for (int m = 0; m < nmodes; m++) {
             ex.v[m][r] = timed(t_argv, envs[m], 200);
             lp.v[m][r] = timed(l_argv, envs[m], 1);
         }
@@ -141,14 +154,15 @@ int main(int argc, char **argv)
                 break;
             }
         for (int r = 0; r < rounds && have_fds; r++)
-            for (int m = 0; m < NMODES; m++)
+            for (int m = 0; m < nmodes; m++)
                 fds.v[m][r] = timed(t_argv, envs[m], 50);
         for (int fd = 3; fd < 15003; fd++)
             close(fd);
     }
     setrlimit(RLIMIT_NOFILE, &old);
 
-    printf("cutap start-up, %d rounds (median, min..max of the rounds), %s\n", rounds, lib);
+    printf("cutap start-up, %d rounds (median, min..max of the rounds), %s%s%s\n", rounds, lib,
+           nmodes > 3 ? "; ' = " : "", nmodes > 3 ? argv[2] : "");
     row(&ex, rounds);
     row(&lp, rounds);
     if (have_fds)

@@ -34,8 +34,22 @@
 #include "decode_tables.h"
 #include "generated/cutap_ids.h"
 
+/* The core, libcutap_core.so, beside the front: what the front loads at
+ * the first CUDA call (src/front/front_internal.h). Missing, the program
+ * would run untraced: refused before anything runs. */
+static int core_beside(const char *lib)
+{
+    char p[PATH_MAX + 32];
+    const char *slash = strrchr(lib, '/');
+    snprintf(p, sizeof p, "%.*s/libcutap_core.so", slash ? (int)(slash - lib) : 1, slash ? lib : ".");
+    if (!access(p, R_OK))
+        return 0;
+    fprintf(stderr, "cutap: %s: %s (it is built and installed beside libcutap.so)\n", p, strerror(errno));
+    return -1;
+}
+
 /* libcutap.so: $CUTAP_LIBRARY, else beside the cutap binary (build/), else
- * ../lib/ of it (an installed layout). */
+ * ../lib/ of it (an installed layout); its core beside it. */
 static int find_library(char *out, size_t size)
 {
     const char *env = getenv("CUTAP_LIBRARY");
@@ -44,7 +58,7 @@ static int find_library(char *out, size_t size)
             fprintf(stderr, "cutap: CUTAP_LIBRARY=%s: %s\n", env, strerror(errno));
             return -1;
         }
-        return realpath(env, out) ? 0 : -1;
+        return realpath(env, out) ? core_beside(out) : -1;
     }
     char self[PATH_MAX];
     ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
@@ -58,7 +72,7 @@ static int find_library(char *out, size_t size)
         char p[PATH_MAX + 32];
         snprintf(p, sizeof p, "%s/%s", self, rel[i]);
         if (!access(p, R_OK) && realpath(p, out) && strlen(out) < size)
-            return 0;
+            return core_beside(out);
     }
     fprintf(stderr, "cutap: libcutap.so not found beside %s (set CUTAP_LIBRARY)\n", self);
     return -1;

@@ -1,11 +1,23 @@
-"""Generates src/generated/fronts.S: the exported entry of every typed
-function, of the driver and of each layer.
+"""Generates src/generated/fronts.S (in libcutap.so, the front) and
+src/generated/core_fronts.S (in libcutap_core.so): the entry of every
+function cutap intercepts, typed or not, of the driver and of each layer.
 
-    name:   movq cutap_hot+8*id(%rip), %r11
+The front's entries are the exported names:
+
+    name:   movq cutap_front_hot+8*id(%rip), %r11
             testq %r11, %r11
-            jz cutap_slow_name          typed slow path (C, *_wrappers.c)
-            jmp *%r11                   the real function, a trampoline
-                                        stub or a resolver stub
+            jz 1f
+            jmp *%r11           where the core sent calls of this id: the
+                                real function, a fast path, the typed slow
+                                path, a resolver or a trampoline stub
+    1:      movl $id, %r11d
+            jmp cutap_front_slow   the core not loaded yet (src/front)
+
+A process that never calls CUDA runs no more than the jump: the core
+(every table, wrapper and decoder: 30 MB, 80,000 relocations) is loaded
+at its first call (issue #24). A layer that is not exported (NVTX: reached
+through its injection table only) has its entries in the core instead,
+where they reach the typed slow path directly when the table says so.
 
 In assembly, not C, because the target must get the caller's registers and
 stack exactly as the caller left them: the caller may be built against
@@ -19,32 +31,85 @@ as tests/tools/wrapper_abi.py showed. %r11 carries no argument."""
 import cuda_model
 
 
-def typed(model):
-    """(id, name) of every typed function: the driver's, then each layer's."""
-    out = [(i, f.name) for i, f in enumerate(model.functions) if f.typed]
+def entries(model):
+    """(id, function, exported) of every function: the driver's, then each
+    layer's, in id order."""
+    out = [(i, f, True) for i, f in enumerate(model.functions)]
     first = model.driver_count
     for l in model.layers:
-        out += [(first + i, f.name) for i, f in enumerate(l.functions) if f.typed]
+        exported = l.spec["exports"] is not None
+        out += [(first + i, f, exported) for i, f in enumerate(l.functions)]
         first += len(l.functions)
     return out
 
 
-def generate(model):
+def count(model):
+    return model.driver_count + sum(len(l.functions) for l in model.layers)
+
+
+def front(model):
     out = [cuda_model.banner("fronts_generator.py"), "\t.text"]
-    for id_, name in typed(model):
-        out += ["\t.globl %s" % name,
-                "\t.type %s,@function" % name,
+    for id_, f, exported in entries(model):
+        if not exported:
+            continue
+        out += ["\t.globl %s" % f.name,
+                "\t.type %s,@function" % f.name,
                 "\t.p2align 4",
-                "%s:" % name,
+                "%s:" % f.name,
                 "\t.cfi_startproc",
-                "\tmovq cutap_hot+%d(%%rip), %%r11" % (8 * id_),
+                "\tmovq cutap_front_hot+%d(%%rip), %%r11" % (8 * id_),
                 "\ttestq %r11, %r11",
-                "\tjz cutap_slow_%s" % name,
+                "\tjz 1f",
+                "\tjmp *%r11",
+                "1:",
+                "\tmovl $%d, %%r11d" % id_,
+                "\tjmp cutap_front_slow",
+                "\t.cfi_endproc",
+                "\t.size %s,.-%s" % (f.name, f.name)]
+    # The table, zero until the core fills it; cutap_hot is its name for
+    # the core (exported: the core links against the front).
+    n = count(model)
+    out += ["",
+            "\t.bss",
+            "\t.globl cutap_front_hot",
+            "\t.hidden cutap_front_hot",
+            "\t.type cutap_front_hot,@object",
+            "\t.p2align 6",
+            "cutap_front_hot:",
+            "\t.zero %d" % (8 * n),
+            "\t.size cutap_front_hot,.-cutap_front_hot",
+            "\t.globl cutap_hot",
+            "\t.type cutap_hot,@object",
+            "\t.set cutap_hot, cutap_front_hot",
+            "\t.size cutap_hot, %d" % (8 * n),
+            '\t.section .note.GNU-stack,"",@progbits']
+    return "\n".join(out) + "\n"
+
+
+def core(model):
+    """Entries of the layers that are not exported (typed ones only: an
+    untyped function of such a layer is reached through its trampoline
+    stub, lib_untyped.S)."""
+    out = [cuda_model.banner("fronts_generator.py"), "\t.text"]
+    for id_, f, exported in entries(model):
+        if exported or not f.typed:
+            continue
+        out += ["\t.globl %s" % f.name,
+                "\t.hidden %s" % f.name,
+                "\t.type %s,@function" % f.name,
+                "\t.p2align 4",
+                "%s:" % f.name,
+                "\t.cfi_startproc",
+                "\tmovq cutap_hot@GOTPCREL(%rip), %r11",
+                "\tmovq %d(%%r11), %%r11" % (8 * id_),
+                "\ttestq %r11, %r11",
+                "\tjz cutap_slow_%s" % f.name,
                 "\tjmp *%r11",
                 "\t.cfi_endproc",
-                "\t.size %s,.-%s" % (name, name)]
+                "\t.size %s,.-%s" % (f.name, f.name)]
     out.append('\t.section .note.GNU-stack,"",@progbits')
     return "\n".join(out) + "\n"
 
 
-OUTPUT = "src/generated/fronts.S"
+def generate_all(model):
+    return {"src/generated/fronts.S": front(model), "src/generated/core_fronts.S": core(model)}

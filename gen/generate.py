@@ -27,6 +27,7 @@ import exact_test_generator
 import exports_generator
 import fastpath_generator
 import fake_generator
+import front_tables_generator
 import fronts_generator
 import hidden_tables_generator
 import ids_generator
@@ -50,7 +51,7 @@ import wrappers_generator
 GENERATORS = [ids_generator, table_generator, wrappers_generator, untyped_generator,
               exports_generator, fake_generator, exact_test_generator,
               procaddr_tsv_generator, decode_generator,
-              lib_table_generator, lib_untyped_generator, lib_wrappers_generator, lib_resolve_generator, fronts_generator,
+              lib_table_generator, lib_untyped_generator, lib_wrappers_generator, lib_resolve_generator, fronts_generator, front_tables_generator,
               decode_layers_generator, lib_fake_generator, lib_exact_test_generator, old_major_generator,
               cupti_cbid_generator, fastpath_generator, cli_names_generator, hidden_tables_generator, nvtx_slots_generator,
               nvtx_roles_generator, nv_ioctl_generator]

@@ -1,6 +1,6 @@
-"""Generates src/generated/lib_resolve.S: the fast-path table cutap_hot
-with its initial values, and one resolver stub per typed function of a
-layer that has a library.
+"""Generates src/generated/lib_resolve.S: the initial values of the
+fast-path table cutap_hot (cutap_hot_initial), and one resolver stub per
+typed function of a layer that has a library.
 
 Before a layer's library is adopted, cutap cannot know whether the typed
 signature of a function applies: the program may be built against another
@@ -14,9 +14,10 @@ the caller's registers and stack untouched: the stub loads the id into
 which saves every argument register, adopts the layer
 (src/resolve/libs.c) and jumps to what the function's entry now is: the
 real function, the generic trampoline (a layer of another major), or the
-typed wrapper's slow path (a layer of the generated major). The table is
-initialised here, as data, so that it is right before any constructor
-runs: a library's constructor may call its own API before cutap's runs.
+typed wrapper's slow path (a layer of the generated major). The core puts
+these values into the front's table (src/front) when it is loaded, before
+it sends any call on: a library's constructor may call its own API first
+of all, and its call then loads the core.
 
 It also generates the route stubs: one per layer id, 16 bytes each, in id
 order from cutap_route_stubs (so id's stub is at cutap_route_stubs +
@@ -78,20 +79,19 @@ def generate(model):
             "\t.zero %d" % (24 * n),
             "\t.size cutap_route_ctx,.-cutap_route_ctx"]
     at = dict(ids)
-    # cutap_hot (written at run time) and cutap_hot_initial (read-only
-    # after relocation): the same values.
-    for sym, section in (("cutap_hot", ".data"), ("cutap_hot_initial", ".data.rel.ro")):
-        out += ["",
-                "\t.section %s,\"aw\"" % section,
-                "\t.globl %s" % sym,
-                "\t.hidden %s" % sym,
-                "\t.type %s,@object" % sym,
-                "\t.p2align 6",
-                "%s:" % sym,
-                "\t.zero %d" % (8 * model.driver_count)]
-        for i in range(model.driver_count, count):
-            out.append("\t.quad cutap_rs_%s" % at[i] if i in at else "\t.quad 0")
-        out.append("\t.size %s,.-%s" % (sym, sym))
+    # cutap_hot_initial: the entries of the typed layer ids until their
+    # layer is adopted (the core puts them into the front's cutap_hot).
+    out += ["",
+            "\t.section .data.rel.ro,\"aw\"",
+            "\t.globl cutap_hot_initial",
+            "\t.hidden cutap_hot_initial",
+            "\t.type cutap_hot_initial,@object",
+            "\t.p2align 6",
+            "cutap_hot_initial:",
+            "\t.zero %d" % (8 * model.driver_count)]
+    for i in range(model.driver_count, count):
+        out.append("\t.quad cutap_rs_%s" % at[i] if i in at else "\t.quad 0")
+    out.append("\t.size cutap_hot_initial,.-cutap_hot_initial")
     out.append('\t.section .note.GNU-stack,"",@progbits')
     return "\n".join(out) + "\n"
 

@@ -7,7 +7,7 @@ missing)."""
 import cuda_model
 from gen_common import c_str, captures
 from lib_untyped_generator import untyped
-from table_generator import metadata_arrays
+from table_generator import metadata_arrays, slow_table
 
 
 def is_status(f):
@@ -44,6 +44,8 @@ def generate(model):
         for f in l.functions:
             out.append("    (void *)%s," % f.name)
     out.append("};\n")
+    out += slow_table("cutap_lib_slow", "CUTAP_STATIC_COUNT - CUTAP_DRIVER_COUNT",
+                      [f for l in model.layers for f in l.functions])
     un = untyped(model)
     out.append("struct cutap_tramp_ctx cutap_lib_untyped_ctx[%d] = {" % max(1, len(un)))
     for f in un:

@@ -1,6 +1,7 @@
-"""Generates src/generated/lib_untyped.S: exported entry stubs for the
-exports of the runtime and library layers that have no typed wrapper
-(declared in no header, or with a float/struct result). Each loads its
+"""Generates src/generated/lib_untyped.S: the trampoline stubs of the
+functions of the runtime and library layers that have no typed wrapper
+(declared in no header, or with a float/struct result), reached from
+their entries (fronts_generator.py) through cutap_hot. Each loads its
 context into %r11 and enters the generic trampoline, like the driver's
 (untyped_generator.py)."""
 import cuda_model
@@ -13,7 +14,7 @@ def untyped(model):
 
 def generate(model):
     out = [cuda_model.banner("lib_untyped_generator.py"), "\t.text"]
-    out += stubs(untyped(model), "cutap_lib_untyped_ctx")
+    out += stubs(untyped(model), "cutap_lib_untyped_ctx", "cutap_lib_untyped_stubs")
     out.append('\t.section .note.GNU-stack,"",@progbits')
     return "\n".join(out) + "\n"
 

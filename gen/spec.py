@@ -309,12 +309,13 @@ def check_pointers(root=ROOT):
 
 
 def check_dl_letters(root=ROOT):
-    """The first letters src/resolve/dl.c lets through (libcutap.py
-    DL_FIRST_LETTERS) cover every layer's prefixes."""
+    """The first letters the front's dlsym lets through to the core
+    (src/front/front.c maybe_ours; libcutap.py DL_FIRST_LETTERS) cover
+    every layer's prefixes."""
     letters = load("libcutap").data["DL_FIRST_LETTERS"]
-    dl = os.path.join(root, "src/resolve/dl.c")
+    dl = os.path.join(root, "src/front/front.c")
     gone = [] if os.path.exists(dl) and "static int maybe_ours(" in open(dl).read() else \
-        ["gen/specs/libcutap.py: DL_FIRST_LETTERS: maybe_ours() is no longer in src/resolve/dl.c"]
+        ["gen/specs/libcutap.py: DL_FIRST_LETTERS: maybe_ours() is no longer in src/front/front.c"]
     return gone + ["%s: prefix %r does not start with one of DL_FIRST_LETTERS (gen/specs/libcutap.py): "
             "dlsym lookups of its names would not be seen" % (s.rel, p)
             for s in layers() for p in s.get("prefixes", []) if not any(p.startswith(x) for x in letters)]

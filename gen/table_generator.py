@@ -43,6 +43,21 @@ def metadata_arrays(functions):
     return out
 
 
+def slow_table(name, size, functions):
+    """The typed slow path of each function (cutap_slow_<name>, in the
+    *_wrappers.c files), 0 for an untyped one: where the core sends a
+    call of an id that takes no fast path (cutap_hot, the front's)."""
+    out = ["/* Typed slow paths, by id: where cutap_hot sends a call no fast path serves. */"]
+    for f in functions:
+        if f.typed:
+            out.append("void cutap_slow_%s(void);" % f.name)
+    out.append("void *const %s[%s] = {" % (name, size))
+    for f in functions:
+        out.append("    %s," % ("(void *)cutap_slow_" + f.name if f.typed else "0"))
+    out.append("};\n")
+    return out
+
+
 def generate(model):
     out = [cuda_model.banner("table_generator.py"), '#include "cutap_format.h"',
            '#include "cutap_internal.h"\n']
@@ -62,6 +77,7 @@ def generate(model):
     for f in model.functions:
         out.append("    (void *)%s," % f.name)
     out.append("};\n")
+    out += slow_table("cutap_driver_slow", "CUTAP_DRIVER_COUNT", model.functions)
     untyped = [f for f in model.functions if not f.typed]
     out.append("/* Exports no header declares: reached through the generic trampoline. */")
     out.append("struct cutap_tramp_ctx cutap_untyped_ctx[%d] = {" % max(1, len(untyped)))

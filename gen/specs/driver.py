@@ -75,7 +75,7 @@ FUNCTIONS = {
         "handled_in": [
             ("src/resolve/driver.c", "cutap_libc_dlsym(h, \"cuInit\")",
              "the first object met through a lookup that defines cuInit is the driver"),
-            ("src/resolve/dl.c", "cutap_libc_dlsym_ptr(handle, \"cuInit\")",
+            ("src/resolve/dl.c", "cutap_libc_dlsym(handle, \"cuInit\")",
              "a dlsym on a handle that defines cuInit adopts that object as the driver"),
             ("src/resolve/cupti_rt.c", "cutap_fixup[CUTAP_ID_cuInit] = after_cuinit;",
              "--runtime=cupti: CUPTI's runtime callbacks are subscribed after the first successful cuInit"),

@@ -103,6 +103,17 @@ static inline void *cutap_static_wrapper(uint32_t id)
 {
     return id < CUTAP_DRIVER_COUNT ? cutap_driver_wrapper[id] : cutap_lib_wrapper[id - CUTAP_DRIVER_COUNT];
 }
+/* The typed slow path of a static id (generated tables), NULL if untyped. */
+extern void *const cutap_driver_slow[CUTAP_DRIVER_COUNT];
+extern void *const cutap_lib_slow[CUTAP_STATIC_COUNT - CUTAP_DRIVER_COUNT];
+static inline void *cutap_static_slow(uint32_t id)
+{
+    return id < CUTAP_DRIVER_COUNT ? cutap_driver_slow[id] : cutap_lib_slow[id - CUTAP_DRIVER_COUNT];
+}
+/* The trampoline stub of an untyped static id (driver_untyped.S,
+ * lib_untyped.S: 16 bytes each, in context order); NULL if typed. */
+void *cutap_untyped_stub(uint32_t id);
+void *cutap_core_entry(uint32_t id);   /* core/dispatch.c: for the front */
 
 /* cuGetProcAddress table: base name, version, flavour -> exported variant. */
 enum { CUTAP_FLAVOUR_PLAIN = 0, CUTAP_FLAVOUR_PTDS = 1, CUTAP_FLAVOUR_PTSZ = 2 };
@@ -164,7 +175,7 @@ struct cutap_tramp_ctx *cutap_id_ctx(uint32_t id);
 /* Resolves every export from the driver's own handle, once. Returns 0 when
  * a driver is in use, -1 when none could be found. */
 int cutap_driver_ensure(void);
-void cutap_forbid_init(void);          /* core/forbid.c: what the process forbade before cutap started */
+void cutap_forbid_init(void);          /* front/forbid.c: what the process forbade before cutap started */
 void cutap_rec_stop_strict(void);      /* record/recorder.c: the process enters seccomp strict mode */
 unsigned long long cutap_dl_adds(void);   /* objects loaded so far (resolve/dl.c) */
 /* Adopts the object that holds addr as the driver, if none is yet. */
@@ -230,6 +241,7 @@ static inline int cutap_id_ready(uint32_t id)
 
 /* --- resolve/dl.c --- */
 void *cutap_libc_dlsym(void *handle, const char *name);
+void *cutap_libc_dlvsym(void *handle, const char *name, const char *version);
 /* Address of name in one loaded object's own dynamic symbol table (no
  * dependency, no loader lock): base and dynamic section as dl_iterate_phdr
  * gives them. */
@@ -280,7 +292,8 @@ void *cutap_hook_caller(void);
 uint64_t cutap_record_fast(cutap_call_t *call, cutap_thunk_t thunk);
 int cutap_open_output(const char *pattern, int append);
 
-/* core/registry.c: the trace directory's process registry
+/* front/registry.c (in the front: exec notes are made in every process):
+ * the trace directory's process registry
  * (src/common/cutap_registry.h), cutap's channel for warnings and losses.
  * attach maps DIR/.cutap-procs (create: make it, and DIR, when missing)
  * and claims this image's slot; 0 or -1. warn appends a line to the slot
@@ -288,6 +301,7 @@ int cutap_open_output(const char *pattern, int append);
  * (fallocate, else zeros written); 0 or an errno. */
 int cutap_back_range(int fd, long off, long len);
 int cutap_reg_attach(const char *dir, int create);
+int cutap_reg_dir_from_env(char *dir, size_t size);   /* CUTAP_TRACE or CUTAP_COUNT, absolute */
 int cutap_reg_warn(const char *line, size_t n);
 void cutap_reg_file(int err);
 void cutap_reg_stop(int reason, int err);
@@ -298,7 +312,7 @@ int cutap_reg_attached(void);
 void *cutap_reg_exec_note(const char *path, char *const envp[]);
 void cutap_reg_exec_failed(void *note);
 void cutap_reg_exec_spawned(void *note, int child);
-void cutap_exec_init(void);   /* core/exec.c: the real exec family, looked up once */
+void cutap_exec_init(void);   /* front/exec.c: the real exec family, looked up once */
 /* Set once the recorder runs (CUTAP_TRACE/CUTAP_COUNT accepted): from then
  * on warnings never go to the program's stderr; they go to the registry,
  * or nowhere (the losses stay in the trace header). */
@@ -323,7 +337,12 @@ struct rec_thread {
                                      chunks only and gives nothing away again */
 };
 
-/* Everything cutap keeps per thread, in one initial-exec TLS block. */
+/* Everything cutap keeps per thread, in one initial-exec TLS block,
+ * defined in the front (front/tls.c: a dlopened core could get static TLS
+ * only from glibc's small shared surplus). */
+struct rt_stack;
+struct shadow_stack;
+#define CUTAP_NVTX_DEPTH_SLOTS 64
 struct cutap_thread {
     uint32_t depth;
     cutap_call_t *current;
@@ -332,6 +351,17 @@ struct cutap_thread {
      * recorder growing its trace file): the ioctl layer's wrappers, which
      * those calls reach, then only pass through */
     uint32_t internal;
+    int driver_adopting, lib_adopting;           /* resolve/driver.c, libs.c */
+    struct shadow_stack *shadow;                 /* core/dispatch.c */
+    uint64_t missing_status;                     /* core/dispatch.c */
+    struct rt_stack *rt_stk;                     /* resolve/cupti_rt.c */
+    int32_t nvtx_depth[CUTAP_NVTX_DEPTH_SLOTS];  /* resolve/nvtx.c */
+    struct {                                     /* record/capture.c */
+        uint8_t armed, pending;
+        uint64_t domain;
+        int32_t level;
+    } nv_push;
+    uint8_t nv_start_pending;
 };
 extern __thread struct cutap_thread cutap_tls __attribute__((tls_model("initial-exec")));
 

@@ -9,12 +9,11 @@
 #include "filter_expr.h"
 #include "record_internal.h"
 
-/* cutap_hot[CUTAP_STATIC_COUNT] is defined, with its initial values, in
- * src/generated/lib_resolve.S. */
+/* cutap_hot[CUTAP_STATIC_COUNT] is the front's (src/generated/fronts.S),
+ * zero until the core sets each slot (refresh_locked: never back to 0);
+ * cutap_tls is the front's too (src/front/tls.c). */
 _Atomic uint8_t cutap_mask[CUTAP_MAX_IDS];
 cutap_fixup_fn cutap_fixup[CUTAP_STATIC_COUNT];
-
-__thread struct cutap_thread cutap_tls __attribute__((tls_model("initial-exec")));
 
 struct client {
     const char *name;
@@ -67,12 +66,26 @@ static void refresh_locked(uint32_t id)
         int kind = __atomic_load_n(&cutap_fast_kind, __ATOMIC_ACQUIRE);
         if (want && real && !cutap_fixup[id] && kind && mask == atomic_load(&cutap_fast_mask))
             hot = kind == 1 ? cutap_fast_trace[id] : cutap_fast_count[id];
-        atomic_store(&cutap_hot[id], hot);
+        /* none of those: the typed slow path (the front's entry jumps to
+         * whatever is here; 0 would mean "core not loaded" to it) */
+        atomic_store(&cutap_hot[id], hot ? hot : cutap_static_slow(id));
         return;
     }
     struct cutap_tramp_ctx *ctx = cutap_id_ctx(id);
     if (ctx)
         __atomic_store_n(&ctx->active, (uint8_t)(want || !ctx->real), __ATOMIC_RELEASE);
+    if (id < CUTAP_STATIC_COUNT)   /* untyped: its trampoline stub, always */
+        atomic_store(&cutap_hot[id], cutap_untyped_stub(id));
+}
+
+/* The front's entry of static id, while cutap_hot[id] is still 0 (the
+ * core was just loaded by this call): the slot set, and where to go. */
+void *cutap_core_entry(uint32_t id)
+{
+    if (id >= CUTAP_STATIC_COUNT)
+        return NULL;
+    cutap_refresh_id(id);
+    return atomic_load(&cutap_hot[id]);
 }
 
 void cutap_refresh_id(uint32_t id)
@@ -292,7 +305,7 @@ struct shadow_stack {
     unsigned top;
     struct shadow_frame f[SHADOW_DEPTH];
 };
-static __thread struct shadow_stack *shadow __attribute__((tls_model("initial-exec")));
+#define shadow (cutap_tls.shadow)
 static pthread_key_t shadow_key;
 static pthread_once_t shadow_once = PTHREAD_ONCE_INIT;
 static void shadow_key_init(void) { pthread_key_create(&shadow_key, free); }
@@ -321,7 +334,7 @@ uint64_t cutap_missing_status(uint32_t id)
  * this, so that the call is recorded like one made. Set by
  * cutap_tramp_enter just before it returns this address, read when the
  * caller's jump gets here: nothing runs on the thread in between. */
-static __thread uint64_t missing_status __attribute__((tls_model("initial-exec")));
+#define missing_status (cutap_tls.missing_status)
 static uint64_t missing(void) { return missing_status; }
 
 void *cutap_tramp_enter(struct cutap_tramp_ctx *ctx, void **retslot, uint64_t *regs);

@@ -98,6 +98,20 @@ struct cutap_tramp_ctx *cutap_id_ctx(uint32_t id)
     return k < atomic_load(&ndyn) ? &dyn[k]->ctx : NULL;
 }
 
+extern const unsigned char cutap_untyped_stubs[], cutap_lib_untyped_stubs[];
+void *cutap_untyped_stub(uint32_t id)
+{
+    if (id < CUTAP_DRIVER_COUNT) {
+        for (unsigned i = 0; i < cutap_untyped_count; i++)
+            if (cutap_untyped_ids[i] == id)
+                return (void *)(cutap_untyped_stubs + 16 * (size_t)i);
+        return NULL;
+    }
+    if (id < CUTAP_STATIC_COUNT && !cutap_fn(id)->typed && cutap_fn(id)->tramp >= 0)
+        return (void *)(cutap_lib_untyped_stubs + 16 * (size_t)cutap_fn(id)->tramp);
+    return NULL;
+}
+
 uint32_t cutap_call_count(void)
 {
     return CUTAP_STATIC_COUNT + atomic_load(&ndyn);

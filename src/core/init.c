@@ -11,7 +11,9 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "clock_internal.h"
 #include "cutap_internal.h"
+#include "front_internal.h"
 
 int cutap_debug;
 
@@ -112,10 +114,43 @@ static void load_plugins(const char *list)
     free(copy);
 }
 
-/* Runs as our constructor, or earlier from the first intercepted call or
- * driver lookup when another library's constructor reaches the driver
- * before ours has run. A call that arrives while another thread is still
- * in here proceeds without waiting (it may go unrecorded). */
+/* The process enters seccomp strict mode (src/front/forbid.c): said now,
+ * while system calls are still allowed; then no client is left, and every
+ * call passes straight through. */
+static void strict_mode(void)
+{
+    cutap_rec_stop_strict();
+    cutap_clock_freeze();
+    for (int c = 0; c < CUTAP_MAX_CLIENTS; c++)
+        cutap_unregister(c);
+}
+
+int InitializeInjectionNvtx2(void *get);   /* resolve/nvtx.c */
+void cutap_ioctl_core(struct cutap_core *c);   /* resolve/ioctl.c */
+void cutap_dl_core(struct cutap_core *c);      /* resolve/dl.c */
+
+/* What the front calls into (src/front/front_internal.h). */
+static struct cutap_core core = {
+    .size = sizeof core,
+    .entry = cutap_core_entry,
+    .api = {[CUTAP_API_REGISTER] = (void *)cutap_register, [CUTAP_API_UNREGISTER] = (void *)cutap_unregister,
+            [CUTAP_API_ENABLE] = (void *)cutap_enable, [CUTAP_API_ENABLE_NAME] = (void *)cutap_enable_name,
+            [CUTAP_API_ENABLE_FILTER] = (void *)cutap_enable_filter, [CUTAP_API_CALL_COUNT] = (void *)cutap_call_count,
+            [CUTAP_API_CALL_NAME] = (void *)cutap_call_name, [CUTAP_API_CALL_LAYER] = (void *)cutap_call_layer,
+            [CUTAP_API_CALL_NARGS] = (void *)cutap_call_nargs, [CUTAP_API_CALL_ARG] = (void *)cutap_call_arg,
+            [CUTAP_API_LOOKUP] = (void *)cutap_lookup, [CUTAP_API_LAYER_LOOKUP] = (void *)cutap_layer_lookup,
+            [CUTAP_API_LAYER_NAME] = (void *)cutap_layer_name,
+            [CUTAP_API_EXPORT_TABLE_NAME] = (void *)cutap_export_table_name,
+            [CUTAP_API_THREAD_DEPTH] = (void *)cutap_thread_depth,
+            [CUTAP_API_NVTX_INIT] = (void *)InitializeInjectionNvtx2},
+    .forbid_tsc = cutap_clock_forbid_tsc,
+    .strict = strict_mode,
+};
+
+/* Runs as the core's constructor: the core is loaded by the front at the
+ * first call that needs it (src/front/front.c), from any thread, maybe
+ * from a library's constructor; the loader's lock keeps other threads
+ * that load it waiting until this is done. */
 static _Atomic int init_state;
 
 __attribute__((constructor)) void cutap_init(void)
@@ -123,6 +158,11 @@ __attribute__((constructor)) void cutap_init(void)
     int expect = 0;
     if (!atomic_compare_exchange_strong(&init_state, &expect, 1))
         return;
+    /* First: what runs during the rest (plugins calling the API, calls
+     * made by constructors of what is loaded here) finds the core. */
+    cutap_ioctl_core(&core);
+    cutap_dl_core(&core);
+    cutap_front_attach(&core);
     const char *v = getenv("CUTAP_DEBUG");
     cutap_debug = v && *v && strcmp(v, "0");
     cutap_exporttable_configure(getenv("CUTAP_HIDDEN"));
@@ -138,25 +178,14 @@ __attribute__((constructor)) void cutap_init(void)
          * registry of the directory (made when missing, at the first
          * warning), named absolute as the recorder will name it. */
         cutap_warn_quiet = 1;
-        char cwd[PATH_MAX];
-        size_t n = strlen(rd);
-        if (rd[0] == '/' && n < PATH_MAX)
-            memcpy(cutap_rec_dir, rd, n + 1);
-        else if (rd[0] != '/' && getcwd(cwd, sizeof cwd) && strlen(cwd) + n + 2 <= PATH_MAX)
-            snprintf(cutap_rec_dir, PATH_MAX, "%s/%s", cwd, rd);
-        if (cutap_rec_dir[0])
-            cutap_reg_attach(cutap_rec_dir, 0);
+        if (!cutap_reg_dir_from_env(cutap_rec_dir, PATH_MAX))
+            cutap_reg_attach(cutap_rec_dir, 0);   /* (the front attached it at start) */
+        else
+            cutap_rec_dir[0] = 0;
     }
-    /* Always, not only when recording: the exec wrappers are exported in
-     * every mode, and an exec from a vfork child or a signal handler must
-     * find the real function without a lookup. */
-    cutap_exec_init();
-    /* The ioctl layer's ids and glibc's functions, before anything records. */
+    /* The ioctl layer's ids, before anything records. */
     cutap_ioctl_init();
     cutap_cupti_rt_configure(getenv("CUTAP_RUNTIME"));
-    /* a counter forbidden to this process already (inherited), before the
-     * recorder chooses its clock */
-    cutap_forbid_init();
     if ((v = getenv("CUTAP_STAT")) && *v)
         cutap_stat_start(v);
     if ((v = getenv("CUTAP_LOG")) && *v)

@@ -8022,6 +8022,1357 @@ void *const cutap_driver_wrapper[CUTAP_DRIVER_COUNT] = {
     (void *)cuWaitExternalSemaphoresAsync_ptsz,
 };
 
+/* Typed slow paths, by id: where cutap_hot sends a call no fast path serves. */
+void cutap_slow_cuArray3DCreate(void);
+void cutap_slow_cuArray3DCreate_v2(void);
+void cutap_slow_cuArray3DGetDescriptor(void);
+void cutap_slow_cuArray3DGetDescriptor_v2(void);
+void cutap_slow_cuArrayCreate(void);
+void cutap_slow_cuArrayCreate_v2(void);
+void cutap_slow_cuArrayDestroy(void);
+void cutap_slow_cuArrayGetDescriptor(void);
+void cutap_slow_cuArrayGetDescriptor_v2(void);
+void cutap_slow_cuArrayGetMemoryRequirements(void);
+void cutap_slow_cuArrayGetPlane(void);
+void cutap_slow_cuArrayGetSparseProperties(void);
+void cutap_slow_cuCheckpointProcessCheckpoint(void);
+void cutap_slow_cuCheckpointProcessGetRestoreThreadId(void);
+void cutap_slow_cuCheckpointProcessGetState(void);
+void cutap_slow_cuCheckpointProcessLock(void);
+void cutap_slow_cuCheckpointProcessRestore(void);
+void cutap_slow_cuCheckpointProcessUnlock(void);
+void cutap_slow_cuCoredumpGetAttribute(void);
+void cutap_slow_cuCoredumpGetAttributeGlobal(void);
+void cutap_slow_cuCoredumpSetAttribute(void);
+void cutap_slow_cuCoredumpSetAttributeGlobal(void);
+void cutap_slow_cuCtxAttach(void);
+void cutap_slow_cuCtxCreate(void);
+void cutap_slow_cuCtxCreate_v2(void);
+void cutap_slow_cuCtxCreate_v3(void);
+void cutap_slow_cuCtxCreate_v4(void);
+void cutap_slow_cuCtxDestroy(void);
+void cutap_slow_cuCtxDestroy_v2(void);
+void cutap_slow_cuCtxDetach(void);
+void cutap_slow_cuCtxDisablePeerAccess(void);
+void cutap_slow_cuCtxEnablePeerAccess(void);
+void cutap_slow_cuCtxFromGreenCtx(void);
+void cutap_slow_cuCtxGetApiVersion(void);
+void cutap_slow_cuCtxGetCacheConfig(void);
+void cutap_slow_cuCtxGetCurrent(void);
+void cutap_slow_cuCtxGetDevResource(void);
+void cutap_slow_cuCtxGetDevice(void);
+void cutap_slow_cuCtxGetDevice_v2(void);
+void cutap_slow_cuCtxGetExecAffinity(void);
+void cutap_slow_cuCtxGetFlags(void);
+void cutap_slow_cuCtxGetId(void);
+void cutap_slow_cuCtxGetLimit(void);
+void cutap_slow_cuCtxGetSharedMemConfig(void);
+void cutap_slow_cuCtxGetStreamPriorityRange(void);
+void cutap_slow_cuCtxPopCurrent(void);
+void cutap_slow_cuCtxPopCurrent_v2(void);
+void cutap_slow_cuCtxPushCurrent(void);
+void cutap_slow_cuCtxPushCurrent_v2(void);
+void cutap_slow_cuCtxRecordEvent(void);
+void cutap_slow_cuCtxResetPersistingL2Cache(void);
+void cutap_slow_cuCtxSetCacheConfig(void);
+void cutap_slow_cuCtxSetCurrent(void);
+void cutap_slow_cuCtxSetFlags(void);
+void cutap_slow_cuCtxSetLimit(void);
+void cutap_slow_cuCtxSetSharedMemConfig(void);
+void cutap_slow_cuCtxSynchronize(void);
+void cutap_slow_cuCtxSynchronize_v2(void);
+void cutap_slow_cuCtxWaitEvent(void);
+void cutap_slow_cuDestroyExternalMemory(void);
+void cutap_slow_cuDestroyExternalSemaphore(void);
+void cutap_slow_cuDevResourceGenerateDesc(void);
+void cutap_slow_cuDevSmResourceSplitByCount(void);
+void cutap_slow_cuDeviceCanAccessPeer(void);
+void cutap_slow_cuDeviceComputeCapability(void);
+void cutap_slow_cuDeviceGet(void);
+void cutap_slow_cuDeviceGetAttribute(void);
+void cutap_slow_cuDeviceGetByPCIBusId(void);
+void cutap_slow_cuDeviceGetCount(void);
+void cutap_slow_cuDeviceGetDefaultMemPool(void);
+void cutap_slow_cuDeviceGetDevResource(void);
+void cutap_slow_cuDeviceGetExecAffinitySupport(void);
+void cutap_slow_cuDeviceGetGraphMemAttribute(void);
+void cutap_slow_cuDeviceGetHostAtomicCapabilities(void);
+void cutap_slow_cuDeviceGetLuid(void);
+void cutap_slow_cuDeviceGetMemPool(void);
+void cutap_slow_cuDeviceGetName(void);
+void cutap_slow_cuDeviceGetNvSciSyncAttributes(void);
+void cutap_slow_cuDeviceGetP2PAtomicCapabilities(void);
+void cutap_slow_cuDeviceGetP2PAttribute(void);
+void cutap_slow_cuDeviceGetPCIBusId(void);
+void cutap_slow_cuDeviceGetProperties(void);
+void cutap_slow_cuDeviceGetTexture1DLinearMaxWidth(void);
+void cutap_slow_cuDeviceGetUuid(void);
+void cutap_slow_cuDeviceGetUuid_v2(void);
+void cutap_slow_cuDeviceGraphMemTrim(void);
+void cutap_slow_cuDevicePrimaryCtxGetState(void);
+void cutap_slow_cuDevicePrimaryCtxRelease(void);
+void cutap_slow_cuDevicePrimaryCtxRelease_v2(void);
+void cutap_slow_cuDevicePrimaryCtxReset(void);
+void cutap_slow_cuDevicePrimaryCtxReset_v2(void);
+void cutap_slow_cuDevicePrimaryCtxRetain(void);
+void cutap_slow_cuDevicePrimaryCtxSetFlags(void);
+void cutap_slow_cuDevicePrimaryCtxSetFlags_v2(void);
+void cutap_slow_cuDeviceRegisterAsyncNotification(void);
+void cutap_slow_cuDeviceSetGraphMemAttribute(void);
+void cutap_slow_cuDeviceSetMemPool(void);
+void cutap_slow_cuDeviceTotalMem(void);
+void cutap_slow_cuDeviceTotalMem_v2(void);
+void cutap_slow_cuDeviceUnregisterAsyncNotification(void);
+void cutap_slow_cuDriverGetVersion(void);
+void cutap_slow_cuEGLStreamConsumerAcquireFrame(void);
+void cutap_slow_cuEGLStreamConsumerConnect(void);
+void cutap_slow_cuEGLStreamConsumerConnectWithFlags(void);
+void cutap_slow_cuEGLStreamConsumerDisconnect(void);
+void cutap_slow_cuEGLStreamConsumerReleaseFrame(void);
+void cutap_slow_cuEGLStreamProducerConnect(void);
+void cutap_slow_cuEGLStreamProducerDisconnect(void);
+void cutap_slow_cuEGLStreamProducerPresentFrame(void);
+void cutap_slow_cuEGLStreamProducerReturnFrame(void);
+void cutap_slow_cuEventCreate(void);
+void cutap_slow_cuEventCreateFromEGLSync(void);
+void cutap_slow_cuEventDestroy(void);
+void cutap_slow_cuEventDestroy_v2(void);
+void cutap_slow_cuEventElapsedTime(void);
+void cutap_slow_cuEventElapsedTime_v2(void);
+void cutap_slow_cuEventQuery(void);
+void cutap_slow_cuEventRecord(void);
+void cutap_slow_cuEventRecordWithFlags(void);
+void cutap_slow_cuEventRecordWithFlags_ptsz(void);
+void cutap_slow_cuEventRecord_ptsz(void);
+void cutap_slow_cuEventSynchronize(void);
+void cutap_slow_cuExternalMemoryGetMappedBuffer(void);
+void cutap_slow_cuExternalMemoryGetMappedMipmappedArray(void);
+void cutap_slow_cuFlushGPUDirectRDMAWrites(void);
+void cutap_slow_cuFuncGetAttribute(void);
+void cutap_slow_cuFuncGetModule(void);
+void cutap_slow_cuFuncGetName(void);
+void cutap_slow_cuFuncGetParamInfo(void);
+void cutap_slow_cuFuncIsLoaded(void);
+void cutap_slow_cuFuncLoad(void);
+void cutap_slow_cuFuncSetAttribute(void);
+void cutap_slow_cuFuncSetBlockShape(void);
+void cutap_slow_cuFuncSetCacheConfig(void);
+void cutap_slow_cuFuncSetSharedMemConfig(void);
+void cutap_slow_cuFuncSetSharedSize(void);
+void cutap_slow_cuGLCtxCreate(void);
+void cutap_slow_cuGLCtxCreate_v2(void);
+void cutap_slow_cuGLGetDevices(void);
+void cutap_slow_cuGLGetDevices_v2(void);
+void cutap_slow_cuGLInit(void);
+void cutap_slow_cuGLMapBufferObject(void);
+void cutap_slow_cuGLMapBufferObjectAsync(void);
+void cutap_slow_cuGLMapBufferObjectAsync_v2(void);
+void cutap_slow_cuGLMapBufferObjectAsync_v2_ptsz(void);
+void cutap_slow_cuGLMapBufferObject_v2(void);
+void cutap_slow_cuGLMapBufferObject_v2_ptds(void);
+void cutap_slow_cuGLRegisterBufferObject(void);
+void cutap_slow_cuGLSetBufferObjectMapFlags(void);
+void cutap_slow_cuGLUnmapBufferObject(void);
+void cutap_slow_cuGLUnmapBufferObjectAsync(void);
+void cutap_slow_cuGLUnregisterBufferObject(void);
+void cutap_slow_cuGetErrorName(void);
+void cutap_slow_cuGetErrorString(void);
+void cutap_slow_cuGetExportTable(void);
+void cutap_slow_cuGetProcAddress(void);
+void cutap_slow_cuGetProcAddress_v2(void);
+void cutap_slow_cuGraphAddBatchMemOpNode(void);
+void cutap_slow_cuGraphAddChildGraphNode(void);
+void cutap_slow_cuGraphAddDependencies(void);
+void cutap_slow_cuGraphAddDependencies_v2(void);
+void cutap_slow_cuGraphAddEmptyNode(void);
+void cutap_slow_cuGraphAddEventRecordNode(void);
+void cutap_slow_cuGraphAddEventWaitNode(void);
+void cutap_slow_cuGraphAddExternalSemaphoresSignalNode(void);
+void cutap_slow_cuGraphAddExternalSemaphoresWaitNode(void);
+void cutap_slow_cuGraphAddHostNode(void);
+void cutap_slow_cuGraphAddKernelNode(void);
+void cutap_slow_cuGraphAddKernelNode_v2(void);
+void cutap_slow_cuGraphAddMemAllocNode(void);
+void cutap_slow_cuGraphAddMemFreeNode(void);
+void cutap_slow_cuGraphAddMemcpyNode(void);
+void cutap_slow_cuGraphAddMemsetNode(void);
+void cutap_slow_cuGraphAddNode(void);
+void cutap_slow_cuGraphAddNode_v2(void);
+void cutap_slow_cuGraphBatchMemOpNodeGetParams(void);
+void cutap_slow_cuGraphBatchMemOpNodeSetParams(void);
+void cutap_slow_cuGraphChildGraphNodeGetGraph(void);
+void cutap_slow_cuGraphClone(void);
+void cutap_slow_cuGraphConditionalHandleCreate(void);
+void cutap_slow_cuGraphCreate(void);
+void cutap_slow_cuGraphDebugDotPrint(void);
+void cutap_slow_cuGraphDestroy(void);
+void cutap_slow_cuGraphDestroyNode(void);
+void cutap_slow_cuGraphEventRecordNodeGetEvent(void);
+void cutap_slow_cuGraphEventRecordNodeSetEvent(void);
+void cutap_slow_cuGraphEventWaitNodeGetEvent(void);
+void cutap_slow_cuGraphEventWaitNodeSetEvent(void);
+void cutap_slow_cuGraphExecBatchMemOpNodeSetParams(void);
+void cutap_slow_cuGraphExecChildGraphNodeSetParams(void);
+void cutap_slow_cuGraphExecDestroy(void);
+void cutap_slow_cuGraphExecEventRecordNodeSetEvent(void);
+void cutap_slow_cuGraphExecEventWaitNodeSetEvent(void);
+void cutap_slow_cuGraphExecExternalSemaphoresSignalNodeSetParams(void);
+void cutap_slow_cuGraphExecExternalSemaphoresWaitNodeSetParams(void);
+void cutap_slow_cuGraphExecGetFlags(void);
+void cutap_slow_cuGraphExecHostNodeSetParams(void);
+void cutap_slow_cuGraphExecKernelNodeSetParams(void);
+void cutap_slow_cuGraphExecKernelNodeSetParams_v2(void);
+void cutap_slow_cuGraphExecMemcpyNodeSetParams(void);
+void cutap_slow_cuGraphExecMemsetNodeSetParams(void);
+void cutap_slow_cuGraphExecNodeSetParams(void);
+void cutap_slow_cuGraphExecUpdate(void);
+void cutap_slow_cuGraphExecUpdate_v2(void);
+void cutap_slow_cuGraphExternalSemaphoresSignalNodeGetParams(void);
+void cutap_slow_cuGraphExternalSemaphoresSignalNodeSetParams(void);
+void cutap_slow_cuGraphExternalSemaphoresWaitNodeGetParams(void);
+void cutap_slow_cuGraphExternalSemaphoresWaitNodeSetParams(void);
+void cutap_slow_cuGraphGetEdges(void);
+void cutap_slow_cuGraphGetEdges_v2(void);
+void cutap_slow_cuGraphGetNodes(void);
+void cutap_slow_cuGraphGetRootNodes(void);
+void cutap_slow_cuGraphHostNodeGetParams(void);
+void cutap_slow_cuGraphHostNodeSetParams(void);
+void cutap_slow_cuGraphInstantiate(void);
+void cutap_slow_cuGraphInstantiateWithFlags(void);
+void cutap_slow_cuGraphInstantiateWithParams(void);
+void cutap_slow_cuGraphInstantiateWithParams_ptsz(void);
+void cutap_slow_cuGraphInstantiate_v2(void);
+void cutap_slow_cuGraphKernelNodeCopyAttributes(void);
+void cutap_slow_cuGraphKernelNodeGetAttribute(void);
+void cutap_slow_cuGraphKernelNodeGetParams(void);
+void cutap_slow_cuGraphKernelNodeGetParams_v2(void);
+void cutap_slow_cuGraphKernelNodeSetAttribute(void);
+void cutap_slow_cuGraphKernelNodeSetParams(void);
+void cutap_slow_cuGraphKernelNodeSetParams_v2(void);
+void cutap_slow_cuGraphLaunch(void);
+void cutap_slow_cuGraphLaunch_ptsz(void);
+void cutap_slow_cuGraphMemAllocNodeGetParams(void);
+void cutap_slow_cuGraphMemFreeNodeGetParams(void);
+void cutap_slow_cuGraphMemcpyNodeGetParams(void);
+void cutap_slow_cuGraphMemcpyNodeSetParams(void);
+void cutap_slow_cuGraphMemsetNodeGetParams(void);
+void cutap_slow_cuGraphMemsetNodeSetParams(void);
+void cutap_slow_cuGraphNodeFindInClone(void);
+void cutap_slow_cuGraphNodeGetDependencies(void);
+void cutap_slow_cuGraphNodeGetDependencies_v2(void);
+void cutap_slow_cuGraphNodeGetDependentNodes(void);
+void cutap_slow_cuGraphNodeGetDependentNodes_v2(void);
+void cutap_slow_cuGraphNodeGetEnabled(void);
+void cutap_slow_cuGraphNodeGetType(void);
+void cutap_slow_cuGraphNodeSetEnabled(void);
+void cutap_slow_cuGraphNodeSetParams(void);
+void cutap_slow_cuGraphReleaseUserObject(void);
+void cutap_slow_cuGraphRemoveDependencies(void);
+void cutap_slow_cuGraphRemoveDependencies_v2(void);
+void cutap_slow_cuGraphRetainUserObject(void);
+void cutap_slow_cuGraphUpload(void);
+void cutap_slow_cuGraphUpload_ptsz(void);
+void cutap_slow_cuGraphicsEGLRegisterImage(void);
+void cutap_slow_cuGraphicsGLRegisterBuffer(void);
+void cutap_slow_cuGraphicsGLRegisterImage(void);
+void cutap_slow_cuGraphicsMapResources(void);
+void cutap_slow_cuGraphicsMapResources_ptsz(void);
+void cutap_slow_cuGraphicsResourceGetMappedEglFrame(void);
+void cutap_slow_cuGraphicsResourceGetMappedMipmappedArray(void);
+void cutap_slow_cuGraphicsResourceGetMappedPointer(void);
+void cutap_slow_cuGraphicsResourceGetMappedPointer_v2(void);
+void cutap_slow_cuGraphicsResourceSetMapFlags(void);
+void cutap_slow_cuGraphicsResourceSetMapFlags_v2(void);
+void cutap_slow_cuGraphicsSubResourceGetMappedArray(void);
+void cutap_slow_cuGraphicsUnmapResources(void);
+void cutap_slow_cuGraphicsUnmapResources_ptsz(void);
+void cutap_slow_cuGraphicsUnregisterResource(void);
+void cutap_slow_cuGraphicsVDPAURegisterOutputSurface(void);
+void cutap_slow_cuGraphicsVDPAURegisterVideoSurface(void);
+void cutap_slow_cuGreenCtxCreate(void);
+void cutap_slow_cuGreenCtxDestroy(void);
+void cutap_slow_cuGreenCtxGetDevResource(void);
+void cutap_slow_cuGreenCtxGetId(void);
+void cutap_slow_cuGreenCtxRecordEvent(void);
+void cutap_slow_cuGreenCtxStreamCreate(void);
+void cutap_slow_cuGreenCtxWaitEvent(void);
+void cutap_slow_cuImportExternalMemory(void);
+void cutap_slow_cuImportExternalSemaphore(void);
+void cutap_slow_cuInit(void);
+void cutap_slow_cuIpcCloseMemHandle(void);
+void cutap_slow_cuIpcGetEventHandle(void);
+void cutap_slow_cuIpcGetMemHandle(void);
+void cutap_slow_cuIpcOpenEventHandle(void);
+void cutap_slow_cuIpcOpenMemHandle(void);
+void cutap_slow_cuIpcOpenMemHandle_v2(void);
+void cutap_slow_cuKernelGetAttribute(void);
+void cutap_slow_cuKernelGetFunction(void);
+void cutap_slow_cuKernelGetLibrary(void);
+void cutap_slow_cuKernelGetName(void);
+void cutap_slow_cuKernelGetParamInfo(void);
+void cutap_slow_cuKernelSetAttribute(void);
+void cutap_slow_cuKernelSetCacheConfig(void);
+void cutap_slow_cuLaunch(void);
+void cutap_slow_cuLaunchCooperativeKernel(void);
+void cutap_slow_cuLaunchCooperativeKernelMultiDevice(void);
+void cutap_slow_cuLaunchCooperativeKernel_ptsz(void);
+void cutap_slow_cuLaunchGrid(void);
+void cutap_slow_cuLaunchGridAsync(void);
+void cutap_slow_cuLaunchHostFunc(void);
+void cutap_slow_cuLaunchHostFunc_ptsz(void);
+void cutap_slow_cuLaunchKernel(void);
+void cutap_slow_cuLaunchKernelEx(void);
+void cutap_slow_cuLaunchKernelEx_ptsz(void);
+void cutap_slow_cuLaunchKernel_ptsz(void);
+void cutap_slow_cuLibraryEnumerateKernels(void);
+void cutap_slow_cuLibraryGetGlobal(void);
+void cutap_slow_cuLibraryGetKernel(void);
+void cutap_slow_cuLibraryGetKernelCount(void);
+void cutap_slow_cuLibraryGetManaged(void);
+void cutap_slow_cuLibraryGetModule(void);
+void cutap_slow_cuLibraryGetUnifiedFunction(void);
+void cutap_slow_cuLibraryLoadData(void);
+void cutap_slow_cuLibraryLoadFromFile(void);
+void cutap_slow_cuLibraryUnload(void);
+void cutap_slow_cuLinkAddData(void);
+void cutap_slow_cuLinkAddData_v2(void);
+void cutap_slow_cuLinkAddFile(void);
+void cutap_slow_cuLinkAddFile_v2(void);
+void cutap_slow_cuLinkComplete(void);
+void cutap_slow_cuLinkCreate(void);
+void cutap_slow_cuLinkCreate_v2(void);
+void cutap_slow_cuLinkDestroy(void);
+void cutap_slow_cuLogsCurrent(void);
+void cutap_slow_cuLogsDumpToFile(void);
+void cutap_slow_cuLogsDumpToMemory(void);
+void cutap_slow_cuLogsRegisterCallback(void);
+void cutap_slow_cuLogsUnregisterCallback(void);
+void cutap_slow_cuMemAddressFree(void);
+void cutap_slow_cuMemAddressReserve(void);
+void cutap_slow_cuMemAdvise(void);
+void cutap_slow_cuMemAdvise_v2(void);
+void cutap_slow_cuMemAlloc(void);
+void cutap_slow_cuMemAllocAsync(void);
+void cutap_slow_cuMemAllocAsync_ptsz(void);
+void cutap_slow_cuMemAllocFromPoolAsync(void);
+void cutap_slow_cuMemAllocFromPoolAsync_ptsz(void);
+void cutap_slow_cuMemAllocHost(void);
+void cutap_slow_cuMemAllocHost_v2(void);
+void cutap_slow_cuMemAllocManaged(void);
+void cutap_slow_cuMemAllocPitch(void);
+void cutap_slow_cuMemAllocPitch_v2(void);
+void cutap_slow_cuMemAlloc_v2(void);
+void cutap_slow_cuMemBatchDecompressAsync(void);
+void cutap_slow_cuMemBatchDecompressAsync_ptsz(void);
+void cutap_slow_cuMemCreate(void);
+void cutap_slow_cuMemDiscardAndPrefetchBatchAsync(void);
+void cutap_slow_cuMemDiscardAndPrefetchBatchAsync_ptsz(void);
+void cutap_slow_cuMemDiscardBatchAsync(void);
+void cutap_slow_cuMemDiscardBatchAsync_ptsz(void);
+void cutap_slow_cuMemExportToShareableHandle(void);
+void cutap_slow_cuMemFree(void);
+void cutap_slow_cuMemFreeAsync(void);
+void cutap_slow_cuMemFreeAsync_ptsz(void);
+void cutap_slow_cuMemFreeHost(void);
+void cutap_slow_cuMemFree_v2(void);
+void cutap_slow_cuMemGetAccess(void);
+void cutap_slow_cuMemGetAddressRange(void);
+void cutap_slow_cuMemGetAddressRange_v2(void);
+void cutap_slow_cuMemGetAllocationGranularity(void);
+void cutap_slow_cuMemGetAllocationPropertiesFromHandle(void);
+void cutap_slow_cuMemGetDefaultMemPool(void);
+void cutap_slow_cuMemGetHandleForAddressRange(void);
+void cutap_slow_cuMemGetInfo(void);
+void cutap_slow_cuMemGetInfo_v2(void);
+void cutap_slow_cuMemGetMemPool(void);
+void cutap_slow_cuMemHostAlloc(void);
+void cutap_slow_cuMemHostGetDevicePointer(void);
+void cutap_slow_cuMemHostGetDevicePointer_v2(void);
+void cutap_slow_cuMemHostGetFlags(void);
+void cutap_slow_cuMemHostRegister(void);
+void cutap_slow_cuMemHostRegister_v2(void);
+void cutap_slow_cuMemHostUnregister(void);
+void cutap_slow_cuMemImportFromShareableHandle(void);
+void cutap_slow_cuMemMap(void);
+void cutap_slow_cuMemMapArrayAsync(void);
+void cutap_slow_cuMemMapArrayAsync_ptsz(void);
+void cutap_slow_cuMemPoolCreate(void);
+void cutap_slow_cuMemPoolDestroy(void);
+void cutap_slow_cuMemPoolExportPointer(void);
+void cutap_slow_cuMemPoolExportToShareableHandle(void);
+void cutap_slow_cuMemPoolGetAccess(void);
+void cutap_slow_cuMemPoolGetAttribute(void);
+void cutap_slow_cuMemPoolImportFromShareableHandle(void);
+void cutap_slow_cuMemPoolImportPointer(void);
+void cutap_slow_cuMemPoolSetAccess(void);
+void cutap_slow_cuMemPoolSetAttribute(void);
+void cutap_slow_cuMemPoolTrimTo(void);
+void cutap_slow_cuMemPrefetchAsync(void);
+void cutap_slow_cuMemPrefetchAsync_ptsz(void);
+void cutap_slow_cuMemPrefetchAsync_v2(void);
+void cutap_slow_cuMemPrefetchAsync_v2_ptsz(void);
+void cutap_slow_cuMemPrefetchBatchAsync(void);
+void cutap_slow_cuMemPrefetchBatchAsync_ptsz(void);
+void cutap_slow_cuMemRangeGetAttribute(void);
+void cutap_slow_cuMemRangeGetAttributes(void);
+void cutap_slow_cuMemRelease(void);
+void cutap_slow_cuMemRetainAllocationHandle(void);
+void cutap_slow_cuMemSetAccess(void);
+void cutap_slow_cuMemSetMemPool(void);
+void cutap_slow_cuMemUnmap(void);
+void cutap_slow_cuMemcpy(void);
+void cutap_slow_cuMemcpy2D(void);
+void cutap_slow_cuMemcpy2DAsync(void);
+void cutap_slow_cuMemcpy2DAsync_v2(void);
+void cutap_slow_cuMemcpy2DAsync_v2_ptsz(void);
+void cutap_slow_cuMemcpy2DUnaligned(void);
+void cutap_slow_cuMemcpy2DUnaligned_v2(void);
+void cutap_slow_cuMemcpy2DUnaligned_v2_ptds(void);
+void cutap_slow_cuMemcpy2D_v2(void);
+void cutap_slow_cuMemcpy2D_v2_ptds(void);
+void cutap_slow_cuMemcpy3D(void);
+void cutap_slow_cuMemcpy3DAsync(void);
+void cutap_slow_cuMemcpy3DAsync_v2(void);
+void cutap_slow_cuMemcpy3DAsync_v2_ptsz(void);
+void cutap_slow_cuMemcpy3DBatchAsync(void);
+void cutap_slow_cuMemcpy3DBatchAsync_ptsz(void);
+void cutap_slow_cuMemcpy3DBatchAsync_v2(void);
+void cutap_slow_cuMemcpy3DBatchAsync_v2_ptsz(void);
+void cutap_slow_cuMemcpy3DPeer(void);
+void cutap_slow_cuMemcpy3DPeerAsync(void);
+void cutap_slow_cuMemcpy3DPeerAsync_ptsz(void);
+void cutap_slow_cuMemcpy3DPeer_ptds(void);
+void cutap_slow_cuMemcpy3D_v2(void);
+void cutap_slow_cuMemcpy3D_v2_ptds(void);
+void cutap_slow_cuMemcpyAsync(void);
+void cutap_slow_cuMemcpyAsync_ptsz(void);
+void cutap_slow_cuMemcpyAtoA(void);
+void cutap_slow_cuMemcpyAtoA_v2(void);
+void cutap_slow_cuMemcpyAtoA_v2_ptds(void);
+void cutap_slow_cuMemcpyAtoD(void);
+void cutap_slow_cuMemcpyAtoD_v2(void);
+void cutap_slow_cuMemcpyAtoD_v2_ptds(void);
+void cutap_slow_cuMemcpyAtoH(void);
+void cutap_slow_cuMemcpyAtoHAsync(void);
+void cutap_slow_cuMemcpyAtoHAsync_v2(void);
+void cutap_slow_cuMemcpyAtoHAsync_v2_ptsz(void);
+void cutap_slow_cuMemcpyAtoH_v2(void);
+void cutap_slow_cuMemcpyAtoH_v2_ptds(void);
+void cutap_slow_cuMemcpyBatchAsync(void);
+void cutap_slow_cuMemcpyBatchAsync_ptsz(void);
+void cutap_slow_cuMemcpyBatchAsync_v2(void);
+void cutap_slow_cuMemcpyBatchAsync_v2_ptsz(void);
+void cutap_slow_cuMemcpyDtoA(void);
+void cutap_slow_cuMemcpyDtoA_v2(void);
+void cutap_slow_cuMemcpyDtoA_v2_ptds(void);
+void cutap_slow_cuMemcpyDtoD(void);
+void cutap_slow_cuMemcpyDtoDAsync(void);
+void cutap_slow_cuMemcpyDtoDAsync_v2(void);
+void cutap_slow_cuMemcpyDtoDAsync_v2_ptsz(void);
+void cutap_slow_cuMemcpyDtoD_v2(void);
+void cutap_slow_cuMemcpyDtoD_v2_ptds(void);
+void cutap_slow_cuMemcpyDtoH(void);
+void cutap_slow_cuMemcpyDtoHAsync(void);
+void cutap_slow_cuMemcpyDtoHAsync_v2(void);
+void cutap_slow_cuMemcpyDtoHAsync_v2_ptsz(void);
+void cutap_slow_cuMemcpyDtoH_v2(void);
+void cutap_slow_cuMemcpyDtoH_v2_ptds(void);
+void cutap_slow_cuMemcpyHtoA(void);
+void cutap_slow_cuMemcpyHtoAAsync(void);
+void cutap_slow_cuMemcpyHtoAAsync_v2(void);
+void cutap_slow_cuMemcpyHtoAAsync_v2_ptsz(void);
+void cutap_slow_cuMemcpyHtoA_v2(void);
+void cutap_slow_cuMemcpyHtoA_v2_ptds(void);
+void cutap_slow_cuMemcpyHtoD(void);
+void cutap_slow_cuMemcpyHtoDAsync(void);
+void cutap_slow_cuMemcpyHtoDAsync_v2(void);
+void cutap_slow_cuMemcpyHtoDAsync_v2_ptsz(void);
+void cutap_slow_cuMemcpyHtoD_v2(void);
+void cutap_slow_cuMemcpyHtoD_v2_ptds(void);
+void cutap_slow_cuMemcpyPeer(void);
+void cutap_slow_cuMemcpyPeerAsync(void);
+void cutap_slow_cuMemcpyPeerAsync_ptsz(void);
+void cutap_slow_cuMemcpyPeer_ptds(void);
+void cutap_slow_cuMemcpy_ptds(void);
+void cutap_slow_cuMemsetD16(void);
+void cutap_slow_cuMemsetD16Async(void);
+void cutap_slow_cuMemsetD16Async_ptsz(void);
+void cutap_slow_cuMemsetD16_v2(void);
+void cutap_slow_cuMemsetD16_v2_ptds(void);
+void cutap_slow_cuMemsetD2D16(void);
+void cutap_slow_cuMemsetD2D16Async(void);
+void cutap_slow_cuMemsetD2D16Async_ptsz(void);
+void cutap_slow_cuMemsetD2D16_v2(void);
+void cutap_slow_cuMemsetD2D16_v2_ptds(void);
+void cutap_slow_cuMemsetD2D32(void);
+void cutap_slow_cuMemsetD2D32Async(void);
+void cutap_slow_cuMemsetD2D32Async_ptsz(void);
+void cutap_slow_cuMemsetD2D32_v2(void);
+void cutap_slow_cuMemsetD2D32_v2_ptds(void);
+void cutap_slow_cuMemsetD2D8(void);
+void cutap_slow_cuMemsetD2D8Async(void);
+void cutap_slow_cuMemsetD2D8Async_ptsz(void);
+void cutap_slow_cuMemsetD2D8_v2(void);
+void cutap_slow_cuMemsetD2D8_v2_ptds(void);
+void cutap_slow_cuMemsetD32(void);
+void cutap_slow_cuMemsetD32Async(void);
+void cutap_slow_cuMemsetD32Async_ptsz(void);
+void cutap_slow_cuMemsetD32_v2(void);
+void cutap_slow_cuMemsetD32_v2_ptds(void);
+void cutap_slow_cuMemsetD8(void);
+void cutap_slow_cuMemsetD8Async(void);
+void cutap_slow_cuMemsetD8Async_ptsz(void);
+void cutap_slow_cuMemsetD8_v2(void);
+void cutap_slow_cuMemsetD8_v2_ptds(void);
+void cutap_slow_cuMipmappedArrayCreate(void);
+void cutap_slow_cuMipmappedArrayDestroy(void);
+void cutap_slow_cuMipmappedArrayGetLevel(void);
+void cutap_slow_cuMipmappedArrayGetMemoryRequirements(void);
+void cutap_slow_cuMipmappedArrayGetSparseProperties(void);
+void cutap_slow_cuModuleEnumerateFunctions(void);
+void cutap_slow_cuModuleGetFunction(void);
+void cutap_slow_cuModuleGetFunctionCount(void);
+void cutap_slow_cuModuleGetGlobal(void);
+void cutap_slow_cuModuleGetGlobal_v2(void);
+void cutap_slow_cuModuleGetLoadingMode(void);
+void cutap_slow_cuModuleGetSurfRef(void);
+void cutap_slow_cuModuleGetTexRef(void);
+void cutap_slow_cuModuleLoad(void);
+void cutap_slow_cuModuleLoadData(void);
+void cutap_slow_cuModuleLoadDataEx(void);
+void cutap_slow_cuModuleLoadFatBinary(void);
+void cutap_slow_cuModuleUnload(void);
+void cutap_slow_cuMulticastAddDevice(void);
+void cutap_slow_cuMulticastBindAddr(void);
+void cutap_slow_cuMulticastBindMem(void);
+void cutap_slow_cuMulticastCreate(void);
+void cutap_slow_cuMulticastGetGranularity(void);
+void cutap_slow_cuMulticastUnbind(void);
+void cutap_slow_cuOccupancyAvailableDynamicSMemPerBlock(void);
+void cutap_slow_cuOccupancyMaxActiveBlocksPerMultiprocessor(void);
+void cutap_slow_cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(void);
+void cutap_slow_cuOccupancyMaxActiveClusters(void);
+void cutap_slow_cuOccupancyMaxPotentialBlockSize(void);
+void cutap_slow_cuOccupancyMaxPotentialBlockSizeWithFlags(void);
+void cutap_slow_cuOccupancyMaxPotentialClusterSize(void);
+void cutap_slow_cuParamSetSize(void);
+void cutap_slow_cuParamSetTexRef(void);
+void cutap_slow_cuParamSetf(void);
+void cutap_slow_cuParamSeti(void);
+void cutap_slow_cuParamSetv(void);
+void cutap_slow_cuPointerGetAttribute(void);
+void cutap_slow_cuPointerGetAttributes(void);
+void cutap_slow_cuPointerSetAttribute(void);
+void cutap_slow_cuProfilerInitialize(void);
+void cutap_slow_cuProfilerStart(void);
+void cutap_slow_cuProfilerStop(void);
+void cutap_slow_cuSignalExternalSemaphoresAsync(void);
+void cutap_slow_cuSignalExternalSemaphoresAsync_ptsz(void);
+void cutap_slow_cuStreamAddCallback(void);
+void cutap_slow_cuStreamAddCallback_ptsz(void);
+void cutap_slow_cuStreamAttachMemAsync(void);
+void cutap_slow_cuStreamAttachMemAsync_ptsz(void);
+void cutap_slow_cuStreamBatchMemOp(void);
+void cutap_slow_cuStreamBatchMemOp_ptsz(void);
+void cutap_slow_cuStreamBatchMemOp_v2(void);
+void cutap_slow_cuStreamBatchMemOp_v2_ptsz(void);
+void cutap_slow_cuStreamBeginCapture(void);
+void cutap_slow_cuStreamBeginCaptureToGraph(void);
+void cutap_slow_cuStreamBeginCaptureToGraph_ptsz(void);
+void cutap_slow_cuStreamBeginCapture_ptsz(void);
+void cutap_slow_cuStreamBeginCapture_v2(void);
+void cutap_slow_cuStreamBeginCapture_v2_ptsz(void);
+void cutap_slow_cuStreamCopyAttributes(void);
+void cutap_slow_cuStreamCopyAttributes_ptsz(void);
+void cutap_slow_cuStreamCreate(void);
+void cutap_slow_cuStreamCreateWithPriority(void);
+void cutap_slow_cuStreamDestroy(void);
+void cutap_slow_cuStreamDestroy_v2(void);
+void cutap_slow_cuStreamEndCapture(void);
+void cutap_slow_cuStreamEndCapture_ptsz(void);
+void cutap_slow_cuStreamGetAttribute(void);
+void cutap_slow_cuStreamGetAttribute_ptsz(void);
+void cutap_slow_cuStreamGetCaptureInfo(void);
+void cutap_slow_cuStreamGetCaptureInfo_ptsz(void);
+void cutap_slow_cuStreamGetCaptureInfo_v2(void);
+void cutap_slow_cuStreamGetCaptureInfo_v2_ptsz(void);
+void cutap_slow_cuStreamGetCaptureInfo_v3(void);
+void cutap_slow_cuStreamGetCaptureInfo_v3_ptsz(void);
+void cutap_slow_cuStreamGetCtx(void);
+void cutap_slow_cuStreamGetCtx_ptsz(void);
+void cutap_slow_cuStreamGetCtx_v2(void);
+void cutap_slow_cuStreamGetCtx_v2_ptsz(void);
+void cutap_slow_cuStreamGetDevice(void);
+void cutap_slow_cuStreamGetDevice_ptsz(void);
+void cutap_slow_cuStreamGetFlags(void);
+void cutap_slow_cuStreamGetFlags_ptsz(void);
+void cutap_slow_cuStreamGetGreenCtx(void);
+void cutap_slow_cuStreamGetId(void);
+void cutap_slow_cuStreamGetId_ptsz(void);
+void cutap_slow_cuStreamGetPriority(void);
+void cutap_slow_cuStreamGetPriority_ptsz(void);
+void cutap_slow_cuStreamIsCapturing(void);
+void cutap_slow_cuStreamIsCapturing_ptsz(void);
+void cutap_slow_cuStreamQuery(void);
+void cutap_slow_cuStreamQuery_ptsz(void);
+void cutap_slow_cuStreamSetAttribute(void);
+void cutap_slow_cuStreamSetAttribute_ptsz(void);
+void cutap_slow_cuStreamSynchronize(void);
+void cutap_slow_cuStreamSynchronize_ptsz(void);
+void cutap_slow_cuStreamUpdateCaptureDependencies(void);
+void cutap_slow_cuStreamUpdateCaptureDependencies_ptsz(void);
+void cutap_slow_cuStreamUpdateCaptureDependencies_v2(void);
+void cutap_slow_cuStreamUpdateCaptureDependencies_v2_ptsz(void);
+void cutap_slow_cuStreamWaitEvent(void);
+void cutap_slow_cuStreamWaitEvent_ptsz(void);
+void cutap_slow_cuStreamWaitValue32(void);
+void cutap_slow_cuStreamWaitValue32_ptsz(void);
+void cutap_slow_cuStreamWaitValue32_v2(void);
+void cutap_slow_cuStreamWaitValue32_v2_ptsz(void);
+void cutap_slow_cuStreamWaitValue64(void);
+void cutap_slow_cuStreamWaitValue64_ptsz(void);
+void cutap_slow_cuStreamWaitValue64_v2(void);
+void cutap_slow_cuStreamWaitValue64_v2_ptsz(void);
+void cutap_slow_cuStreamWriteValue32(void);
+void cutap_slow_cuStreamWriteValue32_ptsz(void);
+void cutap_slow_cuStreamWriteValue32_v2(void);
+void cutap_slow_cuStreamWriteValue32_v2_ptsz(void);
+void cutap_slow_cuStreamWriteValue64(void);
+void cutap_slow_cuStreamWriteValue64_ptsz(void);
+void cutap_slow_cuStreamWriteValue64_v2(void);
+void cutap_slow_cuStreamWriteValue64_v2_ptsz(void);
+void cutap_slow_cuSurfObjectCreate(void);
+void cutap_slow_cuSurfObjectDestroy(void);
+void cutap_slow_cuSurfObjectGetResourceDesc(void);
+void cutap_slow_cuSurfRefGetArray(void);
+void cutap_slow_cuSurfRefSetArray(void);
+void cutap_slow_cuTensorMapEncodeIm2col(void);
+void cutap_slow_cuTensorMapEncodeIm2colWide(void);
+void cutap_slow_cuTensorMapEncodeTiled(void);
+void cutap_slow_cuTensorMapReplaceAddress(void);
+void cutap_slow_cuTexObjectCreate(void);
+void cutap_slow_cuTexObjectDestroy(void);
+void cutap_slow_cuTexObjectGetResourceDesc(void);
+void cutap_slow_cuTexObjectGetResourceViewDesc(void);
+void cutap_slow_cuTexObjectGetTextureDesc(void);
+void cutap_slow_cuTexRefCreate(void);
+void cutap_slow_cuTexRefDestroy(void);
+void cutap_slow_cuTexRefGetAddress(void);
+void cutap_slow_cuTexRefGetAddressMode(void);
+void cutap_slow_cuTexRefGetAddress_v2(void);
+void cutap_slow_cuTexRefGetArray(void);
+void cutap_slow_cuTexRefGetBorderColor(void);
+void cutap_slow_cuTexRefGetFilterMode(void);
+void cutap_slow_cuTexRefGetFlags(void);
+void cutap_slow_cuTexRefGetFormat(void);
+void cutap_slow_cuTexRefGetMaxAnisotropy(void);
+void cutap_slow_cuTexRefGetMipmapFilterMode(void);
+void cutap_slow_cuTexRefGetMipmapLevelBias(void);
+void cutap_slow_cuTexRefGetMipmapLevelClamp(void);
+void cutap_slow_cuTexRefGetMipmappedArray(void);
+void cutap_slow_cuTexRefSetAddress(void);
+void cutap_slow_cuTexRefSetAddress2D(void);
+void cutap_slow_cuTexRefSetAddress2D_v2(void);
+void cutap_slow_cuTexRefSetAddress2D_v3(void);
+void cutap_slow_cuTexRefSetAddressMode(void);
+void cutap_slow_cuTexRefSetAddress_v2(void);
+void cutap_slow_cuTexRefSetArray(void);
+void cutap_slow_cuTexRefSetBorderColor(void);
+void cutap_slow_cuTexRefSetFilterMode(void);
+void cutap_slow_cuTexRefSetFlags(void);
+void cutap_slow_cuTexRefSetFormat(void);
+void cutap_slow_cuTexRefSetMaxAnisotropy(void);
+void cutap_slow_cuTexRefSetMipmapFilterMode(void);
+void cutap_slow_cuTexRefSetMipmapLevelBias(void);
+void cutap_slow_cuTexRefSetMipmapLevelClamp(void);
+void cutap_slow_cuTexRefSetMipmappedArray(void);
+void cutap_slow_cuThreadExchangeStreamCaptureMode(void);
+void cutap_slow_cuUserObjectCreate(void);
+void cutap_slow_cuUserObjectRelease(void);
+void cutap_slow_cuUserObjectRetain(void);
+void cutap_slow_cuVDPAUCtxCreate(void);
+void cutap_slow_cuVDPAUCtxCreate_v2(void);
+void cutap_slow_cuVDPAUGetDevice(void);
+void cutap_slow_cuWaitExternalSemaphoresAsync(void);
+void cutap_slow_cuWaitExternalSemaphoresAsync_ptsz(void);
+void *const cutap_driver_slow[CUTAP_DRIVER_COUNT] = {
+    (void *)cutap_slow_cuArray3DCreate,
+    (void *)cutap_slow_cuArray3DCreate_v2,
+    (void *)cutap_slow_cuArray3DGetDescriptor,
+    (void *)cutap_slow_cuArray3DGetDescriptor_v2,
+    (void *)cutap_slow_cuArrayCreate,
+    (void *)cutap_slow_cuArrayCreate_v2,
+    (void *)cutap_slow_cuArrayDestroy,
+    (void *)cutap_slow_cuArrayGetDescriptor,
+    (void *)cutap_slow_cuArrayGetDescriptor_v2,
+    (void *)cutap_slow_cuArrayGetMemoryRequirements,
+    (void *)cutap_slow_cuArrayGetPlane,
+    (void *)cutap_slow_cuArrayGetSparseProperties,
+    (void *)cutap_slow_cuCheckpointProcessCheckpoint,
+    (void *)cutap_slow_cuCheckpointProcessGetRestoreThreadId,
+    (void *)cutap_slow_cuCheckpointProcessGetState,
+    (void *)cutap_slow_cuCheckpointProcessLock,
+    (void *)cutap_slow_cuCheckpointProcessRestore,
+    (void *)cutap_slow_cuCheckpointProcessUnlock,
+    (void *)cutap_slow_cuCoredumpGetAttribute,
+    (void *)cutap_slow_cuCoredumpGetAttributeGlobal,
+    (void *)cutap_slow_cuCoredumpSetAttribute,
+    (void *)cutap_slow_cuCoredumpSetAttributeGlobal,
+    (void *)cutap_slow_cuCtxAttach,
+    (void *)cutap_slow_cuCtxCreate,
+    (void *)cutap_slow_cuCtxCreate_v2,
+    (void *)cutap_slow_cuCtxCreate_v3,
+    (void *)cutap_slow_cuCtxCreate_v4,
+    (void *)cutap_slow_cuCtxDestroy,
+    (void *)cutap_slow_cuCtxDestroy_v2,
+    (void *)cutap_slow_cuCtxDetach,
+    (void *)cutap_slow_cuCtxDisablePeerAccess,
+    (void *)cutap_slow_cuCtxEnablePeerAccess,
+    (void *)cutap_slow_cuCtxFromGreenCtx,
+    (void *)cutap_slow_cuCtxGetApiVersion,
+    (void *)cutap_slow_cuCtxGetCacheConfig,
+    (void *)cutap_slow_cuCtxGetCurrent,
+    (void *)cutap_slow_cuCtxGetDevResource,
+    (void *)cutap_slow_cuCtxGetDevice,
+    (void *)cutap_slow_cuCtxGetDevice_v2,
+    (void *)cutap_slow_cuCtxGetExecAffinity,
+    (void *)cutap_slow_cuCtxGetFlags,
+    (void *)cutap_slow_cuCtxGetId,
+    (void *)cutap_slow_cuCtxGetLimit,
+    (void *)cutap_slow_cuCtxGetSharedMemConfig,
+    (void *)cutap_slow_cuCtxGetStreamPriorityRange,
+    (void *)cutap_slow_cuCtxPopCurrent,
+    (void *)cutap_slow_cuCtxPopCurrent_v2,
+    (void *)cutap_slow_cuCtxPushCurrent,
+    (void *)cutap_slow_cuCtxPushCurrent_v2,
+    (void *)cutap_slow_cuCtxRecordEvent,
+    (void *)cutap_slow_cuCtxResetPersistingL2Cache,
+    (void *)cutap_slow_cuCtxSetCacheConfig,
+    (void *)cutap_slow_cuCtxSetCurrent,
+    (void *)cutap_slow_cuCtxSetFlags,
+    (void *)cutap_slow_cuCtxSetLimit,
+    (void *)cutap_slow_cuCtxSetSharedMemConfig,
+    (void *)cutap_slow_cuCtxSynchronize,
+    (void *)cutap_slow_cuCtxSynchronize_v2,
+    (void *)cutap_slow_cuCtxWaitEvent,
+    (void *)cutap_slow_cuDestroyExternalMemory,
+    (void *)cutap_slow_cuDestroyExternalSemaphore,
+    (void *)cutap_slow_cuDevResourceGenerateDesc,
+    (void *)cutap_slow_cuDevSmResourceSplitByCount,
+    (void *)cutap_slow_cuDeviceCanAccessPeer,
+    (void *)cutap_slow_cuDeviceComputeCapability,
+    (void *)cutap_slow_cuDeviceGet,
+    (void *)cutap_slow_cuDeviceGetAttribute,
+    (void *)cutap_slow_cuDeviceGetByPCIBusId,
+    (void *)cutap_slow_cuDeviceGetCount,
+    (void *)cutap_slow_cuDeviceGetDefaultMemPool,
+    (void *)cutap_slow_cuDeviceGetDevResource,
+    (void *)cutap_slow_cuDeviceGetExecAffinitySupport,
+    (void *)cutap_slow_cuDeviceGetGraphMemAttribute,
+    (void *)cutap_slow_cuDeviceGetHostAtomicCapabilities,
+    (void *)cutap_slow_cuDeviceGetLuid,
+    (void *)cutap_slow_cuDeviceGetMemPool,
+    (void *)cutap_slow_cuDeviceGetName,
+    (void *)cutap_slow_cuDeviceGetNvSciSyncAttributes,
+    (void *)cutap_slow_cuDeviceGetP2PAtomicCapabilities,
+    (void *)cutap_slow_cuDeviceGetP2PAttribute,
+    (void *)cutap_slow_cuDeviceGetPCIBusId,
+    (void *)cutap_slow_cuDeviceGetProperties,
+    (void *)cutap_slow_cuDeviceGetTexture1DLinearMaxWidth,
+    (void *)cutap_slow_cuDeviceGetUuid,
+    (void *)cutap_slow_cuDeviceGetUuid_v2,
+    (void *)cutap_slow_cuDeviceGraphMemTrim,
+    (void *)cutap_slow_cuDevicePrimaryCtxGetState,
+    (void *)cutap_slow_cuDevicePrimaryCtxRelease,
+    (void *)cutap_slow_cuDevicePrimaryCtxRelease_v2,
+    (void *)cutap_slow_cuDevicePrimaryCtxReset,
+    (void *)cutap_slow_cuDevicePrimaryCtxReset_v2,
+    (void *)cutap_slow_cuDevicePrimaryCtxRetain,
+    (void *)cutap_slow_cuDevicePrimaryCtxSetFlags,
+    (void *)cutap_slow_cuDevicePrimaryCtxSetFlags_v2,
+    (void *)cutap_slow_cuDeviceRegisterAsyncNotification,
+    (void *)cutap_slow_cuDeviceSetGraphMemAttribute,
+    (void *)cutap_slow_cuDeviceSetMemPool,
+    (void *)cutap_slow_cuDeviceTotalMem,
+    (void *)cutap_slow_cuDeviceTotalMem_v2,
+    (void *)cutap_slow_cuDeviceUnregisterAsyncNotification,
+    (void *)cutap_slow_cuDriverGetVersion,
+    0,
+    (void *)cutap_slow_cuEGLStreamConsumerAcquireFrame,
+    (void *)cutap_slow_cuEGLStreamConsumerConnect,
+    (void *)cutap_slow_cuEGLStreamConsumerConnectWithFlags,
+    (void *)cutap_slow_cuEGLStreamConsumerDisconnect,
+    (void *)cutap_slow_cuEGLStreamConsumerReleaseFrame,
+    (void *)cutap_slow_cuEGLStreamProducerConnect,
+    (void *)cutap_slow_cuEGLStreamProducerDisconnect,
+    (void *)cutap_slow_cuEGLStreamProducerPresentFrame,
+    (void *)cutap_slow_cuEGLStreamProducerReturnFrame,
+    (void *)cutap_slow_cuEventCreate,
+    (void *)cutap_slow_cuEventCreateFromEGLSync,
+    (void *)cutap_slow_cuEventDestroy,
+    (void *)cutap_slow_cuEventDestroy_v2,
+    (void *)cutap_slow_cuEventElapsedTime,
+    (void *)cutap_slow_cuEventElapsedTime_v2,
+    (void *)cutap_slow_cuEventQuery,
+    (void *)cutap_slow_cuEventRecord,
+    (void *)cutap_slow_cuEventRecordWithFlags,
+    (void *)cutap_slow_cuEventRecordWithFlags_ptsz,
+    (void *)cutap_slow_cuEventRecord_ptsz,
+    (void *)cutap_slow_cuEventSynchronize,
+    (void *)cutap_slow_cuExternalMemoryGetMappedBuffer,
+    (void *)cutap_slow_cuExternalMemoryGetMappedMipmappedArray,
+    (void *)cutap_slow_cuFlushGPUDirectRDMAWrites,
+    (void *)cutap_slow_cuFuncGetAttribute,
+    (void *)cutap_slow_cuFuncGetModule,
+    (void *)cutap_slow_cuFuncGetName,
+    (void *)cutap_slow_cuFuncGetParamInfo,
+    (void *)cutap_slow_cuFuncIsLoaded,
+    (void *)cutap_slow_cuFuncLoad,
+    (void *)cutap_slow_cuFuncSetAttribute,
+    (void *)cutap_slow_cuFuncSetBlockShape,
+    (void *)cutap_slow_cuFuncSetCacheConfig,
+    (void *)cutap_slow_cuFuncSetSharedMemConfig,
+    (void *)cutap_slow_cuFuncSetSharedSize,
+    (void *)cutap_slow_cuGLCtxCreate,
+    (void *)cutap_slow_cuGLCtxCreate_v2,
+    (void *)cutap_slow_cuGLGetDevices,
+    (void *)cutap_slow_cuGLGetDevices_v2,
+    (void *)cutap_slow_cuGLInit,
+    (void *)cutap_slow_cuGLMapBufferObject,
+    (void *)cutap_slow_cuGLMapBufferObjectAsync,
+    (void *)cutap_slow_cuGLMapBufferObjectAsync_v2,
+    (void *)cutap_slow_cuGLMapBufferObjectAsync_v2_ptsz,
+    (void *)cutap_slow_cuGLMapBufferObject_v2,
+    (void *)cutap_slow_cuGLMapBufferObject_v2_ptds,
+    (void *)cutap_slow_cuGLRegisterBufferObject,
+    (void *)cutap_slow_cuGLSetBufferObjectMapFlags,
+    (void *)cutap_slow_cuGLUnmapBufferObject,
+    (void *)cutap_slow_cuGLUnmapBufferObjectAsync,
+    (void *)cutap_slow_cuGLUnregisterBufferObject,
+    (void *)cutap_slow_cuGetErrorName,
+    (void *)cutap_slow_cuGetErrorString,
+    (void *)cutap_slow_cuGetExportTable,
+    (void *)cutap_slow_cuGetProcAddress,
+    (void *)cutap_slow_cuGetProcAddress_v2,
+    (void *)cutap_slow_cuGraphAddBatchMemOpNode,
+    (void *)cutap_slow_cuGraphAddChildGraphNode,
+    (void *)cutap_slow_cuGraphAddDependencies,
+    (void *)cutap_slow_cuGraphAddDependencies_v2,
+    (void *)cutap_slow_cuGraphAddEmptyNode,
+    (void *)cutap_slow_cuGraphAddEventRecordNode,
+    (void *)cutap_slow_cuGraphAddEventWaitNode,
+    (void *)cutap_slow_cuGraphAddExternalSemaphoresSignalNode,
+    (void *)cutap_slow_cuGraphAddExternalSemaphoresWaitNode,
+    (void *)cutap_slow_cuGraphAddHostNode,
+    (void *)cutap_slow_cuGraphAddKernelNode,
+    (void *)cutap_slow_cuGraphAddKernelNode_v2,
+    (void *)cutap_slow_cuGraphAddMemAllocNode,
+    (void *)cutap_slow_cuGraphAddMemFreeNode,
+    (void *)cutap_slow_cuGraphAddMemcpyNode,
+    (void *)cutap_slow_cuGraphAddMemsetNode,
+    (void *)cutap_slow_cuGraphAddNode,
+    (void *)cutap_slow_cuGraphAddNode_v2,
+    (void *)cutap_slow_cuGraphBatchMemOpNodeGetParams,
+    (void *)cutap_slow_cuGraphBatchMemOpNodeSetParams,
+    (void *)cutap_slow_cuGraphChildGraphNodeGetGraph,
+    (void *)cutap_slow_cuGraphClone,
+    (void *)cutap_slow_cuGraphConditionalHandleCreate,
+    (void *)cutap_slow_cuGraphCreate,
+    (void *)cutap_slow_cuGraphDebugDotPrint,
+    (void *)cutap_slow_cuGraphDestroy,
+    (void *)cutap_slow_cuGraphDestroyNode,
+    (void *)cutap_slow_cuGraphEventRecordNodeGetEvent,
+    (void *)cutap_slow_cuGraphEventRecordNodeSetEvent,
+    (void *)cutap_slow_cuGraphEventWaitNodeGetEvent,
+    (void *)cutap_slow_cuGraphEventWaitNodeSetEvent,
+    (void *)cutap_slow_cuGraphExecBatchMemOpNodeSetParams,
+    (void *)cutap_slow_cuGraphExecChildGraphNodeSetParams,
+    (void *)cutap_slow_cuGraphExecDestroy,
+    (void *)cutap_slow_cuGraphExecEventRecordNodeSetEvent,
+    (void *)cutap_slow_cuGraphExecEventWaitNodeSetEvent,
+    (void *)cutap_slow_cuGraphExecExternalSemaphoresSignalNodeSetParams,
+    (void *)cutap_slow_cuGraphExecExternalSemaphoresWaitNodeSetParams,
+    (void *)cutap_slow_cuGraphExecGetFlags,
+    (void *)cutap_slow_cuGraphExecHostNodeSetParams,
+    (void *)cutap_slow_cuGraphExecKernelNodeSetParams,
+    (void *)cutap_slow_cuGraphExecKernelNodeSetParams_v2,
+    (void *)cutap_slow_cuGraphExecMemcpyNodeSetParams,
+    (void *)cutap_slow_cuGraphExecMemsetNodeSetParams,
+    (void *)cutap_slow_cuGraphExecNodeSetParams,
+    (void *)cutap_slow_cuGraphExecUpdate,
+    (void *)cutap_slow_cuGraphExecUpdate_v2,
+    (void *)cutap_slow_cuGraphExternalSemaphoresSignalNodeGetParams,
+    (void *)cutap_slow_cuGraphExternalSemaphoresSignalNodeSetParams,
+    (void *)cutap_slow_cuGraphExternalSemaphoresWaitNodeGetParams,
+    (void *)cutap_slow_cuGraphExternalSemaphoresWaitNodeSetParams,
+    (void *)cutap_slow_cuGraphGetEdges,
+    (void *)cutap_slow_cuGraphGetEdges_v2,
+    (void *)cutap_slow_cuGraphGetNodes,
+    (void *)cutap_slow_cuGraphGetRootNodes,
+    (void *)cutap_slow_cuGraphHostNodeGetParams,
+    (void *)cutap_slow_cuGraphHostNodeSetParams,
+    (void *)cutap_slow_cuGraphInstantiate,
+    (void *)cutap_slow_cuGraphInstantiateWithFlags,
+    (void *)cutap_slow_cuGraphInstantiateWithParams,
+    (void *)cutap_slow_cuGraphInstantiateWithParams_ptsz,
+    (void *)cutap_slow_cuGraphInstantiate_v2,
+    (void *)cutap_slow_cuGraphKernelNodeCopyAttributes,
+    (void *)cutap_slow_cuGraphKernelNodeGetAttribute,
+    (void *)cutap_slow_cuGraphKernelNodeGetParams,
+    (void *)cutap_slow_cuGraphKernelNodeGetParams_v2,
+    (void *)cutap_slow_cuGraphKernelNodeSetAttribute,
+    (void *)cutap_slow_cuGraphKernelNodeSetParams,
+    (void *)cutap_slow_cuGraphKernelNodeSetParams_v2,
+    (void *)cutap_slow_cuGraphLaunch,
+    (void *)cutap_slow_cuGraphLaunch_ptsz,
+    (void *)cutap_slow_cuGraphMemAllocNodeGetParams,
+    (void *)cutap_slow_cuGraphMemFreeNodeGetParams,
+    (void *)cutap_slow_cuGraphMemcpyNodeGetParams,
+    (void *)cutap_slow_cuGraphMemcpyNodeSetParams,
+    (void *)cutap_slow_cuGraphMemsetNodeGetParams,
+    (void *)cutap_slow_cuGraphMemsetNodeSetParams,
+    (void *)cutap_slow_cuGraphNodeFindInClone,
+    (void *)cutap_slow_cuGraphNodeGetDependencies,
+    (void *)cutap_slow_cuGraphNodeGetDependencies_v2,
+    (void *)cutap_slow_cuGraphNodeGetDependentNodes,
+    (void *)cutap_slow_cuGraphNodeGetDependentNodes_v2,
+    (void *)cutap_slow_cuGraphNodeGetEnabled,
+    (void *)cutap_slow_cuGraphNodeGetType,
+    (void *)cutap_slow_cuGraphNodeSetEnabled,
+    (void *)cutap_slow_cuGraphNodeSetParams,
+    (void *)cutap_slow_cuGraphReleaseUserObject,
+    (void *)cutap_slow_cuGraphRemoveDependencies,
+    (void *)cutap_slow_cuGraphRemoveDependencies_v2,
+    (void *)cutap_slow_cuGraphRetainUserObject,
+    (void *)cutap_slow_cuGraphUpload,
+    (void *)cutap_slow_cuGraphUpload_ptsz,
+    (void *)cutap_slow_cuGraphicsEGLRegisterImage,
+    (void *)cutap_slow_cuGraphicsGLRegisterBuffer,
+    (void *)cutap_slow_cuGraphicsGLRegisterImage,
+    (void *)cutap_slow_cuGraphicsMapResources,
+    (void *)cutap_slow_cuGraphicsMapResources_ptsz,
+    (void *)cutap_slow_cuGraphicsResourceGetMappedEglFrame,
+    (void *)cutap_slow_cuGraphicsResourceGetMappedMipmappedArray,
+    (void *)cutap_slow_cuGraphicsResourceGetMappedPointer,
+    (void *)cutap_slow_cuGraphicsResourceGetMappedPointer_v2,
+    (void *)cutap_slow_cuGraphicsResourceSetMapFlags,
+    (void *)cutap_slow_cuGraphicsResourceSetMapFlags_v2,
+    (void *)cutap_slow_cuGraphicsSubResourceGetMappedArray,
+    (void *)cutap_slow_cuGraphicsUnmapResources,
+    (void *)cutap_slow_cuGraphicsUnmapResources_ptsz,
+    (void *)cutap_slow_cuGraphicsUnregisterResource,
+    (void *)cutap_slow_cuGraphicsVDPAURegisterOutputSurface,
+    (void *)cutap_slow_cuGraphicsVDPAURegisterVideoSurface,
+    (void *)cutap_slow_cuGreenCtxCreate,
+    (void *)cutap_slow_cuGreenCtxDestroy,
+    (void *)cutap_slow_cuGreenCtxGetDevResource,
+    (void *)cutap_slow_cuGreenCtxGetId,
+    (void *)cutap_slow_cuGreenCtxRecordEvent,
+    (void *)cutap_slow_cuGreenCtxStreamCreate,
+    (void *)cutap_slow_cuGreenCtxWaitEvent,
+    (void *)cutap_slow_cuImportExternalMemory,
+    (void *)cutap_slow_cuImportExternalSemaphore,
+    (void *)cutap_slow_cuInit,
+    (void *)cutap_slow_cuIpcCloseMemHandle,
+    (void *)cutap_slow_cuIpcGetEventHandle,
+    (void *)cutap_slow_cuIpcGetMemHandle,
+    (void *)cutap_slow_cuIpcOpenEventHandle,
+    (void *)cutap_slow_cuIpcOpenMemHandle,
+    (void *)cutap_slow_cuIpcOpenMemHandle_v2,
+    (void *)cutap_slow_cuKernelGetAttribute,
+    (void *)cutap_slow_cuKernelGetFunction,
+    (void *)cutap_slow_cuKernelGetLibrary,
+    (void *)cutap_slow_cuKernelGetName,
+    (void *)cutap_slow_cuKernelGetParamInfo,
+    (void *)cutap_slow_cuKernelSetAttribute,
+    (void *)cutap_slow_cuKernelSetCacheConfig,
+    (void *)cutap_slow_cuLaunch,
+    (void *)cutap_slow_cuLaunchCooperativeKernel,
+    (void *)cutap_slow_cuLaunchCooperativeKernelMultiDevice,
+    (void *)cutap_slow_cuLaunchCooperativeKernel_ptsz,
+    (void *)cutap_slow_cuLaunchGrid,
+    (void *)cutap_slow_cuLaunchGridAsync,
+    (void *)cutap_slow_cuLaunchHostFunc,
+    (void *)cutap_slow_cuLaunchHostFunc_ptsz,
+    (void *)cutap_slow_cuLaunchKernel,
+    (void *)cutap_slow_cuLaunchKernelEx,
+    (void *)cutap_slow_cuLaunchKernelEx_ptsz,
+    (void *)cutap_slow_cuLaunchKernel_ptsz,
+    (void *)cutap_slow_cuLibraryEnumerateKernels,
+    (void *)cutap_slow_cuLibraryGetGlobal,
+    (void *)cutap_slow_cuLibraryGetKernel,
+    (void *)cutap_slow_cuLibraryGetKernelCount,
+    (void *)cutap_slow_cuLibraryGetManaged,
+    (void *)cutap_slow_cuLibraryGetModule,
+    (void *)cutap_slow_cuLibraryGetUnifiedFunction,
+    (void *)cutap_slow_cuLibraryLoadData,
+    (void *)cutap_slow_cuLibraryLoadFromFile,
+    (void *)cutap_slow_cuLibraryUnload,
+    (void *)cutap_slow_cuLinkAddData,
+    (void *)cutap_slow_cuLinkAddData_v2,
+    (void *)cutap_slow_cuLinkAddFile,
+    (void *)cutap_slow_cuLinkAddFile_v2,
+    (void *)cutap_slow_cuLinkComplete,
+    (void *)cutap_slow_cuLinkCreate,
+    (void *)cutap_slow_cuLinkCreate_v2,
+    (void *)cutap_slow_cuLinkDestroy,
+    (void *)cutap_slow_cuLogsCurrent,
+    (void *)cutap_slow_cuLogsDumpToFile,
+    (void *)cutap_slow_cuLogsDumpToMemory,
+    (void *)cutap_slow_cuLogsRegisterCallback,
+    (void *)cutap_slow_cuLogsUnregisterCallback,
+    (void *)cutap_slow_cuMemAddressFree,
+    (void *)cutap_slow_cuMemAddressReserve,
+    (void *)cutap_slow_cuMemAdvise,
+    (void *)cutap_slow_cuMemAdvise_v2,
+    (void *)cutap_slow_cuMemAlloc,
+    (void *)cutap_slow_cuMemAllocAsync,
+    (void *)cutap_slow_cuMemAllocAsync_ptsz,
+    (void *)cutap_slow_cuMemAllocFromPoolAsync,
+    (void *)cutap_slow_cuMemAllocFromPoolAsync_ptsz,
+    (void *)cutap_slow_cuMemAllocHost,
+    (void *)cutap_slow_cuMemAllocHost_v2,
+    (void *)cutap_slow_cuMemAllocManaged,
+    (void *)cutap_slow_cuMemAllocPitch,
+    (void *)cutap_slow_cuMemAllocPitch_v2,
+    (void *)cutap_slow_cuMemAlloc_v2,
+    (void *)cutap_slow_cuMemBatchDecompressAsync,
+    (void *)cutap_slow_cuMemBatchDecompressAsync_ptsz,
+    (void *)cutap_slow_cuMemCreate,
+    (void *)cutap_slow_cuMemDiscardAndPrefetchBatchAsync,
+    (void *)cutap_slow_cuMemDiscardAndPrefetchBatchAsync_ptsz,
+    (void *)cutap_slow_cuMemDiscardBatchAsync,
+    (void *)cutap_slow_cuMemDiscardBatchAsync_ptsz,
+    (void *)cutap_slow_cuMemExportToShareableHandle,
+    (void *)cutap_slow_cuMemFree,
+    (void *)cutap_slow_cuMemFreeAsync,
+    (void *)cutap_slow_cuMemFreeAsync_ptsz,
+    (void *)cutap_slow_cuMemFreeHost,
+    (void *)cutap_slow_cuMemFree_v2,
+    (void *)cutap_slow_cuMemGetAccess,
+    (void *)cutap_slow_cuMemGetAddressRange,
+    (void *)cutap_slow_cuMemGetAddressRange_v2,
+    (void *)cutap_slow_cuMemGetAllocationGranularity,
+    (void *)cutap_slow_cuMemGetAllocationPropertiesFromHandle,
+    0,
+    0,
+    (void *)cutap_slow_cuMemGetDefaultMemPool,
+    (void *)cutap_slow_cuMemGetHandleForAddressRange,
+    (void *)cutap_slow_cuMemGetInfo,
+    (void *)cutap_slow_cuMemGetInfo_v2,
+    (void *)cutap_slow_cuMemGetMemPool,
+    (void *)cutap_slow_cuMemHostAlloc,
+    (void *)cutap_slow_cuMemHostGetDevicePointer,
+    (void *)cutap_slow_cuMemHostGetDevicePointer_v2,
+    (void *)cutap_slow_cuMemHostGetFlags,
+    (void *)cutap_slow_cuMemHostRegister,
+    (void *)cutap_slow_cuMemHostRegister_v2,
+    (void *)cutap_slow_cuMemHostUnregister,
+    (void *)cutap_slow_cuMemImportFromShareableHandle,
+    (void *)cutap_slow_cuMemMap,
+    (void *)cutap_slow_cuMemMapArrayAsync,
+    (void *)cutap_slow_cuMemMapArrayAsync_ptsz,
+    (void *)cutap_slow_cuMemPoolCreate,
+    (void *)cutap_slow_cuMemPoolDestroy,
+    (void *)cutap_slow_cuMemPoolExportPointer,
+    (void *)cutap_slow_cuMemPoolExportToShareableHandle,
+    (void *)cutap_slow_cuMemPoolGetAccess,
+    (void *)cutap_slow_cuMemPoolGetAttribute,
+    (void *)cutap_slow_cuMemPoolImportFromShareableHandle,
+    (void *)cutap_slow_cuMemPoolImportPointer,
+    (void *)cutap_slow_cuMemPoolSetAccess,
+    (void *)cutap_slow_cuMemPoolSetAttribute,
+    (void *)cutap_slow_cuMemPoolTrimTo,
+    (void *)cutap_slow_cuMemPrefetchAsync,
+    (void *)cutap_slow_cuMemPrefetchAsync_ptsz,
+    (void *)cutap_slow_cuMemPrefetchAsync_v2,
+    (void *)cutap_slow_cuMemPrefetchAsync_v2_ptsz,
+    (void *)cutap_slow_cuMemPrefetchBatchAsync,
+    (void *)cutap_slow_cuMemPrefetchBatchAsync_ptsz,
+    (void *)cutap_slow_cuMemRangeGetAttribute,
+    (void *)cutap_slow_cuMemRangeGetAttributes,
+    (void *)cutap_slow_cuMemRelease,
+    (void *)cutap_slow_cuMemRetainAllocationHandle,
+    (void *)cutap_slow_cuMemSetAccess,
+    (void *)cutap_slow_cuMemSetMemPool,
+    (void *)cutap_slow_cuMemUnmap,
+    (void *)cutap_slow_cuMemcpy,
+    (void *)cutap_slow_cuMemcpy2D,
+    (void *)cutap_slow_cuMemcpy2DAsync,
+    (void *)cutap_slow_cuMemcpy2DAsync_v2,
+    (void *)cutap_slow_cuMemcpy2DAsync_v2_ptsz,
+    (void *)cutap_slow_cuMemcpy2DUnaligned,
+    (void *)cutap_slow_cuMemcpy2DUnaligned_v2,
+    (void *)cutap_slow_cuMemcpy2DUnaligned_v2_ptds,
+    (void *)cutap_slow_cuMemcpy2D_v2,
+    (void *)cutap_slow_cuMemcpy2D_v2_ptds,
+    (void *)cutap_slow_cuMemcpy3D,
+    (void *)cutap_slow_cuMemcpy3DAsync,
+    (void *)cutap_slow_cuMemcpy3DAsync_v2,
+    (void *)cutap_slow_cuMemcpy3DAsync_v2_ptsz,
+    (void *)cutap_slow_cuMemcpy3DBatchAsync,
+    (void *)cutap_slow_cuMemcpy3DBatchAsync_ptsz,
+    (void *)cutap_slow_cuMemcpy3DBatchAsync_v2,
+    (void *)cutap_slow_cuMemcpy3DBatchAsync_v2_ptsz,
+    (void *)cutap_slow_cuMemcpy3DPeer,
+    (void *)cutap_slow_cuMemcpy3DPeerAsync,
+    (void *)cutap_slow_cuMemcpy3DPeerAsync_ptsz,
+    (void *)cutap_slow_cuMemcpy3DPeer_ptds,
+    (void *)cutap_slow_cuMemcpy3D_v2,
+    (void *)cutap_slow_cuMemcpy3D_v2_ptds,
+    (void *)cutap_slow_cuMemcpyAsync,
+    (void *)cutap_slow_cuMemcpyAsync_ptsz,
+    (void *)cutap_slow_cuMemcpyAtoA,
+    (void *)cutap_slow_cuMemcpyAtoA_v2,
+    (void *)cutap_slow_cuMemcpyAtoA_v2_ptds,
+    (void *)cutap_slow_cuMemcpyAtoD,
+    (void *)cutap_slow_cuMemcpyAtoD_v2,
+    (void *)cutap_slow_cuMemcpyAtoD_v2_ptds,
+    (void *)cutap_slow_cuMemcpyAtoH,
+    (void *)cutap_slow_cuMemcpyAtoHAsync,
+    (void *)cutap_slow_cuMemcpyAtoHAsync_v2,
+    (void *)cutap_slow_cuMemcpyAtoHAsync_v2_ptsz,
+    (void *)cutap_slow_cuMemcpyAtoH_v2,
+    (void *)cutap_slow_cuMemcpyAtoH_v2_ptds,
+    (void *)cutap_slow_cuMemcpyBatchAsync,
+    (void *)cutap_slow_cuMemcpyBatchAsync_ptsz,
+    (void *)cutap_slow_cuMemcpyBatchAsync_v2,
+    (void *)cutap_slow_cuMemcpyBatchAsync_v2_ptsz,
+    (void *)cutap_slow_cuMemcpyDtoA,
+    (void *)cutap_slow_cuMemcpyDtoA_v2,
+    (void *)cutap_slow_cuMemcpyDtoA_v2_ptds,
+    (void *)cutap_slow_cuMemcpyDtoD,
+    (void *)cutap_slow_cuMemcpyDtoDAsync,
+    (void *)cutap_slow_cuMemcpyDtoDAsync_v2,
+    (void *)cutap_slow_cuMemcpyDtoDAsync_v2_ptsz,
+    (void *)cutap_slow_cuMemcpyDtoD_v2,
+    (void *)cutap_slow_cuMemcpyDtoD_v2_ptds,
+    (void *)cutap_slow_cuMemcpyDtoH,
+    (void *)cutap_slow_cuMemcpyDtoHAsync,
+    (void *)cutap_slow_cuMemcpyDtoHAsync_v2,
+    (void *)cutap_slow_cuMemcpyDtoHAsync_v2_ptsz,
+    (void *)cutap_slow_cuMemcpyDtoH_v2,
+    (void *)cutap_slow_cuMemcpyDtoH_v2_ptds,
+    (void *)cutap_slow_cuMemcpyHtoA,
+    (void *)cutap_slow_cuMemcpyHtoAAsync,
+    (void *)cutap_slow_cuMemcpyHtoAAsync_v2,
+    (void *)cutap_slow_cuMemcpyHtoAAsync_v2_ptsz,
+    (void *)cutap_slow_cuMemcpyHtoA_v2,
+    (void *)cutap_slow_cuMemcpyHtoA_v2_ptds,
+    (void *)cutap_slow_cuMemcpyHtoD,
+    (void *)cutap_slow_cuMemcpyHtoDAsync,
+    (void *)cutap_slow_cuMemcpyHtoDAsync_v2,
+    (void *)cutap_slow_cuMemcpyHtoDAsync_v2_ptsz,
+    (void *)cutap_slow_cuMemcpyHtoD_v2,
+    (void *)cutap_slow_cuMemcpyHtoD_v2_ptds,
+    (void *)cutap_slow_cuMemcpyPeer,
+    (void *)cutap_slow_cuMemcpyPeerAsync,
+    (void *)cutap_slow_cuMemcpyPeerAsync_ptsz,
+    (void *)cutap_slow_cuMemcpyPeer_ptds,
+    (void *)cutap_slow_cuMemcpy_ptds,
+    (void *)cutap_slow_cuMemsetD16,
+    (void *)cutap_slow_cuMemsetD16Async,
+    (void *)cutap_slow_cuMemsetD16Async_ptsz,
+    (void *)cutap_slow_cuMemsetD16_v2,
+    (void *)cutap_slow_cuMemsetD16_v2_ptds,
+    (void *)cutap_slow_cuMemsetD2D16,
+    (void *)cutap_slow_cuMemsetD2D16Async,
+    (void *)cutap_slow_cuMemsetD2D16Async_ptsz,
+    (void *)cutap_slow_cuMemsetD2D16_v2,
+    (void *)cutap_slow_cuMemsetD2D16_v2_ptds,
+    (void *)cutap_slow_cuMemsetD2D32,
+    (void *)cutap_slow_cuMemsetD2D32Async,
+    (void *)cutap_slow_cuMemsetD2D32Async_ptsz,
+    (void *)cutap_slow_cuMemsetD2D32_v2,
+    (void *)cutap_slow_cuMemsetD2D32_v2_ptds,
+    (void *)cutap_slow_cuMemsetD2D8,
+    (void *)cutap_slow_cuMemsetD2D8Async,
+    (void *)cutap_slow_cuMemsetD2D8Async_ptsz,
+    (void *)cutap_slow_cuMemsetD2D8_v2,
+    (void *)cutap_slow_cuMemsetD2D8_v2_ptds,
+    (void *)cutap_slow_cuMemsetD32,
+    (void *)cutap_slow_cuMemsetD32Async,
+    (void *)cutap_slow_cuMemsetD32Async_ptsz,
+    (void *)cutap_slow_cuMemsetD32_v2,
+    (void *)cutap_slow_cuMemsetD32_v2_ptds,
+    (void *)cutap_slow_cuMemsetD8,
+    (void *)cutap_slow_cuMemsetD8Async,
+    (void *)cutap_slow_cuMemsetD8Async_ptsz,
+    (void *)cutap_slow_cuMemsetD8_v2,
+    (void *)cutap_slow_cuMemsetD8_v2_ptds,
+    (void *)cutap_slow_cuMipmappedArrayCreate,
+    (void *)cutap_slow_cuMipmappedArrayDestroy,
+    (void *)cutap_slow_cuMipmappedArrayGetLevel,
+    (void *)cutap_slow_cuMipmappedArrayGetMemoryRequirements,
+    (void *)cutap_slow_cuMipmappedArrayGetSparseProperties,
+    (void *)cutap_slow_cuModuleEnumerateFunctions,
+    (void *)cutap_slow_cuModuleGetFunction,
+    (void *)cutap_slow_cuModuleGetFunctionCount,
+    (void *)cutap_slow_cuModuleGetGlobal,
+    (void *)cutap_slow_cuModuleGetGlobal_v2,
+    (void *)cutap_slow_cuModuleGetLoadingMode,
+    (void *)cutap_slow_cuModuleGetSurfRef,
+    (void *)cutap_slow_cuModuleGetTexRef,
+    (void *)cutap_slow_cuModuleLoad,
+    (void *)cutap_slow_cuModuleLoadData,
+    (void *)cutap_slow_cuModuleLoadDataEx,
+    (void *)cutap_slow_cuModuleLoadFatBinary,
+    (void *)cutap_slow_cuModuleUnload,
+    (void *)cutap_slow_cuMulticastAddDevice,
+    (void *)cutap_slow_cuMulticastBindAddr,
+    (void *)cutap_slow_cuMulticastBindMem,
+    (void *)cutap_slow_cuMulticastCreate,
+    (void *)cutap_slow_cuMulticastGetGranularity,
+    (void *)cutap_slow_cuMulticastUnbind,
+    (void *)cutap_slow_cuOccupancyAvailableDynamicSMemPerBlock,
+    (void *)cutap_slow_cuOccupancyMaxActiveBlocksPerMultiprocessor,
+    (void *)cutap_slow_cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags,
+    (void *)cutap_slow_cuOccupancyMaxActiveClusters,
+    (void *)cutap_slow_cuOccupancyMaxPotentialBlockSize,
+    (void *)cutap_slow_cuOccupancyMaxPotentialBlockSizeWithFlags,
+    (void *)cutap_slow_cuOccupancyMaxPotentialClusterSize,
+    (void *)cutap_slow_cuParamSetSize,
+    (void *)cutap_slow_cuParamSetTexRef,
+    (void *)cutap_slow_cuParamSetf,
+    (void *)cutap_slow_cuParamSeti,
+    (void *)cutap_slow_cuParamSetv,
+    (void *)cutap_slow_cuPointerGetAttribute,
+    (void *)cutap_slow_cuPointerGetAttributes,
+    (void *)cutap_slow_cuPointerSetAttribute,
+    (void *)cutap_slow_cuProfilerInitialize,
+    (void *)cutap_slow_cuProfilerStart,
+    (void *)cutap_slow_cuProfilerStop,
+    (void *)cutap_slow_cuSignalExternalSemaphoresAsync,
+    (void *)cutap_slow_cuSignalExternalSemaphoresAsync_ptsz,
+    (void *)cutap_slow_cuStreamAddCallback,
+    (void *)cutap_slow_cuStreamAddCallback_ptsz,
+    (void *)cutap_slow_cuStreamAttachMemAsync,
+    (void *)cutap_slow_cuStreamAttachMemAsync_ptsz,
+    (void *)cutap_slow_cuStreamBatchMemOp,
+    (void *)cutap_slow_cuStreamBatchMemOp_ptsz,
+    (void *)cutap_slow_cuStreamBatchMemOp_v2,
+    (void *)cutap_slow_cuStreamBatchMemOp_v2_ptsz,
+    (void *)cutap_slow_cuStreamBeginCapture,
+    (void *)cutap_slow_cuStreamBeginCaptureToGraph,
+    (void *)cutap_slow_cuStreamBeginCaptureToGraph_ptsz,
+    (void *)cutap_slow_cuStreamBeginCapture_ptsz,
+    (void *)cutap_slow_cuStreamBeginCapture_v2,
+    (void *)cutap_slow_cuStreamBeginCapture_v2_ptsz,
+    (void *)cutap_slow_cuStreamCopyAttributes,
+    (void *)cutap_slow_cuStreamCopyAttributes_ptsz,
+    (void *)cutap_slow_cuStreamCreate,
+    (void *)cutap_slow_cuStreamCreateWithPriority,
+    (void *)cutap_slow_cuStreamDestroy,
+    (void *)cutap_slow_cuStreamDestroy_v2,
+    (void *)cutap_slow_cuStreamEndCapture,
+    (void *)cutap_slow_cuStreamEndCapture_ptsz,
+    (void *)cutap_slow_cuStreamGetAttribute,
+    (void *)cutap_slow_cuStreamGetAttribute_ptsz,
+    (void *)cutap_slow_cuStreamGetCaptureInfo,
+    (void *)cutap_slow_cuStreamGetCaptureInfo_ptsz,
+    (void *)cutap_slow_cuStreamGetCaptureInfo_v2,
+    (void *)cutap_slow_cuStreamGetCaptureInfo_v2_ptsz,
+    (void *)cutap_slow_cuStreamGetCaptureInfo_v3,
+    (void *)cutap_slow_cuStreamGetCaptureInfo_v3_ptsz,
+    (void *)cutap_slow_cuStreamGetCtx,
+    (void *)cutap_slow_cuStreamGetCtx_ptsz,
+    (void *)cutap_slow_cuStreamGetCtx_v2,
+    (void *)cutap_slow_cuStreamGetCtx_v2_ptsz,
+    (void *)cutap_slow_cuStreamGetDevice,
+    (void *)cutap_slow_cuStreamGetDevice_ptsz,
+    (void *)cutap_slow_cuStreamGetFlags,
+    (void *)cutap_slow_cuStreamGetFlags_ptsz,
+    (void *)cutap_slow_cuStreamGetGreenCtx,
+    (void *)cutap_slow_cuStreamGetId,
+    (void *)cutap_slow_cuStreamGetId_ptsz,
+    (void *)cutap_slow_cuStreamGetPriority,
+    (void *)cutap_slow_cuStreamGetPriority_ptsz,
+    (void *)cutap_slow_cuStreamIsCapturing,
+    (void *)cutap_slow_cuStreamIsCapturing_ptsz,
+    (void *)cutap_slow_cuStreamQuery,
+    (void *)cutap_slow_cuStreamQuery_ptsz,
+    (void *)cutap_slow_cuStreamSetAttribute,
+    (void *)cutap_slow_cuStreamSetAttribute_ptsz,
+    (void *)cutap_slow_cuStreamSynchronize,
+    (void *)cutap_slow_cuStreamSynchronize_ptsz,
+    (void *)cutap_slow_cuStreamUpdateCaptureDependencies,
+    (void *)cutap_slow_cuStreamUpdateCaptureDependencies_ptsz,
+    (void *)cutap_slow_cuStreamUpdateCaptureDependencies_v2,
+    (void *)cutap_slow_cuStreamUpdateCaptureDependencies_v2_ptsz,
+    (void *)cutap_slow_cuStreamWaitEvent,
+    (void *)cutap_slow_cuStreamWaitEvent_ptsz,
+    (void *)cutap_slow_cuStreamWaitValue32,
+    (void *)cutap_slow_cuStreamWaitValue32_ptsz,
+    (void *)cutap_slow_cuStreamWaitValue32_v2,
+    (void *)cutap_slow_cuStreamWaitValue32_v2_ptsz,
+    (void *)cutap_slow_cuStreamWaitValue64,
+    (void *)cutap_slow_cuStreamWaitValue64_ptsz,
+    (void *)cutap_slow_cuStreamWaitValue64_v2,
+    (void *)cutap_slow_cuStreamWaitValue64_v2_ptsz,
+    (void *)cutap_slow_cuStreamWriteValue32,
+    (void *)cutap_slow_cuStreamWriteValue32_ptsz,
+    (void *)cutap_slow_cuStreamWriteValue32_v2,
+    (void *)cutap_slow_cuStreamWriteValue32_v2_ptsz,
+    (void *)cutap_slow_cuStreamWriteValue64,
+    (void *)cutap_slow_cuStreamWriteValue64_ptsz,
+    (void *)cutap_slow_cuStreamWriteValue64_v2,
+    (void *)cutap_slow_cuStreamWriteValue64_v2_ptsz,
+    (void *)cutap_slow_cuSurfObjectCreate,
+    (void *)cutap_slow_cuSurfObjectDestroy,
+    (void *)cutap_slow_cuSurfObjectGetResourceDesc,
+    (void *)cutap_slow_cuSurfRefGetArray,
+    (void *)cutap_slow_cuSurfRefSetArray,
+    (void *)cutap_slow_cuTensorMapEncodeIm2col,
+    (void *)cutap_slow_cuTensorMapEncodeIm2colWide,
+    (void *)cutap_slow_cuTensorMapEncodeTiled,
+    (void *)cutap_slow_cuTensorMapReplaceAddress,
+    (void *)cutap_slow_cuTexObjectCreate,
+    (void *)cutap_slow_cuTexObjectDestroy,
+    (void *)cutap_slow_cuTexObjectGetResourceDesc,
+    (void *)cutap_slow_cuTexObjectGetResourceViewDesc,
+    (void *)cutap_slow_cuTexObjectGetTextureDesc,
+    (void *)cutap_slow_cuTexRefCreate,
+    (void *)cutap_slow_cuTexRefDestroy,
+    (void *)cutap_slow_cuTexRefGetAddress,
+    (void *)cutap_slow_cuTexRefGetAddressMode,
+    (void *)cutap_slow_cuTexRefGetAddress_v2,
+    (void *)cutap_slow_cuTexRefGetArray,
+    (void *)cutap_slow_cuTexRefGetBorderColor,
+    (void *)cutap_slow_cuTexRefGetFilterMode,
+    (void *)cutap_slow_cuTexRefGetFlags,
+    (void *)cutap_slow_cuTexRefGetFormat,
+    (void *)cutap_slow_cuTexRefGetMaxAnisotropy,
+    (void *)cutap_slow_cuTexRefGetMipmapFilterMode,
+    (void *)cutap_slow_cuTexRefGetMipmapLevelBias,
+    (void *)cutap_slow_cuTexRefGetMipmapLevelClamp,
+    (void *)cutap_slow_cuTexRefGetMipmappedArray,
+    (void *)cutap_slow_cuTexRefSetAddress,
+    (void *)cutap_slow_cuTexRefSetAddress2D,
+    (void *)cutap_slow_cuTexRefSetAddress2D_v2,
+    (void *)cutap_slow_cuTexRefSetAddress2D_v3,
+    (void *)cutap_slow_cuTexRefSetAddressMode,
+    (void *)cutap_slow_cuTexRefSetAddress_v2,
+    (void *)cutap_slow_cuTexRefSetArray,
+    (void *)cutap_slow_cuTexRefSetBorderColor,
+    (void *)cutap_slow_cuTexRefSetFilterMode,
+    (void *)cutap_slow_cuTexRefSetFlags,
+    (void *)cutap_slow_cuTexRefSetFormat,
+    (void *)cutap_slow_cuTexRefSetMaxAnisotropy,
+    (void *)cutap_slow_cuTexRefSetMipmapFilterMode,
+    (void *)cutap_slow_cuTexRefSetMipmapLevelBias,
+    (void *)cutap_slow_cuTexRefSetMipmapLevelClamp,
+    (void *)cutap_slow_cuTexRefSetMipmappedArray,
+    (void *)cutap_slow_cuThreadExchangeStreamCaptureMode,
+    (void *)cutap_slow_cuUserObjectCreate,
+    (void *)cutap_slow_cuUserObjectRelease,
+    (void *)cutap_slow_cuUserObjectRetain,
+    (void *)cutap_slow_cuVDPAUCtxCreate,
+    (void *)cutap_slow_cuVDPAUCtxCreate_v2,
+    (void *)cutap_slow_cuVDPAUGetDevice,
+    (void *)cutap_slow_cuWaitExternalSemaphoresAsync,
+    (void *)cutap_slow_cuWaitExternalSemaphoresAsync_ptsz,
+};
+
 /* Exports no header declares: reached through the generic trampoline. */
 struct cutap_tramp_ctx cutap_untyped_ctx[3] = {
     {.real = 0, .active = 1, .id = CUTAP_ID_cuEGLApiInit},

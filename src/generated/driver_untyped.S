@@ -2,31 +2,34 @@
  * (see gen/known_good.json); regenerate with `make regen`. */
 
 	.text
-	.globl cuEGLApiInit
-	.type cuEGLApiInit,@function
+	.globl cutap_untyped_stubs
+	.hidden cutap_untyped_stubs
+	.type cutap_untyped_stubs,@function
 	.p2align 4
-cuEGLApiInit:
+cutap_untyped_stubs:
+.Lut_cuEGLApiInit:
 	.cfi_startproc
 	leaq cutap_untyped_ctx+0(%rip), %r11
-	jmp cutap_tramp_common
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
 	.cfi_endproc
-	.size cuEGLApiInit,.-cuEGLApiInit
-	.globl cuMemGetAttribute
-	.type cuMemGetAttribute,@function
-	.p2align 4
-cuMemGetAttribute:
+.Lut_cuMemGetAttribute:
 	.cfi_startproc
 	leaq cutap_untyped_ctx+24(%rip), %r11
-	jmp cutap_tramp_common
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
 	.cfi_endproc
-	.size cuMemGetAttribute,.-cuMemGetAttribute
-	.globl cuMemGetAttribute_v2
-	.type cuMemGetAttribute_v2,@function
-	.p2align 4
-cuMemGetAttribute_v2:
+.Lut_cuMemGetAttribute_v2:
 	.cfi_startproc
 	leaq cutap_untyped_ctx+48(%rip), %r11
-	jmp cutap_tramp_common
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
 	.cfi_endproc
-	.size cuMemGetAttribute_v2,.-cuMemGetAttribute_v2
+.if . - cutap_untyped_stubs - 48
+.error "untyped stubs are not 16 bytes each"
+.endif
+	.size cutap_untyped_stubs,.-cutap_untyped_stubs
 	.section .note.GNU-stack,"",@progbits

@@ -45834,6 +45834,6547 @@ void *const cutap_lib_wrapper[CUTAP_STATIC_COUNT - CUTAP_DRIVER_COUNT] = {
     (void *)nvmlVgpuTypeGetResolution,
 };
 
+/* Typed slow paths, by id: where cutap_hot sends a call no fast path serves. */
+void cutap_slow___cudaGetKernel(void);
+void cutap_slow___cudaInitModule(void);
+void cutap_slow___cudaLaunchKernel(void);
+void cutap_slow___cudaLaunchKernel_ptsz(void);
+void cutap_slow___cudaPopCallConfiguration(void);
+void cutap_slow___cudaPushCallConfiguration(void);
+void cutap_slow___cudaRegisterFatBinary(void);
+void cutap_slow___cudaRegisterFatBinaryEnd(void);
+void cutap_slow___cudaRegisterFunction(void);
+void cutap_slow___cudaRegisterManagedVar(void);
+void cutap_slow___cudaRegisterVar(void);
+void cutap_slow___cudaUnregisterFatBinary(void);
+void cutap_slow_cudaArrayGetInfo(void);
+void cutap_slow_cudaArrayGetMemoryRequirements(void);
+void cutap_slow_cudaArrayGetPlane(void);
+void cutap_slow_cudaArrayGetSparseProperties(void);
+void cutap_slow_cudaChooseDevice(void);
+void cutap_slow_cudaCreateSurfaceObject(void);
+void cutap_slow_cudaCreateTextureObject(void);
+void cutap_slow_cudaCtxResetPersistingL2Cache(void);
+void cutap_slow_cudaDestroyExternalMemory(void);
+void cutap_slow_cudaDestroyExternalSemaphore(void);
+void cutap_slow_cudaDestroySurfaceObject(void);
+void cutap_slow_cudaDestroyTextureObject(void);
+void cutap_slow_cudaDeviceCanAccessPeer(void);
+void cutap_slow_cudaDeviceDisablePeerAccess(void);
+void cutap_slow_cudaDeviceEnablePeerAccess(void);
+void cutap_slow_cudaDeviceFlushGPUDirectRDMAWrites(void);
+void cutap_slow_cudaDeviceGetAttribute(void);
+void cutap_slow_cudaDeviceGetByPCIBusId(void);
+void cutap_slow_cudaDeviceGetCacheConfig(void);
+void cutap_slow_cudaDeviceGetDefaultMemPool(void);
+void cutap_slow_cudaDeviceGetGraphMemAttribute(void);
+void cutap_slow_cudaDeviceGetHostAtomicCapabilities(void);
+void cutap_slow_cudaDeviceGetLimit(void);
+void cutap_slow_cudaDeviceGetMemPool(void);
+void cutap_slow_cudaDeviceGetNvSciSyncAttributes(void);
+void cutap_slow_cudaDeviceGetP2PAtomicCapabilities(void);
+void cutap_slow_cudaDeviceGetP2PAttribute(void);
+void cutap_slow_cudaDeviceGetPCIBusId(void);
+void cutap_slow_cudaDeviceGetSharedMemConfig(void);
+void cutap_slow_cudaDeviceGetStreamPriorityRange(void);
+void cutap_slow_cudaDeviceGetTexture1DLinearMaxWidth(void);
+void cutap_slow_cudaDeviceGraphMemTrim(void);
+void cutap_slow_cudaDeviceRegisterAsyncNotification(void);
+void cutap_slow_cudaDeviceReset(void);
+void cutap_slow_cudaDeviceSetCacheConfig(void);
+void cutap_slow_cudaDeviceSetGraphMemAttribute(void);
+void cutap_slow_cudaDeviceSetLimit(void);
+void cutap_slow_cudaDeviceSetMemPool(void);
+void cutap_slow_cudaDeviceSetSharedMemConfig(void);
+void cutap_slow_cudaDeviceSynchronize(void);
+void cutap_slow_cudaDeviceUnregisterAsyncNotification(void);
+void cutap_slow_cudaDriverGetVersion(void);
+void cutap_slow_cudaEGLStreamConsumerAcquireFrame(void);
+void cutap_slow_cudaEGLStreamConsumerConnect(void);
+void cutap_slow_cudaEGLStreamConsumerConnectWithFlags(void);
+void cutap_slow_cudaEGLStreamConsumerDisconnect(void);
+void cutap_slow_cudaEGLStreamConsumerReleaseFrame(void);
+void cutap_slow_cudaEGLStreamProducerConnect(void);
+void cutap_slow_cudaEGLStreamProducerDisconnect(void);
+void cutap_slow_cudaEGLStreamProducerPresentFrame(void);
+void cutap_slow_cudaEGLStreamProducerReturnFrame(void);
+void cutap_slow_cudaEventCreate(void);
+void cutap_slow_cudaEventCreateFromEGLSync(void);
+void cutap_slow_cudaEventCreateWithFlags(void);
+void cutap_slow_cudaEventDestroy(void);
+void cutap_slow_cudaEventElapsedTime(void);
+void cutap_slow_cudaEventQuery(void);
+void cutap_slow_cudaEventRecord(void);
+void cutap_slow_cudaEventRecordWithFlags(void);
+void cutap_slow_cudaEventRecordWithFlags_ptsz(void);
+void cutap_slow_cudaEventRecord_ptsz(void);
+void cutap_slow_cudaEventSynchronize(void);
+void cutap_slow_cudaExternalMemoryGetMappedBuffer(void);
+void cutap_slow_cudaExternalMemoryGetMappedMipmappedArray(void);
+void cutap_slow_cudaFree(void);
+void cutap_slow_cudaFreeArray(void);
+void cutap_slow_cudaFreeAsync(void);
+void cutap_slow_cudaFreeAsync_ptsz(void);
+void cutap_slow_cudaFreeHost(void);
+void cutap_slow_cudaFreeMipmappedArray(void);
+void cutap_slow_cudaFuncGetAttributes(void);
+void cutap_slow_cudaFuncGetName(void);
+void cutap_slow_cudaFuncGetParamInfo(void);
+void cutap_slow_cudaFuncSetAttribute(void);
+void cutap_slow_cudaFuncSetCacheConfig(void);
+void cutap_slow_cudaFuncSetSharedMemConfig(void);
+void cutap_slow_cudaGLGetDevices(void);
+void cutap_slow_cudaGLMapBufferObject(void);
+void cutap_slow_cudaGLMapBufferObjectAsync(void);
+void cutap_slow_cudaGLRegisterBufferObject(void);
+void cutap_slow_cudaGLSetBufferObjectMapFlags(void);
+void cutap_slow_cudaGLSetGLDevice(void);
+void cutap_slow_cudaGLUnmapBufferObject(void);
+void cutap_slow_cudaGLUnmapBufferObjectAsync(void);
+void cutap_slow_cudaGLUnregisterBufferObject(void);
+void cutap_slow_cudaGetChannelDesc(void);
+void cutap_slow_cudaGetDevice(void);
+void cutap_slow_cudaGetDeviceCount(void);
+void cutap_slow_cudaGetDeviceFlags(void);
+void cutap_slow_cudaGetDeviceProperties(void);
+void cutap_slow_cudaGetDriverEntryPoint(void);
+void cutap_slow_cudaGetDriverEntryPointByVersion(void);
+void cutap_slow_cudaGetDriverEntryPointByVersion_ptsz(void);
+void cutap_slow_cudaGetDriverEntryPoint_ptsz(void);
+void cutap_slow_cudaGetErrorName(void);
+void cutap_slow_cudaGetErrorString(void);
+void cutap_slow_cudaGetExportTable(void);
+void cutap_slow_cudaGetFuncBySymbol(void);
+void cutap_slow_cudaGetKernel(void);
+void cutap_slow_cudaGetLastError(void);
+void cutap_slow_cudaGetMipmappedArrayLevel(void);
+void cutap_slow_cudaGetSurfaceObjectResourceDesc(void);
+void cutap_slow_cudaGetSymbolAddress(void);
+void cutap_slow_cudaGetSymbolSize(void);
+void cutap_slow_cudaGetTextureObjectResourceDesc(void);
+void cutap_slow_cudaGetTextureObjectResourceViewDesc(void);
+void cutap_slow_cudaGetTextureObjectTextureDesc(void);
+void cutap_slow_cudaGraphAddChildGraphNode(void);
+void cutap_slow_cudaGraphAddDependencies(void);
+void cutap_slow_cudaGraphAddEmptyNode(void);
+void cutap_slow_cudaGraphAddEventRecordNode(void);
+void cutap_slow_cudaGraphAddEventWaitNode(void);
+void cutap_slow_cudaGraphAddExternalSemaphoresSignalNode(void);
+void cutap_slow_cudaGraphAddExternalSemaphoresWaitNode(void);
+void cutap_slow_cudaGraphAddHostNode(void);
+void cutap_slow_cudaGraphAddKernelNode(void);
+void cutap_slow_cudaGraphAddMemAllocNode(void);
+void cutap_slow_cudaGraphAddMemFreeNode(void);
+void cutap_slow_cudaGraphAddMemcpyNode(void);
+void cutap_slow_cudaGraphAddMemcpyNode1D(void);
+void cutap_slow_cudaGraphAddMemcpyNodeFromSymbol(void);
+void cutap_slow_cudaGraphAddMemcpyNodeToSymbol(void);
+void cutap_slow_cudaGraphAddMemsetNode(void);
+void cutap_slow_cudaGraphAddNode(void);
+void cutap_slow_cudaGraphChildGraphNodeGetGraph(void);
+void cutap_slow_cudaGraphClone(void);
+void cutap_slow_cudaGraphConditionalHandleCreate(void);
+void cutap_slow_cudaGraphCreate(void);
+void cutap_slow_cudaGraphDebugDotPrint(void);
+void cutap_slow_cudaGraphDestroy(void);
+void cutap_slow_cudaGraphDestroyNode(void);
+void cutap_slow_cudaGraphEventRecordNodeGetEvent(void);
+void cutap_slow_cudaGraphEventRecordNodeSetEvent(void);
+void cutap_slow_cudaGraphEventWaitNodeGetEvent(void);
+void cutap_slow_cudaGraphEventWaitNodeSetEvent(void);
+void cutap_slow_cudaGraphExecChildGraphNodeSetParams(void);
+void cutap_slow_cudaGraphExecDestroy(void);
+void cutap_slow_cudaGraphExecEventRecordNodeSetEvent(void);
+void cutap_slow_cudaGraphExecEventWaitNodeSetEvent(void);
+void cutap_slow_cudaGraphExecExternalSemaphoresSignalNodeSetParams(void);
+void cutap_slow_cudaGraphExecExternalSemaphoresWaitNodeSetParams(void);
+void cutap_slow_cudaGraphExecGetFlags(void);
+void cutap_slow_cudaGraphExecHostNodeSetParams(void);
+void cutap_slow_cudaGraphExecKernelNodeSetParams(void);
+void cutap_slow_cudaGraphExecMemcpyNodeSetParams(void);
+void cutap_slow_cudaGraphExecMemcpyNodeSetParams1D(void);
+void cutap_slow_cudaGraphExecMemcpyNodeSetParamsFromSymbol(void);
+void cutap_slow_cudaGraphExecMemcpyNodeSetParamsToSymbol(void);
+void cutap_slow_cudaGraphExecMemsetNodeSetParams(void);
+void cutap_slow_cudaGraphExecNodeSetParams(void);
+void cutap_slow_cudaGraphExecUpdate(void);
+void cutap_slow_cudaGraphExternalSemaphoresSignalNodeGetParams(void);
+void cutap_slow_cudaGraphExternalSemaphoresSignalNodeSetParams(void);
+void cutap_slow_cudaGraphExternalSemaphoresWaitNodeGetParams(void);
+void cutap_slow_cudaGraphExternalSemaphoresWaitNodeSetParams(void);
+void cutap_slow_cudaGraphGetEdges(void);
+void cutap_slow_cudaGraphGetNodes(void);
+void cutap_slow_cudaGraphGetRootNodes(void);
+void cutap_slow_cudaGraphHostNodeGetParams(void);
+void cutap_slow_cudaGraphHostNodeSetParams(void);
+void cutap_slow_cudaGraphInstantiate(void);
+void cutap_slow_cudaGraphInstantiateWithFlags(void);
+void cutap_slow_cudaGraphInstantiateWithParams(void);
+void cutap_slow_cudaGraphInstantiateWithParams_ptsz(void);
+void cutap_slow_cudaGraphKernelNodeCopyAttributes(void);
+void cutap_slow_cudaGraphKernelNodeGetAttribute(void);
+void cutap_slow_cudaGraphKernelNodeGetParams(void);
+void cutap_slow_cudaGraphKernelNodeSetAttribute(void);
+void cutap_slow_cudaGraphKernelNodeSetParams(void);
+void cutap_slow_cudaGraphLaunch(void);
+void cutap_slow_cudaGraphLaunch_ptsz(void);
+void cutap_slow_cudaGraphMemAllocNodeGetParams(void);
+void cutap_slow_cudaGraphMemFreeNodeGetParams(void);
+void cutap_slow_cudaGraphMemcpyNodeGetParams(void);
+void cutap_slow_cudaGraphMemcpyNodeSetParams(void);
+void cutap_slow_cudaGraphMemcpyNodeSetParams1D(void);
+void cutap_slow_cudaGraphMemcpyNodeSetParamsFromSymbol(void);
+void cutap_slow_cudaGraphMemcpyNodeSetParamsToSymbol(void);
+void cutap_slow_cudaGraphMemsetNodeGetParams(void);
+void cutap_slow_cudaGraphMemsetNodeSetParams(void);
+void cutap_slow_cudaGraphNodeFindInClone(void);
+void cutap_slow_cudaGraphNodeGetDependencies(void);
+void cutap_slow_cudaGraphNodeGetDependentNodes(void);
+void cutap_slow_cudaGraphNodeGetEnabled(void);
+void cutap_slow_cudaGraphNodeGetType(void);
+void cutap_slow_cudaGraphNodeSetEnabled(void);
+void cutap_slow_cudaGraphNodeSetParams(void);
+void cutap_slow_cudaGraphReleaseUserObject(void);
+void cutap_slow_cudaGraphRemoveDependencies(void);
+void cutap_slow_cudaGraphRetainUserObject(void);
+void cutap_slow_cudaGraphUpload(void);
+void cutap_slow_cudaGraphUpload_ptsz(void);
+void cutap_slow_cudaGraphicsEGLRegisterImage(void);
+void cutap_slow_cudaGraphicsGLRegisterBuffer(void);
+void cutap_slow_cudaGraphicsGLRegisterImage(void);
+void cutap_slow_cudaGraphicsMapResources(void);
+void cutap_slow_cudaGraphicsResourceGetMappedEglFrame(void);
+void cutap_slow_cudaGraphicsResourceGetMappedMipmappedArray(void);
+void cutap_slow_cudaGraphicsResourceGetMappedPointer(void);
+void cutap_slow_cudaGraphicsResourceSetMapFlags(void);
+void cutap_slow_cudaGraphicsSubResourceGetMappedArray(void);
+void cutap_slow_cudaGraphicsUnmapResources(void);
+void cutap_slow_cudaGraphicsUnregisterResource(void);
+void cutap_slow_cudaGraphicsVDPAURegisterOutputSurface(void);
+void cutap_slow_cudaGraphicsVDPAURegisterVideoSurface(void);
+void cutap_slow_cudaHostAlloc(void);
+void cutap_slow_cudaHostGetDevicePointer(void);
+void cutap_slow_cudaHostGetFlags(void);
+void cutap_slow_cudaHostRegister(void);
+void cutap_slow_cudaHostUnregister(void);
+void cutap_slow_cudaImportExternalMemory(void);
+void cutap_slow_cudaImportExternalSemaphore(void);
+void cutap_slow_cudaInitDevice(void);
+void cutap_slow_cudaIpcCloseMemHandle(void);
+void cutap_slow_cudaIpcGetEventHandle(void);
+void cutap_slow_cudaIpcGetMemHandle(void);
+void cutap_slow_cudaIpcOpenEventHandle(void);
+void cutap_slow_cudaIpcOpenMemHandle(void);
+void cutap_slow_cudaKernelSetAttributeForDevice(void);
+void cutap_slow_cudaLaunchCooperativeKernel(void);
+void cutap_slow_cudaLaunchCooperativeKernel_ptsz(void);
+void cutap_slow_cudaLaunchHostFunc(void);
+void cutap_slow_cudaLaunchHostFunc_ptsz(void);
+void cutap_slow_cudaLaunchKernel(void);
+void cutap_slow_cudaLaunchKernelExC(void);
+void cutap_slow_cudaLaunchKernelExC_ptsz(void);
+void cutap_slow_cudaLaunchKernel_ptsz(void);
+void cutap_slow_cudaLibraryEnumerateKernels(void);
+void cutap_slow_cudaLibraryGetGlobal(void);
+void cutap_slow_cudaLibraryGetKernel(void);
+void cutap_slow_cudaLibraryGetKernelCount(void);
+void cutap_slow_cudaLibraryGetManaged(void);
+void cutap_slow_cudaLibraryGetUnifiedFunction(void);
+void cutap_slow_cudaLibraryLoadData(void);
+void cutap_slow_cudaLibraryLoadFromFile(void);
+void cutap_slow_cudaLibraryUnload(void);
+void cutap_slow_cudaLogsCurrent(void);
+void cutap_slow_cudaLogsDumpToFile(void);
+void cutap_slow_cudaLogsDumpToMemory(void);
+void cutap_slow_cudaLogsRegisterCallback(void);
+void cutap_slow_cudaLogsUnregisterCallback(void);
+void cutap_slow_cudaMalloc(void);
+void cutap_slow_cudaMalloc3D(void);
+void cutap_slow_cudaMalloc3DArray(void);
+void cutap_slow_cudaMallocArray(void);
+void cutap_slow_cudaMallocAsync(void);
+void cutap_slow_cudaMallocAsync_ptsz(void);
+void cutap_slow_cudaMallocFromPoolAsync(void);
+void cutap_slow_cudaMallocFromPoolAsync_ptsz(void);
+void cutap_slow_cudaMallocHost(void);
+void cutap_slow_cudaMallocManaged(void);
+void cutap_slow_cudaMallocMipmappedArray(void);
+void cutap_slow_cudaMallocPitch(void);
+void cutap_slow_cudaMemAdvise(void);
+void cutap_slow_cudaMemDiscardAndPrefetchBatchAsync(void);
+void cutap_slow_cudaMemDiscardAndPrefetchBatchAsync_ptsz(void);
+void cutap_slow_cudaMemDiscardBatchAsync(void);
+void cutap_slow_cudaMemDiscardBatchAsync_ptsz(void);
+void cutap_slow_cudaMemGetDefaultMemPool(void);
+void cutap_slow_cudaMemGetInfo(void);
+void cutap_slow_cudaMemGetMemPool(void);
+void cutap_slow_cudaMemPoolCreate(void);
+void cutap_slow_cudaMemPoolDestroy(void);
+void cutap_slow_cudaMemPoolExportPointer(void);
+void cutap_slow_cudaMemPoolExportToShareableHandle(void);
+void cutap_slow_cudaMemPoolGetAccess(void);
+void cutap_slow_cudaMemPoolGetAttribute(void);
+void cutap_slow_cudaMemPoolImportFromShareableHandle(void);
+void cutap_slow_cudaMemPoolImportPointer(void);
+void cutap_slow_cudaMemPoolSetAccess(void);
+void cutap_slow_cudaMemPoolSetAttribute(void);
+void cutap_slow_cudaMemPoolTrimTo(void);
+void cutap_slow_cudaMemPrefetchAsync(void);
+void cutap_slow_cudaMemPrefetchAsync_ptsz(void);
+void cutap_slow_cudaMemPrefetchBatchAsync(void);
+void cutap_slow_cudaMemPrefetchBatchAsync_ptsz(void);
+void cutap_slow_cudaMemRangeGetAttribute(void);
+void cutap_slow_cudaMemRangeGetAttributes(void);
+void cutap_slow_cudaMemSetMemPool(void);
+void cutap_slow_cudaMemcpy(void);
+void cutap_slow_cudaMemcpy2D(void);
+void cutap_slow_cudaMemcpy2DArrayToArray(void);
+void cutap_slow_cudaMemcpy2DArrayToArray_ptds(void);
+void cutap_slow_cudaMemcpy2DAsync(void);
+void cutap_slow_cudaMemcpy2DAsync_ptsz(void);
+void cutap_slow_cudaMemcpy2DFromArray(void);
+void cutap_slow_cudaMemcpy2DFromArrayAsync(void);
+void cutap_slow_cudaMemcpy2DFromArrayAsync_ptsz(void);
+void cutap_slow_cudaMemcpy2DFromArray_ptds(void);
+void cutap_slow_cudaMemcpy2DToArray(void);
+void cutap_slow_cudaMemcpy2DToArrayAsync(void);
+void cutap_slow_cudaMemcpy2DToArrayAsync_ptsz(void);
+void cutap_slow_cudaMemcpy2DToArray_ptds(void);
+void cutap_slow_cudaMemcpy2D_ptds(void);
+void cutap_slow_cudaMemcpy3D(void);
+void cutap_slow_cudaMemcpy3DAsync(void);
+void cutap_slow_cudaMemcpy3DAsync_ptsz(void);
+void cutap_slow_cudaMemcpy3DBatchAsync(void);
+void cutap_slow_cudaMemcpy3DBatchAsync_ptsz(void);
+void cutap_slow_cudaMemcpy3DPeer(void);
+void cutap_slow_cudaMemcpy3DPeerAsync(void);
+void cutap_slow_cudaMemcpy3DPeerAsync_ptsz(void);
+void cutap_slow_cudaMemcpy3DPeer_ptds(void);
+void cutap_slow_cudaMemcpy3D_ptds(void);
+void cutap_slow_cudaMemcpyArrayToArray(void);
+void cutap_slow_cudaMemcpyArrayToArray_ptds(void);
+void cutap_slow_cudaMemcpyAsync(void);
+void cutap_slow_cudaMemcpyAsync_ptsz(void);
+void cutap_slow_cudaMemcpyBatchAsync(void);
+void cutap_slow_cudaMemcpyBatchAsync_ptsz(void);
+void cutap_slow_cudaMemcpyFromArray(void);
+void cutap_slow_cudaMemcpyFromArrayAsync(void);
+void cutap_slow_cudaMemcpyFromArrayAsync_ptsz(void);
+void cutap_slow_cudaMemcpyFromArray_ptds(void);
+void cutap_slow_cudaMemcpyFromSymbol(void);
+void cutap_slow_cudaMemcpyFromSymbolAsync(void);
+void cutap_slow_cudaMemcpyFromSymbolAsync_ptsz(void);
+void cutap_slow_cudaMemcpyFromSymbol_ptds(void);
+void cutap_slow_cudaMemcpyPeer(void);
+void cutap_slow_cudaMemcpyPeerAsync(void);
+void cutap_slow_cudaMemcpyToArray(void);
+void cutap_slow_cudaMemcpyToArrayAsync(void);
+void cutap_slow_cudaMemcpyToArrayAsync_ptsz(void);
+void cutap_slow_cudaMemcpyToArray_ptds(void);
+void cutap_slow_cudaMemcpyToSymbol(void);
+void cutap_slow_cudaMemcpyToSymbolAsync(void);
+void cutap_slow_cudaMemcpyToSymbolAsync_ptsz(void);
+void cutap_slow_cudaMemcpyToSymbol_ptds(void);
+void cutap_slow_cudaMemcpy_ptds(void);
+void cutap_slow_cudaMemset(void);
+void cutap_slow_cudaMemset2D(void);
+void cutap_slow_cudaMemset2DAsync(void);
+void cutap_slow_cudaMemset2DAsync_ptsz(void);
+void cutap_slow_cudaMemset2D_ptds(void);
+void cutap_slow_cudaMemset3D(void);
+void cutap_slow_cudaMemset3DAsync(void);
+void cutap_slow_cudaMemset3DAsync_ptsz(void);
+void cutap_slow_cudaMemset3D_ptds(void);
+void cutap_slow_cudaMemsetAsync(void);
+void cutap_slow_cudaMemsetAsync_ptsz(void);
+void cutap_slow_cudaMemset_ptds(void);
+void cutap_slow_cudaMipmappedArrayGetMemoryRequirements(void);
+void cutap_slow_cudaMipmappedArrayGetSparseProperties(void);
+void cutap_slow_cudaOccupancyAvailableDynamicSMemPerBlock(void);
+void cutap_slow_cudaOccupancyMaxActiveBlocksPerMultiprocessor(void);
+void cutap_slow_cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(void);
+void cutap_slow_cudaOccupancyMaxActiveClusters(void);
+void cutap_slow_cudaOccupancyMaxPotentialClusterSize(void);
+void cutap_slow_cudaPeekAtLastError(void);
+void cutap_slow_cudaPointerGetAttributes(void);
+void cutap_slow_cudaProfilerStart(void);
+void cutap_slow_cudaProfilerStop(void);
+void cutap_slow_cudaRuntimeGetVersion(void);
+void cutap_slow_cudaSetDevice(void);
+void cutap_slow_cudaSetDeviceFlags(void);
+void cutap_slow_cudaSetValidDevices(void);
+void cutap_slow_cudaSignalExternalSemaphoresAsync(void);
+void cutap_slow_cudaSignalExternalSemaphoresAsync_ptsz(void);
+void cutap_slow_cudaStreamAddCallback(void);
+void cutap_slow_cudaStreamAddCallback_ptsz(void);
+void cutap_slow_cudaStreamAttachMemAsync(void);
+void cutap_slow_cudaStreamAttachMemAsync_ptsz(void);
+void cutap_slow_cudaStreamBeginCapture(void);
+void cutap_slow_cudaStreamBeginCaptureToGraph(void);
+void cutap_slow_cudaStreamBeginCaptureToGraph_ptsz(void);
+void cutap_slow_cudaStreamBeginCapture_ptsz(void);
+void cutap_slow_cudaStreamCopyAttributes(void);
+void cutap_slow_cudaStreamCopyAttributes_ptsz(void);
+void cutap_slow_cudaStreamCreate(void);
+void cutap_slow_cudaStreamCreateWithFlags(void);
+void cutap_slow_cudaStreamCreateWithPriority(void);
+void cutap_slow_cudaStreamDestroy(void);
+void cutap_slow_cudaStreamEndCapture(void);
+void cutap_slow_cudaStreamEndCapture_ptsz(void);
+void cutap_slow_cudaStreamGetAttribute(void);
+void cutap_slow_cudaStreamGetAttribute_ptsz(void);
+void cutap_slow_cudaStreamGetCaptureInfo(void);
+void cutap_slow_cudaStreamGetCaptureInfo_ptsz(void);
+void cutap_slow_cudaStreamGetDevice(void);
+void cutap_slow_cudaStreamGetDevice_ptsz(void);
+void cutap_slow_cudaStreamGetFlags(void);
+void cutap_slow_cudaStreamGetFlags_ptsz(void);
+void cutap_slow_cudaStreamGetId(void);
+void cutap_slow_cudaStreamGetId_ptsz(void);
+void cutap_slow_cudaStreamGetPriority(void);
+void cutap_slow_cudaStreamGetPriority_ptsz(void);
+void cutap_slow_cudaStreamIsCapturing(void);
+void cutap_slow_cudaStreamIsCapturing_ptsz(void);
+void cutap_slow_cudaStreamQuery(void);
+void cutap_slow_cudaStreamQuery_ptsz(void);
+void cutap_slow_cudaStreamSetAttribute(void);
+void cutap_slow_cudaStreamSetAttribute_ptsz(void);
+void cutap_slow_cudaStreamSynchronize(void);
+void cutap_slow_cudaStreamSynchronize_ptsz(void);
+void cutap_slow_cudaStreamUpdateCaptureDependencies(void);
+void cutap_slow_cudaStreamUpdateCaptureDependencies_ptsz(void);
+void cutap_slow_cudaStreamWaitEvent(void);
+void cutap_slow_cudaStreamWaitEvent_ptsz(void);
+void cutap_slow_cudaThreadExchangeStreamCaptureMode(void);
+void cutap_slow_cudaUserObjectCreate(void);
+void cutap_slow_cudaUserObjectRelease(void);
+void cutap_slow_cudaUserObjectRetain(void);
+void cutap_slow_cudaVDPAUGetDevice(void);
+void cutap_slow_cudaVDPAUSetVDPAUDevice(void);
+void cutap_slow_cudaWaitExternalSemaphoresAsync(void);
+void cutap_slow_cudaWaitExternalSemaphoresAsync_ptsz(void);
+void cutap_slow_cublasAlloc(void);
+void cutap_slow_cublasAsumEx(void);
+void cutap_slow_cublasAsumEx_64(void);
+void cutap_slow_cublasAxpyEx(void);
+void cutap_slow_cublasAxpyEx_64(void);
+void cutap_slow_cublasCaxpy(void);
+void cutap_slow_cublasCaxpy_v2(void);
+void cutap_slow_cublasCaxpy_v2_64(void);
+void cutap_slow_cublasCcopy(void);
+void cutap_slow_cublasCcopy_v2(void);
+void cutap_slow_cublasCcopy_v2_64(void);
+void cutap_slow_cublasCdgmm(void);
+void cutap_slow_cublasCdgmm_64(void);
+void cutap_slow_cublasCdotc_v2(void);
+void cutap_slow_cublasCdotc_v2_64(void);
+void cutap_slow_cublasCdotu_v2(void);
+void cutap_slow_cublasCdotu_v2_64(void);
+void cutap_slow_cublasCgbmv(void);
+void cutap_slow_cublasCgbmv_v2(void);
+void cutap_slow_cublasCgbmv_v2_64(void);
+void cutap_slow_cublasCgeam(void);
+void cutap_slow_cublasCgeam_64(void);
+void cutap_slow_cublasCgelsBatched(void);
+void cutap_slow_cublasCgemm(void);
+void cutap_slow_cublasCgemm3m(void);
+void cutap_slow_cublasCgemm3mBatched(void);
+void cutap_slow_cublasCgemm3mBatched_64(void);
+void cutap_slow_cublasCgemm3mEx(void);
+void cutap_slow_cublasCgemm3mEx_64(void);
+void cutap_slow_cublasCgemm3mStridedBatched(void);
+void cutap_slow_cublasCgemm3mStridedBatched_64(void);
+void cutap_slow_cublasCgemm3m_64(void);
+void cutap_slow_cublasCgemmBatched(void);
+void cutap_slow_cublasCgemmBatched_64(void);
+void cutap_slow_cublasCgemmEx(void);
+void cutap_slow_cublasCgemmEx_64(void);
+void cutap_slow_cublasCgemmStridedBatched(void);
+void cutap_slow_cublasCgemmStridedBatched_64(void);
+void cutap_slow_cublasCgemm_v2(void);
+void cutap_slow_cublasCgemm_v2_64(void);
+void cutap_slow_cublasCgemv(void);
+void cutap_slow_cublasCgemvBatched(void);
+void cutap_slow_cublasCgemvBatched_64(void);
+void cutap_slow_cublasCgemvStridedBatched(void);
+void cutap_slow_cublasCgemvStridedBatched_64(void);
+void cutap_slow_cublasCgemv_v2(void);
+void cutap_slow_cublasCgemv_v2_64(void);
+void cutap_slow_cublasCgeqrfBatched(void);
+void cutap_slow_cublasCgerc(void);
+void cutap_slow_cublasCgerc_v2(void);
+void cutap_slow_cublasCgerc_v2_64(void);
+void cutap_slow_cublasCgeru(void);
+void cutap_slow_cublasCgeru_v2(void);
+void cutap_slow_cublasCgeru_v2_64(void);
+void cutap_slow_cublasCgetrfBatched(void);
+void cutap_slow_cublasCgetriBatched(void);
+void cutap_slow_cublasCgetrsBatched(void);
+void cutap_slow_cublasChbmv(void);
+void cutap_slow_cublasChbmv_v2(void);
+void cutap_slow_cublasChbmv_v2_64(void);
+void cutap_slow_cublasChemm(void);
+void cutap_slow_cublasChemm_v2(void);
+void cutap_slow_cublasChemm_v2_64(void);
+void cutap_slow_cublasChemv(void);
+void cutap_slow_cublasChemv_v2(void);
+void cutap_slow_cublasChemv_v2_64(void);
+void cutap_slow_cublasCher(void);
+void cutap_slow_cublasCher2(void);
+void cutap_slow_cublasCher2_v2(void);
+void cutap_slow_cublasCher2_v2_64(void);
+void cutap_slow_cublasCher2k(void);
+void cutap_slow_cublasCher2k_v2(void);
+void cutap_slow_cublasCher2k_v2_64(void);
+void cutap_slow_cublasCher_v2(void);
+void cutap_slow_cublasCher_v2_64(void);
+void cutap_slow_cublasCherk(void);
+void cutap_slow_cublasCherk3mEx(void);
+void cutap_slow_cublasCherk3mEx_64(void);
+void cutap_slow_cublasCherkEx(void);
+void cutap_slow_cublasCherkEx_64(void);
+void cutap_slow_cublasCherk_v2(void);
+void cutap_slow_cublasCherk_v2_64(void);
+void cutap_slow_cublasCherkx(void);
+void cutap_slow_cublasCherkx_64(void);
+void cutap_slow_cublasChpmv(void);
+void cutap_slow_cublasChpmv_v2(void);
+void cutap_slow_cublasChpmv_v2_64(void);
+void cutap_slow_cublasChpr(void);
+void cutap_slow_cublasChpr2(void);
+void cutap_slow_cublasChpr2_v2(void);
+void cutap_slow_cublasChpr2_v2_64(void);
+void cutap_slow_cublasChpr_v2(void);
+void cutap_slow_cublasChpr_v2_64(void);
+void cutap_slow_cublasCmatinvBatched(void);
+void cutap_slow_cublasCopyEx(void);
+void cutap_slow_cublasCopyEx_64(void);
+void cutap_slow_cublasCreate_v2(void);
+void cutap_slow_cublasCrot(void);
+void cutap_slow_cublasCrot_v2(void);
+void cutap_slow_cublasCrot_v2_64(void);
+void cutap_slow_cublasCrotg(void);
+void cutap_slow_cublasCrotg_v2(void);
+void cutap_slow_cublasCscal(void);
+void cutap_slow_cublasCscal_v2(void);
+void cutap_slow_cublasCscal_v2_64(void);
+void cutap_slow_cublasCsrot(void);
+void cutap_slow_cublasCsrot_v2(void);
+void cutap_slow_cublasCsrot_v2_64(void);
+void cutap_slow_cublasCsscal(void);
+void cutap_slow_cublasCsscal_v2(void);
+void cutap_slow_cublasCsscal_v2_64(void);
+void cutap_slow_cublasCswap(void);
+void cutap_slow_cublasCswap_v2(void);
+void cutap_slow_cublasCswap_v2_64(void);
+void cutap_slow_cublasCsymm(void);
+void cutap_slow_cublasCsymm_v2(void);
+void cutap_slow_cublasCsymm_v2_64(void);
+void cutap_slow_cublasCsymv_v2(void);
+void cutap_slow_cublasCsymv_v2_64(void);
+void cutap_slow_cublasCsyr2_v2(void);
+void cutap_slow_cublasCsyr2_v2_64(void);
+void cutap_slow_cublasCsyr2k(void);
+void cutap_slow_cublasCsyr2k_v2(void);
+void cutap_slow_cublasCsyr2k_v2_64(void);
+void cutap_slow_cublasCsyr_v2(void);
+void cutap_slow_cublasCsyr_v2_64(void);
+void cutap_slow_cublasCsyrk(void);
+void cutap_slow_cublasCsyrk3mEx(void);
+void cutap_slow_cublasCsyrk3mEx_64(void);
+void cutap_slow_cublasCsyrkEx(void);
+void cutap_slow_cublasCsyrkEx_64(void);
+void cutap_slow_cublasCsyrk_v2(void);
+void cutap_slow_cublasCsyrk_v2_64(void);
+void cutap_slow_cublasCsyrkx(void);
+void cutap_slow_cublasCsyrkx_64(void);
+void cutap_slow_cublasCtbmv(void);
+void cutap_slow_cublasCtbmv_v2(void);
+void cutap_slow_cublasCtbmv_v2_64(void);
+void cutap_slow_cublasCtbsv(void);
+void cutap_slow_cublasCtbsv_v2(void);
+void cutap_slow_cublasCtbsv_v2_64(void);
+void cutap_slow_cublasCtpmv(void);
+void cutap_slow_cublasCtpmv_v2(void);
+void cutap_slow_cublasCtpmv_v2_64(void);
+void cutap_slow_cublasCtpsv(void);
+void cutap_slow_cublasCtpsv_v2(void);
+void cutap_slow_cublasCtpsv_v2_64(void);
+void cutap_slow_cublasCtpttr(void);
+void cutap_slow_cublasCtrmm(void);
+void cutap_slow_cublasCtrmm_v2(void);
+void cutap_slow_cublasCtrmm_v2_64(void);
+void cutap_slow_cublasCtrmv(void);
+void cutap_slow_cublasCtrmv_v2(void);
+void cutap_slow_cublasCtrmv_v2_64(void);
+void cutap_slow_cublasCtrsm(void);
+void cutap_slow_cublasCtrsmBatched(void);
+void cutap_slow_cublasCtrsmBatched_64(void);
+void cutap_slow_cublasCtrsm_v2(void);
+void cutap_slow_cublasCtrsm_v2_64(void);
+void cutap_slow_cublasCtrsv(void);
+void cutap_slow_cublasCtrsv_v2(void);
+void cutap_slow_cublasCtrsv_v2_64(void);
+void cutap_slow_cublasCtrttp(void);
+void cutap_slow_cublasDasum_v2(void);
+void cutap_slow_cublasDasum_v2_64(void);
+void cutap_slow_cublasDaxpy(void);
+void cutap_slow_cublasDaxpy_v2(void);
+void cutap_slow_cublasDaxpy_v2_64(void);
+void cutap_slow_cublasDcopy(void);
+void cutap_slow_cublasDcopy_v2(void);
+void cutap_slow_cublasDcopy_v2_64(void);
+void cutap_slow_cublasDdgmm(void);
+void cutap_slow_cublasDdgmm_64(void);
+void cutap_slow_cublasDdot_v2(void);
+void cutap_slow_cublasDdot_v2_64(void);
+void cutap_slow_cublasDestroy_v2(void);
+void cutap_slow_cublasDgbmv(void);
+void cutap_slow_cublasDgbmv_v2(void);
+void cutap_slow_cublasDgbmv_v2_64(void);
+void cutap_slow_cublasDgeam(void);
+void cutap_slow_cublasDgeam_64(void);
+void cutap_slow_cublasDgelsBatched(void);
+void cutap_slow_cublasDgemm(void);
+void cutap_slow_cublasDgemmBatched(void);
+void cutap_slow_cublasDgemmBatched_64(void);
+void cutap_slow_cublasDgemmGroupedBatched(void);
+void cutap_slow_cublasDgemmGroupedBatched_64(void);
+void cutap_slow_cublasDgemmStridedBatched(void);
+void cutap_slow_cublasDgemmStridedBatched_64(void);
+void cutap_slow_cublasDgemm_v2(void);
+void cutap_slow_cublasDgemm_v2_64(void);
+void cutap_slow_cublasDgemv(void);
+void cutap_slow_cublasDgemvBatched(void);
+void cutap_slow_cublasDgemvBatched_64(void);
+void cutap_slow_cublasDgemvStridedBatched(void);
+void cutap_slow_cublasDgemvStridedBatched_64(void);
+void cutap_slow_cublasDgemv_v2(void);
+void cutap_slow_cublasDgemv_v2_64(void);
+void cutap_slow_cublasDgeqrfBatched(void);
+void cutap_slow_cublasDger(void);
+void cutap_slow_cublasDger_v2(void);
+void cutap_slow_cublasDger_v2_64(void);
+void cutap_slow_cublasDgetrfBatched(void);
+void cutap_slow_cublasDgetriBatched(void);
+void cutap_slow_cublasDgetrsBatched(void);
+void cutap_slow_cublasDmatinvBatched(void);
+void cutap_slow_cublasDnrm2_v2(void);
+void cutap_slow_cublasDnrm2_v2_64(void);
+void cutap_slow_cublasDotEx(void);
+void cutap_slow_cublasDotEx_64(void);
+void cutap_slow_cublasDotcEx(void);
+void cutap_slow_cublasDotcEx_64(void);
+void cutap_slow_cublasDrot(void);
+void cutap_slow_cublasDrot_v2(void);
+void cutap_slow_cublasDrot_v2_64(void);
+void cutap_slow_cublasDrotg(void);
+void cutap_slow_cublasDrotg_v2(void);
+void cutap_slow_cublasDrotm(void);
+void cutap_slow_cublasDrotm_v2(void);
+void cutap_slow_cublasDrotm_v2_64(void);
+void cutap_slow_cublasDrotmg(void);
+void cutap_slow_cublasDrotmg_v2(void);
+void cutap_slow_cublasDsbmv(void);
+void cutap_slow_cublasDsbmv_v2(void);
+void cutap_slow_cublasDsbmv_v2_64(void);
+void cutap_slow_cublasDscal(void);
+void cutap_slow_cublasDscal_v2(void);
+void cutap_slow_cublasDscal_v2_64(void);
+void cutap_slow_cublasDspmv(void);
+void cutap_slow_cublasDspmv_v2(void);
+void cutap_slow_cublasDspmv_v2_64(void);
+void cutap_slow_cublasDspr(void);
+void cutap_slow_cublasDspr2(void);
+void cutap_slow_cublasDspr2_v2(void);
+void cutap_slow_cublasDspr2_v2_64(void);
+void cutap_slow_cublasDspr_v2(void);
+void cutap_slow_cublasDspr_v2_64(void);
+void cutap_slow_cublasDswap(void);
+void cutap_slow_cublasDswap_v2(void);
+void cutap_slow_cublasDswap_v2_64(void);
+void cutap_slow_cublasDsymm(void);
+void cutap_slow_cublasDsymm_v2(void);
+void cutap_slow_cublasDsymm_v2_64(void);
+void cutap_slow_cublasDsymv(void);
+void cutap_slow_cublasDsymv_v2(void);
+void cutap_slow_cublasDsymv_v2_64(void);
+void cutap_slow_cublasDsyr(void);
+void cutap_slow_cublasDsyr2(void);
+void cutap_slow_cublasDsyr2_v2(void);
+void cutap_slow_cublasDsyr2_v2_64(void);
+void cutap_slow_cublasDsyr2k(void);
+void cutap_slow_cublasDsyr2k_v2(void);
+void cutap_slow_cublasDsyr2k_v2_64(void);
+void cutap_slow_cublasDsyr_v2(void);
+void cutap_slow_cublasDsyr_v2_64(void);
+void cutap_slow_cublasDsyrk(void);
+void cutap_slow_cublasDsyrk_v2(void);
+void cutap_slow_cublasDsyrk_v2_64(void);
+void cutap_slow_cublasDsyrkx(void);
+void cutap_slow_cublasDsyrkx_64(void);
+void cutap_slow_cublasDtbmv(void);
+void cutap_slow_cublasDtbmv_v2(void);
+void cutap_slow_cublasDtbmv_v2_64(void);
+void cutap_slow_cublasDtbsv(void);
+void cutap_slow_cublasDtbsv_v2(void);
+void cutap_slow_cublasDtbsv_v2_64(void);
+void cutap_slow_cublasDtpmv(void);
+void cutap_slow_cublasDtpmv_v2(void);
+void cutap_slow_cublasDtpmv_v2_64(void);
+void cutap_slow_cublasDtpsv(void);
+void cutap_slow_cublasDtpsv_v2(void);
+void cutap_slow_cublasDtpsv_v2_64(void);
+void cutap_slow_cublasDtpttr(void);
+void cutap_slow_cublasDtrmm(void);
+void cutap_slow_cublasDtrmm_v2(void);
+void cutap_slow_cublasDtrmm_v2_64(void);
+void cutap_slow_cublasDtrmv(void);
+void cutap_slow_cublasDtrmv_v2(void);
+void cutap_slow_cublasDtrmv_v2_64(void);
+void cutap_slow_cublasDtrsm(void);
+void cutap_slow_cublasDtrsmBatched(void);
+void cutap_slow_cublasDtrsmBatched_64(void);
+void cutap_slow_cublasDtrsm_v2(void);
+void cutap_slow_cublasDtrsm_v2_64(void);
+void cutap_slow_cublasDtrsv(void);
+void cutap_slow_cublasDtrsv_v2(void);
+void cutap_slow_cublasDtrsv_v2_64(void);
+void cutap_slow_cublasDtrttp(void);
+void cutap_slow_cublasDzasum_v2(void);
+void cutap_slow_cublasDzasum_v2_64(void);
+void cutap_slow_cublasDznrm2_v2(void);
+void cutap_slow_cublasDznrm2_v2_64(void);
+void cutap_slow_cublasFree(void);
+void cutap_slow_cublasGemmBatchedEx(void);
+void cutap_slow_cublasGemmBatchedEx_64(void);
+void cutap_slow_cublasGemmEx(void);
+void cutap_slow_cublasGemmEx_64(void);
+void cutap_slow_cublasGemmGroupedBatchedEx(void);
+void cutap_slow_cublasGemmGroupedBatchedEx_64(void);
+void cutap_slow_cublasGemmStridedBatchedEx(void);
+void cutap_slow_cublasGemmStridedBatchedEx_64(void);
+void cutap_slow_cublasGetAtomicsMode(void);
+void cutap_slow_cublasGetCudartVersion(void);
+void cutap_slow_cublasGetEmulationSpecialValuesSupport(void);
+void cutap_slow_cublasGetEmulationStrategy(void);
+void cutap_slow_cublasGetError(void);
+void cutap_slow_cublasGetFixedPointEmulationMantissaBitCountPointer(void);
+void cutap_slow_cublasGetFixedPointEmulationMantissaBitOffset(void);
+void cutap_slow_cublasGetFixedPointEmulationMantissaControl(void);
+void cutap_slow_cublasGetFixedPointEmulationMaxMantissaBitCount(void);
+void cutap_slow_cublasGetLoggerCallback(void);
+void cutap_slow_cublasGetMathMode(void);
+void cutap_slow_cublasGetMatrix(void);
+void cutap_slow_cublasGetMatrixAsync(void);
+void cutap_slow_cublasGetMatrixAsync_64(void);
+void cutap_slow_cublasGetMatrix_64(void);
+void cutap_slow_cublasGetPointerMode_v2(void);
+void cutap_slow_cublasGetProperty(void);
+void cutap_slow_cublasGetSmCountTarget(void);
+void cutap_slow_cublasGetStatusName(void);
+void cutap_slow_cublasGetStatusString(void);
+void cutap_slow_cublasGetStream_v2(void);
+void cutap_slow_cublasGetVector(void);
+void cutap_slow_cublasGetVectorAsync(void);
+void cutap_slow_cublasGetVectorAsync_64(void);
+void cutap_slow_cublasGetVector_64(void);
+void cutap_slow_cublasGetVersion(void);
+void cutap_slow_cublasGetVersion_v2(void);
+void cutap_slow_cublasIamaxEx(void);
+void cutap_slow_cublasIamaxEx_64(void);
+void cutap_slow_cublasIaminEx(void);
+void cutap_slow_cublasIaminEx_64(void);
+void cutap_slow_cublasIcamax(void);
+void cutap_slow_cublasIcamax_v2(void);
+void cutap_slow_cublasIcamax_v2_64(void);
+void cutap_slow_cublasIcamin(void);
+void cutap_slow_cublasIcamin_v2(void);
+void cutap_slow_cublasIcamin_v2_64(void);
+void cutap_slow_cublasIdamax(void);
+void cutap_slow_cublasIdamax_v2(void);
+void cutap_slow_cublasIdamax_v2_64(void);
+void cutap_slow_cublasIdamin(void);
+void cutap_slow_cublasIdamin_v2(void);
+void cutap_slow_cublasIdamin_v2_64(void);
+void cutap_slow_cublasInit(void);
+void cutap_slow_cublasIsamax(void);
+void cutap_slow_cublasIsamax_v2(void);
+void cutap_slow_cublasIsamax_v2_64(void);
+void cutap_slow_cublasIsamin(void);
+void cutap_slow_cublasIsamin_v2(void);
+void cutap_slow_cublasIsamin_v2_64(void);
+void cutap_slow_cublasIzamax(void);
+void cutap_slow_cublasIzamax_v2(void);
+void cutap_slow_cublasIzamax_v2_64(void);
+void cutap_slow_cublasIzamin(void);
+void cutap_slow_cublasIzamin_v2(void);
+void cutap_slow_cublasIzamin_v2_64(void);
+void cutap_slow_cublasLoggerConfigure(void);
+void cutap_slow_cublasNrm2Ex(void);
+void cutap_slow_cublasNrm2Ex_64(void);
+void cutap_slow_cublasRotEx(void);
+void cutap_slow_cublasRotEx_64(void);
+void cutap_slow_cublasRotgEx(void);
+void cutap_slow_cublasRotmEx(void);
+void cutap_slow_cublasRotmEx_64(void);
+void cutap_slow_cublasRotmgEx(void);
+void cutap_slow_cublasSasum_v2(void);
+void cutap_slow_cublasSasum_v2_64(void);
+void cutap_slow_cublasSaxpy(void);
+void cutap_slow_cublasSaxpy_v2(void);
+void cutap_slow_cublasSaxpy_v2_64(void);
+void cutap_slow_cublasScalEx(void);
+void cutap_slow_cublasScalEx_64(void);
+void cutap_slow_cublasScasum_v2(void);
+void cutap_slow_cublasScasum_v2_64(void);
+void cutap_slow_cublasScnrm2_v2(void);
+void cutap_slow_cublasScnrm2_v2_64(void);
+void cutap_slow_cublasScopy(void);
+void cutap_slow_cublasScopy_v2(void);
+void cutap_slow_cublasScopy_v2_64(void);
+void cutap_slow_cublasSdgmm(void);
+void cutap_slow_cublasSdgmm_64(void);
+void cutap_slow_cublasSdot_v2(void);
+void cutap_slow_cublasSdot_v2_64(void);
+void cutap_slow_cublasSetAtomicsMode(void);
+void cutap_slow_cublasSetEmulationSpecialValuesSupport(void);
+void cutap_slow_cublasSetEmulationStrategy(void);
+void cutap_slow_cublasSetFixedPointEmulationMantissaBitCountPointer(void);
+void cutap_slow_cublasSetFixedPointEmulationMantissaBitOffset(void);
+void cutap_slow_cublasSetFixedPointEmulationMantissaControl(void);
+void cutap_slow_cublasSetFixedPointEmulationMaxMantissaBitCount(void);
+void cutap_slow_cublasSetKernelStream(void);
+void cutap_slow_cublasSetLoggerCallback(void);
+void cutap_slow_cublasSetMathMode(void);
+void cutap_slow_cublasSetMatrix(void);
+void cutap_slow_cublasSetMatrixAsync(void);
+void cutap_slow_cublasSetMatrixAsync_64(void);
+void cutap_slow_cublasSetMatrix_64(void);
+void cutap_slow_cublasSetPointerMode_v2(void);
+void cutap_slow_cublasSetSmCountTarget(void);
+void cutap_slow_cublasSetStream_v2(void);
+void cutap_slow_cublasSetVector(void);
+void cutap_slow_cublasSetVectorAsync(void);
+void cutap_slow_cublasSetVectorAsync_64(void);
+void cutap_slow_cublasSetVector_64(void);
+void cutap_slow_cublasSetWorkspace_v2(void);
+void cutap_slow_cublasSgbmv(void);
+void cutap_slow_cublasSgbmv_v2(void);
+void cutap_slow_cublasSgbmv_v2_64(void);
+void cutap_slow_cublasSgeam(void);
+void cutap_slow_cublasSgeam_64(void);
+void cutap_slow_cublasSgelsBatched(void);
+void cutap_slow_cublasSgemm(void);
+void cutap_slow_cublasSgemmBatched(void);
+void cutap_slow_cublasSgemmBatched_64(void);
+void cutap_slow_cublasSgemmEx(void);
+void cutap_slow_cublasSgemmEx_64(void);
+void cutap_slow_cublasSgemmGroupedBatched(void);
+void cutap_slow_cublasSgemmGroupedBatched_64(void);
+void cutap_slow_cublasSgemmStridedBatched(void);
+void cutap_slow_cublasSgemmStridedBatched_64(void);
+void cutap_slow_cublasSgemm_v2(void);
+void cutap_slow_cublasSgemm_v2_64(void);
+void cutap_slow_cublasSgemv(void);
+void cutap_slow_cublasSgemvBatched(void);
+void cutap_slow_cublasSgemvBatched_64(void);
+void cutap_slow_cublasSgemvStridedBatched(void);
+void cutap_slow_cublasSgemvStridedBatched_64(void);
+void cutap_slow_cublasSgemv_v2(void);
+void cutap_slow_cublasSgemv_v2_64(void);
+void cutap_slow_cublasSgeqrfBatched(void);
+void cutap_slow_cublasSger(void);
+void cutap_slow_cublasSger_v2(void);
+void cutap_slow_cublasSger_v2_64(void);
+void cutap_slow_cublasSgetrfBatched(void);
+void cutap_slow_cublasSgetriBatched(void);
+void cutap_slow_cublasSgetrsBatched(void);
+void cutap_slow_cublasShutdown(void);
+void cutap_slow_cublasSmatinvBatched(void);
+void cutap_slow_cublasSnrm2_v2(void);
+void cutap_slow_cublasSnrm2_v2_64(void);
+void cutap_slow_cublasSrot(void);
+void cutap_slow_cublasSrot_v2(void);
+void cutap_slow_cublasSrot_v2_64(void);
+void cutap_slow_cublasSrotg(void);
+void cutap_slow_cublasSrotg_v2(void);
+void cutap_slow_cublasSrotm(void);
+void cutap_slow_cublasSrotm_v2(void);
+void cutap_slow_cublasSrotm_v2_64(void);
+void cutap_slow_cublasSrotmg(void);
+void cutap_slow_cublasSrotmg_v2(void);
+void cutap_slow_cublasSsbmv(void);
+void cutap_slow_cublasSsbmv_v2(void);
+void cutap_slow_cublasSsbmv_v2_64(void);
+void cutap_slow_cublasSscal(void);
+void cutap_slow_cublasSscal_v2(void);
+void cutap_slow_cublasSscal_v2_64(void);
+void cutap_slow_cublasSspmv(void);
+void cutap_slow_cublasSspmv_v2(void);
+void cutap_slow_cublasSspmv_v2_64(void);
+void cutap_slow_cublasSspr(void);
+void cutap_slow_cublasSspr2(void);
+void cutap_slow_cublasSspr2_v2(void);
+void cutap_slow_cublasSspr2_v2_64(void);
+void cutap_slow_cublasSspr_v2(void);
+void cutap_slow_cublasSspr_v2_64(void);
+void cutap_slow_cublasSswap(void);
+void cutap_slow_cublasSswap_v2(void);
+void cutap_slow_cublasSswap_v2_64(void);
+void cutap_slow_cublasSsymm(void);
+void cutap_slow_cublasSsymm_v2(void);
+void cutap_slow_cublasSsymm_v2_64(void);
+void cutap_slow_cublasSsymv(void);
+void cutap_slow_cublasSsymv_v2(void);
+void cutap_slow_cublasSsymv_v2_64(void);
+void cutap_slow_cublasSsyr(void);
+void cutap_slow_cublasSsyr2(void);
+void cutap_slow_cublasSsyr2_v2(void);
+void cutap_slow_cublasSsyr2_v2_64(void);
+void cutap_slow_cublasSsyr2k(void);
+void cutap_slow_cublasSsyr2k_v2(void);
+void cutap_slow_cublasSsyr2k_v2_64(void);
+void cutap_slow_cublasSsyr_v2(void);
+void cutap_slow_cublasSsyr_v2_64(void);
+void cutap_slow_cublasSsyrk(void);
+void cutap_slow_cublasSsyrk_v2(void);
+void cutap_slow_cublasSsyrk_v2_64(void);
+void cutap_slow_cublasSsyrkx(void);
+void cutap_slow_cublasSsyrkx_64(void);
+void cutap_slow_cublasStbmv(void);
+void cutap_slow_cublasStbmv_v2(void);
+void cutap_slow_cublasStbmv_v2_64(void);
+void cutap_slow_cublasStbsv(void);
+void cutap_slow_cublasStbsv_v2(void);
+void cutap_slow_cublasStbsv_v2_64(void);
+void cutap_slow_cublasStpmv(void);
+void cutap_slow_cublasStpmv_v2(void);
+void cutap_slow_cublasStpmv_v2_64(void);
+void cutap_slow_cublasStpsv(void);
+void cutap_slow_cublasStpsv_v2(void);
+void cutap_slow_cublasStpsv_v2_64(void);
+void cutap_slow_cublasStpttr(void);
+void cutap_slow_cublasStrmm(void);
+void cutap_slow_cublasStrmm_v2(void);
+void cutap_slow_cublasStrmm_v2_64(void);
+void cutap_slow_cublasStrmv(void);
+void cutap_slow_cublasStrmv_v2(void);
+void cutap_slow_cublasStrmv_v2_64(void);
+void cutap_slow_cublasStrsm(void);
+void cutap_slow_cublasStrsmBatched(void);
+void cutap_slow_cublasStrsmBatched_64(void);
+void cutap_slow_cublasStrsm_v2(void);
+void cutap_slow_cublasStrsm_v2_64(void);
+void cutap_slow_cublasStrsv(void);
+void cutap_slow_cublasStrsv_v2(void);
+void cutap_slow_cublasStrsv_v2_64(void);
+void cutap_slow_cublasStrttp(void);
+void cutap_slow_cublasSwapEx(void);
+void cutap_slow_cublasSwapEx_64(void);
+void cutap_slow_cublasUint8gemmBias(void);
+void cutap_slow_cublasXerbla(void);
+void cutap_slow_cublasXtCgemm(void);
+void cutap_slow_cublasXtChemm(void);
+void cutap_slow_cublasXtCher2k(void);
+void cutap_slow_cublasXtCherk(void);
+void cutap_slow_cublasXtCherkx(void);
+void cutap_slow_cublasXtCreate(void);
+void cutap_slow_cublasXtCspmm(void);
+void cutap_slow_cublasXtCsymm(void);
+void cutap_slow_cublasXtCsyr2k(void);
+void cutap_slow_cublasXtCsyrk(void);
+void cutap_slow_cublasXtCsyrkx(void);
+void cutap_slow_cublasXtCtrmm(void);
+void cutap_slow_cublasXtCtrsm(void);
+void cutap_slow_cublasXtDestroy(void);
+void cutap_slow_cublasXtDeviceSelect(void);
+void cutap_slow_cublasXtDgemm(void);
+void cutap_slow_cublasXtDspmm(void);
+void cutap_slow_cublasXtDsymm(void);
+void cutap_slow_cublasXtDsyr2k(void);
+void cutap_slow_cublasXtDsyrk(void);
+void cutap_slow_cublasXtDsyrkx(void);
+void cutap_slow_cublasXtDtrmm(void);
+void cutap_slow_cublasXtDtrsm(void);
+void cutap_slow_cublasXtGetBlockDim(void);
+void cutap_slow_cublasXtGetNumBoards(void);
+void cutap_slow_cublasXtGetPinningMemMode(void);
+void cutap_slow_cublasXtMaxBoards(void);
+void cutap_slow_cublasXtSetBlockDim(void);
+void cutap_slow_cublasXtSetCpuRatio(void);
+void cutap_slow_cublasXtSetCpuRoutine(void);
+void cutap_slow_cublasXtSetPinningMemMode(void);
+void cutap_slow_cublasXtSgemm(void);
+void cutap_slow_cublasXtSspmm(void);
+void cutap_slow_cublasXtSsymm(void);
+void cutap_slow_cublasXtSsyr2k(void);
+void cutap_slow_cublasXtSsyrk(void);
+void cutap_slow_cublasXtSsyrkx(void);
+void cutap_slow_cublasXtStrmm(void);
+void cutap_slow_cublasXtStrsm(void);
+void cutap_slow_cublasXtZgemm(void);
+void cutap_slow_cublasXtZhemm(void);
+void cutap_slow_cublasXtZher2k(void);
+void cutap_slow_cublasXtZherk(void);
+void cutap_slow_cublasXtZherkx(void);
+void cutap_slow_cublasXtZspmm(void);
+void cutap_slow_cublasXtZsymm(void);
+void cutap_slow_cublasXtZsyr2k(void);
+void cutap_slow_cublasXtZsyrk(void);
+void cutap_slow_cublasXtZsyrkx(void);
+void cutap_slow_cublasXtZtrmm(void);
+void cutap_slow_cublasXtZtrsm(void);
+void cutap_slow_cublasZaxpy(void);
+void cutap_slow_cublasZaxpy_v2(void);
+void cutap_slow_cublasZaxpy_v2_64(void);
+void cutap_slow_cublasZcopy(void);
+void cutap_slow_cublasZcopy_v2(void);
+void cutap_slow_cublasZcopy_v2_64(void);
+void cutap_slow_cublasZdgmm(void);
+void cutap_slow_cublasZdgmm_64(void);
+void cutap_slow_cublasZdotc_v2(void);
+void cutap_slow_cublasZdotc_v2_64(void);
+void cutap_slow_cublasZdotu_v2(void);
+void cutap_slow_cublasZdotu_v2_64(void);
+void cutap_slow_cublasZdrot(void);
+void cutap_slow_cublasZdrot_v2(void);
+void cutap_slow_cublasZdrot_v2_64(void);
+void cutap_slow_cublasZdscal(void);
+void cutap_slow_cublasZdscal_v2(void);
+void cutap_slow_cublasZdscal_v2_64(void);
+void cutap_slow_cublasZgbmv(void);
+void cutap_slow_cublasZgbmv_v2(void);
+void cutap_slow_cublasZgbmv_v2_64(void);
+void cutap_slow_cublasZgeam(void);
+void cutap_slow_cublasZgeam_64(void);
+void cutap_slow_cublasZgelsBatched(void);
+void cutap_slow_cublasZgemm(void);
+void cutap_slow_cublasZgemm3m(void);
+void cutap_slow_cublasZgemm3m_64(void);
+void cutap_slow_cublasZgemmBatched(void);
+void cutap_slow_cublasZgemmBatched_64(void);
+void cutap_slow_cublasZgemmStridedBatched(void);
+void cutap_slow_cublasZgemmStridedBatched_64(void);
+void cutap_slow_cublasZgemm_v2(void);
+void cutap_slow_cublasZgemm_v2_64(void);
+void cutap_slow_cublasZgemv(void);
+void cutap_slow_cublasZgemvBatched(void);
+void cutap_slow_cublasZgemvBatched_64(void);
+void cutap_slow_cublasZgemvStridedBatched(void);
+void cutap_slow_cublasZgemvStridedBatched_64(void);
+void cutap_slow_cublasZgemv_v2(void);
+void cutap_slow_cublasZgemv_v2_64(void);
+void cutap_slow_cublasZgeqrfBatched(void);
+void cutap_slow_cublasZgerc(void);
+void cutap_slow_cublasZgerc_v2(void);
+void cutap_slow_cublasZgerc_v2_64(void);
+void cutap_slow_cublasZgeru(void);
+void cutap_slow_cublasZgeru_v2(void);
+void cutap_slow_cublasZgeru_v2_64(void);
+void cutap_slow_cublasZgetrfBatched(void);
+void cutap_slow_cublasZgetriBatched(void);
+void cutap_slow_cublasZgetrsBatched(void);
+void cutap_slow_cublasZhbmv(void);
+void cutap_slow_cublasZhbmv_v2(void);
+void cutap_slow_cublasZhbmv_v2_64(void);
+void cutap_slow_cublasZhemm(void);
+void cutap_slow_cublasZhemm_v2(void);
+void cutap_slow_cublasZhemm_v2_64(void);
+void cutap_slow_cublasZhemv(void);
+void cutap_slow_cublasZhemv_v2(void);
+void cutap_slow_cublasZhemv_v2_64(void);
+void cutap_slow_cublasZher(void);
+void cutap_slow_cublasZher2(void);
+void cutap_slow_cublasZher2_v2(void);
+void cutap_slow_cublasZher2_v2_64(void);
+void cutap_slow_cublasZher2k(void);
+void cutap_slow_cublasZher2k_v2(void);
+void cutap_slow_cublasZher2k_v2_64(void);
+void cutap_slow_cublasZher_v2(void);
+void cutap_slow_cublasZher_v2_64(void);
+void cutap_slow_cublasZherk(void);
+void cutap_slow_cublasZherk_v2(void);
+void cutap_slow_cublasZherk_v2_64(void);
+void cutap_slow_cublasZherkx(void);
+void cutap_slow_cublasZherkx_64(void);
+void cutap_slow_cublasZhpmv(void);
+void cutap_slow_cublasZhpmv_v2(void);
+void cutap_slow_cublasZhpmv_v2_64(void);
+void cutap_slow_cublasZhpr(void);
+void cutap_slow_cublasZhpr2(void);
+void cutap_slow_cublasZhpr2_v2(void);
+void cutap_slow_cublasZhpr2_v2_64(void);
+void cutap_slow_cublasZhpr_v2(void);
+void cutap_slow_cublasZhpr_v2_64(void);
+void cutap_slow_cublasZmatinvBatched(void);
+void cutap_slow_cublasZrot(void);
+void cutap_slow_cublasZrot_v2(void);
+void cutap_slow_cublasZrot_v2_64(void);
+void cutap_slow_cublasZrotg(void);
+void cutap_slow_cublasZrotg_v2(void);
+void cutap_slow_cublasZscal(void);
+void cutap_slow_cublasZscal_v2(void);
+void cutap_slow_cublasZscal_v2_64(void);
+void cutap_slow_cublasZswap(void);
+void cutap_slow_cublasZswap_v2(void);
+void cutap_slow_cublasZswap_v2_64(void);
+void cutap_slow_cublasZsymm(void);
+void cutap_slow_cublasZsymm_v2(void);
+void cutap_slow_cublasZsymm_v2_64(void);
+void cutap_slow_cublasZsymv_v2(void);
+void cutap_slow_cublasZsymv_v2_64(void);
+void cutap_slow_cublasZsyr2_v2(void);
+void cutap_slow_cublasZsyr2_v2_64(void);
+void cutap_slow_cublasZsyr2k(void);
+void cutap_slow_cublasZsyr2k_v2(void);
+void cutap_slow_cublasZsyr2k_v2_64(void);
+void cutap_slow_cublasZsyr_v2(void);
+void cutap_slow_cublasZsyr_v2_64(void);
+void cutap_slow_cublasZsyrk(void);
+void cutap_slow_cublasZsyrk_v2(void);
+void cutap_slow_cublasZsyrk_v2_64(void);
+void cutap_slow_cublasZsyrkx(void);
+void cutap_slow_cublasZsyrkx_64(void);
+void cutap_slow_cublasZtbmv(void);
+void cutap_slow_cublasZtbmv_v2(void);
+void cutap_slow_cublasZtbmv_v2_64(void);
+void cutap_slow_cublasZtbsv(void);
+void cutap_slow_cublasZtbsv_v2(void);
+void cutap_slow_cublasZtbsv_v2_64(void);
+void cutap_slow_cublasZtpmv(void);
+void cutap_slow_cublasZtpmv_v2(void);
+void cutap_slow_cublasZtpmv_v2_64(void);
+void cutap_slow_cublasZtpsv(void);
+void cutap_slow_cublasZtpsv_v2(void);
+void cutap_slow_cublasZtpsv_v2_64(void);
+void cutap_slow_cublasZtpttr(void);
+void cutap_slow_cublasZtrmm(void);
+void cutap_slow_cublasZtrmm_v2(void);
+void cutap_slow_cublasZtrmm_v2_64(void);
+void cutap_slow_cublasZtrmv(void);
+void cutap_slow_cublasZtrmv_v2(void);
+void cutap_slow_cublasZtrmv_v2_64(void);
+void cutap_slow_cublasZtrsm(void);
+void cutap_slow_cublasZtrsmBatched(void);
+void cutap_slow_cublasZtrsmBatched_64(void);
+void cutap_slow_cublasZtrsm_v2(void);
+void cutap_slow_cublasZtrsm_v2_64(void);
+void cutap_slow_cublasZtrsv(void);
+void cutap_slow_cublasZtrsv_v2(void);
+void cutap_slow_cublasZtrsv_v2_64(void);
+void cutap_slow_cublasZtrttp(void);
+void cutap_slow_cublasLtCreate(void);
+void cutap_slow_cublasLtDestroy(void);
+void cutap_slow_cublasLtEmulationDescCreate(void);
+void cutap_slow_cublasLtEmulationDescDestroy(void);
+void cutap_slow_cublasLtEmulationDescGetAttribute(void);
+void cutap_slow_cublasLtEmulationDescInit_internal(void);
+void cutap_slow_cublasLtEmulationDescSetAttribute(void);
+void cutap_slow_cublasLtGetCudartVersion(void);
+void cutap_slow_cublasLtGetProperty(void);
+void cutap_slow_cublasLtGetStatusName(void);
+void cutap_slow_cublasLtGetStatusString(void);
+void cutap_slow_cublasLtGetVersion(void);
+void cutap_slow_cublasLtHeuristicsCacheGetCapacity(void);
+void cutap_slow_cublasLtHeuristicsCacheSetCapacity(void);
+void cutap_slow_cublasLtLoggerForceDisable(void);
+void cutap_slow_cublasLtLoggerOpenFile(void);
+void cutap_slow_cublasLtLoggerSetCallback(void);
+void cutap_slow_cublasLtLoggerSetFile(void);
+void cutap_slow_cublasLtLoggerSetLevel(void);
+void cutap_slow_cublasLtLoggerSetMask(void);
+void cutap_slow_cublasLtMatmul(void);
+void cutap_slow_cublasLtMatmulAlgoCapGetAttribute(void);
+void cutap_slow_cublasLtMatmulAlgoCheck(void);
+void cutap_slow_cublasLtMatmulAlgoConfigGetAttribute(void);
+void cutap_slow_cublasLtMatmulAlgoConfigSetAttribute(void);
+void cutap_slow_cublasLtMatmulAlgoGetHeuristic(void);
+void cutap_slow_cublasLtMatmulAlgoGetIds(void);
+void cutap_slow_cublasLtMatmulAlgoInit(void);
+void cutap_slow_cublasLtMatmulDescCreate(void);
+void cutap_slow_cublasLtMatmulDescDestroy(void);
+void cutap_slow_cublasLtMatmulDescGetAttribute(void);
+void cutap_slow_cublasLtMatmulDescInit_internal(void);
+void cutap_slow_cublasLtMatmulDescSetAttribute(void);
+void cutap_slow_cublasLtMatmulPreferenceCreate(void);
+void cutap_slow_cublasLtMatmulPreferenceDestroy(void);
+void cutap_slow_cublasLtMatmulPreferenceGetAttribute(void);
+void cutap_slow_cublasLtMatmulPreferenceInit_internal(void);
+void cutap_slow_cublasLtMatmulPreferenceSetAttribute(void);
+void cutap_slow_cublasLtMatrixLayoutCreate(void);
+void cutap_slow_cublasLtMatrixLayoutDestroy(void);
+void cutap_slow_cublasLtMatrixLayoutGetAttribute(void);
+void cutap_slow_cublasLtMatrixLayoutInit_internal(void);
+void cutap_slow_cublasLtMatrixLayoutSetAttribute(void);
+void cutap_slow_cublasLtMatrixTransform(void);
+void cutap_slow_cublasLtMatrixTransformDescCreate(void);
+void cutap_slow_cublasLtMatrixTransformDescDestroy(void);
+void cutap_slow_cublasLtMatrixTransformDescGetAttribute(void);
+void cutap_slow_cublasLtMatrixTransformDescInit_internal(void);
+void cutap_slow_cublasLtMatrixTransformDescSetAttribute(void);
+void cutap_slow_cudnnActivationBackward(void);
+void cutap_slow_cudnnActivationForward(void);
+void cutap_slow_cudnnAddTensor(void);
+void cutap_slow_cudnnAdvVersionCheck(void);
+void cutap_slow_cudnnBackendCreateDescriptor(void);
+void cutap_slow_cudnnBackendDestroyDescriptor(void);
+void cutap_slow_cudnnBackendExecute(void);
+void cutap_slow_cudnnBackendFinalize(void);
+void cutap_slow_cudnnBackendGetAttribute(void);
+void cutap_slow_cudnnBackendInitialize(void);
+void cutap_slow_cudnnBackendPopulateCudaGraph(void);
+void cutap_slow_cudnnBackendSetAttribute(void);
+void cutap_slow_cudnnBackendUpdateCudaGraph(void);
+void cutap_slow_cudnnBatchNormalizationBackward(void);
+void cutap_slow_cudnnBatchNormalizationBackwardEx(void);
+void cutap_slow_cudnnBatchNormalizationForwardInference(void);
+void cutap_slow_cudnnBatchNormalizationForwardTraining(void);
+void cutap_slow_cudnnBatchNormalizationForwardTrainingEx(void);
+void cutap_slow_cudnnBuildRNNDynamic(void);
+void cutap_slow_cudnnCTCLoss(void);
+void cutap_slow_cudnnCTCLoss_v8(void);
+void cutap_slow_cudnnCnnVersionCheck(void);
+void cutap_slow_cudnnConvolutionBackwardBias(void);
+void cutap_slow_cudnnConvolutionBackwardData(void);
+void cutap_slow_cudnnConvolutionBackwardFilter(void);
+void cutap_slow_cudnnConvolutionBiasActivationForward(void);
+void cutap_slow_cudnnConvolutionForward(void);
+void cutap_slow_cudnnCreate(void);
+void cutap_slow_cudnnCreateActivationDescriptor(void);
+void cutap_slow_cudnnCreateAttnDescriptor(void);
+void cutap_slow_cudnnCreateCTCLossDescriptor(void);
+void cutap_slow_cudnnCreateConvolutionDescriptor(void);
+void cutap_slow_cudnnCreateDropoutDescriptor(void);
+void cutap_slow_cudnnCreateFilterDescriptor(void);
+void cutap_slow_cudnnCreateFusedOpsConstParamPack(void);
+void cutap_slow_cudnnCreateFusedOpsPlan(void);
+void cutap_slow_cudnnCreateFusedOpsVariantParamPack(void);
+void cutap_slow_cudnnCreateLRNDescriptor(void);
+void cutap_slow_cudnnCreateOpTensorDescriptor(void);
+void cutap_slow_cudnnCreatePoolingDescriptor(void);
+void cutap_slow_cudnnCreateRNNDataDescriptor(void);
+void cutap_slow_cudnnCreateRNNDescriptor(void);
+void cutap_slow_cudnnCreateReduceTensorDescriptor(void);
+void cutap_slow_cudnnCreateSeqDataDescriptor(void);
+void cutap_slow_cudnnCreateSpatialTransformerDescriptor(void);
+void cutap_slow_cudnnCreateTensorDescriptor(void);
+void cutap_slow_cudnnCreateTensorTransformDescriptor(void);
+void cutap_slow_cudnnDeriveBNTensorDescriptor(void);
+void cutap_slow_cudnnDeriveNormTensorDescriptor(void);
+void cutap_slow_cudnnDestroy(void);
+void cutap_slow_cudnnDestroyActivationDescriptor(void);
+void cutap_slow_cudnnDestroyAttnDescriptor(void);
+void cutap_slow_cudnnDestroyCTCLossDescriptor(void);
+void cutap_slow_cudnnDestroyConvolutionDescriptor(void);
+void cutap_slow_cudnnDestroyDropoutDescriptor(void);
+void cutap_slow_cudnnDestroyFilterDescriptor(void);
+void cutap_slow_cudnnDestroyFusedOpsConstParamPack(void);
+void cutap_slow_cudnnDestroyFusedOpsPlan(void);
+void cutap_slow_cudnnDestroyFusedOpsVariantParamPack(void);
+void cutap_slow_cudnnDestroyLRNDescriptor(void);
+void cutap_slow_cudnnDestroyOpTensorDescriptor(void);
+void cutap_slow_cudnnDestroyPoolingDescriptor(void);
+void cutap_slow_cudnnDestroyRNNDataDescriptor(void);
+void cutap_slow_cudnnDestroyRNNDescriptor(void);
+void cutap_slow_cudnnDestroyReduceTensorDescriptor(void);
+void cutap_slow_cudnnDestroySeqDataDescriptor(void);
+void cutap_slow_cudnnDestroySpatialTransformerDescriptor(void);
+void cutap_slow_cudnnDestroyTensorDescriptor(void);
+void cutap_slow_cudnnDestroyTensorTransformDescriptor(void);
+void cutap_slow_cudnnDivisiveNormalizationBackward(void);
+void cutap_slow_cudnnDivisiveNormalizationForward(void);
+void cutap_slow_cudnnDropoutBackward(void);
+void cutap_slow_cudnnDropoutForward(void);
+void cutap_slow_cudnnDropoutGetReserveSpaceSize(void);
+void cutap_slow_cudnnDropoutGetStatesSize(void);
+void cutap_slow_cudnnFindConvolutionBackwardDataAlgorithm(void);
+void cutap_slow_cudnnFindConvolutionBackwardDataAlgorithmEx(void);
+void cutap_slow_cudnnFindConvolutionBackwardFilterAlgorithm(void);
+void cutap_slow_cudnnFindConvolutionBackwardFilterAlgorithmEx(void);
+void cutap_slow_cudnnFindConvolutionForwardAlgorithm(void);
+void cutap_slow_cudnnFindConvolutionForwardAlgorithmEx(void);
+void cutap_slow_cudnnFusedOpsExecute(void);
+void cutap_slow_cudnnGetActivationDescriptor(void);
+void cutap_slow_cudnnGetActivationDescriptorSwishBeta(void);
+void cutap_slow_cudnnGetAttnDescriptor(void);
+void cutap_slow_cudnnGetBatchNormalizationBackwardExWorkspaceSize(void);
+void cutap_slow_cudnnGetBatchNormalizationForwardTrainingExWorkspaceSize(void);
+void cutap_slow_cudnnGetBatchNormalizationTrainingExReserveSpaceSize(void);
+void cutap_slow_cudnnGetCTCLossDescriptor(void);
+void cutap_slow_cudnnGetCTCLossDescriptorEx(void);
+void cutap_slow_cudnnGetCTCLossDescriptor_v8(void);
+void cutap_slow_cudnnGetCTCLossDescriptor_v9(void);
+void cutap_slow_cudnnGetCTCLossWorkspaceSize(void);
+void cutap_slow_cudnnGetCTCLossWorkspaceSize_v8(void);
+void cutap_slow_cudnnGetCallback(void);
+void cutap_slow_cudnnGetConvolution2dDescriptor(void);
+void cutap_slow_cudnnGetConvolution2dForwardOutputDim(void);
+void cutap_slow_cudnnGetConvolutionBackwardDataAlgorithmMaxCount(void);
+void cutap_slow_cudnnGetConvolutionBackwardDataAlgorithm_v7(void);
+void cutap_slow_cudnnGetConvolutionBackwardDataWorkspaceSize(void);
+void cutap_slow_cudnnGetConvolutionBackwardFilterAlgorithmMaxCount(void);
+void cutap_slow_cudnnGetConvolutionBackwardFilterAlgorithm_v7(void);
+void cutap_slow_cudnnGetConvolutionBackwardFilterWorkspaceSize(void);
+void cutap_slow_cudnnGetConvolutionForwardAlgorithmMaxCount(void);
+void cutap_slow_cudnnGetConvolutionForwardAlgorithm_v7(void);
+void cutap_slow_cudnnGetConvolutionForwardWorkspaceSize(void);
+void cutap_slow_cudnnGetConvolutionGroupCount(void);
+void cutap_slow_cudnnGetConvolutionMathType(void);
+void cutap_slow_cudnnGetConvolutionNdDescriptor(void);
+void cutap_slow_cudnnGetConvolutionNdForwardOutputDim(void);
+void cutap_slow_cudnnGetConvolutionReorderType(void);
+void cutap_slow_cudnnGetCudartVersion(void);
+void cutap_slow_cudnnGetDropoutDescriptor(void);
+void cutap_slow_cudnnGetErrorString(void);
+void cutap_slow_cudnnGetFilter4dDescriptor(void);
+void cutap_slow_cudnnGetFilterNdDescriptor(void);
+void cutap_slow_cudnnGetFilterSizeInBytes(void);
+void cutap_slow_cudnnGetFoldedConvBackwardDataDescriptors(void);
+void cutap_slow_cudnnGetFusedOpsConstParamPackAttribute(void);
+void cutap_slow_cudnnGetFusedOpsVariantParamPackAttribute(void);
+void cutap_slow_cudnnGetLRNDescriptor(void);
+void cutap_slow_cudnnGetLastErrorString(void);
+void cutap_slow_cudnnGetMaxDeviceVersion(void);
+void cutap_slow_cudnnGetMultiHeadAttnBuffers(void);
+void cutap_slow_cudnnGetMultiHeadAttnWeights(void);
+void cutap_slow_cudnnGetNormalizationBackwardWorkspaceSize(void);
+void cutap_slow_cudnnGetNormalizationForwardTrainingWorkspaceSize(void);
+void cutap_slow_cudnnGetNormalizationTrainingReserveSpaceSize(void);
+void cutap_slow_cudnnGetOpTensorDescriptor(void);
+void cutap_slow_cudnnGetPooling2dDescriptor(void);
+void cutap_slow_cudnnGetPooling2dForwardOutputDim(void);
+void cutap_slow_cudnnGetPoolingNdDescriptor(void);
+void cutap_slow_cudnnGetPoolingNdForwardOutputDim(void);
+void cutap_slow_cudnnGetProperty(void);
+void cutap_slow_cudnnGetRNNDataDescriptor(void);
+void cutap_slow_cudnnGetRNNDescriptor_v8(void);
+void cutap_slow_cudnnGetRNNTempSpaceSizes(void);
+void cutap_slow_cudnnGetRNNWeightParams(void);
+void cutap_slow_cudnnGetRNNWeightSpaceSize(void);
+void cutap_slow_cudnnGetReduceTensorDescriptor(void);
+void cutap_slow_cudnnGetReductionIndicesSize(void);
+void cutap_slow_cudnnGetReductionWorkspaceSize(void);
+void cutap_slow_cudnnGetSeqDataDescriptor(void);
+void cutap_slow_cudnnGetStream(void);
+void cutap_slow_cudnnGetTensor4dDescriptor(void);
+void cutap_slow_cudnnGetTensorNdDescriptor(void);
+void cutap_slow_cudnnGetTensorSizeInBytes(void);
+void cutap_slow_cudnnGetTensorTransformDescriptor(void);
+void cutap_slow_cudnnGetVersion(void);
+void cutap_slow_cudnnGraphVersionCheck(void);
+void cutap_slow_cudnnIm2Col(void);
+void cutap_slow_cudnnInitTransformDest(void);
+void cutap_slow_cudnnLRNCrossChannelBackward(void);
+void cutap_slow_cudnnLRNCrossChannelForward(void);
+void cutap_slow_cudnnMakeFusedOpsPlan(void);
+void cutap_slow_cudnnMultiHeadAttnBackwardData(void);
+void cutap_slow_cudnnMultiHeadAttnBackwardWeights(void);
+void cutap_slow_cudnnMultiHeadAttnForward(void);
+void cutap_slow_cudnnNormalizationBackward(void);
+void cutap_slow_cudnnNormalizationForwardInference(void);
+void cutap_slow_cudnnNormalizationForwardTraining(void);
+void cutap_slow_cudnnOpTensor(void);
+void cutap_slow_cudnnOpsVersionCheck(void);
+void cutap_slow_cudnnPoolingBackward(void);
+void cutap_slow_cudnnPoolingForward(void);
+void cutap_slow_cudnnQueryRuntimeError(void);
+void cutap_slow_cudnnRNNBackwardData_v8(void);
+void cutap_slow_cudnnRNNBackwardWeights_v8(void);
+void cutap_slow_cudnnRNNForward(void);
+void cutap_slow_cudnnRNNGetClip_v8(void);
+void cutap_slow_cudnnRNNGetClip_v9(void);
+void cutap_slow_cudnnRNNSetClip_v8(void);
+void cutap_slow_cudnnRNNSetClip_v9(void);
+void cutap_slow_cudnnReduceTensor(void);
+void cutap_slow_cudnnReorderFilterAndBias(void);
+void cutap_slow_cudnnRestoreDropoutDescriptor(void);
+void cutap_slow_cudnnScaleTensor(void);
+void cutap_slow_cudnnSetActivationDescriptor(void);
+void cutap_slow_cudnnSetActivationDescriptorSwishBeta(void);
+void cutap_slow_cudnnSetAttnDescriptor(void);
+void cutap_slow_cudnnSetCTCLossDescriptor(void);
+void cutap_slow_cudnnSetCTCLossDescriptorEx(void);
+void cutap_slow_cudnnSetCTCLossDescriptor_v8(void);
+void cutap_slow_cudnnSetCTCLossDescriptor_v9(void);
+void cutap_slow_cudnnSetCallback(void);
+void cutap_slow_cudnnSetConvolution2dDescriptor(void);
+void cutap_slow_cudnnSetConvolutionGroupCount(void);
+void cutap_slow_cudnnSetConvolutionMathType(void);
+void cutap_slow_cudnnSetConvolutionNdDescriptor(void);
+void cutap_slow_cudnnSetConvolutionReorderType(void);
+void cutap_slow_cudnnSetDropoutDescriptor(void);
+void cutap_slow_cudnnSetFilter4dDescriptor(void);
+void cutap_slow_cudnnSetFilterNdDescriptor(void);
+void cutap_slow_cudnnSetFusedOpsConstParamPackAttribute(void);
+void cutap_slow_cudnnSetFusedOpsVariantParamPackAttribute(void);
+void cutap_slow_cudnnSetLRNDescriptor(void);
+void cutap_slow_cudnnSetOpTensorDescriptor(void);
+void cutap_slow_cudnnSetPooling2dDescriptor(void);
+void cutap_slow_cudnnSetPoolingNdDescriptor(void);
+void cutap_slow_cudnnSetRNNDataDescriptor(void);
+void cutap_slow_cudnnSetRNNDescriptor_v8(void);
+void cutap_slow_cudnnSetReduceTensorDescriptor(void);
+void cutap_slow_cudnnSetSeqDataDescriptor(void);
+void cutap_slow_cudnnSetSpatialTransformerNdDescriptor(void);
+void cutap_slow_cudnnSetStream(void);
+void cutap_slow_cudnnSetTensor(void);
+void cutap_slow_cudnnSetTensor4dDescriptor(void);
+void cutap_slow_cudnnSetTensor4dDescriptorEx(void);
+void cutap_slow_cudnnSetTensorNdDescriptor(void);
+void cutap_slow_cudnnSetTensorNdDescriptorEx(void);
+void cutap_slow_cudnnSetTensorTransformDescriptor(void);
+void cutap_slow_cudnnSoftmaxBackward(void);
+void cutap_slow_cudnnSoftmaxForward(void);
+void cutap_slow_cudnnSpatialTfGridGeneratorBackward(void);
+void cutap_slow_cudnnSpatialTfGridGeneratorForward(void);
+void cutap_slow_cudnnSpatialTfSamplerBackward(void);
+void cutap_slow_cudnnSpatialTfSamplerForward(void);
+void cutap_slow_cudnnTransformFilter(void);
+void cutap_slow_cudnnTransformTensor(void);
+void cutap_slow_cudnnTransformTensorEx(void);
+void cutap_slow_ncclAllGather(void);
+void cutap_slow_ncclAllReduce(void);
+void cutap_slow_ncclAlltoAll(void);
+void cutap_slow_ncclBcast(void);
+void cutap_slow_ncclBroadcast(void);
+void cutap_slow_ncclCommAbort(void);
+void cutap_slow_ncclCommCount(void);
+void cutap_slow_ncclCommCuDevice(void);
+void cutap_slow_ncclCommDeregister(void);
+void cutap_slow_ncclCommDestroy(void);
+void cutap_slow_ncclCommFinalize(void);
+void cutap_slow_ncclCommGetAsyncError(void);
+void cutap_slow_ncclCommInitAll(void);
+void cutap_slow_ncclCommInitRank(void);
+void cutap_slow_ncclCommInitRankConfig(void);
+void cutap_slow_ncclCommInitRankScalable(void);
+void cutap_slow_ncclCommRegister(void);
+void cutap_slow_ncclCommRevoke(void);
+void cutap_slow_ncclCommShrink(void);
+void cutap_slow_ncclCommSplit(void);
+void cutap_slow_ncclCommUserRank(void);
+void cutap_slow_ncclCommWindowDeregister(void);
+void cutap_slow_ncclCommWindowRegister(void);
+void cutap_slow_ncclGather(void);
+void cutap_slow_ncclGetErrorString(void);
+void cutap_slow_ncclGetLastError(void);
+void cutap_slow_ncclGetUniqueId(void);
+void cutap_slow_ncclGetVersion(void);
+void cutap_slow_ncclGroupEnd(void);
+void cutap_slow_ncclGroupSimulateEnd(void);
+void cutap_slow_ncclGroupStart(void);
+void cutap_slow_ncclMemAlloc(void);
+void cutap_slow_ncclMemFree(void);
+void cutap_slow_ncclRecv(void);
+void cutap_slow_ncclRedOpCreatePreMulSum(void);
+void cutap_slow_ncclRedOpDestroy(void);
+void cutap_slow_ncclReduce(void);
+void cutap_slow_ncclReduceScatter(void);
+void cutap_slow_ncclResetDebugInit(void);
+void cutap_slow_ncclScatter(void);
+void cutap_slow_ncclSend(void);
+void cutap_slow_cufftCreate(void);
+void cutap_slow_cufftDestroy(void);
+void cutap_slow_cufftEstimate1d(void);
+void cutap_slow_cufftEstimate2d(void);
+void cutap_slow_cufftEstimate3d(void);
+void cutap_slow_cufftEstimateMany(void);
+void cutap_slow_cufftExecC2C(void);
+void cutap_slow_cufftExecC2R(void);
+void cutap_slow_cufftExecD2Z(void);
+void cutap_slow_cufftExecR2C(void);
+void cutap_slow_cufftExecZ2D(void);
+void cutap_slow_cufftExecZ2Z(void);
+void cutap_slow_cufftGetPlanPropertyInt64(void);
+void cutap_slow_cufftGetProperty(void);
+void cutap_slow_cufftGetSize(void);
+void cutap_slow_cufftGetSize1d(void);
+void cutap_slow_cufftGetSize2d(void);
+void cutap_slow_cufftGetSize3d(void);
+void cutap_slow_cufftGetSizeMany(void);
+void cutap_slow_cufftGetSizeMany64(void);
+void cutap_slow_cufftGetVersion(void);
+void cutap_slow_cufftMakePlan1d(void);
+void cutap_slow_cufftMakePlan2d(void);
+void cutap_slow_cufftMakePlan3d(void);
+void cutap_slow_cufftMakePlanMany(void);
+void cutap_slow_cufftMakePlanMany64(void);
+void cutap_slow_cufftPlan1d(void);
+void cutap_slow_cufftPlan2d(void);
+void cutap_slow_cufftPlan3d(void);
+void cutap_slow_cufftPlanMany(void);
+void cutap_slow_cufftResetPlanProperty(void);
+void cutap_slow_cufftSetAutoAllocation(void);
+void cutap_slow_cufftSetPlanPropertyInt64(void);
+void cutap_slow_cufftSetStream(void);
+void cutap_slow_cufftSetWorkArea(void);
+void cutap_slow_cufftXtClearCallback(void);
+void cutap_slow_cufftXtExec(void);
+void cutap_slow_cufftXtExecDescriptor(void);
+void cutap_slow_cufftXtExecDescriptorC2C(void);
+void cutap_slow_cufftXtExecDescriptorC2R(void);
+void cutap_slow_cufftXtExecDescriptorD2Z(void);
+void cutap_slow_cufftXtExecDescriptorR2C(void);
+void cutap_slow_cufftXtExecDescriptorZ2D(void);
+void cutap_slow_cufftXtExecDescriptorZ2Z(void);
+void cutap_slow_cufftXtFree(void);
+void cutap_slow_cufftXtGetSizeMany(void);
+void cutap_slow_cufftXtMakePlanMany(void);
+void cutap_slow_cufftXtMalloc(void);
+void cutap_slow_cufftXtMemcpy(void);
+void cutap_slow_cufftXtQueryPlan(void);
+void cutap_slow_cufftXtSetCallback(void);
+void cutap_slow_cufftXtSetCallbackSharedSize(void);
+void cutap_slow_cufftXtSetGPUs(void);
+void cutap_slow_cufftXtSetJITCallback(void);
+void cutap_slow_cufftXtSetWorkArea(void);
+void cutap_slow_cufftXtSetWorkAreaPolicy(void);
+void cutap_slow_curandCreateGenerator(void);
+void cutap_slow_curandCreateGeneratorHost(void);
+void cutap_slow_curandCreatePoissonDistribution(void);
+void cutap_slow_curandDestroyDistribution(void);
+void cutap_slow_curandDestroyGenerator(void);
+void cutap_slow_curandGenerate(void);
+void cutap_slow_curandGenerateLogNormal(void);
+void cutap_slow_curandGenerateLogNormalDouble(void);
+void cutap_slow_curandGenerateLongLong(void);
+void cutap_slow_curandGenerateNormal(void);
+void cutap_slow_curandGenerateNormalDouble(void);
+void cutap_slow_curandGeneratePoisson(void);
+void cutap_slow_curandGeneratePoissonMethod(void);
+void cutap_slow_curandGenerateSeeds(void);
+void cutap_slow_curandGenerateUniform(void);
+void cutap_slow_curandGenerateUniformDouble(void);
+void cutap_slow_curandGetDirectionVectors32(void);
+void cutap_slow_curandGetDirectionVectors64(void);
+void cutap_slow_curandGetProperty(void);
+void cutap_slow_curandGetScrambleConstants32(void);
+void cutap_slow_curandGetScrambleConstants64(void);
+void cutap_slow_curandGetVersion(void);
+void cutap_slow_curandSetGeneratorOffset(void);
+void cutap_slow_curandSetGeneratorOrdering(void);
+void cutap_slow_curandSetPseudoRandomGeneratorSeed(void);
+void cutap_slow_curandSetQuasiRandomGeneratorDimensions(void);
+void cutap_slow_curandSetStream(void);
+void cutap_slow_cusparseAxpby(void);
+void cutap_slow_cusparseBlockedEllGet(void);
+void cutap_slow_cusparseBsrSetStridedBatch(void);
+void cutap_slow_cusparseCbsr2csr(void);
+void cutap_slow_cusparseCbsric02(void);
+void cutap_slow_cusparseCbsric02_analysis(void);
+void cutap_slow_cusparseCbsric02_bufferSize(void);
+void cutap_slow_cusparseCbsrilu02(void);
+void cutap_slow_cusparseCbsrilu02_analysis(void);
+void cutap_slow_cusparseCbsrilu02_bufferSize(void);
+void cutap_slow_cusparseCbsrilu02_numericBoost(void);
+void cutap_slow_cusparseCbsrmm(void);
+void cutap_slow_cusparseCbsrmv(void);
+void cutap_slow_cusparseCbsrsm2_analysis(void);
+void cutap_slow_cusparseCbsrsm2_bufferSize(void);
+void cutap_slow_cusparseCbsrsm2_solve(void);
+void cutap_slow_cusparseCbsrsv2_analysis(void);
+void cutap_slow_cusparseCbsrsv2_bufferSize(void);
+void cutap_slow_cusparseCbsrsv2_solve(void);
+void cutap_slow_cusparseCbsrxmv(void);
+void cutap_slow_cusparseCcsr2bsr(void);
+void cutap_slow_cusparseCcsr2csr_compress(void);
+void cutap_slow_cusparseCcsr2csru(void);
+void cutap_slow_cusparseCcsr2gebsr(void);
+void cutap_slow_cusparseCcsr2gebsr_bufferSize(void);
+void cutap_slow_cusparseCcsrcolor(void);
+void cutap_slow_cusparseCcsrgeam2(void);
+void cutap_slow_cusparseCcsrgeam2_bufferSizeExt(void);
+void cutap_slow_cusparseCcsric02(void);
+void cutap_slow_cusparseCcsric02_analysis(void);
+void cutap_slow_cusparseCcsric02_bufferSize(void);
+void cutap_slow_cusparseCcsrilu02(void);
+void cutap_slow_cusparseCcsrilu02_analysis(void);
+void cutap_slow_cusparseCcsrilu02_bufferSize(void);
+void cutap_slow_cusparseCcsrilu02_numericBoost(void);
+void cutap_slow_cusparseCcsru2csr(void);
+void cutap_slow_cusparseCcsru2csr_bufferSizeExt(void);
+void cutap_slow_cusparseCgebsr2csr(void);
+void cutap_slow_cusparseCgebsr2gebsc(void);
+void cutap_slow_cusparseCgebsr2gebsc_bufferSize(void);
+void cutap_slow_cusparseCgebsr2gebsr(void);
+void cutap_slow_cusparseCgebsr2gebsr_bufferSize(void);
+void cutap_slow_cusparseCgemvi(void);
+void cutap_slow_cusparseCgemvi_bufferSize(void);
+void cutap_slow_cusparseCgpsvInterleavedBatch(void);
+void cutap_slow_cusparseCgpsvInterleavedBatch_bufferSizeExt(void);
+void cutap_slow_cusparseCgtsv2(void);
+void cutap_slow_cusparseCgtsv2StridedBatch(void);
+void cutap_slow_cusparseCgtsv2StridedBatch_bufferSizeExt(void);
+void cutap_slow_cusparseCgtsv2_bufferSizeExt(void);
+void cutap_slow_cusparseCgtsv2_nopivot(void);
+void cutap_slow_cusparseCgtsv2_nopivot_bufferSizeExt(void);
+void cutap_slow_cusparseCgtsvInterleavedBatch(void);
+void cutap_slow_cusparseCgtsvInterleavedBatch_bufferSizeExt(void);
+void cutap_slow_cusparseCnnz(void);
+void cutap_slow_cusparseCnnz_compress(void);
+void cutap_slow_cusparseConstBlockedEllGet(void);
+void cutap_slow_cusparseConstCooGet(void);
+void cutap_slow_cusparseConstCscGet(void);
+void cutap_slow_cusparseConstCsrGet(void);
+void cutap_slow_cusparseConstDnMatGet(void);
+void cutap_slow_cusparseConstDnMatGetValues(void);
+void cutap_slow_cusparseConstDnVecGet(void);
+void cutap_slow_cusparseConstDnVecGetValues(void);
+void cutap_slow_cusparseConstSpMatGetValues(void);
+void cutap_slow_cusparseConstSpVecGet(void);
+void cutap_slow_cusparseConstSpVecGetValues(void);
+void cutap_slow_cusparseCooGet(void);
+void cutap_slow_cusparseCooSetPointers(void);
+void cutap_slow_cusparseCooSetStridedBatch(void);
+void cutap_slow_cusparseCreate(void);
+void cutap_slow_cusparseCreateBlockedEll(void);
+void cutap_slow_cusparseCreateBsr(void);
+void cutap_slow_cusparseCreateBsric02Info(void);
+void cutap_slow_cusparseCreateBsrilu02Info(void);
+void cutap_slow_cusparseCreateBsrsm2Info(void);
+void cutap_slow_cusparseCreateBsrsv2Info(void);
+void cutap_slow_cusparseCreateColorInfo(void);
+void cutap_slow_cusparseCreateConstBlockedEll(void);
+void cutap_slow_cusparseCreateConstBsr(void);
+void cutap_slow_cusparseCreateConstCoo(void);
+void cutap_slow_cusparseCreateConstCsc(void);
+void cutap_slow_cusparseCreateConstCsr(void);
+void cutap_slow_cusparseCreateConstDnMat(void);
+void cutap_slow_cusparseCreateConstDnVec(void);
+void cutap_slow_cusparseCreateConstSlicedEll(void);
+void cutap_slow_cusparseCreateConstSpVec(void);
+void cutap_slow_cusparseCreateCoo(void);
+void cutap_slow_cusparseCreateCsc(void);
+void cutap_slow_cusparseCreateCsr(void);
+void cutap_slow_cusparseCreateCsric02Info(void);
+void cutap_slow_cusparseCreateCsrilu02Info(void);
+void cutap_slow_cusparseCreateCsru2csrInfo(void);
+void cutap_slow_cusparseCreateDnMat(void);
+void cutap_slow_cusparseCreateDnVec(void);
+void cutap_slow_cusparseCreateIdentityPermutation(void);
+void cutap_slow_cusparseCreateMatDescr(void);
+void cutap_slow_cusparseCreatePruneInfo(void);
+void cutap_slow_cusparseCreateSlicedEll(void);
+void cutap_slow_cusparseCreateSpVec(void);
+void cutap_slow_cusparseCscGet(void);
+void cutap_slow_cusparseCscSetPointers(void);
+void cutap_slow_cusparseCsr2cscEx2(void);
+void cutap_slow_cusparseCsr2cscEx2_bufferSize(void);
+void cutap_slow_cusparseCsrGet(void);
+void cutap_slow_cusparseCsrSetPointers(void);
+void cutap_slow_cusparseCsrSetStridedBatch(void);
+void cutap_slow_cusparseDbsr2csr(void);
+void cutap_slow_cusparseDbsric02(void);
+void cutap_slow_cusparseDbsric02_analysis(void);
+void cutap_slow_cusparseDbsric02_bufferSize(void);
+void cutap_slow_cusparseDbsrilu02(void);
+void cutap_slow_cusparseDbsrilu02_analysis(void);
+void cutap_slow_cusparseDbsrilu02_bufferSize(void);
+void cutap_slow_cusparseDbsrilu02_numericBoost(void);
+void cutap_slow_cusparseDbsrmm(void);
+void cutap_slow_cusparseDbsrmv(void);
+void cutap_slow_cusparseDbsrsm2_analysis(void);
+void cutap_slow_cusparseDbsrsm2_bufferSize(void);
+void cutap_slow_cusparseDbsrsm2_solve(void);
+void cutap_slow_cusparseDbsrsv2_analysis(void);
+void cutap_slow_cusparseDbsrsv2_bufferSize(void);
+void cutap_slow_cusparseDbsrsv2_solve(void);
+void cutap_slow_cusparseDbsrxmv(void);
+void cutap_slow_cusparseDcsr2bsr(void);
+void cutap_slow_cusparseDcsr2csr_compress(void);
+void cutap_slow_cusparseDcsr2csru(void);
+void cutap_slow_cusparseDcsr2gebsr(void);
+void cutap_slow_cusparseDcsr2gebsr_bufferSize(void);
+void cutap_slow_cusparseDcsrcolor(void);
+void cutap_slow_cusparseDcsrgeam2(void);
+void cutap_slow_cusparseDcsrgeam2_bufferSizeExt(void);
+void cutap_slow_cusparseDcsric02(void);
+void cutap_slow_cusparseDcsric02_analysis(void);
+void cutap_slow_cusparseDcsric02_bufferSize(void);
+void cutap_slow_cusparseDcsrilu02(void);
+void cutap_slow_cusparseDcsrilu02_analysis(void);
+void cutap_slow_cusparseDcsrilu02_bufferSize(void);
+void cutap_slow_cusparseDcsrilu02_numericBoost(void);
+void cutap_slow_cusparseDcsru2csr(void);
+void cutap_slow_cusparseDcsru2csr_bufferSizeExt(void);
+void cutap_slow_cusparseDenseToSparse_analysis(void);
+void cutap_slow_cusparseDenseToSparse_bufferSize(void);
+void cutap_slow_cusparseDenseToSparse_convert(void);
+void cutap_slow_cusparseDestroy(void);
+void cutap_slow_cusparseDestroyBsric02Info(void);
+void cutap_slow_cusparseDestroyBsrilu02Info(void);
+void cutap_slow_cusparseDestroyBsrsm2Info(void);
+void cutap_slow_cusparseDestroyBsrsv2Info(void);
+void cutap_slow_cusparseDestroyColorInfo(void);
+void cutap_slow_cusparseDestroyCsric02Info(void);
+void cutap_slow_cusparseDestroyCsrilu02Info(void);
+void cutap_slow_cusparseDestroyCsru2csrInfo(void);
+void cutap_slow_cusparseDestroyDnMat(void);
+void cutap_slow_cusparseDestroyDnVec(void);
+void cutap_slow_cusparseDestroyMatDescr(void);
+void cutap_slow_cusparseDestroyPruneInfo(void);
+void cutap_slow_cusparseDestroySpMat(void);
+void cutap_slow_cusparseDestroySpVec(void);
+void cutap_slow_cusparseDgebsr2csr(void);
+void cutap_slow_cusparseDgebsr2gebsc(void);
+void cutap_slow_cusparseDgebsr2gebsc_bufferSize(void);
+void cutap_slow_cusparseDgebsr2gebsr(void);
+void cutap_slow_cusparseDgebsr2gebsr_bufferSize(void);
+void cutap_slow_cusparseDgemvi(void);
+void cutap_slow_cusparseDgemvi_bufferSize(void);
+void cutap_slow_cusparseDgpsvInterleavedBatch(void);
+void cutap_slow_cusparseDgpsvInterleavedBatch_bufferSizeExt(void);
+void cutap_slow_cusparseDgtsv2(void);
+void cutap_slow_cusparseDgtsv2StridedBatch(void);
+void cutap_slow_cusparseDgtsv2StridedBatch_bufferSizeExt(void);
+void cutap_slow_cusparseDgtsv2_bufferSizeExt(void);
+void cutap_slow_cusparseDgtsv2_nopivot(void);
+void cutap_slow_cusparseDgtsv2_nopivot_bufferSizeExt(void);
+void cutap_slow_cusparseDgtsvInterleavedBatch(void);
+void cutap_slow_cusparseDgtsvInterleavedBatch_bufferSizeExt(void);
+void cutap_slow_cusparseDnMatGet(void);
+void cutap_slow_cusparseDnMatGetStridedBatch(void);
+void cutap_slow_cusparseDnMatGetValues(void);
+void cutap_slow_cusparseDnMatSetStridedBatch(void);
+void cutap_slow_cusparseDnMatSetValues(void);
+void cutap_slow_cusparseDnVecGet(void);
+void cutap_slow_cusparseDnVecGetValues(void);
+void cutap_slow_cusparseDnVecSetValues(void);
+void cutap_slow_cusparseDnnz(void);
+void cutap_slow_cusparseDnnz_compress(void);
+void cutap_slow_cusparseDpruneCsr2csr(void);
+void cutap_slow_cusparseDpruneCsr2csrByPercentage(void);
+void cutap_slow_cusparseDpruneCsr2csrByPercentage_bufferSizeExt(void);
+void cutap_slow_cusparseDpruneCsr2csrNnz(void);
+void cutap_slow_cusparseDpruneCsr2csrNnzByPercentage(void);
+void cutap_slow_cusparseDpruneCsr2csr_bufferSizeExt(void);
+void cutap_slow_cusparseDpruneDense2csr(void);
+void cutap_slow_cusparseDpruneDense2csrByPercentage(void);
+void cutap_slow_cusparseDpruneDense2csrByPercentage_bufferSizeExt(void);
+void cutap_slow_cusparseDpruneDense2csrNnz(void);
+void cutap_slow_cusparseDpruneDense2csrNnzByPercentage(void);
+void cutap_slow_cusparseDpruneDense2csr_bufferSizeExt(void);
+void cutap_slow_cusparseGather(void);
+void cutap_slow_cusparseGetErrorName(void);
+void cutap_slow_cusparseGetErrorString(void);
+void cutap_slow_cusparseGetMatDiagType(void);
+void cutap_slow_cusparseGetMatFillMode(void);
+void cutap_slow_cusparseGetMatIndexBase(void);
+void cutap_slow_cusparseGetMatType(void);
+void cutap_slow_cusparseGetPointerMode(void);
+void cutap_slow_cusparseGetProperty(void);
+void cutap_slow_cusparseGetStream(void);
+void cutap_slow_cusparseGetVersion(void);
+void cutap_slow_cusparseLoggerForceDisable(void);
+void cutap_slow_cusparseLoggerOpenFile(void);
+void cutap_slow_cusparseLoggerSetCallback(void);
+void cutap_slow_cusparseLoggerSetFile(void);
+void cutap_slow_cusparseLoggerSetLevel(void);
+void cutap_slow_cusparseLoggerSetMask(void);
+void cutap_slow_cusparseRot(void);
+void cutap_slow_cusparseSDDMM(void);
+void cutap_slow_cusparseSDDMM_bufferSize(void);
+void cutap_slow_cusparseSDDMM_preprocess(void);
+void cutap_slow_cusparseSbsr2csr(void);
+void cutap_slow_cusparseSbsric02(void);
+void cutap_slow_cusparseSbsric02_analysis(void);
+void cutap_slow_cusparseSbsric02_bufferSize(void);
+void cutap_slow_cusparseSbsrilu02(void);
+void cutap_slow_cusparseSbsrilu02_analysis(void);
+void cutap_slow_cusparseSbsrilu02_bufferSize(void);
+void cutap_slow_cusparseSbsrilu02_numericBoost(void);
+void cutap_slow_cusparseSbsrmm(void);
+void cutap_slow_cusparseSbsrmv(void);
+void cutap_slow_cusparseSbsrsm2_analysis(void);
+void cutap_slow_cusparseSbsrsm2_bufferSize(void);
+void cutap_slow_cusparseSbsrsm2_solve(void);
+void cutap_slow_cusparseSbsrsv2_analysis(void);
+void cutap_slow_cusparseSbsrsv2_bufferSize(void);
+void cutap_slow_cusparseSbsrsv2_solve(void);
+void cutap_slow_cusparseSbsrxmv(void);
+void cutap_slow_cusparseScatter(void);
+void cutap_slow_cusparseScsr2bsr(void);
+void cutap_slow_cusparseScsr2csr_compress(void);
+void cutap_slow_cusparseScsr2csru(void);
+void cutap_slow_cusparseScsr2gebsr(void);
+void cutap_slow_cusparseScsr2gebsr_bufferSize(void);
+void cutap_slow_cusparseScsrcolor(void);
+void cutap_slow_cusparseScsrgeam2(void);
+void cutap_slow_cusparseScsrgeam2_bufferSizeExt(void);
+void cutap_slow_cusparseScsric02(void);
+void cutap_slow_cusparseScsric02_analysis(void);
+void cutap_slow_cusparseScsric02_bufferSize(void);
+void cutap_slow_cusparseScsrilu02(void);
+void cutap_slow_cusparseScsrilu02_analysis(void);
+void cutap_slow_cusparseScsrilu02_bufferSize(void);
+void cutap_slow_cusparseScsrilu02_numericBoost(void);
+void cutap_slow_cusparseScsru2csr(void);
+void cutap_slow_cusparseScsru2csr_bufferSizeExt(void);
+void cutap_slow_cusparseSetMatDiagType(void);
+void cutap_slow_cusparseSetMatFillMode(void);
+void cutap_slow_cusparseSetMatIndexBase(void);
+void cutap_slow_cusparseSetMatType(void);
+void cutap_slow_cusparseSetPointerMode(void);
+void cutap_slow_cusparseSetStream(void);
+void cutap_slow_cusparseSgebsr2csr(void);
+void cutap_slow_cusparseSgebsr2gebsc(void);
+void cutap_slow_cusparseSgebsr2gebsc_bufferSize(void);
+void cutap_slow_cusparseSgebsr2gebsr(void);
+void cutap_slow_cusparseSgebsr2gebsr_bufferSize(void);
+void cutap_slow_cusparseSgemvi(void);
+void cutap_slow_cusparseSgemvi_bufferSize(void);
+void cutap_slow_cusparseSgpsvInterleavedBatch(void);
+void cutap_slow_cusparseSgpsvInterleavedBatch_bufferSizeExt(void);
+void cutap_slow_cusparseSgtsv2(void);
+void cutap_slow_cusparseSgtsv2StridedBatch(void);
+void cutap_slow_cusparseSgtsv2StridedBatch_bufferSizeExt(void);
+void cutap_slow_cusparseSgtsv2_bufferSizeExt(void);
+void cutap_slow_cusparseSgtsv2_nopivot(void);
+void cutap_slow_cusparseSgtsv2_nopivot_bufferSizeExt(void);
+void cutap_slow_cusparseSgtsvInterleavedBatch(void);
+void cutap_slow_cusparseSgtsvInterleavedBatch_bufferSizeExt(void);
+void cutap_slow_cusparseSnnz(void);
+void cutap_slow_cusparseSnnz_compress(void);
+void cutap_slow_cusparseSpGEMM_compute(void);
+void cutap_slow_cusparseSpGEMM_copy(void);
+void cutap_slow_cusparseSpGEMM_createDescr(void);
+void cutap_slow_cusparseSpGEMM_destroyDescr(void);
+void cutap_slow_cusparseSpGEMM_estimateMemory(void);
+void cutap_slow_cusparseSpGEMM_getNumProducts(void);
+void cutap_slow_cusparseSpGEMM_workEstimation(void);
+void cutap_slow_cusparseSpGEMMreuse_compute(void);
+void cutap_slow_cusparseSpGEMMreuse_copy(void);
+void cutap_slow_cusparseSpGEMMreuse_nnz(void);
+void cutap_slow_cusparseSpGEMMreuse_workEstimation(void);
+void cutap_slow_cusparseSpMM(void);
+void cutap_slow_cusparseSpMMOp(void);
+void cutap_slow_cusparseSpMMOp_createPlan(void);
+void cutap_slow_cusparseSpMMOp_destroyPlan(void);
+void cutap_slow_cusparseSpMM_bufferSize(void);
+void cutap_slow_cusparseSpMM_preprocess(void);
+void cutap_slow_cusparseSpMV(void);
+void cutap_slow_cusparseSpMV_bufferSize(void);
+void cutap_slow_cusparseSpMV_preprocess(void);
+void cutap_slow_cusparseSpMatGetAttribute(void);
+void cutap_slow_cusparseSpMatGetFormat(void);
+void cutap_slow_cusparseSpMatGetIndexBase(void);
+void cutap_slow_cusparseSpMatGetSize(void);
+void cutap_slow_cusparseSpMatGetStridedBatch(void);
+void cutap_slow_cusparseSpMatGetValues(void);
+void cutap_slow_cusparseSpMatSetAttribute(void);
+void cutap_slow_cusparseSpMatSetValues(void);
+void cutap_slow_cusparseSpSM_analysis(void);
+void cutap_slow_cusparseSpSM_bufferSize(void);
+void cutap_slow_cusparseSpSM_createDescr(void);
+void cutap_slow_cusparseSpSM_destroyDescr(void);
+void cutap_slow_cusparseSpSM_solve(void);
+void cutap_slow_cusparseSpSM_updateMatrix(void);
+void cutap_slow_cusparseSpSV_analysis(void);
+void cutap_slow_cusparseSpSV_bufferSize(void);
+void cutap_slow_cusparseSpSV_createDescr(void);
+void cutap_slow_cusparseSpSV_destroyDescr(void);
+void cutap_slow_cusparseSpSV_solve(void);
+void cutap_slow_cusparseSpSV_updateMatrix(void);
+void cutap_slow_cusparseSpVV(void);
+void cutap_slow_cusparseSpVV_bufferSize(void);
+void cutap_slow_cusparseSpVecGet(void);
+void cutap_slow_cusparseSpVecGetIndexBase(void);
+void cutap_slow_cusparseSpVecGetValues(void);
+void cutap_slow_cusparseSpVecSetValues(void);
+void cutap_slow_cusparseSparseToDense(void);
+void cutap_slow_cusparseSparseToDense_bufferSize(void);
+void cutap_slow_cusparseSpruneCsr2csr(void);
+void cutap_slow_cusparseSpruneCsr2csrByPercentage(void);
+void cutap_slow_cusparseSpruneCsr2csrByPercentage_bufferSizeExt(void);
+void cutap_slow_cusparseSpruneCsr2csrNnz(void);
+void cutap_slow_cusparseSpruneCsr2csrNnzByPercentage(void);
+void cutap_slow_cusparseSpruneCsr2csr_bufferSizeExt(void);
+void cutap_slow_cusparseSpruneDense2csr(void);
+void cutap_slow_cusparseSpruneDense2csrByPercentage(void);
+void cutap_slow_cusparseSpruneDense2csrByPercentage_bufferSizeExt(void);
+void cutap_slow_cusparseSpruneDense2csrNnz(void);
+void cutap_slow_cusparseSpruneDense2csrNnzByPercentage(void);
+void cutap_slow_cusparseSpruneDense2csr_bufferSizeExt(void);
+void cutap_slow_cusparseXbsric02_zeroPivot(void);
+void cutap_slow_cusparseXbsrilu02_zeroPivot(void);
+void cutap_slow_cusparseXbsrsm2_zeroPivot(void);
+void cutap_slow_cusparseXbsrsv2_zeroPivot(void);
+void cutap_slow_cusparseXcoo2csr(void);
+void cutap_slow_cusparseXcoosortByColumn(void);
+void cutap_slow_cusparseXcoosortByRow(void);
+void cutap_slow_cusparseXcoosort_bufferSizeExt(void);
+void cutap_slow_cusparseXcscsort(void);
+void cutap_slow_cusparseXcscsort_bufferSizeExt(void);
+void cutap_slow_cusparseXcsr2bsrNnz(void);
+void cutap_slow_cusparseXcsr2coo(void);
+void cutap_slow_cusparseXcsr2gebsrNnz(void);
+void cutap_slow_cusparseXcsrgeam2Nnz(void);
+void cutap_slow_cusparseXcsric02_zeroPivot(void);
+void cutap_slow_cusparseXcsrilu02_zeroPivot(void);
+void cutap_slow_cusparseXcsrsort(void);
+void cutap_slow_cusparseXcsrsort_bufferSizeExt(void);
+void cutap_slow_cusparseXgebsr2gebsrNnz(void);
+void cutap_slow_cusparseZbsr2csr(void);
+void cutap_slow_cusparseZbsric02(void);
+void cutap_slow_cusparseZbsric02_analysis(void);
+void cutap_slow_cusparseZbsric02_bufferSize(void);
+void cutap_slow_cusparseZbsrilu02(void);
+void cutap_slow_cusparseZbsrilu02_analysis(void);
+void cutap_slow_cusparseZbsrilu02_bufferSize(void);
+void cutap_slow_cusparseZbsrilu02_numericBoost(void);
+void cutap_slow_cusparseZbsrmm(void);
+void cutap_slow_cusparseZbsrmv(void);
+void cutap_slow_cusparseZbsrsm2_analysis(void);
+void cutap_slow_cusparseZbsrsm2_bufferSize(void);
+void cutap_slow_cusparseZbsrsm2_solve(void);
+void cutap_slow_cusparseZbsrsv2_analysis(void);
+void cutap_slow_cusparseZbsrsv2_bufferSize(void);
+void cutap_slow_cusparseZbsrsv2_solve(void);
+void cutap_slow_cusparseZbsrxmv(void);
+void cutap_slow_cusparseZcsr2bsr(void);
+void cutap_slow_cusparseZcsr2csr_compress(void);
+void cutap_slow_cusparseZcsr2csru(void);
+void cutap_slow_cusparseZcsr2gebsr(void);
+void cutap_slow_cusparseZcsr2gebsr_bufferSize(void);
+void cutap_slow_cusparseZcsrcolor(void);
+void cutap_slow_cusparseZcsrgeam2(void);
+void cutap_slow_cusparseZcsrgeam2_bufferSizeExt(void);
+void cutap_slow_cusparseZcsric02(void);
+void cutap_slow_cusparseZcsric02_analysis(void);
+void cutap_slow_cusparseZcsric02_bufferSize(void);
+void cutap_slow_cusparseZcsrilu02(void);
+void cutap_slow_cusparseZcsrilu02_analysis(void);
+void cutap_slow_cusparseZcsrilu02_bufferSize(void);
+void cutap_slow_cusparseZcsrilu02_numericBoost(void);
+void cutap_slow_cusparseZcsru2csr(void);
+void cutap_slow_cusparseZcsru2csr_bufferSizeExt(void);
+void cutap_slow_cusparseZgebsr2csr(void);
+void cutap_slow_cusparseZgebsr2gebsc(void);
+void cutap_slow_cusparseZgebsr2gebsc_bufferSize(void);
+void cutap_slow_cusparseZgebsr2gebsr(void);
+void cutap_slow_cusparseZgebsr2gebsr_bufferSize(void);
+void cutap_slow_cusparseZgemvi(void);
+void cutap_slow_cusparseZgemvi_bufferSize(void);
+void cutap_slow_cusparseZgpsvInterleavedBatch(void);
+void cutap_slow_cusparseZgpsvInterleavedBatch_bufferSizeExt(void);
+void cutap_slow_cusparseZgtsv2(void);
+void cutap_slow_cusparseZgtsv2StridedBatch(void);
+void cutap_slow_cusparseZgtsv2StridedBatch_bufferSizeExt(void);
+void cutap_slow_cusparseZgtsv2_bufferSizeExt(void);
+void cutap_slow_cusparseZgtsv2_nopivot(void);
+void cutap_slow_cusparseZgtsv2_nopivot_bufferSizeExt(void);
+void cutap_slow_cusparseZgtsvInterleavedBatch(void);
+void cutap_slow_cusparseZgtsvInterleavedBatch_bufferSizeExt(void);
+void cutap_slow_cusparseZnnz(void);
+void cutap_slow_cusparseZnnz_compress(void);
+void cutap_slow_cusolverDnCCgels(void);
+void cutap_slow_cusolverDnCCgels_bufferSize(void);
+void cutap_slow_cusolverDnCCgesv(void);
+void cutap_slow_cusolverDnCCgesv_bufferSize(void);
+void cutap_slow_cusolverDnCEgels(void);
+void cutap_slow_cusolverDnCEgels_bufferSize(void);
+void cutap_slow_cusolverDnCEgesv(void);
+void cutap_slow_cusolverDnCEgesv_bufferSize(void);
+void cutap_slow_cusolverDnCKgels(void);
+void cutap_slow_cusolverDnCKgels_bufferSize(void);
+void cutap_slow_cusolverDnCKgesv(void);
+void cutap_slow_cusolverDnCKgesv_bufferSize(void);
+void cutap_slow_cusolverDnCYgels(void);
+void cutap_slow_cusolverDnCYgels_bufferSize(void);
+void cutap_slow_cusolverDnCYgesv(void);
+void cutap_slow_cusolverDnCYgesv_bufferSize(void);
+void cutap_slow_cusolverDnCgebrd(void);
+void cutap_slow_cusolverDnCgebrd_bufferSize(void);
+void cutap_slow_cusolverDnCgeqrf(void);
+void cutap_slow_cusolverDnCgeqrf_bufferSize(void);
+void cutap_slow_cusolverDnCgesvd(void);
+void cutap_slow_cusolverDnCgesvd_bufferSize(void);
+void cutap_slow_cusolverDnCgesvdaStridedBatched(void);
+void cutap_slow_cusolverDnCgesvdaStridedBatched_bufferSize(void);
+void cutap_slow_cusolverDnCgesvdj(void);
+void cutap_slow_cusolverDnCgesvdjBatched(void);
+void cutap_slow_cusolverDnCgesvdjBatched_bufferSize(void);
+void cutap_slow_cusolverDnCgesvdj_bufferSize(void);
+void cutap_slow_cusolverDnCgetrf(void);
+void cutap_slow_cusolverDnCgetrf_bufferSize(void);
+void cutap_slow_cusolverDnCgetrs(void);
+void cutap_slow_cusolverDnCheevd(void);
+void cutap_slow_cusolverDnCheevd_bufferSize(void);
+void cutap_slow_cusolverDnCheevdx(void);
+void cutap_slow_cusolverDnCheevdx_bufferSize(void);
+void cutap_slow_cusolverDnCheevj(void);
+void cutap_slow_cusolverDnCheevjBatched(void);
+void cutap_slow_cusolverDnCheevjBatched_bufferSize(void);
+void cutap_slow_cusolverDnCheevj_bufferSize(void);
+void cutap_slow_cusolverDnChegvd(void);
+void cutap_slow_cusolverDnChegvd_bufferSize(void);
+void cutap_slow_cusolverDnChegvdx(void);
+void cutap_slow_cusolverDnChegvdx_bufferSize(void);
+void cutap_slow_cusolverDnChegvj(void);
+void cutap_slow_cusolverDnChegvj_bufferSize(void);
+void cutap_slow_cusolverDnChetrd(void);
+void cutap_slow_cusolverDnChetrd_bufferSize(void);
+void cutap_slow_cusolverDnClaswp(void);
+void cutap_slow_cusolverDnClauum(void);
+void cutap_slow_cusolverDnClauum_bufferSize(void);
+void cutap_slow_cusolverDnCpotrf(void);
+void cutap_slow_cusolverDnCpotrfBatched(void);
+void cutap_slow_cusolverDnCpotrf_bufferSize(void);
+void cutap_slow_cusolverDnCpotri(void);
+void cutap_slow_cusolverDnCpotri_bufferSize(void);
+void cutap_slow_cusolverDnCpotrs(void);
+void cutap_slow_cusolverDnCpotrsBatched(void);
+void cutap_slow_cusolverDnCreate(void);
+void cutap_slow_cusolverDnCreateGesvdjInfo(void);
+void cutap_slow_cusolverDnCreateParams(void);
+void cutap_slow_cusolverDnCreateSyevjInfo(void);
+void cutap_slow_cusolverDnCsytrf(void);
+void cutap_slow_cusolverDnCsytrf_bufferSize(void);
+void cutap_slow_cusolverDnCsytri(void);
+void cutap_slow_cusolverDnCsytri_bufferSize(void);
+void cutap_slow_cusolverDnCungbr(void);
+void cutap_slow_cusolverDnCungbr_bufferSize(void);
+void cutap_slow_cusolverDnCungqr(void);
+void cutap_slow_cusolverDnCungqr_bufferSize(void);
+void cutap_slow_cusolverDnCungtr(void);
+void cutap_slow_cusolverDnCungtr_bufferSize(void);
+void cutap_slow_cusolverDnCunmqr(void);
+void cutap_slow_cusolverDnCunmqr_bufferSize(void);
+void cutap_slow_cusolverDnCunmtr(void);
+void cutap_slow_cusolverDnCunmtr_bufferSize(void);
+void cutap_slow_cusolverDnDBgels(void);
+void cutap_slow_cusolverDnDBgels_bufferSize(void);
+void cutap_slow_cusolverDnDBgesv(void);
+void cutap_slow_cusolverDnDBgesv_bufferSize(void);
+void cutap_slow_cusolverDnDDgels(void);
+void cutap_slow_cusolverDnDDgels_bufferSize(void);
+void cutap_slow_cusolverDnDDgesv(void);
+void cutap_slow_cusolverDnDDgesv_bufferSize(void);
+void cutap_slow_cusolverDnDHgels(void);
+void cutap_slow_cusolverDnDHgels_bufferSize(void);
+void cutap_slow_cusolverDnDHgesv(void);
+void cutap_slow_cusolverDnDHgesv_bufferSize(void);
+void cutap_slow_cusolverDnDSgels(void);
+void cutap_slow_cusolverDnDSgels_bufferSize(void);
+void cutap_slow_cusolverDnDSgesv(void);
+void cutap_slow_cusolverDnDSgesv_bufferSize(void);
+void cutap_slow_cusolverDnDXgels(void);
+void cutap_slow_cusolverDnDXgels_bufferSize(void);
+void cutap_slow_cusolverDnDXgesv(void);
+void cutap_slow_cusolverDnDXgesv_bufferSize(void);
+void cutap_slow_cusolverDnDestroy(void);
+void cutap_slow_cusolverDnDestroyGesvdjInfo(void);
+void cutap_slow_cusolverDnDestroyParams(void);
+void cutap_slow_cusolverDnDestroySyevjInfo(void);
+void cutap_slow_cusolverDnDgebrd(void);
+void cutap_slow_cusolverDnDgebrd_bufferSize(void);
+void cutap_slow_cusolverDnDgeqrf(void);
+void cutap_slow_cusolverDnDgeqrf_bufferSize(void);
+void cutap_slow_cusolverDnDgesvd(void);
+void cutap_slow_cusolverDnDgesvd_bufferSize(void);
+void cutap_slow_cusolverDnDgesvdaStridedBatched(void);
+void cutap_slow_cusolverDnDgesvdaStridedBatched_bufferSize(void);
+void cutap_slow_cusolverDnDgesvdj(void);
+void cutap_slow_cusolverDnDgesvdjBatched(void);
+void cutap_slow_cusolverDnDgesvdjBatched_bufferSize(void);
+void cutap_slow_cusolverDnDgesvdj_bufferSize(void);
+void cutap_slow_cusolverDnDgetrf(void);
+void cutap_slow_cusolverDnDgetrf_bufferSize(void);
+void cutap_slow_cusolverDnDgetrs(void);
+void cutap_slow_cusolverDnDlaswp(void);
+void cutap_slow_cusolverDnDlauum(void);
+void cutap_slow_cusolverDnDlauum_bufferSize(void);
+void cutap_slow_cusolverDnDorgbr(void);
+void cutap_slow_cusolverDnDorgbr_bufferSize(void);
+void cutap_slow_cusolverDnDorgqr(void);
+void cutap_slow_cusolverDnDorgqr_bufferSize(void);
+void cutap_slow_cusolverDnDorgtr(void);
+void cutap_slow_cusolverDnDorgtr_bufferSize(void);
+void cutap_slow_cusolverDnDormqr(void);
+void cutap_slow_cusolverDnDormqr_bufferSize(void);
+void cutap_slow_cusolverDnDormtr(void);
+void cutap_slow_cusolverDnDormtr_bufferSize(void);
+void cutap_slow_cusolverDnDpotrf(void);
+void cutap_slow_cusolverDnDpotrfBatched(void);
+void cutap_slow_cusolverDnDpotrf_bufferSize(void);
+void cutap_slow_cusolverDnDpotri(void);
+void cutap_slow_cusolverDnDpotri_bufferSize(void);
+void cutap_slow_cusolverDnDpotrs(void);
+void cutap_slow_cusolverDnDpotrsBatched(void);
+void cutap_slow_cusolverDnDsyevd(void);
+void cutap_slow_cusolverDnDsyevd_bufferSize(void);
+void cutap_slow_cusolverDnDsyevdx(void);
+void cutap_slow_cusolverDnDsyevdx_bufferSize(void);
+void cutap_slow_cusolverDnDsyevj(void);
+void cutap_slow_cusolverDnDsyevjBatched(void);
+void cutap_slow_cusolverDnDsyevjBatched_bufferSize(void);
+void cutap_slow_cusolverDnDsyevj_bufferSize(void);
+void cutap_slow_cusolverDnDsygvd(void);
+void cutap_slow_cusolverDnDsygvd_bufferSize(void);
+void cutap_slow_cusolverDnDsygvdx(void);
+void cutap_slow_cusolverDnDsygvdx_bufferSize(void);
+void cutap_slow_cusolverDnDsygvj(void);
+void cutap_slow_cusolverDnDsygvj_bufferSize(void);
+void cutap_slow_cusolverDnDsytrd(void);
+void cutap_slow_cusolverDnDsytrd_bufferSize(void);
+void cutap_slow_cusolverDnDsytrf(void);
+void cutap_slow_cusolverDnDsytrf_bufferSize(void);
+void cutap_slow_cusolverDnDsytri(void);
+void cutap_slow_cusolverDnDsytri_bufferSize(void);
+void cutap_slow_cusolverDnGetDeterministicMode(void);
+void cutap_slow_cusolverDnGetEmulationStrategy(void);
+void cutap_slow_cusolverDnGetMathMode(void);
+void cutap_slow_cusolverDnGetStream(void);
+void cutap_slow_cusolverDnIRSInfosCreate(void);
+void cutap_slow_cusolverDnIRSInfosDestroy(void);
+void cutap_slow_cusolverDnIRSInfosGetMaxIters(void);
+void cutap_slow_cusolverDnIRSInfosGetNiters(void);
+void cutap_slow_cusolverDnIRSInfosGetOuterNiters(void);
+void cutap_slow_cusolverDnIRSInfosGetResidualHistory(void);
+void cutap_slow_cusolverDnIRSInfosRequestResidual(void);
+void cutap_slow_cusolverDnIRSParamsCreate(void);
+void cutap_slow_cusolverDnIRSParamsDestroy(void);
+void cutap_slow_cusolverDnIRSParamsDisableFallback(void);
+void cutap_slow_cusolverDnIRSParamsEnableFallback(void);
+void cutap_slow_cusolverDnIRSParamsGetMaxIters(void);
+void cutap_slow_cusolverDnIRSParamsSetMaxIters(void);
+void cutap_slow_cusolverDnIRSParamsSetMaxItersInner(void);
+void cutap_slow_cusolverDnIRSParamsSetRefinementSolver(void);
+void cutap_slow_cusolverDnIRSParamsSetSolverLowestPrecision(void);
+void cutap_slow_cusolverDnIRSParamsSetSolverMainPrecision(void);
+void cutap_slow_cusolverDnIRSParamsSetSolverPrecisions(void);
+void cutap_slow_cusolverDnIRSParamsSetTol(void);
+void cutap_slow_cusolverDnIRSParamsSetTolInner(void);
+void cutap_slow_cusolverDnIRSXgels(void);
+void cutap_slow_cusolverDnIRSXgels_bufferSize(void);
+void cutap_slow_cusolverDnIRSXgesv(void);
+void cutap_slow_cusolverDnIRSXgesv_bufferSize(void);
+void cutap_slow_cusolverDnSBgels(void);
+void cutap_slow_cusolverDnSBgels_bufferSize(void);
+void cutap_slow_cusolverDnSBgesv(void);
+void cutap_slow_cusolverDnSBgesv_bufferSize(void);
+void cutap_slow_cusolverDnSHgels(void);
+void cutap_slow_cusolverDnSHgels_bufferSize(void);
+void cutap_slow_cusolverDnSHgesv(void);
+void cutap_slow_cusolverDnSHgesv_bufferSize(void);
+void cutap_slow_cusolverDnSSgels(void);
+void cutap_slow_cusolverDnSSgels_bufferSize(void);
+void cutap_slow_cusolverDnSSgesv(void);
+void cutap_slow_cusolverDnSSgesv_bufferSize(void);
+void cutap_slow_cusolverDnSXgels(void);
+void cutap_slow_cusolverDnSXgels_bufferSize(void);
+void cutap_slow_cusolverDnSXgesv(void);
+void cutap_slow_cusolverDnSXgesv_bufferSize(void);
+void cutap_slow_cusolverDnSetAdvOptions(void);
+void cutap_slow_cusolverDnSetDeterministicMode(void);
+void cutap_slow_cusolverDnSetEmulationStrategy(void);
+void cutap_slow_cusolverDnSetMathMode(void);
+void cutap_slow_cusolverDnSetStream(void);
+void cutap_slow_cusolverDnSgebrd(void);
+void cutap_slow_cusolverDnSgebrd_bufferSize(void);
+void cutap_slow_cusolverDnSgeqrf(void);
+void cutap_slow_cusolverDnSgeqrf_bufferSize(void);
+void cutap_slow_cusolverDnSgesvd(void);
+void cutap_slow_cusolverDnSgesvd_bufferSize(void);
+void cutap_slow_cusolverDnSgesvdaStridedBatched(void);
+void cutap_slow_cusolverDnSgesvdaStridedBatched_bufferSize(void);
+void cutap_slow_cusolverDnSgesvdj(void);
+void cutap_slow_cusolverDnSgesvdjBatched(void);
+void cutap_slow_cusolverDnSgesvdjBatched_bufferSize(void);
+void cutap_slow_cusolverDnSgesvdj_bufferSize(void);
+void cutap_slow_cusolverDnSgetrf(void);
+void cutap_slow_cusolverDnSgetrf_bufferSize(void);
+void cutap_slow_cusolverDnSgetrs(void);
+void cutap_slow_cusolverDnSlaswp(void);
+void cutap_slow_cusolverDnSlauum(void);
+void cutap_slow_cusolverDnSlauum_bufferSize(void);
+void cutap_slow_cusolverDnSorgbr(void);
+void cutap_slow_cusolverDnSorgbr_bufferSize(void);
+void cutap_slow_cusolverDnSorgqr(void);
+void cutap_slow_cusolverDnSorgqr_bufferSize(void);
+void cutap_slow_cusolverDnSorgtr(void);
+void cutap_slow_cusolverDnSorgtr_bufferSize(void);
+void cutap_slow_cusolverDnSormqr(void);
+void cutap_slow_cusolverDnSormqr_bufferSize(void);
+void cutap_slow_cusolverDnSormtr(void);
+void cutap_slow_cusolverDnSormtr_bufferSize(void);
+void cutap_slow_cusolverDnSpotrf(void);
+void cutap_slow_cusolverDnSpotrfBatched(void);
+void cutap_slow_cusolverDnSpotrf_bufferSize(void);
+void cutap_slow_cusolverDnSpotri(void);
+void cutap_slow_cusolverDnSpotri_bufferSize(void);
+void cutap_slow_cusolverDnSpotrs(void);
+void cutap_slow_cusolverDnSpotrsBatched(void);
+void cutap_slow_cusolverDnSsyevd(void);
+void cutap_slow_cusolverDnSsyevd_bufferSize(void);
+void cutap_slow_cusolverDnSsyevdx(void);
+void cutap_slow_cusolverDnSsyevdx_bufferSize(void);
+void cutap_slow_cusolverDnSsyevj(void);
+void cutap_slow_cusolverDnSsyevjBatched(void);
+void cutap_slow_cusolverDnSsyevjBatched_bufferSize(void);
+void cutap_slow_cusolverDnSsyevj_bufferSize(void);
+void cutap_slow_cusolverDnSsygvd(void);
+void cutap_slow_cusolverDnSsygvd_bufferSize(void);
+void cutap_slow_cusolverDnSsygvdx(void);
+void cutap_slow_cusolverDnSsygvdx_bufferSize(void);
+void cutap_slow_cusolverDnSsygvj(void);
+void cutap_slow_cusolverDnSsygvj_bufferSize(void);
+void cutap_slow_cusolverDnSsytrd(void);
+void cutap_slow_cusolverDnSsytrd_bufferSize(void);
+void cutap_slow_cusolverDnSsytrf(void);
+void cutap_slow_cusolverDnSsytrf_bufferSize(void);
+void cutap_slow_cusolverDnSsytri(void);
+void cutap_slow_cusolverDnSsytri_bufferSize(void);
+void cutap_slow_cusolverDnXgeev(void);
+void cutap_slow_cusolverDnXgeev_bufferSize(void);
+void cutap_slow_cusolverDnXgeqrf(void);
+void cutap_slow_cusolverDnXgeqrf_bufferSize(void);
+void cutap_slow_cusolverDnXgesvd(void);
+void cutap_slow_cusolverDnXgesvd_bufferSize(void);
+void cutap_slow_cusolverDnXgesvdjGetResidual(void);
+void cutap_slow_cusolverDnXgesvdjGetSweeps(void);
+void cutap_slow_cusolverDnXgesvdjSetMaxSweeps(void);
+void cutap_slow_cusolverDnXgesvdjSetSortEig(void);
+void cutap_slow_cusolverDnXgesvdjSetTolerance(void);
+void cutap_slow_cusolverDnXgesvdp(void);
+void cutap_slow_cusolverDnXgesvdp_bufferSize(void);
+void cutap_slow_cusolverDnXgesvdr(void);
+void cutap_slow_cusolverDnXgesvdr_bufferSize(void);
+void cutap_slow_cusolverDnXgetrf(void);
+void cutap_slow_cusolverDnXgetrf_bufferSize(void);
+void cutap_slow_cusolverDnXgetrs(void);
+void cutap_slow_cusolverDnXlarft(void);
+void cutap_slow_cusolverDnXlarft_bufferSize(void);
+void cutap_slow_cusolverDnXpotrf(void);
+void cutap_slow_cusolverDnXpotrf_bufferSize(void);
+void cutap_slow_cusolverDnXpotrs(void);
+void cutap_slow_cusolverDnXsyevBatched(void);
+void cutap_slow_cusolverDnXsyevBatched_bufferSize(void);
+void cutap_slow_cusolverDnXsyevd(void);
+void cutap_slow_cusolverDnXsyevd_bufferSize(void);
+void cutap_slow_cusolverDnXsyevdx(void);
+void cutap_slow_cusolverDnXsyevdx_bufferSize(void);
+void cutap_slow_cusolverDnXsyevjGetResidual(void);
+void cutap_slow_cusolverDnXsyevjGetSweeps(void);
+void cutap_slow_cusolverDnXsyevjSetMaxSweeps(void);
+void cutap_slow_cusolverDnXsyevjSetSortEig(void);
+void cutap_slow_cusolverDnXsyevjSetTolerance(void);
+void cutap_slow_cusolverDnXsytrs(void);
+void cutap_slow_cusolverDnXsytrs_bufferSize(void);
+void cutap_slow_cusolverDnXtrtri(void);
+void cutap_slow_cusolverDnXtrtri_bufferSize(void);
+void cutap_slow_cusolverDnZCgels(void);
+void cutap_slow_cusolverDnZCgels_bufferSize(void);
+void cutap_slow_cusolverDnZCgesv(void);
+void cutap_slow_cusolverDnZCgesv_bufferSize(void);
+void cutap_slow_cusolverDnZEgels(void);
+void cutap_slow_cusolverDnZEgels_bufferSize(void);
+void cutap_slow_cusolverDnZEgesv(void);
+void cutap_slow_cusolverDnZEgesv_bufferSize(void);
+void cutap_slow_cusolverDnZKgels(void);
+void cutap_slow_cusolverDnZKgels_bufferSize(void);
+void cutap_slow_cusolverDnZKgesv(void);
+void cutap_slow_cusolverDnZKgesv_bufferSize(void);
+void cutap_slow_cusolverDnZYgels(void);
+void cutap_slow_cusolverDnZYgels_bufferSize(void);
+void cutap_slow_cusolverDnZYgesv(void);
+void cutap_slow_cusolverDnZYgesv_bufferSize(void);
+void cutap_slow_cusolverDnZZgels(void);
+void cutap_slow_cusolverDnZZgels_bufferSize(void);
+void cutap_slow_cusolverDnZZgesv(void);
+void cutap_slow_cusolverDnZZgesv_bufferSize(void);
+void cutap_slow_cusolverDnZgebrd(void);
+void cutap_slow_cusolverDnZgebrd_bufferSize(void);
+void cutap_slow_cusolverDnZgeqrf(void);
+void cutap_slow_cusolverDnZgeqrf_bufferSize(void);
+void cutap_slow_cusolverDnZgesvd(void);
+void cutap_slow_cusolverDnZgesvd_bufferSize(void);
+void cutap_slow_cusolverDnZgesvdaStridedBatched(void);
+void cutap_slow_cusolverDnZgesvdaStridedBatched_bufferSize(void);
+void cutap_slow_cusolverDnZgesvdj(void);
+void cutap_slow_cusolverDnZgesvdjBatched(void);
+void cutap_slow_cusolverDnZgesvdjBatched_bufferSize(void);
+void cutap_slow_cusolverDnZgesvdj_bufferSize(void);
+void cutap_slow_cusolverDnZgetrf(void);
+void cutap_slow_cusolverDnZgetrf_bufferSize(void);
+void cutap_slow_cusolverDnZgetrs(void);
+void cutap_slow_cusolverDnZheevd(void);
+void cutap_slow_cusolverDnZheevd_bufferSize(void);
+void cutap_slow_cusolverDnZheevdx(void);
+void cutap_slow_cusolverDnZheevdx_bufferSize(void);
+void cutap_slow_cusolverDnZheevj(void);
+void cutap_slow_cusolverDnZheevjBatched(void);
+void cutap_slow_cusolverDnZheevjBatched_bufferSize(void);
+void cutap_slow_cusolverDnZheevj_bufferSize(void);
+void cutap_slow_cusolverDnZhegvd(void);
+void cutap_slow_cusolverDnZhegvd_bufferSize(void);
+void cutap_slow_cusolverDnZhegvdx(void);
+void cutap_slow_cusolverDnZhegvdx_bufferSize(void);
+void cutap_slow_cusolverDnZhegvj(void);
+void cutap_slow_cusolverDnZhegvj_bufferSize(void);
+void cutap_slow_cusolverDnZhetrd(void);
+void cutap_slow_cusolverDnZhetrd_bufferSize(void);
+void cutap_slow_cusolverDnZlaswp(void);
+void cutap_slow_cusolverDnZlauum(void);
+void cutap_slow_cusolverDnZlauum_bufferSize(void);
+void cutap_slow_cusolverDnZpotrf(void);
+void cutap_slow_cusolverDnZpotrfBatched(void);
+void cutap_slow_cusolverDnZpotrf_bufferSize(void);
+void cutap_slow_cusolverDnZpotri(void);
+void cutap_slow_cusolverDnZpotri_bufferSize(void);
+void cutap_slow_cusolverDnZpotrs(void);
+void cutap_slow_cusolverDnZpotrsBatched(void);
+void cutap_slow_cusolverDnZsytrf(void);
+void cutap_slow_cusolverDnZsytrf_bufferSize(void);
+void cutap_slow_cusolverDnZsytri(void);
+void cutap_slow_cusolverDnZsytri_bufferSize(void);
+void cutap_slow_cusolverDnZungbr(void);
+void cutap_slow_cusolverDnZungbr_bufferSize(void);
+void cutap_slow_cusolverDnZungqr(void);
+void cutap_slow_cusolverDnZungqr_bufferSize(void);
+void cutap_slow_cusolverDnZungtr(void);
+void cutap_slow_cusolverDnZungtr_bufferSize(void);
+void cutap_slow_cusolverDnZunmqr(void);
+void cutap_slow_cusolverDnZunmqr_bufferSize(void);
+void cutap_slow_cusolverDnZunmtr(void);
+void cutap_slow_cusolverDnZunmtr_bufferSize(void);
+void cutap_slow_cusolverGetProperty(void);
+void cutap_slow_cusolverGetVersion(void);
+void cutap_slow_cusolverRfAccessBundledFactorsDevice(void);
+void cutap_slow_cusolverRfAnalyze(void);
+void cutap_slow_cusolverRfBatchAnalyze(void);
+void cutap_slow_cusolverRfBatchRefactor(void);
+void cutap_slow_cusolverRfBatchResetValues(void);
+void cutap_slow_cusolverRfBatchSetupHost(void);
+void cutap_slow_cusolverRfBatchSolve(void);
+void cutap_slow_cusolverRfBatchZeroPivot(void);
+void cutap_slow_cusolverRfCreate(void);
+void cutap_slow_cusolverRfDestroy(void);
+void cutap_slow_cusolverRfExtractBundledFactorsHost(void);
+void cutap_slow_cusolverRfExtractSplitFactorsHost(void);
+void cutap_slow_cusolverRfGetAlgs(void);
+void cutap_slow_cusolverRfGetMatrixFormat(void);
+void cutap_slow_cusolverRfGetNumericBoostReport(void);
+void cutap_slow_cusolverRfGetNumericProperties(void);
+void cutap_slow_cusolverRfGetResetValuesFastMode(void);
+void cutap_slow_cusolverRfRefactor(void);
+void cutap_slow_cusolverRfResetValues(void);
+void cutap_slow_cusolverRfSetAlgs(void);
+void cutap_slow_cusolverRfSetMatrixFormat(void);
+void cutap_slow_cusolverRfSetNumericProperties(void);
+void cutap_slow_cusolverRfSetResetValuesFastMode(void);
+void cutap_slow_cusolverRfSetupDevice(void);
+void cutap_slow_cusolverRfSetupHost(void);
+void cutap_slow_cusolverRfSolve(void);
+void cutap_slow_cusolverSpCcsrcholBufferInfo(void);
+void cutap_slow_cusolverSpCcsrcholBufferInfoHost(void);
+void cutap_slow_cusolverSpCcsrcholDiag(void);
+void cutap_slow_cusolverSpCcsrcholFactor(void);
+void cutap_slow_cusolverSpCcsrcholFactorHost(void);
+void cutap_slow_cusolverSpCcsrcholSolve(void);
+void cutap_slow_cusolverSpCcsrcholSolveHost(void);
+void cutap_slow_cusolverSpCcsrcholZeroPivot(void);
+void cutap_slow_cusolverSpCcsrcholZeroPivotHost(void);
+void cutap_slow_cusolverSpCcsreigsHost(void);
+void cutap_slow_cusolverSpCcsreigvsi(void);
+void cutap_slow_cusolverSpCcsreigvsiHost(void);
+void cutap_slow_cusolverSpCcsrlsqvqrHost(void);
+void cutap_slow_cusolverSpCcsrlsvchol(void);
+void cutap_slow_cusolverSpCcsrlsvcholHost(void);
+void cutap_slow_cusolverSpCcsrlsvluHost(void);
+void cutap_slow_cusolverSpCcsrlsvqr(void);
+void cutap_slow_cusolverSpCcsrlsvqrHost(void);
+void cutap_slow_cusolverSpCcsrluBufferInfoHost(void);
+void cutap_slow_cusolverSpCcsrluExtractHost(void);
+void cutap_slow_cusolverSpCcsrluFactorHost(void);
+void cutap_slow_cusolverSpCcsrluSolveHost(void);
+void cutap_slow_cusolverSpCcsrluZeroPivotHost(void);
+void cutap_slow_cusolverSpCcsrqrBufferInfo(void);
+void cutap_slow_cusolverSpCcsrqrBufferInfoBatched(void);
+void cutap_slow_cusolverSpCcsrqrBufferInfoHost(void);
+void cutap_slow_cusolverSpCcsrqrFactor(void);
+void cutap_slow_cusolverSpCcsrqrFactorHost(void);
+void cutap_slow_cusolverSpCcsrqrSetup(void);
+void cutap_slow_cusolverSpCcsrqrSetupHost(void);
+void cutap_slow_cusolverSpCcsrqrSolve(void);
+void cutap_slow_cusolverSpCcsrqrSolveHost(void);
+void cutap_slow_cusolverSpCcsrqrZeroPivot(void);
+void cutap_slow_cusolverSpCcsrqrZeroPivotHost(void);
+void cutap_slow_cusolverSpCcsrqrsvBatched(void);
+void cutap_slow_cusolverSpCcsrzfdHost(void);
+void cutap_slow_cusolverSpCreate(void);
+void cutap_slow_cusolverSpCreateCsrcholInfo(void);
+void cutap_slow_cusolverSpCreateCsrcholInfoHost(void);
+void cutap_slow_cusolverSpCreateCsrluInfoHost(void);
+void cutap_slow_cusolverSpCreateCsrqrInfo(void);
+void cutap_slow_cusolverSpCreateCsrqrInfoHost(void);
+void cutap_slow_cusolverSpDcsrcholBufferInfo(void);
+void cutap_slow_cusolverSpDcsrcholBufferInfoHost(void);
+void cutap_slow_cusolverSpDcsrcholDiag(void);
+void cutap_slow_cusolverSpDcsrcholFactor(void);
+void cutap_slow_cusolverSpDcsrcholFactorHost(void);
+void cutap_slow_cusolverSpDcsrcholSolve(void);
+void cutap_slow_cusolverSpDcsrcholSolveHost(void);
+void cutap_slow_cusolverSpDcsrcholZeroPivot(void);
+void cutap_slow_cusolverSpDcsrcholZeroPivotHost(void);
+void cutap_slow_cusolverSpDcsreigsHost(void);
+void cutap_slow_cusolverSpDcsreigvsi(void);
+void cutap_slow_cusolverSpDcsreigvsiHost(void);
+void cutap_slow_cusolverSpDcsrlsqvqrHost(void);
+void cutap_slow_cusolverSpDcsrlsvchol(void);
+void cutap_slow_cusolverSpDcsrlsvcholHost(void);
+void cutap_slow_cusolverSpDcsrlsvluHost(void);
+void cutap_slow_cusolverSpDcsrlsvqr(void);
+void cutap_slow_cusolverSpDcsrlsvqrHost(void);
+void cutap_slow_cusolverSpDcsrluBufferInfoHost(void);
+void cutap_slow_cusolverSpDcsrluExtractHost(void);
+void cutap_slow_cusolverSpDcsrluFactorHost(void);
+void cutap_slow_cusolverSpDcsrluSolveHost(void);
+void cutap_slow_cusolverSpDcsrluZeroPivotHost(void);
+void cutap_slow_cusolverSpDcsrqrBufferInfo(void);
+void cutap_slow_cusolverSpDcsrqrBufferInfoBatched(void);
+void cutap_slow_cusolverSpDcsrqrBufferInfoHost(void);
+void cutap_slow_cusolverSpDcsrqrFactor(void);
+void cutap_slow_cusolverSpDcsrqrFactorHost(void);
+void cutap_slow_cusolverSpDcsrqrSetup(void);
+void cutap_slow_cusolverSpDcsrqrSetupHost(void);
+void cutap_slow_cusolverSpDcsrqrSolve(void);
+void cutap_slow_cusolverSpDcsrqrSolveHost(void);
+void cutap_slow_cusolverSpDcsrqrZeroPivot(void);
+void cutap_slow_cusolverSpDcsrqrZeroPivotHost(void);
+void cutap_slow_cusolverSpDcsrqrsvBatched(void);
+void cutap_slow_cusolverSpDcsrzfdHost(void);
+void cutap_slow_cusolverSpDestroy(void);
+void cutap_slow_cusolverSpDestroyCsrcholInfo(void);
+void cutap_slow_cusolverSpDestroyCsrcholInfoHost(void);
+void cutap_slow_cusolverSpDestroyCsrluInfoHost(void);
+void cutap_slow_cusolverSpDestroyCsrqrInfo(void);
+void cutap_slow_cusolverSpDestroyCsrqrInfoHost(void);
+void cutap_slow_cusolverSpGetStream(void);
+void cutap_slow_cusolverSpScsrcholBufferInfo(void);
+void cutap_slow_cusolverSpScsrcholBufferInfoHost(void);
+void cutap_slow_cusolverSpScsrcholDiag(void);
+void cutap_slow_cusolverSpScsrcholFactor(void);
+void cutap_slow_cusolverSpScsrcholFactorHost(void);
+void cutap_slow_cusolverSpScsrcholSolve(void);
+void cutap_slow_cusolverSpScsrcholSolveHost(void);
+void cutap_slow_cusolverSpScsrcholZeroPivot(void);
+void cutap_slow_cusolverSpScsrcholZeroPivotHost(void);
+void cutap_slow_cusolverSpScsreigsHost(void);
+void cutap_slow_cusolverSpScsreigvsi(void);
+void cutap_slow_cusolverSpScsreigvsiHost(void);
+void cutap_slow_cusolverSpScsrlsqvqrHost(void);
+void cutap_slow_cusolverSpScsrlsvchol(void);
+void cutap_slow_cusolverSpScsrlsvcholHost(void);
+void cutap_slow_cusolverSpScsrlsvluHost(void);
+void cutap_slow_cusolverSpScsrlsvqr(void);
+void cutap_slow_cusolverSpScsrlsvqrHost(void);
+void cutap_slow_cusolverSpScsrluBufferInfoHost(void);
+void cutap_slow_cusolverSpScsrluExtractHost(void);
+void cutap_slow_cusolverSpScsrluFactorHost(void);
+void cutap_slow_cusolverSpScsrluSolveHost(void);
+void cutap_slow_cusolverSpScsrluZeroPivotHost(void);
+void cutap_slow_cusolverSpScsrqrBufferInfo(void);
+void cutap_slow_cusolverSpScsrqrBufferInfoBatched(void);
+void cutap_slow_cusolverSpScsrqrBufferInfoHost(void);
+void cutap_slow_cusolverSpScsrqrFactor(void);
+void cutap_slow_cusolverSpScsrqrFactorHost(void);
+void cutap_slow_cusolverSpScsrqrSetup(void);
+void cutap_slow_cusolverSpScsrqrSetupHost(void);
+void cutap_slow_cusolverSpScsrqrSolve(void);
+void cutap_slow_cusolverSpScsrqrSolveHost(void);
+void cutap_slow_cusolverSpScsrqrZeroPivot(void);
+void cutap_slow_cusolverSpScsrqrZeroPivotHost(void);
+void cutap_slow_cusolverSpScsrqrsvBatched(void);
+void cutap_slow_cusolverSpScsrzfdHost(void);
+void cutap_slow_cusolverSpSetStream(void);
+void cutap_slow_cusolverSpXcsrcholAnalysis(void);
+void cutap_slow_cusolverSpXcsrcholAnalysisHost(void);
+void cutap_slow_cusolverSpXcsrissymHost(void);
+void cutap_slow_cusolverSpXcsrluAnalysisHost(void);
+void cutap_slow_cusolverSpXcsrluNnzHost(void);
+void cutap_slow_cusolverSpXcsrmetisndHost(void);
+void cutap_slow_cusolverSpXcsrpermHost(void);
+void cutap_slow_cusolverSpXcsrperm_bufferSizeHost(void);
+void cutap_slow_cusolverSpXcsrqrAnalysis(void);
+void cutap_slow_cusolverSpXcsrqrAnalysisBatched(void);
+void cutap_slow_cusolverSpXcsrqrAnalysisHost(void);
+void cutap_slow_cusolverSpXcsrsymamdHost(void);
+void cutap_slow_cusolverSpXcsrsymmdqHost(void);
+void cutap_slow_cusolverSpXcsrsymrcmHost(void);
+void cutap_slow_cusolverSpZcsrcholBufferInfo(void);
+void cutap_slow_cusolverSpZcsrcholBufferInfoHost(void);
+void cutap_slow_cusolverSpZcsrcholDiag(void);
+void cutap_slow_cusolverSpZcsrcholFactor(void);
+void cutap_slow_cusolverSpZcsrcholFactorHost(void);
+void cutap_slow_cusolverSpZcsrcholSolve(void);
+void cutap_slow_cusolverSpZcsrcholSolveHost(void);
+void cutap_slow_cusolverSpZcsrcholZeroPivot(void);
+void cutap_slow_cusolverSpZcsrcholZeroPivotHost(void);
+void cutap_slow_cusolverSpZcsreigsHost(void);
+void cutap_slow_cusolverSpZcsreigvsi(void);
+void cutap_slow_cusolverSpZcsreigvsiHost(void);
+void cutap_slow_cusolverSpZcsrlsqvqrHost(void);
+void cutap_slow_cusolverSpZcsrlsvchol(void);
+void cutap_slow_cusolverSpZcsrlsvcholHost(void);
+void cutap_slow_cusolverSpZcsrlsvluHost(void);
+void cutap_slow_cusolverSpZcsrlsvqr(void);
+void cutap_slow_cusolverSpZcsrlsvqrHost(void);
+void cutap_slow_cusolverSpZcsrluBufferInfoHost(void);
+void cutap_slow_cusolverSpZcsrluExtractHost(void);
+void cutap_slow_cusolverSpZcsrluFactorHost(void);
+void cutap_slow_cusolverSpZcsrluSolveHost(void);
+void cutap_slow_cusolverSpZcsrluZeroPivotHost(void);
+void cutap_slow_cusolverSpZcsrqrBufferInfo(void);
+void cutap_slow_cusolverSpZcsrqrBufferInfoBatched(void);
+void cutap_slow_cusolverSpZcsrqrBufferInfoHost(void);
+void cutap_slow_cusolverSpZcsrqrFactor(void);
+void cutap_slow_cusolverSpZcsrqrFactorHost(void);
+void cutap_slow_cusolverSpZcsrqrSetup(void);
+void cutap_slow_cusolverSpZcsrqrSetupHost(void);
+void cutap_slow_cusolverSpZcsrqrSolve(void);
+void cutap_slow_cusolverSpZcsrqrSolveHost(void);
+void cutap_slow_cusolverSpZcsrqrZeroPivot(void);
+void cutap_slow_cusolverSpZcsrqrZeroPivotHost(void);
+void cutap_slow_cusolverSpZcsrqrsvBatched(void);
+void cutap_slow_cusolverSpZcsrzfdHost(void);
+void cutap_slow_nvrtcAddNameExpression(void);
+void cutap_slow_nvrtcCompileProgram(void);
+void cutap_slow_nvrtcCreateProgram(void);
+void cutap_slow_nvrtcDestroyProgram(void);
+void cutap_slow_nvrtcGetCUBIN(void);
+void cutap_slow_nvrtcGetCUBINSize(void);
+void cutap_slow_nvrtcGetErrorString(void);
+void cutap_slow_nvrtcGetLTOIR(void);
+void cutap_slow_nvrtcGetLTOIRSize(void);
+void cutap_slow_nvrtcGetLoweredName(void);
+void cutap_slow_nvrtcGetNumSupportedArchs(void);
+void cutap_slow_nvrtcGetOptiXIR(void);
+void cutap_slow_nvrtcGetOptiXIRSize(void);
+void cutap_slow_nvrtcGetPCHCreateStatus(void);
+void cutap_slow_nvrtcGetPCHHeapSize(void);
+void cutap_slow_nvrtcGetPCHHeapSizeRequired(void);
+void cutap_slow_nvrtcGetPTX(void);
+void cutap_slow_nvrtcGetPTXSize(void);
+void cutap_slow_nvrtcGetProgramLog(void);
+void cutap_slow_nvrtcGetProgramLogSize(void);
+void cutap_slow_nvrtcGetSupportedArchs(void);
+void cutap_slow_nvrtcSetFlowCallback(void);
+void cutap_slow_nvrtcSetPCHHeapSize(void);
+void cutap_slow_nvrtcVersion(void);
+void cutap_slow___nvJitLinkAddData_13_0(void);
+void cutap_slow___nvJitLinkAddFile_13_0(void);
+void cutap_slow___nvJitLinkComplete_13_0(void);
+void cutap_slow___nvJitLinkCreate_13_0(void);
+void cutap_slow___nvJitLinkDestroy_13_0(void);
+void cutap_slow___nvJitLinkGetErrorLogSize_13_0(void);
+void cutap_slow___nvJitLinkGetErrorLog_13_0(void);
+void cutap_slow___nvJitLinkGetInfoLogSize_13_0(void);
+void cutap_slow___nvJitLinkGetInfoLog_13_0(void);
+void cutap_slow___nvJitLinkGetLinkedCubinSize_13_0(void);
+void cutap_slow___nvJitLinkGetLinkedCubin_13_0(void);
+void cutap_slow___nvJitLinkGetLinkedPtxSize_13_0(void);
+void cutap_slow___nvJitLinkGetLinkedPtx_13_0(void);
+void cutap_slow_nvJitLinkAddData(void);
+void cutap_slow_nvJitLinkAddFile(void);
+void cutap_slow_nvJitLinkComplete(void);
+void cutap_slow_nvJitLinkCreate(void);
+void cutap_slow_nvJitLinkDestroy(void);
+void cutap_slow_nvJitLinkGetErrorLog(void);
+void cutap_slow_nvJitLinkGetErrorLogSize(void);
+void cutap_slow_nvJitLinkGetInfoLog(void);
+void cutap_slow_nvJitLinkGetInfoLogSize(void);
+void cutap_slow_nvJitLinkGetLinkedCubin(void);
+void cutap_slow_nvJitLinkGetLinkedCubinSize(void);
+void cutap_slow_nvJitLinkGetLinkedPtx(void);
+void cutap_slow_nvJitLinkGetLinkedPtxSize(void);
+void cutap_slow_nvJitLinkVersion(void);
+void cutap_slow_nvtxDomainCreateA(void);
+void cutap_slow_nvtxDomainCreateA_impl_init_v3(void);
+void cutap_slow_nvtxDomainCreateW(void);
+void cutap_slow_nvtxDomainCreateW_impl_init_v3(void);
+void cutap_slow_nvtxDomainDestroy(void);
+void cutap_slow_nvtxDomainDestroy_impl_init_v3(void);
+void cutap_slow_nvtxDomainMarkEx(void);
+void cutap_slow_nvtxDomainMarkEx_impl_init_v3(void);
+void cutap_slow_nvtxDomainNameCategoryA(void);
+void cutap_slow_nvtxDomainNameCategoryA_impl_init_v3(void);
+void cutap_slow_nvtxDomainNameCategoryW(void);
+void cutap_slow_nvtxDomainNameCategoryW_impl_init_v3(void);
+void cutap_slow_nvtxDomainRangeEnd(void);
+void cutap_slow_nvtxDomainRangeEnd_impl_init_v3(void);
+void cutap_slow_nvtxDomainRangePop(void);
+void cutap_slow_nvtxDomainRangePop_impl_init_v3(void);
+void cutap_slow_nvtxDomainRangePushEx(void);
+void cutap_slow_nvtxDomainRangePushEx_impl_init_v3(void);
+void cutap_slow_nvtxDomainRangeStartEx(void);
+void cutap_slow_nvtxDomainRangeStartEx_impl_init_v3(void);
+void cutap_slow_nvtxDomainRegisterStringA(void);
+void cutap_slow_nvtxDomainRegisterStringA_impl_init_v3(void);
+void cutap_slow_nvtxDomainRegisterStringW(void);
+void cutap_slow_nvtxDomainRegisterStringW_impl_init_v3(void);
+void cutap_slow_nvtxDomainResourceCreate(void);
+void cutap_slow_nvtxDomainResourceCreate_impl_init_v3(void);
+void cutap_slow_nvtxDomainResourceDestroy(void);
+void cutap_slow_nvtxDomainResourceDestroy_impl_init_v3(void);
+void cutap_slow_nvtxDomainSyncUserAcquireFailed_impl_init_v3(void);
+void cutap_slow_nvtxDomainSyncUserAcquireStart_impl_init_v3(void);
+void cutap_slow_nvtxDomainSyncUserAcquireSuccess_impl_init_v3(void);
+void cutap_slow_nvtxDomainSyncUserCreate_impl_init_v3(void);
+void cutap_slow_nvtxDomainSyncUserDestroy_impl_init_v3(void);
+void cutap_slow_nvtxDomainSyncUserReleasing_impl_init_v3(void);
+void cutap_slow_nvtxEtiGetModuleFunctionTable_v3(void);
+void cutap_slow_nvtxEtiSetInjectionNvtxVersion_v3(void);
+void cutap_slow_nvtxGetExportTable_v3(void);
+void cutap_slow_nvtxInitOnce_v3(void);
+void cutap_slow_nvtxInitialize(void);
+void cutap_slow_nvtxInitializeInjectionLibrary_v3(void);
+void cutap_slow_nvtxInitialize_impl_init_v3(void);
+void cutap_slow_nvtxMarkA(void);
+void cutap_slow_nvtxMarkA_impl_init_v3(void);
+void cutap_slow_nvtxMarkEx(void);
+void cutap_slow_nvtxMarkEx_impl_init_v3(void);
+void cutap_slow_nvtxMarkW(void);
+void cutap_slow_nvtxMarkW_impl_init_v3(void);
+void cutap_slow_nvtxNameCategoryA(void);
+void cutap_slow_nvtxNameCategoryA_impl_init_v3(void);
+void cutap_slow_nvtxNameCategoryW(void);
+void cutap_slow_nvtxNameCategoryW_impl_init_v3(void);
+void cutap_slow_nvtxNameClCommandQueueA_impl_init_v3(void);
+void cutap_slow_nvtxNameClCommandQueueW_impl_init_v3(void);
+void cutap_slow_nvtxNameClContextA_impl_init_v3(void);
+void cutap_slow_nvtxNameClContextW_impl_init_v3(void);
+void cutap_slow_nvtxNameClDeviceA_impl_init_v3(void);
+void cutap_slow_nvtxNameClDeviceW_impl_init_v3(void);
+void cutap_slow_nvtxNameClEventA_impl_init_v3(void);
+void cutap_slow_nvtxNameClEventW_impl_init_v3(void);
+void cutap_slow_nvtxNameClMemObjectA_impl_init_v3(void);
+void cutap_slow_nvtxNameClMemObjectW_impl_init_v3(void);
+void cutap_slow_nvtxNameClProgramA_impl_init_v3(void);
+void cutap_slow_nvtxNameClProgramW_impl_init_v3(void);
+void cutap_slow_nvtxNameClSamplerA_impl_init_v3(void);
+void cutap_slow_nvtxNameClSamplerW_impl_init_v3(void);
+void cutap_slow_nvtxNameCuContextA_impl_init_v3(void);
+void cutap_slow_nvtxNameCuContextW_impl_init_v3(void);
+void cutap_slow_nvtxNameCuDeviceA_impl_init_v3(void);
+void cutap_slow_nvtxNameCuDeviceW_impl_init_v3(void);
+void cutap_slow_nvtxNameCuEventA_impl_init_v3(void);
+void cutap_slow_nvtxNameCuEventW_impl_init_v3(void);
+void cutap_slow_nvtxNameCuStreamA_impl_init_v3(void);
+void cutap_slow_nvtxNameCuStreamW_impl_init_v3(void);
+void cutap_slow_nvtxNameCudaDeviceA_impl_init_v3(void);
+void cutap_slow_nvtxNameCudaDeviceW_impl_init_v3(void);
+void cutap_slow_nvtxNameCudaEventA_impl_init_v3(void);
+void cutap_slow_nvtxNameCudaEventW_impl_init_v3(void);
+void cutap_slow_nvtxNameCudaStreamA_impl_init_v3(void);
+void cutap_slow_nvtxNameCudaStreamW_impl_init_v3(void);
+void cutap_slow_nvtxNameOsThreadA(void);
+void cutap_slow_nvtxNameOsThreadA_impl_init_v3(void);
+void cutap_slow_nvtxNameOsThreadW(void);
+void cutap_slow_nvtxNameOsThreadW_impl_init_v3(void);
+void cutap_slow_nvtxRangeEnd(void);
+void cutap_slow_nvtxRangeEnd_impl_init_v3(void);
+void cutap_slow_nvtxRangePop(void);
+void cutap_slow_nvtxRangePop_impl_init_v3(void);
+void cutap_slow_nvtxRangePushA(void);
+void cutap_slow_nvtxRangePushA_impl_init_v3(void);
+void cutap_slow_nvtxRangePushEx(void);
+void cutap_slow_nvtxRangePushEx_impl_init_v3(void);
+void cutap_slow_nvtxRangePushW(void);
+void cutap_slow_nvtxRangePushW_impl_init_v3(void);
+void cutap_slow_nvtxRangeStartA(void);
+void cutap_slow_nvtxRangeStartA_impl_init_v3(void);
+void cutap_slow_nvtxRangeStartEx(void);
+void cutap_slow_nvtxRangeStartEx_impl_init_v3(void);
+void cutap_slow_nvtxRangeStartW(void);
+void cutap_slow_nvtxRangeStartW_impl_init_v3(void);
+void cutap_slow_nvtxSetInitFunctionsToNoops_v3(void);
+void cutap_slow_nvmlComputeInstanceDestroy(void);
+void cutap_slow_nvmlComputeInstanceGetInfo_v2(void);
+void cutap_slow_nvmlDeviceClearAccountingPids(void);
+void cutap_slow_nvmlDeviceClearCpuAffinity(void);
+void cutap_slow_nvmlDeviceClearEccErrorCounts(void);
+void cutap_slow_nvmlDeviceClearFieldValues(void);
+void cutap_slow_nvmlDeviceCreateGpuInstance(void);
+void cutap_slow_nvmlDeviceCreateGpuInstanceWithPlacement(void);
+void cutap_slow_nvmlDeviceDiscoverGpus(void);
+void cutap_slow_nvmlDeviceFreezeNvLinkUtilizationCounter(void);
+void cutap_slow_nvmlDeviceGetAPIRestriction(void);
+void cutap_slow_nvmlDeviceGetAccountingBufferSize(void);
+void cutap_slow_nvmlDeviceGetAccountingMode(void);
+void cutap_slow_nvmlDeviceGetAccountingPids(void);
+void cutap_slow_nvmlDeviceGetAccountingStats(void);
+void cutap_slow_nvmlDeviceGetActiveVgpus(void);
+void cutap_slow_nvmlDeviceGetAdaptiveClockInfoStatus(void);
+void cutap_slow_nvmlDeviceGetAddressingMode(void);
+void cutap_slow_nvmlDeviceGetApplicationsClock(void);
+void cutap_slow_nvmlDeviceGetArchitecture(void);
+void cutap_slow_nvmlDeviceGetAttributes_v2(void);
+void cutap_slow_nvmlDeviceGetAutoBoostedClocksEnabled(void);
+void cutap_slow_nvmlDeviceGetBAR1MemoryInfo(void);
+void cutap_slow_nvmlDeviceGetBoardId(void);
+void cutap_slow_nvmlDeviceGetBoardPartNumber(void);
+void cutap_slow_nvmlDeviceGetBrand(void);
+void cutap_slow_nvmlDeviceGetBridgeChipInfo(void);
+void cutap_slow_nvmlDeviceGetBusType(void);
+void cutap_slow_nvmlDeviceGetC2cModeInfoV(void);
+void cutap_slow_nvmlDeviceGetCapabilities(void);
+void cutap_slow_nvmlDeviceGetClkMonStatus(void);
+void cutap_slow_nvmlDeviceGetClock(void);
+void cutap_slow_nvmlDeviceGetClockInfo(void);
+void cutap_slow_nvmlDeviceGetClockOffsets(void);
+void cutap_slow_nvmlDeviceGetComputeInstanceId(void);
+void cutap_slow_nvmlDeviceGetComputeMode(void);
+void cutap_slow_nvmlDeviceGetComputeRunningProcesses_v3(void);
+void cutap_slow_nvmlDeviceGetConfComputeGpuAttestationReport(void);
+void cutap_slow_nvmlDeviceGetConfComputeGpuCertificate(void);
+void cutap_slow_nvmlDeviceGetConfComputeMemSizeInfo(void);
+void cutap_slow_nvmlDeviceGetConfComputeProtectedMemoryUsage(void);
+void cutap_slow_nvmlDeviceGetCoolerInfo(void);
+void cutap_slow_nvmlDeviceGetCount_v2(void);
+void cutap_slow_nvmlDeviceGetCpuAffinity(void);
+void cutap_slow_nvmlDeviceGetCpuAffinityWithinScope(void);
+void cutap_slow_nvmlDeviceGetCreatableVgpus(void);
+void cutap_slow_nvmlDeviceGetCudaComputeCapability(void);
+void cutap_slow_nvmlDeviceGetCurrPcieLinkGeneration(void);
+void cutap_slow_nvmlDeviceGetCurrPcieLinkWidth(void);
+void cutap_slow_nvmlDeviceGetCurrentClockFreqs(void);
+void cutap_slow_nvmlDeviceGetCurrentClocksEventReasons(void);
+void cutap_slow_nvmlDeviceGetCurrentClocksThrottleReasons(void);
+void cutap_slow_nvmlDeviceGetDecoderUtilization(void);
+void cutap_slow_nvmlDeviceGetDefaultApplicationsClock(void);
+void cutap_slow_nvmlDeviceGetDefaultEccMode(void);
+void cutap_slow_nvmlDeviceGetDetailedEccErrors(void);
+void cutap_slow_nvmlDeviceGetDeviceHandleFromMigDeviceHandle(void);
+void cutap_slow_nvmlDeviceGetDisplayActive(void);
+void cutap_slow_nvmlDeviceGetDisplayMode(void);
+void cutap_slow_nvmlDeviceGetDramEncryptionMode(void);
+void cutap_slow_nvmlDeviceGetDriverModel_v2(void);
+void cutap_slow_nvmlDeviceGetDynamicPstatesInfo(void);
+void cutap_slow_nvmlDeviceGetEccMode(void);
+void cutap_slow_nvmlDeviceGetEncoderCapacity(void);
+void cutap_slow_nvmlDeviceGetEncoderSessions(void);
+void cutap_slow_nvmlDeviceGetEncoderStats(void);
+void cutap_slow_nvmlDeviceGetEncoderUtilization(void);
+void cutap_slow_nvmlDeviceGetEnforcedPowerLimit(void);
+void cutap_slow_nvmlDeviceGetFBCSessions(void);
+void cutap_slow_nvmlDeviceGetFBCStats(void);
+void cutap_slow_nvmlDeviceGetFanControlPolicy_v2(void);
+void cutap_slow_nvmlDeviceGetFanSpeed(void);
+void cutap_slow_nvmlDeviceGetFanSpeedRPM(void);
+void cutap_slow_nvmlDeviceGetFanSpeed_v2(void);
+void cutap_slow_nvmlDeviceGetFieldValues(void);
+void cutap_slow_nvmlDeviceGetGpcClkMinMaxVfOffset(void);
+void cutap_slow_nvmlDeviceGetGpcClkVfOffset(void);
+void cutap_slow_nvmlDeviceGetGpuFabricInfo(void);
+void cutap_slow_nvmlDeviceGetGpuFabricInfoV(void);
+void cutap_slow_nvmlDeviceGetGpuInstanceById(void);
+void cutap_slow_nvmlDeviceGetGpuInstanceId(void);
+void cutap_slow_nvmlDeviceGetGpuInstancePossiblePlacements_v2(void);
+void cutap_slow_nvmlDeviceGetGpuInstanceProfileInfo(void);
+void cutap_slow_nvmlDeviceGetGpuInstanceProfileInfoByIdV(void);
+void cutap_slow_nvmlDeviceGetGpuInstanceProfileInfoV(void);
+void cutap_slow_nvmlDeviceGetGpuInstanceRemainingCapacity(void);
+void cutap_slow_nvmlDeviceGetGpuInstances(void);
+void cutap_slow_nvmlDeviceGetGpuMaxPcieLinkGeneration(void);
+void cutap_slow_nvmlDeviceGetGpuOperationMode(void);
+void cutap_slow_nvmlDeviceGetGraphicsRunningProcesses_v3(void);
+void cutap_slow_nvmlDeviceGetGridLicensableFeatures_v4(void);
+void cutap_slow_nvmlDeviceGetGspFirmwareMode(void);
+void cutap_slow_nvmlDeviceGetGspFirmwareVersion(void);
+void cutap_slow_nvmlDeviceGetHandleByIndex_v2(void);
+void cutap_slow_nvmlDeviceGetHandleByPciBusId_v2(void);
+void cutap_slow_nvmlDeviceGetHandleBySerial(void);
+void cutap_slow_nvmlDeviceGetHandleByUUID(void);
+void cutap_slow_nvmlDeviceGetHandleByUUIDV(void);
+void cutap_slow_nvmlDeviceGetHostVgpuMode(void);
+void cutap_slow_nvmlDeviceGetHostname_v1(void);
+void cutap_slow_nvmlDeviceGetIndex(void);
+void cutap_slow_nvmlDeviceGetInforomConfigurationChecksum(void);
+void cutap_slow_nvmlDeviceGetInforomImageVersion(void);
+void cutap_slow_nvmlDeviceGetInforomVersion(void);
+void cutap_slow_nvmlDeviceGetIrqNum(void);
+void cutap_slow_nvmlDeviceGetJpgUtilization(void);
+void cutap_slow_nvmlDeviceGetLastBBXFlushTime(void);
+void cutap_slow_nvmlDeviceGetMPSComputeRunningProcesses_v3(void);
+void cutap_slow_nvmlDeviceGetMarginTemperature(void);
+void cutap_slow_nvmlDeviceGetMaxClockInfo(void);
+void cutap_slow_nvmlDeviceGetMaxCustomerBoostClock(void);
+void cutap_slow_nvmlDeviceGetMaxMigDeviceCount(void);
+void cutap_slow_nvmlDeviceGetMaxPcieLinkGeneration(void);
+void cutap_slow_nvmlDeviceGetMaxPcieLinkWidth(void);
+void cutap_slow_nvmlDeviceGetMemClkMinMaxVfOffset(void);
+void cutap_slow_nvmlDeviceGetMemClkVfOffset(void);
+void cutap_slow_nvmlDeviceGetMemoryAffinity(void);
+void cutap_slow_nvmlDeviceGetMemoryBusWidth(void);
+void cutap_slow_nvmlDeviceGetMemoryErrorCounter(void);
+void cutap_slow_nvmlDeviceGetMemoryInfo(void);
+void cutap_slow_nvmlDeviceGetMemoryInfo_v2(void);
+void cutap_slow_nvmlDeviceGetMigDeviceHandleByIndex(void);
+void cutap_slow_nvmlDeviceGetMigMode(void);
+void cutap_slow_nvmlDeviceGetMinMaxClockOfPState(void);
+void cutap_slow_nvmlDeviceGetMinMaxFanSpeed(void);
+void cutap_slow_nvmlDeviceGetMinorNumber(void);
+void cutap_slow_nvmlDeviceGetModuleId(void);
+void cutap_slow_nvmlDeviceGetMultiGpuBoard(void);
+void cutap_slow_nvmlDeviceGetName(void);
+void cutap_slow_nvmlDeviceGetNumFans(void);
+void cutap_slow_nvmlDeviceGetNumGpuCores(void);
+void cutap_slow_nvmlDeviceGetNumaNodeId(void);
+void cutap_slow_nvmlDeviceGetNvLinkCapability(void);
+void cutap_slow_nvmlDeviceGetNvLinkErrorCounter(void);
+void cutap_slow_nvmlDeviceGetNvLinkInfo(void);
+void cutap_slow_nvmlDeviceGetNvLinkRemoteDeviceType(void);
+void cutap_slow_nvmlDeviceGetNvLinkRemotePciInfo_v2(void);
+void cutap_slow_nvmlDeviceGetNvLinkState(void);
+void cutap_slow_nvmlDeviceGetNvLinkUtilizationControl(void);
+void cutap_slow_nvmlDeviceGetNvLinkUtilizationCounter(void);
+void cutap_slow_nvmlDeviceGetNvLinkVersion(void);
+void cutap_slow_nvmlDeviceGetNvlinkBwMode(void);
+void cutap_slow_nvmlDeviceGetNvlinkSupportedBwModes(void);
+void cutap_slow_nvmlDeviceGetOfaUtilization(void);
+void cutap_slow_nvmlDeviceGetP2PStatus(void);
+void cutap_slow_nvmlDeviceGetPciInfoExt(void);
+void cutap_slow_nvmlDeviceGetPciInfo_v3(void);
+void cutap_slow_nvmlDeviceGetPcieLinkMaxSpeed(void);
+void cutap_slow_nvmlDeviceGetPcieReplayCounter(void);
+void cutap_slow_nvmlDeviceGetPcieSpeed(void);
+void cutap_slow_nvmlDeviceGetPcieThroughput(void);
+void cutap_slow_nvmlDeviceGetPdi(void);
+void cutap_slow_nvmlDeviceGetPerformanceModes(void);
+void cutap_slow_nvmlDeviceGetPerformanceState(void);
+void cutap_slow_nvmlDeviceGetPersistenceMode(void);
+void cutap_slow_nvmlDeviceGetPgpuMetadataString(void);
+void cutap_slow_nvmlDeviceGetPlatformInfo(void);
+void cutap_slow_nvmlDeviceGetPowerManagementDefaultLimit(void);
+void cutap_slow_nvmlDeviceGetPowerManagementLimit(void);
+void cutap_slow_nvmlDeviceGetPowerManagementLimitConstraints(void);
+void cutap_slow_nvmlDeviceGetPowerManagementMode(void);
+void cutap_slow_nvmlDeviceGetPowerMizerMode_v1(void);
+void cutap_slow_nvmlDeviceGetPowerSource(void);
+void cutap_slow_nvmlDeviceGetPowerState(void);
+void cutap_slow_nvmlDeviceGetPowerUsage(void);
+void cutap_slow_nvmlDeviceGetProcessUtilization(void);
+void cutap_slow_nvmlDeviceGetProcessesUtilizationInfo(void);
+void cutap_slow_nvmlDeviceGetRemappedRows(void);
+void cutap_slow_nvmlDeviceGetRepairStatus(void);
+void cutap_slow_nvmlDeviceGetRetiredPages(void);
+void cutap_slow_nvmlDeviceGetRetiredPagesPendingStatus(void);
+void cutap_slow_nvmlDeviceGetRetiredPages_v2(void);
+void cutap_slow_nvmlDeviceGetRowRemapperHistogram(void);
+void cutap_slow_nvmlDeviceGetRunningProcessDetailList(void);
+void cutap_slow_nvmlDeviceGetSamples(void);
+void cutap_slow_nvmlDeviceGetSerial(void);
+void cutap_slow_nvmlDeviceGetSramEccErrorStatus(void);
+void cutap_slow_nvmlDeviceGetSramUniqueUncorrectedEccErrorCounts(void);
+void cutap_slow_nvmlDeviceGetSupportedClocksEventReasons(void);
+void cutap_slow_nvmlDeviceGetSupportedClocksThrottleReasons(void);
+void cutap_slow_nvmlDeviceGetSupportedEventTypes(void);
+void cutap_slow_nvmlDeviceGetSupportedGraphicsClocks(void);
+void cutap_slow_nvmlDeviceGetSupportedMemoryClocks(void);
+void cutap_slow_nvmlDeviceGetSupportedPerformanceStates(void);
+void cutap_slow_nvmlDeviceGetSupportedVgpus(void);
+void cutap_slow_nvmlDeviceGetTargetFanSpeed(void);
+void cutap_slow_nvmlDeviceGetTemperature(void);
+void cutap_slow_nvmlDeviceGetTemperatureThreshold(void);
+void cutap_slow_nvmlDeviceGetTemperatureV(void);
+void cutap_slow_nvmlDeviceGetThermalSettings(void);
+void cutap_slow_nvmlDeviceGetTopologyCommonAncestor(void);
+void cutap_slow_nvmlDeviceGetTopologyNearestGpus(void);
+void cutap_slow_nvmlDeviceGetTotalEccErrors(void);
+void cutap_slow_nvmlDeviceGetTotalEnergyConsumption(void);
+void cutap_slow_nvmlDeviceGetUUID(void);
+void cutap_slow_nvmlDeviceGetUtilizationRates(void);
+void cutap_slow_nvmlDeviceGetVbiosVersion(void);
+void cutap_slow_nvmlDeviceGetVgpuCapabilities(void);
+void cutap_slow_nvmlDeviceGetVgpuHeterogeneousMode(void);
+void cutap_slow_nvmlDeviceGetVgpuInstancesUtilizationInfo(void);
+void cutap_slow_nvmlDeviceGetVgpuMetadata(void);
+void cutap_slow_nvmlDeviceGetVgpuProcessUtilization(void);
+void cutap_slow_nvmlDeviceGetVgpuProcessesUtilizationInfo(void);
+void cutap_slow_nvmlDeviceGetVgpuSchedulerCapabilities(void);
+void cutap_slow_nvmlDeviceGetVgpuSchedulerLog(void);
+void cutap_slow_nvmlDeviceGetVgpuSchedulerState(void);
+void cutap_slow_nvmlDeviceGetVgpuTypeCreatablePlacements(void);
+void cutap_slow_nvmlDeviceGetVgpuTypeSupportedPlacements(void);
+void cutap_slow_nvmlDeviceGetVgpuUtilization(void);
+void cutap_slow_nvmlDeviceGetViolationStatus(void);
+void cutap_slow_nvmlDeviceGetVirtualizationMode(void);
+void cutap_slow_nvmlDeviceIsMigDeviceHandle(void);
+void cutap_slow_nvmlDeviceModifyDrainState(void);
+void cutap_slow_nvmlDeviceOnSameBoard(void);
+void cutap_slow_nvmlDevicePowerSmoothingActivatePresetProfile(void);
+void cutap_slow_nvmlDevicePowerSmoothingSetState(void);
+void cutap_slow_nvmlDevicePowerSmoothingUpdatePresetProfileParam(void);
+void cutap_slow_nvmlDeviceQueryDrainState(void);
+void cutap_slow_nvmlDeviceReadWritePRM_v1(void);
+void cutap_slow_nvmlDeviceRegisterEvents(void);
+void cutap_slow_nvmlDeviceRemoveGpu_v2(void);
+void cutap_slow_nvmlDeviceResetApplicationsClocks(void);
+void cutap_slow_nvmlDeviceResetGpuLockedClocks(void);
+void cutap_slow_nvmlDeviceResetMemoryLockedClocks(void);
+void cutap_slow_nvmlDeviceResetNvLinkErrorCounters(void);
+void cutap_slow_nvmlDeviceResetNvLinkUtilizationCounter(void);
+void cutap_slow_nvmlDeviceSetAPIRestriction(void);
+void cutap_slow_nvmlDeviceSetAccountingMode(void);
+void cutap_slow_nvmlDeviceSetApplicationsClocks(void);
+void cutap_slow_nvmlDeviceSetAutoBoostedClocksEnabled(void);
+void cutap_slow_nvmlDeviceSetClockOffsets(void);
+void cutap_slow_nvmlDeviceSetComputeMode(void);
+void cutap_slow_nvmlDeviceSetConfComputeUnprotectedMemSize(void);
+void cutap_slow_nvmlDeviceSetCpuAffinity(void);
+void cutap_slow_nvmlDeviceSetDefaultAutoBoostedClocksEnabled(void);
+void cutap_slow_nvmlDeviceSetDefaultFanSpeed_v2(void);
+void cutap_slow_nvmlDeviceSetDramEncryptionMode(void);
+void cutap_slow_nvmlDeviceSetDriverModel(void);
+void cutap_slow_nvmlDeviceSetEccMode(void);
+void cutap_slow_nvmlDeviceSetFanControlPolicy(void);
+void cutap_slow_nvmlDeviceSetFanSpeed_v2(void);
+void cutap_slow_nvmlDeviceSetGpcClkVfOffset(void);
+void cutap_slow_nvmlDeviceSetGpuLockedClocks(void);
+void cutap_slow_nvmlDeviceSetGpuOperationMode(void);
+void cutap_slow_nvmlDeviceSetHostname_v1(void);
+void cutap_slow_nvmlDeviceSetMemClkVfOffset(void);
+void cutap_slow_nvmlDeviceSetMemoryLockedClocks(void);
+void cutap_slow_nvmlDeviceSetMigMode(void);
+void cutap_slow_nvmlDeviceSetNvLinkDeviceLowPowerThreshold(void);
+void cutap_slow_nvmlDeviceSetNvLinkUtilizationControl(void);
+void cutap_slow_nvmlDeviceSetNvlinkBwMode(void);
+void cutap_slow_nvmlDeviceSetPersistenceMode(void);
+void cutap_slow_nvmlDeviceSetPowerManagementLimit(void);
+void cutap_slow_nvmlDeviceSetPowerManagementLimit_v2(void);
+void cutap_slow_nvmlDeviceSetPowerMizerMode_v1(void);
+void cutap_slow_nvmlDeviceSetTemperatureThreshold(void);
+void cutap_slow_nvmlDeviceSetVgpuCapabilities(void);
+void cutap_slow_nvmlDeviceSetVgpuHeterogeneousMode(void);
+void cutap_slow_nvmlDeviceSetVgpuSchedulerState(void);
+void cutap_slow_nvmlDeviceSetVirtualizationMode(void);
+void cutap_slow_nvmlDeviceValidateInforom(void);
+void cutap_slow_nvmlDeviceWorkloadPowerProfileClearRequestedProfiles(void);
+void cutap_slow_nvmlDeviceWorkloadPowerProfileGetCurrentProfiles(void);
+void cutap_slow_nvmlDeviceWorkloadPowerProfileGetProfilesInfo(void);
+void cutap_slow_nvmlDeviceWorkloadPowerProfileSetRequestedProfiles(void);
+void cutap_slow_nvmlErrorString(void);
+void cutap_slow_nvmlEventSetCreate(void);
+void cutap_slow_nvmlEventSetFree(void);
+void cutap_slow_nvmlEventSetWait_v2(void);
+void cutap_slow_nvmlGetExcludedDeviceCount(void);
+void cutap_slow_nvmlGetExcludedDeviceInfoByIndex(void);
+void cutap_slow_nvmlGetVgpuCompatibility(void);
+void cutap_slow_nvmlGetVgpuDriverCapabilities(void);
+void cutap_slow_nvmlGetVgpuVersion(void);
+void cutap_slow_nvmlGpmMetricsGet(void);
+void cutap_slow_nvmlGpmMigSampleGet(void);
+void cutap_slow_nvmlGpmQueryDeviceSupport(void);
+void cutap_slow_nvmlGpmQueryIfStreamingEnabled(void);
+void cutap_slow_nvmlGpmSampleAlloc(void);
+void cutap_slow_nvmlGpmSampleFree(void);
+void cutap_slow_nvmlGpmSampleGet(void);
+void cutap_slow_nvmlGpmSetStreamingEnabled(void);
+void cutap_slow_nvmlGpuInstanceCreateComputeInstance(void);
+void cutap_slow_nvmlGpuInstanceCreateComputeInstanceWithPlacement(void);
+void cutap_slow_nvmlGpuInstanceDestroy(void);
+void cutap_slow_nvmlGpuInstanceGetActiveVgpus(void);
+void cutap_slow_nvmlGpuInstanceGetComputeInstanceById(void);
+void cutap_slow_nvmlGpuInstanceGetComputeInstancePossiblePlacements(void);
+void cutap_slow_nvmlGpuInstanceGetComputeInstanceProfileInfo(void);
+void cutap_slow_nvmlGpuInstanceGetComputeInstanceProfileInfoV(void);
+void cutap_slow_nvmlGpuInstanceGetComputeInstanceRemainingCapacity(void);
+void cutap_slow_nvmlGpuInstanceGetComputeInstances(void);
+void cutap_slow_nvmlGpuInstanceGetCreatableVgpus(void);
+void cutap_slow_nvmlGpuInstanceGetInfo(void);
+void cutap_slow_nvmlGpuInstanceGetVgpuHeterogeneousMode(void);
+void cutap_slow_nvmlGpuInstanceGetVgpuSchedulerLog(void);
+void cutap_slow_nvmlGpuInstanceGetVgpuSchedulerState(void);
+void cutap_slow_nvmlGpuInstanceGetVgpuTypeCreatablePlacements(void);
+void cutap_slow_nvmlGpuInstanceSetVgpuHeterogeneousMode(void);
+void cutap_slow_nvmlGpuInstanceSetVgpuSchedulerState(void);
+void cutap_slow_nvmlInitWithFlags(void);
+void cutap_slow_nvmlInit_v2(void);
+void cutap_slow_nvmlSetVgpuVersion(void);
+void cutap_slow_nvmlShutdown(void);
+void cutap_slow_nvmlSystemEventSetCreate(void);
+void cutap_slow_nvmlSystemEventSetFree(void);
+void cutap_slow_nvmlSystemEventSetWait(void);
+void cutap_slow_nvmlSystemGetConfComputeCapabilities(void);
+void cutap_slow_nvmlSystemGetConfComputeGpusReadyState(void);
+void cutap_slow_nvmlSystemGetConfComputeKeyRotationThresholdInfo(void);
+void cutap_slow_nvmlSystemGetConfComputeSettings(void);
+void cutap_slow_nvmlSystemGetConfComputeState(void);
+void cutap_slow_nvmlSystemGetCudaDriverVersion(void);
+void cutap_slow_nvmlSystemGetCudaDriverVersion_v2(void);
+void cutap_slow_nvmlSystemGetDriverBranch(void);
+void cutap_slow_nvmlSystemGetDriverVersion(void);
+void cutap_slow_nvmlSystemGetHicVersion(void);
+void cutap_slow_nvmlSystemGetNVMLVersion(void);
+void cutap_slow_nvmlSystemGetNvlinkBwMode(void);
+void cutap_slow_nvmlSystemGetProcessName(void);
+void cutap_slow_nvmlSystemGetTopologyGpuSet(void);
+void cutap_slow_nvmlSystemRegisterEvents(void);
+void cutap_slow_nvmlSystemSetConfComputeGpusReadyState(void);
+void cutap_slow_nvmlSystemSetConfComputeKeyRotationThresholdInfo(void);
+void cutap_slow_nvmlSystemSetNvlinkBwMode(void);
+void cutap_slow_nvmlUnitGetCount(void);
+void cutap_slow_nvmlUnitGetDevices(void);
+void cutap_slow_nvmlUnitGetFanSpeedInfo(void);
+void cutap_slow_nvmlUnitGetHandleByIndex(void);
+void cutap_slow_nvmlUnitGetLedState(void);
+void cutap_slow_nvmlUnitGetPsuInfo(void);
+void cutap_slow_nvmlUnitGetTemperature(void);
+void cutap_slow_nvmlUnitGetUnitInfo(void);
+void cutap_slow_nvmlUnitSetLedState(void);
+void cutap_slow_nvmlVgpuInstanceClearAccountingPids(void);
+void cutap_slow_nvmlVgpuInstanceGetAccountingMode(void);
+void cutap_slow_nvmlVgpuInstanceGetAccountingPids(void);
+void cutap_slow_nvmlVgpuInstanceGetAccountingStats(void);
+void cutap_slow_nvmlVgpuInstanceGetEccMode(void);
+void cutap_slow_nvmlVgpuInstanceGetEncoderCapacity(void);
+void cutap_slow_nvmlVgpuInstanceGetEncoderSessions(void);
+void cutap_slow_nvmlVgpuInstanceGetEncoderStats(void);
+void cutap_slow_nvmlVgpuInstanceGetFBCSessions(void);
+void cutap_slow_nvmlVgpuInstanceGetFBCStats(void);
+void cutap_slow_nvmlVgpuInstanceGetFbUsage(void);
+void cutap_slow_nvmlVgpuInstanceGetFrameRateLimit(void);
+void cutap_slow_nvmlVgpuInstanceGetGpuInstanceId(void);
+void cutap_slow_nvmlVgpuInstanceGetGpuPciId(void);
+void cutap_slow_nvmlVgpuInstanceGetLicenseInfo_v2(void);
+void cutap_slow_nvmlVgpuInstanceGetLicenseStatus(void);
+void cutap_slow_nvmlVgpuInstanceGetMdevUUID(void);
+void cutap_slow_nvmlVgpuInstanceGetMetadata(void);
+void cutap_slow_nvmlVgpuInstanceGetPlacementId(void);
+void cutap_slow_nvmlVgpuInstanceGetRuntimeStateSize(void);
+void cutap_slow_nvmlVgpuInstanceGetType(void);
+void cutap_slow_nvmlVgpuInstanceGetUUID(void);
+void cutap_slow_nvmlVgpuInstanceGetVmDriverVersion(void);
+void cutap_slow_nvmlVgpuInstanceGetVmID(void);
+void cutap_slow_nvmlVgpuInstanceSetEncoderCapacity(void);
+void cutap_slow_nvmlVgpuTypeGetBAR1Info(void);
+void cutap_slow_nvmlVgpuTypeGetCapabilities(void);
+void cutap_slow_nvmlVgpuTypeGetClass(void);
+void cutap_slow_nvmlVgpuTypeGetDeviceID(void);
+void cutap_slow_nvmlVgpuTypeGetFbReservation(void);
+void cutap_slow_nvmlVgpuTypeGetFrameRateLimit(void);
+void cutap_slow_nvmlVgpuTypeGetFramebufferSize(void);
+void cutap_slow_nvmlVgpuTypeGetGpuInstanceProfileId(void);
+void cutap_slow_nvmlVgpuTypeGetGspHeapSize(void);
+void cutap_slow_nvmlVgpuTypeGetLicense(void);
+void cutap_slow_nvmlVgpuTypeGetMaxInstances(void);
+void cutap_slow_nvmlVgpuTypeGetMaxInstancesPerGpuInstance(void);
+void cutap_slow_nvmlVgpuTypeGetMaxInstancesPerVm(void);
+void cutap_slow_nvmlVgpuTypeGetName(void);
+void cutap_slow_nvmlVgpuTypeGetNumDisplayHeads(void);
+void cutap_slow_nvmlVgpuTypeGetResolution(void);
+void *const cutap_lib_slow[CUTAP_STATIC_COUNT - CUTAP_DRIVER_COUNT] = {
+    (void *)cutap_slow___cudaGetKernel,
+    0,
+    (void *)cutap_slow___cudaInitModule,
+    (void *)cutap_slow___cudaLaunchKernel,
+    (void *)cutap_slow___cudaLaunchKernel_ptsz,
+    (void *)cutap_slow___cudaPopCallConfiguration,
+    (void *)cutap_slow___cudaPushCallConfiguration,
+    (void *)cutap_slow___cudaRegisterFatBinary,
+    (void *)cutap_slow___cudaRegisterFatBinaryEnd,
+    (void *)cutap_slow___cudaRegisterFunction,
+    0,
+    (void *)cutap_slow___cudaRegisterManagedVar,
+    0,
+    (void *)cutap_slow___cudaRegisterVar,
+    (void *)cutap_slow___cudaUnregisterFatBinary,
+    (void *)cutap_slow_cudaArrayGetInfo,
+    (void *)cutap_slow_cudaArrayGetMemoryRequirements,
+    (void *)cutap_slow_cudaArrayGetPlane,
+    (void *)cutap_slow_cudaArrayGetSparseProperties,
+    (void *)cutap_slow_cudaChooseDevice,
+    0,
+    (void *)cutap_slow_cudaCreateSurfaceObject,
+    (void *)cutap_slow_cudaCreateTextureObject,
+    (void *)cutap_slow_cudaCtxResetPersistingL2Cache,
+    (void *)cutap_slow_cudaDestroyExternalMemory,
+    (void *)cutap_slow_cudaDestroyExternalSemaphore,
+    (void *)cutap_slow_cudaDestroySurfaceObject,
+    (void *)cutap_slow_cudaDestroyTextureObject,
+    (void *)cutap_slow_cudaDeviceCanAccessPeer,
+    (void *)cutap_slow_cudaDeviceDisablePeerAccess,
+    (void *)cutap_slow_cudaDeviceEnablePeerAccess,
+    (void *)cutap_slow_cudaDeviceFlushGPUDirectRDMAWrites,
+    (void *)cutap_slow_cudaDeviceGetAttribute,
+    (void *)cutap_slow_cudaDeviceGetByPCIBusId,
+    (void *)cutap_slow_cudaDeviceGetCacheConfig,
+    (void *)cutap_slow_cudaDeviceGetDefaultMemPool,
+    (void *)cutap_slow_cudaDeviceGetGraphMemAttribute,
+    (void *)cutap_slow_cudaDeviceGetHostAtomicCapabilities,
+    (void *)cutap_slow_cudaDeviceGetLimit,
+    (void *)cutap_slow_cudaDeviceGetMemPool,
+    (void *)cutap_slow_cudaDeviceGetNvSciSyncAttributes,
+    (void *)cutap_slow_cudaDeviceGetP2PAtomicCapabilities,
+    (void *)cutap_slow_cudaDeviceGetP2PAttribute,
+    (void *)cutap_slow_cudaDeviceGetPCIBusId,
+    (void *)cutap_slow_cudaDeviceGetSharedMemConfig,
+    (void *)cutap_slow_cudaDeviceGetStreamPriorityRange,
+    (void *)cutap_slow_cudaDeviceGetTexture1DLinearMaxWidth,
+    (void *)cutap_slow_cudaDeviceGraphMemTrim,
+    (void *)cutap_slow_cudaDeviceRegisterAsyncNotification,
+    (void *)cutap_slow_cudaDeviceReset,
+    (void *)cutap_slow_cudaDeviceSetCacheConfig,
+    (void *)cutap_slow_cudaDeviceSetGraphMemAttribute,
+    (void *)cutap_slow_cudaDeviceSetLimit,
+    (void *)cutap_slow_cudaDeviceSetMemPool,
+    (void *)cutap_slow_cudaDeviceSetSharedMemConfig,
+    (void *)cutap_slow_cudaDeviceSynchronize,
+    (void *)cutap_slow_cudaDeviceUnregisterAsyncNotification,
+    (void *)cutap_slow_cudaDriverGetVersion,
+    (void *)cutap_slow_cudaEGLStreamConsumerAcquireFrame,
+    (void *)cutap_slow_cudaEGLStreamConsumerConnect,
+    (void *)cutap_slow_cudaEGLStreamConsumerConnectWithFlags,
+    (void *)cutap_slow_cudaEGLStreamConsumerDisconnect,
+    (void *)cutap_slow_cudaEGLStreamConsumerReleaseFrame,
+    (void *)cutap_slow_cudaEGLStreamProducerConnect,
+    (void *)cutap_slow_cudaEGLStreamProducerDisconnect,
+    (void *)cutap_slow_cudaEGLStreamProducerPresentFrame,
+    (void *)cutap_slow_cudaEGLStreamProducerReturnFrame,
+    (void *)cutap_slow_cudaEventCreate,
+    (void *)cutap_slow_cudaEventCreateFromEGLSync,
+    (void *)cutap_slow_cudaEventCreateWithFlags,
+    (void *)cutap_slow_cudaEventDestroy,
+    (void *)cutap_slow_cudaEventElapsedTime,
+    (void *)cutap_slow_cudaEventQuery,
+    (void *)cutap_slow_cudaEventRecord,
+    (void *)cutap_slow_cudaEventRecordWithFlags,
+    (void *)cutap_slow_cudaEventRecordWithFlags_ptsz,
+    (void *)cutap_slow_cudaEventRecord_ptsz,
+    (void *)cutap_slow_cudaEventSynchronize,
+    (void *)cutap_slow_cudaExternalMemoryGetMappedBuffer,
+    (void *)cutap_slow_cudaExternalMemoryGetMappedMipmappedArray,
+    (void *)cutap_slow_cudaFree,
+    (void *)cutap_slow_cudaFreeArray,
+    (void *)cutap_slow_cudaFreeAsync,
+    (void *)cutap_slow_cudaFreeAsync_ptsz,
+    (void *)cutap_slow_cudaFreeHost,
+    (void *)cutap_slow_cudaFreeMipmappedArray,
+    (void *)cutap_slow_cudaFuncGetAttributes,
+    (void *)cutap_slow_cudaFuncGetName,
+    (void *)cutap_slow_cudaFuncGetParamInfo,
+    (void *)cutap_slow_cudaFuncSetAttribute,
+    (void *)cutap_slow_cudaFuncSetCacheConfig,
+    (void *)cutap_slow_cudaFuncSetSharedMemConfig,
+    (void *)cutap_slow_cudaGLGetDevices,
+    (void *)cutap_slow_cudaGLMapBufferObject,
+    (void *)cutap_slow_cudaGLMapBufferObjectAsync,
+    (void *)cutap_slow_cudaGLRegisterBufferObject,
+    (void *)cutap_slow_cudaGLSetBufferObjectMapFlags,
+    (void *)cutap_slow_cudaGLSetGLDevice,
+    (void *)cutap_slow_cudaGLUnmapBufferObject,
+    (void *)cutap_slow_cudaGLUnmapBufferObjectAsync,
+    (void *)cutap_slow_cudaGLUnregisterBufferObject,
+    (void *)cutap_slow_cudaGetChannelDesc,
+    (void *)cutap_slow_cudaGetDevice,
+    (void *)cutap_slow_cudaGetDeviceCount,
+    (void *)cutap_slow_cudaGetDeviceFlags,
+    (void *)cutap_slow_cudaGetDeviceProperties,
+    (void *)cutap_slow_cudaGetDriverEntryPoint,
+    (void *)cutap_slow_cudaGetDriverEntryPointByVersion,
+    (void *)cutap_slow_cudaGetDriverEntryPointByVersion_ptsz,
+    (void *)cutap_slow_cudaGetDriverEntryPoint_ptsz,
+    (void *)cutap_slow_cudaGetErrorName,
+    (void *)cutap_slow_cudaGetErrorString,
+    (void *)cutap_slow_cudaGetExportTable,
+    (void *)cutap_slow_cudaGetFuncBySymbol,
+    (void *)cutap_slow_cudaGetKernel,
+    (void *)cutap_slow_cudaGetLastError,
+    (void *)cutap_slow_cudaGetMipmappedArrayLevel,
+    (void *)cutap_slow_cudaGetSurfaceObjectResourceDesc,
+    (void *)cutap_slow_cudaGetSymbolAddress,
+    (void *)cutap_slow_cudaGetSymbolSize,
+    (void *)cutap_slow_cudaGetTextureObjectResourceDesc,
+    (void *)cutap_slow_cudaGetTextureObjectResourceViewDesc,
+    (void *)cutap_slow_cudaGetTextureObjectTextureDesc,
+    (void *)cutap_slow_cudaGraphAddChildGraphNode,
+    (void *)cutap_slow_cudaGraphAddDependencies,
+    (void *)cutap_slow_cudaGraphAddEmptyNode,
+    (void *)cutap_slow_cudaGraphAddEventRecordNode,
+    (void *)cutap_slow_cudaGraphAddEventWaitNode,
+    (void *)cutap_slow_cudaGraphAddExternalSemaphoresSignalNode,
+    (void *)cutap_slow_cudaGraphAddExternalSemaphoresWaitNode,
+    (void *)cutap_slow_cudaGraphAddHostNode,
+    (void *)cutap_slow_cudaGraphAddKernelNode,
+    (void *)cutap_slow_cudaGraphAddMemAllocNode,
+    (void *)cutap_slow_cudaGraphAddMemFreeNode,
+    (void *)cutap_slow_cudaGraphAddMemcpyNode,
+    (void *)cutap_slow_cudaGraphAddMemcpyNode1D,
+    (void *)cutap_slow_cudaGraphAddMemcpyNodeFromSymbol,
+    (void *)cutap_slow_cudaGraphAddMemcpyNodeToSymbol,
+    (void *)cutap_slow_cudaGraphAddMemsetNode,
+    (void *)cutap_slow_cudaGraphAddNode,
+    (void *)cutap_slow_cudaGraphChildGraphNodeGetGraph,
+    (void *)cutap_slow_cudaGraphClone,
+    (void *)cutap_slow_cudaGraphConditionalHandleCreate,
+    (void *)cutap_slow_cudaGraphCreate,
+    (void *)cutap_slow_cudaGraphDebugDotPrint,
+    (void *)cutap_slow_cudaGraphDestroy,
+    (void *)cutap_slow_cudaGraphDestroyNode,
+    (void *)cutap_slow_cudaGraphEventRecordNodeGetEvent,
+    (void *)cutap_slow_cudaGraphEventRecordNodeSetEvent,
+    (void *)cutap_slow_cudaGraphEventWaitNodeGetEvent,
+    (void *)cutap_slow_cudaGraphEventWaitNodeSetEvent,
+    (void *)cutap_slow_cudaGraphExecChildGraphNodeSetParams,
+    (void *)cutap_slow_cudaGraphExecDestroy,
+    (void *)cutap_slow_cudaGraphExecEventRecordNodeSetEvent,
+    (void *)cutap_slow_cudaGraphExecEventWaitNodeSetEvent,
+    (void *)cutap_slow_cudaGraphExecExternalSemaphoresSignalNodeSetParams,
+    (void *)cutap_slow_cudaGraphExecExternalSemaphoresWaitNodeSetParams,
+    (void *)cutap_slow_cudaGraphExecGetFlags,
+    (void *)cutap_slow_cudaGraphExecHostNodeSetParams,
+    (void *)cutap_slow_cudaGraphExecKernelNodeSetParams,
+    (void *)cutap_slow_cudaGraphExecMemcpyNodeSetParams,
+    (void *)cutap_slow_cudaGraphExecMemcpyNodeSetParams1D,
+    (void *)cutap_slow_cudaGraphExecMemcpyNodeSetParamsFromSymbol,
+    (void *)cutap_slow_cudaGraphExecMemcpyNodeSetParamsToSymbol,
+    (void *)cutap_slow_cudaGraphExecMemsetNodeSetParams,
+    (void *)cutap_slow_cudaGraphExecNodeSetParams,
+    (void *)cutap_slow_cudaGraphExecUpdate,
+    (void *)cutap_slow_cudaGraphExternalSemaphoresSignalNodeGetParams,
+    (void *)cutap_slow_cudaGraphExternalSemaphoresSignalNodeSetParams,
+    (void *)cutap_slow_cudaGraphExternalSemaphoresWaitNodeGetParams,
+    (void *)cutap_slow_cudaGraphExternalSemaphoresWaitNodeSetParams,
+    (void *)cutap_slow_cudaGraphGetEdges,
+    (void *)cutap_slow_cudaGraphGetNodes,
+    (void *)cutap_slow_cudaGraphGetRootNodes,
+    (void *)cutap_slow_cudaGraphHostNodeGetParams,
+    (void *)cutap_slow_cudaGraphHostNodeSetParams,
+    (void *)cutap_slow_cudaGraphInstantiate,
+    (void *)cutap_slow_cudaGraphInstantiateWithFlags,
+    (void *)cutap_slow_cudaGraphInstantiateWithParams,
+    (void *)cutap_slow_cudaGraphInstantiateWithParams_ptsz,
+    (void *)cutap_slow_cudaGraphKernelNodeCopyAttributes,
+    (void *)cutap_slow_cudaGraphKernelNodeGetAttribute,
+    (void *)cutap_slow_cudaGraphKernelNodeGetParams,
+    (void *)cutap_slow_cudaGraphKernelNodeSetAttribute,
+    (void *)cutap_slow_cudaGraphKernelNodeSetParams,
+    (void *)cutap_slow_cudaGraphLaunch,
+    (void *)cutap_slow_cudaGraphLaunch_ptsz,
+    (void *)cutap_slow_cudaGraphMemAllocNodeGetParams,
+    (void *)cutap_slow_cudaGraphMemFreeNodeGetParams,
+    (void *)cutap_slow_cudaGraphMemcpyNodeGetParams,
+    (void *)cutap_slow_cudaGraphMemcpyNodeSetParams,
+    (void *)cutap_slow_cudaGraphMemcpyNodeSetParams1D,
+    (void *)cutap_slow_cudaGraphMemcpyNodeSetParamsFromSymbol,
+    (void *)cutap_slow_cudaGraphMemcpyNodeSetParamsToSymbol,
+    (void *)cutap_slow_cudaGraphMemsetNodeGetParams,
+    (void *)cutap_slow_cudaGraphMemsetNodeSetParams,
+    (void *)cutap_slow_cudaGraphNodeFindInClone,
+    (void *)cutap_slow_cudaGraphNodeGetDependencies,
+    (void *)cutap_slow_cudaGraphNodeGetDependentNodes,
+    (void *)cutap_slow_cudaGraphNodeGetEnabled,
+    (void *)cutap_slow_cudaGraphNodeGetType,
+    (void *)cutap_slow_cudaGraphNodeSetEnabled,
+    (void *)cutap_slow_cudaGraphNodeSetParams,
+    (void *)cutap_slow_cudaGraphReleaseUserObject,
+    (void *)cutap_slow_cudaGraphRemoveDependencies,
+    (void *)cutap_slow_cudaGraphRetainUserObject,
+    (void *)cutap_slow_cudaGraphUpload,
+    (void *)cutap_slow_cudaGraphUpload_ptsz,
+    (void *)cutap_slow_cudaGraphicsEGLRegisterImage,
+    (void *)cutap_slow_cudaGraphicsGLRegisterBuffer,
+    (void *)cutap_slow_cudaGraphicsGLRegisterImage,
+    (void *)cutap_slow_cudaGraphicsMapResources,
+    (void *)cutap_slow_cudaGraphicsResourceGetMappedEglFrame,
+    (void *)cutap_slow_cudaGraphicsResourceGetMappedMipmappedArray,
+    (void *)cutap_slow_cudaGraphicsResourceGetMappedPointer,
+    (void *)cutap_slow_cudaGraphicsResourceSetMapFlags,
+    (void *)cutap_slow_cudaGraphicsSubResourceGetMappedArray,
+    (void *)cutap_slow_cudaGraphicsUnmapResources,
+    (void *)cutap_slow_cudaGraphicsUnregisterResource,
+    (void *)cutap_slow_cudaGraphicsVDPAURegisterOutputSurface,
+    (void *)cutap_slow_cudaGraphicsVDPAURegisterVideoSurface,
+    (void *)cutap_slow_cudaHostAlloc,
+    (void *)cutap_slow_cudaHostGetDevicePointer,
+    (void *)cutap_slow_cudaHostGetFlags,
+    (void *)cutap_slow_cudaHostRegister,
+    (void *)cutap_slow_cudaHostUnregister,
+    (void *)cutap_slow_cudaImportExternalMemory,
+    (void *)cutap_slow_cudaImportExternalSemaphore,
+    (void *)cutap_slow_cudaInitDevice,
+    (void *)cutap_slow_cudaIpcCloseMemHandle,
+    (void *)cutap_slow_cudaIpcGetEventHandle,
+    (void *)cutap_slow_cudaIpcGetMemHandle,
+    (void *)cutap_slow_cudaIpcOpenEventHandle,
+    (void *)cutap_slow_cudaIpcOpenMemHandle,
+    (void *)cutap_slow_cudaKernelSetAttributeForDevice,
+    (void *)cutap_slow_cudaLaunchCooperativeKernel,
+    (void *)cutap_slow_cudaLaunchCooperativeKernel_ptsz,
+    (void *)cutap_slow_cudaLaunchHostFunc,
+    (void *)cutap_slow_cudaLaunchHostFunc_ptsz,
+    (void *)cutap_slow_cudaLaunchKernel,
+    (void *)cutap_slow_cudaLaunchKernelExC,
+    (void *)cutap_slow_cudaLaunchKernelExC_ptsz,
+    (void *)cutap_slow_cudaLaunchKernel_ptsz,
+    (void *)cutap_slow_cudaLibraryEnumerateKernels,
+    (void *)cutap_slow_cudaLibraryGetGlobal,
+    (void *)cutap_slow_cudaLibraryGetKernel,
+    (void *)cutap_slow_cudaLibraryGetKernelCount,
+    (void *)cutap_slow_cudaLibraryGetManaged,
+    (void *)cutap_slow_cudaLibraryGetUnifiedFunction,
+    (void *)cutap_slow_cudaLibraryLoadData,
+    (void *)cutap_slow_cudaLibraryLoadFromFile,
+    (void *)cutap_slow_cudaLibraryUnload,
+    (void *)cutap_slow_cudaLogsCurrent,
+    (void *)cutap_slow_cudaLogsDumpToFile,
+    (void *)cutap_slow_cudaLogsDumpToMemory,
+    (void *)cutap_slow_cudaLogsRegisterCallback,
+    (void *)cutap_slow_cudaLogsUnregisterCallback,
+    (void *)cutap_slow_cudaMalloc,
+    (void *)cutap_slow_cudaMalloc3D,
+    (void *)cutap_slow_cudaMalloc3DArray,
+    (void *)cutap_slow_cudaMallocArray,
+    (void *)cutap_slow_cudaMallocAsync,
+    (void *)cutap_slow_cudaMallocAsync_ptsz,
+    (void *)cutap_slow_cudaMallocFromPoolAsync,
+    (void *)cutap_slow_cudaMallocFromPoolAsync_ptsz,
+    (void *)cutap_slow_cudaMallocHost,
+    (void *)cutap_slow_cudaMallocManaged,
+    (void *)cutap_slow_cudaMallocMipmappedArray,
+    (void *)cutap_slow_cudaMallocPitch,
+    (void *)cutap_slow_cudaMemAdvise,
+    (void *)cutap_slow_cudaMemDiscardAndPrefetchBatchAsync,
+    (void *)cutap_slow_cudaMemDiscardAndPrefetchBatchAsync_ptsz,
+    (void *)cutap_slow_cudaMemDiscardBatchAsync,
+    (void *)cutap_slow_cudaMemDiscardBatchAsync_ptsz,
+    (void *)cutap_slow_cudaMemGetDefaultMemPool,
+    (void *)cutap_slow_cudaMemGetInfo,
+    (void *)cutap_slow_cudaMemGetMemPool,
+    (void *)cutap_slow_cudaMemPoolCreate,
+    (void *)cutap_slow_cudaMemPoolDestroy,
+    (void *)cutap_slow_cudaMemPoolExportPointer,
+    (void *)cutap_slow_cudaMemPoolExportToShareableHandle,
+    (void *)cutap_slow_cudaMemPoolGetAccess,
+    (void *)cutap_slow_cudaMemPoolGetAttribute,
+    (void *)cutap_slow_cudaMemPoolImportFromShareableHandle,
+    (void *)cutap_slow_cudaMemPoolImportPointer,
+    (void *)cutap_slow_cudaMemPoolSetAccess,
+    (void *)cutap_slow_cudaMemPoolSetAttribute,
+    (void *)cutap_slow_cudaMemPoolTrimTo,
+    (void *)cutap_slow_cudaMemPrefetchAsync,
+    (void *)cutap_slow_cudaMemPrefetchAsync_ptsz,
+    (void *)cutap_slow_cudaMemPrefetchBatchAsync,
+    (void *)cutap_slow_cudaMemPrefetchBatchAsync_ptsz,
+    (void *)cutap_slow_cudaMemRangeGetAttribute,
+    (void *)cutap_slow_cudaMemRangeGetAttributes,
+    (void *)cutap_slow_cudaMemSetMemPool,
+    (void *)cutap_slow_cudaMemcpy,
+    (void *)cutap_slow_cudaMemcpy2D,
+    (void *)cutap_slow_cudaMemcpy2DArrayToArray,
+    (void *)cutap_slow_cudaMemcpy2DArrayToArray_ptds,
+    (void *)cutap_slow_cudaMemcpy2DAsync,
+    (void *)cutap_slow_cudaMemcpy2DAsync_ptsz,
+    (void *)cutap_slow_cudaMemcpy2DFromArray,
+    (void *)cutap_slow_cudaMemcpy2DFromArrayAsync,
+    (void *)cutap_slow_cudaMemcpy2DFromArrayAsync_ptsz,
+    (void *)cutap_slow_cudaMemcpy2DFromArray_ptds,
+    (void *)cutap_slow_cudaMemcpy2DToArray,
+    (void *)cutap_slow_cudaMemcpy2DToArrayAsync,
+    (void *)cutap_slow_cudaMemcpy2DToArrayAsync_ptsz,
+    (void *)cutap_slow_cudaMemcpy2DToArray_ptds,
+    (void *)cutap_slow_cudaMemcpy2D_ptds,
+    (void *)cutap_slow_cudaMemcpy3D,
+    (void *)cutap_slow_cudaMemcpy3DAsync,
+    (void *)cutap_slow_cudaMemcpy3DAsync_ptsz,
+    (void *)cutap_slow_cudaMemcpy3DBatchAsync,
+    (void *)cutap_slow_cudaMemcpy3DBatchAsync_ptsz,
+    (void *)cutap_slow_cudaMemcpy3DPeer,
+    (void *)cutap_slow_cudaMemcpy3DPeerAsync,
+    (void *)cutap_slow_cudaMemcpy3DPeerAsync_ptsz,
+    (void *)cutap_slow_cudaMemcpy3DPeer_ptds,
+    (void *)cutap_slow_cudaMemcpy3D_ptds,
+    (void *)cutap_slow_cudaMemcpyArrayToArray,
+    (void *)cutap_slow_cudaMemcpyArrayToArray_ptds,
+    (void *)cutap_slow_cudaMemcpyAsync,
+    (void *)cutap_slow_cudaMemcpyAsync_ptsz,
+    (void *)cutap_slow_cudaMemcpyBatchAsync,
+    (void *)cutap_slow_cudaMemcpyBatchAsync_ptsz,
+    (void *)cutap_slow_cudaMemcpyFromArray,
+    (void *)cutap_slow_cudaMemcpyFromArrayAsync,
+    (void *)cutap_slow_cudaMemcpyFromArrayAsync_ptsz,
+    (void *)cutap_slow_cudaMemcpyFromArray_ptds,
+    (void *)cutap_slow_cudaMemcpyFromSymbol,
+    (void *)cutap_slow_cudaMemcpyFromSymbolAsync,
+    (void *)cutap_slow_cudaMemcpyFromSymbolAsync_ptsz,
+    (void *)cutap_slow_cudaMemcpyFromSymbol_ptds,
+    (void *)cutap_slow_cudaMemcpyPeer,
+    (void *)cutap_slow_cudaMemcpyPeerAsync,
+    (void *)cutap_slow_cudaMemcpyToArray,
+    (void *)cutap_slow_cudaMemcpyToArrayAsync,
+    (void *)cutap_slow_cudaMemcpyToArrayAsync_ptsz,
+    (void *)cutap_slow_cudaMemcpyToArray_ptds,
+    (void *)cutap_slow_cudaMemcpyToSymbol,
+    (void *)cutap_slow_cudaMemcpyToSymbolAsync,
+    (void *)cutap_slow_cudaMemcpyToSymbolAsync_ptsz,
+    (void *)cutap_slow_cudaMemcpyToSymbol_ptds,
+    (void *)cutap_slow_cudaMemcpy_ptds,
+    (void *)cutap_slow_cudaMemset,
+    (void *)cutap_slow_cudaMemset2D,
+    (void *)cutap_slow_cudaMemset2DAsync,
+    (void *)cutap_slow_cudaMemset2DAsync_ptsz,
+    (void *)cutap_slow_cudaMemset2D_ptds,
+    (void *)cutap_slow_cudaMemset3D,
+    (void *)cutap_slow_cudaMemset3DAsync,
+    (void *)cutap_slow_cudaMemset3DAsync_ptsz,
+    (void *)cutap_slow_cudaMemset3D_ptds,
+    (void *)cutap_slow_cudaMemsetAsync,
+    (void *)cutap_slow_cudaMemsetAsync_ptsz,
+    (void *)cutap_slow_cudaMemset_ptds,
+    (void *)cutap_slow_cudaMipmappedArrayGetMemoryRequirements,
+    (void *)cutap_slow_cudaMipmappedArrayGetSparseProperties,
+    (void *)cutap_slow_cudaOccupancyAvailableDynamicSMemPerBlock,
+    (void *)cutap_slow_cudaOccupancyMaxActiveBlocksPerMultiprocessor,
+    (void *)cutap_slow_cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags,
+    (void *)cutap_slow_cudaOccupancyMaxActiveClusters,
+    (void *)cutap_slow_cudaOccupancyMaxPotentialClusterSize,
+    (void *)cutap_slow_cudaPeekAtLastError,
+    (void *)cutap_slow_cudaPointerGetAttributes,
+    (void *)cutap_slow_cudaProfilerStart,
+    (void *)cutap_slow_cudaProfilerStop,
+    (void *)cutap_slow_cudaRuntimeGetVersion,
+    (void *)cutap_slow_cudaSetDevice,
+    (void *)cutap_slow_cudaSetDeviceFlags,
+    (void *)cutap_slow_cudaSetValidDevices,
+    (void *)cutap_slow_cudaSignalExternalSemaphoresAsync,
+    (void *)cutap_slow_cudaSignalExternalSemaphoresAsync_ptsz,
+    (void *)cutap_slow_cudaStreamAddCallback,
+    (void *)cutap_slow_cudaStreamAddCallback_ptsz,
+    (void *)cutap_slow_cudaStreamAttachMemAsync,
+    (void *)cutap_slow_cudaStreamAttachMemAsync_ptsz,
+    (void *)cutap_slow_cudaStreamBeginCapture,
+    (void *)cutap_slow_cudaStreamBeginCaptureToGraph,
+    (void *)cutap_slow_cudaStreamBeginCaptureToGraph_ptsz,
+    (void *)cutap_slow_cudaStreamBeginCapture_ptsz,
+    (void *)cutap_slow_cudaStreamCopyAttributes,
+    (void *)cutap_slow_cudaStreamCopyAttributes_ptsz,
+    (void *)cutap_slow_cudaStreamCreate,
+    (void *)cutap_slow_cudaStreamCreateWithFlags,
+    (void *)cutap_slow_cudaStreamCreateWithPriority,
+    (void *)cutap_slow_cudaStreamDestroy,
+    (void *)cutap_slow_cudaStreamEndCapture,
+    (void *)cutap_slow_cudaStreamEndCapture_ptsz,
+    (void *)cutap_slow_cudaStreamGetAttribute,
+    (void *)cutap_slow_cudaStreamGetAttribute_ptsz,
+    (void *)cutap_slow_cudaStreamGetCaptureInfo,
+    (void *)cutap_slow_cudaStreamGetCaptureInfo_ptsz,
+    (void *)cutap_slow_cudaStreamGetDevice,
+    (void *)cutap_slow_cudaStreamGetDevice_ptsz,
+    (void *)cutap_slow_cudaStreamGetFlags,
+    (void *)cutap_slow_cudaStreamGetFlags_ptsz,
+    (void *)cutap_slow_cudaStreamGetId,
+    (void *)cutap_slow_cudaStreamGetId_ptsz,
+    (void *)cutap_slow_cudaStreamGetPriority,
+    (void *)cutap_slow_cudaStreamGetPriority_ptsz,
+    (void *)cutap_slow_cudaStreamIsCapturing,
+    (void *)cutap_slow_cudaStreamIsCapturing_ptsz,
+    (void *)cutap_slow_cudaStreamQuery,
+    (void *)cutap_slow_cudaStreamQuery_ptsz,
+    (void *)cutap_slow_cudaStreamSetAttribute,
+    (void *)cutap_slow_cudaStreamSetAttribute_ptsz,
+    (void *)cutap_slow_cudaStreamSynchronize,
+    (void *)cutap_slow_cudaStreamSynchronize_ptsz,
+    (void *)cutap_slow_cudaStreamUpdateCaptureDependencies,
+    (void *)cutap_slow_cudaStreamUpdateCaptureDependencies_ptsz,
+    (void *)cutap_slow_cudaStreamWaitEvent,
+    (void *)cutap_slow_cudaStreamWaitEvent_ptsz,
+    (void *)cutap_slow_cudaThreadExchangeStreamCaptureMode,
+    (void *)cutap_slow_cudaUserObjectCreate,
+    (void *)cutap_slow_cudaUserObjectRelease,
+    (void *)cutap_slow_cudaUserObjectRetain,
+    (void *)cutap_slow_cudaVDPAUGetDevice,
+    (void *)cutap_slow_cudaVDPAUSetVDPAUDevice,
+    (void *)cutap_slow_cudaWaitExternalSemaphoresAsync,
+    (void *)cutap_slow_cudaWaitExternalSemaphoresAsync_ptsz,
+    (void *)cutap_slow_cublasAlloc,
+    (void *)cutap_slow_cublasAsumEx,
+    (void *)cutap_slow_cublasAsumEx_64,
+    (void *)cutap_slow_cublasAxpyEx,
+    (void *)cutap_slow_cublasAxpyEx_64,
+    (void *)cutap_slow_cublasCaxpy,
+    (void *)cutap_slow_cublasCaxpy_v2,
+    (void *)cutap_slow_cublasCaxpy_v2_64,
+    0,
+    (void *)cutap_slow_cublasCcopy,
+    (void *)cutap_slow_cublasCcopy_v2,
+    (void *)cutap_slow_cublasCcopy_v2_64,
+    (void *)cutap_slow_cublasCdgmm,
+    (void *)cutap_slow_cublasCdgmm_64,
+    0,
+    (void *)cutap_slow_cublasCdotc_v2,
+    (void *)cutap_slow_cublasCdotc_v2_64,
+    0,
+    (void *)cutap_slow_cublasCdotu_v2,
+    (void *)cutap_slow_cublasCdotu_v2_64,
+    (void *)cutap_slow_cublasCgbmv,
+    (void *)cutap_slow_cublasCgbmv_v2,
+    (void *)cutap_slow_cublasCgbmv_v2_64,
+    (void *)cutap_slow_cublasCgeam,
+    (void *)cutap_slow_cublasCgeam_64,
+    (void *)cutap_slow_cublasCgelsBatched,
+    (void *)cutap_slow_cublasCgemm,
+    (void *)cutap_slow_cublasCgemm3m,
+    (void *)cutap_slow_cublasCgemm3mBatched,
+    (void *)cutap_slow_cublasCgemm3mBatched_64,
+    (void *)cutap_slow_cublasCgemm3mEx,
+    (void *)cutap_slow_cublasCgemm3mEx_64,
+    (void *)cutap_slow_cublasCgemm3mStridedBatched,
+    (void *)cutap_slow_cublasCgemm3mStridedBatched_64,
+    (void *)cutap_slow_cublasCgemm3m_64,
+    (void *)cutap_slow_cublasCgemmBatched,
+    (void *)cutap_slow_cublasCgemmBatched_64,
+    (void *)cutap_slow_cublasCgemmEx,
+    (void *)cutap_slow_cublasCgemmEx_64,
+    (void *)cutap_slow_cublasCgemmStridedBatched,
+    (void *)cutap_slow_cublasCgemmStridedBatched_64,
+    (void *)cutap_slow_cublasCgemm_v2,
+    (void *)cutap_slow_cublasCgemm_v2_64,
+    (void *)cutap_slow_cublasCgemv,
+    (void *)cutap_slow_cublasCgemvBatched,
+    (void *)cutap_slow_cublasCgemvBatched_64,
+    (void *)cutap_slow_cublasCgemvStridedBatched,
+    (void *)cutap_slow_cublasCgemvStridedBatched_64,
+    (void *)cutap_slow_cublasCgemv_v2,
+    (void *)cutap_slow_cublasCgemv_v2_64,
+    (void *)cutap_slow_cublasCgeqrfBatched,
+    (void *)cutap_slow_cublasCgerc,
+    (void *)cutap_slow_cublasCgerc_v2,
+    (void *)cutap_slow_cublasCgerc_v2_64,
+    (void *)cutap_slow_cublasCgeru,
+    (void *)cutap_slow_cublasCgeru_v2,
+    (void *)cutap_slow_cublasCgeru_v2_64,
+    (void *)cutap_slow_cublasCgetrfBatched,
+    (void *)cutap_slow_cublasCgetriBatched,
+    (void *)cutap_slow_cublasCgetrsBatched,
+    (void *)cutap_slow_cublasChbmv,
+    (void *)cutap_slow_cublasChbmv_v2,
+    (void *)cutap_slow_cublasChbmv_v2_64,
+    (void *)cutap_slow_cublasChemm,
+    (void *)cutap_slow_cublasChemm_v2,
+    (void *)cutap_slow_cublasChemm_v2_64,
+    (void *)cutap_slow_cublasChemv,
+    (void *)cutap_slow_cublasChemv_v2,
+    (void *)cutap_slow_cublasChemv_v2_64,
+    (void *)cutap_slow_cublasCher,
+    (void *)cutap_slow_cublasCher2,
+    (void *)cutap_slow_cublasCher2_v2,
+    (void *)cutap_slow_cublasCher2_v2_64,
+    (void *)cutap_slow_cublasCher2k,
+    (void *)cutap_slow_cublasCher2k_v2,
+    (void *)cutap_slow_cublasCher2k_v2_64,
+    (void *)cutap_slow_cublasCher_v2,
+    (void *)cutap_slow_cublasCher_v2_64,
+    (void *)cutap_slow_cublasCherk,
+    (void *)cutap_slow_cublasCherk3mEx,
+    (void *)cutap_slow_cublasCherk3mEx_64,
+    (void *)cutap_slow_cublasCherkEx,
+    (void *)cutap_slow_cublasCherkEx_64,
+    (void *)cutap_slow_cublasCherk_v2,
+    (void *)cutap_slow_cublasCherk_v2_64,
+    (void *)cutap_slow_cublasCherkx,
+    (void *)cutap_slow_cublasCherkx_64,
+    (void *)cutap_slow_cublasChpmv,
+    (void *)cutap_slow_cublasChpmv_v2,
+    (void *)cutap_slow_cublasChpmv_v2_64,
+    (void *)cutap_slow_cublasChpr,
+    (void *)cutap_slow_cublasChpr2,
+    (void *)cutap_slow_cublasChpr2_v2,
+    (void *)cutap_slow_cublasChpr2_v2_64,
+    (void *)cutap_slow_cublasChpr_v2,
+    (void *)cutap_slow_cublasChpr_v2_64,
+    (void *)cutap_slow_cublasCmatinvBatched,
+    (void *)cutap_slow_cublasCopyEx,
+    (void *)cutap_slow_cublasCopyEx_64,
+    (void *)cutap_slow_cublasCreate_v2,
+    (void *)cutap_slow_cublasCrot,
+    (void *)cutap_slow_cublasCrot_v2,
+    (void *)cutap_slow_cublasCrot_v2_64,
+    (void *)cutap_slow_cublasCrotg,
+    (void *)cutap_slow_cublasCrotg_v2,
+    (void *)cutap_slow_cublasCscal,
+    (void *)cutap_slow_cublasCscal_v2,
+    (void *)cutap_slow_cublasCscal_v2_64,
+    (void *)cutap_slow_cublasCsrot,
+    (void *)cutap_slow_cublasCsrot_v2,
+    (void *)cutap_slow_cublasCsrot_v2_64,
+    (void *)cutap_slow_cublasCsscal,
+    (void *)cutap_slow_cublasCsscal_v2,
+    (void *)cutap_slow_cublasCsscal_v2_64,
+    (void *)cutap_slow_cublasCswap,
+    (void *)cutap_slow_cublasCswap_v2,
+    (void *)cutap_slow_cublasCswap_v2_64,
+    (void *)cutap_slow_cublasCsymm,
+    (void *)cutap_slow_cublasCsymm_v2,
+    (void *)cutap_slow_cublasCsymm_v2_64,
+    (void *)cutap_slow_cublasCsymv_v2,
+    (void *)cutap_slow_cublasCsymv_v2_64,
+    (void *)cutap_slow_cublasCsyr2_v2,
+    (void *)cutap_slow_cublasCsyr2_v2_64,
+    (void *)cutap_slow_cublasCsyr2k,
+    (void *)cutap_slow_cublasCsyr2k_v2,
+    (void *)cutap_slow_cublasCsyr2k_v2_64,
+    (void *)cutap_slow_cublasCsyr_v2,
+    (void *)cutap_slow_cublasCsyr_v2_64,
+    (void *)cutap_slow_cublasCsyrk,
+    (void *)cutap_slow_cublasCsyrk3mEx,
+    (void *)cutap_slow_cublasCsyrk3mEx_64,
+    (void *)cutap_slow_cublasCsyrkEx,
+    (void *)cutap_slow_cublasCsyrkEx_64,
+    (void *)cutap_slow_cublasCsyrk_v2,
+    (void *)cutap_slow_cublasCsyrk_v2_64,
+    (void *)cutap_slow_cublasCsyrkx,
+    (void *)cutap_slow_cublasCsyrkx_64,
+    (void *)cutap_slow_cublasCtbmv,
+    (void *)cutap_slow_cublasCtbmv_v2,
+    (void *)cutap_slow_cublasCtbmv_v2_64,
+    (void *)cutap_slow_cublasCtbsv,
+    (void *)cutap_slow_cublasCtbsv_v2,
+    (void *)cutap_slow_cublasCtbsv_v2_64,
+    (void *)cutap_slow_cublasCtpmv,
+    (void *)cutap_slow_cublasCtpmv_v2,
+    (void *)cutap_slow_cublasCtpmv_v2_64,
+    (void *)cutap_slow_cublasCtpsv,
+    (void *)cutap_slow_cublasCtpsv_v2,
+    (void *)cutap_slow_cublasCtpsv_v2_64,
+    (void *)cutap_slow_cublasCtpttr,
+    (void *)cutap_slow_cublasCtrmm,
+    (void *)cutap_slow_cublasCtrmm_v2,
+    (void *)cutap_slow_cublasCtrmm_v2_64,
+    (void *)cutap_slow_cublasCtrmv,
+    (void *)cutap_slow_cublasCtrmv_v2,
+    (void *)cutap_slow_cublasCtrmv_v2_64,
+    (void *)cutap_slow_cublasCtrsm,
+    (void *)cutap_slow_cublasCtrsmBatched,
+    (void *)cutap_slow_cublasCtrsmBatched_64,
+    (void *)cutap_slow_cublasCtrsm_v2,
+    (void *)cutap_slow_cublasCtrsm_v2_64,
+    (void *)cutap_slow_cublasCtrsv,
+    (void *)cutap_slow_cublasCtrsv_v2,
+    (void *)cutap_slow_cublasCtrsv_v2_64,
+    (void *)cutap_slow_cublasCtrttp,
+    0,
+    (void *)cutap_slow_cublasDasum_v2,
+    (void *)cutap_slow_cublasDasum_v2_64,
+    (void *)cutap_slow_cublasDaxpy,
+    (void *)cutap_slow_cublasDaxpy_v2,
+    (void *)cutap_slow_cublasDaxpy_v2_64,
+    0,
+    (void *)cutap_slow_cublasDcopy,
+    (void *)cutap_slow_cublasDcopy_v2,
+    (void *)cutap_slow_cublasDcopy_v2_64,
+    (void *)cutap_slow_cublasDdgmm,
+    (void *)cutap_slow_cublasDdgmm_64,
+    0,
+    (void *)cutap_slow_cublasDdot_v2,
+    (void *)cutap_slow_cublasDdot_v2_64,
+    (void *)cutap_slow_cublasDestroy_v2,
+    (void *)cutap_slow_cublasDgbmv,
+    (void *)cutap_slow_cublasDgbmv_v2,
+    (void *)cutap_slow_cublasDgbmv_v2_64,
+    (void *)cutap_slow_cublasDgeam,
+    (void *)cutap_slow_cublasDgeam_64,
+    (void *)cutap_slow_cublasDgelsBatched,
+    (void *)cutap_slow_cublasDgemm,
+    (void *)cutap_slow_cublasDgemmBatched,
+    (void *)cutap_slow_cublasDgemmBatched_64,
+    (void *)cutap_slow_cublasDgemmGroupedBatched,
+    (void *)cutap_slow_cublasDgemmGroupedBatched_64,
+    (void *)cutap_slow_cublasDgemmStridedBatched,
+    (void *)cutap_slow_cublasDgemmStridedBatched_64,
+    (void *)cutap_slow_cublasDgemm_v2,
+    (void *)cutap_slow_cublasDgemm_v2_64,
+    (void *)cutap_slow_cublasDgemv,
+    (void *)cutap_slow_cublasDgemvBatched,
+    (void *)cutap_slow_cublasDgemvBatched_64,
+    (void *)cutap_slow_cublasDgemvStridedBatched,
+    (void *)cutap_slow_cublasDgemvStridedBatched_64,
+    (void *)cutap_slow_cublasDgemv_v2,
+    (void *)cutap_slow_cublasDgemv_v2_64,
+    (void *)cutap_slow_cublasDgeqrfBatched,
+    (void *)cutap_slow_cublasDger,
+    (void *)cutap_slow_cublasDger_v2,
+    (void *)cutap_slow_cublasDger_v2_64,
+    (void *)cutap_slow_cublasDgetrfBatched,
+    (void *)cutap_slow_cublasDgetriBatched,
+    (void *)cutap_slow_cublasDgetrsBatched,
+    (void *)cutap_slow_cublasDmatinvBatched,
+    0,
+    (void *)cutap_slow_cublasDnrm2_v2,
+    (void *)cutap_slow_cublasDnrm2_v2_64,
+    (void *)cutap_slow_cublasDotEx,
+    (void *)cutap_slow_cublasDotEx_64,
+    (void *)cutap_slow_cublasDotcEx,
+    (void *)cutap_slow_cublasDotcEx_64,
+    (void *)cutap_slow_cublasDrot,
+    (void *)cutap_slow_cublasDrot_v2,
+    (void *)cutap_slow_cublasDrot_v2_64,
+    (void *)cutap_slow_cublasDrotg,
+    (void *)cutap_slow_cublasDrotg_v2,
+    (void *)cutap_slow_cublasDrotm,
+    (void *)cutap_slow_cublasDrotm_v2,
+    (void *)cutap_slow_cublasDrotm_v2_64,
+    (void *)cutap_slow_cublasDrotmg,
+    (void *)cutap_slow_cublasDrotmg_v2,
+    (void *)cutap_slow_cublasDsbmv,
+    (void *)cutap_slow_cublasDsbmv_v2,
+    (void *)cutap_slow_cublasDsbmv_v2_64,
+    (void *)cutap_slow_cublasDscal,
+    (void *)cutap_slow_cublasDscal_v2,
+    (void *)cutap_slow_cublasDscal_v2_64,
+    (void *)cutap_slow_cublasDspmv,
+    (void *)cutap_slow_cublasDspmv_v2,
+    (void *)cutap_slow_cublasDspmv_v2_64,
+    (void *)cutap_slow_cublasDspr,
+    (void *)cutap_slow_cublasDspr2,
+    (void *)cutap_slow_cublasDspr2_v2,
+    (void *)cutap_slow_cublasDspr2_v2_64,
+    (void *)cutap_slow_cublasDspr_v2,
+    (void *)cutap_slow_cublasDspr_v2_64,
+    (void *)cutap_slow_cublasDswap,
+    (void *)cutap_slow_cublasDswap_v2,
+    (void *)cutap_slow_cublasDswap_v2_64,
+    (void *)cutap_slow_cublasDsymm,
+    (void *)cutap_slow_cublasDsymm_v2,
+    (void *)cutap_slow_cublasDsymm_v2_64,
+    (void *)cutap_slow_cublasDsymv,
+    (void *)cutap_slow_cublasDsymv_v2,
+    (void *)cutap_slow_cublasDsymv_v2_64,
+    (void *)cutap_slow_cublasDsyr,
+    (void *)cutap_slow_cublasDsyr2,
+    (void *)cutap_slow_cublasDsyr2_v2,
+    (void *)cutap_slow_cublasDsyr2_v2_64,
+    (void *)cutap_slow_cublasDsyr2k,
+    (void *)cutap_slow_cublasDsyr2k_v2,
+    (void *)cutap_slow_cublasDsyr2k_v2_64,
+    (void *)cutap_slow_cublasDsyr_v2,
+    (void *)cutap_slow_cublasDsyr_v2_64,
+    (void *)cutap_slow_cublasDsyrk,
+    (void *)cutap_slow_cublasDsyrk_v2,
+    (void *)cutap_slow_cublasDsyrk_v2_64,
+    (void *)cutap_slow_cublasDsyrkx,
+    (void *)cutap_slow_cublasDsyrkx_64,
+    (void *)cutap_slow_cublasDtbmv,
+    (void *)cutap_slow_cublasDtbmv_v2,
+    (void *)cutap_slow_cublasDtbmv_v2_64,
+    (void *)cutap_slow_cublasDtbsv,
+    (void *)cutap_slow_cublasDtbsv_v2,
+    (void *)cutap_slow_cublasDtbsv_v2_64,
+    (void *)cutap_slow_cublasDtpmv,
+    (void *)cutap_slow_cublasDtpmv_v2,
+    (void *)cutap_slow_cublasDtpmv_v2_64,
+    (void *)cutap_slow_cublasDtpsv,
+    (void *)cutap_slow_cublasDtpsv_v2,
+    (void *)cutap_slow_cublasDtpsv_v2_64,
+    (void *)cutap_slow_cublasDtpttr,
+    (void *)cutap_slow_cublasDtrmm,
+    (void *)cutap_slow_cublasDtrmm_v2,
+    (void *)cutap_slow_cublasDtrmm_v2_64,
+    (void *)cutap_slow_cublasDtrmv,
+    (void *)cutap_slow_cublasDtrmv_v2,
+    (void *)cutap_slow_cublasDtrmv_v2_64,
+    (void *)cutap_slow_cublasDtrsm,
+    (void *)cutap_slow_cublasDtrsmBatched,
+    (void *)cutap_slow_cublasDtrsmBatched_64,
+    (void *)cutap_slow_cublasDtrsm_v2,
+    (void *)cutap_slow_cublasDtrsm_v2_64,
+    (void *)cutap_slow_cublasDtrsv,
+    (void *)cutap_slow_cublasDtrsv_v2,
+    (void *)cutap_slow_cublasDtrsv_v2_64,
+    (void *)cutap_slow_cublasDtrttp,
+    0,
+    (void *)cutap_slow_cublasDzasum_v2,
+    (void *)cutap_slow_cublasDzasum_v2_64,
+    0,
+    (void *)cutap_slow_cublasDznrm2_v2,
+    (void *)cutap_slow_cublasDznrm2_v2_64,
+    (void *)cutap_slow_cublasFree,
+    (void *)cutap_slow_cublasGemmBatchedEx,
+    (void *)cutap_slow_cublasGemmBatchedEx_64,
+    (void *)cutap_slow_cublasGemmEx,
+    (void *)cutap_slow_cublasGemmEx_64,
+    (void *)cutap_slow_cublasGemmGroupedBatchedEx,
+    (void *)cutap_slow_cublasGemmGroupedBatchedEx_64,
+    (void *)cutap_slow_cublasGemmStridedBatchedEx,
+    (void *)cutap_slow_cublasGemmStridedBatchedEx_64,
+    (void *)cutap_slow_cublasGetAtomicsMode,
+    0,
+    (void *)cutap_slow_cublasGetCudartVersion,
+    (void *)cutap_slow_cublasGetEmulationSpecialValuesSupport,
+    (void *)cutap_slow_cublasGetEmulationStrategy,
+    0,
+    (void *)cutap_slow_cublasGetError,
+    (void *)cutap_slow_cublasGetFixedPointEmulationMantissaBitCountPointer,
+    (void *)cutap_slow_cublasGetFixedPointEmulationMantissaBitOffset,
+    (void *)cutap_slow_cublasGetFixedPointEmulationMantissaControl,
+    (void *)cutap_slow_cublasGetFixedPointEmulationMaxMantissaBitCount,
+    (void *)cutap_slow_cublasGetLoggerCallback,
+    (void *)cutap_slow_cublasGetMathMode,
+    (void *)cutap_slow_cublasGetMatrix,
+    (void *)cutap_slow_cublasGetMatrixAsync,
+    (void *)cutap_slow_cublasGetMatrixAsync_64,
+    (void *)cutap_slow_cublasGetMatrix_64,
+    (void *)cutap_slow_cublasGetPointerMode_v2,
+    (void *)cutap_slow_cublasGetProperty,
+    (void *)cutap_slow_cublasGetSmCountTarget,
+    (void *)cutap_slow_cublasGetStatusName,
+    (void *)cutap_slow_cublasGetStatusString,
+    (void *)cutap_slow_cublasGetStream_v2,
+    (void *)cutap_slow_cublasGetVector,
+    (void *)cutap_slow_cublasGetVectorAsync,
+    (void *)cutap_slow_cublasGetVectorAsync_64,
+    (void *)cutap_slow_cublasGetVector_64,
+    (void *)cutap_slow_cublasGetVersion,
+    (void *)cutap_slow_cublasGetVersion_v2,
+    0,
+    0,
+    0,
+    0,
+    0,
+    0,
+    0,
+    0,
+    0,
+    0,
+    0,
+    0,
+    0,
+    0,
+    (void *)cutap_slow_cublasIamaxEx,
+    (void *)cutap_slow_cublasIamaxEx_64,
+    (void *)cutap_slow_cublasIaminEx,
+    (void *)cutap_slow_cublasIaminEx_64,
+    (void *)cutap_slow_cublasIcamax,
+    (void *)cutap_slow_cublasIcamax_v2,
+    (void *)cutap_slow_cublasIcamax_v2_64,
+    (void *)cutap_slow_cublasIcamin,
+    (void *)cutap_slow_cublasIcamin_v2,
+    (void *)cutap_slow_cublasIcamin_v2_64,
+    (void *)cutap_slow_cublasIdamax,
+    (void *)cutap_slow_cublasIdamax_v2,
+    (void *)cutap_slow_cublasIdamax_v2_64,
+    (void *)cutap_slow_cublasIdamin,
+    (void *)cutap_slow_cublasIdamin_v2,
+    (void *)cutap_slow_cublasIdamin_v2_64,
+    (void *)cutap_slow_cublasInit,
+    (void *)cutap_slow_cublasIsamax,
+    (void *)cutap_slow_cublasIsamax_v2,
+    (void *)cutap_slow_cublasIsamax_v2_64,
+    (void *)cutap_slow_cublasIsamin,
+    (void *)cutap_slow_cublasIsamin_v2,
+    (void *)cutap_slow_cublasIsamin_v2_64,
+    (void *)cutap_slow_cublasIzamax,
+    (void *)cutap_slow_cublasIzamax_v2,
+    (void *)cutap_slow_cublasIzamax_v2_64,
+    (void *)cutap_slow_cublasIzamin,
+    (void *)cutap_slow_cublasIzamin_v2,
+    (void *)cutap_slow_cublasIzamin_v2_64,
+    (void *)cutap_slow_cublasLoggerConfigure,
+    (void *)cutap_slow_cublasNrm2Ex,
+    (void *)cutap_slow_cublasNrm2Ex_64,
+    (void *)cutap_slow_cublasRotEx,
+    (void *)cutap_slow_cublasRotEx_64,
+    (void *)cutap_slow_cublasRotgEx,
+    (void *)cutap_slow_cublasRotmEx,
+    (void *)cutap_slow_cublasRotmEx_64,
+    (void *)cutap_slow_cublasRotmgEx,
+    0,
+    (void *)cutap_slow_cublasSasum_v2,
+    (void *)cutap_slow_cublasSasum_v2_64,
+    (void *)cutap_slow_cublasSaxpy,
+    (void *)cutap_slow_cublasSaxpy_v2,
+    (void *)cutap_slow_cublasSaxpy_v2_64,
+    0,
+    (void *)cutap_slow_cublasScalEx,
+    (void *)cutap_slow_cublasScalEx_64,
+    0,
+    (void *)cutap_slow_cublasScasum_v2,
+    (void *)cutap_slow_cublasScasum_v2_64,
+    0,
+    (void *)cutap_slow_cublasScnrm2_v2,
+    (void *)cutap_slow_cublasScnrm2_v2_64,
+    (void *)cutap_slow_cublasScopy,
+    (void *)cutap_slow_cublasScopy_v2,
+    (void *)cutap_slow_cublasScopy_v2_64,
+    (void *)cutap_slow_cublasSdgmm,
+    (void *)cutap_slow_cublasSdgmm_64,
+    0,
+    (void *)cutap_slow_cublasSdot_v2,
+    (void *)cutap_slow_cublasSdot_v2_64,
+    (void *)cutap_slow_cublasSetAtomicsMode,
+    0,
+    0,
+    (void *)cutap_slow_cublasSetEmulationSpecialValuesSupport,
+    (void *)cutap_slow_cublasSetEmulationStrategy,
+    0,
+    (void *)cutap_slow_cublasSetFixedPointEmulationMantissaBitCountPointer,
+    (void *)cutap_slow_cublasSetFixedPointEmulationMantissaBitOffset,
+    (void *)cutap_slow_cublasSetFixedPointEmulationMantissaControl,
+    (void *)cutap_slow_cublasSetFixedPointEmulationMaxMantissaBitCount,
+    (void *)cutap_slow_cublasSetKernelStream,
+    (void *)cutap_slow_cublasSetLoggerCallback,
+    (void *)cutap_slow_cublasSetMathMode,
+    (void *)cutap_slow_cublasSetMatrix,
+    (void *)cutap_slow_cublasSetMatrixAsync,
+    (void *)cutap_slow_cublasSetMatrixAsync_64,
+    (void *)cutap_slow_cublasSetMatrix_64,
+    (void *)cutap_slow_cublasSetPointerMode_v2,
+    (void *)cutap_slow_cublasSetSmCountTarget,
+    (void *)cutap_slow_cublasSetStream_v2,
+    (void *)cutap_slow_cublasSetVector,
+    (void *)cutap_slow_cublasSetVectorAsync,
+    (void *)cutap_slow_cublasSetVectorAsync_64,
+    (void *)cutap_slow_cublasSetVector_64,
+    (void *)cutap_slow_cublasSetWorkspace_v2,
+    (void *)cutap_slow_cublasSgbmv,
+    (void *)cutap_slow_cublasSgbmv_v2,
+    (void *)cutap_slow_cublasSgbmv_v2_64,
+    (void *)cutap_slow_cublasSgeam,
+    (void *)cutap_slow_cublasSgeam_64,
+    (void *)cutap_slow_cublasSgelsBatched,
+    (void *)cutap_slow_cublasSgemm,
+    (void *)cutap_slow_cublasSgemmBatched,
+    (void *)cutap_slow_cublasSgemmBatched_64,
+    (void *)cutap_slow_cublasSgemmEx,
+    (void *)cutap_slow_cublasSgemmEx_64,
+    (void *)cutap_slow_cublasSgemmGroupedBatched,
+    (void *)cutap_slow_cublasSgemmGroupedBatched_64,
+    (void *)cutap_slow_cublasSgemmStridedBatched,
+    (void *)cutap_slow_cublasSgemmStridedBatched_64,
+    (void *)cutap_slow_cublasSgemm_v2,
+    (void *)cutap_slow_cublasSgemm_v2_64,
+    (void *)cutap_slow_cublasSgemv,
+    (void *)cutap_slow_cublasSgemvBatched,
+    (void *)cutap_slow_cublasSgemvBatched_64,
+    (void *)cutap_slow_cublasSgemvStridedBatched,
+    (void *)cutap_slow_cublasSgemvStridedBatched_64,
+    (void *)cutap_slow_cublasSgemv_v2,
+    (void *)cutap_slow_cublasSgemv_v2_64,
+    (void *)cutap_slow_cublasSgeqrfBatched,
+    (void *)cutap_slow_cublasSger,
+    (void *)cutap_slow_cublasSger_v2,
+    (void *)cutap_slow_cublasSger_v2_64,
+    (void *)cutap_slow_cublasSgetrfBatched,
+    (void *)cutap_slow_cublasSgetriBatched,
+    (void *)cutap_slow_cublasSgetrsBatched,
+    (void *)cutap_slow_cublasShutdown,
+    (void *)cutap_slow_cublasSmatinvBatched,
+    0,
+    (void *)cutap_slow_cublasSnrm2_v2,
+    (void *)cutap_slow_cublasSnrm2_v2_64,
+    (void *)cutap_slow_cublasSrot,
+    (void *)cutap_slow_cublasSrot_v2,
+    (void *)cutap_slow_cublasSrot_v2_64,
+    (void *)cutap_slow_cublasSrotg,
+    (void *)cutap_slow_cublasSrotg_v2,
+    (void *)cutap_slow_cublasSrotm,
+    (void *)cutap_slow_cublasSrotm_v2,
+    (void *)cutap_slow_cublasSrotm_v2_64,
+    (void *)cutap_slow_cublasSrotmg,
+    (void *)cutap_slow_cublasSrotmg_v2,
+    (void *)cutap_slow_cublasSsbmv,
+    (void *)cutap_slow_cublasSsbmv_v2,
+    (void *)cutap_slow_cublasSsbmv_v2_64,
+    (void *)cutap_slow_cublasSscal,
+    (void *)cutap_slow_cublasSscal_v2,
+    (void *)cutap_slow_cublasSscal_v2_64,
+    (void *)cutap_slow_cublasSspmv,
+    (void *)cutap_slow_cublasSspmv_v2,
+    (void *)cutap_slow_cublasSspmv_v2_64,
+    (void *)cutap_slow_cublasSspr,
+    (void *)cutap_slow_cublasSspr2,
+    (void *)cutap_slow_cublasSspr2_v2,
+    (void *)cutap_slow_cublasSspr2_v2_64,
+    (void *)cutap_slow_cublasSspr_v2,
+    (void *)cutap_slow_cublasSspr_v2_64,
+    (void *)cutap_slow_cublasSswap,
+    (void *)cutap_slow_cublasSswap_v2,
+    (void *)cutap_slow_cublasSswap_v2_64,
+    (void *)cutap_slow_cublasSsymm,
+    (void *)cutap_slow_cublasSsymm_v2,
+    (void *)cutap_slow_cublasSsymm_v2_64,
+    (void *)cutap_slow_cublasSsymv,
+    (void *)cutap_slow_cublasSsymv_v2,
+    (void *)cutap_slow_cublasSsymv_v2_64,
+    (void *)cutap_slow_cublasSsyr,
+    (void *)cutap_slow_cublasSsyr2,
+    (void *)cutap_slow_cublasSsyr2_v2,
+    (void *)cutap_slow_cublasSsyr2_v2_64,
+    (void *)cutap_slow_cublasSsyr2k,
+    (void *)cutap_slow_cublasSsyr2k_v2,
+    (void *)cutap_slow_cublasSsyr2k_v2_64,
+    (void *)cutap_slow_cublasSsyr_v2,
+    (void *)cutap_slow_cublasSsyr_v2_64,
+    (void *)cutap_slow_cublasSsyrk,
+    (void *)cutap_slow_cublasSsyrk_v2,
+    (void *)cutap_slow_cublasSsyrk_v2_64,
+    (void *)cutap_slow_cublasSsyrkx,
+    (void *)cutap_slow_cublasSsyrkx_64,
+    (void *)cutap_slow_cublasStbmv,
+    (void *)cutap_slow_cublasStbmv_v2,
+    (void *)cutap_slow_cublasStbmv_v2_64,
+    (void *)cutap_slow_cublasStbsv,
+    (void *)cutap_slow_cublasStbsv_v2,
+    (void *)cutap_slow_cublasStbsv_v2_64,
+    (void *)cutap_slow_cublasStpmv,
+    (void *)cutap_slow_cublasStpmv_v2,
+    (void *)cutap_slow_cublasStpmv_v2_64,
+    (void *)cutap_slow_cublasStpsv,
+    (void *)cutap_slow_cublasStpsv_v2,
+    (void *)cutap_slow_cublasStpsv_v2_64,
+    (void *)cutap_slow_cublasStpttr,
+    (void *)cutap_slow_cublasStrmm,
+    (void *)cutap_slow_cublasStrmm_v2,
+    (void *)cutap_slow_cublasStrmm_v2_64,
+    (void *)cutap_slow_cublasStrmv,
+    (void *)cutap_slow_cublasStrmv_v2,
+    (void *)cutap_slow_cublasStrmv_v2_64,
+    (void *)cutap_slow_cublasStrsm,
+    (void *)cutap_slow_cublasStrsmBatched,
+    (void *)cutap_slow_cublasStrsmBatched_64,
+    (void *)cutap_slow_cublasStrsm_v2,
+    (void *)cutap_slow_cublasStrsm_v2_64,
+    (void *)cutap_slow_cublasStrsv,
+    (void *)cutap_slow_cublasStrsv_v2,
+    (void *)cutap_slow_cublasStrsv_v2_64,
+    (void *)cutap_slow_cublasStrttp,
+    (void *)cutap_slow_cublasSwapEx,
+    (void *)cutap_slow_cublasSwapEx_64,
+    0,
+    0,
+    0,
+    0,
+    0,
+    0,
+    0,
+    0,
+    (void *)cutap_slow_cublasUint8gemmBias,
+    (void *)cutap_slow_cublasXerbla,
+    (void *)cutap_slow_cublasXtCgemm,
+    (void *)cutap_slow_cublasXtChemm,
+    (void *)cutap_slow_cublasXtCher2k,
+    (void *)cutap_slow_cublasXtCherk,
+    (void *)cutap_slow_cublasXtCherkx,
+    (void *)cutap_slow_cublasXtCreate,
+    (void *)cutap_slow_cublasXtCspmm,
+    (void *)cutap_slow_cublasXtCsymm,
+    (void *)cutap_slow_cublasXtCsyr2k,
+    (void *)cutap_slow_cublasXtCsyrk,
+    (void *)cutap_slow_cublasXtCsyrkx,
+    (void *)cutap_slow_cublasXtCtrmm,
+    (void *)cutap_slow_cublasXtCtrsm,
+    (void *)cutap_slow_cublasXtDestroy,
+    (void *)cutap_slow_cublasXtDeviceSelect,
+    (void *)cutap_slow_cublasXtDgemm,
+    (void *)cutap_slow_cublasXtDspmm,
+    (void *)cutap_slow_cublasXtDsymm,
+    (void *)cutap_slow_cublasXtDsyr2k,
+    (void *)cutap_slow_cublasXtDsyrk,
+    (void *)cutap_slow_cublasXtDsyrkx,
+    (void *)cutap_slow_cublasXtDtrmm,
+    (void *)cutap_slow_cublasXtDtrsm,
+    (void *)cutap_slow_cublasXtGetBlockDim,
+    (void *)cutap_slow_cublasXtGetNumBoards,
+    (void *)cutap_slow_cublasXtGetPinningMemMode,
+    (void *)cutap_slow_cublasXtMaxBoards,
+    (void *)cutap_slow_cublasXtSetBlockDim,
+    (void *)cutap_slow_cublasXtSetCpuRatio,
+    (void *)cutap_slow_cublasXtSetCpuRoutine,
+    (void *)cutap_slow_cublasXtSetPinningMemMode,
+    (void *)cutap_slow_cublasXtSgemm,
+    (void *)cutap_slow_cublasXtSspmm,
+    (void *)cutap_slow_cublasXtSsymm,
+    (void *)cutap_slow_cublasXtSsyr2k,
+    (void *)cutap_slow_cublasXtSsyrk,
+    (void *)cutap_slow_cublasXtSsyrkx,
+    (void *)cutap_slow_cublasXtStrmm,
+    (void *)cutap_slow_cublasXtStrsm,
+    (void *)cutap_slow_cublasXtZgemm,
+    (void *)cutap_slow_cublasXtZhemm,
+    (void *)cutap_slow_cublasXtZher2k,
+    (void *)cutap_slow_cublasXtZherk,
+    (void *)cutap_slow_cublasXtZherkx,
+    (void *)cutap_slow_cublasXtZspmm,
+    (void *)cutap_slow_cublasXtZsymm,
+    (void *)cutap_slow_cublasXtZsyr2k,
+    (void *)cutap_slow_cublasXtZsyrk,
+    (void *)cutap_slow_cublasXtZsyrkx,
+    (void *)cutap_slow_cublasXtZtrmm,
+    (void *)cutap_slow_cublasXtZtrsm,
+    (void *)cutap_slow_cublasZaxpy,
+    (void *)cutap_slow_cublasZaxpy_v2,
+    (void *)cutap_slow_cublasZaxpy_v2_64,
+    0,
+    (void *)cutap_slow_cublasZcopy,
+    (void *)cutap_slow_cublasZcopy_v2,
+    (void *)cutap_slow_cublasZcopy_v2_64,
+    (void *)cutap_slow_cublasZdgmm,
+    (void *)cutap_slow_cublasZdgmm_64,
+    0,
+    (void *)cutap_slow_cublasZdotc_v2,
+    (void *)cutap_slow_cublasZdotc_v2_64,
+    0,
+    (void *)cutap_slow_cublasZdotu_v2,
+    (void *)cutap_slow_cublasZdotu_v2_64,
+    (void *)cutap_slow_cublasZdrot,
+    (void *)cutap_slow_cublasZdrot_v2,
+    (void *)cutap_slow_cublasZdrot_v2_64,
+    (void *)cutap_slow_cublasZdscal,
+    (void *)cutap_slow_cublasZdscal_v2,
+    (void *)cutap_slow_cublasZdscal_v2_64,
+    (void *)cutap_slow_cublasZgbmv,
+    (void *)cutap_slow_cublasZgbmv_v2,
+    (void *)cutap_slow_cublasZgbmv_v2_64,
+    (void *)cutap_slow_cublasZgeam,
+    (void *)cutap_slow_cublasZgeam_64,
+    (void *)cutap_slow_cublasZgelsBatched,
+    (void *)cutap_slow_cublasZgemm,
+    (void *)cutap_slow_cublasZgemm3m,
+    (void *)cutap_slow_cublasZgemm3m_64,
+    (void *)cutap_slow_cublasZgemmBatched,
+    (void *)cutap_slow_cublasZgemmBatched_64,
+    (void *)cutap_slow_cublasZgemmStridedBatched,
+    (void *)cutap_slow_cublasZgemmStridedBatched_64,
+    (void *)cutap_slow_cublasZgemm_v2,
+    (void *)cutap_slow_cublasZgemm_v2_64,
+    (void *)cutap_slow_cublasZgemv,
+    (void *)cutap_slow_cublasZgemvBatched,
+    (void *)cutap_slow_cublasZgemvBatched_64,
+    (void *)cutap_slow_cublasZgemvStridedBatched,
+    (void *)cutap_slow_cublasZgemvStridedBatched_64,
+    (void *)cutap_slow_cublasZgemv_v2,
+    (void *)cutap_slow_cublasZgemv_v2_64,
+    (void *)cutap_slow_cublasZgeqrfBatched,
+    (void *)cutap_slow_cublasZgerc,
+    (void *)cutap_slow_cublasZgerc_v2,
+    (void *)cutap_slow_cublasZgerc_v2_64,
+    (void *)cutap_slow_cublasZgeru,
+    (void *)cutap_slow_cublasZgeru_v2,
+    (void *)cutap_slow_cublasZgeru_v2_64,
+    (void *)cutap_slow_cublasZgetrfBatched,
+    (void *)cutap_slow_cublasZgetriBatched,
+    (void *)cutap_slow_cublasZgetrsBatched,
+    (void *)cutap_slow_cublasZhbmv,
+    (void *)cutap_slow_cublasZhbmv_v2,
+    (void *)cutap_slow_cublasZhbmv_v2_64,
+    (void *)cutap_slow_cublasZhemm,
+    (void *)cutap_slow_cublasZhemm_v2,
+    (void *)cutap_slow_cublasZhemm_v2_64,
+    (void *)cutap_slow_cublasZhemv,
+    (void *)cutap_slow_cublasZhemv_v2,
+    (void *)cutap_slow_cublasZhemv_v2_64,
+    (void *)cutap_slow_cublasZher,
+    (void *)cutap_slow_cublasZher2,
+    (void *)cutap_slow_cublasZher2_v2,
+    (void *)cutap_slow_cublasZher2_v2_64,
+    (void *)cutap_slow_cublasZher2k,
+    (void *)cutap_slow_cublasZher2k_v2,
+    (void *)cutap_slow_cublasZher2k_v2_64,
+    (void *)cutap_slow_cublasZher_v2,
+    (void *)cutap_slow_cublasZher_v2_64,
+    (void *)cutap_slow_cublasZherk,
+    (void *)cutap_slow_cublasZherk_v2,
+    (void *)cutap_slow_cublasZherk_v2_64,
+    (void *)cutap_slow_cublasZherkx,
+    (void *)cutap_slow_cublasZherkx_64,
+    (void *)cutap_slow_cublasZhpmv,
+    (void *)cutap_slow_cublasZhpmv_v2,
+    (void *)cutap_slow_cublasZhpmv_v2_64,
+    (void *)cutap_slow_cublasZhpr,
+    (void *)cutap_slow_cublasZhpr2,
+    (void *)cutap_slow_cublasZhpr2_v2,
+    (void *)cutap_slow_cublasZhpr2_v2_64,
+    (void *)cutap_slow_cublasZhpr_v2,
+    (void *)cutap_slow_cublasZhpr_v2_64,
+    (void *)cutap_slow_cublasZmatinvBatched,
+    (void *)cutap_slow_cublasZrot,
+    (void *)cutap_slow_cublasZrot_v2,
+    (void *)cutap_slow_cublasZrot_v2_64,
+    (void *)cutap_slow_cublasZrotg,
+    (void *)cutap_slow_cublasZrotg_v2,
+    (void *)cutap_slow_cublasZscal,
+    (void *)cutap_slow_cublasZscal_v2,
+    (void *)cutap_slow_cublasZscal_v2_64,
+    (void *)cutap_slow_cublasZswap,
+    (void *)cutap_slow_cublasZswap_v2,
+    (void *)cutap_slow_cublasZswap_v2_64,
+    (void *)cutap_slow_cublasZsymm,
+    (void *)cutap_slow_cublasZsymm_v2,
+    (void *)cutap_slow_cublasZsymm_v2_64,
+    (void *)cutap_slow_cublasZsymv_v2,
+    (void *)cutap_slow_cublasZsymv_v2_64,
+    (void *)cutap_slow_cublasZsyr2_v2,
+    (void *)cutap_slow_cublasZsyr2_v2_64,
+    (void *)cutap_slow_cublasZsyr2k,
+    (void *)cutap_slow_cublasZsyr2k_v2,
+    (void *)cutap_slow_cublasZsyr2k_v2_64,
+    (void *)cutap_slow_cublasZsyr_v2,
+    (void *)cutap_slow_cublasZsyr_v2_64,
+    (void *)cutap_slow_cublasZsyrk,
+    (void *)cutap_slow_cublasZsyrk_v2,
+    (void *)cutap_slow_cublasZsyrk_v2_64,
+    (void *)cutap_slow_cublasZsyrkx,
+    (void *)cutap_slow_cublasZsyrkx_64,
+    (void *)cutap_slow_cublasZtbmv,
+    (void *)cutap_slow_cublasZtbmv_v2,
+    (void *)cutap_slow_cublasZtbmv_v2_64,
+    (void *)cutap_slow_cublasZtbsv,
+    (void *)cutap_slow_cublasZtbsv_v2,
+    (void *)cutap_slow_cublasZtbsv_v2_64,
+    (void *)cutap_slow_cublasZtpmv,
+    (void *)cutap_slow_cublasZtpmv_v2,
+    (void *)cutap_slow_cublasZtpmv_v2_64,
+    (void *)cutap_slow_cublasZtpsv,
+    (void *)cutap_slow_cublasZtpsv_v2,
+    (void *)cutap_slow_cublasZtpsv_v2_64,
+    (void *)cutap_slow_cublasZtpttr,
+    (void *)cutap_slow_cublasZtrmm,
+    (void *)cutap_slow_cublasZtrmm_v2,
+    (void *)cutap_slow_cublasZtrmm_v2_64,
+    (void *)cutap_slow_cublasZtrmv,
+    (void *)cutap_slow_cublasZtrmv_v2,
+    (void *)cutap_slow_cublasZtrmv_v2_64,
+    (void *)cutap_slow_cublasZtrsm,
+    (void *)cutap_slow_cublasZtrsmBatched,
+    (void *)cutap_slow_cublasZtrsmBatched_64,
+    (void *)cutap_slow_cublasZtrsm_v2,
+    (void *)cutap_slow_cublasZtrsm_v2_64,
+    (void *)cutap_slow_cublasZtrsv,
+    (void *)cutap_slow_cublasZtrsv_v2,
+    (void *)cutap_slow_cublasZtrsv_v2_64,
+    (void *)cutap_slow_cublasZtrttp,
+    0,
+    0,
+    0,
+    0,
+    0,
+    0,
+    0,
+    0,
+    0,
+    0,
+    0,
+    0,
+    0,
+    0,
+    0,
+    0,
+    0,
+    0,
+    0,
+    0,
+    0,
+    0,
+    0,
+    0,
+    0,
+    0,
+    0,
+    0,
+    0,
+    0,
+    0,
+    0,
+    (void *)cutap_slow_cublasLtCreate,
+    0,
+    0,
+    0,
+    0,
+    0,
+    0,
+    0,
+    (void *)cutap_slow_cublasLtDestroy,
+    (void *)cutap_slow_cublasLtEmulationDescCreate,
+    (void *)cutap_slow_cublasLtEmulationDescDestroy,
+    (void *)cutap_slow_cublasLtEmulationDescGetAttribute,
+    (void *)cutap_slow_cublasLtEmulationDescInit_internal,
+    (void *)cutap_slow_cublasLtEmulationDescSetAttribute,
+    (void *)cutap_slow_cublasLtGetCudartVersion,
+    0,
+    (void *)cutap_slow_cublasLtGetProperty,
+    (void *)cutap_slow_cublasLtGetStatusName,
+    (void *)cutap_slow_cublasLtGetStatusString,
+    (void *)cutap_slow_cublasLtGetVersion,
+    0,
+    0,
+    0,
+    0,
+    0,
+    0,
+    0,
+    0,
+    0,
+    0,
+    0,
+    0,
+    0,
+    0,
+    0,
+    0,
+    0,
+    0,
+    0,
+    0,
+    0,
+    0,
+    (void *)cutap_slow_cublasLtHeuristicsCacheGetCapacity,
+    0,
+    (void *)cutap_slow_cublasLtHeuristicsCacheSetCapacity,
+    0,
+    0,
+    0,
+    0,
+    0,
+    0,
+    0,
+    0,
+    0,
+    0,
+    0,
+    0,
+    0,
+    0,
+    0,
+    0,
+    0,
+    0,
+    0,
+    0,
+    0,
+    0,
+    0,
+    0,
+    (void *)cutap_slow_cublasLtLoggerForceDisable,
+    (void *)cutap_slow_cublasLtLoggerOpenFile,
+    (void *)cutap_slow_cublasLtLoggerSetCallback,
+    (void *)cutap_slow_cublasLtLoggerSetFile,
+    (void *)cutap_slow_cublasLtLoggerSetLevel,
+    (void *)cutap_slow_cublasLtLoggerSetMask,
+    (void *)cutap_slow_cublasLtMatmul,
+    (void *)cutap_slow_cublasLtMatmulAlgoCapGetAttribute,
+    (void *)cutap_slow_cublasLtMatmulAlgoCheck,
+    (void *)cutap_slow_cublasLtMatmulAlgoConfigGetAttribute,
+    0,
+    (void *)cutap_slow_cublasLtMatmulAlgoConfigSetAttribute,
+    (void *)cutap_slow_cublasLtMatmulAlgoGetHeuristic,
+    (void *)cutap_slow_cublasLtMatmulAlgoGetIds,
+    (void *)cutap_slow_cublasLtMatmulAlgoInit,
+    (void *)cutap_slow_cublasLtMatmulDescCreate,
+    (void *)cutap_slow_cublasLtMatmulDescDestroy,
+    (void *)cutap_slow_cublasLtMatmulDescGetAttribute,
+    (void *)cutap_slow_cublasLtMatmulDescInit_internal,
+    (void *)cutap_slow_cublasLtMatmulDescSetAttribute,
+    (void *)cutap_slow_cublasLtMatmulPreferenceCreate,
+    (void *)cutap_slow_cublasLtMatmulPreferenceDestroy,
+    (void *)cutap_slow_cublasLtMatmulPreferenceGetAttribute,
+    (void *)cutap_slow_cublasLtMatmulPreferenceInit_internal,
+    (void *)cutap_slow_cublasLtMatmulPreferenceSetAttribute,
+    (void *)cutap_slow_cublasLtMatrixLayoutCreate,
+    (void *)cutap_slow_cublasLtMatrixLayoutDestroy,
+    (void *)cutap_slow_cublasLtMatrixLayoutGetAttribute,
+    (void *)cutap_slow_cublasLtMatrixLayoutInit_internal,
+    (void *)cutap_slow_cublasLtMatrixLayoutSetAttribute,
+    (void *)cutap_slow_cublasLtMatrixTransform,
+    (void *)cutap_slow_cublasLtMatrixTransformDescCreate,
+    (void *)cutap_slow_cublasLtMatrixTransformDescDestroy,
+    (void *)cutap_slow_cublasLtMatrixTransformDescGetAttribute,
+    (void *)cutap_slow_cublasLtMatrixTransformDescInit_internal,
+    (void *)cutap_slow_cublasLtMatrixTransformDescSetAttribute,
+    0,
+    0,
+    0,
+    0,
+    0,
+    0,
+    0,
+    0,
+    0,
+    0,
+    0,
+    0,
+    0,
+    0,
+    0,
+    0,
+    0,
+    0,
+    0,
+    0,
+    0,
+    0,
+    0,
+    0,
+    0,
+    0,
+    0,
+    0,
+    0,
+    0,
+    0,
+    0,
+    0,
+    0,
+    0,
+    0,
+    0,
+    0,
+    0,
+    0,
+    0,
+    0,
+    0,
+    0,
+    0,
+    0,
+    0,
+    (void *)cutap_slow_cudnnActivationBackward,
+    (void *)cutap_slow_cudnnActivationForward,
+    (void *)cutap_slow_cudnnAddTensor,
+    (void *)cutap_slow_cudnnAdvVersionCheck,
+    (void *)cutap_slow_cudnnBackendCreateDescriptor,
+    (void *)cutap_slow_cudnnBackendDestroyDescriptor,
+    (void *)cutap_slow_cudnnBackendExecute,
+    (void *)cutap_slow_cudnnBackendFinalize,
+    (void *)cutap_slow_cudnnBackendGetAttribute,
+    (void *)cutap_slow_cudnnBackendInitialize,
+    (void *)cutap_slow_cudnnBackendPopulateCudaGraph,
+    (void *)cutap_slow_cudnnBackendSetAttribute,
+    (void *)cutap_slow_cudnnBackendUpdateCudaGraph,
+    (void *)cutap_slow_cudnnBatchNormalizationBackward,
+    (void *)cutap_slow_cudnnBatchNormalizationBackwardEx,
+    (void *)cutap_slow_cudnnBatchNormalizationForwardInference,
+    (void *)cutap_slow_cudnnBatchNormalizationForwardTraining,
+    (void *)cutap_slow_cudnnBatchNormalizationForwardTrainingEx,
+    (void *)cutap_slow_cudnnBuildRNNDynamic,
+    (void *)cutap_slow_cudnnCTCLoss,
+    (void *)cutap_slow_cudnnCTCLoss_v8,
+    (void *)cutap_slow_cudnnCnnVersionCheck,
+    (void *)cutap_slow_cudnnConvolutionBackwardBias,
+    (void *)cutap_slow_cudnnConvolutionBackwardData,
+    (void *)cutap_slow_cudnnConvolutionBackwardFilter,
+    (void *)cutap_slow_cudnnConvolutionBiasActivationForward,
+    (void *)cutap_slow_cudnnConvolutionForward,
+    (void *)cutap_slow_cudnnCreate,
+    (void *)cutap_slow_cudnnCreateActivationDescriptor,
+    (void *)cutap_slow_cudnnCreateAttnDescriptor,
+    (void *)cutap_slow_cudnnCreateCTCLossDescriptor,
+    (void *)cutap_slow_cudnnCreateConvolutionDescriptor,
+    (void *)cutap_slow_cudnnCreateDropoutDescriptor,
+    (void *)cutap_slow_cudnnCreateFilterDescriptor,
+    (void *)cutap_slow_cudnnCreateFusedOpsConstParamPack,
+    (void *)cutap_slow_cudnnCreateFusedOpsPlan,
+    (void *)cutap_slow_cudnnCreateFusedOpsVariantParamPack,
+    (void *)cutap_slow_cudnnCreateLRNDescriptor,
+    (void *)cutap_slow_cudnnCreateOpTensorDescriptor,
+    (void *)cutap_slow_cudnnCreatePoolingDescriptor,
+    (void *)cutap_slow_cudnnCreateRNNDataDescriptor,
+    (void *)cutap_slow_cudnnCreateRNNDescriptor,
+    (void *)cutap_slow_cudnnCreateReduceTensorDescriptor,
+    (void *)cutap_slow_cudnnCreateSeqDataDescriptor,
+    (void *)cutap_slow_cudnnCreateSpatialTransformerDescriptor,
+    (void *)cutap_slow_cudnnCreateTensorDescriptor,
+    (void *)cutap_slow_cudnnCreateTensorTransformDescriptor,
+    (void *)cutap_slow_cudnnDeriveBNTensorDescriptor,
+    (void *)cutap_slow_cudnnDeriveNormTensorDescriptor,
+    (void *)cutap_slow_cudnnDestroy,
+    (void *)cutap_slow_cudnnDestroyActivationDescriptor,
+    (void *)cutap_slow_cudnnDestroyAttnDescriptor,
+    (void *)cutap_slow_cudnnDestroyCTCLossDescriptor,
+    (void *)cutap_slow_cudnnDestroyConvolutionDescriptor,
+    (void *)cutap_slow_cudnnDestroyDropoutDescriptor,
+    (void *)cutap_slow_cudnnDestroyFilterDescriptor,
+    (void *)cutap_slow_cudnnDestroyFusedOpsConstParamPack,
+    (void *)cutap_slow_cudnnDestroyFusedOpsPlan,
+    (void *)cutap_slow_cudnnDestroyFusedOpsVariantParamPack,
+    (void *)cutap_slow_cudnnDestroyLRNDescriptor,
+    (void *)cutap_slow_cudnnDestroyOpTensorDescriptor,
+    (void *)cutap_slow_cudnnDestroyPoolingDescriptor,
+    (void *)cutap_slow_cudnnDestroyRNNDataDescriptor,
+    (void *)cutap_slow_cudnnDestroyRNNDescriptor,
+    (void *)cutap_slow_cudnnDestroyReduceTensorDescriptor,
+    (void *)cutap_slow_cudnnDestroySeqDataDescriptor,
+    (void *)cutap_slow_cudnnDestroySpatialTransformerDescriptor,
+    (void *)cutap_slow_cudnnDestroyTensorDescriptor,
+    (void *)cutap_slow_cudnnDestroyTensorTransformDescriptor,
+    (void *)cutap_slow_cudnnDivisiveNormalizationBackward,
+    (void *)cutap_slow_cudnnDivisiveNormalizationForward,
+    (void *)cutap_slow_cudnnDropoutBackward,
+    (void *)cutap_slow_cudnnDropoutForward,
+    (void *)cutap_slow_cudnnDropoutGetReserveSpaceSize,
+    (void *)cutap_slow_cudnnDropoutGetStatesSize,
+    (void *)cutap_slow_cudnnFindConvolutionBackwardDataAlgorithm,
+    (void *)cutap_slow_cudnnFindConvolutionBackwardDataAlgorithmEx,
+    (void *)cutap_slow_cudnnFindConvolutionBackwardFilterAlgorithm,
+    (void *)cutap_slow_cudnnFindConvolutionBackwardFilterAlgorithmEx,
+    (void *)cutap_slow_cudnnFindConvolutionForwardAlgorithm,
+    (void *)cutap_slow_cudnnFindConvolutionForwardAlgorithmEx,
+    (void *)cutap_slow_cudnnFusedOpsExecute,
+    (void *)cutap_slow_cudnnGetActivationDescriptor,
+    (void *)cutap_slow_cudnnGetActivationDescriptorSwishBeta,
+    (void *)cutap_slow_cudnnGetAttnDescriptor,
+    0,
+    (void *)cutap_slow_cudnnGetBatchNormalizationBackwardExWorkspaceSize,
+    (void *)cutap_slow_cudnnGetBatchNormalizationForwardTrainingExWorkspaceSize,
+    (void *)cutap_slow_cudnnGetBatchNormalizationTrainingExReserveSpaceSize,
+    (void *)cutap_slow_cudnnGetCTCLossDescriptor,
+    (void *)cutap_slow_cudnnGetCTCLossDescriptorEx,
+    (void *)cutap_slow_cudnnGetCTCLossDescriptor_v8,
+    (void *)cutap_slow_cudnnGetCTCLossDescriptor_v9,
+    (void *)cutap_slow_cudnnGetCTCLossWorkspaceSize,
+    (void *)cutap_slow_cudnnGetCTCLossWorkspaceSize_v8,
+    (void *)cutap_slow_cudnnGetCallback,
+    (void *)cutap_slow_cudnnGetConvolution2dDescriptor,
+    (void *)cutap_slow_cudnnGetConvolution2dForwardOutputDim,
+    (void *)cutap_slow_cudnnGetConvolutionBackwardDataAlgorithmMaxCount,
+    (void *)cutap_slow_cudnnGetConvolutionBackwardDataAlgorithm_v7,
+    (void *)cutap_slow_cudnnGetConvolutionBackwardDataWorkspaceSize,
+    (void *)cutap_slow_cudnnGetConvolutionBackwardFilterAlgorithmMaxCount,
+    (void *)cutap_slow_cudnnGetConvolutionBackwardFilterAlgorithm_v7,
+    (void *)cutap_slow_cudnnGetConvolutionBackwardFilterWorkspaceSize,
+    (void *)cutap_slow_cudnnGetConvolutionForwardAlgorithmMaxCount,
+    (void *)cutap_slow_cudnnGetConvolutionForwardAlgorithm_v7,
+    (void *)cutap_slow_cudnnGetConvolutionForwardWorkspaceSize,
+    (void *)cutap_slow_cudnnGetConvolutionGroupCount,
+    (void *)cutap_slow_cudnnGetConvolutionMathType,
+    (void *)cutap_slow_cudnnGetConvolutionNdDescriptor,
+    (void *)cutap_slow_cudnnGetConvolutionNdForwardOutputDim,
+    (void *)cutap_slow_cudnnGetConvolutionReorderType,
+    (void *)cutap_slow_cudnnGetCudartVersion,
+    (void *)cutap_slow_cudnnGetDropoutDescriptor,
+    (void *)cutap_slow_cudnnGetErrorString,
+    (void *)cutap_slow_cudnnGetFilter4dDescriptor,
+    (void *)cutap_slow_cudnnGetFilterNdDescriptor,
+    (void *)cutap_slow_cudnnGetFilterSizeInBytes,
+    (void *)cutap_slow_cudnnGetFoldedConvBackwardDataDescriptors,
+    (void *)cutap_slow_cudnnGetFusedOpsConstParamPackAttribute,
+    (void *)cutap_slow_cudnnGetFusedOpsVariantParamPackAttribute,
+    (void *)cutap_slow_cudnnGetLRNDescriptor,
+    (void *)cutap_slow_cudnnGetLastErrorString,
+    (void *)cutap_slow_cudnnGetMaxDeviceVersion,
+    (void *)cutap_slow_cudnnGetMultiHeadAttnBuffers,
+    (void *)cutap_slow_cudnnGetMultiHeadAttnWeights,
+    (void *)cutap_slow_cudnnGetNormalizationBackwardWorkspaceSize,
+    (void *)cutap_slow_cudnnGetNormalizationForwardTrainingWorkspaceSize,
+    (void *)cutap_slow_cudnnGetNormalizationTrainingReserveSpaceSize,
+    (void *)cutap_slow_cudnnGetOpTensorDescriptor,
+    (void *)cutap_slow_cudnnGetPooling2dDescriptor,
+    (void *)cutap_slow_cudnnGetPooling2dForwardOutputDim,
+    (void *)cutap_slow_cudnnGetPoolingNdDescriptor,
+    (void *)cutap_slow_cudnnGetPoolingNdForwardOutputDim,
+    (void *)cutap_slow_cudnnGetProperty,
+    (void *)cutap_slow_cudnnGetRNNDataDescriptor,
+    (void *)cutap_slow_cudnnGetRNNDescriptor_v8,
+    0,
+    (void *)cutap_slow_cudnnGetRNNTempSpaceSizes,
+    (void *)cutap_slow_cudnnGetRNNWeightParams,
+    (void *)cutap_slow_cudnnGetRNNWeightSpaceSize,
+    (void *)cutap_slow_cudnnGetReduceTensorDescriptor,
+    (void *)cutap_slow_cudnnGetReductionIndicesSize,
+    (void *)cutap_slow_cudnnGetReductionWorkspaceSize,
+    (void *)cutap_slow_cudnnGetSeqDataDescriptor,
+    (void *)cutap_slow_cudnnGetStream,
+    (void *)cutap_slow_cudnnGetTensor4dDescriptor,
+    (void *)cutap_slow_cudnnGetTensorNdDescriptor,
+    (void *)cutap_slow_cudnnGetTensorSizeInBytes,
+    (void *)cutap_slow_cudnnGetTensorTransformDescriptor,
+    (void *)cutap_slow_cudnnGetVersion,
+    (void *)cutap_slow_cudnnGraphVersionCheck,
+    (void *)cutap_slow_cudnnIm2Col,
+    (void *)cutap_slow_cudnnInitTransformDest,
+    (void *)cutap_slow_cudnnLRNCrossChannelBackward,
+    (void *)cutap_slow_cudnnLRNCrossChannelForward,
+    (void *)cutap_slow_cudnnMakeFusedOpsPlan,
+    (void *)cutap_slow_cudnnMultiHeadAttnBackwardData,
+    (void *)cutap_slow_cudnnMultiHeadAttnBackwardWeights,
+    (void *)cutap_slow_cudnnMultiHeadAttnForward,
+    (void *)cutap_slow_cudnnNormalizationBackward,
+    (void *)cutap_slow_cudnnNormalizationForwardInference,
+    (void *)cutap_slow_cudnnNormalizationForwardTraining,
+    (void *)cutap_slow_cudnnOpTensor,
+    (void *)cutap_slow_cudnnOpsVersionCheck,
+    (void *)cutap_slow_cudnnPoolingBackward,
+    (void *)cutap_slow_cudnnPoolingForward,
+    (void *)cutap_slow_cudnnQueryRuntimeError,
+    (void *)cutap_slow_cudnnRNNBackwardData_v8,
+    (void *)cutap_slow_cudnnRNNBackwardWeights_v8,
+    (void *)cutap_slow_cudnnRNNForward,
+    (void *)cutap_slow_cudnnRNNGetClip_v8,
+    (void *)cutap_slow_cudnnRNNGetClip_v9,
+    (void *)cutap_slow_cudnnRNNSetClip_v8,
+    (void *)cutap_slow_cudnnRNNSetClip_v9,
+    (void *)cutap_slow_cudnnReduceTensor,
+    (void *)cutap_slow_cudnnReorderFilterAndBias,
+    (void *)cutap_slow_cudnnRestoreDropoutDescriptor,
+    (void *)cutap_slow_cudnnScaleTensor,
+    (void *)cutap_slow_cudnnSetActivationDescriptor,
+    (void *)cutap_slow_cudnnSetActivationDescriptorSwishBeta,
+    (void *)cutap_slow_cudnnSetAttnDescriptor,
+    0,
+    0,
+    (void *)cutap_slow_cudnnSetCTCLossDescriptor,
+    (void *)cutap_slow_cudnnSetCTCLossDescriptorEx,
+    (void *)cutap_slow_cudnnSetCTCLossDescriptor_v8,
+    (void *)cutap_slow_cudnnSetCTCLossDescriptor_v9,
+    (void *)cutap_slow_cudnnSetCallback,
+    (void *)cutap_slow_cudnnSetConvolution2dDescriptor,
+    (void *)cutap_slow_cudnnSetConvolutionGroupCount,
+    (void *)cutap_slow_cudnnSetConvolutionMathType,
+    (void *)cutap_slow_cudnnSetConvolutionNdDescriptor,
+    (void *)cutap_slow_cudnnSetConvolutionReorderType,
+    (void *)cutap_slow_cudnnSetDropoutDescriptor,
+    (void *)cutap_slow_cudnnSetFilter4dDescriptor,
+    (void *)cutap_slow_cudnnSetFilterNdDescriptor,
+    (void *)cutap_slow_cudnnSetFusedOpsConstParamPackAttribute,
+    (void *)cutap_slow_cudnnSetFusedOpsVariantParamPackAttribute,
+    (void *)cutap_slow_cudnnSetLRNDescriptor,
+    (void *)cutap_slow_cudnnSetOpTensorDescriptor,
+    (void *)cutap_slow_cudnnSetPooling2dDescriptor,
+    (void *)cutap_slow_cudnnSetPoolingNdDescriptor,
+    (void *)cutap_slow_cudnnSetRNNDataDescriptor,
+    (void *)cutap_slow_cudnnSetRNNDescriptor_v8,
+    (void *)cutap_slow_cudnnSetReduceTensorDescriptor,
+    (void *)cutap_slow_cudnnSetSeqDataDescriptor,
+    (void *)cutap_slow_cudnnSetSpatialTransformerNdDescriptor,
+    (void *)cutap_slow_cudnnSetStream,
+    (void *)cutap_slow_cudnnSetTensor,
+    (void *)cutap_slow_cudnnSetTensor4dDescriptor,
+    (void *)cutap_slow_cudnnSetTensor4dDescriptorEx,
+    (void *)cutap_slow_cudnnSetTensorNdDescriptor,
+    (void *)cutap_slow_cudnnSetTensorNdDescriptorEx,
+    (void *)cutap_slow_cudnnSetTensorTransformDescriptor,
+    (void *)cutap_slow_cudnnSoftmaxBackward,
+    (void *)cutap_slow_cudnnSoftmaxForward,
+    (void *)cutap_slow_cudnnSpatialTfGridGeneratorBackward,
+    (void *)cutap_slow_cudnnSpatialTfGridGeneratorForward,
+    (void *)cutap_slow_cudnnSpatialTfSamplerBackward,
+    (void *)cutap_slow_cudnnSpatialTfSamplerForward,
+    (void *)cutap_slow_cudnnTransformFilter,
+    (void *)cutap_slow_cudnnTransformTensor,
+    (void *)cutap_slow_cudnnTransformTensorEx,
+    (void *)cutap_slow_ncclAllGather,
+    (void *)cutap_slow_ncclAllReduce,
+    (void *)cutap_slow_ncclAlltoAll,
+    (void *)cutap_slow_ncclBcast,
+    (void *)cutap_slow_ncclBroadcast,
+    (void *)cutap_slow_ncclCommAbort,
+    (void *)cutap_slow_ncclCommCount,
+    (void *)cutap_slow_ncclCommCuDevice,
+    (void *)cutap_slow_ncclCommDeregister,
+    (void *)cutap_slow_ncclCommDestroy,
+    (void *)cutap_slow_ncclCommFinalize,
+    (void *)cutap_slow_ncclCommGetAsyncError,
+    (void *)cutap_slow_ncclCommInitAll,
+    (void *)cutap_slow_ncclCommInitRank,
+    (void *)cutap_slow_ncclCommInitRankConfig,
+    (void *)cutap_slow_ncclCommInitRankScalable,
+    (void *)cutap_slow_ncclCommRegister,
+    (void *)cutap_slow_ncclCommRevoke,
+    (void *)cutap_slow_ncclCommShrink,
+    (void *)cutap_slow_ncclCommSplit,
+    (void *)cutap_slow_ncclCommUserRank,
+    (void *)cutap_slow_ncclCommWindowDeregister,
+    (void *)cutap_slow_ncclCommWindowRegister,
+    0,
+    0,
+    (void *)cutap_slow_ncclGather,
+    (void *)cutap_slow_ncclGetErrorString,
+    (void *)cutap_slow_ncclGetLastError,
+    (void *)cutap_slow_ncclGetUniqueId,
+    (void *)cutap_slow_ncclGetVersion,
+    0,
+    (void *)cutap_slow_ncclGroupEnd,
+    (void *)cutap_slow_ncclGroupSimulateEnd,
+    (void *)cutap_slow_ncclGroupStart,
+    0,
+    0,
+    0,
+    (void *)cutap_slow_ncclMemAlloc,
+    (void *)cutap_slow_ncclMemFree,
+    (void *)cutap_slow_ncclRecv,
+    (void *)cutap_slow_ncclRedOpCreatePreMulSum,
+    (void *)cutap_slow_ncclRedOpDestroy,
+    (void *)cutap_slow_ncclReduce,
+    (void *)cutap_slow_ncclReduceScatter,
+    (void *)cutap_slow_ncclResetDebugInit,
+    0,
+    (void *)cutap_slow_ncclScatter,
+    (void *)cutap_slow_ncclSend,
+    0,
+    0,
+    0,
+    0,
+    0,
+    (void *)cutap_slow_cufftCreate,
+    0,
+    (void *)cutap_slow_cufftDestroy,
+    (void *)cutap_slow_cufftEstimate1d,
+    (void *)cutap_slow_cufftEstimate2d,
+    (void *)cutap_slow_cufftEstimate3d,
+    (void *)cutap_slow_cufftEstimateMany,
+    (void *)cutap_slow_cufftExecC2C,
+    (void *)cutap_slow_cufftExecC2R,
+    (void *)cutap_slow_cufftExecD2Z,
+    (void *)cutap_slow_cufftExecR2C,
+    (void *)cutap_slow_cufftExecZ2D,
+    (void *)cutap_slow_cufftExecZ2Z,
+    (void *)cutap_slow_cufftGetPlanPropertyInt64,
+    (void *)cutap_slow_cufftGetProperty,
+    (void *)cutap_slow_cufftGetSize,
+    (void *)cutap_slow_cufftGetSize1d,
+    (void *)cutap_slow_cufftGetSize2d,
+    (void *)cutap_slow_cufftGetSize3d,
+    (void *)cutap_slow_cufftGetSizeMany,
+    (void *)cutap_slow_cufftGetSizeMany64,
+    (void *)cutap_slow_cufftGetVersion,
+    (void *)cutap_slow_cufftMakePlan1d,
+    (void *)cutap_slow_cufftMakePlan2d,
+    (void *)cutap_slow_cufftMakePlan3d,
+    (void *)cutap_slow_cufftMakePlanMany,
+    (void *)cutap_slow_cufftMakePlanMany64,
+    (void *)cutap_slow_cufftPlan1d,
+    (void *)cutap_slow_cufftPlan2d,
+    (void *)cutap_slow_cufftPlan3d,
+    (void *)cutap_slow_cufftPlanMany,
+    (void *)cutap_slow_cufftResetPlanProperty,
+    (void *)cutap_slow_cufftSetAutoAllocation,
+    (void *)cutap_slow_cufftSetPlanPropertyInt64,
+    (void *)cutap_slow_cufftSetStream,
+    (void *)cutap_slow_cufftSetWorkArea,
+    (void *)cutap_slow_cufftXtClearCallback,
+    (void *)cutap_slow_cufftXtExec,
+    (void *)cutap_slow_cufftXtExecDescriptor,
+    (void *)cutap_slow_cufftXtExecDescriptorC2C,
+    (void *)cutap_slow_cufftXtExecDescriptorC2R,
+    (void *)cutap_slow_cufftXtExecDescriptorD2Z,
+    (void *)cutap_slow_cufftXtExecDescriptorR2C,
+    (void *)cutap_slow_cufftXtExecDescriptorZ2D,
+    (void *)cutap_slow_cufftXtExecDescriptorZ2Z,
+    (void *)cutap_slow_cufftXtFree,
+    (void *)cutap_slow_cufftXtGetSizeMany,
+    0,
+    (void *)cutap_slow_cufftXtMakePlanMany,
+    (void *)cutap_slow_cufftXtMalloc,
+    (void *)cutap_slow_cufftXtMemcpy,
+    (void *)cutap_slow_cufftXtQueryPlan,
+    (void *)cutap_slow_cufftXtSetCallback,
+    (void *)cutap_slow_cufftXtSetCallbackSharedSize,
+    (void *)cutap_slow_cufftXtSetGPUs,
+    (void *)cutap_slow_cufftXtSetJITCallback,
+    (void *)cutap_slow_cufftXtSetWorkArea,
+    (void *)cutap_slow_cufftXtSetWorkAreaPolicy,
+    (void *)cutap_slow_curandCreateGenerator,
+    (void *)cutap_slow_curandCreateGeneratorHost,
+    (void *)cutap_slow_curandCreatePoissonDistribution,
+    (void *)cutap_slow_curandDestroyDistribution,
+    (void *)cutap_slow_curandDestroyGenerator,
+    (void *)cutap_slow_curandGenerate,
+    (void *)cutap_slow_curandGenerateLogNormal,
+    (void *)cutap_slow_curandGenerateLogNormalDouble,
+    (void *)cutap_slow_curandGenerateLongLong,
+    (void *)cutap_slow_curandGenerateNormal,
+    (void *)cutap_slow_curandGenerateNormalDouble,
+    (void *)cutap_slow_curandGeneratePoisson,
+    (void *)cutap_slow_curandGeneratePoissonMethod,
+    (void *)cutap_slow_curandGenerateSeeds,
+    (void *)cutap_slow_curandGenerateUniform,
+    (void *)cutap_slow_curandGenerateUniformDouble,
+    (void *)cutap_slow_curandGetDirectionVectors32,
+    (void *)cutap_slow_curandGetDirectionVectors64,
+    (void *)cutap_slow_curandGetProperty,
+    (void *)cutap_slow_curandGetScrambleConstants32,
+    (void *)cutap_slow_curandGetScrambleConstants64,
+    (void *)cutap_slow_curandGetVersion,
+    (void *)cutap_slow_curandSetGeneratorOffset,
+    (void *)cutap_slow_curandSetGeneratorOrdering,
+    (void *)cutap_slow_curandSetPseudoRandomGeneratorSeed,
+    (void *)cutap_slow_curandSetQuasiRandomGeneratorDimensions,
+    (void *)cutap_slow_curandSetStream,
+    (void *)cutap_slow_cusparseAxpby,
+    (void *)cutap_slow_cusparseBlockedEllGet,
+    (void *)cutap_slow_cusparseBsrSetStridedBatch,
+    (void *)cutap_slow_cusparseCbsr2csr,
+    (void *)cutap_slow_cusparseCbsric02,
+    (void *)cutap_slow_cusparseCbsric02_analysis,
+    (void *)cutap_slow_cusparseCbsric02_bufferSize,
+    (void *)cutap_slow_cusparseCbsrilu02,
+    (void *)cutap_slow_cusparseCbsrilu02_analysis,
+    (void *)cutap_slow_cusparseCbsrilu02_bufferSize,
+    (void *)cutap_slow_cusparseCbsrilu02_numericBoost,
+    (void *)cutap_slow_cusparseCbsrmm,
+    (void *)cutap_slow_cusparseCbsrmv,
+    (void *)cutap_slow_cusparseCbsrsm2_analysis,
+    (void *)cutap_slow_cusparseCbsrsm2_bufferSize,
+    (void *)cutap_slow_cusparseCbsrsm2_solve,
+    (void *)cutap_slow_cusparseCbsrsv2_analysis,
+    (void *)cutap_slow_cusparseCbsrsv2_bufferSize,
+    (void *)cutap_slow_cusparseCbsrsv2_solve,
+    (void *)cutap_slow_cusparseCbsrxmv,
+    (void *)cutap_slow_cusparseCcsr2bsr,
+    (void *)cutap_slow_cusparseCcsr2csr_compress,
+    (void *)cutap_slow_cusparseCcsr2csru,
+    (void *)cutap_slow_cusparseCcsr2gebsr,
+    (void *)cutap_slow_cusparseCcsr2gebsr_bufferSize,
+    (void *)cutap_slow_cusparseCcsrcolor,
+    (void *)cutap_slow_cusparseCcsrgeam2,
+    (void *)cutap_slow_cusparseCcsrgeam2_bufferSizeExt,
+    (void *)cutap_slow_cusparseCcsric02,
+    (void *)cutap_slow_cusparseCcsric02_analysis,
+    (void *)cutap_slow_cusparseCcsric02_bufferSize,
+    (void *)cutap_slow_cusparseCcsrilu02,
+    (void *)cutap_slow_cusparseCcsrilu02_analysis,
+    (void *)cutap_slow_cusparseCcsrilu02_bufferSize,
+    (void *)cutap_slow_cusparseCcsrilu02_numericBoost,
+    (void *)cutap_slow_cusparseCcsru2csr,
+    (void *)cutap_slow_cusparseCcsru2csr_bufferSizeExt,
+    (void *)cutap_slow_cusparseCgebsr2csr,
+    (void *)cutap_slow_cusparseCgebsr2gebsc,
+    (void *)cutap_slow_cusparseCgebsr2gebsc_bufferSize,
+    (void *)cutap_slow_cusparseCgebsr2gebsr,
+    (void *)cutap_slow_cusparseCgebsr2gebsr_bufferSize,
+    (void *)cutap_slow_cusparseCgemvi,
+    (void *)cutap_slow_cusparseCgemvi_bufferSize,
+    (void *)cutap_slow_cusparseCgpsvInterleavedBatch,
+    (void *)cutap_slow_cusparseCgpsvInterleavedBatch_bufferSizeExt,
+    (void *)cutap_slow_cusparseCgtsv2,
+    (void *)cutap_slow_cusparseCgtsv2StridedBatch,
+    (void *)cutap_slow_cusparseCgtsv2StridedBatch_bufferSizeExt,
+    (void *)cutap_slow_cusparseCgtsv2_bufferSizeExt,
+    (void *)cutap_slow_cusparseCgtsv2_nopivot,
+    (void *)cutap_slow_cusparseCgtsv2_nopivot_bufferSizeExt,
+    (void *)cutap_slow_cusparseCgtsvInterleavedBatch,
+    (void *)cutap_slow_cusparseCgtsvInterleavedBatch_bufferSizeExt,
+    (void *)cutap_slow_cusparseCnnz,
+    (void *)cutap_slow_cusparseCnnz_compress,
+    (void *)cutap_slow_cusparseConstBlockedEllGet,
+    (void *)cutap_slow_cusparseConstCooGet,
+    (void *)cutap_slow_cusparseConstCscGet,
+    (void *)cutap_slow_cusparseConstCsrGet,
+    (void *)cutap_slow_cusparseConstDnMatGet,
+    (void *)cutap_slow_cusparseConstDnMatGetValues,
+    (void *)cutap_slow_cusparseConstDnVecGet,
+    (void *)cutap_slow_cusparseConstDnVecGetValues,
+    (void *)cutap_slow_cusparseConstSpMatGetValues,
+    (void *)cutap_slow_cusparseConstSpVecGet,
+    (void *)cutap_slow_cusparseConstSpVecGetValues,
+    (void *)cutap_slow_cusparseCooGet,
+    (void *)cutap_slow_cusparseCooSetPointers,
+    (void *)cutap_slow_cusparseCooSetStridedBatch,
+    (void *)cutap_slow_cusparseCreate,
+    (void *)cutap_slow_cusparseCreateBlockedEll,
+    (void *)cutap_slow_cusparseCreateBsr,
+    (void *)cutap_slow_cusparseCreateBsric02Info,
+    (void *)cutap_slow_cusparseCreateBsrilu02Info,
+    (void *)cutap_slow_cusparseCreateBsrsm2Info,
+    (void *)cutap_slow_cusparseCreateBsrsv2Info,
+    (void *)cutap_slow_cusparseCreateColorInfo,
+    (void *)cutap_slow_cusparseCreateConstBlockedEll,
+    (void *)cutap_slow_cusparseCreateConstBsr,
+    (void *)cutap_slow_cusparseCreateConstCoo,
+    (void *)cutap_slow_cusparseCreateConstCsc,
+    (void *)cutap_slow_cusparseCreateConstCsr,
+    (void *)cutap_slow_cusparseCreateConstDnMat,
+    (void *)cutap_slow_cusparseCreateConstDnVec,
+    (void *)cutap_slow_cusparseCreateConstSlicedEll,
+    (void *)cutap_slow_cusparseCreateConstSpVec,
+    (void *)cutap_slow_cusparseCreateCoo,
+    (void *)cutap_slow_cusparseCreateCsc,
+    (void *)cutap_slow_cusparseCreateCsr,
+    (void *)cutap_slow_cusparseCreateCsric02Info,
+    (void *)cutap_slow_cusparseCreateCsrilu02Info,
+    (void *)cutap_slow_cusparseCreateCsru2csrInfo,
+    (void *)cutap_slow_cusparseCreateDnMat,
+    (void *)cutap_slow_cusparseCreateDnVec,
+    (void *)cutap_slow_cusparseCreateIdentityPermutation,
+    (void *)cutap_slow_cusparseCreateMatDescr,
+    (void *)cutap_slow_cusparseCreatePruneInfo,
+    (void *)cutap_slow_cusparseCreateSlicedEll,
+    (void *)cutap_slow_cusparseCreateSpVec,
+    (void *)cutap_slow_cusparseCscGet,
+    (void *)cutap_slow_cusparseCscSetPointers,
+    (void *)cutap_slow_cusparseCsr2cscEx2,
+    (void *)cutap_slow_cusparseCsr2cscEx2_bufferSize,
+    (void *)cutap_slow_cusparseCsrGet,
+    (void *)cutap_slow_cusparseCsrSetPointers,
+    (void *)cutap_slow_cusparseCsrSetStridedBatch,
+    (void *)cutap_slow_cusparseDbsr2csr,
+    (void *)cutap_slow_cusparseDbsric02,
+    (void *)cutap_slow_cusparseDbsric02_analysis,
+    (void *)cutap_slow_cusparseDbsric02_bufferSize,
+    (void *)cutap_slow_cusparseDbsrilu02,
+    (void *)cutap_slow_cusparseDbsrilu02_analysis,
+    (void *)cutap_slow_cusparseDbsrilu02_bufferSize,
+    (void *)cutap_slow_cusparseDbsrilu02_numericBoost,
+    (void *)cutap_slow_cusparseDbsrmm,
+    (void *)cutap_slow_cusparseDbsrmv,
+    (void *)cutap_slow_cusparseDbsrsm2_analysis,
+    (void *)cutap_slow_cusparseDbsrsm2_bufferSize,
+    (void *)cutap_slow_cusparseDbsrsm2_solve,
+    (void *)cutap_slow_cusparseDbsrsv2_analysis,
+    (void *)cutap_slow_cusparseDbsrsv2_bufferSize,
+    (void *)cutap_slow_cusparseDbsrsv2_solve,
+    (void *)cutap_slow_cusparseDbsrxmv,
+    (void *)cutap_slow_cusparseDcsr2bsr,
+    (void *)cutap_slow_cusparseDcsr2csr_compress,
+    (void *)cutap_slow_cusparseDcsr2csru,
+    (void *)cutap_slow_cusparseDcsr2gebsr,
+    (void *)cutap_slow_cusparseDcsr2gebsr_bufferSize,
+    (void *)cutap_slow_cusparseDcsrcolor,
+    (void *)cutap_slow_cusparseDcsrgeam2,
+    (void *)cutap_slow_cusparseDcsrgeam2_bufferSizeExt,
+    (void *)cutap_slow_cusparseDcsric02,
+    (void *)cutap_slow_cusparseDcsric02_analysis,
+    (void *)cutap_slow_cusparseDcsric02_bufferSize,
+    (void *)cutap_slow_cusparseDcsrilu02,
+    (void *)cutap_slow_cusparseDcsrilu02_analysis,
+    (void *)cutap_slow_cusparseDcsrilu02_bufferSize,
+    (void *)cutap_slow_cusparseDcsrilu02_numericBoost,
+    (void *)cutap_slow_cusparseDcsru2csr,
+    (void *)cutap_slow_cusparseDcsru2csr_bufferSizeExt,
+    (void *)cutap_slow_cusparseDenseToSparse_analysis,
+    (void *)cutap_slow_cusparseDenseToSparse_bufferSize,
+    (void *)cutap_slow_cusparseDenseToSparse_convert,
+    (void *)cutap_slow_cusparseDestroy,
+    (void *)cutap_slow_cusparseDestroyBsric02Info,
+    (void *)cutap_slow_cusparseDestroyBsrilu02Info,
+    (void *)cutap_slow_cusparseDestroyBsrsm2Info,
+    (void *)cutap_slow_cusparseDestroyBsrsv2Info,
+    (void *)cutap_slow_cusparseDestroyColorInfo,
+    (void *)cutap_slow_cusparseDestroyCsric02Info,
+    (void *)cutap_slow_cusparseDestroyCsrilu02Info,
+    (void *)cutap_slow_cusparseDestroyCsru2csrInfo,
+    (void *)cutap_slow_cusparseDestroyDnMat,
+    (void *)cutap_slow_cusparseDestroyDnVec,
+    (void *)cutap_slow_cusparseDestroyMatDescr,
+    (void *)cutap_slow_cusparseDestroyPruneInfo,
+    (void *)cutap_slow_cusparseDestroySpMat,
+    (void *)cutap_slow_cusparseDestroySpVec,
+    (void *)cutap_slow_cusparseDgebsr2csr,
+    (void *)cutap_slow_cusparseDgebsr2gebsc,
+    (void *)cutap_slow_cusparseDgebsr2gebsc_bufferSize,
+    (void *)cutap_slow_cusparseDgebsr2gebsr,
+    (void *)cutap_slow_cusparseDgebsr2gebsr_bufferSize,
+    (void *)cutap_slow_cusparseDgemvi,
+    (void *)cutap_slow_cusparseDgemvi_bufferSize,
+    (void *)cutap_slow_cusparseDgpsvInterleavedBatch,
+    (void *)cutap_slow_cusparseDgpsvInterleavedBatch_bufferSizeExt,
+    (void *)cutap_slow_cusparseDgtsv2,
+    (void *)cutap_slow_cusparseDgtsv2StridedBatch,
+    (void *)cutap_slow_cusparseDgtsv2StridedBatch_bufferSizeExt,
+    (void *)cutap_slow_cusparseDgtsv2_bufferSizeExt,
+    (void *)cutap_slow_cusparseDgtsv2_nopivot,
+    (void *)cutap_slow_cusparseDgtsv2_nopivot_bufferSizeExt,
+    (void *)cutap_slow_cusparseDgtsvInterleavedBatch,
+    (void *)cutap_slow_cusparseDgtsvInterleavedBatch_bufferSizeExt,
+    (void *)cutap_slow_cusparseDnMatGet,
+    (void *)cutap_slow_cusparseDnMatGetStridedBatch,
+    (void *)cutap_slow_cusparseDnMatGetValues,
+    (void *)cutap_slow_cusparseDnMatSetStridedBatch,
+    (void *)cutap_slow_cusparseDnMatSetValues,
+    (void *)cutap_slow_cusparseDnVecGet,
+    (void *)cutap_slow_cusparseDnVecGetValues,
+    (void *)cutap_slow_cusparseDnVecSetValues,
+    (void *)cutap_slow_cusparseDnnz,
+    (void *)cutap_slow_cusparseDnnz_compress,
+    (void *)cutap_slow_cusparseDpruneCsr2csr,
+    (void *)cutap_slow_cusparseDpruneCsr2csrByPercentage,
+    (void *)cutap_slow_cusparseDpruneCsr2csrByPercentage_bufferSizeExt,
+    (void *)cutap_slow_cusparseDpruneCsr2csrNnz,
+    (void *)cutap_slow_cusparseDpruneCsr2csrNnzByPercentage,
+    (void *)cutap_slow_cusparseDpruneCsr2csr_bufferSizeExt,
+    (void *)cutap_slow_cusparseDpruneDense2csr,
+    (void *)cutap_slow_cusparseDpruneDense2csrByPercentage,
+    (void *)cutap_slow_cusparseDpruneDense2csrByPercentage_bufferSizeExt,
+    (void *)cutap_slow_cusparseDpruneDense2csrNnz,
+    (void *)cutap_slow_cusparseDpruneDense2csrNnzByPercentage,
+    (void *)cutap_slow_cusparseDpruneDense2csr_bufferSizeExt,
+    (void *)cutap_slow_cusparseGather,
+    (void *)cutap_slow_cusparseGetErrorName,
+    (void *)cutap_slow_cusparseGetErrorString,
+    (void *)cutap_slow_cusparseGetMatDiagType,
+    (void *)cutap_slow_cusparseGetMatFillMode,
+    (void *)cutap_slow_cusparseGetMatIndexBase,
+    (void *)cutap_slow_cusparseGetMatType,
+    (void *)cutap_slow_cusparseGetPointerMode,
+    (void *)cutap_slow_cusparseGetProperty,
+    (void *)cutap_slow_cusparseGetStream,
+    (void *)cutap_slow_cusparseGetVersion,
+    0,
+    0,
+    0,
+    0,
+    0,
+    0,
+    0,
+    0,
+    0,
+    0,
+    0,
+    0,
+    (void *)cutap_slow_cusparseLoggerForceDisable,
+    (void *)cutap_slow_cusparseLoggerOpenFile,
+    (void *)cutap_slow_cusparseLoggerSetCallback,
+    (void *)cutap_slow_cusparseLoggerSetFile,
+    (void *)cutap_slow_cusparseLoggerSetLevel,
+    (void *)cutap_slow_cusparseLoggerSetMask,
+    (void *)cutap_slow_cusparseRot,
+    (void *)cutap_slow_cusparseSDDMM,
+    (void *)cutap_slow_cusparseSDDMM_bufferSize,
+    (void *)cutap_slow_cusparseSDDMM_preprocess,
+    (void *)cutap_slow_cusparseSbsr2csr,
+    (void *)cutap_slow_cusparseSbsric02,
+    (void *)cutap_slow_cusparseSbsric02_analysis,
+    (void *)cutap_slow_cusparseSbsric02_bufferSize,
+    (void *)cutap_slow_cusparseSbsrilu02,
+    (void *)cutap_slow_cusparseSbsrilu02_analysis,
+    (void *)cutap_slow_cusparseSbsrilu02_bufferSize,
+    (void *)cutap_slow_cusparseSbsrilu02_numericBoost,
+    (void *)cutap_slow_cusparseSbsrmm,
+    (void *)cutap_slow_cusparseSbsrmv,
+    (void *)cutap_slow_cusparseSbsrsm2_analysis,
+    (void *)cutap_slow_cusparseSbsrsm2_bufferSize,
+    (void *)cutap_slow_cusparseSbsrsm2_solve,
+    (void *)cutap_slow_cusparseSbsrsv2_analysis,
+    (void *)cutap_slow_cusparseSbsrsv2_bufferSize,
+    (void *)cutap_slow_cusparseSbsrsv2_solve,
+    (void *)cutap_slow_cusparseSbsrxmv,
+    (void *)cutap_slow_cusparseScatter,
+    (void *)cutap_slow_cusparseScsr2bsr,
+    (void *)cutap_slow_cusparseScsr2csr_compress,
+    (void *)cutap_slow_cusparseScsr2csru,
+    (void *)cutap_slow_cusparseScsr2gebsr,
+    (void *)cutap_slow_cusparseScsr2gebsr_bufferSize,
+    (void *)cutap_slow_cusparseScsrcolor,
+    (void *)cutap_slow_cusparseScsrgeam2,
+    (void *)cutap_slow_cusparseScsrgeam2_bufferSizeExt,
+    (void *)cutap_slow_cusparseScsric02,
+    (void *)cutap_slow_cusparseScsric02_analysis,
+    (void *)cutap_slow_cusparseScsric02_bufferSize,
+    (void *)cutap_slow_cusparseScsrilu02,
+    (void *)cutap_slow_cusparseScsrilu02_analysis,
+    (void *)cutap_slow_cusparseScsrilu02_bufferSize,
+    (void *)cutap_slow_cusparseScsrilu02_numericBoost,
+    (void *)cutap_slow_cusparseScsru2csr,
+    (void *)cutap_slow_cusparseScsru2csr_bufferSizeExt,
+    (void *)cutap_slow_cusparseSetMatDiagType,
+    (void *)cutap_slow_cusparseSetMatFillMode,
+    (void *)cutap_slow_cusparseSetMatIndexBase,
+    (void *)cutap_slow_cusparseSetMatType,
+    (void *)cutap_slow_cusparseSetPointerMode,
+    (void *)cutap_slow_cusparseSetStream,
+    (void *)cutap_slow_cusparseSgebsr2csr,
+    (void *)cutap_slow_cusparseSgebsr2gebsc,
+    (void *)cutap_slow_cusparseSgebsr2gebsc_bufferSize,
+    (void *)cutap_slow_cusparseSgebsr2gebsr,
+    (void *)cutap_slow_cusparseSgebsr2gebsr_bufferSize,
+    (void *)cutap_slow_cusparseSgemvi,
+    (void *)cutap_slow_cusparseSgemvi_bufferSize,
+    (void *)cutap_slow_cusparseSgpsvInterleavedBatch,
+    (void *)cutap_slow_cusparseSgpsvInterleavedBatch_bufferSizeExt,
+    (void *)cutap_slow_cusparseSgtsv2,
+    (void *)cutap_slow_cusparseSgtsv2StridedBatch,
+    (void *)cutap_slow_cusparseSgtsv2StridedBatch_bufferSizeExt,
+    (void *)cutap_slow_cusparseSgtsv2_bufferSizeExt,
+    (void *)cutap_slow_cusparseSgtsv2_nopivot,
+    (void *)cutap_slow_cusparseSgtsv2_nopivot_bufferSizeExt,
+    (void *)cutap_slow_cusparseSgtsvInterleavedBatch,
+    (void *)cutap_slow_cusparseSgtsvInterleavedBatch_bufferSizeExt,
+    (void *)cutap_slow_cusparseSnnz,
+    (void *)cutap_slow_cusparseSnnz_compress,
+    (void *)cutap_slow_cusparseSpGEMM_compute,
+    (void *)cutap_slow_cusparseSpGEMM_copy,
+    (void *)cutap_slow_cusparseSpGEMM_createDescr,
+    (void *)cutap_slow_cusparseSpGEMM_destroyDescr,
+    (void *)cutap_slow_cusparseSpGEMM_estimateMemory,
+    (void *)cutap_slow_cusparseSpGEMM_getNumProducts,
+    (void *)cutap_slow_cusparseSpGEMM_workEstimation,
+    (void *)cutap_slow_cusparseSpGEMMreuse_compute,
+    (void *)cutap_slow_cusparseSpGEMMreuse_copy,
+    (void *)cutap_slow_cusparseSpGEMMreuse_nnz,
+    (void *)cutap_slow_cusparseSpGEMMreuse_workEstimation,
+    (void *)cutap_slow_cusparseSpMM,
+    (void *)cutap_slow_cusparseSpMMOp,
+    (void *)cutap_slow_cusparseSpMMOp_createPlan,
+    (void *)cutap_slow_cusparseSpMMOp_destroyPlan,
+    (void *)cutap_slow_cusparseSpMM_bufferSize,
+    (void *)cutap_slow_cusparseSpMM_preprocess,
+    (void *)cutap_slow_cusparseSpMV,
+    (void *)cutap_slow_cusparseSpMV_bufferSize,
+    (void *)cutap_slow_cusparseSpMV_preprocess,
+    (void *)cutap_slow_cusparseSpMatGetAttribute,
+    (void *)cutap_slow_cusparseSpMatGetFormat,
+    (void *)cutap_slow_cusparseSpMatGetIndexBase,
+    (void *)cutap_slow_cusparseSpMatGetSize,
+    (void *)cutap_slow_cusparseSpMatGetStridedBatch,
+    (void *)cutap_slow_cusparseSpMatGetValues,
+    (void *)cutap_slow_cusparseSpMatSetAttribute,
+    (void *)cutap_slow_cusparseSpMatSetValues,
+    (void *)cutap_slow_cusparseSpSM_analysis,
+    (void *)cutap_slow_cusparseSpSM_bufferSize,
+    (void *)cutap_slow_cusparseSpSM_createDescr,
+    (void *)cutap_slow_cusparseSpSM_destroyDescr,
+    (void *)cutap_slow_cusparseSpSM_solve,
+    (void *)cutap_slow_cusparseSpSM_updateMatrix,
+    (void *)cutap_slow_cusparseSpSV_analysis,
+    (void *)cutap_slow_cusparseSpSV_bufferSize,
+    (void *)cutap_slow_cusparseSpSV_createDescr,
+    (void *)cutap_slow_cusparseSpSV_destroyDescr,
+    (void *)cutap_slow_cusparseSpSV_solve,
+    (void *)cutap_slow_cusparseSpSV_updateMatrix,
+    (void *)cutap_slow_cusparseSpVV,
+    (void *)cutap_slow_cusparseSpVV_bufferSize,
+    (void *)cutap_slow_cusparseSpVecGet,
+    (void *)cutap_slow_cusparseSpVecGetIndexBase,
+    (void *)cutap_slow_cusparseSpVecGetValues,
+    (void *)cutap_slow_cusparseSpVecSetValues,
+    (void *)cutap_slow_cusparseSparseToDense,
+    (void *)cutap_slow_cusparseSparseToDense_bufferSize,
+    (void *)cutap_slow_cusparseSpruneCsr2csr,
+    (void *)cutap_slow_cusparseSpruneCsr2csrByPercentage,
+    (void *)cutap_slow_cusparseSpruneCsr2csrByPercentage_bufferSizeExt,
+    (void *)cutap_slow_cusparseSpruneCsr2csrNnz,
+    (void *)cutap_slow_cusparseSpruneCsr2csrNnzByPercentage,
+    (void *)cutap_slow_cusparseSpruneCsr2csr_bufferSizeExt,
+    (void *)cutap_slow_cusparseSpruneDense2csr,
+    (void *)cutap_slow_cusparseSpruneDense2csrByPercentage,
+    (void *)cutap_slow_cusparseSpruneDense2csrByPercentage_bufferSizeExt,
+    (void *)cutap_slow_cusparseSpruneDense2csrNnz,
+    (void *)cutap_slow_cusparseSpruneDense2csrNnzByPercentage,
+    (void *)cutap_slow_cusparseSpruneDense2csr_bufferSizeExt,
+    (void *)cutap_slow_cusparseXbsric02_zeroPivot,
+    (void *)cutap_slow_cusparseXbsrilu02_zeroPivot,
+    (void *)cutap_slow_cusparseXbsrsm2_zeroPivot,
+    (void *)cutap_slow_cusparseXbsrsv2_zeroPivot,
+    (void *)cutap_slow_cusparseXcoo2csr,
+    (void *)cutap_slow_cusparseXcoosortByColumn,
+    (void *)cutap_slow_cusparseXcoosortByRow,
+    (void *)cutap_slow_cusparseXcoosort_bufferSizeExt,
+    (void *)cutap_slow_cusparseXcscsort,
+    (void *)cutap_slow_cusparseXcscsort_bufferSizeExt,
+    (void *)cutap_slow_cusparseXcsr2bsrNnz,
+    (void *)cutap_slow_cusparseXcsr2coo,
+    (void *)cutap_slow_cusparseXcsr2gebsrNnz,
+    (void *)cutap_slow_cusparseXcsrgeam2Nnz,
+    (void *)cutap_slow_cusparseXcsric02_zeroPivot,
+    (void *)cutap_slow_cusparseXcsrilu02_zeroPivot,
+    (void *)cutap_slow_cusparseXcsrsort,
+    (void *)cutap_slow_cusparseXcsrsort_bufferSizeExt,
+    (void *)cutap_slow_cusparseXgebsr2gebsrNnz,
+    (void *)cutap_slow_cusparseZbsr2csr,
+    (void *)cutap_slow_cusparseZbsric02,
+    (void *)cutap_slow_cusparseZbsric02_analysis,
+    (void *)cutap_slow_cusparseZbsric02_bufferSize,
+    (void *)cutap_slow_cusparseZbsrilu02,
+    (void *)cutap_slow_cusparseZbsrilu02_analysis,
+    (void *)cutap_slow_cusparseZbsrilu02_bufferSize,
+    (void *)cutap_slow_cusparseZbsrilu02_numericBoost,
+    (void *)cutap_slow_cusparseZbsrmm,
+    (void *)cutap_slow_cusparseZbsrmv,
+    (void *)cutap_slow_cusparseZbsrsm2_analysis,
+    (void *)cutap_slow_cusparseZbsrsm2_bufferSize,
+    (void *)cutap_slow_cusparseZbsrsm2_solve,
+    (void *)cutap_slow_cusparseZbsrsv2_analysis,
+    (void *)cutap_slow_cusparseZbsrsv2_bufferSize,
+    (void *)cutap_slow_cusparseZbsrsv2_solve,
+    (void *)cutap_slow_cusparseZbsrxmv,
+    (void *)cutap_slow_cusparseZcsr2bsr,
+    (void *)cutap_slow_cusparseZcsr2csr_compress,
+    (void *)cutap_slow_cusparseZcsr2csru,
+    (void *)cutap_slow_cusparseZcsr2gebsr,
+    (void *)cutap_slow_cusparseZcsr2gebsr_bufferSize,
+    (void *)cutap_slow_cusparseZcsrcolor,
+    (void *)cutap_slow_cusparseZcsrgeam2,
+    (void *)cutap_slow_cusparseZcsrgeam2_bufferSizeExt,
+    (void *)cutap_slow_cusparseZcsric02,
+    (void *)cutap_slow_cusparseZcsric02_analysis,
+    (void *)cutap_slow_cusparseZcsric02_bufferSize,
+    (void *)cutap_slow_cusparseZcsrilu02,
+    (void *)cutap_slow_cusparseZcsrilu02_analysis,
+    (void *)cutap_slow_cusparseZcsrilu02_bufferSize,
+    (void *)cutap_slow_cusparseZcsrilu02_numericBoost,
+    (void *)cutap_slow_cusparseZcsru2csr,
+    (void *)cutap_slow_cusparseZcsru2csr_bufferSizeExt,
+    (void *)cutap_slow_cusparseZgebsr2csr,
+    (void *)cutap_slow_cusparseZgebsr2gebsc,
+    (void *)cutap_slow_cusparseZgebsr2gebsc_bufferSize,
+    (void *)cutap_slow_cusparseZgebsr2gebsr,
+    (void *)cutap_slow_cusparseZgebsr2gebsr_bufferSize,
+    (void *)cutap_slow_cusparseZgemvi,
+    (void *)cutap_slow_cusparseZgemvi_bufferSize,
+    (void *)cutap_slow_cusparseZgpsvInterleavedBatch,
+    (void *)cutap_slow_cusparseZgpsvInterleavedBatch_bufferSizeExt,
+    (void *)cutap_slow_cusparseZgtsv2,
+    (void *)cutap_slow_cusparseZgtsv2StridedBatch,
+    (void *)cutap_slow_cusparseZgtsv2StridedBatch_bufferSizeExt,
+    (void *)cutap_slow_cusparseZgtsv2_bufferSizeExt,
+    (void *)cutap_slow_cusparseZgtsv2_nopivot,
+    (void *)cutap_slow_cusparseZgtsv2_nopivot_bufferSizeExt,
+    (void *)cutap_slow_cusparseZgtsvInterleavedBatch,
+    (void *)cutap_slow_cusparseZgtsvInterleavedBatch_bufferSizeExt,
+    (void *)cutap_slow_cusparseZnnz,
+    (void *)cutap_slow_cusparseZnnz_compress,
+    (void *)cutap_slow_cusolverDnCCgels,
+    (void *)cutap_slow_cusolverDnCCgels_bufferSize,
+    (void *)cutap_slow_cusolverDnCCgesv,
+    (void *)cutap_slow_cusolverDnCCgesv_bufferSize,
+    (void *)cutap_slow_cusolverDnCEgels,
+    (void *)cutap_slow_cusolverDnCEgels_bufferSize,
+    (void *)cutap_slow_cusolverDnCEgesv,
+    (void *)cutap_slow_cusolverDnCEgesv_bufferSize,
+    (void *)cutap_slow_cusolverDnCKgels,
+    (void *)cutap_slow_cusolverDnCKgels_bufferSize,
+    (void *)cutap_slow_cusolverDnCKgesv,
+    (void *)cutap_slow_cusolverDnCKgesv_bufferSize,
+    (void *)cutap_slow_cusolverDnCYgels,
+    (void *)cutap_slow_cusolverDnCYgels_bufferSize,
+    (void *)cutap_slow_cusolverDnCYgesv,
+    (void *)cutap_slow_cusolverDnCYgesv_bufferSize,
+    0,
+    0,
+    (void *)cutap_slow_cusolverDnCgebrd,
+    (void *)cutap_slow_cusolverDnCgebrd_bufferSize,
+    0,
+    0,
+    0,
+    (void *)cutap_slow_cusolverDnCgeqrf,
+    0,
+    (void *)cutap_slow_cusolverDnCgeqrf_bufferSize,
+    (void *)cutap_slow_cusolverDnCgesvd,
+    (void *)cutap_slow_cusolverDnCgesvd_bufferSize,
+    (void *)cutap_slow_cusolverDnCgesvdaStridedBatched,
+    (void *)cutap_slow_cusolverDnCgesvdaStridedBatched_bufferSize,
+    (void *)cutap_slow_cusolverDnCgesvdj,
+    (void *)cutap_slow_cusolverDnCgesvdjBatched,
+    (void *)cutap_slow_cusolverDnCgesvdjBatched_bufferSize,
+    (void *)cutap_slow_cusolverDnCgesvdj_bufferSize,
+    (void *)cutap_slow_cusolverDnCgetrf,
+    (void *)cutap_slow_cusolverDnCgetrf_bufferSize,
+    (void *)cutap_slow_cusolverDnCgetrs,
+    (void *)cutap_slow_cusolverDnCheevd,
+    (void *)cutap_slow_cusolverDnCheevd_bufferSize,
+    (void *)cutap_slow_cusolverDnCheevdx,
+    (void *)cutap_slow_cusolverDnCheevdx_bufferSize,
+    (void *)cutap_slow_cusolverDnCheevj,
+    (void *)cutap_slow_cusolverDnCheevjBatched,
+    (void *)cutap_slow_cusolverDnCheevjBatched_bufferSize,
+    (void *)cutap_slow_cusolverDnCheevj_bufferSize,
+    0,
+    0,
+    (void *)cutap_slow_cusolverDnChegvd,
+    (void *)cutap_slow_cusolverDnChegvd_bufferSize,
+    (void *)cutap_slow_cusolverDnChegvdx,
+    (void *)cutap_slow_cusolverDnChegvdx_bufferSize,
+    (void *)cutap_slow_cusolverDnChegvj,
+    (void *)cutap_slow_cusolverDnChegvj_bufferSize,
+    (void *)cutap_slow_cusolverDnChetrd,
+    (void *)cutap_slow_cusolverDnChetrd_bufferSize,
+    0,
+    0,
+    0,
+    0,
+    0,
+    0,
+    0,
+    0,
+    0,
+    (void *)cutap_slow_cusolverDnClaswp,
+    (void *)cutap_slow_cusolverDnClauum,
+    0,
+    (void *)cutap_slow_cusolverDnClauum_bufferSize,
+    0,
+    (void *)cutap_slow_cusolverDnCpotrf,
+    (void *)cutap_slow_cusolverDnCpotrfBatched,
+    0,
+    (void *)cutap_slow_cusolverDnCpotrf_bufferSize,
+    (void *)cutap_slow_cusolverDnCpotri,
+    0,
+    (void *)cutap_slow_cusolverDnCpotri_bufferSize,
+    (void *)cutap_slow_cusolverDnCpotrs,
+    (void *)cutap_slow_cusolverDnCpotrsBatched,
+    0,
+    (void *)cutap_slow_cusolverDnCreate,
+    (void *)cutap_slow_cusolverDnCreateGesvdjInfo,
+    (void *)cutap_slow_cusolverDnCreateParams,
+    (void *)cutap_slow_cusolverDnCreateSyevjInfo,
+    0,
+    (void *)cutap_slow_cusolverDnCsytrf,
+    (void *)cutap_slow_cusolverDnCsytrf_bufferSize,
+    (void *)cutap_slow_cusolverDnCsytri,
+    0,
+    (void *)cutap_slow_cusolverDnCsytri_bufferSize,
+    0,
+    0,
+    (void *)cutap_slow_cusolverDnCungbr,
+    0,
+    (void *)cutap_slow_cusolverDnCungbr_bufferSize,
+    0,
+    0,
+    (void *)cutap_slow_cusolverDnCungqr,
+    (void *)cutap_slow_cusolverDnCungqr_bufferSize,
+    (void *)cutap_slow_cusolverDnCungtr,
+    0,
+    (void *)cutap_slow_cusolverDnCungtr_bufferSize,
+    (void *)cutap_slow_cusolverDnCunmqr,
+    0,
+    (void *)cutap_slow_cusolverDnCunmqr_bufferSize,
+    (void *)cutap_slow_cusolverDnCunmtr,
+    0,
+    (void *)cutap_slow_cusolverDnCunmtr_bufferSize,
+    (void *)cutap_slow_cusolverDnDBgels,
+    (void *)cutap_slow_cusolverDnDBgels_bufferSize,
+    (void *)cutap_slow_cusolverDnDBgesv,
+    (void *)cutap_slow_cusolverDnDBgesv_bufferSize,
+    (void *)cutap_slow_cusolverDnDDgels,
+    (void *)cutap_slow_cusolverDnDDgels_bufferSize,
+    (void *)cutap_slow_cusolverDnDDgesv,
+    (void *)cutap_slow_cusolverDnDDgesv_bufferSize,
+    (void *)cutap_slow_cusolverDnDHgels,
+    (void *)cutap_slow_cusolverDnDHgels_bufferSize,
+    (void *)cutap_slow_cusolverDnDHgesv,
+    (void *)cutap_slow_cusolverDnDHgesv_bufferSize,
+    (void *)cutap_slow_cusolverDnDSgels,
+    (void *)cutap_slow_cusolverDnDSgels_bufferSize,
+    (void *)cutap_slow_cusolverDnDSgesv,
+    (void *)cutap_slow_cusolverDnDSgesv_bufferSize,
+    (void *)cutap_slow_cusolverDnDXgels,
+    (void *)cutap_slow_cusolverDnDXgels_bufferSize,
+    (void *)cutap_slow_cusolverDnDXgesv,
+    (void *)cutap_slow_cusolverDnDXgesv_bufferSize,
+    0,
+    (void *)cutap_slow_cusolverDnDestroy,
+    (void *)cutap_slow_cusolverDnDestroyGesvdjInfo,
+    (void *)cutap_slow_cusolverDnDestroyParams,
+    (void *)cutap_slow_cusolverDnDestroySyevjInfo,
+    0,
+    (void *)cutap_slow_cusolverDnDgebrd,
+    (void *)cutap_slow_cusolverDnDgebrd_bufferSize,
+    0,
+    0,
+    0,
+    (void *)cutap_slow_cusolverDnDgeqrf,
+    0,
+    (void *)cutap_slow_cusolverDnDgeqrf_bufferSize,
+    (void *)cutap_slow_cusolverDnDgesvd,
+    (void *)cutap_slow_cusolverDnDgesvd_bufferSize,
+    (void *)cutap_slow_cusolverDnDgesvdaStridedBatched,
+    (void *)cutap_slow_cusolverDnDgesvdaStridedBatched_bufferSize,
+    (void *)cutap_slow_cusolverDnDgesvdj,
+    (void *)cutap_slow_cusolverDnDgesvdjBatched,
+    (void *)cutap_slow_cusolverDnDgesvdjBatched_bufferSize,
+    (void *)cutap_slow_cusolverDnDgesvdj_bufferSize,
+    (void *)cutap_slow_cusolverDnDgetrf,
+    (void *)cutap_slow_cusolverDnDgetrf_bufferSize,
+    (void *)cutap_slow_cusolverDnDgetrs,
+    0,
+    0,
+    0,
+    0,
+    0,
+    0,
+    0,
+    0,
+    0,
+    0,
+    (void *)cutap_slow_cusolverDnDlaswp,
+    (void *)cutap_slow_cusolverDnDlauum,
+    0,
+    (void *)cutap_slow_cusolverDnDlauum_bufferSize,
+    0,
+    (void *)cutap_slow_cusolverDnDorgbr,
+    0,
+    (void *)cutap_slow_cusolverDnDorgbr_bufferSize,
+    0,
+    0,
+    (void *)cutap_slow_cusolverDnDorgqr,
+    (void *)cutap_slow_cusolverDnDorgqr_bufferSize,
+    (void *)cutap_slow_cusolverDnDorgtr,
+    0,
+    (void *)cutap_slow_cusolverDnDorgtr_bufferSize,
+    (void *)cutap_slow_cusolverDnDormqr,
+    0,
+    (void *)cutap_slow_cusolverDnDormqr_bufferSize,
+    (void *)cutap_slow_cusolverDnDormtr,
+    0,
+    (void *)cutap_slow_cusolverDnDormtr_bufferSize,
+    (void *)cutap_slow_cusolverDnDpotrf,
+    (void *)cutap_slow_cusolverDnDpotrfBatched,
+    0,
+    (void *)cutap_slow_cusolverDnDpotrf_bufferSize,
+    (void *)cutap_slow_cusolverDnDpotri,
+    0,
+    (void *)cutap_slow_cusolverDnDpotri_bufferSize,
+    (void *)cutap_slow_cusolverDnDpotrs,
+    (void *)cutap_slow_cusolverDnDpotrsBatched,
+    0,
+    0,
+    0,
+    0,
+    (void *)cutap_slow_cusolverDnDsyevd,
+    (void *)cutap_slow_cusolverDnDsyevd_bufferSize,
+    (void *)cutap_slow_cusolverDnDsyevdx,
+    (void *)cutap_slow_cusolverDnDsyevdx_bufferSize,
+    (void *)cutap_slow_cusolverDnDsyevj,
+    (void *)cutap_slow_cusolverDnDsyevjBatched,
+    (void *)cutap_slow_cusolverDnDsyevjBatched_bufferSize,
+    (void *)cutap_slow_cusolverDnDsyevj_bufferSize,
+    0,
+    0,
+    (void *)cutap_slow_cusolverDnDsygvd,
+    (void *)cutap_slow_cusolverDnDsygvd_bufferSize,
+    (void *)cutap_slow_cusolverDnDsygvdx,
+    (void *)cutap_slow_cusolverDnDsygvdx_bufferSize,
+    (void *)cutap_slow_cusolverDnDsygvj,
+    (void *)cutap_slow_cusolverDnDsygvj_bufferSize,
+    (void *)cutap_slow_cusolverDnDsytrd,
+    (void *)cutap_slow_cusolverDnDsytrd_bufferSize,
+    (void *)cutap_slow_cusolverDnDsytrf,
+    (void *)cutap_slow_cusolverDnDsytrf_bufferSize,
+    (void *)cutap_slow_cusolverDnDsytri,
+    0,
+    (void *)cutap_slow_cusolverDnDsytri_bufferSize,
+    0,
+    0,
+    (void *)cutap_slow_cusolverDnGetDeterministicMode,
+    (void *)cutap_slow_cusolverDnGetEmulationStrategy,
+    (void *)cutap_slow_cusolverDnGetMathMode,
+    (void *)cutap_slow_cusolverDnGetStream,
+    (void *)cutap_slow_cusolverDnIRSInfosCreate,
+    (void *)cutap_slow_cusolverDnIRSInfosDestroy,
+    (void *)cutap_slow_cusolverDnIRSInfosGetMaxIters,
+    (void *)cutap_slow_cusolverDnIRSInfosGetNiters,
+    (void *)cutap_slow_cusolverDnIRSInfosGetOuterNiters,
+    (void *)cutap_slow_cusolverDnIRSInfosGetResidualHistory,
+    (void *)cutap_slow_cusolverDnIRSInfosRequestResidual,
+    (void *)cutap_slow_cusolverDnIRSParamsCreate,
+    (void *)cutap_slow_cusolverDnIRSParamsDestroy,
+    (void *)cutap_slow_cusolverDnIRSParamsDisableFallback,
+    (void *)cutap_slow_cusolverDnIRSParamsEnableFallback,
+    (void *)cutap_slow_cusolverDnIRSParamsGetMaxIters,
+    (void *)cutap_slow_cusolverDnIRSParamsSetMaxIters,
+    (void *)cutap_slow_cusolverDnIRSParamsSetMaxItersInner,
+    (void *)cutap_slow_cusolverDnIRSParamsSetRefinementSolver,
+    (void *)cutap_slow_cusolverDnIRSParamsSetSolverLowestPrecision,
+    (void *)cutap_slow_cusolverDnIRSParamsSetSolverMainPrecision,
+    (void *)cutap_slow_cusolverDnIRSParamsSetSolverPrecisions,
+    (void *)cutap_slow_cusolverDnIRSParamsSetTol,
+    (void *)cutap_slow_cusolverDnIRSParamsSetTolInner,
+    (void *)cutap_slow_cusolverDnIRSXgels,
+    (void *)cutap_slow_cusolverDnIRSXgels_bufferSize,
+    (void *)cutap_slow_cusolverDnIRSXgesv,
+    (void *)cutap_slow_cusolverDnIRSXgesv_bufferSize,
+    (void *)cutap_slow_cusolverDnSBgels,
+    (void *)cutap_slow_cusolverDnSBgels_bufferSize,
+    (void *)cutap_slow_cusolverDnSBgesv,
+    (void *)cutap_slow_cusolverDnSBgesv_bufferSize,
+    (void *)cutap_slow_cusolverDnSHgels,
+    (void *)cutap_slow_cusolverDnSHgels_bufferSize,
+    (void *)cutap_slow_cusolverDnSHgesv,
+    (void *)cutap_slow_cusolverDnSHgesv_bufferSize,
+    (void *)cutap_slow_cusolverDnSSgels,
+    (void *)cutap_slow_cusolverDnSSgels_bufferSize,
+    (void *)cutap_slow_cusolverDnSSgesv,
+    (void *)cutap_slow_cusolverDnSSgesv_bufferSize,
+    (void *)cutap_slow_cusolverDnSXgels,
+    (void *)cutap_slow_cusolverDnSXgels_bufferSize,
+    (void *)cutap_slow_cusolverDnSXgesv,
+    (void *)cutap_slow_cusolverDnSXgesv_bufferSize,
+    0,
+    (void *)cutap_slow_cusolverDnSetAdvOptions,
+    (void *)cutap_slow_cusolverDnSetDeterministicMode,
+    (void *)cutap_slow_cusolverDnSetEmulationStrategy,
+    (void *)cutap_slow_cusolverDnSetMathMode,
+    (void *)cutap_slow_cusolverDnSetStream,
+    0,
+    (void *)cutap_slow_cusolverDnSgebrd,
+    (void *)cutap_slow_cusolverDnSgebrd_bufferSize,
+    0,
+    0,
+    0,
+    (void *)cutap_slow_cusolverDnSgeqrf,
+    0,
+    (void *)cutap_slow_cusolverDnSgeqrf_bufferSize,
+    (void *)cutap_slow_cusolverDnSgesvd,
+    (void *)cutap_slow_cusolverDnSgesvd_bufferSize,
+    (void *)cutap_slow_cusolverDnSgesvdaStridedBatched,
+    (void *)cutap_slow_cusolverDnSgesvdaStridedBatched_bufferSize,
+    (void *)cutap_slow_cusolverDnSgesvdj,
+    (void *)cutap_slow_cusolverDnSgesvdjBatched,
+    (void *)cutap_slow_cusolverDnSgesvdjBatched_bufferSize,
+    (void *)cutap_slow_cusolverDnSgesvdj_bufferSize,
+    (void *)cutap_slow_cusolverDnSgetrf,
+    (void *)cutap_slow_cusolverDnSgetrf_bufferSize,
+    (void *)cutap_slow_cusolverDnSgetrs,
+    0,
+    0,
+    0,
+    0,
+    0,
+    0,
+    0,
+    0,
+    0,
+    0,
+    (void *)cutap_slow_cusolverDnSlaswp,
+    (void *)cutap_slow_cusolverDnSlauum,
+    0,
+    (void *)cutap_slow_cusolverDnSlauum_bufferSize,
+    0,
+    (void *)cutap_slow_cusolverDnSorgbr,
+    0,
+    (void *)cutap_slow_cusolverDnSorgbr_bufferSize,
+    0,
+    0,
+    (void *)cutap_slow_cusolverDnSorgqr,
+    (void *)cutap_slow_cusolverDnSorgqr_bufferSize,
+    (void *)cutap_slow_cusolverDnSorgtr,
+    0,
+    (void *)cutap_slow_cusolverDnSorgtr_bufferSize,
+    (void *)cutap_slow_cusolverDnSormqr,
+    0,
+    (void *)cutap_slow_cusolverDnSormqr_bufferSize,
+    (void *)cutap_slow_cusolverDnSormtr,
+    0,
+    (void *)cutap_slow_cusolverDnSormtr_bufferSize,
+    (void *)cutap_slow_cusolverDnSpotrf,
+    (void *)cutap_slow_cusolverDnSpotrfBatched,
+    0,
+    (void *)cutap_slow_cusolverDnSpotrf_bufferSize,
+    (void *)cutap_slow_cusolverDnSpotri,
+    0,
+    (void *)cutap_slow_cusolverDnSpotri_bufferSize,
+    (void *)cutap_slow_cusolverDnSpotrs,
+    (void *)cutap_slow_cusolverDnSpotrsBatched,
+    0,
+    0,
+    0,
+    0,
+    (void *)cutap_slow_cusolverDnSsyevd,
+    (void *)cutap_slow_cusolverDnSsyevd_bufferSize,
+    (void *)cutap_slow_cusolverDnSsyevdx,
+    (void *)cutap_slow_cusolverDnSsyevdx_bufferSize,
+    (void *)cutap_slow_cusolverDnSsyevj,
+    (void *)cutap_slow_cusolverDnSsyevjBatched,
+    (void *)cutap_slow_cusolverDnSsyevjBatched_bufferSize,
+    (void *)cutap_slow_cusolverDnSsyevj_bufferSize,
+    0,
+    0,
+    (void *)cutap_slow_cusolverDnSsygvd,
+    (void *)cutap_slow_cusolverDnSsygvd_bufferSize,
+    (void *)cutap_slow_cusolverDnSsygvdx,
+    (void *)cutap_slow_cusolverDnSsygvdx_bufferSize,
+    (void *)cutap_slow_cusolverDnSsygvj,
+    (void *)cutap_slow_cusolverDnSsygvj_bufferSize,
+    (void *)cutap_slow_cusolverDnSsytrd,
+    (void *)cutap_slow_cusolverDnSsytrd_bufferSize,
+    (void *)cutap_slow_cusolverDnSsytrf,
+    (void *)cutap_slow_cusolverDnSsytrf_bufferSize,
+    (void *)cutap_slow_cusolverDnSsytri,
+    0,
+    (void *)cutap_slow_cusolverDnSsytri_bufferSize,
+    0,
+    0,
+    0,
+    0,
+    (void *)cutap_slow_cusolverDnXgeev,
+    (void *)cutap_slow_cusolverDnXgeev_bufferSize,
+    (void *)cutap_slow_cusolverDnXgeqrf,
+    (void *)cutap_slow_cusolverDnXgeqrf_bufferSize,
+    (void *)cutap_slow_cusolverDnXgesvd,
+    (void *)cutap_slow_cusolverDnXgesvd_bufferSize,
+    (void *)cutap_slow_cusolverDnXgesvdjGetResidual,
+    (void *)cutap_slow_cusolverDnXgesvdjGetSweeps,
+    (void *)cutap_slow_cusolverDnXgesvdjSetMaxSweeps,
+    (void *)cutap_slow_cusolverDnXgesvdjSetSortEig,
+    (void *)cutap_slow_cusolverDnXgesvdjSetTolerance,
+    (void *)cutap_slow_cusolverDnXgesvdp,
+    (void *)cutap_slow_cusolverDnXgesvdp_bufferSize,
+    (void *)cutap_slow_cusolverDnXgesvdr,
+    (void *)cutap_slow_cusolverDnXgesvdr_bufferSize,
+    (void *)cutap_slow_cusolverDnXgetrf,
+    (void *)cutap_slow_cusolverDnXgetrf_bufferSize,
+    (void *)cutap_slow_cusolverDnXgetrs,
+    0,
+    0,
+    (void *)cutap_slow_cusolverDnXlarft,
+    (void *)cutap_slow_cusolverDnXlarft_bufferSize,
+    (void *)cutap_slow_cusolverDnXpotrf,
+    (void *)cutap_slow_cusolverDnXpotrf_bufferSize,
+    (void *)cutap_slow_cusolverDnXpotrs,
+    (void *)cutap_slow_cusolverDnXsyevBatched,
+    (void *)cutap_slow_cusolverDnXsyevBatched_bufferSize,
+    (void *)cutap_slow_cusolverDnXsyevd,
+    (void *)cutap_slow_cusolverDnXsyevd_bufferSize,
+    (void *)cutap_slow_cusolverDnXsyevdx,
+    (void *)cutap_slow_cusolverDnXsyevdx_bufferSize,
+    (void *)cutap_slow_cusolverDnXsyevjGetResidual,
+    (void *)cutap_slow_cusolverDnXsyevjGetSweeps,
+    (void *)cutap_slow_cusolverDnXsyevjSetMaxSweeps,
+    (void *)cutap_slow_cusolverDnXsyevjSetSortEig,
+    (void *)cutap_slow_cusolverDnXsyevjSetTolerance,
+    (void *)cutap_slow_cusolverDnXsytrs,
+    (void *)cutap_slow_cusolverDnXsytrs_bufferSize,
+    (void *)cutap_slow_cusolverDnXtrtri,
+    (void *)cutap_slow_cusolverDnXtrtri_bufferSize,
+    (void *)cutap_slow_cusolverDnZCgels,
+    (void *)cutap_slow_cusolverDnZCgels_bufferSize,
+    (void *)cutap_slow_cusolverDnZCgesv,
+    (void *)cutap_slow_cusolverDnZCgesv_bufferSize,
+    (void *)cutap_slow_cusolverDnZEgels,
+    (void *)cutap_slow_cusolverDnZEgels_bufferSize,
+    (void *)cutap_slow_cusolverDnZEgesv,
+    (void *)cutap_slow_cusolverDnZEgesv_bufferSize,
+    (void *)cutap_slow_cusolverDnZKgels,
+    (void *)cutap_slow_cusolverDnZKgels_bufferSize,
+    (void *)cutap_slow_cusolverDnZKgesv,
+    (void *)cutap_slow_cusolverDnZKgesv_bufferSize,
+    (void *)cutap_slow_cusolverDnZYgels,
+    (void *)cutap_slow_cusolverDnZYgels_bufferSize,
+    (void *)cutap_slow_cusolverDnZYgesv,
+    (void *)cutap_slow_cusolverDnZYgesv_bufferSize,
+    (void *)cutap_slow_cusolverDnZZgels,
+    (void *)cutap_slow_cusolverDnZZgels_bufferSize,
+    (void *)cutap_slow_cusolverDnZZgesv,
+    (void *)cutap_slow_cusolverDnZZgesv_bufferSize,
+    0,
+    0,
+    0,
+    (void *)cutap_slow_cusolverDnZgebrd,
+    (void *)cutap_slow_cusolverDnZgebrd_bufferSize,
+    0,
+    0,
+    0,
+    (void *)cutap_slow_cusolverDnZgeqrf,
+    0,
+    (void *)cutap_slow_cusolverDnZgeqrf_bufferSize,
+    (void *)cutap_slow_cusolverDnZgesvd,
+    (void *)cutap_slow_cusolverDnZgesvd_bufferSize,
+    (void *)cutap_slow_cusolverDnZgesvdaStridedBatched,
+    (void *)cutap_slow_cusolverDnZgesvdaStridedBatched_bufferSize,
+    (void *)cutap_slow_cusolverDnZgesvdj,
+    (void *)cutap_slow_cusolverDnZgesvdjBatched,
+    (void *)cutap_slow_cusolverDnZgesvdjBatched_bufferSize,
+    (void *)cutap_slow_cusolverDnZgesvdj_bufferSize,
+    (void *)cutap_slow_cusolverDnZgetrf,
+    (void *)cutap_slow_cusolverDnZgetrf_bufferSize,
+    (void *)cutap_slow_cusolverDnZgetrs,
+    (void *)cutap_slow_cusolverDnZheevd,
+    (void *)cutap_slow_cusolverDnZheevd_bufferSize,
+    (void *)cutap_slow_cusolverDnZheevdx,
+    (void *)cutap_slow_cusolverDnZheevdx_bufferSize,
+    (void *)cutap_slow_cusolverDnZheevj,
+    (void *)cutap_slow_cusolverDnZheevjBatched,
+    (void *)cutap_slow_cusolverDnZheevjBatched_bufferSize,
+    (void *)cutap_slow_cusolverDnZheevj_bufferSize,
+    0,
+    0,
+    (void *)cutap_slow_cusolverDnZhegvd,
+    (void *)cutap_slow_cusolverDnZhegvd_bufferSize,
+    (void *)cutap_slow_cusolverDnZhegvdx,
+    (void *)cutap_slow_cusolverDnZhegvdx_bufferSize,
+    (void *)cutap_slow_cusolverDnZhegvj,
+    (void *)cutap_slow_cusolverDnZhegvj_bufferSize,
+    (void *)cutap_slow_cusolverDnZhetrd,
+    (void *)cutap_slow_cusolverDnZhetrd_bufferSize,
+    0,
+    0,
+    0,
+    0,
+    0,
+    0,
+    0,
+    0,
+    0,
+    (void *)cutap_slow_cusolverDnZlaswp,
+    (void *)cutap_slow_cusolverDnZlauum,
+    0,
+    (void *)cutap_slow_cusolverDnZlauum_bufferSize,
+    0,
+    (void *)cutap_slow_cusolverDnZpotrf,
+    (void *)cutap_slow_cusolverDnZpotrfBatched,
+    0,
+    (void *)cutap_slow_cusolverDnZpotrf_bufferSize,
+    (void *)cutap_slow_cusolverDnZpotri,
+    0,
+    (void *)cutap_slow_cusolverDnZpotri_bufferSize,
+    (void *)cutap_slow_cusolverDnZpotrs,
+    (void *)cutap_slow_cusolverDnZpotrsBatched,
+    0,
+    (void *)cutap_slow_cusolverDnZsytrf,
+    (void *)cutap_slow_cusolverDnZsytrf_bufferSize,
+    (void *)cutap_slow_cusolverDnZsytri,
+    0,
+    (void *)cutap_slow_cusolverDnZsytri_bufferSize,
+    0,
+    0,
+    (void *)cutap_slow_cusolverDnZungbr,
+    0,
+    (void *)cutap_slow_cusolverDnZungbr_bufferSize,
+    0,
+    0,
+    (void *)cutap_slow_cusolverDnZungqr,
+    (void *)cutap_slow_cusolverDnZungqr_bufferSize,
+    (void *)cutap_slow_cusolverDnZungtr,
+    0,
+    (void *)cutap_slow_cusolverDnZungtr_bufferSize,
+    (void *)cutap_slow_cusolverDnZunmqr,
+    0,
+    (void *)cutap_slow_cusolverDnZunmqr_bufferSize,
+    (void *)cutap_slow_cusolverDnZunmtr,
+    0,
+    (void *)cutap_slow_cusolverDnZunmtr_bufferSize,
+    (void *)cutap_slow_cusolverGetProperty,
+    (void *)cutap_slow_cusolverGetVersion,
+    0,
+    (void *)cutap_slow_cusolverRfAccessBundledFactorsDevice,
+    (void *)cutap_slow_cusolverRfAnalyze,
+    (void *)cutap_slow_cusolverRfBatchAnalyze,
+    (void *)cutap_slow_cusolverRfBatchRefactor,
+    (void *)cutap_slow_cusolverRfBatchResetValues,
+    (void *)cutap_slow_cusolverRfBatchSetupHost,
+    (void *)cutap_slow_cusolverRfBatchSolve,
+    (void *)cutap_slow_cusolverRfBatchZeroPivot,
+    (void *)cutap_slow_cusolverRfCreate,
+    (void *)cutap_slow_cusolverRfDestroy,
+    (void *)cutap_slow_cusolverRfExtractBundledFactorsHost,
+    (void *)cutap_slow_cusolverRfExtractSplitFactorsHost,
+    (void *)cutap_slow_cusolverRfGetAlgs,
+    (void *)cutap_slow_cusolverRfGetMatrixFormat,
+    (void *)cutap_slow_cusolverRfGetNumericBoostReport,
+    (void *)cutap_slow_cusolverRfGetNumericProperties,
+    (void *)cutap_slow_cusolverRfGetResetValuesFastMode,
+    (void *)cutap_slow_cusolverRfRefactor,
+    (void *)cutap_slow_cusolverRfResetValues,
+    (void *)cutap_slow_cusolverRfSetAlgs,
+    (void *)cutap_slow_cusolverRfSetMatrixFormat,
+    (void *)cutap_slow_cusolverRfSetNumericProperties,
+    (void *)cutap_slow_cusolverRfSetResetValuesFastMode,
+    (void *)cutap_slow_cusolverRfSetupDevice,
+    (void *)cutap_slow_cusolverRfSetupHost,
+    0,
+    (void *)cutap_slow_cusolverRfSolve,
+    0,
+    (void *)cutap_slow_cusolverSpCcsrcholBufferInfo,
+    (void *)cutap_slow_cusolverSpCcsrcholBufferInfoHost,
+    (void *)cutap_slow_cusolverSpCcsrcholDiag,
+    (void *)cutap_slow_cusolverSpCcsrcholFactor,
+    (void *)cutap_slow_cusolverSpCcsrcholFactorHost,
+    (void *)cutap_slow_cusolverSpCcsrcholSolve,
+    (void *)cutap_slow_cusolverSpCcsrcholSolveHost,
+    (void *)cutap_slow_cusolverSpCcsrcholZeroPivot,
+    (void *)cutap_slow_cusolverSpCcsrcholZeroPivotHost,
+    (void *)cutap_slow_cusolverSpCcsreigsHost,
+    (void *)cutap_slow_cusolverSpCcsreigvsi,
+    (void *)cutap_slow_cusolverSpCcsreigvsiHost,
+    (void *)cutap_slow_cusolverSpCcsrlsqvqrHost,
+    (void *)cutap_slow_cusolverSpCcsrlsvchol,
+    (void *)cutap_slow_cusolverSpCcsrlsvcholHost,
+    (void *)cutap_slow_cusolverSpCcsrlsvluHost,
+    (void *)cutap_slow_cusolverSpCcsrlsvqr,
+    (void *)cutap_slow_cusolverSpCcsrlsvqrHost,
+    0,
+    (void *)cutap_slow_cusolverSpCcsrluBufferInfoHost,
+    0,
+    (void *)cutap_slow_cusolverSpCcsrluExtractHost,
+    0,
+    (void *)cutap_slow_cusolverSpCcsrluFactorHost,
+    (void *)cutap_slow_cusolverSpCcsrluSolveHost,
+    (void *)cutap_slow_cusolverSpCcsrluZeroPivotHost,
+    0,
+    (void *)cutap_slow_cusolverSpCcsrqrBufferInfo,
+    (void *)cutap_slow_cusolverSpCcsrqrBufferInfoBatched,
+    (void *)cutap_slow_cusolverSpCcsrqrBufferInfoHost,
+    (void *)cutap_slow_cusolverSpCcsrqrFactor,
+    (void *)cutap_slow_cusolverSpCcsrqrFactorHost,
+    (void *)cutap_slow_cusolverSpCcsrqrSetup,
+    (void *)cutap_slow_cusolverSpCcsrqrSetupHost,
+    (void *)cutap_slow_cusolverSpCcsrqrSolve,
+    (void *)cutap_slow_cusolverSpCcsrqrSolveHost,
+    (void *)cutap_slow_cusolverSpCcsrqrZeroPivot,
+    (void *)cutap_slow_cusolverSpCcsrqrZeroPivotHost,
+    0,
+    (void *)cutap_slow_cusolverSpCcsrqrsvBatched,
+    0,
+    (void *)cutap_slow_cusolverSpCcsrzfdHost,
+    (void *)cutap_slow_cusolverSpCreate,
+    (void *)cutap_slow_cusolverSpCreateCsrcholInfo,
+    (void *)cutap_slow_cusolverSpCreateCsrcholInfoHost,
+    (void *)cutap_slow_cusolverSpCreateCsrluInfoHost,
+    (void *)cutap_slow_cusolverSpCreateCsrqrInfo,
+    (void *)cutap_slow_cusolverSpCreateCsrqrInfoHost,
+    0,
+    0,
+    0,
+    0,
+    0,
+    0,
+    0,
+    0,
+    (void *)cutap_slow_cusolverSpDcsrcholBufferInfo,
+    (void *)cutap_slow_cusolverSpDcsrcholBufferInfoHost,
+    (void *)cutap_slow_cusolverSpDcsrcholDiag,
+    (void *)cutap_slow_cusolverSpDcsrcholFactor,
+    (void *)cutap_slow_cusolverSpDcsrcholFactorHost,
+    (void *)cutap_slow_cusolverSpDcsrcholSolve,
+    (void *)cutap_slow_cusolverSpDcsrcholSolveHost,
+    (void *)cutap_slow_cusolverSpDcsrcholZeroPivot,
+    (void *)cutap_slow_cusolverSpDcsrcholZeroPivotHost,
+    (void *)cutap_slow_cusolverSpDcsreigsHost,
+    (void *)cutap_slow_cusolverSpDcsreigvsi,
+    (void *)cutap_slow_cusolverSpDcsreigvsiHost,
+    (void *)cutap_slow_cusolverSpDcsrlsqvqrHost,
+    (void *)cutap_slow_cusolverSpDcsrlsvchol,
+    (void *)cutap_slow_cusolverSpDcsrlsvcholHost,
+    (void *)cutap_slow_cusolverSpDcsrlsvluHost,
+    (void *)cutap_slow_cusolverSpDcsrlsvqr,
+    (void *)cutap_slow_cusolverSpDcsrlsvqrHost,
+    0,
+    (void *)cutap_slow_cusolverSpDcsrluBufferInfoHost,
+    0,
+    (void *)cutap_slow_cusolverSpDcsrluExtractHost,
+    0,
+    (void *)cutap_slow_cusolverSpDcsrluFactorHost,
+    (void *)cutap_slow_cusolverSpDcsrluSolveHost,
+    (void *)cutap_slow_cusolverSpDcsrluZeroPivotHost,
+    0,
+    (void *)cutap_slow_cusolverSpDcsrqrBufferInfo,
+    (void *)cutap_slow_cusolverSpDcsrqrBufferInfoBatched,
+    (void *)cutap_slow_cusolverSpDcsrqrBufferInfoHost,
+    (void *)cutap_slow_cusolverSpDcsrqrFactor,
+    (void *)cutap_slow_cusolverSpDcsrqrFactorHost,
+    (void *)cutap_slow_cusolverSpDcsrqrSetup,
+    (void *)cutap_slow_cusolverSpDcsrqrSetupHost,
+    (void *)cutap_slow_cusolverSpDcsrqrSolve,
+    (void *)cutap_slow_cusolverSpDcsrqrSolveHost,
+    (void *)cutap_slow_cusolverSpDcsrqrZeroPivot,
+    (void *)cutap_slow_cusolverSpDcsrqrZeroPivotHost,
+    0,
+    (void *)cutap_slow_cusolverSpDcsrqrsvBatched,
+    0,
+    (void *)cutap_slow_cusolverSpDcsrzfdHost,
+    (void *)cutap_slow_cusolverSpDestroy,
+    (void *)cutap_slow_cusolverSpDestroyCsrcholInfo,
+    (void *)cutap_slow_cusolverSpDestroyCsrcholInfoHost,
+    (void *)cutap_slow_cusolverSpDestroyCsrluInfoHost,
+    (void *)cutap_slow_cusolverSpDestroyCsrqrInfo,
+    (void *)cutap_slow_cusolverSpDestroyCsrqrInfoHost,
+    0,
+    0,
+    0,
+    0,
+    0,
+    0,
+    0,
+    0,
+    0,
+    0,
+    0,
+    0,
+    0,
+    0,
+    0,
+    0,
+    0,
+    (void *)cutap_slow_cusolverSpGetStream,
+    0,
+    0,
+    0,
+    0,
+    0,
+    0,
+    0,
+    0,
+    0,
+    0,
+    0,
+    0,
+    0,
+    0,
+    0,
+    (void *)cutap_slow_cusolverSpScsrcholBufferInfo,
+    (void *)cutap_slow_cusolverSpScsrcholBufferInfoHost,
+    (void *)cutap_slow_cusolverSpScsrcholDiag,
+    (void *)cutap_slow_cusolverSpScsrcholFactor,
+    (void *)cutap_slow_cusolverSpScsrcholFactorHost,
+    (void *)cutap_slow_cusolverSpScsrcholSolve,
+    (void *)cutap_slow_cusolverSpScsrcholSolveHost,
+    (void *)cutap_slow_cusolverSpScsrcholZeroPivot,
+    (void *)cutap_slow_cusolverSpScsrcholZeroPivotHost,
+    (void *)cutap_slow_cusolverSpScsreigsHost,
+    (void *)cutap_slow_cusolverSpScsreigvsi,
+    (void *)cutap_slow_cusolverSpScsreigvsiHost,
+    (void *)cutap_slow_cusolverSpScsrlsqvqrHost,
+    (void *)cutap_slow_cusolverSpScsrlsvchol,
+    (void *)cutap_slow_cusolverSpScsrlsvcholHost,
+    (void *)cutap_slow_cusolverSpScsrlsvluHost,
+    (void *)cutap_slow_cusolverSpScsrlsvqr,
+    (void *)cutap_slow_cusolverSpScsrlsvqrHost,
+    0,
+    (void *)cutap_slow_cusolverSpScsrluBufferInfoHost,
+    0,
+    (void *)cutap_slow_cusolverSpScsrluExtractHost,
+    0,
+    (void *)cutap_slow_cusolverSpScsrluFactorHost,
+    (void *)cutap_slow_cusolverSpScsrluSolveHost,
+    (void *)cutap_slow_cusolverSpScsrluZeroPivotHost,
+    0,
+    (void *)cutap_slow_cusolverSpScsrqrBufferInfo,
+    (void *)cutap_slow_cusolverSpScsrqrBufferInfoBatched,
+    (void *)cutap_slow_cusolverSpScsrqrBufferInfoHost,
+    (void *)cutap_slow_cusolverSpScsrqrFactor,
+    (void *)cutap_slow_cusolverSpScsrqrFactorHost,
+    (void *)cutap_slow_cusolverSpScsrqrSetup,
+    (void *)cutap_slow_cusolverSpScsrqrSetupHost,
+    (void *)cutap_slow_cusolverSpScsrqrSolve,
+    (void *)cutap_slow_cusolverSpScsrqrSolveHost,
+    (void *)cutap_slow_cusolverSpScsrqrZeroPivot,
+    (void *)cutap_slow_cusolverSpScsrqrZeroPivotHost,
+    0,
+    (void *)cutap_slow_cusolverSpScsrqrsvBatched,
+    0,
+    (void *)cutap_slow_cusolverSpScsrzfdHost,
+    (void *)cutap_slow_cusolverSpSetStream,
+    0,
+    0,
+    0,
+    0,
+    0,
+    0,
+    0,
+    (void *)cutap_slow_cusolverSpXcsrcholAnalysis,
+    (void *)cutap_slow_cusolverSpXcsrcholAnalysisHost,
+    (void *)cutap_slow_cusolverSpXcsrissymHost,
+    (void *)cutap_slow_cusolverSpXcsrluAnalysisHost,
+    0,
+    (void *)cutap_slow_cusolverSpXcsrluNnzHost,
+    0,
+    (void *)cutap_slow_cusolverSpXcsrmetisndHost,
+    0,
+    (void *)cutap_slow_cusolverSpXcsrpermHost,
+    (void *)cutap_slow_cusolverSpXcsrperm_bufferSizeHost,
+    (void *)cutap_slow_cusolverSpXcsrqrAnalysis,
+    (void *)cutap_slow_cusolverSpXcsrqrAnalysisBatched,
+    (void *)cutap_slow_cusolverSpXcsrqrAnalysisHost,
+    0,
+    0,
+    0,
+    (void *)cutap_slow_cusolverSpXcsrsymamdHost,
+    (void *)cutap_slow_cusolverSpXcsrsymmdqHost,
+    0,
+    0,
+    (void *)cutap_slow_cusolverSpXcsrsymrcmHost,
+    0,
+    0,
+    0,
+    0,
+    0,
+    0,
+    0,
+    (void *)cutap_slow_cusolverSpZcsrcholBufferInfo,
+    (void *)cutap_slow_cusolverSpZcsrcholBufferInfoHost,
+    (void *)cutap_slow_cusolverSpZcsrcholDiag,
+    (void *)cutap_slow_cusolverSpZcsrcholFactor,
+    (void *)cutap_slow_cusolverSpZcsrcholFactorHost,
+    (void *)cutap_slow_cusolverSpZcsrcholSolve,
+    (void *)cutap_slow_cusolverSpZcsrcholSolveHost,
+    (void *)cutap_slow_cusolverSpZcsrcholZeroPivot,
+    (void *)cutap_slow_cusolverSpZcsrcholZeroPivotHost,
+    (void *)cutap_slow_cusolverSpZcsreigsHost,
+    (void *)cutap_slow_cusolverSpZcsreigvsi,
+    (void *)cutap_slow_cusolverSpZcsreigvsiHost,
+    (void *)cutap_slow_cusolverSpZcsrlsqvqrHost,
+    (void *)cutap_slow_cusolverSpZcsrlsvchol,
+    (void *)cutap_slow_cusolverSpZcsrlsvcholHost,
+    (void *)cutap_slow_cusolverSpZcsrlsvluHost,
+    (void *)cutap_slow_cusolverSpZcsrlsvqr,
+    (void *)cutap_slow_cusolverSpZcsrlsvqrHost,
+    0,
+    (void *)cutap_slow_cusolverSpZcsrluBufferInfoHost,
+    0,
+    (void *)cutap_slow_cusolverSpZcsrluExtractHost,
+    0,
+    (void *)cutap_slow_cusolverSpZcsrluFactorHost,
+    (void *)cutap_slow_cusolverSpZcsrluSolveHost,
+    (void *)cutap_slow_cusolverSpZcsrluZeroPivotHost,
+    0,
+    (void *)cutap_slow_cusolverSpZcsrqrBufferInfo,
+    (void *)cutap_slow_cusolverSpZcsrqrBufferInfoBatched,
+    (void *)cutap_slow_cusolverSpZcsrqrBufferInfoHost,
+    (void *)cutap_slow_cusolverSpZcsrqrFactor,
+    (void *)cutap_slow_cusolverSpZcsrqrFactorHost,
+    (void *)cutap_slow_cusolverSpZcsrqrSetup,
+    (void *)cutap_slow_cusolverSpZcsrqrSetupHost,
+    (void *)cutap_slow_cusolverSpZcsrqrSolve,
+    (void *)cutap_slow_cusolverSpZcsrqrSolveHost,
+    (void *)cutap_slow_cusolverSpZcsrqrZeroPivot,
+    (void *)cutap_slow_cusolverSpZcsrqrZeroPivotHost,
+    0,
+    (void *)cutap_slow_cusolverSpZcsrqrsvBatched,
+    0,
+    (void *)cutap_slow_cusolverSpZcsrzfdHost,
+    0,
+    0,
+    0,
+    0,
+    0,
+    0,
+    (void *)cutap_slow_nvrtcAddNameExpression,
+    (void *)cutap_slow_nvrtcCompileProgram,
+    (void *)cutap_slow_nvrtcCreateProgram,
+    (void *)cutap_slow_nvrtcDestroyProgram,
+    (void *)cutap_slow_nvrtcGetCUBIN,
+    (void *)cutap_slow_nvrtcGetCUBINSize,
+    (void *)cutap_slow_nvrtcGetErrorString,
+    (void *)cutap_slow_nvrtcGetLTOIR,
+    (void *)cutap_slow_nvrtcGetLTOIRSize,
+    (void *)cutap_slow_nvrtcGetLoweredName,
+    (void *)cutap_slow_nvrtcGetNumSupportedArchs,
+    (void *)cutap_slow_nvrtcGetOptiXIR,
+    (void *)cutap_slow_nvrtcGetOptiXIRSize,
+    (void *)cutap_slow_nvrtcGetPCHCreateStatus,
+    (void *)cutap_slow_nvrtcGetPCHHeapSize,
+    (void *)cutap_slow_nvrtcGetPCHHeapSizeRequired,
+    (void *)cutap_slow_nvrtcGetPTX,
+    (void *)cutap_slow_nvrtcGetPTXSize,
+    (void *)cutap_slow_nvrtcGetProgramLog,
+    (void *)cutap_slow_nvrtcGetProgramLogSize,
+    (void *)cutap_slow_nvrtcGetSupportedArchs,
+    (void *)cutap_slow_nvrtcSetFlowCallback,
+    (void *)cutap_slow_nvrtcSetPCHHeapSize,
+    (void *)cutap_slow_nvrtcVersion,
+    0,
+    (void *)cutap_slow___nvJitLinkAddData_13_0,
+    (void *)cutap_slow___nvJitLinkAddFile_13_0,
+    (void *)cutap_slow___nvJitLinkComplete_13_0,
+    (void *)cutap_slow___nvJitLinkCreate_13_0,
+    (void *)cutap_slow___nvJitLinkDestroy_13_0,
+    (void *)cutap_slow___nvJitLinkGetErrorLogSize_13_0,
+    (void *)cutap_slow___nvJitLinkGetErrorLog_13_0,
+    (void *)cutap_slow___nvJitLinkGetInfoLogSize_13_0,
+    (void *)cutap_slow___nvJitLinkGetInfoLog_13_0,
+    (void *)cutap_slow___nvJitLinkGetLinkedCubinSize_13_0,
+    (void *)cutap_slow___nvJitLinkGetLinkedCubin_13_0,
+    (void *)cutap_slow___nvJitLinkGetLinkedPtxSize_13_0,
+    (void *)cutap_slow___nvJitLinkGetLinkedPtx_13_0,
+    (void *)cutap_slow_nvJitLinkAddData,
+    (void *)cutap_slow_nvJitLinkAddFile,
+    (void *)cutap_slow_nvJitLinkComplete,
+    (void *)cutap_slow_nvJitLinkCreate,
+    (void *)cutap_slow_nvJitLinkDestroy,
+    (void *)cutap_slow_nvJitLinkGetErrorLog,
+    (void *)cutap_slow_nvJitLinkGetErrorLogSize,
+    (void *)cutap_slow_nvJitLinkGetInfoLog,
+    (void *)cutap_slow_nvJitLinkGetInfoLogSize,
+    (void *)cutap_slow_nvJitLinkGetLinkedCubin,
+    (void *)cutap_slow_nvJitLinkGetLinkedCubinSize,
+    (void *)cutap_slow_nvJitLinkGetLinkedPtx,
+    (void *)cutap_slow_nvJitLinkGetLinkedPtxSize,
+    (void *)cutap_slow_nvJitLinkVersion,
+    (void *)cutap_slow_nvtxDomainCreateA,
+    (void *)cutap_slow_nvtxDomainCreateA_impl_init_v3,
+    (void *)cutap_slow_nvtxDomainCreateW,
+    (void *)cutap_slow_nvtxDomainCreateW_impl_init_v3,
+    (void *)cutap_slow_nvtxDomainDestroy,
+    (void *)cutap_slow_nvtxDomainDestroy_impl_init_v3,
+    (void *)cutap_slow_nvtxDomainMarkEx,
+    (void *)cutap_slow_nvtxDomainMarkEx_impl_init_v3,
+    (void *)cutap_slow_nvtxDomainNameCategoryA,
+    (void *)cutap_slow_nvtxDomainNameCategoryA_impl_init_v3,
+    (void *)cutap_slow_nvtxDomainNameCategoryW,
+    (void *)cutap_slow_nvtxDomainNameCategoryW_impl_init_v3,
+    (void *)cutap_slow_nvtxDomainRangeEnd,
+    (void *)cutap_slow_nvtxDomainRangeEnd_impl_init_v3,
+    (void *)cutap_slow_nvtxDomainRangePop,
+    (void *)cutap_slow_nvtxDomainRangePop_impl_init_v3,
+    (void *)cutap_slow_nvtxDomainRangePushEx,
+    (void *)cutap_slow_nvtxDomainRangePushEx_impl_init_v3,
+    (void *)cutap_slow_nvtxDomainRangeStartEx,
+    (void *)cutap_slow_nvtxDomainRangeStartEx_impl_init_v3,
+    (void *)cutap_slow_nvtxDomainRegisterStringA,
+    (void *)cutap_slow_nvtxDomainRegisterStringA_impl_init_v3,
+    (void *)cutap_slow_nvtxDomainRegisterStringW,
+    (void *)cutap_slow_nvtxDomainRegisterStringW_impl_init_v3,
+    (void *)cutap_slow_nvtxDomainResourceCreate,
+    (void *)cutap_slow_nvtxDomainResourceCreate_impl_init_v3,
+    (void *)cutap_slow_nvtxDomainResourceDestroy,
+    (void *)cutap_slow_nvtxDomainResourceDestroy_impl_init_v3,
+    (void *)cutap_slow_nvtxDomainSyncUserAcquireFailed_impl_init_v3,
+    (void *)cutap_slow_nvtxDomainSyncUserAcquireStart_impl_init_v3,
+    (void *)cutap_slow_nvtxDomainSyncUserAcquireSuccess_impl_init_v3,
+    (void *)cutap_slow_nvtxDomainSyncUserCreate_impl_init_v3,
+    (void *)cutap_slow_nvtxDomainSyncUserDestroy_impl_init_v3,
+    (void *)cutap_slow_nvtxDomainSyncUserReleasing_impl_init_v3,
+    (void *)cutap_slow_nvtxEtiGetModuleFunctionTable_v3,
+    (void *)cutap_slow_nvtxEtiSetInjectionNvtxVersion_v3,
+    (void *)cutap_slow_nvtxGetExportTable_v3,
+    (void *)cutap_slow_nvtxInitOnce_v3,
+    (void *)cutap_slow_nvtxInitialize,
+    (void *)cutap_slow_nvtxInitializeInjectionLibrary_v3,
+    (void *)cutap_slow_nvtxInitialize_impl_init_v3,
+    (void *)cutap_slow_nvtxMarkA,
+    (void *)cutap_slow_nvtxMarkA_impl_init_v3,
+    (void *)cutap_slow_nvtxMarkEx,
+    (void *)cutap_slow_nvtxMarkEx_impl_init_v3,
+    (void *)cutap_slow_nvtxMarkW,
+    (void *)cutap_slow_nvtxMarkW_impl_init_v3,
+    (void *)cutap_slow_nvtxNameCategoryA,
+    (void *)cutap_slow_nvtxNameCategoryA_impl_init_v3,
+    (void *)cutap_slow_nvtxNameCategoryW,
+    (void *)cutap_slow_nvtxNameCategoryW_impl_init_v3,
+    (void *)cutap_slow_nvtxNameClCommandQueueA_impl_init_v3,
+    (void *)cutap_slow_nvtxNameClCommandQueueW_impl_init_v3,
+    (void *)cutap_slow_nvtxNameClContextA_impl_init_v3,
+    (void *)cutap_slow_nvtxNameClContextW_impl_init_v3,
+    (void *)cutap_slow_nvtxNameClDeviceA_impl_init_v3,
+    (void *)cutap_slow_nvtxNameClDeviceW_impl_init_v3,
+    (void *)cutap_slow_nvtxNameClEventA_impl_init_v3,
+    (void *)cutap_slow_nvtxNameClEventW_impl_init_v3,
+    (void *)cutap_slow_nvtxNameClMemObjectA_impl_init_v3,
+    (void *)cutap_slow_nvtxNameClMemObjectW_impl_init_v3,
+    (void *)cutap_slow_nvtxNameClProgramA_impl_init_v3,
+    (void *)cutap_slow_nvtxNameClProgramW_impl_init_v3,
+    (void *)cutap_slow_nvtxNameClSamplerA_impl_init_v3,
+    (void *)cutap_slow_nvtxNameClSamplerW_impl_init_v3,
+    (void *)cutap_slow_nvtxNameCuContextA_impl_init_v3,
+    (void *)cutap_slow_nvtxNameCuContextW_impl_init_v3,
+    (void *)cutap_slow_nvtxNameCuDeviceA_impl_init_v3,
+    (void *)cutap_slow_nvtxNameCuDeviceW_impl_init_v3,
+    (void *)cutap_slow_nvtxNameCuEventA_impl_init_v3,
+    (void *)cutap_slow_nvtxNameCuEventW_impl_init_v3,
+    (void *)cutap_slow_nvtxNameCuStreamA_impl_init_v3,
+    (void *)cutap_slow_nvtxNameCuStreamW_impl_init_v3,
+    (void *)cutap_slow_nvtxNameCudaDeviceA_impl_init_v3,
+    (void *)cutap_slow_nvtxNameCudaDeviceW_impl_init_v3,
+    (void *)cutap_slow_nvtxNameCudaEventA_impl_init_v3,
+    (void *)cutap_slow_nvtxNameCudaEventW_impl_init_v3,
+    (void *)cutap_slow_nvtxNameCudaStreamA_impl_init_v3,
+    (void *)cutap_slow_nvtxNameCudaStreamW_impl_init_v3,
+    (void *)cutap_slow_nvtxNameOsThreadA,
+    (void *)cutap_slow_nvtxNameOsThreadA_impl_init_v3,
+    (void *)cutap_slow_nvtxNameOsThreadW,
+    (void *)cutap_slow_nvtxNameOsThreadW_impl_init_v3,
+    (void *)cutap_slow_nvtxRangeEnd,
+    (void *)cutap_slow_nvtxRangeEnd_impl_init_v3,
+    (void *)cutap_slow_nvtxRangePop,
+    (void *)cutap_slow_nvtxRangePop_impl_init_v3,
+    (void *)cutap_slow_nvtxRangePushA,
+    (void *)cutap_slow_nvtxRangePushA_impl_init_v3,
+    (void *)cutap_slow_nvtxRangePushEx,
+    (void *)cutap_slow_nvtxRangePushEx_impl_init_v3,
+    (void *)cutap_slow_nvtxRangePushW,
+    (void *)cutap_slow_nvtxRangePushW_impl_init_v3,
+    (void *)cutap_slow_nvtxRangeStartA,
+    (void *)cutap_slow_nvtxRangeStartA_impl_init_v3,
+    (void *)cutap_slow_nvtxRangeStartEx,
+    (void *)cutap_slow_nvtxRangeStartEx_impl_init_v3,
+    (void *)cutap_slow_nvtxRangeStartW,
+    (void *)cutap_slow_nvtxRangeStartW_impl_init_v3,
+    (void *)cutap_slow_nvtxSetInitFunctionsToNoops_v3,
+    (void *)cutap_slow_nvmlComputeInstanceDestroy,
+    0,
+    (void *)cutap_slow_nvmlComputeInstanceGetInfo_v2,
+    (void *)cutap_slow_nvmlDeviceClearAccountingPids,
+    (void *)cutap_slow_nvmlDeviceClearCpuAffinity,
+    (void *)cutap_slow_nvmlDeviceClearEccErrorCounts,
+    (void *)cutap_slow_nvmlDeviceClearFieldValues,
+    (void *)cutap_slow_nvmlDeviceCreateGpuInstance,
+    (void *)cutap_slow_nvmlDeviceCreateGpuInstanceWithPlacement,
+    (void *)cutap_slow_nvmlDeviceDiscoverGpus,
+    (void *)cutap_slow_nvmlDeviceFreezeNvLinkUtilizationCounter,
+    (void *)cutap_slow_nvmlDeviceGetAPIRestriction,
+    (void *)cutap_slow_nvmlDeviceGetAccountingBufferSize,
+    (void *)cutap_slow_nvmlDeviceGetAccountingMode,
+    (void *)cutap_slow_nvmlDeviceGetAccountingPids,
+    (void *)cutap_slow_nvmlDeviceGetAccountingStats,
+    (void *)cutap_slow_nvmlDeviceGetActiveVgpus,
+    (void *)cutap_slow_nvmlDeviceGetAdaptiveClockInfoStatus,
+    (void *)cutap_slow_nvmlDeviceGetAddressingMode,
+    (void *)cutap_slow_nvmlDeviceGetApplicationsClock,
+    (void *)cutap_slow_nvmlDeviceGetArchitecture,
+    0,
+    (void *)cutap_slow_nvmlDeviceGetAttributes_v2,
+    (void *)cutap_slow_nvmlDeviceGetAutoBoostedClocksEnabled,
+    (void *)cutap_slow_nvmlDeviceGetBAR1MemoryInfo,
+    (void *)cutap_slow_nvmlDeviceGetBoardId,
+    (void *)cutap_slow_nvmlDeviceGetBoardPartNumber,
+    (void *)cutap_slow_nvmlDeviceGetBrand,
+    (void *)cutap_slow_nvmlDeviceGetBridgeChipInfo,
+    (void *)cutap_slow_nvmlDeviceGetBusType,
+    (void *)cutap_slow_nvmlDeviceGetC2cModeInfoV,
+    (void *)cutap_slow_nvmlDeviceGetCapabilities,
+    (void *)cutap_slow_nvmlDeviceGetClkMonStatus,
+    (void *)cutap_slow_nvmlDeviceGetClock,
+    (void *)cutap_slow_nvmlDeviceGetClockInfo,
+    (void *)cutap_slow_nvmlDeviceGetClockOffsets,
+    (void *)cutap_slow_nvmlDeviceGetComputeInstanceId,
+    (void *)cutap_slow_nvmlDeviceGetComputeMode,
+    0,
+    0,
+    (void *)cutap_slow_nvmlDeviceGetComputeRunningProcesses_v3,
+    (void *)cutap_slow_nvmlDeviceGetConfComputeGpuAttestationReport,
+    (void *)cutap_slow_nvmlDeviceGetConfComputeGpuCertificate,
+    (void *)cutap_slow_nvmlDeviceGetConfComputeMemSizeInfo,
+    (void *)cutap_slow_nvmlDeviceGetConfComputeProtectedMemoryUsage,
+    (void *)cutap_slow_nvmlDeviceGetCoolerInfo,
+    0,
+    (void *)cutap_slow_nvmlDeviceGetCount_v2,
+    (void *)cutap_slow_nvmlDeviceGetCpuAffinity,
+    (void *)cutap_slow_nvmlDeviceGetCpuAffinityWithinScope,
+    (void *)cutap_slow_nvmlDeviceGetCreatableVgpus,
+    (void *)cutap_slow_nvmlDeviceGetCudaComputeCapability,
+    (void *)cutap_slow_nvmlDeviceGetCurrPcieLinkGeneration,
+    (void *)cutap_slow_nvmlDeviceGetCurrPcieLinkWidth,
+    (void *)cutap_slow_nvmlDeviceGetCurrentClockFreqs,
+    (void *)cutap_slow_nvmlDeviceGetCurrentClocksEventReasons,
+    (void *)cutap_slow_nvmlDeviceGetCurrentClocksThrottleReasons,
+    (void *)cutap_slow_nvmlDeviceGetDecoderUtilization,
+    (void *)cutap_slow_nvmlDeviceGetDefaultApplicationsClock,
+    (void *)cutap_slow_nvmlDeviceGetDefaultEccMode,
+    (void *)cutap_slow_nvmlDeviceGetDetailedEccErrors,
+    (void *)cutap_slow_nvmlDeviceGetDeviceHandleFromMigDeviceHandle,
+    (void *)cutap_slow_nvmlDeviceGetDisplayActive,
+    (void *)cutap_slow_nvmlDeviceGetDisplayMode,
+    (void *)cutap_slow_nvmlDeviceGetDramEncryptionMode,
+    0,
+    (void *)cutap_slow_nvmlDeviceGetDriverModel_v2,
+    (void *)cutap_slow_nvmlDeviceGetDynamicPstatesInfo,
+    (void *)cutap_slow_nvmlDeviceGetEccMode,
+    (void *)cutap_slow_nvmlDeviceGetEncoderCapacity,
+    (void *)cutap_slow_nvmlDeviceGetEncoderSessions,
+    (void *)cutap_slow_nvmlDeviceGetEncoderStats,
+    (void *)cutap_slow_nvmlDeviceGetEncoderUtilization,
+    (void *)cutap_slow_nvmlDeviceGetEnforcedPowerLimit,
+    (void *)cutap_slow_nvmlDeviceGetFBCSessions,
+    (void *)cutap_slow_nvmlDeviceGetFBCStats,
+    (void *)cutap_slow_nvmlDeviceGetFanControlPolicy_v2,
+    (void *)cutap_slow_nvmlDeviceGetFanSpeed,
+    (void *)cutap_slow_nvmlDeviceGetFanSpeedRPM,
+    (void *)cutap_slow_nvmlDeviceGetFanSpeed_v2,
+    (void *)cutap_slow_nvmlDeviceGetFieldValues,
+    (void *)cutap_slow_nvmlDeviceGetGpcClkMinMaxVfOffset,
+    (void *)cutap_slow_nvmlDeviceGetGpcClkVfOffset,
+    (void *)cutap_slow_nvmlDeviceGetGpuFabricInfo,
+    (void *)cutap_slow_nvmlDeviceGetGpuFabricInfoV,
+    (void *)cutap_slow_nvmlDeviceGetGpuInstanceById,
+    (void *)cutap_slow_nvmlDeviceGetGpuInstanceId,
+    0,
+    (void *)cutap_slow_nvmlDeviceGetGpuInstancePossiblePlacements_v2,
+    (void *)cutap_slow_nvmlDeviceGetGpuInstanceProfileInfo,
+    (void *)cutap_slow_nvmlDeviceGetGpuInstanceProfileInfoByIdV,
+    (void *)cutap_slow_nvmlDeviceGetGpuInstanceProfileInfoV,
+    (void *)cutap_slow_nvmlDeviceGetGpuInstanceRemainingCapacity,
+    (void *)cutap_slow_nvmlDeviceGetGpuInstances,
+    (void *)cutap_slow_nvmlDeviceGetGpuMaxPcieLinkGeneration,
+    (void *)cutap_slow_nvmlDeviceGetGpuOperationMode,
+    0,
+    0,
+    (void *)cutap_slow_nvmlDeviceGetGraphicsRunningProcesses_v3,
+    0,
+    0,
+    0,
+    (void *)cutap_slow_nvmlDeviceGetGridLicensableFeatures_v4,
+    (void *)cutap_slow_nvmlDeviceGetGspFirmwareMode,
+    (void *)cutap_slow_nvmlDeviceGetGspFirmwareVersion,
+    0,
+    (void *)cutap_slow_nvmlDeviceGetHandleByIndex_v2,
+    0,
+    (void *)cutap_slow_nvmlDeviceGetHandleByPciBusId_v2,
+    (void *)cutap_slow_nvmlDeviceGetHandleBySerial,
+    (void *)cutap_slow_nvmlDeviceGetHandleByUUID,
+    (void *)cutap_slow_nvmlDeviceGetHandleByUUIDV,
+    (void *)cutap_slow_nvmlDeviceGetHostVgpuMode,
+    (void *)cutap_slow_nvmlDeviceGetHostname_v1,
+    (void *)cutap_slow_nvmlDeviceGetIndex,
+    (void *)cutap_slow_nvmlDeviceGetInforomConfigurationChecksum,
+    (void *)cutap_slow_nvmlDeviceGetInforomImageVersion,
+    (void *)cutap_slow_nvmlDeviceGetInforomVersion,
+    (void *)cutap_slow_nvmlDeviceGetIrqNum,
+    (void *)cutap_slow_nvmlDeviceGetJpgUtilization,
+    (void *)cutap_slow_nvmlDeviceGetLastBBXFlushTime,
+    0,
+    0,
+    (void *)cutap_slow_nvmlDeviceGetMPSComputeRunningProcesses_v3,
+    (void *)cutap_slow_nvmlDeviceGetMarginTemperature,
+    (void *)cutap_slow_nvmlDeviceGetMaxClockInfo,
+    (void *)cutap_slow_nvmlDeviceGetMaxCustomerBoostClock,
+    (void *)cutap_slow_nvmlDeviceGetMaxMigDeviceCount,
+    (void *)cutap_slow_nvmlDeviceGetMaxPcieLinkGeneration,
+    (void *)cutap_slow_nvmlDeviceGetMaxPcieLinkWidth,
+    (void *)cutap_slow_nvmlDeviceGetMemClkMinMaxVfOffset,
+    (void *)cutap_slow_nvmlDeviceGetMemClkVfOffset,
+    (void *)cutap_slow_nvmlDeviceGetMemoryAffinity,
+    (void *)cutap_slow_nvmlDeviceGetMemoryBusWidth,
+    (void *)cutap_slow_nvmlDeviceGetMemoryErrorCounter,
+    (void *)cutap_slow_nvmlDeviceGetMemoryInfo,
+    (void *)cutap_slow_nvmlDeviceGetMemoryInfo_v2,
+    (void *)cutap_slow_nvmlDeviceGetMigDeviceHandleByIndex,
+    (void *)cutap_slow_nvmlDeviceGetMigMode,
+    (void *)cutap_slow_nvmlDeviceGetMinMaxClockOfPState,
+    (void *)cutap_slow_nvmlDeviceGetMinMaxFanSpeed,
+    (void *)cutap_slow_nvmlDeviceGetMinorNumber,
+    (void *)cutap_slow_nvmlDeviceGetModuleId,
+    (void *)cutap_slow_nvmlDeviceGetMultiGpuBoard,
+    (void *)cutap_slow_nvmlDeviceGetName,
+    (void *)cutap_slow_nvmlDeviceGetNumFans,
+    (void *)cutap_slow_nvmlDeviceGetNumGpuCores,
+    (void *)cutap_slow_nvmlDeviceGetNumaNodeId,
+    (void *)cutap_slow_nvmlDeviceGetNvLinkCapability,
+    (void *)cutap_slow_nvmlDeviceGetNvLinkErrorCounter,
+    (void *)cutap_slow_nvmlDeviceGetNvLinkInfo,
+    (void *)cutap_slow_nvmlDeviceGetNvLinkRemoteDeviceType,
+    0,
+    (void *)cutap_slow_nvmlDeviceGetNvLinkRemotePciInfo_v2,
+    (void *)cutap_slow_nvmlDeviceGetNvLinkState,
+    (void *)cutap_slow_nvmlDeviceGetNvLinkUtilizationControl,
+    (void *)cutap_slow_nvmlDeviceGetNvLinkUtilizationCounter,
+    (void *)cutap_slow_nvmlDeviceGetNvLinkVersion,
+    (void *)cutap_slow_nvmlDeviceGetNvlinkBwMode,
+    (void *)cutap_slow_nvmlDeviceGetNvlinkSupportedBwModes,
+    (void *)cutap_slow_nvmlDeviceGetOfaUtilization,
+    (void *)cutap_slow_nvmlDeviceGetP2PStatus,
+    0,
+    (void *)cutap_slow_nvmlDeviceGetPciInfoExt,
+    0,
+    (void *)cutap_slow_nvmlDeviceGetPciInfo_v3,
+    (void *)cutap_slow_nvmlDeviceGetPcieLinkMaxSpeed,
+    (void *)cutap_slow_nvmlDeviceGetPcieReplayCounter,
+    (void *)cutap_slow_nvmlDeviceGetPcieSpeed,
+    (void *)cutap_slow_nvmlDeviceGetPcieThroughput,
+    (void *)cutap_slow_nvmlDeviceGetPdi,
+    (void *)cutap_slow_nvmlDeviceGetPerformanceModes,
+    (void *)cutap_slow_nvmlDeviceGetPerformanceState,
+    (void *)cutap_slow_nvmlDeviceGetPersistenceMode,
+    (void *)cutap_slow_nvmlDeviceGetPgpuMetadataString,
+    (void *)cutap_slow_nvmlDeviceGetPlatformInfo,
+    (void *)cutap_slow_nvmlDeviceGetPowerManagementDefaultLimit,
+    (void *)cutap_slow_nvmlDeviceGetPowerManagementLimit,
+    (void *)cutap_slow_nvmlDeviceGetPowerManagementLimitConstraints,
+    (void *)cutap_slow_nvmlDeviceGetPowerManagementMode,
+    (void *)cutap_slow_nvmlDeviceGetPowerMizerMode_v1,
+    (void *)cutap_slow_nvmlDeviceGetPowerSource,
+    (void *)cutap_slow_nvmlDeviceGetPowerState,
+    (void *)cutap_slow_nvmlDeviceGetPowerUsage,
+    (void *)cutap_slow_nvmlDeviceGetProcessUtilization,
+    (void *)cutap_slow_nvmlDeviceGetProcessesUtilizationInfo,
+    (void *)cutap_slow_nvmlDeviceGetRemappedRows,
+    0,
+    (void *)cutap_slow_nvmlDeviceGetRepairStatus,
+    (void *)cutap_slow_nvmlDeviceGetRetiredPages,
+    (void *)cutap_slow_nvmlDeviceGetRetiredPagesPendingStatus,
+    (void *)cutap_slow_nvmlDeviceGetRetiredPages_v2,
+    (void *)cutap_slow_nvmlDeviceGetRowRemapperHistogram,
+    (void *)cutap_slow_nvmlDeviceGetRunningProcessDetailList,
+    (void *)cutap_slow_nvmlDeviceGetSamples,
+    (void *)cutap_slow_nvmlDeviceGetSerial,
+    (void *)cutap_slow_nvmlDeviceGetSramEccErrorStatus,
+    (void *)cutap_slow_nvmlDeviceGetSramUniqueUncorrectedEccErrorCounts,
+    (void *)cutap_slow_nvmlDeviceGetSupportedClocksEventReasons,
+    (void *)cutap_slow_nvmlDeviceGetSupportedClocksThrottleReasons,
+    (void *)cutap_slow_nvmlDeviceGetSupportedEventTypes,
+    (void *)cutap_slow_nvmlDeviceGetSupportedGraphicsClocks,
+    (void *)cutap_slow_nvmlDeviceGetSupportedMemoryClocks,
+    (void *)cutap_slow_nvmlDeviceGetSupportedPerformanceStates,
+    (void *)cutap_slow_nvmlDeviceGetSupportedVgpus,
+    (void *)cutap_slow_nvmlDeviceGetTargetFanSpeed,
+    (void *)cutap_slow_nvmlDeviceGetTemperature,
+    (void *)cutap_slow_nvmlDeviceGetTemperatureThreshold,
+    (void *)cutap_slow_nvmlDeviceGetTemperatureV,
+    (void *)cutap_slow_nvmlDeviceGetThermalSettings,
+    (void *)cutap_slow_nvmlDeviceGetTopologyCommonAncestor,
+    (void *)cutap_slow_nvmlDeviceGetTopologyNearestGpus,
+    (void *)cutap_slow_nvmlDeviceGetTotalEccErrors,
+    (void *)cutap_slow_nvmlDeviceGetTotalEnergyConsumption,
+    (void *)cutap_slow_nvmlDeviceGetUUID,
+    0,
+    (void *)cutap_slow_nvmlDeviceGetUtilizationRates,
+    (void *)cutap_slow_nvmlDeviceGetVbiosVersion,
+    (void *)cutap_slow_nvmlDeviceGetVgpuCapabilities,
+    (void *)cutap_slow_nvmlDeviceGetVgpuHeterogeneousMode,
+    (void *)cutap_slow_nvmlDeviceGetVgpuInstancesUtilizationInfo,
+    (void *)cutap_slow_nvmlDeviceGetVgpuMetadata,
+    (void *)cutap_slow_nvmlDeviceGetVgpuProcessUtilization,
+    (void *)cutap_slow_nvmlDeviceGetVgpuProcessesUtilizationInfo,
+    (void *)cutap_slow_nvmlDeviceGetVgpuSchedulerCapabilities,
+    (void *)cutap_slow_nvmlDeviceGetVgpuSchedulerLog,
+    (void *)cutap_slow_nvmlDeviceGetVgpuSchedulerState,
+    (void *)cutap_slow_nvmlDeviceGetVgpuTypeCreatablePlacements,
+    (void *)cutap_slow_nvmlDeviceGetVgpuTypeSupportedPlacements,
+    (void *)cutap_slow_nvmlDeviceGetVgpuUtilization,
+    (void *)cutap_slow_nvmlDeviceGetViolationStatus,
+    (void *)cutap_slow_nvmlDeviceGetVirtualizationMode,
+    (void *)cutap_slow_nvmlDeviceIsMigDeviceHandle,
+    (void *)cutap_slow_nvmlDeviceModifyDrainState,
+    (void *)cutap_slow_nvmlDeviceOnSameBoard,
+    (void *)cutap_slow_nvmlDevicePowerSmoothingActivatePresetProfile,
+    (void *)cutap_slow_nvmlDevicePowerSmoothingSetState,
+    (void *)cutap_slow_nvmlDevicePowerSmoothingUpdatePresetProfileParam,
+    (void *)cutap_slow_nvmlDeviceQueryDrainState,
+    0,
+    (void *)cutap_slow_nvmlDeviceReadWritePRM_v1,
+    (void *)cutap_slow_nvmlDeviceRegisterEvents,
+    0,
+    (void *)cutap_slow_nvmlDeviceRemoveGpu_v2,
+    (void *)cutap_slow_nvmlDeviceResetApplicationsClocks,
+    (void *)cutap_slow_nvmlDeviceResetGpuLockedClocks,
+    (void *)cutap_slow_nvmlDeviceResetMemoryLockedClocks,
+    (void *)cutap_slow_nvmlDeviceResetNvLinkErrorCounters,
+    (void *)cutap_slow_nvmlDeviceResetNvLinkUtilizationCounter,
+    (void *)cutap_slow_nvmlDeviceSetAPIRestriction,
+    (void *)cutap_slow_nvmlDeviceSetAccountingMode,
+    (void *)cutap_slow_nvmlDeviceSetApplicationsClocks,
+    (void *)cutap_slow_nvmlDeviceSetAutoBoostedClocksEnabled,
+    (void *)cutap_slow_nvmlDeviceSetClockOffsets,
+    (void *)cutap_slow_nvmlDeviceSetComputeMode,
+    (void *)cutap_slow_nvmlDeviceSetConfComputeUnprotectedMemSize,
+    (void *)cutap_slow_nvmlDeviceSetCpuAffinity,
+    (void *)cutap_slow_nvmlDeviceSetDefaultAutoBoostedClocksEnabled,
+    (void *)cutap_slow_nvmlDeviceSetDefaultFanSpeed_v2,
+    (void *)cutap_slow_nvmlDeviceSetDramEncryptionMode,
+    (void *)cutap_slow_nvmlDeviceSetDriverModel,
+    (void *)cutap_slow_nvmlDeviceSetEccMode,
+    (void *)cutap_slow_nvmlDeviceSetFanControlPolicy,
+    (void *)cutap_slow_nvmlDeviceSetFanSpeed_v2,
+    (void *)cutap_slow_nvmlDeviceSetGpcClkVfOffset,
+    (void *)cutap_slow_nvmlDeviceSetGpuLockedClocks,
+    (void *)cutap_slow_nvmlDeviceSetGpuOperationMode,
+    (void *)cutap_slow_nvmlDeviceSetHostname_v1,
+    (void *)cutap_slow_nvmlDeviceSetMemClkVfOffset,
+    (void *)cutap_slow_nvmlDeviceSetMemoryLockedClocks,
+    (void *)cutap_slow_nvmlDeviceSetMigMode,
+    (void *)cutap_slow_nvmlDeviceSetNvLinkDeviceLowPowerThreshold,
+    (void *)cutap_slow_nvmlDeviceSetNvLinkUtilizationControl,
+    (void *)cutap_slow_nvmlDeviceSetNvlinkBwMode,
+    (void *)cutap_slow_nvmlDeviceSetPersistenceMode,
+    (void *)cutap_slow_nvmlDeviceSetPowerManagementLimit,
+    (void *)cutap_slow_nvmlDeviceSetPowerManagementLimit_v2,
+    (void *)cutap_slow_nvmlDeviceSetPowerMizerMode_v1,
+    (void *)cutap_slow_nvmlDeviceSetTemperatureThreshold,
+    (void *)cutap_slow_nvmlDeviceSetVgpuCapabilities,
+    (void *)cutap_slow_nvmlDeviceSetVgpuHeterogeneousMode,
+    (void *)cutap_slow_nvmlDeviceSetVgpuSchedulerState,
+    (void *)cutap_slow_nvmlDeviceSetVirtualizationMode,
+    (void *)cutap_slow_nvmlDeviceValidateInforom,
+    (void *)cutap_slow_nvmlDeviceWorkloadPowerProfileClearRequestedProfiles,
+    (void *)cutap_slow_nvmlDeviceWorkloadPowerProfileGetCurrentProfiles,
+    (void *)cutap_slow_nvmlDeviceWorkloadPowerProfileGetProfilesInfo,
+    (void *)cutap_slow_nvmlDeviceWorkloadPowerProfileSetRequestedProfiles,
+    (void *)cutap_slow_nvmlErrorString,
+    (void *)cutap_slow_nvmlEventSetCreate,
+    (void *)cutap_slow_nvmlEventSetFree,
+    0,
+    (void *)cutap_slow_nvmlEventSetWait_v2,
+    0,
+    0,
+    (void *)cutap_slow_nvmlGetExcludedDeviceCount,
+    (void *)cutap_slow_nvmlGetExcludedDeviceInfoByIndex,
+    (void *)cutap_slow_nvmlGetVgpuCompatibility,
+    (void *)cutap_slow_nvmlGetVgpuDriverCapabilities,
+    (void *)cutap_slow_nvmlGetVgpuVersion,
+    (void *)cutap_slow_nvmlGpmMetricsGet,
+    (void *)cutap_slow_nvmlGpmMigSampleGet,
+    (void *)cutap_slow_nvmlGpmQueryDeviceSupport,
+    (void *)cutap_slow_nvmlGpmQueryIfStreamingEnabled,
+    (void *)cutap_slow_nvmlGpmSampleAlloc,
+    (void *)cutap_slow_nvmlGpmSampleFree,
+    (void *)cutap_slow_nvmlGpmSampleGet,
+    (void *)cutap_slow_nvmlGpmSetStreamingEnabled,
+    (void *)cutap_slow_nvmlGpuInstanceCreateComputeInstance,
+    (void *)cutap_slow_nvmlGpuInstanceCreateComputeInstanceWithPlacement,
+    (void *)cutap_slow_nvmlGpuInstanceDestroy,
+    (void *)cutap_slow_nvmlGpuInstanceGetActiveVgpus,
+    (void *)cutap_slow_nvmlGpuInstanceGetComputeInstanceById,
+    (void *)cutap_slow_nvmlGpuInstanceGetComputeInstancePossiblePlacements,
+    (void *)cutap_slow_nvmlGpuInstanceGetComputeInstanceProfileInfo,
+    (void *)cutap_slow_nvmlGpuInstanceGetComputeInstanceProfileInfoV,
+    (void *)cutap_slow_nvmlGpuInstanceGetComputeInstanceRemainingCapacity,
+    (void *)cutap_slow_nvmlGpuInstanceGetComputeInstances,
+    (void *)cutap_slow_nvmlGpuInstanceGetCreatableVgpus,
+    (void *)cutap_slow_nvmlGpuInstanceGetInfo,
+    (void *)cutap_slow_nvmlGpuInstanceGetVgpuHeterogeneousMode,
+    (void *)cutap_slow_nvmlGpuInstanceGetVgpuSchedulerLog,
+    (void *)cutap_slow_nvmlGpuInstanceGetVgpuSchedulerState,
+    (void *)cutap_slow_nvmlGpuInstanceGetVgpuTypeCreatablePlacements,
+    (void *)cutap_slow_nvmlGpuInstanceSetVgpuHeterogeneousMode,
+    (void *)cutap_slow_nvmlGpuInstanceSetVgpuSchedulerState,
+    0,
+    (void *)cutap_slow_nvmlInitWithFlags,
+    (void *)cutap_slow_nvmlInit_v2,
+    0,
+    (void *)cutap_slow_nvmlSetVgpuVersion,
+    (void *)cutap_slow_nvmlShutdown,
+    (void *)cutap_slow_nvmlSystemEventSetCreate,
+    (void *)cutap_slow_nvmlSystemEventSetFree,
+    (void *)cutap_slow_nvmlSystemEventSetWait,
+    (void *)cutap_slow_nvmlSystemGetConfComputeCapabilities,
+    (void *)cutap_slow_nvmlSystemGetConfComputeGpusReadyState,
+    (void *)cutap_slow_nvmlSystemGetConfComputeKeyRotationThresholdInfo,
+    (void *)cutap_slow_nvmlSystemGetConfComputeSettings,
+    (void *)cutap_slow_nvmlSystemGetConfComputeState,
+    (void *)cutap_slow_nvmlSystemGetCudaDriverVersion,
+    (void *)cutap_slow_nvmlSystemGetCudaDriverVersion_v2,
+    (void *)cutap_slow_nvmlSystemGetDriverBranch,
+    (void *)cutap_slow_nvmlSystemGetDriverVersion,
+    (void *)cutap_slow_nvmlSystemGetHicVersion,
+    (void *)cutap_slow_nvmlSystemGetNVMLVersion,
+    (void *)cutap_slow_nvmlSystemGetNvlinkBwMode,
+    (void *)cutap_slow_nvmlSystemGetProcessName,
+    (void *)cutap_slow_nvmlSystemGetTopologyGpuSet,
+    (void *)cutap_slow_nvmlSystemRegisterEvents,
+    (void *)cutap_slow_nvmlSystemSetConfComputeGpusReadyState,
+    (void *)cutap_slow_nvmlSystemSetConfComputeKeyRotationThresholdInfo,
+    (void *)cutap_slow_nvmlSystemSetNvlinkBwMode,
+    (void *)cutap_slow_nvmlUnitGetCount,
+    (void *)cutap_slow_nvmlUnitGetDevices,
+    (void *)cutap_slow_nvmlUnitGetFanSpeedInfo,
+    (void *)cutap_slow_nvmlUnitGetHandleByIndex,
+    (void *)cutap_slow_nvmlUnitGetLedState,
+    (void *)cutap_slow_nvmlUnitGetPsuInfo,
+    (void *)cutap_slow_nvmlUnitGetTemperature,
+    (void *)cutap_slow_nvmlUnitGetUnitInfo,
+    (void *)cutap_slow_nvmlUnitSetLedState,
+    (void *)cutap_slow_nvmlVgpuInstanceClearAccountingPids,
+    (void *)cutap_slow_nvmlVgpuInstanceGetAccountingMode,
+    (void *)cutap_slow_nvmlVgpuInstanceGetAccountingPids,
+    (void *)cutap_slow_nvmlVgpuInstanceGetAccountingStats,
+    (void *)cutap_slow_nvmlVgpuInstanceGetEccMode,
+    (void *)cutap_slow_nvmlVgpuInstanceGetEncoderCapacity,
+    (void *)cutap_slow_nvmlVgpuInstanceGetEncoderSessions,
+    (void *)cutap_slow_nvmlVgpuInstanceGetEncoderStats,
+    (void *)cutap_slow_nvmlVgpuInstanceGetFBCSessions,
+    (void *)cutap_slow_nvmlVgpuInstanceGetFBCStats,
+    (void *)cutap_slow_nvmlVgpuInstanceGetFbUsage,
+    (void *)cutap_slow_nvmlVgpuInstanceGetFrameRateLimit,
+    (void *)cutap_slow_nvmlVgpuInstanceGetGpuInstanceId,
+    (void *)cutap_slow_nvmlVgpuInstanceGetGpuPciId,
+    0,
+    (void *)cutap_slow_nvmlVgpuInstanceGetLicenseInfo_v2,
+    (void *)cutap_slow_nvmlVgpuInstanceGetLicenseStatus,
+    (void *)cutap_slow_nvmlVgpuInstanceGetMdevUUID,
+    (void *)cutap_slow_nvmlVgpuInstanceGetMetadata,
+    (void *)cutap_slow_nvmlVgpuInstanceGetPlacementId,
+    (void *)cutap_slow_nvmlVgpuInstanceGetRuntimeStateSize,
+    (void *)cutap_slow_nvmlVgpuInstanceGetType,
+    (void *)cutap_slow_nvmlVgpuInstanceGetUUID,
+    (void *)cutap_slow_nvmlVgpuInstanceGetVmDriverVersion,
+    (void *)cutap_slow_nvmlVgpuInstanceGetVmID,
+    (void *)cutap_slow_nvmlVgpuInstanceSetEncoderCapacity,
+    (void *)cutap_slow_nvmlVgpuTypeGetBAR1Info,
+    (void *)cutap_slow_nvmlVgpuTypeGetCapabilities,
+    (void *)cutap_slow_nvmlVgpuTypeGetClass,
+    (void *)cutap_slow_nvmlVgpuTypeGetDeviceID,
+    (void *)cutap_slow_nvmlVgpuTypeGetFbReservation,
+    (void *)cutap_slow_nvmlVgpuTypeGetFrameRateLimit,
+    (void *)cutap_slow_nvmlVgpuTypeGetFramebufferSize,
+    (void *)cutap_slow_nvmlVgpuTypeGetGpuInstanceProfileId,
+    (void *)cutap_slow_nvmlVgpuTypeGetGspHeapSize,
+    (void *)cutap_slow_nvmlVgpuTypeGetLicense,
+    (void *)cutap_slow_nvmlVgpuTypeGetMaxInstances,
+    (void *)cutap_slow_nvmlVgpuTypeGetMaxInstancesPerGpuInstance,
+    (void *)cutap_slow_nvmlVgpuTypeGetMaxInstancesPerVm,
+    (void *)cutap_slow_nvmlVgpuTypeGetName,
+    (void *)cutap_slow_nvmlVgpuTypeGetNumDisplayHeads,
+    (void *)cutap_slow_nvmlVgpuTypeGetResolution,
+};
+
 struct cutap_tramp_ctx cutap_lib_untyped_ctx[477] = {
     {.real = 0, .active = 1, .id = CUTAP_ID___cudaGetProcAddress},
     {.real = 0, .active = 1, .id = CUTAP_ID___cudaRegisterHostVar},

@@ -2,4297 +2,3352 @@
  * (see gen/known_good.json); regenerate with `make regen`. */
 
 	.text
-	.globl __cudaGetProcAddress
-	.type __cudaGetProcAddress,@function
+	.globl cutap_lib_untyped_stubs
+	.hidden cutap_lib_untyped_stubs
+	.type cutap_lib_untyped_stubs,@function
 	.p2align 4
-__cudaGetProcAddress:
+cutap_lib_untyped_stubs:
+.Lut___cudaGetProcAddress:
 	.cfi_startproc
 	leaq cutap_lib_untyped_ctx+0(%rip), %r11
-	jmp cutap_tramp_common
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
 	.cfi_endproc
-	.size __cudaGetProcAddress,.-__cudaGetProcAddress
-	.globl __cudaRegisterHostVar
-	.type __cudaRegisterHostVar,@function
-	.p2align 4
-__cudaRegisterHostVar:
+.Lut___cudaRegisterHostVar:
 	.cfi_startproc
 	leaq cutap_lib_untyped_ctx+24(%rip), %r11
-	jmp cutap_tramp_common
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
 	.cfi_endproc
-	.size __cudaRegisterHostVar,.-__cudaRegisterHostVar
-	.globl __cudaRegisterUnifiedTable
-	.type __cudaRegisterUnifiedTable,@function
-	.p2align 4
-__cudaRegisterUnifiedTable:
+.Lut___cudaRegisterUnifiedTable:
 	.cfi_startproc
 	leaq cutap_lib_untyped_ctx+48(%rip), %r11
-	jmp cutap_tramp_common
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
 	.cfi_endproc
-	.size __cudaRegisterUnifiedTable,.-__cudaRegisterUnifiedTable
-	.globl cudaCreateChannelDesc
-	.type cudaCreateChannelDesc,@function
-	.p2align 4
-cudaCreateChannelDesc:
+.Lut_cudaCreateChannelDesc:
 	.cfi_startproc
 	leaq cutap_lib_untyped_ctx+72(%rip), %r11
-	jmp cutap_tramp_common
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
 	.cfi_endproc
-	.size cudaCreateChannelDesc,.-cudaCreateChannelDesc
-	.globl cublasCbdmm
-	.type cublasCbdmm,@function
-	.p2align 4
-cublasCbdmm:
+.Lut_cublasCbdmm:
 	.cfi_startproc
 	leaq cutap_lib_untyped_ctx+96(%rip), %r11
-	jmp cutap_tramp_common
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
 	.cfi_endproc
-	.size cublasCbdmm,.-cublasCbdmm
-	.globl cublasCdotc
-	.type cublasCdotc,@function
-	.p2align 4
-cublasCdotc:
+.Lut_cublasCdotc:
 	.cfi_startproc
 	leaq cutap_lib_untyped_ctx+120(%rip), %r11
-	jmp cutap_tramp_common
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
 	.cfi_endproc
-	.size cublasCdotc,.-cublasCdotc
-	.globl cublasCdotu
-	.type cublasCdotu,@function
-	.p2align 4
-cublasCdotu:
+.Lut_cublasCdotu:
 	.cfi_startproc
 	leaq cutap_lib_untyped_ctx+144(%rip), %r11
-	jmp cutap_tramp_common
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
 	.cfi_endproc
-	.size cublasCdotu,.-cublasCdotu
-	.globl cublasDasum
-	.type cublasDasum,@function
-	.p2align 4
-cublasDasum:
+.Lut_cublasDasum:
 	.cfi_startproc
 	leaq cutap_lib_untyped_ctx+168(%rip), %r11
-	jmp cutap_tramp_common
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
 	.cfi_endproc
-	.size cublasDasum,.-cublasDasum
-	.globl cublasDbdmm
-	.type cublasDbdmm,@function
-	.p2align 4
-cublasDbdmm:
+.Lut_cublasDbdmm:
 	.cfi_startproc
 	leaq cutap_lib_untyped_ctx+192(%rip), %r11
-	jmp cutap_tramp_common
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
 	.cfi_endproc
-	.size cublasDbdmm,.-cublasDbdmm
-	.globl cublasDdot
-	.type cublasDdot,@function
-	.p2align 4
-cublasDdot:
+.Lut_cublasDdot:
 	.cfi_startproc
 	leaq cutap_lib_untyped_ctx+216(%rip), %r11
-	jmp cutap_tramp_common
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
 	.cfi_endproc
-	.size cublasDdot,.-cublasDdot
-	.globl cublasDnrm2
-	.type cublasDnrm2,@function
-	.p2align 4
-cublasDnrm2:
+.Lut_cublasDnrm2:
 	.cfi_startproc
 	leaq cutap_lib_untyped_ctx+240(%rip), %r11
-	jmp cutap_tramp_common
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
 	.cfi_endproc
-	.size cublasDnrm2,.-cublasDnrm2
-	.globl cublasDzasum
-	.type cublasDzasum,@function
-	.p2align 4
-cublasDzasum:
+.Lut_cublasDzasum:
 	.cfi_startproc
 	leaq cutap_lib_untyped_ctx+264(%rip), %r11
-	jmp cutap_tramp_common
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
 	.cfi_endproc
-	.size cublasDzasum,.-cublasDzasum
-	.globl cublasDznrm2
-	.type cublasDznrm2,@function
-	.p2align 4
-cublasDznrm2:
+.Lut_cublasDznrm2:
 	.cfi_startproc
 	leaq cutap_lib_untyped_ctx+288(%rip), %r11
-	jmp cutap_tramp_common
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
 	.cfi_endproc
-	.size cublasDznrm2,.-cublasDznrm2
-	.globl cublasGetBackdoor
-	.type cublasGetBackdoor,@function
-	.p2align 4
-cublasGetBackdoor:
+.Lut_cublasGetBackdoor:
 	.cfi_startproc
 	leaq cutap_lib_untyped_ctx+312(%rip), %r11
-	jmp cutap_tramp_common
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
 	.cfi_endproc
-	.size cublasGetBackdoor,.-cublasGetBackdoor
-	.globl cublasGetEnvironmentMode
-	.type cublasGetEnvironmentMode,@function
-	.p2align 4
-cublasGetEnvironmentMode:
+.Lut_cublasGetEnvironmentMode:
 	.cfi_startproc
 	leaq cutap_lib_untyped_ctx+336(%rip), %r11
-	jmp cutap_tramp_common
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
 	.cfi_endproc
-	.size cublasGetEnvironmentMode,.-cublasGetEnvironmentMode
-	.globl cublasHSHgemvBatched
-	.type cublasHSHgemvBatched,@function
-	.p2align 4
-cublasHSHgemvBatched:
+.Lut_cublasHSHgemvBatched:
 	.cfi_startproc
 	leaq cutap_lib_untyped_ctx+360(%rip), %r11
-	jmp cutap_tramp_common
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
 	.cfi_endproc
-	.size cublasHSHgemvBatched,.-cublasHSHgemvBatched
-	.globl cublasHSHgemvBatched_64
-	.type cublasHSHgemvBatched_64,@function
-	.p2align 4
-cublasHSHgemvBatched_64:
+.Lut_cublasHSHgemvBatched_64:
 	.cfi_startproc
 	leaq cutap_lib_untyped_ctx+384(%rip), %r11
-	jmp cutap_tramp_common
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
 	.cfi_endproc
-	.size cublasHSHgemvBatched_64,.-cublasHSHgemvBatched_64
-	.globl cublasHSHgemvStridedBatched
-	.type cublasHSHgemvStridedBatched,@function
-	.p2align 4
-cublasHSHgemvStridedBatched:
+.Lut_cublasHSHgemvStridedBatched:
 	.cfi_startproc
 	leaq cutap_lib_untyped_ctx+408(%rip), %r11
-	jmp cutap_tramp_common
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
 	.cfi_endproc
-	.size cublasHSHgemvStridedBatched,.-cublasHSHgemvStridedBatched
-	.globl cublasHSHgemvStridedBatched_64
-	.type cublasHSHgemvStridedBatched_64,@function
-	.p2align 4
-cublasHSHgemvStridedBatched_64:
+.Lut_cublasHSHgemvStridedBatched_64:
 	.cfi_startproc
 	leaq cutap_lib_untyped_ctx+432(%rip), %r11
-	jmp cutap_tramp_common
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
 	.cfi_endproc
-	.size cublasHSHgemvStridedBatched_64,.-cublasHSHgemvStridedBatched_64
-	.globl cublasHSSgemvBatched
-	.type cublasHSSgemvBatched,@function
-	.p2align 4
-cublasHSSgemvBatched:
+.Lut_cublasHSSgemvBatched:
 	.cfi_startproc
 	leaq cutap_lib_untyped_ctx+456(%rip), %r11
-	jmp cutap_tramp_common
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
 	.cfi_endproc
-	.size cublasHSSgemvBatched,.-cublasHSSgemvBatched
-	.globl cublasHSSgemvBatched_64
-	.type cublasHSSgemvBatched_64,@function
-	.p2align 4
-cublasHSSgemvBatched_64:
+.Lut_cublasHSSgemvBatched_64:
 	.cfi_startproc
 	leaq cutap_lib_untyped_ctx+480(%rip), %r11
-	jmp cutap_tramp_common
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
 	.cfi_endproc
-	.size cublasHSSgemvBatched_64,.-cublasHSSgemvBatched_64
-	.globl cublasHSSgemvStridedBatched
-	.type cublasHSSgemvStridedBatched,@function
-	.p2align 4
-cublasHSSgemvStridedBatched:
+.Lut_cublasHSSgemvStridedBatched:
 	.cfi_startproc
 	leaq cutap_lib_untyped_ctx+504(%rip), %r11
-	jmp cutap_tramp_common
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
 	.cfi_endproc
-	.size cublasHSSgemvStridedBatched,.-cublasHSSgemvStridedBatched
-	.globl cublasHSSgemvStridedBatched_64
-	.type cublasHSSgemvStridedBatched_64,@function
-	.p2align 4
-cublasHSSgemvStridedBatched_64:
+.Lut_cublasHSSgemvStridedBatched_64:
 	.cfi_startproc
 	leaq cutap_lib_untyped_ctx+528(%rip), %r11
-	jmp cutap_tramp_common
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
 	.cfi_endproc
-	.size cublasHSSgemvStridedBatched_64,.-cublasHSSgemvStridedBatched_64
-	.globl cublasHgemm
-	.type cublasHgemm,@function
-	.p2align 4
-cublasHgemm:
+.Lut_cublasHgemm:
 	.cfi_startproc
 	leaq cutap_lib_untyped_ctx+552(%rip), %r11
-	jmp cutap_tramp_common
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
 	.cfi_endproc
-	.size cublasHgemm,.-cublasHgemm
-	.globl cublasHgemmBatched
-	.type cublasHgemmBatched,@function
-	.p2align 4
-cublasHgemmBatched:
+.Lut_cublasHgemmBatched:
 	.cfi_startproc
 	leaq cutap_lib_untyped_ctx+576(%rip), %r11
-	jmp cutap_tramp_common
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
 	.cfi_endproc
-	.size cublasHgemmBatched,.-cublasHgemmBatched
-	.globl cublasHgemmBatched_64
-	.type cublasHgemmBatched_64,@function
-	.p2align 4
-cublasHgemmBatched_64:
+.Lut_cublasHgemmBatched_64:
 	.cfi_startproc
 	leaq cutap_lib_untyped_ctx+600(%rip), %r11
-	jmp cutap_tramp_common
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
 	.cfi_endproc
-	.size cublasHgemmBatched_64,.-cublasHgemmBatched_64
-	.globl cublasHgemmStridedBatched
-	.type cublasHgemmStridedBatched,@function
-	.p2align 4
-cublasHgemmStridedBatched:
+.Lut_cublasHgemmStridedBatched:
 	.cfi_startproc
 	leaq cutap_lib_untyped_ctx+624(%rip), %r11
-	jmp cutap_tramp_common
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
 	.cfi_endproc
-	.size cublasHgemmStridedBatched,.-cublasHgemmStridedBatched
-	.globl cublasHgemmStridedBatched_64
-	.type cublasHgemmStridedBatched_64,@function
-	.p2align 4
-cublasHgemmStridedBatched_64:
+.Lut_cublasHgemmStridedBatched_64:
 	.cfi_startproc
 	leaq cutap_lib_untyped_ctx+648(%rip), %r11
-	jmp cutap_tramp_common
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
 	.cfi_endproc
-	.size cublasHgemmStridedBatched_64,.-cublasHgemmStridedBatched_64
-	.globl cublasHgemm_64
-	.type cublasHgemm_64,@function
-	.p2align 4
-cublasHgemm_64:
+.Lut_cublasHgemm_64:
 	.cfi_startproc
 	leaq cutap_lib_untyped_ctx+672(%rip), %r11
-	jmp cutap_tramp_common
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
 	.cfi_endproc
-	.size cublasHgemm_64,.-cublasHgemm_64
-	.globl cublasSasum
-	.type cublasSasum,@function
-	.p2align 4
-cublasSasum:
+.Lut_cublasSasum:
 	.cfi_startproc
 	leaq cutap_lib_untyped_ctx+696(%rip), %r11
-	jmp cutap_tramp_common
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
 	.cfi_endproc
-	.size cublasSasum,.-cublasSasum
-	.globl cublasSbdmm
-	.type cublasSbdmm,@function
-	.p2align 4
-cublasSbdmm:
+.Lut_cublasSbdmm:
 	.cfi_startproc
 	leaq cutap_lib_untyped_ctx+720(%rip), %r11
-	jmp cutap_tramp_common
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
 	.cfi_endproc
-	.size cublasSbdmm,.-cublasSbdmm
-	.globl cublasScasum
-	.type cublasScasum,@function
-	.p2align 4
-cublasScasum:
+.Lut_cublasScasum:
 	.cfi_startproc
 	leaq cutap_lib_untyped_ctx+744(%rip), %r11
-	jmp cutap_tramp_common
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
 	.cfi_endproc
-	.size cublasScasum,.-cublasScasum
-	.globl cublasScnrm2
-	.type cublasScnrm2,@function
-	.p2align 4
-cublasScnrm2:
+.Lut_cublasScnrm2:
 	.cfi_startproc
 	leaq cutap_lib_untyped_ctx+768(%rip), %r11
-	jmp cutap_tramp_common
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
 	.cfi_endproc
-	.size cublasScnrm2,.-cublasScnrm2
-	.globl cublasSdot
-	.type cublasSdot,@function
-	.p2align 4
-cublasSdot:
+.Lut_cublasSdot:
 	.cfi_startproc
 	leaq cutap_lib_untyped_ctx+792(%rip), %r11
-	jmp cutap_tramp_common
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
 	.cfi_endproc
-	.size cublasSdot,.-cublasSdot
-	.globl cublasSetBackdoor
-	.type cublasSetBackdoor,@function
-	.p2align 4
-cublasSetBackdoor:
+.Lut_cublasSetBackdoor:
 	.cfi_startproc
 	leaq cutap_lib_untyped_ctx+816(%rip), %r11
-	jmp cutap_tramp_common
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
 	.cfi_endproc
-	.size cublasSetBackdoor,.-cublasSetBackdoor
-	.globl cublasSetBackdoorEx
-	.type cublasSetBackdoorEx,@function
-	.p2align 4
-cublasSetBackdoorEx:
+.Lut_cublasSetBackdoorEx:
 	.cfi_startproc
 	leaq cutap_lib_untyped_ctx+840(%rip), %r11
-	jmp cutap_tramp_common
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
 	.cfi_endproc
-	.size cublasSetBackdoorEx,.-cublasSetBackdoorEx
-	.globl cublasSetEnvironmentMode
-	.type cublasSetEnvironmentMode,@function
-	.p2align 4
-cublasSetEnvironmentMode:
+.Lut_cublasSetEnvironmentMode:
 	.cfi_startproc
 	leaq cutap_lib_untyped_ctx+864(%rip), %r11
-	jmp cutap_tramp_common
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
 	.cfi_endproc
-	.size cublasSetEnvironmentMode,.-cublasSetEnvironmentMode
-	.globl cublasSnrm2
-	.type cublasSnrm2,@function
-	.p2align 4
-cublasSnrm2:
+.Lut_cublasSnrm2:
 	.cfi_startproc
 	leaq cutap_lib_untyped_ctx+888(%rip), %r11
-	jmp cutap_tramp_common
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
 	.cfi_endproc
-	.size cublasSnrm2,.-cublasSnrm2
-	.globl cublasTSSgemvBatched
-	.type cublasTSSgemvBatched,@function
-	.p2align 4
-cublasTSSgemvBatched:
+.Lut_cublasTSSgemvBatched:
 	.cfi_startproc
 	leaq cutap_lib_untyped_ctx+912(%rip), %r11
-	jmp cutap_tramp_common
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
 	.cfi_endproc
-	.size cublasTSSgemvBatched,.-cublasTSSgemvBatched
-	.globl cublasTSSgemvBatched_64
-	.type cublasTSSgemvBatched_64,@function
-	.p2align 4
-cublasTSSgemvBatched_64:
+.Lut_cublasTSSgemvBatched_64:
 	.cfi_startproc
 	leaq cutap_lib_untyped_ctx+936(%rip), %r11
-	jmp cutap_tramp_common
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
 	.cfi_endproc
-	.size cublasTSSgemvBatched_64,.-cublasTSSgemvBatched_64
-	.globl cublasTSSgemvStridedBatched
-	.type cublasTSSgemvStridedBatched,@function
-	.p2align 4
-cublasTSSgemvStridedBatched:
+.Lut_cublasTSSgemvStridedBatched:
 	.cfi_startproc
 	leaq cutap_lib_untyped_ctx+960(%rip), %r11
-	jmp cutap_tramp_common
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
 	.cfi_endproc
-	.size cublasTSSgemvStridedBatched,.-cublasTSSgemvStridedBatched
-	.globl cublasTSSgemvStridedBatched_64
-	.type cublasTSSgemvStridedBatched_64,@function
-	.p2align 4
-cublasTSSgemvStridedBatched_64:
+.Lut_cublasTSSgemvStridedBatched_64:
 	.cfi_startproc
 	leaq cutap_lib_untyped_ctx+984(%rip), %r11
-	jmp cutap_tramp_common
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
 	.cfi_endproc
-	.size cublasTSSgemvStridedBatched_64,.-cublasTSSgemvStridedBatched_64
-	.globl cublasTSTgemvBatched
-	.type cublasTSTgemvBatched,@function
-	.p2align 4
-cublasTSTgemvBatched:
+.Lut_cublasTSTgemvBatched:
 	.cfi_startproc
 	leaq cutap_lib_untyped_ctx+1008(%rip), %r11
-	jmp cutap_tramp_common
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
 	.cfi_endproc
-	.size cublasTSTgemvBatched,.-cublasTSTgemvBatched
-	.globl cublasTSTgemvBatched_64
-	.type cublasTSTgemvBatched_64,@function
-	.p2align 4
-cublasTSTgemvBatched_64:
+.Lut_cublasTSTgemvBatched_64:
 	.cfi_startproc
 	leaq cutap_lib_untyped_ctx+1032(%rip), %r11
-	jmp cutap_tramp_common
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
 	.cfi_endproc
-	.size cublasTSTgemvBatched_64,.-cublasTSTgemvBatched_64
-	.globl cublasTSTgemvStridedBatched
-	.type cublasTSTgemvStridedBatched,@function
-	.p2align 4
-cublasTSTgemvStridedBatched:
+.Lut_cublasTSTgemvStridedBatched:
 	.cfi_startproc
 	leaq cutap_lib_untyped_ctx+1056(%rip), %r11
-	jmp cutap_tramp_common
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
 	.cfi_endproc
-	.size cublasTSTgemvStridedBatched,.-cublasTSTgemvStridedBatched
-	.globl cublasTSTgemvStridedBatched_64
-	.type cublasTSTgemvStridedBatched_64,@function
-	.p2align 4
-cublasTSTgemvStridedBatched_64:
+.Lut_cublasTSTgemvStridedBatched_64:
 	.cfi_startproc
 	leaq cutap_lib_untyped_ctx+1080(%rip), %r11
-	jmp cutap_tramp_common
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
 	.cfi_endproc
-	.size cublasTSTgemvStridedBatched_64,.-cublasTSTgemvStridedBatched_64
-	.globl cublasZbdmm
-	.type cublasZbdmm,@function
-	.p2align 4
-cublasZbdmm:
+.Lut_cublasZbdmm:
 	.cfi_startproc
 	leaq cutap_lib_untyped_ctx+1104(%rip), %r11
-	jmp cutap_tramp_common
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
 	.cfi_endproc
-	.size cublasZbdmm,.-cublasZbdmm
-	.globl cublasZdotc
-	.type cublasZdotc,@function
-	.p2align 4
-cublasZdotc:
+.Lut_cublasZdotc:
 	.cfi_startproc
 	leaq cutap_lib_untyped_ctx+1128(%rip), %r11
-	jmp cutap_tramp_common
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
 	.cfi_endproc
-	.size cublasZdotc,.-cublasZdotc
-	.globl cublasZdotu
-	.type cublasZdotu,@function
-	.p2align 4
-cublasZdotu:
+.Lut_cublasZdotu:
 	.cfi_startproc
 	leaq cutap_lib_untyped_ctx+1152(%rip), %r11
-	jmp cutap_tramp_common
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
 	.cfi_endproc
-	.size cublasZdotu,.-cublasZdotu
-	.globl cublasLtACCMatmul
-	.type cublasLtACCMatmul,@function
-	.p2align 4
-cublasLtACCMatmul:
+.Lut_cublasLtACCMatmul:
 	.cfi_startproc
 	leaq cutap_lib_untyped_ctx+1176(%rip), %r11
-	jmp cutap_tramp_common
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
 	.cfi_endproc
-	.size cublasLtACCMatmul,.-cublasLtACCMatmul
-	.globl cublasLtACCMatmulAlgoCapGetAttribute
-	.type cublasLtACCMatmulAlgoCapGetAttribute,@function
-	.p2align 4
-cublasLtACCMatmulAlgoCapGetAttribute:
+.Lut_cublasLtACCMatmulAlgoCapGetAttribute:
 	.cfi_startproc
 	leaq cutap_lib_untyped_ctx+1200(%rip), %r11
-	jmp cutap_tramp_common
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
 	.cfi_endproc
-	.size cublasLtACCMatmulAlgoCapGetAttribute,.-cublasLtACCMatmulAlgoCapGetAttribute
-	.globl cublasLtACCMatmulAlgoCheck
-	.type cublasLtACCMatmulAlgoCheck,@function
-	.p2align 4
-cublasLtACCMatmulAlgoCheck:
+.Lut_cublasLtACCMatmulAlgoCheck:
 	.cfi_startproc
 	leaq cutap_lib_untyped_ctx+1224(%rip), %r11
-	jmp cutap_tramp_common
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
 	.cfi_endproc
-	.size cublasLtACCMatmulAlgoCheck,.-cublasLtACCMatmulAlgoCheck
-	.globl cublasLtACCMatmulAlgoGetHeuristic
-	.type cublasLtACCMatmulAlgoGetHeuristic,@function
-	.p2align 4
-cublasLtACCMatmulAlgoGetHeuristic:
+.Lut_cublasLtACCMatmulAlgoGetHeuristic:
 	.cfi_startproc
 	leaq cutap_lib_untyped_ctx+1248(%rip), %r11
-	jmp cutap_tramp_common
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
 	.cfi_endproc
-	.size cublasLtACCMatmulAlgoGetHeuristic,.-cublasLtACCMatmulAlgoGetHeuristic
-	.globl cublasLtACCMatmulAlgoGetIds
-	.type cublasLtACCMatmulAlgoGetIds,@function
-	.p2align 4
-cublasLtACCMatmulAlgoGetIds:
+.Lut_cublasLtACCMatmulAlgoGetIds:
 	.cfi_startproc
 	leaq cutap_lib_untyped_ctx+1272(%rip), %r11
-	jmp cutap_tramp_common
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
 	.cfi_endproc
-	.size cublasLtACCMatmulAlgoGetIds,.-cublasLtACCMatmulAlgoGetIds
-	.globl cublasLtACCMatmulAlgoInit
-	.type cublasLtACCMatmulAlgoInit,@function
-	.p2align 4
-cublasLtACCMatmulAlgoInit:
+.Lut_cublasLtACCMatmulAlgoInit:
 	.cfi_startproc
 	leaq cutap_lib_untyped_ctx+1296(%rip), %r11
-	jmp cutap_tramp_common
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
 	.cfi_endproc
-	.size cublasLtACCMatmulAlgoInit,.-cublasLtACCMatmulAlgoInit
-	.globl cublasLtAlgoCharacteristicGetAttribute
-	.type cublasLtAlgoCharacteristicGetAttribute,@function
-	.p2align 4
-cublasLtAlgoCharacteristicGetAttribute:
+.Lut_cublasLtAlgoCharacteristicGetAttribute:
 	.cfi_startproc
 	leaq cutap_lib_untyped_ctx+1320(%rip), %r11
-	jmp cutap_tramp_common
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
 	.cfi_endproc
-	.size cublasLtAlgoCharacteristicGetAttribute,.-cublasLtAlgoCharacteristicGetAttribute
-	.globl cublasLtBIIMatmul
-	.type cublasLtBIIMatmul,@function
-	.p2align 4
-cublasLtBIIMatmul:
+.Lut_cublasLtBIIMatmul:
 	.cfi_startproc
 	leaq cutap_lib_untyped_ctx+1344(%rip), %r11
-	jmp cutap_tramp_common
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
 	.cfi_endproc
-	.size cublasLtBIIMatmul,.-cublasLtBIIMatmul
-	.globl cublasLtBIIMatmulAlgoCapGetAttribute
-	.type cublasLtBIIMatmulAlgoCapGetAttribute,@function
-	.p2align 4
-cublasLtBIIMatmulAlgoCapGetAttribute:
+.Lut_cublasLtBIIMatmulAlgoCapGetAttribute:
 	.cfi_startproc
 	leaq cutap_lib_untyped_ctx+1368(%rip), %r11
-	jmp cutap_tramp_common
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
 	.cfi_endproc
-	.size cublasLtBIIMatmulAlgoCapGetAttribute,.-cublasLtBIIMatmulAlgoCapGetAttribute
-	.globl cublasLtBIIMatmulAlgoCheck
-	.type cublasLtBIIMatmulAlgoCheck,@function
-	.p2align 4
-cublasLtBIIMatmulAlgoCheck:
+.Lut_cublasLtBIIMatmulAlgoCheck:
 	.cfi_startproc
 	leaq cutap_lib_untyped_ctx+1392(%rip), %r11
-	jmp cutap_tramp_common
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
 	.cfi_endproc
-	.size cublasLtBIIMatmulAlgoCheck,.-cublasLtBIIMatmulAlgoCheck
-	.globl cublasLtBIIMatmulAlgoGetHeuristic
-	.type cublasLtBIIMatmulAlgoGetHeuristic,@function
-	.p2align 4
-cublasLtBIIMatmulAlgoGetHeuristic:
+.Lut_cublasLtBIIMatmulAlgoGetHeuristic:
 	.cfi_startproc
 	leaq cutap_lib_untyped_ctx+1416(%rip), %r11
-	jmp cutap_tramp_common
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
 	.cfi_endproc
-	.size cublasLtBIIMatmulAlgoGetHeuristic,.-cublasLtBIIMatmulAlgoGetHeuristic
-	.globl cublasLtBIIMatmulAlgoGetIds
-	.type cublasLtBIIMatmulAlgoGetIds,@function
-	.p2align 4
-cublasLtBIIMatmulAlgoGetIds:
+.Lut_cublasLtBIIMatmulAlgoGetIds:
 	.cfi_startproc
 	leaq cutap_lib_untyped_ctx+1440(%rip), %r11
-	jmp cutap_tramp_common
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
 	.cfi_endproc
-	.size cublasLtBIIMatmulAlgoGetIds,.-cublasLtBIIMatmulAlgoGetIds
-	.globl cublasLtBIIMatmulAlgoInit
-	.type cublasLtBIIMatmulAlgoInit,@function
-	.p2align 4
-cublasLtBIIMatmulAlgoInit:
+.Lut_cublasLtBIIMatmulAlgoInit:
 	.cfi_startproc
 	leaq cutap_lib_untyped_ctx+1464(%rip), %r11
-	jmp cutap_tramp_common
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
 	.cfi_endproc
-	.size cublasLtBIIMatmulAlgoInit,.-cublasLtBIIMatmulAlgoInit
-	.globl cublasLtBSBMatmul
-	.type cublasLtBSBMatmul,@function
-	.p2align 4
-cublasLtBSBMatmul:
+.Lut_cublasLtBSBMatmul:
 	.cfi_startproc
 	leaq cutap_lib_untyped_ctx+1488(%rip), %r11
-	jmp cutap_tramp_common
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
 	.cfi_endproc
-	.size cublasLtBSBMatmul,.-cublasLtBSBMatmul
-	.globl cublasLtBSBMatmulAlgoCapGetAttribute
-	.type cublasLtBSBMatmulAlgoCapGetAttribute,@function
-	.p2align 4
-cublasLtBSBMatmulAlgoCapGetAttribute:
+.Lut_cublasLtBSBMatmulAlgoCapGetAttribute:
 	.cfi_startproc
 	leaq cutap_lib_untyped_ctx+1512(%rip), %r11
-	jmp cutap_tramp_common
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
 	.cfi_endproc
-	.size cublasLtBSBMatmulAlgoCapGetAttribute,.-cublasLtBSBMatmulAlgoCapGetAttribute
-	.globl cublasLtBSBMatmulAlgoCheck
-	.type cublasLtBSBMatmulAlgoCheck,@function
-	.p2align 4
-cublasLtBSBMatmulAlgoCheck:
+.Lut_cublasLtBSBMatmulAlgoCheck:
 	.cfi_startproc
 	leaq cutap_lib_untyped_ctx+1536(%rip), %r11
-	jmp cutap_tramp_common
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
 	.cfi_endproc
-	.size cublasLtBSBMatmulAlgoCheck,.-cublasLtBSBMatmulAlgoCheck
-	.globl cublasLtBSBMatmulAlgoGetHeuristic
-	.type cublasLtBSBMatmulAlgoGetHeuristic,@function
-	.p2align 4
-cublasLtBSBMatmulAlgoGetHeuristic:
+.Lut_cublasLtBSBMatmulAlgoGetHeuristic:
 	.cfi_startproc
 	leaq cutap_lib_untyped_ctx+1560(%rip), %r11
-	jmp cutap_tramp_common
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
 	.cfi_endproc
-	.size cublasLtBSBMatmulAlgoGetHeuristic,.-cublasLtBSBMatmulAlgoGetHeuristic
-	.globl cublasLtBSBMatmulAlgoGetIds
-	.type cublasLtBSBMatmulAlgoGetIds,@function
-	.p2align 4
-cublasLtBSBMatmulAlgoGetIds:
+.Lut_cublasLtBSBMatmulAlgoGetIds:
 	.cfi_startproc
 	leaq cutap_lib_untyped_ctx+1584(%rip), %r11
-	jmp cutap_tramp_common
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
 	.cfi_endproc
-	.size cublasLtBSBMatmulAlgoGetIds,.-cublasLtBSBMatmulAlgoGetIds
-	.globl cublasLtBSBMatmulAlgoInit
-	.type cublasLtBSBMatmulAlgoInit,@function
-	.p2align 4
-cublasLtBSBMatmulAlgoInit:
+.Lut_cublasLtBSBMatmulAlgoInit:
 	.cfi_startproc
 	leaq cutap_lib_untyped_ctx+1608(%rip), %r11
-	jmp cutap_tramp_common
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
 	.cfi_endproc
-	.size cublasLtBSBMatmulAlgoInit,.-cublasLtBSBMatmulAlgoInit
-	.globl cublasLtBSSMatmul
-	.type cublasLtBSSMatmul,@function
-	.p2align 4
-cublasLtBSSMatmul:
+.Lut_cublasLtBSSMatmul:
 	.cfi_startproc
 	leaq cutap_lib_untyped_ctx+1632(%rip), %r11
-	jmp cutap_tramp_common
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
 	.cfi_endproc
-	.size cublasLtBSSMatmul,.-cublasLtBSSMatmul
-	.globl cublasLtBSSMatmulAlgoCapGetAttribute
-	.type cublasLtBSSMatmulAlgoCapGetAttribute,@function
-	.p2align 4
-cublasLtBSSMatmulAlgoCapGetAttribute:
+.Lut_cublasLtBSSMatmulAlgoCapGetAttribute:
 	.cfi_startproc
 	leaq cutap_lib_untyped_ctx+1656(%rip), %r11
-	jmp cutap_tramp_common
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
 	.cfi_endproc
-	.size cublasLtBSSMatmulAlgoCapGetAttribute,.-cublasLtBSSMatmulAlgoCapGetAttribute
-	.globl cublasLtBSSMatmulAlgoCheck
-	.type cublasLtBSSMatmulAlgoCheck,@function
-	.p2align 4
-cublasLtBSSMatmulAlgoCheck:
+.Lut_cublasLtBSSMatmulAlgoCheck:
 	.cfi_startproc
 	leaq cutap_lib_untyped_ctx+1680(%rip), %r11
-	jmp cutap_tramp_common
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
 	.cfi_endproc
-	.size cublasLtBSSMatmulAlgoCheck,.-cublasLtBSSMatmulAlgoCheck
-	.globl cublasLtBSSMatmulAlgoGetHeuristic
-	.type cublasLtBSSMatmulAlgoGetHeuristic,@function
-	.p2align 4
-cublasLtBSSMatmulAlgoGetHeuristic:
+.Lut_cublasLtBSSMatmulAlgoGetHeuristic:
 	.cfi_startproc
 	leaq cutap_lib_untyped_ctx+1704(%rip), %r11
-	jmp cutap_tramp_common
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
 	.cfi_endproc
-	.size cublasLtBSSMatmulAlgoGetHeuristic,.-cublasLtBSSMatmulAlgoGetHeuristic
-	.globl cublasLtBSSMatmulAlgoGetIds
-	.type cublasLtBSSMatmulAlgoGetIds,@function
-	.p2align 4
-cublasLtBSSMatmulAlgoGetIds:
+.Lut_cublasLtBSSMatmulAlgoGetIds:
 	.cfi_startproc
 	leaq cutap_lib_untyped_ctx+1728(%rip), %r11
-	jmp cutap_tramp_common
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
 	.cfi_endproc
-	.size cublasLtBSSMatmulAlgoGetIds,.-cublasLtBSSMatmulAlgoGetIds
-	.globl cublasLtBSSMatmulAlgoInit
-	.type cublasLtBSSMatmulAlgoInit,@function
-	.p2align 4
-cublasLtBSSMatmulAlgoInit:
+.Lut_cublasLtBSSMatmulAlgoInit:
 	.cfi_startproc
 	leaq cutap_lib_untyped_ctx+1752(%rip), %r11
-	jmp cutap_tramp_common
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
 	.cfi_endproc
-	.size cublasLtBSSMatmulAlgoInit,.-cublasLtBSSMatmulAlgoInit
-	.globl cublasLtCCCMatmul
-	.type cublasLtCCCMatmul,@function
-	.p2align 4
-cublasLtCCCMatmul:
+.Lut_cublasLtCCCMatmul:
 	.cfi_startproc
 	leaq cutap_lib_untyped_ctx+1776(%rip), %r11
-	jmp cutap_tramp_common
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
 	.cfi_endproc
-	.size cublasLtCCCMatmul,.-cublasLtCCCMatmul
-	.globl cublasLtCCCMatmulAlgoCapGetAttribute
-	.type cublasLtCCCMatmulAlgoCapGetAttribute,@function
-	.p2align 4
-cublasLtCCCMatmulAlgoCapGetAttribute:
+.Lut_cublasLtCCCMatmulAlgoCapGetAttribute:
 	.cfi_startproc
 	leaq cutap_lib_untyped_ctx+1800(%rip), %r11
-	jmp cutap_tramp_common
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
 	.cfi_endproc
-	.size cublasLtCCCMatmulAlgoCapGetAttribute,.-cublasLtCCCMatmulAlgoCapGetAttribute
-	.globl cublasLtCCCMatmulAlgoCheck
-	.type cublasLtCCCMatmulAlgoCheck,@function
-	.p2align 4
-cublasLtCCCMatmulAlgoCheck:
+.Lut_cublasLtCCCMatmulAlgoCheck:
 	.cfi_startproc
 	leaq cutap_lib_untyped_ctx+1824(%rip), %r11
-	jmp cutap_tramp_common
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
 	.cfi_endproc
-	.size cublasLtCCCMatmulAlgoCheck,.-cublasLtCCCMatmulAlgoCheck
-	.globl cublasLtCCCMatmulAlgoGetHeuristic
-	.type cublasLtCCCMatmulAlgoGetHeuristic,@function
-	.p2align 4
-cublasLtCCCMatmulAlgoGetHeuristic:
+.Lut_cublasLtCCCMatmulAlgoGetHeuristic:
 	.cfi_startproc
 	leaq cutap_lib_untyped_ctx+1848(%rip), %r11
-	jmp cutap_tramp_common
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
 	.cfi_endproc
-	.size cublasLtCCCMatmulAlgoGetHeuristic,.-cublasLtCCCMatmulAlgoGetHeuristic
-	.globl cublasLtCCCMatmulAlgoGetIds
-	.type cublasLtCCCMatmulAlgoGetIds,@function
-	.p2align 4
-cublasLtCCCMatmulAlgoGetIds:
+.Lut_cublasLtCCCMatmulAlgoGetIds:
 	.cfi_startproc
 	leaq cutap_lib_untyped_ctx+1872(%rip), %r11
-	jmp cutap_tramp_common
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
 	.cfi_endproc
-	.size cublasLtCCCMatmulAlgoGetIds,.-cublasLtCCCMatmulAlgoGetIds
-	.globl cublasLtCCCMatmulAlgoInit
-	.type cublasLtCCCMatmulAlgoInit,@function
-	.p2align 4
-cublasLtCCCMatmulAlgoInit:
+.Lut_cublasLtCCCMatmulAlgoInit:
 	.cfi_startproc
 	leaq cutap_lib_untyped_ctx+1896(%rip), %r11
-	jmp cutap_tramp_common
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
 	.cfi_endproc
-	.size cublasLtCCCMatmulAlgoInit,.-cublasLtCCCMatmulAlgoInit
-	.globl cublasLtClearNvjetCache
-	.type cublasLtClearNvjetCache,@function
-	.p2align 4
-cublasLtClearNvjetCache:
+.Lut_cublasLtClearNvjetCache:
 	.cfi_startproc
 	leaq cutap_lib_untyped_ctx+1920(%rip), %r11
-	jmp cutap_tramp_common
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
 	.cfi_endproc
-	.size cublasLtClearNvjetCache,.-cublasLtClearNvjetCache
-	.globl cublasLtCtxInit
-	.type cublasLtCtxInit,@function
-	.p2align 4
-cublasLtCtxInit:
+.Lut_cublasLtCtxInit:
 	.cfi_startproc
 	leaq cutap_lib_untyped_ctx+1944(%rip), %r11
-	jmp cutap_tramp_common
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
 	.cfi_endproc
-	.size cublasLtCtxInit,.-cublasLtCtxInit
-	.globl cublasLtDDDMatmul
-	.type cublasLtDDDMatmul,@function
-	.p2align 4
-cublasLtDDDMatmul:
+.Lut_cublasLtDDDMatmul:
 	.cfi_startproc
 	leaq cutap_lib_untyped_ctx+1968(%rip), %r11
-	jmp cutap_tramp_common
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
 	.cfi_endproc
-	.size cublasLtDDDMatmul,.-cublasLtDDDMatmul
-	.globl cublasLtDDDMatmulAlgoCapGetAttribute
-	.type cublasLtDDDMatmulAlgoCapGetAttribute,@function
-	.p2align 4
-cublasLtDDDMatmulAlgoCapGetAttribute:
+.Lut_cublasLtDDDMatmulAlgoCapGetAttribute:
 	.cfi_startproc
 	leaq cutap_lib_untyped_ctx+1992(%rip), %r11
-	jmp cutap_tramp_common
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
 	.cfi_endproc
-	.size cublasLtDDDMatmulAlgoCapGetAttribute,.-cublasLtDDDMatmulAlgoCapGetAttribute
-	.globl cublasLtDDDMatmulAlgoCheck
-	.type cublasLtDDDMatmulAlgoCheck,@function
-	.p2align 4
-cublasLtDDDMatmulAlgoCheck:
+.Lut_cublasLtDDDMatmulAlgoCheck:
 	.cfi_startproc
 	leaq cutap_lib_untyped_ctx+2016(%rip), %r11
-	jmp cutap_tramp_common
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
 	.cfi_endproc
-	.size cublasLtDDDMatmulAlgoCheck,.-cublasLtDDDMatmulAlgoCheck
-	.globl cublasLtDDDMatmulAlgoGetHeuristic
-	.type cublasLtDDDMatmulAlgoGetHeuristic,@function
-	.p2align 4
-cublasLtDDDMatmulAlgoGetHeuristic:
+.Lut_cublasLtDDDMatmulAlgoGetHeuristic:
 	.cfi_startproc
 	leaq cutap_lib_untyped_ctx+2040(%rip), %r11
-	jmp cutap_tramp_common
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
 	.cfi_endproc
-	.size cublasLtDDDMatmulAlgoGetHeuristic,.-cublasLtDDDMatmulAlgoGetHeuristic
-	.globl cublasLtDDDMatmulAlgoGetIds
-	.type cublasLtDDDMatmulAlgoGetIds,@function
-	.p2align 4
-cublasLtDDDMatmulAlgoGetIds:
+.Lut_cublasLtDDDMatmulAlgoGetIds:
 	.cfi_startproc
 	leaq cutap_lib_untyped_ctx+2064(%rip), %r11
-	jmp cutap_tramp_common
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
 	.cfi_endproc
-	.size cublasLtDDDMatmulAlgoGetIds,.-cublasLtDDDMatmulAlgoGetIds
-	.globl cublasLtDDDMatmulAlgoInit
-	.type cublasLtDDDMatmulAlgoInit,@function
-	.p2align 4
-cublasLtDDDMatmulAlgoInit:
+.Lut_cublasLtDDDMatmulAlgoInit:
 	.cfi_startproc
 	leaq cutap_lib_untyped_ctx+2088(%rip), %r11
-	jmp cutap_tramp_common
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
 	.cfi_endproc
-	.size cublasLtDDDMatmulAlgoInit,.-cublasLtDDDMatmulAlgoInit
-	.globl cublasLtGetEnvironmentMode
-	.type cublasLtGetEnvironmentMode,@function
-	.p2align 4
-cublasLtGetEnvironmentMode:
+.Lut_cublasLtGetEnvironmentMode:
 	.cfi_startproc
 	leaq cutap_lib_untyped_ctx+2112(%rip), %r11
-	jmp cutap_tramp_common
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
 	.cfi_endproc
-	.size cublasLtGetEnvironmentMode,.-cublasLtGetEnvironmentMode
-	.globl cublasLtHHHMatmul
-	.type cublasLtHHHMatmul,@function
-	.p2align 4
-cublasLtHHHMatmul:
+.Lut_cublasLtHHHMatmul:
 	.cfi_startproc
 	leaq cutap_lib_untyped_ctx+2136(%rip), %r11
-	jmp cutap_tramp_common
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
 	.cfi_endproc
-	.size cublasLtHHHMatmul,.-cublasLtHHHMatmul
-	.globl cublasLtHHHMatmulAlgoCapGetAttribute
-	.type cublasLtHHHMatmulAlgoCapGetAttribute,@function
-	.p2align 4
-cublasLtHHHMatmulAlgoCapGetAttribute:
+.Lut_cublasLtHHHMatmulAlgoCapGetAttribute:
 	.cfi_startproc
 	leaq cutap_lib_untyped_ctx+2160(%rip), %r11
-	jmp cutap_tramp_common
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
 	.cfi_endproc
-	.size cublasLtHHHMatmulAlgoCapGetAttribute,.-cublasLtHHHMatmulAlgoCapGetAttribute
-	.globl cublasLtHHHMatmulAlgoCheck
-	.type cublasLtHHHMatmulAlgoCheck,@function
-	.p2align 4
-cublasLtHHHMatmulAlgoCheck:
+.Lut_cublasLtHHHMatmulAlgoCheck:
 	.cfi_startproc
 	leaq cutap_lib_untyped_ctx+2184(%rip), %r11
-	jmp cutap_tramp_common
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
 	.cfi_endproc
-	.size cublasLtHHHMatmulAlgoCheck,.-cublasLtHHHMatmulAlgoCheck
-	.globl cublasLtHHHMatmulAlgoGetHeuristic
-	.type cublasLtHHHMatmulAlgoGetHeuristic,@function
-	.p2align 4
-cublasLtHHHMatmulAlgoGetHeuristic:
+.Lut_cublasLtHHHMatmulAlgoGetHeuristic:
 	.cfi_startproc
 	leaq cutap_lib_untyped_ctx+2208(%rip), %r11
-	jmp cutap_tramp_common
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
 	.cfi_endproc
-	.size cublasLtHHHMatmulAlgoGetHeuristic,.-cublasLtHHHMatmulAlgoGetHeuristic
-	.globl cublasLtHHHMatmulAlgoGetIds
-	.type cublasLtHHHMatmulAlgoGetIds,@function
-	.p2align 4
-cublasLtHHHMatmulAlgoGetIds:
+.Lut_cublasLtHHHMatmulAlgoGetIds:
 	.cfi_startproc
 	leaq cutap_lib_untyped_ctx+2232(%rip), %r11
-	jmp cutap_tramp_common
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
 	.cfi_endproc
-	.size cublasLtHHHMatmulAlgoGetIds,.-cublasLtHHHMatmulAlgoGetIds
-	.globl cublasLtHHHMatmulAlgoInit
-	.type cublasLtHHHMatmulAlgoInit,@function
-	.p2align 4
-cublasLtHHHMatmulAlgoInit:
+.Lut_cublasLtHHHMatmulAlgoInit:
 	.cfi_startproc
 	leaq cutap_lib_untyped_ctx+2256(%rip), %r11
-	jmp cutap_tramp_common
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
 	.cfi_endproc
-	.size cublasLtHHHMatmulAlgoInit,.-cublasLtHHHMatmulAlgoInit
-	.globl cublasLtHSHMatmul
-	.type cublasLtHSHMatmul,@function
-	.p2align 4
-cublasLtHSHMatmul:
+.Lut_cublasLtHSHMatmul:
 	.cfi_startproc
 	leaq cutap_lib_untyped_ctx+2280(%rip), %r11
-	jmp cutap_tramp_common
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
 	.cfi_endproc
-	.size cublasLtHSHMatmul,.-cublasLtHSHMatmul
-	.globl cublasLtHSHMatmulAlgoCapGetAttribute
-	.type cublasLtHSHMatmulAlgoCapGetAttribute,@function
-	.p2align 4
-cublasLtHSHMatmulAlgoCapGetAttribute:
+.Lut_cublasLtHSHMatmulAlgoCapGetAttribute:
 	.cfi_startproc
 	leaq cutap_lib_untyped_ctx+2304(%rip), %r11
-	jmp cutap_tramp_common
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
 	.cfi_endproc
-	.size cublasLtHSHMatmulAlgoCapGetAttribute,.-cublasLtHSHMatmulAlgoCapGetAttribute
-	.globl cublasLtHSHMatmulAlgoCheck
-	.type cublasLtHSHMatmulAlgoCheck,@function
-	.p2align 4
-cublasLtHSHMatmulAlgoCheck:
+.Lut_cublasLtHSHMatmulAlgoCheck:
 	.cfi_startproc
 	leaq cutap_lib_untyped_ctx+2328(%rip), %r11
-	jmp cutap_tramp_common
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
 	.cfi_endproc
-	.size cublasLtHSHMatmulAlgoCheck,.-cublasLtHSHMatmulAlgoCheck
-	.globl cublasLtHSHMatmulAlgoGetHeuristic
-	.type cublasLtHSHMatmulAlgoGetHeuristic,@function
-	.p2align 4
-cublasLtHSHMatmulAlgoGetHeuristic:
+.Lut_cublasLtHSHMatmulAlgoGetHeuristic:
 	.cfi_startproc
 	leaq cutap_lib_untyped_ctx+2352(%rip), %r11
-	jmp cutap_tramp_common
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
 	.cfi_endproc
-	.size cublasLtHSHMatmulAlgoGetHeuristic,.-cublasLtHSHMatmulAlgoGetHeuristic
-	.globl cublasLtHSHMatmulAlgoGetIds
-	.type cublasLtHSHMatmulAlgoGetIds,@function
-	.p2align 4
-cublasLtHSHMatmulAlgoGetIds:
+.Lut_cublasLtHSHMatmulAlgoGetIds:
 	.cfi_startproc
 	leaq cutap_lib_untyped_ctx+2376(%rip), %r11
-	jmp cutap_tramp_common
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
 	.cfi_endproc
-	.size cublasLtHSHMatmulAlgoGetIds,.-cublasLtHSHMatmulAlgoGetIds
-	.globl cublasLtHSHMatmulAlgoInit
-	.type cublasLtHSHMatmulAlgoInit,@function
-	.p2align 4
-cublasLtHSHMatmulAlgoInit:
+.Lut_cublasLtHSHMatmulAlgoInit:
 	.cfi_startproc
 	leaq cutap_lib_untyped_ctx+2400(%rip), %r11
-	jmp cutap_tramp_common
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
 	.cfi_endproc
-	.size cublasLtHSHMatmulAlgoInit,.-cublasLtHSHMatmulAlgoInit
-	.globl cublasLtHSSMatmul
-	.type cublasLtHSSMatmul,@function
-	.p2align 4
-cublasLtHSSMatmul:
+.Lut_cublasLtHSSMatmul:
 	.cfi_startproc
 	leaq cutap_lib_untyped_ctx+2424(%rip), %r11
-	jmp cutap_tramp_common
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
 	.cfi_endproc
-	.size cublasLtHSSMatmul,.-cublasLtHSSMatmul
-	.globl cublasLtHSSMatmulAlgoCapGetAttribute
-	.type cublasLtHSSMatmulAlgoCapGetAttribute,@function
-	.p2align 4
-cublasLtHSSMatmulAlgoCapGetAttribute:
+.Lut_cublasLtHSSMatmulAlgoCapGetAttribute:
 	.cfi_startproc
 	leaq cutap_lib_untyped_ctx+2448(%rip), %r11
-	jmp cutap_tramp_common
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
 	.cfi_endproc
-	.size cublasLtHSSMatmulAlgoCapGetAttribute,.-cublasLtHSSMatmulAlgoCapGetAttribute
-	.globl cublasLtHSSMatmulAlgoCheck
-	.type cublasLtHSSMatmulAlgoCheck,@function
-	.p2align 4
-cublasLtHSSMatmulAlgoCheck:
+.Lut_cublasLtHSSMatmulAlgoCheck:
 	.cfi_startproc
 	leaq cutap_lib_untyped_ctx+2472(%rip), %r11
-	jmp cutap_tramp_common
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
 	.cfi_endproc
-	.size cublasLtHSSMatmulAlgoCheck,.-cublasLtHSSMatmulAlgoCheck
-	.globl cublasLtHSSMatmulAlgoGetHeuristic
-	.type cublasLtHSSMatmulAlgoGetHeuristic,@function
-	.p2align 4
-cublasLtHSSMatmulAlgoGetHeuristic:
+.Lut_cublasLtHSSMatmulAlgoGetHeuristic:
 	.cfi_startproc
 	leaq cutap_lib_untyped_ctx+2496(%rip), %r11
-	jmp cutap_tramp_common
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
 	.cfi_endproc
-	.size cublasLtHSSMatmulAlgoGetHeuristic,.-cublasLtHSSMatmulAlgoGetHeuristic
-	.globl cublasLtHSSMatmulAlgoGetIds
-	.type cublasLtHSSMatmulAlgoGetIds,@function
-	.p2align 4
-cublasLtHSSMatmulAlgoGetIds:
+.Lut_cublasLtHSSMatmulAlgoGetIds:
 	.cfi_startproc
 	leaq cutap_lib_untyped_ctx+2520(%rip), %r11
-	jmp cutap_tramp_common
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
 	.cfi_endproc
-	.size cublasLtHSSMatmulAlgoGetIds,.-cublasLtHSSMatmulAlgoGetIds
-	.globl cublasLtHSSMatmulAlgoInit
-	.type cublasLtHSSMatmulAlgoInit,@function
-	.p2align 4
-cublasLtHSSMatmulAlgoInit:
+.Lut_cublasLtHSSMatmulAlgoInit:
 	.cfi_startproc
 	leaq cutap_lib_untyped_ctx+2544(%rip), %r11
-	jmp cutap_tramp_common
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
 	.cfi_endproc
-	.size cublasLtHSSMatmulAlgoInit,.-cublasLtHSSMatmulAlgoInit
-	.globl cublasLtHeuristicLutSerializeEntry
-	.type cublasLtHeuristicLutSerializeEntry,@function
-	.p2align 4
-cublasLtHeuristicLutSerializeEntry:
+.Lut_cublasLtHeuristicLutSerializeEntry:
 	.cfi_startproc
 	leaq cutap_lib_untyped_ctx+2568(%rip), %r11
-	jmp cutap_tramp_common
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
 	.cfi_endproc
-	.size cublasLtHeuristicLutSerializeEntry,.-cublasLtHeuristicLutSerializeEntry
-	.globl cublasLtHeuristicsCacheCreate
-	.type cublasLtHeuristicsCacheCreate,@function
-	.p2align 4
-cublasLtHeuristicsCacheCreate:
+.Lut_cublasLtHeuristicsCacheCreate:
 	.cfi_startproc
 	leaq cutap_lib_untyped_ctx+2592(%rip), %r11
-	jmp cutap_tramp_common
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
 	.cfi_endproc
-	.size cublasLtHeuristicsCacheCreate,.-cublasLtHeuristicsCacheCreate
-	.globl cublasLtHeuristicsCacheDestroy
-	.type cublasLtHeuristicsCacheDestroy,@function
-	.p2align 4
-cublasLtHeuristicsCacheDestroy:
+.Lut_cublasLtHeuristicsCacheDestroy:
 	.cfi_startproc
 	leaq cutap_lib_untyped_ctx+2616(%rip), %r11
-	jmp cutap_tramp_common
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
 	.cfi_endproc
-	.size cublasLtHeuristicsCacheDestroy,.-cublasLtHeuristicsCacheDestroy
-	.globl cublasLtHeuristicsCacheGet
-	.type cublasLtHeuristicsCacheGet,@function
-	.p2align 4
-cublasLtHeuristicsCacheGet:
+.Lut_cublasLtHeuristicsCacheGet:
 	.cfi_startproc
 	leaq cutap_lib_untyped_ctx+2640(%rip), %r11
-	jmp cutap_tramp_common
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
 	.cfi_endproc
-	.size cublasLtHeuristicsCacheGet,.-cublasLtHeuristicsCacheGet
-	.globl cublasLtHeuristicsCachePut
-	.type cublasLtHeuristicsCachePut,@function
-	.p2align 4
-cublasLtHeuristicsCachePut:
+.Lut_cublasLtHeuristicsCachePut:
 	.cfi_startproc
 	leaq cutap_lib_untyped_ctx+2664(%rip), %r11
-	jmp cutap_tramp_common
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
 	.cfi_endproc
-	.size cublasLtHeuristicsCachePut,.-cublasLtHeuristicsCachePut
-	.globl cublasLtKCCMatmul
-	.type cublasLtKCCMatmul,@function
-	.p2align 4
-cublasLtKCCMatmul:
+.Lut_cublasLtKCCMatmul:
 	.cfi_startproc
 	leaq cutap_lib_untyped_ctx+2688(%rip), %r11
-	jmp cutap_tramp_common
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
 	.cfi_endproc
-	.size cublasLtKCCMatmul,.-cublasLtKCCMatmul
-	.globl cublasLtKCCMatmulAlgoCapGetAttribute
-	.type cublasLtKCCMatmulAlgoCapGetAttribute,@function
-	.p2align 4
-cublasLtKCCMatmulAlgoCapGetAttribute:
+.Lut_cublasLtKCCMatmulAlgoCapGetAttribute:
 	.cfi_startproc
 	leaq cutap_lib_untyped_ctx+2712(%rip), %r11
-	jmp cutap_tramp_common
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
 	.cfi_endproc
-	.size cublasLtKCCMatmulAlgoCapGetAttribute,.-cublasLtKCCMatmulAlgoCapGetAttribute
-	.globl cublasLtKCCMatmulAlgoCheck
-	.type cublasLtKCCMatmulAlgoCheck,@function
-	.p2align 4
-cublasLtKCCMatmulAlgoCheck:
+.Lut_cublasLtKCCMatmulAlgoCheck:
 	.cfi_startproc
 	leaq cutap_lib_untyped_ctx+2736(%rip), %r11
-	jmp cutap_tramp_common
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
 	.cfi_endproc
-	.size cublasLtKCCMatmulAlgoCheck,.-cublasLtKCCMatmulAlgoCheck
-	.globl cublasLtKCCMatmulAlgoGetHeuristic
-	.type cublasLtKCCMatmulAlgoGetHeuristic,@function
-	.p2align 4
-cublasLtKCCMatmulAlgoGetHeuristic:
+.Lut_cublasLtKCCMatmulAlgoGetHeuristic:
 	.cfi_startproc
 	leaq cutap_lib_untyped_ctx+2760(%rip), %r11
-	jmp cutap_tramp_common
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
 	.cfi_endproc
-	.size cublasLtKCCMatmulAlgoGetHeuristic,.-cublasLtKCCMatmulAlgoGetHeuristic
-	.globl cublasLtKCCMatmulAlgoGetIds
-	.type cublasLtKCCMatmulAlgoGetIds,@function
-	.p2align 4
-cublasLtKCCMatmulAlgoGetIds:
+.Lut_cublasLtKCCMatmulAlgoGetIds:
 	.cfi_startproc
 	leaq cutap_lib_untyped_ctx+2784(%rip), %r11
-	jmp cutap_tramp_common
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
 	.cfi_endproc
-	.size cublasLtKCCMatmulAlgoGetIds,.-cublasLtKCCMatmulAlgoGetIds
-	.globl cublasLtKCCMatmulAlgoInit
-	.type cublasLtKCCMatmulAlgoInit,@function
-	.p2align 4
-cublasLtKCCMatmulAlgoInit:
+.Lut_cublasLtKCCMatmulAlgoInit:
 	.cfi_startproc
 	leaq cutap_lib_untyped_ctx+2808(%rip), %r11
-	jmp cutap_tramp_common
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
 	.cfi_endproc
-	.size cublasLtKCCMatmulAlgoInit,.-cublasLtKCCMatmulAlgoInit
-	.globl cublasLtKCKMatmul
-	.type cublasLtKCKMatmul,@function
-	.p2align 4
-cublasLtKCKMatmul:
+.Lut_cublasLtKCKMatmul:
 	.cfi_startproc
 	leaq cutap_lib_untyped_ctx+2832(%rip), %r11
-	jmp cutap_tramp_common
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
 	.cfi_endproc
-	.size cublasLtKCKMatmul,.-cublasLtKCKMatmul
-	.globl cublasLtKCKMatmulAlgoCapGetAttribute
-	.type cublasLtKCKMatmulAlgoCapGetAttribute,@function
-	.p2align 4
-cublasLtKCKMatmulAlgoCapGetAttribute:
+.Lut_cublasLtKCKMatmulAlgoCapGetAttribute:
 	.cfi_startproc
 	leaq cutap_lib_untyped_ctx+2856(%rip), %r11
-	jmp cutap_tramp_common
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
 	.cfi_endproc
-	.size cublasLtKCKMatmulAlgoCapGetAttribute,.-cublasLtKCKMatmulAlgoCapGetAttribute
-	.globl cublasLtKCKMatmulAlgoCheck
-	.type cublasLtKCKMatmulAlgoCheck,@function
-	.p2align 4
-cublasLtKCKMatmulAlgoCheck:
+.Lut_cublasLtKCKMatmulAlgoCheck:
 	.cfi_startproc
 	leaq cutap_lib_untyped_ctx+2880(%rip), %r11
-	jmp cutap_tramp_common
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
 	.cfi_endproc
-	.size cublasLtKCKMatmulAlgoCheck,.-cublasLtKCKMatmulAlgoCheck
-	.globl cublasLtKCKMatmulAlgoGetHeuristic
-	.type cublasLtKCKMatmulAlgoGetHeuristic,@function
-	.p2align 4
-cublasLtKCKMatmulAlgoGetHeuristic:
+.Lut_cublasLtKCKMatmulAlgoGetHeuristic:
 	.cfi_startproc
 	leaq cutap_lib_untyped_ctx+2904(%rip), %r11
-	jmp cutap_tramp_common
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
 	.cfi_endproc
-	.size cublasLtKCKMatmulAlgoGetHeuristic,.-cublasLtKCKMatmulAlgoGetHeuristic
-	.globl cublasLtKCKMatmulAlgoGetIds
-	.type cublasLtKCKMatmulAlgoGetIds,@function
-	.p2align 4
-cublasLtKCKMatmulAlgoGetIds:
+.Lut_cublasLtKCKMatmulAlgoGetIds:
 	.cfi_startproc
 	leaq cutap_lib_untyped_ctx+2928(%rip), %r11
-	jmp cutap_tramp_common
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
 	.cfi_endproc
-	.size cublasLtKCKMatmulAlgoGetIds,.-cublasLtKCKMatmulAlgoGetIds
-	.globl cublasLtKCKMatmulAlgoInit
-	.type cublasLtKCKMatmulAlgoInit,@function
-	.p2align 4
-cublasLtKCKMatmulAlgoInit:
+.Lut_cublasLtKCKMatmulAlgoInit:
 	.cfi_startproc
 	leaq cutap_lib_untyped_ctx+2952(%rip), %r11
-	jmp cutap_tramp_common
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
 	.cfi_endproc
-	.size cublasLtKCKMatmulAlgoInit,.-cublasLtKCKMatmulAlgoInit
-	.globl cublasLtLegacyGemmACC
-	.type cublasLtLegacyGemmACC,@function
-	.p2align 4
-cublasLtLegacyGemmACC:
+.Lut_cublasLtLegacyGemmACC:
 	.cfi_startproc
 	leaq cutap_lib_untyped_ctx+2976(%rip), %r11
-	jmp cutap_tramp_common
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
 	.cfi_endproc
-	.size cublasLtLegacyGemmACC,.-cublasLtLegacyGemmACC
-	.globl cublasLtLegacyGemmBII
-	.type cublasLtLegacyGemmBII,@function
-	.p2align 4
-cublasLtLegacyGemmBII:
+.Lut_cublasLtLegacyGemmBII:
 	.cfi_startproc
 	leaq cutap_lib_untyped_ctx+3000(%rip), %r11
-	jmp cutap_tramp_common
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
 	.cfi_endproc
-	.size cublasLtLegacyGemmBII,.-cublasLtLegacyGemmBII
-	.globl cublasLtLegacyGemmBSS
-	.type cublasLtLegacyGemmBSS,@function
-	.p2align 4
-cublasLtLegacyGemmBSS:
+.Lut_cublasLtLegacyGemmBSS:
 	.cfi_startproc
 	leaq cutap_lib_untyped_ctx+3024(%rip), %r11
-	jmp cutap_tramp_common
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
 	.cfi_endproc
-	.size cublasLtLegacyGemmBSS,.-cublasLtLegacyGemmBSS
-	.globl cublasLtLegacyGemmCCC
-	.type cublasLtLegacyGemmCCC,@function
-	.p2align 4
-cublasLtLegacyGemmCCC:
+.Lut_cublasLtLegacyGemmCCC:
 	.cfi_startproc
 	leaq cutap_lib_untyped_ctx+3048(%rip), %r11
-	jmp cutap_tramp_common
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
 	.cfi_endproc
-	.size cublasLtLegacyGemmCCC,.-cublasLtLegacyGemmCCC
-	.globl cublasLtLegacyGemmDDD
-	.type cublasLtLegacyGemmDDD,@function
-	.p2align 4
-cublasLtLegacyGemmDDD:
+.Lut_cublasLtLegacyGemmDDD:
 	.cfi_startproc
 	leaq cutap_lib_untyped_ctx+3072(%rip), %r11
-	jmp cutap_tramp_common
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
 	.cfi_endproc
-	.size cublasLtLegacyGemmDDD,.-cublasLtLegacyGemmDDD
-	.globl cublasLtLegacyGemmHHH
-	.type cublasLtLegacyGemmHHH,@function
-	.p2align 4
-cublasLtLegacyGemmHHH:
+.Lut_cublasLtLegacyGemmHHH:
 	.cfi_startproc
 	leaq cutap_lib_untyped_ctx+3096(%rip), %r11
-	jmp cutap_tramp_common
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
 	.cfi_endproc
-	.size cublasLtLegacyGemmHHH,.-cublasLtLegacyGemmHHH
-	.globl cublasLtLegacyGemmHSH
-	.type cublasLtLegacyGemmHSH,@function
-	.p2align 4
-cublasLtLegacyGemmHSH:
+.Lut_cublasLtLegacyGemmHSH:
 	.cfi_startproc
 	leaq cutap_lib_untyped_ctx+3120(%rip), %r11
-	jmp cutap_tramp_common
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
 	.cfi_endproc
-	.size cublasLtLegacyGemmHSH,.-cublasLtLegacyGemmHSH
-	.globl cublasLtLegacyGemmHSS
-	.type cublasLtLegacyGemmHSS,@function
-	.p2align 4
-cublasLtLegacyGemmHSS:
+.Lut_cublasLtLegacyGemmHSS:
 	.cfi_startproc
 	leaq cutap_lib_untyped_ctx+3144(%rip), %r11
-	jmp cutap_tramp_common
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
 	.cfi_endproc
-	.size cublasLtLegacyGemmHSS,.-cublasLtLegacyGemmHSS
-	.globl cublasLtLegacyGemmSSS
-	.type cublasLtLegacyGemmSSS,@function
-	.p2align 4
-cublasLtLegacyGemmSSS:
+.Lut_cublasLtLegacyGemmSSS:
 	.cfi_startproc
 	leaq cutap_lib_untyped_ctx+3168(%rip), %r11
-	jmp cutap_tramp_common
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
 	.cfi_endproc
-	.size cublasLtLegacyGemmSSS,.-cublasLtLegacyGemmSSS
-	.globl cublasLtLegacyGemmTSS
-	.type cublasLtLegacyGemmTSS,@function
-	.p2align 4
-cublasLtLegacyGemmTSS:
+.Lut_cublasLtLegacyGemmTSS:
 	.cfi_startproc
 	leaq cutap_lib_untyped_ctx+3192(%rip), %r11
-	jmp cutap_tramp_common
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
 	.cfi_endproc
-	.size cublasLtLegacyGemmTSS,.-cublasLtLegacyGemmTSS
-	.globl cublasLtLegacyGemmTST
-	.type cublasLtLegacyGemmTST,@function
-	.p2align 4
-cublasLtLegacyGemmTST:
+.Lut_cublasLtLegacyGemmTST:
 	.cfi_startproc
 	leaq cutap_lib_untyped_ctx+3216(%rip), %r11
-	jmp cutap_tramp_common
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
 	.cfi_endproc
-	.size cublasLtLegacyGemmTST,.-cublasLtLegacyGemmTST
-	.globl cublasLtLegacyGemmZZZ
-	.type cublasLtLegacyGemmZZZ,@function
-	.p2align 4
-cublasLtLegacyGemmZZZ:
+.Lut_cublasLtLegacyGemmZZZ:
 	.cfi_startproc
 	leaq cutap_lib_untyped_ctx+3240(%rip), %r11
-	jmp cutap_tramp_common
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
 	.cfi_endproc
-	.size cublasLtLegacyGemmZZZ,.-cublasLtLegacyGemmZZZ
-	.globl cublasLtMatmulAlgoConfigGetAttributeRange
-	.type cublasLtMatmulAlgoConfigGetAttributeRange,@function
-	.p2align 4
-cublasLtMatmulAlgoConfigGetAttributeRange:
+.Lut_cublasLtMatmulAlgoConfigGetAttributeRange:
 	.cfi_startproc
 	leaq cutap_lib_untyped_ctx+3264(%rip), %r11
-	jmp cutap_tramp_common
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
 	.cfi_endproc
-	.size cublasLtMatmulAlgoConfigGetAttributeRange,.-cublasLtMatmulAlgoConfigGetAttributeRange
-	.globl cublasLtSSSMatmul
-	.type cublasLtSSSMatmul,@function
-	.p2align 4
-cublasLtSSSMatmul:
+.Lut_cublasLtSSSMatmul:
 	.cfi_startproc
 	leaq cutap_lib_untyped_ctx+3288(%rip), %r11
-	jmp cutap_tramp_common
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
 	.cfi_endproc
-	.size cublasLtSSSMatmul,.-cublasLtSSSMatmul
-	.globl cublasLtSSSMatmulAlgoCapGetAttribute
-	.type cublasLtSSSMatmulAlgoCapGetAttribute,@function
-	.p2align 4
-cublasLtSSSMatmulAlgoCapGetAttribute:
+.Lut_cublasLtSSSMatmulAlgoCapGetAttribute:
 	.cfi_startproc
 	leaq cutap_lib_untyped_ctx+3312(%rip), %r11
-	jmp cutap_tramp_common
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
 	.cfi_endproc
-	.size cublasLtSSSMatmulAlgoCapGetAttribute,.-cublasLtSSSMatmulAlgoCapGetAttribute
-	.globl cublasLtSSSMatmulAlgoCheck
-	.type cublasLtSSSMatmulAlgoCheck,@function
-	.p2align 4
-cublasLtSSSMatmulAlgoCheck:
+.Lut_cublasLtSSSMatmulAlgoCheck:
 	.cfi_startproc
 	leaq cutap_lib_untyped_ctx+3336(%rip), %r11
-	jmp cutap_tramp_common
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
 	.cfi_endproc
-	.size cublasLtSSSMatmulAlgoCheck,.-cublasLtSSSMatmulAlgoCheck
-	.globl cublasLtSSSMatmulAlgoGetHeuristic
-	.type cublasLtSSSMatmulAlgoGetHeuristic,@function
-	.p2align 4
-cublasLtSSSMatmulAlgoGetHeuristic:
+.Lut_cublasLtSSSMatmulAlgoGetHeuristic:
 	.cfi_startproc
 	leaq cutap_lib_untyped_ctx+3360(%rip), %r11
-	jmp cutap_tramp_common
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
 	.cfi_endproc
-	.size cublasLtSSSMatmulAlgoGetHeuristic,.-cublasLtSSSMatmulAlgoGetHeuristic
-	.globl cublasLtSSSMatmulAlgoGetIds
-	.type cublasLtSSSMatmulAlgoGetIds,@function
-	.p2align 4
-cublasLtSSSMatmulAlgoGetIds:
+.Lut_cublasLtSSSMatmulAlgoGetIds:
 	.cfi_startproc
 	leaq cutap_lib_untyped_ctx+3384(%rip), %r11
-	jmp cutap_tramp_common
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
 	.cfi_endproc
-	.size cublasLtSSSMatmulAlgoGetIds,.-cublasLtSSSMatmulAlgoGetIds
-	.globl cublasLtSSSMatmulAlgoInit
-	.type cublasLtSSSMatmulAlgoInit,@function
-	.p2align 4
-cublasLtSSSMatmulAlgoInit:
+.Lut_cublasLtSSSMatmulAlgoInit:
 	.cfi_startproc
 	leaq cutap_lib_untyped_ctx+3408(%rip), %r11
-	jmp cutap_tramp_common
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
 	.cfi_endproc
-	.size cublasLtSSSMatmulAlgoInit,.-cublasLtSSSMatmulAlgoInit
-	.globl cublasLtSetEnvironmentMode
-	.type cublasLtSetEnvironmentMode,@function
-	.p2align 4
-cublasLtSetEnvironmentMode:
+.Lut_cublasLtSetEnvironmentMode:
 	.cfi_startproc
 	leaq cutap_lib_untyped_ctx+3432(%rip), %r11
-	jmp cutap_tramp_common
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
 	.cfi_endproc
-	.size cublasLtSetEnvironmentMode,.-cublasLtSetEnvironmentMode
-	.globl cublasLtShutdownCtx
-	.type cublasLtShutdownCtx,@function
-	.p2align 4
-cublasLtShutdownCtx:
+.Lut_cublasLtShutdownCtx:
 	.cfi_startproc
 	leaq cutap_lib_untyped_ctx+3456(%rip), %r11
-	jmp cutap_tramp_common
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
 	.cfi_endproc
-	.size cublasLtShutdownCtx,.-cublasLtShutdownCtx
-	.globl cublasLtTSSMatmul
-	.type cublasLtTSSMatmul,@function
-	.p2align 4
-cublasLtTSSMatmul:
+.Lut_cublasLtTSSMatmul:
 	.cfi_startproc
 	leaq cutap_lib_untyped_ctx+3480(%rip), %r11
-	jmp cutap_tramp_common
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
 	.cfi_endproc
-	.size cublasLtTSSMatmul,.-cublasLtTSSMatmul
-	.globl cublasLtTSSMatmulAlgoCapGetAttribute
-	.type cublasLtTSSMatmulAlgoCapGetAttribute,@function
-	.p2align 4
-cublasLtTSSMatmulAlgoCapGetAttribute:
+.Lut_cublasLtTSSMatmulAlgoCapGetAttribute:
 	.cfi_startproc
 	leaq cutap_lib_untyped_ctx+3504(%rip), %r11
-	jmp cutap_tramp_common
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
 	.cfi_endproc
-	.size cublasLtTSSMatmulAlgoCapGetAttribute,.-cublasLtTSSMatmulAlgoCapGetAttribute
-	.globl cublasLtTSSMatmulAlgoCheck
-	.type cublasLtTSSMatmulAlgoCheck,@function
-	.p2align 4
-cublasLtTSSMatmulAlgoCheck:
+.Lut_cublasLtTSSMatmulAlgoCheck:
 	.cfi_startproc
 	leaq cutap_lib_untyped_ctx+3528(%rip), %r11
-	jmp cutap_tramp_common
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
 	.cfi_endproc
-	.size cublasLtTSSMatmulAlgoCheck,.-cublasLtTSSMatmulAlgoCheck
-	.globl cublasLtTSSMatmulAlgoGetHeuristic
-	.type cublasLtTSSMatmulAlgoGetHeuristic,@function
-	.p2align 4
-cublasLtTSSMatmulAlgoGetHeuristic:
+.Lut_cublasLtTSSMatmulAlgoGetHeuristic:
 	.cfi_startproc
 	leaq cutap_lib_untyped_ctx+3552(%rip), %r11
-	jmp cutap_tramp_common
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
 	.cfi_endproc
-	.size cublasLtTSSMatmulAlgoGetHeuristic,.-cublasLtTSSMatmulAlgoGetHeuristic
-	.globl cublasLtTSSMatmulAlgoGetIds
-	.type cublasLtTSSMatmulAlgoGetIds,@function
-	.p2align 4
-cublasLtTSSMatmulAlgoGetIds:
+.Lut_cublasLtTSSMatmulAlgoGetIds:
 	.cfi_startproc
 	leaq cutap_lib_untyped_ctx+3576(%rip), %r11
-	jmp cutap_tramp_common
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
 	.cfi_endproc
-	.size cublasLtTSSMatmulAlgoGetIds,.-cublasLtTSSMatmulAlgoGetIds
-	.globl cublasLtTSSMatmulAlgoInit
-	.type cublasLtTSSMatmulAlgoInit,@function
-	.p2align 4
-cublasLtTSSMatmulAlgoInit:
+.Lut_cublasLtTSSMatmulAlgoInit:
 	.cfi_startproc
 	leaq cutap_lib_untyped_ctx+3600(%rip), %r11
-	jmp cutap_tramp_common
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
 	.cfi_endproc
-	.size cublasLtTSSMatmulAlgoInit,.-cublasLtTSSMatmulAlgoInit
-	.globl cublasLtTSTMatmul
-	.type cublasLtTSTMatmul,@function
-	.p2align 4
-cublasLtTSTMatmul:
+.Lut_cublasLtTSTMatmul:
 	.cfi_startproc
 	leaq cutap_lib_untyped_ctx+3624(%rip), %r11
-	jmp cutap_tramp_common
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
 	.cfi_endproc
-	.size cublasLtTSTMatmul,.-cublasLtTSTMatmul
-	.globl cublasLtTSTMatmulAlgoCapGetAttribute
-	.type cublasLtTSTMatmulAlgoCapGetAttribute,@function
-	.p2align 4
-cublasLtTSTMatmulAlgoCapGetAttribute:
+.Lut_cublasLtTSTMatmulAlgoCapGetAttribute:
 	.cfi_startproc
 	leaq cutap_lib_untyped_ctx+3648(%rip), %r11
-	jmp cutap_tramp_common
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
 	.cfi_endproc
-	.size cublasLtTSTMatmulAlgoCapGetAttribute,.-cublasLtTSTMatmulAlgoCapGetAttribute
-	.globl cublasLtTSTMatmulAlgoCheck
-	.type cublasLtTSTMatmulAlgoCheck,@function
-	.p2align 4
-cublasLtTSTMatmulAlgoCheck:
+.Lut_cublasLtTSTMatmulAlgoCheck:
 	.cfi_startproc
 	leaq cutap_lib_untyped_ctx+3672(%rip), %r11
-	jmp cutap_tramp_common
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
 	.cfi_endproc
-	.size cublasLtTSTMatmulAlgoCheck,.-cublasLtTSTMatmulAlgoCheck
-	.globl cublasLtTSTMatmulAlgoGetHeuristic
-	.type cublasLtTSTMatmulAlgoGetHeuristic,@function
-	.p2align 4
-cublasLtTSTMatmulAlgoGetHeuristic:
+.Lut_cublasLtTSTMatmulAlgoGetHeuristic:
 	.cfi_startproc
 	leaq cutap_lib_untyped_ctx+3696(%rip), %r11
-	jmp cutap_tramp_common
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
 	.cfi_endproc
-	.size cublasLtTSTMatmulAlgoGetHeuristic,.-cublasLtTSTMatmulAlgoGetHeuristic
-	.globl cublasLtTSTMatmulAlgoGetIds
-	.type cublasLtTSTMatmulAlgoGetIds,@function
-	.p2align 4
-cublasLtTSTMatmulAlgoGetIds:
+.Lut_cublasLtTSTMatmulAlgoGetIds:
 	.cfi_startproc
 	leaq cutap_lib_untyped_ctx+3720(%rip), %r11
-	jmp cutap_tramp_common
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
 	.cfi_endproc
-	.size cublasLtTSTMatmulAlgoGetIds,.-cublasLtTSTMatmulAlgoGetIds
-	.globl cublasLtTSTMatmulAlgoInit
-	.type cublasLtTSTMatmulAlgoInit,@function
-	.p2align 4
-cublasLtTSTMatmulAlgoInit:
+.Lut_cublasLtTSTMatmulAlgoInit:
 	.cfi_startproc
 	leaq cutap_lib_untyped_ctx+3744(%rip), %r11
-	jmp cutap_tramp_common
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
 	.cfi_endproc
-	.size cublasLtTSTMatmulAlgoInit,.-cublasLtTSTMatmulAlgoInit
-	.globl cublasLtVCCMatmul
-	.type cublasLtVCCMatmul,@function
-	.p2align 4
-cublasLtVCCMatmul:
+.Lut_cublasLtVCCMatmul:
 	.cfi_startproc
 	leaq cutap_lib_untyped_ctx+3768(%rip), %r11
-	jmp cutap_tramp_common
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
 	.cfi_endproc
-	.size cublasLtVCCMatmul,.-cublasLtVCCMatmul
-	.globl cublasLtVCCMatmulAlgoCapGetAttribute
-	.type cublasLtVCCMatmulAlgoCapGetAttribute,@function
-	.p2align 4
-cublasLtVCCMatmulAlgoCapGetAttribute:
+.Lut_cublasLtVCCMatmulAlgoCapGetAttribute:
 	.cfi_startproc
 	leaq cutap_lib_untyped_ctx+3792(%rip), %r11
-	jmp cutap_tramp_common
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
 	.cfi_endproc
-	.size cublasLtVCCMatmulAlgoCapGetAttribute,.-cublasLtVCCMatmulAlgoCapGetAttribute
-	.globl cublasLtVCCMatmulAlgoCheck
-	.type cublasLtVCCMatmulAlgoCheck,@function
-	.p2align 4
-cublasLtVCCMatmulAlgoCheck:
+.Lut_cublasLtVCCMatmulAlgoCheck:
 	.cfi_startproc
 	leaq cutap_lib_untyped_ctx+3816(%rip), %r11
-	jmp cutap_tramp_common
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
 	.cfi_endproc
-	.size cublasLtVCCMatmulAlgoCheck,.-cublasLtVCCMatmulAlgoCheck
-	.globl cublasLtVCCMatmulAlgoGetHeuristic
-	.type cublasLtVCCMatmulAlgoGetHeuristic,@function
-	.p2align 4
-cublasLtVCCMatmulAlgoGetHeuristic:
+.Lut_cublasLtVCCMatmulAlgoGetHeuristic:
 	.cfi_startproc
 	leaq cutap_lib_untyped_ctx+3840(%rip), %r11
-	jmp cutap_tramp_common
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
 	.cfi_endproc
-	.size cublasLtVCCMatmulAlgoGetHeuristic,.-cublasLtVCCMatmulAlgoGetHeuristic
-	.globl cublasLtVCCMatmulAlgoGetIds
-	.type cublasLtVCCMatmulAlgoGetIds,@function
-	.p2align 4
-cublasLtVCCMatmulAlgoGetIds:
+.Lut_cublasLtVCCMatmulAlgoGetIds:
 	.cfi_startproc
 	leaq cutap_lib_untyped_ctx+3864(%rip), %r11
-	jmp cutap_tramp_common
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
 	.cfi_endproc
-	.size cublasLtVCCMatmulAlgoGetIds,.-cublasLtVCCMatmulAlgoGetIds
-	.globl cublasLtVCCMatmulAlgoInit
-	.type cublasLtVCCMatmulAlgoInit,@function
-	.p2align 4
-cublasLtVCCMatmulAlgoInit:
+.Lut_cublasLtVCCMatmulAlgoInit:
 	.cfi_startproc
 	leaq cutap_lib_untyped_ctx+3888(%rip), %r11
-	jmp cutap_tramp_common
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
 	.cfi_endproc
-	.size cublasLtVCCMatmulAlgoInit,.-cublasLtVCCMatmulAlgoInit
-	.globl cublasLtVCVMatmul
-	.type cublasLtVCVMatmul,@function
-	.p2align 4
-cublasLtVCVMatmul:
+.Lut_cublasLtVCVMatmul:
 	.cfi_startproc
 	leaq cutap_lib_untyped_ctx+3912(%rip), %r11
-	jmp cutap_tramp_common
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
 	.cfi_endproc
-	.size cublasLtVCVMatmul,.-cublasLtVCVMatmul
-	.globl cublasLtVCVMatmulAlgoCapGetAttribute
-	.type cublasLtVCVMatmulAlgoCapGetAttribute,@function
-	.p2align 4
-cublasLtVCVMatmulAlgoCapGetAttribute:
+.Lut_cublasLtVCVMatmulAlgoCapGetAttribute:
 	.cfi_startproc
 	leaq cutap_lib_untyped_ctx+3936(%rip), %r11
-	jmp cutap_tramp_common
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
 	.cfi_endproc
-	.size cublasLtVCVMatmulAlgoCapGetAttribute,.-cublasLtVCVMatmulAlgoCapGetAttribute
-	.globl cublasLtVCVMatmulAlgoCheck
-	.type cublasLtVCVMatmulAlgoCheck,@function
-	.p2align 4
-cublasLtVCVMatmulAlgoCheck:
+.Lut_cublasLtVCVMatmulAlgoCheck:
 	.cfi_startproc
 	leaq cutap_lib_untyped_ctx+3960(%rip), %r11
-	jmp cutap_tramp_common
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
 	.cfi_endproc
-	.size cublasLtVCVMatmulAlgoCheck,.-cublasLtVCVMatmulAlgoCheck
-	.globl cublasLtVCVMatmulAlgoGetHeuristic
-	.type cublasLtVCVMatmulAlgoGetHeuristic,@function
-	.p2align 4
-cublasLtVCVMatmulAlgoGetHeuristic:
+.Lut_cublasLtVCVMatmulAlgoGetHeuristic:
 	.cfi_startproc
 	leaq cutap_lib_untyped_ctx+3984(%rip), %r11
-	jmp cutap_tramp_common
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
 	.cfi_endproc
-	.size cublasLtVCVMatmulAlgoGetHeuristic,.-cublasLtVCVMatmulAlgoGetHeuristic
-	.globl cublasLtVCVMatmulAlgoGetIds
-	.type cublasLtVCVMatmulAlgoGetIds,@function
-	.p2align 4
-cublasLtVCVMatmulAlgoGetIds:
+.Lut_cublasLtVCVMatmulAlgoGetIds:
 	.cfi_startproc
 	leaq cutap_lib_untyped_ctx+4008(%rip), %r11
-	jmp cutap_tramp_common
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
 	.cfi_endproc
-	.size cublasLtVCVMatmulAlgoGetIds,.-cublasLtVCVMatmulAlgoGetIds
-	.globl cublasLtVCVMatmulAlgoInit
-	.type cublasLtVCVMatmulAlgoInit,@function
-	.p2align 4
-cublasLtVCVMatmulAlgoInit:
+.Lut_cublasLtVCVMatmulAlgoInit:
 	.cfi_startproc
 	leaq cutap_lib_untyped_ctx+4032(%rip), %r11
-	jmp cutap_tramp_common
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
 	.cfi_endproc
-	.size cublasLtVCVMatmulAlgoInit,.-cublasLtVCVMatmulAlgoInit
-	.globl cublasLtZZZMatmul
-	.type cublasLtZZZMatmul,@function
-	.p2align 4
-cublasLtZZZMatmul:
+.Lut_cublasLtZZZMatmul:
 	.cfi_startproc
 	leaq cutap_lib_untyped_ctx+4056(%rip), %r11
-	jmp cutap_tramp_common
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
 	.cfi_endproc
-	.size cublasLtZZZMatmul,.-cublasLtZZZMatmul
-	.globl cublasLtZZZMatmulAlgoCapGetAttribute
-	.type cublasLtZZZMatmulAlgoCapGetAttribute,@function
-	.p2align 4
-cublasLtZZZMatmulAlgoCapGetAttribute:
+.Lut_cublasLtZZZMatmulAlgoCapGetAttribute:
 	.cfi_startproc
 	leaq cutap_lib_untyped_ctx+4080(%rip), %r11
-	jmp cutap_tramp_common
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
 	.cfi_endproc
-	.size cublasLtZZZMatmulAlgoCapGetAttribute,.-cublasLtZZZMatmulAlgoCapGetAttribute
-	.globl cublasLtZZZMatmulAlgoCheck
-	.type cublasLtZZZMatmulAlgoCheck,@function
-	.p2align 4
-cublasLtZZZMatmulAlgoCheck:
+.Lut_cublasLtZZZMatmulAlgoCheck:
 	.cfi_startproc
 	leaq cutap_lib_untyped_ctx+4104(%rip), %r11
-	jmp cutap_tramp_common
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
 	.cfi_endproc
-	.size cublasLtZZZMatmulAlgoCheck,.-cublasLtZZZMatmulAlgoCheck
-	.globl cublasLtZZZMatmulAlgoGetHeuristic
-	.type cublasLtZZZMatmulAlgoGetHeuristic,@function
-	.p2align 4
-cublasLtZZZMatmulAlgoGetHeuristic:
+.Lut_cublasLtZZZMatmulAlgoGetHeuristic:
 	.cfi_startproc
 	leaq cutap_lib_untyped_ctx+4128(%rip), %r11
-	jmp cutap_tramp_common
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
 	.cfi_endproc
-	.size cublasLtZZZMatmulAlgoGetHeuristic,.-cublasLtZZZMatmulAlgoGetHeuristic
-	.globl cublasLtZZZMatmulAlgoGetIds
-	.type cublasLtZZZMatmulAlgoGetIds,@function
-	.p2align 4
-cublasLtZZZMatmulAlgoGetIds:
+.Lut_cublasLtZZZMatmulAlgoGetIds:
 	.cfi_startproc
 	leaq cutap_lib_untyped_ctx+4152(%rip), %r11
-	jmp cutap_tramp_common
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
 	.cfi_endproc
-	.size cublasLtZZZMatmulAlgoGetIds,.-cublasLtZZZMatmulAlgoGetIds
-	.globl cublasLtZZZMatmulAlgoInit
-	.type cublasLtZZZMatmulAlgoInit,@function
-	.p2align 4
-cublasLtZZZMatmulAlgoInit:
+.Lut_cublasLtZZZMatmulAlgoInit:
 	.cfi_startproc
 	leaq cutap_lib_untyped_ctx+4176(%rip), %r11
-	jmp cutap_tramp_common
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
 	.cfi_endproc
-	.size cublasLtZZZMatmulAlgoInit,.-cublasLtZZZMatmulAlgoInit
-	.globl cublasLt_for_cublas_BII
-	.type cublasLt_for_cublas_BII,@function
-	.p2align 4
-cublasLt_for_cublas_BII:
+.Lut_cublasLt_for_cublas_BII:
 	.cfi_startproc
 	leaq cutap_lib_untyped_ctx+4200(%rip), %r11
-	jmp cutap_tramp_common
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
 	.cfi_endproc
-	.size cublasLt_for_cublas_BII,.-cublasLt_for_cublas_BII
-	.globl cublasLt_for_cublas_BSS
-	.type cublasLt_for_cublas_BSS,@function
-	.p2align 4
-cublasLt_for_cublas_BSS:
+.Lut_cublasLt_for_cublas_BSS:
 	.cfi_startproc
 	leaq cutap_lib_untyped_ctx+4224(%rip), %r11
-	jmp cutap_tramp_common
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
 	.cfi_endproc
-	.size cublasLt_for_cublas_BSS,.-cublasLt_for_cublas_BSS
-	.globl cublasLt_for_cublas_DDD
-	.type cublasLt_for_cublas_DDD,@function
-	.p2align 4
-cublasLt_for_cublas_DDD:
+.Lut_cublasLt_for_cublas_DDD:
 	.cfi_startproc
 	leaq cutap_lib_untyped_ctx+4248(%rip), %r11
-	jmp cutap_tramp_common
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
 	.cfi_endproc
-	.size cublasLt_for_cublas_DDD,.-cublasLt_for_cublas_DDD
-	.globl cublasLt_for_cublas_HHH
-	.type cublasLt_for_cublas_HHH,@function
-	.p2align 4
-cublasLt_for_cublas_HHH:
+.Lut_cublasLt_for_cublas_HHH:
 	.cfi_startproc
 	leaq cutap_lib_untyped_ctx+4272(%rip), %r11
-	jmp cutap_tramp_common
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
 	.cfi_endproc
-	.size cublasLt_for_cublas_HHH,.-cublasLt_for_cublas_HHH
-	.globl cublasLt_for_cublas_HSH
-	.type cublasLt_for_cublas_HSH,@function
-	.p2align 4
-cublasLt_for_cublas_HSH:
+.Lut_cublasLt_for_cublas_HSH:
 	.cfi_startproc
 	leaq cutap_lib_untyped_ctx+4296(%rip), %r11
-	jmp cutap_tramp_common
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
 	.cfi_endproc
-	.size cublasLt_for_cublas_HSH,.-cublasLt_for_cublas_HSH
-	.globl cublasLt_for_cublas_HSS
-	.type cublasLt_for_cublas_HSS,@function
-	.p2align 4
-cublasLt_for_cublas_HSS:
+.Lut_cublasLt_for_cublas_HSS:
 	.cfi_startproc
 	leaq cutap_lib_untyped_ctx+4320(%rip), %r11
-	jmp cutap_tramp_common
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
 	.cfi_endproc
-	.size cublasLt_for_cublas_HSS,.-cublasLt_for_cublas_HSS
-	.globl cublasLt_for_cublas_SSS
-	.type cublasLt_for_cublas_SSS,@function
-	.p2align 4
-cublasLt_for_cublas_SSS:
+.Lut_cublasLt_for_cublas_SSS:
 	.cfi_startproc
 	leaq cutap_lib_untyped_ctx+4344(%rip), %r11
-	jmp cutap_tramp_common
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
 	.cfi_endproc
-	.size cublasLt_for_cublas_SSS,.-cublasLt_for_cublas_SSS
-	.globl cublasLt_for_cublas_TSS
-	.type cublasLt_for_cublas_TSS,@function
-	.p2align 4
-cublasLt_for_cublas_TSS:
+.Lut_cublasLt_for_cublas_TSS:
 	.cfi_startproc
 	leaq cutap_lib_untyped_ctx+4368(%rip), %r11
-	jmp cutap_tramp_common
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
 	.cfi_endproc
-	.size cublasLt_for_cublas_TSS,.-cublasLt_for_cublas_TSS
-	.globl cublasLt_for_cublas_TST
-	.type cublasLt_for_cublas_TST,@function
-	.p2align 4
-cublasLt_for_cublas_TST:
+.Lut_cublasLt_for_cublas_TST:
 	.cfi_startproc
 	leaq cutap_lib_untyped_ctx+4392(%rip), %r11
-	jmp cutap_tramp_common
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
 	.cfi_endproc
-	.size cublasLt_for_cublas_TST,.-cublasLt_for_cublas_TST
-	.globl cudnnGetBackdoor
-	.type cudnnGetBackdoor,@function
-	.p2align 4
-cudnnGetBackdoor:
+.Lut_cudnnGetBackdoor:
 	.cfi_startproc
 	leaq cutap_lib_untyped_ctx+4416(%rip), %r11
-	jmp cutap_tramp_common
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
 	.cfi_endproc
-	.size cudnnGetBackdoor,.-cudnnGetBackdoor
-	.globl cudnnGetRNNDropoutLocationsInternal
-	.type cudnnGetRNNDropoutLocationsInternal,@function
-	.p2align 4
-cudnnGetRNNDropoutLocationsInternal:
+.Lut_cudnnGetRNNDropoutLocationsInternal:
 	.cfi_startproc
 	leaq cutap_lib_untyped_ctx+4440(%rip), %r11
-	jmp cutap_tramp_common
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
 	.cfi_endproc
-	.size cudnnGetRNNDropoutLocationsInternal,.-cudnnGetRNNDropoutLocationsInternal
-	.globl cudnnSetBackdoor
-	.type cudnnSetBackdoor,@function
-	.p2align 4
-cudnnSetBackdoor:
+.Lut_cudnnSetBackdoor:
 	.cfi_startproc
 	leaq cutap_lib_untyped_ctx+4464(%rip), %r11
-	jmp cutap_tramp_common
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
 	.cfi_endproc
-	.size cudnnSetBackdoor,.-cudnnSetBackdoor
-	.globl cudnnSetBackdoorEx
-	.type cudnnSetBackdoorEx,@function
-	.p2align 4
-cudnnSetBackdoorEx:
+.Lut_cudnnSetBackdoorEx:
 	.cfi_startproc
 	leaq cutap_lib_untyped_ctx+4488(%rip), %r11
-	jmp cutap_tramp_common
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
 	.cfi_endproc
-	.size cudnnSetBackdoorEx,.-cudnnSetBackdoorEx
-	.globl ncclDevCommCreate
-	.type ncclDevCommCreate,@function
-	.p2align 4
-ncclDevCommCreate:
+.Lut_ncclDevCommCreate:
 	.cfi_startproc
 	leaq cutap_lib_untyped_ctx+4512(%rip), %r11
-	jmp cutap_tramp_common
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
 	.cfi_endproc
-	.size ncclDevCommCreate,.-ncclDevCommCreate
-	.globl ncclDevCommDestroy
-	.type ncclDevCommDestroy,@function
-	.p2align 4
-ncclDevCommDestroy:
+.Lut_ncclDevCommDestroy:
 	.cfi_startproc
 	leaq cutap_lib_untyped_ctx+4536(%rip), %r11
-	jmp cutap_tramp_common
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
 	.cfi_endproc
-	.size ncclDevCommDestroy,.-ncclDevCommDestroy
-	.globl ncclGinBarrierCreateRequirement
-	.type ncclGinBarrierCreateRequirement,@function
-	.p2align 4
-ncclGinBarrierCreateRequirement:
+.Lut_ncclGinBarrierCreateRequirement:
 	.cfi_startproc
 	leaq cutap_lib_untyped_ctx+4560(%rip), %r11
-	jmp cutap_tramp_common
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
 	.cfi_endproc
-	.size ncclGinBarrierCreateRequirement,.-ncclGinBarrierCreateRequirement
-	.globl ncclLLA2ACalcSlots
-	.type ncclLLA2ACalcSlots,@function
-	.p2align 4
-ncclLLA2ACalcSlots:
+.Lut_ncclLLA2ACalcSlots:
 	.cfi_startproc
 	leaq cutap_lib_untyped_ctx+4584(%rip), %r11
-	jmp cutap_tramp_common
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
 	.cfi_endproc
-	.size ncclLLA2ACalcSlots,.-ncclLLA2ACalcSlots
-	.globl ncclLLA2ACreateRequirement
-	.type ncclLLA2ACreateRequirement,@function
-	.p2align 4
-ncclLLA2ACreateRequirement:
+.Lut_ncclLLA2ACreateRequirement:
 	.cfi_startproc
 	leaq cutap_lib_untyped_ctx+4608(%rip), %r11
-	jmp cutap_tramp_common
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
 	.cfi_endproc
-	.size ncclLLA2ACreateRequirement,.-ncclLLA2ACreateRequirement
-	.globl ncclLsaBarrierCreateRequirement
-	.type ncclLsaBarrierCreateRequirement,@function
-	.p2align 4
-ncclLsaBarrierCreateRequirement:
+.Lut_ncclLsaBarrierCreateRequirement:
 	.cfi_startproc
 	leaq cutap_lib_untyped_ctx+4632(%rip), %r11
-	jmp cutap_tramp_common
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
 	.cfi_endproc
-	.size ncclLsaBarrierCreateRequirement,.-ncclLsaBarrierCreateRequirement
-	.globl ncclResetDebugInitInternal
-	.type ncclResetDebugInitInternal,@function
-	.p2align 4
-ncclResetDebugInitInternal:
+.Lut_ncclResetDebugInitInternal:
 	.cfi_startproc
 	leaq cutap_lib_untyped_ctx+4656(%rip), %r11
-	jmp cutap_tramp_common
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
 	.cfi_endproc
-	.size ncclResetDebugInitInternal,.-ncclResetDebugInitInternal
-	.globl ncclTeamLsa
-	.type ncclTeamLsa,@function
-	.p2align 4
-ncclTeamLsa:
+.Lut_ncclTeamLsa:
 	.cfi_startproc
 	leaq cutap_lib_untyped_ctx+4680(%rip), %r11
-	jmp cutap_tramp_common
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
 	.cfi_endproc
-	.size ncclTeamLsa,.-ncclTeamLsa
-	.globl ncclTeamRail
-	.type ncclTeamRail,@function
-	.p2align 4
-ncclTeamRail:
+.Lut_ncclTeamRail:
 	.cfi_startproc
 	leaq cutap_lib_untyped_ctx+4704(%rip), %r11
-	jmp cutap_tramp_common
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
 	.cfi_endproc
-	.size ncclTeamRail,.-ncclTeamRail
-	.globl ncclTeamRankToLsa
-	.type ncclTeamRankToLsa,@function
-	.p2align 4
-ncclTeamRankToLsa:
+.Lut_ncclTeamRankToLsa:
 	.cfi_startproc
 	leaq cutap_lib_untyped_ctx+4728(%rip), %r11
-	jmp cutap_tramp_common
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
 	.cfi_endproc
-	.size ncclTeamRankToLsa,.-ncclTeamRankToLsa
-	.globl ncclTeamRankToWorld
-	.type ncclTeamRankToWorld,@function
-	.p2align 4
-ncclTeamRankToWorld:
+.Lut_ncclTeamRankToWorld:
 	.cfi_startproc
 	leaq cutap_lib_untyped_ctx+4752(%rip), %r11
-	jmp cutap_tramp_common
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
 	.cfi_endproc
-	.size ncclTeamRankToWorld,.-ncclTeamRankToWorld
-	.globl ncclTeamWorld
-	.type ncclTeamWorld,@function
-	.p2align 4
-ncclTeamWorld:
+.Lut_ncclTeamWorld:
 	.cfi_startproc
 	leaq cutap_lib_untyped_ctx+4776(%rip), %r11
-	jmp cutap_tramp_common
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
 	.cfi_endproc
-	.size ncclTeamWorld,.-ncclTeamWorld
-	.globl cufftDebug
-	.type cufftDebug,@function
-	.p2align 4
-cufftDebug:
+.Lut_cufftDebug:
 	.cfi_startproc
 	leaq cutap_lib_untyped_ctx+4800(%rip), %r11
-	jmp cutap_tramp_common
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
 	.cfi_endproc
-	.size cufftDebug,.-cufftDebug
-	.globl cufftXtMakePlanGuru64
-	.type cufftXtMakePlanGuru64,@function
-	.p2align 4
-cufftXtMakePlanGuru64:
+.Lut_cufftXtMakePlanGuru64:
 	.cfi_startproc
 	leaq cutap_lib_untyped_ctx+4824(%rip), %r11
-	jmp cutap_tramp_common
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
 	.cfi_endproc
-	.size cufftXtMakePlanGuru64,.-cufftXtMakePlanGuru64
-	.globl cusparseHpruneCsr2csr
-	.type cusparseHpruneCsr2csr,@function
-	.p2align 4
-cusparseHpruneCsr2csr:
+.Lut_cusparseHpruneCsr2csr:
 	.cfi_startproc
 	leaq cutap_lib_untyped_ctx+4848(%rip), %r11
-	jmp cutap_tramp_common
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
 	.cfi_endproc
-	.size cusparseHpruneCsr2csr,.-cusparseHpruneCsr2csr
-	.globl cusparseHpruneCsr2csrByPercentage
-	.type cusparseHpruneCsr2csrByPercentage,@function
-	.p2align 4
-cusparseHpruneCsr2csrByPercentage:
+.Lut_cusparseHpruneCsr2csrByPercentage:
 	.cfi_startproc
 	leaq cutap_lib_untyped_ctx+4872(%rip), %r11
-	jmp cutap_tramp_common
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
 	.cfi_endproc
-	.size cusparseHpruneCsr2csrByPercentage,.-cusparseHpruneCsr2csrByPercentage
-	.globl cusparseHpruneCsr2csrByPercentage_bufferSizeExt
-	.type cusparseHpruneCsr2csrByPercentage_bufferSizeExt,@function
-	.p2align 4
-cusparseHpruneCsr2csrByPercentage_bufferSizeExt:
+.Lut_cusparseHpruneCsr2csrByPercentage_bufferSizeExt:
 	.cfi_startproc
 	leaq cutap_lib_untyped_ctx+4896(%rip), %r11
-	jmp cutap_tramp_common
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
 	.cfi_endproc
-	.size cusparseHpruneCsr2csrByPercentage_bufferSizeExt,.-cusparseHpruneCsr2csrByPercentage_bufferSizeExt
-	.globl cusparseHpruneCsr2csrNnz
-	.type cusparseHpruneCsr2csrNnz,@function
-	.p2align 4
-cusparseHpruneCsr2csrNnz:
+.Lut_cusparseHpruneCsr2csrNnz:
 	.cfi_startproc
 	leaq cutap_lib_untyped_ctx+4920(%rip), %r11
-	jmp cutap_tramp_common
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
 	.cfi_endproc
-	.size cusparseHpruneCsr2csrNnz,.-cusparseHpruneCsr2csrNnz
-	.globl cusparseHpruneCsr2csrNnzByPercentage
-	.type cusparseHpruneCsr2csrNnzByPercentage,@function
-	.p2align 4
-cusparseHpruneCsr2csrNnzByPercentage:
+.Lut_cusparseHpruneCsr2csrNnzByPercentage:
 	.cfi_startproc
 	leaq cutap_lib_untyped_ctx+4944(%rip), %r11
-	jmp cutap_tramp_common
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
 	.cfi_endproc
-	.size cusparseHpruneCsr2csrNnzByPercentage,.-cusparseHpruneCsr2csrNnzByPercentage
-	.globl cusparseHpruneCsr2csr_bufferSizeExt
-	.type cusparseHpruneCsr2csr_bufferSizeExt,@function
-	.p2align 4
-cusparseHpruneCsr2csr_bufferSizeExt:
+.Lut_cusparseHpruneCsr2csr_bufferSizeExt:
 	.cfi_startproc
 	leaq cutap_lib_untyped_ctx+4968(%rip), %r11
-	jmp cutap_tramp_common
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
 	.cfi_endproc
-	.size cusparseHpruneCsr2csr_bufferSizeExt,.-cusparseHpruneCsr2csr_bufferSizeExt
-	.globl cusparseHpruneDense2csr
-	.type cusparseHpruneDense2csr,@function
-	.p2align 4
-cusparseHpruneDense2csr:
+.Lut_cusparseHpruneDense2csr:
 	.cfi_startproc
 	leaq cutap_lib_untyped_ctx+4992(%rip), %r11
-	jmp cutap_tramp_common
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
 	.cfi_endproc
-	.size cusparseHpruneDense2csr,.-cusparseHpruneDense2csr
-	.globl cusparseHpruneDense2csrByPercentage
-	.type cusparseHpruneDense2csrByPercentage,@function
-	.p2align 4
-cusparseHpruneDense2csrByPercentage:
+.Lut_cusparseHpruneDense2csrByPercentage:
 	.cfi_startproc
 	leaq cutap_lib_untyped_ctx+5016(%rip), %r11
-	jmp cutap_tramp_common
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
 	.cfi_endproc
-	.size cusparseHpruneDense2csrByPercentage,.-cusparseHpruneDense2csrByPercentage
-	.globl cusparseHpruneDense2csrByPercentage_bufferSizeExt
-	.type cusparseHpruneDense2csrByPercentage_bufferSizeExt,@function
-	.p2align 4
-cusparseHpruneDense2csrByPercentage_bufferSizeExt:
+.Lut_cusparseHpruneDense2csrByPercentage_bufferSizeExt:
 	.cfi_startproc
 	leaq cutap_lib_untyped_ctx+5040(%rip), %r11
-	jmp cutap_tramp_common
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
 	.cfi_endproc
-	.size cusparseHpruneDense2csrByPercentage_bufferSizeExt,.-cusparseHpruneDense2csrByPercentage_bufferSizeExt
-	.globl cusparseHpruneDense2csrNnz
-	.type cusparseHpruneDense2csrNnz,@function
-	.p2align 4
-cusparseHpruneDense2csrNnz:
+.Lut_cusparseHpruneDense2csrNnz:
 	.cfi_startproc
 	leaq cutap_lib_untyped_ctx+5064(%rip), %r11
-	jmp cutap_tramp_common
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
 	.cfi_endproc
-	.size cusparseHpruneDense2csrNnz,.-cusparseHpruneDense2csrNnz
-	.globl cusparseHpruneDense2csrNnzByPercentage
-	.type cusparseHpruneDense2csrNnzByPercentage,@function
-	.p2align 4
-cusparseHpruneDense2csrNnzByPercentage:
+.Lut_cusparseHpruneDense2csrNnzByPercentage:
 	.cfi_startproc
 	leaq cutap_lib_untyped_ctx+5088(%rip), %r11
-	jmp cutap_tramp_common
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
 	.cfi_endproc
-	.size cusparseHpruneDense2csrNnzByPercentage,.-cusparseHpruneDense2csrNnzByPercentage
-	.globl cusparseHpruneDense2csr_bufferSizeExt
-	.type cusparseHpruneDense2csr_bufferSizeExt,@function
-	.p2align 4
-cusparseHpruneDense2csr_bufferSizeExt:
+.Lut_cusparseHpruneDense2csr_bufferSizeExt:
 	.cfi_startproc
 	leaq cutap_lib_untyped_ctx+5112(%rip), %r11
-	jmp cutap_tramp_common
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
 	.cfi_endproc
-	.size cusparseHpruneDense2csr_bufferSizeExt,.-cusparseHpruneDense2csr_bufferSizeExt
-	.globl cusolverDnCaxpyHost
-	.type cusolverDnCaxpyHost,@function
-	.p2align 4
-cusolverDnCaxpyHost:
+.Lut_cusolverDnCaxpyHost:
 	.cfi_startproc
 	leaq cutap_lib_untyped_ctx+5136(%rip), %r11
-	jmp cutap_tramp_common
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
 	.cfi_endproc
-	.size cusolverDnCaxpyHost,.-cusolverDnCaxpyHost
-	.globl cusolverDnCeyeBatch
-	.type cusolverDnCeyeBatch,@function
-	.p2align 4
-cusolverDnCeyeBatch:
+.Lut_cusolverDnCeyeBatch:
 	.cfi_startproc
 	leaq cutap_lib_untyped_ctx+5160(%rip), %r11
-	jmp cutap_tramp_common
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
 	.cfi_endproc
-	.size cusolverDnCeyeBatch,.-cusolverDnCeyeBatch
-	.globl cusolverDnCgelqfHost
-	.type cusolverDnCgelqfHost,@function
-	.p2align 4
-cusolverDnCgelqfHost:
+.Lut_cusolverDnCgelqfHost:
 	.cfi_startproc
 	leaq cutap_lib_untyped_ctx+5184(%rip), %r11
-	jmp cutap_tramp_common
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
 	.cfi_endproc
-	.size cusolverDnCgelqfHost,.-cusolverDnCgelqfHost
-	.globl cusolverDnCgemmHost
-	.type cusolverDnCgemmHost,@function
-	.p2align 4
-cusolverDnCgemmHost:
+.Lut_cusolverDnCgemmHost:
 	.cfi_startproc
 	leaq cutap_lib_untyped_ctx+5208(%rip), %r11
-	jmp cutap_tramp_common
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
 	.cfi_endproc
-	.size cusolverDnCgemmHost,.-cusolverDnCgemmHost
-	.globl cusolverDnCgeqlfHost
-	.type cusolverDnCgeqlfHost,@function
-	.p2align 4
-cusolverDnCgeqlfHost:
+.Lut_cusolverDnCgeqlfHost:
 	.cfi_startproc
 	leaq cutap_lib_untyped_ctx+5232(%rip), %r11
-	jmp cutap_tramp_common
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
 	.cfi_endproc
-	.size cusolverDnCgeqlfHost,.-cusolverDnCgeqlfHost
-	.globl cusolverDnCgeqrfHost
-	.type cusolverDnCgeqrfHost,@function
-	.p2align 4
-cusolverDnCgeqrfHost:
+.Lut_cusolverDnCgeqrfHost:
 	.cfi_startproc
 	leaq cutap_lib_untyped_ctx+5256(%rip), %r11
-	jmp cutap_tramp_common
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
 	.cfi_endproc
-	.size cusolverDnCgeqrfHost,.-cusolverDnCgeqrfHost
-	.globl cusolverDnChegst
-	.type cusolverDnChegst,@function
-	.p2align 4
-cusolverDnChegst:
+.Lut_cusolverDnChegst:
 	.cfi_startproc
 	leaq cutap_lib_untyped_ctx+5280(%rip), %r11
-	jmp cutap_tramp_common
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
 	.cfi_endproc
-	.size cusolverDnChegst,.-cusolverDnChegst
-	.globl cusolverDnChegst_bufferSize
-	.type cusolverDnChegst_bufferSize,@function
-	.p2align 4
-cusolverDnChegst_bufferSize:
+.Lut_cusolverDnChegst_bufferSize:
 	.cfi_startproc
 	leaq cutap_lib_untyped_ctx+5304(%rip), %r11
-	jmp cutap_tramp_common
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
 	.cfi_endproc
-	.size cusolverDnChegst_bufferSize,.-cusolverDnChegst_bufferSize
-	.globl cusolverDnClacpyHost
-	.type cusolverDnClacpyHost,@function
-	.p2align 4
-cusolverDnClacpyHost:
+.Lut_cusolverDnClacpyHost:
 	.cfi_startproc
 	leaq cutap_lib_untyped_ctx+5328(%rip), %r11
-	jmp cutap_tramp_common
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
 	.cfi_endproc
-	.size cusolverDnClacpyHost,.-cusolverDnClacpyHost
-	.globl cusolverDnClange
-	.type cusolverDnClange,@function
-	.p2align 4
-cusolverDnClange:
+.Lut_cusolverDnClange:
 	.cfi_startproc
 	leaq cutap_lib_untyped_ctx+5352(%rip), %r11
-	jmp cutap_tramp_common
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
 	.cfi_endproc
-	.size cusolverDnClange,.-cusolverDnClange
-	.globl cusolverDnClangeHost
-	.type cusolverDnClangeHost,@function
-	.p2align 4
-cusolverDnClangeHost:
+.Lut_cusolverDnClangeHost:
 	.cfi_startproc
 	leaq cutap_lib_untyped_ctx+5376(%rip), %r11
-	jmp cutap_tramp_common
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
 	.cfi_endproc
-	.size cusolverDnClangeHost,.-cusolverDnClangeHost
-	.globl cusolverDnClange_bufferSize
-	.type cusolverDnClange_bufferSize,@function
-	.p2align 4
-cusolverDnClange_bufferSize:
+.Lut_cusolverDnClange_bufferSize:
 	.cfi_startproc
 	leaq cutap_lib_untyped_ctx+5400(%rip), %r11
-	jmp cutap_tramp_common
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
 	.cfi_endproc
-	.size cusolverDnClange_bufferSize,.-cusolverDnClange_bufferSize
-	.globl cusolverDnClanheHost
-	.type cusolverDnClanheHost,@function
-	.p2align 4
-cusolverDnClanheHost:
+.Lut_cusolverDnClanheHost:
 	.cfi_startproc
 	leaq cutap_lib_untyped_ctx+5424(%rip), %r11
-	jmp cutap_tramp_common
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
 	.cfi_endproc
-	.size cusolverDnClanheHost,.-cusolverDnClanheHost
-	.globl cusolverDnClantrHost
-	.type cusolverDnClantrHost,@function
-	.p2align 4
-cusolverDnClantrHost:
+.Lut_cusolverDnClantrHost:
 	.cfi_startproc
 	leaq cutap_lib_untyped_ctx+5448(%rip), %r11
-	jmp cutap_tramp_common
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
 	.cfi_endproc
-	.size cusolverDnClantrHost,.-cusolverDnClantrHost
-	.globl cusolverDnClarfgHost
-	.type cusolverDnClarfgHost,@function
-	.p2align 4
-cusolverDnClarfgHost:
+.Lut_cusolverDnClarfgHost:
 	.cfi_startproc
 	leaq cutap_lib_untyped_ctx+5472(%rip), %r11
-	jmp cutap_tramp_common
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
 	.cfi_endproc
-	.size cusolverDnClarfgHost,.-cusolverDnClarfgHost
-	.globl cusolverDnClarnvHost
-	.type cusolverDnClarnvHost,@function
-	.p2align 4
-cusolverDnClarnvHost:
+.Lut_cusolverDnClarnvHost:
 	.cfi_startproc
 	leaq cutap_lib_untyped_ctx+5496(%rip), %r11
-	jmp cutap_tramp_common
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
 	.cfi_endproc
-	.size cusolverDnClarnvHost,.-cusolverDnClarnvHost
-	.globl cusolverDnClasetHost
-	.type cusolverDnClasetHost,@function
-	.p2align 4
-cusolverDnClasetHost:
+.Lut_cusolverDnClasetHost:
 	.cfi_startproc
 	leaq cutap_lib_untyped_ctx+5520(%rip), %r11
-	jmp cutap_tramp_common
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
 	.cfi_endproc
-	.size cusolverDnClasetHost,.-cusolverDnClasetHost
-	.globl cusolverDnClauumHost
-	.type cusolverDnClauumHost,@function
-	.p2align 4
-cusolverDnClauumHost:
+.Lut_cusolverDnClauumHost:
 	.cfi_startproc
 	leaq cutap_lib_untyped_ctx+5544(%rip), %r11
-	jmp cutap_tramp_common
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
 	.cfi_endproc
-	.size cusolverDnClauumHost,.-cusolverDnClauumHost
-	.globl cusolverDnCnrm2Host
-	.type cusolverDnCnrm2Host,@function
-	.p2align 4
-cusolverDnCnrm2Host:
+.Lut_cusolverDnCnrm2Host:
 	.cfi_startproc
 	leaq cutap_lib_untyped_ctx+5568(%rip), %r11
-	jmp cutap_tramp_common
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
 	.cfi_endproc
-	.size cusolverDnCnrm2Host,.-cusolverDnCnrm2Host
-	.globl cusolverDnCpotrfHost
-	.type cusolverDnCpotrfHost,@function
-	.p2align 4
-cusolverDnCpotrfHost:
+.Lut_cusolverDnCpotrfHost:
 	.cfi_startproc
 	leaq cutap_lib_untyped_ctx+5592(%rip), %r11
-	jmp cutap_tramp_common
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
 	.cfi_endproc
-	.size cusolverDnCpotrfHost,.-cusolverDnCpotrfHost
-	.globl cusolverDnCpotriHost
-	.type cusolverDnCpotriHost,@function
-	.p2align 4
-cusolverDnCpotriHost:
+.Lut_cusolverDnCpotriHost:
 	.cfi_startproc
 	leaq cutap_lib_untyped_ctx+5616(%rip), %r11
-	jmp cutap_tramp_common
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
 	.cfi_endproc
-	.size cusolverDnCpotriHost,.-cusolverDnCpotriHost
-	.globl cusolverDnCpotrsHost
-	.type cusolverDnCpotrsHost,@function
-	.p2align 4
-cusolverDnCpotrsHost:
+.Lut_cusolverDnCpotrsHost:
 	.cfi_startproc
 	leaq cutap_lib_untyped_ctx+5640(%rip), %r11
-	jmp cutap_tramp_common
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
 	.cfi_endproc
-	.size cusolverDnCpotrsHost,.-cusolverDnCpotrsHost
-	.globl cusolverDnCsscalHost
-	.type cusolverDnCsscalHost,@function
-	.p2align 4
-cusolverDnCsscalHost:
+.Lut_cusolverDnCsscalHost:
 	.cfi_startproc
 	leaq cutap_lib_untyped_ctx+5664(%rip), %r11
-	jmp cutap_tramp_common
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
 	.cfi_endproc
-	.size cusolverDnCsscalHost,.-cusolverDnCsscalHost
-	.globl cusolverDnCsytriHost
-	.type cusolverDnCsytriHost,@function
-	.p2align 4
-cusolverDnCsytriHost:
+.Lut_cusolverDnCsytriHost:
 	.cfi_startproc
 	leaq cutap_lib_untyped_ctx+5688(%rip), %r11
-	jmp cutap_tramp_common
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
 	.cfi_endproc
-	.size cusolverDnCsytriHost,.-cusolverDnCsytriHost
-	.globl cusolverDnCsytrsHost
-	.type cusolverDnCsytrsHost,@function
-	.p2align 4
-cusolverDnCsytrsHost:
+.Lut_cusolverDnCsytrsHost:
 	.cfi_startproc
 	leaq cutap_lib_untyped_ctx+5712(%rip), %r11
-	jmp cutap_tramp_common
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
 	.cfi_endproc
-	.size cusolverDnCsytrsHost,.-cusolverDnCsytrsHost
-	.globl cusolverDnCtrtriHost
-	.type cusolverDnCtrtriHost,@function
-	.p2align 4
-cusolverDnCtrtriHost:
+.Lut_cusolverDnCtrtriHost:
 	.cfi_startproc
 	leaq cutap_lib_untyped_ctx+5736(%rip), %r11
-	jmp cutap_tramp_common
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
 	.cfi_endproc
-	.size cusolverDnCtrtriHost,.-cusolverDnCtrtriHost
-	.globl cusolverDnCungbrHost
-	.type cusolverDnCungbrHost,@function
-	.p2align 4
-cusolverDnCungbrHost:
+.Lut_cusolverDnCungbrHost:
 	.cfi_startproc
 	leaq cutap_lib_untyped_ctx+5760(%rip), %r11
-	jmp cutap_tramp_common
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
 	.cfi_endproc
-	.size cusolverDnCungbrHost,.-cusolverDnCungbrHost
-	.globl cusolverDnCunghrHost
-	.type cusolverDnCunghrHost,@function
-	.p2align 4
-cusolverDnCunghrHost:
+.Lut_cusolverDnCunghrHost:
 	.cfi_startproc
 	leaq cutap_lib_untyped_ctx+5784(%rip), %r11
-	jmp cutap_tramp_common
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
 	.cfi_endproc
-	.size cusolverDnCunghrHost,.-cusolverDnCunghrHost
-	.globl cusolverDnCunglqHost
-	.type cusolverDnCunglqHost,@function
-	.p2align 4
-cusolverDnCunglqHost:
+.Lut_cusolverDnCunglqHost:
 	.cfi_startproc
 	leaq cutap_lib_untyped_ctx+5808(%rip), %r11
-	jmp cutap_tramp_common
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
 	.cfi_endproc
-	.size cusolverDnCunglqHost,.-cusolverDnCunglqHost
-	.globl cusolverDnCungtrHost
-	.type cusolverDnCungtrHost,@function
-	.p2align 4
-cusolverDnCungtrHost:
+.Lut_cusolverDnCungtrHost:
 	.cfi_startproc
 	leaq cutap_lib_untyped_ctx+5832(%rip), %r11
-	jmp cutap_tramp_common
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
 	.cfi_endproc
-	.size cusolverDnCungtrHost,.-cusolverDnCungtrHost
-	.globl cusolverDnCunmqrHost
-	.type cusolverDnCunmqrHost,@function
-	.p2align 4
-cusolverDnCunmqrHost:
+.Lut_cusolverDnCunmqrHost:
 	.cfi_startproc
 	leaq cutap_lib_untyped_ctx+5856(%rip), %r11
-	jmp cutap_tramp_common
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
 	.cfi_endproc
-	.size cusolverDnCunmqrHost,.-cusolverDnCunmqrHost
-	.globl cusolverDnCunmtrHost
-	.type cusolverDnCunmtrHost,@function
-	.p2align 4
-cusolverDnCunmtrHost:
+.Lut_cusolverDnCunmtrHost:
 	.cfi_startproc
 	leaq cutap_lib_untyped_ctx+5880(%rip), %r11
-	jmp cutap_tramp_common
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
 	.cfi_endproc
-	.size cusolverDnCunmtrHost,.-cusolverDnCunmtrHost
-	.globl cusolverDnDaxpyHost
-	.type cusolverDnDaxpyHost,@function
-	.p2align 4
-cusolverDnDaxpyHost:
+.Lut_cusolverDnDaxpyHost:
 	.cfi_startproc
 	leaq cutap_lib_untyped_ctx+5904(%rip), %r11
-	jmp cutap_tramp_common
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
 	.cfi_endproc
-	.size cusolverDnDaxpyHost,.-cusolverDnDaxpyHost
-	.globl cusolverDnDeyeBatch
-	.type cusolverDnDeyeBatch,@function
-	.p2align 4
-cusolverDnDeyeBatch:
+.Lut_cusolverDnDeyeBatch:
 	.cfi_startproc
 	leaq cutap_lib_untyped_ctx+5928(%rip), %r11
-	jmp cutap_tramp_common
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
 	.cfi_endproc
-	.size cusolverDnDeyeBatch,.-cusolverDnDeyeBatch
-	.globl cusolverDnDgelqfHost
-	.type cusolverDnDgelqfHost,@function
-	.p2align 4
-cusolverDnDgelqfHost:
+.Lut_cusolverDnDgelqfHost:
 	.cfi_startproc
 	leaq cutap_lib_untyped_ctx+5952(%rip), %r11
-	jmp cutap_tramp_common
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
 	.cfi_endproc
-	.size cusolverDnDgelqfHost,.-cusolverDnDgelqfHost
-	.globl cusolverDnDgemmHost
-	.type cusolverDnDgemmHost,@function
-	.p2align 4
-cusolverDnDgemmHost:
+.Lut_cusolverDnDgemmHost:
 	.cfi_startproc
 	leaq cutap_lib_untyped_ctx+5976(%rip), %r11
-	jmp cutap_tramp_common
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
 	.cfi_endproc
-	.size cusolverDnDgemmHost,.-cusolverDnDgemmHost
-	.globl cusolverDnDgeqlfHost
-	.type cusolverDnDgeqlfHost,@function
-	.p2align 4
-cusolverDnDgeqlfHost:
+.Lut_cusolverDnDgeqlfHost:
 	.cfi_startproc
 	leaq cutap_lib_untyped_ctx+6000(%rip), %r11
-	jmp cutap_tramp_common
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
 	.cfi_endproc
-	.size cusolverDnDgeqlfHost,.-cusolverDnDgeqlfHost
-	.globl cusolverDnDgeqrfHost
-	.type cusolverDnDgeqrfHost,@function
-	.p2align 4
-cusolverDnDgeqrfHost:
+.Lut_cusolverDnDgeqrfHost:
 	.cfi_startproc
 	leaq cutap_lib_untyped_ctx+6024(%rip), %r11
-	jmp cutap_tramp_common
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
 	.cfi_endproc
-	.size cusolverDnDgeqrfHost,.-cusolverDnDgeqrfHost
-	.globl cusolverDnDlacpyHost
-	.type cusolverDnDlacpyHost,@function
-	.p2align 4
-cusolverDnDlacpyHost:
+.Lut_cusolverDnDlacpyHost:
 	.cfi_startproc
 	leaq cutap_lib_untyped_ctx+6048(%rip), %r11
-	jmp cutap_tramp_common
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
 	.cfi_endproc
-	.size cusolverDnDlacpyHost,.-cusolverDnDlacpyHost
-	.globl cusolverDnDlamchHost
-	.type cusolverDnDlamchHost,@function
-	.p2align 4
-cusolverDnDlamchHost:
+.Lut_cusolverDnDlamchHost:
 	.cfi_startproc
 	leaq cutap_lib_untyped_ctx+6072(%rip), %r11
-	jmp cutap_tramp_common
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
 	.cfi_endproc
-	.size cusolverDnDlamchHost,.-cusolverDnDlamchHost
-	.globl cusolverDnDlange
-	.type cusolverDnDlange,@function
-	.p2align 4
-cusolverDnDlange:
+.Lut_cusolverDnDlange:
 	.cfi_startproc
 	leaq cutap_lib_untyped_ctx+6096(%rip), %r11
-	jmp cutap_tramp_common
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
 	.cfi_endproc
-	.size cusolverDnDlange,.-cusolverDnDlange
-	.globl cusolverDnDlangeHost
-	.type cusolverDnDlangeHost,@function
-	.p2align 4
-cusolverDnDlangeHost:
+.Lut_cusolverDnDlangeHost:
 	.cfi_startproc
 	leaq cutap_lib_untyped_ctx+6120(%rip), %r11
-	jmp cutap_tramp_common
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
 	.cfi_endproc
-	.size cusolverDnDlangeHost,.-cusolverDnDlangeHost
-	.globl cusolverDnDlange_bufferSize
-	.type cusolverDnDlange_bufferSize,@function
-	.p2align 4
-cusolverDnDlange_bufferSize:
+.Lut_cusolverDnDlange_bufferSize:
 	.cfi_startproc
 	leaq cutap_lib_untyped_ctx+6144(%rip), %r11
-	jmp cutap_tramp_common
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
 	.cfi_endproc
-	.size cusolverDnDlange_bufferSize,.-cusolverDnDlange_bufferSize
-	.globl cusolverDnDlansyHost
-	.type cusolverDnDlansyHost,@function
-	.p2align 4
-cusolverDnDlansyHost:
+.Lut_cusolverDnDlansyHost:
 	.cfi_startproc
 	leaq cutap_lib_untyped_ctx+6168(%rip), %r11
-	jmp cutap_tramp_common
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
 	.cfi_endproc
-	.size cusolverDnDlansyHost,.-cusolverDnDlansyHost
-	.globl cusolverDnDlantrHost
-	.type cusolverDnDlantrHost,@function
-	.p2align 4
-cusolverDnDlantrHost:
+.Lut_cusolverDnDlantrHost:
 	.cfi_startproc
 	leaq cutap_lib_untyped_ctx+6192(%rip), %r11
-	jmp cutap_tramp_common
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
 	.cfi_endproc
-	.size cusolverDnDlantrHost,.-cusolverDnDlantrHost
-	.globl cusolverDnDlarfgHost
-	.type cusolverDnDlarfgHost,@function
-	.p2align 4
-cusolverDnDlarfgHost:
+.Lut_cusolverDnDlarfgHost:
 	.cfi_startproc
 	leaq cutap_lib_untyped_ctx+6216(%rip), %r11
-	jmp cutap_tramp_common
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
 	.cfi_endproc
-	.size cusolverDnDlarfgHost,.-cusolverDnDlarfgHost
-	.globl cusolverDnDlarnvHost
-	.type cusolverDnDlarnvHost,@function
-	.p2align 4
-cusolverDnDlarnvHost:
+.Lut_cusolverDnDlarnvHost:
 	.cfi_startproc
 	leaq cutap_lib_untyped_ctx+6240(%rip), %r11
-	jmp cutap_tramp_common
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
 	.cfi_endproc
-	.size cusolverDnDlarnvHost,.-cusolverDnDlarnvHost
-	.globl cusolverDnDlasetHost
-	.type cusolverDnDlasetHost,@function
-	.p2align 4
-cusolverDnDlasetHost:
+.Lut_cusolverDnDlasetHost:
 	.cfi_startproc
 	leaq cutap_lib_untyped_ctx+6264(%rip), %r11
-	jmp cutap_tramp_common
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
 	.cfi_endproc
-	.size cusolverDnDlasetHost,.-cusolverDnDlasetHost
-	.globl cusolverDnDlauumHost
-	.type cusolverDnDlauumHost,@function
-	.p2align 4
-cusolverDnDlauumHost:
+.Lut_cusolverDnDlauumHost:
 	.cfi_startproc
 	leaq cutap_lib_untyped_ctx+6288(%rip), %r11
-	jmp cutap_tramp_common
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
 	.cfi_endproc
-	.size cusolverDnDlauumHost,.-cusolverDnDlauumHost
-	.globl cusolverDnDnrm2Host
-	.type cusolverDnDnrm2Host,@function
-	.p2align 4
-cusolverDnDnrm2Host:
+.Lut_cusolverDnDnrm2Host:
 	.cfi_startproc
 	leaq cutap_lib_untyped_ctx+6312(%rip), %r11
-	jmp cutap_tramp_common
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
 	.cfi_endproc
-	.size cusolverDnDnrm2Host,.-cusolverDnDnrm2Host
-	.globl cusolverDnDorgbrHost
-	.type cusolverDnDorgbrHost,@function
-	.p2align 4
-cusolverDnDorgbrHost:
+.Lut_cusolverDnDorgbrHost:
 	.cfi_startproc
 	leaq cutap_lib_untyped_ctx+6336(%rip), %r11
-	jmp cutap_tramp_common
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
 	.cfi_endproc
-	.size cusolverDnDorgbrHost,.-cusolverDnDorgbrHost
-	.globl cusolverDnDorghrHost
-	.type cusolverDnDorghrHost,@function
-	.p2align 4
-cusolverDnDorghrHost:
+.Lut_cusolverDnDorghrHost:
 	.cfi_startproc
 	leaq cutap_lib_untyped_ctx+6360(%rip), %r11
-	jmp cutap_tramp_common
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
 	.cfi_endproc
-	.size cusolverDnDorghrHost,.-cusolverDnDorghrHost
-	.globl cusolverDnDorglqHost
-	.type cusolverDnDorglqHost,@function
-	.p2align 4
-cusolverDnDorglqHost:
+.Lut_cusolverDnDorglqHost:
 	.cfi_startproc
 	leaq cutap_lib_untyped_ctx+6384(%rip), %r11
-	jmp cutap_tramp_common
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
 	.cfi_endproc
-	.size cusolverDnDorglqHost,.-cusolverDnDorglqHost
-	.globl cusolverDnDorgtrHost
-	.type cusolverDnDorgtrHost,@function
-	.p2align 4
-cusolverDnDorgtrHost:
+.Lut_cusolverDnDorgtrHost:
 	.cfi_startproc
 	leaq cutap_lib_untyped_ctx+6408(%rip), %r11
-	jmp cutap_tramp_common
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
 	.cfi_endproc
-	.size cusolverDnDorgtrHost,.-cusolverDnDorgtrHost
-	.globl cusolverDnDormqrHost
-	.type cusolverDnDormqrHost,@function
-	.p2align 4
-cusolverDnDormqrHost:
+.Lut_cusolverDnDormqrHost:
 	.cfi_startproc
 	leaq cutap_lib_untyped_ctx+6432(%rip), %r11
-	jmp cutap_tramp_common
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
 	.cfi_endproc
-	.size cusolverDnDormqrHost,.-cusolverDnDormqrHost
-	.globl cusolverDnDormtrHost
-	.type cusolverDnDormtrHost,@function
-	.p2align 4
-cusolverDnDormtrHost:
+.Lut_cusolverDnDormtrHost:
 	.cfi_startproc
 	leaq cutap_lib_untyped_ctx+6456(%rip), %r11
-	jmp cutap_tramp_common
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
 	.cfi_endproc
-	.size cusolverDnDormtrHost,.-cusolverDnDormtrHost
-	.globl cusolverDnDpotrfHost
-	.type cusolverDnDpotrfHost,@function
-	.p2align 4
-cusolverDnDpotrfHost:
+.Lut_cusolverDnDpotrfHost:
 	.cfi_startproc
 	leaq cutap_lib_untyped_ctx+6480(%rip), %r11
-	jmp cutap_tramp_common
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
 	.cfi_endproc
-	.size cusolverDnDpotrfHost,.-cusolverDnDpotrfHost
-	.globl cusolverDnDpotriHost
-	.type cusolverDnDpotriHost,@function
-	.p2align 4
-cusolverDnDpotriHost:
+.Lut_cusolverDnDpotriHost:
 	.cfi_startproc
 	leaq cutap_lib_untyped_ctx+6504(%rip), %r11
-	jmp cutap_tramp_common
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
 	.cfi_endproc
-	.size cusolverDnDpotriHost,.-cusolverDnDpotriHost
-	.globl cusolverDnDpotrsHost
-	.type cusolverDnDpotrsHost,@function
-	.p2align 4
-cusolverDnDpotrsHost:
+.Lut_cusolverDnDpotrsHost:
 	.cfi_startproc
 	leaq cutap_lib_untyped_ctx+6528(%rip), %r11
-	jmp cutap_tramp_common
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
 	.cfi_endproc
-	.size cusolverDnDpotrsHost,.-cusolverDnDpotrsHost
-	.globl cusolverDnDscalHost
-	.type cusolverDnDscalHost,@function
-	.p2align 4
-cusolverDnDscalHost:
+.Lut_cusolverDnDscalHost:
 	.cfi_startproc
 	leaq cutap_lib_untyped_ctx+6552(%rip), %r11
-	jmp cutap_tramp_common
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
 	.cfi_endproc
-	.size cusolverDnDscalHost,.-cusolverDnDscalHost
-	.globl cusolverDnDsteqrHost
-	.type cusolverDnDsteqrHost,@function
-	.p2align 4
-cusolverDnDsteqrHost:
+.Lut_cusolverDnDsteqrHost:
 	.cfi_startproc
 	leaq cutap_lib_untyped_ctx+6576(%rip), %r11
-	jmp cutap_tramp_common
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
 	.cfi_endproc
-	.size cusolverDnDsteqrHost,.-cusolverDnDsteqrHost
-	.globl cusolverDnDsterfHost
-	.type cusolverDnDsterfHost,@function
-	.p2align 4
-cusolverDnDsterfHost:
+.Lut_cusolverDnDsterfHost:
 	.cfi_startproc
 	leaq cutap_lib_untyped_ctx+6600(%rip), %r11
-	jmp cutap_tramp_common
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
 	.cfi_endproc
-	.size cusolverDnDsterfHost,.-cusolverDnDsterfHost
-	.globl cusolverDnDsygst
-	.type cusolverDnDsygst,@function
-	.p2align 4
-cusolverDnDsygst:
+.Lut_cusolverDnDsygst:
 	.cfi_startproc
 	leaq cutap_lib_untyped_ctx+6624(%rip), %r11
-	jmp cutap_tramp_common
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
 	.cfi_endproc
-	.size cusolverDnDsygst,.-cusolverDnDsygst
-	.globl cusolverDnDsygst_bufferSize
-	.type cusolverDnDsygst_bufferSize,@function
-	.p2align 4
-cusolverDnDsygst_bufferSize:
+.Lut_cusolverDnDsygst_bufferSize:
 	.cfi_startproc
 	leaq cutap_lib_untyped_ctx+6648(%rip), %r11
-	jmp cutap_tramp_common
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
 	.cfi_endproc
-	.size cusolverDnDsygst_bufferSize,.-cusolverDnDsygst_bufferSize
-	.globl cusolverDnDsytriHost
-	.type cusolverDnDsytriHost,@function
-	.p2align 4
-cusolverDnDsytriHost:
+.Lut_cusolverDnDsytriHost:
 	.cfi_startproc
 	leaq cutap_lib_untyped_ctx+6672(%rip), %r11
-	jmp cutap_tramp_common
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
 	.cfi_endproc
-	.size cusolverDnDsytriHost,.-cusolverDnDsytriHost
-	.globl cusolverDnDsytrsHost
-	.type cusolverDnDsytrsHost,@function
-	.p2align 4
-cusolverDnDsytrsHost:
+.Lut_cusolverDnDsytrsHost:
 	.cfi_startproc
 	leaq cutap_lib_untyped_ctx+6696(%rip), %r11
-	jmp cutap_tramp_common
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
 	.cfi_endproc
-	.size cusolverDnDsytrsHost,.-cusolverDnDsytrsHost
-	.globl cusolverDnDtrtriHost
-	.type cusolverDnDtrtriHost,@function
-	.p2align 4
-cusolverDnDtrtriHost:
+.Lut_cusolverDnDtrtriHost:
 	.cfi_startproc
 	leaq cutap_lib_untyped_ctx+6720(%rip), %r11
-	jmp cutap_tramp_common
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
 	.cfi_endproc
-	.size cusolverDnDtrtriHost,.-cusolverDnDtrtriHost
-	.globl cusolverDnSaxpyHost
-	.type cusolverDnSaxpyHost,@function
-	.p2align 4
-cusolverDnSaxpyHost:
+.Lut_cusolverDnSaxpyHost:
 	.cfi_startproc
 	leaq cutap_lib_untyped_ctx+6744(%rip), %r11
-	jmp cutap_tramp_common
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
 	.cfi_endproc
-	.size cusolverDnSaxpyHost,.-cusolverDnSaxpyHost
-	.globl cusolverDnSeyeBatch
-	.type cusolverDnSeyeBatch,@function
-	.p2align 4
-cusolverDnSeyeBatch:
+.Lut_cusolverDnSeyeBatch:
 	.cfi_startproc
 	leaq cutap_lib_untyped_ctx+6768(%rip), %r11
-	jmp cutap_tramp_common
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
 	.cfi_endproc
-	.size cusolverDnSeyeBatch,.-cusolverDnSeyeBatch
-	.globl cusolverDnSgelqfHost
-	.type cusolverDnSgelqfHost,@function
-	.p2align 4
-cusolverDnSgelqfHost:
+.Lut_cusolverDnSgelqfHost:
 	.cfi_startproc
 	leaq cutap_lib_untyped_ctx+6792(%rip), %r11
-	jmp cutap_tramp_common
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
 	.cfi_endproc
-	.size cusolverDnSgelqfHost,.-cusolverDnSgelqfHost
-	.globl cusolverDnSgemmHost
-	.type cusolverDnSgemmHost,@function
-	.p2align 4
-cusolverDnSgemmHost:
+.Lut_cusolverDnSgemmHost:
 	.cfi_startproc
 	leaq cutap_lib_untyped_ctx+6816(%rip), %r11
-	jmp cutap_tramp_common
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
 	.cfi_endproc
-	.size cusolverDnSgemmHost,.-cusolverDnSgemmHost
-	.globl cusolverDnSgeqlfHost
-	.type cusolverDnSgeqlfHost,@function
-	.p2align 4
-cusolverDnSgeqlfHost:
+.Lut_cusolverDnSgeqlfHost:
 	.cfi_startproc
 	leaq cutap_lib_untyped_ctx+6840(%rip), %r11
-	jmp cutap_tramp_common
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
 	.cfi_endproc
-	.size cusolverDnSgeqlfHost,.-cusolverDnSgeqlfHost
-	.globl cusolverDnSgeqrfHost
-	.type cusolverDnSgeqrfHost,@function
-	.p2align 4
-cusolverDnSgeqrfHost:
+.Lut_cusolverDnSgeqrfHost:
 	.cfi_startproc
 	leaq cutap_lib_untyped_ctx+6864(%rip), %r11
-	jmp cutap_tramp_common
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
 	.cfi_endproc
-	.size cusolverDnSgeqrfHost,.-cusolverDnSgeqrfHost
-	.globl cusolverDnSlacpyHost
-	.type cusolverDnSlacpyHost,@function
-	.p2align 4
-cusolverDnSlacpyHost:
+.Lut_cusolverDnSlacpyHost:
 	.cfi_startproc
 	leaq cutap_lib_untyped_ctx+6888(%rip), %r11
-	jmp cutap_tramp_common
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
 	.cfi_endproc
-	.size cusolverDnSlacpyHost,.-cusolverDnSlacpyHost
-	.globl cusolverDnSlamchHost
-	.type cusolverDnSlamchHost,@function
-	.p2align 4
-cusolverDnSlamchHost:
+.Lut_cusolverDnSlamchHost:
 	.cfi_startproc
 	leaq cutap_lib_untyped_ctx+6912(%rip), %r11
-	jmp cutap_tramp_common
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
 	.cfi_endproc
-	.size cusolverDnSlamchHost,.-cusolverDnSlamchHost
-	.globl cusolverDnSlange
-	.type cusolverDnSlange,@function
-	.p2align 4
-cusolverDnSlange:
+.Lut_cusolverDnSlange:
 	.cfi_startproc
 	leaq cutap_lib_untyped_ctx+6936(%rip), %r11
-	jmp cutap_tramp_common
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
 	.cfi_endproc
-	.size cusolverDnSlange,.-cusolverDnSlange
-	.globl cusolverDnSlangeHost
-	.type cusolverDnSlangeHost,@function
-	.p2align 4
-cusolverDnSlangeHost:
+.Lut_cusolverDnSlangeHost:
 	.cfi_startproc
 	leaq cutap_lib_untyped_ctx+6960(%rip), %r11
-	jmp cutap_tramp_common
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
 	.cfi_endproc
-	.size cusolverDnSlangeHost,.-cusolverDnSlangeHost
-	.globl cusolverDnSlange_bufferSize
-	.type cusolverDnSlange_bufferSize,@function
-	.p2align 4
-cusolverDnSlange_bufferSize:
+.Lut_cusolverDnSlange_bufferSize:
 	.cfi_startproc
 	leaq cutap_lib_untyped_ctx+6984(%rip), %r11
-	jmp cutap_tramp_common
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
 	.cfi_endproc
-	.size cusolverDnSlange_bufferSize,.-cusolverDnSlange_bufferSize
-	.globl cusolverDnSlansyHost
-	.type cusolverDnSlansyHost,@function
-	.p2align 4
-cusolverDnSlansyHost:
+.Lut_cusolverDnSlansyHost:
 	.cfi_startproc
 	leaq cutap_lib_untyped_ctx+7008(%rip), %r11
-	jmp cutap_tramp_common
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
 	.cfi_endproc
-	.size cusolverDnSlansyHost,.-cusolverDnSlansyHost
-	.globl cusolverDnSlantrHost
-	.type cusolverDnSlantrHost,@function
-	.p2align 4
-cusolverDnSlantrHost:
+.Lut_cusolverDnSlantrHost:
 	.cfi_startproc
 	leaq cutap_lib_untyped_ctx+7032(%rip), %r11
-	jmp cutap_tramp_common
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
 	.cfi_endproc
-	.size cusolverDnSlantrHost,.-cusolverDnSlantrHost
-	.globl cusolverDnSlarfgHost
-	.type cusolverDnSlarfgHost,@function
-	.p2align 4
-cusolverDnSlarfgHost:
+.Lut_cusolverDnSlarfgHost:
 	.cfi_startproc
 	leaq cutap_lib_untyped_ctx+7056(%rip), %r11
-	jmp cutap_tramp_common
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
 	.cfi_endproc
-	.size cusolverDnSlarfgHost,.-cusolverDnSlarfgHost
-	.globl cusolverDnSlarnvHost
-	.type cusolverDnSlarnvHost,@function
-	.p2align 4
-cusolverDnSlarnvHost:
+.Lut_cusolverDnSlarnvHost:
 	.cfi_startproc
 	leaq cutap_lib_untyped_ctx+7080(%rip), %r11
-	jmp cutap_tramp_common
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
 	.cfi_endproc
-	.size cusolverDnSlarnvHost,.-cusolverDnSlarnvHost
-	.globl cusolverDnSlasetHost
-	.type cusolverDnSlasetHost,@function
-	.p2align 4
-cusolverDnSlasetHost:
+.Lut_cusolverDnSlasetHost:
 	.cfi_startproc
 	leaq cutap_lib_untyped_ctx+7104(%rip), %r11
-	jmp cutap_tramp_common
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
 	.cfi_endproc
-	.size cusolverDnSlasetHost,.-cusolverDnSlasetHost
-	.globl cusolverDnSlauumHost
-	.type cusolverDnSlauumHost,@function
-	.p2align 4
-cusolverDnSlauumHost:
+.Lut_cusolverDnSlauumHost:
 	.cfi_startproc
 	leaq cutap_lib_untyped_ctx+7128(%rip), %r11
-	jmp cutap_tramp_common
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
 	.cfi_endproc
-	.size cusolverDnSlauumHost,.-cusolverDnSlauumHost
-	.globl cusolverDnSnrm2Host
-	.type cusolverDnSnrm2Host,@function
-	.p2align 4
-cusolverDnSnrm2Host:
+.Lut_cusolverDnSnrm2Host:
 	.cfi_startproc
 	leaq cutap_lib_untyped_ctx+7152(%rip), %r11
-	jmp cutap_tramp_common
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
 	.cfi_endproc
-	.size cusolverDnSnrm2Host,.-cusolverDnSnrm2Host
-	.globl cusolverDnSorgbrHost
-	.type cusolverDnSorgbrHost,@function
-	.p2align 4
-cusolverDnSorgbrHost:
+.Lut_cusolverDnSorgbrHost:
 	.cfi_startproc
 	leaq cutap_lib_untyped_ctx+7176(%rip), %r11
-	jmp cutap_tramp_common
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
 	.cfi_endproc
-	.size cusolverDnSorgbrHost,.-cusolverDnSorgbrHost
-	.globl cusolverDnSorghrHost
-	.type cusolverDnSorghrHost,@function
-	.p2align 4
-cusolverDnSorghrHost:
+.Lut_cusolverDnSorghrHost:
 	.cfi_startproc
 	leaq cutap_lib_untyped_ctx+7200(%rip), %r11
-	jmp cutap_tramp_common
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
 	.cfi_endproc
-	.size cusolverDnSorghrHost,.-cusolverDnSorghrHost
-	.globl cusolverDnSorglqHost
-	.type cusolverDnSorglqHost,@function
-	.p2align 4
-cusolverDnSorglqHost:
+.Lut_cusolverDnSorglqHost:
 	.cfi_startproc
 	leaq cutap_lib_untyped_ctx+7224(%rip), %r11
-	jmp cutap_tramp_common
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
 	.cfi_endproc
-	.size cusolverDnSorglqHost,.-cusolverDnSorglqHost
-	.globl cusolverDnSorgtrHost
-	.type cusolverDnSorgtrHost,@function
-	.p2align 4
-cusolverDnSorgtrHost:
+.Lut_cusolverDnSorgtrHost:
 	.cfi_startproc
 	leaq cutap_lib_untyped_ctx+7248(%rip), %r11
-	jmp cutap_tramp_common
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
 	.cfi_endproc
-	.size cusolverDnSorgtrHost,.-cusolverDnSorgtrHost
-	.globl cusolverDnSormqrHost
-	.type cusolverDnSormqrHost,@function
-	.p2align 4
-cusolverDnSormqrHost:
+.Lut_cusolverDnSormqrHost:
 	.cfi_startproc
 	leaq cutap_lib_untyped_ctx+7272(%rip), %r11
-	jmp cutap_tramp_common
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
 	.cfi_endproc
-	.size cusolverDnSormqrHost,.-cusolverDnSormqrHost
-	.globl cusolverDnSormtrHost
-	.type cusolverDnSormtrHost,@function
-	.p2align 4
-cusolverDnSormtrHost:
+.Lut_cusolverDnSormtrHost:
 	.cfi_startproc
 	leaq cutap_lib_untyped_ctx+7296(%rip), %r11
-	jmp cutap_tramp_common
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
 	.cfi_endproc
-	.size cusolverDnSormtrHost,.-cusolverDnSormtrHost
-	.globl cusolverDnSpotrfHost
-	.type cusolverDnSpotrfHost,@function
-	.p2align 4
-cusolverDnSpotrfHost:
+.Lut_cusolverDnSpotrfHost:
 	.cfi_startproc
 	leaq cutap_lib_untyped_ctx+7320(%rip), %r11
-	jmp cutap_tramp_common
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
 	.cfi_endproc
-	.size cusolverDnSpotrfHost,.-cusolverDnSpotrfHost
-	.globl cusolverDnSpotriHost
-	.type cusolverDnSpotriHost,@function
-	.p2align 4
-cusolverDnSpotriHost:
+.Lut_cusolverDnSpotriHost:
 	.cfi_startproc
 	leaq cutap_lib_untyped_ctx+7344(%rip), %r11
-	jmp cutap_tramp_common
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
 	.cfi_endproc
-	.size cusolverDnSpotriHost,.-cusolverDnSpotriHost
-	.globl cusolverDnSpotrsHost
-	.type cusolverDnSpotrsHost,@function
-	.p2align 4
-cusolverDnSpotrsHost:
+.Lut_cusolverDnSpotrsHost:
 	.cfi_startproc
 	leaq cutap_lib_untyped_ctx+7368(%rip), %r11
-	jmp cutap_tramp_common
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
 	.cfi_endproc
-	.size cusolverDnSpotrsHost,.-cusolverDnSpotrsHost
-	.globl cusolverDnSscalHost
-	.type cusolverDnSscalHost,@function
-	.p2align 4
-cusolverDnSscalHost:
+.Lut_cusolverDnSscalHost:
 	.cfi_startproc
 	leaq cutap_lib_untyped_ctx+7392(%rip), %r11
-	jmp cutap_tramp_common
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
 	.cfi_endproc
-	.size cusolverDnSscalHost,.-cusolverDnSscalHost
-	.globl cusolverDnSsteqrHost
-	.type cusolverDnSsteqrHost,@function
-	.p2align 4
-cusolverDnSsteqrHost:
+.Lut_cusolverDnSsteqrHost:
 	.cfi_startproc
 	leaq cutap_lib_untyped_ctx+7416(%rip), %r11
-	jmp cutap_tramp_common
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
 	.cfi_endproc
-	.size cusolverDnSsteqrHost,.-cusolverDnSsteqrHost
-	.globl cusolverDnSsterfHost
-	.type cusolverDnSsterfHost,@function
-	.p2align 4
-cusolverDnSsterfHost:
+.Lut_cusolverDnSsterfHost:
 	.cfi_startproc
 	leaq cutap_lib_untyped_ctx+7440(%rip), %r11
-	jmp cutap_tramp_common
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
 	.cfi_endproc
-	.size cusolverDnSsterfHost,.-cusolverDnSsterfHost
-	.globl cusolverDnSsygst
-	.type cusolverDnSsygst,@function
-	.p2align 4
-cusolverDnSsygst:
+.Lut_cusolverDnSsygst:
 	.cfi_startproc
 	leaq cutap_lib_untyped_ctx+7464(%rip), %r11
-	jmp cutap_tramp_common
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
 	.cfi_endproc
-	.size cusolverDnSsygst,.-cusolverDnSsygst
-	.globl cusolverDnSsygst_bufferSize
-	.type cusolverDnSsygst_bufferSize,@function
-	.p2align 4
-cusolverDnSsygst_bufferSize:
+.Lut_cusolverDnSsygst_bufferSize:
 	.cfi_startproc
 	leaq cutap_lib_untyped_ctx+7488(%rip), %r11
-	jmp cutap_tramp_common
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
 	.cfi_endproc
-	.size cusolverDnSsygst_bufferSize,.-cusolverDnSsygst_bufferSize
-	.globl cusolverDnSsytriHost
-	.type cusolverDnSsytriHost,@function
-	.p2align 4
-cusolverDnSsytriHost:
+.Lut_cusolverDnSsytriHost:
 	.cfi_startproc
 	leaq cutap_lib_untyped_ctx+7512(%rip), %r11
-	jmp cutap_tramp_common
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
 	.cfi_endproc
-	.size cusolverDnSsytriHost,.-cusolverDnSsytriHost
-	.globl cusolverDnSsytrsHost
-	.type cusolverDnSsytrsHost,@function
-	.p2align 4
-cusolverDnSsytrsHost:
+.Lut_cusolverDnSsytrsHost:
 	.cfi_startproc
 	leaq cutap_lib_untyped_ctx+7536(%rip), %r11
-	jmp cutap_tramp_common
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
 	.cfi_endproc
-	.size cusolverDnSsytrsHost,.-cusolverDnSsytrsHost
-	.globl cusolverDnStrtriHost
-	.type cusolverDnStrtriHost,@function
-	.p2align 4
-cusolverDnStrtriHost:
+.Lut_cusolverDnStrtriHost:
 	.cfi_startproc
 	leaq cutap_lib_untyped_ctx+7560(%rip), %r11
-	jmp cutap_tramp_common
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
 	.cfi_endproc
-	.size cusolverDnStrtriHost,.-cusolverDnStrtriHost
-	.globl cusolverDnXfillRandNormalOnDevice
-	.type cusolverDnXfillRandNormalOnDevice,@function
-	.p2align 4
-cusolverDnXfillRandNormalOnDevice:
+.Lut_cusolverDnXfillRandNormalOnDevice:
 	.cfi_startproc
 	leaq cutap_lib_untyped_ctx+7584(%rip), %r11
-	jmp cutap_tramp_common
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
 	.cfi_endproc
-	.size cusolverDnXfillRandNormalOnDevice,.-cusolverDnXfillRandNormalOnDevice
-	.globl cusolverDnXfillRandNormalOnHost
-	.type cusolverDnXfillRandNormalOnHost,@function
-	.p2align 4
-cusolverDnXfillRandNormalOnHost:
+.Lut_cusolverDnXfillRandNormalOnHost:
 	.cfi_startproc
 	leaq cutap_lib_untyped_ctx+7608(%rip), %r11
-	jmp cutap_tramp_common
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
 	.cfi_endproc
-	.size cusolverDnXfillRandNormalOnHost,.-cusolverDnXfillRandNormalOnHost
-	.globl cusolverDnXlansy
-	.type cusolverDnXlansy,@function
-	.p2align 4
-cusolverDnXlansy:
+.Lut_cusolverDnXlansy:
 	.cfi_startproc
 	leaq cutap_lib_untyped_ctx+7632(%rip), %r11
-	jmp cutap_tramp_common
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
 	.cfi_endproc
-	.size cusolverDnXlansy,.-cusolverDnXlansy
-	.globl cusolverDnXlansy_bufferSize
-	.type cusolverDnXlansy_bufferSize,@function
-	.p2align 4
-cusolverDnXlansy_bufferSize:
+.Lut_cusolverDnXlansy_bufferSize:
 	.cfi_startproc
 	leaq cutap_lib_untyped_ctx+7656(%rip), %r11
-	jmp cutap_tramp_common
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
 	.cfi_endproc
-	.size cusolverDnXlansy_bufferSize,.-cusolverDnXlansy_bufferSize
-	.globl cusolverDnZaxpyHost
-	.type cusolverDnZaxpyHost,@function
-	.p2align 4
-cusolverDnZaxpyHost:
+.Lut_cusolverDnZaxpyHost:
 	.cfi_startproc
 	leaq cutap_lib_untyped_ctx+7680(%rip), %r11
-	jmp cutap_tramp_common
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
 	.cfi_endproc
-	.size cusolverDnZaxpyHost,.-cusolverDnZaxpyHost
-	.globl cusolverDnZdscalHost
-	.type cusolverDnZdscalHost,@function
-	.p2align 4
-cusolverDnZdscalHost:
+.Lut_cusolverDnZdscalHost:
 	.cfi_startproc
 	leaq cutap_lib_untyped_ctx+7704(%rip), %r11
-	jmp cutap_tramp_common
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
 	.cfi_endproc
-	.size cusolverDnZdscalHost,.-cusolverDnZdscalHost
-	.globl cusolverDnZeyeBatch
-	.type cusolverDnZeyeBatch,@function
-	.p2align 4
-cusolverDnZeyeBatch:
+.Lut_cusolverDnZeyeBatch:
 	.cfi_startproc
 	leaq cutap_lib_untyped_ctx+7728(%rip), %r11
-	jmp cutap_tramp_common
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
 	.cfi_endproc
-	.size cusolverDnZeyeBatch,.-cusolverDnZeyeBatch
-	.globl cusolverDnZgelqfHost
-	.type cusolverDnZgelqfHost,@function
-	.p2align 4
-cusolverDnZgelqfHost:
+.Lut_cusolverDnZgelqfHost:
 	.cfi_startproc
 	leaq cutap_lib_untyped_ctx+7752(%rip), %r11
-	jmp cutap_tramp_common
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
 	.cfi_endproc
-	.size cusolverDnZgelqfHost,.-cusolverDnZgelqfHost
-	.globl cusolverDnZgemmHost
-	.type cusolverDnZgemmHost,@function
-	.p2align 4
-cusolverDnZgemmHost:
+.Lut_cusolverDnZgemmHost:
 	.cfi_startproc
 	leaq cutap_lib_untyped_ctx+7776(%rip), %r11
-	jmp cutap_tramp_common
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
 	.cfi_endproc
-	.size cusolverDnZgemmHost,.-cusolverDnZgemmHost
-	.globl cusolverDnZgeqlfHost
-	.type cusolverDnZgeqlfHost,@function
-	.p2align 4
-cusolverDnZgeqlfHost:
+.Lut_cusolverDnZgeqlfHost:
 	.cfi_startproc
 	leaq cutap_lib_untyped_ctx+7800(%rip), %r11
-	jmp cutap_tramp_common
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
 	.cfi_endproc
-	.size cusolverDnZgeqlfHost,.-cusolverDnZgeqlfHost
-	.globl cusolverDnZgeqrfHost
-	.type cusolverDnZgeqrfHost,@function
-	.p2align 4
-cusolverDnZgeqrfHost:
+.Lut_cusolverDnZgeqrfHost:
 	.cfi_startproc
 	leaq cutap_lib_untyped_ctx+7824(%rip), %r11
-	jmp cutap_tramp_common
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
 	.cfi_endproc
-	.size cusolverDnZgeqrfHost,.-cusolverDnZgeqrfHost
-	.globl cusolverDnZhegst
-	.type cusolverDnZhegst,@function
-	.p2align 4
-cusolverDnZhegst:
+.Lut_cusolverDnZhegst:
 	.cfi_startproc
 	leaq cutap_lib_untyped_ctx+7848(%rip), %r11
-	jmp cutap_tramp_common
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
 	.cfi_endproc
-	.size cusolverDnZhegst,.-cusolverDnZhegst
-	.globl cusolverDnZhegst_bufferSize
-	.type cusolverDnZhegst_bufferSize,@function
-	.p2align 4
-cusolverDnZhegst_bufferSize:
+.Lut_cusolverDnZhegst_bufferSize:
 	.cfi_startproc
 	leaq cutap_lib_untyped_ctx+7872(%rip), %r11
-	jmp cutap_tramp_common
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
 	.cfi_endproc
-	.size cusolverDnZhegst_bufferSize,.-cusolverDnZhegst_bufferSize
-	.globl cusolverDnZlacpyHost
-	.type cusolverDnZlacpyHost,@function
-	.p2align 4
-cusolverDnZlacpyHost:
+.Lut_cusolverDnZlacpyHost:
 	.cfi_startproc
 	leaq cutap_lib_untyped_ctx+7896(%rip), %r11
-	jmp cutap_tramp_common
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
 	.cfi_endproc
-	.size cusolverDnZlacpyHost,.-cusolverDnZlacpyHost
-	.globl cusolverDnZlange
-	.type cusolverDnZlange,@function
-	.p2align 4
-cusolverDnZlange:
+.Lut_cusolverDnZlange:
 	.cfi_startproc
 	leaq cutap_lib_untyped_ctx+7920(%rip), %r11
-	jmp cutap_tramp_common
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
 	.cfi_endproc
-	.size cusolverDnZlange,.-cusolverDnZlange
-	.globl cusolverDnZlangeHost
-	.type cusolverDnZlangeHost,@function
-	.p2align 4
-cusolverDnZlangeHost:
+.Lut_cusolverDnZlangeHost:
 	.cfi_startproc
 	leaq cutap_lib_untyped_ctx+7944(%rip), %r11
-	jmp cutap_tramp_common
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
 	.cfi_endproc
-	.size cusolverDnZlangeHost,.-cusolverDnZlangeHost
-	.globl cusolverDnZlange_bufferSize
-	.type cusolverDnZlange_bufferSize,@function
-	.p2align 4
-cusolverDnZlange_bufferSize:
+.Lut_cusolverDnZlange_bufferSize:
 	.cfi_startproc
 	leaq cutap_lib_untyped_ctx+7968(%rip), %r11
-	jmp cutap_tramp_common
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
 	.cfi_endproc
-	.size cusolverDnZlange_bufferSize,.-cusolverDnZlange_bufferSize
-	.globl cusolverDnZlanheHost
-	.type cusolverDnZlanheHost,@function
-	.p2align 4
-cusolverDnZlanheHost:
+.Lut_cusolverDnZlanheHost:
 	.cfi_startproc
 	leaq cutap_lib_untyped_ctx+7992(%rip), %r11
-	jmp cutap_tramp_common
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
 	.cfi_endproc
-	.size cusolverDnZlanheHost,.-cusolverDnZlanheHost
-	.globl cusolverDnZlantrHost
-	.type cusolverDnZlantrHost,@function
-	.p2align 4
-cusolverDnZlantrHost:
+.Lut_cusolverDnZlantrHost:
 	.cfi_startproc
 	leaq cutap_lib_untyped_ctx+8016(%rip), %r11
-	jmp cutap_tramp_common
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
 	.cfi_endproc
-	.size cusolverDnZlantrHost,.-cusolverDnZlantrHost
-	.globl cusolverDnZlarfgHost
-	.type cusolverDnZlarfgHost,@function
-	.p2align 4
-cusolverDnZlarfgHost:
+.Lut_cusolverDnZlarfgHost:
 	.cfi_startproc
 	leaq cutap_lib_untyped_ctx+8040(%rip), %r11
-	jmp cutap_tramp_common
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
 	.cfi_endproc
-	.size cusolverDnZlarfgHost,.-cusolverDnZlarfgHost
-	.globl cusolverDnZlarnvHost
-	.type cusolverDnZlarnvHost,@function
-	.p2align 4
-cusolverDnZlarnvHost:
+.Lut_cusolverDnZlarnvHost:
 	.cfi_startproc
 	leaq cutap_lib_untyped_ctx+8064(%rip), %r11
-	jmp cutap_tramp_common
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
 	.cfi_endproc
-	.size cusolverDnZlarnvHost,.-cusolverDnZlarnvHost
-	.globl cusolverDnZlasetHost
-	.type cusolverDnZlasetHost,@function
-	.p2align 4
-cusolverDnZlasetHost:
+.Lut_cusolverDnZlasetHost:
 	.cfi_startproc
 	leaq cutap_lib_untyped_ctx+8088(%rip), %r11
-	jmp cutap_tramp_common
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
 	.cfi_endproc
-	.size cusolverDnZlasetHost,.-cusolverDnZlasetHost
-	.globl cusolverDnZlauumHost
-	.type cusolverDnZlauumHost,@function
-	.p2align 4
-cusolverDnZlauumHost:
+.Lut_cusolverDnZlauumHost:
 	.cfi_startproc
 	leaq cutap_lib_untyped_ctx+8112(%rip), %r11
-	jmp cutap_tramp_common
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
 	.cfi_endproc
-	.size cusolverDnZlauumHost,.-cusolverDnZlauumHost
-	.globl cusolverDnZnrm2Host
-	.type cusolverDnZnrm2Host,@function
-	.p2align 4
-cusolverDnZnrm2Host:
+.Lut_cusolverDnZnrm2Host:
 	.cfi_startproc
 	leaq cutap_lib_untyped_ctx+8136(%rip), %r11
-	jmp cutap_tramp_common
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
 	.cfi_endproc
-	.size cusolverDnZnrm2Host,.-cusolverDnZnrm2Host
-	.globl cusolverDnZpotrfHost
-	.type cusolverDnZpotrfHost,@function
-	.p2align 4
-cusolverDnZpotrfHost:
+.Lut_cusolverDnZpotrfHost:
 	.cfi_startproc
 	leaq cutap_lib_untyped_ctx+8160(%rip), %r11
-	jmp cutap_tramp_common
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
 	.cfi_endproc
-	.size cusolverDnZpotrfHost,.-cusolverDnZpotrfHost
-	.globl cusolverDnZpotriHost
-	.type cusolverDnZpotriHost,@function
-	.p2align 4
-cusolverDnZpotriHost:
+.Lut_cusolverDnZpotriHost:
 	.cfi_startproc
 	leaq cutap_lib_untyped_ctx+8184(%rip), %r11
-	jmp cutap_tramp_common
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
 	.cfi_endproc
-	.size cusolverDnZpotriHost,.-cusolverDnZpotriHost
-	.globl cusolverDnZpotrsHost
-	.type cusolverDnZpotrsHost,@function
-	.p2align 4
-cusolverDnZpotrsHost:
+.Lut_cusolverDnZpotrsHost:
 	.cfi_startproc
 	leaq cutap_lib_untyped_ctx+8208(%rip), %r11
-	jmp cutap_tramp_common
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
 	.cfi_endproc
-	.size cusolverDnZpotrsHost,.-cusolverDnZpotrsHost
-	.globl cusolverDnZsytriHost
-	.type cusolverDnZsytriHost,@function
-	.p2align 4
-cusolverDnZsytriHost:
+.Lut_cusolverDnZsytriHost:
 	.cfi_startproc
 	leaq cutap_lib_untyped_ctx+8232(%rip), %r11
-	jmp cutap_tramp_common
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
 	.cfi_endproc
-	.size cusolverDnZsytriHost,.-cusolverDnZsytriHost
-	.globl cusolverDnZsytrsHost
-	.type cusolverDnZsytrsHost,@function
-	.p2align 4
-cusolverDnZsytrsHost:
+.Lut_cusolverDnZsytrsHost:
 	.cfi_startproc
 	leaq cutap_lib_untyped_ctx+8256(%rip), %r11
-	jmp cutap_tramp_common
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
 	.cfi_endproc
-	.size cusolverDnZsytrsHost,.-cusolverDnZsytrsHost
-	.globl cusolverDnZtrtriHost
-	.type cusolverDnZtrtriHost,@function
-	.p2align 4
-cusolverDnZtrtriHost:
+.Lut_cusolverDnZtrtriHost:
 	.cfi_startproc
 	leaq cutap_lib_untyped_ctx+8280(%rip), %r11
-	jmp cutap_tramp_common
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
 	.cfi_endproc
-	.size cusolverDnZtrtriHost,.-cusolverDnZtrtriHost
-	.globl cusolverDnZungbrHost
-	.type cusolverDnZungbrHost,@function
-	.p2align 4
-cusolverDnZungbrHost:
+.Lut_cusolverDnZungbrHost:
 	.cfi_startproc
 	leaq cutap_lib_untyped_ctx+8304(%rip), %r11
-	jmp cutap_tramp_common
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
 	.cfi_endproc
-	.size cusolverDnZungbrHost,.-cusolverDnZungbrHost
-	.globl cusolverDnZunghrHost
-	.type cusolverDnZunghrHost,@function
-	.p2align 4
-cusolverDnZunghrHost:
+.Lut_cusolverDnZunghrHost:
 	.cfi_startproc
 	leaq cutap_lib_untyped_ctx+8328(%rip), %r11
-	jmp cutap_tramp_common
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
 	.cfi_endproc
-	.size cusolverDnZunghrHost,.-cusolverDnZunghrHost
-	.globl cusolverDnZunglqHost
-	.type cusolverDnZunglqHost,@function
-	.p2align 4
-cusolverDnZunglqHost:
+.Lut_cusolverDnZunglqHost:
 	.cfi_startproc
 	leaq cutap_lib_untyped_ctx+8352(%rip), %r11
-	jmp cutap_tramp_common
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
 	.cfi_endproc
-	.size cusolverDnZunglqHost,.-cusolverDnZunglqHost
-	.globl cusolverDnZungtrHost
-	.type cusolverDnZungtrHost,@function
-	.p2align 4
-cusolverDnZungtrHost:
+.Lut_cusolverDnZungtrHost:
 	.cfi_startproc
 	leaq cutap_lib_untyped_ctx+8376(%rip), %r11
-	jmp cutap_tramp_common
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
 	.cfi_endproc
-	.size cusolverDnZungtrHost,.-cusolverDnZungtrHost
-	.globl cusolverDnZunmqrHost
-	.type cusolverDnZunmqrHost,@function
-	.p2align 4
-cusolverDnZunmqrHost:
+.Lut_cusolverDnZunmqrHost:
 	.cfi_startproc
 	leaq cutap_lib_untyped_ctx+8400(%rip), %r11
-	jmp cutap_tramp_common
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
 	.cfi_endproc
-	.size cusolverDnZunmqrHost,.-cusolverDnZunmqrHost
-	.globl cusolverDnZunmtrHost
-	.type cusolverDnZunmtrHost,@function
-	.p2align 4
-cusolverDnZunmtrHost:
+.Lut_cusolverDnZunmtrHost:
 	.cfi_startproc
 	leaq cutap_lib_untyped_ctx+8424(%rip), %r11
-	jmp cutap_tramp_common
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
 	.cfi_endproc
-	.size cusolverDnZunmtrHost,.-cusolverDnZunmtrHost
-	.globl cusolverIidentityHost
-	.type cusolverIidentityHost,@function
-	.p2align 4
-cusolverIidentityHost:
+.Lut_cusolverIidentityHost:
 	.cfi_startproc
 	leaq cutap_lib_untyped_ctx+8448(%rip), %r11
-	jmp cutap_tramp_common
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
 	.cfi_endproc
-	.size cusolverIidentityHost,.-cusolverIidentityHost
-	.globl cusolverRfSetupM
-	.type cusolverRfSetupM,@function
-	.p2align 4
-cusolverRfSetupM:
+.Lut_cusolverRfSetupM:
 	.cfi_startproc
 	leaq cutap_lib_untyped_ctx+8472(%rip), %r11
-	jmp cutap_tramp_common
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
 	.cfi_endproc
-	.size cusolverRfSetupM,.-cusolverRfSetupM
-	.globl cusolverSpCcsrbtfHost
-	.type cusolverSpCcsrbtfHost,@function
-	.p2align 4
-cusolverSpCcsrbtfHost:
+.Lut_cusolverSpCcsrbtfHost:
 	.cfi_startproc
 	leaq cutap_lib_untyped_ctx+8496(%rip), %r11
-	jmp cutap_tramp_common
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
 	.cfi_endproc
-	.size cusolverSpCcsrbtfHost,.-cusolverSpCcsrbtfHost
-	.globl cusolverSpCcsrluAnalysisHost
-	.type cusolverSpCcsrluAnalysisHost,@function
-	.p2align 4
-cusolverSpCcsrluAnalysisHost:
+.Lut_cusolverSpCcsrluAnalysisHost:
 	.cfi_startproc
 	leaq cutap_lib_untyped_ctx+8520(%rip), %r11
-	jmp cutap_tramp_common
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
 	.cfi_endproc
-	.size cusolverSpCcsrluAnalysisHost,.-cusolverSpCcsrluAnalysisHost
-	.globl cusolverSpCcsrluExtractBTFHost
-	.type cusolverSpCcsrluExtractBTFHost,@function
-	.p2align 4
-cusolverSpCcsrluExtractBTFHost:
+.Lut_cusolverSpCcsrluExtractBTFHost:
 	.cfi_startproc
 	leaq cutap_lib_untyped_ctx+8544(%rip), %r11
-	jmp cutap_tramp_common
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
 	.cfi_endproc
-	.size cusolverSpCcsrluExtractBTFHost,.-cusolverSpCcsrluExtractBTFHost
-	.globl cusolverSpCcsrluExtractMHost
-	.type cusolverSpCcsrluExtractMHost,@function
-	.p2align 4
-cusolverSpCcsrluExtractMHost:
+.Lut_cusolverSpCcsrluExtractMHost:
 	.cfi_startproc
 	leaq cutap_lib_untyped_ctx+8568(%rip), %r11
-	jmp cutap_tramp_common
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
 	.cfi_endproc
-	.size cusolverSpCcsrluExtractMHost,.-cusolverSpCcsrluExtractMHost
-	.globl cusolverSpCcsrlucondHost
-	.type cusolverSpCcsrlucondHost,@function
-	.p2align 4
-cusolverSpCcsrlucondHost:
+.Lut_cusolverSpCcsrlucondHost:
 	.cfi_startproc
 	leaq cutap_lib_untyped_ctx+8592(%rip), %r11
-	jmp cutap_tramp_common
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
 	.cfi_endproc
-	.size cusolverSpCcsrlucondHost,.-cusolverSpCcsrlucondHost
-	.globl cusolverSpCcsrqrrcond
-	.type cusolverSpCcsrqrrcond,@function
-	.p2align 4
-cusolverSpCcsrqrrcond:
+.Lut_cusolverSpCcsrqrrcond:
 	.cfi_startproc
 	leaq cutap_lib_untyped_ctx+8616(%rip), %r11
-	jmp cutap_tramp_common
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
 	.cfi_endproc
-	.size cusolverSpCcsrqrrcond,.-cusolverSpCcsrqrrcond
-	.globl cusolverSpCcsrsubm2denseHost
-	.type cusolverSpCcsrsubm2denseHost,@function
-	.p2align 4
-cusolverSpCcsrsubm2denseHost:
+.Lut_cusolverSpCcsrsubm2denseHost:
 	.cfi_startproc
 	leaq cutap_lib_untyped_ctx+8640(%rip), %r11
-	jmp cutap_tramp_common
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
 	.cfi_endproc
-	.size cusolverSpCcsrsubm2denseHost,.-cusolverSpCcsrsubm2denseHost
-	.globl cusolverSpCreateGluInfo
-	.type cusolverSpCreateGluInfo,@function
-	.p2align 4
-cusolverSpCreateGluInfo:
+.Lut_cusolverSpCreateGluInfo:
 	.cfi_startproc
 	leaq cutap_lib_untyped_ctx+8664(%rip), %r11
-	jmp cutap_tramp_common
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
 	.cfi_endproc
-	.size cusolverSpCreateGluInfo,.-cusolverSpCreateGluInfo
-	.globl cusolverSpCreateSnluInfo
-	.type cusolverSpCreateSnluInfo,@function
-	.p2align 4
-cusolverSpCreateSnluInfo:
+.Lut_cusolverSpCreateSnluInfo:
 	.cfi_startproc
 	leaq cutap_lib_untyped_ctx+8688(%rip), %r11
-	jmp cutap_tramp_common
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
 	.cfi_endproc
-	.size cusolverSpCreateSnluInfo,.-cusolverSpCreateSnluInfo
-	.globl cusolverSpCsnluBuffersize
-	.type cusolverSpCsnluBuffersize,@function
-	.p2align 4
-cusolverSpCsnluBuffersize:
+.Lut_cusolverSpCsnluBuffersize:
 	.cfi_startproc
 	leaq cutap_lib_untyped_ctx+8712(%rip), %r11
-	jmp cutap_tramp_common
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
 	.cfi_endproc
-	.size cusolverSpCsnluBuffersize,.-cusolverSpCsnluBuffersize
-	.globl cusolverSpCsnluFactor
-	.type cusolverSpCsnluFactor,@function
-	.p2align 4
-cusolverSpCsnluFactor:
+.Lut_cusolverSpCsnluFactor:
 	.cfi_startproc
 	leaq cutap_lib_untyped_ctx+8736(%rip), %r11
-	jmp cutap_tramp_common
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
 	.cfi_endproc
-	.size cusolverSpCsnluFactor,.-cusolverSpCsnluFactor
-	.globl cusolverSpCsnluSolve
-	.type cusolverSpCsnluSolve,@function
-	.p2align 4
-cusolverSpCsnluSolve:
+.Lut_cusolverSpCsnluSolve:
 	.cfi_startproc
 	leaq cutap_lib_untyped_ctx+8760(%rip), %r11
-	jmp cutap_tramp_common
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
 	.cfi_endproc
-	.size cusolverSpCsnluSolve,.-cusolverSpCsnluSolve
-	.globl cusolverSpCsymgthr
-	.type cusolverSpCsymgthr,@function
-	.p2align 4
-cusolverSpCsymgthr:
+.Lut_cusolverSpCsymgthr:
 	.cfi_startproc
 	leaq cutap_lib_untyped_ctx+8784(%rip), %r11
-	jmp cutap_tramp_common
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
 	.cfi_endproc
-	.size cusolverSpCsymgthr,.-cusolverSpCsymgthr
-	.globl cusolverSpCsymgthrHost
-	.type cusolverSpCsymgthrHost,@function
-	.p2align 4
-cusolverSpCsymgthrHost:
+.Lut_cusolverSpCsymgthrHost:
 	.cfi_startproc
 	leaq cutap_lib_untyped_ctx+8808(%rip), %r11
-	jmp cutap_tramp_common
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
 	.cfi_endproc
-	.size cusolverSpCsymgthrHost,.-cusolverSpCsymgthrHost
-	.globl cusolverSpDcsrbtfHost
-	.type cusolverSpDcsrbtfHost,@function
-	.p2align 4
-cusolverSpDcsrbtfHost:
+.Lut_cusolverSpDcsrbtfHost:
 	.cfi_startproc
 	leaq cutap_lib_untyped_ctx+8832(%rip), %r11
-	jmp cutap_tramp_common
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
 	.cfi_endproc
-	.size cusolverSpDcsrbtfHost,.-cusolverSpDcsrbtfHost
-	.globl cusolverSpDcsrluAnalysisHost
-	.type cusolverSpDcsrluAnalysisHost,@function
-	.p2align 4
-cusolverSpDcsrluAnalysisHost:
+.Lut_cusolverSpDcsrluAnalysisHost:
 	.cfi_startproc
 	leaq cutap_lib_untyped_ctx+8856(%rip), %r11
-	jmp cutap_tramp_common
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
 	.cfi_endproc
-	.size cusolverSpDcsrluAnalysisHost,.-cusolverSpDcsrluAnalysisHost
-	.globl cusolverSpDcsrluExtractBTFHost
-	.type cusolverSpDcsrluExtractBTFHost,@function
-	.p2align 4
-cusolverSpDcsrluExtractBTFHost:
+.Lut_cusolverSpDcsrluExtractBTFHost:
 	.cfi_startproc
 	leaq cutap_lib_untyped_ctx+8880(%rip), %r11
-	jmp cutap_tramp_common
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
 	.cfi_endproc
-	.size cusolverSpDcsrluExtractBTFHost,.-cusolverSpDcsrluExtractBTFHost
-	.globl cusolverSpDcsrluExtractMHost
-	.type cusolverSpDcsrluExtractMHost,@function
-	.p2align 4
-cusolverSpDcsrluExtractMHost:
+.Lut_cusolverSpDcsrluExtractMHost:
 	.cfi_startproc
 	leaq cutap_lib_untyped_ctx+8904(%rip), %r11
-	jmp cutap_tramp_common
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
 	.cfi_endproc
-	.size cusolverSpDcsrluExtractMHost,.-cusolverSpDcsrluExtractMHost
-	.globl cusolverSpDcsrlucondHost
-	.type cusolverSpDcsrlucondHost,@function
-	.p2align 4
-cusolverSpDcsrlucondHost:
+.Lut_cusolverSpDcsrlucondHost:
 	.cfi_startproc
 	leaq cutap_lib_untyped_ctx+8928(%rip), %r11
-	jmp cutap_tramp_common
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
 	.cfi_endproc
-	.size cusolverSpDcsrlucondHost,.-cusolverSpDcsrlucondHost
-	.globl cusolverSpDcsrqrrcond
-	.type cusolverSpDcsrqrrcond,@function
-	.p2align 4
-cusolverSpDcsrqrrcond:
+.Lut_cusolverSpDcsrqrrcond:
 	.cfi_startproc
 	leaq cutap_lib_untyped_ctx+8952(%rip), %r11
-	jmp cutap_tramp_common
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
 	.cfi_endproc
-	.size cusolverSpDcsrqrrcond,.-cusolverSpDcsrqrrcond
-	.globl cusolverSpDcsrsubm2denseHost
-	.type cusolverSpDcsrsubm2denseHost,@function
-	.p2align 4
-cusolverSpDcsrsubm2denseHost:
+.Lut_cusolverSpDcsrsubm2denseHost:
 	.cfi_startproc
 	leaq cutap_lib_untyped_ctx+8976(%rip), %r11
-	jmp cutap_tramp_common
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
 	.cfi_endproc
-	.size cusolverSpDcsrsubm2denseHost,.-cusolverSpDcsrsubm2denseHost
-	.globl cusolverSpDestroyGluInfo
-	.type cusolverSpDestroyGluInfo,@function
-	.p2align 4
-cusolverSpDestroyGluInfo:
+.Lut_cusolverSpDestroyGluInfo:
 	.cfi_startproc
 	leaq cutap_lib_untyped_ctx+9000(%rip), %r11
-	jmp cutap_tramp_common
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
 	.cfi_endproc
-	.size cusolverSpDestroyGluInfo,.-cusolverSpDestroyGluInfo
-	.globl cusolverSpDestroySnluInfo
-	.type cusolverSpDestroySnluInfo,@function
-	.p2align 4
-cusolverSpDestroySnluInfo:
+.Lut_cusolverSpDestroySnluInfo:
 	.cfi_startproc
 	leaq cutap_lib_untyped_ctx+9024(%rip), %r11
-	jmp cutap_tramp_common
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
 	.cfi_endproc
-	.size cusolverSpDestroySnluInfo,.-cusolverSpDestroySnluInfo
-	.globl cusolverSpDgluAnalysis
-	.type cusolverSpDgluAnalysis,@function
-	.p2align 4
-cusolverSpDgluAnalysis:
+.Lut_cusolverSpDgluAnalysis:
 	.cfi_startproc
 	leaq cutap_lib_untyped_ctx+9048(%rip), %r11
-	jmp cutap_tramp_common
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
 	.cfi_endproc
-	.size cusolverSpDgluAnalysis,.-cusolverSpDgluAnalysis
-	.globl cusolverSpDgluBufferSize
-	.type cusolverSpDgluBufferSize,@function
-	.p2align 4
-cusolverSpDgluBufferSize:
+.Lut_cusolverSpDgluBufferSize:
 	.cfi_startproc
 	leaq cutap_lib_untyped_ctx+9072(%rip), %r11
-	jmp cutap_tramp_common
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
 	.cfi_endproc
-	.size cusolverSpDgluBufferSize,.-cusolverSpDgluBufferSize
-	.globl cusolverSpDgluExtractMHost
-	.type cusolverSpDgluExtractMHost,@function
-	.p2align 4
-cusolverSpDgluExtractMHost:
+.Lut_cusolverSpDgluExtractMHost:
 	.cfi_startproc
 	leaq cutap_lib_untyped_ctx+9096(%rip), %r11
-	jmp cutap_tramp_common
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
 	.cfi_endproc
-	.size cusolverSpDgluExtractMHost,.-cusolverSpDgluExtractMHost
-	.globl cusolverSpDgluFactor
-	.type cusolverSpDgluFactor,@function
-	.p2align 4
-cusolverSpDgluFactor:
+.Lut_cusolverSpDgluFactor:
 	.cfi_startproc
 	leaq cutap_lib_untyped_ctx+9120(%rip), %r11
-	jmp cutap_tramp_common
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
 	.cfi_endproc
-	.size cusolverSpDgluFactor,.-cusolverSpDgluFactor
-	.globl cusolverSpDgluNumericBoost
-	.type cusolverSpDgluNumericBoost,@function
-	.p2align 4
-cusolverSpDgluNumericBoost:
+.Lut_cusolverSpDgluNumericBoost:
 	.cfi_startproc
 	leaq cutap_lib_untyped_ctx+9144(%rip), %r11
-	jmp cutap_tramp_common
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
 	.cfi_endproc
-	.size cusolverSpDgluNumericBoost,.-cusolverSpDgluNumericBoost
-	.globl cusolverSpDgluReset
-	.type cusolverSpDgluReset,@function
-	.p2align 4
-cusolverSpDgluReset:
+.Lut_cusolverSpDgluReset:
 	.cfi_startproc
 	leaq cutap_lib_untyped_ctx+9168(%rip), %r11
-	jmp cutap_tramp_common
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
 	.cfi_endproc
-	.size cusolverSpDgluReset,.-cusolverSpDgluReset
-	.globl cusolverSpDgluSetup
-	.type cusolverSpDgluSetup,@function
-	.p2align 4
-cusolverSpDgluSetup:
+.Lut_cusolverSpDgluSetup:
 	.cfi_startproc
 	leaq cutap_lib_untyped_ctx+9192(%rip), %r11
-	jmp cutap_tramp_common
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
 	.cfi_endproc
-	.size cusolverSpDgluSetup,.-cusolverSpDgluSetup
-	.globl cusolverSpDgluSetupByTile
-	.type cusolverSpDgluSetupByTile,@function
-	.p2align 4
-cusolverSpDgluSetupByTile:
+.Lut_cusolverSpDgluSetupByTile:
 	.cfi_startproc
 	leaq cutap_lib_untyped_ctx+9216(%rip), %r11
-	jmp cutap_tramp_common
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
 	.cfi_endproc
-	.size cusolverSpDgluSetupByTile,.-cusolverSpDgluSetupByTile
-	.globl cusolverSpDgluSolve
-	.type cusolverSpDgluSolve,@function
-	.p2align 4
-cusolverSpDgluSolve:
+.Lut_cusolverSpDgluSolve:
 	.cfi_startproc
 	leaq cutap_lib_untyped_ctx+9240(%rip), %r11
-	jmp cutap_tramp_common
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
 	.cfi_endproc
-	.size cusolverSpDgluSolve,.-cusolverSpDgluSolve
-	.globl cusolverSpDnrminf
-	.type cusolverSpDnrminf,@function
-	.p2align 4
-cusolverSpDnrminf:
+.Lut_cusolverSpDnrminf:
 	.cfi_startproc
 	leaq cutap_lib_untyped_ctx+9264(%rip), %r11
-	jmp cutap_tramp_common
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
 	.cfi_endproc
-	.size cusolverSpDnrminf,.-cusolverSpDnrminf
-	.globl cusolverSpDsnluBuffersize
-	.type cusolverSpDsnluBuffersize,@function
-	.p2align 4
-cusolverSpDsnluBuffersize:
+.Lut_cusolverSpDsnluBuffersize:
 	.cfi_startproc
 	leaq cutap_lib_untyped_ctx+9288(%rip), %r11
-	jmp cutap_tramp_common
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
 	.cfi_endproc
-	.size cusolverSpDsnluBuffersize,.-cusolverSpDsnluBuffersize
-	.globl cusolverSpDsnluFactor
-	.type cusolverSpDsnluFactor,@function
-	.p2align 4
-cusolverSpDsnluFactor:
+.Lut_cusolverSpDsnluFactor:
 	.cfi_startproc
 	leaq cutap_lib_untyped_ctx+9312(%rip), %r11
-	jmp cutap_tramp_common
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
 	.cfi_endproc
-	.size cusolverSpDsnluFactor,.-cusolverSpDsnluFactor
-	.globl cusolverSpDsnluSolve
-	.type cusolverSpDsnluSolve,@function
-	.p2align 4
-cusolverSpDsnluSolve:
+.Lut_cusolverSpDsnluSolve:
 	.cfi_startproc
 	leaq cutap_lib_untyped_ctx+9336(%rip), %r11
-	jmp cutap_tramp_common
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
 	.cfi_endproc
-	.size cusolverSpDsnluSolve,.-cusolverSpDsnluSolve
-	.globl cusolverSpDsymgthr
-	.type cusolverSpDsymgthr,@function
-	.p2align 4
-cusolverSpDsymgthr:
+.Lut_cusolverSpDsymgthr:
 	.cfi_startproc
 	leaq cutap_lib_untyped_ctx+9360(%rip), %r11
-	jmp cutap_tramp_common
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
 	.cfi_endproc
-	.size cusolverSpDsymgthr,.-cusolverSpDsymgthr
-	.globl cusolverSpDsymgthrHost
-	.type cusolverSpDsymgthrHost,@function
-	.p2align 4
-cusolverSpDsymgthrHost:
+.Lut_cusolverSpDsymgthrHost:
 	.cfi_startproc
 	leaq cutap_lib_untyped_ctx+9384(%rip), %r11
-	jmp cutap_tramp_common
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
 	.cfi_endproc
-	.size cusolverSpDsymgthrHost,.-cusolverSpDsymgthrHost
-	.globl cusolverSpLcsrqrBufferInfo
-	.type cusolverSpLcsrqrBufferInfo,@function
-	.p2align 4
-cusolverSpLcsrqrBufferInfo:
+.Lut_cusolverSpLcsrqrBufferInfo:
 	.cfi_startproc
 	leaq cutap_lib_untyped_ctx+9408(%rip), %r11
-	jmp cutap_tramp_common
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
 	.cfi_endproc
-	.size cusolverSpLcsrqrBufferInfo,.-cusolverSpLcsrqrBufferInfo
-	.globl cusolverSpLcsrqrFactor
-	.type cusolverSpLcsrqrFactor,@function
-	.p2align 4
-cusolverSpLcsrqrFactor:
+.Lut_cusolverSpLcsrqrFactor:
 	.cfi_startproc
 	leaq cutap_lib_untyped_ctx+9432(%rip), %r11
-	jmp cutap_tramp_common
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
 	.cfi_endproc
-	.size cusolverSpLcsrqrFactor,.-cusolverSpLcsrqrFactor
-	.globl cusolverSpLcsrqrSetup
-	.type cusolverSpLcsrqrSetup,@function
-	.p2align 4
-cusolverSpLcsrqrSetup:
+.Lut_cusolverSpLcsrqrSetup:
 	.cfi_startproc
 	leaq cutap_lib_untyped_ctx+9456(%rip), %r11
-	jmp cutap_tramp_common
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
 	.cfi_endproc
-	.size cusolverSpLcsrqrSetup,.-cusolverSpLcsrqrSetup
-	.globl cusolverSpLcsrqrSolve
-	.type cusolverSpLcsrqrSolve,@function
-	.p2align 4
-cusolverSpLcsrqrSolve:
+.Lut_cusolverSpLcsrqrSolve:
 	.cfi_startproc
 	leaq cutap_lib_untyped_ctx+9480(%rip), %r11
-	jmp cutap_tramp_common
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
 	.cfi_endproc
-	.size cusolverSpLcsrqrSolve,.-cusolverSpLcsrqrSolve
-	.globl cusolverSpLcsrqrSolveRefine
-	.type cusolverSpLcsrqrSolveRefine,@function
-	.p2align 4
-cusolverSpLcsrqrSolveRefine:
+.Lut_cusolverSpLcsrqrSolveRefine:
 	.cfi_startproc
 	leaq cutap_lib_untyped_ctx+9504(%rip), %r11
-	jmp cutap_tramp_common
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
 	.cfi_endproc
-	.size cusolverSpLcsrqrSolveRefine,.-cusolverSpLcsrqrSolveRefine
-	.globl cusolverSpLcsrqrZeroPivot
-	.type cusolverSpLcsrqrZeroPivot,@function
-	.p2align 4
-cusolverSpLcsrqrZeroPivot:
+.Lut_cusolverSpLcsrqrZeroPivot:
 	.cfi_startproc
 	leaq cutap_lib_untyped_ctx+9528(%rip), %r11
-	jmp cutap_tramp_common
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
 	.cfi_endproc
-	.size cusolverSpLcsrqrZeroPivot,.-cusolverSpLcsrqrZeroPivot
-	.globl cusolverSpLcsrqrrcond
-	.type cusolverSpLcsrqrrcond,@function
-	.p2align 4
-cusolverSpLcsrqrrcond:
+.Lut_cusolverSpLcsrqrrcond:
 	.cfi_startproc
 	leaq cutap_lib_untyped_ctx+9552(%rip), %r11
-	jmp cutap_tramp_common
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
 	.cfi_endproc
-	.size cusolverSpLcsrqrrcond,.-cusolverSpLcsrqrrcond
-	.globl cusolverSpQcsrqrBufferInfo
-	.type cusolverSpQcsrqrBufferInfo,@function
-	.p2align 4
-cusolverSpQcsrqrBufferInfo:
+.Lut_cusolverSpQcsrqrBufferInfo:
 	.cfi_startproc
 	leaq cutap_lib_untyped_ctx+9576(%rip), %r11
-	jmp cutap_tramp_common
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
 	.cfi_endproc
-	.size cusolverSpQcsrqrBufferInfo,.-cusolverSpQcsrqrBufferInfo
-	.globl cusolverSpQcsrqrFactor
-	.type cusolverSpQcsrqrFactor,@function
-	.p2align 4
-cusolverSpQcsrqrFactor:
+.Lut_cusolverSpQcsrqrFactor:
 	.cfi_startproc
 	leaq cutap_lib_untyped_ctx+9600(%rip), %r11
-	jmp cutap_tramp_common
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
 	.cfi_endproc
-	.size cusolverSpQcsrqrFactor,.-cusolverSpQcsrqrFactor
-	.globl cusolverSpQcsrqrSetup
-	.type cusolverSpQcsrqrSetup,@function
-	.p2align 4
-cusolverSpQcsrqrSetup:
+.Lut_cusolverSpQcsrqrSetup:
 	.cfi_startproc
 	leaq cutap_lib_untyped_ctx+9624(%rip), %r11
-	jmp cutap_tramp_common
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
 	.cfi_endproc
-	.size cusolverSpQcsrqrSetup,.-cusolverSpQcsrqrSetup
-	.globl cusolverSpQcsrqrSolve
-	.type cusolverSpQcsrqrSolve,@function
-	.p2align 4
-cusolverSpQcsrqrSolve:
+.Lut_cusolverSpQcsrqrSolve:
 	.cfi_startproc
 	leaq cutap_lib_untyped_ctx+9648(%rip), %r11
-	jmp cutap_tramp_common
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
 	.cfi_endproc
-	.size cusolverSpQcsrqrSolve,.-cusolverSpQcsrqrSolve
-	.globl cusolverSpQcsrqrSolveRefine
-	.type cusolverSpQcsrqrSolveRefine,@function
-	.p2align 4
-cusolverSpQcsrqrSolveRefine:
+.Lut_cusolverSpQcsrqrSolveRefine:
 	.cfi_startproc
 	leaq cutap_lib_untyped_ctx+9672(%rip), %r11
-	jmp cutap_tramp_common
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
 	.cfi_endproc
-	.size cusolverSpQcsrqrSolveRefine,.-cusolverSpQcsrqrSolveRefine
-	.globl cusolverSpQcsrqrZeroPivot
-	.type cusolverSpQcsrqrZeroPivot,@function
-	.p2align 4
-cusolverSpQcsrqrZeroPivot:
+.Lut_cusolverSpQcsrqrZeroPivot:
 	.cfi_startproc
 	leaq cutap_lib_untyped_ctx+9696(%rip), %r11
-	jmp cutap_tramp_common
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
 	.cfi_endproc
-	.size cusolverSpQcsrqrZeroPivot,.-cusolverSpQcsrqrZeroPivot
-	.globl cusolverSpQcsrqrrcond
-	.type cusolverSpQcsrqrrcond,@function
-	.p2align 4
-cusolverSpQcsrqrrcond:
+.Lut_cusolverSpQcsrqrrcond:
 	.cfi_startproc
 	leaq cutap_lib_untyped_ctx+9720(%rip), %r11
-	jmp cutap_tramp_common
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
 	.cfi_endproc
-	.size cusolverSpQcsrqrrcond,.-cusolverSpQcsrqrrcond
-	.globl cusolverSpScsrbtfHost
-	.type cusolverSpScsrbtfHost,@function
-	.p2align 4
-cusolverSpScsrbtfHost:
+.Lut_cusolverSpScsrbtfHost:
 	.cfi_startproc
 	leaq cutap_lib_untyped_ctx+9744(%rip), %r11
-	jmp cutap_tramp_common
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
 	.cfi_endproc
-	.size cusolverSpScsrbtfHost,.-cusolverSpScsrbtfHost
-	.globl cusolverSpScsrluAnalysisHost
-	.type cusolverSpScsrluAnalysisHost,@function
-	.p2align 4
-cusolverSpScsrluAnalysisHost:
+.Lut_cusolverSpScsrluAnalysisHost:
 	.cfi_startproc
 	leaq cutap_lib_untyped_ctx+9768(%rip), %r11
-	jmp cutap_tramp_common
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
 	.cfi_endproc
-	.size cusolverSpScsrluAnalysisHost,.-cusolverSpScsrluAnalysisHost
-	.globl cusolverSpScsrluExtractBTFHost
-	.type cusolverSpScsrluExtractBTFHost,@function
-	.p2align 4
-cusolverSpScsrluExtractBTFHost:
+.Lut_cusolverSpScsrluExtractBTFHost:
 	.cfi_startproc
 	leaq cutap_lib_untyped_ctx+9792(%rip), %r11
-	jmp cutap_tramp_common
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
 	.cfi_endproc
-	.size cusolverSpScsrluExtractBTFHost,.-cusolverSpScsrluExtractBTFHost
-	.globl cusolverSpScsrluExtractMHost
-	.type cusolverSpScsrluExtractMHost,@function
-	.p2align 4
-cusolverSpScsrluExtractMHost:
+.Lut_cusolverSpScsrluExtractMHost:
 	.cfi_startproc
 	leaq cutap_lib_untyped_ctx+9816(%rip), %r11
-	jmp cutap_tramp_common
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
 	.cfi_endproc
-	.size cusolverSpScsrluExtractMHost,.-cusolverSpScsrluExtractMHost
-	.globl cusolverSpScsrlucondHost
-	.type cusolverSpScsrlucondHost,@function
-	.p2align 4
-cusolverSpScsrlucondHost:
+.Lut_cusolverSpScsrlucondHost:
 	.cfi_startproc
 	leaq cutap_lib_untyped_ctx+9840(%rip), %r11
-	jmp cutap_tramp_common
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
 	.cfi_endproc
-	.size cusolverSpScsrlucondHost,.-cusolverSpScsrlucondHost
-	.globl cusolverSpScsrqrrcond
-	.type cusolverSpScsrqrrcond,@function
-	.p2align 4
-cusolverSpScsrqrrcond:
+.Lut_cusolverSpScsrqrrcond:
 	.cfi_startproc
 	leaq cutap_lib_untyped_ctx+9864(%rip), %r11
-	jmp cutap_tramp_common
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
 	.cfi_endproc
-	.size cusolverSpScsrqrrcond,.-cusolverSpScsrqrrcond
-	.globl cusolverSpScsrsubm2denseHost
-	.type cusolverSpScsrsubm2denseHost,@function
-	.p2align 4
-cusolverSpScsrsubm2denseHost:
+.Lut_cusolverSpScsrsubm2denseHost:
 	.cfi_startproc
 	leaq cutap_lib_untyped_ctx+9888(%rip), %r11
-	jmp cutap_tramp_common
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
 	.cfi_endproc
-	.size cusolverSpScsrsubm2denseHost,.-cusolverSpScsrsubm2denseHost
-	.globl cusolverSpSsnluBuffersize
-	.type cusolverSpSsnluBuffersize,@function
-	.p2align 4
-cusolverSpSsnluBuffersize:
+.Lut_cusolverSpSsnluBuffersize:
 	.cfi_startproc
 	leaq cutap_lib_untyped_ctx+9912(%rip), %r11
-	jmp cutap_tramp_common
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
 	.cfi_endproc
-	.size cusolverSpSsnluBuffersize,.-cusolverSpSsnluBuffersize
-	.globl cusolverSpSsnluFactor
-	.type cusolverSpSsnluFactor,@function
-	.p2align 4
-cusolverSpSsnluFactor:
+.Lut_cusolverSpSsnluFactor:
 	.cfi_startproc
 	leaq cutap_lib_untyped_ctx+9936(%rip), %r11
-	jmp cutap_tramp_common
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
 	.cfi_endproc
-	.size cusolverSpSsnluFactor,.-cusolverSpSsnluFactor
-	.globl cusolverSpSsnluSolve
-	.type cusolverSpSsnluSolve,@function
-	.p2align 4
-cusolverSpSsnluSolve:
+.Lut_cusolverSpSsnluSolve:
 	.cfi_startproc
 	leaq cutap_lib_untyped_ctx+9960(%rip), %r11
-	jmp cutap_tramp_common
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
 	.cfi_endproc
-	.size cusolverSpSsnluSolve,.-cusolverSpSsnluSolve
-	.globl cusolverSpSsymgthr
-	.type cusolverSpSsymgthr,@function
-	.p2align 4
-cusolverSpSsymgthr:
+.Lut_cusolverSpSsymgthr:
 	.cfi_startproc
 	leaq cutap_lib_untyped_ctx+9984(%rip), %r11
-	jmp cutap_tramp_common
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
 	.cfi_endproc
-	.size cusolverSpSsymgthr,.-cusolverSpSsymgthr
-	.globl cusolverSpSsymgthrHost
-	.type cusolverSpSsymgthrHost,@function
-	.p2align 4
-cusolverSpSsymgthrHost:
+.Lut_cusolverSpSsymgthrHost:
 	.cfi_startproc
 	leaq cutap_lib_untyped_ctx+10008(%rip), %r11
-	jmp cutap_tramp_common
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
 	.cfi_endproc
-	.size cusolverSpSsymgthrHost,.-cusolverSpSsymgthrHost
-	.globl cusolverSpXcsr2cscHost
-	.type cusolverSpXcsr2cscHost,@function
-	.p2align 4
-cusolverSpXcsr2cscHost:
+.Lut_cusolverSpXcsr2cscHost:
 	.cfi_startproc
 	leaq cutap_lib_untyped_ctx+10032(%rip), %r11
-	jmp cutap_tramp_common
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
 	.cfi_endproc
-	.size cusolverSpXcsr2cscHost,.-cusolverSpXcsr2cscHost
-	.globl cusolverSpXcsr2csc_bufferSizeHost
-	.type cusolverSpXcsr2csc_bufferSizeHost,@function
-	.p2align 4
-cusolverSpXcsr2csc_bufferSizeHost:
+.Lut_cusolverSpXcsr2csc_bufferSizeHost:
 	.cfi_startproc
 	leaq cutap_lib_untyped_ctx+10056(%rip), %r11
-	jmp cutap_tramp_common
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
 	.cfi_endproc
-	.size cusolverSpXcsr2csc_bufferSizeHost,.-cusolverSpXcsr2csc_bufferSizeHost
-	.globl cusolverSpXcsrluConfigHost
-	.type cusolverSpXcsrluConfigHost,@function
-	.p2align 4
-cusolverSpXcsrluConfigHost:
+.Lut_cusolverSpXcsrluConfigHost:
 	.cfi_startproc
 	leaq cutap_lib_untyped_ctx+10080(%rip), %r11
-	jmp cutap_tramp_common
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
 	.cfi_endproc
-	.size cusolverSpXcsrluConfigHost,.-cusolverSpXcsrluConfigHost
-	.globl cusolverSpXcsrluNnzMHost
-	.type cusolverSpXcsrluNnzMHost,@function
-	.p2align 4
-cusolverSpXcsrluNnzMHost:
+.Lut_cusolverSpXcsrluNnzMHost:
 	.cfi_startproc
 	leaq cutap_lib_untyped_ctx+10104(%rip), %r11
-	jmp cutap_tramp_common
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
 	.cfi_endproc
-	.size cusolverSpXcsrluNnzMHost,.-cusolverSpXcsrluNnzMHost
-	.globl cusolverSpXcsrnsepHost
-	.type cusolverSpXcsrnsepHost,@function
-	.p2align 4
-cusolverSpXcsrnsepHost:
+.Lut_cusolverSpXcsrnsepHost:
 	.cfi_startproc
 	leaq cutap_lib_untyped_ctx+10128(%rip), %r11
-	jmp cutap_tramp_common
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
 	.cfi_endproc
-	.size cusolverSpXcsrnsepHost,.-cusolverSpXcsrnsepHost
-	.globl cusolverSpXcsrqrConfigInfo
-	.type cusolverSpXcsrqrConfigInfo,@function
-	.p2align 4
-cusolverSpXcsrqrConfigInfo:
+.Lut_cusolverSpXcsrqrConfigInfo:
 	.cfi_startproc
 	leaq cutap_lib_untyped_ctx+10152(%rip), %r11
-	jmp cutap_tramp_common
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
 	.cfi_endproc
-	.size cusolverSpXcsrqrConfigInfo,.-cusolverSpXcsrqrConfigInfo
-	.globl cusolverSpXcsrsubmHost
-	.type cusolverSpXcsrsubmHost,@function
-	.p2align 4
-cusolverSpXcsrsubmHost:
+.Lut_cusolverSpXcsrsubmHost:
 	.cfi_startproc
 	leaq cutap_lib_untyped_ctx+10176(%rip), %r11
-	jmp cutap_tramp_common
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
 	.cfi_endproc
-	.size cusolverSpXcsrsubmHost,.-cusolverSpXcsrsubmHost
-	.globl cusolverSpXcsrsubmNnzHost
-	.type cusolverSpXcsrsubmNnzHost,@function
-	.p2align 4
-cusolverSpXcsrsubmNnzHost:
+.Lut_cusolverSpXcsrsubmNnzHost:
 	.cfi_startproc
 	leaq cutap_lib_untyped_ctx+10200(%rip), %r11
-	jmp cutap_tramp_common
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
 	.cfi_endproc
-	.size cusolverSpXcsrsubmNnzHost,.-cusolverSpXcsrsubmNnzHost
-	.globl cusolverSpXcsrsympermHost
-	.type cusolverSpXcsrsympermHost,@function
-	.p2align 4
-cusolverSpXcsrsympermHost:
+.Lut_cusolverSpXcsrsympermHost:
 	.cfi_startproc
 	leaq cutap_lib_untyped_ctx+10224(%rip), %r11
-	jmp cutap_tramp_common
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
 	.cfi_endproc
-	.size cusolverSpXcsrsympermHost,.-cusolverSpXcsrsympermHost
-	.globl cusolverSpXcsrsymperm_bufferSizeHost
-	.type cusolverSpXcsrsymperm_bufferSizeHost,@function
-	.p2align 4
-cusolverSpXcsrsymperm_bufferSizeHost:
+.Lut_cusolverSpXcsrsymperm_bufferSizeHost:
 	.cfi_startproc
 	leaq cutap_lib_untyped_ctx+10248(%rip), %r11
-	jmp cutap_tramp_common
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
 	.cfi_endproc
-	.size cusolverSpXcsrsymperm_bufferSizeHost,.-cusolverSpXcsrsymperm_bufferSizeHost
-	.globl cusolverSpXgluZeroPivot
-	.type cusolverSpXgluZeroPivot,@function
-	.p2align 4
-cusolverSpXgluZeroPivot:
+.Lut_cusolverSpXgluZeroPivot:
 	.cfi_startproc
 	leaq cutap_lib_untyped_ctx+10272(%rip), %r11
-	jmp cutap_tramp_common
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
 	.cfi_endproc
-	.size cusolverSpXgluZeroPivot,.-cusolverSpXgluZeroPivot
-	.globl cusolverSpXsnluAnalysis
-	.type cusolverSpXsnluAnalysis,@function
-	.p2align 4
-cusolverSpXsnluAnalysis:
+.Lut_cusolverSpXsnluAnalysis:
 	.cfi_startproc
 	leaq cutap_lib_untyped_ctx+10296(%rip), %r11
-	jmp cutap_tramp_common
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
 	.cfi_endproc
-	.size cusolverSpXsnluAnalysis,.-cusolverSpXsnluAnalysis
-	.globl cusolverSpXsnluFlops
-	.type cusolverSpXsnluFlops,@function
-	.p2align 4
-cusolverSpXsnluFlops:
+.Lut_cusolverSpXsnluFlops:
 	.cfi_startproc
 	leaq cutap_lib_untyped_ctx+10320(%rip), %r11
-	jmp cutap_tramp_common
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
 	.cfi_endproc
-	.size cusolverSpXsnluFlops,.-cusolverSpXsnluFlops
-	.globl cusolverSpXsnluReport
-	.type cusolverSpXsnluReport,@function
-	.p2align 4
-cusolverSpXsnluReport:
+.Lut_cusolverSpXsnluReport:
 	.cfi_startproc
 	leaq cutap_lib_untyped_ctx+10344(%rip), %r11
-	jmp cutap_tramp_common
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
 	.cfi_endproc
-	.size cusolverSpXsnluReport,.-cusolverSpXsnluReport
-	.globl cusolverSpXsnluResizeSupernodeBy
-	.type cusolverSpXsnluResizeSupernodeBy,@function
-	.p2align 4
-cusolverSpXsnluResizeSupernodeBy:
+.Lut_cusolverSpXsnluResizeSupernodeBy:
 	.cfi_startproc
 	leaq cutap_lib_untyped_ctx+10368(%rip), %r11
-	jmp cutap_tramp_common
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
 	.cfi_endproc
-	.size cusolverSpXsnluResizeSupernodeBy,.-cusolverSpXsnluResizeSupernodeBy
-	.globl cusolverSpXsnluSetReorder
-	.type cusolverSpXsnluSetReorder,@function
-	.p2align 4
-cusolverSpXsnluSetReorder:
+.Lut_cusolverSpXsnluSetReorder:
 	.cfi_startproc
 	leaq cutap_lib_untyped_ctx+10392(%rip), %r11
-	jmp cutap_tramp_common
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
 	.cfi_endproc
-	.size cusolverSpXsnluSetReorder,.-cusolverSpXsnluSetReorder
-	.globl cusolverSpZcsrbtfHost
-	.type cusolverSpZcsrbtfHost,@function
-	.p2align 4
-cusolverSpZcsrbtfHost:
+.Lut_cusolverSpZcsrbtfHost:
 	.cfi_startproc
 	leaq cutap_lib_untyped_ctx+10416(%rip), %r11
-	jmp cutap_tramp_common
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
 	.cfi_endproc
-	.size cusolverSpZcsrbtfHost,.-cusolverSpZcsrbtfHost
-	.globl cusolverSpZcsrluAnalysisHost
-	.type cusolverSpZcsrluAnalysisHost,@function
-	.p2align 4
-cusolverSpZcsrluAnalysisHost:
+.Lut_cusolverSpZcsrluAnalysisHost:
 	.cfi_startproc
 	leaq cutap_lib_untyped_ctx+10440(%rip), %r11
-	jmp cutap_tramp_common
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
 	.cfi_endproc
-	.size cusolverSpZcsrluAnalysisHost,.-cusolverSpZcsrluAnalysisHost
-	.globl cusolverSpZcsrluExtractBTFHost
-	.type cusolverSpZcsrluExtractBTFHost,@function
-	.p2align 4
-cusolverSpZcsrluExtractBTFHost:
+.Lut_cusolverSpZcsrluExtractBTFHost:
 	.cfi_startproc
 	leaq cutap_lib_untyped_ctx+10464(%rip), %r11
-	jmp cutap_tramp_common
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
 	.cfi_endproc
-	.size cusolverSpZcsrluExtractBTFHost,.-cusolverSpZcsrluExtractBTFHost
-	.globl cusolverSpZcsrluExtractMHost
-	.type cusolverSpZcsrluExtractMHost,@function
-	.p2align 4
-cusolverSpZcsrluExtractMHost:
+.Lut_cusolverSpZcsrluExtractMHost:
 	.cfi_startproc
 	leaq cutap_lib_untyped_ctx+10488(%rip), %r11
-	jmp cutap_tramp_common
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
 	.cfi_endproc
-	.size cusolverSpZcsrluExtractMHost,.-cusolverSpZcsrluExtractMHost
-	.globl cusolverSpZcsrlucondHost
-	.type cusolverSpZcsrlucondHost,@function
-	.p2align 4
-cusolverSpZcsrlucondHost:
+.Lut_cusolverSpZcsrlucondHost:
 	.cfi_startproc
 	leaq cutap_lib_untyped_ctx+10512(%rip), %r11
-	jmp cutap_tramp_common
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
 	.cfi_endproc
-	.size cusolverSpZcsrlucondHost,.-cusolverSpZcsrlucondHost
-	.globl cusolverSpZcsrqrrcond
-	.type cusolverSpZcsrqrrcond,@function
-	.p2align 4
-cusolverSpZcsrqrrcond:
+.Lut_cusolverSpZcsrqrrcond:
 	.cfi_startproc
 	leaq cutap_lib_untyped_ctx+10536(%rip), %r11
-	jmp cutap_tramp_common
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
 	.cfi_endproc
-	.size cusolverSpZcsrqrrcond,.-cusolverSpZcsrqrrcond
-	.globl cusolverSpZcsrsubm2denseHost
-	.type cusolverSpZcsrsubm2denseHost,@function
-	.p2align 4
-cusolverSpZcsrsubm2denseHost:
+.Lut_cusolverSpZcsrsubm2denseHost:
 	.cfi_startproc
 	leaq cutap_lib_untyped_ctx+10560(%rip), %r11
-	jmp cutap_tramp_common
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
 	.cfi_endproc
-	.size cusolverSpZcsrsubm2denseHost,.-cusolverSpZcsrsubm2denseHost
-	.globl cusolverSpZsnluBuffersize
-	.type cusolverSpZsnluBuffersize,@function
-	.p2align 4
-cusolverSpZsnluBuffersize:
+.Lut_cusolverSpZsnluBuffersize:
 	.cfi_startproc
 	leaq cutap_lib_untyped_ctx+10584(%rip), %r11
-	jmp cutap_tramp_common
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
 	.cfi_endproc
-	.size cusolverSpZsnluBuffersize,.-cusolverSpZsnluBuffersize
-	.globl cusolverSpZsnluFactor
-	.type cusolverSpZsnluFactor,@function
-	.p2align 4
-cusolverSpZsnluFactor:
+.Lut_cusolverSpZsnluFactor:
 	.cfi_startproc
 	leaq cutap_lib_untyped_ctx+10608(%rip), %r11
-	jmp cutap_tramp_common
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
 	.cfi_endproc
-	.size cusolverSpZsnluFactor,.-cusolverSpZsnluFactor
-	.globl cusolverSpZsnluSolve
-	.type cusolverSpZsnluSolve,@function
-	.p2align 4
-cusolverSpZsnluSolve:
+.Lut_cusolverSpZsnluSolve:
 	.cfi_startproc
 	leaq cutap_lib_untyped_ctx+10632(%rip), %r11
-	jmp cutap_tramp_common
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
 	.cfi_endproc
-	.size cusolverSpZsnluSolve,.-cusolverSpZsnluSolve
-	.globl cusolverSpZsymgthr
-	.type cusolverSpZsymgthr,@function
-	.p2align 4
-cusolverSpZsymgthr:
+.Lut_cusolverSpZsymgthr:
 	.cfi_startproc
 	leaq cutap_lib_untyped_ctx+10656(%rip), %r11
-	jmp cutap_tramp_common
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
 	.cfi_endproc
-	.size cusolverSpZsymgthr,.-cusolverSpZsymgthr
-	.globl cusolverSpZsymgthrHost
-	.type cusolverSpZsymgthrHost,@function
-	.p2align 4
-cusolverSpZsymgthrHost:
+.Lut_cusolverSpZsymgthrHost:
 	.cfi_startproc
 	leaq cutap_lib_untyped_ctx+10680(%rip), %r11
-	jmp cutap_tramp_common
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
 	.cfi_endproc
-	.size cusolverSpZsymgthrHost,.-cusolverSpZsymgthrHost
-	.globl cusolverXcsrqr_dump
-	.type cusolverXcsrqr_dump,@function
-	.p2align 4
-cusolverXcsrqr_dump:
+.Lut_cusolverXcsrqr_dump:
 	.cfi_startproc
 	leaq cutap_lib_untyped_ctx+10704(%rip), %r11
-	jmp cutap_tramp_common
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
 	.cfi_endproc
-	.size cusolverXcsrqr_dump,.-cusolverXcsrqr_dump
-	.globl __nvJitLinkAPI
-	.type __nvJitLinkAPI,@function
-	.p2align 4
-__nvJitLinkAPI:
+.Lut___nvJitLinkAPI:
 	.cfi_startproc
 	leaq cutap_lib_untyped_ctx+10728(%rip), %r11
-	jmp cutap_tramp_common
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
 	.cfi_endproc
-	.size __nvJitLinkAPI,.-__nvJitLinkAPI
-	.globl nvmlComputeInstanceGetInfo
-	.type nvmlComputeInstanceGetInfo,@function
-	.p2align 4
-nvmlComputeInstanceGetInfo:
+.Lut_nvmlComputeInstanceGetInfo:
 	.cfi_startproc
 	leaq cutap_lib_untyped_ctx+10752(%rip), %r11
-	jmp cutap_tramp_common
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
 	.cfi_endproc
-	.size nvmlComputeInstanceGetInfo,.-nvmlComputeInstanceGetInfo
-	.globl nvmlDeviceGetAttributes
-	.type nvmlDeviceGetAttributes,@function
-	.p2align 4
-nvmlDeviceGetAttributes:
+.Lut_nvmlDeviceGetAttributes:
 	.cfi_startproc
 	leaq cutap_lib_untyped_ctx+10776(%rip), %r11
-	jmp cutap_tramp_common
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
 	.cfi_endproc
-	.size nvmlDeviceGetAttributes,.-nvmlDeviceGetAttributes
-	.globl nvmlDeviceGetComputeRunningProcesses
-	.type nvmlDeviceGetComputeRunningProcesses,@function
-	.p2align 4
-nvmlDeviceGetComputeRunningProcesses:
+.Lut_nvmlDeviceGetComputeRunningProcesses:
 	.cfi_startproc
 	leaq cutap_lib_untyped_ctx+10800(%rip), %r11
-	jmp cutap_tramp_common
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
 	.cfi_endproc
-	.size nvmlDeviceGetComputeRunningProcesses,.-nvmlDeviceGetComputeRunningProcesses
-	.globl nvmlDeviceGetComputeRunningProcesses_v2
-	.type nvmlDeviceGetComputeRunningProcesses_v2,@function
-	.p2align 4
-nvmlDeviceGetComputeRunningProcesses_v2:
+.Lut_nvmlDeviceGetComputeRunningProcesses_v2:
 	.cfi_startproc
 	leaq cutap_lib_untyped_ctx+10824(%rip), %r11
-	jmp cutap_tramp_common
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
 	.cfi_endproc
-	.size nvmlDeviceGetComputeRunningProcesses_v2,.-nvmlDeviceGetComputeRunningProcesses_v2
-	.globl nvmlDeviceGetCount
-	.type nvmlDeviceGetCount,@function
-	.p2align 4
-nvmlDeviceGetCount:
+.Lut_nvmlDeviceGetCount:
 	.cfi_startproc
 	leaq cutap_lib_untyped_ctx+10848(%rip), %r11
-	jmp cutap_tramp_common
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
 	.cfi_endproc
-	.size nvmlDeviceGetCount,.-nvmlDeviceGetCount
-	.globl nvmlDeviceGetDriverModel
-	.type nvmlDeviceGetDriverModel,@function
-	.p2align 4
-nvmlDeviceGetDriverModel:
+.Lut_nvmlDeviceGetDriverModel:
 	.cfi_startproc
 	leaq cutap_lib_untyped_ctx+10872(%rip), %r11
-	jmp cutap_tramp_common
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
 	.cfi_endproc
-	.size nvmlDeviceGetDriverModel,.-nvmlDeviceGetDriverModel
-	.globl nvmlDeviceGetGpuInstancePossiblePlacements
-	.type nvmlDeviceGetGpuInstancePossiblePlacements,@function
-	.p2align 4
-nvmlDeviceGetGpuInstancePossiblePlacements:
+.Lut_nvmlDeviceGetGpuInstancePossiblePlacements:
 	.cfi_startproc
 	leaq cutap_lib_untyped_ctx+10896(%rip), %r11
-	jmp cutap_tramp_common
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
 	.cfi_endproc
-	.size nvmlDeviceGetGpuInstancePossiblePlacements,.-nvmlDeviceGetGpuInstancePossiblePlacements
-	.globl nvmlDeviceGetGraphicsRunningProcesses
-	.type nvmlDeviceGetGraphicsRunningProcesses,@function
-	.p2align 4
-nvmlDeviceGetGraphicsRunningProcesses:
+.Lut_nvmlDeviceGetGraphicsRunningProcesses:
 	.cfi_startproc
 	leaq cutap_lib_untyped_ctx+10920(%rip), %r11
-	jmp cutap_tramp_common
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
 	.cfi_endproc
-	.size nvmlDeviceGetGraphicsRunningProcesses,.-nvmlDeviceGetGraphicsRunningProcesses
-	.globl nvmlDeviceGetGraphicsRunningProcesses_v2
-	.type nvmlDeviceGetGraphicsRunningProcesses_v2,@function
-	.p2align 4
-nvmlDeviceGetGraphicsRunningProcesses_v2:
+.Lut_nvmlDeviceGetGraphicsRunningProcesses_v2:
 	.cfi_startproc
 	leaq cutap_lib_untyped_ctx+10944(%rip), %r11
-	jmp cutap_tramp_common
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
 	.cfi_endproc
-	.size nvmlDeviceGetGraphicsRunningProcesses_v2,.-nvmlDeviceGetGraphicsRunningProcesses_v2
-	.globl nvmlDeviceGetGridLicensableFeatures
-	.type nvmlDeviceGetGridLicensableFeatures,@function
-	.p2align 4
-nvmlDeviceGetGridLicensableFeatures:
+.Lut_nvmlDeviceGetGridLicensableFeatures:
 	.cfi_startproc
 	leaq cutap_lib_untyped_ctx+10968(%rip), %r11
-	jmp cutap_tramp_common
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
 	.cfi_endproc
-	.size nvmlDeviceGetGridLicensableFeatures,.-nvmlDeviceGetGridLicensableFeatures
-	.globl nvmlDeviceGetGridLicensableFeatures_v2
-	.type nvmlDeviceGetGridLicensableFeatures_v2,@function
-	.p2align 4
-nvmlDeviceGetGridLicensableFeatures_v2:
+.Lut_nvmlDeviceGetGridLicensableFeatures_v2:
 	.cfi_startproc
 	leaq cutap_lib_untyped_ctx+10992(%rip), %r11
-	jmp cutap_tramp_common
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
 	.cfi_endproc
-	.size nvmlDeviceGetGridLicensableFeatures_v2,.-nvmlDeviceGetGridLicensableFeatures_v2
-	.globl nvmlDeviceGetGridLicensableFeatures_v3
-	.type nvmlDeviceGetGridLicensableFeatures_v3,@function
-	.p2align 4
-nvmlDeviceGetGridLicensableFeatures_v3:
+.Lut_nvmlDeviceGetGridLicensableFeatures_v3:
 	.cfi_startproc
 	leaq cutap_lib_untyped_ctx+11016(%rip), %r11
-	jmp cutap_tramp_common
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
 	.cfi_endproc
-	.size nvmlDeviceGetGridLicensableFeatures_v3,.-nvmlDeviceGetGridLicensableFeatures_v3
-	.globl nvmlDeviceGetHandleByIndex
-	.type nvmlDeviceGetHandleByIndex,@function
-	.p2align 4
-nvmlDeviceGetHandleByIndex:
+.Lut_nvmlDeviceGetHandleByIndex:
 	.cfi_startproc
 	leaq cutap_lib_untyped_ctx+11040(%rip), %r11
-	jmp cutap_tramp_common
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
 	.cfi_endproc
-	.size nvmlDeviceGetHandleByIndex,.-nvmlDeviceGetHandleByIndex
-	.globl nvmlDeviceGetHandleByPciBusId
-	.type nvmlDeviceGetHandleByPciBusId,@function
-	.p2align 4
-nvmlDeviceGetHandleByPciBusId:
+.Lut_nvmlDeviceGetHandleByPciBusId:
 	.cfi_startproc
 	leaq cutap_lib_untyped_ctx+11064(%rip), %r11
-	jmp cutap_tramp_common
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
 	.cfi_endproc
-	.size nvmlDeviceGetHandleByPciBusId,.-nvmlDeviceGetHandleByPciBusId
-	.globl nvmlDeviceGetMPSComputeRunningProcesses
-	.type nvmlDeviceGetMPSComputeRunningProcesses,@function
-	.p2align 4
-nvmlDeviceGetMPSComputeRunningProcesses:
+.Lut_nvmlDeviceGetMPSComputeRunningProcesses:
 	.cfi_startproc
 	leaq cutap_lib_untyped_ctx+11088(%rip), %r11
-	jmp cutap_tramp_common
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
 	.cfi_endproc
-	.size nvmlDeviceGetMPSComputeRunningProcesses,.-nvmlDeviceGetMPSComputeRunningProcesses
-	.globl nvmlDeviceGetMPSComputeRunningProcesses_v2
-	.type nvmlDeviceGetMPSComputeRunningProcesses_v2,@function
-	.p2align 4
-nvmlDeviceGetMPSComputeRunningProcesses_v2:
+.Lut_nvmlDeviceGetMPSComputeRunningProcesses_v2:
 	.cfi_startproc
 	leaq cutap_lib_untyped_ctx+11112(%rip), %r11
-	jmp cutap_tramp_common
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
 	.cfi_endproc
-	.size nvmlDeviceGetMPSComputeRunningProcesses_v2,.-nvmlDeviceGetMPSComputeRunningProcesses_v2
-	.globl nvmlDeviceGetNvLinkRemotePciInfo
-	.type nvmlDeviceGetNvLinkRemotePciInfo,@function
-	.p2align 4
-nvmlDeviceGetNvLinkRemotePciInfo:
+.Lut_nvmlDeviceGetNvLinkRemotePciInfo:
 	.cfi_startproc
 	leaq cutap_lib_untyped_ctx+11136(%rip), %r11
-	jmp cutap_tramp_common
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
 	.cfi_endproc
-	.size nvmlDeviceGetNvLinkRemotePciInfo,.-nvmlDeviceGetNvLinkRemotePciInfo
-	.globl nvmlDeviceGetPciInfo
-	.type nvmlDeviceGetPciInfo,@function
-	.p2align 4
-nvmlDeviceGetPciInfo:
+.Lut_nvmlDeviceGetPciInfo:
 	.cfi_startproc
 	leaq cutap_lib_untyped_ctx+11160(%rip), %r11
-	jmp cutap_tramp_common
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
 	.cfi_endproc
-	.size nvmlDeviceGetPciInfo,.-nvmlDeviceGetPciInfo
-	.globl nvmlDeviceGetPciInfo_v2
-	.type nvmlDeviceGetPciInfo_v2,@function
-	.p2align 4
-nvmlDeviceGetPciInfo_v2:
+.Lut_nvmlDeviceGetPciInfo_v2:
 	.cfi_startproc
 	leaq cutap_lib_untyped_ctx+11184(%rip), %r11
-	jmp cutap_tramp_common
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
 	.cfi_endproc
-	.size nvmlDeviceGetPciInfo_v2,.-nvmlDeviceGetPciInfo_v2
-	.globl nvmlDeviceGetRemappedRows_v2
-	.type nvmlDeviceGetRemappedRows_v2,@function
-	.p2align 4
-nvmlDeviceGetRemappedRows_v2:
+.Lut_nvmlDeviceGetRemappedRows_v2:
 	.cfi_startproc
 	leaq cutap_lib_untyped_ctx+11208(%rip), %r11
-	jmp cutap_tramp_common
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
 	.cfi_endproc
-	.size nvmlDeviceGetRemappedRows_v2,.-nvmlDeviceGetRemappedRows_v2
-	.globl nvmlDeviceGetUnrepairableMemoryFlag_v1
-	.type nvmlDeviceGetUnrepairableMemoryFlag_v1,@function
-	.p2align 4
-nvmlDeviceGetUnrepairableMemoryFlag_v1:
+.Lut_nvmlDeviceGetUnrepairableMemoryFlag_v1:
 	.cfi_startproc
 	leaq cutap_lib_untyped_ctx+11232(%rip), %r11
-	jmp cutap_tramp_common
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
 	.cfi_endproc
-	.size nvmlDeviceGetUnrepairableMemoryFlag_v1,.-nvmlDeviceGetUnrepairableMemoryFlag_v1
-	.globl nvmlDeviceReadPRMCounters_v1
-	.type nvmlDeviceReadPRMCounters_v1,@function
-	.p2align 4
-nvmlDeviceReadPRMCounters_v1:
+.Lut_nvmlDeviceReadPRMCounters_v1:
 	.cfi_startproc
 	leaq cutap_lib_untyped_ctx+11256(%rip), %r11
-	jmp cutap_tramp_common
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
 	.cfi_endproc
-	.size nvmlDeviceReadPRMCounters_v1,.-nvmlDeviceReadPRMCounters_v1
-	.globl nvmlDeviceRemoveGpu
-	.type nvmlDeviceRemoveGpu,@function
-	.p2align 4
-nvmlDeviceRemoveGpu:
+.Lut_nvmlDeviceRemoveGpu:
 	.cfi_startproc
 	leaq cutap_lib_untyped_ctx+11280(%rip), %r11
-	jmp cutap_tramp_common
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
 	.cfi_endproc
-	.size nvmlDeviceRemoveGpu,.-nvmlDeviceRemoveGpu
-	.globl nvmlEventSetWait
-	.type nvmlEventSetWait,@function
-	.p2align 4
-nvmlEventSetWait:
+.Lut_nvmlEventSetWait:
 	.cfi_startproc
 	leaq cutap_lib_untyped_ctx+11304(%rip), %r11
-	jmp cutap_tramp_common
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
 	.cfi_endproc
-	.size nvmlEventSetWait,.-nvmlEventSetWait
-	.globl nvmlGetBlacklistDeviceCount
-	.type nvmlGetBlacklistDeviceCount,@function
-	.p2align 4
-nvmlGetBlacklistDeviceCount:
+.Lut_nvmlGetBlacklistDeviceCount:
 	.cfi_startproc
 	leaq cutap_lib_untyped_ctx+11328(%rip), %r11
-	jmp cutap_tramp_common
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
 	.cfi_endproc
-	.size nvmlGetBlacklistDeviceCount,.-nvmlGetBlacklistDeviceCount
-	.globl nvmlGetBlacklistDeviceInfoByIndex
-	.type nvmlGetBlacklistDeviceInfoByIndex,@function
-	.p2align 4
-nvmlGetBlacklistDeviceInfoByIndex:
+.Lut_nvmlGetBlacklistDeviceInfoByIndex:
 	.cfi_startproc
 	leaq cutap_lib_untyped_ctx+11352(%rip), %r11
-	jmp cutap_tramp_common
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
 	.cfi_endproc
-	.size nvmlGetBlacklistDeviceInfoByIndex,.-nvmlGetBlacklistDeviceInfoByIndex
-	.globl nvmlInit
-	.type nvmlInit,@function
-	.p2align 4
-nvmlInit:
+.Lut_nvmlInit:
 	.cfi_startproc
 	leaq cutap_lib_untyped_ctx+11376(%rip), %r11
-	jmp cutap_tramp_common
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
 	.cfi_endproc
-	.size nvmlInit,.-nvmlInit
-	.globl nvmlInternalGetExportTable
-	.type nvmlInternalGetExportTable,@function
-	.p2align 4
-nvmlInternalGetExportTable:
+.Lut_nvmlInternalGetExportTable:
 	.cfi_startproc
 	leaq cutap_lib_untyped_ctx+11400(%rip), %r11
-	jmp cutap_tramp_common
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
 	.cfi_endproc
-	.size nvmlInternalGetExportTable,.-nvmlInternalGetExportTable
-	.globl nvmlVgpuInstanceGetLicenseInfo
-	.type nvmlVgpuInstanceGetLicenseInfo,@function
-	.p2align 4
-nvmlVgpuInstanceGetLicenseInfo:
+.Lut_nvmlVgpuInstanceGetLicenseInfo:
 	.cfi_startproc
 	leaq cutap_lib_untyped_ctx+11424(%rip), %r11
-	jmp cutap_tramp_common
+	.byte 0xe9
+	.long cutap_tramp_common - . - 4
+	.fill 4, 1, 0xcc
 	.cfi_endproc
-	.size nvmlVgpuInstanceGetLicenseInfo,.-nvmlVgpuInstanceGetLicenseInfo
+.if . - cutap_lib_untyped_stubs - 7632
+.error "untyped stubs are not 16 bytes each"
+.endif
+	.size cutap_lib_untyped_stubs,.-cutap_lib_untyped_stubs
 	.section .note.GNU-stack,"",@progbits

@@ -135,15 +135,11 @@ static void range_leave(void)
  * outermost: a nested one of the same name does nothing), by domain and
  * level; RangeStart ids of that name and registered strings with that
  * text, process-wide (small tables: a program has few). */
-static __thread struct {
-    uint8_t armed, pending;
-    uint64_t domain;
-    int32_t level;
-} nv_push __attribute__((tls_model("initial-exec")));
+#define nv_push (cutap_tls.nv_push)
 #define NV_TAB 64
 static _Atomic uint64_t nv_started[NV_TAB];     /* range ids + 0 */
 static _Atomic uint64_t nv_strings[NV_TAB];     /* registered string handles */
-static __thread uint8_t nv_start_pending __attribute__((tls_model("initial-exec")));
+#define nv_start_pending (cutap_tls.nv_start_pending)
 
 /* A forked child has only the forking thread: the ranges other threads
  * were inside are not its own. Recording outside them goes on as the

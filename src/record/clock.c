@@ -67,8 +67,6 @@ int cutap_tsc_usable(void)
 }
 
 int cutap_rclk;
-int cutap_tsc_forbidden;
-uint64_t cutap_frozen_ns;
 /* A (ticks, ns) pair taken when the TSC was chosen; from the forbidding
  * on, an anchor pair and the rate, measured over the process's life so
  * far, that turn CLOCK_MONOTONIC into ticks continuing the counter. */

@@ -107,7 +107,7 @@ struct rt_stack {
                          for CUPTI reports without correlationData */
     struct rt_frame f[RT_DEPTH];
 };
-static __thread struct rt_stack *rt_stk __attribute__((tls_model("initial-exec")));
+#define rt_stk (cutap_tls.rt_stk)
 static pthread_key_t rt_key;
 static pthread_once_t rt_once = PTHREAD_ONCE_INIT;
 

@@ -105,7 +105,7 @@ int cutap_driver_is_handle(const void *handle)
  * A thread that re-enters while it is adopting (a constructor run by our
  * own dlopen calls the driver) gets "no driver" for that call instead of
  * waiting for itself. */
-static __thread int adopting __attribute__((tls_model("initial-exec")));
+#define adopting (cutap_tls.driver_adopting)
 
 struct resolved {
     void *real[CUTAP_DRIVER_COUNT];   /* driver ids only */

@@ -47,9 +47,9 @@
 #include <unistd.h>
 
 #include "cutap_internal.h"
+#include "front_internal.h"
 #include "nv_ioctl.h"
 
-#define EXPORT __attribute__((visibility("default")))
 #define NV_FD_MAX 65536
 
 /* --- device files ------------------------------------------------------ */
@@ -226,29 +226,11 @@ typedef void *(*mmap_fn)(void *, size_t, int, int, int, off_t);
 typedef int (*munmap_fn)(void *, size_t);
 typedef int (*fcntl_fn)(int, int, long);
 
-enum { R_IOCTL, R_OPEN, R_OPEN64, R_OPENAT, R_OPENAT64, R_OPEN_2, R_OPEN64_2, R_OPENAT_2, R_OPENAT64_2, R_CLOSE,
-       R_CLOSE_RANGE, R_DUP, R_DUP2, R_DUP3, R_MMAP, R_MMAP64, R_MUNMAP, R_FCNTL, R_FCNTL64, R_COUNT };
-static const char *const real_names[R_COUNT] = {
-    "ioctl", "open", "open64", "openat", "openat64", "__open_2", "__open64_2", "__openat_2", "__openat64_2",
-    "close", "close_range", "dup", "dup2", "dup3", "mmap", "mmap64", "munmap", "fcntl", "fcntl64"};
-static void *_Atomic real_fns[R_COUNT];
-
-/* glibc's function (the next definition after libcutap's): looked up once,
- * at start-up (cutap_ioctl_init) or at the first call that comes before. */
-static __attribute__((noinline)) void *real_slow(int k)
-{
-    void *f = cutap_libc_dlsym(RTLD_NEXT, real_names[k]);
-    if (f)
-        atomic_store_explicit(&real_fns[k], f, memory_order_release);
-    return f;
-}
-
-static inline void *real(int k)
-{
-    void *f = atomic_load_explicit(&real_fns[k], memory_order_acquire);
-    return CUTAP_LIKELY(f != NULL) ? f : real_slow(k);
-}
-
+/* glibc's functions, as the front found them (the core's own RTLD_NEXT
+ * would find the front's entries). */
+enum { R_IOCTL = CUTAP_IO_IOCTL, R_CLOSE = CUTAP_IO_CLOSE, R_CLOSE_RANGE = CUTAP_IO_CLOSE_RANGE,
+       R_MUNMAP = CUTAP_IO_MUNMAP, R_COUNT = CUTAP_IO_COUNT };
+#define real(k) cutap_front_real(k)
 #define REAL(k, type) ((type)real(k))
 
 /* Reads n bytes at src without ever faulting: 0, or -1 when they are not
@@ -710,8 +692,9 @@ static __attribute__((noinline)) int nv_ioctl(int fd, unsigned long req, void *a
 /* Declared variadic by glibc, defined here with its one argument: on
  * x86-64 the third integer argument is in %rdx either way, and a
  * non-variadic definition saves no register area on every call. */
-EXPORT int cutap_ioctl_wrapper(int fd, unsigned long req, void *arg) __asm__("ioctl");
-int cutap_ioctl_wrapper(int fd, unsigned long req, void *arg)
+/* The front's ioctl, open, close, ... once the core is loaded
+ * (struct cutap_core, src/front/io.c). */
+static int io_ioctl(int fd, unsigned long req, void *arg)
 {
     unsigned kind = kind_of(fd);
     if (CUTAP_UNLIKELY(!kind && CUTAP_NV_REQUEST_LOOKS(req)))
@@ -763,66 +746,15 @@ static int opened(int fd, int err, const char *path, int flags)
 
 static inline int need_mode(int flags) { return (flags & O_CREAT) || (flags & O_TMPFILE) == O_TMPFILE; }
 
-#define OPEN_BODY(k, path, flags, call) \
-    int fd = (call);                    \
-    return opened(fd, errno, path, flags)
+static int io_opened(int fd, int err, const char *path, int flags)
+{
+    return opened(fd, err, path, flags);
+}
 
-#define GET_MODE(flags)                 \
-    mode_t mode = 0;                    \
-    if (need_mode(flags)) {             \
-        va_list ap;                     \
-        va_start(ap, flags);            \
-        mode = (mode_t)va_arg(ap, int); \
-        va_end(ap);                     \
-    }
-
-static int no_fn(void) { errno = ENOSYS; return -1; }
-#define CALL_OR_ENOSYS(k, type, ...) (real(k) ? REAL(k, type)(__VA_ARGS__) : no_fn())
-
-EXPORT int cutap_open_wrapper(const char *path, int flags, ...) __asm__("open");
-int cutap_open_wrapper(const char *path, int flags, ...)
+static int io_open(int k, int dirfd, const char *path, int flags, mode_t mode)
 {
-    GET_MODE(flags);
-    OPEN_BODY(R_OPEN, path, flags, CALL_OR_ENOSYS(R_OPEN, open_fn, path, flags, mode));
-}
-EXPORT int cutap_open64_wrapper(const char *path, int flags, ...) __asm__("open64");
-int cutap_open64_wrapper(const char *path, int flags, ...)
-{
-    GET_MODE(flags);
-    OPEN_BODY(R_OPEN64, path, flags, CALL_OR_ENOSYS(R_OPEN64, open_fn, path, flags, mode));
-}
-EXPORT int cutap_openat_wrapper(int dirfd, const char *path, int flags, ...) __asm__("openat");
-int cutap_openat_wrapper(int dirfd, const char *path, int flags, ...)
-{
-    GET_MODE(flags);
-    OPEN_BODY(R_OPENAT, path, flags, CALL_OR_ENOSYS(R_OPENAT, openat_fn, dirfd, path, flags, mode));
-}
-EXPORT int cutap_openat64_wrapper(int dirfd, const char *path, int flags, ...) __asm__("openat64");
-int cutap_openat64_wrapper(int dirfd, const char *path, int flags, ...)
-{
-    GET_MODE(flags);
-    OPEN_BODY(R_OPENAT64, path, flags, CALL_OR_ENOSYS(R_OPENAT64, openat_fn, dirfd, path, flags, mode));
-}
-/* The _FORTIFY_SOURCE entries (no mode argument). */
-EXPORT int cutap_open_2_wrapper(const char *path, int flags) __asm__("__open_2");
-int cutap_open_2_wrapper(const char *path, int flags)
-{
-    OPEN_BODY(R_OPEN_2, path, flags, CALL_OR_ENOSYS(R_OPEN_2, open2_fn, path, flags));
-}
-EXPORT int cutap_open64_2_wrapper(const char *path, int flags) __asm__("__open64_2");
-int cutap_open64_2_wrapper(const char *path, int flags)
-{
-    OPEN_BODY(R_OPEN64_2, path, flags, CALL_OR_ENOSYS(R_OPEN64_2, open2_fn, path, flags));
-}
-EXPORT int cutap_openat_2_wrapper(int dirfd, const char *path, int flags) __asm__("__openat_2");
-int cutap_openat_2_wrapper(int dirfd, const char *path, int flags)
-{
-    OPEN_BODY(R_OPENAT_2, path, flags, CALL_OR_ENOSYS(R_OPENAT_2, openat2_fn, dirfd, path, flags));
-}
-EXPORT int cutap_openat64_2_wrapper(int dirfd, const char *path, int flags) __asm__("__openat64_2");
-int cutap_openat64_2_wrapper(int dirfd, const char *path, int flags)
-{
-    OPEN_BODY(R_OPENAT64_2, path, flags, CALL_OR_ENOSYS(R_OPENAT64_2, openat2_fn, dirfd, path, flags));
+    int fd = cutap_real_open(k, dirfd, path, flags, mode);
+    return opened(fd, errno, path, flags);
 }
 
 static __attribute__((noinline)) int nv_close(int fd)
@@ -856,16 +788,17 @@ static __attribute__((noinline)) int nv_close(int fd)
     return ret;
 }
 
-EXPORT int cutap_close_wrapper(int fd) __asm__("close");
-int cutap_close_wrapper(int fd)
+static int no_fn(void) { errno = ENOSYS; return -1; }
+#define CALL_OR_ENOSYS(k, type, ...) (real(k) ? REAL(k, type)(__VA_ARGS__) : no_fn())
+
+static int io_close(int fd)
 {
     if (CUTAP_UNLIKELY(kind_of(fd)))
         return nv_close(fd);
     return CALL_OR_ENOSYS(R_CLOSE, close_fn, fd);
 }
 
-EXPORT int cutap_close_range_wrapper(unsigned first, unsigned last, int flags) __asm__("close_range");
-int cutap_close_range_wrapper(unsigned first, unsigned last, int flags)
+static int io_close_range(unsigned first, unsigned last, int flags)
 {
     int r = CALL_OR_ENOSYS(R_CLOSE_RANGE, close_range_fn, first, last, flags), err = errno;
     int checked = 0;
@@ -887,36 +820,18 @@ static int duped(int oldfd, int newfd)
         mark(newfd, kind_of(oldfd), kind_of(oldfd) ? atomic_load(&fd_minor[oldfd]) : 0);
     return newfd;
 }
-EXPORT int cutap_dup_wrapper(int fd) __asm__("dup");
-int cutap_dup_wrapper(int fd)
+static int io_dup(int k, int fd, int fd2, int flags)
 {
-    int r = CALL_OR_ENOSYS(R_DUP, dup_fn, fd), err = errno;
-    duped(fd, r);
-    errno = err;
-    return r;
-}
-EXPORT int cutap_dup2_wrapper(int fd, int fd2) __asm__("dup2");
-int cutap_dup2_wrapper(int fd, int fd2)
-{
-    int r = CALL_OR_ENOSYS(R_DUP2, dup2_fn, fd, fd2), err = errno;
-    duped(fd, r);
-    errno = err;
-    return r;
-}
-EXPORT int cutap_dup3_wrapper(int fd, int fd2, int flags) __asm__("dup3");
-int cutap_dup3_wrapper(int fd, int fd2, int flags)
-{
-    int r = CALL_OR_ENOSYS(R_DUP3, dup3_fn, fd, fd2, flags), err = errno;
+    int r = cutap_real_dup(k, fd, fd2, flags), err = errno;
     duped(fd, r);
     errno = err;
     return r;
 }
 
-/* fcntl's F_DUPFD and F_DUPFD_CLOEXEC duplicate too. Declared variadic by
- * glibc, defined with its one argument (in %rdx either way on x86-64). */
-static int fcntl_common(int k, int fd, int cmd, long arg)
+/* fcntl's F_DUPFD and F_DUPFD_CLOEXEC duplicate too. */
+static int io_fcntl(int k, int fd, int cmd, long arg)
 {
-    int r = CALL_OR_ENOSYS(k, fcntl_fn, fd, cmd, arg);
+    int r = cutap_real_fcntl(k, fd, cmd, arg);
     if ((cmd == F_DUPFD || cmd == F_DUPFD_CLOEXEC) && r >= 0) {
         int err = errno;
         duped(fd, r);
@@ -924,10 +839,6 @@ static int fcntl_common(int k, int fd, int cmd, long arg)
     }
     return r;
 }
-EXPORT int cutap_fcntl_wrapper(int fd, int cmd, long arg) __asm__("fcntl");
-int cutap_fcntl_wrapper(int fd, int cmd, long arg) { return fcntl_common(R_FCNTL, fd, cmd, arg); }
-EXPORT int cutap_fcntl64_wrapper(int fd, int cmd, long arg) __asm__("fcntl64");
-int cutap_fcntl64_wrapper(int fd, int cmd, long arg) { return fcntl_common(R_FCNTL64, fd, cmd, arg); }
 
 /* Mappings of device files, so that their munmap is recognised: ranges
  * sorted by start, under a lock taken with trylock (a signal handler that
@@ -1004,7 +915,7 @@ static uint64_t map_take(uintptr_t a, size_t len)
 
 static __attribute__((noinline)) void *nv_mmap(int k, void *addr, size_t len, int prot, int flags, int fd, off_t off)
 {
-    mmap_fn f = REAL(k, mmap_fn);
+    mmap_fn f = (mmap_fn)real(k);
     if (!f) {
         errno = ENOSYS;
         return MAP_FAILED;
@@ -1041,28 +952,13 @@ static __attribute__((noinline)) void fixed_over(void *addr, size_t len)
         map_take((uintptr_t)addr, len);   /* a mapping laid over a device range ends it */
 }
 
-static inline void *mmap_common(int k, void *addr, size_t len, int prot, int flags, int fd, off_t off)
+static void *io_mmap(int k, void *addr, size_t len, int prot, int flags, int fd, off_t off)
 {
     if (CUTAP_UNLIKELY(kind_of(fd)) && !(flags & MAP_ANONYMOUS))
         return nv_mmap(k, addr, len, prot, flags, fd, off);
     if (CUTAP_UNLIKELY(flags & MAP_FIXED) && atomic_load_explicit(&nmaps, memory_order_relaxed))
         fixed_over(addr, len);
-    mmap_fn f = REAL(k, mmap_fn);
-    if (CUTAP_UNLIKELY(!f)) {
-        errno = ENOSYS;
-        return MAP_FAILED;
-    }
-    return f(addr, len, prot, flags, fd, off);
-}
-EXPORT void *cutap_mmap_wrapper(void *addr, size_t len, int prot, int flags, int fd, off_t off) __asm__("mmap");
-void *cutap_mmap_wrapper(void *addr, size_t len, int prot, int flags, int fd, off_t off)
-{
-    return mmap_common(R_MMAP, addr, len, prot, flags, fd, off);
-}
-EXPORT void *cutap_mmap64_wrapper(void *addr, size_t len, int prot, int flags, int fd, off_t off) __asm__("mmap64");
-void *cutap_mmap64_wrapper(void *addr, size_t len, int prot, int flags, int fd, off_t off)
-{
-    return mmap_common(R_MMAP64, addr, len, prot, flags, fd, off);
+    return cutap_real_mmap(k, addr, len, prot, flags, fd, off);
 }
 
 static __attribute__((noinline)) int nv_munmap(void *addr, size_t len, uint64_t dev)
@@ -1089,8 +985,7 @@ static __attribute__((noinline)) int nv_munmap(void *addr, size_t len, uint64_t 
     return ret;
 }
 
-EXPORT int cutap_munmap_wrapper(void *addr, size_t len) __asm__("munmap");
-int cutap_munmap_wrapper(void *addr, size_t len)
+static int io_munmap(void *addr, size_t len)
 {
     uint64_t dev;
     if (CUTAP_UNLIKELY(atomic_load_explicit(&nmaps, memory_order_relaxed)) && !cutap_tls.internal &&
@@ -1140,4 +1035,18 @@ void cutap_ioctl_init(void)
     id_munmap = new_id("munmap", SIG(sig_munmap));
     id_other = new_id("ioctl", SIG(sig_unknown));
     atomic_store_explicit(&ids_ready, 1, memory_order_release);
+}
+
+/* The ioctl layer's side of the front's libc entries (src/front/io.c). */
+void cutap_ioctl_core(struct cutap_core *c)
+{
+    c->ioctl = io_ioctl;
+    c->open = io_open;
+    c->opened = io_opened;
+    c->close = io_close;
+    c->close_range = io_close_range;
+    c->dup = io_dup;
+    c->mmap = io_mmap;
+    c->munmap = io_munmap;
+    c->fcntl = io_fcntl;
 }

@@ -60,7 +60,7 @@ static pthread_mutex_t lib_lock = PTHREAD_MUTEX_INITIALIZER;
 CUTAP_FORK_SAFE(lib_lock)
 /* Same discipline as the driver (resolve/driver.c): no cutap lock across a
  * loader call; a thread re-entering while it adopts gets "unavailable". */
-static __thread int lib_adopting __attribute__((tls_model("initial-exec")));
+#define lib_adopting (cutap_tls.lib_adopting)
 
 static const char *base_name(const char *p)
 {

@@ -89,8 +89,8 @@ static _Atomic uint64_t next_domain = 1, next_string = 1, next_resource = 1, nex
  * handle, the non-domain calls), slot k domain handle k; domains beyond the
  * last slot share it (only the values returned to the program are affected,
  * the trace pairs pushes and pops itself). */
-#define NVTX_DEPTH_SLOTS 64
-static __thread int32_t nvtx_depth[NVTX_DEPTH_SLOTS] __attribute__((tls_model("initial-exec")));
+#define NVTX_DEPTH_SLOTS CUTAP_NVTX_DEPTH_SLOTS
+#define nvtx_depth (cutap_tls.nvtx_depth)
 
 static int32_t *depth_of(const void *domain)
 {
@@ -271,7 +271,7 @@ static int fill(const struct cutap_nvtx_callbacks *cb, int module, const uint16_
  * once by each copy of NVTX in the process. Returns 1 when attached (0 makes
  * that copy unload us, which for the preloaded object only drops a
  * reference, and turn its calls into no-ops). */
-CUTAP_EXPORT int InitializeInjectionNvtx2(cutap_nvtx_get_export_table get)
+int InitializeInjectionNvtx2(cutap_nvtx_get_export_table get)
 {
     cutap_init();   /* NVTX may be first called from a constructor that runs before ours */
     if (!get)

@@ -6,9 +6,9 @@
 # file says it lost calls, listed it twice (losing calls, and not traced).
 # Each process must be listed once, under its true state:
 #  1. under address-space limits (ulimit -v) from where the program
-#     cannot start to where everything fits, among them the ones where
-#     its trace file is made but the registry cannot be mapped (the
-#     library then serves its note through the file): a program with a
+#     cannot start to where everything fits, among them any where its
+#     trace file is made but the registry cannot be mapped (the library
+#     then serves its note through the file): a program with a
 #     trace file is never "not traced", no pid is on two lines; nor is a
 #     program that ran with cutap and made no call (no trace file);
 #  2. a program that cannot open the registry at all (it runs as another
@@ -57,7 +57,8 @@ for ((v = 8192; v <= 131072; v += 256)); do
     fi
     rm -rf "$d"
 done
-[ $hits -gt 0 ] || { say "  no address-space limit made a trace file without mapping the registry: skipped"; exit 77; }
+# (Since the front maps the registry at start, before the core and the
+# trace file, the window is usually gone: no hit is no failure.)
 say "  $hits limits with a trace file and no registry mapped, up to $v KiB"
 # ...and a program that makes no CUDA call (no trace file): once it runs
 # with cutap loaded, it is not "not traced", whatever the limit

@@ -10,7 +10,8 @@
  *   and the counter is forbidden too. cutap stops recording (said in the
  *   header and the registry), its clock stands still, and every client is
  *   removed, so that no call of the program runs a system call of
- *   cutap's: the program's calls pass straight through.
+ *   cutap's: the program's calls pass straight through (a core not
+ *   loaded by then is never loaded).
  *
  * Both are seen before they take effect, through the functions a program
  * calls: glibc's prctl() and syscall() (SYS_prctl, SYS_seccomp), exported
@@ -28,6 +29,7 @@
 
 #include "clock_internal.h"
 #include "cutap_internal.h"
+#include "front_internal.h"
 
 #define EXPORT __attribute__((visibility("default")))
 
@@ -35,21 +37,39 @@ typedef int (*prctl_fn)(int, unsigned long, unsigned long, unsigned long, unsign
 static prctl_fn real_prctl;
 void *cutap_real_syscall __attribute__((visibility("hidden")));
 
+/* clock_internal.h: read by the core's clock; set here, or by the core
+ * (which also anchors its tick conversion) once it is loaded */
+CUTAP_FRONT int cutap_tsc_forbidden;
+CUTAP_FRONT uint64_t cutap_frozen_ns;
+
+static void forbid_tsc(void)
+{
+    const struct cutap_core *c = cutap_core_if_loaded();
+    if (c)
+        c->forbid_tsc();
+    else   /* the core, loaded later, chooses the ns clock */
+        __atomic_store_n(&cutap_tsc_forbidden, 1, __ATOMIC_RELEASE);
+}
+
 static void strict_mode(void)
 {
     static int done;
     if (__atomic_exchange_n(&done, 1, __ATOMIC_ACQ_REL))
         return;
-    cutap_rec_stop_strict();   /* said while system calls are still allowed */
-    cutap_clock_freeze();
-    for (int c = 0; c < CUTAP_MAX_CLIENTS; c++)
-        cutap_unregister(c);
+    const struct cutap_core *c = cutap_core_if_loaded();
+    if (c) {
+        c->strict();   /* said while system calls are still allowed */
+        return;
+    }
+    /* the core is never loaded after this (cutap_core refuses) */
+    __atomic_store_n(&cutap_frozen_ns, cutap_now_ns(), __ATOMIC_RELEASE);
+    __atomic_store_n(&cutap_tsc_forbidden, 2, __ATOMIC_RELEASE);
 }
 
 static void about_to(long option, unsigned long a2)
 {
     if (option == PR_SET_TSC && a2 == PR_TSC_SIGSEGV)
-        cutap_clock_forbid_tsc();
+        forbid_tsc();
     else if (option == PR_SET_SECCOMP && a2 == SECCOMP_MODE_STRICT)
         strict_mode();
 }
@@ -97,5 +117,5 @@ void cutap_forbid_init(void)
     (void)cutap_syscall_resolve();
     int mode = 0;
     if (!prctl(PR_GET_TSC, (unsigned long)&mode, 0, 0, 0) && mode == PR_TSC_SIGSEGV)
-        cutap_clock_forbid_tsc();
+        forbid_tsc();
 }

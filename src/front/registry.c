@@ -22,6 +22,7 @@
 #include "cutap_internal.h"
 #include "cutap_registry.h"
 #include "fd_internal.h"
+#include "front_internal.h"
 
 static struct cutap_reg_header *_Atomic reg;   /* the mapping, or NULL */
 static struct cutap_reg_slot *_Atomic mine;    /* this image's slot */
@@ -54,7 +55,7 @@ static int back_range(int fd, long off, long len)
     return 0;
 }
 
-int cutap_back_range(int fd, long off, long len)
+CUTAP_FRONT int cutap_back_range(int fd, long off, long len)
 {
     struct cutap_xfsz g;
     cutap_xfsz_hold(&g);
@@ -210,7 +211,28 @@ static void arrive_unmapped(int fd, uint64_t size)
     }
 }
 
-int cutap_reg_attach(const char *dir, int create)
+/* The trace directory the environment names (CUTAP_TRACE, else
+ * CUTAP_COUNT), made absolute as the recorder names it; -1 when none (or
+ * a name too long). */
+CUTAP_FRONT int cutap_reg_dir_from_env(char *dir, size_t size)
+{
+    const char *rd = getenv("CUTAP_TRACE");
+    if (!rd || !*rd)
+        rd = getenv("CUTAP_COUNT");
+    if (!rd || !*rd)
+        return -1;
+    char cwd[PATH_MAX];
+    int n;
+    if (rd[0] == '/')
+        n = snprintf(dir, size, "%s", rd);
+    else if (getcwd(cwd, sizeof cwd))
+        n = snprintf(dir, size, "%s/%s", cwd, rd);
+    else
+        return -1;
+    return n > 0 && (size_t)n < size ? 0 : -1;
+}
+
+CUTAP_FRONT int cutap_reg_attach(const char *dir, int create)
 {
     if (atomic_load(&reg))
         return 0;
@@ -259,7 +281,7 @@ int cutap_reg_attach(const char *dir, int create)
     return m == MAP_FAILED ? -1 : 0;
 }
 
-int cutap_reg_warn(const char *line, size_t n)
+CUTAP_FRONT int cutap_reg_warn(const char *line, size_t n)
 {
     struct cutap_reg_slot *s = me();
     if (!s)
@@ -272,7 +294,7 @@ int cutap_reg_warn(const char *line, size_t n)
     return 0;
 }
 
-void cutap_reg_file(int err)
+CUTAP_FRONT void cutap_reg_file(int err)
 {
     struct cutap_reg_slot *s = me();
     if (!s)
@@ -282,7 +304,7 @@ void cutap_reg_file(int err)
     __atomic_or_fetch(&s->flags, err ? CUTAP_REGF_NOFILE : CUTAP_REGF_FILE, __ATOMIC_RELEASE);
 }
 
-void cutap_reg_stop(int reason, int err)
+CUTAP_FRONT void cutap_reg_stop(int reason, int err)
 {
     struct cutap_reg_slot *s = me();
     if (!s)
@@ -292,7 +314,7 @@ void cutap_reg_stop(int reason, int err)
     __atomic_or_fetch(&s->flags, CUTAP_REGF_STOPPED, __ATOMIC_RELEASE);
 }
 
-void cutap_reg_exit(uint64_t lost_without_file)
+CUTAP_FRONT void cutap_reg_exit(uint64_t lost_without_file)
 {
     /* A process that had nothing to say exits without a slot. */
     if (!lost_without_file && atomic_load(&mine_pid) != getpid())
@@ -306,7 +328,7 @@ void cutap_reg_exit(uint64_t lost_without_file)
 
 /* --- exec notes ------------------------------------------------------ */
 
-int cutap_reg_attached(void)
+CUTAP_FRONT int cutap_reg_attached(void)
 {
     return atomic_load(&reg) != NULL;
 }
@@ -322,7 +344,7 @@ static int env_has(char *const envp[], const char *name, const char *part)
 
 /* Reads path and envp, the program's memory: exec.c calls it only once
  * it has found every byte of them readable (issue #24). */
-void *cutap_reg_exec_note(const char *path, char *const envp[])
+CUTAP_FRONT void *cutap_reg_exec_note(const char *path, char *const envp[])
 {
     if (!atomic_load(&reg))
         return NULL;
@@ -334,14 +356,14 @@ void *cutap_reg_exec_note(const char *path, char *const envp[])
     return claim(CUTAP_REG_EXEC, path, f);
 }
 
-void cutap_reg_exec_failed(void *note)
+CUTAP_FRONT void cutap_reg_exec_failed(void *note)
 {
     struct cutap_reg_slot *s = note;
     if (s)
         __atomic_or_fetch(&s->flags, CUTAP_REGF_EXEC_FAILED, __ATOMIC_RELEASE);
 }
 
-void cutap_reg_exec_spawned(void *note, int child)
+CUTAP_FRONT void cutap_reg_exec_spawned(void *note, int child)
 {
     struct cutap_reg_slot *s = note;
     if (!s)

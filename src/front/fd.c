@@ -10,6 +10,7 @@
  * And no write of cutap's to its files raises SIGXFSZ in the program. */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <pthread.h>
 #include <fcntl.h>
 #include <signal.h>
 #include <string.h>
@@ -19,6 +20,7 @@
 #include <unistd.h>
 
 #include "fd_internal.h"
+#include "front_internal.h"
 
 /* The lowest number cutap takes: the top 64 of the first 1,024 (or of the
  * soft limit when it is lower), where the lowest-free rule of open puts a
@@ -35,7 +37,7 @@ static int floor_fd(void)
     return f < 3 ? 3 : (int)f;
 }
 
-int cutap_fd_hide(int fd)
+CUTAP_FRONT int cutap_fd_hide(int fd)
 {
     if (fd < 0)
         return -1;
@@ -50,12 +52,12 @@ int cutap_fd_hide(int fd)
     return nfd;
 }
 
-int cutap_fd_open(const char *path, int flags, mode_t mode)
+CUTAP_FRONT int cutap_fd_open(const char *path, int flags, mode_t mode)
 {
     return cutap_fd_hide(open(path, flags | O_CLOEXEC, mode));
 }
 
-int cutap_fd_remember(struct cutap_fd *f)
+CUTAP_FRONT int cutap_fd_remember(struct cutap_fd *f)
 {
     struct stat st;
     if (f->fd < 0 || fstat(f->fd, &st))
@@ -71,12 +73,12 @@ static int names(int fd, const struct cutap_fd *f)
     return fd >= 0 && !fstat(fd, &st) && st.st_dev == f->dev && st.st_ino == f->ino;
 }
 
-int cutap_fd_is_ours(const struct cutap_fd *f)
+CUTAP_FRONT int cutap_fd_is_ours(const struct cutap_fd *f)
 {
     return names(f->fd, f);
 }
 
-int cutap_fd_dup_checked(const struct cutap_fd *f)
+CUTAP_FRONT int cutap_fd_dup_checked(const struct cutap_fd *f)
 {
     if (f->fd < 0)
         return -1;
@@ -91,7 +93,7 @@ int cutap_fd_dup_checked(const struct cutap_fd *f)
     return -1;
 }
 
-void cutap_fd_close(struct cutap_fd *f)
+CUTAP_FRONT void cutap_fd_close(struct cutap_fd *f)
 {
     if (cutap_fd_is_ours(f))
         close(f->fd);
@@ -100,7 +102,7 @@ void cutap_fd_close(struct cutap_fd *f)
 
 /* --- file-size limits -------------------------------------------------- */
 
-void cutap_xfsz_hold(struct cutap_xfsz *g)
+CUTAP_FRONT void cutap_xfsz_hold(struct cutap_xfsz *g)
 {
     sigset_t s, p;
     sigemptyset(&s);
@@ -109,7 +111,7 @@ void cutap_xfsz_hold(struct cutap_xfsz *g)
     g->pending = !sigpending(&p) && sigismember(&p, SIGXFSZ);
 }
 
-void cutap_xfsz_release(struct cutap_xfsz *g)
+CUTAP_FRONT void cutap_xfsz_release(struct cutap_xfsz *g)
 {
     if (!g->held)
         return;
@@ -136,7 +138,7 @@ static int fsize_limited(void)
     return getrlimit(RLIMIT_FSIZE, &rl) || rl.rlim_cur != RLIM_INFINITY;
 }
 
-int cutap_write_all(int fd, const void *buf, size_t n)
+CUTAP_FRONT int cutap_write_all(int fd, const void *buf, size_t n)
 {
     struct cutap_xfsz g = {.held = 0};
     int limited = fsize_limited(), rc = 0;
