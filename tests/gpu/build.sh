@@ -38,6 +38,8 @@ try cublas_gemm nvcc -O2 -arch=sm_90 $W/cublas_gemm.cu -lcublas -o $B/cublas_gem
 try rtcall_static nvcc -O2 -arch=sm_90 bench/gpu/rtcall.cu -o $B/rtcall_static
 try rtcall_shared nvcc -O2 -arch=sm_90 -cudart shared bench/gpu/rtcall.cu -o $B/rtcall_shared
 try entrypoint nvcc -O2 -arch=sm_90 $W/entrypoint.cu -o $B/entrypoint
+try daemon gcc -O2 -I/usr/local/cuda/include $W/daemon.c -o $B/daemon -L/usr/local/cuda/lib64/stubs -lcuda
+try startup gcc -O2 -o build/bench/startup bench/startup.c
 try nccl_allreduce nvcc -O2 -arch=sm_90 ${NCCL_INC:+-I"$NCCL_INC"} $W/nccl_allreduce.cu -o $B/nccl_allreduce \
   -L"$NCCL_LIB" -l:libnccl.so.2 -Xlinker -rpath -Xlinker "$NCCL_LIB"
 try hang_rank nvcc -O2 -arch=sm_90 -cudart shared ${NCCL_INC:+-I"$NCCL_INC"} $W/hang_rank.cu -o $B/hang_rank \
