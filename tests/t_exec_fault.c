@@ -1,5 +1,5 @@
 /* Bad pointers given to the exec family (issue #24): every wrapper that
- * libcutap.so exports (src/core/exec.c) called with a path, an argv or
+ * libcutap.so exports (src/front/exec.c) called with a path, an argv or
  * envp array, a string inside argv or envp, or an environ that cannot be
  * read, and posix_spawn* with bad pid, file-actions and attribute
  * pointers. Each call runs in a forked child, which prints what it
@@ -13,7 +13,7 @@
  *
  * With the argument "filtered", a seccomp filter first makes
  * rt_sigaction(SIGKILL, ...) fail with EPERM: cutap's probe of what it may
- * read (src/core/exec.c) then cannot work, and it must read nothing (no
+ * read (src/front/exec.c) then cannot work, and it must read nothing (no
  * exec note) and still change nothing.
  *
  * Bad pointers (kinds): "null" (the path only), "one" ((char *)1: the

@@ -37,6 +37,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "dl_util.h"
+
 #define OLD_POISON ((uint64_t)0x18)   /* an address nothing is mapped at */
 #define OLD_CALL(n, expr)                                                    \
     do {                                                                     \
@@ -70,19 +72,6 @@ static void need(void *p, const char *name)
         printf("no %s (not under cutap)\n", name);
         exit(3);
     }
-}
-
-/* Whether an object whose path holds name is mapped (/proc/self/maps). */
-static int mapped(const char *name)
-{
-    char line[4096];
-    int found = 0;
-    FILE *f = fopen("/proc/self/maps", "r");
-    while (f && fgets(line, sizeof line, f))
-        found |= strstr(line, name) != NULL;
-    if (f)
-        fclose(f);
-    return found;
 }
 
 static atomic_int stop, made, refused, other;

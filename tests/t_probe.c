@@ -19,21 +19,11 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "dl_util.h"
+
 int cuInit(unsigned flags) __attribute__((weak));
 int cuDriverGetVersion(int *v) __attribute__((weak));
 unsigned cublasCreate_v2(void **handle) __attribute__((weak));
-
-static int mapped(const char *name)
-{
-    char line[4096];
-    int found = 0;
-    FILE *f = fopen("/proc/self/maps", "r");
-    while (f && fgets(line, sizeof line, f))
-        found |= strstr(line, name) != NULL;
-    if (f)
-        fclose(f);
-    return found;
-}
 
 /* One lookup: NULL, or found (and, for cuDriverGetVersion, its answer). */
 static void show(const char *form, void *p, const char *name)

@@ -1,6 +1,6 @@
 /* Where execvp would find a file: the first executable of that name on
  * PATH, for the exec notes of the process registry (the library's exec
- * wrappers, src/core/exec.c, and `cutap trace` for its own command). */
+ * wrappers, src/front/exec.c, and `cutap trace` for its own command). */
 #ifndef CUTAP_PATH_SEARCH_H
 #define CUTAP_PATH_SEARCH_H
 #include <stddef.h>

@@ -5,7 +5,7 @@
 #include <time.h>
 #include <unistd.h>
 
-/* Whether the process forbade the time-stamp counter (src/core/forbid.c):
+/* Whether the process forbade the time-stamp counter (src/front/forbid.c):
  * 1 after prctl(PR_SET_TSC, PR_TSC_SIGSEGV), where the vDSO's
  * clock_gettime, which reads the counter, would fault too: the clock is
  * then read by system call; 2 in seccomp strict mode, where a system call

@@ -36,7 +36,7 @@ static int pre(cutap_call_t *call, void *ctx, uint64_t *scratch)
  * threads may get there at once, so under a lock. A forked child (one
  * thread, its parent's descriptor inherited) opens its own file and closes
  * the inherited one. Each line is written through a private duplicate
- * checked to name the file (src/core/fd.c): a program that closed our
+ * checked to name the file (src/front/fd.c): a program that closed our
  * descriptor and got its number back never receives our lines; the file
  * is then opened again (appending), or, for "stderr", no longer written.
  * Returns a descriptor the caller closes, or -1. (A text line per call

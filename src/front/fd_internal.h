@@ -1,5 +1,5 @@
 /* cutap's own descriptors and writes, kept out of the program's way
- * (src/core/fd.c). */
+ * (src/front/fd.c). */
 #ifndef CUTAP_FD_INTERNAL_H
 #define CUTAP_FD_INTERNAL_H
 

@@ -15,7 +15,7 @@
  *
  * Both are seen before they take effect, through the functions a program
  * calls: glibc's prctl() and syscall() (SYS_prctl, SYS_seccomp), exported
- * here (syscall's entry is src/arch/x86_64/syscall_entry.S: it must jump
+ * here (syscall's entry is src/front/syscall_entry.S: it must jump
  * to glibc's with the caller's stack untouched), and at start-up (a
  * forbidden counter is inherited across fork and exec). A system call
  * made by an instruction of the program's own is not seen (README,

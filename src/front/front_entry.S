@@ -12,48 +12,24 @@
  * core's function once the core filled its slot; before, to
  * cutap_front_api_slow with its index in %r11d.
  */
+#include "../arch/x86_64/arg_regs.inc"
 	.text
 /* %r11d: the argument of fn, which says where to jump. */
 .macro SAVE_CALL_JUMP fn
 	.cfi_startproc
-	/* entry: %rsp = 8 mod 16 (the caller's return address on top) */
-	subq $200, %rsp
-	.cfi_adjust_cfa_offset 200
-	movq %rdi, 0(%rsp)
-	movq %rsi, 8(%rsp)
-	movq %rdx, 16(%rsp)
-	movq %rcx, 24(%rsp)
-	movq %r8, 32(%rsp)
-	movq %r9, 40(%rsp)
-	movq %rax, 48(%rsp)
-	movdqu %xmm0, 56(%rsp)
-	movdqu %xmm1, 72(%rsp)
-	movdqu %xmm2, 88(%rsp)
-	movdqu %xmm3, 104(%rsp)
-	movdqu %xmm4, 120(%rsp)
-	movdqu %xmm5, 136(%rsp)
-	movdqu %xmm6, 152(%rsp)
-	movdqu %xmm7, 168(%rsp)
+	pushq %rbp
+	.cfi_def_cfa_offset 16
+	.cfi_offset %rbp, -16
+	movq %rsp, %rbp
+	.cfi_def_cfa_register %rbp
+	save_arg_regs
 	movl %r11d, %edi
 	call \fn
 	movq %rax, %r11
-	movq 0(%rsp), %rdi
-	movq 8(%rsp), %rsi
-	movq 16(%rsp), %rdx
-	movq 24(%rsp), %rcx
-	movq 32(%rsp), %r8
-	movq 40(%rsp), %r9
-	movq 48(%rsp), %rax
-	movdqu 56(%rsp), %xmm0
-	movdqu 72(%rsp), %xmm1
-	movdqu 88(%rsp), %xmm2
-	movdqu 104(%rsp), %xmm3
-	movdqu 120(%rsp), %xmm4
-	movdqu 136(%rsp), %xmm5
-	movdqu 152(%rsp), %xmm6
-	movdqu 168(%rsp), %xmm7
-	addq $200, %rsp
-	.cfi_adjust_cfa_offset -200
+	restore_arg_regs
+	leave
+	.cfi_def_cfa %rsp, 8
+	.cfi_restore %rbp
 	jmp *%r11
 	.cfi_endproc
 .endm

@@ -36,6 +36,19 @@ enum {
     CUTAP_IO_COUNT
 };
 void *cutap_front_real(int k);   /* glibc's function k, or NULL */
+typedef int (*ioctl_fn)(int, unsigned long, void *);
+typedef int (*open_fn)(const char *, int, ...);
+typedef int (*openat_fn)(int, const char *, int, ...);
+typedef int (*open2_fn)(const char *, int);
+typedef int (*openat2_fn)(int, const char *, int);
+typedef int (*close_fn)(int);
+typedef int (*close_range_fn)(unsigned, unsigned, int);
+typedef int (*dup_fn)(int);
+typedef int (*dup2_fn)(int, int);
+typedef int (*dup3_fn)(int, int, int);
+typedef void *(*mmap_fn)(void *, size_t, int, int, int, off_t);
+typedef int (*munmap_fn)(void *, size_t);
+typedef int (*fcntl_fn)(int, int, long);
 /* glibc's by index (k: the libc function the program called); -1 (or
  * MAP_FAILED) with ENOSYS when there is none. */
 int cutap_real_open(int k, int dirfd, const char *path, int flags, mode_t mode);

@@ -28,20 +28,6 @@
 
 #define EXPORT __attribute__((visibility("default")))
 
-typedef int (*ioctl_fn)(int, unsigned long, void *);
-typedef int (*open_fn)(const char *, int, ...);
-typedef int (*openat_fn)(int, const char *, int, ...);
-typedef int (*open2_fn)(const char *, int);
-typedef int (*openat2_fn)(int, const char *, int);
-typedef int (*close_fn)(int);
-typedef int (*close_range_fn)(unsigned, unsigned, int);
-typedef int (*dup_fn)(int);
-typedef int (*dup2_fn)(int, int);
-typedef int (*dup3_fn)(int, int, int);
-typedef void *(*mmap_fn)(void *, size_t, int, int, int, off_t);
-typedef int (*munmap_fn)(void *, size_t);
-typedef int (*fcntl_fn)(int, int, long);
-
 static const char *const real_names[CUTAP_IO_COUNT] = {
     "ioctl", "open", "open64", "openat", "openat64", "__open_2", "__open64_2", "__openat_2", "__openat64_2",
     "close", "close_range", "dup", "dup2", "dup3", "mmap", "mmap64", "munmap", "fcntl", "fcntl64"};

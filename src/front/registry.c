@@ -32,7 +32,7 @@ static _Atomic int attaching;
 /* Every block of [off, off + len) allocated, so that stores through a
  * mapping of it can never fault. Past a file-size limit this fails with
  * EFBIG like a full disk, and the SIGXFSZ the kernel raises for it is
- * taken back (src/core/fd.c): the program is never killed for cutap's
+ * taken back (src/front/fd.c): the program is never killed for cutap's
  * file. */
 static int back_range(int fd, long off, long len)
 {

@@ -1,5 +1,5 @@
 /* Choice of the record clock (record_internal.h), and how it is read once
- * the process forbids the time-stamp counter (src/core/forbid.c). */
+ * the process forbids the time-stamp counter (src/front/forbid.c). */
 #define _GNU_SOURCE
 #include <fcntl.h>
 #include <stdlib.h>

@@ -14,7 +14,7 @@
  * stored in the file. */
 extern int cutap_rec_tsc;   /* the file's clock is the TSC (ticks), else ns */
 /* How the clock is read now: the counter, CLOCK_MONOTONIC, or (a TSC file
- * in a process that has since forbidden the counter: src/core/forbid.c)
+ * in a process that has since forbidden the counter: src/front/forbid.c)
  * CLOCK_MONOTONIC turned into ticks. One load and one test on the common
  * path, as before. */
 enum { CUTAP_RCLK_NS = 0, CUTAP_RCLK_TSC = 1, CUTAP_RCLK_CONVERTED = 2 };

@@ -1850,7 +1850,7 @@ uint32_t cutap_capture_ranges(void)
 
 /* --- life cycle ----------------------------------------------------- */
 
-/* The process is about to enter seccomp strict mode (src/core/forbid.c):
+/* The process is about to enter seccomp strict mode (src/front/forbid.c):
  * said now, while a system call is still allowed; nothing is recorded
  * after it. */
 void cutap_rec_stop_strict(void)

@@ -212,20 +212,6 @@ static inline uint64_t dev_word(int fd)
 
 /* --- the real functions --------------------------------------------------- */
 
-typedef int (*ioctl_fn)(int, unsigned long, void *);
-typedef int (*open_fn)(const char *, int, ...);
-typedef int (*openat_fn)(int, const char *, int, ...);
-typedef int (*open2_fn)(const char *, int);
-typedef int (*openat2_fn)(int, const char *, int);
-typedef int (*close_fn)(int);
-typedef int (*close_range_fn)(unsigned, unsigned, int);
-typedef int (*dup_fn)(int);
-typedef int (*dup2_fn)(int, int);
-typedef int (*dup3_fn)(int, int, int);
-typedef void *(*mmap_fn)(void *, size_t, int, int, int, off_t);
-typedef int (*munmap_fn)(void *, size_t);
-typedef int (*fcntl_fn)(int, int, long);
-
 /* glibc's functions, as the front found them (the core's own RTLD_NEXT
  * would find the front's entries). */
 enum { R_IOCTL = CUTAP_IO_IOCTL, R_CLOSE = CUTAP_IO_CLOSE, R_CLOSE_RANGE = CUTAP_IO_CLOSE_RANGE,

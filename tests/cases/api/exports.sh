@@ -4,9 +4,9 @@
 # each layer's prefixes from gen/layers.py) is exported by libcutap.so,
 # plus dlsym/dlvsym, the public API, InitializeInjectionNvtx2 (the
 # NVTX injection entry point), the exec family (noted in the trace
-# registry, src/core/exec.c), the ioctl layer's libc functions
-# (src/resolve/ioctl.c) and prctl/syscall (a process forbidding the
-# time-stamp counter, src/core/forbid.c), and nothing else.
+# registry, src/front/exec.c), the ioctl layer's libc functions
+# (src/front/io.c) and prctl/syscall (a process forbidding the
+# time-stamp counter, src/front/forbid.c), and nothing else.
 . "$(dirname "$0")/../../lib/init.sh"
 
 nm -D --defined-only "$LIB" | awk '{print $3}' | sort >"$WORK/ours"

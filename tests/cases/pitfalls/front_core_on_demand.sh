@@ -9,14 +9,15 @@
 # registry when recording); cutap trace refuses to start without it.
 . "$(dirname "$0")/../../lib/init.sh"
 
-maps_of() {   # CMD...: runs CMD in the background until it says ready (or 1 s), prints its maps
+maps_of() {   # CMD...: runs CMD in the background until it says ready (or 10 s), prints its maps
+    rm -f "$WORK/m.out"   # (before the start: an old "ready" must not be read)
     "$@" >"$WORK/m.out" 2>&1 &
     local p=$! i
-    for ((i = 0; i < 100; i++)); do grep -q ready "$WORK/m.out" 2>/dev/null && break; sleep 0.01; done
+    for ((i = 0; i < 1000; i++)); do grep -q ready "$WORK/m.out" 2>/dev/null && break; sleep 0.01; done
     cat "/proc/$p/maps" 2>/dev/null
     kill $p 2>/dev/null; wait $p 2>/dev/null
 }
-CUTAP_TRACE=$WORK/none LD_PRELOAD=$LIB maps_of sh -c 'echo ready; exec sleep 5' >"$WORK/none.maps"
+CUTAP_TRACE=$WORK/none LD_PRELOAD=$LIB maps_of sh -c 'echo ready; sleep 5' >"$WORK/none.maps"
 grep -q 'libcutap\.so' "$WORK/none.maps" || { say "  the front is not mapped in a traced shell"; exit 1; }
 grep -q libcutap_core "$WORK/none.maps" && { say "  a process that made no CUDA call mapped the core"; exit 1; }
 CUTAP_TRACE=$WORK/some LD_PRELOAD=$LIB maps_of $T/t_record wait 3 >"$WORK/some.maps"
