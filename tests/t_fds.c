@@ -10,6 +10,11 @@
  *                  With RM (a directory): its *.cutap files are removed
  *                  first, so cutap cannot open its file again.
  *                  Prints DATA's size and whether its bytes are unchanged.
+ *   t_fds lock N DATA    as reuse, with a POSIX write lock on DATA taken
+ *                  before the N calls after: a child then tests that the
+ *                  lock is still held (closing any descriptor of a file
+ *                  drops a process's locks on it: cutap must never close
+ *                  one of the program's files)
  *   t_fds std DATA closes 0, 1 and 2, makes its first calls, then opens /dev/null
  *                  and DATA expecting descriptors 0 and 1 (stdin, stdout),
  *                  as a daemon does; exits 1 if it got others.
@@ -23,6 +28,7 @@
 #include <string.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "cuda_min.h"
@@ -71,6 +77,41 @@ int main(int argc, char **argv)
 {
     for (size_t i = 0; i < sizeof data; i++)
         data[i] = (char)('a' + i % 26);
+    if (argc >= 4 && !strcmp(argv[1], "lock")) {
+        long n = atol(argv[2]);
+        const char *path = argv[3];
+        int fd = open(path, O_RDWR | O_CREAT | O_TRUNC, 0600);
+        if (fd < 0 || write(fd, data, sizeof data) != (ssize_t)sizeof data)
+            return 2;
+        close(fd);
+        if (cuInit(0))
+            return 2;
+        calls(n);
+        struct rlimit rl;
+        getrlimit(RLIMIT_NOFILE, &rl);
+        long top = rl.rlim_cur < 65536 ? (long)rl.rlim_cur : 65536;
+        for (long i = 3; i < top; i++)
+            close((int)i);
+        fd = open(path, O_RDWR);
+        struct flock fl = {.l_type = F_WRLCK, .l_whence = SEEK_SET};
+        if (fd < 0 || fcntl(fd, F_SETLK, &fl))
+            return 2;
+        for (int i = fd + 1; i <= 1000 && i < top; i++)
+            if (dup2(fd, i) != i)
+                return 2;
+        calls(n);
+        fflush(stdout);
+        pid_t p = fork();
+        if (!p) {
+            struct flock q = {.l_type = F_WRLCK, .l_whence = SEEK_SET};
+            int g = open(path, O_RDWR);
+            _exit(g >= 0 && !fcntl(g, F_GETLK, &q) && q.l_type == F_WRLCK ? 0 : 1);
+        }
+        int st = 0;
+        waitpid(p, &st, 0);
+        printf("lock held: %s\n", WIFEXITED(st) && !WEXITSTATUS(st) ? "yes" : "NO");
+        return check_data(path) ? 2 : 0;
+    }
     if (argc >= 4 && !strcmp(argv[1], "reuse")) {
         long n = atol(argv[2]);
         const char *path = argv[3];

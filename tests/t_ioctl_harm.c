@@ -1,7 +1,9 @@
 /* The ioctl layer must never harm (issue #15), whatever the program does
  * with its descriptors and mappings; run by tests/cases/ioctl/
  * ioctl_never_harm.sh, bare and under cutap, outputs compared.
- *   badpath     open*() of bad path pointers: EFAULT, as without cutap
+ *   badpath     open*() of bad path pointers: EFAULT, as without cutap;
+ *               and EINVAL where the flags are refused before the path is
+ *               read (O_TMPFILE without write access): no fault either
  *   stale DIR   a device descriptor closed where cutap cannot see it (a
  *               forked child's closefrom), its number reused for the trace
  *               file of the child: no hang, nothing misrecorded
@@ -55,6 +57,12 @@ int main(int argc, char **argv)
         int c = open((const char *)8, O_RDWR | O_CREAT, 0600), ec = errno;
         printf("open(PROT_NONE page) %d %s; openat((char *)8) %d %s; open(O_CREAT, (char *)8) %d %s\n", a,
                strerror(ea), b, strerror(eb), c, strerror(ec));
+        errno = 0;
+        int d = open(none, O_TMPFILE | O_RDONLY), ed = errno;
+        errno = 0;
+        int e = openat(AT_FDCWD, (const char *)8, O_CREAT | O_DIRECTORY, 0600), ee = errno;
+        printf("open(O_TMPFILE|O_RDONLY, PROT_NONE page) %d %s; openat(O_CREAT|O_DIRECTORY, (char *)8) %d %s\n", d,
+               strerror(ed), e, strerror(ee));
     } else if (!strcmp(mode, "stale")) {
         int fd = dev_open(dir, "nvidiactl");
         rm_free(fd, "parent, before");

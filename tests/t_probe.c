@@ -12,12 +12,22 @@
  *   t_probe weak      the weak references (which bind to cutap's exports
  *                     under cutap: README, Limits): called, and whether
  *                     a driver or a cuBLAS is mapped after the calls
- *                     (cutap must not load one the program did not). */
+ *                     (cutap must not load one the program did not).
+ *   t_probe local LIB opens LIB (tests/lib_probe_local.c: linked against
+ *                     libcuda.so.1) RTLD_LOCAL, after a lookup of a glibc
+ *                     function whose name starts like CUDA's on the
+ *                     program's own handle; LIB's own calls, and its
+ *                     dlsym(RTLD_DEFAULT) of a driver function, as bare.
+ *   t_probe nocuda    lookups and requests that only look like CUDA's
+ *                     (cuserid, curl_*, an ioctl numbered like a UVM
+ *                     command on a regular file): whether cutap's core got
+ *                     loaded for them (it must not). */
 #define _GNU_SOURCE
 #include <dlfcn.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/ioctl.h>
 
 #include "dl_util.h"
 
@@ -75,6 +85,31 @@ int main(int argc, char **argv)
         probe("driver global:", self);
         return 0;
     }
+    if (argc > 2 && !strcmp(argv[1], "local")) {
+        /* the program's handle searched for a cu* name that is no CUDA's */
+        show("program handle", dlsym(dlopen(NULL, RTLD_NOW), "cuserid"), "cuserid");
+        void *h = dlopen(argv[2], RTLD_NOW | RTLD_LOCAL);
+        int (*calls)(int *) = h ? (int (*)(int *))dlsym(h, "probe_local_calls") : NULL;
+        int (*dflt)(int *) = h ? (int (*)(int *))dlsym(h, "probe_local_default") : NULL;
+        if (!calls || !dflt) {
+            printf("cannot open %s\n", argv[2]);
+            return 2;
+        }
+        int v = -1;
+        printf("its calls: %d (%d)\n", calls(&v), v);
+        v = -1;
+        printf("its RTLD_DEFAULT lookup: %d (%d)\n", dflt(&v), v);
+        return 0;
+    }
+    if (argc > 1 && !strcmp(argv[1], "nocuda")) {
+        show("RTLD_DEFAULT", dlsym(RTLD_DEFAULT, "cuserid"), "cuserid");
+        show("program handle", dlsym(dlopen(NULL, RTLD_NOW), "curl_easy_init"), "curl_easy_init");
+        FILE *f = tmpfile();
+        int blk = 0, r = f ? ioctl(fileno(f), 2 /* FIGETBSZ */, &blk) : -1;
+        printf("FIGETBSZ on a file: %s\n", r == 0 ? "ok" : "failed");
+        printf("core mapped: %s\n", mapped("libcutap_core") ? "yes" : "no");
+        return 0;
+    }
     if (argc > 1 && !strcmp(argv[1], "weak")) {
         /* Bare, the references are NULL: the program says so and stops,
          * as optional-GPU code does. Under cutap they are its exports. */
@@ -91,6 +126,6 @@ int main(int argc, char **argv)
                mapped("libcublas") ? "yes" : "no");
         return 0;
     }
-    fprintf(stderr, "usage: t_probe lookups|weak\n");
+    fprintf(stderr, "usage: t_probe lookups|weak|local LIB|nocuda\n");
     return 2;
 }

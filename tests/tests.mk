@@ -113,9 +113,12 @@ $(T)/t_dlonly: tests/t_dlonly.c
 
 # Issue #24: probes for CUDA in every lookup form and through weak
 # references, linked against no CUDA library.
-$(T)/t_probe: tests/t_probe.c $(FAKE)/libcuda.so.1 $(FAKELIBS)
+$(T)/t_probe: tests/t_probe.c tests/dl_util.h $(FAKE)/libcuda.so.1 $(FAKELIBS) $(T)/libprobe_local.so
 	@mkdir -p $(T)
 	$(CC) $(TCFLAGS) -o $@ $< -ldl
+$(T)/libprobe_local.so: tests/lib_probe_local.c $(FAKE)/libcuda.so.1
+	@mkdir -p $(T)
+	$(CC) $(TCFLAGS) -fPIC -shared -o $@ $< -Wl,--no-as-needed -L$(FAKE) -lcuda -ldl
 
 $(T)/t_nodriver: tests/t_nodriver.c $(BUILD)/libcutap.so
 	@mkdir -p $(T)

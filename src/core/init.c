@@ -13,6 +13,7 @@
 
 #include "clock_internal.h"
 #include "cutap_internal.h"
+#include "fd_internal.h"
 #include "front_internal.h"
 
 int cutap_debug;
@@ -38,7 +39,7 @@ static void vsay(const char *tag, int warn, const char *fmt, va_list ap)
      * there): without a registry (one that cannot be made), the warning is
      * dropped; the trace header keeps what was lost. */
     if (!warn) {
-        (void)!write(2, buf, (size_t)n);
+        (void)cutap_write_all(2, buf, (size_t)n);   /* no SIGXFSZ for a warning */
         return;
     }
     if (!cutap_reg_warn(buf, (size_t)n))
@@ -47,7 +48,7 @@ static void vsay(const char *tag, int warn, const char *fmt, va_list ap)
         !cutap_reg_warn(buf, (size_t)n))
         return;
     if (!cutap_warn_quiet)
-        (void)!write(2, buf, (size_t)n);
+        (void)cutap_write_all(2, buf, (size_t)n);   /* no SIGXFSZ for a warning */
 }
 
 void cutap_warn(const char *fmt, ...)
@@ -208,5 +209,6 @@ __attribute__((constructor)) void cutap_init(void)
     if (h || getenv("CUTAP_DRIVER"))
         cutap_driver_ensure();
     atomic_store(&init_state, 2);
+    cutap_front_ready();
     cutap_log_debug("initialised: %d driver entry points", CUTAP_DRIVER_COUNT);
 }

@@ -32,6 +32,7 @@
 
 #include "path_search.h"
 #include "cutap_internal.h"
+#include "front_internal.h"
 
 extern char **environ;
 
@@ -167,6 +168,17 @@ static int readable_str(struct probe *pr, const char *s)
             return 1;
         a = end;
     }
+}
+
+/* A string of the program's can be read to its NUL without a fault (for
+ * the ioctl layer: the path of an open that failed may never have been
+ * read by the kernel: EINVAL from its flags, a seccomp filter's errno). */
+CUTAP_FRONT int cutap_readable_str(const char *s)
+{
+    if (!s || !probe_ok())
+        return 0;
+    struct probe pr = {.pg = atomic_load_explicit(&page_size, memory_order_relaxed)};
+    return readable_str(&pr, s);
 }
 
 /* An environment: every slot to the NULL one, every string. NULL is an

@@ -78,19 +78,23 @@ CUTAP_FRONT int cutap_fd_is_ours(const struct cutap_fd *f)
     return names(f->fd, f);
 }
 
+/* Checked before it is duplicated, never after only: closing any
+ * descriptor of a file drops every POSIX record lock the process holds on
+ * it, so a duplicate of a file of the program's must never be made and
+ * closed (the program's lock file on cutap's old number). The duplicate
+ * is checked again (another thread may have replaced the number between
+ * the two): one that names the program's file then is left open, a
+ * descriptor lost rather than the program's locks. */
 CUTAP_FRONT int cutap_fd_dup_checked(const struct cutap_fd *f)
 {
-    if (f->fd < 0)
+    if (f->fd < 0 || !names(f->fd, f))
         return -1;
     int d = fcntl(f->fd, F_DUPFD_CLOEXEC, floor_fd());
     if (d < 0)
         d = fcntl(f->fd, F_DUPFD_CLOEXEC, 3);
     if (d < 0)
         return -1;
-    if (names(d, f))
-        return d;
-    close(d);   /* ours: just made; what it named is the program's */
-    return -1;
+    return names(d, f) ? d : -1;
 }
 
 CUTAP_FRONT void cutap_fd_close(struct cutap_fd *f)

@@ -13,6 +13,7 @@
 #include <errno.h>
 #include <limits.h>
 #include <link.h>
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -167,10 +168,31 @@ CUTAP_FRONT void *cutap_front_next(const char *name, const char *version)
     return r;
 }
 
+/* What RTLD_DEFAULT finds, for caller, after the global scope: the
+ * caller's own group (its object and what it depends on, as dlsym on its
+ * handle searches them: a library opened RTLD_LOCAL with its libcuda),
+ * cutap's own entries left out. NULL for the main program (its scope is
+ * the global one). */
+CUTAP_FRONT void *cutap_front_caller_group(const char *name, const char *version, const void *caller)
+{
+    Dl_info info, self;
+    struct link_map *lm = NULL;
+    if (!caller || !dladdr1(caller, &info, (void **)&lm, RTLD_DL_LINKMAP) || !lm || !lm->l_name || !*lm->l_name)
+        return NULL;
+    void *h = dlopen(lm->l_name, RTLD_LAZY | RTLD_NOLOAD);
+    if (!h)
+        return NULL;
+    void *r = version ? cutap_libc_dlvsym(h, name, version) : cutap_libc_dlsym(h, name);
+    dlclose(h);
+    if (r && dladdr(r, &info) && dladdr((void *)cutap_front_caller_group, &self) && info.dli_fbase == self.dli_fbase)
+        return NULL;   /* the group reaches the front itself */
+    return r;
+}
+
 /* --- the core --------------------------------------------------------------- */
 
 static const struct cutap_core *_Atomic core;
-static _Atomic int core_failed;
+static _Atomic int core_failed, core_ready;
 static __thread int loading __attribute__((tls_model("initial-exec")));
 
 /* The API's slots (front_entry.S), filled from the core's. */
@@ -183,6 +205,12 @@ CUTAP_FRONT void cutap_front_attach(const struct cutap_core *c)
     for (int k = 0; k < CUTAP_API_COUNT; k++)
         __atomic_store_n(&cutap_front_api_table[k], c->api[k], __ATOMIC_RELEASE);
     atomic_store_explicit(&core, c, memory_order_release);
+}
+
+/* The core's start is over (the end of its constructor). */
+CUTAP_FRONT void cutap_front_ready(void)
+{
+    atomic_store_explicit(&core_ready, 1, memory_order_release);
 }
 
 const struct cutap_core *cutap_core_if_loaded(void)
@@ -203,11 +231,32 @@ static int core_file(char *path, size_t size)
     return n > 0 && (size_t)n < size ? 0 : -1;
 }
 
+static int core_file(char *path, size_t size);
+
+/* Another thread is loading the core, whose constructor has attached it
+ * but not finished (its recorder may not run yet): wait for it, as a
+ * dlopen of the core would, by asking the loader (its lock is held until
+ * that constructor returns); so the first calls of several threads are
+ * all recorded. */
+static __attribute__((noinline)) void wait_ready(void)
+{
+    char path[PATH_MAX];
+    void *h;
+    if (!core_file(path, sizeof path) && (h = dlopen(path, RTLD_NOW | RTLD_NOLOAD)))
+        dlclose(h);
+}
+
 const struct cutap_core *cutap_core(void)
 {
     const struct cutap_core *c = atomic_load_explicit(&core, memory_order_acquire);
-    if (CUTAP_LIKELY(c != NULL))
+    if (CUTAP_LIKELY(c != NULL)) {
+        if (CUTAP_UNLIKELY(!atomic_load_explicit(&core_ready, memory_order_acquire)) && !loading) {
+            int err = errno;
+            wait_ready();
+            errno = err;
+        }
         return c;
+    }
     /* This thread is loading it (its calls meanwhile pass through), or it
      * failed once (said once), or the process can make no system call. */
     if (loading || atomic_load(&core_failed) || __atomic_load_n(&cutap_tsc_forbidden, __ATOMIC_ACQUIRE) == 2)
@@ -243,9 +292,10 @@ static __thread uint64_t none_status __attribute__((tls_model("initial-exec")));
 static uint64_t none(void) { return none_status; }
 
 /* cutap_front_slow (front_entry.S), with every argument register saved:
- * where the call of static id goes. */
-void *cutap_front_resolve(uint32_t id);
-void *cutap_front_resolve(uint32_t id)
+ * where the call of static id, made from caller (its return address),
+ * goes. */
+void *cutap_front_resolve(uint32_t id, const void *caller);
+void *cutap_front_resolve(uint32_t id, const void *caller)
 {
     const struct cutap_core *c = cutap_core();
     void *to = c ? c->entry(id) : NULL;
@@ -253,25 +303,30 @@ void *cutap_front_resolve(uint32_t id)
         return to;
     if (id >= cutap_front_ids)
         abort();   /* the generated entries carry their own ids: never */
-    /* Untraced: the real function by name, the definition after ours;
-     * kept in the table (later calls go straight there) unless this is a
-     * call made while the core is being loaded on this thread. */
-    to = cutap_front_next(cutap_front_names + cutap_front_name_at[id], NULL);
-    if (to) {
+    /* Untraced: the real function by name, the definition after ours in
+     * the global scope (kept in the table: every caller's PLT finds that
+     * one first; not while the core is being loaded on this thread), else
+     * in the caller's own group (a library opened RTLD_LOCAL with its
+     * libcuda: that caller's alone, not kept). */
+    const char *name = cutap_front_names + cutap_front_name_at[id];
+    if ((to = cutap_front_next(name, NULL))) {
         if (!loading)
             __atomic_store_n(&cutap_hot[id], to, __ATOMIC_RELEASE);
         return to;
     }
+    if ((to = cutap_front_caller_group(name, NULL, caller)))
+        return to;
     uint8_t l = cutap_front_layer[id];
     none_status = l & 0x80 ? 0 : cutap_front_unavailable[l & 0x7f];
     return (void *)none;
 }
 
-/* dlsym and dlvsym (front/dlsym_entry.S): a name that may be a CUDA one
- * goes to the core, which is loaded for it; everything else goes straight
- * to glibc. First letters of every name cutap wraps: cu* (driver, cuda*,
- * cublas*, cudnn*, cufft*, curand*, cusparse*, cusolver*), nccl*, nvrtc*,
- * nvJitLink*, nvml*, __cuda*, __nvJitLink*. */
+/* dlsym and dlvsym (front/dlsym_entry.S): a name that is a CUDA one goes
+ * to the core, which is loaded for it; everything else goes straight to
+ * glibc. First, on every lookup, the first letters of every name cutap
+ * wraps: cu* (driver, cuda*, cublas*, cudnn*, cufft*, curand*, cusparse*,
+ * cusolver*), nccl*, nvrtc*, nvJitLink*, nvml*, nvtx*, __cuda*,
+ * __nvJitLink*. */
 static int maybe_ours(const char *n)
 {
     switch (n[0]) {
@@ -282,12 +337,60 @@ static int maybe_ours(const char *n)
     }
 }
 
+/* Then the name itself, in a hash of the front's names (made at the first
+ * such lookup), so that curl_*, cuserid or nvim_* never load the core. */
+#define NAME_SLOTS 8192   /* a power of two, over twice the ids */
+static uint16_t name_slot[NAME_SLOTS];   /* id + 1 */
+static pthread_once_t names_once = PTHREAD_ONCE_INIT;
+
+static uint32_t name_hash(const char *s)
+{
+    uint32_t h = 2166136261u;
+    for (; *s; s++)
+        h = (h ^ (unsigned char)*s) * 16777619u;
+    return h;
+}
+
+static void names_index(void)
+{
+    for (uint32_t id = 0; id < cutap_front_ids && id < 0xffff; id++) {
+        uint32_t i = name_hash(cutap_front_names + cutap_front_name_at[id]);
+        while (name_slot[i & (NAME_SLOTS - 1)])
+            i++;
+        name_slot[i & (NAME_SLOTS - 1)] = (uint16_t)(id + 1);
+    }
+}
+
+static int known_name(const char *n)
+{
+    pthread_once(&names_once, names_index);
+    for (uint32_t i = name_hash(n);; i++) {
+        uint16_t s = name_slot[i & (NAME_SLOTS - 1)];
+        if (!s)
+            return 0;
+        if (!strcmp(cutap_front_names + cutap_front_name_at[s - 1], n))
+            return 1;
+    }
+}
+
 int cutap_dl_divert(void *handle, const char *name, const char *version);
 int cutap_dl_divert(void *handle, const char *name, const char *version)
 {
     resolve_libc();
     if (!name || !maybe_ours(name))
         return 0;
+    /* A name the tables know; or another cu* name on a handle of a driver
+     * (an entry point newer than the tables: the core wraps it), a handle
+     * whose cuInit is not the front's own (the program's handle finds
+     * that one). */
+    if (!known_name(name)) {
+        if (name[0] != 'c' || name[1] != 'u' || !handle || handle == RTLD_DEFAULT || handle == RTLD_NEXT)
+            return 0;
+        Dl_info a, self;
+        void *init = cutap_libc_dlsym(handle, "cuInit");
+        if (!init || (dladdr(init, &a) && dladdr((void *)cutap_dl_divert, &self) && a.dli_fbase == self.dli_fbase))
+            return 0;
+    }
     const struct cutap_core *c = cutap_core();
     return c ? c->dl_divert(handle, name, version) : 0;
 }
@@ -300,14 +403,15 @@ void *cutap_dl_lookup(void *handle, const char *name, const char *version, void 
 }
 
 /* The public API (front_entry.S) while the core is not loaded, or cannot
- * be: each function's "nothing there" answer. */
+ * be: each function's "nothing there" answer. (caller: unused here.) */
 static int api_fail(void) { return -1; }
 static uint64_t api_zero(void) { return 0; }
 static uint32_t api_no_id(void) { return CUTAP_ID_ALL; }
 
-void *cutap_front_api_resolve(uint32_t k);
-void *cutap_front_api_resolve(uint32_t k)
+void *cutap_front_api_resolve(uint32_t k, const void *caller);
+void *cutap_front_api_resolve(uint32_t k, const void *caller)
 {
+    (void)caller;
     const struct cutap_core *c = cutap_core();
     if (c && k < CUTAP_API_COUNT && c->api[k])
         return c->api[k];
@@ -358,6 +462,7 @@ __attribute__((constructor)) static void front_init(void)
 {
     resolve_libc();
     cutap_exec_init();
+    cutap_io_init();
     cutap_forbid_init();
     char dir[PATH_MAX];
     if (!cutap_reg_dir_from_env(dir, sizeof dir)) {

@@ -14,7 +14,7 @@
  */
 #include "../arch/x86_64/arg_regs.inc"
 	.text
-/* %r11d: the argument of fn, which says where to jump. */
+/* fn(%r11d, the caller's return address) says where to jump. */
 .macro SAVE_CALL_JUMP fn
 	.cfi_startproc
 	pushq %rbp
@@ -24,6 +24,7 @@
 	.cfi_def_cfa_register %rbp
 	save_arg_regs
 	movl %r11d, %edi
+	movq 8(%rbp), %rsi
 	call \fn
 	movq %rax, %r11
 	restore_arg_regs

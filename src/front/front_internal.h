@@ -36,6 +36,7 @@ enum {
     CUTAP_IO_COUNT
 };
 void *cutap_front_real(int k);   /* glibc's function k, or NULL */
+void cutap_io_init(void);        /* at start-up (front/io.c) */
 typedef int (*ioctl_fn)(int, unsigned long, void *);
 typedef int (*open_fn)(const char *, int, ...);
 typedef int (*openat_fn)(int, const char *, int, ...);
@@ -97,6 +98,7 @@ struct cutap_core {
     void (*strict)(void);
 };
 void cutap_front_attach(const struct cutap_core *core);
+void cutap_front_ready(void);   /* the core's constructor is done */
 
 /* The core, loading it if it is not (NULL: it could not be loaded, or it
  * is being loaded by this thread). */
@@ -107,6 +109,10 @@ const struct cutap_core *cutap_core_if_loaded(void);
 /* dlsym(RTLD_NEXT) from the front: the definition after libcutap.so in the
  * global scope (for the core, whose own RTLD_NEXT would find the front's). */
 void *cutap_front_next(const char *name, const char *version);
+/* What RTLD_DEFAULT finds for caller after the global scope: its own
+ * group (a library opened RTLD_LOCAL with its dependencies), NULL if
+ * none or only cutap's entries. */
+void *cutap_front_caller_group(const char *name, const char *version, const void *caller);
 
 /* The front's tables (src/generated/front_tables.c): each static id's
  * name, layer (bit 7: no status), and each layer's "library missing". */
@@ -115,6 +121,10 @@ extern const uint32_t cutap_front_name_at[];
 extern const uint8_t cutap_front_layer[];
 extern const uint32_t cutap_front_unavailable[];
 extern const uint32_t cutap_front_ids;
+
+/* A string of the program's can be read to its NUL without a fault
+ * (front/exec.c: a probe that cannot fault; 0 where it cannot tell). */
+int cutap_readable_str(const char *s);
 
 /* A warning of the front's: the registry when recording, else stderr. */
 void cutap_front_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));

@@ -19,6 +19,7 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <stdio.h>
 #include <sys/mman.h>
 #include <unistd.h>
 
@@ -92,32 +93,70 @@ CUTAP_FRONT int cutap_real_fcntl(int k, int fd, int cmd, long arg)
 
 /* --- the exports ------------------------------------------------------------ */
 
+static int device_path(const char *path);
+
+/* While the core is not loaded: a request that could be an NVIDIA one, on
+ * a descriptor whose /proc/self/fd link names an NVIDIA device file (one
+ * inherited across exec)? FIBMAP on a file, a framebuffer's 'F' requests
+ * never load the core (they cost a readlink each meanwhile). */
+static __attribute__((noinline)) int device_request(int fd)
+{
+    char link[64], target[512];
+    int err = errno;
+    snprintf(link, sizeof link, "/proc/self/fd/%d", fd);
+    ssize_t n = readlink(link, target, sizeof target - 1);
+    int dev = n > 0 && (target[n] = 0, device_path(target));
+    errno = err;
+    return dev;
+}
+
 EXPORT int cutap_f_ioctl(int fd, unsigned long req, void *arg) __asm__("ioctl");
 int cutap_f_ioctl(int fd, unsigned long req, void *arg)
 {
     const struct cutap_core *c = cutap_core_if_loaded();
-    if (CUTAP_UNLIKELY(!c) && CUTAP_NV_REQUEST_LOOKS(req))
-        c = cutap_core();   /* maybe a device descriptor the core never saw */
+    if (CUTAP_UNLIKELY(!c) && CUTAP_NV_REQUEST_LOOKS(req) && device_request(fd))
+        c = cutap_core();   /* a device descriptor the core never saw */
     if (c)
         return c->ioctl(fd, req, arg);
     return REAL(CUTAP_IO_IOCTL, ioctl_fn, fd, req, arg);
 }
 
-/* The path may name an NVIDIA device file (the core decides which): the
- * device directory (/dev, or CUTAP_NV_DEVDIR), then "nvidia". Looked at
- * only when the kernel has read the whole path: it succeeded, or failed
- * for another reason than a bad pointer or no NUL within PATH_MAX. */
-static int maybe_device(int fd, int err, const char *path)
+/* The device directory: /dev, or CUTAP_NV_DEVDIR (tests, containers that
+ * mount the nodes elsewhere), read once at start-up (src/front/front.c):
+ * never a getenv beside the program's own setenv. */
+static char devdir[256] = "/dev";
+static size_t devdir_len = 4;
+void cutap_io_init(void)
 {
-    if (fd < 0 && (err == EFAULT || err == ENAMETOOLONG))
-        return 0;
     const char *d = getenv("CUTAP_NV_DEVDIR");
-    if (!d || !*d)
-        d = "/dev";
-    size_t n = strlen(d);
+    size_t n = d ? strlen(d) : 0;
     while (n > 1 && d[n - 1] == '/')
         n--;
-    return path && !strncmp(path, d, n) && path[n] == '/' && !strncmp(path + n + 1, "nvidia", 6);
+    if (n && n < sizeof devdir) {
+        memcpy(devdir, d, n);
+        devdir[n] = 0;
+        devdir_len = n;
+    }
+    /* glibc's functions now: a first close or dup2 may come from a vfork
+     * child or a signal handler, where a lookup must not run */
+    for (int k = 0; k < CUTAP_IO_COUNT; k++)
+        (void)cutap_front_real(k);
+}
+
+/* The path may name an NVIDIA device file (the core decides which): the
+ * device directory, then "nvidia". Looked at only when it can be read:
+ * the open succeeded (the kernel read the whole path), or the path is
+ * found readable (an open may fail before the kernel reads its path:
+ * EINVAL from the flags, a seccomp filter's errno). */
+static int device_path(const char *path)
+{
+    return path && !strncmp(path, devdir, devdir_len) && path[devdir_len] == '/' &&
+           !strncmp(path + devdir_len + 1, "nvidia", 6);
+}
+
+static int maybe_device(int fd, const char *path)
+{
+    return (fd >= 0 || cutap_readable_str(path)) && device_path(path);
 }
 
 static int do_open(int k, int dirfd, const char *path, int flags, mode_t mode)
@@ -126,7 +165,7 @@ static int do_open(int k, int dirfd, const char *path, int flags, mode_t mode)
     if (c)
         return c->open(k, dirfd, path, flags, mode);
     int fd = cutap_real_open(k, dirfd, path, flags, mode), err = errno;
-    if (CUTAP_UNLIKELY(maybe_device(fd, err, path)) && (c = cutap_core()))
+    if (CUTAP_UNLIKELY(maybe_device(fd, path)) && (c = cutap_core()))
         return c->opened(fd, err, path, flags);
     errno = err;
     return fd;

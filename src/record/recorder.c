@@ -43,6 +43,7 @@
 #include "cutap_format.h"
 #include "cutap_internal.h"
 #include "fd_internal.h"
+#include "front_internal.h"
 #include "record_internal.h"
 #include "filter_expr.h"
 #include "inject_spec.h"
@@ -1398,7 +1399,7 @@ static __attribute__((noinline)) uint32_t origin_of(const void *fn)
 #define STACK_FRAMES 32
 static uint8_t stack_ids[CUTAP_MAX_IDS];
 static int stack_errors, stack_on;
-static uint32_t self_obj;   /* libcutap.so's object (cutap_object_of): its frames are left out */
+static uint32_t self_obj, front_obj;   /* cutap's objects (cutap_object_of): their frames are left out */
 
 static __attribute__((noinline, cold)) void write_stack(const struct cutap_rec_call *r, uint32_t id)
 {
@@ -1411,7 +1412,7 @@ static __attribute__((noinline, cold)) void write_stack(const struct cutap_rec_c
     for (int i = 0; i < n && k < STACK_FRAMES; i++) {
         uintptr_t a = (uintptr_t)pc[i];
         uint32_t o = origin_of(pc[i]);
-        if (o && o == self_obj)
+        if (o && (o == self_obj || o == front_obj))
             continue;   /* cutap's own: its wrappers and recorder are not the program's */
         uint64_t base = 0;
         if (o)
@@ -1445,6 +1446,7 @@ static void stack_setup(void)
         return;
     }
     self_obj = cutap_object_of((const void *)stack_setup);
+    front_obj = cutap_object_of((const void *)cutap_front_attach);
     void *warm[2];
     backtrace(warm, 2);   /* loads the unwinder now, not inside a call */
     int c = cutap_register("stack", NULL, NULL, NULL);

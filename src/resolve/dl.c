@@ -97,6 +97,10 @@ static void *core_dl_lookup(void *handle, const char *name, const char *version,
          * no driver or library is there, and the program would then call
          * into nothing. The driver's names as the libraries' (issue #24). */
         r = cutap_front_next(name, version);
+        /* RTLD_DEFAULT goes on in the caller's own group (a library
+         * opened RTLD_LOCAL with its libcuda finds that one bare) */
+        if (!r && handle == RTLD_DEFAULT)
+            r = cutap_front_caller_group(name, version, caller);
         if (!r)
             return NULL;
     }

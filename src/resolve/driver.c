@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "cutap_internal.h"
+#include "front_internal.h"
 
 _Atomic int cutap_driver_state;
 void *cutap_real[CUTAP_STATIC_COUNT];
@@ -112,12 +113,27 @@ struct resolved {
     char path[4096];
 };
 
+/* Whether addr is in cutap itself: the front (every exported entry, which
+ * a lookup through the global scope or the program's handle finds) or the
+ * core. Never a driver. */
+static int ours(const void *addr)
+{
+    Dl_info a, f, c;
+    return dladdr(addr, &a) && ((dladdr((void *)cutap_front_attach, &f) && a.dli_fbase == f.dli_fbase) ||
+                                (dladdr((void *)ours, &c) && a.dli_fbase == c.dli_fbase));
+}
+
 /* handle is a reference of our own, kept for the life of the process when
  * it wins, so the driver is never unmapped under the wrappers (the program
  * may dlclose its handle and open it again). */
 static int adopt(void *handle)
 {
     struct link_map *lm = NULL;
+    void *init = cutap_libc_dlsym(handle, "cuInit");
+    if (init && ours(init)) {
+        dlclose(handle);   /* a handle whose scope finds cutap's own entries first */
+        return 0;
+    }
     struct resolved *r = calloc(1, sizeof *r);
     if (!r || dlinfo(handle, RTLD_DI_LINKMAP, &lm) || !lm) {
         cutap_warn("cannot inspect the driver object");
@@ -231,8 +247,7 @@ void cutap_driver_adopt_from(void *addr)
     if (atomic_load_explicit(&cutap_driver_state, memory_order_acquire) == 1 || adopting)
         return;
     Dl_info info, self;
-    if (!dladdr(addr, &info) || !info.dli_fname || !dladdr((void *)cutap_driver_adopt_from, &self) ||
-        info.dli_fbase == self.dli_fbase)
+    if (!dladdr(addr, &info) || !info.dli_fname || ours(addr))
         return;   /* our own export (a lookup through the global scope) */
     void *h = dlopen(info.dli_fname, RTLD_LAZY | RTLD_NOLOAD);
     /* Only an object that has the driver's entry point is a driver. */

@@ -700,11 +700,12 @@ static int io_ioctl(int fd, unsigned long req, void *arg)
  * is recorded when it returned, with no duration of its own. */
 static int kind_after_open(int fd, int err, const char *path, unsigned *minor)
 {
-    /* Succeeded, or failed for another reason than the path itself: the
-     * kernel copied the whole path (up to its NUL), so it is readable.
-     * EFAULT (a bad pointer) and ENAMETOOLONG (no NUL within PATH_MAX):
-     * not looked at. */
-    if (fd < 0 && (err == EFAULT || err == ENAMETOOLONG))
+    /* Succeeded: the kernel copied the whole path (up to its NUL), so it
+     * is readable. Failed: perhaps before the kernel read it (EINVAL from
+     * the flags, a seccomp filter's errno), so only a path found readable
+     * (front/exec.c's probe, which cannot fault) is looked at. */
+    (void)err;
+    if (fd < 0 && !cutap_readable_str(path))
         return 0;
     return path_kind(path, minor);
 }

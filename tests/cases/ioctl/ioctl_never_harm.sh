@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # Issue #15: the ioctl layer's libc wrappers never harm the program, and
 # are not fooled by what it does with descriptors and mappings
-# (t_ioctl_harm): open() of bad path pointers stays EFAULT (cutap looks at a
-# path only once the kernel has read it); a device descriptor closed where
+# (t_ioctl_harm): open() of bad path pointers stays EFAULT, and EINVAL
+# where the flags are refused before the path is read (cutap looks at a
+# path only once the kernel has read it, or once it is found readable);
+# a device descriptor closed where
 # no wrapper sees it (a forked child's closefrom) and its number reused for
 # the child's trace file: no hang (the recorder's own file I/O passes
 # through), nothing recorded for the wrong file; a vfork child closing its
@@ -22,6 +24,7 @@ for m in badpath stale vfork maps; do
     diff "$WORK/$m.bare" "$WORK/$m.out" >&2 || { say "  $m: output changed"; exit 1; }
 done
 grep -q 'Bad address.*Bad address.*Bad address' "$WORK/badpath.out" || exit 1
+grep -q 'O_TMPFILE|O_RDONLY, PROT_NONE page) -1 Invalid argument' "$WORK/badpath.out" || { cat "$WORK/badpath.out" >&2; exit 1; }
 rows() { "$CUTAP" report --format csv -e layer=ioctl "$WORK/$1" | awk -F, -v n="$2" '$2 == n { print $3 }'; }
 # stale: the parent's two requests, the child's one, on the right files
 [ "$(rows stale RM_FREE)" = 3 ] && [ "$(rows stale open)" = 2 ] || { "$CUTAP" dump "$WORK/stale" >&2; exit 1; }

@@ -3,7 +3,10 @@
 # descriptor from 3 up and puts a data file of its own on every number up
 # to 1,000 (cutap's old number among them), then calls CUDA again: the
 # data file is untouched and every call is recorded (cutap opens its file
-# again by its path) under trace, stat, CUTAP_LOG and CUTAP_STAT; with
+# again by its path) under trace, stat, CUTAP_LOG and CUTAP_STAT, and a
+# POSIX lock the program holds on that file stays held (closing any
+# descriptor of a file drops a process's locks: cutap never closes one of
+# the program's files, not even a duplicate it made to check it); with
 # its trace file removed first, recording stops and cutap trace says so
 # with the calls lost. A program that closes 0, 1 and 2 before its first
 # call gets 0 and 1 from its next two opens, as bare.
@@ -21,6 +24,12 @@ for mode in CUTAP_TRACE CUTAP_COUNT; do
     got=$("$CUTAP" report --format csv "$WORK/r.$mode" | awk -F, '$2 == "cuCtxGetCurrent" {print $3}')
     [ "$got" = $((2 * N)) ] || { say "  $mode: $got of $((2 * N)) calls recorded"; exit 1; }
     "$CUTAP" report "$WORK/r.$mode" 2>&1 | grep -qi 'not recorded\|stopped' && { say "  $mode: a loss reported"; exit 1; }
+done
+# the program's lock on its file on cutap's old numbers
+for run in "CUTAP_TRACE=$WORK/lk.tr" "CUTAP_COUNT=$WORK/lk.ct" "CUTAP_LOG=$WORK/lk.log"; do
+    env $run LD_PRELOAD=$LIB $T/t_fds lock $N "$WORK/data.lock" >"$WORK/lock.out" || { say "  lock, $run: status $?"; exit 1; }
+    grep -qx 'lock held: yes' "$WORK/lock.out" && check_data "$WORK/lock.out" \
+        || { say "  lock, $run: the program's lock was dropped:"; cat "$WORK/lock.out" >&2; exit 1; }
 done
 # the text clients: the log goes on in its own file, the table is written
 CUTAP_LOG="$WORK/log" CUTAP_STAT="$WORK/stat" LD_PRELOAD=$LIB $T/t_fds reuse $N "$WORK/data.log" >"$WORK/log.out" \

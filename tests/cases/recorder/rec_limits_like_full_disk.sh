@@ -39,6 +39,11 @@ grep -q "cuCtxGetCurrent" "$WORK/st.txt" || { say "  cutap stat wrote no table";
 UNDER="CUTAP_LOG=$WORK/log CUTAP_STAT=$WORK/stat LD_PRELOAD=$LIB" bare_same f2 bash -c "ulimit -f 1024; exec $PROG" || exit 1
 [ "$(stat -c %s "$WORK/log")" -le 1048576 ] || { say "  the log outgrew the limit"; exit 1; }
 
+# a warning of cutap's to the program's stderr (not recording), that
+# stderr a file at its limit: the warning is lost, the program runs on
+bash -c "ulimit -f 0; exec $T/t_record many 3 >/dev/null 2>$WORK/w0.bare"; rb=$?
+CUTAP_DRIVER=/nonexistent LD_PRELOAD=$LIB bash -c "ulimit -f 0; exec $T/t_record many 3 >/dev/null 2>$WORK/w0.err"; rc=$?
+[ $rb = 0 ] && [ $rc = 0 ] && [ ! -s "$WORK/w0.err" ] || { say "  a warning past the file-size limit: status $rc (bare $rb)"; exit 1; }
 # the program's own write past the limit: its SIGXFSZ, as bare
 # (bash -c reports its child's signal as status 153)
 UNDER="CUTAP_TRACE=$WORK/own LD_PRELOAD=$LIB" bare_same own bash -c "exec 2>/dev/null; ulimit -f 10; $T/t_record many 10 >/dev/null; head -c 100000 /dev/zero >$WORK/big; echo \$?" \
