@@ -77,42 +77,8 @@ int main(int argc, char **argv)
 {
     for (size_t i = 0; i < sizeof data; i++)
         data[i] = (char)('a' + i % 26);
-    if (argc >= 4 && !strcmp(argv[1], "lock")) {
-        long n = atol(argv[2]);
-        const char *path = argv[3];
-        int fd = open(path, O_RDWR | O_CREAT | O_TRUNC, 0600);
-        if (fd < 0 || write(fd, data, sizeof data) != (ssize_t)sizeof data)
-            return 2;
-        close(fd);
-        if (cuInit(0))
-            return 2;
-        calls(n);
-        struct rlimit rl;
-        getrlimit(RLIMIT_NOFILE, &rl);
-        long top = rl.rlim_cur < 65536 ? (long)rl.rlim_cur : 65536;
-        for (long i = 3; i < top; i++)
-            close((int)i);
-        fd = open(path, O_RDWR);
-        struct flock fl = {.l_type = F_WRLCK, .l_whence = SEEK_SET};
-        if (fd < 0 || fcntl(fd, F_SETLK, &fl))
-            return 2;
-        for (int i = fd + 1; i <= 1000 && i < top; i++)
-            if (dup2(fd, i) != i)
-                return 2;
-        calls(n);
-        fflush(stdout);
-        pid_t p = fork();
-        if (!p) {
-            struct flock q = {.l_type = F_WRLCK, .l_whence = SEEK_SET};
-            int g = open(path, O_RDWR);
-            _exit(g >= 0 && !fcntl(g, F_GETLK, &q) && q.l_type == F_WRLCK ? 0 : 1);
-        }
-        int st = 0;
-        waitpid(p, &st, 0);
-        printf("lock held: %s\n", WIFEXITED(st) && !WEXITSTATUS(st) ? "yes" : "NO");
-        return check_data(path) ? 2 : 0;
-    }
-    if (argc >= 4 && !strcmp(argv[1], "reuse")) {
+    int lock = argc >= 4 && !strcmp(argv[1], "lock");
+    if (lock || (argc >= 4 && !strcmp(argv[1], "reuse"))) {
         long n = atol(argv[2]);
         const char *path = argv[3];
         int fd = open(path, O_RDWR | O_CREAT | O_TRUNC, 0600);
@@ -123,7 +89,7 @@ int main(int argc, char **argv)
             return 2;
         calls(n);
         fflush(stdout);
-        if (argc >= 5)
+        if (!lock && argc >= 5)
             remove_traces(argv[4]);
         struct rlimit rl;
         getrlimit(RLIMIT_NOFILE, &rl);
@@ -131,14 +97,29 @@ int main(int argc, char **argv)
         for (long i = 3; i < top; i++)
             close((int)i);
         /* the program's own file, at the lowest free number and on every
-         * number up to 1,000, kept open while it calls CUDA again */
+         * number up to 1,000, kept open (and locked) while it calls CUDA
+         * again */
         fd = open(path, O_RDWR);
-        if (fd < 0)
+        struct flock fl = {.l_type = F_WRLCK, .l_whence = SEEK_SET};
+        if (fd < 0 || (lock && fcntl(fd, F_SETLK, &fl)))
             return 2;
         for (int i = fd + 1; i <= 1000 && i < top; i++)
             if (dup2(fd, i) != i)
                 return 2;
         calls(n);
+        if (lock) {
+            fflush(stdout);
+            pid_t p = fork();
+            if (!p) {
+                struct flock q = {.l_type = F_WRLCK, .l_whence = SEEK_SET};
+                int g = open(path, O_RDWR);
+                _exit(g >= 0 && !fcntl(g, F_GETLK, &q) && q.l_type == F_WRLCK ? 0 : 1);
+            }
+            int st = 0;
+            waitpid(p, &st, 0);
+            printf("lock held: %s\n", WIFEXITED(st) && !WEXITSTATUS(st) ? "yes" : "NO");
+            return check_data(path) ? 2 : 0;
+        }
         printf("reopened at %d\n", fd);
         for (int i = fd; i <= 1000 && i < top; i++)
             close(i);
@@ -157,6 +138,6 @@ int main(int argc, char **argv)
         dprintf(out, "stdin %d stdout %d\n", in, out);
         return in == 0 && out == 1 ? 0 : 1;
     }
-    fprintf(stderr, "usage: t_fds reuse N DATA [RM] | std DATA\n");
+    fprintf(stderr, "usage: t_fds reuse N DATA [RM] | lock N DATA | std DATA\n");
     return 2;
 }

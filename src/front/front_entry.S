@@ -14,24 +14,9 @@
  */
 #include "../arch/x86_64/arg_regs.inc"
 	.text
-/* fn(%r11d, the caller's return address) says where to jump. */
 .macro SAVE_CALL_JUMP fn
 	.cfi_startproc
-	pushq %rbp
-	.cfi_def_cfa_offset 16
-	.cfi_offset %rbp, -16
-	movq %rsp, %rbp
-	.cfi_def_cfa_register %rbp
-	save_arg_regs
-	movl %r11d, %edi
-	movq 8(%rbp), %rsi
-	call \fn
-	movq %rax, %r11
-	restore_arg_regs
-	leave
-	.cfi_def_cfa %rsp, 8
-	.cfi_restore %rbp
-	jmp *%r11
+	resolve_and_jump \fn
 	.cfi_endproc
 .endm
 

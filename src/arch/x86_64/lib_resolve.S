@@ -19,19 +19,7 @@
 	.p2align 4
 cutap_lib_resolve_common:
 	.cfi_startproc
-	pushq %rbp
-	.cfi_def_cfa_offset 16
-	.cfi_offset %rbp, -16
-	movq %rsp, %rbp
-	.cfi_def_cfa_register %rbp
-	save_arg_regs
-	movl %r11d, %edi           /* id */
-	call cutap_lib_resolve
-	movq %rax, %r11            /* where the call goes */
-	restore_arg_regs
-	leave
-	.cfi_def_cfa %rsp, 8
-	jmp *%r11
+	resolve_and_jump cutap_lib_resolve   /* (id) */
 	.cfi_endproc
 	.size cutap_lib_resolve_common,.-cutap_lib_resolve_common
 
