@@ -52,9 +52,9 @@ $(BUILD)/libcutap_core.so: $(LIB_O) $(BUILD)/libcutap.so src/core/libcutap_core.
 # The cutap command. Links no SQLite: export --format sqlite loads
 # libsqlite3.so.0 at run time (cli/sqlite_dl.c), so building needs no SQLite
 # header or library. libcutap.so links nothing but libc.
-CLI_C := $(wildcard cli/*.c cli/generated/*.c) src/common/export_tables.c src/common/filter_expr.c src/common/path_search.c \
+CLI_C := $(wildcard cli/*.c cli/*/*.c) src/common/export_tables.c src/common/filter_expr.c src/common/path_search.c \
          src/common/nv_ioctl.c src/generated/nv_ioctl_tables.c src/common/inject_spec.c
-CLI_H := $(wildcard cli/*.h cli/generated/*.inc) include/cutap_format.h include/cutap.h $(wildcard src/common/*.h) \
+CLI_H := $(wildcard cli/*.h cli/*/*.h cli/generated/*.inc) include/cutap_format.h include/cutap.h $(wildcard src/common/*.h) \
          src/generated/hidden_tables.h src/generated/nv_ioctl_tables.h
 CLI_O := $(patsubst %,$(BUILD)/obj/cutap/%.o,$(CLI_C))
 cli: $(BUILD)/cutap

@@ -57,7 +57,6 @@ int procs_summary(const char *dir, int trace);
 /* export.c, export_proto.c */
 const char *basename_of(const char *path);
 void proc_display_name(const struct cutap_file_header *h, char *name, size_t size);
-void write_perfetto_proto(const struct trace *tr, FILE *f);   /* --format perfetto-proto */
 
 /* symbols.c: a stack frame (object path, offset from its load address)
  * as "function+0xNN (object)", from the object file's symbols; exe: the

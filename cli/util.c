@@ -172,3 +172,18 @@ void *xcalloc(size_t n, size_t size)
     }
     return p;
 }
+
+/* "exe [pid N] host H rank R": a process as the Perfetto exports name it. */
+void proc_display_name(const struct cutap_file_header *h, char *name, size_t size)
+{
+    int n = snprintf(name, size, "%s [pid %d] host %s", h->exe[0] ? basename_of(h->exe) : "?", h->pid,
+                     h->host[0] ? h->host : "?");
+    if (h->rank >= 0 && n >= 0 && (size_t)n < size)
+        snprintf(name + n, size - (size_t)n, " rank %d", h->rank);
+}
+
+const char *basename_of(const char *path)
+{
+    const char *s = strrchr(path, '/');
+    return s ? s + 1 : path;
+}

@@ -35,6 +35,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "export_internal.h"
 #include "trace_read.h"
 
 /* --- wire format ---------------------------------------------------- */
@@ -108,14 +109,6 @@ struct seq {
     unsigned char *named;   /* bit per name index: interned on this sequence */
     uint32_t cats;          /* bit per layer + 4 (see cat_iid): interned */
 };
-
-/* export.c: the pid each process shows (a repeated pid, of an exec'd
- * image or another host, gets a made-up one: the viewer would merge them) */
-struct pf_proc {
-    int64_t pid;
-    size_t sort_index;
-};
-struct pf_proc *pf_procs(const struct trace *tr);
 
 struct writer {
     FILE *f;

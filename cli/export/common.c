@@ -1,0 +1,186 @@
+/* Helpers the export formats share (export_internal.h). */
+#define _GNU_SOURCE
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "export_internal.h"
+
+const struct tr_proc *call_proc(const struct trace *tr, const struct tr_call *c)
+{
+    return &tr->procs[tr->threads[c->thread].proc];
+}
+
+/* The kernel a call is about: launches and function queries take the
+ * CUfunction/CUkernel as their first or second argument. */
+const char *call_kernel(const struct trace *tr, const struct tr_call *c)
+{
+    const struct tr_proc *p = call_proc(tr, c);
+    if (!p->nfuncs)
+        return NULL;
+    for (unsigned i = 0; i < c->rec->nargs && i < 2; i++) {
+        uint64_t w = tr_args(c)[i];
+        const char *k = w ? tr_func_name(p, w) : NULL;
+        if (k)
+            return k;
+    }
+    return NULL;
+}
+
+/* A call decoded as `cutap dump` decodes it: the arguments at buf, the
+ * result (empty when unfinished) at buf + status_at, each NUL-terminated.
+ * One memory stream for all the calls of an export. */
+
+void decode_call(struct decoded *d, const struct trace *tr, const struct tr_call *c)
+{
+    if (!d->m && !(d->m = open_memstream(&d->buf, &d->len))) {
+        fprintf(stderr, "cutap: out of memory\n");
+        exit(1);
+    }
+    rewind(d->m);
+    dump_call_args(d->m, tr, c);
+    fputc(0, d->m);
+    long at = ftell(d->m);
+    dump_call_status(d->m, tr, c);
+    fputc(0, d->m);
+    if (fflush(d->m) || ferror(d->m) || at < 0) {
+        fprintf(stderr, "cutap: out of memory\n");
+        exit(1);
+    }
+    d->status_at = (size_t)at;
+}
+
+void decoded_free(struct decoded *d)
+{
+    if (d->m)
+        fclose(d->m);
+    free(d->buf);
+}
+
+/* A string as a JSON literal, made once: call names and hosts are
+ * repeated on every line. */
+char *json_dup(const char *s)
+{
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *m = open_memstream(&buf, &len);
+    if (!m) {
+        fprintf(stderr, "cutap: out of memory\n");
+        exit(1);
+    }
+    json_str(m, s);
+    if (fclose(m)) {
+        fprintf(stderr, "cutap: out of memory\n");
+        exit(1);
+    }
+    return buf;
+}
+
+char **json_names(const struct trace *tr)
+{
+    char **v = calloc(tr->nnames ? tr->nnames : 1, sizeof *v);
+    if (!v) {
+        fprintf(stderr, "cutap: out of memory\n");
+        exit(1);
+    }
+    for (size_t i = 0; i < tr->nnames; i++)
+        v[i] = json_dup(tr->names[i].name);
+    return v;
+}
+
+void free_strs(char **v, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        free(v[i]);
+    free(v);
+}
+
+
+/* Linux pids never exceed this (PID_MAX_LIMIT on 64-bit), so pids made up
+ * above it cannot be mistaken for real ones. */
+#define PID_MAX_LIMIT 4194304
+
+/* The pid each process shows in the viewer, and its sort index. Two files
+ * can carry the same pid: an exec'd image (same process, new file) or
+ * processes on different hosts. The viewer merges tracks of equal pids,
+ * so the earliest-started keeps the real pid and the others get made-up
+ * ones; the process name keeps the real pid. */
+
+static int cmp_by_pid(const void *a, const void *b, void *ctx)
+{
+    const struct trace *tr = ctx;
+    const struct tr_proc *x = &tr->procs[*(const size_t *)a], *y = &tr->procs[*(const size_t *)b];
+    if (x->h.pid != y->h.pid)
+        return x->h.pid < y->h.pid ? -1 : 1;
+    if (x->base_ns != y->base_ns)
+        return x->base_ns < y->base_ns ? -1 : 1;
+    return *(const size_t *)a < *(const size_t *)b ? -1 : 1;
+}
+
+/* Display order: ranked processes by rank, then the rest; start time breaks ties. */
+static int cmp_display(const void *a, const void *b, void *ctx)
+{
+    const struct trace *tr = ctx;
+    const struct tr_proc *x = &tr->procs[*(const size_t *)a], *y = &tr->procs[*(const size_t *)b];
+    int xr = x->h.rank >= 0, yr = y->h.rank >= 0;
+    if (xr != yr)
+        return xr ? -1 : 1;
+    if (xr && x->h.rank != y->h.rank)
+        return x->h.rank < y->h.rank ? -1 : 1;
+    if (x->base_ns != y->base_ns)
+        return x->base_ns < y->base_ns ? -1 : 1;
+    return *(const size_t *)a < *(const size_t *)b ? -1 : 1;
+}
+
+struct pf_proc *pf_procs(const struct trace *tr)
+{
+    size_t n = tr->nprocs;
+    struct pf_proc *pp = calloc(n ? n : 1, sizeof *pp);
+    size_t *order = calloc(n ? n : 1, sizeof *order);
+    if (!pp || !order) {
+        fprintf(stderr, "cutap: out of memory\n");
+        exit(1);
+    }
+    int64_t next = PID_MAX_LIMIT;
+    for (size_t i = 0; i < n; i++) {
+        order[i] = i;
+        if (tr->procs[i].h.pid >= next)
+            next = (int64_t)tr->procs[i].h.pid + 1;   /* a damaged header: stay clear of it */
+    }
+    qsort_r(order, n, sizeof *order, cmp_by_pid, (void *)tr);
+    for (size_t k = 0; k < n; k++) {
+        const struct tr_proc *p = &tr->procs[order[k]];
+        int dup = k > 0 && tr->procs[order[k - 1]].h.pid == p->h.pid;
+        pp[order[k]].pid = dup ? ++next : p->h.pid;
+    }
+    qsort_r(order, n, sizeof *order, cmp_display, (void *)tr);
+    for (size_t k = 0; k < n; k++)
+        pp[order[k]].sort_index = k;
+    free(order);
+    return pp;
+}
+
+/* Microseconds with three decimals: exact nanoseconds, no float rounding. */
+void put_us(FILE *f, uint64_t ns)
+{
+    fprintf(f, "%llu.%03u", (unsigned long long)(ns / 1000), (unsigned)(ns % 1000));
+}
+
+/* A process's losses as JSON members (no braces): stopped, stop_reason,
+ * stop_errno, lost_calls, lost_names, loss (the words of the warning). */
+void json_loss(FILE *f, const struct tr_proc *p, const char *loss)
+{
+    fprintf(f, "\"stopped\":%s,\"stop_reason\":\"%s\",\"stop_errno\":%d,\"lost_calls\":%llu,\"lost_names\":%llu,\"loss\":",
+            p->h.flags & CUTAP_FILE_STOPPED ? "true" : "false", tr_stop_reason_str(p->h.stop_reason), p->h.stop_errno,
+            (unsigned long long)p->h.lost_calls, (unsigned long long)p->h.lost_names);
+    json_str(f, loss);
+    if (p->h.ring_chunks || p->h.freeze_clock || p->h.capture) {
+        static const char *const fz[] = {"none", "request", "error", "peer"};
+        fprintf(f, ",\"ring_bytes\":%llu,\"overwritten_calls\":%llu,\"frozen\":\"%s\",\"capture_ranges\":%u",
+                (unsigned long long)p->h.ring_chunks * p->h.chunk_size, (unsigned long long)p->h.overwritten_calls,
+                !p->h.freeze_clock ? "no" : p->h.freeze_reason < 4 ? fz[p->h.freeze_reason] : "other",
+                p->h.capture_ranges);
+    }
+}

@@ -1,0 +1,272 @@
+/* cutap export: a trace directory as Chrome/Perfetto JSON, Perfetto
+ * protobuf, JSON lines or an SQLite database.
+ *
+ *   cutap export --format perfetto|sqlite|jsonl -o FILE [--force] DIR
+ *
+ * The output is written to FILE.tmp.<pid> and moved to FILE only when
+ * complete, so an export that fails (or is interrupted) leaves no half
+ * file. An existing FILE is never replaced without --force; with --force
+ * it is replaced by a rename, so a symbolic link at FILE is replaced, never
+ * followed. The file is created with mode 0600.
+ *
+ * Times are nanoseconds relative to the trace origin (the earliest process
+ * start, struct trace.origin_ns) unless said otherwise.
+ *
+ * One file per format in this folder (perfetto.c, jsonl.c, sqlite.c,
+ * proto.c), their shared helpers in common.c (export_internal.h); this
+ * file is the command and the output file.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <signal.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "cli.h"
+#include "export_internal.h"
+
+#define USAGE_LINE "usage: cutap export --format perfetto|perfetto-proto|sqlite|jsonl -o FILE [--force] [-e FILTER] [--from S] [--to S] DIR\n"
+static const char usage[] =
+    USAGE_LINE
+    "  perfetto  Chrome trace-event JSON (ui.perfetto.dev, chrome://tracing)\n"
+    "  perfetto-proto  Perfetto's native protobuf trace (ui.perfetto.dev): about 40 bytes\n"
+    "            a call against the JSON's 700, for long traces; no argument words\n"
+    "  sqlite    SQLite database (tables processes, threads, strings, calls,\n"
+    "            counters; view calls_named)\n"
+    "  jsonl     one JSON object per line: calls in time order, then counters\n"
+    "  -o FILE             the file to write (made 0600, never through a symbolic link)\n"
+    "  --force             replace FILE if it exists\n"
+    CLI_SELECT_HELP
+    "examples:\n"
+    "  cutap export --format perfetto -o run1.json run1     # open in ui.perfetto.dev\n"
+    "  cutap export --format perfetto-proto -o run1.pftrace run1   # a long run\n"
+    "  cutap export --format jsonl -o mem.jsonl -e 'cuMem*,cudaMalloc*,cudaFree' run1\n"
+    "  cutap export --format sqlite -o window.db --from 30 --to 31 run1\n";
+
+enum { EXP_PERFETTO, EXP_SQLITE, EXP_JSONL, EXP_PERFETTO_PROTO };
+
+
+/* --- the output file ------------------------------------------------ */
+
+/* The temporary, removed if a signal ends the export. */
+static char tmp_path[4096];
+
+static void on_signal(int sig)
+{
+    unlink(tmp_path);   /* async-signal-safe */
+    signal(sig, SIG_DFL);
+    raise(sig);
+}
+
+static const int caught[] = {SIGINT, SIGTERM, SIGHUP};
+static struct sigaction saved[sizeof caught / sizeof caught[0]];
+
+/* Installed once the temporary exists, restored before returning. A
+ * signal the caller ignores (nohup, background jobs) stays ignored. */
+static void catch_signals(int on)
+{
+    for (size_t i = 0; i < sizeof caught / sizeof caught[0]; i++) {
+        if (!on) {
+            sigaction(caught[i], &saved[i], NULL);
+            continue;
+        }
+        sigaction(caught[i], NULL, &saved[i]);
+        if (saved[i].sa_handler == SIG_IGN)
+            continue;
+        struct sigaction sa;
+        memset(&sa, 0, sizeof sa);
+        sa.sa_handler = on_signal;
+        sigemptyset(&sa.sa_mask);
+        sigaction(caught[i], &sa, NULL);
+    }
+}
+
+/* Moves the finished temporary to its name. Without --force, link() is the
+ * atomic "create if absent": a file that appeared since the check is still
+ * not replaced. Filesystems without hard links fall back to check and
+ * rename. */
+static int publish(const char *tmp, const char *out, int force)
+{
+    if (!force) {
+        if (!link(tmp, out)) {
+            unlink(tmp);
+            return 0;
+        }
+        if (errno == EEXIST) {
+            fprintf(stderr, "cutap export: %s exists (use --force to replace it)\n", out);
+            return -1;
+        }
+        struct stat st;
+        if (!lstat(out, &st)) {
+            fprintf(stderr, "cutap export: %s exists (use --force to replace it)\n", out);
+            return -1;
+        }
+    }
+    if (rename(tmp, out)) {
+        fprintf(stderr, "cutap export: cannot write %s: %s\n", out, strerror(errno));
+        return -1;
+    }
+    return 0;
+}
+
+static int export_to(const struct trace *tr, int format, const char *out, int force)
+{
+    if ((size_t)snprintf(tmp_path, sizeof tmp_path, "%s.tmp.%d", out, (int)getpid()) >= sizeof tmp_path) {
+        fprintf(stderr, "cutap export: output path too long\n");
+        return -1;
+    }
+    /* O_EXCL (and O_NOFOLLOW): never write through a link or into someone
+     * else's file; 0600: the output holds the traced processes' data,
+     * like the trace (publish() moves this very file to its name). */
+    int fd = open(tmp_path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+    if (fd < 0) {
+        fprintf(stderr, "cutap export: cannot create %s: %s\n", tmp_path, strerror(errno));
+        return -1;
+    }
+    catch_signals(1);
+    int ok;
+    if (format == EXP_SQLITE) {
+        close(fd);   /* SQLite opens the (empty) file itself */
+        ok = !write_sqlite(tr, tmp_path);   /* reports its own errors */
+        if (ok) {
+            fd = open(tmp_path, O_RDONLY | O_CLOEXEC);
+            if (fd < 0 || fsync(fd)) {
+                fprintf(stderr, "cutap export: cannot write %s: %s\n", tmp_path, strerror(errno));
+                ok = 0;
+            }
+            if (fd >= 0)
+                close(fd);
+        }
+    } else {
+        FILE *f = fdopen(fd, "w");
+        if (!f) {
+            close(fd);
+            ok = 0;
+        } else {
+            static char buf[1 << 20];
+            setvbuf(f, buf, _IOFBF, sizeof buf);
+            if (format == EXP_PERFETTO)
+                write_perfetto(tr, f);
+            else if (format == EXP_PERFETTO_PROTO)
+                write_perfetto_proto(tr, f);
+            else
+                write_jsonl(tr, f);
+            /* Write errors (a full disk) stick in the stream: one check at
+             * the end sees them all. */
+            ok = !fflush(f) && !ferror(f) && !fsync(fileno(f));
+            int err = errno;
+            if (fclose(f))
+                ok = 0;
+            else
+                errno = err;
+        }
+        if (!ok)
+            fprintf(stderr, "cutap export: cannot write %s: %s\n", tmp_path, strerror(errno));
+    }
+    if (ok && publish(tmp_path, out, force))
+        ok = 0;
+    if (!ok)
+        unlink(tmp_path);
+    tr_progress_done(tr);
+    catch_signals(0);
+    return ok ? 0 : -1;
+}
+
+int cmd_export(int argc, char **argv)
+{
+    static const struct option longopts[] = {{"format", required_argument, 0, 'f'},
+                                             {"output", required_argument, 0, 'o'},
+                                             {"force", no_argument, 0, 'F'},
+                                             {"help", no_argument, 0, 'h'},
+                                             CLI_SELECT_LONGOPTS,
+                                             {0, 0, 0, 0}};
+    int format = -1, force = 0, c;
+    const char *out = NULL;
+    optind = 1;
+    opterr = 0;   /* our own messages, naming the command */
+    while ((c = getopt_long(argc, argv, ":f:o:he:", longopts, NULL)) != -1) {
+        switch (c) {
+        case 'e':
+        case CLI_OPT_FROM:
+        case CLI_OPT_TO:
+            if (cli_select_opt(c, optarg, "export"))
+                return 2;
+            break;
+        case 'f':
+            if (!strcmp(optarg, "perfetto"))
+                format = EXP_PERFETTO;
+            else if (!strcmp(optarg, "sqlite"))
+                format = EXP_SQLITE;
+            else if (!strcmp(optarg, "jsonl"))
+                format = EXP_JSONL;
+            else if (!strcmp(optarg, "perfetto-proto"))
+                format = EXP_PERFETTO_PROTO;
+            else {
+                fprintf(stderr, "cutap export: unknown format '%s' (perfetto, perfetto-proto, sqlite, jsonl)\n", optarg);
+                return 2;
+            }
+            break;
+        case 'o': out = optarg; break;
+        case 'F': force = 1; break;
+        case 'h': fputs(usage, stdout); return 0;
+        case ':':
+            fprintf(stderr, "cutap export: option '%s' needs a value\n" USAGE_LINE, argv[optind - 1]);
+            return 2;
+        default:
+            if (optopt)
+                fprintf(stderr, "cutap export: unknown option '-%c'\n" USAGE_LINE, optopt);
+            else
+                fprintf(stderr, "cutap export: unknown option '%s'\n" USAGE_LINE, argv[optind - 1]);
+            return 2;
+        }
+    }
+    const char *why = format < 0              ? "missing --format"
+                      : !out || !*out         ? "missing -o FILE"
+                      : optind == argc        ? "missing the trace directory"
+                      : optind < argc - 1     ? "more than one trace directory"
+                                              : NULL;
+    if (why) {
+        fprintf(stderr, "cutap export: %s\n" USAGE_LINE, why);
+        return 2;
+    }
+    const char *dir = argv[optind];
+
+    /* Before the (possibly long) load: refuse early. publish() checks again. */
+    struct stat st;
+    if (!force && !lstat(out, &st)) {
+        fprintf(stderr, "cutap export: %s exists (use --force to replace it)\n", out);
+        return 1;
+    }
+
+    /* Also before the load, and before any file is made: without
+     * libsqlite3 there is no SQLite export. */
+    if (format == EXP_SQLITE) {
+        const char *why;
+        if (write_sqlite_prepare(&why)) {
+            fprintf(stderr, "cutap export: %s\n", why);
+            return 1;
+        }
+    }
+
+    struct trace tr;
+    if (tr_load(&tr, dir) || cli_select_apply(&tr)) {
+        tr_free(&tr);
+        return 1;
+    }
+    int rc = export_to(&tr, format, out, force) ? 1 : 0;
+    /* Damaged files were reported by the reader and the rest exported;
+     * the status says the export is not the whole trace. */
+    if (!rc && tr.problems) {
+        fprintf(stderr, "cutap export: %s written, but the trace has %d problem(s) (above): it may be incomplete\n",
+                out, tr.problems);
+        rc = 1;
+    }
+    tr_free(&tr);
+    return rc;
+}

@@ -1,0 +1,58 @@
+/* What the export formats share (cli/export/): the format writers, which
+ * the command (export.c) calls, and the helpers common.c gives them. A
+ * format includes this header and cli.h, never another format. */
+#ifndef CUTAP_EXPORT_INTERNAL_H
+#define CUTAP_EXPORT_INTERNAL_H
+
+#include <stdint.h>
+#include <stdio.h>
+
+#include "cli.h"
+
+/* the formats */
+void write_perfetto(const struct trace *tr, FILE *f);         /* perfetto.c: Chrome/Perfetto JSON */
+void write_perfetto_proto(const struct trace *tr, FILE *f);   /* proto.c: Perfetto protobuf */
+void write_jsonl(const struct trace *tr, FILE *f);            /* jsonl.c */
+int write_sqlite(const struct trace *tr, const char *path);   /* sqlite.c: 0, or -1 after a message */
+int write_sqlite_prepare(const char **why);                   /* sqlite.c: libsqlite3 loaded first */
+
+/* common.c */
+const struct tr_proc *call_proc(const struct trace *tr, const struct tr_call *c);
+/* The kernel a call is about: launches and function queries take the
+ * CUfunction/CUkernel as their first or second argument. */
+const char *call_kernel(const struct trace *tr, const struct tr_call *c);
+
+/* A call decoded as `cutap dump` decodes it: the arguments at buf, the
+ * result (empty when unfinished) at buf + status_at, each NUL-terminated.
+ * One memory stream for all the calls of an export. */
+struct decoded {
+    FILE *m;
+    char *buf;
+    size_t len, status_at;
+};
+void decode_call(struct decoded *d, const struct trace *tr, const struct tr_call *c);
+void decoded_free(struct decoded *d);
+
+/* A string as a JSON literal, made once: call names and hosts are
+ * repeated on every line. */
+char *json_dup(const char *s);
+char **json_names(const struct trace *tr);   /* every call name as a JSON literal */
+void free_strs(char **v, size_t n);
+
+/* The pid each process shows in the Perfetto viewers, and its sort index.
+ * Two files can carry the same pid: an exec'd image (same process, new
+ * file) or processes on different hosts. The viewer merges tracks of
+ * equal pids, so the earliest-started keeps the real pid and the others
+ * get made-up ones; the process name keeps the real pid. */
+struct pf_proc {
+    int64_t pid;
+    size_t sort_index;
+};
+struct pf_proc *pf_procs(const struct trace *tr);
+
+/* Microseconds with three decimals: exact nanoseconds, no float rounding. */
+void put_us(FILE *f, uint64_t ns);
+/* A process's losses as JSON members (no braces). */
+void json_loss(FILE *f, const struct tr_proc *p, const char *loss);
+
+#endif

@@ -1,0 +1,154 @@
+/* cutap export --format jsonl: one JSON object a line. */
+#define _GNU_SOURCE
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "export_internal.h"
+
+/* An NVTX range or mark (trace_read.h) as a JSON line: "type":"range" or
+ * "mark", the fields a call has but result, args and decoding, and
+ * "kind":"push"|"start", "nested" (whether it is the parent of what ran
+ * inside it), "domain". dur_ns is null, and "unfinished":true, for a range
+ * never ended. */
+/* The fields every JSON line starts with: type, id, parent, time,
+ * duration, host, pid, tid, rank. */
+static void jsonl_head(FILE *f, const struct trace *tr, const struct tr_call *c, size_t i, const char *type,
+                       const char *jhost)
+{
+    const struct tr_thread *t = &tr->threads[c->thread];
+    const struct cutap_file_header *h = &tr->procs[t->proc].h;
+    fprintf(f, "{\"type\":\"%s\",\"id\":%zu,", type, i + 1);
+    if (c->parent)
+        fprintf(f, "\"parent\":%llu,", (unsigned long long)c->parent);
+    else
+        fputs("\"parent\":null,", f);
+    fprintf(f, "\"t_ns\":%llu,", (unsigned long long)(c->t0 - tr->origin_ns));
+    if (c->t1)
+        fprintf(f, "\"dur_ns\":%llu", (unsigned long long)(c->t1 - c->t0));
+    else
+        fputs("\"dur_ns\":null", f);
+    fprintf(f, ",\"host\":%s,\"pid\":%d,\"tid\":%d,", jhost, h->pid, t->tid);
+    if (h->rank >= 0)
+        fprintf(f, "\"rank\":%d", h->rank);
+    else
+        fputs("\"rank\":null", f);
+}
+
+static void jsonl_range(FILE *f, const struct trace *tr, const struct tr_call *c, size_t i, const char *jhost,
+                        const char *jname)
+{
+    const struct tr_range *r = tr_range_of(c);
+    jsonl_head(f, tr, c, i, r->kind == TR_RANGE_MARK ? "mark" : "range", jhost);
+    fprintf(f, ",\"layer\":\"%s\",\"name\":%s,\"depth\":%u,", layer_str(tr->names[c->name].layer), jname, c->depth);
+    if (r->kind != TR_RANGE_MARK)
+        fprintf(f, "\"kind\":\"%s\",\"nested\":%s,", r->kind == TR_RANGE_PUSH ? "push" : "start",
+                c->rflags & TR_RF_ASYNC ? "false" : "true");
+    fprintf(f, "\"domain\":\"0x%llx\"%s}\n", (unsigned long long)r->domain, c->t1 ? "" : ",\"unfinished\":true");
+}
+
+void write_jsonl(const struct trace *tr, FILE *f)
+{
+    char **jname = json_names(tr);
+    char **jhost = calloc(tr->nprocs ? tr->nprocs : 1, sizeof *jhost);
+    if (!jhost) {
+        fprintf(stderr, "cutap: out of memory\n");
+        exit(1);
+    }
+    for (size_t i = 0; i < tr->nprocs; i++)
+        jhost[i] = json_dup(tr->procs[i].h.host);
+    struct decoded dec = {0};
+
+    struct tr_iter it;
+    tr_iter_init(&it, tr, "export");
+    for (const struct tr_call *c; (c = tr_iter_next(&it));) {
+        size_t i = it.index;
+        const struct tr_thread *t = &tr->threads[c->thread];
+        if (c->rflags & TR_RF_RANGE) {
+            jsonl_range(f, tr, c, i, jhost[t->proc], jname[c->name]);
+            continue;
+        }
+        jsonl_head(f, tr, c, i, "call", jhost[t->proc]);
+        fprintf(f, ",\"layer\":\"%s\",\"name\":%s,\"depth\":%u,", layer_str(tr->names[c->name].layer),
+                jname[c->name], c->depth);
+        if (c->t1)
+            fprintf(f, "\"result\":%llu,\"args\":[", (unsigned long long)tr_result(c));
+        else
+            fputs("\"result\":null,\"args\":[", f);   /* it never returned */
+        const uint64_t *w = tr_args(c);
+        for (unsigned a = 0; a < c->rec->nargs; a++)
+            fprintf(f, a ? ",\"0x%llx\"" : "\"0x%llx\"", (unsigned long long)w[a]);
+        fputc(']', f);
+        /* The same call decoded, as cutap dump prints it. */
+        decode_call(&dec, tr, c);
+        fputs(",\"status\":", f);
+        if (c->t1)
+            json_str(f, dec.buf + dec.status_at);
+        else
+            fputs("null", f);
+        fputs(",\"decoded\":", f);
+        json_str(f, dec.buf);
+        const char *k = call_kernel(tr, c);
+        if (k) {
+            fputs(",\"kernel\":", f);
+            json_str(f, k);
+        }
+        if (c->object >= 0) {
+            fputs(",\"object\":", f);
+            json_str(f, tr->names[c->object].name);
+        }
+        if (!c->t1)
+            fputs(",\"unfinished\":true", f);
+        if (c->flags & CUTAP_RF_INJECTED)
+            fputs(c->flags & CUTAP_RF_SKIPPED ? ",\"injected\":\"not made\"" : ",\"injected\":\"delayed\"", f);
+        const struct cutap_stack_frame *fr;
+        unsigned nfr = tr_call_stack(tr, c, &fr);
+        if (nfr) {
+            const struct tr_proc *sp = &tr->procs[t->proc];
+            fputs(",\"stack\":[", f);
+            for (unsigned k = 0; k < nfr; k++) {
+                char buf[512];
+                sym_stack_frame(tr, sp, &fr[k], buf, sizeof buf);
+                if (k)
+                    fputc(',', f);
+                json_str(f, buf);
+            }
+            fputc(']', f);
+        }
+        fputs("}\n", f);
+    }
+    tr_iter_free(&it);
+    for (size_t i = 0; i < tr->ncounters; i++) {
+        const struct tr_counter *k = &tr->counters[i];
+        const struct tr_thread *t = &tr->threads[k->thread];
+        fprintf(f,
+                "{\"type\":\"counter\",\"host\":%s,\"pid\":%d,\"tid\":%d,\"layer\":\"%s\",\"name\":%s,"
+                "\"calls\":%llu,\"errors\":%llu,\"total_ns\":%llu,\"min_ns\":%llu,\"max_ns\":%llu,\"timed\":%llu}\n",
+                jhost[t->proc], tr->procs[t->proc].h.pid, t->tid, layer_str(tr->names[k->name].layer),
+                jname[k->name], (unsigned long long)k->calls, (unsigned long long)k->errors,
+                (unsigned long long)k->total_ns, (unsigned long long)k->min_ns, (unsigned long long)k->max_ns,
+                (unsigned long long)k->timed);
+    }
+    /* Processes whose recording lost calls or names (version 3 header). */
+    for (size_t i = 0; i < tr->nprocs; i++) {
+        const struct tr_proc *p = &tr->procs[i];
+        char loss[1024];
+        int lost = tr_loss_text(p, loss, 256);
+        size_t ll = lost ? strlen(loss) : 0;
+        if (tr_window_text(tr, p, loss + ll + (lost ? 2 : 0), sizeof loss - ll - 2)) {
+            if (lost)
+                memcpy(loss + ll, "; ", 2);
+            lost = 1;
+        }
+        if (!lost)
+            continue;
+        fprintf(f, "{\"type\":\"process\",\"host\":%s,\"pid\":%d,", jhost[i], p->h.pid);
+        json_loss(f, p, loss);
+        fputs("}\n", f);
+    }
+    free_strs(jhost, tr->nprocs);
+    free_strs(jname, tr->nnames);
+    decoded_free(&dec);
+}

@@ -1,0 +1,196 @@
+/* cutap export --format perfetto: Chrome/Perfetto JSON (trace events). */
+#define _GNU_SOURCE
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "export_internal.h"
+
+/* An NVTX range or mark (the reader's, trace_read.h) as Perfetto events:
+ * a push/pop range that nests is a slice on its thread's track, like the
+ * calls inside it (one never ended is drawn to where tr_range.draw_t1
+ * says, "(unfinished)" added to its name); a start/end range, or a push/pop
+ * that does not nest, is an async slice (b/e, id = its entry's index + 1);
+ * a mark is an instant. cat: "range" or "mark". */
+static void pf_range(FILE *f, const struct trace *tr, const struct tr_call *c, size_t i, int64_t pid, int tid)
+{
+    const struct tr_range *r = tr_range_of(c);
+    const char *msg = tr->names[c->name].name;
+    uint64_t end = c->t1 ? c->t1 : r->draw_t1;
+    char un[512];
+    if (!c->t1 && r->kind != TR_RANGE_MARK) {
+        snprintf(un, sizeof un, "%s (unfinished)", msg);
+        msg = un;
+    }
+    if (r->kind == TR_RANGE_MARK) {
+        fprintf(f, "{\"ph\":\"i\",\"s\":\"t\",\"pid\":%lld,\"tid\":%d,\"ts\":", (long long)pid, tid);
+        put_us(f, c->t0 - tr->origin_ns);
+    } else if (c->rflags & TR_RF_ASYNC) {
+        fprintf(f, "{\"ph\":\"b\",\"id\":\"0x%zx\",\"pid\":%lld,\"tid\":%d,\"ts\":", i + 1, (long long)pid, tid);
+        put_us(f, c->t0 - tr->origin_ns);
+        fputs(",\"name\":", f);
+        json_str(f, msg);
+        fprintf(f, ",\"cat\":\"range\"},\n{\"ph\":\"e\",\"id\":\"0x%zx\",\"pid\":%lld,\"tid\":%d,\"ts\":", i + 1,
+                (long long)pid, tid);
+        put_us(f, end - tr->origin_ns);
+    } else {
+        fprintf(f, "{\"ph\":\"X\",\"pid\":%lld,\"tid\":%d,\"ts\":", (long long)pid, tid);
+        put_us(f, c->t0 - tr->origin_ns);
+        fputs(",\"dur\":", f);
+        put_us(f, end - c->t0);
+    }
+    fputs(",\"name\":", f);
+    json_str(f, msg);
+    fprintf(f, ",\"cat\":\"%s\",\"args\":{\"depth\":%u,\"domain\":\"0x%llx\"}}", layer_str(tr->names[c->name].layer),
+            c->depth, (unsigned long long)r->domain);
+}
+
+void write_perfetto(const struct trace *tr, FILE *f)
+{
+    struct pf_proc *pp = pf_procs(tr);
+    char **jname = json_names(tr);
+    struct decoded dec = {0};
+    int first = 1;
+#define SEP() (fputs(first ? "\n" : ",\n", f), first = 0)
+
+    /* Threads grouped by process: tord[tstart[p] .. tstart[p+1]) are the
+     * threads of process p (a counting sort). */
+    size_t *tstart = calloc(tr->nprocs + 1, sizeof *tstart), *fill = calloc(tr->nprocs + 1, sizeof *fill);
+    size_t *tord = calloc(tr->nthreads ? tr->nthreads : 1, sizeof *tord);
+    if (!tstart || !fill || !tord) {
+        fprintf(stderr, "cutap: out of memory\n");
+        exit(1);
+    }
+    for (size_t i = 0; i < tr->nthreads; i++)
+        tstart[tr->threads[i].proc + 1]++;
+    for (size_t i = 0; i < tr->nprocs; i++)
+        tstart[i + 1] += tstart[i];
+    memcpy(fill, tstart, (tr->nprocs + 1) * sizeof *fill);
+    for (size_t i = 0; i < tr->nthreads; i++)
+        tord[fill[tr->threads[i].proc]++] = i;
+    free(fill);
+
+    fputs("{\"displayTimeUnit\":\"ns\",\"traceEvents\":[", f);
+    /* Metadata first, each process followed by its threads. Perfetto
+     * names a thread by tid alone (the newest thread with that tid), so a
+     * thread is named right after the event that creates it: a tid that
+     * recurs in another process (exec, other hosts) is not misnamed. The
+     * process events carry no tid (Perfetto takes tid = pid). */
+    for (size_t i = 0; i < tr->nprocs; i++) {
+        char name[512];
+        proc_display_name(&tr->procs[i].h, name, sizeof name);
+        SEP();
+        fprintf(f, "{\"ph\":\"M\",\"pid\":%lld,\"name\":\"process_name\",\"args\":{\"name\":", (long long)pp[i].pid);
+        json_str(f, name);
+        fputs("}}", f);
+        SEP();
+        fprintf(f, "{\"ph\":\"M\",\"pid\":%lld,\"name\":\"process_sort_index\",\"args\":{\"sort_index\":%zu}}",
+                (long long)pp[i].pid, pp[i].sort_index);
+        char loss[1024];
+        int lost = tr_loss_text(&tr->procs[i], loss, 256);
+        size_t ll = lost ? strlen(loss) : 0;
+        if (tr_window_text(tr, &tr->procs[i], loss + ll + (lost ? 2 : 0), sizeof loss - ll - 2)) {
+            if (lost)
+                memcpy(loss + ll, "; ", 2);
+            lost = 1;
+        }
+        if (lost) {
+            /* shown beside the process name; the numbers as args */
+            SEP();
+            fprintf(f, "{\"ph\":\"M\",\"pid\":%lld,\"name\":\"process_labels\",\"args\":{\"labels\":",
+                    (long long)pp[i].pid);
+            json_str(f, loss);
+            fputc(',', f);
+            json_loss(f, &tr->procs[i], loss);
+            fputs("}}", f);
+        }
+        for (size_t k = tstart[i]; k < tstart[i + 1]; k++) {
+            const struct tr_thread *t = &tr->threads[tord[k]];
+            char tname[32];
+            if (t->name[0])
+                snprintf(tname, sizeof tname, "%s", t->name);
+            else
+                snprintf(tname, sizeof tname, "tid %d", t->tid);
+            SEP();
+            fprintf(f, "{\"ph\":\"M\",\"pid\":%lld,\"tid\":%d,\"name\":\"thread_name\",\"args\":{\"name\":",
+                    (long long)pp[i].pid, t->tid);
+            json_str(f, tname);
+            fputs("}}", f);
+        }
+    }
+    free(tstart);
+    free(tord);
+    struct tr_iter it;
+    tr_iter_init(&it, tr, "export");
+    for (const struct tr_call *c; (c = tr_iter_next(&it));) {
+        size_t i = it.index;
+        const struct tr_thread *t = &tr->threads[c->thread];
+        const struct tr_name *nm = &tr->names[c->name];
+        SEP();
+        if (c->rflags & TR_RF_RANGE) {
+            pf_range(f, tr, c, i, pp[t->proc].pid, t->tid);
+            continue;
+        }
+        if (c->t1) {
+            fprintf(f, "{\"ph\":\"X\",\"pid\":%lld,\"tid\":%d,\"ts\":", (long long)pp[t->proc].pid, t->tid);
+            put_us(f, c->t0 - tr->origin_ns);
+            fputs(",\"dur\":", f);
+            put_us(f, c->t1 - c->t0);
+            fprintf(f, ",\"name\":%s", jname[c->name]);
+        } else {
+            fprintf(f, "{\"ph\":\"i\",\"s\":\"t\",\"pid\":%lld,\"tid\":%d,\"ts\":", (long long)pp[t->proc].pid,
+                    t->tid);
+            put_us(f, c->t0 - tr->origin_ns);
+            fputs(",\"name\":", f);
+            char un[512];
+            snprintf(un, sizeof un, "%s (unfinished)", nm->name);
+            json_str(f, un);
+        }
+        fprintf(f, ",\"cat\":\"%s\",\"args\":{", layer_str(nm->layer));
+        /* An unfinished call has no result. JavaScript numbers are
+         * doubles: a raw return register (untyped calls) above 2^53 would
+         * be rounded, so it goes out as hex. */
+        if (!c->t1)
+            ;
+        else if (tr_result(c) < (1ull << 53))
+            fprintf(f, "\"result\":%llu,", (unsigned long long)tr_result(c));
+        else
+            fprintf(f, "\"result\":\"0x%llx\",", (unsigned long long)tr_result(c));
+        decode_call(&dec, tr, c);
+        if (c->flags & CUTAP_RF_INJECTED)
+            fputs(c->flags & CUTAP_RF_SKIPPED ? "\"injected\":\"not made\"," : "\"injected\":\"delayed\",", f);
+        if (c->t1) {
+            fputs("\"status\":", f);
+            json_str(f, dec.buf + dec.status_at);
+            fputc(',', f);
+        }
+        fprintf(f, "\"depth\":%u,\"decoded\":", c->depth);
+        json_str(f, dec.buf);
+        const uint64_t *w = tr_args(c);
+        for (unsigned a = 0; a < c->rec->nargs; a++)
+            fprintf(f, ",\"a%u\":\"0x%llx\"", a, (unsigned long long)w[a]);
+        const char *k = call_kernel(tr, c);
+        if (k) {
+            fputs(",\"kernel\":", f);
+            json_str(f, k);
+        }
+        if (c->object >= 0) {
+            fputs(",\"object\":", f);
+            json_str(f, tr->names[c->object].name);
+        }
+        fputs("}}", f);
+    }
+    tr_iter_free(&it);
+    fputs("\n]}\n", f);
+#undef SEP
+    if (tr->ncounters)
+        fprintf(stderr,
+                "cutap export: %zu counters not exported (counters are not events; use --format jsonl or "
+                "sqlite)\n",
+                tr->ncounters);
+    free_strs(jname, tr->nnames);
+    free(pp);
+    decoded_free(&dec);
+}
