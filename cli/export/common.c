@@ -1,11 +1,7 @@
 /* Helpers the export formats share (export_internal.h). */
 #define _GNU_SOURCE
-#include <stdint.h>
-#include <stdio.h>
 #include <stdlib.h>
-#include <string.h>
 
-#include "cli.h"
 #include "export_internal.h"
 
 const struct tr_proc *call_proc(const struct trace *tr, const struct tr_call *c)
@@ -96,7 +92,6 @@ void free_strs(char **v, size_t n)
         free(v[i]);
     free(v);
 }
-
 
 /* Linux pids never exceed this (PID_MAX_LIMIT on 64-bit), so pids made up
  * above it cannot be mistaken for real ones. */

@@ -20,15 +20,9 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
-#include <signal.h>
-#include <stdint.h>
-#include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <unistd.h>
 
-#include "cli.h"
 #include "export_internal.h"
 
 #define USAGE_LINE "usage: cutap export --format perfetto|perfetto-proto|sqlite|jsonl -o FILE [--force] [-e FILTER] [--from S] [--to S] DIR\n"
@@ -50,7 +44,6 @@ static const char usage[] =
     "  cutap export --format sqlite -o window.db --from 30 --to 31 run1\n";
 
 enum { EXP_PERFETTO, EXP_SQLITE, EXP_JSONL, EXP_PERFETTO_PROTO };
-
 
 /* --- the output file ------------------------------------------------ */
 

@@ -1,11 +1,8 @@
 /* cutap export --format jsonl: one JSON object a line. */
 #define _GNU_SOURCE
-#include <stdint.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "cli.h"
 #include "export_internal.h"
 
 /* An NVTX range or mark (trace_read.h) as a JSON line: "type":"range" or

@@ -1,11 +1,8 @@
 /* cutap export --format perfetto: Chrome/Perfetto JSON (trace events). */
 #define _GNU_SOURCE
-#include <stdint.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "cli.h"
 #include "export_internal.h"
 
 /* An NVTX range or mark (the reader's, trace_read.h) as Perfetto events:

@@ -70,12 +70,9 @@
  */
 #define _GNU_SOURCE
 #define _GNU_SOURCE
-#include <stdint.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "cli.h"
 #include "export_internal.h"
 #include "sqlite_dl.h"
 

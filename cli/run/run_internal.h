@@ -1,0 +1,61 @@
+/* What the subcommands that run a program (cli/cmd_trace.c, cmd_stat.c,
+ * cmd_run.c, cmd_freeze.c) share: finding and preloading the library,
+ * running the command (launch.c), their options (options.c), the
+ * environment that configures the library (env.c). */
+#ifndef CUTAP_RUN_INTERNAL_H
+#define CUTAP_RUN_INTERNAL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+struct run_opts {
+    const char *out;
+    const char *filter;
+    int time_all;              /* stat --time-all */
+    int no_nvtx;               /* trace --no-nvtx */
+    int force;                 /* stat --force: replace an existing -o FILE */
+    const char *runtime;       /* --runtime=symbols|cupti, NULL: symbols */
+    double stuck;              /* trace --stuck SECONDS; < 0: off */
+    unsigned long long ring;   /* trace --ring SIZE, bytes; 0: off */
+    double delay, duration;    /* trace --delay / --duration, seconds; < 0: not given */
+    const char *capture_range; /* trace --capture-range */
+    const char *until_error;   /* trace --until-error FILTER */
+    const char *sync_launches; /* trace --sync-launches FILTER */
+    const char *stack;         /* trace --stack FILTER (the term errors: failing calls) */
+    char inject[8192];         /* --inject SPECs, canonical, one a line (CUTAP_INJECT) */
+    int ninject;
+    char **cmd;
+};
+
+/* launch.c */
+int find_library(char *out, size_t size);   /* libcutap.so (its core beside it): 0, or -1 after a message */
+int set_preload(const char *lib);
+void run_watch(double stuck, const char *dir, const char *freeze_dir, const char *peer);
+int run_command(char **argv, int *not_run);   /* the command's exit status (128+N: killed by N) */
+
+/* options.c: the options of trace, stat and run (stat: 1 for stat's) */
+int parse(int argc, char **argv, struct run_opts *o, const char *usage, int stat);
+int inject_add(struct run_opts *o, const char *arg);
+
+/* env.c */
+int count_traces(const char *dir);
+int prepare_env(const char *mode_var, const char *dir, const char *filter, const char *runtime);
+int set_nvtx_injection(void);
+int inject_env(const struct run_opts *o);
+int capture_env(const struct run_opts *o);
+
+#define RUNTIME_HELP                                                                                  \
+    "  --runtime=all|symbols    where runtime-API calls (cudaMalloc, ...) come from: symbols (default)\n" \
+    "                           intercepts a shared libcudart only; all (also spelled cupti) adds the\n" \
+    "                           runtimes linked statically into the program and into libraries (cuDNN,\n" \
+    "                           cuBLAS, libtorch_cuda, XLA), from CUPTI's runtime callbacks, each call\n" \
+    "                           once, named by its object. Needs libcupti (CUTAP_CUPTI_LIB,\n"            \
+    "                           libcupti.so.13, $CUDA_HOME); calls made before the first cuInit returns\n" \
+    "                           are not seen\n"
+#define FILTER_HELP                                                                                   \
+    "  -e FILTER                record only the calls FILTER selects: comma-separated globs on the\n"     \
+    "                           function name (cuMem*, cudaMemcpy*, cublasGemm*), layer=NAME (driver,\n" \
+    "                           hidden, runtime, cublas, cublasLt, cudnn, nccl, cufft, curand,\n"        \
+    "                           cusparse, cusolver, nvrtc, nvJitLink, nvtx, nvml); a leading ! excludes\n"
+
+#endif
