@@ -1,4 +1,4 @@
-"""Generates cli/generated/nvtx_roles.inc: what the reader (cli/trace_read.c,
+"""Generates cli/generated/nvtx_roles.inc: what the reader (cli/read/nvtx.c,
 struct nvtx_fn) makes of each recorded NVTX call, from the "nvtx_range"
 rules of gen/specs/nvtx.py, the parameters named there turned into argument
 indexes from the header's declarations:

@@ -65,7 +65,7 @@ FUNCTION_KEYS = {
     "untyped": (str, "force the generic trampoline (the reason); no typed wrapper"),
     "device_arrays": (bool, "override the layer's device_arrays for this function"),
     "procaddr": (list, "cuGetProcAddress table corrections: [{version, flavour?, export (None: no row), why}]"),
-    "nvtx_range": (dict, "what the reader makes of the call: {op, domain, arg, message} (cli/trace_read.c)"),
+    "nvtx_range": (dict, "what the reader makes of the call: {op, domain, arg, message} (cli/read/nvtx.c)"),
     "handled_in": (list, "hand-written C that treats the function specially: [(file, text found there, what)]"),
     "note": (str, "anything else a reader should know"),
 }

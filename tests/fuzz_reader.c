@@ -1,4 +1,4 @@
-/* A deterministic mutation fuzzer for the trace reader (cli/trace_read.c)
+/* A deterministic mutation fuzzer for the trace reader (cli/read/)
  * and the commands built on it (report, dump, export), linked with all of
  * cli/ but main.c and built with AddressSanitizer and UBSan (tests/tests.mk).
  *

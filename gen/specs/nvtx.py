@@ -17,7 +17,7 @@ is slot <value> of the module's table and holds nvtx<Suffix>, except the
 names listed in "skip". nvtx_slots_generator.py writes the maps into
 src/generated/nvtx_slots.h (the macros named by "macro").
 
-nvtx_range (per function): what the reader (cli/trace_read.c, NVTX ranges
+nvtx_range (per function): what the reader (cli/read/nvtx.c, NVTX ranges
 in docs/FORMAT.md) makes of a recorded call; nvtx_roles_generator.py
 writes cli/generated/nvtx_roles.inc from it:
   op       push, pop (push/pop ranges per thread and domain), start, end
@@ -52,7 +52,7 @@ LAYER = {
          "the injection entry point: fills each NVTX copy's CORE and CORE2 tables (src/generated/nvtx_slots.h)"),
         ("src/resolve/nvtx.c", "real_nothing",
          "the stand-in of every function not given another below: does nothing, returns 0"),
-        ("cli/trace_read.c", "build_ranges",
+        ("cli/read/nvtx.c", "rd_build_ranges",
          "the reader turns the nvtx_range calls into ranges and marks (cli/generated/nvtx_roles.inc)"),
     ],
 }

@@ -1,4 +1,4 @@
-/* The reader's pure functions (cli/trace_read.c, linked as it is): the
+/* The reader's pure functions (cli/read/, linked as it is): the
  * escaping of strings from the traced process for text output, UTF-8
  * lengths, trace file names, loss texts, stop reasons and layers by name
  * (format version 4). */

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The reader streams the calls (cli/trace_read.c, tr_iter): report,
+# The reader streams the calls (cli/read/iter.c, tr_iter): report,
 # --tree, dump and the JSON lines and Perfetto exports keep no call, so
 # their memory does not grow with the number of calls. 8 threads at once
 # making nested calls (a merge of 8 streams, parents from per-thread

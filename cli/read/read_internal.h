@@ -1,0 +1,91 @@
+/* What the reader's files (cli/read/) offer one another; the commands see
+ * only trace_read.h. Which file holds what:
+ *   tables.c  names and layers, a file's ids, threads, stderr, arrays, progress
+ *   load.c    a trace file: header, the scan of its records, reading a call again
+ *   text.c    UTF-8, escaping, the texts of losses, windows and stop reasons
+ *   nvtx.c    NVTX ranges and marks from the nvtx* calls
+ *   iter.c    the calls in time order, with parents and depths
+ *   trace.c   a trace directory (tr_load, tr_free) and selection at read time */
+#ifndef CUTAP_READ_INTERNAL_H
+#define CUTAP_READ_INTERNAL_H
+
+#include <stdint.h>
+#include <stdio.h>
+
+#include "trace_read.h"
+
+/* What the reader says on stderr; nothing at all while tr_quiet is set. */
+#define TR_ERR(...)                           \
+    do {                                      \
+        if (!tr_quiet)                        \
+            fprintf(stderr, __VA_ARGS__);     \
+    } while (0)
+
+/* --- tables.c ----------------------------------------------------------- */
+
+/* A problem with a file: said on stderr (unless tr_quiet), counted. */
+void rd_complain(struct trace *tr, const char *path, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+/* p grown (doubling, from 64) to hold need elements; out of memory ends the command. */
+void *rd_grow(void *p, size_t *cap, size_t need, size_t elem);
+/* realloc to n elements, the new ones zeroed; out of memory ends the command. */
+void *rd_xrealloc0(void *p, size_t oldn, size_t n, size_t size);
+/* calloc of at least one element; out of memory ends the command. */
+void *rd_alloc0(size_t n, size_t size);
+/* Index of a (name, layer) in tr->names, added if new. */
+uint32_t rd_name_index(struct trace *tr, const char *name, int layer);
+/* A file's id -> name table (p->idmap): the slot of id (empty if absent),
+ * naming id, and the name index of id ("id#N" when never named). */
+struct tr_idslot *rd_id_find(const struct tr_proc *p, uint32_t id);
+void rd_id_put(struct tr_proc *p, uint32_t id, uint32_t name);
+uint32_t rd_id_name(struct trace *tr, const struct tr_proc *p, uint64_t id);
+/* The thread of (proc, tid), added if new; and the thread a run numbered
+ * runno of that tid belongs to (a second run 0: a new thread, the tid reused). */
+uint32_t rd_thread_index(struct trace *tr, uint32_t proc, int32_t tid, const char *tname);
+uint32_t rd_thread_of_run(struct trace *tr, uint32_t proc, int32_t tid, const char *tname, uint64_t runno);
+/* While reading: the bytes of the file read so far, on a terminal. */
+void rd_read_progress(const struct tr_proc *p, size_t at);
+
+/* --- load.c ------------------------------------------------------------- */
+
+/* Reads one trace file into tr (a process); 0, or -1 with the problem said. */
+int rd_load_file(struct trace *tr, const char *path);
+/* The next call record of a run from *off, checked again; NULL at the end
+ * of the chunk's records or at a bad record. */
+const struct cutap_rec_call *rd_next_call_record(const struct tr_proc *p, size_t *off, size_t end);
+/* The name index of a file's id as loaded (an id never named: tr->id_unknown). */
+uint32_t rd_id_lookup(const struct trace *tr, const struct tr_proc *p, uint32_t id);
+/* A call record (validated) as an entry of thread ti, numbered seq. */
+void rd_fill_call(const struct trace *tr, const struct tr_proc *p, const struct cutap_rec_call *r, uint32_t ti,
+                  uint64_t seq, struct tr_call *o);
+
+#define MAX_TREE_DEPTH 256   /* deeper calls get no parent (iter.c); ranges there are async (nvtx.c) */
+
+/* --- nvtx.c, iter.c ----------------------------------------------------- */
+
+/* Makes tr->ranges from the nvtx* calls (before any command's iteration). */
+void rd_build_ranges(struct trace *tr);
+/* An iteration; mode 1: the calls alone, parents from depths (no ranges). */
+void rd_iter_start(struct tr_iter *it, const struct trace *tr, const char *what, int mode);
+
+/* --- arithmetic on a file's numbers (a damaged file must not overflow) -- */
+
+/* Clock units to ns, saturating. */
+static inline uint64_t rd_ticks_to_ns(uint64_t ticks, double rate)
+{
+    double ns = (double)ticks * rate + 0.5;
+    return ns >= 1.8e19 ? (uint64_t)1.8e19 : (uint64_t)ns;
+}
+
+static inline uint64_t rd_sat_add(uint64_t a, uint64_t b)
+{
+    return a + b < a ? UINT64_MAX : a + b;
+}
+
+/* a * b / d, rounded, saturating; d > 0 */
+static inline uint64_t rd_mul_div(uint64_t a, uint64_t b, uint64_t d)
+{
+    unsigned __int128 x = ((unsigned __int128)a * b + d / 2) / d;
+    return x > UINT64_MAX ? UINT64_MAX : (uint64_t)x;
+}
+
+#endif
