@@ -11,7 +11,7 @@ int cmd_trace(int argc, char **argv);     /* run.c */
 extern struct sigaction cli_xfsz_default;  /* SIGXFSZ as cutap was started with (main.c), for its command */
 int cmd_stat(int argc, char **argv);      /* run.c */
 int cmd_report(int argc, char **argv);    /* report.c */
-int cmd_dump(int argc, char **argv);      /* dump.c */
+int cmd_dump(int argc, char **argv);      /* dump/dump.c */
 int cmd_export(int argc, char **argv);    /* export.c */
 int cmd_ps(int argc, char **argv);        /* ps.c */
 int cmd_freeze(int argc, char **argv);    /* run.c */
@@ -33,7 +33,7 @@ int report_errors(const struct trace *tr, FILE *out);
 /* tree.c: report --tree, the calls by call path */
 int report_tree(const struct trace *tr, FILE *out, int format);
 
-/* dump.c, for the exports: a call's arguments as `cutap dump` prints them
+/* dump/decode.c, for the exports: a call's arguments as `cutap dump` prints them
  * between the parentheses ("dptr=0x7ffd…→0x7f…, bytesize=4096"), and its
  * result by name ("CUDA_SUCCESS", "cudaErrorMemoryAllocation", a pointer
  * in hex, ...; nothing for an unfinished call). */
@@ -54,7 +54,7 @@ int procs_create(const char *dir);
 void procs_note_exec(const char *path);
 int procs_summary(const char *dir, int trace);
 
-/* export.c, export_proto.c */
+/* util.c: used by export/, ps and the errors */
 const char *basename_of(const char *path);
 void proc_display_name(const struct cutap_file_header *h, char *name, size_t size);
 
@@ -68,7 +68,7 @@ char *cli_demangle(const char *mangled);
 /* The same for a recorded frame of process p (its objects named in the file). */
 void sym_stack_frame(const struct trace *tr, const struct tr_proc *p, const struct cutap_stack_frame *frame, char *out,
                      size_t size);
-/* dump.c: a call's recorded stack (--stack), one "at ..." line a frame */
+/* dump/decode.c: a call's recorded stack (--stack), one "at ..." line a frame */
 void dump_call_stack(FILE *f, const struct trace *tr, const struct tr_call *c, const char *indent);
 
 /* util.c */

@@ -42,7 +42,7 @@ LAYER = {
         ("src/resolve/dl.c", "if (name[0] != 'c' || name[1] != 'u')",
          "dlsym of any other \"cu\" name on the driver's own handle is diverted too (entry points newer than "
          "the tables)"),
-        ("cli/dump.c", "is_kernel_type",
+        ("cli/dump/decode.c", "is_kernel_type",
          "arguments of type CUfunction, CUkernel, cudaFunction_t and cudaKernel_t (any layer) are printed "
          "with the kernel's name, when the trace holds it"),
     ],
@@ -67,7 +67,7 @@ FUNCTIONS = {
              "generic trampolines (layer hidden, \"<TABLE>#<slot>\")"),
             ("src/core/log.c", "call->id == CUTAP_ID_cuGetExportTable",
              "CUTAP_LOG lines add the UUID and the table's name"),
-            ("cli/dump.c", "!strcmp(a->type, \"const CUuuid *\")",
+            ("cli/dump/decode.c", "!strcmp(a->type, \"const CUuuid *\")",
              "dump prints the table's name after a captured CUuuid (any function with a const CUuuid * argument)"),
         ],
     },

@@ -1,41 +1,23 @@
-/* `cutap dump`: one line per call in time order, like strace:
- *
- *   0.012345 [4121/4121] cuMemAlloc_v2(dptr=0x7ffd5a0c→0x7f2a00200000, bytesize=4096) = CUDA_SUCCESS <1.2 us>
- *
- * Arguments are decoded with the generated tables (cli/decode_tables.h):
- * the driver's for driver calls, the layers' for runtime and library
- * calls, looked up by the call's name, never by its numeric id: ids are
- * per file and per library version.
- * What the recorder copied from the process (strings, structs, outputs)
- * is shown where the argument is. Calls whose signature is unknown show
- * the six argument registers and the raw return register. */
+/* A call as `cutap dump` prints it (dump_internal.h): the arguments
+ * decoded by the generated tables (decode_tables.h) by the call's name,
+ * never its numeric id (ids are per file and per library version); what
+ * the recorder copied from the process (strings, structs, outputs) where
+ * the argument is; kernel names demangled once per name; the result by
+ * the function's result type. Calls whose signature is unknown show the
+ * six argument registers and the raw return register. The exports use
+ * it too (cli.h: dump_call_args, dump_call_status, dump_call_stack). */
 #define _GNU_SOURCE
-#include <dlfcn.h>
-#include <errno.h>
-#include <getopt.h>
 #include <inttypes.h>
-#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "cli.h"
 #include "ioctl_decode.h"
 #include "cutap.h"
-#include "generated/cutap_ids.h"
 #include "export_tables.h"
-#include "decode_tables.h"
-
-/* What printing one call needs besides the call. */
-struct dump {
-    const struct trace *tr;
-    FILE *out;
-    const struct tr_proc *proc;    /* process of the call being printed */
-    const struct dec_set *set;     /* tables of the call's layer */
-    int demangle;                  /* kernel names demangled (dump without --no-demangle) */
-};
+#include "dump_internal.h"
 
 /* --- kernel names ----------------------------------------------------- */
-
 
 /* Demangled names by the address of the recorded name: every launch of
  * one handle finds the same string in the mapping, so a kernel launched a
@@ -46,7 +28,6 @@ struct dm_slot {
 };
 static struct dm_slot *dm_tab;
 static size_t dm_cap, dm_used;
-
 
 static size_t dm_hash(const char *p, size_t cap)
 {
@@ -88,7 +69,7 @@ static const char *kernel_display(const char *raw)
     return s->demangled ? s->demangled : raw;
 }
 
-static void dm_free(void)
+void dump_kernels_free(void)
 {
     for (size_t i = 0; i < dm_cap; i++)
         free(dm_tab[i].demangled);
@@ -242,7 +223,7 @@ static void put_bytes(FILE *f, const uint8_t *p, size_t n)
 }
 
 /* A C string literal; `truncated` adds … after it. */
-static void put_str(FILE *f, const char *s, size_t len, int truncated)
+void dump_put_str(FILE *f, const char *s, size_t len, int truncated)
 {
     fputc('"', f);
     for (size_t i = 0; i < len; i++) {
@@ -465,7 +446,7 @@ static void put_captured(const struct dump *d, const struct dec_arg *a, uint64_t
         return;
     }
     switch (c->kind) {
-    case CUTAP_CAP_IN_STR: put_str(f, (const char *)p, c->len, trunc); break;
+    case CUTAP_CAP_IN_STR: dump_put_str(f, (const char *)p, c->len, trunc); break;
     case CUTAP_CAP_IN_BYTES: {
         put_struct(d, a->struct_idx, p, c->len);
         /* cuGetExportTable's UUID: the table's name where cutap knows it */
@@ -483,7 +464,7 @@ static void put_captured(const struct dump *d, const struct dec_arg *a, uint64_t
     case CUTAP_CAP_OUT_STRBUF:
         put_ptr(f, w);
         fputs("→", f);
-        put_str(f, (const char *)p, c->len, trunc);
+        dump_put_str(f, (const char *)p, c->len, trunc);
         break;
     default:   /* a kind newer than this reader */
         put_word(d, a, w);
@@ -491,7 +472,7 @@ static void put_captured(const struct dump *d, const struct dec_arg *a, uint64_t
 }
 
 /* Typed arguments: name=value, captures where their argument is. */
-static void put_args(const struct dump *d, const struct tr_call *c, const struct dec_fn *fn)
+void dump_put_args(const struct dump *d, const struct tr_call *c, const struct dec_fn *fn)
 {
     const struct cutap_capture *caps[256];   /* by argument index (a uint8_t) */
     for (unsigned i = 0; i < fn->nargs; i++)
@@ -518,7 +499,7 @@ static void put_args(const struct dump *d, const struct tr_call *c, const struct
  * (format version 4) and this command's tables do not know it (a newer
  * cutap's function): name=decimal for integers and enumerations,
  * name=0x... for the rest. */
-static void put_raw_args(FILE *f, const struct trace *tr, const struct tr_call *c)
+void dump_put_raw_args(FILE *f, const struct trace *tr, const struct tr_call *c)
 {
     const uint64_t *w = tr_args(c);
     const char *sig = (c->flags & CUTAP_RF_UNTYPED) ? NULL : tr->names[c->name].sig;
@@ -569,7 +550,7 @@ static void put_raw_args(FILE *f, const struct trace *tr, const struct tr_call *
 
 /* --- one line ----------------------------------------------------------- */
 
-static void put_duration(FILE *f, uint64_t ns)
+void dump_put_duration(FILE *f, uint64_t ns)
 {
     if (ns < 1000)
         fprintf(f, "<%" PRIu64 " ns>", ns);
@@ -613,7 +594,7 @@ static void put_status(const struct dump *d, const struct tr_call *c, const stru
     }
 }
 
-static void put_result(const struct dump *d, const struct tr_call *c, const struct dec_fn *fn)
+void dump_put_result(const struct dump *d, const struct tr_call *c, const struct dec_fn *fn)
 {
     if (!c->t1) {
         fputs(" = ? <unfinished>", d->out);
@@ -622,7 +603,7 @@ static void put_result(const struct dump *d, const struct tr_call *c, const stru
     fputs(" = ", d->out);
     put_status(d, c, fn, 1);
     fputc(' ', d->out);
-    put_duration(d->out, c->t1 - c->t0);
+    dump_put_duration(d->out, c->t1 - c->t0);
 }
 
 const struct dec_fn *dec_find_fn(const struct dec_set *set, const char *name)
@@ -646,7 +627,7 @@ const struct dec_fn *dec_find_fn(const struct dec_set *set, const char *name)
  * layer is one this command does not know, or the tables disagree with
  * the record (another header version). Found by name within the call's
  * layer: names are unique across layers, ids are not stable. */
-static const struct dec_fn *signature(struct dump *d, const struct tr_call *c)
+const struct dec_fn *dump_signature(struct dump *d, const struct tr_call *c)
 {
     const struct tr_name *n = &d->tr->names[c->name];
     const struct dec_set *set = n->layer == CUTAP_LAYER_DRIVER                                     ? &dec_driver
@@ -667,11 +648,11 @@ static const struct dec_fn *signature(struct dump *d, const struct tr_call *c)
 void dump_call_args(FILE *f, const struct trace *tr, const struct tr_call *c)
 {
     struct dump d = {.tr = tr, .out = f, .proc = &tr->procs[tr->threads[c->thread].proc]};
-    const struct dec_fn *fn = signature(&d, c);
+    const struct dec_fn *fn = dump_signature(&d, c);
     if (fn)
-        put_args(&d, c, fn);
+        dump_put_args(&d, c, fn);
     else
-        put_raw_args(f, tr, c);
+        dump_put_raw_args(f, tr, c);
 }
 
 void dump_call_stack(FILE *f, const struct trace *tr, const struct tr_call *c, const char *indent)
@@ -692,234 +673,5 @@ void dump_call_status(FILE *f, const struct trace *tr, const struct tr_call *c)
 {
     struct dump d = {.tr = tr, .out = f, .proc = &tr->procs[tr->threads[c->thread].proc]};
     if (c->t1)
-        put_status(&d, c, signature(&d, c), 0);   /* the number is the export's result */
-}
-
-/* An NVTX range or mark (made by the reader, trace_read.h), at its start:
- *   range "forward" <1.234 ms>      the calls inside it follow, indented
- *   range "step" <unfinished>       never ended
- *   range "io" <5.0 us> (start/end) a start/end range: nests nothing
- *   range "x" <1.0 us> (not nested) a push/pop that crossed a call or range
- *   mark "tick" */
-static void put_range(FILE *f, const struct trace *tr, const struct tr_call *c, const char *label, uint64_t t)
-{
-    const struct tr_range *r = tr_range_of(c);
-    const char *msg = tr->names[c->name].name;
-    fprintf(f, "%" PRIu64 ".%06" PRIu64 " %s %*s%s ", t / 1000000000u, t % 1000000000u / 1000u, label, 2 * c->depth,
-            "", r->kind == TR_RANGE_MARK ? "mark" : "range");
-    put_str(f, msg, strlen(msg), 0);
-    if (r->kind != TR_RANGE_MARK) {
-        fputc(' ', f);
-        if (c->t1)
-            put_duration(f, c->t1 - c->t0);
-        else
-            fputs("<unfinished>", f);
-    }
-    if (r->kind == TR_RANGE_START)
-        fputs(" (start/end)", f);
-    else if (r->kind == TR_RANGE_PUSH && (c->rflags & TR_RF_ASYNC))
-        fputs(" (not nested)", f);
-    fputc('\n', f);
-}
-
-static void put_call(struct dump *d, const struct tr_call *c, const char *label)
-{
-    const struct trace *tr = d->tr;
-    FILE *f = d->out;
-    uint64_t t = c->t0 > tr->origin_ns ? c->t0 - tr->origin_ns : 0;
-    if (c->rflags & TR_RF_RANGE) {
-        put_range(f, tr, c, label, t);
-        return;
-    }
-    d->proc = &tr->procs[tr->threads[c->thread].proc];
-    fprintf(f, "%" PRIu64 ".%06" PRIu64 " %s %*s", t / 1000000000u, t % 1000000000u / 1000u, label,
-            2 * c->depth, "");
-    text_str(f, tr->names[c->name].name);
-    fputc('(', f);
-    const struct dec_fn *fn = signature(d, c);
-    if (fn)
-        put_args(d, c, fn);
-    else
-        put_raw_args(f, tr, c);
-    fputc(')', f);
-    put_result(d, c, fn);
-    if (c->flags & CUTAP_RF_INJECTED)
-        fputs(c->flags & CUTAP_RF_SKIPPED ? " INJECTED (not made)" : " INJECTED (delayed)", f);
-    else if (c->flags & CUTAP_RF_SKIPPED)
-        fputs(" (skipped)", f);
-    if (c->object >= 0) {   /* reported through CUPTI by the runtime copy in this object */
-        const char *o = tr->names[c->object].name, *b = strrchr(o, '/');
-        fputs(" [", f);
-        text_str(f, b ? b + 1 : o);
-        fputc(']', f);
-    }
-    fputc('\n', f);
-    char pad[160];
-    int w = 2 * (int)c->depth + 4 < 150 ? 2 * (int)c->depth + 4 : 150;
-    memset(pad, ' ', (size_t)w);
-    pad[w] = 0;
-    dump_call_stack(f, tr, c, pad);
-}
-
-/* --- threads: labels and the filter ------------------------------------- */
-
-static int several_hosts(const struct trace *tr)
-{
-    for (size_t i = 1; i < tr->nprocs; i++)
-        if (strcmp(tr->procs[i].h.host, tr->procs[0].h.host))
-            return 1;
-    return 0;
-}
-
-/* "[4121/4122]", "[r1 4121/4122]", "[node7:4121/4122]": built once per
- * thread, not per line. */
-static char (*thread_labels(const struct trace *tr))[96]
-{
-    char(*lab)[96] = xcalloc(tr->nthreads, sizeof *lab);
-    int hosts = several_hosts(tr);
-    for (size_t i = 0; i < tr->nthreads; i++) {
-        const struct tr_proc *p = &tr->procs[tr->threads[i].proc];
-        char rank[16] = "", host[64];
-        if (p->h.rank >= 0)
-            snprintf(rank, sizeof rank, "r%d ", p->h.rank);
-        tr_escape(host, sizeof host, p->h.host);
-        snprintf(lab[i], sizeof lab[i], "[%s%s%s%d/%d]", rank, hosts ? host : "", hosts ? ":" : "", p->h.pid,
-                 tr->threads[i].tid);
-    }
-    return lab;
-}
-
-static int parse_id(const char *s, long *out)
-{
-    char *end;
-    errno = 0;
-    long v = strtol(s, &end, 10);
-    if (errno || end == s || *end || v < 0 || v > INT32_MAX)
-        return -1;
-    *out = v;
-    return 0;
-}
-
-/* Which threads to show; NULL after a message when --pid/--tid match
- * nothing in the trace. */
-static unsigned char *thread_filter(const struct trace *tr, long pid, long tid)
-{
-    unsigned char *show = xcalloc(tr->nthreads, 1);
-    int pid_seen = pid < 0, any = 0;
-    for (size_t i = 0; i < tr->nthreads; i++) {
-        int p = tr->procs[tr->threads[i].proc].h.pid;
-        pid_seen |= p == pid;
-        show[i] = (pid < 0 || p == pid) && (tid < 0 || tr->threads[i].tid == tid);
-        any |= show[i];
-    }
-    for (size_t i = 0; i < tr->nprocs && !pid_seen; i++)
-        pid_seen = tr->procs[i].h.pid == pid;   /* a process that made no call */
-    if (!pid_seen)
-        fprintf(stderr, "cutap: dump: no process %ld in this trace\n", pid);
-    else if (tid >= 0 && !any)
-        fprintf(stderr, "cutap: dump: no thread %ld%s in this trace\n", tid, pid >= 0 ? " in that process" : "");
-    if (!pid_seen || (tid >= 0 && !any)) {
-        free(show);
-        return NULL;
-    }
-    return show;
-}
-
-/* --- the command -------------------------------------------------------- */
-
-static const char dump_usage[] =
-    "usage: cutap dump [--pid P] [--tid T] [--no-demangle] [-e FILTER] [--from S] [--to S] DIR|FILE.cutap\n"
-    "One line per call in time order: seconds from the start, [pid/tid], name, decoded arguments\n"
-    "and outputs, result, duration; calls made inside a call indented under it.\n"
-    "  --pid P, --tid T    only that process or thread\n"
-    "  --no-demangle       kernel names as recorded\n"
-    CLI_SELECT_HELP
-    "examples:\n"
-    "  cutap dump run1 | less\n"
-    "  cutap dump --pid 1234 -e 'cuMem*,cudaMalloc*' run1\n"
-    "  cutap dump --from 2 --to 2.1 run1\n";
-
-/* Prints the calls; returns 0, or -1 when stdout failed for another
- * reason than a reader that went away (`| head`). */
-static int dump_calls(struct dump *d, const unsigned char *show)
-{
-    const struct trace *tr = d->tr;
-    char(*labels)[96] = thread_labels(tr);
-    int err = 0;
-    struct tr_iter it;
-    tr_iter_init(&it, tr, "dump");
-    for (const struct tr_call *c; (c = tr_iter_next(&it));) {
-        if (show[c->thread])
-            put_call(d, c, labels[c->thread]);
-        if ((it.index & 1023) == 1023 && ferror(d->out)) {
-            err = errno;           /* stop early: nobody reads the rest */
-            break;
-        }
-    }
-    tr_iter_free(&it);
-    free(labels);
-    tr_progress_done(tr);
-    errno = 0;
-    if (fflush(d->out) == EOF)
-        err = errno;               /* fresher than the one saved above */
-    if (!ferror(d->out) || err == EPIPE)
-        return 0;
-    fprintf(stderr, "cutap: dump: writing the output: %s\n", err ? strerror(err) : "error");
-    return -1;
-}
-
-int cmd_dump(int argc, char **argv)
-{
-    static const struct option opts[] = {{"pid", required_argument, NULL, 'p'},
-                                         {"tid", required_argument, NULL, 't'},
-                                         {"no-demangle", no_argument, NULL, 'n'},
-                                         {"help", no_argument, NULL, 'h'},
-                                         CLI_SELECT_LONGOPTS,
-                                         {NULL, 0, NULL, 0}};
-    long pid = -1, tid = -1;
-    int demangle = 1, o;
-    optind = 1;
-    while ((o = getopt_long(argc, argv, "p:t:nhe:", opts, NULL)) != -1) {
-        if (o == 'e' || o == CLI_OPT_FROM || o == CLI_OPT_TO) {
-            if (cli_select_opt(o, optarg, "dump"))
-                return 2;
-            continue;
-        }
-        if (o == 'h') {
-            fputs(dump_usage, stdout);
-            return 0;
-        }
-        if ((o == 'p' && parse_id(optarg, &pid)) || (o == 't' && parse_id(optarg, &tid))) {
-            fprintf(stderr, "cutap: dump: bad %s '%s'\n", o == 'p' ? "pid" : "tid", optarg);
-            return 2;
-        }
-        if (o == 'n')
-            demangle = 0;
-        else if (o != 'p' && o != 't') {
-            fputs(dump_usage, stderr);
-            return 2;
-        }
-    }
-    struct trace tr;
-    int rc = load_operand(argc, argv, dump_usage, &tr);
-    if (rc)
-        return rc;
-    unsigned char *show = thread_filter(&tr, pid, tid);
-    if (!show) {
-        tr_free(&tr);
-        return 1;
-    }
-    if (!tr.ncalls && tr.ncounters)
-        fprintf(stderr, "cutap: dump: %s holds counters only (cutap stat); try cutap report\n", argv[optind]);
-    /* Dumps run to millions of lines: a large buffer, and a closed pipe
-     * is an error to notice, not a signal that kills us mid-line. */
-    static char obuf[1 << 20];
-    setvbuf(stdout, obuf, _IOFBF, sizeof obuf);
-    signal(SIGPIPE, SIG_IGN);
-    struct dump d = {.tr = &tr, .out = stdout, .demangle = demangle};
-    rc = dump_calls(&d, show) ? 1 : tr.problems > 0;
-    free(show);
-    dm_free();
-    tr_free(&tr);
-    return rc;
+        put_status(&d, c, dump_signature(&d, c), 0);   /* the number is the export's result */
 }

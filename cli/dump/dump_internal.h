@@ -1,0 +1,36 @@
+/* What cli/dump/decode.c (a call's arguments and result as text) offers
+ * cli/dump/dump.c (the command); the exports use cli.h's dump_call_*. */
+#ifndef CUTAP_DUMP_INTERNAL_H
+#define CUTAP_DUMP_INTERNAL_H
+
+#include <stdint.h>
+#include <stdio.h>
+
+#include "decode_tables.h"
+#include "trace_read.h"
+
+/* What printing one call needs besides the call. */
+struct dump {
+    const struct trace *tr;
+    FILE *out;
+    const struct tr_proc *proc;    /* process of the call being printed */
+    const struct dec_set *set;     /* tables of the call's layer */
+    int demangle;                  /* kernel names demangled (dump without --no-demangle) */
+};
+
+/* The signature to decode c with (d->set set to its tables), or NULL to
+ * print raw words. */
+const struct dec_fn *dump_signature(struct dump *d, const struct tr_call *c);
+/* The arguments between the parentheses: decoded by fn, or the raw words. */
+void dump_put_args(const struct dump *d, const struct tr_call *c, const struct dec_fn *fn);
+void dump_put_raw_args(FILE *f, const struct trace *tr, const struct tr_call *c);
+/* " = RESULT <duration>", or " = ? <unfinished>". */
+void dump_put_result(const struct dump *d, const struct tr_call *c, const struct dec_fn *fn);
+/* "<1.2 us>" */
+void dump_put_duration(FILE *f, uint64_t ns);
+/* A C string literal (escaped); truncated: "…" after it. */
+void dump_put_str(FILE *f, const char *s, size_t len, int truncated);
+/* Frees the demangled kernel names (decode.c keeps one per name). */
+void dump_kernels_free(void);
+
+#endif
