@@ -31,7 +31,7 @@ def generate(model):
     out.append("#define CUTAP_LIB_LAYERS %d" % len(model.layers))
     # Layers of cutap's own, below the driver, after the generated ones:
     # no library, no generated entry points; their ids are dynamic ones
-    # with signatures of cutap's (src/resolve/ioctl.c).
+    # with signatures of cutap's (src/resolve/ioctl_decode.c).
     native = ["ioctl"]
     n = model.layers[-1].index + 1
     for i, name in enumerate(native):

@@ -2,7 +2,7 @@
  * #15): device kinds, and lookups in the tables generated from NVIDIA's
  * open kernel module headers (src/generated/nv_ioctl_tables.c, by
  * gen/nv_ioctl_generator.py from gen/snapshots/nv_ioctl.json). Shared by
- * libcutap.so (src/resolve/ioctl.c) and the cutap command (cli/). */
+ * libcutap.so (src/resolve/ioctl.c, ioctl_decode.c) and the cutap command (cli/). */
 #ifndef CUTAP_NV_IOCTL_H
 #define CUTAP_NV_IOCTL_H
 

@@ -33,7 +33,7 @@ Records: cutap's ioctl layer names a request by escape (RM_CONTROL, ...;
 NV_ESC_0x%02x when unknown) or UVM command (UVM_INITIALIZE, ...; UVM_0x%x),
 "ioctl" for another request on a device file; open, close, mmap and munmap
 are not requests. Argument words: fd, dev (kind << 16 | minor, bit 31: came
-in IOCTL_XFER_CMD), then per escape (src/resolve/ioctl.c); the numbers of
+in IOCTL_XFER_CMD), then per escape (src/resolve/ioctl_decode.c); the numbers of
 the names come from src/generated/nv_ioctl_tables.c.
 """
 import argparse
@@ -121,7 +121,7 @@ FIXED = {"fd": 0, "dev": 1, "request": 2, "cmd": 4, "hClass": 5}
 
 def words_by_name(args, decoded):
     """The argument words by name: the names of the decoded text when it
-    has one per word, else the layout of src/resolve/ioctl.c."""
+    has one per word, else the layout of src/resolve/ioctl_decode.c."""
     names = ARG_NAME.findall(decoded or "")
     if len(names) == len(args):
         return dict(zip(names, args))

@@ -1,0 +1,40 @@
+/* What src/resolve/ioctl_decode.c (the ioctl layer's ids, signatures and
+ * decoding of parameter blocks) offers src/resolve/ioctl.c (the device
+ * files and the wrappers of ioctl, open, close, mmap, munmap). */
+#ifndef CUTAP_IOCTL_INTERNAL_H
+#define CUTAP_IOCTL_INTERNAL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* The signatures of the escapes decoded (S_GENERIC: fd, dev, size). */
+enum { S_CONTROL, S_ALLOC, S_FREE, S_ALLOC_MEMORY, S_MAP, S_UNMAP, S_CARD_INFO, S_VERSION, S_REGISTER_FD,
+       S_OS_EVENT, S_GENERIC };
+#define IOC_MAX_WORDS 10   /* words of the largest signature */
+
+/* IOCTL_XFER_CMD's block: a larger one, of the inner escape cmd. */
+struct xfer { uint32_t cmd, size; uint64_t ptr; };
+
+/* The ids of the open, close, mmap and munmap of device files and of an
+ * ioctl nothing decodes; valid once ioc_ids_ready (CUTAP_ID_ALL: none). */
+struct ioc_ids {
+    uint32_t open, close, mmap, munmap, other;
+};
+extern struct ioc_ids ioc_id;
+extern _Atomic int ioc_ids_ready;
+void ioc_ids_init(void);
+
+/* The id of escape nr (NV_ESC_0xNN when the tables do not know it), of a
+ * UVM command (*known: the tables know it); CUTAP_ID_ALL when none could
+ * be made (not recorded). */
+uint32_t ioc_escape_id(unsigned nr);
+uint32_t ioc_uvm_cmd_id(uint32_t cmd, int *known);
+/* The signature (S_*) of a known escape, and its number of words. */
+unsigned ioc_escape_sig(unsigned nr);
+unsigned ioc_sig_words(unsigned sig);
+/* Decodes the block p (size bytes, what the kernel accepted) into w[2..];
+ * 1 when done (*outcome set to the request's status when use is set), 0
+ * when it was not decoded (too small for the layout). */
+int ioc_decode(unsigned sig, const void *p, size_t size, uint64_t *w, uint64_t *outcome, int use);
+
+#endif
