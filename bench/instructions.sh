@@ -25,7 +25,7 @@ count() {  # mode calls -> instructions of the whole run
         trace) env LD_LIBRARY_PATH="$B/fake" LD_PRELOAD="$B/libcutap.so" CUTAP_TRACE="$W/t" valgrind --tool=callgrind --callgrind-out-file="$W/cg" "$B/bench/passthrough" --child $(( $2 / 7 )) ;;
     esac 2>&1 >/dev/null | sed -n 's/.*Collected : \([0-9]*\).*/\1/p'
 }
-per_call() { a=$(count "$1" "$N"); b=$(count "$1" $((2 * N))); echo $(( (b - a) / N )); }
+per_call() { a=$(count "$1" "$N"); b=$(count "$1" $((2 * N))); echo $(( (b - a + N / 2) / N )); }   # nearest: 114.998 is 115
 bare=$(per_call bare); pass=$(per_call pass); stat=$(per_call stat); statall=$(per_call statall); trace=$(per_call trace)
 echo "instructions per cuCtxGetCurrent call (valgrind, fake driver, N=$N)"
 printf '%-34s %8s %8s\n' mode instr added
