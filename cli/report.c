@@ -4,7 +4,7 @@
  * by process, thread or rank on request. Reads call records (trace mode)
  * and counters (counting mode, no median) alike.
  *
- * Counting mode times only some calls (src/record/recorder.c): the reader
+ * Counting mode times only some calls (src/record/calls.c): the reader
  * then estimates each thread's total from its timed calls, before the
  * threads are added up (a thread whose calls are slow and all timed must
  * not lend its mean to another thread's cheap ones); avg is total / calls,

@@ -12,7 +12,7 @@ knows at generation time what the general path finds at run time: the
 record's size, where its argument words and capture headers go, the
 capture headers themselves, whether the result is a status, which argument
 is a kernel to name. Trace mode writes the same record as the general path
-(src/record/recorder.c, rec_begin/rec_end), counting mode counts an untimed
+(src/record/calls.c, rec_begin/rec_end), counting mode counts an untimed
 call as count_fast does; whatever these do not handle (the id's first call
 in the file, a full chunk, a timed count) goes to cutap_slow_<name>.
 

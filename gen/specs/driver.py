@@ -84,11 +84,11 @@ FUNCTIONS = {
     # --- kernel names: the recorder names the kernel a launch runs (once per
     # handle, through cuFuncGetName, else cuKernelGetName) -----------------
     "cuFuncGetName": {
-        "handled_in": [("src/record/recorder.c", "cutap_driver_real(CUTAP_ID_cuFuncGetName)",
+        "handled_in": [("src/record/meta.c", "cutap_driver_real(CUTAP_ID_cuFuncGetName)",
                         "called (the real function, unrecorded) to name the kernel of a launch")],
     },
     "cuKernelGetName": {
-        "handled_in": [("src/record/recorder.c", "cutap_driver_real(CUTAP_ID_cuKernelGetName)",
+        "handled_in": [("src/record/meta.c", "cutap_driver_real(CUTAP_ID_cuKernelGetName)",
                         "called when cuFuncGetName cannot name the handle (a CUkernel)")],
     },
     "cuLaunch": {"kernel": "f"},

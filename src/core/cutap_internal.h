@@ -265,7 +265,7 @@ void cutap_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* Built-in clients (core/stat.c, core/log.c). */
 void cutap_stat_start(const char *dest);
 void cutap_log_start(const char *dest);
-/* The recorder (record/recorder.c): CUTAP_TRACE=DIR records every call,
+/* The recorder (src/record/, recorder_priv.h): CUTAP_TRACE=DIR records every call,
  * CUTAP_COUNT=DIR keeps counters only; CUTAP_FILTER selects the ids. */
 /* record/inject.c: fault injection from CUTAP_INJECT (after the recorder started). */
 void cutap_inject_start(const char *env);
@@ -279,7 +279,7 @@ extern _Atomic uint8_t cutap_fast_mask;
  * counts it, untimed,
  * and returns 1 when the countdown does not pick it and its first calls
  * are past, so that the trampoline runs it without a frame; 0: the
- * general path must take it (record/recorder.c). */
+ * general path must take it (record/calls.c). */
 int cutap_rec_count_untyped(uint32_t id);
 /* --runtime=cupti is on (resolve/cupti_rt.c): export-table slot calls keep
  * their frames, since CUPTI's reports come from inside one (see
@@ -321,7 +321,7 @@ extern char cutap_rec_dir[];
 
 /* Thread state. Kept tiny and initial-exec: it is touched on every slow-path
  * call, and libcutap.so is preloaded, so static TLS is available. */
-/* A thread's recorder state (record/recorder.c), kept in cutap_tls. */
+/* A thread's recorder state (record/chunks.c, calls.c), kept in cutap_tls. */
 struct cutap_rec_call;
 struct cutap_counter;
 struct rec_thread {
@@ -332,7 +332,7 @@ struct rec_thread {
     struct cutap_rec_call *pos, *end;
     struct cutap_counter **tab;   /* CUTAP_MAX_IDS pointers, mapped on first use */
     uint32_t ring_cur1;           /* ring files: its current ring chunk, index + 1 */
-    uint32_t ring_pins1;          /* the first of the others it holds (recorder.c) */
+    uint32_t ring_pins1;          /* the first of the others it holds (ring.c) */
     uint8_t gone;                 /* its exit destructor ran: it takes fresh
                                      chunks only and gives nothing away again */
 };

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Trace mode populates the pages of the next chunks on a helper thread
-# (src/record/recorder.c, "Page population off the calling thread"): a
+# (src/record/file.c, "Page population off the calling thread"): a
 # process past its first chunk has exactly one thread named cutap-pages,
 # with SIGINT, SIGTERM, SIGUSR1, SIGCHLD and SIGALRM blocked (no signal
 # meant for the program is delivered to it); a process of a handful of

@@ -1,0 +1,678 @@
+/* The recorder's calls (recorder_priv.h): trace mode (a record per
+ * call), counting mode (counters, sampled timing) and the fused path
+ * that serves both without the callbacks. The hot path: one file, so
+ * that the compiler sees it whole. */
+#define _GNU_SOURCE
+#include <pthread.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/prctl.h>
+
+#include "recorder_priv.h"
+
+/* --- trace mode ----------------------------------------------------- */
+
+/* What a call of an id needs, worked out on its first call (the same for
+ * every call; two threads working it out at once write the same values):
+ * slots when it has no string argument, and flags for the paths it takes.
+ * A fresh record's bytes are zero (the file region is new and never
+ * reused), so the writer stores only what is not zero. */
+/* PLAN_NOSTATUS: the result is no status code (a pointer, a count, void):
+ * outputs are read whatever it is. */
+enum { PLAN_READY = 1, PLAN_INSTR = 2, PLAN_IN = 4, PLAN_OUT = 8, PLAN_FUNC = 16, PLAN_SIMPLE = 32, PLAN_NOSTATUS = 64,
+       PLAN_WORDS = 128 };
+/* SIMPLE: every capture is a 4- or 8-byte output (cuCtxGetCurrent,
+ * cuMemAlloc, cuDeviceGetAttribute…: most calls that have captures), at
+ * most two: their headers and offsets are kept here, so the hot path
+ * stores them without walking the capture table. */
+struct plan {
+    uint16_t nslots;
+    uint8_t flags;
+    uint8_t nsimple;
+    struct {
+        uint16_t off;      /* byte offset of the capture header in the record */
+        uint8_t arg, size;
+    } out[2];
+    uint64_t hdr[2];       /* the headers as written before the call */
+};
+static struct plan plans[CUTAP_MAX_IDS];
+
+static const size_t first_room = sizeof(struct cutap_rec_call) - offsetof(struct cutap_rec_call, words);
+
+static inline unsigned slots_for(size_t bytes)
+{
+    return bytes <= first_room ? 1 : 1 + (unsigned)((bytes - first_room + CUTAP_SLOT - 1) / CUTAP_SLOT);
+}
+
+static inline size_t cap_room(const struct cutap_capinfo *c, uint64_t arg)
+{
+    switch (c->kind) {
+    case CUTAP_CAP_IN_BYTES:
+    case CUTAP_CAP_OUT_BYTES:
+        return (c->size + 7u) & ~7u;
+    case CUTAP_CAP_IN_STR:
+        return arg ? (strnlen((const char *)(uintptr_t)arg, CUTAP_CAP_STR_MAX) + 8) & ~(size_t)7 : 0;
+    default:
+        return CUTAP_CAP_OUTSTR_ROOM;
+    }
+}
+
+static struct plan make_plan(uint32_t id, unsigned nargs, int untyped)
+{
+    struct plan p;
+    memset(&p, 0, sizeof p);
+    p.flags = PLAN_READY;
+    size_t bytes = (size_t)nargs * 8;
+    /* Static ids: typed calls only (rec_begin_raw records the untyped
+     * ones); dynamic ids: untyped, argument words only. */
+    if (id < CUTAP_STATIC_COUNT && !untyped) {
+        const struct cutap_fninfo *fi = cutap_fn(id);
+        if (fi->nostatus)
+            p.flags |= PLAN_NOSTATUS;
+        int simple = fi->ncap > 0 && fi->ncap <= 2;
+        for (unsigned k = 0; k < fi->ncap; k++) {
+            const struct cutap_capinfo *c = &fi->caps[k];
+            p.flags |= c->kind == CUTAP_CAP_IN_STR ? PLAN_INSTR : c->kind == CUTAP_CAP_IN_BYTES ? PLAN_IN : PLAN_OUT;
+            if (c->kind == CUTAP_CAP_OUT_BYTES && (c->size == 4 || c->size == 8) && simple) {
+                struct cutap_capture h = {0, 8, c->arg, c->kind, CUTAP_CAPS_NONE, 0};
+                p.out[k].off = (uint16_t)(offsetof(struct cutap_rec_call, words) + bytes);
+                p.out[k].arg = c->arg;
+                p.out[k].size = (uint8_t)c->size;
+                memcpy(&p.hdr[k], &h, sizeof h);
+            } else {
+                simple = 0;
+            }
+            if (c->kind != CUTAP_CAP_IN_STR)
+                bytes += sizeof(struct cutap_capture) + cap_room(c, 0);
+        }
+        if (simple) {
+            p.flags |= PLAN_SIMPLE;
+            p.nsimple = fi->ncap;
+        }
+        if (fi->func_arg >= 0 && !cutap_no_kernel_names)
+            p.flags |= PLAN_FUNC;
+    } else if (id >= CUTAP_STATIC_COUNT && !untyped && (cutap_id_flags(id) & CUTAP_DYN_WORDS_AFTER)) {
+        p.flags |= PLAN_WORDS;   /* words the callee fills after the call (ioctl layer) */
+    }
+    p.nslots = (uint16_t)slots_for(bytes);
+    return p;
+}
+
+/* Capture headers (and IN bytes/strings) of a typed call with captures. */
+/* Fill a capture: bytes, or a string of at most max bytes (the byte after
+ * the copy is the string's next byte or its NUL, so truncation shows). */
+static void cap_bytes(struct cutap_capture *h, const void *p, size_t len)
+{
+    memcpy(h + 1, p, len);
+    h->len = (uint16_t)len;
+    h->state = CUTAP_CAPS_OK;
+}
+
+static void cap_string(struct cutap_capture *h, const char *s, size_t max)
+{
+    size_t len = strnlen(s, max);
+    memcpy(h + 1, s, len);
+    h->len = (uint16_t)len;
+    h->state = s[len] ? CUTAP_CAPS_TRUNCATED : CUTAP_CAPS_OK;
+}
+
+static void write_captures(uint32_t id, const uint64_t *args, struct cutap_rec_call *r, const size_t *instr_room)
+{
+    const struct cutap_fninfo *fi = cutap_fn(id);
+    uint64_t *w = r->words + fi->nargs;
+    unsigned si = 0;
+    for (unsigned k = 0; k < fi->ncap; k++) {
+        const struct cutap_capinfo *c = &fi->caps[k];
+        struct cutap_capture *h = (struct cutap_capture *)w;
+        const void *p = (const void *)(uintptr_t)args[c->arg];
+        size_t room = c->kind == CUTAP_CAP_IN_STR ? instr_room[si++] : cap_room(c, 0);
+        h->reserved = (uint16_t)room;
+        h->arg = c->arg;
+        h->kind = c->kind;
+        if (p && c->kind == CUTAP_CAP_IN_BYTES)
+            cap_bytes(h, p, c->size);
+        else if (p && c->kind == CUTAP_CAP_IN_STR && room)
+            cap_string(h, p, room - 1 < CUTAP_CAP_STR_MAX ? room - 1 : CUTAP_CAP_STR_MAX);
+        w += 1 + room / 8;
+    }
+}
+
+/* The first call of an id in this file names it and publishes its plan:
+ * every field first, flags (non-zero) last, so a thread that sees flags
+ * sees the rest. Two threads may do this at once; they store the same
+ * values. */
+static __attribute__((noinline)) void publish_plan(uint32_t id, unsigned nargs, int untyped)
+{
+    rec_name_id(id);
+    struct plan p = make_plan(id, nargs, untyped), *pl = &plans[id];
+    pl->nslots = p.nslots;
+    pl->nsimple = p.nsimple;
+    memcpy(pl->out, p.out, sizeof p.out);
+    memcpy(pl->hdr, p.hdr, sizeof p.hdr);
+    __atomic_store_n(&pl->flags, p.flags, __ATOMIC_RELEASE);
+}
+
+/* A call with captures other than SIMPLE ones: sized per call (strings),
+ * headers and input bytes written by walking the capture table. */
+static __attribute__((noinline)) struct cutap_rec_call *rec_begin_caps(uint32_t id, const uint64_t *args,
+                                                                        unsigned nargs, unsigned *nslots)
+{
+    size_t instr_room[8] = {0};
+    const struct cutap_fninfo *fi = cutap_fn(id);
+    size_t bytes = (size_t)nargs * 8;
+    unsigned si = 0;
+    for (unsigned k = 0; k < fi->ncap; k++) {
+        size_t room = cap_room(&fi->caps[k], args[fi->caps[k].arg]);
+        if (fi->caps[k].kind == CUTAP_CAP_IN_STR && si < 8)
+            instr_room[si++] = room;
+        bytes += sizeof(struct cutap_capture) + room;
+    }
+    unsigned n = slots_for(bytes);
+    if (n > MAX_REC_SLOTS)
+        return rec_lost_call();
+    struct cutap_rec_call *r = rec_reserve(n);
+    if (!r)
+        return rec_lost_call();
+    for (unsigned i = 0; i < nargs; i++)
+        r->words[i] = args[i];
+    write_captures(id, args, r, instr_room);
+    *nslots = n;
+    return r;
+}
+
+/* An untyped call of a static id (a layer of another major, a call not
+ * made, a CUPTI report of an older callback id): its argument words only.
+ * Never the id's plan, which is its typed calls' (captures read behind
+ * the generated signature's pointers): one id may have calls of both
+ * kinds in one process (a typed call made before the library of another
+ * major was loaded). */
+static __attribute__((noinline)) struct cutap_rec_call *rec_begin_raw(uint32_t id, const uint64_t *args,
+                                                                       unsigned nargs, unsigned depth)
+{
+    rec_name_id(id);
+    /* The layer may have been adopted after the id was named (its first
+     * call made before the library was loaded). */
+    int layer = cutap_call_layer(id);
+    if (layer >= 0 && layer < CUTAP_LAYER_COUNT && !atomic_load_explicit(&rec_layer_noted[layer], memory_order_relaxed))
+        rec_note_layer(layer);
+    unsigned n = slots_for((size_t)nargs * 8);
+    struct cutap_rec_call *r = rec_reserve(n);
+    if (!r)
+        return rec_lost_call();
+    for (unsigned i = 0; i < nargs; i++)
+        r->words[i] = args[i];
+    uint32_t dnc = (uint32_t)(uint16_t)depth | nargs << 16;
+    memcpy(&r->depth, &dnc, sizeof dnc);
+    r->t0 = cutap_rec_clock();
+    unsigned rf = CUTAP_RF_UNTYPED | (cutap_fn(id)->typed && cutap_fn(id)->nostatus ? CUTAP_RF_NOSTATUS : 0);
+    uint64_t head = CUTAP_REC_CALL | (uint64_t)rf << 8 | (uint64_t)n << 16 | (uint64_t)id << 32;
+    __atomic_store_n((uint64_t *)r, head, __ATOMIC_RELEASE);
+    return r;
+}
+
+/* Writes the start of a call record; NULL when it cannot be recorded. */
+static inline __attribute__((always_inline)) struct cutap_rec_call *rec_begin(uint32_t id, const uint64_t *args, unsigned nargs, unsigned depth,
+                                               int untyped)
+{
+    if (CUTAP_UNLIKELY(untyped) && id < CUTAP_STATIC_COUNT)
+        return rec_begin_raw(id, args, nargs, depth);
+    struct plan *pl = &plans[id];
+    if (CUTAP_UNLIKELY(!__atomic_load_n(&pl->flags, __ATOMIC_ACQUIRE)))
+        publish_plan(id, nargs, untyped);
+    unsigned n = pl->nslots, ncap = 0;
+    struct cutap_rec_call *r;
+    if (CUTAP_LIKELY(!(pl->flags & (PLAN_INSTR | PLAN_IN | PLAN_OUT)) || (pl->flags & PLAN_SIMPLE))) {
+        if (CUTAP_UNLIKELY(!(r = rec_reserve(n))))
+            return rec_lost_call();
+        for (unsigned i = 0; i < nargs; i++)
+            r->words[i] = args[i];
+        for (unsigned k = 0; k < pl->nsimple; k++)
+            *(uint64_t *)((char *)r + pl->out[k].off) = pl->hdr[k];
+        ncap = pl->nsimple;
+    } else {
+        if (!(r = rec_begin_caps(id, args, nargs, &n)))
+            return NULL;
+        ncap = cutap_fn(id)->ncap;
+    }
+    /* depth, nargs and ncap: one store */
+    uint32_t dnc = (uint32_t)(uint16_t)depth | nargs << 16 | ncap << 24;
+    memcpy(&r->depth, &dnc, sizeof dnc);
+    r->t0 = cutap_rec_clock();
+    /* kind, flags, nslots and id in one store, last: a reader sees the
+     * record whole or not at all. */
+    unsigned rf = (untyped ? CUTAP_RF_UNTYPED : 0) | (pl->flags & PLAN_NOSTATUS ? CUTAP_RF_NOSTATUS : 0);
+    uint64_t head = CUTAP_REC_CALL | (uint64_t)rf << 8 | (uint64_t)n << 16 |
+                    (uint64_t)id << 32;
+    __atomic_store_n((uint64_t *)r, head, __ATOMIC_RELEASE);
+    return r;
+}
+
+static __attribute__((noinline)) void capture_out(struct cutap_capture *h, const struct cutap_capinfo *c,
+                                                   uint64_t arg)
+{
+    const void *p = (const void *)(uintptr_t)arg;
+    if (!p)
+        return;
+    if (c->kind == CUTAP_CAP_OUT_BYTES) {
+        cap_bytes(h, p, c->size);
+        return;
+    }
+    const char *s = c->kind == CUTAP_CAP_OUT_STRPTR ? *(const char *const *)p : (const char *)p;
+    if (s && h->reserved)
+        cap_string(h, s, h->reserved - 1u);
+}
+
+/* Outputs: only after success, when the driver has written them (a failed
+ * call may have left a bad pointer untouched). */
+static void write_outputs(uint32_t id, const uint64_t *args, struct cutap_rec_call *r)
+{
+    const struct cutap_fninfo *fi = cutap_fn(id);
+    uint64_t *w = r->words + r->nargs;
+    for (unsigned k = 0; k < r->ncap; k++) {
+        struct cutap_capture *h = (struct cutap_capture *)w;
+        if (fi->caps[k].kind != CUTAP_CAP_IN_BYTES && fi->caps[k].kind != CUTAP_CAP_IN_STR)
+            capture_out(h, &fi->caps[k], args[fi->caps[k].arg]);
+        w += 1 + h->reserved / 8;
+    }
+}
+
+static inline __attribute__((always_inline)) void rec_end(struct cutap_rec_call *r, uint32_t id, const uint64_t *args, uint64_t result, int skipped,
+                           uint64_t t1)
+{
+    r->t1 = t1;
+    r->result = result;
+    /* skipped: the CUTAP_RF_SKIPPED and CUTAP_RF_INJECTED bits to set */
+    uint8_t fl = r->flags | CUTAP_RF_DONE | (uint8_t)skipped;
+    if (CUTAP_UNLIKELY(fl & CUTAP_RF_UNTYPED) && id < CUTAP_STATIC_COUNT) {
+        __atomic_store_n(&r->flags, fl, __ATOMIC_RELEASE);   /* rec_begin_raw's: no outputs */
+        return;
+    }
+    const struct plan *pl = &plans[id];
+    uint8_t pf = pl->flags;
+    if (CUTAP_UNLIKELY(pf & PLAN_WORDS))
+        memcpy(r->words, args, (size_t)r->nargs * 8);
+    /* a skipped call: the driver wrote nothing */
+    int ok = !skipped && ((pf & PLAN_NOSTATUS) || (uint32_t)result == CUTAP_CUDA_SUCCESS);
+    if ((pf & PLAN_SIMPLE) && ok) {
+        for (unsigned k = 0; k < pl->nsimple; k++) {
+            const void *p = (const void *)(uintptr_t)args[pl->out[k].arg];
+            if (!p)
+                continue;
+            char *h = (char *)r + pl->out[k].off;
+            uint16_t size = pl->out[k].size;
+            if (size == 8)
+                memcpy(h + 8, p, 8);
+            else
+                memcpy(h + 8, p, 4);
+            struct cutap_capture *ch = (struct cutap_capture *)h;
+            ch->len = size;
+            ch->state = CUTAP_CAPS_OK;
+        }
+    } else if ((pf & PLAN_OUT) && ok) {
+        write_outputs(id, args, r);
+    }
+    __atomic_store_n(&r->flags, fl, __ATOMIC_RELEASE);
+    if (CUTAP_UNLIKELY(pf & PLAN_FUNC) && ok)
+        rec_name_function(args[cutap_fn(id)->func_arg]);
+}
+
+/* Objects that runtime calls reported through CUPTI came from (issue #14):
+ * named in the file (CUTAP_META_OBJECT) before the first record of one. */
+#define MAX_NOTED_OBJECTS 1024
+static _Atomic uint8_t object_noted[MAX_NOTED_OBJECTS];
+
+__attribute__((noinline)) uint32_t rec_origin_of(const void *fn)
+{
+    uint32_t o = cutap_object_of(fn);
+    if (!o || o > MAX_NOTED_OBJECTS)
+        return 0;
+    if (!atomic_load_explicit(&object_noted[o - 1], memory_order_acquire) &&
+        !atomic_exchange(&object_noted[o - 1], 1)) {
+        uint64_t base = 0;
+        const char *path = cutap_object_path(o, &base);
+        rec_write_meta_n(CUTAP_META_OBJECT, o - 1, base, path ? path : "?", strlen(path ? path : "?"));
+    }
+    return o;
+}
+
+static int count_pre(cutap_call_t *call, void *ctx, uint64_t *scratch);
+static void count_post(cutap_call_t *call, void *ctx, uint64_t *scratch);
+/* trace_pre's scratch for a call counted (outside a capture), not recorded:
+ * never a record's address (user space), never a start time */
+#define SCRATCH_COUNTED (1ull << 62)
+
+static int trace_pre(cutap_call_t *call, void *ctx, uint64_t *scratch)
+{
+    if (CUTAP_UNLIKELY(!atomic_load_explicit(&rec_cap_on, memory_order_relaxed))) {
+        count_pre(call, ctx, scratch);
+        *scratch |= SCRATCH_COUNTED;
+        return CUTAP_PROCEED;
+    }
+    (void)ctx;
+    uint32_t origin = CUTAP_UNLIKELY((call->flags & CUTAP_CALL_REPORTED) && call->fn) ? rec_origin_of(call->fn) : 0;
+    struct cutap_rec_call *r = rec_begin(call->id, call->args, call->nargs, call->depth,
+                                         !!(call->flags & CUTAP_CALL_UNTYPED));
+    if (r && origin)
+        r->origin = origin;
+    if (CUTAP_UNLIKELY(rec_stack_on) && r && call->id < CUTAP_MAX_IDS && rec_stack_ids[call->id])
+        rec_write_stack(r, call->id);
+    *scratch = (uintptr_t)r;
+    return CUTAP_PROCEED;
+}
+
+static void trace_post(cutap_call_t *call, void *ctx, uint64_t *scratch)
+{
+    if (CUTAP_UNLIKELY(*scratch & SCRATCH_COUNTED)) {
+        *scratch &= ~SCRATCH_COUNTED;
+        count_post(call, ctx, scratch);
+        return;
+    }
+    (void)ctx;
+    uint64_t t1 = cutap_rec_clock();
+    struct cutap_rec_call *r = (struct cutap_rec_call *)(uintptr_t)*scratch;
+    if (r)
+        rec_end(r, call->id, call->args, call->result,
+                (call->flags & CUTAP_CALL_SKIPPED ? CUTAP_RF_SKIPPED : 0) |
+                    (call->flags & CUTAP_CALL_INJECTED ? CUTAP_RF_INJECTED : 0), t1);
+    if (CUTAP_UNLIKELY(rec_stack_errors) && r && !(call->id < CUTAP_MAX_IDS && rec_stack_ids[call->id]) &&
+        cutap_call_is_error(call))
+        rec_write_stack(r, call->id);
+}
+
+/* --- counting mode -------------------------------------------------- */
+
+/* Calls and errors are counted for every call, but reading the clock twice
+ * costs far more than counting (20-25 ns a TSC read on GPU hosts), so not
+ * every call is timed. A call is timed when, on its thread:
+ *   - its id has had fewer than 16 calls (rare calls are timed exactly);
+ *   - its id is slow: the mean of its timed calls is at least 1 us
+ *     (total >= cutap_slow_ticks * timed), where two clock reads cost little;
+ *   - or the thread's countdown, which every call decrements, reaches
+ *     zero; it restarts at a pseudo-random 1..63 (mean 32), so periodic
+ *     call patterns cannot alias with the sampling.
+ * The first two time a call exactly; a call timed by the countdown alone
+ * is a sample that stands for the calls timed by neither (`sampled`,
+ * `sampled_total`): the reader adds the exact part and the samples
+ * scaled up (docs/FORMAT.md), so a slow first call is not scaled up with
+ * them. With CUTAP_STAT_TIMING=all every call is timed (cutap_slow_ticks = 0).
+ * The decision is made before the call from the counter and the countdown
+ * alone: an untimed call reads no clock and divides nothing. Both paths,
+ * the callbacks and the fused path, use the functions below. */
+
+/* Counting mode: entries are cut from the current COUNTER_ENTRIES chunk,
+ * shared by every thread, under a lock (once per thread and id). */
+static char *ent_chunk;
+static unsigned ent_next;
+static pthread_mutex_t ent_lock = PTHREAD_MUTEX_INITIALIZER;
+
+/* Uniform in 1..63: xorshift64, then the top 32 bits scaled to 0..62. */
+uint32_t rec_next_interval(struct rec_thread *t)
+{
+    uint64_t x = t->rng;
+    x ^= x << 13;
+    x ^= x >> 7;
+    x ^= x << 17;
+    t->rng = x;
+    return 1 + (uint32_t)(((x >> 32) * 63) >> 32);
+}
+
+/* A thread's first call of an id (or its first call): a table, if it has
+ * none, and an entry cut from the shared COUNTER_ENTRIES chunk. */
+static __attribute__((noinline)) struct cutap_counter *counter_slow(struct rec_thread *t, uint32_t id)
+{
+    if (id >= CUTAP_MAX_IDS || atomic_load_explicit(&rec_file.dead, memory_order_relaxed) || rec_file_ensure())
+        return NULL;
+    if (CUTAP_UNLIKELY(!t->tid))
+        rec_thread_init(t);
+    if (!t->tab) {
+        void *m = mmap(NULL, TAB_BYTES, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+        if (m == MAP_FAILED)
+            return NULL;
+        t->tab = m;
+    }
+    struct cutap_counter_entry *e = NULL;
+    pthread_mutex_lock(&ent_lock);
+    if (!ent_chunk || ent_next >= ENTRIES_PER_CHUNK) {
+        ent_chunk = rec_chunk_take(t, CUTAP_CHUNK_COUNTER_ENTRIES, 0);
+        ent_next = 0;
+    }
+    if (ent_chunk)
+        e = (struct cutap_counter_entry *)(ent_chunk + CUTAP_SLOT) + ent_next++;
+    pthread_mutex_unlock(&ent_lock);
+    if (!e)
+        return NULL;
+    e->tid = t->tid;
+    e->id = id;
+    rec_clock_pair(&e->clock, &e->mono_ns);
+    prctl(PR_GET_NAME, e->thread_name);
+    __atomic_store_n(&e->magic, CUTAP_ENTRY_MAGIC, __ATOMIC_RELEASE);
+    t->tab[id] = &e->c;
+    return &e->c;
+}
+
+/* The thread's counter of an id; NULL when recording has stopped. A
+ * table entry's bit 0 says that the counter's next calls are untimed
+ * unless the countdown says otherwise (record_internal.h, the generated
+ * counting fast paths). */
+static inline struct cutap_counter *counter_of(struct rec_thread *t, uint32_t id)
+{
+    struct cutap_counter **tab = t->tab, *c;
+    if (CUTAP_LIKELY(tab && (c = tab[id])))
+        return (struct cutap_counter *)((uintptr_t)c & ~(uintptr_t)1);
+    return counter_slow(t, id);
+}
+
+/* After a timed call of id (the only calls that change what decides
+ * timing, besides the countdown): whether its next calls may be untimed
+ * (not among its first 16, not a slow id), as count_is_timed decides. */
+static inline void count_retag(struct rec_thread *t, uint32_t id, struct cutap_counter *c)
+{
+    if (!t->tab || id >= CUTAP_MAX_IDS)
+        return;
+    int fast = c->calls >= 16 && c->total < cutap_slow_ticks * c->timed;
+    t->tab[id] = (struct cutap_counter *)((uintptr_t)c | (uintptr_t)fast);
+}
+
+/* Before the call: 0 untimed, else TIMED_EXACT (first calls, slow id)
+ * and/or TIMED_SAMPLE (the countdown reached zero). */
+enum { TIMED_EXACT = 1, TIMED_SAMPLE = 2 };
+static inline unsigned count_is_timed(struct rec_thread *t, const struct cutap_counter *c)
+{
+    uint32_t cd = t->countdown - 1;
+    t->countdown = cd;
+    unsigned exact = (c->calls < 16) | (c->total >= cutap_slow_ticks * c->timed);
+    return exact | (unsigned)(cd == 0) << 1;
+}
+
+/* Before a timed call: a countdown that reached zero restarts; the first
+ * call of an id in the process names it (the first calls are timed). */
+static __attribute__((noinline)) void count_timed_begin(struct rec_thread *t, uint32_t id)
+{
+    if (!t->countdown)
+        t->countdown = rec_next_interval(t);
+    rec_name_id(id);
+}
+
+/* After a timed call; how: count_is_timed's answer. */
+static inline void count_timed_end(struct cutap_counter *c, uint64_t dt, unsigned how)
+{
+    if (!c->timed || dt < c->min)
+        c->min = dt;
+    if (dt > c->max)
+        c->max = dt;
+    c->total += dt;
+    c->timed++;
+    if (how == TIMED_SAMPLE) {
+        c->sampled++;
+        c->sampled_total += dt;
+    }
+}
+
+/* After every call: calls last. */
+static inline void count_call(struct cutap_counter *c, int error)
+{
+    c->errors += (unsigned)error;
+    __atomic_store_n(&c->calls, c->calls + 1, __ATOMIC_RELEASE);
+}
+
+/* scratch: 0 for an untimed call; else the start time, bit 63 set for a
+ * sample (the clocks are far from 0 and from 2^63 while a process runs). */
+#define SCRATCH_SAMPLE (1ull << 63)
+static int count_pre(cutap_call_t *call, void *ctx, uint64_t *scratch)
+{
+    (void)ctx;
+    struct rec_thread *t = &cutap_rt;
+    struct cutap_counter *c = counter_of(t, call->id);
+    unsigned how = c ? count_is_timed(t, c) : 0;
+    if (!how) {
+        *scratch = 0;
+        return CUTAP_PROCEED;
+    }
+    count_timed_begin(t, call->id);
+    *scratch = cutap_rec_clock() | (how == TIMED_SAMPLE ? SCRATCH_SAMPLE : 0);
+    return CUTAP_PROCEED;
+}
+
+static void count_post(cutap_call_t *call, void *ctx, uint64_t *scratch)
+{
+    (void)ctx;
+    uint64_t s = *scratch, t1 = s ? cutap_rec_clock() : 0;
+    struct cutap_counter *c = counter_of(&cutap_rt, call->id);
+    if (!c) {
+        rec_lost_call();
+        return;
+    }
+    if (s)
+        count_timed_end(c, t1 - (s & ~SCRATCH_SAMPLE), s & SCRATCH_SAMPLE ? TIMED_SAMPLE : TIMED_EXACT);
+    count_call(c, cutap_call_is_error(call));
+    if (s)
+        count_retag(&cutap_rt, call->id, c);
+}
+
+int cutap_rec_count_untyped(uint32_t id)
+{
+    struct rec_thread *t = &cutap_rt;
+    struct cutap_counter **tab = t->tab;
+    uintptr_t p;
+    uint32_t cd = t->countdown;
+    /* as cutap_fp_counter, but a countdown about to pick this call (1), or
+     * not started (0), leaves the call to the general path, which samples */
+    if (!tab || id >= CUTAP_MAX_IDS ||
+        !((p = (uintptr_t)tab[id]) & 1) || cd <= 1)
+        return 0;
+    t->countdown = cd - 1;
+    count_call((struct cutap_counter *)(p - 1), 0);
+    return 1;
+}
+
+uint64_t cutap_fp_sample_begin(uint32_t id)
+{
+    count_timed_begin(&cutap_rt, id);
+    return cutap_rec_clock();
+}
+
+void cutap_fp_sample_end(uint32_t id, struct cutap_counter *c, uint64_t t0, int error)
+{
+    uint64_t t1 = cutap_rec_clock();
+    count_timed_end(c, t1 - t0, TIMED_SAMPLE);
+    count_call(c, error);
+    count_retag(&cutap_rt, id, c);
+}
+
+/* --- fused path ------------------------------------------------------ */
+
+/* When the recorder is the only client that wants a typed call, dispatch
+ * comes here instead of running the callbacks: the same records, without
+ * the callback machinery (the budget of issue #3 is 25 ns per call; the
+ * callbacks alone cost more). tests/run.sh fused_path_same_records checks
+ * that both paths write the same records and the same counters. */
+_Atomic uint8_t cutap_fast_mask;
+
+/* Counting mode, a timed call (how: count_is_timed's answer), or one that
+ * cannot be counted (c NULL). */
+static __attribute__((noinline)) uint64_t count_fast_timed(cutap_call_t *call, cutap_thunk_t thunk,
+                                                            struct rec_thread *r, struct cutap_counter *c,
+                                                            unsigned how)
+{
+    struct cutap_thread *t = &cutap_tls;
+    uint64_t t0 = 0;
+    if (c) {
+        count_timed_begin(r, call->id);
+        t0 = cutap_rec_clock();
+    }
+    t->depth++;
+    t->current = call;
+    uint64_t result = thunk(call->fn, call->args);
+    uint64_t t1 = c ? cutap_rec_clock() : 0;
+    t->depth--;
+    t->current = call->parent;
+    if (c) {
+        count_timed_end(c, t1 - t0, how);
+        count_call(c, cutap_result_is_error(call->id, result));
+        count_retag(r, call->id, c);
+    } else
+        rec_lost_call();
+    return result;
+}
+
+static __attribute__((noinline)) uint64_t trace_fast(cutap_call_t *call, cutap_thunk_t thunk)
+{
+    struct cutap_thread *t = &cutap_tls;
+    uint32_t id = call->id;
+    struct cutap_rec_call *r = rec_begin(id, call->args, call->nargs, call->depth, 0);
+    t->depth++;
+    t->current = call;
+    uint64_t result = thunk(call->fn, call->args);
+    uint64_t t1 = cutap_rec_clock();
+    t->depth--;
+    t->current = call->parent;
+    if (r)
+        rec_end(r, id, call->args, result, 0, t1);
+    return result;
+}
+
+/* Counting mode. An untimed call: counter, countdown, calls and errors;
+ * no clock, no name, no division. */
+static __attribute__((noinline)) uint64_t count_fast(cutap_call_t *call, cutap_thunk_t thunk)
+{
+    struct cutap_thread *t = &cutap_tls;
+    struct rec_thread *r = &cutap_rt;
+    struct cutap_counter *c = counter_of(r, call->id);
+    unsigned how;
+    if (CUTAP_UNLIKELY(!c || (how = count_is_timed(r, c))))
+        return count_fast_timed(call, thunk, r, c, c ? how : 0);
+    t->depth++;
+    t->current = call;
+    uint64_t result = thunk(call->fn, call->args);
+    t->depth--;
+    t->current = call->parent;
+    count_call(c, cutap_result_is_error(call->id, result));
+    return result;
+}
+
+uint64_t cutap_record_fast(cutap_call_t *call, cutap_thunk_t thunk)
+{
+    return rec_file.counts || CUTAP_UNLIKELY(!atomic_load_explicit(&rec_cap_on, memory_order_relaxed)) ? count_fast(call, thunk)
+                                                                                          : trace_fast(call, thunk);
+}
+
+/* Which fast paths refresh may hand out: 0 none, 1 trace, 2 counting
+ * (record_internal.h). */
+int cutap_fast_kind;
+
+int rec_register(int counts)
+{
+    return counts ? cutap_register("count", count_pre, count_post, NULL)
+                  : cutap_register("trace", trace_pre, trace_post, NULL);
+}
+
+/* The forking thread's plans and entries are the parent's. */
+void rec_calls_after_fork(void)
+{
+    for (unsigned i = 0; i < MAX_NOTED_OBJECTS; i++)
+        atomic_store_explicit(&object_noted[i], 0, memory_order_relaxed);
+    ent_chunk = NULL;
+    ent_next = 0;
+    pthread_mutex_init(&ent_lock, NULL);
+    memset(plans, 0, sizeof plans);
+}
