@@ -7,24 +7,24 @@
 
 #include "trace_read.h"
 
-int cmd_trace(int argc, char **argv);     /* run.c */
+int cmd_trace(int argc, char **argv);     /* run/cmd_trace.c */
 extern struct sigaction cli_xfsz_default;  /* SIGXFSZ as cutap was started with (main.c), for its command */
-int cmd_stat(int argc, char **argv);      /* run.c */
-int cmd_report(int argc, char **argv);    /* report.c */
-int cmd_dump(int argc, char **argv);      /* dump/dump.c */
-int cmd_export(int argc, char **argv);    /* export.c */
-int cmd_ps(int argc, char **argv);        /* ps.c */
-int cmd_freeze(int argc, char **argv);    /* run.c */
-int cmd_run(int argc, char **argv);       /* run.c */
+int cmd_stat(int argc, char **argv);      /* run/cmd_stat.c */
+int cmd_report(int argc, char **argv);    /* cmd_report.c */
+int cmd_dump(int argc, char **argv);      /* dump/cmd_dump.c */
+int cmd_export(int argc, char **argv);    /* export/cmd_export.c */
+int cmd_ps(int argc, char **argv);        /* cmd_ps.c */
+int cmd_freeze(int argc, char **argv);    /* cmd_freeze.c */
+int cmd_run(int argc, char **argv);       /* run/cmd_run.c */
 /* Asks every process tracing into dir to freeze (CUTAP_FREEZE_*);
  * returns how many, -1 when dir cannot be read. */
 int cli_freeze_dir(const char *dir, uint32_t reason);
-/* ps.c: the view of a loaded trace into f; returns the number of calls
+/* cmd_ps.c: the view of a loaded trace into f; returns the number of calls
  * running longer than stuck_s seconds (stuck_s < 0: not counted). */
 struct trace;
 int ps_view(const struct trace *tr, FILE *f, int json, double stuck_s, int only_pid);
 
-/* report.c: the summary table, also printed by `cutap stat`. */
+/* cmd_report.c: the summary table, also printed by `cutap stat`. */
 enum { FMT_TEXT, FMT_CSV, FMT_JSON };
 enum { BY_NONE, BY_PROCESS, BY_THREAD, BY_RANK, BY_OBJECT };
 int report_print(const struct trace *tr, FILE *out, int format, int by);

@@ -61,7 +61,7 @@ int main(int argc, char **argv)
 {
     /* A file-size limit (ulimit -f) must not kill cutap with SIGXFSZ: its
      * writes past the limit fail with EFBIG and are reported like a full
-     * disk. The command cutap runs gets the disposition back (run.c). */
+     * disk. The command cutap runs gets the disposition back (run/launch.c). */
     struct sigaction ign = {.sa_handler = SIG_IGN};
     sigaction(SIGXFSZ, &ign, &cli_xfsz_default);
     if (argc < 2 || !strcmp(argv[1], "help") || !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {

@@ -1,7 +1,7 @@
 """Generates cli/generated/known_names.c: every function cutap knows (the
 driver's exports, then each layer's functions, typed or not) with its layer
 number, for the `cutap` command, which checks at start that a -e filter
-selects at least one of them (cli/run.c)."""
+selects at least one of them (cli/run/options.c)."""
 import cuda_model
 
 

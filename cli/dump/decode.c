@@ -642,7 +642,7 @@ const struct dec_fn *dump_signature(struct dump *d, const struct tr_call *c)
     return fn;
 }
 
-/* For the exports (export.c): what `cutap dump` prints of a call between
+/* For the exports (cli/export/): what `cutap dump` prints of a call between
  * the parentheses, and its result (nothing when unfinished). Kernel names
  * print as recorded (no demangling: the command is not dump). */
 void dump_call_args(FILE *f, const struct trace *tr, const struct tr_call *c)

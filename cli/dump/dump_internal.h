@@ -1,5 +1,5 @@
 /* What cli/dump/decode.c (a call's arguments and result as text) offers
- * cli/dump/dump.c (the command); the exports use cli.h's dump_call_*. */
+ * cli/dump/cmd_dump.c (the command); the exports use cli.h's dump_call_*. */
 #ifndef CUTAP_DUMP_INTERNAL_H
 #define CUTAP_DUMP_INTERNAL_H
 

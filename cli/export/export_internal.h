@@ -1,5 +1,5 @@
 /* What the export formats share (cli/export/): the format writers, which
- * the command (export.c) calls, and the helpers common.c gives them. A
+ * the command (cmd_export.c) calls, and the helpers common.c gives them. A
  * format includes this header and cli.h, never another format. */
 #ifndef CUTAP_EXPORT_INTERNAL_H
 #define CUTAP_EXPORT_INTERNAL_H

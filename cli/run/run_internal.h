@@ -1,5 +1,5 @@
-/* What the subcommands that run a program (cli/cmd_trace.c, cmd_stat.c,
- * cmd_run.c, cmd_freeze.c) share: finding and preloading the library,
+/* What the subcommands that run a program (cmd_trace.c, cmd_stat.c,
+ * cmd_run.c, here in cli/run/) share: finding and preloading the library,
  * running the command (launch.c), their options (options.c), the
  * environment that configures the library (env.c). */
 #ifndef CUTAP_RUN_INTERNAL_H

@@ -7,7 +7,7 @@
  * How tests load it. cutap calls, as "the kernel", the ioctl that
  * dlsym(RTLD_NEXT, "ioctl") finds from libcutap.so, so this library must
  * come AFTER libcutap.so in LD_PRELOAD. `cutap trace` puts libcutap first
- * in front of an LD_PRELOAD it finds (cli/run.c), so put this library in
+ * in front of an LD_PRELOAD it finds (cli/run/launch.c), so put this library in
  * cutap's own environment:
  *
  *     mkdir -p D && touch D/nvidiactl D/nvidia0 D/nvidia-uvm

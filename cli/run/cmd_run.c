@@ -7,7 +7,7 @@
 
 #include "cli.h"
 
-#include "run/run_internal.h"
+#include "run_internal.h"
 
 static const char run_usage[] =
     "usage: cutap run --inject SPEC [--inject SPEC]... -- CMD [ARGS...]\n"

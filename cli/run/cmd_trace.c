@@ -9,7 +9,7 @@
 #include "cutap_registry.h"
 #include "cli.h"
 
-#include "run/run_internal.h"
+#include "run_internal.h"
 
 static const char trace_usage[] =
     "usage: cutap trace [-o DIR] [-e FILTER] [--runtime=all|symbols] [--no-nvtx] [--stuck S]\n"

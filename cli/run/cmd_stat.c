@@ -9,7 +9,7 @@
 
 #include "cli.h"
 
-#include "run/run_internal.h"
+#include "run_internal.h"
 
 static const char stat_usage[] =
     "usage: cutap stat [-o FILE [--force]] [-e FILTER] [--time-all] [--runtime=all|symbols] -- CMD [ARGS...]\n"
