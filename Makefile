@@ -17,7 +17,8 @@ FRONT_C := $(wildcard src/front/*.c) src/generated/front_tables.c src/common/pat
 FRONT_S := $(wildcard src/front/*.S) src/generated/fronts.S
 FRONT_O := $(patsubst %,$(BUILD)/obj/%.o,$(FRONT_C) $(FRONT_S))
 LIB_C := $(filter-out $(FRONT_C),$(wildcard src/common/*.c src/core/*.c src/record/*.c src/resolve/*.c \
-                                              src/arch/x86_64/*.c src/generated/*.c))
+                                              src/arch/x86_64/*.c src/generated/*.c \
+                                              src/common/generated/*.c))
 LIB_S := $(filter-out $(FRONT_S),$(wildcard src/arch/x86_64/*.S src/generated/*.S))
 LIB_O := $(patsubst %,$(BUILD)/obj/%.o,$(LIB_C) $(LIB_S))
 
@@ -53,9 +54,9 @@ $(BUILD)/libcutap_core.so: $(LIB_O) $(BUILD)/libcutap.so src/core/libcutap_core.
 # libsqlite3.so.0 at run time (cli/sqlite_dl.c), so building needs no SQLite
 # header or library. libcutap.so links nothing but libc.
 CLI_C := $(wildcard cli/*.c cli/*/*.c) src/common/export_tables.c src/common/filter_expr.c src/common/path_search.c \
-         src/common/nv_ioctl.c src/generated/nv_ioctl_tables.c src/common/inject_spec.c
+         src/common/nv_ioctl.c src/common/generated/nv_ioctl_tables.c src/common/inject_spec.c
 CLI_H := $(wildcard cli/*.h cli/*/*.h cli/generated/*.inc) include/cutap_format.h include/cutap.h $(wildcard src/common/*.h) \
-         src/generated/hidden_tables.h src/generated/nv_ioctl_tables.h
+         src/common/generated/hidden_tables.h src/common/generated/nv_ioctl_tables.h
 CLI_O := $(patsubst %,$(BUILD)/obj/cutap/%.o,$(CLI_C))
 cli: $(BUILD)/cutap
 

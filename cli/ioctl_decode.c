@@ -1,7 +1,7 @@
 /* The ioctl layer's records in text (issue #15): its argument words by the
  * types the recorder gave them (src/resolve/ioctl_decode.c: NV_DEV, NV_CLASS,
  * NV_CTRL_CMD, NV_STATUS, ...), named from the tables generated from
- * NVIDIA's kernel interface headers (src/generated/nv_ioctl_tables.c);
+ * NVIDIA's kernel interface headers (src/common/generated/nv_ioctl_tables.c);
  * numbers the tables do not know stay in hex. Used by dump and the
  * exports (through put_raw_args), report and report --tree. */
 #define _GNU_SOURCE

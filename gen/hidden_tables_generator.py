@@ -1,4 +1,4 @@
-"""Generates src/generated/hidden_tables.h from the export tables of the
+"""Generates src/common/generated/hidden_tables.h from the export tables of the
 hidden layer's spec (gen/specs/hidden.py "tables"), as two initializer
 lists:
 
@@ -56,4 +56,4 @@ def generate(model):
     return "\n".join(out) + "\n"
 
 
-OUTPUT = "src/generated/hidden_tables.h"
+OUTPUT = "src/common/generated/hidden_tables.h"

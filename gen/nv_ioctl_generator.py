@@ -1,4 +1,4 @@
-"""Generates src/generated/nv_ioctl_tables.h and nv_ioctl_tables.c, the
+"""Generates src/common/generated/nv_ioctl_tables.h and nv_ioctl_tables.c, the
 tables that name the NVIDIA kernel driver's ioctls (escapes of nvidiactl
 and nvidiaN, RM classes, RM control commands, NV_STATUS codes, nvidia-uvm
 commands) and the layouts of the parameter structs the decoder reads.
@@ -18,8 +18,8 @@ import cuda_model
 from gen_common import c_str
 
 SNAPSHOT = os.path.join(cuda_model.HERE, "snapshots", "nv_ioctl.json")
-HEADER = "src/generated/nv_ioctl_tables.h"
-SOURCE = "src/generated/nv_ioctl_tables.c"
+HEADER = "src/common/generated/nv_ioctl_tables.h"
+SOURCE = "src/common/generated/nv_ioctl_tables.c"
 
 
 def load():

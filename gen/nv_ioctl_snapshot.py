@@ -9,7 +9,7 @@ see the reference tree's README.md):
 REFDIR defaults to ../shared/reference/open-gpu-kernel-modules-580.142
 relative to the repository root. The headers themselves never enter the
 repository: gen/nv_ioctl_generator.py turns this snapshot (and only it) into
-src/generated/nv_ioctl_tables.[ch], so `make regen-check` works on a
+src/common/generated/nv_ioctl_tables.[ch], so `make regen-check` works on a
 machine without the reference tree. gen/snapshots/nv_ioctl.README.md says
 what each table is.
 

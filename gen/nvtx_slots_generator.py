@@ -1,4 +1,4 @@
-"""Generates src/generated/nvtx_slots.h: for each NVTX callback module whose
+"""Generates src/resolve/generated/nvtx_slots.h: for each NVTX callback module whose
 function table cutap fills as the NVTX injection library (src/resolve/nvtx.c),
 the map from a slot of that table to the id of cutap's wrapper of the
 function it holds, as an initializer list ([slot] = CUTAP_ID_<function>).
@@ -49,4 +49,4 @@ def generate(model):
     return "\n".join(out) + "\n"
 
 
-OUTPUT = "src/generated/nvtx_slots.h"
+OUTPUT = "src/resolve/generated/nvtx_slots.h"

@@ -271,7 +271,7 @@ TEST_BINS += $(T)/abi_names.so $(T)/abi_numbers.so $(T)/api_v1.so
 # of tests/cases/unit runs one suite.
 UNIT_SRC := $(wildcard tests/unit/*.c)
 UNIT_LIB := $(wildcard cli/read/*.c) src/common/filter_expr.c src/common/path_search.c src/common/export_tables.c \
-            src/common/nv_ioctl.c src/generated/nv_ioctl_tables.c src/common/integrity_hash.c
+            src/common/nv_ioctl.c src/common/generated/nv_ioctl_tables.c src/common/integrity_hash.c
 $(T)/unit: $(UNIT_SRC) tests/unit/unit.h $(UNIT_LIB) $(CLI_H)
 	@mkdir -p $(T)
 	$(CC) -O1 -g $(WARN) -Iinclude -Icli -Isrc/common -Itests/unit -o $@ $(UNIT_SRC) $(UNIT_LIB)

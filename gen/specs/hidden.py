@@ -5,7 +5,7 @@ the tables have no declared functions, so FUNCTIONS is empty and the rules
 are per table.
 
 Data only (gen/specs/README.md). The generator hidden_tables_generator.py
-turns "tables" into src/generated/hidden_tables.h: the known UUIDs and
+turns "tables" into src/common/generated/hidden_tables.h: the known UUIDs and
 their names (src/common/export_tables.c, used by libcutap.so and the cutap
 command) and the tables wrapped when CUTAP_HIDDEN is unset
 (src/resolve/exporttable.c).

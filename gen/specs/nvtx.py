@@ -15,7 +15,7 @@ fills, and how their slots map to functions: every constant
 <cbid_prefix><Suffix> of the header's enum (nvtx3/nvtxDetail/nvtxTypes.h)
 is slot <value> of the module's table and holds nvtx<Suffix>, except the
 names listed in "skip". nvtx_slots_generator.py writes the maps into
-src/generated/nvtx_slots.h (the macros named by "macro").
+src/resolve/generated/nvtx_slots.h (the macros named by "macro").
 
 nvtx_range (per function): what the reader (cli/read/nvtx.c, NVTX ranges
 in docs/FORMAT.md) makes of a recorded call; nvtx_roles_generator.py
@@ -49,7 +49,7 @@ LAYER = {
     ],
     "handled_in": [
         ("src/resolve/nvtx.c", "InitializeInjectionNvtx2",
-         "the injection entry point: fills each NVTX copy's CORE and CORE2 tables (src/generated/nvtx_slots.h)"),
+         "the injection entry point: fills each NVTX copy's CORE and CORE2 tables (src/resolve/generated/nvtx_slots.h)"),
         ("src/resolve/nvtx.c", "real_nothing",
          "the stand-in of every function not given another below: does nothing, returns 0"),
         ("cli/read/nvtx.c", "rd_build_ranges",

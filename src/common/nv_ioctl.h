@@ -1,6 +1,6 @@
 /* The NVIDIA kernel driver's ioctl interface as cutap decodes it (issue
  * #15): device kinds, and lookups in the tables generated from NVIDIA's
- * open kernel module headers (src/generated/nv_ioctl_tables.c, by
+ * open kernel module headers (src/common/generated/nv_ioctl_tables.c, by
  * gen/nv_ioctl_generator.py from gen/snapshots/nv_ioctl.json). Shared by
  * libcutap.so (src/resolve/ioctl.c, ioctl_decode.c) and the cutap command (cli/). */
 #ifndef CUTAP_NV_IOCTL_H
@@ -9,7 +9,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "../generated/nv_ioctl_tables.h"
+#include "generated/nv_ioctl_tables.h"
 
 /* The device files libcuda, NVML and friends open. The "dev" argument word
  * of every ioctl-layer record is kind << 16 | minor, ORed with

@@ -25,13 +25,13 @@
 
 #include "cutap_internal.h"
 #include "export_tables.h"
-#include "hidden_tables.h"
+#include "generated/hidden_tables.h"
 
 
 
 /* Tables wrapped when CUTAP_HIDDEN is unset: "wrap" in gen/specs/hidden.py,
  * with the evidence for each (tests/gpu/hidden_probe.sh, docs/HIDDEN_API.md),
- * generated into src/generated/hidden_tables.h. CUDART_INTERFACE and
+ * generated into src/common/generated/hidden_tables.h. CUDART_INTERFACE and
  * INTEGRITY_CHECK are not: the runtime hashes their addresses and fails
  * with error 103 "integrity checks failed" when given copies. */
 static const char *const default_wrap[] = {CUTAP_DEFAULT_WRAP};

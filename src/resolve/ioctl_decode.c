@@ -1,6 +1,6 @@
 /* The ioctl layer's ids, signatures and decoding (ioctl_internal.h):
  * one id per escape and UVM command the generated tables know
- * (src/generated/nv_ioctl_tables.c), made at start-up, and ids in hex for
+ * (src/common/generated/nv_ioctl_tables.c), made at start-up, and ids in hex for
  * numbers they do not know (another driver branch), made at first sight;
  * the parameter blocks of the requests it decodes, their layouts checked
  * against the 580 headers' snapshot. */

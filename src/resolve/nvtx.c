@@ -46,7 +46,7 @@
 #include <stdint.h>
 
 #include "cutap_internal.h"
-#include "nvtx_slots.h"
+#include "generated/nvtx_slots.h"
 #include "cutap_cuda_abi.h"
 
 /* --- from nvtx3/nvtxDetail/nvtxTypes.h ------------------------------------ */
@@ -72,7 +72,7 @@ struct cutap_nvtx_versioninfo {                      /* NvtxExportTableVersionIn
     void (*SetInjectionNvtxVersion)(uint32_t version);
 };
 /* NvtxCallbackIdCore, NvtxCallbackIdCore2: index in the CORE and CORE2
- * tables -> id of our wrapper (src/generated/nvtx_slots.h, from the header's
+ * tables -> id of our wrapper (src/resolve/generated/nvtx_slots.h, from the header's
  * enums by the rule in gen/specs/nvtx.py). */
 static const uint16_t core_ids[] = {CUTAP_NVTX_CORE_IDS};
 static const uint16_t core2_ids[] = {CUTAP_NVTX_CORE2_IDS};

@@ -34,7 +34,7 @@ NV_ESC_0x%02x when unknown) or UVM command (UVM_INITIALIZE, ...; UVM_0x%x),
 "ioctl" for another request on a device file; open, close, mmap and munmap
 are not requests. Argument words: fd, dev (kind << 16 | minor, bit 31: came
 in IOCTL_XFER_CMD), then per escape (src/resolve/ioctl_decode.c); the numbers of
-the names come from src/generated/nv_ioctl_tables.c.
+the names come from src/common/generated/nv_ioctl_tables.c.
 """
 import argparse
 import collections
@@ -47,7 +47,7 @@ import sys
 import tempfile
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-TABLES_C = os.path.join(ROOT, "src", "generated", "nv_ioctl_tables.c")
+TABLES_C = os.path.join(ROOT, "src", "common", "generated", "nv_ioctl_tables.c")
 NOT_REQUESTS = {"open", "close", "mmap", "munmap"}
 XFER_BIT = 0x80000000
 KIND = {1: "ctl", 3: "uvm", 4: "uvmtools", 5: "modeset", 7: "other"}
@@ -57,7 +57,7 @@ HEXLIKE = re.compile(r"^(0x[0-9a-fA-F]+|[0-9]+)$")
 # --- tables ------------------------------------------------------------------
 
 class Tables:
-    """Numbers and names of src/generated/nv_ioctl_tables.c (first name of
+    """Numbers and names of src/common/generated/nv_ioctl_tables.c (first name of
     a number: the preferred one, the one cutap prints)."""
 
     text_override = None   # the selftest's

@@ -1,4 +1,4 @@
-/* The NVIDIA kernel interface tables (src/generated/nv_ioctl_tables.c,
+/* The NVIDIA kernel interface tables (src/common/generated/nv_ioctl_tables.c,
  * generated from the open kernel module headers of the 580 branch) and
  * their lookups (src/common/nv_ioctl.c): every escape and UVM command
  * measured on the H100 machine (driver 580.159.04) is named, the status,
