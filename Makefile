@@ -3,8 +3,8 @@ CC      ?= gcc
 CFLAGS  ?= -O2 -g
 WARN    := -Wall -Wextra -Werror -std=gnu11
 BUILD   := build
-LIBFLAGS := $(WARN) -fPIC -fvisibility=hidden -Iinclude -Isrc/common -Isrc/core -Isrc/record -Isrc/generated \
-            -Isrc/front -fno-plt -fno-semantic-interposition
+LIBFLAGS := $(WARN) -fPIC -fvisibility=hidden -Iinclude -Isrc/common -Isrc/arch/x86_64 -Isrc/front -Isrc/core \
+            -Isrc/record -Isrc/resolve -Isrc/generated -fno-plt -fno-semantic-interposition
 PYTHON  ?= /usr/bin/python3
 
 # Two libraries (src/front/front_internal.h). libcutap.so, the front, is

@@ -1,7 +1,9 @@
 # Benchmarks: programs that print side-by-side ratios (no timed assertions).
-$(BUILD)/bench/passthrough: bench/passthrough.c bench/bench_util.h src/core/clock_internal.h
+# Their clock is the library's (cutap_now_ns, src/front/front_internal.h).
+BENCH_INC := -Iinclude -Isrc/common -Isrc/front
+$(BUILD)/bench/passthrough: bench/passthrough.c bench/bench_util.h src/front/front_internal.h
 	@mkdir -p $(BUILD)/bench
-	$(CC) -O2 -g $(WARN) -o $@ $< -ldl
+	$(CC) -O2 -g $(WARN) $(BENCH_INC) -o $@ $< -ldl
 
 # What a fresh page of a trace file costs (faults, populated per chunk, or
 # populated beforehand: the recorder's helper thread), in /tmp.
@@ -10,9 +12,9 @@ $(BUILD)/bench/pages: bench/pages.c
 	$(CC) -O2 -g $(WARN) -o $@ $<
 
 # What the ioctl layer costs the ioctls, closes and mappings it passes on.
-$(BUILD)/bench/ioctl: bench/ioctl.c bench/bench_util.h src/core/clock_internal.h
+$(BUILD)/bench/ioctl: bench/ioctl.c bench/bench_util.h src/front/front_internal.h
 	@mkdir -p $(BUILD)/bench
-	$(CC) -O2 -g $(WARN) -o $@ $<
+	$(CC) -O2 -g $(WARN) $(BENCH_INC) -o $@ $<
 
 $(BUILD)/bench/libnosys.so: bench/nosys.c
 	@mkdir -p $(BUILD)/bench
@@ -33,9 +35,9 @@ bench-instr: lib $(BUILD)/fake/libcuda.so.1 $(BUILD)/bench/passthrough
 # What cutap adds to every exec of a process that makes no CUDA call
 # (fork + exec of /bin/true, a 300-exec shell loop, 15,000 inherited
 # descriptors), bare, trace and stat side by side.
-$(BUILD)/bench/startup: bench/startup.c bench/bench_util.h src/core/clock_internal.h
+$(BUILD)/bench/startup: bench/startup.c bench/bench_util.h src/front/front_internal.h
 	@mkdir -p $(BUILD)/bench
-	$(CC) -O2 -g $(WARN) -o $@ $<
+	$(CC) -O2 -g $(WARN) $(BENCH_INC) -o $@ $<
 
 bench-startup: lib $(BUILD)/bench/startup
 	$(BUILD)/bench/startup

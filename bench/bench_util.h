@@ -5,7 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "../src/core/clock_internal.h"   /* cutap_now_ns: CLOCK_MONOTONIC ns */
+#include "front_internal.h"   /* cutap_now_ns: CLOCK_MONOTONIC ns (src/front) */
 
 static inline int cmp_double(const void *a, const void *b)
 {

@@ -135,7 +135,6 @@ def source(model, entries, generator):
     out = [cuda_model.banner(generator),
            "#include <stddef.h>",
            "#include <string.h>\n",
-           '#include "cutap_internal.h"',
            '#include "record_internal.h"\n',
            "#pragma GCC diagnostic ignored \"-Wmissing-prototypes\"\n",
            struct_defs(model)]
@@ -156,8 +155,7 @@ def generate_all(model):
         ents = [(f, not is_status(f), -1) for f in l.functions if simple(f) is not None]
         files["src/generated/fast_%s.c" % l.cname] = source(l.model, ents, "fastpath_generator.py")
         names += [f.name for f, _, _ in ents]
-    out = [cuda_model.banner("fastpath_generator.py"), '#include "cutap_internal.h"',
-           '#include "record_internal.h"\n']
+    out = [cuda_model.banner("fastpath_generator.py"), '#include "record_internal.h"\n']
     for n in names:
         out.append("extern void cutap_tr_%s(void), cutap_ct_%s(void);" % (n, n))
     for arr, pre in (("cutap_fast_trace", "cutap_tr_"), ("cutap_fast_count", "cutap_ct_")):

@@ -20,7 +20,7 @@ def is_status(f):
 
 def generate(model):
     out = [cuda_model.banner("lib_table_generator.py"), '#include "cutap_format.h"',
-           '#include "cutap_internal.h"\n']
+           '#include "core_internal.h"\n']
     tramp = {f.name: k for k, f in enumerate(untyped(model))}
     out += metadata_arrays([f for l in model.layers for f in l.functions])
     out.append("\nconst struct cutap_fninfo cutap_lib_info[CUTAP_STATIC_COUNT - CUTAP_DRIVER_COUNT] = {")

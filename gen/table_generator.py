@@ -60,7 +60,7 @@ def slow_table(name, size, functions):
 
 def generate(model):
     out = [cuda_model.banner("table_generator.py"), '#include "cutap_format.h"',
-           '#include "cutap_internal.h"\n']
+           '#include "resolve_internal.h"\n']
     out += metadata_arrays(model.functions)
     out.append("\nconst struct cutap_fninfo cutap_driver_info[CUTAP_DRIVER_COUNT] = {")
     for f in model.functions:

@@ -15,7 +15,7 @@ def wrappers(model, generator):
     """Typed wrappers of every typed function of model (the driver's or a
     layer's): the same code for every layer."""
     out = [cuda_model.banner(generator),
-           '#include "cutap_internal.h"\n',
+           '#include "core_internal.h"\n',
            "#pragma GCC diagnostic ignored \"-Wmissing-prototypes\"\n",
            struct_defs(model)]
     for f in model.functions:

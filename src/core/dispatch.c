@@ -5,14 +5,14 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cutap_internal.h"
+#include "core_internal.h"
 #include "filter_expr.h"
-#include "record_internal.h"
 
 /* cutap_hot[CUTAP_STATIC_COUNT] is the front's (src/generated/fronts.S),
  * zero until the core sets each slot (refresh_locked: never back to 0);
  * cutap_tls is the front's too (src/front/tls.c). */
 _Atomic uint8_t cutap_mask[CUTAP_MAX_IDS];
+int cutap_recorder_client = -1;
 cutap_fixup_fn cutap_fixup[CUTAP_STATIC_COUNT];
 
 struct client {
@@ -337,7 +337,6 @@ uint64_t cutap_missing_status(uint32_t id)
 #define missing_status (cutap_tls.missing_status)
 static uint64_t missing(void) { return missing_status; }
 
-void *cutap_tramp_enter(struct cutap_tramp_ctx *ctx, void **retslot, uint64_t *regs);
 void *cutap_tramp_enter(struct cutap_tramp_ctx *ctx, void **retslot, uint64_t *regs)
 {
     int ready = ctx->id < CUTAP_STATIC_COUNT ? cutap_id_ready(ctx->id)
@@ -400,7 +399,6 @@ void *cutap_hook_caller(void)
     return &fr->call.c == h ? fr->ret : NULL;
 }
 
-void *cutap_tramp_exit(uint64_t rax);
 void *cutap_tramp_exit(uint64_t rax)
 {
     /* The frame stays on the stack until the post callbacks are done: an

@@ -7,7 +7,7 @@
 #include <string.h>
 #include <strings.h>
 
-#include "cutap_internal.h"
+#include "core_internal.h"
 
 struct dyn {
     char *name;

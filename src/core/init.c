@@ -11,10 +11,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "clock_internal.h"
-#include "cutap_internal.h"
-#include "fd_internal.h"
-#include "front_internal.h"
+#include "core_internal.h"
 
 int cutap_debug;
 
@@ -125,10 +122,6 @@ static void strict_mode(void)
     for (int c = 0; c < CUTAP_MAX_CLIENTS; c++)
         cutap_unregister(c);
 }
-
-int InitializeInjectionNvtx2(void *get);   /* resolve/nvtx.c */
-void cutap_ioctl_core(struct cutap_core *c);   /* resolve/ioctl.c */
-void cutap_dl_core(struct cutap_core *c);      /* resolve/dl.c */
 
 /* What the front calls into (src/front/front_internal.h). */
 static struct cutap_core core = {

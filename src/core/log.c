@@ -13,9 +13,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#include "clock_internal.h"
-#include "cutap_internal.h"
-#include "fd_internal.h"
+#include "core_internal.h"
 
 static int client = -1;
 static const char *dest;

@@ -16,7 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cutap_internal.h"
+#include "core_internal.h"
 
 #define MAX_OBJECTS 1024
 #define ADDR_CACHE 1024

@@ -7,8 +7,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "cutap_internal.h"
-#include "fd_internal.h"
+#include "core_internal.h"
 
 int cutap_open_output(const char *pattern, int append)
 {

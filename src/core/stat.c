@@ -10,9 +10,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "clock_internal.h"
-#include "cutap_internal.h"
-#include "fd_internal.h"
+#include "core_internal.h"
 
 struct counter {
     _Atomic uint64_t calls, errors, total, max;

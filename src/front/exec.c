@@ -31,7 +31,6 @@
 #include <unistd.h>
 
 #include "path_search.h"
-#include "cutap_internal.h"
 #include "front_internal.h"
 
 extern char **environ;

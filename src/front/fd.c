@@ -19,7 +19,6 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "fd_internal.h"
 #include "front_internal.h"
 
 /* The lowest number cutap takes: the top 64 of the first 1,024 (or of the

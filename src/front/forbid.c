@@ -27,8 +27,6 @@
 #include <sys/prctl.h>
 #include <sys/syscall.h>
 
-#include "clock_internal.h"
-#include "cutap_internal.h"
 #include "front_internal.h"
 
 #define EXPORT __attribute__((visibility("default")))
@@ -37,7 +35,7 @@ typedef int (*prctl_fn)(int, unsigned long, unsigned long, unsigned long, unsign
 static prctl_fn real_prctl;
 void *cutap_real_syscall __attribute__((visibility("hidden")));
 
-/* clock_internal.h: read by the core's clock; set here, or by the core
+/* front_internal.h (the clock): read by the clock; set here, or by the core
  * (which also anchors its tick conversion) once it is loaded */
 CUTAP_FRONT int cutap_tsc_forbidden;
 CUTAP_FRONT uint64_t cutap_frozen_ns;

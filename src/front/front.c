@@ -20,9 +20,6 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "clock_internal.h"
-#include "cutap_internal.h"
-#include "fd_internal.h"
 #include "front_internal.h"
 
 /* --- glibc's dlsym ------------------------------------------------------ */

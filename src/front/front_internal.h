@@ -14,12 +14,26 @@
  * injection, the public API, or at start-up when plugins are named. A
  * process that never calls CUDA (a shell, a compiler run under cutap
  * trace) never loads it. If it cannot be loaded, every call passes to the
- * real function, found by name, and a warning says so. */
+ * real function, found by name, and a warning says so.
+ *
+ * This header is what the front offers the rest of the library (and the
+ * benchmarks, for the clock); it includes nothing of the layers above it
+ * (core, record, resolve, generated). */
 #ifndef CUTAP_FRONT_INTERNAL_H
 #define CUTAP_FRONT_INTERNAL_H
 
+#include <signal.h>
+#include <stdatomic.h>
+#include <stddef.h>
 #include <stdint.h>
+#include <sys/syscall.h>
 #include <sys/types.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cutap.h"
+#include "cutap_base.h"
+#include "generated/cutap_ids.h"
 
 /* A definition of the front that the core uses (it links against the
  * front; everything else of the front stays local). */
@@ -128,5 +142,167 @@ int cutap_readable_str(const char *s);
 
 /* A warning of the front's: the registry when recording, else stderr. */
 void cutap_front_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* --- cutap's own descriptors and writes (front/fd.c) ------------------- */
+
+/* A file cutap holds open: the number, and what it must still name. */
+struct cutap_fd {
+    int fd;
+    dev_t dev;
+    ino_t ino;
+};
+
+/* Opens path (O_CLOEXEC added) on a descriptor above the numbers the
+ * program uses; -1 with errno on failure. */
+int cutap_fd_open(const char *path, int flags, mode_t mode);
+/* Moves fd (cutap's, just made) above the program's numbers, close-on-exec;
+ * the old number is closed. -1 (fd closed) on failure. */
+int cutap_fd_hide(int fd);
+/* Records what f->fd names (fstat); -1 on failure. */
+int cutap_fd_remember(struct cutap_fd *f);
+/* 1 when f->fd still names the file remembered. */
+int cutap_fd_is_ours(const struct cutap_fd *f);
+/* A private duplicate of f->fd, checked to name the remembered file (the
+ * duplicate cannot be closed or reused by another thread of the program
+ * between the check and its use); -1 when f->fd is no longer ours. The
+ * caller closes it. */
+int cutap_fd_dup_checked(const struct cutap_fd *f);
+/* Closes f->fd if it still names the remembered file (never a number the
+ * program got back); f->fd becomes -1. */
+void cutap_fd_close(struct cutap_fd *f);
+
+/* A file-size limit (RLIMIT_FSIZE, ulimit -f) makes a write or fallocate
+ * past it fail with EFBIG and raise SIGXFSZ, whose default action kills
+ * the program. Around cutap's own extensions of its files the signal is
+ * held in the calling thread and, when that operation raised it, taken
+ * back: the program never sees it. */
+struct cutap_xfsz {
+    sigset_t old;
+    int held;      /* 1: the mask was changed */
+    int pending;   /* SIGXFSZ was pending before (the program's own) */
+};
+void cutap_xfsz_hold(struct cutap_xfsz *g);
+void cutap_xfsz_release(struct cutap_xfsz *g);
+/* write(2) of all of buf, SIGXFSZ held when a file-size limit is set;
+ * 0, or -1 with errno. */
+int cutap_write_all(int fd, const void *buf, size_t n);
+
+/* --- the clock, as the process allows it (front/forbid.c) --------------- */
+
+/* Whether the process forbade the time-stamp counter (src/front/forbid.c):
+ * 1 after prctl(PR_SET_TSC, PR_TSC_SIGSEGV), where the vDSO's
+ * clock_gettime, which reads the counter, would fault too: the clock is
+ * then read by system call; 2 in seccomp strict mode, where a system call
+ * would kill the process: the clock stands still at its last reading.
+ * Defined by libcutap.so (weak here: the benchmarks, which include this
+ * header, never forbid anything and have no definition). */
+extern int cutap_tsc_forbidden __attribute__((weak));
+extern uint64_t cutap_frozen_ns __attribute__((weak));
+
+/* A clock through the vDSO (~20 ns, no system call), or as allowed. */
+static inline uint64_t cutap_clock_ns(clockid_t id)
+{
+    struct timespec ts;
+    if (__builtin_expect(&cutap_tsc_forbidden && __atomic_load_n(&cutap_tsc_forbidden, __ATOMIC_RELAXED), 0)) {
+        if (__atomic_load_n(&cutap_tsc_forbidden, __ATOMIC_RELAXED) == 2)
+            return __atomic_load_n(&cutap_frozen_ns, __ATOMIC_RELAXED);   /* (any clock: nothing is recorded) */
+        syscall(SYS_clock_gettime, id, &ts);
+    } else {
+        clock_gettime(id, &ts);
+    }
+    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+/* CLOCK_MONOTONIC ns. */
+static inline uint64_t cutap_now_ns(void)
+{
+    return cutap_clock_ns(CLOCK_MONOTONIC);
+}
+
+/* --- the trace directory's process registry (front/registry.c) ---------
+ * (src/common/cutap_registry.h), cutap's channel for warnings and losses:
+ * in the front, since exec notes are made in every process. attach maps
+ * DIR/.cutap-procs (create: make it, and DIR, when missing) and claims
+ * this image's slot; 0 or -1. warn appends a line to the slot (-1: no
+ * registry). back_range allocates every block of a file range
+ * (fallocate, else zeros written); 0 or an errno. */
+int cutap_back_range(int fd, long off, long len);
+int cutap_reg_attach(const char *dir, int create);
+int cutap_reg_dir_from_env(char *dir, size_t size);   /* CUTAP_TRACE or CUTAP_COUNT, absolute */
+int cutap_reg_warn(const char *line, size_t n);
+void cutap_reg_file(int err);
+void cutap_reg_stop(int reason, int err);
+void cutap_reg_exit(uint64_t lost_without_file);
+/* exec_note reads path and envp: exec.c checks first that they can be read
+ * (attached: a registry is mapped, notes can be made). */
+int cutap_reg_attached(void);
+void *cutap_reg_exec_note(const char *path, char *const envp[]);
+void cutap_reg_exec_failed(void *note);
+void cutap_reg_exec_spawned(void *note, int child);
+void cutap_exec_init(void);     /* front/exec.c: the real exec family, looked up once */
+void cutap_forbid_init(void);   /* front/forbid.c: what the process forbade before cutap started */
+
+/* --- libc's dlsym, and lookups in one object (front/front.c) ----------- */
+
+void *cutap_libc_dlsym(void *handle, const char *name);
+void *cutap_libc_dlvsym(void *handle, const char *name, const char *version);
+/* Address of name in one loaded object's own dynamic symbol table (no
+ * dependency, no loader lock): base and dynamic section as dl_iterate_phdr
+ * gives them. */
+struct dl_phdr_info;
+void *cutap_elf_lookup(struct dl_phdr_info *info, const char *name);
+const void *cutap_elf_dynamic(struct dl_phdr_info *info);   /* its PT_DYNAMIC, or NULL */
+
+/* --- where each call goes (src/generated/front_tables.c) --------------- */
+
+/* Fast path of every typed wrapper: the real function while no client wants
+ * the id and the driver is resolved; NULL otherwise (then the wrapper takes
+ * the core's dispatch). One load and one test per call. */
+extern void *_Atomic cutap_hot[CUTAP_STATIC_COUNT];
+
+/* --- the thread state (front/tls.c) -------------------------------------
+ * Everything cutap keeps per thread, in one initial-exec TLS block,
+ * defined in the front (a dlopened core could get static TLS only from
+ * glibc's small shared surplus). Kept tiny: it is touched on every
+ * slow-path call. Its parts belong to the layers named beside them. */
+struct cutap_rec_call;
+struct cutap_counter;
+/* A thread's recorder state (src/record: chunks.c, calls.c, ring.c). */
+struct rec_thread {
+    int32_t tid;
+    uint32_t seq_rec, seq_cnt;    /* record runs (chunks and THREAD metas); counter chunks */
+    uint32_t countdown;           /* calls until the next sampled one */
+    uint64_t rng;                 /* xorshift64 state, never 0 once set */
+    struct cutap_rec_call *pos, *end;
+    struct cutap_counter **tab;   /* CUTAP_MAX_IDS pointers, mapped on first use */
+    uint32_t ring_cur1;           /* ring files: its current ring chunk, index + 1 */
+    uint32_t ring_pins1;          /* the first of the others it holds (ring.c) */
+    uint8_t gone;                 /* its exit destructor ran: it takes fresh
+                                     chunks only and gives nothing away again */
+};
+struct rt_stack;
+struct shadow_stack;
+#define CUTAP_NVTX_DEPTH_SLOTS 64
+struct cutap_thread {
+    uint32_t depth;
+    cutap_call_t *current;
+    struct rec_thread rec;
+    /* non-zero while cutap's own code opens, maps or closes files (the
+     * recorder growing its trace file): the ioctl layer's wrappers, which
+     * those calls reach, then only pass through */
+    uint32_t internal;
+    int driver_adopting, lib_adopting;           /* resolve/driver.c, libs.c */
+    struct shadow_stack *shadow;                 /* core/dispatch.c */
+    uint64_t missing_status;                     /* core/dispatch.c */
+    struct rt_stack *rt_stk;                     /* resolve/cupti_rt.c */
+    int32_t nvtx_depth[CUTAP_NVTX_DEPTH_SLOTS];  /* resolve/nvtx.c */
+    struct {                                     /* record/capture.c */
+        uint8_t armed, pending;
+        uint64_t domain;
+        int32_t level;
+    } nv_push;
+    uint8_t nv_start_pending;
+};
+extern __thread struct cutap_thread cutap_tls __attribute__((tls_model("initial-exec")));
 
 #endif

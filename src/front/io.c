@@ -23,7 +23,6 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include "cutap_internal.h"
 #include "front_internal.h"
 #include "nv_ioctl.h"
 

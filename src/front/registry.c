@@ -17,11 +17,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "clock_internal.h"
 #include "cutap_format.h"
-#include "cutap_internal.h"
 #include "cutap_registry.h"
-#include "fd_internal.h"
 #include "front_internal.h"
 
 static struct cutap_reg_header *_Atomic reg;   /* the mapping, or NULL */

@@ -3,7 +3,6 @@
  * initial-exec TLS from the small surplus glibc keeps for that, which
  * other libraries share (and exhaust: "cannot allocate memory in static
  * TLS block"); the front is in the initial block. */
-#include "cutap_internal.h"
 #include "front_internal.h"
 
 CUTAP_FRONT __thread struct cutap_thread cutap_tls __attribute__((tls_model("initial-exec")));

@@ -2,7 +2,7 @@
  * (see gen/known_good.json); regenerate with `make regen`. */
 
 #include "cutap_format.h"
-#include "cutap_internal.h"
+#include "resolve_internal.h"
 
 static const cutap_arg_info_t args_cuArray3DCreate[] = {
     {"pHandle", "CUarray *", CUTAP_ARG_PTR},

@@ -4,7 +4,6 @@
 #include <stddef.h>
 #include <string.h>
 
-#include "cutap_internal.h"
 #include "record_internal.h"
 
 #pragma GCC diagnostic ignored "-Wmissing-prototypes"

@@ -2,7 +2,7 @@
  * (see gen/known_good.json); regenerate with `make regen`. */
 
 #include "cutap_format.h"
-#include "cutap_internal.h"
+#include "core_internal.h"
 
 static const cutap_arg_info_t args___cudaGetKernel[] = {
     {"kernel", "cudaKernel_t *", CUTAP_ARG_PTR},

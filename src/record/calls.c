@@ -1,4 +1,4 @@
-/* The recorder's calls (recorder_priv.h): trace mode (a record per
+/* The recorder's calls (writer_internal.h): trace mode (a record per
  * call), counting mode (counters, sampled timing) and the fused path
  * that serves both without the callbacks. The hot path: one file, so
  * that the compiler sees it whole. */
@@ -8,7 +8,7 @@
 #include <sys/mman.h>
 #include <sys/prctl.h>
 
-#include "recorder_priv.h"
+#include "writer_internal.h"
 
 /* --- trace mode ----------------------------------------------------- */
 

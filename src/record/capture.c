@@ -31,7 +31,6 @@
 #include <time.h>
 
 #include "cutap_format.h"
-#include "cutap_internal.h"
 #include "record_internal.h"
 #include "cutap_cuda_abi.h"
 

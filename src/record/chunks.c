@@ -1,4 +1,4 @@
-/* Threads and their chunks (recorder_priv.h): a thread's first record,
+/* Threads and their chunks (writer_internal.h): a thread's first record,
  * the chunks it takes (records, counters, metas), the tails of exited
  * threads' chunks passed on, and the slow side of rec_reserve. */
 #define _GNU_SOURCE
@@ -10,7 +10,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#include "recorder_priv.h"
+#include "writer_internal.h"
 
 /* Thread exit (a key destructor, registered when a thread first records):
  * the rest of its record chunk waits here for a new thread (which marks

@@ -7,8 +7,6 @@
 #include <unistd.h>
 #include <x86intrin.h>
 
-#include "cutap_internal.h"
-#include "fd_internal.h"
 #include "record_internal.h"
 
 long cutap_read_small(const char *path, char *buf, size_t size)

@@ -1,4 +1,4 @@
-/* The trace file (recorder_priv.h): made at the first record, its
+/* The trace file (writer_internal.h): made at the first record, its
  * header, its growth by segments (every block backed before it is mapped:
  * a full disk stops recording, never a SIGBUS), the page helper that
  * populates chunks off the program's threads, and stopping when the file
@@ -20,11 +20,11 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "recorder_priv.h"
+#include "writer_internal.h"
 
 int cutap_rec_tsc;   /* 1: record clock is the TSC */
 
-/* The process's trace file (recorder_priv.h). Replaced in a forked child. */
+/* The process's trace file (writer_internal.h). Replaced in a forked child. */
 struct rec_file rec_file = {.file = {.fd = -1}, .csize = CHUNK_SIZE};
 
 static pthread_mutex_t grow_lock = PTHREAD_MUTEX_INITIALIZER;

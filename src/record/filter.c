@@ -5,7 +5,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cutap_internal.h"
 #include "filter_expr.h"
 #include "record_internal.h"
 

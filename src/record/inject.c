@@ -20,10 +20,10 @@
 #include <string.h>
 #include <time.h>
 
-#include "cutap_internal.h"
 #include "filter_expr.h"
 #include "inject_spec.h"
 #include "record_internal.h"
+#include "resolve_internal.h"
 #include "cutap_cuda_abi.h"
 
 static struct cutap_inject_spec specs[CUTAP_INJECT_MAX];

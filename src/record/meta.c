@@ -1,4 +1,4 @@
-/* Meta records (recorder_priv.h): what the file says about its ids
+/* Meta records (writer_internal.h): what the file says about its ids
  * (names, signatures), layers, kernels, objects and stacks, each written
  * once per file. */
 #define _GNU_SOURCE
@@ -6,7 +6,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "recorder_priv.h"
+#include "resolve_internal.h"
+#include "writer_internal.h"
 
 /* Ids and kernel handles already named in this file. */
 _Atomic uint8_t cutap_named[CUTAP_MAX_IDS];

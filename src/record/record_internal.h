@@ -1,11 +1,16 @@
-/* Internal interfaces of the recorder (src/record). */
+/* What the recorder (src/record) offers the generated fast paths and its
+ * own files: the record clock, filters, the fast paths' helpers, capture
+ * control. What the core calls here is declared in core_internal.h ("what
+ * the core calls in src/record"); what the trace writer's files share
+ * among themselves is in writer_internal.h. */
 #ifndef CUTAP_RECORD_INTERNAL_H
 #define CUTAP_RECORD_INTERNAL_H
 #include <stddef.h>
 #include <stdint.h>
 #include <x86intrin.h>
 
-#include "clock_internal.h"
+#include "core_internal.h"
+#include "cutap_format.h"
 
 /* Record clock: the time-stamp counter where the kernel itself trusts it
  * (its clocksource is tsc: invariant, synchronised across CPUs), else
@@ -40,7 +45,7 @@ long cutap_read_small(const char *path, char *buf, size_t size);
  * after a warning when the expression is invalid (nothing is enabled). */
 int cutap_filter_apply(int client, const char *expr);
 
-/* --- the generated fast paths (src/generated/fast_paths.c) ------------ */
+/* --- the generated fast paths (src/generated/fast_*.c) ------------------ */
 /* While the built-in recorder is the only client an id has (and nothing
  * else must run around its calls), the id's fast-path entry (cutap_hot) is
  * a generated function with the exact signature (gen/fastpath_generator.py):
@@ -48,23 +53,18 @@ int cutap_filter_apply(int client, const char *expr);
  * knew (argument words, up to two 4- or 8-byte outputs), and calls the
  * real function directly; counting mode counts an untimed call. Anything
  * else (the id's first call in the file, a full chunk, a timed count, a
- * call with other captures) takes the general path, cutap_slow_<name>. */
-#include "cutap_format.h"
+ * call with other captures) takes the general path, cutap_slow_<name>.
+ * (Which of them refresh may hand out: cutap_fast_kind, core_internal.h.) */
 
-/* A thread's recorder state (struct rec_thread, in cutap_internal.h) is
+/* A thread's recorder state (struct rec_thread, in front_internal.h) is
  * part of the thread's one TLS block, cutap_tls: a fast path that counts
  * or records a call and keeps the nesting depth loads the block's offset
  * once (in a shared library each initial-exec TLS variable costs a load of
  * its offset from the GOT). */
-#include "cutap_internal.h"
 #define cutap_rt (cutap_tls.rec)
 extern _Atomic uint8_t cutap_named[];   /* ids named in this file */
 extern int cutap_no_kernel_names;
 extern uint64_t cutap_slow_ticks;
-/* Which fast paths refresh may hand out: 0 none, 1 trace, 2 counting. */
-extern int cutap_fast_kind;
-extern void *const cutap_fast_trace[];    /* per static id, NULL: none */
-extern void *const cutap_fast_count[];
 void cutap_fp_name_function(uint64_t handle);
 
 /* The slots a thread writes are asked for, for writing, this many slots

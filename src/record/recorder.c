@@ -1,4 +1,4 @@
-/* The recorder's life cycle and capture control (recorder_priv.h):
+/* The recorder's life cycle and capture control (writer_internal.h):
  * cutap_record_start, the child after a fork, freezing, the ranges that
  * turn recording on and off. */
 #define _GNU_SOURCE
@@ -10,7 +10,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "recorder_priv.h"
+#include "writer_internal.h"
 
 /* Capture control (capture.c decides; record_internal.h). */
 _Atomic uint32_t cutap_cap_block;
@@ -184,6 +184,7 @@ void cutap_record_start(const char *dir, int counts, const char *filter)
     atomic_store(&rec_cap_on, !block);
     ranges_entered = !block && cutap_capture_modes() ? 1 : 0;
     client = rec_register(counts);
+    cutap_recorder_client = client;
     if (client < 0)
         return;
     /* The fused path (and the generated fast paths) serve this client:
@@ -213,8 +214,3 @@ void cutap_record_start(const char *dir, int counts, const char *filter)
 }
 
 char cutap_rec_dir[PATH_MAX];
-
-int cutap_rec_client(void)
-{
-    return client;
-}

@@ -13,7 +13,7 @@
 #include <string.h>
 #include <sys/mman.h>
 
-#include "recorder_priv.h"
+#include "writer_internal.h"
 
 /* The helper thread clears the next RING_AHEAD chunks ahead of the
  * cursor, off the program's threads. */

@@ -1,14 +1,13 @@
-/* Native stacks (recorder_priv.h): the return addresses of the calls
+/* Native stacks (writer_internal.h): the return addresses of the calls
  * CUTAP_STACK selects, written as meta records. */
 #define _GNU_SOURCE
 #include <execinfo.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "front_internal.h"
 #include "filter_expr.h"
 #include "inject_spec.h"
-#include "recorder_priv.h"
+#include "writer_internal.h"
 
 /* For the calls FILTER selects, at their start, and with the term
  * "errors", for every call that fails, at its end: the return addresses of

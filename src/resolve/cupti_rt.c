@@ -47,7 +47,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cutap_internal.h"
+#include "resolve_internal.h"
 
 /* --- CUPTI ABI (cupti_result.h, cupti_callbacks.h of CUDA 13.0) -------- */
 typedef int cutap_cupti_result;                /* CUptiResult (an enum) */
@@ -497,7 +497,7 @@ void cutap_cupti_hook_slot(uint32_t id, unsigned slot)
 {
     if (!cutap_rt_cupti || (slot != 1 && slot != 4) || record_hooks)
         return;
-    int rec = cutap_rec_client();
+    int rec = cutap_recorder_client;
     if (rec >= 0)
         cutap_enable(rec, id, 0);
     if (slot == 1 && hook_client >= 0)

@@ -12,8 +12,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "cutap_internal.h"
-#include "front_internal.h"
+#include "resolve_internal.h"
 
 static int adds_cb(struct dl_phdr_info *info, size_t size, void *data)
 {

@@ -5,14 +5,14 @@
  * that export. */
 #define _GNU_SOURCE
 #include <dlfcn.h>
+#include <errno.h>
 #include <link.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "cutap_internal.h"
-#include "front_internal.h"
+#include "resolve_internal.h"
 
 _Atomic int cutap_driver_state;
 void *cutap_real[CUTAP_STATIC_COUNT];
@@ -297,6 +297,20 @@ int cutap_addr_is_code(const void *p)
     return is_code(p, 0);
 }
 
+/* The caller hands out the function itself when no stub can be made: its
+ * calls are made, not recorded. Said once, with the reason (a W^X policy
+ * refuses executable memory made at run time). */
+void *cutap_stub_or_warn(struct cutap_tramp_ctx *ctx)
+{
+    static _Atomic int said;
+    void *stub = cutap_tramp_make_stub(ctx);
+    if (!stub && !atomic_exchange(&said, 1))
+        cutap_warn("cannot make executable memory for trampolines (%s): entry points cutap does not know "
+                   "(newer driver exports, export-table slots) are called unrecorded",
+                   strerror(errno));
+    return stub;
+}
+
 void *cutap_wrap_pointer(void *p, const char *name_hint)
 {
     if (!p)
@@ -323,7 +337,7 @@ void *cutap_wrap_pointer(void *p, const char *name_hint)
     } else {
         struct cutap_tramp_ctx *ctx = NULL;
         id = cutap_id_new(name_hint && *name_hint ? name_hint : "cu?unknown", CUTAP_LAYER_DRIVER, &ctx);
-        void *stub = ctx ? cutap_tramp_make_stub(ctx) : NULL;
+        void *stub = ctx ? cutap_stub_or_warn(ctx) : NULL;
         if (stub) {
             ctx->reserved = (uint64_t)(uintptr_t)stub;
             __atomic_store_n(&ctx->real, p, __ATOMIC_RELEASE);

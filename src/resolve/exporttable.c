@@ -23,7 +23,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cutap_internal.h"
+#include "resolve_internal.h"
 #include "export_tables.h"
 #include "generated/hidden_tables.h"
 
@@ -121,7 +121,7 @@ static const void *make_copy(const void *real, const char *tname, int nosize_slo
         snprintf(name, sizeof name, "%s#%zu", tname, s);
         struct cutap_tramp_ctx *ctx = NULL;
         uint32_t id = cutap_id_new(name, CUTAP_LAYER_HIDDEN, &ctx);
-        void *stub = ctx ? cutap_tramp_make_stub(ctx) : NULL;
+        void *stub = ctx ? cutap_stub_or_warn(ctx) : NULL;
         if (!stub)
             continue;   /* that slot stays the real function */
         ctx->reserved = (uint64_t)(uintptr_t)stub;

@@ -6,7 +6,7 @@
  * from name, version and per-thread flag; we do not second-guess it).
  * Asking for cuGetProcAddress itself thus returns ours. NULL results,
  * symbolStatus and errors pass through untouched. */
-#include "cutap_internal.h"
+#include "resolve_internal.h"
 
 static void fix(cutap_call_t *call)
 {

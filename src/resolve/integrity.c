@@ -27,7 +27,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "cutap_internal.h"
+#include "resolve_internal.h"
 #include "integrity_hash.h"
 
 typedef int (*integrity_fn)(uint32_t version, uint64_t unix_seconds, uint64_t result[2]);

@@ -43,8 +43,7 @@
 #include <sys/uio.h>
 #include <unistd.h>
 
-#include "cutap_internal.h"
-#include "front_internal.h"
+#include "resolve_internal.h"
 #include "ioctl_internal.h"
 #include "nv_ioctl.h"
 

@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cutap_internal.h"
+#include "resolve_internal.h"
 #include "ioctl_internal.h"
 #include "nv_ioctl.h"
 

@@ -40,7 +40,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cutap_internal.h"
+#include "resolve_internal.h"
 
 _Atomic int cutap_lib_state[CUTAP_LIB_LAYERS];
 /* What each adopted layer is bound to. cutap_lib_routed: a layer of another
@@ -236,7 +236,6 @@ void *cutap_lib_resolver(uint32_t id)
 /* The first call of a typed layer function (lib_resolve.S, with every
  * argument register saved): adopt the layer, then say where the call goes.
  * The caller's registers and stack are untouched until it gets there. */
-void *cutap_lib_resolve(uint32_t id);
 void *cutap_lib_resolve(uint32_t id)
 {
     int layer = cutap_fn(id)->layer, k = layer - CUTAP_FIRST_LIB_LAYER;

@@ -45,7 +45,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "cutap_internal.h"
+#include "resolve_internal.h"
 #include "generated/nvtx_slots.h"
 #include "cutap_cuda_abi.h"
 

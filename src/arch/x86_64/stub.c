@@ -16,7 +16,8 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include "cutap_internal.h"
+#include "arch_internal.h"
+#include "cutap_base.h"
 
 #define STUB_SIZE 16
 static unsigned char *code;      /* current block's code page */
@@ -60,17 +61,9 @@ void *cutap_tramp_make_stub(struct cutap_tramp_ctx *ctx)
 {
     pthread_mutex_lock(&stub_lock);
     if ((!code || used >= per_block) && new_block()) {
-        static int said;
-        int err = errno, first = !said;
-        said = 1;
+        int err = errno;
         pthread_mutex_unlock(&stub_lock);
-        /* The caller hands out the function itself: its calls are made,
-         * not recorded. Said once, with the reason (a W^X policy refuses
-         * executable memory made at run time). */
-        if (first)
-            cutap_warn("cannot make executable memory for trampolines (%s): entry points cutap does not know "
-                       "(newer driver exports, export-table slots) are called unrecorded",
-                       strerror(err));
+        errno = err;
         return NULL;
     }
     unsigned k = used++;

@@ -46,8 +46,6 @@
 #include <stdint.h>
 
 #include "cutap_format.h"
-#include "cutap_internal.h"
-#include "fd_internal.h"
 #include "record_internal.h"
 
 #define CHUNK_SIZE (256u * 1024)
@@ -72,7 +70,7 @@
 #pragma GCC visibility push(hidden)
 
 /* What the recorder's files define for the rest of the library
- * (record_internal.h, cutap_internal.h), declared again here, hidden:
+ * (record_internal.h, core_internal.h), declared again here, hidden:
  * between the recorder's files they are reached as directly as when one
  * file held them all (the rest of the library reaches them as before). */
 extern _Atomic uint8_t cutap_named[CUTAP_MAX_IDS];

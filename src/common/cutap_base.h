@@ -1,0 +1,25 @@
+/* What every part of the libraries may use (front, core, record, resolve,
+ * the generated code): symbol visibility, branch hints, locks made anew in
+ * a forked child. Nothing but libc. */
+#ifndef CUTAP_BASE_H
+#define CUTAP_BASE_H
+
+#include <pthread.h>
+
+/* Exported from the library (everything else is -fvisibility=hidden). */
+#define CUTAP_EXPORT __attribute__((visibility("default")))
+#define CUTAP_LIKELY(x) __builtin_expect(!!(x), 1)
+#define CUTAP_UNLIKELY(x) __builtin_expect(!!(x), 0)
+
+/* A forked child has one thread: a lock another thread of the parent held
+ * at fork would stay locked for good, so each lock is made anew in the
+ * child (what it protects is only ever extended, never left half-written
+ * in a way the child's next use would trip over). */
+#define CUTAP_FORK_SAFE(lock)                                                      \
+    static void lock##_child(void) { pthread_mutex_init(&lock, NULL); }           \
+    __attribute__((constructor)) static void lock##_atfork(void)                  \
+    {                                                                              \
+        pthread_atfork(NULL, NULL, lock##_child);                                  \
+    }
+
+#endif

@@ -1,0 +1,319 @@
+/* What the core (src/core: dispatch, ids, init, objects, the stat and log
+ * clients) offers the rest of the library: the layers above it (record,
+ * resolve) and the generated wrappers. Nothing here is exported
+ * (-fvisibility=hidden).
+ *
+ * The imports go one way: common <- arch <- front <- core <- record,
+ * resolve <- generated (docs/ARCHITECTURE.md). The core includes nothing
+ * of the layers above it. What it needs from them is declared here, in the
+ * last two sections, with its owner named: the tables the generator
+ * writes, and the functions of record and resolve the core calls (its
+ * init starts them; its dispatch asks resolve whether a call can be made
+ * and hands the recorder's calls to its fused path). The owner's file
+ * includes this header, so the compiler checks that both agree. */
+#ifndef CUTAP_CORE_INTERNAL_H
+#define CUTAP_CORE_INTERNAL_H
+
+#include <stdatomic.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "arch_internal.h"
+#include "cutap.h"
+#include "cutap_base.h"
+#include "front_internal.h"
+#include "generated/cutap_ids.h"
+
+/* Inside cutap only (the public header has no numbers that change between
+ * builds): upper bound of call ids, static and dynamic together; client
+ * slots, built-in clients included. */
+#define CUTAP_MAX_IDS 16384
+#define CUTAP_MAX_CLIENTS 8
+
+/* A call with the clients' scratch words: what cutap_call_t handed to a
+ * callback is the first member of. */
+struct cutap_icall {
+    cutap_call_t c;
+    uint64_t scratch[CUTAP_MAX_CLIENTS];
+};
+
+/* Typed slow paths (generated *_wrappers.c), entered from the exported
+ * assembly fronts (src/generated/fronts.S). */
+#define CUTAP_SLOW __attribute__((visibility("hidden"), used))
+
+/* CUresult values cutap itself produces. */
+#define CUTAP_CUDA_SUCCESS 0
+#define CUTAP_CUDA_ERROR_NOT_FOUND 500
+
+/* Calls a real typed function with the argument words (generated). */
+typedef uint64_t (*cutap_thunk_t)(void *fn, uint64_t *args);
+
+/* --- core/dispatch.c ----------------------------------------------------- */
+
+uint64_t cutap_dispatch(uint32_t id, uint64_t *args, cutap_thunk_t thunk);
+extern _Atomic uint8_t cutap_mask[CUTAP_MAX_IDS];    /* bit per client */
+void cutap_refresh_id(uint32_t id);
+/* Post-call fixups of special entry points (resolve/): run after the real
+ * call and before post callbacks, so clients see what the caller gets. */
+typedef void (*cutap_fixup_fn)(cutap_call_t *call);
+extern cutap_fixup_fn cutap_fixup[CUTAP_STATIC_COUNT];
+/* Dynamic ids: a client that is not enabled for CUTAP_ID_ALL may still want
+ * some of the ids made later (the recorder's -e filter): want() is asked,
+ * under cutap's registration lock, for each new id. */
+void cutap_dispatch_new_id(uint32_t id, const char *name, int layer);
+/* The trampoline stub of an untyped static id (driver_untyped.S,
+ * lib_untyped.S: 16 bytes each, in context order); NULL if typed. */
+void *cutap_untyped_stub(uint32_t id);
+void *cutap_core_entry(uint32_t id);   /* for the front (struct cutap_core) */
+/* What a call of id returns when its function is missing or its layer has
+ * no library: CUDA_ERROR_NOT_FOUND for the driver, the layer's
+ * "unavailable" status, 0 for a layer function without a status. */
+uint64_t cutap_missing_status(uint32_t id);
+/* When the thread's innermost call is a framed export-table slot call (the
+ * driver's tools hook, from inside which CUPTI reports a runtime call):
+ * the address that call returns to, in the code that made it; else NULL. */
+void *cutap_hook_caller(void);
+/* The recorder's client (src/record sets it when it registers), -1 while
+ * none: the layers that must keep a call out of the trace ask it. */
+extern int cutap_recorder_client;
+
+/* Calls cutap learns of at entry and exit but does not make itself
+ * (resolve/cupti_rt.c): enter runs the pre callbacks and makes the call the
+ * thread's current one, so calls made inside nest under it; exit, with the
+ * result, restores and runs the post callbacks. Strictly nested per thread. */
+struct cutap_external {
+    struct cutap_icall call;
+    uint8_t mask;
+    uint8_t hook;     /* entered from inside an export-table hook call */
+};
+/* origin: an address in the code of the copy that reported the call (fn
+ * of a CUTAP_CALL_REPORTED call), or NULL. */
+void cutap_external_enter(struct cutap_external *x, uint32_t id, uint64_t *args, uint32_t nargs, uint16_t flags,
+                          void *origin);
+void cutap_external_exit(struct cutap_external *x, uint64_t result);
+/* The same for calls cutap makes itself on the caller's behalf (the ioctl
+ * layer's libc wrappers): a pre callback may skip them (returns 1; the
+ * caller gets x->call.c.result). */
+int cutap_native_enter(struct cutap_external *x, uint32_t id, uint64_t *args, uint32_t nargs, void *fn);
+void cutap_native_exit(struct cutap_external *x, uint64_t result);
+
+/* --- core/ids.c: dynamic ids ----------------------------------------------- */
+
+uint32_t cutap_id_new(const char *name, int layer, struct cutap_tramp_ctx **ctx_out);
+/* A dynamic id with a signature of cutap's own (the ioctl layer): args
+ * must live as long as the process. CUTAP_DYN_WORDS_AFTER: the callee
+ * fills some argument words after the call (decoded from what the kernel
+ * accepted), so the recorder copies the words again when the call ends;
+ * CUTAP_DYN_STATUS: the result is a status (0 success), counted as an
+ * error otherwise. */
+enum { CUTAP_DYN_WORDS_AFTER = 1, CUTAP_DYN_STATUS = 2 };
+uint32_t cutap_id_new_typed(const char *name, int layer, unsigned nargs, const cutap_arg_info_t *args, unsigned flags);
+unsigned cutap_id_flags(uint32_t id);   /* CUTAP_DYN_* of a dynamic id; 0 for the others */
+struct cutap_tramp_ctx *cutap_id_ctx(uint32_t id);
+
+/* --- core/init.c, log.c, output.c, stat.c -------------------------------- */
+
+void cutap_init(void);
+extern int cutap_debug;
+void cutap_log_debug(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+void cutap_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* Set once the recorder runs (CUTAP_TRACE/CUTAP_COUNT accepted): from then
+ * on warnings never go to the program's stderr; they go to the registry,
+ * or nowhere (the losses stay in the trace header). */
+extern int cutap_warn_quiet;
+/* Built-in clients (core/stat.c, core/log.c) and their output. */
+void cutap_stat_start(const char *dest);
+void cutap_log_start(const char *dest);
+int cutap_open_output(const char *pattern, int append);
+
+/* --- core/objects.c: the loaded objects calls are attributed to ---------- */
+
+/* The object holding addr, as index + 1 in the process's table (0: none,
+ * or the table is full); its load address and path. Cached per address,
+ * lock-free; dladdr runs outside any lock of cutap's. */
+uint32_t cutap_object_of(const void *addr);
+const char *cutap_object_path(uint32_t index1, uint64_t *base);
+
+/* --- the generated tables (src/generated/) --------------------------------
+ * Written by the generator (gen/), declared here: the core reads them. */
+
+/* What the recorder copies from the traced process for one argument
+ * (kind: CUTAP_CAP_*, include/cutap_format.h; size: bytes for the BYTES
+ * kinds, 0 for strings). */
+struct cutap_capinfo {
+    uint8_t arg;
+    uint8_t kind;
+    uint16_t size;
+};
+struct cutap_fninfo {
+    const char *name;
+    uint8_t typed;        /* 0: undeclared export, reached through the trampoline */
+    uint8_t nargs;
+    uint8_t ncap;         /* captures, in argument order */
+    int8_t func_arg;      /* launches: index of the CUfunction argument; -1 otherwise */
+    uint8_t layer;        /* cutap_layer_t */
+    uint8_t nostatus;     /* the result is no status code (void, pointer, count) */
+    int16_t tramp;        /* layers: index into cutap_lib_untyped_ctx, -1 if typed */
+    const cutap_arg_info_t *args;
+    const uint16_t *sizes; /* bytes of each parameter (structs by value: their size) */
+    const struct cutap_capinfo *caps;
+};
+/* The driver's exports (driver_table.c) and the address of our wrapper of
+ * each. */
+extern const struct cutap_fninfo cutap_driver_info[CUTAP_DRIVER_COUNT];
+extern void *const cutap_driver_wrapper[CUTAP_DRIVER_COUNT];
+/* Runtime and library layers (lib_table.c): ids CUTAP_DRIVER_COUNT ..
+ * CUTAP_STATIC_COUNT-1, each layer's names sorted. */
+extern const struct cutap_fninfo cutap_lib_info[CUTAP_STATIC_COUNT - CUTAP_DRIVER_COUNT];
+extern void *const cutap_lib_wrapper[CUTAP_STATIC_COUNT - CUTAP_DRIVER_COUNT];
+struct cutap_layer_desc {
+    const char *name;
+    int layer;                    /* cutap_layer_t */
+    uint32_t first, count;        /* its ids */
+    const char *const *sonames;   /* the object the real functions come from */
+    uint32_t unavailable;         /* status of a call when the library is missing */
+};
+extern const struct cutap_layer_desc cutap_layers[CUTAP_LIB_LAYERS];
+#define CUTAP_FIRST_LIB_LAYER CUTAP_LAYER_RUNTIME
+
+static inline const struct cutap_fninfo *cutap_fn(uint32_t id)
+{
+    return id < CUTAP_DRIVER_COUNT ? &cutap_driver_info[id] : &cutap_lib_info[id - CUTAP_DRIVER_COUNT];
+}
+static inline void *cutap_static_wrapper(uint32_t id)
+{
+    return id < CUTAP_DRIVER_COUNT ? cutap_driver_wrapper[id] : cutap_lib_wrapper[id - CUTAP_DRIVER_COUNT];
+}
+/* The typed slow path of a static id, NULL if untyped. */
+extern void *const cutap_driver_slow[CUTAP_DRIVER_COUNT];
+extern void *const cutap_lib_slow[CUTAP_STATIC_COUNT - CUTAP_DRIVER_COUNT];
+static inline void *cutap_static_slow(uint32_t id)
+{
+    return id < CUTAP_DRIVER_COUNT ? cutap_driver_slow[id] : cutap_lib_slow[id - CUTAP_DRIVER_COUNT];
+}
+/* The trampoline contexts of the undeclared exports and of the layers'
+ * untyped functions (fninfo.tramp), in the order of their stubs. */
+extern struct cutap_tramp_ctx cutap_untyped_ctx[];
+extern struct cutap_tramp_ctx cutap_lib_untyped_ctx[];
+extern const unsigned cutap_lib_untyped_count;
+extern const uint16_t cutap_untyped_ids[];
+extern const unsigned cutap_untyped_count;
+/* The recorder's generated fast paths (fast_table.c; written for
+ * src/record, handed out by cutap_refresh_id): per static id, NULL: none. */
+extern void *const cutap_fast_trace[];
+extern void *const cutap_fast_count[];
+
+/* Whether a call failed: a typed function of a static id whose result is
+ * a status code other than 0. The result is tested first: most calls
+ * succeed, and then no table is read (the counting fast path runs this). */
+static inline int cutap_result_is_error(uint32_t id, uint64_t result)
+{
+    return (uint32_t)result && (id < CUTAP_STATIC_COUNT ? !cutap_fn(id)->nostatus : (cutap_id_flags(id) & CUTAP_DYN_STATUS));
+}
+static inline int cutap_call_is_error(const cutap_call_t *call)
+{
+    /* An untyped call of a typed id (a layer of another major) returns
+     * the same status type: result types do not change between majors. */
+    return (!(call->flags & CUTAP_CALL_UNTYPED) || (call->id < CUTAP_STATIC_COUNT && cutap_fn(call->id)->typed)) &&
+           cutap_result_is_error(call->id, call->result);
+}
+
+/* Argument word helpers used by generated code. */
+static inline uint64_t cutap_f2w(float f) { uint64_t w = 0; memcpy(&w, &f, sizeof f); return w; }
+static inline float cutap_w2f(uint64_t w) { float f; memcpy(&f, &w, sizeof f); return f; }
+static inline uint64_t cutap_d2w(double d) { uint64_t w; memcpy(&w, &d, sizeof d); return w; }
+static inline double cutap_w2d(uint64_t w) { double d; memcpy(&d, &w, sizeof d); return d; }
+
+/* --- what the core calls in src/resolve ------------------------------------
+ * Resolution: whether a call can be made, the real functions, what the
+ * environment configures. Defined by resolve (file named); its other
+ * offerings are in resolve_internal.h. */
+
+/* resolve/driver.c: resolves every export from the driver's own handle,
+ * once; 0 when a driver is in use, -1 when none could be found. */
+int cutap_driver_ensure(void);
+extern _Atomic int cutap_driver_state;   /* 0 none yet, 1 ready, -1 none found */
+extern void *cutap_real[CUTAP_STATIC_COUNT];   /* driver ids: valid once cutap_driver_state is 1;
+                                                  layer ids: once that layer's state is 1 */
+void cutap_driver_configure(const char *driver);
+/* resolve/libs.c: state of each layer (index: layer -
+ * CUTAP_FIRST_LIB_LAYER): 0 not yet resolved, 1 resolved, -1 no such
+ * library; a layer resolved from its loaded library (or loaded); 0 when
+ * ready. */
+extern _Atomic int cutap_lib_state[CUTAP_LIB_LAYERS];
+int cutap_lib_ensure(int layer);
+/* The real function of a static id, NULL until its layer is resolved. */
+void *cutap_static_real(uint32_t id);
+/* A layer bound to an object of another major than the generated headers
+ * (libcudart.so.12, libcudnn.so.8): none of its typed signatures can be
+ * vouched for, so its typed ids run through the generic trampoline, each
+ * with its own context and stub. NULL for every other id. */
+struct cutap_tramp_ctx *cutap_lib_route_ctx(uint32_t id);
+void *cutap_lib_route_stub(uint32_t id);
+/* Whether a layer's typed functions are routed (another major); index:
+ * layer - CUTAP_FIRST_LIB_LAYER. */
+extern _Atomic uint8_t cutap_lib_routed[CUTAP_LIB_LAYERS];
+/* The initial fast-path entry of a typed layer id: its resolver stub
+ * (src/generated/lib_resolve.S), NULL for ids that have none. */
+void *cutap_lib_resolver(uint32_t id);
+static inline int cutap_id_ready(uint32_t id)
+{
+    if (id < CUTAP_DRIVER_COUNT)
+        return atomic_load_explicit(&cutap_driver_state, memory_order_acquire) == 1 || !cutap_driver_ensure();
+    int k = cutap_lib_info[id - CUTAP_DRIVER_COUNT].layer - CUTAP_FIRST_LIB_LAYER;
+    return atomic_load_explicit(&cutap_lib_state[k], memory_order_acquire) == 1 ||
+           !cutap_lib_ensure(k + CUTAP_FIRST_LIB_LAYER);
+}
+/* resolve/cupti_rt.c: CUTAP_RUNTIME: "cupti" takes runtime calls from
+ * CUPTI's runtime callbacks (static cudart), "symbols" or unset: our
+ * wrappers only. Under it, export-table slot calls keep their frames,
+ * since CUPTI's reports come from inside one (cutap_hook_caller); slot
+ * calls the libcupti cutap loaded (object index + 1; 0: none) makes are
+ * not recorded. */
+void cutap_cupti_rt_configure(const char *mode);
+extern int cutap_rt_cupti;
+extern _Atomic uint32_t cutap_cupti_object;
+/* resolve/exporttable.c: which export tables are wrapped (CUTAP_EXPORT_TABLES). */
+void cutap_exporttable_configure(const char *policy);
+/* resolve/ioctl.c, dl.c, nvtx.c: the ioctl layer's start, and their sides
+ * of what the core hands the front. */
+void cutap_ioctl_init(void);
+void cutap_ioctl_core(struct cutap_core *c);
+void cutap_dl_core(struct cutap_core *c);
+/* the NVTX injection entry: get is the NVTX copy's NvtxGetExportTableFunc_t */
+int InitializeInjectionNvtx2(const void *(*get)(uint32_t export_table_id));
+
+/* --- what the core calls in src/record -------------------------------------
+ * The recorder: CUTAP_TRACE=DIR records every call, CUTAP_COUNT=DIR keeps
+ * counters only; CUTAP_FILTER selects the ids. Defined by record (file
+ * named); its other offerings are in record_internal.h. */
+
+/* recorder.c: starts it (the init of the core calls it once). */
+void cutap_record_start(const char *dir, int counts, const char *filter);
+/* calls.c: the recorder's fused path, taken by typed calls whose only
+ * client is the recorder (mask == cutap_fast_mask); the same records as
+ * its callbacks. Which generated fast paths refresh may hand out
+ * (cutap_fast_kind): 0 none, 1 trace, 2 counting. */
+uint64_t cutap_record_fast(cutap_call_t *call, cutap_thunk_t thunk);
+extern _Atomic uint8_t cutap_fast_mask;
+extern int cutap_fast_kind;
+/* calls.c: counting mode's fast path for an untyped call whose result is
+ * never an error (an export-table slot, an undeclared export): counts it,
+ * untimed, and returns 1 when the countdown does not pick it and its
+ * first calls are past, so that the trampoline runs it without a frame;
+ * 0: the general path must take it. */
+int cutap_rec_count_untyped(uint32_t id);
+/* inject.c: fault injection from CUTAP_INJECT (after the recorder
+ * started); CUTAP_SYNC_LAUNCHES. */
+void cutap_inject_start(const char *env);
+void cutap_sync_launches_start(const char *filter);
+/* recorder.c: the process enters seccomp strict mode; the trace
+ * directory (where warnings go once cutap_warn_quiet is set). */
+void cutap_rec_stop_strict(void);
+extern char cutap_rec_dir[];
+/* clock.c: called before the program's call that forbids the time-stamp
+ * counter (or enters strict mode), by its thread. */
+void cutap_clock_forbid_tsc(void);
+void cutap_clock_freeze(void);
+
+#endif

@@ -1,0 +1,77 @@
+/* What src/resolve (how calls reach cutap: the driver's exports, dlsym,
+ * cuGetProcAddress, export tables, the runtime and library layers, CUPTI's
+ * runtime callbacks, NVTX, the ioctl layer) offers the layers beside and
+ * above it (src/record, the generated wrappers) and its own files. What
+ * the core calls here is declared in core_internal.h ("what the core calls
+ * in src/resolve"). */
+#ifndef CUTAP_RESOLVE_INTERNAL_H
+#define CUTAP_RESOLVE_INTERNAL_H
+
+#include <stdint.h>
+
+#include "core_internal.h"
+
+/* --- resolve/driver.c ------------------------------------------------------- */
+
+/* The real driver function of an id (resolved first), NULL if none. */
+void *cutap_driver_real(uint32_t id);
+/* Adopts the object that holds addr as the driver, if none is yet. */
+void cutap_driver_adopt_from(void *addr);
+int cutap_driver_is_handle(const void *handle);
+int cutap_addr_is_code(const void *p);
+/* Maps a pointer the driver handed out to what the caller should get:
+ * our wrapper of that export, a trampoline for an export we do not know, or
+ * the pointer itself when it is no driver function. */
+void *cutap_wrap_pointer(void *p, const char *name_hint);
+/* A trampoline stub for ctx (cutap_tramp_make_stub), NULL when no
+ * executable memory can be had: then said once, and the caller hands out
+ * the function itself (its calls are made, not recorded). */
+void *cutap_stub_or_warn(struct cutap_tramp_ctx *ctx);
+/* Map of real function addresses (driver exports, layer functions,
+ * dynamic ids) to ids. */
+void cutap_addr_map_put(void *p, uint32_t id);
+uint32_t cutap_addr_map_get(const void *p);
+
+/* --- resolve/libs.c: the runtime and library layers ------------------------ */
+
+/* A layer with no library to find (NVTX): its real functions are cutap's
+ * own, reals[i] for id first + i; the layer becomes ready. */
+void cutap_lib_install(int layer, void *const *reals);
+/* addr came out of a dlsym of the layer function id: adopt its object as
+ * that layer's library if none is yet and the object is one. */
+void cutap_lib_adopt_from(uint32_t id, void *addr);
+/* What a layer is bound to: its soname (NULL before it is adopted) and
+ * whether the generated signatures apply (1) or its calls are untyped (0). */
+const char *cutap_lib_bound(int layer, int *vouched);
+
+/* --- resolve/dl.c, getprocaddress.c, exporttable.c -------------------------- */
+
+unsigned long long cutap_dl_adds(void);   /* objects loaded so far */
+void cutap_getprocaddress_init(void);
+void cutap_exporttable_init(void);
+/* cuGetProcAddress table (src/generated/driver_table.c): base name,
+ * version, flavour -> exported variant. */
+enum { CUTAP_FLAVOUR_PLAIN = 0, CUTAP_FLAVOUR_PTDS = 1, CUTAP_FLAVOUR_PTSZ = 2 };
+struct cutap_procaddr {
+    const char *base;
+    int version;
+    uint8_t flavour;
+    uint16_t id;
+};
+extern const struct cutap_procaddr cutap_procaddr_table[];
+extern const unsigned cutap_procaddr_count;
+
+/* --- resolve/integrity.c: the two tables the runtime verifies --------------- */
+
+int cutap_integrity_table(const void *uuid16);   /* CUDART_INTERFACE or INTEGRITY_CHECK */
+int cutap_integrity_copies_ok(void);             /* decided once per process (may call the driver) */
+void cutap_integrity_given(const void *uuid16, const void *table, void *slot1);
+void *cutap_integrity_slot1_fn(void);            /* what INTEGRITY_CHECK's copied slot 1 runs */
+
+/* --- resolve/cupti_rt.c ------------------------------------------------------ */
+
+/* A slot of TOOLS_RUNTIME_CALLBACK_HOOKS was wrapped (exporttable.c):
+ * under --runtime=cupti, #1 and #4 are not recorded, #1 keeps its frame. */
+void cutap_cupti_hook_slot(uint32_t id, unsigned slot);
+
+#endif
