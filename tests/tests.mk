@@ -151,10 +151,10 @@ san_ok = rm -f $@.probe; echo 'int main(void){return 0;}' | $(CC) $(SAN_FLAGS) -
          && rm -f $@.probe
 san_none = rm -f $@ $@.probe; echo "$@: $(CC) has no -fsanitize=address; its test is skipped"
 
-$(T)/fuzz_reader: tests/fuzz_reader.c $(CLI_C) $(CLI_H)
+$(T)/fuzz_reader: tests/fuzz_reader.c tests/fuzz_reader_mutate.c tests/fuzz_reader.h $(CLI_C) $(CLI_H)
 	@mkdir -p $(T)
 	@if $(san_ok); then set -x; \
-	    $(CC) $(SAN_FLAGS) $(WARN) $(SAN_INC) -o $@ $< $(filter-out cli/main.c,$(CLI_C)) -ldl \
+	    $(CC) $(SAN_FLAGS) $(WARN) $(SAN_INC) -o $@ $< tests/fuzz_reader_mutate.c $(filter-out cli/main.c,$(CLI_C)) -ldl \
 	        -Wl,--wrap=mmap,--wrap=munmap; \
 	else $(san_none); fi
 
