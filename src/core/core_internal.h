@@ -273,7 +273,7 @@ static inline int cutap_id_ready(uint32_t id)
 void cutap_cupti_rt_configure(const char *mode);
 extern int cutap_rt_cupti;
 extern _Atomic uint32_t cutap_cupti_object;
-/* resolve/exporttable.c: which export tables are wrapped (CUTAP_EXPORT_TABLES). */
+/* resolve/exporttable.c: which export tables are wrapped (CUTAP_HIDDEN). */
 void cutap_exporttable_configure(const char *policy);
 /* resolve/ioctl.c, dl.c, nvtx.c: the ioctl layer's start, and their sides
  * of what the core hands the front. */
