@@ -37,6 +37,7 @@ def generate(model):
     ids = sorted(cbid for _, cbid in newest(path).values())
     top = max(ids) + 1
     out = [cuda_model.banner("cupti_cbid_generator.py"), "#include <stdint.h>\n",
+           '#include "resolve_internal.h"   /* the declarations (resolve/cupti_rt.c reads these) */\n',
            "/* Bit c: runtime callback id c carries the parameters of the pinned",
            " * headers (the newest id of its function in cupti_runtime_cbid.h). */",
            "const uint32_t cutap_rt_cbid_count = %d;" % top,

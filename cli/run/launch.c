@@ -21,6 +21,7 @@
 
 #include "path_search.h"
 #include "cli.h"
+#include "run_internal.h"
 
 /* The core, libcutap_core.so, beside the front: what the front loads at
  * the first CUDA call (src/front/front_internal.h). Missing, the program

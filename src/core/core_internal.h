@@ -198,6 +198,9 @@ extern struct cutap_tramp_ctx cutap_lib_untyped_ctx[];
 extern const unsigned cutap_lib_untyped_count;
 extern const uint16_t cutap_untyped_ids[];
 extern const unsigned cutap_untyped_count;
+/* Their stubs, 16 bytes each in context order (driver_untyped.S,
+ * lib_untyped.S). */
+extern const unsigned char cutap_untyped_stubs[], cutap_lib_untyped_stubs[];
 /* The recorder's generated fast paths (fast_table.c; written for
  * src/record, handed out by cutap_refresh_id): per static id, NULL: none. */
 extern void *const cutap_fast_trace[];

@@ -385,7 +385,6 @@ void *cutap_tramp_enter(struct cutap_tramp_ctx *ctx, void **retslot, uint64_t *r
     run_pre(&fr->call, &fr->mask, 0);   /* an untyped call cannot be skipped */
     t->depth++;
     t->current = c;
-    extern void cutap_tramp_return(void);
     *retslot = (void *)cutap_tramp_return;
     return real;
 }

@@ -98,7 +98,6 @@ struct cutap_tramp_ctx *cutap_id_ctx(uint32_t id)
     return k < atomic_load(&ndyn) ? &dyn[k]->ctx : NULL;
 }
 
-extern const unsigned char cutap_untyped_stubs[], cutap_lib_untyped_stubs[];
 void *cutap_untyped_stub(uint32_t id)
 {
     if (id < CUTAP_DRIVER_COUNT) {

@@ -3,6 +3,8 @@
 
 #include <stdint.h>
 
+#include "resolve_internal.h"   /* the declarations (resolve/cupti_rt.c reads these) */
+
 /* Bit c: runtime callback id c carries the parameters of the pinned
  * headers (the newest id of its function in cupti_runtime_cbid.h). */
 const uint32_t cutap_rt_cbid_count = 523;

@@ -171,8 +171,6 @@ static uint32_t id_of_name(const char *name)
  * under an id of its own, made once per callback id: same name and layer,
  * untyped, no argument words, its parameter struct never read (13.0's
  * layout would read past it and take integers for output pointers). */
-extern const uint32_t cutap_rt_cbid_count;
-extern const uint8_t cutap_rt_cbid_current[];
 static _Atomic uint32_t static_of[CUTAP_MAX_IDS - CUTAP_STATIC_COUNT];   /* dynamic id -> its static id + 1 */
 
 static int cbid_current(uint32_t cbid)

@@ -52,9 +52,6 @@ static struct {
     int vouched;
 } bound[CUTAP_LIB_LAYERS];
 _Atomic uint8_t cutap_lib_routed[CUTAP_LIB_LAYERS];
-extern struct cutap_tramp_ctx cutap_route_ctx[];
-extern const unsigned char cutap_route_stubs[];
-extern void *_Atomic cutap_hot[];
 static void *lib_handle[CUTAP_LIB_LAYERS];   /* our reference: never closed */
 static pthread_mutex_t lib_lock = PTHREAD_MUTEX_INITIALIZER;
 CUTAP_FORK_SAFE(lib_lock)
@@ -225,9 +222,6 @@ const char *cutap_lib_bound(int layer, int *vouched)
     return bound[k].soname;
 }
 
-/* Resolver stubs: the initial cutap_hot entries of typed layer ids
- * (src/generated/lib_resolve.S). */
-extern void *const cutap_hot_initial[];
 void *cutap_lib_resolver(uint32_t id)
 {
     return id >= CUTAP_DRIVER_COUNT && id < CUTAP_STATIC_COUNT ? cutap_hot_initial[id] : NULL;

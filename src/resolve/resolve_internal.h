@@ -43,6 +43,13 @@ void cutap_lib_adopt_from(uint32_t id, void *addr);
 /* What a layer is bound to: its soname (NULL before it is adopted) and
  * whether the generated signatures apply (1) or its calls are untyped (0). */
 const char *cutap_lib_bound(int layer, int *vouched);
+/* Generated for libs.c: the contexts and 16-byte stubs of the typed layer
+ * ids routed through the trampoline (another major), and each typed layer
+ * id's resolver stub, its first cutap_hot entry (lib_untyped.S,
+ * lib_resolve.S). */
+extern struct cutap_tramp_ctx cutap_route_ctx[];
+extern const unsigned char cutap_route_stubs[];
+extern void *const cutap_hot_initial[];
 
 /* --- resolve/dl.c, getprocaddress.c, exporttable.c -------------------------- */
 
@@ -70,6 +77,10 @@ void *cutap_integrity_slot1_fn(void);            /* what INTEGRITY_CHECK's copie
 
 /* --- resolve/cupti_rt.c ------------------------------------------------------ */
 
+/* Which runtime callback ids carry the parameters of the pinned headers
+ * (bit c of cutap_rt_cbid_current: id c; src/generated/cupti_rt_cbid.c). */
+extern const uint32_t cutap_rt_cbid_count;
+extern const uint8_t cutap_rt_cbid_current[];
 /* A slot of TOOLS_RUNTIME_CALLBACK_HOOKS was wrapped (exporttable.c):
  * under --runtime=cupti, #1 and #4 are not recorded, #1 keeps its frame. */
 void cutap_cupti_hook_slot(uint32_t id, unsigned slot);

@@ -12,7 +12,7 @@
  * reopened through the open/close/dup wrappers defined here), its own
  * unwrapping of IOCTL_XFER_CMD. Under `cutap trace`, put it in cutap's own
  * environment (LD_PRELOAD=<this> cutap trace ...): cutap puts libcutap.so
- * in front of an LD_PRELOAD it finds (cli/run.c, set_preload), so the
+ * in front of an LD_PRELOAD it finds (cli/run/launch.c, set_preload), so the
  * traced program gets LD_PRELOAD=libcutap.so:<this>, libcuda's ioctl calls
  * reach libcutap's ioctl first and this one is what libcutap calls as "the
  * kernel": it sees exactly the requests cutap passes on.

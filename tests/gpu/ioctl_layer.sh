@@ -9,7 +9,7 @@
 #      (a run's requests vary a little from run to run);
 #   3. `cutap trace` with the counter in cutap's environment, so that the
 #      traced processes get LD_PRELOAD=libcutap.so:libioctl_count.so
-#      (cli/run.c puts libcutap first): the counter is the "kernel" libcutap
+#      (cli/run/launch.c puts libcutap first): the counter is the "kernel" libcutap
 #      passes every request on to, in the same processes;
 # then exports that trace (SQLite, and JSON lines of the ioctl layer) and
 # compares, process by process (same pid) and per (device, request key), the

@@ -2,14 +2,18 @@
 """The source tree's layout rules (docs/ARCHITECTURE.md).
 
   layout_check.py imports [--root DIR]   every "#include" of src/, cli/ and
-      include/ resolved as the Makefile's -I options resolve it; each folder
-      must have a row (folder, layer) in DIR/docs/ARCHITECTURE.md, and each
-      import must go to its own folder or to one of a lower layer (so no
-      two folders import each other, and there is no circle).
+      include/ ("..." and <...> alike) resolved as the Makefile's -I options
+      resolve it; each folder holding sources must have exactly one row
+      (folder, layer, offers) in DIR/docs/ARCHITECTURE.md, and each import
+      must go to its own folder or to one of a lower layer (so no two
+      folders import each other, and there is no circle). A header named
+      *_internal.h that its folder's row does not offer is private to that
+      folder. An include whose name is computed (#include MACRO) is refused:
+      it cannot be checked.
   layout_check.py lengths [--root DIR]   no hand-written source file
-      (C, assembly, Python, shell, make) has more than 800 lines; generated
-      files (under a generated/ folder, or with a DO NOT EDIT banner) and
-      data are not counted.
+      (C, CUDA, assembly, Python, shell with or without an extension,
+      make) has more than 800 lines; files under a generated/ folder, and
+      data, are not counted.
 
 Prints what it found; exit 1 with the reasons when a rule is broken."""
 import os
@@ -18,19 +22,23 @@ import sys
 
 MAX_LINES = 800
 SRC_EXT = (".c", ".h", ".S", ".inc")
-LEN_EXT = (".c", ".h", ".S", ".inc", ".py", ".sh", ".mk")
+LEN_EXT = (".c", ".h", ".S", ".inc", ".cu", ".py", ".sh", ".bash", ".mk")
 
 
 def layers(root):
     doc = os.path.join(root, "docs", "ARCHITECTURE.md")
-    out = {}
+    out, offers, dup = {}, {}, []
     for line in open(doc, encoding="utf-8"):
-        m = re.match(r"\|\s*`([^`]+)`\s*\|\s*(\d+)\s*\|", line)
+        m = re.match(r"\|\s*`([^`]+)`\s*\|\s*(\d+)\s*\|([^|]*)\|", line)
         if m:
-            out[m.group(1).rstrip("/")] = int(m.group(2))
+            f = m.group(1).rstrip("/")
+            if f in out:
+                dup.append("folder %s has more than one row in docs/ARCHITECTURE.md" % f)
+            out[f] = int(m.group(2))
+            offers[f] = set(re.findall(r"`([^`]+\.h)`", m.group(3)))
     if not out:
         sys.exit("layout_check: no (folder, layer) rows in %s" % doc)
-    return out
+    return out, offers, dup
 
 
 def makefile_dirs(root):
@@ -53,27 +61,37 @@ def sources(root, tops):
 
 
 def imports(root):
-    table = layers(root)
+    table, offers, bad = layers(root)
     lib_dirs, cli_dirs = makefile_dirs(root)
-    bad, edges = [], {}
+    edges = {}
     for path in sources(root, ("src", "cli", "include")):
         if not path.endswith(SRC_EXT):
             continue
         dirs = cli_dirs if path.startswith("cli/") else lib_dirs if path.startswith("src/") else ["include"]
         here = os.path.dirname(path)
+        if here not in table:
+            bad.append("%s: folder %s has no row in docs/ARCHITECTURE.md" % (path, here))
         for n, line in enumerate(open(os.path.join(root, path), encoding="utf-8", errors="replace"), 1):
-            m = re.match(r'\s*#\s*include\s+"([^"]+)"', line)
-            if not m:
+            if not re.match(r"\s*#\s*include\b", line):
                 continue
-            cands = [os.path.normpath(os.path.join(here, m.group(1)))] + \
-                    [os.path.normpath(os.path.join(d, m.group(1))) for d in dirs]
+            m = re.match(r'\s*#\s*include\s*(?:"([^"]+)"|<([^>]+)>)', line)
+            if not m:
+                bad.append("%s:%d: a computed #include cannot be checked; name the header" % (path, n))
+                continue
+            name, quoted = m.group(1) or m.group(2), m.group(1) is not None
+            cands = ([os.path.normpath(os.path.join(here, name))] if quoted else []) + \
+                    [os.path.normpath(os.path.join(d, name)) for d in dirs]
             hit = next((c for c in cands if os.path.isfile(os.path.join(root, c))), None)
             if hit is None:
-                bad.append("%s:%d: \"%s\" is found nowhere the Makefile looks" % (path, n, m.group(1)))
-                continue
+                if quoted:
+                    bad.append("%s:%d: \"%s\" is found nowhere the Makefile looks" % (path, n, name))
+                continue        # <...> found nowhere in the tree: a system header
             a, b = here, os.path.dirname(hit)
             if a == b:
                 continue
+            base = os.path.basename(hit)
+            if base.endswith("_internal.h") and base not in offers.get(b, ()):
+                bad.append("%s:%d: %s is private to %s (its row does not offer it)" % (path, n, base, b))
             for f in (a, b):
                 if f not in table:
                     bad.append("%s: folder %s has no row in docs/ARCHITECTURE.md" % (path, f))
@@ -91,22 +109,25 @@ def lengths(root):
     bad, n = [], 0
     for path in sources(root, ("src", "cli", "include", "gen", "tests", "bench", "examples", "contrib")):
         base = os.path.basename(path)
-        if not (path.endswith(LEN_EXT) or base == "Makefile") or "/generated/" in "/" + path \
-                or path.startswith(("gen/snapshots/", "tests/fixtures/")):
+        if "/generated/" in "/" + path or path.startswith(("gen/snapshots/", "tests/fixtures/")):
+            continue
+        with open(os.path.join(root, path), "rb") as f:
+            head = f.read(2)
+        script = "." not in base and head == b"#!"
+        if not (path.endswith(LEN_EXT) or base == "Makefile" or script):
             continue
         with open(os.path.join(root, path), encoding="utf-8", errors="replace") as f:
             lines = f.readlines()
-        if any("DO NOT EDIT" in l or "DO-NOT-EDIT" in l for l in lines[:5]):
-            continue
         n += 1
         if len(lines) > MAX_LINES:
             bad.append("%s: %d lines (at most %d)" % (path, len(lines), MAX_LINES))
-    extra = os.path.join(root, "Makefile")
-    if os.path.isfile(extra):
-        k = len(open(extra, encoding="utf-8").readlines())
-        n += 1
-        if k > MAX_LINES:
-            bad.append("Makefile: %d lines (at most %d)" % (k, MAX_LINES))
+    for extra in ("Makefile", ".ci/run"):
+        p = os.path.join(root, extra)
+        if os.path.isfile(p):
+            k = len(open(p, encoding="utf-8", errors="replace").readlines())
+            n += 1
+            if k > MAX_LINES:
+                bad.append("%s: %d lines (at most %d)" % (extra, k, MAX_LINES))
     return bad, "%d hand-written files, none over %d lines" % (n, MAX_LINES) if not bad else ""
 
 

@@ -22,8 +22,11 @@ struct cutap_tramp_ctx {
 };
 _Static_assert(sizeof(struct cutap_tramp_ctx) == 24, "trampoline ctx layout");
 
-/* The trampoline's entry (a stub jumps there with the context in %r11). */
+/* The trampoline's entry (a stub jumps there with the context in %r11),
+ * and where a recorded frame's callee returns to (cutap_tramp_enter puts
+ * it in the return slot). */
 void cutap_tramp_common(void);
+void cutap_tramp_return(void);
 /* Makes an executable stub that enters the trampoline with ctx; NULL with
  * errno set when no executable memory can be had (a W^X policy refuses
  * code made at run time): the caller then hands out the function itself. */
