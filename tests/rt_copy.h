@@ -1,31 +1,53 @@
-/* A fake runtime copy's report of one of its API calls to CUPTI, made the
- * way the real runtime makes it (docs/HIDDEN_API.md): through slot 1 of the
- * driver's TOOLS_RUNTIME_CALLBACK_HOOKS export table, which the fake driver
- * (tests/fake/fake_core.c) hands to the fake libcupti when a tool loaded
- * it. Under cutap the table is its wrapped copy, so the report arrives from
- * inside a framed slot call, as on a GPU. Returns whether a subscriber got
- * it. */
+/* A fake runtime copy's report of one of its API calls, made the way the
+ * real runtime makes it (measured: tests/gpu/rt_hooks_probe.cu,
+ * docs/HIDDEN_API.md). The copy asks the driver for
+ * TOOLS_RUNTIME_CALLBACK_HOOKS once, and its slot #2 for the driver's
+ * runtime-callback words; at every call it reads the call's word, and only
+ * when it is set fills its record and calls #4 (which fills the context
+ * uid) and then #1 (from inside which CUPTI calls its subscribers). Under
+ * cutap the table is cutap's copy: the words are cutap's own unless the
+ * copy is the shared libcudart it records by symbol, and the reports reach
+ * cutap's #1. Returns whether the report was made (the word was set). */
 #ifndef CUTAP_TESTS_RT_COPY_H
 #define CUTAP_TESTS_RT_COPY_H
 #include <stdatomic.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "cuda_min.h"
+#include "cupti_min.h"
 
-typedef int (*rt_copy_hook_fn)(int site, uint32_t cbid, const char *name, const void *params, void *ret,
-                               uint64_t *corr);
+
+typedef uint64_t (*rt_copy_slot)(uint64_t, uint64_t, uint64_t, uint64_t, uint64_t, uint64_t);
 
 static int rt_copy_report(int site, uint32_t cbid, const char *name, const void *params, void *ret, uint64_t *corr)
 {
     static const unsigned char uuid[16] = {0xa0, 0x94, 0x79, 0x8c, 0x2e, 0x74, 0x2e, 0x74,
                                            0x93, 0xf2, 0x08, 0x00, 0x20, 0x0c, 0x0a, 0x66};
     static const uintptr_t *_Atomic table;
+    static const volatile uint32_t *_Atomic words;
+    static _Atomic size_t nwords;
     const uintptr_t *t = atomic_load(&table);
     if (!t) {
+        void *p = NULL;
+        size_t n = 0;
         if (cuGetExportTable((const void **)&t, uuid) != CUDA_SUCCESS || !t)
             return 0;
+        ((void (*)(void **, size_t *))t[2])(&p, &n);
+        atomic_store(&nwords, n);
+        atomic_store(&words, (const volatile uint32_t *)p);
         atomic_store(&table, t);
     }
-    return ((rt_copy_hook_fn)t[1])(site, cbid, name, params, ret, corr);
+    const volatile uint32_t *w = atomic_load(&words);
+    if (!w || cbid >= atomic_load(&nwords) || !w[cbid])
+        return 0;
+    static int context_object;
+    struct rt_copy_record r = {.size = sizeof r, .correlation = corr, .result = site == 1 ? ret : NULL,
+                               .name = name, .params = params, .context = &context_object,
+                               .cbid = cbid, .site = (uint32_t)site};
+    ((rt_copy_slot)t[4])((uint64_t)(uintptr_t)r.context, (uint64_t)(uintptr_t)&r.context_uid, 0, 0,
+                         site == 0 ? (uint64_t)(uintptr_t)name : 0, 0);
+    ((rt_copy_slot)t[1])(cbid, (uint64_t)(uintptr_t)&r, 0, 0, 0x64, 0);
+    return 1;
 }
 #endif

@@ -11,7 +11,8 @@
  * cudaMalloc; from then on cutap ignores CUPTI's reports. Each call must be
  * recorded once, the static cudaMemset (entered before the adoption)
  * included, with everything nested as made. stdout: CALL lines; stderr:
- * how many cudaMalloc entries a CUPTI subscriber got. */
+ * how many cudaMalloc entries a CUPTI subscriber got. Each copy asks for
+ * TOOLS_RUNTIME_CALLBACK_HOOKS once (CALL cuGetExportTable). */
 #define _GNU_SOURCE
 #include <dlfcn.h>
 #include <stdint.h>
@@ -19,20 +20,15 @@
 #include <stdlib.h>
 
 #include "cuda_min.h"
+#include "rt_copy.h"
 
 CUresult cuMemsetD8_v2(CUdeviceptr p, unsigned char v, size_t n);
 int cudaMalloc(void **ptr, size_t size);
 int lib_cudart_cupti_delivered(void);
 
-typedef int (*hook_fn)(int site, uint32_t cbid, const char *name, const void *params, void *ret, uint64_t *corr);
 static void report(int site, const void *params, int *ret, uint64_t *corr)
 {
-    void *lib = dlopen("libcupti.so.13", RTLD_NOW | RTLD_NOLOAD);
-    hook_fn h = lib ? (hook_fn)dlsym(lib, "fake_cupti_runtime_api") : NULL;
-    if (h)
-        h(site, 49, "cudaMemset", params, ret, corr);
-    if (lib)
-        dlclose(lib);
+    rt_copy_report(site, 49, "cudaMemset", params, ret, corr);
 }
 
 static int static_cudaMemset(void *ptr, int value, size_t count)
@@ -40,9 +36,10 @@ static int static_cudaMemset(void *ptr, int value, size_t count)
     struct { void *devPtr; int value; size_t count; } p = {ptr, value, count};   /* cudaMemset_v3020_params */
     uint64_t corr = 0;
     report(0, &p, NULL, &corr);
+    printf("CALL cuGetExportTable\n");   /* this copy's one request for the table */
     void *q = NULL;
     int r = cudaMalloc(&q, 256);
-    printf("CALL cudaMalloc\nCALL cuMemAlloc_v2\n");
+    printf("CALL cudaMalloc\nCALL cuGetExportTable\nCALL cuMemAlloc_v2\n");   /* the shared copy's request */
     r |= cuMemsetD8_v2((CUdeviceptr)(uintptr_t)ptr, (unsigned char)value, count) != CUDA_SUCCESS;
     printf("CALL cuMemsetD8_v2\nCALL cudaMemset\n");
     report(1, &p, &r, &corr);

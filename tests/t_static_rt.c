@@ -3,20 +3,21 @@
  *
  * Its runtime functions (rt_cudaMalloc, ...) are internal to the program,
  * as nvcc's static cudart is: no symbol of cutap can stand in for them.
- * Like the real runtime, each reports its entry and exit to CUPTI (here the
- * fake libcupti.so.13, tests/fake/fake_cupti.c, through its test hook)
- * with CUPTI's function name, callback id and parameter struct
+ * Like the real runtime, each reports its entry and exit through the
+ * driver's TOOLS_RUNTIME_CALLBACK_HOOKS when the driver's word for it is
+ * set (tests/rt_copy.h: set by cutap's copy of the table by default, by a
+ * CUPTI subscriber, here the fake libcupti.so.13, otherwise), with CUPTI's
+ * function name, callback id and parameter struct
  * (generated_cuda_runtime_api_meta.h), and calls the driver in between.
- * The program never links CUPTI: the hook is found only when a tool has
- * loaded libcupti, as the real runtime only reports to a subscriber.
  *
  * stdout: CALL <name> for every driver call made, and each runtime call's
  * result (the same with and without cutap, whatever CUPTI does).
- * stderr: RTCALL <name> for every runtime call whose entry a CUPTI
- * subscriber got and that cutap should record: a function of the runtime
+ * stderr: RTCALL <name> for every runtime call whose entry was reported
+ * and that cutap should record: a function of the runtime
  * API, at most 64 runtime calls deep; ADDR <name> <addresses> of the
  * structs passed by value inside the parameter struct (what cutap records
- * as their argument words).
+ * as their argument words); "CUPTI loaded" when a libcupti is in the
+ * process at the end.
  *
  * The calls: the first runtime call initialises the driver after its entry
  * was reported (so a subscriber made at cuInit misses that entry, not its
@@ -43,6 +44,7 @@
 #include <unistd.h>
 
 #include "cuda_min.h"
+#include "rt_copy.h"
 
 typedef void *CUfunction;
 typedef void *CUstream;
@@ -64,21 +66,7 @@ struct cudaMemLocation {
     int type, id;
 };
 
-/* --- reporting to CUPTI ------------------------------------------------- */
-typedef int (*hook_fn)(int site, uint32_t cbid, const char *name, const void *params, void *ret, uint64_t *corr);
-static hook_fn _Atomic hook_ptr;
-
-static hook_fn hook(void)
-{
-    hook_fn h = atomic_load(&hook_ptr);
-    if (h)
-        return h;
-    void *lib = dlopen("libcupti.so.13", RTLD_NOW | RTLD_NOLOAD);   /* loaded by a tool, or not at all */
-    if (lib && (h = (hook_fn)dlsym(lib, "fake_cupti_runtime_api")))
-        atomic_store(&hook_ptr, h);
-    return h;
-}
-
+/* --- reporting, as the real runtime does (tests/rt_copy.h) ------------- */
 struct rt_call {
     uint32_t cbid;        /* CUPTI_RUNTIME_TRACE_CBID_* of cupti_runtime_cbid.h */
     const char *name;     /* CUPTI's functionName */
@@ -87,20 +75,22 @@ struct rt_call {
     int delivered;
 };
 
+static void called(const char *name) { printf("CALL %s\n", name); }
+
 static _Atomic int depth_now;
 static int rt_begin(struct rt_call *c)
 {
-    hook_fn h = hook();
+    static _Atomic int asked;
     c->corr = 0;
-    c->delivered = h ? h(0, c->cbid, c->name, c->params, NULL, &c->corr) : 0;
+    c->delivered = rt_copy_report(0, c->cbid, c->name, c->params, NULL, &c->corr);
+    if (!atomic_exchange(&asked, 1))
+        called("cuGetExportTable");   /* the copy's one request for the table (rt_copy.h) */
     return atomic_fetch_add(&depth_now, 0);
 }
 
 static cudaError_t rt_end(struct rt_call *c, cudaError_t r)
 {
-    hook_fn h = hook();
-    if (h)
-        h(1, c->cbid, c->name, c->params, &r, &c->corr);
+    rt_copy_report(1, c->cbid, c->name, c->params, &r, &c->corr);
     return r;
 }
 
@@ -112,7 +102,6 @@ static void expect(const struct rt_call *c, const char *api_name, int depth)
         fprintf(stderr, "RTCALL %s\n", api_name);
 }
 
-static void called(const char *name) { printf("CALL %s\n", name); }
 
 static int initialised;
 static cudaError_t rt_lazy_init(void)
@@ -342,5 +331,7 @@ int main(void)
     for (int i = 0; i < atomic_load(&expected_threads); i++)
         fprintf(stderr, "RTCALL cudaMalloc\n");
     printf("threads: 200 cudaMalloc\n");
+    if (dlopen("libcupti.so.13", RTLD_NOW | RTLD_NOLOAD))
+        fprintf(stderr, "CUPTI loaded\n");
     return 0;
 }

@@ -3,36 +3,43 @@
 T        := $(BUILD)/tests
 FAKE     := $(BUILD)/fake
 TCFLAGS  := -O1 -g $(WARN) -Iinclude -Itests -Itests/fake
-FAKE_SRC := tests/fake/fake_core.c tests/fake/generated/fake_driver.c src/common/integrity_hash.c
+FAKE_SRC := tests/fake/fake_core.c tests/fake/fake_tools.c tests/fake/generated/fake_driver.c src/common/integrity_hash.c
 
 $(FAKE)/libcuda.so.1: $(FAKE_SRC) src/common/integrity_hash.h tests/fake/fake_internal.h tests/fake/fake_nvkernel.c include/generated/cutap_ids.h
 	@mkdir -p $(FAKE)
 	$(CC) $(TCFLAGS) -fPIC -shared -Wl,-soname,libcuda.so.1 -Wl,-Bsymbolic -o $@ $(FAKE_SRC) -ldl -lpthread
 	ln -sf libcuda.so.1 $(FAKE)/libcuda.so
 
-# A fake libcupti (CUPTI's subscriber API and a test hook through which
-# tests/t_static_rt.c reports its runtime calls), for --runtime=cupti.
-$(FAKE)/libcupti.so.13: tests/fake/fake_cupti.c
+# A fake libcupti (CUPTI's subscriber API; the driver hands it the runtime
+# copies' reports, tests/fake/fake_tools.c), for --runtime=cupti and for
+# a CUPTI client beside cutap.
+$(FAKE)/libcupti.so.13: tests/fake/fake_cupti.c tests/cupti_min.h
 	@mkdir -p $(FAKE)
 	$(CC) $(TCFLAGS) -fPIC -shared -Wl,-soname,libcupti.so.13 -o $@ $<
 
 # A shared libcudart that also reports to CUPTI, and a program calling it:
 # with --runtime=cupti each of its calls must be recorded once.
-$(T)/cudart/libcudart.so.13: tests/lib_cudart_cupti.c tests/cuda_min.h $(FAKE)/libcuda.so.1
+$(T)/cudart/libcudart.so.13: tests/lib_cudart_cupti.c tests/rt_copy.h tests/cupti_min.h tests/cuda_min.h $(FAKE)/libcuda.so.1
 	@mkdir -p $(T)/cudart
 	$(CC) $(TCFLAGS) -fPIC -shared -Wl,-soname,libcudart.so.13 -o $@ $< -L$(FAKE) -lcuda -ldl
 # Issue #14: the same shared runtime reporting through the driver's tools
 # hook (tests/rt_copy.h), a library with its own static runtime copy
 # reporting the same way, and a program using both from many threads.
-$(T)/cudart_hook/libcudart.so.13: tests/lib_cudart_cupti.c tests/rt_copy.h tests/cuda_min.h $(FAKE)/libcuda.so.1
+$(T)/cudart_hook/libcudart.so.13: tests/lib_cudart_cupti.c tests/rt_copy.h tests/cupti_min.h tests/cuda_min.h $(FAKE)/libcuda.so.1
 	@mkdir -p $(T)/cudart_hook
-	$(CC) $(TCFLAGS) -DVIA_TOOLS_HOOK -fPIC -shared -Wl,-soname,libcudart.so.13 -o $@ $< -L$(FAKE) -lcuda -ldl
-$(T)/dnn/libfakednn.so: tests/lib_dnn_static_rt.c tests/rt_copy.h tests/cuda_min.h $(FAKE)/libcuda.so.1
+	$(CC) $(TCFLAGS) -fPIC -shared -Wl,-soname,libcudart.so.13 -o $@ $< -L$(FAKE) -lcuda -ldl
+$(T)/dnn/libfakednn.so: tests/lib_dnn_static_rt.c tests/rt_copy.h tests/cupti_min.h tests/cuda_min.h $(FAKE)/libcuda.so.1
 	@mkdir -p $(T)/dnn
 	$(CC) $(TCFLAGS) -fPIC -shared -Wl,-soname,libfakednn.so -o $@ $< -L$(FAKE) -lcuda
 $(T)/t_rt_mix: tests/t_rt_mix.c $(T)/cudart_hook/libcudart.so.13 $(T)/dnn/libfakednn.so
 	$(CC) $(TCFLAGS) -o $@ $< $(T)/cudart_hook/libcudart.so.13 $(T)/dnn/libfakednn.so -L$(FAKE) -lcuda -lpthread \
 	    -Wl,-rpath,'$$ORIGIN/cudart_hook:$$ORIGIN/dnn'
+# Issue #25: a CUPTI client in the traced process (the fake libcupti's
+# subscriber), as nsys or a profiler is.
+$(T)/t_static_rt $(T)/t_shared_rt: tests/rt_copy.h tests/cupti_min.h
+$(T)/libcupti_client.so: tests/lib_cupti_client.c tests/cupti_min.h
+	@mkdir -p $(T)
+	$(CC) $(TCFLAGS) -fPIC -shared -o $@ $< -ldl
 $(T)/t_shared_rt: tests/t_shared_rt.c $(T)/cudart/libcudart.so.13
 	$(CC) $(TCFLAGS) -o $@ $< $(T)/cudart/libcudart.so.13 -L$(FAKE) -lcuda -ldl -Wl,-rpath,'$$ORIGIN/cudart'
 
@@ -170,7 +177,7 @@ TEST_BINS := $(T)/libshim.so $(T)/t_nodriver $(T)/t_probe $(T)/t_fds $(T)/t_tsc 
 
 TEST_BINS += $(T)/fuzz_reader $(BUILD)/asan/cutap
 TEST_BINS += $(T)/libnofalloc.so $(T)/t_static $(T)/t_thread_churn
-TEST_BINS += $(FAKE)/libcupti.so.13 $(T)/t_static_rt $(T)/t_shared_rt $(T)/t_rt_mix
+TEST_BINS += $(FAKE)/libcupti.so.13 $(T)/t_static_rt $(T)/t_shared_rt $(T)/t_rt_mix $(T)/libcupti_client.so
 
 # NVTX annotations for the nvtx_* cases: nvtx3 is header-only (the CUDA
 # toolkit's); without the header t_nvtx is not built and they are skipped.

@@ -1,12 +1,14 @@
 #!/usr/bin/env bash
-# Issue #14's cost per runtime call, side by side in one run: cudaGetDevice
-# of a static and of a shared cudart (bench/gpu/rtcall.cu), bare, under a
-# bare CUPTI callback subscriber (tests/gpu/cupti_ref.c), under `cutap
-# trace` (symbols only: a static copy's calls are not seen) and under
-# `cutap trace --runtime=all` (also without the export-table hook calls
-# it records, -e '!layer=hidden', and under cutap stat); CYCLES (default 3)
-# alternating cycles (RTCALL_MODES picks the modes),
-# median ns per call.   bench/gpu/rtcall.sh [CYCLES]
+# Issues #14 and #25: the cost per runtime call, side by side in one run:
+# cudaGetDevice of a static and of a shared cudart (bench/gpu/rtcall.cu),
+# bare, under a bare CUPTI callback subscriber (tests/gpu/cupti_ref.c),
+# under `cutap trace --runtime=symbols` (symbols only: a static copy's
+# calls are not seen), plain `cutap trace` (the default: every copy, by
+# its own reports), `cutap trace --runtime=cupti` (through CUPTI, the
+# mode issue #14 made) and plain `cutap stat`; CYCLES (default 3)
+# alternating cycles (RTCALL_MODES picks the modes), each process pinned
+# to the cores RTCALL_PIN names (taskset -c; default 0), median ns per
+# call.   bench/gpu/rtcall.sh [CYCLES]
 set -u
 cd "$(dirname "$0")/../.."
 B=build/gpu C=build/cutap
@@ -14,17 +16,19 @@ B=build/gpu C=build/cutap
 T=$(mktemp -d /tmp/cutap-rtcall.XXXXXX)
 cycles=${1:-3}
 declare -A V
+P="taskset -c ${RTCALL_PIN:-0}"
+$P true 2>/dev/null || P=
 run() {   # BIN MODE
   case $2 in
-    bare) $1 ;;
-    cupti) CUDA_INJECTION64_PATH=$PWD/$B/libcupti_ref.so CUTAP_REF_DIR=$T/ref $1 ;;
-    trace) $C trace -o "$T/t$RANDOM$RANDOM" -- $1 2>/dev/null ;;
-    all) $C trace --runtime=all -o "$T/a$RANDOM$RANDOM" -- $1 2>/dev/null ;;
-    allnohidden) $C trace --runtime=all -e '!layer=hidden' -o "$T/h$RANDOM$RANDOM" -- $1 2>/dev/null ;;
-    allstat) $C stat --runtime=all -o "$T/s$RANDOM$RANDOM" -- $1 2>/dev/null ;;
+    bare) $P $1 ;;
+    cupti) CUDA_INJECTION64_PATH=$PWD/$B/libcupti_ref.so CUTAP_REF_DIR=$T/ref $P $1 ;;
+    symbols) $P $C trace --runtime=symbols -o "$T/t$RANDOM$RANDOM" -- $1 2>/dev/null ;;
+    trace) $P $C trace -o "$T/a$RANDOM$RANDOM" -- $1 2>/dev/null ;;
+    tracecupti) $P $C trace --runtime=cupti -o "$T/c$RANDOM$RANDOM" -- $1 2>/dev/null ;;
+    stat) $P $C stat -o "$T/s$RANDOM$RANDOM" -- $1 2>/dev/null ;;
   esac | tail -1
 }
-MODES=${RTCALL_MODES:-bare cupti trace all allnohidden allstat}
+MODES=${RTCALL_MODES:-bare cupti symbols trace tracecupti stat}
 mkdir -p "$T/ref"
 for c in $(seq "$cycles"); do
   for b in static shared; do
@@ -32,9 +36,9 @@ for c in $(seq "$cycles"); do
   done
 done
 med() { tr ' ' '\n' | grep -v '^$' | sort -g | awk '{v[NR]=$1} END {print (NR%2 ? v[(NR+1)/2] : (v[NR/2]+v[NR/2+1])/2)}'; }
-echo "cudaGetDevice, ns per call (median of $cycles cycles x 7 rounds; min..max of the cycles' medians)"
-declare -A TITLE=([bare]=bare [cupti]="CUPTI subscriber" [trace]="cutap trace" [all]="trace --runtime=all"
-  [allnohidden]="... -e '!layer=hidden'" [allstat]="stat --runtime=all")
+echo "cudaGetDevice, ns per call, pinned to cores ${RTCALL_PIN:-0} (median of $cycles cycles x 7 rounds; min..max of the cycles' medians)"
+declare -A TITLE=([bare]=bare [cupti]="CUPTI subscriber" [symbols]="trace --runtime=symbols" [trace]="cutap trace"
+  [tracecupti]="trace --runtime=cupti" [stat]="cutap stat")
 printf "%-8s" runtime; for m in $MODES; do printf " %24s" "${TITLE[$m]}"; done; echo
 for b in static shared; do
   printf "%-8s" $b

@@ -29,7 +29,7 @@ echo "== $(date -u +%Y-%m-%dT%H:%MZ) $(nvidia-smi --query-gpu=name,driver_versio
 echo
 T=$(mktemp -d /tmp/cutap-bench.XXXXXX)
 declare -A V
-PIN="taskset -c 4-11"
+PIN="taskset -c ${BENCH_PIN:-4-11}"
 $PIN true 2>/dev/null || PIN=
 NSYS=${BENCH_NSYS:+$(ls /opt/nvidia/nsight-compute/*/host/target-linux-x64/nsys /usr/local/cuda/bin/nsys 2>/dev/null | head -1)}
 REF=$PWD/$B/libcupti_ref.so
@@ -40,6 +40,7 @@ run_mode() {   # MODE CYCLE ARGS...: one process, its steps/s
     bare) timeout 200 $PIN python3 bench/gpu/torch_steps.py "$@" ;;
     trace) timeout 200 $PIN build/cutap trace -o "$T/$m$c.$#" -- python3 bench/gpu/torch_steps.py "$@" 2>/dev/null ;;
     tracecupti) timeout 200 $PIN build/cutap trace --runtime=cupti -o "$T/$m$c.$#" -- python3 bench/gpu/torch_steps.py "$@" 2>/dev/null ;;
+    tracesym) timeout 200 $PIN build/cutap trace --runtime=symbols -o "$T/$m$c.$#" -- python3 bench/gpu/torch_steps.py "$@" 2>/dev/null ;;
     trace0) CUTAP_PREFAULT=0 timeout 200 $PIN build/cutap trace -o "$T/$m$c.$#" -- python3 bench/gpu/torch_steps.py "$@" 2>/dev/null ;;
     stat) timeout 200 $PIN build/cutap stat -o "$T/$m$c.$#.txt" -- python3 bench/gpu/torch_steps.py "$@" ;;
     cupti) mkdir -p "$T/ref$c"; CUDA_INJECTION64_PATH=$REF CUTAP_REF_MARK=$T/ref$c timeout 200 $PIN python3 bench/gpu/torch_steps.py "$@" ;;
@@ -62,7 +63,9 @@ table() {   # TITLE MODES...: the table of V
 MODES="bare trace stat cupti"
 # trace0: trace with the pages populated on the calling thread (CUTAP_PREFAULT=0)
 [ -n "${BENCH_TRACE0:-}" ] && MODES="bare trace trace0 stat cupti"
-# tracecupti: cutap trace --runtime=cupti (issue #14: the runtime copies in libraries too)
+# tracecupti: cutap trace --runtime=cupti (issue #14: the runtime copies through CUPTI);
+# tracesym: --runtime=symbols (the shared libcudart only, the default before issue #25);
+# BENCH_PIN: the cores (taskset -c; default 4-11)
 [ -n "${BENCH_MODES:-}" ] && MODES=$BENCH_MODES
 [ -n "$NSYS" ] && MODES+=" nsys"
 for c in $(seq "$CYC"); do

@@ -12,7 +12,7 @@
 #include "run_internal.h"
 
 static const char stat_usage[] =
-    "usage: cutap stat [-o FILE [--force]] [-e FILTER] [--time-all] [--runtime=all|symbols] -- CMD [ARGS...]\n"
+    "usage: cutap stat [-o FILE [--force]] [-e FILTER] [--time-all] [--runtime=all|symbols|cupti] -- CMD [ARGS...]\n"
     "Runs CMD counting calls only (the cheapest mode) and prints, per function, calls, errors and\n"
     "time (total, average, min, max) at exit; exits with CMD's status.\n"
     "  -o FILE                  the summary into FILE (made 0600; never through a symbolic link)\n"

@@ -12,7 +12,7 @@
 #include "run_internal.h"
 
 static const char trace_usage[] =
-    "usage: cutap trace [-o DIR] [-e FILTER] [--runtime=all|symbols] [--no-nvtx] [--stuck S]\n"
+    "usage: cutap trace [-o DIR] [-e FILTER] [--runtime=all|symbols|cupti] [--no-nvtx] [--stuck S]\n"
     "                   [--ring SIZE] [--delay S] [--duration S] [--capture-range WHAT]\n"
     "                   [--until-error FILTER] -- CMD [ARGS...]\n"
     "Runs CMD, and every process it starts, with every CUDA call recorded: one trace file per\n"
@@ -49,7 +49,7 @@ static const char trace_usage[] =
     "examples:\n"
     "  cutap trace -o run1 -- python3 train.py\n"
     "  cutap trace -e 'layer=runtime,layer=cudnn,!cudaGetDevice' -- ./app --size 4096\n"
-    "  cutap trace --runtime=all -- ./nvcc_built_app       # static cudart, runtimes inside libraries\n"
+    "  cutap trace --runtime=symbols -- ./app              # the shared libcudart's calls only\n"
     "  cutap trace --ring 64M --until-error 'layer=nccl' -- torchrun --nproc-per-node 2 train.py\n"
     "  cutap trace --capture-range nvtx:step_10 -- python3 train.py\n"
     "then: cutap report run1; cutap dump run1; cutap export --format perfetto -o run1.json run1\n";

@@ -36,7 +36,7 @@ int prepare_env(const char *mode_var, const char *dir, const char *filter, const
     unsetenv("CUTAP_TRACE");
     unsetenv("CUTAP_COUNT");
     unsetenv("CUTAP_FILTER");
-    unsetenv("CUTAP_RUNTIME");   /* like the filter: the option decides, default symbols */
+    unsetenv("CUTAP_RUNTIME");   /* like the filter: the option decides, default all */
     if (set_preload(lib) || setenv(mode_var, abs, 1) || (filter && setenv("CUTAP_FILTER", filter, 1)) ||
         (runtime && setenv("CUTAP_RUNTIME", runtime, 1))) {
         fprintf(stderr, "cutap: cannot set the environment\n");

@@ -356,8 +356,10 @@ int parse(int argc, char **argv, struct run_opts *o, const char *usage, int stat
                 fprintf(stderr, "cutap: --runtime=%s: takes all, symbols or cupti\n%s", optarg, usage);
                 return 2;
             }
-            /* all: the documented name (issue #14) of what cupti does */
-            o->runtime = strcmp(optarg, "all") ? optarg : "cupti";
+            /* all (the default): every copy's own reports (issue #25);
+             * cupti: the same through a CUPTI subscription; symbols: the
+             * shared libcudart's symbols only */
+            o->runtime = optarg;
             break;
         case 'e': {
             const char *bad = NULL;

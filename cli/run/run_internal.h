@@ -45,13 +45,13 @@ int inject_env(const struct run_opts *o);
 int capture_env(const struct run_opts *o);
 
 #define RUNTIME_HELP                                                                                  \
-    "  --runtime=all|symbols    where runtime-API calls (cudaMalloc, ...) come from: symbols (default)\n" \
-    "                           intercepts a shared libcudart only; all (also spelled cupti) adds the\n" \
-    "                           runtimes linked statically into the program and into libraries (cuDNN,\n" \
-    "                           cuBLAS, libtorch_cuda, XLA), from CUPTI's runtime callbacks, each call\n" \
-    "                           once, named by its object. Needs libcupti (CUTAP_CUPTI_LIB,\n"            \
-    "                           libcupti.so.13, $CUDA_HOME); calls made before the first cuInit returns\n" \
-    "                           are not seen\n"
+    "  --runtime=all|symbols|cupti  where runtime-API calls (cudaMalloc, ...) come from. all (default):\n" \
+    "                           every copy of the runtime: the shared libcudart by its symbols, the\n"   \
+    "                           copies linked statically into the program and into libraries (cuDNN,\n" \
+    "                           cuBLAS, NCCL, libtorch_cuda, XLA) by their own reports to the driver,\n"  \
+    "                           without CUPTI; each call once, named by its object, typed. symbols:\n"   \
+    "                           the shared libcudart only. cupti: the copies through a CUPTI\n"          \
+    "                           subscription (needs libcupti, and CUPTI free of other tools)\n"
 #define FILTER_HELP                                                                                   \
     "  -e FILTER                record only the calls FILTER selects: comma-separated globs on the\n"     \
     "                           function name (cuMem*, cudaMemcpy*, cublasGemm*), layer=NAME (driver,\n" \

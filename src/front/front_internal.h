@@ -295,6 +295,7 @@ struct cutap_thread {
     struct shadow_stack *shadow;                 /* core/dispatch.c */
     uint64_t missing_status;                     /* core/dispatch.c */
     struct rt_stack *rt_stk;                     /* resolve/cupti_rt.c */
+    uint64_t rt_hook4[6];                        /* resolve/rt_hooks.c */
     int32_t nvtx_depth[CUTAP_NVTX_DEPTH_SLOTS];  /* resolve/nvtx.c */
     struct {                                     /* record/capture.c */
         uint8_t armed, pending;

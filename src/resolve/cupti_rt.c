@@ -294,15 +294,16 @@ static int from_shared_runtime(uint32_t static_id_of_call, const void *ret)
 }
 
 /* --- the callback -------------------------------------------------------- */
-static void rt_enter(uint32_t id, const struct cutap_cupti_cbdata *cb)
+/* The entry of a reported call: params is the runtime's parameter struct,
+ * corr the call's correlation word (NULL: none), origin an address in the
+ * copy that reported it (NULL: not known). */
+static void rt_enter(uint32_t id, const void *params, uint64_t *corr, void *origin)
 {
-    uint64_t *corr = cb->correlationData;
     int typed = id < CUTAP_STATIC_COUNT;
     const struct cutap_fninfo *fi = cutap_fn(static_id(id));
     /* The shared libcudart is in use: our wrapper records this call. */
     int shared = atomic_load_explicit(&cutap_lib_state[CUTAP_LAYER_RUNTIME - CUTAP_FIRST_LIB_LAYER],
                                       memory_order_acquire) == 1;
-    void *origin = cutap_hook_caller();   /* an address in the copy that reported it, or NULL */
     if ((shared && from_shared_runtime(static_id(id), origin)) || fi->nargs > RT_MAXARGS) {
         if (corr)
             *corr = TAG_NONE;
@@ -319,16 +320,16 @@ static void rt_enter(uint32_t id, const struct cutap_cupti_cbdata *cb)
     unsigned k = s->top++;
     struct rt_frame *f = &s->f[k];
     if (typed)
-        params_to_words(fi, cb->functionParams, f->words);
+        params_to_words(fi, params, f->words);
     if (corr)
         *corr = TAG_PUSHED;
     cutap_external_enter(&f->x, id, f->words, typed ? fi->nargs : 0, typed ? 0 : CUTAP_CALL_UNTYPED, origin);
 }
 
-static void rt_exit(uint32_t id, const struct cutap_cupti_cbdata *cb)
+/* Its exit: ret points to the runtime's result (NULL: none). */
+static void rt_exit(uint32_t id, const void *ret, uint64_t *corr)
 {
     struct rt_stack *s = rt_stk;
-    uint64_t *corr = cb->correlationData;
     uint64_t tag = corr ? *corr : 0;
     if (tag == TAG_NONE || tag == TAG_LOST)
         return;
@@ -346,9 +347,9 @@ static void rt_exit(uint32_t id, const struct cutap_cupti_cbdata *cb)
     uint64_t result = 0;
     /* Runtime calls return cudaError_t; the few that return something
      * else (a string, a struct) are recorded with 0 rather than a guess. */
-    if (cb->functionReturnValue && !cutap_fn(static_id(id))->nostatus) {
+    if (ret && !cutap_fn(static_id(id))->nostatus) {
         int32_t r;
-        memcpy(&r, cb->functionReturnValue, sizeof r);
+        memcpy(&r, ret, sizeof r);
         result = (uint32_t)r;
     }
     cutap_external_exit(&f->x, result);
@@ -365,9 +366,42 @@ static void rt_callback(void *userdata, int domain, uint32_t cbid, const void *d
     if (id == CUTAP_ID_ALL)
         return;   /* not a function of our runtime layer: its driver calls stay top-level */
     if (cb->callbackSite == CUTAP_CUPTI_API_ENTER)
-        rt_enter(id, cb);
+        rt_enter(id, cb->functionParams, cb->correlationData, cutap_hook_caller());
     else if (cb->callbackSite == CUTAP_CUPTI_API_EXIT)
-        rt_exit(id, cb);
+        rt_exit(id, cb->functionReturnValue, cb->correlationData);
+}
+
+/* The same from the runtime's own report (resolve/rt_hooks.c): no CUPTI,
+ * no correlation word of ours (it is the CUPTI subscriber's, if any). */
+void cutap_rt_report(int site, uint32_t cbid, const char *name, const void *params, const void *ret, void *origin)
+{
+    uint32_t id = id_of(cbid, name);
+    if (id == CUTAP_ID_ALL)
+        return;
+    if (site == CUTAP_CUPTI_API_ENTER)
+        rt_enter(id, params, NULL, origin);
+    else if (site == CUTAP_CUPTI_API_EXIT)
+        rt_exit(id, ret, NULL);
+}
+
+/* Whether origin lies in the shared libcudart our wrappers record. */
+int cutap_rt_origin_is_shared(const void *origin)
+{
+    if (atomic_load_explicit(&cutap_lib_state[CUTAP_LAYER_RUNTIME - CUTAP_FIRST_LIB_LAYER], memory_order_acquire) != 1)
+        return 0;
+    uint32_t so = atomic_load_explicit(&shared_object, memory_order_acquire);
+    if (!so) {
+        const struct cutap_layer_desc *d = &cutap_layers[CUTAP_LAYER_RUNTIME - CUTAP_FIRST_LIB_LAYER];
+        for (uint32_t i = 0; i < d->count && !so; i++) {
+            void *r = __atomic_load_n(&cutap_real[d->first + i], __ATOMIC_ACQUIRE);
+            if (r)
+                so = cutap_object_of(r);
+        }
+        if (!so)
+            return 0;
+        atomic_store_explicit(&shared_object, so, memory_order_release);
+    }
+    return cutap_object_of(origin) == so;
 }
 
 /* --- finding libcupti and subscribing ----------------------------------- */
@@ -504,9 +538,15 @@ void cutap_cupti_hook_slot(uint32_t id, unsigned slot)
 
 void cutap_cupti_rt_configure(const char *mode)
 {
-    if (!mode || !*mode || !strcmp(mode, "symbols"))
+    /* unset, "all" or "hooks": the runtime copies' own reports
+     * (resolve/rt_hooks.c) */
+    if (!mode || !*mode || !strcmp(mode, "all") || !strcmp(mode, "hooks")) {
+        cutap_rt_hooks = 1;
         return;
-    if (strcmp(mode, "cupti") && strcmp(mode, "all")) {
+    }
+    if (!strcmp(mode, "symbols"))
+        return;
+    if (strcmp(mode, "cupti")) {
         cutap_warn("CUTAP_RUNTIME=%s: takes all, symbols or cupti; runtime calls are taken from symbols only", mode);
         return;
     }

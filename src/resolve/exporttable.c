@@ -92,7 +92,9 @@ static unsigned ntables;
 static pthread_mutex_t tab_lock = PTHREAD_MUTEX_INITIALIZER;
 CUTAP_FORK_SAFE(tab_lock)
 
-static const void *make_copy(const void *real, const char *tname, int nosize_slots, int integrity)
+/* plain: only the runtime-callback protocol's slots are cutap's (the
+ * policy does not wrap the table, the default runtime mode needs it). */
+static const void *make_copy(const void *real, const char *tname, int nosize_slots, int integrity, int plain)
 {
     const uintptr_t *w = real;
     size_t nwords, first;
@@ -110,12 +112,22 @@ static const void *make_copy(const void *real, const char *tname, int nosize_slo
     uintptr_t *copy = calloc(nwords, sizeof *copy);
     if (!copy)
         return NULL;
+    int rt_table = !strcmp(tname, "TOOLS_RUNTIME_CALLBACK_HOOKS");
     memcpy(copy, w, nwords * sizeof *copy);
     for (size_t s = first; s < nwords; s++) {
         void *fn = (void *)w[s];
         /* Only slots that point into executable code get a trampoline;
          * anything else (data, NULL) is copied as it is. */
         if (!fn || !cutap_addr_is_code(fn))
+            continue;
+        /* The runtime copies' reports of their calls (resolve/rt_hooks.c):
+         * slots 1, 2 and 4 are that protocol's, handled, not recorded. */
+        void *own = rt_table && cutap_rt_hooks ? cutap_rt_hooks_slot((unsigned)s, fn) : NULL;
+        if (own) {
+            copy[s] = (uintptr_t)own;
+            continue;
+        }
+        if (plain)
             continue;
         char name[96];
         snprintf(name, sizeof name, "%s#%zu", tname, s);
@@ -131,7 +143,7 @@ static const void *make_copy(const void *real, const char *tname, int nosize_slo
             fn = cutap_integrity_slot1_fn();
         __atomic_store_n(&ctx->real, fn, __ATOMIC_RELEASE);
         cutap_refresh_id(id);
-        if (!strcmp(tname, "TOOLS_RUNTIME_CALLBACK_HOOKS"))
+        if (rt_table)
             cutap_cupti_hook_slot(id, (unsigned)s);
         copy[s] = (uintptr_t)stub;
     }
@@ -149,8 +161,12 @@ static void fix(cutap_call_t *call)
     hexuuid(uuid, hex);
     const char *tname = k ? k->name : hex;
     cutap_log_debug("export table %s at %p: word 0 = %#lx", tname, *pp, (unsigned long)*(const uintptr_t *)*pp);
-    if (!policy_says_wrap(k ? k->name : NULL, hex))
-        return;
+    int plain = 0;
+    if (!policy_says_wrap(k ? k->name : NULL, hex)) {
+        if (!(cutap_rt_hooks && k && !strcmp(k->name, "TOOLS_RUNTIME_CALLBACK_HOOKS")))
+            return;
+        plain = 1;   /* the default runtime mode needs its protocol's slots */
+    }
     /* The two tables the runtime verifies: only where this process has
      * shown that cutap computes the driver's answer (resolve/integrity.c). */
     int verified = cutap_integrity_table(uuid);
@@ -167,7 +183,7 @@ static void fix(cutap_call_t *call)
     pthread_mutex_unlock(&tab_lock);
     if (!copy) {
         const void *made = make_copy(real, tname, k ? k->nslots_nosize : 0,
-                                     verified && !strcmp(tname, "INTEGRITY_CHECK"));
+                                     verified && !strcmp(tname, "INTEGRITY_CHECK"), plain);
         pthread_mutex_lock(&tab_lock);
         for (unsigned i = 0; i < ntables; i++)
             if (tables[i].real == real)

@@ -84,5 +84,20 @@ extern const uint8_t cutap_rt_cbid_current[];
 /* A slot of TOOLS_RUNTIME_CALLBACK_HOOKS was wrapped (exporttable.c):
  * under --runtime=cupti, #1 and #4 are not recorded, #1 keeps its frame. */
 void cutap_cupti_hook_slot(uint32_t id, unsigned slot);
+/* A runtime copy's report of one of its calls (site 0 entry, 1 exit),
+ * recorded as CUPTI's would be; origin: an address in the copy. */
+void cutap_rt_report(int site, uint32_t cbid, const char *name, const void *params, const void *ret, void *origin);
+/* Whether origin lies in the shared libcudart our symbol wrappers record. */
+int cutap_rt_origin_is_shared(const void *origin);
+
+/* --- resolve/rt_hooks.c ------------------------------------------------------ */
+
+/* The default: the runtime copies' own reports, without CUPTI. */
+extern int cutap_rt_hooks;
+/* What the copy of TOOLS_RUNTIME_CALLBACK_HOOKS holds in slot 1, 2 or 4
+ * under it (real: the driver's function); NULL for any other slot. */
+void *cutap_rt_hooks_slot(unsigned slot, void *real);
+/* Runtime copies handed cutap's flags, and reports taken. */
+void cutap_rt_hooks_stats(uint64_t *copies, uint64_t *reports);
 
 #endif

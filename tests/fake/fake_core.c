@@ -567,26 +567,6 @@ static const unsigned char uuid_sized[16] = {0xfa, 0x4e, 0x00, 0x01, 0, 0, 0, 0,
 static const unsigned char uuid_nosize[16] = {0xfa, 0x4e, 0x00, 0x02, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0x02};
 static const unsigned char uuid_cudart[16] = {0x6b, 0xd5, 0xfb, 0x6c, 0x5b, 0xf4, 0xe7, 0x4a, 0x89, 0x87, 0xd9, 0x39, 0x12, 0xfd, 0x9d, 0xf9};
 
-/* TOOLS_RUNTIME_CALLBACK_HOOKS, as the real driver's is used under CUPTI
- * (docs/HIDDEN_API.md): a runtime copy calls slot 1 at the entry and at
- * the exit of each of its API calls, and CUPTI calls its subscriber from
- * inside it. Here slot 1 hands the report to the fake libcupti's test
- * hook when a tool loaded it (its signature is the fake's own; the real
- * slot's is not public). */
-typedef int (*cupti_hook_fn)(int site, uint32_t cbid, const char *name, const void *params, void *ret, uint64_t *corr);
-static int tools_report(int site, uint32_t cbid, const char *name, const void *params, void *ret, uint64_t *corr)
-{
-    static cupti_hook_fn _Atomic hook;
-    cupti_hook_fn h = atomic_load(&hook);
-    if (!h) {
-        void *lib = dlopen("libcupti.so.13", RTLD_NOW | RTLD_NOLOAD);   /* loaded by a tool, or not at all */
-        if (!lib || !(h = (cupti_hook_fn)dlsym(lib, "fake_cupti_runtime_api")))
-            return 0;
-        atomic_store(&hook, h);
-    }
-    return h(site, cbid, name, params, ret, corr);
-}
-static const uintptr_t table_tools[] = {2 * sizeof(uintptr_t), (uintptr_t)tools_report};
 
 /* Devices as the fake describes them (one): a UUID and a PCI location,
  * which INTEGRITY_CHECK hashes. */
@@ -657,7 +637,7 @@ static uint64_t do_export_table(const uint64_t *a)
     else if (!memcmp(u, uuid_cudart, 16))
         *pp = table_cudart;
     else if (!memcmp(u, uuid_tools, 16))
-        *pp = table_tools;
+        *pp = fake_table_tools;   /* fake_tools.c */
     else if (!memcmp(u, uuid_integrity, 16))
         *pp = table_integrity;
     else {

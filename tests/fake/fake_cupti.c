@@ -1,11 +1,15 @@
 /* A fake libcupti.so.13 for the --runtime=cupti tests (tests/t_static_rt.c).
  *
  * Real CUPTI learns of runtime calls from the CUDA runtime through the
- * driver; here the test program's own mini runtime reports each call with
- * fake_cupti_runtime_api(), and the fake hands it to the subscriber's
- * callback as CUPTI would: domain CUPTI_CB_DOMAIN_RUNTIME_API, the callback
- * id, and a CUpti_CallbackData. Builds without the CUDA toolkit: the few
- * CUPTI types are declared here, pinned to CUDA 13.0's headers.
+ * driver, as the fake does: enabling the runtime domain sets the driver's
+ * runtime-callback words (the fake driver's fake_tools_enable), a runtime
+ * copy reports each call whose word is set through the driver's
+ * TOOLS_RUNTIME_CALLBACK_HOOKS#1 (tests/rt_copy.h), and the driver hands
+ * the runtime's record to fake_cupti_dispatch(), which calls the
+ * subscriber as CUPTI would: domain CUPTI_CB_DOMAIN_RUNTIME_API, the
+ * callback id, and a CUpti_CallbackData made of the record. Builds
+ * without the CUDA toolkit: the few CUPTI types are declared here, pinned
+ * to CUDA 13.0's headers.
  *
  *   FAKE_CUPTI_BUSY=1     cuptiSubscribe fails as when another tool holds
  *                         CUPTI (CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED)
@@ -18,6 +22,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cupti_min.h"
+
 #define EXPORT __attribute__((visibility("default")))
 
 /* cupti_result.h */
@@ -29,21 +35,18 @@ enum {
 /* cupti_callbacks.h */
 enum { CUPTI_CB_DOMAIN_RUNTIME_API = 2 };
 typedef void (*callback_fn)(void *userdata, int domain, uint32_t cbid, const void *cbdata);
-struct callback_data {   /* CUpti_CallbackData */
-    int callbackSite;
-    const char *functionName;
-    const void *functionParams;
-    void *functionReturnValue;
-    const char *symbolName;
-    void *context;
-    uint32_t contextUid;
-    uint64_t *correlationData;
-    uint32_t correlationId;
-};
-_Static_assert(offsetof(struct callback_data, correlationData) == 56 && sizeof(struct callback_data) == 72,
-               "CUpti_CallbackData layout of cupti_callbacks.h (CUDA 13.0)");
+#define callback_data cupti_min_cbdata
 
 static int token;   /* the one subscriber handle */
+
+/* The driver's runtime-callback words (the fake driver's export). */
+static void driver_enable(int on)
+{
+    void *h = dlopen("libcuda.so.1", RTLD_NOW | RTLD_NOLOAD);
+    void (*en)(int, int) = h ? (void (*)(int, int))dlsym(h, "fake_tools_enable") : NULL;
+    if (en)
+        en(-1, on);
+}
 static callback_fn callback;
 static void *callback_user;
 static int runtime_enabled;
@@ -66,8 +69,10 @@ EXPORT int cuptiEnableDomain(uint32_t enable, void *subscriber, int domain)
 {
     if (subscriber != &token || !callback)
         return CUPTI_ERROR_INVALID_PARAMETER;
-    if (domain == CUPTI_CB_DOMAIN_RUNTIME_API)
+    if (domain == CUPTI_CB_DOMAIN_RUNTIME_API) {
         runtime_enabled = enable != 0;
+        driver_enable(runtime_enabled);
+    }
     return CUPTI_SUCCESS;
 }
 
@@ -77,6 +82,7 @@ EXPORT int cuptiUnsubscribe(void *subscriber)
         return CUPTI_ERROR_INVALID_PARAMETER;
     callback = NULL;
     runtime_enabled = 0;
+    driver_enable(0);
     return CUPTI_SUCCESS;
 }
 
@@ -93,9 +99,6 @@ EXPORT int cuptiGetResultString(int result, const char **str)
     return CUPTI_SUCCESS;
 }
 
-/* Test hook: the program's runtime reports the entry (site 0) or exit
- * (site 1) of one call. corr is the call's correlation word, shared by its
- * entry and exit. Returns 1 when a subscriber's callback got the report. */
 /* FAKE_CUPTI_TABLE_CALLS=1: as the real CUPTI does, a call through a
  * driver export table (the fake's FAKE_SIZED, slot 1) with each report:
  * the instrument's calls, which cutap must not record as the program's. */
@@ -118,21 +121,24 @@ static void table_call(void)
     f(1);
 }
 
-EXPORT int fake_cupti_runtime_api(int site, uint32_t cbid, const char *name, const void *params, void *ret,
-                                  uint64_t *corr)
+
+/* The driver's #1 hands over the runtime's record (tests/fake/fake_tools.c). */
+EXPORT void fake_cupti_dispatch(const struct rt_copy_record *r)
 {
-    if (!callback || !runtime_enabled)
-        return 0;
+    if (!callback || !runtime_enabled || !r)
+        return;
     table_call();
     const char *nc = getenv("FAKE_CUPTI_NO_CORR");
     struct callback_data d = {
-        .callbackSite = site,
-        .functionName = name,
-        .functionParams = params,
-        .functionReturnValue = site == 1 ? ret : NULL,
-        .correlationData = nc && !strcmp(nc, "1") ? NULL : corr,
+        .callbackSite = (int)r->site,
+        .functionName = r->name,
+        .functionParams = r->params,
+        .functionReturnValue = r->site == 1 ? r->result : NULL,
+        .symbolName = r->symbol,
+        .context = r->context,
+        .contextUid = (uint32_t)r->context_uid,
+        .correlationData = nc && !strcmp(nc, "1") ? NULL : r->correlation,
         .correlationId = __atomic_add_fetch(&next_correlation, 1, __ATOMIC_RELAXED),
     };
-    callback(callback_user, CUPTI_CB_DOMAIN_RUNTIME_API, cbid, &d);
-    return 1;
+    callback(callback_user, CUPTI_CB_DOMAIN_RUNTIME_API, r->cbid, &d);
 }

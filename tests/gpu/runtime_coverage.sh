@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
-# Issue #14 on the GPU: for each workload, the runtime calls an independent
-# CUPTI counting run saw (the referee alone: CUPTI allows one subscriber)
-# against those `cutap trace --runtime=cupti` recorded in a run of its own
+# Issues #14 and #25 on the GPU: for each workload, the runtime calls an
+# independent CUPTI counting run saw (the referee alone) against those
+# plain `cutap trace` (the runtime copies' own reports, no CUPTI; RTCOV_OPT
+# adds options, e.g. --runtime=cupti) recorded in a run of its own
 # (tests/gpu/runtime_coverage.py), summed over processes and process by
 # process (the processes of the two runs matched by their place in the
 # process tree), and the outputs of both runs against the bare run's.
@@ -12,6 +13,11 @@
 # more GPUs; its ranks print in any order, so outputs are compared sorted).
 # RTCOV_REPEAT=1: a second referee run per workload, and a "repeat" line:
 # how much two referee runs differ, and whether cutap is within that.
+# RTCOV_BOTH=1: also a run with cutap and the referee in the same process
+# (a CUPTI client beside cutap, as nsys or a profiler is): a "both" line,
+# cutap's calls in that run against the referee alone, and the referee's
+# counts in that run against the referee alone (its "repeat" line: ref_diff
+# is how much the referee's counts changed with cutap beside it).
 set -u
 cd "$(dirname "$0")/../.."
 B=build/gpu W=tests/gpu/workloads C=build/cutap
@@ -28,10 +34,10 @@ declare -A CMD=([vecadd_static]="$B/vecadd_static" [vecadd_shared]="$B/vecadd_sh
   [ptds]="$B/ptds" [torch_step]="python3 $W/torch_step.py" [torch_graph]="python3 $W/torch_graph.py"
   [torch_dataloader]="python3 $W/torch_dataloader.py"
   [torch_conv_graph]="python3 $W/torch_conv_graph.py" [torch_compile]="python3 $W/torch_compile.py"
-  [jax_step]="python3 $W/jax_step.py" [nccl_allreduce]="$B/nccl_allreduce"
+  [jax_step]="python3 $W/jax_step.py" [nccl_allreduce]="$B/nccl_allreduce" [cupy_step]="python3 $W/cupy_step.py"
   [torchrun_2gpu]="torchrun --standalone --nproc_per_node=2 $W/ddp_allreduce.py")
 ORDER="vecadd_static vecadd_shared ptds cublas_gemm torch_step torch_graph torch_dataloader torch_conv_graph
-  torch_compile jax_step nccl_allreduce"
+  torch_compile jax_step cupy_step nccl_allreduce"
 [ "$NGPU" -ge 2 ] && ORDER="$ORDER torchrun_2gpu"
 [ $# -gt 0 ] && ORDER="$*"
 echo "== $(date -u +%Y-%m-%dT%H:%MZ) $NGPU x $(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader | head -1)"
@@ -57,7 +63,7 @@ for n in $ORDER; do
   run "$n" "$R/$n.bare" "$R/$n.bare.err"; brc=$?
   if [ $brc != 0 ] || grep -qx NOGPU "$R/$n.bare"; then echo "$n: bare run failed or no GPU ($brc): skipped"; grep -m3 -i 'error' "$R/$n.bare.err"; continue; fi
   ref "$n" "$R/$n.ref" "$R/$n.refout"
-  run "$n" "$R/$n.out" "$R/$n.err" $C trace --runtime=cupti -o "$R/$n.tr" --
+  run "$n" "$R/$n.out" "$R/$n.err" $C trace ${RTCOV_OPT:-} -o "$R/$n.tr" --
   same=no; cmp -s "$R/$n.bare" "$R/$n.out" && cmp -s "$R/$n.bare" "$R/$n.refout" && same=yes
   ref2=
   if [ "${RTCOV_REPEAT:-0}" = 1 ]; then
@@ -70,6 +76,16 @@ for n in $ORDER; do
   echo "$(head -1 "$R/$n.cov") output_same=$same"
   tail -n +2 "$R/$n.cov"
   grep -i 'cupti' "$R/$n.err" | head -2
+  if [ "${RTCOV_BOTH:-0}" = 1 ]; then
+    mkdir -p "$R/$n.bref"
+    run "$n" "$R/$n.bout" "$R/$n.berr" env CUDA_INJECTION64_PATH="$PWD/$B/libcupti_ref.so" CUTAP_REF_DIR="$R/$n.bref" \
+      $C trace ${RTCOV_OPT:-} -o "$R/$n.btr" --
+    bsame=no; cmp -s "$R/$n.bare" "$R/$n.bout" && bsame=yes
+    $C export --format sqlite -o "$R/$n.bdb" "$R/$n.btr" 2>>"$R/$n.berr"
+    python3 tests/gpu/runtime_coverage.py "$n" "$R/$n.ref" "$R/$n.bdb" "$R/$n.bref" >"$R/$n.bcov" 2>&1
+    echo "  both: $(head -1 "$R/$n.bcov") output_same=$bsame"
+    grep -E '^  (repeat|less|more)' "$R/$n.bcov" | head -8 | sed 's/^/  both:/'
+  fi
 done
 echo "columns: procs = processes with runtime calls matched between the referee's run and cutap's / all"
 echo "(per side, processes without runtime calls are counted as idle); pp_coverage = coverage per"

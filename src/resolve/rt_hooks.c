@@ -1,0 +1,157 @@
+/* Every runtime call of every copy of the runtime, without CUPTI
+ * (CUTAP_RUNTIME unset, "all" or "hooks": the default; issue #25).
+ *
+ * The protocol, measured on the H100 and H200 (driver 580, CUDA 13.0;
+ * tests/gpu/rt_hooks_probe.cu, docs/HIDDEN_API.md):
+ *   - each runtime copy asks the driver for TOOLS_RUNTIME_CALLBACK_HOOKS
+ *     once and calls its slot #2(&flags, &n): a driver-owned array of n
+ *     (1024) 32-bit words, word c nonzero when runtime callback id c is
+ *     wanted. CUPTI's enabling writes these words (cuptiEnableDomain: all,
+ *     cuptiEnableCallback: one); the runtime reads them at every call.
+ *   - at the entry and at the exit of an API call whose word is set, the
+ *     runtime fills a record of its own (struct rt_record below) and calls
+ *     #4(context, &record.context_uid, 0, ?, name or NULL, 0), which fills
+ *     the context's uid, then #1(cbid, &record, ...), from inside which
+ *     CUPTI calls its subscribers. Neither call's result changes what the
+ *     runtime does; without a subscriber the driver's #1 does nothing.
+ *   - written by hand with no subscriber, the words make the runtime call
+ *     #4 and #1 just the same, and the program runs as before, whether the
+ *     driver's #4 and #1 are then called or not.
+ *
+ * So cutap hands each copy, from its copy of the table, a flags array of
+ * its own with every word set, and takes the reports in #1: its
+ * parameters, name and result are in the record, and the copy that made
+ * it is the caller of #1. The shared libcudart whose symbols our wrappers
+ * record gets the driver's own array (its calls are not reported twice,
+ * and cost nothing more). A CUPTI client in the process (nsys, the PyTorch
+ * profiler, a referee) enables words in the driver's array: where the
+ * driver's word for a report is set, cutap calls the driver's #4 (with
+ * the arguments the runtime gave ours, kept per thread) and #1, so the
+ * client gets exactly the reports it asked for; where not, neither.
+ * CUTAP_RUNTIME=symbols hands out the driver's array: symbols only.
+ * CUTAP_RUNTIME=cupti subscribes to CUPTI instead (resolve/cupti_rt.c). */
+#define _GNU_SOURCE
+#include <pthread.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "resolve_internal.h"
+
+int cutap_rt_hooks;   /* this mode is on */
+
+/* The runtime's record, as CUDA 13.0's runtimes fill it (0x78 bytes; the
+ * fields cutap reads are the ones checked against what CUPTI handed its
+ * subscriber for the same call). */
+struct rt_record {
+    uint64_t size;              /* 0x00: 0x78 */
+    uint64_t context_uid;       /* 0x08: filled by #4 */
+    uint64_t unknown10, unknown18;
+    uint64_t *correlation;      /* 0x20: CUPTI's correlationData */
+    void *result;               /* 0x28: cudaError_t *, valid at the exit */
+    const char *name;           /* 0x30: "cudaGetDeviceCount" */
+    const void *params;         /* 0x38: <name>_v<ver>_params */
+    void *context;              /* 0x40 */
+    const char *symbol;         /* 0x48 */
+    uint32_t cbid;              /* 0x50 */
+    uint32_t site;              /* 0x54: 0 entry, 1 exit */
+};
+_Static_assert(offsetof(struct rt_record, params) == 0x38 && offsetof(struct rt_record, site) == 0x54,
+               "the runtime's record as measured (docs/HIDDEN_API.md)");
+#define RECORD_MIN_SIZE (offsetof(struct rt_record, site) + sizeof(uint32_t))
+
+typedef uint64_t (*slot_fn)(uint64_t, uint64_t, uint64_t, uint64_t, uint64_t, uint64_t);
+typedef void (*flags_fn)(void **, size_t *);
+static slot_fn real1, real4;
+static flags_fn real2;
+
+/* The driver's array (what CUPTI writes) and ours. */
+#define OWN_WORDS 4096
+static uint32_t own_flags[OWN_WORDS * 2];   /* twice n words: room should a runtime read them wider */
+static const volatile uint32_t *_Atomic driver_flags;
+static _Atomic size_t driver_words;
+static pthread_once_t own_once = PTHREAD_ONCE_INIT;
+static _Atomic uint64_t reports_made, copies_given;
+
+static void own_fill(void)
+{
+    for (size_t i = 1; i < OWN_WORDS; i++)
+        own_flags[i] = 1;
+}
+
+static void hooks_flags(void **p, size_t *n)
+{
+    void *origin = __builtin_return_address(0);
+    real2(p, n);
+    if (!p || !*p || !n)
+        return;
+    atomic_store_explicit(&driver_words, *n, memory_order_relaxed);
+    atomic_store_explicit(&driver_flags, (const volatile uint32_t *)*p, memory_order_release);
+    if (!cutap_rt_hooks || cutap_rt_origin_is_shared(origin))
+        return;   /* symbols only, or the shared libcudart our wrappers record */
+    if (*n == 0 || *n > OWN_WORDS) {
+        const char *path = cutap_object_path(cutap_object_of(origin), NULL);
+        cutap_warn("TOOLS_RUNTIME_CALLBACK_HOOKS#2 gave %zu callback words (at most %d expected): the runtime copy "
+                   "in %s is not recorded", *n, OWN_WORDS, path ? path : "an unknown object");
+        return;
+    }
+    pthread_once(&own_once, own_fill);
+    *p = own_flags;
+    atomic_fetch_add_explicit(&copies_given, 1, memory_order_relaxed);
+}
+
+/* #4's arguments, kept for the #1 that follows on the same thread. */
+#define saved4 (cutap_tls.rt_hook4)
+
+static uint64_t hooks_slot4(uint64_t a, uint64_t b, uint64_t c, uint64_t d, uint64_t e, uint64_t f)
+{
+    uint64_t *s = saved4;
+    s[0] = a, s[1] = b, s[2] = c, s[3] = d, s[4] = e, s[5] = f;
+    return 0;
+}
+
+static int driver_wants(uint32_t cbid)
+{
+    const volatile uint32_t *w = atomic_load_explicit(&driver_flags, memory_order_acquire);
+    return w && cbid < atomic_load_explicit(&driver_words, memory_order_relaxed) && w[cbid];
+}
+
+static uint64_t hooks_slot1(uint64_t cbid, uint64_t rec, uint64_t c, uint64_t d, uint64_t e, uint64_t f)
+{
+    void *origin = __builtin_return_address(0);
+    const struct rt_record *r = (const struct rt_record *)(uintptr_t)rec;
+    int ours = r && r->size >= RECORD_MIN_SIZE && r->cbid == (uint32_t)cbid;
+    int fwd = driver_wants((uint32_t)cbid);
+    if (ours) {
+        atomic_fetch_add_explicit(&reports_made, 1, memory_order_relaxed);
+        if (r->site != 0)   /* the exit: recorded before the CUPTI client's callback runs */
+            cutap_rt_report((int)r->site, (uint32_t)cbid, r->name, r->params, r->result, origin);
+    }
+    uint64_t ret = 0;
+    if (fwd) {
+        uint64_t *s = saved4;
+        real4(s[0], s[1], s[2], s[3], s[4], s[5]);
+        ret = real1(cbid, rec, c, d, e, f);
+    }
+    if (ours && r->site == 0)   /* the entry: after it, so the client's work stays outside the call */
+        cutap_rt_report(0, (uint32_t)cbid, r->name, r->params, NULL, origin);
+    return ret;
+}
+
+/* exporttable.c: the copy of TOOLS_RUNTIME_CALLBACK_HOOKS gets these in
+ * slots 1, 2 and 4 (real: the driver's function); NULL leaves the slot. */
+void *cutap_rt_hooks_slot(unsigned slot, void *real)
+{
+    switch (slot) {
+    case 1: real1 = (slot_fn)real; return (void *)hooks_slot1;
+    case 2: real2 = (flags_fn)real; return (void *)hooks_flags;
+    case 4: real4 = (slot_fn)real; return (void *)hooks_slot4;
+    default: return NULL;
+    }
+}
+
+void cutap_rt_hooks_stats(uint64_t *copies, uint64_t *reports)
+{
+    *copies = atomic_load(&copies_given);
+    *reports = atomic_load(&reports_made);
+}
