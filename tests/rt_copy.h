@@ -3,8 +3,9 @@
  * docs/HIDDEN_API.md). The copy asks the driver for
  * TOOLS_RUNTIME_CALLBACK_HOOKS once, and its slot #2 for the driver's
  * runtime-callback words; at every call it reads the call's word, and only
- * when it is set fills its record and calls #4 (which fills the context
- * uid) and then #1 (from inside which CUPTI calls its subscribers). Under
+ * when it is set fills its record, calls TOOLS_TLS#2 (as a CUDA 13 runtime
+ * does before each report), then #4 (which fills the context uid) and
+ * then #1 (from inside which CUPTI calls its subscribers). Under
  * cutap the table is cutap's copy: the words are cutap's own unless the
  * copy is the shared libcudart it records by symbol, and the reports reach
  * cutap's #1. Returns whether the report was made (the word was set). */
@@ -24,15 +25,20 @@ static int rt_copy_report(int site, uint32_t cbid, const char *name, const void 
 {
     static const unsigned char uuid[16] = {0xa0, 0x94, 0x79, 0x8c, 0x2e, 0x74, 0x2e, 0x74,
                                            0x93, 0xf2, 0x08, 0x00, 0x20, 0x0c, 0x0a, 0x66};
-    static const uintptr_t *_Atomic table;
+    static const unsigned char tls_uuid[16] = {0x42, 0xd8, 0x5a, 0x81, 0x23, 0xf6, 0xcb, 0x47,
+                                               0x82, 0x98, 0xf6, 0xe7, 0x8a, 0x3a, 0xec, 0xdc};
+    static const uintptr_t *_Atomic table, *_Atomic tls;
     static const volatile uint32_t *_Atomic words;
     static _Atomic size_t nwords;
     const uintptr_t *t = atomic_load(&table);
     if (!t) {
         void *p = NULL;
         size_t n = 0;
-        if (cuGetExportTable((const void **)&t, uuid) != CUDA_SUCCESS || !t)
+        const uintptr_t *tt = NULL;
+        if (cuGetExportTable((const void **)&t, uuid) != CUDA_SUCCESS || !t ||
+            cuGetExportTable((const void **)&tt, tls_uuid) != CUDA_SUCCESS || !tt)
             return 0;
+        atomic_store(&tls, tt);
         ((void (*)(void **, size_t *))t[2])(&p, &n);
         atomic_store(&nwords, n);
         atomic_store(&words, (const volatile uint32_t *)p);
@@ -45,6 +51,7 @@ static int rt_copy_report(int site, uint32_t cbid, const char *name, const void 
     struct rt_copy_record r = {.size = sizeof r, .correlation = corr, .result = site == 1 ? ret : NULL,
                                .name = name, .params = params, .context = &context_object,
                                .cbid = cbid, .site = (uint32_t)site};
+    ((rt_copy_slot)atomic_load(&tls)[2])((uint64_t)(uintptr_t)&r, (uint64_t)site, 0, 0, 0, 0);
     ((rt_copy_slot)t[4])((uint64_t)(uintptr_t)r.context, (uint64_t)(uintptr_t)&r.context_uid, 0, 0,
                          site == 0 ? (uint64_t)(uintptr_t)name : 0, 0);
     ((rt_copy_slot)t[1])(cbid, (uint64_t)(uintptr_t)&r, 0, 0, 0x64, 0);

@@ -12,7 +12,7 @@
  * recorded once, the static cudaMemset (entered before the adoption)
  * included, with everything nested as made. stdout: CALL lines; stderr:
  * how many cudaMalloc entries a CUPTI subscriber got. Each copy asks for
- * TOOLS_RUNTIME_CALLBACK_HOOKS once (CALL cuGetExportTable). */
+ * TOOLS_RUNTIME_CALLBACK_HOOKS and TOOLS_TLS once (CALL cuGetExportTable). */
 #define _GNU_SOURCE
 #include <dlfcn.h>
 #include <stdint.h>
@@ -36,10 +36,10 @@ static int static_cudaMemset(void *ptr, int value, size_t count)
     struct { void *devPtr; int value; size_t count; } p = {ptr, value, count};   /* cudaMemset_v3020_params */
     uint64_t corr = 0;
     report(0, &p, NULL, &corr);
-    printf("CALL cuGetExportTable\n");   /* this copy's one request for the table */
+    printf("CALL cuGetExportTable\nCALL cuGetExportTable\n");   /* this copy's requests for its two tables */
     void *q = NULL;
     int r = cudaMalloc(&q, 256);
-    printf("CALL cudaMalloc\nCALL cuGetExportTable\nCALL cuMemAlloc_v2\n");   /* the shared copy's request */
+    printf("CALL cudaMalloc\nCALL cuGetExportTable\nCALL cuGetExportTable\nCALL cuMemAlloc_v2\n");   /* the shared copy's */
     r |= cuMemsetD8_v2((CUdeviceptr)(uintptr_t)ptr, (unsigned char)value, count) != CUDA_SUCCESS;
     printf("CALL cuMemsetD8_v2\nCALL cudaMemset\n");
     report(1, &p, &r, &corr);

@@ -17,7 +17,8 @@
  * API, at most 64 runtime calls deep; ADDR <name> <addresses> of the
  * structs passed by value inside the parameter struct (what cutap records
  * as their argument words); "CUPTI loaded" when a libcupti is in the
- * process at the end.
+ * process at the end; TLS2 N: the TOOLS_TLS#2 calls the driver got (one
+ * per report made, tests/rt_copy.h).
  *
  * The calls: the first runtime call initialises the driver after its entry
  * was reported (so a subscriber made at cuInit misses that entry, not its
@@ -83,8 +84,10 @@ static int rt_begin(struct rt_call *c)
     static _Atomic int asked;
     c->corr = 0;
     c->delivered = rt_copy_report(0, c->cbid, c->name, c->params, NULL, &c->corr);
-    if (!atomic_exchange(&asked, 1))
-        called("cuGetExportTable");   /* the copy's one request for the table (rt_copy.h) */
+    if (!atomic_exchange(&asked, 1)) {
+        called("cuGetExportTable");   /* the copy's requests for its two tables (rt_copy.h) */
+        called("cuGetExportTable");
+    }
     return atomic_fetch_add(&depth_now, 0);
 }
 
@@ -333,5 +336,12 @@ int main(void)
     printf("threads: 200 cudaMalloc\n");
     if (dlopen("libcupti.so.13", RTLD_NOW | RTLD_NOLOAD))
         fprintf(stderr, "CUPTI loaded\n");
+    /* the fake driver's count of TOOLS_TLS#2 calls (one per report) */
+    void (*counts)(uint64_t *, uint64_t *, uint64_t *, uint64_t *) =
+        (void (*)(uint64_t *, uint64_t *, uint64_t *, uint64_t *))dlsym(RTLD_DEFAULT, "fake_tools_counts");
+    uint64_t c1 = 0, c4 = 0, miss = 0, tls2 = 0;
+    if (counts)
+        counts(&c1, &c4, &miss, &tls2);
+    fprintf(stderr, "TLS2 %llu\n", (unsigned long long)tls2);
     return 0;
 }

@@ -274,6 +274,11 @@ static inline int cutap_id_ready(uint32_t id)
  * calls the libcupti cutap loaded (object index + 1; 0: none) makes are
  * not recorded. */
 void cutap_cupti_rt_configure(const char *mode);
+/* resolve/rt_hooks.c: the call sites (return addresses) of export-table
+ * slot calls a runtime copy makes only to report its calls to cutap: run
+ * without a frame, not recorded. */
+extern _Atomic uint32_t cutap_induced_n;
+int cutap_induced_site(const void *ret);
 extern int cutap_rt_cupti;
 extern _Atomic uint32_t cutap_cupti_object;
 /* resolve/exporttable.c: which export tables are wrapped (CUTAP_HIDDEN). */
@@ -298,6 +303,14 @@ void cutap_record_start(const char *dir, int counts, const char *filter);
  * its callbacks. Which generated fast paths refresh may hand out
  * (cutap_fast_kind): 0 none, 1 trace, 2 counting. */
 uint64_t cutap_record_fast(cutap_call_t *call, cutap_thunk_t thunk);
+/* calls.c: the same for a call a runtime copy reported (resolve/cupti_rt.c,
+ * the default runtime mode): 0 when the general path must take it, else 1
+ * and *rec the record begun (NULL: lost); its end after call->result is set. */
+int cutap_record_report_begin(cutap_call_t *call, uint32_t origin, void **rec);
+/* calls.c: the object index (+1) a record names for code at fn, the
+ * object named in the file first; 0: none. */
+uint32_t cutap_record_origin(const void *fn);
+void cutap_record_report_end(cutap_call_t *call, void *rec);
 extern _Atomic uint8_t cutap_fast_mask;
 extern int cutap_fast_kind;
 /* calls.c: counting mode's fast path for an untyped call whose result is

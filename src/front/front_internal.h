@@ -296,6 +296,8 @@ struct cutap_thread {
     uint64_t missing_status;                     /* core/dispatch.c */
     struct rt_stack *rt_stk;                     /* resolve/cupti_rt.c */
     uint64_t rt_hook4[6];                        /* resolve/rt_hooks.c */
+    void *last_slot_ret;                         /* core/dispatch.c, resolve/rt_hooks.c */
+    uint32_t last_slot_id;
     int32_t nvtx_depth[CUTAP_NVTX_DEPTH_SLOTS];  /* resolve/nvtx.c */
     struct {                                     /* record/capture.c */
         uint8_t armed, pending;

@@ -656,6 +656,39 @@ uint64_t cutap_record_fast(cutap_call_t *call, cutap_thunk_t thunk)
                                                                                           : trace_fast(call, thunk);
 }
 
+/* A call a runtime copy reported (resolve/cupti_rt.c, from
+ * resolve/rt_hooks.c), while the recorder traces and is the call's only
+ * client: trace_pre's and trace_post's records, without the callback
+ * machinery; origin: cutap_record_origin of call->fn. 0: the general path
+ * must take it; 1: taken, *out the record begun (NULL: lost, counted). */
+uint32_t cutap_record_origin(const void *fn)
+{
+    return fn ? rec_origin_of(fn) : 0;
+}
+
+int cutap_record_report_begin(cutap_call_t *call, uint32_t origin, void **out)
+{
+    uint32_t id = call->id;
+    uint8_t fm = atomic_load_explicit(&cutap_fast_mask, memory_order_relaxed);
+    if (CUTAP_UNLIKELY(rec_file.counts || !atomic_load_explicit(&rec_cap_on, memory_order_relaxed) || !fm ||
+                       id >= CUTAP_MAX_IDS || atomic_load_explicit(&cutap_mask[id], memory_order_relaxed) != fm ||
+                       (rec_stack_on && rec_stack_ids[id])))
+        return 0;
+    struct cutap_rec_call *r = rec_begin(id, call->args, call->nargs, call->depth,
+                                         !!(call->flags & CUTAP_CALL_UNTYPED));
+    if (r && origin)
+        r->origin = origin;
+    *out = r;
+    return 1;
+}
+
+void cutap_record_report_end(cutap_call_t *call, void *rec)
+{
+    uint64_t t1 = cutap_rec_clock();
+    if (rec)
+        rec_end(rec, call->id, call->args, call->result, 0, t1);
+}
+
 /* Which fast paths refresh may hand out: 0 none, 1 trace, 2 counting
  * (record_internal.h). */
 int cutap_fast_kind;

@@ -100,9 +100,13 @@ static result_string_fn p_result_string;
 struct rt_frame {
     struct cutap_external x;
     uint64_t words[RT_MAXARGS];   /* x.call.c.args points here until the exit */
+    void *rec;                    /* fused: the record begun (NULL: lost) */
+    int fused;                    /* recorded by the recorder's fused path */
 };
 struct rt_stack {
     unsigned top;
+    const void *last_origin;   /* the copy of the thread's last report, */
+    uint32_t last_index;       /* and its object (cutap_record_origin) */
     unsigned lost;    /* entries not pushed (too deep) whose exit is to come,
                          for CUPTI reports without correlationData */
     struct rt_frame f[RT_DEPTH];
@@ -246,28 +250,84 @@ static uint64_t widen(const unsigned char *q, unsigned size, int is_signed)
     }
 }
 
-/* The words our wrapper would have made of the same call: integers widened
- * as the wrapper's casts do, a float's bits in the low half, and a struct
- * passed by value as its address (inside the params struct, valid until
- * the exit callback returns). No params: all zero. */
-static void params_to_words(const struct cutap_fninfo *fi, const unsigned char *p, uint64_t *w)
+/* --- per callback id: the id and where each argument word comes from ---- */
+/* Made once per callback id (the first report of it), so that a report
+ * costs a table load and a copy per argument (the default mode, where
+ * every runtime call of a static copy is a report). how: 0 zero-extend,
+ * 1 sign-extend, 2 the address (a struct passed by value). */
+struct rt_plan {
+    uint32_t id;   /* CUTAP_ID_ALL: not a function of our runtime layer */
+    uint8_t nargs, typed, toomany;
+    uint16_t off[RT_MAXARGS];
+    uint8_t size[RT_MAXARGS], how[RT_MAXARGS];
+};
+/* Where each parameter lies in the params struct (p->nargs of fi's). */
+static void plan_layout(struct rt_plan *p, const struct cutap_fninfo *fi)
 {
     size_t off = 0;
-    for (unsigned i = 0; i < fi->nargs; i++) {
+    for (unsigned i = 0; i < p->nargs; i++) {
         unsigned size = fi->sizes ? fi->sizes[i] : 8;
         const cutap_arg_info_t *a = fi->args ? &fi->args[i] : NULL;
         int kind = a ? a->kind : CUTAP_ARG_PTR;
         size_t al = param_align(a, size);
         off = (off + al - 1) / al * al;
-        if (!p)
-            w[i] = 0;
-        else if (kind == CUTAP_ARG_STRUCT)
-            w[i] = (uint64_t)(uintptr_t)(p + off);
-        else
-            w[i] = widen(p + off, size, kind == CUTAP_ARG_INT);
+        p->off[i] = (uint16_t)off;
+        p->size[i] = (uint8_t)size;
+        p->how[i] = kind == CUTAP_ARG_STRUCT ? 2 : kind == CUTAP_ARG_INT;
         off += size;
     }
 }
+
+/* The words our wrapper would have made of the same call: integers widened
+ * as the wrapper's casts do, a float's bits in the low half, and a struct
+ * passed by value as its address (inside the params struct, valid until
+ * the exit callback returns). No params: all zero. */
+static inline void plan_words(const struct rt_plan *pl, const unsigned char *p, uint64_t *w)
+{
+    for (unsigned i = 0; i < pl->nargs; i++)
+        w[i] = !p ? 0 : pl->how[i] == 2 ? (uint64_t)(uintptr_t)(p + pl->off[i]) : widen(p + pl->off[i], pl->size[i], pl->how[i]);
+}
+
+/* The same for a call without a plan (at most RT_MAXARGS parameters). */
+static void params_to_words(const struct cutap_fninfo *fi, const unsigned char *p, uint64_t *w)
+{
+    struct rt_plan pl = {.nargs = (uint8_t)fi->nargs};
+    plan_layout(&pl, fi);
+    plan_words(&pl, p, w);
+}
+
+static struct rt_plan *_Atomic rt_plans[CBID_CACHE];
+static struct rt_plan not_ours = {.id = CUTAP_ID_ALL};
+
+static const struct rt_plan *plan_of(uint32_t cbid, const char *name)
+{
+    if (cbid >= CBID_CACHE)
+        return &not_ours;
+    struct rt_plan *p = atomic_load_explicit(&rt_plans[cbid], memory_order_acquire);
+    if (CUTAP_LIKELY(p != NULL))
+        return p;
+    uint32_t id = id_of(cbid, name);
+    if (id == CUTAP_ID_ALL)
+        p = &not_ours;
+    else if (!(p = calloc(1, sizeof *p)))
+        return NULL;   /* the general way, this time */
+    else {
+        const struct cutap_fninfo *fi = cutap_fn(static_id(id));
+        p->id = id;
+        p->typed = id < CUTAP_STATIC_COUNT;
+        p->nargs = (uint8_t)(p->typed && fi->nargs <= RT_MAXARGS ? fi->nargs : 0);
+        p->toomany = fi->nargs > RT_MAXARGS;
+        plan_layout(p, fi);
+    }
+    struct rt_plan *expected = NULL;
+    if (!atomic_compare_exchange_strong(&rt_plans[cbid], &expected, p)) {
+        if (p != &not_ours)
+            free(p);
+        p = expected;
+    }
+    return p;
+}
+
 
 /* --- which runtime copy reported ------------------------------------------ */
 int cutap_rt_cupti;
@@ -297,14 +357,23 @@ static int from_shared_runtime(uint32_t static_id_of_call, const void *ret)
 /* The entry of a reported call: params is the runtime's parameter struct,
  * corr the call's correlation word (NULL: none), origin an address in the
  * copy that reported it (NULL: not known). */
-static void rt_enter(uint32_t id, const void *params, uint64_t *corr, void *origin)
+static void rt_enter(uint32_t id, const void *params, uint64_t *corr, void *origin, const struct rt_plan *plan)
 {
-    int typed = id < CUTAP_STATIC_COUNT;
-    const struct cutap_fninfo *fi = cutap_fn(static_id(id));
+    const struct cutap_fninfo *fi = NULL;
+    int typed;
+    unsigned nargs;
+    if (plan) {
+        typed = plan->typed;
+        nargs = plan->nargs;
+    } else {
+        fi = cutap_fn(static_id(id));
+        typed = id < CUTAP_STATIC_COUNT;
+        nargs = fi->nargs;
+    }
     /* The shared libcudart is in use: our wrapper records this call. */
     int shared = atomic_load_explicit(&cutap_lib_state[CUTAP_LAYER_RUNTIME - CUTAP_FIRST_LIB_LAYER],
                                       memory_order_acquire) == 1;
-    if ((shared && from_shared_runtime(static_id(id), origin)) || fi->nargs > RT_MAXARGS) {
+    if ((shared && from_shared_runtime(static_id(id), origin)) || nargs > RT_MAXARGS || (plan && plan->toomany)) {
         if (corr)
             *corr = TAG_NONE;
         return;
@@ -319,11 +388,39 @@ static void rt_enter(uint32_t id, const void *params, uint64_t *corr, void *orig
     }
     unsigned k = s->top++;
     struct rt_frame *f = &s->f[k];
-    if (typed)
+    if (plan)
+        plan_words(plan, params, f->words);
+    else if (typed)
         params_to_words(fi, params, f->words);
     if (corr)
         *corr = TAG_PUSHED;
-    cutap_external_enter(&f->x, id, f->words, typed ? fi->nargs : 0, typed ? 0 : CUTAP_CALL_UNTYPED, origin);
+    f->fused = 0;
+    if (plan) {
+        /* the recorder alone: its records, without the callbacks; the
+         * copy's object from the thread's last report when it is the same */
+        struct cutap_thread *t = &cutap_tls;
+        cutap_call_t *c = &f->x.call.c;
+        if (origin != s->last_origin) {
+            s->last_index = cutap_record_origin(origin);
+            s->last_origin = origin;
+        }
+        c->id = id;
+        c->layer = CUTAP_LAYER_RUNTIME;
+        c->flags = (typed ? 0 : CUTAP_CALL_UNTYPED) | CUTAP_CALL_REPORTED;
+        c->nargs = typed ? nargs : 0;
+        c->depth = t->depth;
+        c->args = f->words;
+        c->result = 0;
+        c->fn = origin;
+        c->parent = t->current;
+        if (cutap_record_report_begin(c, s->last_index, &f->rec)) {
+            f->fused = 1;
+            t->depth++;
+            t->current = c;
+            return;
+        }
+    }
+    cutap_external_enter(&f->x, id, f->words, typed ? nargs : 0, typed ? 0 : CUTAP_CALL_UNTYPED, origin);
 }
 
 /* Its exit: ret points to the runtime's result (NULL: none). */
@@ -352,6 +449,16 @@ static void rt_exit(uint32_t id, const void *ret, uint64_t *corr)
         memcpy(&r, ret, sizeof r);
         result = (uint32_t)r;
     }
+    if (f->fused) {
+        struct cutap_thread *t = &cutap_tls;
+        cutap_call_t *c = &f->x.call.c;
+        t->depth--;
+        t->current = c->parent;
+        c->result = result;
+        cutap_record_report_end(c, f->rec);
+        s->top--;
+        return;
+    }
     cutap_external_exit(&f->x, result);
     s->top--;   /* after the post callbacks: a call they make pushes above */
 }
@@ -366,7 +473,7 @@ static void rt_callback(void *userdata, int domain, uint32_t cbid, const void *d
     if (id == CUTAP_ID_ALL)
         return;   /* not a function of our runtime layer: its driver calls stay top-level */
     if (cb->callbackSite == CUTAP_CUPTI_API_ENTER)
-        rt_enter(id, cb->functionParams, cb->correlationData, cutap_hook_caller());
+        rt_enter(id, cb->functionParams, cb->correlationData, cutap_hook_caller(), NULL);
     else if (cb->callbackSite == CUTAP_CUPTI_API_EXIT)
         rt_exit(id, cb->functionReturnValue, cb->correlationData);
 }
@@ -375,11 +482,12 @@ static void rt_callback(void *userdata, int domain, uint32_t cbid, const void *d
  * no correlation word of ours (it is the CUPTI subscriber's, if any). */
 void cutap_rt_report(int site, uint32_t cbid, const char *name, const void *params, const void *ret, void *origin)
 {
-    uint32_t id = id_of(cbid, name);
+    const struct rt_plan *pl = plan_of(cbid, name);
+    uint32_t id = pl ? pl->id : id_of(cbid, name);
     if (id == CUTAP_ID_ALL)
         return;
     if (site == CUTAP_CUPTI_API_ENTER)
-        rt_enter(id, params, NULL, origin);
+        rt_enter(id, params, NULL, origin, pl);
     else if (site == CUTAP_CUPTI_API_EXIT)
         rt_exit(id, ret, NULL);
 }

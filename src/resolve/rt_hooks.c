@@ -71,7 +71,7 @@ static uint32_t own_flags[OWN_WORDS * 2];   /* twice n words: room should a runt
 static const volatile uint32_t *_Atomic driver_flags;
 static _Atomic size_t driver_words;
 static pthread_once_t own_once = PTHREAD_ONCE_INIT;
-static _Atomic uint64_t reports_made, copies_given;
+static _Atomic uint64_t copies_given;
 
 static void own_fill(void)
 {
@@ -100,6 +100,54 @@ static void hooks_flags(void **p, size_t *n)
     atomic_fetch_add_explicit(&copies_given, 1, memory_order_relaxed);
 }
 
+/* Slot calls the reports bring with them. With its words set, a CUDA 13
+ * runtime calls TOOLS_TLS#2 just before #4 at the entry and at the exit
+ * of every call (measured: two per runtime call, none without the words),
+ * from one call site per copy and site: calls the program does not make
+ * without cutap. The site of the last slot call made before a #4 since
+ * the previous report ended, if it called TOOLS_TLS, is a candidate; seen
+ * so twice, it is learned, and its calls then run without a frame
+ * (core/dispatch.c). The first two of each site are recorded. */
+#define INDUCED_MAX 32
+static void *_Atomic induced[INDUCED_MAX];
+static void *_Atomic candidate[INDUCED_MAX];
+_Atomic uint32_t cutap_induced_n;
+
+int cutap_induced_site(const void *ret)
+{
+    uint32_t n = atomic_load_explicit(&cutap_induced_n, memory_order_acquire);
+    for (uint32_t i = 0; i < n && i < INDUCED_MAX; i++)
+        if (atomic_load_explicit(&induced[i], memory_order_relaxed) == ret)
+            return 1;
+    return 0;
+}
+
+static pthread_mutex_t induced_lock = PTHREAD_MUTEX_INITIALIZER;
+CUTAP_FORK_SAFE(induced_lock)
+static __attribute__((noinline)) void induced_seen(void *ret)
+{
+    if (cutap_induced_site(ret))
+        return;
+    pthread_mutex_lock(&induced_lock);
+    uint32_t n = atomic_load(&cutap_induced_n);
+    if (!cutap_induced_site(ret) && n < INDUCED_MAX) {
+        int known = 0;
+        for (uint32_t i = 0; i < INDUCED_MAX && !known; i++)
+            known = atomic_load(&candidate[i]) == ret;
+        if (known) {
+            atomic_store(&induced[n], ret);
+            atomic_store_explicit(&cutap_induced_n, n + 1, memory_order_release);
+        } else {
+            for (uint32_t i = 0; i < INDUCED_MAX; i++)
+                if (!atomic_load(&candidate[i])) {
+                    atomic_store(&candidate[i], ret);
+                    break;
+                }
+        }
+    }
+    pthread_mutex_unlock(&induced_lock);
+}
+
 /* #4's arguments, kept for the #1 that follows on the same thread. */
 #define saved4 (cutap_tls.rt_hook4)
 
@@ -107,6 +155,13 @@ static uint64_t hooks_slot4(uint64_t a, uint64_t b, uint64_t c, uint64_t d, uint
 {
     uint64_t *s = saved4;
     s[0] = a, s[1] = b, s[2] = c, s[3] = d, s[4] = e, s[5] = f;
+    void *last = cutap_tls.last_slot_ret;
+    if (last) {
+        cutap_tls.last_slot_ret = NULL;
+        const char *n = cutap_call_name(cutap_tls.last_slot_id);
+        if (n && !strncmp(n, "TOOLS_TLS#", 10) && !cutap_induced_site(last))
+            induced_seen(last);
+    }
     return 0;
 }
 
@@ -122,11 +177,8 @@ static uint64_t hooks_slot1(uint64_t cbid, uint64_t rec, uint64_t c, uint64_t d,
     const struct rt_record *r = (const struct rt_record *)(uintptr_t)rec;
     int ours = r && r->size >= RECORD_MIN_SIZE && r->cbid == (uint32_t)cbid;
     int fwd = driver_wants((uint32_t)cbid);
-    if (ours) {
-        atomic_fetch_add_explicit(&reports_made, 1, memory_order_relaxed);
-        if (r->site != 0)   /* the exit: recorded before the CUPTI client's callback runs */
-            cutap_rt_report((int)r->site, (uint32_t)cbid, r->name, r->params, r->result, origin);
-    }
+    if (ours && r->site != 0)   /* the exit: recorded before the CUPTI client's callback runs */
+        cutap_rt_report((int)r->site, (uint32_t)cbid, r->name, r->params, r->result, origin);
     uint64_t ret = 0;
     if (fwd) {
         uint64_t *s = saved4;
@@ -135,6 +187,7 @@ static uint64_t hooks_slot1(uint64_t cbid, uint64_t rec, uint64_t c, uint64_t d,
     }
     if (ours && r->site == 0)   /* the entry: after it, so the client's work stays outside the call */
         cutap_rt_report(0, (uint32_t)cbid, r->name, r->params, NULL, origin);
+    cutap_tls.last_slot_ret = NULL;   /* the report ended */
     return ret;
 }
 
@@ -150,8 +203,7 @@ void *cutap_rt_hooks_slot(unsigned slot, void *real)
     }
 }
 
-void cutap_rt_hooks_stats(uint64_t *copies, uint64_t *reports)
+uint64_t cutap_rt_hooks_copies(void)
 {
-    *copies = atomic_load(&copies_given);
-    *reports = atomic_load(&reports_made);
+    return atomic_load(&copies_given);
 }

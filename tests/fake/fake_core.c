@@ -622,6 +622,8 @@ static int integrity_slot1(uint32_t version, uint64_t secs, uint64_t *res)
         res[0] ^= 1;   /* a driver whose hash is not the one cutap knows (its runtime knows it) */
     return CUDA_SUCCESS;
 }
+static const unsigned char uuid_tools_tls[16] = {0x42, 0xd8, 0x5a, 0x81, 0x23, 0xf6, 0xcb, 0x47,
+                                                 0x82, 0x98, 0xf6, 0xe7, 0x8a, 0x3a, 0xec, 0xdc};
 static const unsigned char uuid_tools[16] = {0xa0, 0x94, 0x79, 0x8c, 0x2e, 0x74, 0x2e, 0x74, 0x93, 0xf2, 0x08, 0x00, 0x20, 0x0c, 0x0a, 0x66};
 
 static uint64_t do_export_table(const uint64_t *a)
@@ -638,6 +640,8 @@ static uint64_t do_export_table(const uint64_t *a)
         *pp = table_cudart;
     else if (!memcmp(u, uuid_tools, 16))
         *pp = fake_table_tools;   /* fake_tools.c */
+    else if (!memcmp(u, uuid_tools_tls, 16))
+        *pp = fake_table_tools_tls;
     else if (!memcmp(u, uuid_integrity, 16))
         *pp = table_integrity;
     else {

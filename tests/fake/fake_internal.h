@@ -51,6 +51,7 @@ FAKE_EXPORT uint64_t cuFutureFunction(FAKE_UNTYPED_PARAMS);
 FAKE_EXPORT uint64_t fake_count(uint32_t id);
 /* TOOLS_RUNTIME_CALLBACK_HOOKS (fake_tools.c) */
 extern const uintptr_t fake_table_tools[7];
+extern const uintptr_t fake_table_tools_tls[3];
 FAKE_EXPORT uint64_t fake_count_name(const char *name);
 FAKE_EXPORT unsigned fake_last(uint32_t *id, uint64_t *args);   /* this thread's last call */
 FAKE_EXPORT void fake_set_result(uint32_t id, int result);

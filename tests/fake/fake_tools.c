@@ -9,6 +9,7 @@
  *             fake_cupti_dispatch, when a tool loaded it)
  *   #3, #5    present, never called by a runtime; #6 a second buffer
  *             (14 words) no enabling changes.
+ * and TOOLS_TLS, whose #2 the runtime calls before each #4.
  * A runtime copy (tests/rt_copy.h) reads the words at every call and
  * reports only what they ask for. */
 #define _GNU_SOURCE
@@ -75,6 +76,19 @@ const uintptr_t fake_table_tools[7] = {7 * sizeof(uintptr_t), (uintptr_t)tools_d
                                        (uintptr_t)tools_fill, (uintptr_t)tools_unused,
                                        (uintptr_t)tools_get_buf2};
 
+/* TOOLS_TLS (2 slots): a CUDA 13 runtime whose words are set calls #2
+ * just before #4 at each report (measured on the H100: twice a runtime
+ * call); tests/rt_copy.h does the same. */
+static _Atomic uint64_t tls_calls;
+static uint64_t tools_tls_1(void) { return 0; }
+static uint64_t tools_tls_2(uint64_t a, uint64_t b)
+{
+    (void)a, (void)b;
+    tls_calls++;
+    return 0;
+}
+const uintptr_t fake_table_tools_tls[3] = {3 * sizeof(uintptr_t), (uintptr_t)tools_tls_1, (uintptr_t)tools_tls_2};
+
 /* CUPTI's enabling (the fake libcupti): cbid -1 is every id. */
 FAKE_EXPORT void fake_tools_enable(int cbid, int on)
 {
@@ -82,9 +96,9 @@ FAKE_EXPORT void fake_tools_enable(int cbid, int on)
         tools_words[i] = on ? 1 : 0;
 }
 
-/* Test hook: calls of #1 and #4 the driver got, and #1 reports of an
- * enabled id whose record #4 had not filled. */
-FAKE_EXPORT void fake_tools_counts(uint64_t *c1, uint64_t *c4, uint64_t *missing)
+/* Test hook: calls of #1 and #4 the driver got, #1 reports of an enabled
+ * id whose record #4 had not filled, and TOOLS_TLS#2 calls. */
+FAKE_EXPORT void fake_tools_counts(uint64_t *c1, uint64_t *c4, uint64_t *missing, uint64_t *tls2)
 {
-    *c1 = calls1, *c4 = calls4, *missing = uid_missing;
+    *c1 = calls1, *c4 = calls4, *missing = uid_missing, *tls2 = tls_calls;
 }

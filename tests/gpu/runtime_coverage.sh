@@ -13,6 +13,8 @@
 # more GPUs; its ranks print in any order, so outputs are compared sorted).
 # RTCOV_REPEAT=1: a second referee run per workload, and a "repeat" line:
 # how much two referee runs differ, and whether cutap is within that.
+# rt118_static: CUDA 11.8's static runtime (tests/gpu/workloads/rt118_static.c,
+# built here and carried as build/rt118_static).
 # RTCOV_BOTH=1: also a run with cutap and the referee in the same process
 # (a CUPTI client beside cutap, as nsys or a profiler is): a "both" line,
 # cutap's calls in that run against the referee alone, and the referee's
@@ -35,6 +37,7 @@ declare -A CMD=([vecadd_static]="$B/vecadd_static" [vecadd_shared]="$B/vecadd_sh
   [torch_dataloader]="python3 $W/torch_dataloader.py"
   [torch_conv_graph]="python3 $W/torch_conv_graph.py" [torch_compile]="python3 $W/torch_compile.py"
   [jax_step]="python3 $W/jax_step.py" [nccl_allreduce]="$B/nccl_allreduce" [cupy_step]="python3 $W/cupy_step.py"
+  [rt118_static]="build/rt118_static"
   [torchrun_2gpu]="torchrun --standalone --nproc_per_node=2 $W/ddp_allreduce.py")
 ORDER="vecadd_static vecadd_shared ptds cublas_gemm torch_step torch_graph torch_dataloader torch_conv_graph
   torch_compile jax_step cupy_step nccl_allreduce"

@@ -125,17 +125,20 @@ srt_run() {   # srt_run NAME [cutap trace options]: trace t_static_rt into $WORK
         || { say "  cutap trace $* failed:"; tail -5 "$WORK/$name.err" >&2; return 1; }
 }
 # The recorded calls are exactly the CALL lines, plus the RTCALL lines when
-# with_rt is 1. The copy's call of TOOLS_RUNTIME_CALLBACK_HOOKS#2 (for its
-# callback words) is left out: recorded as a hidden call where cutap's
-# table copy has the slot's trampoline, not where the slot is the default
-# mode's own (src/resolve/rt_hooks.c); at most one either way.
+# with_rt is 1. Left out: the copy's call of TOOLS_RUNTIME_CALLBACK_HOOKS#2
+# (for its callback words: recorded as a hidden call where cutap's table
+# copy has the slot's trampoline, not where the slot is the default mode's
+# own, src/resolve/rt_hooks.c; at most one either way), and the
+# TOOLS_TLS#2 calls each report brings (rt_copy.h), checked by the cases
+# of the runtime modes (srt_tls2).
 srt_recorded() {   # srt_recorded NAME with_rt
     { called "$WORK/$1.out"; [ "$2" = 1 ] && sed -n 's/^RTCALL //p' "$WORK/$1.err"; } >"$WORK/$1.called"
     report_names "$WORK/$1" >"$WORK/$1.all" || return 1
     [ "$(grep -c '^TOOLS_RUNTIME_CALLBACK_HOOKS#2$' "$WORK/$1.all")" -le 1 ] || { say "  more than one #2 call"; return 1; }
-    grep -v '^TOOLS_RUNTIME_CALLBACK_HOOKS#2$' "$WORK/$1.all" >"$WORK/$1.seen"
+    grep -v -e '^TOOLS_RUNTIME_CALLBACK_HOOKS#2$' -e '^TOOLS_TLS#2$' "$WORK/$1.all" >"$WORK/$1.seen"
     same_counts "$WORK/$1.called" "$WORK/$1.seen"
 }
+srt_tls2() { grep -c '^TOOLS_TLS#2$' "$WORK/$1.all"; }   # after srt_recorded NAME
 srt_bare() { [ -s "$WORK/srt_bare.out" ] || $T/t_static_rt >"$WORK/srt_bare.out" 2>/dev/null; }
 # The program's output is what it is without cutap.
 srt_same_output() { srt_bare && cmp -s "$WORK/srt_bare.out" "$WORK/$1.out" || { say "  output changed:"; diff "$WORK/srt_bare.out" "$WORK/$1.out" | head >&2; return 1; }; }
