@@ -305,12 +305,13 @@ void cutap_record_start(const char *dir, int counts, const char *filter);
 uint64_t cutap_record_fast(cutap_call_t *call, cutap_thunk_t thunk);
 /* calls.c: the same for a call a runtime copy reported (resolve/cupti_rt.c,
  * the default runtime mode): 0 when the general path must take it, else 1
- * and *rec the record begun (NULL: lost); its end after call->result is set. */
-int cutap_record_report_begin(cutap_call_t *call, uint32_t origin, void **rec);
+ * and *rec what the end needs (a record, NULL: lost; or a counter), aux two
+ * words of it; its end after call->result is set. */
+int cutap_record_report_begin(cutap_call_t *call, uint32_t origin, void **rec, uint64_t *aux);
+void cutap_record_report_end(cutap_call_t *call, void *rec, const uint64_t *aux);
 /* calls.c: the object index (+1) a record names for code at fn, the
  * object named in the file first; 0: none. */
 uint32_t cutap_record_origin(const void *fn);
-void cutap_record_report_end(cutap_call_t *call, void *rec);
 extern _Atomic uint8_t cutap_fast_mask;
 extern int cutap_fast_kind;
 /* calls.c: counting mode's fast path for an untyped call whose result is

@@ -659,20 +659,38 @@ uint64_t cutap_record_fast(cutap_call_t *call, cutap_thunk_t thunk)
 /* A call a runtime copy reported (resolve/cupti_rt.c, from
  * resolve/rt_hooks.c), while the recorder traces and is the call's only
  * client: trace_pre's and trace_post's records, without the callback
- * machinery; origin: cutap_record_origin of call->fn. 0: the general path
- * must take it; 1: taken, *out the record begun (NULL: lost, counted). */
+ * machinery (counting mode, or trace mode outside a capture: counted as
+ * count_fast does, aux its two words); origin: cutap_record_origin of
+ * call->fn. 0: the general path must take it; 1: taken, *out the record
+ * begun (NULL: lost, counted), or the counter (tagged). */
 uint32_t cutap_record_origin(const void *fn)
 {
     return fn ? rec_origin_of(fn) : 0;
 }
 
-int cutap_record_report_begin(cutap_call_t *call, uint32_t origin, void **out)
+int cutap_record_report_begin(cutap_call_t *call, uint32_t origin, void **out, uint64_t *aux)
 {
     uint32_t id = call->id;
     uint8_t fm = atomic_load_explicit(&cutap_fast_mask, memory_order_relaxed);
-    if (CUTAP_UNLIKELY(rec_file.counts || !atomic_load_explicit(&rec_cap_on, memory_order_relaxed) || !fm ||
-                       id >= CUTAP_MAX_IDS || atomic_load_explicit(&cutap_mask[id], memory_order_relaxed) != fm ||
-                       (rec_stack_on && rec_stack_ids[id])))
+    if (CUTAP_UNLIKELY(!fm || id >= CUTAP_MAX_IDS || atomic_load_explicit(&cutap_mask[id], memory_order_relaxed) != fm))
+        return 0;
+    if (rec_file.counts || CUTAP_UNLIKELY(!atomic_load_explicit(&rec_cap_on, memory_order_relaxed))) {
+        /* counted, as count_fast and count_fast_timed count: *out the
+         * counter, tagged (bit 0); aux: how it is timed, and the start */
+        struct rec_thread *t = &cutap_rt;
+        struct cutap_counter *c = counter_of(t, id);
+        if (!c)
+            return 0;   /* the general path counts the loss */
+        unsigned how = count_is_timed(t, c);
+        aux[0] = how;
+        if (how) {
+            count_timed_begin(t, id);
+            aux[1] = cutap_rec_clock();
+        }
+        *out = (void *)((uintptr_t)c | 1);
+        return 1;
+    }
+    if (CUTAP_UNLIKELY(rec_stack_on && rec_stack_ids[id]))
         return 0;
     struct cutap_rec_call *r = rec_begin(id, call->args, call->nargs, call->depth,
                                          !!(call->flags & CUTAP_CALL_UNTYPED));
@@ -682,8 +700,18 @@ int cutap_record_report_begin(cutap_call_t *call, uint32_t origin, void **out)
     return 1;
 }
 
-void cutap_record_report_end(cutap_call_t *call, void *rec)
+void cutap_record_report_end(cutap_call_t *call, void *rec, const uint64_t *aux)
 {
+    if ((uintptr_t)rec & 1) {
+        struct cutap_counter *c = (struct cutap_counter *)((uintptr_t)rec & ~(uintptr_t)1);
+        unsigned how = (unsigned)aux[0];
+        if (how)
+            count_timed_end(c, cutap_rec_clock() - aux[1], how);
+        count_call(c, cutap_result_is_error(call->id, call->result));
+        if (how)
+            count_retag(&cutap_rt, call->id, c);
+        return;
+    }
     uint64_t t1 = cutap_rec_clock();
     if (rec)
         rec_end(rec, call->id, call->args, call->result, 0, t1);

@@ -100,7 +100,8 @@ static result_string_fn p_result_string;
 struct rt_frame {
     struct cutap_external x;
     uint64_t words[RT_MAXARGS];   /* x.call.c.args points here until the exit */
-    void *rec;                    /* fused: the record begun (NULL: lost) */
+    void *rec;                    /* fused: what the recorder's end needs */
+    uint64_t aux[2];
     int fused;                    /* recorded by the recorder's fused path */
 };
 struct rt_stack {
@@ -413,7 +414,7 @@ static void rt_enter(uint32_t id, const void *params, uint64_t *corr, void *orig
         c->result = 0;
         c->fn = origin;
         c->parent = t->current;
-        if (cutap_record_report_begin(c, s->last_index, &f->rec)) {
+        if (cutap_record_report_begin(c, s->last_index, &f->rec, f->aux)) {
             f->fused = 1;
             t->depth++;
             t->current = c;
@@ -455,7 +456,7 @@ static void rt_exit(uint32_t id, const void *ret, uint64_t *corr)
         t->depth--;
         t->current = c->parent;
         c->result = result;
-        cutap_record_report_end(c, f->rec);
+        cutap_record_report_end(c, f->rec, f->aux);
         s->top--;
         return;
     }
