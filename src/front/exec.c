@@ -180,6 +180,19 @@ CUTAP_FRONT int cutap_readable_str(const char *s)
     return readable_str(&pr, s);
 }
 
+/* n bytes at p can be read without a fault (0 where it cannot tell). */
+CUTAP_FRONT int cutap_readable(const void *p, size_t n)
+{
+    uintptr_t a = (uintptr_t)p;
+    if (!p || !n || a + n < a || !probe_ok())
+        return 0;
+    struct probe pr = {.pg = atomic_load_explicit(&page_size, memory_order_relaxed)};
+    for (uintptr_t q = a & ~(pr.pg - 1); q < a + n; q += pr.pg)
+        if (!readable_page(&pr, q))
+            return 0;
+    return 1;
+}
+
 /* An environment: every slot to the NULL one, every string. NULL is an
  * empty environment to Linux (and reads nothing). */
 static int readable_env(struct probe *pr, char *const envp[])

@@ -139,6 +139,8 @@ extern const uint32_t cutap_front_ids;
 /* A string of the program's can be read to its NUL without a fault
  * (front/exec.c: a probe that cannot fault; 0 where it cannot tell). */
 int cutap_readable_str(const char *s);
+/* The same for n bytes at p. */
+int cutap_readable(const void *p, size_t n);
 
 /* A warning of the front's: the registry when recording, else stderr. */
 void cutap_front_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
@@ -298,6 +300,7 @@ struct cutap_thread {
     uint64_t rt_hook4[6];                        /* resolve/rt_hooks.c */
     void *last_slot_ret;                         /* core/dispatch.c, resolve/rt_hooks.c */
     uint32_t last_slot_id;
+    const void *rt_site_ok;                      /* resolve/rt_hooks.c */
     int32_t nvtx_depth[CUTAP_NVTX_DEPTH_SLOTS];  /* resolve/nvtx.c */
     struct {                                     /* record/capture.c */
         uint8_t armed, pending;

@@ -178,6 +178,36 @@ static uint32_t id_of_name(const char *name)
  * layout would read past it and take integers for output pointers). */
 static _Atomic uint32_t static_of[CUTAP_MAX_IDS - CUTAP_STATIC_COUNT];   /* dynamic id -> its static id + 1 */
 
+/* A function the runtime reports that cutap's runtime layer does not have
+ * (one removed from the headers since: textures, surfaces, the D3D and GL
+ * interop a CUDA 11 copy still has; one newer than them): recorded all the
+ * same, in layer runtime, untyped, under an id of its own named as the
+ * report names it (a version suffix stripped). A name that is not a
+ * plain C identifier of at most 127 characters is not recorded. */
+static uint32_t unknown_id(const char *name)
+{
+    char buf[128];
+    size_t n = 0;
+    if (!name)
+        return CUTAP_ID_ALL;
+    for (; n < sizeof buf - 1 && name[n]; n++) {
+        char c = name[n];
+        if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_' || (n && c >= '0' && c <= '9')))
+            return CUTAP_ID_ALL;
+        buf[n] = c;
+    }
+    if (!n || name[n])
+        return CUTAP_ID_ALL;
+    buf[n] = 0;
+    size_t d = n;
+    while (d > 0 && buf[d - 1] >= '0' && buf[d - 1] <= '9')
+        d--;
+    if (d < n && d >= 2 && buf[d - 1] == 'v' && buf[d - 2] == '_')
+        buf[d - 2] = 0;
+    struct cutap_tramp_ctx *ctx;
+    return cutap_id_new(buf, CUTAP_LAYER_RUNTIME, &ctx);
+}
+
 static int cbid_current(uint32_t cbid)
 {
     return cbid < cutap_rt_cbid_count && (cutap_rt_cbid_current[cbid / 8] >> (cbid % 8) & 1);
@@ -191,7 +221,9 @@ static uint32_t id_of(uint32_t cbid, const char *name)
     if (v)
         return v == NOT_OURS ? CUTAP_ID_ALL : v - 1;
     uint32_t id = id_of_name(name);
-    if (id != CUTAP_ID_ALL && !cbid_current(cbid)) {
+    if (id == CUTAP_ID_ALL)
+        id = unknown_id(name);
+    else if (!cbid_current(cbid)) {
         struct cutap_tramp_ctx *ctx;
         uint32_t st = id;
         id = cutap_id_new(cutap_fn(st)->name, CUTAP_LAYER_RUNTIME, &ctx);
@@ -205,10 +237,14 @@ static uint32_t id_of(uint32_t cbid, const char *name)
 }
 
 /* The static id of a function (a callback id of another signature has an
- * id of its own, see above). */
+ * id of its own, see above); CUTAP_ID_ALL for a function cutap's runtime
+ * layer does not have (unknown_id). */
 static uint32_t static_id(uint32_t id)
 {
-    return id < CUTAP_STATIC_COUNT ? id : atomic_load(&static_of[id - CUTAP_STATIC_COUNT]) - 1;
+    if (id < CUTAP_STATIC_COUNT)
+        return id;
+    uint32_t v = atomic_load(&static_of[id - CUTAP_STATIC_COUNT]);
+    return v ? v - 1 : CUTAP_ID_ALL;
 }
 
 /* --- parameters -> argument words ---------------------------------------- */
@@ -312,6 +348,8 @@ static const struct rt_plan *plan_of(uint32_t cbid, const char *name)
         p = &not_ours;
     else if (!(p = calloc(1, sizeof *p)))
         return NULL;   /* the general way, this time */
+    else if (static_id(id) == CUTAP_ID_ALL)
+        p->id = id;   /* a function cutap's layer has not: untyped */
     else {
         const struct cutap_fninfo *fi = cutap_fn(static_id(id));
         p->id = id;
@@ -367,14 +405,17 @@ static void rt_enter(uint32_t id, const void *params, uint64_t *corr, void *orig
         typed = plan->typed;
         nargs = plan->nargs;
     } else {
-        fi = cutap_fn(static_id(id));
+        uint32_t sid = static_id(id);
+        fi = sid == CUTAP_ID_ALL ? NULL : cutap_fn(sid);
         typed = id < CUTAP_STATIC_COUNT;
-        nargs = fi->nargs;
+        nargs = fi ? fi->nargs : 0;
     }
-    /* The shared libcudart is in use: our wrapper records this call. */
+    /* The shared libcudart is in use: our wrapper records this call (a
+     * function it has no wrapper for is recorded from the report). */
     int shared = atomic_load_explicit(&cutap_lib_state[CUTAP_LAYER_RUNTIME - CUTAP_FIRST_LIB_LAYER],
                                       memory_order_acquire) == 1;
-    if ((shared && from_shared_runtime(static_id(id), origin)) || nargs > RT_MAXARGS || (plan && plan->toomany)) {
+    if ((shared && static_id(id) != CUTAP_ID_ALL && from_shared_runtime(static_id(id), origin)) ||
+        nargs > RT_MAXARGS || (plan && plan->toomany)) {
         if (corr)
             *corr = TAG_NONE;
         return;
@@ -445,7 +486,7 @@ static void rt_exit(uint32_t id, const void *ret, uint64_t *corr)
     uint64_t result = 0;
     /* Runtime calls return cudaError_t; the few that return something
      * else (a string, a struct) are recorded with 0 rather than a guess. */
-    if (ret && !cutap_fn(static_id(id))->nostatus) {
+    if (ret && (static_id(id) == CUTAP_ID_ALL || !cutap_fn(static_id(id))->nostatus)) {
         int32_t r;
         memcpy(&r, ret, sizeof r);
         result = (uint32_t)r;

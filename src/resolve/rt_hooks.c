@@ -171,11 +171,58 @@ static int driver_wants(uint32_t cbid)
     return w && cbid < atomic_load_explicit(&driver_words, memory_order_relaxed) && w[cbid];
 }
 
+/* Whether the reports made at a call site follow the protocol measured
+ * (whatever the runtime's version): checked once per site, at its first
+ * report, with reads that cannot fault (front/exec.c's probe): the record
+ * readable and of a size that holds the fields read, its callback id #1's,
+ * its name a readable string, its parameter struct and result readable
+ * where given. A site that fails is never read again: its reports are
+ * only passed on to the driver, and cutap says so once. */
+#define SITES_MAX 64
+static struct {
+    const void *_Atomic site;
+    _Atomic int ok;
+} sites[SITES_MAX];
+
+static __attribute__((noinline)) int site_check(const void *site, const struct rt_record *r, uint32_t cbid)
+{
+    for (int i = 0; i < SITES_MAX; i++) {
+        const void *s = atomic_load_explicit(&sites[i].site, memory_order_acquire);
+        if (s == site)
+            return atomic_load_explicit(&sites[i].ok, memory_order_relaxed);
+        if (!s)
+            break;
+    }
+    int ok = cutap_readable(r, RECORD_MIN_SIZE) && r->size >= RECORD_MIN_SIZE && r->size < 4096 &&
+             r->cbid == cbid && r->site <= 1 && r->name && cutap_readable_str(r->name) &&
+             (!r->params || cutap_readable(r->params, 8)) && (!r->result || cutap_readable(r->result, 4));
+    for (int i = 0; i < SITES_MAX; i++) {
+        const void *expected = NULL;
+        if (atomic_compare_exchange_strong(&sites[i].site, &expected, site)) {
+            atomic_store(&sites[i].ok, ok);
+            break;
+        }
+        if (expected == site)
+            return atomic_load(&sites[i].ok);
+    }
+    if (!ok) {
+        uint64_t base = 0;
+        const char *path = cutap_object_path(cutap_object_of(site), &base);
+        cutap_warn("a runtime copy in %s (call site +%#lx) reports its calls in a form cutap does not know: its "
+                   "reports from there are not recorded", path ? path : "an unknown object",
+                   (unsigned long)((uintptr_t)site - base));
+    }
+    return ok;
+}
+
 static uint64_t hooks_slot1(uint64_t cbid, uint64_t rec, uint64_t c, uint64_t d, uint64_t e, uint64_t f)
 {
     void *origin = __builtin_return_address(0);
     const struct rt_record *r = (const struct rt_record *)(uintptr_t)rec;
-    int ours = r && r->size >= RECORD_MIN_SIZE && r->cbid == (uint32_t)cbid;
+    int ours = origin == cutap_tls.rt_site_ok;
+    if (CUTAP_UNLIKELY(!ours) && (ours = site_check(origin, r, (uint32_t)cbid)))
+        cutap_tls.rt_site_ok = origin;
+    ours = ours && r->cbid == (uint32_t)cbid;
     int fwd = driver_wants((uint32_t)cbid);
     if (ours && r->site != 0)   /* the exit: recorded before the CUPTI client's callback runs */
         cutap_rt_report((int)r->site, (uint32_t)cbid, r->name, r->params, r->result, origin);

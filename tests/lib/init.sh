@@ -40,6 +40,7 @@ say() { printf '%s\n' "$*" >&2; }
 reg_says() {
     grep -aq "$2" "$1/.cutap-procs" 2>/dev/null || { say "  no '$2' in $1/.cutap-procs"; return 1; }
 }
+reg_says_count() { grep -ac "$2" "$1/.cutap-procs" 2>/dev/null; }   # DIR PATTERN: how many registry lines say it
 # Names of the outermost (depth 0) calls in a CUTAP_LOG file, one a line.
 top_names() { sed -n 's/^\[[0-9/]*\] t=[0-9]* \([A-Za-z_0-9#]*\)(.*/\1/p' "$@"; }
 # Names of the calls at depth d (2*d spaces of indentation).

@@ -12,11 +12,13 @@ srt_same_output cr || exit 1
 [ "$(grep -c '^RTCALL cudaMalloc$' "$WORK/cr.err")" = 203 ] && [ "$(grep -c '^RTCALL cudaDeviceSynchronize$' "$WORK/cr.err")" = 64 ] \
     || { say "  t_static_rt: unexpected RTCALL lines"; sort "$WORK/cr.err" | uniq -c >&2; exit 1; }
 # every runtime call CUPTI reported is recorded once, in layer runtime; the
-# first one (entry before cuInit), the unknown name and the calls deeper than 64 are not
+# first one (entry before cuInit) and the calls deeper than 64 are not; a
+# name cutap's runtime layer has not is recorded untyped
 srt_recorded cr 1 || exit 1
 "$CUTAP" report --format csv "$WORK/cr" >"$WORK/cr.csv" || exit 1
 grep -q '^runtime,cudaMalloc,203,' "$WORK/cr.csv" && grep -q '^runtime,cudaFree,1,' "$WORK/cr.csv" \
-    && ! grep -q -e cudaGetDeviceCount -e cudaNotARuntimeFunction -e _v3020 "$WORK/cr.csv" \
+    && grep -q '^runtime,cudaNotARuntimeFunction,1,' "$WORK/cr.csv" \
+    && ! grep -q -e cudaGetDeviceCount -e _v3020 "$WORK/cr.csv" \
     || { cat "$WORK/cr.csv" >&2; exit 1; }
 # arguments from CUPTI's params structs, results from its return value
 # (the argument words are the last list of the line); a callback id of

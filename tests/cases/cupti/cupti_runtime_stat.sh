@@ -13,7 +13,7 @@ for opt in --runtime=cupti --runtime=all; do
     # before cuInit, is seen by default only)
     awk '$NF != "cudaGetDeviceCount" && $(NF-1) == "runtime" { print $NF, $3, $4 }' "$WORK/cs.txt" | sort >"$WORK/cs$opt.rows"
 done
-cmp -s "$WORK/cs--runtime=cupti.rows" "$WORK/cs--runtime=all.rows" && [ "$(wc -l <"$WORK/cs--runtime=all.rows")" = 8 ] \
+cmp -s "$WORK/cs--runtime=cupti.rows" "$WORK/cs--runtime=all.rows" && [ "$(wc -l <"$WORK/cs--runtime=all.rows")" = 9 ] \
     && grep -qx 'cudaMalloc 203 1' "$WORK/cs--runtime=all.rows" \
     || { say "  runtime rows differ between the paths:"; diff "$WORK/cs--runtime=cupti.rows" "$WORK/cs--runtime=all.rows" >&2; cat "$WORK/cs--runtime=all.rows" >&2; exit 1; }
 "$CUTAP" stat -o "$WORK/cs3.txt" -- $T/t_static_rt >/dev/null 2>&1 || exit 1

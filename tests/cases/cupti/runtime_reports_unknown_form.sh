@@ -1,0 +1,21 @@
+#!/usr/bin/env bash
+# Issue #25, never harm: runtime copies whose reports are not in the form
+# measured (a record on an inaccessible page, a record too short, a name
+# that cannot be read: tests/t_bad_report.c, each from a call site of its
+# own) are checked once per site with reads that cannot fault: the program
+# runs on and exits 0 with its output unchanged, cutap says once per site
+# that it cannot record that copy (in the trace's registry, not on the
+# program's stderr), and records none of those reports, while a
+# well-formed report from a fourth site is recorded (one cudaGetDevice).
+. "$(dirname "$0")/../../lib/init.sh"
+
+$T/t_bad_report >"$WORK/b.out" 2>&1 || { say "  bare run failed"; exit 1; }
+grep -qx 'reported: none' "$WORK/b.out" || { say "  bare: the driver's words were set"; exit 1; }
+"$CUTAP" trace -o "$WORK/t" -- $T/t_bad_report >"$WORK/t.out" 2>"$WORK/t.err" || { say "  traced run failed"; cat "$WORK/t.err" >&2; exit 1; }
+grep -qx 'reported: 4 entries, 4 exits' "$WORK/t.out" && grep -qx survived "$WORK/t.out" || { say "  traced output:"; cat "$WORK/t.out" >&2; exit 1; }
+[ "$(reg_says_count "$WORK/t" 'reports its calls in a form cutap does not know')" = 3 ] \
+    || { say "  not 3 warnings, one per bad site"; exit 1; }
+report_names "$WORK/t" | grep -c '^cudaGetDevice$' | grep -qx 1 || { say "  the good report was not recorded once"; exit 1; }
+# the library alone: nothing on the program's stderr, the same output
+CUTAP_TRACE=$WORK/l LD_PRELOAD=$LIB $T/t_bad_report >"$WORK/l.out" 2>"$WORK/l.err" || { say "  preloaded run failed"; exit 1; }
+[ ! -s "$WORK/l.err" ] && cmp -s "$WORK/t.out" "$WORK/l.out" || { say "  the program's stderr or output:"; cat "$WORK/l.err" "$WORK/l.out" >&2; exit 1; }

@@ -1,0 +1,74 @@
+/* Runtime copies whose reports cutap does not understand (issue #25):
+ * through the driver's TOOLS_RUNTIME_CALLBACK_HOOKS, as tests/rt_copy.h
+ * reports, each from a call site of its own:
+ *   unmapped   the record pointer is an inaccessible page
+ *   short      a record of 16 bytes (smaller than the fields cutap reads)
+ *   badname    a record whose name points to an inaccessible page
+ *   good       a well-formed report (cudaGetDevice), from a fourth site
+ * A cutap that read these records blindly would fault. Each report is made
+ * only where the copy's word for its callback id is set. stdout: what was
+ * reported and "survived"; the result is the same with and without cutap. */
+#define _GNU_SOURCE
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "cuda_min.h"
+#include "cupti_min.h"
+
+typedef uint64_t (*slot_fn)(uint64_t, uint64_t, uint64_t, uint64_t, uint64_t, uint64_t);
+static const uintptr_t *table;
+static const volatile uint32_t *words;
+static size_t nwords;
+
+static int wanted(uint32_t cbid) { return words && cbid < nwords && words[cbid]; }
+
+/* Each site function calls #1 itself: four call sites (return addresses). */
+#define REPORT(cbid, rec)                                                                 \
+    do {                                                                                  \
+        ((slot_fn)table[4])(0, 0, 0, 0, 0, 0);                                           \
+        ((slot_fn)table[1])((cbid), (uint64_t)(uintptr_t)(rec), 0, 0, 0x64, 0);         \
+        __asm__ volatile("" ::: "memory");                                                \
+    } while (0)
+static __attribute__((noinline)) void site_unmapped(const void *rec) { REPORT(17, rec); }
+static __attribute__((noinline)) void site_short(const void *rec) { REPORT(17, rec); }
+static __attribute__((noinline)) void site_badname(const void *rec) { REPORT(17, rec); }
+static __attribute__((noinline)) void site_good(const void *rec) { REPORT(17, rec); }
+
+int main(void)
+{
+    static const unsigned char uuid[16] = {0xa0, 0x94, 0x79, 0x8c, 0x2e, 0x74, 0x2e, 0x74,
+                                           0x93, 0xf2, 0x08, 0x00, 0x20, 0x0c, 0x0a, 0x66};
+    if (cuInit(0) != CUDA_SUCCESS || cuGetExportTable((const void **)&table, uuid) != CUDA_SUCCESS || !table)
+        return 1;
+    void *p = NULL;
+    ((void (*)(void **, size_t *))table[2])(&p, &nwords);
+    words = p;
+    long ps = sysconf(_SC_PAGESIZE);
+    unsigned char *none = mmap(NULL, (size_t)ps, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (none == MAP_FAILED)
+        return 1;
+    int dev = 0, r = 0;
+    struct { int *device; } params = {&dev};
+    if (wanted(17)) {
+        for (int site = 0; site < 2; site++) {   /* entry and exit */
+            uint64_t shortrec[2] = {16, 17};
+            struct rt_copy_record bad = {.size = sizeof bad, .name = (const char *)none, .params = &params,
+                                         .result = &r, .cbid = 17, .site = (uint32_t)site};
+            struct rt_copy_record good = {.size = sizeof good, .name = "cudaGetDevice", .params = &params,
+                                          .result = site ? &r : NULL, .cbid = 17, .site = (uint32_t)site};
+            site_unmapped(none);
+            site_short(shortrec);
+            site_badname(&bad);
+            site_good(&good);
+        }
+        printf("reported: 4 entries, 4 exits\n");
+    } else {
+        printf("reported: none\n");
+    }
+    munmap(none, (size_t)ps);
+    printf("survived\n");
+    return 0;
+}
