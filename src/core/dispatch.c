@@ -351,11 +351,11 @@ void *cutap_tramp_enter(struct cutap_tramp_ctx *ctx, void **retslot, uint64_t *r
      * the instrument's, run without a frame (resolve/rt_hooks.c learns
      * their call sites). */
     if (ctx->id >= CUTAP_STATIC_COUNT) {
-        cutap_tls.last_slot_ret = *retslot;
-        cutap_tls.last_slot_id = ctx->id;
         if (CUTAP_UNLIKELY(atomic_load_explicit(&cutap_induced_n, memory_order_relaxed)) &&
             cutap_induced_site(*retslot))
             return real;
+        cutap_tls.last_slot_ret = *retslot;
+        cutap_tls.last_slot_id = ctx->id;
     }
     uint8_t mask = atomic_load_explicit(&cutap_mask[ctx->id], memory_order_relaxed);
     if (!mask)
