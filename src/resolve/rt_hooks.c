@@ -137,6 +137,8 @@ static __attribute__((noinline)) void induced_seen(void *ret)
         if (known) {
             atomic_store(&induced[n], ret);
             atomic_store_explicit(&cutap_induced_n, n + 1, memory_order_release);
+            if (n < CUTAP_TRAMP_SKIP)   /* the first ones: the trampoline's own check */
+                cutap_tramp_skip[n] = ret;
         } else {
             for (uint32_t i = 0; i < INDUCED_MAX; i++)
                 if (!atomic_load(&candidate[i])) {

@@ -45,8 +45,9 @@ clients)
     mkdir -p $R/ref
     CUDA_INJECTION64_PATH=$PWD/$B/libcupti_ref.so CUTAP_REF_DIR=$R/ref $B/vecadd_static >$R/v.ref 2>/dev/null
     $B/vecadd_static >$R/v.bare 2>/dev/null
-    timeout 300 "$NSYS" profile -t cuda -o $R/nsys1 $C trace -o $R/vt -- $B/vecadd_static >$R/v.nsys 2>$R/v.nsys.err; rc=$?
-    grep -v -e '^Collecting' -e '^Generating' -e '^Processing' -e 'nsys-rep' -e '^\[' -e '^$' -e 'WARNING' $R/v.nsys >$R/v.nsys.prog
+    # the program's stdout into a file of its own: nsys prints to stdout too
+    timeout 300 "$NSYS" profile -t cuda -o $R/nsys1 $C trace -o $R/vt -- sh -c "exec $B/vecadd_static >$R/v.nsys.prog" \
+      >$R/v.nsys 2>$R/v.nsys.err; rc=$?
     $C export --format sqlite -o $R/vt.db $R/vt 2>/dev/null
     echo "nsys profile -t cuda around cutap trace of vecadd_static: exit $rc, report $(ls $R/nsys1.* 2>/dev/null | head -1 | xargs -r stat -c %s) bytes," \
          "output same: $(cmp -s $R/v.bare $R/v.nsys.prog && echo yes || echo NO)"

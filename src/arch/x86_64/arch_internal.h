@@ -32,6 +32,13 @@ void cutap_tramp_return(void);
  * code made at run time): the caller then hands out the function itself. */
 void *cutap_tramp_make_stub(struct cutap_tramp_ctx *ctx);
 
+/* Return addresses whose calls through a trampoline run at once, without
+ * a frame, before any register is saved (trampoline.S; 0: none): the call
+ * sites of slot calls a runtime copy makes only because cutap asked it to
+ * report (resolve/rt_hooks.c fills them as it learns them). */
+#define CUTAP_TRAMP_SKIP 4
+extern void *volatile cutap_tramp_skip[CUTAP_TRAMP_SKIP];
+
 /* --- what the assembly calls ------------------------------------------- */
 
 /* trampoline.S, defined by src/core/dispatch.c: entry (the callbacks

@@ -19,6 +19,9 @@
 #include "arch_internal.h"
 #include "cutap_base.h"
 
+void *volatile cutap_tramp_skip[CUTAP_TRAMP_SKIP];
+_Static_assert(CUTAP_TRAMP_SKIP == 4, "trampoline.S compares four return addresses");
+
 #define STUB_SIZE 16
 static unsigned char *code;      /* current block's code page */
 static void **data;              /* its data page */

@@ -8,7 +8,10 @@
  * %r11 is a scratch register in the SysV ABI that carries no argument, so
  * using it loses nothing.
  *
- * Fast path: ctx->active == 0 -> jump straight to ctx->real.
+ * Fast path: ctx->active == 0 -> jump straight to ctx->real; so does a
+ * call whose return address is one of cutap_tramp_skip's (a call site
+ * cutap learned makes calls that are its own instrument's: %r10, scratch
+ * and no argument register, is used to compare).
  * Slow path: save rdi rsi rdx rcx r8 r9 rax and xmm0-7, call
  * cutap_tramp_enter(ctx, &return-slot, saved integer regs), restore them
  * and jump to the function it returns. When a frame is recorded, enter()
@@ -27,8 +30,18 @@ cutap_tramp_common:
 	.cfi_startproc
 	cmpb $0, 8(%r11)
 	jne 1f
+2:
 	jmp *(%r11)
 1:
+	movq (%rsp), %r10
+	cmpq %r10, cutap_tramp_skip(%rip)
+	je 2b
+	cmpq %r10, cutap_tramp_skip+8(%rip)
+	je 2b
+	cmpq %r10, cutap_tramp_skip+16(%rip)
+	je 2b
+	cmpq %r10, cutap_tramp_skip+24(%rip)
+	je 2b
 	pushq %rbp
 	.cfi_def_cfa_offset 16
 	.cfi_offset %rbp, -16
