@@ -13,7 +13,10 @@
 #          cuda around cutap trace of the static vecadd: nsys's exit status,
 #          the output, and cutap's runtime calls against the referee's
 # bench:   bench/gpu/rtcall.sh pinned to one core and to four, then the
-#          CPU-bound PyTorch step (bench/gpu/run.sh, 4 cores)
+#          CPU-bound PyTorch step (bench/gpu/run.sh) on four cores and on one
+#          (BENCH_CYCLES, default 5)
+# On a 2-GPU kind (nvidia-h100-x2), `cover torchrun_2gpu` adds the 2-rank
+# DDP run.
 set -u
 cd "$(dirname "$0")/../.."
 export PATH=/usr/local/cuda/bin:$PATH
@@ -58,5 +61,8 @@ clients)
   rm -rf $R ;;
 bench)
   for pin in 0 0-3; do RTCALL_PIN=$pin bench/gpu/rtcall.sh 3; done
-  SKIP_OVERHEAD=1 BENCH_CPU_ONLY=1 BENCH_PIN=4-7 BENCH_MODES="bare tracesym trace tracecupti cupti" bench/gpu/run.sh "${BENCH_CYCLES:-5}" ;;
+  for pin in 4-7 4; do
+    echo "-- CPU-bound PyTorch step pinned to cores $pin"
+    SKIP_OVERHEAD=1 BENCH_CPU_ONLY=1 BENCH_PIN=$pin BENCH_MODES="bare tracesym trace tracecupti cupti" bench/gpu/run.sh "${BENCH_CYCLES:-5}"
+  done ;;
 esac
