@@ -336,13 +336,9 @@ static void params_to_words(const struct cutap_fninfo *fi, const unsigned char *
 static struct rt_plan *_Atomic rt_plans[CBID_CACHE];
 static struct rt_plan not_ours = {.id = CUTAP_ID_ALL};
 
-static const struct rt_plan *plan_of(uint32_t cbid, const char *name)
+static __attribute__((noinline)) const struct rt_plan *plan_make(uint32_t cbid, const char *name)
 {
-    if (cbid >= CBID_CACHE)
-        return &not_ours;
-    struct rt_plan *p = atomic_load_explicit(&rt_plans[cbid], memory_order_acquire);
-    if (CUTAP_LIKELY(p != NULL))
-        return p;
+    struct rt_plan *p;
     uint32_t id = id_of(cbid, name);
     if (id == CUTAP_ID_ALL)
         p = &not_ours;
@@ -365,6 +361,14 @@ static const struct rt_plan *plan_of(uint32_t cbid, const char *name)
         p = expected;
     }
     return p;
+}
+
+static inline __attribute__((always_inline)) const struct rt_plan *plan_of(uint32_t cbid, const char *name)
+{
+    if (cbid >= CBID_CACHE)
+        return &not_ours;
+    const struct rt_plan *p = atomic_load_explicit(&rt_plans[cbid], memory_order_acquire);
+    return CUTAP_LIKELY(p != NULL) ? p : plan_make(cbid, name);
 }
 
 
@@ -396,7 +400,8 @@ static int from_shared_runtime(uint32_t static_id_of_call, const void *ret)
 /* The entry of a reported call: params is the runtime's parameter struct,
  * corr the call's correlation word (NULL: none), origin an address in the
  * copy that reported it (NULL: not known). */
-static void rt_enter(uint32_t id, const void *params, uint64_t *corr, void *origin, const struct rt_plan *plan)
+static inline __attribute__((always_inline)) void rt_enter(uint32_t id, const void *params, uint64_t *corr,
+                                                         void *origin, const struct rt_plan *plan)
 {
     const struct cutap_fninfo *fi = NULL;
     int typed;
@@ -466,7 +471,7 @@ static void rt_enter(uint32_t id, const void *params, uint64_t *corr, void *orig
 }
 
 /* Its exit: ret points to the runtime's result (NULL: none). */
-static void rt_exit(uint32_t id, const void *ret, uint64_t *corr)
+static inline __attribute__((always_inline)) void rt_exit(uint32_t id, const void *ret, uint64_t *corr)
 {
     struct rt_stack *s = rt_stk;
     uint64_t tag = corr ? *corr : 0;
