@@ -7,7 +7,12 @@
  *   good       a well-formed report (cudaGetDevice), from a fourth site
  * A cutap that read these records blindly would fault. Each report is made
  * only where the copy's word for its callback id is set. stdout: what was
- * reported and "survived"; the result is the same with and without cutap. */
+ * reported and "survived"; the result is the same with and without cutap.
+ *   t_bad_report stale: a well-formed report (#4 then #1, record A), then a
+ *   #1 with no #4 before it (record B). Where a CUPTI client wants the
+ *   reports, a cutap that passed #1 on with the arguments of the earlier #4
+ *   would have the driver's #4 write A's context uid again, after A is
+ *   gone: prints "stale #4: no" or "stale #4: YES". */
 #define _GNU_SOURCE
 #include <stdint.h>
 #include <stdio.h>
@@ -37,7 +42,26 @@ static __attribute__((noinline)) void site_short(const void *rec) { REPORT(17, r
 static __attribute__((noinline)) void site_badname(const void *rec) { REPORT(17, rec); }
 static __attribute__((noinline)) void site_good(const void *rec) { REPORT(17, rec); }
 
-int main(void)
+static __attribute__((noinline)) void stale(void)
+{
+    int dev = 0;
+    struct { int *device; } params = {&dev};
+    struct rt_copy_record a = {.size = sizeof a, .name = "cudaGetDevice", .params = &params, .cbid = 17, .site = 0};
+    struct rt_copy_record b = a;
+    ((slot_fn)table[4])((uint64_t)(uintptr_t)&a, (uint64_t)(uintptr_t)&a.context_uid, 0, 0, 0, 0);
+    ((slot_fn)table[1])(17, (uint64_t)(uintptr_t)&a, 0, 0, 0x64, 0);
+    a.context_uid = 0;
+    ((slot_fn)table[1])(17, (uint64_t)(uintptr_t)&b, 0, 0, 0x64, 0);   /* no #4 before it */
+    printf("stale #4: %s\n", a.context_uid ? "YES" : "no");
+    b.site = 1;   /* the exits, so that nothing stays open */
+    a.site = 1;
+    ((slot_fn)table[4])((uint64_t)(uintptr_t)&a, (uint64_t)(uintptr_t)&a.context_uid, 0, 0, 0, 0);
+    ((slot_fn)table[1])(17, (uint64_t)(uintptr_t)&a, 0, 0, 0x64, 0);
+    ((slot_fn)table[4])((uint64_t)(uintptr_t)&b, (uint64_t)(uintptr_t)&b.context_uid, 0, 0, 0, 0);
+    ((slot_fn)table[1])(17, (uint64_t)(uintptr_t)&b, 0, 0, 0x64, 0);
+}
+
+int main(int argc, char **argv)
 {
     static const unsigned char uuid[16] = {0xa0, 0x94, 0x79, 0x8c, 0x2e, 0x74, 0x2e, 0x74,
                                            0x93, 0xf2, 0x08, 0x00, 0x20, 0x0c, 0x0a, 0x66};
@@ -46,6 +70,10 @@ int main(void)
     void *p = NULL;
     ((void (*)(void **, size_t *))table[2])(&p, &nwords);
     words = p;
+    if (argc > 1 && !strcmp(argv[1], "stale")) {
+        stale();
+        return 0;
+    }
     long ps = sysconf(_SC_PAGESIZE);
     unsigned char *none = mmap(NULL, (size_t)ps, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
     if (none == MAP_FAILED)

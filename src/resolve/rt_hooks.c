@@ -157,6 +157,7 @@ static uint64_t hooks_slot4(uint64_t a, uint64_t b, uint64_t c, uint64_t d, uint
 {
     uint64_t *s = saved4;
     s[0] = a, s[1] = b, s[2] = c, s[3] = d, s[4] = e, s[5] = f;
+    s[6] = 1;   /* kept for this thread's next #1 only */
     void *last = cutap_tls.last_slot_ret;
     if (last) {
         cutap_tls.last_slot_ret = NULL;
@@ -229,11 +230,16 @@ static uint64_t hooks_slot1(uint64_t cbid, uint64_t rec, uint64_t c, uint64_t d,
     if (ours && r->site != 0)   /* the exit: recorded before the CUPTI client's callback runs */
         cutap_rt_report((int)r->site, (uint32_t)cbid, r->name, r->params, r->result, origin);
     uint64_t ret = 0;
+    uint64_t *s = saved4;
     if (fwd) {
-        uint64_t *s = saved4;
-        real4(s[0], s[1], s[2], s[3], s[4], s[5]);
+        /* the driver's #4 only with the arguments of the #4 that came just
+         * before this #1 on this thread: never with an older call's
+         * pointers (a record since gone from the stack) */
+        if (s[6])
+            real4(s[0], s[1], s[2], s[3], s[4], s[5]);
         ret = real1(cbid, rec, c, d, e, f);
     }
+    s[6] = 0;
     if (ours && r->site == 0)   /* the entry: after it, so the client's work stays outside the call */
         cutap_rt_report(0, (uint32_t)cbid, r->name, r->params, NULL, origin);
     cutap_tls.last_slot_ret = NULL;   /* the report ended */

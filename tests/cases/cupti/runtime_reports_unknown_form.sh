@@ -7,6 +7,9 @@
 # that it cannot record that copy (in the trace's registry, not on the
 # program's stderr), and records none of those reports, while a
 # well-formed report from a fourth site is recorded (one cudaGetDevice).
+# And with a CUPTI client in the process, a #1 that comes with no #4
+# before it is passed on without the driver's #4: never with an earlier
+# report's arguments (which would write into a record already gone).
 . "$(dirname "$0")/../../lib/init.sh"
 
 $T/t_bad_report >"$WORK/b.out" 2>&1 || { say "  bare run failed"; exit 1; }
@@ -19,3 +22,6 @@ report_names "$WORK/t" | grep -c '^cudaGetDevice$' | grep -qx 1 || { say "  the 
 # the library alone: nothing on the program's stderr, the same output
 CUTAP_TRACE=$WORK/l LD_PRELOAD=$LIB $T/t_bad_report >"$WORK/l.out" 2>"$WORK/l.err" || { say "  preloaded run failed"; exit 1; }
 [ ! -s "$WORK/l.err" ] && cmp -s "$WORK/t.out" "$WORK/l.out" || { say "  the program's stderr or output:"; cat "$WORK/l.err" "$WORK/l.out" >&2; exit 1; }
+LD_PRELOAD=$T/libcupti_client.so "$CUTAP" trace -o "$WORK/s" -- $T/t_bad_report stale >"$WORK/s.out" 2>"$WORK/s.err" \
+    || { say "  stale: traced run failed"; exit 1; }
+grep -qx 'stale #4: no' "$WORK/s.out" || { say "  stale: $(cat "$WORK/s.out")"; exit 1; }
