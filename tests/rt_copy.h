@@ -20,6 +20,7 @@
 
 
 typedef uint64_t (*rt_copy_slot)(uint64_t, uint64_t, uint64_t, uint64_t, uint64_t, uint64_t);
+#define RT_COPY_DEPTH 128   /* calls nested deeper report nothing */
 
 static int rt_copy_report(int site, uint32_t cbid, const char *name, const void *params, void *ret, uint64_t *corr)
 {
@@ -30,6 +31,22 @@ static int rt_copy_report(int site, uint32_t cbid, const char *name, const void 
     static const uintptr_t *_Atomic table, *_Atomic tls;
     static const volatile uint32_t *_Atomic words;
     static _Atomic size_t nwords;
+    /* One record per call, in the call's frame as the runtime keeps it: the
+     * entry and the exit report with the same record (calls nest strictly
+     * on a thread, so a stack of them per thread is that frame). */
+    static __thread struct rt_copy_record recs[RT_COPY_DEPTH];
+    static __thread unsigned depth;
+    struct rt_copy_record *r = NULL;
+    if (site == 0) {
+        if (depth < RT_COPY_DEPTH)
+            r = &recs[depth];
+        depth++;
+    } else {
+        if (depth)
+            depth--;
+        if (depth < RT_COPY_DEPTH)
+            r = &recs[depth];
+    }
     const uintptr_t *t = atomic_load(&table);
     if (!t) {
         void *p = NULL;
@@ -45,16 +62,16 @@ static int rt_copy_report(int site, uint32_t cbid, const char *name, const void 
         atomic_store(&table, t);
     }
     const volatile uint32_t *w = atomic_load(&words);
-    if (!w || cbid >= atomic_load(&nwords) || !w[cbid])
+    if (!w || cbid >= atomic_load(&nwords) || !w[cbid] || !r)
         return 0;
     static int context_object;
-    struct rt_copy_record r = {.size = sizeof r, .correlation = corr, .result = site == 1 ? ret : NULL,
-                               .name = name, .params = params, .context = &context_object,
-                               .cbid = cbid, .site = (uint32_t)site};
-    ((rt_copy_slot)atomic_load(&tls)[2])((uint64_t)(uintptr_t)&r, (uint64_t)site, 0, 0, 0, 0);
-    ((rt_copy_slot)t[4])((uint64_t)(uintptr_t)r.context, (uint64_t)(uintptr_t)&r.context_uid, 0, 0,
+    *r = (struct rt_copy_record){.size = sizeof *r, .correlation = corr, .result = site == 1 ? ret : NULL,
+                                 .name = name, .params = params, .context = &context_object,
+                                 .cbid = cbid, .site = (uint32_t)site};
+    ((rt_copy_slot)atomic_load(&tls)[2])((uint64_t)(uintptr_t)r, (uint64_t)site, 0, 0, 0, 0);
+    ((rt_copy_slot)t[4])((uint64_t)(uintptr_t)r->context, (uint64_t)(uintptr_t)&r->context_uid, 0, 0,
                          site == 0 ? (uint64_t)(uintptr_t)name : 0, 0);
-    ((rt_copy_slot)t[1])(cbid, (uint64_t)(uintptr_t)&r, 0, 0, 0x64, 0);
+    ((rt_copy_slot)t[1])(cbid, (uint64_t)(uintptr_t)r, 0, 0, 0x64, 0);
     return 1;
 }
 #endif

@@ -12,7 +12,11 @@
  *   #1 with no #4 before it (record B). Where a CUPTI client wants the
  *   reports, a cutap that passed #1 on with the arguments of the earlier #4
  *   would have the driver's #4 write A's context uid again, after A is
- *   gone: prints "stale #4: no" or "stale #4: YES". */
+ *   gone: prints "stale #4: no" or "stale #4: YES".
+ *   t_bad_report noexit: two cudaGetDevice whose entry is reported and
+ *   whose exit is not, then a cudaMalloc reported whole, all from one
+ *   function (so their records lie at one stack address, as a runtime's
+ *   calls made one after another from one place do): prints "noexit". */
 #define _GNU_SOURCE
 #include <stdint.h>
 #include <stdio.h>
@@ -41,6 +45,21 @@ static __attribute__((noinline)) void site_unmapped(const void *rec) { REPORT(17
 static __attribute__((noinline)) void site_short(const void *rec) { REPORT(17, rec); }
 static __attribute__((noinline)) void site_badname(const void *rec) { REPORT(17, rec); }
 static __attribute__((noinline)) void site_good(const void *rec) { REPORT(17, rec); }
+
+static __attribute__((noinline)) void one_call(uint32_t cbid, const char *name, int with_exit)
+{
+    int dev = 0, r = 0;
+    struct { int *device; } params = {&dev};
+    struct rt_copy_record a = {.size = sizeof a, .name = name, .params = &params, .cbid = cbid, .site = 0};
+    ((slot_fn)table[4])((uint64_t)(uintptr_t)&a, (uint64_t)(uintptr_t)&a.context_uid, 0, 0, 0, 0);
+    ((slot_fn)table[1])(cbid, (uint64_t)(uintptr_t)&a, 0, 0, 0x64, 0);
+    if (with_exit) {
+        a.site = 1;
+        a.result = &r;
+        ((slot_fn)table[4])((uint64_t)(uintptr_t)&a, (uint64_t)(uintptr_t)&a.context_uid, 0, 0, 0, 0);
+        ((slot_fn)table[1])(cbid, (uint64_t)(uintptr_t)&a, 0, 0, 0x64, 0);
+    }
+}
 
 static __attribute__((noinline)) void stale(void)
 {
@@ -72,6 +91,15 @@ int main(int argc, char **argv)
     words = p;
     if (argc > 1 && !strcmp(argv[1], "stale")) {
         stale();
+        return 0;
+    }
+    if (argc > 1 && !strcmp(argv[1], "noexit")) {
+        if (wanted(17)) {
+            one_call(17, "cudaGetDevice", 0);
+            one_call(17, "cudaGetDevice", 0);
+            one_call(20, "cudaMalloc", 1);
+        }
+        printf("noexit\n");
         return 0;
     }
     long ps = sysconf(_SC_PAGESIZE);

@@ -38,6 +38,8 @@ $(T)/t_rt_mix: tests/t_rt_mix.c $(T)/cudart_hook/libcudart.so.13 $(T)/dnn/libfak
 # subscriber), as nsys or a profiler is.
 $(T)/t_static_rt $(T)/t_shared_rt: tests/rt_copy.h tests/cupti_min.h
 $(T)/t_bad_report: tests/cupti_min.h
+$(T)/t_tls_between: tests/t_tls_between.c tests/cuda_min.h $(T)/dnn/libfakednn.so
+	$(CC) $(TCFLAGS) -o $@ $< $(T)/dnn/libfakednn.so -L$(FAKE) -lcuda -Wl,-rpath,'$$ORIGIN/dnn'
 $(T)/libcupti_client.so: tests/lib_cupti_client.c tests/cupti_min.h
 	@mkdir -p $(T)
 	$(CC) $(TCFLAGS) -fPIC -shared -o $@ $< -ldl
@@ -178,7 +180,7 @@ TEST_BINS := $(T)/libshim.so $(T)/t_nodriver $(T)/t_probe $(T)/t_fds $(T)/t_tsc 
 
 TEST_BINS += $(T)/fuzz_reader $(BUILD)/asan/cutap
 TEST_BINS += $(T)/libnofalloc.so $(T)/t_static $(T)/t_thread_churn
-TEST_BINS += $(FAKE)/libcupti.so.13 $(T)/t_static_rt $(T)/t_shared_rt $(T)/t_rt_mix $(T)/libcupti_client.so $(T)/t_bad_report
+TEST_BINS += $(FAKE)/libcupti.so.13 $(T)/t_static_rt $(T)/t_shared_rt $(T)/t_rt_mix $(T)/libcupti_client.so $(T)/t_bad_report $(T)/t_tls_between
 
 # NVTX annotations for the nvtx_* cases: nvtx3 is header-only (the CUDA
 # toolkit's); without the header t_nvtx is not built and they are skipped.

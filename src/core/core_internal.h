@@ -312,6 +312,10 @@ void cutap_record_report_end(cutap_call_t *call, void *rec, const uint64_t *aux)
 /* calls.c: the object index (+1) a record names for code at fn, the
  * object named in the file first; 0: none. */
 uint32_t cutap_record_origin(const void *fn);
+/* calls.c: changes when the objects named in the file are forgotten (a
+ * forked child's new file): a cache of cutap_record_origin's answers keyed
+ * with it stays true. */
+extern _Atomic uint32_t cutap_record_epoch;
 extern _Atomic uint8_t cutap_fast_mask;
 extern int cutap_fast_kind;
 /* calls.c: counting mode's fast path for an untyped call whose result is

@@ -728,8 +728,10 @@ int rec_register(int counts)
 }
 
 /* The forking thread's plans and entries are the parent's. */
+_Atomic uint32_t cutap_record_epoch;
 void rec_calls_after_fork(void)
 {
+    atomic_fetch_add(&cutap_record_epoch, 1);   /* cached origins name objects the new file has not */
     for (unsigned i = 0; i < MAX_NOTED_OBJECTS; i++)
         atomic_store_explicit(&object_noted[i], 0, memory_order_relaxed);
     ent_chunk = NULL;

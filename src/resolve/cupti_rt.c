@@ -100,6 +100,7 @@ static result_string_fn p_result_string;
 struct rt_frame {
     struct cutap_external x;
     uint64_t words[RT_MAXARGS];   /* x.call.c.args points here until the exit */
+    const void *key;              /* the runtime's record (default mode), else NULL */
     void *rec;                    /* fused: what the recorder's end needs */
     uint64_t aux[2];
     int fused;                    /* recorded by the recorder's fused path */
@@ -107,7 +108,8 @@ struct rt_frame {
 struct rt_stack {
     unsigned top;
     const void *last_origin;   /* the copy of the thread's last report, */
-    uint32_t last_index;       /* and its object (cutap_record_origin) */
+    uint32_t last_index;       /* its object (cutap_record_origin), */
+    uint32_t last_epoch;       /* and cutap_record_epoch then */
     unsigned lost;    /* entries not pushed (too deep) whose exit is to come,
                          for CUPTI reports without correlationData */
     struct rt_frame f[RT_DEPTH];
@@ -118,6 +120,13 @@ static pthread_once_t rt_once = PTHREAD_ONCE_INIT;
 
 static void rt_free(void *p)
 {
+    struct rt_stack *s = p;
+    /* calls left open (an exit never reported): the thread's current call
+     * must not stay inside the frames freed here */
+    if (s && s->top) {
+        cutap_tls.current = s->f[0].x.call.c.parent;
+        cutap_tls.depth = s->f[0].x.call.c.depth;
+    }
     rt_stk = NULL;   /* runs on the exiting thread: a later report allocates anew */
     free(p);
 }
@@ -397,11 +406,29 @@ static int from_shared_runtime(uint32_t static_id_of_call, const void *ret)
 }
 
 /* --- the callback -------------------------------------------------------- */
+/* Ends the thread's innermost frame with result. */
+static inline __attribute__((always_inline)) void rt_close_top(struct rt_stack *s, uint64_t result)
+{
+    struct rt_frame *f = &s->f[s->top - 1];
+    if (f->fused) {
+        struct cutap_thread *t = &cutap_tls;
+        cutap_call_t *c = &f->x.call.c;
+        t->depth--;
+        t->current = c->parent;
+        c->result = result;
+        cutap_record_report_end(c, f->rec, f->aux);
+        s->top--;
+        return;
+    }
+    cutap_external_exit(&f->x, result);
+    s->top--;   /* after the post callbacks: a call they make pushes above */
+}
+
 /* The entry of a reported call: params is the runtime's parameter struct,
  * corr the call's correlation word (NULL: none), origin an address in the
  * copy that reported it (NULL: not known). */
 static inline __attribute__((always_inline)) void rt_enter(uint32_t id, const void *params, uint64_t *corr,
-                                                         void *origin, const struct rt_plan *plan)
+                                                         void *origin, const struct rt_plan *plan, const void *key)
 {
     const struct cutap_fninfo *fi = NULL;
     int typed;
@@ -426,15 +453,27 @@ static inline __attribute__((always_inline)) void rt_enter(uint32_t id, const vo
         return;
     }
     struct rt_stack *s = rt_get();
+    if (key && s) {
+        /* A record at the address of a call still open: that call is over
+         * (the runtime keeps a call's record in its frame; a new call at
+         * the same address means the old frame is gone), its exit was not
+         * reported: it ends here, with whatever is open above it. */
+        unsigned k = s->top;
+        while (k && s->f[k - 1].key != key)
+            k--;
+        while (k && s->top >= k)
+            rt_close_top(s, 0);
+    }
     if (!s || s->top >= RT_DEPTH) {
         if (corr)
             *corr = TAG_LOST;
-        else if (s)
-            s->lost++;
+        else if (s && !key)
+            s->lost++;   /* (with a key, the exit finds no frame of its own) */
         return;
     }
     unsigned k = s->top++;
     struct rt_frame *f = &s->f[k];
+    f->key = key;
     if (plan)
         plan_words(plan, params, f->words);
     else if (typed)
@@ -447,9 +486,11 @@ static inline __attribute__((always_inline)) void rt_enter(uint32_t id, const vo
          * copy's object from the thread's last report when it is the same */
         struct cutap_thread *t = &cutap_tls;
         cutap_call_t *c = &f->x.call.c;
-        if (origin != s->last_origin) {
+        uint32_t epoch = atomic_load_explicit(&cutap_record_epoch, memory_order_relaxed);
+        if (origin != s->last_origin || epoch != s->last_epoch) {
             s->last_index = cutap_record_origin(origin);
             s->last_origin = origin;
+            s->last_epoch = epoch;
         }
         c->id = id;
         c->layer = CUTAP_LAYER_RUNTIME;
@@ -471,7 +512,11 @@ static inline __attribute__((always_inline)) void rt_enter(uint32_t id, const vo
 }
 
 /* Its exit: ret points to the runtime's result (NULL: none). */
-static inline __attribute__((always_inline)) void rt_exit(uint32_t id, const void *ret, uint64_t *corr)
+
+/* key: the runtime's record of the call (its entry and exit hand the same
+ * one: the default mode), or NULL (CUPTI's reports). */
+static inline __attribute__((always_inline)) void rt_exit(uint32_t id, const void *ret, uint64_t *corr,
+                                                        const void *key)
 {
     struct rt_stack *s = rt_stk;
     uint64_t tag = corr ? *corr : 0;
@@ -479,15 +524,24 @@ static inline __attribute__((always_inline)) void rt_exit(uint32_t id, const voi
         return;
     if (!s)
         return;   /* no entry was ever pushed on this thread */
-    if (!corr && s->lost) {
+    if (!corr && !key && s->lost) {
         s->lost--;   /* strictly nested: the deepest entries are the lost ones */
         return;
     }
-    /* Pop only our own frame: an exit whose entry we missed (made before
-     * the subscription) finds another call, or none, on top. */
-    if (!s->top || s->f[s->top - 1].x.call.c.id != id)
-        return;
-    struct rt_frame *f = &s->f[s->top - 1];
+    if (key) {
+        /* The frame this exit ends is the one its record began; frames
+         * above it whose exit was never reported end here too (so that one
+         * missed exit does not leave every later call nested under it). */
+        unsigned k = s->top;
+        while (k && s->f[k - 1].key != key)
+            k--;
+        if (!k)
+            return;   /* its entry was not seen (or not recorded) */
+        while (s->top > k)
+            rt_close_top(s, 0);
+    } else if (!s->top || s->f[s->top - 1].x.call.c.id != id)
+        return;   /* pop only our own frame: an exit whose entry we missed (made before
+                     the subscription) finds another call, or none, on top */
     uint64_t result = 0;
     /* Runtime calls return cudaError_t; the few that return something
      * else (a string, a struct) are recorded with 0 rather than a guess. */
@@ -496,18 +550,7 @@ static inline __attribute__((always_inline)) void rt_exit(uint32_t id, const voi
         memcpy(&r, ret, sizeof r);
         result = (uint32_t)r;
     }
-    if (f->fused) {
-        struct cutap_thread *t = &cutap_tls;
-        cutap_call_t *c = &f->x.call.c;
-        t->depth--;
-        t->current = c->parent;
-        c->result = result;
-        cutap_record_report_end(c, f->rec, f->aux);
-        s->top--;
-        return;
-    }
-    cutap_external_exit(&f->x, result);
-    s->top--;   /* after the post callbacks: a call they make pushes above */
+    rt_close_top(s, result);
 }
 
 static void rt_callback(void *userdata, int domain, uint32_t cbid, const void *data)
@@ -520,23 +563,24 @@ static void rt_callback(void *userdata, int domain, uint32_t cbid, const void *d
     if (id == CUTAP_ID_ALL)
         return;   /* not a function of our runtime layer: its driver calls stay top-level */
     if (cb->callbackSite == CUTAP_CUPTI_API_ENTER)
-        rt_enter(id, cb->functionParams, cb->correlationData, cutap_hook_caller(), NULL);
+        rt_enter(id, cb->functionParams, cb->correlationData, cutap_hook_caller(), NULL, NULL);
     else if (cb->callbackSite == CUTAP_CUPTI_API_EXIT)
-        rt_exit(id, cb->functionReturnValue, cb->correlationData);
+        rt_exit(id, cb->functionReturnValue, cb->correlationData, NULL);
 }
 
 /* The same from the runtime's own report (resolve/rt_hooks.c): no CUPTI,
  * no correlation word of ours (it is the CUPTI subscriber's, if any). */
-void cutap_rt_report(int site, uint32_t cbid, const char *name, const void *params, const void *ret, void *origin)
+void cutap_rt_report(int site, uint32_t cbid, const char *name, const void *params, const void *ret, void *origin,
+                     const void *key)
 {
     const struct rt_plan *pl = plan_of(cbid, name);
     uint32_t id = pl ? pl->id : id_of(cbid, name);
     if (id == CUTAP_ID_ALL)
         return;
     if (site == CUTAP_CUPTI_API_ENTER)
-        rt_enter(id, params, NULL, origin, pl);
+        rt_enter(id, params, NULL, origin, pl, key);
     else if (site == CUTAP_CUPTI_API_EXIT)
-        rt_exit(id, ret, NULL);
+        rt_exit(id, ret, NULL, key);
 }
 
 /* Whether origin lies in the shared libcudart our wrappers record. */

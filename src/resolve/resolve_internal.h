@@ -85,8 +85,10 @@ extern const uint8_t cutap_rt_cbid_current[];
  * under --runtime=cupti, #1 and #4 are not recorded, #1 keeps its frame. */
 void cutap_cupti_hook_slot(uint32_t id, unsigned slot);
 /* A runtime copy's report of one of its calls (site 0 entry, 1 exit),
- * recorded as CUPTI's would be; origin: an address in the copy. */
-void cutap_rt_report(int site, uint32_t cbid, const char *name, const void *params, const void *ret, void *origin);
+ * recorded as CUPTI's would be; origin: an address in the copy; key: the
+ * runtime's record of the call (the same at its entry and its exit). */
+void cutap_rt_report(int site, uint32_t cbid, const char *name, const void *params, const void *ret, void *origin,
+                     const void *key);
 /* Whether origin lies in the shared libcudart our symbol wrappers record. */
 int cutap_rt_origin_is_shared(const void *origin);
 

@@ -31,6 +31,7 @@
  * CUTAP_RUNTIME=symbols hands out the driver's array: symbols only.
  * CUTAP_RUNTIME=cupti subscribes to CUPTI instead (resolve/cupti_rt.c). */
 #define _GNU_SOURCE
+#include <errno.h>
 #include <pthread.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -61,7 +62,7 @@ _Static_assert(offsetof(struct rt_record, params) == 0x38 && offsetof(struct rt_
 #define RECORD_MIN_SIZE (offsetof(struct rt_record, site) + sizeof(uint32_t))
 
 typedef uint64_t (*slot_fn)(uint64_t, uint64_t, uint64_t, uint64_t, uint64_t, uint64_t);
-typedef void (*flags_fn)(void **, size_t *);
+typedef uint64_t (*flags_fn)(void **, size_t *);
 static slot_fn real1, real4;
 static flags_fn real2;
 
@@ -73,31 +74,42 @@ static _Atomic size_t driver_words;
 static pthread_once_t own_once = PTHREAD_ONCE_INIT;
 static _Atomic uint64_t copies_given;
 
+/* Words 1 to n-1, as the driver's n (the words past n stay 0, as the
+ * driver's are not the runtime domain's). */
+static size_t own_words;
 static void own_fill(void)
 {
-    for (size_t i = 1; i < OWN_WORDS; i++)
+    for (size_t i = 1; i < own_words && i < OWN_WORDS; i++)
         own_flags[i] = 1;
 }
 
-static void hooks_flags(void **p, size_t *n)
+/* Slots 1 and 4 of the copy are cutap's (else its words must not be
+ * handed out: the runtime would call slots nobody wraps). */
+static _Atomic int protocol_ok;
+
+static uint64_t hooks_flags(void **p, size_t *n)
 {
     void *origin = __builtin_return_address(0);
-    real2(p, n);
+    uint64_t rv = real2(p, n);   /* its result, whatever it is, is the runtime's */
     if (!p || !*p || !n)
-        return;
+        return rv;
     atomic_store_explicit(&driver_words, *n, memory_order_relaxed);
     atomic_store_explicit(&driver_flags, (const volatile uint32_t *)*p, memory_order_release);
-    if (!cutap_rt_hooks || cutap_rt_origin_is_shared(origin))
-        return;   /* symbols only, or the shared libcudart our wrappers record */
+    if (!cutap_rt_hooks || !atomic_load(&protocol_ok) || cutap_rt_origin_is_shared(origin))
+        return rv;   /* symbols only, or the shared libcudart our wrappers record */
     if (*n == 0 || *n > OWN_WORDS) {
+        int e = errno;
         const char *path = cutap_object_path(cutap_object_of(origin), NULL);
         cutap_warn("TOOLS_RUNTIME_CALLBACK_HOOKS#2 gave %zu callback words (at most %d expected): the runtime copy "
                    "in %s is not recorded", *n, OWN_WORDS, path ? path : "an unknown object");
-        return;
+        errno = e;
+        return rv;
     }
+    own_words = *n;
     pthread_once(&own_once, own_fill);
     *p = own_flags;
     atomic_fetch_add_explicit(&copies_given, 1, memory_order_relaxed);
+    return rv;
 }
 
 /* Slot calls the reports bring with them. With its words set, a CUDA 13
@@ -105,9 +117,13 @@ static void hooks_flags(void **p, size_t *n)
  * of every call (measured: two per runtime call, none without the words),
  * from one call site per copy and site: calls the program does not make
  * without cutap. The site of the last slot call made before a #4 since
- * the previous report ended, if it called TOOLS_TLS, is a candidate; seen
- * so twice, it is learned, and its calls then run without a frame
- * (core/dispatch.c). The first two of each site are recorded. */
+ * the previous report ended is a candidate if it called TOOLS_TLS#2 from
+ * the object and the neighbourhood (INDUCED_NEAR bytes) of the #4 call;
+ * seen so twice, it is learned, and its calls then run without a frame
+ * (core/dispatch.c, trampoline.S). The first two of each site are
+ * recorded. A TOOLS_TLS#2 call of the program's own, or of a library's
+ * elsewhere, is never near a runtime copy's #4 call. */
+#define INDUCED_NEAR 4096
 #define INDUCED_MAX 32
 static void *_Atomic induced[INDUCED_MAX];
 static void *_Atomic candidate[INDUCED_MAX];
@@ -126,9 +142,8 @@ static pthread_mutex_t induced_lock = PTHREAD_MUTEX_INITIALIZER;
 CUTAP_FORK_SAFE(induced_lock)
 static __attribute__((noinline)) void induced_seen(void *ret)
 {
-    if (cutap_induced_site(ret))
-        return;
-    pthread_mutex_lock(&induced_lock);
+    if (cutap_induced_site(ret) || pthread_mutex_trylock(&induced_lock))
+        return;   /* (busy: a signal handler's report inside the learning; learned later) */
     uint32_t n = atomic_load(&cutap_induced_n);
     if (!cutap_induced_site(ret) && n < INDUCED_MAX) {
         int known = 0;
@@ -161,9 +176,16 @@ static uint64_t hooks_slot4(uint64_t a, uint64_t b, uint64_t c, uint64_t d, uint
     void *last = cutap_tls.last_slot_ret;
     if (last) {
         cutap_tls.last_slot_ret = NULL;
+        void *here = __builtin_return_address(0);
+        uintptr_t d = (uintptr_t)last > (uintptr_t)here ? (uintptr_t)last - (uintptr_t)here
+                                                        : (uintptr_t)here - (uintptr_t)last;
         const char *n = cutap_call_name(cutap_tls.last_slot_id);
-        if (n && !strncmp(n, "TOOLS_TLS#", 10) && !cutap_induced_site(last))
-            induced_seen(last);
+        if (d < INDUCED_NEAR && n && !strcmp(n, "TOOLS_TLS#2") && !cutap_induced_site(last)) {
+            int e = errno;
+            if (cutap_object_of(last) == cutap_object_of(here))
+                induced_seen(last);
+            errno = e;
+        }
     }
     return 0;
 }
@@ -185,28 +207,52 @@ static int driver_wants(uint32_t cbid)
 static struct {
     const void *_Atomic site;
     _Atomic int ok;
-} sites[SITES_MAX];
+} sites[SITES_MAX];   /* filled in order, never emptied */
 
-static __attribute__((noinline)) int site_check(const void *site, const struct rt_record *r, uint32_t cbid)
+static pthread_mutex_t sites_lock = PTHREAD_MUTEX_INITIALIZER;
+CUTAP_FORK_SAFE(sites_lock)
+
+static int site_known(const void *site, int *ok)
 {
     for (int i = 0; i < SITES_MAX; i++) {
         const void *s = atomic_load_explicit(&sites[i].site, memory_order_acquire);
-        if (s == site)
-            return atomic_load_explicit(&sites[i].ok, memory_order_relaxed);
         if (!s)
-            break;
-    }
-    int ok = cutap_readable(r, RECORD_MIN_SIZE) && r->size >= RECORD_MIN_SIZE && r->size < 4096 &&
-             r->cbid == cbid && r->site <= 1 && r->name && cutap_readable_str(r->name) &&
-             (!r->params || cutap_readable(r->params, 8)) && (!r->result || cutap_readable(r->result, 4));
-    for (int i = 0; i < SITES_MAX; i++) {
-        const void *expected = NULL;
-        if (atomic_compare_exchange_strong(&sites[i].site, &expected, site)) {
-            atomic_store(&sites[i].ok, ok);
-            break;
+            return 0;
+        if (s == site) {
+            *ok = atomic_load_explicit(&sites[i].ok, memory_order_relaxed);
+            return 1;
         }
-        if (expected == site)
-            return atomic_load(&sites[i].ok);
+    }
+    return 0;
+}
+
+static __attribute__((noinline)) int site_check(const void *site, const struct rt_record *r, uint32_t cbid)
+{
+    int ok;
+    if (site_known(site, &ok))
+        return ok;
+    int e = errno;   /* the probe's system calls are cutap's, not the program's */
+    ok = cutap_readable(r, RECORD_MIN_SIZE) && r->size >= RECORD_MIN_SIZE && r->size < 4096 && r->cbid == cbid &&
+         r->site <= 1 && r->name && cutap_readable_str(r->name) && (!r->params || cutap_readable(r->params, 8)) &&
+         (!r->result || cutap_readable(r->result, 4));
+    /* A site's verdict is published before the site (readers find both or
+     * neither); a report made while the table is being written, or once it
+     * is full, is judged again, not dropped. */
+    int known = 0, old = 0;
+    if (!pthread_mutex_trylock(&sites_lock)) {
+        if (!(known = site_known(site, &old))) {
+            for (int i = 0; i < SITES_MAX; i++)
+                if (!atomic_load_explicit(&sites[i].site, memory_order_relaxed)) {
+                    atomic_store_explicit(&sites[i].ok, ok, memory_order_relaxed);
+                    atomic_store_explicit(&sites[i].site, site, memory_order_release);
+                    break;
+                }
+        }
+        pthread_mutex_unlock(&sites_lock);
+    }
+    if (known) {
+        errno = e;
+        return old;
     }
     if (!ok) {
         uint64_t base = 0;
@@ -215,6 +261,7 @@ static __attribute__((noinline)) int site_check(const void *site, const struct r
                    "reports from there are not recorded", path ? path : "an unknown object",
                    (unsigned long)((uintptr_t)site - base));
     }
+    errno = e;
     return ok;
 }
 
@@ -228,20 +275,20 @@ static uint64_t hooks_slot1(uint64_t cbid, uint64_t rec, uint64_t c, uint64_t d,
     ours = ours && r->cbid == (uint32_t)cbid;
     int fwd = driver_wants((uint32_t)cbid);
     if (ours && r->site != 0)   /* the exit: recorded before the CUPTI client's callback runs */
-        cutap_rt_report((int)r->site, (uint32_t)cbid, r->name, r->params, r->result, origin);
+        cutap_rt_report((int)r->site, (uint32_t)cbid, r->name, r->params, r->result, origin, r);
     uint64_t ret = 0;
     uint64_t *s = saved4;
     if (fwd) {
         /* the driver's #4 only with the arguments of the #4 that came just
          * before this #1 on this thread: never with an older call's
          * pointers (a record since gone from the stack) */
-        if (s[6])
+        if (s[6] && s[1] == rec + offsetof(struct rt_record, context_uid))
             real4(s[0], s[1], s[2], s[3], s[4], s[5]);
         ret = real1(cbid, rec, c, d, e, f);
     }
     s[6] = 0;
     if (ours && r->site == 0)   /* the entry: after it, so the client's work stays outside the call */
-        cutap_rt_report(0, (uint32_t)cbid, r->name, r->params, NULL, origin);
+        cutap_rt_report(0, (uint32_t)cbid, r->name, r->params, NULL, origin, r);
     cutap_tls.last_slot_ret = NULL;   /* the report ended */
     return ret;
 }
@@ -251,11 +298,14 @@ static uint64_t hooks_slot1(uint64_t cbid, uint64_t rec, uint64_t c, uint64_t d,
 void *cutap_rt_hooks_slot(unsigned slot, void *real)
 {
     switch (slot) {
-    case 1: real1 = (slot_fn)real; return (void *)hooks_slot1;
+    case 1: real1 = (slot_fn)real; break;
     case 2: real2 = (flags_fn)real; return (void *)hooks_flags;
-    case 4: real4 = (slot_fn)real; return (void *)hooks_slot4;
+    case 4: real4 = (slot_fn)real; break;
     default: return NULL;
     }
+    if (real1 && real4)
+        atomic_store(&protocol_ok, 1);
+    return slot == 1 ? (void *)hooks_slot1 : (void *)hooks_slot4;
 }
 
 uint64_t cutap_rt_hooks_copies(void)

@@ -35,13 +35,14 @@ cutap_tramp_common:
 1:
 	movq (%rsp), %r10
 	cmpq %r10, cutap_tramp_skip(%rip)
-	je 2b
+	je 3f
 	cmpq %r10, cutap_tramp_skip+8(%rip)
-	je 2b
+	je 3f
 	cmpq %r10, cutap_tramp_skip+16(%rip)
-	je 2b
+	je 3f
 	cmpq %r10, cutap_tramp_skip+24(%rip)
-	je 2b
+	je 3f
+4:
 	pushq %rbp
 	.cfi_def_cfa_offset 16
 	.cfi_offset %rbp, -16
@@ -57,6 +58,10 @@ cutap_tramp_common:
 	leave
 	.cfi_def_cfa %rsp, 8
 	jmp *%r11
+3:
+	cmpq $0, (%r11)            /* a learned site, the function known: run it */
+	jne 2b
+	jmp 4b
 	.cfi_endproc
 	.size cutap_tramp_common,.-cutap_tramp_common
 

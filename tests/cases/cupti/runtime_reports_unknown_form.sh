@@ -9,7 +9,10 @@
 # well-formed report from a fourth site is recorded (one cudaGetDevice).
 # And with a CUPTI client in the process, a #1 that comes with no #4
 # before it is passed on without the driver's #4: never with an earlier
-# report's arguments (which would write into a record already gone).
+# report's arguments (which would write into a record already gone). And a
+# call whose exit is never reported does not keep later calls nested
+# under it: a new record at its record's address ends it (noexit: two
+# such cudaGetDevice and a whole cudaMalloc, all at depth 0).
 . "$(dirname "$0")/../../lib/init.sh"
 
 $T/t_bad_report >"$WORK/b.out" 2>&1 || { say "  bare run failed"; exit 1; }
@@ -25,3 +28,9 @@ CUTAP_TRACE=$WORK/l LD_PRELOAD=$LIB $T/t_bad_report >"$WORK/l.out" 2>"$WORK/l.er
 LD_PRELOAD=$T/libcupti_client.so "$CUTAP" trace -o "$WORK/s" -- $T/t_bad_report stale >"$WORK/s.out" 2>"$WORK/s.err" \
     || { say "  stale: traced run failed"; exit 1; }
 grep -qx 'stale #4: no' "$WORK/s.out" || { say "  stale: $(cat "$WORK/s.out")"; exit 1; }
+"$CUTAP" trace -o "$WORK/n" -- $T/t_bad_report noexit >"$WORK/n.out" 2>"$WORK/n.err" || { say "  noexit: traced run failed"; exit 1; }
+"$CUTAP" report --tree --format csv "$WORK/n" >"$WORK/n.csv" || exit 1
+grep -q '^cudaGetDevice \[t_bad_report\],runtime,cudaGetDevice,0,2,' "$WORK/n.csv" \
+    && grep -q '^cudaMalloc \[t_bad_report\],runtime,cudaMalloc,0,1,' "$WORK/n.csv" \
+    && ! awk -F, '$2 == "runtime" && $4 != 0' "$WORK/n.csv" | grep -q . \
+    || { say "  noexit: calls nested under an unfinished one:"; cat "$WORK/n.csv" >&2; exit 1; }
