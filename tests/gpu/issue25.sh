@@ -60,6 +60,12 @@ clients)
   fi
   rm -rf $R ;;
 bench)
+  # the induced TOOLS_TLS#2 calls must be learned (at most 2 recorded per
+  # reporting site; 2 per runtime call when not): check it first
+  R=$(mktemp -d /tmp/cutap-i25.XXXXXX)
+  $C trace -o $R/t -- $B/rtcall_static >/dev/null 2>&1
+  $C report --format csv $R/t | awk -F, '$2 == "cudaGetDevice" || $2 == "TOOLS_TLS#2" {print "  traced rtcall_static:", $2, $3}'
+  rm -rf $R
   for pin in 0 0-3; do RTCALL_PIN=$pin bench/gpu/rtcall.sh 3; done
   for pin in 4-7 4; do
     echo "-- CPU-bound PyTorch step pinned to cores $pin"
