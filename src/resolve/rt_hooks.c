@@ -87,6 +87,20 @@ static void own_fill(void)
  * handed out: the runtime would call slots nobody wraps). */
 static _Atomic int protocol_ok;
 
+/* Whether any client wants a runtime call now (a filter that leaves the
+ * layer out, or no client at all: the copy gets the driver's words and
+ * reports nothing, costing nothing). A client enabled for the runtime
+ * layer only after a copy started gets that copy's calls through the
+ * shared libcudart's wrappers, not its reports. */
+static int runtime_wanted(void)
+{
+    const struct cutap_layer_desc *d = &cutap_layers[CUTAP_LAYER_RUNTIME - CUTAP_FIRST_LIB_LAYER];
+    for (uint32_t i = 0; i < d->count; i++)
+        if (atomic_load_explicit(&cutap_mask[d->first + i], memory_order_relaxed))
+            return 1;
+    return 0;
+}
+
 static uint64_t hooks_flags(void **p, size_t *n)
 {
     void *origin = __builtin_return_address(0);
@@ -95,8 +109,8 @@ static uint64_t hooks_flags(void **p, size_t *n)
         return rv;
     atomic_store_explicit(&driver_words, *n, memory_order_relaxed);
     atomic_store_explicit(&driver_flags, (const volatile uint32_t *)*p, memory_order_release);
-    if (!cutap_rt_hooks || !atomic_load(&protocol_ok) || cutap_rt_origin_is_shared(origin))
-        return rv;   /* symbols only, or the shared libcudart our wrappers record */
+    if (!cutap_rt_hooks || !atomic_load(&protocol_ok) || !runtime_wanted() || cutap_rt_origin_is_shared(origin))
+        return rv;   /* symbols only, nobody wants runtime calls, or the shared libcudart our wrappers record */
     if (*n == 0 || *n > OWN_WORDS) {
         int e = errno;
         const char *path = cutap_object_path(cutap_object_of(origin), NULL);

@@ -11,7 +11,8 @@
 # records none (the copy is handed the driver's words: it reports nothing);
 # CUTAP_RUNTIME from the caller's environment does not override the
 # option. A bad value is refused by the command, warned about by the
-# library (which then takes symbols only).
+# library (which then takes symbols only). With no client at all, or a
+# filter that leaves the runtime layer out, no report is asked for.
 . "$(dirname "$0")/../../lib/init.sh"
 
 srt_run co1 && srt_recorded co1 1 && srt_same_output co1 || exit 1
@@ -39,3 +40,8 @@ reg_says "$WORK/co5" 'CUTAP_RUNTIME=bogus: takes all, symbols or cupti' && ! gre
 # the library alone (LD_PRELOAD, no command): the default is the same
 CUTAP_TRACE=$WORK/co7 LD_PRELOAD=$LIB $T/t_static_rt >"$WORK/co7.out" 2>"$WORK/co7.err" || exit 1
 srt_recorded co7 1 || exit 1
+# nobody wants runtime calls (no client at all; a filter leaving the layer
+# out): the copy is handed the driver's words and reports nothing
+LD_PRELOAD=$LIB $T/t_static_rt >"$WORK/co9.out" 2>"$WORK/co9.err" || exit 1
+! grep -q '^RTCALL' "$WORK/co9.err" && srt_same_output co9 || { say "  reports made with no client"; exit 1; }
+srt_run co10 -e 'layer=driver' && ! grep -q '^RTCALL' "$WORK/co10.err" || { say "  reports made with the runtime filtered out"; exit 1; }
