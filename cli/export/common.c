@@ -25,6 +25,19 @@ const char *call_kernel(const struct trace *tr, const struct tr_call *c)
     return NULL;
 }
 
+void json_kernel_object(FILE *f, const struct trace *tr, const struct tr_call *c)
+{
+    const char *k = call_kernel(tr, c);
+    if (k) {
+        fputs(",\"kernel\":", f);
+        json_str(f, k);
+    }
+    if (c->object >= 0) {
+        fputs(",\"object\":", f);
+        json_str(f, tr->names[c->object].name);
+    }
+}
+
 /* A call decoded as `cutap dump` decodes it: the arguments at buf, the
  * result (empty when unfinished) at buf + status_at, each NUL-terminated.
  * One memory stream for all the calls of an export. */

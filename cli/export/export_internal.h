@@ -21,6 +21,8 @@ const struct tr_proc *call_proc(const struct trace *tr, const struct tr_call *c)
 /* The kernel a call is about: launches and function queries take the
  * CUfunction/CUkernel as their first or second argument. */
 const char *call_kernel(const struct trace *tr, const struct tr_call *c);
+/* ,"kernel":NAME and ,"object":PATH where the call has them (JSON). */
+void json_kernel_object(FILE *f, const struct trace *tr, const struct tr_call *c);
 
 /* A call decoded as `cutap dump` decodes it: the arguments at buf, the
  * result (empty when unfinished) at buf + status_at, each NUL-terminated.

@@ -87,15 +87,7 @@ void write_jsonl(const struct trace *tr, FILE *f)
             fputs("null", f);
         fputs(",\"decoded\":", f);
         json_str(f, dec.buf);
-        const char *k = call_kernel(tr, c);
-        if (k) {
-            fputs(",\"kernel\":", f);
-            json_str(f, k);
-        }
-        if (c->object >= 0) {
-            fputs(",\"object\":", f);
-            json_str(f, tr->names[c->object].name);
-        }
+        json_kernel_object(f, tr, c);
         if (!c->t1)
             fputs(",\"unfinished\":true", f);
         if (c->flags & CUTAP_RF_INJECTED)

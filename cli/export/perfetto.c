@@ -168,15 +168,7 @@ void write_perfetto(const struct trace *tr, FILE *f)
         const uint64_t *w = tr_args(c);
         for (unsigned a = 0; a < c->rec->nargs; a++)
             fprintf(f, ",\"a%u\":\"0x%llx\"", a, (unsigned long long)w[a]);
-        const char *k = call_kernel(tr, c);
-        if (k) {
-            fputs(",\"kernel\":", f);
-            json_str(f, k);
-        }
-        if (c->object >= 0) {
-            fputs(",\"object\":", f);
-            json_str(f, tr->names[c->object].name);
-        }
+        json_kernel_object(f, tr, c);
         fputs("}}", f);
     }
     tr_iter_free(&it);

@@ -157,6 +157,16 @@ static struct rt_stack *rt_get(void)
 #define NOT_OURS 0xffffffffu
 static _Atomic uint32_t cbid_cache[CBID_CACHE];
 
+/* "cudaMalloc_v3020" -> "cudaMalloc", in place. */
+static void strip_version(char *buf)
+{
+    size_t n = strlen(buf), d = n;
+    while (d > 0 && buf[d - 1] >= '0' && buf[d - 1] <= '9')
+        d--;
+    if (d < n && d >= 2 && buf[d - 1] == 'v' && buf[d - 2] == '_')
+        buf[d - 2] = 0;
+}
+
 static uint32_t id_of_name(const char *name)
 {
     if (!name)
@@ -166,11 +176,7 @@ static uint32_t id_of_name(const char *name)
     if (n >= sizeof buf)
         return CUTAP_ID_ALL;
     memcpy(buf, name, n + 1);
-    size_t d = n;
-    while (d > 0 && buf[d - 1] >= '0' && buf[d - 1] <= '9')
-        d--;
-    if (d < n && d >= 2 && buf[d - 1] == 'v' && buf[d - 2] == '_')
-        buf[d - 2] = 0;
+    strip_version(buf);
     uint32_t id = cutap_lookup(buf);
     if (id < CUTAP_DRIVER_COUNT || id >= CUTAP_STATIC_COUNT || cutap_fn(id)->layer != CUTAP_LAYER_RUNTIME)
         return CUTAP_ID_ALL;
@@ -208,11 +214,7 @@ static uint32_t unknown_id(const char *name)
     if (!n || name[n])
         return CUTAP_ID_ALL;
     buf[n] = 0;
-    size_t d = n;
-    while (d > 0 && buf[d - 1] >= '0' && buf[d - 1] <= '9')
-        d--;
-    if (d < n && d >= 2 && buf[d - 1] == 'v' && buf[d - 2] == '_')
-        buf[d - 2] = 0;
+    strip_version(buf);
     struct cutap_tramp_ctx *ctx;
     return cutap_id_new(buf, CUTAP_LAYER_RUNTIME, &ctx);
 }
@@ -390,17 +392,29 @@ int cutap_rt_cupti;
  * shared one, so that no call counts twice. */
 static _Atomic uint32_t shared_object;   /* index + 1 */
 
-static int from_shared_runtime(uint32_t static_id_of_call, const void *ret)
+/* The adopted shared libcudart's object (index + 1), from any of its
+ * resolved functions; 0 while none is known. */
+static uint32_t shared_runtime_object(void)
 {
-    if (!ret)
-        return 1;
     uint32_t so = atomic_load_explicit(&shared_object, memory_order_acquire);
-    if (!so) {
-        so = cutap_object_of(__atomic_load_n(&cutap_real[static_id_of_call], __ATOMIC_ACQUIRE));
-        if (!so)
-            return 1;
-        atomic_store_explicit(&shared_object, so, memory_order_release);
+    if (so)
+        return so;
+    const struct cutap_layer_desc *d = &cutap_layers[CUTAP_LAYER_RUNTIME - CUTAP_FIRST_LIB_LAYER];
+    for (uint32_t i = 0; i < d->count && !so; i++) {
+        void *r = __atomic_load_n(&cutap_real[d->first + i], __ATOMIC_ACQUIRE);
+        if (r)
+            so = cutap_object_of(r);
     }
+    if (so)
+        atomic_store_explicit(&shared_object, so, memory_order_release);
+    return so;
+}
+
+static int from_shared_runtime(const void *ret)
+{
+    uint32_t so = ret ? shared_runtime_object() : 0;
+    if (!so)
+        return 1;
     uint32_t o = cutap_object_of(ret);
     return !o || o == so;   /* in no object: as unknown */
 }
@@ -446,7 +460,7 @@ static inline __attribute__((always_inline)) void rt_enter(uint32_t id, const vo
      * function it has no wrapper for is recorded from the report). */
     int shared = atomic_load_explicit(&cutap_lib_state[CUTAP_LAYER_RUNTIME - CUTAP_FIRST_LIB_LAYER],
                                       memory_order_acquire) == 1;
-    if ((shared && static_id(id) != CUTAP_ID_ALL && from_shared_runtime(static_id(id), origin)) ||
+    if ((shared && static_id(id) != CUTAP_ID_ALL && from_shared_runtime(origin)) ||
         nargs > RT_MAXARGS || (plan && plan->toomany)) {
         if (corr)
             *corr = TAG_NONE;
@@ -588,19 +602,8 @@ int cutap_rt_origin_is_shared(const void *origin)
 {
     if (atomic_load_explicit(&cutap_lib_state[CUTAP_LAYER_RUNTIME - CUTAP_FIRST_LIB_LAYER], memory_order_acquire) != 1)
         return 0;
-    uint32_t so = atomic_load_explicit(&shared_object, memory_order_acquire);
-    if (!so) {
-        const struct cutap_layer_desc *d = &cutap_layers[CUTAP_LAYER_RUNTIME - CUTAP_FIRST_LIB_LAYER];
-        for (uint32_t i = 0; i < d->count && !so; i++) {
-            void *r = __atomic_load_n(&cutap_real[d->first + i], __ATOMIC_ACQUIRE);
-            if (r)
-                so = cutap_object_of(r);
-        }
-        if (!so)
-            return 0;
-        atomic_store_explicit(&shared_object, so, memory_order_release);
-    }
-    return cutap_object_of(origin) == so;
+    uint32_t so = shared_runtime_object();
+    return so && cutap_object_of(origin) == so;
 }
 
 /* --- finding libcupti and subscribing ----------------------------------- */

@@ -99,7 +99,5 @@ extern int cutap_rt_hooks;
 /* What the copy of TOOLS_RUNTIME_CALLBACK_HOOKS holds in slot 1, 2 or 4
  * under it (real: the driver's function); NULL for any other slot. */
 void *cutap_rt_hooks_slot(unsigned slot, void *real);
-/* How many runtime copies were handed cutap's words. */
-uint64_t cutap_rt_hooks_copies(void);
 
 #endif

@@ -72,7 +72,6 @@ static uint32_t own_flags[OWN_WORDS * 2];   /* twice n words: room should a runt
 static const volatile uint32_t *_Atomic driver_flags;
 static _Atomic size_t driver_words;
 static pthread_once_t own_once = PTHREAD_ONCE_INIT;
-static _Atomic uint64_t copies_given;
 
 /* Words 1 to n-1, as the driver's n (the words past n stay 0, as the
  * driver's are not the runtime domain's). */
@@ -122,7 +121,6 @@ static uint64_t hooks_flags(void **p, size_t *n)
     own_words = *n;
     pthread_once(&own_once, own_fill);
     *p = own_flags;
-    atomic_fetch_add_explicit(&copies_given, 1, memory_order_relaxed);
     return rv;
 }
 
@@ -320,9 +318,4 @@ void *cutap_rt_hooks_slot(unsigned slot, void *real)
     if (real1 && real4)
         atomic_store(&protocol_ok, 1);
     return slot == 1 ? (void *)hooks_slot1 : (void *)hooks_slot4;
-}
-
-uint64_t cutap_rt_hooks_copies(void)
-{
-    return atomic_load(&copies_given);
 }
