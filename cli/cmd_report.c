@@ -506,10 +506,9 @@ int report_print(const struct trace *tr, FILE *f, int format, int by)
 }
 
 /* Processes that made driver calls but no runtime call was recorded for:
- * their cudart is most likely linked statically (nvcc's default), which
- * no preloaded symbol can interpose, so the runtime API calls behind
- * those driver calls are missing from the report. Says so on f, naming a
- * few of the processes. */
+ * either they call the driver only, or (traced with --runtime=symbols)
+ * their cudart is linked statically (nvcc's default), which no preloaded
+ * symbol can interpose. Says so on f, naming a few of the processes. */
 static void runtime_note(const struct trace *tr, FILE *f)
 {
     /* bit 0: driver call, bit 1: runtime call; what the files hold (the
@@ -531,8 +530,9 @@ static void runtime_note(const struct trace *tr, FILE *f)
                 fprintf(f, "%s %d", shown++ ? "," : "", tr->procs[i].h.pid);
         if (n > shown)
             fprintf(f, " and %zu more", n - shown);
-        fprintf(f, " made CUDA driver calls but no runtime (cudart) calls were recorded: a statically linked "
-                   "cudart (nvcc's default) is not interposed by symbol; trace with --runtime=all to see them\n");
+        fprintf(f, " made CUDA driver calls but no runtime (cudart) call was recorded: either it calls the driver "
+                   "only, or it was traced with --runtime=symbols, which cannot see a statically linked cudart "
+                   "(nvcc's default)\n");
     }
     free(seen);
 }

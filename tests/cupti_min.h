@@ -25,7 +25,8 @@ _Static_assert(offsetof(struct cupti_min_cbdata, correlationData) == 56 && sizeo
                "CUpti_CallbackData layout of cupti_callbacks.h (CUDA 13.0)");
 
 struct rt_copy_record {
-    uint64_t size, context_uid, unknown10, unknown18;
+    uint32_t size, size_pad;   /* size_pad: never written by the runtime (stack contents) */
+    uint64_t context_uid, unknown10, unknown18;
     uint64_t *correlation;
     void *result;
     const char *name;

@@ -3,7 +3,8 @@
  * docs/HIDDEN_API.md). The copy asks the driver for
  * TOOLS_RUNTIME_CALLBACK_HOOKS once, and its slot #2 for the driver's
  * runtime-callback words; at every call it reads the call's word, and only
- * when it is set fills its record, calls TOOLS_TLS#2 (as a CUDA 13 runtime
+ * when it is set fills its record (some bytes left as the stack had them,
+ * as real runtimes do), calls TOOLS_TLS#2 (as a CUDA 13 runtime
  * does before each report), then #4 (which fills the context uid) and
  * then #1 (from inside which CUPTI calls its subscribers). Under
  * cutap the table is cutap's copy: the words are cutap's own unless the
@@ -65,7 +66,11 @@ static int rt_copy_report(int site, uint32_t cbid, const char *name, const void 
     if (!w || cbid >= atomic_load(&nwords) || !w[cbid] || !r)
         return 0;
     static int context_object;
-    *r = (struct rt_copy_record){.size = sizeof *r, .correlation = corr, .result = site == 1 ? ret : NULL,
+    /* the 4 bytes after the 32-bit size are left as the stack had them
+     * (CUDA 11.8's and 12.4's runtimes: often the top of a stack address),
+     * and so is an entry's result field */
+    *r = (struct rt_copy_record){.size = sizeof *r, .size_pad = 0x7ffc, .correlation = corr,
+                                 .result = site == 1 ? ret : (void *)(uintptr_t)0x7ffc00000010ull,
                                  .name = name, .params = params, .context = &context_object,
                                  .cbid = cbid, .site = (uint32_t)site};
     ((rt_copy_slot)atomic_load(&tls)[2])((uint64_t)(uintptr_t)r, (uint64_t)site, 0, 0, 0, 0);

@@ -16,7 +16,12 @@
  *   t_bad_report noexit: two cudaGetDevice whose entry is reported and
  *   whose exit is not, then a cudaMalloc reported whole, all from one
  *   function (so their records lie at one stack address, as a runtime's
- *   calls made one after another from one place do): prints "noexit". */
+ *   calls made one after another from one place do): prints "noexit".
+ *   t_bad_report entryresult: three cudaMalloc reported whole through one
+ *   call site (entry and exit alike, as a runtime's reporting helper is),
+ *   each entry's result field pointing to an inaccessible page (CUDA 11.8
+ *   and 12.4 runtimes leave stack contents there at some entries), each
+ *   exit's to the result: prints "entryresult". */
 #define _GNU_SOURCE
 #include <stdint.h>
 #include <stdio.h>
@@ -45,6 +50,7 @@ static __attribute__((noinline)) void site_unmapped(const void *rec) { REPORT(17
 static __attribute__((noinline)) void site_short(const void *rec) { REPORT(17, rec); }
 static __attribute__((noinline)) void site_badname(const void *rec) { REPORT(17, rec); }
 static __attribute__((noinline)) void site_good(const void *rec) { REPORT(17, rec); }
+static __attribute__((noinline)) void site_both(const void *rec) { REPORT(20, rec); }
 
 static __attribute__((noinline)) void one_call(uint32_t cbid, const char *name, int with_exit)
 {
@@ -106,6 +112,21 @@ int main(int argc, char **argv)
     unsigned char *none = mmap(NULL, (size_t)ps, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
     if (none == MAP_FAILED)
         return 1;
+    if (argc > 1 && !strcmp(argv[1], "entryresult")) {
+        for (int i = 0; i < 3 && wanted(20); i++) {
+            void *dp = NULL;
+            int r = 0;
+            struct { void **devPtr; size_t size; } params = {&dp, 64};
+            struct rt_copy_record a = {.size = sizeof a, .size_pad = 0x55d7, .name = "cudaMalloc",
+                                       .params = &params, .result = none, .cbid = 20, .site = 0};
+            site_both(&a);
+            a.site = 1;
+            a.result = &r;
+            site_both(&a);
+        }
+        printf("entryresult\n");
+        return 0;
+    }
     int dev = 0, r = 0;
     struct { int *device; } params = {&dev};
     if (wanted(17)) {

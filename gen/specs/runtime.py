@@ -33,8 +33,8 @@ LAYER = {
         ("src/resolve/cupti_rt.c", "strstr(t, \"cudaMemLocation\")",
          "CUPTI's parameter structs: cudaMemLocation and the IPC handles passed by value have another "
          "alignment than their size suggests"),
-        ("cli/cmd_report.c", "no runtime (cudart) calls were recorded",
-         "report notes processes with driver calls and no runtime calls (a static cudart)"),
+        ("cli/cmd_report.c", "no runtime (cudart) call was recorded",
+         "report notes processes with driver calls and no runtime calls (driver only, or a static cudart under --runtime=symbols)"),
     ],
 }
 

@@ -300,7 +300,7 @@ struct cutap_thread {
     uint64_t rt_hook4[7];                        /* resolve/rt_hooks.c */
     void *last_slot_ret;                         /* core/dispatch.c, resolve/rt_hooks.c */
     uint32_t last_slot_id;
-    const void *rt_site_ok;                      /* resolve/rt_hooks.c */
+    const void *rt_site_ok[2];                   /* resolve/rt_hooks.c: entry, exit */
     int32_t nvtx_depth[CUTAP_NVTX_DEPTH_SLOTS];  /* resolve/nvtx.c */
     struct {                                     /* record/capture.c */
         uint8_t armed, pending;

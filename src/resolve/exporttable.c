@@ -92,6 +92,8 @@ static unsigned ntables;
 static pthread_mutex_t tab_lock = PTHREAD_MUTEX_INITIALIZER;
 CUTAP_FORK_SAFE(tab_lock)
 
+#define TAIL_WORDS 32
+
 /* plain: only the runtime-callback protocol's slots are cutap's (the
  * policy does not wrap the table, the default runtime mode needs it). */
 static const void *make_copy(const void *real, const char *tname, int nosize_slots, int integrity, int plain)
@@ -109,11 +111,18 @@ static const void *make_copy(const void *real, const char *tname, int nosize_slo
         nwords = w[0] / 8;
         first = 1;
     }
-    uintptr_t *copy = calloc(nwords, sizeof *copy);
+    /* A caller may read past the length the table declares (a runtime
+     * newer than the driver, or a short table): it would read the driver's
+     * memory after the table, so the copy carries those words too, as they
+     * are, where they can be read (never trampolines). */
+    size_t tail = TAIL_WORDS;
+    while (tail && !cutap_readable(w + nwords, tail * sizeof *w))
+        tail /= 2;
+    uintptr_t *copy = calloc(nwords + tail, sizeof *copy);
     if (!copy)
         return NULL;
     int rt_table = !strcmp(tname, "TOOLS_RUNTIME_CALLBACK_HOOKS");
-    memcpy(copy, w, nwords * sizeof *copy);
+    memcpy(copy, w, (nwords + tail) * sizeof *copy);
     for (size_t s = first; s < nwords; s++) {
         void *fn = (void *)w[s];
         /* Only slots that point into executable code get a trampoline;

@@ -45,7 +45,9 @@ int cutap_rt_hooks;   /* this mode is on */
  * fields cutap reads are the ones checked against what CUPTI handed its
  * subscriber for the same call). */
 struct rt_record {
-    uint64_t size;              /* 0x00: 0x78 */
+    uint32_t size;              /* 0x00: 0x78 */
+    uint32_t size_pad;          /* 0x04: not written (CUDA 11.8 and 12.4 runtimes leave stack contents:
+                                 * read as part of a 64-bit size, their reports were judged malformed) */
     uint64_t context_uid;       /* 0x08: filled by #4 */
     uint64_t unknown10, unknown18;
     uint64_t *correlation;      /* 0x20: CUPTI's correlationData */
@@ -209,28 +211,33 @@ static int driver_wants(uint32_t cbid)
 }
 
 /* Whether the reports made at a call site follow the protocol measured
- * (whatever the runtime's version): checked once per site, at its first
- * report, with reads that cannot fault (front/exec.c's probe): the record
- * readable and of a size that holds the fields read, its callback id #1's,
- * its name a readable string, its parameter struct and result readable
- * where given. A site that fails is never read again: its reports are
- * only passed on to the driver, and cutap says so once. */
-#define SITES_MAX 64
+ * (whatever the runtime's version): checked once per site and kind (entry
+ * or exit: a site may make both), at its first report of that kind, with
+ * reads that cannot fault (front/exec.c's probe): the record readable and
+ * of a size that holds the fields read, its callback id #1's, its name a
+ * readable string, its parameter struct readable where given, and at an
+ * exit the result readable where given. An entry's result field is not
+ * read (CUDA 11.8 and 12.4 runtimes leave whatever was on the stack there
+ * at some entries: judged by it, their cudaMalloc, cudaFree, ... were
+ * lost). A site and kind that fail are never read again: their reports
+ * are only passed on to the driver, and cutap says so once. */
+#define SITES_MAX 128
 static struct {
     const void *_Atomic site;
     _Atomic int ok;
+    int kind;
 } sites[SITES_MAX];   /* filled in order, never emptied */
 
 static pthread_mutex_t sites_lock = PTHREAD_MUTEX_INITIALIZER;
 CUTAP_FORK_SAFE(sites_lock)
 
-static int site_known(const void *site, int *ok)
+static int site_known(const void *site, int kind, int *ok)
 {
     for (int i = 0; i < SITES_MAX; i++) {
         const void *s = atomic_load_explicit(&sites[i].site, memory_order_acquire);
         if (!s)
             return 0;
-        if (s == site) {
+        if (s == site && sites[i].kind == kind) {
             *ok = atomic_load_explicit(&sites[i].ok, memory_order_relaxed);
             return 1;
         }
@@ -238,24 +245,31 @@ static int site_known(const void *site, int *ok)
     return 0;
 }
 
+/* The record's kind (0 entry, 1 exit) where this site's reports of it are
+ * cutap's to read, else -1. */
 static __attribute__((noinline)) int site_check(const void *site, const struct rt_record *r, uint32_t cbid)
 {
-    int ok;
-    if (site_known(site, &ok))
-        return ok;
     int e = errno;   /* the probe's system calls are cutap's, not the program's */
-    ok = cutap_readable(r, RECORD_MIN_SIZE) && r->size >= RECORD_MIN_SIZE && r->size < 4096 && r->cbid == cbid &&
-         r->site <= 1 && r->name && cutap_readable_str(r->name) && (!r->params || cutap_readable(r->params, 8)) &&
-         (!r->result || cutap_readable(r->result, 4));
+    int form = cutap_readable(r, RECORD_MIN_SIZE) && r->size >= RECORD_MIN_SIZE && r->size < 4096 && r->site <= 1;
+    int kind = form ? (int)r->site : 2, ok;
+    if (site_known(site, kind, &ok)) {
+        errno = e;
+        return ok ? kind : -1;
+    }
+    ok = form && r->cbid == cbid && r->name && cutap_readable_str(r->name) &&
+         (!r->params || cutap_readable(r->params, 8)) && (kind == 0 || !r->result || cutap_readable(r->result, 4));
     /* A site's verdict is published before the site (readers find both or
      * neither); a report made while the table is being written, or once it
      * is full, is judged again, not dropped. */
-    int known = 0, old = 0;
+    int known = 0, old = 0, warned = 0;
     if (!pthread_mutex_trylock(&sites_lock)) {
-        if (!(known = site_known(site, &old))) {
+        for (int k = 0; k < 3 && !ok; k++)   /* said once per site */
+            warned |= k != kind && site_known(site, k, &old) && !old;
+        if (!(known = site_known(site, kind, &old))) {
             for (int i = 0; i < SITES_MAX; i++)
                 if (!atomic_load_explicit(&sites[i].site, memory_order_relaxed)) {
                     atomic_store_explicit(&sites[i].ok, ok, memory_order_relaxed);
+                    sites[i].kind = kind;
                     atomic_store_explicit(&sites[i].site, site, memory_order_release);
                     break;
                 }
@@ -264,26 +278,39 @@ static __attribute__((noinline)) int site_check(const void *site, const struct r
     }
     if (known) {
         errno = e;
-        return old;
+        return old ? kind : -1;
     }
-    if (!ok) {
+    if (!ok && !warned) {
         uint64_t base = 0;
         const char *path = cutap_object_path(cutap_object_of(site), &base);
-        cutap_warn("a runtime copy in %s (call site +%#lx) reports its calls in a form cutap does not know: its "
-                   "reports from there are not recorded", path ? path : "an unknown object",
-                   (unsigned long)((uintptr_t)site - base));
+        if (cutap_readable(r, 0x80)) {
+            const uint64_t *q = (const uint64_t *)r;
+            cutap_log_debug("runtime report at +%#lx, callback id %u: record %016lx %016lx %016lx %016lx %016lx "
+                            "%016lx %016lx %016lx %016lx %016lx %016lx %016lx", (unsigned long)((uintptr_t)site - base),
+                            cbid, q[0], q[1], q[2], q[3], q[4], q[5], q[6], q[7], q[8], q[9], q[10], q[11]);
+        }
+        cutap_warn("a runtime copy in %s (call site +%#lx) reports its calls in a form cutap does not know%s: "
+                   "those reports are not recorded", path ? path : "an unknown object",
+                   (unsigned long)((uintptr_t)site - base), kind == 0 ? " (at their entries)" : kind == 1 ? " (at their exits)" : "");
     }
     errno = e;
-    return ok;
+    return ok ? kind : -1;
 }
 
 static uint64_t hooks_slot1(uint64_t cbid, uint64_t rec, uint64_t c, uint64_t d, uint64_t e, uint64_t f)
 {
     void *origin = __builtin_return_address(0);
     const struct rt_record *r = (const struct rt_record *)(uintptr_t)rec;
-    int ours = origin == cutap_tls.rt_site_ok;
-    if (CUTAP_UNLIKELY(!ours) && (ours = site_check(origin, r, (uint32_t)cbid)))
-        cutap_tls.rt_site_ok = origin;
+    /* a site seen to report in the known form, of either kind: its record
+     * can be read; the kind of this one must have been checked too */
+    int ours = origin == cutap_tls.rt_site_ok[0] || origin == cutap_tls.rt_site_ok[1];
+    if (ours)
+        ours = r->site <= 1 && origin == cutap_tls.rt_site_ok[r->site];
+    if (CUTAP_UNLIKELY(!ours)) {
+        int kind = site_check(origin, r, (uint32_t)cbid);
+        if ((ours = kind >= 0))
+            cutap_tls.rt_site_ok[kind] = origin;
+    }
     ours = ours && r->cbid == (uint32_t)cbid;
     int fwd = driver_wants((uint32_t)cbid);
     if (ours && r->site != 0)   /* the exit: recorded before the CUPTI client's callback runs */

@@ -3,14 +3,19 @@
 # libcutap.so and the cutap command, the CUPTI referee (libcupti_ref.so), the workloads and bench/gpu/overhead.
 # Prints one line per thing that could not be built; exits 1 only when
 # cutap itself cannot be built.
+# GPU_BUILD_ONLY="overhead startup ...": only these (into GPU_BUILD_DIR,
+# default build/gpu), not cutap (tests/cases/meta/gpu_build_host.sh builds
+# the programs that need no CUDA this way, in CI).
 cd "$(dirname "$0")/../.."
-B=build/gpu W=tests/gpu/workloads
+B=${GPU_BUILD_DIR:-build/gpu} W=tests/gpu/workloads
 export PATH=/usr/local/cuda/bin:$PATH
 mkdir -p "$B"
 LOG=$B/build.log
 : >"$LOG"
-make -s lib >>"$LOG" 2>&1 || { echo "libcutap.so: build failed"; tail -20 "$LOG"; exit 1; }
-make -s cli >>"$LOG" 2>&1 || { echo "cutap: build failed"; tail -20 "$LOG"; exit 1; }
+if [ -z "${GPU_BUILD_ONLY:-}" ]; then
+  make -s lib >>"$LOG" 2>&1 || { echo "libcutap.so: build failed"; tail -20 "$LOG"; exit 1; }
+  make -s cli >>"$LOG" 2>&1 || { echo "cutap: build failed"; tail -20 "$LOG"; exit 1; }
+fi
 
 # Where CUPTI and NCCL are: the toolkit, or the Python wheels PyTorch uses.
 PYNV=$(python3 -c 'import nvidia, os; print(os.path.dirname(nvidia.__path__[0]) + "/nvidia")' 2>/dev/null)
@@ -23,12 +28,13 @@ echo "cupti: ${CUPTI_INC:-?} ${CUPTI_LIB:-?}; nccl: ${NCCL_INC:-?} ${NCCL_LIB:-?
 lib() { ls "$1"/$2* 2>/dev/null | head -1; }   # a library by path (no .so link in wheels)
 try() {   # in parallel; a failure prints the end of its log and leaves no stale target
   local what=$1; shift
+  [ -z "${GPU_BUILD_ONLY:-}" ] || [[ " $GPU_BUILD_ONLY " == *" $what "* ]] || return 0
   rm -f "$B/$what"
   ( "$@" >"$B/build.$what.log" 2>&1 || { echo "$what: build failed:"; tail -4 "$B/build.$what.log"; } ) &
 }
 try libcupti_ref.so gcc -O2 -shared -fPIC -I"$CUPTI_INC" tests/gpu/cupti_ref.c -o $B/libcupti_ref.so \
   "$(lib "$CUPTI_LIB" libcupti.so)" -Wl,-rpath,"$CUPTI_LIB" -lpthread
-try overhead gcc -O2 -o $B/overhead bench/gpu/overhead.c -ldl
+try overhead gcc -O2 -Iinclude -Isrc/common -Isrc/front -o $B/overhead bench/gpu/overhead.c -ldl
 try procaddr_check gcc -O2 -o $B/procaddr_check tests/gpu/procaddr_check.c -ldl
 try vecadd_static nvcc -O2 -arch=sm_90 $W/vecadd.cu -o $B/vecadd_static
 try vecadd_shared nvcc -O2 -arch=sm_90 -cudart shared $W/vecadd.cu -o $B/vecadd_shared
@@ -39,7 +45,7 @@ try rtcall_static nvcc -O2 -arch=sm_90 bench/gpu/rtcall.cu -o $B/rtcall_static
 try rtcall_shared nvcc -O2 -arch=sm_90 -cudart shared bench/gpu/rtcall.cu -o $B/rtcall_shared
 try entrypoint nvcc -O2 -arch=sm_90 $W/entrypoint.cu -o $B/entrypoint
 try daemon gcc -O2 -I/usr/local/cuda/include $W/daemon.c -o $B/daemon -L/usr/local/cuda/lib64/stubs -lcuda
-try startup gcc -O2 -o build/bench/startup bench/startup.c
+try startup gcc -O2 -Iinclude -Isrc/common -Isrc/front -o ${GPU_BUILD_DIR:-build/bench}/startup bench/startup.c
 try nccl_allreduce nvcc -O2 -arch=sm_90 ${NCCL_INC:+-I"$NCCL_INC"} $W/nccl_allreduce.cu -o $B/nccl_allreduce \
   -L"$NCCL_LIB" -l:libnccl.so.2 -Xlinker -rpath -Xlinker "$NCCL_LIB"
 try hang_rank nvcc -O2 -arch=sm_90 -cudart shared ${NCCL_INC:+-I"$NCCL_INC"} $W/hang_rank.cu -o $B/hang_rank \

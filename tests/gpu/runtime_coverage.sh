@@ -13,8 +13,10 @@
 # more GPUs; its ranks print in any order, so outputs are compared sorted).
 # RTCOV_REPEAT=1: a second referee run per workload, and a "repeat" line:
 # how much two referee runs differ, and whether cutap is within that.
-# rt118_static: CUDA 11.8's static runtime (tests/gpu/workloads/rt118_static.c,
-# built here and carried as build/rt118_static).
+# rt118_static, rt118_shared, rt124_static, rt124_shared: CUDA 11.8's and
+# 12.4's runtimes, static and shared (tests/gpu/workloads/rt118_static.c,
+# built on the development machine and carried as build/rtold/, the shared
+# libcudart.so.11.0 and .so.12 beside them).
 # RTCOV_BOTH=1: also a run with cutap and the referee in the same process
 # (a CUPTI client beside cutap, as nsys or a profiler is): a "both" line,
 # cutap's calls in that run against the referee alone, and the referee's
@@ -37,7 +39,8 @@ declare -A CMD=([vecadd_static]="$B/vecadd_static" [vecadd_shared]="$B/vecadd_sh
   [torch_dataloader]="python3 $W/torch_dataloader.py"
   [torch_conv_graph]="python3 $W/torch_conv_graph.py" [torch_compile]="python3 $W/torch_compile.py"
   [jax_step]="python3 $W/jax_step.py" [nccl_allreduce]="$B/nccl_allreduce" [cupy_step]="python3 $W/cupy_step.py"
-  [rt118_static]="build/rt118_static"
+  [rt118_static]="build/rtold/rt118_static" [rt118_shared]="build/rtold/rt118_shared"
+  [rt124_static]="build/rtold/rt124_static" [rt124_shared]="build/rtold/rt124_shared"
   [torchrun_2gpu]="torchrun --standalone --nproc_per_node=2 $W/ddp_allreduce.py")
 ORDER="vecadd_static vecadd_shared ptds cublas_gemm torch_step torch_graph torch_dataloader torch_conv_graph
   torch_compile jax_step cupy_step nccl_allreduce"

@@ -1,10 +1,9 @@
-/* A program with CUDA 11.8's runtime linked statically (issue #25: a
- * runtime copy of another major), no kernels: runtime calls only. Built on
- * the development machine, where Debian's nvidia-cuda-dev (bookworm
- * non-free) gives CUDA 11.8's headers and libcudart_static.a, and carried
- * to the device machine (which has CUDA 13 only):
- *   gcc -O2 tests/gpu/workloads/rt118_static.c -o build/rt118_static \
- *       /usr/lib/x86_64-linux-gnu/libcudart_static.a -ldl -lpthread -lrt
+/* A program with an older major's runtime (issue #25: runtime copies of
+ * other majors), no kernels: runtime calls only. Built on the development
+ * machine and carried to the device machine (which has CUDA 13 only) as
+ * build/rtold/ by tests/gpu/workloads/build_rtold.sh: CUDA 11.8 from
+ * Debian bookworm's nvidia-cuda-dev, 12.4 from trixie's (unpacked, not
+ * installed), each linked statically and against its shared libcudart.
  * Prints the runtime's version, the device, then OK; NOGPU without one. */
 #include <stdio.h>
 #include <cuda_runtime_api.h>
