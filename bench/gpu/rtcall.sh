@@ -5,7 +5,9 @@
 # under `cutap trace --runtime=symbols` (symbols only: a static copy's
 # calls are not seen), plain `cutap trace` (the default: every copy, by
 # its own reports), `cutap trace --runtime=cupti` (through CUPTI, the
-# mode issue #14 made) and plain `cutap stat`; CYCLES (default 3)
+# mode issue #14 made), plain `cutap stat`, and "reports, ignored" (the
+# copies asked for their reports, which cutap's hooks then ignore:
+# CUTAP_RUNTIME=floor, what the runtime's own reporting costs); CYCLES (default 3)
 # alternating cycles (RTCALL_MODES picks the modes), each process pinned
 # to the cores RTCALL_PIN names (taskset -c; default 0), median ns per
 # call.   bench/gpu/rtcall.sh [CYCLES]
@@ -26,9 +28,11 @@ run() {   # BIN MODE
     trace) $P $C trace -o "$T/a$RANDOM$RANDOM" -- $1 2>/dev/null ;;
     tracecupti) $P $C trace --runtime=cupti -o "$T/c$RANDOM$RANDOM" -- $1 2>/dev/null ;;
     stat) $P $C stat -o "$T/s$RANDOM$RANDOM" -- $1 2>/dev/null ;;
+    floor) local d=$T/f$RANDOM$RANDOM; mkdir -p $d
+           LD_PRELOAD=$PWD/build/libcutap.so CUTAP_COUNT=$d CUTAP_FILTER=layer=runtime CUTAP_RUNTIME=floor $P $1 2>/dev/null ;;
   esac | tail -1
 }
-MODES=${RTCALL_MODES:-bare cupti symbols trace tracecupti stat}
+MODES=${RTCALL_MODES:-bare floor cupti symbols trace tracecupti stat}
 mkdir -p "$T/ref"
 for c in $(seq "$cycles"); do
   for b in static shared; do
@@ -38,7 +42,7 @@ done
 med() { tr ' ' '\n' | grep -v '^$' | sort -g | awk '{v[NR]=$1} END {print (NR%2 ? v[(NR+1)/2] : (v[NR/2]+v[NR/2+1])/2)}'; }
 echo "cudaGetDevice, ns per call, pinned to cores ${RTCALL_PIN:-0} (median of $cycles cycles x 7 rounds; min..max of the cycles' medians)"
 declare -A TITLE=([bare]=bare [cupti]="CUPTI subscriber" [symbols]="trace --runtime=symbols" [trace]="cutap trace"
-  [tracecupti]="trace --runtime=cupti" [stat]="cutap stat")
+  [tracecupti]="trace --runtime=cupti" [stat]="cutap stat" [floor]="reports, ignored")
 printf "%-8s" runtime; for m in $MODES; do printf " %24s" "${TITLE[$m]}"; done; echo
 for b in static shared; do
   printf "%-8s" $b
@@ -48,4 +52,23 @@ for b in static shared; do
   done
   echo
 done
+# added over bare, medians; issue #25's goal: a static copy's call under
+# plain trace <= 1.5 x a shared cudart's under the symbol wrapper
+echo "added over bare (ns, medians)"
+declare -A ADD
+for b in static shared; do
+  printf "%-8s" $b
+  bare=$(echo ${V[$b.bare]:-} | med)
+  for m in $MODES; do
+    ADD[$b.$m]=$(awk -v a="$(echo ${V[$b.$m]} | med)" -v b="$bare" 'BEGIN {printf "%.1f", a - b}')
+    printf " %24s" "+${ADD[$b.$m]}"
+  done
+  echo
+done
+if [ -n "${ADD[static.trace]:-}" ] && [ -n "${ADD[shared.symbols]:-}" ]; then
+  awk -v a="${ADD[static.trace]}" -v b="${ADD[shared.symbols]}" -v f="${ADD[static.floor]:-}" 'BEGIN {
+    printf "static copy under cutap trace / shared cudart under the symbol wrapper: %.2f x (goal <= 1.5)", (b > 0 ? a / b : 0)
+    if (f != "") printf "; the copy'"'"'s own reporting (cutap ignoring it): +%s ns of its +%s", f, a
+    printf "\n" }'
+fi
 rm -rf "$T"

@@ -45,6 +45,8 @@ try rtcall_static nvcc -O2 -arch=sm_90 bench/gpu/rtcall.cu -o $B/rtcall_static
 try rtcall_shared nvcc -O2 -arch=sm_90 -cudart shared bench/gpu/rtcall.cu -o $B/rtcall_shared
 try entrypoint nvcc -O2 -arch=sm_90 $W/entrypoint.cu -o $B/entrypoint
 try daemon gcc -O2 -I/usr/local/cuda/include $W/daemon.c -o $B/daemon -L/usr/local/cuda/lib64/stubs -lcuda
+mkdir -p build/bench
+mkdir -p build/bench
 try startup gcc -O2 -Iinclude -Isrc/common -Isrc/front -o ${GPU_BUILD_DIR:-build/bench}/startup bench/startup.c
 try nccl_allreduce nvcc -O2 -arch=sm_90 ${NCCL_INC:+-I"$NCCL_INC"} $W/nccl_allreduce.cu -o $B/nccl_allreduce \
   -L"$NCCL_LIB" -l:libnccl.so.2 -Xlinker -rpath -Xlinker "$NCCL_LIB"
