@@ -28,8 +28,13 @@ bench: lib $(BUILD)/fake/libcuda.so.1 $(BUILD)/bench/passthrough $(BUILD)/bench/
 	CUTAP_PREFAULT=0 LD_LIBRARY_PATH=$(BUILD)/fake $(BUILD)/bench/passthrough
 	BENCH_LIB=libcudart.so.13 BENCH_SYM=cudaGetDevice LD_LIBRARY_PATH=$(FL):$(BUILD)/fake $(BUILD)/bench/passthrough
 
+# A static runtime copy's reported call (issue #25), for bench/instructions.sh.
+$(BUILD)/bench/rtreport: bench/rtreport.c tests/rt_copy.h tests/cupti_min.h tests/cuda_min.h $(BUILD)/fake/libcuda.so.1
+	@mkdir -p $(BUILD)/bench
+	$(CC) -O2 -g $(WARN) -Itests -o $@ $< -L$(BUILD)/fake -lcuda
+
 # Instructions per call under valgrind (deterministic; no perf counters needed).
-bench-instr: lib $(BUILD)/fake/libcuda.so.1 $(BUILD)/bench/passthrough
+bench-instr: lib $(BUILD)/fake/libcuda.so.1 $(BUILD)/bench/passthrough $(BUILD)/bench/rtreport
 	bench/instructions.sh
 
 # What cutap adds to every exec of a process that makes no CUDA call

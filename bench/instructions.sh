@@ -8,6 +8,10 @@
 # find cuCtxGetCurrent slow (>= 1 us) and time every call: the stat row is
 # run with the slow mean out of reach (CUTAP_STAT_SLOW_NS), as a cheap call
 # is on real hardware; "stat --time-all" times every call.
+# Then the same for a static runtime copy's cudaGetDevice (bench/rtreport:
+# reported through the driver's hooks as a real copy reports, issue #25):
+# bare (not asked for reports), reports asked for and ignored
+# (CUTAP_RUNTIME=floor), stat and trace.
 set -eu
 cd "$(dirname "$0")/.."
 N=${1:-70000}
@@ -37,3 +41,23 @@ printf '%-34s %8d %8d\n' "cutap trace (records)" "$trace" $((trace - bare))
 # issue #13's targets, instructions added per call
 mark() { [ "$2" -le "$3" ] && echo "met" || echo "NOT met"; }
 echo "targets (issue #13): trace <= 100 added: $(mark trace $((trace - bare)) 100); stat <= 15 added: $(mark stat $((stat - bare)) 15)"
+
+# A static runtime copy's reported call (bench/rtreport)
+rt_count() {  # mode calls -> instructions of the whole run
+    rm -rf "$W/t"; mkdir -p "$W/t"
+    case $1 in
+        bare) env LD_LIBRARY_PATH="$B/fake" valgrind --tool=callgrind --callgrind-out-file="$W/cg" "$B/bench/rtreport" "$2" ;;
+        floor) env LD_LIBRARY_PATH="$B/fake" LD_PRELOAD="$B/libcutap.so" CUTAP_COUNT="$W/t" CUTAP_FILTER=layer=runtime CUTAP_RUNTIME=floor valgrind --tool=callgrind --callgrind-out-file="$W/cg" "$B/bench/rtreport" "$2" ;;
+        stat) env LD_LIBRARY_PATH="$B/fake" LD_PRELOAD="$B/libcutap.so" CUTAP_COUNT="$W/t" CUTAP_STAT_SLOW_NS=1000000000 valgrind --tool=callgrind --callgrind-out-file="$W/cg" "$B/bench/rtreport" "$2" ;;
+        trace) env LD_LIBRARY_PATH="$B/fake" LD_PRELOAD="$B/libcutap.so" CUTAP_TRACE="$W/t" valgrind --tool=callgrind --callgrind-out-file="$W/cg" "$B/bench/rtreport" "$2" ;;
+    esac 2>&1 >/dev/null | sed -n 's/.*Collected : \([0-9]*\).*/\1/p'
+}
+RN=$((N / 3))
+rt_per_call() { a=$(rt_count "$1" "$RN"); b=$(rt_count "$1" $((2 * RN))); echo $(( (b - a + RN / 2) / RN )); }
+rbare=$(rt_per_call bare); rfloor=$(rt_per_call floor); rstat=$(rt_per_call stat); rtrace=$(rt_per_call trace)
+echo "instructions per reported cudaGetDevice of a static copy (bench/rtreport, N=$RN; its cuCtxGetDevice included)"
+printf '%-34s %8s %8s\n' mode instr added
+printf '%-34s %8d %8s\n' "bare (no reports asked for)" "$rbare" -
+printf '%-34s %8d %8d\n' "reports, ignored (floor)" "$rfloor" $((rfloor - rbare))
+printf '%-34s %8d %8d\n' "cutap stat" "$rstat" $((rstat - rbare))
+printf '%-34s %8d %8d\n' "cutap trace" "$rtrace" $((rtrace - rbare))

@@ -180,7 +180,7 @@ TEST_BINS := $(T)/libshim.so $(T)/t_nodriver $(T)/t_probe $(T)/t_fds $(T)/t_tsc 
 
 TEST_BINS += $(T)/fuzz_reader $(BUILD)/asan/cutap
 TEST_BINS += $(T)/libnofalloc.so $(T)/t_static $(T)/t_thread_churn
-TEST_BINS += $(FAKE)/libcupti.so.13 $(T)/t_static_rt $(T)/t_shared_rt $(T)/t_rt_mix $(T)/libcupti_client.so $(T)/t_bad_report $(T)/t_tls_between $(T)/t_table_tail
+TEST_BINS += $(FAKE)/libcupti.so.13 $(T)/t_static_rt $(T)/t_shared_rt $(T)/t_rt_mix $(T)/libcupti_client.so $(T)/t_bad_report $(T)/t_tls_between $(T)/t_table_tail $(BUILD)/bench/rtreport
 
 # NVTX annotations for the nvtx_* cases: nvtx3 is header-only (the CUDA
 # toolkit's); without the header t_nvtx is not built and they are skipped.
