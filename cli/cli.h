@@ -79,6 +79,9 @@ int call_is_error(const struct trace *tr, const struct tr_call *c);
 void json_str(FILE *f, const char *s);       /* a JSON string literal, escaped */
 void csv_str(FILE *f, const char *s);        /* a CSV field, quoted when needed, control characters as \xNN */
 void text_str(FILE *f, const char *s);       /* a traced process's string in text output: control characters as \xNN */
+void text_u64(FILE *f, uint64_t v);           /* "%" PRIu64 */
+void text_i64(FILE *f, int64_t v);            /* "%" PRId64 */
+void text_hex(FILE *f, uint64_t v);           /* "0x%" PRIx64 */
 void *xcalloc(size_t n, size_t size);         /* calloc; exits when out of memory (n = 0: one element) */
 /* After option parsing: the one DIR (or file) operand, loaded into tr.
  * Returns 0, 1 when nothing could be read, 2 for a usage error. */

@@ -84,8 +84,53 @@ void text_str(FILE *f, const char *s)
 {
     char one[5];
     size_t used;
-    for (const unsigned char *p = (const unsigned char *)s; *p; p += used)
+    const unsigned char *p = (const unsigned char *)s;
+    while (*p) {
+        /* a run of printable ASCII other than the backslash is written as
+         * it is, at once (a name is one run: one write, not one a byte) */
+        const unsigned char *q = p;
+        while (*q >= 0x20 && *q < 0x7f && *q != '\\')
+            q++;
+        if (q > p) {
+            fwrite(p, 1, (size_t)(q - p), f);
+            p = q;
+            continue;
+        }
         fwrite(one, 1, tr_escape_one(p, one, &used), f);
+        p += used;
+    }
+}
+
+/* Integers in text output without printf's parsing: what "%" PRIu64,
+ * "%" PRId64 and "0x%" PRIx64 print. */
+void text_u64(FILE *f, uint64_t v)
+{
+    char b[20], *e = b + sizeof b, *q = e;
+    do
+        *--q = (char)('0' + v % 10);
+    while (v /= 10);
+    fwrite(q, 1, (size_t)(e - q), f);
+}
+
+void text_i64(FILE *f, int64_t v)
+{
+    if (v < 0) {
+        fputc('-', f);
+        text_u64(f, (uint64_t)0 - (uint64_t)v);
+    } else {
+        text_u64(f, (uint64_t)v);
+    }
+}
+
+void text_hex(FILE *f, uint64_t v)
+{
+    char b[18], *e = b + sizeof b, *q = e;
+    do
+        *--q = "0123456789abcdef"[v & 15];
+    while (v >>= 4);
+    *--q = 'x';
+    *--q = '0';
+    fwrite(q, 1, (size_t)(e - q), f);
 }
 
 /* RFC 4180 quoting, and characters escaped as in text output (a CSV file

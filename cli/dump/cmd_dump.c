@@ -14,6 +14,7 @@
 #include <getopt.h>
 #include <inttypes.h>
 #include <signal.h>
+#include <stdio_ext.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -57,8 +58,19 @@ static void put_call(struct dump *d, const struct tr_call *c, const char *label)
         return;
     }
     d->proc = &tr->procs[tr->threads[c->thread].proc];
-    fprintf(f, "%" PRIu64 ".%06" PRIu64 " %s %*s", t / 1000000000u, t % 1000000000u / 1000u, label,
-            2 * c->depth, "");
+    /* "%" PRIu64 ".%06" PRIu64 " %s %*s", without printf */
+    char us[8];
+    uint64_t u = t % 1000000000u / 1000u;
+    for (int i = 5; i >= 0; i--, u /= 10)
+        us[i] = (char)('0' + u % 10);
+    us[6] = ' ';
+    text_u64(f, t / 1000000000u);
+    fputc('.', f);
+    fwrite(us, 1, 7, f);
+    fputs(label, f);
+    fputc(' ', f);
+    for (unsigned i = 0; i < 2u * c->depth; i++)
+        fputc(' ', f);
     text_str(f, tr->names[c->name].name);
     fputc('(', f);
     const struct dec_fn *fn = dump_signature(d, c);
@@ -240,6 +252,9 @@ int cmd_dump(int argc, char **argv)
      * is an error to notice, not a signal that kills us mid-line. */
     static char obuf[1 << 20];
     setvbuf(stdout, obuf, _IOFBF, sizeof obuf);
+    /* one thread writes: no lock taken per character (a lock per
+     * fputc/fprintf was a third of dump's time) */
+    __fsetlocking(stdout, FSETLOCKING_BYCALLER);
     signal(SIGPIPE, SIG_IGN);
     struct dump d = {.tr = &tr, .out = stdout, .demangle = demangle};
     rc = dump_calls(&d, show) ? 1 : tr.problems > 0;

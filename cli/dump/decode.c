@@ -101,7 +101,7 @@ static int is_kernel_type(const char *type)
 static void put_ptr(FILE *f, uint64_t v)
 {
     if (v)
-        fprintf(f, "0x%" PRIx64, v);
+        text_hex(f, v);
     else
         fputs("NULL", f);
 }
@@ -273,9 +273,9 @@ static void put_field(const struct dump *d, const struct dec_field *fl, const ui
     switch (fl->kind) {
     case DEC_INT:
         if (is_flag_name(fl->name))
-            fprintf(f, "0x%" PRIx64, v);   /* read_le kept only the field's bytes */
+            text_hex(f, v);   /* read_le kept only the field's bytes */
         else
-            fprintf(f, "%" PRId64, sign_extend(v, fl->size));
+            text_i64(f, sign_extend(v, fl->size));
         break;
     case DEC_UINT: fprintf(f, is_flag_name(fl->name) ? "0x%" PRIx64 : "%" PRIu64, v); break;
     case DEC_ENUM: put_enum(d, fl->enum_idx, (uint32_t)v); break;
@@ -394,12 +394,12 @@ static void put_pointee(const struct dump *d, const struct dec_arg *a, const uin
     if (cls == PT_UNSIGNED && is_flag_name(a->name))
         cls = PT_HEX;
     switch (cls) {
-    case PT_SIGNED: fprintf(f, "%" PRId64, sign_extend(v, (unsigned)len)); break;
-    case PT_UNSIGNED: fprintf(f, "%" PRIu64, v); break;
+    case PT_SIGNED: text_i64(f, sign_extend(v, (unsigned)len)); break;
+    case PT_UNSIGNED: text_u64(f, v); break;
     case PT_FLOAT:
     case PT_DOUBLE: put_real(f, len == 4 ? float_bits((uint32_t)v) : double_bits(v), len == 4); break;
     default:
-        fprintf(f, "0x%" PRIx64, v);
+        text_hex(f, v);
         if (len == 8 && (strstr(a->type, "CUfunction") || strstr(a->type, "CUkernel")))
             put_kernel(d, v);      /* cuModuleGetFunction, cuLibraryGetKernel */
     }
@@ -414,7 +414,7 @@ static void put_word(const struct dump *d, const struct dec_arg *a, uint64_t w)
         if (is_flag_name(a->name))
             fprintf(f, "0x%" PRIx32, (uint32_t)w);   /* an int of flags */
         else
-            fprintf(f, "%" PRId64, (int64_t)w);
+            text_i64(f, (int64_t)w);
         break;
     case DEC_UINT:
         if (enum_at(d, a->enum_idx) && enum_at(d, a->enum_idx)->bitmask)
@@ -534,7 +534,7 @@ void dump_put_raw_args(FILE *f, const struct trace *tr, const struct tr_call *c)
             if (ioctl && ioctl_put_arg(f, type, tlen, w, i, c->rec->nargs))
                 continue;
             if (kind == 'i')
-                fprintf(f, "%" PRId64, (int64_t)w[i]);
+                text_i64(f, (int64_t)w[i]);
             else if (kind == 'u' || kind == 'e')
                 fprintf(f, "%" PRIu64, w[i]);
             else
@@ -587,7 +587,7 @@ static void put_status(const struct dump *d, const struct tr_call *c, const stru
         break;
     }
     case DEC_PTR: put_ptr(f, tr_result(c)); break;
-    case DEC_INT: fprintf(f, "%" PRId64, (int64_t)tr_result(c)); break;   /* sign-extended by the wrapper */
+    case DEC_INT: text_i64(f, (int64_t)tr_result(c)); break;   /* sign-extended by the wrapper */
     case DEC_UINT: fprintf(f, "%" PRIu64, tr_result(c)); break;
     case DEC_VOID: fputs("void", f); break;
     default: fprintf(f, "0x%" PRIx64, tr_result(c));
