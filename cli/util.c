@@ -64,6 +64,15 @@ void json_str(FILE *f, const char *s)
     fputc('"', f);
     for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
         int n;
+        /* a run of printable ASCII needing no escape: one write */
+        const unsigned char *q = p;
+        while (*q >= 0x20 && *q < 0x7f && *q != '"' && *q != '\\')
+            q++;
+        if (q > p) {
+            fwrite(p, 1, (size_t)(q - p), f);
+            p = q - 1;
+            continue;
+        }
         if (*p == '"' || *p == '\\')
             fprintf(f, "\\%c", *p);
         else if (*p >= 0x80 && (n = tr_utf8_len(p))) {

@@ -90,7 +90,12 @@ static void put_kernel(const struct dump *d, uint64_t handle)
 }
 
 /* A by-value handle type that names a kernel. */
-static int is_kernel_type(const char *type)
+/* memoized below: */
+static int is_kernel_type(const char *type);
+static int is_flag_name(const char *name);
+static int is_handle_uint(const char *type);
+
+static int is_kernel_type_(const char *type)
 {
     return !strcmp(type, "CUfunction") || !strcmp(type, "CUkernel") || !strcmp(type, "cudaFunction_t") ||
            !strcmp(type, "cudaKernel_t");   /* the runtime's handles are the driver's */
@@ -107,13 +112,13 @@ static void put_ptr(FILE *f, uint64_t v)
 }
 
 /* Flags read best in hex: the bits are what matters. */
-static int is_flag_name(const char *name)
+static int is_flag_name_(const char *name)
 {
     return strstr(name, "flag") || strstr(name, "Flag");
 }
 
 /* Integer typedefs that hold an address or a handle: hex, like pointers. */
-static int is_handle_uint(const char *type)
+static int is_handle_uint_(const char *type)
 {
     static const char *const t[] = {"CUdeviceptr", "CUdeviceptr_v1", "CUmemGenericAllocationHandle", "CUtexObject",
                                     "CUsurfObject", "cudaTextureObject_t", "cudaSurfaceObject_t"};
@@ -340,7 +345,7 @@ static void put_struct(const struct dump *d, int idx, const uint8_t *p, size_t l
  * type of the parameter ("CUdeviceptr *", "const CUgraphNode **"). */
 enum { PT_HEX, PT_SIGNED, PT_UNSIGNED, PT_FLOAT, PT_DOUBLE };
 
-static int pointee_class(const char *type)
+static int pointee_class_(const char *type)
 {
     static const char *const sig[] = {"int", "long", "long long", "short", "char", "signed char", "CUdevice",
                                       "CUdevice_v1", "EGLint", "int32_t", "int64_t", "cusolver_int_t",
@@ -373,6 +378,60 @@ static int pointee_class(const char *type)
     return PT_HEX;                 /* handles (CUcontext, CUdeviceptr, …) and void * */
 }
 
+/* --- what a parameter's type or name says, found once ------------------- */
+/* The type and name strings are the generated tables' (one address per
+ * string for the life of the process): what they say is kept by address,
+ * so that a call's arguments cost no string comparisons (they were a tenth
+ * of dump's time). */
+#define MEMO_SIZE 1024
+struct memo {
+    const char *key;
+    int val;
+};
+static int memo_get(struct memo *m, const char *key, int (*compute)(const char *))
+{
+    size_t h = ((uintptr_t)key >> 3) * 0x9e3779b97f4a7c15ull >> 54;   /* 10 bits */
+    for (size_t k = 0; k < 8; k++) {
+        struct memo *e = &m[(h + k) % MEMO_SIZE];
+        if (e->key == key)
+            return e->val;
+        if (!e->key) {
+            e->key = key;
+            return e->val = compute(key);
+        }
+    }
+    return compute(key);   /* a crowded neighbourhood: computed each time */
+}
+static int is_kernel_type(const char *type)
+{
+    static struct memo m[MEMO_SIZE];
+    return memo_get(m, type, is_kernel_type_);
+}
+static int is_flag_name(const char *name)
+{
+    static struct memo m[MEMO_SIZE];
+    return memo_get(m, name, is_flag_name_);
+}
+static int is_handle_uint(const char *type)
+{
+    static struct memo m[MEMO_SIZE];
+    return memo_get(m, type, is_handle_uint_);
+}
+static int pointee_class(const char *type)
+{
+    static struct memo m[MEMO_SIZE];
+    return memo_get(m, type, pointee_class_);
+}
+static int names_kernel_(const char *type)
+{
+    return strstr(type, "CUfunction") || strstr(type, "CUkernel");
+}
+static int names_kernel(const char *type)
+{
+    static struct memo m[MEMO_SIZE];
+    return memo_get(m, type, names_kernel_);
+}
+
 /* The value an output pointer pointed to after the call. */
 static void put_pointee(const struct dump *d, const struct dec_arg *a, const uint8_t *p, size_t len)
 {
@@ -400,7 +459,7 @@ static void put_pointee(const struct dump *d, const struct dec_arg *a, const uin
     case PT_DOUBLE: put_real(f, len == 4 ? float_bits((uint32_t)v) : double_bits(v), len == 4); break;
     default:
         text_hex(f, v);
-        if (len == 8 && (strstr(a->type, "CUfunction") || strstr(a->type, "CUkernel")))
+        if (len == 8 && names_kernel(a->type))
             put_kernel(d, v);      /* cuModuleGetFunction, cuLibraryGetKernel */
     }
 }
@@ -635,7 +694,23 @@ const struct dec_fn *dump_signature(struct dump *d, const struct tr_call *c)
                                                                                                   : NULL;
     if ((c->flags & CUTAP_RF_UNTYPED) || !set)
         return NULL;
-    const struct dec_fn *fn = dec_find_fn(set, n->name);
+    /* found once per name: kept by the name's address, and checked by
+     * the name itself (a reader that loads several traces reuses
+     * addresses) */
+    static struct {
+        const char *name;
+        const struct dec_set *set;
+        const struct dec_fn *fn;
+    } seen[1024];
+    size_t h = ((uintptr_t)n->name >> 3) * 0x9e3779b97f4a7c15ull >> 54;
+    const struct dec_fn *fn;
+    if (seen[h].name == n->name && seen[h].set == set && !strcmp(seen[h].fn->name, n->name)) {
+        fn = seen[h].fn;
+    } else if ((fn = dec_find_fn(set, n->name))) {
+        seen[h].name = n->name;
+        seen[h].set = set;
+        seen[h].fn = fn;
+    }
     if (!fn || fn->layer != n->layer || fn->nargs != c->rec->nargs)
         return NULL;
     d->set = set;

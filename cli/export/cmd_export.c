@@ -20,6 +20,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
+#include <stdio_ext.h>
 #include <string.h>
 #include <sys/stat.h>
 
@@ -144,6 +145,7 @@ static int export_to(const struct trace *tr, int format, const char *out, int fo
         } else {
             static char buf[1 << 20];
             setvbuf(f, buf, _IOFBF, sizeof buf);
+            __fsetlocking(f, FSETLOCKING_BYCALLER);   /* one thread writes: no lock per write */
             if (format == EXP_PERFETTO)
                 write_perfetto(tr, f);
             else if (format == EXP_PERFETTO_PROTO)

@@ -31,6 +31,7 @@ struct decoded {
     FILE *m;
     char *buf;
     size_t len, status_at;
+    int unlocked;   /* m set to FSETLOCKING_BYCALLER */
 };
 void decode_call(struct decoded *d, const struct trace *tr, const struct tr_call *c);
 void decoded_free(struct decoded *d);

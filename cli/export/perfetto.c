@@ -131,11 +131,16 @@ void write_perfetto(const struct trace *tr, FILE *f)
             continue;
         }
         if (c->t1) {
-            fprintf(f, "{\"ph\":\"X\",\"pid\":%lld,\"tid\":%d,\"ts\":", (long long)pp[t->proc].pid, t->tid);
+            fputs("{\"ph\":\"X\",\"pid\":", f);   /* (without printf: a line a call) */
+            text_i64(f, pp[t->proc].pid);
+            fputs(",\"tid\":", f);
+            text_i64(f, t->tid);
+            fputs(",\"ts\":", f);
             put_us(f, c->t0 - tr->origin_ns);
             fputs(",\"dur\":", f);
             put_us(f, c->t1 - c->t0);
-            fprintf(f, ",\"name\":%s", jname[c->name]);
+            fputs(",\"name\":", f);
+            fputs(jname[c->name], f);
         } else {
             fprintf(f, "{\"ph\":\"i\",\"s\":\"t\",\"pid\":%lld,\"tid\":%d,\"ts\":", (long long)pp[t->proc].pid,
                     t->tid);
@@ -145,15 +150,19 @@ void write_perfetto(const struct trace *tr, FILE *f)
             snprintf(un, sizeof un, "%s (unfinished)", nm->name);
             json_str(f, un);
         }
-        fprintf(f, ",\"cat\":\"%s\",\"args\":{", layer_str(nm->layer));
+        fputs(",\"cat\":\"", f);
+        fputs(layer_str(nm->layer), f);
+        fputs("\",\"args\":{", f);
         /* An unfinished call has no result. JavaScript numbers are
          * doubles: a raw return register (untyped calls) above 2^53 would
          * be rounded, so it goes out as hex. */
         if (!c->t1)
             ;
-        else if (tr_result(c) < (1ull << 53))
-            fprintf(f, "\"result\":%llu,", (unsigned long long)tr_result(c));
-        else
+        else if (tr_result(c) < (1ull << 53)) {
+            fputs("\"result\":", f);
+            text_u64(f, tr_result(c));
+            fputc(',', f);
+        } else
             fprintf(f, "\"result\":\"0x%llx\",", (unsigned long long)tr_result(c));
         decode_call(&dec, tr, c);
         if (c->flags & CUTAP_RF_INJECTED)
@@ -163,11 +172,18 @@ void write_perfetto(const struct trace *tr, FILE *f)
             json_str(f, dec.buf + dec.status_at);
             fputc(',', f);
         }
-        fprintf(f, "\"depth\":%u,\"decoded\":", c->depth);
+        fputs("\"depth\":", f);
+        text_u64(f, c->depth);
+        fputs(",\"decoded\":", f);
         json_str(f, dec.buf);
         const uint64_t *w = tr_args(c);
-        for (unsigned a = 0; a < c->rec->nargs; a++)
-            fprintf(f, ",\"a%u\":\"0x%llx\"", a, (unsigned long long)w[a]);
+        for (unsigned a = 0; a < c->rec->nargs; a++) {
+            fputs(",\"a", f);
+            text_u64(f, a);
+            fputs("\":\"", f);
+            text_hex(f, w[a]);
+            fputc('"', f);
+        }
         json_kernel_object(f, tr, c);
         fputs("}}", f);
     }
