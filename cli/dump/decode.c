@@ -89,12 +89,34 @@ static void put_kernel(const struct dump *d, uint64_t handle)
     }
 }
 
-/* A by-value handle type that names a kernel. */
-/* memoized below: */
-static int is_kernel_type(const char *type);
-static int is_flag_name(const char *name);
-static int is_handle_uint(const char *type);
+/* --- what a parameter's type or name says, found once ------------------- */
+/* The type and name strings are the generated tables' (one address per
+ * string for the life of the process): what a test of one says is kept by
+ * the string's address and the test, so that a call's arguments cost no
+ * string comparisons (they were a tenth of dump's time). */
+#define MEMO_SIZE 4096
+static int memo(const char *key, int (*test)(const char *))
+{
+    static struct {
+        const char *key;
+        int (*test)(const char *);
+        int val;
+    } m[MEMO_SIZE];
+    size_t h = (((uintptr_t)key >> 3) ^ ((uintptr_t)test >> 4)) * 0x9e3779b97f4a7c15ull >> 52;   /* 12 bits */
+    for (size_t k = 0; k < 8; k++) {
+        size_t e = (h + k) % MEMO_SIZE;
+        if (m[e].key == key && m[e].test == test)
+            return m[e].val;
+        if (!m[e].key) {
+            m[e].key = key;
+            m[e].test = test;
+            return m[e].val = test(key);
+        }
+    }
+    return test(key);   /* a crowded neighbourhood: tested each time */
+}
 
+/* A by-value handle type that names a kernel. */
 static int is_kernel_type_(const char *type)
 {
     return !strcmp(type, "CUfunction") || !strcmp(type, "CUkernel") || !strcmp(type, "cudaFunction_t") ||
@@ -277,12 +299,12 @@ static void put_field(const struct dump *d, const struct dec_field *fl, const ui
     uint64_t v = fl->kind == DEC_STRUCT || fl->kind == DEC_BYTES ? 0 : read_le(p, fl->size);
     switch (fl->kind) {
     case DEC_INT:
-        if (is_flag_name(fl->name))
+        if (memo(fl->name, is_flag_name_))
             text_hex(f, v);   /* read_le kept only the field's bytes */
         else
             text_i64(f, sign_extend(v, fl->size));
         break;
-    case DEC_UINT: fprintf(f, is_flag_name(fl->name) ? "0x%" PRIx64 : "%" PRIu64, v); break;
+    case DEC_UINT: fprintf(f, memo(fl->name, is_flag_name_) ? "0x%" PRIx64 : "%" PRIu64, v); break;
     case DEC_ENUM: put_enum(d, fl->enum_idx, (uint32_t)v); break;
     case DEC_FLOAT: put_real(f, float_bits((uint32_t)v), 1); break;
     case DEC_DOUBLE: put_real(f, double_bits(v), 0); break;
@@ -378,58 +400,9 @@ static int pointee_class_(const char *type)
     return PT_HEX;                 /* handles (CUcontext, CUdeviceptr, …) and void * */
 }
 
-/* --- what a parameter's type or name says, found once ------------------- */
-/* The type and name strings are the generated tables' (one address per
- * string for the life of the process): what they say is kept by address,
- * so that a call's arguments cost no string comparisons (they were a tenth
- * of dump's time). */
-#define MEMO_SIZE 1024
-struct memo {
-    const char *key;
-    int val;
-};
-static int memo_get(struct memo *m, const char *key, int (*compute)(const char *))
-{
-    size_t h = ((uintptr_t)key >> 3) * 0x9e3779b97f4a7c15ull >> 54;   /* 10 bits */
-    for (size_t k = 0; k < 8; k++) {
-        struct memo *e = &m[(h + k) % MEMO_SIZE];
-        if (e->key == key)
-            return e->val;
-        if (!e->key) {
-            e->key = key;
-            return e->val = compute(key);
-        }
-    }
-    return compute(key);   /* a crowded neighbourhood: computed each time */
-}
-static int is_kernel_type(const char *type)
-{
-    static struct memo m[MEMO_SIZE];
-    return memo_get(m, type, is_kernel_type_);
-}
-static int is_flag_name(const char *name)
-{
-    static struct memo m[MEMO_SIZE];
-    return memo_get(m, name, is_flag_name_);
-}
-static int is_handle_uint(const char *type)
-{
-    static struct memo m[MEMO_SIZE];
-    return memo_get(m, type, is_handle_uint_);
-}
-static int pointee_class(const char *type)
-{
-    static struct memo m[MEMO_SIZE];
-    return memo_get(m, type, pointee_class_);
-}
 static int names_kernel_(const char *type)
 {
     return strstr(type, "CUfunction") || strstr(type, "CUkernel");
-}
-static int names_kernel(const char *type)
-{
-    static struct memo m[MEMO_SIZE];
-    return memo_get(m, type, names_kernel_);
 }
 
 /* The value an output pointer pointed to after the call. */
@@ -449,8 +422,8 @@ static void put_pointee(const struct dump *d, const struct dec_arg *a, const uin
         put_enum(d, a->enum_idx, (uint32_t)v);
         return;
     }
-    int cls = pointee_class(a->type);
-    if (cls == PT_UNSIGNED && is_flag_name(a->name))
+    int cls = memo(a->type, pointee_class_);
+    if (cls == PT_UNSIGNED && memo(a->name, is_flag_name_))
         cls = PT_HEX;
     switch (cls) {
     case PT_SIGNED: text_i64(f, sign_extend(v, (unsigned)len)); break;
@@ -459,7 +432,7 @@ static void put_pointee(const struct dump *d, const struct dec_arg *a, const uin
     case PT_DOUBLE: put_real(f, len == 4 ? float_bits((uint32_t)v) : double_bits(v), len == 4); break;
     default:
         text_hex(f, v);
-        if (len == 8 && names_kernel(a->type))
+        if (len == 8 && memo(a->type, names_kernel_))
             put_kernel(d, v);      /* cuModuleGetFunction, cuLibraryGetKernel */
     }
 }
@@ -470,7 +443,7 @@ static void put_word(const struct dump *d, const struct dec_arg *a, uint64_t w)
     FILE *f = d->out;
     switch (a->kind) {
     case DEC_INT:
-        if (is_flag_name(a->name))
+        if (memo(a->name, is_flag_name_))
             fprintf(f, "0x%" PRIx32, (uint32_t)w);   /* an int of flags */
         else
             text_i64(f, (int64_t)w);
@@ -478,10 +451,10 @@ static void put_word(const struct dump *d, const struct dec_arg *a, uint64_t w)
     case DEC_UINT:
         if (enum_at(d, a->enum_idx) && enum_at(d, a->enum_idx)->bitmask)
             put_flags(f, enum_at(d, a->enum_idx), (uint32_t)w);
-        else if (is_handle_uint(a->type))
+        else if (memo(a->type, is_handle_uint_))
             put_ptr(f, w);
         else
-            fprintf(f, is_flag_name(a->name) ? "0x%" PRIx64 : "%" PRIu64, w);
+            fprintf(f, memo(a->name, is_flag_name_) ? "0x%" PRIx64 : "%" PRIu64, w);
         break;
     case DEC_ENUM: put_enum(d, a->enum_idx, (uint32_t)w); break;
     case DEC_FLOAT: put_real(f, float_bits((uint32_t)w), 1); break;
@@ -489,7 +462,7 @@ static void put_word(const struct dump *d, const struct dec_arg *a, uint64_t w)
     case DEC_STRUCT: fprintf(f, "{…}@0x%" PRIx64, w); break;   /* the copy's address only */
     default:   /* DEC_PTR */
         put_ptr(f, w);
-        if (is_kernel_type(a->type))
+        if (memo(a->type, is_kernel_type_))
             put_kernel(d, w);
     }
 }
