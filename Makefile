@@ -22,7 +22,7 @@ LIB_C := $(filter-out $(FRONT_C),$(wildcard src/common/*.c src/core/*.c src/reco
 LIB_S := $(filter-out $(FRONT_S),$(wildcard src/arch/x86_64/*.S src/generated/*.S))
 LIB_O := $(patsubst %,$(BUILD)/obj/%.o,$(LIB_C) $(LIB_S))
 
-.PHONY: all lib cli test demo regen regen-check clean bench bench-instr bench-startup install uninstall
+.PHONY: all lib cli test demo regen regen-check clean bench bench-instr bench-startup bench-readers install uninstall
 all: lib cli
 
 lib: $(BUILD)/libcutap.so $(BUILD)/libcutap_core.so
