@@ -220,7 +220,7 @@ static void put_enum(const struct dump *d, int idx, uint32_t v)
     FILE *f = d->out;
     const struct dec_enum *e = enum_at(d, idx);
     if (!e) {
-        fprintf(f, "%" PRId32, (int32_t)v);
+        text_i64(f, (int32_t)v);
         return;
     }
     if (e->bitmask) {
@@ -231,7 +231,7 @@ static void put_enum(const struct dump *d, int idx, uint32_t v)
     if (name)
         fputs(name, f);
     else
-        fprintf(f, "%" PRId32, (int32_t)v);
+        text_i64(f, (int32_t)v);
 }
 
 /* Bytes as one hex string (CUuuid: the 32 digits CUTAP_HIDDEN takes).
@@ -304,7 +304,7 @@ static void put_field(const struct dump *d, const struct dec_field *fl, const ui
         else
             text_i64(f, sign_extend(v, fl->size));
         break;
-    case DEC_UINT: fprintf(f, memo(fl->name, is_flag_name_) ? "0x%" PRIx64 : "%" PRIu64, v); break;
+    case DEC_UINT: (memo(fl->name, is_flag_name_) ? text_hex : text_u64)(f, v); break;
     case DEC_ENUM: put_enum(d, fl->enum_idx, (uint32_t)v); break;
     case DEC_FLOAT: put_real(f, float_bits((uint32_t)v), 1); break;
     case DEC_DOUBLE: put_real(f, double_bits(v), 0); break;
@@ -355,7 +355,8 @@ static void put_struct(const struct dump *d, int idx, const uint8_t *p, size_t l
             fputs("…", d->out);
             break;
         }
-        fprintf(d->out, "%s=", fl->name);
+        fputs(fl->name, d->out);
+        fputc('=', d->out);
         put_field(d, fl, p + fl->offset);
     }
     fputc('}', d->out);
@@ -454,7 +455,7 @@ static void put_word(const struct dump *d, const struct dec_arg *a, uint64_t w)
         else if (memo(a->type, is_handle_uint_))
             put_ptr(f, w);
         else
-            fprintf(f, memo(a->name, is_flag_name_) ? "0x%" PRIx64 : "%" PRIu64, w);
+            (memo(a->name, is_flag_name_) ? text_hex : text_u64)(f, w);
         break;
     case DEC_ENUM: put_enum(d, a->enum_idx, (uint32_t)w); break;
     case DEC_FLOAT: put_real(f, float_bits((uint32_t)w), 1); break;
@@ -517,7 +518,10 @@ void dump_put_args(const struct dump *d, const struct tr_call *c, const struct d
     const uint64_t *w = tr_args(c);
     for (unsigned i = 0; i < fn->nargs; i++) {
         const struct dec_arg *a = &fn->args[i];
-        fprintf(d->out, "%s%s=", i ? ", " : "", a->name);
+        if (i)
+            fputs(", ", d->out);
+        fputs(a->name, d->out);
+        fputc('=', d->out);
         if (caps[i])
             put_captured(d, a, w[i], caps[i]);
         else
@@ -568,14 +572,14 @@ void dump_put_raw_args(FILE *f, const struct trace *tr, const struct tr_call *c)
             if (kind == 'i')
                 text_i64(f, (int64_t)w[i]);
             else if (kind == 'u' || kind == 'e')
-                fprintf(f, "%" PRIu64, w[i]);
+                text_u64(f, w[i]);
             else
-                fprintf(f, "0x%" PRIx64, w[i]);
+                text_hex(f, w[i]);
         } else {
             sig = NULL;
             fputs(first ? "" : ", ", f);
             first = 0;
-            fprintf(f, "0x%" PRIx64, w[i]);
+            text_hex(f, w[i]);
         }
     }
 }
@@ -584,12 +588,15 @@ void dump_put_raw_args(FILE *f, const struct trace *tr, const struct tr_call *c)
 
 void dump_put_duration(FILE *f, uint64_t ns)
 {
-    if (ns < 1000)
-        fprintf(f, "<%" PRIu64 " ns>", ns);
-    else if (ns < 1000000)
+    if (ns < 1000) {
+        fputc('<', f);
+        text_u64(f, ns);
+        fputs(" ns>", f);
+    } else if (ns < 1000000) {
         fprintf(f, "<%.1f us>", (double)ns / 1e3);
-    else
+    } else {
         fprintf(f, "<%.3f ms>", (double)ns / 1e6);
+    }
 }
 
 /* A finished call's result by the function's result type: a status by
@@ -611,7 +618,7 @@ static void put_status(const struct dump *d, const struct tr_call *c, const stru
         const struct dec_enum *e = enum_at(d, fn->result_enum);
         const char *name = e ? enum_name(e, r) : NULL;
         if (!name)
-            fprintf(f, "%" PRIu32, r);
+            text_u64(f, r);
         else if (r && with_value)
             fprintf(f, "%s (%" PRIu32 ")", name, r);
         else
@@ -620,9 +627,9 @@ static void put_status(const struct dump *d, const struct tr_call *c, const stru
     }
     case DEC_PTR: put_ptr(f, tr_result(c)); break;
     case DEC_INT: text_i64(f, (int64_t)tr_result(c)); break;   /* sign-extended by the wrapper */
-    case DEC_UINT: fprintf(f, "%" PRIu64, tr_result(c)); break;
+    case DEC_UINT: text_u64(f, tr_result(c)); break;
     case DEC_VOID: fputs("void", f); break;
-    default: fprintf(f, "0x%" PRIx64, tr_result(c));
+    default: text_hex(f, tr_result(c));
     }
 }
 
