@@ -82,6 +82,24 @@ void text_str(FILE *f, const char *s);       /* a traced process's string in tex
 void text_u64(FILE *f, uint64_t v);           /* "%" PRIu64 */
 void text_i64(FILE *f, int64_t v);            /* "%" PRId64 */
 void text_hex(FILE *f, uint64_t v);           /* "0x%" PRIx64 */
+/* Output of the readers' hot paths (dump, the text exports): bytes into
+ * the stream's buffer directly where they fit, as putc_unlocked does
+ * (glibc's FILE fields), else through fwrite. The command writes each
+ * stream from one thread; a write's error shows in ferror, as fputs's. */
+static inline void out_mem(FILE *f, const void *p, size_t n)
+{
+#ifdef __GLIBC__
+    if (f->_IO_write_ptr && (size_t)(f->_IO_write_end - f->_IO_write_ptr) >= n) {
+        __builtin_memcpy(f->_IO_write_ptr, p, n);
+        f->_IO_write_ptr += n;
+        return;
+    }
+#endif
+    fwrite(p, 1, n, f);
+}
+/* as fputs and fputc, arguments in their order */
+static inline void out_s(const char *s, FILE *f) { out_mem(f, s, __builtin_strlen(s)); }
+static inline void out_c(int c, FILE *f) { putc_unlocked(c, f); }
 void *xcalloc(size_t n, size_t size);         /* calloc; exits when out of memory (n = 0: one element) */
 /* After option parsing: the one DIR (or file) operand, loaded into tr.
  * Returns 0, 1 when nothing could be read, 2 for a usage error. */

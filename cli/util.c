@@ -61,7 +61,7 @@ int call_is_error(const struct trace *tr, const struct tr_call *c)
 
 void json_str(FILE *f, const char *s)
 {
-    fputc('"', f);
+    out_c('"', f);
     for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
         int n;
         /* a run of printable ASCII needing no escape: one write */
@@ -69,21 +69,21 @@ void json_str(FILE *f, const char *s)
         while (*q >= 0x20 && *q < 0x7f && *q != '"' && *q != '\\')
             q++;
         if (q > p) {
-            fwrite(p, 1, (size_t)(q - p), f);
+            out_mem(f, p, (size_t)(q - p));
             p = q - 1;
             continue;
         }
         if (*p == '"' || *p == '\\')
             fprintf(f, "\\%c", *p);
         else if (*p >= 0x80 && (n = tr_utf8_len(p))) {
-            fwrite(p, 1, (size_t)n, f);   /* UTF-8 (the decoder's → and …) as is */
+            out_mem(f, p, (size_t)n);   /* UTF-8 (the decoder's → and …) as is */
             p += n - 1;
         } else if (*p < 0x20 || *p >= 0x7f)
             fprintf(f, "\\u%04x", *p);   /* other bytes one by one: traces hold raw C strings */
         else
-            fputc(*p, f);
+            out_c(*p, f);
     }
-    fputc('"', f);
+    out_c('"', f);
 }
 
 /* A string from the traced process in text output (tr_escape_one):
@@ -101,11 +101,11 @@ void text_str(FILE *f, const char *s)
         while (*q >= 0x20 && *q < 0x7f && *q != '\\')
             q++;
         if (q > p) {
-            fwrite(p, 1, (size_t)(q - p), f);
+            out_mem(f, p, (size_t)(q - p));
             p = q;
             continue;
         }
-        fwrite(one, 1, tr_escape_one(p, one, &used), f);
+        out_mem(f, one, tr_escape_one(p, one, &used));
         p += used;
     }
 }
@@ -118,13 +118,13 @@ void text_u64(FILE *f, uint64_t v)
     do
         *--q = (char)('0' + v % 10);
     while (v /= 10);
-    fwrite(q, 1, (size_t)(e - q), f);
+    out_mem(f, q, (size_t)(e - q));
 }
 
 void text_i64(FILE *f, int64_t v)
 {
     if (v < 0) {
-        fputc('-', f);
+        out_c('-', f);
         text_u64(f, (uint64_t)0 - (uint64_t)v);
     } else {
         text_u64(f, (uint64_t)v);
@@ -139,7 +139,7 @@ void text_hex(FILE *f, uint64_t v)
     while (v >>= 4);
     *--q = 'x';
     *--q = '0';
-    fwrite(q, 1, (size_t)(e - q), f);
+    out_mem(f, q, (size_t)(e - q));
 }
 
 /* RFC 4180 quoting, and characters escaped as in text output (a CSV file

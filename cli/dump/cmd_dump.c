@@ -35,17 +35,17 @@ static void put_range(FILE *f, const struct trace *tr, const struct tr_call *c, 
             "", r->kind == TR_RANGE_MARK ? "mark" : "range");
     dump_put_str(f, msg, strlen(msg), 0);
     if (r->kind != TR_RANGE_MARK) {
-        fputc(' ', f);
+        out_c(' ', f);
         if (c->t1)
             dump_put_duration(f, c->t1 - c->t0);
         else
-            fputs("<unfinished>", f);
+            out_s("<unfinished>", f);
     }
     if (r->kind == TR_RANGE_START)
-        fputs(" (start/end)", f);
+        out_s(" (start/end)", f);
     else if (r->kind == TR_RANGE_PUSH && (c->rflags & TR_RF_ASYNC))
-        fputs(" (not nested)", f);
-    fputc('\n', f);
+        out_s(" (not nested)", f);
+    out_c('\n', f);
 }
 
 static void put_call(struct dump *d, const struct tr_call *c, const char *label)
@@ -65,32 +65,32 @@ static void put_call(struct dump *d, const struct tr_call *c, const char *label)
         us[i] = (char)('0' + u % 10);
     us[6] = ' ';
     text_u64(f, t / 1000000000u);
-    fputc('.', f);
+    out_c('.', f);
     fwrite(us, 1, 7, f);
-    fputs(label, f);
-    fputc(' ', f);
+    out_s(label, f);
+    out_c(' ', f);
     for (unsigned i = 0; i < 2u * c->depth; i++)
-        fputc(' ', f);
+        out_c(' ', f);
     text_str(f, tr->names[c->name].name);
-    fputc('(', f);
+    out_c('(', f);
     const struct dec_fn *fn = dump_signature(d, c);
     if (fn)
         dump_put_args(d, c, fn);
     else
         dump_put_raw_args(f, tr, c);
-    fputc(')', f);
+    out_c(')', f);
     dump_put_result(d, c, fn);
     if (c->flags & CUTAP_RF_INJECTED)
-        fputs(c->flags & CUTAP_RF_SKIPPED ? " INJECTED (not made)" : " INJECTED (delayed)", f);
+        out_s(c->flags & CUTAP_RF_SKIPPED ? " INJECTED (not made)" : " INJECTED (delayed)", f);
     else if (c->flags & CUTAP_RF_SKIPPED)
-        fputs(" (skipped)", f);
+        out_s(" (skipped)", f);
     if (c->object >= 0) {   /* reported through CUPTI by the runtime copy in this object */
         const char *o = tr->names[c->object].name, *b = strrchr(o, '/');
-        fputs(" [", f);
+        out_s(" [", f);
         text_str(f, b ? b + 1 : o);
-        fputc(']', f);
+        out_c(']', f);
     }
-    fputc('\n', f);
+    out_c('\n', f);
     char pad[160];
     int w = 2 * (int)c->depth + 4 < 150 ? 2 * (int)c->depth + 4 : 150;
     memset(pad, ' ', (size_t)w);
@@ -223,7 +223,7 @@ int cmd_dump(int argc, char **argv)
             continue;
         }
         if (o == 'h') {
-            fputs(dump_usage, stdout);
+            out_s(dump_usage, stdout);
             return 0;
         }
         if ((o == 'p' && parse_id(optarg, &pid)) || (o == 't' && parse_id(optarg, &tid))) {
@@ -233,7 +233,7 @@ int cmd_dump(int argc, char **argv)
         if (o == 'n')
             demangle = 0;
         else if (o != 'p' && o != 't') {
-            fputs(dump_usage, stderr);
+            out_s(dump_usage, stderr);
             return 2;
         }
     }

@@ -83,9 +83,9 @@ static void put_kernel(const struct dump *d, uint64_t handle)
 {
     const char *name = handle ? tr_func_name(d->proc, handle) : NULL;
     if (name) {
-        fputc('<', d->out);
+        out_c('<', d->out);
         text_str(d->out, d->demangle ? kernel_display(name) : name);
-        fputc('>', d->out);
+        out_c('>', d->out);
     }
 }
 
@@ -130,7 +130,7 @@ static void put_ptr(FILE *f, uint64_t v)
     if (v)
         text_hex(f, v);
     else
-        fputs("NULL", f);
+        out_s("NULL", f);
 }
 
 /* Flags read best in hex: the bits are what matters. */
@@ -161,7 +161,7 @@ static void put_real(FILE *f, double v, int is_float)
         if (is_float ? (float)back == (float)v : back == v)
             break;
     }
-    fputs(buf, f);
+    out_s(buf, f);
 }
 
 static double float_bits(uint32_t bits)
@@ -193,7 +193,7 @@ static void put_flags(FILE *f, const struct dec_enum *e, uint32_t v)
 {
     const char *exact = enum_name(e, v);
     if (exact) {
-        fputs(exact, f);
+        out_s(exact, f);
         return;
     }
     uint32_t rest = v;
@@ -229,7 +229,7 @@ static void put_enum(const struct dump *d, int idx, uint32_t v)
     }
     const char *name = enum_name(e, v);
     if (name)
-        fputs(name, f);
+        out_s(name, f);
     else
         text_i64(f, (int32_t)v);
 }
@@ -242,7 +242,7 @@ static void put_bytes(FILE *f, const uint8_t *p, size_t n)
     while (nz < n && !p[nz])
         nz++;
     if (n > 16 && nz == n) {
-        fputc('0', f);
+        out_c('0', f);
         return;
     }
     for (size_t i = 0; i < n; i++)
@@ -252,25 +252,25 @@ static void put_bytes(FILE *f, const uint8_t *p, size_t n)
 /* A C string literal; `truncated` adds … after it. */
 void dump_put_str(FILE *f, const char *s, size_t len, int truncated)
 {
-    fputc('"', f);
+    out_c('"', f);
     for (size_t i = 0; i < len; i++) {
         unsigned char ch = (unsigned char)s[i];
         switch (ch) {
-        case '"': fputs("\\\"", f); break;
-        case '\\': fputs("\\\\", f); break;
-        case '\n': fputs("\\n", f); break;
-        case '\t': fputs("\\t", f); break;
-        case '\r': fputs("\\r", f); break;
+        case '"': out_s("\\\"", f); break;
+        case '\\': out_s("\\\\", f); break;
+        case '\n': out_s("\\n", f); break;
+        case '\t': out_s("\\t", f); break;
+        case '\r': out_s("\\r", f); break;
         default:
             if (ch < 0x20 || ch >= 0x7f)
                 fprintf(f, "\\%03o", ch);   /* octal: never swallows a following digit */
             else
-                fputc(ch, f);
+                out_c(ch, f);
         }
     }
-    fputc('"', f);
+    out_c('"', f);
     if (truncated)
-        fputs("…", f);
+        out_s("…", f);
 }
 
 /* --- structs ---------------------------------------------------------- */
@@ -344,22 +344,22 @@ static void put_struct(const struct dump *d, int idx, const uint8_t *p, size_t l
     }
     const struct dec_struct *s = &d->set->structs[idx];
     int skip_pad = is_union(s), n = 0;
-    fputc('{', d->out);
+    out_c('{', d->out);
     for (unsigned i = 0; i < s->nfields; i++) {
         const struct dec_field *fl = &s->fields[i];
         if (skip_pad && is_union_padding(fl))
             continue;
         if (n++)
-            fputs(", ", d->out);
+            out_s(", ", d->out);
         if ((size_t)fl->offset + fl->size > len) {
-            fputs("…", d->out);
+            out_s("…", d->out);
             break;
         }
-        fputs(fl->name, d->out);
-        fputc('=', d->out);
+        out_s(fl->name, d->out);
+        out_c('=', d->out);
         put_field(d, fl, p + fl->offset);
     }
-    fputc('}', d->out);
+    out_c('}', d->out);
 }
 
 /* --- arguments -------------------------------------------------------- */
@@ -490,13 +490,13 @@ static void put_captured(const struct dump *d, const struct dec_arg *a, uint64_t
     }
     case CUTAP_CAP_OUT_BYTES:
         put_ptr(f, w);
-        fputs("→", f);
+        out_s("→", f);
         put_pointee(d, a, p, c->len);
         break;
     case CUTAP_CAP_OUT_STRPTR:
     case CUTAP_CAP_OUT_STRBUF:
         put_ptr(f, w);
-        fputs("→", f);
+        out_s("→", f);
         dump_put_str(f, (const char *)p, c->len, trunc);
         break;
     default:   /* a kind newer than this reader */
@@ -519,9 +519,9 @@ void dump_put_args(const struct dump *d, const struct tr_call *c, const struct d
     for (unsigned i = 0; i < fn->nargs; i++) {
         const struct dec_arg *a = &fn->args[i];
         if (i)
-            fputs(", ", d->out);
-        fputs(a->name, d->out);
-        fputc('=', d->out);
+            out_s(", ", d->out);
+        out_s(a->name, d->out);
+        out_c('=', d->out);
         if (caps[i])
             put_captured(d, a, w[i], caps[i]);
         else
@@ -559,14 +559,14 @@ void dump_put_raw_args(FILE *f, const struct trace *tr, const struct tr_call *c)
                 continue;
             if (unread && ioctl_type_after(type, tlen)) {
                 if (unread == 1)
-                    fputs(", (block not read)", f);
+                    out_s(", (block not read)", f);
                 unread = 2;
                 continue;
             }
-            fputs(first ? "" : ", ", f);
+            out_s(first ? "" : ", ", f);
             first = 0;
             text_str(f, name);
-            fputc('=', f);
+            out_c('=', f);
             if (ioctl && ioctl_put_arg(f, type, tlen, w, i, c->rec->nargs))
                 continue;
             if (kind == 'i')
@@ -577,7 +577,7 @@ void dump_put_raw_args(FILE *f, const struct trace *tr, const struct tr_call *c)
                 text_hex(f, w[i]);
         } else {
             sig = NULL;
-            fputs(first ? "" : ", ", f);
+            out_s(first ? "" : ", ", f);
             first = 0;
             text_hex(f, w[i]);
         }
@@ -589,9 +589,9 @@ void dump_put_raw_args(FILE *f, const struct trace *tr, const struct tr_call *c)
 void dump_put_duration(FILE *f, uint64_t ns)
 {
     if (ns < 1000) {
-        fputc('<', f);
+        out_c('<', f);
         text_u64(f, ns);
-        fputs(" ns>", f);
+        out_s(" ns>", f);
     } else if (ns < 1000000) {
         fprintf(f, "<%.1f us>", (double)ns / 1e3);
     } else {
@@ -622,13 +622,13 @@ static void put_status(const struct dump *d, const struct tr_call *c, const stru
         else if (r && with_value)
             fprintf(f, "%s (%" PRIu32 ")", name, r);
         else
-            fputs(name, f);
+            out_s(name, f);
         break;
     }
     case DEC_PTR: put_ptr(f, tr_result(c)); break;
     case DEC_INT: text_i64(f, (int64_t)tr_result(c)); break;   /* sign-extended by the wrapper */
     case DEC_UINT: text_u64(f, tr_result(c)); break;
-    case DEC_VOID: fputs("void", f); break;
+    case DEC_VOID: out_s("void", f); break;
     default: text_hex(f, tr_result(c));
     }
 }
@@ -636,12 +636,12 @@ static void put_status(const struct dump *d, const struct tr_call *c, const stru
 void dump_put_result(const struct dump *d, const struct tr_call *c, const struct dec_fn *fn)
 {
     if (!c->t1) {
-        fputs(" = ? <unfinished>", d->out);
+        out_s(" = ? <unfinished>", d->out);
         return;
     }
-    fputs(" = ", d->out);
+    out_s(" = ", d->out);
     put_status(d, c, fn, 1);
-    fputc(' ', d->out);
+    out_c(' ', d->out);
     dump_put_duration(d->out, c->t1 - c->t0);
 }
 
@@ -720,7 +720,7 @@ void dump_call_stack(FILE *f, const struct trace *tr, const struct tr_call *c, c
         sym_stack_frame(tr, p, &fr[i], buf, sizeof buf);
         fprintf(f, "%sat ", indent);
         text_str(f, buf);
-        fputc('\n', f);
+        out_c('\n', f);
     }
 }
 

@@ -18,33 +18,33 @@ static void jsonl_head(FILE *f, const struct trace *tr, const struct tr_call *c,
     const struct tr_thread *t = &tr->threads[c->thread];
     const struct cutap_file_header *h = &tr->procs[t->proc].h;
     /* (integers without printf: a line is written millions of times) */
-    fputs("{\"type\":\"", f);
-    fputs(type, f);
-    fputs("\",\"id\":", f);
+    out_s("{\"type\":\"", f);
+    out_s(type, f);
+    out_s("\",\"id\":", f);
     text_u64(f, i + 1);
-    fputs(",\"parent\":", f);
+    out_s(",\"parent\":", f);
     if (c->parent)
         text_u64(f, c->parent);
     else
-        fputs("null", f);
-    fputs(",\"t_ns\":", f);
+        out_s("null", f);
+    out_s(",\"t_ns\":", f);
     text_u64(f, c->t0 - tr->origin_ns);
-    fputs(",\"dur_ns\":", f);
+    out_s(",\"dur_ns\":", f);
     if (c->t1)
         text_u64(f, c->t1 - c->t0);
     else
-        fputs("null", f);
-    fputs(",\"host\":", f);
-    fputs(jhost, f);
-    fputs(",\"pid\":", f);
+        out_s("null", f);
+    out_s(",\"host\":", f);
+    out_s(jhost, f);
+    out_s(",\"pid\":", f);
     text_i64(f, h->pid);
-    fputs(",\"tid\":", f);
+    out_s(",\"tid\":", f);
     text_i64(f, t->tid);
-    fputs(",\"rank\":", f);
+    out_s(",\"rank\":", f);
     if (h->rank >= 0)
         text_i64(f, h->rank);
     else
-        fputs("null", f);
+        out_s("null", f);
 }
 
 static void jsonl_range(FILE *f, const struct trace *tr, const struct tr_call *c, size_t i, const char *jhost,
@@ -81,55 +81,55 @@ void write_jsonl(const struct trace *tr, FILE *f)
             continue;
         }
         jsonl_head(f, tr, c, i, "call", jhost[t->proc]);
-        fputs(",\"layer\":\"", f);
-        fputs(layer_str(tr->names[c->name].layer), f);
-        fputs("\",\"name\":", f);
-        fputs(jname[c->name], f);
-        fputs(",\"depth\":", f);
+        out_s(",\"layer\":\"", f);
+        out_s(layer_str(tr->names[c->name].layer), f);
+        out_s("\",\"name\":", f);
+        out_s(jname[c->name], f);
+        out_s(",\"depth\":", f);
         text_u64(f, c->depth);
         if (c->t1) {
-            fputs(",\"result\":", f);
+            out_s(",\"result\":", f);
             text_u64(f, tr_result(c));
-            fputs(",\"args\":[", f);
+            out_s(",\"args\":[", f);
         } else {
-            fputs(",\"result\":null,\"args\":[", f);   /* it never returned */
+            out_s(",\"result\":null,\"args\":[", f);   /* it never returned */
         }
         const uint64_t *w = tr_args(c);
         for (unsigned a = 0; a < c->rec->nargs; a++) {
-            fputs(a ? ",\"" : "\"", f);
+            out_s(a ? ",\"" : "\"", f);
             text_hex(f, w[a]);
-            fputc('"', f);
+            out_c('"', f);
         }
-        fputc(']', f);
+        out_c(']', f);
         /* The same call decoded, as cutap dump prints it. */
         decode_call(&dec, tr, c);
-        fputs(",\"status\":", f);
+        out_s(",\"status\":", f);
         if (c->t1)
             json_str(f, dec.buf + dec.status_at);
         else
-            fputs("null", f);
-        fputs(",\"decoded\":", f);
+            out_s("null", f);
+        out_s(",\"decoded\":", f);
         json_str(f, dec.buf);
         json_kernel_object(f, tr, c);
         if (!c->t1)
-            fputs(",\"unfinished\":true", f);
+            out_s(",\"unfinished\":true", f);
         if (c->flags & CUTAP_RF_INJECTED)
-            fputs(c->flags & CUTAP_RF_SKIPPED ? ",\"injected\":\"not made\"" : ",\"injected\":\"delayed\"", f);
+            out_s(c->flags & CUTAP_RF_SKIPPED ? ",\"injected\":\"not made\"" : ",\"injected\":\"delayed\"", f);
         const struct cutap_stack_frame *fr;
         unsigned nfr = tr_call_stack(tr, c, &fr);
         if (nfr) {
             const struct tr_proc *sp = &tr->procs[t->proc];
-            fputs(",\"stack\":[", f);
+            out_s(",\"stack\":[", f);
             for (unsigned k = 0; k < nfr; k++) {
                 char buf[512];
                 sym_stack_frame(tr, sp, &fr[k], buf, sizeof buf);
                 if (k)
-                    fputc(',', f);
+                    out_c(',', f);
                 json_str(f, buf);
             }
-            fputc(']', f);
+            out_c(']', f);
         }
-        fputs("}\n", f);
+        out_s("}\n", f);
     }
     tr_iter_free(&it);
     for (size_t i = 0; i < tr->ncounters; i++) {
@@ -158,7 +158,7 @@ void write_jsonl(const struct trace *tr, FILE *f)
             continue;
         fprintf(f, "{\"type\":\"process\",\"host\":%s,\"pid\":%d,", jhost[i], p->h.pid);
         json_loss(f, p, loss);
-        fputs("}\n", f);
+        out_s("}\n", f);
     }
     free_strs(jhost, tr->nprocs);
     free_strs(jname, tr->nnames);

@@ -27,7 +27,7 @@ static void pf_range(FILE *f, const struct trace *tr, const struct tr_call *c, s
     } else if (c->rflags & TR_RF_ASYNC) {
         fprintf(f, "{\"ph\":\"b\",\"id\":\"0x%zx\",\"pid\":%lld,\"tid\":%d,\"ts\":", i + 1, (long long)pid, tid);
         put_us(f, c->t0 - tr->origin_ns);
-        fputs(",\"name\":", f);
+        out_s(",\"name\":", f);
         json_str(f, msg);
         fprintf(f, ",\"cat\":\"range\"},\n{\"ph\":\"e\",\"id\":\"0x%zx\",\"pid\":%lld,\"tid\":%d,\"ts\":", i + 1,
                 (long long)pid, tid);
@@ -35,10 +35,10 @@ static void pf_range(FILE *f, const struct trace *tr, const struct tr_call *c, s
     } else {
         fprintf(f, "{\"ph\":\"X\",\"pid\":%lld,\"tid\":%d,\"ts\":", (long long)pid, tid);
         put_us(f, c->t0 - tr->origin_ns);
-        fputs(",\"dur\":", f);
+        out_s(",\"dur\":", f);
         put_us(f, end - c->t0);
     }
-    fputs(",\"name\":", f);
+    out_s(",\"name\":", f);
     json_str(f, msg);
     fprintf(f, ",\"cat\":\"%s\",\"args\":{\"depth\":%u,\"domain\":\"0x%llx\"}}", layer_str(tr->names[c->name].layer),
             c->depth, (unsigned long long)r->domain);
@@ -50,7 +50,7 @@ void write_perfetto(const struct trace *tr, FILE *f)
     char **jname = json_names(tr);
     struct decoded dec = {0};
     int first = 1;
-#define SEP() (fputs(first ? "\n" : ",\n", f), first = 0)
+#define SEP() (out_s(first ? "\n" : ",\n", f), first = 0)
 
     /* Threads grouped by process: tord[tstart[p] .. tstart[p+1]) are the
      * threads of process p (a counting sort). */
@@ -69,7 +69,7 @@ void write_perfetto(const struct trace *tr, FILE *f)
         tord[fill[tr->threads[i].proc]++] = i;
     free(fill);
 
-    fputs("{\"displayTimeUnit\":\"ns\",\"traceEvents\":[", f);
+    out_s("{\"displayTimeUnit\":\"ns\",\"traceEvents\":[", f);
     /* Metadata first, each process followed by its threads. Perfetto
      * names a thread by tid alone (the newest thread with that tid), so a
      * thread is named right after the event that creates it: a tid that
@@ -81,7 +81,7 @@ void write_perfetto(const struct trace *tr, FILE *f)
         SEP();
         fprintf(f, "{\"ph\":\"M\",\"pid\":%lld,\"name\":\"process_name\",\"args\":{\"name\":", (long long)pp[i].pid);
         json_str(f, name);
-        fputs("}}", f);
+        out_s("}}", f);
         SEP();
         fprintf(f, "{\"ph\":\"M\",\"pid\":%lld,\"name\":\"process_sort_index\",\"args\":{\"sort_index\":%zu}}",
                 (long long)pp[i].pid, pp[i].sort_index);
@@ -99,9 +99,9 @@ void write_perfetto(const struct trace *tr, FILE *f)
             fprintf(f, "{\"ph\":\"M\",\"pid\":%lld,\"name\":\"process_labels\",\"args\":{\"labels\":",
                     (long long)pp[i].pid);
             json_str(f, loss);
-            fputc(',', f);
+            out_c(',', f);
             json_loss(f, &tr->procs[i], loss);
-            fputs("}}", f);
+            out_s("}}", f);
         }
         for (size_t k = tstart[i]; k < tstart[i + 1]; k++) {
             const struct tr_thread *t = &tr->threads[tord[k]];
@@ -114,7 +114,7 @@ void write_perfetto(const struct trace *tr, FILE *f)
             fprintf(f, "{\"ph\":\"M\",\"pid\":%lld,\"tid\":%d,\"name\":\"thread_name\",\"args\":{\"name\":",
                     (long long)pp[i].pid, t->tid);
             json_str(f, tname);
-            fputs("}}", f);
+            out_s("}}", f);
         }
     }
     free(tstart);
@@ -131,64 +131,64 @@ void write_perfetto(const struct trace *tr, FILE *f)
             continue;
         }
         if (c->t1) {
-            fputs("{\"ph\":\"X\",\"pid\":", f);   /* (without printf: a line a call) */
+            out_s("{\"ph\":\"X\",\"pid\":", f);   /* (without printf: a line a call) */
             text_i64(f, pp[t->proc].pid);
-            fputs(",\"tid\":", f);
+            out_s(",\"tid\":", f);
             text_i64(f, t->tid);
-            fputs(",\"ts\":", f);
+            out_s(",\"ts\":", f);
             put_us(f, c->t0 - tr->origin_ns);
-            fputs(",\"dur\":", f);
+            out_s(",\"dur\":", f);
             put_us(f, c->t1 - c->t0);
-            fputs(",\"name\":", f);
-            fputs(jname[c->name], f);
+            out_s(",\"name\":", f);
+            out_s(jname[c->name], f);
         } else {
             fprintf(f, "{\"ph\":\"i\",\"s\":\"t\",\"pid\":%lld,\"tid\":%d,\"ts\":", (long long)pp[t->proc].pid,
                     t->tid);
             put_us(f, c->t0 - tr->origin_ns);
-            fputs(",\"name\":", f);
+            out_s(",\"name\":", f);
             char un[512];
             snprintf(un, sizeof un, "%s (unfinished)", nm->name);
             json_str(f, un);
         }
-        fputs(",\"cat\":\"", f);
-        fputs(layer_str(nm->layer), f);
-        fputs("\",\"args\":{", f);
+        out_s(",\"cat\":\"", f);
+        out_s(layer_str(nm->layer), f);
+        out_s("\",\"args\":{", f);
         /* An unfinished call has no result. JavaScript numbers are
          * doubles: a raw return register (untyped calls) above 2^53 would
          * be rounded, so it goes out as hex. */
         if (!c->t1)
             ;
         else if (tr_result(c) < (1ull << 53)) {
-            fputs("\"result\":", f);
+            out_s("\"result\":", f);
             text_u64(f, tr_result(c));
-            fputc(',', f);
+            out_c(',', f);
         } else
             fprintf(f, "\"result\":\"0x%llx\",", (unsigned long long)tr_result(c));
         decode_call(&dec, tr, c);
         if (c->flags & CUTAP_RF_INJECTED)
-            fputs(c->flags & CUTAP_RF_SKIPPED ? "\"injected\":\"not made\"," : "\"injected\":\"delayed\",", f);
+            out_s(c->flags & CUTAP_RF_SKIPPED ? "\"injected\":\"not made\"," : "\"injected\":\"delayed\",", f);
         if (c->t1) {
-            fputs("\"status\":", f);
+            out_s("\"status\":", f);
             json_str(f, dec.buf + dec.status_at);
-            fputc(',', f);
+            out_c(',', f);
         }
-        fputs("\"depth\":", f);
+        out_s("\"depth\":", f);
         text_u64(f, c->depth);
-        fputs(",\"decoded\":", f);
+        out_s(",\"decoded\":", f);
         json_str(f, dec.buf);
         const uint64_t *w = tr_args(c);
         for (unsigned a = 0; a < c->rec->nargs; a++) {
-            fputs(",\"a", f);
+            out_s(",\"a", f);
             text_u64(f, a);
-            fputs("\":\"", f);
+            out_s("\":\"", f);
             text_hex(f, w[a]);
-            fputc('"', f);
+            out_c('"', f);
         }
         json_kernel_object(f, tr, c);
-        fputs("}}", f);
+        out_s("}}", f);
     }
     tr_iter_free(&it);
-    fputs("\n]}\n", f);
+    out_s("\n]}\n", f);
 #undef SEP
     if (tr->ncounters)
         fprintf(stderr,
