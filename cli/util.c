@@ -110,37 +110,6 @@ void text_str(FILE *f, const char *s)
     }
 }
 
-/* Integers in text output without printf's parsing: what "%" PRIu64,
- * "%" PRId64 and "0x%" PRIx64 print. */
-void text_u64(FILE *f, uint64_t v)
-{
-    char b[20], *e = b + sizeof b, *q = e;
-    do
-        *--q = (char)('0' + v % 10);
-    while (v /= 10);
-    out_mem(f, q, (size_t)(e - q));
-}
-
-void text_i64(FILE *f, int64_t v)
-{
-    if (v < 0) {
-        out_c('-', f);
-        text_u64(f, (uint64_t)0 - (uint64_t)v);
-    } else {
-        text_u64(f, (uint64_t)v);
-    }
-}
-
-void text_hex(FILE *f, uint64_t v)
-{
-    char b[18], *e = b + sizeof b, *q = e;
-    do
-        *--q = "0123456789abcdef"[v & 15];
-    while (v >>= 4);
-    *--q = 'x';
-    *--q = '0';
-    out_mem(f, q, (size_t)(e - q));
-}
 
 /* RFC 4180 quoting, and characters escaped as in text output (a CSV file
  * is read in terminals too): a field with a comma, a quote or anything

@@ -91,6 +91,8 @@ static void put_call(struct dump *d, const struct tr_call *c, const char *label)
         out_c(']', f);
     }
     out_c('\n', f);
+    if (!d->proc->nstacks)
+        return;   /* no stacks recorded in this process */
     char pad[160];
     int w = 2 * (int)c->depth + 4 < 150 ? 2 * (int)c->depth + 4 : 150;
     memset(pad, ' ', (size_t)w);
