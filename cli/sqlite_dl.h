@@ -27,6 +27,7 @@ typedef int (*sqlite_dl_callback)(void *, int, char **, char **);
 /* sqlite3_open_v2 flags */
 #define SQLITE_OPEN_READONLY 0x00000001
 #define SQLITE_OPEN_READWRITE 0x00000002
+#define SQLITE_OPEN_NOMUTEX 0x00008000   /* the connection is one thread's: no lock per call */
 #define SQLITE_OPEN_CREATE 0x00000004
 
 /* sqlite3_bind_text destructors: the text outlives the statement, or

@@ -212,7 +212,7 @@ int write_sqlite(const struct trace *tr, const char *path)
     if (rc != SQLITE_OK)
         goto out;
 
-    rc = sq->open_v2(path, &db, SQLITE_OPEN_READWRITE, NULL);
+    rc = sq->open_v2(path, &db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX, NULL);
     if (rc != SQLITE_OK)
         goto out;
     /* No journal and no syncs while writing: the file is a temporary that
@@ -312,9 +312,11 @@ int write_sqlite(const struct trace *tr, const char *path)
         CK(sq->bind_text(st_call, 9, args, (int)len, SQLITE_STATIC));
         CK(k ? sq->bind_int64(st_call, 10, kid) : sq->bind_null(st_call, 10));
         CK(c->parent ? sq->bind_int64(st_call, 11, (int64_t)c->parent) : sq->bind_null(st_call, 11));
-        CK(c->t1 && call ? sq->bind_text(st_call, 12, dec.buf + dec.status_at, -1, SQLITE_TRANSIENT)
+        /* the decoded text is bound as it is (not copied): it stays put
+         * until the next call's decoding, after this row's step */
+        CK(c->t1 && call ? sq->bind_text(st_call, 12, dec.buf + dec.status_at, -1, SQLITE_STATIC)
                          : sq->bind_null(st_call, 12));
-        CK(sq->bind_text(st_call, 13, dec.buf, -1, SQLITE_TRANSIENT));
+        CK(sq->bind_text(st_call, 13, dec.buf, -1, SQLITE_STATIC));
         CK(c->object >= 0 ? sq->bind_int64(st_call, 14, name_id[c->object]) : sq->bind_null(st_call, 14));
         CK(c->flags & CUTAP_RF_INJECTED
                ? sq->bind_text(st_call, 15, c->flags & CUTAP_RF_SKIPPED ? "not made" : "delayed", -1, SQLITE_STATIC)
