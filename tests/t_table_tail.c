@@ -4,9 +4,12 @@
  * length must see under cutap what it sees bare. Prints each table's size
  * word and its 4 words after the end, each as OBJECT+OFFSET where it
  * points into a loaded object (so that runs compare across address-space
- * layouts), else as its value. */
+ * layouts), else as its value; and errno after each request, set to 77
+ * before it (cutap's copy probes the words past the end with system calls
+ * of its own: they must not show). */
 #define _GNU_SOURCE
 #include <dlfcn.h>
+#include <errno.h>
 #include <stdio.h>
 #include <string.h>
 #include "cuda_min.h"
@@ -34,12 +37,15 @@ int main(void)
         return 1;
     for (unsigned i = 0; i < sizeof ids / sizeof ids[0]; i++) {
         const uintptr_t *t = NULL;
-        if (cuGetExportTable((const void **)&t, ids[i]) || !t) {
+        errno = 77;
+        int rc = cuGetExportTable((const void **)&t, ids[i]);
+        int e = errno;
+        if (rc || !t) {
             printf("table %u: none\n", i);
             continue;
         }
         size_t n = t[0] / sizeof *t;
-        printf("table %u: %zu words, after:", i, n);
+        printf("table %u: errno %d, %zu words, after:", i, e, n);
         for (size_t k = n; k < n + 4; k++)
             word(t[k]);
         printf("\n");

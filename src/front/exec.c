@@ -174,23 +174,29 @@ static int readable_str(struct probe *pr, const char *s)
  * read by the kernel: EINVAL from its flags, a seccomp filter's errno). */
 CUTAP_FRONT int cutap_readable_str(const char *s)
 {
-    if (!s || !probe_ok())
-        return 0;
-    struct probe pr = {.pg = atomic_load_explicit(&page_size, memory_order_relaxed)};
-    return readable_str(&pr, s);
+    int e = errno;   /* the probe's system calls are cutap's: the program's errno stays */
+    int ok = s && probe_ok();
+    if (ok) {
+        struct probe pr = {.pg = atomic_load_explicit(&page_size, memory_order_relaxed)};
+        ok = readable_str(&pr, s);
+    }
+    errno = e;
+    return ok;
 }
 
-/* n bytes at p can be read without a fault (0 where it cannot tell). */
+/* n bytes at p can be read without a fault (0 where it cannot tell);
+ * errno as it was. */
 CUTAP_FRONT int cutap_readable(const void *p, size_t n)
 {
     uintptr_t a = (uintptr_t)p;
-    if (!p || !n || a + n < a || !probe_ok())
-        return 0;
-    struct probe pr = {.pg = atomic_load_explicit(&page_size, memory_order_relaxed)};
-    for (uintptr_t q = a & ~(pr.pg - 1); q < a + n; q += pr.pg)
-        if (!readable_page(&pr, q))
-            return 0;
-    return 1;
+    int e = errno, ok = p && n && a + n >= a && probe_ok();
+    if (ok) {
+        struct probe pr = {.pg = atomic_load_explicit(&page_size, memory_order_relaxed)};
+        for (uintptr_t q = a & ~(pr.pg - 1); ok && q < a + n; q += pr.pg)
+            ok = readable_page(&pr, q);
+    }
+    errno = e;
+    return ok;
 }
 
 /* An environment: every slot to the NULL one, every string. NULL is an

@@ -137,7 +137,8 @@ extern const uint32_t cutap_front_unavailable[];
 extern const uint32_t cutap_front_ids;
 
 /* A string of the program's can be read to its NUL without a fault
- * (front/exec.c: a probe that cannot fault; 0 where it cannot tell). */
+ * (front/exec.c: a probe that cannot fault; 0 where it cannot tell);
+ * errno as it was. */
 int cutap_readable_str(const char *s);
 /* The same for n bytes at p. */
 int cutap_readable(const void *p, size_t n);
