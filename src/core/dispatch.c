@@ -1,6 +1,7 @@
 /* Callback dispatch: clients, per-id enable masks, and the slow path every
  * intercepted call takes when a client wants it (or before the driver is
  * resolved). The fast path lives in the generated wrappers. */
+#include <errno.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
@@ -283,8 +284,11 @@ uint64_t cutap_dispatch(uint32_t id, uint64_t *args, cutap_thunk_t thunk)
      * layer's "not initialised" status rather than a jump to NULL. */
     t->depth--;
     t->current = ic.c.parent;
-    if (CUTAP_UNLIKELY(cutap_fixup[id] != NULL) && !skip)
+    if (CUTAP_UNLIKELY(cutap_fixup[id] != NULL) && !skip) {
+        int e = errno;   /* a fixup's own work (copies, probes, warnings) leaves the caller's errno */
         cutap_fixup[id](&ic.c);
+        errno = e;
+    }
     if (mask)
         run_post(&ic, mask);
     return ic.c.result;

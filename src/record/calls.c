@@ -656,6 +656,12 @@ uint64_t cutap_record_fast(cutap_call_t *call, cutap_thunk_t thunk)
                                                                                           : trace_fast(call, thunk);
 }
 
+/* The object index (+1) a record names for code at fn (0: none). */
+uint32_t cutap_record_origin(const void *fn)
+{
+    return fn ? rec_origin_of(fn) : 0;
+}
+
 /* A call a runtime copy reported (resolve/cupti_rt.c, from
  * resolve/rt_hooks.c), while the recorder traces and is the call's only
  * client: trace_pre's and trace_post's records, without the callback
@@ -663,11 +669,6 @@ uint64_t cutap_record_fast(cutap_call_t *call, cutap_thunk_t thunk)
  * count_fast does, aux its two words); origin: cutap_record_origin of
  * call->fn. 0: the general path must take it; 1: taken, *out the record
  * begun (NULL: lost, counted), or the counter (tagged). */
-uint32_t cutap_record_origin(const void *fn)
-{
-    return fn ? rec_origin_of(fn) : 0;
-}
-
 int cutap_record_report_begin(cutap_call_t *call, uint32_t origin, void **out, uint64_t *aux)
 {
     uint32_t id = call->id;

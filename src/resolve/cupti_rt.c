@@ -531,10 +531,9 @@ static inline __attribute__((always_inline)) void rt_enter(uint32_t id, const vo
     cutap_external_enter(&f->x, id, f->words, typed ? nargs : 0, typed ? 0 : CUTAP_CALL_UNTYPED, origin);
 }
 
-/* Its exit: ret points to the runtime's result (NULL: none). */
-
-/* key: the runtime's record of the call (its entry and exit hand the same
- * one: the default mode), or NULL (CUPTI's reports). */
+/* Its exit: ret points to the runtime's result (NULL: none); key: the
+ * runtime's record of the call (its entry and exit hand the same one: the
+ * default mode), or NULL (CUPTI's reports). */
 static inline __attribute__((always_inline)) void rt_exit(uint32_t id, const void *ret, uint64_t *corr,
                                                         const void *key)
 {

@@ -179,6 +179,24 @@ static __attribute__((noinline)) void induced_seen(void *ret)
     pthread_mutex_unlock(&induced_lock);
 }
 
+/* Whether id is a TOOLS_TLS#2's (a slot's id is made when its table is
+ * copied: found by name once per id; other slot calls reach here at every
+ * report). */
+static int is_tls2(uint32_t id)
+{
+    static _Atomic uint8_t verdict[CUTAP_MAX_IDS - CUTAP_STATIC_COUNT];   /* 0 not yet, 1 yes, 2 no */
+    if (id < CUTAP_STATIC_COUNT || id - CUTAP_STATIC_COUNT >= CUTAP_MAX_IDS - CUTAP_STATIC_COUNT)
+        return 0;
+    _Atomic uint8_t *v = &verdict[id - CUTAP_STATIC_COUNT];
+    uint8_t k = atomic_load_explicit(v, memory_order_relaxed);
+    if (!k) {
+        const char *n = cutap_call_name(id);
+        k = n && !strcmp(n, "TOOLS_TLS#2") ? 1 : 2;
+        atomic_store_explicit(v, k, memory_order_relaxed);
+    }
+    return k == 1;
+}
+
 /* #4's arguments, kept for the #1 that follows on the same thread. */
 #define saved4 (cutap_tls.rt_hook4)
 
@@ -193,8 +211,7 @@ static uint64_t hooks_slot4(uint64_t a, uint64_t b, uint64_t c, uint64_t d, uint
         void *here = __builtin_return_address(0);
         uintptr_t d = (uintptr_t)last > (uintptr_t)here ? (uintptr_t)last - (uintptr_t)here
                                                         : (uintptr_t)here - (uintptr_t)last;
-        const char *n = cutap_call_name(cutap_tls.last_slot_id);
-        if (d < INDUCED_NEAR && n && !strcmp(n, "TOOLS_TLS#2") && !cutap_induced_site(last)) {
+        if (d < INDUCED_NEAR && is_tls2(cutap_tls.last_slot_id) && !cutap_induced_site(last)) {
             int e = errno;
             if (cutap_object_of(last) == cutap_object_of(here))
                 induced_seen(last);
