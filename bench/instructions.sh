@@ -19,15 +19,22 @@ command -v valgrind >/dev/null || { echo "bench/instructions.sh: valgrind not in
 B=$PWD/build
 W=$(mktemp -d /tmp/cutap-instr.XXXXXX)
 trap 'rm -rf "$W"' EXIT
-count() {  # mode calls -> instructions of the whole run
-    rm -rf "$W/t"
+count() {  # mode calls [rt] -> instructions of the whole run (rt: bench/rtreport, else bench/passthrough)
+    rm -rf "$W/t"; mkdir -p "$W/t"
+    local pre="" env=""
     case $1 in
-        bare) env LD_LIBRARY_PATH="$B/fake" valgrind --tool=callgrind --callgrind-out-file="$W/cg" "$B/bench/passthrough" --child $(( $2 / 7 )) ;;
-        pass) env LD_LIBRARY_PATH="$B/fake" LD_PRELOAD="$B/libcutap.so" valgrind --tool=callgrind --callgrind-out-file="$W/cg" "$B/bench/passthrough" --child $(( $2 / 7 )) ;;
-        stat) env LD_LIBRARY_PATH="$B/fake" LD_PRELOAD="$B/libcutap.so" CUTAP_COUNT="$W/t" CUTAP_STAT_SLOW_NS=1000000000 valgrind --tool=callgrind --callgrind-out-file="$W/cg" "$B/bench/passthrough" --child $(( $2 / 7 )) ;;
-        statall) env LD_LIBRARY_PATH="$B/fake" LD_PRELOAD="$B/libcutap.so" CUTAP_COUNT="$W/t" CUTAP_STAT_TIMING=all valgrind --tool=callgrind --callgrind-out-file="$W/cg" "$B/bench/passthrough" --child $(( $2 / 7 )) ;;
-        trace) env LD_LIBRARY_PATH="$B/fake" LD_PRELOAD="$B/libcutap.so" CUTAP_TRACE="$W/t" valgrind --tool=callgrind --callgrind-out-file="$W/cg" "$B/bench/passthrough" --child $(( $2 / 7 )) ;;
-    esac 2>&1 >/dev/null | sed -n 's/.*Collected : \([0-9]*\).*/\1/p'
+        bare) ;;
+        pass) pre=$B/libcutap.so ;;
+        stat) pre=$B/libcutap.so env="CUTAP_COUNT=$W/t CUTAP_STAT_SLOW_NS=1000000000" ;;
+        statall) pre=$B/libcutap.so env="CUTAP_COUNT=$W/t CUTAP_STAT_TIMING=all" ;;
+        trace) pre=$B/libcutap.so env="CUTAP_TRACE=$W/t" ;;
+        floor) pre=$B/libcutap.so env="CUTAP_COUNT=$W/t CUTAP_FILTER=layer=runtime CUTAP_RUNTIME=floor" ;;
+    esac
+    set -- "$2" "${3:-}"
+    if [ -n "$2" ]; then set -- "$B/bench/rtreport" "$1"; else set -- "$B/bench/passthrough" --child $(( $1 / 7 )); fi
+    # shellcheck disable=SC2086
+    env LD_LIBRARY_PATH="$B/fake" ${pre:+LD_PRELOAD="$pre"} $env valgrind --tool=callgrind --callgrind-out-file="$W/cg" "$@" \
+        2>&1 >/dev/null | sed -n 's/.*Collected : \([0-9]*\).*/\1/p'
 }
 per_call() { a=$(count "$1" "$N"); b=$(count "$1" $((2 * N))); echo $(( (b - a + N / 2) / N )); }   # nearest: 114.998 is 115
 bare=$(per_call bare); pass=$(per_call pass); stat=$(per_call stat); statall=$(per_call statall); trace=$(per_call trace)
@@ -43,17 +50,8 @@ mark() { [ "$2" -le "$3" ] && echo "met" || echo "NOT met"; }
 echo "targets (issue #13): trace <= 100 added: $(mark trace $((trace - bare)) 100); stat <= 15 added: $(mark stat $((stat - bare)) 15)"
 
 # A static runtime copy's reported call (bench/rtreport)
-rt_count() {  # mode calls -> instructions of the whole run
-    rm -rf "$W/t"; mkdir -p "$W/t"
-    case $1 in
-        bare) env LD_LIBRARY_PATH="$B/fake" valgrind --tool=callgrind --callgrind-out-file="$W/cg" "$B/bench/rtreport" "$2" ;;
-        floor) env LD_LIBRARY_PATH="$B/fake" LD_PRELOAD="$B/libcutap.so" CUTAP_COUNT="$W/t" CUTAP_FILTER=layer=runtime CUTAP_RUNTIME=floor valgrind --tool=callgrind --callgrind-out-file="$W/cg" "$B/bench/rtreport" "$2" ;;
-        stat) env LD_LIBRARY_PATH="$B/fake" LD_PRELOAD="$B/libcutap.so" CUTAP_COUNT="$W/t" CUTAP_STAT_SLOW_NS=1000000000 valgrind --tool=callgrind --callgrind-out-file="$W/cg" "$B/bench/rtreport" "$2" ;;
-        trace) env LD_LIBRARY_PATH="$B/fake" LD_PRELOAD="$B/libcutap.so" CUTAP_TRACE="$W/t" valgrind --tool=callgrind --callgrind-out-file="$W/cg" "$B/bench/rtreport" "$2" ;;
-    esac 2>&1 >/dev/null | sed -n 's/.*Collected : \([0-9]*\).*/\1/p'
-}
 RN=$((N / 3))
-rt_per_call() { a=$(rt_count "$1" "$RN"); b=$(rt_count "$1" $((2 * RN))); echo $(( (b - a + RN / 2) / RN )); }
+rt_per_call() { a=$(count "$1" "$RN" rt); b=$(count "$1" $((2 * RN)) rt); echo $(( (b - a + RN / 2) / RN )); }
 rbare=$(rt_per_call bare); rfloor=$(rt_per_call floor); rstat=$(rt_per_call stat); rtrace=$(rt_per_call trace)
 echo "instructions per reported cudaGetDevice of a static copy (bench/rtreport, N=$RN; its cuCtxGetDevice included)"
 printf '%-34s %8s %8s\n' mode instr added
