@@ -10,7 +10,7 @@ signature getting a new id (cudaStreamGetCaptureInfo_v10010 = 324,
 cudaStreamGetCaptureInfo_v12030 = 461). So the one id of a function whose
 parameters match the pinned headers is its newest one in the pinned
 cupti_runtime_cbid.h; a report under any other id is recorded untyped
-(src/resolve/cupti_rt.c), its parameter struct never read."""
+(src/resolve/rt_calls.c), its parameter struct never read."""
 import os
 import re
 
@@ -37,7 +37,7 @@ def generate(model):
     ids = sorted(cbid for _, cbid in newest(path).values())
     top = max(ids) + 1
     out = [cuda_model.banner("cupti_cbid_generator.py"), "#include <stdint.h>\n",
-           '#include "resolve_internal.h"   /* the declarations (resolve/cupti_rt.c reads these) */\n',
+           '#include "resolve_internal.h"   /* the declarations (resolve/rt_calls.c reads these) */\n',
            "/* Bit c: runtime callback id c carries the parameters of the pinned",
            " * headers (the newest id of its function in cupti_runtime_cbid.h). */",
            "const uint32_t cutap_rt_cbid_count = %d;" % top,

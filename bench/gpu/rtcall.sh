@@ -10,7 +10,9 @@
 # CUTAP_RUNTIME=floor, what the runtime's own reporting costs); CYCLES (default 3)
 # alternating cycles (RTCALL_MODES picks the modes), each process pinned
 # to the cores RTCALL_PIN names (taskset -c; default 0), median ns per
-# call.   bench/gpu/rtcall.sh [CYCLES]
+# call. Mode trace2 is plain `cutap trace` of another build, the command
+# RTCALL_CUTAP2 names (two versions side by side in one run).
+#   bench/gpu/rtcall.sh [CYCLES]
 set -u
 cd "$(dirname "$0")/../.."
 B=build/gpu C=build/cutap
@@ -26,6 +28,7 @@ run() {   # BIN MODE
     cupti) CUDA_INJECTION64_PATH=$PWD/$B/libcupti_ref.so CUTAP_REF_DIR=$T/ref $P $1 ;;
     symbols) $P $C trace --runtime=symbols -o "$T/t$RANDOM$RANDOM" -- $1 2>/dev/null ;;
     trace) $P $C trace -o "$T/a$RANDOM$RANDOM" -- $1 2>/dev/null ;;
+    trace2) $P "$RTCALL_CUTAP2" trace -o "$T/b$RANDOM$RANDOM" -- $1 2>/dev/null ;;
     tracecupti) $P $C trace --runtime=cupti -o "$T/c$RANDOM$RANDOM" -- $1 2>/dev/null ;;
     stat) $P $C stat -o "$T/s$RANDOM$RANDOM" -- $1 2>/dev/null ;;
     floor) local d=$T/f$RANDOM$RANDOM; mkdir -p $d
@@ -40,8 +43,8 @@ for c in $(seq "$cycles"); do
   done
 done
 med() { tr ' ' '\n' | grep -v '^$' | sort -g | awk '{v[NR]=$1} END {print (NR%2 ? v[(NR+1)/2] : (v[NR/2]+v[NR/2+1])/2)}'; }
-echo "cudaGetDevice, ns per call, pinned to cores ${RTCALL_PIN:-0} (median of $cycles cycles x 7 rounds; min..max of the cycles' medians)"
-declare -A TITLE=([bare]=bare [cupti]="CUPTI subscriber" [symbols]="trace --runtime=symbols" [trace]="cutap trace"
+echo "cudaGetDevice, ns per call, pinned to cores ${RTCALL_PIN:-0} (median over $cycles cycles of the best of 7 batches; min..max over the cycles)"
+declare -A TITLE=([bare]=bare [cupti]="CUPTI subscriber" [symbols]="trace --runtime=symbols" [trace]="cutap trace" [trace2]="trace, build 2"
   [tracecupti]="trace --runtime=cupti" [stat]="cutap stat" [floor]="reports, ignored")
 printf "%-8s" runtime; for m in $MODES; do printf " %24s" "${TITLE[$m]}"; done; echo
 for b in static shared; do
@@ -70,5 +73,10 @@ if [ -n "${ADD[static.trace]:-}" ] && [ -n "${ADD[shared.symbols]:-}" ]; then
     printf "static copy under cutap trace / shared cudart under the symbol wrapper: %.2f x (goal <= 1.5)", (b > 0 ? a / b : 0)
     if (f != "") printf "; the copy'"'"'s own reporting (cutap ignoring it): +%s ns of its +%s", f, a
     printf "\n" }'
+  if [ -n "${ADD[static.trace2]:-}" ]; then
+    awk -v a="${ADD[static.trace2]}" -v b="${ADD[shared.symbols]}" -v c="${ADD[shared.trace2]:-}" 'BEGIN {
+      printf "build 2: static copy under its trace / shared cudart under the symbol wrapper: %.2f x (its shared cudart: +%s)\n",
+             (b > 0 ? a / b : 0), c }'
+  fi
 fi
 rm -rf "$T"

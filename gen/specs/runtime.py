@@ -27,10 +27,10 @@ LAYER = {
     # (cudaGetDevice(int *), cudaMemGetInfo(size_t *, size_t *))
     "device_arrays": False,
     "handled_in": [
-        ("src/resolve/cupti_rt.c", "CUTAP_LAYER_RUNTIME",
-         "--runtime=cupti: calls of a statically linked runtime, taken from CUPTI's runtime callbacks "
+        ("src/resolve/rt_calls.c", "CUTAP_LAYER_RUNTIME",
+         "calls of every runtime copy, from its own reports (the default) or CUPTI's runtime callbacks (--runtime=cupti) "
          "(src/generated/cupti_rt_cbid.c says which callback ids carry the pinned signature)"),
-        ("src/resolve/cupti_rt.c", "strstr(t, \"cudaMemLocation\")",
+        ("src/resolve/rt_calls.c", "strstr(t, \"cudaMemLocation\")",
          "CUPTI's parameter structs: cudaMemLocation and the IPC handles passed by value have another "
          "alignment than their size suggests"),
         ("cli/cmd_report.c", "no runtime (cudart) call was recorded",

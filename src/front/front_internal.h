@@ -297,7 +297,7 @@ struct cutap_thread {
     int driver_adopting, lib_adopting;           /* resolve/driver.c, libs.c */
     struct shadow_stack *shadow;                 /* core/dispatch.c */
     uint64_t missing_status;                     /* core/dispatch.c */
-    struct rt_stack *rt_stk;                     /* resolve/cupti_rt.c */
+    struct rt_stack *rt_stk;                     /* resolve/rt_calls.c */
     uint64_t rt_hook4[7];                        /* resolve/rt_hooks.c */
     void *last_slot_ret;                         /* core/dispatch.c, resolve/rt_hooks.c */
     uint32_t last_slot_id;

@@ -3,7 +3,7 @@
 
 #include <stdint.h>
 
-#include "resolve_internal.h"   /* the declarations (resolve/cupti_rt.c reads these) */
+#include "resolve_internal.h"   /* the declarations (resolve/rt_calls.c reads these) */
 
 /* Bit c: runtime callback id c carries the parameters of the pinned
  * headers (the newest id of its function in cupti_runtime_cbid.h). */

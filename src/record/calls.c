@@ -662,7 +662,7 @@ uint32_t cutap_record_origin(const void *fn)
     return fn ? rec_origin_of(fn) : 0;
 }
 
-/* A call a runtime copy reported (resolve/cupti_rt.c, from
+/* A call a runtime copy reported (resolve/rt_calls.c, from
  * resolve/rt_hooks.c), while the recorder traces and is the call's only
  * client: trace_pre's and trace_post's records, without the callback
  * machinery (counting mode, or trace mode outside a capture: counted as

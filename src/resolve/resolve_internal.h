@@ -7,6 +7,7 @@
 #ifndef CUTAP_RESOLVE_INTERNAL_H
 #define CUTAP_RESOLVE_INTERNAL_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #include "core_internal.h"
@@ -75,7 +76,7 @@ int cutap_integrity_copies_ok(void);             /* decided once per process (ma
 void cutap_integrity_given(const void *uuid16, const void *table, void *slot1);
 void *cutap_integrity_slot1_fn(void);            /* what INTEGRITY_CHECK's copied slot 1 runs */
 
-/* --- resolve/cupti_rt.c ------------------------------------------------------ */
+/* --- resolve/rt_calls.c and cupti_rt.c ---------------------------------------- */
 
 /* Which runtime callback ids carry the parameters of the pinned headers
  * (bit c of cutap_rt_cbid_current: id c; src/generated/cupti_rt_cbid.c). */
@@ -91,8 +92,38 @@ void cutap_rt_report(int site, uint32_t cbid, const char *name, const void *para
                      const void *key);
 /* Whether origin lies in the shared libcudart our symbol wrappers record. */
 int cutap_rt_origin_is_shared(const void *origin);
+/* A CUPTI subscriber's report of the same (site 0 entry, 1 exit): corr is
+ * the call's correlation word, origin the copy's code (NULL: not known). */
+void cutap_rt_cupti_report(int site, uint32_t cbid, const char *name, const void *params, const void *ret,
+                           uint64_t *corr, void *origin);
 
 /* --- resolve/rt_hooks.c ------------------------------------------------------ */
+
+/* The runtime's record, as CUDA 13.0's runtimes fill it (0x78 bytes; the
+ * fields cutap reads are the ones checked against what CUPTI handed its
+ * subscriber for the same call). */
+struct rt_record {
+    uint32_t size;              /* 0x00: 0x78 */
+    uint32_t size_pad;          /* 0x04: not written (CUDA 11.8 and 12.4 runtimes leave stack contents:
+                                 * read as part of a 64-bit size, their reports were judged malformed) */
+    uint64_t context_uid;       /* 0x08: filled by #4 */
+    uint64_t unknown10, unknown18;
+    uint64_t *correlation;      /* 0x20: CUPTI's correlationData */
+    void *result;               /* 0x28: cudaError_t *, valid at the exit */
+    const char *name;           /* 0x30: "cudaGetDeviceCount" */
+    const void *params;         /* 0x38: <name>_v<ver>_params */
+    void *context;              /* 0x40 */
+    const char *symbol;         /* 0x48 */
+    uint32_t cbid;              /* 0x50 */
+    uint32_t site;              /* 0x54: 0 entry, 1 exit */
+};
+_Static_assert(offsetof(struct rt_record, params) == 0x38 && offsetof(struct rt_record, site) == 0x54,
+               "the runtime's record as measured (docs/HIDDEN_API.md)");
+/* A report of the default mode (resolve/rt_hooks.c) from a site whose
+ * form is known, that no CUPTI client in the process asked for: recorded
+ * as cutap_rt_report records it, straight through where the recorder is
+ * the call's only client (resolve/rt_calls.c). Returns 0 (#1's result). */
+uint64_t cutap_rt_hook_report(const struct rt_record *r, void *origin);
 
 /* The default: the runtime copies' own reports, without CUPTI. */
 extern int cutap_rt_hooks;

@@ -41,26 +41,6 @@
 
 int cutap_rt_hooks;   /* this mode is on */
 
-/* The runtime's record, as CUDA 13.0's runtimes fill it (0x78 bytes; the
- * fields cutap reads are the ones checked against what CUPTI handed its
- * subscriber for the same call). */
-struct rt_record {
-    uint32_t size;              /* 0x00: 0x78 */
-    uint32_t size_pad;          /* 0x04: not written (CUDA 11.8 and 12.4 runtimes leave stack contents:
-                                 * read as part of a 64-bit size, their reports were judged malformed) */
-    uint64_t context_uid;       /* 0x08: filled by #4 */
-    uint64_t unknown10, unknown18;
-    uint64_t *correlation;      /* 0x20: CUPTI's correlationData */
-    void *result;               /* 0x28: cudaError_t *, valid at the exit */
-    const char *name;           /* 0x30: "cudaGetDeviceCount" */
-    const void *params;         /* 0x38: <name>_v<ver>_params */
-    void *context;              /* 0x40 */
-    const char *symbol;         /* 0x48 */
-    uint32_t cbid;              /* 0x50 */
-    uint32_t site;              /* 0x54: 0 entry, 1 exit */
-};
-_Static_assert(offsetof(struct rt_record, params) == 0x38 && offsetof(struct rt_record, site) == 0x54,
-               "the runtime's record as measured (docs/HIDDEN_API.md)");
 #define RECORD_MIN_SIZE (offsetof(struct rt_record, site) + sizeof(uint32_t))
 
 typedef uint64_t (*slot_fn)(uint64_t, uint64_t, uint64_t, uint64_t, uint64_t, uint64_t);
@@ -314,15 +294,32 @@ static __attribute__((noinline)) int site_check(const void *site, const struct r
     return ok ? kind : -1;
 }
 
+static uint64_t slot1_general(uint64_t cbid, uint64_t rec, uint64_t c, uint64_t d, uint64_t e, uint64_t f,
+                              void *origin, int ours);
+
+/* #1: a report. The common one (a site whose form is known, its id the
+ * record's, no CUPTI client wanting it) goes straight to the recorder. */
 static uint64_t hooks_slot1(uint64_t cbid, uint64_t rec, uint64_t c, uint64_t d, uint64_t e, uint64_t f)
 {
     void *origin = __builtin_return_address(0);
     const struct rt_record *r = (const struct rt_record *)(uintptr_t)rec;
+    struct cutap_thread *t = &cutap_tls;
     /* a site seen to report in the known form, of either kind: its record
      * can be read; the kind of this one must have been checked too */
-    int ours = origin == cutap_tls.rt_site_ok[0] || origin == cutap_tls.rt_site_ok[1];
-    if (ours)
-        ours = r->site <= 1 && origin == cutap_tls.rt_site_ok[r->site];
+    int ours = origin == t->rt_site_ok[0] || origin == t->rt_site_ok[1];
+    if (CUTAP_LIKELY(ours) && (ours = r->site <= 1 && origin == t->rt_site_ok[r->site]) && r->cbid == (uint32_t)cbid &&
+        !driver_wants((uint32_t)cbid)) {
+        t->rt_hook4[6] = 0;
+        t->last_slot_ret = NULL;   /* the report ends without a slot call of its own */
+        return cutap_rt_hook_report(r, origin);
+    }
+    return slot1_general(cbid, rec, c, d, e, f, origin, ours);
+}
+
+static __attribute__((noinline)) uint64_t slot1_general(uint64_t cbid, uint64_t rec, uint64_t c, uint64_t d,
+                                                         uint64_t e, uint64_t f, void *origin, int ours)
+{
+    const struct rt_record *r = (const struct rt_record *)(uintptr_t)rec;
     if (CUTAP_UNLIKELY(!ours)) {
         int kind = site_check(origin, r, (uint32_t)cbid);
         if ((ours = kind >= 0))

@@ -51,7 +51,7 @@ try vecadd_shared nvcc -O2 -arch=sm_90 -cudart shared $W/vecadd.cu -o $B/vecadd_
 try driverapi gcc -O2 -I/usr/local/cuda/include $W/driverapi.c -o $B/driverapi -L/usr/local/cuda/lib64/stubs -lcuda
 try ptds nvcc -O2 -arch=sm_90 --default-stream per-thread $W/ptds.cu -o $B/ptds
 try cublas_gemm nvcc -O2 -arch=sm_90 $W/cublas_gemm.cu -lcublas -o $B/cublas_gemm
-try rtcall_static nvcc -O2 -arch=sm_90 bench/gpu/rtcall.cu -o $B/rtcall_static
+try rtcall_static nvcc -O2 -arch=sm_90 bench/gpu/rtcall.cu -o $B/rtcall_static -ldl
 try rtcall_shared nvcc -O2 -arch=sm_90 -cudart shared bench/gpu/rtcall.cu -o $B/rtcall_shared
 try entrypoint nvcc -O2 -arch=sm_90 $W/entrypoint.cu -o $B/entrypoint
 try daemon gcc -O2 -I/usr/local/cuda/include $W/daemon.c -o $B/daemon -L/usr/local/cuda/lib64/stubs -lcuda
