@@ -139,9 +139,12 @@ static int child(void)
 }
 
 /* trace0: trace with the record pages populated on the calling thread
- * (CUTAP_PREFAULT=0), as before the recorder's helper thread */
-enum { BARE, PASS, STAT, TRACE, TRACE0, CUPTI, NMODES };
-static const char *const mode_name[NMODES] = {"bare", "pass", "stat", "trace", "trace0", "cupti"};
+ * (CUTAP_PREFAULT=0), as before the recorder's helper thread; tsame: the
+ * helper on the program's CPUs (CUTAP_PAGES=same, as before issue #27),
+ * tidle: there as SCHED_IDLE (CUTAP_PAGES=idle); trace: the default (the
+ * helper on the CPUs the program may not use) */
+enum { BARE, PASS, STAT, TRACE, TSAME, TIDLE, TRACE0, CUPTI, NMODES };
+static const char *const mode_name[NMODES] = {"bare", "pass", "stat", "trace", "tsame", "tidle", "trace0", "cupti"};
 
 /* Runs one child in a mode; appends its rounds to ctx[] and launch[]. */
 static int run_mode(const char *self, int m, const char *lib, const char *ref, const char *tmp,
@@ -160,10 +163,12 @@ static int run_mode(const char *self, int m, const char *lib, const char *ref, c
             setenv("LD_PRELOAD", lib, 1);
         if (m == STAT)
             setenv("CUTAP_COUNT", tmp, 1);
-        if (m == TRACE || m == TRACE0)
+        if (m == TRACE || m == TSAME || m == TIDLE || m == TRACE0)
             setenv("CUTAP_TRACE", tmp, 1);
         if (m == TRACE0)
             setenv("CUTAP_PREFAULT", "0", 1);
+        if (m == TSAME || m == TIDLE)
+            setenv("CUTAP_PAGES", m == TSAME ? "same" : "idle", 1);
         if (m == CUPTI) {
             setenv("CUDA_INJECTION64_PATH", ref, 1);
             setenv("CUTAP_REF_MARK", tmp, 1);   /* the referee says it was loaded */

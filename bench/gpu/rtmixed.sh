@@ -60,4 +60,5 @@ for m in $MODES; do
   done
   echo "$m: added over the same cycle's bare: static copy +$(echo $as | med) ns ($(echo $as | span)), shared libcudart +$(echo $ad | med) ns ($(echo $ad | span));" \
        "ratio $(echo $r | med) ($(echo $r | span)) (issue #25's goal: <= 1.5)"
+  echo "  each cycle's ratio:$r"
 done

@@ -41,6 +41,7 @@ run_mode() {   # MODE CYCLE ARGS...: one process, its steps/s
     trace) timeout 200 $PIN build/cutap trace -o "$T/$m$c.$#" -- python3 bench/gpu/torch_steps.py "$@" 2>/dev/null ;;
     tracecupti) timeout 200 $PIN build/cutap trace --runtime=cupti -o "$T/$m$c.$#" -- python3 bench/gpu/torch_steps.py "$@" 2>/dev/null ;;
     tracesym) timeout 200 $PIN build/cutap trace --runtime=symbols -o "$T/$m$c.$#" -- python3 bench/gpu/torch_steps.py "$@" 2>/dev/null ;;
+    tsame) CUTAP_PAGES=same timeout 200 $PIN build/cutap trace -o "$T/$m$c.$#" -- python3 bench/gpu/torch_steps.py "$@" 2>/dev/null ;;
     trace0) CUTAP_PREFAULT=0 timeout 200 $PIN build/cutap trace -o "$T/$m$c.$#" -- python3 bench/gpu/torch_steps.py "$@" 2>/dev/null ;;
     stat) timeout 200 $PIN build/cutap stat -o "$T/$m$c.$#.txt" -- python3 bench/gpu/torch_steps.py "$@" ;;
     cupti) mkdir -p "$T/ref$c"; CUDA_INJECTION64_PATH=$REF CUTAP_REF_MARK=$T/ref$c timeout 200 $PIN python3 bench/gpu/torch_steps.py "$@" ;;
@@ -65,6 +66,7 @@ MODES="bare trace stat cupti"
 [ -n "${BENCH_TRACE0:-}" ] && MODES="bare trace trace0 stat cupti"
 # tracecupti: cutap trace --runtime=cupti (issue #14: the runtime copies through CUPTI);
 # tracesym: --runtime=symbols (the shared libcudart only, the default before issue #25);
+# tsame: trace with the page helper on the program's cores (CUTAP_PAGES=same, before issue #27);
 # BENCH_PIN: the cores (taskset -c; default 4-11)
 [ -n "${BENCH_MODES:-}" ] && MODES=$BENCH_MODES
 [ -n "$NSYS" ] && MODES+=" nsys"

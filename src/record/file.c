@@ -9,6 +9,7 @@
 #include <limits.h>
 #include <linux/futex.h>
 #include <pthread.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -40,15 +41,47 @@ static pthread_mutex_t grow_lock = PTHREAD_MUTEX_INITIALIZER;
  * file grows only as chunks are taken), and a thread taking a chunk
  * populates it itself only when the helper did not. The kernel's work is
  * the same; it runs on another CPU instead of inside the traced program's
- * calls. */
+ * calls.
+ * Where it runs (issue #27): a process pinned to one core (MPI's
+ * --bind-to core, taskset) would have the helper it makes inherit that
+ * core and take its time from the program's calls. So by default
+ * (CUTAP_PAGES=away) the helper moves to the CPUs the program's thread
+ * may not use, where the system lets it (a cpuset may not: it then stays,
+ * as before). Not SCHED_IDLE by default: the helper holds the process's
+ * mmap lock while it populates, and starved on a busy CPU it would hold
+ * up a program thread that maps or unmaps memory (CUTAP_PAGES=idle: the
+ * same CPUs, SCHED_IDLE, for measuring). CUTAP_PAGES=same keeps the
+ * thread's affinity (as before); CUTAP_PAGES=off (or CUTAP_PREFAULT=0)
+ * makes no helper. */
 #define PF_AHEAD 4
 static struct {
     _Atomic uint64_t from;        /* chunks from this one ... */
     _Atomic uint64_t done;        /* ... to below this one are populated */
     _Atomic uint32_t kick;        /* futex word: bumped to wake the helper */
     _Atomic int state;            /* 0 not made, 1 running, 2 being made, -1 none (off, failed, stopped) */
-    int off;                      /* CUTAP_PREFAULT=0 */
-} PF;
+    int off;                      /* CUTAP_PAGES=off, CUTAP_PREFAULT=0 */
+    int away, idle;               /* CUTAP_PAGES: other CPUs, SCHED_IDLE */
+} PF = {.away = 1};
+
+/* The helper's place (see above), set by the helper itself. */
+static void pf_place(void)
+{
+    if (PF.idle) {
+        struct sched_param sp = {0};
+        pthread_setschedparam(pthread_self(), SCHED_IDLE, &sp);   /* refused: as it was */
+    }
+    cpu_set_t mine, other;
+    if (!PF.away || sched_getaffinity(0, sizeof mine, &mine))
+        return;
+    long n = sysconf(_SC_NPROCESSORS_CONF);
+    CPU_ZERO(&other);
+    for (long i = 0; i < n && i < CPU_SETSIZE; i++)
+        if (!CPU_ISSET(i, &mine))
+            CPU_SET(i, &other);
+    /* the kernel keeps the cpuset's CPUs of these; none: refused, stays */
+    if (CPU_COUNT(&other))
+        sched_setaffinity(0, sizeof other, &other);
+}
 
 /* Calls not recorded while the process has no trace file (it could not be
  * made); with a file, the header's lost_calls counts them. */
@@ -256,6 +289,9 @@ static void *pf_main(void *arg)
 {
     (void)arg;
     prctl(PR_SET_NAME, "cutap-pages");
+    int e = errno;
+    pf_place();
+    errno = e;
     for (;;) {
         uint32_t seen = atomic_load(&PF.kick);
         if (rec_ring.n) {
@@ -446,8 +482,20 @@ int rec_file_ensure(void)
 
 void rec_pf_config(void)
 {
-    const char *pf = getenv("CUTAP_PREFAULT");
+    const char *pf = getenv("CUTAP_PREFAULT"), *pg = getenv("CUTAP_PAGES");
     PF.off = pf && !strcmp(pf, "0");
+    PF.away = 1;
+    PF.idle = 0;
+    if (!pg || !*pg || !strcmp(pg, "away"))
+        return;
+    if (!strcmp(pg, "off"))
+        PF.off = 1;
+    else if (!strcmp(pg, "same"))
+        PF.away = 0;
+    else if (!strcmp(pg, "idle"))
+        PF.away = 0, PF.idle = 1;
+    else
+        cutap_warn("CUTAP_PAGES=%s: takes away, idle, same or off; away is used", pg);
 }
 
 /* A forked child writes its own file: the parent's mappings are shared
