@@ -11,7 +11,9 @@
 # -c; default 0). Prints per mode the medians (and min..max over the
 # cycles) of the best batch of each runtime, then each cycle's ratio
 # (static added) / (shared added) over that cycle's bare run: median and
-# min..max.   bench/gpu/rtmixed.sh [CYCLES]
+# min..max. RTMIXED_NOASLR=1 runs every process without address-space
+# randomisation (setarch -R): whether the spread between processes comes
+# from where things land in memory.   bench/gpu/rtmixed.sh [CYCLES]
 set -u
 cd "$(dirname "$0")/../.."
 B=build/gpu C=build/cutap
@@ -21,6 +23,7 @@ trap 'rm -rf "$T"' EXIT
 cycles=${1:-7}
 P="taskset -c ${RTCALL_PIN:-0}"
 $P true 2>/dev/null || P=
+[ -n "${RTMIXED_NOASLR:-}" ] && P="setarch $(uname -m) -R $P"
 MODES=${RTMIXED_MODES:-bare trace}
 run() {   # MODE -> "STATIC SHARED"
   case $1 in
@@ -41,7 +44,7 @@ for c in $(seq "$cycles"); do
 done
 med() { tr ' ' '\n' | grep -v '^$' | sort -g | awk '{v[NR]=$1} END {print (NR%2 ? v[(NR+1)/2] : (v[NR/2]+v[NR/2+1])/2)}'; }
 span() { tr ' ' '\n' | grep -v '^$' | sort -g | awk 'NR == 1 {lo=$1} {hi=$1} END {printf "%s..%s", lo, hi}'; }
-echo "cudaGetDevice in one process, static copy and shared libcudart alternating, pinned to cores ${RTCALL_PIN:-0}"
+echo "cudaGetDevice in one process, static copy and shared libcudart alternating, pinned to cores ${RTCALL_PIN:-0}${RTMIXED_NOASLR:+, no ASLR}"
 echo "(ns per call: median over $cycles cycles of each process's best of 7 batches; min..max over the cycles)"
 printf "%-16s %26s %26s\n" mode "static copy" "shared libcudart"
 for m in $MODES; do

@@ -238,6 +238,7 @@ struct rt_plan {
     uint32_t id;   /* CUTAP_ID_ALL: not a function of our runtime layer */
     uint8_t nargs, typed, toomany, status;
     uint8_t fast;     /* recorded by cutap_rt_hook_report's straight path (id known, not too many words) */
+    uint8_t natural;  /* every parameter a word at 8 * its index (pointers, sizes): copied as words */
     uint32_t flags;   /* the call's CUTAP_CALL_* flags */
     uint16_t off[RT_MAXARGS];
     uint8_t size[RT_MAXARGS], how[RT_MAXARGS];
@@ -265,6 +266,11 @@ static void plan_layout(struct rt_plan *p, const struct cutap_fninfo *fi)
  * the exit callback returns). No params: all zero. */
 static inline void plan_words(const struct rt_plan *pl, const unsigned char *p, uint64_t *w)
 {
+    if (pl->natural && p) {
+        for (unsigned i = 0; i < pl->nargs; i++)
+            memcpy(&w[i], p + 8 * i, 8);
+        return;
+    }
     for (unsigned i = 0; i < pl->nargs; i++)
         w[i] = !p ? 0 : pl->how[i] == 2 ? (uint64_t)(uintptr_t)(p + pl->off[i]) : widen(p + pl->off[i], pl->size[i], pl->how[i]);
 }
@@ -302,6 +308,9 @@ static __attribute__((noinline)) const struct rt_plan *plan_make(uint32_t cbid, 
     }
     if (p != &not_ours) {
         p->fast = !p->toomany;
+        p->natural = 1;
+        for (unsigned i = 0; i < p->nargs; i++)
+            p->natural &= p->size[i] == 8 && p->how[i] != 2 && p->off[i] == 8 * i;   /* (8 bytes: no widening) */
         p->flags = (p->typed ? 0 : CUTAP_CALL_UNTYPED) | CUTAP_CALL_REPORTED;
     }
     struct rt_plan *expected = NULL;

@@ -180,24 +180,29 @@ static int is_tls2(uint32_t id)
 /* #4's arguments, kept for the #1 that follows on the same thread. */
 #define saved4 (cutap_tls.rt_hook4)
 
+/* A slot call came before this #4 (here: its return address): a
+ * candidate for the learning above. */
+static __attribute__((noinline)) void slot4_after_slot(void *last, void *here)
+{
+    cutap_tls.last_slot_ret = NULL;
+    uintptr_t d = (uintptr_t)last > (uintptr_t)here ? (uintptr_t)last - (uintptr_t)here
+                                                    : (uintptr_t)here - (uintptr_t)last;
+    if (d < INDUCED_NEAR && is_tls2(cutap_tls.last_slot_id) && !cutap_induced_site(last)) {
+        int e = errno;
+        if (cutap_object_of(last) == cutap_object_of(here))
+            induced_seen(last);
+        errno = e;
+    }
+}
+
 static uint64_t hooks_slot4(uint64_t a, uint64_t b, uint64_t c, uint64_t d, uint64_t e, uint64_t f)
 {
-    uint64_t *s = saved4;
+    struct cutap_thread *t = &cutap_tls;
+    uint64_t *s = t->rt_hook4;
     s[0] = a, s[1] = b, s[2] = c, s[3] = d, s[4] = e, s[5] = f;
     s[6] = 1;   /* kept for this thread's next #1 only */
-    void *last = cutap_tls.last_slot_ret;
-    if (last) {
-        cutap_tls.last_slot_ret = NULL;
-        void *here = __builtin_return_address(0);
-        uintptr_t d = (uintptr_t)last > (uintptr_t)here ? (uintptr_t)last - (uintptr_t)here
-                                                        : (uintptr_t)here - (uintptr_t)last;
-        if (d < INDUCED_NEAR && is_tls2(cutap_tls.last_slot_id) && !cutap_induced_site(last)) {
-            int e = errno;
-            if (cutap_object_of(last) == cutap_object_of(here))
-                induced_seen(last);
-            errno = e;
-        }
-    }
+    if (CUTAP_UNLIKELY(t->last_slot_ret != NULL))   /* learned sites leave none */
+        slot4_after_slot(t->last_slot_ret, __builtin_return_address(0));
     return 0;
 }
 
