@@ -65,7 +65,7 @@ $(BUILD)/obj/cutap/%.c.o: %.c $(BUILD)/obj/cutap/%.c.d
 	$(CC) $(CFLAGS) $(WARN) -Iinclude -Icli -Isrc/common $(DEPFLAGS) -c $< -o $@
 
 $(BUILD)/cutap: $(CLI_O)
-	$(CC) $(CFLAGS) -o $@ $(CLI_O) -ldl
+	$(CC) $(CFLAGS) -o $@ $(CLI_O) -ldl -lpthread
 
 DEP_FILES := $(patsubst %.o,%.d,$(filter %.c.o,$(LIB_O) $(FRONT_O)) $(CLI_O))
 $(DEP_FILES):

@@ -8,6 +8,7 @@
 #include <dlfcn.h>
 #include <elf.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -134,15 +135,19 @@ static struct elf_syms *get(const char *path)
 /* C++ names demangled with libstdc++'s __cxa_demangle when it can be
  * loaded (the command links no C++ runtime): a string to free, or NULL
  * (not mangled, not loadable, or not a valid name). */
+typedef char *(*demangle_fn)(const char *mangled, char *buf, size_t *len, int *status);
+static demangle_fn demangler;
+static void demangler_load(void)
+{
+    void *h = dlopen("libstdc++.so.6", RTLD_LAZY | RTLD_LOCAL);
+    demangler = h ? (demangle_fn)dlsym(h, "__cxa_demangle") : NULL;
+}
+
 char *cli_demangle(const char *mangled)
 {
-    typedef char *(*demangle_fn)(const char *mangled, char *buf, size_t *len, int *status);
-    static int tried;
-    static demangle_fn fn;
-    if (!tried++) {
-        void *h = dlopen("libstdc++.so.6", RTLD_LAZY | RTLD_LOCAL);
-        fn = h ? (demangle_fn)dlsym(h, "__cxa_demangle") : NULL;
-    }
+    static pthread_once_t once = PTHREAD_ONCE_INIT;   /* dump demangles on several threads */
+    pthread_once(&once, demangler_load);
+    demangle_fn fn = demangler;
     if (!fn || strncmp(mangled, "_Z", 2) || strlen(mangled) >= 4096)
         return NULL;
     int status = -1;

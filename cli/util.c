@@ -1,4 +1,5 @@
 /* Small helpers shared by the subcommands. */
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -31,12 +32,17 @@ const char *layer_str(int layer)
         char s[20];
     } other[64];
     static unsigned nother;
-    for (unsigned i = 0; i < nother; i++)
-        if (other[i].layer == layer)
-            return other[i].s;
-    unsigned i = nother < sizeof other / sizeof other[0] ? nother++ : nother - 1;
-    other[i].layer = layer;
-    snprintf(other[i].s, sizeof other[i].s, "layer%d", layer);
+    static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;   /* dump formats on several threads */
+    pthread_mutex_lock(&lock);
+    unsigned i = 0;
+    while (i < nother && other[i].layer != layer)
+        i++;
+    if (i == nother) {
+        i = nother < sizeof other / sizeof other[0] ? nother++ : nother - 1;
+        other[i].layer = layer;
+        snprintf(other[i].s, sizeof other[i].s, "layer%d", layer);
+    }
+    pthread_mutex_unlock(&lock);
     return other[i].s;
 }
 

@@ -26,8 +26,8 @@ struct dm_slot {
     const char *raw;
     char *demangled;               /* NULL: demangling failed, print raw */
 };
-static struct dm_slot *dm_tab;
-static size_t dm_cap, dm_used;
+static _Thread_local struct dm_slot *dm_tab;   /* per thread: cmd_dump.c formats on several */
+static _Thread_local size_t dm_cap, dm_used;
 
 static size_t dm_hash(const char *p, size_t cap)
 {
@@ -97,7 +97,7 @@ static void put_kernel(const struct dump *d, uint64_t handle)
 #define MEMO_SIZE 4096
 static int memo(const char *key, int (*test)(const char *))
 {
-    static struct {
+    static _Thread_local struct {
         const char *key;
         int (*test)(const char *);
         int val;
@@ -677,7 +677,7 @@ const struct dec_fn *dump_signature(struct dump *d, const struct tr_call *c)
     /* found once per name: kept by the name's address, and checked by
      * the name itself (a reader that loads several traces reuses
      * addresses) */
-    static struct {
+    static _Thread_local struct {
         const char *name;
         const struct dec_set *set;
         const struct dec_fn *fn;

@@ -1,0 +1,31 @@
+#!/usr/bin/env bash
+# `cutap dump` formats blocks of calls on several threads and writes them
+# in order (cli/dump/cmd_dump.c, issue #27): the output is byte for byte
+# the one thread's (CUTAP_THREADS=1), whatever the number of threads, on a
+# trace of several processes and layers (strings, errors, demangled kernel
+# names, runtime copies' reports named by object) long enough to make many
+# blocks, with --pid, --no-demangle and -e; and a reader that goes away
+# (`| head`) ends it without an error.
+. "$(dirname "$0")/../../lib/init.sh"
+
+"$CUTAP" trace -o "$WORK/dt" -- sh -c "$T/t_record mix 6000; $T/t_record kernels; $T/t_static_rt; $T/t_layers; $T/t_record errors" \
+    >"$WORK/dt.out" 2>"$WORK/dt.err" || { say "  traced run failed"; tail -5 "$WORK/dt.err" >&2; exit 1; }
+n=$("$CUTAP" report --format csv "$WORK/dt" 2>/dev/null | awk -F, 'NR > 1 {n += $3} END {print n + 0}')
+[ "$n" -ge 16384 ] || { say "  only $n calls: too few for several blocks"; exit 1; }
+pid=$("$CUTAP" dump "$WORK/dt" | sed -n 's/^[0-9.]* \[\([0-9]*\)\/.*/\1/p' | sort -u | sed -n 2p)
+for opts in "" "--no-demangle" "--pid $pid" "-e layer=driver"; do
+    # shellcheck disable=SC2086
+    CUTAP_THREADS=1 "$CUTAP" dump $opts "$WORK/dt" >"$WORK/one" 2>"$WORK/one.err" || { say "  dump $opts failed"; exit 1; }
+    [ -s "$WORK/one" ] || { say "  dump $opts printed nothing"; exit 1; }
+    for th in 2 3 8 ""; do
+        # shellcheck disable=SC2086
+        CUTAP_THREADS=$th "$CUTAP" dump $opts "$WORK/dt" >"$WORK/many" 2>"$WORK/many.err" \
+            || { say "  dump $opts, CUTAP_THREADS=$th failed"; cat "$WORK/many.err" >&2; exit 1; }
+        cmp -s "$WORK/one" "$WORK/many" || { say "  dump $opts, CUTAP_THREADS=$th: not the one thread's output"; diff "$WORK/one" "$WORK/many" | head -5 >&2; exit 1; }
+        cmp -s "$WORK/one.err" "$WORK/many.err" || { say "  dump $opts, CUTAP_THREADS=$th: other messages"; exit 1; }
+    done
+done
+# a reader that goes away: no error, no hang
+CUTAP_THREADS=4 timeout 60 "$CUTAP" dump "$WORK/dt" 2>"$WORK/head.err" | head -3 >/dev/null
+rc=${PIPESTATUS[0]}
+[ "$rc" = 0 ] && [ ! -s "$WORK/head.err" ] || { say "  dump | head: exit $rc, $(cat "$WORK/head.err")"; exit 1; }
