@@ -4,7 +4,8 @@
 # bench/passthrough under cutap trace), dump to /dev/null, the exports to a
 # file in /tmp (written, synced, renamed: as a user gets them), best of R
 # runs (default 3), against
-# issue #27's target of 10 M calls/s for dump and every export.
+# issue #27's target of 10 M calls/s for dump and every export; dump and
+# the JSON exports also on one thread (CUTAP_THREADS=1), side by side.
 #   bench/readers.sh [N] [R]
 set -eu
 cd "$(dirname "$0")/.."
@@ -37,9 +38,12 @@ echo "readers on $calls calls (bench/readers.sh, best of $R, $(nproc) cores)"
 row "report" 0 "$B/cutap" report "$W/t"
 row "report --tree" 0 "$B/cutap" report --tree "$W/t"
 row "dump" 10000000 "$B/cutap" dump "$W/t"
+row "dump, one thread" 0 env CUTAP_THREADS=1 "$B/cutap" dump "$W/t"
 ex() { echo "rm -f '$W/out'; exec '$B/cutap' export --format $1 -o '$W/out' '$W/t'"; }
 row "export jsonl" 10000000 sh -c "$(ex jsonl)"
+row "export jsonl, one thread" 0 env CUTAP_THREADS=1 sh -c "$(ex jsonl)"
 row "export perfetto (JSON)" 10000000 sh -c "$(ex perfetto)"
+row "export perfetto, one thread" 0 env CUTAP_THREADS=1 sh -c "$(ex perfetto)"
 row "export perfetto-proto" 10000000 sh -c "$(ex perfetto-proto)"
 if "$B/cutap" export --format sqlite -o "$W/probe.db" "$W/t" >/dev/null 2>&1; then
     row "export sqlite" 10000000 sh -c "$(ex sqlite)"

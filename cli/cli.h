@@ -104,6 +104,28 @@ void *xcalloc(size_t n, size_t size);         /* calloc; exits when out of memor
 /* After option parsing: the one DIR (or file) operand, loaded into tr.
  * Returns 0, 1 when nothing could be read, 2 for a usage error. */
 int load_operand(int argc, char **argv, const char *usage, struct trace *tr);
+/* The trace's entries formatted on several threads, written to out in the
+ * iterator's order (cli/parallel.c): fmt(w, f, c, index, n) writes entry c
+ * (the iterator's index; n: how many kept entries came before it) into f,
+ * with w its thread's context: init(arg) per thread (NULL: arg itself),
+ * undone by fini; keep(arg, c) says whether to (NULL: every entry). */
+struct cli_par {
+    const struct trace *tr;
+    const char *what;           /* for messages and progress: "dump", "export" */
+    FILE *out;
+    int (*keep)(void *arg, const struct tr_call *c);
+    void (*fmt)(void *w, FILE *f, const struct tr_call *c, size_t index, size_t n);
+    void *(*init)(void *arg);
+    void (*fini)(void *w);
+    void *arg;
+};
+/* How many threads to format on (0: the calling thread alone): CUTAP_THREADS,
+ * else the CPUs online, at most 8; 0 for a trace with stacks or of few calls. */
+unsigned cli_par_workers(const struct trace *tr);
+/* Formats every kept entry, on nworkers threads (0: this one). Returns 0,
+ * or -1 after a message (memory, threads); *err: the errno of a failed
+ * write to out (EPIPE: a reader that went away), else 0. */
+int cli_par_run(const struct cli_par *par, unsigned nworkers, int *err);
 /* Selection at read time, for report, dump and export: -e FILTER (the
  * trace -e language), --from S and --to S (seconds from the start of the
  * trace, time 0 of dump and the exports). cli_select_opt takes one option

@@ -13,12 +13,10 @@
 #include <errno.h>
 #include <getopt.h>
 #include <inttypes.h>
-#include <pthread.h>
 #include <signal.h>
 #include <stdio_ext.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "cli.h"
 #include "dump_internal.h"
@@ -180,180 +178,39 @@ static const char dump_usage[] =
     "  cutap dump --pid 1234 -e 'cuMem*,cudaMalloc*' run1\n"
     "  cutap dump --from 2 --to 2.1 run1\n";
 
-/* --- formatting on several threads ---------------------------------------- */
-/* The calls come from the iterator in order on one thread (the merge of the
- * threads' records is sequential), in blocks of BLOCK calls; each block is
- * formatted by one of the workers into a memory stream of its own, and the
- * blocks are written in order: the same bytes as one thread makes, faster
- * by about the number of cores while formatting dominates (it does: the
- * decoding of arguments and results, issue #27). The decoder's caches are
- * per thread (decode.c). Stacks are symbolised by shared caches: a trace
- * with stacks is dumped on one thread. CUTAP_THREADS=N sets the number of
- * workers (1: none, the calling thread formats; default: the CPUs online,
- * at most 8). Workers are woken one per block (waking all of them for each
- * block made two threads no faster than one). */
-#define BLOCK 4096
-struct block {
-    struct tr_call calls[BLOCK];
-    unsigned n;
-    int state;                 /* 0 free, 1 filled, 2 taken, 3 formatted, 4 failed */
-    FILE *f;                   /* the block's memory stream, reused: */
-    char *text;                /* its lines (text, len) once formatted */
-    size_t len;
-};
-struct pool {
-    pthread_mutex_t lock;
-    pthread_cond_t ready;          /* a block filled (workers wait on it) */
-    pthread_cond_t formatted;      /* a block formatted (the writer waits on it) */
-    struct block *blocks;
-    unsigned nblocks, next_take;   /* next_take: the block the next free worker formats (in order) */
-    size_t filled;                 /* blocks filled so far */
-    int done;                      /* no more blocks */
+/* --- the calls, on several threads (cli/parallel.c) ------------------------ */
+struct dump_run {
     const struct dump *d;
+    const unsigned char *show;
     char (*labels)[96];
 };
-
-static void *worker(void *arg)
+static int dump_keep(void *arg, const struct tr_call *c)
 {
-    struct pool *p = arg;
-    struct dump d = *p->d;
-    pthread_mutex_lock(&p->lock);
-    for (;;) {
-        struct block *b = &p->blocks[p->next_take % p->nblocks];
-        if (b->state != 1) {
-            if (p->done && p->next_take >= p->filled)
-                break;
-            pthread_cond_wait(&p->ready, &p->lock);
-            continue;
-        }
-        b->state = 2;
-        p->next_take++;
-        pthread_mutex_unlock(&p->lock);
-        /* into the block's stream, its buffer kept from one use to the
-         * next (a fresh one per block: mmap and munmap of its pages) */
-        rewind(b->f);
-        d.out = b->f;
-        for (unsigned i = 0; i < b->n; i++)
-            put_call(&d, &b->calls[i], p->labels[b->calls[i].thread]);
-        int bad = fflush(b->f) || ferror(b->f);
-        pthread_mutex_lock(&p->lock);
-        b->state = bad ? 4 : 3;
-        pthread_cond_signal(&p->formatted);   /* one writer */
-    }
-    pthread_mutex_unlock(&p->lock);
+    return ((struct dump_run *)arg)->show[c->thread];
+}
+struct dump_worker {
+    struct dump d;             /* this thread's (d.proc changes per call) */
+    char (*labels)[96];
+};
+static void *dump_init(void *arg)
+{
+    struct dump_run *r = arg;
+    struct dump_worker *w = xcalloc(1, sizeof *w);
+    w->d = *r->d;
+    w->labels = r->labels;
+    return w;
+}
+static void dump_fini(void *w)
+{
+    free(w);
     dump_kernels_free();   /* this thread's */
-    return NULL;
 }
-
-/* How many workers format (0: the calling thread does). */
-static unsigned dump_workers(const struct trace *tr)
+static void dump_fmt(void *wp, FILE *f, const struct tr_call *c, size_t index, size_t n)
 {
-    for (size_t i = 0; i < tr->nprocs; i++)
-        if (tr->procs[i].nstacks)
-            return 0;
-    const char *e = getenv("CUTAP_THREADS");
-    long n = e && *e ? strtol(e, NULL, 10) : sysconf(_SC_NPROCESSORS_ONLN);
-    if (!(e && *e) && n > 8)
-        n = 8;   /* by default: more were not faster on the 16-core GPU hosts */
-    if (n <= 1 || tr->ncalls < 2 * BLOCK)
-        return 0;
-    return n > 32 ? 32 : (unsigned)n;
-}
-
-/* Writes block b's text out (main thread, in order), or notes a failed
- * block (memory): the whole dump then fails. */
-static int put_block(struct dump *d, struct block *b)
-{
-    int st = b->state;
-    b->state = 0;
-    if (st != 3)
-        return -1;
-    if (b->len)
-        fwrite(b->text, 1, b->len, d->out);
-    return 0;
-}
-
-static int dump_parallel(struct dump *d, const unsigned char *show, char (*labels)[96], unsigned nw, int *err)
-{
-    struct pool p = {.d = d, .labels = labels, .nblocks = 2 * nw + 2};
-    pthread_mutex_init(&p.lock, NULL);
-    pthread_cond_init(&p.ready, NULL);
-    pthread_cond_init(&p.formatted, NULL);
-    p.blocks = xcalloc(p.nblocks, sizeof *p.blocks);
-    int failed = 0;
-    for (unsigned i = 0; i < p.nblocks; i++) {
-        struct block *b = &p.blocks[i];
-        if (!(b->f = open_memstream(&b->text, &b->len)))
-            failed = 1;
-        else
-            __fsetlocking(b->f, FSETLOCKING_BYCALLER);
-    }
-    pthread_t *th = xcalloc(nw, sizeof *th);
-    unsigned started = 0;
-    for (; started < nw && !failed; started++)
-        if (pthread_create(&th[started], NULL, worker, &p))
-            break;
-    failed |= !started;
-    size_t written = 0;
-    struct tr_iter it;
-    tr_iter_init(&it, d->tr, "dump");
-    const struct tr_call *c = started ? tr_iter_next(&it) : NULL;
-    while (c && !failed) {
-        struct block *b = &p.blocks[p.filled % p.nblocks];
-        pthread_mutex_lock(&p.lock);
-        while (b->state != 0 && b->state < 3)
-            pthread_cond_wait(&p.formatted, &p.lock);
-        pthread_mutex_unlock(&p.lock);
-        if (b->state >= 3) {   /* the oldest block: written before its slot is filled again */
-            failed = put_block(d, b) < 0;
-            written++;
-            if (ferror(d->out)) {
-                *err = errno;   /* stop early: nobody reads the rest */
-                break;
-            }
-        }
-        b->n = 0;
-        for (; c && b->n < BLOCK; c = tr_iter_next(&it))
-            if (show[c->thread])
-                b->calls[b->n++] = *c;
-        pthread_mutex_lock(&p.lock);
-        b->state = 1;
-        p.filled++;
-        pthread_cond_signal(&p.ready);   /* one worker takes it */
-        pthread_mutex_unlock(&p.lock);
-    }
-    pthread_mutex_lock(&p.lock);
-    p.done = 1;
-    pthread_cond_broadcast(&p.ready);
-    pthread_mutex_unlock(&p.lock);
-    for (; written < p.filled; written++) {   /* the rest, in order */
-        struct block *b = &p.blocks[written % p.nblocks];
-        pthread_mutex_lock(&p.lock);
-        while (b->state < 3)
-            pthread_cond_wait(&p.formatted, &p.lock);
-        pthread_mutex_unlock(&p.lock);
-        if (!failed && !ferror(d->out)) {
-            failed = put_block(d, b) < 0;
-            if (ferror(d->out))
-                *err = errno;   /* (EPIPE: a reader that went away) */
-        }
-    }
-    for (unsigned i = 0; i < started; i++)
-        pthread_join(th[i], NULL);
-    tr_iter_free(&it);
-    free(th);
-    for (unsigned i = 0; i < p.nblocks; i++)
-        if (p.blocks[i].f) {
-            fclose(p.blocks[i].f);
-            free(p.blocks[i].text);
-        }
-    free(p.blocks);
-    pthread_mutex_destroy(&p.lock);
-    pthread_cond_destroy(&p.ready);
-    pthread_cond_destroy(&p.formatted);
-    if (failed)
-        fprintf(stderr, "cutap: dump: %s\n", started ? "out of memory formatting the calls" : "no formatting thread could be started");
-    return failed ? -1 : 0;
+    (void)index, (void)n;
+    struct dump_worker *w = wp;
+    w->d.out = f;
+    put_call(&w->d, c, w->labels[c->thread]);
 }
 
 /* Prints the calls; returns 0, or -1 when stdout failed for another
@@ -363,25 +220,13 @@ static int dump_calls(struct dump *d, const unsigned char *show)
     const struct trace *tr = d->tr;
     char(*labels)[96] = thread_labels(tr);
     int err = 0;
-    unsigned nw = dump_workers(tr);
-    if (nw) {
-        if (dump_parallel(d, show, labels, nw, &err)) {
-            free(labels);
-            tr_progress_done(tr);
-            return -1;
-        }
-    } else {
-        struct tr_iter it;
-        tr_iter_init(&it, tr, "dump");
-        for (const struct tr_call *c; (c = tr_iter_next(&it));) {
-            if (show[c->thread])
-                put_call(d, c, labels[c->thread]);
-            if ((it.index & 1023) == 1023 && ferror(d->out)) {
-                err = errno;           /* stop early: nobody reads the rest */
-                break;
-            }
-        }
-        tr_iter_free(&it);
+    struct dump_run run = {d, show, labels};
+    struct cli_par par = {.tr = tr, .what = "dump", .out = d->out, .keep = dump_keep, .fmt = dump_fmt,
+                          .init = dump_init, .fini = dump_fini, .arg = &run};
+    if (cli_par_run(&par, cli_par_workers(tr), &err)) {
+        free(labels);
+        tr_progress_done(tr);
+        return -1;
     }
     free(labels);
     tr_progress_done(tr);

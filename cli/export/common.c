@@ -2,6 +2,7 @@
 #define _GNU_SOURCE
 #include <stdio_ext.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "export_internal.h"
 
@@ -198,4 +199,19 @@ void json_loss(FILE *f, const struct tr_proc *p, const char *loss)
                 !p->h.freeze_clock ? "no" : p->h.freeze_reason < 4 ? fz[p->h.freeze_reason] : "other",
                 p->h.capture_ranges);
     }
+}
+
+void *export_worker_new(void *base)
+{
+    struct export_worker *w = xcalloc(1, sizeof *w);
+    *w = *(const struct export_worker *)base;
+    memset(&w->dec, 0, sizeof w->dec);
+    return w;
+}
+
+void export_worker_free(void *wp)
+{
+    struct export_worker *w = wp;
+    decoded_free(&w->dec);
+    free(w);
 }

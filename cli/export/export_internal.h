@@ -53,6 +53,20 @@ struct pf_proc {
 };
 struct pf_proc *pf_procs(const struct trace *tr);
 
+/* What a text export's formatting thread holds (cli/parallel.c): the
+ * export's tables, shared, and a decoder of its own. export_worker_new
+ * copies base (dec zeroed); export_worker_free frees a copy. */
+struct export_worker {
+    const struct trace *tr;
+    char **jname;              /* names as JSON literals */
+    char **jhost;              /* hosts as JSON literals (jsonl) */
+    const struct pf_proc *pp;  /* (perfetto) */
+    int lead;                  /* (perfetto) the first entry starts the array's elements */
+    struct decoded dec;        /* this thread's */
+};
+void *export_worker_new(void *base);
+void export_worker_free(void *w);
+
 /* Microseconds with three decimals: exact nanoseconds, no float rounding. */
 void put_us(FILE *f, uint64_t ns);
 /* A process's losses as JSON members (no braces). */

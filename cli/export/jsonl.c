@@ -59,6 +59,70 @@ static void jsonl_range(FILE *f, const struct trace *tr, const struct tr_call *c
     fprintf(f, "\"domain\":\"0x%llx\"%s}\n", (unsigned long long)r->domain, c->t1 ? "" : ",\"unfinished\":true");
 }
 
+/* One entry (cli/parallel.c: on the thread w belongs to). */
+static void jsonl_fmt(void *wp, FILE *f, const struct tr_call *c, size_t i, size_t n)
+{
+    (void)n;
+    struct export_worker *w = wp;
+    const struct trace *tr = w->tr;
+    char **jname = w->jname, **jhost = w->jhost;
+    const struct tr_thread *t = &tr->threads[c->thread];
+    if (c->rflags & TR_RF_RANGE) {
+        jsonl_range(f, tr, c, i, jhost[t->proc], jname[c->name]);
+        return;
+    }
+    jsonl_head(f, tr, c, i, "call", jhost[t->proc]);
+    out_s(",\"layer\":\"", f);
+    out_s(layer_str(tr->names[c->name].layer), f);
+    out_s("\",\"name\":", f);
+    out_s(jname[c->name], f);
+    out_s(",\"depth\":", f);
+    text_u64(f, c->depth);
+    if (c->t1) {
+        out_s(",\"result\":", f);
+        text_u64(f, tr_result(c));
+        out_s(",\"args\":[", f);
+    } else {
+        out_s(",\"result\":null,\"args\":[", f);   /* it never returned */
+    }
+    const uint64_t *words = tr_args(c);
+    for (unsigned a = 0; a < c->rec->nargs; a++) {
+        out_s(a ? ",\"" : "\"", f);
+        text_hex(f, words[a]);
+        out_c('"', f);
+    }
+    out_c(']', f);
+    /* The same call decoded, as cutap dump prints it. */
+    decode_call(&w->dec, tr, c);
+    out_s(",\"status\":", f);
+    if (c->t1)
+        json_str(f, w->dec.buf + w->dec.status_at);
+    else
+        out_s("null", f);
+    out_s(",\"decoded\":", f);
+    json_str(f, w->dec.buf);
+    json_kernel_object(f, tr, c);
+    if (!c->t1)
+        out_s(",\"unfinished\":true", f);
+    if (c->flags & CUTAP_RF_INJECTED)
+        out_s(c->flags & CUTAP_RF_SKIPPED ? ",\"injected\":\"not made\"" : ",\"injected\":\"delayed\"", f);
+    const struct cutap_stack_frame *fr;
+    unsigned nfr = tr_call_stack(tr, c, &fr);
+    if (nfr) {
+        const struct tr_proc *sp = &tr->procs[t->proc];
+        out_s(",\"stack\":[", f);
+        for (unsigned k = 0; k < nfr; k++) {
+            char buf[512];
+            sym_stack_frame(tr, sp, &fr[k], buf, sizeof buf);
+            if (k)
+                out_c(',', f);
+            json_str(f, buf);
+        }
+        out_c(']', f);
+    }
+    out_s("}\n", f);
+}
+
 void write_jsonl(const struct trace *tr, FILE *f)
 {
     char **jname = json_names(tr);
@@ -69,69 +133,11 @@ void write_jsonl(const struct trace *tr, FILE *f)
     }
     for (size_t i = 0; i < tr->nprocs; i++)
         jhost[i] = json_dup(tr->procs[i].h.host);
-    struct decoded dec = {0};
-
-    struct tr_iter it;
-    tr_iter_init(&it, tr, "export");
-    for (const struct tr_call *c; (c = tr_iter_next(&it));) {
-        size_t i = it.index;
-        const struct tr_thread *t = &tr->threads[c->thread];
-        if (c->rflags & TR_RF_RANGE) {
-            jsonl_range(f, tr, c, i, jhost[t->proc], jname[c->name]);
-            continue;
-        }
-        jsonl_head(f, tr, c, i, "call", jhost[t->proc]);
-        out_s(",\"layer\":\"", f);
-        out_s(layer_str(tr->names[c->name].layer), f);
-        out_s("\",\"name\":", f);
-        out_s(jname[c->name], f);
-        out_s(",\"depth\":", f);
-        text_u64(f, c->depth);
-        if (c->t1) {
-            out_s(",\"result\":", f);
-            text_u64(f, tr_result(c));
-            out_s(",\"args\":[", f);
-        } else {
-            out_s(",\"result\":null,\"args\":[", f);   /* it never returned */
-        }
-        const uint64_t *w = tr_args(c);
-        for (unsigned a = 0; a < c->rec->nargs; a++) {
-            out_s(a ? ",\"" : "\"", f);
-            text_hex(f, w[a]);
-            out_c('"', f);
-        }
-        out_c(']', f);
-        /* The same call decoded, as cutap dump prints it. */
-        decode_call(&dec, tr, c);
-        out_s(",\"status\":", f);
-        if (c->t1)
-            json_str(f, dec.buf + dec.status_at);
-        else
-            out_s("null", f);
-        out_s(",\"decoded\":", f);
-        json_str(f, dec.buf);
-        json_kernel_object(f, tr, c);
-        if (!c->t1)
-            out_s(",\"unfinished\":true", f);
-        if (c->flags & CUTAP_RF_INJECTED)
-            out_s(c->flags & CUTAP_RF_SKIPPED ? ",\"injected\":\"not made\"" : ",\"injected\":\"delayed\"", f);
-        const struct cutap_stack_frame *fr;
-        unsigned nfr = tr_call_stack(tr, c, &fr);
-        if (nfr) {
-            const struct tr_proc *sp = &tr->procs[t->proc];
-            out_s(",\"stack\":[", f);
-            for (unsigned k = 0; k < nfr; k++) {
-                char buf[512];
-                sym_stack_frame(tr, sp, &fr[k], buf, sizeof buf);
-                if (k)
-                    out_c(',', f);
-                json_str(f, buf);
-            }
-            out_c(']', f);
-        }
-        out_s("}\n", f);
-    }
-    tr_iter_free(&it);
+    struct export_worker base = {.tr = tr, .jname = jname, .jhost = jhost};
+    struct cli_par par = {.tr = tr, .what = "export", .out = f, .fmt = jsonl_fmt, .init = export_worker_new,
+                          .fini = export_worker_free, .arg = &base};
+    int err;
+    cli_par_run(&par, cli_par_workers(tr), &err);   /* (a write's error shows in ferror(f)) */
     for (size_t i = 0; i < tr->ncounters; i++) {
         const struct tr_counter *k = &tr->counters[i];
         const struct tr_thread *t = &tr->threads[k->thread];
@@ -162,5 +168,4 @@ void write_jsonl(const struct trace *tr, FILE *f)
     }
     free_strs(jhost, tr->nprocs);
     free_strs(jname, tr->nnames);
-    decoded_free(&dec);
 }

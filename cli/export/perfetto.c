@@ -44,11 +44,82 @@ static void pf_range(FILE *f, const struct trace *tr, const struct tr_call *c, s
             c->depth, (unsigned long long)r->domain);
 }
 
+/* One call or range (cli/parallel.c: on the thread w belongs to). */
+static void pf_fmt(void *wp, FILE *f, const struct tr_call *c, size_t i, size_t n)
+{
+    struct export_worker *w = wp;
+    const struct trace *tr = w->tr;
+    const struct pf_proc *pp = w->pp;
+    char **jname = w->jname;
+    const struct tr_thread *t = &tr->threads[c->thread];
+    const struct tr_name *nm = &tr->names[c->name];
+    out_s(n || !w->lead ? ",\n" : "\n", f);   /* (after the metadata, or the first line) */
+    if (c->rflags & TR_RF_RANGE) {
+        pf_range(f, tr, c, i, pp[t->proc].pid, t->tid);
+        return;
+    }
+    if (c->t1) {
+        out_s("{\"ph\":\"X\",\"pid\":", f);   /* (without printf: a line a call) */
+        text_i64(f, pp[t->proc].pid);
+        out_s(",\"tid\":", f);
+        text_i64(f, t->tid);
+        out_s(",\"ts\":", f);
+        put_us(f, c->t0 - tr->origin_ns);
+        out_s(",\"dur\":", f);
+        put_us(f, c->t1 - c->t0);
+        out_s(",\"name\":", f);
+        out_s(jname[c->name], f);
+    } else {
+        fprintf(f, "{\"ph\":\"i\",\"s\":\"t\",\"pid\":%lld,\"tid\":%d,\"ts\":", (long long)pp[t->proc].pid,
+                t->tid);
+        put_us(f, c->t0 - tr->origin_ns);
+        out_s(",\"name\":", f);
+        char un[512];
+        snprintf(un, sizeof un, "%s (unfinished)", nm->name);
+        json_str(f, un);
+    }
+    out_s(",\"cat\":\"", f);
+    out_s(layer_str(nm->layer), f);
+    out_s("\",\"args\":{", f);
+    /* An unfinished call has no result. JavaScript numbers are
+     * doubles: a raw return register (untyped calls) above 2^53 would
+     * be rounded, so it goes out as hex. */
+    if (!c->t1)
+        ;
+    else if (tr_result(c) < (1ull << 53)) {
+        out_s("\"result\":", f);
+        text_u64(f, tr_result(c));
+        out_c(',', f);
+    } else
+        fprintf(f, "\"result\":\"0x%llx\",", (unsigned long long)tr_result(c));
+    decode_call(&w->dec, tr, c);
+    if (c->flags & CUTAP_RF_INJECTED)
+        out_s(c->flags & CUTAP_RF_SKIPPED ? "\"injected\":\"not made\"," : "\"injected\":\"delayed\",", f);
+    if (c->t1) {
+        out_s("\"status\":", f);
+        json_str(f, w->dec.buf + w->dec.status_at);
+        out_c(',', f);
+    }
+    out_s("\"depth\":", f);
+    text_u64(f, c->depth);
+    out_s(",\"decoded\":", f);
+    json_str(f, w->dec.buf);
+    const uint64_t *words = tr_args(c);
+    for (unsigned a = 0; a < c->rec->nargs; a++) {
+        out_s(",\"a", f);
+        text_u64(f, a);
+        out_s("\":\"", f);
+        text_hex(f, words[a]);
+        out_c('"', f);
+    }
+    json_kernel_object(f, tr, c);
+    out_s("}}", f);
+}
+
 void write_perfetto(const struct trace *tr, FILE *f)
 {
     struct pf_proc *pp = pf_procs(tr);
     char **jname = json_names(tr);
-    struct decoded dec = {0};
     int first = 1;
 #define SEP() (out_s(first ? "\n" : ",\n", f), first = 0)
 
@@ -119,75 +190,11 @@ void write_perfetto(const struct trace *tr, FILE *f)
     }
     free(tstart);
     free(tord);
-    struct tr_iter it;
-    tr_iter_init(&it, tr, "export");
-    for (const struct tr_call *c; (c = tr_iter_next(&it));) {
-        size_t i = it.index;
-        const struct tr_thread *t = &tr->threads[c->thread];
-        const struct tr_name *nm = &tr->names[c->name];
-        SEP();
-        if (c->rflags & TR_RF_RANGE) {
-            pf_range(f, tr, c, i, pp[t->proc].pid, t->tid);
-            continue;
-        }
-        if (c->t1) {
-            out_s("{\"ph\":\"X\",\"pid\":", f);   /* (without printf: a line a call) */
-            text_i64(f, pp[t->proc].pid);
-            out_s(",\"tid\":", f);
-            text_i64(f, t->tid);
-            out_s(",\"ts\":", f);
-            put_us(f, c->t0 - tr->origin_ns);
-            out_s(",\"dur\":", f);
-            put_us(f, c->t1 - c->t0);
-            out_s(",\"name\":", f);
-            out_s(jname[c->name], f);
-        } else {
-            fprintf(f, "{\"ph\":\"i\",\"s\":\"t\",\"pid\":%lld,\"tid\":%d,\"ts\":", (long long)pp[t->proc].pid,
-                    t->tid);
-            put_us(f, c->t0 - tr->origin_ns);
-            out_s(",\"name\":", f);
-            char un[512];
-            snprintf(un, sizeof un, "%s (unfinished)", nm->name);
-            json_str(f, un);
-        }
-        out_s(",\"cat\":\"", f);
-        out_s(layer_str(nm->layer), f);
-        out_s("\",\"args\":{", f);
-        /* An unfinished call has no result. JavaScript numbers are
-         * doubles: a raw return register (untyped calls) above 2^53 would
-         * be rounded, so it goes out as hex. */
-        if (!c->t1)
-            ;
-        else if (tr_result(c) < (1ull << 53)) {
-            out_s("\"result\":", f);
-            text_u64(f, tr_result(c));
-            out_c(',', f);
-        } else
-            fprintf(f, "\"result\":\"0x%llx\",", (unsigned long long)tr_result(c));
-        decode_call(&dec, tr, c);
-        if (c->flags & CUTAP_RF_INJECTED)
-            out_s(c->flags & CUTAP_RF_SKIPPED ? "\"injected\":\"not made\"," : "\"injected\":\"delayed\",", f);
-        if (c->t1) {
-            out_s("\"status\":", f);
-            json_str(f, dec.buf + dec.status_at);
-            out_c(',', f);
-        }
-        out_s("\"depth\":", f);
-        text_u64(f, c->depth);
-        out_s(",\"decoded\":", f);
-        json_str(f, dec.buf);
-        const uint64_t *w = tr_args(c);
-        for (unsigned a = 0; a < c->rec->nargs; a++) {
-            out_s(",\"a", f);
-            text_u64(f, a);
-            out_s("\":\"", f);
-            text_hex(f, w[a]);
-            out_c('"', f);
-        }
-        json_kernel_object(f, tr, c);
-        out_s("}}", f);
-    }
-    tr_iter_free(&it);
+    struct export_worker base = {.tr = tr, .jname = jname, .pp = pp, .lead = first};
+    struct cli_par par = {.tr = tr, .what = "export", .out = f, .fmt = pf_fmt, .init = export_worker_new,
+                          .fini = export_worker_free, .arg = &base};
+    int err;
+    cli_par_run(&par, cli_par_workers(tr), &err);   /* (a write's error shows in ferror(f)) */
     out_s("\n]}\n", f);
 #undef SEP
     if (tr->ncounters)
@@ -197,5 +204,4 @@ void write_perfetto(const struct trace *tr, FILE *f)
                 tr->ncounters);
     free_strs(jname, tr->nnames);
     free(pp);
-    decoded_free(&dec);
 }

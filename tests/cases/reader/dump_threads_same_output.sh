@@ -1,14 +1,15 @@
 #!/usr/bin/env bash
-# `cutap dump` formats blocks of calls on several threads and writes them
-# in order (cli/dump/cmd_dump.c, issue #27): the output is byte for byte
-# the one thread's (CUTAP_THREADS=1), whatever the number of threads, on a
-# trace of several processes and layers (strings, errors, demangled kernel
-# names, runtime copies' reports named by object) long enough to make many
+# `cutap dump` and the JSON lines and Perfetto JSON exports format blocks
+# of calls on several threads and write them in order (cli/parallel.c,
+# issue #27): the output is byte for byte the one thread's
+# (CUTAP_THREADS=1), whatever the number of threads, on a trace of several
+# processes and layers (strings, errors, demangled kernel names, runtime
+# copies' reports named by object, NVTX ranges) long enough to make many
 # blocks, with --pid, --no-demangle and -e; and a reader that goes away
-# (`| head`) ends it without an error.
+# (`| head`) ends a dump without an error.
 . "$(dirname "$0")/../../lib/init.sh"
 
-"$CUTAP" trace -o "$WORK/dt" -- sh -c "$T/t_record mix 6000; $T/t_record kernels; $T/t_static_rt; $T/t_layers; $T/t_record errors" \
+"$CUTAP" trace -o "$WORK/dt" -- sh -c "$T/t_record mix 6000; $T/t_record kernels; $T/t_static_rt; $T/t_layers; $T/t_nvtx; $T/t_record errors" \
     >"$WORK/dt.out" 2>"$WORK/dt.err" || { say "  traced run failed"; tail -5 "$WORK/dt.err" >&2; exit 1; }
 n=$("$CUTAP" report --format csv "$WORK/dt" 2>/dev/null | awk -F, 'NR > 1 {n += $3} END {print n + 0}')
 [ "$n" -ge 16384 ] || { say "  only $n calls: too few for several blocks"; exit 1; }
@@ -29,3 +30,13 @@ done
 CUTAP_THREADS=4 timeout 60 "$CUTAP" dump "$WORK/dt" 2>"$WORK/head.err" | head -3 >/dev/null
 rc=${PIPESTATUS[0]}
 [ "$rc" = 0 ] && [ ! -s "$WORK/head.err" ] || { say "  dump | head: exit $rc, $(cat "$WORK/head.err")"; exit 1; }
+for fmt in jsonl perfetto; do
+    CUTAP_THREADS=1 "$CUTAP" export --format $fmt -o "$WORK/one.$fmt" "$WORK/dt" 2>/dev/null || { say "  export $fmt failed"; exit 1; }
+    grep -q '"range"\|"ph":"X"' "$WORK/one.$fmt" || { say "  export $fmt: no calls or ranges"; exit 1; }
+    for th in 2 3 ""; do
+        rm -f "$WORK/many.$fmt"
+        CUTAP_THREADS=$th "$CUTAP" export --format $fmt -o "$WORK/many.$fmt" "$WORK/dt" 2>/dev/null \
+            || { say "  export $fmt, CUTAP_THREADS=$th failed"; exit 1; }
+        cmp -s "$WORK/one.$fmt" "$WORK/many.$fmt" || { say "  export $fmt, CUTAP_THREADS=$th: not the one thread's output"; exit 1; }
+    done
+done

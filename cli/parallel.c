@@ -1,0 +1,209 @@
+/* The readers' output formatted on several threads, written in order
+ * (issue #27: dump and the text exports are bound by formatting, not by
+ * reading). The entries come from the iterator in order on the calling
+ * thread (the merge of the threads' records is sequential), in blocks of
+ * BLOCK; each block is formatted by one worker into a memory stream of its
+ * own, reused from one block to the next, and the blocks are written in
+ * order: the same bytes as one thread makes. A worker is woken per block
+ * filled (waking all of them for each block made two threads no faster
+ * than one). Formatters must keep what they change per thread: the
+ * decoders' caches are (cli/dump/decode.c). Stacks are symbolised through
+ * shared caches (cli/symbols.c): a trace with stacks is formatted on the
+ * calling thread. */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdio_ext.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cli.h"
+
+#define BLOCK 4096
+struct block {
+    struct tr_call calls[BLOCK];
+    size_t index[BLOCK];       /* the iterator's index of each (parents name index + 1) */
+    size_t first;              /* the ordinal of calls[0] among the entries kept */
+    unsigned n;
+    int state;                 /* 0 free, 1 filled, 2 taken, 3 formatted, 4 failed */
+    FILE *f;                   /* the block's memory stream, reused: */
+    char *text;                /* its bytes (text, len) once formatted */
+    size_t len;
+};
+struct pool {
+    pthread_mutex_t lock;
+    pthread_cond_t ready;      /* a block filled (workers wait on it) */
+    pthread_cond_t formatted;  /* a block formatted (the writer waits on it) */
+    struct block *blocks;
+    unsigned nblocks;
+    size_t next_take, filled;  /* the block the next free worker takes; blocks filled so far */
+    int done;                  /* no more blocks */
+    const struct cli_par *par;
+};
+
+unsigned cli_par_workers(const struct trace *tr)
+{
+    for (size_t i = 0; i < tr->nprocs; i++)
+        if (tr->procs[i].nstacks)
+            return 0;
+    const char *e = getenv("CUTAP_THREADS");
+    long n = e && *e ? strtol(e, NULL, 10) : sysconf(_SC_NPROCESSORS_ONLN);
+    if (!(e && *e) && n > 8)
+        n = 8;   /* by default: more were not faster on the 16-core GPU hosts */
+    if (n <= 1 || tr->ncalls < 2 * BLOCK)
+        return 0;
+    return n > 32 ? 32 : (unsigned)n;
+}
+
+static void *worker(void *arg)
+{
+    struct pool *p = arg;
+    const struct cli_par *par = p->par;
+    void *w = par->init ? par->init(par->arg) : par->arg;
+    pthread_mutex_lock(&p->lock);
+    for (;;) {
+        struct block *b = &p->blocks[p->next_take % p->nblocks];
+        if (b->state != 1) {
+            if (p->done && p->next_take >= p->filled)
+                break;
+            pthread_cond_wait(&p->ready, &p->lock);
+            continue;
+        }
+        b->state = 2;
+        p->next_take++;
+        pthread_mutex_unlock(&p->lock);
+        rewind(b->f);
+        for (unsigned i = 0; i < b->n; i++)
+            par->fmt(w, b->f, &b->calls[i], b->index[i], b->first + i);
+        int bad = fflush(b->f) || ferror(b->f);
+        pthread_mutex_lock(&p->lock);
+        b->state = bad ? 4 : 3;
+        pthread_cond_signal(&p->formatted);   /* one writer */
+    }
+    pthread_mutex_unlock(&p->lock);
+    if (par->fini)
+        par->fini(w);
+    return NULL;
+}
+
+/* The oldest block out (the calling thread, in order): -1 for a block that
+ * could not be formatted (memory). */
+static int put_block(FILE *out, struct block *b, int *err)
+{
+    int st = b->state;
+    b->state = 0;
+    if (st != 3)
+        return -1;
+    if (b->len && !ferror(out)) {
+        fwrite(b->text, 1, b->len, out);
+        if (ferror(out))
+            *err = errno;   /* (EPIPE: a reader that went away) */
+    }
+    return 0;
+}
+
+static int run_parallel(const struct cli_par *par, unsigned nw, int *err)
+{
+    struct pool p = {.par = par, .nblocks = 2 * nw + 2};
+    pthread_mutex_init(&p.lock, NULL);
+    pthread_cond_init(&p.ready, NULL);
+    pthread_cond_init(&p.formatted, NULL);
+    p.blocks = xcalloc(p.nblocks, sizeof *p.blocks);
+    int failed = 0;
+    for (unsigned i = 0; i < p.nblocks && !failed; i++) {
+        struct block *b = &p.blocks[i];
+        if (!(b->f = open_memstream(&b->text, &b->len)))
+            failed = 1;
+        else
+            __fsetlocking(b->f, FSETLOCKING_BYCALLER);
+    }
+    pthread_t *th = xcalloc(nw, sizeof *th);
+    unsigned started = 0;
+    for (; started < nw && !failed; started++)
+        if (pthread_create(&th[started], NULL, worker, &p))
+            break;
+    failed |= !started;
+    size_t written = 0, kept = 0;
+    struct tr_iter it;
+    tr_iter_init(&it, par->tr, par->what);
+    const struct tr_call *c = failed ? NULL : tr_iter_next(&it);
+    while (c && !failed && !ferror(par->out)) {
+        struct block *b = &p.blocks[p.filled % p.nblocks];
+        pthread_mutex_lock(&p.lock);
+        while (b->state != 0 && b->state < 3)
+            pthread_cond_wait(&p.formatted, &p.lock);
+        pthread_mutex_unlock(&p.lock);
+        if (b->state >= 3) {   /* the oldest block: written before its slot is filled again */
+            failed = put_block(par->out, b, err) < 0;
+            written++;
+        }
+        b->n = 0;
+        b->first = kept;
+        for (; c && b->n < BLOCK; c = tr_iter_next(&it))
+            if (!par->keep || par->keep(par->arg, c)) {
+                b->calls[b->n] = *c;
+                b->index[b->n++] = it.index;
+            }
+        kept += b->n;
+        pthread_mutex_lock(&p.lock);
+        b->state = 1;
+        p.filled++;
+        pthread_cond_signal(&p.ready);   /* one worker takes it */
+        pthread_mutex_unlock(&p.lock);
+    }
+    pthread_mutex_lock(&p.lock);
+    p.done = 1;
+    pthread_cond_broadcast(&p.ready);
+    pthread_mutex_unlock(&p.lock);
+    for (; written < p.filled; written++) {   /* the rest, in order */
+        struct block *b = &p.blocks[written % p.nblocks];
+        pthread_mutex_lock(&p.lock);
+        while (b->state < 3)
+            pthread_cond_wait(&p.formatted, &p.lock);
+        pthread_mutex_unlock(&p.lock);
+        if (!failed)
+            failed = put_block(par->out, b, err) < 0;
+    }
+    for (unsigned i = 0; i < started; i++)
+        pthread_join(th[i], NULL);
+    tr_iter_free(&it);
+    free(th);
+    for (unsigned i = 0; i < p.nblocks; i++)
+        if (p.blocks[i].f) {
+            fclose(p.blocks[i].f);
+            free(p.blocks[i].text);
+        }
+    free(p.blocks);
+    pthread_mutex_destroy(&p.lock);
+    pthread_cond_destroy(&p.ready);
+    pthread_cond_destroy(&p.formatted);
+    if (failed)
+        fprintf(stderr, "cutap: %s: %s\n", par->what,
+                started ? "out of memory formatting the calls" : "no formatting thread could be started");
+    return failed ? -1 : 0;
+}
+
+int cli_par_run(const struct cli_par *par, unsigned nworkers, int *err)
+{
+    *err = 0;
+    if (nworkers)
+        return run_parallel(par, nworkers, err);
+    void *w = par->init ? par->init(par->arg) : par->arg;
+    size_t kept = 0;
+    struct tr_iter it;
+    tr_iter_init(&it, par->tr, par->what);
+    for (const struct tr_call *c; (c = tr_iter_next(&it));) {
+        if (!par->keep || par->keep(par->arg, c))
+            par->fmt(w, par->out, c, it.index, kept++);
+        if ((it.index & 1023) == 1023 && ferror(par->out)) {
+            *err = errno;   /* stop early: nobody reads the rest */
+            break;
+        }
+    }
+    tr_iter_free(&it);
+    if (par->fini)
+        par->fini(w);
+    return 0;
+}
