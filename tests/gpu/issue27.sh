@@ -1,0 +1,59 @@
+#!/usr/bin/env bash
+# Issue #27 on the device machine: the recording cost per call in each
+# affinity, the CPU-bound PyTorch step, and the readers' rates on the
+# host's cores.
+#   tests/gpu/issue27.sh cost|step|readers [CYCLES]
+# cost:    build/gpu/overhead CYCLES (default 5) pinned to core 0 and to
+#          cores 0-3 (taskset): bare, pass, stat, trace (page helper away,
+#          the default), tsame (CUTAP_PAGES=same), tidle (CUTAP_PAGES=idle),
+#          trace0 (no helper), a bare CUPTI subscriber; then
+#          bench/gpu/rtmixed.sh 9 pinned to core 4 and to cores 0-3 (issue
+#          #25's ratio inside one process)
+# step:    bench/gpu/run.sh CYCLES (default 5), the CPU-bound table only, on
+#          one core (4) and on four (4-7): bare, trace, tsame, CUPTI
+# readers: a 3 M-call trace on the fake driver, then dump and the JSON
+#          exports at CUTAP_THREADS=1, 2, 4, 8, 16, best of 3, outputs
+#          compared with one thread's
+set -u
+cd "$(dirname "$0")/../.."
+export PATH=/usr/local/cuda/bin:$PATH
+what=${1:-cost}
+cyc=${2:-5}
+echo "== $(date -u +%Y-%m-%dT%H:%MZ) $(nvidia-smi -L 2>/dev/null | grep -c '^GPU') x $(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader 2>/dev/null | head -1), $(nproc) cores"
+case $what in
+cost)
+  tests/gpu/build.sh >/dev/null || exit 1
+  for pin in 0 0-3; do
+    echo "-- build/gpu/overhead $cyc, pinned to $pin"
+    LD_LIBRARY_PATH=/usr/local/cuda/lib64${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH} CUTAP_LIBRARY=$PWD/build/libcutap.so \
+      CUTAP_REF_LIB=$PWD/build/gpu/libcupti_ref.so taskset -c $pin build/gpu/overhead "$cyc"
+  done
+  for pin in 4 0-3; do RTCALL_PIN=$pin bench/gpu/rtmixed.sh 9; done ;;
+step)
+  tests/gpu/build.sh >/dev/null || exit 1
+  for pin in 4 4-7; do
+    echo "-- CPU-bound PyTorch step pinned to $pin"
+    SKIP_OVERHEAD=1 BENCH_CPU_ONLY=1 BENCH_PIN=$pin BENCH_MODES="bare trace tsame cupti" bench/gpu/run.sh "$cyc" 2>/dev/null |
+      sed -n '/steps\/s/,/nsys row/p'
+  done ;;
+readers)
+  make -s -j"$(nproc)" lib cli build/bench/passthrough build/fake/libcuda.so.1 >/dev/null || exit 1
+  W=$(mktemp -d /tmp/cutap-i27.XXXXXX)
+  trap 'rm -rf "$W"' EXIT
+  LD_LIBRARY_PATH=build/fake build/cutap trace -o "$W/t" -- build/bench/passthrough --child $((3000000 / 7)) >/dev/null 2>&1
+  n=$(build/cutap report --format csv "$W/t" 2>/dev/null | awk -F, 'NR > 1 {n += $3} END {print n + 0}')
+  for r in dump jsonl perfetto; do
+    out() { if [ $r = dump ]; then build/cutap dump "$W/t" >"$1"; else rm -f "$1"; build/cutap export --format $r -o "$1" "$W/t" 2>/dev/null; fi; }
+    CUTAP_THREADS=1 out "$W/one"
+    for th in 1 2 4 8 16; do
+      best=
+      for k in 1 2 3; do
+        s=$(date +%s.%N); CUTAP_THREADS=$th out "$W/o"; e=$(date +%s.%N)
+        best=$(awk -v s="$s" -v e="$e" -v b="$best" 'BEGIN {d = e - s; print (b == "" || d < b) ? d : b}')
+      done
+      cmp -s "$W/o" "$W/one" && same=same || same=DIFFERENT
+      awk -v r=$r -v t=$th -v b="$best" -v n="$n" -v s=$same 'BEGIN {printf "%-9s threads %2d  %.3f s  %5.2f M calls/s  output %s\n", r, t, b, n / b / 1e6, s}'
+    done
+  done ;;
+*) echo "usage: tests/gpu/issue27.sh cost|step|readers [CYCLES]"; exit 2 ;;
+esac
