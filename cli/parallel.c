@@ -13,6 +13,7 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <pthread.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdio_ext.h>
 #include <stdlib.h>
@@ -49,7 +50,10 @@ unsigned cli_par_workers(const struct trace *tr)
         if (tr->procs[i].nstacks)
             return 0;
     const char *e = getenv("CUTAP_THREADS");
-    long n = e && *e ? strtol(e, NULL, 10) : sysconf(_SC_NPROCESSORS_ONLN);
+    cpu_set_t cpus;
+    long n = e && *e                                      ? strtol(e, NULL, 10)
+             : !sched_getaffinity(0, sizeof cpus, &cpus) ? CPU_COUNT(&cpus)   /* the CPUs this command may use */
+                                                          : sysconf(_SC_NPROCESSORS_ONLN);
     if (!(e && *e) && n > 8)
         n = 8;   /* by default: more were not faster on the 16-core GPU hosts */
     if (n <= 1 || tr->ncalls < 2 * BLOCK)
@@ -89,7 +93,7 @@ static void *worker(void *arg)
 }
 
 /* The oldest block out (the calling thread, in order): -1 for a block that
- * could not be formatted (memory). */
+ * could not be formatted (memory): the whole output then fails. */
 static int put_block(FILE *out, struct block *b, int *err)
 {
     int st = b->state;
@@ -104,6 +108,21 @@ static int put_block(FILE *out, struct block *b, int *err)
     return 0;
 }
 
+static void pool_free(struct pool *p, pthread_t *th)
+{
+    for (unsigned i = 0; i < p->nblocks; i++)
+        if (p->blocks[i].f) {
+            fclose(p->blocks[i].f);
+            free(p->blocks[i].text);
+        }
+    free(th);
+    free(p->blocks);
+    pthread_mutex_destroy(&p->lock);
+    pthread_cond_destroy(&p->ready);
+    pthread_cond_destroy(&p->formatted);
+}
+
+/* 0 done, -1 failed (said), 1 no pool could be made (nothing done). */
 static int run_parallel(const struct cli_par *par, unsigned nw, int *err)
 {
     struct pool p = {.par = par, .nblocks = 2 * nw + 2};
@@ -124,7 +143,12 @@ static int run_parallel(const struct cli_par *par, unsigned nw, int *err)
     for (; started < nw && !failed; started++)
         if (pthread_create(&th[started], NULL, worker, &p))
             break;
-    failed |= !started;
+    if (failed || !started) {
+        /* no pool (memory, a thread limit): no worker runs, nothing was
+         * read or written yet; the caller formats on its own thread */
+        pool_free(&p, th);
+        return 1;
+    }
     size_t written = 0, kept = 0;
     struct tr_iter it;
     tr_iter_init(&it, par->tr, par->what);
@@ -169,27 +193,18 @@ static int run_parallel(const struct cli_par *par, unsigned nw, int *err)
     for (unsigned i = 0; i < started; i++)
         pthread_join(th[i], NULL);
     tr_iter_free(&it);
-    free(th);
-    for (unsigned i = 0; i < p.nblocks; i++)
-        if (p.blocks[i].f) {
-            fclose(p.blocks[i].f);
-            free(p.blocks[i].text);
-        }
-    free(p.blocks);
-    pthread_mutex_destroy(&p.lock);
-    pthread_cond_destroy(&p.ready);
-    pthread_cond_destroy(&p.formatted);
+    pool_free(&p, th);
     if (failed)
-        fprintf(stderr, "cutap: %s: %s\n", par->what,
-                started ? "out of memory formatting the calls" : "no formatting thread could be started");
+        fprintf(stderr, "cutap: %s: out of memory formatting the calls\n", par->what);
     return failed ? -1 : 0;
 }
 
 int cli_par_run(const struct cli_par *par, unsigned nworkers, int *err)
 {
     *err = 0;
-    if (nworkers)
-        return run_parallel(par, nworkers, err);
+    int rc = nworkers ? run_parallel(par, nworkers, err) : 1;
+    if (rc <= 0)
+        return rc;
     void *w = par->init ? par->init(par->arg) : par->arg;
     size_t kept = 0;
     struct tr_iter it;

@@ -25,8 +25,8 @@ const char *layer_str(int layer)
         return x;
     /* A newer library's layer or a damaged file: "layer<N>", kept for the
      * life of the command (callers print it later, several per line), one
-     * string per distinct number; past the table's size, the last one is
-     * reused rather than allocating for every damaged record. */
+     * string per distinct number; past the table's size, a buffer of the
+     * thread's is reused rather than allocating for every damaged record. */
     static struct {
         int layer;
         char s[20];
@@ -37,13 +37,17 @@ const char *layer_str(int layer)
     unsigned i = 0;
     while (i < nother && other[i].layer != layer)
         i++;
-    if (i == nother) {
-        i = nother < sizeof other / sizeof other[0] ? nother++ : nother - 1;
+    if (i == nother && nother < sizeof other / sizeof other[0]) {
         other[i].layer = layer;
         snprintf(other[i].s, sizeof other[i].s, "layer%d", layer);
+        nother++;
     }
     pthread_mutex_unlock(&lock);
-    return other[i].s;
+    if (i < nother)
+        return other[i].s;   /* (entries are never rewritten: safe to read unlocked) */
+    static _Thread_local char last[20];   /* the table full: this thread's last one, as before */
+    snprintf(last, sizeof last, "layer%d", layer);
+    return last;
 }
 
 /* Whether a finished call failed: its result is a status code (a typed

@@ -256,6 +256,10 @@ $(T)/libnowx.so: tests/lib_nowx.c
 	@mkdir -p $(T)
 	$(CC) $(TCFLAGS) -fPIC -shared -o $@ $< -ldl
 TEST_BINS += $(T)/libnowx.so
+$(T)/libnothreads.so: tests/lib_nothreads.c
+	@mkdir -p $(T)
+	$(CC) $(TCFLAGS) -fPIC -shared -o $@ $<
+TEST_BINS += $(T)/libnothreads.so
 
 # The plugin ABI by name (tests/plugins/abi_names.c): the ids of "another
 # build" (every id one higher, as after a header update that added a

@@ -138,6 +138,7 @@ static int export_to(const struct trace *tr, int format, const char *out, int fo
                 close(fd);
         }
     } else {
+        int said = 0;   /* the writer failed and said why (memory): not published, nothing more to say */
         FILE *f = fdopen(fd, "w");
         if (!f) {
             close(fd);
@@ -147,21 +148,21 @@ static int export_to(const struct trace *tr, int format, const char *out, int fo
             setvbuf(f, buf, _IOFBF, sizeof buf);
             __fsetlocking(f, FSETLOCKING_BYCALLER);   /* one thread writes: no lock per write */
             if (format == EXP_PERFETTO)
-                write_perfetto(tr, f);
+                said = write_perfetto(tr, f) < 0;
             else if (format == EXP_PERFETTO_PROTO)
                 write_perfetto_proto(tr, f);
             else
-                write_jsonl(tr, f);
+                said = write_jsonl(tr, f) < 0;
             /* Write errors (a full disk) stick in the stream: one check at
              * the end sees them all. */
-            ok = !fflush(f) && !ferror(f) && !fsync(fileno(f));
+            ok = !said && !fflush(f) && !ferror(f) && !fsync(fileno(f));
             int err = errno;
             if (fclose(f))
                 ok = 0;
             else
                 errno = err;
         }
-        if (!ok)
+        if (!ok && !said)
             fprintf(stderr, "cutap export: cannot write %s: %s\n", tmp_path, strerror(errno));
     }
     if (ok && publish(tmp_path, out, force))

@@ -10,9 +10,9 @@
 #include "cli.h"
 
 /* the formats */
-void write_perfetto(const struct trace *tr, FILE *f);         /* perfetto.c: Chrome/Perfetto JSON */
+int write_perfetto(const struct trace *tr, FILE *f);           /* perfetto.c: Chrome/Perfetto JSON */
 void write_perfetto_proto(const struct trace *tr, FILE *f);   /* proto.c: Perfetto protobuf */
-void write_jsonl(const struct trace *tr, FILE *f);            /* jsonl.c */
+int write_jsonl(const struct trace *tr, FILE *f);              /* jsonl.c */
 int write_sqlite(const struct trace *tr, const char *path);   /* sqlite.c: 0, or -1 after a message */
 int write_sqlite_prepare(const char **why);                   /* sqlite.c: libsqlite3 loaded first */
 

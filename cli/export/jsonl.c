@@ -123,7 +123,7 @@ static void jsonl_fmt(void *wp, FILE *f, const struct tr_call *c, size_t i, size
     out_s("}\n", f);
 }
 
-void write_jsonl(const struct trace *tr, FILE *f)
+int write_jsonl(const struct trace *tr, FILE *f)
 {
     char **jname = json_names(tr);
     char **jhost = calloc(tr->nprocs ? tr->nprocs : 1, sizeof *jhost);
@@ -136,8 +136,7 @@ void write_jsonl(const struct trace *tr, FILE *f)
     struct export_worker base = {.tr = tr, .jname = jname, .jhost = jhost};
     struct cli_par par = {.tr = tr, .what = "export", .out = f, .fmt = jsonl_fmt, .init = export_worker_new,
                           .fini = export_worker_free, .arg = &base};
-    int err;
-    cli_par_run(&par, cli_par_workers(tr), &err);   /* (a write's error shows in ferror(f)) */
+    int err, rc = cli_par_run(&par, cli_par_workers(tr), &err);   /* (a write's error shows in ferror(f)) */
     for (size_t i = 0; i < tr->ncounters; i++) {
         const struct tr_counter *k = &tr->counters[i];
         const struct tr_thread *t = &tr->threads[k->thread];
@@ -168,4 +167,5 @@ void write_jsonl(const struct trace *tr, FILE *f)
     }
     free_strs(jhost, tr->nprocs);
     free_strs(jname, tr->nnames);
+    return rc;
 }

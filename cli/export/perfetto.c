@@ -116,7 +116,7 @@ static void pf_fmt(void *wp, FILE *f, const struct tr_call *c, size_t i, size_t 
     out_s("}}", f);
 }
 
-void write_perfetto(const struct trace *tr, FILE *f)
+int write_perfetto(const struct trace *tr, FILE *f)
 {
     struct pf_proc *pp = pf_procs(tr);
     char **jname = json_names(tr);
@@ -193,8 +193,7 @@ void write_perfetto(const struct trace *tr, FILE *f)
     struct export_worker base = {.tr = tr, .jname = jname, .pp = pp, .lead = first};
     struct cli_par par = {.tr = tr, .what = "export", .out = f, .fmt = pf_fmt, .init = export_worker_new,
                           .fini = export_worker_free, .arg = &base};
-    int err;
-    cli_par_run(&par, cli_par_workers(tr), &err);   /* (a write's error shows in ferror(f)) */
+    int err, rc = cli_par_run(&par, cli_par_workers(tr), &err);   /* (a write's error shows in ferror(f)) */
     out_s("\n]}\n", f);
 #undef SEP
     if (tr->ncounters)
@@ -204,4 +203,5 @@ void write_perfetto(const struct trace *tr, FILE *f)
                 tr->ncounters);
     free_strs(jname, tr->nnames);
     free(pp);
+    return rc;
 }

@@ -46,8 +46,8 @@ static pthread_mutex_t grow_lock = PTHREAD_MUTEX_INITIALIZER;
  * --bind-to core, taskset) would have the helper it makes inherit that
  * core and take its time from the program's calls. So by default
  * (CUTAP_PAGES=away) the helper moves to the CPUs the program's thread
- * may not use, where the system lets it (a cpuset may not: it then stays,
- * as before). Not SCHED_IDLE by default: the helper holds the process's
+ * may not use, of the same NUMA nodes and not kept apart by the kernel,
+ * where the system lets it (a cpuset may not: it then stays, as before). Not SCHED_IDLE by default: the helper holds the process's
  * mmap lock while it populates, and starved on a busy CPU it would hold
  * up a program thread that maps or unmaps memory (CUTAP_PAGES=idle: the
  * same CPUs, SCHED_IDLE, for measuring). CUTAP_PAGES=same keeps the
@@ -63,14 +63,40 @@ static struct {
     int away, idle;               /* CUTAP_PAGES: other CPUs, SCHED_IDLE */
 } PF = {.away = 1};
 
-/* The helper's place (see above), set by the helper itself. */
+/* The CPUs a sysfs list names ("0-3,8,10-11"); -1 when it cannot be read. */
+static int read_cpulist(const char *path, cpu_set_t *set)
+{
+    char buf[4096];
+    CPU_ZERO(set);
+    if (cutap_read_small(path, buf, sizeof buf) < 0)
+        return -1;
+    for (char *p = buf, *e;; p = e + 1) {
+        long a = strtol(p, &e, 10), b = a;
+        if (e == p)
+            break;
+        if (*e == '-' && (b = strtol(e + 1, &p, 10), p != e + 1))
+            e = p;
+        for (long i = a; i <= b && i >= 0 && i < CPU_SETSIZE; i++)
+            CPU_SET(i, set);
+        if (*e != ',')
+            break;
+    }
+    return 0;
+}
+
+/* The helper's place (see above), set by the helper itself: the CPUs the
+ * thread that made it may not use, but only those of its own NUMA nodes
+ * (the pages the helper populates are allocated on its node: the
+ * program's records must not land in another socket's memory) and none
+ * the kernel keeps apart (isolcpus, nohz_full: reserved for what their
+ * owner puts there). None left: it stays. */
 static void pf_place(void)
 {
     if (PF.idle) {
         struct sched_param sp = {0};
         pthread_setschedparam(pthread_self(), SCHED_IDLE, &sp);   /* refused: as it was */
     }
-    cpu_set_t mine, other;
+    cpu_set_t mine, other, apart, near, node;
     if (!PF.away || sched_getaffinity(0, sizeof mine, &mine))
         return;
     long n = sysconf(_SC_NPROCESSORS_CONF);
@@ -78,6 +104,29 @@ static void pf_place(void)
     for (long i = 0; i < n && i < CPU_SETSIZE; i++)
         if (!CPU_ISSET(i, &mine))
             CPU_SET(i, &other);
+    static const char *const kept_apart[] = {"/sys/devices/system/cpu/isolated", "/sys/devices/system/cpu/nohz_full"};
+    for (unsigned k = 0; k < 2; k++)
+        if (!read_cpulist(kept_apart[k], &apart))
+            for (long i = 0; i < CPU_SETSIZE; i++)
+                if (CPU_ISSET(i, &apart))
+                    CPU_CLR(i, &other);
+    cpu_set_t nodes;
+    if (!read_cpulist("/sys/devices/system/node/online", &nodes)) {
+        CPU_ZERO(&near);
+        for (long k = 0; k < CPU_SETSIZE; k++) {
+            char path[64];
+            snprintf(path, sizeof path, "/sys/devices/system/node/node%ld/cpulist", k);
+            if (!CPU_ISSET(k, &nodes) || read_cpulist(path, &node))
+                continue;
+            cpu_set_t both;
+            CPU_AND(&both, &node, &mine);
+            if (CPU_COUNT(&both))   /* a node of the program's CPUs: its other CPUs are near */
+                for (long i = 0; i < CPU_SETSIZE; i++)
+                    if (CPU_ISSET(i, &node) && CPU_ISSET(i, &other))
+                        CPU_SET(i, &near);
+        }
+        other = near;
+    }
     /* the kernel keeps the cpuset's CPUs of these; none: refused, stays */
     if (CPU_COUNT(&other))
         sched_setaffinity(0, sizeof other, &other);
@@ -289,9 +338,7 @@ static void *pf_main(void *arg)
 {
     (void)arg;
     prctl(PR_SET_NAME, "cutap-pages");
-    int e = errno;
     pf_place();
-    errno = e;
     for (;;) {
         uint32_t seen = atomic_load(&PF.kick);
         if (rec_ring.n) {

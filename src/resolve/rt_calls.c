@@ -607,14 +607,17 @@ uint64_t cutap_rt_hook_report(const struct rt_record *r, void *origin)
         while (k && s->f[k - 1].key != r)
             k--;
         if (CUTAP_LIKELY(!k)) {
-            struct rt_frame *f = &s->f[s->top];
+            /* the frame is the thread's before it is filled (as rt_enter
+             * does): a report made meanwhile by a signal handler on this
+             * thread takes the next one */
+            struct rt_frame *f = &s->f[s->top++];
+            f->key = r;
+            f->status = pl->status;
+            f->fused = 0;
             plan_words(pl, r->params, f->words);
-            if (fused_begin(s, f, pl, origin)) {
-                f->key = r;
-                f->status = pl->status;
-                s->top++;
+            if (fused_begin(s, f, pl, origin))
                 return 0;
-            }
+            s->top--;   /* not begun: the general way, from the same place */
         }
     }
     cutap_rt_report(0, cbid, r->name, r->params, NULL, origin, r);
