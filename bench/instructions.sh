@@ -36,26 +36,30 @@ count() {  # mode calls [rt] -> instructions of the whole run (rt: bench/rtrepor
     env LD_LIBRARY_PATH="$B/fake" ${pre:+LD_PRELOAD="$pre"} $env valgrind --tool=callgrind --callgrind-out-file="$W/cg" "$@" \
         2>&1 >/dev/null | sed -n 's/.*Collected : \([0-9]*\).*/\1/p'
 }
-per_call() { a=$(count "$1" "$N"); b=$(count "$1" $((2 * N))); echo $(( (b - a + N / 2) / N )); }   # nearest: 114.998 is 115
-bare=$(per_call bare); pass=$(per_call pass); stat=$(per_call stat); statall=$(per_call statall); trace=$(per_call trace)
+per_call() {   # MODE N [rt] -> instructions one call adds to the run (nearest: 114.998 is 115)
+    a=$(count "$1" "$2" ${3:-}); b=$(count "$1" $((2 * $2)) ${3:-}); echo $(( (b - a + $2 / 2) / $2 ))
+}
+row() { printf '%-34s %8d %8s\n' "$1" "$2" "$3"; }   # LABEL INSTR ADDED
+bare=$(per_call bare "$N"); pass=$(per_call pass "$N"); stat=$(per_call stat "$N"); statall=$(per_call statall "$N")
+trace=$(per_call trace "$N")
 echo "instructions per cuCtxGetCurrent call (valgrind, fake driver, N=$N)"
 printf '%-34s %8s %8s\n' mode instr added
-printf '%-34s %8d %8s\n' "bare driver" "$bare" -
-printf '%-34s %8d %8d\n' "cutap, no client (pass-through)" "$pass" $((pass - bare))
-printf '%-34s %8d %8d\n' "cutap stat (counters)" "$stat" $((stat - bare))
-printf '%-34s %8d %8d\n' "cutap stat --time-all" "$statall" $((statall - bare))
-printf '%-34s %8d %8d\n' "cutap trace (records)" "$trace" $((trace - bare))
+row "bare driver" "$bare" -
+row "cutap, no client (pass-through)" "$pass" $((pass - bare))
+row "cutap stat (counters)" "$stat" $((stat - bare))
+row "cutap stat --time-all" "$statall" $((statall - bare))
+row "cutap trace (records)" "$trace" $((trace - bare))
 # issue #13's targets, instructions added per call
 mark() { [ "$2" -le "$3" ] && echo "met" || echo "NOT met"; }
 echo "targets (issue #13): trace <= 100 added: $(mark trace $((trace - bare)) 100); stat <= 15 added: $(mark stat $((stat - bare)) 15)"
 
 # A static runtime copy's reported call (bench/rtreport)
 RN=$((N / 3))
-rt_per_call() { a=$(count "$1" "$RN" rt); b=$(count "$1" $((2 * RN)) rt); echo $(( (b - a + RN / 2) / RN )); }
-rbare=$(rt_per_call bare); rfloor=$(rt_per_call floor); rstat=$(rt_per_call stat); rtrace=$(rt_per_call trace)
+rbare=$(per_call bare "$RN" rt); rfloor=$(per_call floor "$RN" rt); rstat=$(per_call stat "$RN" rt)
+rtrace=$(per_call trace "$RN" rt)
 echo "instructions per reported cudaGetDevice of a static copy (bench/rtreport, N=$RN; its cuCtxGetDevice included)"
 printf '%-34s %8s %8s\n' mode instr added
-printf '%-34s %8d %8s\n' "bare (no reports asked for)" "$rbare" -
-printf '%-34s %8d %8d\n' "reports, ignored (floor)" "$rfloor" $((rfloor - rbare))
-printf '%-34s %8d %8d\n' "cutap stat" "$rstat" $((rstat - rbare))
-printf '%-34s %8d %8d\n' "cutap trace" "$rtrace" $((rtrace - rbare))
+row "bare (no reports asked for)" "$rbare" -
+row "reports, ignored (floor)" "$rfloor" $((rfloor - rbare))
+row "cutap stat" "$rstat" $((rstat - rbare))
+row "cutap trace" "$rtrace" $((rtrace - rbare))

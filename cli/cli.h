@@ -120,7 +120,8 @@ struct cli_par {
     void *arg;
 };
 /* How many threads to format on (0: the calling thread alone): CUTAP_THREADS,
- * else the CPUs online, at most 8; 0 for a trace with stacks or of few calls. */
+ * else the CPUs the command may run on, at most 8; 0 for a trace with
+ * stacks or of few calls. */
 unsigned cli_par_workers(const struct trace *tr);
 /* Formats every kept entry, on nworkers threads (0: this one). Returns 0,
  * or -1 after a message (memory, threads); *err: the errno of a failed

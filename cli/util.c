@@ -100,10 +100,9 @@ void json_str(FILE *f, const char *s)
         else if (*p >= 0x80 && (n = tr_utf8_len(p))) {
             out_mem(f, p, (size_t)n);   /* UTF-8 (the decoder's → and …) as is */
             p += n - 1;
-        } else if (*p < 0x20 || *p >= 0x7f)
+        } else {
             fprintf(f, "\\u%04x", *p);   /* other bytes one by one: traces hold raw C strings */
-        else
-            out_c(*p, f);
+        }
     }
     out_c('"', f);
 }
@@ -131,7 +130,6 @@ void text_str(FILE *f, const char *s)
         p += used;
     }
 }
-
 
 /* RFC 4180 quoting, and characters escaped as in text output (a CSV file
  * is read in terminals too): a field with a comma, a quote or anything

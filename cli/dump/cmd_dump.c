@@ -223,13 +223,11 @@ static int dump_calls(struct dump *d, const unsigned char *show)
     struct dump_run run = {d, show, labels};
     struct cli_par par = {.tr = tr, .what = "dump", .out = d->out, .keep = dump_keep, .fmt = dump_fmt,
                           .init = dump_init, .fini = dump_fini, .arg = &run};
-    if (cli_par_run(&par, cli_par_workers(tr), &err)) {
-        free(labels);
-        tr_progress_done(tr);
-        return -1;
-    }
+    int rc = cli_par_run(&par, cli_par_workers(tr), &err);
     free(labels);
     tr_progress_done(tr);
+    if (rc)
+        return -1;   /* (said) */
     errno = 0;
     if (fflush(d->out) == EOF && errno)
         err = errno;               /* fresher than the one saved above */

@@ -38,7 +38,7 @@ struct rt_stack {
     const void *last_origin;   /* the copy of the thread's last report, */
     uint32_t last_index;       /* its object (cutap_record_origin), */
     uint32_t last_epoch;       /* cutap_record_epoch, */
-    int last_state;            /* the runtime layer's state (cutap_lib_state) then, */
+    int last_state;            /* the runtime layer's state (cutap_lib_state) then (-1: ask again), */
     int last_own;              /* and whether its reports are all recorded from them (not the
                                   shared libcudart's while our wrappers record that) */
     unsigned lost;    /* entries not pushed (too deep) whose exit is to come,
@@ -382,6 +382,8 @@ static __attribute__((noinline)) void origin_cache(struct rt_stack *s, const voi
     else {
         uint32_t so = shared_runtime_object(), o = origin ? cutap_object_of(origin) : 0;
         s->last_own = so && o && o != so;
+        if (!so)
+            s->last_state = -1;   /* the shared libcudart's object not known yet: asked again next time */
     }
 }
 
@@ -492,7 +494,7 @@ static inline __attribute__((always_inline)) void rt_enter(uint32_t id, const vo
         /* the recorder alone: its records, without the callbacks; the
          * copy's object from the thread's last report when it is the same */
         uint32_t epoch = atomic_load_explicit(&cutap_record_epoch, memory_order_relaxed);
-        if (origin != s->last_origin || epoch != s->last_epoch || (int)shared != s->last_state || !s->last_own)
+        if (origin != s->last_origin || epoch != s->last_epoch || (int)shared != s->last_state)
             origin_cache(s, origin, epoch, shared);
         if (fused_begin(s, f, plan, origin))
             return;
