@@ -718,6 +718,38 @@ void cutap_record_report_end(cutap_call_t *call, void *rec, const uint64_t *aux)
         rec_end(rec, call->id, call->args, call->result, 0, t1);
 }
 
+/* A template for the straight path of reported runtime calls
+ * (record_internal.h): the layout rec_begin writes for a typed call of id
+ * with simple outputs or none. Not with native stacks: a call whose stack
+ * is asked for takes the fused path (the stacks are chosen at the
+ * recorder's start, before any report). */
+int cutap_record_rp(uint32_t id, unsigned nargs, struct cutap_rp *rp)
+{
+    memset(rp, 0, sizeof *rp);
+    if (id >= CUTAP_STATIC_COUNT || nargs > 255 || (rec_stack_on && rec_stack_ids[id]))
+        return 0;
+    struct plan p = make_plan(id, nargs, 0);
+    if ((p.flags & (PLAN_INSTR | PLAN_IN | PLAN_OUT)) && !(p.flags & PLAN_SIMPLE))
+        return 0;
+    if (p.flags & PLAN_WORDS)
+        return 0;
+    rp->nslots = p.nslots;
+    rp->nargs = (uint8_t)nargs;
+    rp->nsimple = p.nsimple;
+    rp->nostatus = !!(p.flags & PLAN_NOSTATUS);
+    rp->func = p.flags & PLAN_FUNC ? (uint8_t)(cutap_fn(id)->func_arg + 1) : 0;
+    for (unsigned k = 0; k < p.nsimple; k++) {
+        rp->out[k].off = p.out[k].off;
+        rp->out[k].arg = p.out[k].arg;
+        rp->out[k].size = p.out[k].size;
+        rp->hdr[k] = p.hdr[k];
+    }
+    rp->dnc = (uint32_t)nargs << 16 | (uint32_t)p.nsimple << 24;
+    unsigned rf = p.flags & PLAN_NOSTATUS ? CUTAP_RF_NOSTATUS : 0;
+    rp->head = CUTAP_REC_CALL | (uint64_t)rf << 8 | (uint64_t)p.nslots << 16 | (uint64_t)id << 32;
+    return 1;
+}
+
 /* Which fast paths refresh may hand out: 0 none, 1 trace, 2 counting
  * (record_internal.h). */
 int cutap_fast_kind;

@@ -123,7 +123,8 @@ _Static_assert(offsetof(struct rt_record, params) == 0x38 && offsetof(struct rt_
  * form is known, that no CUPTI client in the process asked for: recorded
  * as cutap_rt_report records it, straight through where the recorder is
  * the call's only client (resolve/rt_calls.c). Returns 0 (#1's result). */
-uint64_t cutap_rt_hook_report(const struct rt_record *r, void *origin);
+uint64_t cutap_rt_hook_enter(const struct rt_record *r, void *origin);
+uint64_t cutap_rt_hook_exit(const struct rt_record *r);
 
 /* The default: the runtime copies' own reports, without CUPTI. */
 extern int cutap_rt_hooks;

@@ -17,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "record_internal.h"
 #include "resolve_internal.h"
 
 /* --- per-thread stack of the runtime calls in progress ---------------- */
@@ -30,7 +31,8 @@ struct rt_frame {
     const void *key;              /* the runtime's record (default mode), else NULL */
     void *rec;                    /* fused: what the recorder's end needs */
     uint64_t aux[2];
-    int fused;                    /* recorded by the recorder's fused path */
+    const struct rt_plan *plan;   /* fused 2: its template */
+    int fused;                    /* recorded by the recorder's fused path (1), in place (2) */
     int status;                   /* its result is a cudaError_t (recorded), not a string or struct */
 };
 struct rt_stack {
@@ -237,9 +239,10 @@ static uint64_t widen(const unsigned char *q, unsigned size, int is_signed)
 struct rt_plan {
     uint32_t id;   /* CUTAP_ID_ALL: not a function of our runtime layer */
     uint8_t nargs, typed, toomany, status;
-    uint8_t fast;     /* recorded by cutap_rt_hook_report's straight path (id known, not too many words) */
+    uint8_t fast;     /* recorded by cutap_rt_hook_enter's straight path (id known, not too many words) */
     uint8_t natural;  /* every parameter a word at 8 * its index (pointers, sizes): copied as words */
     uint32_t flags;   /* the call's CUTAP_CALL_* flags */
+    struct cutap_rp rp;   /* the recorder's template: its records written in place (head 0: none) */
     uint16_t off[RT_MAXARGS];
     uint8_t size[RT_MAXARGS], how[RT_MAXARGS];
 };
@@ -305,6 +308,8 @@ static __attribute__((noinline)) const struct rt_plan *plan_make(uint32_t cbid, 
         p->toomany = fi->nargs > RT_MAXARGS;
         p->status = !fi->nostatus;
         plan_layout(p, fi);
+        if (p->typed && !p->toomany)
+            cutap_record_rp(id, p->nargs, &p->rp);
     }
     if (p != &not_ours) {
         p->fast = !p->toomany;
@@ -387,8 +392,10 @@ static __attribute__((noinline)) void origin_cache(struct rt_stack *s, const voi
     }
 }
 
-/* Ends the thread's innermost frame with result. */
-static inline __attribute__((always_inline)) void rt_close_top(struct rt_stack *s, uint64_t result)
+/* Ends the thread's innermost frame with result; missed: its exit was
+ * never reported (recorded as 0; the outputs of a record written in place
+ * are not read: the pointers may be gone). */
+static inline __attribute__((always_inline)) void rt_close_frame(struct rt_stack *s, uint64_t result, int missed)
 {
     struct rt_frame *f = &s->f[s->top - 1];
     if (f->fused) {
@@ -396,20 +403,32 @@ static inline __attribute__((always_inline)) void rt_close_top(struct rt_stack *
         cutap_call_t *c = &f->x.call.c;
         t->depth--;
         t->current = c->parent;
-        c->result = result;
-        cutap_record_report_end(c, f->rec, f->aux);
+        if (CUTAP_LIKELY(f->fused == 2)) {
+            cutap_rp_end(&f->plan->rp, f->rec, c->args, result, !missed);
+        } else {
+            c->result = result;
+            cutap_record_report_end(c, f->rec, f->aux);
+        }
         s->top--;
         return;
     }
     cutap_external_exit(&f->x, result);
     s->top--;   /* after the post callbacks: a call they make pushes above */
 }
+static inline __attribute__((always_inline)) void rt_close_top(struct rt_stack *s, uint64_t result)
+{
+    rt_close_frame(s, result, 0);
+}
+static inline __attribute__((always_inline)) void rt_close_missed(struct rt_stack *s)
+{
+    rt_close_frame(s, 0, 1);
+}
 
 /* A reported call of a plan begun by the recorder alone, its words in
  * f->words and its copy in the thread's origin cache: 1 (the thread's
  * current call now), or 0 (the general way). */
 static inline __attribute__((always_inline)) int fused_begin(struct rt_stack *s, struct rt_frame *f,
-                                                           const struct rt_plan *pl, void *origin)
+                                                           const struct rt_plan *pl, void *origin, uint64_t *args)
 {
     struct cutap_thread *t = &cutap_tls;
     cutap_call_t *c = &f->x.call.c;
@@ -418,7 +437,7 @@ static inline __attribute__((always_inline)) int fused_begin(struct rt_stack *s,
     c->flags = pl->flags;
     c->nargs = pl->nargs;   /* 0 when untyped */
     c->depth = t->depth;
-    c->args = f->words;
+    c->args = args;
     c->result = 0;
     c->fn = origin;
     c->parent = t->current;
@@ -468,7 +487,7 @@ static inline __attribute__((always_inline)) void rt_enter(uint32_t id, const vo
         while (k && s->f[k - 1].key != key)
             k--;
         while (k && s->top >= k)
-            rt_close_top(s, 0);
+            rt_close_missed(s);
     }
     if (!s || s->top >= RT_DEPTH) {
         if (corr)
@@ -496,7 +515,7 @@ static inline __attribute__((always_inline)) void rt_enter(uint32_t id, const vo
         uint32_t epoch = atomic_load_explicit(&cutap_record_epoch, memory_order_relaxed);
         if (origin != s->last_origin || epoch != s->last_epoch || (int)shared != s->last_state)
             origin_cache(s, origin, epoch, shared);
-        if (fused_begin(s, f, plan, origin))
+        if (fused_begin(s, f, plan, origin, f->words))
             return;
     }
     cutap_external_enter(&f->x, id, f->words, typed ? nargs : 0, typed ? 0 : CUTAP_CALL_UNTYPED, origin);
@@ -528,7 +547,7 @@ static inline __attribute__((always_inline)) void rt_exit(uint32_t id, const voi
         if (!k)
             return;   /* its entry was not seen (or not recorded) */
         while (s->top > k)
-            rt_close_top(s, 0);
+            rt_close_missed(s);
     } else if (!s->top || s->f[s->top - 1].x.call.c.id != id)
         return;   /* pop only our own frame: an exit whose entry we missed (made before
                      the subscription) finds another call, or none, on top */
@@ -578,33 +597,24 @@ void cutap_rt_report(int site, uint32_t cbid, const char *name, const void *para
  * last copy, of a function whose plan is made, recorded by the recorder
  * alone (cutap_record_report_begin), with no older call of the same record
  * open; anything else takes cutap_rt_report's way. The same records, the
- * same nesting, in one function (issue #25: the cost per reported call). */
-uint64_t cutap_rt_hook_report(const struct rt_record *r, void *origin)
+ * same nesting; the entry and the exit each one small function, the rest
+ * out of line (issue #25: the cost per reported call). */
+static __attribute__((noinline)) uint64_t hook_enter_general(const struct rt_record *r, void *origin)
+{
+    cutap_rt_report(0, r->cbid, r->name, r->params, NULL, origin, r);
+    return 0;
+}
+
+uint64_t cutap_rt_hook_enter(const struct rt_record *r, void *origin)
 {
     struct rt_stack *s = rt_stk;
-    if (r->site != 0) {
-        /* the exit: the frame its entry pushed, on top */
-        unsigned top;
-        struct rt_frame *f;
-        if (CUTAP_LIKELY(s && (top = s->top) && (f = &s->f[top - 1])->key == r && f->fused)) {
-            uint64_t result = 0;
-            if (r->result && f->status) {
-                int32_t v;
-                memcpy(&v, r->result, sizeof v);
-                result = (uint32_t)v;
-            }
-            rt_close_top(s, result);
-        } else
-            rt_exit(0, r->result, NULL, r);
-        return 0;
-    }
     uint32_t cbid = r->cbid;
-    const struct rt_plan *pl = cbid < CBID_CACHE ? atomic_load_explicit(&rt_plans[cbid], memory_order_acquire) : NULL;
-    int shared = atomic_load_explicit(&cutap_lib_state[CUTAP_LAYER_RUNTIME - CUTAP_FIRST_LIB_LAYER],
-                                      memory_order_acquire) == 1;
-    if (CUTAP_LIKELY(pl && pl->fast && s && origin == s->last_origin && s->last_own && s->last_state == shared &&
-                     s->last_epoch == atomic_load_explicit(&cutap_record_epoch, memory_order_relaxed) &&
-                     s->top < RT_DEPTH)) {
+    const struct rt_plan *pl;
+    if (CUTAP_LIKELY(cbid < CBID_CACHE && (pl = atomic_load_explicit(&rt_plans[cbid], memory_order_acquire)) &&
+                     pl->fast && s && origin == s->last_origin && s->last_own && s->top < RT_DEPTH &&
+                     s->last_state == (atomic_load_explicit(&cutap_lib_state[CUTAP_LAYER_RUNTIME - CUTAP_FIRST_LIB_LAYER],
+                                                            memory_order_acquire) == 1) &&
+                     s->last_epoch == atomic_load_explicit(&cutap_record_epoch, memory_order_relaxed))) {
         unsigned k = s->top;
         while (k && s->f[k - 1].key != r)
             k--;
@@ -617,13 +627,64 @@ uint64_t cutap_rt_hook_report(const struct rt_record *r, void *origin)
             f->status = pl->status;
             f->fused = 0;
             plan_words(pl, r->params, f->words);
-            if (fused_begin(s, f, pl, origin))
+            uint8_t fm;
+            struct cutap_rec_call *rec;
+            if (CUTAP_LIKELY(pl->rp.head && __atomic_load_n(&cutap_fast_kind, __ATOMIC_ACQUIRE) == 1 &&
+                             (fm = atomic_load_explicit(&cutap_fast_mask, memory_order_relaxed)) &&
+                             atomic_load_explicit(&cutap_mask[pl->id], memory_order_relaxed) == fm)) {
+                /* the record written in place from the recorder's template */
+                struct cutap_thread *t = &cutap_tls;
+                unsigned depth = t->depth;
+                if (CUTAP_LIKELY((rec = cutap_rp_begin(&pl->rp, pl->id, f->words, depth, s->last_index)) != NULL)) {
+                    cutap_call_t *c = &f->x.call.c;
+                    c->id = pl->id;
+                    c->layer = CUTAP_LAYER_RUNTIME;
+                    c->flags = pl->flags;
+                    c->nargs = pl->nargs;
+                    c->depth = depth;
+                    c->args = f->words;
+                    c->result = 0;
+                    c->fn = origin;
+                    c->parent = t->current;
+                    f->rec = rec;
+                    f->plan = pl;
+                    f->fused = 2;
+                    t->depth = depth + 1;
+                    t->current = c;
+                    return 0;
+                }
+            }
+            if (fused_begin(s, f, pl, origin, f->words))
                 return 0;
             s->top--;   /* not begun: the general way, from the same place */
         }
     }
-    cutap_rt_report(0, cbid, r->name, r->params, NULL, origin, r);
+    return hook_enter_general(r, origin);
+}
+
+static __attribute__((noinline)) uint64_t hook_exit_general(const struct rt_record *r)
+{
+    rt_exit(0, r->result, NULL, r);
     return 0;
+}
+
+uint64_t cutap_rt_hook_exit(const struct rt_record *r)
+{
+    struct rt_stack *s = rt_stk;
+    unsigned top;
+    struct rt_frame *f;
+    if (CUTAP_LIKELY(s && (top = s->top) && (f = &s->f[top - 1])->key == r && f->fused)) {
+        /* the frame its entry pushed, on top */
+        uint64_t result = 0;
+        if (r->result && f->status) {
+            int32_t v;
+            memcpy(&v, r->result, sizeof v);
+            result = (uint32_t)v;
+        }
+        rt_close_top(s, result);
+        return 0;
+    }
+    return hook_exit_general(r);
 }
 
 /* Whether origin lies in the shared libcudart our wrappers record. */
