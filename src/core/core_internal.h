@@ -309,6 +309,36 @@ uint64_t cutap_record_fast(cutap_call_t *call, cutap_thunk_t thunk);
  * words of it; its end after call->result is set. */
 int cutap_record_report_begin(cutap_call_t *call, uint32_t origin, void **rec, uint64_t *aux);
 void cutap_record_report_end(cutap_call_t *call, void *rec, const uint64_t *aux);
+/* calls.c: the straight path of a runtime copy's reports (resolve/
+ * rt_calls.c, issue #25) writes the records of a typed function as the
+ * generated fast paths do, from a template the recorder makes once per
+ * function (the layout the id's plan gives: argument words, up to two 4-
+ * or 8-byte outputs), while trace mode records (cutap_fast_kind 1) and the
+ * recorder is the id's only client. head 0: no template (strings, inputs,
+ * other outputs, native stacks): cutap_record_report_begin takes it. */
+struct cutap_rp {
+    uint64_t head;       /* the record's first word: kind, flags, slots, id */
+    uint32_t dnc;        /* nargs << 16 | ncap << 24 (the depth goes below) */
+    uint16_t nslots;
+    uint8_t nargs, nsimple;
+    uint8_t nostatus;    /* outputs read whatever the result */
+    uint8_t func;        /* its kernel handle's argument + 1 (named after the call); 0: none */
+    struct {
+        uint16_t off;    /* the capture header's byte offset in the record */
+        uint8_t arg, size;
+    } out[2];
+    uint64_t hdr[2];     /* the headers as written before the call */
+};
+/* id's template (nargs its words); 0 when it has none. */
+int cutap_record_rp(uint32_t id, unsigned nargs, struct cutap_rp *rp);
+/* The record of a call of id begun (w its words, depth the thread's,
+ * origin the copy's object as cutap_record_origin names it): NULL when the
+ * fused path must take it (the id not yet named in this file, the chunk
+ * full). */
+void *cutap_record_rp_begin(const struct cutap_rp *rp, uint32_t id, const uint64_t *w, unsigned depth, uint32_t origin);
+/* Its end: result the runtime's (a cudaError_t); outputs 0: none read (an
+ * exit never reported: its pointers may be gone). */
+void cutap_record_rp_end(const struct cutap_rp *rp, void *rec, const uint64_t *w, uint64_t result, int outputs);
 /* calls.c: the object index (+1) a record names for code at fn, the
  * object named in the file first; 0: none. */
 uint32_t cutap_record_origin(const void *fn);

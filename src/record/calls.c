@@ -719,7 +719,7 @@ void cutap_record_report_end(cutap_call_t *call, void *rec, const uint64_t *aux)
 }
 
 /* A template for the straight path of reported runtime calls
- * (record_internal.h): the layout rec_begin writes for a typed call of id
+ * (core_internal.h): the layout rec_begin writes for a typed call of id
  * with simple outputs or none. Not with native stacks: a call whose stack
  * is asked for takes the fused path (the stacks are chosen at the
  * recorder's start, before any report). */
@@ -748,6 +748,50 @@ int cutap_record_rp(uint32_t id, unsigned nargs, struct cutap_rp *rp)
     unsigned rf = p.flags & PLAN_NOSTATUS ? CUTAP_RF_NOSTATUS : 0;
     rp->head = CUTAP_REC_CALL | (uint64_t)rf << 8 | (uint64_t)p.nslots << 16 | (uint64_t)id << 32;
     return 1;
+}
+
+void *cutap_record_rp_begin(const struct cutap_rp *rp, uint32_t id, const uint64_t *w, unsigned depth, uint32_t origin)
+{
+    struct cutap_rec_call *r = cutap_fp_reserve(id, rp->nslots);
+    if (__builtin_expect(!r, 0))
+        return 0;
+    for (unsigned i = 0; i < rp->nargs; i++)
+        r->words[i] = w[i];
+    for (unsigned k = 0; k < rp->nsimple; k++)
+        *(uint64_t *)(void *)((char *)r + rp->out[k].off) = rp->hdr[k];
+    uint32_t dnc = (uint32_t)(uint16_t)depth | rp->dnc;
+    memcpy(&r->depth, &dnc, sizeof dnc);
+    r->origin = origin;
+    r->t0 = cutap_rec_clock();
+    __atomic_store_n((uint64_t *)(void *)r, rp->head, __ATOMIC_RELEASE);
+    return r;
+}
+
+void cutap_record_rp_end(const struct cutap_rp *rp, void *rec, const uint64_t *w, uint64_t result, int outputs)
+{
+    struct cutap_rec_call *r = rec;
+    r->t1 = cutap_rec_clock();
+    r->result = result;
+    int ok = outputs && (rp->nostatus || (uint32_t)result == 0);
+    if (ok) {
+        for (unsigned k = 0; k < rp->nsimple; k++) {
+            const void *p = (const void *)(uintptr_t)w[rp->out[k].arg];
+            if (!p)
+                continue;
+            char *h = (char *)r + rp->out[k].off;
+            uint16_t size = rp->out[k].size;
+            if (size == 8)
+                memcpy(h + 8, p, 8);
+            else
+                memcpy(h + 8, p, 4);
+            struct cutap_capture *ch = (struct cutap_capture *)(void *)h;
+            ch->len = size;
+            ch->state = CUTAP_CAPS_OK;
+        }
+    }
+    __atomic_store_n(&r->flags, (uint8_t)(r->flags | CUTAP_RF_DONE), __ATOMIC_RELEASE);
+    if (__builtin_expect(rp->func && ok, 0))
+        cutap_fp_name_function(w[rp->func - 1]);
 }
 
 /* Which fast paths refresh may hand out: 0 none, 1 trace, 2 counting

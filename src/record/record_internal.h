@@ -7,7 +7,6 @@
 #define CUTAP_RECORD_INTERNAL_H
 #include <stddef.h>
 #include <stdint.h>
-#include <string.h>
 #include <x86intrin.h>
 
 #include "core_internal.h"
@@ -120,79 +119,6 @@ static inline __attribute__((always_inline)) void cutap_fp_count(struct cutap_co
 {
     c->errors += (unsigned)error;
     __atomic_store_n(&c->calls, c->calls + 1, __ATOMIC_RELEASE);
-}
-
-/* --- reported runtime calls written in place (resolve/rt_calls.c) ------ */
-/* The straight path of a runtime copy's reports (issue #25) writes the
- * records of a typed function as the generated fast paths do, from a
- * template the recorder makes once per function (the layout the id's
- * plan gives: argument words, up to two 4- or 8-byte outputs), while
- * trace mode records (cutap_fast_kind 1) and the recorder is the id's only
- * client. head 0: no template (strings, inputs, other outputs, native
- * stacks): the fused path (cutap_record_report_begin) takes it. */
-struct cutap_rp {
-    uint64_t head;       /* the record's first word: kind, flags, slots, id */
-    uint32_t dnc;        /* nargs << 16 | ncap << 24 (the depth goes below) */
-    uint16_t nslots;
-    uint8_t nargs, nsimple;
-    uint8_t nostatus;    /* outputs read whatever the result */
-    uint8_t func;        /* its kernel handle's argument + 1 (named after the call); 0: none */
-    struct {
-        uint16_t off;    /* the capture header's byte offset in the record */
-        uint8_t arg, size;
-    } out[2];
-    uint64_t hdr[2];     /* the headers as written before the call */
-};
-/* calls.c: id's template (nargs its words); 0 when it has none. */
-int cutap_record_rp(uint32_t id, unsigned nargs, struct cutap_rp *rp);
-
-/* The record of a call of id begun: NULL when the general way must take
- * it (the id not yet named in this file, the chunk full). */
-static inline __attribute__((always_inline)) struct cutap_rec_call *
-cutap_rp_begin(const struct cutap_rp *rp, uint32_t id, const uint64_t *w, unsigned depth, uint32_t origin)
-{
-    struct cutap_rec_call *r = cutap_fp_reserve(id, rp->nslots);
-    if (__builtin_expect(!r, 0))
-        return 0;
-    for (unsigned i = 0; i < rp->nargs; i++)
-        r->words[i] = w[i];
-    for (unsigned k = 0; k < rp->nsimple; k++)
-        *(uint64_t *)(void *)((char *)r + rp->out[k].off) = rp->hdr[k];
-    uint32_t dnc = (uint32_t)(uint16_t)depth | rp->dnc;
-    memcpy(&r->depth, &dnc, sizeof dnc);
-    r->origin = origin;
-    r->t0 = cutap_rec_clock();
-    __atomic_store_n((uint64_t *)(void *)r, rp->head, __ATOMIC_RELEASE);
-    return r;
-}
-
-/* Its end: result the runtime's (a cudaError_t), w its words; outputs 0:
- * none read (an exit never reported: its pointers may be gone). */
-static inline __attribute__((always_inline)) void cutap_rp_end(const struct cutap_rp *rp, struct cutap_rec_call *r,
-                                                                const uint64_t *w, uint64_t result, int outputs)
-{
-    r->t1 = cutap_rec_clock();
-    r->result = result;
-    int ok = outputs && (rp->nostatus || (uint32_t)result == 0);
-    if (ok) {
-        for (unsigned k = 0; k < rp->nsimple; k++) {
-            const void *p = (const void *)(uintptr_t)w[rp->out[k].arg];
-            if (!p)
-                continue;
-            char *h = (char *)r + rp->out[k].off;
-            uint16_t size = rp->out[k].size;
-            if (size == 8)
-                memcpy(h + 8, p, 8);
-            else
-                memcpy(h + 8, p, 4);
-            struct cutap_capture *ch = (struct cutap_capture *)(void *)h;
-            ch->len = size;
-            ch->state = CUTAP_CAPS_OK;
-        }
-    }
-    __atomic_store_n(&r->flags, (uint8_t)(r->flags | CUTAP_RF_DONE), __ATOMIC_RELEASE);
-    if (__builtin_expect(rp->func && ok, 0))
-        cutap_fp_name_function(w[rp->func - 1]);
 }
 
 /* A capture header as written before the call (room 8 bytes) and after

@@ -17,7 +17,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "record_internal.h"
 #include "resolve_internal.h"
 
 /* --- per-thread stack of the runtime calls in progress ---------------- */
@@ -404,7 +403,7 @@ static inline __attribute__((always_inline)) void rt_close_frame(struct rt_stack
         t->depth--;
         t->current = c->parent;
         if (CUTAP_LIKELY(f->fused == 2)) {
-            cutap_rp_end(&f->plan->rp, f->rec, c->args, result, !missed);
+            cutap_record_rp_end(&f->plan->rp, f->rec, c->args, result, !missed);
         } else {
             c->result = result;
             cutap_record_report_end(c, f->rec, f->aux);
@@ -628,14 +627,14 @@ uint64_t cutap_rt_hook_enter(const struct rt_record *r, void *origin)
             f->fused = 0;
             plan_words(pl, r->params, f->words);
             uint8_t fm;
-            struct cutap_rec_call *rec;
+            void *rec;
             if (CUTAP_LIKELY(pl->rp.head && __atomic_load_n(&cutap_fast_kind, __ATOMIC_ACQUIRE) == 1 &&
                              (fm = atomic_load_explicit(&cutap_fast_mask, memory_order_relaxed)) &&
                              atomic_load_explicit(&cutap_mask[pl->id], memory_order_relaxed) == fm)) {
                 /* the record written in place from the recorder's template */
                 struct cutap_thread *t = &cutap_tls;
                 unsigned depth = t->depth;
-                if (CUTAP_LIKELY((rec = cutap_rp_begin(&pl->rp, pl->id, f->words, depth, s->last_index)) != NULL)) {
+                if (CUTAP_LIKELY((rec = cutap_record_rp_begin(&pl->rp, pl->id, f->words, depth, s->last_index)) != NULL)) {
                     cutap_call_t *c = &f->x.call.c;
                     c->id = pl->id;
                     c->layer = CUTAP_LAYER_RUNTIME;
