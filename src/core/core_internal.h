@@ -316,6 +316,11 @@ void cutap_record_report_end(cutap_call_t *call, void *rec, const uint64_t *aux)
  * or 8-byte outputs), while trace mode records (cutap_fast_kind 1) and the
  * recorder is the id's only client. head 0: no template (strings, inputs,
  * other outputs, native stacks): cutap_record_report_begin takes it. */
+/* A 4- or 8-byte output of a record (a simple capture). */
+struct cutap_rp_out {
+    uint16_t off;        /* the capture header's byte offset in the record */
+    uint8_t arg, size;   /* its argument, its bytes */
+};
 struct cutap_rp {
     uint64_t head;       /* the record's first word: kind, flags, slots, id */
     uint32_t dnc;        /* nargs << 16 | ncap << 24 (the depth goes below) */
@@ -323,10 +328,7 @@ struct cutap_rp {
     uint8_t nargs, nsimple;
     uint8_t nostatus;    /* outputs read whatever the result */
     uint8_t func;        /* its kernel handle's argument + 1 (named after the call); 0: none */
-    struct {
-        uint16_t off;    /* the capture header's byte offset in the record */
-        uint8_t arg, size;
-    } out[2];
+    struct cutap_rp_out out[2];
     uint64_t hdr[2];     /* the headers as written before the call */
 };
 /* id's template (nargs its words); 0 when it has none. */

@@ -17,24 +17,6 @@
  * slots when it has no string argument, and flags for the paths it takes.
  * A fresh record's bytes are zero (the file region is new and never
  * reused), so the writer stores only what is not zero. */
-/* PLAN_NOSTATUS: the result is no status code (a pointer, a count, void):
- * outputs are read whatever it is. */
-enum { PLAN_READY = 1, PLAN_INSTR = 2, PLAN_IN = 4, PLAN_OUT = 8, PLAN_FUNC = 16, PLAN_SIMPLE = 32, PLAN_NOSTATUS = 64,
-       PLAN_WORDS = 128 };
-/* SIMPLE: every capture is a 4- or 8-byte output (cuCtxGetCurrent,
- * cuMemAlloc, cuDeviceGetAttribute…: most calls that have captures), at
- * most two: their headers and offsets are kept here, so the hot path
- * stores them without walking the capture table. */
-struct plan {
-    uint16_t nslots;
-    uint8_t flags;
-    uint8_t nsimple;
-    struct {
-        uint16_t off;      /* byte offset of the capture header in the record */
-        uint8_t arg, size;
-    } out[2];
-    uint64_t hdr[2];       /* the headers as written before the call */
-};
 static struct plan plans[CUTAP_MAX_IDS];
 
 static const size_t first_room = sizeof(struct cutap_rec_call) - offsetof(struct cutap_rec_call, words);
@@ -57,7 +39,7 @@ static inline size_t cap_room(const struct cutap_capinfo *c, uint64_t arg)
     }
 }
 
-static struct plan make_plan(uint32_t id, unsigned nargs, int untyped)
+struct plan rec_make_plan(uint32_t id, unsigned nargs, int untyped)
 {
     struct plan p;
     memset(&p, 0, sizeof p);
@@ -144,7 +126,7 @@ static void write_captures(uint32_t id, const uint64_t *args, struct cutap_rec_c
 static __attribute__((noinline)) void publish_plan(uint32_t id, unsigned nargs, int untyped)
 {
     rec_name_id(id);
-    struct plan p = make_plan(id, nargs, untyped), *pl = &plans[id];
+    struct plan p = rec_make_plan(id, nargs, untyped), *pl = &plans[id];
     pl->nslots = p.nslots;
     pl->nsimple = p.nsimple;
     memcpy(pl->out, p.out, sizeof p.out);
@@ -294,20 +276,7 @@ static inline __attribute__((always_inline)) void rec_end(struct cutap_rec_call 
     /* a skipped call: the driver wrote nothing */
     int ok = !skipped && ((pf & PLAN_NOSTATUS) || (uint32_t)result == CUTAP_CUDA_SUCCESS);
     if ((pf & PLAN_SIMPLE) && ok) {
-        for (unsigned k = 0; k < pl->nsimple; k++) {
-            const void *p = (const void *)(uintptr_t)args[pl->out[k].arg];
-            if (!p)
-                continue;
-            char *h = (char *)r + pl->out[k].off;
-            uint16_t size = pl->out[k].size;
-            if (size == 8)
-                memcpy(h + 8, p, 8);
-            else
-                memcpy(h + 8, p, 4);
-            struct cutap_capture *ch = (struct cutap_capture *)h;
-            ch->len = size;
-            ch->state = CUTAP_CAPS_OK;
-        }
+        rec_take_simple(r, args, pl->out, pl->nsimple);
     } else if ((pf & PLAN_OUT) && ok) {
         write_outputs(id, args, r);
     }
@@ -716,82 +685,6 @@ void cutap_record_report_end(cutap_call_t *call, void *rec, const uint64_t *aux)
     uint64_t t1 = cutap_rec_clock();
     if (rec)
         rec_end(rec, call->id, call->args, call->result, 0, t1);
-}
-
-/* A template for the straight path of reported runtime calls
- * (core_internal.h): the layout rec_begin writes for a typed call of id
- * with simple outputs or none. Not with native stacks: a call whose stack
- * is asked for takes the fused path (the stacks are chosen at the
- * recorder's start, before any report). */
-int cutap_record_rp(uint32_t id, unsigned nargs, struct cutap_rp *rp)
-{
-    memset(rp, 0, sizeof *rp);
-    if (id >= CUTAP_STATIC_COUNT || nargs > 255 || (rec_stack_on && rec_stack_ids[id]))
-        return 0;
-    struct plan p = make_plan(id, nargs, 0);
-    if ((p.flags & (PLAN_INSTR | PLAN_IN | PLAN_OUT)) && !(p.flags & PLAN_SIMPLE))
-        return 0;
-    if (p.flags & PLAN_WORDS)
-        return 0;
-    rp->nslots = p.nslots;
-    rp->nargs = (uint8_t)nargs;
-    rp->nsimple = p.nsimple;
-    rp->nostatus = !!(p.flags & PLAN_NOSTATUS);
-    rp->func = p.flags & PLAN_FUNC ? (uint8_t)(cutap_fn(id)->func_arg + 1) : 0;
-    for (unsigned k = 0; k < p.nsimple; k++) {
-        rp->out[k].off = p.out[k].off;
-        rp->out[k].arg = p.out[k].arg;
-        rp->out[k].size = p.out[k].size;
-        rp->hdr[k] = p.hdr[k];
-    }
-    rp->dnc = (uint32_t)nargs << 16 | (uint32_t)p.nsimple << 24;
-    unsigned rf = p.flags & PLAN_NOSTATUS ? CUTAP_RF_NOSTATUS : 0;
-    rp->head = CUTAP_REC_CALL | (uint64_t)rf << 8 | (uint64_t)p.nslots << 16 | (uint64_t)id << 32;
-    return 1;
-}
-
-void *cutap_record_rp_begin(const struct cutap_rp *rp, uint32_t id, const uint64_t *w, unsigned depth, uint32_t origin)
-{
-    struct cutap_rec_call *r = cutap_fp_reserve(id, rp->nslots);
-    if (__builtin_expect(!r, 0))
-        return 0;
-    for (unsigned i = 0; i < rp->nargs; i++)
-        r->words[i] = w[i];
-    for (unsigned k = 0; k < rp->nsimple; k++)
-        *(uint64_t *)(void *)((char *)r + rp->out[k].off) = rp->hdr[k];
-    uint32_t dnc = (uint32_t)(uint16_t)depth | rp->dnc;
-    memcpy(&r->depth, &dnc, sizeof dnc);
-    r->origin = origin;
-    r->t0 = cutap_rec_clock();
-    __atomic_store_n((uint64_t *)(void *)r, rp->head, __ATOMIC_RELEASE);
-    return r;
-}
-
-void cutap_record_rp_end(const struct cutap_rp *rp, void *rec, const uint64_t *w, uint64_t result, int outputs)
-{
-    struct cutap_rec_call *r = rec;
-    r->t1 = cutap_rec_clock();
-    r->result = result;
-    int ok = outputs && (rp->nostatus || (uint32_t)result == 0);
-    if (ok) {
-        for (unsigned k = 0; k < rp->nsimple; k++) {
-            const void *p = (const void *)(uintptr_t)w[rp->out[k].arg];
-            if (!p)
-                continue;
-            char *h = (char *)r + rp->out[k].off;
-            uint16_t size = rp->out[k].size;
-            if (size == 8)
-                memcpy(h + 8, p, 8);
-            else
-                memcpy(h + 8, p, 4);
-            struct cutap_capture *ch = (struct cutap_capture *)(void *)h;
-            ch->len = size;
-            ch->state = CUTAP_CAPS_OK;
-        }
-    }
-    __atomic_store_n(&r->flags, (uint8_t)(r->flags | CUTAP_RF_DONE), __ATOMIC_RELEASE);
-    if (__builtin_expect(rp->func && ok, 0))
-        cutap_fp_name_function(w[rp->func - 1]);
 }
 
 /* Which fast paths refresh may hand out: 0 none, 1 trace, 2 counting

@@ -32,6 +32,7 @@
  *   chunks.c    threads and the chunks they take; tails of exited threads
  *   meta.c      meta records: ids, layers, kernels named once per file
  *   calls.c     trace mode, counting mode, the fused path (the hot path)
+ *   inplace.c   a runtime copy's reported calls written in place (issue #25)
  *   stack.c     native stacks (CUTAP_STACK)
  *   recorder.c  start, fork, capture control (freeze, ranges)
  *   capture.c   what turns recording on and off (profiler ranges, signals, timers)
@@ -44,6 +45,7 @@
 #include <limits.h>
 #include <stdatomic.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "cutap_format.h"
 #include "record_internal.h"
@@ -198,6 +200,43 @@ static inline void rec_name_function(uint64_t f)
 
 /* --- calls.c, stack.c --------------------------------------------------- */
 
+/* PLAN_NOSTATUS: the result is no status code (a pointer, a count, void):
+ * outputs are read whatever it is. */
+enum { PLAN_READY = 1, PLAN_INSTR = 2, PLAN_IN = 4, PLAN_OUT = 8, PLAN_FUNC = 16, PLAN_SIMPLE = 32, PLAN_NOSTATUS = 64,
+       PLAN_WORDS = 128 };
+/* SIMPLE: every capture is a 4- or 8-byte output (cuCtxGetCurrent,
+ * cuMemAlloc, cuDeviceGetAttribute…: most calls that have captures), at
+ * most two: their headers and offsets are kept here, so the hot path
+ * stores them without walking the capture table. */
+struct plan {
+    uint16_t nslots;
+    uint8_t flags;
+    uint8_t nsimple;
+    struct cutap_rp_out out[2];
+    uint64_t hdr[2];       /* the headers as written before the call */
+};
+/* The plan of a call of id (calls.c; inplace.c makes its templates). */
+struct plan rec_make_plan(uint32_t id, unsigned nargs, int untyped);
+/* A call's simple outputs taken (after it succeeded): n at out, the
+ * pointers in its words. */
+static inline __attribute__((always_inline)) void rec_take_simple(struct cutap_rec_call *r, const uint64_t *args,
+                                                                   const struct cutap_rp_out *out, unsigned n)
+{
+    for (unsigned k = 0; k < n; k++) {
+        const void *p = (const void *)(uintptr_t)args[out[k].arg];
+        if (!p)
+            continue;
+        char *h = (char *)r + out[k].off;
+        uint16_t size = out[k].size;
+        if (size == 8)
+            memcpy(h + 8, p, 8);
+        else
+            memcpy(h + 8, p, 4);
+        struct cutap_capture *ch = (struct cutap_capture *)(void *)h;
+        ch->len = size;
+        ch->state = CUTAP_CAPS_OK;
+    }
+}
 /* Registers the recorder's callbacks (trace or counting mode); the client. */
 int rec_register(int counts);
 /* A thread's next sampling interval (counting mode): 1..63. */
