@@ -52,10 +52,10 @@ static __attribute__((noinline)) void site_badname(const void *rec) { REPORT(17,
 static __attribute__((noinline)) void site_good(const void *rec) { REPORT(17, rec); }
 static __attribute__((noinline)) void site_both(const void *rec) { REPORT(20, rec); }
 
-static __attribute__((noinline)) void one_call(uint32_t cbid, const char *name, int with_exit)
+static __attribute__((noinline)) void one_call(uint32_t cbid, const char *name, int with_exit, int *out)
 {
     int dev = 0, r = 0;
-    struct { int *device; } params = {&dev};
+    struct { int *device; } params = {out ? out : &dev};
     struct rt_copy_record a = {.size = sizeof a, .name = name, .params = &params, .cbid = cbid, .site = 0};
     ((slot_fn)table[4])((uint64_t)(uintptr_t)&a, (uint64_t)(uintptr_t)&a.context_uid, 0, 0, 0, 0);
     ((slot_fn)table[1])(cbid, (uint64_t)(uintptr_t)&a, 0, 0, 0x64, 0);
@@ -101,11 +101,26 @@ int main(int argc, char **argv)
     }
     if (argc > 1 && !strcmp(argv[1], "noexit")) {
         if (wanted(17)) {
-            one_call(17, "cudaGetDevice", 0);
-            one_call(17, "cudaGetDevice", 0);
-            one_call(20, "cudaMalloc", 1);
+            one_call(17, "cudaGetDevice", 0, NULL);
+            one_call(17, "cudaGetDevice", 0, NULL);
+            one_call(20, "cudaMalloc", 1, NULL);
         }
         printf("noexit\n");
+        return 0;
+    }
+    if (argc > 1 && !strcmp(argv[1], "noexitgone")) {
+        /* a call whose exit never comes, its output in a page unmapped
+         * before the next call's record lands at the same address */
+        long ps = sysconf(_SC_PAGESIZE);
+        int *gone = mmap(NULL, (size_t)ps, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+        if (gone == MAP_FAILED)
+            return 1;
+        if (wanted(17)) {
+            one_call(17, "cudaGetDevice", 0, gone);
+            munmap(gone, (size_t)ps);
+            one_call(17, "cudaGetDevice", 1, NULL);
+        }
+        printf("noexitgone\n");
         return 0;
     }
     long ps = sysconf(_SC_PAGESIZE);

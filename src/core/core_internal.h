@@ -338,9 +338,8 @@ int cutap_record_rp(uint32_t id, unsigned nargs, struct cutap_rp *rp);
  * fused path must take it (the id not yet named in this file, the chunk
  * full). */
 void *cutap_record_rp_begin(const struct cutap_rp *rp, uint32_t id, const uint64_t *w, unsigned depth, uint32_t origin);
-/* Its end: result the runtime's (a cudaError_t); outputs 0: none read (an
- * exit never reported: its pointers may be gone). */
-void cutap_record_rp_end(const struct cutap_rp *rp, void *rec, const uint64_t *w, uint64_t result, int outputs);
+/* Its end: result the runtime's (a cudaError_t). */
+void cutap_record_rp_end(const struct cutap_rp *rp, void *rec, const uint64_t *w, uint64_t result);
 /* calls.c: the object index (+1) a record names for code at fn, the
  * object named in the file first; 0: none. */
 uint32_t cutap_record_origin(const void *fn);

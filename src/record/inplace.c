@@ -51,12 +51,12 @@ void *cutap_record_rp_begin(const struct cutap_rp *rp, uint32_t id, const uint64
     return r;
 }
 
-void cutap_record_rp_end(const struct cutap_rp *rp, void *rec, const uint64_t *w, uint64_t result, int outputs)
+void cutap_record_rp_end(const struct cutap_rp *rp, void *rec, const uint64_t *w, uint64_t result)
 {
     struct cutap_rec_call *r = rec;
     r->t1 = cutap_rec_clock();
     r->result = result;
-    int ok = outputs && (rp->nostatus || (uint32_t)result == 0);
+    int ok = rp->nostatus || (uint32_t)result == 0;
     if (ok)
         rec_take_simple(r, w, rp->out, rp->nsimple);
     __atomic_store_n(&r->flags, (uint8_t)(r->flags | CUTAP_RF_DONE), __ATOMIC_RELEASE);

@@ -392,18 +392,21 @@ static __attribute__((noinline)) void origin_cache(struct rt_stack *s, const voi
 }
 
 /* Ends the thread's innermost frame with result; missed: its exit was
- * never reported (recorded as 0; the outputs of a record written in place
- * are not read: the pointers may be gone). */
+ * never reported (recorded as 0, and ended with its words zero: no output
+ * is read through its pointers, which may be gone, and the post callbacks
+ * see none). */
 static inline __attribute__((always_inline)) void rt_close_frame(struct rt_stack *s, uint64_t result, int missed)
 {
     struct rt_frame *f = &s->f[s->top - 1];
+    if (missed)
+        memset(f->words, 0, sizeof f->words);   /* its words (the call's args) no longer point anywhere */
     if (f->fused) {
         struct cutap_thread *t = &cutap_tls;
         cutap_call_t *c = &f->x.call.c;
         t->depth--;
         t->current = c->parent;
         if (CUTAP_LIKELY(f->fused == 2)) {
-            cutap_record_rp_end(&f->plan->rp, f->rec, c->args, result, !missed);
+            cutap_record_rp_end(&f->plan->rp, f->rec, c->args, result);
         } else {
             c->result = result;
             cutap_record_report_end(c, f->rec, f->aux);

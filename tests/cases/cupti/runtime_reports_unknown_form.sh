@@ -12,7 +12,9 @@
 # report's arguments (which would write into a record already gone). And a
 # call whose exit is never reported does not keep later calls nested
 # under it: a new record at its record's address ends it (noexit: two
-# such cudaGetDevice and a whole cudaMalloc, all at depth 0). And an
+# such cudaGetDevice and a whole cudaMalloc, all at depth 0), without
+# reading its outputs (noexitgone: the output's page is unmapped before
+# the next call; in place, through the fused path and the callbacks). And an
 # entry's result field is not judged (entryresult: three cudaMalloc whose
 # entries, from the site their exits come from, carry an inaccessible
 # result pointer, as CUDA 11.8 and 12.4 runtimes' do: all three recorded
@@ -38,6 +40,15 @@ grep -q '^cudaGetDevice \[t_bad_report\],runtime,cudaGetDevice,0,2,' "$WORK/n.cs
     && grep -q '^cudaMalloc \[t_bad_report\],runtime,cudaMalloc,0,1,' "$WORK/n.csv" \
     && ! awk -F, '$2 == "runtime" && $4 != 0' "$WORK/n.csv" | grep -q . \
     || { say "  noexit: calls nested under an unfinished one:"; cat "$WORK/n.csv" >&2; exit 1; }
+for v in 0:0 1:0 0:1; do
+    IFS=: read -r nfp nf <<<"$v"
+    rm -rf "$WORK/g"
+    CUTAP_NO_FASTPATH=$nfp CUTAP_NO_FUSED=$nf "$CUTAP" trace -o "$WORK/g" -- $T/t_bad_report noexitgone >"$WORK/g.out" 2>"$WORK/g.err"
+    rc=$?
+    [ $rc = 0 ] && grep -qx noexitgone "$WORK/g.out" \
+        || { say "  noexitgone (CUTAP_NO_FASTPATH=$nfp CUTAP_NO_FUSED=$nf): exit $rc"; cat "$WORK/g.err" >&2; exit 1; }
+    [ "$("$CUTAP" dump "$WORK/g" | grep -c 'cudaGetDevice(')" = 2 ] || { say "  noexitgone: not 2 cudaGetDevice"; exit 1; }
+done
 "$CUTAP" trace -o "$WORK/e" -- $T/t_bad_report entryresult >"$WORK/e.out" 2>"$WORK/e.err" || { say "  entryresult: traced run failed"; exit 1; }
 grep -qx entryresult "$WORK/e.out" || exit 1
 "$CUTAP" report --format csv "$WORK/e" | awk -F, '$2 == "cudaMalloc"' >"$WORK/e.csv"
