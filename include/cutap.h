@@ -106,7 +106,22 @@ enum {
     CUTAP_SKIP = 1,       /* do not; the caller gets call->result */
 };
 
-/* scratch: one word of this client's for this call, zero before pre, kept
+/* The order, and what a skip does (every client enabled for the call's id
+ * sees it):
+ *  - pre callbacks run in registration order, post callbacks in reverse;
+ *    cutap's own clients (capture control, stat, log, the recorder, fault
+ *    injection) register first, then the plugins in CUTAP_PLUGINS order;
+ *  - a pre callback that returns CUTAP_SKIP (typed calls only; an untyped
+ *    or reported call cannot be skipped) gives the caller call->result
+ *    instead of calling the function. The call is marked
+ *    CUTAP_CALL_SKIPPED at once; the later clients' pre callbacks still
+ *    run and see the flag (an observer after a limiter sees the denied
+ *    calls), but what they return and any result they set are void;
+ *  - every client whose pre ran gets its post, skipped calls included (the
+ *    flag set). A post callback may rewrite call->result of a call that
+ *    was made (the caller receives the last value); a skipped call's
+ *    result stays the one the skipping client set.
+ * scratch: one word of this client's for this call, zero before pre, kept
  * until its post (e.g. a start time). */
 typedef int (*cutap_pre_fn)(cutap_call_t *call, void *ctx, uint64_t *scratch);
 typedef void (*cutap_post_fn)(cutap_call_t *call, void *ctx, uint64_t *scratch);
@@ -120,9 +135,13 @@ typedef struct cutap_arg_info {
 /*
  * Register a client. pre and/or post may be NULL. Pre callbacks run in
  * registration order, post callbacks in reverse order. Returns the client
- * handle (>= 0), or -1 when no more clients can be registered (cutap has
- * a small fixed number of slots, built-in clients included; a slot is
- * never reused in a process). A new client is enabled for no id.
+ * handle (>= 0), or -1 when no more clients can be registered: a process
+ * has 8 client slots, built-in clients included (the recorder or the
+ * counters of `cutap trace`/`cutap stat`, and capture control, logging,
+ * fault injection or synchronised launches when asked for), because the
+ * set of clients enabled for each id is one byte that every intercepted
+ * call reads; a slot is never reused in a process.
+ * A new client is enabled for no id.
  */
 CUTAP_PUBLIC int cutap_register(const char *name, cutap_pre_fn pre, cutap_post_fn post, void *ctx);
 
@@ -143,6 +162,12 @@ CUTAP_PUBLIC int cutap_enable_name(int client, const char *name, int on);
  * message goes to cutap's warning channel). */
 CUTAP_PUBLIC int cutap_enable_filter(int client, const char *filter);
 
+/* fn(ctx) runs once at the process's normal exit (exit(), return from
+ * main; not _exit, a signal or exec), last registered client first, while
+ * cutap still records: a plugin's summary, a shared counter given back.
+ * NULL removes it. Returns 0, or -1 for a bad client. */
+CUTAP_PUBLIC int cutap_on_exit(int client, void (*fn)(void *ctx));
+
 /* Names and metadata. */
 CUTAP_PUBLIC uint32_t cutap_call_count(void);                 /* ids in use, dynamic ones included */
 CUTAP_PUBLIC const char *cutap_call_name(uint32_t id);        /* exported name, "<TABLE>#<slot>", … */
@@ -160,7 +185,9 @@ CUTAP_PUBLIC const char *cutap_export_table_name(const void *uuid16);
 CUTAP_PUBLIC unsigned cutap_thread_depth(void);
 
 /*
- * Plugins (CUTAP_PLUGINS=a.so:b.so) export two functions:
+ * Plugins (CUTAP_PLUGINS=a.so:b.so, loaded in that order) export two
+ * functions, declared below with default visibility so that a plugin
+ * built with -fvisibility=hidden still exports them:
  *
  *   int cutap_plugin_negotiate(cutap_plugin_negotiate_t *n);
  *       cutap fills struct_size, api_version (the newest it serves),
@@ -175,6 +202,15 @@ CUTAP_PUBLIC unsigned cutap_thread_depth(void);
  *
  * A plugin without cutap_plugin_negotiate is of API version 1 and is not
  * loaded (its call ids were compiled in): cutap says so.
+ *
+ * A plugin that cannot be loaded, declines, or whose init returns non-zero
+ * is reported (cutap's warning channel: stderr, or the trace's registry
+ * under `cutap trace`) and the program runs without it, unless its entry
+ * in CUTAP_PLUGINS starts with '+' (CUTAP_PLUGINS=+/opt/limit.so:obs.so):
+ * a required plugin that fails stops the process before main, with the
+ * reason on stderr and exit status 127, so that a limiter never fails
+ * open. A plugin listed twice (the same file) is loaded and initialised
+ * once; cutap says so.
  */
 typedef struct cutap_plugin_negotiate {
     uint32_t struct_size;
@@ -183,6 +219,8 @@ typedef struct cutap_plugin_negotiate {
     uint32_t reserved;
     const char *cutap_version;   /* in: CUTAP_VERSION of the library */
 } cutap_plugin_negotiate_t;
+CUTAP_PUBLIC int cutap_plugin_negotiate(cutap_plugin_negotiate_t *n);
+CUTAP_PUBLIC int cutap_plugin_init(unsigned api_version);
 typedef int (*cutap_plugin_negotiate_fn)(cutap_plugin_negotiate_t *n);
 typedef int (*cutap_plugin_init_fn)(unsigned api_version);
 #define CUTAP_PLUGIN_ENTRY "cutap_plugin_init"

@@ -31,7 +31,7 @@ static uint32_t id_alloc, id_free;
 
 static int pre(cutap_call_t *c, void *ctx, uint64_t *scratch)
 {
-    (void)ctx, (void)scratch;
+    (void)ctx;
     if (c->id != id_alloc)
         return CUTAP_PROCEED;
     uint64_t size = c->args[1];
@@ -40,17 +40,27 @@ static int pre(cutap_call_t *c, void *ctx, uint64_t *scratch)
     if (!over)
         used += size;   /* reserve now, so two threads cannot both pass */
     pthread_mutex_unlock(&lock);
-    if (!over)
+    if (!over) {
+        *scratch = 1;   /* reserved: given back in post if the call is not made */
         return CUTAP_PROCEED;
+    }
     c->result = CUDA_ERROR_OUT_OF_MEMORY;
     return CUTAP_SKIP;
 }
 
 static void post(cutap_call_t *c, void *ctx, uint64_t *scratch)
 {
-    (void)ctx, (void)scratch;
-    if (c->flags & CUTAP_CALL_SKIPPED)
+    (void)ctx;
+    if (c->flags & CUTAP_CALL_SKIPPED) {
+        /* not made: denied here (nothing reserved), or skipped by a client
+         * after this one (the reservation given back) */
+        if (*scratch) {
+            pthread_mutex_lock(&lock);
+            used -= c->args[1];
+            pthread_mutex_unlock(&lock);
+        }
         return;
+    }
     pthread_mutex_lock(&lock);
     if (c->id == id_alloc) {
         uint64_t *dptr = (uint64_t *)(uintptr_t)c->args[0];

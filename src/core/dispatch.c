@@ -24,6 +24,7 @@ struct client {
     int all;           /* enabled for CUTAP_ID_ALL: ids made later get it too */
     char *filter;      /* or: ids made later that this filter selects */
     int gone;          /* unregistered: never enabled again */
+    void (*at_exit)(void *ctx);   /* cutap_on_exit */
 };
 static struct client clients[CUTAP_MAX_CLIENTS];
 static _Atomic int nclients;
@@ -105,7 +106,7 @@ int cutap_register(const char *name, cutap_pre_fn pre, cutap_post_fn post, void 
         cutap_warn("cannot register client '%s': %d clients already", name ? name : "?", n);
         return -1;
     }
-    clients[n] = (struct client){name, pre, post, ctx, 0, NULL, 0};
+    clients[n] = (struct client){name, pre, post, ctx, 0, NULL, 0, NULL};
     atomic_store(&nclients, n + 1);
     pthread_mutex_unlock(&reg_lock);
     return n;
@@ -195,6 +196,43 @@ int cutap_unregister(int client)
     return 0;
 }
 
+/* The exit hooks, at the process's normal exit (exit, return from main),
+ * last registered first, for clients still registered: run by one atexit
+ * handler made at the first hook, so after the recorder's own (made at
+ * its start, before any plugin): what they do is still recorded. */
+static void run_exit_hooks(void)
+{
+    pthread_mutex_lock(&reg_lock);
+    int n = atomic_load(&nclients);
+    void (*fn[CUTAP_MAX_CLIENTS])(void *);
+    void *ctx[CUTAP_MAX_CLIENTS];
+    for (int c = 0; c < n; c++) {
+        fn[c] = clients[c].gone ? NULL : clients[c].at_exit;
+        ctx[c] = clients[c].ctx;
+        clients[c].at_exit = NULL;   /* once */
+    }
+    pthread_mutex_unlock(&reg_lock);   /* a hook may call the API */
+    for (int c = n - 1; c >= 0; c--)
+        if (fn[c])
+            fn[c](ctx[c]);
+}
+
+int cutap_on_exit(int client, void (*fn)(void *ctx))
+{
+    static int handler;
+    pthread_mutex_lock(&reg_lock);
+    if (client < 0 || client >= atomic_load(&nclients) || clients[client].gone) {
+        pthread_mutex_unlock(&reg_lock);
+        return -1;
+    }
+    clients[client].at_exit = fn;
+    if (fn && !handler && atexit(run_exit_hooks) == 0)
+        handler = 1;
+    int ok = !fn || handler;
+    pthread_mutex_unlock(&reg_lock);
+    return ok ? 0 : -1;
+}
+
 /* A dynamic id was just made: clients enabled for every id get it too, and
  * those whose filter accepts it. */
 void cutap_dispatch_new_id(uint32_t id, const char *name, int layer)
@@ -210,30 +248,46 @@ void cutap_dispatch_new_id(uint32_t id, const char *name, int layer)
 }
 
 /* Runs the pre callbacks in order (lowest client first). When one skips
- * the call, the later clients' pre callbacks do not run, and neither will
- * their post callbacks (*mask loses their bits): a client never sees a post
- * without its pre. The loops visit only the set bits of the mask. */
+ * the call, it is marked skipped at once and the later clients' pre
+ * callbacks still run (observers see every call: they find the flag set),
+ * but what they return and any result they write are void: the caller
+ * gets what the skipping client set. Every client whose pre ran gets its
+ * post (never a post without its pre). The loops visit only the set bits
+ * of the mask. */
 static inline int run_pre(struct cutap_icall *call, uint8_t *mask, int can_skip)
 {
     int skip = 0;
+    uint64_t kept = 0;
     for (unsigned m = *mask; m; m &= m - 1) {
         int c = __builtin_ctz(m);
-        if (skip)
-            *mask &= (uint8_t)~(1u << c);
-        else if (clients[c].pre)
-            skip = clients[c].pre(&call->c, clients[c].ctx, &call->scratch[c]) == CUTAP_SKIP && can_skip;
+        if (!clients[c].pre)
+            continue;
+        int r = clients[c].pre(&call->c, clients[c].ctx, &call->scratch[c]);
+        if (skip) {
+            call->c.result = kept;
+        } else if (r == CUTAP_SKIP && can_skip) {
+            skip = 1;
+            kept = call->c.result;
+            call->c.flags |= CUTAP_CALL_SKIPPED;
+        }
     }
     return skip;
 }
 
+/* The post callbacks, in reverse order. One may rewrite the result of a
+ * call that was made; a skipped call's result stays the skipping
+ * client's. */
 static inline void run_post(struct cutap_icall *call, unsigned mask)
 {
+    uint64_t kept = call->c.result;
     while (mask) {
         int c = 31 - __builtin_clz(mask);
         mask &= ~(1u << c);
         if (clients[c].post)
             clients[c].post(&call->c, clients[c].ctx, &call->scratch[c]);
     }
+    if (call->c.flags & CUTAP_CALL_SKIPPED)
+        call->c.result = kept;
 }
 
 uint64_t cutap_dispatch(uint32_t id, uint64_t *args, cutap_thunk_t thunk)
@@ -275,9 +329,7 @@ uint64_t cutap_dispatch(uint32_t id, uint64_t *args, cutap_thunk_t thunk)
     int skip = mask ? run_pre(&ic, &mask, 1) : 0;
     t->depth++;
     t->current = &ic.c;
-    if (skip)
-        ic.c.flags |= CUTAP_CALL_SKIPPED;
-    else if (ic.c.fn)
+    if (!skip && ic.c.fn)
         ic.c.result = thunk(ic.c.fn, args);
     /* else: the driver lacks this export (older driver), or the layer's
      * library is missing; the caller gets CUDA_ERROR_NOT_FOUND or the
@@ -499,8 +551,6 @@ int cutap_native_enter(struct cutap_external *x, uint32_t id, uint64_t *args, ui
     for (unsigned m = x->mask; m; m &= m - 1)
         x->call.scratch[__builtin_ctz(m)] = 0;
     int skip = x->mask ? run_pre(&x->call, &x->mask, 1) : 0;
-    if (skip)
-        c->flags |= CUTAP_CALL_SKIPPED;
     t->depth++;
     t->current = c;
     return skip;

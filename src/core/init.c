@@ -66,22 +66,48 @@ void cutap_log_debug(const char *fmt, ...)
     va_end(ap);
 }
 
+/* A required plugin (CUTAP_PLUGINS entry "+PATH") that could not be used:
+ * the process stops before main, so that a limiter never fails open. */
+static void required_failed(const char *p, const char *why)
+{
+    char msg[PATH_MAX + 512];
+    int n = snprintf(msg, sizeof msg, "cutap: required plugin %s: %s; stopping the process (exit status 127)\n", p,
+                     why);
+    if (n > 0)
+        (void)cutap_write_all(2, msg, (size_t)n < sizeof msg ? (size_t)n : sizeof msg - 1);
+    cutap_warn("required plugin %s: %s; the process stopped (exit status 127)", p, why);
+    _exit(127);
+}
+
+#define MAX_PLUGINS 64
+static void *plugin_handles[MAX_PLUGINS];
+static int nplugins;
+
 /* Loads one plugin: negotiates the interface version (the plugin's
  * cutap_plugin_negotiate), then runs its cutap_plugin_init. */
-static void load_plugin(const char *p)
+static void load_plugin(const char *p, int required)
 {
     void *h = dlopen(p, RTLD_NOW | RTLD_LOCAL);
     if (!h) {
-        cutap_warn("plugin %s not loaded: %s", p, dlerror());
+        const char *e = dlerror();
+        if (required)
+            required_failed(p, e ? e : "cannot be loaded");
+        cutap_warn("plugin %s not loaded: %s", p, e);
         return;
     }
+    for (int i = 0; i < nplugins; i++)
+        if (plugin_handles[i] == h) {
+            cutap_warn("plugin %s is listed twice: loaded and initialised once", p);
+            dlclose(h);   /* the count the second dlopen took */
+            return;
+        }
     cutap_plugin_negotiate_fn neg = (cutap_plugin_negotiate_fn)cutap_libc_dlsym(h, CUTAP_PLUGIN_NEGOTIATE_ENTRY);
     cutap_plugin_init_fn init = (cutap_plugin_init_fn)cutap_libc_dlsym(h, CUTAP_PLUGIN_ENTRY);
     const char *why = NULL;
     cutap_plugin_negotiate_t n = {.struct_size = sizeof n, .api_version = CUTAP_API_VERSION,
                                   .api_version_min = CUTAP_API_VERSION_MIN, .cutap_version = CUTAP_VERSION};
     if (!init)
-        why = "it has no " CUTAP_PLUGIN_ENTRY "()";
+        why = "it exports no " CUTAP_PLUGIN_ENTRY "() (defined without cutap.h's declaration, or hidden)";
     else if (!neg)
         why = "it is of cutap API version 1 (no " CUTAP_PLUGIN_NEGOTIATE_ENTRY "(); its call ids were compiled in "
               "and change with every CUDA header update): rebuild it against cutap.h version 2, which names functions";
@@ -90,15 +116,24 @@ static void load_plugin(const char *p)
     else if (n.api_version < CUTAP_API_VERSION_MIN || n.api_version > CUTAP_API_VERSION)
         why = "it chose an interface version this cutap does not serve";
     if (why) {
+        if (required)
+            required_failed(p, why);
         cutap_warn("plugin %s not used: %s (cutap %s serves API versions %d to %d)", p, why, CUTAP_VERSION,
                    CUTAP_API_VERSION_MIN, CUTAP_API_VERSION);
         dlclose(h);
         return;
     }
+    if (nplugins < MAX_PLUGINS)
+        plugin_handles[nplugins++] = h;
     int rc = init(n.api_version);
-    if (rc)
+    if (rc) {
+        if (required) {
+            char w[64];
+            snprintf(w, sizeof w, "%s() returned %d", CUTAP_PLUGIN_ENTRY, rc);
+            required_failed(p, w);
+        }
         cutap_warn("plugin %s: %s() returned %d", p, CUTAP_PLUGIN_ENTRY, rc);
-    else
+    } else
         cutap_log_debug("plugin %s loaded (API version %u)", p, n.api_version);
 }
 
@@ -107,8 +142,12 @@ static void load_plugins(const char *list)
     char *copy = strdup(list), *save = NULL;
     if (!copy)
         return;
-    for (char *p = strtok_r(copy, ":", &save); p; p = strtok_r(NULL, ":", &save))
-        load_plugin(p);
+    for (char *p = strtok_r(copy, ":", &save); p; p = strtok_r(NULL, ":", &save)) {
+        int required = *p == '+';
+        if (required && !*++p)
+            continue;
+        load_plugin(p, required);
+    }
     free(copy);
 }
 
@@ -136,7 +175,7 @@ static struct cutap_core core = {
             [CUTAP_API_LAYER_NAME] = (void *)cutap_layer_name,
             [CUTAP_API_EXPORT_TABLE_NAME] = (void *)cutap_export_table_name,
             [CUTAP_API_THREAD_DEPTH] = (void *)cutap_thread_depth,
-            [CUTAP_API_NVTX_INIT] = (void *)InitializeInjectionNvtx2},
+            [CUTAP_API_NVTX_INIT] = (void *)InitializeInjectionNvtx2, [CUTAP_API_ON_EXIT] = (void *)cutap_on_exit},
     .forbid_tsc = cutap_clock_forbid_tsc,
     .strict = strict_mode,
 };

@@ -70,5 +70,6 @@ cutap_front_api_slow:
 	API cutap_export_table_name, 13
 	API cutap_thread_depth, 14
 	API InitializeInjectionNvtx2, 15
+	API cutap_on_exit, 16
 
 	.section .note.GNU-stack,"",@progbits

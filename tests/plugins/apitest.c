@@ -3,7 +3,8 @@
  *  - rewrites an argument: cuMemAlloc_v2 of 12345 bytes becomes 54321;
  *  - skips a call and supplies its result: cuDeviceGetCount -> 42, 0;
  *  - sees nesting: depth and parent of cuDriverGetVersion;
- *  - a second client, enabled by a filter, sees no call the first skipped;
+ *  - a second client, enabled by a filter, sees the call the first skipped,
+ *    flagged in its pre and its post, and cannot change its result;
  *  - a third client, unregistered at once, sees nothing.
  * Reports what it saw on stderr at exit, one "apitest:" line. */
 #define _GNU_SOURCE
@@ -16,7 +17,7 @@
 CUTAP_PLUGIN_NEGOTIATE()
 
 static int me = -1, second = -1, third = -1;
-static int second_pre, second_post, third_calls, inner_result = -1;
+static int second_pre, second_post, second_skipped, third_calls, inner_result = -1;
 static uint32_t id_alloc, id_count, id_version, id_attr;
 static int modified, skipped, posts, nested_depth = -1, post_result_ok = 1;
 static const char *nested_parent = "none";
@@ -60,17 +61,31 @@ static void post(cutap_call_t *c, void *ctx, uint64_t *scratch)
 }
 
 /* A second client after the first: when the first skips a call, this one
- * sees neither pre nor post of it. */
-static int pre2(cutap_call_t *c, void *ctx, uint64_t *s) { (void)c, (void)ctx, (void)s; second_pre++; return CUTAP_PROCEED; }
-static void post2(cutap_call_t *c, void *ctx, uint64_t *s) { (void)c, (void)ctx, (void)s; second_post++; }
+ * sees its pre and its post, flagged skipped; what it returns and the
+ * results it writes do not reach the caller. */
+static void second_saw(cutap_call_t *c, int *count, uint64_t result)
+{
+    ++*count;
+    if (c->flags & CUTAP_CALL_SKIPPED) {
+        second_skipped++;
+        c->result = result;   /* void: the first client's result stands */
+    }
+}
+static int pre2(cutap_call_t *c, void *ctx, uint64_t *s)
+{
+    (void)ctx, (void)s;
+    second_saw(c, &second_pre, 77);
+    return c->flags & CUTAP_CALL_SKIPPED ? CUTAP_SKIP : CUTAP_PROCEED;   /* a second skip: void */
+}
+static void post2(cutap_call_t *c, void *ctx, uint64_t *s) { (void)ctx, (void)s; second_saw(c, &second_post, 78); }
 static int pre3(cutap_call_t *c, void *ctx, uint64_t *s) { (void)c, (void)ctx, (void)s; third_calls++; return CUTAP_PROCEED; }
 
 __attribute__((destructor)) static void report(void)
 {
     fprintf(stderr, "apitest: modified=%d skipped=%d nested_depth=%d parent=%s posts=%d scratch=%s inner=%d pairs=%s "
-            "second=%d unregistered=%d\n",
+            "second=%d second_skipped=%d unregistered=%d\n",
             modified, skipped, nested_depth, nested_parent, posts, post_result_ok ? "ok" : "lost", inner_result,
-            second_pre == second_post ? "ok" : "unpaired", second_pre, third_calls);
+            second_pre == second_post ? "ok" : "unpaired", second_pre, second_skipped, third_calls);
 }
 
 int cutap_plugin_init(unsigned api_version);

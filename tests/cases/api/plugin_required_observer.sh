@@ -1,0 +1,43 @@
+#!/usr/bin/env bash
+# Issue #29: a plugin built with -fvisibility=hidden (tests/plugins/
+# observer.c) exports its entry points through cutap.h's declarations and
+# loads; loaded after a limiter (apitest skips one cuDeviceGetCount) it
+# sees every call, the skipped one flagged in pre and post, and cannot
+# change what the caller gets (t_api: OK); its exit hook runs at exit. A
+# plugin listed twice is initialised once, with a warning. A required
+# plugin ('+' before its path) that cannot be loaded, or whose init fails,
+# stops the process before main (exit status 127, the reason on stderr);
+# not required, the program runs on with a warning.
+. "$(dirname "$0")/../../lib/init.sh"
+
+command -v nm >/dev/null && { nm -D --defined-only "$T/observer.so" | grep -qw cutap_plugin_init \
+    || { say "  observer.so (hidden visibility) does not export cutap_plugin_init"; exit 1; }; }
+CUTAP_PLUGINS=$T/apitest.so:+$T/observer.so LD_PRELOAD=$LIB $T/t_api >"$WORK/o.out" 2>"$WORK/o.err" \
+    || { cat "$WORK/o.out" "$WORK/o.err" >&2; exit 1; }
+grep -qx OK "$WORK/o.out" || { cat "$WORK/o.out" >&2; exit 1; }
+grep -qx 'observer: inits=1 pre=2 post=2 skipped_pre=1 skipped_post=1' "$WORK/o.out" \
+    || { say "  observer:"; cat "$WORK/o.out" "$WORK/o.err" >&2; exit 1; }
+
+# listed twice: one init, a warning
+CUTAP_PLUGINS=$T/observer.so:$T/observer.so LD_PRELOAD=$LIB $T/t_paths_pie plt >"$WORK/d.out" 2>"$WORK/d.err" || exit 1
+grep -q '^observer: inits=1 ' "$WORK/d.out" && grep -q 'observer.so is listed twice' "$WORK/d.err" \
+    || { say "  listed twice:"; cat "$WORK/d.out" "$WORK/d.err" >&2; exit 1; }
+
+# required and missing: stops before main
+CUTAP_PLUGINS=+$WORK/none.so:$T/observer.so LD_PRELOAD=$LIB $T/t_api >"$WORK/r.out" 2>"$WORK/r.err"
+rc=$?
+[ $rc = 127 ] && ! grep -q OK "$WORK/r.out" && grep -q "required plugin $WORK/none.so: .*stopping the process" "$WORK/r.err" \
+    || { say "  required, missing: exit $rc"; cat "$WORK/r.out" "$WORK/r.err" >&2; exit 1; }
+# required, its init fails: stops; not required: runs on, warned
+OBSERVER_FAIL=3 CUTAP_PLUGINS=+$T/observer.so LD_PRELOAD=$LIB $T/t_paths_pie plt >"$WORK/f.out" 2>"$WORK/f.err"
+rc=$?
+[ $rc = 127 ] && grep -q 'cutap_plugin_init() returned 3; stopping' "$WORK/f.err" \
+    || { say "  required, init fails: exit $rc"; cat "$WORK/f.err" >&2; exit 1; }
+OBSERVER_FAIL=3 CUTAP_PLUGINS=$T/observer.so LD_PRELOAD=$LIB $T/t_paths_pie plt >"$WORK/g.out" 2>"$WORK/g.err" \
+    || { say "  not required, init fails: the program did not run on"; exit 1; }
+grep -q 'observer.so: cutap_plugin_init() returned 3' "$WORK/g.err" || { cat "$WORK/g.err" >&2; exit 1; }
+# and under cutap trace the same stop (the reason on stderr, not only in the registry)
+OBSERVER_FAIL=3 CUTAP_PLUGINS=+$T/observer.so "$CUTAP" trace -o "$WORK/t" -- $T/t_paths_pie plt >"$WORK/t.out" 2>"$WORK/t.err"
+rc=$?
+[ $rc = 127 ] && grep -q 'required plugin .*observer.so: cutap_plugin_init() returned 3' "$WORK/t.err" \
+    || { say "  under cutap trace: exit $rc"; cat "$WORK/t.err" >&2; exit 1; }
