@@ -276,17 +276,20 @@ static inline int run_pre(struct cutap_icall *call, uint8_t *mask, int can_skip)
 
 /* The post callbacks, in reverse order. One may rewrite the result of a
  * call that was made; a skipped call's result stays the skipping
- * client's. */
+ * client's: every post callback sees it, whatever an earlier one wrote. */
 static inline void run_post(struct cutap_icall *call, unsigned mask)
 {
     uint64_t kept = call->c.result;
+    int skipped = !!(call->c.flags & CUTAP_CALL_SKIPPED);
     while (mask) {
         int c = 31 - __builtin_clz(mask);
         mask &= ~(1u << c);
+        if (skipped)
+            call->c.result = kept;
         if (clients[c].post)
             clients[c].post(&call->c, clients[c].ctx, &call->scratch[c]);
     }
-    if (call->c.flags & CUTAP_CALL_SKIPPED)
+    if (skipped)
         call->c.result = kept;
 }
 
