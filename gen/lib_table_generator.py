@@ -18,6 +18,15 @@ def is_status(f):
     return f.status
 
 
+def result_kind(f):
+    """The plugin API's kind of f's result (cutap.h CUTAP_RESULT_*)."""
+    if not f.typed:
+        return "CUTAP_RESULT_UNKNOWN"
+    if is_status(f):
+        return "CUTAP_RESULT_STATUS"
+    return {"ptr": "CUTAP_RESULT_POINTER", "void": "CUTAP_RESULT_VOID"}.get(f.ret_kind, "CUTAP_RESULT_VALUE")
+
+
 def generate(model):
     out = [cuda_model.banner("lib_table_generator.py"), '#include "cutap_format.h"',
            '#include "core_internal.h"\n']
@@ -29,9 +38,9 @@ def generate(model):
             caps = captures(f)
             status = is_status(f)
             out.append("    {.name = %s, .typed = %d, .nargs = %d, .ncap = %d, .func_arg = -1, .layer = %d,"
-                       " .nostatus = %d, .tramp = %d,"
+                       " .nostatus = %d, .rkind = %s, .tramp = %d,"
                        % (c_str(f.name), int(f.typed), len(f.params), len(caps), l.index, int(not status),
-                          tramp.get(f.name, -1)))
+                          result_kind(f), tramp.get(f.name, -1)))
             out.append("     .args = %s, .sizes = %s, .caps = %s},"
                        % ("args_" + f.name if f.typed and f.params else "0",
                           "sizes_" + f.name if f.typed and f.params else "0", "caps_" + f.name if caps else "0"))

@@ -178,6 +178,21 @@ CUTAP_PUBLIC uint32_t cutap_lookup(const char *name);         /* CUTAP_ID_ALL wh
 CUTAP_PUBLIC int cutap_layer_lookup(const char *name);        /* -1 when unknown */
 CUTAP_PUBLIC const char *cutap_layer_name(int layer);         /* NULL when unknown */
 
+/* What a call's result is (cutap_call_result_kind). */
+enum {
+    CUTAP_RESULT_UNKNOWN = 0,   /* untyped: the signature is unknown */
+    CUTAP_RESULT_STATUS = 1,    /* a status code of its layer, 0 = success (CUresult, cudaError_t, cublasStatus_t...) */
+    CUTAP_RESULT_VALUE = 2,     /* an integer or enum that is no status (a count, a version, a type) */
+    CUTAP_RESULT_POINTER = 3,   /* a pointer or handle */
+    CUTAP_RESULT_VOID = 4,      /* nothing */
+};
+CUTAP_PUBLIC int cutap_call_result_kind(uint32_t id);           /* CUTAP_RESULT_*; UNKNOWN for a bad id */
+/* The name of a status value of a layer ("CUDA_ERROR_OUT_OF_MEMORY",
+ * "cudaErrorMemoryAllocation", "CUBLAS_STATUS_NOT_INITIALIZED"), from the
+ * low 32 bits of value; NULL when the layer has no status enum or the
+ * value is none of its constants. */
+CUTAP_PUBLIC const char *cutap_status_name(int layer, uint64_t value);
+
 /* Name of a cuGetExportTable UUID (16 bytes), or NULL if cutap does not know it. */
 CUTAP_PUBLIC const char *cutap_export_table_name(const void *uuid16);
 

@@ -153,6 +153,7 @@ struct cutap_fninfo {
     int8_t func_arg;      /* launches: index of the CUfunction argument; -1 otherwise */
     uint8_t layer;        /* cutap_layer_t */
     uint8_t nostatus;     /* the result is no status code (void, pointer, count) */
+    uint8_t rkind;        /* CUTAP_RESULT_* (runtime and library layers; the driver's: status) */
     int16_t tramp;        /* layers: index into cutap_lib_untyped_ctx, -1 if typed */
     const cutap_arg_info_t *args;
     const uint16_t *sizes; /* bytes of each parameter (structs by value: their size) */
@@ -161,6 +162,18 @@ struct cutap_fninfo {
 /* The driver's exports (driver_table.c) and the address of our wrapper of
  * each. */
 extern const struct cutap_fninfo cutap_driver_info[CUTAP_DRIVER_COUNT];
+/* A layer's status constants by value (status_names.c): the driver's and
+ * each runtime or library layer's status enum; ended by layer -1. */
+struct cutap_status_name {
+    int64_t value;
+    const char *name;
+};
+struct cutap_status_table {
+    int layer;
+    unsigned n;
+    const struct cutap_status_name *names;   /* sorted by value */
+};
+extern const struct cutap_status_table cutap_status_tables[];
 extern void *const cutap_driver_wrapper[CUTAP_DRIVER_COUNT];
 /* Runtime and library layers (lib_table.c): ids CUTAP_DRIVER_COUNT ..
  * CUTAP_STATIC_COUNT-1, each layer's names sorted. */

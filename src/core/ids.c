@@ -140,6 +140,33 @@ int cutap_call_nargs(uint32_t id)
     return d ? d->nargs : -1;
 }
 
+int cutap_call_result_kind(uint32_t id)
+{
+    if (id >= CUTAP_STATIC_COUNT || !cutap_fn(id)->typed || cutap_lib_route_ctx(id))
+        return CUTAP_RESULT_UNKNOWN;   /* dynamic ids, untyped calls, a layer of another major */
+    const struct cutap_fninfo *fi = cutap_fn(id);
+    return fi->layer == CUTAP_LAYER_DRIVER ? CUTAP_RESULT_STATUS : fi->rkind;
+}
+
+const char *cutap_status_name(int layer, uint64_t value)
+{
+    int64_t v = (int32_t)(uint32_t)value;   /* status enums are 32-bit */
+    for (const struct cutap_status_table *t = cutap_status_tables; t->layer >= 0; t++) {
+        if (t->layer != layer)
+            continue;
+        unsigned lo = 0, hi = t->n;
+        while (lo < hi) {
+            unsigned mid = (lo + hi) / 2;
+            if (t->names[mid].value < v)
+                lo = mid + 1;
+            else
+                hi = mid;
+        }
+        return lo < t->n && t->names[lo].value == v ? t->names[lo].name : NULL;
+    }
+    return NULL;
+}
+
 const cutap_arg_info_t *cutap_call_arg(uint32_t id, unsigned index)
 {
     int n = cutap_call_nargs(id);

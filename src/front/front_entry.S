@@ -71,5 +71,7 @@ cutap_front_api_slow:
 	API cutap_thread_depth, 14
 	API InitializeInjectionNvtx2, 15
 	API cutap_on_exit, 16
+	API cutap_call_result_kind, 17
+	API cutap_status_name, 18
 
 	.section .note.GNU-stack,"",@progbits

@@ -4,16 +4,20 @@
  * skips one cuDeviceGetCount): it sees every cuDeviceGetCount, the skipped
  * one with CUTAP_CALL_SKIPPED set in pre and post, and tries to change
  * that call's result in both (which must not reach the caller: t_api
- * checks what it got). An exit hook prints one "observer:" line.
+ * checks what it got). It asks result kinds and status names
+ * (cutap_call_result_kind, cutap_status_name) of every layer's kind of
+ * result. An exit hook prints one "observer:" line.
  * OBSERVER_FAIL=N: its init returns N. */
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "cutap.h"
 
 CUTAP_PLUGIN_NEGOTIATE()
 
 static int me = -1, inits;
+static const char *api = "ok";
 static int pres, posts, skipped_pre, skipped_post;
 
 static int pre(cutap_call_t *c, void *ctx, uint64_t *scratch)
@@ -42,13 +46,45 @@ static void post(cutap_call_t *c, void *ctx, uint64_t *scratch)
 static void at_exit(void *ctx)
 {
     (void)ctx;
-    printf("observer: inits=%d pre=%d post=%d skipped_pre=%d skipped_post=%d\n", inits, pres, posts, skipped_pre,
-           skipped_post);
+    printf("observer: inits=%d pre=%d post=%d skipped_pre=%d skipped_post=%d api=%s\n", inits, pres, posts,
+           skipped_pre, skipped_post, api);
     fflush(stdout);
+}
+
+static int kind_is(const char *fn, int kind)
+{
+    return cutap_call_result_kind(cutap_lookup(fn)) == kind;
+}
+static int name_is(const char *layer, uint64_t v, const char *want)
+{
+    const char *n = cutap_status_name(cutap_layer_lookup(layer), v);
+    return want ? n && !strcmp(n, want) : !n;
+}
+
+/* The result kinds and status names of each kind of layer: "ok", or the
+ * first that is wrong. */
+static const char *check_api(void)
+{
+    if (!kind_is("cuMemAlloc_v2", CUTAP_RESULT_STATUS) || !kind_is("cudaMalloc", CUTAP_RESULT_STATUS))
+        return "status";
+    if (!kind_is("cudaGetErrorString", CUTAP_RESULT_POINTER) || !kind_is("cublasGetCudartVersion", CUTAP_RESULT_VALUE) ||
+        !kind_is("nvtxRangePushA", CUTAP_RESULT_VALUE) || !kind_is("nvtxMarkA", CUTAP_RESULT_VOID))
+        return "values";
+    if (cutap_call_result_kind(CUTAP_ID_ALL) != CUTAP_RESULT_UNKNOWN || !kind_is("CONTEXT_LOCAL_STORAGE#2", CUTAP_RESULT_UNKNOWN))
+        return "unknown";
+    if (strcmp(cutap_status_name(CUTAP_LAYER_DRIVER, 2) ? cutap_status_name(CUTAP_LAYER_DRIVER, 2) : "", "CUDA_ERROR_OUT_OF_MEMORY") ||
+        !name_is("runtime", 2, "cudaErrorMemoryAllocation") || !name_is("cublas", 1, "CUBLAS_STATUS_NOT_INITIALIZED") ||
+        !name_is("cublasLt", 0, "CUBLAS_STATUS_SUCCESS") || !name_is("nccl", 0, "ncclSuccess") ||
+        !name_is("nvml", 0x0000000100000000ull, "NVML_SUCCESS"))   /* the low 32 bits */
+        return "names";
+    if (!name_is("nvtx", 0, NULL) || !name_is("runtime", 123456789, NULL) || cutap_status_name(99, 0))
+        return "no-names";
+    return "ok";
 }
 
 int cutap_plugin_init(unsigned api_version)
 {
+    api = check_api();
     inits++;
     const char *f = getenv("OBSERVER_FAIL");
     if (f && atoi(f))
