@@ -31,8 +31,11 @@ extern "C" {
 /* The interface this header describes; cutap serves CUTAP_API_VERSION_MIN
  * to CUTAP_API_VERSION. Version 1 (ids compiled in from generated tables,
  * a scratch array sized by a client limit in cutap_call) is no longer
- * served. */
-#define CUTAP_API_VERSION 2
+ * served. Version 3 adds cutap_call's t0 and t1 (cutap_want_time): a
+ * plugin that reads them must speak 3 (an older cutap's calls have no
+ * such fields); cutap_on_exit, cutap_call_result_kind and
+ * cutap_status_name came with it. */
+#define CUTAP_API_VERSION 3
 #define CUTAP_API_VERSION_MIN 2
 /* The release, as `cutap --version` and every trace header give it. */
 #define CUTAP_VERSION "0.3.0"
@@ -98,6 +101,13 @@ typedef struct cutap_call {
                              callback skips the call */
     void *fn;             /* the real function (CUTAP_CALL_REPORTED: see there) */
     struct cutap_call *parent;  /* enclosing intercepted call on this thread */
+    /* API version 3: while a client enabled for the call wants time
+     * (cutap_want_time), cutap reads the clock once before the pre
+     * callbacks (t0) and once after the real call returns, before the post
+     * callbacks (t1): CLOCK_MONOTONIC nanoseconds, shared by every client
+     * (no callback needs a clock read of its own). 0 when not read (t1 in
+     * pre callbacks, and calls no such client is enabled for). */
+    uint64_t t0, t1;
 } cutap_call_t;
 
 /* Return values of a pre callback. */
@@ -161,6 +171,10 @@ CUTAP_PUBLIC int cutap_enable_name(int client, const char *name, int on);
  * exclusions with a leading '!'. Returns 0, or -1 for a bad filter (the
  * message goes to cutap's warning channel). */
 CUTAP_PUBLIC int cutap_enable_filter(int client, const char *filter);
+
+/* Whether the client wants each call's t0 and t1 read (API version 3);
+ * off at registration. Returns 0, or -1 for a bad client. */
+CUTAP_PUBLIC int cutap_want_time(int client, int on);
 
 /* fn(ctx) runs once at the process's normal exit (exit(), return from
  * main; not _exit, a signal or exec), last registered client first, while

@@ -27,6 +27,7 @@ struct client {
     void (*at_exit)(void *ctx);   /* cutap_on_exit */
 };
 static struct client clients[CUTAP_MAX_CLIENTS];
+static _Atomic uint8_t time_mask;   /* clients that want t0 and t1 (cutap_want_time) */
 static _Atomic int nclients;
 static pthread_mutex_t reg_lock = PTHREAD_MUTEX_INITIALIZER;
 CUTAP_FORK_SAFE(reg_lock)
@@ -184,6 +185,7 @@ int cutap_unregister(int client)
     }
     clients[client].gone = 1;
     clients[client].all = 0;
+    atomic_fetch_and(&time_mask, (uint8_t)~(1u << client));
     clients[client].filter = NULL;
     uint32_t n = cutap_call_count();
     for (uint32_t id = 0; id < n; id++)
@@ -215,6 +217,21 @@ static void run_exit_hooks(void)
     for (int c = n - 1; c >= 0; c--)
         if (fn[c])
             fn[c](ctx[c]);
+}
+
+int cutap_want_time(int client, int on)
+{
+    pthread_mutex_lock(&reg_lock);
+    int ok = client >= 0 && client < atomic_load(&nclients) && !clients[client].gone;
+    if (ok) {
+        uint8_t bit = (uint8_t)(1u << client);
+        if (on)
+            atomic_fetch_or(&time_mask, bit);
+        else
+            atomic_fetch_and(&time_mask, (uint8_t)~bit);
+    }
+    pthread_mutex_unlock(&reg_lock);
+    return ok ? 0 : -1;
 }
 
 int cutap_on_exit(int client, void (*fn)(void *ctx))
@@ -258,6 +275,8 @@ static inline int run_pre(struct cutap_icall *call, uint8_t *mask, int can_skip)
 {
     int skip = 0;
     uint64_t kept = 0;
+    call->c.t1 = 0;
+    call->c.t0 = *mask & atomic_load_explicit(&time_mask, memory_order_relaxed) ? cutap_now_ns() : 0;
     for (unsigned m = *mask; m; m &= m - 1) {
         int c = __builtin_ctz(m);
         if (!clients[c].pre)
@@ -281,6 +300,8 @@ static inline void run_post(struct cutap_icall *call, unsigned mask)
 {
     uint64_t kept = call->c.result;
     int skipped = !!(call->c.flags & CUTAP_CALL_SKIPPED);
+    if (call->c.t0)
+        call->c.t1 = cutap_now_ns();   /* the call has returned: read once for every post */
     while (mask) {
         int c = 31 - __builtin_clz(mask);
         mask &= ~(1u << c);
@@ -309,6 +330,7 @@ uint64_t cutap_dispatch(uint32_t id, uint64_t *args, cutap_thunk_t thunk)
     ic.c.result = 0;
     ic.c.fn = ready ? cutap_real[id] : NULL;
     ic.c.parent = t->current;
+    ic.c.t0 = ic.c.t1 = 0;
     if (id >= CUTAP_DRIVER_COUNT &&
         CUTAP_UNLIKELY(atomic_load_explicit(&cutap_lib_routed[fi->layer - CUTAP_FIRST_LIB_LAYER], memory_order_relaxed))) {
         /* Typed code of a layer of another major: the words were taken
@@ -451,6 +473,7 @@ void *cutap_tramp_enter(struct cutap_tramp_ctx *ctx, void **retslot, uint64_t *r
     c->result = 0;
     c->fn = real;
     c->parent = t->current;
+    c->t0 = c->t1 = 0;
     memset(fr->call.scratch, 0, sizeof fr->call.scratch);
     run_pre(&fr->call, &fr->mask, 0);   /* an untyped call cannot be skipped */
     t->depth++;
@@ -508,6 +531,7 @@ void cutap_external_enter(struct cutap_external *x, uint32_t id, uint64_t *args,
     c->result = 0;
     c->fn = origin;
     c->parent = x->hook ? h->parent : t->current;
+    c->t0 = c->t1 = 0;
     memset(x->call.scratch, 0, sizeof x->call.scratch);
     if (x->mask)
         run_pre(&x->call, &x->mask, 0);
@@ -551,6 +575,7 @@ int cutap_native_enter(struct cutap_external *x, uint32_t id, uint64_t *args, ui
     c->result = 0;
     c->fn = fn;
     c->parent = t->current;
+    c->t0 = c->t1 = 0;
     for (unsigned m = x->mask; m; m &= m - 1)
         x->call.scratch[__builtin_ctz(m)] = 0;
     int skip = x->mask ? run_pre(&x->call, &x->mask, 1) : 0;

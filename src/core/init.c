@@ -176,7 +176,8 @@ static struct cutap_core core = {
             [CUTAP_API_EXPORT_TABLE_NAME] = (void *)cutap_export_table_name,
             [CUTAP_API_THREAD_DEPTH] = (void *)cutap_thread_depth,
             [CUTAP_API_NVTX_INIT] = (void *)InitializeInjectionNvtx2, [CUTAP_API_ON_EXIT] = (void *)cutap_on_exit,
-            [CUTAP_API_RESULT_KIND] = (void *)cutap_call_result_kind, [CUTAP_API_STATUS_NAME] = (void *)cutap_status_name},
+            [CUTAP_API_RESULT_KIND] = (void *)cutap_call_result_kind, [CUTAP_API_STATUS_NAME] = (void *)cutap_status_name,
+            [CUTAP_API_WANT_TIME] = (void *)cutap_want_time},
     .forbid_tsc = cutap_clock_forbid_tsc,
     .strict = strict_mode,
 };

@@ -73,5 +73,6 @@ cutap_front_api_slow:
 	API cutap_on_exit, 16
 	API cutap_call_result_kind, 17
 	API cutap_status_name, 18
+	API cutap_want_time, 19
 
 	.section .note.GNU-stack,"",@progbits

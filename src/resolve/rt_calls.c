@@ -443,6 +443,7 @@ static inline __attribute__((always_inline)) int fused_begin(struct rt_stack *s,
     c->result = 0;
     c->fn = origin;
     c->parent = t->current;
+    c->t0 = c->t1 = 0;
     if (!cutap_record_report_begin(c, s->last_index, &f->rec, f->aux))
         return 0;
     f->fused = 1;
@@ -648,6 +649,7 @@ uint64_t cutap_rt_hook_enter(const struct rt_record *r, void *origin)
                     c->result = 0;
                     c->fn = origin;
                     c->parent = t->current;
+                    c->t0 = c->t1 = 0;
                     f->rec = rec;
                     f->plan = pl;
                     f->fused = 2;

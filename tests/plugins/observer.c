@@ -18,13 +18,14 @@ CUTAP_PLUGIN_NEGOTIATE()
 
 static int me = -1, inits;
 static const char *api = "ok";
-static int pres, posts, skipped_pre, skipped_post;
+static int pres, posts, skipped_pre, skipped_post, timed;
 
 static int pre(cutap_call_t *c, void *ctx, uint64_t *scratch)
 {
     (void)ctx;
     pres++;
     *scratch = 7;
+    timed += c->t0 != 0 && c->t1 == 0;   /* cutap_want_time: the start read, the end not yet */
     if (c->flags & CUTAP_CALL_SKIPPED) {
         skipped_pre++;
         c->result = 999;   /* void: the skipping client's result stands */
@@ -37,6 +38,7 @@ static void post(cutap_call_t *c, void *ctx, uint64_t *scratch)
 {
     (void)ctx;
     posts += *scratch == 7;
+    timed += c->t0 != 0 && c->t1 >= c->t0;
     if (c->flags & CUTAP_CALL_SKIPPED) {
         skipped_post++;
         c->result = 998;   /* void too */
@@ -46,8 +48,8 @@ static void post(cutap_call_t *c, void *ctx, uint64_t *scratch)
 static void at_exit(void *ctx)
 {
     (void)ctx;
-    printf("observer: inits=%d pre=%d post=%d skipped_pre=%d skipped_post=%d api=%s\n", inits, pres, posts,
-           skipped_pre, skipped_post, api);
+    printf("observer: inits=%d pre=%d post=%d skipped_pre=%d skipped_post=%d api=%s timed=%d\n", inits, pres, posts,
+           skipped_pre, skipped_post, api, timed);
     fflush(stdout);
 }
 
@@ -91,7 +93,8 @@ int cutap_plugin_init(unsigned api_version)
         return atoi(f);
     if (api_version != CUTAP_API_VERSION || (me = cutap_register("observer", pre, post, NULL)) < 0)
         return 1;
-    if (cutap_enable_name(me, "cuDeviceGetCount", 1) || cutap_on_exit(me, at_exit) || cutap_on_exit(-1, at_exit) != -1)
+    if (cutap_enable_name(me, "cuDeviceGetCount", 1) || cutap_on_exit(me, at_exit) || cutap_on_exit(-1, at_exit) != -1 ||
+        cutap_want_time(me, 1) || cutap_want_time(99, 1) != -1)
         return 2;
     return 0;
 }

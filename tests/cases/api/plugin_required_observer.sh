@@ -7,7 +7,8 @@
 # result kinds and status names come back for every kind of layer (api=ok:
 # statuses, pointers, values, void, unknown; names of the driver's, the
 # runtime's and the libraries' statuses, none for the NVTX layer or an
-# unknown value). A
+# unknown value); the time it wants (cutap_want_time) is read once per
+# call and handed to it (timed=4: both calls, pre and post). A
 # plugin listed twice is initialised once, with a warning. A required
 # plugin ('+' before its path) that cannot be loaded, or whose init fails,
 # stops the process before main (exit status 127, the reason on stderr);
@@ -19,7 +20,7 @@ command -v nm >/dev/null && { nm -D --defined-only "$T/observer.so" | grep -qw c
 CUTAP_PLUGINS=$T/apitest.so:+$T/observer.so LD_PRELOAD=$LIB $T/t_api >"$WORK/o.out" 2>"$WORK/o.err" \
     || { cat "$WORK/o.out" "$WORK/o.err" >&2; exit 1; }
 grep -qx OK "$WORK/o.out" || { cat "$WORK/o.out" >&2; exit 1; }
-grep -qx 'observer: inits=1 pre=2 post=2 skipped_pre=1 skipped_post=1 api=ok' "$WORK/o.out" \
+grep -qx 'observer: inits=1 pre=2 post=2 skipped_pre=1 skipped_post=1 api=ok timed=4' "$WORK/o.out" \
     || { say "  observer:"; cat "$WORK/o.out" "$WORK/o.err" >&2; exit 1; }
 
 # listed twice: one init, a warning
