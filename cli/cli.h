@@ -103,6 +103,10 @@ static inline void out_c(int c, FILE *f) { putc_unlocked(c, f); }
 void *xcalloc(size_t n, size_t size);         /* calloc; exits when out of memory (n = 0: one element) */
 /* After option parsing: the one DIR (or file) operand, loaded into tr.
  * Returns 0, 1 when nothing could be read, 2 for a usage error. */
+/* A usage error (at most 3 lines, GNU style): getopt's message or
+ * "cutap CMD: MSG" (fmt, when not NULL), then "Try 'cutap CMD --help' for
+ * more information."; CMD from usage's "usage: cutap CMD". Returns 2. */
+int cli_usage_error(const char *usage, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 int load_operand(int argc, char **argv, const char *usage, struct trace *tr);
 /* The trace's entries formatted on several threads, written to out in the
  * iterator's order (cli/parallel.c): fmt(w, f, c, index, n) writes entry c

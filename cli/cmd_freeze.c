@@ -19,10 +19,9 @@ int cmd_freeze(int argc, char **argv)
         fputs(freeze_usage, stdout);
         return 0;
     }
-    if (argc != 2 || argv[1][0] == '-') {
-        fputs(freeze_usage, stderr);
-        return 2;
-    }
+    if (argc != 2 || argv[1][0] == '-')
+        return cli_usage_error(freeze_usage, argc < 2 ? "no trace directory given" : argc > 2 ? "one trace directory" : "unknown option '%s'",
+                               argv[1]);
     struct stat st;
     if (stat(argv[1], &st) || !S_ISDIR(st.st_mode)) {
         fprintf(stderr, "cutap: %s: not a trace directory\n", argv[1]);

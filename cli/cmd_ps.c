@@ -447,7 +447,7 @@ int cmd_ps(int argc, char **argv)
             break;
         }
         case 'h': fputs(usage, stdout); return 0;
-        default: fputs(usage, stderr); return 2;
+        default: return cli_usage_error(usage, NULL);
         }
     }
     char dir[4200];
@@ -474,8 +474,7 @@ int cmd_ps(int argc, char **argv)
     } else if (optind + 1 == argc) {
         snprintf(dir, sizeof dir, "%s", argv[optind]);
     } else {
-        fputs(usage, stderr);
-        return 2;
+        return cli_usage_error(usage, "at most one trace directory");
     }
     signal(SIGINT, on_int);
     int stuck = 0;

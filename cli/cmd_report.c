@@ -607,8 +607,7 @@ int cmd_report(int argc, char **argv)
             fputs(usage, stdout);
             return 0;
         } else {
-            fputs(usage, stderr);
-            return 2;
+            return cli_usage_error(usage, NULL);
         }
     }
     if (errors && (tree || by != BY_NONE || format != FMT_TEXT)) {

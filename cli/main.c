@@ -79,8 +79,13 @@ int main(int argc, char **argv)
     } cmds[] = {{"trace", cmd_trace}, {"stat", cmd_stat}, {"report", cmd_report}, {"dump", cmd_dump},
                 {"export", cmd_export}, {"ps", cmd_ps}, {"freeze", cmd_freeze}, {"run", cmd_run}};
     for (size_t i = 0; i < sizeof cmds / sizeof cmds[0]; i++)
-        if (!strcmp(argv[1], cmds[i].name))
+        if (!strcmp(argv[1], cmds[i].name)) {
+            static char self[32];   /* getopt's messages name "cutap trace", not "trace" */
+            snprintf(self, sizeof self, "cutap %s", cmds[i].name);
+            argv[1] = self;
             return cmds[i].fn(argc - 1, argv + 1);
-    fprintf(stderr, "cutap: unknown command '%s'\n\n%s", argv[1], usage);
+        }
+    fprintf(stderr, "cutap: unknown command '%s' (trace, stat, report, dump, export, ps, freeze, run)\n"
+                    "Try 'cutap --help' for more information.\n", argv[1]);
     return 2;
 }

@@ -1,5 +1,6 @@
 /* Small helpers shared by the subcommands. */
 #include <pthread.h>
+#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -157,12 +158,31 @@ void csv_str(FILE *f, const char *s)
 }
 
 
+int cli_usage_error(const char *usage, const char *fmt, ...)
+{
+    /* the subcommand, from its usage's first words ("usage: cutap NAME ...") */
+    char name[32] = "";
+    const char *p = strncmp(usage, "usage: cutap ", 13) ? NULL : usage + 13;
+    size_t n = p ? strcspn(p, " \n") : 0;
+    if (n && n < sizeof name && *p != '[' && (*p < 'A' || *p > 'Z'))
+        memcpy(name, p, n), name[n] = 0;
+    if (fmt) {
+        va_list ap;
+        va_start(ap, fmt);
+        fprintf(stderr, "cutap%s%s: ", *name ? " " : "", name);
+        vfprintf(stderr, fmt, ap);
+        fputc('\n', stderr);
+        va_end(ap);
+    }
+    fprintf(stderr, "Try 'cutap%s%s --help' for more information.\n", *name ? " " : "", name);
+    return 2;
+}
+
 int load_operand(int argc, char **argv, const char *usage, struct trace *tr)
 {
-    if (optind != argc - 1) {
-        fputs(usage, stderr);
-        return 2;
-    }
+    if (optind != argc - 1)
+        return cli_usage_error(usage, optind == argc ? "no trace directory given" : "one trace directory, not %d operands",
+                               argc - optind);
     if (tr_load(tr, argv[optind]))
         return 1;
     return cli_select_apply(tr) ? 1 : 0;

@@ -265,8 +265,7 @@ int cmd_dump(int argc, char **argv)
         if (o == 'n')
             demangle = 0;
         else if (o != 'p' && o != 't') {
-            out_s(dump_usage, stderr);
-            return 2;
+            return cli_usage_error(dump_usage, NULL);
         }
     }
     struct trace tr;

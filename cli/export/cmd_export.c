@@ -27,6 +27,7 @@
 #include "export_internal.h"
 
 #define USAGE_LINE "usage: cutap export --format perfetto|perfetto-proto|sqlite|jsonl -o FILE [--force] [-e FILTER] [--from S] [--to S] DIR\n"
+#define TRY_LINE "Try 'cutap export --help' for more information.\n"
 static const char usage[] =
     USAGE_LINE
     "  perfetto  Chrome trace-event JSON (ui.perfetto.dev, chrome://tracing)\n"
@@ -212,13 +213,13 @@ int cmd_export(int argc, char **argv)
         case 'F': force = 1; break;
         case 'h': fputs(usage, stdout); return 0;
         case ':':
-            fprintf(stderr, "cutap export: option '%s' needs a value\n" USAGE_LINE, argv[optind - 1]);
+            fprintf(stderr, "cutap export: option '%s' needs a value\n" USAGE_LINE TRY_LINE, argv[optind - 1]);
             return 2;
         default:
             if (optopt)
-                fprintf(stderr, "cutap export: unknown option '-%c'\n" USAGE_LINE, optopt);
+                fprintf(stderr, "cutap export: unknown option '-%c'\n" USAGE_LINE TRY_LINE, optopt);
             else
-                fprintf(stderr, "cutap export: unknown option '%s'\n" USAGE_LINE, argv[optind - 1]);
+                fprintf(stderr, "cutap export: unknown option '%s'\n" USAGE_LINE TRY_LINE, argv[optind - 1]);
             return 2;
         }
     }
@@ -228,7 +229,7 @@ int cmd_export(int argc, char **argv)
                       : optind < argc - 1     ? "more than one trace directory"
                                               : NULL;
     if (why) {
-        fprintf(stderr, "cutap export: %s\n" USAGE_LINE, why);
+        fprintf(stderr, "cutap export: %s\n" USAGE_LINE TRY_LINE, why);
         return 2;
     }
     const char *dir = argv[optind];

@@ -43,11 +43,11 @@ int cmd_run(int argc, char **argv)
                 return 2;
             break;
         case 'h': fputs(run_usage, stdout); return 0;
-        default: fputs(run_usage, stderr); return 2;
+        default: return cli_usage_error(run_usage, NULL);
         }
     }
     if (optind >= argc || !o.ninject) {
-        fprintf(stderr, "cutap: %s\n%s", optind >= argc ? "no command to run" : "nothing to inject", run_usage);
+        cli_usage_error(run_usage, "%s", optind >= argc ? "no command to run" : "nothing to inject");
         return 2;
     }
     char lib[PATH_MAX];

@@ -55,7 +55,7 @@ int cmd_stat(int argc, char **argv)
             return 1;
         }
     } else if (timing && *timing && strcmp(timing, "all") && strcmp(timing, "sample")) {
-        fprintf(stderr, "cutap: invalid CUTAP_STAT_TIMING '%s': takes all or sample\n%s", timing, stat_usage);
+        cli_usage_error(stat_usage, "invalid CUTAP_STAT_TIMING '%s': takes all or sample", timing);
         return 2;
     }
     /* -o FILE: opened before the command runs (a refusal costs no run),

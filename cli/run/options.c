@@ -205,7 +205,7 @@ static int parse_seconds(const char *opt, const char *arg, double *v, const char
     errno = 0;
     *v = strtod(arg, &end);
     if (errno || end == arg || *end || *v < 0 || *v > 1e9 || *v != *v) {
-        fprintf(stderr, "cutap: %s takes seconds (0 or more), not '%s'\n%s", opt, arg, usage);
+        cli_usage_error(usage, "%s takes seconds (0 or more), not '%s'", opt, arg);
         return 2;
     }
     return 0;
@@ -277,7 +277,7 @@ int parse(int argc, char **argv, struct run_opts *o, const char *usage, int stat
             char *end;
             o->stuck = strtod(optarg, &end);
             if (stat || *end || o->stuck <= 0) {
-                fprintf(stderr, "cutap: --stuck takes seconds (trace only), not '%s'\n%s", optarg, usage);
+                cli_usage_error(usage, "--stuck takes seconds (trace only), not '%s'", optarg);
                 return 2;
             }
             break;
@@ -299,7 +299,7 @@ int parse(int argc, char **argv, struct run_opts *o, const char *usage, int stat
             if (parse_seconds("--duration", optarg, &o->duration, usage))
                 return 2;
             if (o->duration <= 0) {
-                fprintf(stderr, "cutap: --duration takes seconds (more than 0), not '%s'\n%s", optarg, usage);
+                cli_usage_error(usage, "--duration takes seconds (more than 0), not '%s'", optarg);
                 return 2;
             }
             break;
@@ -353,7 +353,7 @@ int parse(int argc, char **argv, struct run_opts *o, const char *usage, int stat
         }
         case 'R':
             if (strcmp(optarg, "symbols") && strcmp(optarg, "cupti") && strcmp(optarg, "all")) {
-                fprintf(stderr, "cutap: --runtime=%s: takes all, symbols or cupti\n%s", optarg, usage);
+                cli_usage_error(usage, "--runtime=%s: takes all, symbols or cupti", optarg);
                 return 2;
             }
             /* all (the default): every copy's own reports (issue #25);
@@ -372,7 +372,7 @@ int parse(int argc, char **argv, struct run_opts *o, const char *usage, int stat
             break;
         }
         case 'h': fputs(usage, stdout); exit(0);
-        default: fputs(usage, stderr); return 2;
+        default: return cli_usage_error(usage, NULL);
         }
     }
     if (o->capture_range && !strncmp(o->capture_range, "nvtx:", 5) && o->no_nvtx) {
@@ -380,7 +380,7 @@ int parse(int argc, char **argv, struct run_opts *o, const char *usage, int stat
         return 2;
     }
     if (optind >= argc) {
-        fprintf(stderr, "cutap: no command to run\n%s", usage);
+        cli_usage_error(usage, "no command to run");
         return 2;
     }
     o->cmd = argv + optind;

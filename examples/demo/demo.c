@@ -44,14 +44,19 @@ int main(void)
     ver(&v);
     alloc(&d, sizeof x);
     htod(d, x, sizeof x);
+    /* The launches name no real kernel and the export table is the fake
+     * driver's own: made only there (tests/fake exports fake_count_name),
+     * so the demo also runs, shorter, where a real driver answers. */
+    int fake = dlsym(h, "fake_count_name") != NULL;
     void *params[] = {&d};
-    for (int i = 0; i < 3; i++)
+    for (int i = 0; fake && i < 3; i++)
         launch((void *)0x1234, 8, 1, 1, 128, 1, 1, 0, NULL, params, NULL);
     freep(d);
     static const unsigned char uuid[16] = {0xfa, 0x4e, 0x00, 0x01, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0x01};
     const uintptr_t *t = NULL;
-    if (etbl((const void **)&t, uuid) == 0 && t)
+    if (fake && etbl((const void **)&t, uuid) == 0 && t)
         ((int (*)(int))t[1])(41);
-    printf("demo: driver version %d, allocated 0x%llx\n", v, (unsigned long long)d);
+    printf("demo: driver version %d, allocated 0x%llx%s\n", v, (unsigned long long)d,
+           fake ? "" : " (a real driver: no launch, no fake export table)");
     return 0;
 }
