@@ -334,8 +334,11 @@ int ps_view(const struct trace *tr, FILE *f, int json, double stuck_s, int only_
                     fputs("null", f);
                 fputc('}', f);
             } else {
-                fprintf(f, "  rank %d (pid %d, comm 0x%" PRIx64 "): %" PRIu64 " issued", p->h.rank, p->h.pid,
-                        pc->handle, pc->issued);
+                if (p->h.rank >= 0)
+                    fprintf(f, "  rank %d (pid %d, comm 0x%" PRIx64 "): %" PRIu64 " issued", p->h.rank, p->h.pid,
+                            pc->handle, pc->issued);
+                else   /* no RANK in its environment */
+                    fprintf(f, "  pid %d (comm 0x%" PRIx64 "): %" PRIu64 " issued", p->h.pid, pc->handle, pc->issued);
                 if (pc->in_progress)
                     fprintf(f, ", #%u %s in progress", pc->in_progress_no, tr->names[pc->in_progress->name].name);
                 if (lo != hi && pc->issued == lo)

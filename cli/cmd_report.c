@@ -631,8 +631,10 @@ int cmd_report(int argc, char **argv)
         report_tree(&tr, stdout, format);
     else
         report_print(&tr, stdout, format, by);
-    /* After the table; CSV and JSON stay parseable. */
-    runtime_note(&tr, format == FMT_TEXT ? stdout : stderr);
+    /* After the table; CSV and JSON stay parseable. Not for --errors, nor
+     * when -e chose what to show (the runtime layer may be left out). */
+    if (!errors && !tr.name_keep)
+        runtime_note(&tr, format == FMT_TEXT ? stdout : stderr);
     int bad = tr.problems;
     tr_free(&tr);
     return bad ? 1 : 0;

@@ -472,9 +472,14 @@ int procs_summary(const char *dir, int trace)
         if (h->overflow)
             ADD("cutap: %u processes not listed (the registry is full)\n", h->overflow);
     }
-    if (trace)
+    if (trace && nfiles) {
         fprintf(stderr, "cutap: %d process%s traced into %s (cutap report %s): %s calls, %s\n", nfiles,
                 nfiles == 1 ? "" : "es", dir, dir, num(calls, c), bytes_str(bytes, b));
+    } else if (trace) {
+        struct stat st;
+        fprintf(stderr, "cutap: no process made a CUDA call: nothing was traced (%s%s)\n", dir,
+                stat(dir, &st) ? " was not made" : " holds no trace");
+    }
     fputs(report, stderr);
     if (not_traced)
         fprintf(stderr, "cutap: %d process%s not traced: %s\n", not_traced, not_traced == 1 ? "" : "es", nt);

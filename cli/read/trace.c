@@ -165,8 +165,12 @@ int tr_select(struct trace *tr, const char *filter, uint64_t from_ns, uint64_t t
             TR_ERR("cutap: out of memory\n");
             return -1;
         }
+        size_t kept = 0;
         for (size_t i = 0; i < tr->nnames; i++)
-            tr->name_keep[i] = cutap_filter_eval(filter, tr->names[i].name, tr->names[i].layer, NULL) == 1;
+            kept += tr->name_keep[i] = cutap_filter_eval(filter, tr->names[i].name, tr->names[i].layer, NULL) == 1;
+        if (!kept)
+            TR_ERR("cutap: warning: -e '%s' matches no function of this trace (%zu named): nothing is selected\n",
+                   filter, tr->nnames);
         size_t m = 0;
         for (size_t i = 0; i < tr->ncounters; i++) {
             const struct tr_counter *c = &tr->counters[i];
