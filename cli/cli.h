@@ -108,6 +108,8 @@ void *xcalloc(size_t n, size_t size);         /* calloc; exits when out of memor
  * more information."; CMD from usage's "usage: cutap CMD". Returns 2. */
 int cli_usage_error(const char *usage, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 int load_operand(int argc, char **argv, const char *usage, struct trace *tr);
+/* A duration: seconds ("0.5"), or with ns, us, ms, s ("10us"); 0, or -1. */
+int cli_parse_duration(const char *s, uint64_t *ns);
 /* The trace's entries formatted on several threads, written to out in the
  * iterator's order (cli/parallel.c): fmt(w, f, c, index, n) writes entry c
  * (the iterator's index; n: how many kept entries came before it) into f,

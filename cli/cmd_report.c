@@ -200,6 +200,8 @@ static void med_free(struct med *m)
 /* report --requests: the ioctl layer's requests one row per control
  * command or class (cli/ioctl_decode.c) */
 static int split_requests;
+/* report --failed: failing calls only */
+static int failed_only;
 
 static size_t build_rows(const struct trace *tr, int by, struct row **out)
 {
@@ -212,6 +214,8 @@ static size_t build_rows(const struct trace *tr, int by, struct row **out)
     for (const struct tr_call *c; (c = tr_iter_next(&it));) {
         if (c->rflags & TR_RF_RANGE)
             continue;   /* an NVTX range or mark, not a call: report --tree, dump and the exports show them */
+        if (failed_only && (!c->t1 || (c->flags & CUTAP_RF_INJECTED) || !call_is_error(tr, c)))
+            continue;
         int64_t g = group_of(tr, c->thread, c->object, by);
         index_rows(&ix, rows, nr);
         size_t hole = 0;
@@ -538,13 +542,14 @@ static void runtime_note(const struct trace *tr, FILE *f)
 }
 
 static const char usage[] =
-    "usage: cutap report [--format text|csv|json] [--by process|thread|rank|object | --tree] [-e FILTER]\n"
-    "                    [--from S] [--to S] DIR\n"
+    "usage: cutap report [--format text|csv|json] [--by process|thread|rank|object | --tree] [--failed]\n"
+    "                    [--errors] [--requests] [-e FILTER] [--from S] [--to S] DIR\n"
     "Per layer and function: calls, errors, total/avg/median/min/max time.\n"
     "  --format F          text (default), csv or json\n"
     "  --by G              one table per process, thread or rank (RANK, OMPI_COMM_WORLD_RANK, ...), or\n"
     "                      object: the runtime calls each library's own runtime copy made (--runtime=cupti)\n"
     "  --tree              the call tree: each call under the call it was made in, with self time\n"
+    "  --failed            the same table of the failing calls only (an error status)\n"
     "  --errors            where errors began: per process and thread the first failing call of each\n"
     "                      function (arguments, result, INJECTED), the first sticky error (illegal\n"
     "                      address, launch failure...) and what failed after it, and the kernel\n"
@@ -564,6 +569,7 @@ int cmd_report(int argc, char **argv)
                                              {"tree", no_argument, 0, 't'},
                                              {"requests", no_argument, 0, 'R'},
                                              {"errors", no_argument, 0, 'E'},
+                                             {"failed", no_argument, 0, 'F'},
                                              {"help", no_argument, 0, 'h'},
                                              CLI_SELECT_LONGOPTS,
                                              {0, 0, 0, 0}};
@@ -603,6 +609,8 @@ int cmd_report(int argc, char **argv)
             split_requests = 1;
         } else if (c == 'E') {
             errors = 1;
+        } else if (c == 'F') {
+            failed_only = 1;
         } else if (c == 'h') {
             fputs(usage, stdout);
             return 0;
@@ -618,10 +626,19 @@ int cmd_report(int argc, char **argv)
         fprintf(stderr, "cutap report: --tree merges every process and thread; it does not go with --by\n");
         return 2;
     }
+    if (failed_only && (tree || errors)) {
+        fprintf(stderr, "cutap report: --failed selects the flat table's calls: not with --tree or --errors\n");
+        return 2;
+    }
     struct trace tr;
     int rc = load_operand(argc, argv, usage, &tr);
     if (rc)
         return rc;
+    if (failed_only && tr.ncounters) {
+        fprintf(stderr, "cutap report: --failed selects call records; the %zu counters of counting-mode files "
+                "(cutap stat) count errors without the calls and are left out\n", tr.ncounters);
+        tr.ncounters = 0;
+    }
     if (tree && tr.ncounters)
         fprintf(stderr, "cutap report: --tree needs call records; the %zu counters of counting-mode files "
                 "(cutap stat) have no nesting and are left out\n", tr.ncounters);
@@ -633,7 +650,7 @@ int cmd_report(int argc, char **argv)
         report_print(&tr, stdout, format, by);
     /* After the table; CSV and JSON stay parseable. Not for --errors, nor
      * when -e chose what to show (the runtime layer may be left out). */
-    if (!errors && !tr.name_keep)
+    if (!errors && !failed_only && !tr.name_keep)
         runtime_note(&tr, format == FMT_TEXT ? stdout : stderr);
     int bad = tr.problems;
     tr_free(&tr);

@@ -1,4 +1,5 @@
 /* Small helpers shared by the subcommands. */
+#include <errno.h>
 #include <pthread.h>
 #include <stdarg.h>
 #include <stdlib.h>
@@ -176,6 +177,21 @@ int cli_usage_error(const char *usage, const char *fmt, ...)
     }
     fprintf(stderr, "Try 'cutap%s%s --help' for more information.\n", *name ? " " : "", name);
     return 2;
+}
+
+int cli_parse_duration(const char *s, uint64_t *ns)
+{
+    char *end;
+    errno = 0;
+    double v = strtod(s, &end);
+    if (errno || end == s || v < 0 || v != v)
+        return -1;
+    double unit = !strcmp(end, "") || !strcmp(end, "s") ? 1e9 : !strcmp(end, "ms") ? 1e6 : !strcmp(end, "us") ? 1e3
+                  : !strcmp(end, "ns") ? 1 : -1;
+    if (unit < 0 || v * unit > 1.8e19)
+        return -1;
+    *ns = (uint64_t)(v * unit + 0.5);
+    return 0;
 }
 
 int load_operand(int argc, char **argv, const char *usage, struct trace *tr)

@@ -7,7 +7,7 @@ _cutap()
     cmd=${COMP_WORDS[1]}
     local layers="driver hidden runtime cublas cublasLt cudnn nccl cufft curand cusparse cusolver nvrtc nvJitLink nvtx nvml ioctl"
     if [ "$COMP_CWORD" -eq 1 ]; then
-        COMPREPLY=($(compgen -W "trace stat report dump export help --version --help" -- "$cur"))
+        COMPREPLY=($(compgen -W "trace stat report dump export ps freeze run help --version --help" -- "$cur"))
         return
     fi
     # after "--", the command being run: complete it as a command
@@ -41,8 +41,10 @@ _cutap()
     case $cmd in
         trace) opts="-o -e --runtime=all --runtime=symbols --runtime=cupti --no-nvtx --help --" ;;
         stat) opts="-o --force -e --time-all --runtime=all --runtime=symbols --runtime=cupti --help --" ;;
-        report) opts="--format --by --tree -e --from --to --help" ;;
-        dump) opts="--pid --tid --no-demangle -e --from --to --help" ;;
+        report) opts="--format --by --tree --failed --errors --requests -e --from --to --help" ;;
+        dump) opts="--pid --tid --failed --min-duration -t --absolute --no-demangle -e --from --to --help" ;;
+        ps) opts="--help" ;;
+        freeze) opts="--help" ;;
         export) opts="--format -o --force -e --from --to --help" ;;
     esac
     if [[ $cur == -* ]]; then

@@ -17,9 +17,41 @@
 #include <stdio_ext.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "cli.h"
 #include "dump_internal.h"
+
+/* A line's start: seconds from the trace's start ("12.345678"), or with
+ * -t the local time of day ("14:03:07.345678"), then the label. */
+static void put_time(struct dump *d, const struct tr_call *c, const char *label)
+{
+    const struct trace *tr = d->tr;
+    FILE *f = d->out;
+    uint64_t t = d->absolute ? c->t0 : c->t0 > tr->origin_ns ? c->t0 - tr->origin_ns : 0, s = t / 1000000000u;
+    if (d->absolute) {
+        if (s != d->abs_sec || !d->abs_hms[0]) {
+            time_t tt = (time_t)s;
+            struct tm tm;
+            if (!localtime_r(&tt, &tm) || !strftime(d->abs_hms, sizeof d->abs_hms, "%H:%M:%S.", &tm))
+                snprintf(d->abs_hms, sizeof d->abs_hms, "%" PRIu64 ".", s);
+            d->abs_sec = s;
+        }
+        out_s(d->abs_hms, f);
+    } else {
+        text_u64(f, s);
+        out_c('.', f);
+    }
+    /* "%06" PRIu64 " %s ", without printf */
+    char us[8];
+    uint64_t u = t % 1000000000u / 1000u;
+    for (int i = 5; i >= 0; i--, u /= 10)
+        us[i] = (char)('0' + u % 10);
+    us[6] = ' ';
+    fwrite(us, 1, 7, f);
+    out_s(label, f);
+    out_c(' ', f);
+}
 
 /* An NVTX range or mark (made by the reader, trace_read.h), at its start:
  *   range "forward" <1.234 ms>      the calls inside it follow, indented
@@ -27,12 +59,14 @@
  *   range "io" <5.0 us> (start/end) a start/end range: nests nothing
  *   range "x" <1.0 us> (not nested) a push/pop that crossed a call or range
  *   mark "tick" */
-static void put_range(FILE *f, const struct trace *tr, const struct tr_call *c, const char *label, uint64_t t)
+static void put_range(struct dump *d, const struct tr_call *c, const char *label)
 {
+    const struct trace *tr = d->tr;
+    FILE *f = d->out;
     const struct tr_range *r = tr_range_of(c);
     const char *msg = tr->names[c->name].name;
-    fprintf(f, "%" PRIu64 ".%06" PRIu64 " %s %*s%s ", t / 1000000000u, t % 1000000000u / 1000u, label, 2 * c->depth,
-            "", r->kind == TR_RANGE_MARK ? "mark" : "range");
+    put_time(d, c, label);
+    fprintf(f, "%*s%s ", 2 * c->depth, "", r->kind == TR_RANGE_MARK ? "mark" : "range");
     dump_put_str(f, msg, strlen(msg), 0);
     if (r->kind != TR_RANGE_MARK) {
         out_c(' ', f);
@@ -52,23 +86,12 @@ static void put_call(struct dump *d, const struct tr_call *c, const char *label)
 {
     const struct trace *tr = d->tr;
     FILE *f = d->out;
-    uint64_t t = c->t0 > tr->origin_ns ? c->t0 - tr->origin_ns : 0;
     if (c->rflags & TR_RF_RANGE) {
-        put_range(f, tr, c, label, t);
+        put_range(d, c, label);
         return;
     }
     d->proc = &tr->procs[tr->threads[c->thread].proc];
-    /* "%" PRIu64 ".%06" PRIu64 " %s %*s", without printf */
-    char us[8];
-    uint64_t u = t % 1000000000u / 1000u;
-    for (int i = 5; i >= 0; i--, u /= 10)
-        us[i] = (char)('0' + u % 10);
-    us[6] = ' ';
-    text_u64(f, t / 1000000000u);
-    out_c('.', f);
-    fwrite(us, 1, 7, f);
-    out_s(label, f);
-    out_c(' ', f);
+    put_time(d, c, label);
     for (unsigned i = 0; i < 2u * c->depth; i++)
         out_c(' ', f);
     text_str(f, tr->names[c->name].name);
@@ -167,26 +190,39 @@ static unsigned char *thread_filter(const struct trace *tr, long pid, long tid)
 /* --- the command -------------------------------------------------------- */
 
 static const char dump_usage[] =
-    "usage: cutap dump [--pid P] [--tid T] [--no-demangle] [-e FILTER] [--from S] [--to S] DIR|FILE.cutap\n"
+    "usage: cutap dump [--pid P] [--tid T] [--failed] [--min-duration D] [-t] [--no-demangle] [-e FILTER]\n"
+    "                  [--from S] [--to S] DIR|FILE.cutap\n"
     "One line per call in time order: seconds from the start, [pid/tid], name, decoded arguments\n"
     "and outputs, result, duration; calls made inside a call indented under it.\n"
     "  --pid P, --tid T    only that process or thread\n"
+    "  --failed            only calls that failed (an error status; strace -Z)\n"
+    "  --min-duration D    only calls that took D or longer (D: seconds, or with ns, us, ms, s)\n"
+    "  -t, --absolute      the local time of day (14:03:07.345678) instead of seconds from the start\n"
     "  --no-demangle       kernel names as recorded\n"
     CLI_SELECT_HELP
     "examples:\n"
     "  cutap dump run1 | less\n"
     "  cutap dump --pid 1234 -e 'cuMem*,cudaMalloc*' run1\n"
-    "  cutap dump --from 2 --to 2.1 run1\n";
+    "  cutap dump --from 2 --to 2.1 run1\n"
+    "  cutap dump --failed -t run1\n"
+    "  cutap dump --min-duration 1ms -e 'cuStreamSynchronize,cudaDeviceSynchronize' run1\n";
 
 /* --- the calls, on several threads (cli/parallel.c) ------------------------ */
 struct dump_run {
     const struct dump *d;
     const unsigned char *show;
     char (*labels)[96];
+    int failed;                /* --failed */
+    uint64_t min_ns;           /* --min-duration (0: any) */
 };
 static int dump_keep(void *arg, const struct tr_call *c)
 {
-    return ((struct dump_run *)arg)->show[c->thread];
+    const struct dump_run *r = arg;
+    if (!r->show[c->thread])
+        return 0;
+    if (r->failed && ((c->rflags & TR_RF_RANGE) || !call_is_error(r->d->tr, c)))
+        return 0;
+    return !r->min_ns || (c->t1 && c->t1 - c->t0 >= r->min_ns) || (!c->t1 && !(c->rflags & TR_RF_RANGE));
 }
 struct dump_worker {
     struct dump d;             /* this thread's (d.proc changes per call) */
@@ -215,12 +251,12 @@ static void dump_fmt(void *wp, FILE *f, const struct tr_call *c, size_t index, s
 
 /* Prints the calls; returns 0, or -1 when stdout failed for another
  * reason than a reader that went away (`| head`). */
-static int dump_calls(struct dump *d, const unsigned char *show)
+static int dump_calls(struct dump *d, const unsigned char *show, int failed, uint64_t min_ns)
 {
     const struct trace *tr = d->tr;
     char(*labels)[96] = thread_labels(tr);
     int err = 0;
-    struct dump_run run = {d, show, labels};
+    struct dump_run run = {d, show, labels, failed, min_ns};
     struct cli_par par = {.tr = tr, .what = "dump", .out = d->out, .keep = dump_keep, .fmt = dump_fmt,
                           .init = dump_init, .fini = dump_fini, .arg = &run};
     int rc = cli_par_run(&par, cli_par_workers(tr), &err);
@@ -240,15 +276,29 @@ static int dump_calls(struct dump *d, const unsigned char *show)
 int cmd_dump(int argc, char **argv)
 {
     static const struct option opts[] = {{"pid", required_argument, NULL, 'p'},
-                                         {"tid", required_argument, NULL, 't'},
+                                         {"tid", required_argument, NULL, 'I'},
                                          {"no-demangle", no_argument, NULL, 'n'},
+                                         {"failed", no_argument, NULL, 'F'},
+                                         {"min-duration", required_argument, NULL, 'D'},
+                                         {"absolute", no_argument, NULL, 'T'},
                                          {"help", no_argument, NULL, 'h'},
                                          CLI_SELECT_LONGOPTS,
                                          {NULL, 0, NULL, 0}};
     long pid = -1, tid = -1;
-    int demangle = 1, o;
+    int demangle = 1, failed = 0, absolute = 0, o;
+    uint64_t min_ns = 0;
     optind = 1;
-    while ((o = getopt_long(argc, argv, "p:t:nhe:", opts, NULL)) != -1) {
+    while ((o = getopt_long(argc, argv, "p:tnhe:", opts, NULL)) != -1) {
+        if (o == 'F' || o == 'T' || o == 't') {
+            *(o == 'F' ? &failed : &absolute) = 1;
+            continue;
+        }
+        if (o == 'D') {
+            if (cli_parse_duration(optarg, &min_ns))
+                return cli_usage_error(dump_usage, "--min-duration takes a duration (10us, 2.5ms, 1s, 0.5), not '%s'",
+                                       optarg);
+            continue;
+        }
         if (o == 'e' || o == CLI_OPT_FROM || o == CLI_OPT_TO) {
             if (cli_select_opt(o, optarg, "dump"))
                 return 2;
@@ -258,13 +308,13 @@ int cmd_dump(int argc, char **argv)
             out_s(dump_usage, stdout);
             return 0;
         }
-        if ((o == 'p' && parse_id(optarg, &pid)) || (o == 't' && parse_id(optarg, &tid))) {
+        if ((o == 'p' && parse_id(optarg, &pid)) || (o == 'I' && parse_id(optarg, &tid))) {
             fprintf(stderr, "cutap: dump: bad %s '%s'\n", o == 'p' ? "pid" : "tid", optarg);
             return 2;
         }
         if (o == 'n')
             demangle = 0;
-        else if (o != 'p' && o != 't') {
+        else if (o != 'p' && o != 'I') {
             return cli_usage_error(dump_usage, NULL);
         }
     }
@@ -287,8 +337,8 @@ int cmd_dump(int argc, char **argv)
      * fputc/fprintf was a third of dump's time) */
     __fsetlocking(stdout, FSETLOCKING_BYCALLER);
     signal(SIGPIPE, SIG_IGN);
-    struct dump d = {.tr = &tr, .out = stdout, .demangle = demangle};
-    rc = dump_calls(&d, show) ? 1 : tr.problems > 0;
+    struct dump d = {.tr = &tr, .out = stdout, .demangle = demangle, .absolute = absolute};
+    rc = dump_calls(&d, show, failed, min_ns) ? 1 : tr.problems > 0;
     free(show);
     dump_kernels_free();
     tr_free(&tr);

@@ -16,6 +16,9 @@ struct dump {
     const struct tr_proc *proc;    /* process of the call being printed */
     const struct dec_set *set;     /* tables of the call's layer */
     int demangle;                  /* kernel names demangled (dump without --no-demangle) */
+    int absolute;                  /* -t: local wall-clock time of day, not seconds from the start */
+    uint64_t abs_sec;              /* -t: the second last formatted (per thread: each has its own dump) */
+    char abs_hms[16];              /* and its "HH:MM:SS." */
 };
 
 /* The signature to decode c with (d->set set to its tables), or NULL to
