@@ -27,9 +27,17 @@ struct row {
     int has_med;
     int estimated;   /* total estimated from some of the calls (timed < calls) */
     uint64_t calls, errors, total, min, max, med, unfinished;
+    uint64_t child;            /* time of the calls made directly inside this row's calls: self = total - child */
     uint64_t injected;         /* calls fault injection chose (--inject): their errors not in errors */
     uint64_t timed;  /* calls whose time is in min, max and (before any estimate) total */
 };
+
+/* A row's own time: its total less the time of the calls made inside its
+ * calls (counters, which have no nesting: their total). */
+static uint64_t row_self(const struct row *r)
+{
+    return r->total > r->child ? r->total - r->child : 0;
+}
 
 static int cmp_row(const void *a, const void *b)
 {
@@ -212,8 +220,12 @@ static size_t build_rows(const struct trace *tr, int by, struct row **out)
     struct tr_iter it;
     tr_iter_init(&it, tr, "report");
     for (const struct tr_call *c; (c = tr_iter_next(&it));) {
-        if (c->rflags & TR_RF_RANGE)
-            continue;   /* an NVTX range or mark, not a call: report --tree, dump and the exports show them */
+        if (c->rflags & TR_RF_RANGE) {
+            /* an NVTX range or mark, not a call (report --tree, dump and the
+             * exports show them): the calls inside it count as its caller's */
+            tr_iter_set_user(&it, tr_iter_parent_user(&it));
+            continue;
+        }
         if (failed_only && (!c->t1 || (c->flags & CUTAP_RF_INJECTED) || !call_is_error(tr, c)))
             continue;
         int64_t g = group_of(tr, c->thread, c->object, by);
@@ -241,6 +253,12 @@ static size_t build_rows(const struct trace *tr, int by, struct row **out)
             continue;
         }
         uint64_t d = c->t1 - c->t0;
+        /* self time: this call's time is its parent's children's; its own
+         * calls inside it find its row (rows move: an index) */
+        uint64_t pu = tr_iter_parent_user(&it);
+        if (pu && pu <= nr)
+            rows[pu - 1].child += d;
+        tr_iter_set_user(&it, (uint64_t)(r - rows) + 1);
         if (c->flags & CUTAP_RF_INJECTED)
             r->injected++;
         else
@@ -420,7 +438,7 @@ int report_print(const struct trace *tr, FILE *f, int format, int by)
     }
     if (format == FMT_CSV) {
         static const char *const extra[] = {"", ",host,pid", ",host,pid,tid", ",rank", ",object"};
-        fprintf(f, "layer,name,calls,errors,total_ns,avg_ns,min_ns,max_ns,med_ns,time_pct,unfinished,timed%s\n",
+        fprintf(f, "layer,name,calls,errors,total_ns,self_ns,avg_ns,min_ns,max_ns,med_ns,time_pct,unfinished,timed%s\n",
                 extra[by]);
     } else if (format == FMT_JSON) {
         fprintf(f, "{\"processes\":%zu,\"hosts\":%zu,\"calls\":%llu,\"unfinished\":%llu,\"by\":", tr->nprocs, hosts,
@@ -439,28 +457,30 @@ int report_print(const struct trace *tr, FILE *f, int format, int by)
     }
     for (size_t i = 0; i < nr;) {
         size_t j = i;
-        uint64_t gtotal = 0;
+        uint64_t gself = 0;   /* the shares are of self time: they add up to 100 */
         while (j < nr && rows[j].group == rows[i].group)
-            gtotal += rows[j++].total;
+            gself += row_self(&rows[j++]);
         if (format == FMT_TEXT) {
             char label[2048];
             group_label(tr, by, rows[i].group, label, sizeof label);
             if (by != BY_NONE)
                 fprintf(f, "\n== %s ==\n", label);
-            fprintf(f, "%8s %14s %10s %7s %11s %11s %11s %11s  %-9s %s\n", "Time(%)", "Total(ns)", "Calls", "Errors",
-                    "Avg(ns)", "Med(ns)", "Min(ns)", "Max(ns)", "Layer", "Name");
+            fprintf(f, "%8s %14s %14s %10s %7s %11s %11s %11s %11s  %-9s %s\n", "Self(%)", "Self(ns)", "Total(ns)",
+                    "Calls", "Errors", "Avg(ns)", "Med(ns)", "Min(ns)", "Max(ns)", "Layer", "Name");
         }
         for (size_t k = i; k < j; k++) {
             const struct row *r = &rows[k];
             const struct tr_name *n = &tr->names[r->name];
-            double pct = gtotal ? 100.0 * (double)r->total / (double)gtotal : 0.0;
+            uint64_t self = row_self(r);
+            double pct = gself ? 100.0 * (double)self / (double)gself : 0.0;
             unsigned long long avg = r->calls ? r->total / r->calls : 0;
             unsigned long long mn = r->timed ? r->min : 0, mx = r->max, med = r->med;
             if (format == FMT_CSV) {
                 fprintf(f, "%s,", layer_str(n->layer));
                 csv_str(f, n->name);
-                fprintf(f, ",%llu,%llu,%llu,%llu,%llu,%llu,", (unsigned long long)r->calls,
-                        (unsigned long long)r->errors, (unsigned long long)r->total, avg, mn, mx);
+                fprintf(f, ",%llu,%llu,%llu,%llu,%llu,%llu,%llu,", (unsigned long long)r->calls,
+                        (unsigned long long)r->errors, (unsigned long long)r->total, (unsigned long long)self, avg, mn,
+                        mx);
                 if (r->has_med)
                     fprintf(f, "%llu", med);
                 fprintf(f, ",%.2f,%llu,%llu", pct, (unsigned long long)r->unfinished, (unsigned long long)r->timed);
@@ -469,10 +489,10 @@ int report_print(const struct trace *tr, FILE *f, int format, int by)
             } else if (format == FMT_JSON) {
                 fprintf(f, "%s{\"layer\":\"%s\",\"name\":", k ? "," : "", layer_str(n->layer));
                 json_str(f, n->name);
-                fprintf(f, ",\"calls\":%llu,\"errors\":%llu,\"total_ns\":%llu,\"avg_ns\":%llu,\"min_ns\":%llu,"
-                           "\"max_ns\":%llu,\"med_ns\":",
+                fprintf(f, ",\"calls\":%llu,\"errors\":%llu,\"total_ns\":%llu,\"self_ns\":%llu,\"avg_ns\":%llu,"
+                           "\"min_ns\":%llu,\"max_ns\":%llu,\"med_ns\":",
                         (unsigned long long)r->calls, (unsigned long long)r->errors, (unsigned long long)r->total,
-                        avg, mn, mx);
+                        (unsigned long long)self, avg, mn, mx);
                 if (r->has_med)
                     fprintf(f, "%llu", med);
                 else
@@ -483,11 +503,12 @@ int report_print(const struct trace *tr, FILE *f, int format, int by)
                 json_group(f, tr, by, r->group);
                 fputc('}', f);
             } else {
-                char medbuf[24] = "-", totbuf[24];
+                char medbuf[24] = "-", totbuf[24], selfbuf[24];
                 if (r->has_med)
                     snprintf(medbuf, sizeof medbuf, "%llu", med);
                 snprintf(totbuf, sizeof totbuf, "%s%llu", r->estimated ? "~" : "", (unsigned long long)r->total);
-                fprintf(f, "%8.2f %14s %10llu %7llu %11llu %11s %11llu %11llu  %-9s ", pct, totbuf,
+                snprintf(selfbuf, sizeof selfbuf, "%s%llu", r->estimated ? "~" : "", (unsigned long long)self);
+                fprintf(f, "%8.2f %14s %14s %10llu %7llu %11llu %11s %11llu %11llu  %-9s ", pct, selfbuf, totbuf,
                         (unsigned long long)r->calls, (unsigned long long)r->errors, avg, medbuf, mn, mx,
                         layer_str(n->layer));
                 text_str(f, n->name);

@@ -6,7 +6,7 @@
 
 "$CUTAP" trace -o "$WORK/rf" -- $T/t_record errors >/dev/null 2>&1 || exit 1
 "$CUTAP" report --format csv "$WORK/rf" >"$WORK/rf.csv" || exit 1
-hdr=layer,name,calls,errors,total_ns,avg_ns,min_ns,max_ns,med_ns,time_pct,unfinished,timed
+hdr=layer,name,calls,errors,total_ns,self_ns,avg_ns,min_ns,max_ns,med_ns,time_pct,unfinished,timed
 [ "$(head -1 "$WORK/rf.csv")" = "$hdr" ] || { say "  header: $(head -1 "$WORK/rf.csv")"; exit 1; }
 [ "$("$CUTAP" report --by process --format csv "$WORK/rf" | head -1)" = "$hdr,host,pid" ] || exit 1
 [ "$("$CUTAP" report --by thread --format csv "$WORK/rf" | head -1)" = "$hdr,host,pid,tid" ] || exit 1
