@@ -438,7 +438,8 @@ int report_print(const struct trace *tr, FILE *f, int format, int by)
     }
     if (format == FMT_CSV) {
         static const char *const extra[] = {"", ",host,pid", ",host,pid,tid", ",rank", ",object"};
-        fprintf(f, "layer,name,calls,errors,total_ns,self_ns,avg_ns,min_ns,max_ns,med_ns,time_pct,unfinished,timed%s\n",
+        /* self_ns last: columns are only ever added at the end */
+        fprintf(f, "layer,name,calls,errors,total_ns,avg_ns,min_ns,max_ns,med_ns,time_pct,unfinished,timed%s,self_ns\n",
                 extra[by]);
     } else if (format == FMT_JSON) {
         fprintf(f, "{\"processes\":%zu,\"hosts\":%zu,\"calls\":%llu,\"unfinished\":%llu,\"by\":", tr->nprocs, hosts,
@@ -465,8 +466,8 @@ int report_print(const struct trace *tr, FILE *f, int format, int by)
             group_label(tr, by, rows[i].group, label, sizeof label);
             if (by != BY_NONE)
                 fprintf(f, "\n== %s ==\n", label);
-            fprintf(f, "%8s %14s %14s %10s %7s %11s %11s %11s %11s  %-9s %s\n", "Self(%)", "Self(ns)", "Total(ns)",
-                    "Calls", "Errors", "Avg(ns)", "Med(ns)", "Min(ns)", "Max(ns)", "Layer", "Name");
+            fprintf(f, "%8s %14s %10s %7s %11s %11s %11s %11s %14s  %-9s %s\n", "Self(%)", "Total(ns)", "Calls",
+                    "Errors", "Avg(ns)", "Med(ns)", "Min(ns)", "Max(ns)", "Self(ns)", "Layer", "Name");
         }
         for (size_t k = i; k < j; k++) {
             const struct row *r = &rows[k];
@@ -478,14 +479,13 @@ int report_print(const struct trace *tr, FILE *f, int format, int by)
             if (format == FMT_CSV) {
                 fprintf(f, "%s,", layer_str(n->layer));
                 csv_str(f, n->name);
-                fprintf(f, ",%llu,%llu,%llu,%llu,%llu,%llu,%llu,", (unsigned long long)r->calls,
-                        (unsigned long long)r->errors, (unsigned long long)r->total, (unsigned long long)self, avg, mn,
-                        mx);
+                fprintf(f, ",%llu,%llu,%llu,%llu,%llu,%llu,", (unsigned long long)r->calls,
+                        (unsigned long long)r->errors, (unsigned long long)r->total, avg, mn, mx);
                 if (r->has_med)
                     fprintf(f, "%llu", med);
                 fprintf(f, ",%.2f,%llu,%llu", pct, (unsigned long long)r->unfinished, (unsigned long long)r->timed);
                 csv_group(f, tr, by, r->group);
-                fputc('\n', f);
+                fprintf(f, ",%llu\n", (unsigned long long)self);
             } else if (format == FMT_JSON) {
                 fprintf(f, "%s{\"layer\":\"%s\",\"name\":", k ? "," : "", layer_str(n->layer));
                 json_str(f, n->name);
@@ -508,8 +508,8 @@ int report_print(const struct trace *tr, FILE *f, int format, int by)
                     snprintf(medbuf, sizeof medbuf, "%llu", med);
                 snprintf(totbuf, sizeof totbuf, "%s%llu", r->estimated ? "~" : "", (unsigned long long)r->total);
                 snprintf(selfbuf, sizeof selfbuf, "%s%llu", r->estimated ? "~" : "", (unsigned long long)self);
-                fprintf(f, "%8.2f %14s %14s %10llu %7llu %11llu %11s %11llu %11llu  %-9s ", pct, selfbuf, totbuf,
-                        (unsigned long long)r->calls, (unsigned long long)r->errors, avg, medbuf, mn, mx,
+                fprintf(f, "%8.2f %14s %10llu %7llu %11llu %11s %11llu %11llu %14s  %-9s ", pct, totbuf,
+                        (unsigned long long)r->calls, (unsigned long long)r->errors, avg, medbuf, mn, mx, selfbuf,
                         layer_str(n->layer));
                 text_str(f, n->name);
                 if (r->unfinished)

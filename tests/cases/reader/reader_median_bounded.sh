@@ -9,7 +9,7 @@ for n in 4096:3047 20001:11000 200001:101000; do
     want=${n#*:}; n=${n%:*}
     rm -rf "$d"; mkdir -p "$d"
     $MK durations "$d" $n || exit 1
-    got=$("$CUTAP" report --format csv "$d" 2>/dev/null | sed -n 's/^driver,cuCtxSynchronize,'$n',0,[0-9]*,[0-9]*,[0-9]*,1000,[0-9]*,\([0-9]*\),.*/\1/p')
+    got=$("$CUTAP" report --format csv "$d" 2>/dev/null | sed -n 's/^driver,cuCtxSynchronize,'$n',0,[0-9]*,[0-9]*,1000,[0-9]*,\([0-9]*\),.*/\1/p')
     [ -n "$got" ] || { say "  n=$n: no row"; "$CUTAP" report --format csv "$d" >&2; exit 1; }
     if [ $n -le 4096 ]; then [ "$got" = "$want" ] || { say "  n=$n: median $got, exact $want"; exit 1; }
     else [ $(( (got > want ? got - want : want - got) * 256 )) -le "$want" ] || { say "  n=$n: median $got, true $want"; exit 1; }; fi

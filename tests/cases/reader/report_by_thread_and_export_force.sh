@@ -8,7 +8,7 @@
 # 16 threads x (cuCtxGetCurrent, cuDriverGetVersion, cuMemAlloc_v2), 500 each
 [ "$(grep -c '^driver,cu[A-Za-z_0-9]*,500,0,' "$WORK/bt.csv")" = 48 ] || { head "$WORK/bt.csv" >&2; exit 1; }
 # columns: ...,unfinished,timed,host,pid,tid
-[ "$(cut -d, -f16 "$WORK/bt.csv" | sed 1d | sort -u | wc -l)" = 16 ] || exit 1
+[ "$(cut -d, -f15 "$WORK/bt.csv" | sed 1d | sort -u | wc -l)" = 16 ] || exit 1
 echo old >"$WORK/bt.json"
 "$CUTAP" export --format perfetto -o "$WORK/bt.json" "$WORK/bt" 2>/dev/null; [ $? = 1 ] || exit 1
 grep -qx old "$WORK/bt.json" || exit 1
