@@ -303,8 +303,6 @@ struct cutap_thread {
     void *last_slot_ret;                         /* core/dispatch.c, resolve/rt_hooks.c */
     uint32_t last_slot_id;
     const void *rt_site_ok[2];                   /* resolve/rt_hooks.c: entry, exit */
-    void *rt_origin;                             /* resolve/rt_hooks.c: #1's caller, for its general path */
-    int rt_ours;
     int32_t nvtx_depth[CUTAP_NVTX_DEPTH_SLOTS];  /* resolve/nvtx.c */
     struct {                                     /* record/capture.c */
         uint8_t armed, pending;

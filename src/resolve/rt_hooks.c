@@ -299,7 +299,8 @@ static __attribute__((noinline)) int site_check(const void *site, const struct r
     return ok ? kind : -1;
 }
 
-static uint64_t slot1_general(uint64_t cbid, uint64_t rec, uint64_t c, uint64_t d, uint64_t e, uint64_t f);
+static uint64_t slot1_general(uint64_t cbid, uint64_t rec, uint64_t c, uint64_t d, uint64_t e, uint64_t f,
+                              void *origin, int ours);
 
 /* #1: a report. The common one (a site whose form is known, its id the
  * record's, no CUPTI client wanting it) goes straight to the recorder. */
@@ -317,18 +318,15 @@ static uint64_t hooks_slot1(uint64_t cbid, uint64_t rec, uint64_t c, uint64_t d,
         t->last_slot_ret = NULL;   /* the report ends without a slot call of its own */
         return r->site ? cutap_rt_hook_exit(r) : cutap_rt_hook_enter(r, origin);
     }
-    /* the rest out of line, a jump with #1's own arguments (no frame here) */
-    t->rt_origin = origin;
-    t->rt_ours = ours;
-    return slot1_general(cbid, rec, c, d, e, f);
+    /* (origin and ours as arguments, not through the thread's block: a
+     * report made by a signal handler in between would overwrite them) */
+    return slot1_general(cbid, rec, c, d, e, f, origin, ours);
 }
 
 static __attribute__((noinline)) uint64_t slot1_general(uint64_t cbid, uint64_t rec, uint64_t c, uint64_t d,
-                                                         uint64_t e, uint64_t f)
+                                                         uint64_t e, uint64_t f, void *origin, int ours)
 {
     const struct rt_record *r = (const struct rt_record *)(uintptr_t)rec;
-    void *origin = cutap_tls.rt_origin;
-    int ours = cutap_tls.rt_ours;
     if (CUTAP_UNLIKELY(!ours)) {
         int kind = site_check(origin, r, (uint32_t)cbid);
         if ((ours = kind >= 0))
