@@ -199,15 +199,15 @@ static unsigned long long parse_size(const char *s)
     return (unsigned long long)(v * m);
 }
 
+/* Seconds, or a duration with its unit (cli_parse_duration: 500ms, 2s). */
 static int parse_seconds(const char *opt, const char *arg, double *v, const char *usage)
 {
-    char *end;
-    errno = 0;
-    *v = strtod(arg, &end);
-    if (errno || end == arg || *end || *v < 0 || *v > 1e9 || *v != *v) {
-        cli_usage_error(usage, "%s takes seconds (0 or more), not '%s'", opt, arg);
+    uint64_t ns;
+    if (cli_parse_duration(arg, &ns) || ns > 1000000000ull * 1000000000ull) {
+        cli_usage_error(usage, "%s takes seconds (0 or more, or with ns, us, ms, s), not '%s'", opt, arg);
         return 2;
     }
+    *v = (double)ns / 1e9;
     return 0;
 }
 

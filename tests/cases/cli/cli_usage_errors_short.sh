@@ -2,7 +2,8 @@
 # Issue #30: a usage error (an unknown option, a missing or extra operand,
 # a bad value, an unknown command) is at most 3 lines on stderr, says what
 # is wrong, ends by pointing to the subcommand's --help, and exits 2;
-# --help still prints the whole usage on stdout and exits 0.
+# --help still prints the whole usage on stdout and exits 0; --delay and
+# --duration take a unit (0ms, 30s).
 . "$(dirname "$0")/../../lib/init.sh"
 
 check() {   # check ARGS...: a usage error
@@ -36,3 +37,5 @@ for c in trace stat report dump export ps freeze run; do
     "$CUTAP" $c --help >"$WORK/h" 2>&1 && [ "$(wc -l <"$WORK/h")" -gt 3 ] && grep -q "^usage: cutap $c" "$WORK/h" \
         || { say "  cutap $c --help"; head -3 "$WORK/h" >&2; exit 1; }
 done
+# durations take their unit where seconds are asked for (--delay, --duration)
+"$CUTAP" trace --delay 0ms --duration 30s -o "$WORK/du" -- true 2>"$WORK/du.err" || { say "  --delay 0ms --duration 30s refused"; cat "$WORK/du.err" >&2; exit 1; }
