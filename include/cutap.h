@@ -176,10 +176,13 @@ CUTAP_PUBLIC int cutap_enable_filter(int client, const char *filter);
  * off at registration. Returns 0, or -1 for a bad client. */
 CUTAP_PUBLIC int cutap_want_time(int client, int on);
 
-/* fn(ctx) runs once at the process's normal exit (exit(), return from
- * main; not _exit, a signal or exec), last registered client first, while
- * cutap still records: a plugin's summary, a shared counter given back.
- * NULL removes it. Returns 0, or -1 for a bad client. */
+/* fn(ctx) runs once at the normal exit (exit(), return from main; not
+ * _exit, a signal or exec) of the process that registered it (a forked
+ * child's exit runs none), last registered client first, while cutap
+ * still records: a plugin's summary, a shared counter given back. It runs
+ * among the process's atexit handlers, possibly after libraries that
+ * registered theirs later (the CUDA runtime's) have shut down: make no
+ * CUDA call there. NULL removes it. Returns 0, or -1 for a bad client. */
 CUTAP_PUBLIC int cutap_on_exit(int client, void (*fn)(void *ctx));
 
 /* Names and metadata. */

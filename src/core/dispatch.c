@@ -5,6 +5,7 @@
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "core_internal.h"
 #include "filter_expr.h"
@@ -202,8 +203,11 @@ int cutap_unregister(int client)
  * last registered first, for clients still registered: run by one atexit
  * handler made at the first hook, so after the recorder's own (made at
  * its start, before any plugin): what they do is still recorded. */
+static pid_t exit_pid;   /* the process whose hooks they are: a forked child's exit runs none */
 static void run_exit_hooks(void)
 {
+    if (getpid() != exit_pid)
+        return;
     pthread_mutex_lock(&reg_lock);
     int n = atomic_load(&nclients);
     void (*fn[CUTAP_MAX_CLIENTS])(void *);
@@ -243,8 +247,10 @@ int cutap_on_exit(int client, void (*fn)(void *ctx))
         return -1;
     }
     clients[client].at_exit = fn;
-    if (fn && !handler && atexit(run_exit_hooks) == 0)
+    if (fn && !handler && atexit(run_exit_hooks) == 0) {
+        exit_pid = getpid();
         handler = 1;
+    }
     int ok = !fn || handler;
     pthread_mutex_unlock(&reg_lock);
     return ok ? 0 : -1;
@@ -275,7 +281,6 @@ static inline int run_pre(struct cutap_icall *call, uint8_t *mask, int can_skip)
 {
     int skip = 0;
     uint64_t kept = 0;
-    call->c.t1 = 0;
     call->c.t0 = *mask & atomic_load_explicit(&time_mask, memory_order_relaxed) ? cutap_now_ns() : 0;
     for (unsigned m = *mask; m; m &= m - 1) {
         int c = __builtin_ctz(m);

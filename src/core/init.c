@@ -75,7 +75,8 @@ static void required_failed(const char *p, const char *why)
                      why);
     if (n > 0)
         (void)cutap_write_all(2, msg, (size_t)n < sizeof msg ? (size_t)n : sizeof msg - 1);
-    cutap_warn("required plugin %s: %s; the process stopped (exit status 127)", p, why);
+    if (cutap_warn_quiet)   /* recording: the registry says it too (else the line above was it) */
+        cutap_warn("required plugin %s: %s; the process stopped (exit status 127)", p, why);
     _exit(127);
 }
 
@@ -123,9 +124,9 @@ static void load_plugin(const char *p, int required)
         dlclose(h);
         return;
     }
-    if (nplugins < MAX_PLUGINS)
-        plugin_handles[nplugins++] = h;
     int rc = init(n.api_version);
+    if (!rc && nplugins < MAX_PLUGINS)
+        plugin_handles[nplugins++] = h;   /* initialised: a second listing is the same plugin (a failed one is tried again) */
     if (rc) {
         if (required) {
             char w[64];

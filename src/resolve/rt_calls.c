@@ -430,7 +430,7 @@ static inline __attribute__((always_inline)) void rt_close_missed(struct rt_stac
  * f->words and its copy in the thread's origin cache: 1 (the thread's
  * current call now), or 0 (the general way). */
 static inline __attribute__((always_inline)) int fused_begin(struct rt_stack *s, struct rt_frame *f,
-                                                           const struct rt_plan *pl, void *origin, uint64_t *args)
+                                                           const struct rt_plan *pl, void *origin)
 {
     struct cutap_thread *t = &cutap_tls;
     cutap_call_t *c = &f->x.call.c;
@@ -439,7 +439,7 @@ static inline __attribute__((always_inline)) int fused_begin(struct rt_stack *s,
     c->flags = pl->flags;
     c->nargs = pl->nargs;   /* 0 when untyped */
     c->depth = t->depth;
-    c->args = args;
+    c->args = f->words;
     c->result = 0;
     c->fn = origin;
     c->parent = t->current;
@@ -518,7 +518,7 @@ static inline __attribute__((always_inline)) void rt_enter(uint32_t id, const vo
         uint32_t epoch = atomic_load_explicit(&cutap_record_epoch, memory_order_relaxed);
         if (origin != s->last_origin || epoch != s->last_epoch || (int)shared != s->last_state)
             origin_cache(s, origin, epoch, shared);
-        if (fused_begin(s, f, plan, origin, f->words))
+        if (fused_begin(s, f, plan, origin))
             return;
     }
     cutap_external_enter(&f->x, id, f->words, typed ? nargs : 0, typed ? 0 : CUTAP_CALL_UNTYPED, origin);
@@ -658,7 +658,7 @@ uint64_t cutap_rt_hook_enter(const struct rt_record *r, void *origin)
                     return 0;
                 }
             }
-            if (fused_begin(s, f, pl, origin, f->words))
+            if (fused_begin(s, f, pl, origin))
                 return 0;
             s->top--;   /* not begun: the general way, from the same place */
         }

@@ -11,7 +11,9 @@
 # call and handed to it (timed=4: both calls, pre and post). A
 # plugin listed twice is initialised once, with a warning. A required
 # plugin ('+' before its path) that cannot be loaded, or whose init fails,
-# stops the process before main (exit status 127, the reason on stderr);
+# stops the process before main (exit status 127, the reason on stderr),
+# also after an optional listing of it failed; the exit hook runs in the
+# registering process only (not in a forked child that exits);
 # not required, the program runs on with a warning.
 . "$(dirname "$0")/../../lib/init.sh"
 
@@ -46,3 +48,18 @@ OBSERVER_FAIL=3 CUTAP_PLUGINS=+$T/observer.so "$CUTAP" trace -o "$WORK/t" -- $T/
 rc=$?
 [ $rc = 127 ] && grep -q 'required plugin .*observer.so: cutap_plugin_init() returned 3' "$WORK/t.err" \
     || { say "  under cutap trace: exit $rc"; cat "$WORK/t.err" >&2; exit 1; }
+# an optional listing that fails does not let a required one of the same plugin be skipped as "listed twice"
+OBSERVER_FAIL=3 CUTAP_PLUGINS=$T/observer.so:+$T/observer.so LD_PRELOAD=$LIB $T/t_paths_pie plt >/dev/null 2>"$WORK/q.err"
+[ $? = 127 ] || { say "  a failed optional listing let the required one pass"; cat "$WORK/q.err" >&2; exit 1; }
+# the exit hook runs in the process that registered it, not in a forked child that exits
+py=/usr/bin/python3
+if [ -x $py ]; then
+    CUTAP_PLUGINS=$T/observer.so LD_PRELOAD=$LIB $py -c '
+import ctypes, os, sys
+ctypes.CDLL("libcuda.so.1").cuInit(0)
+pid = os.fork()
+if pid == 0:
+    sys.exit(0)
+os.waitpid(pid, 0)' >"$WORK/fk.out" 2>&1 || { cat "$WORK/fk.out" >&2; exit 1; }
+    [ "$(grep -c '^observer: ' "$WORK/fk.out")" = 1 ] || { say "  exit hooks after fork:"; cat "$WORK/fk.out" >&2; exit 1; }
+fi
