@@ -26,7 +26,7 @@ int ps_view(const struct trace *tr, FILE *f, int json, double stuck_s, int only_
 
 /* cmd_report.c: the summary table, also printed by `cutap stat`. */
 enum { FMT_TEXT, FMT_CSV, FMT_JSON };
-enum { BY_NONE, BY_PROCESS, BY_THREAD, BY_RANK, BY_OBJECT };
+enum { BY_NONE, BY_PROCESS, BY_THREAD, BY_RANK, BY_OBJECT, BY_LAYER };
 int report_print(const struct trace *tr, FILE *out, int format, int by);
 /* errors.c: report --errors, where errors began */
 int report_errors(const struct trace *tr, FILE *out);

@@ -1,7 +1,8 @@
 /* `cutap report`: per layer and entry point, the calls, errors, total,
- * average, median, min and max time and share of API time, sorted by
- * total time (like `strace -c` and `nsys stats -r cuda_api_sum`); groups
- * by process, thread or rank on request. Reads call records (trace mode)
+ * average, median, min and max time, self time (the total less the calls
+ * made inside) and its share, sorted by self time (like `strace -c`,
+ * `perf report` and `nsys stats -r cuda_api_sum`), or by --sort's key;
+ * groups by process, thread, rank, object or layer on request. Reads call records (trace mode)
  * and counters (counting mode, no median) alike.
  *
  * Counting mode times only some calls (src/record/calls.c): the reader
@@ -12,6 +13,7 @@
  * totals with '~' and says how many calls were timed; CSV and JSON give
  * `timed`. */
 #define _GNU_SOURCE
+#include <errno.h>
 #include <getopt.h>
 #include <stdlib.h>
 #include <string.h>
@@ -30,6 +32,7 @@ struct row {
     uint64_t child;            /* time of the calls made directly inside this row's calls: self = total - child */
     uint64_t injected;         /* calls fault injection chose (--inject): their errors not in errors */
     uint64_t timed;  /* calls whose time is in min, max and (before any estimate) total */
+    uint64_t gkey;   /* --by layer: the group's self time (groups largest first); else 0 */
 };
 
 /* A row's own time: its total less the time of the calls made inside its
@@ -39,11 +42,42 @@ static uint64_t row_self(const struct row *r)
     return r->total > r->child ? r->total - r->child : 0;
 }
 
+/* report --sort: the key rows are ordered by, largest first (name:
+ * alphabetical); ties by total, calls, then name */
+enum { SORT_SELF, SORT_TOTAL, SORT_CALLS, SORT_AVG, SORT_MAX, SORT_MED, SORT_ERRORS, SORT_NAME };
+static const char *const sort_names[] = {"self", "total", "calls", "avg", "max", "med", "errors", "name", NULL};
+static int sort_key = SORT_SELF;
+static const struct trace *sort_tr;   /* for SORT_NAME */
+
+static uint64_t row_key(const struct row *r)
+{
+    switch (sort_key) {
+    case SORT_SELF: return row_self(r);
+    case SORT_CALLS: return r->calls;
+    case SORT_AVG: return r->calls ? r->total / r->calls : 0;
+    case SORT_MAX: return r->max;
+    case SORT_MED: return r->has_med ? r->med : 0;
+    case SORT_ERRORS: return r->errors;
+    default: return r->total;
+    }
+}
+
 static int cmp_row(const void *a, const void *b)
 {
     const struct row *x = a, *y = b;
+    if (x->gkey != y->gkey)
+        return x->gkey > y->gkey ? -1 : 1;
     if (x->group != y->group)
         return x->group < y->group ? -1 : 1;
+    if (sort_key == SORT_NAME) {
+        int c = strcmp(sort_tr->names[x->name].name, sort_tr->names[y->name].name);
+        if (c)
+            return c;
+    } else {
+        uint64_t kx = row_key(x), ky = row_key(y);
+        if (kx != ky)
+            return kx > ky ? -1 : 1;
+    }
     if (x->total != y->total)
         return x->total > y->total ? -1 : 1;
     if (x->calls != y->calls)
@@ -61,7 +95,7 @@ static int64_t group_of(const struct trace *tr, uint32_t thread, int32_t object,
     case BY_THREAD: return thread;
     case BY_RANK: return tr->procs[t->proc].h.rank;
     case BY_OBJECT: return object;
-    default: return 0;
+    default: return 0;   /* BY_LAYER: set from the name by the caller */
     }
 }
 
@@ -228,10 +262,10 @@ static size_t build_rows(const struct trace *tr, int by, struct row **out)
         }
         if (failed_only && (!c->t1 || (c->flags & CUTAP_RF_INJECTED) || !call_is_error(tr, c)))
             continue;
-        int64_t g = group_of(tr, c->thread, c->object, by);
+        uint32_t name = split_requests ? ioctl_request_name((struct trace *)tr, c) : c->name;
+        int64_t g = by == BY_LAYER ? tr->names[name].layer : group_of(tr, c->thread, c->object, by);
         index_rows(&ix, rows, nr);
         size_t hole = 0;
-        uint32_t name = split_requests ? ioctl_request_name((struct trace *)tr, c) : c->name;
         struct row *r = find_row(&ix, rows, g, name, &hole);
         if (!r) {
             if (nr == cap) {
@@ -284,7 +318,7 @@ static size_t build_rows(const struct trace *tr, int by, struct row **out)
     free(meds);
     for (size_t i = 0; i < tr->ncounters; i++) {
         const struct tr_counter *c = &tr->counters[i];
-        int64_t g = group_of(tr, c->thread, -1, by);
+        int64_t g = by == BY_LAYER ? tr->names[c->name].layer : group_of(tr, c->thread, -1, by);
         index_rows(&ix, rows, nr);
         size_t hole = 0;
         struct row *r = find_row(&ix, rows, g, c->name, &hole);
@@ -314,6 +348,19 @@ static size_t build_rows(const struct trace *tr, int by, struct row **out)
         }
     }
     free(ix.slot);
+    if (by == BY_LAYER) {
+        /* the layers by their self time, largest first: the rows sorted
+         * by group, each group's sum given to its rows, sorted again */
+        qsort(rows, nr, sizeof *rows, cmp_row);
+        for (size_t i = 0, j; i < nr; i = j) {
+            uint64_t sum = 0;
+            for (j = i; j < nr && rows[j].group == rows[i].group; j++)
+                sum = sat_add(sum, row_self(&rows[j]));
+            for (size_t k = i; k < j; k++)
+                rows[k].gkey = sum;
+        }
+    }
+    sort_tr = tr;
     qsort(rows, nr, sizeof *rows, cmp_row);
     *out = rows;
     return nr;
@@ -354,6 +401,8 @@ static void group_label(const struct trace *tr, int by, int64_t g, char *buf, si
             snprintf(buf, size, "runtime copy in %s (reported through CUPTI)", o);
         } else
             snprintf(buf, size, "calls cutap intercepts");
+    } else if (by == BY_LAYER) {
+        snprintf(buf, size, "layer %s", layer_str((int)g));
     } else {
         buf[0] = 0;
     }
@@ -415,11 +464,14 @@ static void json_group(FILE *f, const struct trace *tr, int by, int64_t g)
     }
 }
 
+/* report --top N: the first N rows of each table (0: all) */
+static size_t top_n;
+
 int report_print(const struct trace *tr, FILE *f, int format, int by)
 {
     struct row *rows;
     size_t nr = build_rows(tr, by, &rows);
-    static const char *const by_names[] = {"none", "process", "thread", "rank", "object"};
+    static const char *const by_names[] = {"none", "process", "thread", "rank", "object", "layer"};
     uint64_t calls = 0, unfinished = 0, est_calls = 0, est_timed = 0;
     size_t hosts = 0;
     for (size_t i = 0; i < nr; i++) {
@@ -437,7 +489,7 @@ int report_print(const struct trace *tr, FILE *f, int format, int by)
         hosts += j == i;
     }
     if (format == FMT_CSV) {
-        static const char *const extra[] = {"", ",host,pid", ",host,pid,tid", ",rank", ",object"};
+        static const char *const extra[] = {"", ",host,pid", ",host,pid,tid", ",rank", ",object", ""};
         /* the columns scripts read by number and by last place: unchanged
          * (self time: the text and JSON reports) */
         fprintf(f, "layer,name,calls,errors,total_ns,avg_ns,min_ns,max_ns,med_ns,time_pct,unfinished,timed%s\n",
@@ -453,24 +505,34 @@ int report_print(const struct trace *tr, FILE *f, int format, int by)
     } else {
         fprintf(f, "cutap: %zu process%s on %zu host%s, %llu calls", tr->nprocs, tr->nprocs == 1 ? "" : "es", hosts,
                 hosts == 1 ? "" : "s", (unsigned long long)calls);
+        if (sort_key != SORT_SELF)
+            fprintf(f, ", sorted by %s", sort_names[sort_key]);
         if (unfinished)
             fprintf(f, " (+%llu unfinished)", (unsigned long long)unfinished);
         fputc('\n', f);
     }
+    uint64_t all_self = 0;
+    for (size_t i = 0; i < nr; i++)
+        all_self = sat_add(all_self, row_self(&rows[i]));
+    size_t nout = 0;   /* rows written (JSON: the separator) */
     for (size_t i = 0; i < nr;) {
         size_t j = i;
         uint64_t gself = 0;   /* the shares are of self time: they add up to 100 */
         while (j < nr && rows[j].group == rows[i].group)
             gself += row_self(&rows[j++]);
+        size_t shown = top_n && j - i > top_n ? i + top_n : j;   /* --top */
         if (format == FMT_TEXT) {
             char label[2048];
             group_label(tr, by, rows[i].group, label, sizeof label);
-            if (by != BY_NONE)
+            if (by == BY_LAYER)
+                fprintf(f, "\n== %s: self %llu ns, %.2f %% ==\n", label, (unsigned long long)gself,
+                        all_self ? 100.0 * (double)gself / (double)all_self : 0.0);
+            else if (by != BY_NONE)
                 fprintf(f, "\n== %s ==\n", label);
             fprintf(f, "%8s %14s %10s %7s %11s %11s %11s %11s %14s  %-9s %s\n", "Self(%)", "Total(ns)", "Calls",
                     "Errors", "Avg(ns)", "Med(ns)", "Min(ns)", "Max(ns)", "Self(ns)", "Layer", "Name");
         }
-        for (size_t k = i; k < j; k++) {
+        for (size_t k = i; k < shown; k++) {
             const struct row *r = &rows[k];
             const struct tr_name *n = &tr->names[r->name];
             uint64_t self = row_self(r);
@@ -488,7 +550,7 @@ int report_print(const struct trace *tr, FILE *f, int format, int by)
                 csv_group(f, tr, by, r->group);
                 fputc('\n', f);
             } else if (format == FMT_JSON) {
-                fprintf(f, "%s{\"layer\":\"%s\",\"name\":", k ? "," : "", layer_str(n->layer));
+                fprintf(f, "%s{\"layer\":\"%s\",\"name\":", nout++ ? "," : "", layer_str(n->layer));
                 json_str(f, n->name);
                 fprintf(f, ",\"calls\":%llu,\"errors\":%llu,\"total_ns\":%llu,\"self_ns\":%llu,\"avg_ns\":%llu,"
                            "\"min_ns\":%llu,\"max_ns\":%llu,\"med_ns\":",
@@ -519,6 +581,16 @@ int report_print(const struct trace *tr, FILE *f, int format, int by)
                     fprintf(f, " (%llu injected)", (unsigned long long)r->injected);
                 fputc('\n', f);
             }
+        }
+        if (format == FMT_TEXT && shown < j) {
+            uint64_t rest = 0, rest_calls = 0;
+            for (size_t k = shown; k < j; k++) {
+                rest = sat_add(rest, row_self(&rows[k]));
+                rest_calls += rows[k].calls;
+            }
+            fprintf(f, "%8.2f %14s %10llu %7s %11s %11s %11s %11s %14llu  (%zu more rows, --top %zu)\n",
+                    gself ? 100.0 * (double)rest / (double)gself : 0.0, "", (unsigned long long)rest_calls, "", "", "",
+                    "", "", (unsigned long long)rest, j - shown, top_n);
         }
         i = j;
     }
@@ -564,12 +636,17 @@ static void runtime_note(const struct trace *tr, FILE *f)
 }
 
 static const char usage[] =
-    "usage: cutap report [--format text|csv|json] [--by process|thread|rank|object | --tree] [--failed]\n"
-    "                    [--errors] [--requests] [-e FILTER] [--from S] [--to S] DIR\n"
-    "Per layer and function: calls, errors, total/avg/median/min/max time.\n"
+    "usage: cutap report [--format text|csv|json] [--by process|thread|rank|object|layer | --tree]\n"
+    "                    [--sort KEY] [--top N] [--failed] [--errors] [--requests] [-e FILTER]\n"
+    "                    [--from S] [--to S] DIR\n"
+    "Per layer and function: calls, errors, total/avg/median/min/max time and self time (the total\n"
+    "less the calls made inside; the Self(%) column adds up to 100), largest self time first.\n"
     "  --format F          text (default), csv or json\n"
-    "  --by G              one table per process, thread or rank (RANK, OMPI_COMM_WORLD_RANK, ...), or\n"
-    "                      object: the runtime calls each library's own runtime copy made (--runtime=cupti)\n"
+    "  --by G              one table per process, thread or rank (RANK, OMPI_COMM_WORLD_RANK, ...),\n"
+    "                      per layer (largest self time first, with each layer's share), or object:\n"
+    "                      the runtime calls each library's own runtime copy made (--runtime=cupti)\n"
+    "  --sort KEY          order rows by self (default), total, calls, avg, max, med, errors or name\n"
+    "  --top N             only the first N rows of each table (text: the rest summed in one line)\n"
     "  --tree              the call tree: each call under the call it was made in, with self time\n"
     "  --failed            the same table of the failing calls only (an error status)\n"
     "  --errors            where errors began: per process and thread the first failing call of each\n"
@@ -582,6 +659,8 @@ static const char usage[] =
     "examples:\n"
     "  cutap report run1\n"
     "  cutap report --tree -e 'layer=runtime,layer=driver' run1\n"
+    "  cutap report --by layer --top 5 run1\n"
+    "  cutap report --sort calls --top 20 --failed run1\n"
     "  cutap report --by thread --format csv --from 10 --to 12.5 run1\n";
 
 int cmd_report(int argc, char **argv)
@@ -592,10 +671,12 @@ int cmd_report(int argc, char **argv)
                                              {"requests", no_argument, 0, 'R'},
                                              {"errors", no_argument, 0, 'E'},
                                              {"failed", no_argument, 0, 'F'},
+                                             {"sort", required_argument, 0, 'S'},
+                                             {"top", required_argument, 0, 'T'},
                                              {"help", no_argument, 0, 'h'},
                                              CLI_SELECT_LONGOPTS,
                                              {0, 0, 0, 0}};
-    int format = FMT_TEXT, by = BY_NONE, tree = 0, errors = 0, c;
+    int format = FMT_TEXT, by = BY_NONE, tree = 0, errors = 0, sorted = 0, c;
     optind = 1;
     while ((c = getopt_long(argc, argv, "f:b:the:", longopts, NULL)) != -1) {
         if (c == 'e' || c == CLI_OPT_FROM || c == CLI_OPT_TO) {
@@ -621,10 +702,33 @@ int cmd_report(int argc, char **argv)
                 by = BY_RANK;
             else if (!strcmp(optarg, "object"))
                 by = BY_OBJECT;
+            else if (!strcmp(optarg, "layer"))
+                by = BY_LAYER;
             else {
-                fprintf(stderr, "cutap report: unknown grouping '%s' (process, thread, rank, object)\n", optarg);
+                fprintf(stderr, "cutap report: unknown grouping '%s' (process, thread, rank, object, layer)\n",
+                        optarg);
                 return 2;
             }
+        } else if (c == 'S') {
+            int k = 0;
+            while (sort_names[k] && strcmp(sort_names[k], optarg))
+                k++;
+            if (!sort_names[k]) {
+                fprintf(stderr, "cutap report: unknown sort key '%s' (self, total, calls, avg, max, med, errors, "
+                                "name)\n", optarg);
+                return 2;
+            }
+            sort_key = k;
+            sorted = 1;
+        } else if (c == 'T') {
+            char *end;
+            errno = 0;
+            unsigned long long n = strtoull(optarg, &end, 10);
+            if (errno || end == optarg || *end || !n || optarg[0] == '-' || n > SIZE_MAX) {
+                fprintf(stderr, "cutap report: --top '%s': a number of rows, 1 or more\n", optarg);
+                return 2;
+            }
+            top_n = (size_t)n;
         } else if (c == 't') {
             tree = 1;
         } else if (c == 'R') {
@@ -646,6 +750,10 @@ int cmd_report(int argc, char **argv)
     }
     if (tree && by != BY_NONE) {
         fprintf(stderr, "cutap report: --tree merges every process and thread; it does not go with --by\n");
+        return 2;
+    }
+    if ((sorted || top_n) && (tree || errors)) {
+        fprintf(stderr, "cutap report: --sort and --top order the flat table's rows: not with --tree or --errors\n");
         return 2;
     }
     if (failed_only && (tree || errors)) {
