@@ -28,6 +28,7 @@ bench: lib cli $(BUILD)/fake/libcuda.so.1 $(BUILD)/bench/passthrough $(BUILD)/be
 	CUTAP_PREFAULT=0 LD_LIBRARY_PATH=$(BUILD)/fake $(BUILD)/bench/passthrough
 	BENCH_LIB=libcudart.so.13 BENCH_SYM=cudaGetDevice LD_LIBRARY_PATH=$(FL):$(BUILD)/fake $(BUILD)/bench/passthrough
 	bench/readers.sh
+	bench/print.sh
 
 # Each reader's calls per second on a 3 M-call trace, against issue #27's 10 M/s.
 bench-readers: lib cli $(BUILD)/fake/libcuda.so.1 $(BUILD)/bench/passthrough

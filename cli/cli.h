@@ -107,6 +107,34 @@ void *xcalloc(size_t n, size_t size);         /* calloc; exits when out of memor
  * "cutap CMD: MSG" (fmt, when not NULL), then "Try 'cutap CMD --help' for
  * more information."; CMD from usage's "usage: cutap CMD". Returns 2. */
 int cli_usage_error(const char *usage, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* dump/live.c, cutap trace --print: a thread printing the calls of the
+ * trace directory dir as they complete, on out (closed by stop unless it
+ * is stdout or stderr); times from origin_ns (CLOCK_REALTIME). stop: the
+ * command ended: what is left is printed, then the thread ends. */
+int dump_live_start(const char *dir, FILE *out, uint64_t origin_ns);
+void dump_live_stop(void);
+
+/* opttab.c: every option of every command, one table (cli_opts, ended by
+ * a NULL name). val is what getopt returns: the option's letter where it
+ * has a one-letter form (cli_opt_short). */
+struct cli_opt {
+    const char *cmds;   /* the commands that take it, space-separated */
+    const char *name;   /* the long name, without "--" */
+    int val;
+    int has_arg;        /* no_argument, required_argument, optional_argument */
+    const char *arg;    /* its argument: "DIR", "FILTER", or the words it takes, "text|csv|json" */
+};
+extern const struct cli_opt cli_opts[];
+extern const char *const cli_commands[];   /* NULL-ended */
+int cli_opt_of(const struct cli_opt *o, const char *cmd);      /* cmd takes o */
+int cli_opt_short(const struct cli_opt *o, const char *cmd);   /* its letter in cmd, or 0 */
+/* getopt_long over cmd's options of the table; lead: getopt's leading
+ * characters ("+": stop at the command to run, ":": missing values as
+ * ':'). An option of another command is said as such ('?' returned). */
+int cli_getopt(int argc, char **argv, const char *cmd, const char *lead);
+/* cutap help --options [CMD]: a line per option, "CMD -o, --output=DIR". */
+int cli_print_options(const char *only);
 int load_operand(int argc, char **argv, const char *usage, struct trace *tr);
 /* A duration: seconds ("0.5"), or with ns, us, ms, s ("10us"); 0, or -1. */
 int cli_parse_duration(const char *s, uint64_t *ns);

@@ -406,16 +406,12 @@ static void on_int(int sig) { (void)sig, stop = 1; }
 
 int cmd_ps(int argc, char **argv)
 {
-    static const struct option longopts[] = {{"format", required_argument, 0, 'f'}, {"stuck", required_argument, 0, 's'},
-                                             {"watch", no_argument, 0, 'w'}, {"interval", required_argument, 0, 'i'},
-                                             {"pid", required_argument, 0, 'p'}, {"help", no_argument, 0, 'h'},
-                                             {0, 0, 0, 0}};
     int json = 0, watch = 0, c;
     double stuck_s = -1, interval = 1;
     pid_t pid = 0;
     char *end;
     tr_no_notes = 1;   /* the view says what is live; rings and captures are report's to explain */
-    while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
+    while ((c = cli_getopt(argc, argv, "ps", "")) != -1) {
         switch (c) {
         case 'f':
             if (!strcmp(optarg, "json"))

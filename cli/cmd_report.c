@@ -665,20 +665,9 @@ static const char usage[] =
 
 int cmd_report(int argc, char **argv)
 {
-    static const struct option longopts[] = {{"format", required_argument, 0, 'f'},
-                                             {"by", required_argument, 0, 'b'},
-                                             {"tree", no_argument, 0, 't'},
-                                             {"requests", no_argument, 0, 'R'},
-                                             {"errors", no_argument, 0, 'E'},
-                                             {"failed", no_argument, 0, 'F'},
-                                             {"sort", required_argument, 0, 'S'},
-                                             {"top", required_argument, 0, 'T'},
-                                             {"help", no_argument, 0, 'h'},
-                                             CLI_SELECT_LONGOPTS,
-                                             {0, 0, 0, 0}};
     int format = FMT_TEXT, by = BY_NONE, tree = 0, errors = 0, sorted = 0, c;
     optind = 1;
-    while ((c = getopt_long(argc, argv, "f:b:the:", longopts, NULL)) != -1) {
+    while ((c = cli_getopt(argc, argv, "report", "")) != -1) {
         if (c == 'e' || c == CLI_OPT_FROM || c == CLI_OPT_TO) {
             if (cli_select_opt(c, optarg, "report"))
                 return 2;
@@ -709,7 +698,7 @@ int cmd_report(int argc, char **argv)
                         optarg);
                 return 2;
             }
-        } else if (c == 'S') {
+        } else if (c == 'Q') {
             int k = 0;
             while (sort_names[k] && strcmp(sort_names[k], optarg))
                 k++;
@@ -720,7 +709,7 @@ int cmd_report(int argc, char **argv)
             }
             sort_key = k;
             sorted = 1;
-        } else if (c == 'T') {
+        } else if (c == 'n') {
             char *end;
             errno = 0;
             unsigned long long n = strtoull(optarg, &end, 10);

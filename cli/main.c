@@ -9,53 +9,37 @@
 #include "generated/cutap_ids.h"
 
 static const char usage[] =
-    "usage: cutap COMMAND [OPTIONS]      (cutap COMMAND --help for each)\n"
+    "usage: cutap COMMAND [OPTIONS]      (cutap COMMAND --help for each command's options)\n"
     "\n"
-    "  trace [-o DIR] [-e FILTER] [--runtime=all|symbols|cupti] [--no-nvtx] [--stuck S] [--ring SIZE]\n"
-    "        [--until-error FILTER] [--delay S] [--duration S] [--capture-range WHAT] -- CMD [ARGS...]\n"
-    "        run CMD and every process it starts with every CUDA call recorded,\n"
-    "        NVTX ranges and marks too (unless --no-nvtx),\n"
-    "        one file per process in DIR (default: cutap-YYYYMMDD-HHMMSS; a directory\n"
-    "        of yours that only you can write); ends with what was recorded, lost,\n"
-    "        and which processes were not traced and why;\n"
-    "        exits with CMD's status; runtime calls of every runtime copy (the shared\n"
-    "        libcudart, those linked into the program and libraries; --runtime); --ring: a flight\n"
-    "        recorder keeping each process's newest SIZE of records (cutap trace --help)\n"
-    "  stat [-o FILE [--force]] [-e FILTER] [--time-all] [--runtime=all|symbols|cupti] -- CMD [ARGS...]\n"
-    "        count calls only (cheapest); print the summary at exit (stderr or FILE,\n"
-    "        made 0600; an existing FILE only with --force);\n"
-    "        times some calls and estimates the rest (~), or all with --time-all\n"
-    "  report [--format text|csv|json] [--by process|thread|rank | --tree] DIR\n"
-    "        per layer and entry point: calls, errors, total/avg/median/min/max time;\n"
-    "        --tree: the call tree, each call under the call it was made in, self time\n"
-    "  dump [--pid P] [--tid T] [--no-demangle] DIR\n"
-    "        one line per call in time order, arguments decoded (DIR may be one .cutap file)\n"
-    "  export --format perfetto|perfetto-proto|sqlite|jsonl -o FILE [--force] DIR\n"
-    "        Chrome/Perfetto JSON, Perfetto protobuf, SQLite database, or JSON lines;\n"
-    "        --force replaces FILE\n"
-    "  ps [--format text|json] [--stuck S] [--watch] DIR | --pid PID\n"
-    "        what every traced process and thread is doing now: the calls in progress,\n"
-    "        since when, the last call completed; NCCL collectives per rank\n"
-    "  run --inject SPEC [--inject SPEC]... -- CMD [ARGS...]\n"
-    "        run CMD with faults injected (an error, a value or a delay at chosen calls), nothing\n"
-    "        recorded; --inject is also an option of trace (injected calls marked) and stat\n"
-    "  freeze DIR\n"
-    "        stop the traced processes of DIR overwriting their rings (later calls counted)\n"
-    "  --version\n"
-    "        cutap's release, its trace format and plugin API versions\n"
+    "  trace [OPTIONS] -- CMD [ARGS...]   run CMD and every process it starts with every CUDA call\n"
+    "                                     recorded (runtime, libraries, driver, ioctls; NVTX), one\n"
+    "                                     file per process in a directory; --print shows each call\n"
+    "                                     as it completes; exits with CMD's status\n"
+    "  stat [OPTIONS] -- CMD [ARGS...]    count calls only (cheapest); the summary at exit\n"
+    "                                     (-o FILE [--force])\n"
+    "  report [OPTIONS] DIR               per function: calls, errors, total, self, avg, median,\n"
+    "                                     min, max time; --tree, --by, --sort, --top, --errors\n"
+    "  dump [OPTIONS] DIR                 one line per call in time order, arguments decoded\n"
+    "  export --format F -o FILE DIR      Perfetto (JSON, protobuf), SQLite or JSON lines\n"
+    "  ps [OPTIONS] DIR | --pid PID       what every traced process and thread is doing now\n"
+    "  run --inject SPEC -- CMD [ARGS...] run CMD with faults injected, nothing recorded\n"
+    "  freeze DIR                         stop the traced processes of DIR overwriting their rings\n"
+    "  --version                          cutap's release, its trace format and plugin API versions\n"
+    "  help --options [COMMAND]           every option of every command (or of one), a line each\n"
     "\n"
-    "FILTER: comma-separated terms, each a glob on the entry point name\n"
+    "FILTER (-e): comma-separated terms, each a glob on the entry point name\n"
     "(cuMem*, cudaMemcpy*, cublasGemm*) or layer=LAYER; a leading ! excludes.\n"
     "LAYER: driver, hidden (export-table slots), runtime, cublas, cublasLt, cudnn,\n"
-    "nccl, cufft, curand, cusparse, cusolver, nvrtc, nvJitLink, nvtx, nvml.\n"
+    "nccl, cufft, curand, cusparse, cusolver, nvrtc, nvJitLink, nvtx, nvml, ioctl.\n"
     "\n"
     "examples:\n"
     "  cutap trace -o run1 -- python3 train.py\n"
+    "  cutap trace --print -e 'cudaMemcpy*,layer=nccl' -- ./app\n"
     "  cutap report run1\n"
     "  cutap report --tree run1\n"
     "  cutap dump --pid 1234 run1 | less\n"
     "  cutap export --format perfetto -o run1.json run1     # open in ui.perfetto.dev\n"
-    "  cutap stat -- ./app\n";
+    "  cutap stat -o counts.txt --force -- ./app\n";
 
 int main(int argc, char **argv)
 {
@@ -64,6 +48,8 @@ int main(int argc, char **argv)
      * disk. The command cutap runs gets the disposition back (run/launch.c). */
     struct sigaction ign = {.sa_handler = SIG_IGN};
     sigaction(SIGXFSZ, &ign, &cli_xfsz_default);
+    if (argc >= 3 && !strcmp(argv[1], "help") && !strcmp(argv[2], "--options") && argc <= 4)
+        return cli_print_options(argc == 4 ? argv[3] : NULL);
     if (argc < 2 || !strcmp(argv[1], "help") || !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
         fputs(usage, argc < 2 ? stderr : stdout);
         return argc < 2 ? 2 : 0;

@@ -60,6 +60,8 @@ struct tr_proc {
         const struct cutap_stack_frame *frames;   /* in the mapping */
     } *stacks;
     size_t nstacks;
+    size_t cap_funcs, cap_stacks;
+    struct tr_kept *kept;      /* strings and frames a follower copied out of records (tr_free frees them) */
 };
 
 struct tr_thread {
@@ -226,6 +228,27 @@ void tr_iter_free(struct tr_iter *it);
  * tr_iter_parent_user gives its parent's (0 without one). */
 void tr_iter_set_user(struct tr_iter *it, uint64_t v);
 static inline uint64_t tr_iter_parent_user(const struct tr_iter *it) { return it->parent_user; }
+
+/* Following a trace directory while its processes write it (follow.c,
+ * cutap trace --print): each poll reads what the files gained and hands
+ * fn the calls that can be shown now, in time order: per thread in the
+ * order they began, each once it completed (CALL), or never will (CALL
+ * with t1 0: its end was lost, or its process or the command ended); a
+ * call holding many later ones back is handed as STARTED (t1 0) and again
+ * as RESUMED when it ends. final: the command ended (everything held is
+ * handed). Returns non-zero when it read something (or has more to read
+ * at once). Memory: the calls held, a few per thread. */
+enum { TR_FOLLOW_CALL, TR_FOLLOW_STARTED, TR_FOLLOW_RESUMED };
+struct tr_follow_out {
+    struct tr_call call;       /* its rec points to a copy, valid during fn */
+    int kind;
+    uint8_t *copy;             /* internal */
+};
+typedef void (*tr_follow_fn)(void *arg, const struct trace *tr, const struct tr_follow_out *o);
+struct tr_follow;
+struct tr_follow *tr_follow_open(const char *dir, uint64_t origin_ns);
+size_t tr_follow_poll(struct tr_follow *f, int final, tr_follow_fn fn, void *arg);
+void tr_follow_close(struct tr_follow *f);
 
 /* Loads a trace directory (every *.cutap in it) or one trace file. Prints
  * a message naming the file for each problem and goes on with the rest;

@@ -1,4 +1,6 @@
-# bash completion for cutap (installed by `make install`).
+# bash completion for cutap (installed by `make install`). The options and
+# the values they take come from the cutap being completed (`cutap help
+# --options CMD`: the table its commands parse with), so they cannot drift.
 _cutap()
 {
     local cur prev cmd
@@ -8,6 +10,10 @@ _cutap()
     local layers="driver hidden runtime cublas cublasLt cudnn nccl cufft curand cusparse cusolver nvrtc nvJitLink nvtx nvml ioctl"
     if [ "$COMP_CWORD" -eq 1 ]; then
         COMPREPLY=($(compgen -W "trace stat report dump export ps freeze run help --version --help" -- "$cur"))
+        return
+    fi
+    if [ "$cmd" = help ]; then
+        COMPREPLY=($(compgen -W "--options trace stat report dump export ps freeze run" -- "$cur"))
         return
     fi
     # after "--", the command being run: complete it as a command
@@ -22,31 +28,33 @@ _cutap()
             return
         fi
     done
-    case $prev in
-        -o) COMPREPLY=($(compgen -f -- "$cur")); return ;;
-        -e)
+    # the table: lines "CMD [-x, ]--name[=ARG]" (ARG: a word like DIR, or values a|b|c)
+    local table line opts="" arg=""
+    table=$("${COMP_WORDS[0]}" help --options "$cmd" 2>/dev/null) || return
+    while read -r line; do
+        line=${line#* }
+        local short="" long=$line
+        if [[ $long == -?,\ * ]]; then short=${long%%,*}; long=${long#*, }; fi
+        local name=${long%%[=[]*} a=""
+        [[ $long == *=* ]] && a=${long#*=} && a=${a%]}
+        opts+=" $short $name"
+        if [ "$prev" = "$name" ] || { [ -n "$short" ] && [ "$prev" = "$short" ]; }; then
+            [[ $long == *"[="* ]] || arg=${a:-none}
+        fi
+    done <<<"$table"
+    case $arg in
+        "") ;;
+        none) ;;
+        *"|"*) COMPREPLY=($(compgen -W "${arg//|/ }" -- "$cur")); return ;;
+        FILE|DIR) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+        FILTER)
             if [[ $cur == layer=* ]]; then
                 COMPREPLY=($(compgen -P layer= -W "$layers" -- "${cur#layer=}"))
             fi
             return ;;
-        --format)
-            case $cmd in
-                export) COMPREPLY=($(compgen -W "perfetto perfetto-proto sqlite jsonl" -- "$cur")) ;;
-                *) COMPREPLY=($(compgen -W "text csv json" -- "$cur")) ;;
-            esac
-            return ;;
-        --by) COMPREPLY=($(compgen -W "process thread rank object" -- "$cur")); return ;;
+        *) return ;;
     esac
-    local opts
-    case $cmd in
-        trace) opts="-o -e --runtime=all --runtime=symbols --runtime=cupti --no-nvtx --help --" ;;
-        stat) opts="-o --force -e --time-all --runtime=all --runtime=symbols --runtime=cupti --help --" ;;
-        report) opts="--format --by --tree --failed --errors --requests -e --from --to --help" ;;
-        dump) opts="--pid --tid --failed --min-duration -t --absolute --no-demangle -e --from --to --help" ;;
-        ps) opts="--help" ;;
-        freeze) opts="--help" ;;
-        export) opts="--format -o --force -e --from --to --help" ;;
-    esac
+    case $cmd in trace|stat|run) opts+=" --" ;; esac
     if [[ $cur == -* ]]; then
         COMPREPLY=($(compgen -W "$opts" -- "$cur"))
     else

@@ -82,7 +82,7 @@ static void put_range(struct dump *d, const struct tr_call *c, const char *label
     out_c('\n', f);
 }
 
-static void put_call(struct dump *d, const struct tr_call *c, const char *label)
+void dump_put_call(struct dump *d, const struct tr_call *c, const char *label)
 {
     const struct trace *tr = d->tr;
     FILE *f = d->out;
@@ -102,7 +102,10 @@ static void put_call(struct dump *d, const struct tr_call *c, const char *label)
     else
         dump_put_raw_args(f, tr, c);
     out_c(')', f);
-    dump_put_result(d, c, fn);
+    if (d->started)
+        out_s(" <unfinished ...>", f);   /* its end follows, "resumed" */
+    else
+        dump_put_result(d, c, fn);
     if (c->flags & CUTAP_RF_INJECTED)
         out_s(c->flags & CUTAP_RF_SKIPPED ? " INJECTED (not made)" : " INJECTED (delayed)", f);
     else if (c->flags & CUTAP_RF_SKIPPED)
@@ -121,6 +124,25 @@ static void put_call(struct dump *d, const struct tr_call *c, const char *label)
     memset(pad, ' ', (size_t)w);
     pad[w] = 0;
     dump_call_stack(f, tr, c, pad);
+}
+
+/* The end of a call shown before as started (cutap trace --print), at
+ * its end time: "<... cuStreamSynchronize resumed> = CUDA_SUCCESS <2.1 s>". */
+void dump_put_resumed(struct dump *d, const struct tr_call *c, const char *label)
+{
+    const struct trace *tr = d->tr;
+    FILE *f = d->out;
+    d->proc = &tr->procs[tr->threads[c->thread].proc];
+    struct tr_call at = *c;
+    at.t0 = c->t1;
+    put_time(d, &at, label);
+    for (unsigned i = 0; i < 2u * c->depth; i++)
+        out_c(' ', f);
+    out_s("<... ", f);
+    text_str(f, tr->names[c->name].name);
+    out_s(" resumed>", f);
+    dump_put_result(d, c, dump_signature(d, c));
+    out_c('\n', f);
 }
 
 /* --- threads: labels and the filter ------------------------------------- */
@@ -246,7 +268,7 @@ static void dump_fmt(void *wp, FILE *f, const struct tr_call *c, size_t index, s
     (void)index, (void)n;
     struct dump_worker *w = wp;
     w->d.out = f;
-    put_call(&w->d, c, w->labels[c->thread]);
+    dump_put_call(&w->d, c, w->labels[c->thread]);
 }
 
 /* Prints the calls; returns 0, or -1 when stdout failed for another
@@ -275,20 +297,11 @@ static int dump_calls(struct dump *d, const unsigned char *show, int failed, uin
 
 int cmd_dump(int argc, char **argv)
 {
-    static const struct option opts[] = {{"pid", required_argument, NULL, 'p'},
-                                         {"tid", required_argument, NULL, 'I'},
-                                         {"no-demangle", no_argument, NULL, 'n'},
-                                         {"failed", no_argument, NULL, 'F'},
-                                         {"min-duration", required_argument, NULL, 'D'},
-                                         {"absolute", no_argument, NULL, 'T'},
-                                         {"help", no_argument, NULL, 'h'},
-                                         CLI_SELECT_LONGOPTS,
-                                         {NULL, 0, NULL, 0}};
     long pid = -1, tid = -1;
     int demangle = 1, failed = 0, absolute = 0, o;
     uint64_t min_ns = 0;
     optind = 1;
-    while ((o = getopt_long(argc, argv, "p:tnhe:", opts, NULL)) != -1) {
+    while ((o = cli_getopt(argc, argv, "dump", "")) != -1) {
         if (o == 'F' || o == 'T' || o == 't') {
             *(o == 'F' ? &failed : &absolute) = 1;
             continue;

@@ -19,7 +19,13 @@ struct dump {
     int absolute;                  /* -t: local wall-clock time of day, not seconds from the start */
     uint64_t abs_sec;              /* -t: the second last formatted (per thread: each has its own dump) */
     char abs_hms[16];              /* and its "HH:MM:SS." */
+    int started;                   /* cutap trace --print: the call is shown started, its end later */
 };
+
+/* A call's line (an NVTX range's, for a range entry), labelled. */
+void dump_put_call(struct dump *d, const struct tr_call *c, const char *label);
+/* The end of a call shown started: "<... NAME resumed> = RESULT <duration>". */
+void dump_put_resumed(struct dump *d, const struct tr_call *c, const char *label);
 
 /* The signature to decode c with (d->set set to its tables), or NULL to
  * print raw words. */

@@ -177,17 +177,11 @@ static int export_to(const struct trace *tr, int format, const char *out, int fo
 
 int cmd_export(int argc, char **argv)
 {
-    static const struct option longopts[] = {{"format", required_argument, 0, 'f'},
-                                             {"output", required_argument, 0, 'o'},
-                                             {"force", no_argument, 0, 'F'},
-                                             {"help", no_argument, 0, 'h'},
-                                             CLI_SELECT_LONGOPTS,
-                                             {0, 0, 0, 0}};
     int format = -1, force = 0, c;
     const char *out = NULL;
     optind = 1;
     opterr = 0;   /* our own messages, naming the command */
-    while ((c = getopt_long(argc, argv, ":f:o:he:", longopts, NULL)) != -1) {
+    while ((c = cli_getopt(argc, argv, "export", ":")) != -1) {
         switch (c) {
         case 'e':
         case CLI_OPT_FROM:

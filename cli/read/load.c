@@ -69,7 +69,7 @@ const char *tr_func_name(const struct tr_proc *p, uint64_t handle)
 
 /* Checks that a call record's payload (args, then captures) lies inside its
  * slots. Returns NULL or what is wrong. */
-static const char *check_call(const struct cutap_rec_call *r)
+const char *rd_check_call(const struct cutap_rec_call *r)
 {
     size_t room = 24 + (size_t)CUTAP_SLOT * (r->nslots - 1u);
     size_t off = (size_t)r->nargs * 8;
@@ -174,7 +174,7 @@ const struct cutap_rec_call *rd_next_call_record(const struct tr_proc *p, size_t
         size_t room = (end - *off) / CUTAP_SLOT;
         if (!r->kind || (r->kind != CUTAP_REC_CALL && r->kind != CUTAP_REC_META) || !r->nslots || r->nslots > room)
             return NULL;
-        if (r->kind == CUTAP_REC_CALL ? check_call(r) != NULL
+        if (r->kind == CUTAP_REC_CALL ? rd_check_call(r) != NULL
                                       : !memchr(((const struct cutap_rec_meta *)r)->text, 0,
                                                 40 + (size_t)CUTAP_SLOT * (r->nslots - 1u)))
             return NULL;
@@ -293,6 +293,73 @@ unsigned tr_call_stack(const struct trace *tr, const struct tr_call *c, const st
     return s->nframes;
 }
 
+/* A meta record of p's file, other than THREAD (the caller's): an id's
+ * name, a kernel's name, a layer's object, an object, a stack. own: the
+ * strings it gives are copied (a follower's record copies do not stay),
+ * else they point into the record (the mapping). p->funcs and p->stacks
+ * are appended to: the caller sorts them (rd_sort_proc). */
+void rd_meta(struct trace *tr, struct tr_proc *p, const struct cutap_rec_meta *m, int own)
+{
+    const struct cutap_file_header *h = &p->h;
+    const struct cutap_rec_call *r = (const void *)m;
+    if (m->sub == CUTAP_META_ID_NAME) {
+        /* The layer as written (CUTAP_LAYER_*): a number this reader does
+         * not know stays that number (printed as layer<N>), bounded to an
+         * int. Version 4 also names it, and the name wins: a reader of
+         * other tables reads it right. */
+        int layer = m->key > INT_MAX ? INT_MAX : (int)m->key;
+        const char *ln = NULL, *sig = NULL;
+        if (h->version >= 4)
+            id_fields(m, &ln, &sig);
+        if (ln && *ln)
+            layer = tr_layer_by_name(ln);
+        uint32_t ni = rd_name_index(tr, m->text, layer);
+        if (sig && *sig && !tr->names[ni].sig)
+            tr->names[ni].sig = own ? rd_keep(p, sig) : sig;   /* NUL-terminated: checked */
+        rd_id_put(p, m->aux, ni);
+    } else if (m->sub == CUTAP_META_FUNC_NAME) {
+        p->funcs = rd_grow(p->funcs, &p->cap_funcs, p->nfuncs + 1, sizeof *p->funcs);
+        p->funcs[p->nfuncs++] = (struct tr_func){m->key, own ? rd_keep(p, m->text) : m->text};
+    } else if (m->sub == CUTAP_META_LAYER && m->aux >= CUTAP_LAYER_RUNTIME && m->aux < CUTAP_LAYER_COUNT) {
+        p->layer_so[m->aux] = own ? rd_keep(p, m->text) : m->text;   /* NUL-terminated within the record: checked */
+        p->layer_flags[m->aux] = (uint32_t)m->key;
+    } else if (m->sub == CUTAP_META_OBJECT && m->aux < TR_MAX_OBJECTS) {
+        if (m->aux >= p->nobjects) {
+            size_t n = (size_t)m->aux + 1;
+            p->objects = rd_xrealloc0(p->objects, p->nobjects, n, sizeof *p->objects);
+            p->nobjects = n;
+        }
+        p->objects[m->aux] = rd_name_index(tr, m->text, TR_LAYER_OBJECT) + 1;
+    } else if (m->sub == CUTAP_META_STACK && h->version >= 5) {
+        /* head and frames within the record (its text reaches the record's end) */
+        size_t room = 40 + (size_t)CUTAP_SLOT * (r->nslots - 1u);
+        struct cutap_stack_head sh;
+        if (room >= sizeof sh) {
+            memcpy(&sh, m->text, sizeof sh);
+            size_t fb = (size_t)sh.nframes * sizeof(struct cutap_stack_frame);
+            if (sh.nframes <= (room - sizeof sh) / sizeof(struct cutap_stack_frame)) {
+                const void *fr = m->text + sizeof sh;
+                if (own) {
+                    void *c = rd_keep_bytes(p, fr, fb);
+                    fr = c;
+                }
+                p->stacks = rd_grow(p->stacks, &p->cap_stacks, p->nstacks + 1, sizeof *p->stacks);
+                p->stacks[p->nstacks++] = (struct tr_stack){sh.tid, m->aux, sh.nframes, m->key,
+                                                            (const struct cutap_stack_frame *)fr};
+            }
+        }
+    }
+}
+
+/* p's kernel names and stacks sorted for lookup, after metas were added. */
+void rd_sort_proc(struct tr_proc *p)
+{
+    if (p->nfuncs)
+        qsort(p->funcs, p->nfuncs, sizeof *p->funcs, cmp_func);
+    if (p->nstacks)
+        qsort(p->stacks, p->nstacks, sizeof *p->stacks, cmp_stack);
+}
+
 /* One pass over the chunks of a file: metas (names, kernels, clock
  * pairs), counters, and where each thread's call records lie (runs,
  * tr->runs). No call is kept: the iterator reads them from the mapping. */
@@ -300,7 +367,7 @@ static int scan_file(struct trace *tr, struct tr_proc *p, uint32_t pi, int fd)
 {
     const struct cutap_file_header *h = &p->h;
     size_t nchunks = (p->size - h->header_size) / h->chunk_size;
-    size_t slots = h->chunk_size / CUTAP_SLOT, nfunc_cap = 0, nunnamed = 0, nstack_cap = 0;
+    size_t slots = h->chunk_size / CUTAP_SLOT, nunnamed = 0;
     uint64_t far_clock = h->calib_clock, far_mono = h->calib_mono_ns;
     if (h->end_mono_ns > far_mono && h->end_clock) {
         far_clock = h->end_clock;
@@ -391,7 +458,7 @@ static int scan_file(struct trace *tr, struct tr_proc *p, uint32_t pi, int fd)
             else if (r->kind == CUTAP_REC_CALL && meta_only)
                 bad = "call record in a meta chunk";
             else if (r->kind == CUTAP_REC_CALL)
-                bad = check_call(r);
+                bad = rd_check_call(r);
             else if (!memchr(((const struct cutap_rec_meta *)r)->text, 0, 40 + (size_t)CUTAP_SLOT * (r->nslots - 1u)))
                 bad = "meta record without its terminating NUL";
             if (bad) {
@@ -400,49 +467,9 @@ static int scan_file(struct trace *tr, struct tr_proc *p, uint32_t pi, int fd)
             }
             if (r->kind == CUTAP_REC_META) {
                 const struct cutap_rec_meta *m = (const void *)r;
-                if (m->sub == CUTAP_META_ID_NAME) {
-                    /* The layer as written (CUTAP_LAYER_*): a number
-                     * this reader does not know stays that number
-                     * (printed as layer<N>), bounded to an int.
-                     * Version 4 also names it, and the name wins: a
-                     * reader of other tables reads it right. */
-                    int layer = m->key > INT_MAX ? INT_MAX : (int)m->key;
-                    const char *ln = NULL, *sig = NULL;
-                    if (h->version >= 4)
-                        id_fields(m, &ln, &sig);
-                    if (ln && *ln)
-                        layer = tr_layer_by_name(ln);
-                    uint32_t ni = rd_name_index(tr, m->text, layer);
-                    if (sig && *sig && !tr->names[ni].sig)
-                        tr->names[ni].sig = sig;   /* in the mapping, NUL-terminated: checked */
-                    rd_id_put(p, m->aux, ni);
-                } else if (m->sub == CUTAP_META_FUNC_NAME) {
-                    p->funcs = rd_grow(p->funcs, &nfunc_cap, p->nfuncs + 1, sizeof *p->funcs);
-                    p->funcs[p->nfuncs++] = (struct tr_func){m->key, m->text};
-                } else if (m->sub == CUTAP_META_LAYER && m->aux >= CUTAP_LAYER_RUNTIME && m->aux < CUTAP_LAYER_COUNT) {
-                    p->layer_so[m->aux] = m->text;   /* NUL-terminated within the record: checked */
-                    p->layer_flags[m->aux] = (uint32_t)m->key;
-                } else if (m->sub == CUTAP_META_OBJECT && m->aux < TR_MAX_OBJECTS) {
-                    if (m->aux >= p->nobjects) {
-                        size_t n = (size_t)m->aux + 1;
-                        p->objects = rd_xrealloc0(p->objects, p->nobjects, n, sizeof *p->objects);
-                        p->nobjects = n;
-                    }
-                    p->objects[m->aux] = rd_name_index(tr, m->text, TR_LAYER_OBJECT) + 1;
-                } else if (m->sub == CUTAP_META_STACK && h->version >= 5) {
-                    /* head and frames within the record (its text reaches the record's end) */
-                    size_t room = 40 + (size_t)CUTAP_SLOT * (r->nslots - 1u);
-                    struct cutap_stack_head sh;
-                    if (room >= sizeof sh) {
-                        memcpy(&sh, m->text, sizeof sh);
-                        if (sh.nframes <= (room - sizeof sh) / sizeof(struct cutap_stack_frame)) {
-                            p->stacks = rd_grow(p->stacks, &nstack_cap, p->nstacks + 1, sizeof *p->stacks);
-                            p->stacks[p->nstacks++] = (struct tr_stack){
-                                sh.tid, m->aux, sh.nframes, m->key,
-                                (const struct cutap_stack_frame *)(const void *)(m->text + sizeof sh)};
-                        }
-                    }
-                } else if (m->sub == CUTAP_META_THREAD && h->version >= 3 && !meta_only) {
+                if (m->sub != CUTAP_META_THREAD) {
+                    rd_meta(tr, p, m, 0);
+                } else if (h->version >= 3 && !meta_only) {
                     /* version 3: the chunk passes to another thread */
                     char mn[16];
                     memcpy(mn, m->text, sizeof mn - 1);   /* NUL-terminated within nslots: checked */
@@ -479,10 +506,7 @@ static int scan_file(struct trace *tr, struct tr_proc *p, uint32_t pi, int fd)
         p->rate = 1.0;
     p->clock0 = h->start_clock;
     p->base_ns = h->start_realtime_ns;
-    if (p->nfuncs)
-        qsort(p->funcs, p->nfuncs, sizeof *p->funcs, cmp_func);
-    if (p->nstacks)
-        qsort(p->stacks, p->nstacks, sizeof *p->stacks, cmp_stack);
+    rd_sort_proc(p);
     /* names for the ids the file used but never named; the layers its
      * calls are of */
     for (size_t k = 0; k < p->idcap; k++) {

@@ -9,6 +9,7 @@
 #ifndef CUTAP_READ_INTERNAL_H
 #define CUTAP_READ_INTERNAL_H
 
+#include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 
@@ -47,6 +48,20 @@ void rd_read_progress(const struct tr_proc *p, size_t at);
 
 /* --- load.c ------------------------------------------------------------- */
 
+/* Bytes kept with p until tr_free (a follower's copies of what metas
+ * point to): a string, or n bytes. */
+struct tr_kept {
+    struct tr_kept *next;
+    max_align_t bytes[];
+};
+const char *rd_keep(struct tr_proc *p, const char *s);
+void *rd_keep_bytes(struct tr_proc *p, const void *b, size_t n);
+/* A meta record (not THREAD) into tr and p; own: its strings copied. */
+void rd_meta(struct trace *tr, struct tr_proc *p, const struct cutap_rec_meta *m, int own);
+/* p's kernel names and stacks sorted for lookup (after rd_meta added some). */
+void rd_sort_proc(struct tr_proc *p);
+/* NULL, or what is wrong with a call record's payload (checked against its nslots). */
+const char *rd_check_call(const struct cutap_rec_call *r);
 /* Reads one trace file into tr (a process); 0, or -1 with the problem said. */
 int rd_load_file(struct trace *tr, const char *path);
 /* The next call record of a run from *off, checked again; NULL at the end

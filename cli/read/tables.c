@@ -270,3 +270,24 @@ void *rd_alloc0(size_t n, size_t size)
     }
     return p;
 }
+
+/* --- what a follower keeps (rd_keep) --------------------------------------- */
+
+void *rd_keep_bytes(struct tr_proc *p, const void *b, size_t n)
+{
+    struct tr_kept *k = malloc(sizeof *k + n + 1);
+    if (!k) {
+        TR_ERR("cutap: out of memory\n");
+        exit(1);
+    }
+    memcpy(k->bytes, b, n);
+    ((char *)k->bytes)[n] = 0;
+    k->next = p->kept;
+    p->kept = k;
+    return k->bytes;
+}
+
+const char *rd_keep(struct tr_proc *p, const char *s)
+{
+    return rd_keep_bytes(p, s, strlen(s));
+}

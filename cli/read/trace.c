@@ -133,6 +133,10 @@ void tr_free(struct trace *tr)
         free(tr->procs[i].funcs);
         free(tr->procs[i].objects);
         free(tr->procs[i].stacks);
+        for (struct tr_kept *k = tr->procs[i].kept, *next; k; k = next) {
+            next = k->next;
+            free(k);
+        }
     }
     for (size_t i = 0; i < tr->nnames; i++)
         free(tr->names[i].name);

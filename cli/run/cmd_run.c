@@ -32,11 +32,9 @@ int cmd_run(int argc, char **argv)
 {
     struct run_opts o;
     memset(&o, 0, sizeof o);
-    static const struct option longopts[] = {{"inject", required_argument, 0, 'J'}, {"help", no_argument, 0, 'h'},
-                                             {0, 0, 0, 0}};
     optind = 1;
     int c;
-    while ((c = getopt_long(argc, argv, "+h", longopts, NULL)) != -1) {
+    while ((c = cli_getopt(argc, argv, "run", "+")) != -1) {
         switch (c) {
         case 'J':
             if (inject_add(&o, optarg))

@@ -1,10 +1,12 @@
 /* cutap trace: run a command with every CUDA call recorded. */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "cutap_registry.h"
 #include "cli.h"
@@ -54,6 +56,18 @@ static const char trace_usage[] =
     "  cutap trace --capture-range nvtx:step_10 -- python3 train.py\n"
     "then: cutap report run1; cutap dump run1; cutap export --format perfetto -o run1.json run1\n";
 
+/* --print: its thread, started by run_command after the fork */
+struct live_args {
+    const char *dir;
+    FILE *out;
+    uint64_t origin_ns;
+};
+static void live_begin(void *arg)
+{
+    struct live_args *a = arg;
+    dump_live_start(a->dir, a->out, a->origin_ns);
+}
+
 int cmd_trace(int argc, char **argv)
 {
     struct run_opts o;
@@ -92,10 +106,30 @@ int cmd_trace(int argc, char **argv)
         return 1;
     if (capture_env(&o))
         return 1;
+    FILE *print = NULL;
+    if (o.print) {
+        print = stderr;
+        if (o.print_file) {
+            /* made or emptied now, written by cutap only (not inherited by the command) */
+            int fd = open(o.print_file, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOCTTY, 0600);
+            if (fd < 0 || !(print = fdopen(fd, "w"))) {
+                fprintf(stderr, "cutap: --print=%s: %s\n", o.print_file, strerror(errno));
+                if (fd >= 0)
+                    close(fd);
+                return 1;
+            }
+        }
+    }
     procs_create(dir);
     int not_run;
     run_watch(o.stuck, dir, dir, o.until_error ? dir : NULL);
+    struct timespec t0;
+    clock_gettime(CLOCK_REALTIME, &t0);
+    struct live_args la = {dir, print, (uint64_t)t0.tv_sec * 1000000000u + (uint64_t)t0.tv_nsec};
+    if (print)
+        run_after_fork(live_begin, &la);
     int code = run_command(o.cmd, &not_run);
+    dump_live_stop();
     if (not_run) {
         /* nothing ran (said above): no trace, no summary; the directory
          * goes if it holds nothing else */

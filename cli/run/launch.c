@@ -309,6 +309,12 @@ static void watchdog_stop(void)
 
 struct sigaction cli_xfsz_default;   /* set by main() */
 
+/* run_after_fork's: called in cutap after the fork (threads of cutap are
+ * started there, so that the child, which calls more than async-signal-safe
+ * functions before its exec, never inherits a lock held by one). */
+static void (*after_fork)(void *);
+static void *after_fork_arg;
+
 int run_command(char **argv, int *not_run)
 {
     prctl(PR_SET_CHILD_SUBREAPER, 1);
@@ -360,6 +366,8 @@ int run_command(char **argv, int *not_run)
     }
     close(ep[1]);
     watchdog_start();   /* after the fork: the child never inherits its thread */
+    if (after_fork)
+        after_fork(after_fork_arg);   /* the same (trace --print's thread) */
     if (peer_dir) {
         sigset_t all, old;
         sigfillset(&all);
@@ -406,6 +414,12 @@ int run_command(char **argv, int *not_run)
     else if (WIFSIGNALED(status))
         code = 128 + WTERMSIG(status);
     return code;
+}
+
+void run_after_fork(void (*fn)(void *), void *arg)
+{
+    after_fork = fn;
+    after_fork_arg = arg;
 }
 
 /* What run_command does besides running (cutap trace): the watchdog

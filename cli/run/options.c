@@ -229,48 +229,20 @@ static void filter_check_known(const char *filter)
 
 int parse(int argc, char **argv, struct run_opts *o, const char *usage, int stat)
 {
-    static const struct option longopts[] = {{"output", required_argument, 0, 'o'},
-                                             {"filter", required_argument, 0, 'e'},
-                                             {"time-all", no_argument, 0, 'T'},
-                                             {"no-nvtx", no_argument, 0, 'N'},
-                                             {"stuck", required_argument, 0, 'K'},
-                                             {"runtime", required_argument, 0, 'R'},
-                                             {"force", no_argument, 0, 'F'},
-                                             {"ring", required_argument, 0, 'g'},
-                                             {"delay", required_argument, 0, 'y'},
-                                             {"duration", required_argument, 0, 'u'},
-                                             {"capture-range", required_argument, 0, 'c'},
-                                             {"until-error", required_argument, 0, 'E'},
-                                             {"inject", required_argument, 0, 'J'},
-                                             {"sync-launches", required_argument, 0, 'Y'},
-                                             {"stack", required_argument, 0, 'S'},
-                                             {"help", no_argument, 0, 'h'},
-                                             {0, 0, 0, 0}};
     memset(o, 0, sizeof *o);
     o->stuck = -1;
     o->delay = o->duration = -1;
     optind = 1;
     int c;
-    while ((c = getopt_long(argc, argv, "+o:e:h", longopts, NULL)) != -1) {
-        if (c == 'T' && !stat) {
-            fprintf(stderr, "cutap: --time-all is an option of cutap stat\n");
-            c = '?';
-        }
-        if (c == 'F' && !stat) {
-            fprintf(stderr, "cutap: --force is an option of cutap stat\n");
-            c = '?';
-        }
-        if (c == 'N' && stat) {
-            fprintf(stderr, "cutap: --no-nvtx is an option of cutap trace\n");
-            c = '?';
-        }
-        if (stat && (c == 'g' || c == 'y' || c == 'u' || c == 'c' || c == 'E')) {
-            fprintf(stderr, "cutap: --ring, --delay, --duration, --capture-range and --until-error are options of "
-                            "cutap trace\n");
-            c = '?';
-        }
+    while ((c = cli_getopt(argc, argv, stat ? "stat" : "trace", "+")) != -1) {
         switch (c) {
         case 'o': o->out = optarg; break;
+        case 'P':
+            if (optarg && !*optarg)
+                return cli_usage_error(usage, "--print= needs a file name (--print alone: stderr)");
+            o->print = 1;
+            o->print_file = optarg;
+            break;
         case 'T': o->time_all = 1; break;
         case 'N': o->no_nvtx = 1; break;
         case 'K': {
@@ -286,9 +258,7 @@ int parse(int argc, char **argv, struct run_opts *o, const char *usage, int stat
         case 'g':
             o->ring = parse_size(optarg);
             if (o->ring < (1ull << 20) || o->ring > (64ull << 30)) {
-                fprintf(stderr, "cutap: --ring takes a size from 1M to 64G (4M, 512M, 1G), not '%s'\n%s", optarg,
-                        usage);
-                return 2;
+                return cli_usage_error(usage, "--ring takes a size from 1M to 64G (4M, 512M, 1G), not '%s'", optarg);
             }
             break;
         case 'y':
@@ -305,9 +275,8 @@ int parse(int argc, char **argv, struct run_opts *o, const char *usage, int stat
             break;
         case 'c':
             if (strcmp(optarg, "cudaProfilerApi") && (strncmp(optarg, "nvtx:", 5) || !optarg[5] || strlen(optarg) > 255)) {
-                fprintf(stderr, "cutap: --capture-range takes cudaProfilerApi or nvtx:NAME (a range's message, up "
-                                "to 250 bytes), not '%s'\n%s", optarg, usage);
-                return 2;
+                return cli_usage_error(usage, "--capture-range takes cudaProfilerApi or nvtx:NAME (a range's "
+                                              "message, up to 250 bytes), not '%s'", optarg);
             }
             o->capture_range = optarg;
             break;
@@ -379,6 +348,9 @@ int parse(int argc, char **argv, struct run_opts *o, const char *usage, int stat
         fprintf(stderr, "cutap: --capture-range nvtx:NAME needs NVTX ranges: not with --no-nvtx\n");
         return 2;
     }
+    if (o->print && o->ring)
+        return cli_usage_error(usage, "--print follows the records as they are written; a ring (--ring) overwrites "
+                                      "them: not together");
     if (optind >= argc) {
         cli_usage_error(usage, "no command to run");
         return 2;

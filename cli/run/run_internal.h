@@ -22,6 +22,8 @@ struct run_opts {
     const char *until_error;   /* trace --until-error FILTER */
     const char *sync_launches; /* trace --sync-launches FILTER */
     const char *stack;         /* trace --stack FILTER (the term errors: failing calls) */
+    int print;                 /* trace --print[=FILE] */
+    const char *print_file;    /* its FILE, NULL: stderr */
     char inject[8192];         /* --inject SPECs, canonical, one a line (CUTAP_INJECT) */
     int ninject;
     char **cmd;
@@ -31,7 +33,8 @@ struct run_opts {
 int find_library(char *out, size_t size);   /* libcutap.so (its core beside it): 0, or -1 after a message */
 int set_preload(const char *lib);
 void run_watch(double stuck, const char *dir, const char *freeze_dir, const char *peer);
-int run_command(char **argv, int *not_run);   /* the command's exit status (128+N: killed by N) */
+int run_command(char **argv, int *not_run);
+void run_after_fork(void (*fn)(void *), void *arg);   /* fn(arg) in cutap right after the fork */   /* the command's exit status (128+N: killed by N) */
 
 /* options.c: the options of trace, stat and run (stat: 1 for stat's) */
 int parse(int argc, char **argv, struct run_opts *o, const char *usage, int stat);

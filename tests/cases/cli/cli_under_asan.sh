@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The whole command built with AddressSanitizer and UBSan: trace, stat,
+# The whole command built with AddressSanitizer and UBSan: trace (--print too), stat,
 # report in every format and grouping, dump, export on good inputs, and on
 # bad ones (future version, random bytes, short file, damaged record, a
 # FIFO, an empty directory, no libsqlite3): the right status and message,
@@ -23,6 +23,12 @@ acli() {
 acli 0 trace -o "$d/k" -- $T/t_record kernels || exit 1
 grep -q '^CALL cuLaunchKernel' "$d/out" || exit 1
 acli 0 trace -o "$d/fork" -- $T/t_fork || exit 1
+# trace --print's follower: threads, and calls shown started then resumed
+acli 0 trace --print="$d/print.txt" -o "$d/pr" -- $T/t_record threads 4 2000 || exit 1
+[ "$(wc -l <"$d/print.txt")" = 24000 ] || { say "  --print: $(wc -l <"$d/print.txt") lines"; exit 1; }
+CUTAP_PRINT_HOLD=2 acli 0 trace --inject 'cuCtxSynchronize:delay=100ms' --print="$d/print2.txt" -o "$d/pr2" \
+    -- $T/t_static_rt || exit 1
+grep -q 'resumed> = ' "$d/print2.txt" || { say "  --print: nothing resumed"; exit 1; }
 acli 0 stat -o "$d/stat.txt" -- $T/t_threads || exit 1
 grep -q 'cuCtxGetCurrent' "$d/stat.txt" || exit 1
 CUTAP_COUNT=$d/count LD_PRELOAD=$LIB $T/t_threads >/dev/null 2>&1 || exit 1

@@ -1,0 +1,112 @@
+/* cutap trace --print: a thread of the cutap command (never of the traced
+ * program) follows the trace directory (cli/read/follow.c) and prints each
+ * call as dump prints it, as it completes: the program pays nothing more
+ * than for the trace. Times are seconds from the command's start. The
+ * thread runs at a lower priority (nice +10), so that on a busy machine it
+ * falls behind rather than takes the program's time; it reads what it has
+ * missed when it can, and everything once the command has ended. A write
+ * that fails (a closed pipe, a full disk) ends the printing, never the
+ * command. */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cli.h"
+#include "dump_internal.h"
+
+#define LIVE_PAUSE_NS 20000000L   /* between polls that found nothing new */
+
+static struct {
+    pthread_t thread;
+    int started;
+    int stop;                     /* (atomic) the command ended: a last poll, then out */
+    struct tr_follow *fol;
+    FILE *out;
+    struct dump d;
+    int failed;
+} live;
+
+static void on_call(void *arg, const struct trace *tr, const struct tr_follow_out *o)
+{
+    (void)arg;
+    if (live.failed)
+        return;
+    const struct tr_call *c = &o->call;
+    const struct tr_proc *p = &tr->procs[tr->threads[c->thread].proc];
+    char label[96], rank[16] = "";
+    if (p->h.rank >= 0)
+        snprintf(rank, sizeof rank, "r%d ", p->h.rank);
+    snprintf(label, sizeof label, "[%s%d/%d]", rank, p->h.pid, tr->threads[c->thread].tid);
+    live.d.tr = tr;
+    live.d.started = o->kind == TR_FOLLOW_STARTED;
+    if (o->kind == TR_FOLLOW_RESUMED)
+        dump_put_resumed(&live.d, c, label);
+    else
+        dump_put_call(&live.d, c, label);
+}
+
+static void *live_main(void *arg)
+{
+    (void)arg;
+    /* a closed pipe is a failed write here (EPIPE), not the command's death */
+    sigset_t s;
+    sigfillset(&s);
+    pthread_sigmask(SIG_BLOCK, &s, NULL);
+    setpriority(PRIO_PROCESS, (id_t)syscall(SYS_gettid), 10);
+    for (;;) {
+        int final = __atomic_load_n(&live.stop, __ATOMIC_ACQUIRE);
+        size_t got;
+        do
+            got = tr_follow_poll(live.fol, 0, on_call, NULL);
+        while (got && !live.failed);
+        if (final)
+            tr_follow_poll(live.fol, 1, on_call, NULL);   /* everything still held */
+        if (fflush(live.out) == EOF || ferror(live.out))
+            live.failed = 1;
+        if (final)
+            break;
+        struct timespec ts = {0, LIVE_PAUSE_NS};
+        nanosleep(&ts, NULL);
+    }
+    return NULL;
+}
+
+int dump_live_start(const char *dir, FILE *out, uint64_t origin_ns)
+{
+    live.fol = tr_follow_open(dir, origin_ns);
+    live.out = out;
+    live.d.out = out;
+    live.d.demangle = 1;
+    if (pthread_create(&live.thread, NULL, live_main, NULL)) {
+        fprintf(stderr, "cutap: --print: cannot start its thread: calls are recorded, not printed\n");
+        tr_follow_close(live.fol);
+        live.fol = NULL;
+        return -1;
+    }
+    live.started = 1;
+    return 0;
+}
+
+void dump_live_stop(void)
+{
+    if (!live.started)
+        return;
+    __atomic_store_n(&live.stop, 1, __ATOMIC_RELEASE);
+    pthread_join(live.thread, NULL);
+    live.started = 0;
+    tr_follow_close(live.fol);
+    live.fol = NULL;
+    dump_kernels_free();
+    if (live.out != stderr && live.out != stdout)
+        fclose(live.out);
+    else
+        fflush(live.out);
+}

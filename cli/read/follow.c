@@ -1,0 +1,512 @@
+/* Following a trace directory while it is written (cutap trace --print):
+ * the calls each thread completes, in the thread's order, as soon as they
+ * can be shown. Nothing is mapped: every byte is read with pread into
+ * memory of ours, so a file the program truncates or a disk that fills
+ * cannot fault the reader; a record is read again once it says DONE, and
+ * everything the writer stored before DONE (its end, result, outputs) is
+ * in that second read.
+ *
+ * Per thread, calls are shown in the order they began (a call's line is
+ * held until it completes, and the calls made inside it follow it, as in
+ * dump). A call that will never complete (a later call of its thread at
+ * its depth or above began: its end was lost) is shown unfinished; a call
+ * that holds more than FL_HOLD later calls back is shown as started
+ * ("unfinished ...") and its end later as "resumed", as strace does. A
+ * chunk is read until its thread has gone on to another chunk (read once
+ * more, then left); a ring file (--ring) is not followed: its chunks are
+ * overwritten. */
+#define _GNU_SOURCE
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "read_internal.h"
+
+#define FL_HOLD 4096             /* calls held behind an unfinished one before it is shown as started
+                                    (CUTAP_PRINT_HOLD: another number, for the tests) */
+#define FL_BUDGET 200000         /* records read per poll: the rest at the next (no pause between) */
+#define FL_BLOCK (64u << 10)     /* bytes read at a time from a chunk */
+
+struct fl_rec {                  /* a call record read, not yet shown */
+    uint64_t off;                /* in its file */
+    uint8_t *copy;               /* nslots slots, as last read */
+    uint32_t nslots, ti, file;
+    uint16_t depth;
+    uint8_t done;
+};
+
+struct fl_thread {               /* per tr->threads entry */
+    struct fl_rec *q;            /* read, in record order, from head */
+    size_t head, n, cap;
+    struct fl_rec *started;      /* shown as started, their ends to show ("resumed") */
+    size_t nstarted, capstarted;
+    size_t last_chunk;           /* its newest chunk + 1 (0: none) */
+};
+
+struct fl_chunk {
+    uint32_t slot;               /* next slot to read (0: the header is not read yet) */
+    uint32_t ti;                 /* the thread whose records it holds now */
+    uint8_t state;               /* 0 reading, 1 read once more then left (its thread went on), 2 left */
+};
+
+struct fl_file {
+    char *name;
+    int fd;                      /* -1: not open yet (no header yet) or given up */
+    int gone;                    /* given up, or read to its end after its process exited */
+    uint32_t pi;
+    struct fl_chunk *ch;
+    size_t nch;
+    uint64_t far_clock, far_mono;
+};
+
+struct tr_follow {
+    struct trace tr;
+    char *dir;
+    struct fl_file *files;
+    size_t nfiles, capfiles;
+    struct fl_thread *th;
+    size_t nth, capth;
+    uint64_t seq;
+    size_t hold;                 /* FL_HOLD */
+    struct tr_follow_out *out;   /* what a poll shows, sorted before it is */
+    size_t nout, capout;
+};
+
+static void *fl_grow(void *p, size_t *cap, size_t need, size_t elem)
+{
+    return rd_grow(p, cap, need, elem);
+}
+
+/* Reads n bytes at off; 0, or -1 (a short read: not written yet, or gone). */
+static int rd_at(int fd, void *buf, size_t n, uint64_t off)
+{
+    size_t got = 0;
+    while (got < n) {
+        ssize_t k = pread(fd, (char *)buf + got, n - got, (off_t)(off + got));
+        if (k < 0 && errno == EINTR)
+            continue;
+        if (k <= 0)
+            return -1;
+        got += (size_t)k;
+    }
+    return 0;
+}
+
+struct tr_follow *tr_follow_open(const char *dir, uint64_t origin_ns)
+{
+    struct tr_follow *f = rd_alloc0(1, sizeof *f);
+    f->dir = strdup(dir);
+    f->tr.origin_ns = origin_ns;
+    const char *e = getenv("CUTAP_PRINT_HOLD");
+    f->hold = e && atol(e) > 0 ? (size_t)atol(e) : FL_HOLD;
+    return f;
+}
+
+static struct fl_thread *thread_of(struct tr_follow *f, uint32_t ti)
+{
+    if (ti >= f->nth) {
+        f->th = rd_xrealloc0(f->th, f->nth, (size_t)ti + 1, sizeof *f->th);
+        f->nth = (size_t)ti + 1;
+    }
+    return &f->th[ti];
+}
+
+/* The header of a new file: its process added to tr; -1 while it is not
+ * written yet, -2 for a file not to follow (said). */
+static int open_file(struct tr_follow *f, struct fl_file *fl)
+{
+    char path[4200];
+    snprintf(path, sizeof path, "%s/%s", f->dir, fl->name);
+    int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOFOLLOW);
+    struct stat st;
+    if (fd < 0 || fstat(fd, &st) || !S_ISREG(st.st_mode)) {
+        if (fd >= 0)
+            close(fd);
+        return -2;
+    }
+    struct cutap_file_header h;
+    if (rd_at(fd, &h, sizeof h, 0) || !h.magic[0]) {
+        close(fd);
+        return -1;   /* not written yet */
+    }
+    if (memcmp(h.magic, CUTAP_FILE_MAGIC, 8) || h.version < 5 || h.version > CUTAP_FILE_VERSION ||
+        h.header_size != CUTAP_HEADER_SIZE || h.chunk_size < 4096 || h.chunk_size > (64u << 20) ||
+        (h.chunk_size & (h.chunk_size - 1)) || (h.clock != CUTAP_CLOCK_NS && h.clock != CUTAP_CLOCK_TSC) ||
+        (h.flags & CUTAP_FILE_COUNTS) || h.ring_chunks) {
+        TR_ERR("cutap: --print: %s: %s; not followed (cutap dump reads it)\n", path,
+               h.ring_chunks ? "a ring (--ring) file" : "not a trace file this cutap follows");
+        close(fd);
+        return -2;
+    }
+    h.host[sizeof h.host - 1] = h.exe[sizeof h.exe - 1] = h.cmdline[sizeof h.cmdline - 1] = 0;
+    h.cutap_version[sizeof h.cutap_version - 1] = 0;
+    struct trace *tr = &f->tr;
+    tr->procs = rd_grow(tr->procs, &tr->cap_procs, tr->nprocs + 1, sizeof *tr->procs);
+    struct tr_proc *p = &tr->procs[tr->nprocs];
+    memset(p, 0, sizeof *p);
+    p->path = strdup(path);
+    p->h = h;
+    p->clock0 = h.start_clock;
+    p->base_ns = h.start_realtime_ns;
+    p->rate = 1.0;
+    fl->far_clock = h.calib_clock;
+    fl->far_mono = h.calib_mono_ns;
+    if (h.clock == CUTAP_CLOCK_TSC && h.calib_clock > h.start_clock && h.calib_mono_ns > h.start_mono_ns)
+        p->rate = (double)(h.calib_mono_ns - h.start_mono_ns) / (double)(h.calib_clock - h.start_clock);
+    fl->pi = (uint32_t)tr->nprocs++;
+    fl->fd = fd;
+    return 0;
+}
+
+/* New *.cutap files in the directory. */
+static void scan_dir(struct tr_follow *f)
+{
+    DIR *d = opendir(f->dir);
+    if (!d)
+        return;
+    for (struct dirent *e; (e = readdir(d));) {
+        size_t n = strlen(e->d_name);
+        if (n < 7 || strcmp(e->d_name + n - 6, ".cutap") || e->d_name[0] == '.')
+            continue;
+        size_t i = 0;
+        while (i < f->nfiles && strcmp(f->files[i].name, e->d_name))
+            i++;
+        if (i < f->nfiles)
+            continue;
+        f->files = fl_grow(f->files, &f->capfiles, f->nfiles + 1, sizeof *f->files);
+        f->files[f->nfiles++] = (struct fl_file){.name = strdup(e->d_name), .fd = -1};
+    }
+    closedir(d);
+}
+
+/* A clock pair (record clock, CLOCK_MONOTONIC) seen in the file: the two
+ * farthest apart give the tick rate, as the loader takes it. */
+static void clock_pair(struct tr_follow *f, struct fl_file *fl, uint64_t clock, uint64_t mono)
+{
+    struct tr_proc *p = &f->tr.procs[fl->pi];
+    if (!clock || mono <= fl->far_mono)
+        return;
+    fl->far_clock = clock;
+    fl->far_mono = mono;
+    if (p->h.clock == CUTAP_CLOCK_TSC && clock > p->h.start_clock && mono > p->h.start_mono_ns)
+        p->rate = (double)(mono - p->h.start_mono_ns) / (double)(clock - p->h.start_clock);
+}
+
+/* A call record begun at off: held in its thread's queue; done: a copy
+ * of it complete (read after its DONE was seen), else NULL. */
+static void hold(struct tr_follow *f, struct fl_file *fl, uint32_t ti, uint64_t off, const struct cutap_rec_call *r,
+                 const uint8_t *done)
+{
+    struct fl_thread *t = thread_of(f, ti);
+    if (t->head && t->head * 2 >= t->n) {   /* the shown part goes */
+        memmove(t->q, t->q + t->head, (t->n - t->head) * sizeof *t->q);
+        t->n -= t->head;
+        t->head = 0;
+    }
+    t->q = fl_grow(t->q, &t->cap, t->n + 1, sizeof *t->q);
+    struct fl_rec *h = &t->q[t->n++];
+    *h = (struct fl_rec){.off = off, .nslots = r->nslots, .ti = ti, .depth = r->depth,
+                         .file = (uint32_t)(fl - f->files)};
+    if (done) {
+        size_t len = (size_t)r->nslots * CUTAP_SLOT;
+        const struct cutap_rec_call *d = (const void *)done;
+        if (d->kind == CUTAP_REC_CALL && d->nslots == r->nslots && (d->flags & CUTAP_RF_DONE) && !rd_check_call(d) &&
+            (h->copy = malloc(len))) {
+            memcpy(h->copy, done, len);
+            h->done = 1;
+        }
+    }
+}
+
+/* The chunk's header: 0 when its records are to be read, -1 when not yet. */
+static int chunk_header(struct tr_follow *f, struct fl_file *fl, size_t ci, uint64_t base)
+{
+    struct fl_chunk *c = &fl->ch[ci];
+    struct cutap_chunk_header ch;
+    if (rd_at(fl->fd, &ch, sizeof ch, base) || !ch.magic)
+        return -1;   /* not taken yet */
+    if (ch.magic != CUTAP_CHUNK_MAGIC || ch.type != CUTAP_CHUNK_RECORDS) {
+        c->state = 2;   /* counters (calls outside a capture window), or damage */
+        return -1;
+    }
+    clock_pair(f, fl, ch.clock, ch.mono_ns);
+    char tname[16];
+    memcpy(tname, ch.thread_name, sizeof tname);
+    tname[15] = 0;
+    c->ti = rd_thread_of_run(&f->tr, fl->pi, ch.tid, tname, ch.seq);
+    struct fl_thread *t = thread_of(f, c->ti);
+    if (t->last_chunk && t->last_chunk - 1 != ci && !fl->ch[t->last_chunk - 1].state)
+        fl->ch[t->last_chunk - 1].state = 1;   /* the thread went on from there */
+    t->last_chunk = ci + 1;
+    c->slot = 1;
+    return 0;
+}
+
+/* A meta record (read after its kind was seen: whole). */
+static void meta(struct tr_follow *f, struct fl_file *fl, struct fl_chunk *c, size_t ci, const struct cutap_rec_meta *m)
+{
+    struct trace *tr = &f->tr;
+    if (!memchr(m->text, 0, 40 + (size_t)CUTAP_SLOT * (m->nslots - 1u)))
+        return;
+    if (m->sub == CUTAP_META_THREAD) {
+        /* the chunk passes to another thread */
+        char tn[16];
+        memcpy(tn, m->text, sizeof tn - 1);
+        tn[15] = 0;
+        c->ti = rd_thread_of_run(tr, fl->pi, (int32_t)m->aux, tn, m->key);
+        thread_of(f, c->ti)->last_chunk = ci + 1;
+    } else {
+        rd_meta(tr, &tr->procs[fl->pi], m, 1);
+        rd_sort_proc(&tr->procs[fl->pi]);
+    }
+}
+
+/* Reads chunk ci's new records, a block at a time, twice: the first read
+ * finds the records begun (kind set) and the calls done; the second,
+ * made after, holds everything their writers stored before those marks.
+ * Returns the records read; stops when *budget runs out. */
+static size_t read_chunk(struct tr_follow *f, struct fl_file *fl, size_t ci, size_t *budget)
+{
+    struct trace *tr = &f->tr;
+    struct fl_chunk *c = &fl->ch[ci];
+    uint32_t cs = tr->procs[fl->pi].h.chunk_size, slots = cs / CUTAP_SLOT;
+    uint64_t base = CUTAP_HEADER_SIZE + (uint64_t)ci * cs;
+    if (!c->slot && chunk_header(f, fl, ci, base))
+        return 0;
+    size_t got = 0;
+    static uint8_t b1[FL_BLOCK], b2[FL_BLOCK];
+    static struct { uint32_t s; uint8_t done; } seen[FL_BLOCK / CUTAP_SLOT];
+    while (c->slot < slots && *budget) {
+        uint64_t at = base + (uint64_t)c->slot * CUTAP_SLOT;
+        size_t n = (size_t)(slots - c->slot) * CUTAP_SLOT, ns = 0, s = 0;
+        if (n > FL_BLOCK)
+            n = FL_BLOCK;
+        if (rd_at(fl->fd, b1, n, at))
+            return got;
+        int bad = 0, spans = 0;
+        while (s < n / CUTAP_SLOT && ns < *budget) {
+            const struct cutap_rec_call *r = (const void *)(b1 + s * CUTAP_SLOT);
+            if (!r->kind)
+                break;   /* not written yet */
+            if ((r->kind != CUTAP_REC_CALL && r->kind != CUTAP_REC_META) || !r->nslots ||
+                r->nslots > slots - (c->slot + (uint32_t)s)) {
+                bad = 1;
+                break;
+            }
+            if (s + r->nslots > n / CUTAP_SLOT) {
+                spans = 1;   /* the next block starts with it */
+                break;
+            }
+            seen[ns].s = (uint32_t)s;
+            seen[ns++].done = r->kind == CUTAP_REC_CALL && (r->flags & CUTAP_RF_DONE);
+            s += r->nslots;
+        }
+        if (ns && rd_at(fl->fd, b2, s * CUTAP_SLOT, at))
+            return got;
+        for (size_t k = 0; k < ns; k++) {
+            const struct cutap_rec_call *r = (const void *)(b1 + seen[k].s * CUTAP_SLOT);
+            const uint8_t *whole = b2 + seen[k].s * CUTAP_SLOT;
+            if (r->kind == CUTAP_REC_META) {
+                const struct cutap_rec_meta *m = (const void *)whole;
+                if (m->kind == CUTAP_REC_META && m->nslots == r->nslots)
+                    meta(f, fl, c, ci, m);
+            } else {
+                hold(f, fl, c->ti, at + seen[k].s * CUTAP_SLOT, r, seen[k].done ? whole : NULL);
+            }
+        }
+        got += ns;
+        *budget -= ns;
+        c->slot += (uint32_t)s;
+        if (bad || (spans && !ns)) {   /* (a record longer than a block: damage) */
+            TR_ERR("cutap: --print: %s: chunk %zu: a bad record; the rest of the chunk is not followed\n",
+                   tr->procs[fl->pi].path, ci);
+            c->state = 2;
+            return got;
+        }
+        if (!spans && s < n / CUTAP_SLOT)
+            return got;   /* the records written so far are read (or the budget is spent) */
+    }
+    if (c->slot >= slots)
+        c->state = 2;
+    return got;
+}
+
+/* Reads a held record again: 0, or -1 when it cannot be read or is damaged. */
+static int reread(struct tr_follow *f, struct fl_rec *h)
+{
+    struct fl_file *fl = &f->files[h->file];
+    if (fl->fd < 0)
+        return -1;
+    size_t len = (size_t)h->nslots * CUTAP_SLOT;
+    struct cutap_rec_call first;
+    if (rd_at(fl->fd, &first, sizeof first, h->off))
+        return -1;
+    if (h->copy && !(first.flags & CUTAP_RF_DONE))
+        return 0;   /* as read last time */
+    if (!h->copy && !(h->copy = malloc(len)))
+        return -1;
+    /* after DONE was seen: everything written before it is in this read */
+    if (rd_at(fl->fd, h->copy, len, h->off))
+        return -1;
+    const struct cutap_rec_call *r = (const void *)h->copy;
+    if (r->kind != CUTAP_REC_CALL || r->nslots != h->nslots || rd_check_call(r))
+        return -1;
+    h->done = !!(r->flags & CUTAP_RF_DONE);
+    return 0;
+}
+
+/* What a poll shows, in time order. */
+static void show(struct tr_follow *f, struct fl_rec *h, int kind)
+{
+    f->out = fl_grow(f->out, &f->capout, f->nout + 1, sizeof *f->out);
+    struct tr_follow_out *o = &f->out[f->nout++];
+    const struct tr_proc *p = &f->tr.procs[f->files[h->file].pi];
+    rd_fill_call(&f->tr, p, (const void *)h->copy, h->ti, f->seq++, &o->call);
+    o->kind = kind;
+    o->copy = kind == TR_FOLLOW_STARTED ? NULL : h->copy;   /* freed after it is shown; a started one's later */
+}
+
+/* The thread's calls that can be shown now; flush: all of them (its
+ * process ended, or the command did). */
+static void drain(struct tr_follow *f, struct fl_thread *t, int flush)
+{
+    for (size_t i = 0; i < t->nstarted;) {
+        struct fl_rec *h = &t->started[i];
+        int bad = reread(f, h);
+        if (!bad && !h->done && !flush) {
+            i++;
+            continue;
+        }
+        if (!bad && h->done)
+            show(f, h, TR_FOLLOW_RESUMED);
+        else
+            free(h->copy);
+        t->started[i] = t->started[--t->nstarted];
+    }
+    while (t->head < t->n) {
+        struct fl_rec *h = &t->q[t->head];
+        if (reread(f, h)) {
+            free(h->copy);   /* gone or damaged: not shown */
+            t->head++;
+            continue;
+        }
+        if (!h->done && !flush) {
+            /* never to complete: a later call of the thread at its depth or above began */
+            int lost = 0;
+            for (size_t k = t->head + 1; k < t->n && !lost; k++)
+                lost = t->q[k].depth <= h->depth;
+            if (!lost && t->n - t->head <= f->hold)
+                break;
+            if (!lost) {
+                show(f, h, TR_FOLLOW_STARTED);
+                t->started = fl_grow(t->started, &t->capstarted, t->nstarted + 1, sizeof *t->started);
+                t->started[t->nstarted++] = *h;
+                t->head++;
+                continue;
+            }
+        }
+        show(f, h, TR_FOLLOW_CALL);
+        t->head++;
+    }
+}
+
+static int cmp_out(const void *a, const void *b)
+{
+    const struct tr_follow_out *x = a, *y = b;
+    uint64_t tx = x->kind == TR_FOLLOW_RESUMED ? x->call.t1 : x->call.t0;
+    uint64_t ty = y->kind == TR_FOLLOW_RESUMED ? y->call.t1 : y->call.t0;
+    if (tx != ty)
+        return tx < ty ? -1 : 1;
+    return x->call.seq < y->call.seq ? -1 : x->call.seq > y->call.seq;
+}
+
+size_t tr_follow_poll(struct tr_follow *f, int final, tr_follow_fn fn, void *arg)
+{
+    size_t budget = FL_BUDGET, got = 0;
+    scan_dir(f);
+    for (size_t i = 0; i < f->nfiles; i++) {
+        struct fl_file *fl = &f->files[i];
+        if (fl->gone)
+            continue;
+        if (fl->fd < 0) {
+            int rc = open_file(f, fl);
+            if (rc == -2)
+                fl->gone = 1;
+            if (rc)
+                continue;
+        }
+        struct stat st;
+        struct cutap_file_header h;
+        if (fstat(fl->fd, &st) || rd_at(fl->fd, &h, sizeof h, 0))
+            continue;
+        int closed = !!(h.flags & CUTAP_FILE_CLOSED);
+        clock_pair(f, fl, h.end_clock, h.end_mono_ns);
+        struct tr_proc *p = &f->tr.procs[fl->pi];
+        size_t nch = st.st_size > CUTAP_HEADER_SIZE ? (size_t)(st.st_size - CUTAP_HEADER_SIZE) / p->h.chunk_size : 0;
+        if (nch > fl->nch) {
+            fl->ch = rd_xrealloc0(fl->ch, fl->nch, nch, sizeof *fl->ch);
+            fl->nch = nch;
+        }
+        for (size_t ci = 0; ci < fl->nch && budget; ci++) {
+            if (fl->ch[ci].state == 2)
+                continue;
+            int last_look = fl->ch[ci].state == 1;
+            got += read_chunk(f, fl, ci, &budget);
+            if (last_look && budget)
+                fl->ch[ci].state = 2;
+        }
+        if (closed && budget) {
+            /* its process exited: what it wrote is all read; its threads' calls all shown */
+            for (uint32_t t = 0; t < f->nth; t++)
+                if (t < f->tr.nthreads && f->tr.threads[t].proc == fl->pi)
+                    drain(f, &f->th[t], 1);
+            fl->gone = 1;
+        }
+    }
+    for (size_t t = 0; t < f->nth; t++)
+        drain(f, &f->th[t], final && budget);
+    if (f->nout) {
+        qsort(f->out, f->nout, sizeof *f->out, cmp_out);
+        for (size_t i = 0; i < f->nout; i++)
+            fn(arg, &f->tr, &f->out[i]);
+        for (size_t i = 0; i < f->nout; i++)
+            free(f->out[i].copy);
+        f->nout = 0;
+    }
+    for (size_t i = 0; i < f->nfiles; i++)
+        if (f->files[i].gone && f->files[i].fd >= 0) {
+            close(f->files[i].fd);
+            f->files[i].fd = -1;
+        }
+    return budget ? got : got + 1;   /* more to read: non-zero */
+}
+
+void tr_follow_close(struct tr_follow *f)
+{
+    if (!f)
+        return;
+    for (size_t t = 0; t < f->nth; t++) {
+        for (size_t k = f->th[t].head; k < f->th[t].n; k++)
+            free(f->th[t].q[k].copy);
+        for (size_t k = 0; k < f->th[t].nstarted; k++)
+            free(f->th[t].started[k].copy);
+        free(f->th[t].q);
+        free(f->th[t].started);
+    }
+    for (size_t i = 0; i < f->nfiles; i++) {
+        if (f->files[i].fd >= 0)
+            close(f->files[i].fd);
+        free(f->files[i].name);
+        free(f->files[i].ch);
+    }
+    free(f->files);
+    free(f->th);
+    free(f->out);
+    free(f->dir);
+    tr_free(&f->tr);
+    free(f);
+}
