@@ -170,10 +170,11 @@ enum { CLI_OPT_FROM = 1001, CLI_OPT_TO = 1002 };
 #define CLI_SELECT_LONGOPTS {"filter", required_argument, 0, 'e'}, {"from", required_argument, 0, CLI_OPT_FROM}, \
                             {"to", required_argument, 0, CLI_OPT_TO}
 #define CLI_SELECT_HELP                                                                                    \
-    "  -e FILTER           only the calls FILTER selects (the language of cutap trace -e); a call left\n" \
+    "  -e, --filter FILTER only the calls FILTER selects (the language of cutap trace -e); a call left\n" \
     "                      out leaves the calls it made under its nearest caller kept\n"                  \
     "  --from S, --to S    only the calls that start in that window, S in seconds from the start\n"      \
-    "                      of the trace (as dump prints it)\n"
+    "                      of the trace (as dump prints it)\n"                                          \
+    "  -h, --help          this help\n"
 int cli_select_opt(int c, const char *arg, const char *cmd);
 int cli_select_apply(struct trace *tr);
 

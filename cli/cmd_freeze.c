@@ -11,7 +11,8 @@ static const char freeze_usage[] =
     "Freezes every process still tracing into DIR (cutap trace, usually with --ring): each stops\n"
     "recording at the next chunk it needs, so nothing it recorded is overwritten any more; later\n"
     "calls are counted. Processes that start afterwards start frozen. The same as SIGUSR2 to the\n"
-    "cutap trace command.\n";
+    "cutap trace command.\n"
+    "  -h, --help          this help\n";
 
 int cmd_freeze(int argc, char **argv)
 {

@@ -36,7 +36,7 @@ static const char usage[] =
     "  sqlite    SQLite database (tables processes, threads, strings, calls,\n"
     "            counters; view calls_named)\n"
     "  jsonl     one JSON object per line: calls in time order, then counters\n"
-    "  -o FILE             the file to write (made 0600, never through a symbolic link)\n"
+    "  -o, --output FILE   the file to write (made 0600, never through a symbolic link)\n"
     "  --force             replace FILE if it exists\n"
     CLI_SELECT_HELP
     "examples:\n"

@@ -22,6 +22,7 @@ static const char run_usage[] =
     "  WHEN                     N (the Nth call only), N+ (from the Nth on), N+S (N, N+S, ...),\n"
     "                           N..M; counted per process over the calls NAMES selects\n"
     "  rank=                    only in processes of these ranks (RANK, OMPI_COMM_WORLD_RANK, ...)\n"
+    "  -h, --help               this help\n"
     "Driver, runtime and library calls can be injected; runtime calls taken from CUPTI\n"
     "(--runtime=all: static runtimes) only delayed.\n"
     "examples:\n"

@@ -12,14 +12,17 @@
 #include "run_internal.h"
 
 static const char stat_usage[] =
-    "usage: cutap stat [-o FILE [--force]] [-e FILTER] [--time-all] [--runtime=all|symbols|cupti] -- CMD [ARGS...]\n"
+    "usage: cutap stat [-o FILE [--force]] [-e FILTER] [--time-all] [--runtime=all|symbols|cupti]\n"
+    "                  [--inject SPEC] -- CMD [ARGS...]\n"
     "Runs CMD counting calls only (the cheapest mode) and prints, per function, calls, errors and\n"
     "time (total, average, min, max) at exit; exits with CMD's status.\n"
-    "  -o FILE                  the summary into FILE (made 0600; never through a symbolic link)\n"
+    "  -o, --output FILE        the summary into FILE (made 0600; never through a symbolic link)\n"
     "  --force                  replace FILE when it exists\n"
     "  --time-all               time every call (by default some are timed and the rest estimated,\n"
     "                           marked ~; CUTAP_STAT_TIMING=all does the same)\n"
     FILTER_HELP RUNTIME_HELP
+    "  --inject SPEC            fault injection (see cutap run --help)\n"
+    HELP_HELP
     "examples:\n"
     "  cutap stat -- python3 -c 'import torch; torch.zeros(1, device=\"cuda\")'\n"
     "  cutap stat -o counts.txt -e 'layer=cublas' -- ./app\n";

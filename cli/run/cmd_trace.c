@@ -14,16 +14,22 @@
 #include "run_internal.h"
 
 static const char trace_usage[] =
-    "usage: cutap trace [-o DIR] [-e FILTER] [--runtime=all|symbols|cupti] [--no-nvtx] [--stuck S]\n"
-    "                   [--ring SIZE] [--delay S] [--duration S] [--capture-range WHAT]\n"
-    "                   [--until-error FILTER] -- CMD [ARGS...]\n"
+    "usage: cutap trace [-o DIR] [-e FILTER] [--print[=FILE]] [--runtime=all|symbols|cupti] [--no-nvtx]\n"
+    "                   [--stuck S] [--ring SIZE] [--delay S] [--duration S] [--capture-range WHAT]\n"
+    "                   [--until-error FILTER] [--inject SPEC] [--stack FILTER] [--sync-launches FILTER]\n"
+    "                   -- CMD [ARGS...]\n"
     "Runs CMD, and every process it starts, with every CUDA call recorded: one trace file per\n"
     "process in DIR; ends with a summary (processes, calls, losses, processes not traced) and\n"
     "exits with CMD's status.\n"
-    "  -o DIR                   the trace directory (default: cutap-YYYYMMDD-HHMMSS, not kept when\n"
+    "  -o, --output DIR         the trace directory (default: cutap-YYYYMMDD-HHMMSS, not kept when\n"
     "                           nothing was recorded); refused if it holds a trace, is a symbolic\n"
     "                           link, belongs to another user or others can write it\n"
-    FILTER_HELP RUNTIME_HELP
+    FILTER_HELP
+    "  --print[=FILE]           also write each call, decoded as cutap dump writes it, as it completes\n"
+    "                           (stderr, or FILE), strace-style; the trace is recorded as without it.\n"
+    "                           Printed by cutap, not by the program, times from the command's start;\n"
+    "                           a call holding many later calls back is shown started, then resumed\n"
+    RUNTIME_HELP
     "  --stuck S                when a call has been running longer than S seconds, write what\n"
     "                           every process is doing (cutap ps) into DIR/cutap-stuck-TIME.txt,\n"
     "                           once per episode; watched from this command, not the program\n"
@@ -48,8 +54,10 @@ static const char trace_usage[] =
     "                           with CUDA_LAUNCH_BLOCKING=1 for those launches only (report --errors)\n"
     "  --no-nvtx                do not record NVTX ranges and marks (by default cutap is the NVTX\n"
     "                           injection library, NVTX_INJECTION64_PATH, unless that is set already)\n"
+    HELP_HELP
     "examples:\n"
     "  cutap trace -o run1 -- python3 train.py\n"
+    "  cutap trace --print -e 'cudaMemcpy*,cudaMalloc*' -- ./app\n"
     "  cutap trace -e 'layer=runtime,layer=cudnn,!cudaGetDevice' -- ./app --size 4096\n"
     "  cutap trace --runtime=symbols -- ./app              # the shared libcudart's calls only\n"
     "  cutap trace --ring 64M --until-error 'layer=nccl' -- torchrun --nproc-per-node 2 train.py\n"

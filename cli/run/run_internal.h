@@ -56,9 +56,11 @@ int capture_env(const struct run_opts *o);
     "                           the shared libcudart only. cupti: the copies through a CUPTI\n"          \
     "                           subscription (needs libcupti, and CUPTI free of other tools)\n"
 #define FILTER_HELP                                                                                   \
-    "  -e FILTER                record only the calls FILTER selects: comma-separated globs on the\n"     \
+    "  -e, --filter FILTER      record only the calls FILTER selects: comma-separated globs on the\n"     \
     "                           function name (cuMem*, cudaMemcpy*, cublasGemm*), layer=NAME (driver,\n" \
     "                           hidden, runtime, cublas, cublasLt, cudnn, nccl, cufft, curand,\n"        \
-    "                           cusparse, cusolver, nvrtc, nvJitLink, nvtx, nvml); a leading ! excludes\n"
+    "                           cusparse, cusolver, nvrtc, nvJitLink, nvtx, nvml, ioctl); a leading !\n"  \
+    "                           excludes\n"
+#define HELP_HELP "  -h, --help               this help\n"
 
 #endif

@@ -18,8 +18,8 @@
  * here (syscall's entry is src/front/syscall_entry.S: it must jump
  * to glibc's with the caller's stack untouched), and at start-up (a
  * forbidden counter is inherited across fork and exec). A system call
- * made by an instruction of the program's own is not seen (README,
- * Limits). */
+ * made by an instruction of the program's own is not seen
+ * (docs/LIMITS.md). */
 #define _GNU_SOURCE
 #include <dlfcn.h>
 #include <linux/seccomp.h>

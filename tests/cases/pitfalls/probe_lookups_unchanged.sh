@@ -4,7 +4,7 @@
 # program's own handle; driver, runtime and library names), with nothing
 # loaded, with the driver opened RTLD_LOCAL and then RTLD_GLOBAL: cutap's
 # own exports never answer for a driver or library that is not there.
-# Through weak references (which bind to cutap's exports: README, Limits)
+# Through weak references (which bind to cutap's exports: docs/LIMITS.md)
 # the calls answer "not found" and cutap loads no driver and no cuBLAS
 # although both are on the library path, as a machine's own copies are.
 # A library opened RTLD_LOCAL with its libcuda (as a Python extension):

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # report's median: exact up to 4096 calls of a row, then from a
-# log-linear histogram within 1/256 of the true value (README).
+# log-linear histogram within 1/256 of the true value (docs/cutap-report.md).
 . "$(dirname "$0")/../../lib/init.sh"
 
 [ -x $MK ] || exit 77
