@@ -175,6 +175,19 @@ static int die_inside(long n)
     return cuCtxSynchronize() != 0;
 }
 
+/* atexit N: N calls at exit, from a handler registered before the first
+ * CUDA call, so that it runs after cutap's own (which marks the trace
+ * file CLOSED): calls a process makes after reaching exit, 200 ms after
+ * (a reader following the file sees it CLOSED before they come) */
+static long exit_calls;
+static void at_exit_calls(void)
+{
+    CUcontext c;
+    usleep(200000);
+    for (long i = 0; i < exit_calls; i++)
+        cuCtxGetCurrent(&c);
+}
+
 int main(int argc, char **argv)
 {
     setvbuf(stdout, NULL, _IOFBF, 1 << 16);
@@ -200,10 +213,15 @@ int main(int argc, char **argv)
         for (;;)
             pause();
     }
+    if (argc >= 3 && !strcmp(argv[1], "atexit")) {
+        exit_calls = atol(argv[2]);
+        atexit(at_exit_calls);
+        return many(3);
+    }
     if (argc >= 3 && !strcmp(argv[1], "slots"))
         return slots(atol(argv[2]));
     if (argc >= 4 && !strcmp(argv[1], "threads"))
         return threads(atoi(argv[2]), atol(argv[3]));
-    fprintf(stderr, "usage: t_record kernels|errors|many N|mix N|die N kill|abort|segv|_exit|threads T N\n");
+    fprintf(stderr, "usage: t_record kernels|errors|many N|mix N|atexit N|die N kill|abort|segv|_exit|threads T N\n");
     return 2;
 }

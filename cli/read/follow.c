@@ -19,6 +19,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -441,30 +442,38 @@ size_t tr_follow_poll(struct tr_follow *f, int final, tr_follow_fn fn, void *arg
         }
         struct stat st;
         struct cutap_file_header h;
+        /* Whether its process is gone, asked before the file is read: what
+         * it wrote is then all in this read. Reaching exit (CLOSED) is not
+         * the end: destructors and the runtime's teardown still make calls. */
+        struct tr_proc *p = &f->tr.procs[fl->pi];
+        int dead = kill(p->h.pid, 0) && errno == ESRCH;
         if (fstat(fl->fd, &st) || rd_at(fl->fd, &h, sizeof h, 0))
             continue;
-        int closed = !!(h.flags & CUTAP_FILE_CLOSED);
         clock_pair(f, fl, h.end_clock, h.end_mono_ns);
-        struct tr_proc *p = &f->tr.procs[fl->pi];
         size_t nch = st.st_size > CUTAP_HEADER_SIZE ? (size_t)(st.st_size - CUTAP_HEADER_SIZE) / p->h.chunk_size : 0;
         if (nch > fl->nch) {
             fl->ch = rd_xrealloc0(fl->ch, fl->nch, nch, sizeof *fl->ch);
             fl->nch = nch;
         }
+        size_t mine = 0;
         for (size_t ci = 0; ci < fl->nch && budget; ci++) {
             if (fl->ch[ci].state == 2)
                 continue;
             int last_look = fl->ch[ci].state == 1;
-            got += read_chunk(f, fl, ci, &budget);
+            mine += read_chunk(f, fl, ci, &budget);
             if (last_look && budget)
                 fl->ch[ci].state = 2;
         }
-        if (closed && budget) {
-            /* its process exited: what it wrote is all read; its threads' calls all shown */
+        got += mine;
+        if (dead && budget) {
+            /* its process is gone: what it wrote is all read; its threads'
+             * calls all shown. Left once a read finds nothing more (a pid
+             * of another pid namespace, never found here, keeps its file
+             * read, its calls shown as they come) */
             for (uint32_t t = 0; t < f->nth; t++)
                 if (t < f->tr.nthreads && f->tr.threads[t].proc == fl->pi)
                     drain(f, &f->th[t], 1);
-            fl->gone = 1;
+            fl->gone = !mine;
         }
     }
     for (size_t t = 0; t < f->nth; t++)

@@ -1,9 +1,10 @@
 #!/usr/bin/env python3
 """same_lines.py PRINTED DUMPED: the lines of cutap trace --print and of
 cutap dump, per thread and in order, are the same but for the time at
-their start and their durations, which may differ by 2 ns or 0.1 %: a TSC
-trace's tick rate is known better when dump reads the finished trace than
-while it is written. Prints the first difference; exit 1 on one."""
+their start and their durations, which may differ by 2 ns or 0.1 % and
+one unit of the last digit printed: a TSC trace's tick rate is known
+better when dump reads the finished trace than while it is written.
+Prints the first difference; exit 1 on one."""
 import re
 import sys
 
@@ -17,7 +18,8 @@ def per_thread(path):
         for line in f:
             rest = line.rstrip("\n").split(" ", 1)[1]
             label = rest.split(" ", 1)[0]
-            durs = [float(v) * SCALE[u] for v, u in DUR.findall(rest)]
+            durs = [(float(v) * SCALE[u], SCALE[u] * 10.0 ** -(len(v.split(".")[1]) if "." in v else 0))
+                    for v, u in DUR.findall(rest)]
             threads.setdefault(label, []).append((DUR.sub(" <D>", rest), durs))
     return threads
 
@@ -31,6 +33,7 @@ for t in a:
         print("%s: %d lines printed, %d dumped" % (t, len(a[t]), len(b[t])))
         sys.exit(1)
     for (ta, da), (tb, db) in zip(a[t], b[t]):
-        if ta != tb or len(da) != len(db) or any(abs(x - y) > max(2, 1e-3 * y) for x, y in zip(da, db)):
+        if ta != tb or len(da) != len(db) or any(abs(x - y) > max(2, 1e-3 * y) + max(ux, uy)
+                                                 for (x, ux), (y, uy) in zip(da, db)):
             print("printed: %s %s\ndumped:  %s %s" % (ta, da, tb, db))
             sys.exit(1)

@@ -22,6 +22,11 @@ same_as_dump "$WORK/p1.txt" "$WORK/t1"
 same_as_dump "$WORK/p2.txt" "$WORK/t2"
 [ "$(cut -d' ' -f2 "$WORK/p2.txt" | sort -u | wc -l)" -ge 4 ] || { say "  fewer than 4 threads printed"; exit 1; }
 
+# calls made after the process reached exit (atexit handlers, destructors) are printed too
+"$CUTAP" trace --print="$WORK/p11.txt" -o "$WORK/t11" -- "$T/t_record" atexit 40 >/dev/null 2>&1 || exit 1
+same_as_dump "$WORK/p11.txt" "$WORK/t11"
+[ "$(wc -l <"$WORK/p11.txt")" = 43 ] || { say "  atexit: $(wc -l <"$WORK/p11.txt") lines, not 43"; exit 1; }
+
 # the program's stdout and status unchanged; --print alone: stderr
 "$T/t_record" errors >"$WORK/bare.out" 2>/dev/null; bare=$?
 "$CUTAP" trace --print -o "$WORK/t3" -- "$T/t_record" errors >"$WORK/tr.out" 2>"$WORK/tr.err"; rc=$?
