@@ -38,6 +38,7 @@ struct fl_rec {                  /* a call record read, not yet shown */
     uint32_t nslots, ti, file;
     uint16_t depth;
     uint8_t done;
+    uint64_t poll_done;          /* the poll that first read it done */
 };
 
 struct fl_thread {               /* per tr->threads entry */
@@ -72,6 +73,7 @@ struct tr_follow {
     struct fl_thread *th;
     size_t nth, capth;
     uint64_t seq;
+    uint64_t poll;               /* polls made */
     size_t hold;                 /* FL_HOLD */
     struct tr_follow_out *out;   /* what a poll shows, sorted before it is */
     size_t nout, capout;
@@ -219,6 +221,7 @@ static void hold(struct tr_follow *f, struct fl_file *fl, uint32_t ti, uint64_t 
             (h->copy = malloc(len))) {
             memcpy(h->copy, done, len);
             h->done = 1;
+            h->poll_done = f->poll;
         }
     }
 }
@@ -356,7 +359,10 @@ static int reread(struct tr_follow *f, struct fl_rec *h)
     const struct cutap_rec_call *r = (const void *)h->copy;
     if (r->kind != CUTAP_REC_CALL || r->nslots != h->nslots || rd_check_call(r))
         return -1;
-    h->done = !!(r->flags & CUTAP_RF_DONE);
+    if (!h->done && (r->flags & CUTAP_RF_DONE)) {
+        h->done = 1;
+        h->poll_done = f->poll;
+    }
     return 0;
 }
 
@@ -395,6 +401,9 @@ static void drain(struct tr_follow *f, struct fl_thread *t, int flush)
             t->head++;
             continue;
         }
+        if (h->done && !flush && h->poll_done == f->poll && t->n - t->head == 1)
+            break;   /* the thread's latest call, just ended: what its end writes after it (a kernel's
+                        name) is read by the next poll, then it is shown */
         if (!h->done && !flush) {
             /* never to complete: a later call of the thread at its depth or above began */
             int lost = 0;
@@ -428,6 +437,7 @@ static int cmp_out(const void *a, const void *b)
 size_t tr_follow_poll(struct tr_follow *f, int final, tr_follow_fn fn, void *arg)
 {
     size_t budget = FL_BUDGET, got = 0;
+    f->poll++;
     scan_dir(f);
     for (size_t i = 0; i < f->nfiles; i++) {
         struct fl_file *fl = &f->files[i];

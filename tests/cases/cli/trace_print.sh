@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # Issue #30: cutap trace --print[=FILE] writes each call, decoded as dump
 # writes it, as it completes (stderr by default), from a thread of the
-# cutap command that follows the trace files: per thread the same lines in
-# the same order as dump's (times from the command's start); -e selects;
+# cutap command that follows the trace files: per thread the same calls in
+# the same order as dump's (times from the command's start), threads,
+# nesting, kernel names (written after the call ends) and the calls of NVTX
+# ranges included; calls made after the process reached exit; -e selects;
 # lines appear while the program runs; a call whose process was killed
 # inside it is shown unfinished; one holding many later calls back is
 # shown started and then resumed; the program's output, status and
@@ -21,6 +23,12 @@ same_as_dump "$WORK/p1.txt" "$WORK/t1"
 "$CUTAP" trace --print="$WORK/p2.txt" -o "$WORK/t2" -- "$T/t_record" threads 4 3000 >/dev/null 2>&1 || exit 1
 same_as_dump "$WORK/p2.txt" "$WORK/t2"
 [ "$(cut -d' ' -f2 "$WORK/p2.txt" | sort -u | wc -l)" -ge 4 ] || { say "  fewer than 4 threads printed"; exit 1; }
+# kernel names (written after their call ends), NVTX ranges (dump draws them; --print shows their calls)
+"$CUTAP" trace --print="$WORK/pk.txt" -o "$WORK/tk" -- "$T/t_record" kernels >/dev/null 2>&1 || exit 1
+same_as_dump "$WORK/pk.txt" "$WORK/tk"
+grep -q 'cuLaunchKernel(f=0x[0-9a-f]*<' "$WORK/pk.txt" || { say "  no kernel named"; grep cuLaunchKernel "$WORK/pk.txt" >&2; exit 1; }
+"$CUTAP" trace --print="$WORK/pn.txt" -o "$WORK/tn" -- "$T/t_nvtx" >/dev/null 2>&1 || exit 1
+same_as_dump "$WORK/pn.txt" "$WORK/tn"
 
 # calls made after the process reached exit (atexit handlers, destructors) are printed too
 "$CUTAP" trace --print="$WORK/p11.txt" -o "$WORK/t11" -- "$T/t_record" atexit 40 >/dev/null 2>&1 || exit 1
@@ -65,6 +73,7 @@ CUTAP_PRINT_HOLD=2 "$CUTAP" trace --inject 'cuCtxSynchronize:delay=300ms' --prin
     -- "$T/t_static_rt" >/dev/null 2>&1 || exit 1
 st=$(grep -c '<unfinished \.\.\.>' "$WORK/p7.txt"); re=$(grep -c '<\.\.\. [A-Za-z_0-9]* resumed> = ' "$WORK/p7.txt")
 [ "$st" -gt 10 ] && [ "$st" = "$re" ] || { say "  $st started, $re resumed"; exit 1; }
+same_as_dump "$WORK/p7.txt" "$WORK/t7"
 "$CUTAP" dump "$WORK/t7" >"$WORK/d7.txt" 2>/dev/null
 [ $(( $(wc -l <"$WORK/p7.txt") - re )) = "$(wc -l <"$WORK/d7.txt")" ] || { say "  started/resumed: calls lost"; exit 1; }
 
