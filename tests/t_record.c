@@ -25,6 +25,7 @@
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <semaphore.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -175,6 +176,20 @@ static int die_inside(long n)
     return cuCtxSynchronize() != 0;
 }
 
+/* tails N: a thread that makes a call, says so, and exits when told */
+static struct tail_sem {
+    sem_t called, go;
+} tail_sems[2];
+static void *tail_thread(void *arg)
+{
+    struct tail_sem *t = arg;
+    CUcontext c;
+    cuCtxGetCurrent(&c);
+    sem_post(&t->called);
+    sem_wait(&t->go);
+    return NULL;
+}
+
 /* atexit N: N calls at exit, from a handler registered before the first
  * CUDA call, so that it runs after cutap's own (which marks the trace
  * file CLOSED): calls a process makes after reaching exit, 200 ms after
@@ -213,6 +228,31 @@ int main(int argc, char **argv)
         for (;;)
             pause();
     }
+    if (argc >= 3 && !strcmp(argv[1], "tails")) {
+        for (int i = 0; i < 2; i++)
+            if (sem_init(&tail_sems[i].called, 0, 0) || sem_init(&tail_sems[i].go, 0, 0))
+                return 1;
+        /* threads A and B take chunks 0 and 1 (a call each), then exit, A
+         * first: their chunks' tails are given back in that order and
+         * taken in the other, so the main thread's N calls (each with its
+         * own argument: i) go on in B's tail, then in A's, lower in the
+         * file */
+        pthread_t a, b;
+        if (pthread_create(&a, NULL, tail_thread, &tail_sems[0]))
+            return 1;
+        sem_wait(&tail_sems[0].called);
+        if (pthread_create(&b, NULL, tail_thread, &tail_sems[1]))
+            return 1;
+        sem_wait(&tail_sems[1].called);
+        sem_post(&tail_sems[0].go);
+        pthread_join(a, NULL);
+        sem_post(&tail_sems[1].go);
+        pthread_join(b, NULL);
+        const char *s;
+        for (long i = 0, n = atol(argv[2]); i < n; i++)
+            cuGetErrorName((CUresult)i, &s);
+        return 0;
+    }
     if (argc >= 3 && !strcmp(argv[1], "atexit")) {
         exit_calls = atol(argv[2]);
         atexit(at_exit_calls);
@@ -222,6 +262,6 @@ int main(int argc, char **argv)
         return slots(atol(argv[2]));
     if (argc >= 4 && !strcmp(argv[1], "threads"))
         return threads(atoi(argv[2]), atol(argv[3]));
-    fprintf(stderr, "usage: t_record kernels|errors|many N|mix N|atexit N|die N kill|abort|segv|_exit|threads T N\n");
+    fprintf(stderr, "usage: t_record kernels|errors|many N|mix N|atexit N|tails N|die N kill|abort|segv|_exit|threads T N\n");
     return 2;
 }

@@ -127,7 +127,8 @@ void dump_put_call(struct dump *d, const struct tr_call *c, const char *label)
 }
 
 /* The end of a call shown before as started (cutap trace --print), at
- * its end time: "<... cuStreamSynchronize resumed> = CUDA_SUCCESS <2.1 s>". */
+ * its end time, with its arguments again (its outputs are known now):
+ * "<... ncclCommInitAll resumed>(comm=0x55d0→0x55e0, ndev=1, ...) = ncclSuccess <0.684 s>". */
 void dump_put_resumed(struct dump *d, const struct tr_call *c, const char *label)
 {
     const struct trace *tr = d->tr;
@@ -140,8 +141,14 @@ void dump_put_resumed(struct dump *d, const struct tr_call *c, const char *label
         out_c(' ', f);
     out_s("<... ", f);
     text_str(f, tr->names[c->name].name);
-    out_s(" resumed>", f);
-    dump_put_result(d, c, dump_signature(d, c));
+    out_s(" resumed>(", f);
+    const struct dec_fn *fn = dump_signature(d, c);
+    if (fn)
+        dump_put_args(d, c, fn);
+    else
+        dump_put_raw_args(f, tr, c);
+    out_c(')', f);
+    dump_put_result(d, c, fn);
     out_c('\n', f);
 }
 

@@ -24,7 +24,7 @@ struct dump {
 
 /* A call's line (an NVTX range's, for a range entry), labelled. */
 void dump_put_call(struct dump *d, const struct tr_call *c, const char *label);
-/* The end of a call shown started: "<... NAME resumed> = RESULT <duration>". */
+/* The end of a call shown started: "<... NAME resumed>(ARGS) = RESULT <duration>". */
 void dump_put_resumed(struct dump *d, const struct tr_call *c, const char *label);
 
 /* The signature to decode c with (d->set set to its tables), or NULL to

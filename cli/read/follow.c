@@ -33,6 +33,7 @@
 #define FL_BLOCK (64u << 10)     /* bytes read at a time from a chunk */
 
 struct fl_rec {                  /* a call record read, not yet shown */
+    uint64_t run;                /* its thread's run (chunk or tail, in the order the thread took them) */
     uint64_t off;                /* in its file */
     uint8_t *copy;               /* nslots slots, as last read */
     uint32_t nslots, ti, file;
@@ -52,6 +53,7 @@ struct fl_thread {               /* per tr->threads entry */
 struct fl_chunk {
     uint32_t slot;               /* next slot to read (0: the header is not read yet) */
     uint32_t ti;                 /* the thread whose records it holds now */
+    uint64_t run;                /* and that thread's run number there (chunk seq, THREAD meta key) */
     uint8_t state;               /* 0 reading, 1 read once more then left (its thread went on), 2 left */
 };
 
@@ -199,10 +201,12 @@ static void clock_pair(struct tr_follow *f, struct fl_file *fl, uint64_t clock, 
         p->rate = (double)(mono - p->h.start_mono_ns) / (double)(clock - p->h.start_clock);
 }
 
-/* A call record begun at off: held in its thread's queue; done: a copy
- * of it complete (read after its DONE was seen), else NULL. */
-static void hold(struct tr_follow *f, struct fl_file *fl, uint32_t ti, uint64_t off, const struct cutap_rec_call *r,
-                 const uint8_t *done)
+/* A call record begun at off: held in its thread's queue, in the order
+ * the thread wrote them: by run, then place (a thread may go on in the
+ * tail of an exited thread's chunk, before its own in the file); done: a
+ * copy of it complete (read after its DONE was seen), else NULL. */
+static void hold(struct tr_follow *f, struct fl_file *fl, uint32_t ti, uint64_t run, uint64_t off,
+                 const struct cutap_rec_call *r, const uint8_t *done)
 {
     struct fl_thread *t = thread_of(f, ti);
     if (t->head && t->head * 2 >= t->n) {   /* the shown part goes */
@@ -211,8 +215,13 @@ static void hold(struct tr_follow *f, struct fl_file *fl, uint32_t ti, uint64_t 
         t->head = 0;
     }
     t->q = fl_grow(t->q, &t->cap, t->n + 1, sizeof *t->q);
-    struct fl_rec *h = &t->q[t->n++];
-    *h = (struct fl_rec){.off = off, .nslots = r->nslots, .ti = ti, .depth = r->depth,
+    size_t at = t->n;
+    while (at > t->head && (t->q[at - 1].run > run || (t->q[at - 1].run == run && t->q[at - 1].off > off)))
+        at--;
+    memmove(t->q + at + 1, t->q + at, (t->n - at) * sizeof *t->q);
+    t->n++;
+    struct fl_rec *h = &t->q[at];
+    *h = (struct fl_rec){.run = run, .off = off, .nslots = r->nslots, .ti = ti, .depth = r->depth,
                          .file = (uint32_t)(fl - f->files)};
     if (done) {
         size_t len = (size_t)r->nslots * CUTAP_SLOT;
@@ -242,6 +251,7 @@ static int chunk_header(struct tr_follow *f, struct fl_file *fl, size_t ci, uint
     memcpy(tname, ch.thread_name, sizeof tname);
     tname[15] = 0;
     c->ti = rd_thread_of_run(&f->tr, fl->pi, ch.tid, tname, ch.seq);
+    c->run = ch.seq;
     struct fl_thread *t = thread_of(f, c->ti);
     if (t->last_chunk && t->last_chunk - 1 != ci && !fl->ch[t->last_chunk - 1].state)
         fl->ch[t->last_chunk - 1].state = 1;   /* the thread went on from there */
@@ -262,6 +272,7 @@ static void meta(struct tr_follow *f, struct fl_file *fl, struct fl_chunk *c, si
         memcpy(tn, m->text, sizeof tn - 1);
         tn[15] = 0;
         c->ti = rd_thread_of_run(tr, fl->pi, (int32_t)m->aux, tn, m->key);
+        c->run = m->key;
         thread_of(f, c->ti)->last_chunk = ci + 1;
     } else {
         rd_meta(tr, &tr->procs[fl->pi], m, 1);
@@ -319,7 +330,7 @@ static size_t read_chunk(struct tr_follow *f, struct fl_file *fl, size_t ci, siz
                 if (m->kind == CUTAP_REC_META && m->nslots == r->nslots)
                     meta(f, fl, c, ci, m);
             } else {
-                hold(f, fl, c->ti, at + seen[k].s * CUTAP_SLOT, r, seen[k].done ? whole : NULL);
+                hold(f, fl, c->ti, c->run, at + seen[k].s * CUTAP_SLOT, r, seen[k].done ? whole : NULL);
             }
         }
         got += ns;
@@ -486,8 +497,10 @@ size_t tr_follow_poll(struct tr_follow *f, int final, tr_follow_fn fn, void *arg
             fl->gone = !mine;
         }
     }
-    for (size_t t = 0; t < f->nth; t++)
-        drain(f, &f->th[t], final && budget);
+    /* (with the budget spent, the rest of some thread's run may be unread:
+     * nothing is shown before the next poll has read everything) */
+    for (size_t t = 0; t < f->nth && budget; t++)
+        drain(f, &f->th[t], final);
     if (f->nout) {
         qsort(f->out, f->nout, sizeof *f->out, cmp_out);
         for (size_t i = 0; i < f->nout; i++)
