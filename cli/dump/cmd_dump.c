@@ -82,6 +82,35 @@ static void put_range(struct dump *d, const struct tr_call *c, const char *label
     out_c('\n', f);
 }
 
+/* A call line's start: time (at), label, indentation, before, the name, after. */
+static void put_head(struct dump *d, const struct tr_call *c, uint64_t at, const char *label, const char *before,
+                     const char *after)
+{
+    const struct trace *tr = d->tr;
+    d->proc = &tr->procs[tr->threads[c->thread].proc];
+    struct tr_call when = *c;
+    when.t0 = at;
+    put_time(d, &when, label);
+    for (unsigned i = 0; i < 2u * c->depth; i++)
+        out_c(' ', d->out);
+    out_s(before, d->out);
+    text_str(d->out, tr->names[c->name].name);
+    out_s(after, d->out);
+}
+
+/* "(ARGS)", decoded by the call's signature (returned), or raw. */
+static const struct dec_fn *put_args(struct dump *d, const struct tr_call *c)
+{
+    out_c('(', d->out);
+    const struct dec_fn *fn = dump_signature(d, c);
+    if (fn)
+        dump_put_args(d, c, fn);
+    else
+        dump_put_raw_args(d->out, d->tr, c);
+    out_c(')', d->out);
+    return fn;
+}
+
 void dump_put_call(struct dump *d, const struct tr_call *c, const char *label)
 {
     const struct trace *tr = d->tr;
@@ -90,18 +119,8 @@ void dump_put_call(struct dump *d, const struct tr_call *c, const char *label)
         put_range(d, c, label);
         return;
     }
-    d->proc = &tr->procs[tr->threads[c->thread].proc];
-    put_time(d, c, label);
-    for (unsigned i = 0; i < 2u * c->depth; i++)
-        out_c(' ', f);
-    text_str(f, tr->names[c->name].name);
-    out_c('(', f);
-    const struct dec_fn *fn = dump_signature(d, c);
-    if (fn)
-        dump_put_args(d, c, fn);
-    else
-        dump_put_raw_args(f, tr, c);
-    out_c(')', f);
+    put_head(d, c, c->t0, label, "", "");
+    const struct dec_fn *fn = put_args(d, c);
     if (d->started)
         out_s(" <unfinished ...>", f);   /* its end follows, "resumed" */
     else
@@ -131,25 +150,9 @@ void dump_put_call(struct dump *d, const struct tr_call *c, const char *label)
  * "<... ncclCommInitAll resumed>(comm=0x55d0→0x55e0, ndev=1, ...) = ncclSuccess <0.684 s>". */
 void dump_put_resumed(struct dump *d, const struct tr_call *c, const char *label)
 {
-    const struct trace *tr = d->tr;
-    FILE *f = d->out;
-    d->proc = &tr->procs[tr->threads[c->thread].proc];
-    struct tr_call at = *c;
-    at.t0 = c->t1;
-    put_time(d, &at, label);
-    for (unsigned i = 0; i < 2u * c->depth; i++)
-        out_c(' ', f);
-    out_s("<... ", f);
-    text_str(f, tr->names[c->name].name);
-    out_s(" resumed>(", f);
-    const struct dec_fn *fn = dump_signature(d, c);
-    if (fn)
-        dump_put_args(d, c, fn);
-    else
-        dump_put_raw_args(f, tr, c);
-    out_c(')', f);
-    dump_put_result(d, c, fn);
-    out_c('\n', f);
+    put_head(d, c, c->t1, label, "<... ", " resumed>");
+    dump_put_result(d, c, put_args(d, c));
+    out_c('\n', d->out);
 }
 
 /* --- threads: labels and the filter ------------------------------------- */
