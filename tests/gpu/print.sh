@@ -1,12 +1,14 @@
 #!/usr/bin/env bash
 # Issue #30 on the GPU machine: `cutap trace --print` over real workloads.
 # Per workload: stdout and exit status with --print=FILE equal to the bare
-# run's; the printed lines, per thread and in order, equal `cutap dump`'s
-# of the same trace (tests/lib/same_lines.py: times left out, --print's are from the command's
-# start); --print to stderr alone: the program's own stderr lines are all
-# there too. Then the cost on the CPU-bound PyTorch step: bare, trace,
-# trace --print=/dev/null, trace --print=FILE, R alternating rounds (default
-# 3), wall seconds and the step's own steps/s where it prints them.
+# run's; the printed lines, per thread and in order, the same calls as
+# `cutap dump`'s of the same trace (tests/lib/same_lines.py: times left
+# out, durations to the digit printed, dump's NVTX range lines left out,
+# started/resumed joined, kernel names --print could not know yet); with
+# --print alone (stderr), at least as many call lines on stderr as the
+# trace holds calls. Then (ROUNDS=0: not) the cost on the CPU-bound PyTorch
+# step's whole process: bare, trace, trace --print=/dev/null, trace
+# --print=FILE, ROUNDS alternating rounds (default 3), wall seconds.
 #   tests/gpu/print.sh [WORKLOAD...]
 set -u
 cd "$(dirname "$0")/../.."
@@ -49,7 +51,7 @@ for i in $(seq "$ROUNDS"); do
     echo "$m $(( (e - s) / 1000000 ))" >>"$R/cost"
   done
 done
-for m in bare trace print-null print-file; do
+[ -f "$R/cost" ] && for m in bare trace print-null print-file; do
   echo "  $m: $(awk -v m=$m '$1 == m {printf "%s ", $2 / 1000}' "$R/cost")"
 done
 "$C" report --by layer --top 3 "$R/torch_step.t" 2>/dev/null | head -30
