@@ -56,5 +56,9 @@ v=$("$CUTAP" --version)
 fmt=$(sed -n 's/.*trace format \([0-9]*\).*/\1/p' <<<"$v"); api=$(sed -n 's/.*plugin API \([0-9]*\).*/\1/p' <<<"$v")
 grep -q "trace format version ($fmt)" README.md && grep -q "plugin API version ($api)" README.md \
     || { say "  README and --version ($v) disagree"; fail=1; }
+# sizes: what export --help says a perfetto-proto call takes, its page's prose says too
+n=$("$CUTAP" export --help | sed -n 's/.*perfetto-proto.*about \([0-9]*\) bytes.*/\1/p')
+[ -n "$n" ] && sed '/^<!-- BEGIN cutap --help/,$d' docs/cutap-export.md | tr '\n' ' ' | grep -q "about $n bytes a call" \
+    || { say "  export --help (about '$n' bytes a call) and docs/cutap-export.md disagree"; fail=1; }
 [ "$(wc -l <README.md)" -le 300 ] || { say "  README.md: $(wc -l <README.md) lines"; fail=1; }
 exit $fail
