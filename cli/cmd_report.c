@@ -247,6 +247,7 @@ static int failed_only;
 
 static size_t build_rows(const struct trace *tr, int by, struct row **out)
 {
+    sort_tr = tr;   /* cmp_row's, for --sort name */
     size_t cap = 64, nr = 0;
     struct row *rows = xcalloc(cap, sizeof *rows);
     struct med *meds = xcalloc(cap, sizeof *meds);
@@ -360,7 +361,6 @@ static size_t build_rows(const struct trace *tr, int by, struct row **out)
                 rows[k].gkey = sum;
         }
     }
-    sort_tr = tr;
     qsort(rows, nr, sizeof *rows, cmp_row);
     *out = rows;
     return nr;

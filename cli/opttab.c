@@ -74,7 +74,7 @@ static const struct {
     char c;
     const char *cmds;
 } shorts[] = {{'o', RUN " export"}, {'e', RUN " " SEL}, {'t', "report dump"}, {'f', "report export"},
-               {'b', "report"}, {'p', "dump"}, {'h', NULL}};
+               {'b', "report"}, {'p', "dump"}, {'n', "dump"}, {'h', NULL}};
 
 const char *const cli_commands[] = {"trace", "stat", "report", "dump", "export", "ps", "freeze", "run", NULL};
 

@@ -185,6 +185,7 @@ struct trace {
     uint32_t *run_order;       /* runs by thread, run number, file order */
     uint32_t *place_order;     /* runs by thread, file order */
     uint32_t id_unknown;       /* name index + 1 of "id#?" (unnamed ids past a file's bound), 0: none */
+    int threads_mixed;         /* threads of several processes added in any order (a follower) */
     /* selection (tr_select), applied by the iterator */
     uint8_t *name_keep;        /* per name: kept by the filter; NULL: every name */
     uint64_t sel_from, sel_to;

@@ -31,7 +31,7 @@ static struct {
     struct tr_follow *fol;
     FILE *out;
     struct dump d;
-    int failed;
+    int failed;                   /* errno of the failed output, 0 */
 } live;
 
 static void on_call(void *arg, const struct trace *tr, const struct tr_follow_out *o)
@@ -39,6 +39,10 @@ static void on_call(void *arg, const struct trace *tr, const struct tr_follow_ou
     (void)arg;
     if (live.failed)
         return;
+    if (ferror(live.out)) {
+        live.failed = errno ? errno : EIO;
+        return;
+    }
     const struct tr_call *c = &o->call;
     const struct tr_proc *p = &tr->procs[tr->threads[c->thread].proc];
     char label[96], rank[16] = "";
@@ -56,10 +60,6 @@ static void on_call(void *arg, const struct trace *tr, const struct tr_follow_ou
 static void *live_main(void *arg)
 {
     (void)arg;
-    /* a closed pipe is a failed write here (EPIPE), not the command's death */
-    sigset_t s;
-    sigfillset(&s);
-    pthread_sigmask(SIG_BLOCK, &s, NULL);
     setpriority(PRIO_PROCESS, (id_t)syscall(SYS_gettid), 10);
     for (;;) {
         int final = __atomic_load_n(&live.stop, __ATOMIC_ACQUIRE);
@@ -67,12 +67,12 @@ static void *live_main(void *arg)
         do
             got = tr_follow_poll(live.fol, 0, on_call, NULL);
         while (got && !live.failed);
-        if (final)
-            tr_follow_poll(live.fol, 1, on_call, NULL);   /* everything still held */
-        if (fflush(live.out) == EOF || ferror(live.out))
-            live.failed = 1;
-        if (final)
-            break;
+        while (final && !live.failed && tr_follow_poll(live.fol, 1, on_call, NULL)) {
+        }   /* everything still held */
+        if (!live.failed && (fflush(live.out) == EOF || ferror(live.out)))
+            live.failed = errno ? errno : EIO;
+        if (final || live.failed)
+            break;   /* a failed output: nothing more is read or printed */
         struct timespec ts = {0, LIVE_PAUSE_NS};
         nanosleep(&ts, NULL);
     }
@@ -85,7 +85,14 @@ int dump_live_start(const char *dir, FILE *out, uint64_t origin_ns)
     live.out = out;
     live.d.out = out;
     live.d.demangle = 1;
-    if (pthread_create(&live.thread, NULL, live_main, NULL)) {
+    /* created with every signal blocked (it keeps them so): the
+     * command's signals (SIGUSR2, SIGTERM) go to the thread that waits */
+    sigset_t all, old;
+    sigfillset(&all);
+    pthread_sigmask(SIG_BLOCK, &all, &old);
+    int rc = pthread_create(&live.thread, NULL, live_main, NULL);
+    pthread_sigmask(SIG_SETMASK, &old, NULL);
+    if (rc) {
         fprintf(stderr, "cutap: --print: cannot start its thread: calls are recorded, not printed\n");
         tr_follow_close(live.fol);
         live.fol = NULL;
@@ -102,6 +109,9 @@ void dump_live_stop(void)
     __atomic_store_n(&live.stop, 1, __ATOMIC_RELEASE);
     pthread_join(live.thread, NULL);
     live.started = 0;
+    if (live.failed && live.failed != EPIPE)   /* a reader that went away is not worth a word */
+        fprintf(stderr, "cutap: --print: writing the calls failed (%s); the rest were recorded, not printed "
+                        "(cutap dump reads them)\n", strerror(live.failed));
     tr_follow_close(live.fol);
     live.fol = NULL;
     dump_kernels_free();

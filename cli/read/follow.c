@@ -31,6 +31,10 @@
                                     (CUTAP_PRINT_HOLD: another number, for the tests) */
 #define FL_BUDGET 200000         /* records read per poll: the rest at the next (no pause between) */
 #define FL_BLOCK (64u << 10)     /* bytes read at a time from a chunk */
+#define FL_TAIL_MIN 16           /* slots: a chunk left with this much room may be passed on (the
+                                    writer's TAIL_MIN, src/record/writer_internal.h) */
+#define FL_MAX_HELD 2000000      /* calls held: past it, every thread's are shown though a thread's
+                                    earlier run may be unread (said once) */
 
 struct fl_rec {                  /* a call record read, not yet shown */
     uint64_t run;                /* its thread's run (chunk or tail, in the order the thread took them) */
@@ -65,6 +69,7 @@ struct fl_file {
     struct fl_chunk *ch;
     size_t nch;
     uint64_t far_clock, far_mono;
+    int unsorted;                /* kernel names or stacks added since the last sort */
 };
 
 struct tr_follow {
@@ -77,6 +82,10 @@ struct tr_follow {
     uint64_t seq;
     uint64_t poll;               /* polls made */
     size_t hold;                 /* FL_HOLD */
+    size_t start;                /* the file the next poll reads first (after one whose budget ran out) */
+    uint64_t *proc_read;         /* per process: the last poll that read its whole file */
+    size_t nproc_read;
+    int behind_said;
     struct tr_follow_out *out;   /* what a poll shows, sorted before it is */
     size_t nout, capout;
 };
@@ -106,6 +115,7 @@ struct tr_follow *tr_follow_open(const char *dir, uint64_t origin_ns)
     struct tr_follow *f = rd_alloc0(1, sizeof *f);
     f->dir = strdup(dir);
     f->tr.origin_ns = origin_ns;
+    f->tr.threads_mixed = 1;   /* files are read a part at a time, their threads found in any order */
     const char *e = getenv("CUTAP_PRINT_HOLD");
     f->hold = e && atol(e) > 0 ? (size_t)atol(e) : FL_HOLD;
     return f;
@@ -276,7 +286,7 @@ static void meta(struct tr_follow *f, struct fl_file *fl, struct fl_chunk *c, si
         thread_of(f, c->ti)->last_chunk = ci + 1;
     } else {
         rd_meta(tr, &tr->procs[fl->pi], m, 1);
-        rd_sort_proc(&tr->procs[fl->pi]);
+        fl->unsorted = 1;   /* sorted once, before anything is shown */
     }
 }
 
@@ -297,6 +307,9 @@ static size_t read_chunk(struct tr_follow *f, struct fl_file *fl, size_t ci, siz
     static struct { uint32_t s; uint8_t done; } seen[FL_BLOCK / CUTAP_SLOT];
     while (c->slot < slots && *budget) {
         uint64_t at = base + (uint64_t)c->slot * CUTAP_SLOT;
+        uint8_t kind;
+        if (rd_at(fl->fd, &kind, 1, at) || !kind)
+            return got;   /* nothing new: one byte read, not a block */
         size_t n = (size_t)(slots - c->slot) * CUTAP_SLOT, ns = 0, s = 0;
         if (n > FL_BLOCK)
             n = FL_BLOCK;
@@ -364,12 +377,16 @@ static int reread(struct tr_follow *f, struct fl_rec *h)
         return 0;   /* as read last time */
     if (!h->copy && !(h->copy = malloc(len)))
         return -1;
-    /* after DONE was seen: everything written before it is in this read */
+    /* after DONE was seen (in first): everything written before it is in
+     * this read; DONE seen only in this read may have come with stale
+     * parts: not taken as done before the next read */
     if (rd_at(fl->fd, h->copy, len, h->off))
         return -1;
-    const struct cutap_rec_call *r = (const void *)h->copy;
+    struct cutap_rec_call *r = (void *)h->copy;
     if (r->kind != CUTAP_REC_CALL || r->nslots != h->nslots || rd_check_call(r))
         return -1;
+    if (!(first.flags & CUTAP_RF_DONE))
+        r->flags &= (uint8_t)~CUTAP_RF_DONE;
     if (!h->done && (r->flags & CUTAP_RF_DONE)) {
         h->done = 1;
         h->poll_done = f->poll;
@@ -450,7 +467,9 @@ size_t tr_follow_poll(struct tr_follow *f, int final, tr_follow_fn fn, void *arg
     size_t budget = FL_BUDGET, got = 0;
     f->poll++;
     scan_dir(f);
-    for (size_t i = 0; i < f->nfiles; i++) {
+    size_t first = f->start < f->nfiles ? f->start : 0;
+    for (size_t k = 0; k < f->nfiles && budget; k++) {
+        size_t i = (first + k) % f->nfiles;
         struct fl_file *fl = &f->files[i];
         if (fl->gone)
             continue;
@@ -477,15 +496,29 @@ size_t tr_follow_poll(struct tr_follow *f, int final, tr_follow_fn fn, void *arg
             fl->nch = nch;
         }
         size_t mine = 0;
+        uint32_t slots = p->h.chunk_size / CUTAP_SLOT;
         for (size_t ci = 0; ci < fl->nch && budget; ci++) {
             if (fl->ch[ci].state == 2)
                 continue;
             int last_look = fl->ch[ci].state == 1;
             mine += read_chunk(f, fl, ci, &budget);
-            if (last_look && budget)
-                fl->ch[ci].state = 2;
+            /* its thread went on and it is read to the end of what the
+             * thread wrote: left, unless its room may yet be passed on to
+             * another thread (an exited thread's tail, which a later
+             * destructor of that thread can leave for a chunk of its own) */
+            if (last_look && budget && fl->ch[ci].state == 1)
+                fl->ch[ci].state = slots - fl->ch[ci].slot >= FL_TAIL_MIN ? 0 : 2;
         }
         got += mine;
+        if (budget) {
+            if (fl->pi >= f->nproc_read) {
+                f->proc_read = rd_xrealloc0(f->proc_read, f->nproc_read, (size_t)fl->pi + 1, sizeof *f->proc_read);
+                f->nproc_read = (size_t)fl->pi + 1;
+            }
+            f->proc_read[fl->pi] = f->poll;
+        } else {
+            f->start = i;   /* the next poll goes on from here */
+        }
         if (dead && budget) {
             /* its process is gone: what it wrote is all read; its threads'
              * calls all shown. Left once a read finds nothing more (a pid
@@ -497,10 +530,28 @@ size_t tr_follow_poll(struct tr_follow *f, int final, tr_follow_fn fn, void *arg
             fl->gone = !mine;
         }
     }
-    /* (with the budget spent, the rest of some thread's run may be unread:
-     * nothing is shown before the next poll has read everything) */
-    for (size_t t = 0; t < f->nth && budget; t++)
-        drain(f, &f->th[t], final);
+    for (size_t i = 0; i < f->nfiles; i++)
+        if (f->files[i].unsorted && f->files[i].fd >= 0) {
+            rd_sort_proc(&f->tr.procs[f->files[i].pi]);
+            f->files[i].unsorted = 0;
+        }
+    /* A thread's calls are shown once its process's file was read whole
+     * in this poll (with the budget spent, the rest of an earlier run of
+     * the thread may be unread, in a chunk further on) */
+    size_t held = 0;
+    for (size_t t = 0; t < f->nth; t++)
+        held += f->th[t].n - f->th[t].head + f->th[t].nstarted;
+    int all = held > FL_MAX_HELD;
+    if (all && !f->behind_said) {
+        f->behind_said = 1;
+        TR_ERR("cutap: --print: the printer is far behind the program (%zu calls held); from now on, calls "
+               "may be shown out of their thread's order where a thread went on in another's chunk\n", held);
+    }
+    for (size_t t = 0; t < f->nth && t < f->tr.nthreads; t++) {
+        uint32_t pi = f->tr.threads[t].proc;
+        if (all || (pi < f->nproc_read && f->proc_read[pi] == f->poll))
+            drain(f, &f->th[t], final);
+    }
     if (f->nout) {
         qsort(f->out, f->nout, sizeof *f->out, cmp_out);
         for (size_t i = 0; i < f->nout; i++)
@@ -538,6 +589,7 @@ void tr_follow_close(struct tr_follow *f)
     free(f->files);
     free(f->th);
     free(f->out);
+    free(f->proc_read);
     free(f->dir);
     tr_free(&f->tr);
     free(f);

@@ -188,8 +188,11 @@ static uint32_t thread_new(struct trace *tr, uint32_t proc, int32_t tid, const c
 uint32_t rd_thread_index(struct trace *tr, uint32_t proc, int32_t tid, const char *tname)
 {
     for (size_t i = tr->nthreads; i-- > 0;) {   /* the latest thread of that tid */
-        if (tr->threads[i].proc != proc)
-            break;   /* threads of one process are added together */
+        if (tr->threads[i].proc != proc) {
+            if (tr->threads_mixed)
+                continue;
+            break;   /* threads of one process are added together (tr_load) */
+        }
         if (tr->threads[i].tid == tid)
             return (uint32_t)i;
     }

@@ -321,9 +321,13 @@ int run_command(char **argv, int *not_run)
     /* Like system(): the terminal's SIGINT/SIGQUIT reach the command's
      * process group directly; cutap outlives them to finish its report.
      * SIGTERM and SIGHUP sent to cutap alone are passed on. */
-    struct sigaction ign = {.sa_handler = SIG_IGN}, fwd = {.sa_handler = forward}, oint, oquit;
+    struct sigaction ign = {.sa_handler = SIG_IGN}, fwd = {.sa_handler = forward}, oint, oquit, opipe;
     sigaction(SIGINT, &ign, &oint);
     sigaction(SIGQUIT, &ign, &oquit);
+    /* a reader of cutap's stderr that went away (trace --print 2>&1 | head)
+     * must not kill cutap before the command's status and summary: its
+     * writes fail (EPIPE) instead; the command gets the disposition back */
+    sigaction(SIGPIPE, &ign, &opipe);
     sigaction(SIGTERM, &fwd, NULL);
     sigaction(SIGHUP, &fwd, NULL);
     struct sigaction u2 = {.sa_handler = on_usr2}, ousr2;
@@ -350,6 +354,7 @@ int run_command(char **argv, int *not_run)
     if (child_pid == 0) {
         sigaction(SIGINT, &oint, NULL);
         sigaction(SIGQUIT, &oquit, NULL);
+        sigaction(SIGPIPE, &opipe, NULL);
         signal(SIGTERM, SIG_DFL);
         signal(SIGHUP, SIG_DFL);
         sigaction(SIGXFSZ, &cli_xfsz_default, NULL);

@@ -4,12 +4,15 @@
 # cutap command that follows the trace files: per thread the same calls in
 # the same order as dump's (times from the command's start), threads,
 # nesting, kernel names (written after the call ends) and the calls of NVTX
-# ranges included; calls made after the process reached exit; -e selects;
+# ranges included, several processes at once, a thread going on in others'
+# chunk tails; calls made after the process reached exit; -e selects;
 # lines appear while the program runs; a call whose process was killed
 # inside it is shown unfinished; one holding many later calls back is
 # shown started and then resumed; the program's output, status and
 # descriptors are unchanged; a failing output (/dev/full) ends the
-# printing, not the command, and the trace is whole; bad uses are errors.
+# printing, not the command, and the trace is whole (and a reader of
+# cutap's stderr that goes away costs neither status nor trace); bad uses
+# are errors.
 # (Durations may differ from dump's by 2 ns or 0.1 %: tests/lib/same_lines.py.)
 . "$(dirname "$0")/../../lib/init.sh"
 
@@ -35,6 +38,19 @@ same_as_dump "$WORK/pk.txt" "$WORK/tk"
 grep -q 'cuLaunchKernel(f=0x[0-9a-f]*<' "$WORK/pk.txt" || { say "  no kernel named"; grep cuLaunchKernel "$WORK/pk.txt" >&2; exit 1; }
 "$CUTAP" trace --print="$WORK/pn.txt" -o "$WORK/tn" -- "$T/t_nvtx" >/dev/null 2>&1 || exit 1
 same_as_dump "$WORK/pn.txt" "$WORK/tn"
+
+# processes recording at once (their threads found in any order), nested calls
+"$CUTAP" trace --print="$WORK/pm.txt" -o "$WORK/tm" -- bash -c \
+    "$T/t_record threads 3 4000 >/dev/null & $T/t_static_rt >/dev/null & $T/t_record tails 20000 >/dev/null; wait" \
+    >/dev/null 2>&1 || exit 1
+same_as_dump "$WORK/pm.txt" "$WORK/tm"
+[ "$(ls "$WORK/tm"/*.cutap | wc -l)" -ge 3 ] || { say "  fewer than 3 processes traced"; exit 1; }
+
+# cutap's stderr read by a reader that goes away: the command's status, the trace whole
+"$CUTAP" trace --print -o "$WORK/tp" -- "$T/t_record" many 20000 2>&1 >/dev/null | head -1 >/dev/null
+rc=${PIPESTATUS[0]}
+[ "$rc" = 0 ] || { say "  --print to a closed pipe: status $rc"; exit 1; }
+[ "$("$CUTAP" dump "$WORK/tp" 2>/dev/null | wc -l)" = 20000 ] || { say "  --print to a closed pipe: trace not whole"; exit 1; }
 
 # calls made after the process reached exit (atexit handlers, destructors) are printed too
 "$CUTAP" trace --print="$WORK/p11.txt" -o "$WORK/t11" -- "$T/t_record" atexit 40 >/dev/null 2>&1 || exit 1
