@@ -5,7 +5,8 @@
  *   text.c    UTF-8, escaping, the texts of losses, windows and stop reasons
  *   nvtx.c    NVTX ranges and marks from the nvtx* calls
  *   iter.c    the calls in time order, with parents and depths
- *   trace.c   a trace directory (tr_load, tr_free) and selection at read time */
+ *   trace.c   a trace directory (tr_load, tr_free) and selection at read time
+ *   follow.c  a trace directory followed while it is written (tr_follow_*) */
 #ifndef CUTAP_READ_INTERNAL_H
 #define CUTAP_READ_INTERNAL_H
 
