@@ -148,6 +148,9 @@ struct cli_par {
     const char *what;           /* for messages and progress: "dump", "export" */
     FILE *out;
     int (*keep)(void *arg, const struct tr_call *c);
+    /* optional, called right after keep said yes: the depth to show the
+     * entry at (dump --failed: counting only the callers shown) */
+    uint16_t (*depth)(void *arg, const struct tr_call *c);
     void (*fmt)(void *w, FILE *f, const struct tr_call *c, size_t index, size_t n);
     void *(*init)(void *arg);
     void (*fini)(void *w);

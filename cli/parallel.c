@@ -168,6 +168,8 @@ static int run_parallel(const struct cli_par *par, unsigned nw, int *err)
         for (; c && b->n < BLOCK; c = tr_iter_next(&it))
             if (!par->keep || par->keep(par->arg, c)) {
                 b->calls[b->n] = *c;
+                if (par->depth)
+                    b->calls[b->n].depth = par->depth(par->arg, c);
                 b->index[b->n++] = it.index;
             }
         kept += b->n;
@@ -210,8 +212,15 @@ int cli_par_run(const struct cli_par *par, unsigned nworkers, int *err)
     struct tr_iter it;
     tr_iter_init(&it, par->tr, par->what);
     for (const struct tr_call *c; (c = tr_iter_next(&it));) {
-        if (!par->keep || par->keep(par->arg, c))
+        if (!par->keep || par->keep(par->arg, c)) {
+            struct tr_call shown;
+            if (par->depth) {
+                shown = *c;
+                shown.depth = par->depth(par->arg, c);
+                c = &shown;
+            }
             par->fmt(w, par->out, c, it.index, kept++);
+        }
         if ((it.index & 1023) == 1023 && ferror(par->out)) {
             *err = errno;   /* stop early: nobody reads the rest */
             break;

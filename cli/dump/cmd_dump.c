@@ -227,7 +227,8 @@ static const char dump_usage[] =
     "One line per call in time order: seconds from the start, [pid/tid], name, decoded arguments\n"
     "and outputs, result, duration; calls made inside a call indented under it.\n"
     "  --pid P, --tid T    only that process or thread\n"
-    "  --failed            only calls that failed (an error status; strace -Z)\n"
+    "  --failed            only calls that failed (an error status; strace -Z), indented by the\n"
+    "                      callers shown\n"
     "  --min-duration D    only calls that took D or longer (D: seconds, or with ns, us, ms, s)\n"
     "  -t, --absolute      the local time of day (14:03:07.345678) instead of seconds from the start\n"
     "  --no-demangle       kernel names as recorded\n"
@@ -240,21 +241,42 @@ static const char dump_usage[] =
     "  cutap dump --min-duration 1ms -e 'cuStreamSynchronize,cudaDeviceSynchronize' run1\n";
 
 /* --- the calls, on several threads (cli/parallel.c) ------------------------ */
+#define DEPTHS 256   /* depths whose shown callers are counted; deeper ones add their own */
 struct dump_run {
     const struct dump *d;
     const unsigned char *show;
     char (*labels)[96];
     int failed;                /* --failed */
     uint64_t min_ns;           /* --min-duration (0: any) */
+    /* --failed, --min-duration: per thread, whether the latest entry at
+     * each depth was shown; a shown entry is indented by its shown callers */
+    uint8_t (*shown)[DEPTHS];
+    uint16_t depth;            /* the entry keep last said yes to: its depth to show */
 };
 static int dump_keep(void *arg, const struct tr_call *c)
 {
-    const struct dump_run *r = arg;
+    struct dump_run *r = arg;
     if (!r->show[c->thread])
         return 0;
+    int keep = 1;
     if (r->failed && ((c->rflags & TR_RF_RANGE) || !call_is_error(r->d->tr, c)))
-        return 0;
-    return !r->min_ns || (c->t1 && c->t1 - c->t0 >= r->min_ns) || (!c->t1 && !(c->rflags & TR_RF_RANGE));
+        keep = 0;
+    else if (r->min_ns)
+        keep = (c->t1 && c->t1 - c->t0 >= r->min_ns) || (!c->t1 && !(c->rflags & TR_RF_RANGE));
+    if (r->shown) {
+        uint8_t *s = r->shown[c->thread];
+        unsigned d = c->depth < DEPTHS ? c->depth : DEPTHS - 1, n = 0;
+        for (unsigned k = 0; k < d; k++)
+            n += s[k];
+        s[d] = (uint8_t)keep;
+        r->depth = (uint16_t)(n + (c->depth - d));
+    }
+    return keep;
+}
+static uint16_t dump_depth(void *arg, const struct tr_call *c)
+{
+    (void)c;
+    return ((const struct dump_run *)arg)->depth;
 }
 struct dump_worker {
     struct dump d;             /* this thread's (d.proc changes per call) */
@@ -288,11 +310,15 @@ static int dump_calls(struct dump *d, const unsigned char *show, int failed, uin
     const struct trace *tr = d->tr;
     char(*labels)[96] = thread_labels(tr);
     int err = 0;
-    struct dump_run run = {d, show, labels, failed, min_ns};
+    struct dump_run run = {d, show, labels, failed, min_ns, NULL, 0};
+    if (failed || min_ns)
+        run.shown = xcalloc(tr->nthreads ? tr->nthreads : 1, sizeof *run.shown);
     struct cli_par par = {.tr = tr, .what = "dump", .out = d->out, .keep = dump_keep, .fmt = dump_fmt,
-                          .init = dump_init, .fini = dump_fini, .arg = &run};
+                          .init = dump_init, .fini = dump_fini, .arg = &run,
+                          .depth = run.shown ? dump_depth : NULL};
     int rc = cli_par_run(&par, cli_par_workers(tr), &err);
     free(labels);
+    free(run.shown);
     tr_progress_done(tr);
     if (rc)
         return -1;   /* (said) */
