@@ -42,11 +42,13 @@ class Layer:
         return self.name.lower()
 
 
-def _parse(headers, defines, include=None):
+def _parse(headers, defines, include=None, only=False):
+    """only: the headers from include alone (an older major's snapshot:
+    none of the pinned toolkit's may stand in for one it lacks)"""
     src = "".join("#include <%s>\n" % h for h in headers)
     idx = ci.Index.create()
     args = ["-x", "c", "-std=c11", "-I" + cuda_model.HERE, "-I" + os.path.join(cuda_model.HERE, "stub")] + \
-        (["-I" + include] if include else []) + ["-I" + cuda_model.CUDA_INCLUDE] + defines
+        (["-I" + include] if include else []) + ([] if only else ["-I" + cuda_model.CUDA_INCLUDE]) + defines
     tu = idx.parse("cutap_layer.h", args=args, unsaved_files=[("cutap_layer.h", src)])
     errors = [str(d) for d in tu.diagnostics if d.severity >= ci.Diagnostic.Error]
     if errors:
@@ -87,12 +89,12 @@ def snapshot_path(spec):
     return os.path.join(cuda_model.HERE, "snapshots", spec["snapshot"] + ".json")
 
 
-def _parse_declarations(layer, spec, include=None):
+def _parse_declarations(layer, spec, include=None, only=False, parses=None):
     """declared functions and enum constants of the layer's headers."""
     b = _Builder(layer.model)
     declared, constants = {}, {}
-    for headers, defines in spec["parses"]:
-        tu = _parse(headers, defines, include)
+    for headers, defines in parses or spec["parses"]:
+        tu = _parse(headers, defines, include, only)
         for c in tu.cursor.walk_preorder():
             if c.kind != ci.CursorKind.FUNCTION_DECL or c.is_definition() or not _belongs(spec, c.spelling):
                 continue

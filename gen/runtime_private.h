@@ -19,8 +19,10 @@ extern void __cudaRegisterFunction(void **fatCubinHandle, const char *hostFun, c
 extern unsigned __cudaPushCallConfiguration(dim3 gridDim, dim3 blockDim, size_t sharedMem,
                                             struct CUstream_st *stream);
 extern cudaError_t __cudaPopCallConfiguration(dim3 *gridDim, dim3 *blockDim, size_t *sharedMem, void *stream);
+#if CUDART_VERSION >= 12000   /* cudaKernel_t: 12.0 on (gen/major_snapshot.py parses 11.8 too) */
 extern cudaError_t __cudaGetKernel(cudaKernel_t *kernel, const void *hostFun);
 extern cudaError_t __cudaLaunchKernel(cudaKernel_t kernel, dim3 gridDim, dim3 blockDim, void **args,
                                       size_t sharedMem, cudaStream_t stream);
 extern cudaError_t __cudaLaunchKernel_ptsz(cudaKernel_t kernel, dim3 gridDim, dim3 blockDim, void **args,
                                            size_t sharedMem, cudaStream_t stream);
+#endif
