@@ -42,6 +42,9 @@ class Layer:
         return self.name.lower()
 
 
+INCLUDED = None   # a set: the files every parse includes are added (gen/major_snapshot.py's check)
+
+
 def _parse(headers, defines, include=None, only=False):
     """only: the headers from include alone (an older major's snapshot:
     none of the pinned toolkit's may stand in for one it lacks)"""
@@ -50,6 +53,8 @@ def _parse(headers, defines, include=None, only=False):
     args = ["-x", "c", "-std=c11", "-I" + cuda_model.HERE, "-I" + os.path.join(cuda_model.HERE, "stub")] + \
         (["-I" + include] if include else []) + ([] if only else ["-I" + cuda_model.CUDA_INCLUDE]) + defines
     tu = idx.parse("cutap_layer.h", args=args, unsaved_files=[("cutap_layer.h", src)])
+    if INCLUDED is not None:
+        INCLUDED.update(os.path.realpath(i.include.name) for i in tu.get_includes())
     errors = [str(d) for d in tu.diagnostics if d.severity >= ci.Diagnostic.Error]
     if errors:
         raise SystemExit("gen: libclang could not parse %s:\n  %s" % (", ".join(headers), "\n  ".join(errors[:10])))

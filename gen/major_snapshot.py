@@ -5,11 +5,15 @@ libcublas.so.11, ... as they type 13.0's, written once from a machine that
 has that major's headers and libraries, so that neither the normal build
 nor `make regen` needs them:
 
-  gen/major_snapshot.py VERSION INCLUDE LIBDIR
+  gen/major_snapshot.py VERSION INCLUDE LIBDIR [DEBS]
 
 VERSION is the toolkit's (11.8); INCLUDE holds its headers, LIBDIR its
 libraries (Debian's nvidia-cuda-dev and the lib* packages of one suite:
-/usr/include and /usr/lib/x86_64-linux-gnu for bookworm's 11.8). For each
+/usr/include and /usr/lib/x86_64-linux-gnu for bookworm's 11.8, or the
+.debs of trixie's 12.4 unpacked with dpkg-deb -x into one tree; DEBS: the
+directory of those .debs, whose names and versions are recorded). A parse
+that reaches a CUDA header of another tree (the system's /usr/include when
+INCLUDE lacks one) is an error. For each
 library layer whose spec names a soname of that major ("older"), it writes
 into gen/snapshots/cuda-VERSION/:
 
@@ -61,10 +65,37 @@ def package_of(path):
     return "%s %s" % (pkg, v)
 
 
+def deb_packages(debs):
+    """{file in the package: "name version"} of the .debs of a directory"""
+    owner = {}
+    for d in sorted(os.listdir(debs)):
+        if not d.endswith(".deb"):
+            continue
+        path = os.path.join(debs, d)
+        f = subprocess.run(["dpkg-deb", "-f", path, "Package", "Version"], check=True, capture_output=True,
+                           text=True).stdout.split("\n")
+        pv = "%s %s" % (f[0].split(": ", 1)[1], f[1].split(": ", 1)[1])
+        for line in subprocess.run(["dpkg-deb", "-c", path], check=True, capture_output=True, text=True).stdout.splitlines():
+            owner[os.path.basename(line.split()[5])] = pv
+    return owner
+
+
+def foreign_headers(include):
+    """CUDA headers the system has outside INCLUDE (dpkg's nvidia/cuda packages)"""
+    if os.path.realpath(include) == "/usr/include":
+        return set()
+    r = subprocess.run(["dpkg", "-L", "nvidia-cuda-dev", "libcupti-dev"], capture_output=True, text=True)
+    return {os.path.realpath(l) for l in r.stdout.splitlines() if l.startswith("/usr/include/")} | \
+        {os.path.realpath(os.path.join(lib_model.cuda_model.CUDA_INCLUDE, x)) for x in
+         os.listdir(lib_model.cuda_model.CUDA_INCLUDE)}
+
+
 def main():
-    if len(sys.argv) != 4:
+    if len(sys.argv) not in (4, 5):
         raise SystemExit(__doc__.split("\n\n")[1])
-    version, include, libdir = sys.argv[1:]
+    version, include, libdir = sys.argv[1:4]
+    owner = deb_packages(sys.argv[4]) if len(sys.argv) == 5 else None
+    foreign = foreign_headers(include)
     major = version.split(".")[0]
     out = os.path.join(HERE, "snapshots", "cuda-" + version)
     os.makedirs(out, exist_ok=True)
@@ -79,8 +110,12 @@ def main():
             rows.append("| %s | %s | missing: no %s | | |" % (spec["name"], soname, lib))
             continue
         layer = lib_model.Layer(0, spec_file)
+        lib_model.INCLUDED = set()
         try:
             declared, constants = lib_model._parse_declarations(layer, spec, include, only=True)
+            mixed = sorted(lib_model.INCLUDED & foreign)
+            if mixed:
+                raise SystemExit("gen: headers of another tree reached: " + " ".join(mixed[:3]))
         except SystemExit as e:
             rows.append("| %s | %s | missing: its headers do not parse here (%s) | | |"
                         % (spec["name"], soname, str(e).splitlines()[0][:80]))
@@ -99,19 +134,19 @@ def main():
             f.write("\n".join(names) + "\n")
         mine = [n.split("@")[0] for n in names if lib_model._belongs(spec, n.split("@")[0])]
         typed = sum(1 for n in mine if n in declared)
-        pkgs = sorted(p for p in {package_of(lib)} if p)
+        pkgs = sorted(p for p in {owner.get(soname) if owner is not None else package_of(lib)} if p)
         packages.update(pkgs)
         rows.append("| %s | %s | %d exports of the layer, %d declared by its headers (%d untyped) | %d | %s |"
                     % (spec["name"], soname, len(mine), typed, len(mine) - typed, len(declared), ", ".join(pkgs)))
-    hdr = package_of(os.path.join(include, "cuda_runtime_api.h"))
+    hdr = owner.get("cuda_runtime_api.h") if owner is not None else package_of(os.path.join(include, "cuda_runtime_api.h"))
     if hdr:
         packages.add(hdr)
     with open(os.path.join(out, "README.md"), "w") as f:
         f.write("# CUDA %s, snapshotted for issue #28\n\n" % version)
-        f.write("Written by `gen/major_snapshot.py %s %s %s`: the declarations of each layer's\n"
+        f.write("Written by `gen/major_snapshot.py %s %s %s%s`: the declarations of each layer's\n"
                 "headers (LAYER.json.gz, gzip'd JSON) and the functions its library exports (SONAME.exports).\n"
                 "Generated: do not edit; run the script again on a machine with those packages.\n\n"
-                % (version, include, libdir))
+                % (version, include, libdir, " " + sys.argv[4] if len(sys.argv) == 5 else ""))
         f.write("Packages:\n\n" + "".join("- `%s`\n" % p for p in sorted(packages)) + "\n")
         f.write("| layer | library | functions | declarations | package |\n|---|---|---|---|---|\n")
         f.write("\n".join(rows) + "\n")
