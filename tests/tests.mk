@@ -289,12 +289,13 @@ TEST_BINS += $(T)/abi_names.so $(T)/abi_numbers.so $(T)/api_v1.so
 # functions of the filter language (src/common/filter_expr.c), of the
 # reader (cli/read/, linked as the command links it: escaping,
 # UTF-8, loss texts, layers by name), the readers' integer formatting
-# (cli/textfmt.c) and of src/common's lookups (the NVIDIA
-# ioctl tables among them); each case
+# (cli/textfmt.c), of src/common's lookups (the NVIDIA ioctl tables among
+# them) and of the older majors' signature table (issue #28); each case
 # of tests/cases/unit runs one suite.
 UNIT_SRC := $(wildcard tests/unit/*.c)
 UNIT_LIB := $(wildcard cli/read/*.c) cli/textfmt.c src/common/filter_expr.c src/common/path_search.c src/common/export_tables.c \
-            src/common/nv_ioctl.c src/common/generated/nv_ioctl_tables.c src/common/integrity_hash.c
+            src/common/nv_ioctl.c src/common/generated/nv_ioctl_tables.c src/common/integrity_hash.c \
+            src/generated/older_same.c
 $(T)/unit: $(UNIT_SRC) tests/unit/unit.h $(UNIT_LIB) $(CLI_H)
 	@mkdir -p $(T)
 	$(CC) -O1 -g $(WARN) -Iinclude -Icli -Isrc/common -Itests/unit -o $@ $(UNIT_SRC) $(UNIT_LIB)

@@ -31,6 +31,8 @@
                                     (CUTAP_PRINT_HOLD: another number, for the tests) */
 #define FL_BUDGET 200000         /* records read per poll: the rest at the next (no pause between) */
 #define FL_BLOCK (64u << 10)     /* bytes read at a time from a chunk */
+#define FL_CALIB 100000          /* ns: a clock pair this far from the start gives the tick rate (the
+                                    header's second pair is taken 0.2 ms after its first) */
 #define FL_TAIL_MIN 16           /* slots: a chunk left with this much room may be passed on (the
                                     writer's TAIL_MIN, src/record/writer_internal.h) */
 #define FL_MAX_HELD 2000000      /* calls held: past it, every thread's are shown though a thread's
@@ -70,6 +72,7 @@ struct fl_file {
     size_t nch;
     uint64_t far_clock, far_mono;
     int unsorted;                /* kernel names or stacks added since the last sort */
+    int rate_known;              /* its times can be shown: nanoseconds, or ticks with a pair >= FL_CALIB apart */
 };
 
 struct tr_follow {
@@ -174,6 +177,7 @@ static int open_file(struct tr_follow *f, struct fl_file *fl)
         p->rate = (double)(h.calib_mono_ns - h.start_mono_ns) / (double)(h.calib_clock - h.start_clock);
     fl->pi = (uint32_t)tr->nprocs++;
     fl->fd = fd;
+    fl->rate_known = h.clock == CUTAP_CLOCK_NS;
     return 0;
 }
 
@@ -207,8 +211,10 @@ static void clock_pair(struct tr_follow *f, struct fl_file *fl, uint64_t clock, 
         return;
     fl->far_clock = clock;
     fl->far_mono = mono;
-    if (p->h.clock == CUTAP_CLOCK_TSC && clock > p->h.start_clock && mono > p->h.start_mono_ns)
+    if (p->h.clock == CUTAP_CLOCK_TSC && clock > p->h.start_clock && mono > p->h.start_mono_ns) {
         p->rate = (double)(mono - p->h.start_mono_ns) / (double)(clock - p->h.start_clock);
+        fl->rate_known |= mono - p->h.start_mono_ns >= FL_CALIB;
+    }
 }
 
 /* A call record begun at off: held in its thread's queue, in the order
@@ -462,6 +468,15 @@ static int cmp_out(const void *a, const void *b)
     return x->call.seq < y->call.seq ? -1 : x->call.seq > y->call.seq;
 }
 
+static struct fl_file *file_of(struct tr_follow *f, uint32_t pi)
+{
+    for (size_t i = 0; i < f->nfiles; i++)
+        if (f->files[i].fd >= 0 && f->files[i].pi == pi && !f->files[i].gone)
+            return &f->files[i];
+    static struct fl_file known = {.rate_known = 1};   /* a file left: its rate is what it is */
+    return &known;
+}
+
 size_t tr_follow_poll(struct tr_follow *f, int final, tr_follow_fn fn, void *arg)
 {
     size_t budget = FL_BUDGET, got = 0;
@@ -489,6 +504,10 @@ size_t tr_follow_poll(struct tr_follow *f, int final, tr_follow_fn fn, void *arg
         int dead = kill(p->h.pid, 0) && errno == ESRCH;
         if (fstat(fl->fd, &st) || rd_at(fl->fd, &h, sizeof h, 0))
             continue;
+        /* the header's second pair is written 0.2 ms after the file is made:
+         * until a pair that far apart is known, ticks have no rate (and
+         * nothing of the file is shown) */
+        clock_pair(f, fl, h.calib_clock, h.calib_mono_ns);
         clock_pair(f, fl, h.end_clock, h.end_mono_ns);
         size_t nch = st.st_size > CUTAP_HEADER_SIZE ? (size_t)(st.st_size - CUTAP_HEADER_SIZE) / p->h.chunk_size : 0;
         if (nch > fl->nch) {
@@ -549,7 +568,7 @@ size_t tr_follow_poll(struct tr_follow *f, int final, tr_follow_fn fn, void *arg
     }
     for (size_t t = 0; t < f->nth && t < f->tr.nthreads; t++) {
         uint32_t pi = f->tr.threads[t].proc;
-        if (all || (pi < f->nproc_read && f->proc_read[pi] == f->poll))
+        if (all || (pi < f->nproc_read && f->proc_read[pi] == f->poll && (final || file_of(f, pi)->rate_known)))
             drain(f, &f->th[t], final);
     }
     if (f->nout) {
