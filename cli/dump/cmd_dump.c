@@ -167,19 +167,22 @@ static int several_hosts(const struct trace *tr)
 
 /* "[4121/4122]", "[r1 4121/4122]", "[node7:4121/4122]": built once per
  * thread, not per line. */
+void dump_thread_label(const struct trace *tr, size_t ti, int hosts, char out[96])
+{
+    const struct tr_proc *p = &tr->procs[tr->threads[ti].proc];
+    char rank[16] = "", host[64];
+    if (p->h.rank >= 0)
+        snprintf(rank, sizeof rank, "r%d ", p->h.rank);
+    tr_escape(host, sizeof host, p->h.host);
+    snprintf(out, 96, "[%s%s%s%d/%d]", rank, hosts ? host : "", hosts ? ":" : "", p->h.pid, tr->threads[ti].tid);
+}
+
 static char (*thread_labels(const struct trace *tr))[96]
 {
     char(*lab)[96] = xcalloc(tr->nthreads, sizeof *lab);
     int hosts = several_hosts(tr);
-    for (size_t i = 0; i < tr->nthreads; i++) {
-        const struct tr_proc *p = &tr->procs[tr->threads[i].proc];
-        char rank[16] = "", host[64];
-        if (p->h.rank >= 0)
-            snprintf(rank, sizeof rank, "r%d ", p->h.rank);
-        tr_escape(host, sizeof host, p->h.host);
-        snprintf(lab[i], sizeof lab[i], "[%s%s%s%d/%d]", rank, hosts ? host : "", hosts ? ":" : "", p->h.pid,
-                 tr->threads[i].tid);
-    }
+    for (size_t i = 0; i < tr->nthreads; i++)
+        dump_thread_label(tr, i, hosts, lab[i]);
     return lab;
 }
 

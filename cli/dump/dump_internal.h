@@ -22,6 +22,8 @@ struct dump {
     int started;                   /* cutap trace --print: the call is shown started, its end later */
 };
 
+/* "[4121/4122]", "[r1 4121/4122]", with hosts "[node7:4121/4122]": a thread's label. */
+void dump_thread_label(const struct trace *tr, size_t ti, int hosts, char out[96]);
 /* A call's line (an NVTX range's, for a range entry), labelled. */
 void dump_put_call(struct dump *d, const struct tr_call *c, const char *label);
 /* The end of a call shown started: "<... NAME resumed>(ARGS) = RESULT <duration>". */

@@ -44,11 +44,8 @@ static void on_call(void *arg, const struct trace *tr, const struct tr_follow_ou
         return;
     }
     const struct tr_call *c = &o->call;
-    const struct tr_proc *p = &tr->procs[tr->threads[c->thread].proc];
-    char label[96], rank[16] = "";
-    if (p->h.rank >= 0)
-        snprintf(rank, sizeof rank, "r%d ", p->h.rank);
-    snprintf(label, sizeof label, "[%s%d/%d]", rank, p->h.pid, tr->threads[c->thread].tid);
+    char label[96];
+    dump_thread_label(tr, c->thread, 0, label);
     live.d.tr = tr;
     live.d.started = o->kind == TR_FOLLOW_STARTED;
     if (o->kind == TR_FOLLOW_RESUMED)

@@ -87,16 +87,12 @@ struct tr_follow {
     size_t hold;                 /* FL_HOLD */
     size_t start;                /* the file the next poll reads first (after one whose budget ran out) */
     uint64_t *proc_read;         /* per process: the last poll that read its whole file */
+    uint8_t *proc_timed;         /* per process (nproc_read): its file's rate_known */
     size_t nproc_read;
     int behind_said;
     struct tr_follow_out *out;   /* what a poll shows, sorted before it is */
     size_t nout, capout;
 };
-
-static void *fl_grow(void *p, size_t *cap, size_t need, size_t elem)
-{
-    return rd_grow(p, cap, need, elem);
-}
 
 /* Reads n bytes at off; 0, or -1 (a short read: not written yet, or gone). */
 static int rd_at(int fd, void *buf, size_t n, uint64_t off)
@@ -151,12 +147,16 @@ static int open_file(struct tr_follow *f, struct fl_file *fl)
         close(fd);
         return -1;   /* not written yet */
     }
-    if (memcmp(h.magic, CUTAP_FILE_MAGIC, 8) || h.version < 5 || h.version > CUTAP_FILE_VERSION ||
-        h.header_size != CUTAP_HEADER_SIZE || h.chunk_size < 4096 || h.chunk_size > (64u << 20) ||
-        (h.chunk_size & (h.chunk_size - 1)) || (h.clock != CUTAP_CLOCK_NS && h.clock != CUTAP_CLOCK_TSC) ||
-        (h.flags & CUTAP_FILE_COUNTS) || h.ring_chunks) {
-        TR_ERR("cutap: --print: %s: %s; not followed (cutap dump reads it)\n", path,
-               h.ring_chunks ? "a ring (--ring) file" : "not a trace file this cutap follows");
+    char why[160];
+    const char *bad = rd_header_problem(&h, why, sizeof why);
+    if (!bad && h.version < 5)
+        bad = "written by an older cutap";
+    else if (!bad && (h.flags & CUTAP_FILE_COUNTS))
+        bad = "a counting-mode file";
+    else if (!bad && h.ring_chunks)
+        bad = "a ring (--ring) file";
+    if (bad) {
+        TR_ERR("cutap: --print: %s: %s; not followed (cutap dump reads it)\n", path, bad);
         close(fd);
         return -2;
     }
@@ -196,7 +196,7 @@ static void scan_dir(struct tr_follow *f)
             i++;
         if (i < f->nfiles)
             continue;
-        f->files = fl_grow(f->files, &f->capfiles, f->nfiles + 1, sizeof *f->files);
+        f->files = rd_grow(f->files, &f->capfiles, f->nfiles + 1, sizeof *f->files);
         f->files[f->nfiles++] = (struct fl_file){.name = strdup(e->d_name), .fd = -1};
     }
     closedir(d);
@@ -230,7 +230,7 @@ static void hold(struct tr_follow *f, struct fl_file *fl, uint32_t ti, uint64_t 
         t->n -= t->head;
         t->head = 0;
     }
-    t->q = fl_grow(t->q, &t->cap, t->n + 1, sizeof *t->q);
+    t->q = rd_grow(t->q, &t->cap, t->n + 1, sizeof *t->q);
     size_t at = t->n;
     while (at > t->head && (t->q[at - 1].run > run || (t->q[at - 1].run == run && t->q[at - 1].off > off)))
         at--;
@@ -403,7 +403,7 @@ static int reread(struct tr_follow *f, struct fl_rec *h)
 /* What a poll shows, in time order. */
 static void show(struct tr_follow *f, struct fl_rec *h, int kind)
 {
-    f->out = fl_grow(f->out, &f->capout, f->nout + 1, sizeof *f->out);
+    f->out = rd_grow(f->out, &f->capout, f->nout + 1, sizeof *f->out);
     struct tr_follow_out *o = &f->out[f->nout++];
     const struct tr_proc *p = &f->tr.procs[f->files[h->file].pi];
     rd_fill_call(&f->tr, p, (const void *)h->copy, h->ti, f->seq++, &o->call);
@@ -447,7 +447,7 @@ static void drain(struct tr_follow *f, struct fl_thread *t, int flush)
                 break;
             if (!lost) {
                 show(f, h, TR_FOLLOW_STARTED);
-                t->started = fl_grow(t->started, &t->capstarted, t->nstarted + 1, sizeof *t->started);
+                t->started = rd_grow(t->started, &t->capstarted, t->nstarted + 1, sizeof *t->started);
                 t->started[t->nstarted++] = *h;
                 t->head++;
                 continue;
@@ -466,15 +466,6 @@ static int cmp_out(const void *a, const void *b)
     if (tx != ty)
         return tx < ty ? -1 : 1;
     return x->call.seq < y->call.seq ? -1 : x->call.seq > y->call.seq;
-}
-
-static struct fl_file *file_of(struct tr_follow *f, uint32_t pi)
-{
-    for (size_t i = 0; i < f->nfiles; i++)
-        if (f->files[i].fd >= 0 && f->files[i].pi == pi && !f->files[i].gone)
-            return &f->files[i];
-    static struct fl_file known = {.rate_known = 1};   /* a file left: its rate is what it is */
-    return &known;
 }
 
 size_t tr_follow_poll(struct tr_follow *f, int final, tr_follow_fn fn, void *arg)
@@ -532,9 +523,11 @@ size_t tr_follow_poll(struct tr_follow *f, int final, tr_follow_fn fn, void *arg
         if (budget) {
             if (fl->pi >= f->nproc_read) {
                 f->proc_read = rd_xrealloc0(f->proc_read, f->nproc_read, (size_t)fl->pi + 1, sizeof *f->proc_read);
+                f->proc_timed = rd_xrealloc0(f->proc_timed, f->nproc_read, (size_t)fl->pi + 1, 1);
                 f->nproc_read = (size_t)fl->pi + 1;
             }
             f->proc_read[fl->pi] = f->poll;
+            f->proc_timed[fl->pi] = (uint8_t)fl->rate_known;
         } else {
             f->start = i;   /* the next poll goes on from here */
         }
@@ -568,7 +561,7 @@ size_t tr_follow_poll(struct tr_follow *f, int final, tr_follow_fn fn, void *arg
     }
     for (size_t t = 0; t < f->nth && t < f->tr.nthreads; t++) {
         uint32_t pi = f->tr.threads[t].proc;
-        if (all || (pi < f->nproc_read && f->proc_read[pi] == f->poll && (final || file_of(f, pi)->rate_known)))
+        if (all || (pi < f->nproc_read && f->proc_read[pi] == f->poll && (final || f->proc_timed[pi])))
             drain(f, &f->th[t], final);
     }
     if (f->nout) {
@@ -609,6 +602,7 @@ void tr_follow_close(struct tr_follow *f)
     free(f->th);
     free(f->out);
     free(f->proc_read);
+    free(f->proc_timed);
     free(f->dir);
     tr_free(&f->tr);
     free(f);

@@ -60,6 +60,24 @@ static int cmp_func(const void *a, const void *b)
     return x < y ? -1 : x > y;
 }
 
+const char *rd_header_problem(const struct cutap_file_header *h, char *why, size_t size)
+{
+    if (memcmp(h->magic, CUTAP_FILE_MAGIC, 8))
+        return "not a cutap trace (bad magic)";
+    if (h->version < CUTAP_FILE_VERSION_MIN || h->version > CUTAP_FILE_VERSION) {
+        snprintf(why, size, "trace format version %u is not supported (this cutap reads versions %d to %d)",
+                 h->version, CUTAP_FILE_VERSION_MIN, CUTAP_FILE_VERSION);
+        return why;
+    }
+    if (h->header_size != CUTAP_HEADER_SIZE)
+        return "bad header size";
+    if (!is_pow2(h->chunk_size) || h->chunk_size < 4096 || h->chunk_size > (64u << 20))
+        return "bad chunk size";
+    if (h->clock != CUTAP_CLOCK_NS && h->clock != CUTAP_CLOCK_TSC)
+        return "unknown clock kind";
+    return NULL;
+}
+
 const char *tr_func_name(const struct tr_proc *p, uint64_t handle)
 {
     struct tr_func key = {handle, NULL};
@@ -674,18 +692,7 @@ int rd_load_file(struct trace *tr, const char *path)
         drop_file(owned, map, copied, size, fd);
         return -1;
     }
-    if (memcmp(h.magic, CUTAP_FILE_MAGIC, 8))
-        bad = "not a cutap trace (bad magic)";
-    else if (h.version < CUTAP_FILE_VERSION_MIN || h.version > CUTAP_FILE_VERSION) {
-        snprintf(why, sizeof why, "trace format version %u is not supported (this cutap reads versions %d to %d)",
-                 h.version, CUTAP_FILE_VERSION_MIN, CUTAP_FILE_VERSION);
-        bad = why;
-    } else if (h.header_size != CUTAP_HEADER_SIZE)
-        bad = "bad header size";
-    else if (!is_pow2(h.chunk_size) || h.chunk_size < 4096 || h.chunk_size > (64u << 20))
-        bad = "bad chunk size";
-    else if (h.clock != CUTAP_CLOCK_NS && h.clock != CUTAP_CLOCK_TSC)
-        bad = "unknown clock kind";
+    bad = rd_header_problem(&h, why, sizeof why);
     if (bad) {
         rd_complain(tr, path, "%s", bad);
         drop_file(owned, map, copied, size, fd);

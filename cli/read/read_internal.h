@@ -57,6 +57,9 @@ struct tr_kept {
 };
 const char *rd_keep(struct tr_proc *p, const char *s);
 void *rd_keep_bytes(struct tr_proc *p, const void *b, size_t n);
+/* NULL, or what makes a file header unreadable to this cutap (why: room
+ * for a message with numbers). */
+const char *rd_header_problem(const struct cutap_file_header *h, char *why, size_t size);
 /* A meta record (not THREAD) into tr and p; own: its strings copied. */
 void rd_meta(struct trace *tr, struct tr_proc *p, const struct cutap_rec_meta *m, int own);
 /* p's kernel names and stacks sorted for lookup (after rd_meta added some). */
